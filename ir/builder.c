@@ -1,0 +1,122 @@
+/* builder.c — IrBuilder: creates ops at an insertion point with the builder's current location,
+ * plus shorthands for constants, arithmetic, comparisons and Numba-style scalar casts. */
+#include "ir.h"
+
+void ib_init(IrBuilder *b, Module *m) {
+  b->m = m;
+  b->ctx = m->ctx;
+  b->block = NULL;
+  b->before = NULL;
+  b->loc = (SrcLoc){0};
+}
+
+void ib_set_end(IrBuilder *b, Block *block) {
+  b->block = block;
+  b->before = NULL;
+}
+
+void ib_set_before(IrBuilder *b, Op *op) {
+  b->block = op->block;
+  b->before = op;
+}
+
+void ib_set_after(IrBuilder *b, Op *op) {
+  b->block = op->block;
+  b->before = op->next;
+}
+
+Op *ib_insert(IrBuilder *b, Op *op) {
+  if (b->before) ir_op_insert_before(b->before, op);
+  else ir_block_append(b->block, op);
+  return op;
+}
+
+Op *ib_op(IrBuilder *b, OpKind kind, unsigned noperands, Value *const *operands, unsigned nresults,
+          Type *const *result_types, unsigned nregions) {
+  return ib_insert(b, ir_op_create(b->m, kind, b->loc, noperands, operands, nresults, result_types, nregions));
+}
+
+Value *ib_const_int(IrBuilder *b, Type *t, int64_t v) {
+  Op *op = ib_op(b, OP_CONSTANT, 0, NULL, 1, &t, 0);
+  if (t->kind == TY_BOOL) v = v != 0;
+  else if (t->bits < 64) {
+    /* keep the attribute canonical: the value as the type holds it */
+    uint64_t mask = (1ull << t->bits) - 1, u = (uint64_t)v & mask;
+    v = t->is_unsigned || !(u >> (t->bits - 1)) ? (int64_t)u : (int64_t)(u | ~mask);
+  }
+  ir_op_set_attr(b->m, op, "value", attr_int(t, v));
+  return op_result(op, 0);
+}
+
+Value *ib_const_float(IrBuilder *b, Type *t, double v) {
+  Op *op = ib_op(b, OP_CONSTANT, 0, NULL, 1, &t, 0);
+  if (t->bits == 32) v = (float)v;
+  ir_op_set_attr(b->m, op, "value", attr_float(t, v));
+  return op_result(op, 0);
+}
+
+Value *ib_const_bool(IrBuilder *b, bool v) { return ib_const_int(b, ty_bool(b->ctx), v); }
+
+Value *ib_unary(IrBuilder *b, OpKind kind, Value *a, Type *result) {
+  Type *t = result ? result : a->type;
+  return op_result(ib_op(b, kind, 1, &a, 1, &t, 0), 0);
+}
+
+Value *ib_binary(IrBuilder *b, OpKind kind, Value *x, Value *y) {
+  Value *ops[2] = {x, y};
+  return op_result(ib_op(b, kind, 2, ops, 1, &x->type, 0), 0);
+}
+
+static Value *cmp(IrBuilder *b, OpKind kind, const char *pred, Value *x, Value *y) {
+  Value *ops[2] = {x, y};
+  Type *i1 = ty_bool(b->ctx);
+  Op *op = ib_op(b, kind, 2, ops, 1, &i1, 0);
+  ir_op_set_attr(b->m, op, "pred", attr_str(b->m, pred));
+  return op_result(op, 0);
+}
+
+Value *ib_cmpi(IrBuilder *b, const char *pred, Value *x, Value *y) { return cmp(b, OP_CMPI, pred, x, y); }
+Value *ib_cmpf(IrBuilder *b, const char *pred, Value *x, Value *y) { return cmp(b, OP_CMPF, pred, x, y); }
+
+Value *ib_select(IrBuilder *b, Value *c, Value *x, Value *y) {
+  Value *ops[3] = {c, x, y};
+  return op_result(ib_op(b, OP_SELECT, 3, ops, 1, &x->type, 0), 0);
+}
+
+Value *ib_cast(IrBuilder *b, Value *v, Type *to) {
+  Type *from = v->type;
+  if (from == to) return v;
+  if (to->kind == TY_BOOL) {
+    /* Python truth: x != 0 */
+    if (from->kind == TY_FLOAT) return ib_cmpf(b, "une", v, ib_const_float(b, from, 0.0));
+    return ib_cmpi(b, "ne", v, ib_const_int(b, from, 0));
+  }
+  if (from->kind == TY_BOOL) {
+    if (to->kind == TY_FLOAT) return ib_unary(b, OP_UITOFP, v, to);
+    return ib_unary(b, OP_EXTUI, v, to);
+  }
+  if (from->kind == TY_INT && to->kind == TY_INT) {
+    if (from->bits == to->bits) return ib_unary(b, OP_BITCAST, v, to);
+    if (from->bits > to->bits) return ib_unary(b, OP_TRUNCI, v, to);
+    return ib_unary(b, from->is_unsigned ? OP_EXTUI : OP_EXTSI, v, to);
+  }
+  if (from->kind == TY_INT && to->kind == TY_FLOAT) return ib_unary(b, from->is_unsigned ? OP_UITOFP : OP_SITOFP, v, to);
+  if (from->kind == TY_FLOAT && to->kind == TY_INT) return ib_unary(b, to->is_unsigned ? OP_FPTOUI : OP_FPTOSI, v, to);
+  if (from->kind == TY_FLOAT && to->kind == TY_FLOAT)
+    return ib_unary(b, from->bits < to->bits ? OP_EXTF : OP_TRUNCF, v, to);
+  return v; /* not a scalar conversion: callers check types before asking */
+}
+
+Value *ib_gpu_id(IrBuilder *b, OpKind kind, unsigned dim) {
+  Type *i32 = ty_i32(b->ctx);
+  Op *op = ib_op(b, kind, 0, NULL, 1, &i32, 0);
+  ir_op_set_attr(b->m, op, "dim", attr_int(ty_i64(b->ctx), dim));
+  return op_result(op, 0);
+}
+
+Value *ib_dim(IrBuilder *b, Value *array, unsigned axis) {
+  Type *i64 = ty_i64(b->ctx);
+  Op *op = ib_op(b, OP_DIM, 1, &array, 1, &i64, 0);
+  ir_op_set_attr(b->m, op, "axis", attr_int(i64, axis));
+  return op_result(op, 0);
+}

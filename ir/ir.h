@@ -1,0 +1,378 @@
+/* ir.h — kir, kfront's typed SSA IR: every IR structure and the functions over them.
+ *
+ * Like QBE's all.h, this one internal header declares the IR and, grouped under a heading per
+ * file, the functions each ir/ file exports. The op set lives in ops.def (one table: name, counts,
+ * traits, verifier, summary, example) and is expanded here into the OpKind enum and the op info table.
+ *
+ * Ownership: an IrContext owns interned types; a Module owns (in its arena) every op, value, block,
+ * region, attribute and string of its IR. Nothing is freed node by node: erased ops are unlinked
+ * and their uses dropped, their memory goes with the module.
+ *
+ * Structure: Module -> top-level ops (func.func, mem.global) in the module's body block;
+ *            Op -> regions -> blocks (arguments + op list) -> ops ...
+ *            Value = op result or block argument, with a doubly-linked list of its Uses. */
+#ifndef KF_IR_IR_H
+#define KF_IR_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utils/arena.h"
+#include "utils/diag.h"
+#include "utils/strbuf.h"
+#include "utils/strmap.h"
+
+typedef struct Type Type;
+typedef struct Value Value;
+typedef struct Use Use;
+typedef struct Op Op;
+typedef struct Block Block;
+typedef struct Region Region;
+typedef struct Module Module;
+typedef struct IrContext IrContext;
+
+/* ---------------------------------------------------------------------------------------------
+ * Types (ir/types.c). Interned in an IrContext: equal types are the same pointer.
+ * Text: i1 i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 ptr<f32, 1> array<f32, 2, C> tuple<i64, f32>
+ *       (i64, f32) -> (f32)   (function type; `() -> ()` for no parameters and results)
+ * ------------------------------------------------------------------------------------------- */
+typedef enum {
+  TY_BOOL,   /* i1 */
+  TY_INT,    /* bits 8/16/32/64, is_unsigned */
+  TY_FLOAT,  /* bits 16/32/64 */
+  TY_PTR,    /* elem, addrspace (0 generic, 1 global, 3 shared, 4 const, 5 local) */
+  TY_ARRAY,  /* elem (a scalar type), rank >= 1, layout C/F/A: data pointer + shape + strides */
+  TY_TUPLE,  /* n elems */
+  TY_FUNC,   /* n params (elems), nresults results */
+} TypeKind;
+
+typedef enum { LAYOUT_C = 'C', LAYOUT_F = 'F', LAYOUT_A = 'A' } ArrayLayout;
+
+struct Type {
+  TypeKind kind;
+  unsigned bits;        /* TY_BOOL: 1; TY_INT/TY_FLOAT: width */
+  bool is_unsigned;     /* TY_INT */
+  unsigned addrspace;   /* TY_PTR */
+  Type *elem;           /* TY_PTR, TY_ARRAY */
+  unsigned rank;        /* TY_ARRAY */
+  char layout;          /* TY_ARRAY: ArrayLayout */
+  unsigned n;           /* TY_TUPLE: elements; TY_FUNC: parameters */
+  Type **elems;
+  unsigned nresults;    /* TY_FUNC */
+  Type **results;
+  unsigned id;          /* interning order, for hashing */
+};
+
+enum { ADDR_GENERIC = 0, ADDR_GLOBAL = 1, ADDR_SHARED = 3, ADDR_CONST = 4, ADDR_LOCAL = 5 };
+
+IrContext *ir_context_new(void);
+void ir_context_free(IrContext *ctx);
+Type *ty_bool(IrContext *ctx);
+Type *ty_int(IrContext *ctx, unsigned bits, bool is_unsigned);
+Type *ty_float(IrContext *ctx, unsigned bits);
+Type *ty_ptr(IrContext *ctx, Type *elem, unsigned addrspace);
+Type *ty_array(IrContext *ctx, Type *elem, unsigned rank, char layout);
+Type *ty_tuple(IrContext *ctx, unsigned n, Type *const *elems);
+Type *ty_func(IrContext *ctx, unsigned nparams, Type *const *params, unsigned nresults, Type *const *results);
+#define ty_i32(ctx) ty_int((ctx), 32, false)
+#define ty_i64(ctx) ty_int((ctx), 64, false)
+#define ty_u32(ctx) ty_int((ctx), 32, true)
+#define ty_f32(ctx) ty_float((ctx), 32)
+#define ty_f64(ctx) ty_float((ctx), 64)
+static inline bool ty_is_int(const Type *t) { return t->kind == TY_INT; }
+static inline bool ty_is_bool(const Type *t) { return t->kind == TY_BOOL; }
+static inline bool ty_is_int_or_bool(const Type *t) { return t->kind == TY_INT || t->kind == TY_BOOL; }
+static inline bool ty_is_float(const Type *t) { return t->kind == TY_FLOAT; }
+static inline bool ty_is_scalar(const Type *t) { return t->kind <= TY_FLOAT; }
+static inline bool ty_is_array(const Type *t) { return t->kind == TY_ARRAY; }
+/* Size in bytes of a scalar or pointer type (i1 counts as 1). */
+unsigned ty_size(const Type *t);
+void ty_print(const Type *t, StrBuf *out);
+/* Parses one type from text[*pos..]; advances *pos. NULL (and *pos unchanged) on failure. */
+Type *ty_parse(IrContext *ctx, const char *text, size_t len, size_t *pos);
+
+/* ---------------------------------------------------------------------------------------------
+ * Attributes: named, typed constants hung on ops.
+ * Text: 42 : i64 | 2.5 : f32 | "str" | @symbol | true | false | <type> | [a, b, ...] | (unit: name alone)
+ * An integer or float without `: type` is i64 / f64.
+ * ------------------------------------------------------------------------------------------- */
+typedef enum { ATTR_UNIT, ATTR_BOOL, ATTR_INT, ATTR_FLOAT, ATTR_STR, ATTR_SYM, ATTR_TYPE, ATTR_ARRAY } AttrKind;
+
+typedef struct Attr Attr;
+struct Attr {
+  AttrKind kind;
+  Type *type;          /* ATTR_INT, ATTR_FLOAT: the value's type; ATTR_TYPE: the type itself */
+  union {
+    bool b;
+    int64_t i;         /* ATTR_INT (unsigned values stored as their bits) */
+    double f;
+    const char *s;     /* ATTR_STR, ATTR_SYM (without the @) */
+    struct { unsigned n; Attr *elems; } arr;
+  };
+};
+
+typedef struct NamedAttr {
+  const char *name;
+  Attr value;
+} NamedAttr;
+
+/* ---------------------------------------------------------------------------------------------
+ * Values and uses.
+ * ------------------------------------------------------------------------------------------- */
+struct Use {
+  Value *value;      /* the used value (NULL while unset) */
+  Op *user;
+  unsigned index;    /* operand number in user */
+  Use *next, **prevp; /* the value's use list */
+};
+
+struct Value {
+  Type *type;
+  Use *uses;         /* head of the use list */
+  Op *def;           /* defining op, or NULL for a block argument */
+  Block *block;      /* block of a block argument (NULL for op results) */
+  unsigned index;    /* result number or argument number */
+  unsigned id;       /* scratch numbering for printers and passes */
+};
+
+static inline bool value_has_uses(const Value *v) { return v->uses != NULL; }
+static inline bool value_has_one_use(const Value *v) { return v->uses && !v->uses->next; }
+
+/* ---------------------------------------------------------------------------------------------
+ * Ops: the table.
+ * ------------------------------------------------------------------------------------------- */
+typedef enum {
+#define OP(Id, name, nopnds, nres, nregions, nsuccs, traits, verifier, summary, example) OP_##Id,
+#include "ops.def"
+#undef OP
+  OP__COUNT
+} OpKind;
+
+enum {
+  OPT_PURE = 1u << 0,
+  OPT_COMM = 1u << 1,
+  OPT_TERM = 1u << 2,
+  OPT_CONST = 1u << 3,
+  OPT_NOREC = 1u << 4,
+  OPT_LOOP = 1u << 5,
+  OPT_MEM_READ = 1u << 6,
+  OPT_MEM_WRITE = 1u << 7,
+  OPT_BARRIER = 1u << 8,
+};
+
+typedef struct OpInfo {
+  const char *name;     /* "dialect.op" */
+  int noperands;        /* -1: variadic */
+  int nresults;         /* -1: variadic */
+  int nregions;
+  int nsuccessors;      /* -1: variadic */
+  unsigned traits;
+  const char *summary;
+  const char *example;
+} OpInfo;
+
+extern const OpInfo ir_op_info[OP__COUNT];
+/* Op kind from its name, or -1. */
+int ir_op_lookup(const char *name, size_t len);
+static inline bool op_kind_has(OpKind k, unsigned trait) { return (ir_op_info[k].traits & trait) != 0; }
+
+/* ---------------------------------------------------------------------------------------------
+ * Ops, blocks, regions.
+ * ------------------------------------------------------------------------------------------- */
+struct Op {
+  OpKind kind;
+  SrcLoc loc;
+  unsigned noperands;
+  Use *operands;         /* noperands entries; successor operands come last, per successor */
+  unsigned nresults;
+  Value *results;
+  unsigned nregions;
+  Region *regions;
+  unsigned nsuccessors;
+  Block **successors;
+  unsigned *succ_operand_count; /* per successor: how many of the trailing operands it takes */
+  unsigned nattrs;
+  NamedAttr *attrs;
+  Block *block;          /* containing block */
+  Op *prev, *next;       /* in the block's op list */
+  unsigned id;           /* scratch for passes */
+};
+
+struct Block {
+  Region *region;        /* parent region */
+  Block *prev, *next;
+  Op *first, *last;
+  unsigned nargs, args_cap;
+  Value **args;
+  unsigned id;           /* scratch for printers and passes */
+};
+
+struct Region {
+  Op *parent;            /* the op owning this region (NULL for the module body) */
+  Block *first, *last;
+};
+
+struct Module {
+  IrContext *ctx;
+  Arena arena;
+  Region body;           /* one block holding func.func and mem.global ops */
+  const char *name;
+  StrMap symbols;        /* sym_name -> Op*, maintained by ir_module_add_symbol / lookups */
+};
+
+static inline Value *op_operand(const Op *op, unsigned i) { return op->operands[i].value; }
+static inline Value *op_result(const Op *op, unsigned i) { return &op->results[i]; }
+static inline const char *op_name(const Op *op) { return ir_op_info[op->kind].name; }
+static inline bool op_has(const Op *op, unsigned trait) { return op_kind_has(op->kind, trait); }
+static inline Block *region_entry(const Region *r) { return r->first; }
+/* Number of operands that belong to no successor. */
+unsigned op_num_main_operands(const Op *op);
+/* Index of successor s's first operand. */
+unsigned op_succ_operand_start(const Op *op, unsigned s);
+
+/* ---- ir/ir.c: creation, mutation, walking -------------------------------------------------- */
+Module *ir_module_new(IrContext *ctx, const char *name);
+void ir_module_free(Module *m);
+Block *ir_module_body(Module *m);
+
+/* Creates an unlinked op. operands may be NULL (then all unset); result_types may be NULL when nresults is 0.
+ * Regions are created empty. */
+Op *ir_op_create(Module *m, OpKind kind, SrcLoc loc, unsigned noperands, Value *const *operands,
+                 unsigned nresults, Type *const *result_types, unsigned nregions);
+/* Sets the successors of an unlinked or linked op; succ_operands[s] counts that successor's operands,
+ * which must already be the last operands of op. */
+void ir_op_set_successors(Module *m, Op *op, unsigned n, Block *const *succs, const unsigned *succ_operand_count);
+void ir_op_set_operand(Op *op, unsigned i, Value *v);
+/* Replaces the whole operand list (uses are relinked). */
+void ir_op_set_operands(Module *m, Op *op, unsigned n, Value *const *operands);
+void ir_op_insert_before(Op *before, Op *op);
+void ir_op_insert_after(Op *after, Op *op);
+void ir_block_append(Block *b, Op *op);
+void ir_block_prepend(Block *b, Op *op);
+/* Unlinks op from its block (keeps its operands' uses). */
+void ir_op_unlink(Op *op);
+/* Unlinks op and drops every use it (and ops nested in its regions) makes. Its results must be unused. */
+void ir_op_erase(Op *op);
+/* Drops the operand uses of op and of every op nested in it (before erasing a whole tree). */
+void ir_op_drop_uses(Op *op);
+void ir_value_replace_all_uses(Value *from, Value *to);
+unsigned ir_value_num_uses(const Value *v);
+
+/* Attributes. Names are interned into the module arena by the setters. */
+Attr *ir_op_attr(const Op *op, const char *name);
+void ir_op_set_attr(Module *m, Op *op, const char *name, Attr value);
+bool ir_op_remove_attr(Op *op, const char *name);
+Attr attr_unit(void);
+Attr attr_bool(bool b);
+Attr attr_int(Type *type, int64_t v);
+Attr attr_float(Type *type, double v);
+Attr attr_str(Module *m, const char *s);
+Attr attr_sym(Module *m, const char *s);
+Attr attr_type(Type *t);
+Attr attr_array(Module *m, unsigned n, const Attr *elems);
+bool attr_equal(const Attr *a, const Attr *b);
+/* Shorthands that return a default when the attribute is missing or of another kind. */
+int64_t ir_op_attr_int(const Op *op, const char *name, int64_t dflt);
+const char *ir_op_attr_str(const Op *op, const char *name);   /* ATTR_STR or ATTR_SYM, else NULL */
+Type *ir_op_attr_type(const Op *op, const char *name);
+
+Block *ir_block_new(Module *m);
+void ir_region_append_block(Region *r, Block *b);
+void ir_region_insert_block_after(Region *r, Block *after, Block *b);
+void ir_block_unlink(Block *b);
+Value *ir_block_add_arg(Module *m, Block *b, Type *t);
+/* Removes argument i (must be unused); later arguments shift down. */
+void ir_block_erase_arg(Block *b, unsigned i);
+/* Moves ops [first .. end of its block] to the end of dest. */
+void ir_block_splice_tail(Block *dest, Op *first);
+/* The terminator of b (its last op, if it has the TERM trait) or NULL. */
+Op *ir_block_terminator(const Block *b);
+/* The op whose region holds b, or NULL at module level. */
+static inline Op *ir_block_parent_op(const Block *b) { return b->region ? b->region->parent : NULL; }
+/* Nearest enclosing func.func of an op, or NULL. */
+Op *ir_op_parent_func(const Op *op);
+bool ir_op_is_ancestor(const Op *ancestor, const Op *op);
+
+/* Functions and symbols. */
+Op *ir_func_create(Module *m, const char *name, Type *fn_type, SrcLoc loc);
+const char *ir_func_name(const Op *func);
+Type *ir_func_type(const Op *func);
+Block *ir_func_entry(const Op *func);
+Op *ir_module_lookup(Module *m, const char *sym);
+/* Registers a top-level op (func.func or mem.global) under its sym_name attribute. */
+void ir_module_add_symbol(Module *m, Op *op);
+void ir_module_rebuild_symbols(Module *m);
+
+/* Walks: callback gets each op, outer before inner (pre-order) or inner first (post-order).
+ * The callback may erase the op it is given in post-order walks. Returning false stops the walk. */
+typedef bool (*OpWalkFn)(Op *op, void *user);
+bool ir_walk_pre(Op *root, OpWalkFn fn, void *user);
+bool ir_walk_post(Op *root, OpWalkFn fn, void *user);
+bool ir_walk_module(Module *m, OpWalkFn fn, void *user);
+/* Number of ops nested under root (root included). */
+size_t ir_count_ops(Op *root);
+
+/* ---- ir/builder.c: building ops at an insertion point ------------------------------------- */
+typedef struct IrBuilder {
+  Module *m;
+  IrContext *ctx;
+  Block *block;   /* insertion block */
+  Op *before;     /* insert before this op; NULL = at the end of block */
+  SrcLoc loc;     /* location given to new ops */
+} IrBuilder;
+
+void ib_init(IrBuilder *b, Module *m);
+void ib_set_end(IrBuilder *b, Block *block);
+void ib_set_before(IrBuilder *b, Op *op);
+void ib_set_after(IrBuilder *b, Op *op);
+/* Inserts a created op at the insertion point and returns it. */
+Op *ib_insert(IrBuilder *b, Op *op);
+Op *ib_op(IrBuilder *b, OpKind kind, unsigned noperands, Value *const *operands, unsigned nresults,
+          Type *const *result_types, unsigned nregions);
+Value *ib_const_int(IrBuilder *b, Type *t, int64_t v);
+Value *ib_const_float(IrBuilder *b, Type *t, double v);
+Value *ib_const_bool(IrBuilder *b, bool v);
+Value *ib_unary(IrBuilder *b, OpKind kind, Value *a, Type *result);  /* result NULL: a's type */
+Value *ib_binary(IrBuilder *b, OpKind kind, Value *x, Value *y);     /* result type: x's */
+Value *ib_cmpi(IrBuilder *b, const char *pred, Value *x, Value *y);
+Value *ib_cmpf(IrBuilder *b, const char *pred, Value *x, Value *y);
+Value *ib_select(IrBuilder *b, Value *c, Value *x, Value *y);
+/* Converts between any two scalar types with Numba's cast rules (int widths, signedness, float, bool). */
+Value *ib_cast(IrBuilder *b, Value *v, Type *to);
+Value *ib_gpu_id(IrBuilder *b, OpKind kind, unsigned dim); /* gpu.thread_id/block_id/block_dim/grid_dim */
+Value *ib_dim(IrBuilder *b, Value *array, unsigned axis);
+
+/* ---- ir/print.c: the text form --------------------------------------------------------------- */
+typedef struct IrPrintOptions {
+  bool debug_info;      /* print loc(...) on every op that has a location */
+} IrPrintOptions;
+void ir_print_module(Module *m, const IrPrintOptions *opts, StrBuf *out);
+void ir_print_op(Op *op, const IrPrintOptions *opts, StrBuf *out);
+void attr_print(const Attr *a, StrBuf *out);
+
+/* ---- ir/parse.c: reading the text form ------------------------------------------------------ */
+/* Parses a whole module from text. Errors go to diag, located in `filename`; returns NULL on any error.
+ * text need not be NUL-terminated; it must outlive the call only (locations keep `filename`). */
+Module *ir_parse_module(IrContext *ctx, Diag *diag, const char *filename, const char *text, size_t len);
+
+/* ---- ir/verify.c: structural and per-op rules ------------------------------------------------ */
+/* Reports every violation to diag at the op's location; returns true if the module is valid. */
+bool ir_verify_module(Module *m, Diag *diag);
+bool ir_verify_op(Op *op, Diag *diag);
+
+/* ---- ir/dominance.c ------------------------------------------------------------------------- */
+typedef struct DomTree DomTree;
+/* Dominator tree of the blocks of one region (unreachable blocks have no dominator). */
+DomTree *dom_compute(Region *r);
+void dom_free(DomTree *d);
+bool dom_block_dominates(const DomTree *d, const Block *a, const Block *b);
+bool dom_block_reachable(const DomTree *d, const Block *b);
+/* Whether value v is visible (properly dominates) at op `user`, across nested regions. The cache keeps one
+ * DomTree per region; pass NULL to compute on the fly. */
+typedef struct DomCache DomCache;
+DomCache *dom_cache_new(void);
+void dom_cache_free(DomCache *c);
+bool dom_value_dominates(DomCache *c, const Value *v, const Op *user);
+
+#endif

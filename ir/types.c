@@ -1,0 +1,285 @@
+/* types.c — interned kir types: construction, printing and parsing of the type syntax.
+ *
+ * Types are hash-consed in the IrContext: a structural hash finds the one existing Type equal to the
+ * requested one, so type equality everywhere else is pointer equality. */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir_internal.h"
+
+static uint64_t type_hash(const Type *t) {
+  uint64_t h = hash_mix(t->kind, t->bits);
+  h = hash_mix(h, t->is_unsigned);
+  h = hash_mix(h, t->addrspace);
+  h = hash_mix(h, t->elem ? t->elem->id : 0);
+  h = hash_mix(h, t->rank);
+  h = hash_mix(h, (uint64_t)t->layout);
+  h = hash_mix(h, t->n);
+  for (unsigned i = 0; i < t->n; i++) h = hash_mix(h, t->elems[i]->id);
+  h = hash_mix(h, t->nresults);
+  for (unsigned i = 0; i < t->nresults; i++) h = hash_mix(h, t->results[i]->id);
+  return h;
+}
+
+static bool type_equal(const Type *a, const Type *b) {
+  if (a->kind != b->kind || a->bits != b->bits || a->is_unsigned != b->is_unsigned ||
+      a->addrspace != b->addrspace || a->elem != b->elem || a->rank != b->rank || a->layout != b->layout ||
+      a->n != b->n || a->nresults != b->nresults)
+    return false;
+  for (unsigned i = 0; i < a->n; i++)
+    if (a->elems[i] != b->elems[i]) return false;
+  for (unsigned i = 0; i < a->nresults; i++)
+    if (a->results[i] != b->results[i]) return false;
+  return true;
+}
+
+IrContext *ir_context_new(void) {
+  IrContext *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) return NULL;
+  arena_init(&ctx->arena);
+  return ctx;
+}
+
+void ir_context_free(IrContext *ctx) {
+  if (!ctx) return;
+  free(ctx->types);
+  arena_free(&ctx->arena);
+  free(ctx);
+}
+
+static Type *intern(IrContext *ctx, const Type *key) {
+  if ((ctx->ntypes + 1) * 2 > ctx->types_cap) {
+    size_t cap = ctx->types_cap ? ctx->types_cap * 2 : 64;
+    Type **slots = calloc(cap, sizeof *slots);
+    if (!slots) abort();
+    for (size_t i = 0; i < ctx->types_cap; i++) {
+      Type *t = ctx->types[i];
+      if (!t) continue;
+      size_t j = type_hash(t) & (cap - 1);
+      while (slots[j]) j = (j + 1) & (cap - 1);
+      slots[j] = t;
+    }
+    free(ctx->types);
+    ctx->types = slots;
+    ctx->types_cap = cap;
+  }
+  size_t mask = ctx->types_cap - 1;
+  size_t j = type_hash(key) & mask;
+  for (; ctx->types[j]; j = (j + 1) & mask)
+    if (type_equal(ctx->types[j], key)) return ctx->types[j];
+  Type *t = ARENA_NEW(&ctx->arena, Type);
+  *t = *key;
+  if (key->n) {
+    t->elems = ARENA_ARRAY(&ctx->arena, Type *, key->n);
+    memcpy(t->elems, key->elems, sizeof(Type *) * key->n);
+  }
+  if (key->nresults) {
+    t->results = ARENA_ARRAY(&ctx->arena, Type *, key->nresults);
+    memcpy(t->results, key->results, sizeof(Type *) * key->nresults);
+  }
+  t->id = (unsigned)++ctx->ntypes;
+  ctx->types[j] = t;
+  return t;
+}
+
+Type *ty_bool(IrContext *ctx) {
+  Type k = {.kind = TY_BOOL, .bits = 1};
+  return intern(ctx, &k);
+}
+
+Type *ty_int(IrContext *ctx, unsigned bits, bool is_unsigned) {
+  Type k = {.kind = TY_INT, .bits = bits, .is_unsigned = is_unsigned};
+  return intern(ctx, &k);
+}
+
+Type *ty_float(IrContext *ctx, unsigned bits) {
+  Type k = {.kind = TY_FLOAT, .bits = bits};
+  return intern(ctx, &k);
+}
+
+Type *ty_ptr(IrContext *ctx, Type *elem, unsigned addrspace) {
+  Type k = {.kind = TY_PTR, .elem = elem, .addrspace = addrspace};
+  return intern(ctx, &k);
+}
+
+Type *ty_array(IrContext *ctx, Type *elem, unsigned rank, char layout) {
+  Type k = {.kind = TY_ARRAY, .elem = elem, .rank = rank, .layout = layout};
+  return intern(ctx, &k);
+}
+
+Type *ty_tuple(IrContext *ctx, unsigned n, Type *const *elems) {
+  Type k = {.kind = TY_TUPLE, .n = n, .elems = (Type **)elems};
+  return intern(ctx, &k);
+}
+
+Type *ty_func(IrContext *ctx, unsigned nparams, Type *const *params, unsigned nresults, Type *const *results) {
+  Type k = {.kind = TY_FUNC, .n = nparams, .elems = (Type **)params, .nresults = nresults, .results = (Type **)results};
+  return intern(ctx, &k);
+}
+
+unsigned ty_size(const Type *t) {
+  switch (t->kind) {
+  case TY_BOOL: return 1;
+  case TY_INT:
+  case TY_FLOAT: return t->bits / 8;
+  case TY_PTR: return 8;
+  default: return 0;
+  }
+}
+
+static void print_list(Type *const *ts, unsigned n, StrBuf *out) {
+  for (unsigned i = 0; i < n; i++) {
+    if (i) sb_puts(out, ", ");
+    ty_print(ts[i], out);
+  }
+}
+
+void ty_print(const Type *t, StrBuf *out) {
+  switch (t->kind) {
+  case TY_BOOL: sb_puts(out, "i1"); break;
+  case TY_INT: sb_printf(out, "%c%u", t->is_unsigned ? 'u' : 'i', t->bits); break;
+  case TY_FLOAT: sb_printf(out, "f%u", t->bits); break;
+  case TY_PTR:
+    sb_puts(out, "ptr<");
+    ty_print(t->elem, out);
+    sb_printf(out, ", %u>", t->addrspace);
+    break;
+  case TY_ARRAY:
+    sb_puts(out, "array<");
+    ty_print(t->elem, out);
+    sb_printf(out, ", %u, %c>", t->rank, t->layout);
+    break;
+  case TY_TUPLE:
+    sb_puts(out, "tuple<");
+    print_list(t->elems, t->n, out);
+    sb_putc(out, '>');
+    break;
+  case TY_FUNC:
+    sb_putc(out, '(');
+    print_list(t->elems, t->n, out);
+    sb_puts(out, ") -> (");
+    print_list(t->results, t->nresults, out);
+    sb_putc(out, ')');
+    break;
+  }
+}
+
+/* ---- parsing ---------------------------------------------------------------------------------- */
+
+typedef struct {
+  IrContext *ctx;
+  const char *s;
+  size_t len, pos;
+  int depth;
+} TyParser;
+
+static void skip_ws(TyParser *p) {
+  while (p->pos < p->len && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t')) p->pos++;
+}
+
+static bool eat(TyParser *p, char c) {
+  skip_ws(p);
+  if (p->pos < p->len && p->s[p->pos] == c) {
+    p->pos++;
+    return true;
+  }
+  return false;
+}
+
+static bool eat_word(TyParser *p, const char *w) {
+  size_t n = strlen(w);
+  if (p->pos + n <= p->len && memcmp(p->s + p->pos, w, n) == 0) {
+    char c = p->pos + n < p->len ? p->s[p->pos + n] : 0;
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') return false;
+    p->pos += n;
+    return true;
+  }
+  return false;
+}
+
+static bool parse_uint(TyParser *p, unsigned *out) {
+  skip_ws(p);
+  size_t start = p->pos;
+  unsigned v = 0;
+  while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9' && v < 100000)
+    v = v * 10 + (unsigned)(p->s[p->pos++] - '0');
+  *out = v;
+  return p->pos > start;
+}
+
+static Type *parse_type(TyParser *p);
+
+/* list := type (',' type)*  — until `close` */
+static bool parse_type_list(TyParser *p, char close, Type **buf, unsigned cap, unsigned *n) {
+  *n = 0;
+  if (eat(p, close)) return true;
+  for (;;) {
+    Type *t = parse_type(p);
+    if (!t || *n >= cap) return false;
+    buf[(*n)++] = t;
+    if (eat(p, close)) return true;
+    if (!eat(p, ',')) return false;
+  }
+}
+
+enum { MAX_TYPE_LIST = 64 };
+
+static Type *parse_type(TyParser *p) {
+  skip_ws(p);
+  if (p->pos >= p->len || ++p->depth > 64) return NULL;
+  Type *result = NULL;
+  const char *s = p->s + p->pos;
+  char c = *s;
+  if ((c == 'i' || c == 'u' || c == 'f') && p->pos + 1 < p->len && s[1] >= '0' && s[1] <= '9') {
+    p->pos++;
+    unsigned bits;
+    parse_uint(p, &bits);
+    if (c == 'i' && bits == 1) result = ty_bool(p->ctx);
+    else if (c != 'f' && (bits == 8 || bits == 16 || bits == 32 || bits == 64)) result = ty_int(p->ctx, bits, c == 'u');
+    else if (c == 'f' && (bits == 16 || bits == 32 || bits == 64)) result = ty_float(p->ctx, bits);
+  } else if (eat_word(p, "ptr")) {
+    unsigned as;
+    Type *elem;
+    if (eat(p, '<') && (elem = parse_type(p)) && eat(p, ',') && parse_uint(p, &as) && eat(p, '>'))
+      result = ty_ptr(p->ctx, elem, as);
+  } else if (eat_word(p, "array")) {
+    unsigned rank;
+    Type *elem;
+    if (eat(p, '<') && (elem = parse_type(p)) && ty_is_scalar(elem) && eat(p, ',') && parse_uint(p, &rank) &&
+        rank >= 1 && rank <= 8 && eat(p, ',')) {
+      skip_ws(p);
+      char l = p->pos < p->len ? p->s[p->pos] : 0;
+      if ((l == 'C' || l == 'F' || l == 'A')) {
+        p->pos++;
+        if (eat(p, '>')) result = ty_array(p->ctx, elem, rank, l);
+      }
+    }
+  } else if (eat_word(p, "tuple")) {
+    Type *buf[MAX_TYPE_LIST];
+    unsigned n;
+    if (eat(p, '<') && parse_type_list(p, '>', buf, MAX_TYPE_LIST, &n)) result = ty_tuple(p->ctx, n, buf);
+  } else if (c == '(') {
+    p->pos++;
+    Type *params[MAX_TYPE_LIST], *results[MAX_TYPE_LIST];
+    unsigned np, nr;
+    if (parse_type_list(p, ')', params, MAX_TYPE_LIST, &np)) {
+      skip_ws(p);
+      if (p->pos + 1 < p->len && p->s[p->pos] == '-' && p->s[p->pos + 1] == '>') {
+        p->pos += 2;
+        if (eat(p, '(') && parse_type_list(p, ')', results, MAX_TYPE_LIST, &nr))
+          result = ty_func(p->ctx, np, params, nr, results);
+      }
+    }
+  }
+  p->depth--;
+  return result;
+}
+
+Type *ty_parse(IrContext *ctx, const char *text, size_t len, size_t *pos) {
+  TyParser p = {ctx, text, len, *pos, 0};
+  Type *t = parse_type(&p);
+  if (t) *pos = p.pos;
+  return t;
+}

@@ -1,0 +1,24 @@
+# lit configuration for kfront: %kfront-opt, %kfront, FileCheck, not.
+import os
+import lit.formats
+
+config.name = "kfront"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".kir", ".py", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt", "unit", "gpu"]
+config.test_source_root = os.path.dirname(__file__)
+
+site = lit_config.params.get("site")
+if site:
+    lit_config.load_config(config, site)
+bin_dir = getattr(config, "kfront_bin_dir", None)
+if not bin_dir:
+    lit_config.fatal("run lit through ctest (it passes --param site=.../lit.site.cfg.py)")
+config.environment["PATH"] = os.pathsep.join([bin_dir, "/usr/lib/llvm-14/bin", config.environment.get("PATH", os.environ["PATH"])])
+config.environment["KFRONT_CACHE_DIR"] = os.path.join(os.path.dirname(site), "kfront-cache")
+config.environment["KFRONT_SIM"] = "1"
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "CUDA_HOME", "KFRONT_LIBNVVM", "HOME"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+config.substitutions.append(("%shared", config.shared_dir))
+config.substitutions.append(("%python", config.python))

@@ -1,0 +1,103 @@
+/* diag.c — renders diagnostics with the quoted source line and a caret under the column. */
+#include "diag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct DiagSource {
+  DiagSource *next;
+  const char *file;
+  const char *text;
+  size_t len;
+};
+
+void diag_init(Diag *d) {
+  memset(d, 0, sizeof *d);
+  sb_init(&d->text);
+}
+
+void diag_free(Diag *d) {
+  sb_free(&d->text);
+  for (DiagSource *s = d->sources, *n; s; s = n) {
+    n = s->next;
+    free(s);
+  }
+  d->sources = NULL;
+}
+
+void diag_add_source(Diag *d, const char *file, const char *text, size_t len) {
+  DiagSource *s = malloc(sizeof *s);
+  if (!s) return;
+  s->file = file;
+  s->text = text;
+  s->len = len;
+  s->next = d->sources;
+  d->sources = s;
+}
+
+const char *diag_source_line(Diag *d, const char *file, unsigned line, size_t *len) {
+  if (!file || line == 0) return NULL;
+  for (DiagSource *s = d->sources; s; s = s->next) {
+    if (s->file != file && strcmp(s->file, file) != 0) continue;
+    const char *p = s->text, *end = s->text + s->len;
+    for (unsigned l = 1; l < line; l++) {
+      const char *nl = memchr(p, '\n', (size_t)(end - p));
+      if (!nl) return NULL;
+      p = nl + 1;
+    }
+    const char *e = p;
+    while (e < end && *e != '\n' && *e != '\r') e++;
+    *len = (size_t)(e - p);
+    return p;
+  }
+  return NULL;
+}
+
+void diag_report(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap) {
+  if (level == DIAG_ERROR) {
+    if (d->max_errors && d->nerrors >= d->max_errors) { d->nerrors++; return; }
+    d->nerrors++;
+  } else if (level == DIAG_WARNING) {
+    d->nwarnings++;
+  }
+  static const char *names[] = {"error", "warning", "note"};
+  StrBuf one;
+  sb_init(&one);
+  if (loc.file) {
+    sb_puts(&one, loc.file);
+    if (loc.line) sb_printf(&one, ":%u", loc.line);
+    if (loc.line && loc.col) sb_printf(&one, ":%u", loc.col);
+    sb_puts(&one, ": ");
+  } else {
+    sb_puts(&one, "kfront: ");
+  }
+  sb_printf(&one, "%s: ", names[level]);
+  sb_vprintf(&one, fmt, ap);
+  sb_putc(&one, '\n');
+  size_t len;
+  const char *src = diag_source_line(d, loc.file, loc.line, &len);
+  if (src) {
+    sb_putn(&one, src, len);
+    sb_putc(&one, '\n');
+    if (loc.col) {
+      for (unsigned i = 1; i < loc.col && i <= len; i++) sb_putc(&one, src[i - 1] == '\t' ? '\t' : ' ');
+      sb_puts(&one, "^\n");
+    }
+  }
+  sb_putn(&d->text, one.data, one.len);
+  if (d->callback) d->callback(d->callback_user, level, sb_cstr(&one));
+  sb_free(&one);
+}
+
+#define DIAG_FN(name, level)                                 \
+  void name(Diag *d, SrcLoc loc, const char *fmt, ...) {     \
+    va_list ap;                                              \
+    va_start(ap, fmt);                                       \
+    diag_report(d, level, loc, fmt, ap);                     \
+    va_end(ap);                                              \
+  }
+DIAG_FN(diag_error, DIAG_ERROR)
+DIAG_FN(diag_warning, DIAG_WARNING)
+DIAG_FN(diag_note, DIAG_NOTE)
+
+const char *diag_text(Diag *d) { return sb_cstr(&d->text); }

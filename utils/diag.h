@@ -1,0 +1,51 @@
+/* diag.h — located diagnostics: `file:line:col: error: message`, the source line, a caret.
+ *
+ * A Diag collects rendered diagnostics in a buffer (and optionally forwards each one to a
+ * callback). The library never prints or exits on its own: tools print diag_text() and pick
+ * the exit status from diag_errors(). Source texts registered with diag_add_source() let the
+ * renderer quote the offending line; they are not copied and must outlive the Diag. */
+#ifndef KF_UTILS_DIAG_H
+#define KF_UTILS_DIAG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "strbuf.h"
+
+typedef struct SrcLoc {
+  const char *file;   /* NULL: unknown location */
+  unsigned line, col; /* 1-based; 0 = unknown */
+} SrcLoc;
+
+typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } DiagLevel;
+
+typedef struct DiagSource DiagSource;
+typedef void (*DiagCallback)(void *user, DiagLevel level, const char *rendered);
+
+typedef struct Diag {
+  StrBuf text;         /* every rendered diagnostic, in order */
+  unsigned nerrors, nwarnings;
+  DiagSource *sources; /* registered source texts */
+  DiagCallback callback;
+  void *callback_user;
+  unsigned max_errors; /* 0 = unlimited; after that many errors further ones are dropped */
+} Diag;
+
+void diag_init(Diag *d);
+void diag_free(Diag *d);
+void diag_add_source(Diag *d, const char *file, const char *text, size_t len);
+void diag_error(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_warning(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_note(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_report(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap);
+static inline unsigned diag_errors(const Diag *d) { return d->nerrors; }
+const char *diag_text(Diag *d);
+/* The text of line `line` (1-based) of a registered file, without its newline; NULL if unknown. */
+const char *diag_source_line(Diag *d, const char *file, unsigned line, size_t *len);
+
+static inline SrcLoc srcloc(const char *file, unsigned line, unsigned col) {
+  SrcLoc l = {file, line, col};
+  return l;
+}
+
+#endif

@@ -1,0 +1,56 @@
+/* strmap.c — open addressing with linear probing, FNV-1a hashes, grows at 50% load. */
+#include "strmap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t hash_bytes(const void *p, size_t n) {
+  const unsigned char *s = p;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
+  return h;
+}
+
+void strmap_init(StrMap *m) { m->slots = NULL; m->cap = m->count = 0; }
+void strmap_free(StrMap *m) { free(m->slots); strmap_init(m); }
+
+static StrMapEntry *find(const StrMap *m, const char *key, size_t len, uint64_t h) {
+  size_t mask = m->cap - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    StrMapEntry *e = &m->slots[i];
+    if (!e->key) return e;
+    if (e->hash == h && e->keylen == len && memcmp(e->key, key, len) == 0) return e;
+  }
+}
+
+void *strmap_getn(const StrMap *m, const char *key, size_t len) {
+  if (!m->cap) return NULL;
+  StrMapEntry *e = find(m, key, len, hash_bytes(key, len));
+  return e->key ? e->value : NULL;
+}
+void *strmap_get(const StrMap *m, const char *key) { return strmap_getn(m, key, strlen(key)); }
+
+void strmap_putn(StrMap *m, const char *key, size_t len, void *value) {
+  if ((m->count + 1) * 2 > m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 16;
+    StrMapEntry *old = m->slots;
+    size_t oldcap = m->cap;
+    m->slots = calloc(cap, sizeof *m->slots);
+    if (!m->slots) { fputs("kfront: out of memory\n", stderr); abort(); }
+    m->cap = cap;
+    for (size_t i = 0; i < oldcap; i++)
+      if (old[i].key) *find(m, old[i].key, old[i].keylen, old[i].hash) = old[i];
+    free(old);
+  }
+  uint64_t h = hash_bytes(key, len);
+  StrMapEntry *e = find(m, key, len, h);
+  if (!e->key) {
+    e->key = key;
+    e->keylen = len;
+    e->hash = h;
+    m->count++;
+  }
+  e->value = value;
+}
+void strmap_put(StrMap *m, const char *key, void *value) { strmap_putn(m, key, strlen(key), value); }

@@ -1,0 +1,35 @@
+/* strmap.h — open-addressing hash map from strings to pointers (symbol tables, interning).
+ * Keys are not copied: they must outlive the map (arena strings usually do). */
+#ifndef KF_UTILS_STRMAP_H
+#define KF_UTILS_STRMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct StrMapEntry {
+  const char *key;
+  size_t keylen;
+  uint64_t hash;
+  void *value;
+} StrMapEntry;
+
+typedef struct StrMap {
+  StrMapEntry *slots;
+  size_t cap, count;
+} StrMap;
+
+void strmap_init(StrMap *m);
+void strmap_free(StrMap *m);
+void *strmap_get(const StrMap *m, const char *key);
+void *strmap_getn(const StrMap *m, const char *key, size_t len);
+/* Inserts or replaces. */
+void strmap_put(StrMap *m, const char *key, void *value);
+void strmap_putn(StrMap *m, const char *key, size_t len, void *value);
+
+uint64_t hash_bytes(const void *p, size_t n);
+static inline uint64_t hash_mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+#endif
