@@ -35,6 +35,18 @@ void diag_add_source(Diag *d, const char *file, const char *text, size_t len) {
   d->sources = s;
 }
 
+void diag_remove_source(Diag *d, const char *text) {
+  for (DiagSource **p = &d->sources; *p;) {
+    if ((*p)->text == text) {
+      DiagSource *dead = *p;
+      *p = dead->next;
+      free(dead);
+    } else {
+      p = &(*p)->next;
+    }
+  }
+}
+
 const char *diag_source_line(Diag *d, const char *file, unsigned line, size_t *len) {
   if (!file || line == 0) return NULL;
   for (DiagSource *s = d->sources; s; s = s->next) {

@@ -34,6 +34,8 @@ typedef struct Diag {
 void diag_init(Diag *d);
 void diag_free(Diag *d);
 void diag_add_source(Diag *d, const char *file, const char *text, size_t len);
+/* Forgets every registered source whose text is `text` (before that text is freed). */
+void diag_remove_source(Diag *d, const char *text);
 void diag_error(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_warning(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_note(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

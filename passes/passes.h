@@ -1,0 +1,89 @@
+/* passes.h — the pass manager and the passes over kir (internal to the library).
+ *
+ * Every pass is one file in passes/ exporting one `bool pass_<name>(Module *, const PassContext *)`,
+ * registered in passes.def. A pass returns false only after reporting an error to pc->diag. */
+#ifndef KF_PASSES_PASSES_H
+#define KF_PASSES_PASSES_H
+
+#include "ir/ir.h"
+
+enum { PASS_MAX_OPTIONS = 8 };
+
+typedef struct PassContext {
+  Diag *diag;
+  const int64_t *options;   /* values of the pass's options, in passes.def order */
+} PassContext;
+
+typedef bool (*PassFn)(Module *m, const PassContext *pc);
+
+typedef struct PassOptionInfo {
+  const char *name;
+  int64_t dflt;
+  const char *help;
+} PassOptionInfo;
+
+typedef struct PassInfo {
+  const char *name;
+  PassFn run;
+  const char *summary;
+  unsigned noptions;
+  PassOptionInfo options[PASS_MAX_OPTIONS];
+} PassInfo;
+
+typedef enum {
+#define PASS(Id, name, fn, summary) PASS_##Id,
+#define PASS_OPTION(Id, name, dflt, help)
+#include "passes.def"
+#undef PASS
+#undef PASS_OPTION
+  PASS__COUNT
+} PassKind;
+
+#define PASS(Id, name, fn, summary) bool fn(Module *m, const PassContext *pc);
+#define PASS_OPTION(Id, name, dflt, help)
+#include "passes.def"
+#undef PASS
+#undef PASS_OPTION
+
+const PassInfo *pass_info(PassKind k);
+const PassInfo *pass_lookup(const char *name, size_t len);
+
+/* ---- passes/pass_manager.c ------------------------------------------------------------------- */
+typedef struct PipelineEntry {
+  const PassInfo *pass;
+  int64_t options[PASS_MAX_OPTIONS];
+  unsigned given;           /* bit i: option i was written explicitly */
+} PipelineEntry;
+
+typedef struct Pipeline {
+  unsigned n, cap;
+  PipelineEntry *entries;
+} Pipeline;
+
+/* Parses pipeline text; errors go to diag (located in "<pipeline>" at the column). */
+bool pipeline_parse(Pipeline *p, const char *text, Diag *diag);
+void pipeline_free(Pipeline *p);
+void pipeline_print(const Pipeline *p, StrBuf *out);
+bool pipeline_append(Pipeline *p, const char *pass_name);
+
+typedef struct PassManagerOptions {
+  bool verify_each;            /* verify after every pass (default on in tools and tests) */
+  bool print_ir_after_all;
+  const char *print_ir_after;  /* comma-separated pass names, or NULL */
+  bool print_debug_info;       /* loc(...) in IR dumps */
+  bool time_passes;
+  StrBuf *dump;                /* where IR dumps and the timing report go */
+} PassManagerOptions;
+
+/* Runs the pipeline over m. Returns false when a pass fails or verification after a pass fails
+ * (the message names the pass). */
+bool pipeline_run(const Pipeline *p, Module *m, const PassManagerOptions *opts, Diag *diag);
+
+/* ---- shared helpers for passes (passes/pass_util.c) ----------------------------------------- */
+/* True if the op can be erased when its results are unused (pure, no regions with side effects). */
+bool op_is_trivially_dead(const Op *op);
+/* Integer or float constant value of v if it is defined by arith.constant. */
+bool value_const_int(const Value *v, int64_t *out);
+bool value_const_float(const Value *v, double *out);
+
+#endif

@@ -1,0 +1,192 @@
+/* kfront-opt — reads kir text, runs a textual pass pipeline, prints kir (like mlir-opt).
+ *
+ *   kfront-opt FILE.kir|- [--pass-pipeline=P] [-o OUT] [--split-input-file] [--no-verify-each]
+ *              [--print-ir-after-all] [--print-ir-after=NAMES] [--time-passes] [--mlir-print-debuginfo]
+ *              [--list-passes] [--list-ops]
+ *
+ * Exit status 0 on success, 1 on any diagnostic (printed to stderr), 2 on a usage error.
+ * Only argument handling lives here; the work is done through the public API (kfront/kfront.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kfront/kfront.h"
+
+static void usage(FILE *f) {
+  fputs("usage: kfront-opt FILE.kir|- [options]\n"
+        "  --pass-pipeline=P        run the comma-separated passes P (e.g. 'canonicalize,cse,dce')\n"
+        "  -o OUT                   write the result to OUT (default: stdout)\n"
+        "  --split-input-file       treat '// -----' lines as separators of independent inputs\n"
+        "  --no-verify-each         do not run the verifier after each pass\n"
+        "  --print-ir-after-all     print the IR after every pass (stderr)\n"
+        "  --print-ir-after=NAMES   print the IR after the named passes (stderr)\n"
+        "  --time-passes            print a timing report (stderr)\n"
+        "  --mlir-print-debuginfo   print op locations, loc(\"file\":line:col)\n"
+        "  --list-passes            list the registered passes\n"
+        "  --list-ops               list every op with its summary and example\n"
+        "  --version                print kfront's version\n",
+        f);
+}
+
+static char *read_all(const char *path, size_t *len) {
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  for (;;) {
+    if (n == cap) buf = realloc(buf, cap *= 2);
+    size_t got = fread(buf + n, 1, cap - n, f);
+    if (got == 0) break;
+    n += got;
+  }
+  if (f != stdin) fclose(f);
+  *len = n;
+  return buf;
+}
+
+static void print_pass(void *user, const char *name, const char *summary) {
+  (void)user;
+  printf("  %-16s %s\n", name, summary);
+}
+
+static void print_op(void *user, const char *name, const char *summary, const char *example) {
+  (void)user;
+  printf("%s\n  %s\n  example: %s\n\n", name, summary, example);
+}
+
+/* Processes one input (one chunk with --split-input-file); appends the printed module to out. */
+static int process(kf_context *ctx, const char *name, const char *text, size_t len, const char *pipeline,
+                   const kf_pass_options *po, unsigned print_flags, FILE *out) {
+  kf_module *m = NULL;
+  int rc = 0;
+  if (kf_module_parse(ctx, name, text, len, &m) != KF_OK || kf_module_verify(m) != KF_OK) {
+    rc = 1;
+  } else {
+    char *report = NULL;
+    kf_status st = kf_module_run_pipeline(m, pipeline, po, &report);
+    if (report) {
+      fputs(report, stderr);
+      kf_free(report);
+    }
+    if (st != KF_OK) {
+      rc = 1;
+    } else {
+      char *printed;
+      size_t plen;
+      kf_module_print(m, print_flags, &printed, &plen);
+      fwrite(printed, 1, plen, out);
+      kf_free(printed);
+    }
+  }
+  fputs(kf_context_diagnostics(ctx), stderr);
+  kf_context_clear_diagnostics(ctx);
+  kf_module_destroy(m);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  const char *input = NULL, *output = NULL, *pipeline = "";
+  kf_pass_options po = {.verify_each = 1};
+  unsigned print_flags = 0;
+  int split = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strncmp(a, "--pass-pipeline=", 16) == 0) pipeline = a + 16;
+    else if (strcmp(a, "--pass-pipeline") == 0 && i + 1 < argc) pipeline = argv[++i];
+    else if (strcmp(a, "-o") == 0 && i + 1 < argc) output = argv[++i];
+    else if (strcmp(a, "--split-input-file") == 0) split = 1;
+    else if (strcmp(a, "--verify-each") == 0) po.verify_each = 1;
+    else if (strcmp(a, "--no-verify-each") == 0) po.verify_each = 0;
+    else if (strcmp(a, "--print-ir-after-all") == 0) po.print_ir_after_all = 1;
+    else if (strncmp(a, "--print-ir-after=", 17) == 0) po.print_ir_after = a + 17;
+    else if (strcmp(a, "--time-passes") == 0) po.time_passes = 1;
+    else if (strcmp(a, "--mlir-print-debuginfo") == 0 || strcmp(a, "--print-debuginfo") == 0) {
+      print_flags |= KF_PRINT_DEBUG_INFO;
+      po.print_debug_info = 1;
+    } else if (strcmp(a, "--list-passes") == 0) {
+      puts("passes:");
+      kf_pass_registry_foreach(print_pass, NULL);
+      return 0;
+    } else if (strcmp(a, "--list-ops") == 0) {
+      kf_op_registry_foreach(print_op, NULL);
+      return 0;
+    } else if (strcmp(a, "--version") == 0) {
+      printf("kfront-opt %s\n", kf_version());
+      return 0;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      usage(stdout);
+      return 0;
+    } else if (a[0] == '-' && a[1] != 0) {
+      fprintf(stderr, "kfront-opt: error: unknown option '%s'\n", a);
+      usage(stderr);
+      return 2;
+    } else if (!input) input = a;
+    else {
+      fprintf(stderr, "kfront-opt: error: more than one input file ('%s' and '%s')\n", input, a);
+      return 2;
+    }
+  }
+  if (!input) {
+    usage(stderr);
+    return 2;
+  }
+  size_t len;
+  char *text = read_all(input, &len);
+  if (!text) {
+    fprintf(stderr, "kfront-opt: error: cannot read '%s': %s\n", input, strerror(errno));
+    return 1;
+  }
+  kf_context *ctx = kf_context_create();
+  /* check the pipeline once, before any input */
+  char *normal = NULL;
+  if (kf_pipeline_normalize(ctx, pipeline, &normal) != KF_OK) {
+    fputs(kf_context_diagnostics(ctx), stderr);
+    kf_context_destroy(ctx);
+    free(text);
+    return 1;
+  }
+  kf_free(normal);
+  FILE *out = output ? fopen(output, "wb") : stdout;
+  if (!out) {
+    fprintf(stderr, "kfront-opt: error: cannot write '%s': %s\n", output, strerror(errno));
+    kf_context_destroy(ctx);
+    free(text);
+    return 1;
+  }
+  const char *name = strcmp(input, "-") == 0 ? "<stdin>" : input;
+  int rc = 0;
+  if (!split) {
+    rc = process(ctx, name, text, len, pipeline, &po, print_flags, out);
+  } else {
+    /* Each chunk keeps its line numbers: it is parsed behind as many blank lines as precede it. */
+    size_t start = 0, line = 0, chunk_first_line = 0;
+    int first_chunk = 1;
+    for (size_t i = 0; i <= len; i++) {
+      int at_end = i == len;
+      int sep = !at_end && (i == 0 || text[i - 1] == '\n') && strncmp(text + i, "// -----", 8) == 0 &&
+                (i + 8 == len || text[i + 8] == '\n' || text[i + 8] == '\r');
+      if (sep || at_end) {
+        size_t clen = i - start;
+        char *chunk = malloc(chunk_first_line + clen + 1);
+        memset(chunk, '\n', chunk_first_line);
+        memcpy(chunk + chunk_first_line, text + start, clen);
+        if (!first_chunk) fputs("// -----\n", out);
+        rc |= process(ctx, name, chunk, chunk_first_line + clen, pipeline, &po, print_flags, out);
+        free(chunk);
+        first_chunk = 0;
+        if (at_end) break;
+        while (i < len && text[i] != '\n') i++;
+        line++;
+        start = i + 1;
+        chunk_first_line = line;
+        continue;
+      }
+      if (text[i] == '\n') line++;
+    }
+  }
+  if (out != stdout) fclose(out);
+  kf_context_destroy(ctx);
+  free(text);
+  return rc;
+}
