@@ -94,6 +94,30 @@ KF_API kf_status kf_pipeline_normalize(kf_context *ctx, const char *pipeline, ch
 /* Calls fn for every registered pass with its name and summary. */
 KF_API void kf_pass_registry_foreach(void (*fn)(void *user, const char *name, const char *summary), void *user);
 
+/* ---- compiling Numba-CUDA source -------------------------------------------------------------- */
+typedef struct kf_compile_options {
+  const char *const *kernels;     /* names of the functions to compile (NULL/0: every function with an eager
+                                   * signature in its decorator) */
+  unsigned nkernels;
+  const char *const *signatures;  /* Numba signatures ("void(float32[:], int64)") for the named functions:
+                                   * needed for lazy @cuda.jit kernels; override eager ones */
+  unsigned nsignatures;
+  int bounds_check;               /* 1 (default when the struct is zeroed? no: set it) guards every array
+                                   * access with check.bounds; 0 drops them all (--bounds-check=off) */
+  const char *pipeline;           /* pass pipeline after lowering; NULL: kf_default_pipeline(), "" : none */
+  int verify_each;                /* verify after each pass */
+} kf_compile_options;
+
+/* Fills opts with the defaults: every eager kernel, bounds checks on, default pipeline, verify_each on. */
+KF_API void kf_compile_options_init(kf_compile_options *opts);
+/* The default pass pipeline of kfront compile / run. Borrowed, static. */
+KF_API const char *kf_default_pipeline(void);
+/* Compiles Python source (a module written for numba.cuda) to typed kir: one func.func per kernel and
+ * signature, plus the device functions they call. On success the caller owns *out (kf_module_destroy).
+ * Errors (located, with the source line and a caret) go to the context's diagnostics. */
+KF_API kf_status kf_compile_source(kf_context *ctx, const char *filename, const char *text, size_t len,
+                                   const kf_compile_options *opts, kf_module **out);
+
 /* Calls fn for every kir op with its name, summary and an example in the generic text form. */
 KF_API void kf_op_registry_foreach(void (*fn)(void *user, const char *name, const char *summary, const char *example),
                                    void *user);

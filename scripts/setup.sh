@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# setup.sh — installs what kfront's build and tests need on a fresh Debian 12 machine.
+# Idempotent: installs only what is missing. Needs root (or sudo) for apt-get.
+#   build: cmake (>= 3.20), ninja, a C compiler, LLVM 14 (C API, static libraries)
+#   tests: FileCheck and lit from LLVM 14, python3 (+ numpy for the end-to-end checks)
+#   CUDA: the toolkit (libNVVM, libdevice, ptxas) is expected in $CUDA_HOME or /usr/local/cuda;
+#         it is not installed here (the machine image provides it); tests that need it say so.
+set -euo pipefail
+
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v ninja >/dev/null || need+=(ninja-build)
+command -v cc >/dev/null || need+=(gcc)
+command -v python3 >/dev/null || need+=(python3)
+[ -x /usr/bin/llvm-config-14 ] || need+=(llvm-14-dev)
+[ -f /usr/lib/llvm-14/lib/libLLVMCore.a ] || need+=(llvm-14-dev)
+[ -x /usr/lib/llvm-14/bin/FileCheck ] || need+=(llvm-14-tools)
+[ -f /usr/lib/llvm-14/build/utils/lit/lit.py ] || need+=(llvm-14-tools)
+dpkg -s zlib1g-dev >/dev/null 2>&1 || need+=(zlib1g-dev)
+dpkg -s libtinfo-dev >/dev/null 2>&1 || need+=(libtinfo-dev)
+
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq "${need[@]}"
+fi
+
+if ! python3 -c 'import numpy' 2>/dev/null; then
+  python3 -m pip install -q numpy
+fi
+echo "setup: ok"
