@@ -102,8 +102,8 @@ typedef struct kf_compile_options {
   const char *const *signatures;  /* Numba signatures ("void(float32[:], int64)") for the named functions:
                                    * needed for lazy @cuda.jit kernels; override eager ones */
   unsigned nsignatures;
-  int bounds_check;               /* 1 (default when the struct is zeroed? no: set it) guards every array
-                                   * access with check.bounds; 0 drops them all (--bounds-check=off) */
+  int bounds_check;               /* 1 (kf_compile_options_init's default): guard every array access with
+                                   * check.bounds; 0: drop them all (--bounds-check=off) */
   const char *pipeline;           /* pass pipeline after lowering; NULL: kf_default_pipeline(), "" : none */
   int verify_each;                /* verify after each pass */
 } kf_compile_options;
