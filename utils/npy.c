@@ -1,0 +1,308 @@
+/* npy.c — the .npy format: a magic string, a version, a header length, a Python dict literal
+ * ({'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }) padded with spaces and a newline, then
+ * the raw elements. The dict is read by a small parser for exactly that literal subset: string keys,
+ * string / True / False / tuple-of-integers values, in any order. */
+#include "npy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const struct {
+  const char *code;   /* kind + size, after the byte-order character */
+  NpyType type;
+  size_t size;
+} npy_types[] = {
+    {"b1", NPY_BOOL, 1}, {"i1", NPY_I8, 1},  {"i2", NPY_I16, 2}, {"i4", NPY_I32, 4},
+    {"i8", NPY_I64, 8},  {"u1", NPY_U8, 1},  {"u2", NPY_U16, 2}, {"u4", NPY_U32, 4},
+    {"u8", NPY_U64, 8},  {"f2", NPY_F16, 2}, {"f4", NPY_F32, 4}, {"f8", NPY_F64, 8},
+};
+
+size_t npy_type_size(NpyType t) {
+  for (size_t i = 0; i < sizeof npy_types / sizeof *npy_types; i++)
+    if (npy_types[i].type == t) return npy_types[i].size;
+  return 0;
+}
+
+const char *npy_type_descr(NpyType t) {
+  static const char *descr[NPY__COUNT] = {"|b1", "|i1", "<i2", "<i4", "<i8", "|u1",
+                                          "<u2", "<u4", "<u8", "<f2", "<f4", "<f8"};
+  return (unsigned)t < NPY__COUNT ? descr[t] : "?";
+}
+
+bool npy_count(unsigned ndim, const int64_t *shape, size_t *count) {
+  size_t n = 1;
+  for (unsigned i = 0; i < ndim; i++) {
+    if (shape[i] < 0) return false;
+    if (shape[i] && n > SIZE_MAX / (size_t)shape[i]) return false;
+    n *= (size_t)shape[i];
+  }
+  *count = n;
+  return true;
+}
+
+static bool fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail(char *err, size_t errlen, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return false;
+}
+
+/* ---- the header dict ------------------------------------------------------------------------ */
+
+typedef struct HeaderParser {
+  const char *p, *end;
+} HeaderParser;
+
+static void skip_ws(HeaderParser *h) {
+  while (h->p < h->end && (*h->p == ' ' || *h->p == '\t' || *h->p == '\n' || *h->p == '\r')) h->p++;
+}
+
+static bool accept(HeaderParser *h, char c) {
+  skip_ws(h);
+  if (h->p < h->end && *h->p == c) {
+    h->p++;
+    return true;
+  }
+  return false;
+}
+
+/* string := '...' | "..." (no escapes are needed by any key or descr numpy writes) */
+static bool parse_string(HeaderParser *h, const char **s, size_t *n) {
+  skip_ws(h);
+  if (h->p >= h->end || (*h->p != '\'' && *h->p != '"')) return false;
+  char q = *h->p++;
+  const char *start = h->p;
+  while (h->p < h->end && *h->p != q) {
+    if (*h->p == '\\') return false;
+    h->p++;
+  }
+  if (h->p >= h->end) return false;
+  *s = start;
+  *n = (size_t)(h->p - start);
+  h->p++;
+  return true;
+}
+
+static bool parse_word(HeaderParser *h, const char *w) {
+  skip_ws(h);
+  size_t n = strlen(w);
+  if ((size_t)(h->end - h->p) < n || memcmp(h->p, w, n) != 0) return false;
+  h->p += n;
+  return true;
+}
+
+/* tuple := '(' [int (',' int)* [',']] ')'   int := digits ['L'] */
+static bool parse_shape(HeaderParser *h, NpyArray *a, char *err, size_t errlen) {
+  if (!accept(h, '(')) return fail(err, errlen, "'shape' is not a tuple");
+  a->ndim = 0;
+  for (;;) {
+    if (accept(h, ')')) return true;
+    skip_ws(h);
+    if (h->p >= h->end || *h->p < '0' || *h->p > '9') return fail(err, errlen, "malformed 'shape' tuple");
+    int64_t v = 0;
+    while (h->p < h->end && *h->p >= '0' && *h->p <= '9') {
+      if (v > (INT64_MAX - 9) / 10) return fail(err, errlen, "extent in 'shape' is too large");
+      v = v * 10 + (*h->p++ - '0');
+    }
+    if (h->p < h->end && *h->p == 'L') h->p++;
+    if (a->ndim == NPY_MAX_RANK) return fail(err, errlen, "arrays of rank above %d are not supported", NPY_MAX_RANK);
+    a->shape[a->ndim++] = v;
+    if (!accept(h, ',')) {
+      if (!accept(h, ')')) return fail(err, errlen, "malformed 'shape' tuple");
+      return true;
+    }
+  }
+}
+
+static bool parse_descr(const char *s, size_t n, NpyArray *a, char *err, size_t errlen) {
+  if (n < 2) return fail(err, errlen, "unsupported dtype '%.*s'", (int)n, s);
+  char order = s[0];
+  const char *code = s + 1;
+  size_t clen = n - 1;
+  if (order != '<' && order != '>' && order != '|' && order != '=') {
+    order = '=';
+    code = s;
+    clen = n;
+  }
+  if (clen >= 1 && code[0] == 'O') return fail(err, errlen, "object arrays (dtype '%.*s') are not supported", (int)n, s);
+  for (size_t i = 0; i < sizeof npy_types / sizeof *npy_types; i++) {
+    if (strlen(npy_types[i].code) != clen || memcmp(npy_types[i].code, code, clen) != 0) continue;
+    if (order == '>' && npy_types[i].size > 1)
+      return fail(err, errlen, "big-endian data (dtype '%.*s') is not supported; convert it with "
+                  "a.astype(a.dtype.newbyteorder('<'))", (int)n, s);
+    if (order == '|' && npy_types[i].size > 1)
+      return fail(err, errlen, "malformed dtype '%.*s' ('|' with a multi-byte type)", (int)n, s);
+    a->type = npy_types[i].type;
+    return true;
+  }
+  return fail(err, errlen, "unsupported dtype '%.*s' (supported: b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8)", (int)n, s);
+}
+
+static bool parse_header(const char *text, size_t len, NpyArray *a, char *err, size_t errlen) {
+  HeaderParser h = {text, text + len};
+  bool have_descr = false, have_order = false, have_shape = false;
+  if (!accept(&h, '{')) return fail(err, errlen, "malformed header (not a dict)");
+  for (;;) {
+    if (accept(&h, '}')) break;
+    const char *key;
+    size_t klen;
+    if (!parse_string(&h, &key, &klen) || !accept(&h, ':')) return fail(err, errlen, "malformed header dict");
+    if (klen == 5 && memcmp(key, "descr", 5) == 0) {
+      const char *s;
+      size_t n;
+      skip_ws(&h);
+      if (h.p < h.end && *h.p == '[') return fail(err, errlen, "structured dtypes are not supported");
+      if (!parse_string(&h, &s, &n)) return fail(err, errlen, "malformed 'descr'");
+      if (!parse_descr(s, n, a, err, errlen)) return false;
+      have_descr = true;
+    } else if (klen == 13 && memcmp(key, "fortran_order", 13) == 0) {
+      if (parse_word(&h, "True")) a->fortran_order = true;
+      else if (parse_word(&h, "False")) a->fortran_order = false;
+      else return fail(err, errlen, "malformed 'fortran_order'");
+      have_order = true;
+    } else if (klen == 5 && memcmp(key, "shape", 5) == 0) {
+      if (!parse_shape(&h, a, err, errlen)) return false;
+      have_shape = true;
+    } else {
+      return fail(err, errlen, "unexpected key '%.*s' in header", (int)klen, key);
+    }
+    if (!accept(&h, ',')) {
+      if (!accept(&h, '}')) return fail(err, errlen, "malformed header dict");
+      break;
+    }
+  }
+  if (!have_descr || !have_order || !have_shape)
+    return fail(err, errlen, "header lacks '%s'", !have_descr ? "descr" : !have_order ? "fortran_order" : "shape");
+  return true;
+}
+
+/* ---- reading -------------------------------------------------------------------------------- */
+
+static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+
+bool npy_read_mem(const void *buf, size_t len, NpyArray *out, char *err, size_t errlen) {
+  const unsigned char *b = buf;
+  memset(out, 0, sizeof *out);
+  if (len < 10 || memcmp(b, magic, 6) != 0) return fail(err, errlen, "not a .npy file (bad magic string)");
+  unsigned major = b[6], minor = b[7];
+  size_t hlen, start;
+  if (major == 1) {
+    hlen = (size_t)b[8] | (size_t)b[9] << 8;
+    start = 10;
+  } else if (major == 2 || major == 3) {
+    if (len < 12) return fail(err, errlen, "truncated header");
+    hlen = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
+    start = 12;
+  } else {
+    return fail(err, errlen, "unsupported .npy format version %u.%u", major, minor);
+  }
+  if (hlen > len - start) return fail(err, errlen, "truncated header");
+  if (!parse_header((const char *)b + start, hlen, out, err, errlen)) return false;
+  size_t count;
+  size_t isz = npy_type_size(out->type);
+  if (!npy_count(out->ndim, out->shape, &count) || count > SIZE_MAX / isz)
+    return fail(err, errlen, "array is too large");
+  size_t nbytes = count * isz, at = start + hlen;
+  if (len - at < nbytes)
+    return fail(err, errlen, "truncated data: the header promises %zu bytes, the file holds %zu", nbytes, len - at);
+  out->nbytes = nbytes;
+  out->data = malloc(nbytes ? nbytes : 1);
+  if (!out->data) return fail(err, errlen, "out of memory (%zu bytes)", nbytes);
+  memcpy(out->data, b + at, nbytes);
+  return true;
+}
+
+bool npy_read_file(const char *path, NpyArray *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  FILE *f = fopen(path, "rb");
+  if (!f) return fail(err, errlen, "cannot open: %s", strerror(errno));
+  StrBuf b;
+  sb_init(&b);
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_putn(&b, chunk, n);
+  bool read_error = ferror(f) != 0;
+  fclose(f);
+  if (read_error) {
+    sb_free(&b);
+    return fail(err, errlen, "read error");
+  }
+  bool ok = npy_read_mem(b.data ? b.data : "", b.len, out, err, errlen);
+  sb_free(&b);
+  return ok;
+}
+
+/* ---- writing -------------------------------------------------------------------------------- */
+
+void npy_write_mem(const NpyArray *a, StrBuf *out) {
+  StrBuf h;
+  sb_init(&h);
+  sb_printf(&h, "{'descr': '%s', 'fortran_order': %s, 'shape': (", npy_type_descr(a->type),
+            a->fortran_order ? "True" : "False");
+  for (unsigned i = 0; i < a->ndim; i++) sb_printf(&h, "%lld,%s", (long long)a->shape[i], i + 1 < a->ndim ? " " : "");
+  sb_puts(&h, "), }");
+  /* version 1.0 has a 2-byte header length, 2.0 a 4-byte one; the total prefix is padded to 64 bytes */
+  size_t prefix = h.len + 64 <= 65535 ? 10 : 12;
+  size_t total = (prefix + h.len + 1 + 63) / 64 * 64;
+  while (prefix + h.len + 1 < total) sb_putc(&h, ' ');
+  sb_putc(&h, '\n');
+  unsigned char pre[12];
+  memcpy(pre, magic, 6);
+  pre[6] = prefix == 10 ? 1 : 2;
+  pre[7] = 0;
+  size_t hl = h.len;
+  for (size_t i = 0; i < prefix - 8; i++) pre[8 + i] = (unsigned char)(hl >> (8 * i));
+  sb_putn(out, (const char *)pre, prefix);
+  sb_putn(out, h.data, h.len);
+  if (a->nbytes) sb_putn(out, a->data, a->nbytes);
+  sb_free(&h);
+}
+
+bool npy_write_file(const char *path, const NpyArray *a, char *err, size_t errlen) {
+  StrBuf b;
+  sb_init(&b);
+  npy_write_mem(a, &b);
+  StrBuf tmp;
+  sb_init(&tmp);
+  sb_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+  const char *tpath = sb_cstr(&tmp);
+  int fd = open(tpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  bool ok = fd >= 0;
+  int saved = errno;
+  if (ok) {
+    size_t off = 0;
+    while (off < b.len) {
+      ssize_t w = write(fd, b.data + off, b.len - off);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        saved = errno;
+        ok = false;
+        break;
+      }
+      off += (size_t)w;
+    }
+    if (close(fd) != 0 && ok) {
+      saved = errno;
+      ok = false;
+    }
+    if (ok && rename(tpath, path) != 0) {
+      saved = errno;
+      ok = false;
+    }
+    if (!ok) unlink(tpath);
+  }
+  sb_free(&tmp);
+  sb_free(&b);
+  if (!ok) return fail(err, errlen, "cannot write: %s", strerror(saved));
+  return true;
+}
