@@ -12,6 +12,8 @@ site = lit_config.params.get("site")
 if site:
     lit_config.load_config(config, site)
 bin_dir = getattr(config, "kfront_bin_dir", None)
+# Test outputs (%t) go under the build tree, never into the sources.
+config.test_exec_root = getattr(config, "kfront_exec_root", config.test_source_root)
 if not bin_dir:
     lit_config.fatal("run lit through ctest (it passes --param site=.../lit.site.cfg.py)")
 config.environment["PATH"] = os.pathsep.join([bin_dir, "/usr/lib/llvm-14/bin", config.environment.get("PATH", os.environ["PATH"])])
