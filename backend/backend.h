@@ -1,0 +1,68 @@
+/* backend.h — kir to LLVM IR, NVVM IR and PTX (internal to the library; prefixes be_ and nvvm_).
+ *
+ *   be_emit_llvm     kir (any mix of scf and cf) -> LLVM IR text. For the nvvm backend the text is in the
+ *                    dialect libNVVM (NVVM 7.0.1, LLVM 7 syntax) accepts; for the llvm backend it is
+ *                    LLVM 14 IR for LLVM's own NVPTX target.
+ *   be_compile_ptx   kir -> PTX, through libNVVM (nvvm.c) or LLVM's NVPTX target (nvptx.c).
+ *
+ * Nothing here keeps state between calls except the dlopen'd libNVVM, libdevice's bytes and LLVM's
+ * target registration, each set up once under a pthread_once: the functions may run concurrently on
+ * different modules. The Module is only read (its scratch `id` fields are written). */
+#ifndef KF_BACKEND_BACKEND_H
+#define KF_BACKEND_BACKEND_H
+
+#include <llvm-c/Core.h>
+
+#include "ir/ir.h"
+
+typedef enum { BE_NVVM = 0, BE_LLVM = 1 } BackendKind;
+
+typedef struct BackendOptions {
+  BackendKind kind;
+  unsigned arch;        /* SM version: 90 for sm_90; 0 = 90 */
+  int opt;              /* 0..3 */
+  bool fastmath;        /* ftz, approximate division and sqrt, fma contraction */
+  bool lineinfo;        /* -generate-line-info */
+} BackendOptions;
+
+/* What the host needs to name a failed bounds check (see include/kfront/abi.h): kernel names by kernel
+ * id and source file names by file id. Strings are malloc'd; be_tables_free releases them. */
+typedef struct BackendTables {
+  unsigned nkernels, nfiles;
+  char **kernels;
+  char **files;
+} BackendTables;
+
+void be_options_default(BackendOptions *o);
+void be_tables_free(BackendTables *t);
+
+/* kir -> LLVM IR text, appended to out. tables may be NULL. False after reporting to diag. */
+bool be_emit_llvm(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag);
+/* kir -> PTX text, appended to out. tables may be NULL. False after reporting to diag. */
+bool be_compile_ptx(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag);
+
+/* ---- backend/lower_llvm.c ------------------------------------------------------------------- */
+/* Lowers m into a new LLVM module in ctx (caller owns both). nvvm_ir_version: {major, minor} written into
+ * !nvvmir.version (BE_NVVM only). NULL after reporting to diag. */
+LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOptions *o, const int nvvm_ir_version[2],
+                              BackendTables *tables, Diag *diag);
+/* Prints an LLVM module as text. For BE_NVVM the text is rewritten where LLVM 14's syntax differs from
+ * what NVVM 7.0.1 reads (cmpxchg/atomicrmw alignment). */
+void be_print_module(LLVMModuleRef mod, BackendKind kind, StrBuf *out);
+
+/* ---- backend/nvvm.c: libNVVM ------------------------------------------------------------------ */
+/* Loads libNVVM and libdevice once. On failure reports every path searched and returns false. */
+bool nvvm_load(Diag *diag);
+/* IR version of the loaded libNVVM (2.0 if it cannot be loaded). */
+void nvvm_ir_version(int version[2]);
+/* libdevice's bitcode (loaded once; borrowed, immutable). NULL after reporting the paths searched. */
+const char *nvvm_libdevice(size_t *len, Diag *diag);
+/* Compiles NVVM IR text to PTX with libNVVM; libNVVM's log goes to diag on failure. */
+bool nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, StrBuf *ptx, Diag *diag);
+
+/* ---- backend/nvptx.c: LLVM's NVPTX target --------------------------------------------------- */
+/* Links libdevice into mod (if it calls __nv_*), resolves __nvvm_reflect, optimises at o->opt and emits
+ * PTX with LLVM 14's NVPTX target. mod is consumed (disposed). */
+bool nvptx_compile(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptions *o, StrBuf *ptx, Diag *diag);
+
+#endif

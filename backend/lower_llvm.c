@@ -1,0 +1,2149 @@
+/* lower_llvm.c — kir to LLVM IR through the LLVM-C API of LLVM 14 (typed pointers).
+ *
+ * Input: a kir module in any mix of structured (scf) and unstructured (cf) control flow; scf.if/for/while
+ * are lowered here straight to LLVM blocks and phis, so lower-scf is optional. Output: an LLVM module for
+ * the NVPTX triple, in one of two dialects:
+ *   BE_NVVM  what libNVVM (NVVM 7.0.1, LLVM 7 syntax) reads: no fneg/freeze, no attributes newer than
+ *            LLVM 7 (stripped from intrinsic declarations), float atomic add through
+ *            llvm.nvvm.atomic.load.add.*, !nvvmir.version; be_print_module drops the `, align N` that
+ *            LLVM 14 prints on cmpxchg/atomicrmw;
+ *   BE_LLVM  plain LLVM 14 IR for LLVM's NVPTX target (atomicrmw fadd, fneg, fast-math attributes).
+ * Both: kernels are external void functions listed in !nvvm.annotations, with named parameters laid out
+ * by the kernel ABI (include/kfront/abi.h); device functions are internal and alwaysinline.
+ *
+ * Values: each kir Value maps (through its scratch id, numbered per function) to an LLVM value, or, for
+ * an array, to an ArrVal: a typed data pointer in a known address space plus i64 shape and stride
+ * values (constants where known: the element stride of C/F layouts, shared/local/const shapes).
+ * Block arguments, scf results and loop-carried values become phis (arrays: one phi per component,
+ * with a generic data pointer). Memory accesses compute data + sum(index * stride) with inbounds GEPs
+ * (element-sized strides as element GEPs, the rest in bytes).
+ *
+ * check.bounds: `icmp ult index, extent`; on failure a call to the internal noinline @__kf_report
+ * (atomicCAS of __kf_error.flag 0 -> 1, then the record), then `ret void` from a kernel, or PTX `exit`
+ * from a device function (the thread ends either way; nothing traps). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+
+#include "backend/backend.h"
+#include "kfront/abi.h"
+
+#define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
+#define NVPTX_DATALAYOUT "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+
+typedef struct ArrVal {
+  LLVMValueRef data;     /* pointer to the element memory type, in address space `as` */
+  unsigned as;
+  unsigned rank;
+  LLVMValueRef *shape;   /* rank i64 values */
+  LLVMValueRef *stride;  /* rank i64 values, bytes */
+} ArrVal;
+
+typedef struct Slot {
+  LLVMValueRef v;
+  ArrVal *a;
+} Slot;
+
+/* A place control reaches with values: a block with one phi (set) per incoming value. */
+typedef struct Target {
+  LLVMBasicBlockRef bb;
+  unsigned n;
+  Type **types;
+  Slot *phis;
+} Target;
+
+typedef struct FuncInfo {
+  Op *op;
+  LLVMValueRef fn;
+  LLVMTypeRef fnty;
+  bool kernel;
+  unsigned kernel_id;
+} FuncInfo;
+
+typedef struct GlobalInfo {
+  Op *op;
+  LLVMValueRef gv;
+  Type *elem;
+  unsigned as, rank;
+  int64_t *shape;
+  char layout;
+} GlobalInfo;
+
+/* Lowering state of an scf op whose regions are being lowered (a stack, innermost last). */
+typedef struct ScfState {
+  Op *op;
+  Target *yield_to;     /* scf.if: merge; scf.for: latch; scf.while region 1: before */
+  Target *cond_true;    /* scf.while: after-region entry */
+  Target *cond_false;   /* scf.while: exit */
+  struct ScfState *outer;
+} ScfState;
+
+typedef struct Lower {
+  Module *m;
+  const BackendOptions *o;
+  Diag *diag;
+  bool nvvm, failed;
+  Arena arena;
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMBuilderRef b, ab;   /* main builder; alloca builder */
+  LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64;
+  StrMap funcs, globals, files;
+  unsigned nkernels, nfiles;
+  const char **kernel_names, **file_names;
+  unsigned kernel_cap, file_cap;
+  LLVMValueRef err_gv, report_fn, dyn_shared;
+  /* per function */
+  FuncInfo *fi;
+  LLVMBasicBlockRef entry;
+  Slot *slots;
+  unsigned nslots;
+  Target **block_targets;
+  unsigned nblocks;
+  ScfState *scf;
+} Lower;
+
+static bool lower_region(Lower *L, Region *r, LLVMBasicBlockRef entry_bb);
+
+/* ---- errors and small helpers ------------------------------------------------------------- */
+
+static bool fail(Lower *L, const Op *op, const char *fmt, const char *arg) {
+  if (!L->failed || diag_errors(L->diag) == 0) {
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, arg);
+    diag_error(L->diag, op ? op->loc : (SrcLoc){0}, "backend: %s", msg);
+  }
+  L->failed = true;
+  return false;
+}
+
+static LLVMValueRef ci32(Lower *L, int64_t v) { return LLVMConstInt(L->t_i32, (unsigned long long)v, 1); }
+static LLVMValueRef ci64(Lower *L, int64_t v) { return LLVMConstInt(L->t_i64, (unsigned long long)v, 1); }
+
+static bool attr_is_true(const Op *op, const char *name) {
+  Attr *a = ir_op_attr(op, name);
+  return a && (a->kind == ATTR_UNIT || (a->kind == ATTR_BOOL && a->b) || (a->kind == ATTR_INT && a->i));
+}
+
+static void add_fn_attr(Lower *L, LLVMValueRef fn, const char *name) {
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(L->ctx, kind, 0));
+}
+
+static void add_fn_str_attr(Lower *L, LLVMValueRef fn, const char *k, const char *v) {
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateStringAttribute(L->ctx, k, (unsigned)strlen(k), v, (unsigned)strlen(v)));
+}
+
+/* ---- types ---------------------------------------------------------------------------------- */
+
+/* The type a scalar has in memory (bool is a byte). */
+static LLVMTypeRef mem_type(Lower *L, const Type *t);
+
+/* The type a scalar or pointer value has in registers. NULL for arrays, tuples and functions. */
+static LLVMTypeRef reg_type(Lower *L, const Type *t) {
+  switch (t->kind) {
+  case TY_BOOL: return L->t_i1;
+  case TY_INT: return LLVMIntTypeInContext(L->ctx, t->bits);
+  case TY_FLOAT: return t->bits == 16 ? L->t_f16 : t->bits == 32 ? L->t_f32 : L->t_f64;
+  case TY_PTR: return LLVMPointerType(mem_type(L, t->elem), t->addrspace);
+  default: return NULL;
+  }
+}
+
+static LLVMTypeRef mem_type(Lower *L, const Type *t) {
+  if (t->kind == TY_BOOL) return L->t_i8;
+  if (t->kind == TY_ARRAY || t->kind == TY_TUPLE || t->kind == TY_FUNC) return L->t_i8;
+  return reg_type(L, t);
+}
+
+static unsigned mem_size(const Type *t) { return t->kind == TY_BOOL ? 1 : ty_size(t); }
+
+/* Converts a loaded memory value to its register form, and back. */
+static LLVMValueRef from_mem(Lower *L, const Type *t, LLVMValueRef v) {
+  return t->kind == TY_BOOL ? LLVMBuildICmp(L->b, LLVMIntNE, v, LLVMConstInt(L->t_i8, 0, 0), "") : v;
+}
+
+static LLVMValueRef to_mem(Lower *L, const Type *t, LLVMValueRef v) {
+  return t->kind == TY_BOOL ? LLVMBuildZExt(L->b, v, L->t_i8, "") : v;
+}
+
+/* ---- values --------------------------------------------------------------------------------- */
+
+static Slot *slot(Lower *L, const Value *v) { return v->id < L->nslots ? &L->slots[v->id] : NULL; }
+
+static LLVMValueRef get(Lower *L, const Value *v) {
+  Slot *s = slot(L, v);
+  return s ? s->v : NULL;
+}
+
+static ArrVal *get_arr(Lower *L, const Value *v) {
+  Slot *s = slot(L, v);
+  return s ? s->a : NULL;
+}
+
+static void set(Lower *L, const Value *v, LLVMValueRef x) {
+  Slot *s = slot(L, v);
+  if (s) s->v = x;
+}
+
+static void set_arr(Lower *L, const Value *v, ArrVal *a) {
+  Slot *s = slot(L, v);
+  if (s) s->a = a;
+}
+
+static ArrVal *new_arr(Lower *L, unsigned rank) {
+  ArrVal *a = ARENA_NEW(&L->arena, ArrVal);
+  a->rank = rank;
+  a->shape = ARENA_ARRAY(&L->arena, LLVMValueRef, rank ? rank : 1);
+  a->stride = ARENA_ARRAY(&L->arena, LLVMValueRef, rank ? rank : 1);
+  return a;
+}
+
+/* The data pointer of a in address space `as` (addrspacecast through generic when needed). */
+static LLVMValueRef arr_data_in(Lower *L, const ArrVal *a, LLVMTypeRef elem, unsigned as) {
+  if (a->as == as) return a->data;
+  LLVMValueRef p = a->data;
+  if (a->as != 0) p = LLVMBuildAddrSpaceCast(L->b, p, LLVMPointerType(elem, 0), "");
+  if (as != 0) p = LLVMBuildAddrSpaceCast(L->b, p, LLVMPointerType(elem, as), "");
+  return p;
+}
+
+/* Strides of a C- or F-contiguous array of the given constant shape, in bytes. */
+static void contiguous_strides(Lower *L, ArrVal *a, const int64_t *shape, unsigned esize, char layout) {
+  int64_t s = esize;
+  if (layout == LAYOUT_F) {
+    for (unsigned k = 0; k < a->rank; k++) {
+      a->stride[k] = ci64(L, s);
+      s *= shape[k];
+    }
+  } else {
+    for (unsigned k = a->rank; k-- > 0;) {
+      a->stride[k] = ci64(L, s);
+      s *= shape[k];
+    }
+  }
+}
+
+/* ---- declarations and calls ------------------------------------------------------------------ */
+
+static LLVMValueRef declare(Lower *L, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n) {
+  LLVMValueRef fn = LLVMGetNamedFunction(L->mod, name);
+  if (fn) return fn;
+  return LLVMAddFunction(L->mod, name, LLVMFunctionType(ret, params, n, 0));
+}
+
+static LLVMValueRef call(Lower *L, LLVMValueRef fn, LLVMValueRef *args, unsigned n) {
+  return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(fn), fn, args, n, "");
+}
+
+static LLVMValueRef call0(Lower *L, const char *name, LLVMTypeRef ret) {
+  return call(L, declare(L, name, ret, NULL, 0), NULL, 0);
+}
+
+static LLVMValueRef call1(Lower *L, const char *name, LLVMTypeRef ret, LLVMValueRef a) {
+  LLVMTypeRef pt = LLVMTypeOf(a);
+  return call(L, declare(L, name, ret, &pt, 1), &a, 1);
+}
+
+static LLVMValueRef calln(Lower *L, const char *name, LLVMTypeRef ret, LLVMValueRef *args, unsigned n) {
+  LLVMTypeRef pts[8];
+  for (unsigned i = 0; i < n; i++) pts[i] = LLVMTypeOf(args[i]);
+  return call(L, declare(L, name, ret, pts, n), args, n);
+}
+
+static LLVMValueRef inline_asm(Lower *L, LLVMTypeRef ret, const char *text, const char *constraints, bool side_effects,
+                               LLVMValueRef *args, unsigned n) {
+  LLVMTypeRef pts[4];
+  for (unsigned i = 0; i < n; i++) pts[i] = LLVMTypeOf(args[i]);
+  LLVMTypeRef fnty = LLVMFunctionType(ret, pts, n, 0);
+  LLVMValueRef asmv = LLVMGetInlineAsm(fnty, (char *)text, strlen(text), (char *)constraints, strlen(constraints),
+                                       side_effects, 0, LLVMInlineAsmDialectATT, 0);
+  return LLVMBuildCall2(L->b, fnty, asmv, args, n, "");
+}
+
+/* Intrinsic names carrying the overloaded type: ".i32", ".f64", ... */
+static const char *type_suffix(Lower *L, LLVMTypeRef t, char *buf, size_t n) {
+  if (t == L->t_f16) return "f16";
+  if (t == L->t_f32) return "f32";
+  if (t == L->t_f64) return "f64";
+  snprintf(buf, n, "i%u", LLVMGetIntTypeWidth(t));
+  return buf;
+}
+
+static LLVMValueRef intrinsic1(Lower *L, const char *base, LLVMValueRef a) {
+  char name[96], sfx[16];
+  snprintf(name, sizeof name, "llvm.%s.%s", base, type_suffix(L, LLVMTypeOf(a), sfx, sizeof sfx));
+  return call1(L, name, LLVMTypeOf(a), a);
+}
+
+/* ---- module-level: functions, globals, the error record -------------------------------------- */
+
+static char *sanitize_name(Lower *L, const char *s) {
+  size_t n = strlen(s);
+  char *out = arena_alloc(&L->arena, n + 2);
+  size_t j = 0;
+  if (!(s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'))) out[j++] = 'p';
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    bool ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    out[j++] = ok ? c : '_';
+  }
+  out[j] = 0;
+  return out;
+}
+
+static const char *param_base_name(Lower *L, const Op *func, unsigned i) {
+  Attr *names = ir_op_attr(func, "arg_names");
+  if (names && names->kind == ATTR_ARRAY && i < names->arr.n &&
+      (names->arr.elems[i].kind == ATTR_STR || names->arr.elems[i].kind == ATTR_SYM) && names->arr.elems[i].s[0])
+    return sanitize_name(L, names->arr.elems[i].s);
+  return arena_printf(&L->arena, "p%u", i);
+}
+
+/* Appends the LLVM parameter types of one kir parameter (the kernel ABI). */
+static bool abi_param_types(Lower *L, const Op *func, Type *t, bool kernel, LLVMTypeRef *out, unsigned *n) {
+  if (t->kind == TY_ARRAY) {
+    out[(*n)++] = LLVMPointerType(mem_type(L, t->elem), 0);
+    for (unsigned k = 0; k < 2 * t->rank; k++) out[(*n)++] = L->t_i64;
+    return true;
+  }
+  if (t->kind == TY_BOOL) {
+    out[(*n)++] = kernel ? L->t_i8 : L->t_i1;
+    return true;
+  }
+  LLVMTypeRef r = reg_type(L, t);
+  if (!r) return fail(L, func, "parameters of this type are not supported (%s)", "tuple or function");
+  out[(*n)++] = r;
+  return true;
+}
+
+static unsigned abi_param_count(const Type *t) { return t->kind == TY_ARRAY ? 1 + 2 * t->rank : 1; }
+
+static bool declare_function(Lower *L, Op *op) {
+  const char *name = ir_func_name(op);
+  Type *fty = ir_func_type(op);
+  if (!name || !fty || fty->kind != TY_FUNC) return fail(L, op, "func.func without sym_name or function_type%s", "");
+  bool kernel = attr_is_true(op, "kernel");
+  unsigned np = 0;
+  for (unsigned i = 0; i < fty->n; i++) np += abi_param_count(fty->elems[i]);
+  LLVMTypeRef *pts = ARENA_ARRAY(&L->arena, LLVMTypeRef, np ? np : 1);
+  unsigned k = 0;
+  for (unsigned i = 0; i < fty->n; i++)
+    if (!abi_param_types(L, op, fty->elems[i], kernel, pts, &k)) return false;
+  LLVMTypeRef ret = L->t_void;
+  if (kernel && fty->nresults) return fail(L, op, "kernel '%s' must not return values", name);
+  if (fty->nresults == 1) {
+    ret = reg_type(L, fty->results[0]);
+    if (!ret) return fail(L, op, "device function '%s' returns an array or tuple (not supported)", name);
+  } else if (fty->nresults > 1) {
+    LLVMTypeRef *rts = ARENA_ARRAY(&L->arena, LLVMTypeRef, fty->nresults);
+    for (unsigned i = 0; i < fty->nresults; i++) {
+      rts[i] = reg_type(L, fty->results[i]);
+      if (!rts[i]) return fail(L, op, "device function '%s' returns an array or tuple (not supported)", name);
+    }
+    ret = LLVMStructTypeInContext(L->ctx, rts, fty->nresults, 0);
+  }
+  FuncInfo *fi = ARENA_NEW(&L->arena, FuncInfo);
+  fi->op = op;
+  fi->kernel = kernel;
+  fi->fnty = LLVMFunctionType(ret, pts, np, 0);
+  if (LLVMGetNamedFunction(L->mod, name) || strmap_get(&L->funcs, name))
+    return fail(L, op, "function '%s' defined twice", name);
+  fi->fn = LLVMAddFunction(L->mod, name, fi->fnty);
+  /* Named parameters: NVVM 7.0.1 rejects the %0-style argument lists LLVM prints otherwise. */
+  k = 0;
+  for (unsigned i = 0; i < fty->n; i++) {
+    const char *base = param_base_name(L, op, i);
+    Type *t = fty->elems[i];
+    if (t->kind == TY_ARRAY) {
+      char buf[256];
+      snprintf(buf, sizeof buf, "%s_data", base);
+      LLVMSetValueName2(LLVMGetParam(fi->fn, k++), buf, strlen(buf));
+      for (unsigned d = 0; d < t->rank; d++) {
+        snprintf(buf, sizeof buf, "%s_shape%u", base, d);
+        LLVMSetValueName2(LLVMGetParam(fi->fn, k++), buf, strlen(buf));
+      }
+      for (unsigned d = 0; d < t->rank; d++) {
+        snprintf(buf, sizeof buf, "%s_stride%u", base, d);
+        LLVMSetValueName2(LLVMGetParam(fi->fn, k++), buf, strlen(buf));
+      }
+    } else {
+      LLVMSetValueName2(LLVMGetParam(fi->fn, k++), base, strlen(base));
+    }
+  }
+  if (kernel) {
+    fi->kernel_id = L->nkernels;
+    if (L->nkernels == L->kernel_cap) {
+      L->kernel_cap = L->kernel_cap ? 2 * L->kernel_cap : 8;
+      const char **nk = ARENA_ARRAY(&L->arena, const char *, L->kernel_cap);
+      if (L->nkernels) memcpy(nk, L->kernel_names, sizeof *nk * L->nkernels);
+      L->kernel_names = nk;
+    }
+    L->kernel_names[L->nkernels++] = name;
+  } else {
+    LLVMSetLinkage(fi->fn, LLVMInternalLinkage);
+    Attr *inl = ir_op_attr(op, "inline");
+    bool never = inl && ((inl->kind == ATTR_STR && strcmp(inl->s, "never") == 0) || (inl->kind == ATTR_BOOL && !inl->b));
+    add_fn_attr(L, fi->fn, never ? "noinline" : "alwaysinline");
+  }
+  add_fn_attr(L, fi->fn, "nounwind");
+  if (!L->nvvm && L->o->fastmath) {
+    add_fn_str_attr(L, fi->fn, "unsafe-fp-math", "true");
+    add_fn_str_attr(L, fi->fn, "denormal-fp-math-f32", "preserve-sign,preserve-sign");
+  }
+  strmap_put(&L->funcs, name, fi);
+  return true;
+}
+
+static unsigned file_id(Lower *L, const char *file) {
+  if (!file) return KF_ERROR_FILE_UNKNOWN;
+  void *p = strmap_get(&L->files, file);
+  if (p) return (unsigned)(uintptr_t)p - 1;
+  if (L->nfiles == L->file_cap) {
+    L->file_cap = L->file_cap ? 2 * L->file_cap : 4;
+    const char **nf = ARENA_ARRAY(&L->arena, const char *, L->file_cap);
+    if (L->nfiles) memcpy(nf, L->file_names, sizeof *nf * L->nfiles);
+    L->file_names = nf;
+  }
+  L->file_names[L->nfiles] = file;
+  strmap_put(&L->files, file, (void *)(uintptr_t)(L->nfiles + 1));
+  return L->nfiles++;
+}
+
+/* Flattens the value attribute of a const global into n elements of type elem. */
+static void flatten_init(Lower *L, const Attr *a, Type *elem, LLVMValueRef *out, unsigned *k, unsigned n) {
+  if (a->kind == ATTR_ARRAY) {
+    for (unsigned i = 0; i < a->arr.n; i++) flatten_init(L, &a->arr.elems[i], elem, out, k, n);
+    return;
+  }
+  if (*k >= n) return;
+  LLVMTypeRef t = mem_type(L, elem);
+  double f = a->kind == ATTR_FLOAT ? a->f : a->kind == ATTR_INT ? (double)a->i : a->kind == ATTR_BOOL ? a->b : 0;
+  int64_t i = a->kind == ATTR_INT ? a->i : a->kind == ATTR_BOOL ? a->b : a->kind == ATTR_FLOAT ? (int64_t)a->f : 0;
+  if (elem->kind == TY_FLOAT) out[(*k)++] = LLVMConstReal(t, f);
+  else if (elem->kind == TY_BOOL) out[(*k)++] = LLVMConstInt(t, i != 0, 0);
+  else out[(*k)++] = LLVMConstInt(t, (unsigned long long)i, 1);
+}
+
+static bool declare_global(Lower *L, Op *op) {
+  const char *name = ir_op_attr_str(op, "sym_name");
+  Type *t = ir_op_attr_type(op, "type");
+  Attr *shape = ir_op_attr(op, "shape");
+  const char *space = ir_op_attr_str(op, "space");
+  if (!name || !t || t->kind != TY_ARRAY || !shape || shape->kind != ATTR_ARRAY || shape->arr.n != t->rank)
+    return fail(L, op, "mem.global needs sym_name, an array type and a shape of its rank%s", "");
+  GlobalInfo *g = ARENA_NEW(&L->arena, GlobalInfo);
+  g->op = op;
+  g->elem = t->elem;
+  g->rank = t->rank;
+  g->layout = t->layout;
+  g->shape = ARENA_ARRAY(&L->arena, int64_t, t->rank);
+  int64_t count = 1;
+  for (unsigned k = 0; k < t->rank; k++) {
+    if (shape->arr.elems[k].kind != ATTR_INT || shape->arr.elems[k].i < 0)
+      return fail(L, op, "mem.global '%s' has a shape that is not a list of non-negative integers", name);
+    g->shape[k] = shape->arr.elems[k].i;
+    count *= g->shape[k];
+  }
+  bool is_const = space && strcmp(space, "const") == 0;
+  bool is_shared = !space || strcmp(space, "shared") == 0;
+  g->as = is_const ? ADDR_CONST : is_shared ? ADDR_SHARED : ADDR_GLOBAL;
+  if (!is_const && !is_shared && strcmp(space, "global") != 0 && strcmp(space, "device") != 0)
+    return fail(L, op, "mem.global with unknown space '%s'", space);
+  LLVMTypeRef et = mem_type(L, t->elem);
+  LLVMTypeRef at = LLVMArrayType(et, (unsigned)count);
+  g->gv = LLVMAddGlobalInAddressSpace(L->mod, at, name, g->as);
+  LLVMSetLinkage(g->gv, LLVMInternalLinkage);
+  LLVMSetAlignment(g->gv, 16);
+  Attr *value = ir_op_attr(op, "value");
+  if (g->as == ADDR_SHARED) {
+    LLVMSetInitializer(g->gv, LLVMGetUndef(at));
+  } else if (value) {
+    LLVMValueRef *elems = ARENA_ARRAY(&L->arena, LLVMValueRef, count ? count : 1);
+    unsigned k = 0;
+    flatten_init(L, value, t->elem, elems, &k, (unsigned)count);
+    while (k < count) elems[k++] = LLVMConstNull(et);
+    LLVMSetInitializer(g->gv, LLVMConstArray(et, elems, (unsigned)count));
+  } else {
+    LLVMSetInitializer(g->gv, LLVMConstNull(at));
+  }
+  if (is_const) LLVMSetGlobalConstant(g->gv, 1);
+  strmap_put(&L->globals, name, g);
+  return true;
+}
+
+static LLVMTypeRef error_record_type(Lower *L) {
+  LLVMTypeRef f[8] = {L->t_i32, L->t_i32, L->t_i32, L->t_i32, L->t_i32, L->t_i32, L->t_i64, L->t_i64};
+  return LLVMStructTypeInContext(L->ctx, f, 8, 0);
+}
+
+/* @__kf_report(kernel_id, file_id, line, col, axis, index, extent): the first failure wins the record. */
+static LLVMValueRef report_fn(Lower *L) {
+  if (L->report_fn) return L->report_fn;
+  LLVMTypeRef rt = error_record_type(L);
+  L->err_gv = LLVMAddGlobalInAddressSpace(L->mod, rt, KF_ERROR_RECORD_SYMBOL, ADDR_GLOBAL);
+  LLVMSetInitializer(L->err_gv, LLVMConstNull(rt));
+  LLVMSetAlignment(L->err_gv, 8);
+  LLVMTypeRef pts[7] = {L->t_i32, L->t_i32, L->t_i32, L->t_i32, L->t_i32, L->t_i64, L->t_i64};
+  static const char *names[7] = {"kernel_id", "file_id", "line", "col", "axis", "index", "extent"};
+  LLVMValueRef fn = LLVMAddFunction(L->mod, "__kf_report", LLVMFunctionType(L->t_void, pts, 7, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  add_fn_attr(L, fn, "noinline");
+  add_fn_attr(L, fn, "nounwind");
+  for (unsigned i = 0; i < 7; i++) LLVMSetValueName2(LLVMGetParam(fn, i), names[i], strlen(names[i]));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(L->ctx);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, fn, "entry");
+  LLVMBasicBlockRef write = LLVMAppendBasicBlockInContext(L->ctx, fn, "write");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, fn, "done");
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef idx0[2] = {ci32(L, 0), ci32(L, 0)};
+  LLVMValueRef flag = LLVMBuildInBoundsGEP2(b, rt, L->err_gv, idx0, 2, "");
+  LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, flag, ci32(L, 0), ci32(L, KF_ERROR_BOUNDS),
+                                             LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, 0);
+  LLVMBuildCondBr(b, LLVMBuildExtractValue(b, pair, 1, ""), write, done);
+  LLVMPositionBuilderAtEnd(b, write);
+  /* record fields 1..7 in the order of kf_error_record: kernel_id, line, col, axis, file_id, index, extent */
+  static const unsigned field_of_param[7] = {1, 5, 2, 3, 4, 6, 7};
+  for (unsigned i = 0; i < 7; i++) {
+    LLVMValueRef idx[2] = {ci32(L, 0), ci32(L, field_of_param[i])};
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(b, rt, L->err_gv, idx, 2, "");
+    LLVMValueRef st = LLVMBuildStore(b, LLVMGetParam(fn, i), p);
+    LLVMSetVolatile(st, 1);
+  }
+  LLVMBuildBr(b, done);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  L->report_fn = fn;
+  return fn;
+}
+
+/* __kf_error_strings: kernel names, "", file names, "" (see abi.h). */
+static void emit_error_strings(Lower *L) {
+  StrBuf s;
+  sb_init(&s);
+  for (unsigned i = 0; i < L->nkernels; i++) sb_putn(&s, L->kernel_names[i], strlen(L->kernel_names[i]) + 1);
+  sb_putc(&s, 0);
+  for (unsigned i = 0; i < L->nfiles; i++) sb_putn(&s, L->file_names[i], strlen(L->file_names[i]) + 1);
+  sb_putc(&s, 0);
+  LLVMValueRef init = LLVMConstStringInContext(L->ctx, s.data, (unsigned)s.len, 1);
+  LLVMValueRef gv = LLVMAddGlobalInAddressSpace(L->mod, LLVMTypeOf(init), KF_ERROR_STRINGS_SYMBOL, ADDR_GLOBAL);
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetAlignment(gv, 1);
+  sb_free(&s);
+}
+
+/* ---- targets (blocks reached with values) ------------------------------------------------- */
+
+static Target *new_target(Lower *L, unsigned n, Type *const *types, const char *name) {
+  Target *t = ARENA_NEW(&L->arena, Target);
+  t->bb = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, name);
+  t->n = n;
+  t->types = ARENA_ARRAY(&L->arena, Type *, n ? n : 1);
+  t->phis = ARENA_ARRAY(&L->arena, Slot, n ? n : 1);
+  if (n) memcpy(t->types, types, sizeof(Type *) * n);
+  LLVMBasicBlockRef saved = LLVMGetInsertBlock(L->b);
+  LLVMPositionBuilderAtEnd(L->b, t->bb);
+  for (unsigned i = 0; i < n; i++) {
+    Type *ty = types[i];
+    if (ty->kind == TY_ARRAY) {
+      ArrVal *a = new_arr(L, ty->rank);
+      a->as = 0;
+      a->data = LLVMBuildPhi(L->b, LLVMPointerType(mem_type(L, ty->elem), 0), "");
+      for (unsigned k = 0; k < ty->rank; k++) a->shape[k] = LLVMBuildPhi(L->b, L->t_i64, "");
+      for (unsigned k = 0; k < ty->rank; k++) a->stride[k] = LLVMBuildPhi(L->b, L->t_i64, "");
+      t->phis[i].a = a;
+    } else {
+      LLVMTypeRef rt = reg_type(L, ty);
+      if (!rt) {
+        fail(L, NULL, "block arguments of tuple type are not supported%s", "");
+        rt = L->t_i32;
+      }
+      t->phis[i].v = LLVMBuildPhi(L->b, rt, "");
+    }
+  }
+  if (saved) LLVMPositionBuilderAtEnd(L->b, saved);
+  return t;
+}
+
+static void add_incoming1(LLVMValueRef phi, LLVMValueRef v, LLVMBasicBlockRef from) {
+  LLVMAddIncoming(phi, &v, &from, 1);
+}
+
+/* Adds the incoming values (kir values) of an edge from the current block to t. */
+static void add_incoming(Lower *L, Target *t, Value *const *vals, unsigned n, const Op *at) {
+  if (n != t->n) {
+    fail(L, at, "'%s' passes the wrong number of values to its successor", op_name(at));
+    return;
+  }
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(L->b);
+  for (unsigned i = 0; i < n; i++) {
+    Type *ty = t->types[i];
+    if (ty->kind == TY_ARRAY) {
+      ArrVal *src = get_arr(L, vals[i]), *dst = t->phis[i].a;
+      if (!src || src->rank != dst->rank) {
+        fail(L, at, "array value passed to '%s' is not available", op_name(at));
+        return;
+      }
+      add_incoming1(dst->data, arr_data_in(L, src, mem_type(L, ty->elem), 0), from);
+      for (unsigned k = 0; k < dst->rank; k++) add_incoming1(dst->shape[k], src->shape[k], from);
+      for (unsigned k = 0; k < dst->rank; k++) add_incoming1(dst->stride[k], src->stride[k], from);
+    } else {
+      LLVMValueRef v = get(L, vals[i]);
+      if (!v) {
+        fail(L, at, "value passed by '%s' is not available", op_name(at));
+        return;
+      }
+      add_incoming1(t->phis[i].v, v, from);
+    }
+  }
+}
+
+static void jump(Lower *L, Target *t, Value *const *vals, unsigned n, const Op *at) {
+  add_incoming(L, t, vals, n, at);
+  LLVMBuildBr(L->b, t->bb);
+}
+
+/* Maps values (block arguments, op results) to the phis of a target. */
+static void bind_target(Lower *L, Target *t, Value *const *vals, unsigned n) {
+  for (unsigned i = 0; i < n && i < t->n; i++) {
+    if (t->types[i]->kind == TY_ARRAY) set_arr(L, vals[i], t->phis[i].a);
+    else set(L, vals[i], t->phis[i].v);
+  }
+}
+
+static Target *block_target(Lower *L, Block *b) {
+  if (b->id >= L->nblocks) return NULL;
+  if (!L->block_targets[b->id]) {
+    Type **types = ARENA_ARRAY(&L->arena, Type *, b->nargs ? b->nargs : 1);
+    for (unsigned i = 0; i < b->nargs; i++) types[i] = b->args[i]->type;
+    Target *t = new_target(L, b->nargs, types, "");
+    bind_target(L, t, b->args, b->nargs);
+    L->block_targets[b->id] = t;
+  }
+  return L->block_targets[b->id];
+}
+
+/* ---- integer and float arithmetic ---------------------------------------------------------- */
+
+static LLVMValueRef is_zero(Lower *L, LLVMValueRef v) {
+  return LLVMBuildICmp(L->b, LLVMIntEQ, v, LLVMConstNull(LLVMTypeOf(v)), "");
+}
+
+static bool const_nonzero(LLVMValueRef v) {
+  return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) != 0;
+}
+
+/* Division-like ops are undefined in LLVM for a zero divisor: divide by 1 instead and select 0 after. */
+static LLVMValueRef safe_divisor(Lower *L, LLVMValueRef b, LLVMValueRef *zero) {
+  if (const_nonzero(b)) {
+    *zero = NULL;
+    return b;
+  }
+  *zero = is_zero(L, b);
+  return LLVMBuildSelect(L->b, *zero, LLVMConstInt(LLVMTypeOf(b), 1, 0), b, "");
+}
+
+static LLVMValueRef zero_if(Lower *L, LLVMValueRef zero, LLVMValueRef v) {
+  return zero ? LLVMBuildSelect(L->b, zero, LLVMConstNull(LLVMTypeOf(v)), v, "") : v;
+}
+
+/* Python floor division and modulo on signed integers (x // 0 == x % 0 == 0, as Numba). */
+static LLVMValueRef floordiv_mod_si(Lower *L, LLVMValueRef a, LLVMValueRef b, bool want_mod) {
+  LLVMValueRef zero, bs = safe_divisor(L, b, &zero);
+  LLVMValueRef q = LLVMBuildSDiv(L->b, a, bs, "");
+  LLVMValueRef r = LLVMBuildSRem(L->b, a, bs, "");
+  LLVMValueRef rnz = LLVMBuildICmp(L->b, LLVMIntNE, r, LLVMConstNull(LLVMTypeOf(r)), "");
+  LLVMValueRef sdiff = LLVMBuildICmp(L->b, LLVMIntSLT, LLVMBuildXor(L->b, r, bs, ""), LLVMConstNull(LLVMTypeOf(r)), "");
+  LLVMValueRef adj = LLVMBuildAnd(L->b, rnz, sdiff, "");
+  LLVMValueRef res;
+  if (want_mod) res = LLVMBuildSelect(L->b, adj, LLVMBuildAdd(L->b, r, bs, ""), r, "");
+  else res = LLVMBuildSub(L->b, q, LLVMBuildZExt(L->b, adj, LLVMTypeOf(q), ""), "");
+  return zero_if(L, zero, res);
+}
+
+static LLVMValueRef fconst(LLVMTypeRef t, double v) { return LLVMConstReal(t, v); }
+
+static LLVMValueRef fneg(Lower *L, LLVMValueRef v) {
+  if (L->nvvm) return LLVMBuildFSub(L->b, fconst(LLVMTypeOf(v), -0.0), v, ""); /* no fneg in LLVM 7 */
+  return LLVMBuildFNeg(L->b, v, "");
+}
+
+/* libdevice: __nv_<name>f for f32, __nv_<name> for f64; f16 computes in f32. */
+static LLVMValueRef libdevice(Lower *L, const char *name, LLVMValueRef *args, unsigned n) {
+  LLVMTypeRef t = LLVMTypeOf(args[0]);
+  bool half = t == L->t_f16;
+  LLVMValueRef a[4];
+  for (unsigned i = 0; i < n; i++) a[i] = half && LLVMTypeOf(args[i]) == L->t_f16 ? LLVMBuildFPExt(L->b, args[i], L->t_f32, "") : args[i];
+  LLVMTypeRef ct = half ? L->t_f32 : t;
+  char fname[64];
+  snprintf(fname, sizeof fname, "__nv_%s%s", name, ct == L->t_f32 ? "f" : "");
+  LLVMValueRef r = calln(L, fname, ct, a, n);
+  return half ? LLVMBuildFPTrunc(L->b, r, L->t_f16, "") : r;
+}
+
+static LLVMValueRef fmod_(Lower *L, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef args[2] = {a, b};
+  return libdevice(L, "fmod", args, 2);
+}
+
+static LLVMValueRef copysign_(Lower *L, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef args[2] = {a, b};
+  return libdevice(L, "copysign", args, 2);
+}
+
+/* CPython's float_rem: fmod, then moved to the sign of the divisor. */
+static LLVMValueRef floormod_f(Lower *L, LLVMValueRef a, LLVMValueRef b) {
+  LLVMTypeRef t = LLVMTypeOf(a);
+  LLVMValueRef mod = fmod_(L, a, b);
+  LLVMValueRef z = fconst(t, 0.0);
+  LLVMValueRef nz = LLVMBuildFCmp(L->b, LLVMRealUNE, mod, z, "");
+  LLVMValueRef bneg = LLVMBuildFCmp(L->b, LLVMRealOLT, b, z, "");
+  LLVMValueRef mneg = LLVMBuildFCmp(L->b, LLVMRealOLT, mod, z, "");
+  LLVMValueRef fix = LLVMBuildAnd(L->b, nz, LLVMBuildXor(L->b, bneg, mneg, ""), "");
+  LLVMValueRef adj = LLVMBuildSelect(L->b, fix, LLVMBuildFAdd(L->b, mod, b, ""), mod, "");
+  return LLVMBuildSelect(L->b, nz, adj, copysign_(L, z, b), "");
+}
+
+/* CPython's float_floor_div (x // 0.0 gives x / 0.0, as NumPy). */
+static LLVMValueRef floordiv_f(Lower *L, LLVMValueRef a, LLVMValueRef b) {
+  LLVMTypeRef t = LLVMTypeOf(a);
+  LLVMValueRef z = fconst(t, 0.0), one = fconst(t, 1.0);
+  LLVMValueRef mod = fmod_(L, a, b);
+  LLVMValueRef div = LLVMBuildFDiv(L->b, LLVMBuildFSub(L->b, a, mod, ""), b, "");
+  LLVMValueRef nz = LLVMBuildFCmp(L->b, LLVMRealUNE, mod, z, "");
+  LLVMValueRef bneg = LLVMBuildFCmp(L->b, LLVMRealOLT, b, z, "");
+  LLVMValueRef mneg = LLVMBuildFCmp(L->b, LLVMRealOLT, mod, z, "");
+  LLVMValueRef fix = LLVMBuildAnd(L->b, nz, LLVMBuildXor(L->b, bneg, mneg, ""), "");
+  div = LLVMBuildSelect(L->b, fix, LLVMBuildFSub(L->b, div, one, ""), div, "");
+  LLVMValueRef fl = libdevice(L, "floor", &div, 1);
+  LLVMValueRef up = LLVMBuildFCmp(L->b, LLVMRealOGT, LLVMBuildFSub(L->b, div, fl, ""), fconst(t, 0.5), "");
+  fl = LLVMBuildSelect(L->b, up, LLVMBuildFAdd(L->b, fl, one, ""), fl, "");
+  LLVMValueRef dnz = LLVMBuildFCmp(L->b, LLVMRealUNE, div, z, "");
+  LLVMValueRef q = LLVMBuildFDiv(L->b, a, b, "");
+  LLVMValueRef res = LLVMBuildSelect(L->b, dnz, fl, copysign_(L, z, q), "");
+  LLVMValueRef bz = LLVMBuildFCmp(L->b, LLVMRealOEQ, b, z, "");
+  return LLVMBuildSelect(L->b, bz, q, res, "");
+}
+
+/* Helper functions with a loop, emitted once per type: r = 1; while (e) { if (e & 1) r *= x; x *= x; e >>= 1 }. */
+static LLVMValueRef power_helper(Lower *L, LLVMTypeRef bt, LLVMTypeRef et, bool is_float, bool signed_exp) {
+  char name[64], s1[16], s2[16];
+  snprintf(name, sizeof name, "__kf_%s_%s_%s%s", is_float ? "powi" : "ipow", type_suffix(L, bt, s1, sizeof s1),
+           signed_exp ? "" : "u", type_suffix(L, et, s2, sizeof s2));
+  LLVMValueRef fn = LLVMGetNamedFunction(L->mod, name);
+  if (fn) return fn;
+  LLVMTypeRef pts[2] = {bt, et};
+  fn = LLVMAddFunction(L->mod, name, LLVMFunctionType(bt, pts, 2, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  add_fn_attr(L, fn, "alwaysinline");
+  add_fn_attr(L, fn, "nounwind");
+  LLVMSetValueName2(LLVMGetParam(fn, 0), "x", 1);
+  LLVMSetValueName2(LLVMGetParam(fn, 1), "n", 1);
+  LLVMBuilderRef saved = L->b;
+  L->b = LLVMCreateBuilderInContext(L->ctx);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, fn, "entry");
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, fn, "loop");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, fn, "done");
+  LLVMValueRef x0 = LLVMGetParam(fn, 0), n0 = LLVMGetParam(fn, 1);
+  LLVMValueRef one = is_float ? fconst(bt, 1.0) : LLVMConstInt(bt, 1, 0);
+  LLVMValueRef ez = LLVMConstNull(et);
+  LLVMPositionBuilderAtEnd(L->b, entry);
+  LLVMValueRef neg = signed_exp ? LLVMBuildICmp(L->b, LLVMIntSLT, n0, ez, "") : LLVMConstInt(L->t_i1, 0, 0);
+  LLVMValueRef e0 = signed_exp && is_float ? LLVMBuildSelect(L->b, neg, LLVMBuildNeg(L->b, n0, ""), n0, "") : n0;
+  LLVMValueRef start = LLVMBuildICmp(L->b, signed_exp && !is_float ? LLVMIntSGT : LLVMIntNE, e0, ez, "");
+  LLVMBuildCondBr(L->b, start, loop, done);
+  LLVMPositionBuilderAtEnd(L->b, loop);
+  LLVMValueRef r = LLVMBuildPhi(L->b, bt, ""), x = LLVMBuildPhi(L->b, bt, ""), e = LLVMBuildPhi(L->b, et, "");
+  LLVMValueRef odd = LLVMBuildICmp(L->b, LLVMIntNE, LLVMBuildAnd(L->b, e, LLVMConstInt(et, 1, 0), ""), ez, "");
+  LLVMValueRef rx = is_float ? LLVMBuildFMul(L->b, r, x, "") : LLVMBuildMul(L->b, r, x, "");
+  LLVMValueRef r2 = LLVMBuildSelect(L->b, odd, rx, r, "");
+  LLVMValueRef x2 = is_float ? LLVMBuildFMul(L->b, x, x, "") : LLVMBuildMul(L->b, x, x, "");
+  LLVMValueRef e2 = LLVMBuildLShr(L->b, e, LLVMConstInt(et, 1, 0), "");
+  LLVMValueRef more = LLVMBuildICmp(L->b, LLVMIntNE, e2, ez, "");
+  LLVMBuildCondBr(L->b, more, loop, done);
+  add_incoming1(r, one, entry);
+  add_incoming1(x, x0, entry);
+  add_incoming1(e, e0, entry);
+  add_incoming1(r, r2, loop);
+  add_incoming1(x, x2, loop);
+  add_incoming1(e, e2, loop);
+  LLVMPositionBuilderAtEnd(L->b, done);
+  LLVMValueRef res = LLVMBuildPhi(L->b, bt, "");
+  add_incoming1(res, one, entry);
+  add_incoming1(res, r2, loop);
+  LLVMValueRef out = res;
+  if (is_float && signed_exp) out = LLVMBuildSelect(L->b, neg, LLVMBuildFDiv(L->b, one, res, ""), res, "");
+  else if (!is_float && signed_exp) out = LLVMBuildSelect(L->b, neg, LLVMConstNull(bt), res, "");
+  LLVMBuildRet(L->b, out);
+  LLVMDisposeBuilder(L->b);
+  L->b = saved;
+  return fn;
+}
+
+/* x ** n for a constant n: the same multiplications the helper's loop does, unrolled (as Numba). */
+static LLVMValueRef powi_const(Lower *L, LLVMValueRef x, int64_t n) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  uint64_t e = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+  LLVMValueRef r = NULL;
+  while (e) {
+    if (e & 1) r = r ? LLVMBuildFMul(L->b, r, x, "") : x;
+    e >>= 1;
+    if (e) x = LLVMBuildFMul(L->b, x, x, "");
+  }
+  if (!r) r = fconst(t, 1.0);
+  return n < 0 ? LLVMBuildFDiv(L->b, fconst(t, 1.0), r, "") : r;
+}
+
+/* ---- memory --------------------------------------------------------------------------------- */
+
+/* Address of a[idx...]: data + sum(idx_k * stride_k), element-sized strides as element GEPs. */
+static LLVMValueRef elem_ptr(Lower *L, const ArrVal *a, Type *elem, Use *idx, unsigned n, const Op *op) {
+  LLVMTypeRef et = mem_type(L, elem);
+  int64_t esize = mem_size(elem);
+  LLVMValueRef eidx = NULL, boff = NULL;
+  if (n != a->rank) {
+    fail(L, op, "'%s' needs one index per axis", op_name(op));
+    return NULL;
+  }
+  for (unsigned k = 0; k < n; k++) {
+    LLVMValueRef i = get(L, idx[k].value);
+    if (!i) {
+      fail(L, op, "index of '%s' is not available", op_name(op));
+      return NULL;
+    }
+    if (LLVMGetIntTypeWidth(LLVMTypeOf(i)) != 64) i = LLVMBuildSExt(L->b, i, L->t_i64, "");
+    LLVMValueRef s = a->stride[k];
+    if (LLVMIsAConstantInt(s) && esize && LLVMConstIntGetSExtValue(s) % esize == 0) {
+      int64_t m = LLVMConstIntGetSExtValue(s) / esize;
+      LLVMValueRef term = m == 1 ? i : LLVMBuildNSWMul(L->b, i, ci64(L, m), "");
+      eidx = eidx ? LLVMBuildNSWAdd(L->b, eidx, term, "") : term;
+    } else {
+      LLVMValueRef term = LLVMBuildNSWMul(L->b, i, s, "");
+      boff = boff ? LLVMBuildNSWAdd(L->b, boff, term, "") : term;
+    }
+  }
+  LLVMValueRef p = a->data;
+  if (boff) {
+    LLVMValueRef p8 = LLVMBuildBitCast(L->b, p, LLVMPointerType(L->t_i8, a->as), "");
+    p8 = LLVMBuildInBoundsGEP2(L->b, L->t_i8, p8, &boff, 1, "");
+    p = LLVMBuildBitCast(L->b, p8, LLVMPointerType(et, a->as), "");
+  }
+  if (eidx) p = LLVMBuildInBoundsGEP2(L->b, et, p, &eidx, 1, "");
+  return p;
+}
+
+static ArrVal *operand_arr(Lower *L, const Op *op, unsigned i) {
+  Value *v = op_operand(op, i);
+  ArrVal *a = v && v->type->kind == TY_ARRAY ? get_arr(L, v) : NULL;
+  if (!a) fail(L, op, "operand of '%s' is not an available array", op_name(op));
+  return a;
+}
+
+/* Entry-block alloca. */
+static LLVMValueRef entry_alloca(Lower *L, LLVMTypeRef t) {
+  LLVMValueRef first = LLVMGetFirstInstruction(L->entry);
+  if (first) LLVMPositionBuilderBefore(L->ab, first);
+  else LLVMPositionBuilderAtEnd(L->ab, L->entry);
+  LLVMValueRef a = LLVMBuildAlloca(L->ab, t, "");
+  LLVMSetAlignment(a, 16);
+  return a;
+}
+
+/* atomicrmw / cmpxchg on an integer view of the element; floats are bitcast. */
+static LLVMValueRef int_view_ptr(Lower *L, LLVMValueRef p, LLVMTypeRef it, unsigned as) {
+  return LLVMBuildBitCast(L->b, p, LLVMPointerType(it, as), "");
+}
+
+typedef LLVMValueRef (*CasUpdate)(Lower *L, LLVMValueRef old, LLVMValueRef v, void *user);
+
+/* Compare-and-swap loop: old = *p; do { new = f(old, v) } while (!cas(p, old, new)); returns old. */
+static LLVMValueRef cas_loop(Lower *L, LLVMValueRef p, unsigned as, LLVMTypeRef t, LLVMValueRef v, CasUpdate f,
+                             void *user) {
+  bool is_float = t == L->t_f16 || t == L->t_f32 || t == L->t_f64;
+  unsigned bits = t == L->t_f16 ? 16 : t == L->t_f32 ? 32 : t == L->t_f64 ? 64 : LLVMGetIntTypeWidth(t);
+  LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, bits);
+  LLVMValueRef ip = is_float ? int_view_ptr(L, p, it, as) : p;
+  LLVMValueRef init = LLVMBuildLoad2(L->b, it, ip, "");
+  LLVMSetVolatile(init, 1);
+  LLVMSetAlignment(init, bits / 8);
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
+  LLVMBuildBr(L->b, loop);
+  LLVMPositionBuilderAtEnd(L->b, loop);
+  LLVMValueRef old = LLVMBuildPhi(L->b, it, "");
+  LLVMValueRef oldv = is_float ? LLVMBuildBitCast(L->b, old, t, "") : old;
+  LLVMValueRef nv = f(L, oldv, v, user);
+  LLVMValueRef ni = is_float ? LLVMBuildBitCast(L->b, nv, it, "") : nv;
+  LLVMValueRef pair = LLVMBuildAtomicCmpXchg(L->b, ip, old, ni, LLVMAtomicOrderingMonotonic,
+                                             LLVMAtomicOrderingMonotonic, 0);
+  LLVMValueRef seen = LLVMBuildExtractValue(L->b, pair, 0, "");
+  LLVMValueRef ok = LLVMBuildExtractValue(L->b, pair, 1, "");
+  LLVMBuildCondBr(L->b, ok, done, loop);
+  add_incoming1(old, init, pre);
+  add_incoming1(old, seen, loop);
+  LLVMPositionBuilderAtEnd(L->b, done);
+  return oldv;
+}
+
+typedef struct AtomicUpd {
+  const char *kind;
+  bool is_unsigned;
+} AtomicUpd;
+
+static LLVMValueRef minmax_f(Lower *L, LLVMValueRef a, LLVMValueRef b, bool is_max);
+
+static LLVMValueRef atomic_update(Lower *L, LLVMValueRef old, LLVMValueRef v, void *user) {
+  const AtomicUpd *u = user;
+  LLVMTypeRef t = LLVMTypeOf(old);
+  bool is_float = t == L->t_f16 || t == L->t_f32 || t == L->t_f64;
+  const char *k = u->kind;
+  if (strcmp(k, "add") == 0) return is_float ? LLVMBuildFAdd(L->b, old, v, "") : LLVMBuildAdd(L->b, old, v, "");
+  if (strcmp(k, "sub") == 0) return is_float ? LLVMBuildFSub(L->b, old, v, "") : LLVMBuildSub(L->b, old, v, "");
+  if (strcmp(k, "min") == 0 || strcmp(k, "max") == 0) {
+    bool mx = k[1] == 'a';
+    if (is_float) return minmax_f(L, old, v, mx);
+    LLVMIntPredicate p = u->is_unsigned ? (mx ? LLVMIntUGT : LLVMIntULT) : (mx ? LLVMIntSGT : LLVMIntSLT);
+    return LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, p, v, old, ""), v, old, "");
+  }
+  if (strcmp(k, "inc") == 0) { /* CUDA atomicInc: old >= v ? 0 : old + 1 (unsigned) */
+    LLVMValueRef ge = LLVMBuildICmp(L->b, LLVMIntUGE, old, v, "");
+    return LLVMBuildSelect(L->b, ge, LLVMConstNull(t), LLVMBuildAdd(L->b, old, LLVMConstInt(t, 1, 0), ""), "");
+  }
+  if (strcmp(k, "dec") == 0) { /* CUDA atomicDec: (old == 0 || old > v) ? v : old - 1 */
+    LLVMValueRef wrap = LLVMBuildOr(L->b, is_zero(L, old), LLVMBuildICmp(L->b, LLVMIntUGT, old, v, ""), "");
+    return LLVMBuildSelect(L->b, wrap, v, LLVMBuildSub(L->b, old, LLVMConstInt(t, 1, 0), ""), "");
+  }
+  if (strcmp(k, "and") == 0) return LLVMBuildAnd(L->b, old, v, "");
+  if (strcmp(k, "or") == 0) return LLVMBuildOr(L->b, old, v, "");
+  if (strcmp(k, "xor") == 0) return LLVMBuildXor(L->b, old, v, "");
+  return v; /* exch */
+}
+
+static LLVMValueRef minmax_f(Lower *L, LLVMValueRef a, LLVMValueRef b, bool is_max) {
+  /* Python: max(a, b) = b if b > a else a; min(a, b) = b if b < a else a */
+  LLVMValueRef c = LLVMBuildFCmp(L->b, is_max ? LLVMRealOGT : LLVMRealOLT, b, a, "");
+  return LLVMBuildSelect(L->b, c, b, a, "");
+}
+
+/* ---- ops ------------------------------------------------------------------------------------- */
+
+static LLVMValueRef operand(Lower *L, const Op *op, unsigned i) {
+  if (i >= op->noperands) {
+    fail(L, op, "'%s' has too few operands", op_name(op));
+    return NULL;
+  }
+  Value *v = op_operand(op, i);
+  LLVMValueRef x = v ? get(L, v) : NULL;
+  if (!x) fail(L, op, "operand of '%s' is not an available scalar", op_name(op));
+  return x;
+}
+
+static LLVMValueRef convert_int(Lower *L, LLVMValueRef v, LLVMTypeRef to, bool is_signed) {
+  unsigned a = LLVMGetIntTypeWidth(LLVMTypeOf(v)), b = LLVMGetIntTypeWidth(to);
+  if (a == b) return v;
+  if (a > b) return LLVMBuildTrunc(L->b, v, to, "");
+  return is_signed ? LLVMBuildSExt(L->b, v, to, "") : LLVMBuildZExt(L->b, v, to, "");
+}
+
+static bool lower_constant(Lower *L, Op *op) {
+  Attr *a = ir_op_attr(op, "value");
+  Type *t = op->results[0].type;
+  LLVMTypeRef rt = reg_type(L, t);
+  if (!a || !rt) return fail(L, op, "arith.constant needs a scalar value attribute%s", "");
+  if (t->kind == TY_FLOAT) {
+    double f = a->kind == ATTR_FLOAT ? a->f : a->kind == ATTR_INT ? (double)a->i : a->kind == ATTR_BOOL ? a->b : 0;
+    set(L, &op->results[0], LLVMConstReal(rt, f));
+  } else if (t->kind == TY_BOOL || t->kind == TY_INT) {
+    int64_t i = a->kind == ATTR_INT ? a->i : a->kind == ATTR_BOOL ? a->b : a->kind == ATTR_FLOAT ? (int64_t)a->f : 0;
+    if (t->kind == TY_BOOL) i = i != 0;
+    set(L, &op->results[0], LLVMConstInt(rt, (unsigned long long)i, 1));
+  } else {
+    return fail(L, op, "arith.constant of a non-scalar type%s", "");
+  }
+  return true;
+}
+
+static LLVMIntPredicate icmp_pred(const char *p, bool *ok) {
+  static const struct { const char *n; LLVMIntPredicate p; } t[] = {
+      {"eq", LLVMIntEQ}, {"ne", LLVMIntNE}, {"slt", LLVMIntSLT}, {"sle", LLVMIntSLE}, {"sgt", LLVMIntSGT},
+      {"sge", LLVMIntSGE}, {"ult", LLVMIntULT}, {"ule", LLVMIntULE}, {"ugt", LLVMIntUGT}, {"uge", LLVMIntUGE}};
+  for (size_t i = 0; p && i < sizeof t / sizeof t[0]; i++)
+    if (strcmp(p, t[i].n) == 0) return t[i].p;
+  *ok = false;
+  return LLVMIntEQ;
+}
+
+static LLVMRealPredicate fcmp_pred(const char *p, bool *ok) {
+  static const struct { const char *n; LLVMRealPredicate p; } t[] = {
+      {"false", LLVMRealPredicateFalse}, {"oeq", LLVMRealOEQ}, {"ogt", LLVMRealOGT}, {"oge", LLVMRealOGE},
+      {"olt", LLVMRealOLT}, {"ole", LLVMRealOLE}, {"one", LLVMRealONE}, {"ord", LLVMRealORD},
+      {"uno", LLVMRealUNO}, {"ueq", LLVMRealUEQ}, {"ugt", LLVMRealUGT}, {"uge", LLVMRealUGE},
+      {"ult", LLVMRealULT}, {"ule", LLVMRealULE}, {"une", LLVMRealUNE}, {"true", LLVMRealPredicateTrue}};
+  for (size_t i = 0; p && i < sizeof t / sizeof t[0]; i++)
+    if (strcmp(p, t[i].n) == 0) return t[i].p;
+  *ok = false;
+  return LLVMRealOEQ;
+}
+
+static const char *math_name(OpKind k) {
+  switch (k) {
+  case OP_SQRT: return "sqrt";
+  case OP_EXP: return "exp";
+  case OP_EXP2: return "exp2";
+  case OP_EXPM1: return "expm1";
+  case OP_LOG: return "log";
+  case OP_LOG2: return "log2";
+  case OP_LOG10: return "log10";
+  case OP_LOG1P: return "log1p";
+  case OP_SIN: return "sin";
+  case OP_COS: return "cos";
+  case OP_TAN: return "tan";
+  case OP_ASIN: return "asin";
+  case OP_ACOS: return "acos";
+  case OP_ATAN: return "atan";
+  case OP_SINH: return "sinh";
+  case OP_COSH: return "cosh";
+  case OP_TANH: return "tanh";
+  case OP_ASINH: return "asinh";
+  case OP_ACOSH: return "acosh";
+  case OP_ATANH: return "atanh";
+  case OP_ERF: return "erf";
+  case OP_ERFC: return "erfc";
+  case OP_GAMMA: return "tgamma";
+  case OP_LGAMMA: return "lgamma";
+  case OP_FLOOR: return "floor";
+  case OP_CEIL: return "ceil";
+  case OP_TRUNC: return "trunc";
+  case OP_ROUND: return "rint"; /* Python round(): half to even */
+  case OP_FABS: return "fabs";
+  case OP_POW: return "pow";
+  case OP_ATAN2: return "atan2";
+  case OP_HYPOT: return "hypot";
+  case OP_COPYSIGN: return "copysign";
+  case OP_FMOD: return "fmod";
+  default: return NULL;
+  }
+}
+
+static const char *dim_letter(const Op *op) {
+  int64_t d = ir_op_attr_int(op, "dim", 0);
+  return d == 1 ? "y" : d == 2 ? "z" : "x";
+}
+
+/* Result of an i32 special register converted to the op's result type. */
+static void set_i32_result(Lower *L, Op *op, LLVMValueRef v) {
+  LLVMTypeRef rt = reg_type(L, op->results[0].type);
+  if (rt && rt != L->t_i32 && LLVMGetTypeKind(rt) == LLVMIntegerTypeKind) v = convert_int(L, v, rt, false);
+  set(L, &op->results[0], v);
+}
+
+static bool lower_shfl(Lower *L, Op *op) {
+  LLVMValueRef mask = operand(L, op, 0), val = operand(L, op, 1), lane = operand(L, op, 2), width = operand(L, op, 3);
+  if (!mask || !val || !lane || !width) return false;
+  const char *mode = ir_op_attr_str(op, "mode");
+  if (!mode) mode = "idx";
+  const char *m = strcmp(mode, "xor") == 0 ? "bfly" : mode;
+  if (strcmp(m, "idx") && strcmp(m, "up") && strcmp(m, "down") && strcmp(m, "bfly"))
+    return fail(L, op, "gpu.shfl with unknown mode '%s'", mode);
+  mask = convert_int(L, mask, L->t_i32, false);
+  lane = convert_int(L, lane, L->t_i32, false);
+  width = convert_int(L, width, L->t_i32, false);
+  /* c = ((32 - width) << 8) | clamp, clamp 0 for up, 31 otherwise (as CUDA's __shfl_*_sync) */
+  LLVMValueRef c = LLVMBuildShl(L->b, LLVMBuildSub(L->b, ci32(L, 32), width, ""), ci32(L, 8), "");
+  if (strcmp(m, "up") != 0) c = LLVMBuildOr(L->b, c, ci32(L, 31), "");
+  char iname[64], fname[64];
+  snprintf(iname, sizeof iname, "llvm.nvvm.shfl.sync.%s.i32", m);
+  snprintf(fname, sizeof fname, "llvm.nvvm.shfl.sync.%s.f32", m);
+  LLVMTypeRef t = LLVMTypeOf(val);
+  LLVMValueRef res;
+  if (t == L->t_f32) {
+    LLVMValueRef args[4] = {mask, val, lane, c};
+    res = calln(L, fname, L->t_f32, args, 4);
+  } else {
+    unsigned bits = t == L->t_f16 ? 16 : t == L->t_f64 ? 64 : LLVMGetIntTypeWidth(t);
+    LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, bits);
+    LLVMValueRef iv = LLVMTypeOf(val) == it ? val : LLVMBuildBitCast(L->b, val, it, "");
+    if (bits == 64) {
+      LLVMValueRef lo = LLVMBuildTrunc(L->b, iv, L->t_i32, "");
+      LLVMValueRef hi = LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, iv, ci64(L, 32), ""), L->t_i32, "");
+      LLVMValueRef a1[4] = {mask, lo, lane, c}, a2[4] = {mask, hi, lane, c};
+      lo = calln(L, iname, L->t_i32, a1, 4);
+      hi = calln(L, iname, L->t_i32, a2, 4);
+      iv = LLVMBuildOr(L->b, LLVMBuildZExt(L->b, lo, L->t_i64, ""),
+                       LLVMBuildShl(L->b, LLVMBuildZExt(L->b, hi, L->t_i64, ""), ci64(L, 32), ""), "");
+    } else {
+      LLVMValueRef w = bits == 32 ? iv : LLVMBuildZExt(L->b, iv, L->t_i32, "");
+      LLVMValueRef args[4] = {mask, w, lane, c};
+      w = calln(L, iname, L->t_i32, args, 4);
+      iv = bits == 32 ? w : LLVMBuildTrunc(L->b, w, it, "");
+    }
+    res = it == t ? iv : LLVMBuildBitCast(L->b, iv, t, "");
+  }
+  set(L, &op->results[0], res);
+  return true;
+}
+
+static bool lower_atomic(Lower *L, Op *op) {
+  bool cas = op->kind == OP_ATOMIC_CAS;
+  ArrVal *a = operand_arr(L, op, 0);
+  if (!a) return false;
+  Type *at = op_operand(op, 0)->type;
+  unsigned nval = cas ? 2 : 1;
+  if (op->noperands != 1 + a->rank + nval) return fail(L, op, "'%s' needs one index per axis", op_name(op));
+  Type *elem = at->elem;
+  LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[1], a->rank, op);
+  if (!p) return false;
+  LLVMTypeRef t = mem_type(L, elem);
+  bool is_float = elem->kind == TY_FLOAT;
+  unsigned bits = mem_size(elem) * 8;
+  LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, bits);
+  if (elem->kind == TY_BOOL) return fail(L, op, "'%s' on a bool array is not supported", op_name(op));
+  if (cas) {
+    LLVMValueRef e = operand(L, op, 1 + a->rank), n = operand(L, op, 2 + a->rank);
+    if (!e || !n) return false;
+    LLVMValueRef ip = is_float ? int_view_ptr(L, p, it, a->as) : p;
+    if (is_float) {
+      e = LLVMBuildBitCast(L->b, e, it, "");
+      n = LLVMBuildBitCast(L->b, n, it, "");
+    }
+    LLVMValueRef pair = LLVMBuildAtomicCmpXchg(L->b, ip, e, n, LLVMAtomicOrderingMonotonic,
+                                               LLVMAtomicOrderingMonotonic, 0);
+    LLVMValueRef old = LLVMBuildExtractValue(L->b, pair, 0, "");
+    set(L, &op->results[0], is_float ? LLVMBuildBitCast(L->b, old, t, "") : old);
+    return true;
+  }
+  LLVMValueRef v = operand(L, op, 1 + a->rank);
+  if (!v) return false;
+  const char *kind = ir_op_attr_str(op, "kind");
+  if (!kind) return fail(L, op, "gpu.atomic_rmw without a kind%s", "");
+  bool is_unsigned = elem->kind == TY_INT && elem->is_unsigned;
+  LLVMValueRef old = NULL;
+  if (!is_float) {
+    static const struct { const char *k; LLVMAtomicRMWBinOp s, u; } ops[] = {
+        {"add", LLVMAtomicRMWBinOpAdd, LLVMAtomicRMWBinOpAdd}, {"sub", LLVMAtomicRMWBinOpSub, LLVMAtomicRMWBinOpSub},
+        {"and", LLVMAtomicRMWBinOpAnd, LLVMAtomicRMWBinOpAnd}, {"or", LLVMAtomicRMWBinOpOr, LLVMAtomicRMWBinOpOr},
+        {"xor", LLVMAtomicRMWBinOpXor, LLVMAtomicRMWBinOpXor}, {"exch", LLVMAtomicRMWBinOpXchg, LLVMAtomicRMWBinOpXchg},
+        {"min", LLVMAtomicRMWBinOpMin, LLVMAtomicRMWBinOpUMin}, {"max", LLVMAtomicRMWBinOpMax, LLVMAtomicRMWBinOpUMax}};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+      if (strcmp(kind, ops[i].k) == 0 && bits >= 32)
+        old = LLVMBuildAtomicRMW(L->b, is_unsigned ? ops[i].u : ops[i].s, p, v, LLVMAtomicOrderingMonotonic, 0);
+    if (!old && bits == 32 && (strcmp(kind, "inc") == 0 || strcmp(kind, "dec") == 0)) {
+      char name[64];
+      snprintf(name, sizeof name, "llvm.nvvm.atomic.load.%s.32.p%ui32", kind, a->as);
+      LLVMValueRef args[2] = {p, v};
+      old = calln(L, name, L->t_i32, args, 2);
+    }
+  } else if (strcmp(kind, "add") == 0 || strcmp(kind, "sub") == 0) {
+    LLVMValueRef x = strcmp(kind, "sub") == 0 ? fneg(L, v) : v;
+    if (elem->bits == 16) {
+      /* no f16 atomic add below: CAS loop */
+    } else if (L->nvvm) {
+      char name[64];
+      const char *s = elem->bits == 32 ? "f32" : "f64";
+      snprintf(name, sizeof name, "llvm.nvvm.atomic.load.add.%s.p%u%s", s, a->as, s);
+      LLVMValueRef args[2] = {p, x};
+      old = calln(L, name, t, args, 2);
+    } else {
+      old = LLVMBuildAtomicRMW(L->b, LLVMAtomicRMWBinOpFAdd, p, x, LLVMAtomicOrderingMonotonic, 0);
+    }
+  } else if (strcmp(kind, "exch") == 0) {
+    LLVMValueRef r = LLVMBuildAtomicRMW(L->b, LLVMAtomicRMWBinOpXchg, int_view_ptr(L, p, it, a->as),
+                                        LLVMBuildBitCast(L->b, v, it, ""), LLVMAtomicOrderingMonotonic, 0);
+    old = LLVMBuildBitCast(L->b, r, t, "");
+  }
+  if (!old) {
+    static const char *known[] = {"add", "sub", "and", "or", "xor", "exch", "min", "max", "inc", "dec"};
+    bool ok = false;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) ok |= strcmp(kind, known[i]) == 0;
+    if (!ok) return fail(L, op, "gpu.atomic_rmw with unknown kind '%s'", kind);
+    if (is_float && strcmp(kind, "add") && strcmp(kind, "sub") && strcmp(kind, "min") && strcmp(kind, "max"))
+      return fail(L, op, "gpu.atomic_rmw kind '%s' on a float array", kind);
+    AtomicUpd u = {kind, is_unsigned};
+    old = cas_loop(L, p, a->as, t, v, atomic_update, &u);
+  }
+  set(L, &op->results[0], old);
+  return true;
+}
+
+static bool lower_check_bounds(Lower *L, Op *op) {
+  LLVMValueRef idx = operand(L, op, 0), ext = operand(L, op, 1);
+  if (!idx || !ext) return false;
+  idx = convert_int(L, idx, L->t_i64, true);
+  ext = convert_int(L, ext, L->t_i64, true);
+  LLVMValueRef ok = LLVMBuildICmp(L->b, LLVMIntULT, idx, ext, "");
+  LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
+  LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "oob");
+  LLVMValueRef br = LLVMBuildCondBr(L->b, ok, cont, bad);
+  /* the failure path is cold */
+  LLVMValueRef w[3] = {LLVMMDStringInContext(L->ctx, "branch_weights", 14), ci32(L, 2000), ci32(L, 1)};
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->ctx, "prof", 4), LLVMMDNodeInContext(L->ctx, w, 3));
+  LLVMPositionBuilderAtEnd(L->b, bad);
+  LLVMValueRef fn = report_fn(L);
+  unsigned kid = L->fi->kernel ? L->fi->kernel_id : KF_ERROR_KERNEL_UNKNOWN;
+  LLVMValueRef args[7] = {ci32(L, (int32_t)kid), ci32(L, (int32_t)file_id(L, op->loc.file)), ci32(L, op->loc.line),
+                          ci32(L, op->loc.col), ci32(L, ir_op_attr_int(op, "axis", 0)), idx, ext};
+  call(L, fn, args, 7);
+  if (L->fi->kernel) {
+    LLVMBuildRetVoid(L->b);
+  } else {
+    /* A device function ends the thread itself (PTX exit), then returns to keep the IR well formed. */
+    inline_asm(L, L->t_void, "exit;", "", true, NULL, 0);
+    LLVMTypeRef rt = LLVMGetReturnType(L->fi->fnty);
+    if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind) LLVMBuildRetVoid(L->b);
+    else LLVMBuildRet(L->b, LLVMGetUndef(rt));
+  }
+  LLVMPositionBuilderAtEnd(L->b, cont);
+  return true;
+}
+
+static bool lower_call(Lower *L, Op *op) {
+  const char *callee = ir_op_attr_str(op, "callee");
+  FuncInfo *fi = callee ? strmap_get(&L->funcs, callee) : NULL;
+  if (!fi) return fail(L, op, "func.call of unknown function '%s'", callee ? callee : "?");
+  if (fi->kernel) return fail(L, op, "func.call of kernel '%s' (kernels cannot be called)", callee);
+  unsigned np = LLVMCountParamTypes(fi->fnty);
+  LLVMValueRef *args = ARENA_ARRAY(&L->arena, LLVMValueRef, np ? np : 1);
+  LLVMTypeRef *pts = ARENA_ARRAY(&L->arena, LLVMTypeRef, np ? np : 1);
+  LLVMGetParamTypes(fi->fnty, pts);
+  unsigned k = 0;
+  for (unsigned i = 0; i < op->noperands; i++) {
+    Value *v = op_operand(op, i);
+    unsigned need = abi_param_count(v->type);
+    if (k + need > np) return fail(L, op, "func.call of '%s' with too many arguments", callee);
+    if (v->type->kind == TY_ARRAY) {
+      ArrVal *a = get_arr(L, v);
+      if (!a) return fail(L, op, "array argument of '%s' is not available", callee);
+      args[k++] = arr_data_in(L, a, mem_type(L, v->type->elem), 0);
+      for (unsigned d = 0; d < a->rank; d++) args[k++] = a->shape[d];
+      for (unsigned d = 0; d < a->rank; d++) args[k++] = a->stride[d];
+    } else {
+      LLVMValueRef x = get(L, v);
+      if (!x) return fail(L, op, "argument of '%s' is not available", callee);
+      args[k++] = x;
+    }
+  }
+  if (k != np) return fail(L, op, "func.call of '%s' with the wrong number of arguments", callee);
+  for (unsigned i = 0; i < np; i++)
+    if (LLVMTypeOf(args[i]) != pts[i]) return fail(L, op, "func.call of '%s' with arguments of the wrong types", callee);
+  LLVMValueRef r = LLVMBuildCall2(L->b, fi->fnty, fi->fn, args, np, "");
+  if (op->nresults == 1) set(L, &op->results[0], r);
+  else
+    for (unsigned i = 0; i < op->nresults; i++) set(L, &op->results[i], LLVMBuildExtractValue(L->b, r, i, ""));
+  return true;
+}
+
+static bool lower_return(Lower *L, Op *op) {
+  if (L->fi->kernel || op->noperands == 0) {
+    LLVMBuildRetVoid(L->b);
+    return true;
+  }
+  if (op->noperands == 1) {
+    LLVMValueRef v = operand(L, op, 0);
+    if (!v) return false;
+    LLVMBuildRet(L->b, v);
+    return true;
+  }
+  LLVMValueRef agg = LLVMGetUndef(LLVMGetReturnType(L->fi->fnty));
+  for (unsigned i = 0; i < op->noperands; i++) {
+    LLVMValueRef v = operand(L, op, i);
+    if (!v) return false;
+    agg = LLVMBuildInsertValue(L->b, agg, v, i, "");
+  }
+  LLVMBuildRet(L->b, agg);
+  return true;
+}
+
+static ScfState *scf_state(Lower *L, const Op *parent) {
+  for (ScfState *s = L->scf; s; s = s->outer)
+    if (s->op == parent) return s;
+  return NULL;
+}
+
+static void push_scf(Lower *L, ScfState *s, Op *op) {
+  s->op = op;
+  s->outer = L->scf;
+  L->scf = s;
+}
+
+static void pop_scf(Lower *L) { L->scf = L->scf->outer; }
+
+static Type **result_types(Lower *L, const Op *op) {
+  Type **ts = ARENA_ARRAY(&L->arena, Type *, op->nresults ? op->nresults : 1);
+  for (unsigned i = 0; i < op->nresults; i++) ts[i] = op->results[i].type;
+  return ts;
+}
+
+static bool lower_if(Lower *L, Op *op) {
+  LLVMValueRef c = operand(L, op, 0);
+  if (!c) return false;
+  Target *merge = new_target(L, op->nresults, result_types(L, op), "");
+  LLVMBasicBlockRef then_bb = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
+  bool has_else = op->nregions > 1 && op->regions[1].first;
+  LLVMBasicBlockRef else_bb = has_else ? LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "") : merge->bb;
+  if (!has_else && op->nresults) return fail(L, op, "scf.if with results needs an else region%s", "");
+  LLVMBuildCondBr(L->b, c, then_bb, else_bb);
+  ScfState s = {.yield_to = merge};
+  push_scf(L, &s, op);
+  bool ok = lower_region(L, &op->regions[0], then_bb);
+  if (ok && has_else) ok = lower_region(L, &op->regions[1], else_bb);
+  pop_scf(L);
+  if (!ok) return false;
+  LLVMPositionBuilderAtEnd(L->b, merge->bb);
+  for (unsigned i = 0; i < op->nresults; i++) {
+    if (merge->types[i]->kind == TY_ARRAY) set_arr(L, &op->results[i], merge->phis[i].a);
+    else set(L, &op->results[i], merge->phis[i].v);
+  }
+  return true;
+}
+
+static bool lower_for(Lower *L, Op *op) {
+  if (op->noperands < 3 || op->nregions != 1 || !op->regions[0].first)
+    return fail(L, op, "malformed scf.for%s", "");
+  LLVMValueRef lb = operand(L, op, 0), ub = operand(L, op, 1), step = operand(L, op, 2);
+  if (!lb || !ub || !step) return false;
+  Block *body = op->regions[0].first;
+  unsigned ncarried = op->noperands - 3;
+  if (body->nargs != ncarried + 1 || op->nresults != ncarried) return fail(L, op, "malformed scf.for%s", "");
+  Type **types = ARENA_ARRAY(&L->arena, Type *, ncarried + 1);
+  for (unsigned i = 0; i <= ncarried; i++) types[i] = body->args[i]->type;
+  Target *header = new_target(L, ncarried + 1, types, "");
+  /* entry edge: iv = lb, carried = inits */
+  Value **inits = ARENA_ARRAY(&L->arena, Value *, ncarried + 1);
+  inits[0] = op_operand(op, 0);
+  for (unsigned i = 0; i < ncarried; i++) inits[i + 1] = op_operand(op, 3 + i);
+  jump(L, header, inits, ncarried + 1, op);
+  LLVMPositionBuilderAtEnd(L->b, header->bb);
+  LLVMValueRef iv = header->phis[0].v;
+  LLVMValueRef cond;
+  if (LLVMIsAConstantInt(step)) {
+    bool up = LLVMConstIntGetSExtValue(step) > 0;
+    cond = LLVMBuildICmp(L->b, up ? LLVMIntSLT : LLVMIntSGT, iv, ub, "");
+  } else {
+    LLVMValueRef up = LLVMBuildICmp(L->b, LLVMIntSGT, step, LLVMConstNull(LLVMTypeOf(step)), "");
+    cond = LLVMBuildSelect(L->b, up, LLVMBuildICmp(L->b, LLVMIntSLT, iv, ub, ""),
+                           LLVMBuildICmp(L->b, LLVMIntSGT, iv, ub, ""), "");
+  }
+  LLVMBasicBlockRef body_bb = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
+  LLVMBasicBlockRef exit_bb = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
+  LLVMBuildCondBr(L->b, cond, body_bb, exit_bb);
+  bind_target(L, header, body->args, body->nargs);
+  /* the latch: scf.yield jumps here with the next carried values; iv advances */
+  Target *latch = new_target(L, ncarried, types + 1, "");
+  ScfState s = {.yield_to = latch};
+  push_scf(L, &s, op);
+  bool ok = lower_region(L, &op->regions[0], body_bb);
+  pop_scf(L);
+  if (!ok) return false;
+  LLVMPositionBuilderAtEnd(L->b, latch->bb);
+  LLVMValueRef next = LLVMBuildAdd(L->b, iv, step, "");
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(L->b);
+  add_incoming1(header->phis[0].v, next, from);
+  for (unsigned i = 0; i < ncarried; i++) {
+    Slot *dst = &header->phis[i + 1], *src = &latch->phis[i];
+    if (types[i + 1]->kind == TY_ARRAY) {
+      add_incoming1(dst->a->data, src->a->data, from);
+      for (unsigned k = 0; k < dst->a->rank; k++) add_incoming1(dst->a->shape[k], src->a->shape[k], from);
+      for (unsigned k = 0; k < dst->a->rank; k++) add_incoming1(dst->a->stride[k], src->a->stride[k], from);
+    } else {
+      add_incoming1(dst->v, src->v, from);
+    }
+  }
+  LLVMBuildBr(L->b, header->bb);
+  LLVMPositionBuilderAtEnd(L->b, exit_bb);
+  for (unsigned i = 0; i < ncarried; i++) {
+    if (types[i + 1]->kind == TY_ARRAY) set_arr(L, &op->results[i], header->phis[i + 1].a);
+    else set(L, &op->results[i], header->phis[i + 1].v);
+  }
+  return true;
+}
+
+static bool lower_while(Lower *L, Op *op) {
+  if (op->nregions != 2 || !op->regions[0].first || !op->regions[1].first) return fail(L, op, "malformed scf.while%s", "");
+  Block *before = op->regions[0].first, *after = op->regions[1].first;
+  if (before->nargs != op->noperands || after->nargs != op->nresults) return fail(L, op, "malformed scf.while%s", "");
+  Type **btypes = ARENA_ARRAY(&L->arena, Type *, before->nargs ? before->nargs : 1);
+  for (unsigned i = 0; i < before->nargs; i++) btypes[i] = before->args[i]->type;
+  Target *head = new_target(L, before->nargs, btypes, "");
+  Value **inits = ARENA_ARRAY(&L->arena, Value *, op->noperands ? op->noperands : 1);
+  for (unsigned i = 0; i < op->noperands; i++) inits[i] = op_operand(op, i);
+  jump(L, head, inits, op->noperands, op);
+  bind_target(L, head, before->args, before->nargs);
+  Target *body = new_target(L, after->nargs, result_types(L, op), "");
+  Target *exit = new_target(L, op->nresults, result_types(L, op), "");
+  bind_target(L, body, after->args, after->nargs);
+  ScfState s = {.yield_to = head, .cond_true = body, .cond_false = exit};
+  push_scf(L, &s, op);
+  /* the before region's entry is the head block itself (its arguments are the head's phis) */
+  bool ok = lower_region(L, &op->regions[0], head->bb) && lower_region(L, &op->regions[1], body->bb);
+  pop_scf(L);
+  if (!ok) return false;
+  LLVMPositionBuilderAtEnd(L->b, exit->bb);
+  for (unsigned i = 0; i < op->nresults; i++) {
+    if (exit->types[i]->kind == TY_ARRAY) set_arr(L, &op->results[i], exit->phis[i].a);
+    else set(L, &op->results[i], exit->phis[i].v);
+  }
+  return true;
+}
+
+static Value **operand_values(Lower *L, const Op *op, unsigned from, unsigned n) {
+  Value **vs = ARENA_ARRAY(&L->arena, Value *, n ? n : 1);
+  for (unsigned i = 0; i < n; i++) vs[i] = op_operand(op, from + i);
+  return vs;
+}
+
+static bool lower_yield(Lower *L, Op *op) {
+  Op *parent = ir_block_parent_op(op->block);
+  ScfState *s = parent ? scf_state(L, parent) : NULL;
+  if (!s || !s->yield_to) return fail(L, op, "scf.yield outside an scf op being lowered%s", "");
+  jump(L, s->yield_to, operand_values(L, op, 0, op->noperands), op->noperands, op);
+  return true;
+}
+
+static bool lower_condition(Lower *L, Op *op) {
+  Op *parent = ir_block_parent_op(op->block);
+  ScfState *s = parent ? scf_state(L, parent) : NULL;
+  if (!s || !s->cond_true) return fail(L, op, "scf.condition outside scf.while%s", "");
+  LLVMValueRef c = operand(L, op, 0);
+  if (!c) return false;
+  Value **vals = operand_values(L, op, 1, op->noperands - 1);
+  add_incoming(L, s->cond_true, vals, op->noperands - 1, op);
+  add_incoming(L, s->cond_false, vals, op->noperands - 1, op);
+  LLVMBuildCondBr(L->b, c, s->cond_true->bb, s->cond_false->bb);
+  return true;
+}
+
+static bool lower_br(Lower *L, Op *op) {
+  if (op->nsuccessors != 1) return fail(L, op, "malformed cf.br%s", "");
+  Target *t = block_target(L, op->successors[0]);
+  if (!t) return fail(L, op, "cf.br to a block outside the function%s", "");
+  unsigned start = op_succ_operand_start(op, 0);
+  jump(L, t, operand_values(L, op, start, op->succ_operand_count[0]), op->succ_operand_count[0], op);
+  return true;
+}
+
+static bool lower_cond_br(Lower *L, Op *op) {
+  if (op->nsuccessors != 2) return fail(L, op, "malformed cf.cond_br%s", "");
+  LLVMValueRef c = operand(L, op, 0);
+  if (!c) return false;
+  Target *t0 = block_target(L, op->successors[0]), *t1 = block_target(L, op->successors[1]);
+  if (!t0 || !t1) return fail(L, op, "cf.cond_br to a block outside the function%s", "");
+  unsigned s0 = op_succ_operand_start(op, 0), s1 = op_succ_operand_start(op, 1);
+  Value **v0 = operand_values(L, op, s0, op->succ_operand_count[0]);
+  Value **v1 = operand_values(L, op, s1, op->succ_operand_count[1]);
+  LLVMBasicBlockRef bb1 = t1->bb;
+  if (t0 == t1 && t0->n) {
+    /* two edges to one block with (maybe) different values: split the false edge */
+    LLVMBasicBlockRef cur = LLVMGetInsertBlock(L->b);
+    bb1 = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
+    LLVMPositionBuilderAtEnd(L->b, bb1);
+    jump(L, t1, v1, op->succ_operand_count[1], op);
+    LLVMPositionBuilderAtEnd(L->b, cur);
+  } else {
+    add_incoming(L, t1, v1, op->succ_operand_count[1], op);
+  }
+  add_incoming(L, t0, v0, op->succ_operand_count[0], op);
+  LLVMBuildCondBr(L->b, c, t0->bb, bb1);
+  return true;
+}
+
+static bool lower_mem_op(Lower *L, Op *op) {
+  switch (op->kind) {
+  case OP_DIM:
+  case OP_STRIDE: {
+    ArrVal *a = operand_arr(L, op, 0);
+    if (!a) return false;
+    int64_t axis = ir_op_attr_int(op, "axis", 0);
+    if (axis < 0 || axis >= a->rank) return fail(L, op, "'%s' axis out of range", op_name(op));
+    set(L, &op->results[0], op->kind == OP_DIM ? a->shape[axis] : a->stride[axis]);
+    return true;
+  }
+  case OP_SIZE: {
+    ArrVal *a = operand_arr(L, op, 0);
+    if (!a) return false;
+    LLVMValueRef n = a->shape[0];
+    for (unsigned k = 1; k < a->rank; k++) n = LLVMBuildNSWMul(L->b, n, a->shape[k], "");
+    set(L, &op->results[0], n);
+    return true;
+  }
+  case OP_DATA: {
+    ArrVal *a = operand_arr(L, op, 0);
+    if (!a) return false;
+    Type *rt = op->results[0].type;
+    Type *elem = op_operand(op, 0)->type->elem;
+    unsigned as = rt->kind == TY_PTR ? rt->addrspace : 0;
+    LLVMValueRef p = arr_data_in(L, a, mem_type(L, elem), as);
+    LLVMTypeRef want = reg_type(L, rt);
+    if (want && LLVMTypeOf(p) != want) p = LLVMBuildBitCast(L->b, p, want, "");
+    set(L, &op->results[0], p);
+    return true;
+  }
+  case OP_LOAD: {
+    ArrVal *a = operand_arr(L, op, 0);
+    if (!a) return false;
+    Type *elem = op_operand(op, 0)->type->elem;
+    LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[1], op->noperands - 1, op);
+    if (!p) return false;
+    LLVMValueRef v = LLVMBuildLoad2(L->b, mem_type(L, elem), p, "");
+    LLVMSetAlignment(v, mem_size(elem));
+    set(L, &op->results[0], from_mem(L, elem, v));
+    return true;
+  }
+  case OP_STORE: {
+    LLVMValueRef v = operand(L, op, 0);
+    ArrVal *a = operand_arr(L, op, 1);
+    if (!v || !a) return false;
+    Type *elem = op_operand(op, 1)->type->elem;
+    LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[2], op->noperands - 2, op);
+    if (!p) return false;
+    LLVMValueRef st = LLVMBuildStore(L->b, to_mem(L, elem, v), p);
+    LLVMSetAlignment(st, mem_size(elem));
+    return true;
+  }
+  case OP_ALLOCA: {
+    Type *t = op->results[0].type;
+    Attr *shape = ir_op_attr(op, "shape");
+    if (t->kind != TY_ARRAY || !shape || shape->kind != ATTR_ARRAY || shape->arr.n != t->rank)
+      return fail(L, op, "mem.alloca needs an array result and a shape of its rank%s", "");
+    ArrVal *a = new_arr(L, t->rank);
+    int64_t *dims = ARENA_ARRAY(&L->arena, int64_t, t->rank);
+    int64_t count = 1;
+    for (unsigned k = 0; k < t->rank; k++) {
+      if (shape->arr.elems[k].kind != ATTR_INT || shape->arr.elems[k].i < 0)
+        return fail(L, op, "mem.alloca shape must be non-negative integers%s", "");
+      dims[k] = shape->arr.elems[k].i;
+      count *= dims[k];
+      a->shape[k] = ci64(L, dims[k]);
+    }
+    LLVMTypeRef et = mem_type(L, t->elem);
+    LLVMValueRef mem = entry_alloca(L, LLVMArrayType(et, (unsigned)count));
+    LLVMValueRef z[2] = {ci64(L, 0), ci64(L, 0)};
+    a->data = LLVMBuildInBoundsGEP2(L->ab, LLVMArrayType(et, (unsigned)count), mem, z, 2, "");
+    a->as = 0;
+    contiguous_strides(L, a, dims, mem_size(t->elem), t->layout);
+    set_arr(L, &op->results[0], a);
+    return true;
+  }
+  case OP_GLOBAL_REF: {
+    const char *name = ir_op_attr_str(op, "name");
+    GlobalInfo *g = name ? strmap_get(&L->globals, name) : NULL;
+    Type *t = op->results[0].type;
+    if (!g) return fail(L, op, "mem.global_ref of unknown global '%s'", name ? name : "?");
+    if (t->kind != TY_ARRAY || t->rank != g->rank) return fail(L, op, "mem.global_ref type does not match @%s", name);
+    ArrVal *a = new_arr(L, g->rank);
+    LLVMValueRef z[2] = {ci64(L, 0), ci64(L, 0)};
+    a->data = LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(g->gv), g->gv, z, 2);
+    a->as = g->as;
+    for (unsigned k = 0; k < g->rank; k++) a->shape[k] = ci64(L, g->shape[k]);
+    contiguous_strides(L, a, g->shape, mem_size(g->elem), g->layout);
+    set_arr(L, &op->results[0], a);
+    return true;
+  }
+  case OP_DYN_SHARED: {
+    Type *t = op->results[0].type;
+    if (t->kind != TY_ARRAY || t->rank != 1) return fail(L, op, "mem.dynamic_shared must be a 1-d array%s", "");
+    if (!L->dyn_shared) {
+      L->dyn_shared = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType(L->t_i8, 0), "__kf_dynamic_shared", ADDR_SHARED);
+      LLVMSetLinkage(L->dyn_shared, LLVMExternalLinkage);
+      LLVMSetAlignment(L->dyn_shared, 16);
+    }
+    LLVMTypeRef et = mem_type(L, t->elem);
+    ArrVal *a = new_arr(L, 1);
+    a->as = ADDR_SHARED;
+    a->data = LLVMConstBitCast(L->dyn_shared, LLVMPointerType(et, ADDR_SHARED));
+    LLVMValueRef bytes = inline_asm(L, L->t_i32, "mov.u32 $0, %dynamic_smem_size;", "=r", false, NULL, 0);
+    a->shape[0] = LLVMBuildUDiv(L->b, LLVMBuildZExt(L->b, bytes, L->t_i64, ""), ci64(L, mem_size(t->elem)), "");
+    a->stride[0] = ci64(L, mem_size(t->elem));
+    set_arr(L, &op->results[0], a);
+    return true;
+  }
+  default: return fail(L, op, "cannot lower '%s'", op_name(op));
+  }
+}
+
+static bool lower_gpu_op(Lower *L, Op *op) {
+  char name[96];
+  switch (op->kind) {
+  case OP_THREAD_ID:
+  case OP_BLOCK_ID:
+  case OP_BLOCK_DIM:
+  case OP_GRID_DIM: {
+    const char *reg = op->kind == OP_THREAD_ID ? "tid" : op->kind == OP_BLOCK_ID ? "ctaid" : op->kind == OP_BLOCK_DIM ? "ntid" : "nctaid";
+    snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s.%s", reg, dim_letter(op));
+    set_i32_result(L, op, call0(L, name, L->t_i32));
+    return true;
+  }
+  case OP_LANE_ID: set_i32_result(L, op, call0(L, "llvm.nvvm.read.ptx.sreg.laneid", L->t_i32)); return true;
+  case OP_WARP_SIZE: set_i32_result(L, op, ci32(L, 32)); return true;
+  case OP_BARRIER: call0(L, "llvm.nvvm.barrier0", L->t_void); return true;
+  case OP_BARRIER_RED: {
+    LLVMValueRef p = operand(L, op, 0);
+    if (!p) return false;
+    const char *kind = ir_op_attr_str(op, "kind");
+    const char *k = !kind || strcmp(kind, "count") == 0 ? "popc" : kind;
+    if (strcmp(k, "popc") && strcmp(k, "and") && strcmp(k, "or"))
+      return fail(L, op, "gpu.barrier_reduce with unknown kind '%s'", kind);
+    if (LLVMTypeOf(p) != L->t_i32) p = LLVMTypeOf(p) == L->t_i1 ? LLVMBuildZExt(L->b, p, L->t_i32, "") : convert_int(L, p, L->t_i32, false);
+    snprintf(name, sizeof name, "llvm.nvvm.barrier0.%s", k);
+    LLVMValueRef r = call1(L, name, L->t_i32, p);
+    if (reg_type(L, op->results[0].type) == L->t_i1) set(L, &op->results[0], LLVMBuildICmp(L->b, LLVMIntNE, r, ci32(L, 0), ""));
+    else set_i32_result(L, op, r);
+    return true;
+  }
+  case OP_SYNCWARP: {
+    LLVMValueRef m = operand(L, op, 0);
+    if (!m) return false;
+    call1(L, "llvm.nvvm.bar.warp.sync", L->t_void, convert_int(L, m, L->t_i32, false));
+    return true;
+  }
+  case OP_FENCE: {
+    const char *scope = ir_op_attr_str(op, "scope");
+    const char *s = !scope || strcmp(scope, "device") == 0 ? "gl" : strcmp(scope, "block") == 0 ? "cta" : strcmp(scope, "system") == 0 ? "sys" : NULL;
+    if (!s) return fail(L, op, "gpu.fence with unknown scope '%s'", scope);
+    snprintf(name, sizeof name, "llvm.nvvm.membar.%s", s);
+    call0(L, name, L->t_void);
+    return true;
+  }
+  case OP_ATOMIC_RMW:
+  case OP_ATOMIC_CAS: return lower_atomic(L, op);
+  case OP_SHFL: return lower_shfl(L, op);
+  case OP_VOTE: {
+    LLVMValueRef m = operand(L, op, 0), p = operand(L, op, 1);
+    if (!m || !p) return false;
+    const char *mode = ir_op_attr_str(op, "mode");
+    if (!mode) return fail(L, op, "gpu.vote without a mode%s", "");
+    bool ballot = strcmp(mode, "ballot") == 0;
+    if (!ballot && strcmp(mode, "all") && strcmp(mode, "any") && strcmp(mode, "uni"))
+      return fail(L, op, "gpu.vote with unknown mode '%s'", mode);
+    if (LLVMTypeOf(p) != L->t_i1) p = LLVMBuildICmp(L->b, LLVMIntNE, p, LLVMConstNull(LLVMTypeOf(p)), "");
+    snprintf(name, sizeof name, "llvm.nvvm.vote.%s.sync", mode);
+    LLVMValueRef args[2] = {convert_int(L, m, L->t_i32, false), p};
+    LLVMValueRef r = calln(L, name, ballot ? L->t_i32 : L->t_i1, args, 2);
+    LLVMTypeRef rt = reg_type(L, op->results[0].type);
+    if (!ballot && rt != L->t_i1) r = LLVMBuildZExt(L->b, r, rt, "");
+    else if (ballot && rt != L->t_i32) r = convert_int(L, r, rt, false);
+    set(L, &op->results[0], r);
+    return true;
+  }
+  case OP_ACTIVEMASK:
+    set_i32_result(L, op, inline_asm(L, L->t_i32, "activemask.b32 $0;", "=r", true, NULL, 0));
+    return true;
+  default: return fail(L, op, "cannot lower '%s'", op_name(op));
+  }
+}
+
+static bool lower_arith(Lower *L, Op *op) {
+  LLVMBuilderRef b = L->b;
+  Type *rty = op->nresults ? op->results[0].type : NULL;
+  LLVMTypeRef rt = rty ? reg_type(L, rty) : NULL;
+  LLVMValueRef x = NULL, y = NULL, r = NULL;
+  int arity = ir_op_info[op->kind].noperands;
+  if (arity >= 1 && !(x = operand(L, op, 0))) return false;
+  if (arity >= 2 && !(y = operand(L, op, 1))) return false;
+  switch (op->kind) {
+  case OP_ADDI: r = LLVMBuildAdd(b, x, y, ""); break;
+  case OP_SUBI: r = LLVMBuildSub(b, x, y, ""); break;
+  case OP_MULI: r = LLVMBuildMul(b, x, y, ""); break;
+  case OP_DIVSI:
+  case OP_DIVUI:
+  case OP_REMSI:
+  case OP_REMUI: {
+    LLVMValueRef zero, d = safe_divisor(L, y, &zero);
+    r = op->kind == OP_DIVSI ? LLVMBuildSDiv(b, x, d, "") : op->kind == OP_DIVUI ? LLVMBuildUDiv(b, x, d, "")
+      : op->kind == OP_REMSI ? LLVMBuildSRem(b, x, d, "") : LLVMBuildURem(b, x, d, "");
+    r = zero_if(L, zero, r);
+    break;
+  }
+  case OP_FLOORDIVSI: r = floordiv_mod_si(L, x, y, false); break;
+  case OP_FLOORMODSI: r = floordiv_mod_si(L, x, y, true); break;
+  case OP_MINSI: r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, y, x, ""), y, x, ""); break;
+  case OP_MAXSI: r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, y, x, ""), y, x, ""); break;
+  case OP_MINUI: r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, y, x, ""), y, x, ""); break;
+  case OP_MAXUI: r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, y, x, ""), y, x, ""); break;
+  case OP_IPOW: {
+    Type *yty = op_operand(op, 1)->type;
+    LLVMValueRef fn = power_helper(L, LLVMTypeOf(x), LLVMTypeOf(y), false, yty->kind == TY_INT && !yty->is_unsigned);
+    LLVMValueRef args[2] = {x, y};
+    r = call(L, fn, args, 2);
+    break;
+  }
+  case OP_ABSI: {
+    LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, x, LLVMConstNull(LLVMTypeOf(x)), "");
+    r = LLVMBuildSelect(b, neg, LLVMBuildNeg(b, x, ""), x, "");
+    break;
+  }
+  case OP_SHLI:
+  case OP_SHRSI:
+  case OP_SHRUI: {
+    /* LLVM leaves shifts by >= the width undefined: clamp to what Python's would give */
+    unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(x));
+    LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, y, LLVMConstInt(LLVMTypeOf(y), w, 0), "");
+    if (op->kind == OP_SHRSI) {
+      LLVMValueRef amt = LLVMBuildSelect(b, big, LLVMConstInt(LLVMTypeOf(y), w - 1, 0), y, "");
+      r = LLVMBuildAShr(b, x, amt, "");
+    } else {
+      LLVMValueRef s = op->kind == OP_SHLI ? LLVMBuildShl(b, x, y, "") : LLVMBuildLShr(b, x, y, "");
+      r = LLVMBuildSelect(b, big, LLVMConstNull(LLVMTypeOf(x)), s, "");
+    }
+    break;
+  }
+  case OP_ANDI: r = LLVMBuildAnd(b, x, y, ""); break;
+  case OP_ORI: r = LLVMBuildOr(b, x, y, ""); break;
+  case OP_XORI: r = LLVMBuildXor(b, x, y, ""); break;
+  case OP_POPC: r = intrinsic1(L, "ctpop", x); break;
+  case OP_CLZ:
+  case OP_FFS: {
+    char nm[64], sfx[16];
+    snprintf(nm, sizeof nm, "llvm.%s.%s", op->kind == OP_CLZ ? "ctlz" : "cttz", type_suffix(L, LLVMTypeOf(x), sfx, sizeof sfx));
+    LLVMValueRef args[2] = {x, LLVMConstInt(L->t_i1, op->kind == OP_FFS, 0)};
+    r = calln(L, nm, LLVMTypeOf(x), args, 2);
+    if (op->kind == OP_FFS)
+      r = LLVMBuildSelect(b, is_zero(L, x), LLVMConstNull(LLVMTypeOf(x)), LLVMBuildAdd(b, r, LLVMConstInt(LLVMTypeOf(x), 1, 0), ""), "");
+    break;
+  }
+  case OP_BREV: r = intrinsic1(L, "bitreverse", x); break;
+  case OP_ADDF: r = LLVMBuildFAdd(b, x, y, ""); break;
+  case OP_SUBF: r = LLVMBuildFSub(b, x, y, ""); break;
+  case OP_MULF: r = LLVMBuildFMul(b, x, y, ""); break;
+  case OP_DIVF: r = LLVMBuildFDiv(b, x, y, ""); break;
+  case OP_REMF: r = fmod_(L, x, y); break;
+  case OP_FLOORDIVF: r = floordiv_f(L, x, y); break;
+  case OP_FLOORMODF: r = floormod_f(L, x, y); break;
+  case OP_MINF: r = minmax_f(L, x, y, false); break;
+  case OP_MAXF: r = minmax_f(L, x, y, true); break;
+  case OP_NEGF: r = fneg(L, x); break;
+  case OP_CMPI: {
+    bool ok = true;
+    LLVMIntPredicate p = icmp_pred(ir_op_attr_str(op, "pred"), &ok);
+    if (!ok) return fail(L, op, "arith.cmpi with unknown pred '%s'", ir_op_attr_str(op, "pred") ? ir_op_attr_str(op, "pred") : "");
+    r = LLVMBuildICmp(b, p, x, y, "");
+    break;
+  }
+  case OP_CMPF: {
+    bool ok = true;
+    LLVMRealPredicate p = fcmp_pred(ir_op_attr_str(op, "pred"), &ok);
+    if (!ok) return fail(L, op, "arith.cmpf with unknown pred '%s'", ir_op_attr_str(op, "pred") ? ir_op_attr_str(op, "pred") : "");
+    r = LLVMBuildFCmp(b, p, x, y, "");
+    break;
+  }
+  case OP_SELECT: {
+    Value *tv = op_operand(op, 1), *fv = op_operand(op, 2);
+    LLVMValueRef c = x;
+    if (tv->type->kind == TY_ARRAY) {
+      ArrVal *ta = get_arr(L, tv), *fa = get_arr(L, fv);
+      if (!ta || !fa || ta->rank != fa->rank) return fail(L, op, "arith.select of unavailable arrays%s", "");
+      ArrVal *a = new_arr(L, ta->rank);
+      LLVMTypeRef et = mem_type(L, tv->type->elem);
+      a->as = ta->as == fa->as ? ta->as : 0;
+      a->data = LLVMBuildSelect(b, c, arr_data_in(L, ta, et, a->as), arr_data_in(L, fa, et, a->as), "");
+      for (unsigned k = 0; k < a->rank; k++) {
+        a->shape[k] = LLVMBuildSelect(b, c, ta->shape[k], fa->shape[k], "");
+        a->stride[k] = LLVMBuildSelect(b, c, ta->stride[k], fa->stride[k], "");
+      }
+      set_arr(L, &op->results[0], a);
+      return true;
+    }
+    LLVMValueRef t = operand(L, op, 1), f = operand(L, op, 2);
+    if (!t || !f) return false;
+    r = LLVMBuildSelect(b, c, t, f, "");
+    break;
+  }
+  case OP_EXTSI: r = LLVMBuildSExt(b, x, rt, ""); break;
+  case OP_EXTUI: r = LLVMBuildZExt(b, x, rt, ""); break;
+  case OP_TRUNCI:
+    r = rt == L->t_i1 ? LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, x, LLVMConstInt(LLVMTypeOf(x), 1, 0), ""), LLVMConstNull(LLVMTypeOf(x)), "")
+                      : LLVMBuildTrunc(b, x, rt, "");
+    break;
+  case OP_SITOFP: r = LLVMBuildSIToFP(b, x, rt, ""); break;
+  case OP_UITOFP: r = LLVMBuildUIToFP(b, x, rt, ""); break;
+  case OP_FPTOSI: r = LLVMBuildFPToSI(b, x, rt, ""); break;
+  case OP_FPTOUI: r = LLVMBuildFPToUI(b, x, rt, ""); break;
+  case OP_EXTF: r = LLVMBuildFPExt(b, x, rt, ""); break;
+  case OP_TRUNCF: r = LLVMBuildFPTrunc(b, x, rt, ""); break;
+  case OP_BITCAST: r = LLVMTypeOf(x) == rt ? x : LLVMBuildBitCast(b, x, rt, ""); break;
+  default: return fail(L, op, "cannot lower '%s'", op_name(op));
+  }
+  set(L, &op->results[0], r);
+  return true;
+}
+
+static bool lower_math(Lower *L, Op *op) {
+  LLVMValueRef x = operand(L, op, 0);
+  if (!x) return false;
+  LLVMValueRef r;
+  switch (op->kind) {
+  case OP_POWI: {
+    LLVMValueRef n = operand(L, op, 1);
+    if (!n) return false;
+    if (LLVMIsAConstantInt(n) && LLVMConstIntGetSExtValue(n) >= -64 && LLVMConstIntGetSExtValue(n) <= 64) {
+      r = powi_const(L, x, LLVMConstIntGetSExtValue(n));
+    } else {
+      Type *nty = op_operand(op, 1)->type;
+      LLVMValueRef fn = power_helper(L, LLVMTypeOf(x), LLVMTypeOf(n), true, nty->kind == TY_INT && !nty->is_unsigned);
+      LLVMValueRef args[2] = {x, n};
+      r = call(L, fn, args, 2);
+    }
+    break;
+  }
+  case OP_ISNAN: r = LLVMBuildFCmp(L->b, LLVMRealUNO, x, x, ""); break;
+  case OP_ISINF:
+  case OP_ISFINITE: {
+    LLVMValueRef ax = libdevice(L, "fabs", &x, 1);
+    LLVMValueRef inf = LLVMConstReal(LLVMTypeOf(x), __builtin_inf());
+    r = LLVMBuildFCmp(L->b, op->kind == OP_ISINF ? LLVMRealOEQ : LLVMRealOLT, ax, inf, "");
+    break;
+  }
+  default: {
+    const char *name = math_name(op->kind);
+    if (!name) return fail(L, op, "cannot lower '%s'", op_name(op));
+    LLVMValueRef args[2] = {x, NULL};
+    unsigned n = 1;
+    if (ir_op_info[op->kind].noperands == 2) {
+      if (!(args[1] = operand(L, op, 1))) return false;
+      n = 2;
+    }
+    r = libdevice(L, name, args, n);
+  }
+  }
+  LLVMTypeRef rt = reg_type(L, op->results[0].type);
+  if (rt == L->t_i1 || LLVMTypeOf(r) == rt) set(L, &op->results[0], r);
+  else set(L, &op->results[0], LLVMBuildZExt(L->b, r, rt, ""));
+  return true;
+}
+
+static bool lower_op(Lower *L, Op *op) {
+  switch (op->kind) {
+  case OP_CONSTANT: return lower_constant(L, op);
+  case OP_FUNC_RETURN: return lower_return(L, op);
+  case OP_FUNC_CALL: return lower_call(L, op);
+  case OP_BOUNDS: return lower_check_bounds(L, op);
+  case OP_IF: return lower_if(L, op);
+  case OP_FOR: return lower_for(L, op);
+  case OP_WHILE: return lower_while(L, op);
+  case OP_YIELD: return lower_yield(L, op);
+  case OP_CONDITION: return lower_condition(L, op);
+  case OP_BR: return lower_br(L, op);
+  case OP_COND_BR: return lower_cond_br(L, op);
+  case OP_DIM: case OP_STRIDE: case OP_SIZE: case OP_DATA: case OP_LOAD: case OP_STORE:
+  case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED:
+    return lower_mem_op(L, op);
+  case OP_THREAD_ID: case OP_BLOCK_ID: case OP_BLOCK_DIM: case OP_GRID_DIM: case OP_LANE_ID: case OP_WARP_SIZE:
+  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_FENCE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
+  case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
+    return lower_gpu_op(L, op);
+  case OP_FUNC_FUNC:
+  case OP_GLOBAL: return fail(L, op, "'%s' inside a function", op_name(op));
+  default:
+    if (op->kind >= OP_SQRT && op->kind <= OP_ISFINITE) return lower_math(L, op);
+    return lower_arith(L, op);
+  }
+}
+
+/* ---- regions and functions ------------------------------------------------------------------ */
+
+/* Blocks of r reachable from its entry, in reverse post-order (every block after its dominators). */
+static Block **region_rpo(Lower *L, Region *r, unsigned *count) {
+  unsigned n = 0;
+  for (Block *b = r->first; b; b = b->next) n++;
+  Block **order = ARENA_ARRAY(&L->arena, Block *, n ? n : 1);
+  if (n == 1) {
+    order[0] = r->first;
+    *count = 1;
+    return order;
+  }
+  /* visited marks in a local map: block -> state (1 on stack, 2 done) */
+  Block **stack = ARENA_ARRAY(&L->arena, Block *, n + 1);
+  unsigned *next_succ = ARENA_ARRAY(&L->arena, unsigned, n + 1);
+  unsigned char *state = ARENA_ARRAY(&L->arena, unsigned char, L->nblocks ? L->nblocks : 1);
+  Block **post = ARENA_ARRAY(&L->arena, Block *, n);
+  unsigned sp = 0, np = 0;
+  stack[sp] = r->first;
+  next_succ[sp++] = 0;
+  state[r->first->id] = 1;
+  while (sp) {
+    Block *b = stack[sp - 1];
+    Op *term = ir_block_terminator(b);
+    unsigned i = next_succ[sp - 1];
+    if (term && i < term->nsuccessors) {
+      next_succ[sp - 1]++;
+      Block *s = term->successors[i];
+      if (s->id < L->nblocks && !state[s->id] && sp <= n) {
+        state[s->id] = 1;
+        stack[sp] = s;
+        next_succ[sp++] = 0;
+      }
+      continue;
+    }
+    state[b->id] = 2;
+    post[np++] = b;
+    sp--;
+  }
+  for (unsigned i = 0; i < np; i++) order[i] = post[np - 1 - i];
+  *count = np;
+  return order;
+}
+
+static bool lower_block_ops(Lower *L, Block *b) {
+  for (Op *op = b->first; op; op = op->next) {
+    if (!lower_op(L, op)) return false;
+    if (op_has(op, OPT_TERM)) return true;
+  }
+  return fail(L, b->last ? b->last : ir_block_parent_op(b), "block without a terminator%s", "");
+}
+
+/* Lowers the blocks of r; the entry block's arguments must already be bound, its code goes to entry_bb. */
+static bool lower_region(Lower *L, Region *r, LLVMBasicBlockRef entry_bb) {
+  unsigned n;
+  Block **order = region_rpo(L, r, &n);
+  for (unsigned i = 0; i < n; i++) {
+    Block *b = order[i];
+    LLVMBasicBlockRef bb = b == r->first ? entry_bb : block_target(L, b)->bb;
+    LLVMPositionBuilderAtEnd(L->b, bb);
+    if (!lower_block_ops(L, b)) return false;
+  }
+  return true;
+}
+
+typedef struct Numbering {
+  unsigned values, blocks;
+} Numbering;
+
+static void number_region(Region *r, Numbering *nb);
+
+static void number_op(Op *op, Numbering *nb) {
+  for (unsigned i = 0; i < op->nresults; i++) op->results[i].id = nb->values++;
+  for (unsigned r = 0; r < op->nregions; r++) number_region(&op->regions[r], nb);
+}
+
+static void number_region(Region *r, Numbering *nb) {
+  for (Block *b = r->first; b; b = b->next) {
+    b->id = nb->blocks++;
+    for (unsigned i = 0; i < b->nargs; i++) b->args[i]->id = nb->values++;
+    for (Op *o = b->first; o; o = o->next) number_op(o, nb);
+  }
+}
+
+static bool lower_function(Lower *L, FuncInfo *fi) {
+  Op *f = fi->op;
+  Block *entry = ir_func_entry(f);
+  if (!entry) return true; /* a declaration: stays external */
+  Numbering nb = {0, 0};
+  number_region(&f->regions[0], &nb);
+  L->fi = fi;
+  L->nslots = nb.values;
+  L->slots = ARENA_ARRAY(&L->arena, Slot, nb.values ? nb.values : 1);
+  L->nblocks = nb.blocks;
+  L->block_targets = ARENA_ARRAY(&L->arena, Target *, nb.blocks ? nb.blocks : 1);
+  L->scf = NULL;
+  L->entry = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "entry");
+  LLVMPositionBuilderAtEnd(L->b, L->entry);
+  Type *fty = ir_func_type(f);
+  if (entry->nargs != fty->n) return fail(L, f, "entry block of '%s' does not match its function_type", ir_func_name(f));
+  unsigned k = 0;
+  for (unsigned i = 0; i < fty->n; i++) {
+    Type *t = fty->elems[i];
+    Value *arg = entry->args[i];
+    if (t->kind == TY_ARRAY) {
+      ArrVal *a = new_arr(L, t->rank);
+      LLVMValueRef data = LLVMGetParam(fi->fn, k++);
+      LLVMTypeRef et = mem_type(L, t->elem);
+      if (fi->kernel) {
+        /* kernel arrays live in global memory: loads and stores become ld.global/st.global */
+        a->data = LLVMBuildAddrSpaceCast(L->b, data, LLVMPointerType(et, ADDR_GLOBAL), "");
+        a->as = ADDR_GLOBAL;
+      } else {
+        a->data = data;
+        a->as = 0;
+      }
+      for (unsigned d = 0; d < t->rank; d++) a->shape[d] = LLVMGetParam(fi->fn, k++);
+      for (unsigned d = 0; d < t->rank; d++) a->stride[d] = LLVMGetParam(fi->fn, k++);
+      /* contiguous layouts: the element stride is known (abi.h requires it) */
+      if (t->layout == LAYOUT_C) a->stride[t->rank - 1] = ci64(L, mem_size(t->elem));
+      else if (t->layout == LAYOUT_F) a->stride[0] = ci64(L, mem_size(t->elem));
+      set_arr(L, arg, a);
+    } else {
+      LLVMValueRef p = LLVMGetParam(fi->fn, k++);
+      if (t->kind == TY_BOOL && fi->kernel) p = LLVMBuildICmp(L->b, LLVMIntNE, p, LLVMConstInt(L->t_i8, 0, 0), "");
+      set(L, arg, p);
+    }
+  }
+  return lower_region(L, &f->regions[0], L->entry);
+}
+
+/* NVVM 7.0.1 reads LLVM 7's attribute set: drop anything else (LLVM 14 puts nofree, nosync, willreturn,
+ * immarg, ... on intrinsic declarations). */
+static void strip_new_attributes(Lower *L) {
+  static const char *keep[] = {"nounwind", "readnone", "readonly", "convergent", "noinline", "alwaysinline",
+                               "noreturn", "nocapture", "noalias", "argmemonly"};
+  unsigned keep_kinds[sizeof keep / sizeof keep[0]];
+  for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) keep_kinds[i] = LLVMGetEnumAttributeKindForName(keep[i], strlen(keep[i]));
+  for (LLVMValueRef fn = LLVMGetFirstFunction(L->mod); fn; fn = LLVMGetNextFunction(fn)) {
+    unsigned np = LLVMCountParams(fn);
+    for (long idx = -1; idx <= (long)np; idx++) {
+      LLVMAttributeIndex ai = idx == -1 ? (LLVMAttributeIndex)LLVMAttributeFunctionIndex : (LLVMAttributeIndex)idx;
+      unsigned n = LLVMGetAttributeCountAtIndex(fn, ai);
+      if (!n) continue;
+      LLVMAttributeRef *attrs = malloc(sizeof *attrs * n);
+      LLVMGetAttributesAtIndex(fn, ai, attrs);
+      for (unsigned i = 0; i < n; i++) {
+        if (LLVMIsStringAttribute(attrs[i])) {
+          unsigned klen;
+          const char *key = LLVMGetStringAttributeKind(attrs[i], &klen);
+          LLVMRemoveStringAttributeAtIndex(fn, ai, key, klen);
+          continue;
+        }
+        unsigned kind = LLVMGetEnumAttributeKind(attrs[i]);
+        bool ok = false;
+        for (size_t j = 0; j < sizeof keep / sizeof keep[0]; j++) ok |= kind == keep_kinds[j];
+        if (!ok) LLVMRemoveEnumAttributeAtIndex(fn, ai, kind);
+      }
+      free(attrs);
+    }
+  }
+}
+
+/* LLVM 14 prints unnamed blocks as `9:`, which LLVM 7's parser (NVVM 7.0.1) does not read: name them. */
+static void name_blocks(Lower *L) {
+  for (LLVMValueRef fn = LLVMGetFirstFunction(L->mod); fn; fn = LLVMGetNextFunction(fn)) {
+    unsigned k = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+      LLVMValueRef v = LLVMBasicBlockAsValue(bb);
+      size_t len;
+      LLVMGetValueName2(v, &len);
+      if (len) continue;
+      char name[24];
+      snprintf(name, sizeof name, "L%u", k++);
+      LLVMSetValueName2(v, name, strlen(name));
+    }
+  }
+}
+
+static void add_annotations(Lower *L, const int ir_version[2]) {
+  for (unsigned i = 0; i < L->nkernels; i++) {
+    FuncInfo *fi = strmap_get(&L->funcs, L->kernel_names[i]);
+    LLVMValueRef md[3] = {fi->fn, LLVMMDStringInContext(L->ctx, "kernel", 6), ci32(L, 1)};
+    LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, md, 3));
+  }
+  if (L->nvvm) {
+    LLVMValueRef v[2] = {ci32(L, ir_version[0]), ci32(L, ir_version[1])};
+    LLVMAddNamedMetadataOperand(L->mod, "nvvmir.version", LLVMMDNodeInContext(L->ctx, v, 2));
+  }
+}
+
+LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOptions *o, const int nvvm_ir_version[2],
+                              BackendTables *tables, Diag *diag) {
+  Lower L = {0};
+  L.m = m;
+  L.o = o;
+  L.diag = diag;
+  L.nvvm = o->kind == BE_NVVM;
+  L.ctx = ctx;
+  arena_init(&L.arena);
+  strmap_init(&L.funcs);
+  strmap_init(&L.globals);
+  strmap_init(&L.files);
+  L.mod = LLVMModuleCreateWithNameInContext(m->name ? m->name : "kfront", ctx);
+  LLVMSetTarget(L.mod, NVPTX_TRIPLE);
+  LLVMSetDataLayout(L.mod, NVPTX_DATALAYOUT);
+  L.b = LLVMCreateBuilderInContext(ctx);
+  L.ab = LLVMCreateBuilderInContext(ctx);
+  L.t_void = LLVMVoidTypeInContext(ctx);
+  L.t_i1 = LLVMInt1TypeInContext(ctx);
+  L.t_i8 = LLVMInt8TypeInContext(ctx);
+  L.t_i16 = LLVMInt16TypeInContext(ctx);
+  L.t_i32 = LLVMInt32TypeInContext(ctx);
+  L.t_i64 = LLVMInt64TypeInContext(ctx);
+  L.t_f16 = LLVMHalfTypeInContext(ctx);
+  L.t_f32 = LLVMFloatTypeInContext(ctx);
+  L.t_f64 = LLVMDoubleTypeInContext(ctx);
+
+  bool ok = true;
+  Block *body = ir_module_body(m);
+  for (Op *op = body->first; ok && op; op = op->next) {
+    if (op->kind == OP_GLOBAL) ok = declare_global(&L, op);
+    else if (op->kind == OP_FUNC_FUNC) ok = declare_function(&L, op);
+    else ok = fail(&L, op, "'%s' at module level", op_name(op));
+  }
+  for (Op *op = body->first; ok && op; op = op->next) {
+    if (op->kind != OP_FUNC_FUNC) continue;
+    ok = lower_function(&L, strmap_get(&L.funcs, ir_func_name(op)));
+  }
+  if (ok) {
+    if (L.report_fn) emit_error_strings(&L);
+    add_annotations(&L, nvvm_ir_version);
+    if (L.nvvm) strip_new_attributes(&L);
+    name_blocks(&L);
+    char *msg = NULL;
+    if (LLVMVerifyModule(L.mod, LLVMReturnStatusAction, &msg)) {
+      diag_error(diag, (SrcLoc){0}, "backend: internal error: invalid LLVM IR for module '%s':\n%s", m->name ? m->name : "",
+                 msg ? msg : "");
+      ok = false;
+    }
+    LLVMDisposeMessage(msg);
+  }
+  if (ok && tables) {
+    tables->nkernels = L.nkernels;
+    tables->nfiles = L.nfiles;
+    tables->kernels = calloc(L.nkernels ? L.nkernels : 1, sizeof(char *));
+    tables->files = calloc(L.nfiles ? L.nfiles : 1, sizeof(char *));
+    for (unsigned i = 0; i < L.nkernels; i++) tables->kernels[i] = strdup(L.kernel_names[i]);
+    for (unsigned i = 0; i < L.nfiles; i++) tables->files[i] = strdup(L.file_names[i]);
+  }
+  LLVMDisposeBuilder(L.b);
+  LLVMDisposeBuilder(L.ab);
+  strmap_free(&L.funcs);
+  strmap_free(&L.globals);
+  strmap_free(&L.files);
+  arena_free(&L.arena);
+  if (!ok) {
+    LLVMDisposeModule(L.mod);
+    return NULL;
+  }
+  return L.mod;
+}
+
+/* ---- printing -------------------------------------------------------------------------------- */
+
+/* LLVM 14 prints `cmpxchg ... monotonic monotonic, align 4` and `atomicrmw ... monotonic, align 4`;
+ * LLVM 7's parser (NVVM 7.0.1) stops at the comma. The alignment is the natural one: drop it. */
+static void print_nvvm_compatible(const char *text, StrBuf *out) {
+  const char *p = text;
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    size_t keep = len;
+    bool atomic = false;
+    for (const char *q = p; q + 9 < p + len; q++) {
+      if ((q[0] == '=' && q[1] == ' ') && (strncmp(q + 2, "cmpxchg ", 8) == 0 || strncmp(q + 2, "atomicrmw ", 10) == 0)) {
+        atomic = true;
+        break;
+      }
+    }
+    if (atomic) {
+      /* find the last ", align " */
+      for (size_t i = len; i >= 8; i--) {
+        if (strncmp(p + i - 8, ", align ", 8) == 0) {
+          keep = i - 8;
+          break;
+        }
+      }
+    }
+    sb_putn(out, p, keep);
+    if (!nl) break;
+    sb_putc(out, '\n');
+    p = nl + 1;
+  }
+}
+
+void be_print_module(LLVMModuleRef mod, BackendKind kind, StrBuf *out) {
+  char *text = LLVMPrintModuleToString(mod);
+  if (kind == BE_NVVM) print_nvvm_compatible(text, out);
+  else sb_puts(out, text);
+  LLVMDisposeMessage(text);
+}

@@ -1,0 +1,297 @@
+/* nvvm.c — libNVVM, loaded with dlopen at first use, and libdevice's bitcode.
+ *
+ * Search order for libNVVM: $KFRONT_LIBNVVM (a file, or a folder holding libnvvm.so), $CUDA_HOME/nvvm/lib64,
+ * $CUDA_HOME/lib64, /usr/local/cuda/nvvm/lib64, /usr/local/cuda/lib64, then the dynamic loader's own path
+ * (LD_LIBRARY_PATH, ld.so.cache); in each folder libnvvm.so, then libnvvm.so.4. libdevice: $KFRONT_LIBDEVICE,
+ * $CUDA_HOME/nvvm/libdevice/libdevice.10.bc, the nvvm/libdevice folder next to the libNVVM found,
+ * /usr/local/cuda/nvvm/libdevice/libdevice.10.bc. Both are loaded once (pthread_once) and then only read,
+ * so compiles may run concurrently (libNVVM allows concurrent use of different programs). A failure
+ * message names every path tried. nvvm.h is not needed: the few prototypes are declared here. */
+#define _GNU_SOURCE /* memmem */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "backend/backend.h"
+
+typedef int nvvmResult;
+typedef struct _nvvmProgram *nvvmProgram;
+
+typedef struct NvvmApi {
+  void *handle;
+  char *path;
+  const char *(*GetErrorString)(nvvmResult);
+  nvvmResult (*Version)(int *, int *);
+  nvvmResult (*IRVersion)(int *, int *, int *, int *);
+  nvvmResult (*CreateProgram)(nvvmProgram *);
+  nvvmResult (*DestroyProgram)(nvvmProgram *);
+  nvvmResult (*AddModuleToProgram)(nvvmProgram, const char *, size_t, const char *);
+  nvvmResult (*LazyAddModuleToProgram)(nvvmProgram, const char *, size_t, const char *);
+  nvvmResult (*CompileProgram)(nvvmProgram, int, const char **);
+  nvvmResult (*VerifyProgram)(nvvmProgram, int, const char **);
+  nvvmResult (*GetCompiledResultSize)(nvvmProgram, size_t *);
+  nvvmResult (*GetCompiledResult)(nvvmProgram, char *);
+  nvvmResult (*GetProgramLogSize)(nvvmProgram, size_t *);
+  nvvmResult (*GetProgramLog)(nvvmProgram, char *);
+  int ir_version[2];
+  char *error;          /* why loading failed (every path searched), or NULL */
+  /* libdevice */
+  char *libdevice;
+  size_t libdevice_len;
+  char *libdevice_error;
+} NvvmApi;
+
+static NvvmApi api;
+static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+static pthread_once_t libdevice_once = PTHREAD_ONCE_INIT;
+
+static bool try_open(const char *path, StrBuf *tried) {
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *why = dlerror();
+    sb_printf(tried, "\n  %s: %s", path, why ? why : "cannot be loaded");
+    return false;
+  }
+  api.handle = h;
+  api.path = strdup(path);
+  return true;
+}
+
+static bool try_dir(const char *dir, StrBuf *tried) {
+  char path[8192];
+  snprintf(path, sizeof path, "%s/libnvvm.so", dir);
+  struct stat st;
+  if (stat(path, &st) == 0 && try_open(path, tried)) return true;
+  if (stat(path, &st) != 0) sb_printf(tried, "\n  %s: not found", path);
+  snprintf(path, sizeof path, "%s/libnvvm.so.4", dir);
+  if (stat(path, &st) == 0) return try_open(path, tried);
+  return false;
+}
+
+static void load_api(void) {
+  StrBuf tried;
+  sb_init(&tried);
+  const char *env = getenv("KFRONT_LIBNVVM");
+  const char *cuda = getenv("CUDA_HOME");
+  bool found = false;
+  char dir[4096];
+  struct stat st;
+  if (env && *env) {
+    if (stat(env, &st) == 0 && S_ISDIR(st.st_mode)) found = try_dir(env, &tried);
+    else if (stat(env, &st) == 0) found = try_open(env, &tried);
+    else sb_printf(&tried, "\n  %s ($KFRONT_LIBNVVM): not found", env);
+  }
+  if (!found && cuda && *cuda) {
+    snprintf(dir, sizeof dir, "%s/nvvm/lib64", cuda);
+    found = try_dir(dir, &tried);
+    if (!found) {
+      snprintf(dir, sizeof dir, "%s/lib64", cuda);
+      found = try_dir(dir, &tried);
+    }
+  }
+  if (!found) found = try_dir("/usr/local/cuda/nvvm/lib64", &tried);
+  if (!found) found = try_dir("/usr/local/cuda/lib64", &tried);
+  if (!found) found = try_open("libnvvm.so", &tried) || try_open("libnvvm.so.4", &tried);
+  if (!found) {
+    StrBuf msg;
+    sb_init(&msg);
+    sb_printf(&msg, "libNVVM not found (set KFRONT_LIBNVVM or CUDA_HOME, or use --backend=llvm); searched:%s",
+              sb_cstr(&tried));
+    api.error = sb_take(&msg);
+    sb_free(&tried);
+    return;
+  }
+  sb_free(&tried);
+#define SYM(name)                                                                                  \
+  do {                                                                                             \
+    *(void **)&api.name = dlsym(api.handle, "nvvm" #name);                                         \
+    if (!api.name) {                                                                               \
+      char buf[4400];                                                                              \
+      snprintf(buf, sizeof buf, "libNVVM at %s lacks nvvm" #name, api.path);                      \
+      api.error = strdup(buf);                                                                     \
+      return;                                                                                      \
+    }                                                                                              \
+  } while (0)
+  SYM(GetErrorString);
+  SYM(Version);
+  SYM(IRVersion);
+  SYM(CreateProgram);
+  SYM(DestroyProgram);
+  SYM(AddModuleToProgram);
+  SYM(LazyAddModuleToProgram);
+  SYM(CompileProgram);
+  SYM(VerifyProgram);
+  SYM(GetCompiledResultSize);
+  SYM(GetCompiledResult);
+  SYM(GetProgramLogSize);
+  SYM(GetProgramLog);
+#undef SYM
+  int major = 2, minor = 0, dmajor = 0, dminor = 0;
+  if (api.IRVersion(&major, &minor, &dmajor, &dminor) != 0) major = 2, minor = 0;
+  api.ir_version[0] = major;
+  api.ir_version[1] = minor;
+}
+
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = NULL;
+  if (fseek(f, 0, SEEK_END) == 0) {
+    long n = ftell(f);
+    if (n > 0 && fseek(f, 0, SEEK_SET) == 0) {
+      buf = malloc((size_t)n);
+      if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+      }
+      *len = (size_t)n;
+    }
+  }
+  fclose(f);
+  return buf;
+}
+
+static bool try_libdevice(const char *path, StrBuf *tried) {
+  size_t len = 0;
+  char *buf = read_file(path, &len);
+  if (!buf) {
+    sb_printf(tried, "\n  %s: not found", path);
+    return false;
+  }
+  api.libdevice = buf;
+  api.libdevice_len = len;
+  return true;
+}
+
+static void load_libdevice(void) {
+  StrBuf tried;
+  sb_init(&tried);
+  char path[8192];
+  const char *env = getenv("KFRONT_LIBDEVICE");
+  const char *cuda = getenv("CUDA_HOME");
+  bool found = false;
+  if (env && *env) found = try_libdevice(env, &tried);
+  if (!found && cuda && *cuda) {
+    snprintf(path, sizeof path, "%s/nvvm/libdevice/libdevice.10.bc", cuda);
+    found = try_libdevice(path, &tried);
+  }
+  pthread_once(&api_once, load_api);
+  if (!found && api.path) {
+    /* next to the libNVVM found: <root>/nvvm/lib64/libnvvm.so or <root>/lib64/libnvvm.so */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", api.path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+      *slash = 0;
+      snprintf(path, sizeof path, "%s/../libdevice/libdevice.10.bc", dir);
+      found = try_libdevice(path, &tried);
+      if (!found) {
+        snprintf(path, sizeof path, "%s/../nvvm/libdevice/libdevice.10.bc", dir);
+        found = try_libdevice(path, &tried);
+      }
+    }
+  }
+  if (!found) found = try_libdevice("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc", &tried);
+  if (!found) {
+    StrBuf msg;
+    sb_init(&msg);
+    sb_printf(&msg, "libdevice (libdevice.10.bc, needed for math functions) not found (set KFRONT_LIBDEVICE or "
+              "CUDA_HOME); searched:%s", sb_cstr(&tried));
+    api.libdevice_error = sb_take(&msg);
+  }
+  sb_free(&tried);
+}
+
+bool nvvm_load(Diag *diag) {
+  pthread_once(&api_once, load_api);
+  if (api.error) {
+    diag_error(diag, (SrcLoc){0}, "%s", api.error);
+    return false;
+  }
+  return true;
+}
+
+void nvvm_ir_version(int version[2]) {
+  pthread_once(&api_once, load_api);
+  version[0] = api.error ? 2 : api.ir_version[0];
+  version[1] = api.error ? 0 : api.ir_version[1];
+}
+
+const char *nvvm_libdevice(size_t *len, Diag *diag) {
+  pthread_once(&libdevice_once, load_libdevice);
+  if (!api.libdevice) {
+    diag_error(diag, (SrcLoc){0}, "%s", api.libdevice_error ? api.libdevice_error : "libdevice not found");
+    return NULL;
+  }
+  *len = api.libdevice_len;
+  return api.libdevice;
+}
+
+static void report_log(nvvmProgram prog, nvvmResult r, const char *what, Diag *diag) {
+  size_t n = 0;
+  char *log = NULL;
+  if (api.GetProgramLogSize(prog, &n) == 0 && n > 1 && (log = malloc(n)) && api.GetProgramLog(prog, log) == 0) {
+    /* trim the trailing newline */
+    size_t l = strlen(log);
+    while (l && (log[l - 1] == '\n' || log[l - 1] == '\r')) log[--l] = 0;
+    diag_error(diag, (SrcLoc){0}, "libNVVM: %s failed (%s):\n%s", what, api.GetErrorString(r), log);
+  } else {
+    diag_error(diag, (SrcLoc){0}, "libNVVM: %s failed (%s)", what, api.GetErrorString(r));
+  }
+  free(log);
+}
+
+bool nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, StrBuf *ptx, Diag *diag) {
+  if (!nvvm_load(diag)) return false;
+  const char *libdevice = NULL;
+  size_t libdevice_len = 0;
+  /* libdevice is linked lazily; only modules that call into it need it */
+  if (memmem(ir, ir_len, "@__nv_", 6) && !(libdevice = nvvm_libdevice(&libdevice_len, diag))) return false;
+  nvvmProgram prog = NULL;
+  nvvmResult r = api.CreateProgram(&prog);
+  if (r != 0) {
+    diag_error(diag, (SrcLoc){0}, "libNVVM: nvvmCreateProgram failed (%s)", api.GetErrorString(r));
+    return false;
+  }
+  bool ok = false;
+  char arch[32], opt[16];
+  snprintf(arch, sizeof arch, "-arch=compute_%u", o->arch ? o->arch : 90);
+  snprintf(opt, sizeof opt, "-opt=%d", o->opt < 0 ? 3 : o->opt > 3 ? 3 : o->opt);
+  const char *opts[10];
+  int nopts = 0;
+  opts[nopts++] = arch;
+  opts[nopts++] = opt;
+  if (o->fastmath) {
+    opts[nopts++] = "-ftz=1";
+    opts[nopts++] = "-prec-div=0";
+    opts[nopts++] = "-prec-sqrt=0";
+    opts[nopts++] = "-fma=1";
+  }
+  if (o->lineinfo) opts[nopts++] = "-generate-line-info";
+  if ((r = api.AddModuleToProgram(prog, ir, ir_len, "kfront")) != 0) {
+    report_log(prog, r, "nvvmAddModuleToProgram", diag);
+  } else if (libdevice && (r = api.LazyAddModuleToProgram(prog, libdevice, libdevice_len, "libdevice")) != 0) {
+    report_log(prog, r, "nvvmLazyAddModuleToProgram(libdevice)", diag);
+  } else if (getenv("KFRONT_NVVM_VERIFY") && (r = api.VerifyProgram(prog, nopts, opts)) != 0) {
+    report_log(prog, r, "nvvmVerifyProgram", diag);
+  } else if ((r = api.CompileProgram(prog, nopts, opts)) != 0) {
+    report_log(prog, r, "nvvmCompileProgram", diag);
+  } else {
+    size_t n = 0;
+    char *buf = NULL;
+    if ((r = api.GetCompiledResultSize(prog, &n)) != 0 || !(buf = malloc(n + 1)) ||
+        (r = api.GetCompiledResult(prog, buf)) != 0) {
+      diag_error(diag, (SrcLoc){0}, "libNVVM: cannot read the compiled PTX (%s)", api.GetErrorString(r));
+    } else {
+      buf[n] = 0;
+      sb_puts(ptx, buf);
+      ok = true;
+    }
+    free(buf);
+  }
+  api.DestroyProgram(&prog);
+  return ok;
+}
