@@ -1,0 +1,1149 @@
+/* compile.c — kir functions to the simulator's register-machine form (see sim_internal.h).
+ *
+ * One walk per function: every SSA value gets a frame slot (constants are preset in the frame template
+ * and cost nothing at run time), every op one or a few Ins. Structured control flow becomes jumps:
+ *   scf.if     JZ c, Lelse; then; [moves]; JMP Lend; Lelse: else; [moves]; Lend:
+ *   scf.for    moves(lb, inits -> iv, carried); FORCHK iv, ub, step -> Lexit; Lbody: body; moves(yield ->
+ *              carried); FORNEXT iv, ub, step -> Lbody; Lexit: moves(carried -> results)
+ *   scf.while  moves(inits -> before args); Lhead: before; at scf.condition: JZ c, Lfalse; moves(-> after
+ *              args); after; moves(yield -> before args); JMP Lhead; Lfalse: moves(-> results)
+ * and cf branches move their operands into the target block's argument slots (a parallel move when a
+ * source is also a destination). Callees are compiled on first reference (sim_get_fn + pending list). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/sim/sim_internal.h"
+
+const char *const sim_opcode_names[SI__COUNT] = {
+#define X(n) #n,
+    SIM_OPCODES(X)
+#undef X
+};
+
+/* ---- pointer maps ---------------------------------------------------------------------------- */
+
+static size_t ptr_hash(const void *p) {
+  uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+  return (size_t)(h >> 17);
+}
+
+void *ptrmap_get(const PtrMap *m, const void *key) {
+  if (!m->cap) return NULL;
+  for (size_t i = ptr_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    if (m->keys[i] == key) return m->vals[i];
+    if (!m->keys[i]) return NULL;
+  }
+}
+
+void ptrmap_put(PtrMap *m, const void *key, void *val) {
+  if ((m->n + 1) * 2 > m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    const void **keys = calloc(cap, sizeof *keys);
+    void **vals = calloc(cap, sizeof *vals);
+    if (!keys || !vals) abort();
+    for (size_t i = 0; i < m->cap; i++) {
+      if (!m->keys[i]) continue;
+      size_t j = ptr_hash(m->keys[i]) & (cap - 1);
+      while (keys[j]) j = (j + 1) & (cap - 1);
+      keys[j] = m->keys[i];
+      vals[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = keys;
+    m->vals = vals;
+    m->cap = cap;
+  }
+  size_t i = ptr_hash(key) & (m->cap - 1);
+  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
+  if (!m->keys[i]) m->n++;
+  m->keys[i] = key;
+  m->vals[i] = val;
+}
+
+void ptrmap_free(PtrMap *m) {
+  free(m->keys);
+  free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
+/* ---- types ----------------------------------------------------------------------------------- */
+
+ElemKind sim_elem_kind(const Type *t) {
+  if (t->kind == TY_BOOL) return EK_BOOL;
+  if (t->kind == TY_FLOAT) return t->bits == 16 ? EK_F16 : t->bits == 32 ? EK_F32 : EK_F64;
+  switch (t->bits) {
+  case 8: return t->is_unsigned ? EK_U8 : EK_I8;
+  case 16: return t->is_unsigned ? EK_U16 : EK_I16;
+  case 32: return t->is_unsigned ? EK_U32 : EK_I32;
+  default: return t->is_unsigned ? EK_U64 : EK_I64;
+  }
+}
+
+unsigned sim_elem_size(ElemKind ek) {
+  static const unsigned size[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8};
+  return size[ek];
+}
+
+static unsigned log2u(unsigned x) {
+  unsigned l = 0;
+  while ((1u << l) < x) l++;
+  return l;
+}
+
+/* ---- the compiler state ---------------------------------------------------------------------- */
+
+typedef struct Patch {
+  uint32_t ins;
+  uint32_t label;
+  bool in_b;      /* target goes to Ins.b (BR2's false target), else Ins.imm */
+} Patch;
+
+typedef struct Cc {
+  SimProgram *p;
+  SimFn *fn;
+  Ins *code;
+  uint32_t n, cap;
+  PtrMap slots;          /* Value* -> slot + 1 */
+  uint32_t nslots, init_cap;
+  Slot *init;
+  PtrMap block_labels;   /* Block* -> label + 1 */
+  int64_t *labels;       /* label -> code index, -1 until placed */
+  uint32_t nlabels, labels_cap;
+  Patch *patches;
+  uint32_t npatches, patches_cap;
+  size_t local_bytes;
+  bool ok;
+} Cc;
+
+/* What a region's terminator does. */
+typedef enum { Y_NONE, Y_MOVE, Y_WHILE } YieldKind;
+typedef struct YieldCtx {
+  YieldKind kind;
+  unsigned n;
+  uint32_t *dsts;        /* Y_MOVE: where scf.yield's operands go */
+  uint32_t exit;         /* label after the region's code (for yields not at its end) */
+  /* Y_WHILE: the scf.while being compiled */
+  const Op *loop;
+  uint32_t head, wexit;
+} YieldCtx;
+
+#define GROW(ptr, n, cap, init)                                             \
+  do {                                                                      \
+    if ((n) >= (cap)) {                                                     \
+      size_t nc_ = (cap) ? (size_t)(cap) * 2 : (init);                      \
+      void *np_ = realloc((ptr), nc_ * sizeof *(ptr));                      \
+      if (!np_) abort();                                                    \
+      (ptr) = np_;                                                          \
+      (cap) = (uint32_t)nc_;                                                \
+    }                                                                       \
+  } while (0)
+
+static bool cc_error(Cc *c, const Op *op, const char *fmt, const char *arg) {
+  char msg[256];
+  snprintf(msg, sizeof msg, fmt, arg);
+  diag_error(c->p->diag, op ? op->loc : (SrcLoc){0}, "simulator: %s", msg);
+  c->ok = false;
+  return false;
+}
+
+static uint32_t new_slot(Cc *c) {
+  GROW(c->init, c->nslots, c->init_cap, 64);
+  c->init[c->nslots].u = 0;
+  return c->nslots++;
+}
+
+static uint32_t slot_of(Cc *c, const Value *v) {
+  uintptr_t s = (uintptr_t)ptrmap_get(&c->slots, v);
+  if (s) return (uint32_t)(s - 1);
+  uint32_t n = new_slot(c);
+  ptrmap_put(&c->slots, v, (void *)(uintptr_t)(n + 1));
+  return n;
+}
+
+static uint32_t opnd(Cc *c, const Op *op, unsigned i) { return slot_of(c, op_operand(op, i)); }
+static uint32_t res(Cc *c, const Op *op, unsigned i) { return slot_of(c, op_result(op, i)); }
+
+static uint32_t emit(Cc *c, SimOpcode code, const Op *op) {
+  GROW(c->code, c->n, c->cap, 256);
+  Ins *I = &c->code[c->n];
+  memset(I, 0, sizeof *I);
+  I->code = (uint16_t)code;
+  I->op = op;
+  return c->n++;
+}
+#define INS(c, i) (&(c)->code[(i)])
+
+static uint32_t new_label(Cc *c) {
+  GROW(c->labels, c->nlabels, c->labels_cap, 64);
+  c->labels[c->nlabels] = -1;
+  return c->nlabels++;
+}
+
+static void place_label(Cc *c, uint32_t l) { c->labels[l] = c->n; }
+
+static void jump_to(Cc *c, uint32_t ins, uint32_t label, bool in_b) {
+  GROW(c->patches, c->npatches, c->patches_cap, 64);
+  c->patches[c->npatches++] = (Patch){ins, label, in_b};
+}
+
+static uint32_t label_of_block(Cc *c, const Block *b) {
+  uintptr_t l = (uintptr_t)ptrmap_get(&c->block_labels, b);
+  if (l) return (uint32_t)(l - 1);
+  uint32_t n = new_label(c);
+  ptrmap_put(&c->block_labels, b, (void *)(uintptr_t)(n + 1));
+  return n;
+}
+
+static void *cc_alloc(Cc *c, size_t size) { return arena_alloc(&c->p->arena, size); }
+
+static SlotList slot_list(Cc *c, const Op *op, unsigned first, unsigned n) {
+  SlotList l = {n, cc_alloc(c, sizeof(uint32_t) * (n ? n : 1))};
+  for (unsigned i = 0; i < n; i++) l.s[i] = opnd(c, op, first + i);
+  return l;
+}
+
+static void set_norm(Ins *I, const Type *t) {
+  if (t->kind == TY_BOOL) {
+    I->sh = 63;
+    I->sgn = 0;
+  } else if (t->kind == TY_INT) {
+    I->sh = (uint8_t)(64 - t->bits);
+    I->sgn = !t->is_unsigned;
+  }
+}
+
+static uint8_t shift_of(const Type *t) { return (uint8_t)(t->kind == TY_BOOL ? 63 : t->kind == TY_INT ? 64 - t->bits : 0); }
+
+/* Moves src[i] -> dst[i] as if all at once. */
+static void emit_moves(Cc *c, unsigned n, const uint32_t *src, const uint32_t *dst, const Op *op) {
+  bool conflict = false;
+  unsigned real = 0;
+  for (unsigned i = 0; i < n; i++) {
+    if (src[i] == dst[i]) continue;
+    real++;
+    for (unsigned k = i + 1; k < n; k++)
+      if (src[k] == dst[i] && src[k] != dst[k]) conflict = true;
+  }
+  if (!real) return;
+  if (!conflict) {
+    for (unsigned i = 0; i < n; i++) {
+      if (src[i] == dst[i]) continue;
+      uint32_t k = emit(c, SI_MOV, op);
+      INS(c, k)->d = dst[i];
+      INS(c, k)->a = src[i];
+    }
+    return;
+  }
+  PMoveInfo *pm = cc_alloc(c, sizeof *pm);
+  pm->n = n;
+  pm->src = cc_alloc(c, sizeof(uint32_t) * n);
+  pm->dst = cc_alloc(c, sizeof(uint32_t) * n);
+  memcpy(pm->src, src, sizeof(uint32_t) * n);
+  memcpy(pm->dst, dst, sizeof(uint32_t) * n);
+  uint32_t k = emit(c, SI_PMOVE, op);
+  INS(c, k)->ext = pm;
+}
+
+static uint32_t *operand_slots(Cc *c, const Op *op, unsigned first, unsigned n) {
+  uint32_t *s = cc_alloc(c, sizeof(uint32_t) * (n ? n : 1));
+  for (unsigned i = 0; i < n; i++) s[i] = opnd(c, op, first + i);
+  return s;
+}
+
+static uint32_t *arg_slots(Cc *c, const Block *b, unsigned first) {
+  unsigned n = b->nargs > first ? b->nargs - first : 0;
+  uint32_t *s = cc_alloc(c, sizeof(uint32_t) * (n ? n : 1));
+  for (unsigned i = 0; i < n; i++) s[i] = slot_of(c, b->args[first + i]);
+  return s;
+}
+
+static uint32_t *result_slots(Cc *c, const Op *op) {
+  uint32_t *s = cc_alloc(c, sizeof(uint32_t) * (op->nresults ? op->nresults : 1));
+  for (unsigned i = 0; i < op->nresults; i++) s[i] = res(c, op, i);
+  return s;
+}
+
+/* ---- ops ------------------------------------------------------------------------------------- */
+
+static void compile_region(Cc *c, const Region *r, YieldCtx *y);
+
+static bool is_f64(const Type *t) { return t->kind == TY_FLOAT && t->bits == 64; }
+static bool is_f16(const Type *t) { return t->kind == TY_FLOAT && t->bits == 16; }
+
+static void f16_fix(Cc *c, const Op *op, const Type *t, uint32_t d) {
+  if (!is_f16(t)) return;
+  uint32_t k = emit(c, SI_F16ROUND, op);
+  INS(c, k)->d = d;
+  INS(c, k)->a = d;
+}
+
+static void int_binary(Cc *c, const Op *op, SimOpcode code) {
+  const Type *t = op_result(op, 0)->type;
+  if (t->kind == TY_INT && t->bits == 64) {
+    if (code == SI_ADDI) code = SI_ADDI64;
+    else if (code == SI_SUBI) code = SI_SUBI64;
+    else if (code == SI_MULI) code = SI_MULI64;
+  }
+  uint32_t k = emit(c, code, op);
+  Ins *I = INS(c, k);
+  I->d = res(c, op, 0);
+  I->a = opnd(c, op, 0);
+  if (op->noperands > 1) I->b = opnd(c, op, 1);
+  set_norm(I, t);
+}
+
+static void float_op(Cc *c, const Op *op, SimOpcode f32, SimOpcode f64) {
+  const Type *t = op_result(op, 0)->type;
+  uint32_t k = emit(c, is_f64(t) ? f64 : f32, op);
+  Ins *I = INS(c, k);
+  I->d = res(c, op, 0);
+  I->a = opnd(c, op, 0);
+  if (op->noperands > 1) I->b = opnd(c, op, 1);
+  uint32_t d = I->d;
+  f16_fix(c, op, t, d);
+}
+
+typedef float (*F1)(float);
+typedef double (*D1)(double);
+typedef float (*F2)(float, float);
+typedef double (*D2)(double, double);
+
+static void math1(Cc *c, const Op *op, F1 f, D1 d) {
+  const Type *t = op_result(op, 0)->type;
+  uint32_t k = emit(c, is_f64(t) ? SI_MATH1F64 : SI_MATH1F32, op);
+  Ins *I = INS(c, k);
+  I->d = res(c, op, 0);
+  I->a = opnd(c, op, 0);
+  I->ext = is_f64(t) ? (void *)d : (void *)f;
+  uint32_t dst = I->d;
+  f16_fix(c, op, t, dst);
+}
+
+static void math2(Cc *c, const Op *op, F2 f, D2 d) {
+  const Type *t = op_result(op, 0)->type;
+  uint32_t k = emit(c, is_f64(t) ? SI_MATH2F64 : SI_MATH2F32, op);
+  Ins *I = INS(c, k);
+  I->d = res(c, op, 0);
+  I->a = opnd(c, op, 0);
+  I->b = opnd(c, op, 1);
+  I->ext = is_f64(t) ? (void *)d : (void *)f;
+  uint32_t dst = I->d;
+  f16_fix(c, op, t, dst);
+}
+
+static float rintf_(float x) { return rintf(x); }
+static double rint_(double x) { return rint(x); }
+
+static bool set_const(Cc *c, const Op *op) {
+  const Type *t = op_result(op, 0)->type;
+  Attr *a = ir_op_attr(op, "value");
+  if (!a) return cc_error(c, op, "arith.constant without a value%s", "");
+  uint32_t s = res(c, op, 0);
+  Slot v;
+  v.u = 0;
+  if (t->kind == TY_FLOAT) {
+    double x = a->kind == ATTR_FLOAT ? a->f : a->kind == ATTR_INT ? (double)a->i : 0.0;
+    if (t->bits == 64) v.d = x;
+    else v.f = t->bits == 32 ? (float)x : sim_f16_round(x);
+  } else if (t->kind == TY_BOOL || t->kind == TY_INT) {
+    uint64_t x = a->kind == ATTR_INT ? (uint64_t)a->i : a->kind == ATTR_BOOL ? (uint64_t)a->b : 0;
+    unsigned sh = shift_of(t);
+    v.u = (t->kind == TY_INT && !t->is_unsigned) ? (uint64_t)((int64_t)(x << sh) >> sh) : (x << sh) >> sh;
+  } else {
+    return cc_error(c, op, "constant of unsupported type%s", "");
+  }
+  c->init[s] = v;
+  return true;
+}
+
+static int pred_index(const char *p, const char *const *names) {
+  for (int i = 0; names[i]; i++)
+    if (p && strcmp(p, names[i]) == 0) return i;
+  return -1;
+}
+
+static int choice(Cc *c, const Op *op, const char *attr, const char *const *names) {
+  int k = pred_index(ir_op_attr_str(op, attr), names);
+  if (k < 0) cc_error(c, op, "missing or unknown attribute '%s'", attr);
+  return k;
+}
+
+static SimGlobal *global_of(Cc *c, const Op *op, unsigned *index) {
+  const char *name = ir_op_attr_str(op, "name");
+  Op *g = name ? ir_module_lookup(c->p->m, name) : NULL;
+  uintptr_t i = g ? (uintptr_t)ptrmap_get(&c->p->globals, g) : 0;
+  if (!i) {
+    cc_error(c, op, "mem.global_ref of an unknown global @%s", name ? name : "?");
+    return NULL;
+  }
+  *index = (unsigned)(i - 1);
+  return &c->p->globals_v[i - 1];
+}
+
+static void compile_cf_branch(Cc *c, const Op *op, unsigned s) {
+  Block *target = op->successors[s];
+  unsigned n = op->succ_operand_count[s], start = op_succ_operand_start(op, s);
+  if (n != target->nargs) {
+    cc_error(c, op, "branch passes the wrong number of block arguments%s", "");
+    return;
+  }
+  emit_moves(c, n, operand_slots(c, op, start, n), arg_slots(c, target, 0), op);
+  uint32_t k = emit(c, SI_JMP, op);
+  jump_to(c, k, label_of_block(c, target), false);
+}
+
+static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
+  static const char *const cmpi_names[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge", NULL};
+  static const char *const cmpf_names[] = {"oeq", "one", "olt", "ole", "ogt", "oge", "ord", "une", "ult", "ule", "ugt", "uge", "uno", NULL};
+  static const char *const atomic_names[] = {"add", "sub", "and", "or", "xor", "min", "max", "exch", "inc", "dec", NULL};
+  static const char *const shfl_names[] = {"idx", "up", "down", "xor", NULL};
+  static const char *const vote_names[] = {"all", "any", "uni", "ballot", NULL};
+  static const char *const bred_names[] = {"count", "and", "or", NULL};
+  uint32_t k;
+  Ins *I;
+  switch (op->kind) {
+  case OP_CONSTANT: set_const(c, op); return;
+  case OP_ADDI: int_binary(c, op, SI_ADDI); return;
+  case OP_SUBI: int_binary(c, op, SI_SUBI); return;
+  case OP_MULI: int_binary(c, op, SI_MULI); return;
+  case OP_DIVSI: int_binary(c, op, SI_DIVSI); return;
+  case OP_DIVUI: int_binary(c, op, SI_DIVUI); return;
+  case OP_REMSI: int_binary(c, op, SI_REMSI); return;
+  case OP_REMUI: int_binary(c, op, SI_REMUI); return;
+  case OP_FLOORDIVSI: int_binary(c, op, SI_FLOORDIVSI); return;
+  case OP_FLOORMODSI: int_binary(c, op, SI_FLOORMODSI); return;
+  case OP_MINSI: int_binary(c, op, SI_MINSI); return;
+  case OP_MAXSI: int_binary(c, op, SI_MAXSI); return;
+  case OP_MINUI: int_binary(c, op, SI_MINUI); return;
+  case OP_MAXUI: int_binary(c, op, SI_MAXUI); return;
+  case OP_IPOW: int_binary(c, op, SI_IPOW); return;
+  case OP_ABSI: int_binary(c, op, SI_ABSI); return;
+  case OP_SHLI: int_binary(c, op, SI_SHLI); return;
+  case OP_SHRSI: int_binary(c, op, SI_SHRSI); return;
+  case OP_SHRUI: int_binary(c, op, SI_SHRUI); return;
+  case OP_ANDI: int_binary(c, op, SI_ANDI); return;
+  case OP_ORI: int_binary(c, op, SI_ORI); return;
+  case OP_XORI: int_binary(c, op, SI_XORI); return;
+  case OP_POPC: int_binary(c, op, SI_POPC); return;
+  case OP_CLZ: int_binary(c, op, SI_CLZ); return;
+  case OP_FFS: int_binary(c, op, SI_FFS); return;
+  case OP_BREV: int_binary(c, op, SI_BREV); return;
+  case OP_CMPI: {
+    int p = choice(c, op, "pred", cmpi_names);
+    if (p < 0) return;
+    k = emit(c, (SimOpcode)(SI_CMPI_EQ + p), op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->a = opnd(c, op, 0);
+    I->b = opnd(c, op, 1);
+    I->sh = shift_of(op_operand(op, 0)->type);
+    return;
+  }
+  case OP_SELECT:
+    k = emit(c, SI_SELECT, op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->a = opnd(c, op, 0);
+    I->b = opnd(c, op, 1);
+    I->c = opnd(c, op, 2);
+    return;
+  case OP_EXTSI:
+  case OP_EXTUI:
+  case OP_TRUNCI:
+    k = emit(c, op->kind == OP_EXTSI ? SI_EXTS : SI_EXTU, op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->a = opnd(c, op, 0);
+    I->aux = op->kind == OP_TRUNCI ? 0 : shift_of(op_operand(op, 0)->type);
+    set_norm(I, op_result(op, 0)->type);
+    return;
+  case OP_ADDF: float_op(c, op, SI_ADDF32, SI_ADDF64); return;
+  case OP_SUBF: float_op(c, op, SI_SUBF32, SI_SUBF64); return;
+  case OP_MULF: float_op(c, op, SI_MULF32, SI_MULF64); return;
+  case OP_DIVF: float_op(c, op, SI_DIVF32, SI_DIVF64); return;
+  case OP_REMF: float_op(c, op, SI_REMF32, SI_REMF64); return;
+  case OP_FLOORDIVF: float_op(c, op, SI_FLOORDIVF32, SI_FLOORDIVF64); return;
+  case OP_FLOORMODF: float_op(c, op, SI_FLOORMODF32, SI_FLOORMODF64); return;
+  case OP_MINF: float_op(c, op, SI_MINF32, SI_MINF64); return;
+  case OP_MAXF: float_op(c, op, SI_MAXF32, SI_MAXF64); return;
+  case OP_NEGF: float_op(c, op, SI_NEGF32, SI_NEGF64); return;
+  case OP_CMPF: {
+    int p = choice(c, op, "pred", cmpf_names);
+    if (p < 0) return;
+    k = emit(c, is_f64(op_operand(op, 0)->type) ? SI_CMPF64 : SI_CMPF32, op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->a = opnd(c, op, 0);
+    I->b = opnd(c, op, 1);
+    I->aux = (uint8_t)p;
+    return;
+  }
+  case OP_SITOFP:
+  case OP_UITOFP: {
+    const Type *t = op_result(op, 0)->type;
+    bool s = op->kind == OP_SITOFP;
+    k = emit(c, is_f64(t) ? (s ? SI_SITOF64 : SI_UITOF64) : (s ? SI_SITOF32 : SI_UITOF32), op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->a = opnd(c, op, 0);
+    I->aux = shift_of(op_operand(op, 0)->type);
+    uint32_t d = I->d;
+    f16_fix(c, op, t, d);
+    return;
+  }
+  case OP_FPTOSI:
+  case OP_FPTOUI: {
+    bool s = op->kind == OP_FPTOSI, from64 = is_f64(op_operand(op, 0)->type);
+    k = emit(c, from64 ? (s ? SI_F64TOSI : SI_F64TOUI) : (s ? SI_F32TOSI : SI_F32TOUI), op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->a = opnd(c, op, 0);
+    set_norm(I, op_result(op, 0)->type);
+    return;
+  }
+  case OP_EXTF:
+  case OP_TRUNCF: {
+    const Type *from = op_operand(op, 0)->type, *to = op_result(op, 0)->type;
+    SimOpcode code = SI_MOV;
+    if (to->bits == 64 && from->bits < 64) code = SI_F32TOF64;
+    else if (to->bits == 32 && from->bits == 64) code = SI_F64TOF32;
+    else if (to->bits == 16 && from->bits == 64) code = SI_F64TOF16;
+    else if (to->bits == 16 && from->bits == 32) code = SI_F16ROUND;
+    k = emit(c, code, op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->a = opnd(c, op, 0);
+    return;
+  }
+  case OP_BITCAST: {
+    const Type *from = op_operand(op, 0)->type, *to = op_result(op, 0)->type;
+    if (from->kind == TY_FLOAT && to->kind == TY_FLOAT) k = emit(c, SI_MOV, op);
+    else if (from->kind == TY_FLOAT) k = emit(c, SI_BITCAST_FI, op);
+    else if (to->kind == TY_FLOAT) k = emit(c, SI_BITCAST_IF, op);
+    else k = emit(c, SI_EXTU, op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->a = opnd(c, op, 0);
+    I->aux = (uint8_t)(from->kind == TY_FLOAT ? from->bits : to->kind == TY_FLOAT ? to->bits : 0);
+    set_norm(I, to);
+    return;
+  }
+  case OP_SQRT: math1(c, op, sqrtf, sqrt); return;
+  case OP_EXP: math1(c, op, expf, exp); return;
+  case OP_EXP2: math1(c, op, exp2f, exp2); return;
+  case OP_EXPM1: math1(c, op, expm1f, expm1); return;
+  case OP_LOG: math1(c, op, logf, log); return;
+  case OP_LOG2: math1(c, op, log2f, log2); return;
+  case OP_LOG10: math1(c, op, log10f, log10); return;
+  case OP_LOG1P: math1(c, op, log1pf, log1p); return;
+  case OP_SIN: math1(c, op, sinf, sin); return;
+  case OP_COS: math1(c, op, cosf, cos); return;
+  case OP_TAN: math1(c, op, tanf, tan); return;
+  case OP_ASIN: math1(c, op, asinf, asin); return;
+  case OP_ACOS: math1(c, op, acosf, acos); return;
+  case OP_ATAN: math1(c, op, atanf, atan); return;
+  case OP_SINH: math1(c, op, sinhf, sinh); return;
+  case OP_COSH: math1(c, op, coshf, cosh); return;
+  case OP_TANH: math1(c, op, tanhf, tanh); return;
+  case OP_ASINH: math1(c, op, asinhf, asinh); return;
+  case OP_ACOSH: math1(c, op, acoshf, acosh); return;
+  case OP_ATANH: math1(c, op, atanhf, atanh); return;
+  case OP_ERF: math1(c, op, erff, erf); return;
+  case OP_ERFC: math1(c, op, erfcf, erfc); return;
+  case OP_GAMMA: math1(c, op, tgammaf, tgamma); return;
+  case OP_LGAMMA: math1(c, op, lgammaf, lgamma); return;
+  case OP_FLOOR: math1(c, op, floorf, floor); return;
+  case OP_CEIL: math1(c, op, ceilf, ceil); return;
+  case OP_TRUNC: math1(c, op, truncf, trunc); return;
+  case OP_ROUND: math1(c, op, rintf_, rint_); return;
+  case OP_FABS: math1(c, op, fabsf, fabs); return;
+  case OP_POW: math2(c, op, powf, pow); return;
+  case OP_ATAN2: math2(c, op, atan2f, atan2); return;
+  case OP_HYPOT: math2(c, op, hypotf, hypot); return;
+  case OP_COPYSIGN: math2(c, op, copysignf, copysign); return;
+  case OP_FMOD: math2(c, op, fmodf, fmod); return;
+  case OP_POWI: {
+    const Type *t = op_result(op, 0)->type;
+    k = emit(c, is_f64(t) ? SI_POWIF64 : SI_POWIF32, op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->a = opnd(c, op, 0);
+    I->b = opnd(c, op, 1);
+    I->aux = shift_of(op_operand(op, 1)->type);
+    uint32_t d = I->d;
+    f16_fix(c, op, t, d);
+    return;
+  }
+  case OP_ISNAN:
+  case OP_ISINF:
+  case OP_ISFINITE: {
+    bool d64 = is_f64(op_operand(op, 0)->type);
+    SimOpcode code = op->kind == OP_ISNAN ? (d64 ? SI_ISNAN64 : SI_ISNAN32)
+                     : op->kind == OP_ISINF ? (d64 ? SI_ISINF64 : SI_ISINF32)
+                                            : (d64 ? SI_ISFIN64 : SI_ISFIN32);
+    k = emit(c, code, op);
+    INS(c, k)->d = res(c, op, 0);
+    INS(c, k)->a = opnd(c, op, 0);
+    return;
+  }
+
+  /* ---- mem ---- */
+  case OP_DIM:
+  case OP_STRIDE: {
+    int64_t axis = ir_op_attr_int(op, "axis", -1);
+    const Type *t = op_operand(op, 0)->type;
+    if (axis < 0 || axis >= (int64_t)t->rank) {
+      cc_error(c, op, "axis out of range%s", "");
+      return;
+    }
+    k = emit(c, op->kind == OP_DIM ? SI_DIM : SI_STRIDE, op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->a = opnd(c, op, 0);
+    I->aux = (uint8_t)axis;
+    return;
+  }
+  case OP_SIZE:
+  case OP_DATA:
+    k = emit(c, op->kind == OP_SIZE ? SI_SIZE : SI_DATA, op);
+    INS(c, k)->d = res(c, op, 0);
+    INS(c, k)->a = opnd(c, op, 0);
+    return;
+  case OP_LOAD: {
+    const Type *t = op_operand(op, 0)->type;
+    if (!ty_is_array(t) || op->noperands != 1 + t->rank) {
+      cc_error(c, op, "malformed mem.load%s", "");
+      return;
+    }
+    k = emit(c, t->rank == 1 ? SI_LOAD1 : SI_LOADN, op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->a = opnd(c, op, 0);
+    I->aux = (uint8_t)sim_elem_kind(t->elem);
+    if (t->rank == 1) {
+      I->b = opnd(c, op, 1);
+    } else {
+      SlotList *l = cc_alloc(c, sizeof *l);
+      *l = slot_list(c, op, 1, t->rank);
+      INS(c, k)->ext = l;
+    }
+    return;
+  }
+  case OP_STORE: {
+    const Type *t = op->noperands >= 2 ? op_operand(op, 1)->type : NULL;
+    if (!t || !ty_is_array(t) || op->noperands != 2 + t->rank) {
+      cc_error(c, op, "malformed mem.store%s", "");
+      return;
+    }
+    k = emit(c, t->rank == 1 ? SI_STORE1 : SI_STOREN, op);
+    I = INS(c, k);
+    I->a = opnd(c, op, 0);
+    I->b = opnd(c, op, 1);
+    I->aux = (uint8_t)sim_elem_kind(t->elem);
+    if (t->rank == 1) {
+      I->c = opnd(c, op, 2);
+    } else {
+      SlotList *l = cc_alloc(c, sizeof *l);
+      *l = slot_list(c, op, 2, t->rank);
+      INS(c, k)->ext = l;
+    }
+    return;
+  }
+  case OP_ALLOCA: {
+    const Type *t = op_result(op, 0)->type;
+    Attr *shape = ir_op_attr(op, "shape");
+    if (!ty_is_array(t) || !shape || shape->kind != ATTR_ARRAY || shape->arr.n != t->rank) {
+      cc_error(c, op, "mem.alloca needs an array type and a shape of its rank%s", "");
+      return;
+    }
+    AllocaInfo *ai = cc_alloc(c, sizeof *ai);
+    ai->ek = sim_elem_kind(t->elem);
+    ai->rank = t->rank;
+    ai->layout = t->layout;
+    size_t count = 1;
+    for (unsigned i = 0; i < t->rank; i++) {
+      int64_t e = shape->arr.elems[i].kind == ATTR_INT ? shape->arr.elems[i].i : -1;
+      if (e < 0 || e > (1 << 24)) {
+        cc_error(c, op, "mem.alloca with a bad extent%s", "");
+        return;
+      }
+      ai->shape[i] = e;
+      count *= (size_t)e;
+    }
+    ai->bytes = count * sim_elem_size(ai->ek);
+    if (ai->bytes > (64u << 20)) {
+      cc_error(c, op, "mem.alloca of more than 64 MiB%s", "");
+      return;
+    }
+    ai->offset = c->local_bytes;
+    c->local_bytes += ((sizeof(SimArr) + 15) & ~(size_t)15) + ((ai->bytes + 15) & ~(size_t)15);
+    k = emit(c, SI_ALLOCA, op);
+    INS(c, k)->d = res(c, op, 0);
+    INS(c, k)->ext = ai;
+    return;
+  }
+  case OP_GLOBAL_REF: {
+    unsigned index;
+    if (!global_of(c, op, &index)) return;
+    k = emit(c, SI_GREF, op);
+    INS(c, k)->d = res(c, op, 0);
+    INS(c, k)->imm = index;
+    return;
+  }
+  case OP_DYN_SHARED: {
+    const Type *t = op_result(op, 0)->type;
+    if (!ty_is_array(t) || t->rank != 1) {
+      cc_error(c, op, "mem.dynamic_shared must be a rank-1 array%s", "");
+      return;
+    }
+    ElemKind ek = sim_elem_kind(t->elem);
+    unsigned gs = log2u(sim_elem_size(ek));
+    if (!c->p->uses_dyn || gs < c->p->dyn_gshift) c->p->dyn_gshift = gs;
+    c->p->uses_dyn = true;
+    k = emit(c, SI_DYNSH, op);
+    INS(c, k)->d = res(c, op, 0);
+    INS(c, k)->aux = (uint8_t)ek;
+    return;
+  }
+
+  /* ---- gpu ---- */
+  case OP_THREAD_ID:
+  case OP_BLOCK_ID:
+  case OP_BLOCK_DIM:
+  case OP_GRID_DIM: {
+    int64_t dim = ir_op_attr_int(op, "dim", -1);
+    if (dim < 0 || dim > 2) {
+      cc_error(c, op, "gpu id with a bad dim%s", "");
+      return;
+    }
+    SimOpcode code = op->kind == OP_THREAD_ID ? SI_TID : op->kind == OP_BLOCK_ID ? SI_BID
+                     : op->kind == OP_BLOCK_DIM ? SI_BDIM : SI_GDIM;
+    k = emit(c, code, op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->aux = (uint8_t)dim;
+    set_norm(I, op_result(op, 0)->type);
+    return;
+  }
+  case OP_LANE_ID:
+    k = emit(c, SI_LANE, op);
+    INS(c, k)->d = res(c, op, 0);
+    return;
+  case OP_WARP_SIZE:
+    c->init[res(c, op, 0)].i = 32;
+    return;
+  case OP_BARRIER: emit(c, SI_BARRIER, op); return;
+  case OP_BARRIER_RED: {
+    int kind = choice(c, op, "kind", bred_names);
+    if (kind < 0) return;
+    k = emit(c, SI_BARRED, op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->a = opnd(c, op, 0);
+    I->aux = (uint8_t)kind;
+    set_norm(I, op_result(op, 0)->type);
+    return;
+  }
+  case OP_FENCE: return; /* threads of a block run one at a time: memory is always coherent */
+  case OP_SYNCWARP:
+  case OP_SHFL:
+  case OP_VOTE:
+  case OP_ACTIVEMASK: {
+    WarpInfo *w = cc_alloc(c, sizeof *w);
+    if (op->kind == OP_SYNCWARP) {
+      w->kind = WK_SYNCWARP;
+      w->mask = opnd(c, op, 0);
+    } else if (op->kind == OP_SHFL) {
+      w->kind = WK_SHFL;
+      if ((w->mode = choice(c, op, "mode", shfl_names)) < 0) return;
+      w->mask = opnd(c, op, 0);
+      w->val = opnd(c, op, 1);
+      w->lane = opnd(c, op, 2);
+      w->width = opnd(c, op, 3);
+    } else if (op->kind == OP_VOTE) {
+      w->kind = WK_VOTE;
+      if ((w->mode = choice(c, op, "mode", vote_names)) < 0) return;
+      w->mask = opnd(c, op, 0);
+      w->val = opnd(c, op, 1);
+    } else {
+      w->kind = WK_ACTIVEMASK;
+    }
+    k = emit(c, SI_WARP, op);
+    I = INS(c, k);
+    I->d = op->nresults ? res(c, op, 0) : 0;
+    I->ext = w;
+    if (op->nresults) set_norm(I, op_result(op, 0)->type);
+    return;
+  }
+  case OP_ATOMIC_RMW:
+  case OP_ATOMIC_CAS: {
+    const Type *t = op->noperands ? op_operand(op, 0)->type : NULL;
+    unsigned extra = op->kind == OP_ATOMIC_CAS ? 2 : 1;
+    if (!t || !ty_is_array(t) || op->noperands != 1 + t->rank + extra) {
+      cc_error(c, op, "malformed %s", op_name(op));
+      return;
+    }
+    AtomicInfo *ai = cc_alloc(c, sizeof *ai);
+    if (op->kind == OP_ATOMIC_RMW) {
+      int kind = choice(c, op, "kind", atomic_names);
+      if (kind < 0) return;
+      ai->kind = (AtomicKind)kind;
+    }
+    ai->ek = sim_elem_kind(t->elem);
+    if (ai->ek == EK_F16 || ai->ek == EK_BOOL) {
+      cc_error(c, op, "atomics on f16 or i1 arrays are not supported%s", "");
+      return;
+    }
+    ai->arr = opnd(c, op, 0);
+    ai->idx = slot_list(c, op, 1, t->rank);
+    if (op->kind == OP_ATOMIC_CAS) {
+      ai->cmp = opnd(c, op, 1 + t->rank);
+      ai->val = opnd(c, op, 2 + t->rank);
+    } else {
+      ai->val = opnd(c, op, 1 + t->rank);
+    }
+    k = emit(c, op->kind == OP_ATOMIC_CAS ? SI_CAS : SI_ATOMIC, op);
+    INS(c, k)->d = res(c, op, 0);
+    INS(c, k)->ext = ai;
+    return;
+  }
+  case OP_BOUNDS:
+    k = emit(c, SI_BOUNDS, op);
+    I = INS(c, k);
+    I->a = opnd(c, op, 0);
+    I->b = opnd(c, op, 1);
+    I->imm = ir_op_attr_int(op, "axis", 0);
+    return;
+
+  /* ---- calls ---- */
+  case OP_FUNC_CALL: {
+    const char *name = ir_op_attr_str(op, "callee");
+    Op *f = name ? ir_module_lookup(c->p->m, name) : NULL;
+    if (!f || f->kind != OP_FUNC_FUNC || !f->regions[0].first) {
+      cc_error(c, op, "call of an unknown function @%s", name ? name : "?");
+      return;
+    }
+    CallInfo *ci = cc_alloc(c, sizeof *ci);
+    ci->callee = sim_get_fn(c->p, f);
+    ci->args = slot_list(c, op, 0, op->noperands);
+    ci->results.n = op->nresults;
+    ci->results.s = result_slots(c, op);
+    if (ci->args.n != ir_func_entry(f)->nargs) {
+      cc_error(c, op, "call of @%s with the wrong number of arguments", name);
+      return;
+    }
+    k = emit(c, SI_CALL, op);
+    INS(c, k)->ext = ci;
+    return;
+  }
+  case OP_FUNC_RETURN: {
+    SlotList *l = cc_alloc(c, sizeof *l);
+    *l = slot_list(c, op, 0, op->noperands);
+    k = emit(c, SI_RET, op);
+    INS(c, k)->ext = l;
+    return;
+  }
+
+  /* ---- control flow ---- */
+  case OP_BR: compile_cf_branch(c, op, 0); return;
+  case OP_COND_BR: {
+    uint32_t cond = opnd(c, op, 0);
+    if (!op->succ_operand_count[0] && !op->succ_operand_count[1]) {
+      k = emit(c, SI_BR2, op);
+      INS(c, k)->a = cond;
+      jump_to(c, k, label_of_block(c, op->successors[0]), false);
+      jump_to(c, k, label_of_block(c, op->successors[1]), true);
+      return;
+    }
+    uint32_t lfalse = new_label(c);
+    k = emit(c, SI_JZ, op);
+    INS(c, k)->a = cond;
+    jump_to(c, k, lfalse, false);
+    compile_cf_branch(c, op, 0);
+    place_label(c, lfalse);
+    compile_cf_branch(c, op, 1);
+    return;
+  }
+  case OP_YIELD: {
+    if (!y || y->kind != Y_MOVE || y->n != op->noperands) {
+      cc_error(c, op, "scf.yield outside of a region that takes its values%s", "");
+      return;
+    }
+    emit_moves(c, y->n, operand_slots(c, op, 0, op->noperands), y->dsts, op);
+    if (!at_region_end) {
+      k = emit(c, SI_JMP, op);
+      jump_to(c, k, y->exit, false);
+    }
+    return;
+  }
+  case OP_CONDITION: {
+    if (!y || y->kind != Y_WHILE || op->noperands < 1) {
+      cc_error(c, op, "scf.condition outside of the before-region of scf.while%s", "");
+      return;
+    }
+    const Op *w = y->loop;
+    const Block *after = w->regions[1].first;
+    unsigned n = op->noperands - 1;
+    if (n != w->nresults || (after && after->nargs != n)) {
+      cc_error(c, op, "scf.condition passes the wrong number of values%s", "");
+      return;
+    }
+    uint32_t *vals = operand_slots(c, op, 1, n);
+    uint32_t lfalse = new_label(c);
+    k = emit(c, SI_JZ, op);
+    INS(c, k)->a = opnd(c, op, 0);
+    jump_to(c, k, lfalse, false);
+    if (after) {
+      emit_moves(c, n, vals, arg_slots(c, after, 0), op);
+      const Block *before = w->regions[0].first;
+      YieldCtx ay = {.kind = Y_MOVE, .n = before->nargs, .dsts = arg_slots(c, before, 0), .exit = new_label(c)};
+      compile_region(c, &w->regions[1], &ay);
+      place_label(c, ay.exit);
+    }
+    k = emit(c, SI_JMP, op);
+    jump_to(c, k, y->head, false);
+    place_label(c, lfalse);
+    emit_moves(c, n, vals, result_slots(c, w), op);
+    if (!at_region_end) {
+      k = emit(c, SI_JMP, op);
+      jump_to(c, k, y->wexit, false);
+    }
+    return;
+  }
+  case OP_IF: {
+    uint32_t *results = result_slots(c, op);
+    bool has_else = op->regions[1].first != NULL;
+    uint32_t lelse = new_label(c), lend = new_label(c);
+    k = emit(c, SI_JZ, op);
+    INS(c, k)->a = opnd(c, op, 0);
+    jump_to(c, k, has_else ? lelse : lend, false);
+    YieldCtx ty = {.kind = Y_MOVE, .n = op->nresults, .dsts = results, .exit = new_label(c)};
+    compile_region(c, &op->regions[0], &ty);
+    place_label(c, ty.exit);
+    if (has_else) {
+      k = emit(c, SI_JMP, op);
+      jump_to(c, k, lend, false);
+      place_label(c, lelse);
+      YieldCtx ey = {.kind = Y_MOVE, .n = op->nresults, .dsts = results, .exit = lend};
+      compile_region(c, &op->regions[1], &ey);
+    } else if (op->nresults) {
+      cc_error(c, op, "scf.if with results needs an else region%s", "");
+    }
+    place_label(c, lend);
+    return;
+  }
+  case OP_FOR: {
+    const Block *body = op->regions[0].first;
+    if (op->noperands < 3 || !body || body->nargs != op->noperands - 2 || op->nresults != op->noperands - 3) {
+      cc_error(c, op, "malformed scf.for%s", "");
+      return;
+    }
+    unsigned n = op->nresults;
+    uint32_t lb = opnd(c, op, 0), ub = opnd(c, op, 1), step = opnd(c, op, 2);
+    uint32_t *init_src = cc_alloc(c, sizeof(uint32_t) * (n + 1));
+    init_src[0] = lb;
+    for (unsigned i = 0; i < n; i++) init_src[i + 1] = opnd(c, op, 3 + i);
+    uint32_t *args = arg_slots(c, body, 0);
+    emit_moves(c, n + 1, init_src, args, op);
+    uint32_t lbody = new_label(c), lexit = new_label(c);
+    k = emit(c, SI_FORCHK, op);
+    INS(c, k)->a = args[0];
+    INS(c, k)->b = ub;
+    INS(c, k)->c = step;
+    jump_to(c, k, lexit, false);
+    place_label(c, lbody);
+    YieldCtx by = {.kind = Y_MOVE, .n = n, .dsts = args + 1, .exit = new_label(c)};
+    compile_region(c, &op->regions[0], &by);
+    place_label(c, by.exit);
+    k = emit(c, SI_FORNEXT, op);
+    INS(c, k)->a = args[0];
+    INS(c, k)->b = ub;
+    INS(c, k)->c = step;
+    jump_to(c, k, lbody, false);
+    place_label(c, lexit);
+    emit_moves(c, n, args + 1, result_slots(c, op), op);
+    return;
+  }
+  case OP_WHILE: {
+    const Block *before = op->regions[0].first;
+    if (!before || before->nargs != op->noperands) {
+      cc_error(c, op, "malformed scf.while%s", "");
+      return;
+    }
+    emit_moves(c, op->noperands, operand_slots(c, op, 0, op->noperands), arg_slots(c, before, 0), op);
+    YieldCtx wy = {.kind = Y_WHILE, .loop = op, .head = new_label(c), .wexit = new_label(c)};
+    place_label(c, wy.head);
+    compile_region(c, &op->regions[0], &wy);
+    place_label(c, wy.wexit);
+    return;
+  }
+  default:
+    cc_error(c, op, "'%s' cannot appear in a function the simulator runs", op_name(op));
+    return;
+  }
+}
+
+static void compile_region(Cc *c, const Region *r, YieldCtx *y) {
+  for (const Block *b = r->first; b; b = b->next) {
+    if (b != r->first || r->first != r->last) place_label(c, label_of_block(c, b));
+    for (const Op *op = b->first; op && c->ok; op = op->next)
+      compile_op(c, op, y, !b->next && !op->next);
+  }
+}
+
+static void compile_fn(SimProgram *p, SimFn *fn) {
+  Cc c = {.p = p, .fn = fn, .ok = true};
+  const Op *func = fn->func;
+  const Block *entry = func->regions[0].first;
+  fn->nparams = entry->nargs;
+  fn->params = arena_alloc(&p->arena, sizeof(uint32_t) * (entry->nargs ? entry->nargs : 1));
+  for (unsigned i = 0; i < entry->nargs; i++) fn->params[i] = slot_of(&c, entry->args[i]);
+  compile_region(&c, &func->regions[0], NULL);
+  /* falling off the end returns (a verified function never does) */
+  uint32_t k = emit(&c, SI_RET, func);
+  SlotList *none = cc_alloc(&c, sizeof *none);
+  none->s = cc_alloc(&c, sizeof(uint32_t));
+  INS(&c, k)->ext = none;
+  for (uint32_t i = 0; i < c.npatches && c.ok; i++) {
+    Patch *pt = &c.patches[i];
+    int64_t target = c.labels[pt->label];
+    if (target < 0) {
+      cc_error(&c, c.code[pt->ins].op, "branch to a block outside the function%s", "");
+      break;
+    }
+    if (pt->in_b) c.code[pt->ins].b = (uint32_t)target;
+    else c.code[pt->ins].imm = target;
+  }
+  if (c.ok) {
+    fn->ncode = c.n;
+    fn->code = arena_alloc(&p->arena, sizeof(Ins) * c.n);
+    memcpy(fn->code, c.code, sizeof(Ins) * c.n);
+    fn->nslots = c.nslots ? c.nslots : 1;
+    fn->init = arena_alloc(&p->arena, sizeof(Slot) * fn->nslots);
+    if (c.nslots) memcpy(fn->init, c.init, sizeof(Slot) * c.nslots);
+    fn->local_bytes = c.local_bytes;
+    fn->frame_bytes = ((sizeof(Slot) * fn->nslots + 15) & ~(size_t)15) + c.local_bytes;
+    fn->compiled = true;
+  } else {
+    p->failed = true;
+  }
+  free(c.code);
+  free(c.init);
+  free(c.labels);
+  free(c.patches);
+  ptrmap_free(&c.slots);
+  ptrmap_free(&c.block_labels);
+}
+
+SimFn *sim_get_fn(SimProgram *p, const Op *func) {
+  SimFn *fn = ptrmap_get(&p->fns, func);
+  if (fn) return fn;
+  fn = arena_alloc(&p->arena, sizeof *fn);
+  fn->func = func;
+  fn->name = ir_func_name(func);
+  if (!fn->name) fn->name = "?";
+  fn->is_kernel = ir_op_attr(func, "kernel") != NULL;
+  ptrmap_put(&p->fns, func, fn);
+  GROW(p->pending, p->npending, p->pending_cap, 16);
+  p->pending[p->npending++] = fn;
+  return fn;
+}
+
+bool sim_compile_pending(SimProgram *p) {
+  while (p->npending && !p->failed) {
+    SimFn *fn = p->pending[--p->npending];
+    if (!fn->func->regions[0].first) {
+      diag_error(p->diag, fn->func->loc, "simulator: function @%s has no body", fn->name);
+      p->failed = true;
+      break;
+    }
+    compile_fn(p, fn);
+  }
+  return !p->failed;
+}
+
+/* ---- programs and globals -------------------------------------------------------------------- */
+
+static bool add_global(SimProgram *p, const Op *g) {
+  Type *t = ir_op_attr_type(g, "type");
+  Attr *shape = ir_op_attr(g, "shape");
+  const char *space = ir_op_attr_str(g, "space");
+  const char *name = ir_op_attr_str(g, "sym_name");
+  if (!t || !ty_is_array(t) || !shape || shape->kind != ATTR_ARRAY || shape->arr.n != t->rank || !space || !name ||
+      (strcmp(space, "shared") != 0 && strcmp(space, "const") != 0)) {
+    diag_error(p->diag, g->loc, "simulator: malformed mem.global");
+    return false;
+  }
+  GROW(p->globals_v, p->nglobals, p->globals_cap, 8);
+  SimGlobal *sg = &p->globals_v[p->nglobals];
+  memset(sg, 0, sizeof *sg);
+  sg->op = g;
+  sg->name = name;
+  sg->shared = strcmp(space, "shared") == 0;
+  sg->ek = sim_elem_kind(t->elem);
+  sg->esize = sim_elem_size(sg->ek);
+  sg->rank = t->rank;
+  sg->layout = t->layout;
+  size_t count = 1;
+  for (unsigned i = 0; i < t->rank; i++) {
+    int64_t e = shape->arr.elems[i].kind == ATTR_INT ? shape->arr.elems[i].i : -1;
+    if (e < 0 || e > (1 << 28) || (e && count > ((size_t)1 << 32) / (size_t)e)) {
+      diag_error(p->diag, g->loc, "simulator: mem.global @%s has a bad shape", name);
+      return false;
+    }
+    sg->shape[i] = e;
+    count *= (size_t)e;
+  }
+  sg->nbytes = count * sg->esize;
+  if (!sg->shared) {
+    sg->data = arena_alloc(&p->arena, sg->nbytes ? sg->nbytes : 1);
+    Attr *v = ir_op_attr(g, "value");
+    if (v && v->kind == ATTR_ARRAY) {
+      for (size_t i = 0; i < count && i < v->arr.n; i++) {
+        const Attr *e = &v->arr.elems[i];
+        double f = e->kind == ATTR_FLOAT ? e->f : e->kind == ATTR_INT ? (double)e->i : e->kind == ATTR_BOOL ? e->b : 0;
+        int64_t x = e->kind == ATTR_INT ? e->i : e->kind == ATTR_BOOL ? e->b : (int64_t)f;
+        char *dst = sg->data + i * sg->esize;
+        switch (sg->ek) {
+        case EK_BOOL: dst[0] = x != 0; break;
+        case EK_I8: case EK_U8: { uint8_t b = (uint8_t)x; memcpy(dst, &b, 1); break; }
+        case EK_I16: case EK_U16: { uint16_t b = (uint16_t)x; memcpy(dst, &b, 2); break; }
+        case EK_I32: case EK_U32: { uint32_t b = (uint32_t)x; memcpy(dst, &b, 4); break; }
+        case EK_I64: case EK_U64: memcpy(dst, &x, 8); break;
+        case EK_F16: { uint16_t h = sim_f16_bits(f); memcpy(dst, &h, 2); break; }
+        case EK_F32: { float ff = (float)f; memcpy(dst, &ff, 4); break; }
+        case EK_F64: memcpy(dst, &f, 8); break;
+        }
+      }
+    }
+  }
+  ptrmap_put(&p->globals, g, (void *)(uintptr_t)(++p->nglobals));
+  return true;
+}
+
+SimProgram *sim_program_new(Module *m, Diag *diag) {
+  SimProgram *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->m = m;
+  p->diag = diag;
+  arena_init(&p->arena);
+  for (Op *op = ir_module_body(m)->first; op; op = op->next)
+    if (op->kind == OP_GLOBAL && !add_global(p, op)) {
+      sim_program_free(p);
+      return NULL;
+    }
+  return p;
+}
+
+void sim_program_free(SimProgram *p) {
+  if (!p) return;
+  ptrmap_free(&p->fns);
+  ptrmap_free(&p->globals);
+  free(p->globals_v);
+  free(p->pending);
+  arena_free(&p->arena);
+  free(p);
+}

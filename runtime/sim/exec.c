@@ -1,0 +1,1453 @@
+/* exec.c — the simulator's interpreter and the CUDA execution model.
+ *
+ * A launch runs the blocks of the grid one after another (or spread over a few host threads, each with
+ * its own BlockCtx). Within a block every CUDA thread is a context (program counter, call frames) that
+ * runs until it reaches a barrier, a warp op, or its end:
+ *   - warp by warp, the ready lanes run; lanes stopped at warp ops (shfl, vote, syncwarp, activemask)
+ *     are then resolved together, grouped by the op they wait at (lockstep up to the warp op), and run on;
+ *   - when every thread of the block waits at a barrier or has ended, the barrier is released if all of
+ *     them wait at the same one (barrier_reduce computed over them) and none exited; otherwise that is a
+ *     barrier divergence error. Threads ended by a failed bounds check do not count.
+ * Shared-memory accesses are checked for races with a shadow entry per element (last writer, up to two
+ * readers, each with the barrier epoch and its warp's syncwarp epoch); a barrier starts a new epoch.
+ * Every load, store and atomic is checked against the array's extents whether or not check.bounds ops
+ * are present, so an unchecked out-of-bounds access is an error, never a wild memory access. */
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/sim/sim_internal.h"
+
+/* ---- float16 ---------------------------------------------------------------------------------- */
+
+uint16_t sim_f16_bits(double x) {
+  uint64_t b;
+  memcpy(&b, &x, 8);
+  uint16_t sign = (uint16_t)((b >> 48) & 0x8000);
+  int exp = (int)((b >> 52) & 0x7ff);
+  uint64_t mant = b & 0xfffffffffffffull;
+  if (exp == 0x7ff) return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
+  int e = exp - 1023 + 15;
+  if (e >= 31) return (uint16_t)(sign | 0x7c00);
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mant |= 1ull << 52;
+    int shift = 43 - e;
+    uint64_t h = mant >> shift, rem = mant & ((1ull << shift) - 1), mid = 1ull << (shift - 1);
+    if (rem > mid || (rem == mid && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+  }
+  uint64_t h = ((uint64_t)e << 10) | (mant >> 42), rem = mant & ((1ull << 42) - 1), mid = 1ull << 41;
+  if (rem > mid || (rem == mid && (h & 1))) h++;
+  return (uint16_t)(sign | h);
+}
+
+float sim_f16_from_bits(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else if (exp == 0) {
+    if (!mant) {
+      bits = sign;
+    } else {
+      float f = (float)mant * 5.9604644775390625e-08f; /* 2^-24 */
+      return sign ? -f : f;
+    }
+  } else {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  }
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+float sim_f16_round(double x) { return sim_f16_from_bits(sim_f16_bits(x)); }
+
+/* ---- launch state ----------------------------------------------------------------------------- */
+
+enum { T_READY, T_BARRIER, T_WARP, T_EXITED, T_FAILED };
+
+typedef struct Frame {
+  const SimFn *fn;
+  uint32_t pc;         /* return address (for frames below the top) */
+  Slot *regs;
+  char *mem;           /* owned buffer holding regs and the local area */
+  size_t cap;
+} Frame;
+
+typedef struct Thread {
+  uint32_t tid[3];
+  uint32_t linear;
+  uint8_t state;
+  unsigned depth;
+  const SimFn *fn;     /* current function, pc and registers */
+  uint32_t pc;
+  Slot *regs;
+  Frame *frames;
+  unsigned frames_cap;
+  uint64_t steps;
+} Thread;
+
+struct SimShadow {
+  uint32_t w_epoch, r_epoch;
+  uint16_t w_tid, r_tid, r2_tid;
+  uint16_t w_wep, r_wep, r2_wep;
+  uint8_t nreaders;
+  const Op *w_op, *r_op, *r2_op;
+};
+
+typedef struct Launch Launch;
+
+typedef struct BlockCtx {
+  Launch *L;
+  uint32_t bid[3];
+  uint64_t blinear;
+  Thread *threads;
+  unsigned nthreads, nwarps;
+  SimArr *garr;        /* per global: shared ones point into this block's memory */
+  char **gmem;         /* shared globals' buffers */
+  SimShadow **gshadow;
+  SimArr dyn[EK_F64 + 1];
+  char *dyn_mem;
+  SimShadow *dyn_shadow;
+  uint32_t epoch;
+  uint16_t *wep;       /* per warp: syncwarps resolved */
+  uint64_t steps, barriers;
+} BlockCtx;
+
+struct Launch {
+  SimProgram *prog;
+  const SimFn *kernel;
+  const char *kname;
+  SimOptions opts;
+  uint32_t grid[3], block[3];
+  uint64_t nblocks;
+  size_t dyn_bytes;
+  Slot *frame0;        /* the kernel's frame template with the arguments in place */
+  SimArr *args;
+  SimResult *res;
+  int abort;           /* set (atomically) to stop every worker */
+  uint64_t steps;      /* total, updated per thread slice */
+  uint64_t next_block;
+  bool multi;
+  pthread_mutex_t lock;      /* result and global-memory atomics when multi */
+  uint64_t index_block;      /* block of the recorded IndexError */
+};
+
+static void lock(Launch *L) {
+  if (L->multi) pthread_mutex_lock(&L->lock);
+}
+static void unlock(Launch *L) {
+  if (L->multi) pthread_mutex_unlock(&L->lock);
+}
+static bool aborted(Launch *L) { return __atomic_load_n(&L->abort, __ATOMIC_RELAXED) != 0; }
+
+/* ---- error reports ---------------------------------------------------------------------------- */
+
+/* snprintf without -Wformat-truncation's complaints: messages are cut at n bytes by design. */
+static void __attribute__((format(printf, 3, 4))) msgf(char *dst, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dst, n, fmt, ap);
+  va_end(ap);
+}
+
+static const char *loc_text(SrcLoc l, char *buf, size_t n) {
+  if (!l.file) snprintf(buf, n, "<unknown>");
+  else snprintf(buf, n, "%s:%u:%u", l.file, l.line, l.col);
+  return buf;
+}
+
+static void xyz_of(const Launch *L, uint32_t linear, uint32_t out[3]) {
+  out[0] = linear % L->block[0];
+  out[1] = (linear / L->block[0]) % L->block[1];
+  out[2] = linear / (L->block[0] * L->block[1]);
+}
+
+/* Records the launch's first error (under the lock). */
+static void set_status(Launch *L, SimStatus s, const char *msg) {
+  if (L->res->status == SIM_OK) {
+    L->res->status = s;
+    snprintf(L->res->message, SIM_MSG_MAX, "%s", msg);
+  }
+}
+
+static void stop_launch(Launch *L) { __atomic_store_n(&L->abort, 1, __ATOMIC_RELAXED); }
+
+static void report_index(BlockCtx *B, Thread *t, const Ins *I, int64_t index, int64_t extent) {
+  Launch *L = B->L;
+  SimResult *r = L->res;
+  lock(L);
+  if (!r->index_error.set || B->blinear < L->index_block) {
+    SimIndexError *e = &r->index_error;
+    e->set = true;
+    e->kernel = L->kname;
+    e->loc = I->op->loc;
+    e->axis = (unsigned)I->imm;
+    e->index = index;
+    e->extent = extent;
+    memcpy(e->thread, t->tid, sizeof e->thread);
+    memcpy(e->block, B->bid, sizeof e->block);
+    L->index_block = B->blinear;
+    char lb[300];
+    snprintf(r->index_message, SIM_MSG_MAX, "IndexError: index %lld is out of bounds for axis %u with size %lld (kernel %s, %s)",
+             (long long)index, e->axis, (long long)extent, L->kname, loc_text(e->loc, lb, sizeof lb));
+    if (r->status == SIM_OK || r->status == SIM_ERR_INDEX) {
+      r->status = SIM_ERR_INDEX;
+      snprintf(r->message, SIM_MSG_MAX, "%s", r->index_message);
+    }
+  }
+  unlock(L);
+}
+
+static void report_oob(BlockCtx *B, Thread *t, const Ins *I, unsigned axis, int64_t index, int64_t extent) {
+  Launch *L = B->L;
+  SimResult *r = L->res;
+  lock(L);
+  if (!r->oob) {
+    r->oob = true;
+    char lb[300];
+    snprintf(r->oob_message, SIM_MSG_MAX,
+             "error: memory access out of bounds (unchecked) in kernel %s at %s: thread (%u,%u,%u) of block (%u,%u,%u) "
+             "uses index %lld for axis %u with size %lld",
+             L->kname, loc_text(I->op->loc, lb, sizeof lb), t->tid[0], t->tid[1], t->tid[2], B->bid[0], B->bid[1],
+             B->bid[2], (long long)index, axis, (long long)extent);
+    set_status(L, SIM_ERR_OOB, r->oob_message);
+  }
+  unlock(L);
+}
+
+/* A run-time error that stops the launch. */
+static void report_fatal(BlockCtx *B, Thread *t, SimStatus s, const Ins *I, const char *what) {
+  Launch *L = B->L;
+  char msg[SIM_MSG_MAX], lb[300];
+  if (I)
+    snprintf(msg, sizeof msg, "error: %s in kernel %s at %s: thread (%u,%u,%u) of block (%u,%u,%u)", what, L->kname,
+             loc_text(I->op->loc, lb, sizeof lb), t->tid[0], t->tid[1], t->tid[2], B->bid[0], B->bid[1], B->bid[2]);
+  else
+    snprintf(msg, sizeof msg, "error: %s in kernel %s: thread (%u,%u,%u) of block (%u,%u,%u)", what, L->kname,
+             t->tid[0], t->tid[1], t->tid[2], B->bid[0], B->bid[1], B->bid[2]);
+  lock(L);
+  set_status(L, s, msg);
+  unlock(L);
+  stop_launch(L);
+}
+
+static void report_race(BlockCtx *B, Thread *t, const Ins *I, uint16_t other, const Op *other_op, bool ww,
+                        const int64_t *idx, unsigned rank) {
+  Launch *L = B->L;
+  SimResult *r = L->res;
+  lock(L);
+  r->races++;
+  if (!r->race.set) {
+    SimRace *e = &r->race;
+    e->set = true;
+    e->write_write = ww;
+    e->loc = I->op->loc;
+    e->other_loc = other_op ? other_op->loc : (SrcLoc){0};
+    memcpy(e->thread, t->tid, sizeof e->thread);
+    xyz_of(L, other, e->other_thread);
+    memcpy(e->block, B->bid, sizeof e->block);
+    e->rank = rank;
+    char el[200] = "", lb[300], lb2[300];
+    size_t n = 0;
+    for (unsigned i = 0; i < rank && n < sizeof el; i++)
+      n += (size_t)snprintf(el + n, sizeof el - n, "%s%lld", i ? ", " : "", (long long)(e->index[i] = idx[i]));
+    msgf(r->race_message, SIM_MSG_MAX,
+             "error: data race on shared array at %s (and %s): threads (%u,%u,%u) and (%u,%u,%u) access element [%s] "
+             "between two barriers (%s, block (%u,%u,%u), kernel %s)",
+             loc_text(e->loc, lb, sizeof lb), loc_text(e->other_loc, lb2, sizeof lb2), e->thread[0], e->thread[1],
+             e->thread[2], e->other_thread[0], e->other_thread[1], e->other_thread[2], el,
+             ww ? "write/write" : "read/write", B->bid[0], B->bid[1], B->bid[2], L->kname);
+    set_status(L, SIM_ERR_RACE, r->race_message);
+  }
+  unlock(L);
+}
+
+/* ---- race detection --------------------------------------------------------------------------- */
+
+/* Whether an earlier access by thread `prev` (with its warp's syncwarp epoch `wep`) conflicts with one by t. */
+static inline bool conflicts(const BlockCtx *B, uint32_t t, uint16_t prev, uint16_t wep) {
+  if (prev == t) return false;
+  if (prev / 32 == t / 32 && B->wep[t / 32] != wep) return false; /* a __syncwarp since */
+  return true;
+}
+
+static void race_access(BlockCtx *B, Thread *t, const Ins *I, const SimArr *a, const char *p, bool write,
+                        const int64_t *idx) {
+  SimShadow *s = &a->shadow[(size_t)(p - a->base) >> a->gshift];
+  uint32_t e = B->epoch, u = t->linear;
+  uint16_t wep = B->wep[u / 32];
+  if (s->w_epoch == e && conflicts(B, u, s->w_tid, s->w_wep)) {
+    report_race(B, t, I, s->w_tid, s->w_op, write, idx, a->rank);
+  } else if (write && s->r_epoch == e) {
+    if (conflicts(B, u, s->r_tid, s->r_wep)) report_race(B, t, I, s->r_tid, s->r_op, false, idx, a->rank);
+    else if (s->nreaders > 1 && conflicts(B, u, s->r2_tid, s->r2_wep))
+      report_race(B, t, I, s->r2_tid, s->r2_op, false, idx, a->rank);
+  }
+  if (write) {
+    s->w_epoch = e;
+    s->w_tid = (uint16_t)u;
+    s->w_wep = wep;
+    s->w_op = I->op;
+  } else if (s->r_epoch != e) {
+    s->r_epoch = e;
+    s->nreaders = 1;
+    s->r_tid = (uint16_t)u;
+    s->r_wep = wep;
+    s->r_op = I->op;
+  } else if (s->r_tid == u) {
+    s->r_wep = wep;
+  } else if (s->nreaders == 1 || s->r2_tid == u) {
+    s->nreaders = 2;
+    s->r2_tid = (uint16_t)u;
+    s->r2_wep = wep;
+    s->r2_op = I->op;
+  }
+}
+
+/* ---- memory ----------------------------------------------------------------------------------- */
+
+static inline Slot load_elem(const char *p, unsigned ek) {
+  Slot s;
+  s.u = 0;
+  switch (ek) {
+  case EK_BOOL: s.u = *(const uint8_t *)p != 0; break;
+  case EK_I8: s.i = *(const int8_t *)p; break;
+  case EK_U8: s.u = *(const uint8_t *)p; break;
+  case EK_I16: { int16_t v; memcpy(&v, p, 2); s.i = v; break; }
+  case EK_U16: { uint16_t v; memcpy(&v, p, 2); s.u = v; break; }
+  case EK_I32: { int32_t v; memcpy(&v, p, 4); s.i = v; break; }
+  case EK_U32: { uint32_t v; memcpy(&v, p, 4); s.u = v; break; }
+  case EK_I64:
+  case EK_U64: memcpy(&s.u, p, 8); break;
+  case EK_F16: { uint16_t v; memcpy(&v, p, 2); s.f = sim_f16_from_bits(v); break; }
+  case EK_F32: memcpy(&s.f, p, 4); break;
+  case EK_F64: memcpy(&s.d, p, 8); break;
+  }
+  return s;
+}
+
+static inline void store_elem(char *p, unsigned ek, Slot v) {
+  switch (ek) {
+  case EK_BOOL: *(uint8_t *)p = v.u != 0; break;
+  case EK_I8:
+  case EK_U8: *(uint8_t *)p = (uint8_t)v.u; break;
+  case EK_I16:
+  case EK_U16: { uint16_t x = (uint16_t)v.u; memcpy(p, &x, 2); break; }
+  case EK_I32:
+  case EK_U32: { uint32_t x = (uint32_t)v.u; memcpy(p, &x, 4); break; }
+  case EK_I64:
+  case EK_U64: memcpy(p, &v.u, 8); break;
+  case EK_F16: { uint16_t x = sim_f16_bits(v.f); memcpy(p, &x, 2); break; }
+  case EK_F32: memcpy(p, &v.f, 4); break;
+  case EK_F64: memcpy(p, &v.d, 8); break;
+  }
+}
+
+/* Address of a[idx...] after checking every index against its extent; NULL (reported) when out of bounds. */
+static char *element(BlockCtx *B, Thread *t, const Ins *I, const SimArr *a, const Slot *R, const SlotList *idx,
+                     int64_t *iv) {
+  char *p = a->data;
+  for (unsigned k = 0; k < idx->n; k++) {
+    int64_t i = R[idx->s[k]].i;
+    if ((uint64_t)i >= (uint64_t)a->shape[k]) {
+      report_oob(B, t, I, k, i, a->shape[k]);
+      return NULL;
+    }
+    iv[k] = i;
+    p += i * a->strides[k];
+  }
+  return p;
+}
+
+/* ---- integer and float helpers ---------------------------------------------------------------- */
+
+static inline uint64_t norm(const Ins *I, uint64_t v) {
+  unsigned sh = I->sh;
+  return I->sgn ? (uint64_t)((int64_t)(v << sh) >> sh) : (v << sh) >> sh;
+}
+static inline int64_t sext(uint64_t v, unsigned sh) { return (int64_t)(v << sh) >> sh; }
+static inline uint64_t zext(uint64_t v, unsigned sh) { return (v << sh) >> sh; }
+
+static uint64_t f2i(double v, unsigned bits, bool sgn) {
+  if (isnan(v)) return 0;
+  if (sgn) {
+    double lo = -ldexp(1.0, (int)bits - 1), hi = ldexp(1.0, (int)bits - 1);
+    if (v <= lo) return (uint64_t)(bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)));
+    if (v >= hi) return bits == 64 ? (uint64_t)INT64_MAX : ((uint64_t)1 << (bits - 1)) - 1;
+    return (uint64_t)(int64_t)v;
+  }
+  double hi = ldexp(1.0, (int)bits);
+  if (v <= -1.0) return 0;
+  if (v >= hi) return bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+  return (uint64_t)v;
+}
+
+static bool cmpf(double x, double y, unsigned pred) {
+  bool uno = isnan(x) || isnan(y);
+  switch (pred) {
+  case FP_OEQ: return !uno && x == y;
+  case FP_ONE: return !uno && x != y;
+  case FP_OLT: return !uno && x < y;
+  case FP_OLE: return !uno && x <= y;
+  case FP_OGT: return !uno && x > y;
+  case FP_OGE: return !uno && x >= y;
+  case FP_ORD: return !uno;
+  case FP_UNE: return uno || x != y;
+  case FP_ULT: return uno || x < y;
+  case FP_ULE: return uno || x <= y;
+  case FP_UGT: return uno || x > y;
+  case FP_UGE: return uno || x >= y;
+  default: return uno;
+  }
+}
+
+/* Python's float // and % (CPython's float_divmod); by zero as NumPy: a / 0 and NaN. */
+#define PY_FLOORDIV(T, FMOD, FLOOR)                                    \
+  static T pyfloordiv_##T(T a, T b) {                                  \
+    if (b == 0) return a / b;                                          \
+    T mod = FMOD(a, b), div = (a - mod) / b;                           \
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;                  \
+    if (div != 0) {                                                    \
+      T fd = FLOOR(div);                                               \
+      if (div - fd > (T)0.5) fd += 1;                                  \
+      return fd;                                                       \
+    }                                                                  \
+    return copysign(0.0, (double)(a / b)) < 0 ? -(T)0 : (T)0;          \
+  }                                                                    \
+  static T pyfloormod_##T(T a, T b) {                                  \
+    if (b == 0) return FMOD(a, b);                                     \
+    T mod = FMOD(a, b);                                                \
+    if (mod != 0) {                                                    \
+      if ((b < 0) != (mod < 0)) mod += b;                              \
+    } else {                                                           \
+      mod = b < 0 ? -(T)0 : (T)0;                                      \
+    }                                                                  \
+    return mod;                                                        \
+  }
+PY_FLOORDIV(float, fmodf, floorf)
+PY_FLOORDIV(double, fmod, floor)
+
+static uint64_t ipow(uint64_t base, int64_t e) {
+  if (e < 0) return 0;
+  uint64_t r = 1;
+  while (e) {
+    if (e & 1) r *= base;
+    base *= base;
+    e >>= 1;
+  }
+  return r;
+}
+
+static uint64_t brev64(uint64_t x) {
+  x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
+  x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
+  x = ((x >> 4) & 0x0f0f0f0f0f0f0f0full) | ((x & 0x0f0f0f0f0f0f0f0full) << 4);
+  return __builtin_bswap64(x);
+}
+
+/* ---- atomics ---------------------------------------------------------------------------------- */
+
+static bool is_signed_ek(unsigned ek) { return ek == EK_I8 || ek == EK_I16 || ek == EK_I32 || ek == EK_I64; }
+
+static Slot atomic_apply(AtomicKind k, unsigned ek, Slot old, Slot v) {
+  Slot n = old;
+  if (ek == EK_F32 || ek == EK_F64) {
+    double a = ek == EK_F32 ? old.f : old.d, b = ek == EK_F32 ? v.f : v.d, r = a;
+    switch (k) {
+    case AK_ADD: r = a + b; break;
+    case AK_SUB: r = a - b; break;
+    case AK_MIN: r = (b < a || isnan(b)) ? b : a; break;
+    case AK_MAX: r = (b > a || isnan(b)) ? b : a; break;
+    case AK_EXCH: r = b; break;
+    default: break;
+    }
+    if (ek == EK_F32) {
+      /* float arithmetic in float precision */
+      if (k == AK_ADD) n.f = old.f + v.f;
+      else if (k == AK_SUB) n.f = old.f - v.f;
+      else n.f = (float)r;
+    } else {
+      n.d = r;
+    }
+    return n;
+  }
+  bool s = is_signed_ek(ek);
+  switch (k) {
+  case AK_ADD: n.u = old.u + v.u; break;
+  case AK_SUB: n.u = old.u - v.u; break;
+  case AK_AND: n.u = old.u & v.u; break;
+  case AK_OR: n.u = old.u | v.u; break;
+  case AK_XOR: n.u = old.u ^ v.u; break;
+  case AK_MIN: n.u = (s ? v.i < old.i : v.u < old.u) ? v.u : old.u; break;
+  case AK_MAX: n.u = (s ? v.i > old.i : v.u > old.u) ? v.u : old.u; break;
+  case AK_EXCH: n.u = v.u; break;
+  case AK_INC: n.u = old.u >= v.u ? 0 : old.u + 1; break;
+  case AK_DEC: n.u = (old.u == 0 || old.u > v.u) ? v.u : old.u - 1; break;
+  }
+  return n;
+}
+
+/* The value as stored (so that comparisons of CAS see the element's bits). */
+static uint64_t stored_bits(unsigned ek, Slot v) {
+  char buf[8] = {0};
+  store_elem(buf, ek, v);
+  uint64_t b;
+  memcpy(&b, buf, 8);
+  return b & (sim_elem_size(ek) == 8 ? ~0ull : (1ull << (8 * sim_elem_size(ek))) - 1);
+}
+
+/* ---- call frames ------------------------------------------------------------------------------ */
+
+static bool frame_reserve(Thread *t, unsigned depth, size_t bytes) {
+  if (depth >= t->frames_cap) {
+    unsigned cap = t->frames_cap ? t->frames_cap * 2 : 4;
+    while (cap <= depth) cap *= 2;
+    Frame *f = realloc(t->frames, sizeof *f * cap);
+    if (!f) return false;
+    memset(f + t->frames_cap, 0, sizeof *f * (cap - t->frames_cap));
+    t->frames = f;
+    t->frames_cap = cap;
+  }
+  Frame *f = &t->frames[depth];
+  if (f->cap < bytes) {
+    size_t cap = bytes < 256 ? 256 : bytes;
+    char *m = NULL;
+    if (posix_memalign((void **)&m, 16, cap)) return false;
+    free(f->mem);
+    f->mem = m;
+    f->cap = cap;
+  }
+  f->regs = (Slot *)f->mem;
+  return true;
+}
+
+static char *frame_local(const SimFn *fn, Slot *regs) {
+  return (char *)regs + ((sizeof(Slot) * fn->nslots + 15) & ~(size_t)15);
+}
+
+/* ---- the interpreter -------------------------------------------------------------------------- */
+
+/* Runs thread t until it waits at a barrier or warp op, ends, or the launch stops. */
+static void run_thread(BlockCtx *B, Thread *t) {
+  Launch *L = B->L;
+  const SimFn *fn = t->fn;
+  const Ins *code = fn->code;
+  uint32_t pc = t->pc;
+  Slot *R = t->regs;
+  uint64_t tleft = L->opts.max_thread_steps > t->steps ? L->opts.max_thread_steps - t->steps : 0;
+  uint64_t total = __atomic_load_n(&L->steps, __ATOMIC_RELAXED);
+  uint64_t gleft = L->opts.max_steps > total ? L->opts.max_steps - total : 0;
+  uint64_t budget = tleft < gleft ? tleft : gleft, n = 0;
+  int64_t iv[SIM_MAX_RANK];
+
+  for (;;) {
+    const Ins *I = &code[pc++];
+    if (__builtin_expect(++n > budget, 0)) {
+      n--;
+      char what[160];
+      if (tleft <= gleft)
+        snprintf(what, sizeof what, "simulation step limit exceeded (%llu ops in one thread)",
+                 (unsigned long long)L->opts.max_thread_steps);
+      else
+        snprintf(what, sizeof what, "simulation step limit exceeded (%llu ops in the launch)",
+                 (unsigned long long)L->opts.max_steps);
+      pc--;
+      report_fatal(B, t, SIM_ERR_STEP_LIMIT, NULL, what);
+      t->state = T_FAILED;
+      goto out;
+    }
+    switch ((SimOpcode)I->code) {
+    case SI_NOP: break;
+    case SI_JMP: pc = (uint32_t)I->imm; break;
+    case SI_JZ:
+      if (!R[I->a].u) pc = (uint32_t)I->imm;
+      break;
+    case SI_JNZ:
+      if (R[I->a].u) pc = (uint32_t)I->imm;
+      break;
+    case SI_BR2: pc = R[I->a].u ? (uint32_t)I->imm : I->b; break;
+    case SI_MOV: R[I->d] = R[I->a]; break;
+    case SI_PMOVE: {
+      const PMoveInfo *pm = I->ext;
+      Slot tmp[64], *buf = pm->n <= 64 ? tmp : malloc(sizeof(Slot) * pm->n);
+      if (!buf) abort();
+      for (unsigned i = 0; i < pm->n; i++) buf[i] = R[pm->src[i]];
+      for (unsigned i = 0; i < pm->n; i++) R[pm->dst[i]] = buf[i];
+      if (buf != tmp) free(buf);
+      break;
+    }
+    case SI_FORCHK: {
+      int64_t i = R[I->a].i, ub = R[I->b].i, st = R[I->c].i;
+      if (st == 0) {
+        report_fatal(B, t, SIM_ERR_RUNTIME, I, "scf.for with step 0 (range() arg 3 must not be zero)");
+        t->state = T_FAILED;
+        goto out;
+      }
+      if (st > 0 ? i >= ub : i <= ub) pc = (uint32_t)I->imm;
+      break;
+    }
+    case SI_FORNEXT: {
+      int64_t i, ub = R[I->b].i, st = R[I->c].i;
+      if (__builtin_add_overflow(R[I->a].i, st, &i)) break;
+      R[I->a].i = i;
+      if (st > 0 ? i < ub : i > ub) pc = (uint32_t)I->imm;
+      break;
+    }
+    case SI_CALL: {
+      const CallInfo *ci = I->ext;
+      const SimFn *callee = ci->callee;
+      if (t->depth + 1 >= L->opts.max_call_depth) {
+        char what[120];
+        snprintf(what, sizeof what, "call depth limit (%u) exceeded calling @%s", L->opts.max_call_depth, callee->name);
+        report_fatal(B, t, SIM_ERR_RUNTIME, I, what);
+        t->state = T_FAILED;
+        goto out;
+      }
+      t->frames[t->depth].pc = pc;
+      if (!frame_reserve(t, t->depth + 1, callee->frame_bytes)) abort();
+      Frame *f = &t->frames[++t->depth];
+      f->fn = callee;
+      Slot *CR = f->regs;
+      memcpy(CR, callee->init, sizeof(Slot) * callee->nslots);
+      for (unsigned i = 0; i < ci->args.n; i++) CR[callee->params[i]] = R[ci->args.s[i]];
+      fn = callee;
+      code = fn->code;
+      R = CR;
+      pc = 0;
+      break;
+    }
+    case SI_RET: {
+      if (t->depth == 0) {
+        t->state = T_EXITED;
+        goto out;
+      }
+      const SlotList *rl = I->ext;
+      Frame *caller = &t->frames[--t->depth];
+      const Ins *call = &caller->fn->code[caller->pc - 1];
+      const CallInfo *ci = call->ext;
+      for (unsigned i = 0; i < ci->results.n && i < rl->n; i++) caller->regs[ci->results.s[i]] = R[rl->s[i]];
+      fn = caller->fn;
+      code = fn->code;
+      R = caller->regs;
+      pc = caller->pc;
+      break;
+    }
+    case SI_EXIT: t->state = T_EXITED; goto out;
+
+    /* ---- gpu ---- */
+    case SI_TID: R[I->d].u = norm(I, t->tid[I->aux]); break;
+    case SI_BID: R[I->d].u = norm(I, B->bid[I->aux]); break;
+    case SI_BDIM: R[I->d].u = norm(I, L->block[I->aux]); break;
+    case SI_GDIM: R[I->d].u = norm(I, L->grid[I->aux]); break;
+    case SI_LANE: R[I->d].i = t->linear % 32; break;
+    case SI_BARRIER:
+    case SI_BARRED:
+      pc--;
+      t->state = T_BARRIER;
+      goto out;
+    case SI_WARP:
+      pc--;
+      t->state = T_WARP;
+      goto out;
+    case SI_BOUNDS: {
+      int64_t i = R[I->a].i, ext = R[I->b].i;
+      if (i < 0 || i >= ext) {
+        report_index(B, t, I, i, ext);
+        t->state = T_FAILED;
+        goto out;
+      }
+      break;
+    }
+    case SI_ATOMIC:
+    case SI_CAS: {
+      const AtomicInfo *ai = I->ext;
+      const SimArr *a = R[ai->arr].p;
+      char *p = element(B, t, I, a, R, &ai->idx, iv);
+      if (!p) {
+        t->state = T_FAILED;
+        goto out;
+      }
+      if (a->flags & ARR_CONST) {
+        report_fatal(B, t, SIM_ERR_RUNTIME, I, "atomic update of a constant array");
+        t->state = T_FAILED;
+        goto out;
+      }
+      bool locked = L->multi && !(a->flags & (ARR_SHARED | ARR_LOCAL));
+      if (locked) pthread_mutex_lock(&L->lock);
+      Slot old = load_elem(p, ai->ek);
+      if (I->code == SI_CAS) {
+        if (stored_bits(ai->ek, old) == stored_bits(ai->ek, R[ai->cmp])) store_elem(p, ai->ek, R[ai->val]);
+      } else {
+        store_elem(p, ai->ek, atomic_apply(ai->kind, ai->ek, old, R[ai->val]));
+      }
+      if (locked) pthread_mutex_unlock(&L->lock);
+      R[I->d] = old;
+      break;
+    }
+
+    /* ---- mem ---- */
+    case SI_DIM: R[I->d].i = ((const SimArr *)R[I->a].p)->shape[I->aux]; break;
+    case SI_STRIDE: R[I->d].i = ((const SimArr *)R[I->a].p)->strides[I->aux]; break;
+    case SI_SIZE: {
+      const SimArr *a = R[I->a].p;
+      int64_t s = 1;
+      for (unsigned k = 0; k < a->rank; k++) s *= a->shape[k];
+      R[I->d].i = s;
+      break;
+    }
+    case SI_DATA: R[I->d].p = ((const SimArr *)R[I->a].p)->data; break;
+    case SI_LOAD1: {
+      const SimArr *a = R[I->a].p;
+      int64_t i = R[I->b].i;
+      if (__builtin_expect((uint64_t)i >= (uint64_t)a->shape[0], 0)) {
+        report_oob(B, t, I, 0, i, a->shape[0]);
+        t->state = T_FAILED;
+        goto out;
+      }
+      const char *p = a->data + i * a->strides[0];
+      if (a->flags & ARR_RACE) race_access(B, t, I, a, p, false, &i);
+      R[I->d] = load_elem(p, I->aux);
+      break;
+    }
+    case SI_LOADN: {
+      const SimArr *a = R[I->a].p;
+      const char *p = element(B, t, I, a, R, I->ext, iv);
+      if (!p) {
+        t->state = T_FAILED;
+        goto out;
+      }
+      if (a->flags & ARR_RACE) race_access(B, t, I, a, p, false, iv);
+      R[I->d] = load_elem(p, I->aux);
+      break;
+    }
+    case SI_STORE1:
+    case SI_STOREN: {
+      const SimArr *a = R[I->b].p;
+      char *p;
+      if (I->code == SI_STORE1) {
+        int64_t i = iv[0] = R[I->c].i;
+        if (__builtin_expect((uint64_t)i >= (uint64_t)a->shape[0], 0)) {
+          report_oob(B, t, I, 0, i, a->shape[0]);
+          t->state = T_FAILED;
+          goto out;
+        }
+        p = a->data + i * a->strides[0];
+      } else if (!(p = element(B, t, I, a, R, I->ext, iv))) {
+        t->state = T_FAILED;
+        goto out;
+      }
+      if (a->flags & (ARR_RACE | ARR_CONST)) {
+        if (a->flags & ARR_CONST) {
+          char what[160];
+          snprintf(what, sizeof what, "store to the constant array @%s", a->name ? a->name : "?");
+          report_fatal(B, t, SIM_ERR_RUNTIME, I, what);
+          t->state = T_FAILED;
+          goto out;
+        }
+        race_access(B, t, I, a, p, true, iv);
+      }
+      store_elem(p, I->aux, R[I->a]);
+      break;
+    }
+    case SI_ALLOCA: {
+      const AllocaInfo *ai = I->ext;
+      SimArr *a = (SimArr *)(frame_local(fn, R) + ai->offset);
+      memset(a, 0, sizeof *a);
+      a->data = (char *)a + ((sizeof(SimArr) + 15) & ~(size_t)15);
+      a->rank = ai->rank;
+      a->flags = ARR_LOCAL;
+      int64_t st = sim_elem_size(ai->ek);
+      for (unsigned k = 0; k < ai->rank; k++) {
+        unsigned ax = ai->layout == 'F' ? k : ai->rank - 1 - k;
+        a->shape[ax] = ai->shape[ax];
+        a->strides[ax] = st;
+        st *= ai->shape[ax];
+      }
+      memset(a->data, 0, ai->bytes);
+      R[I->d].p = a;
+      break;
+    }
+    case SI_GREF: R[I->d].p = &B->garr[I->imm]; break;
+    case SI_DYNSH: R[I->d].p = &B->dyn[I->aux]; break;
+
+    /* ---- integers ---- */
+    case SI_ADDI64: R[I->d].u = R[I->a].u + R[I->b].u; break;
+    case SI_SUBI64: R[I->d].u = R[I->a].u - R[I->b].u; break;
+    case SI_MULI64: R[I->d].u = R[I->a].u * R[I->b].u; break;
+    case SI_ADDI: R[I->d].u = norm(I, R[I->a].u + R[I->b].u); break;
+    case SI_SUBI: R[I->d].u = norm(I, R[I->a].u - R[I->b].u); break;
+    case SI_MULI: R[I->d].u = norm(I, R[I->a].u * R[I->b].u); break;
+    case SI_DIVSI:
+    case SI_REMSI:
+    case SI_FLOORDIVSI:
+    case SI_FLOORMODSI: {
+      int64_t x = sext(R[I->a].u, I->sh), y = sext(R[I->b].u, I->sh), r;
+      bool div = I->code == SI_DIVSI || I->code == SI_FLOORDIVSI;
+      if (y == 0) r = 0;
+      else if (y == -1) r = div ? (int64_t)(0 - (uint64_t)x) : 0;
+      else if (I->code == SI_DIVSI) r = x / y;
+      else if (I->code == SI_REMSI) r = x % y;
+      else if (I->code == SI_FLOORDIVSI) r = x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
+      else {
+        r = x % y;
+        if (r != 0 && ((r < 0) != (y < 0))) r += y;
+      }
+      R[I->d].u = norm(I, (uint64_t)r);
+      break;
+    }
+    case SI_DIVUI:
+    case SI_REMUI: {
+      uint64_t x = zext(R[I->a].u, I->sh), y = zext(R[I->b].u, I->sh);
+      R[I->d].u = norm(I, y == 0 ? 0 : I->code == SI_DIVUI ? x / y : x % y);
+      break;
+    }
+    case SI_MINSI: {
+      int64_t x = sext(R[I->a].u, I->sh), y = sext(R[I->b].u, I->sh);
+      R[I->d].u = norm(I, (uint64_t)(x < y ? x : y));
+      break;
+    }
+    case SI_MAXSI: {
+      int64_t x = sext(R[I->a].u, I->sh), y = sext(R[I->b].u, I->sh);
+      R[I->d].u = norm(I, (uint64_t)(x > y ? x : y));
+      break;
+    }
+    case SI_MINUI: {
+      uint64_t x = zext(R[I->a].u, I->sh), y = zext(R[I->b].u, I->sh);
+      R[I->d].u = norm(I, x < y ? x : y);
+      break;
+    }
+    case SI_MAXUI: {
+      uint64_t x = zext(R[I->a].u, I->sh), y = zext(R[I->b].u, I->sh);
+      R[I->d].u = norm(I, x > y ? x : y);
+      break;
+    }
+    case SI_IPOW: {
+      int64_t e = I->sgn ? sext(R[I->b].u, I->sh) : (int64_t)(zext(R[I->b].u, I->sh) & INT64_MAX);
+      R[I->d].u = norm(I, ipow(R[I->a].u, e));
+      break;
+    }
+    case SI_ABSI: {
+      int64_t x = sext(R[I->a].u, I->sh);
+      R[I->d].u = norm(I, x < 0 ? 0 - (uint64_t)x : (uint64_t)x);
+      break;
+    }
+    case SI_SHLI:
+    case SI_SHRSI:
+    case SI_SHRUI: {
+      unsigned bits = 64 - I->sh;
+      uint64_t s = zext(R[I->b].u, I->sh), r;
+      if (I->code == SI_SHLI) r = s >= bits ? 0 : R[I->a].u << s;
+      else if (I->code == SI_SHRUI) r = s >= bits ? 0 : zext(R[I->a].u, I->sh) >> s;
+      else {
+        int64_t x = sext(R[I->a].u, I->sh);
+        r = (uint64_t)(s >= bits ? (x < 0 ? -1 : 0) : x >> s);
+      }
+      R[I->d].u = norm(I, r);
+      break;
+    }
+    case SI_ANDI: R[I->d].u = norm(I, R[I->a].u & R[I->b].u); break;
+    case SI_ORI: R[I->d].u = norm(I, R[I->a].u | R[I->b].u); break;
+    case SI_XORI: R[I->d].u = norm(I, R[I->a].u ^ R[I->b].u); break;
+    case SI_POPC: R[I->d].u = norm(I, (uint64_t)__builtin_popcountll(zext(R[I->a].u, I->sh))); break;
+    case SI_CLZ: {
+      uint64_t x = zext(R[I->a].u, I->sh);
+      R[I->d].u = norm(I, x ? (uint64_t)(__builtin_clzll(x) - I->sh) : 64u - I->sh);
+      break;
+    }
+    case SI_FFS: R[I->d].u = norm(I, (uint64_t)__builtin_ffsll((long long)zext(R[I->a].u, I->sh))); break;
+    case SI_BREV: R[I->d].u = norm(I, brev64(zext(R[I->a].u, I->sh)) >> I->sh); break;
+    case SI_CMPI_EQ: R[I->d].u = zext(R[I->a].u, I->sh) == zext(R[I->b].u, I->sh); break;
+    case SI_CMPI_NE: R[I->d].u = zext(R[I->a].u, I->sh) != zext(R[I->b].u, I->sh); break;
+    case SI_CMPI_SLT: R[I->d].u = sext(R[I->a].u, I->sh) < sext(R[I->b].u, I->sh); break;
+    case SI_CMPI_SLE: R[I->d].u = sext(R[I->a].u, I->sh) <= sext(R[I->b].u, I->sh); break;
+    case SI_CMPI_SGT: R[I->d].u = sext(R[I->a].u, I->sh) > sext(R[I->b].u, I->sh); break;
+    case SI_CMPI_SGE: R[I->d].u = sext(R[I->a].u, I->sh) >= sext(R[I->b].u, I->sh); break;
+    case SI_CMPI_ULT: R[I->d].u = zext(R[I->a].u, I->sh) < zext(R[I->b].u, I->sh); break;
+    case SI_CMPI_ULE: R[I->d].u = zext(R[I->a].u, I->sh) <= zext(R[I->b].u, I->sh); break;
+    case SI_CMPI_UGT: R[I->d].u = zext(R[I->a].u, I->sh) > zext(R[I->b].u, I->sh); break;
+    case SI_CMPI_UGE: R[I->d].u = zext(R[I->a].u, I->sh) >= zext(R[I->b].u, I->sh); break;
+    case SI_SELECT: R[I->d] = R[I->a].u ? R[I->b] : R[I->c]; break;
+    case SI_EXTS: R[I->d].u = norm(I, (uint64_t)sext(R[I->a].u, I->aux)); break;
+    case SI_EXTU: R[I->d].u = norm(I, zext(R[I->a].u, I->aux)); break;
+
+    /* ---- floats ---- */
+    case SI_ADDF32: R[I->d].f = R[I->a].f + R[I->b].f; break;
+    case SI_SUBF32: R[I->d].f = R[I->a].f - R[I->b].f; break;
+    case SI_MULF32: R[I->d].f = R[I->a].f * R[I->b].f; break;
+    case SI_DIVF32: R[I->d].f = R[I->a].f / R[I->b].f; break;
+    case SI_REMF32: R[I->d].f = fmodf(R[I->a].f, R[I->b].f); break;
+    case SI_FLOORDIVF32: R[I->d].f = pyfloordiv_float(R[I->a].f, R[I->b].f); break;
+    case SI_FLOORMODF32: R[I->d].f = pyfloormod_float(R[I->a].f, R[I->b].f); break;
+    case SI_MINF32: R[I->d].f = R[I->b].f < R[I->a].f ? R[I->b].f : R[I->a].f; break;
+    case SI_MAXF32: R[I->d].f = R[I->b].f > R[I->a].f ? R[I->b].f : R[I->a].f; break;
+    case SI_NEGF32: R[I->d].f = -R[I->a].f; break;
+    case SI_ADDF64: R[I->d].d = R[I->a].d + R[I->b].d; break;
+    case SI_SUBF64: R[I->d].d = R[I->a].d - R[I->b].d; break;
+    case SI_MULF64: R[I->d].d = R[I->a].d * R[I->b].d; break;
+    case SI_DIVF64: R[I->d].d = R[I->a].d / R[I->b].d; break;
+    case SI_REMF64: R[I->d].d = fmod(R[I->a].d, R[I->b].d); break;
+    case SI_FLOORDIVF64: R[I->d].d = pyfloordiv_double(R[I->a].d, R[I->b].d); break;
+    case SI_FLOORMODF64: R[I->d].d = pyfloormod_double(R[I->a].d, R[I->b].d); break;
+    case SI_MINF64: R[I->d].d = R[I->b].d < R[I->a].d ? R[I->b].d : R[I->a].d; break;
+    case SI_MAXF64: R[I->d].d = R[I->b].d > R[I->a].d ? R[I->b].d : R[I->a].d; break;
+    case SI_NEGF64: R[I->d].d = -R[I->a].d; break;
+    case SI_CMPF32: R[I->d].u = cmpf(R[I->a].f, R[I->b].f, I->aux); break;
+    case SI_CMPF64: R[I->d].u = cmpf(R[I->a].d, R[I->b].d, I->aux); break;
+    case SI_SITOF32: R[I->d].f = (float)sext(R[I->a].u, I->aux); break;
+    case SI_SITOF64: R[I->d].d = (double)sext(R[I->a].u, I->aux); break;
+    case SI_UITOF32: R[I->d].f = (float)zext(R[I->a].u, I->aux); break;
+    case SI_UITOF64: R[I->d].d = (double)zext(R[I->a].u, I->aux); break;
+    case SI_F32TOSI: R[I->d].u = norm(I, f2i(R[I->a].f, 64u - I->sh, true)); break;
+    case SI_F64TOSI: R[I->d].u = norm(I, f2i(R[I->a].d, 64u - I->sh, true)); break;
+    case SI_F32TOUI: R[I->d].u = norm(I, f2i(R[I->a].f, 64u - I->sh, false)); break;
+    case SI_F64TOUI: R[I->d].u = norm(I, f2i(R[I->a].d, 64u - I->sh, false)); break;
+    case SI_F32TOF64: R[I->d].d = R[I->a].f; break;
+    case SI_F64TOF32: R[I->d].f = (float)R[I->a].d; break;
+    case SI_F64TOF16: R[I->d].f = sim_f16_round(R[I->a].d); break;
+    case SI_F16ROUND: R[I->d].f = sim_f16_round(R[I->a].f); break;
+    case SI_BITCAST_FI: {
+      uint64_t b = 0;
+      if (I->aux == 64) memcpy(&b, &R[I->a].d, 8);
+      else if (I->aux == 32) { uint32_t x; memcpy(&x, &R[I->a].f, 4); b = x; }
+      else b = sim_f16_bits(R[I->a].f);
+      R[I->d].u = norm(I, b);
+      break;
+    }
+    case SI_BITCAST_IF: {
+      uint64_t b = R[I->a].u;
+      Slot v;
+      v.u = 0;
+      if (I->aux == 64) memcpy(&v.d, &b, 8);
+      else if (I->aux == 32) { uint32_t x = (uint32_t)b; memcpy(&v.f, &x, 4); }
+      else v.f = sim_f16_from_bits((uint16_t)b);
+      R[I->d] = v;
+      break;
+    }
+    case SI_MATH1F32: R[I->d].f = ((float (*)(float))I->ext)(R[I->a].f); break;
+    case SI_MATH1F64: R[I->d].d = ((double (*)(double))I->ext)(R[I->a].d); break;
+    case SI_MATH2F32: R[I->d].f = ((float (*)(float, float))I->ext)(R[I->a].f, R[I->b].f); break;
+    case SI_MATH2F64: R[I->d].d = ((double (*)(double, double))I->ext)(R[I->a].d, R[I->b].d); break;
+    case SI_POWIF32: R[I->d].f = powf(R[I->a].f, (float)sext(R[I->b].u, I->aux)); break;
+    case SI_POWIF64: R[I->d].d = pow(R[I->a].d, (double)sext(R[I->b].u, I->aux)); break;
+    case SI_ISNAN32: R[I->d].u = isnan(R[I->a].f) != 0; break;
+    case SI_ISNAN64: R[I->d].u = isnan(R[I->a].d) != 0; break;
+    case SI_ISINF32: R[I->d].u = isinf(R[I->a].f) != 0; break;
+    case SI_ISINF64: R[I->d].u = isinf(R[I->a].d) != 0; break;
+    case SI_ISFIN32: R[I->d].u = isfinite(R[I->a].f) != 0; break;
+    case SI_ISFIN64: R[I->d].u = isfinite(R[I->a].d) != 0; break;
+    case SI__COUNT: abort();
+    }
+  }
+out:
+  t->fn = fn;
+  t->pc = pc;
+  t->regs = R;
+  t->steps += n;
+  B->steps += n;
+  __atomic_fetch_add(&L->steps, n, __ATOMIC_RELAXED);
+}
+
+/* ---- warps and barriers ----------------------------------------------------------------------- */
+
+static inline const Ins *waiting_at(const Thread *t) { return &t->fn->code[t->pc]; }
+
+/* Resolves the lanes of warp w that wait at warp ops, one group per op. Returns true if any ran. */
+static bool resolve_warp(BlockCtx *B, unsigned w) {
+  Thread *lanes = &B->threads[w * 32];
+  unsigned nl = B->nthreads - w * 32 < 32 ? B->nthreads - w * 32 : 32;
+  uint32_t pending = 0;
+  for (unsigned l = 0; l < nl; l++)
+    if (lanes[l].state == T_WARP) pending |= 1u << l;
+  bool any = pending != 0;
+  while (pending) {
+    unsigned first = (unsigned)__builtin_ctz(pending);
+    const Ins *I = waiting_at(&lanes[first]);
+    uint32_t group = 0;
+    for (uint32_t m = pending; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      if (waiting_at(&lanes[l]) == I) group |= 1u << l;
+    }
+    pending &= ~group;
+    const WarpInfo *wi = I->ext;
+    Slot out[32];
+    for (uint32_t m = group; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      const Slot *R = lanes[l].regs;
+      uint32_t mask = wi->kind == WK_SHFL || wi->kind == WK_VOTE ? (uint32_t)R[wi->mask].u : 0;
+      Slot v;
+      v.u = 0;
+      switch (wi->kind) {
+      case WK_SHFL: {
+        int64_t width = R[wi->width].i, arg = R[wi->lane].i;
+        if (width < 1 || width > 32 || (width & (width - 1))) width = 32;
+        unsigned seg = l & ~(unsigned)(width - 1);
+        int64_t src = l;
+        switch (wi->mode) {
+        case SH_IDX: src = seg + (unsigned)(arg & (width - 1)); break;
+        case SH_UP: src = (int64_t)(l - seg) - arg >= 0 ? (int64_t)l - arg : l; break;
+        case SH_DOWN: src = (int64_t)(l - seg) + arg < width ? (int64_t)l + arg : l; break;
+        case SH_XOR: src = (int64_t)(l ^ (uint32_t)arg); if ((src & ~(width - 1)) > seg) src = l; break;
+        }
+        v = R[wi->val];
+        if (src >= 0 && src < 32 && (group >> src & 1)) v = lanes[src].regs[wi->val];
+        break;
+      }
+      case WK_VOTE: {
+        uint32_t eff = group & mask, ballot = 0;
+        for (uint32_t e = eff; e; e &= e - 1) {
+          unsigned k = (unsigned)__builtin_ctz(e);
+          if (lanes[k].regs[wi->val].u) ballot |= 1u << k;
+        }
+        if (wi->mode == VM_BALLOT) v.u = ballot;
+        else if (wi->mode == VM_ALL) v.u = ballot == eff;
+        else if (wi->mode == VM_ANY) v.u = ballot != 0;
+        else v.u = ballot == 0 || ballot == eff;
+        break;
+      }
+      case WK_ACTIVEMASK: v.u = group; break;
+      case WK_SYNCWARP: break;
+      }
+      out[l] = v;
+    }
+    if (wi->kind == WK_SYNCWARP) B->wep[w]++;
+    for (uint32_t m = group; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      Thread *t = &lanes[l];
+      if (wi->kind != WK_SYNCWARP) t->regs[I->d].u = norm(I, out[l].u);
+      if (wi->kind == WK_SHFL) t->regs[I->d] = out[l];
+      t->pc++;
+      t->state = T_READY;
+    }
+  }
+  return any;
+}
+
+static void divergence(BlockCtx *B, Thread *waiter, Thread *other) {
+  Launch *L = B->L;
+  char msg[SIM_MSG_MAX], lb[300], lb2[300], what[400];
+  if (other->state == T_EXITED)
+    snprintf(what, sizeof what, "thread (%u,%u,%u) has exited", other->tid[0], other->tid[1], other->tid[2]);
+  else
+    snprintf(what, sizeof what, "thread (%u,%u,%u) waits at %s", other->tid[0], other->tid[1], other->tid[2],
+             loc_text(waiting_at(other)->op->loc, lb2, sizeof lb2));
+  msgf(msg, sizeof msg,
+           "error: barrier divergence in kernel %s at %s: thread (%u,%u,%u) of block (%u,%u,%u) waits here, but %s",
+           L->kname, loc_text(waiting_at(waiter)->op->loc, lb, sizeof lb), waiter->tid[0], waiter->tid[1],
+           waiter->tid[2], B->bid[0], B->bid[1], B->bid[2], what);
+  lock(L);
+  if (!L->res->barrier_divergence) {
+    L->res->barrier_divergence = true;
+    snprintf(L->res->barrier_message, SIM_MSG_MAX, "%s", msg);
+  }
+  set_status(L, SIM_ERR_BARRIER, msg);
+  unlock(L);
+  stop_launch(L);
+}
+
+/* Releases the barrier every waiting thread stands at. False on divergence (reported). */
+static bool release_barrier(BlockCtx *B, Thread *first) {
+  const Ins *I = waiting_at(first);
+  Thread *exited = NULL, *other = NULL;
+  uint32_t count = 0, n = 0;
+  for (unsigned i = 0; i < B->nthreads; i++) {
+    Thread *t = &B->threads[i];
+    if (t->state == T_EXITED && !exited) exited = t;
+    if (t->state != T_BARRIER) continue;
+    if (waiting_at(t) != I) {
+      if (!other) other = t;
+      continue;
+    }
+    n++;
+    if (I->code == SI_BARRED && t->regs[I->a].u) count++;
+  }
+  if (other || exited) {
+    divergence(B, first, other ? other : exited);
+    return false;
+  }
+  uint64_t v = I->aux == BR_COUNT ? count : I->aux == BR_AND ? count == n : count != 0;
+  for (unsigned i = 0; i < B->nthreads; i++) {
+    Thread *t = &B->threads[i];
+    if (t->state != T_BARRIER) continue;
+    if (I->code == SI_BARRED) t->regs[I->d].u = norm(I, v);
+    t->pc++;
+    t->state = T_READY;
+  }
+  B->epoch++;
+  B->barriers++;
+  return true;
+}
+
+/* ---- blocks ----------------------------------------------------------------------------------- */
+
+static bool block_init(BlockCtx *B, Launch *L) {
+  memset(B, 0, sizeof *B);
+  B->L = L;
+  SimProgram *p = L->prog;
+  B->nthreads = L->block[0] * L->block[1] * L->block[2];
+  B->nwarps = (B->nthreads + 31) / 32;
+  B->threads = calloc(B->nthreads, sizeof *B->threads);
+  B->wep = calloc(B->nwarps, sizeof *B->wep);
+  B->garr = calloc(p->nglobals ? p->nglobals : 1, sizeof *B->garr);
+  B->gmem = calloc(p->nglobals ? p->nglobals : 1, sizeof *B->gmem);
+  B->gshadow = calloc(p->nglobals ? p->nglobals : 1, sizeof *B->gshadow);
+  if (!B->threads || !B->wep || !B->garr || !B->gmem || !B->gshadow) return false;
+  for (unsigned i = 0; i < p->nglobals; i++) {
+    const SimGlobal *g = &p->globals_v[i];
+    SimArr *a = &B->garr[i];
+    a->rank = g->rank;
+    a->name = g->name;
+    int64_t st = g->esize;
+    for (unsigned k = 0; k < g->rank; k++) {
+      unsigned ax = g->layout == 'F' ? k : g->rank - 1 - k;
+      a->shape[ax] = g->shape[ax];
+      a->strides[ax] = st;
+      st *= g->shape[ax];
+    }
+    if (!g->shared) {
+      a->data = g->data;
+      a->flags = ARR_CONST;
+      continue;
+    }
+    if (!(B->gmem[i] = calloc(1, g->nbytes ? g->nbytes : 1))) return false;
+    a->data = a->base = B->gmem[i];
+    a->flags = ARR_SHARED;
+    if (L->opts.detect_races) {
+      a->gshift = 0;
+      while ((1u << a->gshift) < g->esize) a->gshift++;
+      if (!(B->gshadow[i] = calloc((g->nbytes >> a->gshift) + 1, sizeof(SimShadow)))) return false;
+      a->shadow = B->gshadow[i];
+      a->flags |= ARR_RACE;
+    }
+  }
+  if (p->uses_dyn) {
+    if (posix_memalign((void **)&B->dyn_mem, 16, L->dyn_bytes ? L->dyn_bytes : 16)) return false;
+    if (L->opts.detect_races && !(B->dyn_shadow = calloc((L->dyn_bytes >> p->dyn_gshift) + 1, sizeof(SimShadow))))
+      return false;
+    for (unsigned ek = 0; ek <= EK_F64; ek++) {
+      SimArr *a = &B->dyn[ek];
+      a->data = a->base = B->dyn_mem;
+      a->rank = 1;
+      a->shape[0] = (int64_t)(L->dyn_bytes / sim_elem_size(ek));
+      a->strides[0] = sim_elem_size(ek);
+      a->flags = ARR_SHARED | (B->dyn_shadow ? ARR_RACE : 0);
+      a->shadow = B->dyn_shadow;
+      a->gshift = p->dyn_gshift;
+      a->name = "dynamic shared";
+    }
+  }
+  return true;
+}
+
+static void block_free(BlockCtx *B) {
+  SimProgram *p = B->L->prog;
+  for (unsigned i = 0; i < B->nthreads && B->threads; i++) {
+    Thread *t = &B->threads[i];
+    for (unsigned k = 0; k < t->frames_cap; k++) free(t->frames[k].mem);
+    free(t->frames);
+  }
+  free(B->threads);
+  free(B->wep);
+  for (unsigned i = 0; i < p->nglobals && B->gmem; i++) {
+    free(B->gmem[i]);
+    free(B->gshadow[i]);
+  }
+  free(B->garr);
+  free(B->gmem);
+  free(B->gshadow);
+  free(B->dyn_mem);
+  free(B->dyn_shadow);
+}
+
+static void run_block(BlockCtx *B, uint64_t blinear) {
+  Launch *L = B->L;
+  SimProgram *p = L->prog;
+  const SimFn *k = L->kernel;
+  B->blinear = blinear;
+  B->bid[0] = (uint32_t)(blinear % L->grid[0]);
+  B->bid[1] = (uint32_t)((blinear / L->grid[0]) % L->grid[1]);
+  B->bid[2] = (uint32_t)(blinear / ((uint64_t)L->grid[0] * L->grid[1]));
+  for (unsigned i = 0; i < p->nglobals; i++)
+    if (p->globals_v[i].shared) memset(B->gmem[i], 0, p->globals_v[i].nbytes);
+  if (B->dyn_mem) memset(B->dyn_mem, 0, L->dyn_bytes);
+  B->epoch++; /* shadow entries of the previous block are stale */
+  size_t nslot_bytes = sizeof(Slot) * k->nslots;
+  for (unsigned i = 0; i < B->nthreads; i++) {
+    Thread *t = &B->threads[i];
+    t->linear = i;
+    t->tid[0] = i % L->block[0];
+    t->tid[1] = (i / L->block[0]) % L->block[1];
+    t->tid[2] = i / (L->block[0] * L->block[1]);
+    t->state = T_READY;
+    t->depth = 0;
+    t->steps = 0;
+    t->fn = k;
+    t->pc = 0;
+    t->regs = NULL; /* frame set up when the thread first runs */
+  }
+  for (;;) {
+    for (unsigned w = 0; w < B->nwarps; w++) {
+      unsigned lo = w * 32, hi = lo + 32 < B->nthreads ? lo + 32 : B->nthreads;
+      do {
+        for (unsigned i = lo; i < hi; i++) {
+          Thread *t = &B->threads[i];
+          if (t->state != T_READY) continue;
+          if (!t->regs) {
+            if (!frame_reserve(t, 0, k->frame_bytes)) abort();
+            t->frames[0].fn = k;
+            t->regs = t->frames[0].regs;
+            memcpy(t->regs, L->frame0, nslot_bytes);
+          }
+          run_thread(B, t);
+          if (aborted(L)) return;
+        }
+      } while (resolve_warp(B, w));
+    }
+    Thread *first = NULL;
+    for (unsigned i = 0; i < B->nthreads && !first; i++)
+      if (B->threads[i].state == T_BARRIER) first = &B->threads[i];
+    if (!first) break;
+    if (!release_barrier(B, first)) return;
+  }
+}
+
+static void *worker(void *arg) {
+  Launch *L = arg;
+  BlockCtx B;
+  bool ok = block_init(&B, L);
+  if (!ok) {
+    lock(L);
+    set_status(L, SIM_ERR_RUNTIME, "error: simulator out of memory");
+    unlock(L);
+    stop_launch(L);
+  }
+  uint64_t blocks = 0;
+  while (ok && !aborted(L)) {
+    uint64_t b = __atomic_fetch_add(&L->next_block, 1, __ATOMIC_RELAXED);
+    if (b >= L->nblocks) break;
+    run_block(&B, b);
+    blocks++;
+  }
+  lock(L);
+  L->res->blocks += blocks;
+  L->res->threads += blocks * B.nthreads;
+  L->res->barriers += B.barriers;
+  unlock(L);
+  block_free(&B);
+  return NULL;
+}
+
+/* ---- launch ----------------------------------------------------------------------------------- */
+
+void sim_options_init(SimOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->detect_races = true;
+  o->max_steps = 10000000000ull;
+  o->max_thread_steps = 1000000000ull;
+  o->max_call_depth = 256;
+  o->nworkers = 1;
+}
+
+SimArg sim_arg_array_c(void *data, Type *elem, unsigned rank, const int64_t *shape) {
+  SimArg a = {.kind = SIM_ARG_ARRAY};
+  a.array.data = data;
+  a.array.elem = elem;
+  a.array.rank = rank;
+  int64_t st = ty_size(elem);
+  for (unsigned k = rank; k-- > 0;) {
+    a.array.shape[k] = shape[k];
+    a.array.strides[k] = st;
+    st *= shape[k];
+  }
+  return a;
+}
+
+static bool same_scalar(const Type *a, const Type *b) {
+  return a && b && a->kind == b->kind && a->bits == b->bits && a->is_unsigned == b->is_unsigned;
+}
+
+static bool contiguous(const SimArray *a, char layout, unsigned esize) {
+  int64_t st = esize;
+  for (unsigned k = 0; k < a->rank; k++) {
+    unsigned ax = layout == 'F' ? k : a->rank - 1 - k;
+    if (a->shape[ax] > 1 && a->strides[ax] != st) return false;
+    st *= a->shape[ax];
+  }
+  return true;
+}
+
+static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag) {
+  const SimFn *k = L->kernel;
+  const Op *f = k->func;
+  Type *ft = ir_func_type(f);
+  if (!ft || ft->kind != TY_FUNC) {
+    diag_error(diag, f->loc, "simulator: @%s has no function type", k->name);
+    return false;
+  }
+  if (ft->nresults) {
+    diag_error(diag, f->loc, "simulator: @%s returns values and cannot be launched as a kernel", k->name);
+    return false;
+  }
+  if (nargs != ft->n || nargs != k->nparams) {
+    diag_error(diag, f->loc, "simulator: kernel %s takes %u argument%s, got %u", k->name, ft->n, ft->n == 1 ? "" : "s",
+               nargs);
+    return false;
+  }
+  L->frame0 = malloc(sizeof(Slot) * k->nslots);
+  L->args = calloc(nargs ? nargs : 1, sizeof(SimArr));
+  if (!L->frame0 || !L->args) return false;
+  memcpy(L->frame0, k->init, sizeof(Slot) * k->nslots);
+  for (unsigned i = 0; i < nargs; i++) {
+    const Type *pt = ft->elems[i];
+    const SimArg *a = &args[i];
+    Slot v;
+    v.u = 0;
+    StrBuf tb;
+    sb_init(&tb);
+    ty_print(pt, &tb);
+    bool ok = true;
+    if (pt->kind == TY_ARRAY) {
+      const SimArray *sa = &a->array;
+      if (a->kind != SIM_ARG_ARRAY || sa->rank != pt->rank || !same_scalar(sa->elem, pt->elem)) {
+        diag_error(diag, f->loc, "simulator: argument %u of kernel %s must be an array of type %s", i, k->name,
+                   sb_cstr(&tb));
+        ok = false;
+      } else if (pt->layout != 'A' && !contiguous(sa, pt->layout, ty_size(pt->elem))) {
+        diag_error(diag, f->loc, "simulator: argument %u of kernel %s (%s) is not %c-contiguous", i, k->name,
+                   sb_cstr(&tb), pt->layout);
+        ok = false;
+      } else {
+        SimArr *d = &L->args[i];
+        d->data = sa->data;
+        d->rank = sa->rank;
+        for (unsigned ax = 0; ax < sa->rank; ax++) {
+          if (sa->shape[ax] < 0) ok = false;
+          d->shape[ax] = sa->shape[ax];
+          d->strides[ax] = sa->strides[ax];
+        }
+        if (!ok) diag_error(diag, f->loc, "simulator: argument %u of kernel %s has a negative extent", i, k->name);
+        v.p = d;
+      }
+    } else if (pt->kind == TY_BOOL || pt->kind == TY_INT || pt->kind == TY_FLOAT) {
+      if (a->kind == SIM_ARG_ARRAY) {
+        diag_error(diag, f->loc, "simulator: argument %u of kernel %s must be a scalar of type %s", i, k->name,
+                   sb_cstr(&tb));
+        ok = false;
+      } else if (pt->kind == TY_FLOAT) {
+        double x = a->kind == SIM_ARG_FLOAT ? a->f : a->kind == SIM_ARG_INT ? (double)a->i : (double)a->u;
+        if (pt->bits == 64) v.d = x;
+        else v.f = pt->bits == 32 ? (float)x : sim_f16_round(x);
+      } else if (pt->kind == TY_BOOL) {
+        v.u = a->kind == SIM_ARG_FLOAT ? a->f != 0 : a->u != 0;
+      } else {
+        uint64_t x = a->kind == SIM_ARG_FLOAT ? f2i(a->f, 64, true) : a->u;
+        unsigned sh = 64 - pt->bits;
+        v.u = pt->is_unsigned ? zext(x, sh) : (uint64_t)sext(x, sh);
+      }
+    } else {
+      diag_error(diag, f->loc, "simulator: kernel %s has a parameter of type %s, which the simulator cannot pass", k->name,
+                 sb_cstr(&tb));
+      ok = false;
+    }
+    sb_free(&tb);
+    if (!ok) return false;
+    L->frame0[k->params[i]] = v;
+  }
+  return true;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], const uint32_t block[3],
+                        size_t dynamic_shared_bytes, const SimArg *args, unsigned nargs, const SimOptions *opts,
+                        SimResult *result, Diag *diag) {
+  memset(result, 0, sizeof *result);
+  double t0 = now_s();
+  Launch L;
+  memset(&L, 0, sizeof L);
+  L.prog = p;
+  L.res = result;
+  if (opts) L.opts = *opts;
+  else sim_options_init(&L.opts);
+  if (!L.opts.max_steps) L.opts.max_steps = 10000000000ull;
+  if (!L.opts.max_thread_steps) L.opts.max_thread_steps = 1000000000ull;
+  if (!L.opts.max_call_depth) L.opts.max_call_depth = 256;
+  result->status = SIM_ERR_SETUP;
+  if (!kernel_func || kernel_func->kind != OP_FUNC_FUNC || !kernel_func->regions[0].first) {
+    diag_error(diag, kernel_func ? kernel_func->loc : (SrcLoc){0}, "simulator: the kernel is not a func.func with a body");
+    return false;
+  }
+  for (int d = 0; d < 3; d++) {
+    L.grid[d] = grid[d];
+    L.block[d] = block[d];
+  }
+  uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+  if (!grid[0] || !grid[1] || !grid[2] || !threads || threads > 1024 || block[2] > 64 || grid[1] > 65535 ||
+      grid[2] > 65535 || grid[0] > 2147483647u) {
+    diag_error(diag, kernel_func->loc,
+               "simulator: bad launch configuration grid (%u,%u,%u) block (%u,%u,%u) (at most 1024 threads per block)",
+               grid[0], grid[1], grid[2], block[0], block[1], block[2]);
+    return false;
+  }
+  L.nblocks = (uint64_t)grid[0] * grid[1] * grid[2];
+  L.dyn_bytes = dynamic_shared_bytes;
+  p->diag = diag;
+  L.kernel = sim_get_fn(p, kernel_func);
+  if (!sim_compile_pending(p)) return false;
+  L.kname = L.kernel->name;
+  bool ok = setup_args(&L, args, nargs, diag);
+  if (ok) {
+    result->status = SIM_OK;
+    unsigned nw = L.opts.nworkers;
+    if (nw == 0) {
+      long n = sysconf(_SC_NPROCESSORS_ONLN);
+      nw = n > 0 ? (unsigned)n : 1;
+    }
+    if (nw > 64) nw = 64;
+    if ((uint64_t)nw > L.nblocks) nw = (unsigned)L.nblocks;
+    L.multi = nw > 1;
+    if (L.multi) {
+      pthread_mutex_init(&L.lock, NULL);
+      pthread_t tids[64];
+      unsigned started = 0;
+      for (unsigned i = 0; i < nw; i++)
+        if (pthread_create(&tids[started], NULL, worker, &L) == 0) started++;
+      if (!started) {
+        L.multi = false;
+        worker(&L);
+      }
+      for (unsigned i = 0; i < started; i++) pthread_join(tids[i], NULL);
+      pthread_mutex_destroy(&L.lock);
+    } else {
+      worker(&L);
+    }
+  }
+  result->steps = L.steps;
+  result->seconds = now_s() - t0;
+  free(L.frame0);
+  free(L.args);
+  return ok && result->status == SIM_OK;
+}
+
+bool sim_launch(Module *m, Op *kernel_func, const uint32_t grid[3], const uint32_t block[3], size_t dynamic_shared_bytes,
+                const SimArg *args, unsigned nargs, const SimOptions *opts, SimResult *result, Diag *diag) {
+  SimProgram *p = sim_program_new(m, diag);
+  if (!p) {
+    memset(result, 0, sizeof *result);
+    result->status = SIM_ERR_SETUP;
+    return false;
+  }
+  bool ok = sim_program_launch(p, kernel_func, grid, block, dynamic_shared_bytes, args, nargs, opts, result, diag);
+  sim_program_free(p);
+  return ok;
+}

@@ -1,0 +1,148 @@
+/* sim.h — the simulator: runs kir kernels on the CPU with the CUDA execution model (internal API).
+ *
+ * A launch runs every block of the grid; the threads of a block run as cooperative contexts over a
+ * compact register-machine form of each function (compiled once per SimProgram), so that barriers,
+ * warp shuffles and votes, shared memory and atomics behave as on the GPU. Input kir may be structured
+ * (scf) or unstructured (cf), with or without check.bounds ops.
+ *
+ * What a launch reports (SimResult), each run-time error once (the first occurrence), as text the runtime
+ * prints as is:
+ *   IndexError: index 10 is out of bounds for axis 0 with size 10 (kernel foo_grid, s000_kernels.py:23:5)
+ *   error: barrier divergence in kernel K at F:L:C: thread (x,y,z) of block (x,y,z) waits here, but ...
+ *   error: data race on shared array at F:L:C (and F:L:C): threads (..) and (..) access element [i, j] between two barriers (...)
+ *   error: memory access out of bounds (unchecked) in kernel K at F:L:C: ...
+ *   error: simulation step limit exceeded in kernel K ...
+ * A failed check.bounds or unchecked out-of-bounds access ends that thread only (others continue, as on the
+ * GPU); barrier divergence, the step limit and the call-depth limit stop the launch.
+ *
+ * Semantics the simulator fixes where CUDA or C leaves them open (documented in ops.def where it says so):
+ *  - integer division and remainder by zero (divsi, divui, remsi, remui, floordivsi, floormodsi) give 0;
+ *    INT_MIN / -1 wraps; shifts by the width or more give 0 (shrsi: the sign);
+ *  - fptosi/fptoui saturate (NaN gives 0), as PTX cvt.rzi does;
+ *  - shared and local memory start zeroed; a shuffle from a lane that is not taking part returns the
+ *    caller's own value;
+ *  - a thread that exits while others of its block wait at a barrier is a barrier divergence; a thread
+ *    ended by a failed bounds check is not counted (the IndexError is the error).
+ *
+ * Ownership: a SimProgram borrows its Module (which must outlive it and not change meanwhile); argument
+ * data is borrowed for the duration of the launch. Nothing here prints or exits. */
+#ifndef KF_RUNTIME_SIM_SIM_H
+#define KF_RUNTIME_SIM_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/ir.h"
+
+enum { SIM_MAX_RANK = 8 };
+
+/* An array argument: any layout; strides in bytes (may be negative or zero). */
+typedef struct SimArray {
+  void *data;                      /* address of element [0, 0, ...] */
+  Type *elem;                      /* element type (compared structurally with the parameter's) */
+  unsigned rank;
+  int64_t shape[SIM_MAX_RANK];
+  int64_t strides[SIM_MAX_RANK];   /* bytes */
+} SimArray;
+
+typedef enum { SIM_ARG_INT, SIM_ARG_UINT, SIM_ARG_FLOAT, SIM_ARG_ARRAY } SimArgKind;
+
+/* A kernel argument. Scalars are converted to the parameter's type (int <-> float as by a C cast;
+ * an i1 parameter is `value != 0`). */
+typedef struct SimArg {
+  SimArgKind kind;
+  union {
+    int64_t i;       /* SIM_ARG_INT */
+    uint64_t u;      /* SIM_ARG_UINT */
+    double f;        /* SIM_ARG_FLOAT */
+    SimArray array;  /* SIM_ARG_ARRAY */
+  };
+} SimArg;
+
+static inline SimArg sim_arg_int(int64_t v) { SimArg a = {.kind = SIM_ARG_INT}; a.i = v; return a; }
+static inline SimArg sim_arg_uint(uint64_t v) { SimArg a = {.kind = SIM_ARG_UINT}; a.u = v; return a; }
+static inline SimArg sim_arg_float(double v) { SimArg a = {.kind = SIM_ARG_FLOAT}; a.f = v; return a; }
+/* A C-contiguous array argument of the given shape (strides computed from the element size). */
+SimArg sim_arg_array_c(void *data, Type *elem, unsigned rank, const int64_t *shape);
+
+typedef struct SimOptions {
+  bool detect_races;          /* shared-memory data races (default on) */
+  uint64_t max_steps;         /* ops executed in the whole launch (default 1e10) */
+  uint64_t max_thread_steps;  /* ops executed by one thread (default 1e9) */
+  unsigned max_call_depth;    /* nested func.call depth (default 256) */
+  unsigned nworkers;          /* host threads running blocks in parallel (default 1; 0 = number of CPUs) */
+} SimOptions;
+
+/* Fills o with the defaults. sim_launch(…, opts = NULL, …) uses them too. */
+void sim_options_init(SimOptions *o);
+
+typedef enum {
+  SIM_OK = 0,
+  SIM_ERR_INDEX,        /* a check.bounds failed (IndexError) */
+  SIM_ERR_OOB,          /* an unchecked access out of an array's extent */
+  SIM_ERR_BARRIER,      /* barrier divergence */
+  SIM_ERR_RACE,         /* data race on shared memory */
+  SIM_ERR_STEP_LIMIT,   /* max_steps / max_thread_steps exceeded */
+  SIM_ERR_RUNTIME,      /* call depth, store to a constant array, zero loop step... */
+  SIM_ERR_SETUP,        /* bad launch: arguments, dimensions, unsupported op (reported to diag) */
+} SimStatus;
+
+typedef struct SimIndexError {
+  bool set;
+  const char *kernel;   /* borrowed from the module */
+  SrcLoc loc;           /* the check.bounds op */
+  unsigned axis;
+  int64_t index, extent;
+  uint32_t thread[3], block[3];
+} SimIndexError;
+
+typedef struct SimRace {
+  bool set;
+  bool write_write;     /* else read/write */
+  SrcLoc loc, other_loc; /* this access, the earlier conflicting one */
+  uint32_t thread[3], other_thread[3], block[3];
+  unsigned rank;
+  int64_t index[SIM_MAX_RANK];
+} SimRace;
+
+enum { SIM_MSG_MAX = 512 };
+
+typedef struct SimResult {
+  SimStatus status;           /* the first error that happened, SIM_OK if none */
+  char message[SIM_MSG_MAX];  /* that error's text (empty if none) */
+  SimIndexError index_error;  /* each kind's first occurrence, with its own text */
+  char index_message[SIM_MSG_MAX];
+  SimRace race;
+  char race_message[SIM_MSG_MAX];
+  uint64_t races;             /* conflicting accesses seen (each element counted once per epoch at most) */
+  bool barrier_divergence;
+  char barrier_message[SIM_MSG_MAX];
+  bool oob;
+  char oob_message[SIM_MSG_MAX];
+  /* statistics */
+  uint64_t blocks, threads;   /* simulated */
+  uint64_t steps;             /* ops executed */
+  uint64_t barriers;          /* block-wide barriers released */
+  double seconds;             /* wall time of the launch */
+} SimResult;
+
+/* A module compiled for simulation; compile once, launch many times. */
+typedef struct SimProgram SimProgram;
+
+/* Compiles every function of m reachable from the kernels (lazily: functions are compiled when first
+ * launched or called). Returns NULL (errors in diag) if m uses something the simulator cannot run. */
+SimProgram *sim_program_new(Module *m, Diag *diag);
+void sim_program_free(SimProgram *p);
+
+/* Runs kernel_func (a func.func of m) over grid x block threads. dynamic_shared_bytes sizes the
+ * mem.dynamic_shared array. Returns true when the launch ran to the end with no error; false otherwise:
+ * result->status says why (SIM_ERR_SETUP errors are in diag, the others in result). opts may be NULL. */
+bool sim_launch(Module *m, Op *kernel_func, const uint32_t grid[3], const uint32_t block[3],
+                size_t dynamic_shared_bytes, const SimArg *args, unsigned nargs, const SimOptions *opts,
+                SimResult *result, Diag *diag);
+bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], const uint32_t block[3],
+                        size_t dynamic_shared_bytes, const SimArg *args, unsigned nargs, const SimOptions *opts,
+                        SimResult *result, Diag *diag);
+
+#endif

@@ -1,0 +1,196 @@
+/* sim_internal.h — the simulator's register-machine form, shared by compile.c (kir -> code) and
+ * exec.c (the interpreter and the CUDA execution model). Not for use outside runtime/sim/.
+ *
+ * Each func.func becomes a SimFn: an array of Ins over a frame of Slots (one per SSA value, plus
+ * temporaries). Integer slots hold the value normalised to its type (sign-extended for signed types,
+ * zero-extended for unsigned and i1), so comparisons and widening need no masking; f32 and f16 values
+ * are kept as float (f16 rounded after every op), f64 as double. Constants live in the frame template,
+ * not in the code. Structured control flow is compiled to jumps; block arguments and loop-carried values
+ * are moved by MOV / PMOVE (parallel move). */
+#ifndef KF_RUNTIME_SIM_INTERNAL_H
+#define KF_RUNTIME_SIM_INTERNAL_H
+
+#include "runtime/sim/sim.h"
+
+typedef union Slot {
+  int64_t i;
+  uint64_t u;
+  double d;
+  float f;
+  void *p;
+} Slot;
+
+/* Element kinds of array memory. */
+typedef enum { EK_BOOL, EK_I8, EK_I16, EK_I32, EK_I64, EK_U8, EK_U16, EK_U32, EK_U64, EK_F16, EK_F32, EK_F64 } ElemKind;
+
+/* Flags of a run-time array. */
+enum { ARR_SHARED = 1, ARR_CONST = 2, ARR_LOCAL = 4, ARR_RACE = 8 };
+
+typedef struct SimShadow SimShadow;
+
+/* A run-time array (what an array-typed slot points to). */
+typedef struct SimArr {
+  char *data;
+  unsigned rank;
+  unsigned flags;          /* ARR_* */
+  int64_t shape[SIM_MAX_RANK];
+  int64_t strides[SIM_MAX_RANK];
+  /* shared arrays with race detection: shadow of the buffer that starts at base, one entry per granule */
+  SimShadow *shadow;
+  char *base;
+  unsigned gshift;         /* log2(granule bytes) */
+  const char *name;        /* global symbol, or NULL */
+} SimArr;
+
+/* Opcodes. Integer ops normalise their result with Ins.sh / Ins.sgn; float ops come in f32 and f64 forms
+ * (f16 uses f32 plus F16ROUND). */
+#define SIM_OPCODES(X) \
+  X(NOP) X(JMP) X(JZ) X(JNZ) X(BR2) X(MOV) X(PMOVE) X(FORCHK) X(FORNEXT) X(CALL) X(RET) X(EXIT) \
+  X(TID) X(BID) X(BDIM) X(GDIM) X(LANE) X(BARRIER) X(BARRED) X(WARP) X(ATOMIC) X(CAS) X(BOUNDS) \
+  X(DIM) X(STRIDE) X(SIZE) X(DATA) X(LOAD1) X(LOADN) X(STORE1) X(STOREN) X(ALLOCA) X(GREF) X(DYNSH) \
+  X(ADDI) X(SUBI) X(MULI) X(DIVSI) X(DIVUI) X(REMSI) X(REMUI) X(FLOORDIVSI) X(FLOORMODSI) \
+  X(MINSI) X(MAXSI) X(MINUI) X(MAXUI) X(IPOW) X(ABSI) X(SHLI) X(SHRSI) X(SHRUI) X(ANDI) X(ORI) X(XORI) \
+  X(POPC) X(CLZ) X(FFS) X(BREV) X(ADDI64) X(SUBI64) X(MULI64) \
+  X(CMPI_EQ) X(CMPI_NE) X(CMPI_SLT) X(CMPI_SLE) X(CMPI_SGT) X(CMPI_SGE) \
+  X(CMPI_ULT) X(CMPI_ULE) X(CMPI_UGT) X(CMPI_UGE) X(SELECT) X(EXTS) X(EXTU) \
+  X(ADDF32) X(SUBF32) X(MULF32) X(DIVF32) X(REMF32) X(FLOORDIVF32) X(FLOORMODF32) X(MINF32) X(MAXF32) X(NEGF32) \
+  X(ADDF64) X(SUBF64) X(MULF64) X(DIVF64) X(REMF64) X(FLOORDIVF64) X(FLOORMODF64) X(MINF64) X(MAXF64) X(NEGF64) \
+  X(CMPF32) X(CMPF64) X(SITOF32) X(SITOF64) X(UITOF32) X(UITOF64) X(F32TOSI) X(F64TOSI) X(F32TOUI) X(F64TOUI) \
+  X(F32TOF64) X(F64TOF32) X(F64TOF16) X(F16ROUND) X(BITCAST_FI) X(BITCAST_IF) \
+  X(MATH1F32) X(MATH1F64) X(MATH2F32) X(MATH2F64) X(POWIF32) X(POWIF64) \
+  X(ISNAN32) X(ISNAN64) X(ISINF32) X(ISINF64) X(ISFIN32) X(ISFIN64)
+
+typedef enum {
+#define X(n) SI_##n,
+  SIM_OPCODES(X)
+#undef X
+  SI__COUNT
+} SimOpcode;
+
+/* Float comparison predicates (Ins.aux). */
+typedef enum { FP_OEQ, FP_ONE, FP_OLT, FP_OLE, FP_OGT, FP_OGE, FP_ORD, FP_UNE, FP_ULT, FP_ULE, FP_UGT, FP_UGE, FP_UNO } FPred;
+/* Atomic kinds (AtomicInfo.kind), in ops.def order. */
+typedef enum { AK_ADD, AK_SUB, AK_AND, AK_OR, AK_XOR, AK_MIN, AK_MAX, AK_EXCH, AK_INC, AK_DEC } AtomicKind;
+/* Warp-op kinds (WarpInfo.kind) and modes. */
+typedef enum { WK_SHFL, WK_VOTE, WK_SYNCWARP, WK_ACTIVEMASK } WarpKind;
+typedef enum { SH_IDX, SH_UP, SH_DOWN, SH_XOR } ShflMode;
+typedef enum { VM_ALL, VM_ANY, VM_UNI, VM_BALLOT } VoteMode;
+typedef enum { BR_COUNT, BR_AND, BR_OR } BarrierReduceKind;
+
+typedef struct SimFn SimFn;
+
+typedef struct Ins {
+  uint16_t code;       /* SimOpcode */
+  uint8_t sh;          /* integer result: 64 - bits (0 for 64-bit); conversions: source shift */
+  uint8_t sgn;         /* integer result is signed */
+  uint8_t aux;         /* element kind, predicate, axis, ... */
+  uint8_t aux2;
+  uint32_t d, a, b, c; /* slots (d: result); jump targets */
+  int64_t imm;
+  const Op *op;        /* for locations in error reports */
+  void *ext;           /* per-opcode extra data (slot lists, callee, function pointer) */
+} Ins;
+
+typedef struct SlotList {
+  unsigned n;
+  uint32_t *s;
+} SlotList;
+
+typedef struct PMoveInfo {
+  unsigned n;
+  uint32_t *src, *dst;
+} PMoveInfo;
+
+typedef struct CallInfo {
+  SimFn *callee;
+  SlotList args, results;
+} CallInfo;
+
+typedef struct AtomicInfo {
+  AtomicKind kind;
+  ElemKind ek;
+  SlotList idx;
+  uint32_t arr, val, cmp;   /* cmp: CAS expected value */
+} AtomicInfo;
+
+typedef struct WarpInfo {
+  WarpKind kind;
+  int mode;
+  uint32_t mask, val, lane, width;  /* operand slots (unused ones 0) */
+} WarpInfo;
+
+typedef struct AllocaInfo {
+  ElemKind ek;
+  unsigned rank;
+  char layout;
+  int64_t shape[SIM_MAX_RANK];
+  size_t offset;            /* of the SimArr in the frame's local area; the data follows it */
+  size_t bytes;             /* element bytes */
+} AllocaInfo;
+
+struct SimFn {
+  const Op *func;
+  const char *name;
+  Ins *code;
+  uint32_t ncode;
+  uint32_t nslots;
+  Slot *init;               /* frame template: constants preset */
+  unsigned nparams;
+  uint32_t *params;         /* slots of the entry block arguments */
+  size_t local_bytes;       /* alloca area per frame */
+  size_t frame_bytes;       /* slots + local area, 16-aligned */
+  bool compiled;
+  bool is_kernel;
+};
+
+/* A module-level array (mem.global). */
+typedef struct SimGlobal {
+  const Op *op;
+  const char *name;
+  bool shared;              /* else const */
+  ElemKind ek;
+  unsigned esize;
+  unsigned rank;
+  char layout;
+  int64_t shape[SIM_MAX_RANK];
+  size_t nbytes;
+  char *data;               /* const: the materialised `value` (zeros when absent) */
+} SimGlobal;
+
+typedef struct PtrMap {
+  const void **keys;
+  void **vals;
+  size_t cap, n;
+} PtrMap;
+
+struct SimProgram {
+  Module *m;
+  Arena arena;
+  PtrMap fns;               /* func.func Op -> SimFn */
+  PtrMap globals;           /* mem.global Op -> index + 1 */
+  SimGlobal *globals_v;
+  unsigned nglobals, globals_cap;
+  unsigned dyn_gshift;      /* dynamic shared granule: smallest element size used, log2 */
+  bool uses_dyn;
+  SimFn **pending;          /* created, not yet compiled */
+  unsigned npending, pending_cap;
+  Diag *diag;               /* during compilation */
+  bool failed;
+};
+
+/* compile.c */
+SimFn *sim_get_fn(SimProgram *p, const Op *func);
+bool sim_compile_pending(SimProgram *p);
+ElemKind sim_elem_kind(const Type *t);
+unsigned sim_elem_size(ElemKind ek);
+void *ptrmap_get(const PtrMap *m, const void *key);
+void ptrmap_put(PtrMap *m, const void *key, void *val);
+void ptrmap_free(PtrMap *m);
+extern const char *const sim_opcode_names[SI__COUNT];
+
+/* exec.c: float16 helpers shared with compile.c (constants) */
+float sim_f16_round(double x);
+uint16_t sim_f16_bits(double x);
+float sim_f16_from_bits(uint16_t h);
+
+#endif
