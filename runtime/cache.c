@@ -197,7 +197,7 @@ RtEntryStatus rt_cache_read_entry(const char *dir, const RtCacheKey *key, char *
     problem = "not a regular file";
   } else {
     size = (size_t)st.st_size;
-    buf = malloc(size ? size : 1);
+    buf = malloc(size + 1);  /* + a NUL after the payload, for text payloads */
     size_t got = 0;
     while (buf && got < size) {
       ssize_t r = read(fd, buf + got, size - got);
@@ -230,6 +230,7 @@ RtEntryStatus rt_cache_read_entry(const char *dir, const RtCacheKey *key, char *
   } else {
     *len = size - RT_CACHE_HEADER_SIZE;
     memmove(buf, buf + RT_CACHE_HEADER_SIZE, *len);
+    buf[*len] = 0;
     *payload = (char *)buf;
   }
   close(fd);

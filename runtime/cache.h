@@ -69,7 +69,7 @@ void rt_cache_init(RtCache *c, bool memory, const char *disk_dir);
 void rt_cache_free(RtCache *c);
 
 /* Looks key up in memory, then on disk (a disk hit is also kept in memory). On a hit *payload is a
- * malloc'ed copy the caller frees. */
+ * malloc'ed copy the caller frees, followed by a NUL (not counted in *len). */
 RtCacheResult rt_cache_get(RtCache *c, const RtCacheKey *key, char **payload, size_t *len);
 /* Stores a payload in memory and on disk. A failed disk write is counted, not an error: false only tells
  * the caller (c->last_problem says why). */
@@ -82,7 +82,8 @@ void rt_cache_entry_path(const char *dir, const RtCacheKey *key, StrBuf *out);
 /* Writes one entry atomically (temporary file in the same directory, then rename). On failure writes why. */
 bool rt_cache_write_entry(const char *dir, const RtCacheKey *key, const void *payload, size_t len, StrBuf *why);
 typedef enum RtEntryStatus { RT_ENTRY_OK, RT_ENTRY_MISSING, RT_ENTRY_CORRUPT } RtEntryStatus;
-/* Reads and validates one entry. RT_ENTRY_CORRUPT: the file is removed and why says what was wrong. */
+/* Reads and validates one entry (payload NUL-terminated as by rt_cache_get). RT_ENTRY_CORRUPT: the file is
+ * removed and why says what was wrong. */
 RtEntryStatus rt_cache_read_entry(const char *dir, const RtCacheKey *key, char **payload, size_t *len, StrBuf *why);
 
 #endif

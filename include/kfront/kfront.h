@@ -122,6 +122,233 @@ KF_API kf_status kf_compile_source(kf_context *ctx, const char *filename, const 
 KF_API void kf_op_registry_foreach(void (*fn)(void *user, const char *name, const char *summary, const char *example),
                                    void *user);
 
+/* ---- runtime: arrays, devices, kernels, launches ---------------------------------------------
+ *
+ * A kf_runtime runs kernels on a GPU through the CUDA Driver API (libcuda.so.1, loaded at run time) or on
+ * the simulator (a CPU interpreter of kir with the CUDA execution model). Kernels come from a kf_program:
+ * Python source compiled on demand, one specialisation per argument-type signature (lazy @cuda.jit
+ * kernels), or the eager signature(s) of the decorator; compiled code is cached in memory and on disk.
+ * Errors (bad launches, driver failures, IndexError from a failed bounds check) go to the diagnostics of
+ * the runtime's context. A runtime, and everything made from it, may be used by one thread at a time. */
+
+typedef enum kf_dtype {
+  KF_BOOL, KF_INT8, KF_INT16, KF_INT32, KF_INT64, KF_UINT8, KF_UINT16, KF_UINT32, KF_UINT64,
+  KF_FLOAT16, KF_FLOAT32, KF_FLOAT64,
+} kf_dtype;
+enum { KF_DTYPE_COUNT = 12, KF_MAX_RANK = 8 };
+
+/* Bytes per element (bool: 1); 0 for an invalid value. */
+KF_API size_t kf_dtype_size(kf_dtype t);
+/* Numba's name: "boolean", "int8" ... "float64". Borrowed, static. */
+KF_API const char *kf_dtype_name(kf_dtype t);
+/* Parses a Numba name ("float32", "int64", "boolean", "bool"), or a short form: b1, i8 i16 i32 i64,
+ * u8 u16 u32 u64, f16 f32 f64 (bit widths, not NumPy's byte counts). KF_OK or KF_ERROR_INVALID_INPUT. */
+KF_API kf_status kf_dtype_parse(const char *text, kf_dtype *out);
+
+typedef enum kf_memory { KF_MEMORY_HOST = 0, KF_MEMORY_DEVICE = 1 } kf_memory;
+
+/* An array: element [0, 0, ...] at data, extents and strides (in bytes, NumPy's convention). The struct
+ * does not own the data. A host array passed to kf_launch is copied to the device before the launch and
+ * back after it (as Numba does with NumPy arrays); a device array (from kf_device_alloc) stays in place. */
+typedef struct kf_array {
+  void *data;                     /* host pointer, or device address (KF_MEMORY_DEVICE) */
+  kf_memory memory;
+  kf_dtype dtype;
+  unsigned ndim;                  /* 0..KF_MAX_RANK (kernels take ndim >= 1) */
+  int64_t shape[KF_MAX_RANK];
+  int64_t strides[KF_MAX_RANK];   /* bytes */
+} kf_array;
+
+/* Fills *a with a contiguous array of the given shape in order 'C' (row-major) or 'F' (column-major). */
+KF_API void kf_array_init(kf_array *a, void *data, kf_memory memory, kf_dtype dtype, unsigned ndim,
+                          const int64_t *shape, char order);
+/* Number of elements (the product of the extents). */
+KF_API size_t kf_array_size(const kf_array *a);
+/* Whether the strides are those of a contiguous array in order 'C' or 'F'. */
+KF_API int kf_array_is_contiguous(const kf_array *a, char order);
+
+/* A kernel argument: an array (copied by value; its data is borrowed for the duration of the call) or a
+ * scalar of a dtype. Signed integers and bool use value.i, unsigned integers value.u, floats value.f. */
+typedef enum kf_arg_kind { KF_ARG_SCALAR = 0, KF_ARG_ARRAY = 1 } kf_arg_kind;
+typedef struct kf_arg {
+  kf_arg_kind kind;
+  kf_dtype dtype;                 /* KF_ARG_SCALAR: the scalar's type (KF_ARG_ARRAY: array.dtype) */
+  union { int64_t i; uint64_t u; double f; } value;
+  kf_array array;                 /* KF_ARG_ARRAY */
+} kf_arg;
+
+KF_API kf_arg kf_arg_array(const kf_array *a);
+KF_API kf_arg kf_arg_int(kf_dtype dtype, int64_t v);    /* bool or a signed integer type */
+KF_API kf_arg kf_arg_uint(kf_dtype dtype, uint64_t v);  /* an unsigned integer type */
+KF_API kf_arg kf_arg_float(kf_dtype dtype, double v);   /* float16/32/64 */
+
+/* Reads a NumPy .npy file (little-endian b1 i1..i8 u1..u8 f2 f4 f8, C or Fortran order, rank <= 8) into a
+ * host array. The caller owns out->data (kf_free). Errors name the file and the reason. */
+KF_API kf_status kf_npy_load(kf_context *ctx, const char *path, kf_array *out);
+/* Writes a host array to a .npy file (a non-contiguous array is written in C order); replaces path
+ * atomically. */
+KF_API kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a);
+
+/* ---- the runtime ---- */
+typedef struct kf_runtime kf_runtime;
+typedef enum kf_runtime_mode { KF_RUNTIME_AUTO = 0, KF_RUNTIME_GPU = 1, KF_RUNTIME_SIM = 2 } kf_runtime_mode;
+
+typedef struct kf_runtime_options {
+  kf_runtime_mode mode;    /* AUTO (default): the GPU when a CUDA driver and a device are found, else the
+                            * simulator. The environment variable KFRONT_SIM=1 forces the simulator. */
+  int device;              /* GPU ordinal (default 0) */
+  int disk_cache;          /* 1 (default): compiled kernels are also cached on disk; 0: in memory only
+                            * (--no-cache). KFRONT_NO_CACHE=1 in the environment also turns it off. */
+  const char *cache_dir;   /* NULL (default): $KFRONT_CACHE_DIR, else $XDG_CACHE_HOME/kfront, else
+                            * ~/.cache/kfront. Copied. */
+  int sim_detect_races;    /* simulator: report data races on shared memory (default 1) */
+  unsigned sim_workers;    /* simulator: host threads running blocks (default 1; 0 = one per CPU) */
+} kf_runtime_options;
+
+/* Fills o with the defaults above. */
+KF_API void kf_runtime_options_init(kf_runtime_options *o);
+/* Creates a runtime whose diagnostics go to ctx (which must outlive it). opts may be NULL (defaults).
+ * With KF_RUNTIME_GPU and no usable driver or device this fails (KF_ERROR_NOT_FOUND or KF_ERROR_DEVICE)
+ * with the reason, e.g. "no CUDA driver found (libcuda.so.1): ...". Caller owns *out: kf_runtime_destroy. */
+KF_API kf_status kf_runtime_create(kf_context *ctx, const kf_runtime_options *opts, kf_runtime **out);
+/* Destroys the runtime after its programs, streams and events (destroy those first) and frees every
+ * device allocation still held by it. */
+KF_API void kf_runtime_destroy(kf_runtime *rt);
+/* KF_RUNTIME_GPU or KF_RUNTIME_SIM: what the runtime actually uses. */
+KF_API kf_runtime_mode kf_runtime_get_mode(kf_runtime *rt);
+/* One line saying what runs the kernels and why: "GPU 0: NVIDIA H200 (sm_90, 132 SMs)" or
+ * "simulator (no CUDA driver found (libcuda.so.1): ...)". Borrowed, valid as long as rt. */
+KF_API const char *kf_runtime_describe(kf_runtime *rt);
+
+typedef struct kf_device_info {
+  char name[256];
+  int cc_major, cc_minor;            /* compute capability (the simulator reports 9.0) */
+  int multiprocessors;
+  int warp_size;
+  int max_threads_per_block;
+  int max_block_dim[3];
+  int max_grid_dim[3];
+  size_t max_shared_per_block;        /* without opt-in */
+  size_t max_shared_per_block_optin;  /* with cuFuncSetAttribute (kfront opts in as needed) */
+} kf_device_info;
+/* The limits launches are checked against. */
+KF_API kf_status kf_runtime_device_info(kf_runtime *rt, kf_device_info *out);
+
+typedef struct kf_runtime_stats {
+  unsigned cache_memory_hits, cache_disk_hits, cache_misses;  /* compiled-kernel cache lookups */
+  unsigned cache_corrupt;     /* disk entries found invalid (removed and recompiled) */
+  unsigned cache_writes;      /* disk entries written */
+  unsigned compiles;          /* Python source compiled to kir */
+  unsigned launches;
+} kf_runtime_stats;
+KF_API void kf_runtime_get_stats(kf_runtime *rt, kf_runtime_stats *out);
+
+/* ---- device memory and streams ---- */
+typedef struct kf_stream kf_stream;
+
+/* Allocates device memory (simulator: host memory standing in for it). Caller owns *dptr: kf_device_free.
+ * bytes == 0 gives NULL. */
+KF_API kf_status kf_device_alloc(kf_runtime *rt, size_t bytes, void **dptr);
+KF_API kf_status kf_device_free(kf_runtime *rt, void *dptr);
+/* Copies; with a stream the copy is asynchronous on it (host memory must then stay valid until the stream
+ * is synchronised), with NULL it completes before returning. */
+KF_API kf_status kf_memcpy_to_device(kf_runtime *rt, void *dst_device, const void *src_host, size_t bytes, kf_stream *s);
+KF_API kf_status kf_memcpy_to_host(kf_runtime *rt, void *dst_host, const void *src_device, size_t bytes, kf_stream *s);
+KF_API kf_status kf_memcpy_device(kf_runtime *rt, void *dst_device, const void *src_device, size_t bytes, kf_stream *s);
+/* Sets bytes bytes of device memory to value. */
+KF_API kf_status kf_memset_device(kf_runtime *rt, void *dst_device, int value, size_t bytes, kf_stream *s);
+
+/* A stream (simulator: launches run at once, so streams only order nothing). Caller owns it:
+ * kf_stream_destroy. NULL wherever a kf_stream is taken means the default stream. */
+KF_API kf_status kf_stream_create(kf_runtime *rt, kf_stream **out);
+KF_API void kf_stream_destroy(kf_stream *s);
+/* Waits for the stream's work; then checks the bounds-check records of the kernels launched since the
+ * last check (an IndexError is reported here for asynchronous launches: KF_ERROR_OUT_OF_BOUNDS). */
+KF_API kf_status kf_stream_synchronize(kf_stream *s);
+/* Waits for all work of the runtime, then checks as kf_stream_synchronize does. */
+KF_API kf_status kf_runtime_synchronize(kf_runtime *rt);
+
+/* Events, for timing on the GPU (the simulator measures host time). Caller owns: kf_event_destroy. */
+typedef struct kf_event kf_event;
+KF_API kf_status kf_event_create(kf_runtime *rt, kf_event **out);
+KF_API void kf_event_destroy(kf_event *e);
+KF_API kf_status kf_event_record(kf_event *e, kf_stream *s);
+KF_API kf_status kf_event_synchronize(kf_event *e);
+/* Milliseconds between two recorded events. */
+KF_API kf_status kf_event_elapsed_ms(kf_event *start, kf_event *end, float *ms);
+
+/* ---- programs and kernels ---- */
+typedef struct kf_program kf_program;
+typedef struct kf_kernel kf_kernel;
+
+/* A program over Python source: text and filename are copied; opts may be NULL (kf_compile_options_init's
+ * defaults); its kernels/signatures fields are ignored (kf_program_get_kernel names the kernel and the
+ * arguments pick the signature); bounds_check, pipeline and verify_each are kept. Nothing is compiled
+ * here. Caller owns *out: kf_program_destroy (before the runtime). */
+KF_API kf_status kf_program_create(kf_runtime *rt, const char *filename, const char *text, size_t len,
+                                   const kf_compile_options *opts, kf_program **out);
+/* A program over an already compiled kir module (kf_compile_source or kf_module_parse): its kernels are
+ * used as they are (no new specialisations). m is borrowed and must outlive the program, unchanged. */
+KF_API kf_status kf_program_from_module(kf_runtime *rt, kf_module *m, kf_program **out);
+KF_API void kf_program_destroy(kf_program *p);
+
+/* The kernel `name` specialised for these arguments (their dtypes, ranks and layouts; values do not
+ * matter): for a lazy kernel, compiled for the signature the arguments spell (e.g. float32[::1], int64),
+ * for an eager one, the first of its signatures the arguments convert to (scalars convert as by a C cast;
+ * arrays must match dtype and rank exactly, and C/F layouts need such strides). Compiled code is cached.
+ * *out is borrowed: valid until the program is destroyed. */
+KF_API kf_status kf_program_get_kernel(kf_program *p, const char *name, const kf_arg *args, unsigned nargs,
+                                       kf_kernel **out);
+/* The kernel's Numba signature, e.g. "void(float32[::1], int64)". Borrowed. */
+KF_API const char *kf_kernel_signature(kf_kernel *k);
+/* Where its code came from this time: 0 compiled, 1 memory cache, 2 disk cache (simulator: always 0 or 1). */
+KF_API int kf_kernel_cache_source(kf_kernel *k);
+
+/* Launches k over grid x block threads with shared_bytes of dynamic shared memory on stream (NULL: the
+ * default stream). Checked first, each a clear error: every dimension >= 1 and within the device's
+ * limits, threads per block, shared memory, and the arguments against the kernel's signature (count,
+ * array dtype/rank/layout; scalars are converted to the parameter types).
+ * With any host array among args: copies in, launches, synchronises, checks the bounds-check record and
+ * copies back (also after an IndexError). With device arrays only: asynchronous on the GPU; a failed bounds
+ * check is then reported by the next synchronising call. The simulator always runs to completion.
+ * An IndexError is KF_ERROR_OUT_OF_BOUNDS with the message
+ *   IndexError: index 10 is out of bounds for axis 0 with size 10 (kernel foo_grid, s000_kernels.py:23:5)
+ * after which the runtime stays usable. */
+KF_API kf_status kf_launch(kf_kernel *k, const unsigned grid[3], const unsigned block[3], size_t shared_bytes,
+                           kf_stream *stream, const kf_arg *args, unsigned nargs);
+
+/* ---- code generation: LLVM IR and PTX ---------------------------------------------------------
+ *
+ * A kir module (after its pass pipeline) becomes LLVM IR or PTX. Kernels are the functions with the `kernel`
+ * attribute; their PTX parameters follow the kernel ABI of kfront/abi.h, which also describes the
+ * device-side record of a failed bounds check. Structured (scf) and unstructured (cf) control flow are
+ * both accepted. Compiling different modules from different threads concurrently is safe. */
+typedef enum kf_backend {
+  KF_BACKEND_NVVM = 0,  /* libNVVM (dlopen'd; KFRONT_LIBNVVM, CUDA_HOME or /usr/local/cuda) */
+  KF_BACKEND_LLVM = 1,  /* LLVM 14's NVPTX target, built in (PTX for at most sm_86, which newer GPUs JIT) */
+} kf_backend;
+
+typedef struct kf_codegen_options {
+  kf_backend backend;
+  unsigned arch;        /* SM version: 90 for sm_90 (0: 90) */
+  int opt_level;        /* 0..3 */
+  int fastmath;         /* flush denormals to zero, approximate division and sqrt, fused multiply-add */
+  int lineinfo;         /* ask for line information in the PTX */
+} kf_codegen_options;
+
+/* Fills *opts with the defaults: libNVVM, sm_90, -O3, no fastmath, no lineinfo. */
+KF_API void kf_codegen_options_init(kf_codegen_options *opts);
+
+/* The module as LLVM IR text: for KF_BACKEND_NVVM in the NVVM IR dialect libNVVM reads (what it would be
+ * given), for KF_BACKEND_LLVM the LLVM 14 IR given to the NVPTX target (before libdevice is linked).
+ * opts may be NULL (defaults). *out is NUL-terminated and owned by the caller (kf_free); len may be NULL.
+ * KF_ERROR_UNSUPPORTED / KF_ERROR_INVALID_INPUT when the module cannot be lowered (see diagnostics). */
+KF_API kf_status kf_module_emit_llvm(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len);
+/* The module compiled to PTX. *out is NUL-terminated and owned by the caller (kf_free); len may be NULL.
+ * KF_ERROR_NOT_FOUND when libNVVM or libdevice is missing (the diagnostic names every path searched),
+ * KF_ERROR_BACKEND when libNVVM or LLVM fails (libNVVM's log is in the diagnostic). */
+KF_API kf_status kf_module_emit_ptx(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,365 @@
+/* check.c — what the runtime checks before it launches, for the GPU and the simulator alike:
+ * argument types (dtype, rank, layout) against a kernel's parameters, launch dimensions, threads per
+ * block and shared memory against the device's limits. Also the names: dtypes <-> kir types, Numba's
+ * spelling of types and signatures (the signature of a lazy kernel is spelt from its arguments and handed
+ * to the frontend), and the IndexError text. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+/* ---- dtypes and types ------------------------------------------------------------------------ */
+
+Type *rt_dtype_type(IrContext *ctx, kf_dtype t) {
+  switch (t) {
+  case KF_BOOL: return ty_bool(ctx);
+  case KF_INT8: return ty_int(ctx, 8, false);
+  case KF_INT16: return ty_int(ctx, 16, false);
+  case KF_INT32: return ty_int(ctx, 32, false);
+  case KF_INT64: return ty_int(ctx, 64, false);
+  case KF_UINT8: return ty_int(ctx, 8, true);
+  case KF_UINT16: return ty_int(ctx, 16, true);
+  case KF_UINT32: return ty_int(ctx, 32, true);
+  case KF_UINT64: return ty_int(ctx, 64, true);
+  case KF_FLOAT16: return ty_float(ctx, 16);
+  case KF_FLOAT32: return ty_float(ctx, 32);
+  case KF_FLOAT64: return ty_float(ctx, 64);
+  }
+  return NULL;
+}
+
+bool rt_type_dtype(const Type *t, kf_dtype *out) {
+  switch (t->kind) {
+  case TY_BOOL: *out = KF_BOOL; return true;
+  case TY_INT:
+    switch (t->bits) {
+    case 8: *out = t->is_unsigned ? KF_UINT8 : KF_INT8; return true;
+    case 16: *out = t->is_unsigned ? KF_UINT16 : KF_INT16; return true;
+    case 32: *out = t->is_unsigned ? KF_UINT32 : KF_INT32; return true;
+    case 64: *out = t->is_unsigned ? KF_UINT64 : KF_INT64; return true;
+    }
+    return false;
+  case TY_FLOAT:
+    switch (t->bits) {
+    case 16: *out = KF_FLOAT16; return true;
+    case 32: *out = KF_FLOAT32; return true;
+    case 64: *out = KF_FLOAT64; return true;
+    }
+    return false;
+  default: return false;
+  }
+}
+
+char rt_array_layout(const kf_array *a) {
+  if (kf_array_is_contiguous(a, 'C')) return 'C';
+  if (kf_array_is_contiguous(a, 'F')) return 'F';
+  return 'A';
+}
+
+Type *rt_arg_type(IrContext *ctx, const kf_arg *a) {
+  if (a->kind == KF_ARG_SCALAR) return rt_dtype_type(ctx, a->dtype);
+  if (a->kind != KF_ARG_ARRAY || a->array.ndim < 1 || a->array.ndim > KF_MAX_RANK) return NULL;
+  Type *elem = rt_dtype_type(ctx, a->array.dtype);
+  return elem ? ty_array(ctx, elem, a->array.ndim, rt_array_layout(&a->array)) : NULL;
+}
+
+/* Numba's dimensions: [:, ::1] for C, [::1, :] for F, [:, :] for A. */
+static void array_dims(unsigned rank, char layout, StrBuf *out) {
+  sb_putc(out, '[');
+  for (unsigned i = 0; i < rank; i++) {
+    bool unit = (layout == 'C' && i == rank - 1) || (layout == 'F' && i == 0);
+    sb_puts(out, unit ? "::1" : ":");
+    if (i + 1 < rank) sb_puts(out, ", ");
+  }
+  sb_putc(out, ']');
+}
+
+void rt_type_numba(const Type *t, StrBuf *out) {
+  switch (t->kind) {
+  case TY_BOOL: sb_puts(out, "boolean"); return;
+  case TY_INT: sb_printf(out, "%sint%u", t->is_unsigned ? "u" : "", t->bits); return;
+  case TY_FLOAT: sb_printf(out, "float%u", t->bits); return;
+  case TY_ARRAY:
+    rt_type_numba(t->elem, out);
+    array_dims(t->rank, t->layout, out);
+    return;
+  default: ty_print(t, out); return;
+  }
+}
+
+void rt_signature_numba(Type *const *params, unsigned nparams, StrBuf *out) {
+  sb_puts(out, "void(");
+  for (unsigned i = 0; i < nparams; i++) {
+    if (i) sb_puts(out, ", ");
+    rt_type_numba(params[i], out);
+  }
+  sb_putc(out, ')');
+}
+
+static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
+  if (a->kind == KF_ARG_SCALAR) {
+    if (kf_dtype_size(a->dtype) == 0) {
+      diag_error(diag, srcloc(NULL, 0, 0), "argument %u: invalid scalar dtype %d", i + 1, (int)a->dtype);
+      return false;
+    }
+    return true;
+  }
+  if (a->kind != KF_ARG_ARRAY) {
+    diag_error(diag, srcloc(NULL, 0, 0), "argument %u: invalid argument kind %d", i + 1, (int)a->kind);
+    return false;
+  }
+  const kf_array *x = &a->array;
+  if (kf_dtype_size(x->dtype) == 0) {
+    diag_error(diag, srcloc(NULL, 0, 0), "argument %u: invalid array dtype %d", i + 1, (int)x->dtype);
+    return false;
+  }
+  if (x->ndim < 1 || x->ndim > KF_MAX_RANK) {
+    diag_error(diag, srcloc(NULL, 0, 0), "argument %u: arrays of rank %u cannot be passed to a kernel "
+               "(ranks 1 to %d are supported)", i + 1, x->ndim, KF_MAX_RANK);
+    return false;
+  }
+  for (unsigned d = 0; d < x->ndim; d++) {
+    if (x->shape[d] < 0) {
+      diag_error(diag, srcloc(NULL, 0, 0), "argument %u: negative extent %" PRId64 " in axis %u", i + 1,
+                 x->shape[d], d);
+      return false;
+    }
+  }
+  if (!x->data && kf_array_size(x) > 0) {
+    diag_error(diag, srcloc(NULL, 0, 0), "argument %u: array with %zu elements has no data pointer", i + 1,
+               kf_array_size(x));
+    return false;
+  }
+  return true;
+}
+
+bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *diag) {
+  sb_puts(out, "void(");
+  for (unsigned i = 0; i < nargs; i++) {
+    if (!check_arg_valid(&args[i], i, diag)) return false;
+    if (i) sb_puts(out, ", ");
+    const kf_arg *a = &args[i];
+    kf_dtype dt = a->kind == KF_ARG_ARRAY ? a->array.dtype : a->dtype;
+    sb_puts(out, kf_dtype_name(dt));
+    if (a->kind == KF_ARG_ARRAY) array_dims(a->array.ndim, rt_array_layout(&a->array), out);
+  }
+  sb_putc(out, ')');
+  return true;
+}
+
+/* ---- argument checks ------------------------------------------------------------------------- */
+
+bool rt_arg_fits(const Type *param, const kf_arg *arg) {
+  if (ty_is_scalar(param)) return arg->kind == KF_ARG_SCALAR && kf_dtype_size(arg->dtype) != 0;
+  if (param->kind != TY_ARRAY || arg->kind != KF_ARG_ARRAY) return false;
+  kf_dtype want;
+  if (!rt_type_dtype(param->elem, &want) || want != arg->array.dtype || param->rank != arg->array.ndim) return false;
+  if (param->layout == LAYOUT_C) return kf_array_is_contiguous(&arg->array, 'C');
+  if (param->layout == LAYOUT_F) return kf_array_is_contiguous(&arg->array, 'F');
+  return true;
+}
+
+static void describe_arg(const kf_arg *a, StrBuf *out) {
+  if (a->kind == KF_ARG_SCALAR) {
+    sb_printf(out, "a scalar %s", kf_dtype_name(a->dtype));
+    return;
+  }
+  const kf_array *x = &a->array;
+  char layout = rt_array_layout(x);
+  sb_printf(out, "%s array of rank %u (%s", kf_dtype_name(x->dtype), x->ndim,
+            layout == 'C' ? "C-contiguous" : layout == 'F' ? "F-contiguous" : "non-contiguous");
+  if (layout == 'A') {
+    sb_puts(out, ", strides (");
+    for (unsigned d = 0; d < x->ndim; d++) sb_printf(out, "%s%" PRId64, d ? ", " : "", x->strides[d]);
+    sb_puts(out, ")");
+  }
+  sb_puts(out, ")");
+}
+
+bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, const kf_arg *args, unsigned nargs,
+                   Diag *diag) {
+  StrBuf sig;
+  sb_init(&sig);
+  rt_signature_numba(params, nparams, &sig);
+  bool ok = true;
+  if (nargs != nparams) {
+    diag_error(diag, srcloc(NULL, 0, 0), "kernel %s takes %u argument%s (%s), but %u %s given", kernel, nparams,
+               nparams == 1 ? "" : "s", sb_cstr(&sig), nargs, nargs == 1 ? "was" : "were");
+    ok = false;
+  }
+  for (unsigned i = 0; ok && i < nargs; i++) {
+    if (!check_arg_valid(&args[i], i, diag)) {
+      ok = false;
+      break;
+    }
+    if (rt_arg_fits(params[i], &args[i])) continue;
+    StrBuf want, got;
+    sb_init(&want);
+    sb_init(&got);
+    rt_type_numba(params[i], &want);
+    describe_arg(&args[i], &got);
+    const char *what = ty_is_scalar(params[i]) ? "a scalar " : params[i]->kind == TY_ARRAY ? "an array " : "";
+    diag_error(diag, srcloc(NULL, 0, 0), "argument %u of kernel %s (%s): expected %s%s, got %s", i + 1, kernel,
+               sb_cstr(&sig), what, sb_cstr(&want), sb_cstr(&got));
+    sb_free(&want);
+    sb_free(&got);
+    ok = false;
+  }
+  sb_free(&sig);
+  return ok;
+}
+
+/* ---- launch configuration -------------------------------------------------------------------- */
+
+void rt_limits_sim(RtLimits *l) {
+  *l = (RtLimits){.max_threads_per_block = 1024,
+                  .max_block = {1024, 1024, 64},
+                  .max_grid = {2147483647u, 65535, 65535},
+                  .max_shared = 48 * 1024,
+                  .max_shared_optin = 227 * 1024};
+}
+
+void rt_limits_from_info(RtLimits *l, const kf_device_info *info) {
+  l->max_threads_per_block = (unsigned)info->max_threads_per_block;
+  for (int i = 0; i < 3; i++) {
+    l->max_block[i] = (unsigned)info->max_block_dim[i];
+    l->max_grid[i] = (unsigned)info->max_grid_dim[i];
+  }
+  l->max_shared = info->max_shared_per_block;
+  l->max_shared_optin = info->max_shared_per_block_optin > info->max_shared_per_block
+                            ? info->max_shared_per_block_optin
+                            : info->max_shared_per_block;
+}
+
+bool rt_check_launch(const RtLimits *l, const char *kernel, const unsigned grid[3], const unsigned block[3],
+                     size_t static_shared, size_t dynamic_shared, unsigned kernel_max_threads, Diag *diag) {
+  static const char axes[3] = {'x', 'y', 'z'};
+  SrcLoc none = srcloc(NULL, 0, 0);
+  for (int i = 0; i < 3; i++) {
+    if (grid[i] == 0 || block[i] == 0) {
+      diag_error(diag, none, "invalid launch of kernel %s: %s dimension %c is 0 (every grid and block dimension "
+                 "must be at least 1)", kernel, grid[i] == 0 ? "grid" : "block", axes[i]);
+      return false;
+    }
+  }
+  for (int i = 0; i < 3; i++) {
+    if (block[i] > l->max_block[i]) {
+      diag_error(diag, none, "invalid launch of kernel %s: block dimension %c is %u, above the device's limit of %u",
+                 kernel, axes[i], block[i], l->max_block[i]);
+      return false;
+    }
+  }
+  uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+  if (threads > l->max_threads_per_block) {
+    diag_error(diag, none, "invalid launch of kernel %s: a block of (%u, %u, %u) = %" PRIu64 " threads is above "
+               "the device's limit of %u threads per block", kernel, block[0], block[1], block[2], threads,
+               l->max_threads_per_block);
+    return false;
+  }
+  if (kernel_max_threads && threads > kernel_max_threads) {
+    diag_error(diag, none, "invalid launch of kernel %s: a block of %" PRIu64 " threads is above this kernel's "
+               "limit of %u threads per block (set by its register use)", kernel, threads, kernel_max_threads);
+    return false;
+  }
+  for (int i = 0; i < 3; i++) {
+    if (grid[i] > l->max_grid[i]) {
+      diag_error(diag, none, "invalid launch of kernel %s: grid dimension %c is %u, above the device's limit of %u",
+                 kernel, axes[i], grid[i], l->max_grid[i]);
+      return false;
+    }
+  }
+  size_t limit = l->max_shared_optin > l->max_shared ? l->max_shared_optin : l->max_shared;
+  if (dynamic_shared > limit || static_shared > limit - dynamic_shared) {
+    diag_error(diag, none, "invalid launch of kernel %s: %zu bytes of dynamic shared memory plus %zu bytes of "
+               "static shared memory are above the device's limit of %zu bytes per block", kernel, dynamic_shared,
+               static_shared, limit);
+    return false;
+  }
+  return true;
+}
+
+void rt_format_index_error(StrBuf *out, const char *kernel, const char *file, unsigned line, unsigned col,
+                           unsigned axis, int64_t index, int64_t extent) {
+  sb_printf(out, "IndexError: index %" PRId64 " is out of bounds for axis %u with size %" PRId64 " (kernel %s",
+            index, axis, extent, kernel ? kernel : "?");
+  if (file && *file) {
+    sb_printf(out, ", %s", file);
+    if (line) sb_printf(out, ":%u", line);
+    if (line && col) sb_printf(out, ":%u", col);
+  }
+  sb_putc(out, ')');
+}
+
+/* ---- kir queries ----------------------------------------------------------------------------- */
+
+typedef struct SharedWalk {
+  Module *m;
+  Op *seen[64];         /* functions and globals already counted */
+  unsigned nseen;
+  size_t bytes;
+} SharedWalk;
+
+static bool seen_before(SharedWalk *w, Op *op) {
+  for (unsigned i = 0; i < w->nseen; i++)
+    if (w->seen[i] == op) return true;
+  if (w->nseen < sizeof w->seen / sizeof *w->seen) w->seen[w->nseen++] = op;
+  return false;
+}
+
+static bool shared_visit(Op *op, void *user) {
+  SharedWalk *w = user;
+  if (op->kind == OP_GLOBAL_REF) {
+    const char *name = ir_op_attr_str(op, "name");
+    Op *g = name ? ir_module_lookup(w->m, name) : NULL;
+    if (!g || g->kind != OP_GLOBAL || seen_before(w, g)) return true;
+    const char *space = ir_op_attr_str(g, "space");
+    Type *t = ir_op_attr_type(g, "type");
+    Attr *shape = ir_op_attr(g, "shape");
+    if (!space || strcmp(space, "shared") != 0 || !t || t->kind != TY_ARRAY || !shape || shape->kind != ATTR_ARRAY)
+      return true;
+    size_t n = ty_size(t->elem);
+    for (unsigned i = 0; i < shape->arr.n; i++)
+      if (shape->arr.elems[i].kind == ATTR_INT && shape->arr.elems[i].i > 0) n *= (size_t)shape->arr.elems[i].i;
+    w->bytes += n;
+  } else if (op->kind == OP_FUNC_CALL) {
+    const char *callee = ir_op_attr_str(op, "callee");
+    Op *f = callee ? ir_module_lookup(w->m, callee) : NULL;
+    if (f && f->kind == OP_FUNC_FUNC && !seen_before(w, f)) ir_walk_pre(f, shared_visit, w);
+  }
+  return true;
+}
+
+size_t rt_kir_static_shared(Module *m, Op *func) {
+  SharedWalk w = {.m = m};
+  seen_before(&w, func);
+  ir_walk_pre(func, shared_visit, &w);
+  return w.bytes;
+}
+
+static bool names_function(const char *sym, const char *name) {
+  size_t n = strlen(name);
+  if (strncmp(sym, name, n) != 0) return false;
+  if (sym[n] == 0) return true;
+  return (sym[n] == '_' && sym[n + 1] == '_') || sym[n] == '$' || sym[n] == '.';
+}
+
+unsigned rt_kir_find_kernels(Module *m, const char *name, Op **out, unsigned max) {
+  unsigned n = 0;
+  for (Op *op = ir_module_body(m)->first; op; op = op->next) {
+    if (op->kind != OP_FUNC_FUNC || !ir_op_attr(op, "kernel")) continue;
+    const char *sym = ir_func_name(op);
+    const char *py = ir_op_attr_str(op, "py_name");
+    if (!py) py = ir_op_attr_str(op, "source_name");
+    bool match = py ? strcmp(py, name) == 0 : sym && names_function(sym, name);
+    if (!match) continue;
+    if (n < max) out[n] = op;
+    n++;
+  }
+  return n;
+}
+
+Type *const *rt_kir_params(Op *func, unsigned *n) {
+  Type *ft = ir_func_type(func);
+  *n = ft ? ft->n : 0;
+  return ft ? ft->elems : NULL;
+}

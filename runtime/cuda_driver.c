@@ -1,0 +1,112 @@
+/* cuda_driver.c — dlopen of libcuda.so.1, the entry-point table, cuInit once, and error texts.
+ *
+ * The table is filled by dlsym from RT_CUDA_FUNCTIONS; a library lacking any entry point is refused as a
+ * whole (a partial table would fail later, far from the cause). Loading and cuInit happen once, under
+ * pthread_once; the outcome (table or failure text) is then read-only, so any thread may use it. */
+#include "runtime/cuda_driver.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *rt_cuda_library_name(void) {
+  const char *v = getenv("KFRONT_LIBCUDA");
+  return v && *v ? v : "libcuda.so.1";
+}
+
+bool rt_cuda_open(RtCuda *t, const char *path, StrBuf *err) {
+  memset(t, 0, sizeof *t);
+  dlerror();
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *why = dlerror();
+    sb_printf(err, "no CUDA driver found (%s): %s", path, why ? why : "dlopen failed");
+    return false;
+  }
+  RtCuda tmp = {.lib = lib};
+#define RT_CUDA_LOAD(field, symbol, params)                                                  \
+  *(void **)&tmp.field = dlsym(lib, symbol);                                                 \
+  if (!tmp.field) {                                                                          \
+    sb_printf(err, "no CUDA driver found (%s): the library lacks %s, so it is not a usable " \
+              "CUDA driver (or it is older than CUDA 11)", path, symbol);                    \
+    dlclose(lib);                                                                            \
+    return false;                                                                            \
+  }
+  RT_CUDA_FUNCTIONS(RT_CUDA_LOAD)
+#undef RT_CUDA_LOAD
+  *t = tmp;
+  return true;
+}
+
+void rt_cuda_close(RtCuda *t) {
+  if (t->lib) dlclose(t->lib);
+  memset(t, 0, sizeof *t);
+}
+
+void rt_cu_error_text(const RtCuda *cu, CUresult r, const char *call, StrBuf *out) {
+  const char *name = NULL, *text = NULL;
+  if (cu && cu->cuGetErrorName && cu->cuGetErrorName(r, &name) != CUDA_SUCCESS) name = NULL;
+  if (cu && cu->cuGetErrorString && cu->cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;
+  if (name) sb_printf(out, "%s failed: %s (%s)", call, name, text ? text : "no description");
+  else sb_printf(out, "%s failed: CUDA error %d (unknown to this driver)", call, r);
+}
+
+bool rt_cu_check(const RtCuda *cu, CUresult r, const char *call, Diag *diag) {
+  if (r == CUDA_SUCCESS) return true;
+  if (diag) {
+    StrBuf b;
+    sb_init(&b);
+    rt_cu_error_text(cu, r, call, &b);
+    diag_error(diag, srcloc(NULL, 0, 0), "%s", sb_cstr(&b));
+    sb_free(&b);
+  }
+  return false;
+}
+
+/* ---- the process-wide table ----------------------------------------------------------------- */
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static RtCuda driver;
+static bool driver_ok;
+static char driver_failure[1024];
+static const RtCuda *installed;  /* a test's fake table */
+static RtCuda installed_copy;
+
+static void load_once(void) {
+  StrBuf err;
+  sb_init(&err);
+  const char *path = rt_cuda_library_name();
+  if (rt_cuda_open(&driver, path, &err)) {
+    CUresult r = driver.cuInit(0);
+    if (r == CUDA_SUCCESS) {
+      driver_ok = true;
+    } else {
+      sb_printf(&err, "no usable CUDA driver (%s): ", path);
+      rt_cu_error_text(&driver, r, "cuInit", &err);
+      /* the library stays loaded: unloading a driver that started threads is not safe */
+    }
+  }
+  snprintf(driver_failure, sizeof driver_failure, "%s", sb_cstr(&err));
+  sb_free(&err);
+}
+
+const RtCuda *rt_cuda(Diag *diag) {
+  if (installed) return installed;
+  pthread_once(&once, load_once);
+  if (driver_ok) return &driver;
+  if (diag) diag_error(diag, srcloc(NULL, 0, 0), "%s", driver_failure);
+  return NULL;
+}
+
+const char *rt_cuda_failure(void) { return installed ? "" : driver_failure; }
+
+void rt_cuda_install(const RtCuda *t) {
+  if (t) {
+    installed_copy = *t;
+    installed = &installed_copy;
+  } else {
+    installed = NULL;
+  }
+}

@@ -1,0 +1,162 @@
+/* cuda_driver.h — the CUDA Driver API, loaded at run time with dlopen("libcuda.so.1").
+ *
+ * kfront must build, compile and simulate where there is no driver, so it never links libcuda and never
+ * includes cuda.h: the few types, enum values and entry points it uses are declared here (values from the
+ * Driver API documentation; they are part of the driver's stable ABI). Versioned entry points are looked
+ * up by the names cuda.h maps to on 64-bit Linux (cuMemAlloc -> cuMemAlloc_v2, ...).
+ *
+ * rt_cuda() loads the library and calls cuInit(0) once per process (pthread_once); every later call returns
+ * the same table or the same failure. $KFRONT_LIBCUDA names another library file to load instead (tests,
+ * unusual installs). Every failure is reported as text, never printed:
+ *     no CUDA driver found (libcuda.so.1): libcuda.so.1: cannot open shared object file: ...
+ *     cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (invalid argument)
+ */
+#ifndef KF_RUNTIME_CUDA_DRIVER_H
+#define KF_RUNTIME_CUDA_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "utils/diag.h"
+#include "utils/strbuf.h"
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+
+enum {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_VALUE = 1,
+  CUDA_ERROR_OUT_OF_MEMORY = 2,
+  CUDA_ERROR_NOT_INITIALIZED = 3,
+  CUDA_ERROR_STUB_LIBRARY = 34,
+  CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_INVALID_PTX = 218,
+  CUDA_ERROR_NOT_FOUND = 500,
+  CUDA_ERROR_NOT_READY = 600,
+  CUDA_ERROR_ILLEGAL_ADDRESS = 700,
+  CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+};
+
+/* CUdevice_attribute */
+enum {
+  CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
+  CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2,
+  CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y = 3,
+  CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z = 4,
+  CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5,
+  CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6,
+  CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7,
+  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8,
+  CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
+  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+};
+
+/* CUfunction_attribute */
+enum {
+  CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
+  CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+  CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+  CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+};
+
+/* CUjit_option */
+enum {
+  CU_JIT_WALL_TIME = 2,
+  CU_JIT_INFO_LOG_BUFFER = 3,
+  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+  CU_JIT_ERROR_LOG_BUFFER = 5,
+  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+  CU_JIT_LOG_VERBOSE = 12,
+};
+
+enum { CU_STREAM_DEFAULT = 0, CU_STREAM_NON_BLOCKING = 1 };
+enum { CU_EVENT_DEFAULT = 0, CU_EVENT_DISABLE_TIMING = 2 };
+
+/* The entry points kfront uses. X(field, symbol, return-and-parameters) */
+#define RT_CUDA_FUNCTIONS(X)                                                                                    \
+  X(cuInit, "cuInit", (unsigned flags))                                                                         \
+  X(cuDriverGetVersion, "cuDriverGetVersion", (int *version))                                                   \
+  X(cuGetErrorName, "cuGetErrorName", (CUresult error, const char **name))                                      \
+  X(cuGetErrorString, "cuGetErrorString", (CUresult error, const char **text))                                  \
+  X(cuDeviceGetCount, "cuDeviceGetCount", (int *count))                                                         \
+  X(cuDeviceGet, "cuDeviceGet", (CUdevice *dev, int ordinal))                                                   \
+  X(cuDeviceGetName, "cuDeviceGetName", (char *name, int len, CUdevice dev))                                    \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute", (int *value, int attrib, CUdevice dev))                       \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *ctx, CUdevice dev))                       \
+  X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice dev))                                  \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx))                                                        \
+  X(cuCtxSynchronize, "cuCtxSynchronize", (void))                                                               \
+  X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                                                   \
+    (CUmodule *module, const void *image, unsigned nopts, int *options, void **values))                         \
+  X(cuModuleUnload, "cuModuleUnload", (CUmodule module))                                                        \
+  X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction *fn, CUmodule module, const char *name))            \
+  X(cuModuleGetGlobal, "cuModuleGetGlobal_v2", (CUdeviceptr *ptr, size_t *bytes, CUmodule module, const char *name)) \
+  X(cuFuncGetAttribute, "cuFuncGetAttribute", (int *value, int attrib, CUfunction fn))                          \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction fn, int attrib, int value))                           \
+  X(cuLaunchKernel, "cuLaunchKernel",                                                                           \
+    (CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,               \
+     unsigned shared_bytes, CUstream stream, void **params, void **extra))                                      \
+  X(cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr *ptr, size_t bytes))                                              \
+  X(cuMemFree, "cuMemFree_v2", (CUdeviceptr ptr))                                                               \
+  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr dst, const void *src, size_t bytes))                          \
+  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void *dst, CUdeviceptr src, size_t bytes))                                \
+  X(cuMemcpyDtoD, "cuMemcpyDtoD_v2", (CUdeviceptr dst, CUdeviceptr src, size_t bytes))                          \
+  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", (CUdeviceptr dst, const void *src, size_t bytes, CUstream s))    \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", (void *dst, CUdeviceptr src, size_t bytes, CUstream s))          \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s))    \
+  X(cuMemsetD8, "cuMemsetD8_v2", (CUdeviceptr dst, unsigned char value, size_t count))                          \
+  X(cuMemsetD8Async, "cuMemsetD8Async", (CUdeviceptr dst, unsigned char value, size_t count, CUstream s))       \
+  X(cuStreamCreate, "cuStreamCreate", (CUstream *stream, unsigned flags))                                       \
+  X(cuStreamDestroy, "cuStreamDestroy_v2", (CUstream stream))                                                   \
+  X(cuStreamSynchronize, "cuStreamSynchronize", (CUstream stream))                                              \
+  X(cuEventCreate, "cuEventCreate", (CUevent *event, unsigned flags))                                           \
+  X(cuEventRecord, "cuEventRecord", (CUevent event, CUstream stream))                                           \
+  X(cuEventSynchronize, "cuEventSynchronize", (CUevent event))                                                  \
+  X(cuEventElapsedTime, "cuEventElapsedTime", (float *ms, CUevent start, CUevent end))                          \
+  X(cuEventDestroy, "cuEventDestroy_v2", (CUevent event))
+
+typedef struct RtCuda {
+  void *lib;  /* dlopen handle (NULL for a table installed by rt_cuda_install) */
+#define RT_CUDA_FIELD(field, symbol, params) CUresult (*field) params;
+  RT_CUDA_FUNCTIONS(RT_CUDA_FIELD)
+#undef RT_CUDA_FIELD
+} RtCuda;
+
+/* The library rt_cuda() loads: $KFRONT_LIBCUDA if set, else "libcuda.so.1". */
+const char *rt_cuda_library_name(void);
+
+/* Loads every entry point from the library at path into t (no cuInit). On failure appends why to err
+ * ("no CUDA driver found (path): <dlerror>" or "... is not a usable CUDA driver: it lacks cuLaunchKernel")
+ * and leaves t zeroed. */
+bool rt_cuda_open(RtCuda *t, const char *path, StrBuf *err);
+void rt_cuda_close(RtCuda *t);
+
+/* The process-wide driver: loaded and cuInit(0)-ed on first use (thread-safe, once). NULL when there is no
+ * usable driver; then, if diag is not NULL, the reason is reported to it as an error. */
+const RtCuda *rt_cuda(Diag *diag);
+/* The reason rt_cuda() failed ("" when it succeeded or was not called). Static text. */
+const char *rt_cuda_failure(void);
+/* For tests: makes rt_cuda() return t (a table of fakes; copied) from now on, or restores the real
+ * loading when t is NULL. Not thread-safe against concurrent rt_cuda() calls. */
+void rt_cuda_install(const RtCuda *t);
+
+/* "<call> failed: <cuGetErrorName> (<cuGetErrorString>)", appended to out. */
+void rt_cu_error_text(const RtCuda *cu, CUresult r, const char *call, StrBuf *out);
+/* True when r is CUDA_SUCCESS; otherwise reports rt_cu_error_text to diag and returns false. */
+bool rt_cu_check(const RtCuda *cu, CUresult r, const char *call, Diag *diag);
+
+/* Calls cu->fn(args...) and checks it, naming the call: RT_CU(cu, diag, cuMemAlloc, &p, n). */
+#define RT_CU(cu, diag, fn, ...) rt_cu_check((cu), (cu)->fn(__VA_ARGS__), #fn, (diag))
+
+#endif

@@ -1,0 +1,157 @@
+/* params.c — kernel parameters as include/kfront/abi.h lays them out, and scalar conversions.
+ *
+ * Every parameter slot gets 8 bytes of storage (enough for any scalar, pointer or int64), so the pointer
+ * array handed to cuLaunchKernel is built once per kernel and only the values change per launch. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kfront/abi.h"
+#include "runtime/runtime.h"
+
+unsigned rt_param_slots(Type *const *params, unsigned nparams) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < nparams; i++) n += kf_abi_param_count(params[i]->kind == TY_ARRAY ? params[i]->rank : 0);
+  return n;
+}
+
+bool rt_params_init(RtParams *p, Type *const *params, unsigned nparams) {
+  p->nslots = rt_param_slots(params, nparams);
+  p->storage = calloc(p->nslots ? p->nslots : 1, sizeof *p->storage);
+  p->ptrs = calloc(p->nslots ? p->nslots : 1, sizeof *p->ptrs);
+  if (!p->storage || !p->ptrs) {
+    rt_params_free(p);
+    return false;
+  }
+  for (unsigned i = 0; i < p->nslots; i++) p->ptrs[i] = &p->storage[i];
+  return true;
+}
+
+void rt_params_free(RtParams *p) {
+  free(p->storage);
+  free(p->ptrs);
+  memset(p, 0, sizeof *p);
+}
+
+void rt_params_pack(RtParams *p, Type *const *params, unsigned nparams, const kf_arg *args,
+                    const uint64_t *device_data) {
+  unsigned k = 0;
+  for (unsigned i = 0; i < nparams; i++) {
+    if (params[i]->kind == TY_ARRAY) {
+      const kf_array *a = &args[i].array;
+      p->storage[k++] = device_data[i];
+      for (unsigned d = 0; d < a->ndim; d++) p->storage[k++] = (uint64_t)a->shape[d];
+      for (unsigned d = 0; d < a->ndim; d++) p->storage[k++] = (uint64_t)a->strides[d];
+    } else {
+      p->storage[k] = 0;
+      rt_convert_scalar(&args[i], params[i], &p->storage[k]);
+      k++;
+    }
+  }
+}
+
+/* ---- scalars --------------------------------------------------------------------------------- */
+
+uint16_t rt_f64_to_f16(double v) {
+  uint64_t b;
+  memcpy(&b, &v, sizeof b);
+  uint16_t sign = (uint16_t)((b >> 48) & 0x8000);
+  int exp = (int)((b >> 52) & 0x7ff);
+  uint64_t mant = b & 0xFFFFFFFFFFFFFull;
+  if (exp == 0x7ff) return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
+  int e = exp - 1023 + 15;
+  if (e >= 31) return (uint16_t)(sign | 0x7c00);
+  if (e <= 0) { /* a half subnormal (or zero): units of 2^-24 */
+    if (e < -10) return sign;
+    mant |= 1ull << 52;
+    int shift = 43 - e;
+    uint64_t h = mant >> shift, rem = mant & ((1ull << shift) - 1), halfway = 1ull << (shift - 1);
+    if (rem > halfway || (rem == halfway && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+  }
+  uint32_t h = (uint32_t)e << 10 | (uint32_t)(mant >> 42);
+  uint64_t rem = mant & ((1ull << 42) - 1), halfway = 1ull << 41;
+  if (rem > halfway || (rem == halfway && (h & 1))) h++; /* a carry into the exponent is right, up to inf */
+  return (uint16_t)(sign | h);
+}
+
+double rt_f16_to_f64(uint16_t h) {
+  int sign = h >> 15, exp = (h >> 10) & 31, mant = h & 1023;
+  double v;
+  if (exp == 0) v = ldexp(mant, -24);
+  else if (exp == 31) v = mant ? NAN : INFINITY;
+  else v = ldexp(mant | 1024, exp - 25);
+  return sign ? -v : v;
+}
+
+/* float -> integer of `bits`, truncating toward zero and saturating; NaN gives 0 (PTX cvt.rzi). */
+static uint64_t float_to_int_bits(double f, unsigned bits, bool is_unsigned) {
+  if (isnan(f)) return 0;
+  f = trunc(f);
+  if (is_unsigned) {
+    double max = ldexp(1.0, (int)bits);  /* exclusive */
+    if (f <= 0) return 0;
+    if (f >= max) return bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+    return (uint64_t)f;
+  }
+  double lim = ldexp(1.0, (int)bits - 1);
+  if (f >= lim) return bits == 64 ? (uint64_t)INT64_MAX : (1ull << (bits - 1)) - 1;
+  if (f < -lim) return bits == 64 ? (uint64_t)INT64_MIN : (uint64_t)(-(int64_t)(1ull << (bits - 1)));
+  return (uint64_t)(int64_t)f;
+}
+
+void rt_convert_scalar(const kf_arg *a, const Type *to, void *out) {
+  bool from_float = a->dtype == KF_FLOAT16 || a->dtype == KF_FLOAT32 || a->dtype == KF_FLOAT64;
+  bool from_unsigned = a->dtype == KF_UINT8 || a->dtype == KF_UINT16 || a->dtype == KF_UINT32 || a->dtype == KF_UINT64;
+  switch (to->kind) {
+  case TY_BOOL: {
+    uint8_t v = from_float ? a->value.f != 0 : from_unsigned ? a->value.u != 0 : a->value.i != 0;
+    memcpy(out, &v, 1);
+    return;
+  }
+  case TY_INT: {
+    uint64_t bits = from_float ? float_to_int_bits(a->value.f, to->bits, to->is_unsigned)
+                    : from_unsigned ? a->value.u : (uint64_t)a->value.i;
+    /* little-endian: the low bytes are the narrower integer (wrapping, as a C cast does) */
+    uint8_t b8 = (uint8_t)bits;
+    uint16_t b16 = (uint16_t)bits;
+    uint32_t b32 = (uint32_t)bits;
+    switch (to->bits) {
+    case 8: memcpy(out, &b8, 1); return;
+    case 16: memcpy(out, &b16, 2); return;
+    case 32: memcpy(out, &b32, 4); return;
+    default: memcpy(out, &bits, 8); return;
+    }
+  }
+  case TY_FLOAT: {
+    if (to->bits == 32) {
+      float f = from_float ? (float)a->value.f : from_unsigned ? (float)a->value.u : (float)a->value.i;
+      memcpy(out, &f, 4);
+      return;
+    }
+    double d = from_float ? a->value.f : from_unsigned ? (double)a->value.u : (double)a->value.i;
+    if (to->bits == 16) {
+      uint16_t h = rt_f64_to_f16(d);
+      memcpy(out, &h, 2);
+    } else {
+      memcpy(out, &d, 8);
+    }
+    return;
+  }
+  default: return;
+  }
+}
+
+void rt_array_span(const kf_array *a, int64_t *lo, int64_t *hi) {
+  *lo = *hi = 0;
+  for (unsigned d = 0; d < a->ndim; d++)
+    if (a->shape[d] == 0) return;
+  int64_t l = 0, h = 0;
+  for (unsigned d = 0; d < a->ndim; d++) {
+    int64_t reach = (a->shape[d] - 1) * a->strides[d];
+    if (reach < 0) l += reach;
+    else h += reach;
+  }
+  *lo = l;
+  *hi = h + (int64_t)kf_dtype_size(a->dtype);
+}
