@@ -463,8 +463,8 @@ static Slot atomic_apply(AtomicKind k, unsigned ek, Slot old, Slot v) {
     switch (k) {
     case AK_ADD: r = a + b; break;
     case AK_SUB: r = a - b; break;
-    case AK_MIN: r = (b < a || isnan(b)) ? b : a; break;
-    case AK_MAX: r = (b > a || isnan(b)) ? b : a; break;
+    case AK_MIN: r = b < a ? b : a; break; /* Python's min(old, val), as Numba's CAS loop */
+    case AK_MAX: r = b > a ? b : a; break;
     case AK_EXCH: r = b; break;
     default: break;
     }
@@ -1020,8 +1020,8 @@ static bool resolve_warp(BlockCtx *B, unsigned w) {
     for (uint32_t m = group; m; m &= m - 1) {
       unsigned l = (unsigned)__builtin_ctz(m);
       Thread *t = &lanes[l];
-      if (wi->kind != WK_SYNCWARP) t->regs[I->d].u = norm(I, out[l].u);
-      if (wi->kind == WK_SHFL) t->regs[I->d] = out[l];
+      if (wi->kind == WK_SHFL) t->regs[I->d] = out[l]; /* any scalar type, bits as they are */
+      else if (wi->kind != WK_SYNCWARP) t->regs[I->d].u = norm(I, out[l].u);
       t->pc++;
       t->state = T_READY;
     }
@@ -1058,7 +1058,7 @@ static bool release_barrier(BlockCtx *B, Thread *first) {
   uint32_t count = 0, n = 0;
   for (unsigned i = 0; i < B->nthreads; i++) {
     Thread *t = &B->threads[i];
-    if (t->state == T_EXITED && !exited) exited = t;
+    if (t->state == T_EXITED && !exited && !B->L->opts.exit_releases_barriers) exited = t;
     if (t->state != T_BARRIER) continue;
     if (waiting_at(t) != I) {
       if (!other) other = t;

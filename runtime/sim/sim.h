@@ -21,8 +21,10 @@
  *  - fptosi/fptoui saturate (NaN gives 0), as PTX cvt.rzi does;
  *  - shared and local memory start zeroed; a shuffle from a lane that is not taking part returns the
  *    caller's own value;
- *  - a thread that exits while others of its block wait at a barrier is a barrier divergence; a thread
- *    ended by a failed bounds check is not counted (the IndexError is the error).
+ *  - a thread that exits while others of its block wait at a barrier is a barrier divergence (CUDA C leaves
+ *    __syncthreads in divergent code undefined) unless opts.exit_releases_barriers asks for PTX's rule that a
+ *    barrier waits for non-exited threads only; a thread ended by a failed bounds check or an unchecked
+ *    out-of-bounds access never counts (its error is the error).
  *
  * Ownership: a SimProgram borrows its Module (which must outlive it and not change meanwhile); argument
  * data is borrowed for the duration of the launch. Nothing here prints or exits. */
@@ -72,6 +74,8 @@ typedef struct SimOptions {
   uint64_t max_thread_steps;  /* ops executed by one thread (default 1e9) */
   unsigned max_call_depth;    /* nested func.call depth (default 256) */
   unsigned nworkers;          /* host threads running blocks in parallel (default 1; 0 = number of CPUs) */
+  bool exit_releases_barriers; /* PTX `exit` semantics: a barrier waits for non-exited threads only (default
+                                  off: a thread that exits while others wait is reported as divergence) */
 } SimOptions;
 
 /* Fills o with the defaults. sim_launch(…, opts = NULL, …) uses them too. */

@@ -182,6 +182,13 @@ static void test_barrier_after_exit(void) {
                        "waits here, but thread (20,0,0) has exited");
   args[0] = sim_arg_int(32);
   CHECK(kir_launch(&k, "early", 1, 1, 32, 1, 0, args, 1, NULL, &r));
+  /* PTX semantics on request: exited threads do not hold the barrier */
+  SimOptions o;
+  sim_options_init(&o);
+  o.exit_releases_barriers = true;
+  args[0] = sim_arg_int(20);
+  CHECK(kir_launch(&k, "early", 1, 1, 32, 1, 0, args, 1, &o, &r));
+  CHECK_EQ_INT(r.barriers, 1);
   kir_free(&k);
 }
 
@@ -509,6 +516,81 @@ static void test_warps(void) {
   kir_free(&k);
 }
 
+/* ---- __syncwarp orders accesses within a warp; a failed bounds check does not hold a barrier ----- */
+
+static const char *WARPSYNC =
+    "mem.global() {sym_name = @sm, type = array<i32, 1, C>, shape = [32], space = \"shared\"} : () -> ()\n"
+    "func.func() ({\n"
+    "^bb0(%out: array<i32, 1, C>, %sync: i1):\n"
+    "  %sm = mem.global_ref() {name = @sm} : () -> (array<i32, 1, C>)\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %z = arith.constant() {value = 0} : () -> (i64)\n"
+    "  %c0 = arith.constant() {value = 0 : i32} : () -> (i32)\n"
+    "  %c1 = arith.constant() {value = 1 : i32} : () -> (i32)\n"
+    "  %seven = arith.constant() {value = 7 : i32} : () -> (i32)\n"
+    "  %full = arith.constant() {value = 4294967295 : u32} : () -> (u32)\n"
+    "  %is0 = arith.cmpi(%tx, %c0) {pred = \"eq\"} : (i32, i32) -> (i1)\n"
+    "  %is1 = arith.cmpi(%tx, %c1) {pred = \"eq\"} : (i32, i32) -> (i1)\n"
+    "  scf.if(%is0) ({\n"
+    "    mem.store(%seven, %sm, %z) : (i32, array<i32, 1, C>, i64) -> ()\n"
+    "    scf.yield() : () -> ()\n"
+    "  }, {\n"
+    "    scf.yield() : () -> ()\n"
+    "  }) : (i1) -> ()\n"
+    "  scf.if(%sync) ({\n"
+    "    gpu.syncwarp(%full) : (u32) -> ()\n"
+    "    scf.yield() : () -> ()\n"
+    "  }, {\n"
+    "    scf.yield() : () -> ()\n"
+    "  }) : (i1) -> ()\n"
+    "  scf.if(%is1) ({\n"
+    "    %r = mem.load(%sm, %z) : (array<i32, 1, C>, i64) -> (i32)\n"
+    "    mem.store(%r, %out, %z) : (i32, array<i32, 1, C>, i64) -> ()\n"
+    "    scf.yield() : () -> ()\n"
+    "  }, {\n"
+    "    scf.yield() : () -> ()\n"
+    "  }) : (i1) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @warpsync, function_type = (array<i32, 1, C>, i1) -> (), kernel} : () -> ()\n"
+    "func.func() ({\n"
+    "^bb0(%a: array<i32, 1, C>):\n" KIR_GRID1
+    "  %tx64 = arith.extsi(%tx) : (i32) -> (i64)\n"
+    "  %n = mem.dim(%a) {axis = 0} : (array<i32, 1, C>) -> (i64)\n"
+    "  check.bounds(%tx64, %n) {axis = 0} : (i64, i64) -> () loc(\"b.py\":3:5)\n"
+    "  gpu.barrier() : () -> ()\n"
+    "  %one = arith.constant() {value = 1 : i32} : () -> (i32)\n"
+    "  %old = gpu.atomic_rmw(%a, %tx64, %one) {kind = \"add\"} : (array<i32, 1, C>, i64, i32) -> (i32)\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @checked_barrier, function_type = (array<i32, 1, C>) -> (), kernel} : () -> ()\n";
+
+static void test_syncwarp_and_failed_threads(void) {
+  Kir k;
+  if (!kir_load(&k, WARPSYNC)) return;
+  int32_t out[1] = {0};
+  SimArg args[2] = {arr_c(&k, out, "i32", 1, 1, 0), sim_arg_int(1)};
+  SimResult r;
+  CHECK(kir_launch(&k, "warpsync", 1, 1, 32, 1, 0, args, 2, NULL, &r));
+  CHECK_EQ_INT(out[0], 7);
+  args[1] = sim_arg_int(0);
+  CHECK(!kir_launch(&k, "warpsync", 1, 1, 32, 1, 0, args, 2, NULL, &r));
+  CHECK(r.status == SIM_ERR_RACE);
+  /* threads 20..31 of each block fail their check; the rest pass the barrier */
+  for (unsigned nw = 1; nw <= 2; nw++) {
+    int32_t a[20] = {0};
+    SimArg a1[1] = {arr_c(&k, a, "i32", 1, 20, 0)};
+    SimOptions o;
+    sim_options_init(&o);
+    o.nworkers = nw;
+    CHECK(!kir_launch(&k, "checked_barrier", 4, 1, 32, 1, 0, a1, 1, &o, &r));
+    CHECK(r.status == SIM_ERR_INDEX && !r.barrier_divergence);
+    CHECK_STR(r.message, "IndexError: index 20 is out of bounds for axis 0 with size 20 (kernel checked_barrier, b.py:3:5)");
+    CHECK(r.index_error.block[0] == 0 && r.index_error.thread[0] == 20);
+    for (int i = 0; i < 20; i++) CHECK_EQ_INT(a[i], 4);
+    CHECK_EQ_INT(r.barriers, 4);
+  }
+  kir_free(&k);
+}
+
 int main(void) {
   RUN(test_matmul);
   RUN(test_barrier_divergence);
@@ -516,5 +598,6 @@ int main(void) {
   RUN(test_races);
   RUN(test_atomics);
   RUN(test_warps);
+  RUN(test_syncwarp_and_failed_threads);
   return sim_test_summary("sim_sync");
 }
