@@ -23,3 +23,19 @@ bool value_const_float(const Value *v, double *out) {
   *out = a->f;
   return true;
 }
+
+unsigned ty_int_width(const Type *t) { return t->kind == TY_BOOL ? 1 : t->bits; }
+
+uint64_t int_mask(unsigned bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
+
+int64_t int_sext(uint64_t u, unsigned bits) {
+  if (bits < 64 && ((u >> (bits - 1)) & 1)) u |= ~int_mask(bits);
+  return (int64_t)u;
+}
+
+bool value_const_bits(const Value *v, uint64_t *out) {
+  int64_t i;
+  if (!value_const_int(v, &i)) return false;
+  *out = (uint64_t)i & int_mask(ty_int_width(v->type));
+  return true;
+}

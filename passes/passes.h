@@ -85,5 +85,12 @@ bool op_is_trivially_dead(const Op *op);
 /* Integer or float constant value of v if it is defined by arith.constant. */
 bool value_const_int(const Value *v, int64_t *out);
 bool value_const_float(const Value *v, double *out);
+/* Integer arithmetic on raw bit patterns (what canonicalize folds with; no undefined behaviour):
+ * the width of an integer or i1 type (1 for i1), the mask of its low `bits` bits, the `bits`-bit pattern
+ * u read as a signed number, and the raw bits of an integer or i1 constant masked to its width. */
+unsigned ty_int_width(const Type *t);
+uint64_t int_mask(unsigned bits);
+int64_t int_sext(uint64_t u, unsigned bits);
+bool value_const_bits(const Value *v, uint64_t *out);
 
 #endif

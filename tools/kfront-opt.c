@@ -2,7 +2,7 @@
  *
  *   kfront-opt FILE.kir|- [--pass-pipeline=P] [-o OUT] [--split-input-file] [--no-verify-each]
  *              [--print-ir-after-all] [--print-ir-after=NAMES] [--time-passes] [--mlir-print-debuginfo]
- *              [--list-passes] [--list-ops]
+ *              [--list-passes] [--list-ops] [--print-pipeline]
  *
  * Exit status 0 on success, 1 on any diagnostic (printed to stderr), 2 on a usage error.
  * Only argument handling lives here; the work is done through the public API (kfront/kfront.h). */
@@ -24,6 +24,7 @@ static void usage(FILE *f) {
         "  --time-passes            print a timing report (stderr)\n"
         "  --mlir-print-debuginfo   print op locations, loc(\"file\":line:col)\n"
         "  --list-passes            list the registered passes\n"
+        "  --print-pipeline         print the pipeline as the pass manager reads it back, and exit\n"
         "  --list-ops               list every op with its summary and example\n"
         "  --version                print kfront's version\n",
         f);
@@ -89,7 +90,7 @@ int main(int argc, char **argv) {
   const char *input = NULL, *output = NULL, *pipeline = "";
   kf_pass_options po = {.verify_each = 1};
   unsigned print_flags = 0;
-  int split = 0;
+  int split = 0, print_pipeline = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strncmp(a, "--pass-pipeline=", 16) == 0) pipeline = a + 16;
@@ -101,6 +102,7 @@ int main(int argc, char **argv) {
     else if (strcmp(a, "--print-ir-after-all") == 0) po.print_ir_after_all = 1;
     else if (strncmp(a, "--print-ir-after=", 17) == 0) po.print_ir_after = a + 17;
     else if (strcmp(a, "--time-passes") == 0) po.time_passes = 1;
+    else if (strcmp(a, "--print-pipeline") == 0) print_pipeline = 1;
     else if (strcmp(a, "--mlir-print-debuginfo") == 0 || strcmp(a, "--print-debuginfo") == 0) {
       print_flags |= KF_PRINT_DEBUG_INFO;
       po.print_debug_info = 1;
@@ -126,6 +128,17 @@ int main(int argc, char **argv) {
       fprintf(stderr, "kfront-opt: error: more than one input file ('%s' and '%s')\n", input, a);
       return 2;
     }
+  }
+  if (print_pipeline) {
+    /* no input needed: check and normalise the pipeline text only */
+    kf_context *ctx = kf_context_create();
+    char *normal = NULL;
+    int rc = kf_pipeline_normalize(ctx, pipeline, &normal) == KF_OK ? 0 : 1;
+    if (normal) printf("%s\n", normal);
+    fputs(kf_context_diagnostics(ctx), stderr);
+    kf_free(normal);
+    kf_context_destroy(ctx);
+    return rc;
   }
   if (!input) {
     usage(stderr);
