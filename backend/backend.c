@@ -23,7 +23,7 @@ void be_tables_free(BackendTables *t) {
 }
 
 bool be_emit_llvm(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag) {
-  int version[2] = {2, 0};
+  int version[4] = {2, 0, 3, 2};
   if (o->kind == BE_NVVM) nvvm_ir_version(version);
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef mod = be_lower_module(m, ctx, o, version, tables, diag);
@@ -35,12 +35,14 @@ bool be_emit_llvm(Module *m, const BackendOptions *o, StrBuf *out, BackendTables
   return mod != NULL;
 }
 
-bool be_compile_ptx(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag) {
-  bool ok = false;
+BeStatus be_compile_ptx(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag) {
+  BeStatus st = BE_UNSUPPORTED;
   LLVMContextRef ctx = LLVMContextCreate();
   if (o->kind == BE_NVVM) {
-    if (nvvm_load(diag)) {
-      int version[2];
+    if (!nvvm_load(diag)) {
+      st = BE_NOT_FOUND;
+    } else {
+      int version[4];
       nvvm_ir_version(version);
       LLVMModuleRef mod = be_lower_module(m, ctx, o, version, tables, diag);
       if (mod) {
@@ -48,15 +50,15 @@ bool be_compile_ptx(Module *m, const BackendOptions *o, StrBuf *out, BackendTabl
         sb_init(&ir);
         be_print_module(mod, BE_NVVM, &ir);
         LLVMDisposeModule(mod);
-        ok = nvvm_compile(ir.data, ir.len, o, out, diag);
+        st = nvvm_compile(ir.data, ir.len, o, out, diag);
         sb_free(&ir);
       }
     }
   } else {
-    LLVMModuleRef mod = be_lower_module(m, ctx, o, (const int[2]){2, 0}, tables, diag);
-    if (mod) ok = nvptx_compile(mod, ctx, o, out, diag);
+    LLVMModuleRef mod = be_lower_module(m, ctx, o, (const int[4]){2, 0, 3, 2}, tables, diag);
+    if (mod) st = nvptx_compile(mod, ctx, o, out, diag);
   }
   LLVMContextDispose(ctx);
-  if (!ok && tables) be_tables_free(tables);
-  return ok;
+  if (st != BE_OK && tables) be_tables_free(tables);
+  return st;
 }

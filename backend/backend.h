@@ -33,18 +33,26 @@ typedef struct BackendTables {
   char **files;
 } BackendTables;
 
+/* Why a compile failed (the diagnostic says more). */
+typedef enum BeStatus {
+  BE_OK = 0,
+  BE_UNSUPPORTED,   /* the module cannot be lowered (an op or type the backend does not handle, malformed IR) */
+  BE_NOT_FOUND,     /* libNVVM or libdevice is missing */
+  BE_FAILED,        /* libNVVM or LLVM's NVPTX target failed */
+} BeStatus;
+
 void be_options_default(BackendOptions *o);
 void be_tables_free(BackendTables *t);
 
 /* kir -> LLVM IR text, appended to out. tables may be NULL. False after reporting to diag. */
 bool be_emit_llvm(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag);
-/* kir -> PTX text, appended to out. tables may be NULL. False after reporting to diag. */
-bool be_compile_ptx(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag);
+/* kir -> PTX text, appended to out. tables may be NULL. */
+BeStatus be_compile_ptx(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag);
 
 /* ---- backend/lower_llvm.c ------------------------------------------------------------------- */
-/* Lowers m into a new LLVM module in ctx (caller owns both). nvvm_ir_version: {major, minor} written into
- * !nvvmir.version (BE_NVVM only). NULL after reporting to diag. */
-LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOptions *o, const int nvvm_ir_version[2],
+/* Lowers m into a new LLVM module in ctx (caller owns both). nvvm_ir_version: {major, minor, debug major,
+ * debug minor} written into !nvvmir.version (BE_NVVM only). NULL after reporting to diag. */
+LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOptions *o, const int nvvm_ir_version[4],
                               BackendTables *tables, Diag *diag);
 /* Prints an LLVM module as text. For BE_NVVM the text is rewritten where LLVM 14's syntax differs from
  * what NVVM 7.0.1 reads (cmpxchg/atomicrmw alignment). */
@@ -53,16 +61,16 @@ void be_print_module(LLVMModuleRef mod, BackendKind kind, StrBuf *out);
 /* ---- backend/nvvm.c: libNVVM ------------------------------------------------------------------ */
 /* Loads libNVVM and libdevice once. On failure reports every path searched and returns false. */
 bool nvvm_load(Diag *diag);
-/* IR version of the loaded libNVVM (2.0 if it cannot be loaded). */
-void nvvm_ir_version(int version[2]);
+/* IR and debug metadata versions of the loaded libNVVM ({2, 0, 3, 2} if it cannot be loaded). */
+void nvvm_ir_version(int version[4]);
 /* libdevice's bitcode (loaded once; borrowed, immutable). NULL after reporting the paths searched. */
 const char *nvvm_libdevice(size_t *len, Diag *diag);
 /* Compiles NVVM IR text to PTX with libNVVM; libNVVM's log goes to diag on failure. */
-bool nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, StrBuf *ptx, Diag *diag);
+BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, StrBuf *ptx, Diag *diag);
 
 /* ---- backend/nvptx.c: LLVM's NVPTX target --------------------------------------------------- */
 /* Links libdevice into mod (if it calls __nv_*), resolves __nvvm_reflect, optimises at o->opt and emits
  * PTX with LLVM 14's NVPTX target. mod is consumed (disposed). */
-bool nvptx_compile(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptions *o, StrBuf *ptx, Diag *diag);
+BeStatus nvptx_compile(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptions *o, StrBuf *ptx, Diag *diag);
 
 #endif

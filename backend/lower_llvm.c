@@ -21,12 +21,14 @@
  * check.bounds: `icmp ult index, extent`; on failure a call to the internal noinline @__kf_report
  * (atomicCAS of __kf_error.flag 0 -> 1, then the record), then `ret void` from a kernel, or PTX `exit`
  * from a device function (the thread ends either way; nothing traps). */
+#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 
 #include "backend/backend.h"
 #include "kfront/abi.h"
@@ -96,6 +98,10 @@ typedef struct Lower {
   const char **kernel_names, **file_names;
   unsigned kernel_cap, file_cap;
   LLVMValueRef err_gv, report_fn, dyn_shared;
+  /* lineinfo: a compile unit, one DIFile per source file, one subprogram per function */
+  LLVMDIBuilderRef dib;
+  LLVMMetadataRef cu, sp;
+  StrMap difiles;
   /* per function */
   FuncInfo *fi;
   LLVMBasicBlockRef entry;
@@ -1817,7 +1823,44 @@ static bool lower_math(Lower *L, Op *op) {
   return true;
 }
 
+/* ---- line information -------------------------------------------------------------------------- */
+
+static LLVMMetadataRef di_file(Lower *L, const char *path) {
+  if (!path) path = L->m->name ? L->m->name : "kernel";
+  LLVMMetadataRef f = strmap_get(&L->difiles, path);
+  if (f) return f;
+  const char *slash = strrchr(path, '/');
+  const char *name = slash ? slash + 1 : path;
+  size_t dlen = slash ? (size_t)(slash - path) : 1;
+  f = LLVMDIBuilderCreateFile(L->dib, name, strlen(name), slash ? path : ".", dlen);
+  strmap_put(&L->difiles, path, f);
+  return f;
+}
+
+static void di_begin_function(Lower *L, FuncInfo *fi) {
+  if (!L->dib) return;
+  SrcLoc loc = fi->op->loc;
+  LLVMMetadataRef file = di_file(L, loc.file);
+  if (!L->cu)
+    L->cu = LLVMDIBuilderCreateCompileUnit(L->dib, LLVMDWARFSourceLanguagePython, file, "kfront", 6, 1, "", 0, 0, "", 0,
+                                           (LLVMDWARFEmissionKind)3 /* DebugDirectivesOnly: .loc/.file alone */, 0,
+                                           0, 0, "", 0, "", 0);
+  LLVMMetadataRef ty = LLVMDIBuilderCreateSubroutineType(L->dib, file, NULL, 0, LLVMDIFlagZero);
+  const char *name = ir_func_name(fi->op);
+  unsigned line = loc.line ? loc.line : 1;
+  L->sp = LLVMDIBuilderCreateFunction(L->dib, file, name, strlen(name), name, strlen(name), file, line, ty, !fi->kernel, 1,
+                                      line, LLVMDIFlagZero, L->o->opt > 0);
+  LLVMSetSubprogram(fi->fn, L->sp);
+  LLVMSetCurrentDebugLocation2(L->b, LLVMDIBuilderCreateDebugLocation(L->ctx, line, loc.col, L->sp, NULL));
+}
+
+static void di_set_location(Lower *L, const Op *op) {
+  if (L->dib && op->loc.line)
+    LLVMSetCurrentDebugLocation2(L->b, LLVMDIBuilderCreateDebugLocation(L->ctx, op->loc.line, op->loc.col, L->sp, NULL));
+}
+
 static bool lower_op(Lower *L, Op *op) {
+  di_set_location(L, op);
   switch (op->kind) {
   case OP_CONSTANT: return lower_constant(L, op);
   case OP_FUNC_RETURN: return lower_return(L, op);
@@ -1943,6 +1986,7 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
   L->scf = NULL;
   L->entry = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "entry");
   LLVMPositionBuilderAtEnd(L->b, L->entry);
+  di_begin_function(L, fi);
   Type *fty = ir_func_type(f);
   if (entry->nargs != fty->n) return fail(L, f, "entry block of '%s' does not match its function_type", ir_func_name(f));
   unsigned k = 0;
@@ -2024,19 +2068,20 @@ static void name_blocks(Lower *L) {
   }
 }
 
-static void add_annotations(Lower *L, const int ir_version[2]) {
+static void add_annotations(Lower *L, const int ir_version[4]) {
   for (unsigned i = 0; i < L->nkernels; i++) {
     FuncInfo *fi = strmap_get(&L->funcs, L->kernel_names[i]);
     LLVMValueRef md[3] = {fi->fn, LLVMMDStringInContext(L->ctx, "kernel", 6), ci32(L, 1)};
     LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, md, 3));
   }
   if (L->nvvm) {
-    LLVMValueRef v[2] = {ci32(L, ir_version[0]), ci32(L, ir_version[1])};
-    LLVMAddNamedMetadataOperand(L->mod, "nvvmir.version", LLVMMDNodeInContext(L->ctx, v, 2));
+    /* with debug information NVVM wants its debug metadata version too */
+    LLVMValueRef v[4] = {ci32(L, ir_version[0]), ci32(L, ir_version[1]), ci32(L, ir_version[2]), ci32(L, ir_version[3])};
+    LLVMAddNamedMetadataOperand(L->mod, "nvvmir.version", LLVMMDNodeInContext(L->ctx, v, L->cu ? 4 : 2));
   }
 }
 
-LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOptions *o, const int nvvm_ir_version[2],
+LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOptions *o, const int nvvm_ir_version[4],
                               BackendTables *tables, Diag *diag) {
   Lower L = {0};
   L.m = m;
@@ -2048,7 +2093,9 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   strmap_init(&L.funcs);
   strmap_init(&L.globals);
   strmap_init(&L.files);
+  strmap_init(&L.difiles);
   L.mod = LLVMModuleCreateWithNameInContext(m->name ? m->name : "kfront", ctx);
+  if (o->lineinfo) L.dib = LLVMCreateDIBuilder(L.mod);
   LLVMSetTarget(L.mod, NVPTX_TRIPLE);
   LLVMSetDataLayout(L.mod, NVPTX_DATALAYOUT);
   L.b = LLVMCreateBuilderInContext(ctx);
@@ -2073,6 +2120,13 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   for (Op *op = body->first; ok && op; op = op->next) {
     if (op->kind != OP_FUNC_FUNC) continue;
     ok = lower_function(&L, strmap_get(&L.funcs, ir_func_name(op)));
+  }
+  if (L.dib) {
+    LLVMDIBuilderFinalize(L.dib);
+    LLVMDisposeDIBuilder(L.dib);
+    if (L.cu)
+      LLVMAddModuleFlag(L.mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
+                        LLVMValueAsMetadata(ci32(&L, (int64_t)LLVMDebugMetadataVersion())));
   }
   if (ok) {
     if (L.report_fn) emit_error_strings(&L);
@@ -2100,6 +2154,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   strmap_free(&L.funcs);
   strmap_free(&L.globals);
   strmap_free(&L.files);
+  strmap_free(&L.difiles);
   arena_free(&L.arena);
   if (!ok) {
     LLVMDisposeModule(L.mod);
@@ -2134,7 +2189,21 @@ static void print_nvvm_compatible(const char *text, StrBuf *out) {
         }
       }
     }
-    sb_putn(out, p, keep);
+    const char *sp = memmem(p, keep, "spFlags: ", 9);
+    if (sp) {
+      /* LLVM 14's `spFlags: DISPFlagDefinition | DISPFlagOptimized` is LLVM 7's isLocal/isDefinition/isOptimized */
+      const char *end = sp + 9;
+      while (end < p + keep && *end != ',' && *end != ')') end++;
+      bool local = memmem(sp, (size_t)(end - sp), "LocalToUnit", 11) != NULL;
+      bool def = memmem(sp, (size_t)(end - sp), "Definition", 10) != NULL;
+      bool optimized = memmem(sp, (size_t)(end - sp), "Optimized", 9) != NULL;
+      sb_putn(out, p, (size_t)(sp - p));
+      sb_printf(out, "isLocal: %s, isDefinition: %s, isOptimized: %s", local ? "true" : "false", def ? "true" : "false",
+                optimized ? "true" : "false");
+      sb_putn(out, end, (size_t)(p + keep - end));
+    } else {
+      sb_putn(out, p, keep);
+    }
     if (!nl) break;
     sb_putc(out, '\n');
     p = nl + 1;

@@ -84,10 +84,10 @@ static void resolve_reflect(LLVMModuleRef mod, LLVMContextRef ctx, const Backend
   free(calls);
 }
 
-static bool link_libdevice(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptions *o, Diag *diag) {
+static BeStatus link_libdevice(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptions *o, Diag *diag) {
   size_t len = 0;
   const char *bytes = nvvm_libdevice(&len, diag);
-  if (!bytes) return false;
+  if (!bytes) return BE_NOT_FOUND;
   /* the functions defined before linking (kernels, device functions) keep their linkage */
   unsigned nkeep = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) nkeep++;
@@ -102,14 +102,14 @@ static bool link_libdevice(LLVMModuleRef mod, LLVMContextRef ctx, const BackendO
   if (!ok) {
     diag_error(diag, (SrcLoc){0}, "backend: cannot read libdevice's bitcode");
     free(keep);
-    return false;
+    return BE_FAILED;
   }
   LLVMSetTarget(lib, LLVMGetTarget(mod));
   LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(mod));
   if (LLVMLinkModules2(mod, lib)) {
     diag_error(diag, (SrcLoc){0}, "backend: linking libdevice failed");
     free(keep);
-    return false;
+    return BE_FAILED;
   }
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
     if (LLVMIsDeclaration(f) || LLVMGetLinkage(f) == LLVMInternalLinkage || LLVMGetLinkage(f) == LLVMPrivateLinkage) continue;
@@ -119,17 +119,20 @@ static bool link_libdevice(LLVMModuleRef mod, LLVMContextRef ctx, const BackendO
   }
   free(keep);
   resolve_reflect(mod, ctx, o);
-  return true;
+  return BE_OK;
 }
 
-bool nvptx_compile(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptions *o, StrBuf *ptx, Diag *diag) {
+BeStatus nvptx_compile(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptions *o, StrBuf *ptx, Diag *diag) {
   pthread_once(&targets_once, init_targets);
   int opt = o->opt < 0 ? 3 : o->opt > 3 ? 3 : o->opt;
   LLVMAddModuleFlag(mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
                     LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), o->fastmath ? 1 : 0, 0)));
-  if (calls_libdevice(mod) && !link_libdevice(mod, ctx, o, diag)) {
-    LLVMDisposeModule(mod);
-    return false;
+  if (calls_libdevice(mod)) {
+    BeStatus st = link_libdevice(mod, ctx, o, diag);
+    if (st != BE_OK) {
+      LLVMDisposeModule(mod);
+      return st;
+    }
   }
   const char *triple = LLVMGetTarget(mod);
   LLVMTargetRef target = NULL;
@@ -138,7 +141,7 @@ bool nvptx_compile(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptions *
     diag_error(diag, (SrcLoc){0}, "backend: LLVM has no NVPTX target: %s", err ? err : "");
     LLVMDisposeMessage(err);
     LLVMDisposeModule(mod);
-    return false;
+    return BE_FAILED;
   }
   char cpu[16];
   snprintf(cpu, sizeof cpu, "sm_%u", llvm_sm(o->arch ? o->arch : 90));
@@ -171,5 +174,5 @@ bool nvptx_compile(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptions *
   }
   LLVMDisposeTargetMachine(tm);
   LLVMDisposeModule(mod);
-  return ok;
+  return ok ? BE_OK : BE_FAILED;
 }

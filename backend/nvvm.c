@@ -36,7 +36,7 @@ typedef struct NvvmApi {
   nvvmResult (*GetCompiledResult)(nvvmProgram, char *);
   nvvmResult (*GetProgramLogSize)(nvvmProgram, size_t *);
   nvvmResult (*GetProgramLog)(nvvmProgram, char *);
-  int ir_version[2];
+  int ir_version[4];
   char *error;          /* why loading failed (every path searched), or NULL */
   /* libdevice */
   char *libdevice;
@@ -129,10 +129,12 @@ static void load_api(void) {
   SYM(GetProgramLogSize);
   SYM(GetProgramLog);
 #undef SYM
-  int major = 2, minor = 0, dmajor = 0, dminor = 0;
-  if (api.IRVersion(&major, &minor, &dmajor, &dminor) != 0) major = 2, minor = 0;
+  int major = 2, minor = 0, dmajor = 3, dminor = 2;
+  if (api.IRVersion(&major, &minor, &dmajor, &dminor) != 0) major = 2, minor = 0, dmajor = 3, dminor = 2;
   api.ir_version[0] = major;
   api.ir_version[1] = minor;
+  api.ir_version[2] = dmajor;
+  api.ir_version[3] = dminor;
 }
 
 static char *read_file(const char *path, size_t *len) {
@@ -214,10 +216,10 @@ bool nvvm_load(Diag *diag) {
   return true;
 }
 
-void nvvm_ir_version(int version[2]) {
+void nvvm_ir_version(int version[4]) {
   pthread_once(&api_once, load_api);
-  version[0] = api.error ? 2 : api.ir_version[0];
-  version[1] = api.error ? 0 : api.ir_version[1];
+  static const int fallback[4] = {2, 0, 3, 2};
+  for (int i = 0; i < 4; i++) version[i] = api.error ? fallback[i] : api.ir_version[i];
 }
 
 const char *nvvm_libdevice(size_t *len, Diag *diag) {
@@ -244,17 +246,17 @@ static void report_log(nvvmProgram prog, nvvmResult r, const char *what, Diag *d
   free(log);
 }
 
-bool nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, StrBuf *ptx, Diag *diag) {
-  if (!nvvm_load(diag)) return false;
+BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, StrBuf *ptx, Diag *diag) {
+  if (!nvvm_load(diag)) return BE_NOT_FOUND;
   const char *libdevice = NULL;
   size_t libdevice_len = 0;
   /* libdevice is linked lazily; only modules that call into it need it */
-  if (memmem(ir, ir_len, "@__nv_", 6) && !(libdevice = nvvm_libdevice(&libdevice_len, diag))) return false;
+  if (memmem(ir, ir_len, "@__nv_", 6) && !(libdevice = nvvm_libdevice(&libdevice_len, diag))) return BE_NOT_FOUND;
   nvvmProgram prog = NULL;
   nvvmResult r = api.CreateProgram(&prog);
   if (r != 0) {
     diag_error(diag, (SrcLoc){0}, "libNVVM: nvvmCreateProgram failed (%s)", api.GetErrorString(r));
-    return false;
+    return BE_FAILED;
   }
   bool ok = false;
   char arch[32], opt[16];
@@ -293,5 +295,5 @@ bool nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, StrBuf
     free(buf);
   }
   api.DestroyProgram(&prog);
-  return ok;
+  return ok ? BE_OK : BE_FAILED;
 }

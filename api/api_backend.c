@@ -1,0 +1,62 @@
+/* api_backend.c — the code generation part of the public C API (kfront/kfront.h): kir module to LLVM IR
+ * and PTX, over backend/backend.h. */
+#include <stdlib.h>
+
+#include "api/api_internal.h"
+#include "backend/backend.h"
+
+void kf_codegen_options_init(kf_codegen_options *opts) {
+  opts->backend = KF_BACKEND_NVVM;
+  opts->arch = 90;
+  opts->opt_level = 3;
+  opts->fastmath = 0;
+  opts->lineinfo = 0;
+}
+
+static void to_backend_options(const kf_codegen_options *in, BackendOptions *o) {
+  be_options_default(o);
+  if (!in) return;
+  o->kind = in->backend == KF_BACKEND_LLVM ? BE_LLVM : BE_NVVM;
+  o->arch = in->arch ? in->arch : 90;
+  o->opt = in->opt_level < 0 ? 0 : in->opt_level > 3 ? 3 : in->opt_level;
+  o->fastmath = in->fastmath != 0;
+  o->lineinfo = in->lineinfo != 0;
+}
+
+static kf_status hand_out(StrBuf *b, char **out, size_t *len) {
+  if (len) *len = b->len;
+  *out = sb_take(b);
+  if (!*out) *out = calloc(1, 1);
+  return *out ? KF_OK : KF_ERROR_INTERNAL;
+}
+
+kf_status kf_module_emit_llvm(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len) {
+  *out = NULL;
+  if (len) *len = 0;
+  BackendOptions o;
+  to_backend_options(opts, &o);
+  StrBuf b;
+  sb_init(&b);
+  if (!be_emit_llvm(m->ir, &o, &b, NULL, &m->ctx->diag)) {
+    sb_free(&b);
+    return KF_ERROR_UNSUPPORTED;
+  }
+  return hand_out(&b, out, len);
+}
+
+kf_status kf_module_emit_ptx(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len) {
+  *out = NULL;
+  if (len) *len = 0;
+  BackendOptions o;
+  to_backend_options(opts, &o);
+  StrBuf b;
+  sb_init(&b);
+  switch (be_compile_ptx(m->ir, &o, &b, NULL, &m->ctx->diag)) {
+  case BE_OK: return hand_out(&b, out, len);
+  case BE_UNSUPPORTED: sb_free(&b); return KF_ERROR_UNSUPPORTED;
+  case BE_NOT_FOUND: sb_free(&b); return KF_ERROR_NOT_FOUND;
+  case BE_FAILED: break;
+  }
+  sb_free(&b);
+  return KF_ERROR_BACKEND;
+}
