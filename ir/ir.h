@@ -353,7 +353,9 @@ void attr_print(const Attr *a, StrBuf *out);
 
 /* ---- ir/parse.c: reading the text form ------------------------------------------------------ */
 /* Parses a whole module from text. Errors go to diag, located in `filename`; returns NULL on any error.
- * text need not be NUL-terminated; it must outlive the call only (locations keep `filename`). */
+ * text need not be NUL-terminated. It is registered with diag_add_source so diagnostics quote its lines:
+ * on success it stays registered (keep text alive while diag may report into it, or diag_remove_source
+ * it); on failure it is removed again. Locations keep `filename`. */
 Module *ir_parse_module(IrContext *ctx, Diag *diag, const char *filename, const char *text, size_t len);
 
 /* ---- ir/verify.c: structural and per-op rules ------------------------------------------------ */

@@ -5,7 +5,8 @@
  * Values and blocks are numbered afresh per top-level op (%0, %1, ... and ^bb0, ^bb1, ...) in a first
  * walk, so forward references in unstructured regions print correctly; the numbers live in the scratch
  * `id` fields of Value and Block. A region's entry block prints its `^bbN(...):` header only when it
- * has arguments; every other block always does. With debug_info, each op ends in loc("file":line:col).
+ * has arguments; every other block always does. With debug_info, each op ends in loc("file":line:col),
+ * or loc(unknown) when it has none (so that the parser does not give it its position in the text).
  * The parser (parse.c) reads exactly this, so print -> parse -> print is byte-stable. */
 #include <math.h>
 #include <stdlib.h>
@@ -216,10 +217,14 @@ static void print_op(Printer *p, Op *op, int depth) {
     ty_print(op->results[i].type, out);
   }
   sb_putc(out, ')');
-  if (p->opts && p->opts->debug_info && op->loc.file) {
-    sb_puts(out, " loc(");
-    print_quoted(out, op->loc.file);
-    sb_printf(out, ":%u:%u)", op->loc.line, op->loc.col);
+  if (p->opts && p->opts->debug_info) {
+    if (op->loc.file) {
+      sb_puts(out, " loc(");
+      print_quoted(out, op->loc.file);
+      sb_printf(out, ":%u:%u)", op->loc.line, op->loc.col);
+    } else {
+      sb_puts(out, " loc(unknown)");
+    }
   }
   sb_putc(out, '\n');
 }
