@@ -51,7 +51,7 @@ static const char *st_current;
     }                                                                                      \
   } while (0)
 
-static void st_run(const char *name, void (*fn)(void)) {
+static inline void st_run(const char *name, void (*fn)(void)) {
   st_current = name;
   int before = st_failures;
   fn();
@@ -63,7 +63,7 @@ static void st_run(const char *name, void (*fn)(void)) {
 }
 #define RUN(fn) st_run(#fn, fn)
 
-static int sim_test_summary(const char *file) {
+static inline int sim_test_summary(const char *file) {
   printf("%s: %d passed, %d failed\n", file, st_passed, st_failed);
   return st_failed ? 1 : 0;
 }
@@ -78,7 +78,7 @@ typedef struct Kir {
 } Kir;
 
 /* Parses and verifies text; on failure prints the diagnostics and counts a failure (k->m stays NULL). */
-static bool kir_load(Kir *k, const char *text) {
+static inline bool kir_load(Kir *k, const char *text) {
   memset(k, 0, sizeof *k);
   k->ctx = ir_context_new();
   diag_init(&k->diag);
@@ -96,7 +96,7 @@ static bool kir_load(Kir *k, const char *text) {
 }
 
 /* Runs a pass pipeline over the module (e.g. "lower-scf"); false (printed) on failure. */
-static bool kir_pipeline(Kir *k, const char *text) {
+static inline bool kir_pipeline(Kir *k, const char *text) {
   Pipeline p = {0};
   PassManagerOptions o = {.verify_each = true};
   bool ok = pipeline_parse(&p, text, &k->diag) && pipeline_run(&p, k->m, &o, &k->diag);
@@ -108,7 +108,7 @@ static bool kir_pipeline(Kir *k, const char *text) {
   return ok;
 }
 
-static void kir_free(Kir *k) {
+static inline void kir_free(Kir *k) {
   if (k->m) ir_module_free(k->m);
   diag_remove_source(&k->diag, k->text);
   diag_free(&k->diag);
@@ -116,13 +116,13 @@ static void kir_free(Kir *k) {
   free(k->text);
 }
 
-static Type *kir_type(Kir *k, const char *text) {
+static inline Type *kir_type(Kir *k, const char *text) {
   size_t pos = 0;
   return ty_parse(k->ctx, text, strlen(text), &pos);
 }
 
 /* Launches kernel `name`; returns sim_launch's result. Setup errors are printed. */
-static bool kir_launch(Kir *k, const char *name, uint32_t gx, uint32_t gy, uint32_t bx, uint32_t by, size_t dyn,
+static inline bool kir_launch(Kir *k, const char *name, uint32_t gx, uint32_t gy, uint32_t bx, uint32_t by, size_t dyn,
                        const SimArg *args, unsigned nargs, const SimOptions *opts, SimResult *r) {
   Op *f = ir_module_lookup(k->m, name);
   if (!f) {
@@ -137,7 +137,7 @@ static bool kir_launch(Kir *k, const char *name, uint32_t gx, uint32_t gy, uint3
 }
 
 /* C-contiguous array argument of element type `ty` (kir syntax). */
-static SimArg arr_c(Kir *k, void *data, const char *ty, unsigned rank, int64_t d0, int64_t d1) {
+static inline SimArg arr_c(Kir *k, void *data, const char *ty, unsigned rank, int64_t d0, int64_t d1) {
   int64_t shape[2] = {d0, d1};
   return sim_arg_array_c(data, kir_type(k, ty), rank, shape);
 }
