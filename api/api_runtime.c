@@ -899,8 +899,8 @@ static void choose_backend(kf_runtime *rt) {
   diag_free(&quiet);
 }
 
-static bool compile_ptx(kf_program *p, ProgModule *pm, Op *func, Diag *diag) {
-  if (pm->ptx) return true;
+static kf_status compile_ptx(kf_program *p, ProgModule *pm, Op *func, Diag *diag) {
+  if (pm->ptx) return KF_OK;
   kf_runtime *rt = p->rt;
   choose_backend(rt);
   BackendOptions o;
@@ -912,12 +912,13 @@ static bool compile_ptx(kf_program *p, ProgModule *pm, Op *func, Diag *diag) {
   o.opt = (int)ir_op_attr_int(func, "opt", o.opt);
   StrBuf ptx;
   sb_init(&ptx);
-  if (!be_compile_ptx(pm->km->ir, &o, &ptx, NULL, diag)) {
+  BeStatus st = be_compile_ptx(pm->km->ir, &o, &ptx, NULL, diag);
+  if (st != BE_OK) {
     sb_free(&ptx);
-    return false;
+    return st == BE_NOT_FOUND ? KF_ERROR_NOT_FOUND : st == BE_UNSUPPORTED ? KF_ERROR_UNSUPPORTED : KF_ERROR_BACKEND;
   }
   pm->ptx = sb_take(&ptx);
-  return true;
+  return KF_OK;
 }
 
 /* Cache payload: a manifest, then the PTX.
@@ -1040,7 +1041,8 @@ static kf_status gpu_kernel(kf_program *p, const char *name, const kf_arg *args,
   Op *func;
   kf_status st = kir_kernel(p, name, args, nargs, argsig, &pm, &func);
   if (st != KF_OK) return st;
-  if (!compile_ptx(p, pm, func, D(rt))) return KF_ERROR_BACKEND;
+  st = compile_ptx(p, pm, func, D(rt));
+  if (st != KF_OK) return st;
   unsigned np;
   Type *const *params = rt_kir_params(func, &np);
   kf_kernel *k = kernel_new(p, name, ir_func_name(func), params, np);
