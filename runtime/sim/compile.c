@@ -793,8 +793,8 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
       ai->kind = (AtomicKind)kind;
     }
     ai->ek = sim_elem_kind(t->elem);
-    if (ai->ek == EK_F16 || ai->ek == EK_BOOL) {
-      cc_error(c, op, "atomics on f16 or i1 arrays are not supported%s", "");
+    if (ai->ek == EK_BOOL) {
+      cc_error(c, op, "atomics on i1 arrays are not supported%s", "");
       return;
     }
     ai->arr = opnd(c, op, 0);

@@ -458,8 +458,9 @@ static bool is_signed_ek(unsigned ek) { return ek == EK_I8 || ek == EK_I16 || ek
 
 static Slot atomic_apply(AtomicKind k, unsigned ek, Slot old, Slot v) {
   Slot n = old;
-  if (ek == EK_F32 || ek == EK_F64) {
-    double a = ek == EK_F32 ? old.f : old.d, b = ek == EK_F32 ? v.f : v.d, r = a;
+  if (ek == EK_F16 || ek == EK_F32 || ek == EK_F64) {
+    bool f = ek != EK_F64; /* f16 computes in float; store_elem rounds it */
+    double a = f ? old.f : old.d, b = f ? v.f : v.d, r = a;
     switch (k) {
     case AK_ADD: r = a + b; break;
     case AK_SUB: r = a - b; break;
@@ -468,7 +469,7 @@ static Slot atomic_apply(AtomicKind k, unsigned ek, Slot old, Slot v) {
     case AK_EXCH: r = b; break;
     default: break;
     }
-    if (ek == EK_F32) {
+    if (f) {
       /* float arithmetic in float precision */
       if (k == AK_ADD) n.f = old.f + v.f;
       else if (k == AK_SUB) n.f = old.f - v.f;

@@ -134,8 +134,9 @@ typedef struct SimResult {
 /* A module compiled for simulation; compile once, launch many times. */
 typedef struct SimProgram SimProgram;
 
-/* Compiles every function of m reachable from the kernels (lazily: functions are compiled when first
- * launched or called). Returns NULL (errors in diag) if m uses something the simulator cannot run. */
+/* Prepares m for simulation: reads its mem.global ops now (NULL, errors in diag, if one is malformed);
+ * functions are compiled on their first launch, with every function they call (a launch of a kernel using
+ * something the simulator cannot run fails with SIM_ERR_SETUP). One launch at a time per program. */
 SimProgram *sim_program_new(Module *m, Diag *diag);
 void sim_program_free(SimProgram *p);
 

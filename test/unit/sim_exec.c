@@ -353,6 +353,7 @@ static void test_while_and_cf(void) {
   }
   /* lowered by the pass: the structured kernel runs the same in cf form */
   if (kir_pipeline(&k, "lower-scf")) {
+    CHECK(kir_scf_ops(&k) == 0);
     int64_t out[2] = {0, 0};
     SimArg args[2] = {arr_c(&k, out, "i64", 1, 2, 0), sim_arg_int(97)};
     SimResult r;

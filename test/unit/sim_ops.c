@@ -492,7 +492,14 @@ static const char *ATOMIC_KINDS =
     "  %f4 = gpu.atomic_rmw(%f, %k4, %nan) {kind = \"max\"} : (array<f64, 1, C>, i64, f64) -> (f64)\n"
     "  func.return() : () -> ()\n"
     "}) {sym_name = @akinds, function_type = (array<i32, 1, C>, array<u32, 1, C>, array<f64, 1, C>, array<i32, 1, C>) -> (), "
-    "kernel} : () -> ()\n";
+    "kernel} : () -> ()\n"
+    "func.func() ({\n"
+    "^bb0(%h: array<f16, 1, C>):\n"
+    "  %k0 = arith.constant() {value = 0} : () -> (i64)\n"
+    "  %x = arith.constant() {value = 0.5 : f16} : () -> (f16)\n"
+    "  %o = gpu.atomic_rmw(%h, %k0, %x) {kind = \"add\"} : (array<f16, 1, C>, i64, f16) -> (f16)\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @akinds16, function_type = (array<f16, 1, C>) -> (), kernel} : () -> ()\n";
 
 static void test_atomic_kinds(void) {
   Kir k;
@@ -518,6 +525,10 @@ static void test_atomic_kinds(void) {
   CHECK_EQ_INT(u[3], 3);
   CHECK(f[0] == -1.5 && f[1] == 1.0 && f[2] == 2.5 && f[3] == 2.5);
   CHECK(f[4] == 1.0); /* max(old, NaN) keeps old, as Python's max and Numba's atomic.max */
+  uint16_t h[1] = {0x3c00}; /* 1.0 + 0.5 from each of 4 threads = 3.0 */
+  SimArg hargs[1] = {arr_c(&k, h, "f16", 1, 1, 0)};
+  CHECK(kir_launch(&k, "akinds16", 1, 1, 4, 1, 0, hargs, 1, NULL, &r));
+  CHECK_EQ_INT(h[0], 0x4200);
   kir_free(&k);
 }
 

@@ -102,7 +102,11 @@ static void test_matmul(void) {
   matmul_check(&k, 1, true);
   matmul_check(&k, 1, false);
   matmul_check(&k, 2, false);
-  if (kir_pipeline(&k, "lower-scf")) matmul_check(&k, 1, false);
+  CHECK(kir_scf_ops(&k) == 2);
+  if (kir_pipeline(&k, "lower-scf")) {
+    CHECK(kir_scf_ops(&k) == 0);
+    matmul_check(&k, 1, false);
+  }
   kir_free(&k);
 }
 

@@ -108,6 +108,18 @@ static inline bool kir_pipeline(Kir *k, const char *text) {
   return ok;
 }
 
+static inline bool count_scf(Op *op, void *user) {
+  if (op->kind == OP_IF || op->kind == OP_FOR || op->kind == OP_WHILE) ++*(unsigned *)user;
+  return true;
+}
+
+/* Number of scf.if/for/while ops left in the module (0 after lower-scf). */
+static inline unsigned kir_scf_ops(Kir *k) {
+  unsigned n = 0;
+  ir_walk_module(k->m, count_scf, &n);
+  return n;
+}
+
 static inline void kir_free(Kir *k) {
   if (k->m) ir_module_free(k->m);
   diag_remove_source(&k->diag, k->text);
