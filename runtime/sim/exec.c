@@ -560,7 +560,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
         snprintf(what, sizeof what, "simulation step limit exceeded (%llu ops in the launch)",
                  (unsigned long long)L->opts.max_steps);
       pc--;
-      report_fatal(B, t, SIM_ERR_STEP_LIMIT, NULL, what);
+      report_fatal(B, t, SIM_ERR_STEP_LIMIT, I, what);
       t->state = T_FAILED;
       goto out;
     }

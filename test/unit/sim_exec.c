@@ -507,7 +507,8 @@ static void test_step_limit(void) {
   o.max_thread_steps = 5000;
   CHECK(!kir_launch(&k, "spin", 2, 1, 8, 1, 0, args, 1, &o, &r));
   CHECK(r.status == SIM_ERR_STEP_LIMIT);
-  CHECK_CONTAINS(r.message, "(5000 ops in one thread) in kernel spin: thread (0,0,0) of block (0,0,0)");
+  CHECK_CONTAINS(r.message, "(5000 ops in one thread) in kernel spin at test.kir:");
+  CHECK_CONTAINS(r.message, ": thread (0,0,0) of block (0,0,0)");
   kir_free(&k);
 }
 
