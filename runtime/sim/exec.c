@@ -434,8 +434,7 @@ static bool cmpf(double x, double y, unsigned pred) {
 PY_FLOORDIV(float, fmodf, floorf)
 PY_FLOORDIV(double, fmod, floor)
 
-static uint64_t ipow(uint64_t base, int64_t e) {
-  if (e < 0) return 0;
+static uint64_t ipow(uint64_t base, uint64_t e) {
   uint64_t r = 1;
   while (e) {
     if (e & 1) r *= base;
@@ -830,8 +829,8 @@ static void run_thread(BlockCtx *B, Thread *t) {
       break;
     }
     case SI_IPOW: {
-      int64_t e = I->sgn ? sext(R[I->b].u, I->sh) : (int64_t)(zext(R[I->b].u, I->sh) & INT64_MAX);
-      R[I->d].u = norm(I, ipow(R[I->a].u, e));
+      bool negative = I->sgn && sext(R[I->b].u, I->sh) < 0;
+      R[I->d].u = negative ? 0 : norm(I, ipow(R[I->a].u, zext(R[I->b].u, I->sh)));
       break;
     }
     case SI_ABSI: {

@@ -318,12 +318,12 @@ static uint64_t ibin_ref(unsigned op, uint64_t a, uint64_t b, unsigned bits, boo
   case 10: r = (uint64_t)(x > y ? x : y); break;
   case 11: r = ux < uy ? ux : uy; break;
   case 12: r = ux > uy ? ux : uy; break;
-  case 13: {
-    int64_t e = sgn ? y : (int64_t)uy;
+  case 13: { /* a ** b by squaring; a negative signed exponent gives 0 */
     r = 1;
-    if (e < 0) r = 0;
+    if (sgn && y < 0) r = 0;
     else
-      for (int64_t i = 0; i < e; i++) r *= ux;
+      for (uint64_t e = uy, base = ux; e; e >>= 1, base *= base)
+        if (e & 1) r *= base;
     break;
   }
   case 14: r = uy >= bits ? 0 : ux << uy; break;
@@ -442,7 +442,8 @@ static void test_int_ops(void) {
                                     {0xfffffff0u, 4}, {3, 33}, {12345, 7}, {(uint64_t)-1, 31}};
   static const uint64_t p8[][2] = {{(uint64_t)-128, (uint64_t)-1}, {100, 3}, {(uint64_t)-7, 2}, {0x81, 7}, {1, 8}};
   static const uint64_t p64[][2] = {{(uint64_t)INT64_MIN, (uint64_t)-1}, {(uint64_t)-9, 4}, {3, 40},
-                                    {0xffffffffffffffffull, 63}, {1ull << 40, 64}, {123456789012345ull, 1000}};
+                                    {0xffffffffffffffffull, 63}, {1ull << 40, 64}, {123456789012345ull, 1000},
+                                    {3, 0xffffffffffffffffull}};
   int_ops_for("i32", 32, true, p32, sizeof p32 / sizeof p32[0]);
   int_ops_for("u32", 32, false, p32, sizeof p32 / sizeof p32[0]);
   int_ops_for("i8", 8, true, p8, sizeof p8 / sizeof p8[0]);
