@@ -178,20 +178,22 @@ static void describe_arg(const kf_arg *a, StrBuf *out) {
 
 bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, const kf_arg *args, unsigned nargs,
                    Diag *diag) {
+  /* the common case first, without building any text: launches check this every time */
+  for (unsigned i = 0; i < nargs; i++)
+    if (!check_arg_valid(&args[i], i, diag)) return false;
+  bool fits = nargs == nparams;
+  for (unsigned i = 0; fits && i < nargs; i++) fits = rt_arg_fits(params[i], &args[i]);
+  if (fits) return true;
   StrBuf sig;
   sb_init(&sig);
   rt_signature_numba(params, nparams, &sig);
-  bool ok = true;
   if (nargs != nparams) {
     diag_error(diag, srcloc(NULL, 0, 0), "kernel %s takes %u argument%s (%s), but %u %s given", kernel, nparams,
                nparams == 1 ? "" : "s", sb_cstr(&sig), nargs, nargs == 1 ? "was" : "were");
-    ok = false;
+    sb_free(&sig);
+    return false;
   }
-  for (unsigned i = 0; ok && i < nargs; i++) {
-    if (!check_arg_valid(&args[i], i, diag)) {
-      ok = false;
-      break;
-    }
+  for (unsigned i = 0; i < nargs; i++) {
     if (rt_arg_fits(params[i], &args[i])) continue;
     StrBuf want, got;
     sb_init(&want);
@@ -203,10 +205,10 @@ bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, co
                sb_cstr(&sig), what, sb_cstr(&want), sb_cstr(&got));
     sb_free(&want);
     sb_free(&got);
-    ok = false;
+    break;
   }
   sb_free(&sig);
-  return ok;
+  return false;
 }
 
 /* ---- launch configuration -------------------------------------------------------------------- */
