@@ -5,7 +5,7 @@ import lit.formats
 config.name = "kfront"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".kir", ".py", ".test"]
-config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt", "unit", "gpu"]
+config.excludes = ["Inputs", "acceptance", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt", "unit", "gpu"]
 config.test_source_root = os.path.dirname(__file__)
 
 site = lit_config.params.get("site")
