@@ -2,6 +2,7 @@
  *
  * From the LLVM IR lower_llvm.c builds for BE_LLVM: libdevice is linked in when the module calls __nv_*
  * (LLVMParseBitcodeInContext2 + LLVMLinkModules2), every function but the kernels is internalized,
+ * libdevice's llvm.nvvm.round (which LLVM 14's NVPTX lowers as llvm.round) is mapped to llvm.rint,
  * __nvvm_reflect calls are folded here (__CUDA_FTZ from fastmath, __CUDA_PREC_SQRT/__CUDA_PREC_DIV
  * = !fastmath, __CUDA_ARCH = arch * 10; LLVM 14's own NVVMReflect only knows FTZ and ARCH, and the
  * "nvvm-reflect-ftz" module flag is set too), the legacy pass manager runs PassManagerBuilder's -O<n>
@@ -84,6 +85,22 @@ static void resolve_reflect(LLVMModuleRef mod, LLVMContextRef ctx, const Backend
   free(calls);
 }
 
+/* libdevice's llvm.nvvm.round.{f,ftz.f,d} round half to even (cvt.rni), but LLVM 14's NVPTX lowers them as
+ * llvm.round (half away from zero): __nv_rint, __nv_nearbyint and the range reductions of erf, tanh, tgamma,
+ * powf, ... would differ from libNVVM's. Map them to llvm.rint, which NVPTX lowers to cvt.rni. */
+static void fix_nvvm_round(LLVMModuleRef mod) {
+  static const char *pairs[][2] = {{"llvm.nvvm.round.f", "llvm.rint.f32"}, {"llvm.nvvm.round.ftz.f", "llvm.rint.f32"},
+                                   {"llvm.nvvm.round.d", "llvm.rint.f64"}};
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    LLVMValueRef old = LLVMGetNamedFunction(mod, pairs[i][0]);
+    if (!old) continue;
+    LLVMValueRef rint = LLVMGetNamedFunction(mod, pairs[i][1]);
+    if (!rint) rint = LLVMAddFunction(mod, pairs[i][1], LLVMGlobalGetValueType(old));
+    LLVMReplaceAllUsesWith(old, rint);
+    LLVMDeleteFunction(old);
+  }
+}
+
 static BeStatus link_libdevice(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptions *o, Diag *diag) {
   size_t len = 0;
   const char *bytes = nvvm_libdevice(&len, diag);
@@ -119,6 +136,7 @@ static BeStatus link_libdevice(LLVMModuleRef mod, LLVMContextRef ctx, const Back
   }
   free(keep);
   resolve_reflect(mod, ctx, o);
+  fix_nvvm_round(mod);
   return BE_OK;
 }
 

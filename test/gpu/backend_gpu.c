@@ -1,0 +1,976 @@
+/* backend_gpu.c — runs backend-compiled kernels on a GPU and checks their results against references with
+ * Python's semantics, through both backends (libNVVM and LLVM's NVPTX). Not part of CI (no GPU there): built
+ * by hand and run on the GPU machine; the runs are recorded in test/gpu/backend_gpu_results.md.
+ *
+ *   cmake --build build-be && gcc -std=gnu11 -O1 -I. -Iinclude test/gpu/backend_gpu.c -o build-be/bin/backend_gpu \
+ *       build-be/lib/libkfront.a $(llvm-config-14 --link-static --ldflags --libs core analysis bitwriter \
+ *       nvptxcodegen nvptxdesc nvptxinfo) -lz -ltinfo -ldl -lpthread -lm -lstdc++
+ *   build-be/bin/backend_gpu            (exit status 0: every check passed; 2: no GPU)
+ *
+ * What it checks: integer and float arithmetic with Python semantics (floor division and modulo, zero
+ * divisors, ipow, shifts past the width, min/max with NaN, powi), the bounds-check error record (fields,
+ * first failure wins, the context survives, a device function's failure), atomics (native and CAS
+ * loops, global and shared), warp shuffles (32- and 64-bit) and votes, shared-memory tiles with barriers
+ * (the seed's fast_matmul), dynamic shared memory extents, const and local arrays. The CUDA Driver API is
+ * loaded with dlopen; nothing here needs cuda.h. */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kfront/abi.h"
+#include "kfront/kfront.h"
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+typedef void *CUcontext, *CUmodule, *CUfunction;
+
+static struct {
+  CUresult (*Init)(unsigned);
+  CUresult (*DeviceGet)(int *, int);
+  CUresult (*DevicePrimaryCtxRetain)(CUcontext *, int);
+  CUresult (*CtxSetCurrent)(CUcontext);
+  CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
+  CUresult (*ModuleUnload)(CUmodule);
+  CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*ModuleGetGlobal)(CUdeviceptr *, size_t *, CUmodule, const char *);
+  CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*MemFree)(CUdeviceptr);
+  CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*MemsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+                           void **, void **);
+  CUresult (*CtxSynchronize)(void);
+  CUresult (*GetErrorName)(CUresult, const char **);
+} cu;
+
+static int failures, checks;
+static const char *backend_name = "nvvm";
+
+#define CHECK(cond, ...)                                          \
+  do {                                                            \
+    checks++;                                                     \
+    if (!(cond)) {                                                \
+      failures++;                                                 \
+      if (failures < 60) {                                        \
+        printf("FAIL [%s] %s:%d: ", backend_name, __func__, __LINE__); \
+        printf(__VA_ARGS__);                                      \
+        printf("\n");                                             \
+      }                                                           \
+    }                                                             \
+  } while (0)
+
+static void cu_check(CUresult r, const char *what) {
+  if (r == 0) return;
+  const char *name = "?";
+  if (cu.GetErrorName) cu.GetErrorName(r, &name);
+  printf("FAIL [%s] %s: %s (%d)\n", backend_name, what, name, r);
+  failures++;
+}
+
+static bool load_cuda(void) {
+  void *h = dlopen("libcuda.so.1", RTLD_NOW);
+  if (!h) return false;
+#define S(field, name) *(void **)&cu.field = dlsym(h, name)
+  S(Init, "cuInit");
+  S(DeviceGet, "cuDeviceGet");
+  S(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  S(CtxSetCurrent, "cuCtxSetCurrent");
+  S(ModuleLoadDataEx, "cuModuleLoadDataEx");
+  S(ModuleUnload, "cuModuleUnload");
+  S(ModuleGetFunction, "cuModuleGetFunction");
+  S(ModuleGetGlobal, "cuModuleGetGlobal_v2");
+  S(MemAlloc, "cuMemAlloc_v2");
+  S(MemFree, "cuMemFree_v2");
+  S(MemcpyHtoD, "cuMemcpyHtoD_v2");
+  S(MemcpyDtoH, "cuMemcpyDtoH_v2");
+  S(MemsetD8, "cuMemsetD8_v2");
+  S(LaunchKernel, "cuLaunchKernel");
+  S(CtxSynchronize, "cuCtxSynchronize");
+  S(GetErrorName, "cuGetErrorName");
+#undef S
+  int dev;
+  CUcontext ctx;
+  if (cu.Init(0) || cu.DeviceGet(&dev, 0) || cu.DevicePrimaryCtxRetain(&ctx, dev) || cu.CtxSetCurrent(ctx)) return false;
+  return true;
+}
+
+/* ---- arrays and launches ------------------------------------------------------------------------ */
+typedef struct Arr {
+  CUdeviceptr d;
+  size_t bytes;
+  int rank;
+  int64_t shape[3], strides[3];
+} Arr;
+
+static Arr arr_new(const void *host, size_t esize, int rank, const int64_t *shape) {
+  Arr a = {0};
+  a.rank = rank;
+  size_t n = 1;
+  for (int k = 0; k < rank; k++) {
+    a.shape[k] = shape[k];
+    n *= (size_t)shape[k];
+  }
+  int64_t s = (int64_t)esize;
+  for (int k = rank - 1; k >= 0; k--) {
+    a.strides[k] = s;
+    s *= shape[k];
+  }
+  a.bytes = n * esize;
+  cu_check(cu.MemAlloc(&a.d, a.bytes ? a.bytes : 1), "cuMemAlloc");
+  if (host) cu_check(cu.MemcpyHtoD(a.d, host, a.bytes), "cuMemcpyHtoD");
+  else cu_check(cu.MemsetD8(a.d, 0, a.bytes), "cuMemsetD8");
+  return a;
+}
+
+static Arr arr1(const void *host, size_t esize, int64_t n) { return arr_new(host, esize, 1, &n); }
+static void arr_get(Arr *a, void *host) { cu_check(cu.MemcpyDtoH(host, a->d, a->bytes), "cuMemcpyDtoH"); }
+static void arr_free(Arr *a) { cu.MemFree(a->d); }
+
+/* Kernel arguments packed by the kernel ABI (abi.h). */
+typedef struct Args {
+  void *ptrs[64];
+  union { CUdeviceptr p; int64_t i; double f; float f32; int32_t i32; uint8_t b; } vals[64];
+  int n;
+} Args;
+
+static void arg_arr(Args *g, const Arr *a) {
+  g->vals[g->n].p = a->d;
+  g->ptrs[g->n] = &g->vals[g->n];
+  g->n++;
+  for (int k = 0; k < a->rank; k++) { g->vals[g->n].i = a->shape[k]; g->ptrs[g->n] = &g->vals[g->n]; g->n++; }
+  for (int k = 0; k < a->rank; k++) { g->vals[g->n].i = a->strides[k]; g->ptrs[g->n] = &g->vals[g->n]; g->n++; }
+}
+
+static bool launch(CUmodule m, const char *name, unsigned gx, unsigned bx, unsigned shmem, Args *g) {
+  CUfunction f;
+  CUresult r = cu.ModuleGetFunction(&f, m, name);
+  cu_check(r, name);
+  if (r) return false;
+  r = cu.LaunchKernel(f, gx, 1, 1, bx, 1, 1, shmem, NULL, g->ptrs, NULL);
+  cu_check(r, "cuLaunchKernel");
+  if (!r) cu_check(r = cu.CtxSynchronize(), "cuCtxSynchronize");
+  return r == 0;
+}
+
+
+/* Compiles kir text with the current backend and loads the PTX. */
+static int backend_kind;
+static CUmodule compile_load(const char *kir) {
+  kf_context *ctx = kf_context_create();
+  kf_module *m = NULL;
+  CUmodule mod = NULL;
+  char *ptx = NULL;
+  if (kf_module_parse(ctx, "gpu.kir", kir, strlen(kir), &m) != KF_OK || kf_module_verify(m) != KF_OK) {
+    printf("FAIL [%s] kir: %s\n", backend_name, kf_context_diagnostics(ctx));
+    failures++;
+  } else {
+    kf_codegen_options o;
+    kf_codegen_options_init(&o);
+    o.backend = backend_kind ? KF_BACKEND_LLVM : KF_BACKEND_NVVM;
+    if (kf_module_emit_ptx(m, &o, &ptx, NULL) != KF_OK) {
+      printf("FAIL [%s] compile: %s\n", backend_name, kf_context_diagnostics(ctx));
+      failures++;
+    } else {
+      char log[8192] = "";
+      int opts[2] = {5 /* CU_JIT_ERROR_LOG_BUFFER */, 6 /* CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES */};
+      void *vals[2] = {log, (void *)(uintptr_t)sizeof log};
+      CUresult r = cu.ModuleLoadDataEx(&mod, ptx, 2, opts, vals);
+      if (r) {
+        cu_check(r, "cuModuleLoadDataEx");
+        printf("%s\n", log);
+        mod = NULL;
+      }
+    }
+  }
+  kf_free(ptx);
+  kf_module_destroy(m);
+  kf_context_destroy(ctx);
+  return mod;
+}
+
+static bool launch2(CUmodule m, const char *name, unsigned gx, unsigned gy, unsigned bx, unsigned by, Args *g) {
+  CUfunction f;
+  CUresult r = cu.ModuleGetFunction(&f, m, name);
+  cu_check(r, name);
+  if (r) return false;
+  r = cu.LaunchKernel(f, gx, gy, 1, bx, by, 1, 0, NULL, g->ptrs, NULL);
+  cu_check(r, "cuLaunchKernel");
+  if (!r) cu_check(r = cu.CtxSynchronize(), "cuCtxSynchronize");
+  return r == 0;
+}
+
+/* ---- Python integer semantics -------------------------------------------------------------------- */
+static const char *K_INT =
+    "func.func() ({\n"
+    "^bb0(%x: array<i64, 1, C>, %y: array<i64, 1, C>, %out: array<i64, 2, C>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %bx = gpu.block_id() {dim = 0} : () -> (i32)\n"
+    "  %bd = gpu.block_dim() {dim = 0} : () -> (i32)\n"
+    "  %m = arith.muli(%bx, %bd) : (i32, i32) -> (i32)\n"
+    "  %t = arith.addi(%m, %tx) : (i32, i32) -> (i32)\n"
+    "  %i = arith.extsi(%t) : (i32) -> (i64)\n"
+    "  %n = mem.dim(%x) {axis = 0} : (array<i64, 1, C>) -> (i64)\n"
+    "  %in = arith.cmpi(%i, %n) {pred = \"slt\"} : (i64, i64) -> (i1)\n"
+    "  scf.if(%in) ({\n"
+    "    %a = mem.load(%x, %i) : (array<i64, 1, C>, i64) -> (i64)\n"
+    "    %b = mem.load(%y, %i) : (array<i64, 1, C>, i64) -> (i64)\n"
+    "    %c0 = arith.constant() {value = 0} : () -> (i64)\n"
+    "    %c1 = arith.constant() {value = 1} : () -> (i64)\n"
+    "    %c2 = arith.constant() {value = 2} : () -> (i64)\n"
+    "    %c3 = arith.constant() {value = 3} : () -> (i64)\n"
+    "    %c4 = arith.constant() {value = 4} : () -> (i64)\n"
+    "    %c5 = arith.constant() {value = 5} : () -> (i64)\n"
+    "    %c6 = arith.constant() {value = 6} : () -> (i64)\n"
+    "    %c7 = arith.constant() {value = 7} : () -> (i64)\n"
+    "    %r0 = arith.floordivsi(%a, %b) : (i64, i64) -> (i64)\n"
+    "    mem.store(%r0, %out, %i, %c0) : (i64, array<i64, 2, C>, i64, i64) -> ()\n"
+    "    %r1 = arith.floormodsi(%a, %b) : (i64, i64) -> (i64)\n"
+    "    mem.store(%r1, %out, %i, %c1) : (i64, array<i64, 2, C>, i64, i64) -> ()\n"
+    "    %r2 = arith.divsi(%a, %b) : (i64, i64) -> (i64)\n"
+    "    mem.store(%r2, %out, %i, %c2) : (i64, array<i64, 2, C>, i64, i64) -> ()\n"
+    "    %r3 = arith.remsi(%a, %b) : (i64, i64) -> (i64)\n"
+    "    mem.store(%r3, %out, %i, %c3) : (i64, array<i64, 2, C>, i64, i64) -> ()\n"
+    "    %r4 = arith.ipow(%a, %b) : (i64, i64) -> (i64)\n"
+    "    mem.store(%r4, %out, %i, %c4) : (i64, array<i64, 2, C>, i64, i64) -> ()\n"
+    "    %r5 = arith.shli(%a, %b) : (i64, i64) -> (i64)\n"
+    "    mem.store(%r5, %out, %i, %c5) : (i64, array<i64, 2, C>, i64, i64) -> ()\n"
+    "    %r6 = arith.shrsi(%a, %b) : (i64, i64) -> (i64)\n"
+    "    mem.store(%r6, %out, %i, %c6) : (i64, array<i64, 2, C>, i64, i64) -> ()\n"
+    "    %a32 = arith.trunci(%a) : (i64) -> (u32)\n"
+    "    %p = arith.popc(%a32) : (u32) -> (u32)\n"
+    "    %z = arith.clz(%a32) : (u32) -> (u32)\n"
+    "    %f = arith.ffs(%a32) : (u32) -> (u32)\n"
+    "    %k8 = arith.constant() {value = 8 : u32} : () -> (u32)\n"
+    "    %k16 = arith.constant() {value = 16 : u32} : () -> (u32)\n"
+    "    %zs = arith.shli(%z, %k8) : (u32, u32) -> (u32)\n"
+    "    %fs = arith.shli(%f, %k16) : (u32, u32) -> (u32)\n"
+    "    %o1 = arith.ori(%p, %zs) : (u32, u32) -> (u32)\n"
+    "    %o2 = arith.ori(%o1, %fs) : (u32, u32) -> (u32)\n"
+    "    %w = arith.extui(%o2) : (u32) -> (i64)\n"
+    "    mem.store(%w, %out, %i, %c7) : (i64, array<i64, 2, C>, i64, i64) -> ()\n"
+    "    scf.yield() : () -> ()\n"
+    "  }, {\n"
+    "    scf.yield() : () -> ()\n"
+    "  }) : (i1) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @pyint, function_type = (array<i64, 1, C>, array<i64, 1, C>, array<i64, 2, C>) -> (), kernel} : () -> ()\n";
+
+static int64_t py_floordiv(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  int64_t q = a / b, r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) q--;
+  return q;
+}
+static int64_t py_floormod(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+static int64_t py_ipow(int64_t a, int64_t b) {
+  if (b < 0) return 0;
+  uint64_t r = 1, x = (uint64_t)a, e = (uint64_t)b;
+  while (e) {
+    if (e & 1) r *= x;
+    x *= x;
+    e >>= 1;
+  }
+  return (int64_t)r;
+}
+
+static void test_int(void) {
+  static const int64_t xs[] = {7, -7, 7, -7, 0, 1, -1, 123456789, -123456789, 5, 3, -3, 2, 2, 2, 1, -1, 255, 0xF0F0, 1LL << 40, -5, 9, 17, -17};
+  static const int64_t ys[] = {2, 2, -2, -2, 3, 0, 0, 1000, 1000, 1, 4, 3, 10, 62, 63, 64, 70, -1, 4, 3, 1, 0, 5, -5};
+  enum { N = sizeof xs / sizeof xs[0] };
+  CUmodule m = compile_load(K_INT);
+  if (!m) return;
+  int64_t shape[2] = {N, 8};
+  Arr x = arr1(xs, 8, N), y = arr1(ys, 8, N), out = arr_new(NULL, 8, 2, shape);
+  Args g = {0};
+  arg_arr(&g, &x);
+  arg_arr(&g, &y);
+  arg_arr(&g, &out);
+  if (launch(m, "pyint", 1, 64, 0, &g)) {
+    int64_t r[N][8];
+    arr_get(&out, r);
+    for (int i = 0; i < N; i++) {
+      int64_t a = xs[i], b = ys[i];
+      CHECK(r[i][0] == py_floordiv(a, b), "%lld // %lld = %lld, want %lld", (long long)a, (long long)b, (long long)r[i][0], (long long)py_floordiv(a, b));
+      CHECK(r[i][1] == py_floormod(a, b), "%lld %% %lld = %lld, want %lld", (long long)a, (long long)b, (long long)r[i][1], (long long)py_floormod(a, b));
+      int64_t d = b ? a / b : 0, rm = b ? a % b : 0;
+      CHECK(r[i][2] == d, "divsi(%lld, %lld) = %lld, want %lld", (long long)a, (long long)b, (long long)r[i][2], (long long)d);
+      CHECK(r[i][3] == rm, "remsi(%lld, %lld) = %lld, want %lld", (long long)a, (long long)b, (long long)r[i][3], (long long)rm);
+      CHECK(r[i][4] == py_ipow(a, b), "%lld ** %lld = %lld, want %lld", (long long)a, (long long)b, (long long)r[i][4], (long long)py_ipow(a, b));
+      int64_t shl = (uint64_t)b >= 64 ? 0 : (int64_t)((uint64_t)a << b);
+      int64_t shr = (uint64_t)b >= 64 ? (a >> 63) : (a >> b);
+      CHECK(r[i][5] == shl, "%lld << %lld = %lld, want %lld", (long long)a, (long long)b, (long long)r[i][5], (long long)shl);
+      CHECK(r[i][6] == shr, "%lld >> %lld = %lld, want %lld", (long long)a, (long long)b, (long long)r[i][6], (long long)shr);
+      uint32_t a32 = (uint32_t)a;
+      uint32_t p = (uint32_t)__builtin_popcount(a32), z = a32 ? (uint32_t)__builtin_clz(a32) : 32, f = (uint32_t)__builtin_ffs((int)a32);
+      int64_t bits = (int64_t)(p | (z << 8) | (f << 16));
+      CHECK(r[i][7] == bits, "popc/clz/ffs(%u) = %llx, want %llx", a32, (long long)r[i][7], (long long)bits);
+    }
+  }
+  arr_free(&x);
+  arr_free(&y);
+  arr_free(&out);
+  cu.ModuleUnload(m);
+}
+
+/* ---- Python float semantics ------------------------------------------------------------------------ */
+static const char *K_FLOAT =
+    "func.func() ({\n"
+    "^bb0(%x: array<f64, 1, C>, %y: array<f64, 1, C>, %e: array<i64, 1, C>, %out: array<f64, 2, C>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %i = arith.extsi(%tx) : (i32) -> (i64)\n"
+    "  %n = mem.dim(%x) {axis = 0} : (array<f64, 1, C>) -> (i64)\n"
+    "  %in = arith.cmpi(%i, %n) {pred = \"slt\"} : (i64, i64) -> (i1)\n"
+    "  cf.cond_br(%in) [^bb1, ^bb2] : (i1) -> ()\n"
+    "^bb1:\n"
+    "  %a = mem.load(%x, %i) : (array<f64, 1, C>, i64) -> (f64)\n"
+    "  %b = mem.load(%y, %i) : (array<f64, 1, C>, i64) -> (f64)\n"
+    "  %k = mem.load(%e, %i) : (array<i64, 1, C>, i64) -> (i64)\n"
+    "  %c0 = arith.constant() {value = 0} : () -> (i64)\n"
+    "  %c1 = arith.constant() {value = 1} : () -> (i64)\n"
+    "  %c2 = arith.constant() {value = 2} : () -> (i64)\n"
+    "  %c3 = arith.constant() {value = 3} : () -> (i64)\n"
+    "  %c4 = arith.constant() {value = 4} : () -> (i64)\n"
+    "  %c5 = arith.constant() {value = 5} : () -> (i64)\n"
+    "  %c6 = arith.constant() {value = 6} : () -> (i64)\n"
+    "  %r0 = arith.floordivf(%a, %b) : (f64, f64) -> (f64)\n"
+    "  mem.store(%r0, %out, %i, %c0) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %r1 = arith.floormodf(%a, %b) : (f64, f64) -> (f64)\n"
+    "  mem.store(%r1, %out, %i, %c1) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %r2 = arith.remf(%a, %b) : (f64, f64) -> (f64)\n"
+    "  mem.store(%r2, %out, %i, %c2) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %r3 = arith.minf(%a, %b) : (f64, f64) -> (f64)\n"
+    "  mem.store(%r3, %out, %i, %c3) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %r4 = arith.maxf(%a, %b) : (f64, f64) -> (f64)\n"
+    "  mem.store(%r4, %out, %i, %c4) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %r5 = math.powi(%a, %k) : (f64, i64) -> (f64)\n"
+    "  mem.store(%r5, %out, %i, %c5) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %r6 = math.round(%a) : (f64) -> (f64)\n"
+    "  mem.store(%r6, %out, %i, %c6) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  cf.br() [^bb2] : () -> ()\n"
+    "^bb2:\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @pyfloat, function_type = (array<f64, 1, C>, array<f64, 1, C>, array<i64, 1, C>, array<f64, 2, C>) -> (), kernel} : () -> ()\n";
+
+static double py_floordivf(double vx, double wx) {
+  if (wx == 0) return vx / wx;
+  double mod = fmod(vx, wx), div = (vx - mod) / wx, floordiv;
+  if (mod) {
+    if ((wx < 0) != (mod < 0)) div -= 1.0;
+  }
+  if (div) {
+    floordiv = floor(div);
+    if (div - floordiv > 0.5) floordiv += 1.0;
+  } else {
+    floordiv = copysign(0.0, vx / wx);
+  }
+  return floordiv;
+}
+static double py_floormodf(double vx, double wx) {
+  double mod = fmod(vx, wx);
+  if (mod) {
+    if ((wx < 0) != (mod < 0)) mod += wx;
+  } else {
+    mod = copysign(0.0, wx);
+  }
+  return mod;
+}
+static double powi_ref(double x, int64_t n) {
+  uint64_t e = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+  double r = 1.0;
+  while (e) {
+    if (e & 1) r *= x;
+    x *= x;
+    e >>= 1;
+  }
+  return n < 0 ? 1.0 / r : r;
+}
+static bool same(double a, double b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
+
+static void test_float(void) {
+  static const double xs[] = {7.5, -7.5, 7.5, -7.5, 0.0, -0.0, 1.0, NAN, 2.0, 1e300, 3.0, -2.5, 0.5, 1.5, 2.5, -3.5, 5.0};
+  static const double ys[] = {2.0, 2.0, -2.0, -2.0, 3.0, 3.0, 0.0, 1.0, NAN, 1e-300, INFINITY, 0.5, -0.25, 1.0, 1.0, 2.0, -0.0};
+  static const int64_t es[] = {3, -2, 0, 5, 2, 1, 10, 2, 7, 1, -3, 4, 11, 31, 2, 3, 64};
+  enum { N = sizeof xs / sizeof xs[0] };
+  CUmodule m = compile_load(K_FLOAT);
+  if (!m) return;
+  int64_t shape[2] = {N, 7};
+  Arr x = arr1(xs, 8, N), y = arr1(ys, 8, N), e = arr1(es, 8, N), out = arr_new(NULL, 8, 2, shape);
+  Args g = {0};
+  arg_arr(&g, &x);
+  arg_arr(&g, &y);
+  arg_arr(&g, &e);
+  arg_arr(&g, &out);
+  if (launch(m, "pyfloat", 1, 32, 0, &g)) {
+    double r[N][7];
+    arr_get(&out, r);
+    for (int i = 0; i < N; i++) {
+      double a = xs[i], b = ys[i];
+      double want[7] = {py_floordivf(a, b), py_floormodf(a, b), fmod(a, b), b < a ? b : a, b > a ? b : a, powi_ref(a, es[i]), nearbyint(a)};
+      static const char *names[7] = {"//", "%", "fmod", "min", "max", "powi", "round"};
+      for (int k = 0; k < 7; k++)
+        CHECK(same(r[i][k], want[k]), "%s(%g, %g) = %.17g, want %.17g", names[k], a, k == 5 ? (double)es[i] : b, r[i][k], want[k]);
+    }
+  }
+  arr_free(&x);
+  arr_free(&y);
+  arr_free(&e);
+  arr_free(&out);
+  cu.ModuleUnload(m);
+}
+
+/* ---- bounds checks and the error record ------------------------------------------------------------ */
+static const char *K_BOUNDS =
+    "func.func() ({\n"
+    "^bb0(%v: array<f32, 1, C>, %i: i64):\n"
+    "  %n = mem.dim(%v) {axis = 0} : (array<f32, 1, C>) -> (i64)\n"
+    "  check.bounds(%i, %n) {axis = 0} : (i64, i64) -> ()\n"
+    "  %one = arith.constant() {value = 1.0 : f32} : () -> (f32)\n"
+    "  mem.store(%one, %v, %i) : (f32, array<f32, 1, C>, i64) -> ()\n"
+    "  func.return(%one) : (f32) -> ()\n"
+    "}) {sym_name = @put, function_type = (array<f32, 1, C>, i64) -> (f32), device} : () -> ()\n"
+    "func.func() ({\n"
+    "^bb0(%out: array<i64, 1, C>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %bx = gpu.block_id() {dim = 0} : () -> (i32)\n"
+    "  %bd = gpu.block_dim() {dim = 0} : () -> (i32)\n"
+    "  %m = arith.muli(%bx, %bd) : (i32, i32) -> (i32)\n"
+    "  %t = arith.addi(%m, %tx) : (i32, i32) -> (i32)\n"
+    "  %i = arith.extsi(%t) : (i32) -> (i64)\n"
+    "  %n = mem.dim(%out) {axis = 0} : (array<i64, 1, C>) -> (i64)\n"
+    "  check.bounds(%i, %n) {axis = 0} : (i64, i64) -> ()\n"
+    "  mem.store(%i, %out, %i) : (i64, array<i64, 1, C>, i64) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @foo_grid, function_type = (array<i64, 1, C>) -> (), kernel} : () -> ()\n"
+    "func.func() ({\n"
+    "^bb0(%v: array<f32, 1, C>, %done: array<i32, 1, C>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %i = arith.extsi(%tx) : (i32) -> (i64)\n"
+    "  %x = func.call(%v, %i) {callee = @put} : (array<f32, 1, C>, i64) -> (f32)\n"
+    "  %one = arith.constant() {value = 1 : i32} : () -> (i32)\n"
+    "  mem.store(%one, %done, %i) : (i32, array<i32, 1, C>, i64) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @via_device, function_type = (array<f32, 1, C>, array<i32, 1, C>) -> (), kernel} : () -> ()\n";
+
+static void test_bounds(void) {
+  CUmodule m = compile_load(K_BOUNDS);
+  if (!m) return;
+  CUdeviceptr rec_d, str_d;
+  size_t rec_n = 0, str_n = 0;
+  cu_check(cu.ModuleGetGlobal(&rec_d, &rec_n, m, KF_ERROR_RECORD_SYMBOL), "cuModuleGetGlobal(__kf_error)");
+  cu_check(cu.ModuleGetGlobal(&str_d, &str_n, m, KF_ERROR_STRINGS_SYMBOL), "cuModuleGetGlobal(__kf_error_strings)");
+  CHECK(rec_n == sizeof(kf_error_record), "record size %zu", rec_n);
+  char table[256] = {0};
+  if (str_n && str_n <= sizeof table) cu_check(cu.MemcpyDtoH(table, str_d, str_n), "read strings");
+  const char *k0 = kf_error_string(table, str_n, KF_ERROR_STRINGS_KERNELS, 0);
+  const char *k1 = kf_error_string(table, str_n, KF_ERROR_STRINGS_KERNELS, 1);
+  const char *f0 = kf_error_string(table, str_n, KF_ERROR_STRINGS_FILES, 0);
+  CHECK(k0 && strcmp(k0, "foo_grid") == 0 && k1 && strcmp(k1, "via_device") == 0, "kernel names");
+  CHECK(f0 && strcmp(f0, "gpu.kir") == 0, "file name");
+  /* foo_grid with 32 threads over 10 elements */
+  Arr out = arr1(NULL, 8, 10);
+  Args g = {0};
+  arg_arr(&g, &out);
+  kf_error_record rec;
+  if (launch(m, "foo_grid", 1, 32, 0, &g)) {
+    cu_check(cu.MemcpyDtoH(&rec, rec_d, sizeof rec), "read record");
+    CHECK(rec.flag == KF_ERROR_BOUNDS, "flag %u", rec.flag);
+    CHECK(rec.kernel_id == 0, "kernel id %u", rec.kernel_id);
+    CHECK(rec.file_id == 0, "file id %u", rec.file_id);
+    CHECK(rec.line == 18 && rec.col == 3, "location %u:%u", rec.line, rec.col);
+    CHECK(rec.axis == 0 && rec.extent == 10 && rec.index >= 10 && rec.index < 32, "axis %u index %lld extent %lld",
+          rec.axis, (long long)rec.index, (long long)rec.extent);
+    int64_t v[10];
+    arr_get(&out, v);
+    for (int i = 0; i < 10; i++) CHECK(v[i] == i, "out[%d] = %lld", i, (long long)v[i]);
+  }
+  /* the context survives; a clean launch leaves the (reset) record alone */
+  cu_check(cu.MemsetD8(rec_d, 0, sizeof rec), "reset record");
+  Arr out2 = arr1(NULL, 8, 64);
+  Args g2 = {0};
+  arg_arr(&g2, &out2);
+  if (launch(m, "foo_grid", 2, 32, 0, &g2)) {
+    cu_check(cu.MemcpyDtoH(&rec, rec_d, sizeof rec), "read record");
+    CHECK(rec.flag == 0, "clean launch: flag %u", rec.flag);
+  }
+  /* a failure inside a device function: the thread ends there */
+  Arr v = arr1(NULL, 4, 8), done = arr1(NULL, 4, 32);
+  Args g3 = {0};
+  arg_arr(&g3, &v);
+  arg_arr(&g3, &done);
+  if (launch(m, "via_device", 1, 32, 0, &g3)) {
+    cu_check(cu.MemcpyDtoH(&rec, rec_d, sizeof rec), "read record");
+    CHECK(rec.flag == KF_ERROR_BOUNDS && rec.kernel_id == KF_ERROR_KERNEL_UNKNOWN && rec.line == 4 && rec.extent == 8 &&
+          rec.index >= 8, "device function record: flag %u kernel %u line %u index %lld", rec.flag, rec.kernel_id,
+          rec.line, (long long)rec.index);
+    int32_t d[32];
+    arr_get(&done, d);
+    for (int i = 0; i < 32; i++) CHECK(d[i] == (i < 8), "thread %d done = %d", i, d[i]);
+  }
+  arr_free(&out);
+  arr_free(&out2);
+  arr_free(&v);
+  arr_free(&done);
+  cu.ModuleUnload(m);
+}
+
+/* ---- atomics ------------------------------------------------------------------------------------------ */
+static const char *K_ATOMIC =
+    "mem.global() {sym_name = @hist, type = array<i32, 1, C>, shape = [4], space = \"shared\"} : () -> ()\n"
+    "func.func() ({\n"
+    "^bb0(%f: array<f32, 1, C>, %d: array<f64, 1, C>, %i: array<i32, 1, C>, %u: array<u32, 1, C>, %ul: array<u64, 1, C>, %h: array<i32, 1, C>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %bx = gpu.block_id() {dim = 0} : () -> (i32)\n"
+    "  %bd = gpu.block_dim() {dim = 0} : () -> (i32)\n"
+    "  %m = arith.muli(%bx, %bd) : (i32, i32) -> (i32)\n"
+    "  %t = arith.addi(%m, %tx) : (i32, i32) -> (i32)\n"
+    "  %c0 = arith.constant() {value = 0} : () -> (i64)\n"
+    "  %c1 = arith.constant() {value = 1} : () -> (i64)\n"
+    "  %c2 = arith.constant() {value = 2} : () -> (i64)\n"
+    "  %c3 = arith.constant() {value = 3} : () -> (i64)\n"
+    "  %onef = arith.constant() {value = 1.0 : f32} : () -> (f32)\n"
+    "  %a0 = gpu.atomic_rmw(%f, %c0, %onef) {kind = \"add\"} : (array<f32, 1, C>, i64, f32) -> (f32)\n"
+    "  %tf = arith.sitofp(%t) : (i32) -> (f32)\n"
+    "  %a1 = gpu.atomic_rmw(%f, %c1, %tf) {kind = \"max\"} : (array<f32, 1, C>, i64, f32) -> (f32)\n"
+    "  %ntf = arith.negf(%tf) : (f32) -> (f32)\n"
+    "  %a2 = gpu.atomic_rmw(%f, %c2, %ntf) {kind = \"min\"} : (array<f32, 1, C>, i64, f32) -> (f32)\n"
+    "  %a3 = gpu.atomic_rmw(%f, %c3, %onef) {kind = \"sub\"} : (array<f32, 1, C>, i64, f32) -> (f32)\n"
+    "  %half = arith.constant() {value = 0.5} : () -> (f64)\n"
+    "  %b0 = gpu.atomic_rmw(%d, %c0, %half) {kind = \"add\"} : (array<f64, 1, C>, i64, f64) -> (f64)\n"
+    "  %i0 = gpu.atomic_rmw(%i, %c0, %t) {kind = \"add\"} : (array<i32, 1, C>, i64, i32) -> (i32)\n"
+    "  %i1 = gpu.atomic_rmw(%i, %c1, %t) {kind = \"max\"} : (array<i32, 1, C>, i64, i32) -> (i32)\n"
+    "  %lim = arith.constant() {value = 100 : u32} : () -> (u32)\n"
+    "  %u0 = gpu.atomic_rmw(%u, %c0, %lim) {kind = \"inc\"} : (array<u32, 1, C>, i64, u32) -> (u32)\n"
+    "  %u1 = gpu.atomic_rmw(%u, %c1, %lim) {kind = \"dec\"} : (array<u32, 1, C>, i64, u32) -> (u32)\n"
+    "  %lim64 = arith.constant() {value = 100 : u64} : () -> (u64)\n"
+    "  %v0 = gpu.atomic_rmw(%ul, %c0, %lim64) {kind = \"inc\"} : (array<u64, 1, C>, i64, u64) -> (u64)\n"
+    "  %v1 = gpu.atomic_rmw(%ul, %c1, %lim64) {kind = \"dec\"} : (array<u64, 1, C>, i64, u64) -> (u64)\n"
+    "  %sh = mem.global_ref() {name = @hist} : () -> (array<i32, 1, C>)\n"
+    "  %zero = arith.constant() {value = 0 : i32} : () -> (i32)\n"
+    "  %isz = arith.cmpi(%tx, %zero) {pred = \"eq\"} : (i32, i32) -> (i1)\n"
+    "  scf.if(%isz) ({\n"
+    "    mem.store(%zero, %sh, %c0) : (i32, array<i32, 1, C>, i64) -> ()\n"
+    "    mem.store(%zero, %sh, %c1) : (i32, array<i32, 1, C>, i64) -> ()\n"
+    "    mem.store(%zero, %sh, %c2) : (i32, array<i32, 1, C>, i64) -> ()\n"
+    "    mem.store(%zero, %sh, %c3) : (i32, array<i32, 1, C>, i64) -> ()\n"
+    "    scf.yield() : () -> ()\n"
+    "  }, {\n"
+    "    scf.yield() : () -> ()\n"
+    "  }) : (i1) -> ()\n"
+    "  gpu.barrier() : () -> ()\n"
+    "  %three = arith.constant() {value = 3 : i32} : () -> (i32)\n"
+    "  %bin = arith.andi(%tx, %three) : (i32, i32) -> (i32)\n"
+    "  %bin64 = arith.extsi(%bin) : (i32) -> (i64)\n"
+    "  %one = arith.constant() {value = 1 : i32} : () -> (i32)\n"
+    "  %s0 = gpu.atomic_rmw(%sh, %bin64, %one) {kind = \"add\"} : (array<i32, 1, C>, i64, i32) -> (i32)\n"
+    "  gpu.barrier() : () -> ()\n"
+    "  %lt4 = arith.cmpi(%tx, %three) {pred = \"sle\"} : (i32, i32) -> (i1)\n"
+    "  scf.if(%lt4) ({\n"
+    "    %cnt = mem.load(%sh, %bin64) : (array<i32, 1, C>, i64) -> (i32)\n"
+    "    %g = gpu.atomic_rmw(%h, %bin64, %cnt) {kind = \"add\"} : (array<i32, 1, C>, i64, i32) -> (i32)\n"
+    "    scf.yield() : () -> ()\n"
+    "  }, {\n"
+    "    scf.yield() : () -> ()\n"
+    "  }) : (i1) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @atomics, function_type = (array<f32, 1, C>, array<f64, 1, C>, array<i32, 1, C>, array<u32, 1, C>, array<u64, 1, C>, array<i32, 1, C>) -> (), kernel} : () -> ()\n";
+
+static void test_atomics(void) {
+  CUmodule m = compile_load(K_ATOMIC);
+  if (!m) return;
+  float f0[4] = {0, -1, 1, 0};
+  Arr f = arr1(f0, 4, 4), d = arr1(NULL, 8, 1), i = arr1(NULL, 4, 2), u = arr1(NULL, 4, 2), ul = arr1(NULL, 8, 2),
+      h = arr1(NULL, 4, 4);
+  Args g = {0};
+  arg_arr(&g, &f);
+  arg_arr(&g, &d);
+  arg_arr(&g, &i);
+  arg_arr(&g, &u);
+  arg_arr(&g, &ul);
+  arg_arr(&g, &h);
+  enum { B = 4, T = 256, N = B * T };
+  if (launch(m, "atomics", B, T, 0, &g)) {
+    float fr[4];
+    double dr;
+    int32_t ir[2], hr[4];
+    uint32_t ur[2];
+    uint64_t ulr[2];
+    arr_get(&f, fr);
+    arr_get(&d, &dr);
+    arr_get(&i, ir);
+    arr_get(&u, ur);
+    arr_get(&ul, ulr);
+    arr_get(&h, hr);
+    CHECK(fr[0] == N, "f32 add: %g", fr[0]);
+    CHECK(fr[1] == N - 1, "f32 max (CAS): %g", fr[1]);
+    CHECK(fr[2] == -(N - 1), "f32 min (CAS): %g", fr[2]);
+    CHECK(fr[3] == -N, "f32 sub: %g", fr[3]);
+    CHECK(dr == 0.5 * N, "f64 add: %g", dr);
+    CHECK(ir[0] == N * (N - 1) / 2, "i32 add: %d", ir[0]);
+    CHECK(ir[1] == N - 1, "i32 max: %d", ir[1]);
+    CHECK(ur[0] == N % 101, "u32 inc: %u", ur[0]);
+    CHECK(ur[1] == 101 - N % 101, "u32 dec: %u", ur[1]);
+    CHECK(ulr[0] == N % 101, "u64 inc (CAS): %llu", (unsigned long long)ulr[0]);
+    CHECK(ulr[1] == 101 - N % 101, "u64 dec (CAS): %llu", (unsigned long long)ulr[1]);
+    for (int k = 0; k < 4; k++) CHECK(hr[k] == N / 4, "shared histogram bin %d: %d", k, hr[k]);
+  }
+  arr_free(&f);
+  arr_free(&d);
+  arr_free(&i);
+  arr_free(&u);
+  arr_free(&ul);
+  arr_free(&h);
+  cu.ModuleUnload(m);
+}
+
+/* ---- warp shuffles and votes ------------------------------------------------------------------------ */
+static const char *K_WARP =
+    "func.func() ({\n"
+    "^bb0(%d: array<f64, 1, C>, %i: array<i32, 1, C>, %l: array<i64, 1, C>, %f: array<f32, 1, C>, %out: array<f64, 2, C>, %votes: array<u32, 1, C>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %t = arith.extsi(%tx) : (i32) -> (i64)\n"
+    "  %mask = arith.constant() {value = 4294967295 : u32} : () -> (u32)\n"
+    "  %w = arith.constant() {value = 32 : i32} : () -> (i32)\n"
+    "  %one = arith.constant() {value = 1 : i32} : () -> (i32)\n"
+    "  %zero = arith.constant() {value = 0 : i32} : () -> (i32)\n"
+    "  %c0 = arith.constant() {value = 0} : () -> (i64)\n"
+    "  %c1 = arith.constant() {value = 1} : () -> (i64)\n"
+    "  %c2 = arith.constant() {value = 2} : () -> (i64)\n"
+    "  %c3 = arith.constant() {value = 3} : () -> (i64)\n"
+    "  %xd = mem.load(%d, %t) : (array<f64, 1, C>, i64) -> (f64)\n"
+    "  %yd = gpu.shfl(%mask, %xd, %one, %w) {mode = \"down\"} : (u32, f64, i32, i32) -> (f64)\n"
+    "  mem.store(%yd, %out, %t, %c0) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %xi = mem.load(%i, %t) : (array<i32, 1, C>, i64) -> (i32)\n"
+    "  %yi = gpu.shfl(%mask, %xi, %one, %w) {mode = \"xor\"} : (u32, i32, i32, i32) -> (i32)\n"
+    "  %yif = arith.sitofp(%yi) : (i32) -> (f64)\n"
+    "  mem.store(%yif, %out, %t, %c1) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %xl = mem.load(%l, %t) : (array<i64, 1, C>, i64) -> (i64)\n"
+    "  %yl = gpu.shfl(%mask, %xl, %one, %w) {mode = \"up\"} : (u32, i64, i32, i32) -> (i64)\n"
+    "  %ylf = arith.sitofp(%yl) : (i64) -> (f64)\n"
+    "  mem.store(%ylf, %out, %t, %c2) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %xf = mem.load(%f, %t) : (array<f32, 1, C>, i64) -> (f32)\n"
+    "  %w8 = arith.constant() {value = 8 : i32} : () -> (i32)\n"
+    "  %yf = gpu.shfl(%mask, %xf, %zero, %w8) {mode = \"idx\"} : (u32, f32, i32, i32) -> (f32)\n"
+    "  %yff = arith.extf(%yf) : (f32) -> (f64)\n"
+    "  mem.store(%yff, %out, %t, %c3) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %odd = arith.andi(%tx, %one) : (i32, i32) -> (i32)\n"
+    "  %p = arith.cmpi(%odd, %one) {pred = \"eq\"} : (i32, i32) -> (i1)\n"
+    "  %bal = gpu.vote(%mask, %p) {mode = \"ballot\"} : (u32, i1) -> (u32)\n"
+    "  %any = gpu.vote(%mask, %p) {mode = \"any\"} : (u32, i1) -> (i1)\n"
+    "  %all = gpu.vote(%mask, %p) {mode = \"all\"} : (u32, i1) -> (i1)\n"
+    "  %anyu = arith.extui(%any) : (i1) -> (u32)\n"
+    "  %allu = arith.extui(%all) : (i1) -> (u32)\n"
+    "  %isz = arith.cmpi(%tx, %zero) {pred = \"eq\"} : (i32, i32) -> (i1)\n"
+    "  scf.if(%isz) ({\n"
+    "    mem.store(%bal, %votes, %c0) : (u32, array<u32, 1, C>, i64) -> ()\n"
+    "    mem.store(%anyu, %votes, %c1) : (u32, array<u32, 1, C>, i64) -> ()\n"
+    "    mem.store(%allu, %votes, %c2) : (u32, array<u32, 1, C>, i64) -> ()\n"
+    "    scf.yield() : () -> ()\n"
+    "  }, {\n"
+    "    scf.yield() : () -> ()\n"
+    "  }) : (i1) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @warp, function_type = (array<f64, 1, C>, array<i32, 1, C>, array<i64, 1, C>, array<f32, 1, C>, array<f64, 2, C>, array<u32, 1, C>) -> (), kernel} : () -> ()\n";
+
+static void test_warp(void) {
+  CUmodule m = compile_load(K_WARP);
+  if (!m) return;
+  double xd[32];
+  int32_t xi[32];
+  int64_t xl[32];
+  float xf[32];
+  for (int k = 0; k < 32; k++) {
+    xd[k] = 1.0 / (k + 1) + 1e10 * k; /* uses both 32-bit halves */
+    xi[k] = 1000 + k;
+    xl[k] = ((int64_t)k << 33) + k;
+    xf[k] = (float)k * 0.5f;
+  }
+  int64_t shape[2] = {32, 4};
+  Arr d = arr1(xd, 8, 32), i = arr1(xi, 4, 32), l = arr1(xl, 8, 32), f = arr1(xf, 4, 32), out = arr_new(NULL, 8, 2, shape),
+      votes = arr1(NULL, 4, 3);
+  Args g = {0};
+  arg_arr(&g, &d);
+  arg_arr(&g, &i);
+  arg_arr(&g, &l);
+  arg_arr(&g, &f);
+  arg_arr(&g, &out);
+  arg_arr(&g, &votes);
+  if (launch(m, "warp", 1, 32, 0, &g)) {
+    double r[32][4];
+    uint32_t v[3];
+    arr_get(&out, r);
+    arr_get(&votes, v);
+    for (int k = 0; k < 32; k++) {
+      CHECK(r[k][0] == xd[k < 31 ? k + 1 : k], "shfl down f64 lane %d: %.17g", k, r[k][0]);
+      CHECK(r[k][1] == xi[k ^ 1], "shfl xor i32 lane %d: %g", k, r[k][1]);
+      CHECK(r[k][2] == (double)xl[k > 0 ? k - 1 : k], "shfl up i64 lane %d: %g", k, r[k][2]);
+      CHECK(r[k][3] == xf[k & ~7], "shfl idx f32 width 8 lane %d: %g", k, r[k][3]);
+    }
+    CHECK(v[0] == 0xAAAAAAAAu, "ballot %08x", v[0]);
+    CHECK(v[1] == 1 && v[2] == 0, "any %u all %u", v[1], v[2]);
+  }
+  arr_free(&d);
+  arr_free(&i);
+  arr_free(&l);
+  arr_free(&f);
+  arr_free(&out);
+  arr_free(&votes);
+  cu.ModuleUnload(m);
+}
+
+/* ---- shared tiles with barriers (seed fast_matmul), dynamic shared, const and local arrays -------- */
+static char *read_text(const char *path) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  fseek(fp, 0, SEEK_END);
+  long n = ftell(fp);
+  fseek(fp, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  if (fread(s, 1, (size_t)n, fp) != (size_t)n) n = 0;
+  s[n] = 0;
+  fclose(fp);
+  return s;
+}
+
+static void test_matmul(void) {
+  char *kir = read_text("test/backend/Inputs/seed_fast_matmul.kir");
+  if (!kir) {
+    printf("FAIL: run from the repository root (test/backend/Inputs/seed_fast_matmul.kir)\n");
+    failures++;
+    return;
+  }
+  CUmodule m = compile_load(kir);
+  free(kir);
+  if (!m) return;
+  enum { TPB = 16, M = 32, K = 48, NN = 16 };
+  static float A[M][K], B[K][NN];
+  for (int r = 0; r < M; r++)
+    for (int c = 0; c < K; c++) A[r][c] = (float)((r + c) % 7) - 3.0f;
+  for (int r = 0; r < K; r++)
+    for (int c = 0; c < NN; c++) B[r][c] = (float)((r * 3 + c) % 5) - 2.0f;
+  int64_t sa[2] = {M, K}, sb[2] = {K, NN}, sc[2] = {M, NN};
+  Arr a = arr_new(A, 4, 2, sa), b = arr_new(B, 4, 2, sb), c = arr_new(NULL, 8, 2, sc);
+  Args g = {0};
+  arg_arr(&g, &a);
+  arg_arr(&g, &b);
+  arg_arr(&g, &c);
+  if (launch2(m, "fast_matmul", M / TPB, NN / TPB, TPB, TPB, &g)) {
+    static double C[M][NN];
+    arr_get(&c, C);
+    for (int r = 0; r < M; r++)
+      for (int q = 0; q < NN; q++) {
+        double want = 0;
+        for (int k = 0; k < K; k++) want += (double)(A[r][k] * B[k][q]);
+        CHECK(C[r][q] == want, "C[%d][%d] = %g, want %g", r, q, C[r][q], want);
+      }
+  }
+  arr_free(&a);
+  arr_free(&b);
+  arr_free(&c);
+  cu.ModuleUnload(m);
+}
+
+static const char *K_MEM =
+    "mem.global() {sym_name = @table, type = array<i32, 1, C>, shape = [4], space = \"const\", value = [10 : i32, 20 : i32, 30 : i32, 40 : i32]} : () -> ()\n"
+    "func.func() ({\n"
+    "^bb0(%out: array<i64, 1, C>, %m: array<f32, 2, A>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %t = arith.extsi(%tx) : (i32) -> (i64)\n"
+    "  %dyn = mem.dynamic_shared() : () -> (array<f32, 1, C>)\n"
+    "  %dn = mem.dim(%dyn) {axis = 0} : (array<f32, 1, C>) -> (i64)\n"
+    "  %tf = arith.sitofp(%tx) : (i32) -> (f32)\n"
+    "  mem.store(%tf, %dyn, %t) : (f32, array<f32, 1, C>, i64) -> ()\n"
+    "  gpu.barrier() : () -> ()\n"
+    "  %c31 = arith.constant() {value = 31} : () -> (i64)\n"
+    "  %r = arith.subi(%c31, %t) : (i64, i64) -> (i64)\n"
+    "  %back = mem.load(%dyn, %r) : (array<f32, 1, C>, i64) -> (f32)\n"
+    "  %tab = mem.global_ref() {name = @table} : () -> (array<i32, 1, C>)\n"
+    "  %c3 = arith.constant() {value = 3} : () -> (i64)\n"
+    "  %k = arith.andi(%t, %c3) : (i64, i64) -> (i64)\n"
+    "  %tv = mem.load(%tab, %k) : (array<i32, 1, C>, i64) -> (i32)\n"
+    "  %loc = mem.alloca() {shape = [4]} : () -> (array<i64, 1, C>)\n"
+    "  %tv64 = arith.extsi(%tv) : (i32) -> (i64)\n"
+    "  mem.store(%tv64, %loc, %k) : (i64, array<i64, 1, C>, i64) -> ()\n"
+    "  %lv = mem.load(%loc, %k) : (array<i64, 1, C>, i64) -> (i64)\n"
+    "  %bi = arith.fptosi(%back) : (f32) -> (i64)\n"
+    "  %k1000 = arith.constant() {value = 1000} : () -> (i64)\n"
+    "  %k1000000 = arith.constant() {value = 1000000} : () -> (i64)\n"
+    "  %s1 = arith.muli(%dn, %k1000000) : (i64, i64) -> (i64)\n"
+    "  %s2 = arith.muli(%lv, %k1000) : (i64, i64) -> (i64)\n"
+    "  %s3 = arith.addi(%s1, %s2) : (i64, i64) -> (i64)\n"
+    "  %s4 = arith.addi(%s3, %bi) : (i64, i64) -> (i64)\n"
+    "  mem.store(%s4, %out, %t) : (i64, array<i64, 1, C>, i64) -> ()\n"
+    "  %c0 = arith.constant() {value = 0} : () -> (i64)\n"
+    "  %c1 = arith.constant() {value = 1} : () -> (i64)\n"
+    "  %x = mem.load(%m, %c1, %c0) : (array<f32, 2, A>, i64, i64) -> (f32)\n"
+    "  mem.store(%x, %m, %c0, %t) : (f32, array<f32, 2, A>, i64, i64) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @memk, function_type = (array<i64, 1, C>, array<f32, 2, A>) -> (), kernel} : () -> ()\n";
+
+static void test_mem(void) {
+  CUmodule m = compile_load(K_MEM);
+  if (!m) return;
+  /* a strided (layout A) view: every other column of a 2 x 64 matrix */
+  static float full[2][64];
+  for (int c = 0; c < 64; c++) full[1][c] = 7.0f;
+  Arr out = arr1(NULL, 8, 32);
+  int64_t fs[2] = {2, 64};
+  Arr mat = arr_new(full, 4, 2, fs);
+  mat.shape[1] = 32;
+  mat.strides[1] = 8;
+  Args g = {0};
+  arg_arr(&g, &out);
+  arg_arr(&g, &mat);
+  if (launch(m, "memk", 1, 32, 32 * 4, &g)) {
+    int64_t r[32];
+    arr_get(&out, r);
+    for (int k = 0; k < 32; k++) {
+      int64_t want = 32 * 1000000 + (10 * ((k & 3) + 1)) * 1000 + (31 - k);
+      CHECK(r[k] == want, "thread %d: %lld, want %lld", k, (long long)r[k], (long long)want);
+    }
+    float back[2][64];
+    arr_get(&mat, back);
+    for (int c = 0; c < 64; c++) CHECK(back[0][c] == ((c % 2 == 0) ? 7.0f : 0.0f), "strided store col %d: %g", c, back[0][c]);
+  }
+  arr_free(&out);
+  arr_free(&mat);
+  cu.ModuleUnload(m);
+}
+
+/* libdevice through both backends: the LLVM path links libdevice itself and folds __nvvm_reflect; its
+ * results must be bit-identical to libNVVM's. */
+static const char *K_LIBDEVICE =
+    "func.func() ({\n"
+    "^bb0(%x: array<f32, 1, C>, %y: array<f64, 1, C>, %out: array<f64, 2, C>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %i = arith.extsi(%tx) : (i32) -> (i64)\n"
+    "  %a = mem.load(%x, %i) : (array<f32, 1, C>, i64) -> (f32)\n"
+    "  %b = mem.load(%y, %i) : (array<f64, 1, C>, i64) -> (f64)\n"
+    "  %c0 = arith.constant() {value = 0} : () -> (i64)\n"
+    "  %c1 = arith.constant() {value = 1} : () -> (i64)\n"
+    "  %c2 = arith.constant() {value = 2} : () -> (i64)\n"
+    "  %c3 = arith.constant() {value = 3} : () -> (i64)\n"
+    "  %c4 = arith.constant() {value = 4} : () -> (i64)\n"
+    "  %c5 = arith.constant() {value = 5} : () -> (i64)\n"
+    "  %c6 = arith.constant() {value = 6} : () -> (i64)\n"
+    "  %c7 = arith.constant() {value = 7} : () -> (i64)\n"
+    "  %r0 = math.sqrt(%a) : (f32) -> (f32)\n"
+    "  %r1 = math.exp(%a) : (f32) -> (f32)\n"
+    "  %r2 = math.sin(%a) : (f32) -> (f32)\n"
+    "  %r3 = math.pow(%a, %r0) : (f32, f32) -> (f32)\n"
+    "  %r4 = math.erf(%b) : (f64) -> (f64)\n"
+    "  %r5 = math.tanh(%b) : (f64) -> (f64)\n"
+    "  %r6 = math.lgamma(%b) : (f64) -> (f64)\n"
+    "  %r7 = math.gamma(%b) : (f64) -> (f64)\n"
+    "  %d0 = arith.extf(%r0) : (f32) -> (f64)\n"
+    "  %d1 = arith.extf(%r1) : (f32) -> (f64)\n"
+    "  %d2 = arith.extf(%r2) : (f32) -> (f64)\n"
+    "  %d3 = arith.extf(%r3) : (f32) -> (f64)\n"
+    "  mem.store(%d0, %out, %i, %c0) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  mem.store(%d1, %out, %i, %c1) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  mem.store(%d2, %out, %i, %c2) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  mem.store(%d3, %out, %i, %c3) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  mem.store(%r4, %out, %i, %c4) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  mem.store(%r5, %out, %i, %c5) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  mem.store(%r6, %out, %i, %c6) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  mem.store(%r7, %out, %i, %c7) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @ld, function_type = (array<f32, 1, C>, array<f64, 1, C>, array<f64, 2, C>) -> (), kernel} : () -> ()\n";
+
+static double libdevice_results[2][64][8];
+
+static void test_libdevice(void) {
+  CUmodule m = compile_load(K_LIBDEVICE);
+  if (!m) return;
+  float xs[64];
+  double ys[64];
+  for (int k = 0; k < 64; k++) {
+    xs[k] = (float)(k - 20) * 0.37f + 1e-3f;
+    ys[k] = (k - 30) * 0.173 + 0.5;
+  }
+  int64_t shape[2] = {64, 8};
+  Arr x = arr1(xs, 4, 64), y = arr1(ys, 8, 64), out = arr_new(NULL, 8, 2, shape);
+  Args g = {0};
+  arg_arr(&g, &x);
+  arg_arr(&g, &y);
+  arg_arr(&g, &out);
+  if (launch(m, "ld", 1, 64, 0, &g)) arr_get(&out, libdevice_results[backend_kind]);
+  if (backend_kind == 1)
+    for (int k = 0; k < 64; k++)
+      for (int f = 0; f < 8; f++)
+        CHECK(same(libdevice_results[0][k][f], libdevice_results[1][k][f]), "libdevice function %d at %d: nvvm %.17g llvm %.17g",
+              f, k, libdevice_results[0][k][f], libdevice_results[1][k][f]);
+  arr_free(&x);
+  arr_free(&y);
+  arr_free(&out);
+  cu.ModuleUnload(m);
+}
+
+/* Every backend input compiles and loads (its OPTIONS line applied: fastmath, lineinfo). */
+static void test_load_inputs(void) {
+  static const char *inputs[] = {"arith", "atomics", "bounds", "call", "cf", "gpu", "lineinfo", "math", "mem",
+                                 "seed_fast_matmul", "warp"};
+  for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+    char path[256];
+    snprintf(path, sizeof path, "test/backend/Inputs/%s.kir", inputs[i]);
+    char *kir = read_text(path);
+    CHECK(kir != NULL, "read %s", path);
+    if (!kir) continue;
+    kf_context *ctx = kf_context_create();
+    kf_module *m = NULL;
+    char *ptx = NULL;
+    if (kf_module_parse(ctx, path, kir, strlen(kir), &m) == KF_OK) {
+      kf_codegen_options o;
+      kf_codegen_options_init(&o);
+      o.backend = backend_kind ? KF_BACKEND_LLVM : KF_BACKEND_NVVM;
+      o.fastmath = strstr(kir, "// OPTIONS: fastmath") != NULL;
+      o.lineinfo = strstr(kir, "// OPTIONS: lineinfo") != NULL;
+      CHECK(kf_module_emit_ptx(m, &o, &ptx, NULL) == KF_OK, "%s: %s", path, kf_context_diagnostics(ctx));
+    }
+    if (ptx) {
+      CUmodule mod = NULL;
+      char log[8192] = "";
+      int opts[2] = {5, 6};
+      void *vals[2] = {log, (void *)(uintptr_t)sizeof log};
+      CUresult r = cu.ModuleLoadDataEx(&mod, ptx, 2, opts, vals);
+      CHECK(r == 0, "%s: cuModuleLoadDataEx %d: %s", path, r, log);
+      if (!r) cu.ModuleUnload(mod);
+    }
+    kf_free(ptx);
+    kf_module_destroy(m);
+    kf_context_destroy(ctx);
+    free(kir);
+  }
+}
+
+int main(void) {
+  if (!load_cuda()) {
+    printf("no GPU (libcuda.so.1 or a device missing)\n");
+    return 2;
+  }
+  for (backend_kind = 0; backend_kind < 2; backend_kind++) {
+    backend_name = backend_kind ? "llvm" : "nvvm";
+    int before = failures;
+    test_int();
+    test_float();
+    test_bounds();
+    test_atomics();
+    test_warp();
+    test_matmul();
+    test_mem();
+    test_load_inputs();
+    test_libdevice();
+    printf("backend %s: %s\n", backend_name, failures == before ? "all passed" : "FAILED");
+  }
+  printf("%s: %d check(s), %d failure(s)\n", failures ? "FAILED" : "OK", checks, failures);
+  return failures ? 1 : 0;
+}
