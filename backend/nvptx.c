@@ -112,10 +112,19 @@ static BeStatus link_libdevice(LLVMModuleRef mod, LLVMContextRef ctx, const Back
   nkeep = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
     if (!LLVMIsDeclaration(f)) keep[nkeep++] = f;
+  /* Read lazily (the module owns the buffer, which only points at the loaded bytes). Only the functions the
+   * module calls stay external; the linker pulls in local ones only when something it links refers to them,
+   * so just those function bodies are ever read. */
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(bytes, len, "libdevice.10.bc", 0);
   LLVMModuleRef lib = NULL;
-  bool ok = !LLVMParseBitcodeInContext2(ctx, buf, &lib);
-  LLVMDisposeMemoryBuffer(buf);
+  bool ok = !LLVMGetBitcodeModuleInContext2(ctx, buf, &lib);
+  if (ok) {
+    for (LLVMValueRef f = LLVMGetFirstFunction(lib); f; f = LLVMGetNextFunction(f)) {
+      size_t n;
+      const char *name = LLVMGetValueName2(f, &n);
+      if (!LLVMIsDeclaration(f) && !LLVMGetNamedFunction(mod, name)) LLVMSetLinkage(f, LLVMInternalLinkage);
+    }
+  }
   if (!ok) {
     diag_error(diag, (SrcLoc){0}, "backend: cannot read libdevice's bitcode");
     free(keep);
