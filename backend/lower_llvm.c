@@ -393,7 +393,8 @@ static bool declare_function(Lower *L, Op *op) {
   } else {
     LLVMSetLinkage(fi->fn, LLVMInternalLinkage);
     Attr *inl = ir_op_attr(op, "inline");
-    bool never = inl && ((inl->kind == ATTR_STR && strcmp(inl->s, "never") == 0) || (inl->kind == ATTR_BOOL && !inl->b));
+    bool never =
+        inl && ((inl->kind == ATTR_STR && strcmp(inl->s, "never") == 0) || (inl->kind == ATTR_BOOL && !inl->b));
     add_fn_attr(L, fi->fn, never ? "noinline" : "alwaysinline");
   }
   add_fn_attr(L, fi->fn, "nounwind");
@@ -685,7 +686,8 @@ static LLVMValueRef libdevice(Lower *L, const char *name, LLVMValueRef *args, un
   LLVMTypeRef t = LLVMTypeOf(args[0]);
   bool half = t == L->t_f16;
   LLVMValueRef a[4];
-  for (unsigned i = 0; i < n; i++) a[i] = half && LLVMTypeOf(args[i]) == L->t_f16 ? LLVMBuildFPExt(L->b, args[i], L->t_f32, "") : args[i];
+  for (unsigned i = 0; i < n; i++)
+    a[i] = half && LLVMTypeOf(args[i]) == L->t_f16 ? LLVMBuildFPExt(L->b, args[i], L->t_f32, "") : args[i];
   LLVMTypeRef ct = half ? L->t_f32 : t;
   char fname[64];
   snprintf(fname, sizeof fname, "__nv_%s%s", name, ct == L->t_f32 ? "f" : "");
@@ -868,27 +870,53 @@ static LLVMValueRef int_view_ptr(Lower *L, LLVMValueRef p, LLVMTypeRef it, unsig
 
 typedef LLVMValueRef (*CasUpdate)(Lower *L, LLVMValueRef old, LLVMValueRef v, void *user);
 
-/* Compare-and-swap loop: old = *p; do { new = f(old, v) } while (!cas(p, old, new)); returns old. */
-static LLVMValueRef cas_loop(Lower *L, LLVMValueRef p, unsigned as, LLVMTypeRef t, LLVMValueRef v, CasUpdate f,
-                             void *user) {
+/* Compare-and-swap loop: old = *p; do { new = f(old, v) } while (!cas(p, old, new)); returns old. With
+ * `expected` (a compare-and-swap of its own) new = old == expected ? v : old, compared as bits.
+ * PTX has no 8- or 16-bit compare-and-swap (LLVM 14's NVPTX cannot select one, libNVVM rejects it): smaller
+ * elements are updated inside their aligned 32-bit word. */
+static LLVMValueRef cas_loop(Lower *L, LLVMValueRef p, unsigned as, LLVMTypeRef t, LLVMValueRef v, LLVMValueRef expected,
+                             CasUpdate f, void *user) {
   bool is_float = t == L->t_f16 || t == L->t_f32 || t == L->t_f64;
   unsigned bits = t == L->t_f16 ? 16 : t == L->t_f32 ? 32 : t == L->t_f64 ? 64 : LLVMGetIntTypeWidth(t);
   LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, bits);
-  LLVMValueRef ip = is_float ? int_view_ptr(L, p, it, as) : p;
-  LLVMValueRef init = LLVMBuildLoad2(L->b, it, ip, "");
+  bool sub = bits < 32;
+  LLVMTypeRef wt = sub ? L->t_i32 : it;
+  LLVMValueRef wp, shift = NULL, mask = NULL;
+  if (sub) {
+    LLVMValueRef addr = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
+    wp = LLVMBuildIntToPtr(L->b, LLVMBuildAnd(L->b, addr, ci64(L, ~(int64_t)3), ""), LLVMPointerType(L->t_i32, as), "");
+    shift = LLVMBuildTrunc(L->b, LLVMBuildShl(L->b, LLVMBuildAnd(L->b, addr, ci64(L, 3), ""), ci64(L, 3), ""), L->t_i32, "");
+    mask = LLVMBuildShl(L->b, ci32(L, (int64_t)((1u << bits) - 1)), shift, "");
+  } else {
+    wp = is_float ? int_view_ptr(L, p, it, as) : p;
+  }
+  LLVMValueRef init = LLVMBuildLoad2(L->b, wt, wp, "");
   LLVMSetVolatile(init, 1);
-  LLVMSetAlignment(init, bits / 8);
+  LLVMSetAlignment(init, sub ? 4 : bits / 8);
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
   LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
   LLVMBuildBr(L->b, loop);
   LLVMPositionBuilderAtEnd(L->b, loop);
-  LLVMValueRef old = LLVMBuildPhi(L->b, it, "");
-  LLVMValueRef oldv = is_float ? LLVMBuildBitCast(L->b, old, t, "") : old;
-  LLVMValueRef nv = f(L, oldv, v, user);
-  LLVMValueRef ni = is_float ? LLVMBuildBitCast(L->b, nv, it, "") : nv;
-  LLVMValueRef pair = LLVMBuildAtomicCmpXchg(L->b, ip, old, ni, LLVMAtomicOrderingMonotonic,
-                                             LLVMAtomicOrderingMonotonic, 0);
+  LLVMValueRef old = LLVMBuildPhi(L->b, wt, "");
+  LLVMValueRef oldi = sub ? LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, old, shift, ""), it, "") : old;
+  LLVMValueRef oldv = is_float ? LLVMBuildBitCast(L->b, oldi, t, "") : oldi;
+  LLVMValueRef ni;
+  if (expected) {
+    LLVMValueRef ei = is_float ? LLVMBuildBitCast(L->b, expected, it, "") : expected;
+    LLVMValueRef vi = is_float ? LLVMBuildBitCast(L->b, v, it, "") : v;
+    ni = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, oldi, ei, ""), vi, oldi, "");
+  } else {
+    LLVMValueRef nv = f(L, oldv, v, user);
+    ni = is_float ? LLVMBuildBitCast(L->b, nv, it, "") : nv;
+  }
+  LLVMValueRef nw = ni;
+  if (sub) {
+    LLVMValueRef rest = LLVMBuildAnd(L->b, old, LLVMBuildNot(L->b, mask, ""), "");
+    nw = LLVMBuildOr(L->b, rest, LLVMBuildShl(L->b, LLVMBuildZExt(L->b, ni, L->t_i32, ""), shift, ""), "");
+  }
+  LLVMValueRef pair =
+      LLVMBuildAtomicCmpXchg(L->b, wp, old, nw, LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, 0);
   LLVMValueRef seen = LLVMBuildExtractValue(L->b, pair, 0, "");
   LLVMValueRef ok = LLVMBuildExtractValue(L->b, pair, 1, "");
   LLVMBuildCondBr(L->b, ok, done, loop);
@@ -1114,6 +1142,10 @@ static bool lower_atomic(Lower *L, Op *op) {
   if (cas) {
     LLVMValueRef e = operand(L, op, 1 + a->rank), n = operand(L, op, 2 + a->rank);
     if (!e || !n) return false;
+    if (bits < 32) {
+      set(L, &op->results[0], cas_loop(L, p, a->as, t, n, e, NULL, NULL));
+      return true;
+    }
     LLVMValueRef ip = is_float ? int_view_ptr(L, p, it, a->as) : p;
     if (is_float) {
       e = LLVMBuildBitCast(L->b, e, it, "");
@@ -1172,7 +1204,7 @@ static bool lower_atomic(Lower *L, Op *op) {
     if (is_float && strcmp(kind, "add") && strcmp(kind, "sub") && strcmp(kind, "min") && strcmp(kind, "max"))
       return fail(L, op, "gpu.atomic_rmw kind '%s' on a float array", kind);
     AtomicUpd u = {kind, is_unsigned};
-    old = cas_loop(L, p, a->as, t, v, atomic_update, &u);
+    old = cas_loop(L, p, a->as, t, v, NULL, atomic_update, &u);
   }
   set(L, &op->results[0], old);
   return true;
@@ -1237,7 +1269,8 @@ static bool lower_call(Lower *L, Op *op) {
   }
   if (k != np) return fail(L, op, "func.call of '%s' with the wrong number of arguments", callee);
   for (unsigned i = 0; i < np; i++)
-    if (LLVMTypeOf(args[i]) != pts[i]) return fail(L, op, "func.call of '%s' with arguments of the wrong types", callee);
+    if (LLVMTypeOf(args[i]) != pts[i])
+      return fail(L, op, "func.call of '%s' with arguments of the wrong types", callee);
   LLVMValueRef r = LLVMBuildCall2(L->b, fi->fnty, fi->fn, args, np, "");
   if (op->nresults == 1) set(L, &op->results[0], r);
   else
@@ -1371,7 +1404,8 @@ static bool lower_for(Lower *L, Op *op) {
 }
 
 static bool lower_while(Lower *L, Op *op) {
-  if (op->nregions != 2 || !op->regions[0].first || !op->regions[1].first) return fail(L, op, "malformed scf.while%s", "");
+  if (op->nregions != 2 || !op->regions[0].first || !op->regions[1].first)
+    return fail(L, op, "malformed scf.while%s", "");
   Block *before = op->regions[0].first, *after = op->regions[1].first;
   if (before->nargs != op->noperands || after->nargs != op->nresults) return fail(L, op, "malformed scf.while%s", "");
   Type **btypes = ARENA_ARRAY(&L->arena, Type *, before->nargs ? before->nargs : 1);
@@ -1555,7 +1589,8 @@ static bool lower_mem_op(Lower *L, Op *op) {
     Type *t = op->results[0].type;
     if (t->kind != TY_ARRAY || t->rank != 1) return fail(L, op, "mem.dynamic_shared must be a 1-d array%s", "");
     if (!L->dyn_shared) {
-      L->dyn_shared = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType(L->t_i8, 0), "__kf_dynamic_shared", ADDR_SHARED);
+      L->dyn_shared =
+          LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType(L->t_i8, 0), "__kf_dynamic_shared", ADDR_SHARED);
       LLVMSetLinkage(L->dyn_shared, LLVMExternalLinkage);
       LLVMSetAlignment(L->dyn_shared, 16);
     }
@@ -1580,7 +1615,10 @@ static bool lower_gpu_op(Lower *L, Op *op) {
   case OP_BLOCK_ID:
   case OP_BLOCK_DIM:
   case OP_GRID_DIM: {
-    const char *reg = op->kind == OP_THREAD_ID ? "tid" : op->kind == OP_BLOCK_ID ? "ctaid" : op->kind == OP_BLOCK_DIM ? "ntid" : "nctaid";
+    const char *reg = op->kind == OP_THREAD_ID   ? "tid"
+                      : op->kind == OP_BLOCK_ID  ? "ctaid"
+                      : op->kind == OP_BLOCK_DIM ? "ntid"
+                                                 : "nctaid";
     snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s.%s", reg, dim_letter(op));
     set_i32_result(L, op, call0(L, name, L->t_i32));
     return true;
@@ -1595,10 +1633,12 @@ static bool lower_gpu_op(Lower *L, Op *op) {
     const char *k = !kind || strcmp(kind, "count") == 0 ? "popc" : kind;
     if (strcmp(k, "popc") && strcmp(k, "and") && strcmp(k, "or"))
       return fail(L, op, "gpu.barrier_reduce with unknown kind '%s'", kind);
-    if (LLVMTypeOf(p) != L->t_i32) p = LLVMTypeOf(p) == L->t_i1 ? LLVMBuildZExt(L->b, p, L->t_i32, "") : convert_int(L, p, L->t_i32, false);
+    if (LLVMTypeOf(p) != L->t_i32)
+      p = LLVMTypeOf(p) == L->t_i1 ? LLVMBuildZExt(L->b, p, L->t_i32, "") : convert_int(L, p, L->t_i32, false);
     snprintf(name, sizeof name, "llvm.nvvm.barrier0.%s", k);
     LLVMValueRef r = call1(L, name, L->t_i32, p);
-    if (reg_type(L, op->results[0].type) == L->t_i1) set(L, &op->results[0], LLVMBuildICmp(L->b, LLVMIntNE, r, ci32(L, 0), ""));
+    if (reg_type(L, op->results[0].type) == L->t_i1)
+      set(L, &op->results[0], LLVMBuildICmp(L->b, LLVMIntNE, r, ci32(L, 0), ""));
     else set_i32_result(L, op, r);
     return true;
   }
@@ -1610,7 +1650,10 @@ static bool lower_gpu_op(Lower *L, Op *op) {
   }
   case OP_FENCE: {
     const char *scope = ir_op_attr_str(op, "scope");
-    const char *s = !scope || strcmp(scope, "device") == 0 ? "gl" : strcmp(scope, "block") == 0 ? "cta" : strcmp(scope, "system") == 0 ? "sys" : NULL;
+    const char *s = !scope || strcmp(scope, "device") == 0 ? "gl"
+                    : strcmp(scope, "block") == 0          ? "cta"
+                    : strcmp(scope, "system") == 0         ? "sys"
+                                                           : NULL;
     if (!s) return fail(L, op, "gpu.fence with unknown scope '%s'", scope);
     snprintf(name, sizeof name, "llvm.nvvm.membar.%s", s);
     call0(L, name, L->t_void);
@@ -1706,11 +1749,13 @@ static bool lower_arith(Lower *L, Op *op) {
   case OP_CLZ:
   case OP_FFS: {
     char nm[64], sfx[16];
-    snprintf(nm, sizeof nm, "llvm.%s.%s", op->kind == OP_CLZ ? "ctlz" : "cttz", type_suffix(L, LLVMTypeOf(x), sfx, sizeof sfx));
+    snprintf(nm, sizeof nm, "llvm.%s.%s", op->kind == OP_CLZ ? "ctlz" : "cttz",
+             type_suffix(L, LLVMTypeOf(x), sfx, sizeof sfx));
     LLVMValueRef args[2] = {x, LLVMConstInt(L->t_i1, op->kind == OP_FFS, 0)};
     r = calln(L, nm, LLVMTypeOf(x), args, 2);
     if (op->kind == OP_FFS)
-      r = LLVMBuildSelect(b, is_zero(L, x), LLVMConstNull(LLVMTypeOf(x)), LLVMBuildAdd(b, r, LLVMConstInt(LLVMTypeOf(x), 1, 0), ""), "");
+      r = LLVMBuildSelect(b, is_zero(L, x), LLVMConstNull(LLVMTypeOf(x)),
+                          LLVMBuildAdd(b, r, LLVMConstInt(LLVMTypeOf(x), 1, 0), ""), "");
     break;
   }
   case OP_BREV: r = intrinsic1(L, "bitreverse", x); break;
@@ -1727,14 +1772,18 @@ static bool lower_arith(Lower *L, Op *op) {
   case OP_CMPI: {
     bool ok = true;
     LLVMIntPredicate p = icmp_pred(ir_op_attr_str(op, "pred"), &ok);
-    if (!ok) return fail(L, op, "arith.cmpi with unknown pred '%s'", ir_op_attr_str(op, "pred") ? ir_op_attr_str(op, "pred") : "");
+    if (!ok)
+      return fail(L, op, "arith.cmpi with unknown pred '%s'",
+                  ir_op_attr_str(op, "pred") ? ir_op_attr_str(op, "pred") : "");
     r = LLVMBuildICmp(b, p, x, y, "");
     break;
   }
   case OP_CMPF: {
     bool ok = true;
     LLVMRealPredicate p = fcmp_pred(ir_op_attr_str(op, "pred"), &ok);
-    if (!ok) return fail(L, op, "arith.cmpf with unknown pred '%s'", ir_op_attr_str(op, "pred") ? ir_op_attr_str(op, "pred") : "");
+    if (!ok)
+      return fail(L, op, "arith.cmpf with unknown pred '%s'",
+                  ir_op_attr_str(op, "pred") ? ir_op_attr_str(op, "pred") : "");
     r = LLVMBuildFCmp(b, p, x, y, "");
     break;
   }
@@ -1763,7 +1812,8 @@ static bool lower_arith(Lower *L, Op *op) {
   case OP_EXTSI: r = LLVMBuildSExt(b, x, rt, ""); break;
   case OP_EXTUI: r = LLVMBuildZExt(b, x, rt, ""); break;
   case OP_TRUNCI:
-    r = rt == L->t_i1 ? LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, x, LLVMConstInt(LLVMTypeOf(x), 1, 0), ""), LLVMConstNull(LLVMTypeOf(x)), "")
+    r = rt == L->t_i1 ? LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, x, LLVMConstInt(LLVMTypeOf(x), 1, 0), ""),
+                                      LLVMConstNull(LLVMTypeOf(x)), "")
                       : LLVMBuildTrunc(b, x, rt, "");
     break;
   case OP_SITOFP: r = LLVMBuildSIToFP(b, x, rt, ""); break;
@@ -1848,15 +1898,16 @@ static void di_begin_function(Lower *L, FuncInfo *fi) {
   LLVMMetadataRef ty = LLVMDIBuilderCreateSubroutineType(L->dib, file, NULL, 0, LLVMDIFlagZero);
   const char *name = ir_func_name(fi->op);
   unsigned line = loc.line ? loc.line : 1;
-  L->sp = LLVMDIBuilderCreateFunction(L->dib, file, name, strlen(name), name, strlen(name), file, line, ty, !fi->kernel, 1,
-                                      line, LLVMDIFlagZero, L->o->opt > 0);
+  L->sp = LLVMDIBuilderCreateFunction(L->dib, file, name, strlen(name), name, strlen(name), file, line, ty, !fi->kernel,
+                                      1, line, LLVMDIFlagZero, L->o->opt > 0);
   LLVMSetSubprogram(fi->fn, L->sp);
   LLVMSetCurrentDebugLocation2(L->b, LLVMDIBuilderCreateDebugLocation(L->ctx, line, loc.col, L->sp, NULL));
 }
 
 static void di_set_location(Lower *L, const Op *op) {
   if (L->dib && op->loc.line)
-    LLVMSetCurrentDebugLocation2(L->b, LLVMDIBuilderCreateDebugLocation(L->ctx, op->loc.line, op->loc.col, L->sp, NULL));
+    LLVMSetCurrentDebugLocation2(L->b,
+                                 LLVMDIBuilderCreateDebugLocation(L->ctx, op->loc.line, op->loc.col, L->sp, NULL));
 }
 
 static bool lower_op(Lower *L, Op *op) {
@@ -1988,7 +2039,8 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
   LLVMPositionBuilderAtEnd(L->b, L->entry);
   di_begin_function(L, fi);
   Type *fty = ir_func_type(f);
-  if (entry->nargs != fty->n) return fail(L, f, "entry block of '%s' does not match its function_type", ir_func_name(f));
+  if (entry->nargs != fty->n)
+    return fail(L, f, "entry block of '%s' does not match its function_type", ir_func_name(f));
   unsigned k = 0;
   for (unsigned i = 0; i < fty->n; i++) {
     Type *t = fty->elems[i];
@@ -2026,7 +2078,8 @@ static void strip_new_attributes(Lower *L) {
   static const char *keep[] = {"nounwind", "readnone", "readonly", "convergent", "noinline", "alwaysinline",
                                "noreturn", "nocapture", "noalias", "argmemonly"};
   unsigned keep_kinds[sizeof keep / sizeof keep[0]];
-  for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) keep_kinds[i] = LLVMGetEnumAttributeKindForName(keep[i], strlen(keep[i]));
+  for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+    keep_kinds[i] = LLVMGetEnumAttributeKindForName(keep[i], strlen(keep[i]));
   for (LLVMValueRef fn = LLVMGetFirstFunction(L->mod); fn; fn = LLVMGetNextFunction(fn)) {
     unsigned np = LLVMCountParams(fn);
     for (long idx = -1; idx <= (long)np; idx++) {
@@ -2076,7 +2129,8 @@ static void add_annotations(Lower *L, const int ir_version[4]) {
   }
   if (L->nvvm) {
     /* with debug information NVVM wants its debug metadata version too */
-    LLVMValueRef v[4] = {ci32(L, ir_version[0]), ci32(L, ir_version[1]), ci32(L, ir_version[2]), ci32(L, ir_version[3])};
+    LLVMValueRef v[4] = {ci32(L, ir_version[0]), ci32(L, ir_version[1]), ci32(L, ir_version[2]),
+                         ci32(L, ir_version[3])};
     LLVMAddNamedMetadataOperand(L->mod, "nvvmir.version", LLVMMDNodeInContext(L->ctx, v, L->cu ? 4 : 2));
   }
 }
@@ -2135,8 +2189,8 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
     name_blocks(&L);
     char *msg = NULL;
     if (LLVMVerifyModule(L.mod, LLVMReturnStatusAction, &msg)) {
-      diag_error(diag, (SrcLoc){0}, "backend: internal error: invalid LLVM IR for module '%s':\n%s", m->name ? m->name : "",
-                 msg ? msg : "");
+      diag_error(diag, (SrcLoc){0}, "backend: internal error: invalid LLVM IR for module '%s':\n%s",
+                 m->name ? m->name : "", msg ? msg : "");
       ok = false;
     }
     LLVMDisposeMessage(msg);
@@ -2175,7 +2229,8 @@ static void print_nvvm_compatible(const char *text, StrBuf *out) {
     size_t keep = len;
     bool atomic = false;
     for (const char *q = p; q + 9 < p + len; q++) {
-      if ((q[0] == '=' && q[1] == ' ') && (strncmp(q + 2, "cmpxchg ", 8) == 0 || strncmp(q + 2, "atomicrmw ", 10) == 0)) {
+      if ((q[0] == '=' && q[1] == ' ') &&
+          (strncmp(q + 2, "cmpxchg ", 8) == 0 || strncmp(q + 2, "atomicrmw ", 10) == 0)) {
         atomic = true;
         break;
       }

@@ -138,7 +138,8 @@ static BeStatus link_libdevice(LLVMModuleRef mod, LLVMContextRef ctx, const Back
     return BE_FAILED;
   }
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
-    if (LLVMIsDeclaration(f) || LLVMGetLinkage(f) == LLVMInternalLinkage || LLVMGetLinkage(f) == LLVMPrivateLinkage) continue;
+    if (LLVMIsDeclaration(f) || LLVMGetLinkage(f) == LLVMInternalLinkage || LLVMGetLinkage(f) == LLVMPrivateLinkage)
+      continue;
     bool kept = false;
     for (unsigned i = 0; i < nkeep && !kept; i++) kept = keep[i] == f;
     if (!kept) LLVMSetLinkage(f, LLVMInternalLinkage);

@@ -10,7 +10,7 @@
  * What it checks: integer and float arithmetic with Python semantics (floor division and modulo, zero
  * divisors, ipow, shifts past the width, min/max with NaN, powi), the bounds-check error record (fields,
  * first failure wins, the context survives, a device function's failure), atomics (native and CAS
- * loops, global and shared), warp shuffles (32- and 64-bit) and votes, shared-memory tiles with barriers
+ * loops, global and shared, 8/16-bit in their 32-bit word), warp shuffles (32- and 64-bit) and votes, shared-memory tiles with barriers
  * (the seed's fast_matmul), dynamic shared memory extents, const and local arrays. The CUDA Driver API is
  * loaded with dlopen; nothing here needs cuda.h. */
 #include <dlfcn.h>
@@ -632,6 +632,76 @@ static void test_atomics(void) {
   cu.ModuleUnload(m);
 }
 
+/* 8- and 16-bit atomics update their aligned 32-bit word: neighbours in one word must not disturb each other. */
+static const char *K_SMALL =
+    "func.func() ({\n"
+    "^bb0(%h: array<f16, 1, C>, %s: array<i16, 1, C>, %c: array<i8, 1, C>, %won: array<i32, 1, C>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %bx = gpu.block_id() {dim = 0} : () -> (i32)\n"
+    "  %bd = gpu.block_dim() {dim = 0} : () -> (i32)\n"
+    "  %m = arith.muli(%bx, %bd) : (i32, i32) -> (i32)\n"
+    "  %t = arith.addi(%m, %tx) : (i32, i32) -> (i32)\n"
+    "  %c0 = arith.constant() {value = 0} : () -> (i64)\n"
+    "  %c1 = arith.constant() {value = 1} : () -> (i64)\n"
+    "  %c2 = arith.constant() {value = 2} : () -> (i64)\n"
+    "  %oneh = arith.constant() {value = 1.0 : f16} : () -> (f16)\n"
+    "  %twoh = arith.constant() {value = 2.0 : f16} : () -> (f16)\n"
+    "  %a0 = gpu.atomic_rmw(%h, %c0, %oneh) {kind = \"add\"} : (array<f16, 1, C>, i64, f16) -> (f16)\n"
+    "  %a1 = gpu.atomic_rmw(%h, %c1, %twoh) {kind = \"add\"} : (array<f16, 1, C>, i64, f16) -> (f16)\n"
+    "  %one16 = arith.constant() {value = 1 : i16} : () -> (i16)\n"
+    "  %three16 = arith.constant() {value = 3 : i16} : () -> (i16)\n"
+    "  %b0 = gpu.atomic_rmw(%s, %c0, %one16) {kind = \"add\"} : (array<i16, 1, C>, i64, i16) -> (i16)\n"
+    "  %b1 = gpu.atomic_rmw(%s, %c1, %three16) {kind = \"sub\"} : (array<i16, 1, C>, i64, i16) -> (i16)\n"
+    "  %zero16 = arith.constant() {value = 0 : i16} : () -> (i16)\n"
+    "  %seven16 = arith.constant() {value = 7 : i16} : () -> (i16)\n"
+    "  %old = gpu.atomic_cas(%s, %c2, %zero16, %seven16) : (array<i16, 1, C>, i64, i16, i16) -> (i16)\n"
+    "  %got = arith.cmpi(%old, %zero16) {pred = \"eq\"} : (i16, i16) -> (i1)\n"
+    "  %goti = arith.extui(%got) : (i1) -> (i32)\n"
+    "  %w = gpu.atomic_rmw(%won, %c0, %goti) {kind = \"add\"} : (array<i32, 1, C>, i64, i32) -> (i32)\n"
+    "  %three = arith.constant() {value = 3 : i32} : () -> (i32)\n"
+    "  %lane = arith.andi(%t, %three) : (i32, i32) -> (i32)\n"
+    "  %lane64 = arith.extsi(%lane) : (i32) -> (i64)\n"
+    "  %two = arith.constant() {value = 2 : i32} : () -> (i32)\n"
+    "  %q = arith.shrsi(%t, %two) : (i32, i32) -> (i32)\n"
+    "  %k100 = arith.constant() {value = 100 : i32} : () -> (i32)\n"
+    "  %r = arith.remsi(%q, %k100) : (i32, i32) -> (i32)\n"
+    "  %r8 = arith.trunci(%r) : (i32) -> (i8)\n"
+    "  %mx = gpu.atomic_rmw(%c, %lane64, %r8) {kind = \"max\"} : (array<i8, 1, C>, i64, i8) -> (i8)\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @small, function_type = (array<f16, 1, C>, array<i16, 1, C>, array<i8, 1, C>, array<i32, 1, C>) -> (), kernel} : () -> ()\n";
+
+static void test_small_atomics(void) {
+  CUmodule m = compile_load(K_SMALL);
+  if (!m) return;
+  Arr h = arr1(NULL, 2, 2), s = arr1(NULL, 2, 3), c = arr1(NULL, 1, 4), won = arr1(NULL, 4, 1);
+  Args g = {0};
+  arg_arr(&g, &h);
+  arg_arr(&g, &s);
+  arg_arr(&g, &c);
+  arg_arr(&g, &won);
+  enum { N = 4 * 256 };
+  if (launch(m, "small", 4, 256, 0, &g)) {
+    uint16_t hr[2];
+    int16_t sr[3];
+    int8_t cr[4];
+    int32_t wr;
+    arr_get(&h, hr);
+    arr_get(&s, sr);
+    arr_get(&c, cr);
+    arr_get(&won, &wr);
+    CHECK(hr[0] == 0x6400, "f16 add of 1.0 x %d: bits %04x (want 1024.0 = 6400)", N, hr[0]);
+    CHECK(hr[1] == 0x6800, "f16 add of 2.0 x %d: bits %04x (want 2048.0 = 6800)", N, hr[1]);
+    CHECK(sr[0] == N && sr[1] == -3 * N, "i16 add/sub in one word: %d %d", sr[0], sr[1]);
+    CHECK(sr[2] == 7 && wr == 1, "i16 compare-and-swap: value %d, %d winner(s)", sr[2], wr);
+    for (int k = 0; k < 4; k++) CHECK(cr[k] == 99, "i8 max lane %d: %d", k, cr[k]);
+  }
+  arr_free(&h);
+  arr_free(&s);
+  arr_free(&c);
+  arr_free(&won);
+  cu.ModuleUnload(m);
+}
+
 /* ---- warp shuffles and votes ------------------------------------------------------------------------ */
 static const char *K_WARP =
     "func.func() ({\n"
@@ -917,7 +987,7 @@ static void test_libdevice(void) {
 
 /* Every backend input compiles and loads (its OPTIONS line applied: fastmath, lineinfo). */
 static void test_load_inputs(void) {
-  static const char *inputs[] = {"arith", "atomics", "bounds", "call", "cf", "gpu", "lineinfo", "math", "mem",
+  static const char *inputs[] = {"arith", "atomics", "bounds", "call", "cf", "f16", "gpu", "lineinfo", "math", "mem",
                                  "seed_fast_matmul", "warp"};
   for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
     char path[256];
@@ -964,6 +1034,7 @@ int main(void) {
     test_float();
     test_bounds();
     test_atomics();
+    test_small_atomics();
     test_warp();
     test_matmul();
     test_mem();
