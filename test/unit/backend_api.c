@@ -99,8 +99,9 @@ static void test_abi_layout(void) {
     CHECK(strstr(ir, "define void @abi(float* %a_data, i64 %a_shape0, i64 %a_shape1, i64 %a_stride0, i64 %a_stride1, "
                      "i8 %flag, half %h, i16 %s, i64 %u, i8* %v_data, i64 %v_shape0, i64 %v_stride0)"),
           "kernel signature:\n%s", ir);
-    CHECK(strstr(ir, "!{void (float*, i64, i64, i64, i64, i8, half, i16, i64, i8*, i64, i64)* @abi, !\"kernel\", i32 1}"),
-          "nvvm.annotations");
+    CHECK(
+        strstr(ir, "!{void (float*, i64, i64, i64, i64, i8, half, i16, i64, i8*, i64, i64)* @abi, !\"kernel\", i32 1}"),
+        "nvvm.annotations");
     CHECK(!strstr(ir, "__kf_error"), "a module without checks has no error record");
   }
   kf_free(ir);
@@ -116,7 +117,9 @@ static void test_abi_layout(void) {
       continue;
     }
     CHECK(st == KF_OK, "emit ptx (backend %d): %s", backend, kf_context_diagnostics(ctx));
-    if (ptx) CHECK(ptx_entry_params(ptx, "abi") == (int)expect, "PTX entry has %d params, want %u", ptx_entry_params(ptx, "abi"), expect);
+    if (ptx)
+      CHECK(ptx_entry_params(ptx, "abi") == (int)expect, "PTX entry has %d params, want %u",
+            ptx_entry_params(ptx, "abi"), expect);
     kf_free(ptx);
   }
 out:
@@ -142,7 +145,9 @@ static void test_options(void) {
     o.arch = 90;
     o.fastmath = 1;
     CHECK(kf_module_emit_ptx(m, &o, &ptx, NULL) == KF_OK, "fastmath: %s", kf_context_diagnostics(ctx));
-    if (ptx) CHECK(strstr(ptx, ".ftz.f32") && !strstr(ptx, "div.rn.f32"), "fastmath: ftz, no IEEE division (backend %d)", backend);
+    if (ptx)
+      CHECK(strstr(ptx, ".ftz.f32") && !strstr(ptx, "div.rn.f32"), "fastmath: ftz, no IEEE division (backend %d)",
+            backend);
     kf_free(ptx);
     o.fastmath = 0;
     o.opt_level = 0;

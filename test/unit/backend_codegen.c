@@ -32,7 +32,8 @@ static int parse_checks(const char *src, Check *checks, int max, kf_codegen_opti
     if (len > 3 && strncmp(p, "// ", 3) == 0) {
       const char *colon = memchr(p + 3, ':', len - 3);
       size_t klen = colon ? (size_t)(colon - (p + 3)) : 0;
-      static const char *kinds[] = {"NVVM", "NVVM-NOT", "LLVM", "LLVM-NOT", "PTX", "PTX-NOT", "NVVMPTX", "LLVMPTX", "OPTIONS"};
+      static const char *kinds[] = {"NVVM",    "NVVM-NOT", "LLVM",    "LLVM-NOT", "PTX",
+                                    "PTX-NOT", "NVVMPTX",  "LLVMPTX", "OPTIONS"};
       for (size_t k = 0; colon && k < sizeof kinds / sizeof kinds[0]; k++) {
         if (strlen(kinds[k]) != klen || strncmp(p + 3, kinds[k], klen) != 0) continue;
         const char *t = colon + 1;
@@ -108,7 +109,8 @@ static int run_case(const char *dir, const char *file, const char *ptxas, bool r
   /* the same after lower-scf (when the pass is registered): the backend takes scf and cf alike */
   char *lowered = NULL;
   size_t llen = 0;
-  if (kf_module_run_pipeline(m, "lower-scf", NULL, NULL) == KF_OK && kf_module_print(m, KF_PRINT_DEBUG_INFO, &lowered, &llen) == KF_OK) {
+  if (kf_module_run_pipeline(m, "lower-scf", NULL, NULL) == KF_OK &&
+      kf_module_print(m, KF_PRINT_DEBUG_INFO, &lowered, &llen) == KF_OK) {
     kf_module *m2 = NULL;
     if (kf_module_parse(ctx, file, lowered, llen, &m2) != KF_OK) {
       printf("FAIL %s: lower-scf output does not parse:\n%s\n", file, kf_context_diagnostics(ctx));
