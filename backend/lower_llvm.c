@@ -22,6 +22,7 @@
  * (atomicCAS of __kf_error.flag 0 -> 1, then the record), then `ret void` from a kernel, or PTX `exit`
  * from a device function (the thread ends either way; nothing traps). */
 #define _GNU_SOURCE /* memmem */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,10 +117,15 @@ static bool lower_region(Lower *L, Region *r, LLVMBasicBlockRef entry_bb);
 
 /* ---- errors and small helpers ------------------------------------------------------------- */
 
-static bool fail(Lower *L, const Op *op, const char *fmt, const char *arg) {
+/* Reports the first lowering error at op's location (later ones follow from it) and returns false. */
+static bool fail(Lower *L, const Op *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail(Lower *L, const Op *op, const char *fmt, ...) {
   if (!L->failed || diag_errors(L->diag) == 0) {
     char msg[512];
-    snprintf(msg, sizeof msg, fmt, arg);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     diag_error(L->diag, op ? op->loc : (SrcLoc){0}, "backend: %s", msg);
   }
   L->failed = true;
@@ -322,7 +328,7 @@ static bool abi_param_types(Lower *L, const Op *func, Type *t, bool kernel, LLVM
     return true;
   }
   LLVMTypeRef r = reg_type(L, t);
-  if (!r) return fail(L, func, "parameters of this type are not supported (%s)", "tuple or function");
+  if (!r) return fail(L, func, "parameters of tuple or function type are not supported");
   out[(*n)++] = r;
   return true;
 }
@@ -332,7 +338,7 @@ static unsigned abi_param_count(const Type *t) { return t->kind == TY_ARRAY ? 1 
 static bool declare_function(Lower *L, Op *op) {
   const char *name = ir_func_name(op);
   Type *fty = ir_func_type(op);
-  if (!name || !fty || fty->kind != TY_FUNC) return fail(L, op, "func.func without sym_name or function_type%s", "");
+  if (!name || !fty || fty->kind != TY_FUNC) return fail(L, op, "func.func without sym_name or function_type");
   bool kernel = attr_is_true(op, "kernel");
   unsigned np = 0;
   for (unsigned i = 0; i < fty->n; i++) np += abi_param_count(fty->elems[i]);
@@ -442,7 +448,7 @@ static bool declare_global(Lower *L, Op *op) {
   Attr *shape = ir_op_attr(op, "shape");
   const char *space = ir_op_attr_str(op, "space");
   if (!name || !t || t->kind != TY_ARRAY || !shape || shape->kind != ATTR_ARRAY || shape->arr.n != t->rank)
-    return fail(L, op, "mem.global needs sym_name, an array type and a shape of its rank%s", "");
+    return fail(L, op, "mem.global needs sym_name, an array type and a shape of its rank");
   GlobalInfo *g = ARENA_NEW(&L->arena, GlobalInfo);
   g->op = op;
   g->elem = t->elem;
@@ -568,7 +574,7 @@ static Target *new_target(Lower *L, unsigned n, Type *const *types, const char *
     } else {
       LLVMTypeRef rt = reg_type(L, ty);
       if (!rt) {
-        fail(L, NULL, "block arguments of tuple type are not supported%s", "");
+        fail(L, NULL, "block arguments of tuple type are not supported");
         rt = L->t_i32;
       }
       t->phis[i].v = LLVMBuildPhi(L->b, rt, "");
@@ -990,7 +996,7 @@ static bool lower_constant(Lower *L, Op *op) {
   Attr *a = ir_op_attr(op, "value");
   Type *t = op->results[0].type;
   LLVMTypeRef rt = reg_type(L, t);
-  if (!a || !rt) return fail(L, op, "arith.constant needs a scalar value attribute%s", "");
+  if (!a || !rt) return fail(L, op, "arith.constant needs a scalar value attribute");
   if (t->kind == TY_FLOAT) {
     double f = a->kind == ATTR_FLOAT ? a->f : a->kind == ATTR_INT ? (double)a->i : a->kind == ATTR_BOOL ? a->b : 0;
     set(L, &op->results[0], LLVMConstReal(rt, f));
@@ -999,7 +1005,7 @@ static bool lower_constant(Lower *L, Op *op) {
     if (t->kind == TY_BOOL) i = i != 0;
     set(L, &op->results[0], LLVMConstInt(rt, (unsigned long long)i, 1));
   } else {
-    return fail(L, op, "arith.constant of a non-scalar type%s", "");
+    return fail(L, op, "arith.constant of a non-scalar type");
   }
   return true;
 }
@@ -1160,7 +1166,7 @@ static bool lower_atomic(Lower *L, Op *op) {
   LLVMValueRef v = operand(L, op, 1 + a->rank);
   if (!v) return false;
   const char *kind = ir_op_attr_str(op, "kind");
-  if (!kind) return fail(L, op, "gpu.atomic_rmw without a kind%s", "");
+  if (!kind) return fail(L, op, "gpu.atomic_rmw without a kind");
   bool is_unsigned = elem->kind == TY_INT && elem->is_unsigned;
   LLVMValueRef old = NULL;
   if (!is_float) {
@@ -1326,7 +1332,7 @@ static bool lower_if(Lower *L, Op *op) {
   LLVMBasicBlockRef then_bb = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
   bool has_else = op->nregions > 1 && op->regions[1].first;
   LLVMBasicBlockRef else_bb = has_else ? LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "") : merge->bb;
-  if (!has_else && op->nresults) return fail(L, op, "scf.if with results needs an else region%s", "");
+  if (!has_else && op->nresults) return fail(L, op, "scf.if with results needs an else region");
   LLVMBuildCondBr(L->b, c, then_bb, else_bb);
   ScfState s = {.yield_to = merge};
   push_scf(L, &s, op);
@@ -1344,12 +1350,12 @@ static bool lower_if(Lower *L, Op *op) {
 
 static bool lower_for(Lower *L, Op *op) {
   if (op->noperands < 3 || op->nregions != 1 || !op->regions[0].first)
-    return fail(L, op, "malformed scf.for%s", "");
+    return fail(L, op, "malformed scf.for");
   LLVMValueRef lb = operand(L, op, 0), ub = operand(L, op, 1), step = operand(L, op, 2);
   if (!lb || !ub || !step) return false;
   Block *body = op->regions[0].first;
   unsigned ncarried = op->noperands - 3;
-  if (body->nargs != ncarried + 1 || op->nresults != ncarried) return fail(L, op, "malformed scf.for%s", "");
+  if (body->nargs != ncarried + 1 || op->nresults != ncarried) return fail(L, op, "malformed scf.for");
   Type **types = ARENA_ARRAY(&L->arena, Type *, ncarried + 1);
   for (unsigned i = 0; i <= ncarried; i++) types[i] = body->args[i]->type;
   Target *header = new_target(L, ncarried + 1, types, "");
@@ -1405,9 +1411,9 @@ static bool lower_for(Lower *L, Op *op) {
 
 static bool lower_while(Lower *L, Op *op) {
   if (op->nregions != 2 || !op->regions[0].first || !op->regions[1].first)
-    return fail(L, op, "malformed scf.while%s", "");
+    return fail(L, op, "malformed scf.while");
   Block *before = op->regions[0].first, *after = op->regions[1].first;
-  if (before->nargs != op->noperands || after->nargs != op->nresults) return fail(L, op, "malformed scf.while%s", "");
+  if (before->nargs != op->noperands || after->nargs != op->nresults) return fail(L, op, "malformed scf.while");
   Type **btypes = ARENA_ARRAY(&L->arena, Type *, before->nargs ? before->nargs : 1);
   for (unsigned i = 0; i < before->nargs; i++) btypes[i] = before->args[i]->type;
   Target *head = new_target(L, before->nargs, btypes, "");
@@ -1441,7 +1447,7 @@ static Value **operand_values(Lower *L, const Op *op, unsigned from, unsigned n)
 static bool lower_yield(Lower *L, Op *op) {
   Op *parent = ir_block_parent_op(op->block);
   ScfState *s = parent ? scf_state(L, parent) : NULL;
-  if (!s || !s->yield_to) return fail(L, op, "scf.yield outside an scf op being lowered%s", "");
+  if (!s || !s->yield_to) return fail(L, op, "scf.yield outside an scf op being lowered");
   jump(L, s->yield_to, operand_values(L, op, 0, op->noperands), op->noperands, op);
   return true;
 }
@@ -1449,7 +1455,7 @@ static bool lower_yield(Lower *L, Op *op) {
 static bool lower_condition(Lower *L, Op *op) {
   Op *parent = ir_block_parent_op(op->block);
   ScfState *s = parent ? scf_state(L, parent) : NULL;
-  if (!s || !s->cond_true) return fail(L, op, "scf.condition outside scf.while%s", "");
+  if (!s || !s->cond_true) return fail(L, op, "scf.condition outside scf.while");
   LLVMValueRef c = operand(L, op, 0);
   if (!c) return false;
   Value **vals = operand_values(L, op, 1, op->noperands - 1);
@@ -1460,20 +1466,20 @@ static bool lower_condition(Lower *L, Op *op) {
 }
 
 static bool lower_br(Lower *L, Op *op) {
-  if (op->nsuccessors != 1) return fail(L, op, "malformed cf.br%s", "");
+  if (op->nsuccessors != 1) return fail(L, op, "malformed cf.br");
   Target *t = block_target(L, op->successors[0]);
-  if (!t) return fail(L, op, "cf.br to a block outside the function%s", "");
+  if (!t) return fail(L, op, "cf.br to a block outside the function");
   unsigned start = op_succ_operand_start(op, 0);
   jump(L, t, operand_values(L, op, start, op->succ_operand_count[0]), op->succ_operand_count[0], op);
   return true;
 }
 
 static bool lower_cond_br(Lower *L, Op *op) {
-  if (op->nsuccessors != 2) return fail(L, op, "malformed cf.cond_br%s", "");
+  if (op->nsuccessors != 2) return fail(L, op, "malformed cf.cond_br");
   LLVMValueRef c = operand(L, op, 0);
   if (!c) return false;
   Target *t0 = block_target(L, op->successors[0]), *t1 = block_target(L, op->successors[1]);
-  if (!t0 || !t1) return fail(L, op, "cf.cond_br to a block outside the function%s", "");
+  if (!t0 || !t1) return fail(L, op, "cf.cond_br to a block outside the function");
   unsigned s0 = op_succ_operand_start(op, 0), s1 = op_succ_operand_start(op, 1);
   Value **v0 = operand_values(L, op, s0, op->succ_operand_count[0]);
   Value **v1 = operand_values(L, op, s1, op->succ_operand_count[1]);
@@ -1550,13 +1556,13 @@ static bool lower_mem_op(Lower *L, Op *op) {
     Type *t = op->results[0].type;
     Attr *shape = ir_op_attr(op, "shape");
     if (t->kind != TY_ARRAY || !shape || shape->kind != ATTR_ARRAY || shape->arr.n != t->rank)
-      return fail(L, op, "mem.alloca needs an array result and a shape of its rank%s", "");
+      return fail(L, op, "mem.alloca needs an array result and a shape of its rank");
     ArrVal *a = new_arr(L, t->rank);
     int64_t *dims = ARENA_ARRAY(&L->arena, int64_t, t->rank);
     int64_t count = 1;
     for (unsigned k = 0; k < t->rank; k++) {
       if (shape->arr.elems[k].kind != ATTR_INT || shape->arr.elems[k].i < 0)
-        return fail(L, op, "mem.alloca shape must be non-negative integers%s", "");
+        return fail(L, op, "mem.alloca shape must be non-negative integers");
       dims[k] = shape->arr.elems[k].i;
       count *= dims[k];
       a->shape[k] = ci64(L, dims[k]);
@@ -1587,7 +1593,7 @@ static bool lower_mem_op(Lower *L, Op *op) {
   }
   case OP_DYN_SHARED: {
     Type *t = op->results[0].type;
-    if (t->kind != TY_ARRAY || t->rank != 1) return fail(L, op, "mem.dynamic_shared must be a 1-d array%s", "");
+    if (t->kind != TY_ARRAY || t->rank != 1) return fail(L, op, "mem.dynamic_shared must be a 1-d array");
     if (!L->dyn_shared) {
       L->dyn_shared =
           LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType(L->t_i8, 0), "__kf_dynamic_shared", ADDR_SHARED);
@@ -1666,7 +1672,7 @@ static bool lower_gpu_op(Lower *L, Op *op) {
     LLVMValueRef m = operand(L, op, 0), p = operand(L, op, 1);
     if (!m || !p) return false;
     const char *mode = ir_op_attr_str(op, "mode");
-    if (!mode) return fail(L, op, "gpu.vote without a mode%s", "");
+    if (!mode) return fail(L, op, "gpu.vote without a mode");
     bool ballot = strcmp(mode, "ballot") == 0;
     if (!ballot && strcmp(mode, "all") && strcmp(mode, "any") && strcmp(mode, "uni"))
       return fail(L, op, "gpu.vote with unknown mode '%s'", mode);
@@ -1792,7 +1798,7 @@ static bool lower_arith(Lower *L, Op *op) {
     LLVMValueRef c = x;
     if (tv->type->kind == TY_ARRAY) {
       ArrVal *ta = get_arr(L, tv), *fa = get_arr(L, fv);
-      if (!ta || !fa || ta->rank != fa->rank) return fail(L, op, "arith.select of unavailable arrays%s", "");
+      if (!ta || !fa || ta->rank != fa->rank) return fail(L, op, "arith.select of unavailable arrays");
       ArrVal *a = new_arr(L, ta->rank);
       LLVMTypeRef et = mem_type(L, tv->type->elem);
       a->as = ta->as == fa->as ? ta->as : 0;
@@ -1988,7 +1994,7 @@ static bool lower_block_ops(Lower *L, Block *b) {
     if (!lower_op(L, op)) return false;
     if (op_has(op, OPT_TERM)) return true;
   }
-  return fail(L, b->last ? b->last : ir_block_parent_op(b), "block without a terminator%s", "");
+  return fail(L, b->last ? b->last : ir_block_parent_op(b), "block without a terminator");
 }
 
 /* Lowers the blocks of r; the entry block's arguments must already be bound, its code goes to entry_bb. */
