@@ -134,7 +134,9 @@ static bool parse_typed_scalar(const char *text, kf_dtype t, kf_arg *out, char *
 static bool parse_scalar(const char *text, kf_arg *out, char *err, size_t errlen) {
   if (!strcmp(text, "True") || !strcmp(text, "False")) return parse_typed_scalar(text, KF_BOOL, out, err, errlen);
   bool floaty = strpbrk(text, ".eEnN") != NULL && strncmp(text, "0x", 2) != 0 && strncmp(text, "-0x", 3) != 0;
-  return parse_typed_scalar(text, floaty ? KF_FLOAT64 : KF_INT64, out, err, errlen);
+  if (parse_typed_scalar(text, floaty ? KF_FLOAT64 : KF_INT64, out, err, errlen)) return true;
+  snprintf(err, errlen, "'%s' is neither a number, a .npy file, VALUE:TYPE nor NAME:DTYPE[SHAPE]", text);
+  return false;
 }
 
 /* NAME:DTYPE[D0,D1,...] -> a zero-filled host array. */
@@ -347,7 +349,7 @@ int kfront_run_main(int argc, char **argv) {
   }
   file = positional[0];
   if (!kernel) {
-    usage_error("%s", "no kernel named (-k NAME)");
+    usage_error("%s", "no kernel given (-k NAME)");
     goto done;
   }
   if (!have_grid || !have_block) {
