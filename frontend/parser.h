@@ -1,0 +1,38 @@
+/* parser.h — Python source to the syntax tree of ast.h.
+ *
+ * The parser reads a whole module — kernels and host code alike — so that a valid Python
+ * file is never rejected and the extent of every block is known. It stops at the first
+ * syntax error, which it reports to the Diag as `file:line:col: error: message` with the
+ * source line and a caret, and then returns NULL. It never prints, exits or aborts.
+ *
+ * Memory: every node and string is allocated from `arena` and lives until arena_free();
+ * the parser's own scratch memory is freed before it returns. `filename` and `text` are
+ * not copied and must outlive the Diag (which quotes source lines from them); the tree
+ * holds its own copy of the file name. Nothing is global: parsers may run on several
+ * threads at once. Nesting is limited (PARSE_MAX_DEPTH nested expressions, 100 indented
+ * blocks, 200 open brackets): deeper input is a diagnostic, not a stack overflow. The
+ * deepest input allowed needs about 300 KB of stack (optimized build), well within the
+ * default 8 MB of a main thread or a pthread. */
+#ifndef KF_FRONTEND_PARSER_H
+#define KF_FRONTEND_PARSER_H
+
+#include <stddef.h>
+
+#include "frontend/ast.h"
+#include "utils/arena.h"
+#include "utils/diag.h"
+
+enum { PARSE_MAX_DEPTH = 200 };
+
+/* Parses text[0..len) (no NUL needed). Registers the text with diag for quoting source
+ * lines, unless that file name is already registered. Returns NULL after syntax errors. */
+PyModule *parse_module(Arena *arena, Diag *diag, const char *filename, const char *text, size_t len);
+
+/* Parses one expression (Python's `eval` input: an expression list, which becomes a
+ * TUPLE if it has commas) from text that sits at line:col of `filename` — for instance
+ * the contents of a signature string such as "void(float32[:], int64)" — so that
+ * diagnostics point into the enclosing file. Returns NULL after reporting an error. */
+PyExpr *parse_expression(Arena *arena, Diag *diag, const char *filename, const char *text, size_t len,
+                         unsigned line, unsigned col);
+
+#endif
