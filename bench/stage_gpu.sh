@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# stage_gpu.sh — build and stage what bench/run_gpu_bench.sh needs on the GPU machine into one small folder
+# (the device tool carries at most 64 MiB of ignored paths; a RelWithDebInfo build has 37 MB per binary):
+#
+#   bench/stage_gpu.sh [BUILD_DIR [DEST]]      (defaults: build-bench, BUILD_DIR/gpu)
+#
+# DEST/bin/kfront           the driver, stripped (statically linked LLVM, as built)
+# DEST/lib/libkfront.so     the library, stripped (the Python benchmarks load it with ctypes)
+# DEST/bin/launch_overhead  bench/launch_overhead.c linked against DEST/lib/libkfront.so (rpath $ORIGIN/../lib):
+#                           the same code as BUILD_DIR/bin/launch_overhead, without a third 31 MB copy of LLVM
+# Then: carry DEST and run `bench/run_gpu_bench.sh DEST` there.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+build=${1:-build-bench}
+dest=${2:-$build/gpu}
+[ -f "$build/build.ninja" ] || cmake -S . -B "$build" -G Ninja >/dev/null
+cmake --build "$build" --target kfront kfront_shared launch_overhead >/dev/null
+mkdir -p "$dest/bin" "$dest/lib"
+strip -o "$dest/bin/kfront" "$build/bin/kfront"
+strip -o "$dest/lib/libkfront.so" "$build/lib/libkfront.so"
+${CC:-cc} -std=gnu11 -O2 -Iinclude bench/launch_overhead.c -o "$dest/bin/launch_overhead" \
+  -L"$dest/lib" -lkfront -Wl,-rpath,'$ORIGIN/../lib' -ldl
+strip "$dest/bin/launch_overhead"
+du -b "$dest"/bin/* "$dest"/lib/* | awk '{ t += $1; printf "  %8.1f MB  %s\n", $1 / 1e6, $2 } END { printf "  %8.1f MB  total (limit 67.1 MB = 64 MiB)\n", t / 1e6 }'
