@@ -1,0 +1,299 @@
+/* fe.h — the frontend's internals: what module.c, numba_types.c, sema.c, lower.c and generated.c share.
+ *
+ * Phases (all driven by fe_compile in module.c):
+ *   module.c      reads the parsed module: imports and their aliases, module constants (evaluated with
+ *                 Python's semantics), decorated functions and their options and signatures; then
+ *                 compiles each requested (function, signature) and tidies the kir module.
+ *   numba_types.c Numba's scalar typing: the conversion table, overload resolution over case lists (as
+ *                 numba's ConcreteTemplate does), unification, type names, signature syntax.
+ *   sema.c        typing of one operation at a time (operators, builtins, cuda.*, math.*), the table of
+ *                 known names (builtins, cuda, math, numpy, numba types), the per-function facts the
+ *                 lowering needs (locals, where each is read, which statements exit).
+ *   lower.c       types and lowers one function body to kir in one walk: values are FeVals (a typed SSA
+ *                 value, a constant, a tuple, a module path...); loops are typed to a fixed point by
+ *                 lowering their body speculatively (quietly) until the loop-carried types are stable.
+ *   generated.c   @vectorize, @guvectorize and @cuda.reduce kernels, written as Python templates that
+ *                 call the user's function as a device function, compiled like any kernel.
+ *
+ * Memory: FeCtx.arena holds everything of one fe_compile call (AST, tables, FeVals) and is freed when it
+ * returns; the kir goes into the Module's arena (op locations name a copy of the file name kept there). */
+#ifndef KF_FRONTEND_FE_H
+#define KF_FRONTEND_FE_H
+
+#include "frontend/ast.h"
+#include "frontend/compile.h"
+#include "ir/ir.h"
+
+typedef struct FeCtx FeCtx;
+typedef struct FeFunc FeFunc;
+typedef struct FeInst FeInst;
+typedef struct FeVal FeVal;
+
+/* ---- values ------------------------------------------------------------------------------------ */
+typedef enum {
+  FV_POISON,  /* an error was reported (or a speculative pass met an unknown): propagates silently */
+  FV_UNDEF,   /* a local variable with no value on this path */
+  FV_VAL,     /* a runtime scalar or array: type, and its SSA value (NULL for a constant not yet made) */
+  FV_TUPLE,   /* a tuple of values (type is the tuple type when every element is a runtime value) */
+  FV_VIEW,    /* a[i] of an array of higher rank: elems[0] the array, elems[1..] the fixed leading indices */
+  FV_PATH,    /* a module or an attribute chain in one ("numba.cuda", "numba.cuda.threadIdx", "math") */
+  FV_BUILTIN, /* a known function or object: builtin id */
+  FV_NTYPE,   /* a Numba type object used as a value (float32, np.int32): type */
+  FV_FUNC,    /* a decorated Python function of the module */
+  FV_PYFUNC,  /* an undecorated Python function of the module */
+  FV_NONE,    /* None */
+  FV_STR,     /* a string constant */
+  FV_HOST,    /* a module name bound to something that is not a compile-time constant */
+  FV_SLICE,   /* a slice (only inside signatures and as a diagnostic) */
+} FeValKind;
+
+struct FeVal {
+  uint8_t kind;
+  bool is_const;     /* FV_VAL scalar whose value is known (c) */
+  bool nonneg;       /* FV_VAL integer known to be >= 0 */
+  bool literal;      /* an AST literal (CPython folds operations between literals) */
+  Type *type;        /* FV_VAL, FV_NTYPE, FV_VIEW (the view's own array type), FV_TUPLE (may be NULL) */
+  Value *v;          /* FV_VAL */
+  union {
+    int64_t i;       /* integers and bools (unsigned values as their bits) */
+    double f;
+  } c;
+  union {
+    struct {
+      unsigned n;
+      FeVal *elems;
+    } tup;           /* FV_TUPLE, FV_VIEW */
+    struct {
+      const char *s; /* FV_PATH, FV_STR */
+      size_t len;
+    } str;
+    int builtin;     /* FV_BUILTIN */
+    FeFunc *func;    /* FV_FUNC, FV_PYFUNC */
+  };
+};
+
+/* ---- signatures ---------------------------------------------------------------------------------- */
+typedef struct FeSig {
+  Type *ret;         /* NULL: void / none, or not given */
+  bool has_ret;      /* a return type was written (`float32(...)` rather than `(...)`) */
+  unsigned nargs;
+  Type **args;
+  SrcLoc loc;
+} FeSig;
+
+/* ---- decorated functions -------------------------------------------------------------------------- */
+typedef enum { FN_KERNEL, FN_DEVICE, FN_REDUCE, FN_VECTORIZE, FN_GUVECTORIZE, FN_TEMPLATE } FeFuncKind;
+
+/* What lower.c needs to know about one local variable of a function. */
+typedef struct FeLocal {
+  const char *name;
+  unsigned *read_lines;  /* sorted lines where it is read */
+  unsigned nreads;
+  SrcLoc first_assign;
+} FeLocal;
+
+struct FeFunc {
+  const PyStmt *def;
+  const char *name;
+  FeFuncKind kind;
+  SrcLoc loc;              /* the `def` */
+  SrcLoc deco_loc;         /* the decorator */
+  bool lazy;               /* @cuda.jit with no signature (kernels), @cuda.reduce */
+  FeSig *sigs;             /* eager signatures */
+  unsigned nsigs;
+  const char *gu_layout;   /* @guvectorize: "(m,n)->(m,n)" */
+  SrcLoc gu_layout_loc;
+  /* options as given to the decorator (-1: not given) */
+  int fastmath, debug, lineinfo, opt, cache;
+  const char *inline_opt;
+  /* locals: parameters first, then every other assigned name (computed on first use) */
+  bool analysed;
+  unsigned nlocals;
+  FeLocal *locals;
+  StrMap local_index;      /* name -> index + 1 */
+  /* instances (device functions: one per argument types) */
+  FeInst *insts;
+  /* templates (generated kernels): their own global names, looked up before the module's */
+  StrMap *scope;
+  FeFunc *user;            /* generated kernels: the user's function (for locations) */
+};
+
+/* One compiled (function, argument types) pair. */
+struct FeInst {
+  FeInst *next;
+  FeFunc *fn;
+  const char *key;         /* argument key: mangled types ("f32_1A__i64") */
+  unsigned nparams;
+  FeVal *params;           /* the parameters' shapes (types, tuples, views) */
+  Op *op;                  /* the func.func */
+  FeVal ret;               /* the shape of the result (FV_NONE for none) */
+  unsigned nresults;
+  bool in_progress, failed, requested;
+};
+
+/* ---- the module-level context ------------------------------------------------------------------- */
+struct FeCtx {
+  IrContext *ctx;
+  Diag *diag;
+  Module *m;
+  const FeOptions *opts;
+  Arena arena;
+  PyModule *py;
+  const char *filename;    /* as given */
+  const char *mfile;       /* the file name in the module's arena (op locations) */
+  const char *text;
+  size_t len;
+  StrMap globals;          /* module name -> FeVal* */
+  FeFunc **funcs;
+  unsigned nfuncs, funcs_cap;
+  StrMap known;            /* dotted path -> builtin id + 1 */
+  StrMap prefixes;         /* every proper prefix of a known path -> 1 */
+  unsigned errors0;
+  Op *cur_top;             /* the top-level function being lowered: device functions go before it */
+  unsigned *line_starts;   /* byte offset of each line (for locations inside string literals) */
+  unsigned nlines;
+};
+
+/* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python ----------------------- */
+#define FE_BUILTINS(X)                                                                     \
+  X(RANGE, "range") X(LEN, "len") X(MIN, "min") X(MAX, "max") X(ABS, "abs")              \
+  X(INT, "int") X(FLOAT, "float") X(BOOL, "bool") X(ROUND, "round") X(PRINT, "print")    \
+  X(POW, "pow") X(DIVMOD, "divmod") X(COMPLEX, "complex")                                \
+  X(THREADIDX, "threadIdx") X(BLOCKIDX, "blockIdx") X(BLOCKDIM, "blockDim")               \
+  X(GRIDDIM, "gridDim") X(LANEID, "laneid") X(WARPSIZE, "warpsize")                       \
+  X(GRID, "grid") X(GRIDSIZE, "gridsize") X(SYNCTHREADS, "syncthreads")                  \
+  X(SYNCTHREADS_COUNT, "syncthreads_count") X(SYNCTHREADS_AND, "syncthreads_and")        \
+  X(SYNCTHREADS_OR, "syncthreads_or") X(THREADFENCE, "threadfence")                      \
+  X(THREADFENCE_BLOCK, "threadfence_block") X(THREADFENCE_SYSTEM, "threadfence_system")  \
+  X(SYNCWARP, "syncwarp") X(SHFL_SYNC, "shfl_sync") X(SHFL_UP_SYNC, "shfl_up_sync")      \
+  X(SHFL_DOWN_SYNC, "shfl_down_sync") X(SHFL_XOR_SYNC, "shfl_xor_sync")                  \
+  X(ALL_SYNC, "all_sync") X(ANY_SYNC, "any_sync") X(EQ_SYNC, "eq_sync")                  \
+  X(BALLOT_SYNC, "ballot_sync") X(ACTIVEMASK, "activemask") X(POPC, "popc")              \
+  X(BREV, "brev") X(CLZ, "clz") X(FFS, "ffs") X(FMA, "fma") X(CBRT, "cbrt")             \
+  X(SHARED_ARRAY, "shared.array") X(LOCAL_ARRAY, "local.array")                          \
+  X(CONST_ARRAY_LIKE, "const.array_like")                                                \
+  X(ATOMIC_ADD, "atomic.add") X(ATOMIC_SUB, "atomic.sub") X(ATOMIC_AND, "atomic.and_")    \
+  X(ATOMIC_OR, "atomic.or_") X(ATOMIC_XOR, "atomic.xor") X(ATOMIC_MAX, "atomic.max")      \
+  X(ATOMIC_MIN, "atomic.min") X(ATOMIC_EXCH, "atomic.exch") X(ATOMIC_INC, "atomic.inc")   \
+  X(ATOMIC_DEC, "atomic.dec") X(ATOMIC_CAS, "atomic.cas")                                \
+  X(ATOMIC_COMPARE_AND_SWAP, "atomic.compare_and_swap")                                  \
+  X(ATOMIC_NANMAX, "atomic.nanmax") X(ATOMIC_NANMIN, "atomic.nanmin")                    \
+  X(CUDA_JIT, "jit") X(CUDA_REDUCE, "reduce") X(VECTORIZE, "vectorize")                  \
+  X(GUVECTORIZE, "guvectorize") X(NUMBA_JIT, "numba.jit") X(NJIT, "njit")                \
+  X(MATH_SQRT, "sqrt") X(MATH_EXP, "exp") X(MATH_EXP2, "exp2") X(MATH_EXPM1, "expm1")    \
+  X(MATH_LOG, "log") X(MATH_LOG2, "log2") X(MATH_LOG10, "log10") X(MATH_LOG1P, "log1p")  \
+  X(MATH_SIN, "sin") X(MATH_COS, "cos") X(MATH_TAN, "tan") X(MATH_ASIN, "asin")         \
+  X(MATH_ACOS, "acos") X(MATH_ATAN, "atan") X(MATH_SINH, "sinh") X(MATH_COSH, "cosh")   \
+  X(MATH_TANH, "tanh") X(MATH_ASINH, "asinh") X(MATH_ACOSH, "acosh")                     \
+  X(MATH_ATANH, "atanh") X(MATH_ERF, "erf") X(MATH_ERFC, "erfc") X(MATH_GAMMA, "gamma") \
+  X(MATH_LGAMMA, "lgamma") X(MATH_FLOOR, "floor") X(MATH_CEIL, "ceil")                   \
+  X(MATH_TRUNC, "trunc") X(MATH_FABS, "fabs") X(MATH_DEGREES, "degrees")                 \
+  X(MATH_RADIANS, "radians") X(MATH_POW, "math.pow") X(MATH_ATAN2, "atan2")              \
+  X(MATH_HYPOT, "hypot") X(MATH_COPYSIGN, "copysign") X(MATH_FMOD, "fmod")               \
+  X(MATH_ISNAN, "isnan") X(MATH_ISINF, "isinf") X(MATH_ISFINITE, "isfinite")             \
+  X(MATH_PI, "pi") X(MATH_E, "e") X(MATH_TAU, "tau") X(MATH_INF, "inf") X(MATH_NAN, "nan")
+
+typedef enum {
+#define X(id, name) BI_##id,
+  FE_BUILTINS(X)
+#undef X
+  BI__COUNT
+} FeBuiltin;
+
+/* ---- numba_types.c ---------------------------------------------------------------------------------- */
+/* Numba's scalar kinds, in the order of the tables. */
+enum { NB_BOOL, NB_I8, NB_I16, NB_I32, NB_I64, NB_U8, NB_U16, NB_U32, NB_U64, NB_F16, NB_F32, NB_F64, NB_NKINDS };
+enum { CONV_NONE, CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE };
+
+/* A signature of a case list: return kind, argument kinds (NB_*). */
+typedef struct NbCase {
+  int8_t ret, nargs, args[4];
+} NbCase;
+
+int nb_kind(const Type *t);                 /* -1 for a non-scalar */
+Type *nb_type(IrContext *ctx, int kind);
+int nb_can_convert(int from, int to);       /* CONV_* */
+/* The best case for the argument kinds, as numba's resolve_overload picks it (first of the best rated);
+ * NULL if none matches (unsafe conversions allowed unless !unsafe_ok). */
+const NbCase *nb_resolve(const NbCase *cases, unsigned ncases, const int *args, unsigned nargs, bool unsafe_ok);
+/* Numba's unify_types: scalars by the promotion table, tuples elementwise, arrays of one dtype and rank
+ * (layouts differ: A); NULL when there is none. */
+Type *nb_unify(IrContext *ctx, Type *a, Type *b);
+/* Numba's spelling of a type: int64, float32, bool, array(float32, 2d, C), UniTuple(int64 x 2). */
+void nb_type_name(const Type *t, StrBuf *out);
+const char *nb_type_str(Arena *a, const Type *t);
+/* Mangled spelling for symbol names: f32, i64, b1, f32_2A, T2_i64_i64_E. */
+void nb_mangle(const Type *t, StrBuf *out);
+/* A Numba type name (int32, float32, bool_, intp, i4, f8, ...): its kir type, or NULL; *is_void for void/none. */
+Type *nb_named_type(IrContext *ctx, const char *name, bool *is_void);
+/* Reads a type expression of a signature: a type name (or attribute chain ending in one), an array
+ * `float32[:, ::1]`, `UniTuple(int64, 2)`, `Tuple((int64, float32))`. Reports errors located in the
+ * expression. */
+Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void);
+/* Reads a signature: `void(float32[:], int64)`, `float32(float32)`, `(float32[:], float32[:])`. */
+bool nb_parse_signature(FeCtx *fe, const PyExpr *e, FeSig *out);
+/* Parses a signature string that sits at `at` in the source (the first character inside its quotes). */
+bool nb_parse_signature_text(FeCtx *fe, const char *s, size_t len, const char *file, unsigned line, unsigned col,
+                             FeSig *out);
+void nb_sig_print(const FeSig *s, StrBuf *out);
+
+/* ---- sema.c ------------------------------------------------------------------------------------------ */
+/* Registers every known dotted path (fe->known, fe->prefixes). */
+void sema_init_known(FeCtx *fe);
+/* The builtin a path names ("numba.cuda.grid", "math.sqrt", "builtins.range"), or -1. */
+int sema_lookup_path(FeCtx *fe, const char *path);
+/* Whether some known path starts with `path.` (so an attribute of it may still name something). */
+bool sema_is_prefix(FeCtx *fe, const char *path);
+/* Numba type named by a path ("numba.float32", "numpy.int32", "numba.types.uint8"), or NULL. */
+Type *sema_path_type(FeCtx *fe, const char *path);
+const char *sema_builtin_name(int bi);
+
+/* Operator typing with Numba's templates. op: the PyBinOp / PyCmpOp / PyUnaryOp of ast.h, in the
+ * families below. Returns the chosen case (argument and result kinds), or NULL if none applies. */
+typedef enum { NBF_BINOP, NBF_CMP, NBF_UNARY } NbFamily;
+const NbCase *sema_op_case(NbFamily fam, int op, const int *args, unsigned nargs);
+/* Case lists of the builtin and math functions, by builtin id (NULL for the ones typed by hand). */
+const NbCase *sema_fn_cases(int bi, unsigned *n, bool *unsafe_ok, bool *fp16_last);
+/* The kir op of a math function (OP_SQRT...), or -1. */
+int sema_math_op(int bi);
+
+/* Per-function facts: locals and where they are read. */
+void sema_analyse_function(FeCtx *fe, FeFunc *fn);
+int sema_local_index(const FeFunc *fn, const char *name);
+/* Exit analysis of statements at one loop level: whether they return/break/continue. */
+typedef enum { EXIT_NEVER, EXIT_SOMETIMES, EXIT_ALWAYS } ExitKind;
+ExitKind sema_exits(const PyStmt *const *stmts, unsigned n);
+bool sema_contains_break(const PyStmtList *body);    /* a break of this loop (not of nested loops) */
+bool sema_contains_return(const PyStmtList *body);
+/* Edit distance, for "did you mean". */
+unsigned sema_edit_distance(const char *a, const char *b);
+/* Python's folding of constants (CPython folds operations between literals; module constants are computed
+ * by Python): int (int64), float and bool constants; false where Python would raise or leave int64. */
+bool sema_py_binop(IrContext *ctx, PyBinOp op, const FeVal *a, const FeVal *b, FeVal *out);
+bool sema_py_unary(IrContext *ctx, PyUnaryOp op, const FeVal *a, FeVal *out);
+bool sema_py_compare(IrContext *ctx, PyCmpOp op, const FeVal *a, const FeVal *b, FeVal *out);
+
+/* ---- lower.c ------------------------------------------------------------------------------------------ */
+/* Compiles one function for the given parameter shapes: a kernel (kernel attr) or a device function.
+ * sym is its symbol name. Returns the instance (with op NULL after errors). */
+FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned nparams, const char *sym, bool kernel,
+                       bool quiet);
+/* The kir types of a value shape, flattened (tuples expanded, views as array + indices). */
+void lower_flatten_types(FeCtx *fe, const FeVal *v, Type **out, unsigned *n, unsigned cap);
+/* A parameter shape for a signature argument type. */
+FeVal lower_param_shape(Type *t);
+
+/* ---- module.c ------------------------------------------------------------------------------------------ */
+void fe_error(FeCtx *fe, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The global bound to a module-level name, or NULL. */
+FeVal *fe_global(FeCtx *fe, const char *name);
+/* Registers a decorated function. */
+void fe_add_func(FeCtx *fe, FeFunc *fn);
+/* An interned string in the frontend arena. */
+const char *fe_intern(FeCtx *fe, const char *s);
+
+/* ---- generated.c ------------------------------------------------------------------------------------------ */
+/* Builds the kernel of a @vectorize, @guvectorize or @cuda.reduce function for one signature, named sym. */
+bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym);
+
+#endif

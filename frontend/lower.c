@@ -1,0 +1,3117 @@
+/* lower.c — types and lowers one Python function to kir, in one walk over its body.
+ *
+ * Values. Every expression lowers to an FeVal: a runtime scalar or array (a kir Value, or a constant made
+ * on use), a tuple of FeVals (tuples never exist in kir: they are scalarised), a view a[i] of an array, or
+ * a compile-time object (a module path, a builtin, a type, a function). Variables map to FeVals in `env`
+ * (one slot per local, plus pseudo-variables for "has returned", the return value, "has broken" and
+ * "has continued"); an assignment just rebinds the slot, so the IR is SSA from the start.
+ *
+ * Control flow is structured. An if statement lowers both branches into the regions of an scf.if and
+ * merges the environments: a variable that differs (and is read later: a conservative liveness from the
+ * lines where it is read) becomes a result, its type unified as Numba unifies (int64 and float64 give
+ * float64; undefined on one path gives the other path's type with a zero value). Loops are scf.for
+ * (range loops without break or return) or scf.while; the values carried around a loop are the
+ * variables assigned in it that are read before being assigned in the body or read after the loop.
+ * Their types are found by lowering the body speculatively (diagnostics held back) until the types at
+ * the loop head are stable, as Numba's type inference iterates, then once more if an error was held back.
+ * return / break / continue set their pseudo-variable; the statements after one that may have exited are
+ * lowered in the else region of an scf.if on the flag, and `if c: return` followed by more statements
+ * puts those statements directly in the else region (no flag), so kernels keep their guard conditions.
+ *
+ * Arrays. Each element access is `mem.dim` + (for a signed index not known to be >= 0) a wrap of
+ * negative indices + `check.bounds` (when bounds checks are on) + mem.load/mem.store with i64 indices. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/fe.h"
+
+enum { MAX_HIDDEN_IV = 16, MAX_FLAT = 256 };
+
+typedef struct LoopCtx {
+  struct LoopCtx *outer;
+  unsigned start, end;
+} LoopCtx;
+
+typedef struct Memo {
+  const PyExpr *key;
+  Op *op;
+} Memo;
+
+typedef struct Lower {
+  FeCtx *fe;
+  IrContext *ctx;
+  Module *m;
+  FeFunc *fn;
+  FeInst *inst;
+  IrBuilder b;
+  Op *func_op;
+  const char *sym;
+  bool kernel;
+  unsigned nvars;            /* locals + pseudo-variables */
+  unsigned v_ret, v_rv, v_brk, v_cont, v_iv0;
+  unsigned niv;              /* hidden induction variables in use */
+  FeVal *env;
+  LoopCtx *loop;
+  int quiet;
+  unsigned suppressed, errors;
+  unsigned pending_fn, pending_loop;
+  bool has_value_return, has_bare_return;
+  SrcLoc first_value_return;
+  Memo *memo;
+  unsigned nmemo, memo_cap;
+  const char *assign_hint;
+  Type *declared_ret;
+  bool has_declared_ret;
+} Lower;
+
+static FeVal lower_expr(Lower *L, const PyExpr *e);
+static FeVal lower_cond(Lower *L, const PyExpr *e);
+static void lower_stmts(Lower *L, PyStmt *const *s, unsigned n);
+
+/* ---- diagnostics and locations ------------------------------------------------------------------------ */
+
+static FeVal poison(void) { return (FeVal){.kind = FV_POISON}; }
+
+static SrcLoc user_loc(Lower *L, SrcLoc loc) { return L->fn->user ? L->fn->user->loc : loc; }
+
+static FeVal lerr(Lower *L, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static FeVal lerr(Lower *L, SrcLoc loc, const char *fmt, ...) {
+  if (L->quiet) {
+    L->suppressed++;
+    return poison();
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  diag_report(L->fe->diag, DIAG_ERROR, user_loc(L, loc), fmt, ap);
+  va_end(ap);
+  L->errors++;
+  return poison();
+}
+
+static void at(Lower *L, SrcLoc loc) {
+  loc = user_loc(L, loc);
+  L->b.loc = (SrcLoc){L->fe->mfile, loc.line, loc.col};
+}
+
+static const char *tname(Lower *L, const Type *t) { return nb_type_str(&L->fe->arena, t); }
+
+/* A value's description for diagnostics: its Numba type, or what kind of object it is. */
+static const char *vname(Lower *L, const FeVal *v) {
+  switch (v->kind) {
+  case FV_VAL: return tname(L, v->type);
+  case FV_TUPLE: {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, "tuple(");
+    for (unsigned i = 0; i < v->tup.n; i++) {
+      if (i) sb_puts(&b, ", ");
+      sb_puts(&b, vname(L, &v->tup.elems[i]));
+    }
+    sb_putc(&b, ')');
+    const char *s = arena_strdup(&L->fe->arena, sb_cstr(&b));
+    sb_free(&b);
+    return s;
+  }
+  case FV_VIEW: return tname(L, v->type);
+  case FV_PATH: return arena_printf(&L->fe->arena, "module '%s'", v->str.s);
+  case FV_BUILTIN: return arena_printf(&L->fe->arena, "function '%s'", sema_builtin_name(v->builtin));
+  case FV_NTYPE: return arena_printf(&L->fe->arena, "class(%s)", tname(L, v->type));
+  case FV_FUNC: case FV_PYFUNC: return arena_printf(&L->fe->arena, "function '%s'", v->func->name);
+  case FV_NONE: return "none";
+  case FV_STR: return "unicode_type";
+  case FV_HOST: return "a host object";
+  case FV_UNDEF: return "undefined";
+  default: return "?";
+  }
+}
+
+/* ---- values ------------------------------------------------------------------------------------------------ */
+
+static FeVal val(Type *t, Value *v) { return (FeVal){.kind = FV_VAL, .type = t, .v = v}; }
+
+static FeVal cint(Type *t, int64_t i) {
+  return (FeVal){.kind = FV_VAL, .is_const = true, .type = t, .c.i = i, .nonneg = t->kind == TY_BOOL || i >= 0};
+}
+
+static FeVal cfloat(Type *t, double f) { return (FeVal){.kind = FV_VAL, .is_const = true, .type = t, .c.f = f}; }
+
+static FeVal cbool(Lower *L, bool b) { return cint(ty_bool(L->ctx), b); }
+
+static bool is_scalar(const FeVal *v) { return v->kind == FV_VAL && ty_is_scalar(v->type); }
+static bool is_array(const FeVal *v) { return v->kind == FV_VAL && v->type->kind == TY_ARRAY; }
+static bool is_const_int(const FeVal *v) {
+  return v->kind == FV_VAL && v->is_const && (v->type->kind == TY_INT || v->type->kind == TY_BOOL);
+}
+static bool is_true(const FeVal *v) { return v->kind == FV_VAL && v->is_const && v->c.i != 0; }
+
+/* The constant as a kir value (made at the insertion point each time it is used). */
+static Value *mat(Lower *L, const FeVal *x) {
+  if (x->v) return x->v;
+  Type *t = x->type;
+  if (t->kind == TY_FLOAT) {
+    if (t->bits == 16) return ib_unary(&L->b, OP_TRUNCF, ib_const_float(&L->b, ty_f32(L->ctx), x->c.f), t);
+    return ib_const_float(&L->b, t, x->c.f);
+  }
+  return ib_const_int(&L->b, t, x->c.i);
+}
+
+/* Numba's cast of a scalar to another scalar type (constants folded). */
+static FeVal conv(Lower *L, FeVal x, Type *t) {
+  if (x.kind != FV_VAL || x.type == t) return x;
+  if (x.is_const && !(t->kind == TY_FLOAT && t->bits == 16)) {
+    bool from_float = x.type->kind == TY_FLOAT;
+    double f = from_float ? x.c.f : x.type->is_unsigned ? (double)(uint64_t)x.c.i : (double)x.c.i;
+    if (t->kind == TY_FLOAT) return cfloat(t, t->bits == 32 ? (double)(float)f : f);
+    if (t->kind == TY_BOOL) return cint(t, from_float ? f != 0 : x.c.i != 0);
+    if (!from_float || (f > -9.2e18 && f < 9.2e18)) {
+      int64_t i = from_float ? (int64_t)f : x.c.i;
+      if (t->bits < 64) {
+        uint64_t mask = (1ull << t->bits) - 1, u = (uint64_t)i & mask;
+        i = t->is_unsigned || !(u >> (t->bits - 1)) ? (int64_t)u : (int64_t)(u | ~mask);
+      }
+      FeVal r = cint(t, i);
+      if (t->is_unsigned) r.nonneg = true;
+      return r;
+    }
+  }
+  FeVal r = val(t, ib_cast(&L->b, mat(L, &x), t));
+  r.nonneg = x.nonneg && t->kind == TY_INT && x.type->kind != TY_FLOAT &&
+             (t->bits > x.type->bits || (t->bits == x.type->bits && t->is_unsigned == x.type->is_unsigned));
+  return r;
+}
+
+static Value *conv_v(Lower *L, FeVal x, Type *t) {
+  FeVal r = conv(L, x, t);
+  return mat(L, &r);
+}
+
+static FeVal zero_of(Type *t) { return t->kind == TY_FLOAT ? cfloat(t, 0) : cint(t, 0); }
+
+/* Python truth of a value as i1 (FeVal, possibly constant). */
+static FeVal truth(Lower *L, FeVal x, SrcLoc loc) {
+  switch (x.kind) {
+  case FV_POISON: return x;
+  case FV_NONE: return cbool(L, false);
+  case FV_TUPLE: return cbool(L, x.tup.n != 0);
+  case FV_VAL:
+    if (ty_is_scalar(x.type)) return conv(L, x, ty_bool(L->ctx));
+    return lerr(L, loc, "the truth value of an array (%s) is ambiguous", tname(L, x.type));
+  default: return lerr(L, loc, "%s has no truth value in a kernel", vname(L, &x));
+  }
+}
+
+/* The runtime type of a value (tuples as tuple types), or NULL. */
+static Type *fv_type(Lower *L, const FeVal *v) {
+  if (v->kind == FV_VAL) return v->type;
+  if (v->kind == FV_TUPLE) {
+    if (v->type) return v->type;
+    Type *elems[MAX_FLAT];
+    if (v->tup.n > MAX_FLAT) return NULL;
+    for (unsigned i = 0; i < v->tup.n; i++)
+      if (!(elems[i] = fv_type(L, &v->tup.elems[i]))) return NULL;
+    return ty_tuple(L->ctx, v->tup.n, elems);
+  }
+  return NULL;
+}
+
+static FeVal make_tuple(Lower *L, unsigned n, const FeVal *elems) {
+  FeVal t = {.kind = FV_TUPLE};
+  t.tup.n = n;
+  t.tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, n ? n : 1);
+  if (n) memcpy(t.tup.elems, elems, sizeof(FeVal) * n);
+  t.type = fv_type(L, &t);
+  return t;
+}
+
+static bool fv_same(const FeVal *a, const FeVal *b) {
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+  case FV_VAL:
+    if (a->type != b->type) return false;
+    if (a->v || b->v) return a->v == b->v;
+    return a->is_const && b->is_const && a->c.i == b->c.i;
+  case FV_TUPLE:
+  case FV_VIEW:
+    if (a->tup.n != b->tup.n) return false;
+    for (unsigned i = 0; i < a->tup.n; i++)
+      if (!fv_same(&a->tup.elems[i], &b->tup.elems[i])) return false;
+    return true;
+  case FV_PATH:
+  case FV_STR: return a->str.len == b->str.len && memcmp(a->str.s, b->str.s, a->str.len) == 0;
+  case FV_BUILTIN: return a->builtin == b->builtin;
+  case FV_NTYPE: return a->type == b->type;
+  case FV_FUNC:
+  case FV_PYFUNC: return a->func == b->func;
+  default: return true;
+  }
+}
+
+static unsigned type_slots(const Type *t) {
+  if (t->kind != TY_TUPLE) return 1;
+  unsigned n = 0;
+  for (unsigned i = 0; i < t->n; i++) n += type_slots(t->elems[i]);
+  return n;
+}
+
+static void flat_types(const Type *t, Type **out, unsigned *n) {
+  if (t->kind != TY_TUPLE) {
+    if (*n < MAX_FLAT) out[*n] = (Type *)t;
+    (*n)++;
+    return;
+  }
+  for (unsigned i = 0; i < t->n; i++) flat_types(t->elems[i], out, n);
+}
+
+/* Values of x converted to type t, appended to out. A missing value (undefined on this path, or an error)
+ * takes the fallback values when given, else zeros. False (after a diagnostic) if x cannot be t. */
+static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned *n, Value *const *fallback,
+                       SrcLoc loc, const char *var) {
+  if (x->kind == FV_POISON || x->kind == FV_UNDEF) {
+    unsigned k = type_slots(t);
+    Type *ft[MAX_FLAT];
+    unsigned nt = 0;
+    flat_types(t, ft, &nt);
+    for (unsigned i = 0; i < k; i++) {
+      Value *v = fallback ? fallback[i] : NULL;
+      if (!v) {
+        if (ft[i]->kind == TY_ARRAY) {
+          if (x->kind == FV_UNDEF)
+            lerr(L, loc, "variable '%s' is an array on one path and undefined on another", var);
+          return false;
+        }
+        FeVal z = zero_of(ft[i]);
+        v = mat(L, &z);
+      }
+      out[(*n)++] = v;
+    }
+    return true;
+  }
+  if (t->kind == TY_TUPLE) {
+    if (x->kind != FV_TUPLE || x->tup.n != t->n) {
+      lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, x), tname(L, t), var);
+      return false;
+    }
+    for (unsigned i = 0; i < t->n; i++) {
+      unsigned before = *n;
+      if (!flatten_to(L, &x->tup.elems[i], t->elems[i], out, n, fallback ? fallback + before : NULL, loc, var))
+        return false;
+    }
+    return true;
+  }
+  if (x->kind != FV_VAL) {
+    lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, x), tname(L, t), var);
+    return false;
+  }
+  if (t->kind == TY_ARRAY || x->type->kind == TY_ARRAY) {
+    if (x->type != t) {
+      lerr(L, loc, "cannot unify %s and %s for '%s'", tname(L, x->type), tname(L, t), var);
+      return false;
+    }
+    out[(*n)++] = x->v;
+    return true;
+  }
+  out[(*n)++] = conv_v(L, *x, t);
+  return true;
+}
+
+static FeVal unflatten(Lower *L, Type *t, Value *const *vals, unsigned *pos) {
+  if (t->kind != TY_TUPLE) return val(t, vals[(*pos)++]);
+  FeVal elems[MAX_FLAT];
+  for (unsigned i = 0; i < t->n && i < MAX_FLAT; i++) elems[i] = unflatten(L, t->elems[i], vals, pos);
+  return make_tuple(L, t->n, elems);
+}
+
+/* The type a variable gets where two paths meet, or NULL (error already reported unless quiet). */
+static Type *merge_type(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, const char *var, bool *fail) {
+  *fail = false;
+  if (a->kind == FV_POISON || b->kind == FV_POISON) {
+    *fail = true;
+    return NULL;
+  }
+  Type *ta = a->kind == FV_UNDEF ? NULL : fv_type(L, a), *tb = b->kind == FV_UNDEF ? NULL : fv_type(L, b);
+  if ((a->kind != FV_UNDEF && !ta) || (b->kind != FV_UNDEF && !tb)) {
+    *fail = true;
+    if (a->kind == FV_VIEW || b->kind == FV_VIEW)
+      lerr(L, loc, "'%s' holds an array view (a[i] of an array of higher rank) that differs between paths; "
+               "index the array directly", var);
+    else
+      lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, a), vname(L, b), var);
+    return NULL;
+  }
+  if (!ta) return tb;
+  if (!tb) return ta;
+  Type *u = nb_unify(L->ctx, ta, tb);
+  if (!u) {
+    *fail = true;
+    lerr(L, loc, "cannot unify %s and %s for '%s'", tname(L, ta), tname(L, tb), var);
+  }
+  return u;
+}
+
+static const char *var_name(Lower *L, unsigned i) {
+  if (i < L->fn->nlocals) return L->fn->locals[i].name;
+  if (i == L->v_ret) return "<returned>";
+  if (i == L->v_rv) return "<return value>";
+  if (i == L->v_brk) return "<break>";
+  if (i == L->v_cont) return "<continue>";
+  return "<loop counter>";
+}
+
+/* ---- liveness ---------------------------------------------------------------------------------------------- */
+
+typedef struct Span {
+  unsigned start, end; /* lines */
+} Span;
+
+static bool read_in(const FeLocal *l, unsigned lo, unsigned hi) {
+  /* any read line in [lo, hi] */
+  unsigned a = 0, b = l->nreads;
+  while (a < b) {
+    unsigned mid = (a + b) / 2;
+    if (l->read_lines[mid] < lo) a = mid + 1;
+    else b = mid;
+  }
+  return a < l->nreads && l->read_lines[a] <= hi;
+}
+
+static unsigned outer_loop_start(Lower *L) {
+  unsigned s = 0;
+  for (LoopCtx *c = L->loop; c; c = c->outer) s = c->start;
+  return s;
+}
+
+/* Whether variable i may be read after the construct spanning `span` (a read on a later line; inside
+ * enclosing loops any read before it too, its first line included: the next iteration comes back to it).
+ * Nothing can follow a compound statement or the end of a block on its last line. */
+static bool var_live(Lower *L, unsigned i, Span span) {
+  if (i == L->v_rv) return true;
+  if (i == L->v_ret) return L->pending_fn > 0 || L->loop != NULL;
+  if (i == L->v_brk) return L->loop != NULL;
+  if (i == L->v_cont) return L->pending_loop > 0;
+  if (i >= L->fn->nlocals) return true;
+  const FeLocal *l = &L->fn->locals[i];
+  if (read_in(l, span.end + 1, UINT32_MAX)) return true;
+  unsigned os = outer_loop_start(L);
+  return os && read_in(l, os, span.start);
+}
+
+/* ---- environments -------------------------------------------------------------------------------------- */
+
+static FeVal *env_copy(Lower *L) {
+  FeVal *e = ARENA_ARRAY(&L->fe->arena, FeVal, L->nvars);
+  memcpy(e, L->env, sizeof(FeVal) * L->nvars);
+  return e;
+}
+
+static void env_set(Lower *L, const FeVal *e) { memcpy(L->env, e, sizeof(FeVal) * L->nvars); }
+
+/* ---- structured if with environment merge ------------------------------------------------------------- */
+
+typedef void (*BranchFn)(Lower *L, void *arg);
+
+/* refine: bit set of pseudo-variables known true in the then-branch (when one bit) and false in the else. */
+static void emit_if(Lower *L, Value *cond, unsigned refine_mask, Span span, SrcLoc loc, BranchFn fthen, void *athen,
+                    BranchFn felse, void *aelse) {
+  unsigned nv = L->nvars;
+  FeVal *e0 = env_copy(L);
+  at(L, loc);
+  Op *tmp = ib_op(&L->b, OP_IF, 1, &cond, 0, NULL, 2);
+  Block *bt = ir_block_new(L->m), *be = ir_block_new(L->m);
+  ir_region_append_block(&tmp->regions[0], bt);
+  ir_region_append_block(&tmp->regions[1], be);
+  IrBuilder saved = L->b;
+  unsigned nbits = (unsigned)__builtin_popcount(refine_mask);
+
+  ib_set_end(&L->b, bt);
+  if (nbits == 1)
+    for (unsigned i = 0; i < nv; i++)
+      if (i >= L->fn->nlocals && (refine_mask >> (i - L->fn->nlocals)) & 1) L->env[i] = cbool(L, true);
+  if (fthen) fthen(L, athen);
+  FeVal *e1 = env_copy(L);
+
+  env_set(L, e0);
+  ib_set_end(&L->b, be);
+  for (unsigned i = L->fn->nlocals; i < nv; i++)
+    if ((refine_mask >> (i - L->fn->nlocals)) & 1) L->env[i] = cbool(L, false);
+  if (felse) felse(L, aelse);
+  FeVal *e2 = env_copy(L);
+
+  /* merge */
+  FeVal *merged = L->env;
+  Type **types = ARENA_ARRAY(&L->fe->arena, Type *, nv);
+  unsigned nres = 0;
+  for (unsigned i = 0; i < nv; i++) {
+    types[i] = NULL;
+    if (fv_same(&e1[i], &e2[i])) {
+      merged[i] = e1[i];
+      continue;
+    }
+    if (!var_live(L, i, span)) {
+      merged[i] = (FeVal){.kind = FV_UNDEF};
+      continue;
+    }
+    bool fail;
+    Type *t = merge_type(L, &e1[i], &e2[i], loc, var_name(L, i), &fail);
+    if (!t) {
+      merged[i] = fail ? poison() : (FeVal){.kind = FV_UNDEF};
+      continue;
+    }
+    types[i] = t;
+    nres += type_slots(t);
+  }
+  Value **v1 = ARENA_ARRAY(&L->fe->arena, Value *, nres ? nres : 1);
+  Value **v2 = ARENA_ARRAY(&L->fe->arena, Value *, nres ? nres : 1);
+  Type **rt = ARENA_ARRAY(&L->fe->arena, Type *, nres ? nres : 1);
+  unsigned n1 = 0, n2 = 0, nt = 0;
+  bool ok = true;
+  for (unsigned i = 0; i < nv; i++) {
+    if (!types[i]) continue;
+    flat_types(types[i], rt, &nt);
+    ib_set_end(&L->b, bt);
+    ok = flatten_to(L, &e1[i], types[i], v1, &n1, NULL, loc, var_name(L, i)) && ok;
+    ib_set_end(&L->b, be);
+    ok = flatten_to(L, &e2[i], types[i], v2, &n2, NULL, loc, var_name(L, i)) && ok;
+    if (!ok) break;
+  }
+  if (!ok) {
+    for (unsigned i = 0; i < nv; i++)
+      if (types[i]) merged[i] = poison();
+    nres = 0;
+  }
+  ib_set_end(&L->b, bt);
+  ib_op(&L->b, OP_YIELD, nres, v1, 0, NULL, 0);
+  ib_set_end(&L->b, be);
+  ib_op(&L->b, OP_YIELD, nres, v2, 0, NULL, 0);
+  L->b = saved;
+  at(L, loc);
+  Op *op = ir_op_create(L->m, OP_IF, L->b.loc, 1, &cond, nres, rt, 2);
+  ir_op_insert_before(tmp, op);
+  ir_block_unlink(bt);
+  ir_block_unlink(be);
+  ir_region_append_block(&op->regions[0], bt);
+  ir_region_append_block(&op->regions[1], be);
+  ir_op_erase(tmp);
+  unsigned pos = 0;
+  Value **results = ARENA_ARRAY(&L->fe->arena, Value *, nres ? nres : 1);
+  for (unsigned i = 0; i < nres; i++) results[i] = op_result(op, i);
+  for (unsigned i = 0; i < nv && nres; i++) {
+    if (!types[i]) continue;
+    FeVal m = unflatten(L, types[i], results, &pos);
+    if (m.kind == FV_VAL && m.type->kind == TY_INT)
+      m.nonneg = (e1[i].kind == FV_UNDEF || e1[i].nonneg) && (e2[i].kind == FV_UNDEF || e2[i].nonneg);
+    merged[i] = m;
+  }
+}
+
+/* An expression evaluated only when a condition holds: lowered into a detached block first; if every op
+ * in it is pure it is spliced in place (and the caller may use arith.andi/select), else the block becomes
+ * a region of an scf.if. */
+static Block *scratch_begin(Lower *L, IrBuilder *saved) {
+  Block *blk = ir_block_new(L->m);
+  *saved = L->b;
+  ib_set_end(&L->b, blk);
+  return blk;
+}
+
+static bool block_pure(const Block *blk) {
+  for (Op *op = blk->first; op; op = op->next)
+    if (!op_has(op, OPT_PURE) || op->nregions) return false;
+  return true;
+}
+
+static void splice_block(Lower *L, Block *blk) {
+  for (Op *op = blk->first, *next; op; op = next) {
+    next = op->next;
+    ir_op_unlink(op);
+    ib_insert(&L->b, op);
+  }
+}
+
+/* scf.if(cond) { then-block ...; yield tv } else { else-block ...; yield ev } -> one result of type t. Either
+ * block may be NULL (then a fresh one). */
+static Value *if_value(Lower *L, Value *cond, Block *bt, Value *tv, Block *be, Value *ev, Type *t) {
+  IrBuilder saved = L->b;
+  if (!bt) bt = ir_block_new(L->m);
+  if (!be) be = ir_block_new(L->m);
+  ib_set_end(&L->b, bt);
+  ib_op(&L->b, OP_YIELD, 1, &tv, 0, NULL, 0);
+  ib_set_end(&L->b, be);
+  ib_op(&L->b, OP_YIELD, 1, &ev, 0, NULL, 0);
+  L->b = saved;
+  Op *op = ib_op(&L->b, OP_IF, 1, &cond, 1, &t, 2);
+  ir_region_append_block(&op->regions[0], bt);
+  ir_region_append_block(&op->regions[1], be);
+  return op_result(op, 0);
+}
+
+/* ---- names ---------------------------------------------------------------------------------------------- */
+
+static bool near_name(const char *want, const char *cand) {
+  size_t n = strlen(want), m = strlen(cand);
+  if (strcmp(want, cand) == 0 || m == 0) return false;
+  unsigned limit = (unsigned)(n / 3 > 1 ? n / 3 : 1);
+  if (n >= 3 && sema_edit_distance(want, cand) <= limit) return true;
+  /* x -> x_array, array -> an_array */
+  if (m > n + 1 && strncmp(cand, want, n) == 0 && cand[n] == '_') return true;
+  if (m > n + 1 && strcmp(cand + m - n, want) == 0 && cand[m - n - 1] == '_') return true;
+  return false;
+}
+
+static void consider(const char *want, const char *cand, const char **best, unsigned *bestd) {
+  if (!cand || cand[0] == '_' || !near_name(want, cand)) return;
+  unsigned d = sema_edit_distance(want, cand);
+  if (d < *bestd) {
+    *bestd = d;
+    *best = cand;
+  }
+}
+
+static const char *suggest(Lower *L, const char *name) {
+  const char *best = NULL;
+  unsigned bestd = UINT32_MAX;
+  for (unsigned i = 0; i < L->fn->nlocals; i++) consider(name, L->fn->locals[i].name, &best, &bestd);
+  const StrMap *g = &L->fe->globals;
+  for (size_t i = 0; i < g->cap; i++)
+    if (g->slots[i].key && ((FeVal *)g->slots[i].value)->kind != FV_HOST) consider(name, g->slots[i].key, &best, &bestd);
+  static const char *const builtins[] = {"range", "len", "min", "max", "abs", "int", "float", "bool", "round"};
+  for (unsigned i = 0; i < sizeof builtins / sizeof *builtins; i++) consider(name, builtins[i], &best, &bestd);
+  return best;
+}
+
+static FeVal lookup_global(Lower *L, const char *name, SrcLoc loc) {
+  FeVal *g = L->fn->scope ? strmap_get(L->fn->scope, name) : NULL;
+  if (!g) g = fe_global(L->fe, name);
+  if (g) {
+    if (g->kind == FV_HOST)
+      return lerr(L, loc, "global name '%s' is not a compile-time constant: a kernel can read module constants "
+                          "(numbers, tuples of them), modules, types and functions",
+                  name);
+    FeVal v = *g;
+    v.literal = false;
+    return v;
+  }
+  char buf[80];
+  if (strlen(name) < 60) {
+    snprintf(buf, sizeof buf, "builtins.%s", name);
+    int bi = sema_lookup_path(L->fe, buf);
+    if (bi >= 0) return (FeVal){.kind = FV_BUILTIN, .builtin = bi};
+  }
+  const char *s = suggest(L, name);
+  if (s) return lerr(L, loc, "name '%s' is not defined (did you mean '%s'?)", name, s);
+  return lerr(L, loc, "name '%s' is not defined", name);
+}
+
+static FeVal lower_name(Lower *L, const PyExpr *e) {
+  int i = sema_local_index(L->fn, e->name);
+  if (i < 0) return lookup_global(L, e->name, e->loc);
+  FeVal v = L->env[i];
+  if (v.kind == FV_UNDEF) {
+    if (L->quiet) return lerr(L, e->loc, "undefined");
+    return lerr(L, e->loc, "local variable '%s' is referenced before assignment", e->name);
+  }
+  v.literal = false;
+  return v;
+}
+
+/* ---- attributes -------------------------------------------------------------------------------------------- */
+
+static FeVal builtin_value(Lower *L, int bi) {
+  Type *f64 = ty_f64(L->ctx);
+  switch (bi) {
+  case BI_MATH_PI: return cfloat(f64, M_PI);
+  case BI_MATH_E: return cfloat(f64, M_E);
+  case BI_MATH_TAU: return cfloat(f64, 2 * M_PI);
+  case BI_MATH_INF: return cfloat(f64, INFINITY);
+  case BI_MATH_NAN: return cfloat(f64, NAN);
+  case BI_LANEID:
+  case BI_WARPSIZE: {
+    Type *i32 = ty_i32(L->ctx);
+    FeVal r = val(i32, op_result(ib_op(&L->b, bi == BI_LANEID ? OP_LANE_ID : OP_WARP_SIZE, 0, NULL, 1, &i32, 0), 0));
+    r.nonneg = true;
+    return r;
+  }
+  default: return (FeVal){.kind = FV_BUILTIN, .builtin = bi};
+  }
+}
+
+static FeVal path_attr(Lower *L, const FeVal *v, const char *attr, SrcLoc loc) {
+  char *p = arena_printf(&L->fe->arena, "%s.%s", v->str.s, attr);
+  Type *t = sema_path_type(L->fe, p);
+  if (t) return (FeVal){.kind = FV_NTYPE, .type = t};
+  int bi = sema_lookup_path(L->fe, p);
+  if (bi >= 0) return builtin_value(L, bi);
+  if (sema_is_prefix(L->fe, p)) {
+    FeVal r = {.kind = FV_PATH};
+    r.str.s = p;
+    r.str.len = strlen(p);
+    return r;
+  }
+  return lerr(L, loc, "module '%s' has no attribute '%s' that kfront knows", v->str.s, attr);
+}
+
+static FeVal dims_tuple(Lower *L, Value *arr, unsigned first, unsigned rank) {
+  FeVal elems[32];
+  for (unsigned k = first; k < rank && k - first < 32; k++) {
+    elems[k - first] = val(ty_i64(L->ctx), ib_dim(&L->b, arr, k));
+    elems[k - first].nonneg = true;
+  }
+  return make_tuple(L, rank - first, elems);
+}
+
+static FeVal lower_attribute(Lower *L, const PyExpr *e) {
+  FeVal v = lower_expr(L, e->attribute.value);
+  const char *a = e->attribute.attr;
+  SrcLoc aloc = e->attribute.attr_loc;
+  at(L, e->loc);
+  switch (v.kind) {
+  case FV_POISON: return v;
+  case FV_PATH: return path_attr(L, &v, a, aloc);
+  case FV_BUILTIN:
+    if (v.builtin == BI_THREADIDX || v.builtin == BI_BLOCKIDX || v.builtin == BI_BLOCKDIM || v.builtin == BI_GRIDDIM) {
+      if ((a[0] == 'x' || a[0] == 'y' || a[0] == 'z') && !a[1]) {
+        static const OpKind ops[] = {OP_THREAD_ID, OP_BLOCK_ID, OP_BLOCK_DIM, OP_GRID_DIM};
+        FeVal r = val(ty_i32(L->ctx), ib_gpu_id(&L->b, ops[v.builtin - BI_THREADIDX], (unsigned)(a[0] - 'x')));
+        r.nonneg = true;
+        return r;
+      }
+      return lerr(L, aloc, "'%s' has no attribute '%s' (use .x, .y or .z)", sema_builtin_name(v.builtin), a);
+    }
+    return lerr(L, aloc, "unknown attribute '%s' of %s", a, vname(L, &v));
+  case FV_VAL:
+  case FV_VIEW: {
+    if (v.kind == FV_VAL && v.type->kind != TY_ARRAY)
+      return lerr(L, aloc, "unknown attribute '%s' of %s", a, tname(L, v.type));
+    Value *arr = v.kind == FV_VIEW ? v.tup.elems[0].v : v.v;
+    unsigned first = v.kind == FV_VIEW ? v.tup.n - 1 : 0;
+    unsigned rank = arr->type->rank;
+    if (strcmp(a, "shape") == 0) return dims_tuple(L, arr, first, rank);
+    if (strcmp(a, "ndim") == 0) return cint(ty_i64(L->ctx), rank - first);
+    if (strcmp(a, "dtype") == 0) return (FeVal){.kind = FV_NTYPE, .type = arr->type->elem};
+    if (strcmp(a, "size") == 0) {
+      Type *i64 = ty_i64(L->ctx);
+      FeVal r;
+      if (first == 0) {
+        r = val(i64, op_result(ib_op(&L->b, OP_SIZE, 1, &arr, 1, &i64, 0), 0));
+      } else {
+        Value *n = ib_dim(&L->b, arr, first);
+        for (unsigned k = first + 1; k < rank; k++) n = ib_binary(&L->b, OP_MULI, n, ib_dim(&L->b, arr, k));
+        r = val(i64, n);
+      }
+      r.nonneg = true;
+      return r;
+    }
+    return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports shape, size, ndim and dtype)", a,
+                tname(L, v.type));
+  }
+  default: return lerr(L, aloc, "unknown attribute '%s' of %s", a, vname(L, &v));
+  }
+}
+
+/* ---- array elements ---------------------------------------------------------------------------------------- */
+
+/* One index of axis `axis` as i64: negative indices wrap as in Numba (unless the index is unsigned or known
+ * to be >= 0), then check.bounds. */
+static Value *index_i64(Lower *L, Value *arr, unsigned axis, FeVal idx) {
+  Type *i64 = ty_i64(L->ctx);
+  bool is_unsigned = idx.type->kind == TY_INT && idx.type->is_unsigned;
+  FeVal i = conv(L, idx, i64);
+  Value *n = NULL, *iv;
+  bool wrap = !is_unsigned && !idx.nonneg;
+  if (i.is_const) {
+    if (i.c.i < 0 && !is_unsigned) {
+      n = ib_dim(&L->b, arr, axis);
+      iv = ib_binary(&L->b, OP_ADDI, n, mat(L, &i));
+    } else {
+      iv = mat(L, &i);
+    }
+    wrap = false;
+  } else {
+    iv = i.v;
+  }
+  if (wrap) {
+    n = ib_dim(&L->b, arr, axis);
+    Value *neg = ib_cmpi(&L->b, "slt", iv, ib_const_int(&L->b, i64, 0));
+    Value *w = ib_binary(&L->b, OP_ADDI, iv, n);
+    iv = ib_select(&L->b, neg, w, iv);
+  }
+  if (L->fe->opts && L->fe->opts->bounds_check) {
+    if (!n) n = ib_dim(&L->b, arr, axis);
+    Value *ops[2] = {iv, n};
+    Op *c = ib_op(&L->b, OP_BOUNDS, 2, ops, 0, NULL, 0);
+    ir_op_set_attr(L->m, c, "axis", attr_int(i64, axis));
+  }
+  return iv;
+}
+
+/* The index values of a subscript: a[i], a[i, j], a[t] with t a tuple. */
+static bool gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n) {
+  *n = 0;
+  const PyExpr *const *items = &ie;
+  unsigned count = 1;
+  if (ie->kind == EX_TUPLE) {
+    items = (const PyExpr *const *)ie->elts.items;
+    count = ie->elts.n;
+  }
+  for (unsigned k = 0; k < count; k++) {
+    const PyExpr *x = items[k];
+    if (x->kind == EX_SLICE) {
+      lerr(L, x->loc, "array slicing is not supported by kfront yet (index with integers)");
+      return false;
+    }
+    if (x->kind == EX_NONE || x->kind == EX_ELLIPSIS) {
+      lerr(L, x->loc, "%s in an index is not supported by kfront", x->kind == EX_NONE ? "None" : "Ellipsis");
+      return false;
+    }
+    FeVal v = lower_expr(L, x);
+    if (v.kind == FV_POISON) return false;
+    if (v.kind == FV_TUPLE && count == 1) {
+      for (unsigned j = 0; j < v.tup.n && *n < 32; j++) out[(*n)++] = v.tup.elems[j];
+    } else if (*n < 32) {
+      out[(*n)++] = v;
+    }
+  }
+  for (unsigned k = 0; k < *n; k++) {
+    if (out[k].kind != FV_VAL || out[k].type->kind != TY_INT) {
+      lerr(L, ie->loc, "array index must be an integer, not %s", vname(L, &out[k]));
+      return false;
+    }
+  }
+  return true;
+}
+
+/* a[ix...] of an array or a view. Full indexing fills base/idx and returns a FV_VAL placeholder of the
+ * element type; partial indexing returns a view (not for stores). */
+static FeVal index_array(Lower *L, const FeVal *a, const FeVal *ix, unsigned n, SrcLoc loc, bool store,
+                         Value **base, Value **idx) {
+  const FeVal *b = a->kind == FV_VIEW ? &a->tup.elems[0] : a;
+  unsigned fixed = a->kind == FV_VIEW ? a->tup.n - 1 : 0;
+  Type *arrt = b->type;
+  unsigned total = fixed + n;
+  if (total > arrt->rank)
+    return lerr(L, loc, "too many indices for %s: %u given", tname(L, a->type), n);
+  *base = b->v;
+  for (unsigned k = 0; k < fixed; k++) idx[k] = a->tup.elems[1 + k].v;
+  at(L, loc);
+  for (unsigned k = 0; k < n; k++) idx[fixed + k] = index_i64(L, b->v, fixed + k, ix[k]);
+  if (total == arrt->rank) return val(arrt->elem, NULL);
+  if (store)
+    return lerr(L, loc, "cannot assign to a sub-array: %s needs %u indices, %u given", tname(L, a->type),
+                arrt->rank - fixed, n);
+  FeVal v = {.kind = FV_VIEW};
+  v.type = ty_array(L->ctx, arrt->elem, arrt->rank - total, arrt->layout == LAYOUT_C ? LAYOUT_C : LAYOUT_A);
+  v.tup.n = 1 + total;
+  v.tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, 1 + total);
+  v.tup.elems[0] = *b;
+  for (unsigned k = 0; k < total; k++) v.tup.elems[1 + k] = val(ty_i64(L->ctx), idx[k]);
+  return v;
+}
+
+static FeVal load_element(Lower *L, Value *base, Value **idx) {
+  unsigned rank = base->type->rank;
+  Value *ops[33];
+  ops[0] = base;
+  for (unsigned k = 0; k < rank; k++) ops[1 + k] = idx[k];
+  Type *et = base->type->elem;
+  return val(et, op_result(ib_op(&L->b, OP_LOAD, 1 + rank, ops, 1, &et, 0), 0));
+}
+
+static void store_element(Lower *L, Value *base, Value **idx, Value *v) {
+  unsigned rank = base->type->rank;
+  Value *ops[34];
+  ops[0] = v;
+  ops[1] = base;
+  for (unsigned k = 0; k < rank; k++) ops[2 + k] = idx[k];
+  ib_op(&L->b, OP_STORE, 2 + rank, ops, 0, NULL, 0);
+}
+
+static FeVal lower_subscript(Lower *L, const PyExpr *e) {
+  FeVal v = lower_expr(L, e->subscript.value);
+  if (v.kind == FV_POISON) return v;
+  if (v.kind == FV_TUPLE) {
+    FeVal i = lower_expr(L, e->subscript.index);
+    if (i.kind == FV_POISON) return i;
+    if (!is_const_int(&i)) {
+      if (e->subscript.index->kind == EX_SLICE) return lerr(L, e->subscript.index->loc, "tuple slicing is not supported by kfront");
+      return lerr(L, e->subscript.index->loc, "a tuple index must be a constant integer, not %s", vname(L, &i));
+    }
+    int64_t k = i.c.i < 0 ? i.c.i + (int64_t)v.tup.n : i.c.i;
+    if (k < 0 || k >= (int64_t)v.tup.n)
+      return lerr(L, e->subscript.index->loc, "tuple index %lld is out of range for a tuple of %u", (long long)i.c.i,
+                  v.tup.n);
+    FeVal r = v.tup.elems[k];
+    r.literal = false;
+    return r;
+  }
+  if (is_array(&v) || v.kind == FV_VIEW) {
+    FeVal ix[32];
+    unsigned n;
+    if (!gather_indices(L, e->subscript.index, ix, &n)) return poison();
+    Value *base, *idx[32];
+    FeVal r = index_array(L, &v, ix, n, e->loc, false, &base, idx);
+    if (r.kind != FV_VAL) return r;
+    return load_element(L, base, idx);
+  }
+  if (v.kind == FV_NTYPE) return lerr(L, e->loc, "array types such as %s[:] are not values in a kernel", tname(L, v.type));
+  return lerr(L, e->loc, "%s is not subscriptable (only arrays and tuples are)", vname(L, &v));
+}
+
+/* ---- operators ------------------------------------------------------------------------------------------------ */
+
+static bool want_scalars(Lower *L, const FeVal *a, const FeVal *b, const char *op, SrcLoc loc) {
+  if (is_scalar(a) && (!b || is_scalar(b))) return true;
+  const FeVal *bad = !is_scalar(a) ? a : b;
+  if (bad->kind == FV_VAL || bad->kind == FV_VIEW)
+    lerr(L, loc, "unsupported operand type%s for %s: %s%s%s (array expressions are not supported in kernels; "
+                 "operate on elements)",
+         b ? "s" : "", op, vname(L, a), b ? " and " : "", b ? vname(L, b) : "");
+  else
+    lerr(L, loc, "unsupported operand type%s for %s: %s%s%s", b ? "s" : "", op, vname(L, a), b ? " and " : "",
+         b ? vname(L, b) : "");
+  return false;
+}
+
+/* Folds an integer operation at the width of t (wrapping), for constants that are not literals. */
+static bool fold_int(PyBinOp op, Type *t, int64_t x, int64_t y, int64_t *out) {
+  uint64_t ux = (uint64_t)x, uy = (uint64_t)y, r;
+  bool u = t->is_unsigned;
+  switch (op) {
+  case BIN_ADD: r = ux + uy; break;
+  case BIN_SUB: r = ux - uy; break;
+  case BIN_MUL: r = ux * uy; break;
+  case BIN_BITAND: r = ux & uy; break;
+  case BIN_BITOR: r = ux | uy; break;
+  case BIN_BITXOR: r = ux ^ uy; break;
+  case BIN_FLOORDIV:
+  case BIN_MOD:
+    if (y == 0) {
+      r = 0;
+    } else if (u) {
+      r = op == BIN_FLOORDIV ? ux / uy : ux % uy;
+    } else {
+      if (x == INT64_MIN && y == -1) r = op == BIN_FLOORDIV ? (uint64_t)INT64_MIN : 0;
+      else {
+        int64_t d = x / y, m = x % y;
+        if (m != 0 && ((m < 0) != (y < 0))) {
+          d -= 1;
+          m += y;
+        }
+        r = (uint64_t)(op == BIN_FLOORDIV ? d : m);
+      }
+    }
+    break;
+  default: return false;
+  }
+  if (t->bits < 64) {
+    uint64_t mask = (1ull << t->bits) - 1;
+    r &= mask;
+    if (!u && (r >> (t->bits - 1))) r |= ~mask;
+  }
+  *out = (int64_t)r;
+  return true;
+}
+
+static FeVal binop(Lower *L, PyBinOp op, FeVal a, FeVal b, SrcLoc loc) {
+  if (a.kind == FV_POISON || b.kind == FV_POISON) return poison();
+  if (a.literal && b.literal) {
+    FeVal r;
+    if (sema_py_binop(L->ctx, op, &a, &b, &r)) return r;
+  }
+  if (op == BIN_ADD && a.kind == FV_TUPLE && b.kind == FV_TUPLE) {
+    FeVal elems[MAX_FLAT];
+    unsigned n = 0;
+    for (unsigned i = 0; i < a.tup.n && n < MAX_FLAT; i++) elems[n++] = a.tup.elems[i];
+    for (unsigned i = 0; i < b.tup.n && n < MAX_FLAT; i++) elems[n++] = b.tup.elems[i];
+    return make_tuple(L, n, elems);
+  }
+  char opname[8];
+  snprintf(opname, sizeof opname, "'%s'", ast_binop_str(op));
+  if (op == BIN_MATMUL) return lerr(L, loc, "the '@' operator is not supported in kernels");
+  if (!want_scalars(L, &a, &b, opname, loc)) return poison();
+  int kinds[2] = {nb_kind(a.type), nb_kind(b.type)};
+  const NbCase *c = sema_op_case(NBF_BINOP, op, kinds, 2);
+  if (!c) return lerr(L, loc, "unsupported operand types for %s: %s and %s", opname, tname(L, a.type), tname(L, b.type));
+  Type *ta = nb_type(L->ctx, c->args[0]), *tb = nb_type(L->ctx, c->args[1]), *rt = nb_type(L->ctx, c->ret);
+  at(L, loc);
+  FeVal x = conv(L, a, ta), y = conv(L, b, tb);
+  bool nonneg_in = x.nonneg && y.nonneg;
+  /* constants that are not literals (module constants): fold integer arithmetic */
+  if (x.is_const && y.is_const && rt->kind == TY_INT && (op != BIN_POW && op != BIN_LSHIFT && op != BIN_RSHIFT)) {
+    FeVal xr = conv(L, x, rt), yr = conv(L, y, rt);
+    int64_t r;
+    if (fold_int(op, rt, xr.c.i, yr.c.i, &r)) return cint(rt, r);
+  }
+  FeVal res;
+  Value *xv, *yv;
+  switch (op) {
+  case BIN_ADD:
+  case BIN_SUB:
+  case BIN_MUL: {
+    bool f = rt->kind == TY_FLOAT;
+    OpKind k = op == BIN_ADD ? (f ? OP_ADDF : OP_ADDI) : op == BIN_SUB ? (f ? OP_SUBF : OP_SUBI) : (f ? OP_MULF : OP_MULI);
+    xv = conv_v(L, x, rt);
+    yv = conv_v(L, y, rt);
+    res = val(rt, ib_binary(&L->b, k, xv, yv));
+    res.nonneg = !f && op != BIN_SUB && nonneg_in;
+    return res;
+  }
+  case BIN_DIV:
+    xv = conv_v(L, x, rt);
+    yv = conv_v(L, y, rt);
+    return val(rt, ib_binary(&L->b, OP_DIVF, xv, yv));
+  case BIN_FLOORDIV:
+  case BIN_MOD: {
+    xv = conv_v(L, x, rt);
+    yv = conv_v(L, y, rt);
+    OpKind k;
+    if (rt->kind == TY_FLOAT) k = op == BIN_FLOORDIV ? OP_FLOORDIVF : OP_FLOORMODF;
+    else if (rt->is_unsigned) k = op == BIN_FLOORDIV ? OP_DIVUI : OP_REMUI;
+    else k = op == BIN_FLOORDIV ? OP_FLOORDIVSI : OP_FLOORMODSI;
+    res = val(rt, ib_binary(&L->b, k, xv, yv));
+    bool pos_divisor = y.is_const && rt->kind == TY_INT && y.c.i > 0;
+    res.nonneg = rt->kind == TY_INT && ((op == BIN_MOD && pos_divisor) || (op == BIN_FLOORDIV && x.nonneg && pos_divisor));
+    return res;
+  }
+  case BIN_POW:
+    if (rt->kind == TY_INT) {
+      xv = conv_v(L, x, rt);
+      yv = conv_v(L, y, rt);
+      return val(rt, ib_binary(&L->b, OP_IPOW, xv, yv));
+    }
+    xv = conv_v(L, x, rt);
+    if (tb->kind == TY_INT) {
+      yv = mat(L, &y);
+      Value *ops[2] = {xv, yv};
+      return val(rt, op_result(ib_op(&L->b, OP_POWI, 2, ops, 1, &rt, 0), 0));
+    }
+    yv = conv_v(L, y, rt);
+    return val(rt, ib_binary(&L->b, OP_POW, xv, yv));
+  case BIN_LSHIFT:
+  case BIN_RSHIFT:
+    xv = conv_v(L, x, rt);
+    yv = conv_v(L, y, rt);
+    res = val(rt, ib_binary(&L->b, op == BIN_LSHIFT ? OP_SHLI : rt->is_unsigned ? OP_SHRUI : OP_SHRSI, xv, yv));
+    res.nonneg = op == BIN_RSHIFT && x.nonneg;
+    return res;
+  case BIN_BITAND:
+  case BIN_BITOR:
+  case BIN_BITXOR: {
+    xv = conv_v(L, x, rt);
+    yv = conv_v(L, y, rt);
+    OpKind k = op == BIN_BITAND ? OP_ANDI : op == BIN_BITOR ? OP_ORI : OP_XORI;
+    res = val(rt, ib_binary(&L->b, k, xv, yv));
+    res.nonneg = rt->kind == TY_BOOL || (op == BIN_BITAND ? (x.nonneg || y.nonneg) : nonneg_in);
+    return res;
+  }
+  default: return lerr(L, loc, "unsupported operator %s", opname);
+  }
+}
+
+static FeVal unop(Lower *L, PyUnaryOp op, FeVal a, SrcLoc loc) {
+  if (a.kind == FV_POISON) return a;
+  if (a.literal) {
+    FeVal r;
+    if (sema_py_unary(L->ctx, op, &a, &r)) return r;
+  }
+  at(L, loc);
+  if (op == UN_NOT) {
+    FeVal t = truth(L, a, loc);
+    if (t.kind == FV_POISON) return t;
+    if (t.is_const) return cbool(L, !t.c.i);
+    return val(t.type, ib_binary(&L->b, OP_XORI, t.v, ib_const_bool(&L->b, true)));
+  }
+  char opname[8];
+  snprintf(opname, sizeof opname, "'%s'", ast_unaryop_str(op));
+  if (!want_scalars(L, &a, NULL, opname, loc)) return poison();
+  int kind = nb_kind(a.type);
+  const NbCase *c = sema_op_case(NBF_UNARY, op, &kind, 1);
+  if (!c) return lerr(L, loc, "unsupported operand type for unary %s: %s", opname, tname(L, a.type));
+  Type *ta = nb_type(L->ctx, c->args[0]), *rt = nb_type(L->ctx, c->ret);
+  FeVal x = conv(L, a, ta);
+  if (op == UN_POS) return conv(L, x, rt);
+  if (op == UN_NEG) {
+    FeVal xr = conv(L, x, rt);
+    if (xr.is_const && rt->kind == TY_INT) return cint(rt, (int64_t)(0 - (uint64_t)xr.c.i));
+    if (xr.is_const && rt->kind == TY_FLOAT && rt->bits > 16) return cfloat(rt, -xr.c.f);
+    if (rt->kind == TY_FLOAT) return val(rt, ib_unary(&L->b, OP_NEGF, mat(L, &xr), NULL));
+    return val(rt, ib_binary(&L->b, OP_SUBI, ib_const_int(&L->b, rt, 0), mat(L, &xr)));
+  }
+  /* invert: at the operand's own width, then widened (~uint8(0) is 255) */
+  if (ta->kind == TY_BOOL) {
+    if (x.is_const) return cbool(L, !x.c.i);
+    return val(ta, ib_binary(&L->b, OP_XORI, mat(L, &x), ib_const_bool(&L->b, true)));
+  }
+  if (x.is_const) return conv(L, cint(ta, ~x.c.i), rt);
+  Value *inv = ib_binary(&L->b, OP_XORI, mat(L, &x), ib_const_int(&L->b, ta, -1));
+  return conv(L, val(ta, inv), rt);
+}
+
+static const char *cmp_pred(PyCmpOp op, Type *t) {
+  if (t->kind == TY_FLOAT) {
+    static const char *const f[] = {"oeq", "une", "olt", "ole", "ogt", "oge"};
+    return f[op];
+  }
+  static const char *const s[] = {"eq", "ne", "slt", "sle", "sgt", "sge"};
+  static const char *const u[] = {"eq", "ne", "ult", "ule", "ugt", "uge"};
+  return t->is_unsigned ? u[op] : s[op];
+}
+
+/* One comparison a <op> b -> bool. */
+static FeVal compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
+  if (a.kind == FV_POISON || b.kind == FV_POISON) return poison();
+  if (op == CMP_IS || op == CMP_ISNOT) {
+    if (a.kind == FV_NONE || b.kind == FV_NONE) {
+      bool same = a.kind == FV_NONE && b.kind == FV_NONE;
+      return cbool(L, op == CMP_IS ? same : !same);
+    }
+    return lerr(L, loc, "'%s' is only supported with None in kernels", ast_cmpop_str(op));
+  }
+  if (op == CMP_IN || op == CMP_NOTIN) return lerr(L, loc, "'%s' is not supported in kernels", ast_cmpop_str(op));
+  if (a.literal && b.literal) {
+    FeVal r;
+    if (sema_py_compare(L->ctx, op, &a, &b, &r)) return r;
+  }
+  char opname[8];
+  snprintf(opname, sizeof opname, "'%s'", ast_cmpop_str(op));
+  if (a.kind == FV_TUPLE || b.kind == FV_TUPLE) return lerr(L, loc, "comparing tuples is not supported by kfront yet");
+  if (!want_scalars(L, &a, &b, opname, loc)) return poison();
+  int kinds[2] = {nb_kind(a.type), nb_kind(b.type)};
+  const NbCase *c = sema_op_case(NBF_CMP, op, kinds, 2);
+  if (!c) return lerr(L, loc, "unsupported operand types for %s: %s and %s", opname, tname(L, a.type), tname(L, b.type));
+  Type *t = nb_type(L->ctx, c->args[0]);
+  at(L, loc);
+  FeVal x = conv(L, a, t), y = conv(L, b, t);
+  if (x.is_const && y.is_const && t->kind != TY_FLOAT) {
+    bool r;
+    uint64_t ux = (uint64_t)x.c.i, uy = (uint64_t)y.c.i;
+    bool lt = t->is_unsigned ? ux < uy : x.c.i < y.c.i;
+    switch (op) {
+    case CMP_EQ: r = x.c.i == y.c.i; break;
+    case CMP_NE: r = x.c.i != y.c.i; break;
+    case CMP_LT: r = lt; break;
+    case CMP_LE: r = lt || x.c.i == y.c.i; break;
+    case CMP_GT: r = !lt && x.c.i != y.c.i; break;
+    default: r = !lt; break;
+    }
+    return cbool(L, r);
+  }
+  if (t->kind == TY_BOOL && op != CMP_EQ && op != CMP_NE) {
+    t = ty_int(L->ctx, 8, true);
+    x = conv(L, x, t);
+    y = conv(L, y, t);
+  }
+  Value *xv = mat(L, &x), *yv = mat(L, &y);
+  Value *r = t->kind == TY_FLOAT ? ib_cmpf(&L->b, cmp_pred(op, t), xv, yv) : ib_cmpi(&L->b, cmp_pred(op, t), xv, yv);
+  return val(ty_bool(L->ctx), r);
+}
+
+/* c && <lazy> where <lazy> is produced by fn into the current insertion point: pure -> andi, else scf.if. */
+typedef FeVal (*LazyFn)(Lower *L, void *arg);
+
+static FeVal lazy_and(Lower *L, FeVal c, LazyFn fn, void *arg, bool is_or, SrcLoc loc) {
+  if (c.kind == FV_POISON) return c;
+  if (c.is_const) {
+    if (is_or ? c.c.i : !c.c.i) return c;
+    return fn(L, arg);
+  }
+  IrBuilder saved;
+  Block *blk = scratch_begin(L, &saved);
+  FeVal r = fn(L, arg);
+  Value *rv = r.kind == FV_VAL ? mat(L, &r) : NULL;
+  L->b = saved;
+  if (!rv) return r.kind == FV_POISON ? r : lerr(L, loc, "expected a condition");
+  at(L, loc);
+  if (block_pure(blk)) {
+    splice_block(L, blk);
+    return val(ty_bool(L->ctx), ib_binary(&L->b, is_or ? OP_ORI : OP_ANDI, c.v, rv));
+  }
+  Value *k = ib_const_bool(&L->b, is_or);
+  Type *i1 = ty_bool(L->ctx);
+  if (is_or) return val(i1, if_value(L, c.v, NULL, k, blk, rv, i1));
+  return val(i1, if_value(L, c.v, blk, rv, NULL, k, i1));
+}
+
+typedef struct ChainArg {
+  const PyExpr *e;
+  unsigned k;     /* next comparison */
+  FeVal left;     /* its left operand (already evaluated) */
+} ChainArg;
+
+static FeVal chain_rest(Lower *L, void *arg);
+
+static FeVal chain_step(Lower *L, ChainArg *ca) {
+  const PyExpr *e = ca->e;
+  FeVal right = lower_expr(L, e->compare.comparators.items[ca->k]);
+  FeVal r = compare2(L, e->compare.ops[ca->k], ca->left, right, e->compare.op_locs[ca->k]);
+  r = truth(L, r, e->loc);
+  if (ca->k + 1 < e->compare.comparators.n && r.kind != FV_POISON) {
+    ChainArg next = {e, ca->k + 1, right};
+    return lazy_and(L, r, chain_rest, &next, false, e->loc);
+  }
+  return r;
+}
+
+static FeVal chain_rest(Lower *L, void *arg) { return chain_step(L, arg); }
+
+static FeVal lower_compare(Lower *L, const PyExpr *e) {
+  FeVal left = lower_expr(L, e->compare.left);
+  ChainArg ca = {e, 0, left};
+  if (e->compare.comparators.n == 1) {
+    FeVal right = lower_expr(L, e->compare.comparators.items[0]);
+    return compare2(L, e->compare.ops[0], left, right, e->compare.op_locs[0]);
+  }
+  return chain_step(L, &ca);
+}
+
+static FeVal cond_of(Lower *L, void *arg) { return lower_cond(L, arg); }
+
+static FeVal lower_cond(Lower *L, const PyExpr *e) {
+  if (e->kind == EX_BOOLOP) {
+    bool is_or = e->boolop.op == BOOL_OR;
+    FeVal c = lower_cond(L, e->boolop.values.items[0]);
+    for (unsigned i = 1; i < e->boolop.values.n && c.kind != FV_POISON; i++)
+      c = lazy_and(L, c, cond_of, (void *)e->boolop.values.items[i], is_or, e->loc);
+    return c;
+  }
+  if (e->kind == EX_UNARY && e->unary.op == UN_NOT) {
+    FeVal c = lower_cond(L, e->unary.operand);
+    if (c.kind == FV_POISON || c.is_const) return c.kind == FV_POISON ? c : cbool(L, !c.c.i);
+    at(L, e->loc);
+    return val(c.type, ib_binary(&L->b, OP_XORI, c.v, ib_const_bool(&L->b, true)));
+  }
+  FeVal v = lower_expr(L, e);
+  at(L, e->loc);
+  return truth(L, v, e->loc);
+}
+
+/* x if c else y, and the values of `a and b` / `a or b` (Python gives back an operand, not a bool). */
+static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeVal ev, SrcLoc loc) {
+  if (tv.kind == FV_POISON || ev.kind == FV_POISON) return poison();
+  Type *ta = fv_type(L, &tv), *tb = fv_type(L, &ev);
+  if (fv_same(&tv, &ev) && block_pure(bt) && block_pure(be)) return tv;
+  if (!ta || !tb || ta->kind == TY_TUPLE || tb->kind == TY_TUPLE) {
+    return lerr(L, loc, "a conditional value must be a scalar or an array, not %s / %s", vname(L, &tv), vname(L, &ev));
+  }
+  Type *u = nb_unify(L->ctx, ta, tb);
+  if (!u) return lerr(L, loc, "cannot unify %s and %s", tname(L, ta), tname(L, tb));
+  if (u->kind == TY_ARRAY && (ta != u || tb != u))
+    return lerr(L, loc, "cannot unify %s and %s", tname(L, ta), tname(L, tb));
+  IrBuilder saved = L->b;
+  ib_set_end(&L->b, bt);
+  Value *tvv = u->kind == TY_ARRAY ? tv.v : conv_v(L, tv, u);
+  ib_set_end(&L->b, be);
+  Value *evv = u->kind == TY_ARRAY ? ev.v : conv_v(L, ev, u);
+  L->b = saved;
+  at(L, loc);
+  FeVal r;
+  if (c.is_const) {
+    splice_block(L, c.c.i ? bt : be);
+    r = val(u, c.c.i ? tvv : evv);
+  } else if (u->kind != TY_ARRAY && block_pure(bt) && block_pure(be)) {
+    splice_block(L, bt);
+    splice_block(L, be);
+    r = val(u, ib_select(&L->b, c.v, tvv, evv));
+  } else {
+    r = val(u, if_value(L, c.v, bt, tvv, be, evv, u));
+  }
+  r.nonneg = tv.nonneg && ev.nonneg && u->kind == TY_INT;
+  return r;
+}
+
+static FeVal lower_ifexp(Lower *L, const PyExpr *e) {
+  FeVal c = lower_cond(L, e->ifexp.test);
+  if (c.kind == FV_POISON) return c;
+  if (c.is_const) {
+    FeVal r = lower_expr(L, c.c.i ? e->ifexp.body : e->ifexp.orelse);
+    r.literal = false;
+    return r;
+  }
+  IrBuilder saved;
+  Block *bt = scratch_begin(L, &saved);
+  FeVal tv = lower_expr(L, e->ifexp.body);
+  L->b = saved;
+  Block *be = scratch_begin(L, &saved);
+  FeVal ev = lower_expr(L, e->ifexp.orelse);
+  L->b = saved;
+  return select_value(L, c, bt, tv, be, ev, e->loc);
+}
+
+static FeVal lower_boolop(Lower *L, const PyExpr *e) {
+  bool is_or = e->boolop.op == BOOL_OR;
+  FeVal res = lower_expr(L, e->boolop.values.items[0]);
+  for (unsigned i = 1; i < e->boolop.values.n; i++) {
+    if (res.kind == FV_POISON) return res;
+    FeVal t = truth(L, res, e->loc);
+    if (t.kind == FV_POISON) return t;
+    if (t.is_const) {
+      if (is_or ? t.c.i : !t.c.i) return res;
+      res = lower_expr(L, e->boolop.values.items[i]);
+      continue;
+    }
+    IrBuilder saved;
+    Block *bn = scratch_begin(L, &saved);
+    FeVal next = lower_expr(L, e->boolop.values.items[i]);
+    L->b = saved;
+    Block *bo = ir_block_new(L->m);
+    /* and: truth(res) ? next : res;  or: truth(res) ? res : next */
+    res = is_or ? select_value(L, t, bo, res, bn, next, e->loc) : select_value(L, t, bn, next, bo, res, e->loc);
+  }
+  return res;
+}
+
+/* ---- calls: arguments ---------------------------------------------------------------------------------------- */
+
+/* Binds a call's arguments to parameter names (positional first, then keywords) and lowers them; a
+ * missing optional parameter stays FV_UNDEF. */
+static bool bind_args(Lower *L, const PyExpr *e, const char *fname, const char *const *names, unsigned nmin,
+                      unsigned nmax, FeVal *out) {
+  const PyExprList *args = &e->call.args;
+  for (unsigned i = 0; i < nmax; i++) out[i] = (FeVal){.kind = FV_UNDEF};
+  if (args->n > nmax) {
+    lerr(L, args->items[nmax]->loc, "%s() takes %s%u argument%s but %u were given", fname, nmin == nmax ? "" : "at most ",
+         nmax, nmax == 1 ? "" : "s", args->n);
+    return false;
+  }
+  bool ok = true;
+  for (unsigned i = 0; i < args->n; i++) {
+    if (args->items[i]->kind == EX_STARRED) {
+      lerr(L, args->items[i]->loc, "*args in calls are not supported in kernels");
+      return false;
+    }
+    out[i] = lower_expr(L, args->items[i]);
+    if (out[i].kind == FV_POISON) ok = false;
+  }
+  for (unsigned k = 0; k < e->call.nkeywords; k++) {
+    const PyKeyword *kw = e->call.keywords[k];
+    unsigned i = 0;
+    while (i < nmax && (!kw->arg || strcmp(names[i], kw->arg) != 0)) i++;
+    if (i == nmax) {
+      lerr(L, kw->loc, "%s() got an unexpected keyword argument '%s'", fname, kw->arg ? kw->arg : "**");
+      return false;
+    }
+    if (out[i].kind != FV_UNDEF) {
+      lerr(L, kw->loc, "%s() got multiple values for argument '%s'", fname, kw->arg);
+      return false;
+    }
+    out[i] = lower_expr(L, kw->value);
+    if (out[i].kind == FV_POISON) ok = false;
+  }
+  for (unsigned i = 0; i < nmin && ok; i++) {
+    if (out[i].kind == FV_UNDEF) {
+      lerr(L, e->loc, "%s() missing required argument '%s'", fname, names[i]);
+      return false;
+    }
+  }
+  return ok;
+}
+
+static bool positional(Lower *L, const PyExpr *e, const char *fname, unsigned nmin, unsigned nmax, FeVal *out) {
+  static const char *const names[] = {"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"};
+  if (e->call.nkeywords) {
+    lerr(L, e->call.keywords[0]->loc, "%s() takes no keyword arguments", fname);
+    return false;
+  }
+  if (e->call.args.n < nmin) {
+    lerr(L, e->loc, "%s() takes %s%u argument%s but %u were given", fname, nmin == nmax ? "" : "at least ", nmin,
+         nmin == 1 ? "" : "s", e->call.args.n);
+    return false;
+  }
+  return bind_args(L, e, fname, names, nmin, nmax, out);
+}
+
+static bool want_int(Lower *L, const FeVal *v, const char *what, SrcLoc loc) {
+  if (v->kind == FV_VAL && v->type->kind == TY_INT) return true;
+  lerr(L, loc, "%s must be an integer, not %s", what, vname(L, v));
+  return false;
+}
+
+static SrcLoc arg_loc(const PyExpr *e, unsigned i) { return i < e->call.args.n ? e->call.args.items[i]->loc : e->loc; }
+
+/* ---- calls: Numba-typed builtins (case lists) ---------------------------------------------------------------- */
+
+static const NbCase *resolve_fn(Lower *L, int bi, const FeVal *args, unsigned n, const char *fname, SrcLoc loc) {
+  int kinds[4];
+  for (unsigned i = 0; i < n; i++) {
+    if (!is_scalar(&args[i])) {
+      lerr(L, loc, "%s() does not accept %s", fname, vname(L, &args[i]));
+      return NULL;
+    }
+    kinds[i] = nb_kind(args[i].type);
+  }
+  unsigned ncases;
+  bool unsafe_ok, fp16;
+  const NbCase *cases = sema_fn_cases(bi, &ncases, &unsafe_ok, &fp16);
+  static const NbCase f16 = {NB_F16, 1, {NB_F16}};
+  if (fp16 && n == 1 && kinds[0] == NB_F16) return &f16;
+  const NbCase *c = nb_resolve(cases, ncases, kinds, n, unsafe_ok);
+  if (!c) {
+    StrBuf b;
+    sb_init(&b);
+    for (unsigned i = 0; i < n; i++) {
+      if (i) sb_puts(&b, ", ");
+      nb_type_name(args[i].type, &b);
+    }
+    lerr(L, loc, "no implementation of %s() for argument types (%s)", fname, sb_cstr(&b));
+    sb_free(&b);
+  }
+  return c;
+}
+
+static const char *math_name(Lower *L, int bi) {
+  const char *n = sema_builtin_name(bi);
+  return strncmp(n, "math.", 5) == 0 ? n : arena_printf(&L->fe->arena, "math.%s", n);
+}
+
+static FeVal lower_math(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = math_name(L, bi);
+  unsigned n = bi == BI_MATH_POW || bi == BI_MATH_ATAN2 || bi == BI_MATH_HYPOT || bi == BI_MATH_COPYSIGN ||
+                       bi == BI_MATH_FMOD
+                   ? 2
+                   : 1;
+  FeVal a[2];
+  if (!positional(L, e, fname, n, n, a)) return poison();
+  const NbCase *c = resolve_fn(L, bi, a, n, fname, e->loc);
+  if (!c) return poison();
+  at(L, e->loc);
+  Type *rt = nb_type(L->ctx, c->ret);
+  Type *t0 = nb_type(L->ctx, c->args[0]);
+  if (bi == BI_MATH_ISNAN || bi == BI_MATH_ISINF || bi == BI_MATH_ISFINITE) {
+    if (t0->kind == TY_INT) return cbool(L, bi == BI_MATH_ISFINITE);
+    Value *x = conv_v(L, a[0], t0);
+    return val(rt, ib_unary(&L->b, (OpKind)sema_math_op(bi), x, rt));
+  }
+  Value *x = conv_v(L, conv(L, a[0], t0), rt);
+  if (bi == BI_MATH_DEGREES || bi == BI_MATH_RADIANS) {
+    double k = bi == BI_MATH_DEGREES ? 180.0 / M_PI : M_PI / 180.0;
+    return val(rt, ib_binary(&L->b, OP_MULF, x, ib_const_float(&L->b, rt, k)));
+  }
+  if (n == 1) return val(rt, ib_unary(&L->b, (OpKind)sema_math_op(bi), x, NULL));
+  Type *t1 = nb_type(L->ctx, c->args[1]);
+  if (bi == BI_MATH_POW && t1->kind == TY_INT) {
+    Value *ops[2] = {x, conv_v(L, a[1], t1)};
+    return val(rt, op_result(ib_op(&L->b, OP_POWI, 2, ops, 1, &rt, 0), 0));
+  }
+  Value *y = conv_v(L, conv(L, a[1], t1), rt);
+  return val(rt, ib_binary(&L->b, (OpKind)sema_math_op(bi), x, y));
+}
+
+static FeVal minmax(Lower *L, bool is_max, const PyExpr *e) {
+  FeVal args[16];
+  const char *fname = is_max ? "max" : "min";
+  unsigned n = e->call.args.n;
+  if (n > 16) return lerr(L, e->loc, "%s() with more than 16 arguments is not supported", fname);
+  if (!positional(L, e, fname, 1, n ? n : 1, args)) return poison();
+  FeVal *items = args;
+  if (n == 1) {
+    if (args[0].kind != FV_TUPLE) return lerr(L, e->loc, "%s() of a single %s is not supported", fname, vname(L, &args[0]));
+    items = args[0].tup.elems;
+    n = args[0].tup.n;
+    if (n == 0) return lerr(L, e->loc, "%s() argument is an empty tuple", fname);
+  }
+  Type *u = NULL;
+  for (unsigned i = 0; i < n; i++) {
+    if (!is_scalar(&items[i])) return lerr(L, e->loc, "%s() does not accept %s", fname, vname(L, &items[i]));
+    u = u ? nb_unify(L->ctx, u, items[i].type) : items[i].type;
+  }
+  at(L, e->loc);
+  FeVal r = conv(L, items[0], u);
+  for (unsigned i = 1; i < n; i++) {
+    FeVal x = conv(L, items[i], u);
+    bool nonneg = is_max ? (r.nonneg || x.nonneg) : (r.nonneg && x.nonneg);
+    if (r.is_const && x.is_const && u->kind == TY_INT) {
+      bool lt = u->is_unsigned ? (uint64_t)x.c.i < (uint64_t)r.c.i : x.c.i < r.c.i;
+      if (is_max ? (!lt && x.c.i != r.c.i) : lt) r = x;
+      continue;
+    }
+    OpKind k;
+    if (u->kind == TY_FLOAT) k = is_max ? OP_MAXF : OP_MINF;
+    else if (u->kind == TY_BOOL) k = is_max ? OP_ORI : OP_ANDI;
+    else if (u->is_unsigned) k = is_max ? OP_MAXUI : OP_MINUI;
+    else k = is_max ? OP_MAXSI : OP_MINSI;
+    r = val(u, ib_binary(&L->b, k, mat(L, &r), mat(L, &x)));
+    r.nonneg = nonneg && u->kind == TY_INT;
+  }
+  return r;
+}
+
+/* ---- calls: cuda.* ------------------------------------------------------------------------------------------- */
+
+static FeVal grid_values(Lower *L, bool size, const PyExpr *e) {
+  const char *fname = size ? "cuda.gridsize" : "cuda.grid";
+  FeVal a;
+  if (!positional(L, e, fname, 1, 1, &a)) return poison();
+  if (!is_const_int(&a) || a.c.i < 1 || a.c.i > 3)
+    return lerr(L, arg_loc(e, 0), "%s() takes a constant 1, 2 or 3 (the number of dimensions)", fname);
+  at(L, e->loc);
+  FeVal out[3];
+  Type *i64 = ty_i64(L->ctx);
+  for (unsigned d = 0; d < (unsigned)a.c.i; d++) {
+    Value *ntid = ib_cast(&L->b, ib_gpu_id(&L->b, OP_BLOCK_DIM, d), i64);
+    Value *r;
+    if (size) {
+      Value *nctaid = ib_cast(&L->b, ib_gpu_id(&L->b, OP_GRID_DIM, d), i64);
+      r = ib_binary(&L->b, OP_MULI, ntid, nctaid);
+    } else {
+      Value *tid = ib_cast(&L->b, ib_gpu_id(&L->b, OP_THREAD_ID, d), i64);
+      Value *ctaid = ib_cast(&L->b, ib_gpu_id(&L->b, OP_BLOCK_ID, d), i64);
+      r = ib_binary(&L->b, OP_ADDI, ib_binary(&L->b, OP_MULI, ntid, ctaid), tid);
+    }
+    out[d] = val(i64, r);
+    out[d].nonneg = true;
+  }
+  if (a.c.i == 1) return out[0];
+  return make_tuple(L, (unsigned)a.c.i, out);
+}
+
+static Op *memo_get(Lower *L, const PyExpr *key) {
+  for (unsigned i = 0; i < L->nmemo; i++)
+    if (L->memo[i].key == key) return L->memo[i].op;
+  return NULL;
+}
+
+static void memo_put(Lower *L, const PyExpr *key, Op *op) {
+  if (L->nmemo == L->memo_cap) {
+    L->memo_cap = L->memo_cap ? 2 * L->memo_cap : 8;
+    Memo *n = ARENA_ARRAY(&L->fe->arena, Memo, L->memo_cap);
+    if (L->nmemo) memcpy(n, L->memo, sizeof *n * L->nmemo);
+    L->memo = n;
+  }
+  L->memo[L->nmemo++] = (Memo){key, op};
+}
+
+static Type *dtype_of(Lower *L, const FeVal *d, SrcLoc loc) {
+  if (d->kind == FV_NTYPE && ty_is_scalar(d->type)) return d->type;
+  if (d->kind == FV_STR) {
+    Type *t = nb_named_type(L->ctx, d->str.s, NULL);
+    if (t) return t;
+  }
+  if (d->kind != FV_POISON) lerr(L, loc, "dtype must be a Numba or NumPy scalar type such as float32, not %s", vname(L, d));
+  return NULL;
+}
+
+static FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
+  bool shared = bi == BI_SHARED_ARRAY;
+  const char *fname = shared ? "cuda.shared.array" : "cuda.local.array";
+  static const char *const names[] = {"shape", "dtype", "alignment"};
+  const char *hint = L->assign_hint;
+  FeVal a[3];
+  if (!bind_args(L, e, fname, names, 2, 3, a)) return poison();
+  SrcLoc shape_loc = e->loc;
+  for (unsigned k = 0; k < e->call.nkeywords; k++)
+    if (e->call.keywords[k]->arg && strcmp(e->call.keywords[k]->arg, "shape") == 0) shape_loc = e->call.keywords[k]->value->loc;
+  if (e->call.args.n > 0) shape_loc = e->call.args.items[0]->loc;
+  Type *dt = dtype_of(L, &a[1], e->loc);
+  if (!dt) return poison();
+  if (a[2].kind != FV_UNDEF && a[2].kind != FV_NONE && !is_const_int(&a[2]))
+    return lerr(L, e->loc, "alignment must be a constant integer");
+  int64_t dims[32];
+  unsigned rank = 0;
+  if (is_const_int(&a[0]) && a[0].type->kind == TY_INT) {
+    dims[rank++] = a[0].c.i;
+  } else if (a[0].kind == FV_TUPLE && a[0].tup.n >= 1 && a[0].tup.n <= 32) {
+    for (unsigned i = 0; i < a[0].tup.n; i++) {
+      if (!is_const_int(&a[0].tup.elems[i]) || a[0].tup.elems[i].type->kind != TY_INT)
+        return lerr(L, shape_loc, "the shape of %s must be a constant integer or a tuple of constant integers", fname);
+      dims[rank++] = a[0].tup.elems[i].c.i;
+    }
+  } else {
+    return lerr(L, shape_loc, "the shape of %s must be a constant integer or a tuple of constant integers, not %s",
+                fname, vname(L, &a[0]));
+  }
+  at(L, e->loc);
+  if (shared && rank == 1 && dims[0] == 0 && a[0].kind == FV_VAL) {
+    Type *t = ty_array(L->ctx, dt, 1, LAYOUT_C);
+    return val(t, op_result(ib_op(&L->b, OP_DYN_SHARED, 0, NULL, 1, &t, 0), 0));
+  }
+  int64_t total = 1;
+  for (unsigned i = 0; i < rank; i++) {
+    if (dims[i] <= 0)
+      return lerr(L, shape_loc, "%s extents must be positive%s", fname, shared ? " (a shape of 0 means dynamic shared memory)" : "");
+    if (__builtin_mul_overflow(total, dims[i], &total) || total > ((int64_t)1 << 40))
+      return lerr(L, shape_loc, "%s is too large", fname);
+  }
+  Type *t = ty_array(L->ctx, dt, rank, LAYOUT_C);
+  Attr shape_elems[32];
+  for (unsigned i = 0; i < rank; i++) shape_elems[i] = attr_int(ty_i64(L->ctx), dims[i]);
+  Attr shape = attr_array(L->m, rank, shape_elems);
+  Op *memo = memo_get(L, e);
+  if (!shared) {
+    if (!memo) {
+      /* hoisted to the function's entry: one array per call site, as Numba allocates it */
+      memo = ir_op_create(L->m, OP_ALLOCA, L->b.loc, 0, NULL, 1, &t, 0);
+      ir_op_set_attr(L->m, memo, "shape", shape);
+      ir_block_prepend(ir_func_entry(L->func_op), memo);
+      memo_put(L, e, memo);
+    }
+    return val(t, op_result(memo, 0));
+  }
+  if (!memo) {
+    const char *base = arena_printf(&L->fe->arena, "%s__%s", L->sym, hint ? hint : "shared");
+    const char *sym = base;
+    for (unsigned k = 1; ir_module_lookup(L->m, sym); k++) sym = arena_printf(&L->fe->arena, "%s_%u", base, k);
+    memo = ir_op_create(L->m, OP_GLOBAL, L->b.loc, 0, NULL, 0, NULL, 0);
+    ir_op_set_attr(L->m, memo, "sym_name", attr_sym(L->m, sym));
+    ir_op_set_attr(L->m, memo, "type", attr_type(t));
+    ir_op_set_attr(L->m, memo, "shape", shape);
+    ir_op_set_attr(L->m, memo, "space", attr_str(L->m, "shared"));
+    ir_op_insert_before(L->fe->cur_top, memo);
+    ir_module_add_symbol(L->m, memo);
+    memo_put(L, e, memo);
+  }
+  Op *ref = ib_op(&L->b, OP_GLOBAL_REF, 0, NULL, 1, &t, 0);
+  ir_op_set_attr(L->m, ref, "name", attr_sym(L->m, ir_op_attr_str(memo, "sym_name")));
+  return val(t, op_result(ref, 0));
+}
+
+static const char *atomic_kind(int bi) {
+  switch (bi) {
+  case BI_ATOMIC_ADD: return "add";
+  case BI_ATOMIC_SUB: return "sub";
+  case BI_ATOMIC_AND: return "and";
+  case BI_ATOMIC_OR: return "or";
+  case BI_ATOMIC_XOR: return "xor";
+  case BI_ATOMIC_MAX: return "max";
+  case BI_ATOMIC_MIN: return "min";
+  case BI_ATOMIC_EXCH: return "exch";
+  case BI_ATOMIC_INC: return "inc";
+  case BI_ATOMIC_DEC: return "dec";
+  default: return NULL;
+  }
+}
+
+static FeVal lower_atomic(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
+  bool cas = bi == BI_ATOMIC_CAS, cas_short = bi == BI_ATOMIC_COMPARE_AND_SWAP;
+  if (bi == BI_ATOMIC_NANMAX || bi == BI_ATOMIC_NANMIN) return lerr(L, e->loc, "%s() is not supported by kfront yet", fname);
+  unsigned n = cas ? 4 : 3;
+  FeVal a[4];
+  if (!positional(L, e, fname, n, n, a)) return poison();
+  if (!is_array(&a[0]) && a[0].kind != FV_VIEW) return lerr(L, arg_loc(e, 0), "%s() needs an array, not %s", fname, vname(L, &a[0]));
+  Type *arrt = a[0].type, *dt = arrt->elem;
+  int k = nb_kind(dt);
+  bool ints = k == NB_I32 || k == NB_U32 || k == NB_I64 || k == NB_U64;
+  bool ok = ints;
+  if (bi == BI_ATOMIC_ADD || bi == BI_ATOMIC_SUB || bi == BI_ATOMIC_MAX || bi == BI_ATOMIC_MIN) ok = ints || k == NB_F32 || k == NB_F64;
+  if (bi == BI_ATOMIC_INC || bi == BI_ATOMIC_DEC) ok = k == NB_U32 || k == NB_U64;
+  if (!ok) return lerr(L, arg_loc(e, 0), "%s() does not support arrays of %s", fname, tname(L, dt));
+  FeVal ix[32];
+  unsigned nix = 0;
+  if (cas_short) {
+    if (arrt->rank != 1 || a[0].kind == FV_VIEW) return lerr(L, arg_loc(e, 0), "%s() needs a 1-d array", fname);
+    ix[nix++] = cint(ty_i64(L->ctx), 0);
+  } else if (a[1].kind == FV_TUPLE) {
+    for (unsigned i = 0; i < a[1].tup.n && nix < 32; i++) ix[nix++] = a[1].tup.elems[i];
+  } else {
+    ix[nix++] = a[1];
+  }
+  for (unsigned i = 0; i < nix; i++)
+    if (!want_int(L, &ix[i], "an atomic index", arg_loc(e, 1))) return poison();
+  if (nix != arrt->rank)
+    return lerr(L, arg_loc(e, 1), "the index of a %u-d array in %s() must have %u integer%s, got %u", arrt->rank, fname,
+                arrt->rank, arrt->rank == 1 ? "" : "s", nix);
+  unsigned vi = cas_short ? 1 : 2;
+  for (unsigned i = vi; i < n; i++)
+    if (!is_scalar(&a[i])) return lerr(L, arg_loc(e, i), "%s() needs a scalar value, not %s", fname, vname(L, &a[i]));
+  Value *base, *idx[32];
+  FeVal r = index_array(L, &a[0], ix, nix, e->loc, true, &base, idx);
+  if (r.kind != FV_VAL) return r;
+  at(L, e->loc);
+  unsigned rank = base->type->rank;
+  Value *ops[36];
+  ops[0] = base;
+  for (unsigned i = 0; i < rank; i++) ops[1 + i] = idx[i];
+  unsigned no = 1 + rank;
+  for (unsigned i = vi; i < n; i++) ops[no++] = conv_v(L, a[i], dt);
+  if (cas || cas_short) return val(dt, op_result(ib_op(&L->b, OP_ATOMIC_CAS, no, ops, 1, &dt, 0), 0));
+  Op *op = ib_op(&L->b, OP_ATOMIC_RMW, no, ops, 1, &dt, 0);
+  ir_op_set_attr(L->m, op, "kind", attr_str(L->m, atomic_kind(bi)));
+  return val(dt, op_result(op, 0));
+}
+
+static FeVal lower_warp(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
+  Type *u32 = ty_u32(L->ctx), *i32 = ty_i32(L->ctx), *i1 = ty_bool(L->ctx);
+  FeVal a[3];
+  switch (bi) {
+  case BI_SHFL_SYNC:
+  case BI_SHFL_UP_SYNC:
+  case BI_SHFL_DOWN_SYNC:
+  case BI_SHFL_XOR_SYNC: {
+    if (!positional(L, e, fname, 3, 3, a)) return poison();
+    if (!want_int(L, &a[0], "the mask", arg_loc(e, 0)) || !want_int(L, &a[2], "the lane", arg_loc(e, 2))) return poison();
+    int k = a[1].kind == FV_VAL ? nb_kind(a[1].type) : -1;
+    if (k != NB_I32 && k != NB_I64 && k != NB_F32 && k != NB_F64)
+      return lerr(L, arg_loc(e, 1), "%s() only supports 32- and 64-bit ints and floats, not %s", fname, vname(L, &a[1]));
+    at(L, e->loc);
+    Value *ops[4] = {conv_v(L, a[0], u32), mat(L, &a[1]), conv_v(L, a[2], i32), ib_const_int(&L->b, i32, 32)};
+    Type *t = a[1].type;
+    Op *op = ib_op(&L->b, OP_SHFL, 4, ops, 1, &t, 0);
+    const char *mode = bi == BI_SHFL_SYNC ? "idx" : bi == BI_SHFL_UP_SYNC ? "up" : bi == BI_SHFL_DOWN_SYNC ? "down" : "xor";
+    ir_op_set_attr(L->m, op, "mode", attr_str(L->m, mode));
+    return val(t, op_result(op, 0));
+  }
+  case BI_ALL_SYNC:
+  case BI_ANY_SYNC:
+  case BI_EQ_SYNC:
+  case BI_BALLOT_SYNC: {
+    if (!positional(L, e, fname, 2, 2, a)) return poison();
+    if (!want_int(L, &a[0], "the mask", arg_loc(e, 0))) return poison();
+    FeVal p = truth(L, a[1], arg_loc(e, 1));
+    if (p.kind == FV_POISON) return p;
+    at(L, e->loc);
+    Value *ops[2] = {conv_v(L, a[0], u32), mat(L, &p)};
+    Type *t = bi == BI_BALLOT_SYNC ? i32 : i1;
+    Op *op = ib_op(&L->b, OP_VOTE, 2, ops, 1, &t, 0);
+    const char *mode = bi == BI_ALL_SYNC ? "all" : bi == BI_ANY_SYNC ? "any" : bi == BI_EQ_SYNC ? "uni" : "ballot";
+    ir_op_set_attr(L->m, op, "mode", attr_str(L->m, mode));
+    return val(t, op_result(op, 0));
+  }
+  case BI_ACTIVEMASK:
+    if (!positional(L, e, fname, 0, 0, a)) return poison();
+    at(L, e->loc);
+    return val(u32, op_result(ib_op(&L->b, OP_ACTIVEMASK, 0, NULL, 1, &u32, 0), 0));
+  case BI_SYNCWARP: {
+    if (!positional(L, e, fname, 0, 1, a)) return poison();
+    at(L, e->loc);
+    Value *m;
+    if (a[0].kind == FV_UNDEF) m = ib_const_int(&L->b, u32, (int64_t)0xffffffffu);
+    else if (!want_int(L, &a[0], "the mask", arg_loc(e, 0))) return poison();
+    else m = conv_v(L, a[0], u32);
+    ib_op(&L->b, OP_SYNCWARP, 1, &m, 0, NULL, 0);
+    return (FeVal){.kind = FV_NONE};
+  }
+  default: return poison();
+  }
+}
+
+static FeVal lower_sync(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
+  FeVal a;
+  if (bi == BI_SYNCTHREADS || bi == BI_THREADFENCE || bi == BI_THREADFENCE_BLOCK || bi == BI_THREADFENCE_SYSTEM) {
+    if (!positional(L, e, fname, 0, 0, &a)) return poison();
+    at(L, e->loc);
+    if (bi == BI_SYNCTHREADS) {
+      ib_op(&L->b, OP_BARRIER, 0, NULL, 0, NULL, 0);
+    } else {
+      Op *op = ib_op(&L->b, OP_FENCE, 0, NULL, 0, NULL, 0);
+      const char *scope = bi == BI_THREADFENCE ? "device" : bi == BI_THREADFENCE_BLOCK ? "block" : "system";
+      ir_op_set_attr(L->m, op, "scope", attr_str(L->m, scope));
+    }
+    return (FeVal){.kind = FV_NONE};
+  }
+  if (!positional(L, e, fname, 1, 1, &a)) return poison();
+  if (a.kind != FV_VAL || a.type->kind != TY_INT)
+    return lerr(L, arg_loc(e, 0), "%s() takes an integer predicate, not %s", fname, vname(L, &a));
+  at(L, e->loc);
+  FeVal p = truth(L, a, e->loc);
+  Type *i32 = ty_i32(L->ctx);
+  Value *pv = mat(L, &p);
+  Op *op = ib_op(&L->b, OP_BARRIER_RED, 1, &pv, 1, &i32, 0);
+  const char *kind = bi == BI_SYNCTHREADS_COUNT ? "count" : bi == BI_SYNCTHREADS_AND ? "and" : "or";
+  ir_op_set_attr(L->m, op, "kind", attr_str(L->m, kind));
+  return val(i32, op_result(op, 0));
+}
+
+static FeVal lower_bits(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
+  FeVal a;
+  if (!positional(L, e, fname, 1, 1, &a)) return poison();
+  const NbCase *c = resolve_fn(L, bi, &a, 1, fname, e->loc);
+  if (!c) return poison();
+  at(L, e->loc);
+  Type *ta = nb_type(L->ctx, c->args[0]), *rt = nb_type(L->ctx, c->ret);
+  OpKind k = bi == BI_POPC ? OP_POPC : bi == BI_CLZ ? OP_CLZ : bi == BI_FFS ? OP_FFS : OP_BREV;
+  Value *r = ib_unary(&L->b, k, conv_v(L, a, ta), NULL);
+  return conv(L, val(ta, r), rt);
+}
+
+/* ---- calls: Python builtins ---------------------------------------------------------------------------------- */
+
+static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = sema_builtin_name(bi);
+  FeVal a[3];
+  switch (bi) {
+  case BI_RANGE: return lerr(L, e->loc, "range() can only be used as the iterable of a for loop in kfront");
+  case BI_PRINT: return lerr(L, e->loc, "print() is not supported by kfront yet");
+  case BI_COMPLEX: return lerr(L, e->loc, "complex numbers are not supported by kfront");
+  case BI_LEN:
+    if (!positional(L, e, fname, 1, 1, a)) return poison();
+    if (a[0].kind == FV_TUPLE) return cint(ty_i64(L->ctx), a[0].tup.n);
+    if (is_array(&a[0]) || a[0].kind == FV_VIEW) {
+      at(L, e->loc);
+      Value *arr = a[0].kind == FV_VIEW ? a[0].tup.elems[0].v : a[0].v;
+      FeVal r = val(ty_i64(L->ctx), ib_dim(&L->b, arr, a[0].kind == FV_VIEW ? a[0].tup.n - 1 : 0));
+      r.nonneg = true;
+      return r;
+    }
+    return lerr(L, arg_loc(e, 0), "len() of %s is not supported", vname(L, &a[0]));
+  case BI_MIN:
+  case BI_MAX: return minmax(L, bi == BI_MAX, e);
+  case BI_ABS: {
+    if (!positional(L, e, fname, 1, 1, a)) return poison();
+    const NbCase *c = resolve_fn(L, bi, a, 1, fname, e->loc);
+    if (!c) return poison();
+    at(L, e->loc);
+    Type *t = nb_type(L->ctx, c->args[0]);
+    FeVal x = conv(L, a[0], t);
+    if (t->kind == TY_INT && t->is_unsigned) return x;
+    if (x.is_const && t->kind == TY_INT) return cint(t, x.c.i < 0 ? (int64_t)(0 - (uint64_t)x.c.i) : x.c.i);
+    if (x.is_const && t->kind == TY_FLOAT && t->bits > 16) return cfloat(t, fabs(x.c.f));
+    FeVal r = val(t, ib_unary(&L->b, t->kind == TY_FLOAT ? OP_FABS : OP_ABSI, mat(L, &x), NULL));
+    r.nonneg = t->kind == TY_INT;
+    return r;
+  }
+  case BI_INT:
+    if (!positional(L, e, fname, 1, 1, a)) return poison();
+    if (!is_scalar(&a[0])) return lerr(L, arg_loc(e, 0), "int() of %s is not supported", vname(L, &a[0]));
+    at(L, e->loc);
+    if (a[0].type->kind == TY_INT) return (a[0].literal = false, a[0]);
+    return conv(L, a[0], ty_i64(L->ctx));
+  case BI_FLOAT:
+    if (!positional(L, e, fname, 1, 1, a)) return poison();
+    if (!is_scalar(&a[0]) || a[0].type->kind == TY_BOOL)
+      return lerr(L, arg_loc(e, 0), "float() only supports numbers, not %s", vname(L, &a[0]));
+    at(L, e->loc);
+    if (a[0].type->kind == TY_FLOAT) return (a[0].literal = false, a[0]);
+    return conv(L, a[0], ty_f64(L->ctx));
+  case BI_BOOL:
+    if (!positional(L, e, fname, 1, 1, a)) return poison();
+    at(L, e->loc);
+    return truth(L, a[0], arg_loc(e, 0));
+  case BI_ROUND: {
+    if (!positional(L, e, fname, 1, 2, a)) return poison();
+    if (a[1].kind != FV_UNDEF) return lerr(L, e->loc, "round() with a number of digits is not supported by kfront yet");
+    const NbCase *c = resolve_fn(L, bi, a, 1, fname, e->loc);
+    if (!c) return poison();
+    at(L, e->loc);
+    Type *t = nb_type(L->ctx, c->args[0]);
+    Value *r = ib_unary(&L->b, OP_ROUND, conv_v(L, a[0], t), NULL);
+    return conv(L, val(t, r), nb_type(L->ctx, c->ret));
+  }
+  case BI_POW:
+    if (!positional(L, e, fname, 2, 3, a)) return poison();
+    if (a[2].kind != FV_UNDEF) return lerr(L, e->loc, "pow() with a modulus is not supported by kfront");
+    return binop(L, BIN_POW, a[0], a[1], e->loc);
+  case BI_DIVMOD: {
+    if (!positional(L, e, fname, 2, 2, a)) return poison();
+    const NbCase *c = resolve_fn(L, bi, a, 2, fname, e->loc);
+    if (!c) return poison();
+    Type *t = nb_type(L->ctx, c->args[0]);
+    FeVal x = conv(L, a[0], t), y = conv(L, a[1], t);
+    FeVal qr[2] = {binop(L, BIN_FLOORDIV, x, y, e->loc), binop(L, BIN_MOD, x, y, e->loc)};
+    return make_tuple(L, 2, qr);
+  }
+  case BI_GRID:
+  case BI_GRIDSIZE: return grid_values(L, bi == BI_GRIDSIZE, e);
+  case BI_SYNCTHREADS:
+  case BI_SYNCTHREADS_COUNT:
+  case BI_SYNCTHREADS_AND:
+  case BI_SYNCTHREADS_OR:
+  case BI_THREADFENCE:
+  case BI_THREADFENCE_BLOCK:
+  case BI_THREADFENCE_SYSTEM: return lower_sync(L, bi, e);
+  case BI_SYNCWARP:
+  case BI_SHFL_SYNC:
+  case BI_SHFL_UP_SYNC:
+  case BI_SHFL_DOWN_SYNC:
+  case BI_SHFL_XOR_SYNC:
+  case BI_ALL_SYNC:
+  case BI_ANY_SYNC:
+  case BI_EQ_SYNC:
+  case BI_BALLOT_SYNC:
+  case BI_ACTIVEMASK: return lower_warp(L, bi, e);
+  case BI_POPC:
+  case BI_BREV:
+  case BI_CLZ:
+  case BI_FFS: return lower_bits(L, bi, e);
+  case BI_FMA:
+  case BI_CBRT: return lerr(L, e->loc, "cuda.%s() is not supported by kfront yet", fname);
+  case BI_SHARED_ARRAY:
+  case BI_LOCAL_ARRAY: return lower_array_decl(L, bi, e);
+  case BI_CONST_ARRAY_LIKE: return lerr(L, e->loc, "cuda.const.array_like() is not supported by kfront yet");
+  case BI_ATOMIC_ADD:
+  case BI_ATOMIC_SUB:
+  case BI_ATOMIC_AND:
+  case BI_ATOMIC_OR:
+  case BI_ATOMIC_XOR:
+  case BI_ATOMIC_MAX:
+  case BI_ATOMIC_MIN:
+  case BI_ATOMIC_EXCH:
+  case BI_ATOMIC_INC:
+  case BI_ATOMIC_DEC:
+  case BI_ATOMIC_CAS:
+  case BI_ATOMIC_COMPARE_AND_SWAP:
+  case BI_ATOMIC_NANMAX:
+  case BI_ATOMIC_NANMIN: return lower_atomic(L, bi, e);
+  case BI_CUDA_JIT:
+  case BI_CUDA_REDUCE:
+  case BI_VECTORIZE:
+  case BI_GUVECTORIZE:
+  case BI_NUMBA_JIT:
+  case BI_NJIT: return lerr(L, e->loc, "'%s' cannot be used inside a kernel", fname);
+  case BI_THREADIDX:
+  case BI_BLOCKIDX:
+  case BI_BLOCKDIM:
+  case BI_GRIDDIM: return lerr(L, e->loc, "cuda.%s is not callable", fname);
+  default:
+    if (sema_math_op(bi) >= 0 || bi == BI_MATH_DEGREES || bi == BI_MATH_RADIANS) return lower_math(L, bi, e);
+    return lerr(L, e->loc, "'%s' is not callable", fname);
+  }
+}
+
+/* ---- calls: device functions --------------------------------------------------------------------------------- */
+
+/* The shape of an argument passed to a device function (types only: constants are not specialised on). */
+static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
+  switch (v->kind) {
+  case FV_VAL: *out = val(v->type, NULL); return true;
+  case FV_TUPLE: {
+    FeVal elems[MAX_FLAT];
+    for (unsigned i = 0; i < v->tup.n && i < MAX_FLAT; i++)
+      if (!arg_shape(L, &v->tup.elems[i], &elems[i], loc)) return false;
+    *out = make_tuple(L, v->tup.n, elems);
+    return true;
+  }
+  case FV_VIEW: {
+    *out = *v;
+    out->tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, v->tup.n);
+    out->tup.elems[0] = val(v->tup.elems[0].type, NULL);
+    for (unsigned i = 1; i < v->tup.n; i++) out->tup.elems[i] = val(ty_i64(L->ctx), NULL);
+    return true;
+  }
+  case FV_POISON: return false;
+  default: lerr(L, loc, "cannot pass %s to a device function", vname(L, v)); return false;
+  }
+}
+
+static void shape_key(const FeVal *s, StrBuf *out) {
+  if (s->kind == FV_VAL) nb_mangle(s->type, out);
+  else if (s->kind == FV_VIEW) {
+    sb_printf(out, "V%u_", s->tup.n - 1);
+    nb_mangle(s->tup.elems[0].type, out);
+  } else if (s->kind == FV_TUPLE) {
+    sb_printf(out, "T%u", s->tup.n);
+    for (unsigned i = 0; i < s->tup.n; i++) {
+      sb_putc(out, '_');
+      shape_key(&s->tup.elems[i], out);
+    }
+    sb_puts(out, "_E");
+  }
+}
+
+static void flatten_shape_types(const FeVal *s, Type **out, unsigned *n) {
+  if (s->kind == FV_VAL) {
+    if (*n < MAX_FLAT) out[*n] = s->type;
+    (*n)++;
+  } else {
+    for (unsigned i = 0; i < s->tup.n; i++) flatten_shape_types(&s->tup.elems[i], out, n);
+  }
+}
+
+void lower_flatten_types(FeCtx *fe, const FeVal *v, Type **out, unsigned *n, unsigned cap) {
+  (void)fe;
+  (void)cap;
+  flatten_shape_types(v, out, n);
+}
+
+static FeVal shape_of_type(Lower *L, Type *t) {
+  if (t->kind != TY_TUPLE) return val(t, NULL);
+  FeVal elems[MAX_FLAT];
+  for (unsigned i = 0; i < t->n && i < MAX_FLAT; i++) elems[i] = shape_of_type(L, t->elems[i]);
+  return make_tuple(L, t->n, elems);
+}
+
+FeVal lower_param_shape(Type *t) {
+  FeVal v = {.kind = FV_VAL, .type = t};
+  return v;
+}
+
+/* Values of an argument, flattened like its shape. */
+static void flatten_arg(Lower *L, const FeVal *v, Value **out, unsigned *n) {
+  if (v->kind == FV_VAL) {
+    if (*n < MAX_FLAT) out[*n] = mat(L, v);
+    (*n)++;
+  } else {
+    for (unsigned i = 0; i < v->tup.n; i++) flatten_arg(L, &v->tup.elems[i], out, n);
+  }
+}
+
+/* Rebuilds a value of the given shape from flattened values (parameters, call results). */
+static FeVal from_shape(Lower *L, const FeVal *s, Value *const *vals, unsigned *pos) {
+  if (s->kind == FV_VAL) return val(s->type, vals[(*pos)++]);
+  FeVal r = *s;
+  r.tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, s->tup.n ? s->tup.n : 1);
+  for (unsigned i = 0; i < s->tup.n; i++) r.tup.elems[i] = from_shape(L, &s->tup.elems[i], vals, pos);
+  return r;
+}
+
+static FeVal const_default(Lower *L, const PyExpr *d) {
+  if (d->kind == EX_INT || d->kind == EX_FLOAT || d->kind == EX_BOOL || d->kind == EX_NONE ||
+      (d->kind == EX_UNARY && (d->unary.operand->kind == EX_INT || d->unary.operand->kind == EX_FLOAT)))
+    return lower_expr(L, d);
+  if (d->kind == EX_NAME) {
+    FeVal *g = fe_global(L->fe, d->name);
+    if (g && g->kind == FV_VAL && g->is_const) return *g;
+  }
+  return lerr(L, d->loc, "default argument values of device functions must be constants");
+}
+
+static const char *sym_for(Lower *L, FeFunc *f, const char *key) {
+  bool taken = false;
+  Op *o = ir_module_lookup(L->m, f->name);
+  taken = o && o->block;
+  if (!taken) return f->name;
+  const char *base = arena_printf(&L->fe->arena, "%s__%s", f->name, key);
+  const char *s = base;
+  for (unsigned k = 1; (o = ir_module_lookup(L->m, s)) && o->block; k++) s = arena_printf(&L->fe->arena, "%s_%u", base, k);
+  return s;
+}
+
+static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
+  const PyParams *ps = &f->def->funcdef.params;
+  unsigned np = ps->n;
+  if (np > 64) return lerr(L, e->loc, "device functions with more than 64 parameters are not supported");
+  const char *names[64] = {0};
+  for (unsigned i = 0; i < np; i++) {
+    names[i] = ps->items[i]->name;
+    if (ps->items[i]->kind == PARAM_VARARGS || ps->items[i]->kind == PARAM_VARKW)
+      return lerr(L, ps->items[i]->loc, "*args and **kwargs parameters are not supported in device functions");
+  }
+  FeVal args[64];
+  unsigned nreq = 0;
+  for (unsigned i = 0; i < np; i++)
+    if (!ps->items[i]->defval) nreq = i + 1;
+  if (!bind_args(L, e, f->name, names, 0, np, args)) return poison();
+  for (unsigned i = 0; i < np; i++) {
+    if (args[i].kind != FV_UNDEF) continue;
+    if (i < nreq || !ps->items[i]->defval) return lerr(L, e->loc, "%s() missing required argument '%s'", f->name, names[i]);
+    args[i] = const_default(L, ps->items[i]->defval);
+    if (args[i].kind == FV_POISON) return poison();
+  }
+  /* a device function declared with signatures: the best one for the arguments (as numba's overloads) */
+  const FeSig *sig = NULL;
+  if (f->nsigs) {
+    unsigned best_rate[3] = {UINT32_MAX, 0, 0};
+    for (unsigned s = 0; s < f->nsigs; s++) {
+      const FeSig *cand = &f->sigs[s];
+      if (cand->nargs != np) continue;
+      unsigned rate[3] = {0, 0, 0};
+      bool ok = true;
+      for (unsigned i = 0; i < np && ok; i++) {
+        Type *want = cand->args[i];
+        if (is_scalar(&args[i]) && ty_is_scalar(want)) {
+          int c = nb_can_convert(nb_kind(args[i].type), nb_kind(want));
+          if (c == CONV_UNSAFE) rate[0]++;
+          else if (c == CONV_SAFE) rate[1]++;
+          else if (c == CONV_PROMOTE) rate[2]++;
+        } else {
+          Type *t = fv_type(L, &args[i]);
+          ok = t && (t == want || (t->kind == TY_ARRAY && want->kind == TY_ARRAY && want->layout == LAYOUT_A &&
+                                   t->elem == want->elem && t->rank == want->rank));
+        }
+      }
+      if (!ok) continue;
+      bool better = best_rate[0] == UINT32_MAX;
+      for (unsigned i = 0; i < 3 && !better; i++) {
+        if (rate[i] < best_rate[i]) better = true;
+        if (rate[i] != best_rate[i]) break;
+      }
+      if (better) {
+        sig = cand;
+        memcpy(best_rate, rate, sizeof rate);
+      }
+    }
+    if (!sig) return lerr(L, e->loc, "no signature of '%s' matches the argument types of this call", f->name);
+    for (unsigned i = 0; i < np; i++)
+      if (is_scalar(&args[i])) args[i] = conv(L, args[i], sig->args[i]);
+  }
+  FeVal shapes[64];
+  StrBuf key;
+  sb_init(&key);
+  for (unsigned i = 0; i < np; i++) {
+    if (sig && sig->args[i]->kind == TY_ARRAY) {
+      shapes[i] = val(sig->args[i], NULL);
+    } else if (!arg_shape(L, &args[i], &shapes[i], arg_loc(e, i))) {
+      sb_free(&key);
+      return poison();
+    }
+    if (i) sb_puts(&key, "__");
+    shape_key(&shapes[i], &key);
+  }
+  const char *k = arena_strdup(&L->fe->arena, sb_cstr(&key));
+  sb_free(&key);
+  FeInst *inst = NULL;
+  for (FeInst *in = f->insts; in; in = in->next)
+    if (!in->failed && in->op && strcmp(in->key, k) == 0 && ir_op_attr(in->op, "kernel") == NULL) inst = in;
+  if (!inst) {
+    for (FeInst *in = f->insts; in; in = in->next)
+      if (in->in_progress) return lerr(L, e->loc, "recursive calls ('%s') are not supported by kfront", f->name);
+    inst = lower_function(L->fe, f, shapes, np, sym_for(L, f, k), false, L->quiet > 0);
+    if (L->quiet && inst->failed) L->suppressed++;
+  }
+  if (!inst->op) return poison();
+  at(L, e->loc);
+  Value *vals[MAX_FLAT];
+  unsigned nv = 0;
+  for (unsigned i = 0; i < np; i++) {
+    if (args[i].kind == FV_VAL && shapes[i].kind == FV_VAL && args[i].type != shapes[i].type) {
+      /* a C array passed where the signature says A: same data, the callee reads the layout it was given */
+      if (args[i].type->kind == TY_ARRAY) return lerr(L, arg_loc(e, i), "array layouts differ: %s given, %s expected",
+                                                      tname(L, args[i].type), tname(L, shapes[i].type));
+    }
+    flatten_arg(L, &args[i], vals, &nv);
+  }
+  Type *rts[MAX_FLAT];
+  unsigned nr = 0;
+  if (inst->ret.kind != FV_NONE) flatten_shape_types(&inst->ret, rts, &nr);
+  Op *call = ib_op(&L->b, OP_FUNC_CALL, nv, vals, nr, rts, 0);
+  ir_op_set_attr(L->m, call, "callee", attr_sym(L->m, ir_func_name(inst->op)));
+  if (inst->ret.kind == FV_NONE) return (FeVal){.kind = FV_NONE};
+  Value *res[MAX_FLAT];
+  for (unsigned i = 0; i < nr; i++) res[i] = op_result(call, i);
+  unsigned pos = 0;
+  return from_shape(L, &inst->ret, res, &pos);
+}
+
+static FeVal lower_call(Lower *L, const PyExpr *e) {
+  FeVal f = lower_expr(L, e->call.func);
+  switch (f.kind) {
+  case FV_POISON: return f;
+  case FV_BUILTIN: return lower_builtin_call(L, f.builtin, e);
+  case FV_NTYPE: {
+    FeVal a;
+    const char *fname = tname(L, f.type);
+    if (!positional(L, e, fname, 1, 1, &a)) return poison();
+    if (!is_scalar(&a)) return lerr(L, arg_loc(e, 0), "cannot convert %s to %s", vname(L, &a), fname);
+    at(L, e->loc);
+    FeVal r = conv(L, a, f.type);
+    r.literal = false;
+    return r;
+  }
+  case FV_FUNC:
+    if (f.func->kind == FN_KERNEL || f.func->kind == FN_DEVICE) return call_device(L, f.func, e);
+    return lerr(L, e->loc, "'%s' (a @%s function) cannot be called from a kernel", f.func->name,
+                f.func->kind == FN_REDUCE ? "cuda.reduce" : f.func->kind == FN_VECTORIZE ? "vectorize" : "guvectorize");
+  case FV_PYFUNC:
+    return lerr(L, e->loc, "'%s' is not a device function: decorate it with @cuda.jit(device=True)", f.func->name);
+  default: return lerr(L, e->loc, "%s is not callable", vname(L, &f));
+  }
+}
+
+/* ---- expressions ----------------------------------------------------------------------------------------------- */
+
+static FeVal lower_expr(Lower *L, const PyExpr *e) {
+  at(L, e->loc);
+  switch (e->kind) {
+  case EX_NAME: return lower_name(L, e);
+  case EX_INT: {
+    if (e->intlit.big == 2) return lerr(L, e->loc, "integer literal %.*s is too large for 64 bits", (int)e->intlit.len, e->intlit.text);
+    FeVal v = cint(e->intlit.big ? ty_int(L->ctx, 64, true) : ty_i64(L->ctx), e->intlit.value);
+    v.nonneg = e->intlit.big || e->intlit.value >= 0;
+    v.literal = true;
+    return v;
+  }
+  case EX_FLOAT: {
+    FeVal v = cfloat(ty_f64(L->ctx), e->fval);
+    v.literal = true;
+    return v;
+  }
+  case EX_BOOL: {
+    FeVal v = cbool(L, e->bval);
+    v.literal = true;
+    return v;
+  }
+  case EX_NONE: return (FeVal){.kind = FV_NONE};
+  case EX_STR: {
+    FeVal v = {.kind = FV_STR};
+    v.str.s = e->str.s;
+    v.str.len = e->str.len;
+    return v;
+  }
+  case EX_COMPLEX: return lerr(L, e->loc, "complex numbers are not supported by kfront");
+  case EX_UNARY: {
+    FeVal a = lower_expr(L, e->unary.operand);
+    return unop(L, e->unary.op, a, e->loc);
+  }
+  case EX_BINARY: {
+    FeVal a = lower_expr(L, e->binary.lhs);
+    FeVal b = lower_expr(L, e->binary.rhs);
+    return binop(L, e->binary.op, a, b, e->binary.op_loc);
+  }
+  case EX_BOOLOP: return lower_boolop(L, e);
+  case EX_COMPARE: return lower_compare(L, e);
+  case EX_IFEXP: return lower_ifexp(L, e);
+  case EX_CALL: return lower_call(L, e);
+  case EX_ATTRIBUTE: return lower_attribute(L, e);
+  case EX_SUBSCRIPT: return lower_subscript(L, e);
+  case EX_TUPLE:
+  case EX_LIST: {
+    FeVal elems[MAX_FLAT];
+    if (e->elts.n > MAX_FLAT) return lerr(L, e->loc, "tuples of more than %d elements are not supported", MAX_FLAT);
+    for (unsigned i = 0; i < e->elts.n; i++) {
+      if (e->elts.items[i]->kind == EX_STARRED) return lerr(L, e->elts.items[i]->loc, "starred expressions are not supported in kernels");
+      elems[i] = lower_expr(L, e->elts.items[i]);
+      if (elems[i].kind == FV_POISON) return poison();
+      elems[i].literal = false;
+    }
+    return make_tuple(L, e->elts.n, elems);
+  }
+  case EX_SLICE: return lerr(L, e->loc, "slices are not supported by kfront yet");
+  case EX_FSTRING: return lerr(L, e->loc, "f-strings are not supported in kernels");
+  default:
+    return lerr(L, e->loc, "%s is not supported in kernels", ast_expr_kind_name(e->kind));
+  }
+}
+
+/* ---- assignment ------------------------------------------------------------------------------------------------- */
+
+static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
+  switch (t->kind) {
+  case EX_NAME: {
+    int i = sema_local_index(L->fn, t->name);
+    v.literal = false;
+    if (i >= 0) L->env[i] = v;
+    return;
+  }
+  case EX_TUPLE:
+  case EX_LIST: {
+    if (v.kind == FV_POISON) {
+      for (unsigned k = 0; k < t->elts.n; k++) assign(L, t->elts.items[k], v, vloc);
+      return;
+    }
+    for (unsigned k = 0; k < t->elts.n; k++)
+      if (t->elts.items[k]->kind == EX_STARRED) {
+        lerr(L, t->elts.items[k]->loc, "starred assignment targets are not supported in kernels");
+        return;
+      }
+    if (v.kind != FV_TUPLE) {
+      lerr(L, t->loc, "cannot unpack %s into %u values", vname(L, &v), t->elts.n);
+      for (unsigned k = 0; k < t->elts.n; k++) assign(L, t->elts.items[k], poison(), vloc);
+      return;
+    }
+    if (v.tup.n != t->elts.n) {
+      if (v.tup.n > t->elts.n) lerr(L, t->loc, "too many values to unpack (expected %u, got %u)", t->elts.n, v.tup.n);
+      else lerr(L, t->loc, "not enough values to unpack (expected %u, got %u)", t->elts.n, v.tup.n);
+      for (unsigned k = 0; k < t->elts.n; k++) assign(L, t->elts.items[k], poison(), vloc);
+      return;
+    }
+    for (unsigned k = 0; k < t->elts.n; k++) assign(L, t->elts.items[k], v.tup.elems[k], vloc);
+    return;
+  }
+  case EX_SUBSCRIPT: {
+    FeVal a = lower_expr(L, t->subscript.value);
+    if (a.kind == FV_POISON || v.kind == FV_POISON) return;
+    if (a.kind == FV_TUPLE) {
+      lerr(L, t->loc, "tuples are immutable: cannot assign to an element");
+      return;
+    }
+    if (!is_array(&a) && a.kind != FV_VIEW) {
+      lerr(L, t->loc, "%s does not support item assignment", vname(L, &a));
+      return;
+    }
+    FeVal ix[32];
+    unsigned n;
+    if (!gather_indices(L, t->subscript.index, ix, &n)) return;
+    Value *base, *idx[32];
+    FeVal r = index_array(L, &a, ix, n, t->loc, true, &base, idx);
+    if (r.kind != FV_VAL) return;
+    if (!is_scalar(&v)) {
+      lerr(L, vloc, "cannot store %s into an element of %s", vname(L, &v), tname(L, a.type));
+      return;
+    }
+    at(L, t->loc);
+    store_element(L, base, idx, conv_v(L, v, base->type->elem));
+    return;
+  }
+  case EX_ATTRIBUTE: lerr(L, t->attribute.attr_loc, "cannot assign to attribute '%s' in a kernel", t->attribute.attr); return;
+  case EX_STARRED: lerr(L, t->loc, "starred assignment targets are not supported in kernels"); return;
+  default: lerr(L, t->loc, "cannot assign to %s", ast_expr_kind_name(t->kind)); return;
+  }
+}
+
+static void lower_augassign(Lower *L, const PyStmt *s) {
+  const PyExpr *t = s->augassign.target;
+  if (t->kind == EX_NAME) {
+    FeVal cur = lower_name(L, t);
+    FeVal rhs = lower_expr(L, s->augassign.value);
+    FeVal r = binop(L, s->augassign.op, cur, rhs, s->augassign.op_loc);
+    assign(L, t, r, s->augassign.value->loc);
+    return;
+  }
+  if (t->kind == EX_SUBSCRIPT) {
+    FeVal a = lower_expr(L, t->subscript.value);
+    if (a.kind == FV_POISON) return;
+    if (a.kind == FV_TUPLE) {
+      lerr(L, t->loc, "tuples are immutable: cannot assign to an element");
+      return;
+    }
+    if (!is_array(&a) && a.kind != FV_VIEW) {
+      lerr(L, t->loc, "%s does not support item assignment", vname(L, &a));
+      return;
+    }
+    FeVal ix[32];
+    unsigned n;
+    if (!gather_indices(L, t->subscript.index, ix, &n)) return;
+    Value *base, *idx[32];
+    FeVal r = index_array(L, &a, ix, n, t->loc, true, &base, idx);
+    if (r.kind != FV_VAL) return;
+    FeVal old = load_element(L, base, idx);
+    FeVal rhs = lower_expr(L, s->augassign.value);
+    FeVal nv = binop(L, s->augassign.op, old, rhs, s->augassign.op_loc);
+    if (nv.kind == FV_POISON) return;
+    if (!is_scalar(&nv)) {
+      lerr(L, s->augassign.value->loc, "cannot store %s into an element of %s", vname(L, &nv), tname(L, a.type));
+      return;
+    }
+    at(L, t->loc);
+    store_element(L, base, idx, conv_v(L, nv, base->type->elem));
+    return;
+  }
+  if (t->kind == EX_ATTRIBUTE) {
+    lerr(L, t->attribute.attr_loc, "cannot assign to attribute '%s' in a kernel", t->attribute.attr);
+    return;
+  }
+  lerr(L, t->loc, "cannot assign to %s", ast_expr_kind_name(t->kind));
+}
+
+/* ---- statement sequences --------------------------------------------------------------------------------- */
+
+typedef struct StmtSeq {
+  PyStmt *const *s;
+  unsigned n;
+} StmtSeq;
+
+static void seq_fn(Lower *L, void *arg) {
+  StmtSeq *q = arg;
+  lower_stmts(L, q->s, q->n);
+}
+
+/* ---- loop analysis ------------------------------------------------------------------------------------------ */
+
+static void ue_expr(Lower *L, const PyExpr *e, const bool *def, bool *ue) {
+  if (!e) return;
+  switch (e->kind) {
+  case EX_NAME: {
+    int i = sema_local_index(L->fn, e->name);
+    if (i >= 0 && !def[i]) ue[i] = true;
+    break;
+  }
+  case EX_UNARY: ue_expr(L, e->unary.operand, def, ue); break;
+  case EX_BINARY: ue_expr(L, e->binary.lhs, def, ue); ue_expr(L, e->binary.rhs, def, ue); break;
+  case EX_BOOLOP:
+    for (unsigned i = 0; i < e->boolop.values.n; i++) ue_expr(L, e->boolop.values.items[i], def, ue);
+    break;
+  case EX_COMPARE:
+    ue_expr(L, e->compare.left, def, ue);
+    for (unsigned i = 0; i < e->compare.comparators.n; i++) ue_expr(L, e->compare.comparators.items[i], def, ue);
+    break;
+  case EX_IFEXP:
+    ue_expr(L, e->ifexp.test, def, ue);
+    ue_expr(L, e->ifexp.body, def, ue);
+    ue_expr(L, e->ifexp.orelse, def, ue);
+    break;
+  case EX_CALL:
+    ue_expr(L, e->call.func, def, ue);
+    for (unsigned i = 0; i < e->call.args.n; i++) ue_expr(L, e->call.args.items[i], def, ue);
+    for (unsigned i = 0; i < e->call.nkeywords; i++) ue_expr(L, e->call.keywords[i]->value, def, ue);
+    break;
+  case EX_ATTRIBUTE: ue_expr(L, e->attribute.value, def, ue); break;
+  case EX_SUBSCRIPT: ue_expr(L, e->subscript.value, def, ue); ue_expr(L, e->subscript.index, def, ue); break;
+  case EX_SLICE:
+    ue_expr(L, e->slice.lower, def, ue);
+    ue_expr(L, e->slice.upper, def, ue);
+    ue_expr(L, e->slice.step, def, ue);
+    break;
+  case EX_TUPLE:
+  case EX_LIST:
+    for (unsigned i = 0; i < e->elts.n; i++) ue_expr(L, e->elts.items[i], def, ue);
+    break;
+  case EX_STARRED: ue_expr(L, e->value, def, ue); break;
+  default: break;
+  }
+}
+
+static void ue_target(Lower *L, const PyExpr *t, bool *def, bool *ue) {
+  switch (t->kind) {
+  case EX_NAME: {
+    int i = sema_local_index(L->fn, t->name);
+    if (i >= 0) def[i] = true;
+    break;
+  }
+  case EX_TUPLE:
+  case EX_LIST:
+    for (unsigned i = 0; i < t->elts.n; i++) ue_target(L, t->elts.items[i], def, ue);
+    break;
+  case EX_STARRED: ue_target(L, t->value, def, ue); break;
+  default: ue_expr(L, t, def, ue); break;
+  }
+}
+
+static bool *bools(Lower *L, const bool *src) {
+  unsigned n = L->fn->nlocals ? L->fn->nlocals : 1;
+  bool *b = ARENA_ARRAY(&L->fe->arena, bool, n);
+  if (src) memcpy(b, src, n);
+  return b;
+}
+
+/* Marks in ue the locals read in l before any assignment on the path to the read. */
+static void ue_stmts(Lower *L, const PyStmtList *l, bool *def, bool *ue) {
+  unsigned n = L->fn->nlocals;
+  for (unsigned k = 0; k < l->n; k++) {
+    const PyStmt *s = l->items[k];
+    switch (s->kind) {
+    case ST_EXPR: ue_expr(L, s->expr, def, ue); break;
+    case ST_ASSIGN:
+      ue_expr(L, s->assign.value, def, ue);
+      for (unsigned t = 0; t < s->assign.targets.n; t++) ue_target(L, s->assign.targets.items[t], def, ue);
+      break;
+    case ST_AUGASSIGN:
+      ue_expr(L, s->augassign.value, def, ue);
+      ue_expr(L, s->augassign.target, def, ue);
+      ue_target(L, s->augassign.target, def, ue);
+      break;
+    case ST_ANNASSIGN:
+      if (s->annassign.value) {
+        ue_expr(L, s->annassign.value, def, ue);
+        ue_target(L, s->annassign.target, def, ue);
+      }
+      break;
+    case ST_RETURN: ue_expr(L, s->value, def, ue); break;
+    case ST_IF: {
+      ue_expr(L, s->if_.test, def, ue);
+      bool *d1 = bools(L, def), *d2 = bools(L, def);
+      ue_stmts(L, &s->if_.body, d1, ue);
+      ue_stmts(L, &s->if_.orelse, d2, ue);
+      for (unsigned i = 0; i < n; i++) def[i] = d1[i] && d2[i];
+      break;
+    }
+    case ST_FOR: {
+      ue_expr(L, s->for_.iter, def, ue);
+      bool *d = bools(L, def);
+      ue_target(L, s->for_.target, d, ue);
+      ue_stmts(L, &s->for_.body, d, ue);
+      ue_stmts(L, &s->for_.orelse, bools(L, def), ue);
+      break;
+    }
+    case ST_WHILE: {
+      ue_expr(L, s->while_.test, def, ue);
+      ue_stmts(L, &s->while_.body, bools(L, def), ue);
+      ue_stmts(L, &s->while_.orelse, bools(L, def), ue);
+      break;
+    }
+    default: break;
+    }
+  }
+}
+
+static void assigned_target(Lower *L, const PyExpr *t, bool *a) {
+  if (t->kind == EX_NAME) {
+    int i = sema_local_index(L->fn, t->name);
+    if (i >= 0) a[i] = true;
+  } else if (t->kind == EX_TUPLE || t->kind == EX_LIST) {
+    for (unsigned i = 0; i < t->elts.n; i++) assigned_target(L, t->elts.items[i], a);
+  } else if (t->kind == EX_STARRED) {
+    assigned_target(L, t->value, a);
+  }
+}
+
+static void assigned_in(Lower *L, const PyStmtList *l, bool *a) {
+  for (unsigned k = 0; k < l->n; k++) {
+    const PyStmt *s = l->items[k];
+    switch (s->kind) {
+    case ST_ASSIGN:
+      for (unsigned t = 0; t < s->assign.targets.n; t++) assigned_target(L, s->assign.targets.items[t], a);
+      break;
+    case ST_AUGASSIGN: assigned_target(L, s->augassign.target, a); break;
+    case ST_ANNASSIGN:
+      if (s->annassign.value) assigned_target(L, s->annassign.target, a);
+      break;
+    case ST_IF: assigned_in(L, &s->if_.body, a); assigned_in(L, &s->if_.orelse, a); break;
+    case ST_FOR:
+      assigned_target(L, s->for_.target, a);
+      assigned_in(L, &s->for_.body, a);
+      assigned_in(L, &s->for_.orelse, a);
+      break;
+    case ST_WHILE: assigned_in(L, &s->while_.body, a); assigned_in(L, &s->while_.orelse, a); break;
+    default: break;
+    }
+  }
+}
+
+/* ---- loops -------------------------------------------------------------------------------------------------------- */
+
+typedef enum { LOOP_FOR, LOOP_WHILE_RANGE, LOOP_WHILE } LoopKind;
+
+typedef struct LoopSpec {
+  const PyStmt *s;
+  LoopKind kind;
+  const PyExpr *target;
+  const PyStmtList *body, *orelse;
+  const PyExpr *test;
+  Type *ivt;
+  Value *lb, *ub, *step;
+  FeVal stepv;
+  bool iv_nonneg;
+  FeVal iter_array; /* for x in arr: the array (kind FV_VAL/FV_VIEW), else FV_POISON */
+  bool has_break, has_ret;
+} LoopSpec;
+
+/* The loop variable's value for iteration index iv (i64). */
+static void assign_target_iv(Lower *L, const LoopSpec *ls, Value *iv) {
+  FeVal v;
+  if (ls->iter_array.kind == FV_VAL || ls->iter_array.kind == FV_VIEW) {
+    FeVal ix = val(ty_i64(L->ctx), iv);
+    ix.nonneg = true;
+    Value *base, *idx[32];
+    at(L, ls->s->for_.iter->loc);
+    v = index_array(L, &ls->iter_array, &ix, 1, ls->s->for_.iter->loc, false, &base, idx);
+    if (v.kind == FV_VAL) v = load_element(L, base, idx);
+  } else {
+    at(L, ls->s->loc);
+    v = conv(L, val(ty_i64(L->ctx), iv), ls->ivt);
+    v.nonneg = ls->iv_nonneg;
+  }
+  assign(L, ls->target, v, ls->s->loc);
+}
+
+static Value *range_test(Lower *L, const LoopSpec *ls, Value *iv) {
+  if (ls->stepv.is_const) return ib_cmpi(&L->b, ls->stepv.c.i > 0 ? "slt" : "sgt", iv, ls->ub);
+  Value *up = ib_cmpi(&L->b, "slt", iv, ls->ub), *down = ib_cmpi(&L->b, "sgt", iv, ls->ub);
+  Value *pos = ib_cmpi(&L->b, "sgt", ls->step, ib_const_int(&L->b, ty_i64(L->ctx), 0));
+  return ib_select(&L->b, pos, up, down);
+}
+
+typedef struct NotFlagsArg {
+  const PyExpr *test;
+} NotFlagsArg;
+
+static FeVal while_test(Lower *L, void *arg) { return lower_cond(L, ((NotFlagsArg *)arg)->test); }
+
+static void lower_loop(Lower *L, LoopSpec *ls) {
+  const PyStmt *s = ls->s;
+  unsigned nv = L->nvars, nl = L->fn->nlocals;
+  bool wform = ls->kind != LOOP_FOR;
+  Type *i64 = ty_i64(L->ctx), *i1 = ty_bool(L->ctx);
+  FeVal *env0 = env_copy(L);
+  FeVal outer_brk = env0[L->v_brk], outer_cont = env0[L->v_cont];
+  unsigned ivvar = 0;
+  if (ls->kind == LOOP_WHILE_RANGE) {
+    if (L->niv == MAX_HIDDEN_IV) {
+      lerr(L, s->loc, "loops with break nested more than %d deep are not supported", MAX_HIDDEN_IV);
+      return;
+    }
+    ivvar = L->v_iv0 + L->niv++;
+    env0[ivvar] = val(i64, ls->lb);
+  }
+  if (wform) env0[L->v_brk] = cbool(L, false);
+  /* which variables go around the loop */
+  Span span = {s->loc.line, s->end_line};
+  bool *assigned = bools(L, NULL), *ue = bools(L, NULL), *def = bools(L, NULL);
+  if (ls->target) assigned_target(L, ls->target, assigned);
+  assigned_in(L, ls->body, assigned);
+  if (ls->test) ue_expr(L, ls->test, def, ue);
+  if (ls->target) ue_target(L, ls->target, def, ue);
+  ue_stmts(L, ls->body, def, ue);
+  bool *carry = ARENA_ARRAY(&L->fe->arena, bool, nv);
+  for (unsigned i = 0; i < nl; i++) carry[i] = assigned[i] && (ue[i] || var_live(L, i, span));
+  if (wform) {
+    carry[L->v_brk] = ls->has_break;
+    carry[L->v_ret] = ls->has_ret;
+    carry[L->v_rv] = ls->has_ret && !L->kernel;
+    if (ls->kind == LOOP_WHILE_RANGE) carry[ivvar] = true;
+  }
+  Type **T = ARENA_ARRAY(&L->fe->arena, Type *, nv);
+  for (unsigned i = 0; i < nv; i++) T[i] = carry[i] && env0[i].kind != FV_UNDEF ? fv_type(L, &env0[i]) : NULL;
+  if (wform && ls->has_break) T[L->v_brk] = i1;
+  if (wform && ls->has_ret) T[L->v_ret] = i1;
+
+  LoopCtx lc = {L->loop, s->loc.line, s->end_line};
+  int base_quiet = L->quiet;
+  bool loud = false;
+  IrBuilder saved = L->b;
+  unsigned saved_pending = L->pending_loop;
+  Op *op = NULL;
+  FeVal *env_end = NULL;
+  Block *yblock = NULL;
+  Value **fallback = NULL;
+  for (unsigned attempt = 0;; attempt++) {
+    L->quiet = base_quiet + (loud ? 0 : 1);
+    unsigned sup0 = L->suppressed;
+    L->b = saved;
+    at(L, s->loc);
+    /* initial values */
+    Value *inits[MAX_FLAT];
+    Type *rt[MAX_FLAT];
+    unsigned ninit = 0, nrt = 0;
+    env_set(L, env0);
+    for (unsigned i = 0; i < nv; i++) {
+      if (!carry[i] || !T[i]) continue;
+      unsigned before = ninit;
+      if (!flatten_to(L, &env0[i], T[i], inits, &ninit, NULL, s->loc, var_name(L, i))) {
+        L->quiet = base_quiet;
+        L->b = saved;
+        if (ls->kind == LOOP_WHILE_RANGE) L->niv--;
+        return;
+      }
+      (void)before;
+      flat_types(T[i], rt, &nrt);
+    }
+    Block *body = ir_block_new(L->m);
+    Block *before = NULL;
+    if (!wform) {
+      Value *ops[MAX_FLAT + 3] = {ls->lb, ls->ub, ls->step};
+      memcpy(ops + 3, inits, sizeof(Value *) * ninit);
+      op = ib_op(&L->b, OP_FOR, 3 + ninit, ops, nrt, rt, 1);
+      ir_region_append_block(&op->regions[0], body);
+      ir_block_add_arg(L->m, body, i64);
+    } else {
+      op = ib_op(&L->b, OP_WHILE, ninit, inits, nrt, rt, 2);
+      before = ir_block_new(L->m);
+      ir_region_append_block(&op->regions[0], before);
+      ir_region_append_block(&op->regions[1], body);
+      for (unsigned i = 0; i < nrt; i++) ir_block_add_arg(L->m, before, rt[i]);
+    }
+    for (unsigned i = 0; i < nrt; i++) ir_block_add_arg(L->m, body, rt[i]);
+    unsigned first_arg = wform ? 0 : 1;
+    /* the before-region of a while: the condition */
+    if (wform) {
+      ib_set_end(&L->b, before);
+      unsigned pos = 0;
+      for (unsigned i = 0; i < nv; i++)
+        if (carry[i] && T[i]) L->env[i] = unflatten(L, T[i], before->args, &pos);
+      L->loop = &lc;
+      at(L, s->loc);
+      FeVal go = cbool(L, true);
+      if (ls->has_break || ls->has_ret) {
+        Value *f = NULL;
+        if (ls->has_break) f = L->env[L->v_brk].v;
+        if (ls->has_ret && L->env[L->v_ret].v) f = f ? ib_binary(&L->b, OP_ORI, f, L->env[L->v_ret].v) : L->env[L->v_ret].v;
+        if (f) go = val(i1, ib_binary(&L->b, OP_XORI, f, ib_const_bool(&L->b, true)));
+      }
+      FeVal user;
+      if (ls->kind == LOOP_WHILE_RANGE) {
+        user = val(i1, range_test(L, ls, L->env[ivvar].v));
+        go = go.is_const ? user : val(i1, ib_binary(&L->b, OP_ANDI, go.v, user.v));
+      } else {
+        NotFlagsArg a = {ls->test};
+        go = lazy_and(L, go, while_test, &a, false, ls->test->loc);
+      }
+      at(L, s->loc);
+      Value *cops[MAX_FLAT + 1];
+      cops[0] = go.kind == FV_VAL ? mat(L, &go) : ib_const_bool(&L->b, false);
+      for (unsigned i = 0; i < nrt; i++) cops[1 + i] = before->args[i];
+      ib_op(&L->b, OP_CONDITION, 1 + nrt, cops, 0, NULL, 0);
+    }
+    /* the body */
+    ib_set_end(&L->b, body);
+    env_set(L, env0);
+    unsigned pos = 0;
+    for (unsigned i = 0; i < nv; i++)
+      if (carry[i] && T[i]) L->env[i] = unflatten(L, T[i], body->args + first_arg, &pos);
+    if (wform) {
+      L->env[L->v_brk] = cbool(L, false);
+      if (ls->has_ret) L->env[L->v_ret] = cbool(L, false);
+    }
+    L->env[L->v_cont] = cbool(L, false);
+    L->loop = &lc;
+    L->pending_loop = 0;
+    if (ls->kind == LOOP_FOR) {
+      assign_target_iv(L, ls, body->args[0]);
+    } else if (ls->kind == LOOP_WHILE_RANGE) {
+      Value *iv = L->env[ivvar].v;
+      at(L, s->loc);
+      L->env[ivvar] = val(i64, ib_binary(&L->b, OP_ADDI, iv, ls->step));
+      assign_target_iv(L, ls, iv);
+    }
+    lower_stmts(L, ls->body->items, ls->body->n);
+    L->loop = lc.outer;
+    L->pending_loop = saved_pending;
+    env_end = env_copy(L);
+    yblock = body;
+    fallback = body->args + first_arg;
+    /* stable? */
+    bool changed = false;
+    Type **Tn = ARENA_ARRAY(&L->fe->arena, Type *, nv);
+    for (unsigned i = 0; i < nv; i++) {
+      Tn[i] = T[i];
+      if (!carry[i]) continue;
+      FeVal *x = &env_end[i];
+      if (x->kind == FV_UNDEF || x->kind == FV_POISON) continue;
+      Type *xt = fv_type(L, x);
+      if (!xt) {
+        lerr(L, s->loc, "'%s' cannot be carried around a loop: it holds %s", var_name(L, i), vname(L, x));
+        carry[i] = false;
+        continue;
+      }
+      Type *nt = T[i] ? nb_unify(L->ctx, T[i], xt) : xt;
+      if (!nt) {
+        lerr(L, s->loc, "cannot unify %s and %s for '%s' around this loop", tname(L, T[i]), tname(L, xt), var_name(L, i));
+        continue;
+      }
+      if (nt != T[i]) {
+        Tn[i] = nt;
+        changed = true;
+      }
+    }
+    bool held_back = L->suppressed > sup0;
+    if ((changed && attempt < 32) || (held_back && base_quiet == 0 && !loud)) {
+      ir_op_drop_uses(op);
+      ir_op_unlink(op);
+      if (changed) T = Tn;
+      else loud = true;
+      L->suppressed = sup0;
+      continue;
+    }
+    break;
+  }
+  L->quiet = base_quiet;
+  /* the yield and the results */
+  ib_set_end(&L->b, yblock);
+  Value *yv[MAX_FLAT];
+  unsigned ny = 0;
+  for (unsigned i = 0; i < nv; i++) {
+    if (!carry[i] || !T[i]) continue;
+    unsigned before = ny;
+    if (!flatten_to(L, &env_end[i], T[i], yv, &ny, fallback + before, s->loc, var_name(L, i))) {
+      ny = before;
+      Type *ft[MAX_FLAT];
+      unsigned nt = 0;
+      flat_types(T[i], ft, &nt);
+      for (unsigned k = 0; k < nt; k++) yv[ny++] = fallback[before + k];
+    }
+  }
+  at(L, s->loc);
+  ib_op(&L->b, OP_YIELD, ny, yv, 0, NULL, 0);
+  L->b = saved;
+  ib_set_after(&L->b, op);
+  env_set(L, env0);
+  Value *res[MAX_FLAT];
+  for (unsigned i = 0; i < op->nresults && i < MAX_FLAT; i++) res[i] = op_result(op, i);
+  unsigned pos = 0;
+  for (unsigned i = 0; i < nv; i++) {
+    if (carry[i] && T[i]) L->env[i] = unflatten(L, T[i], res, &pos);
+    else if (i < nl && assigned[i]) L->env[i] = (FeVal){.kind = FV_UNDEF};
+  }
+  if (ls->kind == LOOP_WHILE_RANGE) {
+    L->env[ivvar] = (FeVal){.kind = FV_UNDEF};
+    L->niv--;
+  }
+  /* for/while ... else: runs unless the loop was left by break (or return) */
+  if (ls->orelse && ls->orelse->n) {
+    FeVal skip = cbool(L, false);
+    if (wform && ls->has_break) skip = L->env[L->v_brk];
+    if (wform && ls->has_ret && L->env[L->v_ret].v)
+      skip = skip.v ? val(i1, ib_binary(&L->b, OP_ORI, skip.v, L->env[L->v_ret].v)) : L->env[L->v_ret];
+    if (skip.is_const) {
+      if (!skip.c.i) lower_stmts(L, ls->orelse->items, ls->orelse->n);
+    } else {
+      StmtSeq q = {ls->orelse->items, ls->orelse->n};
+      Span os = {ls->orelse->items[0]->loc.line, s->end_line};
+      emit_if(L, skip.v, 0, os, s->loc, NULL, NULL, seq_fn, &q);
+    }
+  }
+  L->env[L->v_brk] = outer_brk;
+  L->env[L->v_cont] = outer_cont;
+}
+
+static void lower_for(Lower *L, const PyStmt *s) {
+  const PyExpr *it = s->for_.iter;
+  LoopSpec ls = {.s = s, .target = s->for_.target, .body = &s->for_.body, .orelse = &s->for_.orelse};
+  ls.iter_array = poison();
+  ls.has_break = sema_contains_break(&s->for_.body);
+  ls.has_ret = sema_contains_return(&s->for_.body);
+  ls.kind = ls.has_break || ls.has_ret ? LOOP_WHILE_RANGE : LOOP_FOR;
+  if (s->for_.is_async) {
+    lerr(L, s->loc, "async for is not supported in kernels");
+    return;
+  }
+  Type *i64 = ty_i64(L->ctx);
+  FeVal start, stop, step;
+  FeVal callee = it->kind == EX_CALL ? lower_expr(L, it->call.func) : poison();
+  if (it->kind == EX_CALL && callee.kind == FV_BUILTIN && callee.builtin == BI_RANGE) {
+    FeVal a[3];
+    if (!positional(L, it, "range", 1, 3, a)) return;
+    unsigned n = it->call.args.n;
+    for (unsigned i = 0; i < n; i++)
+      if (!is_scalar(&a[i]) || a[i].type->kind == TY_FLOAT) {
+        lerr(L, arg_loc(it, i), "range() arguments must be integers, not %s", vname(L, &a[i]));
+        return;
+      }
+    const NbCase *c = resolve_fn(L, BI_RANGE, a, n, "range", it->loc);
+    if (!c) return;
+    ls.ivt = nb_type(L->ctx, c->ret);
+    at(L, it->loc);
+    start = n == 1 ? cint(ls.ivt, 0) : conv(L, a[0], ls.ivt);
+    stop = conv(L, a[n == 1 ? 0 : 1], ls.ivt);
+    step = n == 3 ? conv(L, a[2], ls.ivt) : cint(ls.ivt, 1);
+    if (step.is_const && step.c.i == 0) {
+      lerr(L, arg_loc(it, 2), "range() arg 3 must not be zero");
+      return;
+    }
+    ls.iv_nonneg = ls.ivt->is_unsigned || (step.is_const && step.c.i > 0 && start.nonneg) ||
+                   (step.is_const && step.c.i < 0 && stop.is_const && stop.c.i >= -1);
+  } else {
+    FeVal seq = it->kind == EX_CALL ? lower_call(L, it) : lower_expr(L, it);
+    if (seq.kind == FV_POISON) return;
+    if (seq.kind == FV_TUPLE) {
+      /* a loop over a tuple: unrolled */
+      if (ls.has_break || ls.has_ret || sema_exits((const PyStmt *const *)s->for_.body.items, s->for_.body.n) != EXIT_NEVER) {
+        lerr(L, s->loc, "break, continue and return in a loop over a tuple are not supported by kfront");
+        return;
+      }
+      for (unsigned i = 0; i < seq.tup.n; i++) {
+        assign(L, s->for_.target, seq.tup.elems[i], s->loc);
+        lower_stmts(L, s->for_.body.items, s->for_.body.n);
+      }
+      lower_stmts(L, s->for_.orelse.items, s->for_.orelse.n);
+      return;
+    }
+    if (!is_array(&seq) && seq.kind != FV_VIEW) {
+      lerr(L, it->loc, "kfront can iterate over range(), arrays and tuples, not %s", vname(L, &seq));
+      return;
+    }
+    ls.iter_array = seq;
+    ls.ivt = i64;
+    at(L, it->loc);
+    Value *arr = seq.kind == FV_VIEW ? seq.tup.elems[0].v : seq.v;
+    start = cint(i64, 0);
+    stop = val(i64, ib_dim(&L->b, arr, seq.kind == FV_VIEW ? seq.tup.n - 1 : 0));
+    step = cint(i64, 1);
+    ls.iv_nonneg = true;
+  }
+  at(L, it->loc);
+  ls.lb = conv_v(L, start, i64);
+  ls.ub = conv_v(L, stop, i64);
+  ls.stepv = conv(L, step, i64);
+  ls.step = mat(L, &ls.stepv);
+  lower_loop(L, &ls);
+}
+
+static void lower_while(Lower *L, const PyStmt *s) {
+  LoopSpec ls = {.s = s, .kind = LOOP_WHILE, .body = &s->while_.body, .orelse = &s->while_.orelse, .test = s->while_.test};
+  ls.iter_array = poison();
+  ls.has_break = sema_contains_break(&s->while_.body);
+  ls.has_ret = sema_contains_return(&s->while_.body);
+  lower_loop(L, &ls);
+}
+
+/* ---- statements --------------------------------------------------------------------------------------------------- */
+
+static StmtSeq concat(Lower *L, const PyStmtList *a, PyStmt *const *b, unsigned nb) {
+  if (!nb) return (StmtSeq){a->items, a->n};
+  PyStmt **s = ARENA_ARRAY(&L->fe->arena, PyStmt *, a->n + nb);
+  if (a->n) memcpy(s, a->items, sizeof *s * a->n);
+  memcpy(s + a->n, b, sizeof *s * nb);
+  return (StmtSeq){s, a->n + nb};
+}
+
+/* rest_in: 0 none; 1 the statements after the if go into its then-branch; 2 into its else-branch. */
+static void lower_if(Lower *L, const PyStmt *s, PyStmt *const *rest, unsigned nrest, int rest_in) {
+  FeVal c = lower_cond(L, s->if_.test);
+  if (c.kind == FV_POISON) return;
+  StmtSeq bt = concat(L, &s->if_.body, rest, rest_in == 1 ? nrest : 0);
+  StmtSeq be = concat(L, &s->if_.orelse, rest, rest_in == 2 ? nrest : 0);
+  if (c.is_const) {
+    StmtSeq *q = c.c.i ? &bt : &be;
+    lower_stmts(L, q->s, q->n);
+    return;
+  }
+  Span span = {s->loc.line, nrest ? rest[nrest - 1]->end_line : s->end_line};
+  emit_if(L, c.v, 0, span, s->loc, seq_fn, &bt, seq_fn, &be);
+}
+
+static void lower_return(Lower *L, const PyStmt *s) {
+  if (s->value && s->value->kind != EX_NONE) {
+    FeVal v = lower_expr(L, s->value);
+    if (L->kernel) {
+      lerr(L, s->value->loc, "a kernel cannot return a value: '%s' is a kernel (use @cuda.jit(device=True) for a "
+                             "device function)",
+           L->fn->user ? L->fn->user->name : L->fn->name);
+    } else if (v.kind != FV_POISON) {
+      v.literal = false;
+      if (!fv_type(L, &v)) {
+        lerr(L, s->value->loc, "a device function can return scalars, arrays and tuples of them, not %s", vname(L, &v));
+        v = poison();
+      }
+      if (!L->has_value_return) L->first_value_return = s->loc;
+      L->has_value_return = true;
+      L->env[L->v_rv] = v;
+    }
+  } else {
+    L->has_bare_return = true;
+  }
+  L->env[L->v_ret] = cbool(L, true);
+}
+
+static void unsupported_stmt(Lower *L, const PyStmt *s) {
+  lerr(L, s->loc, "%s is not supported in kernels", ast_stmt_kind_name(s->kind));
+}
+
+static void lower_stmt(Lower *L, const PyStmt *s) {
+  at(L, s->loc);
+  switch (s->kind) {
+  case ST_EXPR:
+    if (s->expr->kind == EX_STR) return; /* docstring */
+    lower_expr(L, s->expr);
+    return;
+  case ST_ASSIGN: {
+    const PyExprList *t = &s->assign.targets;
+    L->assign_hint = t->n == 1 && t->items[0]->kind == EX_NAME ? t->items[0]->name : NULL;
+    FeVal v = lower_expr(L, s->assign.value);
+    L->assign_hint = NULL;
+    for (unsigned i = 0; i < t->n; i++) assign(L, t->items[i], v, s->assign.value->loc);
+    return;
+  }
+  case ST_ANNASSIGN:
+    if (s->annassign.value) {
+      L->assign_hint = s->annassign.target->kind == EX_NAME ? s->annassign.target->name : NULL;
+      FeVal v = lower_expr(L, s->annassign.value);
+      L->assign_hint = NULL;
+      assign(L, s->annassign.target, v, s->annassign.value->loc);
+    }
+    return;
+  case ST_AUGASSIGN: lower_augassign(L, s); return;
+  case ST_IF: lower_if(L, s, NULL, 0, 0); return;
+  case ST_FOR: lower_for(L, s); return;
+  case ST_WHILE: lower_while(L, s); return;
+  case ST_BREAK:
+  case ST_CONTINUE:
+    if (!L->loop) {
+      lerr(L, s->loc, "'%s' outside a loop", s->kind == ST_BREAK ? "break" : "continue");
+      return;
+    }
+    L->env[s->kind == ST_BREAK ? L->v_brk : L->v_cont] = cbool(L, true);
+    return;
+  case ST_RETURN: lower_return(L, s); return;
+  case ST_PASS: return;
+  case ST_ASSERT: return; /* numba-cuda compiles assertions only in debug mode; kfront ignores them */
+  case ST_RAISE: lerr(L, s->loc, "raise is not supported by kfront yet"); return;
+  case ST_IMPORT:
+  case ST_IMPORTFROM: lerr(L, s->loc, "import inside a kernel is not supported (import at module level)"); return;
+  case ST_FUNCDEF: lerr(L, s->loc, "nested function definitions are not supported in kernels"); return;
+  default: unsupported_stmt(L, s); return;
+  }
+}
+
+static unsigned flag_bit(Lower *L, unsigned var) { return 1u << (var - L->fn->nlocals); }
+
+/* The condition "some statement before has returned / broken / continued": NULL when none may have;
+ * *dead when one certainly has. */
+static Value *exit_cond(Lower *L, bool *dead, unsigned *mask) {
+  unsigned flags[3] = {L->v_ret, L->v_brk, L->v_cont};
+  Value *c = NULL;
+  *dead = false;
+  *mask = 0;
+  for (unsigned k = 0; k < 3; k++) {
+    FeVal *f = &L->env[flags[k]];
+    if (f->kind != FV_VAL) continue;
+    if (f->is_const) {
+      if (f->c.i) *dead = true;
+      continue;
+    }
+    *mask |= flag_bit(L, flags[k]);
+    c = c ? ib_binary(&L->b, OP_ORI, c, f->v) : f->v;
+  }
+  return c;
+}
+
+static void lower_stmts(Lower *L, PyStmt *const *s, unsigned n) {
+  for (unsigned k = 0; k < n; k++) {
+    const PyStmt *st = s[k];
+    bool more = k + 1 < n;
+    if (more && st->kind == ST_IF) {
+      ExitKind eb = sema_exits((const PyStmt *const *)st->if_.body.items, st->if_.body.n);
+      ExitKind eo = sema_exits((const PyStmt *const *)st->if_.orelse.items, st->if_.orelse.n);
+      if ((eb == EXIT_ALWAYS && eo == EXIT_NEVER) || (eo == EXIT_ALWAYS && eb == EXIT_NEVER)) {
+        at(L, st->loc);
+        lower_if(L, st, s + k + 1, n - k - 1, eb == EXIT_ALWAYS ? 2 : 1);
+        return;
+      }
+    }
+    if (more) {
+      L->pending_fn++;
+      L->pending_loop++;
+    }
+    lower_stmt(L, st);
+    if (more) {
+      L->pending_fn--;
+      L->pending_loop--;
+    }
+    if (!more) return;
+    bool dead;
+    unsigned mask;
+    at(L, st->loc);
+    Value *c = exit_cond(L, &dead, &mask);
+    if (dead) return;
+    if (c) {
+      StmtSeq rest = {s + k + 1, n - k - 1};
+      Span span = {s[k + 1]->loc.line, s[n - 1]->end_line};
+      emit_if(L, c, mask, span, s[k + 1]->loc, NULL, NULL, seq_fn, &rest);
+      return;
+    }
+  }
+}
+
+/* ---- functions ----------------------------------------------------------------------------------------------------- */
+
+static void param_names(Lower *L, const char *name, const FeVal *shape, Attr *out, unsigned *n) {
+  if (shape->kind == FV_VAL) {
+    out[(*n)++] = attr_str(L->m, name);
+    return;
+  }
+  for (unsigned i = 0; i < shape->tup.n; i++) {
+    const char *sub = shape->kind == FV_VIEW ? (i == 0 ? name : arena_printf(&L->fe->arena, "%s.i%u", name, i - 1))
+                                             : arena_printf(&L->fe->arena, "%s.%u", name, i);
+    param_names(L, sub, &shape->tup.elems[i], out, n);
+  }
+}
+
+FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned nparams, const char *sym, bool kernel,
+                       bool quiet) {
+  sema_analyse_function(fe, fn);
+  FeInst *inst = ARENA_NEW(&fe->arena, FeInst);
+  inst->fn = fn;
+  inst->nparams = nparams;
+  inst->params = ARENA_ARRAY(&fe->arena, FeVal, nparams ? nparams : 1);
+  if (nparams) memcpy(inst->params, params, sizeof(FeVal) * nparams);
+  StrBuf key;
+  sb_init(&key);
+  for (unsigned i = 0; i < nparams; i++) {
+    if (i) sb_puts(&key, "__");
+    shape_key(&params[i], &key);
+  }
+  inst->key = arena_strdup(&fe->arena, sb_cstr(&key));
+  sb_free(&key);
+  FeInst **tail = &fn->insts;
+  while (*tail) tail = &(*tail)->next;
+  *tail = inst;
+  inst->in_progress = true;
+
+  Lower L;
+  memset(&L, 0, sizeof L);
+  L.fe = fe;
+  L.ctx = fe->ctx;
+  L.m = fe->m;
+  L.fn = fn;
+  L.inst = inst;
+  L.sym = sym;
+  L.kernel = kernel;
+  L.quiet = quiet ? 1 : 0;
+  unsigned nl = fn->nlocals;
+  L.v_ret = nl;
+  L.v_rv = nl + 1;
+  L.v_brk = nl + 2;
+  L.v_cont = nl + 3;
+  L.v_iv0 = nl + 4;
+  L.nvars = nl + 4 + MAX_HIDDEN_IV;
+  L.env = ARENA_ARRAY(&fe->arena, FeVal, L.nvars);
+  for (unsigned i = 0; i < L.nvars; i++) L.env[i] = (FeVal){.kind = FV_UNDEF};
+  L.env[L.v_ret] = L.env[L.v_brk] = L.env[L.v_cont] = cbool(&L, false);
+  ib_init(&L.b, fe->m);
+
+  Type *pt[MAX_FLAT];
+  unsigned np = 0;
+  for (unsigned i = 0; i < nparams; i++) flatten_shape_types(&params[i], pt, &np);
+  if (np > MAX_FLAT) {
+    lerr(&L, fn->loc, "too many parameters");
+    inst->failed = true;
+    inst->in_progress = false;
+    return inst;
+  }
+  SrcLoc floc = user_loc(&L, fn->loc);
+  floc.file = fe->mfile;
+  Op *f = ir_func_create(fe->m, sym, ty_func(fe->ctx, np, pt, 0, NULL), floc);
+  bool top = fe->cur_top == NULL;
+  if (!top) {
+    ir_op_unlink(f);
+    ir_op_insert_before(fe->cur_top, f);
+  } else {
+    fe->cur_top = f;
+  }
+  inst->op = f;
+  L.func_op = f;
+  Module *m = fe->m;
+  ir_op_set_attr(m, f, kernel ? "kernel" : "device", attr_unit());
+  const char *pyname = fn->user ? fn->user->name : fn->name;
+  ir_op_set_attr(m, f, "py_name", attr_str(m, pyname));
+  if (fn->user) {
+    const char *gen = fn->user->kind == FN_REDUCE ? "reduce" : fn->user->kind == FN_VECTORIZE ? "vectorize" : "guvectorize";
+    ir_op_set_attr(m, f, "generated", attr_str(m, gen));
+  }
+  Attr names[MAX_FLAT];
+  unsigned nn = 0;
+  for (unsigned i = 0; i < nparams; i++) param_names(&L, fn->def->funcdef.params.items[i]->name, &params[i], names, &nn);
+  ir_op_set_attr(m, f, "arg_names", attr_array(m, nn, names));
+  const FeFunc *opts = fn->user ? fn->user : fn;
+  if (opts->fastmath == 1) ir_op_set_attr(m, f, "fastmath", attr_unit());
+  if (opts->debug == 1) ir_op_set_attr(m, f, "debug", attr_unit());
+  if (opts->lineinfo == 1) ir_op_set_attr(m, f, "lineinfo", attr_unit());
+  if (opts->opt >= 0) ir_op_set_attr(m, f, "opt", attr_int(ty_i64(fe->ctx), opts->opt));
+  if (opts->inline_opt) ir_op_set_attr(m, f, "inline", attr_str(m, opts->inline_opt));
+
+  /* a device function declared with signatures returns the declared type */
+  if (!kernel) {
+    for (unsigned s = 0; s < fn->nsigs; s++) {
+      const FeSig *sig = &fn->sigs[s];
+      bool match = sig->nargs == nparams && sig->has_ret;
+      for (unsigned i = 0; i < nparams && match; i++) match = params[i].kind == FV_VAL && params[i].type == sig->args[i];
+      if (match) {
+        L.has_declared_ret = true;
+        L.declared_ret = sig->ret;
+        break;
+      }
+    }
+  }
+
+  Block *entry = ir_func_entry(f);
+  unsigned pos = 0;
+  for (unsigned i = 0; i < nparams; i++) L.env[i] = from_shape(&L, &params[i], entry->args, &pos);
+  ib_set_end(&L.b, entry);
+  at(&L, fn->loc);
+  const PyStmtList *body = &fn->def->funcdef.body;
+  if (fn->def->funcdef.is_async) lerr(&L, fn->loc, "async functions cannot be kernels");
+  lower_stmts(&L, body->items, body->n);
+
+  ib_set_end(&L.b, entry);
+  at(&L, fn->loc);
+  Type *rts[MAX_FLAT];
+  unsigned nr = 0;
+  Value *rvals[MAX_FLAT];
+  unsigned nrv = 0;
+  inst->ret = (FeVal){.kind = FV_NONE};
+  if (!kernel && (L.has_value_return || (L.has_declared_ret && L.declared_ret))) {
+    FeVal rv = L.env[L.v_rv];
+    Type *rt = L.has_declared_ret && L.declared_ret ? L.declared_ret : fv_type(&L, &rv);
+    if (!L.has_value_return) {
+      lerr(&L, fn->loc, "'%s' is declared to return %s but has no return statement", fn->name, tname(&L, L.declared_ret));
+    } else if (L.has_bare_return || !is_true(&L.env[L.v_ret])) {
+      lerr(&L, L.first_value_return,
+           "'%s' returns a value on some paths but not on all of them (kfront does not support Optional results)",
+           fn->name);
+    } else if (rt && rv.kind != FV_POISON) {
+      flat_types(rt, rts, &nr);
+      if (flatten_to(&L, &rv, rt, rvals, &nrv, NULL, L.first_value_return, "<return value>"))
+        inst->ret = shape_of_type(&L, rt);
+      else
+        nr = nrv = 0;
+    }
+  }
+  ib_op(&L.b, OP_FUNC_RETURN, nrv, rvals, 0, NULL, 0);
+  if (nr) {
+    ir_op_set_attr(m, f, "function_type", attr_type(ty_func(fe->ctx, np, pt, nr, rts)));
+    inst->nresults = nr;
+  }
+  inst->in_progress = false;
+  if (top) fe->cur_top = NULL;
+  if (L.errors || (quiet && L.suppressed)) {
+    inst->failed = true;
+    if (quiet || !top) {
+      ir_op_drop_uses(f);
+      ir_op_unlink(f);
+      inst->op = NULL;
+    }
+  }
+  return inst;
+}

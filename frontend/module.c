@@ -1,0 +1,902 @@
+/* module.c — fe_compile: reads a Python module and compiles the requested kernels to kir.
+ *
+ * Module reading never executes anything and never rejects host code. It walks the top-level statements
+ * (and the bodies of top-level if/try/with blocks, so that `if __name__ == "__main__":` and guarded imports
+ * count) in order:
+ *   - imports bind names to dotted paths: `import numpy as np` binds np to "numpy", `from numba import
+ *     cuda, float32` binds cuda to "numba.cuda" and float32 to "numba.float32";
+ *   - assignments bind names to constants computed with Python's semantics (ints, floats, bools, strings,
+ *     None, tuples of them, numpy scalars such as np.float32(0.5), math.pi, aliases of modules, functions
+ *     and types); anything else makes the name a host value (an error only if a kernel reads it);
+ *   - decorated functions become FeFuncs: @cuda.jit (lazy, eager with a signature or a list of them, or
+ *     device=True), @cuda.reduce, @vectorize/@guvectorize with target="cuda"; functions under other
+ *     decorators (numba.jit, CPU ufuncs...) and undecorated ones are host code.
+ * Then each requested (function, signature) is compiled (lower.c, generated.c), device functions are
+ * compiled on demand from their call sites, and at the end unused device function instances are dropped
+ * and a function compiled for several argument types gets mangled symbol names. */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/fe.h"
+#include "frontend/parser.h"
+
+void fe_error(FeCtx *fe, SrcLoc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_report(fe->diag, DIAG_ERROR, loc, fmt, ap);
+  va_end(ap);
+}
+
+static void fe_warning(FeCtx *fe, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fe_warning(FeCtx *fe, SrcLoc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_report(fe->diag, DIAG_WARNING, loc, fmt, ap);
+  va_end(ap);
+}
+
+static bool fe_failed(FeCtx *fe) { return fe->diag->nerrors > fe->errors0; }
+
+const char *fe_intern(FeCtx *fe, const char *s) { return arena_strdup(&fe->arena, s); }
+
+FeVal *fe_global(FeCtx *fe, const char *name) { return strmap_get(&fe->globals, name); }
+
+static void bind(FeCtx *fe, const char *name, FeVal v) {
+  FeVal *p = ARENA_NEW(&fe->arena, FeVal);
+  *p = v;
+  strmap_put(&fe->globals, name, p);
+}
+
+void fe_add_func(FeCtx *fe, FeFunc *fn) {
+  if (fe->nfuncs == fe->funcs_cap) {
+    fe->funcs_cap = fe->funcs_cap ? 2 * fe->funcs_cap : 16;
+    FeFunc **n = ARENA_ARRAY(&fe->arena, FeFunc *, fe->funcs_cap);
+    if (fe->nfuncs) memcpy(n, fe->funcs, sizeof *n * fe->nfuncs);
+    fe->funcs = n;
+  }
+  fe->funcs[fe->nfuncs++] = fn;
+}
+
+static FeVal host(void) { return (FeVal){.kind = FV_HOST}; }
+
+static FeVal path_val(FeCtx *fe, const char *path) {
+  FeVal v = {.kind = FV_PATH};
+  v.str.s = fe_intern(fe, path);
+  v.str.len = strlen(path);
+  return v;
+}
+
+/* What a dotted path stands for: a type, a known builtin, a module (prefix), or nothing. */
+static FeVal resolve_path(FeCtx *fe, const char *path) {
+  Type *t = sema_path_type(fe, path);
+  if (t) return (FeVal){.kind = FV_NTYPE, .type = t};
+  int bi = sema_lookup_path(fe, path);
+  if (bi >= 0) return (FeVal){.kind = FV_BUILTIN, .builtin = bi};
+  return path_val(fe, path);
+}
+
+/* ---- constants --------------------------------------------------------------------------------------- */
+
+static FeVal const_int(FeCtx *fe, Type *t, int64_t i) {
+  return (FeVal){.kind = FV_VAL, .is_const = true, .type = t, .c.i = i, .nonneg = t->is_unsigned || i >= 0};
+}
+static FeVal const_float(Type *t, double f) { return (FeVal){.kind = FV_VAL, .is_const = true, .type = t, .c.f = f}; }
+
+static bool is_const_scalar(const FeVal *v) { return v->kind == FV_VAL && v->is_const; }
+
+/* Cast of a constant to a numpy/numba scalar type (np.float32(x)), as the value would be stored. */
+static bool const_cast_to(FeCtx *fe, const FeVal *v, Type *t, FeVal *out) {
+  if (!is_const_scalar(v)) return false;
+  bool from_float = v->type->kind == TY_FLOAT;
+  double f = from_float ? v->c.f : v->type->is_unsigned ? (double)(uint64_t)v->c.i : (double)v->c.i;
+  if (t->kind == TY_FLOAT) {
+    if (t->bits == 32) f = (float)f;
+    *out = const_float(t, f);
+    return true;
+  }
+  if (t->kind == TY_BOOL) {
+    *out = const_int(fe, t, from_float ? f != 0 : v->c.i != 0);
+    return true;
+  }
+  int64_t i;
+  if (from_float) {
+    if (!(f > -9.2e18 && f < 9.2e18)) return false;
+    i = (int64_t)f;
+  } else {
+    i = v->c.i;
+  }
+  if (t->bits < 64) {
+    uint64_t mask = (1ull << t->bits) - 1, u = (uint64_t)i & mask;
+    i = t->is_unsigned || !(u >> (t->bits - 1)) ? (int64_t)u : (int64_t)(u | ~mask);
+  }
+  *out = const_int(fe, t, i);
+  return true;
+}
+
+static FeVal eval_const(FeCtx *fe, const PyExpr *e);
+
+static FeVal eval_call_const(FeCtx *fe, const PyExpr *e) {
+  FeVal f = eval_const(fe, e->call.func);
+  if (e->call.nkeywords) return host();
+  unsigned n = e->call.args.n;
+  FeVal a[4];
+  if (n > 4) return host();
+  for (unsigned i = 0; i < n; i++) {
+    a[i] = eval_const(fe, e->call.args.items[i]);
+    if (a[i].kind != FV_VAL || !a[i].is_const) {
+      if (!(f.kind == FV_BUILTIN && (f.builtin == BI_LEN || f.builtin == BI_MIN || f.builtin == BI_MAX) &&
+            a[i].kind == FV_TUPLE))
+        return host();
+    }
+  }
+  FeVal out;
+  IrContext *ctx = fe->ctx;
+  if (f.kind == FV_NTYPE && n == 1) return const_cast_to(fe, &a[0], f.type, &out) ? out : host();
+  if (f.kind != FV_BUILTIN) return host();
+  switch (f.builtin) {
+  case BI_INT:
+    if (n == 1 && a[0].type->kind == TY_FLOAT) return const_cast_to(fe, &a[0], ty_i64(ctx), &out) ? out : host();
+    if (n == 1 && a[0].type->kind == TY_BOOL) return const_int(fe, ty_i64(ctx), a[0].c.i);
+    return n == 1 ? a[0] : host();
+  case BI_FLOAT:
+    return n == 1 && const_cast_to(fe, &a[0], ty_f64(ctx), &out) ? out : host();
+  case BI_ABS:
+    if (n != 1) return host();
+    if (a[0].type->kind == TY_FLOAT) return const_float(a[0].type, fabs(a[0].c.f));
+    if (a[0].type->kind == TY_INT && !a[0].type->is_unsigned && a[0].c.i != INT64_MIN)
+      return const_int(fe, a[0].type, a[0].c.i < 0 ? -a[0].c.i : a[0].c.i);
+    return host();
+  case BI_LEN: return n == 1 && a[0].kind == FV_TUPLE ? const_int(fe, ty_i64(ctx), a[0].tup.n) : host();
+  case BI_MIN:
+  case BI_MAX: {
+    FeVal *items = a;
+    unsigned m = n;
+    if (n == 1 && a[0].kind == FV_TUPLE) {
+      items = a[0].tup.elems;
+      m = a[0].tup.n;
+    }
+    if (m == 0) return host();
+    FeVal best = items[0];
+    for (unsigned i = 1; i < m; i++) {
+      FeVal lt;
+      if (!sema_py_compare(ctx, CMP_LT, &items[i], &best, &lt)) return host();
+      bool take = f.builtin == BI_MIN ? lt.c.i : false;
+      if (f.builtin == BI_MAX) {
+        FeVal gt;
+        if (!sema_py_compare(ctx, CMP_GT, &items[i], &best, &gt)) return host();
+        take = gt.c.i;
+      }
+      if (take) best = items[i];
+    }
+    return best;
+  }
+  case BI_MATH_FLOOR:
+  case BI_MATH_CEIL:
+  case BI_MATH_SQRT: {
+    if (n != 1 || !const_cast_to(fe, &a[0], ty_f64(ctx), &out)) return host();
+    double x = out.c.f;
+    if (f.builtin == BI_MATH_SQRT) return x >= 0 ? const_float(ty_f64(ctx), sqrt(x)) : host();
+    x = f.builtin == BI_MATH_FLOOR ? floor(x) : ceil(x);
+    if (!(x > -9.2e18 && x < 9.2e18)) return host();
+    return const_int(fe, ty_i64(ctx), (int64_t)x);
+  }
+  default: return host();
+  }
+}
+
+/* A module-level expression, with Python's semantics; FV_HOST when it is not a compile-time constant. */
+static FeVal eval_const(FeCtx *fe, const PyExpr *e) {
+  IrContext *ctx = fe->ctx;
+  FeVal out;
+  switch (e->kind) {
+  case EX_INT:
+    if (e->intlit.big == 0) return const_int(fe, ty_i64(ctx), e->intlit.value);
+    if (e->intlit.big == 1) return const_int(fe, ty_int(ctx, 64, true), e->intlit.value);
+    return host();
+  case EX_FLOAT: return const_float(ty_f64(ctx), e->fval);
+  case EX_BOOL: return const_int(fe, ty_bool(ctx), e->bval);
+  case EX_NONE: return (FeVal){.kind = FV_NONE};
+  case EX_STR: {
+    FeVal v = {.kind = FV_STR};
+    v.str.s = e->str.s;
+    v.str.len = e->str.len;
+    return v;
+  }
+  case EX_NAME: {
+    FeVal *g = fe_global(fe, e->name);
+    if (g) return *g;
+    int bi = -1;
+    char buf[64];
+    if (strlen(e->name) < 40) {
+      snprintf(buf, sizeof buf, "builtins.%s", e->name);
+      bi = sema_lookup_path(fe, buf);
+    }
+    return bi >= 0 ? (FeVal){.kind = FV_BUILTIN, .builtin = bi} : host();
+  }
+  case EX_ATTRIBUTE: {
+    FeVal v = eval_const(fe, e->attribute.value);
+    if (v.kind != FV_PATH) return host();
+    char *p = arena_printf(&fe->arena, "%s.%s", v.str.s, e->attribute.attr);
+    FeVal r = resolve_path(fe, p);
+    if (r.kind == FV_BUILTIN) {
+      switch (r.builtin) {
+      case BI_MATH_PI: return const_float(ty_f64(ctx), M_PI);
+      case BI_MATH_E: return const_float(ty_f64(ctx), M_E);
+      case BI_MATH_TAU: return const_float(ty_f64(ctx), 2 * M_PI);
+      case BI_MATH_INF: return const_float(ty_f64(ctx), INFINITY);
+      case BI_MATH_NAN: return const_float(ty_f64(ctx), NAN);
+      default: break;
+      }
+    }
+    return r;
+  }
+  case EX_UNARY: {
+    FeVal a = eval_const(fe, e->unary.operand);
+    return sema_py_unary(ctx, e->unary.op, &a, &out) ? (out.literal = false, out) : host();
+  }
+  case EX_BINARY: {
+    FeVal a = eval_const(fe, e->binary.lhs), b = eval_const(fe, e->binary.rhs);
+    if (e->binary.op == BIN_ADD && a.kind == FV_TUPLE && b.kind == FV_TUPLE) {
+      FeVal t = {.kind = FV_TUPLE};
+      t.tup.n = a.tup.n + b.tup.n;
+      t.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, t.tup.n ? t.tup.n : 1);
+      if (a.tup.n) memcpy(t.tup.elems, a.tup.elems, sizeof(FeVal) * a.tup.n);
+      if (b.tup.n) memcpy(t.tup.elems + a.tup.n, b.tup.elems, sizeof(FeVal) * b.tup.n);
+      return t;
+    }
+    return sema_py_binop(ctx, e->binary.op, &a, &b, &out) ? (out.literal = false, out) : host();
+  }
+  case EX_COMPARE: {
+    FeVal left = eval_const(fe, e->compare.left);
+    for (unsigned i = 0; i < e->compare.comparators.n; i++) {
+      FeVal right = eval_const(fe, e->compare.comparators.items[i]);
+      if (!sema_py_compare(ctx, e->compare.ops[i], &left, &right, &out)) return host();
+      if (!out.c.i) return out.literal = false, out;
+      left = right;
+    }
+    return out.literal = false, out;
+  }
+  case EX_BOOLOP: {
+    FeVal v = host();
+    for (unsigned i = 0; i < e->boolop.values.n; i++) {
+      v = eval_const(fe, e->boolop.values.items[i]);
+      if (!is_const_scalar(&v)) return host();
+      bool truth = v.type->kind == TY_FLOAT ? v.c.f != 0 : v.c.i != 0;
+      if (e->boolop.op == BOOL_AND ? !truth : truth) return v;
+    }
+    return v;
+  }
+  case EX_IFEXP: {
+    FeVal t = eval_const(fe, e->ifexp.test);
+    if (!is_const_scalar(&t)) return host();
+    bool truth = t.type->kind == TY_FLOAT ? t.c.f != 0 : t.c.i != 0;
+    return eval_const(fe, truth ? e->ifexp.body : e->ifexp.orelse);
+  }
+  case EX_TUPLE: {
+    FeVal t = {.kind = FV_TUPLE};
+    t.tup.n = e->elts.n;
+    t.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, e->elts.n ? e->elts.n : 1);
+    for (unsigned i = 0; i < e->elts.n; i++) {
+      t.tup.elems[i] = eval_const(fe, e->elts.items[i]);
+      if (t.tup.elems[i].kind == FV_HOST) return host();
+    }
+    return t;
+  }
+  case EX_SUBSCRIPT: {
+    FeVal v = eval_const(fe, e->subscript.value), i = eval_const(fe, e->subscript.index);
+    if (v.kind != FV_TUPLE || !is_const_scalar(&i) || i.type->kind != TY_INT) return host();
+    int64_t k = i.c.i < 0 ? i.c.i + (int64_t)v.tup.n : i.c.i;
+    return k >= 0 && k < (int64_t)v.tup.n ? v.tup.elems[k] : host();
+  }
+  case EX_CALL: return eval_call_const(fe, e);
+  default: return host();
+  }
+}
+
+/* ---- decorators ------------------------------------------------------------------------------------- */
+
+static unsigned *line_starts(FeCtx *fe, unsigned *nlines) {
+  if (!fe->line_starts) {
+    unsigned n = 1;
+    for (size_t i = 0; i < fe->len; i++) n += fe->text[i] == '\n';
+    unsigned *ls = ARENA_ARRAY(&fe->arena, unsigned, n + 1);
+    unsigned k = 1;
+    for (size_t i = 0; i < fe->len; i++)
+      if (fe->text[i] == '\n') ls[k++] = (unsigned)(i + 1);
+    fe->line_starts = ls;
+    fe->nlines = n;
+  }
+  *nlines = fe->nlines;
+  return fe->line_starts;
+}
+
+/* Where the characters of a string literal start (past its prefix and opening quotes). */
+static void string_start(FeCtx *fe, const PyExpr *s, unsigned *line, unsigned *col) {
+  *line = s->loc.line;
+  *col = s->loc.col;
+  unsigned nlines;
+  unsigned *ls = line_starts(fe, &nlines);
+  if (s->loc.line == 0 || s->loc.line > nlines) return;
+  size_t off = ls[s->loc.line - 1];
+  for (unsigned c = 1; c < s->loc.col && off < fe->len; c++) {
+    unsigned char ch = (unsigned char)fe->text[off++];
+    if (ch >= 0x80)
+      while (off < fe->len && ((unsigned char)fe->text[off] & 0xC0) == 0x80) off++;
+  }
+  unsigned skip = 0;
+  while (off + skip < fe->len && strchr("rRbBuUfF", fe->text[off + skip]) && fe->text[off + skip]) skip++;
+  if (off + skip < fe->len) {
+    char q = fe->text[off + skip];
+    if (q == '\'' || q == '"') {
+      bool triple = off + skip + 2 < fe->len && fe->text[off + skip + 1] == q && fe->text[off + skip + 2] == q;
+      skip += triple ? 3 : 1;
+    }
+  }
+  *col += skip;
+}
+
+/* A signature given as a string or written as an expression. */
+static bool read_signature(FeCtx *fe, const PyExpr *e, FeSig *out) {
+  if (e->kind == EX_STR) {
+    unsigned line, col;
+    string_start(fe, e, &line, &col);
+    bool ok = nb_parse_signature_text(fe, e->str.s, e->str.len, fe->filename, line, col, out);
+    out->loc = e->loc;
+    return ok;
+  }
+  return nb_parse_signature(fe, e, out);
+}
+
+/* A list of signatures, a single one, or (for @cuda.jit) a tuple of argument types. */
+static bool read_signatures(FeCtx *fe, FeFunc *fn, const PyExpr *e) {
+  if (e->kind == EX_LIST || (e->kind == EX_TUPLE && e->elts.n && e->elts.items[0]->kind == EX_STR)) {
+    fn->nsigs = e->elts.n;
+    fn->sigs = ARENA_ARRAY(&fe->arena, FeSig, e->elts.n ? e->elts.n : 1);
+    for (unsigned i = 0; i < e->elts.n; i++)
+      if (!read_signature(fe, e->elts.items[i], &fn->sigs[i])) return false;
+    return true;
+  }
+  fn->nsigs = 1;
+  fn->sigs = ARENA_NEW(&fe->arena, FeSig);
+  return read_signature(fe, e, &fn->sigs[0]);
+}
+
+static int const_bool_opt(FeCtx *fe, const PyKeyword *k) {
+  FeVal v = eval_const(fe, k->value);
+  if (is_const_scalar(&v) && v.type->kind != TY_FLOAT) return v.c.i != 0;
+  fe_error(fe, k->value->loc, "option '%s' must be a constant True or False", k->arg);
+  return -1;
+}
+
+/* Reads the decorators of a def; returns the FeFunc, or NULL when the function is host code. */
+static FeFunc *read_decorated(FeCtx *fe, const PyStmt *def) {
+  const PyExprList *decos = &def->funcdef.decorators;
+  for (unsigned d = decos->n; d-- > 0;) {
+    const PyExpr *deco = decos->items[d];
+    const PyExpr *callee = deco->kind == EX_CALL ? deco->call.func : deco;
+    FeVal f = eval_const(fe, callee);
+    if (f.kind != FV_BUILTIN) continue;
+    int bi = f.builtin;
+    if (bi == BI_NUMBA_JIT || bi == BI_NJIT) return NULL;
+    if (bi != BI_CUDA_JIT && bi != BI_CUDA_REDUCE && bi != BI_VECTORIZE && bi != BI_GUVECTORIZE) continue;
+    FeFunc *fn = ARENA_NEW(&fe->arena, FeFunc);
+    fn->def = def;
+    fn->name = def->funcdef.name;
+    fn->loc = def->loc;
+    fn->deco_loc = deco->loc;
+    fn->fastmath = fn->debug = fn->lineinfo = fn->opt = fn->cache = -1;
+    const PyExprList *args = deco->kind == EX_CALL ? &deco->call.args : NULL;
+    PyKeyword **kws = deco->kind == EX_CALL ? deco->call.keywords : NULL;
+    unsigned nkws = deco->kind == EX_CALL ? deco->call.nkeywords : 0;
+    if (bi == BI_CUDA_REDUCE) {
+      fn->kind = FN_REDUCE;
+      fn->lazy = true;
+      if (deco->kind == EX_CALL) fe_error(fe, deco->loc, "@cuda.reduce takes no arguments");
+      return fn;
+    }
+    if (bi == BI_VECTORIZE || bi == BI_GUVECTORIZE) {
+      fn->kind = bi == BI_VECTORIZE ? FN_VECTORIZE : FN_GUVECTORIZE;
+      const char *target = NULL;
+      for (unsigned i = 0; i < nkws; i++) {
+        if (!kws[i]->arg) continue;
+        if (strcmp(kws[i]->arg, "target") == 0) {
+          FeVal t = eval_const(fe, kws[i]->value);
+          target = t.kind == FV_STR ? t.str.s : "?";
+        } else if (strcmp(kws[i]->arg, "fastmath") == 0) {
+          fn->fastmath = const_bool_opt(fe, kws[i]);
+        }
+      }
+      if (!target || (strcmp(target, "cuda") != 0 && strcmp(target, "gpu") != 0)) return NULL; /* a CPU ufunc */
+      if (!args || args->n == 0) {
+        fe_error(fe, deco->loc, "@%s with target=\"cuda\" needs a list of signatures", sema_builtin_name(bi));
+        return fn;
+      }
+      read_signatures(fe, fn, args->items[0]);
+      if (fn->kind == FN_GUVECTORIZE) {
+        if (args->n < 2 || args->items[1]->kind != EX_STR) {
+          fe_error(fe, deco->loc, "@guvectorize needs a layout string such as \"(m,n)->(m,n)\"");
+        } else {
+          fn->gu_layout = args->items[1]->str.s;
+          fn->gu_layout_loc = args->items[1]->loc;
+        }
+      }
+      return fn;
+    }
+    /* cuda.jit */
+    fn->kind = FN_KERNEL;
+    fn->lazy = true;
+    if (args && args->n > 1) fe_error(fe, args->items[1]->loc, "cuda.jit takes one positional argument (the signature)");
+    if (args && args->n >= 1) {
+      fn->lazy = false;
+      read_signatures(fe, fn, args->items[0]);
+    }
+    for (unsigned i = 0; i < nkws; i++) {
+      const PyKeyword *k = kws[i];
+      if (!k->arg) {
+        fe_error(fe, k->loc, "**kwargs in a decorator are not supported");
+        continue;
+      }
+      if (strcmp(k->arg, "device") == 0) {
+        if (const_bool_opt(fe, k) == 1) fn->kind = FN_DEVICE;
+      } else if (strcmp(k->arg, "fastmath") == 0) {
+        fn->fastmath = const_bool_opt(fe, k);
+      } else if (strcmp(k->arg, "debug") == 0) {
+        fn->debug = const_bool_opt(fe, k);
+      } else if (strcmp(k->arg, "lineinfo") == 0) {
+        fn->lineinfo = const_bool_opt(fe, k);
+      } else if (strcmp(k->arg, "cache") == 0) {
+        fn->cache = const_bool_opt(fe, k);
+      } else if (strcmp(k->arg, "opt") == 0) {
+        FeVal v = eval_const(fe, k->value);
+        if (is_const_scalar(&v) && v.type->kind != TY_FLOAT) fn->opt = (int)v.c.i;
+        else fe_error(fe, k->value->loc, "option 'opt' must be a constant");
+      } else if (strcmp(k->arg, "inline") == 0) {
+        FeVal v = eval_const(fe, k->value);
+        if (v.kind == FV_STR && (strcmp(v.str.s, "always") == 0 || strcmp(v.str.s, "never") == 0))
+          fn->inline_opt = v.str.s;
+        else if (is_const_scalar(&v) && v.type->kind == TY_BOOL)
+          fn->inline_opt = v.c.i ? "always" : "never";
+        else
+          fe_error(fe, k->value->loc, "option 'inline' must be \"always\", \"never\", True or False");
+      } else if (strcmp(k->arg, "sig") == 0 || strcmp(k->arg, "signature") == 0 || strcmp(k->arg, "func_or_sig") == 0) {
+        fn->lazy = false;
+        read_signatures(fe, fn, k->value);
+      } else if (strcmp(k->arg, "max_registers") == 0 || strcmp(k->arg, "link") == 0 ||
+                 strcmp(k->arg, "lto") == 0 || strcmp(k->arg, "boundscheck") == 0 ||
+                 strcmp(k->arg, "launch_bounds") == 0) {
+        fe_warning(fe, k->loc, "cuda.jit option '%s' is ignored by kfront", k->arg);
+      } else {
+        fe_error(fe, k->loc, "unknown cuda.jit option '%s'", k->arg);
+      }
+    }
+    if (fn->kind == FN_DEVICE && fn->nsigs == 0) fn->lazy = false;
+    return fn;
+  }
+  return NULL;
+}
+
+/* ---- module walk ------------------------------------------------------------------------------------- */
+
+static void assign_target(FeCtx *fe, const PyExpr *t, FeVal v) {
+  if (t->kind == EX_NAME) {
+    bind(fe, t->name, v);
+  } else if (t->kind == EX_TUPLE || t->kind == EX_LIST) {
+    bool split = v.kind == FV_TUPLE && v.tup.n == t->elts.n;
+    for (unsigned i = 0; i < t->elts.n; i++) assign_target(fe, t->elts.items[i], split ? v.tup.elems[i] : host());
+  } else if (t->kind == EX_STARRED) {
+    assign_target(fe, t->value, host());
+  }
+}
+
+static void mark_host_targets(FeCtx *fe, const PyStmtList *l);
+
+static void read_import(FeCtx *fe, const PyStmt *s) {
+  for (unsigned i = 0; i < s->import.n; i++) {
+    const PyAlias *a = s->import.names[i];
+    if (s->kind == ST_IMPORT) {
+      if (a->asname) {
+        bind(fe, a->asname, path_val(fe, a->name));
+      } else {
+        const char *dot = strchr(a->name, '.');
+        bind(fe, dot ? arena_strndup(&fe->arena, a->name, (size_t)(dot - a->name)) : a->name,
+             path_val(fe, dot ? arena_strndup(&fe->arena, a->name, (size_t)(dot - a->name)) : a->name));
+      }
+      continue;
+    }
+    if (s->import.level || !s->import.module) continue; /* relative imports: host code */
+    const char *mod = s->import.module;
+    if (strcmp(a->name, "*") == 0) {
+      static const char *const numba_star[] = {"cuda", "vectorize", "guvectorize", "jit", "njit"};
+      if (strcmp(mod, "numba") == 0) {
+        for (unsigned k = 0; k < sizeof numba_star / sizeof *numba_star; k++)
+          bind(fe, numba_star[k], resolve_path(fe, arena_printf(&fe->arena, "numba.%s", numba_star[k])));
+        static const char *const tn[] = {"int8",   "int16",  "int32",   "int64",   "uint8",   "uint16", "uint32",
+                                         "uint64", "float32", "float64", "boolean", "bool_",  "intp",   "void",
+                                         "float16", "uintp",  "b1",      "i1",      "i2",     "i4",     "i8",
+                                         "u1",     "u2",     "u4",      "u8",      "f4",      "f8"};
+        for (unsigned k = 0; k < sizeof tn / sizeof *tn; k++)
+          bind(fe, tn[k], resolve_path(fe, arena_printf(&fe->arena, "numba.%s", tn[k])));
+      } else if (strcmp(mod, "math") == 0) {
+        static const char *const mn[] = {"sqrt", "exp",  "log",  "log2", "log10", "sin",   "cos",  "tan",  "floor",
+                                         "ceil", "fabs", "pi",   "e",    "inf",   "nan",   "pow",  "atan2", "hypot",
+                                         "erf",  "tanh", "asin", "acos", "atan",  "isnan", "isinf", "trunc"};
+        for (unsigned k = 0; k < sizeof mn / sizeof *mn; k++)
+          bind(fe, mn[k], resolve_path(fe, arena_printf(&fe->arena, "math.%s", mn[k])));
+      }
+      continue;
+    }
+    const char *name = a->asname ? a->asname : a->name;
+    FeVal v = resolve_path(fe, arena_printf(&fe->arena, "%s.%s", mod, a->name));
+    if (v.kind == FV_BUILTIN && (v.builtin == BI_MATH_PI || v.builtin == BI_MATH_E || v.builtin == BI_MATH_TAU ||
+                                 v.builtin == BI_MATH_INF || v.builtin == BI_MATH_NAN)) {
+      double c = v.builtin == BI_MATH_PI ? M_PI : v.builtin == BI_MATH_E ? M_E : v.builtin == BI_MATH_TAU ? 2 * M_PI
+                 : v.builtin == BI_MATH_INF ? INFINITY : NAN;
+      v = const_float(ty_f64(fe->ctx), c);
+    }
+    bind(fe, name, v);
+  }
+}
+
+static void read_stmts(FeCtx *fe, const PyStmtList *l) {
+  for (unsigned i = 0; i < l->n; i++) {
+    const PyStmt *s = l->items[i];
+    switch (s->kind) {
+    case ST_IMPORT:
+    case ST_IMPORTFROM: read_import(fe, s); break;
+    case ST_ASSIGN: {
+      FeVal v = eval_const(fe, s->assign.value);
+      for (unsigned t = 0; t < s->assign.targets.n; t++) assign_target(fe, s->assign.targets.items[t], v);
+      break;
+    }
+    case ST_ANNASSIGN:
+      if (s->annassign.value) assign_target(fe, s->annassign.target, eval_const(fe, s->annassign.value));
+      break;
+    case ST_AUGASSIGN:
+      if (s->augassign.target->kind == EX_NAME) {
+        FeVal *old = fe_global(fe, s->augassign.target->name);
+        FeVal rhs = eval_const(fe, s->augassign.value), out;
+        if (old && sema_py_binop(fe->ctx, s->augassign.op, old, &rhs, &out)) {
+          out.literal = false;
+          bind(fe, s->augassign.target->name, out);
+        } else {
+          bind(fe, s->augassign.target->name, host());
+        }
+      }
+      break;
+    case ST_FUNCDEF: {
+      FeFunc *fn = read_decorated(fe, s);
+      if (fn) {
+        fe_add_func(fe, fn);
+        bind(fe, fn->name, (FeVal){.kind = FV_FUNC, .func = fn});
+      } else {
+        FeFunc *py = ARENA_NEW(&fe->arena, FeFunc);
+        py->def = s;
+        py->name = s->funcdef.name;
+        py->loc = s->loc;
+        bind(fe, s->funcdef.name, (FeVal){.kind = FV_PYFUNC, .func = py});
+      }
+      break;
+    }
+    case ST_CLASSDEF: bind(fe, s->classdef.name, host()); break;
+    case ST_IF:
+      read_stmts(fe, &s->if_.body);
+      read_stmts(fe, &s->if_.orelse);
+      break;
+    case ST_TRY:
+      read_stmts(fe, &s->try_.body);
+      for (unsigned h = 0; h < s->try_.nhandlers; h++) mark_host_targets(fe, &s->try_.handlers[h]->body);
+      read_stmts(fe, &s->try_.orelse);
+      read_stmts(fe, &s->try_.finalbody);
+      break;
+    case ST_WITH: read_stmts(fe, &s->with.body); break;
+    case ST_FOR:
+      if (s->for_.target) assign_target(fe, s->for_.target, host());
+      mark_host_targets(fe, &s->for_.body);
+      mark_host_targets(fe, &s->for_.orelse);
+      break;
+    case ST_WHILE:
+      mark_host_targets(fe, &s->while_.body);
+      mark_host_targets(fe, &s->while_.orelse);
+      break;
+    case ST_DEL:
+      for (unsigned t = 0; t < s->targets.n; t++)
+        if (s->targets.items[t]->kind == EX_NAME) bind(fe, s->targets.items[t]->name, host());
+      break;
+    default: break;
+    }
+  }
+}
+
+/* Names assigned in loops or exception handlers at module level hold host values. */
+static void mark_host_targets(FeCtx *fe, const PyStmtList *l) {
+  for (unsigned i = 0; i < l->n; i++) {
+    const PyStmt *s = l->items[i];
+    switch (s->kind) {
+    case ST_ASSIGN:
+      for (unsigned t = 0; t < s->assign.targets.n; t++) assign_target(fe, s->assign.targets.items[t], host());
+      break;
+    case ST_AUGASSIGN: assign_target(fe, s->augassign.target, host()); break;
+    case ST_ANNASSIGN: assign_target(fe, s->annassign.target, host()); break;
+    case ST_FOR:
+      assign_target(fe, s->for_.target, host());
+      mark_host_targets(fe, &s->for_.body);
+      break;
+    case ST_IF:
+      mark_host_targets(fe, &s->if_.body);
+      mark_host_targets(fe, &s->if_.orelse);
+      break;
+    case ST_WHILE: mark_host_targets(fe, &s->while_.body); break;
+    case ST_IMPORT: case ST_IMPORTFROM: read_import(fe, s); break;
+    default: break;
+    }
+  }
+}
+
+/* ---- compiling requests ------------------------------------------------------------------------------- */
+
+static FeFunc *find_func(FeCtx *fe, const char *name) {
+  for (unsigned i = 0; i < fe->nfuncs; i++)
+    if (fe->funcs[i]->kind != FN_TEMPLATE && strcmp(fe->funcs[i]->name, name) == 0) return fe->funcs[i];
+  return NULL;
+}
+
+static const char *mangled_name(FeCtx *fe, const char *name, const FeSig *sig) {
+  StrBuf b;
+  sb_init(&b);
+  sb_puts(&b, name);
+  for (unsigned i = 0; i < sig->nargs; i++) {
+    sb_puts(&b, "__");
+    nb_mangle(sig->args[i], &b);
+  }
+  const char *s = fe_intern(fe, sb_cstr(&b));
+  sb_free(&b);
+  return s;
+}
+
+static void compile_one(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
+  unsigned nparams = fn->def->funcdef.params.n;
+  for (unsigned i = 0; i < nparams; i++) {
+    const PyParam *p = fn->def->funcdef.params.items[i];
+    if (p->kind == PARAM_VARARGS || p->kind == PARAM_VARKW) {
+      fe_error(fe, p->loc, "*args and **kwargs parameters are not supported in kernels");
+      return;
+    }
+  }
+  switch (fn->kind) {
+  case FN_KERNEL:
+  case FN_DEVICE: {
+    if (sig->nargs != nparams) {
+      fe_error(fe, sig->loc, "signature has %u argument%s but '%s' takes %u", sig->nargs, sig->nargs == 1 ? "" : "s",
+               fn->name, nparams);
+      return;
+    }
+    if (fn->kind == FN_KERNEL && sig->has_ret && sig->ret) {
+      fe_error(fe, sig->loc, "kernel '%s' must return void, but its signature returns %s", fn->name,
+               nb_type_str(&fe->arena, sig->ret));
+      return;
+    }
+    FeVal *params = ARENA_ARRAY(&fe->arena, FeVal, nparams ? nparams : 1);
+    for (unsigned i = 0; i < nparams; i++) params[i] = lower_param_shape(sig->args[i]);
+    FeInst *inst = lower_function(fe, fn, params, nparams, sym, fn->kind == FN_KERNEL, false);
+    if (inst && inst->op) {
+      inst->requested = true;
+      if (fn->kind == FN_DEVICE) ir_op_set_attr(fe->m, inst->op, "requested", attr_unit());
+    }
+    return;
+  }
+  case FN_REDUCE:
+  case FN_VECTORIZE:
+  case FN_GUVECTORIZE: gen_kernel(fe, fn, sig, sym); return;
+  case FN_TEMPLATE: return;
+  }
+}
+
+/* Symbol names: a function compiled for several signatures gets name__mangled. */
+static void compile_function(FeCtx *fe, FeFunc *fn, const FeSig *sigs, unsigned nsigs) {
+  for (unsigned i = 0; i < nsigs; i++) {
+    const char *sym = nsigs > 1 ? mangled_name(fe, fn->name, &sigs[i]) : fn->name;
+    if (ir_module_lookup(fe->m, sym)) continue; /* the same signature twice */
+    compile_one(fe, fn, &sigs[i], sym);
+  }
+}
+
+static void suggest_function(FeCtx *fe, const char *name, StrBuf *out) {
+  const char *best = NULL;
+  unsigned bestd = 3;
+  for (unsigned i = 0; i < fe->nfuncs; i++) {
+    unsigned d = sema_edit_distance(name, fe->funcs[i]->name);
+    if (d < bestd) {
+      bestd = d;
+      best = fe->funcs[i]->name;
+    }
+  }
+  if (best) sb_printf(out, " (did you mean '%s'?)", best);
+}
+
+static void compile_requests(FeCtx *fe) {
+  const FeOptions *o = fe->opts;
+  /* --sig strings, parsed once */
+  FeSig *given = ARENA_ARRAY(&fe->arena, FeSig, o && o->nsignatures ? o->nsignatures : 1);
+  unsigned ngiven = 0;
+  for (unsigned i = 0; o && i < o->nsignatures; i++) {
+    const char *s = o->signatures[i];
+    diag_add_source(fe->diag, "<signature>", s, strlen(s));
+    bool ok = nb_parse_signature_text(fe, s, strlen(s), "<signature>", 1, 1, &given[ngiven]);
+    if (ok) given[ngiven++].loc = srcloc("<signature>", 1, 1);
+  }
+  if (fe_failed(fe)) goto done;
+  if (!o || o->nkernels == 0) {
+    for (unsigned i = 0; i < fe->nfuncs; i++) {
+      FeFunc *fn = fe->funcs[i];
+      if (fn->nsigs) compile_function(fe, fn, fn->sigs, fn->nsigs);
+    }
+    goto done;
+  }
+  for (unsigned k = 0; k < o->nkernels; k++) {
+    const char *name = o->kernels[k];
+    FeFunc *fn = find_func(fe, name);
+    if (!fn) {
+      FeVal *g = fe_global(fe, name);
+      StrBuf b;
+      sb_init(&b);
+      if (g && g->kind == FV_PYFUNC)
+        fe_error(fe, g->func->loc, "'%s' is not a kernel: it has no @cuda.jit (or @vectorize/@guvectorize/"
+                 "@cuda.reduce) decorator", name);
+      else {
+        suggest_function(fe, name, &b);
+        fe_error(fe, srcloc(fe->filename, 0, 0), "no kernel or device function named '%s'%s", name, sb_cstr(&b));
+      }
+      sb_free(&b);
+      continue;
+    }
+    /* the --sig signatures whose argument count fits this function (all of them when one -k is given) */
+    FeSig *mine = ARENA_ARRAY(&fe->arena, FeSig, ngiven ? ngiven : 1);
+    unsigned nmine = 0;
+    unsigned nparams = fn->def->funcdef.params.n;
+    for (unsigned i = 0; i < ngiven; i++) {
+      unsigned want = fn->kind == FN_REDUCE ? 2 : nparams;
+      if (o->nkernels == 1 || given[i].nargs == want) mine[nmine++] = given[i];
+    }
+    if (nmine) {
+      compile_function(fe, fn, mine, nmine);
+    } else if (fn->nsigs) {
+      compile_function(fe, fn, fn->sigs, fn->nsigs);
+    } else if (fn->kind == FN_DEVICE) {
+      fe_error(fe, fn->loc, "device function '%s' has no signature: give one with --sig", name);
+    } else if (fn->kind == FN_REDUCE) {
+      fe_error(fe, fn->loc, "reduction '%s' is lazy (@cuda.reduce): give its signature with --sig, "
+               "e.g. 'float32(float32, float32)'", name);
+    } else {
+      fe_error(fe, fn->loc, "kernel '%s' is lazy (@cuda.jit without a signature): give one with --sig", name);
+    }
+  }
+done:
+  for (unsigned i = 0; o && i < o->nsignatures; i++) diag_remove_source(fe->diag, o->signatures[i]);
+}
+
+/* ---- tidying the module --------------------------------------------------------------------------------- */
+
+typedef struct RefWalk {
+  StrMap *refs;
+} RefWalk;
+
+static bool collect_refs(Op *op, void *user) {
+  RefWalk *w = user;
+  if (op->kind == OP_FUNC_CALL || op->kind == OP_GLOBAL_REF) {
+    const char *s = ir_op_attr_str(op, op->kind == OP_FUNC_CALL ? "callee" : "name");
+    if (s) strmap_put(w->refs, s, (void *)1);
+  }
+  return true;
+}
+
+typedef struct RenameWalk {
+  StrMap *renames;
+  Module *m;
+} RenameWalk;
+
+static bool rename_calls(Op *op, void *user) {
+  RenameWalk *w = user;
+  if (op->kind == OP_FUNC_CALL) {
+    const char *s = ir_op_attr_str(op, "callee");
+    const char *to = s ? strmap_get(w->renames, s) : NULL;
+    if (to) ir_op_set_attr(w->m, op, "callee", attr_sym(w->m, to));
+  }
+  return true;
+}
+
+/* Drops device-function instances and shared globals nothing references any more (speculative typing
+ * of loops may have made some), then gives the instances of a function compiled for several argument
+ * types mangled names. */
+static void tidy_module(FeCtx *fe) {
+  Module *m = fe->m;
+  for (int round = 0; round < 8; round++) {
+    StrMap refs;
+    strmap_init(&refs);
+    RefWalk w = {&refs};
+    ir_walk_module(m, collect_refs, &w);
+    bool erased = false;
+    for (Op *op = ir_module_body(m)->first, *next; op; op = next) {
+      next = op->next;
+      bool device = op->kind == OP_FUNC_FUNC && !ir_op_attr(op, "kernel") && !ir_op_attr(op, "requested");
+      bool global = op->kind == OP_GLOBAL;
+      const char *sym = ir_op_attr_str(op, "sym_name");
+      if ((device || global) && sym && !strmap_get(&refs, sym)) {
+        ir_op_drop_uses(op);
+        ir_op_unlink(op);
+        erased = true;
+      }
+    }
+    strmap_free(&refs);
+    if (!erased) break;
+  }
+  for (Op *op = ir_module_body(m)->first; op; op = op->next) ir_op_remove_attr(op, "requested");
+  ir_module_rebuild_symbols(m);
+  StrMap renames;
+  strmap_init(&renames);
+  bool any = false;
+  for (unsigned i = 0; i < fe->nfuncs; i++) {
+    FeFunc *fn = fe->funcs[i];
+    unsigned live = 0;
+    for (FeInst *in = fn->insts; in; in = in->next)
+      if (in->op && in->op->block && !ir_op_attr(in->op, "kernel")) live++;
+    for (FeInst *in = fn->insts; in; in = in->next) {
+      if (!in->op || !in->op->block || ir_op_attr(in->op, "kernel")) continue;
+      const char *old = ir_func_name(in->op);
+      const char *want = live > 1 ? arena_printf(&fe->arena, "%s__%s", fn->name, in->key) : fn->name;
+      if (strcmp(old, want) != 0 && !ir_module_lookup(m, want)) {
+        strmap_put(&renames, old, (void *)arena_strdup(&m->arena, want));
+        ir_op_set_attr(m, in->op, "sym_name", attr_sym(m, want));
+        any = true;
+      }
+    }
+  }
+  if (any) {
+    RenameWalk w = {&renames, m};
+    ir_walk_module(m, rename_calls, &w);
+    ir_module_rebuild_symbols(m);
+  }
+  strmap_free(&renames);
+}
+
+/* ---- entry point ------------------------------------------------------------------------------------------ */
+
+Module *fe_compile(IrContext *ctx, Diag *diag, const char *filename, const char *text, size_t len,
+                   const FeOptions *opts) {
+  FeCtx fe;
+  memset(&fe, 0, sizeof fe);
+  fe.ctx = ctx;
+  fe.diag = diag;
+  fe.opts = opts;
+  fe.filename = filename ? filename : "<input>";
+  fe.text = text;
+  fe.len = len;
+  fe.errors0 = diag->nerrors;
+  arena_init(&fe.arena);
+  strmap_init(&fe.globals);
+  fe.py = parse_module(&fe.arena, diag, fe.filename, text, len);
+  Module *m = NULL;
+  if (fe.py) {
+    m = ir_module_new(ctx, fe.filename);
+    fe.m = m;
+    fe.mfile = arena_strdup(&m->arena, fe.filename);
+    sema_init_known(&fe);
+    read_stmts(&fe, &fe.py->body);
+    if (!fe_failed(&fe)) compile_requests(&fe);
+    if (!fe_failed(&fe)) tidy_module(&fe);
+    strmap_free(&fe.known);
+    strmap_free(&fe.prefixes);
+  }
+  for (unsigned i = 0; i < fe.nfuncs; i++)
+    if (fe.funcs[i]->analysed) strmap_free(&fe.funcs[i]->local_index);
+  strmap_free(&fe.globals);
+  if (fe_failed(&fe) && m) {
+    ir_module_free(m);
+    m = NULL;
+  }
+  arena_free(&fe.arena);
+  return m;
+}

@@ -1,0 +1,417 @@
+/* numba_types.c — Numba's scalar typing machinery and its type syntax.
+ *
+ * Numba types a call by rating each signature of a case list against the argument types: every argument
+ * conversion is exact, promote, safe or unsafe (numba/cuda/typeconv/rules.py and the cast graph built
+ * from it, tabled below), a case's rating is (unsafe, safe, promote) counts, and the first case of the
+ * best rating wins (typing/context.py resolve_overload). Unification (the type of a variable assigned
+ * different types on different paths) follows numba's unify_types, i.e. NumPy's promotion for numbers.
+ * test/frontend/numba_scalar_typing.py checks these tables against an installed numba.
+ *
+ * The type syntax is the one of signatures: `void(float32[:], int64)`, `float32[:, ::1]` (C layout),
+ * `float32[::1, :]` (F), `float32[:]` (A), `UniTuple(int64, 2)`, `Tuple((int64, float32))`, and a tuple of
+ * argument types `(float32[:, :], float32[:, :])` as @guvectorize takes it. */
+#include <string.h>
+
+#include "frontend/fe.h"
+#include "frontend/parser.h"
+
+/* ---- kinds ------------------------------------------------------------------------------------------- */
+
+int nb_kind(const Type *t) {
+  if (!t) return -1;
+  switch (t->kind) {
+  case TY_BOOL: return NB_BOOL;
+  case TY_INT: {
+    int w = t->bits == 8 ? 0 : t->bits == 16 ? 1 : t->bits == 32 ? 2 : 3;
+    return (t->is_unsigned ? NB_U8 : NB_I8) + w;
+  }
+  case TY_FLOAT: return t->bits == 16 ? NB_F16 : t->bits == 32 ? NB_F32 : NB_F64;
+  default: return -1;
+  }
+}
+
+Type *nb_type(IrContext *ctx, int k) {
+  switch (k) {
+  case NB_BOOL: return ty_bool(ctx);
+  case NB_I8: case NB_I16: case NB_I32: case NB_I64: return ty_int(ctx, 8u << (k - NB_I8), false);
+  case NB_U8: case NB_U16: case NB_U32: case NB_U64: return ty_int(ctx, 8u << (k - NB_U8), true);
+  case NB_F16: return ty_float(ctx, 16);
+  case NB_F32: return ty_float(ctx, 32);
+  case NB_F64: return ty_float(ctx, 64);
+  default: return NULL;
+  }
+}
+
+/* can_convert(row -> column): E exact, P promote, S safe, U unsafe (numba's default type manager). */
+static const char conv_table[NB_NKINDS][NB_NKINDS + 1] = {
+    /*          b  i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 */
+    /* bool */ "ESSSSSSSSSSS",
+    /* i8   */ "UEPPPUUUUSSS",
+    /* i16  */ "UUEPPUUUUUSS",
+    /* i32  */ "UUUEPUUUUUUS",
+    /* i64  */ "UUUUEUUUUUUS",
+    /* u8   */ "UUSSSEPPPUSS",
+    /* u16  */ "UUUSSUEPPUUS",
+    /* u32  */ "UUUUSUUEPUUS",
+    /* u64  */ "UUUUUUUUEUUS",
+    /* f16  */ "UUUUUUUUUEPP",
+    /* f32  */ "UUUUUUUUUUEP",
+    /* f64  */ "UUUUUUUUUUUE",
+};
+
+int nb_can_convert(int from, int to) {
+  if (from < 0 || to < 0) return CONV_NONE;
+  switch (conv_table[from][to]) {
+  case 'E': return CONV_EXACT;
+  case 'P': return CONV_PROMOTE;
+  case 'S': return CONV_SAFE;
+  default: return CONV_UNSAFE;
+  }
+}
+
+const NbCase *nb_resolve(const NbCase *cases, unsigned ncases, const int *args, unsigned nargs, bool unsafe_ok) {
+  const NbCase *best = NULL;
+  unsigned best_rate[3] = {0, 0, 0};
+  for (unsigned c = 0; c < ncases; c++) {
+    const NbCase *k = &cases[c];
+    if ((unsigned)k->nargs != nargs) continue;
+    unsigned rate[3] = {0, 0, 0}; /* unsafe, safe, promote */
+    bool ok = true;
+    for (unsigned i = 0; i < nargs && ok; i++) {
+      int conv = nb_can_convert(args[i], k->args[i]);
+      if (conv == CONV_NONE || (conv == CONV_UNSAFE && !unsafe_ok)) ok = false;
+      else if (conv == CONV_UNSAFE) rate[0]++;
+      else if (conv == CONV_SAFE) rate[1]++;
+      else if (conv == CONV_PROMOTE) rate[2]++;
+    }
+    if (!ok) continue;
+    bool better = !best;
+    for (unsigned i = 0; i < 3 && !better; i++) {
+      if (rate[i] < best_rate[i]) better = true;
+      if (rate[i] != best_rate[i]) break;
+    }
+    if (better) {
+      best = k;
+      memcpy(best_rate, rate, sizeof rate);
+    }
+  }
+  return best;
+}
+
+/* ---- unification ----------------------------------------------------------------------------------- */
+
+static Type *unify_scalar(IrContext *ctx, Type *a, Type *b) {
+  if (a == b) return a;
+  if (a->kind == TY_BOOL) return b;
+  if (b->kind == TY_BOOL) return a;
+  if (a->kind == TY_FLOAT && b->kind == TY_FLOAT) return a->bits >= b->bits ? a : b;
+  if (a->kind == TY_INT && b->kind == TY_INT) {
+    if (a->is_unsigned == b->is_unsigned) return a->bits >= b->bits ? a : b;
+    Type *s = a->is_unsigned ? b : a, *u = a->is_unsigned ? a : b;
+    if (s->bits > u->bits) return s;
+    if (u->bits < 64) return ty_int(ctx, u->bits * 2, false);
+    return ty_f64(ctx);
+  }
+  Type *f = a->kind == TY_FLOAT ? a : b, *i = a->kind == TY_FLOAT ? b : a;
+  if (f->bits == 16) return ty_float(ctx, i->bits == 8 ? 16 : i->bits == 16 ? 32 : 64);
+  if (f->bits == 32) return ty_float(ctx, i->bits <= 16 ? 32 : 64);
+  return f;
+}
+
+Type *nb_unify(IrContext *ctx, Type *a, Type *b) {
+  if (!a || !b) return NULL;
+  if (a == b) return a;
+  if (ty_is_scalar(a) && ty_is_scalar(b)) return unify_scalar(ctx, a, b);
+  if (a->kind == TY_ARRAY && b->kind == TY_ARRAY) {
+    if (a->elem != b->elem || a->rank != b->rank) return NULL;
+    return ty_array(ctx, a->elem, a->rank, LAYOUT_A);
+  }
+  if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && a->n == b->n) {
+    Type *elems[64];
+    if (a->n > 64) return NULL;
+    for (unsigned i = 0; i < a->n; i++)
+      if (!(elems[i] = nb_unify(ctx, a->elems[i], b->elems[i]))) return NULL;
+    return ty_tuple(ctx, a->n, elems);
+  }
+  return NULL;
+}
+
+/* ---- names ------------------------------------------------------------------------------------------ */
+
+static const char *const kind_names[NB_NKINDS] = {"bool",   "int8",   "int16",   "int32",   "int64",   "uint8",
+                                                  "uint16", "uint32", "uint64", "float16", "float32", "float64"};
+static const char *const kind_mangle[NB_NKINDS] = {"b1",  "i8",  "i16", "i32", "i64", "u8",
+                                                   "u16", "u32", "u64", "f16", "f32", "f64"};
+
+void nb_type_name(const Type *t, StrBuf *out) {
+  if (!t) {
+    sb_puts(out, "none");
+    return;
+  }
+  int k = nb_kind(t);
+  if (k >= 0) {
+    sb_puts(out, kind_names[k]);
+    return;
+  }
+  switch (t->kind) {
+  case TY_ARRAY:
+    sb_puts(out, "array(");
+    nb_type_name(t->elem, out);
+    sb_printf(out, ", %ud, %c)", t->rank, t->layout);
+    return;
+  case TY_TUPLE: {
+    bool uni = t->n > 0;
+    for (unsigned i = 1; i < t->n; i++) uni = uni && t->elems[i] == t->elems[0];
+    if (uni) {
+      sb_puts(out, "UniTuple(");
+      nb_type_name(t->elems[0], out);
+      sb_printf(out, " x %u)", t->n);
+      return;
+    }
+    sb_puts(out, "Tuple(");
+    for (unsigned i = 0; i < t->n; i++) {
+      if (i) sb_puts(out, ", ");
+      nb_type_name(t->elems[i], out);
+    }
+    sb_putc(out, ')');
+    return;
+  }
+  default: ty_print(t, out); return;
+  }
+}
+
+const char *nb_type_str(Arena *a, const Type *t) {
+  StrBuf b;
+  sb_init(&b);
+  nb_type_name(t, &b);
+  char *s = arena_strdup(a, sb_cstr(&b));
+  sb_free(&b);
+  return s;
+}
+
+void nb_mangle(const Type *t, StrBuf *out) {
+  int k = nb_kind(t);
+  if (k >= 0) {
+    sb_puts(out, kind_mangle[k]);
+  } else if (t->kind == TY_ARRAY) {
+    nb_mangle(t->elem, out);
+    sb_printf(out, "_%u%c", t->rank, t->layout);
+  } else if (t->kind == TY_TUPLE) {
+    sb_printf(out, "T%u", t->n);
+    for (unsigned i = 0; i < t->n; i++) {
+      sb_putc(out, '_');
+      nb_mangle(t->elems[i], out);
+    }
+    sb_puts(out, "_E");
+  } else {
+    sb_puts(out, "x");
+  }
+}
+
+static const struct {
+  const char *name;
+  int kind; /* NB_*, or -1 for none/void */
+} type_names[] = {
+    {"boolean", NB_BOOL}, {"bool_", NB_BOOL},  {"b1", NB_BOOL},       {"bool", NB_BOOL},     {"int8", NB_I8},
+    {"int16", NB_I16},    {"int32", NB_I32},   {"int64", NB_I64},     {"uint8", NB_U8},      {"uint16", NB_U16},
+    {"uint32", NB_U32},   {"uint64", NB_U64},  {"float16", NB_F16},   {"float32", NB_F32},   {"float64", NB_F64},
+    {"i1", NB_I8},        {"i2", NB_I16},      {"i4", NB_I32},        {"i8", NB_I64},        {"u1", NB_U8},
+    {"u2", NB_U16},       {"u4", NB_U32},      {"u8", NB_U64},        {"f2", NB_F16},        {"f4", NB_F32},
+    {"f8", NB_F64},       {"intp", NB_I64},    {"uintp", NB_U64},     {"int_", NB_I64},      {"uint", NB_U64},
+    {"intc", NB_I32},     {"uintc", NB_U32},   {"byte", NB_U8},       {"char", NB_I8},       {"uchar", NB_U8},
+    {"short", NB_I16},    {"ushort", NB_U16},  {"long_", NB_I64},     {"ulong", NB_U64},     {"longlong", NB_I64},
+    {"ulonglong", NB_U64}, {"size_t", NB_U64}, {"ssize_t", NB_I64},   {"double", NB_F64},    {"half", NB_F16},
+    {"single", NB_F32},   {"void", -1},        {"none", -1},
+};
+
+Type *nb_named_type(IrContext *ctx, const char *name, bool *is_void) {
+  if (is_void) *is_void = false;
+  for (unsigned i = 0; i < sizeof type_names / sizeof *type_names; i++) {
+    if (strcmp(type_names[i].name, name) != 0) continue;
+    if (type_names[i].kind < 0) {
+      if (is_void) *is_void = true;
+      return NULL;
+    }
+    return nb_type(ctx, type_names[i].kind);
+  }
+  return NULL;
+}
+
+/* ---- type expressions ------------------------------------------------------------------------------- */
+
+/* The name a type expression ends in: `float32`, `numba.float32`, `nb.types.float32`. */
+static const char *type_expr_name(const PyExpr *e) {
+  if (e->kind == EX_NAME) return e->name;
+  if (e->kind == EX_ATTRIBUTE) return e->attribute.attr;
+  if (e->kind == EX_NONE) return "none";
+  return NULL;
+}
+
+static bool is_full_slice(const PyExpr *e) {
+  return e->kind == EX_SLICE && !e->slice.lower && !e->slice.upper && !e->slice.step;
+}
+
+static bool is_unit_step_slice(const PyExpr *e) {
+  return e->kind == EX_SLICE && !e->slice.lower && !e->slice.upper && e->slice.step && e->slice.step->kind == EX_INT &&
+         e->slice.step->intlit.value == 1;
+}
+
+static Type *parse_array_type(FeCtx *fe, const PyExpr *e, Type *elem) {
+  const PyExpr *idx = e->subscript.index;
+  const PyExpr *const *items = &idx;
+  unsigned n = 1;
+  if (idx->kind == EX_TUPLE && !idx->parens) {
+    items = (const PyExpr *const *)idx->elts.items;
+    n = idx->elts.n;
+  }
+  if (n == 0 || n > 32) {
+    fe_error(fe, idx->loc, "an array type needs between 1 and 32 dimensions");
+    return NULL;
+  }
+  int unit = -1;
+  for (unsigned i = 0; i < n; i++) {
+    if (is_full_slice(items[i])) continue;
+    if (is_unit_step_slice(items[i]) && unit < 0) {
+      unit = (int)i;
+      continue;
+    }
+    fe_error(fe, items[i]->loc, "expected ':' or '::1' in an array type");
+    return NULL;
+  }
+  char layout = LAYOUT_A;
+  if (unit == (int)n - 1) layout = LAYOUT_C;
+  else if (unit == 0) layout = LAYOUT_F;
+  else if (unit > 0) {
+    fe_error(fe, items[unit]->loc, "'::1' must be the first (F order) or last (C order) dimension");
+    return NULL;
+  }
+  return ty_array(fe->ctx, elem, n, layout);
+}
+
+Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
+  bool v = false;
+  if (is_void) *is_void = false;
+  if (e->kind == EX_STR) {
+    fe_error(fe, e->loc, "expected a type, found a string");
+    return NULL;
+  }
+  if (e->kind == EX_SUBSCRIPT) {
+    Type *elem = nb_parse_type(fe, e->subscript.value, &v);
+    if (!elem) {
+      if (v) fe_error(fe, e->loc, "an array of none is not a type");
+      return NULL;
+    }
+    if (!ty_is_scalar(elem)) {
+      fe_error(fe, e->loc, "array elements must be scalars, not %s", nb_type_str(&fe->arena, elem));
+      return NULL;
+    }
+    return parse_array_type(fe, e, elem);
+  }
+  if (e->kind == EX_CALL) {
+    const char *fname = type_expr_name(e->call.func);
+    if (fname && strcmp(fname, "UniTuple") == 0 && e->call.args.n == 2) {
+      Type *elem = nb_parse_type(fe, e->call.args.items[0], NULL);
+      const PyExpr *cnt = e->call.args.items[1];
+      if (!elem) return NULL;
+      if (cnt->kind != EX_INT || cnt->intlit.value < 0 || cnt->intlit.value > 64) {
+        fe_error(fe, cnt->loc, "UniTuple needs a count between 0 and 64");
+        return NULL;
+      }
+      Type *elems[64];
+      for (int64_t i = 0; i < cnt->intlit.value; i++) elems[i] = elem;
+      return ty_tuple(fe->ctx, (unsigned)cnt->intlit.value, elems);
+    }
+    if (fname && strcmp(fname, "Tuple") == 0 && e->call.args.n == 1 &&
+        (e->call.args.items[0]->kind == EX_TUPLE || e->call.args.items[0]->kind == EX_LIST)) {
+      const PyExpr *l = e->call.args.items[0];
+      Type *elems[64];
+      if (l->elts.n > 64) {
+        fe_error(fe, l->loc, "tuples of more than 64 elements are not supported");
+        return NULL;
+      }
+      for (unsigned i = 0; i < l->elts.n; i++)
+        if (!(elems[i] = nb_parse_type(fe, l->elts.items[i], NULL))) return NULL;
+      return ty_tuple(fe->ctx, l->elts.n, elems);
+    }
+    fe_error(fe, e->loc, "expected a type, found a call (a signature where a type belongs?)");
+    return NULL;
+  }
+  if (e->kind == EX_TUPLE) {
+    Type *elems[64];
+    if (e->elts.n > 64) {
+      fe_error(fe, e->loc, "tuples of more than 64 elements are not supported");
+      return NULL;
+    }
+    for (unsigned i = 0; i < e->elts.n; i++)
+      if (!(elems[i] = nb_parse_type(fe, e->elts.items[i], NULL))) return NULL;
+    return ty_tuple(fe->ctx, e->elts.n, elems);
+  }
+  const char *name = type_expr_name(e);
+  if (name) {
+    Type *t = nb_named_type(fe->ctx, name, &v);
+    if (t || v) {
+      if (is_void) *is_void = v;
+      else if (v) fe_error(fe, e->loc, "'%s' is not a value type here", name);
+      return t;
+    }
+    SrcLoc at = e->kind == EX_ATTRIBUTE ? e->attribute.attr_loc : e->loc;
+    fe_error(fe, at, "unknown type '%s'", name);
+    return NULL;
+  }
+  fe_error(fe, e->loc, "expected a type, found %s", ast_expr_kind_name(e->kind));
+  return NULL;
+}
+
+bool nb_parse_signature(FeCtx *fe, const PyExpr *e, FeSig *out) {
+  memset(out, 0, sizeof *out);
+  out->loc = e->loc;
+  const PyExprList *args;
+  if (e->kind == EX_CALL) {
+    bool v;
+    if (e->call.nkeywords) {
+      fe_error(fe, e->call.keywords[0]->loc, "a signature takes no keyword arguments");
+      return false;
+    }
+    Type *ret = nb_parse_type(fe, e->call.func, &v);
+    if (!ret && !v) return false;
+    out->ret = ret;
+    out->has_ret = true;
+    args = &e->call.args;
+  } else if (e->kind == EX_TUPLE) {
+    args = &e->elts;
+  } else {
+    fe_error(fe, e->loc, "expected a signature such as 'void(float32[:], int64)', found %s", ast_expr_kind_name(e->kind));
+    return false;
+  }
+  out->nargs = args->n;
+  out->args = ARENA_ARRAY(&fe->arena, Type *, args->n ? args->n : 1);
+  for (unsigned i = 0; i < args->n; i++) {
+    bool v;
+    out->args[i] = nb_parse_type(fe, args->items[i], &v);
+    if (!out->args[i]) {
+      if (v) fe_error(fe, args->items[i]->loc, "an argument cannot be of type none");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool nb_parse_signature_text(FeCtx *fe, const char *s, size_t len, const char *file, unsigned line, unsigned col,
+                             FeSig *out) {
+  PyExpr *e = parse_expression(&fe->arena, fe->diag, file, s, len, line, col);
+  if (!e) return false;
+  return nb_parse_signature(fe, e, out);
+}
+
+void nb_sig_print(const FeSig *s, StrBuf *out) {
+  if (s->has_ret) {
+    if (s->ret) nb_type_name(s->ret, out);
+    else sb_puts(out, "none");
+  }
+  sb_putc(out, '(');
+  for (unsigned i = 0; i < s->nargs; i++) {
+    if (i) sb_puts(out, ", ");
+    nb_type_name(s->args[i], out);
+  }
+  sb_putc(out, ')');
+}

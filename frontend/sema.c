@@ -1,0 +1,791 @@
+/* sema.c — what the kernel language's names and operators mean, with Numba's typing rules.
+ *
+ *   - the known dotted paths: numba.cuda.* (thread ids, grid, barriers, atomics, warp intrinsics, shared
+ *     and local arrays), math.*, Python builtins, decorators; numba/numpy type names are recognised by
+ *     sema_path_type;
+ *   - the case lists Numba types operators and builtin functions with (numba/cuda/typing/builtins.py,
+ *     cudamath.py, cudadecl.py), resolved by nb_resolve; float16 operators first try numba-cuda's
+ *     float16 templates (an AbstractTemplate that wins when the other operand converts to float16 at
+ *     most safely), as numba-cuda does;
+ *   - per-function facts the lowering needs: the locals (parameters, then every assigned name: Python
+ *     makes a name local to the whole function when it is assigned anywhere in it), the lines where each
+ *     is read (a conservative liveness), and which statement lists return, break or continue. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/fe.h"
+
+/* ---- known paths -------------------------------------------------------------------------------------- */
+
+static const struct {
+  const char *path;
+  int bi;
+} known_paths[] = {
+    {"builtins.range", BI_RANGE},
+    {"builtins.len", BI_LEN},
+    {"builtins.min", BI_MIN},
+    {"builtins.max", BI_MAX},
+    {"builtins.abs", BI_ABS},
+    {"builtins.int", BI_INT},
+    {"builtins.float", BI_FLOAT},
+    {"builtins.bool", BI_BOOL},
+    {"builtins.round", BI_ROUND},
+    {"builtins.print", BI_PRINT},
+    {"builtins.pow", BI_POW},
+    {"builtins.divmod", BI_DIVMOD},
+    {"builtins.complex", BI_COMPLEX},
+    {"numba.cuda.threadIdx", BI_THREADIDX},
+    {"numba.cuda.blockIdx", BI_BLOCKIDX},
+    {"numba.cuda.blockDim", BI_BLOCKDIM},
+    {"numba.cuda.gridDim", BI_GRIDDIM},
+    {"numba.cuda.laneid", BI_LANEID},
+    {"numba.cuda.warpsize", BI_WARPSIZE},
+    {"numba.cuda.grid", BI_GRID},
+    {"numba.cuda.gridsize", BI_GRIDSIZE},
+    {"numba.cuda.syncthreads", BI_SYNCTHREADS},
+    {"numba.cuda.syncthreads_count", BI_SYNCTHREADS_COUNT},
+    {"numba.cuda.syncthreads_and", BI_SYNCTHREADS_AND},
+    {"numba.cuda.syncthreads_or", BI_SYNCTHREADS_OR},
+    {"numba.cuda.threadfence", BI_THREADFENCE},
+    {"numba.cuda.threadfence_block", BI_THREADFENCE_BLOCK},
+    {"numba.cuda.threadfence_system", BI_THREADFENCE_SYSTEM},
+    {"numba.cuda.syncwarp", BI_SYNCWARP},
+    {"numba.cuda.shfl_sync", BI_SHFL_SYNC},
+    {"numba.cuda.shfl_up_sync", BI_SHFL_UP_SYNC},
+    {"numba.cuda.shfl_down_sync", BI_SHFL_DOWN_SYNC},
+    {"numba.cuda.shfl_xor_sync", BI_SHFL_XOR_SYNC},
+    {"numba.cuda.all_sync", BI_ALL_SYNC},
+    {"numba.cuda.any_sync", BI_ANY_SYNC},
+    {"numba.cuda.eq_sync", BI_EQ_SYNC},
+    {"numba.cuda.ballot_sync", BI_BALLOT_SYNC},
+    {"numba.cuda.activemask", BI_ACTIVEMASK},
+    {"numba.cuda.popc", BI_POPC},
+    {"numba.cuda.brev", BI_BREV},
+    {"numba.cuda.clz", BI_CLZ},
+    {"numba.cuda.ffs", BI_FFS},
+    {"numba.cuda.fma", BI_FMA},
+    {"numba.cuda.cbrt", BI_CBRT},
+    {"numba.cuda.shared.array", BI_SHARED_ARRAY},
+    {"numba.cuda.local.array", BI_LOCAL_ARRAY},
+    {"numba.cuda.const.array_like", BI_CONST_ARRAY_LIKE},
+    {"numba.cuda.atomic.add", BI_ATOMIC_ADD},
+    {"numba.cuda.atomic.sub", BI_ATOMIC_SUB},
+    {"numba.cuda.atomic.and_", BI_ATOMIC_AND},
+    {"numba.cuda.atomic.or_", BI_ATOMIC_OR},
+    {"numba.cuda.atomic.xor", BI_ATOMIC_XOR},
+    {"numba.cuda.atomic.max", BI_ATOMIC_MAX},
+    {"numba.cuda.atomic.min", BI_ATOMIC_MIN},
+    {"numba.cuda.atomic.exch", BI_ATOMIC_EXCH},
+    {"numba.cuda.atomic.inc", BI_ATOMIC_INC},
+    {"numba.cuda.atomic.dec", BI_ATOMIC_DEC},
+    {"numba.cuda.atomic.cas", BI_ATOMIC_CAS},
+    {"numba.cuda.atomic.compare_and_swap", BI_ATOMIC_COMPARE_AND_SWAP},
+    {"numba.cuda.atomic.nanmax", BI_ATOMIC_NANMAX},
+    {"numba.cuda.atomic.nanmin", BI_ATOMIC_NANMIN},
+    {"numba.cuda.jit", BI_CUDA_JIT},
+    {"numba.cuda.reduce", BI_CUDA_REDUCE},
+    {"numba.cuda.Reduce", BI_CUDA_REDUCE},
+    {"numba.vectorize", BI_VECTORIZE},
+    {"numba.guvectorize", BI_GUVECTORIZE},
+    {"numba.cuda.vectorize", BI_VECTORIZE},
+    {"numba.cuda.guvectorize", BI_GUVECTORIZE},
+    {"numba.np.ufunc.vectorize", BI_VECTORIZE},
+    {"numba.np.ufunc.guvectorize", BI_GUVECTORIZE},
+    {"numba.jit", BI_NUMBA_JIT},
+    {"numba.njit", BI_NJIT},
+    {"math.sqrt", BI_MATH_SQRT},
+    {"math.exp", BI_MATH_EXP},
+    {"math.exp2", BI_MATH_EXP2},
+    {"math.expm1", BI_MATH_EXPM1},
+    {"math.log", BI_MATH_LOG},
+    {"math.log2", BI_MATH_LOG2},
+    {"math.log10", BI_MATH_LOG10},
+    {"math.log1p", BI_MATH_LOG1P},
+    {"math.sin", BI_MATH_SIN},
+    {"math.cos", BI_MATH_COS},
+    {"math.tan", BI_MATH_TAN},
+    {"math.asin", BI_MATH_ASIN},
+    {"math.acos", BI_MATH_ACOS},
+    {"math.atan", BI_MATH_ATAN},
+    {"math.sinh", BI_MATH_SINH},
+    {"math.cosh", BI_MATH_COSH},
+    {"math.tanh", BI_MATH_TANH},
+    {"math.asinh", BI_MATH_ASINH},
+    {"math.acosh", BI_MATH_ACOSH},
+    {"math.atanh", BI_MATH_ATANH},
+    {"math.erf", BI_MATH_ERF},
+    {"math.erfc", BI_MATH_ERFC},
+    {"math.gamma", BI_MATH_GAMMA},
+    {"math.lgamma", BI_MATH_LGAMMA},
+    {"math.floor", BI_MATH_FLOOR},
+    {"math.ceil", BI_MATH_CEIL},
+    {"math.trunc", BI_MATH_TRUNC},
+    {"math.fabs", BI_MATH_FABS},
+    {"math.degrees", BI_MATH_DEGREES},
+    {"math.radians", BI_MATH_RADIANS},
+    {"math.pow", BI_MATH_POW},
+    {"math.atan2", BI_MATH_ATAN2},
+    {"math.hypot", BI_MATH_HYPOT},
+    {"math.copysign", BI_MATH_COPYSIGN},
+    {"math.fmod", BI_MATH_FMOD},
+    {"math.isnan", BI_MATH_ISNAN},
+    {"math.isinf", BI_MATH_ISINF},
+    {"math.isfinite", BI_MATH_ISFINITE},
+    {"math.pi", BI_MATH_PI},
+    {"math.e", BI_MATH_E},
+    {"math.tau", BI_MATH_TAU},
+    {"math.inf", BI_MATH_INF},
+    {"math.nan", BI_MATH_NAN},
+    {"numpy.pi", BI_MATH_PI},
+    {"numpy.e", BI_MATH_E},
+    {"numpy.inf", BI_MATH_INF},
+    {"numpy.nan", BI_MATH_NAN},
+};
+
+static const char *const builtin_names[BI__COUNT] = {
+#define X(id, name) [BI_##id] = name,
+    FE_BUILTINS(X)
+#undef X
+};
+
+const char *sema_builtin_name(int bi) { return bi >= 0 && bi < BI__COUNT ? builtin_names[bi] : "?"; }
+
+void sema_init_known(FeCtx *fe) {
+  strmap_init(&fe->known);
+  strmap_init(&fe->prefixes);
+  for (unsigned i = 0; i < sizeof known_paths / sizeof *known_paths; i++) {
+    const char *p = known_paths[i].path;
+    strmap_put(&fe->known, p, (void *)(intptr_t)(known_paths[i].bi + 1));
+    for (const char *d = strchr(p, '.'); d; d = strchr(d + 1, '.'))
+      strmap_putn(&fe->prefixes, p, (size_t)(d - p), (void *)1);
+  }
+  /* roots whose attributes are types */
+  static const char *const roots[] = {"numba", "numba.types", "numba.core", "numba.core.types", "numpy", "numba.cuda"};
+  for (unsigned i = 0; i < sizeof roots / sizeof *roots; i++) strmap_put(&fe->prefixes, roots[i], (void *)1);
+}
+
+int sema_lookup_path(FeCtx *fe, const char *path) {
+  void *p = strmap_get(&fe->known, path);
+  return p ? (int)(intptr_t)p - 1 : -1;
+}
+
+bool sema_is_prefix(FeCtx *fe, const char *path) { return strmap_get(&fe->prefixes, path) != NULL; }
+
+Type *sema_path_type(FeCtx *fe, const char *path) {
+  const char *dot = strrchr(path, '.');
+  if (!dot) return NULL;
+  size_t n = (size_t)(dot - path);
+  static const char *const roots[] = {"numba", "numba.types", "numba.core.types", "numpy", "numba.cuda"};
+  bool ok = false;
+  for (unsigned i = 0; i < sizeof roots / sizeof *roots && !ok; i++)
+    ok = strlen(roots[i]) == n && memcmp(roots[i], path, n) == 0;
+  if (!ok) return NULL;
+  const char *name = dot + 1;
+  bool v;
+  /* numpy spells the boolean type bool_ (np.bool is the same since numpy 2) */
+  return nb_named_type(fe->ctx, name, &v);
+}
+
+/* ---- case lists ------------------------------------------------------------------------------------ */
+
+#define B NB_BOOL
+#define I8 NB_I8
+#define I16 NB_I16
+#define I32 NB_I32
+#define I64 NB_I64
+#define U8 NB_U8
+#define U16 NB_U16
+#define U32 NB_U32
+#define U64 NB_U64
+#define F16 NB_F16
+#define F32 NB_F32
+#define F64 NB_F64
+#define C1(r, a) {r, 1, {a}}
+#define C2(r, a, b) {r, 2, {a, b}}
+#define C3(r, a, b, c) {r, 3, {a, b, c}}
+#define N(a) (sizeof(a) / sizeof *(a))
+#define INT_BINOP(r)                                                                                           \
+  C2(I64, I64, I64), C2(I64, I64, U64), C2(I64, U64, I64), C2(U64, U64, U64)
+
+static const NbCase binop_cases[] = {INT_BINOP(), C2(F32, F32, F32), C2(F64, F64, F64)};
+static const NbCase truediv_cases[] = {C2(F64, I64, I64), C2(F64, I64, U64), C2(F64, U64, I64),
+                                       C2(F64, U64, U64), C2(F32, F32, F32), C2(F64, F64, F64)};
+static const NbCase pow_cases[] = {INT_BINOP(),         C2(F32, F32, I32),  C2(F32, F32, I64), C2(F32, F32, U64),
+                                   C2(F64, F64, I32),  C2(F64, F64, I64),  C2(F64, F64, U64), C2(F32, F32, F32),
+                                   C2(F64, F64, F64)};
+static const NbCase shift_cases[] = {
+    C2(I64, I8, U64),  C2(I64, I8, I64),  C2(I64, I16, U64), C2(I64, I16, I64), C2(I64, I32, U64), C2(I64, I32, I64),
+    C2(I64, I64, U64), C2(I64, I64, I64), C2(U64, U8, U64),  C2(U64, U8, I64),  C2(U64, U16, U64), C2(U64, U16, I64),
+    C2(U64, U32, U64), C2(U64, U32, I64), C2(U64, U64, U64), C2(U64, U64, I64)};
+static const NbCase bitwise_cases[] = {C2(B, B, B), INT_BINOP()};
+static const NbCase invert_cases[] = {C1(B, B),     C1(U64, U8),  C1(U64, U16), C1(U64, U32), C1(U64, U64),
+                                      C1(I64, I8), C1(I64, I16), C1(I64, I32), C1(I64, I64)};
+static const NbCase unary_cases[] = {C1(U64, U8),  C1(U64, U16), C1(U64, U32), C1(U64, U64), C1(I64, I8), C1(I64, I16),
+                                     C1(I64, I32), C1(I64, I64), C1(F32, F32), C1(F64, F64), C1(I64, B)};
+static const NbCase not_cases[] = {C1(B, B),   C1(B, I8),  C1(B, I16), C1(B, I32), C1(B, I64), C1(B, U8),
+                                   C1(B, U16), C1(B, U32), C1(B, U64), C1(B, F32), C1(B, F64)};
+static const NbCase cmp_cases[] = {C2(B, B, B),     C2(B, I8, I8),   C2(B, I16, I16), C2(B, I32, I32), C2(B, I64, I64),
+                                   C2(B, U8, U8),   C2(B, U16, U16), C2(B, U32, U32), C2(B, U64, U64), C2(B, F32, F32),
+                                   C2(B, F64, F64)};
+static const NbCase abs_cases[] = {C1(I8, I8),   C1(I16, I16), C1(I32, I32), C1(I64, I64), C1(U8, U8),
+                                   C1(U16, U16), C1(U32, U32), C1(U64, U64), C1(F32, F32), C1(F64, F64)};
+static const NbCase round_cases[] = {C1(I64, F32), C1(I64, F64), C2(F32, F32, I64), C2(F64, F64, I64)};
+static const NbCase range_cases[] = {C1(I32, I32), C2(I32, I32, I32), C3(I32, I32, I32, I32),
+                                     C1(I64, I64), C2(I64, I64, I64), C3(I64, I64, I64, I64),
+                                     C1(U64, U64), C2(U64, U64, U64), C3(U64, U64, U64, U64)};
+static const NbCase math_unary_cases[] = {C1(F64, I64), C1(F64, U64), C1(F32, F32), C1(F64, F64), C1(F16, F16)};
+static const NbCase math_atan2_cases[] = {C2(F64, I64, I64), C2(F64, U64, U64), C2(F32, F32, F32), C2(F64, F64, F64)};
+static const NbCase math_binary_cases[] = {C2(F32, F32, F32), C2(F64, F64, F64)};
+static const NbCase math_pow_cases[] = {C2(F32, F32, F32), C2(F64, F64, F64), C2(F32, F32, I32), C2(F64, F64, I32)};
+static const NbCase math_isnan_cases[] = {C1(B, I64), C1(B, U64), C1(B, F32), C1(B, F64)};
+static const NbCase popc_cases[] = {C1(I8, I8), C1(I16, I16), C1(I32, I32), C1(I64, I64),
+                                    C1(U8, U8), C1(U16, U16), C1(U32, U32), C1(U64, U64)};
+static const NbCase ffs_cases[] = {C1(U32, I8), C1(U32, I16), C1(U32, I32), C1(U32, I64),
+                                   C1(U32, U8), C1(U32, U16), C1(U32, U32), C1(U32, U64)};
+static const NbCase brev_cases[] = {C1(U32, U32), C1(U64, U64)};
+static const NbCase divmod_cases[] = {C2(I64, I64, I64), C2(U64, U64, U64), C2(F32, F32, F32), C2(F64, F64, F64)};
+
+/* numba-cuda's float16 operator templates (tried before the general ones): f16 with an operand that
+ * converts to f16 exactly, by promotion or safely. */
+static bool fp16_binary(const int *args, unsigned nargs) {
+  if (nargs != 2 || (args[0] != NB_F16 && args[1] != NB_F16)) return false;
+  int other = args[0] == NB_F16 ? args[1] : args[0];
+  int conv = nb_can_convert(other, NB_F16);
+  return conv == CONV_EXACT || conv == CONV_PROMOTE || conv == CONV_SAFE;
+}
+
+const NbCase *sema_op_case(NbFamily fam, int op, const int *args, unsigned nargs) {
+  static const NbCase f16_binop = C2(F16, F16, F16), f16_cmp = C2(B, F16, F16), f16_unary = C1(F16, F16);
+  switch (fam) {
+  case NBF_BINOP:
+    switch ((PyBinOp)op) {
+    case BIN_ADD: case BIN_SUB: case BIN_MUL:
+      if (fp16_binary(args, nargs)) return &f16_binop;
+      return nb_resolve(binop_cases, N(binop_cases), args, nargs, true);
+    case BIN_DIV:
+      if (fp16_binary(args, nargs)) return &f16_binop;
+      return nb_resolve(truediv_cases, N(truediv_cases), args, nargs, true);
+    case BIN_FLOORDIV: case BIN_MOD: return nb_resolve(binop_cases, N(binop_cases), args, nargs, true);
+    case BIN_POW: return nb_resolve(pow_cases, N(pow_cases), args, nargs, true);
+    case BIN_LSHIFT: case BIN_RSHIFT: return nb_resolve(shift_cases, N(shift_cases), args, nargs, false);
+    case BIN_BITAND: case BIN_BITOR: case BIN_BITXOR:
+      return nb_resolve(bitwise_cases, N(bitwise_cases), args, nargs, false);
+    default: return NULL;
+    }
+  case NBF_CMP:
+    if (fp16_binary(args, nargs)) return &f16_cmp;
+    return nb_resolve(cmp_cases, N(cmp_cases), args, nargs, true);
+  case NBF_UNARY:
+    switch ((PyUnaryOp)op) {
+    case UN_NEG: case UN_POS:
+      if (nargs == 1 && args[0] == NB_F16) return &f16_unary;
+      return nb_resolve(unary_cases, N(unary_cases), args, nargs, true);
+    case UN_INVERT: return nb_resolve(invert_cases, N(invert_cases), args, nargs, false);
+    case UN_NOT: return nb_resolve(not_cases, N(not_cases), args, nargs, true);
+    }
+  }
+  return NULL;
+}
+
+const NbCase *sema_fn_cases(int bi, unsigned *n, bool *unsafe_ok, bool *fp16_unary) {
+  *unsafe_ok = true;
+  *fp16_unary = false;
+#define RET(list) return (*n = N(list), list)
+  switch (bi) {
+  case BI_ABS: *fp16_unary = true; RET(abs_cases);
+  case BI_ROUND: RET(round_cases);
+  case BI_RANGE: RET(range_cases);
+  case BI_MATH_SIN: case BI_MATH_COS: case BI_MATH_CEIL: case BI_MATH_FLOOR: case BI_MATH_SQRT: case BI_MATH_LOG:
+  case BI_MATH_LOG2: case BI_MATH_LOG10: case BI_MATH_EXP: case BI_MATH_FABS: case BI_MATH_TRUNC: case BI_MATH_EXP2:
+    RET(math_unary_cases);
+  case BI_MATH_ACOS: case BI_MATH_ACOSH: case BI_MATH_ASIN: case BI_MATH_ASINH: case BI_MATH_ATAN: case BI_MATH_ATANH:
+  case BI_MATH_COSH: case BI_MATH_DEGREES: case BI_MATH_ERF: case BI_MATH_ERFC: case BI_MATH_EXPM1:
+  case BI_MATH_GAMMA: case BI_MATH_LGAMMA: case BI_MATH_LOG1P: case BI_MATH_RADIANS: case BI_MATH_SINH:
+  case BI_MATH_TANH: case BI_MATH_TAN:
+    *n = N(math_unary_cases) - 1; /* no float16 case */
+    return math_unary_cases;
+  case BI_MATH_ATAN2: case BI_MATH_HYPOT: RET(math_atan2_cases);
+  case BI_MATH_COPYSIGN: case BI_MATH_FMOD: RET(math_binary_cases);
+  case BI_MATH_POW: RET(math_pow_cases);
+  case BI_MATH_ISNAN: case BI_MATH_ISINF: case BI_MATH_ISFINITE: RET(math_isnan_cases);
+  case BI_POPC: case BI_CLZ: RET(popc_cases);
+  case BI_FFS: RET(ffs_cases);
+  case BI_BREV: RET(brev_cases);
+  case BI_DIVMOD: RET(divmod_cases);
+  default: *n = 0; return NULL;
+  }
+#undef RET
+}
+
+int sema_math_op(int bi) {
+  switch (bi) {
+  case BI_MATH_SQRT: return OP_SQRT;
+  case BI_MATH_EXP: return OP_EXP;
+  case BI_MATH_EXP2: return OP_EXP2;
+  case BI_MATH_EXPM1: return OP_EXPM1;
+  case BI_MATH_LOG: return OP_LOG;
+  case BI_MATH_LOG2: return OP_LOG2;
+  case BI_MATH_LOG10: return OP_LOG10;
+  case BI_MATH_LOG1P: return OP_LOG1P;
+  case BI_MATH_SIN: return OP_SIN;
+  case BI_MATH_COS: return OP_COS;
+  case BI_MATH_TAN: return OP_TAN;
+  case BI_MATH_ASIN: return OP_ASIN;
+  case BI_MATH_ACOS: return OP_ACOS;
+  case BI_MATH_ATAN: return OP_ATAN;
+  case BI_MATH_SINH: return OP_SINH;
+  case BI_MATH_COSH: return OP_COSH;
+  case BI_MATH_TANH: return OP_TANH;
+  case BI_MATH_ASINH: return OP_ASINH;
+  case BI_MATH_ACOSH: return OP_ACOSH;
+  case BI_MATH_ATANH: return OP_ATANH;
+  case BI_MATH_ERF: return OP_ERF;
+  case BI_MATH_ERFC: return OP_ERFC;
+  case BI_MATH_GAMMA: return OP_GAMMA;
+  case BI_MATH_LGAMMA: return OP_LGAMMA;
+  case BI_MATH_FLOOR: return OP_FLOOR;
+  case BI_MATH_CEIL: return OP_CEIL;
+  case BI_MATH_TRUNC: return OP_TRUNC;
+  case BI_MATH_FABS: return OP_FABS;
+  case BI_MATH_POW: return OP_POW;
+  case BI_MATH_ATAN2: return OP_ATAN2;
+  case BI_MATH_HYPOT: return OP_HYPOT;
+  case BI_MATH_COPYSIGN: return OP_COPYSIGN;
+  case BI_MATH_FMOD: return OP_FMOD;
+  case BI_MATH_ISNAN: return OP_ISNAN;
+  case BI_MATH_ISINF: return OP_ISINF;
+  case BI_MATH_ISFINITE: return OP_ISFINITE;
+  default: return -1;
+  }
+}
+
+/* ---- per-function analysis ------------------------------------------------------------------------------ */
+
+typedef struct Read {
+  unsigned local, line;
+} Read;
+
+typedef struct Analysis {
+  FeCtx *fe;
+  FeFunc *fn;
+  const char **names;
+  SrcLoc *first;
+  unsigned n, cap;
+  Read *reads;
+  unsigned nreads, reads_cap;
+  const char **loads; /* every name read, in order (resolved to locals once all are known) */
+  unsigned *load_lines;
+  unsigned nloads, loads_cap;
+} Analysis;
+
+static void add_local(Analysis *A, const char *name, SrcLoc loc) {
+  if (strmap_get(&A->fn->local_index, name)) return;
+  if (A->n == A->cap) {
+    A->cap = A->cap ? 2 * A->cap : 16;
+    const char **nn = ARENA_ARRAY(&A->fe->arena, const char *, A->cap);
+    SrcLoc *nf = ARENA_ARRAY(&A->fe->arena, SrcLoc, A->cap);
+    if (A->n) {
+      memcpy(nn, A->names, sizeof *nn * A->n);
+      memcpy(nf, A->first, sizeof *nf * A->n);
+    }
+    A->names = nn;
+    A->first = nf;
+  }
+  A->names[A->n] = name;
+  A->first[A->n] = loc;
+  A->n++;
+  strmap_put(&A->fn->local_index, name, (void *)(uintptr_t)A->n);
+}
+
+static void add_load(Analysis *A, const char *name, unsigned line) {
+  if (A->nloads == A->loads_cap) {
+    A->loads_cap = A->loads_cap ? 2 * A->loads_cap : 64;
+    const char **nl = ARENA_ARRAY(&A->fe->arena, const char *, A->loads_cap);
+    unsigned *ll = ARENA_ARRAY(&A->fe->arena, unsigned, A->loads_cap);
+    if (A->nloads) {
+      memcpy(nl, A->loads, sizeof *nl * A->nloads);
+      memcpy(ll, A->load_lines, sizeof *ll * A->nloads);
+    }
+    A->loads = nl;
+    A->load_lines = ll;
+  }
+  A->loads[A->nloads] = name;
+  A->load_lines[A->nloads] = line;
+  A->nloads++;
+}
+
+static void an_expr(Analysis *A, const PyExpr *e);
+
+static void an_exprs(Analysis *A, const PyExprList *l) {
+  for (unsigned i = 0; i < l->n; i++) an_expr(A, l->items[i]);
+}
+
+static void an_expr(Analysis *A, const PyExpr *e) {
+  if (!e) return;
+  switch (e->kind) {
+  case EX_NAME: add_load(A, e->name, e->loc.line); break;
+  case EX_UNARY: an_expr(A, e->unary.operand); break;
+  case EX_BINARY: an_expr(A, e->binary.lhs); an_expr(A, e->binary.rhs); break;
+  case EX_BOOLOP: an_exprs(A, &e->boolop.values); break;
+  case EX_COMPARE: an_expr(A, e->compare.left); an_exprs(A, &e->compare.comparators); break;
+  case EX_IFEXP: an_expr(A, e->ifexp.test); an_expr(A, e->ifexp.body); an_expr(A, e->ifexp.orelse); break;
+  case EX_CALL:
+    an_expr(A, e->call.func);
+    an_exprs(A, &e->call.args);
+    for (unsigned i = 0; i < e->call.nkeywords; i++) an_expr(A, e->call.keywords[i]->value);
+    break;
+  case EX_ATTRIBUTE: an_expr(A, e->attribute.value); break;
+  case EX_SUBSCRIPT: an_expr(A, e->subscript.value); an_expr(A, e->subscript.index); break;
+  case EX_SLICE: an_expr(A, e->slice.lower); an_expr(A, e->slice.upper); an_expr(A, e->slice.step); break;
+  case EX_TUPLE: case EX_LIST: case EX_SET: an_exprs(A, &e->elts); break;
+  case EX_STARRED: case EX_AWAIT: case EX_YIELD: case EX_YIELDFROM: an_expr(A, e->value); break;
+  default: break; /* literals; unsupported constructs are reported by the lowering */
+  }
+}
+
+static void an_target(Analysis *A, const PyExpr *e) {
+  switch (e->kind) {
+  case EX_NAME: add_local(A, e->name, e->loc); break;
+  case EX_TUPLE: case EX_LIST:
+    for (unsigned i = 0; i < e->elts.n; i++) an_target(A, e->elts.items[i]);
+    break;
+  case EX_STARRED: an_target(A, e->value); break;
+  default: an_expr(A, e); break; /* a[i] = ..., a.x = ...: the parts are reads */
+  }
+}
+
+static void an_stmts(Analysis *A, const PyStmtList *l);
+
+static void an_stmt(Analysis *A, const PyStmt *s) {
+  switch (s->kind) {
+  case ST_EXPR: an_expr(A, s->expr); break;
+  case ST_ASSIGN:
+    an_expr(A, s->assign.value);
+    for (unsigned i = 0; i < s->assign.targets.n; i++) an_target(A, s->assign.targets.items[i]);
+    break;
+  case ST_AUGASSIGN:
+    an_expr(A, s->augassign.value);
+    an_expr(A, s->augassign.target);
+    an_target(A, s->augassign.target);
+    break;
+  case ST_ANNASSIGN:
+    if (s->annassign.value) {
+      an_expr(A, s->annassign.value);
+      an_target(A, s->annassign.target);
+    }
+    break;
+  case ST_IF: an_expr(A, s->if_.test); an_stmts(A, &s->if_.body); an_stmts(A, &s->if_.orelse); break;
+  case ST_FOR:
+    an_expr(A, s->for_.iter);
+    an_target(A, s->for_.target);
+    an_stmts(A, &s->for_.body);
+    an_stmts(A, &s->for_.orelse);
+    break;
+  case ST_WHILE: an_expr(A, s->while_.test); an_stmts(A, &s->while_.body); an_stmts(A, &s->while_.orelse); break;
+  case ST_RETURN: an_expr(A, s->value); break;
+  case ST_ASSERT: an_expr(A, s->assert_.test); break;
+  case ST_FUNCDEF: add_local(A, s->funcdef.name, s->funcdef.name_loc); break;
+  default: break;
+  }
+}
+
+static void an_stmts(Analysis *A, const PyStmtList *l) {
+  for (unsigned i = 0; i < l->n; i++) an_stmt(A, l->items[i]);
+}
+
+static int cmp_unsigned(const void *a, const void *b) {
+  unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+  return x < y ? -1 : x > y;
+}
+
+void sema_analyse_function(FeCtx *fe, FeFunc *fn) {
+  if (fn->analysed) return;
+  fn->analysed = true;
+  strmap_init(&fn->local_index);
+  Analysis A = {.fe = fe, .fn = fn};
+  const PyParams *ps = &fn->def->funcdef.params;
+  for (unsigned i = 0; i < ps->n; i++) add_local(&A, ps->items[i]->name, ps->items[i]->loc);
+  an_stmts(&A, &fn->def->funcdef.body);
+  fn->nlocals = A.n;
+  fn->locals = ARENA_ARRAY(&fe->arena, FeLocal, A.n ? A.n : 1);
+  unsigned *counts = ARENA_ARRAY(&fe->arena, unsigned, A.n + 1);
+  int *which = ARENA_ARRAY(&fe->arena, int, A.nloads ? A.nloads : 1);
+  for (unsigned i = 0; i < A.nloads; i++) {
+    which[i] = sema_local_index(fn, A.loads[i]);
+    if (which[i] >= 0) counts[which[i]]++;
+  }
+  for (unsigned i = 0; i < A.n; i++) {
+    fn->locals[i].name = A.names[i];
+    fn->locals[i].first_assign = A.first[i];
+    fn->locals[i].read_lines = ARENA_ARRAY(&fe->arena, unsigned, counts[i] ? counts[i] : 1);
+  }
+  for (unsigned i = 0; i < A.nloads; i++) {
+    if (which[i] < 0) continue;
+    FeLocal *l = &fn->locals[which[i]];
+    l->read_lines[l->nreads++] = A.load_lines[i];
+  }
+  for (unsigned i = 0; i < A.n; i++)
+    if (fn->locals[i].nreads > 1) qsort(fn->locals[i].read_lines, fn->locals[i].nreads, sizeof(unsigned), cmp_unsigned);
+}
+
+int sema_local_index(const FeFunc *fn, const char *name) {
+  void *p = strmap_get(&fn->local_index, name);
+  return p ? (int)(uintptr_t)p - 1 : -1;
+}
+
+/* ---- exits ------------------------------------------------------------------------------------------------ */
+
+static ExitKind stmt_exits(const PyStmt *s) {
+  switch (s->kind) {
+  case ST_RETURN: case ST_BREAK: case ST_CONTINUE: return EXIT_ALWAYS;
+  case ST_IF: {
+    ExitKind a = sema_exits((const PyStmt *const *)s->if_.body.items, s->if_.body.n);
+    ExitKind b = sema_exits((const PyStmt *const *)s->if_.orelse.items, s->if_.orelse.n);
+    if (a == b) return a;
+    return EXIT_SOMETIMES;
+  }
+  case ST_FOR: case ST_WHILE: {
+    const PyStmtList *body = s->kind == ST_FOR ? &s->for_.body : &s->while_.body;
+    const PyStmtList *orelse = s->kind == ST_FOR ? &s->for_.orelse : &s->while_.orelse;
+    if (sema_contains_return(body) || sema_exits((const PyStmt *const *)orelse->items, orelse->n) != EXIT_NEVER)
+      return EXIT_SOMETIMES;
+    return EXIT_NEVER;
+  }
+  default: return EXIT_NEVER;
+  }
+}
+
+ExitKind sema_exits(const PyStmt *const *stmts, unsigned n) {
+  ExitKind k = EXIT_NEVER;
+  for (unsigned i = 0; i < n; i++) {
+    ExitKind e = stmt_exits(stmts[i]);
+    if (e == EXIT_ALWAYS) return EXIT_ALWAYS;
+    if (e == EXIT_SOMETIMES) k = EXIT_SOMETIMES;
+  }
+  return k;
+}
+
+static bool list_has_break(const PyStmtList *l) {
+  for (unsigned i = 0; i < l->n; i++) {
+    const PyStmt *s = l->items[i];
+    if (s->kind == ST_BREAK) return true;
+    if (s->kind == ST_IF && (list_has_break(&s->if_.body) || list_has_break(&s->if_.orelse))) return true;
+    /* a loop's own else clause belongs to the enclosing loop level */
+    if (s->kind == ST_FOR && list_has_break(&s->for_.orelse)) return true;
+    if (s->kind == ST_WHILE && list_has_break(&s->while_.orelse)) return true;
+  }
+  return false;
+}
+
+bool sema_contains_break(const PyStmtList *body) { return list_has_break(body); }
+
+bool sema_contains_return(const PyStmtList *l) {
+  for (unsigned i = 0; i < l->n; i++) {
+    const PyStmt *s = l->items[i];
+    switch (s->kind) {
+    case ST_RETURN: return true;
+    case ST_IF:
+      if (sema_contains_return(&s->if_.body) || sema_contains_return(&s->if_.orelse)) return true;
+      break;
+    case ST_FOR:
+      if (sema_contains_return(&s->for_.body) || sema_contains_return(&s->for_.orelse)) return true;
+      break;
+    case ST_WHILE:
+      if (sema_contains_return(&s->while_.body) || sema_contains_return(&s->while_.orelse)) return true;
+      break;
+    default: break;
+    }
+  }
+  return false;
+}
+
+unsigned sema_edit_distance(const char *a, const char *b) {
+  size_t n = strlen(a), m = strlen(b);
+  if (n > 64 || m > 64) return 1000;
+  unsigned row[65];
+  for (size_t j = 0; j <= m; j++) row[j] = (unsigned)j;
+  for (size_t i = 1; i <= n; i++) {
+    unsigned diag = row[0];
+    row[0] = (unsigned)i;
+    for (size_t j = 1; j <= m; j++) {
+      unsigned up = row[j];
+      unsigned best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[m];
+}
+
+/* ---- Python's own constant folding -------------------------------------------------------------------------
+ * CPython folds operations between literals when it compiles a function (`2 ** 3` is the constant 8,
+ * `2 ** -1` is 0.5, `~True` is -2), so Numba only ever sees the result; module constants are computed by
+ * Python too. These fold int (int64 range), float and bool constants with Python's semantics; they fail
+ * (return false) where Python would raise, overflow past int64, or produce another type. */
+
+typedef struct PyNum {
+  bool is_float;
+  int64_t i;
+  double f;
+} PyNum;
+
+static bool py_num(const FeVal *v, PyNum *n) {
+  if (v->kind != FV_VAL || !v->is_const || !v->type) return false;
+  if (v->type->kind == TY_BOOL || (v->type->kind == TY_INT && v->type->bits == 64 && !v->type->is_unsigned)) {
+    n->is_float = false;
+    n->i = v->c.i;
+    return true;
+  }
+  if (v->type->kind == TY_FLOAT && v->type->bits == 64) {
+    n->is_float = true;
+    n->f = v->c.f;
+    return true;
+  }
+  return false;
+}
+
+static FeVal py_int(IrContext *ctx, int64_t i) {
+  FeVal v = {.kind = FV_VAL, .is_const = true, .literal = true, .type = ty_i64(ctx), .c.i = i, .nonneg = i >= 0};
+  return v;
+}
+
+static FeVal py_float(IrContext *ctx, double f) {
+  FeVal v = {.kind = FV_VAL, .is_const = true, .literal = true, .type = ty_f64(ctx), .c.f = f};
+  return v;
+}
+
+static FeVal py_bool(IrContext *ctx, bool b) {
+  FeVal v = {.kind = FV_VAL, .is_const = true, .literal = true, .type = ty_bool(ctx), .c.i = b, .nonneg = true};
+  return v;
+}
+
+static double py_fmod(double a, double b) {
+  double m = fmod(a, b);
+  if (m != 0 && ((m < 0) != (b < 0))) m += b;
+  return m;
+}
+
+bool sema_py_binop(IrContext *ctx, PyBinOp op, const FeVal *a, const FeVal *b, FeVal *out) {
+  PyNum x, y;
+  if (!py_num(a, &x) || !py_num(b, &y)) return false;
+  bool both_bool = a->type->kind == TY_BOOL && b->type->kind == TY_BOOL;
+  if (!x.is_float && !y.is_float) {
+    int64_t p = x.i, q = y.i, r;
+    switch (op) {
+    case BIN_ADD: if (__builtin_add_overflow(p, q, &r)) return false; break;
+    case BIN_SUB: if (__builtin_sub_overflow(p, q, &r)) return false; break;
+    case BIN_MUL: if (__builtin_mul_overflow(p, q, &r)) return false; break;
+    case BIN_DIV:
+      if (q == 0) return false;
+      *out = py_float(ctx, (double)p / (double)q);
+      return true;
+    case BIN_FLOORDIV:
+    case BIN_MOD: {
+      if (q == 0 || (p == INT64_MIN && q == -1)) return false;
+      int64_t d = p / q, m = p % q;
+      if (m != 0 && ((m < 0) != (q < 0))) {
+        d -= 1;
+        m += q;
+      }
+      r = op == BIN_FLOORDIV ? d : m;
+      break;
+    }
+    case BIN_POW:
+      if (q < 0) {
+        if (p == 0) return false;
+        *out = py_float(ctx, pow((double)p, (double)q));
+        return true;
+      }
+      if (p == 0 || p == 1) r = q == 0 ? 1 : p;
+      else if (p == -1) r = (q % 2) ? -1 : 1;
+      else if (q > 63) return false;
+      else {
+        r = 1;
+        for (int64_t k = 0; k < q; k++)
+          if (__builtin_mul_overflow(r, p, &r)) return false;
+      }
+      break;
+    case BIN_LSHIFT:
+      if (q < 0 || q > 63 || (p != 0 && (q >= 63 || (p > 0 ? p > (INT64_MAX >> q) : p < (INT64_MIN >> q)))))
+        return false;
+      r = (int64_t)((uint64_t)p << q);
+      break;
+    case BIN_RSHIFT:
+      if (q < 0) return false;
+      r = q > 63 ? (p < 0 ? -1 : 0) : p >> q;
+      break;
+    case BIN_BITAND: r = p & q; if (both_bool) return *out = py_bool(ctx, r), true; break;
+    case BIN_BITOR: r = p | q; if (both_bool) return *out = py_bool(ctx, r), true; break;
+    case BIN_BITXOR: r = p ^ q; if (both_bool) return *out = py_bool(ctx, r), true; break;
+    default: return false;
+    }
+    *out = py_int(ctx, r);
+    return true;
+  }
+  double p = x.is_float ? x.f : (double)x.i, q = y.is_float ? y.f : (double)y.i, r;
+  switch (op) {
+  case BIN_ADD: r = p + q; break;
+  case BIN_SUB: r = p - q; break;
+  case BIN_MUL: r = p * q; break;
+  case BIN_DIV: if (q == 0) return false; r = p / q; break;
+  case BIN_FLOORDIV: if (q == 0) return false; r = floor(p / q); break;
+  case BIN_MOD: if (q == 0) return false; r = py_fmod(p, q); break;
+  case BIN_POW:
+    if (p == 0 && q < 0) return false;
+    if (p < 0 && q != floor(q)) return false; /* complex in Python */
+    r = pow(p, q);
+    break;
+  default: return false;
+  }
+  *out = py_float(ctx, r);
+  return true;
+}
+
+bool sema_py_unary(IrContext *ctx, PyUnaryOp op, const FeVal *a, FeVal *out) {
+  PyNum x;
+  if (!py_num(a, &x)) return false;
+  switch (op) {
+  case UN_NOT: *out = py_bool(ctx, x.is_float ? x.f == 0 : x.i == 0); return true;
+  case UN_POS: *out = x.is_float ? py_float(ctx, x.f) : py_int(ctx, x.i); return true;
+  case UN_NEG:
+    if (x.is_float) *out = py_float(ctx, -x.f);
+    else if (x.i == INT64_MIN) return false;
+    else *out = py_int(ctx, -x.i);
+    return true;
+  case UN_INVERT:
+    if (x.is_float) return false;
+    *out = py_int(ctx, ~x.i);
+    return true;
+  }
+  return false;
+}
+
+bool sema_py_compare(IrContext *ctx, PyCmpOp op, const FeVal *a, const FeVal *b, FeVal *out) {
+  PyNum x, y;
+  if (!py_num(a, &x) || !py_num(b, &y)) return false;
+  int c;
+  if (!x.is_float && !y.is_float) c = x.i < y.i ? -1 : x.i > y.i;
+  else {
+    double p = x.is_float ? x.f : (double)x.i, q = y.is_float ? y.f : (double)y.i;
+    if (p != p || q != q) {
+      *out = py_bool(ctx, op == CMP_NE);
+      return op == CMP_EQ || op == CMP_NE || op == CMP_LT || op == CMP_LE || op == CMP_GT || op == CMP_GE;
+    }
+    c = p < q ? -1 : p > q;
+  }
+  bool r;
+  switch (op) {
+  case CMP_EQ: r = c == 0; break;
+  case CMP_NE: r = c != 0; break;
+  case CMP_LT: r = c < 0; break;
+  case CMP_LE: r = c <= 0; break;
+  case CMP_GT: r = c > 0; break;
+  case CMP_GE: r = c >= 0; break;
+  default: return false;
+  }
+  *out = py_bool(ctx, r);
+  return true;
+}

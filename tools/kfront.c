@@ -1,0 +1,196 @@
+/* kfront — the compiler driver, like clang or nvcc, over the public API (kfront/kfront.h).
+ *
+ *   kfront compile FILE.py [-k NAME]... [--sig SIG]... [--emit=kir|llvm|ptx] [-o OUT] [-O0..3]
+ *                  [--arch=sm_XX] [--backend=nvvm|llvm] [--bounds-check=on|off] [--pass-pipeline=P]
+ *                  [--fastmath] [--lineinfo] [--mlir-print-debuginfo]
+ *   kfront check FILE.py [-k NAME]... [--sig SIG]...   type-check and verify; print nothing on success
+ *   kfront run FILE.py -k NAME --grid .. --block .. ARG...   (tools/kfront_run.c)
+ *
+ * Exit status: 0 success, 1 any diagnostic, 2 usage error. Only argument handling lives here. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kfront/kfront.h"
+#include "kfront_tool.h"
+
+static void usage(FILE *f) {
+  fputs("usage: kfront compile FILE.py [options]     compile kernels to kir, LLVM IR or PTX\n"
+        "       kfront check FILE.py [options]       type-check kernels, print diagnostics only\n"
+        "       kfront run FILE.py -k NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] ARG...\n"
+        "compile options:\n"
+        "  -k NAME                 compile function NAME (repeatable; default: every eager kernel)\n"
+        "  --sig SIG               Numba signature for the -k functions, e.g. 'void(float32[:], int64)'\n"
+        "  --emit=kir|llvm|ptx     what to write (default: ptx)\n"
+        "  -o OUT                  output file (default: stdout)\n"
+        "  -O0 .. -O3              optimisation level (default: -O3)\n"
+        "  --arch=sm_XX            target GPU (default: the GPU present, else sm_90)\n"
+        "  --backend=nvvm|llvm     libNVVM (default) or LLVM's NVPTX target\n"
+        "  --bounds-check=on|off   guard array accesses (default: on; unproven checks stay)\n"
+        "  --pass-pipeline=P       kir passes after lowering (default: kfront's pipeline)\n"
+        "  --fastmath, --lineinfo  as numba's cuda.jit options\n"
+        "  --mlir-print-debuginfo  print op locations in --emit=kir output\n",
+        f);
+}
+
+static char *kfront_read_file(const char *path, size_t *len) {
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  for (;;) {
+    if (n == cap) buf = realloc(buf, cap *= 2);
+    size_t got = fread(buf + n, 1, cap - n, f);
+    if (got == 0) break;
+    n += got;
+  }
+  if (f != stdin) fclose(f);
+  *len = n;
+  return buf;
+}
+
+typedef enum { EMIT_KIR, EMIT_LLVM, EMIT_PTX } Emit;
+
+typedef struct {
+  const char *input, *output;
+  const char *kernels[64], *sigs[64];
+  unsigned nkernels, nsigs;
+  Emit emit;
+  kf_compile_options co;
+  kf_codegen_options cg;
+  unsigned print_flags;
+} CompileArgs;
+
+/* Returns 0 on success, 2 on a usage error (message printed). */
+static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
+  memset(a, 0, sizeof *a);
+  a->emit = EMIT_PTX;
+  kf_compile_options_init(&a->co);
+  kf_codegen_options_init(&a->cg);
+  for (int i = 0; i < argc; i++) {
+    const char *s = argv[i];
+    const char *v = NULL;
+#define TAKE(flag) ((strcmp(s, flag) == 0 && i + 1 < argc && (v = argv[++i])) || \
+                    (strncmp(s, flag "=", strlen(flag) + 1) == 0 && (v = s + strlen(flag) + 1)))
+    if (TAKE("-k")) {
+      if (a->nkernels == 64) return fprintf(stderr, "kfront: error: too many -k options\n"), 2;
+      a->kernels[a->nkernels++] = v;
+    } else if (TAKE("--sig")) {
+      if (a->nsigs == 64) return fprintf(stderr, "kfront: error: too many --sig options\n"), 2;
+      a->sigs[a->nsigs++] = v;
+    } else if (TAKE("--emit")) {
+      if (strcmp(v, "kir") == 0) a->emit = EMIT_KIR;
+      else if (strcmp(v, "llvm") == 0) a->emit = EMIT_LLVM;
+      else if (strcmp(v, "ptx") == 0) a->emit = EMIT_PTX;
+      else return fprintf(stderr, "kfront: error: --emit must be kir, llvm or ptx, not '%s'\n", v), 2;
+    } else if (TAKE("-o")) {
+      a->output = v;
+    } else if (strncmp(s, "-O", 2) == 0 && s[2] >= '0' && s[2] <= '3' && !s[3]) {
+      a->cg.opt_level = s[2] - '0';
+    } else if (TAKE("--arch")) {
+      unsigned sm;
+      if (sscanf(v, "sm_%u", &sm) != 1 || sm < 50 || sm > 200)
+        return fprintf(stderr, "kfront: error: --arch must look like sm_90, not '%s'\n", v), 2;
+      a->cg.arch = (int)sm;
+    } else if (TAKE("--backend")) {
+      if (strcmp(v, "nvvm") == 0) a->cg.backend = KF_BACKEND_NVVM;
+      else if (strcmp(v, "llvm") == 0) a->cg.backend = KF_BACKEND_LLVM;
+      else return fprintf(stderr, "kfront: error: --backend must be nvvm or llvm, not '%s'\n", v), 2;
+    } else if (TAKE("--bounds-check")) {
+      if (strcmp(v, "on") == 0) a->co.bounds_check = 1;
+      else if (strcmp(v, "off") == 0) a->co.bounds_check = 0;
+      else return fprintf(stderr, "kfront: error: --bounds-check must be on or off, not '%s'\n", v), 2;
+    } else if (TAKE("--pass-pipeline")) {
+      a->co.pipeline = v;
+    } else if (strcmp(s, "--fastmath") == 0) {
+      a->cg.fastmath = 1;
+    } else if (strcmp(s, "--lineinfo") == 0) {
+      a->cg.lineinfo = 1;
+    } else if (strcmp(s, "--mlir-print-debuginfo") == 0) {
+      a->print_flags |= KF_PRINT_DEBUG_INFO;
+    } else if (s[0] == '-' && s[1]) {
+      fprintf(stderr, "kfront: error: unknown option '%s'\n", s);
+      return 2;
+    } else if (!a->input) {
+      a->input = s;
+    } else {
+      fprintf(stderr, "kfront: error: more than one input file ('%s' and '%s')\n", a->input, s);
+      return 2;
+    }
+#undef TAKE
+  }
+  if (!a->input) {
+    fprintf(stderr, "kfront: error: no input file\n");
+    return 2;
+  }
+  if (a->nsigs && !a->nkernels) {
+    fprintf(stderr, "kfront: error: --sig needs -k NAME to say which function it types\n");
+    return 2;
+  }
+  a->co.kernels = a->kernels;
+  a->co.nkernels = a->nkernels;
+  a->co.signatures = a->sigs;
+  a->co.nsignatures = a->nsigs;
+  return 0;
+}
+
+static int compile_main(int argc, char **argv, int check_only) {
+  CompileArgs a;
+  int rc = parse_compile_args(argc, argv, &a);
+  if (rc) return rc;
+  size_t len;
+  char *text = kfront_read_file(a.input, &len);
+  if (!text) {
+    fprintf(stderr, "kfront: error: cannot read '%s': %s\n", a.input, strerror(errno));
+    return 1;
+  }
+  kf_context *ctx = kf_context_create();
+  kf_module *m = NULL;
+  char *out = NULL;
+  size_t out_len = 0;
+  kf_status st = kf_compile_source(ctx, strcmp(a.input, "-") == 0 ? "<stdin>" : a.input, text, len, &a.co, &m);
+  if (st == KF_OK && !check_only) {
+    if (a.emit == EMIT_KIR) st = kf_module_print(m, a.print_flags, &out, &out_len);
+    else if (a.emit == EMIT_LLVM) st = kf_module_emit_llvm(m, &a.cg, &out, &out_len);
+    else st = kf_module_emit_ptx(m, &a.cg, &out, &out_len);
+  }
+  fputs(kf_context_diagnostics(ctx), stderr);
+  if (st == KF_OK && out) {
+    FILE *f = a.output ? fopen(a.output, "wb") : stdout;
+    if (!f) {
+      fprintf(stderr, "kfront: error: cannot write '%s': %s\n", a.output, strerror(errno));
+      st = KF_ERROR_INVALID_INPUT;
+    } else {
+      fwrite(out, 1, out_len, f);
+      if (f != stdout) fclose(f);
+    }
+  }
+  kf_free(out);
+  kf_module_destroy(m);
+  kf_context_destroy(ctx);
+  free(text);
+  return st == KF_OK ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "compile") == 0) return compile_main(argc - 2, argv + 2, 0);
+  if (strcmp(cmd, "check") == 0) return compile_main(argc - 2, argv + 2, 1);
+  if (strcmp(cmd, "run") == 0) return kfront_run_main(argc - 1, argv + 1);
+  if (strcmp(cmd, "--version") == 0) {
+    printf("kfront %s\n", kf_version());
+    return 0;
+  }
+  if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  fprintf(stderr, "kfront: error: unknown command '%s' (expected compile, check or run)\n", cmd);
+  usage(stderr);
+  return 2;
+}
