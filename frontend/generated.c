@@ -1,9 +1,229 @@
-/* generated.c — placeholder, filled in below */
+/* generated.c — the kernels behind @vectorize, @guvectorize and @cuda.reduce.
+ *
+ * Each is written as a small Python template (below), parsed like user code, and compiled as an ordinary
+ * kernel whose names resolve in a scope of its own: `cuda`, `__op__` (the user's function, compiled as a
+ * device function for the signature, so that arguments are converted and the result has the declared
+ * type) and `__T__` (a result type). All ops and diagnostics of the template carry the location of the
+ * user's `def`; the user's function keeps its own locations. The kernel's symbol is the signature's
+ * (plain name, or mangled when several signatures are compiled), its `py_name` the Python name, and a
+ * `generated` attribute says which contract (compile.h) the host follows to launch it. */
+#include <stdio.h>
+#include <string.h>
+
 #include "frontend/fe.h"
+#include "frontend/parser.h"
+
+/* One element per thread over any length (grid-stride loop over n = out.shape[0]). */
+static void vectorize_text(StrBuf *b, const char *name, unsigned nin) {
+  sb_printf(b, "def %s(", name);
+  for (unsigned i = 0; i < nin; i++) sb_printf(b, "a%u, ", i);
+  sb_puts(b, "out):\n    for i in range(cuda.grid(1), out.shape[0], cuda.gridsize(1)):\n        out[i] = __op__(");
+  for (unsigned i = 0; i < nin; i++) sb_printf(b, "%sa%u[i]", i ? ", " : "", i);
+  sb_puts(b, ")\n");
+}
+
+/* One thread per index of the leading loop dimension; the user's function sees the core arrays as views. */
+static void guvectorize_text(StrBuf *b, const char *name, unsigned nargs) {
+  sb_printf(b, "def %s(", name);
+  for (unsigned i = 0; i < nargs; i++) sb_printf(b, "%sa%u", i ? ", " : "", i);
+  sb_puts(b, "):\n    for b in range(cuda.grid(1), a0.shape[0], cuda.gridsize(1)):\n        __op__(");
+  for (unsigned i = 0; i < nargs; i++) sb_printf(b, "%sa%u[b]", i ? ", " : "", i);
+  sb_puts(b, ")\n");
+}
+
+/* Per block: each thread folds a grid-stride slice of the input, then a tree in shared memory over the
+ * threads that had an element (a prefix of the block); thread 0 writes the block's value. */
+static const char reduce_body[] =
+    "    sm = cuda.shared.array(256, __T__)\n"
+    "    tid = cuda.threadIdx.x\n"
+    "    bs = cuda.blockDim.x\n"
+    "    base = cuda.blockIdx.x * bs\n"
+    "    n = inp.shape[0]\n"
+    "    i = base + tid\n"
+    "    if i < n:\n"
+    "        acc = inp[i]\n"
+    "        i += bs * cuda.gridDim.x\n"
+    "        while i < n:\n"
+    "            acc = __op__(acc, inp[i])\n"
+    "            i += bs * cuda.gridDim.x\n"
+    "        sm[tid] = acc\n"
+    "    cuda.syncthreads()\n"
+    "    m = min(n - base, bs)\n"
+    "    s = bs // 2\n"
+    "    while s > 0:\n"
+    "        if tid < s and tid + s < m:\n"
+    "            sm[tid] = __op__(sm[tid], sm[tid + s])\n"
+    "        cuda.syncthreads()\n"
+    "        s //= 2\n"
+    "    if tid == 0 and m > 0:\n"
+    "        out[cuda.blockIdx.x] = sm[0]\n";
+
+/* "(m,n),(n)->(m)": the number of core dimensions of each argument, inputs then outputs. */
+static bool parse_layout(const char *s, unsigned *dims, unsigned max, unsigned *nargs, unsigned *nin) {
+  *nargs = 0;
+  *nin = 0;
+  bool outputs = false;
+  const char *p = s;
+  for (;;) {
+    while (*p == ' ') p++;
+    if (*p != '(') return false;
+    p++;
+    unsigned d = 0;
+    bool any = false;
+    for (;;) {
+      while (*p == ' ') p++;
+      if (*p == ')') break;
+      if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' || (*p >= '0' && *p <= '9'))) return false;
+      while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' || (*p >= '0' && *p <= '9')) p++;
+      d++;
+      any = true;
+      while (*p == ' ') p++;
+      if (*p == ',') p++;
+      else if (*p != ')') return false;
+    }
+    (void)any;
+    p++;
+    if (*nargs == max) return false;
+    dims[(*nargs)++] = d;
+    if (!outputs) (*nin)++;
+    while (*p == ' ') p++;
+    if (*p == ',') {
+      p++;
+      continue;
+    }
+    if (p[0] == '-' && p[1] == '>' && !outputs) {
+      outputs = true;
+      p += 2;
+      continue;
+    }
+    break;
+  }
+  while (*p == ' ') p++;
+  return *p == 0 && outputs;
+}
 
 bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
-  (void)sig;
-  (void)sym;
-  fe_error(fe, fn->loc, "generated kernels are not implemented yet");
-  return false;
+  IrContext *ctx = fe->ctx;
+  unsigned nparams = fn->def->funcdef.params.n;
+  if (sig->nargs != nparams) {
+    fe_error(fe, sig->loc, "signature has %u argument%s but '%s' takes %u", sig->nargs, sig->nargs == 1 ? "" : "s",
+             fn->name, nparams);
+    return false;
+  }
+  Type *kparams[64];
+  unsigned nk = 0;
+  StrBuf text;
+  sb_init(&text);
+  FeSig *dsig = ARENA_NEW(&fe->arena, FeSig);
+  *dsig = *sig;
+  Type *result_type = NULL;
+  switch (fn->kind) {
+  case FN_VECTORIZE:
+    if (!sig->has_ret || !sig->ret || !ty_is_scalar(sig->ret)) {
+      fe_error(fe, sig->loc, "a @vectorize signature needs a scalar return type, such as 'float32(float32)'");
+      return false;
+    }
+    for (unsigned i = 0; i < sig->nargs; i++) {
+      if (!ty_is_scalar(sig->args[i])) {
+        fe_error(fe, sig->loc, "@vectorize signatures take scalar arguments, not %s", nb_type_str(&fe->arena, sig->args[i]));
+        return false;
+      }
+      kparams[nk++] = ty_array(ctx, sig->args[i], 1, LAYOUT_A);
+    }
+    kparams[nk++] = ty_array(ctx, sig->ret, 1, LAYOUT_A);
+    vectorize_text(&text, sym, sig->nargs);
+    break;
+  case FN_GUVECTORIZE: {
+    if (sig->has_ret && sig->ret) {
+      fe_error(fe, sig->loc, "a @guvectorize signature returns void: outputs are arguments");
+      return false;
+    }
+    unsigned dims[64], nargs, nin;
+    if (!fn->gu_layout || !parse_layout(fn->gu_layout, dims, 64, &nargs, &nin)) {
+      if (fn->gu_layout) fe_error(fe, fn->gu_layout_loc, "cannot read the layout '%s' (expected e.g. \"(m,n),(n)->(m)\")", fn->gu_layout);
+      return false;
+    }
+    if (nargs != sig->nargs) {
+      fe_error(fe, fn->gu_layout_loc, "the layout '%s' names %u arguments but the signature has %u", fn->gu_layout, nargs,
+               sig->nargs);
+      return false;
+    }
+    for (unsigned i = 0; i < nargs; i++) {
+      Type *t = sig->args[i];
+      unsigned r = t->kind == TY_ARRAY ? t->rank : 0;
+      if ((t->kind != TY_ARRAY && !ty_is_scalar(t)) || r != dims[i]) {
+        fe_error(fe, fn->gu_layout_loc, "argument %u is %s but the layout '%s' gives it %u dimension%s", i + 1,
+                 nb_type_str(&fe->arena, t), fn->gu_layout, dims[i], dims[i] == 1 ? "" : "s");
+        return false;
+      }
+      if (i >= nin && r == 0) {
+        fe_error(fe, fn->gu_layout_loc, "output %u of '%s' is a scalar: kfront needs outputs to be arrays", i + 1 - nin,
+                 fn->name);
+        return false;
+      }
+      kparams[nk++] = ty_array(ctx, t->kind == TY_ARRAY ? t->elem : t, r + 1, LAYOUT_A);
+    }
+    dsig->has_ret = false;
+    dsig->ret = NULL;
+    guvectorize_text(&text, sym, nargs);
+    break;
+  }
+  case FN_REDUCE:
+    if (nparams != 2 || !sig->has_ret || !sig->ret || !ty_is_scalar(sig->ret) || !ty_is_scalar(sig->args[0]) ||
+        sig->args[0] != sig->args[1]) {
+      fe_error(fe, sig->loc, "a @cuda.reduce function takes two values of one scalar type and returns a scalar, e.g. "
+                             "'float32(float32, float32)'");
+      return false;
+    }
+    kparams[nk++] = ty_array(ctx, sig->args[0], 1, LAYOUT_A);
+    kparams[nk++] = ty_array(ctx, sig->ret, 1, LAYOUT_A);
+    result_type = sig->ret;
+    sb_printf(&text, "def %s(inp, out):\n%s", sym, reduce_body);
+    break;
+  default: return false;
+  }
+  /* the user's function, as a device function with this one signature */
+  FeFunc *dev = ARENA_NEW(&fe->arena, FeFunc);
+  *dev = *fn;
+  dev->kind = FN_DEVICE;
+  dev->lazy = false;
+  dev->sigs = dsig;
+  dev->nsigs = 1;
+  dev->insts = NULL;
+  dev->analysed = false;
+  dev->name = arena_printf(&fe->arena, "%s__core", sym);
+  fe_add_func(fe, dev);
+  /* the kernel template */
+  char *src = arena_strdup(&fe->arena, sb_cstr(&text));
+  size_t len = text.len;
+  sb_free(&text);
+  const char *gname = arena_printf(&fe->arena, "<%s %s>", fn->kind == FN_REDUCE ? "cuda.reduce" : fn->kind == FN_VECTORIZE ? "vectorize" : "guvectorize", fn->name);
+  PyModule *pm = parse_module(&fe->arena, fe->diag, gname, src, len);
+  diag_remove_source(fe->diag, src);
+  if (!pm || pm->body.n != 1 || pm->body.items[0]->kind != ST_FUNCDEF) return false;
+  FeFunc *k = ARENA_NEW(&fe->arena, FeFunc);
+  k->def = pm->body.items[0];
+  k->name = fn->name;
+  k->kind = FN_TEMPLATE;
+  k->loc = fn->loc;
+  k->user = fn;
+  k->fastmath = k->debug = k->lineinfo = k->opt = k->cache = -1;
+  k->scope = ARENA_NEW(&fe->arena, StrMap);
+  strmap_init(k->scope);
+  FeVal *cuda = ARENA_NEW(&fe->arena, FeVal), *op = ARENA_NEW(&fe->arena, FeVal), *tt = ARENA_NEW(&fe->arena, FeVal);
+  *cuda = (FeVal){.kind = FV_PATH};
+  cuda->str.s = "numba.cuda";
+  cuda->str.len = strlen("numba.cuda");
+  *op = (FeVal){.kind = FV_FUNC, .func = dev};
+  *tt = (FeVal){.kind = FV_NTYPE, .type = result_type};
+  strmap_put(k->scope, "cuda", cuda);
+  strmap_put(k->scope, "__op__", op);
+  if (result_type) strmap_put(k->scope, "__T__", tt);
+  fe_add_func(fe, k);
+  FeVal params[64];
+  for (unsigned i = 0; i < nk; i++) params[i] = lower_param_shape(kparams[i]);
+  FeInst *inst = lower_function(fe, k, params, nk, sym, true, false);
+  strmap_free(k->scope);
+  if (inst && inst->op) inst->requested = true;
+  return inst && inst->op;
 }

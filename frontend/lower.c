@@ -2007,7 +2007,7 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
           else if (c == CONV_SAFE) rate[1]++;
           else if (c == CONV_PROMOTE) rate[2]++;
         } else {
-          Type *t = fv_type(L, &args[i]);
+          Type *t = args[i].kind == FV_VIEW ? args[i].type : fv_type(L, &args[i]);
           ok = t && (t == want || (t->kind == TY_ARRAY && want->kind == TY_ARRAY && want->layout == LAYOUT_A &&
                                    t->elem == want->elem && t->rank == want->rank));
         }
@@ -2031,9 +2031,7 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
   StrBuf key;
   sb_init(&key);
   for (unsigned i = 0; i < np; i++) {
-    if (sig && sig->args[i]->kind == TY_ARRAY) {
-      shapes[i] = val(sig->args[i], NULL);
-    } else if (!arg_shape(L, &args[i], &shapes[i], arg_loc(e, i))) {
+    if (!arg_shape(L, &args[i], &shapes[i], arg_loc(e, i))) {
       sb_free(&key);
       return poison();
     }
@@ -2477,6 +2475,7 @@ static void assign_target_iv(Lower *L, const LoopSpec *ls, Value *iv) {
 }
 
 static Value *range_test(Lower *L, const LoopSpec *ls, Value *iv) {
+  if (ls->stepv.nonneg && !ls->stepv.is_const) return ib_cmpi(&L->b, "slt", iv, ls->ub);
   if (ls->stepv.is_const) return ib_cmpi(&L->b, ls->stepv.c.i > 0 ? "slt" : "sgt", iv, ls->ub);
   Value *up = ib_cmpi(&L->b, "slt", iv, ls->ub), *down = ib_cmpi(&L->b, "sgt", iv, ls->ub);
   Value *pos = ib_cmpi(&L->b, "sgt", ls->step, ib_const_int(&L->b, ty_i64(L->ctx), 0));
@@ -2523,7 +2522,11 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     if (ls->kind == LOOP_WHILE_RANGE) carry[ivvar] = true;
   }
   Type **T = ARENA_ARRAY(&L->fe->arena, Type *, nv);
-  for (unsigned i = 0; i < nv; i++) T[i] = carry[i] && env0[i].kind != FV_UNDEF ? fv_type(L, &env0[i]) : NULL;
+  bool *NN = ARENA_ARRAY(&L->fe->arena, bool, nv); /* integers assumed >= 0 at the loop head (verified) */
+  for (unsigned i = 0; i < nv; i++) {
+    T[i] = carry[i] && env0[i].kind != FV_UNDEF ? fv_type(L, &env0[i]) : NULL;
+    NN[i] = carry[i] && env0[i].kind == FV_VAL && env0[i].nonneg && T[i] && T[i]->kind == TY_INT;
+  }
   if (wform && ls->has_break) T[L->v_brk] = i1;
   if (wform && ls->has_ret) T[L->v_ret] = i1;
 
@@ -2580,7 +2583,10 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
       ib_set_end(&L->b, before);
       unsigned pos = 0;
       for (unsigned i = 0; i < nv; i++)
-        if (carry[i] && T[i]) L->env[i] = unflatten(L, T[i], before->args, &pos);
+        if (carry[i] && T[i]) {
+          L->env[i] = unflatten(L, T[i], before->args, &pos);
+          L->env[i].nonneg = NN[i];
+        }
       L->loop = &lc;
       at(L, s->loc);
       FeVal go = cbool(L, true);
@@ -2609,7 +2615,10 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     env_set(L, env0);
     unsigned pos = 0;
     for (unsigned i = 0; i < nv; i++)
-      if (carry[i] && T[i]) L->env[i] = unflatten(L, T[i], body->args + first_arg, &pos);
+      if (carry[i] && T[i]) {
+        L->env[i] = unflatten(L, T[i], body->args + first_arg, &pos);
+        L->env[i].nonneg = NN[i];
+      }
     if (wform) {
       L->env[L->v_brk] = cbool(L, false);
       if (ls->has_ret) L->env[L->v_ret] = cbool(L, false);
@@ -2639,6 +2648,10 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
       if (!carry[i]) continue;
       FeVal *x = &env_end[i];
       if (x->kind == FV_UNDEF || x->kind == FV_POISON) continue;
+      if (NN[i] && !x->nonneg) {
+        NN[i] = false;
+        changed = true;
+      }
       Type *xt = fv_type(L, x);
       if (!xt) {
         lerr(L, s->loc, "'%s' cannot be carried around a loop: it holds %s", var_name(L, i), vname(L, x));
@@ -2691,8 +2704,12 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   for (unsigned i = 0; i < op->nresults && i < MAX_FLAT; i++) res[i] = op_result(op, i);
   unsigned pos = 0;
   for (unsigned i = 0; i < nv; i++) {
-    if (carry[i] && T[i]) L->env[i] = unflatten(L, T[i], res, &pos);
-    else if (i < nl && assigned[i]) L->env[i] = (FeVal){.kind = FV_UNDEF};
+    if (carry[i] && T[i]) {
+      L->env[i] = unflatten(L, T[i], res, &pos);
+      L->env[i].nonneg = NN[i];
+    } else if (i < nl && assigned[i]) {
+      L->env[i] = (FeVal){.kind = FV_UNDEF};
+    }
   }
   if (ls->kind == LOOP_WHILE_RANGE) {
     L->env[ivvar] = (FeVal){.kind = FV_UNDEF};
@@ -2750,7 +2767,8 @@ static void lower_for(Lower *L, const PyStmt *s) {
       lerr(L, arg_loc(it, 2), "range() arg 3 must not be zero");
       return;
     }
-    ls.iv_nonneg = ls.ivt->is_unsigned || (step.is_const && step.c.i > 0 && start.nonneg) ||
+    /* a step known to be >= 0 is > 0: range() rejects 0 */
+    ls.iv_nonneg = ls.ivt->is_unsigned || (((step.is_const && step.c.i > 0) || step.nonneg) && start.nonneg) ||
                    (step.is_const && step.c.i < 0 && stop.is_const && stop.c.i >= -1);
   } else {
     FeVal seq = it->kind == EX_CALL ? lower_call(L, it) : lower_expr(L, it);
