@@ -1,0 +1,491 @@
+/* runtime_gpu_fake.c — the GPU launch path without a GPU: a fake driver table (rt_cuda_install) whose
+ * "device memory" is host memory and whose cuLaunchKernel runs the test's kernels in C from the packed
+ * parameters. So the real code is exercised end to end: PTX from the backend loaded through
+ * cuModuleLoadDataEx (and its JIT log on failure), parameters packed per abi.h (checked by the results),
+ * host arrays copied in and back with their temporaries freed, the __kf_error record read after the launch,
+ * turned into the located IndexError, reset, and a launch after it working; the kernel's own thread limit,
+ * dynamic shared memory opt-in, asynchronous launches reporting at synchronisation, and a kernel loaded from
+ * a disk-cache entry without compiling anything. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kfront/abi.h"
+#include "kfront/kfront.h"
+#include "runtime/cache.h"
+#include "runtime/cuda_driver.h"
+#include "runtime_test.h"
+
+/* ---- the fake driver ----------------------------------------------------------------------------- */
+
+typedef struct FakeFunction {
+  char name[64];
+} FakeFunction;
+
+typedef struct FakeModule {
+  char *ptx;
+  FakeFunction fns[8];
+  unsigned nfns;
+  unsigned char strings[256];
+  size_t nstrings;
+} FakeModule;
+
+static struct {
+  kf_error_record rec;  /* __kf_error of every module (one module launched at a time in these tests) */
+  int allocs, frees, loads, unloads, launches, sets;
+  int fail_load, fail_launch;
+  int func_max_threads;
+  int dyn_attr;
+  unsigned last_grid[3], last_block[3], last_shared;
+} fake;
+
+static CUresult f_init(unsigned flags) { return CUDA_SUCCESS; }
+static CUresult f_version(int *v) { *v = 12080; return CUDA_SUCCESS; }
+static CUresult f_errname(CUresult r, const char **s) {
+  switch (r) {
+  case CUDA_ERROR_INVALID_VALUE: *s = "CUDA_ERROR_INVALID_VALUE"; return CUDA_SUCCESS;
+  case CUDA_ERROR_INVALID_PTX: *s = "CUDA_ERROR_INVALID_PTX"; return CUDA_SUCCESS;
+  case CUDA_ERROR_NOT_FOUND: *s = "CUDA_ERROR_NOT_FOUND"; return CUDA_SUCCESS;
+  default: return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+static CUresult f_errstring(CUresult r, const char **s) {
+  switch (r) {
+  case CUDA_ERROR_INVALID_VALUE: *s = "invalid argument"; return CUDA_SUCCESS;
+  case CUDA_ERROR_INVALID_PTX: *s = "a PTX JIT compilation failed"; return CUDA_SUCCESS;
+  case CUDA_ERROR_NOT_FOUND: *s = "named symbol not found"; return CUDA_SUCCESS;
+  default: return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+static CUresult f_count(int *n) { *n = 1; return CUDA_SUCCESS; }
+static CUresult f_get(CUdevice *d, int i) { *d = i; return i == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
+static CUresult f_name(char *s, int n, CUdevice d) { snprintf(s, (size_t)n, "Fake GPU"); return CUDA_SUCCESS; }
+static CUresult f_attr(int *v, int a, CUdevice d) {
+  switch (a) {
+  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *v = 1024; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *v = 64; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *v = 2147483647; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = 49152; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
+  case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *v = 32; break;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 132; break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
+  default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+static CUcontext the_ctx = (CUcontext)0x1234;
+static CUresult f_retain(CUcontext *c, CUdevice d) { *c = the_ctx; return CUDA_SUCCESS; }
+static CUresult f_release(CUdevice d) { return CUDA_SUCCESS; }
+static CUresult f_setcur(CUcontext c) { return c == the_ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
+static CUresult f_sync(void) { return CUDA_SUCCESS; }
+
+/* Parses "__kf_error_strings[N] = {a, b, ...}" out of the PTX. */
+static void parse_strings(FakeModule *m) {
+  const char *p = strstr(m->ptx, "__kf_error_strings[");
+  if (!p) return;
+  size_t n = strtoul(p + 19, NULL, 10);
+  if (n > sizeof m->strings) n = sizeof m->strings;
+  m->nstrings = n;
+  const char *q = strchr(p, '{');
+  for (size_t i = 0; q && i < n; i++) {
+    char *end;
+    long v = strtol(q + 1, &end, 10);
+    if (end == q + 1) break;
+    m->strings[i] = (unsigned char)v;
+    q = strchr(end, ',');
+  }
+}
+
+static CUresult f_load(CUmodule *mod, const void *image, unsigned nopts, int *opts, void **vals) {
+  if (fake.fail_load) {
+    for (unsigned i = 0; i < nopts; i++)
+      if (opts[i] == CU_JIT_ERROR_LOG_BUFFER)
+        snprintf(vals[i], (size_t)(uintptr_t)vals[i + 1], "ptxas application ptx input, line 7; fatal   : Parsing error near 'bogus'");
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  FakeModule *m = calloc(1, sizeof *m);
+  m->ptx = strdup(image);
+  parse_strings(m);
+  fake.loads++;
+  *mod = (CUmodule)m;
+  return CUDA_SUCCESS;
+}
+static CUresult f_unload(CUmodule mod) {
+  FakeModule *m = (FakeModule *)mod;
+  free(m->ptx);
+  free(m);
+  fake.unloads++;
+  return CUDA_SUCCESS;
+}
+static CUresult f_getfn(CUfunction *fn, CUmodule mod, const char *name) {
+  FakeModule *m = (FakeModule *)mod;
+  char pattern[80];
+  snprintf(pattern, sizeof pattern, ".entry %s(", name);
+  if (!strstr(m->ptx, pattern) || m->nfns == 8) return CUDA_ERROR_NOT_FOUND;
+  FakeFunction *f = &m->fns[m->nfns++];
+  snprintf(f->name, sizeof f->name, "%s", name);
+  *fn = (CUfunction)f;
+  return CUDA_SUCCESS;
+}
+static CUresult f_getglobal(CUdeviceptr *p, size_t *bytes, CUmodule mod, const char *name) {
+  FakeModule *m = (FakeModule *)mod;
+  if (!strcmp(name, KF_ERROR_RECORD_SYMBOL) && strstr(m->ptx, KF_ERROR_RECORD_SYMBOL "[")) {
+    *p = (CUdeviceptr)(uintptr_t)&fake.rec;
+    if (bytes) *bytes = sizeof fake.rec;
+    return CUDA_SUCCESS;
+  }
+  if (!strcmp(name, KF_ERROR_STRINGS_SYMBOL) && m->nstrings) {
+    *p = (CUdeviceptr)(uintptr_t)m->strings;
+    if (bytes) *bytes = m->nstrings;
+    return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_NOT_FOUND;
+}
+static CUresult f_fnattr(int *v, int a, CUfunction fn) {
+  FakeFunction *f = (FakeFunction *)fn;
+  if (a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) *v = !strcmp(f->name, "scale__f32") ? fake.func_max_threads : 1024;
+  else if (a == CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) *v = !strcmp(f->name, "tiled") ? 16384 : 0;
+  else return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+static CUresult f_setattr(CUfunction fn, int a, int v) {
+  if (a != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) return CUDA_ERROR_INVALID_VALUE;
+  fake.dyn_attr = v;
+  fake.sets++;
+  return CUDA_SUCCESS;
+}
+
+/* Runs the test kernels in C over every thread, from the packed parameters (abi.h). */
+static CUresult f_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                         unsigned shared, CUstream s, void **params, void **extra) {
+  if (fake.fail_launch) return CUDA_ERROR_INVALID_VALUE;
+  FakeFunction *f = (FakeFunction *)fn;
+  fake.launches++;
+  fake.last_grid[0] = gx, fake.last_grid[1] = gy, fake.last_grid[2] = gz;
+  fake.last_block[0] = bx, fake.last_block[1] = by, fake.last_block[2] = bz;
+  fake.last_shared = shared;
+  int64_t threads = (int64_t)gx * bx;
+  if (!strcmp(f->name, "foo_grid")) {
+    char *in = *(char **)params[0];
+    int64_t n = *(int64_t *)params[1], sin = *(int64_t *)params[2];
+    char *out = *(char **)params[3];
+    int64_t m = *(int64_t *)params[4], sout = *(int64_t *)params[5];
+    for (int64_t i = 0; i < threads; i++) {
+      if (i >= n || i >= m) {
+        if (fake.rec.flag == KF_ERROR_NONE)
+          fake.rec = (kf_error_record){.flag = KF_ERROR_BOUNDS, .kernel_id = 0, .line = 23, .col = 5, .axis = 0,
+                                       .file_id = 0, .index = i, .extent = i >= n ? n : m};
+        continue;
+      }
+      *(double *)(out + i * sout) = (double)*(int64_t *)(in + i * sin);
+    }
+  } else if (!strcmp(f->name, "scale__f32")) {
+    char *a = *(char **)params[0];
+    int64_t n = *(int64_t *)params[1], st = *(int64_t *)params[2];
+    int32_t k = *(int32_t *)params[3];
+    for (int64_t i = 0; i < threads && i < n; i++) *(float *)(a + i * st) *= (float)k;
+  }
+  return CUDA_SUCCESS;
+}
+static CUresult f_alloc(CUdeviceptr *p, size_t n) {
+  void *h = malloc(n);
+  if (!h) return CUDA_ERROR_OUT_OF_MEMORY;
+  fake.allocs++;
+  *p = (CUdeviceptr)(uintptr_t)h;
+  return CUDA_SUCCESS;
+}
+static CUresult f_free(CUdeviceptr p) { fake.frees++; free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
+static CUresult f_htod(CUdeviceptr d, const void *s, size_t n) { memcpy((void *)(uintptr_t)d, s, n); return CUDA_SUCCESS; }
+static CUresult f_dtoh(void *d, CUdeviceptr s, size_t n) { memcpy(d, (void *)(uintptr_t)s, n); return CUDA_SUCCESS; }
+static CUresult f_dtod(CUdeviceptr d, CUdeviceptr s, size_t n) { memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n); return CUDA_SUCCESS; }
+static CUresult f_htod_a(CUdeviceptr d, const void *s, size_t n, CUstream st) { return f_htod(d, s, n); }
+static CUresult f_dtoh_a(void *d, CUdeviceptr s, size_t n, CUstream st) { return f_dtoh(d, s, n); }
+static CUresult f_dtod_a(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) { return f_dtod(d, s, n); }
+static CUresult f_memset(CUdeviceptr d, unsigned char v, size_t n) { memset((void *)(uintptr_t)d, v, n); return CUDA_SUCCESS; }
+static CUresult f_memset_a(CUdeviceptr d, unsigned char v, size_t n, CUstream s) { return f_memset(d, v, n); }
+static CUresult f_screate(CUstream *s, unsigned flags) { *s = (CUstream)malloc(1); return CUDA_SUCCESS; }
+static CUresult f_sdestroy(CUstream s) { free(s); return CUDA_SUCCESS; }
+static CUresult f_ssync(CUstream s) { return CUDA_SUCCESS; }
+static CUresult f_ecreate(CUevent *e, unsigned flags) { *e = (CUevent)calloc(1, sizeof(int)); return CUDA_SUCCESS; }
+static CUresult f_erecord(CUevent e, CUstream s) { (*(int *)e)++; return CUDA_SUCCESS; }
+static CUresult f_esync(CUevent e) { return CUDA_SUCCESS; }
+static CUresult f_elapsed(float *ms, CUevent a, CUevent b) { *ms = 1.5f; return CUDA_SUCCESS; }
+static CUresult f_edestroy(CUevent e) { free(e); return CUDA_SUCCESS; }
+
+static void install_fake(void) {
+  RtCuda t = {
+      .cuInit = f_init, .cuDriverGetVersion = f_version, .cuGetErrorName = f_errname, .cuGetErrorString = f_errstring,
+      .cuDeviceGetCount = f_count, .cuDeviceGet = f_get, .cuDeviceGetName = f_name, .cuDeviceGetAttribute = f_attr,
+      .cuDevicePrimaryCtxRetain = f_retain, .cuDevicePrimaryCtxRelease = f_release, .cuCtxSetCurrent = f_setcur,
+      .cuCtxSynchronize = f_sync, .cuModuleLoadDataEx = f_load, .cuModuleUnload = f_unload,
+      .cuModuleGetFunction = f_getfn, .cuModuleGetGlobal = f_getglobal, .cuFuncGetAttribute = f_fnattr,
+      .cuFuncSetAttribute = f_setattr, .cuLaunchKernel = f_launch, .cuMemAlloc = f_alloc, .cuMemFree = f_free,
+      .cuMemcpyHtoD = f_htod, .cuMemcpyDtoH = f_dtoh, .cuMemcpyDtoD = f_dtod, .cuMemcpyHtoDAsync = f_htod_a,
+      .cuMemcpyDtoHAsync = f_dtoh_a, .cuMemcpyDtoDAsync = f_dtod_a, .cuMemsetD8 = f_memset,
+      .cuMemsetD8Async = f_memset_a, .cuStreamCreate = f_screate, .cuStreamDestroy = f_sdestroy,
+      .cuStreamSynchronize = f_ssync, .cuEventCreate = f_ecreate, .cuEventRecord = f_erecord,
+      .cuEventSynchronize = f_esync, .cuEventElapsedTime = f_elapsed, .cuEventDestroy = f_edestroy,
+  };
+  rt_cuda_install(&t);
+}
+
+/* ---- the kernels ------------------------------------------------------------------------------------ */
+
+#define GRID1                                                                   \
+  "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"                           \
+  "  %bx = gpu.block_id() {dim = 0} : () -> (i32)\n"                            \
+  "  %bw = gpu.block_dim() {dim = 0} : () -> (i32)\n"                           \
+  "  %g0 = arith.muli(%bx, %bw) : (i32, i32) -> (i32)\n"                        \
+  "  %g1 = arith.addi(%g0, %tx) : (i32, i32) -> (i32)\n"                        \
+  "  %i = arith.extsi(%g1) : (i32) -> (i64)\n"
+
+static const char *KIR =
+    "func.func() ({\n"
+    "^bb0(%in: array<i64, 1, A>, %out: array<f64, 1, A>):\n" GRID1
+    "  %n = mem.dim(%in) {axis = 0} : (array<i64, 1, A>) -> (i64)\n"
+    "  check.bounds(%i, %n) {axis = 0} : (i64, i64) -> () loc(\"s000_kernels.py\":23:5)\n"
+    "  %v = mem.load(%in, %i) : (array<i64, 1, A>, i64) -> (i64)\n"
+    "  %f = arith.sitofp(%v) : (i64) -> (f64)\n"
+    "  %m = mem.dim(%out) {axis = 0} : (array<f64, 1, A>) -> (i64)\n"
+    "  check.bounds(%i, %m) {axis = 0} : (i64, i64) -> () loc(\"s000_kernels.py\":23:5)\n"
+    "  mem.store(%f, %out, %i) : (f64, array<f64, 1, A>, i64) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @foo_grid, function_type = (array<i64, 1, A>, array<f64, 1, A>) -> (), kernel} : () -> ()\n"
+    "\n"
+    "func.func() ({\n"
+    "^bb0(%a: array<f32, 1, C>, %s: i32):\n" GRID1
+    "  %n = mem.dim(%a) {axis = 0} : (array<f32, 1, C>) -> (i64)\n"
+    "  %ok = arith.cmpi(%i, %n) {pred = \"slt\"} : (i64, i64) -> (i1)\n"
+    "  scf.if(%ok) ({\n"
+    "    %v = mem.load(%a, %i) : (array<f32, 1, C>, i64) -> (f32)\n"
+    "    %sf = arith.sitofp(%s) : (i32) -> (f32)\n"
+    "    %w = arith.mulf(%v, %sf) : (f32, f32) -> (f32)\n"
+    "    mem.store(%w, %a, %i) : (f32, array<f32, 1, C>, i64) -> ()\n"
+    "    scf.yield() : () -> ()\n"
+    "  }, {\n"
+    "    scf.yield() : () -> ()\n"
+    "  }) : (i1) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @scale__f32, function_type = (array<f32, 1, C>, i32) -> (), kernel} : () -> ()\n";
+
+static kf_arg array_arg(void *data, kf_dtype t, unsigned ndim, const int64_t *shape, char order) {
+  kf_array a;
+  kf_array_init(&a, data, KF_MEMORY_HOST, t, ndim, shape, order);
+  return kf_arg_array(&a);
+}
+
+static void test_gpu_path(void) {
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.disk_cache = 0;
+  kf_runtime *rt = NULL;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK && rt && kf_runtime_get_mode(rt) == KF_RUNTIME_GPU);
+  if (!rt) {
+    fputs(kf_context_diagnostics(ctx), stderr);
+    return;
+  }
+  CHECK(strcmp(kf_runtime_describe(rt), "GPU 0: Fake GPU (sm_90, 132 SMs)") == 0);
+  kf_module *m = NULL;
+  CHECK(kf_module_parse(ctx, "kernels.kir", KIR, strlen(KIR), &m) == KF_OK);
+  kf_program *p = NULL;
+  CHECK(kf_program_from_module(rt, m, &p) == KF_OK);
+
+  int64_t in[10];
+  double out[10];
+  for (int i = 0; i < 10; i++) in[i] = i * 3, out[i] = -1;
+  int64_t n10[1] = {10};
+  kf_arg args[2] = {array_arg(in, KF_INT64, 1, n10, 'C'), array_arg(out, KF_FLOAT64, 1, n10, 'C')};
+  kf_kernel *k = NULL;
+  CHECK(kf_program_get_kernel(p, "foo_grid", args, 2, &k) == KF_OK && k);
+  if (!k) {
+    fputs(kf_context_diagnostics(ctx), stderr);
+    return;
+  }
+  CHECK(fake.loads == 1);
+
+  /* 32 threads over 10 elements: results copied back, the record read, reported and reset */
+  unsigned g[3] = {1, 1, 1}, b32[3] = {32, 1, 1}, b10[3] = {10, 1, 1};
+  int allocs0 = fake.allocs;
+  CHECK(kf_launch(k, g, b32, 0, NULL, args, 2) == KF_ERROR_OUT_OF_BOUNDS);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx),
+                 "s000_kernels.py:23:5: error: IndexError: index 10 is out of bounds for axis 0 with size 10 "
+                 "(kernel foo_grid, s000_kernels.py:23:5)");
+  CHECK(fake.rec.flag == KF_ERROR_NONE && fake.rec.index == 0);  /* reset */
+  for (int i = 0; i < 10; i++) CHECK(out[i] == i * 3);
+  CHECK(fake.allocs == allocs0 + 2 && fake.frees == fake.allocs);  /* temporaries freed */
+  CHECK(fake.last_block[0] == 32 && fake.last_grid[0] == 1);
+  kf_context_clear_diagnostics(ctx);
+  for (int i = 0; i < 10; i++) out[i] = 0;
+  CHECK(kf_launch(k, g, b10, 0, NULL, args, 2) == KF_OK);
+  for (int i = 0; i < 10; i++) CHECK(out[i] == i * 3);
+  CHECK(kf_context_error_count(ctx) == 0);
+
+  /* a strided host view (every other element of 20, reversed) keeps its strides on the device */
+  int64_t big[20];
+  for (int i = 0; i < 20; i++) big[i] = 100 + i;
+  kf_arg view = array_arg(&big[18], KF_INT64, 1, n10, 'C');
+  view.array.strides[0] = -16;
+  kf_arg vargs[2] = {view, args[1]};
+  kf_kernel *kv = NULL;
+  CHECK(kf_program_get_kernel(p, "foo_grid", vargs, 2, &kv) == KF_OK && kv);  /* another argument signature, */
+  CHECK(kv && strcmp(kf_kernel_signature(kv), kf_kernel_signature(k)) == 0); /* the same specialisation */
+  CHECK(kf_launch(k, g, b10, 0, NULL, vargs, 2) == KF_OK);
+  for (int i = 0; i < 10; i++) CHECK(out[i] == 118 - 2 * i);
+
+  /* device arrays: the launch is asynchronous; the IndexError comes at the synchronisation */
+  void *din, *dout;
+  CHECK(kf_device_alloc(rt, sizeof in, &din) == KF_OK && kf_device_alloc(rt, sizeof out, &dout) == KF_OK);
+  CHECK(kf_memcpy_to_device(rt, din, in, sizeof in, NULL) == KF_OK);
+  kf_array ain, aout;
+  kf_array_init(&ain, din, KF_MEMORY_DEVICE, KF_INT64, 1, n10, 'C');
+  kf_array_init(&aout, dout, KF_MEMORY_DEVICE, KF_FLOAT64, 1, n10, 'C');
+  kf_arg dev[2] = {kf_arg_array(&ain), kf_arg_array(&aout)};
+  CHECK(kf_launch(k, g, b32, 0, NULL, dev, 2) == KF_OK);
+  CHECK(fake.rec.flag == KF_ERROR_BOUNDS);
+  CHECK(kf_runtime_synchronize(rt) == KF_ERROR_OUT_OF_BOUNDS);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "IndexError: index 10 is out of bounds for axis 0 with size 10");
+  CHECK(fake.rec.flag == KF_ERROR_NONE);
+  CHECK(kf_runtime_synchronize(rt) == KF_OK);  /* reported once */
+  kf_context_clear_diagnostics(ctx);
+  double back[10];
+  CHECK(kf_memcpy_to_host(rt, back, dout, sizeof back, NULL) == KF_OK);
+  for (int i = 0; i < 10; i++) CHECK(back[i] == i * 3);
+  kf_event *e0, *e1;
+  float ms = 0;
+  CHECK(kf_event_create(rt, &e0) == KF_OK && kf_event_create(rt, &e1) == KF_OK);
+  CHECK(kf_event_record(e0, NULL) == KF_OK && kf_event_record(e1, NULL) == KF_OK && kf_event_synchronize(e1) == KF_OK);
+  CHECK(kf_event_elapsed_ms(e0, e1, &ms) == KF_OK && ms == 1.5f);
+  kf_event_destroy(e0);
+  kf_event_destroy(e1);
+
+  /* scalars converted to the parameter type (int32), the kernel's own thread limit, dynamic shared memory */
+  float fa[5] = {1, 2, 3, 4, 5};
+  int64_t n5[1] = {5};
+  kf_arg fargs[2] = {array_arg(fa, KF_FLOAT32, 1, n5, 'C'), kf_arg_float(KF_FLOAT64, -2.5)};
+  kf_kernel *ks = NULL;
+  fake.func_max_threads = 768;
+  CHECK(kf_program_get_kernel(p, "scale", fargs, 2, &ks) == KF_OK && ks);
+  if (ks) {
+    CHECK(kf_launch(ks, g, b32, 0, NULL, fargs, 2) == KF_OK);
+    for (int i = 0; i < 5; i++) CHECK(fa[i] == -2.0f * (float)(i + 1));
+    CHECK(kf_launch(ks, g, (unsigned[3]){1024, 1, 1}, 0, NULL, fargs, 2) == KF_ERROR_INVALID_INPUT);
+    CHECK_CONTAINS(kf_context_diagnostics(ctx), "a block of 1024 threads is above this kernel's limit of 768 threads per block");
+    CHECK(kf_launch(ks, g, b32, 100000, NULL, fargs, 2) == KF_OK);
+    CHECK(fake.sets == 1 && fake.dyn_attr == 100000 && fake.last_shared == 100000);
+    CHECK(kf_launch(ks, g, b32, 60000, NULL, fargs, 2) == KF_OK && fake.sets == 1);  /* already allowed */
+    CHECK(kf_launch(ks, g, b32, 240000, NULL, fargs, 2) == KF_ERROR_INVALID_INPUT);
+    CHECK_CONTAINS(kf_context_diagnostics(ctx), "240000 bytes of dynamic shared memory plus 0 bytes of static shared "
+                                                "memory are above the device's limit of 232448 bytes per block");
+    /* a failing launch names the call */
+    fake.fail_launch = 1;
+    CHECK(kf_launch(ks, g, b32, 0, NULL, fargs, 2) == KF_ERROR_DEVICE);
+    CHECK_CONTAINS(kf_context_diagnostics(ctx), "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (invalid argument)");
+    fake.fail_launch = 0;
+    CHECK(fake.frees == fake.allocs - 2);  /* only din and dout are still allocated */
+  }
+  kf_context_clear_diagnostics(ctx);
+  kf_program_destroy(p);
+
+  /* a module the JIT refuses: the error and its log */
+  fake.fail_load = 1;
+  CHECK(kf_program_from_module(rt, m, &p) == KF_OK);
+  CHECK(kf_program_get_kernel(p, "foo_grid", args, 2, &k) == KF_ERROR_DEVICE);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed)");
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "note: the JIT compiler's error log:\nptxas application ptx input, line 7; fatal");
+  fake.fail_load = 0;
+  kf_program_destroy(p);
+  kf_context_clear_diagnostics(ctx);
+  kf_runtime_destroy(rt);  /* frees din, dout */
+  CHECK(fake.frees == fake.allocs);
+  CHECK(fake.unloads == fake.loads);
+  kf_module_destroy(m);
+  kf_context_destroy(ctx);
+}
+
+/* A kernel whose cache entry is on disk loads without compiling anything (here the frontend is not even
+ * asked); a corrupt entry is refused and the kernel compiled instead. */
+static void test_disk_cache_hit(void) {
+  char dir[] = "/tmp/kfront-gpu-fake-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  setenv("KFRONT_BACKEND", "llvm", 1);
+  const char *source = "# not even Python: a cache hit never reads it\n";
+  const char *argsig = "void(int64[::1], float64[::1])";
+  RtCacheKeyParts parts = {.filename = "k.py", .source = source, .source_len = strlen(source), .function = "foo_grid",
+                           .signature = argsig, .options = "backend=llvm;bounds_check=1;pipeline=<default>",
+                           .arch = "sm_90"};
+  RtCacheKey key;
+  rt_cache_key(&key, &parts);
+  const char *payload =
+      "kfront-kernel 1\nentry foo_grid\nparams 2\narray<i64, 1, A>\narray<f64, 1, A>\nptx\n"
+      "// fake PTX\n.visible .global .align 8 .b8 __kf_error[40];\n"
+      ".visible .global .align 1 .b8 __kf_error_strings[15] = {102, 111, 111, 95, 103, 114, 105, 100, 0, 0, 107, 46, 112, 121, 0};\n"
+      ".visible .entry foo_grid(\n";
+  CHECK(rt_cache_write_entry(dir, &key, payload, strlen(payload), NULL));
+
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.cache_dir = dir;
+  kf_runtime *rt = NULL;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
+  kf_program *p = NULL;
+  CHECK(kf_program_create(rt, "k.py", source, strlen(source), NULL, &p) == KF_OK);
+  int64_t in[4] = {5, 6, 7, 8};
+  double out[4] = {0};
+  int64_t n4[1] = {4};
+  kf_arg args[2] = {array_arg(in, KF_INT64, 1, n4, 'C'), array_arg(out, KF_FLOAT64, 1, n4, 'C')};
+  kf_kernel *k = NULL;
+  CHECK(kf_program_get_kernel(p, "foo_grid", args, 2, &k) == KF_OK && k);
+  if (k) {
+    CHECK(kf_kernel_cache_source(k) == 2);
+    CHECK(strcmp(kf_kernel_signature(k), "void(int64[:], float64[:])") == 0);
+    unsigned g[3] = {1, 1, 1}, b[3] = {8, 1, 1};
+    CHECK(kf_launch(k, g, b, 0, NULL, args, 2) == KF_ERROR_OUT_OF_BOUNDS);
+    /* names from the module's string table: file "k.py" */
+    CHECK_CONTAINS(kf_context_diagnostics(ctx), "IndexError: index 4 is out of bounds for axis 0 with size 4 (kernel foo_grid, k.py:23:5)");
+    for (int i = 0; i < 4; i++) CHECK(out[i] == in[i]);
+  }
+  kf_runtime_stats st;
+  kf_runtime_get_stats(rt, &st);
+  CHECK(st.cache_disk_hits == 1 && st.compiles == 0);
+  kf_program_destroy(p);
+  kf_context_clear_diagnostics(ctx);
+
+  /* the same entry, corrupted: refused, removed, and the (unavailable here) compiler asked instead */
+  StrBuf path;
+  sb_init(&path);
+  rt_cache_entry_path(dir, &key, &path);
+  FILE *f = fopen(sb_cstr(&path), "r+b");
+  CHECK(f && fseek(f, RT_CACHE_HEADER_SIZE + 20, SEEK_SET) == 0 && fputc('X', f) != EOF);
+  if (f) fclose(f);
+  kf_runtime_destroy(rt);
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
+  CHECK(kf_program_create(rt, "k.py", source, strlen(source), NULL, &p) == KF_OK);
+  CHECK(kf_program_get_kernel(p, "foo_grid", args, 2, &k) != KF_OK);
+  kf_runtime_get_stats(rt, &st);
+  CHECK(st.cache_corrupt == 1 && st.cache_disk_hits == 0 && st.compiles >= 1);
+  CHECK(access(sb_cstr(&path), F_OK) != 0);
+  sb_free(&path);
+  kf_program_destroy(p);
+  kf_runtime_destroy(rt);
+  kf_context_destroy(ctx);
+  unsetenv("KFRONT_BACKEND");
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+}
+
+int main(void) {
+  install_fake();
+  test_gpu_path();
+  test_disk_cache_hit();
+  rt_cuda_install(NULL);
+  return test_result("runtime_gpu_fake");
+}
