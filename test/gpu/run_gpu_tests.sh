@@ -27,7 +27,12 @@ while [ $# -gt 0 ]; do
     *) build=$1; shift ;;
   esac
 done
+[ -d "$build" ] && build=$(cd "$build" && pwd)
 kfront=${KFRONT:-$build/bin/kfront}
+case $kfront in
+  */*) [ -e "$kfront" ] && kfront=$(cd "$(dirname "$kfront")" && pwd)/$(basename "$kfront") ;;
+  *) kfront=$(command -v "$kfront" || echo "$kfront") ;;
+esac
 if [ ! -x "$kfront" ]; then
   echo "run_gpu_tests: no kfront binary at $kfront (build first, or set KFRONT)"
   echo "0 passed, 1 failed"
