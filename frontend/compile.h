@@ -15,6 +15,11 @@ typedef struct FeOptions {
   const char *const *signatures;  /* Numba signature strings for the named functions (lazy kernels need one) */
   unsigned nsignatures;
   bool bounds_check;              /* emit check.bounds before every array access */
+  /* Optional (tests): called with the Numba type of each value a local variable takes (assignments,
+   * parameters, values merged after branches and loops), in Numba's spelling ("int64",
+   * "array(float32, 2d, A)"); func is the Python function's name. */
+  void (*on_type)(void *user, const char *func, const char *var, const char *type);
+  void *on_type_user;
 } FeOptions;
 
 Module *fe_compile(IrContext *ctx, Diag *diag, const char *filename, const char *text, size_t len,

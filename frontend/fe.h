@@ -116,6 +116,7 @@ struct FeFunc {
   /* templates (generated kernels): their own global names, looked up before the module's */
   StrMap *scope;
   FeFunc *user;            /* generated kernels: the user's function (for locations) */
+  const char *py_name;     /* the Python name when `name` is not (the device copy of a @vectorize...) */
 };
 
 /* One compiled (function, argument types) pair. */

@@ -192,6 +192,7 @@ bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
   dev->insts = NULL;
   dev->analysed = false;
   dev->name = arena_printf(&fe->arena, "%s__core", sym);
+  dev->py_name = fn->name;
   fe_add_func(fe, dev);
   /* the kernel template */
   char *src = arena_strdup(&fe->arena, sb_cstr(&text));

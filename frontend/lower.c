@@ -40,6 +40,11 @@ typedef struct Memo {
   Op *op;
 } Memo;
 
+typedef struct Note {
+  unsigned var;
+  const char *type;
+} Note;
+
 typedef struct Lower {
   FeCtx *fe;
   IrContext *ctx;
@@ -65,6 +70,8 @@ typedef struct Lower {
   const char *assign_hint;
   Type *declared_ret;
   bool has_declared_ret;
+  Note *notes;
+  unsigned nnotes, notes_cap;
 } Lower;
 
 static FeVal lower_expr(Lower *L, const PyExpr *e);
@@ -126,6 +133,29 @@ static const char *vname(Lower *L, const FeVal *v) {
   case FV_UNDEF: return "undefined";
   default: return "?";
   }
+}
+
+/* Records a local's type for the on_type hook (tests compare it with Numba's typemap); the records of a
+ * loop body lowered speculatively are dropped with it, the rest are reported when the function is done. */
+static void note_type(Lower *L, unsigned i, const FeVal *v) {
+  const FeOptions *o = L->fe->opts;
+  if (!o || !o->on_type || i >= L->fn->nlocals || L->fn->kind == FN_TEMPLATE) return;
+  if (v->kind != FV_VAL && v->kind != FV_TUPLE && v->kind != FV_VIEW) return;
+  if (L->nnotes == L->notes_cap) {
+    L->notes_cap = L->notes_cap ? 2 * L->notes_cap : 32;
+    Note *n = ARENA_ARRAY(&L->fe->arena, Note, L->notes_cap);
+    if (L->nnotes) memcpy(n, L->notes, sizeof *n * L->nnotes);
+    L->notes = n;
+  }
+  L->notes[L->nnotes++] = (Note){i, vname(L, v)};
+}
+
+static void report_notes(Lower *L) {
+  const FeOptions *o = L->fe->opts;
+  if (!o || !o->on_type) return;
+  for (unsigned k = 0; k < L->nnotes; k++)
+    o->on_type(o->on_type_user, L->fn->py_name ? L->fn->py_name : L->fn->name, L->fn->locals[L->notes[k].var].name,
+               L->notes[k].type);
 }
 
 /* ---- values ------------------------------------------------------------------------------------------------ */
@@ -503,6 +533,7 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, Span span, SrcL
     if (m.kind == FV_VAL && m.type->kind == TY_INT)
       m.nonneg = (e1[i].kind == FV_UNDEF || e1[i].nonneg) && (e2[i].kind == FV_UNDEF || e2[i].nonneg);
     merged[i] = m;
+    note_type(L, i, &m);
   }
 }
 
@@ -2170,7 +2201,10 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
   case EX_NAME: {
     int i = sema_local_index(L->fn, t->name);
     v.literal = false;
-    if (i >= 0) L->env[i] = v;
+    if (i >= 0) {
+      L->env[i] = v;
+      note_type(L, (unsigned)i, &v);
+    }
     return;
   }
   case EX_TUPLE:
@@ -2539,9 +2573,11 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   FeVal *env_end = NULL;
   Block *yblock = NULL;
   Value **fallback = NULL;
+  unsigned notes0 = L->nnotes;
   for (unsigned attempt = 0;; attempt++) {
     L->quiet = base_quiet + (loud ? 0 : 1);
     unsigned sup0 = L->suppressed;
+    L->nnotes = notes0;
     L->b = saved;
     at(L, s->loc);
     /* initial values */
@@ -2707,6 +2743,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     if (carry[i] && T[i]) {
       L->env[i] = unflatten(L, T[i], res, &pos);
       L->env[i].nonneg = NN[i];
+      note_type(L, i, &L->env[i]);
     } else if (i < nl && assigned[i]) {
       L->env[i] = (FeVal){.kind = FV_UNDEF};
     }
@@ -3052,7 +3089,7 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
   L.func_op = f;
   Module *m = fe->m;
   ir_op_set_attr(m, f, kernel ? "kernel" : "device", attr_unit());
-  const char *pyname = fn->user ? fn->user->name : fn->name;
+  const char *pyname = fn->user ? fn->user->name : fn->py_name ? fn->py_name : fn->name;
   ir_op_set_attr(m, f, "py_name", attr_str(m, pyname));
   if (fn->user) {
     const char *gen = fn->user->kind == FN_REDUCE ? "reduce" : fn->user->kind == FN_VECTORIZE ? "vectorize" : "guvectorize";
@@ -3085,7 +3122,10 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
 
   Block *entry = ir_func_entry(f);
   unsigned pos = 0;
-  for (unsigned i = 0; i < nparams; i++) L.env[i] = from_shape(&L, &params[i], entry->args, &pos);
+  for (unsigned i = 0; i < nparams; i++) {
+    L.env[i] = from_shape(&L, &params[i], entry->args, &pos);
+    note_type(&L, i, &L.env[i]);
+  }
   ib_set_end(&L.b, entry);
   at(&L, fn->loc);
   const PyStmtList *body = &fn->def->funcdef.body;
@@ -3123,6 +3163,7 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
   }
   inst->in_progress = false;
   if (top) fe->cur_top = NULL;
+  if (!L.errors && !(quiet && L.suppressed)) report_notes(&L);
   if (L.errors || (quiet && L.suppressed)) {
     inst->failed = true;
     if (quiet || !top) {
