@@ -53,7 +53,7 @@ trap 'rm -rf "$tmp"' EXIT
 export KFRONT_CACHE_DIR=$tmp/cache
 unset KFRONT_NO_CACHE KFRONT_VERBOSE
 timeout_cmd=""
-command -v timeout >/dev/null && timeout_cmd="timeout ${KFRONT_TEST_TIMEOUT:-600}"
+command -v timeout >/dev/null && timeout_cmd="timeout ${KFRONT_TEST_TIMEOUT:-120}"
 passed=0 failed=0 skipped=0
 
 # What runs the kernels: the first line of a verbose run.
