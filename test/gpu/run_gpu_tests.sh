@@ -169,8 +169,9 @@ run_case foo_grid "(o['output'] == i['input']).all()" \
 run_case add "(o['out'] == i['a'] + i['b']).all() and (o['out'] == [0, 3, 6, 9, 12, 15, 18, 21, 24, 27]).all()" \
   s000_kernels.py add 1 32 "$in/add/a.npy" "$in/add/b.npy" "$in/add/out.npy"
 
-# the out-of-bounds launch: 32 threads over 10 elements
-expected="IndexError: index 10 is out of bounds for axis 0 with size 10 (kernel foo_grid, s000_kernels.py:23:5)"
+# the out-of-bounds launch: 32 threads over 10 elements. Thread 10 fails first on the read of
+# input_array[i] (Python evaluates the right-hand side before the store), which starts at column 23.
+expected="IndexError: index 10 is out of bounds for axis 0 with size 10 (kernel foo_grid, s000_kernels.py:23:23)"
 launch foo_grid_oob s000_kernels.py foo_grid 1 32 "$in/foo_grid_oob/input.npy" "$in/foo_grid_oob/output.npy"
 rc=$?
 if [ $rc -eq 0 ]; then
