@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# build.sh — the main job on a fresh machine: installs what is missing, builds kfront (Release-with-debug-info,
+# LLVM linked statically), compiles every seed kernel of the manifest to PTX, and runs the seed programs'
+# launches with `kfront run` — on the GPU when a CUDA driver and device are present, on the simulator otherwise
+# — checking each result against NumPy.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j "$(nproc 2>/dev/null || echo 2)"
+
+seeds=../shared/acceptance/seeds
+[ -f "$seeds/manifest.tsv" ] || seeds=test/gpu/seeds
+echo "== compiling the seed kernels to PTX (build/seeds-ptx/) =="
+mkdir -p build/seeds-ptx
+if [ -f "$seeds/manifest.tsv" ]; then
+  grep -v '^#' "$seeds/manifest.tsv" | while IFS=$'\t' read -r file func sig expect; do
+    [ "$expect" = ptx ] || continue
+    out="build/seeds-ptx/${func}-$(echo "$sig" | tr -c 'a-z0-9' '_' | cut -c1-40).ptx"
+    build/bin/kfront compile "$seeds/$file" -k "$func" --sig "$sig" --emit=ptx -o "$out"
+    echo "  $file $func $sig -> $out"
+  done
+fi
+echo "== running the seed launches (kfront run) =="
+test/gpu/run_gpu_tests.sh "$PWD/build"
