@@ -84,11 +84,9 @@ typedef struct FeSig {
 /* ---- decorated functions -------------------------------------------------------------------------- */
 typedef enum { FN_KERNEL, FN_DEVICE, FN_REDUCE, FN_VECTORIZE, FN_GUVECTORIZE, FN_TEMPLATE } FeFuncKind;
 
-/* What lower.c needs to know about one local variable of a function. */
+/* One local variable of a function. */
 typedef struct FeLocal {
   const char *name;
-  unsigned *read_lines;  /* sorted lines where it is read */
-  unsigned nreads;
   SrcLoc first_assign;
 } FeLocal;
 
@@ -258,7 +256,7 @@ const NbCase *sema_fn_cases(int bi, unsigned *n, bool *unsafe_ok, bool *fp16_las
 /* The kir op of a math function (OP_SQRT...), or -1. */
 int sema_math_op(int bi);
 
-/* Per-function facts: locals and where they are read. */
+/* Per-function facts: the locals (parameters first). */
 void sema_analyse_function(FeCtx *fe, FeFunc *fn);
 int sema_local_index(const FeFunc *fn, const char *name);
 /* Exit analysis of statements at one loop level: whether they return/break/continue. */

@@ -32,7 +32,6 @@ enum { MAX_HIDDEN_IV = 16, MAX_FLAT = 256 };
 
 typedef struct LoopCtx {
   struct LoopCtx *outer;
-  unsigned start, end;
 } LoopCtx;
 
 typedef struct Memo {
@@ -44,6 +43,17 @@ typedef struct Note {
   unsigned var;
   const char *type;
 } Note;
+
+/* A statement list being lowered: k is the statement at hand. loop_ue: for a loop body, the locals the
+ * loop (test, target, body, else clause) reads before assigning. */
+typedef struct Frame {
+  struct Frame *outer;
+  PyStmt *const *s;
+  unsigned n, k;
+  const bool *loop_ue;
+} Frame;
+
+struct Suffix;
 
 typedef struct Lower {
   FeCtx *fe;
@@ -72,6 +82,10 @@ typedef struct Lower {
   bool has_declared_ret;
   Note *notes;
   unsigned nnotes, notes_cap;
+  Frame *frame;
+  const bool *next_loop_ue; /* set by lower_loop for the body frame lower_stmts pushes next */
+  struct Suffix *suffixes;
+  unsigned nsuffixes, suffixes_cap;
 } Lower;
 
 static FeVal lower_expr(Lower *L, const PyExpr *e);
@@ -110,6 +124,7 @@ static const char *vname(Lower *L, const FeVal *v) {
   switch (v->kind) {
   case FV_VAL: return tname(L, v->type);
   case FV_TUPLE: {
+    if (v->type) return tname(L, v->type);
     StrBuf b;
     sb_init(&b);
     sb_puts(&b, "tuple(");
@@ -390,42 +405,78 @@ static const char *var_name(Lower *L, unsigned i) {
   return "<loop counter>";
 }
 
-/* ---- liveness ---------------------------------------------------------------------------------------------- */
+/* ---- liveness ----------------------------------------------------------------------------------------------
+ * A variable that differs between the branches of an if, or is assigned in a loop, only becomes a result
+ * (or a loop-carried value) if it may be read afterwards. The statements being lowered form a stack of
+ * frames (statement lists and the index in each); a variable is live after statement k of a frame if the
+ * rest of that list reads it before assigning it on some path, else (when the rest does not assign it on
+ * every path) if the frame is a loop body and the loop reads it before assigning it (next iteration), or
+ * if it is live after the statement that holds the frame in the enclosing frame. The read-before-assigned
+ * and assigned-on-every-path sets of every suffix of a list are computed once per list, backwards. */
 
-typedef struct Span {
-  unsigned start, end; /* lines */
-} Span;
+static void ue_stmts(Lower *L, const PyStmtList *l, bool *def, bool *ue);
 
-static bool read_in(const FeLocal *l, unsigned lo, unsigned hi) {
-  /* any read line in [lo, hi] */
-  unsigned a = 0, b = l->nreads;
-  while (a < b) {
-    unsigned mid = (a + b) / 2;
-    if (l->read_lines[mid] < lo) a = mid + 1;
-    else b = mid;
+typedef struct Suffix {
+  PyStmt *const *list;
+  unsigned n;
+  bool *ue, *def; /* (n + 1) rows of nlocals: read-before-assigned / assigned-on-every-path, from index k on */
+} Suffix;
+
+static const Suffix *suffix_of(Lower *L, PyStmt *const *list, unsigned n) {
+  for (unsigned i = 0; i < L->nsuffixes; i++)
+    if (L->suffixes[i].list == list && L->suffixes[i].n == n) return &L->suffixes[i];
+  if (L->nsuffixes == L->suffixes_cap) {
+    L->suffixes_cap = L->suffixes_cap ? 2 * L->suffixes_cap : 16;
+    Suffix *ns = ARENA_ARRAY(&L->fe->arena, Suffix, L->suffixes_cap);
+    if (L->nsuffixes) memcpy(ns, L->suffixes, sizeof *ns * L->nsuffixes);
+    L->suffixes = ns;
   }
-  return a < l->nreads && l->read_lines[a] <= hi;
+  unsigned nl = L->fn->nlocals ? L->fn->nlocals : 1;
+  Suffix *sx = &L->suffixes[L->nsuffixes++];
+  sx->list = list;
+  sx->n = n;
+  sx->ue = ARENA_ARRAY(&L->fe->arena, bool, (size_t)(n + 1) * nl);
+  sx->def = ARENA_ARRAY(&L->fe->arena, bool, (size_t)(n + 1) * nl);
+  bool *u1 = ARENA_ARRAY(&L->fe->arena, bool, nl), *d1 = ARENA_ARRAY(&L->fe->arena, bool, nl);
+  for (unsigned k = n; k-- > 0;) {
+    memset(u1, 0, nl);
+    memset(d1, 0, nl);
+    PyStmtList one = {(PyStmt **)&list[k], 1};
+    ue_stmts(L, &one, d1, u1);
+    bool *ue = sx->ue + (size_t)k * nl, *def = sx->def + (size_t)k * nl;
+    const bool *ue_next = ue + nl, *def_next = def + nl;
+    for (unsigned v = 0; v < nl; v++) {
+      ue[v] = u1[v] || (ue_next[v] && !d1[v]);
+      def[v] = d1[v] || def_next[v];
+    }
+  }
+  return sx;
 }
 
-static unsigned outer_loop_start(Lower *L) {
-  unsigned s = 0;
-  for (LoopCtx *c = L->loop; c; c = c->outer) s = c->start;
-  return s;
+/* Whether local v may be read after position `from` of the innermost frame. */
+static bool live_from(Lower *L, unsigned v, unsigned from) {
+  unsigned nl = L->fn->nlocals;
+  for (Frame *f = L->frame; f; f = f->outer) {
+    const Suffix *sx = suffix_of(L, f->s, f->n);
+    if (from < f->n) {
+      if (sx->ue[(size_t)from * nl + v]) return true;
+      if (sx->def[(size_t)from * nl + v]) return false;
+    }
+    if (f->loop_ue && f->loop_ue[v]) return true;
+    if (!f->outer) return false;
+    from = f->outer->k + 1;
+  }
+  return false;
 }
 
-/* Whether variable i may be read after the construct spanning `span` (a read on a later line; inside
- * enclosing loops any read before it too, its first line included: the next iteration comes back to it).
- * Nothing can follow a compound statement or the end of a block on its last line. */
-static bool var_live(Lower *L, unsigned i, Span span) {
+/* Whether variable i may be read after position `after` of the innermost frame. */
+static bool var_live(Lower *L, unsigned i, unsigned after) {
   if (i == L->v_rv) return true;
   if (i == L->v_ret) return L->pending_fn > 0 || L->loop != NULL;
   if (i == L->v_brk) return L->loop != NULL;
   if (i == L->v_cont) return L->pending_loop > 0;
   if (i >= L->fn->nlocals) return true;
-  const FeLocal *l = &L->fn->locals[i];
-  if (read_in(l, span.end + 1, UINT32_MAX)) return true;
-  unsigned os = outer_loop_start(L);
-  return os && read_in(l, os, span.start);
+  return live_from(L, i, after);
 }
 
 /* ---- environments -------------------------------------------------------------------------------------- */
@@ -443,7 +494,7 @@ static void env_set(Lower *L, const FeVal *e) { memcpy(L->env, e, sizeof(FeVal) 
 typedef void (*BranchFn)(Lower *L, void *arg);
 
 /* refine: bit set of pseudo-variables known true in the then-branch (when one bit) and false in the else. */
-static void emit_if(Lower *L, Value *cond, unsigned refine_mask, Span span, SrcLoc loc, BranchFn fthen, void *athen,
+static void emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after, SrcLoc loc, BranchFn fthen, void *athen,
                     BranchFn felse, void *aelse) {
   unsigned nv = L->nvars;
   FeVal *e0 = env_copy(L);
@@ -479,7 +530,7 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, Span span, SrcL
       merged[i] = e1[i];
       continue;
     }
-    if (!var_live(L, i, span)) {
+    if (!var_live(L, i, after)) {
       merged[i] = (FeVal){.kind = FV_UNDEF};
       continue;
     }
@@ -2540,15 +2591,18 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   }
   if (wform) env0[L->v_brk] = cbool(L, false);
   /* which variables go around the loop */
-  Span span = {s->loc.line, s->end_line};
   bool *assigned = bools(L, NULL), *ue = bools(L, NULL), *def = bools(L, NULL);
   if (ls->target) assigned_target(L, ls->target, assigned);
   assigned_in(L, ls->body, assigned);
   if (ls->test) ue_expr(L, ls->test, def, ue);
   if (ls->target) ue_target(L, ls->target, def, ue);
   ue_stmts(L, ls->body, def, ue);
+  unsigned here = L->frame->k;
   bool *carry = ARENA_ARRAY(&L->fe->arena, bool, nv);
-  for (unsigned i = 0; i < nl; i++) carry[i] = assigned[i] && (ue[i] || var_live(L, i, span));
+  for (unsigned i = 0; i < nl; i++) carry[i] = assigned[i] && (ue[i] || var_live(L, i, here + 1));
+  /* what the body frame sees after its end: the next iteration, and the else clause */
+  bool *loop_ue = bools(L, ue);
+  if (ls->orelse) ue_stmts(L, ls->orelse, bools(L, NULL), loop_ue);
   if (wform) {
     carry[L->v_brk] = ls->has_break;
     carry[L->v_ret] = ls->has_ret;
@@ -2564,7 +2618,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   if (wform && ls->has_break) T[L->v_brk] = i1;
   if (wform && ls->has_ret) T[L->v_ret] = i1;
 
-  LoopCtx lc = {L->loop, s->loc.line, s->end_line};
+  LoopCtx lc = {L->loop};
   int base_quiet = L->quiet;
   bool loud = false;
   IrBuilder saved = L->b;
@@ -2662,6 +2716,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     L->env[L->v_cont] = cbool(L, false);
     L->loop = &lc;
     L->pending_loop = 0;
+    L->next_loop_ue = loop_ue;
     if (ls->kind == LOOP_FOR) {
       assign_target_iv(L, ls, body->args[0]);
     } else if (ls->kind == LOOP_WHILE_RANGE) {
@@ -2762,8 +2817,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
       if (!skip.c.i) lower_stmts(L, ls->orelse->items, ls->orelse->n);
     } else {
       StmtSeq q = {ls->orelse->items, ls->orelse->n};
-      Span os = {ls->orelse->items[0]->loc.line, s->end_line};
-      emit_if(L, skip.v, 0, os, s->loc, NULL, NULL, seq_fn, &q);
+      emit_if(L, skip.v, 0, here + 1, s->loc, NULL, NULL, seq_fn, &q);
     }
   }
   L->env[L->v_brk] = outer_brk;
@@ -2873,8 +2927,7 @@ static void lower_if(Lower *L, const PyStmt *s, PyStmt *const *rest, unsigned nr
     lower_stmts(L, q->s, q->n);
     return;
   }
-  Span span = {s->loc.line, nrest ? rest[nrest - 1]->end_line : s->end_line};
-  emit_if(L, c.v, 0, span, s->loc, seq_fn, &bt, seq_fn, &be);
+  emit_if(L, c.v, 0, nrest ? L->frame->n : L->frame->k + 1, s->loc, seq_fn, &bt, seq_fn, &be);
 }
 
 static void lower_return(Lower *L, const PyStmt *s) {
@@ -2972,8 +3025,19 @@ static Value *exit_cond(Lower *L, bool *dead, unsigned *mask) {
   return c;
 }
 
+static void lower_stmts_in(Lower *L, PyStmt *const *s, unsigned n);
+
 static void lower_stmts(Lower *L, PyStmt *const *s, unsigned n) {
+  Frame f = {L->frame, s, n, 0, L->next_loop_ue};
+  L->next_loop_ue = NULL;
+  L->frame = &f;
+  lower_stmts_in(L, s, n);
+  L->frame = f.outer;
+}
+
+static void lower_stmts_in(Lower *L, PyStmt *const *s, unsigned n) {
   for (unsigned k = 0; k < n; k++) {
+    L->frame->k = k;
     const PyStmt *st = s[k];
     bool more = k + 1 < n;
     if (more && st->kind == ST_IF) {
@@ -3002,8 +3066,7 @@ static void lower_stmts(Lower *L, PyStmt *const *s, unsigned n) {
     if (dead) return;
     if (c) {
       StmtSeq rest = {s + k + 1, n - k - 1};
-      Span span = {s[k + 1]->loc.line, s[n - 1]->end_line};
-      emit_if(L, c, mask, span, s[k + 1]->loc, NULL, NULL, seq_fn, &rest);
+      emit_if(L, c, mask, n, s[k + 1]->loc, NULL, NULL, seq_fn, &rest);
       return;
     }
   }

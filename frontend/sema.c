@@ -8,10 +8,9 @@
  *     float16 templates (an AbstractTemplate that wins when the other operand converts to float16 at
  *     most safely), as numba-cuda does;
  *   - per-function facts the lowering needs: the locals (parameters, then every assigned name: Python
- *     makes a name local to the whole function when it is assigned anywhere in it), the lines where each
- *     is read (a conservative liveness), and which statement lists return, break or continue. */
+ *     makes a name local to the whole function when it is assigned anywhere in it), and which statement
+ *     lists return, break or continue. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "frontend/fe.h"
@@ -362,21 +361,12 @@ int sema_math_op(int bi) {
 
 /* ---- per-function analysis ------------------------------------------------------------------------------ */
 
-typedef struct Read {
-  unsigned local, line;
-} Read;
-
 typedef struct Analysis {
   FeCtx *fe;
   FeFunc *fn;
   const char **names;
   SrcLoc *first;
   unsigned n, cap;
-  Read *reads;
-  unsigned nreads, reads_cap;
-  const char **loads; /* every name read, in order (resolved to locals once all are known) */
-  unsigned *load_lines;
-  unsigned nloads, loads_cap;
 } Analysis;
 
 static void add_local(Analysis *A, const char *name, SrcLoc loc) {
@@ -398,52 +388,6 @@ static void add_local(Analysis *A, const char *name, SrcLoc loc) {
   strmap_put(&A->fn->local_index, name, (void *)(uintptr_t)A->n);
 }
 
-static void add_load(Analysis *A, const char *name, unsigned line) {
-  if (A->nloads == A->loads_cap) {
-    A->loads_cap = A->loads_cap ? 2 * A->loads_cap : 64;
-    const char **nl = ARENA_ARRAY(&A->fe->arena, const char *, A->loads_cap);
-    unsigned *ll = ARENA_ARRAY(&A->fe->arena, unsigned, A->loads_cap);
-    if (A->nloads) {
-      memcpy(nl, A->loads, sizeof *nl * A->nloads);
-      memcpy(ll, A->load_lines, sizeof *ll * A->nloads);
-    }
-    A->loads = nl;
-    A->load_lines = ll;
-  }
-  A->loads[A->nloads] = name;
-  A->load_lines[A->nloads] = line;
-  A->nloads++;
-}
-
-static void an_expr(Analysis *A, const PyExpr *e);
-
-static void an_exprs(Analysis *A, const PyExprList *l) {
-  for (unsigned i = 0; i < l->n; i++) an_expr(A, l->items[i]);
-}
-
-static void an_expr(Analysis *A, const PyExpr *e) {
-  if (!e) return;
-  switch (e->kind) {
-  case EX_NAME: add_load(A, e->name, e->loc.line); break;
-  case EX_UNARY: an_expr(A, e->unary.operand); break;
-  case EX_BINARY: an_expr(A, e->binary.lhs); an_expr(A, e->binary.rhs); break;
-  case EX_BOOLOP: an_exprs(A, &e->boolop.values); break;
-  case EX_COMPARE: an_expr(A, e->compare.left); an_exprs(A, &e->compare.comparators); break;
-  case EX_IFEXP: an_expr(A, e->ifexp.test); an_expr(A, e->ifexp.body); an_expr(A, e->ifexp.orelse); break;
-  case EX_CALL:
-    an_expr(A, e->call.func);
-    an_exprs(A, &e->call.args);
-    for (unsigned i = 0; i < e->call.nkeywords; i++) an_expr(A, e->call.keywords[i]->value);
-    break;
-  case EX_ATTRIBUTE: an_expr(A, e->attribute.value); break;
-  case EX_SUBSCRIPT: an_expr(A, e->subscript.value); an_expr(A, e->subscript.index); break;
-  case EX_SLICE: an_expr(A, e->slice.lower); an_expr(A, e->slice.upper); an_expr(A, e->slice.step); break;
-  case EX_TUPLE: case EX_LIST: case EX_SET: an_exprs(A, &e->elts); break;
-  case EX_STARRED: case EX_AWAIT: case EX_YIELD: case EX_YIELDFROM: an_expr(A, e->value); break;
-  default: break; /* literals; unsupported constructs are reported by the lowering */
-  }
-}
-
 static void an_target(Analysis *A, const PyExpr *e) {
   switch (e->kind) {
   case EX_NAME: add_local(A, e->name, e->loc); break;
@@ -451,52 +395,32 @@ static void an_target(Analysis *A, const PyExpr *e) {
     for (unsigned i = 0; i < e->elts.n; i++) an_target(A, e->elts.items[i]);
     break;
   case EX_STARRED: an_target(A, e->value); break;
-  default: an_expr(A, e); break; /* a[i] = ..., a.x = ...: the parts are reads */
-  }
-}
-
-static void an_stmts(Analysis *A, const PyStmtList *l);
-
-static void an_stmt(Analysis *A, const PyStmt *s) {
-  switch (s->kind) {
-  case ST_EXPR: an_expr(A, s->expr); break;
-  case ST_ASSIGN:
-    an_expr(A, s->assign.value);
-    for (unsigned i = 0; i < s->assign.targets.n; i++) an_target(A, s->assign.targets.items[i]);
-    break;
-  case ST_AUGASSIGN:
-    an_expr(A, s->augassign.value);
-    an_expr(A, s->augassign.target);
-    an_target(A, s->augassign.target);
-    break;
-  case ST_ANNASSIGN:
-    if (s->annassign.value) {
-      an_expr(A, s->annassign.value);
-      an_target(A, s->annassign.target);
-    }
-    break;
-  case ST_IF: an_expr(A, s->if_.test); an_stmts(A, &s->if_.body); an_stmts(A, &s->if_.orelse); break;
-  case ST_FOR:
-    an_expr(A, s->for_.iter);
-    an_target(A, s->for_.target);
-    an_stmts(A, &s->for_.body);
-    an_stmts(A, &s->for_.orelse);
-    break;
-  case ST_WHILE: an_expr(A, s->while_.test); an_stmts(A, &s->while_.body); an_stmts(A, &s->while_.orelse); break;
-  case ST_RETURN: an_expr(A, s->value); break;
-  case ST_ASSERT: an_expr(A, s->assert_.test); break;
-  case ST_FUNCDEF: add_local(A, s->funcdef.name, s->funcdef.name_loc); break;
-  default: break;
+  default: break; /* a[i] = ..., a.x = ...: not a local */
   }
 }
 
 static void an_stmts(Analysis *A, const PyStmtList *l) {
-  for (unsigned i = 0; i < l->n; i++) an_stmt(A, l->items[i]);
-}
-
-static int cmp_unsigned(const void *a, const void *b) {
-  unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-  return x < y ? -1 : x > y;
+  for (unsigned i = 0; i < l->n; i++) {
+    const PyStmt *s = l->items[i];
+    switch (s->kind) {
+    case ST_ASSIGN:
+      for (unsigned t = 0; t < s->assign.targets.n; t++) an_target(A, s->assign.targets.items[t]);
+      break;
+    case ST_AUGASSIGN: an_target(A, s->augassign.target); break;
+    case ST_ANNASSIGN:
+      if (s->annassign.value) an_target(A, s->annassign.target);
+      break;
+    case ST_IF: an_stmts(A, &s->if_.body); an_stmts(A, &s->if_.orelse); break;
+    case ST_FOR:
+      an_target(A, s->for_.target);
+      an_stmts(A, &s->for_.body);
+      an_stmts(A, &s->for_.orelse);
+      break;
+    case ST_WHILE: an_stmts(A, &s->while_.body); an_stmts(A, &s->while_.orelse); break;
+    case ST_FUNCDEF: add_local(A, s->funcdef.name, s->funcdef.name_loc); break;
+    default: break;
+    }
+  }
 }
 
 void sema_analyse_function(FeCtx *fe, FeFunc *fn) {
@@ -509,24 +433,10 @@ void sema_analyse_function(FeCtx *fe, FeFunc *fn) {
   an_stmts(&A, &fn->def->funcdef.body);
   fn->nlocals = A.n;
   fn->locals = ARENA_ARRAY(&fe->arena, FeLocal, A.n ? A.n : 1);
-  unsigned *counts = ARENA_ARRAY(&fe->arena, unsigned, A.n + 1);
-  int *which = ARENA_ARRAY(&fe->arena, int, A.nloads ? A.nloads : 1);
-  for (unsigned i = 0; i < A.nloads; i++) {
-    which[i] = sema_local_index(fn, A.loads[i]);
-    if (which[i] >= 0) counts[which[i]]++;
-  }
   for (unsigned i = 0; i < A.n; i++) {
     fn->locals[i].name = A.names[i];
     fn->locals[i].first_assign = A.first[i];
-    fn->locals[i].read_lines = ARENA_ARRAY(&fe->arena, unsigned, counts[i] ? counts[i] : 1);
   }
-  for (unsigned i = 0; i < A.nloads; i++) {
-    if (which[i] < 0) continue;
-    FeLocal *l = &fn->locals[which[i]];
-    l->read_lines[l->nreads++] = A.load_lines[i];
-  }
-  for (unsigned i = 0; i < A.n; i++)
-    if (fn->locals[i].nreads > 1) qsort(fn->locals[i].read_lines, fn->locals[i].nreads, sizeof(unsigned), cmp_unsigned);
 }
 
 int sema_local_index(const FeFunc *fn, const char *name) {

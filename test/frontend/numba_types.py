@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""numba_types.py — prints numba-cuda's types of the variables of the seed kernels.
+"""numba_types.py — prints numba-cuda's types of the variables of kernels.
 
-For every row of ../shared/acceptance/seeds/manifest.tsv that compiles (`ptx`), types the function with
-numba-cuda for the row's signature and prints one line per variable:
+For every row of a manifest (../shared/acceptance/seeds/manifest.tsv: FILE, FUNCTION, SIGNATURE, `ptx`;
+or Inputs/typing_rows.tsv, the same columns for the kernels of Inputs/typing_kernels.py), types the
+function with numba-cuda for the row's signature and prints one line per variable:
 
     FILE|FUNCTION|SIGNATURE|VARIABLE|TYPE[, TYPE...]
 
 (all the types the variable's SSA versions take, sorted; Literal[int](n) is int64 and Literal[bool] bool,
 as they behave). test/unit/frontend_typing.c checks kfront's types against this output, kept in
-Inputs/numba_seed_types.txt. Regenerate with
+Inputs/numba_seed_types.txt and Inputs/numba_kernel_types.txt. Regenerate with
 
-    python3 test/frontend/numba_types.py ../shared/acceptance/seeds > test/frontend/Inputs/numba_seed_types.txt
+    python3 test/frontend/numba_types.py ../shared/acceptance/seeds/manifest.tsv > test/frontend/Inputs/numba_seed_types.txt
+    python3 test/frontend/numba_types.py test/frontend/Inputs/typing_rows.tsv > test/frontend/Inputs/numba_kernel_types.txt
 
 Needs `pip install numba numba-cuda` (typing runs on the CPU; no GPU or driver is used: the decorators
 that would compile at import time are replaced by the identity while the module is loaded).
@@ -47,8 +49,8 @@ def _identity_decorator(*args, **kwargs):
 
 
 def load(path):
-    saved = (numba.vectorize, numba.guvectorize, cuda.reduce, cuda.jit)
-    numba.vectorize = numba.guvectorize = cuda.reduce = cuda.jit = _identity_decorator
+    saved = (numba.vectorize, numba.guvectorize, cuda.reduce)
+    numba.vectorize = numba.guvectorize = cuda.reduce = _identity_decorator
     try:
         mod = pytypes.ModuleType("seed")
         mod.__file__ = path
@@ -56,7 +58,7 @@ def load(path):
             code = compile(f.read(), path, "exec")
         exec(code, mod.__dict__)
     finally:
-        numba.vectorize, numba.guvectorize, cuda.reduce, cuda.jit = saved
+        numba.vectorize, numba.guvectorize, cuda.reduce = saved
     return mod
 
 
@@ -68,9 +70,11 @@ def normalise(t):
 
 
 def main():
-    seeds = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../../shared/acceptance/seeds")
+    manifest = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(__file__), "../../../shared/acceptance/seeds/manifest.tsv")
+    seeds = os.path.dirname(manifest)
     rows = []
-    with open(os.path.join(seeds, "manifest.tsv")) as f:
+    with open(manifest) as f:
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
@@ -82,6 +86,7 @@ def main():
         if fname not in modules:
             modules[fname] = load(os.path.join(seeds, fname))
         pyfunc = getattr(modules[fname], func)
+        pyfunc = getattr(pyfunc, "py_func", pyfunc)
         args, ret = sigutils.normalize_signature(sig)
         cres = compile_cuda(pyfunc, ret, args, cc=(9, 0))
         by_var = {}

@@ -128,30 +128,9 @@ static void test_table(void) {
   ir_context_free(ctx);
 }
 
-static const struct {
-  const char *file, *func, *sig;
-} seeds[] = {
-    {"s000_kernels.py", "foo_manual_index", "void(int64[:], float64[:])"},
-    {"s000_kernels.py", "foo_grid", "void(int64[:], float64[:])"},
-    {"s000_kernels.py", "add", "void(int64[:], int64[:], int64[:])"},
-    {"s001_kernels.py", "foo_index", "void(int64[:], float64[:])"},
-    {"s001_kernels.py", "double", "void(float64[:], float64[:])"},
-    {"s002_kernels.py", "increment_by_one_manual", "void(float32[:])"},
-    {"s002_kernels.py", "increment_by_one", "void(float32[:])"},
-    {"s002_kernels.py", "increment_a_2D_array", "void(float32[:, :])"},
-    {"s002_kernels.py", "fast_matmul", "void(float32[:, :], float32[:, :], float64[:, :])"},
-    {"s002_kernels.py", "fast_matmul", "void(float32[:, :], float32[:, :], float32[:, :])"},
-    {"s003_kernels.py", "doubled", "void(float32[:, :])"},
-    {"s003_kernels.py", "doubled_auto_grid", "void(float32[:, :])"},
-    {"s003_kernels.py", "doubled_man_copy", "void(float32[:, :], float32[:, :])"},
-    {"s003_kernels.py", "reduce_gpu", "float32(float32, float32)"},
-    {"s003_kernels.py", "doubled_ufunc", "float32(float32)"},
-    {"s003_kernels.py", "doubled_gufunc", "void(float32[:, :], float32[:, :])"},
-};
-
-/* (function, variable) -> set of types, as one sorted "t1, t2" string per variable */
+/* (function, variable) -> the sorted set of types kfront gave it, as "func|var|t1, t2" */
 typedef struct TypeRec {
-  char lines[64][160];
+  char lines[128][160];
   unsigned n;
 } TypeRec;
 
@@ -161,11 +140,9 @@ static void on_type(void *user, const char *func, const char *var, const char *t
   snprintf(key, sizeof key, "%s|%s|", func, var);
   for (unsigned i = 0; i < r->n; i++) {
     if (strncmp(r->lines[i], key, strlen(key)) != 0) continue;
-    /* add type to the sorted list if missing */
-    char *types = r->lines[i] + strlen(key);
     char buf[160], *items[8];
     unsigned ni = 0;
-    snprintf(buf, sizeof buf, "%s", types);
+    snprintf(buf, sizeof buf, "%s", r->lines[i] + strlen(key));
     for (char *p = strtok(buf, ","); p && ni < 7; p = strtok(NULL, ",")) items[ni++] = p[0] == ' ' ? p + 1 : p;
     for (unsigned k = 0; k < ni; k++)
       if (strcmp(items[k], type) == 0) return;
@@ -185,29 +162,31 @@ static void on_type(void *user, const char *func, const char *var, const char *t
     snprintf(r->lines[i], sizeof r->lines[i], "%s%s", key, out);
     return;
   }
-  if (r->n < 64) snprintf(r->lines[r->n++], sizeof r->lines[0], "%s%s", key, type);
+  if (r->n < 128) snprintf(r->lines[r->n++], sizeof r->lines[0], "%s%s", key, type);
 }
 
-static void test_seed_types(const char *file, const char *path, const char *text, size_t len, const char *func,
-                            const char *sig) {
-  TypeRec rec = {.n = 0};
+/* The types kfront gives the variables of func (compiled for sig) against numba's (types_file lines
+ * FILE|FUNC|SIG|VAR|TYPES). */
+static void test_types(const char *types_file, const char *file, const char *path, const char *text, size_t len,
+                       const char *func, const char *sig) {
+  TypeRec *rec = calloc(1, sizeof *rec);
   IrContext *ctx = ir_context_new();
   Diag d;
   diag_init(&d);
   FeOptions o = {.kernels = &func, .nkernels = 1, .signatures = &sig, .nsignatures = 1, .bounds_check = true,
-                 .on_type = on_type, .on_type_user = &rec};
+                 .on_type = on_type, .on_type_user = rec};
   Module *m = fe_compile(ctx, &d, path, text, len, &o);
   if (m) ir_module_free(m);
   diag_free(&d);
   ir_context_free(ctx);
-  FILE *f = fopen("frontend/Inputs/numba_seed_types.txt", "r");
+  FILE *f = fopen(types_file, "r");
   if (!f) {
     failed++;
-    fprintf(stderr, "frontend_typing.c: cannot open frontend/Inputs/numba_seed_types.txt\n");
+    fprintf(stderr, "frontend_typing.c: cannot open %s\n", types_file);
+    free(rec);
     return;
   }
-  char line[400];
-  char prefix[300];
+  char line[400], prefix[300];
   snprintf(prefix, sizeof prefix, "%s|%s|%s|", file, func, sig);
   unsigned seen = 0;
   while (fgets(line, sizeof line, f)) {
@@ -215,17 +194,17 @@ static void test_seed_types(const char *file, const char *path, const char *text
     if (strncmp(line, prefix, strlen(prefix)) != 0) continue;
     seen++;
     const char *want = line + strlen(prefix); /* VAR|TYPES */
-    char key[160];
-    snprintf(key, sizeof key, "%s|", func);
+    size_t vl = strcspn(want, "|");
+    size_t kl = strlen(func) + 1;
     bool found = false;
-    for (unsigned i = 0; i < rec.n; i++) {
-      char got[240];
-      snprintf(got, sizeof got, "%s", rec.lines[i] + strlen(key));
-      size_t vl = strcspn(want, "|");
-      if (strncmp(got, want, vl + 1) != 0) continue;
+    for (unsigned i = 0; i < rec->n; i++) {
+      const char *got = rec->lines[i] + kl;
+      if (strncmp(rec->lines[i], func, kl - 1) != 0 || rec->lines[i][kl - 1] != '|' || strncmp(got, want, vl + 1) != 0)
+        continue;
       found = true;
-      if (strcmp(got, want) == 0) passed++;
-      else {
+      if (strcmp(got, want) == 0) {
+        passed++;
+      } else {
         failed++;
         fprintf(stderr, "frontend_typing.c: %s %s: numba types %s, kfront %s\n", file, func, want, got);
       }
@@ -240,6 +219,7 @@ static void test_seed_types(const char *file, const char *path, const char *text
     failed++;
     fprintf(stderr, "frontend_typing.c: no numba types for %s %s %s\n", file, func, sig);
   }
+  free(rec);
 }
 
 static char *read_file(const char *path, size_t *len) {
@@ -261,38 +241,62 @@ static double now(void) {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Every seed kernel compiles to kir that verifies; parse + type + lower of all of them, timed. */
-static void test_seeds(void) {
-  enum { N = sizeof seeds / sizeof *seeds };
-  char *texts[N];
-  size_t lens[N];
-  char paths[N][256];
-  for (unsigned i = 0; i < N; i++) {
-    snprintf(paths[i], sizeof paths[i], "../../shared/acceptance/seeds/%s", seeds[i].file);
-    texts[i] = read_file(paths[i], &lens[i]);
-    if (!texts[i]) {
-      fprintf(stderr, "frontend_typing.c: cannot read %s\n", paths[i]);
+/* The `ptx` rows of a manifest (FILE, FUNCTION, SIGNATURE, EXPECTED): each compiles to kir that verifies,
+ * with Numba's variable types; parse + type + lower of all of them is timed. */
+static void test_rows(const char *dir, const char *manifest, const char *types_file, bool timed) {
+  enum { MAX = 64 };
+  char files[MAX][64], funcs[MAX][64], sigs[MAX][128], paths[MAX][256];
+  const char *fp[MAX], *sp[MAX];
+  char *texts[MAX];
+  size_t lens[MAX];
+  unsigned N = 0;
+  char mpath[256];
+  snprintf(mpath, sizeof mpath, "%s/%s", dir, manifest);
+  FILE *mf = fopen(mpath, "r");
+  if (!mf) {
+    failed++;
+    fprintf(stderr, "frontend_typing.c: cannot open %s\n", mpath);
+    return;
+  }
+  char line[512];
+  while (fgets(line, sizeof line, mf) && N < MAX) {
+    if (line[0] == '#') continue;
+    char *cols[4];
+    unsigned nc = 0;
+    for (char *p = strtok(line, "\t\n"); p && nc < 4; p = strtok(NULL, "\t\n")) cols[nc++] = p;
+    if (nc < 4 || strcmp(cols[3], "ptx") != 0) continue;
+    snprintf(files[N], sizeof files[N], "%s", cols[0]);
+    snprintf(funcs[N], sizeof funcs[N], "%s", cols[1]);
+    snprintf(sigs[N], sizeof sigs[N], "%s", cols[2]);
+    snprintf(paths[N], sizeof paths[N], "%s/%s", dir, cols[0]);
+    fp[N] = funcs[N];
+    sp[N] = sigs[N];
+    texts[N] = read_file(paths[N], &lens[N]);
+    if (!texts[N]) {
+      fprintf(stderr, "frontend_typing.c: cannot read %s\n", paths[N]);
       failed++;
+      fclose(mf);
       return;
     }
+    N++;
   }
-  for (unsigned i = 0; i < N; i++) test_seed_types(seeds[i].file, paths[i], texts[i], lens[i], seeds[i].func, seeds[i].sig);
+  fclose(mf);
+  for (unsigned i = 0; i < N; i++) test_types(types_file, files[i], paths[i], texts[i], lens[i], funcs[i], sigs[i]);
   IrContext *ctx = ir_context_new();
   double best = 1e9;
-  for (int rep = 0; rep < 50; rep++) {
+  for (int rep = 0; rep < (timed ? 50 : 1); rep++) {
     double t0 = now();
     for (unsigned i = 0; i < N; i++) {
       Diag d;
       diag_init(&d);
-      FeOptions o = {.kernels = &seeds[i].func, .nkernels = 1, .signatures = &seeds[i].sig, .nsignatures = 1,
-                     .bounds_check = true};
+      FeOptions o = {.kernels = &fp[i], .nkernels = 1, .signatures = &sp[i], .nsignatures = 1, .bounds_check = true};
       Module *m = fe_compile(ctx, &d, paths[i], texts[i], lens[i], &o);
       if (rep == 0) {
         bool ok = m && ir_verify_module(m, &d);
         if (ok) passed++;
         else {
           failed++;
-          fprintf(stderr, "frontend_typing.c: %s %s: %s\n", seeds[i].file, seeds[i].func, diag_text(&d));
+          fprintf(stderr, "frontend_typing.c: %s %s: %s\n", files[i], funcs[i], diag_text(&d));
         }
       }
       if (m) ir_module_free(m);
@@ -301,15 +305,17 @@ static void test_seeds(void) {
     double t = now() - t0;
     if (t < best) best = t;
   }
-  printf("frontend: parse + type + lower of %u seed kernels: %.0f us in total, %.1f us per kernel (best of 50)\n", N,
-         best * 1e6, best * 1e6 / N);
+  if (timed)
+    printf("frontend: parse + type + lower of %u seed kernels: %.0f us in total, %.1f us per kernel (best of 50)\n", N,
+           best * 1e6, best * 1e6 / N);
   ir_context_free(ctx);
   for (unsigned i = 0; i < N; i++) free(texts[i]);
 }
 
 int main(void) {
   test_table();
-  test_seeds();
+  test_rows("../../shared/acceptance/seeds", "manifest.tsv", "frontend/Inputs/numba_seed_types.txt", true);
+  test_rows("frontend/Inputs", "typing_rows.tsv", "frontend/Inputs/numba_kernel_types.txt", false);
   printf("frontend_typing: %d passed, %d failed\n", passed, failed);
   return failed != 0;
 }
