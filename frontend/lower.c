@@ -1336,6 +1336,14 @@ static FeVal lower_boolop(Lower *L, const PyExpr *e) {
     Block *bn = scratch_begin(L, &saved);
     FeVal next = lower_expr(L, e->boolop.values.items[i]);
     L->b = saved;
+    if (res.kind == FV_VAL && next.kind == FV_VAL && res.type->kind == TY_BOOL && next.type->kind == TY_BOOL &&
+        block_pure(bn)) {
+      /* two bools: the value is the logic operation itself */
+      splice_block(L, bn);
+      at(L, e->loc);
+      res = val(res.type, ib_binary(&L->b, is_or ? OP_ORI : OP_ANDI, t.v, mat(L, &next)));
+      continue;
+    }
     Block *bo = ir_block_new(L->m);
     /* and: truth(res) ? next : res;  or: truth(res) ? res : next */
     res = is_or ? select_value(L, t, bo, res, bn, next, e->loc) : select_value(L, t, bn, next, bo, res, e->loc);
