@@ -1592,7 +1592,10 @@ static FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
   for (unsigned k = 0; k < e->call.nkeywords; k++)
     if (e->call.keywords[k]->arg && strcmp(e->call.keywords[k]->arg, "shape") == 0) shape_loc = e->call.keywords[k]->value->loc;
   if (e->call.args.n > 0) shape_loc = e->call.args.items[0]->loc;
-  Type *dt = dtype_of(L, &a[1], e->loc);
+  SrcLoc dtype_loc = e->call.args.n > 1 ? e->call.args.items[1]->loc : e->loc;
+  for (unsigned k = 0; k < e->call.nkeywords; k++)
+    if (e->call.keywords[k]->arg && strcmp(e->call.keywords[k]->arg, "dtype") == 0) dtype_loc = e->call.keywords[k]->value->loc;
+  Type *dt = dtype_of(L, &a[1], dtype_loc);
   if (!dt) return poison();
   if (a[2].kind != FV_UNDEF && a[2].kind != FV_NONE && !is_const_int(&a[2]))
     return lerr(L, e->loc, "alignment must be a constant integer");
