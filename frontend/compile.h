@@ -3,7 +3,39 @@
  * fe_compile reads the module (lexer + parser), finds the kernels and device functions, types each
  * requested function once per signature with Numba's rules, and lowers it to a kir Module: one func.func
  * per (function, signature), kernels marked `kernel`, device functions they call included. Every error is
- * reported to diag located at the offending token; the result is NULL if there was any. */
+ * reported to diag located at the offending token; the result is NULL if there was any.
+ *
+ * What is compiled. With no kernel names, every function that has eager signatures (@cuda.jit("sig"),
+ * @cuda.jit([...]), device functions with signatures, @vectorize / @guvectorize lists). With names, each
+ * named function, for the given signatures whose argument count matches its parameters (all of them when
+ * one name is given; a count that does not match is an error), else for its eager signatures; a lazy
+ * @cuda.jit kernel or a @cuda.reduce with neither is an error. Given signatures replace eager ones.
+ *
+ * Symbols. A function compiled for one signature is `name`; for several, each is `name__<args>` with the
+ * argument types mangled and joined by "__" (f32, i64, u8, b1; arrays f32_2A = element, rank, layout C/F/A;
+ * tuples T2_i64_f32_E), e.g. fast_matmul__f32_2A__f32_2A__f64_2A. Every func.func has `py_name` = the
+ * Python name (how the runtime finds a kernel: rt_kir_find_kernels) and `arg_names`. Device functions are
+ * compiled once per distinct argument types, from their call sites, and named the same way (`dev`, or
+ * `dev__f32__f64` when several). Shared arrays are mem.global @<function symbol>__<variable>.
+ * Attributes: `kernel` or `device`; the decorator's options as `fastmath`, `debug`, `lineinfo` (units),
+ * `opt` (integer), `inline` ("always" / "never").
+ *
+ * Generated kernels (func attribute `generated`, and the user's function as the device function
+ * `<symbol>__core`):
+ *   - "vectorize": kernel(in_0, ..., in_k, out), 1-D arrays of the signature's argument and return types;
+ *     out[i] = f(in_0[i], ...) for every i < out.shape[0] (grid-stride loop: any launch size works).
+ *   - "guvectorize": kernel(a_0, ..., a_k): each argument of the signature with one extra leading loop
+ *     dimension (a scalar argument becomes a 1-D array); thread b (grid-stride) runs the function on
+ *     a_0[b], ..., a_k[b] for b < a_0.shape[0]. The host reshapes its arrays so that all loop dimensions
+ *     are one (a call without loop dimensions passes (1, m, n) views and launches one thread).
+ *   - "reduce": kernel(inp, out) for the signature T(T, T): each block folds a grid-stride slice of inp
+ *     (block b, thread t: elements b*bs + t, + bs*gridDim.x, ...) and writes one partial result to
+ *     out[blockIdx.x]; blockDim.x must be a power of two <= 256 and every block must have at least one
+ *     element (launch at most ceil(n / blockDim.x) blocks). Two-pass contract: the host launches it on the
+ *     input (n > 0) into a partials array of gridDim.x elements, then again on the partials with one block
+ *     (or more passes) until one value remains; an `init` value is combined by one more launch on
+ *     [result, init]; an empty input gives init (or 0). The operation must be associative and commutative
+ *     (the tree reorders it), as Numba requires. */
 #ifndef KF_FRONTEND_COMPILE_H
 #define KF_FRONTEND_COMPILE_H
 

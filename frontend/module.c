@@ -674,6 +674,12 @@ static void compile_one(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym
                fn->name, nparams);
       return;
     }
+    for (unsigned i = 0; i < sig->nargs && fn->kind == FN_KERNEL; i++)
+      if (sig->args[i]->kind == TY_TUPLE) {
+        fe_error(fe, sig->loc, "kernel '%s': tuple arguments to kernels are not supported by kfront (argument %u is %s)",
+                 fn->name, i + 1, nb_type_str(&fe->arena, sig->args[i]));
+        return;
+      }
     if (fn->kind == FN_KERNEL && sig->has_ret && sig->ret) {
       fe_error(fe, sig->loc, "kernel '%s' must return void, but its signature returns %s", fn->name,
                nb_type_str(&fe->arena, sig->ret));
