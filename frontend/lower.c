@@ -2134,11 +2134,12 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
   const char *k = arena_strdup(&L->fe->arena, sb_cstr(&key));
   sb_free(&key);
   FeInst *inst = NULL;
-  for (FeInst *in = f->insts; in; in = in->next)
+  for (FeInst *in = f->insts; in; in = in->next) {
+    if (in->in_progress && !ir_op_attr(in->op, "kernel"))
+      return lerr(L, e->loc, "recursive calls ('%s') are not supported by kfront", f->name);
     if (!in->failed && in->op && strcmp(in->key, k) == 0 && ir_op_attr(in->op, "kernel") == NULL) inst = in;
+  }
   if (!inst) {
-    for (FeInst *in = f->insts; in; in = in->next)
-      if (in->in_progress) return lerr(L, e->loc, "recursive calls ('%s') are not supported by kfront", f->name);
     inst = lower_function(L->fe, f, shapes, np, sym_for(L, f, k), false, L->quiet > 0);
     if (L->quiet && inst->failed) L->suppressed++;
   }

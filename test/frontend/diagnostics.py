@@ -378,3 +378,34 @@ def lazy_kernel(a):
 # NEAR: error: no kernel or device function named 'lazy_kernl' (did you mean 'lazy_kernel'?)
 # RUN: not kfront compile %s -k helper --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=NOTKERNEL
 # NOTKERNEL: error: 'helper' is not a kernel: it has no @cuda.jit
+
+
+# RUN: not kfront compile %s -k recursion --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=REC
+@cuda.jit(device=True)
+def countdown(n):
+    if n <= 0:
+        return 0
+    # REC: diagnostics.py:[[@LINE+1]]:12: error: recursive calls ('countdown') are not supported by kfront
+    return countdown(n - 1)
+
+
+@cuda.jit
+def recursion(a):
+    a[0] = countdown(3)
+
+
+# RUN: not kfront compile %s -k layouts --sig 'void(float32[:], float32[::1])' 2>&1 | FileCheck %s --check-prefix=LAYOUTS
+@cuda.jit
+def layouts(a, b):
+    x = a
+    # LAYOUTS: diagnostics.py:[[@LINE+1]]:5: error: cannot unify array(float32, 1d, C) and array(float32, 1d, A) for 'x'
+    if a[0] > 0:
+        x = b
+    x[0] = 1
+
+
+# RUN: not kfront compile %s -k tuple_kernel --sig 'void(UniTuple(int64, 2))' 2>&1 | FileCheck %s --check-prefix=TUPLEARG
+# TUPLEARG: <signature>:1:1: error: kernel 'tuple_kernel': tuple arguments to kernels are not supported by kfront (argument 1 is UniTuple(int64 x 2))
+@cuda.jit
+def tuple_kernel(t):
+    pass
