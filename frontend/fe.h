@@ -45,7 +45,15 @@ typedef enum {
   FV_STR,     /* a string constant */
   FV_HOST,    /* a module name bound to something that is not a compile-time constant */
   FV_SLICE,   /* a slice (only inside signatures and as a diagnostic) */
+  FV_CONSTARR, /* a module-level NumPy array of constants (np.array([...])), for cuda.const.array_like */
 } FeValKind;
+
+typedef struct FeConstArr {
+  Type *type;     /* array<dtype, rank, C> */
+  int64_t dims[8];
+  unsigned n;     /* elements */
+  Attr *values;   /* n attributes of the element type, in C order */
+} FeConstArr;
 
 struct FeVal {
   uint8_t kind;
@@ -69,6 +77,7 @@ struct FeVal {
     } str;
     int builtin;     /* FV_BUILTIN */
     FeFunc *func;    /* FV_FUNC, FV_PYFUNC */
+    FeConstArr *carr; /* FV_CONSTARR */
   };
 };
 

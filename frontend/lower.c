@@ -145,6 +145,7 @@ static const char *vname(Lower *L, const FeVal *v) {
   case FV_NONE: return "none";
   case FV_STR: return "unicode_type";
   case FV_HOST: return "a host object";
+  case FV_CONSTARR: return arena_printf(&L->fe->arena, "a constant %s", tname(L, v->carr->type));
   case FV_UNDEF: return "undefined";
   default: return "?";
   }
@@ -663,6 +664,8 @@ static const char *suggest(Lower *L, const char *name) {
   return best;
 }
 
+static FeVal const_array_ref(Lower *L, const FeConstArr *ca, const char *hint);
+
 static FeVal lookup_global(Lower *L, const char *name, SrcLoc loc) {
   FeVal *g = L->fn->scope ? strmap_get(L->fn->scope, name) : NULL;
   if (!g) g = fe_global(L->fe, name);
@@ -671,6 +674,10 @@ static FeVal lookup_global(Lower *L, const char *name, SrcLoc loc) {
       return lerr(L, loc, "global name '%s' is not a compile-time constant: a kernel can read module constants "
                           "(numbers, tuples of them), modules, types and functions",
                   name);
+    if (g->kind == FV_CONSTARR) { /* a global NumPy array is a constant, as in Numba */
+      at(L, loc);
+      return const_array_ref(L, g->carr, name);
+    }
     FeVal v = *g;
     v.literal = false;
     return v;
@@ -1658,6 +1665,42 @@ static FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
   return val(t, op_result(ref, 0));
 }
 
+/* cuda.const.array_like(ARR) of a module-level np.array of constants: a "const" mem.global with its values. */
+static FeVal const_array_ref(Lower *L, const FeConstArr *ca, const char *hint) {
+  Type *t = ca->type;
+  const PyExpr *key = (const PyExpr *)(const void *)ca;
+  Op *memo = memo_get(L, key);
+  if (!memo) {
+    const char *base = arena_printf(&L->fe->arena, "%s__%s", L->sym, hint ? hint : "const");
+    const char *sym = base;
+    for (unsigned k = 1; ir_module_lookup(L->m, sym); k++) sym = arena_printf(&L->fe->arena, "%s_%u", base, k);
+    Attr dims[8];
+    for (unsigned i = 0; i < t->rank; i++) dims[i] = attr_int(ty_i64(L->ctx), ca->dims[i]);
+    memo = ir_op_create(L->m, OP_GLOBAL, L->b.loc, 0, NULL, 0, NULL, 0);
+    ir_op_set_attr(L->m, memo, "sym_name", attr_sym(L->m, sym));
+    ir_op_set_attr(L->m, memo, "type", attr_type(t));
+    ir_op_set_attr(L->m, memo, "shape", attr_array(L->m, t->rank, dims));
+    ir_op_set_attr(L->m, memo, "space", attr_str(L->m, "const"));
+    ir_op_set_attr(L->m, memo, "value", attr_array(L->m, ca->n, ca->values));
+    ir_op_insert_before(L->fe->cur_top, memo);
+    ir_module_add_symbol(L->m, memo);
+    memo_put(L, key, memo);
+  }
+  Op *ref = ib_op(&L->b, OP_GLOBAL_REF, 0, NULL, 1, &t, 0);
+  ir_op_set_attr(L->m, ref, "name", attr_sym(L->m, ir_op_attr_str(memo, "sym_name")));
+  FeVal r = val(t, op_result(ref, 0));
+  r.is_const = true; /* a constant array (what cuda.const.array_like accepts) */
+  return r;
+}
+
+static FeVal lower_const_array(Lower *L, const PyExpr *e) {
+  FeVal a;
+  if (!positional(L, e, "cuda.const.array_like", 1, 1, &a)) return poison();
+  if (is_array(&a) && a.is_const) return a;
+  return lerr(L, arg_loc(e, 0), "cuda.const.array_like() needs a module-level NumPy array of constants "
+                                "(np.array([...])), not %s", vname(L, &a));
+}
+
 static const char *atomic_kind(int bi) {
   switch (bi) {
   case BI_ATOMIC_ADD: return "add";
@@ -1923,7 +1966,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_CBRT: return lerr(L, e->loc, "cuda.%s() is not supported by kfront yet", fname);
   case BI_SHARED_ARRAY:
   case BI_LOCAL_ARRAY: return lower_array_decl(L, bi, e);
-  case BI_CONST_ARRAY_LIKE: return lerr(L, e->loc, "cuda.const.array_like() is not supported by kfront yet");
+  case BI_CONST_ARRAY_LIKE: return lower_const_array(L, e);
   case BI_ATOMIC_ADD:
   case BI_ATOMIC_SUB:
   case BI_ATOMIC_AND:

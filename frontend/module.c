@@ -119,8 +119,68 @@ static bool const_cast_to(FeCtx *fe, const FeVal *v, Type *t, FeVal *out) {
 
 static FeVal eval_const(FeCtx *fe, const PyExpr *e);
 
+/* Shape and elements of nested tuples/lists of numbers; false if ragged or not numbers. */
+static bool nested_numbers(const FeVal *v, unsigned depth, int64_t *dims, unsigned *rank, FeVal *out, unsigned *n,
+                           unsigned cap) {
+  if (v->kind == FV_VAL && v->is_const) {
+    if (*rank == 0) *rank = depth;
+    if (depth != *rank || *n == cap) return false;
+    out[(*n)++] = *v;
+    return true;
+  }
+  if (v->kind != FV_TUPLE || depth >= 8 || v->tup.n == 0) return false;
+  if (dims[depth] == 0) dims[depth] = v->tup.n;
+  else if (dims[depth] != (int64_t)v->tup.n) return false;
+  for (unsigned i = 0; i < v->tup.n; i++)
+    if (!nested_numbers(&v->tup.elems[i], depth + 1, dims, rank, out, n, cap)) return false;
+  return true;
+}
+
+static bool const_cast_to(FeCtx *fe, const FeVal *v, Type *t, FeVal *out);
+
+/* np.array([[1, 2], [3, 4]], dtype=np.float32): a constant array (for cuda.const.array_like). */
+static FeVal eval_np_array(FeCtx *fe, const PyExpr *e) {
+  if (e->call.args.n != 1) return host();
+  FeVal data = eval_const(fe, e->call.args.items[0]);
+  Type *dtype = NULL;
+  for (unsigned k = 0; k < e->call.nkeywords; k++) {
+    const PyKeyword *kw = e->call.keywords[k];
+    if (!kw->arg || strcmp(kw->arg, "dtype") != 0) return host();
+    FeVal d = eval_const(fe, kw->value);
+    if (d.kind == FV_NTYPE && ty_is_scalar(d.type)) dtype = d.type;
+    else if (d.kind == FV_STR) dtype = nb_named_type(fe->ctx, d.str.s, NULL);
+    if (!dtype) return host();
+  }
+  enum { CAP = 1 << 16 };
+  FeVal *elems = ARENA_ARRAY(&fe->arena, FeVal, CAP);
+  int64_t dims[8] = {0};
+  unsigned rank = 0, n = 0;
+  if (!nested_numbers(&data, 0, dims, &rank, elems, &n, CAP) || rank == 0) return host();
+  if (!dtype) {
+    bool any_float = false, all_bool = true;
+    for (unsigned i = 0; i < n; i++) {
+      any_float = any_float || elems[i].type->kind == TY_FLOAT;
+      all_bool = all_bool && elems[i].type->kind == TY_BOOL;
+    }
+    dtype = any_float ? ty_f64(fe->ctx) : all_bool ? ty_bool(fe->ctx) : ty_i64(fe->ctx);
+  }
+  FeConstArr *ca = ARENA_NEW(&fe->arena, FeConstArr);
+  ca->type = ty_array(fe->ctx, dtype, rank, LAYOUT_C);
+  memcpy(ca->dims, dims, sizeof dims);
+  ca->n = n;
+  ca->values = ARENA_ARRAY(&fe->arena, Attr, n);
+  for (unsigned i = 0; i < n; i++) {
+    FeVal c;
+    if (!const_cast_to(fe, &elems[i], dtype, &c)) return host();
+    ca->values[i] = dtype->kind == TY_FLOAT ? attr_float(dtype, c.c.f) : attr_int(dtype, c.c.i);
+  }
+  return (FeVal){.kind = FV_CONSTARR, .carr = ca};
+}
+
 static FeVal eval_call_const(FeCtx *fe, const PyExpr *e) {
   FeVal f = eval_const(fe, e->call.func);
+  if (f.kind == FV_PATH && (strcmp(f.str.s, "numpy.array") == 0 || strcmp(f.str.s, "numpy.asarray") == 0))
+    return eval_np_array(fe, e);
   if (e->call.nkeywords) return host();
   unsigned n = e->call.args.n;
   FeVal a[4];
@@ -276,7 +336,8 @@ static FeVal eval_const(FeCtx *fe, const PyExpr *e) {
     bool truth = t.type->kind == TY_FLOAT ? t.c.f != 0 : t.c.i != 0;
     return eval_const(fe, truth ? e->ifexp.body : e->ifexp.orelse);
   }
-  case EX_TUPLE: {
+  case EX_TUPLE:
+  case EX_LIST: {
     FeVal t = {.kind = FV_TUPLE};
     t.tup.n = e->elts.n;
     t.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, e->elts.n ? e->elts.n : 1);
