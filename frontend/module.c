@@ -138,10 +138,24 @@ static bool nested_numbers(const FeVal *v, unsigned depth, int64_t *dims, unsign
 
 static bool const_cast_to(FeCtx *fe, const FeVal *v, Type *t, FeVal *out);
 
+/* The data of np.array(...): nested lists or tuples of constants, as tuples (module-level lists are host
+ * values otherwise: Numba does not freeze them). */
+static FeVal eval_nested(FeCtx *fe, const PyExpr *e) {
+  if (e->kind != EX_LIST && e->kind != EX_TUPLE) return eval_const(fe, e);
+  FeVal t = {.kind = FV_TUPLE};
+  t.tup.n = e->elts.n;
+  t.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, e->elts.n ? e->elts.n : 1);
+  for (unsigned i = 0; i < e->elts.n; i++) {
+    t.tup.elems[i] = eval_nested(fe, e->elts.items[i]);
+    if (t.tup.elems[i].kind == FV_HOST) return host();
+  }
+  return t;
+}
+
 /* np.array([[1, 2], [3, 4]], dtype=np.float32): a constant array (for cuda.const.array_like). */
 static FeVal eval_np_array(FeCtx *fe, const PyExpr *e) {
   if (e->call.args.n != 1) return host();
-  FeVal data = eval_const(fe, e->call.args.items[0]);
+  FeVal data = eval_nested(fe, e->call.args.items[0]);
   Type *dtype = NULL;
   for (unsigned k = 0; k < e->call.nkeywords; k++) {
     const PyKeyword *kw = e->call.keywords[k];
@@ -336,8 +350,7 @@ static FeVal eval_const(FeCtx *fe, const PyExpr *e) {
     bool truth = t.type->kind == TY_FLOAT ? t.c.f != 0 : t.c.i != 0;
     return eval_const(fe, truth ? e->ifexp.body : e->ifexp.orelse);
   }
-  case EX_TUPLE:
-  case EX_LIST: {
+  case EX_TUPLE: {
     FeVal t = {.kind = FV_TUPLE};
     t.tup.n = e->elts.n;
     t.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, e->elts.n ? e->elts.n : 1);
