@@ -13,7 +13,9 @@ sm_90, -O3). "kfront ms" = compile_source + emit_ptx (emit_ptx redoes the LLVM I
 "own ms" = compile_source + emit_llvm: kfront's share, everything but libNVVM.
 Numba: compile_ptx(py_func, signature, cc=(9, 0)) for @cuda.jit kernels; for @cuda.reduce, @vectorize and
 @guvectorize the kernel Numba itself generates (see seedmods.py), built from scratch each time.
-Warm: one untimed compile of each side first, then REPS repetitions alternating kfront and Numba; medians.
+Warm: one untimed compile of each side first, then REPS repetitions alternating kfront and Numba; medians of
+wall time (the table), and of the thread's CPU time (time.thread_time, in the JSON and a summary line: what a
+loaded machine does not inflate; libNVVM and Numba both run on the calling thread).
 Cold: the first compile of each row in a fresh process per side (`--child`), rows in manifest order, so the
 first row also pays each side's one-time start-up (dlopen of libNVVM, Numba's lazy initialisation); Python
 imports (numba.cuda, the seed modules) and loading libkfront are outside the timings.
@@ -77,16 +79,22 @@ class KfrontSide:
             opts = self.opts[row] = self.kf.options(k, sig)
         path = os.path.join(self.seeds, f)
         kf = self.kf
+        c0 = time.thread_time()
         t0 = time.perf_counter()
         m = kf.compile(path, self.sources[f], k, sig, opts=opts)
         t1 = time.perf_counter()
+        c1 = time.thread_time()
         kf.emit_llvm(m)
+        c2 = time.thread_time()
         t2 = time.perf_counter()
         ptx = kf.emit_ptx(m)
         t3 = time.perf_counter()
+        c3 = time.thread_time()
         kf.destroy(m)
         if ".entry" not in ptx:
             raise kfront_ctypes.KfrontError("no .entry in kfront's PTX for %s" % row_key(row))
+        self.cpu_ms = ((c1 - c0) + (c3 - c2)) * 1e3
+        self.cpu_own_ms = ((c1 - c0) + (c2 - c1)) * 1e3
         return ((t1 - t0) + (t3 - t2)) * 1e3, ((t1 - t0) + (t2 - t1)) * 1e3, (t1 - t0) * 1e3
 
 
@@ -100,9 +108,11 @@ class NumbaSide:
 
     def once(self, row):
         f, k, sig = row
+        c0 = time.thread_time()
         t0 = time.perf_counter()
         ptx = seedmods.numba_kernel_ptx(self.objs[(f, k)], sig)
         t1 = time.perf_counter()
+        self.cpu_ms = (time.thread_time() - c0) * 1e3
         if ".entry" not in ptx:
             raise RuntimeError("no .entry in Numba's PTX for %s" % row_key(row))
         return (t1 - t0) * 1e3
@@ -174,38 +184,45 @@ def main():
                "cold_numba_ms": cold_n.get(row_key(r))}
         try:
             ks.once(r)
-            kt, ko, kfe = [], [], []
+            kt, ko, kfe, kc, kco = [], [], [], [], []
             for _ in range(args.reps):
                 a, b, c = ks.once(r)
                 kt.append(a)
                 ko.append(b)
                 kfe.append(c)
+                kc.append(ks.cpu_ms)
+                kco.append(ks.cpu_own_ms)
             res.update(kfront_ms=statistics.median(kt), kfront_own_ms=statistics.median(ko),
-                       kfront_frontend_ms=statistics.median(kfe))
+                       kfront_frontend_ms=statistics.median(kfe), kfront_min_ms=min(kt),
+                       kfront_cpu_ms=statistics.median(kc), kfront_own_cpu_ms=statistics.median(kco))
         except Exception as e:  # noqa: BLE001
             res["kfront_error"] = str(e).strip()
         try:
             ns.once(r)
-            nt = [ns.once(r) for _ in range(args.reps)]
-            res["numba_ms"] = statistics.median(nt)
+            nt, nc = [], []
+            for _ in range(args.reps):
+                nt.append(ns.once(r))
+                nc.append(ns.cpu_ms)
+            res.update(numba_ms=statistics.median(nt), numba_min_ms=min(nt), numba_cpu_ms=statistics.median(nc))
         except Exception as e:  # noqa: BLE001
             res["numba_error"] = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else "")
         if "kfront_ms" in res and "numba_ms" in res:
             res["ratio"] = res["numba_ms"] / res["kfront_ms"]
+            res["ratio_cpu"] = res["numba_cpu_ms"] / res["kfront_cpu_ms"]
         results.append(res)
 
     print()
-    print("source -> PTX, sm_90, warm medians of %d (ms); ratio = numba / kfront; cold = first compile in a fresh"
-          " process" % args.reps)
-    hdr = "%-22s %-48s %9s %8s %9s %7s %10s %10s" % ("kernel", "signature", "kfront", "own", "numba", "ratio",
-                                                      "cold kf", "cold nb")
+    print("source -> PTX, sm_90, warm medians of %d (ms); ratio = numba / kfront" % args.reps)
+    print("own = kfront without libNVVM (fe = its frontend + passes part); cold = first compile in a fresh process")
+    hdr = "%-23s %-48s %8s %7s %7s %8s %6s %8s %8s" % ("kernel", "signature", "kfront", "own", "fe", "numba", "ratio",
+                                                       "cold kf", "cold nb")
     print(hdr)
     print("-" * len(hdr))
     for res in results:
-        print("%-22s %-48s %9s %8s %9s %7s %10s %10s" % (
+        print("%-23s %-48s %8s %7s %7s %8s %6s %8s %8s" % (
             res["kernel"], res["signature"], fmt(res.get("kfront_ms")), fmt(res.get("kfront_own_ms"), "%.3f"),
-            fmt(res.get("numba_ms")), fmt(res.get("ratio"), "%.1fx"), fmt(res.get("cold_kfront_ms"), "%.1f"),
-            fmt(res.get("cold_numba_ms"), "%.1f")))
+            fmt(res.get("kfront_frontend_ms"), "%.3f"), fmt(res.get("numba_ms")), fmt(res.get("ratio"), "%.1fx"),
+            fmt(res.get("cold_kfront_ms"), "%.1f"), fmt(res.get("cold_numba_ms"), "%.1f")))
     for res in results:
         for side in ("kfront", "numba"):
             if side + "_error" in res:
@@ -241,6 +258,11 @@ def summarize(results):
                                      s["rows_at_least_3x"], len(ok), ))
         lines.append("compile: kfront's own share (no libNVVM) max %.3f ms (%s) (aim: < 1 ms)" % (
             own["kfront_own_ms"], own["kernel"]))
+        cr = [r["ratio_cpu"] for r in ok]
+        s.update(geomean_ratio_cpu=statistics.geometric_mean(cr), min_ratio_cpu=min(cr),
+                 max_own_cpu_ms=max(r["kfront_own_cpu_ms"] for r in ok))
+        lines.append("compile: in thread CPU time (immune to other load): geomean %.1fx, min %.1fx; own share max "
+                     "%.3f ms" % (s["geomean_ratio_cpu"], s["min_ratio_cpu"], s["max_own_cpu_ms"]))
     first = results[0] if results else None
     if first and isinstance(first.get("cold_kfront_ms"), (int, float)) and \
             isinstance(first.get("cold_numba_ms"), (int, float)):

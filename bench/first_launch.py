@@ -4,14 +4,15 @@ fresh Python process that imports numba.cuda, defines the same kernel and calls 
 
 usage: bench/first_launch.py [--reps N] [--n ELEMS] [--json FILE] [--allow-sim]
 
-The workload: s001 `double` on ELEMS (default 1M) float64 from a .npy file, 128 threads per block, host arrays
-(copied to the device and back, as both tools do with NumPy arrays), output written to a .npy and checked.
-  kfront cold  `kfront run s001_kernels.py -k double --grid G --block 128 in.npy out.npy -o DIR -v` with
+The workload: s001 `double` on ELEMS (default 2^20, a multiple of 128: the kernel has no guard) float64 from .npy files, 128 threads per block, host arrays
+(copied to the device and back, as both tools do with NumPy arrays). Results are checked: kfront's by one more
+(untimed) run with -o DIR, Numba's inside its process after the timed call.
+  kfront cold  `kfront run s001_kernels.py -k double --grid G --block 128 in.npy out.npy -v` with
                KFRONT_CACHE_DIR set to a new empty directory (nothing compiled is found: frontend, passes,
                libNVVM, driver JIT of the PTX)
   kfront warm  the same command again with that cache directory (the kernel comes from the disk cache)
   numba        `python3 script.py`: import numpy and numba.cuda, np.load the same inputs, define `double` with
-               @cuda.jit, call it once with the host arrays, cuda.synchronize(), np.save the output
+               @cuda.jit, call it once with the host arrays, cuda.synchronize(), compare with NumPy
 Each is a fresh process, REPS times (default 3), medians. "process" is the wall time from spawning the process
 to its exit, measured by this script; "first call" is, for Numba, the time from just before the call to just
 after synchronize (compile, context, load, copies, launch) and, for kfront, its -v report's "ready in" (compile
@@ -59,8 +60,8 @@ t0 = time.perf_counter()
 double[blocks, threads](a, out)
 cuda.synchronize()
 t1 = time.perf_counter()
-np.save(sys.argv[3], out)
-print(json.dumps({"import_ms": (t_import - t_start) * 1e3, "first_call_ms": (t1 - t0) * 1e3}))
+ok = bool((out == a * 2).all())
+print(json.dumps({"import_ms": (t_import - t_start) * 1e3, "first_call_ms": (t1 - t0) * 1e3, "ok": ok}))
 '''
 
 
@@ -78,10 +79,12 @@ def med(xs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--n", type=int, default=1 << 20)
     ap.add_argument("--json")
     ap.add_argument("--allow-sim", action="store_true")
     args = ap.parse_args()
+    if args.n % 128:
+        ap.error("--n must be a multiple of 128: the seed's kernel has no bounds guard")
     import numpy as np
 
     kfront = kfront_ctypes.find_tool("kfront")
@@ -99,20 +102,20 @@ def main():
         np.save(outp, np.zeros_like(a))
         grid = (args.n + 127) // 128
 
-        def kfront_run(cache_dir, tag):
+        def kfront_run(cache_dir, tag, check=False):
             outdir = os.path.join(tmp, "out-" + tag)
             env = dict(os.environ, KFRONT_CACHE_DIR=cache_dir)
             env.pop("KFRONT_NO_CACHE", None)
             env.pop("KFRONT_SIM", None)
-            cmd = [kfront, "run", seed, "-k", "double", "--grid", str(grid), "--block", "128", inp, outp,
-                   "-o", outdir, "-v"]
+            cmd = [kfront, "run", seed, "-k", "double", "--grid", str(grid), "--block", "128", inp, outp, "-v"]
+            if check:
+                cmd += ["-o", outdir]
             if args.allow_sim and not gpu:
                 cmd.insert(2, "--sim")
             wall, r = timed(cmd, env=env)
             if r.returncode != 0:
                 raise RuntimeError("kfront run failed (exit %d):\n%s" % (r.returncode, r.stderr[-2000:]))
-            got = np.load(os.path.join(outdir, "output.npy"))
-            if not (got == a * 2).all():
+            if check and not (np.load(os.path.join(outdir, "output.npy")) == a * 2).all():
                 raise RuntimeError("kfront run: wrong output")
             m1 = re.search(r"ready in ([0-9.]+) ms", r.stderr)
             m2 = re.search(r"launched .* in ([0-9.]+) ms", r.stderr)
@@ -137,6 +140,8 @@ def main():
                            ("python_numpy", [sys.executable, "-c", "import numpy"])):
             results[label + "_ms"] = med([timed(cmd)[0] for _ in range(args.reps)])
 
+        # the result, once (untimed: -o writes every array argument back to .npy files)
+        kfront_run(os.path.join(tmp, "cache-check"), "check", check=True)
         cold, warm = [], []
         for i in range(args.reps):
             cache_dir = os.path.join(tmp, "cache-%d" % i)
@@ -164,20 +169,17 @@ def main():
             runs = []
             # one untimed run first, so that both tools start with their files in the page cache (the probe
             # above did it for kfront)
-            subprocess.run([sys.executable, script, inp, outp, os.path.join(tmp, "numba_out.npy")],
-                           capture_output=True, cwd=tmp, timeout=300)
+            subprocess.run([sys.executable, script, inp, outp], capture_output=True, cwd=tmp, timeout=300)
             for i in range(args.reps):
-                out_nb = os.path.join(tmp, "numba_out.npy")
                 env = dict(os.environ)
-                wall, r = timed([sys.executable, script, inp, outp, out_nb], env=env, cwd=tmp)
+                wall, r = timed([sys.executable, script, inp, outp], env=env, cwd=tmp)
                 if r.returncode != 0:
                     results["numba_error"] = r.stderr[-2000:]
                     break
-                got = np.load(out_nb)
-                if not (got == a * 2).all():
+                d = json.loads(r.stdout.strip().splitlines()[-1])
+                if not d.get("ok"):
                     results["numba_error"] = "wrong output"
                     break
-                d = json.loads(r.stdout.strip().splitlines()[-1])
                 d["process_ms"] = wall
                 runs.append(d)
             if runs:

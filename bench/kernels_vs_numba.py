@@ -94,7 +94,9 @@ class Bench:
         self.seeds = seedmods.seeds_dir()
         lib = kfront_ctypes.load()
         self.kfc = kfront_ctypes.Compiler(lib, arch=self.cc[0] * 10 + self.cc[1])
-        self.rt = kfront_ctypes.Runtime(lib, kfront_ctypes.KF_RUNTIME_GPU, disk_cache=False)
+        # KFRONT_BENCH_SIM=1: kfront's runtime on the simulator (only for testing this script without a GPU)
+        mode = kfront_ctypes.KF_RUNTIME_SIM if os.environ.get("KFRONT_BENCH_SIM") == "1" else kfront_ctypes.KF_RUNTIME_GPU
+        self.rt = kfront_ctypes.Runtime(lib, mode, disk_cache=False)
         self.programs = {}
         print("kernels_vs_numba: %s (sm_%d%d, %d SMs); kfront runtime: %s" % (
             self.name, self.cc[0], self.cc[1], self.sms, self.rt.describe()))
@@ -131,7 +133,7 @@ class Bench:
 
     def copy_bandwidth(self):
         cp = self.cp
-        nbytes = 1 << 30
+        nbytes = (1 << 30) // self.args.small
         src = cp.random.random(nbytes // 8)
         dst = cp.empty_like(src)
         for _ in range(3):
@@ -147,6 +149,7 @@ class Bench:
         t = statistics.median(times)
         del src, dst
         cp.get_default_memory_pool().free_all_blocks()
+        self.copy_bytes = nbytes
         return 2 * nbytes / (t * 1e-3) / 1e9, t
 
     # ---- kfront ------------------------------------------------------------------------------------------
@@ -186,28 +189,29 @@ class Bench:
 def workloads(b):
     cp = b.cp
     out = []
+    sm = b.args.small
 
     # double: 30M float64
-    n = 30_000_000
+    n = 30_000_000 // sm // 128 * 128
     x = cp.random.random(n)
     y = cp.empty_like(x)
     out.append(dict(
         name="double", file="s001_kernels.py", kernel="double", sig="void(float64[::1], float64[::1])",
         grid=(math.ceil(n / 128),), block=(128,), sets=[(x, y)], outputs=[1],
         check=lambda s: bool((s[1] == s[0] * 2).all()), bytes=16 * n, flops=n, batch=10,
-        desc="30M float64, 128/block"))
+        desc="%.3gM float64, 128/block" % (n / 1e6)))
 
     # inc2d: 1000x1000 float32 in place, 32 arrays rotated
-    m = 1000
+    m = 1000 // sm
     arrs = [cp.random.random((m, m), dtype=cp.float32) for _ in range(32)]
     g = math.ceil(m / 16)
     out.append(dict(
         name="inc2d", file="s002_kernels.py", kernel="increment_a_2D_array", sig="void(float32[:, ::1])",
         grid=(g, g), block=(16, 16), sets=[(a,) for a in arrs], outputs=[], inplace=True,
-        check=None, bytes=8 * m * m, flops=m * m, batch=32, desc="1000x1000 float32, 16x16 blocks, 32 arrays"))
+        check=None, bytes=8 * m * m, flops=m * m, batch=32, desc="%dx%d float32, 16x16 blocks, 32 arrays" % (m, m)))
 
     # matmul: 4096^2 float32
-    N, tpb = 4096, 16
+    N, tpb = 4096 // sm // 16 * 16, 16
     A = cp.random.random((N, N), dtype=cp.float32)
     B = cp.random.random((N, N), dtype=cp.float32)
     C = cp.empty((N, N), dtype=cp.float32)
@@ -223,10 +227,10 @@ def workloads(b):
         name="matmul", file="s002_kernels.py", kernel="fast_matmul",
         sig="void(float32[:, ::1], float32[:, ::1], float32[:, ::1])", grid=(N // tpb, N // tpb), block=(tpb, tpb),
         sets=[(A, B, C)], outputs=[2], check=check_mm, bytes=3 * 4 * N * N, flops=2 * N ** 3, batch=2,
-        desc="4096^2 float32, TPB=16", cmp_exact=True))
+        desc="%d^2 float32, TPB=16" % N, cmp_exact=True))
 
     # add: grid-stride, 32M float64
-    n2 = 32 * 1024 * 1024
+    n2 = 32 * 1024 * 1024 // sm
     xa = cp.random.random(n2)
     ya = cp.random.random(n2)
     oa = cp.empty_like(xa)
@@ -234,7 +238,7 @@ def workloads(b):
         name="add", file="s000_kernels.py", kernel="add", sig="void(float64[::1], float64[::1], float64[::1])",
         grid=(b.sms * 32,), block=(256,), sets=[(xa, ya, oa)], outputs=[2],
         check=lambda s: bool((s[2] == s[0] + s[1]).all()), bytes=24 * n2, flops=n2, batch=10,
-        desc="32M float64 grid-stride, %d x 256" % (b.sms * 32)))
+        desc="%.3gM float64 grid-stride, %d x 256" % (n2 / 2**20, b.sms * 32)))
     return out
 
 
@@ -331,10 +335,12 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--json")
     ap.add_argument("--only")
+    ap.add_argument("--small", type=int, default=1, help="divide every size by this (quick runs, script tests)")
     args = ap.parse_args()
     b = Bench(args)
     bw, bw_ms = b.copy_bandwidth()
-    print("kernels_vs_numba: device-to-device copy of 1 GiB: %.3f ms, %.0f GB/s (read + write)" % (bw_ms, bw))
+    print("kernels_vs_numba: device-to-device copy of %d MiB: %.3f ms, %.0f GB/s (read + write)" % (
+        b.copy_bytes >> 20, bw_ms, bw))
     only = set(args.only.split(",")) if args.only else None
     results = []
     for w in workloads(b):

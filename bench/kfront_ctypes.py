@@ -134,7 +134,10 @@ def load(path=None):
                                      ctypes.c_size_t, _P, ctypes.POINTER(Arg), ctypes.c_uint]),
     }
     for name, (res, args) in sig.items():
-        f = getattr(lib, name)
+        try:
+            f = getattr(lib, name)
+        except AttributeError:
+            continue  # a library without it: the call fails when (if) it is made
         f.restype = res
         f.argtypes = args
     return lib

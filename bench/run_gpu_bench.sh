@@ -64,6 +64,6 @@ EOF
   limit 150 python3 bench/kernels_vs_numba.py --reps 20 --json "$res/kernels.json"
   echo "(exit $?)"
   echo
-  echo "=== summary ($(date -u '+%Y-%m-%d %H:%M UTC'); full output in ${OUT:+$OUT/bench.log}${OUT:-this log})"
+  echo "=== summary ($(date -u '+%Y-%m-%d %H:%M UTC'); full output above${OUT:+ and in $OUT/bench.log})"
   python3 bench/bench_summary.py "$res"
 } 2>&1 | tee -a "$log"
