@@ -102,9 +102,55 @@ static bool parse_layout(const char *s, unsigned *dims, unsigned max, unsigned *
   return *p == 0 && outputs;
 }
 
+/* A signature of the generated kernel itself (the arrays it is launched with, as a runtime that only knows
+ * its arguments gives it): the element signature it stands for, and the kernel's parameter types. */
+static bool kernel_level(FeCtx *fe, const FeFunc *fn, const FeSig *sig, FeSig *esig, Type **kparams, unsigned *nk) {
+  unsigned nparams = fn->def->funcdef.params.n;
+  if ((sig->has_ret && sig->ret) || sig->nargs == 0 || sig->nargs > 64) return false;
+  for (unsigned i = 0; i < sig->nargs; i++)
+    if (sig->args[i]->kind != TY_ARRAY) return false;
+  memset(esig, 0, sizeof *esig);
+  esig->loc = sig->loc;
+  esig->args = ARENA_ARRAY(&fe->arena, Type *, sig->nargs);
+  switch (fn->kind) {
+  case FN_REDUCE:
+    if (sig->nargs != 2 || sig->args[0]->rank != 1 || sig->args[1]->rank != 1) return false;
+    esig->has_ret = true;
+    esig->ret = sig->args[1]->elem;
+    esig->nargs = 2;
+    esig->args[0] = esig->args[1] = sig->args[0]->elem;
+    break;
+  case FN_VECTORIZE:
+    if (sig->nargs != nparams + 1) return false;
+    for (unsigned i = 0; i < sig->nargs; i++)
+      if (sig->args[i]->rank != 1) return false;
+    esig->has_ret = true;
+    esig->ret = sig->args[nparams]->elem;
+    esig->nargs = nparams;
+    for (unsigned i = 0; i < nparams; i++) esig->args[i] = sig->args[i]->elem;
+    break;
+  case FN_GUVECTORIZE:
+    if (sig->nargs != nparams) return false;
+    esig->nargs = nparams;
+    for (unsigned i = 0; i < nparams; i++) {
+      Type *t = sig->args[i];
+      esig->args[i] = t->rank == 1 ? t->elem : ty_array(fe->ctx, t->elem, t->rank - 1, LAYOUT_A);
+    }
+    break;
+  default: return false;
+  }
+  for (unsigned i = 0; i < sig->nargs; i++) kparams[i] = sig->args[i];
+  *nk = sig->nargs;
+  return true;
+}
+
 bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
   IrContext *ctx = fe->ctx;
   unsigned nparams = fn->def->funcdef.params.n;
+  FeSig esig;
+  Type *given[64];
+  unsigned ngiven = 0;
+  if (kernel_level(fe, fn, sig, &esig, given, &ngiven)) sig = &esig;
   if (sig->nargs != nparams) {
     fe_error(fe, sig->loc, "signature has %u argument%s but '%s' takes %u", sig->nargs, sig->nargs == 1 ? "" : "s",
              fn->name, nparams);
@@ -182,6 +228,8 @@ bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
     break;
   default: return false;
   }
+  if (ngiven == nk)
+    for (unsigned i = 0; i < nk; i++) kparams[i] = given[i];
   /* the user's function, as a device function with this one signature */
   FeFunc *dev = ARENA_NEW(&fe->arena, FeFunc);
   *dev = *fn;

@@ -839,7 +839,8 @@ static void compile_requests(FeCtx *fe) {
     unsigned nparams = fn->def->funcdef.params.n;
     for (unsigned i = 0; i < ngiven; i++) {
       unsigned want = fn->kind == FN_REDUCE ? 2 : nparams;
-      if (o->nkernels == 1 || given[i].nargs == want) mine[nmine++] = given[i];
+      bool kernel_args = fn->kind == FN_VECTORIZE && given[i].nargs == nparams + 1; /* the kernel's own arrays */
+      if (o->nkernels == 1 || given[i].nargs == want || kernel_args) mine[nmine++] = given[i];
     }
     if (nmine) {
       compile_function(fe, fn, mine, nmine);

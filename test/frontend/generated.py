@@ -9,6 +9,12 @@
 # RUN: kfront compile %s -k gu --sig 'void(float32[:], float32, float32[:])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=GU
 # RUN: kfront compile %s -k red --sig 'float64(float64, float64)' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=RED
 # RUN: kfront compile %s --emit=kir | FileCheck %s --check-prefix=EAGER
+# The kernel's own arguments are accepted as the signature too (what a runtime launching it knows):
+# RUN: kfront compile %s -k red --sig 'void(float32[::1], float32[::1])' --emit=kir | FileCheck %s --check-prefix=KSIG
+# KSIG: sym_name = @red__core, function_type = (f32, f32) -> (f32), device
+# KSIG: sym_name = @red, function_type = (array<f32, 1, C>, array<f32, 1, C>) -> (), kernel
+# RUN: kfront compile %s -k gu --sig 'void(float32[:, ::1], float32[::1], float32[:, ::1])' --emit=kir | FileCheck %s --check-prefix=KSIGGU
+# KSIGGU: sym_name = @gu, function_type = (array<f32, 2, C>, array<f32, 1, C>, array<f32, 2, C>) -> (), kernel
 import numba
 from numba import cuda, float32, guvectorize, vectorize
 
