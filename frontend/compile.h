@@ -21,7 +21,9 @@
  * `opt` (integer), `inline` ("always" / "never").
  *
  * Generated kernels (func attribute `generated`, and the user's function as the device function
- * `<symbol>__core`):
+ * `<symbol>__core`); each is compiled for an element signature (as in the decorator) or for the kernel's
+ * own array signature (what a runtime launching it knows: void(float32[::1], float32[::1]) for a float32
+ * reduction):
  *   - "vectorize": kernel(in_0, ..., in_k, out), 1-D arrays of the signature's argument and return types;
  *     out[i] = f(in_0[i], ...) for every i < out.shape[0] (grid-stride loop: any launch size works).
  *   - "guvectorize": kernel(a_0, ..., a_k): each argument of the signature with one extra leading loop

@@ -129,14 +129,21 @@ static bool kernel_level(FeCtx *fe, const FeFunc *fn, const FeSig *sig, FeSig *e
     esig->nargs = nparams;
     for (unsigned i = 0; i < nparams; i++) esig->args[i] = sig->args[i]->elem;
     break;
-  case FN_GUVECTORIZE:
-    if (sig->nargs != nparams) return false;
+  case FN_GUVECTORIZE: {
+    /* element signatures have arrays too: this is the kernel's when every rank is the layout's plus one */
+    unsigned dims[64], nargs, nin;
+    if (sig->nargs != nparams || !fn->gu_layout || !parse_layout(fn->gu_layout, dims, 64, &nargs, &nin) ||
+        nargs != nparams)
+      return false;
+    for (unsigned i = 0; i < nparams; i++)
+      if (sig->args[i]->rank != dims[i] + 1) return false;
     esig->nargs = nparams;
     for (unsigned i = 0; i < nparams; i++) {
       Type *t = sig->args[i];
       esig->args[i] = t->rank == 1 ? t->elem : ty_array(fe->ctx, t->elem, t->rank - 1, LAYOUT_A);
     }
     break;
+  }
   default: return false;
   }
   for (unsigned i = 0; i < sig->nargs; i++) kparams[i] = sig->args[i];
