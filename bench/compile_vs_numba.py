@@ -165,7 +165,7 @@ def main():
 
     rows, sources = rows_and_sources(seeds, only)
     lib = kfront_ctypes.find_library()
-    print("compile_vs_numba: %d manifest rows from %s" % (len(rows), seeds))
+    print("compile_vs_numba: %d manifest rows (%s), seeds from %s" % (len(rows), seedmods.manifest_path(seeds), seeds))
     print("compile_vs_numba: kfront %s (%s), numba-cuda %s, python %s" % (
         kfront_ctypes.load().kf_version().decode(), lib, numba_cuda_version(), sys.version.split()[0]))
     missing = uncovered_kernels(seeds, rows) if not only else []

@@ -18,7 +18,10 @@ to its exit, measured by this script; "first call" is, for Numba, the time from 
 after synchronize (compile, context, load, copies, launch) and, for kfront, its -v report's "ready in" (compile
 or cache, load) + "launched in" (copies, launch, synchronize). The runtime's cuInit/context creation happens in
 kfront before "ready in" is measured and in Numba inside the first call, so compare the process totals.
-A bare `python3 -c pass` and `python3 -c "import numpy"` are timed too, for scale.
+The CUDA driver keeps its own disk cache of PTX it has compiled to machine code (~/.nv/ComputeCache); the
+untimed runs first fill it for both tools' PTX, so the rows above measure kfront's and Numba's own work with the
+driver's cache warm. Two more rows repeat kfront cold and Numba with CUDA_CACHE_DISABLE=1 (every PTX JIT-compiled
+by the driver: a first-ever run). A bare `python3 -c pass` and `python3 -c "import numpy"` are timed too.
 Without a GPU: "no GPU: skipped" (exit 0); --allow-sim runs the kfront part on the simulator anyway.
 """
 import argparse
@@ -102,9 +105,9 @@ def main():
         np.save(outp, np.zeros_like(a))
         grid = (args.n + 127) // 128
 
-        def kfront_run(cache_dir, tag, check=False):
+        def kfront_run(cache_dir, tag, check=False, extra_env=None):
             outdir = os.path.join(tmp, "out-" + tag)
-            env = dict(os.environ, KFRONT_CACHE_DIR=cache_dir)
+            env = dict(os.environ, KFRONT_CACHE_DIR=cache_dir, **(extra_env or {}))
             env.pop("KFRONT_NO_CACHE", None)
             env.pop("KFRONT_SIM", None)
             cmd = [kfront, "run", seed, "-k", "double", "--grid", str(grid), "--block", "128", inp, outp, "-v"]
@@ -142,7 +145,7 @@ def main():
 
         # the result, once (untimed: -o writes every array argument back to .npy files)
         kfront_run(os.path.join(tmp, "cache-check"), "check", check=True)
-        cold, warm = [], []
+        cold, warm, nojit = [], [], []
         for i in range(args.reps):
             cache_dir = os.path.join(tmp, "cache-%d" % i)
             c = kfront_run(cache_dir, "cold%d" % i)
@@ -153,7 +156,12 @@ def main():
             if gpu and w["cache"] != "hit (disk)":
                 raise RuntimeError("expected a disk cache hit, got %r" % w["cache"])
             warm.append(w)
-        for tag, runs in (("kfront_cold", cold), ("kfront_warm", warm)):
+            if gpu:
+                nojit.append(kfront_run(os.path.join(tmp, "cache-nojit-%d" % i), "nojit%d" % i,
+                                        extra_env={"CUDA_CACHE_DISABLE": "1"}))
+        for tag, runs in (("kfront_cold", cold), ("kfront_warm", warm), ("kfront_cold_nojit", nojit)):
+            if not runs:
+                continue
             results[tag] = {k: med([r[k] for r in runs]) for k in ("process_ms", "ready_ms", "launched_ms")}
             fc = [r["ready_ms"] + r["launched_ms"] for r in runs if r["ready_ms"] is not None and
                   r["launched_ms"] is not None]
@@ -166,24 +174,25 @@ def main():
             script = os.path.join(tmp, "numba_first.py")
             with open(script, "w") as f:
                 f.write(NUMBA_SCRIPT)
-            runs = []
             # one untimed run first, so that both tools start with their files in the page cache (the probe
             # above did it for kfront)
             subprocess.run([sys.executable, script, inp, outp], capture_output=True, cwd=tmp, timeout=300)
-            for i in range(args.reps):
-                env = dict(os.environ)
-                wall, r = timed([sys.executable, script, inp, outp], env=env, cwd=tmp)
-                if r.returncode != 0:
-                    results["numba_error"] = r.stderr[-2000:]
-                    break
-                d = json.loads(r.stdout.strip().splitlines()[-1])
-                if not d.get("ok"):
-                    results["numba_error"] = "wrong output"
-                    break
-                d["process_ms"] = wall
-                runs.append(d)
-            if runs:
-                results["numba"] = {k: med([r[k] for r in runs]) for k in ("process_ms", "import_ms",
+            for tag, extra in (("numba", {}), ("numba_nojit", {"CUDA_CACHE_DISABLE": "1"})):
+                runs = []
+                for i in range(args.reps):
+                    env = dict(os.environ, **extra)
+                    wall, r = timed([sys.executable, script, inp, outp], env=env, cwd=tmp)
+                    if r.returncode != 0:
+                        results["numba_error"] = r.stderr[-2000:]
+                        break
+                    d = json.loads(r.stdout.strip().splitlines()[-1])
+                    if not d.get("ok"):
+                        results["numba_error"] = "wrong output"
+                        break
+                    d["process_ms"] = wall
+                    runs.append(d)
+                if runs:
+                    results[tag] = {k: med([r[k] for r in runs]) for k in ("process_ms", "import_ms",
                                                                             "first_call_ms")}
         print_table(results, args)
         if args.json:
@@ -206,7 +215,9 @@ def print_table(res, args):
     print(hdr)
     print("-" * len(hdr))
     for tag, label in (("kfront_cold", "kfront run, empty disk cache"), ("kfront_warm", "kfront run, warm disk cache"),
-                       ("numba", "python + numba.cuda, first call")):
+                       ("numba", "python + numba.cuda, first call"),
+                       ("kfront_cold_nojit", "kfront run, empty cache, no drv JIT$"),
+                       ("numba_nojit", "numba, no driver JIT cache")):
         r = res.get(tag)
         if not r:
             continue
@@ -214,6 +225,8 @@ def print_table(res, args):
                                               fmt(r.get("ready_ms")), fmt(r.get("launched_ms"))))
     if "numba" in res:
         print("  (numba's process includes importing numpy + numba.cuda: %.1f ms)" % res["numba"]["import_ms"])
+    if "kfront_cold_nojit" in res:
+        print("  (no drv JIT$ = CUDA_CACHE_DISABLE=1: the driver's own cache of PTX compiled to machine code off too)")
     print("  (for scale: python3 -c pass %.1f ms, python3 -c 'import numpy' %.1f ms)" % (
         res["python_ms"], res["python_numpy_ms"]))
     if "numba_error" in res:
@@ -223,6 +236,9 @@ def print_table(res, args):
         c, w, n = res["kfront_cold"]["process_ms"], res["kfront_warm"]["process_ms"], res["numba"]["process_ms"]
         lines.append("first launch (process totals): kfront cold %.0f ms, warm %.0f ms; numba %.0f ms "
                      "(numba/kfront: cold %.1fx, warm %.1fx)" % (c, w, n, n / c, n / w))
+    if "numba_nojit" in res and "kfront_cold_nojit" in res:
+        c, n = res["kfront_cold_nojit"]["process_ms"], res["numba_nojit"]["process_ms"]
+        lines.append("first launch, driver JIT cache off: kfront cold %.0f ms, numba %.0f ms (%.1fx)" % (c, n, n / c))
     res["lines"] = lines
     print()
     for line in lines:

@@ -37,17 +37,22 @@ def seeds_dir():
     raise SystemExit("seed programs not found (set KFRONT_SEEDS; searched %s)" % ", ".join(c for c in cands if c))
 
 
-def manifest_rows(seeds):
-    """(file, function, signature) of every `ptx` row of manifest.tsv (test/gpu/seeds has none: then every
-    kernel the issue lists, with the manifest's signatures)."""
+def manifest_path(seeds):
+    """The seeds' manifest.tsv, else bench/seed_manifest.tsv (a copy, for test/gpu/seeds which has none)."""
     path = os.path.join(seeds, "manifest.tsv")
+    return path if os.path.exists(path) else os.path.join(ROOT, "bench", "seed_manifest.tsv")
+
+
+def manifest_rows(seeds):
+    """(file, function, signature) of every `ptx` row of the manifest whose file is in seeds."""
+    path = manifest_path(seeds)
     rows = []
     with open(path) as f:
         for line in f:
             if not line.strip() or line.startswith("#"):
                 continue
             parts = line.rstrip("\n").split("\t")
-            if len(parts) >= 4 and parts[3] == "ptx":
+            if len(parts) >= 4 and parts[3] == "ptx" and os.path.exists(os.path.join(seeds, parts[0])):
                 rows.append((parts[0], parts[1], parts[2]))
     return rows
 
