@@ -7,9 +7,9 @@
  * "has continued"); an assignment just rebinds the slot, so the IR is SSA from the start.
  *
  * Control flow is structured. An if statement lowers both branches into the regions of an scf.if and
- * merges the environments: a variable that differs (and is read later: a conservative liveness from the
- * lines where it is read) becomes a result, its type unified as Numba unifies (int64 and float64 give
- * float64; undefined on one path gives the other path's type with a zero value). Loops are scf.for
+ * merges the environments: a variable that differs (and may be read later: see "liveness") becomes a
+ * result, its type unified as Numba unifies (int64 and float64 give float64; undefined on one path gives
+ * the other path's type with a zero value). Loops are scf.for
  * (range loops without break or return) or scf.while; the values carried around a loop are the
  * variables assigned in it that are read before being assigned in the body or read after the loop.
  * Their types are found by lowering the body speculatively (diagnostics held back) until the types at
@@ -19,7 +19,13 @@
  * puts those statements directly in the else region (no flag), so kernels keep their guard conditions.
  *
  * Arrays. Each element access is `mem.dim` + (for a signed index not known to be >= 0) a wrap of
- * negative indices + `check.bounds` (when bounds checks are on) + mem.load/mem.store with i64 indices. */
+ * negative indices + `check.bounds` (when bounds checks are on) + mem.load/mem.store with i64 indices.
+ * a[i] of an array of higher rank is a view (the array and its fixed leading indices) that can be indexed,
+ * measured and passed to device functions (as the array plus the indices).
+ *
+ * Sections: diagnostics and values; liveness; environments and the structured if; names and attributes;
+ * array elements; operators; calls (builtins, cuda.*, math.*, device functions); expressions; assignment;
+ * loops; statements; functions. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
