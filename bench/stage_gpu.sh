@@ -4,7 +4,9 @@
 #
 #   bench/stage_gpu.sh [BUILD_DIR [DEST]]      (defaults: build-bench, BUILD_DIR/gpu)
 #
-# DEST/bin/kfront           the driver, stripped (statically linked LLVM, as built)
+# DEST/bin/kfront           the driver (tools/kfront*.c) linked against DEST/lib/libkfront.so, which holds LLVM
+#                           statically: one copy of LLVM in the folder instead of two
+# DEST/bin/unit_runtime_context  test/unit/runtime_context.c likewise (test/gpu/run_gpu_tests.sh runs it)
 # DEST/lib/libkfront.so     the library, stripped, unused LLVM sections dropped (the Python benchmarks load it
 #                           with ctypes)
 # DEST/bin/launch_overhead  bench/launch_overhead.c linked against DEST/lib/libkfront.so (rpath $ORIGIN/../lib):
@@ -19,7 +21,6 @@ case $build in /*) ;; *) build=$root/$build ;; esac
 [ -f "$build/build.ninja" ] || cmake -S . -B "$build" -G Ninja >/dev/null
 cmake --build "$build" --target kfront kfront_static kfront_shared launch_overhead >/dev/null
 mkdir -p "$dest/bin" "$dest/lib"
-strip -o "$dest/bin/kfront" "$build/bin/kfront"
 # the library relinked from libkfront.a with --gc-sections (LLVM parts kfront never calls dropped: -6 MB);
 # a plain stripped copy of the built one if that fails
 llvm_config=$(command -v llvm-config-14 || command -v llvm-config)
@@ -33,7 +34,13 @@ if [ -n "$(ar t "$build/lib/libkfront.a" | sort | uniq -d)" ] || ! ${CC:-cc} -sh
   echo "stage_gpu: relinking failed; copying $build/lib/libkfront.so"
   strip -o "$dest/lib/libkfront.so" "$build/lib/libkfront.so"
 fi
-${CC:-cc} -std=gnu11 -O2 -Iinclude bench/launch_overhead.c -o "$dest/bin/launch_overhead" \
-  -L"$dest/lib" -lkfront -Wl,-rpath,'$ORIGIN/../lib' -ldl
-strip "$dest/bin/launch_overhead"
+link_tool() {  # OUTPUT SOURCES...: a program of the public API, against the staged library
+  local out=$1; shift
+  ${CC:-cc} -std=gnu11 -O2 -Iinclude -Itest/unit "$@" -o "$dest/bin/$out" \
+    -L"$dest/lib" -lkfront -Wl,-rpath,'$ORIGIN/../lib' -ldl
+  strip "$dest/bin/$out"
+}
+link_tool launch_overhead bench/launch_overhead.c
+link_tool kfront tools/kfront.c tools/kfront_*.c
+link_tool unit_runtime_context test/unit/runtime_context.c
 du -b "$dest"/bin/* "$dest"/lib/* | awk '{ t += $1; printf "  %8.1f MB  %s\n", $1 / 1e6, $2 } END { printf "  %8.1f MB  total (limit 67.1 MB = 64 MiB)\n", t / 1e6 }'
