@@ -6,7 +6,7 @@
 #include "frontend/compile.h"
 #include "passes/passes.h"
 
-const char *kf_default_pipeline(void) { return "canonicalize,cse,dce"; }
+const char *kf_default_pipeline(void) { return "canonicalize,cse,bce,dce"; }
 
 void kf_compile_options_init(kf_compile_options *opts) {
   memset(opts, 0, sizeof *opts);

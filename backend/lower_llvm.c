@@ -18,7 +18,7 @@
  * with a generic data pointer). Memory accesses compute data + sum(index * stride) with inbounds GEPs
  * (element-sized strides as element GEPs, the rest in bytes).
  *
- * check.bounds: `icmp ult index, extent`; on failure a call to the internal noinline @__kf_report
+ * check.bounds: `icmp ult index, extent`; on failure a branch to the function's one failure block
  * (atomicCAS of __kf_error.flag 0 -> 1, then the record), then `ret void` from a kernel, or PTX `exit`
  * from a device function (the thread ends either way; nothing traps). */
 #define _GNU_SOURCE /* memmem */
@@ -64,6 +64,8 @@ typedef struct FuncInfo {
   LLVMTypeRef fnty;
   bool kernel;
   unsigned kernel_id;
+  LLVMBasicBlockRef oob;     /* the failure block of the function's bounds checks (made at the first one) */
+  LLVMValueRef oob_phi[6];   /* its phis: file_id, line, col, axis (i32), index, extent (i64) */
 } FuncInfo;
 
 typedef struct GlobalInfo {
@@ -98,7 +100,7 @@ typedef struct Lower {
   unsigned nkernels, nfiles;
   const char **kernel_names, **file_names;
   unsigned kernel_cap, file_cap;
-  LLVMValueRef err_gv, report_fn, dyn_shared;
+  LLVMValueRef err_gv, dyn_shared;
   /* lineinfo: a compile unit, one DIFile per source file, one subprogram per function */
   LLVMDIBuilderRef dib;
   LLVMMetadataRef cu, sp;
@@ -494,45 +496,63 @@ static LLVMTypeRef error_record_type(Lower *L) {
   return LLVMStructTypeInContext(L->ctx, f, 8, 0);
 }
 
-/* @__kf_report(kernel_id, file_id, line, col, axis, index, extent): the first failure wins the record. */
-static LLVMValueRef report_fn(Lower *L) {
-  if (L->report_fn) return L->report_fn;
+/* @__kf_error, the device-side record of the first failed bounds check (abi.h), made on first use. */
+static LLVMValueRef error_global(Lower *L) {
+  if (L->err_gv) return L->err_gv;
   LLVMTypeRef rt = error_record_type(L);
   L->err_gv = LLVMAddGlobalInAddressSpace(L->mod, rt, KF_ERROR_RECORD_SYMBOL, ADDR_GLOBAL);
   LLVMSetInitializer(L->err_gv, LLVMConstNull(rt));
   LLVMSetAlignment(L->err_gv, 8);
-  LLVMTypeRef pts[7] = {L->t_i32, L->t_i32, L->t_i32, L->t_i32, L->t_i32, L->t_i64, L->t_i64};
-  static const char *names[7] = {"kernel_id", "file_id", "line", "col", "axis", "index", "extent"};
-  LLVMValueRef fn = LLVMAddFunction(L->mod, "__kf_report", LLVMFunctionType(L->t_void, pts, 7, 0));
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
-  add_fn_attr(L, fn, "noinline");
-  add_fn_attr(L, fn, "nounwind");
-  for (unsigned i = 0; i < 7; i++) LLVMSetValueName2(LLVMGetParam(fn, i), names[i], strlen(names[i]));
+  return L->err_gv;
+}
+
+/* The function's one failure block, made at its first check.bounds: phis gather (file_id, line, col, axis,
+ * index, extent) from every failing check; the first failure in the grid wins the record (a CAS on its flag),
+ * then the thread ends. One inlined copy per function: libNVVM compiles this faster than a call to a shared
+ * noinline reporter, and the checks' fast paths stay a compare and a branch. */
+static LLVMBasicBlockRef oob_block(Lower *L) {
+  FuncInfo *fi = L->fi;
+  if (fi->oob) return fi->oob;
+  LLVMTypeRef rt = error_record_type(L);
+  LLVMValueRef gv = error_global(L);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(L->ctx);
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, fn, "entry");
-  LLVMBasicBlockRef write = LLVMAppendBasicBlockInContext(L->ctx, fn, "write");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, fn, "done");
-  LLVMPositionBuilderAtEnd(b, entry);
+  fi->oob = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "oob");
+  LLVMBasicBlockRef write = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "oob.write");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "oob.done");
+  LLVMPositionBuilderAtEnd(b, fi->oob);
+  static const char *names[6] = {"oob.file", "oob.line", "oob.col", "oob.axis", "oob.index", "oob.extent"};
+  for (unsigned i = 0; i < 6; i++) fi->oob_phi[i] = LLVMBuildPhi(b, i < 4 ? L->t_i32 : L->t_i64, names[i]);
   LLVMValueRef idx0[2] = {ci32(L, 0), ci32(L, 0)};
-  LLVMValueRef flag = LLVMBuildInBoundsGEP2(b, rt, L->err_gv, idx0, 2, "");
+  LLVMValueRef flag = LLVMBuildInBoundsGEP2(b, rt, gv, idx0, 2, "");
   LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, flag, ci32(L, 0), ci32(L, KF_ERROR_BOUNDS),
                                              LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, 0);
   LLVMBuildCondBr(b, LLVMBuildExtractValue(b, pair, 1, ""), write, done);
   LLVMPositionBuilderAtEnd(b, write);
-  /* record fields 1..7 in the order of kf_error_record: kernel_id, line, col, axis, file_id, index, extent */
-  static const unsigned field_of_param[7] = {1, 5, 2, 3, 4, 6, 7};
+  /* the fields of kf_error_record after the flag: kernel_id, line, col, axis, file_id, index, extent */
+  unsigned kid = fi->kernel ? fi->kernel_id : KF_ERROR_KERNEL_UNKNOWN;
+  LLVMValueRef values[7] = {ci32(L, (int32_t)kid), fi->oob_phi[1], fi->oob_phi[2], fi->oob_phi[3],
+                            fi->oob_phi[0], fi->oob_phi[4], fi->oob_phi[5]};
   for (unsigned i = 0; i < 7; i++) {
-    LLVMValueRef idx[2] = {ci32(L, 0), ci32(L, field_of_param[i])};
-    LLVMValueRef p = LLVMBuildInBoundsGEP2(b, rt, L->err_gv, idx, 2, "");
-    LLVMValueRef st = LLVMBuildStore(b, LLVMGetParam(fn, i), p);
+    LLVMValueRef idx[2] = {ci32(L, 0), ci32(L, i + 1)};
+    LLVMValueRef st = LLVMBuildStore(b, values[i], LLVMBuildInBoundsGEP2(b, rt, gv, idx, 2, ""));
     LLVMSetVolatile(st, 1);
   }
   LLVMBuildBr(b, done);
   LLVMPositionBuilderAtEnd(b, done);
-  LLVMBuildRetVoid(b);
+  if (fi->kernel) {
+    LLVMBuildRetVoid(b);
+  } else {
+    /* A device function ends the thread itself (PTX exit), then returns to keep the IR well formed. */
+    LLVMBuilderRef saved = L->b;
+    L->b = b;
+    inline_asm(L, L->t_void, "exit;", "", true, NULL, 0);
+    L->b = saved;
+    LLVMTypeRef ret = LLVMGetReturnType(fi->fnty);
+    if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind) LLVMBuildRetVoid(b);
+    else LLVMBuildRet(b, LLVMGetUndef(ret));
+  }
   LLVMDisposeBuilder(b);
-  L->report_fn = fn;
-  return fn;
+  return fi->oob;
 }
 
 /* __kf_error_strings: kernel names, "", file names, "" (see abi.h). */
@@ -1222,27 +1242,16 @@ static bool lower_check_bounds(Lower *L, Op *op) {
   idx = convert_int(L, idx, L->t_i64, true);
   ext = convert_int(L, ext, L->t_i64, true);
   LLVMValueRef ok = LLVMBuildICmp(L->b, LLVMIntULT, idx, ext, "");
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
   LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
-  LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "oob");
+  LLVMBasicBlockRef bad = oob_block(L);
   LLVMValueRef br = LLVMBuildCondBr(L->b, ok, cont, bad);
   /* the failure path is cold */
   LLVMValueRef w[3] = {LLVMMDStringInContext(L->ctx, "branch_weights", 14), ci32(L, 2000), ci32(L, 1)};
   LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->ctx, "prof", 4), LLVMMDNodeInContext(L->ctx, w, 3));
-  LLVMPositionBuilderAtEnd(L->b, bad);
-  LLVMValueRef fn = report_fn(L);
-  unsigned kid = L->fi->kernel ? L->fi->kernel_id : KF_ERROR_KERNEL_UNKNOWN;
-  LLVMValueRef args[7] = {ci32(L, (int32_t)kid), ci32(L, (int32_t)file_id(L, op->loc.file)), ci32(L, op->loc.line),
-                          ci32(L, op->loc.col), ci32(L, ir_op_attr_int(op, "axis", 0)), idx, ext};
-  call(L, fn, args, 7);
-  if (L->fi->kernel) {
-    LLVMBuildRetVoid(L->b);
-  } else {
-    /* A device function ends the thread itself (PTX exit), then returns to keep the IR well formed. */
-    inline_asm(L, L->t_void, "exit;", "", true, NULL, 0);
-    LLVMTypeRef rt = LLVMGetReturnType(L->fi->fnty);
-    if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind) LLVMBuildRetVoid(L->b);
-    else LLVMBuildRet(L->b, LLVMGetUndef(rt));
-  }
+  LLVMValueRef in[6] = {ci32(L, (int32_t)file_id(L, op->loc.file)), ci32(L, op->loc.line), ci32(L, op->loc.col),
+                        ci32(L, ir_op_attr_int(op, "axis", 0)), idx, ext};
+  for (unsigned i = 0; i < 6; i++) LLVMAddIncoming(L->fi->oob_phi[i], &in[i], &here, 1);
   LLVMPositionBuilderAtEnd(L->b, cont);
   return true;
 }
@@ -2189,7 +2198,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
                         LLVMValueAsMetadata(ci32(&L, (int64_t)LLVMDebugMetadataVersion())));
   }
   if (ok) {
-    if (L.report_fn) emit_error_strings(&L);
+    if (L.err_gv) emit_error_strings(&L);
     add_annotations(&L, nvvm_ir_version);
     if (L.nvvm) strip_new_attributes(&L);
     name_blocks(&L);
