@@ -13,6 +13,8 @@
  *   - folding it to a constant when its operands are constants, or to one of its operands by an
  *     algebraic identity (x+0, x*1, x&x, x^x = 0, select(c, x, x), trunci(extsi x) = x, ...);
  *   - mem.dim / mem.size of an array of static shape (mem.alloca, mem.global_ref) to the extent;
+ *   - truncf(op(extf x, extf y)) to op on the narrow type for +, -, *, /, sqrt from f64 to f32 (exact:
+ *     see narrow_float_op);
  *   - scf.if on a constant condition: the taken region is inlined in place of the op, its results
  *     become the values it yielded; scf.for with a zero trip count: its results become the inits.
  *
@@ -476,6 +478,41 @@ static Value *fold_cast_const(Canon *c, Op *op) {
   }
 }
 
+/* ---- narrowing float arithmetic ------------------------------------------------------------------ */
+
+/* Numba computes float32 + int literal (and float32 + float64 constant) in float64 and stores the result
+ * into a float32 array: truncf(addf(extf x, 1.0)). Rounding a +, -, *, / or sqrt to a format of p' >= 2p + 2
+ * bits and then to p bits gives the correctly rounded p-bit result (double rounding is innocuous; Figueroa,
+ * 1995), so the op can run in the narrow type with bit-identical results: f64 (p' = 53) over f32 (p = 24).
+ * An operand qualifies if it is extf of a narrow value or a constant the narrow type holds exactly. */
+static bool narrowable_operand(const Value *v, const Type *to) {
+  double f;
+  if (v->def && v->def->kind == OP_EXTF) return op_operand(v->def, 0)->type == to;
+  return value_const_float(v, &f) && (isnan(f) || (double)(float)f == f);
+}
+
+static Value *narrow_float_op(Canon *c, Op *trunc, Type *to) {
+  Op *d = op_operand(trunc, 0)->def;
+  if (!d || to->bits != 32 || op_operand(trunc, 0)->type->bits != 64 || !value_has_one_use(op_result(d, 0)))
+    return NULL;
+  if (d->kind != OP_ADDF && d->kind != OP_SUBF && d->kind != OP_MULF && d->kind != OP_DIVF && d->kind != OP_SQRT)
+    return NULL;
+  for (unsigned i = 0; i < d->noperands; i++)
+    if (!narrowable_operand(op_operand(d, i), to)) return NULL;
+  Value *narrow[2];
+  for (unsigned i = 0; i < d->noperands; i++) {
+    Value *v = op_operand(d, i);
+    double f = 0;
+    if (v->def->kind == OP_EXTF) {
+      narrow[i] = op_operand(v->def, 0);
+    } else {
+      value_const_float(v, &f);
+      narrow[i] = make_float(c, trunc, to, f);
+    }
+  }
+  return make_op(c, trunc, d->kind, d->noperands, narrow, to);
+}
+
 /* Cast of a cast, and casts that change nothing. */
 static Value *fold_cast_identity(Canon *c, Op *op) {
   Value *x = op_operand(op, 0);
@@ -495,6 +532,8 @@ static Value *fold_cast_identity(Canon *c, Op *op) {
   case OP_EXTF:
     if (d->kind == OP_EXTF) return make_op(c, op, OP_EXTF, 1, &y, to);
     return NULL;
+  case OP_TRUNCF:
+    return narrow_float_op(c, op, to);
   case OP_TRUNCI:
     if (d->kind == OP_TRUNCI) return y->type == to ? y : make_op(c, op, OP_TRUNCI, 1, &y, to);
     if (d->kind == OP_EXTSI || d->kind == OP_EXTUI) {

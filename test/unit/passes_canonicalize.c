@@ -458,6 +458,39 @@ static void batch_free(Batch *bt) {
   free(bt->cases);
 }
 
+/* The fact narrow_float_op relies on: for f32 x, y, rounding x op y to f64 and then to f32 equals the f32
+ * op (+, -, *, /, sqrt), over edge values (zeros, subnormals, huge, infinities, NaN) and random bits. */
+static float f32_bits(uint32_t u) {
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+static bool same_f32(float a, float b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
+
+static void check_double_rounding(void) {
+  static const uint32_t edges[] = {0, 0x80000000u, 1, 0x80000001u, 0x007fffffu, 0x00800000u, 0x3f800000u,
+                                   0x3f800001u, 0x7f7fffffu, 0xff7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+                                   0x33800000u, 0x4b000000u, 0x4b000001u};
+  unsigned n = sizeof edges / sizeof edges[0];
+  for (unsigned i = 0; i < 400000; i++) {
+    float x = f32_bits(i < n * n ? edges[i / n] : (uint32_t)rnd());
+    float y = f32_bits(i < n * n ? edges[i % n] : (uint32_t)rnd());
+    volatile double dx = x, dy = y;
+    float via[5] = {(float)(dx + dy), (float)(dx - dy), (float)(dx * dy), (float)(dx / dy), (float)sqrt(dx)};
+    volatile float fx = x, fy = y;
+    float direct[5] = {fx + fy, fx - fy, fx * fy, fx / fy, sqrtf(fx)};
+    for (int k = 0; k < 5; k++) {
+      checked++;
+      if (!same_f32(via[k], direct[k])) {
+        failures++;
+        printf("FAIL double rounding, op %d on %a, %a: via f64 %a, f32 %a\n", k, x, y, via[k], direct[k]);
+        return;
+      }
+    }
+  }
+}
+
 int main(void) {
   const char *seed = getenv("KF_SEED");
   if (seed) rng_state = strtoull(seed, NULL, 0) | 1;
@@ -479,6 +512,7 @@ int main(void) {
     check_batch(&bt);
     batch_free(&bt);
   }
+  check_double_rounding();
   printf("passes_canonicalize: %llu folds checked (%llu that must not fold), %d failure%s\n", checked, unfolded,
          failures, failures == 1 ? "" : "s");
   return failures ? 1 : 0;
