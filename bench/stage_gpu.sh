@@ -7,6 +7,7 @@
 # DEST/bin/kfront           the driver (tools/kfront*.c) linked against DEST/lib/libkfront.so, which holds LLVM
 #                           statically: one copy of LLVM in the folder instead of two
 # DEST/bin/unit_runtime_context  test/unit/runtime_context.c likewise (test/gpu/run_gpu_tests.sh runs it)
+# DEST/bin/backend_gpu      test/gpu/backend_gpu.c likewise (test/gpu/device_run.sh runs it)
 # DEST/lib/libkfront.so     the library, stripped, unused LLVM sections dropped (the Python benchmarks load it
 #                           with ctypes)
 # DEST/bin/launch_overhead  bench/launch_overhead.c linked against DEST/lib/libkfront.so (rpath $ORIGIN/../lib):
@@ -37,10 +38,11 @@ fi
 link_tool() {  # OUTPUT SOURCES...: a program of the public API, against the staged library
   local out=$1; shift
   ${CC:-cc} -std=gnu11 -O2 -Iinclude -Itest/unit "$@" -o "$dest/bin/$out" \
-    -L"$dest/lib" -lkfront -Wl,-rpath,'$ORIGIN/../lib' -ldl
+    -L"$dest/lib" -lkfront -Wl,-rpath,'$ORIGIN/../lib' -ldl -lm
   strip "$dest/bin/$out"
 }
 link_tool launch_overhead bench/launch_overhead.c
 link_tool kfront tools/kfront.c tools/kfront_*.c
 link_tool unit_runtime_context test/unit/runtime_context.c
+link_tool backend_gpu test/gpu/backend_gpu.c
 du -b "$dest"/bin/* "$dest"/lib/* | awk '{ t += $1; printf "  %8.1f MB  %s\n", $1 / 1e6, $2 } END { printf "  %8.1f MB  total (limit 67.1 MB = 64 MiB)\n", t / 1e6 }'

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # device_run.sh — everything kfront checks and measures on a GPU machine, in one command (the lead runs it
 # through the device tool with a staged build: bench/stage_gpu.sh build build/gpu; carry build/gpu):
-#   1. the GPU suite: test/gpu/run_gpu_tests.sh (seed launches vs NumPy, IndexError, context survives, cache)
+#   1. the GPU suite: test/gpu/run_gpu_tests.sh (seed launches vs NumPy, IndexError, context survives, cache),
+#      then test/gpu/backend_gpu.c (op semantics on the GPU through both backends, the error record)
 #   2. every `ptx` row of the seed manifest compiled by kfront and loaded by the driver (cuModuleLoadData via
 #      CuPy), with the kernel's register count
 #   3. the benchmarks against Numba: bench/run_gpu_bench.sh
@@ -18,6 +19,8 @@ log=${log:-/dev/null}
   echo "=== $(date -u '+%Y-%m-%d %H:%M UTC') $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
   echo "=== 1. GPU suite"
   KFRONT=$stage/bin/kfront test/gpu/run_gpu_tests.sh "$stage"
+  echo "=== 1b. backend on the GPU (test/gpu/backend_gpu.c)"
+  "$stage/bin/backend_gpu" | tail -n 3
   echo "=== 2. seed kernels: PTX loaded by the driver"
   manifest=../shared/acceptance/seeds/manifest.tsv
   [ -f "$manifest" ] || manifest=bench/seed_manifest.tsv
