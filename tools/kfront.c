@@ -135,6 +135,24 @@ static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
   return 0;
 }
 
+/* The compute capability of GPU 0 as an SM number (90 for 9.0), or 0 (the backend's default, sm_90) where
+ * there is no CUDA driver or device. Only asked when no --arch is given. */
+static unsigned present_gpu_arch(void) {
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.disk_cache = 0;
+  kf_runtime *rt = NULL;
+  kf_device_info info;
+  unsigned arch = 0;
+  if (kf_runtime_create(ctx, &o, &rt) == KF_OK && kf_runtime_device_info(rt, &info) == KF_OK)
+    arch = (unsigned)(info.cc_major * 10 + info.cc_minor);
+  kf_runtime_destroy(rt);
+  kf_context_destroy(ctx);
+  return arch;
+}
+
 static int compile_main(int argc, char **argv, int check_only) {
   CompileArgs a;
   int rc = parse_compile_args(argc, argv, &a);
@@ -151,6 +169,7 @@ static int compile_main(int argc, char **argv, int check_only) {
   size_t out_len = 0;
   kf_status st = kf_compile_source(ctx, strcmp(a.input, "-") == 0 ? "<stdin>" : a.input, text, len, &a.co, &m);
   if (st == KF_OK && !check_only) {
+    if (a.emit != EMIT_KIR && !a.cg.arch) a.cg.arch = present_gpu_arch();
     if (a.emit == EMIT_KIR) st = kf_module_print(m, a.print_flags, &out, &out_len);
     else if (a.emit == EMIT_LLVM) st = kf_module_emit_llvm(m, &a.cg, &out, &out_len);
     else st = kf_module_emit_ptx(m, &a.cg, &out, &out_len);
