@@ -3,7 +3,8 @@
  * dom_compute numbers the blocks reachable from a region's entry in reverse post-order (successors are
  * those of each block's last op that lie in the same region), runs the iterative algorithm of Cooper,
  * Harvey and Kennedy ("A Simple, Fast Dominance Algorithm", 2001) over that order, then numbers the
- * dominator tree depth-first so that "a dominates b" is an interval test in O(1).
+ * dominator tree depth-first (children in region order) so that "a dominates b" is an interval test in
+ * O(1); the walk also records the blocks in pre-order, and dom_idom / dom_preorder hand both out.
  * Unreachable blocks have no dominator: dom_block_dominates(a, b) is false when either is unreachable,
  * unless a == b.
  *
@@ -93,6 +94,8 @@ struct DomTree {
   unsigned n;           /* reachable blocks */
   unsigned *rpo_of;     /* block sequence number (region order) -> rpo number, NONE if unreachable */
   unsigned *idom;       /* rpo number -> rpo number of the immediate dominator (entry: itself) */
+  Block **block;        /* rpo number -> block */
+  Block **preorder;     /* the reachable blocks in dominator-tree pre-order */
   unsigned *pre, *post; /* rpo number -> dominator-tree DFS interval */
   PtrMap seq;           /* Block* -> sequence number + 1 (only for regions of more than one block) */
 };
@@ -171,6 +174,9 @@ DomTree *dom_compute(Region *r) {
   unsigned n = d->n = npost;
   for (i = 0; i < nb; i++) d->rpo_of[i] = NONE;
   for (i = 0; i < n; i++) d->rpo_of[post_order[n - 1 - i]] = i;
+  d->block = xcalloc(n, sizeof *d->block);
+  for (i = 0; i < nb; i++)
+    if (d->rpo_of[i] != NONE) d->block[d->rpo_of[i]] = blocks[i];
 
   /* predecessors of reachable blocks, by rpo number */
   unsigned *pred_start = xcalloc(n + 1, sizeof *pred_start);
@@ -211,25 +217,32 @@ DomTree *dom_compute(Region *r) {
     }
   }
 
-  /* DFS intervals of the dominator tree: children lists, then an iterative walk */
+  /* DFS intervals and pre-order of the dominator tree: children lists (in region order), then an
+   * iterative walk */
   unsigned *child_start = xcalloc(n + 1, sizeof *child_start);
   for (i = 1; i < n; i++) child_start[idom[i] + 1]++;
   for (i = 0; i < n; i++) child_start[i + 1] += child_start[i];
   unsigned *child = xcalloc(n, sizeof *child);
   memset(fill, 0, sizeof *fill * n);
-  for (i = 1; i < n; i++) child[child_start[idom[i]] + fill[idom[i]]++] = i;
+  for (i = 0; i < nb; i++) {
+    unsigned c = d->rpo_of[i];
+    if (c != NONE && c != 0) child[child_start[idom[c]] + fill[idom[c]]++] = c;
+  }
   d->pre = xcalloc(n, sizeof *d->pre);
   d->post = xcalloc(n, sizeof *d->post);
-  unsigned clock = 0;
+  d->preorder = xcalloc(n, sizeof *d->preorder);
+  unsigned clock = 0, npre = 0;
   sp = 0;
   stack[sp++] = 0;
   next_succ[0] = child_start[0];
   d->pre[0] = clock++;
+  d->preorder[npre++] = d->block[0];
   while (sp) {
     unsigned b = stack[sp - 1];
     if (next_succ[b] < child_start[b + 1]) {
       unsigned c = child[next_succ[b]++];
       d->pre[c] = clock++;
+      d->preorder[npre++] = d->block[c];
       next_succ[c] = child_start[c];
       stack[sp++] = c;
     } else {
@@ -258,6 +271,8 @@ void dom_free(DomTree *d) {
   pm_free(&d->seq);
   free(d->rpo_of);
   free(d->idom);
+  free(d->block);
+  free(d->preorder);
   free(d->pre);
   free(d->post);
   free(d);
@@ -270,6 +285,16 @@ bool dom_block_dominates(const DomTree *d, const Block *a, const Block *b) {
   if (a == b) return block_seq(d, a) != NONE;
   if (ra == NONE || rb == NONE) return false;
   return d->pre[ra] <= d->pre[rb] && d->post[rb] <= d->post[ra];
+}
+
+Block *dom_idom(const DomTree *d, const Block *b) {
+  unsigned r = block_rpo(d, b);
+  return r == NONE || r == 0 ? NULL : d->block[d->idom[r]];
+}
+
+Block *const *dom_preorder(const DomTree *d, unsigned *n) {
+  *n = d->n;
+  return d->preorder;
 }
 
 /* ---- values across regions --------------------------------------------------------------------- */

@@ -370,6 +370,13 @@ DomTree *dom_compute(Region *r);
 void dom_free(DomTree *d);
 bool dom_block_dominates(const DomTree *d, const Block *a, const Block *b);
 bool dom_block_reachable(const DomTree *d, const Block *b);
+/* The immediate dominator of b; NULL for the entry and for blocks that are unreachable or not of d's region. */
+Block *dom_idom(const DomTree *d, const Block *b);
+/* The *n blocks reachable from the entry, in dominator-tree pre-order (the entry first, each subtree
+ * contiguous, children in region order). Owned by d: valid until dom_free, while the region's blocks and
+ * edges do not change. A scoped walk: for each block, close scopes until the innermost is its dom_idom,
+ * then open its own. */
+Block *const *dom_preorder(const DomTree *d, unsigned *n);
 /* Whether value v is visible (properly dominates) at op `user`, across nested regions. The cache keeps one
  * DomTree per region; pass NULL to compute on the fly. */
 typedef struct DomCache DomCache;

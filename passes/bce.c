@@ -885,125 +885,58 @@ static void walk_block(Bce *s, Block *b) {
 /* A region of several blocks (cf form): walk its dominator tree, one scope per block; a block entered
  * only through one edge of a cf.cond_br learns that edge's condition. Uses Block.id as scratch. */
 static void walk_cfg(Bce *s, Region *r) {
-  enum { NOBLOCK = ~0u };
+  /* per block: the number of in-region edges into it, and the source and successor slot of the last */
   unsigned nb = 0;
   for (Block *b = r->first; b; b = b->next) b->id = nb++;
-  Block **blocks = xrealloc(NULL, nb * sizeof *blocks);
-  for (Block *b = r->first; b; b = b->next) blocks[b->id] = b;
-  unsigned *ss = xrealloc(NULL, (nb + 1) * sizeof *ss);
-  ss[0] = 0;
-  for (unsigned i = 0; i < nb; i++) ss[i + 1] = ss[i] + (blocks[i]->last ? blocks[i]->last->nsuccessors : 0);
-  unsigned *succ = xrealloc(NULL, ss[nb] * sizeof *succ);
-  unsigned *npred = xrealloc(NULL, nb * sizeof *npred), *pred = xrealloc(NULL, nb * sizeof *pred);
-  unsigned *pslot = xrealloc(NULL, nb * sizeof *pslot);
+  unsigned *npred = xrealloc(NULL, nb * sizeof *npred), *pslot = xrealloc(NULL, nb * sizeof *pslot);
+  Block **pred = xrealloc(NULL, nb * sizeof *pred);
   memset(npred, 0, nb * sizeof *npred);
-  for (unsigned i = 0; i < nb; i++) {
-    Op *t = blocks[i]->last;
+  for (Block *b = r->first; b; b = b->next) {
+    Op *t = b->last;
     for (unsigned k = 0; t && k < t->nsuccessors; k++) {
       Block *to = t->successors[k];
-      unsigned j = to && to->region == r ? to->id : NOBLOCK;
-      succ[ss[i] + k] = j;
-      if (j == NOBLOCK) continue;
-      npred[j]++;
-      pred[j] = i;
-      pslot[j] = k;
+      if (!to || to->region != r) continue;
+      npred[to->id]++;
+      pred[to->id] = b;
+      pslot[to->id] = k;
     }
   }
 
-  /* depth-first from the entry: post-order and each block's DFS parent */
-  unsigned *post = xrealloc(NULL, nb * sizeof *post), *stack = xrealloc(NULL, nb * sizeof *stack);
-  unsigned *cursor = xrealloc(NULL, nb * sizeof *cursor), *parent = xrealloc(NULL, nb * sizeof *parent);
-  for (unsigned i = 0; i < nb; i++) parent[i] = NOBLOCK;
-  unsigned sp = 0, npost = 0;
-  stack[sp++] = 0;
-  cursor[0] = ss[0];
-  parent[0] = 0;
-  while (sp) {
-    unsigned b = stack[sp - 1];
-    if (cursor[b] < ss[b + 1]) {
-      unsigned t = succ[cursor[b]++];
-      if (t != NOBLOCK && parent[t] == NOBLOCK) {
-        parent[t] = b;
-        cursor[t] = ss[t];
-        stack[sp++] = t;
-      }
-    } else {
-      post[npost++] = b;
-      sp--;
-    }
-  }
-
-  /* immediate dominators, in reverse post-order: up the DFS parent's chain to the first dominator */
   DomTree *dt = dom_compute(r);
-  unsigned *idom = xrealloc(NULL, nb * sizeof *idom);
-  for (unsigned i = 0; i < nb; i++) idom[i] = NOBLOCK;
-  idom[0] = 0;
-  for (unsigned k = npost - 1; k-- > 0;) {
-    unsigned b = post[k], x = parent[b];
-    while (x != 0 && !dom_block_dominates(dt, blocks[x], blocks[b])) x = idom[x];
-    idom[b] = x;
-  }
-  dom_free(dt);
-
-  /* children of each block in the dominator tree, then a depth-first walk with one scope per block */
-  unsigned *cs = xrealloc(NULL, (nb + 1) * sizeof *cs), *child = xrealloc(NULL, nb * sizeof *child);
-  memset(cs, 0, (nb + 1) * sizeof *cs);
-  for (unsigned i = 1; i < nb; i++)
-    if (idom[i] != NOBLOCK) cs[idom[i] + 1]++;
-  for (unsigned i = 0; i < nb; i++) cs[i + 1] += cs[i];
-  memset(cursor, 0, nb * sizeof *cursor);
-  for (unsigned i = 1; i < nb; i++)
-    if (idom[i] != NOBLOCK) child[cs[idom[i]] + cursor[idom[i]]++] = i;
-  Mark *marks = xrealloc(NULL, nb * sizeof *marks);
-  memset(cursor, 0, nb * sizeof *cursor);
-  sp = 0;
-  for (unsigned b = 0;;) {
-    /* enter b */
-    marks[b] = scope_open(s);
-    if (b != 0 && npred[b] == 1) {
-      Op *t = blocks[pred[b]]->last;
+  unsigned n;
+  Block *const *order = dom_preorder(dt, &n);
+  Block **open = xrealloc(NULL, n * sizeof *open); /* the blocks whose scopes are open, innermost last */
+  Mark *marks = xrealloc(NULL, n * sizeof *marks);
+  unsigned sp = 0;
+  for (unsigned k = 0; k < n; k++) {
+    Block *b = order[k], *idom = dom_idom(dt, b);
+    while (sp && open[sp - 1] != idom) scope_close(s, marks[--sp]);
+    open[sp] = b;
+    marks[sp++] = scope_open(s);
+    if (idom && npred[b->id] == 1) {
+      Op *t = pred[b->id]->last;
       if (t->kind == OP_COND_BR && t->successors[0] != t->successors[1]) {
         s->budget = MAX_BUDGET;
-        assume(s, op_operand(t, 0), pslot[b] == 0, 0);
+        assume(s, op_operand(t, 0), pslot[b->id] == 0, 0);
       }
     }
-    walk_block(s, blocks[b]);
-    stack[sp++] = b;
-    /* next: the first unvisited child up the stack, closing finished scopes */
-    b = NOBLOCK;
-    while (sp) {
-      unsigned top = stack[sp - 1];
-      if (cursor[top] < cs[top + 1] - cs[top]) {
-        b = child[cs[top] + cursor[top]++];
-        break;
-      }
-      scope_close(s, marks[top]);
-      sp--;
-    }
-    if (b == NOBLOCK) break;
+    walk_block(s, b);
   }
+  while (sp) scope_close(s, marks[--sp]);
   /* unreachable blocks never run; walk them for the report, with what holds around the region */
-  for (unsigned i = 1; i < nb; i++) {
-    if (idom[i] != NOBLOCK) continue;
+  for (Block *b = r->first; b; b = b->next) {
+    if (dom_block_reachable(dt, b)) continue;
     Mark mk = scope_open(s);
-    walk_block(s, blocks[i]);
+    walk_block(s, b);
     scope_close(s, mk);
   }
 
+  dom_free(dt);
   free(marks);
-  free(child);
-  free(cs);
-  free(idom);
-  free(parent);
-  free(cursor);
-  free(stack);
-  free(post);
-  free(pslot);
+  free(open);
   free(pred);
+  free(pslot);
   free(npred);
-  free(succ);
-  free(ss);
-  free(blocks);
 }
 
 static void walk_region(Bce *s, Region *r) {

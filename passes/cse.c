@@ -12,10 +12,8 @@
  * tree: a structured (single-block) region is walked in order, an op's nested regions see the entries
  * of the blocks around them that precede the op, and each region gets its own scope (sibling regions,
  * such as scf.if's then and else, see nothing of each other). A region of several blocks (cf form) is
- * walked along its dominator tree (dom_compute for the dominance test, the tree itself rebuilt here from
- * a reverse post-order: each block's immediate dominator is the first block up its first-visited
- * predecessor's dominator chain that dominates it); unreachable blocks are left alone. func.func sees
- * nothing of the module around it. */
+ * walked along its dominator tree in pre-order (dom_preorder, dom_idom), one scope per block; unreachable
+ * blocks are left alone. func.func sees nothing of the module around it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,101 +171,25 @@ static void cse_block(Cse *s, Block *b) {
   }
 }
 
-/* A region of several blocks: walk its dominator tree, one scope per block. Uses Block.id as scratch. */
+/* A region of several blocks: walk its dominator tree, one scope per block (unreachable blocks are left). */
 static void cse_cfg(Cse *s, Region *r) {
-  size_t nb = 0;
-  for (Block *b = r->first; b; b = b->next) b->id = (unsigned)nb++;
-  Block **blocks = xrealloc(NULL, nb * sizeof *blocks);
-  for (Block *b = r->first; b; b = b->next) blocks[b->id] = b;
-
-  /* successors within the region, compressed rows */
-  size_t *ss = xrealloc(NULL, (nb + 1) * sizeof *ss);
-  ss[0] = 0;
-  for (size_t i = 0; i < nb; i++) {
-    Op *t = blocks[i]->last;
-    ss[i + 1] = ss[i] + (t ? t->nsuccessors : 0);
-  }
-  size_t *succ = xrealloc(NULL, ss[nb] * sizeof *succ);
-  for (size_t i = 0; i < nb; i++) {
-    Op *t = blocks[i]->last;
-    for (unsigned k = 0; t && k < t->nsuccessors; k++)
-      succ[ss[i] + k] = t->successors[k] && t->successors[k]->region == r ? t->successors[k]->id : NONE;
-  }
-
-  /* depth-first from the entry: post-order, and each block's first-visited predecessor (DFS parent) */
-  size_t *post = xrealloc(NULL, nb * sizeof *post), *stack = xrealloc(NULL, nb * sizeof *stack);
-  size_t *cursor = xrealloc(NULL, nb * sizeof *cursor), *parent = xrealloc(NULL, nb * sizeof *parent);
-  for (size_t i = 0; i < nb; i++) parent[i] = NONE;
-  size_t sp = 0, npost = 0;
-  stack[sp++] = 0;
-  cursor[0] = ss[0];
-  parent[0] = 0;
-  while (sp) {
-    size_t b = stack[sp - 1];
-    if (cursor[b] < ss[b + 1]) {
-      size_t t = succ[cursor[b]++];
-      if (t != NONE && parent[t] == NONE) {
-        parent[t] = b;
-        cursor[t] = ss[t];
-        stack[sp++] = t;
-      }
-    } else {
-      post[npost++] = b;
-      sp--;
-    }
-  }
-
-  /* immediate dominators in reverse post-order: up the DFS parent's chain to the first dominator */
   DomTree *dt = dom_compute(r);
-  size_t *idom = xrealloc(NULL, nb * sizeof *idom);
-  for (size_t i = 0; i < nb; i++) idom[i] = NONE;
-  idom[0] = 0;
-  for (size_t k = npost - 1; k-- > 0;) {
-    size_t b = post[k], x = parent[b];
-    while (x != 0 && !dom_block_dominates(dt, blocks[x], blocks[b])) x = idom[x];
-    idom[b] = x;
+  unsigned n;
+  Block *const *order = dom_preorder(dt, &n);
+  Block **open = xrealloc(NULL, n * sizeof *open); /* the blocks whose scopes are open, innermost last */
+  size_t *mark = xrealloc(NULL, n * sizeof *mark); /* the table size when each of those opened */
+  size_t sp = 0;
+  for (unsigned k = 0; k < n; k++) {
+    Block *idom = dom_idom(dt, order[k]);
+    while (sp && open[sp - 1] != idom) table_pop(s, mark[--sp]);
+    open[sp] = order[k];
+    mark[sp++] = s->n;
+    cse_block(s, order[k]);
   }
+  while (sp) table_pop(s, mark[--sp]);
+  free(mark);
+  free(open);
   dom_free(dt);
-
-  /* children lists of the dominator tree, then a depth-first walk with one scope per block */
-  size_t *cs = xrealloc(NULL, (nb + 1) * sizeof *cs), *child = xrealloc(NULL, nb * sizeof *child);
-  memset(cs, 0, (nb + 1) * sizeof *cs);
-  for (size_t i = 1; i < nb; i++)
-    if (idom[i] != NONE) cs[idom[i] + 1]++;
-  for (size_t i = 0; i < nb; i++) cs[i + 1] += cs[i];
-  size_t *fill = cursor; /* reuse */
-  memset(fill, 0, nb * sizeof *fill);
-  for (size_t i = 1; i < nb; i++)
-    if (idom[i] != NONE) child[cs[idom[i]] + fill[idom[i]]++] = i;
-  size_t *mark = parent; /* reuse: the table size when each block's scope opened */
-  sp = 0;
-  stack[sp++] = 0;
-  mark[0] = s->n;
-  cse_block(s, blocks[0]);
-  memset(fill, 0, nb * sizeof *fill);
-  while (sp) {
-    size_t b = stack[sp - 1];
-    if (fill[b] < cs[b + 1] - cs[b]) {
-      size_t c = child[cs[b] + fill[b]++];
-      mark[c] = s->n;
-      cse_block(s, blocks[c]);
-      stack[sp++] = c;
-    } else {
-      table_pop(s, mark[b]);
-      sp--;
-    }
-  }
-
-  free(child);
-  free(cs);
-  free(idom);
-  free(parent);
-  free(cursor);
-  free(stack);
-  free(post);
-  free(succ);
-  free(ss);
-  free(blocks);
 }
 
 static void cse_region(Cse *s, Region *r) {

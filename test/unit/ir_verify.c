@@ -293,6 +293,11 @@ static void test_valid_cf(void) {
   CHECK(dom_block_dominates(t, body, body));
   CHECK(!dom_block_dominates(t, entry, dead));
   CHECK(!dom_block_dominates(t, dead, exit));
+  CHECK(!dom_idom(t, entry) && !dom_idom(t, dead));
+  CHECK(dom_idom(t, header) == entry && dom_idom(t, body) == header && dom_idom(t, exit) == header);
+  unsigned np;
+  Block *const *pre = dom_preorder(t, &np); /* children in region order: body before exit */
+  CHECK(np == 4 && pre[0] == entry && pre[1] == header && pre[2] == body && pre[3] == exit);
   dom_free(t);
 
   /* values across blocks, with and without a cache */
@@ -331,6 +336,10 @@ static void test_dom_diamond(void) {
   CHECK(dom_block_dominates(t, e, j) && dom_block_dominates(t, e, l) && dom_block_dominates(t, e, rr));
   CHECK(!dom_block_dominates(t, l, j) && !dom_block_dominates(t, rr, j) && !dom_block_dominates(t, l, rr));
   CHECK(!dom_block_dominates(t, j, e));
+  CHECK(!dom_idom(t, e) && dom_idom(t, j) == e && dom_idom(t, l) == e && dom_idom(t, rr) == e);
+  unsigned np;
+  Block *const *pre = dom_preorder(t, &np); /* the region's order, not the order of the edges */
+  CHECK(np == 4 && pre[0] == e && pre[1] == j && pre[2] == rr && pre[3] == l);
   dom_free(t);
   fx_free(&f);
 }
