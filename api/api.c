@@ -62,18 +62,9 @@ void kf_context_set_diagnostic_handler(kf_context *ctx, kf_diagnostic_fn fn, voi
 
 /* ---- modules -------------------------------------------------------------------------------- */
 
-kf_module *api_module_wrap(kf_context *ctx, Module *m, char *source) {
-  kf_module *km = calloc(1, sizeof *km);
-  if (!km) return NULL;
-  km->ctx = ctx;
-  km->ir = m;
-  km->source = source;
-  return km;
-}
-
-kf_status kf_module_parse(kf_context *ctx, const char *filename, const char *text, size_t len, kf_module **out) {
+kf_status api_module_build(kf_context *ctx, const char *filename, const char *text, size_t len, ApiBuildFn build,
+                           const void *user, kf_module **out) {
   *out = NULL;
-  /* The module keeps the text and the file name: later diagnostics (verifier, passes) quote lines of it. */
   char *copy = malloc(len + 1);
   char *name = strdup(filename ? filename : "<input>");
   if (!copy || !name) {
@@ -83,7 +74,7 @@ kf_status kf_module_parse(kf_context *ctx, const char *filename, const char *tex
   }
   memcpy(copy, text, len);
   copy[len] = 0;
-  Module *m = ir_parse_module(ctx->ir, &ctx->diag, name, copy, len);
+  Module *m = build(ctx, name, copy, len, user);
   if (!m) {
     diag_remove_source(&ctx->diag, copy);
     /* name stays alive with the context's diagnostics only as text; nothing points at it now */
@@ -91,16 +82,28 @@ kf_status kf_module_parse(kf_context *ctx, const char *filename, const char *tex
     free(name);
     return KF_ERROR_INVALID_INPUT;
   }
-  kf_module *km = api_module_wrap(ctx, m, copy);
+  kf_module *km = calloc(1, sizeof *km);
   if (!km) {
     ir_module_free(m);
     free(copy);
     free(name);
     return KF_ERROR_INTERNAL;
   }
+  km->ctx = ctx;
+  km->ir = m;
+  km->source = copy;
   km->filename = name;
   *out = km;
   return KF_OK;
+}
+
+static Module *parse_kir(kf_context *ctx, const char *name, const char *text, size_t len, const void *user) {
+  (void)user;
+  return ir_parse_module(ctx->ir, &ctx->diag, name, text, len);
+}
+
+kf_status kf_module_parse(kf_context *ctx, const char *filename, const char *text, size_t len, kf_module **out) {
+  return api_module_build(ctx, filename, text, len, parse_kir, NULL, out);
 }
 
 void kf_module_destroy(kf_module *m) {

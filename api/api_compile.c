@@ -14,6 +14,10 @@ void kf_compile_options_init(kf_compile_options *opts) {
   opts->verify_each = 1;
 }
 
+static Module *compile_python(kf_context *ctx, const char *name, const char *text, size_t len, const void *user) {
+  return fe_compile(ctx->ir, &ctx->diag, name, text, len, user);
+}
+
 kf_status kf_compile_source(kf_context *ctx, const char *filename, const char *text, size_t len,
                             const kf_compile_options *opts, kf_module **out) {
   *out = NULL;
@@ -22,39 +26,16 @@ kf_status kf_compile_source(kf_context *ctx, const char *filename, const char *t
     kf_compile_options_init(&dflt);
     opts = &dflt;
   }
-  /* The module keeps its own copies of the text and the file name: locations and later diagnostics
-   * (verifier, passes, run-time IndexErrors) point into them. */
-  char *copy = malloc(len + 1);
-  char *name = strdup(filename ? filename : "<input>");
-  if (!copy || !name) {
-    free(copy);
-    free(name);
-    return KF_ERROR_INTERNAL;
-  }
-  memcpy(copy, text, len);
-  copy[len] = 0;
   FeOptions fo = {opts->kernels, opts->nkernels, opts->signatures, opts->nsignatures, opts->bounds_check != 0};
-  Module *m = fe_compile(ctx->ir, &ctx->diag, name, copy, len, &fo);
-  if (!m) {
-    diag_remove_source(&ctx->diag, copy);
-    free(copy);
-    free(name);
-    return KF_ERROR_INVALID_INPUT;
-  }
-  kf_module *km = api_module_wrap(ctx, m, copy);
-  if (!km) {
-    ir_module_free(m);
-    free(copy);
-    free(name);
-    return KF_ERROR_INTERNAL;
-  }
-  km->filename = name;
-  if (!ir_verify_module(m, &ctx->diag)) {
+  kf_module *km;
+  kf_status st = api_module_build(ctx, filename, text, len, compile_python, &fo, &km);
+  if (st != KF_OK) return st;
+  if (!ir_verify_module(km->ir, &ctx->diag)) {
     kf_module_destroy(km);
     return KF_ERROR_INTERNAL;
   }
   kf_pass_options po = {.verify_each = opts->verify_each};
-  kf_status st = kf_module_run_pipeline(km, opts->pipeline ? opts->pipeline : kf_default_pipeline(), &po, NULL);
+  st = kf_module_run_pipeline(km, opts->pipeline ? opts->pipeline : kf_default_pipeline(), &po, NULL);
   if (st != KF_OK) {
     kf_module_destroy(km);
     return st;

@@ -19,6 +19,13 @@ struct kf_module {
   char *filename;  /* owned */
 };
 
-kf_module *api_module_wrap(kf_context *ctx, Module *m, char *source);
+/* Builds a module from source text: `build` gets copies of the text (NUL-terminated) and of the file name
+ * ("<input>" when NULL), which the new module then owns, since locations and later diagnostics (verifier,
+ * passes, run-time IndexErrors) point into them. On failure nothing is kept and *out stays NULL:
+ * KF_ERROR_INVALID_INPUT when `build` returns NULL (it has reported why), KF_ERROR_INTERNAL when out of
+ * memory. */
+typedef Module *(*ApiBuildFn)(kf_context *ctx, const char *name, const char *text, size_t len, const void *user);
+kf_status api_module_build(kf_context *ctx, const char *filename, const char *text, size_t len, ApiBuildFn build,
+                           const void *user, kf_module **out);
 
 #endif
