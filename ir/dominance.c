@@ -14,74 +14,18 @@
  * blocks, asks the region's dominator tree. A use in an unreachable block sees every value of its region.
  * A DomCache keeps one tree per region and numbers the ops of a block (in the Op.id scratch field) the
  * first time two ops of that block are compared; it is valid only while the IR does not change.
- * Blocks are never numbered through Block.id: the trees map blocks to indices with their own hash map. */
+ * Blocks are never numbered through Block.id: the trees map blocks to indices with a PtrMap. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
-
-/* ---- pointer -> pointer hash map (open addressing, linear probing) ----------------------------- */
-
-typedef struct {
-  const void **keys;
-  void **vals;
-  size_t cap, n;
-} PtrMap;
-
-static size_t ptr_hash(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return (size_t)x;
-}
+#include "utils/ptrmap.h"
 
 static void *xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size);
   if (!p) abort(); /* out of memory: no way to report from a query */
   return p;
-}
-
-static void *pm_get(const PtrMap *m, const void *key) {
-  if (!m->cap) return NULL;
-  size_t mask = m->cap - 1;
-  for (size_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
-    if (m->keys[i] == key) return m->vals[i];
-    if (!m->keys[i]) return NULL;
-  }
-}
-
-static void pm_put(PtrMap *m, const void *key, void *val) {
-  if ((m->n + 1) * 2 > m->cap) {
-    size_t cap = m->cap ? m->cap * 2 : 16;
-    const void **keys = xcalloc(cap, sizeof *keys);
-    void **vals = xcalloc(cap, sizeof *vals);
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->keys[i]) continue;
-      size_t j = ptr_hash(m->keys[i]) & (cap - 1);
-      while (keys[j]) j = (j + 1) & (cap - 1);
-      keys[j] = m->keys[i];
-      vals[j] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = keys;
-    m->vals = vals;
-    m->cap = cap;
-  }
-  size_t mask = m->cap - 1;
-  size_t i = ptr_hash(key) & mask;
-  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & mask;
-  if (!m->keys[i]) m->n++;
-  m->keys[i] = key;
-  m->vals[i] = val;
-}
-
-static void pm_free(PtrMap *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
 }
 
 /* ---- dominator trees ---------------------------------------------------------------------------- */
@@ -104,7 +48,7 @@ struct DomTree {
 static unsigned block_seq(const DomTree *d, const Block *b) {
   if (!b || b->region != d->region) return NONE;
   if (d->nblocks == 1) return 0;
-  uintptr_t s = (uintptr_t)pm_get(&d->seq, b);
+  uintptr_t s = (uintptr_t)ptrmap_get(&d->seq, b);
   return s ? (unsigned)(s - 1) : NONE;
 }
 
@@ -133,7 +77,7 @@ DomTree *dom_compute(Region *r) {
   unsigned i = 0;
   for (Block *b = r->first; b; b = b->next, i++) {
     blocks[i] = b;
-    if (nb > 1) pm_put(&d->seq, b, (void *)(uintptr_t)(i + 1));
+    if (nb > 1) ptrmap_put(&d->seq, b, (void *)(uintptr_t)(i + 1));
   }
 
   /* successor lists (sequence numbers, in-region only), compressed rows */
@@ -268,7 +212,7 @@ DomTree *dom_compute(Region *r) {
 
 void dom_free(DomTree *d) {
   if (!d) return;
-  pm_free(&d->seq);
+  ptrmap_free(&d->seq);
   free(d->rpo_of);
   free(d->idom);
   free(d->block);
@@ -311,8 +255,8 @@ void dom_cache_free(DomCache *c) {
   if (!c) return;
   for (size_t i = 0; i < c->trees.cap; i++)
     if (c->trees.keys[i]) dom_free(c->trees.vals[i]);
-  pm_free(&c->trees);
-  pm_free(&c->ordered);
+  ptrmap_free(&c->trees);
+  ptrmap_free(&c->ordered);
   free(c);
 }
 
@@ -325,10 +269,10 @@ static bool op_before(DomCache *c, const Op *a, const Op *b) {
     return false;
   }
   const Block *blk = a->block;
-  if (blk != c->last_ordered && !pm_get(&c->ordered, blk)) {
+  if (blk != c->last_ordered && !ptrmap_get(&c->ordered, blk)) {
     unsigned k = 0;
     for (Op *o = blk->first; o; o = o->next) o->id = k++;
-    pm_put(&c->ordered, blk, (void *)1);
+    ptrmap_put(&c->ordered, blk, (void *)1);
   }
   c->last_ordered = blk;
   return a->id < b->id;
@@ -337,10 +281,10 @@ static bool op_before(DomCache *c, const Op *a, const Op *b) {
 /* The dominator tree of a region of several blocks (cached when c is given; else the caller frees it). */
 static DomTree *tree_of(DomCache *c, Region *r) {
   if (!c) return dom_compute(r);
-  DomTree *t = pm_get(&c->trees, r);
+  DomTree *t = ptrmap_get(&c->trees, r);
   if (!t) {
     t = dom_compute(r);
-    pm_put(&c->trees, r, t);
+    ptrmap_put(&c->trees, r, t);
   }
   return t;
 }

@@ -22,53 +22,6 @@ const char *const sim_opcode_names[SI__COUNT] = {
 #undef X
 };
 
-/* ---- pointer maps ---------------------------------------------------------------------------- */
-
-static size_t ptr_hash(const void *p) {
-  uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
-  return (size_t)(h >> 17);
-}
-
-void *ptrmap_get(const PtrMap *m, const void *key) {
-  if (!m->cap) return NULL;
-  for (size_t i = ptr_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    if (m->keys[i] == key) return m->vals[i];
-    if (!m->keys[i]) return NULL;
-  }
-}
-
-void ptrmap_put(PtrMap *m, const void *key, void *val) {
-  if ((m->n + 1) * 2 > m->cap) {
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    const void **keys = calloc(cap, sizeof *keys);
-    void **vals = calloc(cap, sizeof *vals);
-    if (!keys || !vals) abort();
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->keys[i]) continue;
-      size_t j = ptr_hash(m->keys[i]) & (cap - 1);
-      while (keys[j]) j = (j + 1) & (cap - 1);
-      keys[j] = m->keys[i];
-      vals[j] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = keys;
-    m->vals = vals;
-    m->cap = cap;
-  }
-  size_t i = ptr_hash(key) & (m->cap - 1);
-  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
-  if (!m->keys[i]) m->n++;
-  m->keys[i] = key;
-  m->vals[i] = val;
-}
-
-void ptrmap_free(PtrMap *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
-}
-
 /* ---- types ----------------------------------------------------------------------------------- */
 
 ElemKind sim_elem_kind(const Type *t) {

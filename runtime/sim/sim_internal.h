@@ -11,6 +11,7 @@
 #define KF_RUNTIME_SIM_INTERNAL_H
 
 #include "runtime/sim/sim.h"
+#include "utils/ptrmap.h"
 
 typedef union Slot {
   int64_t i;
@@ -157,12 +158,6 @@ typedef struct SimGlobal {
   char *data;               /* const: the materialised `value` (zeros when absent) */
 } SimGlobal;
 
-typedef struct PtrMap {
-  const void **keys;
-  void **vals;
-  size_t cap, n;
-} PtrMap;
-
 struct SimProgram {
   Module *m;
   Arena arena;
@@ -183,9 +178,6 @@ SimFn *sim_get_fn(SimProgram *p, const Op *func);
 bool sim_compile_pending(SimProgram *p);
 ElemKind sim_elem_kind(const Type *t);
 unsigned sim_elem_size(ElemKind ek);
-void *ptrmap_get(const PtrMap *m, const void *key);
-void ptrmap_put(PtrMap *m, const void *key, void *val);
-void ptrmap_free(PtrMap *m);
 extern const char *const sim_opcode_names[SI__COUNT];
 
 /* exec.c: float16 helpers shared with compile.c (constants) */
