@@ -367,26 +367,8 @@ static Range arm_range(Bce *s, Op *ifop, unsigned arm, unsigned index, const Typ
   return v ? range_assuming(s, op_operand(ifop, 0), arm == 0, v) : type_range(t);
 }
 
-/* The `shape` attribute of an array of static shape (mem.alloca, mem.global_ref), else NULL. */
-static const Attr *static_shape(Bce *s, const Value *v) {
-  Op *d = v->def;
-  const Attr *a = NULL;
-  if (!d || !ty_is_array(v->type)) return NULL;
-  if (d->kind == OP_ALLOCA) {
-    a = ir_op_attr(d, "shape");
-  } else if (d->kind == OP_GLOBAL_REF) {
-    const char *name = ir_op_attr_str(d, "name");
-    Op *g = name ? ir_module_lookup(s->m, name) : NULL;
-    if (g && g->kind == OP_GLOBAL) a = ir_op_attr(g, "shape");
-  }
-  if (!a || a->kind != ATTR_ARRAY || a->arr.n != v->type->rank) return NULL;
-  for (unsigned i = 0; i < a->arr.n; i++)
-    if (a->arr.elems[i].kind != ATTR_INT || a->arr.elems[i].i < 0) return NULL;
-  return a;
-}
-
 static Range extent_range(Bce *s, Op *d) {
-  const Attr *shape = static_shape(s, op_operand(d, 0));
+  const Attr *shape = value_static_shape(s->m, op_operand(d, 0));
   Range any = rng(0, INT64_MAX);
   if (!shape) return any;
   if (d->kind == OP_DIM) {

@@ -554,26 +554,8 @@ static Value *fold_cast_identity(Canon *c, Op *op) {
 
 /* ---- static array shapes ------------------------------------------------------------------------ */
 
-/* The `shape` attribute of the array v when it is known at compile time, else NULL. */
-static const Attr *static_shape(Canon *c, const Value *v) {
-  Op *d = v->def;
-  const Attr *a = NULL;
-  if (!d || !ty_is_array(v->type)) return NULL;
-  if (d->kind == OP_ALLOCA) {
-    a = ir_op_attr(d, "shape");
-  } else if (d->kind == OP_GLOBAL_REF) {
-    const char *name = ir_op_attr_str(d, "name");
-    Op *g = name ? ir_module_lookup(c->m, name) : NULL;
-    if (g && g->kind == OP_GLOBAL) a = ir_op_attr(g, "shape");
-  }
-  if (!a || a->kind != ATTR_ARRAY || a->arr.n != v->type->rank) return NULL;
-  for (unsigned i = 0; i < a->arr.n; i++)
-    if (a->arr.elems[i].kind != ATTR_INT || a->arr.elems[i].i < 0) return NULL;
-  return a;
-}
-
 static Value *fold_array_query(Canon *c, Op *op) {
-  const Attr *shape = static_shape(c, op_operand(op, 0));
+  const Attr *shape = value_static_shape(c->m, op_operand(op, 0));
   if (!shape) return NULL;
   Type *t = op_result(op, 0)->type;
   if (op->kind == OP_DIM) {

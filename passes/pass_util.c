@@ -1,4 +1,4 @@
-/* pass_util.c — small queries shared by the passes: constants, trivially dead ops. */
+/* pass_util.c — small queries shared by the passes: constants, trivially dead ops, static shapes. */
 #include "passes.h"
 
 bool op_is_trivially_dead(const Op *op) {
@@ -38,4 +38,21 @@ bool value_const_bits(const Value *v, uint64_t *out) {
   if (!value_const_int(v, &i)) return false;
   *out = (uint64_t)i & int_mask(ty_int_width(v->type));
   return true;
+}
+
+const Attr *value_static_shape(Module *m, const Value *v) {
+  Op *d = v->def;
+  const Attr *a = NULL;
+  if (!d || !ty_is_array(v->type)) return NULL;
+  if (d->kind == OP_ALLOCA) {
+    a = ir_op_attr(d, "shape");
+  } else if (d->kind == OP_GLOBAL_REF) {
+    const char *name = ir_op_attr_str(d, "name");
+    Op *g = name ? ir_module_lookup(m, name) : NULL;
+    if (g && g->kind == OP_GLOBAL) a = ir_op_attr(g, "shape");
+  }
+  if (!a || a->kind != ATTR_ARRAY || a->arr.n != v->type->rank) return NULL;
+  for (unsigned i = 0; i < a->arr.n; i++)
+    if (a->arr.elems[i].kind != ATTR_INT || a->arr.elems[i].i < 0) return NULL;
+  return a;
 }

@@ -92,5 +92,8 @@ unsigned ty_int_width(const Type *t);
 uint64_t int_mask(unsigned bits);
 int64_t int_sext(uint64_t u, unsigned bits);
 bool value_const_bits(const Value *v, uint64_t *out);
+/* The `shape` attribute (an array of non-negative ints, one per dimension) of the array v when its shape is
+ * static (v comes from mem.alloca, or mem.global_ref of a mem.global of module m), else NULL. */
+const Attr *value_static_shape(Module *m, const Value *v);
 
 #endif
