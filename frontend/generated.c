@@ -209,6 +209,11 @@ bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
                  nb_type_str(&fe->arena, t), fn->gu_layout, dims[i], dims[i] == 1 ? "" : "s");
         return false;
       }
+      if (r >= 8) {
+        fe_error(fe, fn->gu_layout_loc, "argument %u has %u dimensions: with the loop dimension the kernel would need %u "
+                 "(kfront supports at most 8)", i + 1, r, r + 1);
+        return false;
+      }
       if (i >= nin && r == 0) {
         fe_error(fe, fn->gu_layout_loc, "output %u of '%s' is a scalar: kfront needs outputs to be arrays", i + 1 - nin,
                  fn->name);

@@ -1612,11 +1612,13 @@ static FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
   if (!dt) return poison();
   if (a[2].kind != FV_UNDEF && a[2].kind != FV_NONE && !is_const_int(&a[2]))
     return lerr(L, e->loc, "alignment must be a constant integer");
-  int64_t dims[32];
+  int64_t dims[8];
   unsigned rank = 0;
   if (is_const_int(&a[0]) && a[0].type->kind == TY_INT) {
     dims[rank++] = a[0].c.i;
-  } else if (a[0].kind == FV_TUPLE && a[0].tup.n >= 1 && a[0].tup.n <= 32) {
+  } else if (a[0].kind == FV_TUPLE && a[0].tup.n > 8) {
+    return lerr(L, shape_loc, "%s supports at most 8 dimensions in kfront, not %u", fname, a[0].tup.n);
+  } else if (a[0].kind == FV_TUPLE && a[0].tup.n >= 1) {
     for (unsigned i = 0; i < a[0].tup.n; i++) {
       if (!is_const_int(&a[0].tup.elems[i]) || a[0].tup.elems[i].type->kind != TY_INT)
         return lerr(L, shape_loc, "the shape of %s must be a constant integer or a tuple of constant integers", fname);
@@ -1639,7 +1641,7 @@ static FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
       return lerr(L, shape_loc, "%s is too large", fname);
   }
   Type *t = ty_array(L->ctx, dt, rank, LAYOUT_C);
-  Attr shape_elems[32];
+  Attr shape_elems[8];
   for (unsigned i = 0; i < rank; i++) shape_elems[i] = attr_int(ty_i64(L->ctx), dims[i]);
   Attr shape = attr_array(L->m, rank, shape_elems);
   Op *memo = memo_get(L, e);

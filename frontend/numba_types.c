@@ -264,8 +264,9 @@ static Type *parse_array_type(FeCtx *fe, const PyExpr *e, Type *elem) {
     items = (const PyExpr *const *)idx->elts.items;
     n = idx->elts.n;
   }
-  if (n == 0 || n > 32) {
-    fe_error(fe, idx->loc, "an array type needs between 1 and 32 dimensions");
+  if (n == 0 || n > 8) {
+    /* kir arrays have at most 8 dimensions (Numba allows 32) */
+    fe_error(fe, idx->loc, "an array type needs between 1 and 8 dimensions (kfront supports at most 8), not %u", n);
     return NULL;
   }
   int unit = -1;
