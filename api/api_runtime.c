@@ -8,7 +8,11 @@
  *     arguments fit is used (whether a kernel is eager is found by compiling it with no signature);
  *   - GPU: kir -> PTX (backend), cached in memory and on disk under a key of (kfront version, file, source,
  *     kernel, argument signature, options, arch); a cache hit skips the frontend and the backend entirely:
- *     the entry holds a small manifest (PTX entry, parameter types) and the PTX;
+ *     the entry holds a small manifest (PTX entry, grid_stride, parameter types) and the PTX;
+ *   - the default pipeline is kf_default_pipeline() + ",grid-stride" (unless KFRONT_NO_GRID_STRIDE=1): a
+ *     kernel the pass rewrote (`grid_stride`) takes the user's grid dims as 3 trailing i32 parameters, which
+ *     are not the user's (signatures, overloads, argument checks see only the user's), and is launched on a
+ *     1-D grid: min(blocks, SMs x occupancy) on the GPU, min(blocks, 64) on the simulator;
  *   - simulator: the kir module after the pass pipeline, run by sim_program_launch.
  * kf_kernel: one specialisation, memoised in its program by (name, argument signature), with its packed
  *   parameter buffer (runtime/params.c) so a launch only refills values.
@@ -244,6 +248,8 @@ struct kf_runtime {
   bool backend_chosen;
   BackendKind backend;
   SimOptions sim;
+  bool grid_stride;           /* the default pipeline ends with grid-stride (KFRONT_NO_GRID_STRIDE unset) */
+  char pipeline[128];         /* that default pipeline */
   PtrSet allocations;
   StrBuf describe;
   unsigned compiles, launches;
@@ -338,6 +344,8 @@ kf_status kf_runtime_create(kf_context *ctx, const kf_runtime_options *opts, kf_
   sim_options_init(&rt->sim);
   rt->sim.detect_races = opts->sim_detect_races != 0;
   rt->sim.nworkers = opts->sim_workers;
+  rt->grid_stride = !env_on("KFRONT_NO_GRID_STRIDE");
+  snprintf(rt->pipeline, sizeof rt->pipeline, "%s%s", kf_default_pipeline(), rt->grid_stride ? ",grid-stride" : "");
 
   StrBuf dir;
   sb_init(&dir);
@@ -623,8 +631,10 @@ struct kf_program {
 struct kf_kernel {
   kf_program *p;
   char *name, *entry, *signature;
-  Type **params;            /* interned in the context's IrContext */
-  unsigned nparams;
+  Type **params;            /* interned in the context's IrContext: the user's, then (grid_stride) 3 x i32 */
+  unsigned nparams;         /* the user's parameters (what arguments are checked against) */
+  bool grid_stride;         /* takes the user's grid dims as 3 trailing i32 parameters (abi.h) */
+  unsigned grid_slot;       /* grid_stride: the packed slot of the first of them */
   int cache_source;
   RtParams packed;
   /* simulator */
@@ -637,6 +647,8 @@ struct kf_kernel {
   CUfunction fn;
   unsigned max_threads;
   size_t dynamic_optin;     /* dynamic shared memory the function has been allowed (cuFuncSetAttribute) */
+  unsigned occ_threads, occ_blocks;  /* grid_stride: blocks per SM for the last block size and shared bytes */
+  size_t occ_shared;
 };
 
 static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
@@ -750,7 +762,7 @@ static kf_status compile_kernel(kf_program *p, const char *name, const char *sig
   o.signatures = signature ? sigs : NULL;
   o.nsignatures = signature ? 1 : 0;
   o.bounds_check = p->bounds_check;
-  o.pipeline = p->pipeline;
+  o.pipeline = p->pipeline ? p->pipeline : p->rt->pipeline;
   o.verify_each = p->verify_each;
   Diag *d = &ctx->diag;
   size_t len0 = d->text.len;
@@ -819,7 +831,7 @@ static Op *pick_kernel(kf_program *p, ProgModule *pm, const char *name, const kf
   }
   for (unsigned i = 0; i < n; i++) {
     unsigned np;
-    Type *const *params = rt_kir_params(cands[i], &np);
+    Type *const *params = rt_kir_user_params(cands[i], &np);
     if (np != nargs) continue;
     bool fits = true;
     for (unsigned a = 0; a < nargs && fits; a++) fits = rt_arg_fits(params[a], &args[a]);
@@ -829,7 +841,7 @@ static Op *pick_kernel(kf_program *p, ProgModule *pm, const char *name, const kf
   sb_init(&sigs);
   for (unsigned i = 0; i < n; i++) {
     unsigned np;
-    Type *const *params = rt_kir_params(cands[i], &np);
+    Type *const *params = rt_kir_user_params(cands[i], &np);
     sb_puts(&sigs, "\n  ");
     rt_signature_numba(params, np, &sigs);
   }
@@ -862,8 +874,11 @@ static kf_status kir_kernel(kf_program *p, const char *name, const kf_arg *args,
   return *func ? KF_OK : KF_ERROR_INTERNAL;
 }
 
+/* params: every kir parameter (nparams), the trailing grid dims included when grid_stride. */
 static kf_kernel *kernel_new(kf_program *p, const char *name, const char *entry, Type *const *params,
-                             unsigned nparams) {
+                             unsigned nparams, bool grid_stride) {
+  if (grid_stride && nparams < RT_GRID_STRIDE_PARAMS) return NULL;
+  unsigned nuser = grid_stride ? nparams - RT_GRID_STRIDE_PARAMS : nparams;
   kf_kernel *k = calloc(1, sizeof *k);
   if (!k) return NULL;
   k->p = p;
@@ -872,14 +887,16 @@ static kf_kernel *kernel_new(kf_program *p, const char *name, const char *entry,
   k->params = malloc(sizeof *k->params * (nparams ? nparams : 1));
   StrBuf sig;
   sb_init(&sig);
-  rt_signature_numba(params, nparams, &sig);
+  rt_signature_numba(params, nuser, &sig);
   k->signature = sb_take(&sig);
   if (!k->name || !k->entry || !k->params || !k->signature || !rt_params_init(&k->packed, params, nparams)) {
     kernel_free(k);
     return NULL;
   }
   memcpy(k->params, params, sizeof *k->params * nparams);
-  k->nparams = nparams;
+  k->nparams = nuser;
+  k->grid_stride = grid_stride;
+  k->grid_slot = rt_param_slots(params, nuser);
   return k;
 }
 
@@ -922,9 +939,11 @@ static kf_status compile_ptx(kf_program *p, ProgModule *pm, Op *func, Diag *diag
 }
 
 /* Cache payload: a manifest, then the PTX.
- *   kfront-kernel 1\nentry NAME\nparams N\n<kir type>\n...ptx\n<PTX text> */
-static void payload_build(StrBuf *out, const char *entry, Type *const *params, unsigned n, const char *ptx) {
-  sb_printf(out, "kfront-kernel 1\nentry %s\nparams %u\n", entry, n);
+ *   kfront-kernel 2\nentry NAME\ngrid_stride 0|1\nparams N\n<kir type>\n...ptx\n<PTX text>
+ * params lists every kir parameter (a grid_stride kernel's 3 trailing i32 included). */
+static void payload_build(StrBuf *out, const char *entry, bool grid_stride, Type *const *params, unsigned n,
+                          const char *ptx) {
+  sb_printf(out, "kfront-kernel 2\nentry %s\ngrid_stride %d\nparams %u\n", entry, grid_stride ? 1 : 0, n);
   for (unsigned i = 0; i < n; i++) {
     ty_print(params[i], out);
     sb_putc(out, '\n');
@@ -946,6 +965,7 @@ static const char *next_line(const char *s, size_t len, size_t *pos, size_t *n) 
 
 typedef struct Manifest {
   char entry[256];
+  bool grid_stride;
   unsigned nparams;
   Type *params[256];
   const char *ptx;
@@ -954,11 +974,14 @@ typedef struct Manifest {
 static bool payload_parse(IrContext *ir, const char *s, size_t len, Manifest *m) {
   size_t pos = 0, n;
   const char *line = next_line(s, len, &pos, &n);
-  if (!line || n != 15 || memcmp(line, "kfront-kernel 1", 15) != 0) return false;
+  if (!line || n != 15 || memcmp(line, "kfront-kernel 2", 15) != 0) return false;
   line = next_line(s, len, &pos, &n);
   if (!line || n < 7 || n - 6 >= sizeof m->entry || memcmp(line, "entry ", 6) != 0) return false;
   memcpy(m->entry, line + 6, n - 6);
   m->entry[n - 6] = 0;
+  line = next_line(s, len, &pos, &n);
+  if (!line || n != 13 || memcmp(line, "grid_stride ", 12) != 0 || (line[12] != '0' && line[12] != '1')) return false;
+  m->grid_stride = line[12] == '1';
   line = next_line(s, len, &pos, &n);
   if (!line || n < 8 || memcmp(line, "params ", 7) != 0) return false;
   char num[16];
@@ -967,7 +990,7 @@ static bool payload_parse(IrContext *ir, const char *s, size_t len, Manifest *m)
   num[n - 7] = 0;
   char *end;
   unsigned long np = strtoul(num, &end, 10);
-  if (*end || np > 256) return false;
+  if (*end || np > 256 || (m->grid_stride && np < RT_GRID_STRIDE_PARAMS)) return false;
   m->nparams = (unsigned)np;
   for (unsigned i = 0; i < m->nparams; i++) {
     line = next_line(s, len, &pos, &n);
@@ -987,7 +1010,8 @@ static void cache_key_for(kf_program *p, const char *name, const char *argsig, R
   choose_backend(rt);
   char options[512], arch[16];
   snprintf(options, sizeof options, "backend=%s;bounds_check=%d;pipeline=%s",
-           rt->backend == BE_NVVM ? "nvvm" : "llvm", p->bounds_check, p->pipeline ? p->pipeline : "<default>");
+           rt->backend == BE_NVVM ? "nvvm" : "llvm", p->bounds_check,
+           p->pipeline ? p->pipeline : rt->grid_stride ? "<default>,grid-stride" : "<default>");
   snprintf(arch, sizeof arch, "sm_%u", rt->gpu.arch);
   RtCacheKeyParts parts = {.filename = p->filename, .source = p->source, .source_len = p->len, .function = name,
                            .signature = argsig, .options = options, .arch = arch};
@@ -1018,7 +1042,8 @@ static kf_status gpu_kernel(kf_program *p, const char *name, const kf_arg *args,
     if (hit != RT_CACHE_MISS) {
       Manifest *m = calloc(1, sizeof *m);
       kf_kernel *k = NULL;
-      if (m && payload_parse(rt->ctx->ir, payload, plen, m)) k = kernel_new(p, name, m->entry, m->params, m->nparams);
+      if (m && payload_parse(rt->ctx->ir, payload, plen, m))
+        k = kernel_new(p, name, m->entry, m->params, m->nparams, m->grid_stride);
       if (k) {
         k->cache_source = hit == RT_CACHE_HIT_MEMORY ? 1 : 2;
         RtGpuModule *gm = rt_gpu_load(&rt->gpu, m->ptx, D(rt));
@@ -1045,12 +1070,12 @@ static kf_status gpu_kernel(kf_program *p, const char *name, const kf_arg *args,
   if (st != KF_OK) return st;
   unsigned np;
   Type *const *params = rt_kir_params(func, &np);
-  kf_kernel *k = kernel_new(p, name, ir_func_name(func), params, np);
+  kf_kernel *k = kernel_new(p, name, ir_func_name(func), params, np, rt_kir_grid_stride(func));
   if (!k) return KF_ERROR_INTERNAL;
   if (use_cache) {
     StrBuf payload;
     sb_init(&payload);
-    payload_build(&payload, k->entry, params, np, pm->ptx);
+    payload_build(&payload, k->entry, k->grid_stride, params, np, pm->ptx);
     rt_cache_put(&rt->cache, &key, payload.data, payload.len);  /* a failed disk write is not an error */
     sb_free(&payload);
   }
@@ -1073,7 +1098,7 @@ static kf_status sim_kernel(kf_program *p, const char *name, const kf_arg *args,
   if (st != KF_OK) return st;
   unsigned np;
   Type *const *params = rt_kir_params(func, &np);
-  kf_kernel *k = kernel_new(p, name, ir_func_name(func), params, np);
+  kf_kernel *k = kernel_new(p, name, ir_func_name(func), params, np, rt_kir_grid_stride(func));
   if (!k) return KF_ERROR_INTERNAL;
   k->pm = pm;
   k->func = func;
@@ -1123,6 +1148,9 @@ static void sim_report(kf_runtime *rt, const char *msg, SrcLoc loc) {
   diag_error(D(rt), loc, "%s", msg);
 }
 
+/* The physical grid of a grid_stride kernel on the simulator: at most this many blocks. */
+enum { SIM_GRID_STRIDE_BLOCKS = 64 };
+
 static kf_status launch_sim(kf_kernel *k, const unsigned grid[3], const unsigned block[3], size_t shared_bytes,
                             const kf_arg *args, unsigned nargs) {
   kf_runtime *rt = k->p->rt;
@@ -1132,7 +1160,8 @@ static kf_status launch_sim(kf_kernel *k, const unsigned grid[3], const unsigned
     k->pm->sim = sim_program_new(k->pm->km->ir, D(rt));
     if (!k->pm->sim) return KF_ERROR_UNSUPPORTED;
   }
-  SimArg *sa = calloc(nargs ? nargs : 1, sizeof *sa);
+  unsigned nsim = nargs + (k->grid_stride ? RT_GRID_STRIDE_PARAMS : 0);
+  SimArg *sa = calloc(nsim ? nsim : 1, sizeof *sa);
   if (!sa) return KF_ERROR_INTERNAL;
   for (unsigned i = 0; i < nargs; i++) {
     const kf_arg *a = &args[i];
@@ -1154,12 +1183,19 @@ static kf_status launch_sim(kf_kernel *k, const unsigned grid[3], const unsigned
     }
   }
   uint32_t g[3] = {grid[0], grid[1], grid[2]}, b[3] = {block[0], block[1], block[2]};
+  if (k->grid_stride) {
+    /* the user's grid dims as the trailing arguments, on a small 1-D grid (any size is correct) */
+    for (unsigned d = 0; d < 3; d++) sa[nargs + d] = sim_arg_int((int32_t)grid[d]);
+    uint64_t total = (uint64_t)grid[0] * grid[1] * grid[2];
+    g[0] = (uint32_t)(total < SIM_GRID_STRIDE_BLOCKS ? total : SIM_GRID_STRIDE_BLOCKS);
+    g[1] = g[2] = 1;
+  }
   SimResult *res = calloc(1, sizeof *res);
   if (!res) {
     free(sa);
     return KF_ERROR_INTERNAL;
   }
-  bool ok = sim_program_launch(k->pm->sim, k->func, g, b, shared_bytes, sa, nargs, &rt->sim, res, D(rt));
+  bool ok = sim_program_launch(k->pm->sim, k->func, g, b, shared_bytes, sa, nsim, &rt->sim, res, D(rt));
   free(sa);
   rt->launches++;
   kf_status st = KF_OK;
@@ -1224,7 +1260,26 @@ static kf_status launch_gpu(kf_kernel *k, const unsigned grid[3], const unsigned
   CUstream s = stream_of(stream);
   if (st == KF_OK) {
     rt_params_pack(&k->packed, k->params, k->nparams, args, data);
-    CUresult r = g->cu->cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+    unsigned phys[3] = {grid[0], grid[1], grid[2]};
+    if (k->grid_stride) {
+      /* the user's grid dims (i32) after the user's parameters; a 1-D grid that the device holds at once */
+      for (unsigned d = 0; d < 3; d++) {
+        int32_t v = (int32_t)grid[d];
+        k->packed.storage[k->grid_slot + d] = 0;
+        memcpy(&k->packed.storage[k->grid_slot + d], &v, sizeof v);
+      }
+      unsigned threads = block[0] * block[1] * block[2];
+      uint64_t total = (uint64_t)grid[0] * grid[1] * grid[2];
+      if (!k->occ_blocks || k->occ_threads != threads || k->occ_shared != shared_bytes) {
+        k->occ_blocks = rt_cu_occupancy(g->cu, k->fn, threads, shared_bytes);
+        k->occ_threads = threads;
+        k->occ_shared = shared_bytes;
+      }
+      uint64_t resident = (uint64_t)(rt->info.multiprocessors > 0 ? rt->info.multiprocessors : 1) * k->occ_blocks;
+      phys[0] = (unsigned)(total < resident ? total : resident);
+      phys[1] = phys[2] = 1;
+    }
+    CUresult r = g->cu->cuLaunchKernel(k->fn, phys[0], phys[1], phys[2], block[0], block[1], block[2],
                                        (unsigned)shared_bytes, s, k->packed.ptrs, NULL);
     rt->launches++;
     if (r != CUDA_SUCCESS) {

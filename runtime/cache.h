@@ -23,7 +23,7 @@
 #include "utils/strbuf.h"
 #include "utils/strmap.h"
 
-enum { RT_CACHE_FORMAT = 1, RT_CACHE_HEADER_SIZE = 88 };
+enum { RT_CACHE_FORMAT = 2, RT_CACHE_HEADER_SIZE = 88 };
 
 typedef struct RtCacheKey {
   unsigned char bytes[32];

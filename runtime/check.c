@@ -365,3 +365,15 @@ Type *const *rt_kir_params(Op *func, unsigned *n) {
   *n = ft ? ft->n : 0;
   return ft ? ft->elems : NULL;
 }
+
+bool rt_kir_grid_stride(Op *func) {
+  unsigned n;
+  rt_kir_params(func, &n);
+  return ir_op_attr(func, "grid_stride") != NULL && n >= RT_GRID_STRIDE_PARAMS;
+}
+
+Type *const *rt_kir_user_params(Op *func, unsigned *n) {
+  Type *const *params = rt_kir_params(func, n);
+  if (rt_kir_grid_stride(func)) *n -= RT_GRID_STRIDE_PARAMS;
+  return params;
+}

@@ -1,7 +1,8 @@
 /* cuda_driver.c — dlopen of libcuda.so.1, the entry-point table, cuInit once, and error texts.
  *
  * The table is filled by dlsym from RT_CUDA_FUNCTIONS; a library lacking any entry point is refused as a
- * whole (a partial table would fail later, far from the cause). Loading and cuInit happen once, under
+ * whole (a partial table would fail later, far from the cause). The optional entry points (occupancy) may
+ * be missing: their fields stay NULL. Loading and cuInit happen once, under
  * pthread_once; the outcome (table or failure text) is then read-only, so any thread may use it. */
 #include "runtime/cuda_driver.h"
 
@@ -36,6 +37,7 @@ bool rt_cuda_open(RtCuda *t, const char *path, StrBuf *err) {
   }
   RT_CUDA_FUNCTIONS(RT_CUDA_LOAD)
 #undef RT_CUDA_LOAD
+  *(void **)&tmp.cuOccupancyMaxActiveBlocksPerMultiprocessor = dlsym(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   *t = tmp;
   return true;
 }
@@ -63,6 +65,16 @@ bool rt_cu_check(const RtCuda *cu, CUresult r, const char *call, Diag *diag) {
     sb_free(&b);
   }
   return false;
+}
+
+unsigned rt_cu_occupancy(const RtCuda *cu, CUfunction fn, unsigned block_threads, size_t dynamic_shared) {
+  int n = 0;
+  if (cu && cu->cuOccupancyMaxActiveBlocksPerMultiprocessor &&
+      cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, (int)block_threads, dynamic_shared) == CUDA_SUCCESS &&
+      n > 0)
+    return (unsigned)n;
+  unsigned f = block_threads ? 2048 / block_threads : 1;
+  return f ? f : 1;
 }
 
 /* ---- the process-wide table ----------------------------------------------------------------- */

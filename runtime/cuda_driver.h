@@ -131,7 +131,15 @@ typedef struct RtCuda {
 #define RT_CUDA_FIELD(field, symbol, params) CUresult (*field) params;
   RT_CUDA_FUNCTIONS(RT_CUDA_FIELD)
 #undef RT_CUDA_FIELD
+  /* Optional entry points: NULL when the library lacks them (callers fall back). */
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *blocks, CUfunction fn, int block_size,
+                                                          size_t dynamic_shared_bytes);
 } RtCuda;
+
+/* Blocks of fn (block_threads threads, dynamic_shared bytes) that fit on one multiprocessor at once:
+ * cuOccupancyMaxActiveBlocksPerMultiprocessor, or max(1, 2048 / block_threads) when the driver lacks it
+ * or it fails. */
+unsigned rt_cu_occupancy(const RtCuda *cu, CUfunction fn, unsigned block_threads, size_t dynamic_shared);
 
 /* The library rt_cuda() loads: $KFRONT_LIBCUDA if set, else "libcuda.so.1". */
 const char *rt_cuda_library_name(void);

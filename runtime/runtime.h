@@ -70,6 +70,12 @@ size_t rt_kir_static_shared(Module *m, Op *func);
 unsigned rt_kir_find_kernels(Module *m, const char *name, Op **out, unsigned max);
 /* The parameter types of a func.func. */
 Type *const *rt_kir_params(Op *func, unsigned *n);
+/* A kernel rewritten by the grid-stride pass (unit attr `grid_stride`) takes the user's grid dims as
+ * RT_GRID_STRIDE_PARAMS trailing i32 parameters (include/kfront/abi.h); they are not the user's. */
+enum { RT_GRID_STRIDE_PARAMS = 3 };
+bool rt_kir_grid_stride(Op *func);
+/* The user's parameters: rt_kir_params less the trailing grid dims of a grid_stride kernel. */
+Type *const *rt_kir_user_params(Op *func, unsigned *n);
 
 /* ---- runtime/params.c ------------------------------------------------------------------------ */
 

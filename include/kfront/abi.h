@@ -26,6 +26,16 @@
  * Dynamic shared memory (cuda.shared.array(0, dtype)) is the launch's sharedMemBytes: its extent as seen
  * by the kernel is sharedMemBytes / sizeof(dtype).
  *
+ * ## Grid-stride kernels
+ * A kernel rewritten by the grid-stride pass (the kir function has the unit attribute `grid_stride`) takes
+ * three more parameters after the user's: int32 gx, gy, gz, the grid dimensions of the user's launch
+ * (arg_names __kf_grid_x/y/z). It must be launched on a 1-D grid (gridDimY = gridDimZ = 1) of any size
+ * >= 1 with the user's block shape; its threads loop over the user's gx*gy*gz blocks, so blockIdx, gridDim
+ * and cuda.grid read what they would in the user's launch. kfront's runtime compiles with this pass (unless
+ * KFRONT_NO_GRID_STRIDE=1) and launches such kernels on min(gx*gy*gz, SMs x occupancy) blocks. `kfront
+ * compile`'s default pipeline does not run it, so its PTX keeps the plain ABI above unless asked
+ * (--pass-pipeline=canonicalize,cse,bce,dce,grid-stride).
+ *
  * ## The device-side error record
  * A module in which a bounds check (check.bounds) remains defines two globals the host reads with
  * cuModuleGetGlobal after a launch (a module without checks defines neither: cuModuleGetGlobal fails

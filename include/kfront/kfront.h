@@ -195,7 +195,9 @@ typedef enum kf_runtime_mode { KF_RUNTIME_AUTO = 0, KF_RUNTIME_GPU = 1, KF_RUNTI
 
 typedef struct kf_runtime_options {
   kf_runtime_mode mode;    /* AUTO (default): the GPU when a CUDA driver and a device are found, else the
-                            * simulator. The environment variable KFRONT_SIM=1 forces the simulator. */
+                            * simulator. The environment variable KFRONT_SIM=1 forces the simulator.
+                            * KFRONT_NO_GRID_STRIDE=1 leaves grid-stride out of the runtime's default
+                            * pipeline (kernels then run on the user's grid as it is; abi.h). */
   int device;              /* GPU ordinal (default 0) */
   int disk_cache;          /* 1 (default): compiled kernels are also cached on disk; 0: in memory only
                             * (--no-cache). KFRONT_NO_CACHE=1 in the environment also turns it off. */

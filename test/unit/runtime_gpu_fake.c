@@ -4,8 +4,9 @@
  * cuModuleLoadDataEx (and its JIT log on failure), parameters packed per abi.h (checked by the results),
  * host arrays copied in and back with their temporaries freed, the __kf_error record read after the launch,
  * turned into the located IndexError, reset, and a launch after it working; the kernel's own thread limit,
- * dynamic shared memory opt-in, asynchronous launches reporting at synchronisation, and a kernel loaded from
- * a disk-cache entry without compiling anything. */
+ * dynamic shared memory opt-in, asynchronous launches reporting at synchronisation, a kernel loaded from
+ * a disk-cache entry without compiling anything (its grid_stride flag restored), and a grid_stride kernel
+ * launched on a smaller 1-D grid (SMs x occupancy) with the user's grid dims as 3 trailing parameters. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,6 +38,10 @@ static struct {
   int func_max_threads;
   int dyn_attr;
   unsigned last_grid[3], last_block[3], last_shared;
+  int grid_params;       /* the launched kernel takes the grid dims as params[grid_params..+2] (0: none) */
+  int32_t last_gs[3];    /* and their values */
+  int occupancy;         /* cuOccupancyMaxActiveBlocksPerMultiprocessor's answer; 0: it fails */
+  int occ_calls;
 } fake;
 
 static CUresult f_init(unsigned flags) { return CUDA_SUCCESS; }
@@ -169,6 +174,8 @@ static CUresult f_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, u
   fake.last_block[0] = bx, fake.last_block[1] = by, fake.last_block[2] = bz;
   fake.last_shared = shared;
   int64_t threads = (int64_t)gx * bx;
+  if (fake.grid_params)
+    for (int d = 0; d < 3; d++) fake.last_gs[d] = *(int32_t *)params[fake.grid_params + d];
   if (!strcmp(f->name, "foo_grid")) {
     char *in = *(char **)params[0];
     int64_t n = *(int64_t *)params[1], sin = *(int64_t *)params[2];
@@ -183,12 +190,31 @@ static CUresult f_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, u
       }
       *(double *)(out + i * sout) = (double)*(int64_t *)(in + i * sin);
     }
+  } else if (!strcmp(f->name, "twice")) {
+    /* grid_stride: the threads of a 1-D grid loop over the user's gx*gy*gz virtual blocks */
+    char *in = *(char **)params[0];
+    int64_t n = *(int64_t *)params[1], sin = *(int64_t *)params[2];
+    char *out = *(char **)params[3];
+    int64_t sout = *(int64_t *)params[5];
+    int64_t vx = *(int32_t *)params[6], vblocks = vx * *(int32_t *)params[7] * *(int32_t *)params[8];
+    for (int64_t b = 0; b < gx; b++)
+      for (int64_t vb = b; vb < vblocks; vb += gx)
+        for (int64_t t = 0; t < bx; t++) {
+          int64_t i = (vb % vx) * bx + t;
+          if (i < n) *(double *)(out + i * sout) = 2 * *(double *)(in + i * sin);
+        }
   } else if (!strcmp(f->name, "scale__f32")) {
     char *a = *(char **)params[0];
     int64_t n = *(int64_t *)params[1], st = *(int64_t *)params[2];
     int32_t k = *(int32_t *)params[3];
     for (int64_t i = 0; i < threads && i < n; i++) *(float *)(a + i * st) *= (float)k;
   }
+  return CUDA_SUCCESS;
+}
+static CUresult f_occupancy(int *blocks, CUfunction fn, int block_size, size_t shared) {
+  fake.occ_calls++;
+  if (!fake.occupancy) return CUDA_ERROR_INVALID_VALUE;
+  *blocks = fake.occupancy;
   return CUDA_SUCCESS;
 }
 static CUresult f_alloc(CUdeviceptr *p, size_t n) {
@@ -229,6 +255,7 @@ static void install_fake(void) {
       .cuMemsetD8Async = f_memset_a, .cuStreamCreate = f_screate, .cuStreamDestroy = f_sdestroy,
       .cuStreamSynchronize = f_ssync, .cuEventCreate = f_ecreate, .cuEventRecord = f_erecord,
       .cuEventSynchronize = f_esync, .cuEventElapsedTime = f_elapsed, .cuEventDestroy = f_edestroy,
+      .cuOccupancyMaxActiveBlocksPerMultiprocessor = f_occupancy,
   };
   rt_cuda_install(&t);
 }
@@ -417,12 +444,13 @@ static void test_disk_cache_hit(void) {
   const char *source = "# not even Python: a cache hit never reads it\n";
   const char *argsig = "void(int64[::1], float64[::1])";
   RtCacheKeyParts parts = {.filename = "k.py", .source = source, .source_len = strlen(source), .function = "foo_grid",
-                           .signature = argsig, .options = "backend=llvm;bounds_check=1;pipeline=<default>",
+                           .signature = argsig,
+                           .options = "backend=llvm;bounds_check=1;pipeline=<default>,grid-stride",
                            .arch = "sm_90"};
   RtCacheKey key;
   rt_cache_key(&key, &parts);
   const char *payload =
-      "kfront-kernel 1\nentry foo_grid\nparams 2\narray<i64, 1, A>\narray<f64, 1, A>\nptx\n"
+      "kfront-kernel 2\nentry foo_grid\ngrid_stride 1\nparams 5\narray<i64, 1, A>\narray<f64, 1, A>\ni32\ni32\ni32\nptx\n"
       "// fake PTX\n.visible .global .align 8 .b8 __kf_error[40];\n"
       ".visible .global .align 1 .b8 __kf_error_strings[15] = {102, 111, 111, 95, 103, 114, 105, 100, 0, 0, 107, 46, 112, 121, 0};\n"
       ".visible .entry foo_grid(\n";
@@ -447,7 +475,13 @@ static void test_disk_cache_hit(void) {
     CHECK(kf_kernel_cache_source(k) == 2);
     CHECK(strcmp(kf_kernel_signature(k), "void(int64[:], float64[:])") == 0);
     unsigned g[3] = {1, 1, 1}, b[3] = {8, 1, 1};
+    fake.grid_params = 6;  /* the manifest's grid_stride flag: the grid dims follow the user's 6 slots */
     CHECK(kf_launch(k, g, b, 0, NULL, args, 2) == KF_ERROR_OUT_OF_BOUNDS);
+    fake.grid_params = 0;
+    CHECK(fake.last_gs[0] == 1 && fake.last_gs[1] == 1 && fake.last_gs[2] == 1);
+    kf_arg three[3] = {args[0], args[1], kf_arg_int(KF_INT32, 1)};
+    CHECK(kf_launch(k, g, b, 0, NULL, three, 3) == KF_ERROR_INVALID_INPUT);
+    CHECK_CONTAINS(kf_context_diagnostics(ctx), "kernel foo_grid takes 2 arguments (void(int64[:], float64[:])), but 3 were given");
     /* names from the module's string table: file "k.py" */
     CHECK_CONTAINS(kf_context_diagnostics(ctx), "IndexError: index 4 is out of bounds for axis 0 with size 4 (kernel foo_grid, k.py:23:5)");
     for (int i = 0; i < 4; i++) CHECK(out[i] == in[i]);
@@ -482,9 +516,93 @@ static void test_disk_cache_hit(void) {
   CHECK(system(cmd) == 0);
 }
 
+/* A kernel the grid-stride pass rewrote: the user's signature, a 1-D grid of min(blocks, SMs x occupancy)
+ * blocks, the user's grid dims after the user's parameters; occupancy falls back to 2048 / threads. */
+static const char *TWICE =
+    "func.func() ({\n"
+    "^bb0(%in: array<f64, 1, A>, %out: array<f64, 1, A>):\n" GRID1
+    "  %n = mem.dim(%in) {axis = 0} : (array<f64, 1, A>) -> (i64)\n"
+    "  %ok = arith.cmpi(%i, %n) {pred = \"slt\"} : (i64, i64) -> (i1)\n"
+    "  scf.if(%ok) ({\n"
+    "    %v = mem.load(%in, %i) : (array<f64, 1, A>, i64) -> (f64)\n"
+    "    %w = arith.addf(%v, %v) : (f64, f64) -> (f64)\n"
+    "    mem.store(%w, %out, %i) : (f64, array<f64, 1, A>, i64) -> ()\n"
+    "    scf.yield() : () -> ()\n"
+    "  }, {\n"
+    "    scf.yield() : () -> ()\n"
+    "  }) : (i1) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @twice, function_type = (array<f64, 1, A>, array<f64, 1, A>) -> (), kernel} : () -> ()\n";
+
+static void test_grid_stride(void) {
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.disk_cache = 0;
+  kf_runtime *rt = NULL;
+  kf_module *m = NULL;
+  kf_program *p = NULL;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK && rt);
+  CHECK(kf_module_parse(ctx, "twice.kir", TWICE, strlen(TWICE), &m) == KF_OK);
+  CHECK(m && kf_module_run_pipeline(m, "grid-stride", NULL, NULL) == KF_OK);
+  CHECK(rt && m && kf_program_from_module(rt, m, &p) == KF_OK);
+  enum { N = 100000 };
+  double *in = malloc(N * sizeof *in), *out = calloc(N, sizeof *out);
+  for (int i = 0; i < N; i++) in[i] = i;
+  int64_t n[1] = {N};
+  kf_arg args[2] = {array_arg(in, KF_FLOAT64, 1, n, 'C'), array_arg(out, KF_FLOAT64, 1, n, 'C')};
+  kf_kernel *k = NULL;
+  CHECK(p && kf_program_get_kernel(p, "twice", args, 2, &k) == KF_OK && k);
+  if (!k) {
+    fputs(kf_context_diagnostics(ctx), stderr);
+  } else {
+    CHECK(strcmp(kf_kernel_signature(k), "void(float64[:], float64[:])") == 0);
+    unsigned g[3] = {(N + 127) / 128, 1, 1}, b[3] = {128, 1, 1};
+    fake.grid_params = 6;
+    fake.occupancy = 3;
+    CHECK(kf_launch(k, g, b, 0, NULL, args, 2) == KF_OK);
+    CHECK(fake.last_grid[0] == 132 * 3 && fake.last_grid[1] == 1 && fake.last_grid[2] == 1);
+    CHECK(fake.last_block[0] == 128);
+    CHECK(fake.last_gs[0] == (N + 127) / 128 && fake.last_gs[1] == 1 && fake.last_gs[2] == 1);
+    bool same = true;
+    for (int i = 0; i < N; i++) same = same && out[i] == 2.0 * i;
+    CHECK(same);
+    int calls = fake.occ_calls;
+    CHECK(kf_launch(k, g, b, 0, NULL, args, 2) == KF_OK && fake.occ_calls == calls);  /* memoised */
+    /* the occupancy query failing: 2048 / 512 = 4 blocks per SM */
+    fake.occupancy = 0;
+    memset(out, 0, N * sizeof *out);
+    unsigned g2[3] = {2000, 1, 1}, b2[3] = {512, 1, 1};  /* more blocks than the data needs */
+    CHECK(kf_launch(k, g2, b2, 0, NULL, args, 2) == KF_OK);
+    CHECK(fake.last_grid[0] == 132 * 4 && fake.last_gs[0] == 2000);
+    same = true;
+    for (int i = 0; i < N; i++) same = same && out[i] == 2.0 * i;
+    CHECK(same);
+    /* fewer blocks than the device holds: the user's block count */
+    unsigned g3[3] = {7, 1, 1};
+    CHECK(kf_launch(k, g3, b, 0, NULL, args, 2) == KF_OK && fake.last_grid[0] == 7 && fake.last_gs[0] == 7);
+    /* the user's grid is still checked against the device's limits, and the argument count against the user's */
+    CHECK(kf_launch(k, (unsigned[3]){1, 70000, 1}, b, 0, NULL, args, 2) == KF_ERROR_INVALID_INPUT);
+    CHECK_CONTAINS(kf_context_diagnostics(ctx), "grid dimension y is 70000, above the device's limit of 65535");
+    kf_arg five[5] = {args[0], args[1], kf_arg_int(KF_INT32, 1), kf_arg_int(KF_INT32, 1), kf_arg_int(KF_INT32, 1)};
+    CHECK(kf_launch(k, g, b, 0, NULL, five, 5) == KF_ERROR_INVALID_INPUT);
+    CHECK_CONTAINS(kf_context_diagnostics(ctx), "kernel twice takes 2 arguments (void(float64[:], float64[:])), but 5 were given");
+    CHECK(kf_program_get_kernel(p, "twice", five, 5, &k) != KF_OK);
+    fake.grid_params = 0;
+  }
+  free(in);
+  free(out);
+  kf_program_destroy(p);
+  kf_runtime_destroy(rt);
+  kf_module_destroy(m);
+  kf_context_destroy(ctx);
+}
+
 int main(void) {
   install_fake();
   test_gpu_path();
+  test_grid_stride();
   test_disk_cache_hit();
   rt_cuda_install(NULL);
   return test_result("runtime_gpu_fake");
