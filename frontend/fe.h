@@ -283,9 +283,11 @@ bool sema_py_compare(IrContext *ctx, PyCmpOp op, const FeVal *a, const FeVal *b,
 
 /* ---- lower.c ------------------------------------------------------------------------------------------ */
 /* Compiles one function for the given parameter shapes: a kernel (kernel attr) or a device function.
- * sym is its symbol name. Returns the instance (with op NULL after errors). */
+ * sym is its symbol name. declared: the signature it is compiled for (its return type is the function's),
+ * or NULL (a device function then returns the type of the decorator signature its arguments match, else the
+ * type of its return statements). Returns the instance (with op NULL after errors). */
 FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned nparams, const char *sym, bool kernel,
-                       bool quiet);
+                       bool quiet, const FeSig *declared);
 /* The kir types of a value shape, flattened (tuples expanded, views as array + indices). */
 void lower_flatten_types(FeCtx *fe, const FeVal *v, Type **out, unsigned *n, unsigned cap);
 /* A parameter shape for a signature argument type. */

@@ -283,7 +283,7 @@ bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
   fe_add_func(fe, k);
   FeVal params[64];
   for (unsigned i = 0; i < nk; i++) params[i] = lower_param_shape(kparams[i]);
-  FeInst *inst = lower_function(fe, k, params, nk, sym, true, false);
+  FeInst *inst = lower_function(fe, k, params, nk, sym, true, false, NULL);
   strmap_free(k->scope);
   if (inst && inst->op) inst->requested = true;
   return inst && inst->op;

@@ -2191,7 +2191,7 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
     if (!in->failed && in->op && strcmp(in->key, k) == 0 && ir_op_attr(in->op, "kernel") == NULL) inst = in;
   }
   if (!inst) {
-    inst = lower_function(L->fe, f, shapes, np, sym_for(L, f, k), false, L->quiet > 0);
+    inst = lower_function(L->fe, f, shapes, np, sym_for(L, f, k), false, L->quiet > 0, NULL);
     if (L->quiet && inst->failed) L->suppressed++;
   }
   if (!inst->op) return poison();
@@ -3150,7 +3150,7 @@ static void param_names(Lower *L, const char *name, const FeVal *shape, Attr *ou
 }
 
 FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned nparams, const char *sym, bool kernel,
-                       bool quiet) {
+                       bool quiet, const FeSig *declared) {
   sema_analyse_function(fe, fn);
   FeInst *inst = ARENA_NEW(&fe->arena, FeInst);
   inst->fn = fn;
@@ -3233,7 +3233,10 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
   if (opts->inline_opt) ir_op_set_attr(m, f, "inline", attr_str(m, opts->inline_opt));
 
   /* a device function declared with signatures returns the declared type */
-  if (!kernel) {
+  if (!kernel && declared && declared->has_ret) {
+    L.has_declared_ret = true;
+    L.declared_ret = declared->ret;
+  } else if (!kernel) {
     for (unsigned s = 0; s < fn->nsigs; s++) {
       const FeSig *sig = &fn->sigs[s];
       bool match = sig->nargs == nparams && sig->has_ret;
@@ -3265,7 +3268,9 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
   Value *rvals[MAX_FLAT];
   unsigned nrv = 0;
   inst->ret = (FeVal){.kind = FV_NONE};
-  if (!kernel && (L.has_value_return || (L.has_declared_ret && L.declared_ret))) {
+  if (!kernel && L.has_value_return && L.has_declared_ret && !L.declared_ret) {
+    lerr(&L, L.first_value_return, "'%s' is declared to return void but returns a value", fn->name);
+  } else if (!kernel && (L.has_value_return || (L.has_declared_ret && L.declared_ret))) {
     FeVal rv = L.env[L.v_rv];
     Type *rt = L.has_declared_ret && L.declared_ret ? L.declared_ret : fv_type(&L, &rv);
     if (!L.has_value_return) {

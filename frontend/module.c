@@ -761,7 +761,7 @@ static void compile_one(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym
     }
     FeVal *params = ARENA_ARRAY(&fe->arena, FeVal, nparams ? nparams : 1);
     for (unsigned i = 0; i < nparams; i++) params[i] = lower_param_shape(sig->args[i]);
-    FeInst *inst = lower_function(fe, fn, params, nparams, sym, fn->kind == FN_KERNEL, false);
+    FeInst *inst = lower_function(fe, fn, params, nparams, sym, fn->kind == FN_KERNEL, false, sig);
     if (inst && inst->op) {
       inst->requested = true;
       if (fn->kind == FN_DEVICE) ir_op_set_attr(fe->m, inst->op, "requested", attr_unit());
