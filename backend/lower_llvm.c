@@ -22,6 +22,7 @@
  * (atomicCAS of __kf_error.flag 0 -> 1, then the record), then `ret void` from a kernel, or PTX `exit`
  * from a device function (the thread ends either way; nothing traps). */
 #define _GNU_SOURCE /* memmem */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -670,6 +671,32 @@ static LLVMValueRef is_zero(Lower *L, LLVMValueRef v) {
 
 static bool const_nonzero(LLVMValueRef v) {
   return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) != 0;
+}
+
+/* fptosi/fptoui. A constant operand is converted here as the GPU's cvt.rzi does at run time (saturating, NaN
+ * to 0), as the simulator does: LLVM would fold an out-of-range constant to `poison`, which is undefined and
+ * which libNVVM's parser does not accept. */
+static LLVMValueRef fp_to_int(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef rt, bool sgn) {
+  if (!LLVMIsAConstantFP(x) || LLVMGetTypeKind(rt) != LLVMIntegerTypeKind)
+    return sgn ? LLVMBuildFPToSI(b, x, rt, "") : LLVMBuildFPToUI(b, x, rt, "");
+  LLVMBool loses;
+  double v = LLVMConstRealGetDouble(x, &loses);
+  unsigned bits = LLVMGetIntTypeWidth(rt);
+  uint64_t u;
+  if (isnan(v)) {
+    u = 0;
+  } else if (sgn) {
+    double lo = -ldexp(1.0, (int)bits - 1), hi = ldexp(1.0, (int)bits - 1);
+    if (v <= lo) u = (uint64_t)(bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)));
+    else if (v >= hi) u = bits == 64 ? (uint64_t)INT64_MAX : ((uint64_t)1 << (bits - 1)) - 1;
+    else u = (uint64_t)(int64_t)v;
+  } else {
+    double hi = ldexp(1.0, (int)bits);
+    if (v <= -1.0) u = 0;
+    else if (v >= hi) u = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+    else u = (uint64_t)v;
+  }
+  return LLVMConstInt(rt, u, sgn);
 }
 
 /* Division-like ops are undefined in LLVM for a zero divisor: divide by 1 instead and select 0 after. */
@@ -1833,8 +1860,8 @@ static bool lower_arith(Lower *L, Op *op) {
     break;
   case OP_SITOFP: r = LLVMBuildSIToFP(b, x, rt, ""); break;
   case OP_UITOFP: r = LLVMBuildUIToFP(b, x, rt, ""); break;
-  case OP_FPTOSI: r = LLVMBuildFPToSI(b, x, rt, ""); break;
-  case OP_FPTOUI: r = LLVMBuildFPToUI(b, x, rt, ""); break;
+  case OP_FPTOSI: r = fp_to_int(b, x, rt, true); break;
+  case OP_FPTOUI: r = fp_to_int(b, x, rt, false); break;
   case OP_EXTF: r = LLVMBuildFPExt(b, x, rt, ""); break;
   case OP_TRUNCF: r = LLVMBuildFPTrunc(b, x, rt, ""); break;
   case OP_BITCAST: r = LLVMTypeOf(x) == rt ? x : LLVMBuildBitCast(b, x, rt, ""); break;
