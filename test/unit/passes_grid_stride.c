@@ -189,7 +189,7 @@ static void random_kernels(void) {
     Kir orig, rw;
     if (!kir_load(&orig, t->buf)) break;
     if (!kir_load(&rw, t->buf)) break;
-    if (!kir_pipeline(&rw, "grid-stride")) break;
+    if (!kir_pipeline(&rw, "grid-stride{all-grids=1}")) break;
     Op *f = ir_module_lookup(rw.m, "k");
     CHECK(f && ir_op_attr(f, "grid_stride"));
     unsigned dims = 1 + pick(3);

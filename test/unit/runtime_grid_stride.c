@@ -108,28 +108,34 @@ static void test_rewritten(void) {
   kf_context *ctx = kf_context_create();
   kf_compile_options o;
   kf_compile_options_init(&o);
-  char pipeline[256];
-  snprintf(pipeline, sizeof pipeline, "%s,grid-stride", kf_default_pipeline());
-  o.pipeline = pipeline;
-  const char *sigs[2] = {"void(float64[:, ::1], int64)", "void(int64[::1], float64[::1])"};
-  const char *names[2] = {"fill2d", "double"};
-  for (int i = 0; i < 2; i++) {
-    o.kernels = &names[i];
-    o.nkernels = 1;
-    o.signatures = &sigs[i];
-    o.nsignatures = 1;
-    kf_module *km = NULL;
-    CHECK(kf_compile_source(ctx, "gs.py", SOURCE, strlen(SOURCE), &o, &km) == KF_OK && km);
-    if (!km) continue;
-    Op *f = NULL;
-    CHECK(rt_kir_find_kernels(km->ir, names[i], &f, 1) == 1);
-    unsigned n = 0, nuser = 0;
-    if (f) {
-      rt_kir_params(f, &n);
-      rt_kir_user_params(f, &nuser);
-      CHECK(rt_kir_grid_stride(f) && n == 5 && nuser == 2);
+  /* all-grids=1 rewrites both kernels; the default (what the runtime runs) leaves fill2d alone: it reads
+   * gridDim and blockIdx.y */
+  for (int all = 0; all < 2; all++) {
+    char pipeline[256];
+    snprintf(pipeline, sizeof pipeline, "%s,grid-stride%s", kf_default_pipeline(), all ? "{all-grids=1}" : "");
+    o.pipeline = pipeline;
+    const char *sigs[2] = {"void(float64[:, ::1], int64)", "void(int64[::1], float64[::1])"};
+    const char *names[2] = {"fill2d", "double"};
+    for (int i = 0; i < 2; i++) {
+      o.kernels = &names[i];
+      o.nkernels = 1;
+      o.signatures = &sigs[i];
+      o.nsignatures = 1;
+      kf_module *km = NULL;
+      CHECK(kf_compile_source(ctx, "gs.py", SOURCE, strlen(SOURCE), &o, &km) == KF_OK && km);
+      if (!km) continue;
+      Op *f = NULL;
+      CHECK(rt_kir_find_kernels(km->ir, names[i], &f, 1) == 1);
+      unsigned n = 0, nuser = 0;
+      if (f) {
+        rt_kir_params(f, &n);
+        rt_kir_user_params(f, &nuser);
+        bool rewritten = all || i == 1;
+        if (rewritten) CHECK(rt_kir_grid_stride(f) && n == 5 && nuser == 2);
+        else CHECK(!rt_kir_grid_stride(f) && n == 2 && nuser == 2);
+      }
+      kf_module_destroy(km);
     }
-    kf_module_destroy(km);
   }
   fputs(kf_context_diagnostics(ctx), stderr);
   kf_context_destroy(ctx);
