@@ -344,6 +344,7 @@ kf_status kf_runtime_create(kf_context *ctx, const kf_runtime_options *opts, kf_
   sim_options_init(&rt->sim);
   rt->sim.detect_races = opts->sim_detect_races != 0;
   rt->sim.nworkers = opts->sim_workers;
+  if (opts->sim_max_steps) rt->sim.max_steps = opts->sim_max_steps;
   rt->grid_stride = !env_on("KFRONT_NO_GRID_STRIDE");
   snprintf(rt->pipeline, sizeof rt->pipeline, "%s%s", kf_default_pipeline(), rt->grid_stride ? ",grid-stride" : "");
 

@@ -205,6 +205,8 @@ typedef struct kf_runtime_options {
                             * ~/.cache/kfront. Copied. */
   int sim_detect_races;    /* simulator: report data races on shared memory (default 1) */
   unsigned sim_workers;    /* simulator: host threads running blocks (default 1; 0 = one per CPU) */
+  uint64_t sim_max_steps;  /* simulator: ops one launch may execute before it stops with "simulation step limit
+                            * exceeded" (0, the default: the simulator's own limit, 1e10) */
 } kf_runtime_options;
 
 /* Fills o with the defaults above. */
