@@ -2310,6 +2310,26 @@ static FeVal lower_expr(Lower *L, const PyExpr *e) {
 
 /* ---- assignment ------------------------------------------------------------------------------------------------- */
 
+/* The element a subscript target `a[i, ...]` names (assignment and augmented assignment): its array and i64
+ * indices, wrapped and bounds-checked by index_array; *array is the subscripted value. False after a located
+ * error. */
+static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, Value **idx) {
+  FeVal a = *array = lower_expr(L, t->subscript.value);
+  if (a.kind == FV_POISON) return false;
+  if (a.kind == FV_TUPLE) {
+    lerr(L, t->loc, "tuples are immutable: cannot assign to an element");
+    return false;
+  }
+  if (!is_array(&a) && a.kind != FV_VIEW) {
+    lerr(L, t->loc, "%s does not support item assignment", vname(L, &a));
+    return false;
+  }
+  FeVal ix[32];
+  unsigned n;
+  if (!gather_indices(L, t->subscript.index, ix, &n)) return false;
+  return index_array(L, &a, ix, n, t->loc, true, base, idx).kind == FV_VAL;
+}
+
 static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
   switch (t->kind) {
   case EX_NAME: {
@@ -2347,22 +2367,9 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
     return;
   }
   case EX_SUBSCRIPT: {
-    FeVal a = lower_expr(L, t->subscript.value);
-    if (a.kind == FV_POISON || v.kind == FV_POISON) return;
-    if (a.kind == FV_TUPLE) {
-      lerr(L, t->loc, "tuples are immutable: cannot assign to an element");
-      return;
-    }
-    if (!is_array(&a) && a.kind != FV_VIEW) {
-      lerr(L, t->loc, "%s does not support item assignment", vname(L, &a));
-      return;
-    }
-    FeVal ix[32];
-    unsigned n;
-    if (!gather_indices(L, t->subscript.index, ix, &n)) return;
+    FeVal a;
     Value *base, *idx[32];
-    FeVal r = index_array(L, &a, ix, n, t->loc, true, &base, idx);
-    if (r.kind != FV_VAL) return;
+    if (!item_target(L, t, &a, &base, idx) || v.kind == FV_POISON) return;
     if (!is_scalar(&v)) {
       lerr(L, vloc, "cannot store %s into an element of %s", vname(L, &v), tname(L, a.type));
       return;
@@ -2387,22 +2394,9 @@ static void lower_augassign(Lower *L, const PyStmt *s) {
     return;
   }
   if (t->kind == EX_SUBSCRIPT) {
-    FeVal a = lower_expr(L, t->subscript.value);
-    if (a.kind == FV_POISON) return;
-    if (a.kind == FV_TUPLE) {
-      lerr(L, t->loc, "tuples are immutable: cannot assign to an element");
-      return;
-    }
-    if (!is_array(&a) && a.kind != FV_VIEW) {
-      lerr(L, t->loc, "%s does not support item assignment", vname(L, &a));
-      return;
-    }
-    FeVal ix[32];
-    unsigned n;
-    if (!gather_indices(L, t->subscript.index, ix, &n)) return;
+    FeVal a;
     Value *base, *idx[32];
-    FeVal r = index_array(L, &a, ix, n, t->loc, true, &base, idx);
-    if (r.kind != FV_VAL) return;
+    if (!item_target(L, t, &a, &base, idx)) return;
     FeVal old = load_element(L, base, idx);
     FeVal rhs = lower_expr(L, s->augassign.value);
     FeVal nv = binop(L, s->augassign.op, old, rhs, s->augassign.op_loc);
