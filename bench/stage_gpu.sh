@@ -42,7 +42,7 @@ link_tool() {  # OUTPUT SOURCES...: a program of the public API, against the sta
   strip "$dest/bin/$out"
 }
 link_tool launch_overhead bench/launch_overhead.c
-link_tool kfront tools/kfront.c tools/kfront_*.c
+link_tool kfront tools/kfront.c tools/kfront_*.c tools/tool_*.c
 link_tool unit_runtime_context test/unit/runtime_context.c
 link_tool backend_gpu test/gpu/backend_gpu.c
 du -b "$dest"/bin/* "$dest"/lib/* | awk '{ t += $1; printf "  %8.1f MB  %s\n", $1 / 1e6, $2 } END { printf "  %8.1f MB  total (limit 67.1 MB = 64 MiB)\n", t / 1e6 }'

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kfront/kfront.h"
+#include "tool_io.h"
 
 static void usage(FILE *f) {
   fputs("usage: kfront-opt FILE.kir|- [options]\n"
@@ -28,22 +29,6 @@ static void usage(FILE *f) {
         "  --list-ops               list every op with its summary and example\n"
         "  --version                print kfront's version\n",
         f);
-}
-
-static char *read_all(const char *path, size_t *len) {
-  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (;;) {
-    if (n == cap) buf = realloc(buf, cap *= 2);
-    size_t got = fread(buf + n, 1, cap - n, f);
-    if (got == 0) break;
-    n += got;
-  }
-  if (f != stdin) fclose(f);
-  *len = n;
-  return buf;
 }
 
 static void print_pass(void *user, const char *name, const char *summary) {
@@ -145,7 +130,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   size_t len;
-  char *text = read_all(input, &len);
+  char *text = tool_read_file(input, &len);
   if (!text) {
     fprintf(stderr, "kfront-opt: error: cannot read '%s': %s\n", input, strerror(errno));
     return 1;

@@ -14,6 +14,7 @@
 
 #include "kfront/kfront.h"
 #include "kfront_tool.h"
+#include "tool_io.h"
 
 static void usage(FILE *f) {
   fputs("usage: kfront compile FILE.py [options]     compile kernels to kir, LLVM IR or PTX\n"
@@ -32,22 +33,6 @@ static void usage(FILE *f) {
         "  --fastmath, --lineinfo  as numba's cuda.jit options\n"
         "  --mlir-print-debuginfo  print op locations in --emit=kir output\n",
         f);
-}
-
-static char *kfront_read_file(const char *path, size_t *len) {
-  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (;;) {
-    if (n == cap) buf = realloc(buf, cap *= 2);
-    size_t got = fread(buf + n, 1, cap - n, f);
-    if (got == 0) break;
-    n += got;
-  }
-  if (f != stdin) fclose(f);
-  *len = n;
-  return buf;
 }
 
 typedef enum { EMIT_KIR, EMIT_LLVM, EMIT_PTX } Emit;
@@ -158,7 +143,7 @@ static int compile_main(int argc, char **argv, int check_only) {
   int rc = parse_compile_args(argc, argv, &a);
   if (rc) return rc;
   size_t len;
-  char *text = kfront_read_file(a.input, &len);
+  char *text = tool_read_file(a.input, &len);
   if (!text) {
     fprintf(stderr, "kfront: error: cannot read '%s': %s\n", a.input, strerror(errno));
     return 1;

@@ -13,6 +13,7 @@
 
 #include "kfront/kfront.h"
 #include "kfront_tool.h"
+#include "tool_io.h"
 
 static const char usage_text[] =
     "usage: kfront run FILE.py -k NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [options] ARG...\n"
@@ -200,34 +201,6 @@ static bool parse_new_array(const char *text, RunArg *ra, char *err, size_t errl
   return true;
 }
 
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 65536, n = 0;
-  char *buf = malloc(cap);
-  size_t got;
-  while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-    n += got;
-    if (n == cap) {
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-  }
-  if (buf && ferror(f)) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  *len = n;
-  return buf;
-}
-
 static bool make_dir(const char *dir) {
   char path[4096];
   snprintf(path, sizeof path, "%s", dir);
@@ -413,7 +386,7 @@ int kfront_run_main(int argc, char **argv) {
   }
 
   size_t len = 0;
-  source = read_file(file, &len);
+  source = tool_read_file(file, &len);
   if (!source) {
     fprintf(stderr, "%s: error: cannot read: %s\n", file, strerror(errno));
     goto cleanup;
