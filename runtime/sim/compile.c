@@ -158,6 +158,16 @@ static SlotList slot_list(Cc *c, const Op *op, unsigned first, unsigned n) {
   return l;
 }
 
+/* The element indices of a mem.load/mem.store (operands first .. first+rank-1) of instruction k: the slot of
+ * the one index of the rank-1 fast forms, or (returning 0) a slot list in the instruction's ext. */
+static uint32_t element_indices(Cc *c, size_t k, const Op *op, unsigned first, unsigned rank) {
+  if (rank == 1) return opnd(c, op, first);
+  SlotList *l = cc_alloc(c, sizeof *l);
+  *l = slot_list(c, op, first, rank);
+  INS(c, k)->ext = l;
+  return 0;
+}
+
 static void set_norm(Ins *I, const Type *t) {
   if (t->kind == TY_BOOL) {
     I->sh = 63;
@@ -576,13 +586,8 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
     I->d = res(c, op, 0);
     I->a = opnd(c, op, 0);
     I->aux = (uint8_t)sim_elem_kind(t->elem);
-    if (t->rank == 1) {
-      I->b = opnd(c, op, 1);
-    } else {
-      SlotList *l = cc_alloc(c, sizeof *l);
-      *l = slot_list(c, op, 1, t->rank);
-      INS(c, k)->ext = l;
-    }
+    uint32_t index = element_indices(c, k, op, 1, t->rank);
+    INS(c, k)->b = index;
     return;
   }
   case OP_STORE: {
@@ -596,13 +601,8 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
     I->a = opnd(c, op, 0);
     I->b = opnd(c, op, 1);
     I->aux = (uint8_t)sim_elem_kind(t->elem);
-    if (t->rank == 1) {
-      I->c = opnd(c, op, 2);
-    } else {
-      SlotList *l = cc_alloc(c, sizeof *l);
-      *l = slot_list(c, op, 2, t->rank);
-      INS(c, k)->ext = l;
-    }
+    uint32_t index = element_indices(c, k, op, 2, t->rank);
+    INS(c, k)->c = index;
     return;
   }
   case OP_ALLOCA: {
