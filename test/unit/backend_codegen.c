@@ -106,7 +106,7 @@ static int run_case(const char *dir, const char *file, const char *ptxas, bool r
     goto done;
   }
   fails += run_module(ctx, m, file, "", checks, n, &opts, ptxas, require);
-  /* the same after lower-scf (when the pass is registered): the backend takes scf and cf alike */
+  /* the same after lower-scf: the backend takes scf and cf alike */
   char *lowered = NULL;
   size_t llen = 0;
   if (kf_module_run_pipeline(m, "lower-scf", NULL, NULL) == KF_OK &&
@@ -120,7 +120,8 @@ static int run_case(const char *dir, const char *file, const char *ptxas, bool r
     }
     kf_module_destroy(m2);
   } else {
-    printf("SKIP %s: lower-scf not available\n", file);
+    printf("FAIL %s: lower-scf failed:\n%s\n", file, kf_context_diagnostics(ctx));
+    fails++;
   }
   kf_free(lowered);
   kf_context_clear_diagnostics(ctx);
