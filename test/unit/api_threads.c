@@ -108,7 +108,11 @@ int main(void) {
     printf("0 passed, %d failed\n", failed);
     return 1;
   }
-  if (!have_ptx) printf("note: libNVVM not found: the threads compare kir only\n");
+  if (!have_ptx) {
+    const char *require = getenv("KFRONT_REQUIRE_PTXAS");
+    printf("%s: libNVVM not found: the threads compare kir only\n", require && *require == '1' ? "FAIL" : "note");
+    if (require && *require == '1') failed++;
+  }
   pthread_t th[NTHREADS];
   for (intptr_t t = 0; t < NTHREADS; t++) pthread_create(&th[t], NULL, worker, (void *)t);
   for (int t = 0; t < NTHREADS; t++) {
