@@ -2,7 +2,7 @@
 # setup.sh — installs what kfront's build and tests need on a fresh Debian 12 machine.
 # Idempotent: installs only what is missing. Needs root (or sudo) for apt-get.
 #   build: cmake (>= 3.20), ninja, a C compiler, LLVM 14 (C API, static libraries)
-#   tests: FileCheck and lit from LLVM 14, python3 (+ numpy for the end-to-end checks)
+#   tests: FileCheck and lit from LLVM 14, python3 (+ numpy for the end-to-end checks), pkg-config (install/client)
 #   CUDA: the toolkit (libNVVM, libdevice, ptxas) is expected in $CUDA_HOME or /usr/local/cuda;
 #         it is not installed here (the machine image provides it); tests that need it say so.
 set -euo pipefail
@@ -12,6 +12,7 @@ command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 command -v cc >/dev/null || need+=(gcc)
 command -v python3 >/dev/null || need+=(python3)
+command -v pkg-config >/dev/null || need+=(pkg-config)
 [ -x /usr/bin/llvm-config-14 ] || need+=(llvm-14-dev)
 [ -f /usr/lib/llvm-14/lib/libLLVMCore.a ] || need+=(llvm-14-dev)
 [ -x /usr/lib/llvm-14/bin/FileCheck ] || need+=(llvm-14-tools)
