@@ -5,7 +5,8 @@
  * meaning of the kernel under the new ABI below. Keeps no analysis valid.
  *
  * For each func.func with the `kernel` attribute that is eligible (below), the pass
- *   - appends three i32 entry-block arguments gx, gy, gz (arg_names "__kf_grid_x/y/z"): the grid dims of
+ *   - appends three i32 entry-block arguments gx, gy, gz (arg_names "__kf_grid_x/y/z", the others named
+ *     p0, p1, ... when the function had no arg_names): the grid dims of
  *     the user's launch; the function type gets them too, and the kernel gets the unit attr `grid_stride`;
  *   - replaces every gpu.grid_dim{dim d} in the body by the d-th new argument;
  *   - wraps the whole body (the entry block minus its func.return) in
@@ -30,6 +31,7 @@
  *
  * Known difference: a failed bounds check ends the thread, so the virtual blocks it had still to run are
  * skipped. The launch reports the IndexError anyway (its outputs are not meaningful after an IndexError). */
+#include <stdio.h>
 #include <string.h>
 
 #include "passes.h"
@@ -147,14 +149,19 @@ static void rewrite(Module *m, Op *func) {
   for (unsigned i = 0; i < ft->n; i++) params[i] = ft->elems[i];
   for (unsigned d = 0; d < 3; d++) params[ft->n + d] = i32;
   ir_op_set_attr(m, func, "function_type", attr_type(ty_func(ctx, ft->n + 3, params, 0, NULL)));
+  /* the hidden parameters are known by their names (the runtime's launch plan reads them): a function
+   * without arg_names gets the ABI's default names p0, p1, ... for the user's */
   Attr *names = ir_op_attr(func, "arg_names");
-  if (names && names->kind == ATTR_ARRAY && names->arr.n == ft->n) {
-    static const char *const gnames[3] = {"__kf_grid_x", "__kf_grid_y", "__kf_grid_z"};
-    Attr *elems = ARENA_ARRAY(&m->arena, Attr, ft->n + 3);
-    for (unsigned i = 0; i < ft->n; i++) elems[i] = names->arr.elems[i];
-    for (unsigned d = 0; d < 3; d++) elems[ft->n + d] = attr_str(m, gnames[d]);
-    ir_op_set_attr(m, func, "arg_names", attr_array(m, ft->n + 3, elems));
+  bool named = names && names->kind == ATTR_ARRAY && names->arr.n == ft->n;
+  static const char *const gnames[3] = {"__kf_grid_x", "__kf_grid_y", "__kf_grid_z"};
+  Attr *elems = ARENA_ARRAY(&m->arena, Attr, ft->n + 3);
+  for (unsigned i = 0; i < ft->n; i++) {
+    char pname[16];
+    snprintf(pname, sizeof pname, "p%u", i);
+    elems[i] = named ? names->arr.elems[i] : attr_str(m, pname);
   }
+  for (unsigned d = 0; d < 3; d++) elems[ft->n + d] = attr_str(m, gnames[d]);
+  ir_op_set_attr(m, func, "arg_names", attr_array(m, ft->n + 3, elems));
   ir_op_set_attr(m, func, "grid_stride", attr_unit());
 
   /* the body moves into the loop's block */

@@ -55,20 +55,17 @@ void rt_cache_key(RtCacheKey *key, const RtCacheKeyParts *p) {
 
 /* ---- directories ----------------------------------------------------------------------------- */
 
-bool rt_cache_default_dir(StrBuf *out) {
-  const char *v = getenv("KFRONT_CACHE_DIR");
-  if (v && *v) {
-    sb_puts(out, v);
+bool rt_cache_default_dir(const char *kfront_cache_dir, const char *xdg_cache_home, const char *home, StrBuf *out) {
+  if (kfront_cache_dir && *kfront_cache_dir) {
+    sb_puts(out, kfront_cache_dir);
     return true;
   }
-  v = getenv("XDG_CACHE_HOME");
-  if (v && *v) {
-    sb_printf(out, "%s/kfront", v);
+  if (xdg_cache_home && *xdg_cache_home) {
+    sb_printf(out, "%s/kfront", xdg_cache_home);
     return true;
   }
-  v = getenv("HOME");
-  if (v && *v) {
-    sb_printf(out, "%s/.cache/kfront", v);
+  if (home && *home) {
+    sb_printf(out, "%s/.cache/kfront", home);
     return true;
   }
   return false;

@@ -59,9 +59,10 @@ typedef struct RtCache {
   StrBuf last_problem;     /* why the last disk entry was refused or not written ("" if none) */
 } RtCache;
 
-/* The directory the disk cache uses by default: $KFRONT_CACHE_DIR, else $XDG_CACHE_HOME/kfront, else
- * $HOME/.cache/kfront. Appends it to out; false when none of those variables is set. */
-bool rt_cache_default_dir(StrBuf *out);
+/* The directory the disk cache uses by default, from the values of $KFRONT_CACHE_DIR, $XDG_CACHE_HOME and
+ * $HOME (the embedder reads them; any may be NULL): the first, else XDG/kfront, else HOME/.cache/kfront.
+ * Appends it to out; false when all three are unset or empty. */
+bool rt_cache_default_dir(const char *kfront_cache_dir, const char *xdg_cache_home, const char *home, StrBuf *out);
 
 /* memory: keep a copy of every payload in memory. disk_dir: NULL for no disk cache; the directory (and its
  * parents) is created when the first entry is written. */

@@ -51,8 +51,8 @@ bool rt_type_dtype(const Type *t, kf_dtype *out) {
 }
 
 char rt_array_layout(const kf_array *a) {
-  if (kf_array_is_contiguous(a, 'C')) return 'C';
-  if (kf_array_is_contiguous(a, 'F')) return 'F';
+  if (rt_array_is_contiguous(a, 'C')) return 'C';
+  if (rt_array_is_contiguous(a, 'F')) return 'F';
   return 'A';
 }
 
@@ -98,7 +98,7 @@ void rt_signature_numba(Type *const *params, unsigned nparams, StrBuf *out) {
 
 static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
   if (a->kind == KF_ARG_SCALAR) {
-    if (kf_dtype_size(a->dtype) == 0) {
+    if (rt_dtype_size(a->dtype) == 0) {
       diag_error(diag, srcloc(NULL, 0, 0), "argument %u: invalid scalar dtype %d", i + 1, (int)a->dtype);
       return false;
     }
@@ -109,7 +109,7 @@ static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
     return false;
   }
   const kf_array *x = &a->array;
-  if (kf_dtype_size(x->dtype) == 0) {
+  if (rt_dtype_size(x->dtype) == 0) {
     diag_error(diag, srcloc(NULL, 0, 0), "argument %u: invalid array dtype %d", i + 1, (int)x->dtype);
     return false;
   }
@@ -125,9 +125,9 @@ static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
       return false;
     }
   }
-  if (!x->data && kf_array_size(x) > 0) {
+  if (!x->data && rt_array_size(x) > 0) {
     diag_error(diag, srcloc(NULL, 0, 0), "argument %u: array with %zu elements has no data pointer", i + 1,
-               kf_array_size(x));
+               rt_array_size(x));
     return false;
   }
   return true;
@@ -140,7 +140,7 @@ bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *di
     if (i) sb_puts(out, ", ");
     const kf_arg *a = &args[i];
     kf_dtype dt = a->kind == KF_ARG_ARRAY ? a->array.dtype : a->dtype;
-    sb_puts(out, kf_dtype_name(dt));
+    sb_puts(out, rt_dtype_name(dt));
     if (a->kind == KF_ARG_ARRAY) array_dims(a->array.ndim, rt_array_layout(&a->array), out);
   }
   sb_putc(out, ')');
@@ -150,23 +150,23 @@ bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *di
 /* ---- argument checks ------------------------------------------------------------------------- */
 
 bool rt_arg_fits(const Type *param, const kf_arg *arg) {
-  if (ty_is_scalar(param)) return arg->kind == KF_ARG_SCALAR && kf_dtype_size(arg->dtype) != 0;
+  if (ty_is_scalar(param)) return arg->kind == KF_ARG_SCALAR && rt_dtype_size(arg->dtype) != 0;
   if (param->kind != TY_ARRAY || arg->kind != KF_ARG_ARRAY) return false;
   kf_dtype want;
   if (!rt_type_dtype(param->elem, &want) || want != arg->array.dtype || param->rank != arg->array.ndim) return false;
-  if (param->layout == LAYOUT_C) return kf_array_is_contiguous(&arg->array, 'C');
-  if (param->layout == LAYOUT_F) return kf_array_is_contiguous(&arg->array, 'F');
+  if (param->layout == LAYOUT_C) return rt_array_is_contiguous(&arg->array, 'C');
+  if (param->layout == LAYOUT_F) return rt_array_is_contiguous(&arg->array, 'F');
   return true;
 }
 
 static void describe_arg(const kf_arg *a, StrBuf *out) {
   if (a->kind == KF_ARG_SCALAR) {
-    sb_printf(out, "a scalar %s", kf_dtype_name(a->dtype));
+    sb_printf(out, "a scalar %s", rt_dtype_name(a->dtype));
     return;
   }
   const kf_array *x = &a->array;
   char layout = rt_array_layout(x);
-  sb_printf(out, "%s array of rank %u (%s", kf_dtype_name(x->dtype), x->ndim,
+  sb_printf(out, "%s array of rank %u (%s", rt_dtype_name(x->dtype), x->ndim,
             layout == 'C' ? "C-contiguous" : layout == 'F' ? "F-contiguous" : "non-contiguous");
   if (layout == 'A') {
     sb_puts(out, ", strides (");
@@ -292,6 +292,15 @@ void rt_format_index_error(StrBuf *out, const char *kernel, const char *file, un
   sb_putc(out, ')');
 }
 
+void rt_report_index_error(Diag *diag, const char *kernel, const char *file, unsigned line, unsigned col,
+                           unsigned axis, int64_t index, int64_t extent) {
+  StrBuf msg;
+  sb_init(&msg);
+  rt_format_index_error(&msg, kernel, file, line, col, axis, index, extent);
+  diag_error(diag, srcloc(file, file ? line : 0, file ? col : 0), "%s", sb_cstr(&msg));
+  sb_free(&msg);
+}
+
 /* ---- kir queries ----------------------------------------------------------------------------- */
 
 typedef struct SharedWalk {
@@ -366,14 +375,3 @@ Type *const *rt_kir_params(Op *func, unsigned *n) {
   return ft ? ft->elems : NULL;
 }
 
-bool rt_kir_grid_stride(Op *func) {
-  unsigned n;
-  rt_kir_params(func, &n);
-  return ir_op_attr(func, "grid_stride") != NULL && n >= RT_GRID_STRIDE_PARAMS;
-}
-
-Type *const *rt_kir_user_params(Op *func, unsigned *n) {
-  Type *const *params = rt_kir_params(func, n);
-  if (rt_kir_grid_stride(func)) *n -= RT_GRID_STRIDE_PARAMS;
-  return params;
-}

@@ -2,8 +2,8 @@
  *
  * The table is filled by dlsym from RT_CUDA_FUNCTIONS; a library lacking any entry point is refused as a
  * whole (a partial table would fail later, far from the cause). The optional entry points (occupancy) may
- * be missing: their fields stay NULL. Loading and cuInit happen once, under
- * pthread_once; the outcome (table or failure text) is then read-only, so any thread may use it. */
+ * be missing: their fields stay NULL. Loading and cuInit happen once, under a
+ * mutex; the outcome (table or failure text) is then read-only, so any thread may use it. */
 #include "runtime/cuda_driver.h"
 
 #include <dlfcn.h>
@@ -12,10 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *rt_cuda_library_name(void) {
-  const char *v = getenv("KFRONT_LIBCUDA");
-  return v && *v ? v : "libcuda.so.1";
-}
+const char *rt_cuda_library_name(const char *path) { return path && *path ? path : "libcuda.so.1"; }
 
 bool rt_cuda_open(RtCuda *t, const char *path, StrBuf *err) {
   memset(t, 0, sizeof *t);
@@ -79,17 +76,17 @@ unsigned rt_cu_occupancy(const RtCuda *cu, CUfunction fn, unsigned block_threads
 
 /* ---- the process-wide table ----------------------------------------------------------------- */
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t once_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool loaded;        /* load_once ran (under once_lock; read after it by every caller) */
 static RtCuda driver;
 static bool driver_ok;
 static char driver_failure[1024];
 static const RtCuda *installed;  /* a test's fake table */
 static RtCuda installed_copy;
 
-static void load_once(void) {
+static void load_once(const char *path) {
   StrBuf err;
   sb_init(&err);
-  const char *path = rt_cuda_library_name();
   if (rt_cuda_open(&driver, path, &err)) {
     CUresult r = driver.cuInit(0);
     if (r == CUDA_SUCCESS) {
@@ -104,9 +101,12 @@ static void load_once(void) {
   sb_free(&err);
 }
 
-const RtCuda *rt_cuda(Diag *diag) {
+const RtCuda *rt_cuda(const char *path, Diag *diag) {
   if (installed) return installed;
-  pthread_once(&once, load_once);
+  pthread_mutex_lock(&once_lock);
+  if (!loaded) load_once(rt_cuda_library_name(path));
+  loaded = true;
+  pthread_mutex_unlock(&once_lock);
   if (driver_ok) return &driver;
   if (diag) diag_error(diag, srcloc(NULL, 0, 0), "%s", driver_failure);
   return NULL;

@@ -5,9 +5,10 @@
  * Driver API documentation; they are part of the driver's stable ABI). Versioned entry points are looked
  * up by the names cuda.h maps to on 64-bit Linux (cuMemAlloc -> cuMemAlloc_v2, ...).
  *
- * rt_cuda() loads the library and calls cuInit(0) once per process (pthread_once); every later call returns
- * the same table or the same failure. $KFRONT_LIBCUDA names another library file to load instead (tests,
- * unusual installs). Every failure is reported as text, never printed:
+ * rt_cuda(path) loads the library and calls cuInit(0) once per process; every later call returns the same
+ * table or the same failure (one driver per process: the path of the first call wins). The library reads
+ * no environment: the path comes from the embedder (kfront's tools pass $KFRONT_LIBCUDA). Every failure is
+ * reported as text, never printed:
  *     no CUDA driver found (libcuda.so.1): libcuda.so.1: cannot open shared object file: ...
  *     cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (invalid argument)
  */
@@ -81,6 +82,8 @@ enum {
 };
 
 enum { CU_STREAM_DEFAULT = 0, CU_STREAM_NON_BLOCKING = 1 };
+/* cuMemHostAlloc / cuMemHostRegister flags */
+enum { CU_MEMHOSTALLOC_PORTABLE = 1, CU_MEMHOSTALLOC_DEVICEMAP = 2, CU_MEMHOSTALLOC_WRITECOMBINED = 4 };
 enum { CU_EVENT_DEFAULT = 0, CU_EVENT_DISABLE_TIMING = 2 };
 
 /* The entry points kfront uses. X(field, symbol, return-and-parameters) */
@@ -124,7 +127,13 @@ enum { CU_EVENT_DEFAULT = 0, CU_EVENT_DISABLE_TIMING = 2 };
   X(cuEventRecord, "cuEventRecord", (CUevent event, CUstream stream))                                           \
   X(cuEventSynchronize, "cuEventSynchronize", (CUevent event))                                                  \
   X(cuEventElapsedTime, "cuEventElapsedTime", (float *ms, CUevent start, CUevent end))                          \
-  X(cuEventDestroy, "cuEventDestroy_v2", (CUevent event))
+  X(cuEventDestroy, "cuEventDestroy_v2", (CUevent event))                                                      \
+  X(cuMemHostAlloc, "cuMemHostAlloc", (void **p, size_t bytes, unsigned flags))                                  \
+  X(cuMemFreeHost, "cuMemFreeHost", (void *p))                                                                  \
+  X(cuMemHostRegister, "cuMemHostRegister_v2", (void *p, size_t bytes, unsigned flags))                         \
+  X(cuMemHostUnregister, "cuMemHostUnregister", (void *p))                                                      \
+  X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", (CUdeviceptr *dptr, void *p, unsigned flags))     \
+  X(cuMemGetInfo, "cuMemGetInfo_v2", (size_t *free_bytes, size_t *total_bytes))
 
 typedef struct RtCuda {
   void *lib;  /* dlopen handle (NULL for a table installed by rt_cuda_install) */
@@ -141,8 +150,8 @@ typedef struct RtCuda {
  * or it fails. */
 unsigned rt_cu_occupancy(const RtCuda *cu, CUfunction fn, unsigned block_threads, size_t dynamic_shared);
 
-/* The library rt_cuda() loads: $KFRONT_LIBCUDA if set, else "libcuda.so.1". */
-const char *rt_cuda_library_name(void);
+/* The library rt_cuda(path) loads: path when not NULL or empty, else "libcuda.so.1". */
+const char *rt_cuda_library_name(const char *path);
 
 /* Loads every entry point from the library at path into t (no cuInit). On failure appends why to err
  * ("no CUDA driver found (path): <dlerror>" or "... is not a usable CUDA driver: it lacks cuLaunchKernel")
@@ -150,9 +159,10 @@ const char *rt_cuda_library_name(void);
 bool rt_cuda_open(RtCuda *t, const char *path, StrBuf *err);
 void rt_cuda_close(RtCuda *t);
 
-/* The process-wide driver: loaded and cuInit(0)-ed on first use (thread-safe, once). NULL when there is no
- * usable driver; then, if diag is not NULL, the reason is reported to it as an error. */
-const RtCuda *rt_cuda(Diag *diag);
+/* The process-wide driver: loaded from rt_cuda_library_name(path) and cuInit(0)-ed on first use
+ * (thread-safe, once). NULL when there is no usable driver; then, if diag is not NULL, the reason is
+ * reported to it as an error. */
+const RtCuda *rt_cuda(const char *path, Diag *diag);
 /* The reason rt_cuda() failed ("" when it succeeded or was not called). Static text. */
 const char *rt_cuda_failure(void);
 /* For tests: makes rt_cuda() return t (a table of fakes; copied) from now on, or restores the real

@@ -153,5 +153,5 @@ void rt_array_span(const kf_array *a, int64_t *lo, int64_t *hi) {
     else h += reach;
   }
   *lo = l;
-  *hi = h + (int64_t)kf_dtype_size(a->dtype);
+  *hi = h + (int64_t)rt_dtype_size(a->dtype);
 }

@@ -1,10 +1,10 @@
-/* runtime.h — the runtime's internal pieces (prefix rt_), used by api/api_runtime.c.
+/* runtime.h — the runtime's pieces (prefix rt_); runtime/rt.h has its objects (what api/ wraps).
  *
+ *   runtime/dtype.c   dtypes, arrays (sizes, contiguity)
  *   runtime/check.c   dtypes <-> kir types, Numba type names and signatures, launch-configuration and
  *                     argument checks (one code path for the GPU and the simulator), the IndexError text
  *   runtime/params.c  kernel parameters packed per include/kfront/abi.h, scalar conversions
- *   runtime/gpu.c     device, primary context, modules from PTX (JIT log on failure), launches, the
- *                     device-side error record
+ *   runtime/device.h  the device interface: device_gpu.c (CUDA Driver API), device_sim.c (the simulator)
  *   runtime/cache.c   compiled-kernel cache (cache.h)
  *   runtime/cuda_driver.c  libcuda via dlopen (cuda_driver.h)
  *
@@ -15,6 +15,22 @@
 #include "ir/ir.h"
 #include "kfront/kfront.h"
 #include "runtime/cuda_driver.h"
+
+/* ---- runtime/dtype.c ------------------------------------------------------------------------- */
+
+/* Bytes per element (bool: 1); 0 for an invalid value. */
+size_t rt_dtype_size(kf_dtype t);
+/* Numba's name ("boolean", "int8" ... "float64"), "invalid" for an invalid value. */
+const char *rt_dtype_name(kf_dtype t);
+/* Numba's name or a short form (b1, i8..i64, u8..u64, f16..f64), "bool", "bool_". */
+bool rt_dtype_parse(const char *text, kf_dtype *out);
+bool rt_dtype_is_float(kf_dtype t);
+bool rt_dtype_is_unsigned(kf_dtype t);
+void rt_array_init(kf_array *a, void *data, kf_memory memory, kf_dtype dtype, unsigned ndim, const int64_t *shape,
+                   char order);
+size_t rt_array_size(const kf_array *a);
+/* NumPy's rule: extents of 1 do not constrain their stride; an empty array is contiguous. */
+bool rt_array_is_contiguous(const kf_array *a, char order);
 
 /* ---- runtime/check.c ------------------------------------------------------------------------- */
 
@@ -70,12 +86,6 @@ size_t rt_kir_static_shared(Module *m, Op *func);
 unsigned rt_kir_find_kernels(Module *m, const char *name, Op **out, unsigned max);
 /* The parameter types of a func.func. */
 Type *const *rt_kir_params(Op *func, unsigned *n);
-/* A kernel rewritten by the grid-stride pass (unit attr `grid_stride`) takes the user's grid dims as
- * RT_GRID_STRIDE_PARAMS trailing i32 parameters (include/kfront/abi.h); they are not the user's. */
-enum { RT_GRID_STRIDE_PARAMS = 3 };
-bool rt_kir_grid_stride(Op *func);
-/* The user's parameters: rt_kir_params less the trailing grid dims of a grid_stride kernel. */
-Type *const *rt_kir_user_params(Op *func, unsigned *n);
 
 /* ---- runtime/params.c ------------------------------------------------------------------------ */
 
@@ -105,44 +115,9 @@ double rt_f16_to_f64(uint16_t h);
 /* Byte range an array's elements span relative to data: [*lo, *hi) (both 0 for an empty array). */
 void rt_array_span(const kf_array *a, int64_t *lo, int64_t *hi);
 
-/* ---- runtime/gpu.c --------------------------------------------------------------------------- */
-
-typedef struct RtGpuModule RtGpuModule;
-struct RtGpuModule {
-  CUmodule mod;
-  CUdeviceptr error_record;  /* __kf_error, 0 when the module has no bounds checks */
-  bool dirty;                /* launched since its record was last read */
-  const char *last_kernel;   /* Python name of the kernel launched last (borrowed) */
-  const char *last_entry;    /* and its PTX entry name (borrowed) */
-  RtGpuModule *next;
-};
-
-typedef struct RtGpu {
-  const RtCuda *cu;
-  int ordinal;
-  CUdevice dev;
-  CUcontext ctx;
-  kf_device_info info;
-  unsigned arch;             /* 90 for sm_90 */
-  RtGpuModule *modules;      /* every module loaded, for record checks and unloading */
-} RtGpu;
-
-/* Opens device `ordinal`: retains its primary context and reads its limits. */
-bool rt_gpu_open(RtGpu *g, const RtCuda *cu, int ordinal, Diag *diag);
-/* Unloads every module and releases the primary context. */
-void rt_gpu_close(RtGpu *g);
-/* Makes the runtime's context current on the calling thread. */
-bool rt_gpu_bind(RtGpu *g, Diag *diag);
-/* Loads PTX (NUL-terminated) into a module; the JIT's error log (and info log) is shown on failure.
- * The module is owned by g (unloaded by rt_gpu_close). */
-RtGpuModule *rt_gpu_load(RtGpu *g, const char *ptx, Diag *diag);
-/* Unloads one module (after its last use) and forgets it. */
-void rt_gpu_unload(RtGpu *g, RtGpuModule *m);
-/* Looks a kernel entry up; reads its register-limited max threads per block and static shared memory. */
-bool rt_gpu_function(RtGpu *g, RtGpuModule *m, const char *entry, CUfunction *fn, unsigned *max_threads,
-                     size_t *static_shared, Diag *diag);
-/* Reads the error record of every dirty module (after a synchronisation) and resets any that is set.
- * The first IndexError found is reported (located in the kernel's source) and the result is false. */
-bool rt_gpu_check_records(RtGpu *g, Diag *diag);
+/* "IndexError: ..." as rt_format_index_error writes it, reported to diag located at file:line:col (the
+ * source line quoted when the file is registered), with its facts recorded for kf_context_last_error. */
+void rt_report_index_error(Diag *diag, const char *kernel, const char *file, unsigned line, unsigned col,
+                           unsigned axis, int64_t index, int64_t extent);
 
 #endif

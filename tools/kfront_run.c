@@ -243,8 +243,8 @@ int kfront_run_main(int argc, char **argv) {
   const char *file = NULL, *kernel = NULL, *outdir = NULL;
   unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   bool have_grid = false, have_block = false, sim = false, no_cache = false;
-  const char *verbose_env = getenv("KFRONT_VERBOSE");
-  bool verbose = verbose_env && *verbose_env && strcmp(verbose_env, "0") != 0;
+  bool verbose = tool_env_on("KFRONT_VERBOSE");
+  char *cache_dir = NULL;
   int bounds_check = 1;
   unsigned long long shared = 0;
   const char **positional = calloc((size_t)argc + 1, sizeof *positional);
@@ -393,6 +393,7 @@ int kfront_run_main(int argc, char **argv) {
   }
   kf_runtime_options ro;
   kf_runtime_options_init(&ro);
+  tool_runtime_options_from_env(&ro, &cache_dir);
   if (sim) ro.mode = KF_RUNTIME_SIM;
   if (no_cache) ro.disk_cache = 0;
   if (kf_runtime_create(ctx, &ro, &rt) != KF_OK) goto cleanup;
@@ -439,6 +440,7 @@ cleanup:
   kf_program_destroy(prog);
   kf_runtime_destroy(rt);
   kf_context_destroy(ctx);
+  kf_free(cache_dir);
   for (unsigned i = 0; ra && i < nargs; i++) {
     if (ra[i].owned) kf_free(ra[i].arg.array.data);
     free((char *)ra[i].out_name);

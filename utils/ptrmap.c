@@ -23,11 +23,19 @@ void *ptrmap_get(const PtrMap *m, const void *key) {
 }
 
 void ptrmap_put(PtrMap *m, const void *key, void *val) {
+  if (!ptrmap_try_put(m, key, val)) abort(); /* out of memory: these callers have no way to report it */
+}
+
+bool ptrmap_try_put(PtrMap *m, const void *key, void *val) {
   if ((m->n + 1) * 2 > m->cap) {
     size_t cap = m->cap ? m->cap * 2 : 16;
     const void **keys = calloc(cap, sizeof *keys);
     void **vals = calloc(cap, sizeof *vals);
-    if (!keys || !vals) abort(); /* out of memory: callers have no way to report it */
+    if (!keys || !vals) {
+      free(keys);
+      free(vals);
+      return false;
+    }
     for (size_t i = 0; i < m->cap; i++) {
       if (!m->keys[i]) continue;
       size_t j = ptr_hash(m->keys[i]) & (cap - 1);
@@ -47,6 +55,7 @@ void ptrmap_put(PtrMap *m, const void *key, void *val) {
   if (!m->keys[i]) m->n++;
   m->keys[i] = key;
   m->vals[i] = val;
+  return true;
 }
 
 void ptrmap_free(PtrMap *m) {

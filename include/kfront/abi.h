@@ -32,7 +32,9 @@
  * (arg_names __kf_grid_x/y/z). It must be launched on a 1-D grid (gridDimY = gridDimZ = 1) of any size
  * >= 1 with the user's block shape; its threads loop over the user's gx*gy*gz blocks, so blockIdx, gridDim
  * and cuda.grid read what they would in the user's launch. kfront's runtime compiles with this pass (unless
- * KFRONT_NO_GRID_STRIDE=1) and launches such kernels on min(gx*gy*gz, SMs x occupancy) blocks. `kfront
+ * kf_runtime_options.grid_stride is 0; the tools set it from KFRONT_NO_GRID_STRIDE=1) and launches such
+ * kernels on min(gx*gy*gz, SMs x occupancy) blocks: its launch plan (hidden grid_x/y/z, grid "resident"),
+ * which the disk cache's manifest records. `kfront
  * compile`'s default pipeline does not run it, so its PTX keeps the plain ABI above unless asked
  * (--pass-pipeline=canonicalize,cse,bce,dce,grid-stride).
  *

@@ -37,6 +37,7 @@ typedef enum kf_status {
   KF_ERROR_DEVICE = 5,          /* CUDA driver failure */
   KF_ERROR_OUT_OF_BOUNDS = 6,   /* a kernel's bounds check failed (IndexError) */
   KF_ERROR_INTERNAL = 7,
+  KF_ERROR_OUT_OF_MEMORY = 8,   /* an allocation failed (host memory; device memory is KF_ERROR_DEVICE) */
 } kf_status;
 
 /* A short name for a status ("invalid input", ...). Borrowed, static. */
@@ -157,6 +158,7 @@ typedef struct kf_array {
   unsigned ndim;                  /* 0..KF_MAX_RANK (kernels take ndim >= 1) */
   int64_t shape[KF_MAX_RANK];
   int64_t strides[KF_MAX_RANK];   /* bytes */
+  int readonly;                   /* 1: the kernel may not write it (part of the argument types, as in Numba) */
 } kf_array;
 
 /* Fills *a with a contiguous array of the given shape in order 'C' (row-major) or 'F' (column-major). */
@@ -193,16 +195,25 @@ KF_API kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *
 typedef struct kf_runtime kf_runtime;
 typedef enum kf_runtime_mode { KF_RUNTIME_AUTO = 0, KF_RUNTIME_GPU = 1, KF_RUNTIME_SIM = 2 } kf_runtime_mode;
 
+/* Which code generator a runtime uses for the GPU (kf_codegen_options.backend below). */
+typedef enum kf_backend {
+  KF_BACKEND_NVVM = 0,  /* libNVVM (dlopen'd; kf_runtime_options.libnvvm_path, CUDA_HOME or /usr/local/cuda) */
+  KF_BACKEND_LLVM = 1,  /* LLVM 14's NVPTX target, built in (PTX for at most sm_86, which newer GPUs JIT) */
+  KF_BACKEND_AUTO = 2,  /* runtime only: libNVVM when it loads, else LLVM */
+} kf_backend;
+
+/* The library reads no environment variable: every choice is an option (kfront's tools map KFRONT_SIM,
+ * KFRONT_NO_GRID_STRIDE, KFRONT_NO_CACHE, KFRONT_CACHE_DIR, KFRONT_BACKEND, KFRONT_LIBCUDA to these). */
 typedef struct kf_runtime_options {
   kf_runtime_mode mode;    /* AUTO (default): the GPU when a CUDA driver and a device are found, else the
-                            * simulator. The environment variable KFRONT_SIM=1 forces the simulator.
-                            * KFRONT_NO_GRID_STRIDE=1 leaves grid-stride out of the runtime's default
-                            * pipeline (kernels then run on the user's grid as it is; abi.h). */
+                            * simulator */
   int device;              /* GPU ordinal (default 0) */
-  int disk_cache;          /* 1 (default): compiled kernels are also cached on disk; 0: in memory only
-                            * (--no-cache). KFRONT_NO_CACHE=1 in the environment also turns it off. */
-  const char *cache_dir;   /* NULL (default): $KFRONT_CACHE_DIR, else $XDG_CACHE_HOME/kfront, else
-                            * ~/.cache/kfront. Copied. */
+  int grid_stride;         /* 1 (default): the runtime's pipeline ends with grid-stride (abi.h); 0: kernels run
+                            * on the user's grid as it is */
+  int disk_cache;          /* 1 (default): compiled kernels are also cached on disk in cache_dir */
+  const char *cache_dir;   /* the disk cache's directory (NULL, the default: no disk cache). Copied. */
+  kf_backend backend;      /* KF_BACKEND_AUTO (default) */
+  const char *libcuda_path;/* the CUDA driver library (NULL: "libcuda.so.1"); the first runtime's wins */
   int sim_detect_races;    /* simulator: report data races on shared memory (default 1) */
   unsigned sim_workers;    /* simulator: host threads running blocks (default 1; 0 = one per CPU) */
   uint64_t sim_max_steps;  /* simulator: ops one launch may execute before it stops with "simulation step limit
@@ -211,6 +222,11 @@ typedef struct kf_runtime_options {
 
 /* Fills o with the defaults above. */
 KF_API void kf_runtime_options_init(kf_runtime_options *o);
+/* The conventional disk-cache directory from the values of $KFRONT_CACHE_DIR, $XDG_CACHE_HOME and $HOME
+ * (which the caller reads; any may be NULL): the first, else XDG/kfront, else HOME/.cache/kfront. *out is
+ * owned by the caller (kf_free); KF_ERROR_NOT_FOUND when all three are unset. */
+KF_API kf_status kf_default_cache_dir(const char *kfront_cache_dir, const char *xdg_cache_home, const char *home,
+                                      char **out);
 /* Creates a runtime whose diagnostics go to ctx (which must outlive it). opts may be NULL (defaults).
  * With KF_RUNTIME_GPU and no usable driver or device this fails (KF_ERROR_NOT_FOUND or KF_ERROR_DEVICE)
  * with the reason, e.g. "no CUDA driver found (libcuda.so.1): ...". Caller owns *out: kf_runtime_destroy. */
@@ -237,6 +253,8 @@ typedef struct kf_device_info {
 } kf_device_info;
 /* The limits launches are checked against. */
 KF_API kf_status kf_runtime_device_info(kf_runtime *rt, kf_device_info *out);
+/* Free and total device memory in bytes (the simulator: the host's). */
+KF_API kf_status kf_runtime_memory_info(kf_runtime *rt, size_t *free_bytes, size_t *total_bytes);
 
 typedef struct kf_runtime_stats {
   unsigned cache_memory_hits, cache_disk_hits, cache_misses;  /* compiled-kernel cache lookups */
@@ -247,7 +265,8 @@ typedef struct kf_runtime_stats {
 } kf_runtime_stats;
 KF_API void kf_runtime_get_stats(kf_runtime *rt, kf_runtime_stats *out);
 
-/* ---- device memory and streams ---- */
+/* ---- device memory, pinned host memory, streams ----
+ * Any thread may call these (and kf_launch) on one runtime at once. */
 typedef struct kf_stream kf_stream;
 
 /* Allocates device memory (simulator: host memory standing in for it). Caller owns *dptr: kf_device_free.
@@ -255,16 +274,34 @@ typedef struct kf_stream kf_stream;
 KF_API kf_status kf_device_alloc(kf_runtime *rt, size_t bytes, void **dptr);
 KF_API kf_status kf_device_free(kf_runtime *rt, void *dptr);
 /* Copies; with a stream the copy is asynchronous on it (host memory must then stay valid until the stream
- * is synchronised), with NULL it completes before returning. */
+ * is synchronised; it is truly asynchronous only for pinned host memory), with NULL it completes before
+ * returning. */
 KF_API kf_status kf_memcpy_to_device(kf_runtime *rt, void *dst_device, const void *src_host, size_t bytes, kf_stream *s);
 KF_API kf_status kf_memcpy_to_host(kf_runtime *rt, void *dst_host, const void *src_device, size_t bytes, kf_stream *s);
 KF_API kf_status kf_memcpy_device(kf_runtime *rt, void *dst_device, const void *src_device, size_t bytes, kf_stream *s);
-/* Sets bytes bytes of device memory to value. */
+/* Sets bytes bytes of device memory to value (asynchronously on a stream). */
 KF_API kf_status kf_memset_device(kf_runtime *rt, void *dst_device, int value, size_t bytes, kf_stream *s);
 
-/* A stream (simulator: launches run at once, so streams only order nothing). Caller owns it:
+/* Page-locked ("pinned") host memory: copies from and to it can overlap kernels. KF_HOST_MAPPED also maps
+ * it into the device's address space (kf_host_device_pointer), as Numba's mapped_array. */
+enum { KF_HOST_MAPPED = 1 };
+/* Caller owns *out: kf_host_free. bytes == 0 gives NULL. */
+KF_API kf_status kf_host_alloc(kf_runtime *rt, size_t bytes, unsigned flags, void **out);
+KF_API kf_status kf_host_free(kf_runtime *rt, void *p);
+/* Pins existing host memory (until kf_host_unregister), as Numba's cuda.pinned(). */
+KF_API kf_status kf_host_register(kf_runtime *rt, void *p, size_t bytes, unsigned flags);
+KF_API kf_status kf_host_unregister(kf_runtime *rt, void *p);
+/* The device address of mapped pinned memory. */
+KF_API kf_status kf_host_device_pointer(kf_runtime *rt, void *host, void **dptr);
+
+/* A stream (simulator: launches run at once, so streams order nothing). Caller owns it:
  * kf_stream_destroy. NULL wherever a kf_stream is taken means the default stream. */
 KF_API kf_status kf_stream_create(kf_runtime *rt, kf_stream **out);
+/* A stream someone else made (a CUstream of the runtime's device, e.g. CuPy's or PyTorch's), used as it
+ * is: kf_stream_destroy forgets it without destroying it. On the simulator any handle is accepted. */
+KF_API kf_status kf_stream_wrap(kf_runtime *rt, void *cu_stream, kf_stream **out);
+/* The driver's handle of a stream (a CUstream; NULL for the default stream). */
+KF_API void *kf_stream_handle(kf_stream *s);
 KF_API void kf_stream_destroy(kf_stream *s);
 /* Waits for the stream's work; then checks the bounds-check records of the kernels launched since the
  * last check (an IndexError is reported here for asynchronous launches: KF_ERROR_OUT_OF_BOUNDS). */
@@ -281,14 +318,20 @@ KF_API kf_status kf_event_synchronize(kf_event *e);
 /* Milliseconds between two recorded events. */
 KF_API kf_status kf_event_elapsed_ms(kf_event *start, kf_event *end, float *ms);
 
-/* ---- programs and kernels ---- */
+/* ---- programs, functions, kernels ----
+ * A program holds Python source (or a compiled kir module); a function is one Python kernel of it,
+ * resolved by name once; a kernel is one specialisation of a function for argument types. Finding the
+ * kernel for arguments is a lookup by a binary fingerprint of their types (per argument: scalar dtype, or
+ * array dtype, rank, layout C/F/A and readonly), lock-free when it was seen before; a new fingerprint is
+ * compiled once, however many threads ask for it at the same time. */
 typedef struct kf_program kf_program;
+typedef struct kf_function kf_function;
 typedef struct kf_kernel kf_kernel;
 
 /* A program over Python source: text and filename are copied; opts may be NULL (kf_compile_options_init's
- * defaults); its kernels/signatures fields are ignored (kf_program_get_kernel names the kernel and the
- * arguments pick the signature); bounds_check, pipeline and verify_each are kept. Nothing is compiled
- * here. Caller owns *out: kf_program_destroy (before the runtime). */
+ * defaults); its kernels/signatures fields are ignored (the function name and the arguments pick the
+ * kernel); bounds_check, pipeline and verify_each are kept. Nothing is compiled here. Caller owns *out:
+ * kf_program_destroy (before the runtime). */
 KF_API kf_status kf_program_create(kf_runtime *rt, const char *filename, const char *text, size_t len,
                                    const kf_compile_options *opts, kf_program **out);
 /* A program over an already compiled kir module (kf_compile_source or kf_module_parse): its kernels are
@@ -296,22 +339,45 @@ KF_API kf_status kf_program_create(kf_runtime *rt, const char *filename, const c
 KF_API kf_status kf_program_from_module(kf_runtime *rt, kf_module *m, kf_program **out);
 KF_API void kf_program_destroy(kf_program *p);
 
-/* The kernel `name` specialised for these arguments (their dtypes, ranks and layouts; values do not
- * matter): for a lazy kernel, compiled for the signature the arguments spell (e.g. float32[::1], int64),
- * for an eager one, the first of its signatures the arguments convert to (scalars convert as by a C cast;
- * arrays must match dtype and rank exactly, and C/F layouts need such strides). Compiled code is cached.
- * *out is borrowed: valid until the program is destroyed. */
+/* The function `name` of the program. Nothing is compiled yet. *out is borrowed: valid until the program
+ * is destroyed; asking again gives the same handle. */
+KF_API kf_status kf_program_get_function(kf_program *p, const char *name, kf_function **out);
+/* The kernel of f for these arguments (their types; values do not matter): for a lazy kernel, compiled for
+ * the signature the arguments spell (e.g. float32[::1], int64), for an eager one, the first of its
+ * signatures the arguments convert to (scalars convert as by a C cast; arrays must match dtype and rank
+ * exactly, and C/F layouts need such strides). Compiled code is cached. *out is borrowed: valid until the
+ * program is destroyed. */
+KF_API kf_status kf_function_specialize(kf_function *f, const kf_arg *args, unsigned nargs, kf_kernel **out);
+/* Specialises and launches (kf_launch's semantics) in one call: the prepared path for hot loops. The
+ * argument checks run on the first launch of each argument-type fingerprint only. */
+KF_API kf_status kf_function_launch(kf_function *f, const unsigned grid[3], const unsigned block[3],
+                                    size_t shared_bytes, kf_stream *stream, const kf_arg *args, unsigned nargs);
+/* kf_program_get_function + kf_function_specialize. */
 KF_API kf_status kf_program_get_kernel(kf_program *p, const char *name, const kf_arg *args, unsigned nargs,
                                        kf_kernel **out);
 /* The kernel's Numba signature, e.g. "void(float32[::1], int64)". Borrowed. */
 KF_API const char *kf_kernel_signature(kf_kernel *k);
-/* Where its code came from this time: 0 compiled, 1 memory cache, 2 disk cache (simulator: always 0 or 1). */
+/* Where its code came from: 0 compiled, 1 memory cache, 2 disk cache (simulator: always 0 or 1). */
 KF_API int kf_kernel_cache_source(kf_kernel *k);
+
+/* A parameter of a specialised kernel, as the user passes it (parameters the runtime adds are not listed). */
+typedef struct kf_param_info {
+  kf_arg_kind kind;     /* scalar or array */
+  kf_dtype dtype;       /* the scalar's or the elements' */
+  unsigned ndim;        /* arrays */
+  char layout;          /* arrays: 'C', 'F' or 'A' (any strides) */
+  int readonly;         /* arrays */
+} kf_param_info;
+KF_API unsigned kf_kernel_param_count(kf_kernel *k);
+/* KF_ERROR_INVALID_INPUT when i is out of range or the parameter has a type the API cannot describe. */
+KF_API kf_status kf_kernel_param(kf_kernel *k, unsigned i, kf_param_info *out);
 
 /* Launches k over grid x block threads with shared_bytes of dynamic shared memory on stream (NULL: the
  * default stream). Checked first, each a clear error: every dimension >= 1 and within the device's
  * limits, threads per block, shared memory, and the arguments against the kernel's signature (count,
- * array dtype/rank/layout; scalars are converted to the parameter types).
+ * array dtype/rank/layout; scalars are converted to the parameter types) — the type checks only on the
+ * first launch of a specialisation and whenever the arguments' fingerprint differs from the one it was
+ * specialised for.
  * With any host array among args: copies in, launches, synchronises, checks the bounds-check record and
  * copies back (also after an IndexError). With device arrays only: asynchronous on the GPU; a failed bounds
  * check is then reported by the next synchronising call. The simulator always runs to completion.
@@ -327,11 +393,6 @@ KF_API kf_status kf_launch(kf_kernel *k, const unsigned grid[3], const unsigned 
  * attribute; their PTX parameters follow the kernel ABI of kfront/abi.h, which also describes the
  * device-side record of a failed bounds check. Structured (scf) and unstructured (cf) control flow are
  * both accepted. Compiling different modules from different threads concurrently is safe. */
-typedef enum kf_backend {
-  KF_BACKEND_NVVM = 0,  /* libNVVM (dlopen'd; KFRONT_LIBNVVM, CUDA_HOME or /usr/local/cuda) */
-  KF_BACKEND_LLVM = 1,  /* LLVM 14's NVPTX target, built in (PTX for at most sm_86, which newer GPUs JIT) */
-} kf_backend;
-
 typedef struct kf_codegen_options {
   kf_backend backend;
   unsigned arch;        /* SM version: 90 for sm_90 (0: 90) */

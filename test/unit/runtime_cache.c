@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "kfront/kfront.h"
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -297,20 +299,18 @@ static void test_concurrent_threads(void) {
 static void test_default_dir(void) {
   StrBuf b;
   sb_init(&b);
-  setenv("KFRONT_CACHE_DIR", "/x/kc", 1);
-  CHECK(rt_cache_default_dir(&b) && strcmp(sb_cstr(&b), "/x/kc") == 0);
-  unsetenv("KFRONT_CACHE_DIR");
-  setenv("XDG_CACHE_HOME", "/x/xdg", 1);
+  CHECK(rt_cache_default_dir("/x/kc", "/x/xdg", "/x/home", &b) && strcmp(sb_cstr(&b), "/x/kc") == 0);
   sb_reset(&b);
-  CHECK(rt_cache_default_dir(&b) && strcmp(sb_cstr(&b), "/x/xdg/kfront") == 0);
-  unsetenv("XDG_CACHE_HOME");
-  setenv("HOME", "/x/home", 1);
+  CHECK(rt_cache_default_dir("", "/x/xdg", "/x/home", &b) && strcmp(sb_cstr(&b), "/x/xdg/kfront") == 0);
   sb_reset(&b);
-  CHECK(rt_cache_default_dir(&b) && strcmp(sb_cstr(&b), "/x/home/.cache/kfront") == 0);
-  unsetenv("HOME");
+  CHECK(rt_cache_default_dir(NULL, NULL, "/x/home", &b) && strcmp(sb_cstr(&b), "/x/home/.cache/kfront") == 0);
   sb_reset(&b);
-  CHECK(!rt_cache_default_dir(&b));
+  CHECK(!rt_cache_default_dir(NULL, "", NULL, &b));
   sb_free(&b);
+  char *dir = NULL;
+  CHECK(kf_default_cache_dir(NULL, "/x/xdg", NULL, &dir) == KF_OK && dir && strcmp(dir, "/x/xdg/kfront") == 0);
+  kf_free(dir);
+  CHECK(kf_default_cache_dir(NULL, NULL, NULL, &dir) == KF_ERROR_NOT_FOUND && !dir);
 }
 
 int main(void) {

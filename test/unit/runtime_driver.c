@@ -1,7 +1,8 @@
 /* runtime_driver.c — runtime/cuda_driver.c without a GPU: a missing or unusable libcuda fails cleanly with
  * "no CUDA driver found (...)" (never a crash), through the internal loader and the public API (GPU mode
  * fails, AUTO falls back to the simulator and says why); driver error texts name the call, the error name
- * and its description. $KFRONT_LIBCUDA is pointed at a file that does not exist before anything loads. */
+ * and its description. The driver path (the option the tools fill from $KFRONT_LIBCUDA) names a file that
+ * does not exist, and the library ignores KFRONT_SIM in the environment. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -85,11 +86,13 @@ static void test_open_failures(void) {
 }
 
 static void test_process_driver(void) {
-  CHECK(strcmp(rt_cuda_library_name(), BOGUS) == 0);
+  CHECK(strcmp(rt_cuda_library_name(BOGUS), BOGUS) == 0);
+  CHECK(strcmp(rt_cuda_library_name(NULL), "libcuda.so.1") == 0);
+  CHECK(strcmp(rt_cuda_library_name(""), "libcuda.so.1") == 0);
   Diag d;
   diag_init(&d);
-  CHECK(rt_cuda(&d) == NULL);
-  CHECK(rt_cuda(NULL) == NULL);  /* the same answer, once loaded */
+  CHECK(rt_cuda(BOGUS, &d) == NULL);
+  CHECK(rt_cuda(NULL, NULL) == NULL);  /* the same answer, once loaded: one driver per process */
   CHECK_CONTAINS(diag_text(&d), "kfront: error: no CUDA driver found (" BOGUS "): ");
   CHECK_CONTAINS(rt_cuda_failure(), "no CUDA driver found (" BOGUS ")");
   diag_free(&d);
@@ -100,6 +103,7 @@ static void test_public_api(void) {
   kf_runtime_options o;
   kf_runtime_options_init(&o);
   o.mode = KF_RUNTIME_GPU;
+  o.libcuda_path = BOGUS;
   kf_runtime *rt = (kf_runtime *)1;
   CHECK(kf_runtime_create(ctx, &o, &rt) == KF_ERROR_NOT_FOUND && rt == NULL);
   CHECK_CONTAINS(kf_context_diagnostics(ctx), "no CUDA driver found (" BOGUS "): ");
@@ -107,7 +111,6 @@ static void test_public_api(void) {
   kf_context_clear_diagnostics(ctx);
 
   /* AUTO: the simulator, saying why, and no error */
-  unsetenv("KFRONT_SIM");
   o.mode = KF_RUNTIME_AUTO;
   CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
   CHECK(kf_runtime_get_mode(rt) == KF_RUNTIME_SIM);
@@ -117,15 +120,27 @@ static void test_public_api(void) {
   CHECK(kf_runtime_device_info(rt, &info) == KF_OK && info.max_threads_per_block == 1024 && info.cc_major == 9);
   kf_runtime_destroy(rt);
 
-  setenv("KFRONT_SIM", "1", 1);
-  CHECK(kf_runtime_create(ctx, NULL, &rt) == KF_OK);
-  CHECK(strcmp(kf_runtime_describe(rt), "simulator (KFRONT_SIM is set)") == 0);
+  o.mode = KF_RUNTIME_SIM;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
+  CHECK(strcmp(kf_runtime_describe(rt), "simulator") == 0);
   kf_runtime_destroy(rt);
+
+  /* the library reads no environment: KFRONT_SIM is the tools' business */
+  setenv("KFRONT_SIM", "1", 1);
+  o.mode = KF_RUNTIME_AUTO;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
+  CHECK_CONTAINS(kf_runtime_describe(rt), "simulator (no CUDA driver found (" BOGUS "): ");
+  kf_runtime_destroy(rt);
+  unsetenv("KFRONT_SIM");
+
+  kf_runtime_options_init(&o);
+  o.mode = (kf_runtime_mode)7;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_ERROR_INVALID_INPUT && rt == NULL);
+  kf_context_clear_diagnostics(ctx);
   kf_context_destroy(ctx);
 }
 
 int main(void) {
-  setenv("KFRONT_LIBCUDA", BOGUS, 1);
   test_error_text();
   test_open_failures();
   test_process_driver();

@@ -5,7 +5,7 @@
  * host arrays copied in and back with their temporaries freed, the __kf_error record read after the launch,
  * turned into the located IndexError, reset, and a launch after it working; the kernel's own thread limit,
  * dynamic shared memory opt-in, asynchronous launches reporting at synchronisation, a kernel loaded from
- * a disk-cache entry without compiling anything (its grid_stride flag restored), and a grid_stride kernel
+ * a disk-cache entry without compiling anything (its launch plan restored), and a grid_stride kernel
  * launched on a smaller 1-D grid (SMs x occupancy) with the user's grid dims as 3 trailing parameters. */
 #include <stdlib.h>
 #include <string.h>
@@ -440,17 +440,17 @@ static void test_gpu_path(void) {
 static void test_disk_cache_hit(void) {
   char dir[] = "/tmp/kfront-gpu-fake-XXXXXX";
   CHECK(mkdtemp(dir) != NULL);
-  setenv("KFRONT_BACKEND", "llvm", 1);
   const char *source = "# not even Python: a cache hit never reads it\n";
   const char *argsig = "void(int64[::1], float64[::1])";
   RtCacheKeyParts parts = {.filename = "k.py", .source = source, .source_len = strlen(source), .function = "foo_grid",
                            .signature = argsig,
-                           .options = "backend=llvm;bounds_check=1;pipeline=<default>,grid-stride",
+                           .options = "backend=llvm;bounds_check=1;pipeline=canonicalize,cse,bce,dce,grid-stride",
                            .arch = "sm_90"};
   RtCacheKey key;
   rt_cache_key(&key, &parts);
   const char *payload =
-      "kfront-kernel 2\nentry foo_grid\ngrid_stride 1\nparams 5\narray<i64, 1, A>\narray<f64, 1, A>\ni32\ni32\ni32\nptx\n"
+      "kfront-kernel 3\nentry foo_grid\nplan hidden=grid_x,grid_y,grid_z grid=resident block=0,0,0 divisor=1,1,1 "
+      "shared=0\nparams 5\narray<i64, 1, A>\narray<f64, 1, A>\ni32\ni32\ni32\nptx\n"
       "// fake PTX\n.visible .global .align 8 .b8 __kf_error[40];\n"
       ".visible .global .align 1 .b8 __kf_error_strings[15] = {102, 111, 111, 95, 103, 114, 105, 100, 0, 0, 107, 46, 112, 121, 0};\n"
       ".visible .entry foo_grid(\n";
@@ -461,6 +461,7 @@ static void test_disk_cache_hit(void) {
   kf_runtime_options_init(&o);
   o.mode = KF_RUNTIME_GPU;
   o.cache_dir = dir;
+  o.backend = KF_BACKEND_LLVM;
   kf_runtime *rt = NULL;
   CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
   kf_program *p = NULL;
@@ -475,7 +476,7 @@ static void test_disk_cache_hit(void) {
     CHECK(kf_kernel_cache_source(k) == 2);
     CHECK(strcmp(kf_kernel_signature(k), "void(int64[:], float64[:])") == 0);
     unsigned g[3] = {1, 1, 1}, b[3] = {8, 1, 1};
-    fake.grid_params = 6;  /* the manifest's grid_stride flag: the grid dims follow the user's 6 slots */
+    fake.grid_params = 6;  /* the manifest's plan: the grid dims follow the user's 6 slots */
     CHECK(kf_launch(k, g, b, 0, NULL, args, 2) == KF_ERROR_OUT_OF_BOUNDS);
     fake.grid_params = 0;
     CHECK(fake.last_gs[0] == 1 && fake.last_gs[1] == 1 && fake.last_gs[2] == 1);
@@ -510,7 +511,6 @@ static void test_disk_cache_hit(void) {
   kf_program_destroy(p);
   kf_runtime_destroy(rt);
   kf_context_destroy(ctx);
-  unsetenv("KFRONT_BACKEND");
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   CHECK(system(cmd) == 0);

@@ -1,6 +1,6 @@
 /* runtime_grid_stride.c — the runtime's use of the grid-stride pass, through the public API on the
  * simulator: kernels compiled by the runtime (default pipeline + grid-stride) give the same outputs as with
- * KFRONT_NO_GRID_STRIDE=1 (a 2-D launch of (37, 5) x (8, 4) blocks reading blockIdx/gridDim, and the seed's
+ * kf_runtime_options.grid_stride = 0 (a 2-D launch of (37, 5) x (8, 4) blocks reading blockIdx/gridDim, and the seed's
  * 1-D `double`, including its IndexError); the signature, overload matching and argument checks see only
  * the user's parameters. (The GPU path, with a fake driver: runtime_gpu_fake.c.) */
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 
 #include "kfront/kfront.h"
 #include "api/api_internal.h"
-#include "runtime/runtime.h"
+#include "runtime/rt.h"
 #include "runtime_test.h"
 
 static const char *SOURCE =
@@ -41,12 +41,11 @@ static kf_arg array_arg(void *data, kf_dtype t, unsigned ndim, const int64_t *sh
 
 static void run(bool no_grid_stride, Outputs *o) {
   memset(o, 0, sizeof *o);
-  if (no_grid_stride) setenv("KFRONT_NO_GRID_STRIDE", "1", 1);
-  else unsetenv("KFRONT_NO_GRID_STRIDE");
   kf_context *ctx = kf_context_create();
   kf_runtime_options ro;
   kf_runtime_options_init(&ro);
   ro.mode = KF_RUNTIME_SIM;
+  ro.grid_stride = !no_grid_stride;
   kf_runtime *rt = NULL;
   kf_program *p = NULL;
   CHECK(kf_runtime_create(ctx, &ro, &rt) == KF_OK && rt);
@@ -126,13 +125,14 @@ static void test_rewritten(void) {
       if (!km) continue;
       Op *f = NULL;
       CHECK(rt_kir_find_kernels(km->ir, names[i], &f, 1) == 1);
-      unsigned n = 0, nuser = 0;
+      unsigned n = 0;
+      RtLaunchPlan plan;
       if (f) {
         rt_kir_params(f, &n);
-        rt_kir_user_params(f, &nuser);
+        CHECK(rt_plan_from_kir(f, &plan, &ctx->diag));
         bool rewritten = all || i == 1;
-        if (rewritten) CHECK(rt_kir_grid_stride(f) && n == 5 && nuser == 2);
-        else CHECK(!rt_kir_grid_stride(f) && n == 2 && nuser == 2);
+        if (rewritten) CHECK(plan.grid == RT_GRID_RESIDENT && n == 5 && plan.nhidden == 3);
+        else CHECK(plan.grid == RT_GRID_AS_GIVEN && n == 2 && plan.nhidden == 0);
       }
       kf_module_destroy(km);
     }
@@ -146,7 +146,6 @@ int main(void) {
   test_rewritten();
   run(false, &with);
   run(true, &without);
-  unsetenv("KFRONT_NO_GRID_STRIDE");
   /* the expected values, and the same with and without the pass */
   bool ok = true;
   for (int x = 0; x < NX; x++)

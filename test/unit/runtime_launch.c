@@ -288,7 +288,6 @@ static const char *KIR =
     "}) {sym_name = @tiled, function_type = (array<f32, 1, C>) -> (), kernel} : () -> ()\n";
 
 static void test_public_sim(void) {
-  setenv("KFRONT_SIM", "1", 1);
   kf_context *ctx = kf_context_create();
   kf_module *m = NULL;
   CHECK(kf_module_parse(ctx, "kernels.kir", KIR, strlen(KIR), &m) == KF_OK);
@@ -298,7 +297,10 @@ static void test_public_sim(void) {
     return;
   }
   kf_runtime *rt = NULL;
-  CHECK(kf_runtime_create(ctx, NULL, &rt) == KF_OK && kf_runtime_get_mode(rt) == KF_RUNTIME_SIM);
+  kf_runtime_options ro;
+  kf_runtime_options_init(&ro);
+  ro.mode = KF_RUNTIME_SIM;
+  CHECK(kf_runtime_create(ctx, &ro, &rt) == KF_OK && kf_runtime_get_mode(rt) == KF_RUNTIME_SIM);
   kf_program *p = NULL;
   CHECK(kf_program_from_module(rt, m, &p) == KF_OK);
 

@@ -1,0 +1,25 @@
+/* compile_source.c — Python source to kir ready to run: the frontend (frontend/compile.h), the verifier,
+ * then the pass pipeline. One sequence for the runtime's programs and for kf_compile_source. */
+#include "frontend/compile.h"
+#include "passes/passes.h"
+#include "runtime/rt.h"
+
+Module *rt_compile_source(IrContext *ir, Diag *diag, const char *filename, const char *text, size_t len,
+                          const RtSourceOptions *o) {
+  FeOptions fo = {o->kernels, o->nkernels, o->signatures, o->nsignatures, o->bounds_check};
+  Module *m = fe_compile(ir, diag, filename, text, len, &fo);
+  if (!m) return NULL;
+  if (!ir_verify_module(m, diag)) {
+    ir_module_free(m);
+    return NULL;
+  }
+  Pipeline p = {0};
+  PassManagerOptions pm = {.verify_each = o->verify_each};
+  bool ok = pipeline_parse(&p, o->pipeline ? o->pipeline : PASS_DEFAULT_PIPELINE, diag) && pipeline_run(&p, m, &pm, diag);
+  pipeline_free(&p);
+  if (!ok) {
+    ir_module_free(m);
+    return NULL;
+  }
+  return m;
+}

@@ -1,0 +1,93 @@
+/* device.h — the one device interface the runtime launches through, implemented twice: by the GPU
+ * (runtime/device_gpu.c, the CUDA Driver API) and by the simulator (runtime/device_sim.c, kir on the CPU).
+ *
+ * Everything above this interface (programs, specialisation, launch plans, argument staging, packing per
+ * include/kfront/abi.h, the checks) is written once in runtime/; a device only moves bytes, loads code,
+ * runs a packed launch and reports what went wrong. Device addresses are uint64_t; streams and events are
+ * opaque pointers the device made (NULL: the default stream). Every function reports its failures to the
+ * Diag it is given and returns false (or a kf_status), never prints, never exits.
+ *
+ * Code: a device that `runs_kir` (the simulator) loads the kir Module itself; the GPU loads PTX text. A
+ * loaded module (RtDevModule) and the functions looked up in it belong to the device; unload frees both.
+ * The caller fills RtDevFunction.kernel and .entry after `function` (names for messages). */
+#ifndef KF_RUNTIME_DEVICE_H
+#define KF_RUNTIME_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/ir.h"
+#include "kfront/kfront.h"
+#include "runtime/cuda_driver.h"
+
+typedef struct RtDevice RtDevice;
+typedef struct RtDevModule RtDevModule;
+
+/* A kernel entry of a loaded module. */
+typedef struct RtDevFunction {
+  RtDevModule *module;
+  void *handle;              /* GPU: CUfunction; simulator: the kir func.func (Op *) */
+  const char *kernel;        /* Python name, for messages (borrowed from the kernel) */
+  const char *entry;         /* its symbol (PTX entry), borrowed from the kernel */
+  unsigned max_threads;      /* threads per block its resources allow (0: the device's limit) */
+  size_t static_shared;      /* bytes of static shared memory */
+  size_t dynamic_optin;      /* GPU: dynamic shared bytes the function has been allowed (cuFuncSetAttribute) */
+} RtDevFunction;
+
+typedef enum RtCopyKind { RT_COPY_HTOD, RT_COPY_DTOH, RT_COPY_DTOD } RtCopyKind;
+
+typedef struct RtDeviceOps {
+  void (*close)(RtDevice *d);
+  /* memory */
+  bool (*alloc)(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag);
+  bool (*free)(RtDevice *d, uint64_t ptr, Diag *diag);
+  bool (*copy)(RtDevice *d, RtCopyKind kind, void *dst, const void *src, size_t bytes, void *stream, Diag *diag);
+  bool (*memset)(RtDevice *d, uint64_t dst, int value, size_t bytes, void *stream, Diag *diag);
+  /* page-locked host memory (flags: KF_HOST_*); registering existing memory */
+  bool (*host_alloc)(RtDevice *d, size_t bytes, unsigned flags, void **out, Diag *diag);
+  bool (*host_free)(RtDevice *d, void *p, Diag *diag);
+  bool (*host_register)(RtDevice *d, void *p, size_t bytes, unsigned flags, Diag *diag);
+  bool (*host_unregister)(RtDevice *d, void *p, Diag *diag);
+  bool (*host_device_pointer)(RtDevice *d, void *host, uint64_t *out, Diag *diag);
+  bool (*memory_info)(RtDevice *d, size_t *free_bytes, size_t *total_bytes, Diag *diag);
+  /* streams and events; synchronising checks the error records of what ran (KF_ERROR_OUT_OF_BOUNDS) */
+  bool (*stream_create)(RtDevice *d, void **out, Diag *diag);
+  void (*stream_destroy)(RtDevice *d, void *stream);
+  kf_status (*stream_synchronize)(RtDevice *d, void *stream, Diag *diag);
+  kf_status (*synchronize)(RtDevice *d, Diag *diag);
+  bool (*event_create)(RtDevice *d, void **out, Diag *diag);
+  void (*event_destroy)(RtDevice *d, void *event);
+  bool (*event_record)(RtDevice *d, void *event, void *stream, Diag *diag);
+  bool (*event_synchronize)(RtDevice *d, void *event, Diag *diag);
+  bool (*event_elapsed_ms)(RtDevice *d, void *start, void *end, float *ms, Diag *diag);
+  /* code */
+  RtDevModule *(*load)(RtDevice *d, Module *kir, const char *ptx, Diag *diag);
+  void (*unload)(RtDevice *d, RtDevModule *m);
+  bool (*function)(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag);
+  /* Blocks of fn (block_threads threads, shared bytes) the whole device runs at once. */
+  unsigned (*resident_blocks)(RtDevice *d, RtDevFunction *fn, unsigned block_threads, size_t shared);
+  /* Runs fn over the physical grid x block with the parameters packed per abi.h (params[i] points at slot
+   * i, nparams slots in all). Asynchronous where the device is (errors of the kernel itself may then come
+   * at the next synchronisation; the simulator reports them here). */
+  kf_status (*launch)(RtDevice *d, RtDevFunction *fn, const unsigned grid[3], const unsigned block[3], size_t shared,
+                      void *stream, void **params, unsigned nparams, Diag *diag);
+} RtDeviceOps;
+
+struct RtDevice {
+  const RtDeviceOps *ops;
+  kf_runtime_mode mode;          /* KF_RUNTIME_GPU or KF_RUNTIME_SIM */
+  kf_device_info info;
+  unsigned arch;                 /* SM version the code is compiled for: 90 for sm_90 */
+  bool runs_kir;                 /* loads kir modules (simulator), not PTX */
+  bool host_is_device;           /* kernels may be given host addresses as they are (simulator) */
+};
+
+/* Opens GPU `ordinal` through the driver at libcuda_path (NULL: "libcuda.so.1"). NULL (reported) when
+ * there is no usable driver or device. */
+RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag);
+/* The simulator as a device. opts is copied. */
+typedef struct SimOptions SimOptions;
+RtDevice *rt_device_sim_open(const SimOptions *opts, Diag *diag);
+
+#endif

@@ -1,0 +1,462 @@
+/* device_gpu.c — the device interface (device.h) over one CUDA device through the Driver API: its primary
+ * context and limits, memory, pinned host memory, streams and events, modules loaded from PTX (with the
+ * JIT's logs captured and shown when loading fails), kernel entries and launches, and the device-side
+ * error record of include/kfront/abi.h, read after a synchronisation and reset for the next launch.
+ *
+ * Every entry point makes the device's primary context current on the calling thread first, so any host
+ * thread may call in. A module whose kernels ran since its record was last read is `dirty`; a
+ * synchronisation reads the records of the dirty modules only. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kfront/abi.h"
+#include "runtime/device.h"
+#include "runtime/runtime.h"
+
+struct RtDevModule {
+  CUmodule mod;
+  CUdeviceptr error_record;  /* __kf_error, 0 when the module has no bounds checks */
+  atomic_bool dirty;         /* launched since its record was last read */
+  const char *_Atomic last_kernel;  /* Python name of the kernel launched last (borrowed) */
+  const char *_Atomic last_entry;   /* and its PTX entry name (borrowed) */
+  RtDevModule *next, *prev;
+};
+
+typedef struct Gpu {
+  RtDevice base;
+  const RtCuda *cu;
+  int ordinal;
+  CUdevice dev;
+  CUcontext ctx;
+  pthread_mutex_t lock;      /* the module list */
+  RtDevModule *modules;
+} Gpu;
+
+#define G(d) ((Gpu *)(d))
+#define CU(call, ...) RT_CU(g->cu, diag, call, __VA_ARGS__)
+
+static bool bind(Gpu *g, Diag *diag) { return CU(cuCtxSetCurrent, g->ctx); }
+
+static bool attr(Gpu *g, int which, int *out, Diag *diag) { return CU(cuDeviceGetAttribute, out, which, g->dev); }
+
+static bool read_info(Gpu *g, Diag *diag) {
+  kf_device_info *in = &g->base.info;
+  if (!CU(cuDeviceGetName, in->name, (int)sizeof in->name, g->dev)) return false;
+  in->name[sizeof in->name - 1] = 0;
+  int shared = 0, optin = 0;
+  if (!attr(g, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &in->cc_major, diag) ||
+      !attr(g, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &in->cc_minor, diag) ||
+      !attr(g, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &in->multiprocessors, diag) ||
+      !attr(g, CU_DEVICE_ATTRIBUTE_WARP_SIZE, &in->warp_size, diag) ||
+      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &in->max_threads_per_block, diag) ||
+      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &in->max_block_dim[0], diag) ||
+      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &in->max_block_dim[1], diag) ||
+      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &in->max_block_dim[2], diag) ||
+      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &in->max_grid_dim[0], diag) ||
+      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &in->max_grid_dim[1], diag) ||
+      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &in->max_grid_dim[2], diag) ||
+      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &shared, diag) ||
+      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &optin, diag))
+    return false;
+  in->max_shared_per_block = (size_t)shared;
+  in->max_shared_per_block_optin = (size_t)(optin > shared ? optin : shared);
+  g->base.arch = (unsigned)(in->cc_major * 10 + in->cc_minor);
+  return true;
+}
+
+static void gpu_close(RtDevice *d) {
+  Gpu *g = G(d);
+  if (g->ctx) g->cu->cuCtxSetCurrent(g->ctx);
+  for (RtDevModule *m = g->modules, *n; m; m = n) {
+    n = m->next;
+    g->cu->cuModuleUnload(m->mod);
+    free(m);
+  }
+  if (g->ctx) g->cu->cuDevicePrimaryCtxRelease(g->dev);
+  pthread_mutex_destroy(&g->lock);
+  free(g);
+}
+
+/* ---- memory ----------------------------------------------------------------------------------- */
+
+static bool gpu_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {
+  Gpu *g = G(d);
+  CUdeviceptr p = 0;
+  if (!bind(g, diag) || !CU(cuMemAlloc, &p, bytes)) return false;
+  *out = p;
+  return true;
+}
+
+static bool gpu_free(RtDevice *d, uint64_t p, Diag *diag) {
+  Gpu *g = G(d);
+  return bind(g, diag) && CU(cuMemFree, (CUdeviceptr)p);
+}
+
+static bool gpu_copy(RtDevice *d, RtCopyKind kind, void *dst, const void *src, size_t bytes, void *stream, Diag *diag) {
+  Gpu *g = G(d);
+  if (!bind(g, diag)) return false;
+  CUdeviceptr dd = (CUdeviceptr)(uintptr_t)dst, sd = (CUdeviceptr)(uintptr_t)src;
+  CUstream s = stream;
+  if (s) {
+    return kind == RT_COPY_HTOD   ? CU(cuMemcpyHtoDAsync, dd, src, bytes, s)
+           : kind == RT_COPY_DTOH ? CU(cuMemcpyDtoHAsync, dst, sd, bytes, s)
+                                  : CU(cuMemcpyDtoDAsync, dd, sd, bytes, s);
+  }
+  return kind == RT_COPY_HTOD   ? CU(cuMemcpyHtoD, dd, src, bytes)
+         : kind == RT_COPY_DTOH ? CU(cuMemcpyDtoH, dst, sd, bytes)
+                                : CU(cuMemcpyDtoD, dd, sd, bytes);
+}
+
+static bool gpu_memset(RtDevice *d, uint64_t dst, int value, size_t bytes, void *stream, Diag *diag) {
+  Gpu *g = G(d);
+  if (!bind(g, diag)) return false;
+  return stream ? CU(cuMemsetD8Async, (CUdeviceptr)dst, (unsigned char)value, bytes, (CUstream)stream)
+                : CU(cuMemsetD8, (CUdeviceptr)dst, (unsigned char)value, bytes);
+}
+
+static unsigned host_flags(unsigned flags) {
+  return (flags & KF_HOST_MAPPED ? CU_MEMHOSTALLOC_DEVICEMAP : 0) | CU_MEMHOSTALLOC_PORTABLE;
+}
+
+static bool gpu_host_alloc(RtDevice *d, size_t bytes, unsigned flags, void **out, Diag *diag) {
+  Gpu *g = G(d);
+  return bind(g, diag) && CU(cuMemHostAlloc, out, bytes, host_flags(flags));
+}
+
+static bool gpu_host_free(RtDevice *d, void *p, Diag *diag) {
+  Gpu *g = G(d);
+  return bind(g, diag) && CU(cuMemFreeHost, p);
+}
+
+static bool gpu_host_register(RtDevice *d, void *p, size_t bytes, unsigned flags, Diag *diag) {
+  Gpu *g = G(d);
+  return bind(g, diag) && CU(cuMemHostRegister, p, bytes, host_flags(flags));
+}
+
+static bool gpu_host_unregister(RtDevice *d, void *p, Diag *diag) {
+  Gpu *g = G(d);
+  return bind(g, diag) && CU(cuMemHostUnregister, p);
+}
+
+static bool gpu_host_device_pointer(RtDevice *d, void *host, uint64_t *out, Diag *diag) {
+  Gpu *g = G(d);
+  CUdeviceptr p = 0;
+  if (!bind(g, diag) || !CU(cuMemHostGetDevicePointer, &p, host, 0)) return false;
+  *out = p;
+  return true;
+}
+
+static bool gpu_memory_info(RtDevice *d, size_t *free_bytes, size_t *total_bytes, Diag *diag) {
+  Gpu *g = G(d);
+  return bind(g, diag) && CU(cuMemGetInfo, free_bytes, total_bytes);
+}
+
+/* ---- streams, events, error records ----------------------------------------------------------- */
+
+static bool gpu_stream_create(RtDevice *d, void **out, Diag *diag) {
+  Gpu *g = G(d);
+  CUstream s = NULL;
+  if (!bind(g, diag) || !CU(cuStreamCreate, &s, CU_STREAM_DEFAULT)) return false;
+  *out = s;
+  return true;
+}
+
+static void gpu_stream_destroy(RtDevice *d, void *s) {
+  Gpu *g = G(d);
+  if (s && g->cu->cuCtxSetCurrent(g->ctx) == CUDA_SUCCESS) g->cu->cuStreamDestroy(s);
+}
+
+/* The __kf_error_strings table of a module, copied to the host (caller frees), or NULL. */
+static char *read_strings(Gpu *g, RtDevModule *m, size_t *len) {
+  CUdeviceptr p = 0;
+  size_t bytes = 0;
+  if (g->cu->cuModuleGetGlobal(&p, &bytes, m->mod, KF_ERROR_STRINGS_SYMBOL) != CUDA_SUCCESS || !bytes) return NULL;
+  char *t = malloc(bytes);
+  if (t && g->cu->cuMemcpyDtoH(t, p, bytes) != CUDA_SUCCESS) {
+    free(t);
+    return NULL;
+  }
+  *len = bytes;
+  return t;
+}
+
+/* Reads the error record of every dirty module and resets any that is set. The first IndexError found is
+ * reported, located in the kernel's source. */
+static kf_status check_records(Gpu *g, Diag *diag) {
+  kf_status st = KF_OK;
+  pthread_mutex_lock(&g->lock);
+  for (RtDevModule *m = g->modules; m; m = m->next) {
+    if (!m->error_record || !atomic_exchange(&m->dirty, false)) continue;
+    kf_error_record rec;
+    if (!CU(cuMemcpyDtoH, &rec, m->error_record, sizeof rec)) {
+      st = KF_ERROR_DEVICE;
+      break;
+    }
+    if (rec.flag == KF_ERROR_NONE) continue;
+    size_t tlen = 0;
+    char *table = read_strings(g, m, &tlen);
+    const char *kernel = NULL, *file = NULL, *last_entry = atomic_load(&m->last_entry);
+    if (table && rec.kernel_id != KF_ERROR_KERNEL_UNKNOWN)
+      kernel = kf_error_string(table, tlen, KF_ERROR_STRINGS_KERNELS, rec.kernel_id);
+    if (!kernel || (last_entry && strcmp(kernel, last_entry) == 0)) kernel = atomic_load(&m->last_kernel);
+    if (table && rec.file_id != KF_ERROR_FILE_UNKNOWN)
+      file = kf_error_string(table, tlen, KF_ERROR_STRINGS_FILES, rec.file_id);
+    if (rec.flag == KF_ERROR_BOUNDS) {
+      rt_report_index_error(diag, kernel, file, rec.line, rec.col, rec.axis, rec.index, rec.extent);
+    } else {
+      diag_error(diag, srcloc(file, file ? rec.line : 0, file ? rec.col : 0),
+                 "kernel %s failed with device error code %u", kernel ? kernel : "?", rec.flag);
+    }
+    if (st == KF_OK) st = KF_ERROR_OUT_OF_BOUNDS;
+    free(table);
+    /* reset, so the next launch of this module is checked afresh */
+    if (!CU(cuMemsetD8, m->error_record, 0, sizeof rec)) {
+      st = KF_ERROR_DEVICE;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&g->lock);
+  return st;
+}
+
+/* A failed synchronisation after a kernel fault leaves the context unusable: say so. */
+static kf_status sync_failed(Diag *diag) {
+  diag_note(diag, srcloc(NULL, 0, 0), "a kernel fault like this one leaves the CUDA context unusable: later GPU "
+            "calls in this process will fail too");
+  return KF_ERROR_DEVICE;
+}
+
+static kf_status gpu_stream_synchronize(RtDevice *d, void *s, Diag *diag) {
+  Gpu *g = G(d);
+  if (!bind(g, diag)) return KF_ERROR_DEVICE;
+  if (!CU(cuStreamSynchronize, (CUstream)s)) return sync_failed(diag);
+  return check_records(g, diag);
+}
+
+static kf_status gpu_synchronize(RtDevice *d, Diag *diag) {
+  Gpu *g = G(d);
+  if (!bind(g, diag)) return KF_ERROR_DEVICE;
+  if (!CU(cuCtxSynchronize)) return sync_failed(diag);
+  return check_records(g, diag);
+}
+
+static bool gpu_event_create(RtDevice *d, void **out, Diag *diag) {
+  Gpu *g = G(d);
+  CUevent e = NULL;
+  if (!bind(g, diag) || !CU(cuEventCreate, &e, CU_EVENT_DEFAULT)) return false;
+  *out = e;
+  return true;
+}
+
+static void gpu_event_destroy(RtDevice *d, void *e) {
+  Gpu *g = G(d);
+  if (e && g->cu->cuCtxSetCurrent(g->ctx) == CUDA_SUCCESS) g->cu->cuEventDestroy(e);
+}
+
+static bool gpu_event_record(RtDevice *d, void *e, void *s, Diag *diag) {
+  Gpu *g = G(d);
+  return bind(g, diag) && CU(cuEventRecord, (CUevent)e, (CUstream)s);
+}
+
+static bool gpu_event_synchronize(RtDevice *d, void *e, Diag *diag) {
+  Gpu *g = G(d);
+  return bind(g, diag) && CU(cuEventSynchronize, (CUevent)e);
+}
+
+static bool gpu_event_elapsed_ms(RtDevice *d, void *start, void *end, float *ms, Diag *diag) {
+  Gpu *g = G(d);
+  return bind(g, diag) && CU(cuEventElapsedTime, ms, (CUevent)start, (CUevent)end);
+}
+
+/* ---- code ------------------------------------------------------------------------------------- */
+
+/* Appends a JIT log (a NUL-terminated string the driver wrote into log) as a note, if it says anything. */
+static void jit_note(Diag *diag, const char *what, char *log, size_t cap) {
+  log[cap - 1] = 0;
+  size_t n = strlen(log);
+  while (n && (log[n - 1] == '\n' || log[n - 1] == ' ')) log[--n] = 0;
+  if (n) diag_note(diag, srcloc(NULL, 0, 0), "%s:\n%s", what, log);
+}
+
+static RtDevModule *gpu_load(RtDevice *d, Module *kir, const char *ptx, Diag *diag) {
+  Gpu *g = G(d);
+  if (!ptx) {
+    diag_error(diag, srcloc(NULL, 0, 0), "internal error: the GPU loads PTX, and none was given");
+    return NULL;
+  }
+  if (!bind(g, diag)) return NULL;
+  enum { LOG = 16384 };
+  char *info = calloc(1, LOG), *err = calloc(1, LOG);
+  RtDevModule *m = calloc(1, sizeof *m);
+  if (!info || !err || !m) {
+    free(info);
+    free(err);
+    free(m);
+    diag_error(diag, srcloc(NULL, 0, 0), "out of memory");
+    return NULL;
+  }
+  int opts[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+                 CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *vals[4] = {info, (void *)(uintptr_t)LOG, err, (void *)(uintptr_t)LOG};
+  CUresult r = g->cu->cuModuleLoadDataEx(&m->mod, ptx, 4, opts, vals);
+  if (r != CUDA_SUCCESS) {
+    rt_cu_check(g->cu, r, "cuModuleLoadDataEx", diag);
+    jit_note(diag, "the JIT compiler's error log", err, LOG);
+    jit_note(diag, "the JIT compiler's info log", info, LOG);
+  }
+  free(info);
+  free(err);
+  if (r != CUDA_SUCCESS) {
+    free(m);
+    return NULL;
+  }
+  size_t bytes = 0;
+  r = g->cu->cuModuleGetGlobal(&m->error_record, &bytes, m->mod, KF_ERROR_RECORD_SYMBOL);
+  if (r == CUDA_ERROR_NOT_FOUND) {
+    m->error_record = 0;  /* no bounds checks remain in this module */
+  } else if (r != CUDA_SUCCESS || bytes < sizeof(kf_error_record)) {
+    if (r != CUDA_SUCCESS) rt_cu_check(g->cu, r, "cuModuleGetGlobal(" KF_ERROR_RECORD_SYMBOL ")", diag);
+    else diag_error(diag, srcloc(NULL, 0, 0), "the module's " KF_ERROR_RECORD_SYMBOL " is %zu bytes, not the %zu "
+                    "of include/kfront/abi.h (PTX from another kfront version?)", bytes, sizeof(kf_error_record));
+    g->cu->cuModuleUnload(m->mod);
+    free(m);
+    return NULL;
+  }
+  pthread_mutex_lock(&g->lock);
+  m->next = g->modules;
+  if (g->modules) g->modules->prev = m;
+  g->modules = m;
+  pthread_mutex_unlock(&g->lock);
+  return m;
+}
+
+static void gpu_unload(RtDevice *d, RtDevModule *m) {
+  Gpu *g = G(d);
+  if (!m) return;
+  pthread_mutex_lock(&g->lock);
+  if (m->prev) m->prev->next = m->next;
+  else g->modules = m->next;
+  if (m->next) m->next->prev = m->prev;
+  pthread_mutex_unlock(&g->lock);
+  g->cu->cuCtxSetCurrent(g->ctx);
+  g->cu->cuModuleUnload(m->mod);
+  free(m);
+}
+
+static bool gpu_function(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag) {
+  Gpu *g = G(d);
+  CUfunction fn = NULL;
+  if (!bind(g, diag)) return false;
+  CUresult r = g->cu->cuModuleGetFunction(&fn, m->mod, entry);
+  if (r != CUDA_SUCCESS) {
+    rt_cu_check(g->cu, r, "cuModuleGetFunction", diag);
+    diag_note(diag, srcloc(NULL, 0, 0), "looking for the kernel entry '%s' in the loaded PTX", entry);
+    return false;
+  }
+  int threads = 0, shared = 0;
+  if (!CU(cuFuncGetAttribute, &threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn) ||
+      !CU(cuFuncGetAttribute, &shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn))
+    return false;
+  memset(out, 0, sizeof *out);
+  out->module = m;
+  out->handle = fn;
+  out->max_threads = threads > 0 ? (unsigned)threads : 0;
+  out->static_shared = shared > 0 ? (size_t)shared : 0;
+  return true;
+}
+
+static unsigned gpu_resident_blocks(RtDevice *d, RtDevFunction *fn, unsigned threads, size_t shared) {
+  Gpu *g = G(d);
+  unsigned per_sm = rt_cu_occupancy(g->cu, fn->handle, threads, shared);
+  return (unsigned)(d->info.multiprocessors > 0 ? d->info.multiprocessors : 1) * per_sm;
+}
+
+static kf_status gpu_launch(RtDevice *d, RtDevFunction *fn, const unsigned grid[3], const unsigned block[3],
+                            size_t shared, void *stream, void **params, unsigned nparams, Diag *diag) {
+  Gpu *g = G(d);
+  if (!bind(g, diag)) return KF_ERROR_DEVICE;
+  /* dynamic shared memory above the default per-block limit needs the function's opt-in */
+  if (shared + fn->static_shared > d->info.max_shared_per_block && shared > fn->dynamic_optin) {
+    if (!CU(cuFuncSetAttribute, fn->handle, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared))
+      return KF_ERROR_DEVICE;
+    fn->dynamic_optin = shared;
+  }
+  CUresult r = g->cu->cuLaunchKernel(fn->handle, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                     (unsigned)shared, (CUstream)stream, params, NULL);
+  if (r != CUDA_SUCCESS) {
+    rt_cu_check(g->cu, r, "cuLaunchKernel", diag);
+    return KF_ERROR_DEVICE;
+  }
+  RtDevModule *m = fn->module;
+  if (m->error_record) {
+    atomic_store(&m->last_kernel, fn->kernel);
+    atomic_store(&m->last_entry, fn->entry);
+    atomic_store(&m->dirty, true);
+  }
+  return KF_OK;
+}
+
+static const RtDeviceOps gpu_ops = {
+    .close = gpu_close,
+    .alloc = gpu_alloc,
+    .free = gpu_free,
+    .copy = gpu_copy,
+    .memset = gpu_memset,
+    .host_alloc = gpu_host_alloc,
+    .host_free = gpu_host_free,
+    .host_register = gpu_host_register,
+    .host_unregister = gpu_host_unregister,
+    .host_device_pointer = gpu_host_device_pointer,
+    .memory_info = gpu_memory_info,
+    .stream_create = gpu_stream_create,
+    .stream_destroy = gpu_stream_destroy,
+    .stream_synchronize = gpu_stream_synchronize,
+    .synchronize = gpu_synchronize,
+    .event_create = gpu_event_create,
+    .event_destroy = gpu_event_destroy,
+    .event_record = gpu_event_record,
+    .event_synchronize = gpu_event_synchronize,
+    .event_elapsed_ms = gpu_event_elapsed_ms,
+    .load = gpu_load,
+    .unload = gpu_unload,
+    .function = gpu_function,
+    .resident_blocks = gpu_resident_blocks,
+    .launch = gpu_launch,
+};
+
+RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag) {
+  const RtCuda *cu = rt_cuda(libcuda_path, diag);
+  if (!cu) return NULL;
+  Gpu *g = calloc(1, sizeof *g);
+  if (!g) {
+    diag_error(diag, srcloc(NULL, 0, 0), "out of memory");
+    return NULL;
+  }
+  g->base.ops = &gpu_ops;
+  g->base.mode = KF_RUNTIME_GPU;
+  g->cu = cu;
+  g->ordinal = ordinal;
+  pthread_mutex_init(&g->lock, NULL);
+  int count = 0;
+  bool ok = CU(cuDeviceGetCount, &count);
+  if (ok && (ordinal < 0 || ordinal >= count)) {
+    diag_error(diag, srcloc(NULL, 0, 0), "no CUDA device %d (the driver reports %d device%s)", ordinal, count,
+               count == 1 ? "" : "s");
+    ok = false;
+  }
+  ok = ok && CU(cuDeviceGet, &g->dev, ordinal) && read_info(g, diag) && CU(cuDevicePrimaryCtxRetain, &g->ctx, g->dev);
+  if (ok && !CU(cuCtxSetCurrent, g->ctx)) {
+    cu->cuDevicePrimaryCtxRelease(g->dev);
+    g->ctx = NULL;
+    ok = false;
+  }
+  if (!ok) {
+    pthread_mutex_destroy(&g->lock);
+    free(g);
+    return NULL;
+  }
+  return &g->base;
+}

@@ -1,0 +1,315 @@
+/* device_sim.c — the device interface (device.h) over the simulator (runtime/sim): "device memory" is host
+ * memory, copies are memmove, streams and events are markers (launches run to completion in order, so a
+ * stream orders nothing; an event records host time), a module is the kir Module itself (a SimProgram over
+ * it), and a launch unpacks the parameters packed per include/kfront/abi.h back into simulator arguments
+ * by the kernel's kir parameter types, so it goes through the same packing as the GPU.
+ *
+ * Kernel errors (IndexError, races, barrier divergence, unchecked out-of-bounds accesses, the step limit)
+ * are reported by the launch itself: the first error first, then each other kind that also happened. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/device.h"
+#include "runtime/runtime.h"
+#include "runtime/sim/sim.h"
+
+struct RtDevModule {
+  Module *kir;           /* borrowed: the program's module */
+  SimProgram *sim;
+  pthread_mutex_t lock;  /* a SimProgram runs one launch at a time */
+};
+
+typedef struct Sim {
+  RtDevice base;
+  SimOptions opts;
+} Sim;
+
+typedef struct SimEvent {
+  struct timespec when;
+} SimEvent;
+
+static const SrcLoc NOLOC = {0};
+
+static void sim_close(RtDevice *d) { free(d); }
+
+static bool sim_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {
+  void *h = NULL;
+  if (posix_memalign(&h, 256, bytes ? bytes : 1) != 0) {
+    diag_error(diag, NOLOC, "out of memory allocating %zu bytes of (simulated) device memory", bytes);
+    return false;
+  }
+  *out = (uint64_t)(uintptr_t)h;
+  return true;
+}
+
+static bool sim_free(RtDevice *d, uint64_t p, Diag *diag) {
+  free((void *)(uintptr_t)p);
+  return true;
+}
+
+static bool sim_copy(RtDevice *d, RtCopyKind kind, void *dst, const void *src, size_t bytes, void *stream, Diag *diag) {
+  memmove(dst, src, bytes);
+  return true;
+}
+
+static bool sim_memset(RtDevice *d, uint64_t dst, int value, size_t bytes, void *stream, Diag *diag) {
+  memset((void *)(uintptr_t)dst, value, bytes);
+  return true;
+}
+
+static bool sim_host_alloc(RtDevice *d, size_t bytes, unsigned flags, void **out, Diag *diag) {
+  uint64_t p;
+  if (!sim_alloc(d, bytes, &p, diag)) return false;
+  *out = (void *)(uintptr_t)p;
+  return true;
+}
+
+static bool sim_host_free(RtDevice *d, void *p, Diag *diag) {
+  free(p);
+  return true;
+}
+
+static bool sim_host_register(RtDevice *d, void *p, size_t bytes, unsigned flags, Diag *diag) { return true; }
+static bool sim_host_unregister(RtDevice *d, void *p, Diag *diag) { return true; }
+
+static bool sim_host_device_pointer(RtDevice *d, void *host, uint64_t *out, Diag *diag) {
+  *out = (uint64_t)(uintptr_t)host;
+  return true;
+}
+
+static bool sim_memory_info(RtDevice *d, size_t *free_bytes, size_t *total_bytes, Diag *diag) {
+  long page = sysconf(_SC_PAGESIZE), total = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES);
+  *total_bytes = page > 0 && total > 0 ? (size_t)page * (size_t)total : 0;
+  *free_bytes = page > 0 && avail > 0 ? (size_t)page * (size_t)avail : 0;
+  return true;
+}
+
+/* A stream is a distinct non-NULL marker (NULL is the default stream). */
+static bool sim_stream_create(RtDevice *d, void **out, Diag *diag) {
+  *out = malloc(1);
+  if (!*out) diag_error(diag, NOLOC, "out of memory");
+  return *out != NULL;
+}
+
+static void sim_stream_destroy(RtDevice *d, void *s) { free(s); }
+static kf_status sim_stream_synchronize(RtDevice *d, void *s, Diag *diag) { return KF_OK; }
+static kf_status sim_synchronize(RtDevice *d, Diag *diag) { return KF_OK; }
+
+static bool sim_event_create(RtDevice *d, void **out, Diag *diag) {
+  *out = calloc(1, sizeof(SimEvent));
+  if (!*out) diag_error(diag, NOLOC, "out of memory");
+  return *out != NULL;
+}
+
+static void sim_event_destroy(RtDevice *d, void *e) { free(e); }
+
+static bool sim_event_record(RtDevice *d, void *e, void *s, Diag *diag) {
+  clock_gettime(CLOCK_MONOTONIC, &((SimEvent *)e)->when);
+  return true;
+}
+
+static bool sim_event_synchronize(RtDevice *d, void *e, Diag *diag) { return true; }
+
+static bool sim_event_elapsed_ms(RtDevice *d, void *start, void *end, float *ms, Diag *diag) {
+  const struct timespec *a = &((SimEvent *)start)->when, *b = &((SimEvent *)end)->when;
+  *ms = (float)((double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6);
+  return true;
+}
+
+static RtDevModule *sim_load(RtDevice *d, Module *kir, const char *ptx, Diag *diag) {
+  RtDevModule *m = calloc(1, sizeof *m);
+  if (!m) {
+    diag_error(diag, NOLOC, "out of memory");
+    return NULL;
+  }
+  m->kir = kir;
+  m->sim = sim_program_new(kir, diag);
+  if (!m->sim) {
+    free(m);
+    return NULL;
+  }
+  pthread_mutex_init(&m->lock, NULL);
+  return m;
+}
+
+static void sim_unload(RtDevice *d, RtDevModule *m) {
+  if (!m) return;
+  sim_program_free(m->sim);
+  pthread_mutex_destroy(&m->lock);
+  free(m);
+}
+
+static bool sim_function(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag) {
+  memset(out, 0, sizeof *out);
+  out->module = m;
+  out->handle = func;
+  out->static_shared = rt_kir_static_shared(m->kir, func);
+  return true;
+}
+
+/* Grid-stride style launches on the simulator run on at most this many blocks (any count is correct;
+ * a few keep the loop over the user's blocks exercised). */
+enum { SIM_RESIDENT_BLOCKS = 64 };
+
+static unsigned sim_resident_blocks(RtDevice *d, RtDevFunction *fn, unsigned threads, size_t shared) {
+  return SIM_RESIDENT_BLOCKS;
+}
+
+/* One packed scalar slot as a simulator argument, by its kir type. */
+static SimArg unpack_scalar(const Type *t, const void *slot) {
+  if (t->kind == TY_FLOAT) {
+    if (t->bits == 16) {
+      uint16_t h;
+      memcpy(&h, slot, sizeof h);
+      return sim_arg_float(rt_f16_to_f64(h));
+    }
+    if (t->bits == 32) {
+      float f;
+      memcpy(&f, slot, sizeof f);
+      return sim_arg_float(f);
+    }
+    double f;
+    memcpy(&f, slot, sizeof f);
+    return sim_arg_float(f);
+  }
+  if (t->kind == TY_BOOL) return sim_arg_int(*(const uint8_t *)slot != 0);
+  uint64_t raw = 0;
+  size_t n = ty_size(t);
+  memcpy(&raw, slot, n > sizeof raw ? sizeof raw : n);
+  if (t->kind == TY_INT && !t->is_unsigned && n < 8) {
+    unsigned shift = 64 - 8 * (unsigned)n;
+    return sim_arg_int((int64_t)(raw << shift) >> shift);
+  }
+  if (t->kind == TY_INT && !t->is_unsigned) return sim_arg_int((int64_t)raw);
+  return sim_arg_uint(raw);
+}
+
+/* Reports one simulator message (without its own "error: " prefix), located when loc is known. */
+static void report(Diag *diag, const char *msg, SrcLoc loc) {
+  if (!msg || !*msg) return;
+  if (strncmp(msg, "error: ", 7) == 0) msg += 7;
+  diag_error(diag, loc, "%s", msg);
+}
+
+static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned grid[3], const unsigned block[3],
+                               size_t shared, void *stream, void **params, unsigned nparams, Diag *diag) {
+  Sim *s = (Sim *)d;
+  Op *func = fn->handle;
+  unsigned n;
+  Type *const *types = rt_kir_params(func, &n);
+  SimArg stack_args[16];
+  SimArg *args = n <= 16 ? stack_args : calloc(n, sizeof *args);
+  SimResult *res = calloc(1, sizeof *res);
+  if (!args || !res) {
+    if (args != stack_args) free(args);
+    free(res);
+    diag_error(diag, NOLOC, "out of memory");
+    return KF_ERROR_OUT_OF_MEMORY;
+  }
+  unsigned slot = 0;
+  for (unsigned i = 0; i < n; i++) {
+    const Type *t = types[i];
+    if (t->kind == TY_ARRAY) {
+      SimArray *a = &args[i].array;
+      args[i].kind = SIM_ARG_ARRAY;
+      a->data = (void *)(uintptr_t)*(const uint64_t *)params[slot++];
+      a->elem = t->elem;
+      a->rank = t->rank;
+      for (unsigned k = 0; k < t->rank; k++) a->shape[k] = *(const int64_t *)params[slot++];
+      for (unsigned k = 0; k < t->rank; k++) a->strides[k] = *(const int64_t *)params[slot++];
+    } else {
+      args[i] = unpack_scalar(t, params[slot++]);
+    }
+  }
+  uint32_t g[3] = {grid[0], grid[1], grid[2]}, b[3] = {block[0], block[1], block[2]};
+  pthread_mutex_lock(&fn->module->lock);
+  bool ok = slot == nparams && sim_program_launch(fn->module->sim, func, g, b, shared, args, n, &s->opts, res, diag);
+  pthread_mutex_unlock(&fn->module->lock);
+  kf_status st = KF_OK;
+  if (slot != nparams) {
+    diag_error(diag, NOLOC, "internal error: %u parameter slots packed for a kernel taking %u", nparams, slot);
+    st = KF_ERROR_INTERNAL;
+  } else if (!ok) {
+    if (res->status == SIM_ERR_SETUP) {
+      st = KF_ERROR_INVALID_INPUT;
+    } else {
+      st = res->status == SIM_ERR_INDEX ? KF_ERROR_OUT_OF_BOUNDS : KF_ERROR_DEVICE;
+      if (res->status == SIM_ERR_INDEX) {
+        const SimIndexError *e = &res->index_error;
+        rt_report_index_error(diag, e->kernel, e->loc.file, e->loc.line, e->loc.col, e->axis, e->index, e->extent);
+      } else {
+        report(diag, res->message, NOLOC);
+      }
+      if (res->status != SIM_ERR_INDEX && res->index_error.set) report(diag, res->index_message, res->index_error.loc);
+      if (res->status != SIM_ERR_RACE && res->race.set) report(diag, res->race_message, NOLOC);
+      if (res->status != SIM_ERR_BARRIER && res->barrier_divergence) report(diag, res->barrier_message, NOLOC);
+      if (res->status != SIM_ERR_OOB && res->oob) report(diag, res->oob_message, NOLOC);
+    }
+  }
+  if (args != stack_args) free(args);
+  free(res);
+  return st;
+}
+
+static const RtDeviceOps sim_ops = {
+    .close = sim_close,
+    .alloc = sim_alloc,
+    .free = sim_free,
+    .copy = sim_copy,
+    .memset = sim_memset,
+    .host_alloc = sim_host_alloc,
+    .host_free = sim_host_free,
+    .host_register = sim_host_register,
+    .host_unregister = sim_host_unregister,
+    .host_device_pointer = sim_host_device_pointer,
+    .memory_info = sim_memory_info,
+    .stream_create = sim_stream_create,
+    .stream_destroy = sim_stream_destroy,
+    .stream_synchronize = sim_stream_synchronize,
+    .synchronize = sim_synchronize,
+    .event_create = sim_event_create,
+    .event_destroy = sim_event_destroy,
+    .event_record = sim_event_record,
+    .event_synchronize = sim_event_synchronize,
+    .event_elapsed_ms = sim_event_elapsed_ms,
+    .load = sim_load,
+    .unload = sim_unload,
+    .function = sim_function,
+    .resident_blocks = sim_resident_blocks,
+    .launch = sim_launch_fn,
+};
+
+RtDevice *rt_device_sim_open(const SimOptions *opts, Diag *diag) {
+  Sim *s = calloc(1, sizeof *s);
+  if (!s) {
+    diag_error(diag, NOLOC, "out of memory");
+    return NULL;
+  }
+  s->base.ops = &sim_ops;
+  s->base.mode = KF_RUNTIME_SIM;
+  s->base.runs_kir = true;
+  s->base.host_is_device = true;
+  s->opts = *opts;
+  kf_device_info *in = &s->base.info;
+  snprintf(in->name, sizeof in->name, "kfront simulator");
+  in->cc_major = 9;
+  in->cc_minor = 0;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  in->multiprocessors = cpus > 0 ? (int)cpus : 1;
+  in->warp_size = 32;
+  RtLimits l;
+  rt_limits_sim(&l);
+  in->max_threads_per_block = (int)l.max_threads_per_block;
+  for (int i = 0; i < 3; i++) {
+    in->max_block_dim[i] = (int)l.max_block[i];
+    in->max_grid_dim[i] = (int)l.max_grid[i];
+  }
+  in->max_shared_per_block = l.max_shared;
+  in->max_shared_per_block_optin = l.max_shared_optin;
+  s->base.arch = 90;
+  return &s->base;
+}

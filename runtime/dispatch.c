@@ -1,0 +1,148 @@
+/* dispatch.c — typed dispatch: the fingerprint of a call's argument types and the per-function table from
+ * fingerprints to specialised kernels.
+ *
+ * A fingerprint word per argument (16 bits):
+ *     bit 15        1 for an array
+ *     bits 11..14   dtype (kf_dtype)
+ *     bits 7..10    rank (arrays)
+ *     bits 5..6     layout: 0 C, 1 F, 2 A (arrays; rank-1 contiguous arrays are C, as Numba types them)
+ *     bit 4         readonly (arrays)
+ * and a multiplicative hash of the words. Computing it validates each argument (the per-launch value
+ * checks); comparing it with a known entry replaces the type checks against the kernel's parameters.
+ *
+ * The table is open addressing over pointers to immutable entries. A reader loads the table and then
+ * slots with acquire ordering and never locks; a writer (serialised by the caller) fills a free slot with
+ * a release store, or publishes a grown copy and retires the old table (kept until the end, so a reader
+ * still probing it stays safe). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/rt.h"
+
+struct RtDispatchTable {
+  size_t cap;                   /* a power of two */
+  RtDispatchTable *next_retired;
+  _Atomic(RtDispatchEntry *) slots[];
+};
+
+static const SrcLoc NOLOC = {0};
+
+static bool invalid(Diag *diag, unsigned i, const char *what) {
+  if (diag) diag_error(diag, NOLOC, "argument %u: %s", i + 1, what);
+  return false;
+}
+
+bool rt_fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag *diag) {
+  if (nargs > RT_FP_MAX_ARGS) {
+    if (diag) diag_error(diag, NOLOC, "%u arguments given; kernels take at most %d", nargs, RT_FP_MAX_ARGS);
+    return false;
+  }
+  uint32_t h = 0x9e3779b9u ^ nargs;
+  for (unsigned i = 0; i < nargs; i++) {
+    const kf_arg *a = &args[i];
+    uint16_t w;
+    if (a->kind == KF_ARG_SCALAR) {
+      if ((unsigned)a->dtype >= KF_DTYPE_COUNT) return invalid(diag, i, "invalid scalar dtype");
+      w = (uint16_t)(a->dtype << 11);
+    } else if (a->kind == KF_ARG_ARRAY) {
+      const kf_array *x = &a->array;
+      if ((unsigned)x->dtype >= KF_DTYPE_COUNT) return invalid(diag, i, "invalid array dtype");
+      if (x->ndim < 1 || x->ndim > KF_MAX_RANK) {
+        if (diag)
+          diag_error(diag, NOLOC, "argument %u: arrays of rank %u cannot be passed to a kernel (ranks 1 to %d are "
+                     "supported)", i + 1, x->ndim, KF_MAX_RANK);
+        return false;
+      }
+      bool empty = false;
+      for (unsigned d = 0; d < x->ndim; d++) {
+        if (x->shape[d] < 0) {
+          if (diag)
+            diag_error(diag, NOLOC, "argument %u: negative extent %" PRId64 " in axis %u", i + 1, x->shape[d], d);
+          return false;
+        }
+        empty |= x->shape[d] == 0;
+      }
+      if (!x->data && !empty) {
+        if (diag)
+          diag_error(diag, NOLOC, "argument %u: array with %zu elements has no data pointer", i + 1, rt_array_size(x));
+        return false;
+      }
+      unsigned layout = rt_array_is_contiguous(x, 'C') ? 0 : rt_array_is_contiguous(x, 'F') ? 1 : 2;
+      w = (uint16_t)(0x8000u | (unsigned)x->dtype << 11 | x->ndim << 7 | layout << 5 | (x->readonly ? 1u : 0u) << 4);
+    } else {
+      return invalid(diag, i, "invalid argument kind");
+    }
+    fp->words[i] = w;
+    h = (h ^ w) * 0x01000193u;
+  }
+  fp->n = nargs;
+  fp->hash = h ^ (h >> 15);
+  return true;
+}
+
+static bool same(const RtDispatchEntry *e, const RtFingerprint *fp) {
+  return e->hash == fp->hash && e->n == fp->n && memcmp(e->words, fp->words, sizeof *fp->words * fp->n) == 0;
+}
+
+RtDispatchEntry *rt_dispatch_find(const RtDispatch *d, const RtFingerprint *fp) {
+  RtDispatchTable *t = atomic_load_explicit(&((RtDispatch *)d)->table, memory_order_acquire);
+  if (!t) return NULL;
+  size_t mask = t->cap - 1;
+  for (size_t i = fp->hash & mask;; i = (i + 1) & mask) {
+    RtDispatchEntry *e = atomic_load_explicit(&t->slots[i], memory_order_acquire);
+    if (!e) return NULL;
+    if (same(e, fp)) return e;
+  }
+}
+
+static RtDispatchTable *table_new(size_t cap) {
+  RtDispatchTable *t = calloc(1, sizeof *t + cap * sizeof(t->slots[0]));
+  if (t) t->cap = cap;
+  return t;
+}
+
+static void table_put(RtDispatchTable *t, RtDispatchEntry *e) {
+  size_t mask = t->cap - 1;
+  size_t i = e->hash & mask;
+  while (atomic_load_explicit(&t->slots[i], memory_order_relaxed)) i = (i + 1) & mask;
+  atomic_store_explicit(&t->slots[i], e, memory_order_release);
+}
+
+RtDispatchEntry *rt_dispatch_insert(RtDispatch *d, const RtFingerprint *fp, RtKernel *kernel) {
+  RtDispatchTable *t = atomic_load_explicit(&d->table, memory_order_relaxed);
+  if (!t || (d->count + 1) * 2 > t->cap) {
+    RtDispatchTable *bigger = table_new(t ? t->cap * 2 : 8);
+    if (!bigger) return NULL;
+    for (size_t i = 0; t && i < t->cap; i++) {
+      RtDispatchEntry *e = atomic_load_explicit(&t->slots[i], memory_order_relaxed);
+      if (e) table_put(bigger, e);
+    }
+    atomic_store_explicit(&d->table, bigger, memory_order_release);
+    if (t) {
+      t->next_retired = d->retired;
+      d->retired = t;
+    }
+    t = bigger;
+  }
+  RtDispatchEntry *e = calloc(1, sizeof *e + sizeof *fp->words * (fp->n ? fp->n : 1));
+  if (!e) return NULL;
+  e->hash = fp->hash;
+  e->n = fp->n;
+  e->kernel = kernel;
+  memcpy(e->words, fp->words, sizeof *fp->words * fp->n);
+  table_put(t, e);
+  d->count++;
+  return e;
+}
+
+void rt_dispatch_free(RtDispatch *d) {
+  RtDispatchTable *t = atomic_load_explicit(&d->table, memory_order_relaxed);
+  for (size_t i = 0; t && i < t->cap; i++) free(atomic_load_explicit(&t->slots[i], memory_order_relaxed));
+  free(t);
+  for (RtDispatchTable *r = d->retired, *n; r; r = n) {
+    n = r->next_retired;
+    free(r);
+  }
+  memset(d, 0, sizeof *d);
+}

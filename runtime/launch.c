@@ -1,0 +1,145 @@
+/* launch.c — the one launch path, for the GPU and the simulator alike:
+ *   1. the argument checks against the kernel's parameters, unless these argument types (their dispatch
+ *      entry) already passed them for this kernel; the fingerprint itself validated the values;
+ *   2. the launch plan: the block shape the variant needs, the physical grid/block/shared bytes and the
+ *      hidden parameters; then the launch configuration against the device's limits;
+ *   3. host arrays staged in device memory (unless the device reads host memory: the simulator);
+ *   4. the parameters packed per include/kfront/abi.h into this call's own storage (launches from several
+ *      threads never share it), the device's launch;
+ *   5. with staged host arrays: synchronise, check the error record, copy back (also after an
+ *      IndexError), free the staging; with device arrays only the launch stays asynchronous. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/rt.h"
+
+enum { STACK_SLOTS = 64, STACK_ARGS = 16 };
+
+static const SrcLoc NOLOC = {0};
+
+/* Host arrays of args copied to device memory: data[i] is the device address of argument i's element
+ * [0, ...] (for every array), tmp[i] the staging allocation to free (0 if none). */
+static kf_status stage_in(RtRuntime *rt, const kf_arg *args, unsigned nargs, uint64_t *data, uint64_t *tmp,
+                          bool *staged) {
+  RtDevice *dev = rt->dev;
+  for (unsigned i = 0; i < nargs; i++) {
+    tmp[i] = data[i] = 0;
+    if (args[i].kind != KF_ARG_ARRAY) continue;
+    const kf_array *a = &args[i].array;
+    data[i] = (uint64_t)(uintptr_t)a->data;
+    if (a->memory == KF_MEMORY_DEVICE || dev->host_is_device) continue;
+    *staged = true;
+    int64_t lo, hi;
+    rt_array_span(a, &lo, &hi);
+    if (hi == lo) continue;
+    if (!dev->ops->alloc(dev, (size_t)(hi - lo), &tmp[i], rt->diag)) return KF_ERROR_DEVICE;
+    if (!dev->ops->copy(dev, RT_COPY_HTOD, (void *)(uintptr_t)tmp[i], (const char *)a->data + lo, (size_t)(hi - lo),
+                        NULL, rt->diag))
+      return KF_ERROR_DEVICE;
+    data[i] = tmp[i] - (uint64_t)lo;
+  }
+  return KF_OK;
+}
+
+static kf_status stage_out(RtRuntime *rt, const kf_arg *args, unsigned nargs, const uint64_t *tmp) {
+  kf_status st = KF_OK;
+  for (unsigned i = 0; i < nargs; i++) {
+    if (!tmp[i]) continue;
+    const kf_array *a = &args[i].array;
+    int64_t lo, hi;
+    rt_array_span(a, &lo, &hi);
+    if (!rt->dev->ops->copy(rt->dev, RT_COPY_DTOH, (char *)a->data + lo, (void *)(uintptr_t)tmp[i], (size_t)(hi - lo),
+                            NULL, rt->diag))
+      st = KF_ERROR_DEVICE;
+  }
+  return st;
+}
+
+/* Fills the hidden parameters' slots (the last nhidden parameters are scalars: one slot each). */
+static void pack_hidden(const RtKernel *k, const int64_t *hidden, uint64_t *storage) {
+  unsigned first = k->nslots - k->plan.nhidden;
+  for (unsigned i = 0; i < k->plan.nhidden; i++) {
+    kf_arg v = {.kind = KF_ARG_SCALAR, .dtype = KF_INT64};
+    v.value.i = hidden[i];
+    storage[first + i] = 0;
+    rt_convert_scalar(&v, k->params[k->nuser + i], &storage[first + i]);
+  }
+}
+
+kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, const kf_arg *args, unsigned nargs,
+                    RtDispatchEntry *entry) {
+  RtRuntime *rt = k->f->p->rt;
+  RtDevice *dev = rt->dev;
+  const char *name = k->f->name;
+  if (nargs && !args) {
+    diag_error(rt->diag, NOLOC, "kf_launch: %u arguments announced but none given", nargs);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  if (!entry) {
+    RtFingerprint fp;
+    if (!rt_fingerprint(args, nargs, &fp, rt->diag)) return KF_ERROR_INVALID_INPUT;
+    entry = rt_dispatch_find(&k->f->dispatch, &fp);
+  }
+  bool trusted = entry && entry->kernel == k && atomic_load_explicit(&entry->checked, memory_order_acquire);
+  if (!trusted) {
+    if (!rt_check_args(name, k->params, k->nuser, args, nargs, rt->diag)) return KF_ERROR_INVALID_INPUT;
+    if (entry && entry->kernel == k) atomic_store_explicit(&entry->checked, true, memory_order_release);
+  }
+  if (!rt_plan_block_fits(&k->plan, user->block)) {
+    diag_error(rt->diag, NOLOC, "invalid launch of %s: this variant was compiled for blocks of (%u, %u, %u) threads, "
+               "not (%u, %u, %u)", name, k->plan.required_block[0], k->plan.required_block[1],
+               k->plan.required_block[2], user->block[0], user->block[1], user->block[2]);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  RtLaunchShape phys;
+  int64_t hidden[RT_PLAN_MAX_HIDDEN];
+  if (!rt_check_launch(&rt->limits, name, user->grid, user->block, k->fn.static_shared, user->shared,
+                       k->fn.max_threads, rt->diag))
+    return KF_ERROR_INVALID_INPUT;
+  rt_plan_apply(&k->plan, user, dev, &k->fn, &k->resident_memo, &phys, hidden);
+
+  uint64_t stack_storage[STACK_SLOTS], stack_data[STACK_ARGS], stack_tmp[STACK_ARGS];
+  void *stack_ptrs[STACK_SLOTS];
+  bool big = k->nslots > STACK_SLOTS, many = nargs > STACK_ARGS;
+  uint64_t *storage = big ? calloc(k->nslots, sizeof *storage) : stack_storage;
+  void **ptrs = big ? calloc(k->nslots, sizeof *ptrs) : stack_ptrs;
+  uint64_t *data = many ? calloc(nargs, sizeof *data) : stack_data;
+  uint64_t *tmp = many ? calloc(nargs, sizeof *tmp) : stack_tmp;
+  kf_status st = KF_OK;
+  bool staged = false;
+  if (!storage || !ptrs || !data || !tmp) {
+    diag_error(rt->diag, NOLOC, "out of memory");
+    st = KF_ERROR_OUT_OF_MEMORY;
+  } else {
+    memset(tmp, 0, sizeof *tmp * nargs);
+    st = stage_in(rt, args, nargs, data, tmp, &staged);
+  }
+  if (st == KF_OK) {
+    RtParams packed = {.nslots = k->nslots, .ptrs = ptrs, .storage = storage};
+    for (unsigned i = 0; i < k->nslots; i++) ptrs[i] = &storage[i];
+    rt_params_pack(&packed, k->params, k->nuser, args, data);
+    pack_hidden(k, hidden, storage);
+    void *s = rt_stream_handle(stream);
+    st = dev->ops->launch(dev, &k->fn, phys.grid, phys.block, phys.shared, s, ptrs, k->nslots, rt->diag);
+    atomic_fetch_add_explicit(&rt->launches, 1, memory_order_relaxed);
+    if (st == KF_OK && staged) {
+      /* a launch with host arrays completes here, as in Numba: synchronise, check, copy back */
+      st = dev->ops->stream_synchronize(dev, s, rt->diag);
+      if (st == KF_OK || st == KF_ERROR_OUT_OF_BOUNDS) {
+        kf_status back = stage_out(rt, args, nargs, tmp);
+        if (st == KF_OK) st = back;
+      }
+    }
+  }
+  for (unsigned i = 0; tmp && data && storage && ptrs && i < nargs; i++)
+    if (tmp[i]) dev->ops->free(dev, tmp[i], NULL);
+  if (big) {
+    free(storage);
+    free(ptrs);
+  }
+  if (many) {
+    free(data);
+    free(tmp);
+  }
+  return st;
+}

@@ -1,0 +1,189 @@
+/* plan.c — launch plans: how a compiled kernel is launched, computed once from what the passes left on its
+ * kir function, stored in the cache manifest, and applied by the one launch path of both devices.
+ *
+ * What the passes leave (the only place that reads it):
+ *   - trailing parameters whose arg_names are in the hidden-parameter table below ("__kf_grid_x", ...):
+ *     values the runtime supplies, not the user (signatures, argument checks and queries never see them);
+ *   - `grid_stride` (unit): the kernel loops over the user's blocks, so it runs on a 1-D physical grid of
+ *     min(user blocks, blocks the device holds at once) (grid rule "resident");
+ *   - `launch_block` (array of 3 ints): the block shape the variant was built for (any other is refused:
+ *     the program must launch another variant); `launch_block_divisor` (3 ints): the physical block is
+ *     the user's divided by it (register blocking); `launch_dynamic_shared` (int): bytes of dynamic shared
+ *     memory the variant adds to the user's.
+ * Text form (manifest): `hidden=grid_x,grid_y,grid_z grid=resident block=0,0,0 divisor=1,1,1 shared=0`. */
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/rt.h"
+
+static const struct {
+  const char *name;      /* in the manifest */
+  const char *arg_name;  /* the kir parameter's arg_names entry */
+} hidden_table[RT_HIDDEN__COUNT] = {
+    [RT_HIDDEN_GRID_X] = {"grid_x", "__kf_grid_x"},
+    [RT_HIDDEN_GRID_Y] = {"grid_y", "__kf_grid_y"},
+    [RT_HIDDEN_GRID_Z] = {"grid_z", "__kf_grid_z"},
+};
+
+static const char *grid_rule_names[] = {[RT_GRID_AS_GIVEN] = "given", [RT_GRID_RESIDENT] = "resident"};
+
+void rt_plan_init(RtLaunchPlan *p) {
+  memset(p, 0, sizeof *p);
+  for (int d = 0; d < 3; d++) p->block_divisor[d] = 1;
+}
+
+static int hidden_by_arg_name(const char *s) {
+  for (int h = 0; h < RT_HIDDEN__COUNT; h++)
+    if (s && strcmp(s, hidden_table[h].arg_name) == 0) return h;
+  return -1;
+}
+
+static bool int_triple(Op *func, const char *name, unsigned out[3], Diag *diag) {
+  Attr *a = ir_op_attr(func, name);
+  if (!a) return true;
+  bool ok = a->kind == ATTR_ARRAY && a->arr.n == 3;
+  for (unsigned i = 0; ok && i < 3; i++) {
+    ok = a->arr.elems[i].kind == ATTR_INT && a->arr.elems[i].i >= 0 && a->arr.elems[i].i <= 1 << 20;
+    if (ok) out[i] = (unsigned)a->arr.elems[i].i;
+  }
+  if (!ok) diag_error(diag, func->loc, "the kernel's %s attribute is not an array of 3 small integers", name);
+  return ok;
+}
+
+bool rt_plan_from_kir(Op *func, RtLaunchPlan *p, Diag *diag) {
+  rt_plan_init(p);
+  unsigned n;
+  Type *const *params = rt_kir_params(func, &n);
+  Attr *names = ir_op_attr(func, "arg_names");
+  /* the hidden parameters: the longest run of table names at the end of the parameter list */
+  unsigned first = n;
+  while (names && names->kind == ATTR_ARRAY && names->arr.n == n && first > 0) {
+    const Attr *a = &names->arr.elems[first - 1];
+    int h = a->kind == ATTR_STR || a->kind == ATTR_SYM ? hidden_by_arg_name(a->s) : -1;
+    if (h < 0 || !ty_is_scalar(params[first - 1])) break;
+    first--;
+  }
+  if (n - first > RT_PLAN_MAX_HIDDEN) {
+    diag_error(diag, func->loc, "the kernel has %u hidden parameters; at most %d are supported", n - first,
+               RT_PLAN_MAX_HIDDEN);
+    return false;
+  }
+  for (unsigned i = first; i < n; i++) p->hidden[p->nhidden++] = (RtHidden)hidden_by_arg_name(names->arr.elems[i].s);
+  if (ir_op_attr(func, "grid_stride")) {
+    bool has[3] = {false, false, false};
+    for (unsigned i = 0; i < p->nhidden; i++)
+      if (p->hidden[i] <= RT_HIDDEN_GRID_Z) has[p->hidden[i] - RT_HIDDEN_GRID_X] = true;
+    if (!has[0] || !has[1] || !has[2]) {
+      diag_error(diag, func->loc, "a grid_stride kernel must take the user's grid dims as hidden parameters "
+                 "(arg_names __kf_grid_x/y/z)");
+      return false;
+    }
+    p->grid = RT_GRID_RESIDENT;
+  }
+  if (!int_triple(func, "launch_block", p->required_block, diag) ||
+      !int_triple(func, "launch_block_divisor", p->block_divisor, diag))
+    return false;
+  for (int d = 0; d < 3; d++) {
+    if (p->block_divisor[d] == 0) {
+      diag_error(diag, func->loc, "the kernel's launch_block_divisor has a zero");
+      return false;
+    }
+  }
+  int64_t shared = ir_op_attr_int(func, "launch_dynamic_shared", 0);
+  if (shared < 0) {
+    diag_error(diag, func->loc, "the kernel's launch_dynamic_shared is negative");
+    return false;
+  }
+  p->dynamic_shared = (size_t)shared;
+  return true;
+}
+
+void rt_plan_print(const RtLaunchPlan *p, StrBuf *out) {
+  sb_puts(out, "hidden=");
+  for (unsigned i = 0; i < p->nhidden; i++) sb_printf(out, "%s%s", i ? "," : "", hidden_table[p->hidden[i]].name);
+  if (!p->nhidden) sb_puts(out, "-");
+  sb_printf(out, " grid=%s block=%u,%u,%u divisor=%u,%u,%u shared=%zu", grid_rule_names[p->grid],
+            p->required_block[0], p->required_block[1], p->required_block[2], p->block_divisor[0],
+            p->block_divisor[1], p->block_divisor[2], p->dynamic_shared);
+}
+
+bool rt_plan_parse(const char *s, size_t len, RtLaunchPlan *p) {
+  rt_plan_init(p);
+  char buf[256];
+  if (len >= sizeof buf) return false;
+  memcpy(buf, s, len);
+  buf[len] = 0;
+  char hidden[128], grid[16];
+  unsigned b[3], dv[3];
+  size_t shared;
+  int used = 0;
+  if (sscanf(buf, "hidden=%127s grid=%15s block=%u,%u,%u divisor=%u,%u,%u shared=%zu%n", hidden, grid, &b[0], &b[1],
+             &b[2], &dv[0], &dv[1], &dv[2], &shared, &used) != 9 ||
+      (size_t)used != len)
+    return false;
+  if (strcmp(hidden, "-") != 0) {
+    for (char *tok = strtok(hidden, ","); tok; tok = strtok(NULL, ",")) {
+      int h = -1;
+      for (int k = 0; k < RT_HIDDEN__COUNT; k++)
+        if (strcmp(tok, hidden_table[k].name) == 0) h = k;
+      if (h < 0 || p->nhidden >= RT_PLAN_MAX_HIDDEN) return false;
+      p->hidden[p->nhidden++] = (RtHidden)h;
+    }
+  }
+  if (strcmp(grid, "given") == 0) p->grid = RT_GRID_AS_GIVEN;
+  else if (strcmp(grid, "resident") == 0) p->grid = RT_GRID_RESIDENT;
+  else return false;
+  for (int d = 0; d < 3; d++) {
+    if (dv[d] == 0) return false;
+    p->required_block[d] = b[d];
+    p->block_divisor[d] = dv[d];
+  }
+  p->dynamic_shared = shared;
+  return true;
+}
+
+bool rt_plan_block_fits(const RtLaunchPlan *p, const unsigned block[3]) {
+  if (!p->required_block[0] && !p->required_block[1] && !p->required_block[2]) return true;
+  return block[0] == p->required_block[0] && block[1] == p->required_block[1] && block[2] == p->required_block[2];
+}
+
+/* The device's resident blocks for (threads, shared), memoised in one 64-bit word: threads (16 bits),
+ * shared bytes (24 bits), blocks (24 bits); 0 when empty. Racing writers store equal answers. */
+static unsigned resident_blocks(RtDevice *dev, RtDevFunction *fn, unsigned threads, size_t shared,
+                                _Atomic uint64_t *memo) {
+  uint64_t key = (uint64_t)threads << 48 | (uint64_t)(shared & 0xFFFFFF) << 24;
+  uint64_t m = atomic_load_explicit(memo, memory_order_relaxed);
+  if (m && (m & ~(uint64_t)0xFFFFFF) == key && shared < (1u << 24)) return (unsigned)(m & 0xFFFFFF);
+  unsigned blocks = dev->ops->resident_blocks(dev, fn, threads, shared);
+  if (blocks == 0) blocks = 1;
+  if (blocks < (1u << 24) && threads < (1u << 16) && shared < (1u << 24))
+    atomic_store_explicit(memo, key | blocks, memory_order_relaxed);
+  return blocks;
+}
+
+void rt_plan_apply(const RtLaunchPlan *p, const RtLaunchShape *user, RtDevice *dev, RtDevFunction *fn,
+                   _Atomic uint64_t *resident_memo, RtLaunchShape *phys, int64_t hidden[RT_PLAN_MAX_HIDDEN]) {
+  for (int d = 0; d < 3; d++) {
+    phys->grid[d] = user->grid[d];
+    phys->block[d] = user->block[d] / p->block_divisor[d] ? user->block[d] / p->block_divisor[d] : 1;
+  }
+  phys->shared = user->shared + p->dynamic_shared;
+  for (unsigned i = 0; i < p->nhidden; i++) {
+    switch (p->hidden[i]) {
+    case RT_HIDDEN_GRID_X: hidden[i] = user->grid[0]; break;
+    case RT_HIDDEN_GRID_Y: hidden[i] = user->grid[1]; break;
+    case RT_HIDDEN_GRID_Z: hidden[i] = user->grid[2]; break;
+    case RT_HIDDEN__COUNT: hidden[i] = 0; break;
+    }
+  }
+  if (p->grid == RT_GRID_RESIDENT) {
+    uint64_t total = (uint64_t)user->grid[0] * user->grid[1] * user->grid[2];
+    unsigned threads = phys->block[0] * phys->block[1] * phys->block[2];
+    uint64_t resident = resident_blocks(dev, fn, threads, phys->shared, resident_memo);
+    phys->grid[0] = (unsigned)(total < resident ? total : resident);
+    phys->grid[1] = phys->grid[2] = 1;
+  }
+}

@@ -1,0 +1,580 @@
+/* program.c — programs, functions and their specialisations.
+ *
+ * RtProgram: Python source (copied, registered with the diagnostics so run-time errors quote it) or a
+ *   borrowed kir module. RtFunction: one Python function of it, resolved by name once; its kernels are
+ *   found by the fingerprint of the argument types (dispatch.c: lock-free on a hit). On a miss, under the
+ *   runtime's lock:
+ *   - a lazy kernel is compiled for the signature its arguments spell (e.g. void(float32[::1], int64));
+ *     an eager one is compiled once with its decorator's signatures and the first one the arguments fit
+ *     is used (whether a kernel is eager is found by compiling it with no signature, quietly);
+ *   - on the GPU, kir -> PTX (backend) is cached in memory and on disk under a key of (kfront version,
+ *     file, source, kernel, argument signature, options, arch); a hit skips the frontend and the backend:
+ *     the entry holds a manifest (entry, launch plan, parameter types) and the PTX;
+ *   - each kernel gets its launch plan (plan.c) from its kir, or from the manifest.
+ * Several fingerprints may share a kernel (an eager kernel's signature fits many argument types). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "runtime/rt.h"
+
+static const SrcLoc NOLOC = {0};
+
+/* A kir module of a program: compiled from its source (owned) or the borrowed one of from_module. */
+struct RtProgModule {
+  Module *ir;
+  bool owned;
+  RtDevModule *dev;        /* loaded on the device (the whole module: eager, borrowed, lazy compiles) */
+  char *ptx;               /* GPU: the module's PTX, kept for the cache entries of each specialisation */
+  RtProgModule *next;
+};
+
+static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
+
+kf_status rt_program_create(RtRuntime *rt, const char *filename, const char *text, size_t len,
+                            const kf_compile_options *opts, RtProgram **out) {
+  *out = NULL;
+  RtProgram *p = calloc(1, sizeof *p);
+  if (!p) return KF_ERROR_OUT_OF_MEMORY;
+  p->rt = rt;
+  p->filename = strdup(filename ? filename : "<input>");
+  p->source = malloc(len + 1);
+  p->pipeline = xstrdup(opts->pipeline);
+  if (!p->filename || !p->source || (opts->pipeline && !p->pipeline)) {
+    free(p->filename);
+    free(p->source);
+    free(p->pipeline);
+    free(p);
+    return KF_ERROR_OUT_OF_MEMORY;
+  }
+  memcpy(p->source, text, len);
+  p->source[len] = 0;
+  p->len = len;
+  p->bounds_check = opts->bounds_check != 0;
+  p->verify_each = opts->verify_each != 0;
+  strmap_init(&p->functions);
+  /* registered so that run-time errors (IndexError) quote the source line, even on a cache hit */
+  diag_add_source(rt->diag, p->filename, p->source, p->len);
+  *out = p;
+  return KF_OK;
+}
+
+kf_status rt_program_from_module(RtRuntime *rt, Module *m, RtProgram **out) {
+  *out = NULL;
+  RtProgram *p = calloc(1, sizeof *p);
+  RtProgModule *pm = calloc(1, sizeof *pm);
+  if (!p || !pm) {
+    free(p);
+    free(pm);
+    return KF_ERROR_OUT_OF_MEMORY;
+  }
+  p->rt = rt;
+  pm->ir = m;
+  p->borrowed = pm;
+  p->modules = pm;
+  strmap_init(&p->functions);
+  *out = p;
+  return KF_OK;
+}
+
+static void kernel_free(RtRuntime *rt, RtKernel *k) {
+  if (k->owns_module) rt->dev->ops->unload(rt->dev, k->module);
+  free(k->entry);
+  free(k->signature);
+  free(k->params);
+  free(k);
+}
+
+static void function_free(RtRuntime *rt, RtFunction *f) {
+  for (RtKernel *k = f->kernels, *n; k; k = n) {
+    n = k->next;
+    kernel_free(rt, k);
+  }
+  rt_dispatch_free(&f->dispatch);
+  for (size_t i = 0; i < f->by_signature.cap; i++) free((char *)f->by_signature.slots[i].key);
+  strmap_free(&f->by_signature);
+  ptrmap_free(&f->by_func);
+  free(f->name);
+  free(f);
+}
+
+void rt_program_destroy(RtProgram *p) {
+  if (!p) return;
+  RtRuntime *rt = p->rt;
+  for (size_t i = 0; i < p->functions.cap; i++) {
+    StrMapEntry *e = &p->functions.slots[i];
+    if (!e->key) continue;
+    function_free(rt, e->value);
+    free((char *)e->key);
+  }
+  strmap_free(&p->functions);
+  for (RtProgModule *pm = p->modules, *n; pm; pm = n) {
+    n = pm->next;
+    if (pm->dev) rt->dev->ops->unload(rt->dev, pm->dev);
+    if (pm->owned) ir_module_free(pm->ir);
+    free(pm->ptx);
+    free(pm);
+  }
+  if (p->source) diag_remove_source(rt->diag, p->source);
+  free(p->filename);
+  free(p->source);
+  free(p->pipeline);
+  free(p);
+}
+
+kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out) {
+  *out = NULL;
+  RtRuntime *rt = p->rt;
+  if (!name || !*name) {
+    diag_error(rt->diag, NOLOC, "no kernel name given");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  pthread_mutex_lock(&rt->lock);
+  RtFunction *f = strmap_get(&p->functions, name);
+  kf_status st = KF_OK;
+  if (!f) {
+    f = calloc(1, sizeof *f);
+    char *key = strdup(name);
+    if (f) f->name = strdup(name);
+    if (!f || !key || !f->name) {
+      if (f) free(f->name);
+      free(f);
+      free(key);
+      f = NULL;
+      st = KF_ERROR_OUT_OF_MEMORY;
+    } else {
+      f->p = p;
+      f->eager = -1;
+      strmap_init(&f->by_signature);
+      strmap_put(&p->functions, key, f);
+    }
+  }
+  pthread_mutex_unlock(&rt->lock);
+  *out = f;
+  return st;
+}
+
+/* ---- compiling kir --------------------------------------------------------------------------- */
+
+/* Compiles the program's source for one kernel: with a signature (lazy) or without (eager probe; quiet:
+ * its diagnostics are dropped, a failure only means "not eager"). */
+static kf_status compile_kernel(RtProgram *p, const char *name, const char *signature, bool quiet,
+                                RtProgModule **out) {
+  *out = NULL;
+  RtRuntime *rt = p->rt;
+  const char *names[1] = {name}, *sigs[1] = {signature};
+  RtSourceOptions o = {.kernels = names, .nkernels = 1, .signatures = signature ? sigs : NULL,
+                       .nsignatures = signature ? 1 : 0, .bounds_check = p->bounds_check,
+                       .pipeline = p->pipeline ? p->pipeline : rt->pipeline, .verify_each = p->verify_each};
+  Diag *d = rt->diag;
+  size_t len0 = d->text.len;
+  unsigned errors0 = d->nerrors, warnings0 = d->nwarnings;
+  DiagCallback cb = d->callback;
+  if (quiet) d->callback = NULL;
+  Module *m = rt_compile_source(rt->ir, d, p->filename, p->source, p->len, &o);
+  atomic_fetch_add(&rt->compiles, 1);
+  if (quiet) {
+    d->callback = cb;
+    d->text.len = len0;
+    if (d->text.data) d->text.data[len0] = 0;
+    d->nerrors = errors0;
+    d->nwarnings = warnings0;
+  }
+  if (!m) return KF_ERROR_INVALID_INPUT;
+  RtProgModule *pm = calloc(1, sizeof *pm);
+  if (!pm) {
+    ir_module_free(m);
+    return KF_ERROR_OUT_OF_MEMORY;
+  }
+  pm->ir = m;
+  pm->owned = true;
+  pm->next = p->modules;
+  p->modules = pm;
+  *out = pm;
+  return KF_OK;
+}
+
+/* Whether f is an eager kernel (found once): compiled with no signature. */
+static void find_eager(RtFunction *f) {
+  if (f->eager >= 0) return;
+  RtProgModule *pm = NULL;
+  f->eager = 0;
+  if (compile_kernel(f->p, f->name, NULL, true, &pm) == KF_OK) {
+    Op *func;
+    if (rt_kir_find_kernels(pm->ir, f->name, &func, 1) > 0) {
+      f->eager = 1;
+      f->eager_module = pm;
+    }
+  }
+}
+
+enum { MAX_SPECIALISATIONS = 64 };
+
+/* The first kernel of pm named `name` that the arguments fit. Reports the signatures on a miss. */
+static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const kf_arg *args, unsigned nargs,
+                       const char *argsig) {
+  Op *cands[MAX_SPECIALISATIONS];
+  unsigned n = rt_kir_find_kernels(pm->ir, name, cands, MAX_SPECIALISATIONS);
+  if (n > MAX_SPECIALISATIONS) n = MAX_SPECIALISATIONS;
+  if (n == 0) {
+    diag_error(p->rt->diag, NOLOC, "no kernel named '%s' in %s", name, p->filename ? p->filename : "the module");
+    return NULL;
+  }
+  for (unsigned i = 0; i < n; i++) {
+    RtLaunchPlan plan;
+    if (!rt_plan_from_kir(cands[i], &plan, p->rt->diag)) return NULL;
+    unsigned np;
+    Type *const *params = rt_kir_params(cands[i], &np);
+    if (np - plan.nhidden != nargs) continue;
+    bool fits = true;
+    for (unsigned a = 0; a < nargs && fits; a++) fits = rt_arg_fits(params[a], &args[a]);
+    if (fits) return cands[i];
+  }
+  StrBuf sigs;
+  sb_init(&sigs);
+  for (unsigned i = 0; i < n; i++) {
+    RtLaunchPlan plan;
+    unsigned np;
+    Type *const *params = rt_kir_params(cands[i], &np);
+    rt_plan_from_kir(cands[i], &plan, p->rt->diag);
+    sb_puts(&sigs, "\n  ");
+    rt_signature_numba(params, np - plan.nhidden, &sigs);
+  }
+  diag_error(p->rt->diag, NOLOC, "no signature of kernel %s matches the arguments %s; its signatures are:%s", name,
+             argsig, sb_cstr(&sigs));
+  sb_free(&sigs);
+  return NULL;
+}
+
+/* The kir function (and its module) implementing f for these arguments: compiled if needed. */
+static kf_status kir_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, const char *argsig,
+                            RtProgModule **pm_out, Op **func) {
+  RtProgram *p = f->p;
+  if (p->borrowed) {
+    *pm_out = p->borrowed;
+    *func = pick_kernel(p, p->borrowed, f->name, args, nargs, argsig);
+    return *func ? KF_OK : KF_ERROR_NOT_FOUND;
+  }
+  find_eager(f);
+  if (f->eager) {
+    *pm_out = f->eager_module;
+    *func = pick_kernel(p, f->eager_module, f->name, args, nargs, argsig);
+    return *func ? KF_OK : KF_ERROR_INVALID_INPUT;
+  }
+  RtProgModule *pm;
+  kf_status st = compile_kernel(p, f->name, argsig, false, &pm);
+  if (st != KF_OK) return st;
+  *pm_out = pm;
+  *func = pick_kernel(p, pm, f->name, args, nargs, argsig);
+  return *func ? KF_OK : KF_ERROR_INTERNAL;
+}
+
+/* ---- GPU code: backend, cache entries --------------------------------------------------------- */
+
+static void choose_backend(RtRuntime *rt) {
+  if (rt->backend_chosen) return;
+  rt->backend_chosen = true;
+  Diag quiet;
+  diag_init(&quiet);
+  rt->backend = nvvm_load(&quiet) ? KF_BACKEND_NVVM : KF_BACKEND_LLVM; /* LLVM's NVPTX target without libNVVM */
+  diag_free(&quiet);
+}
+
+static kf_status compile_ptx(RtRuntime *rt, RtProgModule *pm, Op *func) {
+  if (pm->ptx) return KF_OK;
+  choose_backend(rt);
+  BackendOptions o;
+  be_options_default(&o);
+  o.kind = rt->backend == KF_BACKEND_LLVM ? BE_LLVM : BE_NVVM;
+  o.arch = rt->dev->arch;
+  if (ir_op_attr(func, "fastmath")) o.fastmath = true;
+  if (ir_op_attr(func, "lineinfo")) o.lineinfo = true;
+  o.opt = (int)ir_op_attr_int(func, "opt", o.opt);
+  StrBuf ptx;
+  sb_init(&ptx);
+  BeStatus st = be_compile_ptx(pm->ir, &o, &ptx, NULL, rt->diag);
+  if (st != BE_OK) {
+    sb_free(&ptx);
+    return st == BE_NOT_FOUND ? KF_ERROR_NOT_FOUND : st == BE_UNSUPPORTED ? KF_ERROR_UNSUPPORTED : KF_ERROR_BACKEND;
+  }
+  pm->ptx = sb_take(&ptx);
+  return KF_OK;
+}
+
+/* Cache payload: a manifest, then the PTX.
+ *   kfront-kernel 3\nentry NAME\nplan PLAN\nparams N\n<kir type>\n...ptx\n<PTX text>
+ * params lists every kir parameter (the plan's hidden ones included, last). */
+enum { MANIFEST_FORMAT = 3, MANIFEST_MAX_PARAMS = 512 };
+
+static void payload_build(StrBuf *out, const RtKernel *k, const char *ptx) {
+  sb_printf(out, "kfront-kernel %d\nentry %s\nplan ", MANIFEST_FORMAT, k->entry);
+  rt_plan_print(&k->plan, out);
+  sb_printf(out, "\nparams %u\n", k->nparams);
+  for (unsigned i = 0; i < k->nparams; i++) {
+    ty_print(k->params[i], out);
+    sb_putc(out, '\n');
+  }
+  sb_puts(out, "ptx\n");
+  sb_puts(out, ptx);
+}
+
+/* Reads one line starting at *pos; returns its start and length, advances past the newline. */
+static const char *next_line(const char *s, size_t len, size_t *pos, size_t *n) {
+  if (*pos >= len) return NULL;
+  const char *start = s + *pos;
+  const char *nl = memchr(start, '\n', len - *pos);
+  if (!nl) return NULL;
+  *n = (size_t)(nl - start);
+  *pos += *n + 1;
+  return start;
+}
+
+static bool line_is(const char *line, size_t n, const char *prefix) {
+  size_t k = strlen(prefix);
+  return line && n >= k && memcmp(line, prefix, k) == 0;
+}
+
+typedef struct Manifest {
+  char entry[256];
+  RtLaunchPlan plan;
+  unsigned nparams;
+  Type *params[MANIFEST_MAX_PARAMS];
+  const char *ptx;
+} Manifest;
+
+static bool payload_parse(IrContext *ir, const char *s, size_t len, Manifest *m) {
+  size_t pos = 0, n;
+  char head[32];
+  snprintf(head, sizeof head, "kfront-kernel %d", MANIFEST_FORMAT);
+  const char *line = next_line(s, len, &pos, &n);
+  if (!line || n != strlen(head) || memcmp(line, head, n) != 0) return false;
+  line = next_line(s, len, &pos, &n);
+  if (!line_is(line, n, "entry ") || n == 6 || n - 6 >= sizeof m->entry) return false;
+  memcpy(m->entry, line + 6, n - 6);
+  m->entry[n - 6] = 0;
+  line = next_line(s, len, &pos, &n);
+  if (!line_is(line, n, "plan ") || !rt_plan_parse(line + 5, n - 5, &m->plan)) return false;
+  line = next_line(s, len, &pos, &n);
+  if (!line_is(line, n, "params ") || n == 7) return false;
+  char num[16];
+  if (n - 7 >= sizeof num) return false;
+  memcpy(num, line + 7, n - 7);
+  num[n - 7] = 0;
+  char *end;
+  unsigned long np = strtoul(num, &end, 10);
+  if (*end || np > MANIFEST_MAX_PARAMS || np < m->plan.nhidden) return false;
+  m->nparams = (unsigned)np;
+  for (unsigned i = 0; i < m->nparams; i++) {
+    line = next_line(s, len, &pos, &n);
+    if (!line) return false;
+    size_t tpos = 0;
+    m->params[i] = ty_parse(ir, line, n, &tpos);
+    if (!m->params[i] || tpos != n) return false;
+  }
+  line = next_line(s, len, &pos, &n);
+  if (!line || n != 3 || memcmp(line, "ptx", 3) != 0) return false;
+  m->ptx = s + pos;  /* the payload is NUL-terminated by rt_cache_get */
+  return true;
+}
+
+static void cache_key_for(RtFunction *f, const char *argsig, RtCacheKey *key) {
+  RtProgram *p = f->p;
+  RtRuntime *rt = p->rt;
+  choose_backend(rt);
+  char options[512], arch[16];
+  snprintf(options, sizeof options, "backend=%s;bounds_check=%d;pipeline=%s",
+           rt->backend == KF_BACKEND_NVVM ? "nvvm" : "llvm", p->bounds_check,
+           p->pipeline ? p->pipeline : rt->pipeline);
+  snprintf(arch, sizeof arch, "sm_%u", rt->dev->arch);
+  RtCacheKeyParts parts = {.filename = p->filename, .source = p->source, .source_len = p->len, .function = f->name,
+                           .signature = argsig, .options = options, .arch = arch};
+  rt_cache_key(key, &parts);
+}
+
+/* ---- kernels ----------------------------------------------------------------------------------- */
+
+/* A kernel with every kir parameter (params, nparams: the plan's hidden ones last), not yet loaded. */
+static RtKernel *kernel_new(RtFunction *f, const char *entry, Type *const *params, unsigned nparams,
+                            const RtLaunchPlan *plan) {
+  if (nparams < plan->nhidden) return NULL;
+  RtKernel *k = calloc(1, sizeof *k);
+  if (!k) return NULL;
+  k->f = f;
+  k->entry = strdup(entry);
+  k->params = malloc(sizeof *k->params * (nparams ? nparams : 1));
+  k->nparams = nparams;
+  k->nuser = nparams - plan->nhidden;
+  k->plan = *plan;
+  StrBuf sig;
+  sb_init(&sig);
+  rt_signature_numba(params, k->nuser, &sig);
+  k->signature = sb_take(&sig);
+  if (!k->entry || !k->params || !k->signature) {
+    kernel_free(f->p->rt, k);
+    return NULL;
+  }
+  memcpy(k->params, params, sizeof *k->params * nparams);
+  k->nslots = rt_param_slots(params, nparams);
+  return k;
+}
+
+/* Looks the kernel's entry up in a loaded module. */
+static kf_status attach(RtKernel *k, RtDevModule *m, Op *func) {
+  RtRuntime *rt = k->f->p->rt;
+  if (!rt->dev->ops->function(rt->dev, m, k->entry, func, &k->fn, rt->diag)) return KF_ERROR_DEVICE;
+  k->module = m;
+  k->fn.kernel = k->f->name;
+  k->fn.entry = k->entry;
+  return KF_OK;
+}
+
+/* A kernel from a disk/memory cache entry: NULL when the entry is unreadable (compile afresh). */
+static RtKernel *kernel_from_cache(RtFunction *f, const RtCacheKey *key, kf_status *st) {
+  RtRuntime *rt = f->p->rt;
+  char *payload;
+  size_t plen;
+  RtCacheResult hit = rt_cache_get(&rt->cache, key, &payload, &plen);
+  if (hit == RT_CACHE_MISS) return NULL;
+  Manifest *m = calloc(1, sizeof *m);
+  RtKernel *k = NULL;
+  if (m && payload_parse(rt->ir, payload, plen, m)) k = kernel_new(f, m->entry, m->params, m->nparams, &m->plan);
+  if (k) {
+    atomic_store(&k->cache_source, hit == RT_CACHE_HIT_MEMORY ? 1 : 2);
+    RtDevModule *dm = rt->dev->ops->load(rt->dev, NULL, m->ptx, rt->diag);
+    k->owns_module = dm != NULL;
+    *st = dm ? attach(k, dm, NULL) : KF_ERROR_DEVICE;
+    if (*st != KF_OK) {
+      kernel_free(rt, k);
+      k = NULL;
+    }
+  }
+  free(m);
+  free(payload);
+  return k;
+}
+
+/* Compiles (or finds, for eager and borrowed modules) the kernel for these arguments. */
+static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, const char *argsig, RtKernel **out) {
+  RtProgram *p = f->p;
+  RtRuntime *rt = p->rt;
+  RtDevice *dev = rt->dev;
+  *out = NULL;
+  RtCacheKey key;
+  bool use_cache = p->source != NULL && !dev->runs_kir;
+  if (use_cache) {
+    cache_key_for(f, argsig, &key);
+    kf_status st = KF_OK;
+    RtKernel *k = kernel_from_cache(f, &key, &st);
+    if (st != KF_OK) return st;
+    if (k) {
+      *out = k;
+      return KF_OK;
+    }
+  }
+  RtProgModule *pm;
+  Op *func;
+  kf_status st = kir_kernel(f, args, nargs, argsig, &pm, &func);
+  if (st != KF_OK) return st;
+  RtKernel *known = ptrmap_get(&f->by_func, func);
+  if (known) {
+    *out = known;
+    return KF_OK;
+  }
+  RtLaunchPlan plan;
+  if (!rt_plan_from_kir(func, &plan, rt->diag)) return KF_ERROR_INVALID_INPUT;
+  unsigned np;
+  Type *const *params = rt_kir_params(func, &np);
+  RtKernel *k = kernel_new(f, ir_func_name(func), params, np, &plan);
+  if (!k) return KF_ERROR_OUT_OF_MEMORY;
+  if (!dev->runs_kir) {
+    st = compile_ptx(rt, pm, func);
+    if (st == KF_OK && use_cache) {
+      StrBuf payload;
+      sb_init(&payload);
+      payload_build(&payload, k, pm->ptx);
+      rt_cache_put(&rt->cache, &key, payload.data, payload.len);  /* a failed disk write is not an error */
+      sb_free(&payload);
+    }
+  }
+  if (st == KF_OK && !pm->dev) {
+    pm->dev = dev->ops->load(dev, pm->ir, pm->ptx, rt->diag);
+    if (!pm->dev) st = dev->runs_kir ? KF_ERROR_UNSUPPORTED : KF_ERROR_DEVICE;
+  }
+  if (st == KF_OK) st = attach(k, pm->dev, func);
+  if (st == KF_OK && !ptrmap_try_put(&f->by_func, func, k)) st = KF_ERROR_OUT_OF_MEMORY;
+  if (st != KF_OK) {
+    kernel_free(rt, k);
+    return st;
+  }
+  *out = k;
+  return KF_OK;
+}
+
+/* The miss path, under the runtime's lock: the kernel for fp (found by its signature, or made) and its
+ * dispatch entry. */
+static kf_status specialize_locked(RtFunction *f, const kf_arg *args, unsigned nargs, const RtFingerprint *fp,
+                                   RtDispatchEntry **out) {
+  RtRuntime *rt = f->p->rt;
+  RtDispatchEntry *e = rt_dispatch_find(&f->dispatch, fp);
+  if (e) {
+    *out = e;
+    return KF_OK;
+  }
+  StrBuf argsig;
+  sb_init(&argsig);
+  if (!rt_args_signature(args, nargs, &argsig, rt->diag)) {
+    sb_free(&argsig);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  RtKernel *k = strmap_get(&f->by_signature, sb_cstr(&argsig));
+  kf_status st = KF_OK;
+  if (!k) {
+    bool fresh;
+    st = make_kernel(f, args, nargs, sb_cstr(&argsig), &k);
+    if (st == KF_OK) {
+      fresh = true;
+      for (RtKernel *o = f->kernels; o; o = o->next) fresh &= o != k;
+      if (fresh) {
+        k->next = f->kernels;
+        f->kernels = k;
+      }
+      char *key = sb_take(&argsig);
+      if (!key) st = KF_ERROR_OUT_OF_MEMORY;
+      else strmap_put(&f->by_signature, key, k);
+    }
+  }
+  sb_free(&argsig);
+  if (st != KF_OK) return st;
+  e = rt_dispatch_insert(&f->dispatch, fp, k);
+  if (!e) {
+    diag_error(rt->diag, NOLOC, "out of memory");
+    return KF_ERROR_OUT_OF_MEMORY;
+  }
+  *out = e;
+  return KF_OK;
+}
+
+kf_status rt_function_specialize(RtFunction *f, const kf_arg *args, unsigned nargs, RtKernel **out,
+                                 RtDispatchEntry **entry) {
+  *out = NULL;
+  if (entry) *entry = NULL;
+  RtRuntime *rt = f->p->rt;
+  if (nargs && !args) {
+    diag_error(rt->diag, NOLOC, "%u arguments announced but none given", nargs);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  RtFingerprint fp;
+  if (!rt_fingerprint(args, nargs, &fp, rt->diag)) return KF_ERROR_INVALID_INPUT;
+  RtDispatchEntry *e = rt_dispatch_find(&f->dispatch, &fp);
+  kf_status st = KF_OK;
+  if (!e) {
+    pthread_mutex_lock(&rt->lock);
+    st = specialize_locked(f, args, nargs, &fp, &e);
+    pthread_mutex_unlock(&rt->lock);
+    if (st != KF_OK) return st;
+  }
+  *out = e->kernel;
+  if (entry) *entry = e;
+  return KF_OK;
+}

@@ -1,0 +1,242 @@
+/* rt.h — the runtime's objects (what api/ wraps as kf_runtime, kf_program, kf_function, kf_kernel,
+ * kf_stream, kf_event), one heading per file:
+ *
+ *   runtime/runtime.c   RtRuntime: the device (GPU or simulator), limits, caches, options; memory, streams,
+ *                       events, pinned host memory
+ *   runtime/program.c   RtProgram, RtFunction, RtKernel: Python source compiled on demand, one
+ *                       specialisation per argument types, kir -> PTX, the disk-cache manifest
+ *   runtime/dispatch.c  argument-type fingerprints and the lock-free specialisation table of a function
+ *   runtime/plan.c      launch plans (how a compiled kernel is launched)
+ *   runtime/launch.c    the one launch path: checks, host-array staging, packing, the device's launch
+ *   runtime/compile_source.c  Python source -> kir -> pass pipeline (shared with kf_compile_source)
+ *
+ * Threads: a runtime may be used from several threads at once for specialisation lookups, launches,
+ * memory, streams and events; compiles (misses) take the runtime's lock, so a specialisation is compiled
+ * once however many threads ask for it first. Diagnostics of the context are reported under that lock
+ * too. Everything else (creating/destroying programs, the runtime itself) is one thread at a time. */
+#ifndef KF_RUNTIME_RT_H
+#define KF_RUNTIME_RT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "runtime/cache.h"
+#include "runtime/device.h"
+#include "runtime/runtime.h"
+#include "runtime/sim/sim.h"
+#include "utils/ptrmap.h"
+#include "utils/strmap.h"
+
+/* ---- runtime/plan.c -------------------------------------------------------------------------- */
+
+enum { RT_PLAN_MAX_HIDDEN = 8 };
+
+/* Hidden parameters: values the runtime passes after the user's arguments. */
+typedef enum RtHidden { RT_HIDDEN_GRID_X, RT_HIDDEN_GRID_Y, RT_HIDDEN_GRID_Z, RT_HIDDEN__COUNT } RtHidden;
+/* How the physical grid follows from the user's. */
+typedef enum RtGridRule {
+  RT_GRID_AS_GIVEN,   /* the user's grid */
+  RT_GRID_RESIDENT,   /* 1-D: min(user blocks, blocks the device holds at once) */
+} RtGridRule;
+
+typedef struct RtLaunchPlan {
+  unsigned nhidden;
+  RtHidden hidden[RT_PLAN_MAX_HIDDEN];
+  RtGridRule grid;
+  unsigned required_block[3];  /* 0,0,0: any block shape; else the only one this variant runs with */
+  unsigned block_divisor[3];   /* physical block = user block / divisor (1,1,1: the user's) */
+  size_t dynamic_shared;       /* added to the user's dynamic shared bytes */
+} RtLaunchPlan;
+
+typedef struct RtLaunchShape {
+  unsigned grid[3], block[3];
+  size_t shared;               /* dynamic shared bytes */
+} RtLaunchShape;
+
+/* The plan of no transform: the user's grid and block, no hidden parameters. */
+void rt_plan_init(RtLaunchPlan *p);
+/* The plan of a compiled kernel, from its kir attributes (plan.c says which). False (reported) when they
+ * are malformed. */
+bool rt_plan_from_kir(Op *func, RtLaunchPlan *p, Diag *diag);
+/* One-line text form (the cache manifest) and back; parse is strict (false on anything unexpected). */
+void rt_plan_print(const RtLaunchPlan *p, StrBuf *out);
+bool rt_plan_parse(const char *s, size_t len, RtLaunchPlan *p);
+/* Whether the variant runs with this block shape. */
+bool rt_plan_block_fits(const RtLaunchPlan *p, const unsigned block[3]);
+/* The physical launch and the hidden values for the user's. resident_memo caches the device's answer for
+ * the resident-grid rule (one per kernel, zero-initialised). */
+void rt_plan_apply(const RtLaunchPlan *p, const RtLaunchShape *user, RtDevice *dev, RtDevFunction *fn,
+                   _Atomic uint64_t *resident_memo, RtLaunchShape *phys, int64_t hidden[RT_PLAN_MAX_HIDDEN]);
+
+/* ---- runtime/dispatch.c ---------------------------------------------------------------------- */
+
+/* The fingerprint of argument types: one 16-bit word per argument (array bit, dtype, rank, layout C/F/A,
+ * readonly) and a hash of them. Values never matter. */
+enum { RT_FP_MAX_ARGS = 256 };
+typedef struct RtFingerprint {
+  unsigned n;
+  uint32_t hash;
+  uint16_t words[RT_FP_MAX_ARGS];
+} RtFingerprint;
+
+/* Computes the fingerprint of args, validating what it reads (dtype, rank, kind, negative extents, a NULL
+ * array with elements): false, reported to diag when not NULL, for an invalid argument. */
+bool rt_fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag *diag);
+
+typedef struct RtKernel RtKernel;
+typedef struct RtDispatchEntry {
+  uint32_t hash;
+  unsigned n;
+  RtKernel *kernel;
+  atomic_bool checked;          /* a launch with these argument types has passed the full checks */
+  uint16_t words[];
+} RtDispatchEntry;
+
+typedef struct RtDispatchTable RtDispatchTable;
+/* Fingerprint -> kernel. Reads are lock-free (a table and its entries are immutable once published; a
+ * grown table replaces the old one, which is kept until the dispatch is freed). Inserts are serialised
+ * by the caller (the runtime's lock). */
+typedef struct RtDispatch {
+  _Atomic(RtDispatchTable *) table;
+  RtDispatchTable *retired;     /* older tables, freed with the dispatch */
+  size_t count;
+} RtDispatch;
+
+RtDispatchEntry *rt_dispatch_find(const RtDispatch *d, const RtFingerprint *fp);
+/* Inserts fp -> kernel (not already present); NULL when out of memory. */
+RtDispatchEntry *rt_dispatch_insert(RtDispatch *d, const RtFingerprint *fp, RtKernel *kernel);
+void rt_dispatch_free(RtDispatch *d);
+
+/* ---- runtime/runtime.c ----------------------------------------------------------------------- */
+
+typedef struct RtRuntime {
+  IrContext *ir;                /* the embedder's context (borrowed) */
+  Diag *diag;
+  RtDevice *dev;
+  RtLimits limits;
+  RtCache cache;
+  kf_backend backend;           /* resolved: NVVM or LLVM */
+  bool backend_chosen;
+  char pipeline[128];           /* the default pipeline (+ grid-stride unless the options say not) */
+  pthread_mutex_t lock;         /* compiles, the context, the allocation set */
+  PtrMap allocations;           /* device address -> (void *)1 while allocated here */
+  StrBuf describe;
+  atomic_uint compiles, launches;
+} RtRuntime;
+
+typedef struct RtStream {
+  RtRuntime *rt;
+  void *handle;                 /* the device's stream (GPU: CUstream) */
+  bool external;                /* made by someone else: not destroyed with this */
+} RtStream;
+
+typedef struct RtEvent {
+  RtRuntime *rt;
+  void *handle;
+} RtEvent;
+
+kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options *opts, RtRuntime **out);
+void rt_runtime_destroy(RtRuntime *rt);
+void rt_runtime_stats(RtRuntime *rt, kf_runtime_stats *out);
+kf_status rt_device_alloc(RtRuntime *rt, size_t bytes, void **out);
+kf_status rt_device_free(RtRuntime *rt, void *p);
+kf_status rt_copy(RtRuntime *rt, RtCopyKind kind, void *dst, const void *src, size_t bytes, RtStream *s);
+kf_status rt_memset(RtRuntime *rt, void *dst, int value, size_t bytes, RtStream *s);
+kf_status rt_host_alloc(RtRuntime *rt, size_t bytes, unsigned flags, void **out);
+kf_status rt_host_free(RtRuntime *rt, void *p);
+kf_status rt_host_register(RtRuntime *rt, void *p, size_t bytes, unsigned flags);
+kf_status rt_host_unregister(RtRuntime *rt, void *p);
+kf_status rt_host_device_pointer(RtRuntime *rt, void *host, void **out);
+kf_status rt_memory_info(RtRuntime *rt, size_t *free_bytes, size_t *total_bytes);
+kf_status rt_stream_create(RtRuntime *rt, RtStream **out);
+kf_status rt_stream_wrap(RtRuntime *rt, void *handle, RtStream **out);
+void rt_stream_destroy(RtStream *s);
+kf_status rt_stream_synchronize(RtStream *s);
+kf_status rt_synchronize(RtRuntime *rt);
+kf_status rt_event_create(RtRuntime *rt, RtEvent **out);
+void rt_event_destroy(RtEvent *e);
+kf_status rt_event_record(RtEvent *e, RtStream *s);
+kf_status rt_event_synchronize(RtEvent *e);
+kf_status rt_event_elapsed_ms(RtEvent *start, RtEvent *end, float *ms);
+/* The stream's device handle (NULL: the default stream). */
+static inline void *rt_stream_handle(const RtStream *s) { return s ? s->handle : NULL; }
+
+/* ---- runtime/compile_source.c ---------------------------------------------------------------- */
+
+typedef struct RtSourceOptions {
+  const char *const *kernels;
+  unsigned nkernels;
+  const char *const *signatures;
+  unsigned nsignatures;
+  bool bounds_check;
+  const char *pipeline;         /* "" none */
+  bool verify_each;
+} RtSourceOptions;
+
+/* The frontend over one source, the verifier, then the pipeline. NULL (reported) on any error. */
+Module *rt_compile_source(IrContext *ir, Diag *diag, const char *filename, const char *text, size_t len,
+                          const RtSourceOptions *o);
+
+/* ---- runtime/program.c ----------------------------------------------------------------------- */
+
+typedef struct RtProgModule RtProgModule;
+typedef struct RtFunction RtFunction;
+
+typedef struct RtProgram {
+  RtRuntime *rt;
+  char *filename, *source;      /* owned; NULL for a program over a module */
+  size_t len;
+  bool bounds_check, verify_each;
+  char *pipeline;               /* owned; NULL: the runtime's default pipeline */
+  RtProgModule *borrowed;       /* rt_program_from_module */
+  RtProgModule *modules;
+  StrMap functions;             /* name (owned key) -> RtFunction* */
+} RtProgram;
+
+struct RtFunction {
+  RtProgram *p;
+  char *name;
+  int eager;                    /* -1 not yet known, 0 lazy, 1 eager (compiled once with its signatures) */
+  RtProgModule *eager_module;
+  RtDispatch dispatch;          /* fingerprint -> kernel */
+  StrMap by_signature;          /* argument signature (owned key) -> RtKernel*, for misses */
+  PtrMap by_func;               /* kir func.func -> RtKernel* (eager and borrowed modules) */
+  RtKernel *kernels;            /* every kernel made, owned */
+};
+
+struct RtKernel {
+  RtFunction *f;
+  RtKernel *next;
+  char *entry, *signature;
+  Type **params;                /* every kir parameter (the user's, then the plan's hidden ones) */
+  unsigned nparams, nuser;      /* all, the user's */
+  unsigned nslots;              /* packed slots of all the parameters (abi.h) */
+  RtLaunchPlan plan;
+  RtDevModule *module;
+  bool owns_module;             /* loaded for this kernel alone (from a cache entry) */
+  RtDevFunction fn;
+  atomic_int cache_source;      /* 0 compiled, 1 memory cache, 2 disk cache */
+  _Atomic uint64_t resident_memo;
+};
+
+kf_status rt_program_create(RtRuntime *rt, const char *filename, const char *text, size_t len,
+                            const kf_compile_options *opts, RtProgram **out);
+/* m is borrowed; source (may be NULL) is the text it was read from, registered for diagnostics by its owner. */
+kf_status rt_program_from_module(RtRuntime *rt, Module *m, RtProgram **out);
+void rt_program_destroy(RtProgram *p);
+/* The function `name` of the program (made on first request; borrowed, lives as long as the program).
+ * Nothing is compiled here. */
+kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out);
+/* The kernel for these arguments: a lock-free lookup by fingerprint, compiled on a miss (once, under the
+ * runtime's lock). *entry (may be NULL) is the dispatch entry of these argument types. */
+kf_status rt_function_specialize(RtFunction *f, const kf_arg *args, unsigned nargs, RtKernel **out,
+                                 RtDispatchEntry **entry);
+
+/* ---- runtime/launch.c ------------------------------------------------------------------------ */
+
+/* Launches k. entry: the dispatch entry of the arguments' types when the caller looked it up (NULL: found
+ * here); the full argument checks run unless that entry is k's and has passed them before. */
+kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, const kf_arg *args, unsigned nargs,
+                    RtDispatchEntry *entry);
+
+#endif

@@ -1,0 +1,31 @@
+/* tool_env.c — the environment variables kfront's tools honour, read in one place and turned into options
+ * (the library itself reads none):
+ *   KFRONT_SIM=1              run on the simulator even when a GPU is present
+ *   KFRONT_NO_GRID_STRIDE=1   leave grid-stride out of the runtime's pipeline
+ *   KFRONT_NO_CACHE=1         no disk cache
+ *   KFRONT_CACHE_DIR          the disk cache's directory (else $XDG_CACHE_HOME/kfront, else ~/.cache/kfront)
+ *   KFRONT_BACKEND=llvm|nvvm  the code generator (default: libNVVM when it loads, else LLVM)
+ *   KFRONT_LIBCUDA            the CUDA driver library to load (default libcuda.so.1) */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool_io.h"
+
+bool tool_env_on(const char *name) {
+  const char *v = getenv(name);
+  return v && *v && strcmp(v, "0") != 0;
+}
+
+void tool_runtime_options_from_env(kf_runtime_options *o, char **cache_dir) {
+  *cache_dir = NULL;
+  if (tool_env_on("KFRONT_SIM")) o->mode = KF_RUNTIME_SIM;
+  if (tool_env_on("KFRONT_NO_GRID_STRIDE")) o->grid_stride = 0;
+  if (tool_env_on("KFRONT_NO_CACHE")) o->disk_cache = 0;
+  if (kf_default_cache_dir(getenv("KFRONT_CACHE_DIR"), getenv("XDG_CACHE_HOME"), getenv("HOME"), cache_dir) == KF_OK)
+    o->cache_dir = *cache_dir;
+  const char *b = getenv("KFRONT_BACKEND");
+  if (b && strcmp(b, "llvm") == 0) o->backend = KF_BACKEND_LLVM;
+  else if (b && strcmp(b, "nvvm") == 0) o->backend = KF_BACKEND_NVVM;
+  const char *lib = getenv("KFRONT_LIBCUDA");
+  if (lib && *lib) o->libcuda_path = lib;
+}
