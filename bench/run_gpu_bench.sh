@@ -2,10 +2,10 @@
 # run_gpu_bench.sh — every kfront-vs-Numba benchmark in one go, on the GPU machine, from the repository root:
 #
 #   bench/run_gpu_bench.sh [BUILD_DIR]      (default: build; needs BUILD_DIR/bin/kfront,
-#                                            BUILD_DIR/bin/launch_overhead, BUILD_DIR/lib/libkfront.so:
+#                                            BUILD_DIR/bin/bench_dispatch, BUILD_DIR/lib/libkfront.so:
 #                                            bench/stage_gpu.sh makes such a folder small enough to carry)
 #
-# Runs bench/compile_vs_numba.py, BUILD_DIR/bin/launch_overhead, bench/first_launch.py and
+# Runs bench/compile_vs_numba.py, BUILD_DIR/bin/bench_dispatch, bench/first_launch.py and
 # bench/kernels_vs_numba.py (each under a time limit; about 2-3 minutes in all on an H100), after the GPU's name,
 # driver, the date and the tool versions. The full output goes to $OUT/bench.log when $OUT is set (and the steps'
 # JSON results to $OUT/bench/); a short summary table is printed last. Builds nothing.
@@ -35,7 +35,7 @@ limit() { if command -v timeout >/dev/null; then timeout "$@"; else shift; "$@";
     echo "no nvidia-smi"
   fi
   echo "build: $build"
-  ls -la "$build/bin/kfront" "$build/bin/launch_overhead" "$build/lib/libkfront.so" 2>&1
+  ls -la "$build/bin/kfront" "$build/bin/bench_dispatch" "$build/lib/libkfront.so" 2>&1
   python3 - <<'EOF'
 import sys
 from importlib.metadata import version
@@ -52,8 +52,8 @@ EOF
   limit 150 python3 bench/compile_vs_numba.py --reps 15 --json "$res/compile.json"
   echo "(exit $?)"
   echo
-  echo "=== 2. launch overhead: kf_launch vs raw cuLaunchKernel ($build/bin/launch_overhead)"
-  limit 90 "$build/bin/launch_overhead" 10000 9 2>&1 | tee "$res/launch.txt"
+  echo "=== 2. launch overhead: kf_launch vs raw cuLaunchKernel ($build/bin/bench_dispatch)"
+  limit 90 "$build/bin/bench_dispatch" 10000 9 2>&1 | tee "$res/launch.txt"
   echo "(exit ${PIPESTATUS[0]})"
   echo
   echo "=== 3. first launch in a fresh process (bench/first_launch.py)"

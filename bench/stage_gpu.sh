@@ -10,8 +10,8 @@
 # DEST/bin/backend_gpu      test/gpu/backend_gpu.c likewise (test/gpu/device_run.sh runs it)
 # DEST/lib/libkfront.so     the library, stripped, unused LLVM sections dropped (the Python benchmarks load it
 #                           with ctypes)
-# DEST/bin/launch_overhead  bench/launch_overhead.c linked against DEST/lib/libkfront.so (rpath $ORIGIN/../lib):
-#                           the same code as BUILD_DIR/bin/launch_overhead, without a third 31 MB copy of LLVM
+# DEST/bin/bench_dispatch   bench/dispatch.c linked against DEST/lib/libkfront.so (rpath $ORIGIN/../lib):
+#                           the same code as BUILD_DIR/bin/bench_dispatch, without a third 31 MB copy of LLVM
 # Then: carry DEST and run `bench/run_gpu_bench.sh DEST` there.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +20,7 @@ build=${1:-build-bench}
 dest=${2:-$build/gpu}
 case $build in /*) ;; *) build=$root/$build ;; esac
 [ -f "$build/build.ninja" ] || cmake -S . -B "$build" -G Ninja >/dev/null
-cmake --build "$build" --target kfront kfront_static kfront_shared launch_overhead >/dev/null
+cmake --build "$build" --target kfront kfront_static kfront_shared dispatch >/dev/null
 mkdir -p "$dest/bin" "$dest/lib"
 # the library relinked from libkfront.a with --gc-sections (LLVM parts kfront never calls dropped: -6 MB);
 # a plain stripped copy of the built one if that fails
@@ -41,7 +41,7 @@ link_tool() {  # OUTPUT SOURCES...: a program of the public API, against the sta
     -L"$dest/lib" -lkfront -Wl,-rpath,'$ORIGIN/../lib' -ldl -lm
   strip "$dest/bin/$out"
 }
-link_tool launch_overhead bench/launch_overhead.c
+link_tool bench_dispatch bench/dispatch.c -lpthread
 link_tool kfront tools/kfront.c tools/kfront_*.c tools/tool_*.c
 link_tool unit_runtime_context test/unit/runtime_context.c
 link_tool backend_gpu test/gpu/backend_gpu.c
