@@ -51,9 +51,28 @@ void kf_context_destroy(kf_context *ctx) {
 const char *kf_context_diagnostics(kf_context *ctx) { return diag_text(&ctx->diag); }
 unsigned kf_context_error_count(kf_context *ctx) { return diag_errors(&ctx->diag); }
 
-void kf_context_clear_diagnostics(kf_context *ctx) {
-  sb_reset(&ctx->diag.text);
-  ctx->diag.nerrors = ctx->diag.nwarnings = 0;
+void kf_context_clear_diagnostics(kf_context *ctx) { diag_clear(&ctx->diag); }
+
+_Static_assert((int)KF_ERRKIND_INTERNAL == (int)DIAG_KIND_INTERNAL &&
+                   (int)KF_ERRKIND_OUT_OF_MEMORY == (int)DIAG_KIND_OUT_OF_MEMORY,
+               "kf_error_kind and DiagKind have the same values");
+
+kf_status kf_context_first_error(kf_context *ctx, kf_error_info *out) {
+  memset(out, 0, sizeof *out);
+  const DiagFirst *f = &ctx->diag.first;
+  if (!f->set) return KF_ERROR_NOT_FOUND;
+  out->kind = (kf_error_kind)f->kind;
+  out->message = f->message ? f->message : "out of memory";
+  out->file = f->file;
+  out->line = f->line;
+  out->col = f->col;
+  if (f->has_index) {
+    out->kernel = f->kernel;
+    out->axis = f->axis;
+    out->index = f->index;
+    out->extent = f->extent;
+  }
+  return KF_OK;
 }
 
 void kf_context_set_diagnostic_handler(kf_context *ctx, kf_diagnostic_fn fn, void *user) {

@@ -118,7 +118,9 @@ static void lex_error(Lexer *lx, SrcLoc loc, const char *fmt, ...) {
       lx->quiet_loc = loc;
     }
   } else if (lx->diag) {
+    DiagKind prev = diag_set_kind(DIAG_KIND_SYNTAX);
     diag_report(lx->diag, DIAG_ERROR, loc, fmt, ap);
+    diag_set_kind(prev);
   }
   va_end(ap);
 }

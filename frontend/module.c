@@ -828,7 +828,9 @@ static void compile_requests(FeCtx *fe) {
                  "@cuda.reduce) decorator", name);
       else {
         suggest_function(fe, name, &b);
+        DiagKind prev = diag_set_kind(DIAG_KIND_NOT_FOUND);
         fe_error(fe, srcloc(fe->filename, 0, 0), "no kernel or device function named '%s'%s", name, sb_cstr(&b));
+        diag_set_kind(prev);
       }
       sb_free(&b);
       continue;

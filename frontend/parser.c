@@ -73,7 +73,9 @@ static _Noreturn void error_at(Parser *p, SrcLoc loc, const char *fmt, ...) __at
 static _Noreturn void error_at(Parser *p, SrcLoc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
+  DiagKind prev = diag_set_kind(DIAG_KIND_SYNTAX);
   diag_report(p->diag, DIAG_ERROR, loc, fmt, ap);
+  diag_set_kind(prev);
   va_end(ap);
   fail(p);
 }

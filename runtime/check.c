@@ -297,7 +297,8 @@ void rt_report_index_error(Diag *diag, const char *kernel, const char *file, uns
   StrBuf msg;
   sb_init(&msg);
   rt_format_index_error(&msg, kernel, file, line, col, axis, index, extent);
-  diag_error(diag, srcloc(file, file ? line : 0, file ? col : 0), "%s", sb_cstr(&msg));
+  diag_index_error(diag, srcloc(file, file ? line : 0, file ? col : 0), kernel, axis, index, extent, "%s",
+                   sb_cstr(&msg));
   sb_free(&msg);
 }
 

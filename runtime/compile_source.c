@@ -7,9 +7,15 @@
 Module *rt_compile_source(IrContext *ir, Diag *diag, const char *filename, const char *text, size_t len,
                           const RtSourceOptions *o) {
   FeOptions fo = {o->kernels, o->nkernels, o->signatures, o->nsignatures, o->bounds_check};
+  DiagKind prev = diag_set_kind(DIAG_KIND_TYPING);  /* the parser says SYNTAX itself */
   Module *m = fe_compile(ir, diag, filename, text, len, &fo);
-  if (!m) return NULL;
+  diag_set_kind(DIAG_KIND_INTERNAL);  /* a module the verifier or a pass refuses is kfront's fault */
+  if (!m) {
+    diag_set_kind(prev);
+    return NULL;
+  }
   if (!ir_verify_module(m, diag)) {
+    diag_set_kind(prev);
     ir_module_free(m);
     return NULL;
   }
@@ -17,6 +23,7 @@ Module *rt_compile_source(IrContext *ir, Diag *diag, const char *filename, const
   PassManagerOptions pm = {.verify_each = o->verify_each};
   bool ok = pipeline_parse(&p, o->pipeline ? o->pipeline : PASS_DEFAULT_PIPELINE, diag) && pipeline_run(&p, m, &pm, diag);
   pipeline_free(&p);
+  diag_set_kind(prev);
   if (!ok) {
     ir_module_free(m);
     return NULL;

@@ -58,7 +58,9 @@ bool rt_cu_check(const RtCuda *cu, CUresult r, const char *call, Diag *diag) {
     StrBuf b;
     sb_init(&b);
     rt_cu_error_text(cu, r, call, &b);
+    DiagKind prev = diag_set_kind(r == CUDA_ERROR_OUT_OF_MEMORY ? DIAG_KIND_OUT_OF_MEMORY : DIAG_KIND_DEVICE);
     diag_error(diag, srcloc(NULL, 0, 0), "%s", sb_cstr(&b));
+    diag_set_kind(prev);
     sb_free(&b);
   }
   return false;

@@ -33,7 +33,7 @@ static bool invalid(Diag *diag, unsigned i, const char *what) {
   return false;
 }
 
-bool rt_fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag *diag) {
+static bool fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag *diag) {
   if (nargs > RT_FP_MAX_ARGS) {
     if (diag) diag_error(diag, NOLOC, "%u arguments given; kernels take at most %d", nargs, RT_FP_MAX_ARGS);
     return false;
@@ -79,6 +79,16 @@ bool rt_fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag 
   fp->n = nargs;
   fp->hash = h ^ (h >> 15);
   return true;
+}
+
+bool rt_fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag *diag) {
+  if (fingerprint(args, nargs, fp, NULL)) return true;  /* the hot path reports nothing */
+  if (diag) {
+    DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+    fingerprint(args, nargs, fp, diag);
+    diag_set_kind(prev);
+  }
+  return false;
 }
 
 static bool same(const RtDispatchEntry *e, const RtFingerprint *fp) {

@@ -66,6 +66,22 @@ static void pack_hidden(const RtKernel *k, const int64_t *hidden, uint64_t *stor
   }
 }
 
+/* The block shape the variant needs, then the user's launch against the device's limits. */
+static bool check_configuration(RtRuntime *rt, const RtKernel *k, const RtLaunchShape *user) {
+  const char *name = k->f->name;
+  DiagKind prev = diag_set_kind(DIAG_KIND_LAUNCH_CONFIG);
+  bool ok = rt_plan_block_fits(&k->plan, user->block);
+  if (!ok)
+    diag_error(rt->diag, NOLOC, "invalid launch of %s: this variant was compiled for blocks of (%u, %u, %u) threads, "
+               "not (%u, %u, %u)", name, k->plan.required_block[0], k->plan.required_block[1],
+               k->plan.required_block[2], user->block[0], user->block[1], user->block[2]);
+  else
+    ok = rt_check_launch(&rt->limits, name, user->grid, user->block, k->fn.static_shared, user->shared,
+                         k->fn.max_threads, rt->diag);
+  diag_set_kind(prev);
+  return ok;
+}
+
 kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, const kf_arg *args, unsigned nargs,
                     RtDispatchEntry *entry) {
   RtRuntime *rt = k->f->p->rt;
@@ -82,20 +98,15 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
   }
   bool trusted = entry && entry->kernel == k && atomic_load_explicit(&entry->checked, memory_order_acquire);
   if (!trusted) {
-    if (!rt_check_args(name, k->params, k->nuser, args, nargs, rt->diag)) return KF_ERROR_INVALID_INPUT;
+    DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+    bool ok = rt_check_args(name, k->params, k->nuser, args, nargs, rt->diag);
+    diag_set_kind(prev);
+    if (!ok) return KF_ERROR_INVALID_INPUT;
     if (entry && entry->kernel == k) atomic_store_explicit(&entry->checked, true, memory_order_release);
   }
-  if (!rt_plan_block_fits(&k->plan, user->block)) {
-    diag_error(rt->diag, NOLOC, "invalid launch of %s: this variant was compiled for blocks of (%u, %u, %u) threads, "
-               "not (%u, %u, %u)", name, k->plan.required_block[0], k->plan.required_block[1],
-               k->plan.required_block[2], user->block[0], user->block[1], user->block[2]);
-    return KF_ERROR_INVALID_INPUT;
-  }
+  if (!check_configuration(rt, k, user)) return KF_ERROR_INVALID_INPUT;
   RtLaunchShape phys;
   int64_t hidden[RT_PLAN_MAX_HIDDEN];
-  if (!rt_check_launch(&rt->limits, name, user->grid, user->block, k->fn.static_shared, user->shared,
-                       k->fn.max_threads, rt->diag))
-    return KF_ERROR_INVALID_INPUT;
   rt_plan_apply(&k->plan, user, dev, &k->fn, &k->resident_memo, &phys, hidden);
 
   uint64_t stack_storage[STACK_SLOTS], stack_data[STACK_ARGS], stack_tmp[STACK_ARGS];
@@ -107,6 +118,7 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
   uint64_t *tmp = many ? calloc(nargs, sizeof *tmp) : stack_tmp;
   kf_status st = KF_OK;
   bool staged = false;
+  DiagKind prev = diag_set_kind(DIAG_KIND_DEVICE);  /* from here on: the device's errors and the kernel's */
   if (!storage || !ptrs || !data || !tmp) {
     diag_error(rt->diag, NOLOC, "out of memory");
     st = KF_ERROR_OUT_OF_MEMORY;
@@ -133,6 +145,7 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
   }
   for (unsigned i = 0; tmp && data && storage && ptrs && i < nargs; i++)
     if (tmp[i]) dev->ops->free(dev, tmp[i], NULL);
+  diag_set_kind(prev);
   if (big) {
     free(storage);
     free(ptrs);

@@ -168,18 +168,14 @@ static kf_status compile_kernel(RtProgram *p, const char *name, const char *sign
                        .nsignatures = signature ? 1 : 0, .bounds_check = p->bounds_check,
                        .pipeline = p->pipeline ? p->pipeline : rt->pipeline, .verify_each = p->verify_each};
   Diag *d = rt->diag;
-  size_t len0 = d->text.len;
-  unsigned errors0 = d->nerrors, warnings0 = d->nwarnings;
+  DiagMark mark = diag_mark(d);
   DiagCallback cb = d->callback;
   if (quiet) d->callback = NULL;
   Module *m = rt_compile_source(rt->ir, d, p->filename, p->source, p->len, &o);
   atomic_fetch_add(&rt->compiles, 1);
   if (quiet) {
     d->callback = cb;
-    d->text.len = len0;
-    if (d->text.data) d->text.data[len0] = 0;
-    d->nerrors = errors0;
-    d->nwarnings = warnings0;
+    diag_rollback(d, &mark);
   }
   if (!m) return KF_ERROR_INVALID_INPUT;
   RtProgModule *pm = calloc(1, sizeof *pm);
@@ -218,7 +214,9 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
   unsigned n = rt_kir_find_kernels(pm->ir, name, cands, MAX_SPECIALISATIONS);
   if (n > MAX_SPECIALISATIONS) n = MAX_SPECIALISATIONS;
   if (n == 0) {
+    DiagKind prev = diag_set_kind(DIAG_KIND_NOT_FOUND);
     diag_error(p->rt->diag, NOLOC, "no kernel named '%s' in %s", name, p->filename ? p->filename : "the module");
+    diag_set_kind(prev);
     return NULL;
   }
   for (unsigned i = 0; i < n; i++) {
@@ -241,8 +239,10 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
     sb_puts(&sigs, "\n  ");
     rt_signature_numba(params, np - plan.nhidden, &sigs);
   }
+  DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
   diag_error(p->rt->diag, NOLOC, "no signature of kernel %s matches the arguments %s; its signatures are:%s", name,
              argsig, sb_cstr(&sigs));
+  diag_set_kind(prev);
   sb_free(&sigs);
   return NULL;
 }
@@ -293,7 +293,9 @@ static kf_status compile_ptx(RtRuntime *rt, RtProgModule *pm, Op *func) {
   o.opt = (int)ir_op_attr_int(func, "opt", o.opt);
   StrBuf ptx;
   sb_init(&ptx);
+  DiagKind prev = diag_set_kind(DIAG_KIND_BACKEND);
   BeStatus st = be_compile_ptx(pm->ir, &o, &ptx, NULL, rt->diag);
+  diag_set_kind(prev);
   if (st != BE_OK) {
     sb_free(&ptx);
     return st == BE_NOT_FOUND ? KF_ERROR_NOT_FOUND : st == BE_UNSUPPORTED ? KF_ERROR_UNSUPPORTED : KF_ERROR_BACKEND;
@@ -569,9 +571,11 @@ kf_status rt_function_specialize(RtFunction *f, const kf_arg *args, unsigned nar
   RtDispatchEntry *e = rt_dispatch_find(&f->dispatch, &fp);
   kf_status st = KF_OK;
   if (!e) {
+    DiagKind prev = diag_set_kind(DIAG_KIND_DEVICE);  /* loading code; compiles say their own kinds */
     pthread_mutex_lock(&rt->lock);
     st = specialize_locked(f, args, nargs, &fp, &e);
     pthread_mutex_unlock(&rt->lock);
+    diag_set_kind(prev);
     if (st != KF_OK) return st;
   }
   *out = e->kernel;

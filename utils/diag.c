@@ -11,12 +11,55 @@ struct DiagSource {
   size_t len;
 };
 
+static _Thread_local DiagKind current_kind = DIAG_KIND_INTERNAL;
+
+DiagKind diag_set_kind(DiagKind kind) {
+  DiagKind prev = current_kind;
+  current_kind = kind;
+  return prev;
+}
+
 void diag_init(Diag *d) {
   memset(d, 0, sizeof *d);
   sb_init(&d->text);
+  pthread_mutex_init(&d->lock, NULL);
+}
+
+static void first_free(DiagFirst *f) {
+  free(f->message);
+  free(f->file);
+  free(f->kernel);
+  memset(f, 0, sizeof *f);
+}
+
+void diag_clear(Diag *d) {
+  pthread_mutex_lock(&d->lock);
+  sb_reset(&d->text);
+  d->nerrors = d->nwarnings = 0;
+  first_free(&d->first);
+  pthread_mutex_unlock(&d->lock);
+}
+
+DiagMark diag_mark(Diag *d) {
+  pthread_mutex_lock(&d->lock);
+  DiagMark m = {d->text.len, d->nerrors, d->nwarnings, d->first.set};
+  pthread_mutex_unlock(&d->lock);
+  return m;
+}
+
+void diag_rollback(Diag *d, const DiagMark *m) {
+  pthread_mutex_lock(&d->lock);
+  d->text.len = m->len;
+  if (d->text.data) d->text.data[m->len] = 0;
+  d->nerrors = m->nerrors;
+  d->nwarnings = m->nwarnings;
+  if (!m->first_set) first_free(&d->first);
+  pthread_mutex_unlock(&d->lock);
 }
 
 void diag_free(Diag *d) {
+  first_free(&d->first);
+  pthread_mutex_destroy(&d->lock);
   sb_free(&d->text);
   for (DiagSource *s = d->sources, *n; s; s = n) {
     n = s->next;
@@ -65,7 +108,48 @@ const char *diag_source_line(Diag *d, const char *file, unsigned line, size_t *l
   return NULL;
 }
 
+/* Records the first error's facts (under d->lock). */
+static void note_first(Diag *d, SrcLoc loc, const char *message) {
+  DiagFirst *f = &d->first;
+  f->set = true;
+  f->kind = current_kind;
+  if (f->kind == DIAG_KIND_TYPING && (strstr(message, "not supported") || strstr(message, "unsupported")))
+    f->kind = DIAG_KIND_UNSUPPORTED;
+  f->message = strdup(message);
+  f->file = loc.file ? strdup(loc.file) : NULL;
+  f->line = loc.line;
+  f->col = loc.col;
+}
+
+static void report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap);
+
 void diag_report(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap) {
+  pthread_mutex_lock(&d->lock);
+  report_locked(d, level, loc, fmt, ap);
+  pthread_mutex_unlock(&d->lock);
+}
+
+void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, int64_t index, int64_t extent,
+                      const char *fmt, ...) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_OUT_OF_BOUNDS);
+  pthread_mutex_lock(&d->lock);
+  bool first = !d->first.set;
+  va_list ap;
+  va_start(ap, fmt);
+  report_locked(d, DIAG_ERROR, loc, fmt, ap);
+  va_end(ap);
+  if (first && d->first.set) {
+    d->first.has_index = true;
+    d->first.kernel = kernel ? strdup(kernel) : NULL;
+    d->first.axis = axis;
+    d->first.index = index;
+    d->first.extent = extent;
+  }
+  pthread_mutex_unlock(&d->lock);
+  diag_set_kind(prev);
+}
+
+static void report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap) {
   if (level == DIAG_ERROR) {
     if (d->max_errors && d->nerrors >= d->max_errors) { d->nerrors++; return; }
     d->nerrors++;
@@ -84,7 +168,9 @@ void diag_report(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list 
     sb_puts(&one, "kfront: ");
   }
   sb_printf(&one, "%s: ", names[level]);
+  size_t message_at = one.len;
   sb_vprintf(&one, fmt, ap);
+  if (level == DIAG_ERROR && !d->first.set) note_first(d, loc, sb_cstr(&one) + message_at);
   sb_putc(&one, '\n');
   size_t len;
   const char *src = diag_source_line(d, loc.file, loc.line, &len);

@@ -7,8 +7,11 @@
 #ifndef KF_UTILS_DIAG_H
 #define KF_UTILS_DIAG_H
 
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "strbuf.h"
 
@@ -18,6 +21,28 @@ typedef struct SrcLoc {
 } SrcLoc;
 
 typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } DiagLevel;
+
+/* What kind of error is reported (the public kf_error_kind has the same values in the same order). The
+ * layer that reports sets it for the calling thread (diag_set_kind) around what it does; an error of kind
+ * TYPING whose message says "not supported" or "unsupported" is UNSUPPORTED (the frontend's wording). */
+typedef enum DiagKind {
+  DIAG_KIND_INTERNAL = 1, DIAG_KIND_SYNTAX, DIAG_KIND_TYPING, DIAG_KIND_UNSUPPORTED, DIAG_KIND_ARGUMENT,
+  DIAG_KIND_LAUNCH_CONFIG, DIAG_KIND_OUT_OF_BOUNDS, DIAG_KIND_DEVICE, DIAG_KIND_BACKEND, DIAG_KIND_NOT_FOUND,
+  DIAG_KIND_OUT_OF_MEMORY,
+} DiagKind;
+
+/* The first error reported since the Diag was made or cleared, as facts. */
+typedef struct DiagFirst {
+  bool set;
+  DiagKind kind;
+  char *message;       /* without the location (owned) */
+  char *file;          /* owned copy; NULL when unlocated */
+  unsigned line, col;
+  bool has_index;      /* an IndexError: */
+  char *kernel;        /* owned */
+  unsigned axis;
+  int64_t index, extent;
+} DiagFirst;
 
 typedef struct DiagSource DiagSource;
 typedef void (*DiagCallback)(void *user, DiagLevel level, const char *rendered);
@@ -29,10 +54,27 @@ typedef struct Diag {
   DiagCallback callback;
   void *callback_user;
   unsigned max_errors; /* 0 = unlimited; after that many errors further ones are dropped */
+  DiagFirst first;
+  pthread_mutex_t lock; /* reports from several threads (the runtime's launches) */
 } Diag;
 
 void diag_init(Diag *d);
 void diag_free(Diag *d);
+/* Forgets every diagnostic (text, counts, the first error); sources stay registered. */
+void diag_clear(Diag *d);
+/* A point in a Diag's history, and forgetting everything reported after it (a quiet attempt). */
+typedef struct DiagMark {
+  size_t len;
+  unsigned nerrors, nwarnings;
+  bool first_set;
+} DiagMark;
+DiagMark diag_mark(Diag *d);
+void diag_rollback(Diag *d, const DiagMark *m);
+/* Sets the kind of the errors the calling thread reports from now on; returns the previous one. */
+DiagKind diag_set_kind(DiagKind kind);
+/* Reports an IndexError (kind OUT_OF_BOUNDS) located at loc, recording its facts when it is the first. */
+void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, int64_t index, int64_t extent,
+                      const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 void diag_add_source(Diag *d, const char *file, const char *text, size_t len);
 /* Forgets every registered source whose text is `text` (before that text is freed). */
 void diag_remove_source(Diag *d, const char *text);

@@ -59,6 +59,37 @@ KF_API void kf_context_destroy(kf_context *ctx);
 KF_API const char *kf_context_diagnostics(kf_context *ctx);
 KF_API unsigned kf_context_error_count(kf_context *ctx);
 KF_API void kf_context_clear_diagnostics(kf_context *ctx);
+
+/* The first error since the context was made or cleared, as facts (for embedders that map errors to their
+ * own exceptions: a Python TypingError, IndexError, ...). */
+typedef enum kf_error_kind {
+  KF_ERRKIND_NONE = 0,
+  KF_ERRKIND_INTERNAL = 1,       /* a bug in kfront (please report it) */
+  KF_ERRKIND_SYNTAX = 2,         /* the source does not parse */
+  KF_ERRKIND_TYPING = 3,         /* Numba's typing rules refuse it */
+  KF_ERRKIND_UNSUPPORTED = 4,    /* valid Numba that kfront does not handle */
+  KF_ERRKIND_ARGUMENT = 5,       /* arguments that do not fit the kernel (Python: TypeError) */
+  KF_ERRKIND_LAUNCH_CONFIG = 6,  /* grid, block or shared memory out of the device's limits */
+  KF_ERRKIND_OUT_OF_BOUNDS = 7,  /* a bounds check failed: IndexError (the index fields below are set) */
+  KF_ERRKIND_DEVICE = 8,         /* the CUDA driver or the device failed (or the simulator found a race, ...) */
+  KF_ERRKIND_BACKEND = 9,        /* libNVVM or LLVM failed */
+  KF_ERRKIND_NOT_FOUND = 10,     /* no such kernel, file or library */
+  KF_ERRKIND_OUT_OF_MEMORY = 11,
+} kf_error_kind;
+typedef struct kf_error_info {
+  kf_error_kind kind;
+  const char *message;        /* the message alone, without location or source line */
+  const char *file;           /* NULL when the error has no location */
+  unsigned line, col;         /* 1-based; 0 unknown */
+  /* KF_ERRKIND_OUT_OF_BOUNDS: */
+  const char *kernel;         /* the kernel's Python name */
+  unsigned axis;
+  int64_t index, extent;
+} kf_error_info;
+/* Fills *out with the first error reported since the last clear; its strings are borrowed, valid until
+ * the diagnostics are cleared or the context destroyed. KF_ERROR_NOT_FOUND (and kind NONE) when there was
+ * none. */
+KF_API kf_status kf_context_first_error(kf_context *ctx, kf_error_info *out);
 /* Optional: called with each rendered diagnostic as it is reported (level: 0 error, 1 warning, 2 note). */
 typedef void (*kf_diagnostic_fn)(void *user, int level, const char *rendered);
 KF_API void kf_context_set_diagnostic_handler(kf_context *ctx, kf_diagnostic_fn fn, void *user);
