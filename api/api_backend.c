@@ -44,6 +44,11 @@ kf_status kf_module_emit_llvm(kf_module *m, const kf_codegen_options *opts, char
   return hand_out(&b, out, len);
 }
 
+kf_status kf_configure_cuda_toolkit(const char *cuda_home, const char *libnvvm_path, const char *libdevice_path,
+                                    int verify) {
+  return nvvm_configure(cuda_home, libnvvm_path, libdevice_path, verify != 0) ? KF_OK : KF_ERROR_UNSUPPORTED;
+}
+
 kf_status kf_module_emit_ptx(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len) {
   *out = NULL;
   if (len) *len = 0;

@@ -61,6 +61,9 @@ void be_print_module(LLVMModuleRef mod, BackendKind kind, StrBuf *out);
 /* ---- backend/nvvm.c: libNVVM ------------------------------------------------------------------ */
 /* Loads libNVVM and libdevice once. On failure reports every path searched and returns false. */
 bool nvvm_load(Diag *diag);
+/* Where libNVVM and libdevice are (NULL/"": search the defaults: CUDA toolkit under /usr/local/cuda, the
+ * loader's path) and whether to run nvvmVerifyProgram first. Only before the first load: false after. */
+bool nvvm_configure(const char *cuda_home, const char *libnvvm, const char *libdevice, bool verify);
 /* IR and debug metadata versions of the loaded libNVVM ({2, 0, 3, 2} if it cannot be loaded). */
 void nvvm_ir_version(int version[4]);
 /* libdevice's bitcode (loaded once; borrowed, immutable). NULL after reporting the paths searched. */

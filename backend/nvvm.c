@@ -1,9 +1,10 @@
 /* nvvm.c — libNVVM, loaded with dlopen at first use, and libdevice's bitcode.
  *
- * Search order for libNVVM: $KFRONT_LIBNVVM (a file, or a folder holding libnvvm.so), $CUDA_HOME/nvvm/lib64,
- * $CUDA_HOME/lib64, /usr/local/cuda/nvvm/lib64, /usr/local/cuda/lib64, then the dynamic loader's own path
- * (LD_LIBRARY_PATH, ld.so.cache); in each folder libnvvm.so, then libnvvm.so.4. libdevice: $KFRONT_LIBDEVICE,
- * $CUDA_HOME/nvvm/libdevice/libdevice.10.bc, the nvvm/libdevice folder next to the libNVVM found,
+ * The paths come from nvvm_configure (kfront's tools fill them from $KFRONT_LIBNVVM, $CUDA_HOME and
+ * $KFRONT_LIBDEVICE; the library reads no environment). Search order for libNVVM: the configured libNVVM (a
+ * file, or a folder holding libnvvm.so), CUDA_HOME/nvvm/lib64, CUDA_HOME/lib64, /usr/local/cuda/nvvm/lib64,
+ * /usr/local/cuda/lib64, then the dynamic loader's own path (LD_LIBRARY_PATH, ld.so.cache); in each folder
+ * libnvvm.so, then libnvvm.so.4. libdevice: the configured file, CUDA_HOME/nvvm/libdevice/libdevice.10.bc, the nvvm/libdevice folder next to the libNVVM found,
  * /usr/local/cuda/nvvm/libdevice/libdevice.10.bc. Both are loaded once (pthread_once) and then only read,
  * so compiles may run concurrently (libNVVM allows concurrent use of different programs). A failure
  * message names every path tried. nvvm.h is not needed: the few prototypes are declared here. */
@@ -71,18 +72,47 @@ static bool try_dir(const char *dir, StrBuf *tried) {
   return false;
 }
 
+/* Where the CUDA toolkit is: set by the embedder (kf_configure_cuda_toolkit) before libNVVM is first
+ * loaded; the library reads no environment. */
+static struct {
+  pthread_mutex_t lock;
+  bool used;               /* a load read it: later configuration is refused */
+  char cuda_home[4096], libnvvm[4096], libdevice[4096];
+  bool verify;
+} toolkit = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+bool nvvm_configure(const char *cuda_home, const char *libnvvm, const char *libdevice, bool verify) {
+  pthread_mutex_lock(&toolkit.lock);
+  bool ok = !toolkit.used;
+  if (ok) {
+    snprintf(toolkit.cuda_home, sizeof toolkit.cuda_home, "%s", cuda_home ? cuda_home : "");
+    snprintf(toolkit.libnvvm, sizeof toolkit.libnvvm, "%s", libnvvm ? libnvvm : "");
+    snprintf(toolkit.libdevice, sizeof toolkit.libdevice, "%s", libdevice ? libdevice : "");
+    toolkit.verify = verify;
+  }
+  pthread_mutex_unlock(&toolkit.lock);
+  return ok;
+}
+
+static void toolkit_use(void) {
+  pthread_mutex_lock(&toolkit.lock);
+  toolkit.used = true;
+  pthread_mutex_unlock(&toolkit.lock);
+}
+
 static void load_api(void) {
   StrBuf tried;
   sb_init(&tried);
-  const char *env = getenv("KFRONT_LIBNVVM");
-  const char *cuda = getenv("CUDA_HOME");
+  toolkit_use();
+  const char *env = toolkit.libnvvm;
+  const char *cuda = toolkit.cuda_home;
   bool found = false;
-  char dir[4096];
+  char dir[8192];
   struct stat st;
   if (env && *env) {
     if (stat(env, &st) == 0 && S_ISDIR(st.st_mode)) found = try_dir(env, &tried);
     else if (stat(env, &st) == 0) found = try_open(env, &tried);
-    else sb_printf(&tried, "\n  %s ($KFRONT_LIBNVVM): not found", env);
+    else sb_printf(&tried, "\n  %s (the configured libNVVM): not found", env);
   }
   if (!found && cuda && *cuda) {
     snprintf(dir, sizeof dir, "%s/nvvm/lib64", cuda);
@@ -172,8 +202,9 @@ static void load_libdevice(void) {
   StrBuf tried;
   sb_init(&tried);
   char path[8192];
-  const char *env = getenv("KFRONT_LIBDEVICE");
-  const char *cuda = getenv("CUDA_HOME");
+  toolkit_use();
+  const char *env = toolkit.libdevice;
+  const char *cuda = toolkit.cuda_home;
   bool found = false;
   if (env && *env) found = try_libdevice(env, &tried);
   if (!found && cuda && *cuda) {
@@ -277,7 +308,7 @@ BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, St
     report_log(prog, r, "nvvmAddModuleToProgram", diag);
   } else if (libdevice && (r = api.LazyAddModuleToProgram(prog, libdevice, libdevice_len, "libdevice")) != 0) {
     report_log(prog, r, "nvvmLazyAddModuleToProgram(libdevice)", diag);
-  } else if (getenv("KFRONT_NVVM_VERIFY") && (r = api.VerifyProgram(prog, nopts, opts)) != 0) {
+  } else if (toolkit.verify && (r = api.VerifyProgram(prog, nopts, opts)) != 0) {
     report_log(prog, r, "nvvmVerifyProgram", diag);
   } else if ((r = api.CompileProgram(prog, nopts, opts)) != 0) {
     report_log(prog, r, "nvvmCompileProgram", diag);

@@ -178,6 +178,7 @@ static int compile_main(int argc, char **argv, int check_only) {
 }
 
 int main(int argc, char **argv) {
+  tool_configure_toolkit_from_env();
   if (argc < 2) {
     usage(stderr);
     return 2;

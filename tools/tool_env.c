@@ -5,7 +5,9 @@
  *   KFRONT_NO_CACHE=1         no disk cache
  *   KFRONT_CACHE_DIR          the disk cache's directory (else $XDG_CACHE_HOME/kfront, else ~/.cache/kfront)
  *   KFRONT_BACKEND=llvm|nvvm  the code generator (default: libNVVM when it loads, else LLVM)
- *   KFRONT_LIBCUDA            the CUDA driver library to load (default libcuda.so.1) */
+ *   KFRONT_LIBCUDA            the CUDA driver library to load (default libcuda.so.1)
+ *   CUDA_HOME, KFRONT_LIBNVVM, KFRONT_LIBDEVICE, KFRONT_NVVM_VERIFY=1   where libNVVM and libdevice are, and
+ *                             whether libNVVM verifies first (kf_configure_cuda_toolkit) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,11 @@
 bool tool_env_on(const char *name) {
   const char *v = getenv(name);
   return v && *v && strcmp(v, "0") != 0;
+}
+
+void tool_configure_toolkit_from_env(void) {
+  kf_configure_cuda_toolkit(getenv("CUDA_HOME"), getenv("KFRONT_LIBNVVM"), getenv("KFRONT_LIBDEVICE"),
+                            tool_env_on("KFRONT_NVVM_VERIFY"));
 }
 
 void tool_runtime_options_from_env(kf_runtime_options *o, char **cache_dir) {

@@ -12,6 +12,9 @@
  * frees it), or NULL with errno set when it cannot be opened or read. */
 char *tool_read_file(const char *path, size_t *len);
 
+/* Tells the library where the CUDA toolkit is: $CUDA_HOME, $KFRONT_LIBNVVM, $KFRONT_LIBDEVICE,
+ * $KFRONT_NVVM_VERIFY (call first thing in main). */
+void tool_configure_toolkit_from_env(void);
 /* Whether the variable is set to something other than "" or "0". */
 bool tool_env_on(const char *name);
 /* Applies KFRONT_SIM, KFRONT_NO_GRID_STRIDE, KFRONT_NO_CACHE, KFRONT_CACHE_DIR (XDG_CACHE_HOME, HOME),

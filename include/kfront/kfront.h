@@ -432,6 +432,13 @@ typedef struct kf_codegen_options {
   int lineinfo;         /* ask for line information in the PTX */
 } kf_codegen_options;
 
+/* Where the CUDA toolkit is (the library reads no environment; kfront's tools pass $CUDA_HOME,
+ * $KFRONT_LIBNVVM, $KFRONT_LIBDEVICE and $KFRONT_NVVM_VERIFY): cuda_home the toolkit's root, libnvvm_path a
+ * libnvvm.so file or its folder, libdevice_path the libdevice.10.bc file; NULL for each: searched under
+ * /usr/local/cuda and the loader's path. verify: run libNVVM's verifier before compiling. Process-wide;
+ * only before libNVVM is first used (KF_ERROR_UNSUPPORTED after). */
+KF_API kf_status kf_configure_cuda_toolkit(const char *cuda_home, const char *libnvvm_path, const char *libdevice_path,
+                                           int verify);
 /* Fills *opts with the defaults: libNVVM, sm_90, -O3, no fastmath, no lineinfo. */
 KF_API void kf_codegen_options_init(kf_codegen_options *opts);
 
