@@ -129,6 +129,7 @@ kf_status kf_module_parse(kf_context *ctx, const char *filename, const char *tex
 void kf_module_destroy(kf_module *m) {
   if (!m) return;
   if (m->source) diag_remove_source(&m->ctx->diag, m->source);
+  api_sources_free(m->ctx, m->extra, m->nextra);
   ir_module_free(m->ir);
   free(m->source);
   free(m->filename);

@@ -1,12 +1,17 @@
-/* api_compile.c — kf_compile_source: the frontend, then the default (or given) pass pipeline. */
+/* api_compile.c — compiling Numba-CUDA source: kf_compile_sources (kf_compile_source is its one-source case)
+ * runs the frontend over copies of the sources, the verifier and the default (or given) pass pipeline
+ * (rt_compile_source, the sequence the runtime's programs use too);
+ * kf_compile_options_key writes the canonical text of the options (the frontend's fe_options_key, and the
+ * pipeline as the pass manager reads it back). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/api_internal.h"
 #include "frontend/compile.h"
 #include "passes/passes.h"
+#include "runtime/rt.h"
 
-const char *kf_default_pipeline(void) { return "canonicalize,cse,bce,dce"; }
+const char *kf_default_pipeline(void) { return PASS_DEFAULT_PIPELINE; }
 
 void kf_compile_options_init(kf_compile_options *opts) {
   memset(opts, 0, sizeof *opts);
@@ -14,32 +19,151 @@ void kf_compile_options_init(kf_compile_options *opts) {
   opts->verify_each = 1;
 }
 
+/* The frontend's options for opts, with the given sources 1.. */
+static FeOptions fe_options(const kf_compile_options *o, const kf_source *extra, unsigned nextra) {
+  return (FeOptions){.kernels = o->kernels,
+                     .nkernels = o->nkernels,
+                     .signatures = o->signatures,
+                     .nsignatures = o->nsignatures,
+                     .bounds_check = o->bounds_check != 0,
+                     .extra_sources = extra,
+                     .nextra_sources = nextra,
+                     .bindings = o->bindings,
+                     .nbindings = o->nbindings,
+                     .functions = o->functions,
+                     .nfunctions = o->nfunctions};
+}
+
+void api_sources_free(kf_context *ctx, kf_source *s, unsigned n) {
+  for (unsigned i = 0; s && i < n; i++) {
+    diag_remove_source(&ctx->diag, s[i].text);
+    free((char *)s[i].filename);
+    free((char *)s[i].text);
+  }
+  free(s);
+}
+
+/* Copies of n sources (file names and NUL-terminated texts), or NULL when out of memory. */
+static kf_source *sources_copy(kf_context *ctx, const kf_source *src, unsigned n) {
+  kf_source *c = calloc(n ? n : 1, sizeof *c);
+  if (!c) return NULL;
+  for (unsigned i = 0; i < n; i++) {
+    char *name = strdup(src[i].filename ? src[i].filename : "<input>"), *text = malloc(src[i].len + 1);
+    c[i] = (kf_source){name, text, src[i].len, src[i].first_line};
+    if (!name || !text) {
+      api_sources_free(ctx, c, i + 1);
+      return NULL;
+    }
+    if (src[i].len) memcpy(text, src[i].text, src[i].len);
+    text[src[i].len] = 0;
+  }
+  return c;
+}
+
+typedef struct CompileJob {
+  RtSourceOptions ro;
+  unsigned first_line;  /* of the main source */
+} CompileJob;
+
 static Module *compile_python(kf_context *ctx, const char *name, const char *text, size_t len, const void *user) {
-  return fe_compile(ctx->ir, &ctx->diag, name, text, len, user);
+  const CompileJob *job = user;
+  kf_source main = {name, text, len, job->first_line};
+  return rt_compile_source(ctx->ir, &ctx->diag, &main, &job->ro);
+}
+
+kf_status kf_compile_sources(kf_context *ctx, const kf_source *sources, unsigned nsources,
+                             const kf_compile_options *opts, kf_module **out) {
+  *out = NULL;
+  SrcLoc none = srcloc(NULL, 0, 0);
+  if (!sources || nsources == 0) {
+    diag_error(&ctx->diag, none, "kf_compile_sources: no source given");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  for (unsigned i = 0; i < nsources; i++)
+    if (!sources[i].text && sources[i].len) {
+      diag_error(&ctx->diag, none, "kf_compile_sources: source %u (%s) has a length but no text", i,
+                 sources[i].filename ? sources[i].filename : "<input>");
+      return KF_ERROR_INVALID_INPUT;
+    }
+  kf_compile_options dflt;
+  if (!opts) {
+    kf_compile_options_init(&dflt);
+    opts = &dflt;
+  }
+  kf_source *extra = sources_copy(ctx, sources + 1, nsources - 1);
+  if (!extra) return KF_ERROR_INTERNAL;
+  CompileJob job = {{.kernels = opts->kernels,
+                     .nkernels = opts->nkernels,
+                     .signatures = opts->signatures,
+                     .nsignatures = opts->nsignatures,
+                     .bounds_check = opts->bounds_check != 0,
+                     .pipeline = opts->pipeline,
+                     .verify_each = opts->verify_each != 0,
+                     .extra_sources = extra,
+                     .nextra_sources = nsources - 1,
+                     .bindings = opts->bindings,
+                     .nbindings = opts->nbindings,
+                     .functions = opts->functions,
+                     .nfunctions = opts->nfunctions},
+                    sources[0].first_line};
+  kf_module *km;
+  kf_status st = api_module_build(ctx, sources[0].filename, sources[0].text ? sources[0].text : "", sources[0].len,
+                                  compile_python, &job, &km);
+  if (st != KF_OK) {
+    api_sources_free(ctx, extra, nsources - 1);
+    return st;
+  }
+  km->extra = extra;
+  km->nextra = nsources - 1;
+  *out = km;
+  return KF_OK;
 }
 
 kf_status kf_compile_source(kf_context *ctx, const char *filename, const char *text, size_t len,
                             const kf_compile_options *opts, kf_module **out) {
+  *out = NULL;
+  unsigned nextra = opts ? opts->nextra_sources : 0;
+  if (nextra && !opts->extra_sources) {
+    diag_error(&ctx->diag, srcloc(NULL, 0, 0), "kf_compile_source: %u extra sources given with no sources pointer", nextra);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  kf_source *all = malloc(sizeof *all * (1 + nextra));
+  if (!all) return KF_ERROR_INTERNAL;
+  all[0] = (kf_source){filename, text, len, 1};
+  if (nextra) memcpy(all + 1, opts->extra_sources, sizeof *all * nextra);
+  kf_status st = kf_compile_sources(ctx, all, 1 + nextra, opts, out);
+  free(all);
+  return st;
+}
+
+kf_status kf_compile_options_key(const kf_compile_options *opts, char **out) {
   *out = NULL;
   kf_compile_options dflt;
   if (!opts) {
     kf_compile_options_init(&dflt);
     opts = &dflt;
   }
-  FeOptions fo = {opts->kernels, opts->nkernels, opts->signatures, opts->nsignatures, opts->bounds_check != 0};
-  kf_module *km;
-  kf_status st = api_module_build(ctx, filename, text, len, compile_python, &fo, &km);
-  if (st != KF_OK) return st;
-  if (!ir_verify_module(km->ir, &ctx->diag)) {
-    kf_module_destroy(km);
-    return KF_ERROR_INTERNAL;
+  FeOptions fo = fe_options(opts, opts->extra_sources, opts->nextra_sources);
+  StrBuf b;
+  sb_init(&b);
+  bool ok = fe_options_key(&fo, &b);
+  /* the pipeline as the pass manager reads it (spelling aside); one it cannot read, as written */
+  const char *text = opts->pipeline ? opts->pipeline : kf_default_pipeline();
+  Pipeline p = {0};
+  Diag scratch;
+  diag_init(&scratch);
+  StrBuf norm;
+  sb_init(&norm);
+  if (pipeline_parse(&p, text, &scratch)) pipeline_print(&p, &norm);
+  else sb_puts(&norm, text);
+  pipeline_free(&p);
+  diag_free(&scratch);
+  sb_printf(&b, "pipeline %zu:%s\n", norm.len, sb_cstr(&norm));
+  sb_free(&norm);
+  if (!ok) {
+    sb_free(&b);
+    return KF_ERROR_INVALID_INPUT;
   }
-  kf_pass_options po = {.verify_each = opts->verify_each};
-  st = kf_module_run_pipeline(km, opts->pipeline ? opts->pipeline : kf_default_pipeline(), &po, NULL);
-  if (st != KF_OK) {
-    kf_module_destroy(km);
-    return st;
-  }
-  *out = km;
+  *out = sb_take(&b);
   return KF_OK;
 }

@@ -17,6 +17,8 @@ struct kf_module {
   Module *ir;
   char *source;    /* text the module was read from, kept for diagnostics (owned) */
   char *filename;  /* owned */
+  kf_source *extra;  /* further sources it was compiled from (kf_compile_sources): filename and text owned, */
+  unsigned nextra;   /* registered with the context's diagnostics like source */
 };
 
 /* Builds a module from source text: `build` gets copies of the text (NUL-terminated) and of the file name
@@ -27,5 +29,8 @@ struct kf_module {
 typedef Module *(*ApiBuildFn)(kf_context *ctx, const char *name, const char *text, size_t len, const void *user);
 kf_status api_module_build(kf_context *ctx, const char *filename, const char *text, size_t len, ApiBuildFn build,
                            const void *user, kf_module **out);
+/* Frees n sources copied by api_compile.c (file names and texts), after removing them from the context's
+ * diagnostics; s may be NULL. */
+void api_sources_free(kf_context *ctx, kf_source *s, unsigned n);
 
 #endif

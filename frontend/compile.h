@@ -20,6 +20,13 @@
  * Attributes: `kernel` or `device`; the decorator's options as `fastmath`, `debug`, `lineinfo` (units),
  * `opt` (integer), `inline` ("always" / "never").
  *
+ * Embedding (kf_compile_sources). A source may be one function's lines as they stand in their file
+ * (indented, starting at line first_line): locations are the file's. Extra sources are read like the main
+ * one; each function resolves names as locals, the embedder's bindings, its own source's module-level names,
+ * Python's builtins. Requested names are looked up in the main source first, then in the others in order; a
+ * function named as one of an earlier source has symbols based on `name__s<source>` (py_name unchanged).
+ * A function spec stands for the decorators of the def it names (embed.c).
+ *
  * Generated kernels (func attribute `generated`, and the user's function as the device function
  * `<symbol>__core`); each is compiled for an element signature (as in the decorator) or for the kernel's
  * own array signature (what a runtime launching it knows: void(float32[::1], float32[::1]) for a float32
@@ -42,6 +49,7 @@
 #define KF_FRONTEND_COMPILE_H
 
 #include "ir/ir.h"
+#include "kfront/kfront.h"
 
 typedef struct FeOptions {
   const char *const *kernels;     /* functions to compile; NULL/0: every function with an eager signature */
@@ -49,6 +57,14 @@ typedef struct FeOptions {
   const char *const *signatures;  /* Numba signature strings for the named functions (lazy kernels need one) */
   unsigned nsignatures;
   bool bounds_check;              /* emit check.bounds before every array access */
+  /* What an embedder supplies, as kf_compile_options has it (kfront.h says what each means; embed.c reads
+   * them): sources 1.., names bound by the embedder, decorator facts. */
+  const kf_source *extra_sources;
+  unsigned nextra_sources;
+  const kf_binding *bindings;
+  unsigned nbindings;
+  const kf_function_spec *functions;
+  unsigned nfunctions;
   /* Optional (tests): called with the Numba type of each value a local variable takes (assignments,
    * parameters, values merged after branches and loops), in Numba's spelling ("int64",
    * "array(float32, 2d, A)"); func is the Python function's name. */
@@ -56,7 +72,15 @@ typedef struct FeOptions {
   void *on_type_user;
 } FeOptions;
 
-Module *fe_compile(IrContext *ctx, Diag *diag, const char *filename, const char *text, size_t len,
-                   const FeOptions *opts);
+/* Compiles the main source (index 0: a whole module or one function's lines, see kf_source) and
+ * opts->extra_sources. The texts must outlive the diagnostics that quote them (each is registered with
+ * diag at its first line). */
+Module *fe_compile(IrContext *ctx, Diag *diag, const kf_source *main, const FeOptions *opts);
+
+/* A canonical text of everything in o that changes the compiled code besides the main source (kernels,
+ * signatures, bounds checks, extra sources, bindings, function specs; kf_compile_options_key in kfront.h
+ * says how each is written), appended to out. False when o cannot be read (NULL where a pointer is
+ * needed, an invalid dtype or rank, a device array): out then holds a partial text. */
+bool fe_options_key(const FeOptions *o, StrBuf *out);
 
 #endif

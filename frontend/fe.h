@@ -14,6 +14,13 @@
  *                 lowering their body speculatively (quietly) until the loop-carried types are stable.
  *   generated.c   @vectorize, @guvectorize and @cuda.reduce kernels, written as Python templates that
  *                 call the user's function as a device function, compiled like any kernel.
+ *   embed.c       what an embedder supplies instead of module text: the values bound to names (as the
+ *                 FeVals a module-level constant, import or function would give), the decorator facts of
+ *                 function specs, and the canonical text of all of it (fe_options_key).
+ *
+ * Several sources: each is parsed and read on its own (FeSource: its module-level names); every function
+ * belongs to one and resolves names in it (locals, the embedder's bindings, its source's module-level
+ * names, builtins: fe_lookup).
  *
  * Memory: FeCtx.arena holds everything of one fe_compile call (AST, tables, FeVals) and is freed when it
  * returns; the kir goes into the Module's arena (op locations name a copy of the file name kept there). */
@@ -25,6 +32,7 @@
 #include "ir/ir.h"
 
 typedef struct FeCtx FeCtx;
+typedef struct FeSource FeSource;
 typedef struct FeFunc FeFunc;
 typedef struct FeInst FeInst;
 typedef struct FeVal FeVal;
@@ -46,7 +54,16 @@ typedef enum {
   FV_HOST,    /* a module name bound to something that is not a compile-time constant */
   FV_SLICE,   /* a slice (only inside signatures and as a diagnostic) */
   FV_CONSTARR, /* a module-level NumPy array of constants (np.array([...])), for cuda.const.array_like */
+  FV_NAMESPACE, /* named members bound by the embedder (an enum class, a module-like object): ns */
+  FV_INVALID, /* a name the embedder bound to something kfront cannot use: str.s says why (never a value) */
 } FeValKind;
+
+typedef struct FeNamespace {
+  const char *name;  /* the name it was bound to (diagnostics, constant symbols) */
+  unsigned n;
+  const char **names;
+  FeVal *vals;
+} FeNamespace;
 
 typedef struct FeConstArr {
   Type *type;     /* array<dtype, rank, C> */
@@ -72,12 +89,13 @@ struct FeVal {
       FeVal *elems;
     } tup;           /* FV_TUPLE, FV_VIEW */
     struct {
-      const char *s; /* FV_PATH, FV_STR */
+      const char *s; /* FV_PATH, FV_STR, FV_INVALID */
       size_t len;
     } str;
     int builtin;     /* FV_BUILTIN */
     FeFunc *func;    /* FV_FUNC, FV_PYFUNC */
     FeConstArr *carr; /* FV_CONSTARR */
+    FeNamespace *ns;  /* FV_NAMESPACE */
   };
 };
 
@@ -99,9 +117,26 @@ typedef struct FeLocal {
   SrcLoc first_assign;
 } FeLocal;
 
+/* One source: a whole module or one function's lines (kf_source), with its module-level names. */
+struct FeSource {
+  unsigned index;          /* 0: the main source */
+  const char *filename;    /* as given ("<input>" when none) */
+  const char *mfile;       /* the file name in the module's arena (op locations) */
+  const char *text;
+  size_t len;
+  unsigned first_line;     /* the file line of text's first line */
+  PyModule *py;
+  StrMap globals;          /* module-level name -> FeVal* */
+  unsigned *line_starts;   /* byte offset of each line of text (for locations inside string literals) */
+  unsigned nlines;
+};
+
 struct FeFunc {
   const PyStmt *def;
   const char *name;
+  const char *sym;         /* the base of its kir symbols: name, or name__s<source> when a function of an
+                            * earlier source has that name */
+  FeSource *src;           /* where it is defined (generated kernels: the user's function's source) */
   FeFuncKind kind;
   SrcLoc loc;              /* the `def` */
   SrcLoc deco_loc;         /* the decorator */
@@ -139,6 +174,13 @@ struct FeInst {
   bool in_progress, failed, requested;
 };
 
+/* A name bound by the embedder (embed.c). */
+typedef struct FeBinding {
+  const char *name;
+  FeVal *val;              /* FV_INVALID when it cannot be used */
+  const kf_value *value;   /* what the embedder gave */
+} FeBinding;
+
 /* ---- the module-level context ------------------------------------------------------------------- */
 struct FeCtx {
   IrContext *ctx;
@@ -146,20 +188,19 @@ struct FeCtx {
   Module *m;
   const FeOptions *opts;
   Arena arena;
-  PyModule *py;
-  const char *filename;    /* as given */
-  const char *mfile;       /* the file name in the module's arena (op locations) */
-  const char *text;
-  size_t len;
-  StrMap globals;          /* module name -> FeVal* */
+  FeSource *srcs;          /* the main source, then opts->extra_sources */
+  unsigned nsrcs;
+  FeSource *cur;           /* the source whose module level is being read */
+  FeBinding *binds;        /* the embedder's bindings, in their order */
+  unsigned nbinds;
+  StrMap bindings;         /* name -> FeVal* (empty when none were given) */
+  bool *spec_found;        /* per opts->functions: a def of its source was found */
   FeFunc **funcs;
   unsigned nfuncs, funcs_cap;
   StrMap known;            /* dotted path -> builtin id + 1 */
   StrMap prefixes;         /* every proper prefix of a known path -> 1 */
   unsigned errors0;
   Op *cur_top;             /* the top-level function being lowered: device functions go before it */
-  unsigned *line_starts;   /* byte offset of each line (for locations inside string literals) */
-  unsigned nlines;
 };
 
 /* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python ----------------------- */
@@ -295,12 +336,40 @@ FeVal lower_param_shape(Type *t);
 
 /* ---- module.c ------------------------------------------------------------------------------------------ */
 void fe_error(FeCtx *fe, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* The global bound to a module-level name, or NULL. */
-FeVal *fe_global(FeCtx *fe, const char *name);
-/* Registers a decorated function. */
+/* What a global name means in source src: the embedder's binding, else src's module-level name; NULL if
+ * neither (the caller then tries Python's builtins). */
+FeVal *fe_lookup(FeCtx *fe, const FeSource *src, const char *name);
+/* Registers a decorated function (of fe->cur, unless fn->src is set) and gives it its symbol base. */
 void fe_add_func(FeCtx *fe, FeFunc *fn);
 /* An interned string in the frontend arena. */
 const char *fe_intern(FeCtx *fe, const char *s);
+/* What `from a.b import c` binds c to, for the dotted path "a.b.c": a type, a known builtin (math constants
+ * as float64 constants), or a path (a module, or an attribute chain still to be resolved). */
+FeVal fe_import_value(FeCtx *fe, const char *path);
+/* The value `import a.b` binds (a module path). */
+FeVal fe_module_value(FeCtx *fe, const char *path);
+/* Constants of type t as module-level constants are kept (i: integers and bools; unsigned ones as their bits). */
+FeVal fe_const_int(FeCtx *fe, Type *t, int64_t i);
+FeVal fe_const_float(Type *t, double f);
+/* A constant array (FV_CONSTARR, what np.array([...], dtype=...) at module level gives) of dtype with the
+ * given extents (rank 1..8) from n constants in C order, each converted to dtype as np.array converts it;
+ * FV_HOST when one cannot be. */
+FeVal fe_const_array(FeCtx *fe, Type *dtype, unsigned rank, const int64_t *dims, const FeVal *elems, unsigned n);
+/* The function named `name` (decorated or specified) of source src, or NULL. */
+FeFunc *fe_find_func(FeCtx *fe, const FeSource *src, const char *name);
+
+/* ---- embed.c ---------------------------------------------------------------------------------------------- */
+/* Before the sources are read: the embedder's bindings as FeVals (fe->binds, fe->bindings; FUNCTION values
+ * wait for the sources), the function specs checked. */
+void embed_begin(FeCtx *fe);
+/* The function a spec makes of this def of fe->cur (its decorators are then ignored), or NULL if no spec
+ * names it. */
+FeFunc *embed_spec_func(FeCtx *fe, const PyStmt *def);
+/* After the sources are read: FUNCTION bindings resolved; a spec that named no function is an error. */
+void embed_after_read(FeCtx *fe);
+/* After compiling without errors: a binding kfront cannot use, which no use reported, is an error naming it. */
+void embed_end(FeCtx *fe);
+void embed_free(FeCtx *fe);
 
 /* ---- generated.c ------------------------------------------------------------------------------------------ */
 /* Builds the kernel of a @vectorize, @guvectorize or @cuda.reduce function for one signature, named sym. */

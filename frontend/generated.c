@@ -267,6 +267,7 @@ bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
   k->name = fn->name;
   k->kind = FN_TEMPLATE;
   k->loc = fn->loc;
+  k->src = fn->src;
   k->user = fn;
   k->fastmath = k->debug = k->lineinfo = k->opt = k->cache = -1;
   k->scope = ARENA_NEW(&fe->arena, StrMap);

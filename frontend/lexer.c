@@ -511,6 +511,11 @@ static bool indentation(Lexer *lx, Token *t) {
     lx->cur = p;
     lx->at_bol = false;
     if (lx->no_indent) return false;
+    if (lx->base_indent) { /* the first logical line of a fragment: its indentation is level 0 */
+      lx->base_indent = false;
+      lx->indent[0] = col;
+      lx->altindent[0] = altcol;
+    }
     SrcLoc loc = loc_of(lx, p);
     int top = lx->indent[lx->nindent], alttop = lx->altindent[lx->nindent];
     if (col == top) {

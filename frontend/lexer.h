@@ -10,7 +10,8 @@
  * Literals are only delimited and validated here; their values are decoded on request by
  * lex_int_value(), lex_float_value() and lex_string_decode() (the parser calls them).
  * Every error is reported to the Diag with its location (`file:line:col: error: ...`)
- * and comes back as a TK_ERROR token; lexing can go on after it.
+ * and comes back as a TK_ERROR token; lexing can go on after it. With base_indent set, the text
+ * may be indented as a whole (one nested function's lines): its first logical line sets level 0.
  * Columns are 1-based and count characters (a UTF-8 sequence or a tab counts as one). */
 #ifndef KF_FRONTEND_LEXER_H
 #define KF_FRONTEND_LEXER_H
@@ -101,6 +102,8 @@ typedef struct Lexer {
   bool line_has_tokens;    /* a token was produced since the last NEWLINE */
   bool done;               /* EOF was returned */
   bool no_indent;          /* expression mode: no INDENT/DEDENT, leading blanks ignored */
+  bool base_indent;        /* public, set after lex_init: the first logical line's indentation is the
+                            * base level (a fragment of a file: one function's lines, possibly indented) */
   bool quiet;              /* errors are counted and the first one kept, not reported */
   int nindent;             /* indentation stack: indent[0] = 0 */
   int indent[LEX_MAX_INDENT + 1], altindent[LEX_MAX_INDENT + 1];

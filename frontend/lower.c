@@ -120,7 +120,7 @@ static FeVal lerr(Lower *L, SrcLoc loc, const char *fmt, ...) {
 
 static void at(Lower *L, SrcLoc loc) {
   loc = user_loc(L, loc);
-  L->b.loc = (SrcLoc){L->fe->mfile, loc.line, loc.col};
+  L->b.loc = (SrcLoc){L->fn->src->mfile, loc.line, loc.col};
 }
 
 static const char *tname(Lower *L, const Type *t) { return nb_type_str(&L->fe->arena, t); }
@@ -152,6 +152,7 @@ static const char *vname(Lower *L, const FeVal *v) {
   case FV_STR: return "unicode_type";
   case FV_HOST: return "a host object";
   case FV_CONSTARR: return arena_printf(&L->fe->arena, "a constant %s", tname(L, v->carr->type));
+  case FV_NAMESPACE: return arena_printf(&L->fe->arena, "namespace '%s'", v->ns->name);
   case FV_UNDEF: return "undefined";
   default: return "?";
   }
@@ -297,6 +298,7 @@ static bool fv_same(const FeVal *a, const FeVal *b) {
   case FV_NTYPE: return a->type == b->type;
   case FV_FUNC:
   case FV_PYFUNC: return a->func == b->func;
+  case FV_NAMESPACE: return a->ns == b->ns;
   default: return true;
   }
 }
@@ -662,9 +664,12 @@ static const char *suggest(Lower *L, const char *name) {
   const char *best = NULL;
   unsigned bestd = UINT32_MAX;
   for (unsigned i = 0; i < L->fn->nlocals; i++) consider(name, L->fn->locals[i].name, &best, &bestd);
-  const StrMap *g = &L->fe->globals;
-  for (size_t i = 0; i < g->cap; i++)
-    if (g->slots[i].key && ((FeVal *)g->slots[i].value)->kind != FV_HOST) consider(name, g->slots[i].key, &best, &bestd);
+  const StrMap *maps[2] = {&L->fn->src->globals, &L->fe->bindings};
+  for (unsigned k = 0; k < 2; k++)
+    for (size_t i = 0; i < maps[k]->cap; i++) {
+      const StrMapEntry *e = &maps[k]->slots[i];
+      if (e->key && ((FeVal *)e->value)->kind != FV_HOST) consider(name, e->key, &best, &bestd);
+    }
   static const char *const builtins[] = {"range", "len", "min", "max", "abs", "int", "float", "bool", "round"};
   for (unsigned i = 0; i < sizeof builtins / sizeof *builtins; i++) consider(name, builtins[i], &best, &bestd);
   return best;
@@ -672,22 +677,28 @@ static const char *suggest(Lower *L, const char *name) {
 
 static FeVal const_array_ref(Lower *L, const FeConstArr *ca, const char *hint);
 
-static FeVal lookup_global(Lower *L, const char *name, SrcLoc loc) {
-  FeVal *g = L->fn->scope ? strmap_get(L->fn->scope, name) : NULL;
-  if (!g) g = fe_global(L->fe, name);
-  if (g) {
-    if (g->kind == FV_HOST)
-      return lerr(L, loc, "global name '%s' is not a compile-time constant: a kernel can read module constants "
-                          "(numbers, tuples of them), modules, types and functions",
-                  name);
-    if (g->kind == FV_CONSTARR) { /* a global NumPy array is a constant, as in Numba */
-      at(L, loc);
-      return const_array_ref(L, g->carr, name);
-    }
-    FeVal v = *g;
-    v.literal = false;
-    return v;
+/* The value of a global (a module-level name, a binding, a namespace member) as a kernel reads it; name
+ * says which in diagnostics, hint names the symbol of a constant array. */
+static FeVal global_value(Lower *L, const FeVal *g, const char *name, const char *hint, SrcLoc loc) {
+  if (g->kind == FV_HOST)
+    return lerr(L, loc, "global name '%s' is not a compile-time constant: a kernel can read module constants "
+                        "(numbers, tuples of them), modules, types and functions",
+                name);
+  if (g->kind == FV_INVALID) return lerr(L, loc, "'%s' (bound by the embedder): %s", name, g->str.s);
+  if (g->kind == FV_CONSTARR) { /* a global NumPy array is a constant, as in Numba */
+    at(L, loc);
+    return const_array_ref(L, g->carr, hint);
   }
+  FeVal v = *g;
+  v.literal = false;
+  return v;
+}
+
+/* A name that is not a local: the template's own scope (generated kernels see only it and the builtins),
+ * else the embedder's bindings and the function's source (fe_lookup), else Python's builtins. */
+static FeVal lookup_global(Lower *L, const char *name, SrcLoc loc) {
+  FeVal *g = L->fn->scope ? strmap_get(L->fn->scope, name) : fe_lookup(L->fe, L->fn->src, name);
+  if (g) return global_value(L, g, name, name, loc);
   char buf[80];
   if (strlen(name) < 60) {
     snprintf(buf, sizeof buf, "builtins.%s", name);
@@ -764,6 +775,12 @@ static FeVal lower_attribute(Lower *L, const PyExpr *e) {
   switch (v.kind) {
   case FV_POISON: return v;
   case FV_PATH: return path_attr(L, &v, a, aloc);
+  case FV_NAMESPACE:
+    for (unsigned i = 0; i < v.ns->n; i++)
+      if (strcmp(v.ns->names[i], a) == 0)
+        return global_value(L, &v.ns->vals[i], arena_printf(&L->fe->arena, "%s.%s", v.ns->name, a),
+                            arena_printf(&L->fe->arena, "%s__%s", v.ns->name, a), aloc);
+    return lerr(L, aloc, "namespace '%s' has no attribute '%s'", v.ns->name, a);
   case FV_BUILTIN:
     if (v.builtin == BI_THREADIDX || v.builtin == BI_BLOCKIDX || v.builtin == BI_BLOCKDIM || v.builtin == BI_GRIDDIM) {
       if ((a[0] == 'x' || a[0] == 'y' || a[0] == 'z') && !a[1]) {
@@ -2091,12 +2108,13 @@ static FeVal from_shape(Lower *L, const FeVal *s, Value *const *vals, unsigned *
   return r;
 }
 
-static FeVal const_default(Lower *L, const PyExpr *d) {
+/* A default argument value of a device function of source src (a literal or a module-level constant). */
+static FeVal const_default(Lower *L, const FeSource *src, const PyExpr *d) {
   if (d->kind == EX_INT || d->kind == EX_FLOAT || d->kind == EX_BOOL || d->kind == EX_NONE ||
       (d->kind == EX_UNARY && (d->unary.operand->kind == EX_INT || d->unary.operand->kind == EX_FLOAT)))
     return lower_expr(L, d);
   if (d->kind == EX_NAME) {
-    FeVal *g = fe_global(L->fe, d->name);
+    FeVal *g = fe_lookup(L->fe, src, d->name);
     if (g && g->kind == FV_VAL && g->is_const) return *g;
   }
   return lerr(L, d->loc, "default argument values of device functions must be constants");
@@ -2104,10 +2122,10 @@ static FeVal const_default(Lower *L, const PyExpr *d) {
 
 static const char *sym_for(Lower *L, FeFunc *f, const char *key) {
   bool taken = false;
-  Op *o = ir_module_lookup(L->m, f->name);
+  Op *o = ir_module_lookup(L->m, f->sym);
   taken = o && o->block;
-  if (!taken) return f->name;
-  const char *base = arena_printf(&L->fe->arena, "%s__%s", f->name, key);
+  if (!taken) return f->sym;
+  const char *base = arena_printf(&L->fe->arena, "%s__%s", f->sym, key);
   const char *s = base;
   for (unsigned k = 1; (o = ir_module_lookup(L->m, s)) && o->block; k++) s = arena_printf(&L->fe->arena, "%s_%u", base, k);
   return s;
@@ -2131,7 +2149,7 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
   for (unsigned i = 0; i < np; i++) {
     if (args[i].kind != FV_UNDEF) continue;
     if (i < nreq || !ps->items[i]->defval) return lerr(L, e->loc, "%s() missing required argument '%s'", f->name, names[i]);
-    args[i] = const_default(L, ps->items[i]->defval);
+    args[i] = const_default(L, f->src, ps->items[i]->defval);
     if (args[i].kind == FV_POISON) return poison();
   }
   /* a device function declared with signatures: the best one for the arguments (as numba's overloads) */
@@ -3196,7 +3214,7 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
     return inst;
   }
   SrcLoc floc = user_loc(&L, fn->loc);
-  floc.file = fe->mfile;
+  floc.file = fn->src->mfile;
   Op *f = ir_func_create(fe->m, sym, ty_func(fe->ctx, np, pt, 0, NULL), floc);
   bool top = fe->cur_top == NULL;
   if (!top) {

@@ -1,4 +1,9 @@
-/* module.c — fe_compile: reads a Python module and compiles the requested kernels to kir.
+/* module.c — fe_compile: reads Python sources and compiles the requested kernels to kir.
+ *
+ * Each source (the main one, then the embedder's extra sources: a whole module or one function's lines) is
+ * parsed and read on its own into its module-level names (FeSource.globals). Before that, embed.c turns the
+ * embedder's bindings into FeVals; they shadow module-level names wherever names are looked up (fe_lookup),
+ * and a function spec replaces the decorators of the def it names.
  *
  * Module reading never executes anything and never rejects host code. It walks the top-level statements
  * (and the bodies of top-level if/try/with blocks, so that `if __name__ == "__main__":` and guarded imports
@@ -13,7 +18,9 @@
  *     decorators (numba.jit, CPU ufuncs...) and undecorated ones are host code.
  * Then each requested (function, signature) is compiled (lower.c, generated.c), device functions are
  * compiled on demand from their call sites, and at the end unused device function instances are dropped
- * and a function compiled for several argument types gets mangled symbol names. */
+ * and a function compiled for several argument types gets mangled symbol names. Requested names are looked
+ * up in the main source first, then in the others in order; a function named as one of an earlier source
+ * has symbols based on name__s<source> (FeFunc.sym). */
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
@@ -43,15 +50,37 @@ static bool fe_failed(FeCtx *fe) { return fe->diag->nerrors > fe->errors0; }
 
 const char *fe_intern(FeCtx *fe, const char *s) { return arena_strdup(&fe->arena, s); }
 
-FeVal *fe_global(FeCtx *fe, const char *name) { return strmap_get(&fe->globals, name); }
+FeVal *fe_lookup(FeCtx *fe, const FeSource *src, const char *name) {
+  FeVal *v = fe->nbinds ? strmap_get(&fe->bindings, name) : NULL;
+  return v ? v : strmap_get(&src->globals, name);
+}
 
+/* Binds a module-level name of the source being read. */
 static void bind(FeCtx *fe, const char *name, FeVal v) {
   FeVal *p = ARENA_NEW(&fe->arena, FeVal);
   *p = v;
-  strmap_put(&fe->globals, name, p);
+  strmap_put(&fe->cur->globals, name, p);
+}
+
+FeFunc *fe_find_func(FeCtx *fe, const FeSource *src, const char *name) {
+  for (unsigned i = 0; i < fe->nfuncs; i++) {
+    FeFunc *fn = fe->funcs[i];
+    if (fn->kind != FN_TEMPLATE && (!src || fn->src == src) && strcmp(fn->name, name) == 0) return fn;
+  }
+  return NULL;
 }
 
 void fe_add_func(FeCtx *fe, FeFunc *fn) {
+  if (!fn->src) fn->src = fe->cur;
+  /* symbols: a function named as one of an earlier source gets its source's suffix */
+  fn->sym = fn->name;
+  for (unsigned i = 0; i < fe->nfuncs && fn->kind != FN_TEMPLATE; i++) {
+    const FeFunc *o = fe->funcs[i];
+    if (o->kind != FN_TEMPLATE && o->src != fn->src && strcmp(o->name, fn->name) == 0) {
+      fn->sym = arena_printf(&fe->arena, "%s__s%u", fn->name, fn->src->index);
+      break;
+    }
+  }
   if (fe->nfuncs == fe->funcs_cap) {
     fe->funcs_cap = fe->funcs_cap ? 2 * fe->funcs_cap : 16;
     FeFunc **n = ARENA_ARRAY(&fe->arena, FeFunc *, fe->funcs_cap);
@@ -70,6 +99,8 @@ static FeVal path_val(FeCtx *fe, const char *path) {
   return v;
 }
 
+FeVal fe_module_value(FeCtx *fe, const char *path) { return path_val(fe, path); }
+
 /* What a dotted path stands for: a type, a known builtin, a module (prefix), or nothing. */
 static FeVal resolve_path(FeCtx *fe, const char *path) {
   Type *t = sema_path_type(fe, path);
@@ -81,10 +112,11 @@ static FeVal resolve_path(FeCtx *fe, const char *path) {
 
 /* ---- constants --------------------------------------------------------------------------------------- */
 
-static FeVal const_int(FeCtx *fe, Type *t, int64_t i) {
+FeVal fe_const_int(FeCtx *fe, Type *t, int64_t i) {
+  (void)fe;
   return (FeVal){.kind = FV_VAL, .is_const = true, .type = t, .c.i = i, .nonneg = t->is_unsigned || i >= 0};
 }
-static FeVal const_float(Type *t, double f) { return (FeVal){.kind = FV_VAL, .is_const = true, .type = t, .c.f = f}; }
+FeVal fe_const_float(Type *t, double f) { return (FeVal){.kind = FV_VAL, .is_const = true, .type = t, .c.f = f}; }
 
 static bool is_const_scalar(const FeVal *v) { return v->kind == FV_VAL && v->is_const; }
 
@@ -95,11 +127,11 @@ static bool const_cast_to(FeCtx *fe, const FeVal *v, Type *t, FeVal *out) {
   double f = from_float ? v->c.f : v->type->is_unsigned ? (double)(uint64_t)v->c.i : (double)v->c.i;
   if (t->kind == TY_FLOAT) {
     if (t->bits == 32) f = (float)f;
-    *out = const_float(t, f);
+    *out = fe_const_float(t, f);
     return true;
   }
   if (t->kind == TY_BOOL) {
-    *out = const_int(fe, t, from_float ? f != 0 : v->c.i != 0);
+    *out = fe_const_int(fe, t, from_float ? f != 0 : v->c.i != 0);
     return true;
   }
   int64_t i;
@@ -113,7 +145,7 @@ static bool const_cast_to(FeCtx *fe, const FeVal *v, Type *t, FeVal *out) {
     uint64_t mask = (1ull << t->bits) - 1, u = (uint64_t)i & mask;
     i = t->is_unsigned || !(u >> (t->bits - 1)) ? (int64_t)u : (int64_t)(u | ~mask);
   }
-  *out = const_int(fe, t, i);
+  *out = fe_const_int(fe, t, i);
   return true;
 }
 
@@ -178,11 +210,16 @@ static FeVal eval_np_array(FeCtx *fe, const PyExpr *e) {
     }
     dtype = any_float ? ty_f64(fe->ctx) : all_bool ? ty_bool(fe->ctx) : ty_i64(fe->ctx);
   }
+  return fe_const_array(fe, dtype, rank, dims, elems, n);
+}
+
+FeVal fe_const_array(FeCtx *fe, Type *dtype, unsigned rank, const int64_t *dims, const FeVal *elems, unsigned n) {
+  if (rank == 0 || rank > 8) return host();
   FeConstArr *ca = ARENA_NEW(&fe->arena, FeConstArr);
   ca->type = ty_array(fe->ctx, dtype, rank, LAYOUT_C);
-  memcpy(ca->dims, dims, sizeof dims);
+  memcpy(ca->dims, dims, sizeof *dims * rank);
   ca->n = n;
-  ca->values = ARENA_ARRAY(&fe->arena, Attr, n);
+  ca->values = ARENA_ARRAY(&fe->arena, Attr, n ? n : 1);
   for (unsigned i = 0; i < n; i++) {
     FeVal c;
     if (!const_cast_to(fe, &elems[i], dtype, &c)) return host();
@@ -214,17 +251,17 @@ static FeVal eval_call_const(FeCtx *fe, const PyExpr *e) {
   switch (f.builtin) {
   case BI_INT:
     if (n == 1 && a[0].type->kind == TY_FLOAT) return const_cast_to(fe, &a[0], ty_i64(ctx), &out) ? out : host();
-    if (n == 1 && a[0].type->kind == TY_BOOL) return const_int(fe, ty_i64(ctx), a[0].c.i);
+    if (n == 1 && a[0].type->kind == TY_BOOL) return fe_const_int(fe, ty_i64(ctx), a[0].c.i);
     return n == 1 ? a[0] : host();
   case BI_FLOAT:
     return n == 1 && const_cast_to(fe, &a[0], ty_f64(ctx), &out) ? out : host();
   case BI_ABS:
     if (n != 1) return host();
-    if (a[0].type->kind == TY_FLOAT) return const_float(a[0].type, fabs(a[0].c.f));
+    if (a[0].type->kind == TY_FLOAT) return fe_const_float(a[0].type, fabs(a[0].c.f));
     if (a[0].type->kind == TY_INT && !a[0].type->is_unsigned && a[0].c.i != INT64_MIN)
-      return const_int(fe, a[0].type, a[0].c.i < 0 ? -a[0].c.i : a[0].c.i);
+      return fe_const_int(fe, a[0].type, a[0].c.i < 0 ? -a[0].c.i : a[0].c.i);
     return host();
-  case BI_LEN: return n == 1 && a[0].kind == FV_TUPLE ? const_int(fe, ty_i64(ctx), a[0].tup.n) : host();
+  case BI_LEN: return n == 1 && a[0].kind == FV_TUPLE ? fe_const_int(fe, ty_i64(ctx), a[0].tup.n) : host();
   case BI_MIN:
   case BI_MAX: {
     FeVal *items = a;
@@ -253,10 +290,10 @@ static FeVal eval_call_const(FeCtx *fe, const PyExpr *e) {
   case BI_MATH_SQRT: {
     if (n != 1 || !const_cast_to(fe, &a[0], ty_f64(ctx), &out)) return host();
     double x = out.c.f;
-    if (f.builtin == BI_MATH_SQRT) return x >= 0 ? const_float(ty_f64(ctx), sqrt(x)) : host();
+    if (f.builtin == BI_MATH_SQRT) return x >= 0 ? fe_const_float(ty_f64(ctx), sqrt(x)) : host();
     x = f.builtin == BI_MATH_FLOOR ? floor(x) : ceil(x);
     if (!(x > -9.2e18 && x < 9.2e18)) return host();
-    return const_int(fe, ty_i64(ctx), (int64_t)x);
+    return fe_const_int(fe, ty_i64(ctx), (int64_t)x);
   }
   default: return host();
   }
@@ -268,11 +305,11 @@ static FeVal eval_const(FeCtx *fe, const PyExpr *e) {
   FeVal out;
   switch (e->kind) {
   case EX_INT:
-    if (e->intlit.big == 0) return const_int(fe, ty_i64(ctx), e->intlit.value);
-    if (e->intlit.big == 1) return const_int(fe, ty_int(ctx, 64, true), e->intlit.value);
+    if (e->intlit.big == 0) return fe_const_int(fe, ty_i64(ctx), e->intlit.value);
+    if (e->intlit.big == 1) return fe_const_int(fe, ty_int(ctx, 64, true), e->intlit.value);
     return host();
-  case EX_FLOAT: return const_float(ty_f64(ctx), e->fval);
-  case EX_BOOL: return const_int(fe, ty_bool(ctx), e->bval);
+  case EX_FLOAT: return fe_const_float(ty_f64(ctx), e->fval);
+  case EX_BOOL: return fe_const_int(fe, ty_bool(ctx), e->bval);
   case EX_NONE: return (FeVal){.kind = FV_NONE};
   case EX_STR: {
     FeVal v = {.kind = FV_STR};
@@ -281,8 +318,8 @@ static FeVal eval_const(FeCtx *fe, const PyExpr *e) {
     return v;
   }
   case EX_NAME: {
-    FeVal *g = fe_global(fe, e->name);
-    if (g) return *g;
+    FeVal *g = fe_lookup(fe, fe->cur, e->name);
+    if (g) return g->kind == FV_INVALID ? host() : *g;
     int bi = -1;
     char buf[64];
     if (strlen(e->name) < 40) {
@@ -293,16 +330,22 @@ static FeVal eval_const(FeCtx *fe, const PyExpr *e) {
   }
   case EX_ATTRIBUTE: {
     FeVal v = eval_const(fe, e->attribute.value);
+    if (v.kind == FV_NAMESPACE) {
+      for (unsigned i = 0; i < v.ns->n; i++)
+        if (strcmp(v.ns->names[i], e->attribute.attr) == 0)
+          return v.ns->vals[i].kind == FV_INVALID ? host() : v.ns->vals[i];
+      return host();
+    }
     if (v.kind != FV_PATH) return host();
     char *p = arena_printf(&fe->arena, "%s.%s", v.str.s, e->attribute.attr);
     FeVal r = resolve_path(fe, p);
     if (r.kind == FV_BUILTIN) {
       switch (r.builtin) {
-      case BI_MATH_PI: return const_float(ty_f64(ctx), M_PI);
-      case BI_MATH_E: return const_float(ty_f64(ctx), M_E);
-      case BI_MATH_TAU: return const_float(ty_f64(ctx), 2 * M_PI);
-      case BI_MATH_INF: return const_float(ty_f64(ctx), INFINITY);
-      case BI_MATH_NAN: return const_float(ty_f64(ctx), NAN);
+      case BI_MATH_PI: return fe_const_float(ty_f64(ctx), M_PI);
+      case BI_MATH_E: return fe_const_float(ty_f64(ctx), M_E);
+      case BI_MATH_TAU: return fe_const_float(ty_f64(ctx), 2 * M_PI);
+      case BI_MATH_INF: return fe_const_float(ty_f64(ctx), INFINITY);
+      case BI_MATH_NAN: return fe_const_float(ty_f64(ctx), NAN);
       default: break;
       }
     }
@@ -373,40 +416,44 @@ static FeVal eval_const(FeCtx *fe, const PyExpr *e) {
 
 /* ---- decorators ------------------------------------------------------------------------------------- */
 
-static unsigned *line_starts(FeCtx *fe, unsigned *nlines) {
-  if (!fe->line_starts) {
+static unsigned *line_starts(FeCtx *fe, FeSource *src, unsigned *nlines) {
+  if (!src->line_starts) {
     unsigned n = 1;
-    for (size_t i = 0; i < fe->len; i++) n += fe->text[i] == '\n';
+    for (size_t i = 0; i < src->len; i++) n += src->text[i] == '\n';
     unsigned *ls = ARENA_ARRAY(&fe->arena, unsigned, n + 1);
     unsigned k = 1;
-    for (size_t i = 0; i < fe->len; i++)
-      if (fe->text[i] == '\n') ls[k++] = (unsigned)(i + 1);
-    fe->line_starts = ls;
-    fe->nlines = n;
+    for (size_t i = 0; i < src->len; i++)
+      if (src->text[i] == '\n') ls[k++] = (unsigned)(i + 1);
+    src->line_starts = ls;
+    src->nlines = n;
   }
-  *nlines = fe->nlines;
-  return fe->line_starts;
+  *nlines = src->nlines;
+  return src->line_starts;
 }
 
-/* Where the characters of a string literal start (past its prefix and opening quotes). */
+/* Where the characters of a string literal of the source being read start (past its prefix and opening
+ * quotes). */
 static void string_start(FeCtx *fe, const PyExpr *s, unsigned *line, unsigned *col) {
+  FeSource *src = fe->cur;
+  const char *text = src->text;
+  size_t len = src->len;
   *line = s->loc.line;
   *col = s->loc.col;
   unsigned nlines;
-  unsigned *ls = line_starts(fe, &nlines);
-  if (s->loc.line == 0 || s->loc.line > nlines) return;
-  size_t off = ls[s->loc.line - 1];
-  for (unsigned c = 1; c < s->loc.col && off < fe->len; c++) {
-    unsigned char ch = (unsigned char)fe->text[off++];
+  unsigned *ls = line_starts(fe, src, &nlines);
+  if (s->loc.line < src->first_line || s->loc.line - src->first_line >= nlines) return;
+  size_t off = ls[s->loc.line - src->first_line];
+  for (unsigned c = 1; c < s->loc.col && off < len; c++) {
+    unsigned char ch = (unsigned char)text[off++];
     if (ch >= 0x80)
-      while (off < fe->len && ((unsigned char)fe->text[off] & 0xC0) == 0x80) off++;
+      while (off < len && ((unsigned char)text[off] & 0xC0) == 0x80) off++;
   }
   unsigned skip = 0;
-  while (off + skip < fe->len && strchr("rRbBuUfF", fe->text[off + skip]) && fe->text[off + skip]) skip++;
-  if (off + skip < fe->len) {
-    char q = fe->text[off + skip];
+  while (off + skip < len && strchr("rRbBuUfF", text[off + skip]) && text[off + skip]) skip++;
+  if (off + skip < len) {
+    char q = text[off + skip];
     if (q == '\'' || q == '"') {
-      bool triple = off + skip + 2 < fe->len && fe->text[off + skip + 1] == q && fe->text[off + skip + 2] == q;
+      bool triple = off + skip + 2 < len && text[off + skip + 1] == q && text[off + skip + 2] == q;
       skip += triple ? 3 : 1;
     }
   }
@@ -418,7 +465,7 @@ static bool read_signature(FeCtx *fe, const PyExpr *e, FeSig *out) {
   if (e->kind == EX_STR) {
     unsigned line, col;
     string_start(fe, e, &line, &col);
-    bool ok = nb_parse_signature_text(fe, e->str.s, e->str.len, fe->filename, line, col, out);
+    bool ok = nb_parse_signature_text(fe, e->str.s, e->str.len, fe->cur->filename, line, col, out);
     out->loc = e->loc;
     return ok;
   }
@@ -604,15 +651,19 @@ static void read_import(FeCtx *fe, const PyStmt *s) {
       continue;
     }
     const char *name = a->asname ? a->asname : a->name;
-    FeVal v = resolve_path(fe, arena_printf(&fe->arena, "%s.%s", mod, a->name));
-    if (v.kind == FV_BUILTIN && (v.builtin == BI_MATH_PI || v.builtin == BI_MATH_E || v.builtin == BI_MATH_TAU ||
-                                 v.builtin == BI_MATH_INF || v.builtin == BI_MATH_NAN)) {
-      double c = v.builtin == BI_MATH_PI ? M_PI : v.builtin == BI_MATH_E ? M_E : v.builtin == BI_MATH_TAU ? 2 * M_PI
-                 : v.builtin == BI_MATH_INF ? INFINITY : NAN;
-      v = const_float(ty_f64(fe->ctx), c);
-    }
-    bind(fe, name, v);
+    bind(fe, name, fe_import_value(fe, arena_printf(&fe->arena, "%s.%s", mod, a->name)));
   }
+}
+
+FeVal fe_import_value(FeCtx *fe, const char *path) {
+  FeVal v = resolve_path(fe, path);
+  if (v.kind == FV_BUILTIN && (v.builtin == BI_MATH_PI || v.builtin == BI_MATH_E || v.builtin == BI_MATH_TAU ||
+                               v.builtin == BI_MATH_INF || v.builtin == BI_MATH_NAN)) {
+    double c = v.builtin == BI_MATH_PI ? M_PI : v.builtin == BI_MATH_E ? M_E : v.builtin == BI_MATH_TAU ? 2 * M_PI
+               : v.builtin == BI_MATH_INF ? INFINITY : NAN;
+    v = fe_const_float(ty_f64(fe->ctx), c);
+  }
+  return v;
 }
 
 static void read_stmts(FeCtx *fe, const PyStmtList *l) {
@@ -631,7 +682,7 @@ static void read_stmts(FeCtx *fe, const PyStmtList *l) {
       break;
     case ST_AUGASSIGN:
       if (s->augassign.target->kind == EX_NAME) {
-        FeVal *old = fe_global(fe, s->augassign.target->name);
+        FeVal *old = strmap_get(&fe->cur->globals, s->augassign.target->name);
         FeVal rhs = eval_const(fe, s->augassign.value), out;
         if (old && sema_py_binop(fe->ctx, s->augassign.op, old, &rhs, &out)) {
           out.literal = false;
@@ -642,7 +693,8 @@ static void read_stmts(FeCtx *fe, const PyStmtList *l) {
       }
       break;
     case ST_FUNCDEF: {
-      FeFunc *fn = read_decorated(fe, s);
+      FeFunc *fn = embed_spec_func(fe, s);
+      if (!fn) fn = read_decorated(fe, s);
       if (fn) {
         fe_add_func(fe, fn);
         bind(fe, fn->name, (FeVal){.kind = FV_FUNC, .func = fn});
@@ -712,12 +764,6 @@ static void mark_host_targets(FeCtx *fe, const PyStmtList *l) {
 
 /* ---- compiling requests ------------------------------------------------------------------------------- */
 
-static FeFunc *find_func(FeCtx *fe, const char *name) {
-  for (unsigned i = 0; i < fe->nfuncs; i++)
-    if (fe->funcs[i]->kind != FN_TEMPLATE && strcmp(fe->funcs[i]->name, name) == 0) return fe->funcs[i];
-  return NULL;
-}
-
 static const char *mangled_name(FeCtx *fe, const char *name, const FeSig *sig) {
   StrBuf b;
   sb_init(&b);
@@ -778,7 +824,7 @@ static void compile_one(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym
 /* Symbol names: a function compiled for several signatures gets name__mangled. */
 static void compile_function(FeCtx *fe, FeFunc *fn, const FeSig *sigs, unsigned nsigs) {
   for (unsigned i = 0; i < nsigs; i++) {
-    const char *sym = nsigs > 1 ? mangled_name(fe, fn->name, &sigs[i]) : fn->name;
+    const char *sym = nsigs > 1 ? mangled_name(fe, fn->sym, &sigs[i]) : fn->sym;
     if (ir_module_lookup(fe->m, sym)) continue; /* the same signature twice */
     compile_one(fe, fn, &sigs[i], sym);
   }
@@ -818,18 +864,23 @@ static void compile_requests(FeCtx *fe) {
   }
   for (unsigned k = 0; k < o->nkernels; k++) {
     const char *name = o->kernels[k];
-    FeFunc *fn = find_func(fe, name);
+    FeFunc *fn = fe_find_func(fe, NULL, name); /* source 0 first, then the others in order */
     if (!fn) {
-      FeVal *g = fe_global(fe, name);
+      FeVal *g = NULL;
+      for (unsigned s = 0; s < fe->nsrcs && !g; s++) {
+        g = strmap_get(&fe->srcs[s].globals, name);
+        if (g && g->kind != FV_PYFUNC) g = NULL;
+      }
       StrBuf b;
       sb_init(&b);
-      if (g && g->kind == FV_PYFUNC)
+      if (g)
         fe_error(fe, g->func->loc, "'%s' is not a kernel: it has no @cuda.jit (or @vectorize/@guvectorize/"
                  "@cuda.reduce) decorator", name);
       else {
         suggest_function(fe, name, &b);
         DiagKind prev = diag_set_kind(DIAG_KIND_NOT_FOUND);
-        fe_error(fe, srcloc(fe->filename, 0, 0), "no kernel or device function named '%s'%s", name, sb_cstr(&b));
+        fe_error(fe, srcloc(fe->srcs[0].filename, 0, 0), "no kernel or device function named '%s'%s", name,
+                 sb_cstr(&b));
         diag_set_kind(prev);
       }
       sb_free(&b);
@@ -929,7 +980,7 @@ static void tidy_module(FeCtx *fe) {
     for (FeInst *in = fn->insts; in; in = in->next) {
       if (!in->op || !in->op->block || ir_op_attr(in->op, "kernel")) continue;
       const char *old = ir_func_name(in->op);
-      const char *want = live > 1 ? arena_printf(&fe->arena, "%s__%s", fn->name, in->key) : fn->name;
+      const char *want = live > 1 ? arena_printf(&fe->arena, "%s__%s", fn->sym, in->key) : fn->sym;
       if (strcmp(old, want) != 0 && !ir_module_lookup(m, want)) {
         strmap_put(&renames, old, (void *)arena_strdup(&m->arena, want));
         ir_op_set_attr(m, in->op, "sym_name", attr_sym(m, want));
@@ -947,36 +998,50 @@ static void tidy_module(FeCtx *fe) {
 
 /* ---- entry point ------------------------------------------------------------------------------------------ */
 
-Module *fe_compile(IrContext *ctx, Diag *diag, const char *filename, const char *text, size_t len,
-                   const FeOptions *opts) {
+/* Parses and reads one source (fe->cur). */
+static void read_source(FeCtx *fe, Module *m, FeSource *src, unsigned index, const kf_source *ks) {
+  src->index = index;
+  src->filename = ks->filename ? ks->filename : "<input>";
+  src->mfile = arena_strdup(&m->arena, src->filename);
+  src->text = ks->text ? ks->text : "";
+  src->len = ks->text ? ks->len : 0;
+  src->first_line = ks->first_line ? ks->first_line : 1;
+  strmap_init(&src->globals);
+  src->py = parse_fragment(&fe->arena, fe->diag, src->filename, src->text, src->len, src->first_line, true);
+  fe->cur = src;
+  if (src->py) read_stmts(fe, &src->py->body);
+  fe->cur = NULL;
+}
+
+Module *fe_compile(IrContext *ctx, Diag *diag, const kf_source *main, const FeOptions *opts) {
   FeCtx fe;
   memset(&fe, 0, sizeof fe);
   fe.ctx = ctx;
   fe.diag = diag;
   fe.opts = opts;
-  fe.filename = filename ? filename : "<input>";
-  fe.text = text;
-  fe.len = len;
   fe.errors0 = diag->nerrors;
   arena_init(&fe.arena);
-  strmap_init(&fe.globals);
-  fe.py = parse_module(&fe.arena, diag, fe.filename, text, len);
-  Module *m = NULL;
-  if (fe.py) {
-    m = ir_module_new(ctx, fe.filename);
-    fe.m = m;
-    fe.mfile = arena_strdup(&m->arena, fe.filename);
-    sema_init_known(&fe);
-    read_stmts(&fe, &fe.py->body);
-    if (!fe_failed(&fe)) compile_requests(&fe);
-    if (!fe_failed(&fe)) tidy_module(&fe);
-    strmap_free(&fe.known);
-    strmap_free(&fe.prefixes);
-  }
+  strmap_init(&fe.bindings);
+  fe.nsrcs = 1 + (opts && opts->extra_sources ? opts->nextra_sources : 0); /* none: embed_begin says so */
+  fe.srcs = ARENA_ARRAY(&fe.arena, FeSource, fe.nsrcs);
+  Module *m = ir_module_new(ctx, main->filename ? main->filename : "<input>");
+  fe.m = m;
+  sema_init_known(&fe);
+  embed_begin(&fe);
+  unsigned nread = 0;
+  for (; nread < fe.nsrcs; nread++)
+    read_source(&fe, m, &fe.srcs[nread], nread, nread ? &opts->extra_sources[nread - 1] : main);
+  if (!fe_failed(&fe)) embed_after_read(&fe);
+  if (!fe_failed(&fe)) compile_requests(&fe);
+  if (!fe_failed(&fe)) tidy_module(&fe);
+  if (!fe_failed(&fe)) embed_end(&fe);
+  strmap_free(&fe.known);
+  strmap_free(&fe.prefixes);
   for (unsigned i = 0; i < fe.nfuncs; i++)
     if (fe.funcs[i]->analysed) strmap_free(&fe.funcs[i]->local_index);
-  strmap_free(&fe.globals);
-  if (fe_failed(&fe) && m) {
+  for (unsigned i = 0; i < nread; i++) strmap_free(&fe.srcs[i].globals);
+  embed_free(&fe);
+  if (fe_failed(&fe)) {
     ir_module_free(m);
     m = NULL;
   }

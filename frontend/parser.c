@@ -2093,14 +2093,17 @@ static bool run(Parser *p, void (*rule)(Parser *)) {
   return true;
 }
 
-PyModule *parse_module(Arena *arena, Diag *diag, const char *filename, const char *text, size_t len) {
+PyModule *parse_fragment(Arena *arena, Diag *diag, const char *filename, const char *text, size_t len,
+                         unsigned first_line, bool indented) {
   Parser p;
   size_t l;
   if (!filename) filename = "<input>";
-  if (!diag_source_line(diag, filename, 1, &l)) diag_add_source(diag, filename, text, len);
+  if (!first_line) first_line = 1;
+  if (!diag_source_line(diag, filename, first_line, &l)) diag_add_source_at(diag, filename, text, len, first_line);
   if (!init(&p, arena, diag, filename)) return NULL;
   p.text = text;
-  lex_init(&p.lx, diag, p.file, text, len);
+  lex_init_at(&p.lx, diag, p.file, text, len, first_line, 1, false);
+  p.lx.base_indent = indented;
   PyModule *m = arena_alloc(arena, sizeof *m);
   bool ok = false;
   if (m) {
@@ -2112,6 +2115,10 @@ PyModule *parse_module(Arena *arena, Diag *diag, const char *filename, const cha
   }
   release(&p);
   return ok ? m : NULL;
+}
+
+PyModule *parse_module(Arena *arena, Diag *diag, const char *filename, const char *text, size_t len) {
+  return parse_fragment(arena, diag, filename, text, len, 1, false);
 }
 
 PyExpr *parse_expression(Arena *arena, Diag *diag, const char *filename, const char *text, size_t len,

@@ -16,6 +16,7 @@
 #ifndef KF_FRONTEND_PARSER_H
 #define KF_FRONTEND_PARSER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "frontend/ast.h"
@@ -27,6 +28,13 @@ enum { PARSE_MAX_DEPTH = 200 };
 /* Parses text[0..len) (no NUL needed). Registers the text with diag for quoting source
  * lines, unless that file name is already registered. Returns NULL after syntax errors. */
 PyModule *parse_module(Arena *arena, Diag *diag, const char *filename, const char *text, size_t len);
+/* Parses a piece of a file: text whose first line is line first_line (0 means 1) of filename, so that every
+ * location is the file's; with `indented`, the text may be indented as a whole (one function's lines as
+ * they stand in the file, a def nested in a function or class: the first logical line's indentation is
+ * the base level). Registers the text with diag at that line unless a registered text of that file
+ * already holds the line. */
+PyModule *parse_fragment(Arena *arena, Diag *diag, const char *filename, const char *text, size_t len,
+                         unsigned first_line, bool indented);
 
 /* Parses one expression (Python's `eval` input: an expression list, which becomes a
  * TUPLE if it has commas) from text that sits at line:col of `filename` — for instance

@@ -4,11 +4,20 @@
 #include "passes/passes.h"
 #include "runtime/rt.h"
 
-Module *rt_compile_source(IrContext *ir, Diag *diag, const char *filename, const char *text, size_t len,
-                          const RtSourceOptions *o) {
-  FeOptions fo = {o->kernels, o->nkernels, o->signatures, o->nsignatures, o->bounds_check};
+Module *rt_compile_source(IrContext *ir, Diag *diag, const kf_source *main, const RtSourceOptions *o) {
+  FeOptions fo = {.kernels = o->kernels,
+                  .nkernels = o->nkernels,
+                  .signatures = o->signatures,
+                  .nsignatures = o->nsignatures,
+                  .bounds_check = o->bounds_check,
+                  .extra_sources = o->extra_sources,
+                  .nextra_sources = o->nextra_sources,
+                  .bindings = o->bindings,
+                  .nbindings = o->nbindings,
+                  .functions = o->functions,
+                  .nfunctions = o->nfunctions};
   DiagKind prev = diag_set_kind(DIAG_KIND_TYPING);  /* the parser says SYNTAX itself */
-  Module *m = fe_compile(ir, diag, filename, text, len, &fo);
+  Module *m = fe_compile(ir, diag, main, &fo);
   diag_set_kind(DIAG_KIND_INTERNAL);  /* a module the verifier or a pass refuses is kfront's fault */
   if (!m) {
     diag_set_kind(prev);

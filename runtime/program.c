@@ -171,7 +171,8 @@ static kf_status compile_kernel(RtProgram *p, const char *name, const char *sign
   DiagMark mark = diag_mark(d);
   DiagCallback cb = d->callback;
   if (quiet) d->callback = NULL;
-  Module *m = rt_compile_source(rt->ir, d, p->filename, p->source, p->len, &o);
+  kf_source main = {p->filename, p->source, p->len, 1};
+  Module *m = rt_compile_source(rt->ir, d, &main, &o);
   atomic_fetch_add(&rt->compiles, 1);
   if (quiet) {
     d->callback = cb;

@@ -169,13 +169,19 @@ typedef struct RtSourceOptions {
   const char *const *signatures;
   unsigned nsignatures;
   bool bounds_check;
-  const char *pipeline;         /* "" none */
+  const char *pipeline;         /* NULL: PASS_DEFAULT_PIPELINE; "" none */
   bool verify_each;
+  const kf_source *extra_sources;  /* what an embedder supplies (kf_compile_options) */
+  unsigned nextra_sources;
+  const kf_binding *bindings;
+  unsigned nbindings;
+  const kf_function_spec *functions;
+  unsigned nfunctions;
 } RtSourceOptions;
 
-/* The frontend over one source, the verifier, then the pipeline. NULL (reported) on any error. */
-Module *rt_compile_source(IrContext *ir, Diag *diag, const char *filename, const char *text, size_t len,
-                          const RtSourceOptions *o);
+/* The frontend over the main source (and o's extra sources), the verifier, then the pipeline. NULL
+ * (reported) on any error. */
+Module *rt_compile_source(IrContext *ir, Diag *diag, const kf_source *main, const RtSourceOptions *o);
 
 /* ---- runtime/program.c ----------------------------------------------------------------------- */
 

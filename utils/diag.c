@@ -9,6 +9,7 @@ struct DiagSource {
   const char *file;
   const char *text;
   size_t len;
+  unsigned first_line; /* the file line of the text's first line */
 };
 
 static _Thread_local DiagKind current_kind = DIAG_KIND_INTERNAL;
@@ -68,15 +69,18 @@ void diag_free(Diag *d) {
   d->sources = NULL;
 }
 
-void diag_add_source(Diag *d, const char *file, const char *text, size_t len) {
+void diag_add_source_at(Diag *d, const char *file, const char *text, size_t len, unsigned first_line) {
   DiagSource *s = malloc(sizeof *s);
   if (!s) return;
   s->file = file;
   s->text = text;
   s->len = len;
+  s->first_line = first_line ? first_line : 1;
   s->next = d->sources;
   d->sources = s;
 }
+
+void diag_add_source(Diag *d, const char *file, const char *text, size_t len) { diag_add_source_at(d, file, text, len, 1); }
 
 void diag_remove_source(Diag *d, const char *text) {
   for (DiagSource **p = &d->sources; *p;) {
@@ -93,13 +97,13 @@ void diag_remove_source(Diag *d, const char *text) {
 const char *diag_source_line(Diag *d, const char *file, unsigned line, size_t *len) {
   if (!file || line == 0) return NULL;
   for (DiagSource *s = d->sources; s; s = s->next) {
-    if (s->file != file && strcmp(s->file, file) != 0) continue;
+    if (line < s->first_line || (s->file != file && strcmp(s->file, file) != 0)) continue;
     const char *p = s->text, *end = s->text + s->len;
-    for (unsigned l = 1; l < line; l++) {
+    for (unsigned l = s->first_line; l < line && p; l++) {
       const char *nl = memchr(p, '\n', (size_t)(end - p));
-      if (!nl) return NULL;
-      p = nl + 1;
+      p = nl ? nl + 1 : NULL;
     }
+    if (!p) continue; /* past the end of this text: another piece of the file may hold the line */
     const char *e = p;
     while (e < end && *e != '\n' && *e != '\r') e++;
     *len = (size_t)(e - p);

@@ -3,7 +3,10 @@
  * A Diag collects rendered diagnostics in a buffer (and optionally forwards each one to a
  * callback). The library never prints or exits on its own: tools print diag_text() and pick
  * the exit status from diag_errors(). Source texts registered with diag_add_source() let the
- * renderer quote the offending line; they are not copied and must outlive the Diag. */
+ * renderer quote the offending line; they are not copied and must outlive the Diag. A text may be a
+ * piece of its file (diag_add_source_at: one function's lines, starting at some line); several pieces
+ * of one file may be registered, and a line is quoted from the most recently registered text of that
+ * file that holds it. */
 #ifndef KF_UTILS_DIAG_H
 #define KF_UTILS_DIAG_H
 
@@ -76,6 +79,8 @@ DiagKind diag_set_kind(DiagKind kind);
 void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, int64_t index, int64_t extent,
                       const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 void diag_add_source(Diag *d, const char *file, const char *text, size_t len);
+/* Registers text whose first line is line first_line of file (0 means 1). */
+void diag_add_source_at(Diag *d, const char *file, const char *text, size_t len, unsigned first_line);
 /* Forgets every registered source whose text is `text` (before that text is freed). */
 void diag_remove_source(Diag *d, const char *text);
 void diag_error(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -126,56 +126,12 @@ KF_API kf_status kf_pipeline_normalize(kf_context *ctx, const char *pipeline, ch
 /* Calls fn for every registered pass with its name and summary. */
 KF_API void kf_pass_registry_foreach(void (*fn)(void *user, const char *name, const char *summary), void *user);
 
-/* ---- compiling Numba-CUDA source -------------------------------------------------------------- */
-typedef struct kf_compile_options {
-  const char *const *kernels;     /* names of the functions to compile (NULL/0: every function with an eager
-                                   * signature in its decorator) */
-  unsigned nkernels;
-  const char *const *signatures;  /* Numba signatures ("void(float32[:], int64)") for the named functions:
-                                   * needed for lazy @cuda.jit kernels; override eager ones */
-  unsigned nsignatures;
-  int bounds_check;               /* 1 (kf_compile_options_init's default): guard every array access with
-                                   * check.bounds; 0: drop them all (--bounds-check=off) */
-  const char *pipeline;           /* pass pipeline after lowering; NULL: kf_default_pipeline(), "" : none */
-  int verify_each;                /* verify after each pass */
-} kf_compile_options;
-
-/* Fills opts with the defaults: every eager kernel, bounds checks on, default pipeline, verify_each on. */
-KF_API void kf_compile_options_init(kf_compile_options *opts);
-/* The default pass pipeline of kfront compile / run. Borrowed, static. */
-KF_API const char *kf_default_pipeline(void);
-/* Compiles Python source (a module written for numba.cuda) to typed kir: one func.func per kernel and
- * signature, plus the device functions they call. On success the caller owns *out (kf_module_destroy).
- * Errors (located, with the source line and a caret) go to the context's diagnostics. */
-KF_API kf_status kf_compile_source(kf_context *ctx, const char *filename, const char *text, size_t len,
-                                   const kf_compile_options *opts, kf_module **out);
-
-/* Calls fn for every kir op with its name, summary and an example in the generic text form. */
-KF_API void kf_op_registry_foreach(void (*fn)(void *user, const char *name, const char *summary, const char *example),
-                                   void *user);
-
-/* ---- runtime: arrays, devices, kernels, launches ---------------------------------------------
- *
- * A kf_runtime runs kernels on a GPU through the CUDA Driver API (libcuda.so.1, loaded at run time) or on
- * the simulator (a CPU interpreter of kir with the CUDA execution model). Kernels come from a kf_program:
- * Python source compiled on demand, one specialisation per argument-type signature (lazy @cuda.jit
- * kernels), or the eager signature(s) of the decorator; compiled code is cached in memory and on disk.
- * Errors (bad launches, driver failures, IndexError from a failed bounds check) go to the diagnostics of
- * the runtime's context. A runtime, and everything made from it, may be used by one thread at a time. */
-
+/* ---- element types and arrays ----------------------------------------------------------------- */
 typedef enum kf_dtype {
   KF_BOOL, KF_INT8, KF_INT16, KF_INT32, KF_INT64, KF_UINT8, KF_UINT16, KF_UINT32, KF_UINT64,
   KF_FLOAT16, KF_FLOAT32, KF_FLOAT64,
 } kf_dtype;
 enum { KF_DTYPE_COUNT = 12, KF_MAX_RANK = 8 };
-
-/* Bytes per element (bool: 1); 0 for an invalid value. */
-KF_API size_t kf_dtype_size(kf_dtype t);
-/* Numba's name: "boolean", "int8" ... "float64". Borrowed, static. */
-KF_API const char *kf_dtype_name(kf_dtype t);
-/* Parses a Numba name ("float32", "int64", "boolean", "bool"), or a short form: b1, i8 i16 i32 i64,
- * u8 u16 u32 u64, f16 f32 f64 (bit widths, not NumPy's byte counts). KF_OK or KF_ERROR_INVALID_INPUT. */
-KF_API kf_status kf_dtype_parse(const char *text, kf_dtype *out);
 
 typedef enum kf_memory { KF_MEMORY_HOST = 0, KF_MEMORY_DEVICE = 1 } kf_memory;
 
@@ -191,6 +147,142 @@ typedef struct kf_array {
   int64_t strides[KF_MAX_RANK];   /* bytes */
   int readonly;                   /* 1: the kernel may not write it (part of the argument types, as in Numba) */
 } kf_array;
+
+/* ---- compiling Numba-CUDA source -------------------------------------------------------------- */
+
+/* A piece of Python source: a whole module, or one function's lines exactly as they stand in their file
+ * (possibly indented: a def nested in a function or class; decorators included). Columns are true columns:
+ * the indentation of the first logical line is the text's base level, and every location (diagnostics, kir
+ * `loc(...)`, the line of a failed bounds check) is the file's: line first_line + (line within text) - 1.
+ * The compile copies filename and text; the caller keeps ownership of its own. */
+typedef struct kf_source {
+  const char *filename;   /* for diagnostics; "<input>" when NULL; copied */
+  const char *text;       /* need not be NUL-terminated; copied */
+  size_t len;
+  unsigned first_line;    /* the file line of the text's first line; 0 means 1 */
+} kf_source;
+
+/* A value bound to a name by the embedder (a global or closure variable of the function), frozen at compile
+ * as Numba freezes globals and closure variables at the first compile. Everything it points to is borrowed
+ * for the duration of the call that takes it (a compile copies what it keeps). */
+typedef enum kf_value_kind {
+  KF_VALUE_BOOL, KF_VALUE_INT, KF_VALUE_FLOAT,  /* scalar of `dtype` (Python int: int64, float: float64, bool: boolean; NumPy scalars their own dtype) */
+  KF_VALUE_TUPLE,        /* items[0..nitems): scalars and tuples (nested allowed) */
+  KF_VALUE_ARRAY,        /* a host array (kf_array, memory HOST; rank 1..KF_MAX_RANK, any strides); its elements are
+                          * copied at compile: a constant array in constant memory, as Numba makes a global array */
+  KF_VALUE_MODULE,       /* a Python module kfront knows, by dotted name: "numba", "numba.cuda", "math", "numpy", "cmath", "operator", ... */
+  KF_VALUE_PATH,         /* a known object by dotted path, as `from numba import float32` binds "numba.float32", "numba.cuda.grid", "math.sqrt", "numpy.float32" */
+  KF_VALUE_FUNCTION,     /* a Python function defined in sources[source] under the name `function` (a @cuda.jit device function, possibly from another file) */
+  KF_VALUE_NAMESPACE,    /* named members (names[i] -> items[i]): an enum class (IntEnum/Enum members as ints), or a module-like object */
+} kf_value_kind;
+typedef struct kf_value kf_value;
+struct kf_value {
+  kf_value_kind kind;
+  kf_dtype dtype;                /* scalars: BOOL with KF_BOOL, INT with an integer dtype, FLOAT with a float dtype */
+  union { int64_t i; uint64_t u; double f; } scalar;   /* signed ints and bool: i; unsigned: u; floats: f */
+  const kf_value *items;         /* TUPLE, NAMESPACE */
+  const char *const *names;      /* NAMESPACE */
+  unsigned nitems;
+  kf_array array;                /* ARRAY */
+  const char *path;              /* MODULE, PATH */
+  const char *function;          /* FUNCTION */
+  unsigned source;               /* FUNCTION: index into the sources given to the compile */
+};
+typedef struct kf_binding { const char *name; kf_value value; } kf_binding;
+
+/* What the decorator says, supplied instead of read from the decorator text (which is then ignored for that
+ * function: it may be undecorated, or use a decorator kfront does not know). The function is then exactly
+ * what the equivalent decorator would make it: @cuda.jit(signatures, device=..., fastmath=..., ...),
+ * @cuda.reduce, @vectorize(signatures, target="cuda"), @guvectorize(signatures, layout, target="cuda"). */
+typedef enum kf_function_kind { KF_FUNCTION_KERNEL, KF_FUNCTION_DEVICE, KF_FUNCTION_REDUCE, KF_FUNCTION_VECTORIZE, KF_FUNCTION_GUVECTORIZE } kf_function_kind;
+typedef struct kf_function_spec {
+  const char *name;                     /* the Python function's name */
+  unsigned source;                      /* index of the source that defines it */
+  kf_function_kind kind;
+  const char *const *signatures;        /* eager signatures ("void(float32[:])", "float32(float32)"); 0: lazy */
+  unsigned nsignatures;
+  const char *layout;                   /* GUVECTORIZE: "(m,n),(n)->(m)" */
+  int fastmath, debug, lineinfo;        /* 0/1 */
+  int opt;                              /* -1: default; else 0..3 */
+  int inline_mode;                      /* 0 default, 1 "always", 2 "never" */
+  int cache;                            /* recorded only */
+} kf_function_spec;
+
+typedef struct kf_compile_options {
+  const char *const *kernels;     /* names of the functions to compile (NULL/0: every function with an eager
+                                   * signature in its decorator); looked up in source 0 first, then in the
+                                   * others in order */
+  unsigned nkernels;
+  const char *const *signatures;  /* Numba signatures ("void(float32[:], int64)") for the named functions:
+                                   * needed for lazy @cuda.jit kernels; override eager ones */
+  unsigned nsignatures;
+  int bounds_check;               /* 1 (kf_compile_options_init's default): guard every array access with
+                                   * check.bounds; 0: drop them all (--bounds-check=off) */
+  const char *pipeline;           /* pass pipeline after lowering; NULL: kf_default_pipeline(), "" : none */
+  int verify_each;                /* verify after each pass */
+  /* What an embedder supplies (all borrowed for the call; zero/NULL: none, the source text alone decides). */
+  const kf_source *extra_sources; /* more sources: index 1.. (the main source is index 0); every source is
+                                   * parsed, and its functions are found by (source, name) */
+  unsigned nextra_sources;
+  const kf_binding *bindings;     /* names bound by the embedder: in every function of every source, a name
+                                   * that is not a local is looked up here first, then among the module-level
+                                   * names of the function's own source (imports, constants, functions), then
+                                   * among Python's builtins; decorators and module-level constants see them
+                                   * too. Names must be distinct. */
+  unsigned nbindings;
+  const kf_function_spec *functions; /* decorator facts: each must name a function of its source */
+  unsigned nfunctions;
+} kf_compile_options;
+
+/* Fills opts with the defaults: every eager kernel, bounds checks on, default pipeline, verify_each on, no
+ * extra sources, bindings or function specs. */
+KF_API void kf_compile_options_init(kf_compile_options *opts);
+/* The default pass pipeline of kfront compile / run. Borrowed, static. */
+KF_API const char *kf_default_pipeline(void);
+/* Compiles Python source (a module written for numba.cuda) to typed kir: one func.func per kernel and
+ * signature, plus the device functions they call. The source is index 0; opts->extra_sources, if any, are
+ * 1... On success the caller owns *out (kf_module_destroy). Errors (located, with the source line and a
+ * caret) go to the context's diagnostics. */
+KF_API kf_status kf_compile_source(kf_context *ctx, const char *filename, const char *text, size_t len,
+                                   const kf_compile_options *opts, kf_module **out);
+/* The same over nsources >= 1 sources: sources[0] is the main source (opts->extra_sources is then ignored),
+ * sources[1..] may hold device functions the bindings name (KF_VALUE_FUNCTION). Symbols of functions from
+ * different sources with one name are kept apart in kir (`name__s<source>`); `py_name` stays the Python
+ * name. Bad embedder input (a binding or spec without a name, a FUNCTION or spec naming nothing, a source
+ * index out of range, an array of an invalid dtype...) is KF_ERROR_INVALID_INPUT with a diagnostic located
+ * at the use of the name, or naming the binding when no use locates it. The module keeps copies of every
+ * source for its diagnostics. */
+KF_API kf_status kf_compile_sources(kf_context *ctx, const kf_source *sources, unsigned nsources,
+                                    const kf_compile_options *opts, kf_module **out);
+/* A canonical text of everything in opts that changes the compiled code besides the main source: kernels,
+ * signatures, bounds checks, the pipeline, the extra sources (file name, first line, SHA-256 of the text),
+ * the bindings (sorted by name: kinds, dtypes, values, floats in hex, arrays as shape, dtype and the SHA-256
+ * of their elements in C order) and the function specs. Two option sets give the same text if and only if
+ * they compile the same; a runtime hashes it into its cache keys. opts may be NULL (the defaults). The
+ * caller owns *out (kf_free). KF_ERROR_INVALID_INPUT (and *out NULL) when opts cannot be read (a NULL name,
+ * items or data pointer where one is needed, an invalid dtype or rank, a device array). */
+KF_API kf_status kf_compile_options_key(const kf_compile_options *opts, char **out);
+
+/* Calls fn for every kir op with its name, summary and an example in the generic text form. */
+KF_API void kf_op_registry_foreach(void (*fn)(void *user, const char *name, const char *summary, const char *example),
+                                   void *user);
+
+/* ---- runtime: arrays, devices, kernels, launches ---------------------------------------------
+ *
+ * A kf_runtime runs kernels on a GPU through the CUDA Driver API (libcuda.so.1, loaded at run time) or on
+ * the simulator (a CPU interpreter of kir with the CUDA execution model). Kernels come from a kf_program:
+ * Python source compiled on demand, one specialisation per argument-type signature (lazy @cuda.jit
+ * kernels), or the eager signature(s) of the decorator; compiled code is cached in memory and on disk.
+ * Errors (bad launches, driver failures, IndexError from a failed bounds check) go to the diagnostics of
+ * the runtime's context. A runtime, and everything made from it, may be used by one thread at a time. */
+
+/* Bytes per element (bool: 1); 0 for an invalid value. */
+KF_API size_t kf_dtype_size(kf_dtype t);
+/* Numba's name: "boolean", "int8" ... "float64". Borrowed, static. */
+KF_API const char *kf_dtype_name(kf_dtype t);
+/* Parses a Numba name ("float32", "int64", "boolean", "bool"), or a short form: b1, i8 i16 i32 i64,
+ * u8 u16 u32 u64, f16 f32 f64 (bit widths, not NumPy's byte counts). KF_OK or KF_ERROR_INVALID_INPUT. */
+KF_API kf_status kf_dtype_parse(const char *text, kf_dtype *out);
 
 /* Fills *a with a contiguous array of the given shape in order 'C' (row-major) or 'F' (column-major). */
 KF_API void kf_array_init(kf_array *a, void *data, kf_memory memory, kf_dtype dtype, unsigned ndim,

@@ -3,7 +3,8 @@
  * match, decorators with arguments, walrus, star-expressions, Python 3.12 syntax) parses; the
  * tree of each construct the kernels use, with locations; syntax errors, each with its exact
  * `file:line:col: error:` text and caret; nesting limits; every prefix of a seed module fails
- * or succeeds cleanly; parse_expression for signature strings; speed. */
+ * or succeeds cleanly; parse_expression for signature strings; fragments of a file (parse_fragment);
+ * speed. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -631,6 +632,42 @@ static void test_details(void) {
 
 /* ---- errors ---- */
 
+/* parse_fragment: one function's lines as they stand in a file (indented, from line 40); locations are the
+ * file's, the first line's indentation is the base level, and the diagnostics quote the right line. Two
+ * pieces of one file registered with one Diag each quote their own lines. */
+static void test_fragments(void) {
+  static const char kernel[] = "    @cuda.jit\n    def k(a):\n        if a[0]:\n            a[1] = 2\n\n";
+  Diag d;
+  Arena a;
+  diag_init(&d);
+  arena_init(&a);
+  PyModule *m = parse_fragment(&a, &d, "f.py", kernel, strlen(kernel), 40, true);
+  check(m && d.nerrors == 0 && m->body.n == 1, __LINE__, "an indented fragment parses");
+  if (m) {
+    StrBuf b;
+    sb_init(&b);
+    ast_dump_stmt(m->body.items[0], &b, 0);
+    check(strstr(b.data, "(def@41:5 k") && strstr(b.data, "(decorator (attr@40:6 (name@40:6 cuda) jit))") &&
+              strstr(b.data, "(if@42:9") && strstr(b.data, "@43:13"), __LINE__,
+          "fragment locations are the file's lines and columns");
+    sb_free(&b);
+  }
+  static const char helper[] = "def h(x):\n    return x +\n";
+  check(parse_fragment(&a, &d, "f.py", helper, strlen(helper), 10, true) == NULL, __LINE__, "a syntax error");
+  check_str(diag_text(&d), "f.py:11:15: error: invalid syntax\n    return x +\n              ^\n", __LINE__);
+  size_t len;
+  const char *line = diag_source_line(&d, "f.py", 43, &len);
+  check(line && len == 20 && strncmp(line, "            a[1] = 2", len) == 0, __LINE__, "line 43 from the kernel piece");
+  check(diag_source_line(&d, "f.py", 9, &len) == NULL && diag_source_line(&d, "f.py", 30, &len) == NULL, __LINE__,
+        "lines no piece holds");
+  static const char dedent[] = "    def k():\n        pass\n  x = 1\n";
+  check(parse_fragment(&a, &d, "g.py", dedent, strlen(dedent), 5, true) == NULL, __LINE__, "a line left of the base");
+  check(strstr(diag_text(&d), "g.py:7:3: error: unindent does not match any outer indentation level\n  x = 1\n  ^\n") != NULL,
+        __LINE__, "dedent below the base level");
+  arena_free(&a);
+  diag_free(&d);
+}
+
 static void test_syntax_errors(void) {
   SYNTAX_ERROR("@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i < a.size\n        a[i] = 1\n",
                "t.py:4:18: error: expected ':'\n    if i < a.size\n                 ^\n");
@@ -826,6 +863,7 @@ int main(void) {
   test_statements();
   test_details();
   test_syntax_errors();
+  test_fragments();
   test_limits();
   test_prefixes();
   test_parse_expression();

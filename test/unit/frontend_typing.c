@@ -175,7 +175,7 @@ static void test_types(const char *types_file, const char *file, const char *pat
   diag_init(&d);
   FeOptions o = {.kernels = &func, .nkernels = 1, .signatures = &sig, .nsignatures = 1, .bounds_check = true,
                  .on_type = on_type, .on_type_user = rec};
-  Module *m = fe_compile(ctx, &d, path, text, len, &o);
+  Module *m = fe_compile(ctx, &d, &(kf_source){path, text, len, 1}, &o);
   if (m) ir_module_free(m);
   diag_free(&d);
   ir_context_free(ctx);
@@ -290,7 +290,7 @@ static void test_rows(const char *dir, const char *manifest, const char *types_f
       Diag d;
       diag_init(&d);
       FeOptions o = {.kernels = &fp[i], .nkernels = 1, .signatures = &sp[i], .nsignatures = 1, .bounds_check = true};
-      Module *m = fe_compile(ctx, &d, paths[i], texts[i], lens[i], &o);
+      Module *m = fe_compile(ctx, &d, &(kf_source){paths[i], texts[i], lens[i], 1}, &o);
       if (rep == 0) {
         bool ok = m && ir_verify_module(m, &d);
         if (ok) passed++;

@@ -1,0 +1,582 @@
+/* embed.c — what an embedder supplies instead of module text (FeOptions: kf_source, kf_binding,
+ * kf_function_spec of kfront.h), and the canonical text of it all (fe_options_key).
+ *
+ * Bindings become the FeVals the module-level machinery of module.c gives the same Python objects, so that
+ * lowering sees no difference between a bound name and a module-level one: a scalar is the constant of its
+ * dtype (fe_const_int / fe_const_float, as `N = 5` or `X = np.float32(0.5)`), a tuple a tuple of them, an
+ * array the constant array np.array([...], dtype=...) makes (fe_const_array: elements read through the
+ * strides in C order), a module or path what the import would bind (fe_module_value, fe_import_value), a
+ * function the FeFunc of that name in its source, a namespace (FV_NAMESPACE) its members. What cannot be
+ * used becomes FV_INVALID with the reason: an error located at the first use of the name (lower.c), or, if
+ * nothing uses it, an unlocated error naming the binding once everything else compiled (embed_end).
+ * Structural problems (a binding or spec without a name, a name bound twice) are unlocated errors at once.
+ *
+ * A function spec replaces the decorator of the def it names: read here into the FeFunc the equivalent
+ * decorator would give (module.c's read_decorated), the decorator text is never evaluated.
+ *
+ * fe_options_key writes one line per fact, every string as <length>:<bytes>, bindings sorted by name and
+ * namespace members by name, so that equal texts mean equal compiles (the main source excepted: the caller
+ * keys it). Scalars are written after their conversion to the dtype (floats in hex), arrays as dtype, shape
+ * and the SHA-256 of their elements in C order (booleans as 0/1 bytes), sources as file, first line and the
+ * SHA-256 of the text. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/fe.h"
+#include "utils/sha256.h"
+
+_Static_assert(NB_BOOL == (int)KF_BOOL && NB_I8 == (int)KF_INT8 && NB_I64 == (int)KF_INT64 && NB_U8 == (int)KF_UINT8 &&
+                   NB_U64 == (int)KF_UINT64 && NB_F16 == (int)KF_FLOAT16 && NB_F64 == (int)KF_FLOAT64 &&
+                   NB_NKINDS == (int)KF_DTYPE_COUNT,
+               "kf_dtype and Numba's scalar kinds are in one order");
+
+enum { MAX_DEPTH = 64 }; /* nesting of tuples and namespaces (a cycle in the embedder's values ends here) */
+
+static const char *const value_kind_names[] = {"bool", "int", "float", "tuple", "array", "module", "path", "function",
+                                               "namespace"};
+static const char *const function_kind_names[] = {"kernel", "device", "reduce", "vectorize", "guvectorize"};
+static const char *const dtype_names[KF_DTYPE_COUNT] = {"boolean", "int8",   "int16",  "int32",   "int64",   "uint8",
+                                                        "uint16",  "uint32", "uint64", "float16", "float32", "float64"};
+static const unsigned dtype_bytes[KF_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8};
+
+static bool dtype_valid(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT; }
+static bool dtype_float(kf_dtype t) { return t == KF_FLOAT16 || t == KF_FLOAT32 || t == KF_FLOAT64; }
+static bool dtype_unsigned(kf_dtype t) { return t >= KF_UINT8 && t <= KF_UINT64; }
+
+/* ---- scalars ------------------------------------------------------------------------------------------ */
+
+/* IEEE binary16 to double. */
+static double half_to_double(uint16_t h) {
+  int e = (h >> 10) & 31;
+  unsigned m = h & 1023u;
+  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 1024u, e - 25);
+  return h & 0x8000u ? -v : v;
+}
+
+/* x rounded to the nearest binary16 value (ties to even; beyond 65504 to infinity). */
+static double round_half(double x) {
+  if (!isfinite(x) || x == 0) return x;
+  int e;
+  frexp(fabs(x), &e);
+  int q = e - 11 < -24 ? -24 : e - 11; /* the spacing of binary16 values near x: 2^q */
+  double r = ldexp(nearbyint(ldexp(fabs(x), -q)), q);
+  return copysign(r > 65504 ? INFINITY : r, x);
+}
+
+/* The value of a scalar of dtype t as kfront keeps it: integers (and bools as 0/1) in *i, floats rounded to
+ * their precision in *f. False, with the reason in why, when the value is not one of dtype t. */
+static bool scalar_value(const kf_value *v, int64_t *i, double *f, char *why, size_t nwhy) {
+  kf_dtype t = v->dtype;
+  if (!dtype_valid(t)) {
+    snprintf(why, nwhy, "invalid dtype %d", (int)t);
+    return false;
+  }
+  bool ok = v->kind == KF_VALUE_BOOL ? t == KF_BOOL : v->kind == KF_VALUE_FLOAT ? dtype_float(t) : t != KF_BOOL && !dtype_float(t);
+  if (!ok) {
+    snprintf(why, nwhy, "a value of kind %s cannot have dtype %s", value_kind_names[v->kind], dtype_names[t]);
+    return false;
+  }
+  *i = 0;
+  *f = 0;
+  if (t == KF_BOOL) {
+    *i = v->scalar.i != 0;
+  } else if (dtype_float(t)) {
+    *f = t == KF_FLOAT64 ? v->scalar.f : t == KF_FLOAT32 ? (double)(float)v->scalar.f : round_half(v->scalar.f);
+  } else {
+    unsigned bits = 8 * dtype_bytes[t];
+    bool fits = dtype_unsigned(t) ? bits == 64 || v->scalar.u < (1ull << bits)
+                                  : bits == 64 || (v->scalar.i >= -(1ll << (bits - 1)) && v->scalar.i < (1ll << (bits - 1)));
+    if (!fits) {
+      if (dtype_unsigned(t)) snprintf(why, nwhy, "%llu does not fit %s", (unsigned long long)v->scalar.u, dtype_names[t]);
+      else snprintf(why, nwhy, "%lld does not fit %s", (long long)v->scalar.i, dtype_names[t]);
+      return false;
+    }
+    *i = v->scalar.i;
+  }
+  return true;
+}
+
+/* ---- arrays ------------------------------------------------------------------------------------------- */
+
+/* Whether a can be read as a constant array; *count its elements. */
+static bool array_readable(const kf_array *a, size_t *count, char *why, size_t nwhy) {
+  if (a->memory != KF_MEMORY_HOST) return snprintf(why, nwhy, "a device array cannot be a constant (copy it to the host)"), false;
+  if (!dtype_valid(a->dtype)) return snprintf(why, nwhy, "an array of invalid dtype %d", (int)a->dtype), false;
+  if (a->ndim < 1 || a->ndim > KF_MAX_RANK)
+    return snprintf(why, nwhy, "an array of rank %u (kfront takes constant arrays of rank 1 to %d)", a->ndim, KF_MAX_RANK), false;
+  size_t n = 1;
+  for (unsigned k = 0; k < a->ndim; k++) {
+    if (a->shape[k] < 0) return snprintf(why, nwhy, "an array with extent %lld", (long long)a->shape[k]), false;
+    if (a->shape[k] && n > (size_t)UINT32_MAX / (size_t)a->shape[k])
+      return snprintf(why, nwhy, "an array too large to be a constant"), false;
+    n *= (size_t)a->shape[k];
+  }
+  if (n == 0) return snprintf(why, nwhy, "an empty array (kfront's constant arrays have elements)"), false;
+  if (!a->data) return snprintf(why, nwhy, "an array with no data pointer"), false;
+  *count = n;
+  return true;
+}
+
+/* Calls fn with each element's bytes, in C order, read through the strides. */
+static void array_each(const kf_array *a, void (*fn)(void *user, kf_dtype t, const unsigned char *elem), void *user) {
+  int64_t idx[KF_MAX_RANK] = {0};
+  const unsigned char *base = a->data;
+  for (;;) {
+    int64_t off = 0;
+    for (unsigned k = 0; k < a->ndim; k++) off += idx[k] * a->strides[k];
+    fn(user, a->dtype, base + off);
+    unsigned k = a->ndim;
+    while (k > 0 && ++idx[k - 1] == a->shape[k - 1]) idx[--k] = 0;
+    if (k == 0) return;
+  }
+}
+
+/* An element's value: integers (bools 0/1) in *i, floats in *f. */
+static void element_value(kf_dtype t, const unsigned char *p, int64_t *i, double *f) {
+  *i = 0;
+  *f = 0;
+  switch (t) {
+  case KF_BOOL: *i = p[0] != 0; break;
+  case KF_INT8: { int8_t x; memcpy(&x, p, 1); *i = x; break; }
+  case KF_INT16: { int16_t x; memcpy(&x, p, 2); *i = x; break; }
+  case KF_INT32: { int32_t x; memcpy(&x, p, 4); *i = x; break; }
+  case KF_INT64: memcpy(i, p, 8); break;
+  case KF_UINT8: *i = p[0]; break;
+  case KF_UINT16: { uint16_t x; memcpy(&x, p, 2); *i = x; break; }
+  case KF_UINT32: { uint32_t x; memcpy(&x, p, 4); *i = x; break; }
+  case KF_UINT64: memcpy(i, p, 8); break;
+  case KF_FLOAT16: { uint16_t x; memcpy(&x, p, 2); *f = half_to_double(x); break; }
+  case KF_FLOAT32: { float x; memcpy(&x, p, 4); *f = x; break; }
+  case KF_FLOAT64: memcpy(f, p, 8); break;
+  }
+}
+
+typedef struct ElemCollect {
+  FeCtx *fe;
+  Type *t;
+  FeVal *out;
+  unsigned n;
+} ElemCollect;
+
+static void collect_element(void *user, kf_dtype t, const unsigned char *p) {
+  ElemCollect *c = user;
+  int64_t i;
+  double f;
+  element_value(t, p, &i, &f);
+  c->out[c->n++] = dtype_float(t) ? fe_const_float(c->t, f) : fe_const_int(c->fe, c->t, i);
+}
+
+/* ---- bindings to FeVals ---------------------------------------------------------------------------------- */
+
+static FeVal invalid(FeCtx *fe, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static FeVal invalid(FeCtx *fe, const char *fmt, ...) {
+  StrBuf b;
+  sb_init(&b);
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&b, fmt, ap);
+  va_end(ap);
+  FeVal v = {.kind = FV_INVALID};
+  v.str.s = fe_intern(fe, sb_cstr(&b));
+  v.str.len = b.len;
+  sb_free(&b);
+  return v;
+}
+
+/* What v means to a kernel; `name` says where it is (the binding, "Color.RED"). FUNCTION values are FV_HOST
+ * here, until embed_after_read finds the function. */
+static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned depth) {
+  char why[160];
+  if (depth > MAX_DEPTH) return invalid(fe, "values nested more than %d deep", MAX_DEPTH);
+  switch (v->kind) {
+  case KF_VALUE_BOOL:
+  case KF_VALUE_INT:
+  case KF_VALUE_FLOAT: {
+    int64_t i;
+    double f;
+    if (!scalar_value(v, &i, &f, why, sizeof why)) return invalid(fe, "%s", why);
+    Type *t = nb_type(fe->ctx, (int)v->dtype);
+    return dtype_float(v->dtype) ? fe_const_float(t, f) : fe_const_int(fe, t, i);
+  }
+  case KF_VALUE_TUPLE: {
+    if (v->nitems && !v->items) return invalid(fe, "a tuple of %u items with no items pointer", v->nitems);
+    FeVal t = {.kind = FV_TUPLE};
+    t.tup.n = v->nitems;
+    t.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, v->nitems ? v->nitems : 1);
+    for (unsigned k = 0; k < v->nitems; k++) {
+      const kf_value *it = &v->items[k];
+      if (it->kind != KF_VALUE_BOOL && it->kind != KF_VALUE_INT && it->kind != KF_VALUE_FLOAT && it->kind != KF_VALUE_TUPLE)
+        return invalid(fe, "item %u of the tuple is a %s: kfront's constant tuples hold numbers and tuples", k,
+                       (unsigned)it->kind < sizeof value_kind_names / sizeof *value_kind_names ? value_kind_names[it->kind]
+                                                                                          : "value of unknown kind");
+      t.tup.elems[k] = convert(fe, it, name, depth + 1);
+      if (t.tup.elems[k].kind == FV_INVALID) /* said once, at the outermost tuple */
+        return depth ? t.tup.elems[k] : invalid(fe, "item %u of the tuple: %s", k, t.tup.elems[k].str.s);
+    }
+    return t;
+  }
+  case KF_VALUE_ARRAY: {
+    const kf_array *a = &v->array;
+    size_t n;
+    if (!array_readable(a, &n, why, sizeof why)) return invalid(fe, "%s", why);
+    ElemCollect c = {fe, nb_type(fe->ctx, (int)a->dtype), ARENA_ARRAY(&fe->arena, FeVal, n), 0};
+    array_each(a, collect_element, &c);
+    FeVal r = fe_const_array(fe, c.t, a->ndim, a->shape, c.out, c.n);
+    return r.kind == FV_CONSTARR ? r : invalid(fe, "an array kfront cannot make a constant of");
+  }
+  case KF_VALUE_MODULE:
+  case KF_VALUE_PATH:
+    if (!v->path || !*v->path) return invalid(fe, "a %s with no path", value_kind_names[v->kind]);
+    return v->kind == KF_VALUE_MODULE ? fe_module_value(fe, v->path) : fe_import_value(fe, v->path);
+  case KF_VALUE_FUNCTION:
+    if (!v->function || !*v->function) return invalid(fe, "a function with no name");
+    if (v->source >= fe->nsrcs)
+      return invalid(fe, "function '%s' of source %u, but there %s only %u source%s", v->function, v->source,
+                     fe->nsrcs == 1 ? "is" : "are", fe->nsrcs, fe->nsrcs == 1 ? "" : "s");
+    return (FeVal){.kind = FV_HOST};
+  case KF_VALUE_NAMESPACE: {
+    if (v->nitems && (!v->items || !v->names)) return invalid(fe, "a namespace of %u members with no items or names", v->nitems);
+    FeNamespace *ns = ARENA_NEW(&fe->arena, FeNamespace);
+    ns->name = name;
+    ns->n = v->nitems;
+    ns->names = ARENA_ARRAY(&fe->arena, const char *, v->nitems ? v->nitems : 1);
+    ns->vals = ARENA_ARRAY(&fe->arena, FeVal, v->nitems ? v->nitems : 1);
+    for (unsigned k = 0; k < v->nitems; k++) {
+      if (!v->names[k] || !*v->names[k]) return invalid(fe, "member %u of the namespace has no name", k);
+      for (unsigned j = 0; j < k; j++)
+        if (strcmp(ns->names[j], v->names[k]) == 0) return invalid(fe, "the namespace has two members '%s'", v->names[k]);
+      ns->names[k] = fe_intern(fe, v->names[k]);
+      ns->vals[k] = convert(fe, &v->items[k], arena_printf(&fe->arena, "%s.%s", name, v->names[k]), depth + 1);
+    }
+    return (FeVal){.kind = FV_NAMESPACE, .ns = ns};
+  }
+  }
+  return invalid(fe, "a value of unknown kind %d", (int)v->kind);
+}
+
+/* Completes the FUNCTION values of a binding (slot is its FeVal, v what the embedder gave). */
+static void bind_functions(FeCtx *fe, FeVal *slot, const kf_value *v) {
+  if (v->kind == KF_VALUE_NAMESPACE && slot->kind == FV_NAMESPACE) {
+    for (unsigned k = 0; k < slot->ns->n; k++) bind_functions(fe, &slot->ns->vals[k], &v->items[k]);
+    return;
+  }
+  if (v->kind != KF_VALUE_FUNCTION || slot->kind != FV_HOST) return;
+  FeSource *src = &fe->srcs[v->source];
+  FeFunc *fn = fe_find_func(fe, src, v->function);
+  if (fn) {
+    *slot = (FeVal){.kind = FV_FUNC, .func = fn};
+    return;
+  }
+  FeVal *g = strmap_get(&src->globals, v->function);
+  if (g && g->kind == FV_PYFUNC) *slot = *g; /* undecorated: calling it says so */
+  else *slot = invalid(fe, "no function '%s' in source %u (%s)", v->function, v->source, src->filename);
+}
+
+static bool spec_ok(FeCtx *fe, unsigned i, const kf_function_spec *sp) {
+  const char *name = sp->name ? sp->name : "?";
+  SrcLoc none = srcloc(NULL, 0, 0);
+  const char *bad = NULL;
+  if (!sp->name || !*sp->name) bad = "has no name";
+  else if (sp->source >= fe->nsrcs) bad = arena_printf(&fe->arena, "names source %u, but there %s only %u source%s",
+                                                          sp->source, fe->nsrcs == 1 ? "is" : "are", fe->nsrcs,
+                                                          fe->nsrcs == 1 ? "" : "s");
+  else if ((unsigned)sp->kind > KF_FUNCTION_GUVECTORIZE) bad = arena_printf(&fe->arena, "has an unknown kind %d", (int)sp->kind);
+  else if (sp->nsignatures && !sp->signatures) bad = "has signatures but no signatures pointer";
+  else if (sp->opt < -1 || sp->opt > 3) bad = arena_printf(&fe->arena, "has opt %d (expected -1 for the default, or 0 to 3)", sp->opt);
+  else if (sp->inline_mode < 0 || sp->inline_mode > 2)
+    bad = arena_printf(&fe->arena, "has inline_mode %d (expected 0, 1 \"always\" or 2 \"never\")", sp->inline_mode);
+  for (unsigned k = 0; !bad && k < sp->nsignatures; k++)
+    if (!sp->signatures[k]) bad = arena_printf(&fe->arena, "has no text for signature %u", k);
+  for (unsigned j = 0; !bad && j < i; j++) {
+    const kf_function_spec *o = &fe->opts->functions[j];
+    if (o->name && o->source == sp->source && strcmp(o->name, sp->name) == 0) bad = "is given twice";
+  }
+  if (bad) fe_error(fe, none, "function spec %u ('%s') %s", i, name, bad);
+  return !bad;
+}
+
+void embed_begin(FeCtx *fe) {
+  const FeOptions *o = fe->opts;
+  if (!o) return;
+  SrcLoc none = srcloc(NULL, 0, 0);
+  if (o->nbindings && !o->bindings) fe_error(fe, none, "%u bindings given with no bindings pointer", o->nbindings);
+  if (o->nfunctions && !o->functions) fe_error(fe, none, "%u function specs given with no functions pointer", o->nfunctions);
+  if (o->nextra_sources && !o->extra_sources) fe_error(fe, none, "%u extra sources given with no sources pointer", o->nextra_sources);
+  fe->binds = ARENA_ARRAY(&fe->arena, FeBinding, o->nbindings ? o->nbindings : 1);
+  for (unsigned i = 0; o->bindings && i < o->nbindings; i++) {
+    const kf_binding *b = &o->bindings[i];
+    if (!b->name || !*b->name) {
+      fe_error(fe, none, "binding %u has no name", i);
+      continue;
+    }
+    if (strmap_get(&fe->bindings, b->name)) {
+      fe_error(fe, none, "the name '%s' is bound twice", b->name);
+      continue;
+    }
+    FeBinding *fb = &fe->binds[fe->nbinds++];
+    fb->name = fe_intern(fe, b->name);
+    fb->value = &b->value;
+    fb->val = ARENA_NEW(&fe->arena, FeVal);
+    *fb->val = convert(fe, &b->value, fb->name, 0);
+    strmap_put(&fe->bindings, fb->name, fb->val);
+  }
+  fe->spec_found = ARENA_ARRAY(&fe->arena, bool, o->nfunctions ? o->nfunctions : 1);
+  for (unsigned i = 0; o->functions && i < o->nfunctions; i++) spec_ok(fe, i, &o->functions[i]);
+}
+
+/* The FeFunc the decorator equivalent to sp would give def. */
+static FeFunc *spec_func(FeCtx *fe, const kf_function_spec *sp, const PyStmt *def) {
+  FeFunc *fn = ARENA_NEW(&fe->arena, FeFunc);
+  fn->def = def;
+  fn->name = def->funcdef.name;
+  fn->loc = fn->deco_loc = def->loc;
+  static const FeFuncKind kinds[] = {FN_KERNEL, FN_DEVICE, FN_REDUCE, FN_VECTORIZE, FN_GUVECTORIZE};
+  fn->kind = kinds[sp->kind];
+  fn->fastmath = sp->fastmath != 0;
+  fn->debug = sp->debug != 0;
+  fn->lineinfo = sp->lineinfo != 0;
+  fn->cache = sp->cache != 0;
+  fn->opt = sp->opt;
+  fn->inline_opt = sp->inline_mode == 1 ? "always" : sp->inline_mode == 2 ? "never" : NULL;
+  fn->nsigs = sp->nsignatures;
+  fn->sigs = ARENA_ARRAY(&fe->arena, FeSig, sp->nsignatures ? sp->nsignatures : 1);
+  /* each signature is parsed as a file of its own, so that an error in it quotes it */
+  const char *file = arena_printf(&fe->arena, "<signature of %s>", fn->name);
+  for (unsigned k = 0; k < sp->nsignatures; k++) {
+    const char *s = sp->signatures[k];
+    diag_add_source(fe->diag, file, s, strlen(s));
+    nb_parse_signature_text(fe, s, strlen(s), file, 1, 1, &fn->sigs[k]);
+    diag_remove_source(fe->diag, s);
+    fn->sigs[k].loc = def->loc; /* later errors about the signature point at the def */
+  }
+  fn->lazy = (fn->kind == FN_KERNEL || fn->kind == FN_REDUCE) && fn->nsigs == 0;
+  if ((fn->kind == FN_VECTORIZE || fn->kind == FN_GUVECTORIZE) && fn->nsigs == 0)
+    fe_error(fe, def->loc, "'%s' is specified as a %s function, which needs a list of signatures", fn->name,
+             function_kind_names[sp->kind]);
+  if (fn->kind == FN_GUVECTORIZE) {
+    if (!sp->layout || !*sp->layout)
+      fe_error(fe, def->loc, "'%s' is specified as a guvectorize function, which needs a layout such as \"(m,n)->(m,n)\"",
+               fn->name);
+    else
+      fn->gu_layout = fe_intern(fe, sp->layout);
+    fn->gu_layout_loc = def->loc;
+  }
+  return fn;
+}
+
+FeFunc *embed_spec_func(FeCtx *fe, const PyStmt *def) {
+  const FeOptions *o = fe->opts;
+  for (unsigned i = 0; o && o->functions && i < o->nfunctions; i++) {
+    const kf_function_spec *sp = &o->functions[i];
+    if (!sp->name || sp->source != fe->cur->index || strcmp(sp->name, def->funcdef.name) != 0) continue;
+    fe->spec_found[i] = true;
+    return spec_func(fe, sp, def);
+  }
+  return NULL;
+}
+
+void embed_after_read(FeCtx *fe) {
+  for (unsigned i = 0; i < fe->nbinds; i++) bind_functions(fe, fe->binds[i].val, fe->binds[i].value);
+  const FeOptions *o = fe->opts;
+  for (unsigned i = 0; o && o->functions && i < o->nfunctions; i++) {
+    const kf_function_spec *sp = &o->functions[i];
+    if (fe->spec_found[i] || !sp->name || sp->source >= fe->nsrcs) continue;
+    FeSource *src = &fe->srcs[sp->source];
+    fe_error(fe, srcloc(NULL, 0, 0), "function spec %u ('%s'): source %u (%s) defines no function '%s' at its top level",
+             i, sp->name, sp->source, src->filename, sp->name);
+  }
+}
+
+static void report_invalid(FeCtx *fe, const char *name, const FeVal *v) {
+  if (v->kind == FV_INVALID) fe_error(fe, srcloc(NULL, 0, 0), "binding '%s': %s", name, v->str.s);
+  if (v->kind == FV_NAMESPACE)
+    for (unsigned k = 0; k < v->ns->n; k++)
+      report_invalid(fe, arena_printf(&fe->arena, "%s.%s", name, v->ns->names[k]), &v->ns->vals[k]);
+}
+
+void embed_end(FeCtx *fe) {
+  for (unsigned i = 0; i < fe->nbinds; i++) report_invalid(fe, fe->binds[i].name, fe->binds[i].val);
+}
+
+void embed_free(FeCtx *fe) { strmap_free(&fe->bindings); }
+
+/* ---- the canonical text ---------------------------------------------------------------------------------- */
+
+static void put_str(StrBuf *b, const char *s) { sb_printf(b, " %zu:%s", strlen(s), s); }
+
+static void put_sha(StrBuf *b, const unsigned char digest[32]) {
+  char hex[65];
+  hex_encode(digest, 32, hex);
+  sb_printf(b, " sha256 %s", hex);
+}
+
+static void hash_element(void *user, kf_dtype t, const unsigned char *p) {
+  unsigned char one = p[0] != 0;
+  sha256_update(user, t == KF_BOOL ? &one : p, dtype_bytes[t]);
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(**(const char *const *const *)a, **(const char *const *const *)b);
+}
+
+/* Sorts n named things (each starts with a `const char *` name, at stride `size`) by name into order[];
+ * false if a name is NULL or given twice. */
+static bool sorted_names(const void *items, size_t size, unsigned n, const char *const **order) {
+  for (unsigned i = 0; i < n; i++) {
+    order[i] = (const char *const *)(const void *)((const char *)items + i * size);
+    if (!*order[i]) return false;
+  }
+  qsort(order, n, sizeof *order, by_name);
+  for (unsigned i = 1; i < n; i++)
+    if (strcmp(*order[i - 1], *order[i]) == 0) return false;
+  return true;
+}
+
+static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
+  if (depth > MAX_DEPTH || (unsigned)v->kind > KF_VALUE_NAMESPACE) return false;
+  sb_printf(b, " %s", value_kind_names[v->kind]);
+  switch (v->kind) {
+  case KF_VALUE_BOOL:
+  case KF_VALUE_INT:
+  case KF_VALUE_FLOAT: {
+    if (!dtype_valid(v->dtype)) return false;
+    int64_t i;
+    double f;
+    char why[160];
+    sb_printf(b, " %s", dtype_names[v->dtype]);
+    if (!scalar_value(v, &i, &f, why, sizeof why)) sb_printf(b, " invalid %lld %a", (long long)v->scalar.i, v->scalar.f);
+    else if (dtype_float(v->dtype)) sb_printf(b, " %a", f);
+    else if (dtype_unsigned(v->dtype)) sb_printf(b, " %llu", (unsigned long long)(uint64_t)i);
+    else sb_printf(b, " %lld", (long long)i);
+    return true;
+  }
+  case KF_VALUE_TUPLE:
+    if (v->nitems && !v->items) return false;
+    sb_printf(b, " %u (", v->nitems);
+    for (unsigned k = 0; k < v->nitems; k++)
+      if (!key_value(&v->items[k], depth + 1, b)) return false;
+    sb_puts(b, " )");
+    return true;
+  case KF_VALUE_ARRAY: {
+    const kf_array *a = &v->array;
+    size_t n;
+    char why[160];
+    if (!array_readable(a, &n, why, sizeof why)) return false;
+    sb_printf(b, " %s %u", dtype_names[a->dtype], a->ndim);
+    for (unsigned k = 0; k < a->ndim; k++) sb_printf(b, " %lld", (long long)a->shape[k]);
+    Sha256 h;
+    sha256_init(&h);
+    array_each(a, hash_element, &h);
+    unsigned char digest[32];
+    sha256_final(&h, digest);
+    put_sha(b, digest);
+    return true;
+  }
+  case KF_VALUE_MODULE:
+  case KF_VALUE_PATH:
+    if (!v->path) return false;
+    put_str(b, v->path);
+    return true;
+  case KF_VALUE_FUNCTION:
+    if (!v->function) return false;
+    sb_printf(b, " %u", v->source);
+    put_str(b, v->function);
+    return true;
+  case KF_VALUE_NAMESPACE: {
+    if (v->nitems && (!v->items || !v->names)) return false;
+    /* members by name: (name, index) pairs sorted through their name pointers */
+    const char *const **order = malloc(sizeof *order * (v->nitems ? v->nitems : 1));
+    bool ok = order && sorted_names(v->names, sizeof *v->names, v->nitems, order);
+    if (ok) sb_printf(b, " %u (", v->nitems);
+    for (unsigned k = 0; ok && k < v->nitems; k++) {
+      put_str(b, *order[k]);
+      ok = key_value(&v->items[order[k] - v->names], depth + 1, b);
+    }
+    free(order);
+    if (ok) sb_puts(b, " )");
+    return ok;
+  }
+  }
+  return false;
+}
+
+static int by_spec(const void *a, const void *b) {
+  const kf_function_spec *x = *(const kf_function_spec *const *)a, *y = *(const kf_function_spec *const *)b;
+  if (x->source != y->source) return x->source < y->source ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+static bool key_specs(const FeOptions *o, StrBuf *b) {
+  const kf_function_spec **order = malloc(sizeof *order * (o->nfunctions ? o->nfunctions : 1));
+  if (!order) return false;
+  bool ok = true;
+  for (unsigned i = 0; i < o->nfunctions; i++) {
+    order[i] = &o->functions[i];
+    ok = ok && order[i]->name && (!order[i]->nsignatures || order[i]->signatures);
+  }
+  if (ok) qsort(order, o->nfunctions, sizeof *order, by_spec);
+  for (unsigned i = 0; ok && i < o->nfunctions; i++) {
+    const kf_function_spec *sp = order[i];
+    if (i && by_spec(&order[i - 1], &order[i]) == 0) ok = false;
+    if ((unsigned)sp->kind > KF_FUNCTION_GUVECTORIZE) ok = false;
+    if (!ok) break;
+    sb_puts(b, "function");
+    put_str(b, sp->name);
+    sb_printf(b, " source %u kind %s signatures %u", sp->source, function_kind_names[sp->kind], sp->nsignatures);
+    for (unsigned k = 0; ok && k < sp->nsignatures; k++) {
+      if (!sp->signatures[k]) ok = false;
+      else put_str(b, sp->signatures[k]);
+    }
+    sb_puts(b, " layout");
+    put_str(b, sp->kind == KF_FUNCTION_GUVECTORIZE && sp->layout ? sp->layout : "");
+    sb_printf(b, " fastmath %d debug %d lineinfo %d opt %d inline %d\n", sp->fastmath != 0, sp->debug != 0,
+              sp->lineinfo != 0, sp->opt, sp->inline_mode);
+  }
+  free(order);
+  return ok;
+}
+
+bool fe_options_key(const FeOptions *o, StrBuf *b) {
+  static const FeOptions none;
+  if (!o) o = &none;
+  sb_puts(b, "kfront-compile-options 1\nkernels");
+  if (o->nkernels && !o->kernels) return false;
+  for (unsigned i = 0; i < o->nkernels; i++) {
+    if (!o->kernels[i]) return false;
+    put_str(b, o->kernels[i]);
+  }
+  sb_puts(b, "\nsignatures");
+  if (o->nsignatures && !o->signatures) return false;
+  for (unsigned i = 0; i < o->nsignatures; i++) {
+    if (!o->signatures[i]) return false;
+    put_str(b, o->signatures[i]);
+  }
+  sb_printf(b, "\nbounds_check %d\n", o->bounds_check ? 1 : 0);
+  if ((o->nextra_sources && !o->extra_sources) || (o->nbindings && !o->bindings) || (o->nfunctions && !o->functions))
+    return false;
+  for (unsigned i = 0; i < o->nextra_sources; i++) {
+    const kf_source *s = &o->extra_sources[i];
+    if (!s->text && s->len) return false;
+    sb_printf(b, "source %u file", i + 1);
+    put_str(b, s->filename ? s->filename : "<input>");
+    sb_printf(b, " first_line %u", s->first_line ? s->first_line : 1);
+    unsigned char digest[32];
+    sha256(s->text ? s->text : "", s->text ? s->len : 0, digest);
+    put_sha(b, digest);
+    sb_putc(b, '\n');
+  }
+  const char *const **order = malloc(sizeof *order * (o->nbindings ? o->nbindings : 1));
+  bool ok = order && sorted_names(o->bindings, sizeof *o->bindings, o->nbindings, order);
+  for (unsigned i = 0; ok && i < o->nbindings; i++) {
+    const kf_binding *bd = (const kf_binding *)(const void *)order[i];
+    sb_puts(b, "bind");
+    put_str(b, bd->name);
+    ok = key_value(&bd->value, 0, b);
+    sb_putc(b, '\n');
+  }
+  free(order);
+  return ok && key_specs(o, b);
+}
