@@ -101,8 +101,7 @@ static uint64_t float_to_int_bits(double f, unsigned bits, bool is_unsigned) {
 }
 
 void rt_convert_scalar(const kf_arg *a, const Type *to, void *out) {
-  bool from_float = a->dtype == KF_FLOAT16 || a->dtype == KF_FLOAT32 || a->dtype == KF_FLOAT64;
-  bool from_unsigned = a->dtype == KF_UINT8 || a->dtype == KF_UINT16 || a->dtype == KF_UINT32 || a->dtype == KF_UINT64;
+  bool from_float = rt_dtype_is_float(a->dtype), from_unsigned = rt_dtype_is_unsigned(a->dtype);
   switch (to->kind) {
   case TY_BOOL: {
     uint8_t v = from_float ? a->value.f != 0 : from_unsigned ? a->value.u != 0 : a->value.i != 0;
