@@ -943,41 +943,75 @@ static void tidy_module(FeCtx *fe) {
   strmap_free(&renames);
 }
 
-/* ---- entry point ------------------------------------------------------------------------------------------ */
+/* ---- entry points ------------------------------------------------------------------------------------------ */
+
+/* Parses the module and reads its top level (imports, constants, decorated functions) into fe. */
+static bool read_module(FeCtx *fe, IrContext *ctx, Diag *diag, const char *filename, const char *text, size_t len,
+                        const FeOptions *opts) {
+  memset(fe, 0, sizeof *fe);
+  fe->ctx = ctx;
+  fe->diag = diag;
+  fe->opts = opts;
+  fe->filename = filename ? filename : "<input>";
+  fe->text = text;
+  fe->len = len;
+  fe->errors0 = diag->nerrors;
+  arena_init(&fe->arena);
+  strmap_init(&fe->globals);
+  fe->py = parse_module(&fe->arena, diag, fe->filename, text, len);
+  if (!fe->py) return false;
+  sema_init_known(fe);
+  read_stmts(fe, &fe->py->body);
+  return !fe_failed(fe);
+}
+
+static void free_module_reading(FeCtx *fe) {
+  if (fe->py) {
+    strmap_free(&fe->known);
+    strmap_free(&fe->prefixes);
+  }
+  for (unsigned i = 0; i < fe->nfuncs; i++)
+    if (fe->funcs[i]->analysed) strmap_free(&fe->funcs[i]->local_index);
+  strmap_free(&fe->globals);
+  arena_free(&fe->arena);
+}
 
 Module *fe_compile(IrContext *ctx, Diag *diag, const char *filename, const char *text, size_t len,
                    const FeOptions *opts) {
   FeCtx fe;
-  memset(&fe, 0, sizeof fe);
-  fe.ctx = ctx;
-  fe.diag = diag;
-  fe.opts = opts;
-  fe.filename = filename ? filename : "<input>";
-  fe.text = text;
-  fe.len = len;
-  fe.errors0 = diag->nerrors;
-  arena_init(&fe.arena);
-  strmap_init(&fe.globals);
-  fe.py = parse_module(&fe.arena, diag, fe.filename, text, len);
   Module *m = NULL;
-  if (fe.py) {
+  if (read_module(&fe, ctx, diag, filename, text, len, opts)) {
     m = ir_module_new(ctx, fe.filename);
     fe.m = m;
     fe.mfile = arena_strdup(&m->arena, fe.filename);
-    sema_init_known(&fe);
-    read_stmts(&fe, &fe.py->body);
-    if (!fe_failed(&fe)) compile_requests(&fe);
+    compile_requests(&fe);
     if (!fe_failed(&fe)) tidy_module(&fe);
-    strmap_free(&fe.known);
-    strmap_free(&fe.prefixes);
   }
-  for (unsigned i = 0; i < fe.nfuncs; i++)
-    if (fe.funcs[i]->analysed) strmap_free(&fe.funcs[i]->local_index);
-  strmap_free(&fe.globals);
   if (fe_failed(&fe) && m) {
     ir_module_free(m);
     m = NULL;
   }
-  arena_free(&fe.arena);
+  free_module_reading(&fe);
   return m;
+}
+
+bool fe_function_kind(IrContext *ctx, Diag *diag, const char *filename, const char *text, size_t len,
+                      const char *name, FeFunctionKind *out) {
+  FeCtx fe;
+  *out = FE_FUNCTION_NONE;
+  bool ok = read_module(&fe, ctx, diag, filename, text, len, NULL);
+  if (ok) {
+    FeFunc *fn = find_func(&fe, name);
+    FeVal *g = fe_global(&fe, name);
+    if (fn) {
+      static const FeFunctionKind kinds[] = {[FN_KERNEL] = FE_FUNCTION_KERNEL, [FN_DEVICE] = FE_FUNCTION_DEVICE,
+                                             [FN_REDUCE] = FE_FUNCTION_REDUCE, [FN_VECTORIZE] = FE_FUNCTION_VECTORIZE,
+                                             [FN_GUVECTORIZE] = FE_FUNCTION_GUVECTORIZE};
+      *out = kinds[fn->kind];
+    } else if (g && g->kind == FV_PYFUNC) {
+      *out = FE_FUNCTION_PYTHON;
+    }
+  }
+  free_module_reading(&fe);
+  return ok;
 }
