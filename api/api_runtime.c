@@ -73,21 +73,6 @@ kf_status kf_npy_load(kf_context *ctx, const char *path, kf_array *out) {
   return KF_OK;
 }
 
-/* Copies the elements of a (any strides) into dst in C order. */
-static void gather_c(const kf_array *a, char *dst) {
-  size_t isz = rt_dtype_size(a->dtype), n = rt_array_size(a);
-  int64_t idx[KF_MAX_RANK] = {0};
-  for (size_t e = 0; e < n; e++) {
-    int64_t off = 0;
-    for (unsigned d = 0; d < a->ndim; d++) off += idx[d] * a->strides[d];
-    memcpy(dst + e * isz, (const char *)a->data + off, isz);
-    for (int d = (int)a->ndim - 1; d >= 0; d--) {
-      if (++idx[d] < a->shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-}
-
 kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
   if (a->memory != KF_MEMORY_HOST) {
     diag_error(&ctx->diag, srcloc(path, 0, 0), "cannot save a device array; copy it to the host first");
@@ -111,7 +96,7 @@ kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
   } else {
     copy = malloc(n.nbytes ? n.nbytes : 1);
     if (!copy) return KF_ERROR_OUT_OF_MEMORY;
-    gather_c(a, copy);
+    rt_array_gather(a, copy);
     n.data = copy;
   }
   char err[512];

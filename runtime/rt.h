@@ -152,6 +152,8 @@ kf_status rt_stream_create(RtRuntime *rt, RtStream **out);
 kf_status rt_stream_wrap(RtRuntime *rt, void *handle, RtStream **out);
 void rt_stream_destroy(RtStream *s);
 kf_status rt_stream_synchronize(RtStream *s);
+/* Waits for stream s (NULL: the default stream), then checks the bounds-check records. */
+kf_status rt_stream_sync(RtRuntime *rt, RtStream *s);
 kf_status rt_synchronize(RtRuntime *rt);
 kf_status rt_event_create(RtRuntime *rt, RtEvent **out);
 void rt_event_destroy(RtEvent *e);
@@ -238,5 +240,13 @@ kf_status rt_function_specialize(RtFunction *f, const kf_arg *args, unsigned nar
  * here); the full argument checks run unless that entry is k's and has passed them before. */
 kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, const kf_arg *args, unsigned nargs,
                     RtDispatchEntry *entry);
+/* Where a kernel finds array a: *data is the device address of its element [0, ...]. A device array, and any
+ * array on a device that reads host memory (the simulator), is used in place (*staged false); a host array's
+ * span is given a device allocation *tmp (0 for an empty array), filled from the host on stream s when copy is
+ * set. rt_stage_copy_back copies it back to the host array, rt_stage_free frees it (0: nothing). */
+kf_status rt_stage_array(RtRuntime *rt, const kf_array *a, bool copy, RtStream *s, uint64_t *data, uint64_t *tmp,
+                         bool *staged);
+kf_status rt_stage_copy_back(RtRuntime *rt, const kf_array *a, uint64_t tmp, RtStream *s);
+void rt_stage_free(RtRuntime *rt, uint64_t tmp);
 
 #endif
