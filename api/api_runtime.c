@@ -335,3 +335,29 @@ kf_status kf_launch(kf_kernel *k, const unsigned grid[3], const unsigned block[3
   if (!launch_shape(KER(k)->f->p->rt, grid, block, shared_bytes, &shape)) return KF_ERROR_INVALID_INPUT;
   return rt_launch(KER(k), &shape, STREAM(stream), args, nargs, NULL);
 }
+
+/* ---- @cuda.reduce, @vectorize, @guvectorize ------------------------------------------------------- */
+
+kf_status kf_function_get_info(kf_function *f, kf_function_info *out) { return rt_function_info(FN(f), out); }
+
+kf_status kf_reduce(kf_function *f, const kf_array *arr, int64_t size, const kf_arg *init, kf_stream *stream,
+                    kf_arg *result, const kf_array *res) {
+  return rt_reduce(FN(f), arr, size, init, STREAM(stream), result, res);
+}
+
+kf_status kf_ufunc_result(kf_function *f, const kf_arg *inputs, unsigned ninputs, kf_array *out) {
+  return rt_ufunc_result(FN(f), inputs, ninputs, out);
+}
+
+kf_status kf_ufunc_call(kf_function *f, const kf_arg *inputs, unsigned ninputs, const kf_array *out,
+                        kf_stream *stream) {
+  return rt_ufunc_call(FN(f), inputs, ninputs, out, STREAM(stream));
+}
+
+kf_status kf_gufunc_result(kf_function *f, const kf_arg *inputs, unsigned ninputs, kf_array *outs, unsigned nouts) {
+  return rt_gufunc_result(FN(f), inputs, ninputs, outs, nouts);
+}
+
+kf_status kf_gufunc_call(kf_function *f, const kf_arg *args, unsigned nargs, kf_stream *stream) {
+  return rt_gufunc_call(FN(f), args, nargs, STREAM(stream));
+}
