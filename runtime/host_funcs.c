@@ -120,7 +120,8 @@ static bool read_sig(RtRuntime *rt, Op *func, Sig *s) {
     ok = t->kind == TY_ARRAY && t->rank >= 1 && rt_type_dtype(t->elem, &s->dtype[i]);
     if (ok) s->core[i] = t->rank - 1;
   }
-  if (!ok) diag_error(rt->diag, NOLOC, "generated kernel %s has parameters the host side does not expect", ir_func_name(func));
+  if (!ok)
+    diag_error(rt->diag, NOLOC, "generated kernel %s has parameters the host side does not expect", ir_func_name(func));
   return ok;
 }
 
@@ -153,7 +154,8 @@ static kf_dtype arg_dtype(const kf_arg *a) { return a->kind == KF_ARG_ARRAY ? a-
 static void arg_types_text(const kf_arg *in, unsigned nin, StrBuf *b) {
   sb_putc(b, '(');
   for (unsigned i = 0; i < nin; i++)
-    sb_printf(b, "%s%s %s", i ? ", " : "", rt_dtype_name(arg_dtype(&in[i])), in[i].kind == KF_ARG_ARRAY ? "array" : "scalar");
+    sb_printf(b, "%s%s %s", i ? ", " : "", rt_dtype_name(arg_dtype(&in[i])),
+              in[i].kind == KF_ARG_ARRAY ? "array" : "scalar");
   sb_putc(b, ')');
 }
 
@@ -386,7 +388,8 @@ static kf_status add_input(Call *c, unsigned i, const kf_arg *arg) {
   kf_dtype want = c->sig.dtype[i];
   o->core = c->sig.core[i];
   if (arg->kind == KF_ARG_SCALAR) {
-    if (o->core) return call_fail(c, "input %u is a scalar, but the layout gives it %u core dimensions", i + 1, o->core);
+    if (o->core)
+      return call_fail(c, "input %u is a scalar, but the layout gives it %u core dimensions", i + 1, o->core);
     rt_convert_to_dtype(arg, want, &o->scalar);
     /* Numba makes a scalar a 1-element array: shape (1,) for a ufunc (np.array([x])), () for a gufunc */
     int64_t one = 1;
