@@ -73,21 +73,6 @@ kf_status kf_npy_load(kf_context *ctx, const char *path, kf_array *out) {
   return KF_OK;
 }
 
-/* Copies the elements of a (any strides) into dst in C order. */
-static void gather_c(const kf_array *a, char *dst) {
-  size_t isz = rt_dtype_size(a->dtype), n = rt_array_size(a);
-  int64_t idx[KF_MAX_RANK] = {0};
-  for (size_t e = 0; e < n; e++) {
-    int64_t off = 0;
-    for (unsigned d = 0; d < a->ndim; d++) off += idx[d] * a->strides[d];
-    memcpy(dst + e * isz, (const char *)a->data + off, isz);
-    for (int d = (int)a->ndim - 1; d >= 0; d--) {
-      if (++idx[d] < a->shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-}
-
 kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
   if (a->memory != KF_MEMORY_HOST) {
     diag_error(&ctx->diag, srcloc(path, 0, 0), "cannot save a device array; copy it to the host first");
@@ -111,7 +96,7 @@ kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
   } else {
     copy = malloc(n.nbytes ? n.nbytes : 1);
     if (!copy) return KF_ERROR_OUT_OF_MEMORY;
-    gather_c(a, copy);
+    rt_array_gather(a, copy);
     n.data = copy;
   }
   char err[512];
@@ -349,4 +334,30 @@ kf_status kf_launch(kf_kernel *k, const unsigned grid[3], const unsigned block[3
   RtLaunchShape shape;
   if (!launch_shape(KER(k)->f->p->rt, grid, block, shared_bytes, &shape)) return KF_ERROR_INVALID_INPUT;
   return rt_launch(KER(k), &shape, STREAM(stream), args, nargs, NULL);
+}
+
+/* ---- @cuda.reduce, @vectorize, @guvectorize ------------------------------------------------------- */
+
+kf_status kf_function_get_info(kf_function *f, kf_function_info *out) { return rt_function_info(FN(f), out); }
+
+kf_status kf_reduce(kf_function *f, const kf_array *arr, int64_t size, const kf_arg *init, kf_stream *stream,
+                    kf_arg *result, const kf_array *res) {
+  return rt_reduce(FN(f), arr, size, init, STREAM(stream), result, res);
+}
+
+kf_status kf_ufunc_result(kf_function *f, const kf_arg *inputs, unsigned ninputs, kf_array *out) {
+  return rt_ufunc_result(FN(f), inputs, ninputs, out);
+}
+
+kf_status kf_ufunc_call(kf_function *f, const kf_arg *inputs, unsigned ninputs, const kf_array *out,
+                        kf_stream *stream) {
+  return rt_ufunc_call(FN(f), inputs, ninputs, out, STREAM(stream));
+}
+
+kf_status kf_gufunc_result(kf_function *f, const kf_arg *inputs, unsigned ninputs, kf_array *outs, unsigned nouts) {
+  return rt_gufunc_result(FN(f), inputs, ninputs, outs, nouts);
+}
+
+kf_status kf_gufunc_call(kf_function *f, const kf_arg *args, unsigned nargs, kf_stream *stream) {
+  return rt_gufunc_call(FN(f), args, nargs, STREAM(stream));
 }

@@ -6,7 +6,8 @@
 #
 # DEST/bin/kfront           the driver (tools/kfront*.c) linked against DEST/lib/libkfront.so, which holds LLVM
 #                           statically: one copy of LLVM in the folder instead of two
-# DEST/bin/unit_runtime_context  test/unit/runtime_context.c likewise (test/gpu/run_gpu_tests.sh runs it)
+# DEST/bin/unit_runtime_context  test/unit/runtime_context.c likewise (test/gpu/run_gpu_tests.sh runs it), and
+#                           unit_runtime_host_funcs (test/unit/runtime_host_funcs.c) too
 # DEST/bin/backend_gpu      test/gpu/backend_gpu.c likewise (test/gpu/device_run.sh runs it)
 # DEST/lib/libkfront.so     the library, stripped, unused LLVM sections dropped (the Python benchmarks load it
 #                           with ctypes)
@@ -44,5 +45,6 @@ link_tool() {  # OUTPUT SOURCES...: a program of the public API, against the sta
 link_tool bench_dispatch bench/dispatch.c -lpthread
 link_tool kfront tools/kfront.c tools/kfront_*.c tools/tool_*.c
 link_tool unit_runtime_context test/unit/runtime_context.c
+link_tool unit_runtime_host_funcs test/unit/runtime_host_funcs.c
 link_tool backend_gpu test/gpu/backend_gpu.c
 du -b "$dest"/bin/* "$dest"/lib/* | awk '{ t += $1; printf "  %8.1f MB  %s\n", $1 / 1e6, $2 } END { printf "  %8.1f MB  total (limit 67.1 MB = 64 MiB)\n", t / 1e6 }'

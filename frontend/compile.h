@@ -36,7 +36,9 @@
  *   - "guvectorize": kernel(a_0, ..., a_k): each argument of the signature with one extra leading loop
  *     dimension (a scalar argument becomes a 1-D array); thread b (grid-stride) runs the function on
  *     a_0[b], ..., a_k[b] for b < a_0.shape[0]. The host reshapes its arrays so that all loop dimensions
- *     are one (a call without loop dimensions passes (1, m, n) views and launches one thread).
+ *     are one (a call without loop dimensions passes (1, m, n) views and launches one thread). The kernel
+ *     also has the decorator's layout as the attribute `gu_layout` ("(m,n),(n)->(m)"; fe_layout_parse
+ *     reads it), which says which arguments are outputs and how core dimensions must agree.
  *   - "reduce": kernel(inp, out) for the signature T(T, T): each block folds a grid-stride slice of inp
  *     (block b, thread t: elements b*bs + t, + bs*gridDim.x, ...) and writes one partial result to
  *     out[blockIdx.x]; blockDim.x must be a power of two <= 256 and every block must have at least one
@@ -82,5 +84,41 @@ Module *fe_compile(IrContext *ctx, Diag *diag, const kf_source *main, const FeOp
  * says how each is written), appended to out. False when o cannot be read (NULL where a pointer is
  * needed, an invalid dtype or rank, a device array): out then holds a partial text. */
 bool fe_options_key(const FeOptions *o, StrBuf *out);
+
+/* What the decorator of a module-level function makes of it. */
+typedef enum FeFunctionKind {
+  FE_FUNCTION_NONE,         /* no function of that name */
+  FE_FUNCTION_PYTHON,       /* host code: no decorator kfront compiles (or a CPU @vectorize, @numba.jit) */
+  FE_FUNCTION_KERNEL,       /* @cuda.jit */
+  FE_FUNCTION_DEVICE,       /* @cuda.jit(device=True) */
+  FE_FUNCTION_REDUCE,       /* @cuda.reduce */
+  FE_FUNCTION_VECTORIZE,    /* @vectorize(..., target="cuda") */
+  FE_FUNCTION_GUVECTORIZE,  /* @guvectorize(..., target="cuda") */
+} FeFunctionKind;
+
+/* The kind of the function `name` of the main source, from the sources' top level and the embedder's
+ * function facts only (nothing is typed or lowered). False (reported) when a source or a decorator cannot be
+ * read, as fe_compile would report it. */
+bool fe_function_kind(IrContext *ctx, Diag *diag, const kf_source *main, const FeOptions *opts, const char *name,
+                      FeFunctionKind *out);
+
+/* A @guvectorize layout, "(m,n),(n)->(m)": the arguments (inputs, then outputs) and, for each, its core
+ * dimensions as symbols numbered in order of first appearance. Names are borrowed from the text. */
+enum { FE_LAYOUT_MAX_ARGS = 64, FE_LAYOUT_MAX_DIMS = 256 };
+typedef struct FeLayoutSymbol {
+  const char *name;
+  unsigned len;
+} FeLayoutSymbol;
+typedef struct FeLayout {
+  unsigned nargs, nin;                      /* arguments, of which inputs (at least one output follows) */
+  unsigned first[FE_LAYOUT_MAX_ARGS + 1];   /* argument i's core dimensions: dims[first[i] .. first[i + 1]) */
+  unsigned dims[FE_LAYOUT_MAX_DIMS];        /* each core dimension's symbol */
+  unsigned nsyms;
+  FeLayoutSymbol syms[FE_LAYOUT_MAX_DIMS];
+} FeLayout;
+
+/* Parses a layout (the one grammar, for the frontend and the runtime); false when it is malformed. */
+bool fe_layout_parse(const char *text, FeLayout *out);
+static inline unsigned fe_layout_ndims(const FeLayout *l, unsigned arg) { return l->first[arg + 1] - l->first[arg]; }
 
 #endif

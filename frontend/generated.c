@@ -58,34 +58,41 @@ static const char reduce_body[] =
     "    if tid == 0 and m > 0:\n"
     "        out[cuda.blockIdx.x] = sm[0]\n";
 
-/* "(m,n),(n)->(m)": the number of core dimensions of each argument, inputs then outputs. */
-static bool parse_layout(const char *s, unsigned *dims, unsigned max, unsigned *nargs, unsigned *nin) {
-  *nargs = 0;
-  *nin = 0;
+static bool layout_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
+}
+
+/* layout := group ("," group)* "->" group ("," group)*;  group := "(" [name ("," name)*] ")"
+ * (spaces anywhere between tokens). Each name is a symbol, numbered in order of first appearance. */
+bool fe_layout_parse(const char *s, FeLayout *out) {
+  memset(out, 0, sizeof *out);
   bool outputs = false;
+  unsigned ndims = 0;
   const char *p = s;
   for (;;) {
     while (*p == ' ') p++;
-    if (*p != '(') return false;
+    if (*p != '(' || out->nargs == FE_LAYOUT_MAX_ARGS) return false;
     p++;
-    unsigned d = 0;
-    bool any = false;
+    out->first[out->nargs] = ndims;
     for (;;) {
       while (*p == ' ') p++;
       if (*p == ')') break;
-      if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' || (*p >= '0' && *p <= '9'))) return false;
-      while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' || (*p >= '0' && *p <= '9')) p++;
-      d++;
-      any = true;
+      if (!layout_name_char(*p)) return false;
+      const char *name = p;
+      while (layout_name_char(*p)) p++;
+      unsigned len = (unsigned)(p - name), sym = 0;
+      while (sym < out->nsyms && !(out->syms[sym].len == len && memcmp(out->syms[sym].name, name, len) == 0)) sym++;
+      if (ndims == FE_LAYOUT_MAX_DIMS) return false;
+      if (sym == out->nsyms) out->syms[out->nsyms++] = (FeLayoutSymbol){name, len};
+      out->dims[ndims++] = sym;
       while (*p == ' ') p++;
       if (*p == ',') p++;
       else if (*p != ')') return false;
     }
-    (void)any;
     p++;
-    if (*nargs == max) return false;
-    dims[(*nargs)++] = d;
-    if (!outputs) (*nin)++;
+    out->nargs++;
+    out->first[out->nargs] = ndims;
+    if (!outputs) out->nin++;
     while (*p == ' ') p++;
     if (*p == ',') {
       p++;
@@ -131,12 +138,12 @@ static bool kernel_level(FeCtx *fe, const FeFunc *fn, const FeSig *sig, FeSig *e
     break;
   case FN_GUVECTORIZE: {
     /* element signatures have arrays too: this is the kernel's when every rank is the layout's plus one */
-    unsigned dims[64], nargs, nin;
-    if (sig->nargs != nparams || !fn->gu_layout || !parse_layout(fn->gu_layout, dims, 64, &nargs, &nin) ||
-        nargs != nparams)
+    FeLayout layout;
+    if (sig->nargs != nparams || !fn->gu_layout || !fe_layout_parse(fn->gu_layout, &layout) ||
+        layout.nargs != nparams)
       return false;
     for (unsigned i = 0; i < nparams; i++)
-      if (sig->args[i]->rank != dims[i] + 1) return false;
+      if (sig->args[i]->rank != fe_layout_ndims(&layout, i) + 1) return false;
     esig->nargs = nparams;
     for (unsigned i = 0; i < nparams; i++) {
       Type *t = sig->args[i];
@@ -191,11 +198,12 @@ bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
       fe_error(fe, sig->loc, "a @guvectorize signature returns void: outputs are arguments");
       return false;
     }
-    unsigned dims[64], nargs, nin;
-    if (!fn->gu_layout || !parse_layout(fn->gu_layout, dims, 64, &nargs, &nin)) {
+    FeLayout layout;
+    if (!fn->gu_layout || !fe_layout_parse(fn->gu_layout, &layout)) {
       if (fn->gu_layout) fe_error(fe, fn->gu_layout_loc, "cannot read the layout '%s' (expected e.g. \"(m,n),(n)->(m)\")", fn->gu_layout);
       return false;
     }
+    unsigned nargs = layout.nargs, nin = layout.nin;
     if (nargs != sig->nargs) {
       fe_error(fe, fn->gu_layout_loc, "the layout '%s' names %u arguments but the signature has %u", fn->gu_layout, nargs,
                sig->nargs);
@@ -203,10 +211,10 @@ bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
     }
     for (unsigned i = 0; i < nargs; i++) {
       Type *t = sig->args[i];
-      unsigned r = t->kind == TY_ARRAY ? t->rank : 0;
-      if ((t->kind != TY_ARRAY && !ty_is_scalar(t)) || r != dims[i]) {
+      unsigned r = t->kind == TY_ARRAY ? t->rank : 0, dims = fe_layout_ndims(&layout, i);
+      if ((t->kind != TY_ARRAY && !ty_is_scalar(t)) || r != dims) {
         fe_error(fe, fn->gu_layout_loc, "argument %u is %s but the layout '%s' gives it %u dimension%s", i + 1,
-                 nb_type_str(&fe->arena, t), fn->gu_layout, dims[i], dims[i] == 1 ? "" : "s");
+                 nb_type_str(&fe->arena, t), fn->gu_layout, dims, dims == 1 ? "" : "s");
         return false;
       }
       if (r >= 8) {

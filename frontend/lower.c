@@ -3232,6 +3232,8 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
   if (fn->user) {
     const char *gen = fn->user->kind == FN_REDUCE ? "reduce" : fn->user->kind == FN_VECTORIZE ? "vectorize" : "guvectorize";
     ir_op_set_attr(m, f, "generated", attr_str(m, gen));
+    if (fn->user->kind == FN_GUVECTORIZE && fn->user->gu_layout)
+      ir_op_set_attr(m, f, "gu_layout", attr_str(m, fn->user->gu_layout));
   }
   Attr names[MAX_FLAT];
   unsigned nn = 0;

@@ -996,7 +996,7 @@ static void tidy_module(FeCtx *fe) {
   strmap_free(&renames);
 }
 
-/* ---- entry point ------------------------------------------------------------------------------------------ */
+/* ---- entry points ------------------------------------------------------------------------------------------ */
 
 /* Parses and reads one source (fe->cur). */
 static void read_source(FeCtx *fe, Module *m, FeSource *src, unsigned index, const kf_source *ks) {
@@ -1013,38 +1013,72 @@ static void read_source(FeCtx *fe, Module *m, FeSource *src, unsigned index, con
   fe->cur = NULL;
 }
 
+/* Reads every source's top level (imports, constants, decorated functions) and applies the embedder's bindings
+ * and function facts. fe->m is the module the functions will be lowered into. */
+static bool read_sources(FeCtx *fe, IrContext *ctx, Diag *diag, const kf_source *main, const FeOptions *opts) {
+  memset(fe, 0, sizeof *fe);
+  fe->ctx = ctx;
+  fe->diag = diag;
+  fe->opts = opts;
+  fe->errors0 = diag->nerrors;
+  arena_init(&fe->arena);
+  strmap_init(&fe->bindings);
+  fe->nsrcs = 1 + (opts && opts->extra_sources ? opts->nextra_sources : 0); /* none: embed_begin says so */
+  fe->srcs = ARENA_ARRAY(&fe->arena, FeSource, fe->nsrcs);
+  fe->m = ir_module_new(ctx, main->filename ? main->filename : "<input>");
+  sema_init_known(fe);
+  embed_begin(fe);
+  for (unsigned i = 0; i < fe->nsrcs; i++)
+    read_source(fe, fe->m, &fe->srcs[i], i, i ? &opts->extra_sources[i - 1] : main);
+  if (!fe_failed(fe)) embed_after_read(fe);
+  return !fe_failed(fe);
+}
+
+/* Frees what read_sources and the compilation built, all but fe->m. */
+static void free_reading(FeCtx *fe) {
+  strmap_free(&fe->known);
+  strmap_free(&fe->prefixes);
+  for (unsigned i = 0; i < fe->nfuncs; i++)
+    if (fe->funcs[i]->analysed) strmap_free(&fe->funcs[i]->local_index);
+  for (unsigned i = 0; i < fe->nsrcs; i++) strmap_free(&fe->srcs[i].globals);
+  embed_free(fe);
+  arena_free(&fe->arena);
+}
+
 Module *fe_compile(IrContext *ctx, Diag *diag, const kf_source *main, const FeOptions *opts) {
   FeCtx fe;
-  memset(&fe, 0, sizeof fe);
-  fe.ctx = ctx;
-  fe.diag = diag;
-  fe.opts = opts;
-  fe.errors0 = diag->nerrors;
-  arena_init(&fe.arena);
-  strmap_init(&fe.bindings);
-  fe.nsrcs = 1 + (opts && opts->extra_sources ? opts->nextra_sources : 0); /* none: embed_begin says so */
-  fe.srcs = ARENA_ARRAY(&fe.arena, FeSource, fe.nsrcs);
-  Module *m = ir_module_new(ctx, main->filename ? main->filename : "<input>");
-  fe.m = m;
-  sema_init_known(&fe);
-  embed_begin(&fe);
-  unsigned nread = 0;
-  for (; nread < fe.nsrcs; nread++)
-    read_source(&fe, m, &fe.srcs[nread], nread, nread ? &opts->extra_sources[nread - 1] : main);
-  if (!fe_failed(&fe)) embed_after_read(&fe);
-  if (!fe_failed(&fe)) compile_requests(&fe);
-  if (!fe_failed(&fe)) tidy_module(&fe);
-  if (!fe_failed(&fe)) embed_end(&fe);
-  strmap_free(&fe.known);
-  strmap_free(&fe.prefixes);
-  for (unsigned i = 0; i < fe.nfuncs; i++)
-    if (fe.funcs[i]->analysed) strmap_free(&fe.funcs[i]->local_index);
-  for (unsigned i = 0; i < nread; i++) strmap_free(&fe.srcs[i].globals);
-  embed_free(&fe);
+  if (read_sources(&fe, ctx, diag, main, opts)) {
+    compile_requests(&fe);
+    if (!fe_failed(&fe)) tidy_module(&fe);
+    if (!fe_failed(&fe)) embed_end(&fe);
+  }
+  Module *m = fe.m;
   if (fe_failed(&fe)) {
     ir_module_free(m);
     m = NULL;
   }
-  arena_free(&fe.arena);
+  free_reading(&fe);
   return m;
+}
+
+bool fe_function_kind(IrContext *ctx, Diag *diag, const kf_source *main, const FeOptions *opts, const char *name,
+                      FeFunctionKind *out) {
+  FeCtx fe;
+  *out = FE_FUNCTION_NONE;
+  bool ok = read_sources(&fe, ctx, diag, main, opts);
+  if (ok) {
+    FeFunc *fn = fe_find_func(&fe, &fe.srcs[0], name);
+    FeVal *g = fe_lookup(&fe, &fe.srcs[0], name);
+    if (fn) {
+      static const FeFunctionKind kinds[] = {[FN_KERNEL] = FE_FUNCTION_KERNEL, [FN_DEVICE] = FE_FUNCTION_DEVICE,
+                                             [FN_REDUCE] = FE_FUNCTION_REDUCE, [FN_VECTORIZE] = FE_FUNCTION_VECTORIZE,
+                                             [FN_GUVECTORIZE] = FE_FUNCTION_GUVECTORIZE};
+      *out = kinds[fn->kind];
+    } else if (g && g->kind == FV_PYFUNC) {
+      *out = FE_FUNCTION_PYTHON;
+    }
+  }
+  ir_module_free(fe.m);
+  free_reading(&fe);
+  return ok;
 }

@@ -1,5 +1,6 @@
-/* dtype.c — the runtime's element types (kf_dtype: size, Numba's name, parsing) and host-side array facts
- * (element count, contiguity as NumPy defines it). One table for every dtype. */
+/* dtype.c — the runtime's element types (kf_dtype: size, Numba's name, parsing, NumPy's safe casts) and
+ * host-side array facts (element count, contiguity as NumPy defines it, gathering elements in C order). One
+ * table for every dtype. */
 #include <string.h>
 
 #include "runtime/runtime.h"
@@ -76,4 +77,30 @@ bool rt_array_is_contiguous(const kf_array *a, char order) {
     want *= a->shape[d];
   }
   return true;
+}
+
+bool rt_dtype_can_cast(kf_dtype from, kf_dtype to) {
+  if ((unsigned)from >= KF_DTYPE_COUNT || (unsigned)to >= KF_DTYPE_COUNT) return false;
+  if (from == to || from == KF_BOOL) return true;
+  if (to == KF_BOOL) return false;
+  size_t fs = dtypes[from].size, ts = dtypes[to].size;
+  if (dtypes[from].is_float) return dtypes[to].is_float && ts >= fs;
+  /* integers: to a float that holds every value (and, as NumPy says, int64/uint64 to float64) */
+  if (dtypes[to].is_float) return ts > fs || to == KF_FLOAT64;
+  if (dtypes[from].is_unsigned) return dtypes[to].is_unsigned ? ts >= fs : ts > fs;
+  return !dtypes[to].is_unsigned && ts >= fs;
+}
+
+void rt_array_gather(const kf_array *a, void *dst) {
+  size_t isz = rt_dtype_size(a->dtype), n = rt_array_size(a);
+  int64_t idx[KF_MAX_RANK] = {0};
+  for (size_t e = 0; e < n; e++) {
+    int64_t off = 0;
+    for (unsigned d = 0; d < a->ndim; d++) off += idx[d] * a->strides[d];
+    memcpy((char *)dst + e * isz, (const char *)a->data + off, isz);
+    for (int d = (int)a->ndim - 1; d >= 0; d--) {
+      if (++idx[d] < a->shape[d]) break;
+      idx[d] = 0;
+    }
+  }
 }

@@ -3,7 +3,8 @@
  *      entry) already passed them for this kernel; the fingerprint itself validated the values;
  *   2. the launch plan: the block shape the variant needs, the physical grid/block/shared bytes and the
  *      hidden parameters; then the launch configuration against the device's limits;
- *   3. host arrays staged in device memory (unless the device reads host memory: the simulator);
+ *   3. host arrays staged in device memory (unless the device reads host memory: the simulator), by
+ *      rt_stage_array, which host_funcs.c uses too;
  *   4. the parameters packed per include/kfront/abi.h into this call's own storage (launches from several
  *      threads never share it), the device's launch;
  *   5. with staged host arrays: synchronise, check the error record, copy back (also after an
@@ -17,26 +18,49 @@ enum { STACK_SLOTS = 64, STACK_ARGS = 16 };
 
 static const SrcLoc NOLOC = {0};
 
+kf_status rt_stage_array(RtRuntime *rt, const kf_array *a, bool copy, RtStream *s, uint64_t *data, uint64_t *tmp,
+                         bool *staged) {
+  RtDevice *dev = rt->dev;
+  *tmp = 0;
+  *data = (uint64_t)(uintptr_t)a->data;
+  *staged = a->memory != KF_MEMORY_DEVICE && !dev->host_is_device;
+  if (!*staged) return KF_OK;
+  int64_t lo, hi;
+  rt_array_span(a, &lo, &hi);
+  if (hi == lo) return KF_OK;
+  if (!dev->ops->alloc(dev, (size_t)(hi - lo), tmp, rt->diag)) return KF_ERROR_DEVICE;
+  *data = *tmp - (uint64_t)lo;
+  if (copy && !dev->ops->copy(dev, RT_COPY_HTOD, (void *)(uintptr_t)*tmp, (const char *)a->data + lo,
+                              (size_t)(hi - lo), rt_stream_handle(s), rt->diag))
+    return KF_ERROR_DEVICE;
+  return KF_OK;
+}
+
+kf_status rt_stage_copy_back(RtRuntime *rt, const kf_array *a, uint64_t tmp, RtStream *s) {
+  if (!tmp) return KF_OK;
+  int64_t lo, hi;
+  rt_array_span(a, &lo, &hi);
+  return rt->dev->ops->copy(rt->dev, RT_COPY_DTOH, (char *)a->data + lo, (void *)(uintptr_t)tmp, (size_t)(hi - lo),
+                            rt_stream_handle(s), rt->diag)
+             ? KF_OK
+             : KF_ERROR_DEVICE;
+}
+
+void rt_stage_free(RtRuntime *rt, uint64_t tmp) {
+  if (tmp) rt->dev->ops->free(rt->dev, tmp, NULL);
+}
+
 /* Host arrays of args copied to device memory: data[i] is the device address of argument i's element
  * [0, ...] (for every array), tmp[i] the staging allocation to free (0 if none). */
 static kf_status stage_in(RtRuntime *rt, const kf_arg *args, unsigned nargs, uint64_t *data, uint64_t *tmp,
                           bool *staged) {
-  RtDevice *dev = rt->dev;
   for (unsigned i = 0; i < nargs; i++) {
     tmp[i] = data[i] = 0;
     if (args[i].kind != KF_ARG_ARRAY) continue;
-    const kf_array *a = &args[i].array;
-    data[i] = (uint64_t)(uintptr_t)a->data;
-    if (a->memory == KF_MEMORY_DEVICE || dev->host_is_device) continue;
-    *staged = true;
-    int64_t lo, hi;
-    rt_array_span(a, &lo, &hi);
-    if (hi == lo) continue;
-    if (!dev->ops->alloc(dev, (size_t)(hi - lo), &tmp[i], rt->diag)) return KF_ERROR_DEVICE;
-    if (!dev->ops->copy(dev, RT_COPY_HTOD, (void *)(uintptr_t)tmp[i], (const char *)a->data + lo, (size_t)(hi - lo),
-                        NULL, rt->diag))
-      return KF_ERROR_DEVICE;
-    data[i] = tmp[i] - (uint64_t)lo;
+    bool host;
+    kf_status st = rt_stage_array(rt, &args[i].array, true, NULL, &data[i], &tmp[i], &host);
+    *staged |= host;
+    if (st != KF_OK) return st;
   }
   return KF_OK;
 }
@@ -44,13 +68,8 @@ static kf_status stage_in(RtRuntime *rt, const kf_arg *args, unsigned nargs, uin
 static kf_status stage_out(RtRuntime *rt, const kf_arg *args, unsigned nargs, const uint64_t *tmp) {
   kf_status st = KF_OK;
   for (unsigned i = 0; i < nargs; i++) {
-    if (!tmp[i]) continue;
-    const kf_array *a = &args[i].array;
-    int64_t lo, hi;
-    rt_array_span(a, &lo, &hi);
-    if (!rt->dev->ops->copy(rt->dev, RT_COPY_DTOH, (char *)a->data + lo, (void *)(uintptr_t)tmp[i], (size_t)(hi - lo),
-                            NULL, rt->diag))
-      st = KF_ERROR_DEVICE;
+    kf_status back = tmp[i] ? rt_stage_copy_back(rt, &args[i].array, tmp[i], NULL) : KF_OK;
+    if (st == KF_OK) st = back;
   }
   return st;
 }
@@ -144,7 +163,7 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
     }
   }
   for (unsigned i = 0; tmp && data && storage && ptrs && i < nargs; i++)
-    if (tmp[i]) dev->ops->free(dev, tmp[i], NULL);
+    rt_stage_free(rt, tmp[i]);
   diag_set_kind(prev);
   if (big) {
     free(storage);

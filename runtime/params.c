@@ -1,4 +1,5 @@
-/* params.c — kernel parameters as include/kfront/abi.h lays them out, and scalar conversions.
+/* params.c — kernel parameters as include/kfront/abi.h lays them out, and scalar conversions (to a kir
+ * type, and reading a stored scalar back).
  *
  * Every parameter slot gets 8 bytes of storage (enough for any scalar, pointer or int64), so the pointer
  * array handed to cuLaunchKernel is built once per kernel and only the values change per launch. */
@@ -139,6 +140,34 @@ void rt_convert_scalar(const kf_arg *a, const Type *to, void *out) {
   }
   default: return;
   }
+}
+
+void rt_convert_to_dtype(const kf_arg *a, kf_dtype to, void *out) {
+  Type t = {.kind = to == KF_BOOL ? TY_BOOL : rt_dtype_is_float(to) ? TY_FLOAT : TY_INT,
+            .bits = to == KF_BOOL ? 1 : (unsigned)rt_dtype_size(to) * 8, .is_unsigned = rt_dtype_is_unsigned(to)};
+  rt_convert_scalar(a, &t, out);
+}
+
+kf_arg rt_scalar_read(const void *p, kf_dtype t) {
+  kf_arg a;
+  memset(&a, 0, sizeof a);
+  a.kind = KF_ARG_SCALAR;
+  a.dtype = t;
+  switch (t) {
+  case KF_BOOL: a.value.i = *(const uint8_t *)p != 0; break;
+  case KF_INT8: a.value.i = *(const int8_t *)p; break;
+  case KF_INT16: { int16_t v; memcpy(&v, p, 2); a.value.i = v; break; }
+  case KF_INT32: { int32_t v; memcpy(&v, p, 4); a.value.i = v; break; }
+  case KF_INT64: memcpy(&a.value.i, p, 8); break;
+  case KF_UINT8: a.value.u = *(const uint8_t *)p; break;
+  case KF_UINT16: { uint16_t v; memcpy(&v, p, 2); a.value.u = v; break; }
+  case KF_UINT32: { uint32_t v; memcpy(&v, p, 4); a.value.u = v; break; }
+  case KF_UINT64: memcpy(&a.value.u, p, 8); break;
+  case KF_FLOAT16: { uint16_t h; memcpy(&h, p, 2); a.value.f = rt_f16_to_f64(h); break; }
+  case KF_FLOAT32: { float v; memcpy(&v, p, 4); a.value.f = v; break; }
+  case KF_FLOAT64: memcpy(&a.value.f, p, 8); break;
+  }
+  return a;
 }
 
 void rt_array_span(const kf_array *a, int64_t *lo, int64_t *hi) {

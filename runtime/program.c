@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "frontend/compile.h"
 #include "runtime/rt.h"
 
 static const SrcLoc NOLOC = {0};
@@ -95,6 +96,7 @@ static void function_free(RtRuntime *rt, RtFunction *f) {
   for (size_t i = 0; i < f->by_signature.cap; i++) free((char *)f->by_signature.slots[i].key);
   strmap_free(&f->by_signature);
   ptrmap_free(&f->by_func);
+  free(f->eager_kernels);
   free(f->name);
   free(f);
 }
@@ -146,6 +148,7 @@ kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out) 
     } else {
       f->p = p;
       f->eager = -1;
+      f->kind = -1;
       strmap_init(&f->by_signature);
       strmap_put(&p->functions, key, f);
     }
@@ -582,4 +585,93 @@ kf_status rt_function_specialize(RtFunction *f, const kf_arg *args, unsigned nar
   *out = e->kernel;
   if (entry) *entry = e;
   return KF_OK;
+}
+
+/* ---- what a function is ------------------------------------------------------------------------ */
+
+static kf_function_kind kind_from_kir(Op *kernel) {
+  const char *gen = ir_op_attr_str(kernel, "generated");
+  if (!gen) return KF_FUNCTION_KERNEL;
+  if (strcmp(gen, "reduce") == 0) return KF_FUNCTION_REDUCE;
+  if (strcmp(gen, "vectorize") == 0) return KF_FUNCTION_VECTORIZE;
+  return KF_FUNCTION_GUVECTORIZE;
+}
+
+/* Under the runtime's lock. */
+static kf_status find_kind(RtFunction *f) {
+  RtProgram *p = f->p;
+  Diag *diag = p->rt->diag;
+  if (p->borrowed) {
+    Op *k;
+    if (rt_kir_find_kernels(p->borrowed->ir, f->name, &k, 1) == 0) {
+      diag_error(diag, NOLOC, "no kernel named '%s' in the module", f->name);
+      return KF_ERROR_NOT_FOUND;
+    }
+    f->kind = (int)kind_from_kir(k);
+    return KF_OK;
+  }
+  FeFunctionKind fk;
+  kf_source main = {p->filename, p->source, p->len, 1};
+  if (!fe_function_kind(p->rt->ir, diag, &main, NULL, f->name, &fk)) return KF_ERROR_INVALID_INPUT;
+  switch (fk) {
+  case FE_FUNCTION_NONE:
+    diag_error(diag, NOLOC, "no function named '%s' in %s", f->name, p->filename);
+    return KF_ERROR_NOT_FOUND;
+  case FE_FUNCTION_PYTHON:
+    diag_error(diag, NOLOC, "'%s' in %s is host code: it has no @cuda.jit, @cuda.reduce, @vectorize or @guvectorize "
+               "(target=\"cuda\") decorator", f->name, p->filename);
+    return KF_ERROR_NOT_FOUND;
+  case FE_FUNCTION_KERNEL: f->kind = KF_FUNCTION_KERNEL; break;
+  case FE_FUNCTION_DEVICE: f->kind = KF_FUNCTION_DEVICE; break;
+  case FE_FUNCTION_REDUCE: f->kind = KF_FUNCTION_REDUCE; break;
+  case FE_FUNCTION_VECTORIZE: f->kind = KF_FUNCTION_VECTORIZE; break;
+  case FE_FUNCTION_GUVECTORIZE: f->kind = KF_FUNCTION_GUVECTORIZE; break;
+  }
+  return KF_OK;
+}
+
+kf_status rt_function_kind(RtFunction *f, kf_function_kind *out) {
+  RtRuntime *rt = f->p->rt;
+  pthread_mutex_lock(&rt->lock);
+  kf_status st = f->kind >= 0 ? KF_OK : find_kind(f);
+  pthread_mutex_unlock(&rt->lock);
+  *out = st == KF_OK ? (kf_function_kind)f->kind : KF_FUNCTION_KERNEL;
+  return st;
+}
+
+kf_status rt_function_eager_kernels(RtFunction *f, Op *const **out, unsigned *n) {
+  RtProgram *p = f->p;
+  RtRuntime *rt = p->rt;
+  *out = NULL;
+  *n = 0;
+  kf_status st = KF_OK;
+  pthread_mutex_lock(&rt->lock);
+  if (!f->eager_kernels) {
+    RtProgModule *pm = p->borrowed;
+    if (!pm) {
+      find_eager(f);
+      pm = f->eager ? f->eager_module : NULL;
+    }
+    unsigned count = pm ? rt_kir_find_kernels(pm->ir, f->name, NULL, 0) : 0;
+    if (count == 0) {
+      /* compiled again, not quietly, for the reason (a lazy kernel has no eager signatures) */
+      RtProgModule *unused;
+      if (!p->borrowed && compile_kernel(p, f->name, NULL, false, &unused) != KF_OK)
+        st = KF_ERROR_INVALID_INPUT;
+      else {
+        diag_error(rt->diag, NOLOC, "'%s' has no kernels compiled from its decorator's signatures", f->name);
+        st = KF_ERROR_INVALID_INPUT;
+      }
+    } else {
+      f->eager_kernels = malloc(sizeof *f->eager_kernels * count);
+      if (!f->eager_kernels) st = KF_ERROR_OUT_OF_MEMORY;
+      else f->neager_kernels = rt_kir_find_kernels(pm->ir, f->name, f->eager_kernels, count);
+    }
+  }
+  pthread_mutex_unlock(&rt->lock);
+  if (st == KF_OK) {
+    *out = f->eager_kernels;
+    *n = f->neager_kernels;
+  }
+  return st;
 }

@@ -9,6 +9,8 @@
  *   runtime/plan.c      launch plans (how a compiled kernel is launched)
  *   runtime/launch.c    the one launch path: checks, host-array staging, packing, the device's launch
  *   runtime/compile_source.c  Python source -> kir -> pass pipeline (shared with kf_compile_source)
+ *   runtime/host_funcs.c  the host side of @cuda.reduce, @vectorize and @guvectorize (kf_reduce, kf_ufunc_call,
+ *                       kf_gufunc_call): signatures, broadcasting, staging, launches of the generated kernels
  *
  * Threads: a runtime may be used from several threads at once for specialisation lookups, launches,
  * memory, streams and events; compiles (misses) take the runtime's lock, so a specialisation is compiled
@@ -152,6 +154,8 @@ kf_status rt_stream_create(RtRuntime *rt, RtStream **out);
 kf_status rt_stream_wrap(RtRuntime *rt, void *handle, RtStream **out);
 void rt_stream_destroy(RtStream *s);
 kf_status rt_stream_synchronize(RtStream *s);
+/* Waits for stream s (NULL: the default stream), then checks the bounds-check records. */
+kf_status rt_stream_sync(RtRuntime *rt, RtStream *s);
 kf_status rt_synchronize(RtRuntime *rt);
 kf_status rt_event_create(RtRuntime *rt, RtEvent **out);
 void rt_event_destroy(RtEvent *e);
@@ -208,6 +212,9 @@ struct RtFunction {
   StrMap by_signature;          /* argument signature (owned key) -> RtKernel*, for misses */
   PtrMap by_func;               /* kir func.func -> RtKernel* (eager and borrowed modules) */
   RtKernel *kernels;            /* every kernel made, owned */
+  int kind;                     /* kf_function_kind, -1 until rt_function_kind finds it */
+  Op **eager_kernels;           /* rt_function_eager_kernels (owned array; the ops are the module's) */
+  unsigned neager_kernels;
 };
 
 struct RtKernel {
@@ -237,6 +244,14 @@ kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out);
  * runtime's lock). *entry (may be NULL) is the dispatch entry of these argument types. */
 kf_status rt_function_specialize(RtFunction *f, const kf_arg *args, unsigned nargs, RtKernel **out,
                                  RtDispatchEntry **entry);
+/* What f is, from its decorator (found once: a program over source reads the source's top level; one over a
+ * module looks at the kernels' `generated` attribute). KF_ERROR_NOT_FOUND (reported) when the program has no
+ * kernel of that name. */
+kf_status rt_function_kind(RtFunction *f, kf_function_kind *out);
+/* The kir kernels compiled from f's decorator signatures, in their order (@vectorize, @guvectorize, eager
+ * @cuda.jit: the eager module, compiled once; a program over a module: its kernels of that name). The array
+ * is f's. KF_ERROR_INVALID_INPUT (reported) when there are none (a lazy function, a compile error). */
+kf_status rt_function_eager_kernels(RtFunction *f, Op *const **out, unsigned *n);
 
 /* ---- runtime/launch.c ------------------------------------------------------------------------ */
 
@@ -244,5 +259,25 @@ kf_status rt_function_specialize(RtFunction *f, const kf_arg *args, unsigned nar
  * here); the full argument checks run unless that entry is k's and has passed them before. */
 kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, const kf_arg *args, unsigned nargs,
                     RtDispatchEntry *entry);
+/* Where a kernel finds array a: *data is the device address of its element [0, ...]. A device array, and any
+ * array on a device that reads host memory (the simulator), is used in place (*staged false); a host array's
+ * span is given a device allocation *tmp (0 for an empty array), filled from the host on stream s when copy is
+ * set. rt_stage_copy_back copies it back to the host array, rt_stage_free frees it (0: nothing). */
+kf_status rt_stage_array(RtRuntime *rt, const kf_array *a, bool copy, RtStream *s, uint64_t *data, uint64_t *tmp,
+                         bool *staged);
+kf_status rt_stage_copy_back(RtRuntime *rt, const kf_array *a, uint64_t tmp, RtStream *s);
+void rt_stage_free(RtRuntime *rt, uint64_t tmp);
+
+/* ---- runtime/host_funcs.c ---------------------------------------------------------------------- */
+
+/* kfront.h's kf_function_get_info, kf_reduce, kf_ufunc_result, kf_ufunc_call, kf_gufunc_result and
+ * kf_gufunc_call, over the runtime's objects (their documentation is there). */
+kf_status rt_function_info(RtFunction *f, kf_function_info *out);
+kf_status rt_reduce(RtFunction *f, const kf_array *arr, int64_t size, const kf_arg *init, RtStream *stream,
+                    kf_arg *result, const kf_array *res);
+kf_status rt_ufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs, kf_array *out);
+kf_status rt_ufunc_call(RtFunction *f, const kf_arg *inputs, unsigned ninputs, const kf_array *out, RtStream *stream);
+kf_status rt_gufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs, kf_array *outs, unsigned nouts);
+kf_status rt_gufunc_call(RtFunction *f, const kf_arg *args, unsigned nargs, RtStream *stream);
 
 #endif

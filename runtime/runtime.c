@@ -206,9 +206,10 @@ void rt_stream_destroy(RtStream *s) {
   free(s);
 }
 
-kf_status rt_stream_synchronize(RtStream *s) {
-  RtRuntime *rt = s->rt;
-  return OPS(rt)->stream_synchronize(DEV(rt), s->handle, rt->diag);
+kf_status rt_stream_synchronize(RtStream *s) { return rt_stream_sync(s->rt, s); }
+
+kf_status rt_stream_sync(RtRuntime *rt, RtStream *s) {
+  return OPS(rt)->stream_synchronize(DEV(rt), rt_stream_handle(s), rt->diag);
 }
 
 kf_status rt_synchronize(RtRuntime *rt) { return OPS(rt)->synchronize(DEV(rt), rt->diag); }

@@ -31,6 +31,11 @@ void rt_array_init(kf_array *a, void *data, kf_memory memory, kf_dtype dtype, un
 size_t rt_array_size(const kf_array *a);
 /* NumPy's rule: extents of 1 do not constrain their stride; an empty array is contiguous. */
 bool rt_array_is_contiguous(const kf_array *a, char order);
+/* NumPy's np.can_cast(from, to, "safe"): every value of `from` is a value of `to` (int64 and uint64 to float64
+ * count as safe, as in NumPy). */
+bool rt_dtype_can_cast(kf_dtype from, kf_dtype to);
+/* Copies the elements of a host array (any strides) to dst in C order. */
+void rt_array_gather(const kf_array *a, void *dst);
 
 /* ---- runtime/check.c ------------------------------------------------------------------------- */
 
@@ -109,6 +114,11 @@ void rt_params_pack(RtParams *p, Type *const *params, unsigned nparams, const kf
 /* Converts a scalar argument to a scalar kir type, writing ty_size(to) bytes (bool: one byte 0/1) to out.
  * Integers wrap; floats to integers truncate toward zero, saturating (NaN gives 0); f16 rounds to nearest. */
 void rt_convert_scalar(const kf_arg *a, const Type *to, void *out);
+/* rt_convert_scalar to the scalar type of a dtype (without interning a kir type: any thread may call it). */
+void rt_convert_to_dtype(const kf_arg *a, kf_dtype to, void *out);
+/* The scalar of dtype t stored at p (the inverse of rt_convert_scalar: signed integers and bool to value.i,
+ * unsigned integers to value.u, floats to value.f). */
+kf_arg rt_scalar_read(const void *p, kf_dtype t);
 uint16_t rt_f64_to_f16(double v);
 double rt_f16_to_f64(uint16_t h);
 

@@ -194,7 +194,14 @@ typedef struct kf_binding { const char *name; kf_value value; } kf_binding;
  * function: it may be undecorated, or use a decorator kfront does not know). The function is then exactly
  * what the equivalent decorator would make it: @cuda.jit(signatures, device=..., fastmath=..., ...),
  * @cuda.reduce, @vectorize(signatures, target="cuda"), @guvectorize(signatures, layout, target="cuda"). */
-typedef enum kf_function_kind { KF_FUNCTION_KERNEL, KF_FUNCTION_DEVICE, KF_FUNCTION_REDUCE, KF_FUNCTION_VECTORIZE, KF_FUNCTION_GUVECTORIZE } kf_function_kind;
+typedef enum kf_function_kind {
+  KF_FUNCTION_KERNEL = 0,       /* @cuda.jit: kf_function_launch */
+  KF_FUNCTION_DEVICE = 1,       /* @cuda.jit(device=True): called by kernels only */
+  KF_FUNCTION_REDUCE = 2,       /* @cuda.reduce: kf_reduce */
+  KF_FUNCTION_VECTORIZE = 3,    /* @vectorize([...], target="cuda"): kf_ufunc_call */
+  KF_FUNCTION_GUVECTORIZE = 4,  /* @guvectorize([...], "(m,n)->(m)", target="cuda"): kf_gufunc_call */
+} kf_function_kind;
+
 typedef struct kf_function_spec {
   const char *name;                     /* the Python function's name */
   unsigned source;                      /* index of the source that defines it */
@@ -509,6 +516,77 @@ KF_API kf_status kf_kernel_param(kf_kernel *k, unsigned i, kf_param_info *out);
  * after which the runtime stays usable. */
 KF_API kf_status kf_launch(kf_kernel *k, const unsigned grid[3], const unsigned block[3], size_t shared_bytes,
                            kf_stream *stream, const kf_arg *args, unsigned nargs);
+
+/* ---- @cuda.reduce, @vectorize, @guvectorize: calling them from the host ----
+ * What numba.cuda's Reduce, ufunc and gufunc objects do when called, over the kernels kfront generates for
+ * them (each a kf_function of the program, found by the Python name), through kf_launch's one launch path.
+ * Arrays may be host or device memory (host arrays are copied in, outputs copied back, before the call
+ * returns), of any strides (broadcast dimensions are stride 0: nothing is copied to broadcast). Arguments are
+ * borrowed for the call; nothing of them is kept. A @vectorize or @guvectorize call whose arguments are all
+ * device arrays stays asynchronous on its stream, like kf_launch (its device memory is used after it returns);
+ * any other call (host arrays or scalars among the arguments, and every kf_reduce) synchronises its stream
+ * before it returns, when it frees its temporaries. A
+ * function the program does not have is KF_ERROR_NOT_FOUND; a function of another kind, a wrong number of
+ * arguments, dtypes no signature takes, shapes that do not broadcast or do not fit the layout, and outputs of
+ * the wrong shape or dtype are KF_ERROR_INVALID_INPUT; launch and device errors are as for kf_launch. Each
+ * comes with a message in the runtime's context; outputs are then unspecified. */
+
+typedef struct kf_function_info {
+  kf_function_kind kind;
+  unsigned nin, nout;       /* @vectorize: its inputs and 1; @guvectorize: its layout's inputs and outputs; else 0 */
+  unsigned nsignatures;     /* @vectorize, @guvectorize: the decorator's signatures; else 0 */
+  const char *layout;       /* @guvectorize: the layout, e.g. "(m,n),(n)->(m)" (borrowed: valid as long as the
+                             * program); else NULL */
+} kf_function_info;
+
+/* What f is, from its decorator (a program over a module: from its kernels). For @vectorize and @guvectorize
+ * this compiles the decorator's signatures (to kir; once per function). out->layout is borrowed from the
+ * program. KF_ERROR_NOT_FOUND when the program has no kernel of that name (undecorated host code included). */
+KF_API kf_status kf_function_get_info(kf_function *f, kf_function_info *out);
+
+/* Reduces arr (1-D, host or device) with the @cuda.reduce function f, as Numba's Reduce.__call__:
+ *  - size < 0 reduces the whole array, else its first min(size, length) elements (Numba's size=None / size);
+ *  - init (a scalar kf_arg, converted to arr's dtype as by a C cast) is combined with the elements; NULL
+ *    means Numba's default init=0, which is combined too (a max-reduction of negative numbers with the default
+ *    init gives 0, a product gives 0: pass init=1, as with Numba);
+ *  - an empty range gives init;
+ *  - the result, of arr's dtype, goes to *result (a scalar kf_arg) when result is not NULL, and to the first
+ *    element of res (an array of arr's dtype with at least one element; device memory: written on the device
+ *    without passing through the host) when res is not NULL; at least one of them must be given.
+ * The reduction is a tree (compile.h): f must be associative and commutative, as Numba requires; floating-point
+ * results may differ from a sequential sum by the reassociation. Runs on stream (NULL: the default stream)
+ * and returns when it is done. */
+KF_API kf_status kf_reduce(kf_function *f, const kf_array *arr, int64_t size, const kf_arg *init, kf_stream *stream,
+                           kf_arg *result, const kf_array *res);
+
+/* The output a @vectorize function f gives for these inputs (no launch): out->dtype, ndim, shape and
+ * C-contiguous strides, data NULL and memory KF_MEMORY_HOST for the caller to fill in (kf_array_init's
+ * strides for a new allocation). The inputs' types pick the signature as Numba's CUDA ufuncs do: arrays must
+ * have exactly a signature's dtypes (NumPy's casting='no'); scalars (kf_arg scalars, each treated as a
+ * 1-element array, so that scalars alone give shape (1,)) first match by their own dtype, else take the
+ * signature the arrays alone select (an error when that is ambiguous); the first signature wins. Shapes
+ * broadcast as NumPy's do. */
+KF_API kf_status kf_ufunc_result(kf_function *f, const kf_arg *inputs, unsigned ninputs, kf_array *out);
+/* Calls the @vectorize function f elementwise on the broadcast inputs (arrays of any rank and strides, or
+ * scalars, converted to the signature's types) into out, which must have exactly the shape and dtype
+ * kf_ufunc_result gives (host or device memory, any strides, not read-only; it may be one of the inputs). */
+KF_API kf_status kf_ufunc_call(kf_function *f, const kf_arg *inputs, unsigned ninputs, const kf_array *out,
+                               kf_stream *stream);
+
+/* The outputs (nouts of them: the layout's) a @guvectorize function f gives for these inputs (no launch),
+ * filled as kf_ufunc_result fills out: the broadcast loop dimensions of the inputs, then each output's core
+ * dimensions from the layout (each must be bound by an input's). The signature: the first whose input dtypes
+ * equal the inputs' (scalars: their dtype), else the first to which every input converts safely (NumPy's
+ * can_cast); host arrays and scalars are then converted (a device array of another dtype is an error, as in
+ * Numba). */
+KF_API kf_status kf_gufunc_result(kf_function *f, const kf_arg *inputs, unsigned ninputs, kf_array *outs,
+                                  unsigned nouts);
+/* Calls the @guvectorize function f: args are its inputs (arrays, or scalars for a "()" input) then its
+ * outputs (arrays, not read-only), as many as its layout names. Each argument's trailing dimensions are its
+ * core dimensions (one per name in the layout: equal names must have equal extents, a number is an extent);
+ * the leading ones are loop dimensions, which broadcast across the inputs (NumPy's rule) and must equal that
+ * broadcast shape in every output. The function runs once per loop index. */
+KF_API kf_status kf_gufunc_call(kf_function *f, const kf_arg *args, unsigned nargs, kf_stream *stream);
 
 /* ---- code generation: LLVM IR and PTX ---------------------------------------------------------
  *

@@ -51,7 +51,7 @@ def cpu_only(x):
 # GU: ^bb0(%0: array<f32, 2, A>, %1: array<f32, 1, A>, %2: array<f32, 2, A>):
 # GU: mem.load(%1, {{.*}}) : (array<f32, 1, A>, i64) -> (f32)
 # GU: func.call(%0, {{.*}}, {{.*}}, %2, {{.*}}) {callee = @gu__core}
-# GU: generated = "guvectorize"
+# GU: generated = "guvectorize", gu_layout = "(n),()->(n)"
 
 # RED: mem.global() {sym_name = @red__sm, type = array<f64, 1, C>, shape = [256], space = "shared"}
 # RED: sym_name = @red__core, function_type = (f64, f64) -> (f64), device

@@ -232,7 +232,19 @@ run_case doubled_auto_grid "(o['arr'] == i['arr'] * 2).all()" \
 run_case doubled_man_copy "(o['out'] == i['arr'] * 2).all()" \
   s003_kernels.py doubled_man_copy 1 3,3 "$in/doubled_man_copy/arr.npy" "$in/doubled_man_copy/out.npy"
 # reduce_gpu (@cuda.reduce), doubled_ufunc (@vectorize) and doubled_gufunc (@guvectorize) are called, not
-# launched with [grid, block]: kfront run does not express them.
+# launched with [grid, block]: kfront run does not express them. The C API does (kf_reduce, kf_ufunc_call,
+# kf_gufunc_call): test/unit/runtime_host_funcs.c calls these three as the seed does, and the host side of
+# reductions, ufuncs and gufuncs at large, here on what the runtime picks (--auto: the GPU when there is one).
+hftest=$build/bin/unit_runtime_host_funcs
+if [ -x "$hftest" ]; then
+  if (cd "$root/test" && KFRONT_SEEDS=$seeds $timeout_cmd "$hftest" --auto) >"$tmp/host_funcs.log" 2>&1; then
+    pass host_funcs
+  else
+    fail host_funcs "unit_runtime_host_funcs --auto failed"
+  fi
+else
+  skip host_funcs "no $hftest"
+fi
 
 # ---- usage errors ---------------------------------------------------------------------------------
 "$kfront" run >"$tmp/usage.log" 2>&1

@@ -6,7 +6,8 @@
  * turned into the located IndexError, reset, and a launch after it working; the kernel's own thread limit,
  * dynamic shared memory opt-in, asynchronous launches reporting at synchronisation, a kernel loaded from
  * a disk-cache entry without compiling anything (its launch plan restored), and a grid_stride kernel
- * launched on a smaller 1-D grid (SMs x occupancy) with the user's grid dims as 3 trailing parameters. */
+ * launched on a smaller 1-D grid (SMs x occupancy) with the user's grid dims as 3 trailing parameters; and the
+ * host side of @vectorize, @cuda.reduce and @guvectorize, whose host operands are staged on this path. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -203,6 +204,34 @@ static CUresult f_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, u
           int64_t i = (vb % vx) * bx + t;
           if (i < n) *(double *)(out + i * sout) = 2 * *(double *)(in + i * sin);
         }
+  } else if (!strcmp(f->name, "vadd")) {
+    /* @vectorize contract: out[i] = a[i] + b[i] for i < out.shape[0], whatever the grid (grid-stride) */
+    char *a = *(char **)params[0], *b = *(char **)params[3], *out = *(char **)params[6];
+    int64_t sa = *(int64_t *)params[2], sb = *(int64_t *)params[5], n = *(int64_t *)params[7], so = *(int64_t *)params[8];
+    for (int64_t i = 0; i < n; i++) *(double *)(out + i * so) = *(double *)(a + i * sa) + *(double *)(b + i * sb);
+  } else if (!strcmp(f->name, "rsum")) {
+    /* @cuda.reduce contract: block b folds elements b*bx + t + k*bx*gx into out[b] */
+    char *in = *(char **)params[0], *out = *(char **)params[3];
+    int64_t n = *(int64_t *)params[1], si = *(int64_t *)params[2], m = *(int64_t *)params[4], so = *(int64_t *)params[5];
+    for (int64_t b = 0; b < gx; b++) {
+      double acc = 0;
+      for (int64_t i = b * bx; i < n; i += (int64_t)bx * gx)
+        for (int64_t t = 0; t < bx && i + t < n; t++) acc += *(double *)(in + (i + t) * si);
+      if (b < m && b * bx < n) *(double *)(out + b * so) = acc;
+      else fake.rec.flag = KF_ERROR_BOUNDS;  /* a block without elements breaks the contract */
+    }
+  } else if (!strcmp(f->name, "gcum")) {
+    /* @guvectorize "(n)->(n)": a cumulative sum of x[b, :] into out[b, :] for b < x.shape[0] */
+    char *x = *(char **)params[0], *out = *(char **)params[5];
+    int64_t nb = *(int64_t *)params[1], n = *(int64_t *)params[2], sb = *(int64_t *)params[3], sx = *(int64_t *)params[4];
+    int64_t ob = *(int64_t *)params[8], os = *(int64_t *)params[9];
+    for (int64_t b = 0; b < nb; b++) {
+      double acc = 0;
+      for (int64_t i = 0; i < n; i++) {
+        acc += *(double *)(x + b * sb + i * sx);
+        *(double *)(out + b * ob + i * os) = acc;
+      }
+    }
   } else if (!strcmp(f->name, "scale__f32")) {
     char *a = *(char **)params[0];
     int64_t n = *(int64_t *)params[1], st = *(int64_t *)params[2];
@@ -599,9 +628,111 @@ static void test_grid_stride(void) {
   kf_context_destroy(ctx);
 }
 
+/* The host side of @vectorize, @cuda.reduce and @guvectorize (runtime/host_funcs.c) on the GPU path, where host
+ * operands are staged in device memory: kernels with the `generated` contracts of compile.h (run in C above),
+ * their results, and every temporary freed. */
+#define GEN_KERNEL(name, params, types, gen)                                                     \
+  "func.func() ({\n^bb0(" params "):\n  func.return() : () -> ()\n}) {sym_name = @" name          \
+  ", function_type = (" types ") -> (), kernel, py_name = \"" name "\", generated = " gen "} : () -> ()\n"
+static const char *GENERATED =
+    GEN_KERNEL("vadd", "%a: array<f64, 1, A>, %b: array<f64, 1, A>, %c: array<f64, 1, A>",
+               "array<f64, 1, A>, array<f64, 1, A>, array<f64, 1, A>", "\"vectorize\"")
+    GEN_KERNEL("rsum", "%a: array<f64, 1, A>, %b: array<f64, 1, A>", "array<f64, 1, A>, array<f64, 1, A>", "\"reduce\"")
+    GEN_KERNEL("gcum", "%a: array<f64, 2, A>, %b: array<f64, 2, A>", "array<f64, 2, A>, array<f64, 2, A>",
+               "\"guvectorize\", gu_layout = \"(n)->(n)\"");
+
+static void test_host_funcs(void) {
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.disk_cache = 0;
+  kf_runtime *rt = NULL;
+  kf_module *m = NULL;
+  kf_program *p = NULL;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK && rt);
+  CHECK(kf_module_parse(ctx, "generated.kir", GENERATED, strlen(GENERATED), &m) == KF_OK);
+  CHECK(rt && m && kf_program_from_module(rt, m, &p) == KF_OK);
+  kf_function *vadd = NULL, *rsum = NULL, *gcum = NULL;
+  CHECK(p && kf_program_get_function(p, "vadd", &vadd) == KF_OK && kf_program_get_function(p, "rsum", &rsum) == KF_OK &&
+        kf_program_get_function(p, "gcum", &gcum) == KF_OK);
+  if (!vadd || !rsum || !gcum) {
+    fputs(kf_context_diagnostics(ctx), stderr);
+    return;
+  }
+  int allocs0 = fake.allocs, frees0 = fake.frees;
+  /* (3, 1) + a reversed (4,) -> a (3, 4) output with gaps (every other column of 3 x 8): staged once each */
+  double a[3] = {1, 2, 3}, b[4] = {10, 20, 30, 40}, wide[24];
+  for (int i = 0; i < 24; i++) wide[i] = -1;
+  kf_arg in[2] = {array_arg(a, KF_FLOAT64, 2, (int64_t[]){3, 1}, 'C'), array_arg(&b[3], KF_FLOAT64, 1, (int64_t[]){4}, 'C')};
+  in[1].array.strides[0] = -8;
+  kf_arg out = array_arg(wide, KF_FLOAT64, 2, (int64_t[]){3, 4}, 'C');
+  out.array.strides[0] = 64;
+  out.array.strides[1] = 16;
+  int launches0 = fake.launches;
+  CHECK(kf_ufunc_call(vadd, in, 2, &out.array, NULL) == KF_OK);
+  CHECK(fake.launches - launches0 == 3);  /* (3, 1) with (4,): no dimension merges: one launch per row */
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 4; j++) {
+      CHECK(wide[i * 8 + 2 * j] == a[i] + b[3 - j]);
+      CHECK(wide[i * 8 + 2 * j + 1] == -1);
+    }
+  CHECK(fake.allocs - allocs0 == 3 && fake.frees - frees0 == 3);
+  /* a scalar with device arrays: only the scalar is staged */
+  void *dx = NULL, *dy = NULL;
+  CHECK(kf_device_alloc(rt, 4 * sizeof(double), &dx) == KF_OK && kf_device_alloc(rt, 4 * sizeof(double), &dy) == KF_OK);
+  CHECK(kf_memcpy_to_device(rt, dx, b, sizeof b, NULL) == KF_OK);
+  kf_array ax, ay;
+  kf_array_init(&ax, dx, KF_MEMORY_DEVICE, KF_FLOAT64, 1, (int64_t[]){4}, 'C');
+  kf_array_init(&ay, dy, KF_MEMORY_DEVICE, KF_FLOAT64, 1, (int64_t[]){4}, 'C');
+  kf_arg sd[2] = {kf_arg_array(&ax), kf_arg_float(KF_FLOAT64, 0.5)};
+  allocs0 = fake.allocs, frees0 = fake.frees;
+  double back[4];
+  CHECK(kf_ufunc_call(vadd, sd, 2, &ay, NULL) == KF_OK);
+  CHECK(kf_memcpy_to_host(rt, back, dy, sizeof back, NULL) == KF_OK);
+  for (int i = 0; i < 4; i++) CHECK(back[i] == b[i] + 0.5);
+  CHECK(fake.allocs - allocs0 == 1 && fake.frees - frees0 == 1);
+  /* device only: nothing allocated */
+  kf_arg dd[2] = {kf_arg_array(&ax), kf_arg_array(&ax)};
+  allocs0 = fake.allocs;
+  CHECK(kf_ufunc_call(vadd, dd, 2, &ay, NULL) == KF_OK && fake.allocs == allocs0);
+
+  /* reduce: a host input (staged), the partials, init, a device result */
+  enum { N = 1000 };
+  double x[N], total = 0;
+  for (int i = 0; i < N; i++) x[i] = i % 17, total += x[i];
+  kf_arg r;
+  kf_array ah = array_arg(x, KF_FLOAT64, 1, (int64_t[]){N}, 'C').array;
+  allocs0 = fake.allocs, frees0 = fake.frees;
+  kf_arg init = kf_arg_float(KF_FLOAT64, 0.25);
+  CHECK(kf_reduce(rsum, &ah, -1, &init, NULL, &r, NULL) == KF_OK && r.value.f == total + 0.25);
+  CHECK(fake.allocs - allocs0 == 2 && fake.frees - frees0 == 2);
+  CHECK(fake.last_grid[0] == 1 && fake.last_block[0] == 8);  /* pass 2: 4 partials and init in 8 threads */
+  kf_array res;
+  kf_array_init(&res, dy, KF_MEMORY_DEVICE, KF_FLOAT64, 1, (int64_t[]){4}, 'C');
+  CHECK(kf_reduce(rsum, &ax, 3, NULL, NULL, NULL, &res) == KF_OK);
+  CHECK(kf_memcpy_to_host(rt, back, dy, sizeof back, NULL) == KF_OK && back[0] == 60);
+  CHECK(fake.rec.flag == KF_ERROR_NONE);
+
+  /* guvectorize (n)->(n) over a (2, 3) host input into a (2, 3) host output */
+  double g[6] = {1, 2, 3, 4, 5, 6}, go[6] = {0};
+  kf_arg ga[2] = {array_arg(g, KF_FLOAT64, 2, (int64_t[]){2, 3}, 'C'), array_arg(go, KF_FLOAT64, 2, (int64_t[]){2, 3}, 'C')};
+  CHECK(kf_gufunc_call(gcum, ga, 2, NULL) == KF_OK);
+  CHECK(go[0] == 1 && go[2] == 6 && go[3] == 4 && go[5] == 15);
+  if (kf_context_error_count(ctx)) fputs(kf_context_diagnostics(ctx), stderr);
+  kf_device_free(rt, dx);
+  kf_device_free(rt, dy);
+  CHECK(fake.frees == fake.allocs);
+  kf_program_destroy(p);
+  kf_runtime_destroy(rt);
+  kf_module_destroy(m);
+  kf_context_destroy(ctx);
+}
+
 int main(void) {
   install_fake();
   test_gpu_path();
+  test_host_funcs();
   test_grid_stride();
   test_disk_cache_hit();
   rt_cuda_install(NULL);
