@@ -33,30 +33,42 @@ struct RtProgModule {
 
 static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
 
-kf_status rt_program_create(RtRuntime *rt, const char *filename, const char *text, size_t len,
+kf_status rt_program_create(RtRuntime *rt, const kf_source *main, const kf_source *extra, unsigned nextra,
                             const kf_compile_options *opts, RtProgram **out) {
   *out = NULL;
   RtProgram *p = calloc(1, sizeof *p);
   if (!p) return KF_ERROR_OUT_OF_MEMORY;
+  kf_status st = rt_inputs_copy(&p->inputs, extra, nextra, opts, rt->diag);
+  if (st != KF_OK) {
+    free(p);
+    return st;
+  }
   p->rt = rt;
-  p->filename = strdup(filename ? filename : "<input>");
-  p->source = malloc(len + 1);
+  p->filename = strdup(main->filename ? main->filename : "<input>");
+  p->source = malloc(main->len + 1);
   p->pipeline = xstrdup(opts->pipeline);
   if (!p->filename || !p->source || (opts->pipeline && !p->pipeline)) {
+    rt_inputs_free(&p->inputs);
     free(p->filename);
     free(p->source);
     free(p->pipeline);
     free(p);
     return KF_ERROR_OUT_OF_MEMORY;
   }
-  memcpy(p->source, text, len);
-  p->source[len] = 0;
-  p->len = len;
+  if (main->len) memcpy(p->source, main->text, main->len);
+  p->source[main->len] = 0;
+  p->len = main->len;
+  p->first_line = main->first_line ? main->first_line : 1;
   p->bounds_check = opts->bounds_check != 0;
   p->verify_each = opts->verify_each != 0;
   strmap_init(&p->functions);
   /* registered so that run-time errors (IndexError) quote the source line, even on a cache hit */
-  diag_add_source(rt->diag, p->filename, p->source, p->len);
+  diag_add_source_at(rt->diag, p->filename, p->source, p->len, p->first_line);
+  for (unsigned i = 0; i < p->inputs.nextra; i++) {
+    const kf_source *x = &p->inputs.extra[i];
+    diag_add_source_at(rt->diag, x->filename ? x->filename : "<input>", x->text, x->len,
+                       x->first_line ? x->first_line : 1);
+  }
   *out = p;
   return KF_OK;
 }
@@ -119,6 +131,8 @@ void rt_program_destroy(RtProgram *p) {
     free(pm);
   }
   if (p->source) diag_remove_source(rt->diag, p->source);
+  for (unsigned i = 0; i < p->inputs.nextra; i++) diag_remove_source(rt->diag, p->inputs.extra[i].text);
+  rt_inputs_free(&p->inputs);
   free(p->filename);
   free(p->source);
   free(p->pipeline);
@@ -167,14 +181,17 @@ static kf_status compile_kernel(RtProgram *p, const char *name, const char *sign
   *out = NULL;
   RtRuntime *rt = p->rt;
   const char *names[1] = {name}, *sigs[1] = {signature};
+  const RtInputs *in = &p->inputs;
   RtSourceOptions o = {.kernels = names, .nkernels = 1, .signatures = signature ? sigs : NULL,
                        .nsignatures = signature ? 1 : 0, .bounds_check = p->bounds_check,
-                       .pipeline = p->pipeline ? p->pipeline : rt->pipeline, .verify_each = p->verify_each};
+                       .pipeline = p->pipeline ? p->pipeline : rt->pipeline, .verify_each = p->verify_each,
+                       .extra_sources = in->extra, .nextra_sources = in->nextra, .bindings = in->bindings,
+                       .nbindings = in->nbindings, .functions = in->functions, .nfunctions = in->nfunctions};
   Diag *d = rt->diag;
   DiagMark mark = diag_mark(d);
   DiagCallback cb = d->callback;
   if (quiet) d->callback = NULL;
-  kf_source main = {p->filename, p->source, p->len, 1};
+  kf_source main = {p->filename, p->source, p->len, p->first_line};
   Module *m = rt_compile_source(rt->ir, d, &main, &o);
   atomic_fetch_add(&rt->compiles, 1);
   if (quiet) {
@@ -384,18 +401,20 @@ static bool payload_parse(IrContext *ir, const char *s, size_t len, Manifest *m)
   return true;
 }
 
-static void cache_key_for(RtFunction *f, const char *argsig, RtCacheKey *key) {
-  RtProgram *p = f->p;
+void rt_program_cache_key(RtProgram *p, const char *function, const char *argsig, RtCacheKey *key) {
   RtRuntime *rt = p->rt;
   choose_backend(rt);
-  char options[512], arch[16];
-  snprintf(options, sizeof options, "backend=%s;bounds_check=%d;pipeline=%s",
-           rt->backend == KF_BACKEND_NVVM ? "nvvm" : "llvm", p->bounds_check,
-           p->pipeline ? p->pipeline : rt->pipeline);
+  StrBuf options;  /* the pipeline is the user's text: no fixed buffer, so no two keys alike by truncation */
+  sb_init(&options);
+  sb_printf(&options, "backend=%s;bounds_check=%d;first_line=%u;inputs=%s;pipeline=%s",
+            rt->backend == KF_BACKEND_NVVM ? "nvvm" : "llvm", p->bounds_check, p->first_line, p->inputs.digest,
+            p->pipeline ? p->pipeline : rt->pipeline);
+  char arch[16];
   snprintf(arch, sizeof arch, "sm_%u", rt->dev->arch);
-  RtCacheKeyParts parts = {.filename = p->filename, .source = p->source, .source_len = p->len, .function = f->name,
-                           .signature = argsig, .options = options, .arch = arch};
+  RtCacheKeyParts parts = {.filename = p->filename, .source = p->source, .source_len = p->len, .function = function,
+                           .signature = argsig, .options = sb_cstr(&options), .arch = arch};
   rt_cache_key(key, &parts);
+  sb_free(&options);
 }
 
 /* ---- kernels ----------------------------------------------------------------------------------- */
@@ -469,7 +488,7 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   RtCacheKey key;
   bool use_cache = p->source != NULL && !dev->runs_kir;
   if (use_cache) {
-    cache_key_for(f, argsig, &key);
+    rt_program_cache_key(f->p, f->name, argsig, &key);
     kf_status st = KF_OK;
     RtKernel *k = kernel_from_cache(f, &key, &st);
     if (st != KF_OK) return st;
@@ -611,8 +630,11 @@ static kf_status find_kind(RtFunction *f) {
     return KF_OK;
   }
   FeFunctionKind fk;
-  kf_source main = {p->filename, p->source, p->len, 1};
-  if (!fe_function_kind(p->rt->ir, diag, &main, NULL, f->name, &fk)) return KF_ERROR_INVALID_INPUT;
+  kf_source main = {p->filename, p->source, p->len, p->first_line};
+  const RtInputs *in = &p->inputs;
+  FeOptions fo = {.extra_sources = in->extra, .nextra_sources = in->nextra, .bindings = in->bindings,
+                  .nbindings = in->nbindings, .functions = in->functions, .nfunctions = in->nfunctions};
+  if (!fe_function_kind(p->rt->ir, diag, &main, &fo, f->name, &fk)) return KF_ERROR_INVALID_INPUT;
   switch (fk) {
   case FE_FUNCTION_NONE:
     diag_error(diag, NOLOC, "no function named '%s' in %s", f->name, p->filename);

@@ -26,6 +26,7 @@
 #include "runtime/device.h"
 #include "runtime/runtime.h"
 #include "runtime/sim/sim.h"
+#include "utils/arena.h"
 #include "utils/ptrmap.h"
 #include "utils/strmap.h"
 
@@ -187,6 +188,26 @@ typedef struct RtSourceOptions {
  * (reported) on any error. */
 Module *rt_compile_source(IrContext *ir, Diag *diag, const kf_source *main, const RtSourceOptions *o);
 
+/* ---- runtime/inputs.c ------------------------------------------------------------------------ */
+
+/* What an embedder gave a program besides its main source, deep-copied (owned by the arena). */
+typedef struct RtInputs {
+  Arena arena;
+  kf_source *extra;             /* sources 1.. */
+  unsigned nextra;
+  kf_binding *bindings;
+  unsigned nbindings;
+  kf_function_spec *functions;
+  unsigned nfunctions;
+  char digest[65];              /* SHA-256 (hex) of fe_options_key's text of it all: part of the cache keys */
+} RtInputs;
+
+/* Reads (fe_options_key: KF_ERROR_INVALID_INPUT, reported, if it cannot) and copies the extra sources and o's
+ * bindings and function specs (o's other fields are not looked at). On error nothing is left to free. */
+kf_status rt_inputs_copy(RtInputs *in, const kf_source *extra, unsigned nextra, const kf_compile_options *o,
+                         Diag *diag);
+void rt_inputs_free(RtInputs *in);
+
 /* ---- runtime/program.c ----------------------------------------------------------------------- */
 
 typedef struct RtProgModule RtProgModule;
@@ -196,6 +217,8 @@ typedef struct RtProgram {
   RtRuntime *rt;
   char *filename, *source;      /* owned; NULL for a program over a module */
   size_t len;
+  unsigned first_line;          /* the file line of source's first line */
+  RtInputs inputs;              /* extra sources, bindings, function specs */
   bool bounds_check, verify_each;
   char *pipeline;               /* owned; NULL: the runtime's default pipeline */
   RtProgModule *borrowed;       /* rt_program_from_module */
@@ -232,11 +255,17 @@ struct RtKernel {
   _Atomic uint64_t resident_memo;
 };
 
-kf_status rt_program_create(RtRuntime *rt, const char *filename, const char *text, size_t len,
+/* A program over main (and extra[0..nextra), sources 1..), with opts' bindings, function specs, bounds_check,
+ * pipeline and verify_each; everything is copied. */
+kf_status rt_program_create(RtRuntime *rt, const kf_source *main, const kf_source *extra, unsigned nextra,
                             const kf_compile_options *opts, RtProgram **out);
 /* m is borrowed; source (may be NULL) is the text it was read from, registered for diagnostics by its owner. */
 kf_status rt_program_from_module(RtRuntime *rt, Module *m, RtProgram **out);
 void rt_program_destroy(RtProgram *p);
+/* The disk cache key of p's function `function` compiled for the argument signature argsig on rt's device:
+ * kfront's version, the file name and source, the function, the signature, the backend, bounds checks, the
+ * source's first line, the digest of the embedder's inputs, the pipeline and the architecture. */
+void rt_program_cache_key(RtProgram *p, const char *function, const char *argsig, RtCacheKey *key);
 /* The function `name` of the program (made on first request; borrowed, lives as long as the program).
  * Nothing is compiled here. */
 kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out);

@@ -460,10 +460,17 @@ typedef struct kf_kernel kf_kernel;
 
 /* A program over Python source: text and filename are copied; opts may be NULL (kf_compile_options_init's
  * defaults); its kernels/signatures fields are ignored (the function name and the arguments pick the
- * kernel); bounds_check, pipeline and verify_each are kept. Nothing is compiled here. Caller owns *out:
- * kf_program_destroy (before the runtime). */
+ * kernel); bounds_check, pipeline, verify_each and what an embedder supplies (extra sources, bindings,
+ * function specs: read and deep-copied here, bound arrays' elements included) are kept for every compile of
+ * the program, and are part of its cache keys. Bad embedder input is KF_ERROR_INVALID_INPUT here. Nothing is
+ * compiled here. Caller owns *out: kf_program_destroy (before the runtime). */
 KF_API kf_status kf_program_create(kf_runtime *rt, const char *filename, const char *text, size_t len,
                                    const kf_compile_options *opts, kf_program **out);
+/* The same over nsources >= 1 sources, as kf_compile_sources takes them: sources[0] is the main source (a
+ * fragment starting at its first_line; its functions are the program's), sources[1..] the extra ones
+ * (opts->extra_sources is then ignored). */
+KF_API kf_status kf_program_create_sources(kf_runtime *rt, const kf_source *sources, unsigned nsources,
+                                           const kf_compile_options *opts, kf_program **out);
 /* A program over an already compiled kir module (kf_compile_source or kf_module_parse): its kernels are
  * used as they are (no new specialisations). m is borrowed and must outlive the program, unchanged. */
 KF_API kf_status kf_program_from_module(kf_runtime *rt, kf_module *m, kf_program **out);

@@ -16,6 +16,7 @@
 #include "kfront/kfront.h"
 #include "runtime/cache.h"
 #include "runtime/cuda_driver.h"
+#include "runtime/rt.h"
 #include "runtime_test.h"
 
 /* ---- the fake driver ----------------------------------------------------------------------------- */
@@ -471,20 +472,12 @@ static void test_disk_cache_hit(void) {
   CHECK(mkdtemp(dir) != NULL);
   const char *source = "# not even Python: a cache hit never reads it\n";
   const char *argsig = "void(int64[::1], float64[::1])";
-  RtCacheKeyParts parts = {.filename = "k.py", .source = source, .source_len = strlen(source), .function = "foo_grid",
-                           .signature = argsig,
-                           .options = "backend=llvm;bounds_check=1;pipeline=canonicalize,cse,bce,dce,grid-stride",
-                           .arch = "sm_90"};
-  RtCacheKey key;
-  rt_cache_key(&key, &parts);
   const char *payload =
       "kfront-kernel 3\nentry foo_grid\nplan hidden=grid_x,grid_y,grid_z grid=resident block=0,0,0 divisor=1,1,1 "
       "shared=0\nparams 5\narray<i64, 1, A>\narray<f64, 1, A>\ni32\ni32\ni32\nptx\n"
       "// fake PTX\n.visible .global .align 8 .b8 __kf_error[40];\n"
       ".visible .global .align 1 .b8 __kf_error_strings[15] = {102, 111, 111, 95, 103, 114, 105, 100, 0, 0, 107, 46, 112, 121, 0};\n"
       ".visible .entry foo_grid(\n";
-  CHECK(rt_cache_write_entry(dir, &key, payload, strlen(payload), NULL));
-
   kf_context *ctx = kf_context_create();
   kf_runtime_options o;
   kf_runtime_options_init(&o);
@@ -495,6 +488,9 @@ static void test_disk_cache_hit(void) {
   CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
   kf_program *p = NULL;
   CHECK(kf_program_create(rt, "k.py", source, strlen(source), NULL, &p) == KF_OK);
+  RtCacheKey key;  /* the entry the program will look for, planted before it asks */
+  rt_program_cache_key((RtProgram *)p, "foo_grid", argsig, &key);
+  CHECK(rt_cache_write_entry(dir, &key, payload, strlen(payload), NULL));
   int64_t in[4] = {5, 6, 7, 8};
   double out[4] = {0};
   int64_t n4[1] = {4};
