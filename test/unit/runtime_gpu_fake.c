@@ -87,7 +87,16 @@ static CUresult f_attr(int *v, int a, CUdevice d) {
 static CUcontext the_ctx = (CUcontext)0x1234;
 static CUresult f_retain(CUcontext *c, CUdevice d) { *c = the_ctx; return CUDA_SUCCESS; }
 static CUresult f_release(CUdevice d) { return CUDA_SUCCESS; }
-static CUresult f_setcur(CUcontext c) { return c == the_ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
+static CUcontext current_ctx;  /* the calling thread's current context, as the driver keeps it */
+static CUresult f_setcur(CUcontext c) {
+  if (c != the_ctx) return CUDA_ERROR_INVALID_VALUE;
+  current_ctx = c;
+  return CUDA_SUCCESS;
+}
+static CUresult f_getcur(CUcontext *c) {
+  *c = current_ctx;
+  return CUDA_SUCCESS;
+}
 static CUresult f_sync(void) { return CUDA_SUCCESS; }
 
 /* Parses "__kf_error_strings[N] = {a, b, ...}" out of the PTX. */
@@ -277,6 +286,7 @@ static void install_fake(void) {
       .cuInit = f_init, .cuDriverGetVersion = f_version, .cuGetErrorName = f_errname, .cuGetErrorString = f_errstring,
       .cuDeviceGetCount = f_count, .cuDeviceGet = f_get, .cuDeviceGetName = f_name, .cuDeviceGetAttribute = f_attr,
       .cuDevicePrimaryCtxRetain = f_retain, .cuDevicePrimaryCtxRelease = f_release, .cuCtxSetCurrent = f_setcur,
+      .cuCtxGetCurrent = f_getcur,
       .cuCtxSynchronize = f_sync, .cuModuleLoadDataEx = f_load, .cuModuleUnload = f_unload,
       .cuModuleGetFunction = f_getfn, .cuModuleGetGlobal = f_getglobal, .cuFuncGetAttribute = f_fnattr,
       .cuFuncSetAttribute = f_setattr, .cuLaunchKernel = f_launch, .cuMemAlloc = f_alloc, .cuMemFree = f_free,
