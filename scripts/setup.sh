@@ -27,7 +27,7 @@ if [ ${#need[@]} -gt 0 ]; then
   $sudo apt-get install -y -qq "${need[@]}"
 fi
 
-if ! python3 -c 'import numpy' 2>/dev/null; then
-  python3 -m pip install -q numpy
+if ! python3 -c 'import numpy, pytest' 2>/dev/null; then
+  python3 -m pip install -q numpy pytest
 fi
 echo "setup: ok"
