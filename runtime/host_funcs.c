@@ -654,7 +654,7 @@ kf_status rt_function_info(RtFunction *f, kf_function_info *out) {
   return st;
 }
 
-kf_status rt_ufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs, kf_array *out) {
+static kf_status ufunc_result_checked(RtFunction *f, const kf_arg *inputs, unsigned ninputs, kf_array *out) {
   memset(out, 0, sizeof *out);
   Call c;
   kf_status st = call_begin(&c, f, true, "kf_ufunc_result");
@@ -664,7 +664,7 @@ kf_status rt_ufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs,
   return st;
 }
 
-kf_status rt_ufunc_call(RtFunction *f, const kf_arg *inputs, unsigned ninputs, const kf_array *out, RtStream *stream) {
+static kf_status ufunc_call_checked(RtFunction *f, const kf_arg *inputs, unsigned ninputs, const kf_array *out, RtStream *stream) {
   Call c;
   kf_status st = call_begin(&c, f, true, "kf_ufunc_call");
   if (st == KF_OK) st = call_inputs(&c, inputs, ninputs, "kf_ufunc_call");
@@ -675,7 +675,7 @@ kf_status rt_ufunc_call(RtFunction *f, const kf_arg *inputs, unsigned ninputs, c
   return st;
 }
 
-kf_status rt_gufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs, kf_array *outs, unsigned nouts) {
+static kf_status gufunc_result_checked(RtFunction *f, const kf_arg *inputs, unsigned ninputs, kf_array *outs, unsigned nouts) {
   Call c;
   kf_status st = call_begin(&c, f, false, "kf_gufunc_result");
   if (st == KF_OK && nouts != c.nargs - c.nin)
@@ -688,7 +688,7 @@ kf_status rt_gufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs
   return st;
 }
 
-kf_status rt_gufunc_call(RtFunction *f, const kf_arg *args, unsigned nargs, RtStream *stream) {
+static kf_status gufunc_call_checked(RtFunction *f, const kf_arg *args, unsigned nargs, RtStream *stream) {
   Call c;
   kf_status st = call_begin(&c, f, false, "kf_gufunc_call");
   if (st == KF_OK && (nargs != c.nargs || (nargs && !args)))
@@ -755,7 +755,7 @@ static kf_status write_res(RtRuntime *rt, const kf_array *res, const void *bits,
   return rt_copy(rt, RT_COPY_HTOD, res->data, bits, size, stream);
 }
 
-kf_status rt_reduce(RtFunction *f, const kf_array *arr, int64_t size, const kf_arg *init, RtStream *stream,
+static kf_status reduce_checked(RtFunction *f, const kf_array *arr, int64_t size, const kf_arg *init, RtStream *stream,
                     kf_arg *result, const kf_array *res) {
   RtRuntime *rt = f->p->rt;
   kf_status st = check_kind(f, KF_FUNCTION_REDUCE, "kf_reduce");
@@ -843,5 +843,43 @@ kf_status rt_reduce(RtFunction *f, const kf_array *arr, int64_t size, const kf_a
   if (partials) rt_device_free(rt, partials);
   rt_stage_free(rt, tmp);
   if (st == KF_OK && result) *result = rt_scalar_read(&out_bits, t);
+  return st;
+}
+
+/* The entry points: their own messages are about the caller's arguments (ARGUMENT); what they compile and
+ * launch reports with its own kinds (typing, launch configuration, device). */
+kf_status rt_ufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs, kf_array *out) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+  kf_status st = ufunc_result_checked(f, inputs, ninputs, out);
+  diag_set_kind(prev);
+  return st;
+}
+
+kf_status rt_ufunc_call(RtFunction *f, const kf_arg *inputs, unsigned ninputs, const kf_array *out, RtStream *stream) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+  kf_status st = ufunc_call_checked(f, inputs, ninputs, out, stream);
+  diag_set_kind(prev);
+  return st;
+}
+
+kf_status rt_gufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs, kf_array *outs, unsigned nouts) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+  kf_status st = gufunc_result_checked(f, inputs, ninputs, outs, nouts);
+  diag_set_kind(prev);
+  return st;
+}
+
+kf_status rt_gufunc_call(RtFunction *f, const kf_arg *args, unsigned nargs, RtStream *stream) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+  kf_status st = gufunc_call_checked(f, args, nargs, stream);
+  diag_set_kind(prev);
+  return st;
+}
+
+kf_status rt_reduce(RtFunction *f, const kf_array *arr, int64_t size, const kf_arg *init, RtStream *stream,
+                    kf_arg *result, const kf_array *res) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+  kf_status st = reduce_checked(f, arr, size, init, stream, result, res);
+  diag_set_kind(prev);
   return st;
 }
