@@ -52,8 +52,9 @@ def function_source(fn):
     text was registered in linecache). first_line is the file line of the text's first line.
 
     SourceUnavailableError when Python keeps no lines for it (exec'd from a string not registered in
-    linecache; defined in `python -c` before Python 3.13, which registers that text) or the lines no longer define it (its file changed since); UnsupportedError
-    for a lambda: kfront compiles functions defined with def."""
+    linecache; defined in `python -c` before Python 3.13, which registers that text) or the lines no longer
+    define it (its file changed since); UnsupportedError for a lambda: kfront compiles functions defined
+    with def."""
     code = getattr(fn, "__code__", None)
     if not isinstance(code, pytypes.CodeType):
         raise TypeError("kfront: %r is not a Python function" % (fn,))
