@@ -51,9 +51,10 @@ def function_source(fn):
     from the file or from linecache (IPython and Jupyter cells, the 3.13 REPL, and exec'd code whose
     text was registered in linecache). first_line is the file line of the text's first line.
 
-    SourceUnavailableError when Python keeps no lines for it (defined in `python -c`, or exec'd from a string
-    not registered in linecache) or the lines no longer define it (its file changed since); UnsupportedError
-    for a lambda: kfront compiles functions defined with def."""
+    SourceUnavailableError when Python keeps no lines for it (exec'd from a string not registered in
+    linecache; defined in `python -c` before Python 3.13, which registers that text) or the lines no longer
+    define it (its file changed since); UnsupportedError for a lambda: kfront compiles functions defined
+    with def."""
     code = getattr(fn, "__code__", None)
     if not isinstance(code, pytypes.CodeType):
         raise TypeError("kfront: %r is not a Python function" % (fn,))
@@ -71,7 +72,8 @@ def function_source(fn):
         raise errors.SourceUnavailableError(
             "kfront: the source of function '%s' (%s) is not available: kfront compiles a function from its "
             "source lines, which Python keeps for functions defined in files, notebook cells and code "
-            "registered with linecache, but not in `python -c` or an exec'd string" % (qualname, _where(code)),
+            "registered with linecache (not for an exec'd string, nor for `python -c` before Python 3.13)" %
+            (qualname, _where(code)),
             file=filename, line=first)
     import inspect
     block = inspect.getblock(lines[first - 1:])
