@@ -72,9 +72,13 @@ def define(cuda_mod):
 
 
 def fresh_process(code, env_extra=None):
+    """Runs code as a script file in a new process (kfront reads kernels' source lines: not `python -c`)."""
     env = dict(os.environ, **(env_extra or {}))
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(code)
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    r = subprocess.run([sys.executable, f.name], env=env, capture_output=True, text=True)
+    os.unlink(f.name)
     wall = time.perf_counter() - t0
     if r.returncode != 0:
         raise RuntimeError(r.stderr[-2000:])

@@ -68,6 +68,21 @@ static int tuple_int64s(PyObject *t, int64_t *out, unsigned max, unsigned *n, co
   return 0;
 }
 
+/* Interned names, made once (PyDict_GetItemString and PyObject_GetAttrString would make each every call). */
+static PyObject *k_shape, *k_typestr, *k_data, *k_strides, *k_mask, *a_cuda, *a_host;
+
+static int intern_names(void) {
+  if (k_shape) return 0;
+  k_shape = PyUnicode_InternFromString("shape");
+  k_typestr = PyUnicode_InternFromString("typestr");
+  k_data = PyUnicode_InternFromString("data");
+  k_strides = PyUnicode_InternFromString("strides");
+  k_mask = PyUnicode_InternFromString("mask");
+  a_cuda = PyUnicode_InternFromString("__cuda_array_interface__");
+  a_host = PyUnicode_InternFromString("__array_interface__");
+  return k_shape && k_typestr && k_data && k_strides && k_mask && a_cuda && a_host ? 0 : -1;
+}
+
 /* Reads an array interface dict (NumPy's __array_interface__ or CUDA's __cuda_array_interface__) into *a.
  * A 0-d array gives ndim 0. */
 static int read_interface(PyObject *d, kf_array *a, kf_memory memory, const char *what) {
@@ -77,9 +92,9 @@ static int read_interface(PyObject *d, kf_array *a, kf_memory memory, const char
   }
   memset(a, 0, sizeof *a);
   a->memory = memory;
-  PyObject *shape = PyDict_GetItemString(d, "shape"), *typestr = PyDict_GetItemString(d, "typestr");
-  PyObject *data = PyDict_GetItemString(d, "data"), *strides = PyDict_GetItemString(d, "strides");
-  PyObject *mask = PyDict_GetItemString(d, "mask");
+  PyObject *shape = PyDict_GetItem(d, k_shape), *typestr = PyDict_GetItem(d, k_typestr);
+  PyObject *data = PyDict_GetItem(d, k_data), *strides = PyDict_GetItem(d, k_strides);
+  PyObject *mask = PyDict_GetItem(d, k_mask);
   if (!shape || !typestr || !data || !PyUnicode_Check(typestr)) {
     PyErr_Format(PyExc_TypeError, "%s: the array interface lacks shape, typestr or data", what);
     return -1;
@@ -145,7 +160,8 @@ static int protocol_of(PyObject *o) {
 }
 
 static int array_of_protocol(PyObject *o, int proto, kf_array *a, const char *what) {
-  PyObject *d = PyObject_GetAttrString(o, proto == PROTO_CUDA ? "__cuda_array_interface__" : "__array_interface__");
+  if (intern_names() < 0) return -1;
+  PyObject *d = PyObject_GetAttr(o, proto == PROTO_CUDA ? a_cuda : a_host);
   if (!d) return -1;
   int r = read_interface(d, a, proto == PROTO_CUDA ? KF_MEMORY_DEVICE : KF_MEMORY_HOST, what);
   Py_DECREF(d);

@@ -9,7 +9,10 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PROGRAMS = os.path.join(ROOT, "..", "shared", "acceptance", "programs")
+# the shared acceptance folder beside the repository, or where KFRONT_ACCEPTANCE_DIR says (the GPU machine gets
+# a copy staged by bench/stage_gpu.sh)
+ACCEPTANCE = os.environ.get("KFRONT_ACCEPTANCE_DIR") or os.path.join(ROOT, "..", "shared", "acceptance")
+PROGRAMS = os.path.join(ACCEPTANCE, "programs")
 MANIFEST = os.path.join(PROGRAMS, "manifest.tsv")
 
 
