@@ -813,8 +813,11 @@ static kf_status reduce_checked(RtFunction *f, const kf_array *arr, int64_t size
     if (limit2 < limit) limit = limit2;
     unsigned block = 1;
     while (block < limit && (int64_t)block < n) block *= 2;
-    int64_t p = (n + block - 1) / block;
-    if (p > (int64_t)limit - 1) p = limit - 1;
+    /* enough blocks to keep every multiprocessor streaming (8 per SM), not more than have elements; the
+     * second pass folds the partials with one block whatever their number (grid-stride) */
+    int64_t p = (n + block - 1) / block, most = 8 * (int64_t)(rt->dev->info.multiprocessors > 0
+                                                                 ? rt->dev->info.multiprocessors : 1);
+    if (p > most) p = most;
     if (p < 1) {
       st = reduce_fail(f, "its kernel allows blocks of only %u thread", limit);
     } else {
@@ -826,7 +829,7 @@ static kf_status reduce_checked(RtFunction *f, const kf_array *arr, int64_t size
       if (st == KF_OK) st = rt_launch(k1, &shape, stream, pass1, 2, e1);
       if (st == KF_OK) st = rt_copy(rt, RT_COPY_HTOD, pd + p * isz, &init_bits, isz, stream);
       unsigned block2 = 1;
-      while ((int64_t)block2 < p + 1) block2 *= 2;
+      while (block2 < limit && (int64_t)block2 < p + 1) block2 *= 2;
       RtLaunchShape shape2 = {.grid = {1, 1, 1}, .block = {block2, 1, 1}};
       pass2[0] = device_vector(pd, t, p + 1);
       pass2[1] = device_vector(pd + (p + 1) * isz, t, 1);

@@ -37,6 +37,8 @@ def test_reduce_host_and_device():
     assert sum_reduce(a, size=10) == a[:10].sum()
     assert sum_reduce(a, init=5) == a.sum() + 5
     assert max_reduce(-np.arange(1, 10.0), init=-100.0) == -1.0
+    big = np.arange(300_000, dtype=np.int64)  # more partial results than a block has threads
+    assert sum_reduce(big) == big.sum() and sum_reduce(cuda.to_device(big)) == big.sum()
     res = cuda.device_array(1, dtype=np.float64)
     sum_reduce(a, res=res)
     assert res.copy_to_host()[0] == a.sum()

@@ -12,4 +12,4 @@ printf 'import numpy as np\nnp.row_stack = np.vstack\n' > "$site/sitecustomize.p
 export PYTHONPATH="$dest/python:$site" KFRONT_TEST_GPU=1 KFRONT_CACHE_DIR="$site/cache"
 [ -d "$dest/acceptance" ] && export KFRONT_ACCEPTANCE_DIR="$dest/acceptance"
 unset KFRONT_SIM NUMBA_ENABLE_CUDASIM
-python3 -m pytest -q -p no:cacheprovider python/tests test/gpu/python 2>&1 | tail -25
+python3 -m pytest -q -rs -p no:cacheprovider python/tests test/gpu/python 2>&1 | tail -25
