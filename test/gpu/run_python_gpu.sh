@@ -9,7 +9,7 @@ dest=$(cd "${1:?usage: run_python_gpu.sh DEST}" && pwd)
 cd "$(dirname "$0")/../.."
 site=$(mktemp -d)
 printf 'import numpy as np\nnp.row_stack = np.vstack\n' > "$site/sitecustomize.py"
-export PYTHONPATH="$dest/python:$site" KFRONT_TEST_GPU=1 KFRONT_CACHE_DIR="$site/cache"
+export PYTHONPATH="$dest/python:$site" KFRONT_TEST_GPU=1 KFRONT_CACHE_DIR="$site/cache" KFRONT_BIN="$dest/bin/kfront"
 [ -d "$dest/acceptance" ] && export KFRONT_ACCEPTANCE_DIR="$dest/acceptance"
 unset KFRONT_SIM NUMBA_ENABLE_CUDASIM
 python3 -m pytest -q -rs -p no:cacheprovider python/tests test/gpu/python 2>&1 | tail -25
