@@ -296,6 +296,10 @@ kf_status kf_function_specialize(kf_function *f, const kf_arg *args, unsigned na
   return st;
 }
 
+unsigned kf_function_kernels(kf_function *f, kf_kernel **out, unsigned max) {
+  return rt_function_kernels(FN(f), (RtKernel **)out, out ? max : 0);
+}
+
 static bool launch_shape(RtRuntime *rt, const unsigned grid[3], const unsigned block[3], size_t shared,
                          RtLaunchShape *out) {
   if (!grid || !block) {

@@ -652,6 +652,20 @@ static kf_status find_kind(RtFunction *f) {
   return KF_OK;
 }
 
+unsigned rt_function_kernels(RtFunction *f, RtKernel **out, unsigned max) {
+  RtRuntime *rt = f->p->rt;
+  pthread_mutex_lock(&rt->lock);  /* kernels are added under it */
+  unsigned n = 0;
+  for (RtKernel *k = f->kernels; k; k = k->next) n++;
+  unsigned i = n;
+  for (RtKernel *k = f->kernels; k; k = k->next) {  /* newest first in the list */
+    i--;
+    if (i < max) out[i] = k;
+  }
+  pthread_mutex_unlock(&rt->lock);
+  return n;
+}
+
 kf_status rt_function_kind(RtFunction *f, kf_function_kind *out) {
   RtRuntime *rt = f->p->rt;
   pthread_mutex_lock(&rt->lock);

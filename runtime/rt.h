@@ -273,6 +273,9 @@ kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out);
  * runtime's lock). *entry (may be NULL) is the dispatch entry of these argument types. */
 kf_status rt_function_specialize(RtFunction *f, const kf_arg *args, unsigned nargs, RtKernel **out,
                                  RtDispatchEntry **entry);
+/* The kernels made for f so far (specialisations of its argument types; each once), oldest first: up to max
+ * of them into out; returns how many there are. */
+unsigned rt_function_kernels(RtFunction *f, RtKernel **out, unsigned max);
 /* What f is, from its decorator (found once: a program over source reads the source's top level; one over a
  * module looks at the kernels' `generated` attribute). KF_ERROR_NOT_FOUND (reported) when the program has no
  * kernel of that name. */

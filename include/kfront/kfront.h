@@ -485,6 +485,10 @@ KF_API kf_status kf_program_get_function(kf_program *p, const char *name, kf_fun
  * exactly, and C/F layouts need such strides). Compiled code is cached. *out is borrowed: valid until the
  * program is destroyed. */
 KF_API kf_status kf_function_specialize(kf_function *f, const kf_arg *args, unsigned nargs, kf_kernel **out);
+/* The kernels f has so far (one per specialisation compiled or loaded, oldest first), as Numba's
+ * dispatcher.overloads: up to max of them into out (borrowed, valid until the program is destroyed); returns how
+ * many there are (out may be NULL to count). */
+KF_API unsigned kf_function_kernels(kf_function *f, kf_kernel **out, unsigned max);
 /* Specialises and launches (kf_launch's semantics) in one call: the prepared path for hot loops. The
  * argument checks run on the first launch of each argument-type fingerprint only. */
 KF_API kf_status kf_function_launch(kf_function *f, const unsigned grid[3], const unsigned block[3],

@@ -44,6 +44,7 @@ typedef struct KernelObject {
 } KernelObject;
 
 static kf_context *ctx_of(FunctionObject *f) { return f->program->runtime->ctx; }
+static PyObject *new_kernel(PyObject *function, kf_kernel *k);
 
 /* ---- inputs -------------------------------------------------------------------------------------------- */
 
@@ -331,11 +332,36 @@ static PyObject *Function_specialize(PyObject *o, PyObject *args) {
   kf_status st = kf_function_specialize(self->f, v, (unsigned)n, &k);
   if (v != stack) PyMem_Free(v);
   if (st != KF_OK) return ext_raise(ctx_of(self), st);
+  return new_kernel(o, k);
+}
+
+static PyObject *new_kernel(PyObject *function, kf_kernel *k) {
   KernelObject *ko = PyObject_New(KernelObject, Kernel_Type);
   if (!ko) return NULL;
-  ko->function = (FunctionObject *)Py_NewRef(o);
+  ko->function = (FunctionObject *)Py_NewRef(function);
   ko->k = k;
   return (PyObject *)ko;
+}
+
+/* kernels() -> [Kernel]: every specialisation so far, oldest first */
+static PyObject *Function_kernels(PyObject *o, PyObject *unused) {
+  (void)unused;
+  FunctionObject *self = (FunctionObject *)o;
+  unsigned n = kf_function_kernels(self->f, NULL, 0);
+  kf_kernel **ks = PyMem_Calloc(n ? n : 1, sizeof *ks);
+  if (!ks) return PyErr_NoMemory();
+  n = kf_function_kernels(self->f, ks, n);
+  PyObject *list = PyList_New(n);
+  for (unsigned i = 0; list && i < n; i++) {
+    PyObject *k = new_kernel(o, ks[i]);
+    if (!k) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyList_SetItem(list, i, k);
+  }
+  PyMem_Free(ks);
+  return list;
 }
 
 static PyObject *Function_info(PyObject *o, PyObject *unused) {
@@ -613,6 +639,7 @@ static PyMethodDef Function_methods[] = {
     {"configure", Function_configure, METH_VARARGS, "configure(grid, block, stream=None, shared=0) -> Launcher"},
     {"specialize", Function_specialize, METH_VARARGS, "specialize(*args) -> Kernel for these argument types"},
     {"info", Function_info, METH_NOARGS, "{kind, nin, nout, nsignatures, layout}"},
+    {"kernels", Function_kernels, METH_NOARGS, "[Kernel]: the specialisations so far, oldest first"},
     {"reduce", Function_reduce, METH_VARARGS, "reduce(arr, size, init=None, stream=None, res=None, result=True)"},
     {"ufunc_result", Function_ufunc_result, METH_O, "ufunc_result(inputs) -> (typestr, shape)"},
     {"ufunc_call", Function_ufunc_call, METH_VARARGS, "ufunc_call(inputs, out, stream=None)"},

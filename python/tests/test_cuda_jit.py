@@ -98,6 +98,9 @@ def test_eager_signature_and_specialize():
     fill[1, 8](a, 2.5)
     assert (a == 2.5).all()
     assert list(fill.overloads) == ["void(float32[:], float32)"]
+    a64 = np.zeros(3)
+    axpy[1, 4](a64, 1.0, a64, a64)  # a new argument-type signature: a new overload
+    assert "void(float64[::1], float64, float64[::1], float64[::1])" in axpy.overloads
     b = cuda.to_device(np.zeros(4))
     spec = axpy.specialize(b, 1.0, b, b)
     assert spec.signatures == ["void(float64[::1], float64, float64[::1], float64[::1])"]

@@ -261,16 +261,16 @@ class Dispatcher:
 
     @property
     def overloads(self):
-        """Signature -> kernel for the eager signatures and those asked for with specialize()."""
-        out = {}
-        for sig in list(self._sigs) + list(self._specialized):
-            out[sig] = self._specialized.get(sig, self)
-        return out
+        """Signature -> compiled kernel (kfront._kfront.Kernel: `signature`, `params`), for every
+        specialisation made so far (eager signatures once compiled, and one per new argument-type signature)."""
+        if self._function is None:
+            return {}
+        return {k.signature: k for k in self._function.kernels()}
 
     def _signature_for(self, signature):
         if signature is not None:
             return [types.normalize_signature(signature)]
-        sigs = list(dict.fromkeys(self._sigs + list(self._specialized)))
+        sigs = list(dict.fromkeys(self._sigs + list(self._specialized) + list(self.overloads)))
         if not sigs:
             raise ValueError("kfront: %s has no compiled signature yet: give one (inspect_ptx(signature)), or "
                              "declare it in cuda.jit" % self.__name__)
