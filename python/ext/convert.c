@@ -69,7 +69,7 @@ static int tuple_int64s(PyObject *t, int64_t *out, unsigned max, unsigned *n, co
 }
 
 /* Interned names, made once (PyDict_GetItemString and PyObject_GetAttrString would make each every call). */
-static PyObject *k_shape, *k_typestr, *k_data, *k_strides, *k_mask, *a_cuda, *a_host;
+static PyObject *k_shape, *k_typestr, *k_data, *k_strides, *k_mask, *k_stream, *a_cuda, *a_host;
 
 static int intern_names(void) {
   if (k_shape) return 0;
@@ -78,14 +78,15 @@ static int intern_names(void) {
   k_data = PyUnicode_InternFromString("data");
   k_strides = PyUnicode_InternFromString("strides");
   k_mask = PyUnicode_InternFromString("mask");
+  k_stream = PyUnicode_InternFromString("stream");
   a_cuda = PyUnicode_InternFromString("__cuda_array_interface__");
   a_host = PyUnicode_InternFromString("__array_interface__");
-  return k_shape && k_typestr && k_data && k_strides && k_mask && a_cuda && a_host ? 0 : -1;
+  return k_shape && k_typestr && k_data && k_strides && k_mask && k_stream && a_cuda && a_host ? 0 : -1;
 }
 
 /* Reads an array interface dict (NumPy's __array_interface__ or CUDA's __cuda_array_interface__) into *a.
  * A 0-d array gives ndim 0. */
-static int read_interface(PyObject *d, kf_array *a, kf_memory memory, const char *what) {
+static int read_interface(PyObject *d, kf_array *a, kf_memory memory, const char *what, uintptr_t *producer) {
   if (!PyDict_Check(d)) {
     PyErr_Format(PyExc_TypeError, "%s: the array interface is not a dict", what);
     return -1;
@@ -116,6 +117,19 @@ static int read_interface(PyObject *d, kf_array *a, kf_memory memory, const char
   if (ro < 0) return -1;
   a->data = (void *)(uintptr_t)ptr;
   a->readonly = ro;
+  /* CUDA array interface v3: a stream the producer's work on the data is ordered on. None needs nothing; 1 and
+   * 2 (the legacy and per-thread default streams) are ordered with kfront's launches by CUDA itself; another
+   * handle the consumer must wait for */
+  PyObject *stream = memory == KF_MEMORY_DEVICE ? PyDict_GetItem(d, k_stream) : NULL;
+  if (producer && stream && stream != Py_None) {
+    unsigned long long h = PyLong_AsUnsignedLongLong(stream);
+    if (h == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    if (h == 0) {
+      PyErr_Format(PyExc_ValueError, "%s: the CUDA array interface's stream is 0, which it disallows", what);
+      return -1;
+    }
+    if (h > 2) *producer = (uintptr_t)h;
+  }
   size_t esize = kf_dtype_size(a->dtype);
   if (strides && strides != Py_None) {
     unsigned ns;
@@ -159,16 +173,16 @@ static int protocol_of(PyObject *o) {
   return proto;
 }
 
-static int array_of_protocol(PyObject *o, int proto, kf_array *a, const char *what) {
+static int array_of_protocol(PyObject *o, int proto, kf_array *a, const char *what, uintptr_t *producer) {
   if (intern_names() < 0) return -1;
   PyObject *d = PyObject_GetAttr(o, proto == PROTO_CUDA ? a_cuda : a_host);
   if (!d) return -1;
-  int r = read_interface(d, a, proto == PROTO_CUDA ? KF_MEMORY_DEVICE : KF_MEMORY_HOST, what);
+  int r = read_interface(d, a, proto == PROTO_CUDA ? KF_MEMORY_DEVICE : KF_MEMORY_HOST, what, producer);
   Py_DECREF(d);
   return r;
 }
 
-int ext_array_from_object(PyObject *o, kf_array *out, const char *what) {
+int ext_array_from_object(PyObject *o, kf_array *out, const char *what, uintptr_t *producer) {
   if (PyObject_TypeCheck(o, DeviceArray_Type)) {
     *out = ((DeviceArrayObject *)o)->a;
     return 0;
@@ -179,7 +193,7 @@ int ext_array_from_object(PyObject *o, kf_array *out, const char *what) {
                  "__cuda_array_interface__), not %R", what, (PyObject *)Py_TYPE(o));
     return -1;
   }
-  if (array_of_protocol(o, proto, out, what) < 0) return -1;
+  if (array_of_protocol(o, proto, out, what, producer) < 0) return -1;
   if (out->ndim == 0) {
     PyErr_Format(PyExc_TypeError, "%s: expected an array, not a 0-d array or scalar", what);
     return -1;
@@ -216,7 +230,7 @@ static int scalar_from_memory(const kf_array *a, kf_arg *out) {
   return 0;
 }
 
-int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t index) {
+int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t index, uintptr_t *producer) {
   if (PyObject_TypeCheck(o, DeviceArray_Type)) {
     out->kind = KF_ARG_ARRAY;
     out->array = ((DeviceArrayObject *)o)->a;
@@ -260,7 +274,7 @@ int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t i
     return -1;
   }
   kf_array a;
-  if (array_of_protocol(o, proto, &a, what) < 0) return -1;
+  if (array_of_protocol(o, proto, &a, what, producer) < 0) return -1;
   if (a.ndim == 0) {
     if (proto == PROTO_CUDA) {
       PyErr_Format(PyExc_TypeError, "%s argument %zd: a 0-d device array cannot be passed as a scalar", what, index);
@@ -328,7 +342,7 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
   if (!tag) return -1;
   if (strcmp(tag, "scalar") == 0) {
     kf_arg a;
-    if (ext_arg_from_object(v, &a, "bound value", 0) < 0) return -1;
+    if (ext_arg_from_object(v, &a, "bound value", 0, NULL) < 0) return -1;
     if (a.kind != KF_ARG_SCALAR) {
       PyErr_Format(PyExc_TypeError, "('scalar', v): %R is not a scalar", v);
       return -1;
@@ -369,7 +383,7 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
   }
   if (strcmp(tag, "array") == 0) {
     out->kind = KF_VALUE_ARRAY;
-    if (ext_array_from_object(v, &out->array, "a bound array") < 0) return -1;
+    if (ext_array_from_object(v, &out->array, "a bound array", NULL) < 0) return -1;
     if (out->array.memory != KF_MEMORY_HOST) {
       PyErr_SetString(PyExc_TypeError, "a global array must be a host (NumPy) array: it becomes a constant array");
       return -1;

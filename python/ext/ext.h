@@ -42,9 +42,10 @@ int ext_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject **out);
 kf_stream *ext_stream_arg(PyObject *o, int *ok);
 
 /* ---- convert.c ---- */
-/* What a kernel argument holds beyond its kf_arg while a call runs (nothing yet: host arrays are read
- * through __array_interface__, whose pointer stays valid while the caller holds the object). */
-int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t index);
+/* A kernel argument (host arrays are read through __array_interface__, whose pointer stays valid while the
+ * caller holds the object). An array from __cuda_array_interface__ whose producer named a stream other than
+ * the default ones sets *producer (when not NULL) to it: the caller waits for that stream before using it. */
+int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t index, uintptr_t *producer);
 /* A Python number of a kf_arg scalar. */
 PyObject *ext_scalar_to_object(const kf_arg *a);
 /* kf_dtype of a NumPy typestr ("<f4", "|b1"); -1 (with an exception) when kfront has no such type. */
@@ -64,7 +65,7 @@ void ext_pool_free(ExtPool *p);
 int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned depth);
 /* A host or device array of an object with __cuda_array_interface__ / __array_interface__ (array args of
  * the host functions). */
-int ext_array_from_object(PyObject *o, kf_array *out, const char *what);
+int ext_array_from_object(PyObject *o, kf_array *out, const char *what, uintptr_t *producer);
 
 /* ---- darray.c ---- */
 typedef struct DeviceArrayObject {

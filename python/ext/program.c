@@ -309,16 +309,41 @@ static PyObject *Function_configure(PyObject *o, PyObject *args) {
 
 enum { STACK_ARGS = 32 };
 
-/* Converts a tuple of Python arguments; *heap is set when more than STACK_ARGS needed an allocation. */
-static kf_arg *convert_args(PyObject *args, kf_arg *stack, Py_ssize_t *n, const char *what) {
+/* Waits, as the CUDA array interface asks, for the stream a producer named (its handle), unless the work
+ * goes on that very stream. */
+static int wait_for_producer(FunctionObject *f, uintptr_t producer, kf_stream *consumer) {
+  if (!producer || (consumer && (uintptr_t)kf_stream_handle(consumer) == producer)) return 0;
+  RuntimeObject *rt = f->program->runtime;
+  kf_stream *s = NULL;
+  kf_status st = kf_stream_wrap(rt->rt, (void *)producer, &s);
+  if (st == KF_OK) {
+    Py_BEGIN_ALLOW_THREADS
+    st = kf_stream_synchronize(s);
+    Py_END_ALLOW_THREADS
+  }
+  if (s) kf_stream_destroy(s);
+  if (st != KF_OK) {
+    ext_raise(rt->ctx, st);
+    return -1;
+  }
+  return 0;
+}
+
+/* Converts a tuple of Python arguments (into stack, or an allocation when more than STACK_ARGS); when the call
+ * uses their data (`use`: launches, not queries), waits for the streams their producers named. */
+static kf_arg *convert_args(FunctionObject *f, PyObject *args, kf_arg *stack, Py_ssize_t *n, const char *what,
+                            int use, kf_stream *consumer) {
   *n = PyTuple_Size(args);
   kf_arg *v = *n <= STACK_ARGS ? stack : PyMem_Calloc((size_t)*n, sizeof *v);
   if (!v) return (kf_arg *)PyErr_NoMemory();
-  for (Py_ssize_t i = 0; i < *n; i++)
-    if (ext_arg_from_object(PyTuple_GetItem(args, i), &v[i], what, i) < 0) {
+  for (Py_ssize_t i = 0; i < *n; i++) {
+    uintptr_t producer = 0;
+    if (ext_arg_from_object(PyTuple_GetItem(args, i), &v[i], what, i, &producer) < 0 ||
+        (use && wait_for_producer(f, producer, consumer) < 0)) {
       if (v != stack) PyMem_Free(v);
       return NULL;
     }
+  }
   return v;
 }
 
@@ -326,7 +351,7 @@ static PyObject *Function_specialize(PyObject *o, PyObject *args) {
   FunctionObject *self = (FunctionObject *)o;
   kf_arg stack[STACK_ARGS];
   Py_ssize_t n;
-  kf_arg *v = convert_args(args, stack, &n, "specialize:");
+  kf_arg *v = convert_args(self, args, stack, &n, "specialize:", 0, NULL);
   if (!v) return NULL;
   kf_kernel *k = NULL;
   kf_status st = kf_function_specialize(self->f, v, (unsigned)n, &k);
@@ -394,10 +419,14 @@ static PyObject *Function_reduce(PyObject *o, PyObject *args) {
   kf_arg iv, result;
   int ok;
   kf_stream *s = ext_stream_arg(stream, &ok);
-  if (!ok || ext_array_from_object(arr, &a, "reduce") < 0) return NULL;
-  if (init != Py_None && ext_arg_from_object(init, &iv, "reduce init", 0) < 0) return NULL;
+  uintptr_t producer = 0;
+  if (!ok || ext_array_from_object(arr, &a, "reduce", &producer) < 0 || wait_for_producer(self, producer, s) < 0)
+    return NULL;
+  if (init != Py_None && ext_arg_from_object(init, &iv, "reduce init", 0, NULL) < 0) return NULL;
   if (init != Py_None && iv.kind != KF_ARG_SCALAR) return PyErr_Format(PyExc_TypeError, "reduce: init must be a scalar");
-  if (res != Py_None && ext_array_from_object(res, &r, "reduce res") < 0) return NULL;
+  if (res != Py_None && (ext_array_from_object(res, &r, "reduce res", &producer) < 0 ||
+                         wait_for_producer(self, producer, s) < 0))
+    return NULL;
   kf_status st = kf_reduce(self->f, &a, size, init == Py_None ? NULL : &iv, s, want_result ? &result : NULL,
                            res == Py_None ? NULL : &r);
   if (st != KF_OK) return ext_raise(ctx_of(self), st);
@@ -410,7 +439,7 @@ static PyObject *Function_ufunc_result(PyObject *o, PyObject *inputs) {
   if (!PyTuple_Check(inputs)) return PyErr_Format(PyExc_TypeError, "ufunc_result: a tuple of inputs is needed");
   kf_arg stack[STACK_ARGS];
   Py_ssize_t n;
-  kf_arg *v = convert_args(inputs, stack, &n, "ufunc input");
+  kf_arg *v = convert_args(self, inputs, stack, &n, "ufunc input", 0, NULL);
   if (!v) return NULL;
   kf_array out;
   kf_status st = kf_ufunc_result(self->f, v, (unsigned)n, &out);
@@ -428,10 +457,12 @@ static PyObject *Function_ufunc_call(PyObject *o, PyObject *args) {
   kf_stream *s = ext_stream_arg(stream, &ok);
   if (!ok) return NULL;
   kf_array oa;
-  if (ext_array_from_object(out, &oa, "ufunc out") < 0) return NULL;
+  uintptr_t producer = 0;
+  if (ext_array_from_object(out, &oa, "ufunc out", &producer) < 0 || wait_for_producer(self, producer, s) < 0)
+    return NULL;
   kf_arg stack[STACK_ARGS];
   Py_ssize_t n;
-  kf_arg *v = convert_args(inputs, stack, &n, "ufunc input");
+  kf_arg *v = convert_args(self, inputs, stack, &n, "ufunc input", 1, s);
   if (!v) return NULL;
   kf_status st = kf_ufunc_call(self->f, v, (unsigned)n, &oa, s);
   if (v != stack) PyMem_Free(v);
@@ -447,7 +478,7 @@ static PyObject *Function_gufunc_result(PyObject *o, PyObject *args) {
   if (nouts == 0 || nouts > 64) return PyErr_Format(PyExc_ValueError, "gufunc_result: %u outputs", nouts);
   kf_arg stack[STACK_ARGS];
   Py_ssize_t n;
-  kf_arg *v = convert_args(inputs, stack, &n, "gufunc input");
+  kf_arg *v = convert_args(self, inputs, stack, &n, "gufunc input", 0, NULL);
   if (!v) return NULL;
   kf_array outs[64];
   kf_status st = kf_gufunc_result(self->f, v, (unsigned)n, outs, nouts);
@@ -475,7 +506,7 @@ static PyObject *Function_gufunc_call(PyObject *o, PyObject *args) {
   if (!ok) return NULL;
   kf_arg stack[STACK_ARGS];
   Py_ssize_t n;
-  kf_arg *v = convert_args(all, stack, &n, "gufunc argument");
+  kf_arg *v = convert_args(self, all, stack, &n, "gufunc argument", 1, s);
   if (!v) return NULL;
   kf_status st = kf_gufunc_call(self->f, v, (unsigned)n, s);
   if (v != stack) PyMem_Free(v);
@@ -502,7 +533,7 @@ static PyObject *Launcher_call(PyObject *o, PyObject *args, PyObject *kw) {
   }
   kf_arg stack[STACK_ARGS];
   Py_ssize_t n;
-  kf_arg *v = convert_args(args, stack, &n, "kernel");
+  kf_arg *v = convert_args(l->function, args, stack, &n, "kernel", 1, l->s);
   if (!v) return NULL;
   kf_status st = kf_function_launch(l->function->f, l->grid, l->block, l->shared, l->s, v, (unsigned)n);
   if (v != stack) PyMem_Free(v);

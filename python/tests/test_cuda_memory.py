@@ -110,3 +110,21 @@ def test_device_facts():
     assert 0 < free <= total
     assert len(cuda.gpus) == 1 and cuda.gpus[0].id == 0
     assert cuda.is_available() in (True, False)
+
+
+class _Foreign:
+    """A producer exporting a device array through __cuda_array_interface__ v3 with a stream."""
+
+    def __init__(self, arr, stream):
+        self.arr = arr
+        self.__cuda_array_interface__ = dict(arr.__cuda_array_interface__, stream=stream)
+
+
+def test_foreign_array_with_a_stream():
+    d = cuda.to_device(np.zeros(8, dtype=np.int64))
+    add_one[1, 8](_Foreign(d, 7))          # a producer stream other than the defaults: waited for, then used
+    add_one[1, 8](_Foreign(d, 1))          # the legacy default stream: nothing to wait for
+    add_one[1, 8](_Foreign(d, None))
+    np.testing.assert_array_equal(d.copy_to_host(), 3)
+    with pytest.raises(ValueError):
+        add_one[1, 8](_Foreign(d, 0))      # 0 is disallowed by the interface

@@ -78,3 +78,17 @@ def test_async_index_error_at_synchronize():
     assert "over" in str(e.value)
     axpy[1, 32](cuda.to_device(np.zeros(4)), 1.0, cuda.to_device(np.zeros(4)))
     cuda.synchronize()
+
+
+def test_cupy_array_on_its_own_stream_is_waited_for():
+    """__cuda_array_interface__ v3: CuPy names the stream its work on the array is on; a kernel launched on
+    another stream must see that work done."""
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        x = cp.arange(1 << 22, dtype=cp.float32)
+        x *= 2          # queued on s
+        assert x.__cuda_array_interface__["stream"] == s.ptr
+        out = cp.zeros_like(x)
+        axpy[(1 << 22) // 256, 256](out, 1.0, x)   # kfront's default stream: waits for s first
+    cuda.synchronize()
+    np.testing.assert_array_equal(cp.asnumpy(out), 2 * np.arange(1 << 22, dtype=np.float32))
