@@ -798,6 +798,7 @@ static kf_status reduce_checked(RtFunction *f, const kf_array *arr, int64_t size
   uint64_t base, tmp;
   bool staged;
   void *partials = NULL;
+  bool scratch = false;
   st = rt_stage_array(rt, &in, true, stream, &base, &tmp, &staged);
   in.data = (void *)(uintptr_t)base;
   if (staged) in.memory = KF_MEMORY_DEVICE;
@@ -821,8 +822,11 @@ static kf_status reduce_checked(RtFunction *f, const kf_array *arr, int64_t size
     if (p < 1) {
       st = reduce_fail(f, "its kernel allows blocks of only %u thread", limit);
     } else {
-      /* partials: p block results, init, the result */
-      st = rt_device_alloc(rt, (size_t)(p + 2) * isz, &partials);
+      /* partials: p block results, init, the result (in the runtime's scratch memory unless another thread
+       * uses it) */
+      partials = rt_scratch_acquire(rt, (size_t)(p + 2) * isz);
+      scratch = partials != NULL;
+      if (!scratch) st = rt_device_alloc(rt, (size_t)(p + 2) * isz, &partials);
       char *pd = partials;
       RtLaunchShape shape = {.grid = {(unsigned)p, 1, 1}, .block = {block, 1, 1}};
       pass1[1] = device_vector(pd, t, p);
@@ -843,7 +847,8 @@ static kf_status reduce_checked(RtFunction *f, const kf_array *arr, int64_t size
   /* the temporaries are freed after the stream's work, also after a failure */
   kf_status sync = rt_stream_sync(rt, stream);
   if (st == KF_OK) st = sync;
-  if (partials) rt_device_free(rt, partials);
+  if (scratch) rt_scratch_release(rt);
+  else if (partials) rt_device_free(rt, partials);
   rt_stage_free(rt, tmp);
   if (st == KF_OK && result) *result = rt_scalar_read(&out_bits, t);
   return st;

@@ -125,6 +125,9 @@ typedef struct RtRuntime {
   PtrMap allocations;           /* device address -> (void *)1 while allocated here */
   StrBuf describe;
   atomic_uint compiles, launches;
+  pthread_mutex_t scratch_lock; /* held by the one call using the scratch buffer */
+  void *scratch;                /* device memory kept for synchronous helpers (kf_reduce's partials) */
+  size_t scratch_bytes;
 } RtRuntime;
 
 typedef struct RtStream {
@@ -143,6 +146,12 @@ void rt_runtime_destroy(RtRuntime *rt);
 void rt_runtime_stats(RtRuntime *rt, kf_runtime_stats *out);
 kf_status rt_device_alloc(RtRuntime *rt, size_t bytes, void **out);
 kf_status rt_device_free(RtRuntime *rt, void *p);
+/* The runtime's scratch device memory, at least `bytes` of it (grown as needed), for a call that has finished
+ * using it before it returns (kf_reduce): NULL when another thread holds it or it cannot grow (the caller then
+ * allocates its own). Give it back with rt_scratch_release. Reusing it spares a cuMemAlloc and a cuMemFree
+ * (which synchronises) per call. */
+void *rt_scratch_acquire(RtRuntime *rt, size_t bytes);
+void rt_scratch_release(RtRuntime *rt);
 kf_status rt_copy(RtRuntime *rt, RtCopyKind kind, void *dst, const void *src, size_t bytes, RtStream *s);
 kf_status rt_memset(RtRuntime *rt, void *dst, int value, size_t bytes, RtStream *s);
 kf_status rt_host_alloc(RtRuntime *rt, size_t bytes, unsigned flags, void **out);
