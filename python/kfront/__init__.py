@@ -8,6 +8,8 @@
 """
 from kfront import types
 from kfront.types import *  # noqa: F401,F403  (numba's scalar and array types: float32, int64, void, ...)
+from kfront.cuda.dispatcher import host_jit as jit
+from kfront.cuda.dispatcher import host_jit as njit
 from kfront.cuda.ufuncs import guvectorize, vectorize
 
 __version__ = "0.1.0"

@@ -114,6 +114,7 @@ class _Spec:
 _MODULES = {
     "numba": _Spec(
         (_Names({"vectorize": ("kfront", "vectorize"), "guvectorize": ("kfront", "guvectorize"),
+                 "jit": ("kfront", "jit"), "njit": ("kfront", "njit"),
                  "__version__": ("kfront", "__version__"), "typeof": ("kfront.types", "typeof"),
                  "from_dtype": ("kfront.types", "from_dtype")}),
          _TypeNames(), _ErrorNames()),
@@ -136,10 +137,10 @@ _MODULES = {
 # further sys.modules names of the same alias objects, as numba has them
 _SHARED = {"numba.config": "numba.core.config", "numba.types": "numba.core.types"}
 
-_JIT = ("kfront compiles CUDA kernels only: use numba.cuda.jit for kernels, or remove the decorator to run the "
-        "function as plain Python")
+_JIT = ("kfront compiles CUDA kernels only: numba.cuda.jit for kernels; numba.jit/njit functions run as plain "
+        "Python on the host and as device functions in kernels")
 _HINTS = {
-    "numba.jit": _JIT, "numba.njit": _JIT, "numba.generated_jit": _JIT, "numba.cfunc": _JIT,
+    "numba.generated_jit": _JIT, "numba.cfunc": _JIT,
     "numba.jit_module": _JIT, "numba.stencil": _JIT,
     "numba.prange": "CPU parallel loops are not part of kfront", "numba.objmode": "object mode is not part of kfront",
     "numba.typed": "typed containers are not part of kfront",

@@ -203,3 +203,25 @@ def test_math_and_int32():
     roots[1, 16](out, np.int32(9))
     np.testing.assert_allclose(out, np.sqrt(np.arange(9)))
     assert int32 is not None
+
+
+def test_njit_functions_run_on_the_host_and_in_kernels():
+    from kfront import njit
+
+    @njit
+    def clamp(v, lo, hi):
+        return min(max(v, lo), hi)
+
+    assert clamp(5, 0, 3) == 3  # plain Python on the host
+
+    @cuda.jit
+    def clamp_all(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = clamp(a[i], 0.0, 1.0)
+
+    a = np.array([-1.0, 0.5, 2.0])
+    clamp_all[1, 4](a)
+    np.testing.assert_array_equal(a, [0.0, 0.5, 1.0])
+    with pytest.raises(TypeError):
+        clamp[1, 1](a)

@@ -310,6 +310,36 @@ class Dispatcher:
         return "<kfront %s %s>" % ("device function" if self._kind == "device" else "kernel", self.__qualname__)
 
 
+class HostJit(Dispatcher):
+    """numba.jit / numba.njit under kfront: called from Python, the function runs as plain Python (kfront
+    compiles CUDA code only); called from a kernel, it is compiled as a device function, as Numba's CUDA target
+    compiles @njit functions that kernels call."""
+
+    def __call__(self, *args, **kwargs):
+        return self.py_func(*args, **kwargs)
+
+    def __getitem__(self, config):
+        raise TypeError("kfront: %s is a @jit function, not a kernel: it cannot be launched" % self.__name__)
+
+
+_HOST_JIT_OPTIONS = {"nopython", "nogil", "cache", "parallel", "fastmath", "error_model", "boundscheck", "forceobj",
+                     "looplift", "inline", "locals", "target", "debug", "no_cpython_wrapper", "no_cfunc_wrapper"}
+
+
+def host_jit(signature_or_function=None, **options):
+    """numba.jit / numba.njit: see HostJit."""
+    unknown = set(options) - _HOST_JIT_OPTIONS
+    if unknown:
+        raise TypeError("kfront: jit() got unknown option(s) %s" % ", ".join(sorted(unknown)))
+    if options.get("target") not in (None, "cpu", "cuda"):
+        raise errors.UnsupportedError("kfront: jit(target=%r) is not supported" % (options["target"],))
+    fastmath = bool(options.get("fastmath", False))
+    if callable(signature_or_function) and not isinstance(signature_or_function, (types.Type, types.Signature)):
+        return HostJit(signature_or_function, None, device=True, fastmath=fastmath)
+    sigs = signature_or_function
+    return lambda fn: HostJit(fn, sigs, device=True, fastmath=fastmath)
+
+
 def _hashable(config):
     try:
         hash(config)
