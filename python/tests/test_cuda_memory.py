@@ -77,12 +77,20 @@ def test_pinned_and_mapped():
 
 
 def test_dlpack_round_trip():
-    from kfront.cuda._dlpack import from_dlpack
     d = cuda.to_device(np.arange(6, dtype=np.float32).reshape(2, 3))
-    back = from_dlpack(d)
+    back = cuda.from_dlpack(d)
     np.testing.assert_array_equal(back.copy_to_host(), np.arange(6).reshape(2, 3))
     assert back._ptr == d._ptr
     assert d.__dlpack_device__()[0] in (1, 2)
+
+    class DLPackOnly:  # a producer without __cuda_array_interface__: as_cuda_array takes it through DLPack
+        def __dlpack__(self, stream=None):
+            return d.__dlpack__()
+
+        def __dlpack_device__(self):
+            return d.__dlpack_device__()
+
+    np.testing.assert_array_equal(cuda.as_cuda_array(DLPackOnly()).copy_to_host(), np.arange(6).reshape(2, 3))
 
 
 def test_streams_and_events():

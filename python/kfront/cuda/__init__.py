@@ -23,6 +23,7 @@ from kfront.cuda._runtime import (Device, Event, Stream, close, current_context,
 from kfront.cuda.devicearray import (DeviceNDArray, MappedNDArray, as_cuda_array, device_array, device_array_like,
                                      from_cuda_array_interface, is_cuda_array, mapped, mapped_array, pinned,
                                      pinned_array, to_device)
+from kfront.cuda._dlpack import from_dlpack
 from kfront.cuda.dispatcher import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
 from kfront.cuda.ufuncs import reduce
 

@@ -423,9 +423,12 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
 
 
 def as_cuda_array(obj, sync=True):
-    """The object as a DeviceNDArray (itself when it is one), through __cuda_array_interface__."""
+    """The object as a DeviceNDArray (itself when it is one), through __cuda_array_interface__, else DLPack."""
     if isinstance(obj, DeviceNDArray):
         return obj
     if not hasattr(obj, "__cuda_array_interface__"):
-        raise TypeError("kfront: %r does not implement the CUDA array interface" % (type(obj),))
+        if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+            from kfront.cuda import _dlpack
+            return _dlpack.from_dlpack(obj)
+        raise TypeError("kfront: %r implements neither the CUDA array interface nor DLPack" % (type(obj),))
     return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj, sync=sync)
