@@ -20,6 +20,7 @@
 
 #include "utils/arena.h"
 #include "utils/diag.h"
+#include "utils/ptrmap.h"
 #include "utils/strbuf.h"
 #include "utils/strmap.h"
 
@@ -315,6 +316,12 @@ bool ir_walk_post(Op *root, OpWalkFn fn, void *user);
 bool ir_walk_module(Module *m, OpWalkFn fn, void *user);
 /* Number of ops nested under root (root included). */
 size_t ir_count_ops(Op *root);
+
+/* ---- ir/clone.c: copying ops ----------------------------------------------------------------- */
+/* A copy of op (of module m) and everything in its regions, unlinked, in m. Operands are remapped through
+ * map (old Value * -> new Value *; a value absent from it stays itself), which also receives every result,
+ * block argument (and Block *, for successors) of the copy, keyed by the original's; map may be NULL. */
+Op *ir_op_clone(Module *m, const Op *op, PtrMap *map);
 
 /* ---- ir/builder.c: building ops at an insertion point ------------------------------------- */
 typedef struct IrBuilder {
