@@ -1576,6 +1576,13 @@ static bool lower_mem_op(Lower *L, Op *op) {
     set(L, &op->results[0], p);
     return true;
   }
+  case OP_ADDR: {
+    ArrVal *a = operand_arr(L, op, 0);
+    if (!a) return false;
+    LLVMValueRef p = arr_data_in(L, a, mem_type(L, op_operand(op, 0)->type->elem), 0);
+    set(L, &op->results[0], LLVMBuildPtrToInt(L->b, p, LLVMInt64TypeInContext(L->ctx), ""));
+    return true;
+  }
   case OP_LOAD: {
     ArrVal *a = operand_arr(L, op, 0);
     if (!a) return false;
@@ -1976,7 +1983,7 @@ static bool lower_op(Lower *L, Op *op) {
   case OP_CONDITION: return lower_condition(L, op);
   case OP_BR: return lower_br(L, op);
   case OP_COND_BR: return lower_cond_br(L, op);
-  case OP_DIM: case OP_STRIDE: case OP_SIZE: case OP_DATA: case OP_LOAD: case OP_STORE:
+  case OP_DIM: case OP_STRIDE: case OP_SIZE: case OP_DATA: case OP_ADDR: case OP_LOAD: case OP_STORE:
   case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED:
     return lower_mem_op(L, op);
   case OP_THREAD_ID: case OP_BLOCK_ID: case OP_BLOCK_DIM: case OP_GRID_DIM: case OP_LANE_ID: case OP_WARP_SIZE:

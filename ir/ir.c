@@ -398,6 +398,35 @@ Op *ir_call_target(Module *m, const Op *op) {
   return f && f->kind == OP_FUNC_FUNC ? f : NULL;
 }
 
+typedef struct CalleeWalk {
+  Module *m;
+  IrCalleeFn fn;
+  void *user;
+  PtrMap seen;
+  bool stopped;
+} CalleeWalk;
+
+static bool callee_visit(Op *op, void *user) {
+  CalleeWalk *w = user;
+  if (op->kind != OP_FUNC_CALL) return true;
+  Op *f = ir_call_target(w->m, op);
+  if (f && ptrmap_get(&w->seen, f)) return true;
+  if (f) ptrmap_put(&w->seen, f, f);
+  if (!w->fn(f, op, w->user)) {
+    w->stopped = true;
+    return false;
+  }
+  return !f || ir_walk_pre(f, callee_visit, w);
+}
+
+bool ir_walk_callees(Module *m, Op *func, IrCalleeFn fn, void *user) {
+  CalleeWalk w = {.m = m, .fn = fn, .user = user};
+  ptrmap_put(&w.seen, func, func);
+  ir_walk_pre(func, callee_visit, &w);
+  ptrmap_free(&w.seen);
+  return !w.stopped;
+}
+
 void ir_module_add_symbol(Module *m, Op *op) {
   const char *name = ir_op_attr_str(op, "sym_name");
   if (name) strmap_put(&m->symbols, name, op);

@@ -20,6 +20,7 @@
 
 #include "utils/arena.h"
 #include "utils/diag.h"
+#include "utils/ptrmap.h"
 #include "utils/strbuf.h"
 #include "utils/strmap.h"
 
@@ -303,6 +304,13 @@ Op *ir_module_lookup(Module *m, const char *sym);
 /* The func.func a func.call op calls (its `callee` symbol), or NULL when op is not a call or names nothing
  * defined in m. The one definition of "what a call calls", for every walk over a kernel's callees. */
 Op *ir_call_target(Module *m, const Op *op);
+/* The walk over the functions func calls, transitively (the one callee walk: grid-stride, the runtime's
+ * static shared-memory size, tiling): fn gets each func.func once, in the order of first call (pre-order,
+ * depth first), with the call that reached it; a call that names nothing defined in m comes with callee
+ * NULL (each such call). func itself is not visited (a call back to it is skipped). fn returning false
+ * stops the walk, which then returns false. */
+typedef bool (*IrCalleeFn)(Op *callee, Op *call, void *user);
+bool ir_walk_callees(Module *m, Op *func, IrCalleeFn fn, void *user);
 /* Registers a top-level op (func.func or mem.global) under its sym_name attribute. */
 void ir_module_add_symbol(Module *m, Op *op);
 void ir_module_rebuild_symbols(Module *m);
@@ -315,6 +323,12 @@ bool ir_walk_post(Op *root, OpWalkFn fn, void *user);
 bool ir_walk_module(Module *m, OpWalkFn fn, void *user);
 /* Number of ops nested under root (root included). */
 size_t ir_count_ops(Op *root);
+
+/* ---- ir/clone.c: copying ops ----------------------------------------------------------------- */
+/* A copy of op (of module m) and everything in its regions, unlinked, in m. Operands are remapped through
+ * map (old Value * -> new Value *; a value absent from it stays itself), which also receives every result,
+ * block argument (and Block *, for successors) of the copy, keyed by the original's; map may be NULL. */
+Op *ir_op_clone(Module *m, const Op *op, PtrMap *map);
 
 /* ---- ir/builder.c: building ops at an insertion point ------------------------------------- */
 typedef struct IrBuilder {

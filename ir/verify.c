@@ -414,6 +414,13 @@ static bool verify_array_data(VerifyCtx *c, Op *op) {
   return true;
 }
 
+static bool verify_array_addr(VerifyCtx *c, Op *op) {
+  if (!need_array_operand(c, op, 0)) return false;
+  Type *r = RT(op, 0);
+  if (r->kind != TY_INT || r->bits != 64 || !r->is_unsigned) return op_error(c, op, "result must be u64, got %s", T(c, r));
+  return true;
+}
+
 /* Operands first .. first+rank-1 must be i64 indices into the array at operand `arr`; `extra` operands
  * follow them (the count is checked here). */
 static bool check_indices(VerifyCtx *c, const Op *op, unsigned arr, unsigned first, unsigned extra) {

@@ -36,18 +36,13 @@
 
 #include "passes.h"
 
-enum { GS_MAX_CALL_DEPTH = 64 };
-
 typedef struct GsScan {
   Module *m;
   bool ok;
   bool in_callee;     /* scanning a device function: block_id/grid_dim are not allowed there */
   bool all_grids;     /* option all-grids: also kernels that read gridDim or blockIdx.y/z */
   Op *entry_term;     /* the kernel's own func.return (allowed) */
-  unsigned depth;
 } GsScan;
-
-static bool scan_func(GsScan *s, Op *func);
 
 static bool scan_op(Op *op, void *user) {
   GsScan *s = user;
@@ -75,20 +70,6 @@ static bool scan_op(Op *op, void *user) {
   case OP_FUNC_RETURN:
     if (!s->in_callee && op != s->entry_term) s->ok = false;
     break;
-  case OP_FUNC_CALL: {
-    Op *f = ir_call_target(s->m, op);
-    if (!f || s->depth >= GS_MAX_CALL_DEPTH) {
-      s->ok = false;
-      break;
-    }
-    bool was = s->in_callee;
-    s->in_callee = true;
-    s->depth++;
-    scan_func(s, f);
-    s->depth--;
-    s->in_callee = was;
-    break;
-  }
   default:
     break;
   }
@@ -101,6 +82,15 @@ static bool scan_func(GsScan *s, Op *func) {
   return s->ok;
 }
 
+/* Each device function the kernel calls, transitively; a call that names nothing defined is not eligible. */
+static bool scan_callee(Op *callee, Op *call, void *user) {
+  (void)call;
+  GsScan *s = user;
+  if (!callee) s->ok = false;
+  else scan_func(s, callee);
+  return s->ok;
+}
+
 static bool eligible(Module *m, Op *func, bool all_grids) {
   if (!ir_op_attr(func, "kernel") || ir_op_attr(func, "grid_stride")) return false;
   Block *entry = ir_func_entry(func);
@@ -110,7 +100,9 @@ static bool eligible(Module *m, Op *func, bool all_grids) {
   Type *ft = ir_func_type(func);
   if (!ft || ft->kind != TY_FUNC || ft->nresults || ft->n != entry->nargs) return false;
   GsScan s = {.m = m, .ok = true, .entry_term = term, .all_grids = all_grids};
-  return scan_func(&s, func);
+  if (!scan_func(&s, func)) return false;
+  s.in_callee = true;
+  return ir_walk_callees(m, func, scan_callee, &s) && s.ok;
 }
 
 typedef struct GsCollect {

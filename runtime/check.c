@@ -306,7 +306,7 @@ void rt_report_index_error(Diag *diag, const char *kernel, const char *file, uns
 
 typedef struct SharedWalk {
   Module *m;
-  Op *seen[64];         /* functions and globals already counted */
+  Op *seen[64];         /* globals already counted */
   unsigned nseen;
   size_t bytes;
 } SharedWalk;
@@ -333,17 +333,21 @@ static bool shared_visit(Op *op, void *user) {
     for (unsigned i = 0; i < shape->arr.n; i++)
       if (shape->arr.elems[i].kind == ATTR_INT && shape->arr.elems[i].i > 0) n *= (size_t)shape->arr.elems[i].i;
     w->bytes += n;
-  } else {
-    Op *f = ir_call_target(w->m, op);
-    if (f && !seen_before(w, f)) ir_walk_pre(f, shared_visit, w);
   }
   return true;
 }
 
+static bool shared_callee(Op *callee, Op *call, void *user) {
+  (void)call;
+  if (callee) ir_walk_pre(callee, shared_visit, user);
+  return true;
+}
+
+/* The kernel's and its callees' (ir_walk_callees) shared globals, each counted once. */
 size_t rt_kir_static_shared(Module *m, Op *func) {
   SharedWalk w = {.m = m};
-  seen_before(&w, func);
   ir_walk_pre(func, shared_visit, &w);
+  ir_walk_callees(m, func, shared_callee, &w);
   return w.bytes;
 }
 

@@ -571,6 +571,7 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
   }
   case OP_SIZE:
   case OP_DATA:
+  case OP_ADDR: /* the data pointer's bits, read as u64 */
     k = emit(c, op->kind == OP_SIZE ? SI_SIZE : SI_DATA, op);
     INS(c, k)->d = res(c, op, 0);
     INS(c, k)->a = opnd(c, op, 0);

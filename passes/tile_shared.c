@@ -1,0 +1,602 @@
+/* tile_shared.c — shared-memory tiling: a loop whose iterations make the threads of a block re-read the same
+ * global elements (the naive matmul's A[i, k] and B[k, j]) stages them, tile by tile, in shared memory.
+ *
+ * Requires: valid structured IR, after bce (the checks it could not remove stay where they are). Preserves:
+ * validity and each thread's results bit for bit (the same values combined in the same order). Uses the range
+ * analysis, the affine analysis, ir_op_clone and ir_walk_callees.
+ * Options: bx, by (the block shape tiled for; default 16x16), depth (the tile's extent along the loop; 16),
+ * report (1: a note at each loop looked at: tiled with what, or why not).
+ *
+ * The loop L: an scf.for of a kernel, in its entry block or directly in one arm of an scf.if there whose other
+ * arm is empty (`if i < n and j < m:` around the loop, and `if i >= n or j >= m: return` before it, which the
+ * frontend makes the same shape), with step 1 and launch-invariant bounds. A tiled load: a mem.load in L's
+ * body (not in a nested loop) from a kernel parameter whose every index is affine (affine.h) in at most one
+ * of tid.x, tid.y, L's variable (coefficient 1; blockIdx*blockDim and invariants free; each used by one index
+ * at most), that uses L's variable and not both tid.x and tid.y (threads of the block share it).
+ * Legal when: L's body has no barrier, warp op, call or return; the ops before L in the guarded arm are pure
+ * (they move before the guard); the tiled arrays are never written (no store or atomic in the kernel names
+ * them; the kernel calls no function that stores anything); every array the kernel writes is a parameter,
+ * a local or a shared one; the tiles fit 48 KiB.
+ *
+ * Rewrite. The kernel body becomes `scf.if(fits) {tiled} else {the original, cloned}`, where fits says the
+ * block is (bx, by, 1) and no tiled array's memory overlaps that of a written parameter (mem.addr spans,
+ * computed at run time: the same array passed twice runs the original). Both are uniform over the block, so
+ * barriers are never divergent, and a launch with any other block shape, or aliasing arguments, runs the
+ * untiled code: the variant needs nothing from the launch (no launch-plan entry, no second kernel). In the
+ * tiled version:
+ *     for k0 in range(lb, ub, depth):                  # every thread, guard or not; carries L's values
+ *         for e in range(t, tile size, bx*by): tile[e] = A[index with tid/k := e's coordinates] if in bounds else 0
+ *         barrier
+ *         if guard: carried = (for k in range(k0, min(k0 + depth, ub)): L's body, loads read the tiles)
+ *         barrier
+ * (t = tid.x + bx*tid.y). Each thread's k runs through the same values in the same order, its checks stay
+ * before its reads, and a tile element it reads was loaded from the same index it would have read (the
+ * indices of the cooperative loads are the original index computations, cloned with threadIdx and k
+ * replaced, so this holds whatever the index arithmetic does). A thread ended by a failed check leaves its
+ * part of later tiles unloaded: after an IndexError the outputs are not meaningful (as with grid-stride). */
+#include <stdio.h>
+#include <string.h>
+
+#include "passes.h"
+#include "passes/affine.h"
+#include "passes/range.h"
+
+enum { TS_MAX_TILES = 8, TS_MAX_RANK = 3, TS_SHARED_BUDGET = 48 * 1024, TS_MAX_WRITTEN = 16 };
+enum { VAR_NONE = -1, VAR_TX = 0, VAR_TY = 1, VAR_K = 2 };
+
+typedef struct Tile {
+  Op *load;
+  Value *array;
+  unsigned rank;
+  int var[TS_MAX_RANK];       /* per index: the variable it moves with */
+  int64_t ext[TS_MAX_RANK];   /* the tile's extent along each index */
+  const char *global;         /* the shared mem.global's name */
+} Tile;
+
+typedef struct Ts {
+  Module *m;
+  Diag *diag;
+  RangeAnalysis *ra;
+  int64_t bx, by, depth;
+  bool report;
+  Op *func;
+  Op *loop, *guard;           /* L, and the scf.if around it (NULL: none) */
+  unsigned arm;               /* the arm of guard holding L */
+  Tile tiles[TS_MAX_TILES];
+  unsigned ntiles;
+  Value *written[TS_MAX_WRITTEN];
+  unsigned nwritten;
+  const char *why;            /* the reason L is not tiled */
+} Ts;
+
+static bool fail(Ts *t, const char *why) {
+  if (!t->why) t->why = why;
+  return false;
+}
+
+static bool is_param(Ts *t, const Value *v) { return !v->def && v->block == ir_func_entry(t->func); }
+
+static bool region_is_empty(const Region *r) {
+  return r->first && r->first == r->last && r->first->first == r->first->last && r->first->first->kind == OP_YIELD &&
+         r->first->first->noperands == 0;
+}
+
+/* ---- legality ----------------------------------------------------------------------------------- */
+
+typedef struct BodyScan {
+  Ts *t;
+  bool ok;
+} BodyScan;
+
+static bool scan_body(Op *op, void *user) {
+  BodyScan *s = user;
+  switch (op->kind) {
+  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
+    s->ok = fail(s->t, "the loop synchronises threads (barrier or warp op)");
+    break;
+  case OP_FUNC_CALL: s->ok = fail(s->t, "the loop calls a function"); break;
+  case OP_FUNC_RETURN: s->ok = fail(s->t, "the loop returns"); break;
+  default: break;
+  }
+  return s->ok;
+}
+
+/* The array a store or atomic writes, or NULL. */
+static Value *written_array(const Op *op) {
+  switch (op->kind) {
+  case OP_STORE: return op_operand(op, 1);
+  case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: return op_operand(op, 0);
+  default: return NULL;
+  }
+}
+
+static bool collect_written(Op *op, void *user) {
+  Ts *t = user;
+  Value *a = written_array(op);
+  if (!a) return true;
+  Op *d = a->def;
+  if (d && (d->kind == OP_ALLOCA || d->kind == OP_GLOBAL_REF || d->kind == OP_DYN_SHARED)) return true;
+  if (!is_param(t, a)) return fail(t, "the kernel writes an array that is not a parameter");
+  for (unsigned i = 0; i < t->nwritten; i++)
+    if (t->written[i] == a) return true;
+  if (t->nwritten == TS_MAX_WRITTEN) return fail(t, "the kernel writes too many arrays");
+  t->written[t->nwritten++] = a;
+  return true;
+}
+
+static bool callee_writes(Op *callee, Op *call, void *user) {
+  (void)call;
+  bool *writes = user;
+  if (!callee) {
+    *writes = true;
+    return false;
+  }
+  for (Block *b = callee->regions[0].first; b; b = b->next)
+    for (Op *op = b->first; op; op = op->next)
+      if (op->kind == OP_STORE || op->kind == OP_ATOMIC_RMW || op->kind == OP_ATOMIC_CAS || op->nregions) {
+        *writes = true; /* (nested regions: looked at conservatively) */
+        return false;
+      }
+  return true;
+}
+
+/* Classifies index i of load as moving with one variable; false when it cannot be tiled. */
+static bool classify_index(Ts *t, Value *idx, int *var) {
+  Affine f;
+  if (!affine_of(t->ra, idx, &f)) return fail(t, "an index is not affine (or may wrap around)");
+  Value *iv = t->loop->regions[0].first->args[0];
+  *var = VAR_NONE;
+  for (unsigned k = 0; k < f.n; k++) {
+    const AffTerm *a = &f.t[k];
+    int v;
+    switch (a->kind) {
+    case AFF_BBASE: case AFF_SYM: continue;
+    case AFF_TID:
+      if (a->dim > 1) return fail(t, "an index uses threadIdx.z");
+      v = (int)a->dim;
+      break;
+    case AFF_IV:
+      if (a->v != iv) return fail(t, "an index uses the variable of another loop");
+      v = VAR_K;
+      break;
+    default: return false;
+    }
+    if (a->coef != 1) return fail(t, "an index has a coefficient other than 1 on threadIdx or the loop variable");
+    if (*var != VAR_NONE) return fail(t, "an index moves with two of threadIdx.x, threadIdx.y and the loop variable");
+    *var = v;
+  }
+  return true;
+}
+
+/* Whether op sits in L's body outside any nested loop. */
+static bool directly_in_loop(Ts *t, Op *op) {
+  for (Op *p = ir_block_parent_op(op->block); p; p = ir_block_parent_op(p->block)) {
+    if (p == t->loop) return true;
+    if (op_has(p, OPT_LOOP)) return false;
+  }
+  return false;
+}
+
+typedef struct LoadScan {
+  Ts *t;
+} LoadScan;
+
+static bool find_loads(Op *op, void *user) {
+  Ts *t = ((LoadScan *)user)->t;
+  if (op->kind != OP_LOAD || !directly_in_loop(t, op)) return true;
+  Value *a = op_operand(op, 0);
+  if (!is_param(t, a) || a->type->rank > TS_MAX_RANK) return true;
+  const char *saved = t->why;
+  Tile tl = {.load = op, .array = a, .rank = a->type->rank};
+  RangeMark mk = range_scope_open(t->ra);
+  range_assume_context(t->ra, op);
+  bool ok = true, used[3] = {false, false, false};
+  for (unsigned i = 0; i < tl.rank && ok; i++) {
+    ok = classify_index(t, op_operand(op, 1 + i), &tl.var[i]);
+    if (ok && tl.var[i] != VAR_NONE) {
+      if (used[tl.var[i]]) ok = fail(t, "two indices move with the same variable");
+      used[tl.var[i]] = true;
+    }
+  }
+  range_scope_close(t->ra, mk);
+  if (ok && !used[VAR_K]) ok = fail(t, "a load does not move with the loop");
+  if (ok && used[VAR_TX] && used[VAR_TY]) ok = fail(t, "a load is not shared by the threads of a block");
+  if (!ok) return true; /* this load stays; the reason is kept for the report if no load is tiled */
+  t->why = saved;
+  for (unsigned i = 0; i < tl.rank; i++)
+    tl.ext[i] = tl.var[i] == VAR_TX ? t->bx : tl.var[i] == VAR_TY ? t->by : tl.var[i] == VAR_K ? t->depth : 1;
+  if (t->ntiles < TS_MAX_TILES) t->tiles[t->ntiles++] = tl;
+  return true;
+}
+
+
+/* Whether L (in t) can be tiled; fills the tiles and the written arrays. */
+static bool legal(Ts *t) {
+  Op *L = t->loop;
+  int64_t step;
+  if (L->noperands < 3 || !value_const_int(op_operand(L, 2), &step) || step != 1)
+    return fail(t, "the loop's step is not 1");
+  if (!affine_is_invariant(op_operand(L, 0)) || !affine_is_invariant(op_operand(L, 1)))
+    return fail(t, "the loop's bounds are not the same for every thread");
+  BodyScan bs = {t, true};
+  ir_walk_pre(L, scan_body, &bs);
+  if (!bs.ok) return false;
+  if (t->guard) {
+    for (Op *op = t->guard->regions[t->arm].first->first; op != L; op = op->next)
+      if (!op_has(op, OPT_PURE) || op->nregions) return fail(t, "the guard holds more than pure ops before the loop");
+  }
+  bool writes = false;
+  ir_walk_callees(t->m, t->func, callee_writes, &writes);
+  if (writes) return fail(t, "the kernel calls a function that may write memory");
+  t->nwritten = 0;
+  if (!ir_walk_pre(t->func, collect_written, t)) return false;
+  t->ntiles = 0;
+  LoadScan ls = {t};
+  ir_walk_pre(L, find_loads, &ls);
+  /* tiled arrays are read-only in the kernel */
+  unsigned n = 0;
+  for (unsigned i = 0; i < t->ntiles; i++) {
+    bool w = false;
+    for (unsigned j = 0; j < t->nwritten; j++) w |= t->written[j] == t->tiles[i].array;
+    if (!w) t->tiles[n++] = t->tiles[i];
+    else fail(t, "the array read is written by the kernel");
+  }
+  t->ntiles = n;
+  if (!n) return fail(t, "no load is shared by the threads of a block");
+  int64_t bytes = 0;
+  for (unsigned i = 0; i < n; i++) {
+    int64_t e = (int64_t)ty_size(t->tiles[i].array->type->elem);
+    for (unsigned d = 0; d < t->tiles[i].rank; d++) e *= t->tiles[i].ext[d];
+    bytes += e;
+  }
+  if (bytes > TS_SHARED_BUDGET) return fail(t, "the tiles do not fit the shared-memory budget");
+  return true;
+}
+
+/* ---- rewriting ---------------------------------------------------------------------------------- */
+
+static Value *c64(IrBuilder *b, int64_t v) { return ib_const_int(b, ty_i64(b->ctx), v); }
+
+/* The index computation of v, cloned at b with threadIdx and L's variable replaced (tid[d]: i32 values,
+ * NULL: 0; k: the value for L's variable). Values that do not depend on them and are defined outside L are
+ * used as they are. */
+static Value *substitute(Ts *t, IrBuilder *b, Value *v, Value *const tid[2], Value *k, PtrMap *memo) {
+  Value *m = ptrmap_get(memo, v);
+  if (m) return m;
+  Value *iv = t->loop->regions[0].first->args[0];
+  Op *d = v->def;
+  if (v == iv) return k;
+  if (d && d->kind == OP_THREAD_ID) {
+    int64_t dim = ir_op_attr_int(d, "dim", 0);
+    return dim < 2 && tid[dim] ? tid[dim] : ib_const_int(b, v->type, 0);
+  }
+  bool inside = d ? ir_op_is_ancestor(t->loop, d) : ir_block_parent_op(v->block) == t->loop;
+  if (!inside && affine_is_invariant(v)) return v;
+  if (!d || d->nregions || !op_has(d, OPT_PURE)) return NULL; /* affine_of would have refused it */
+  Value *ops[4];
+  if (d->noperands > 4) return NULL;
+  for (unsigned i = 0; i < d->noperands; i++)
+    if (!(ops[i] = substitute(t, b, op_operand(d, i), tid, k, memo))) return NULL;
+  PtrMap map = {0};
+  for (unsigned i = 0; i < d->noperands; i++) ptrmap_put(&map, op_operand(d, i), ops[i]);
+  Op *c = ir_op_clone(t->m, d, &map);
+  ptrmap_free(&map);
+  ib_insert(b, c);
+  Value *r = op_result(c, v->index);
+  ptrmap_put(memo, v, r);
+  return r;
+}
+
+/* not(empty(a) or empty(w) or end(a) <= start(w) or end(w) <= start(a)) is overlap; returns "disjoint". */
+static Value *span(IrBuilder *b, Value *a, Value **lo, Value **hi) {
+  Type *i64 = ty_i64(b->ctx);
+  Value *base = ib_op(b, OP_ADDR, 1, &a, 1, (Type *[]){ty_int(b->ctx, 64, true)}, 0)->results;
+  base = ib_cast(b, base, i64);
+  Value *l = base, *h = ib_binary(b, OP_ADDI, base, c64(b, (int64_t)ty_size(a->type->elem)));
+  Value *zero = c64(b, 0), *empty = ib_const_bool(b, false);
+  for (unsigned d = 0; d < a->type->rank; d++) {
+    Value *n = ib_dim(b, a, d);
+    Op *so = ib_op(b, OP_STRIDE, 1, &a, 1, &i64, 0);
+    ir_op_set_attr(b->m, so, "axis", attr_int(i64, d));
+    Value *reach = ib_binary(b, OP_MULI, ib_binary(b, OP_SUBI, n, c64(b, 1)), op_result(so, 0));
+    l = ib_binary(b, OP_ADDI, l, ib_binary(b, OP_MINSI, reach, zero));
+    h = ib_binary(b, OP_ADDI, h, ib_binary(b, OP_MAXSI, reach, zero));
+    empty = ib_binary(b, OP_ORI, empty, ib_cmpi(b, "sle", n, zero));
+  }
+  *lo = l;
+  *hi = h;
+  return empty;
+}
+
+static Value *fits_condition(Ts *t, IrBuilder *b) {
+  Type *i32 = ty_i32(b->ctx);
+  int64_t want[3] = {t->bx, t->by, 1};
+  Value *ok = ib_const_bool(b, true);
+  for (unsigned d = 0; d < 3; d++)
+    ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, "eq", ib_gpu_id(b, OP_BLOCK_DIM, d), ib_const_int(b, i32, want[d])));
+  for (unsigned i = 0; i < t->ntiles; i++) {
+    bool seen = false;
+    for (unsigned j = 0; j < i; j++) seen |= t->tiles[j].array == t->tiles[i].array;
+    if (seen) continue;
+    for (unsigned w = 0; w < t->nwritten; w++) {
+      Value *la, *ha, *lw, *hw;
+      Value *ea = span(b, t->tiles[i].array, &la, &ha), *ew = span(b, t->written[w], &lw, &hw);
+      Value *disjoint = ib_binary(b, OP_ORI, ib_binary(b, OP_ORI, ea, ew),
+                                  ib_binary(b, OP_ORI, ib_cmpi(b, "sle", ha, lw), ib_cmpi(b, "sle", hw, la)));
+      ok = ib_binary(b, OP_ANDI, ok, disjoint);
+    }
+  }
+  return ok;
+}
+
+/* Moves the entry block's ops (but its return) into the then-arm of scf.if(fits), a clone of them into the
+ * else-arm. Returns the then-block. */
+static Block *version(Ts *t) {
+  Block *entry = ir_func_entry(t->func);
+  Op *ret = ir_block_terminator(entry);
+  Op *first = entry->first;
+  IrBuilder b;
+  ib_init(&b, t->m);
+  b.loc = t->loop->loc;
+  ib_set_before(&b, first);
+  Value *fits = fits_condition(t, &b);
+  Op *vs = ib_op(&b, OP_IF, 1, &fits, 0, NULL, 2);
+  Block *then = ir_block_new(t->m), *other = ir_block_new(t->m);
+  ir_region_append_block(&vs->regions[0], then);
+  ir_region_append_block(&vs->regions[1], other);
+  PtrMap map = {0};
+  for (Op *op = first; op != ret; op = op->next) ir_block_append(other, ir_op_clone(t->m, op, &map));
+  ptrmap_free(&map);
+  ir_op_unlink(ret);
+  ir_block_splice_tail(then, first);
+  ir_block_append(entry, ret);
+  ib_set_end(&b, then);
+  ib_op(&b, OP_YIELD, 0, NULL, 0, NULL, 0);
+  ib_set_end(&b, other);
+  ib_op(&b, OP_YIELD, 0, NULL, 0, NULL, 0);
+  return then;
+}
+
+static const char *new_global(Ts *t, Tile *tl, unsigned n) {
+  char name[160];
+  snprintf(name, sizeof name, "__kf_tile_%s_%u", ir_func_name(t->func), n);
+  Attr shape[TS_MAX_RANK];
+  Type *i64 = ty_i64(t->m->ctx);
+  for (unsigned d = 0; d < tl->rank; d++) shape[d] = attr_int(i64, tl->ext[d]);
+  Op *g = ir_op_create(t->m, OP_GLOBAL, t->loop->loc, 0, NULL, 0, NULL, 0);
+  ir_op_set_attr(t->m, g, "sym_name", attr_sym(t->m, name));
+  ir_op_set_attr(t->m, g, "type", attr_type(ty_array(t->m->ctx, tl->array->type->elem, tl->rank, LAYOUT_C)));
+  ir_op_set_attr(t->m, g, "shape", attr_array(t->m, tl->rank, shape));
+  ir_op_set_attr(t->m, g, "space", attr_str(t->m, "shared"));
+  ir_op_insert_before(t->func, g);
+  ir_module_add_symbol(t->m, g);
+  return ir_op_attr_str(g, "sym_name");
+}
+
+static Value *tile_ref(Ts *t, IrBuilder *b, const Tile *tl) {
+  Type *at = ty_array(t->m->ctx, tl->array->type->elem, tl->rank, LAYOUT_C);
+  Op *r = ib_op(b, OP_GLOBAL_REF, 0, NULL, 1, &at, 0);
+  ir_op_set_attr(t->m, r, "name", attr_sym(t->m, tl->global));
+  return op_result(r, 0);
+}
+
+/* for e in range(lin, size, bx*by): tile[coords(e)] = A[index(coords)] if in bounds else 0 */
+static void cooperative_load(Ts *t, IrBuilder *b, Tile *tl, Value *lin, Value *k0) {
+  int64_t size = 1;
+  for (unsigned d = 0; d < tl->rank; d++) size *= tl->ext[d];
+  Value *bounds[3] = {lin, c64(b, size), c64(b, t->bx * t->by)};
+  Op *loop = ib_op(b, OP_FOR, 3, bounds, 0, NULL, 1);
+  Block *body = ir_block_new(t->m);
+  ir_region_append_block(&loop->regions[0], body);
+  Value *e = ir_block_add_arg(t->m, body, ty_i64(t->m->ctx));
+  IrBuilder in;
+  ib_init(&in, t->m);
+  in.loc = b->loc;
+  ib_set_end(&in, body);
+  Value *coord[TS_MAX_RANK], *rest = e;
+  for (int d = (int)tl->rank - 1; d >= 0; d--) { /* the last index varies fastest: C order, coalesced */
+    coord[d] = d ? ib_binary(&in, OP_REMSI, rest, c64(&in, tl->ext[d])) : rest;
+    if (d) rest = ib_binary(&in, OP_DIVSI, rest, c64(&in, tl->ext[d]));
+  }
+  Value *tid[2] = {NULL, NULL}, *k = NULL;
+  for (unsigned d = 0; d < tl->rank; d++) {
+    if (tl->var[d] == VAR_TX || tl->var[d] == VAR_TY) tid[tl->var[d]] = ib_unary(&in, OP_TRUNCI, coord[d], ty_i32(t->m->ctx));
+    if (tl->var[d] == VAR_K) k = ib_binary(&in, OP_ADDI, k0, coord[d]);
+  }
+  Value *gidx[TS_MAX_RANK];
+  Value *inb = ib_const_bool(&in, true);
+  PtrMap memo = {0};
+  for (unsigned d = 0; d < tl->rank; d++) {
+    gidx[d] = substitute(t, &in, op_operand(tl->load, 1 + d), tid, k, &memo);
+    Value *n = ib_dim(&in, tl->array, d);
+    inb = ib_binary(&in, OP_ANDI, inb, ib_binary(&in, OP_ANDI, ib_cmpi(&in, "sge", gidx[d], c64(&in, 0)),
+                                                 ib_cmpi(&in, "slt", gidx[d], n)));
+  }
+  ptrmap_free(&memo);
+  Type *et = tl->array->type->elem;
+  Op *pick = ib_op(&in, OP_IF, 1, &inb, 1, &et, 2);
+  Block *yes = ir_block_new(t->m), *no = ir_block_new(t->m);
+  ir_region_append_block(&pick->regions[0], yes);
+  ir_region_append_block(&pick->regions[1], no);
+  IrBuilder y;
+  ib_init(&y, t->m);
+  y.loc = b->loc;
+  ib_set_end(&y, yes);
+  Value *lops[1 + TS_MAX_RANK] = {tl->array};
+  for (unsigned d = 0; d < tl->rank; d++) lops[1 + d] = gidx[d];
+  Value *v = op_result(ib_op(&y, OP_LOAD, 1 + tl->rank, lops, 1, &et, 0), 0);
+  ib_op(&y, OP_YIELD, 1, &v, 0, NULL, 0);
+  ib_set_end(&y, no);
+  Value *zero = ty_is_float(et) ? ib_const_float(&y, et, 0.0) : ty_is_bool(et) ? ib_const_bool(&y, false)
+                                                                              : ib_const_int(&y, et, 0);
+  ib_op(&y, OP_YIELD, 1, &zero, 0, NULL, 0);
+  Value *sops[2 + TS_MAX_RANK] = {op_result(pick, 0), tile_ref(t, &in, tl)};
+  for (unsigned d = 0; d < tl->rank; d++) sops[2 + d] = coord[d];
+  ib_op(&in, OP_STORE, 2 + tl->rank, sops, 0, NULL, 0);
+  ib_op(&in, OP_YIELD, 0, NULL, 0, NULL, 0);
+}
+
+/* The tiled load: tile[tid.x or tid.y or k - k0 or 0, ...]. */
+static void redirect_load(Ts *t, Tile *tl, Value *const tid64[2], Value *k0) {
+  IrBuilder b;
+  ib_init(&b, t->m);
+  b.loc = tl->load->loc;
+  ib_set_before(&b, tl->load);
+  Value *ops[1 + TS_MAX_RANK];
+  ops[0] = tile_ref(t, &b, tl);
+  Value *iv = t->loop->regions[0].first->args[0];
+  for (unsigned d = 0; d < tl->rank; d++)
+    ops[1 + d] = tl->var[d] == VAR_K ? ib_binary(&b, OP_SUBI, iv, k0) : tl->var[d] == VAR_NONE ? c64(&b, 0) : tid64[tl->var[d]];
+  Type *et = tl->array->type->elem;
+  Value *v = op_result(ib_op(&b, OP_LOAD, 1 + tl->rank, ops, 1, &et, 0), 0);
+  ir_value_replace_all_uses(op_result(tl->load, 0), v);
+  ir_op_erase(tl->load);
+}
+
+static void rewrite(Ts *t) {
+  Module *m = t->m;
+  Op *L = t->loop, *G = t->guard;
+  version(t);
+  for (unsigned i = 0; i < t->ntiles; i++) t->tiles[i].global = new_global(t, &t->tiles[i], i);
+  IrBuilder b;
+  ib_init(&b, m);
+  b.loc = L->loc;
+  Op *at = G ? G : L; /* the outer loop goes here */
+  if (G) { /* the pure ops before L leave the guard */
+    Block *arm = G->regions[t->arm].first;
+    while (arm->first != L) {
+      Op *op = arm->first;
+      ir_op_unlink(op);
+      ir_op_insert_before(G, op);
+    }
+  }
+  ib_set_before(&b, at);
+  Type *i64 = ty_i64(m->ctx);
+  Value *tid64[2] = {ib_cast(&b, ib_gpu_id(&b, OP_THREAD_ID, 0), i64), ib_cast(&b, ib_gpu_id(&b, OP_THREAD_ID, 1), i64)};
+  Value *lin = ib_binary(&b, OP_ADDI, tid64[0], ib_binary(&b, OP_MULI, tid64[1], c64(&b, t->bx)));
+  Value *guard = NULL;
+  if (G) guard = t->arm == 0 ? op_operand(G, 0) : ib_binary(&b, OP_XORI, op_operand(G, 0), ib_const_bool(&b, true));
+  /* the outer loop, carrying L's values */
+  unsigned ncarry = L->noperands - 3;
+  Value *oops[3 + 16];
+  Type *ctypes[16];
+  if (ncarry > 16) return; /* checked in legal() */
+  oops[0] = op_operand(L, 0);
+  oops[1] = op_operand(L, 1);
+  oops[2] = c64(&b, t->depth);
+  for (unsigned i = 0; i < ncarry; i++) {
+    oops[3 + i] = op_operand(L, 3 + i);
+    ctypes[i] = op_operand(L, 3 + i)->type;
+  }
+  Op *outer = ib_op(&b, OP_FOR, 3 + ncarry, oops, ncarry, ctypes, 1);
+  Block *ob = ir_block_new(m);
+  ir_region_append_block(&outer->regions[0], ob);
+  Value *k0 = ir_block_add_arg(m, ob, i64);
+  Value *carried[16];
+  for (unsigned i = 0; i < ncarry; i++) carried[i] = ir_block_add_arg(m, ob, ctypes[i]);
+  for (unsigned i = 0; i < ncarry; i++) ir_value_replace_all_uses(op_result(L, i), op_result(outer, i));
+  IrBuilder in;
+  ib_init(&in, m);
+  in.loc = L->loc;
+  ib_set_end(&in, ob);
+  for (unsigned i = 0; i < t->ntiles; i++) cooperative_load(t, &in, &t->tiles[i], lin, k0);
+  ib_op(&in, OP_BARRIER, 0, NULL, 0, NULL, 0);
+  Value *end = ib_binary(&in, OP_MINSI, ib_binary(&in, OP_ADDI, k0, c64(&in, t->depth)), op_operand(L, 1));
+  /* L becomes the inner loop over [k0, end), carrying the outer loop's values */
+  ir_op_unlink(L);
+  ir_op_set_operand(L, 0, k0);
+  ir_op_set_operand(L, 1, end);
+  for (unsigned i = 0; i < ncarry; i++) ir_op_set_operand(L, 3 + i, carried[i]);
+  Value *next[16];
+  if (guard) {
+    Op *gi = ib_op(&in, OP_IF, 1, &guard, ncarry, ctypes, 2);
+    Block *yes = ir_block_new(m), *no = ir_block_new(m);
+    ir_region_append_block(&gi->regions[0], yes);
+    ir_region_append_block(&gi->regions[1], no);
+    ir_block_append(yes, L);
+    IrBuilder y;
+    ib_init(&y, m);
+    y.loc = L->loc;
+    ib_set_end(&y, yes);
+    Value *lr[16];
+    for (unsigned i = 0; i < ncarry; i++) lr[i] = op_result(L, i);
+    ib_op(&y, OP_YIELD, ncarry, lr, 0, NULL, 0);
+    ib_set_end(&y, no);
+    ib_op(&y, OP_YIELD, ncarry, carried, 0, NULL, 0);
+    for (unsigned i = 0; i < ncarry; i++) next[i] = op_result(gi, i);
+  } else {
+    ib_insert(&in, L);
+    for (unsigned i = 0; i < ncarry; i++) next[i] = op_result(L, i);
+  }
+  ib_op(&in, OP_BARRIER, 0, NULL, 0, NULL, 0);
+  ib_op(&in, OP_YIELD, ncarry, next, 0, NULL, 0);
+  for (unsigned i = 0; i < t->ntiles; i++) redirect_load(t, &t->tiles[i], tid64, k0);
+  ir_op_set_attr(m, t->func, "tiled_block", attr_array(m, 3, (Attr[]){attr_int(i64, t->bx), attr_int(i64, t->by),
+                                                                        attr_int(i64, 1)}));
+}
+
+/* ---- the pass ------------------------------------------------------------------------------------- */
+
+static void report(Ts *t, bool tiled) {
+  if (!t->report) return;
+  if (!tiled) {
+    diag_note(t->diag, t->loop->loc, "loop not tiled: %s", t->why ? t->why : "?");
+    return;
+  }
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "loop tiled for blocks of (%lld, %lld, 1), depth %lld:", (long long)t->bx, (long long)t->by,
+            (long long)t->depth);
+  for (unsigned i = 0; i < t->ntiles; i++) {
+    Tile *tl = &t->tiles[i];
+    sb_printf(&sb, "%s parameter %u in a ", i ? "," : "", tl->array->index);
+    for (unsigned d = 0; d < tl->rank; d++) sb_printf(&sb, "%s%lld", d ? "x" : "", (long long)tl->ext[d]);
+    sb_puts(&sb, " tile");
+  }
+  diag_note(t->diag, t->loop->loc, "%s", sb_cstr(&sb));
+  sb_free(&sb);
+}
+
+/* Tries loop L (guarded by G's arm, or G NULL). True when tiled. */
+static bool try_loop(Ts *t, Op *L, Op *G, unsigned arm) {
+  t->loop = L;
+  t->guard = G;
+  t->arm = arm;
+  t->why = NULL;
+  t->ntiles = 0;
+  bool ok = L->noperands - 3 <= 16 ? legal(t) : fail(t, "the loop carries too many values");
+  report(t, ok);
+  if (ok) rewrite(t);
+  return ok;
+}
+
+static void tile_kernel(Ts *t, Op *func) {
+  t->func = func;
+  Block *entry = ir_func_entry(func);
+  if (!entry || entry->next || ir_op_attr(func, "tiled_block") || ir_op_attr(func, "grid_stride")) return;
+  for (Op *op = entry->first; op; op = op->next) {
+    if (op->kind == OP_FOR) {
+      if (try_loop(t, op, NULL, 0)) return;
+    } else if (op->kind == OP_IF && op->nresults == 0) {
+      for (unsigned arm = 0; arm < 2; arm++) {
+        if (!region_is_empty(&op->regions[1 - arm]) || !op->regions[arm].first) continue;
+        for (Op *in = op->regions[arm].first->first; in; in = in->next)
+          if (in->kind == OP_FOR && try_loop(t, in, op, arm)) return;
+      }
+    }
+  }
+}
+
+bool pass_tile_shared(Module *m, const PassContext *pc) {
+  Ts t = {.m = m, .diag = pc->diag, .bx = pc->options[0], .by = pc->options[1], .depth = pc->options[2],
+          .report = pc->options[3] != 0};
+  if (t.bx < 1 || t.by < 1 || t.depth < 1 || t.bx * t.by > 1024) {
+    diag_error(pc->diag, (SrcLoc){0}, "tile-shared: the block (bx, by) must have 1 to 1024 threads and depth >= 1");
+    return false;
+  }
+  t.ra = range_analysis_new(m);
+  for (Op *f = ir_module_body(m)->first; f; f = f->next)
+    if (f->kind == OP_FUNC_FUNC && ir_op_attr(f, "kernel")) tile_kernel(&t, f);
+  range_analysis_free(t.ra);
+  return true;
+}

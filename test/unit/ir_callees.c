@@ -1,0 +1,88 @@
+/* ir_callees.c — unit tests of ir_walk_callees (ir/ir.c), the one walk over a kernel's transitive callees:
+ * each function once, in the order of first call, depth first; the kernel itself never (a recursive call
+ * back to it is skipped); a call naming nothing defined comes with callee NULL; calls in nested regions
+ * count; a callback returning false stops the walk and makes it return false. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+
+static int failures;
+
+#define CHECK(cond)                                                              \
+  do {                                                                           \
+    if (!(cond)) {                                                               \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);  \
+      failures++;                                                                \
+    }                                                                            \
+  } while (0)
+
+#define DEV(name, body) \
+  "func.func() ({\n^bb0(%x: i64):\n" body "  func.return() : () -> ()\n}) {sym_name = @" name ", function_type = (i64) -> (), device} : () -> ()\n"
+#define CALL(name) "  func.call(%x) {callee = @" name "} : (i64) -> ()\n"
+
+static const char *text =
+    DEV("leaf", "")
+    DEV("mid", CALL("leaf") CALL("leaf"))
+    DEV("rec", CALL("rec") CALL("k"))
+    DEV("unused", CALL("leaf"))
+    "func.func() ({\n^bb0(%x: i64):\n"
+    "  %c = arith.constant() {value = true} : () -> (i1)\n"
+    "  scf.if(%c) ({\n"
+    CALL("mid")
+    "    scf.yield() : () -> ()\n"
+    "  }, {\n"
+    CALL("missing")
+    "    scf.yield() : () -> ()\n"
+    "  }) : (i1) -> ()\n"
+    CALL("rec")
+    CALL("leaf")
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @k, function_type = (i64) -> (), kernel} : () -> ()\n";
+
+typedef struct Log {
+  char text[256];
+  int stop_after;   /* stop when this many have been seen (0: never) */
+  int n;
+} Log;
+
+static bool record(Op *callee, Op *call, void *user) {
+  Log *l = user;
+  CHECK(call && call->kind == OP_FUNC_CALL);
+  size_t len = strlen(l->text);
+  snprintf(l->text + len, sizeof l->text - len, "%s%s", len ? "," : "", callee ? ir_func_name(callee) : "?");
+  return !(l->stop_after && ++l->n >= l->stop_after);
+}
+
+int main(void) {
+  IrContext *ctx = ir_context_new();
+  Diag d;
+  diag_init(&d);
+  Module *m = ir_parse_module(ctx, &d, "callees.kir", text, strlen(text));
+  if (!m) {
+    fprintf(stderr, "%s", diag_text(&d));
+    return 1;
+  }
+  Op *k = ir_module_lookup(m, "k");
+  Log l = {"", 0, 0};
+  CHECK(ir_walk_callees(m, k, record, &l));
+  CHECK(strcmp(l.text, "mid,leaf,?,rec") == 0);
+  if (strcmp(l.text, "mid,leaf,?,rec") != 0) fprintf(stderr, "walk: %s\n", l.text);
+  Log s = {"", 2, 0};
+  CHECK(!ir_walk_callees(m, k, record, &s));
+  CHECK(strcmp(s.text, "mid,leaf") == 0);
+  Log r = {"", 0, 0};
+  CHECK(ir_walk_callees(m, ir_module_lookup(m, "rec"), record, &r));
+  CHECK(strcmp(r.text, "k,mid,leaf,?") == 0);
+  if (strcmp(r.text, "k,mid,leaf,?") != 0) fprintf(stderr, "walk from rec: %s\n", r.text);
+  Log e = {"", 0, 0};
+  CHECK(ir_walk_callees(m, ir_module_lookup(m, "leaf"), record, &e));
+  CHECK(e.text[0] == 0);
+  ir_module_free(m);
+  diag_free(&d);
+  ir_context_free(ctx);
+  if (failures) fprintf(stderr, "%d failures\n", failures);
+  else printf("ir_callees: ok\n");
+  return failures != 0;
+}
