@@ -130,7 +130,8 @@ class _Foreign:
 
 def test_foreign_array_with_a_stream():
     d = cuda.to_device(np.zeros(8, dtype=np.int64))
-    add_one[1, 8](_Foreign(d, 7))          # a producer stream other than the defaults: waited for, then used
+    producer = cuda.stream()               # a real stream (the driver takes the handle on trust)
+    add_one[1, 8](_Foreign(d, producer.handle or 7))  # not a default stream: waited for, then used
     add_one[1, 8](_Foreign(d, 1))          # the legacy default stream: nothing to wait for
     add_one[1, 8](_Foreign(d, None))
     np.testing.assert_array_equal(d.copy_to_host(), 3)
