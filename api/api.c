@@ -7,6 +7,7 @@
 
 #include "api/api_internal.h"
 #include "passes/passes.h"
+#include "utils/mem.h"
 
 const char *kf_status_name(kf_status s) {
   switch (s) {
@@ -24,7 +25,7 @@ const char *kf_status_name(kf_status s) {
 }
 
 const char *kf_version(void) { return KFRONT_VERSION; }
-void kf_free(void *p) { free(p); }
+void kf_free(void *p) { mem_free(p); }
 
 static void forward_diag(void *user, DiagLevel level, const char *rendered) {
   kf_context *ctx = user;
@@ -32,7 +33,7 @@ static void forward_diag(void *user, DiagLevel level, const char *rendered) {
 }
 
 kf_context *kf_context_create(void) {
-  kf_context *ctx = calloc(1, sizeof *ctx);
+  kf_context *ctx = mem_calloc(1, sizeof *ctx);
   if (!ctx) return NULL;
   ctx->ir = ir_context_new();
   diag_init(&ctx->diag);
@@ -45,7 +46,7 @@ void kf_context_destroy(kf_context *ctx) {
   if (!ctx) return;
   diag_free(&ctx->diag);
   ir_context_free(ctx->ir);
-  free(ctx);
+  mem_free(ctx);
 }
 
 const char *kf_context_diagnostics(kf_context *ctx) { return diag_text(&ctx->diag); }
@@ -85,11 +86,11 @@ void kf_context_set_diagnostic_handler(kf_context *ctx, kf_diagnostic_fn fn, voi
 kf_status api_module_build(kf_context *ctx, const char *filename, const char *text, size_t len, ApiBuildFn build,
                            const void *user, kf_module **out) {
   *out = NULL;
-  char *copy = malloc(len + 1);
-  char *name = strdup(filename ? filename : "<input>");
+  char *copy = mem_alloc(len + 1);
+  char *name = mem_strdup(filename ? filename : "<input>");
   if (!copy || !name) {
-    free(copy);
-    free(name);
+    mem_free(copy);
+    mem_free(name);
     return KF_ERROR_INTERNAL;
   }
   memcpy(copy, text, len);
@@ -98,15 +99,15 @@ kf_status api_module_build(kf_context *ctx, const char *filename, const char *te
   if (!m) {
     diag_remove_source(&ctx->diag, copy);
     /* name stays alive with the context's diagnostics only as text; nothing points at it now */
-    free(copy);
-    free(name);
+    mem_free(copy);
+    mem_free(name);
     return KF_ERROR_INVALID_INPUT;
   }
-  kf_module *km = calloc(1, sizeof *km);
+  kf_module *km = mem_calloc(1, sizeof *km);
   if (!km) {
     ir_module_free(m);
-    free(copy);
-    free(name);
+    mem_free(copy);
+    mem_free(name);
     return KF_ERROR_INTERNAL;
   }
   km->ctx = ctx;
@@ -131,9 +132,9 @@ void kf_module_destroy(kf_module *m) {
   if (m->source) diag_remove_source(&m->ctx->diag, m->source);
   api_sources_free(m->ctx, m->extra, m->nextra);
   ir_module_free(m->ir);
-  free(m->source);
-  free(m->filename);
-  free(m);
+  mem_free(m->source);
+  mem_free(m->filename);
+  mem_free(m);
 }
 
 kf_status kf_module_verify(kf_module *m) {

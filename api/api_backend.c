@@ -4,6 +4,7 @@
 
 #include "api/api_internal.h"
 #include "backend/backend.h"
+#include "utils/mem.h"
 
 void kf_codegen_options_init(kf_codegen_options *opts) {
   opts->backend = KF_BACKEND_NVVM;
@@ -26,7 +27,7 @@ static void to_backend_options(const kf_codegen_options *in, BackendOptions *o) 
 static kf_status hand_out(StrBuf *b, char **out, size_t *len) {
   if (len) *len = b->len;
   *out = sb_take(b);
-  if (!*out) *out = calloc(1, 1);
+  if (!*out) *out = mem_calloc(1, 1);
   return *out ? KF_OK : KF_ERROR_INTERNAL;
 }
 

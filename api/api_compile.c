@@ -10,6 +10,7 @@
 #include "frontend/compile.h"
 #include "passes/passes.h"
 #include "runtime/rt.h"
+#include "utils/mem.h"
 
 const char *kf_default_pipeline(void) { return PASS_DEFAULT_PIPELINE; }
 
@@ -37,18 +38,18 @@ static FeOptions fe_options(const kf_compile_options *o, const kf_source *extra,
 void api_sources_free(kf_context *ctx, kf_source *s, unsigned n) {
   for (unsigned i = 0; s && i < n; i++) {
     diag_remove_source(&ctx->diag, s[i].text);
-    free((char *)s[i].filename);
-    free((char *)s[i].text);
+    mem_free((char *)s[i].filename);
+    mem_free((char *)s[i].text);
   }
-  free(s);
+  mem_free(s);
 }
 
 /* Copies of n sources (file names and NUL-terminated texts), or NULL when out of memory. */
 static kf_source *sources_copy(kf_context *ctx, const kf_source *src, unsigned n) {
-  kf_source *c = calloc(n ? n : 1, sizeof *c);
+  kf_source *c = mem_calloc(n ? n : 1, sizeof *c);
   if (!c) return NULL;
   for (unsigned i = 0; i < n; i++) {
-    char *name = strdup(src[i].filename ? src[i].filename : "<input>"), *text = malloc(src[i].len + 1);
+    char *name = mem_strdup(src[i].filename ? src[i].filename : "<input>"), *text = mem_alloc(src[i].len + 1);
     c[i] = (kf_source){name, text, src[i].len, src[i].first_line};
     if (!name || !text) {
       api_sources_free(ctx, c, i + 1);
@@ -127,12 +128,12 @@ kf_status kf_compile_source(kf_context *ctx, const char *filename, const char *t
     diag_error(&ctx->diag, srcloc(NULL, 0, 0), "kf_compile_source: %u extra sources given with no sources pointer", nextra);
     return KF_ERROR_INVALID_INPUT;
   }
-  kf_source *all = malloc(sizeof *all * (1 + nextra));
+  kf_source *all = mem_alloc(sizeof *all * (1 + nextra));
   if (!all) return KF_ERROR_INTERNAL;
   all[0] = (kf_source){filename, text, len, 1};
   if (nextra) memcpy(all + 1, opts->extra_sources, sizeof *all * nextra);
   kf_status st = kf_compile_sources(ctx, all, 1 + nextra, opts, out);
-  free(all);
+  mem_free(all);
   return st;
 }
 

@@ -8,6 +8,7 @@
 #include "api/api_internal.h"
 #include "runtime/rt.h"
 #include "utils/npy.h"
+#include "utils/mem.h"
 
 /* The public handles are the runtime's objects. */
 #define RT(x) ((RtRuntime *)(x))
@@ -94,14 +95,14 @@ kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
     n.data = a->data;
     n.fortran_order = a->ndim > 1;
   } else {
-    copy = malloc(n.nbytes ? n.nbytes : 1);
+    copy = mem_alloc(n.nbytes ? n.nbytes : 1);
     if (!copy) return KF_ERROR_OUT_OF_MEMORY;
     rt_array_gather(a, copy);
     n.data = copy;
   }
   char err[512];
   bool ok = npy_write_file(path, &n, err, sizeof err);
-  free(copy);
+  mem_free(copy);
   if (!ok) {
     diag_error(&ctx->diag, srcloc(path, 0, 0), "%s", err);
     return KF_ERROR_INVALID_INPUT;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "backend/backend.h"
+#include "utils/mem.h"
 
 void be_options_default(BackendOptions *o) {
   o->kind = BE_NVVM;
@@ -14,10 +15,10 @@ void be_options_default(BackendOptions *o) {
 
 void be_tables_free(BackendTables *t) {
   if (!t) return;
-  for (unsigned i = 0; i < t->nkernels; i++) free(t->kernels[i]);
-  for (unsigned i = 0; i < t->nfiles; i++) free(t->files[i]);
-  free(t->kernels);
-  free(t->files);
+  for (unsigned i = 0; i < t->nkernels; i++) mem_free(t->kernels[i]);
+  for (unsigned i = 0; i < t->nfiles; i++) mem_free(t->files[i]);
+  mem_free(t->kernels);
+  mem_free(t->files);
   t->kernels = t->files = NULL;
   t->nkernels = t->nfiles = 0;
 }

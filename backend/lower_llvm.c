@@ -34,6 +34,7 @@
 
 #include "backend/backend.h"
 #include "kfront/abi.h"
+#include "utils/mem.h"
 
 #define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
 #define NVPTX_DATALAYOUT "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
@@ -2128,7 +2129,7 @@ static void strip_new_attributes(Lower *L) {
       LLVMAttributeIndex ai = idx == -1 ? (LLVMAttributeIndex)LLVMAttributeFunctionIndex : (LLVMAttributeIndex)idx;
       unsigned n = LLVMGetAttributeCountAtIndex(fn, ai);
       if (!n) continue;
-      LLVMAttributeRef *attrs = malloc(sizeof *attrs * n);
+      LLVMAttributeRef *attrs = mem_alloc(sizeof *attrs * n);
       LLVMGetAttributesAtIndex(fn, ai, attrs);
       for (unsigned i = 0; i < n; i++) {
         if (LLVMIsStringAttribute(attrs[i])) {
@@ -2142,7 +2143,7 @@ static void strip_new_attributes(Lower *L) {
         for (size_t j = 0; j < sizeof keep / sizeof keep[0]; j++) ok |= kind == keep_kinds[j];
         if (!ok) LLVMRemoveEnumAttributeAtIndex(fn, ai, kind);
       }
-      free(attrs);
+      mem_free(attrs);
     }
   }
 }
@@ -2240,10 +2241,10 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   if (ok && tables) {
     tables->nkernels = L.nkernels;
     tables->nfiles = L.nfiles;
-    tables->kernels = calloc(L.nkernels ? L.nkernels : 1, sizeof(char *));
-    tables->files = calloc(L.nfiles ? L.nfiles : 1, sizeof(char *));
-    for (unsigned i = 0; i < L.nkernels; i++) tables->kernels[i] = strdup(L.kernel_names[i]);
-    for (unsigned i = 0; i < L.nfiles; i++) tables->files[i] = strdup(L.file_names[i]);
+    tables->kernels = mem_calloc(L.nkernels ? L.nkernels : 1, sizeof(char *));
+    tables->files = mem_calloc(L.nfiles ? L.nfiles : 1, sizeof(char *));
+    for (unsigned i = 0; i < L.nkernels; i++) tables->kernels[i] = mem_strdup(L.kernel_names[i]);
+    for (unsigned i = 0; i < L.nfiles; i++) tables->files[i] = mem_strdup(L.file_names[i]);
   }
   LLVMDisposeBuilder(L.b);
   LLVMDisposeBuilder(L.ab);

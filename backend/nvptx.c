@@ -23,6 +23,7 @@
 #include <llvm-c/Transforms/PassManagerBuilder.h>
 
 #include "backend/backend.h"
+#include "utils/mem.h"
 
 static pthread_once_t targets_once = PTHREAD_ONCE_INIT;
 
@@ -57,7 +58,7 @@ static void resolve_reflect(LLVMModuleRef mod, LLVMContextRef ctx, const Backend
   if (!fn) return;
   unsigned n = 0;
   for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) n++;
-  LLVMValueRef *calls = malloc(sizeof *calls * (n ? n : 1));
+  LLVMValueRef *calls = mem_alloc(sizeof *calls * (n ? n : 1));
   n = 0;
   for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) calls[n++] = LLVMGetUser(u);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
@@ -82,7 +83,7 @@ static void resolve_reflect(LLVMModuleRef mod, LLVMContextRef ctx, const Backend
     LLVMReplaceAllUsesWith(c, LLVMConstInt(i32, (unsigned long long)value, 0));
     LLVMInstructionEraseFromParent(c);
   }
-  free(calls);
+  mem_free(calls);
 }
 
 /* libdevice's llvm.nvvm.round.{f,ftz.f,d} round half to even (cvt.rni), but LLVM 14's NVPTX lowers them as
@@ -108,7 +109,7 @@ static BeStatus link_libdevice(LLVMModuleRef mod, LLVMContextRef ctx, const Back
   /* the functions defined before linking (kernels, device functions) keep their linkage */
   unsigned nkeep = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) nkeep++;
-  LLVMValueRef *keep = malloc(sizeof *keep * (nkeep ? nkeep : 1));
+  LLVMValueRef *keep = mem_alloc(sizeof *keep * (nkeep ? nkeep : 1));
   nkeep = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
     if (!LLVMIsDeclaration(f)) keep[nkeep++] = f;
@@ -127,14 +128,14 @@ static BeStatus link_libdevice(LLVMModuleRef mod, LLVMContextRef ctx, const Back
   }
   if (!ok) {
     diag_error(diag, (SrcLoc){0}, "backend: cannot read libdevice's bitcode");
-    free(keep);
+    mem_free(keep);
     return BE_FAILED;
   }
   LLVMSetTarget(lib, LLVMGetTarget(mod));
   LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(mod));
   if (LLVMLinkModules2(mod, lib)) {
     diag_error(diag, (SrcLoc){0}, "backend: linking libdevice failed");
-    free(keep);
+    mem_free(keep);
     return BE_FAILED;
   }
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
@@ -144,7 +145,7 @@ static BeStatus link_libdevice(LLVMModuleRef mod, LLVMContextRef ctx, const Back
     for (unsigned i = 0; i < nkeep && !kept; i++) kept = keep[i] == f;
     if (!kept) LLVMSetLinkage(f, LLVMInternalLinkage);
   }
-  free(keep);
+  mem_free(keep);
   resolve_reflect(mod, ctx, o);
   fix_nvvm_round(mod);
   return BE_OK;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "backend/backend.h"
+#include "utils/mem.h"
 
 typedef int nvvmResult;
 typedef struct _nvvmProgram *nvvmProgram;
@@ -57,7 +58,7 @@ static bool try_open(const char *path, StrBuf *tried) {
     return false;
   }
   api.handle = h;
-  api.path = strdup(path);
+  api.path = mem_strdup(path);
   return true;
 }
 
@@ -141,7 +142,7 @@ static void load_api(void) {
     if (!api.name) {                                                                               \
       char buf[4400];                                                                              \
       snprintf(buf, sizeof buf, "libNVVM at %s lacks nvvm" #name, api.path);                      \
-      api.error = strdup(buf);                                                                     \
+      api.error = mem_strdup(buf);                                                                     \
       return;                                                                                      \
     }                                                                                              \
   } while (0)
@@ -174,9 +175,9 @@ static char *read_file(const char *path, size_t *len) {
   if (fseek(f, 0, SEEK_END) == 0) {
     long n = ftell(f);
     if (n > 0 && fseek(f, 0, SEEK_SET) == 0) {
-      buf = malloc((size_t)n);
+      buf = mem_alloc((size_t)n);
       if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
+        mem_free(buf);
         buf = NULL;
       }
       *len = (size_t)n;
@@ -266,7 +267,7 @@ const char *nvvm_libdevice(size_t *len, Diag *diag) {
 static void report_log(nvvmProgram prog, nvvmResult r, const char *what, Diag *diag) {
   size_t n = 0;
   char *log = NULL;
-  if (api.GetProgramLogSize(prog, &n) == 0 && n > 1 && (log = malloc(n)) && api.GetProgramLog(prog, log) == 0) {
+  if (api.GetProgramLogSize(prog, &n) == 0 && n > 1 && (log = mem_alloc(n)) && api.GetProgramLog(prog, log) == 0) {
     /* trim the trailing newline */
     size_t l = strlen(log);
     while (l && (log[l - 1] == '\n' || log[l - 1] == '\r')) log[--l] = 0;
@@ -274,7 +275,7 @@ static void report_log(nvvmProgram prog, nvvmResult r, const char *what, Diag *d
   } else {
     diag_error(diag, (SrcLoc){0}, "libNVVM: %s failed (%s)", what, api.GetErrorString(r));
   }
-  free(log);
+  mem_free(log);
 }
 
 BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, StrBuf *ptx, Diag *diag) {
@@ -315,7 +316,7 @@ BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, St
   } else {
     size_t n = 0;
     char *buf = NULL;
-    if ((r = api.GetCompiledResultSize(prog, &n)) != 0 || !(buf = malloc(n + 1)) ||
+    if ((r = api.GetCompiledResultSize(prog, &n)) != 0 || !(buf = mem_alloc(n + 1)) ||
         (r = api.GetCompiledResult(prog, buf)) != 0) {
       diag_error(diag, (SrcLoc){0}, "libNVVM: cannot read the compiled PTX (%s)", api.GetErrorString(r));
     } else {
@@ -323,7 +324,7 @@ BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, St
       sb_puts(ptx, buf);
       ok = true;
     }
-    free(buf);
+    mem_free(buf);
   }
   api.DestroyProgram(&prog);
   return ok ? BE_OK : BE_FAILED;

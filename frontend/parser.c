@@ -27,6 +27,7 @@
 
 #include "frontend/lexer.h"
 #include "utils/strmap.h"
+#include "utils/mem.h"
 
 enum { TOK_CHUNK_BITS = 10, TOK_CHUNK = 1 << TOK_CHUNK_BITS };
 
@@ -90,10 +91,10 @@ static const Token *lex_upto(Parser *p, size_t i) {
   while (i >= p->ntoks) {
     if (p->lexed_eof) return &p->chunks[(p->ntoks - 1) >> TOK_CHUNK_BITS][(p->ntoks - 1) & (TOK_CHUNK - 1)];
     if ((p->ntoks & (TOK_CHUNK - 1)) == 0) {
-      Token **chunks = realloc(p->chunks, (p->nchunks + 1) * sizeof *chunks);
+      Token **chunks = mem_realloc(p->chunks, (p->nchunks + 1) * sizeof *chunks);
       if (!chunks) out_of_memory(p);
       p->chunks = chunks;
-      if (!(chunks[p->nchunks] = malloc(TOK_CHUNK * sizeof(Token)))) out_of_memory(p);
+      if (!(chunks[p->nchunks] = mem_alloc(TOK_CHUNK * sizeof(Token)))) out_of_memory(p);
       p->nchunks++;
     }
     Token *t = &p->chunks[p->ntoks >> TOK_CHUNK_BITS][p->ntoks & (TOK_CHUNK - 1)];
@@ -252,7 +253,7 @@ static size_t mark(Parser *p) { return p->nstack; }
 static void push(Parser *p, void *x) {
   if (p->nstack == p->capstack) {
     size_t cap = p->capstack ? p->capstack * 2 : 256;
-    void **s = realloc(p->stack, cap * sizeof *s);
+    void **s = mem_realloc(p->stack, cap * sizeof *s);
     if (!s) out_of_memory(p);
     p->stack = s;
     p->capstack = cap;
@@ -2079,9 +2080,9 @@ static bool init(Parser *p, Arena *arena, Diag *diag, const char *filename) {
 }
 
 static void release(Parser *p) {
-  for (size_t i = 0; i < p->nchunks; i++) free(p->chunks[i]);
-  free(p->chunks);
-  free(p->stack);
+  for (size_t i = 0; i < p->nchunks; i++) mem_free(p->chunks[i]);
+  mem_free(p->chunks);
+  mem_free(p->stack);
   strmap_free(&p->names);
   sb_free(&p->sb);
 }

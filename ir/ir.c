@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ir_internal.h"
+#include "utils/mem.h"
 
 const OpInfo ir_op_info[OP__COUNT] = {
 #define OP(Id, name, nopnds, nres, nregions, nsuccs, traits, verifier, summary, example) \
@@ -55,7 +56,7 @@ int ir_op_lookup(const char *name, size_t len) {
 /* ---- modules ---------------------------------------------------------------------------------- */
 
 Module *ir_module_new(IrContext *ctx, const char *name) {
-  Module *m = calloc(1, sizeof *m);
+  Module *m = mem_calloc(1, sizeof *m);
   if (!m) return NULL;
   m->ctx = ctx;
   arena_init(&m->arena);
@@ -70,7 +71,7 @@ void ir_module_free(Module *m) {
   if (!m) return;
   strmap_free(&m->symbols);
   arena_free(&m->arena);
-  free(m);
+  mem_free(m);
 }
 
 Block *ir_module_body(Module *m) { return m->body.first; }

@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "utils/mem.h"
 
 enum {
   MAX_DEPTH = 256,      /* nested regions + attribute arrays */
@@ -129,7 +130,7 @@ static _Noreturn void fail_at(Parser *P, SrcLoc loc, const char *fmt, ...) {
 
 static void *vec_grow(Parser *P, void *v, size_t *cap, size_t elem) {
   size_t ncap = *cap ? *cap * 2 : 64;
-  void *nv = realloc(v, ncap * elem);
+  void *nv = mem_realloc(v, ncap * elem);
   if (!nv) fail_at(P, srcloc(P->file, 0, 0), "out of memory");
   *cap = ncap;
   return nv;
@@ -421,7 +422,7 @@ static void nt_clear(NameTable *t) {
 
 static void nt_grow(Parser *P, NameTable *t) {
   size_t cap = t->cap ? t->cap * 2 : 256;
-  NameEntry *slots = calloc(cap, sizeof *slots);
+  NameEntry *slots = mem_calloc(cap, sizeof *slots);
   if (!slots) fail_at(P, srcloc(P->file, 0, 0), "out of memory");
   for (size_t i = 0; i < t->cap; i++) {
     NameEntry *e = &t->slots[i];
@@ -430,7 +431,7 @@ static void nt_grow(Parser *P, NameTable *t) {
     while (slots[j].gen == t->gen) j = (j + 1) & (cap - 1);
     slots[j] = *e;
   }
-  free(t->slots);
+  mem_free(t->slots);
   t->slots = slots;
   t->cap = cap;
 }
@@ -907,33 +908,33 @@ static void parse_module(Parser *P) {
 }
 
 static void parser_free(Parser *P) {
-  free(P->values.slots);
-  free(P->blocks.slots);
+  mem_free(P->values.slots);
+  mem_free(P->blocks.slots);
   strmap_free(&P->strings);
   sb_free(&P->sbuf);
   sb_free(&P->tybuf[0]);
   sb_free(&P->tybuf[1]);
-  free(P->defs.v);
-  free(P->refs.v);
-  free(P->types.v);
-  free(P->vals.v);
-  free(P->regions.v);
-  free(P->succs.v);
-  free(P->succ_counts.v);
-  free(P->nattrs.v);
-  free(P->attrs.v);
-  free(P->pending_blocks.v);
-  free(P->free_values.v);
-  free(P);
+  mem_free(P->defs.v);
+  mem_free(P->refs.v);
+  mem_free(P->types.v);
+  mem_free(P->vals.v);
+  mem_free(P->regions.v);
+  mem_free(P->succs.v);
+  mem_free(P->succ_counts.v);
+  mem_free(P->nattrs.v);
+  mem_free(P->attrs.v);
+  mem_free(P->pending_blocks.v);
+  mem_free(P->free_values.v);
+  mem_free(P);
 }
 
 Module *ir_parse_module(IrContext *ctx, Diag *diag, const char *filename, const char *text, size_t len) {
   if (!filename) filename = "<input>";
   if (!text) text = "", len = 0;
-  Parser *P = calloc(1, sizeof *P);
+  Parser *P = mem_calloc(1, sizeof *P);
   Module *m = P ? ir_module_new(ctx, filename) : NULL;
   if (!m) {
-    free(P);
+    mem_free(P);
     diag_error(diag, srcloc(filename, 0, 0), "out of memory");
     return NULL;
   }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ir_internal.h"
+#include "utils/mem.h"
 
 static uint64_t type_hash(const Type *t) {
   uint64_t h = hash_mix(t->kind, t->bits);
@@ -36,7 +37,7 @@ static bool type_equal(const Type *a, const Type *b) {
 }
 
 IrContext *ir_context_new(void) {
-  IrContext *ctx = calloc(1, sizeof *ctx);
+  IrContext *ctx = mem_calloc(1, sizeof *ctx);
   if (!ctx) return NULL;
   arena_init(&ctx->arena);
   return ctx;
@@ -44,15 +45,15 @@ IrContext *ir_context_new(void) {
 
 void ir_context_free(IrContext *ctx) {
   if (!ctx) return;
-  free(ctx->types);
+  mem_free(ctx->types);
   arena_free(&ctx->arena);
-  free(ctx);
+  mem_free(ctx);
 }
 
 static Type *intern(IrContext *ctx, const Type *key) {
   if ((ctx->ntypes + 1) * 2 > ctx->types_cap) {
     size_t cap = ctx->types_cap ? ctx->types_cap * 2 : 64;
-    Type **slots = calloc(cap, sizeof *slots);
+    Type **slots = mem_calloc(cap, sizeof *slots);
     if (!slots) abort();
     for (size_t i = 0; i < ctx->types_cap; i++) {
       Type *t = ctx->types[i];
@@ -61,7 +62,7 @@ static Type *intern(IrContext *ctx, const Type *key) {
       while (slots[j]) j = (j + 1) & (cap - 1);
       slots[j] = t;
     }
-    free(ctx->types);
+    mem_free(ctx->types);
     ctx->types = slots;
     ctx->types_cap = cap;
   }

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "passes.h"
+#include "utils/mem.h"
 
 __extension__ typedef __int128 i128;
 
@@ -97,7 +98,7 @@ typedef struct Bce {
 } Bce;
 
 static void *xrealloc(void *p, size_t size) {
-  p = realloc(p, size ? size : 1);
+  p = mem_realloc(p, size ? size : 1);
   if (!p) abort();
   return p;
 }
@@ -914,11 +915,11 @@ static void walk_cfg(Bce *s, Region *r) {
   }
 
   dom_free(dt);
-  free(marks);
-  free(open);
-  free(pred);
-  free(pslot);
-  free(npred);
+  mem_free(marks);
+  mem_free(open);
+  mem_free(pred);
+  mem_free(pslot);
+  mem_free(npred);
 }
 
 static void walk_region(Bce *s, Region *r) {
@@ -985,17 +986,17 @@ bool pass_bce(Module *m, const PassContext *pc) {
     terms.slots = xrealloc(NULL, terms.cap * sizeof *terms.slots);
     memset(terms.slots, 0, terms.cap * sizeof *terms.slots);
     ir_walk_pre(f, assign_terms, &terms);
-    free(terms.slots);
+    mem_free(terms.slots);
     s.func = f;
     s.nfacts = 0;
     Mark mk = scope_open(&s);
     walk_region(&s, &f->regions[0]);
     scope_close(&s, mk);
   }
-  free(s.memo);
-  free(s.term);
-  free(s.head_a);
-  free(s.head_b);
-  free(s.facts);
+  mem_free(s.memo);
+  mem_free(s.term);
+  mem_free(s.head_a);
+  mem_free(s.head_b);
+  mem_free(s.facts);
   return true;
 }

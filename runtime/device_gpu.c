@@ -15,6 +15,7 @@
 #include "kfront/abi.h"
 #include "runtime/device.h"
 #include "runtime/runtime.h"
+#include "utils/mem.h"
 
 struct RtDevModule {
   CUmodule mod;
@@ -73,11 +74,11 @@ static void gpu_close(RtDevice *d) {
   for (RtDevModule *m = g->modules, *n; m; m = n) {
     n = m->next;
     g->cu->cuModuleUnload(m->mod);
-    free(m);
+    mem_free(m);
   }
   if (g->ctx) g->cu->cuDevicePrimaryCtxRelease(g->dev);
   pthread_mutex_destroy(&g->lock);
-  free(g);
+  mem_free(g);
 }
 
 /* ---- memory ----------------------------------------------------------------------------------- */
@@ -174,9 +175,9 @@ static char *read_strings(Gpu *g, RtDevModule *m, size_t *len) {
   CUdeviceptr p = 0;
   size_t bytes = 0;
   if (g->cu->cuModuleGetGlobal(&p, &bytes, m->mod, KF_ERROR_STRINGS_SYMBOL) != CUDA_SUCCESS || !bytes) return NULL;
-  char *t = malloc(bytes);
+  char *t = mem_alloc(bytes);
   if (t && g->cu->cuMemcpyDtoH(t, p, bytes) != CUDA_SUCCESS) {
-    free(t);
+    mem_free(t);
     return NULL;
   }
   *len = bytes;
@@ -211,7 +212,7 @@ static kf_status check_records(Gpu *g, Diag *diag) {
                  "kernel %s failed with device error code %u", kernel ? kernel : "?", rec.flag);
     }
     if (st == KF_OK) st = KF_ERROR_OUT_OF_BOUNDS;
-    free(table);
+    mem_free(table);
     /* reset, so the next launch of this module is checked afresh */
     if (!CU(cuMemsetD8, m->error_record, 0, sizeof rec)) {
       st = KF_ERROR_DEVICE;
@@ -289,12 +290,12 @@ static RtDevModule *gpu_load(RtDevice *d, Module *kir, const char *ptx, Diag *di
   }
   if (!bind(g, diag)) return NULL;
   enum { LOG = 16384 };
-  char *info = calloc(1, LOG), *err = calloc(1, LOG);
-  RtDevModule *m = calloc(1, sizeof *m);
+  char *info = mem_calloc(1, LOG), *err = mem_calloc(1, LOG);
+  RtDevModule *m = mem_calloc(1, sizeof *m);
   if (!info || !err || !m) {
-    free(info);
-    free(err);
-    free(m);
+    mem_free(info);
+    mem_free(err);
+    mem_free(m);
     diag_error(diag, srcloc(NULL, 0, 0), "out of memory");
     return NULL;
   }
@@ -307,10 +308,10 @@ static RtDevModule *gpu_load(RtDevice *d, Module *kir, const char *ptx, Diag *di
     jit_note(diag, "the JIT compiler's error log", err, LOG);
     jit_note(diag, "the JIT compiler's info log", info, LOG);
   }
-  free(info);
-  free(err);
+  mem_free(info);
+  mem_free(err);
   if (r != CUDA_SUCCESS) {
-    free(m);
+    mem_free(m);
     return NULL;
   }
   size_t bytes = 0;
@@ -322,7 +323,7 @@ static RtDevModule *gpu_load(RtDevice *d, Module *kir, const char *ptx, Diag *di
     else diag_error(diag, srcloc(NULL, 0, 0), "the module's " KF_ERROR_RECORD_SYMBOL " is %zu bytes, not the %zu "
                     "of include/kfront/abi.h (PTX from another kfront version?)", bytes, sizeof(kf_error_record));
     g->cu->cuModuleUnload(m->mod);
-    free(m);
+    mem_free(m);
     return NULL;
   }
   pthread_mutex_lock(&g->lock);
@@ -343,7 +344,7 @@ static void gpu_unload(RtDevice *d, RtDevModule *m) {
   pthread_mutex_unlock(&g->lock);
   g->cu->cuCtxSetCurrent(g->ctx);
   g->cu->cuModuleUnload(m->mod);
-  free(m);
+  mem_free(m);
 }
 
 static bool gpu_function(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag) {
@@ -430,7 +431,7 @@ static const RtDeviceOps gpu_ops = {
 RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag) {
   const RtCuda *cu = rt_cuda(libcuda_path, diag);
   if (!cu) return NULL;
-  Gpu *g = calloc(1, sizeof *g);
+  Gpu *g = mem_calloc(1, sizeof *g);
   if (!g) {
     diag_error(diag, srcloc(NULL, 0, 0), "out of memory");
     return NULL;
@@ -455,7 +456,7 @@ RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag) 
   }
   if (!ok) {
     pthread_mutex_destroy(&g->lock);
-    free(g);
+    mem_free(g);
     return NULL;
   }
   return &g->base;

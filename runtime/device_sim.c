@@ -16,6 +16,7 @@
 #include "runtime/device.h"
 #include "runtime/runtime.h"
 #include "runtime/sim/sim.h"
+#include "utils/mem.h"
 
 struct RtDevModule {
   Module *kir;           /* borrowed: the program's module */
@@ -34,11 +35,11 @@ typedef struct SimEvent {
 
 static const SrcLoc NOLOC = {0};
 
-static void sim_close(RtDevice *d) { free(d); }
+static void sim_close(RtDevice *d) { mem_free(d); }
 
 static bool sim_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {
-  void *h = NULL;
-  if (posix_memalign(&h, 256, bytes ? bytes : 1) != 0) {
+  void *h = mem_system_alloc(256, bytes);
+  if (!h) {
     diag_error(diag, NOLOC, "out of memory allocating %zu bytes of (simulated) device memory", bytes);
     return false;
   }
@@ -47,7 +48,7 @@ static bool sim_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {
 }
 
 static bool sim_free(RtDevice *d, uint64_t p, Diag *diag) {
-  free((void *)(uintptr_t)p);
+  mem_system_free((void *)(uintptr_t)p);
   return true;
 }
 
@@ -69,7 +70,7 @@ static bool sim_host_alloc(RtDevice *d, size_t bytes, unsigned flags, void **out
 }
 
 static bool sim_host_free(RtDevice *d, void *p, Diag *diag) {
-  free(p);
+  mem_system_free(p);
   return true;
 }
 
@@ -90,22 +91,22 @@ static bool sim_memory_info(RtDevice *d, size_t *free_bytes, size_t *total_bytes
 
 /* A stream is a distinct non-NULL marker (NULL is the default stream). */
 static bool sim_stream_create(RtDevice *d, void **out, Diag *diag) {
-  *out = malloc(1);
+  *out = mem_alloc(1);
   if (!*out) diag_error(diag, NOLOC, "out of memory");
   return *out != NULL;
 }
 
-static void sim_stream_destroy(RtDevice *d, void *s) { free(s); }
+static void sim_stream_destroy(RtDevice *d, void *s) { mem_free(s); }
 static kf_status sim_stream_synchronize(RtDevice *d, void *s, Diag *diag) { return KF_OK; }
 static kf_status sim_synchronize(RtDevice *d, Diag *diag) { return KF_OK; }
 
 static bool sim_event_create(RtDevice *d, void **out, Diag *diag) {
-  *out = calloc(1, sizeof(SimEvent));
+  *out = mem_calloc(1, sizeof(SimEvent));
   if (!*out) diag_error(diag, NOLOC, "out of memory");
   return *out != NULL;
 }
 
-static void sim_event_destroy(RtDevice *d, void *e) { free(e); }
+static void sim_event_destroy(RtDevice *d, void *e) { mem_free(e); }
 
 static bool sim_event_record(RtDevice *d, void *e, void *s, Diag *diag) {
   clock_gettime(CLOCK_MONOTONIC, &((SimEvent *)e)->when);
@@ -121,7 +122,7 @@ static bool sim_event_elapsed_ms(RtDevice *d, void *start, void *end, float *ms,
 }
 
 static RtDevModule *sim_load(RtDevice *d, Module *kir, const char *ptx, Diag *diag) {
-  RtDevModule *m = calloc(1, sizeof *m);
+  RtDevModule *m = mem_calloc(1, sizeof *m);
   if (!m) {
     diag_error(diag, NOLOC, "out of memory");
     return NULL;
@@ -129,7 +130,7 @@ static RtDevModule *sim_load(RtDevice *d, Module *kir, const char *ptx, Diag *di
   m->kir = kir;
   m->sim = sim_program_new(kir, diag);
   if (!m->sim) {
-    free(m);
+    mem_free(m);
     return NULL;
   }
   pthread_mutex_init(&m->lock, NULL);
@@ -140,7 +141,7 @@ static void sim_unload(RtDevice *d, RtDevModule *m) {
   if (!m) return;
   sim_program_free(m->sim);
   pthread_mutex_destroy(&m->lock);
-  free(m);
+  mem_free(m);
 }
 
 static bool sim_function(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag) {
@@ -202,11 +203,11 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
   unsigned n;
   Type *const *types = rt_kir_params(func, &n);
   SimArg stack_args[16];
-  SimArg *args = n <= 16 ? stack_args : calloc(n, sizeof *args);
-  SimResult *res = calloc(1, sizeof *res);
+  SimArg *args = n <= 16 ? stack_args : mem_calloc(n, sizeof *args);
+  SimResult *res = mem_calloc(1, sizeof *res);
   if (!args || !res) {
-    if (args != stack_args) free(args);
-    free(res);
+    if (args != stack_args) mem_free(args);
+    mem_free(res);
     diag_error(diag, NOLOC, "out of memory");
     return KF_ERROR_OUT_OF_MEMORY;
   }
@@ -250,8 +251,8 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
       if (res->status != SIM_ERR_OOB && res->oob) report(diag, res->oob_message, NOLOC);
     }
   }
-  if (args != stack_args) free(args);
-  free(res);
+  if (args != stack_args) mem_free(args);
+  mem_free(res);
   return st;
 }
 
@@ -284,7 +285,7 @@ static const RtDeviceOps sim_ops = {
 };
 
 RtDevice *rt_device_sim_open(const SimOptions *opts, Diag *diag) {
-  Sim *s = calloc(1, sizeof *s);
+  Sim *s = mem_calloc(1, sizeof *s);
   if (!s) {
     diag_error(diag, NOLOC, "out of memory");
     return NULL;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runtime/rt.h"
+#include "utils/mem.h"
 
 enum { STACK_SLOTS = 64, STACK_ARGS = 16 };
 
@@ -131,10 +132,10 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
   uint64_t stack_storage[STACK_SLOTS], stack_data[STACK_ARGS], stack_tmp[STACK_ARGS];
   void *stack_ptrs[STACK_SLOTS];
   bool big = k->nslots > STACK_SLOTS, many = nargs > STACK_ARGS;
-  uint64_t *storage = big ? calloc(k->nslots, sizeof *storage) : stack_storage;
-  void **ptrs = big ? calloc(k->nslots, sizeof *ptrs) : stack_ptrs;
-  uint64_t *data = many ? calloc(nargs, sizeof *data) : stack_data;
-  uint64_t *tmp = many ? calloc(nargs, sizeof *tmp) : stack_tmp;
+  uint64_t *storage = big ? mem_calloc(k->nslots, sizeof *storage) : stack_storage;
+  void **ptrs = big ? mem_calloc(k->nslots, sizeof *ptrs) : stack_ptrs;
+  uint64_t *data = many ? mem_calloc(nargs, sizeof *data) : stack_data;
+  uint64_t *tmp = many ? mem_calloc(nargs, sizeof *tmp) : stack_tmp;
   kf_status st = KF_OK;
   bool staged = false;
   DiagKind prev = diag_set_kind(DIAG_KIND_DEVICE);  /* from here on: the device's errors and the kernel's */
@@ -166,12 +167,12 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
     rt_stage_free(rt, tmp[i]);
   diag_set_kind(prev);
   if (big) {
-    free(storage);
-    free(ptrs);
+    mem_free(storage);
+    mem_free(ptrs);
   }
   if (many) {
-    free(data);
-    free(tmp);
+    mem_free(data);
+    mem_free(tmp);
   }
   return st;
 }

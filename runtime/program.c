@@ -19,6 +19,7 @@
 #include "backend/backend.h"
 #include "frontend/compile.h"
 #include "runtime/rt.h"
+#include "utils/mem.h"
 
 static const SrcLoc NOLOC = {0};
 
@@ -31,22 +32,22 @@ struct RtProgModule {
   RtProgModule *next;
 };
 
-static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
+static char *xstrdup(const char *s) { return s ? mem_strdup(s) : NULL; }
 
 kf_status rt_program_create(RtRuntime *rt, const char *filename, const char *text, size_t len,
                             const kf_compile_options *opts, RtProgram **out) {
   *out = NULL;
-  RtProgram *p = calloc(1, sizeof *p);
+  RtProgram *p = mem_calloc(1, sizeof *p);
   if (!p) return KF_ERROR_OUT_OF_MEMORY;
   p->rt = rt;
-  p->filename = strdup(filename ? filename : "<input>");
-  p->source = malloc(len + 1);
+  p->filename = mem_strdup(filename ? filename : "<input>");
+  p->source = mem_alloc(len + 1);
   p->pipeline = xstrdup(opts->pipeline);
   if (!p->filename || !p->source || (opts->pipeline && !p->pipeline)) {
-    free(p->filename);
-    free(p->source);
-    free(p->pipeline);
-    free(p);
+    mem_free(p->filename);
+    mem_free(p->source);
+    mem_free(p->pipeline);
+    mem_free(p);
     return KF_ERROR_OUT_OF_MEMORY;
   }
   memcpy(p->source, text, len);
@@ -63,11 +64,11 @@ kf_status rt_program_create(RtRuntime *rt, const char *filename, const char *tex
 
 kf_status rt_program_from_module(RtRuntime *rt, Module *m, RtProgram **out) {
   *out = NULL;
-  RtProgram *p = calloc(1, sizeof *p);
-  RtProgModule *pm = calloc(1, sizeof *pm);
+  RtProgram *p = mem_calloc(1, sizeof *p);
+  RtProgModule *pm = mem_calloc(1, sizeof *pm);
   if (!p || !pm) {
-    free(p);
-    free(pm);
+    mem_free(p);
+    mem_free(pm);
     return KF_ERROR_OUT_OF_MEMORY;
   }
   p->rt = rt;
@@ -81,10 +82,10 @@ kf_status rt_program_from_module(RtRuntime *rt, Module *m, RtProgram **out) {
 
 static void kernel_free(RtRuntime *rt, RtKernel *k) {
   if (k->owns_module) rt->dev->ops->unload(rt->dev, k->module);
-  free(k->entry);
-  free(k->signature);
-  free(k->params);
-  free(k);
+  mem_free(k->entry);
+  mem_free(k->signature);
+  mem_free(k->params);
+  mem_free(k);
 }
 
 static void function_free(RtRuntime *rt, RtFunction *f) {
@@ -93,12 +94,12 @@ static void function_free(RtRuntime *rt, RtFunction *f) {
     kernel_free(rt, k);
   }
   rt_dispatch_free(&f->dispatch);
-  for (size_t i = 0; i < f->by_signature.cap; i++) free((char *)f->by_signature.slots[i].key);
+  for (size_t i = 0; i < f->by_signature.cap; i++) mem_free((char *)f->by_signature.slots[i].key);
   strmap_free(&f->by_signature);
   ptrmap_free(&f->by_func);
-  free(f->eager_kernels);
-  free(f->name);
-  free(f);
+  mem_free(f->eager_kernels);
+  mem_free(f->name);
+  mem_free(f);
 }
 
 void rt_program_destroy(RtProgram *p) {
@@ -108,21 +109,21 @@ void rt_program_destroy(RtProgram *p) {
     StrMapEntry *e = &p->functions.slots[i];
     if (!e->key) continue;
     function_free(rt, e->value);
-    free((char *)e->key);
+    mem_free((char *)e->key);
   }
   strmap_free(&p->functions);
   for (RtProgModule *pm = p->modules, *n; pm; pm = n) {
     n = pm->next;
     if (pm->dev) rt->dev->ops->unload(rt->dev, pm->dev);
     if (pm->owned) ir_module_free(pm->ir);
-    free(pm->ptx);
-    free(pm);
+    mem_free(pm->ptx);
+    mem_free(pm);
   }
   if (p->source) diag_remove_source(rt->diag, p->source);
-  free(p->filename);
-  free(p->source);
-  free(p->pipeline);
-  free(p);
+  mem_free(p->filename);
+  mem_free(p->source);
+  mem_free(p->pipeline);
+  mem_free(p);
 }
 
 kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out) {
@@ -136,13 +137,13 @@ kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out) 
   RtFunction *f = strmap_get(&p->functions, name);
   kf_status st = KF_OK;
   if (!f) {
-    f = calloc(1, sizeof *f);
-    char *key = strdup(name);
-    if (f) f->name = strdup(name);
+    f = mem_calloc(1, sizeof *f);
+    char *key = mem_strdup(name);
+    if (f) f->name = mem_strdup(name);
     if (!f || !key || !f->name) {
-      if (f) free(f->name);
-      free(f);
-      free(key);
+      if (f) mem_free(f->name);
+      mem_free(f);
+      mem_free(key);
       f = NULL;
       st = KF_ERROR_OUT_OF_MEMORY;
     } else {
@@ -182,7 +183,7 @@ static kf_status compile_kernel(RtProgram *p, const char *name, const char *sign
     diag_rollback(d, &mark);
   }
   if (!m) return KF_ERROR_INVALID_INPUT;
-  RtProgModule *pm = calloc(1, sizeof *pm);
+  RtProgModule *pm = mem_calloc(1, sizeof *pm);
   if (!pm) {
     ir_module_free(m);
     return KF_ERROR_OUT_OF_MEMORY;
@@ -404,11 +405,11 @@ static void cache_key_for(RtFunction *f, const char *argsig, RtCacheKey *key) {
 static RtKernel *kernel_new(RtFunction *f, const char *entry, Type *const *params, unsigned nparams,
                             const RtLaunchPlan *plan) {
   if (nparams < plan->nhidden) return NULL;
-  RtKernel *k = calloc(1, sizeof *k);
+  RtKernel *k = mem_calloc(1, sizeof *k);
   if (!k) return NULL;
   k->f = f;
-  k->entry = strdup(entry);
-  k->params = malloc(sizeof *k->params * (nparams ? nparams : 1));
+  k->entry = mem_strdup(entry);
+  k->params = mem_alloc(sizeof *k->params * (nparams ? nparams : 1));
   k->nparams = nparams;
   k->nuser = nparams - plan->nhidden;
   k->plan = *plan;
@@ -442,7 +443,7 @@ static RtKernel *kernel_from_cache(RtFunction *f, const RtCacheKey *key, kf_stat
   size_t plen;
   RtCacheResult hit = rt_cache_get(&rt->cache, key, &payload, &plen);
   if (hit == RT_CACHE_MISS) return NULL;
-  Manifest *m = calloc(1, sizeof *m);
+  Manifest *m = mem_calloc(1, sizeof *m);
   RtKernel *k = NULL;
   if (m && payload_parse(rt->ir, payload, plen, m)) k = kernel_new(f, m->entry, m->params, m->nparams, &m->plan);
   if (k) {
@@ -455,8 +456,8 @@ static RtKernel *kernel_from_cache(RtFunction *f, const RtCacheKey *key, kf_stat
       k = NULL;
     }
   }
-  free(m);
-  free(payload);
+  mem_free(m);
+  mem_free(payload);
   return k;
 }
 
@@ -663,7 +664,7 @@ kf_status rt_function_eager_kernels(RtFunction *f, Op *const **out, unsigned *n)
         st = KF_ERROR_INVALID_INPUT;
       }
     } else {
-      f->eager_kernels = malloc(sizeof *f->eager_kernels * count);
+      f->eager_kernels = mem_alloc(sizeof *f->eager_kernels * count);
       if (!f->eager_kernels) st = KF_ERROR_OUT_OF_MEMORY;
       else f->neager_kernels = rt_kir_find_kernels(pm->ir, f->name, f->eager_kernels, count);
     }

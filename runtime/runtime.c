@@ -8,6 +8,7 @@
 
 #include "passes/passes.h"
 #include "runtime/rt.h"
+#include "utils/mem.h"
 
 static const SrcLoc NOLOC = {0};
 
@@ -43,7 +44,7 @@ static RtDevice *open_device(RtRuntime *rt, const kf_runtime_options *o) {
 
 kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options *o, RtRuntime **out) {
   *out = NULL;
-  RtRuntime *rt = calloc(1, sizeof *rt);
+  RtRuntime *rt = mem_calloc(1, sizeof *rt);
   if (!rt) return KF_ERROR_OUT_OF_MEMORY;
   rt->ir = ir;
   rt->diag = diag;
@@ -52,7 +53,7 @@ kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options 
   if (!rt->dev) {
     bool found = rt_cuda(o->libcuda_path, NULL) != NULL;
     sb_free(&rt->describe);
-    free(rt);
+    mem_free(rt);
     return found ? KF_ERROR_DEVICE : KF_ERROR_NOT_FOUND;
   }
   pthread_mutex_init(&rt->lock, NULL);
@@ -77,7 +78,7 @@ void rt_runtime_destroy(RtRuntime *rt) {
   rt_cache_free(&rt->cache);
   sb_free(&rt->describe);
   pthread_mutex_destroy(&rt->lock);
-  free(rt);
+  mem_free(rt);
 }
 
 void rt_runtime_stats(RtRuntime *rt, kf_runtime_stats *out) {
@@ -178,11 +179,11 @@ kf_status rt_memory_info(RtRuntime *rt, size_t *free_bytes, size_t *total_bytes)
 
 kf_status rt_stream_create(RtRuntime *rt, RtStream **out) {
   *out = NULL;
-  RtStream *s = calloc(1, sizeof *s);
+  RtStream *s = mem_calloc(1, sizeof *s);
   if (!s) return KF_ERROR_OUT_OF_MEMORY;
   s->rt = rt;
   if (!OPS(rt)->stream_create(DEV(rt), &s->handle, rt->diag)) {
-    free(s);
+    mem_free(s);
     return KF_ERROR_DEVICE;
   }
   *out = s;
@@ -191,7 +192,7 @@ kf_status rt_stream_create(RtRuntime *rt, RtStream **out) {
 
 kf_status rt_stream_wrap(RtRuntime *rt, void *handle, RtStream **out) {
   *out = NULL;
-  RtStream *s = calloc(1, sizeof *s);
+  RtStream *s = mem_calloc(1, sizeof *s);
   if (!s) return KF_ERROR_OUT_OF_MEMORY;
   s->rt = rt;
   s->handle = handle;
@@ -203,7 +204,7 @@ kf_status rt_stream_wrap(RtRuntime *rt, void *handle, RtStream **out) {
 void rt_stream_destroy(RtStream *s) {
   if (!s) return;
   if (!s->external) s->rt->dev->ops->stream_destroy(s->rt->dev, s->handle);
-  free(s);
+  mem_free(s);
 }
 
 kf_status rt_stream_synchronize(RtStream *s) { return rt_stream_sync(s->rt, s); }
@@ -216,11 +217,11 @@ kf_status rt_synchronize(RtRuntime *rt) { return OPS(rt)->synchronize(DEV(rt), r
 
 kf_status rt_event_create(RtRuntime *rt, RtEvent **out) {
   *out = NULL;
-  RtEvent *e = calloc(1, sizeof *e);
+  RtEvent *e = mem_calloc(1, sizeof *e);
   if (!e) return KF_ERROR_OUT_OF_MEMORY;
   e->rt = rt;
   if (!OPS(rt)->event_create(DEV(rt), &e->handle, rt->diag)) {
-    free(e);
+    mem_free(e);
     return KF_ERROR_DEVICE;
   }
   *out = e;
@@ -230,7 +231,7 @@ kf_status rt_event_create(RtRuntime *rt, RtEvent **out) {
 void rt_event_destroy(RtEvent *e) {
   if (!e) return;
   e->rt->dev->ops->event_destroy(e->rt->dev, e->handle);
-  free(e);
+  mem_free(e);
 }
 
 kf_status rt_event_record(RtEvent *e, RtStream *s) {

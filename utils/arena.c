@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
+
 struct ArenaChunk {
   ArenaChunk *prev;
   size_t used, cap;
@@ -20,7 +22,7 @@ void arena_free(Arena *a) {
   ArenaChunk *c = a->head;
   while (c) {
     ArenaChunk *p = c->prev;
-    free(c);
+    mem_free(c);
     c = p;
   }
   a->head = NULL;
@@ -32,7 +34,7 @@ void *arena_alloc(Arena *a, size_t size) {
   ArenaChunk *c = a->head;
   if (!c || c->used + size > c->cap) {
     size_t cap = size > ARENA_CHUNK / 4 ? size : ARENA_CHUNK;
-    ArenaChunk *n = malloc(sizeof(ArenaChunk) + cap);
+    ArenaChunk *n = mem_alloc(sizeof(ArenaChunk) + cap);
     if (!n) return NULL;
     n->used = 0;
     n->cap = cap;

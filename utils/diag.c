@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
+
 struct DiagSource {
   DiagSource *next;
   const char *file;
@@ -27,9 +29,9 @@ void diag_init(Diag *d) {
 }
 
 static void first_free(DiagFirst *f) {
-  free(f->message);
-  free(f->file);
-  free(f->kernel);
+  mem_free(f->message);
+  mem_free(f->file);
+  mem_free(f->kernel);
   memset(f, 0, sizeof *f);
 }
 
@@ -64,13 +66,13 @@ void diag_free(Diag *d) {
   sb_free(&d->text);
   for (DiagSource *s = d->sources, *n; s; s = n) {
     n = s->next;
-    free(s);
+    mem_free(s);
   }
   d->sources = NULL;
 }
 
 void diag_add_source_at(Diag *d, const char *file, const char *text, size_t len, unsigned first_line) {
-  DiagSource *s = malloc(sizeof *s);
+  DiagSource *s = mem_alloc(sizeof *s);
   if (!s) return;
   s->file = file;
   s->text = text;
@@ -87,7 +89,7 @@ void diag_remove_source(Diag *d, const char *text) {
     if ((*p)->text == text) {
       DiagSource *dead = *p;
       *p = dead->next;
-      free(dead);
+      mem_free(dead);
     } else {
       p = &(*p)->next;
     }
@@ -119,8 +121,8 @@ static void note_first(Diag *d, SrcLoc loc, const char *message) {
   f->kind = current_kind;
   if (f->kind == DIAG_KIND_TYPING && (strstr(message, "not supported") || strstr(message, "unsupported")))
     f->kind = DIAG_KIND_UNSUPPORTED;
-  f->message = strdup(message);
-  f->file = loc.file ? strdup(loc.file) : NULL;
+  f->message = mem_strdup(message);
+  f->file = loc.file ? mem_strdup(loc.file) : NULL;
   f->line = loc.line;
   f->col = loc.col;
 }
@@ -144,7 +146,7 @@ void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, in
   va_end(ap);
   if (first && d->first.set) {
     d->first.has_index = true;
-    d->first.kernel = kernel ? strdup(kernel) : NULL;
+    d->first.kernel = kernel ? mem_strdup(kernel) : NULL;
     d->first.axis = axis;
     d->first.index = index;
     d->first.extent = extent;

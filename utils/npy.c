@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mem.h"
+
 static const struct {
   const char *code;   /* kind + size, after the byte-order character */
   NpyType type;
@@ -216,7 +218,7 @@ bool npy_read_mem(const void *buf, size_t len, NpyArray *out, char *err, size_t 
   if (len - at < nbytes)
     return fail(err, errlen, "truncated data: the header promises %zu bytes, the file holds %zu", nbytes, len - at);
   out->nbytes = nbytes;
-  out->data = malloc(nbytes ? nbytes : 1);
+  out->data = mem_alloc(nbytes ? nbytes : 1);
   if (!out->data) return fail(err, errlen, "out of memory (%zu bytes)", nbytes);
   memcpy(out->data, b + at, nbytes);
   return true;

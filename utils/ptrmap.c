@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
+
 static size_t ptr_hash(const void *p) {
   uint64_t x = (uint64_t)(uintptr_t)p;
   x ^= x >> 33;
@@ -29,11 +31,11 @@ void ptrmap_put(PtrMap *m, const void *key, void *val) {
 bool ptrmap_try_put(PtrMap *m, const void *key, void *val) {
   if ((m->n + 1) * 2 > m->cap) {
     size_t cap = m->cap ? m->cap * 2 : 16;
-    const void **keys = calloc(cap, sizeof *keys);
-    void **vals = calloc(cap, sizeof *vals);
+    const void **keys = mem_calloc(cap, sizeof *keys);
+    void **vals = mem_calloc(cap, sizeof *vals);
     if (!keys || !vals) {
-      free(keys);
-      free(vals);
+      mem_free(keys);
+      mem_free(vals);
       return false;
     }
     for (size_t i = 0; i < m->cap; i++) {
@@ -43,8 +45,8 @@ bool ptrmap_try_put(PtrMap *m, const void *key, void *val) {
       keys[j] = m->keys[i];
       vals[j] = m->vals[i];
     }
-    free(m->keys);
-    free(m->vals);
+    mem_free(m->keys);
+    mem_free(m->vals);
     m->keys = keys;
     m->vals = vals;
     m->cap = cap;
@@ -59,7 +61,7 @@ bool ptrmap_try_put(PtrMap *m, const void *key, void *val) {
 }
 
 void ptrmap_free(PtrMap *m) {
-  free(m->keys);
-  free(m->vals);
+  mem_free(m->keys);
+  mem_free(m->vals);
   memset(m, 0, sizeof *m);
 }

@@ -5,15 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
+
 void sb_init(StrBuf *b) { b->data = NULL; b->len = b->cap = 0; }
-void sb_free(StrBuf *b) { free(b->data); sb_init(b); }
+void sb_free(StrBuf *b) { mem_free(b->data); sb_init(b); }
 void sb_reset(StrBuf *b) { b->len = 0; if (b->data) b->data[0] = 0; }
 
 static void sb_grow(StrBuf *b, size_t extra) {
   if (b->len + extra + 1 <= b->cap) return;
   size_t cap = b->cap ? b->cap * 2 : 256;
   while (cap < b->len + extra + 1) cap *= 2;
-  char *p = realloc(b->data, cap);
+  char *p = mem_realloc(b->data, cap);
   if (!p) { fputs("kfront: out of memory\n", stderr); abort(); }
   b->data = p;
   b->cap = cap;

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "mem.h"
+
 typedef struct StrBuf {
   char *data;  /* NUL-terminated when len > 0 or after sb_cstr */
   size_t len, cap;
@@ -20,7 +22,7 @@ void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2,
 void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
 /* Always returns a NUL-terminated string (the empty string for an empty buffer). */
 const char *sb_cstr(StrBuf *b);
-/* Hands the heap buffer to the caller (free() it) and resets b. */
+/* Hands the heap buffer to the caller (mem_free() it) and resets b. */
 char *sb_take(StrBuf *b);
 
 #endif

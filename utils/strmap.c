@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
+
 uint64_t hash_bytes(const void *p, size_t n) {
   const unsigned char *s = p;
   uint64_t h = 1469598103934665603ull;
@@ -13,7 +15,7 @@ uint64_t hash_bytes(const void *p, size_t n) {
 }
 
 void strmap_init(StrMap *m) { m->slots = NULL; m->cap = m->count = 0; }
-void strmap_free(StrMap *m) { free(m->slots); strmap_init(m); }
+void strmap_free(StrMap *m) { mem_free(m->slots); strmap_init(m); }
 
 static StrMapEntry *find(const StrMap *m, const char *key, size_t len, uint64_t h) {
   size_t mask = m->cap - 1;
@@ -36,12 +38,12 @@ void strmap_putn(StrMap *m, const char *key, size_t len, void *value) {
     size_t cap = m->cap ? m->cap * 2 : 16;
     StrMapEntry *old = m->slots;
     size_t oldcap = m->cap;
-    m->slots = calloc(cap, sizeof *m->slots);
+    m->slots = mem_calloc(cap, sizeof *m->slots);
     if (!m->slots) { fputs("kfront: out of memory\n", stderr); abort(); }
     m->cap = cap;
     for (size_t i = 0; i < oldcap; i++)
       if (old[i].key) *find(m, old[i].key, old[i].keylen, old[i].hash) = old[i];
-    free(old);
+    mem_free(old);
   }
   uint64_t h = hash_bytes(key, len);
   StrMapEntry *e = find(m, key, len, h);

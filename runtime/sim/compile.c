@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "runtime/sim/sim_internal.h"
+#include "utils/mem.h"
 
 const char *const sim_opcode_names[SI__COUNT] = {
 #define X(n) #n,
@@ -87,7 +88,7 @@ typedef struct YieldCtx {
   do {                                                                      \
     if ((n) >= (cap)) {                                                     \
       size_t nc_ = (cap) ? (size_t)(cap) * 2 : (init);                      \
-      void *np_ = realloc((ptr), nc_ * sizeof *(ptr));                      \
+      void *np_ = mem_realloc((ptr), nc_ * sizeof *(ptr));                      \
       if (!np_) abort();                                                    \
       (ptr) = np_;                                                          \
       (cap) = (uint32_t)nc_;                                                \
@@ -983,10 +984,10 @@ static void compile_fn(SimProgram *p, SimFn *fn) {
   } else {
     p->failed = true;
   }
-  free(c.code);
-  free(c.init);
-  free(c.labels);
-  free(c.patches);
+  mem_free(c.code);
+  mem_free(c.init);
+  mem_free(c.labels);
+  mem_free(c.patches);
   ptrmap_free(&c.slots);
   ptrmap_free(&c.block_labels);
 }
@@ -1078,7 +1079,7 @@ static bool add_global(SimProgram *p, const Op *g) {
 }
 
 SimProgram *sim_program_new(Module *m, Diag *diag) {
-  SimProgram *p = calloc(1, sizeof *p);
+  SimProgram *p = mem_calloc(1, sizeof *p);
   if (!p) return NULL;
   p->m = m;
   p->diag = diag;
@@ -1095,8 +1096,8 @@ void sim_program_free(SimProgram *p) {
   if (!p) return;
   ptrmap_free(&p->fns);
   ptrmap_free(&p->globals);
-  free(p->globals_v);
-  free(p->pending);
+  mem_free(p->globals_v);
+  mem_free(p->pending);
   arena_free(&p->arena);
-  free(p);
+  mem_free(p);
 }

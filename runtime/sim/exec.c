@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "runtime/sim/sim_internal.h"
+#include "utils/mem.h"
 
 /* ---- float16 ---------------------------------------------------------------------------------- */
 
@@ -509,7 +510,7 @@ static bool frame_reserve(Thread *t, unsigned depth, size_t bytes) {
   if (depth >= t->frames_cap) {
     unsigned cap = t->frames_cap ? t->frames_cap * 2 : 4;
     while (cap <= depth) cap *= 2;
-    Frame *f = realloc(t->frames, sizeof *f * cap);
+    Frame *f = mem_realloc(t->frames, sizeof *f * cap);
     if (!f) return false;
     memset(f + t->frames_cap, 0, sizeof *f * (cap - t->frames_cap));
     t->frames = f;
@@ -518,9 +519,9 @@ static bool frame_reserve(Thread *t, unsigned depth, size_t bytes) {
   Frame *f = &t->frames[depth];
   if (f->cap < bytes) {
     size_t cap = bytes < 256 ? 256 : bytes;
-    char *m = NULL;
-    if (posix_memalign((void **)&m, 16, cap)) return false;
-    free(f->mem);
+    char *m = mem_alloc(cap);  /* 16-aligned (utils/mem.h) */
+    if (!m) return false;
+    mem_free(f->mem);
     f->mem = m;
     f->cap = cap;
   }
@@ -576,11 +577,11 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_MOV: R[I->d] = R[I->a]; break;
     case SI_PMOVE: {
       const PMoveInfo *pm = I->ext;
-      Slot tmp[64], *buf = pm->n <= 64 ? tmp : malloc(sizeof(Slot) * pm->n);
+      Slot tmp[64], *buf = pm->n <= 64 ? tmp : mem_alloc(sizeof(Slot) * pm->n);
       if (!buf) abort();
       for (unsigned i = 0; i < pm->n; i++) buf[i] = R[pm->src[i]];
       for (unsigned i = 0; i < pm->n; i++) R[pm->dst[i]] = buf[i];
-      if (buf != tmp) free(buf);
+      if (buf != tmp) mem_free(buf);
       break;
     }
     case SI_FORCHK: {
@@ -1092,11 +1093,11 @@ static bool block_init(BlockCtx *B, Launch *L) {
   SimProgram *p = L->prog;
   B->nthreads = L->block[0] * L->block[1] * L->block[2];
   B->nwarps = (B->nthreads + 31) / 32;
-  B->threads = calloc(B->nthreads, sizeof *B->threads);
-  B->wep = calloc(B->nwarps, sizeof *B->wep);
-  B->garr = calloc(p->nglobals ? p->nglobals : 1, sizeof *B->garr);
-  B->gmem = calloc(p->nglobals ? p->nglobals : 1, sizeof *B->gmem);
-  B->gshadow = calloc(p->nglobals ? p->nglobals : 1, sizeof *B->gshadow);
+  B->threads = mem_calloc(B->nthreads, sizeof *B->threads);
+  B->wep = mem_calloc(B->nwarps, sizeof *B->wep);
+  B->garr = mem_calloc(p->nglobals ? p->nglobals : 1, sizeof *B->garr);
+  B->gmem = mem_calloc(p->nglobals ? p->nglobals : 1, sizeof *B->gmem);
+  B->gshadow = mem_calloc(p->nglobals ? p->nglobals : 1, sizeof *B->gshadow);
   if (!B->threads || !B->wep || !B->garr || !B->gmem || !B->gshadow) return false;
   for (unsigned i = 0; i < p->nglobals; i++) {
     const SimGlobal *g = &p->globals_v[i];
@@ -1115,20 +1116,20 @@ static bool block_init(BlockCtx *B, Launch *L) {
       a->flags = ARR_CONST;
       continue;
     }
-    if (!(B->gmem[i] = calloc(1, g->nbytes ? g->nbytes : 1))) return false;
+    if (!(B->gmem[i] = mem_calloc(1, g->nbytes ? g->nbytes : 1))) return false;
     a->data = a->base = B->gmem[i];
     a->flags = ARR_SHARED;
     if (L->opts.detect_races) {
       a->gshift = 0;
       while ((1u << a->gshift) < g->esize) a->gshift++;
-      if (!(B->gshadow[i] = calloc((g->nbytes >> a->gshift) + 1, sizeof(SimShadow)))) return false;
+      if (!(B->gshadow[i] = mem_calloc((g->nbytes >> a->gshift) + 1, sizeof(SimShadow)))) return false;
       a->shadow = B->gshadow[i];
       a->flags |= ARR_RACE;
     }
   }
   if (p->uses_dyn) {
-    if (posix_memalign((void **)&B->dyn_mem, 16, L->dyn_bytes ? L->dyn_bytes : 16)) return false;
-    if (L->opts.detect_races && !(B->dyn_shadow = calloc((L->dyn_bytes >> p->dyn_gshift) + 1, sizeof(SimShadow))))
+    if (!(B->dyn_mem = mem_alloc(L->dyn_bytes ? L->dyn_bytes : 16))) return false;  /* 16-aligned */
+    if (L->opts.detect_races && !(B->dyn_shadow = mem_calloc((L->dyn_bytes >> p->dyn_gshift) + 1, sizeof(SimShadow))))
       return false;
     for (unsigned ek = 0; ek <= EK_F64; ek++) {
       SimArr *a = &B->dyn[ek];
@@ -1149,20 +1150,20 @@ static void block_free(BlockCtx *B) {
   SimProgram *p = B->L->prog;
   for (unsigned i = 0; i < B->nthreads && B->threads; i++) {
     Thread *t = &B->threads[i];
-    for (unsigned k = 0; k < t->frames_cap; k++) free(t->frames[k].mem);
-    free(t->frames);
+    for (unsigned k = 0; k < t->frames_cap; k++) mem_free(t->frames[k].mem);
+    mem_free(t->frames);
   }
-  free(B->threads);
-  free(B->wep);
+  mem_free(B->threads);
+  mem_free(B->wep);
   for (unsigned i = 0; i < p->nglobals && B->gmem; i++) {
-    free(B->gmem[i]);
-    free(B->gshadow[i]);
+    mem_free(B->gmem[i]);
+    mem_free(B->gshadow[i]);
   }
-  free(B->garr);
-  free(B->gmem);
-  free(B->gshadow);
-  free(B->dyn_mem);
-  free(B->dyn_shadow);
+  mem_free(B->garr);
+  mem_free(B->gmem);
+  mem_free(B->gshadow);
+  mem_free(B->dyn_mem);
+  mem_free(B->dyn_shadow);
 }
 
 static void run_block(BlockCtx *B, uint64_t blinear) {
@@ -1299,8 +1300,8 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
                nargs);
     return false;
   }
-  L->frame0 = malloc(sizeof(Slot) * k->nslots);
-  L->args = calloc(nargs ? nargs : 1, sizeof(SimArr));
+  L->frame0 = mem_alloc(sizeof(Slot) * k->nslots);
+  L->args = mem_calloc(nargs ? nargs : 1, sizeof(SimArr));
   if (!L->frame0 || !L->args) return false;
   memcpy(L->frame0, k->init, sizeof(Slot) * k->nslots);
   for (unsigned i = 0; i < nargs; i++) {
@@ -1434,8 +1435,8 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
   }
   result->steps = L.steps;
   result->seconds = now_s() - t0;
-  free(L.frame0);
-  free(L.args);
+  mem_free(L.frame0);
+  mem_free(L.args);
   return ok && result->status == SIM_OK;
 }
 
