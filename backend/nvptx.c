@@ -27,6 +27,12 @@
 
 static pthread_once_t targets_once = PTHREAD_ONCE_INIT;
 
+/* Under the backend's guard (backend.c), what LLVM allocated is registered while it lives: an allocation
+ * failure of ours disposes of it. Modules go with their context (registered by backend.c). */
+static void dispose_message(void *m) { LLVMDisposeMessage(m); }
+static void dispose_tm(void *tm) { LLVMDisposeTargetMachine(tm); }
+static void dispose_buffer(void *b) { LLVMDisposeMemoryBuffer(b); }
+
 static void init_targets(void) {
   LLVMInitializeNVPTXTargetInfo();
   LLVMInitializeNVPTXTarget();
@@ -167,7 +173,9 @@ BeStatus nvptx_compile(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptio
   LLVMTargetRef target = NULL;
   char *err = NULL;
   if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+    mem_guard_defer(dispose_message, err);
     diag_error(diag, (SrcLoc){0}, "backend: LLVM has no NVPTX target: %s", err ? err : "");
+    mem_guard_undefer(dispose_message, err);
     LLVMDisposeMessage(err);
     LLVMDisposeModule(mod);
     return BE_FAILED;
@@ -178,6 +186,7 @@ BeStatus nvptx_compile(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptio
                             : opt == 2 ? LLVMCodeGenLevelDefault : LLVMCodeGenLevelAggressive;
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, "+ptx75", level, LLVMRelocDefault,
                                                     LLVMCodeModelDefault);
+  mem_guard_defer(dispose_tm, tm);
   LLVMPassManagerRef pm = LLVMCreatePassManager();
   LLVMAddAnalysisPasses(tm, pm);
   if (opt > 0) {
@@ -195,12 +204,17 @@ BeStatus nvptx_compile(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptio
   LLVMMemoryBufferRef out = NULL;
   bool ok = !LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMAssemblyFile, &err, &out);
   if (!ok) {
+    mem_guard_defer(dispose_message, err);
     diag_error(diag, (SrcLoc){0}, "backend: LLVM's NVPTX target failed: %s", err ? err : "");
+    mem_guard_undefer(dispose_message, err);
     LLVMDisposeMessage(err);
   } else {
+    mem_guard_defer(dispose_buffer, out);
     sb_putn(ptx, LLVMGetBufferStart(out), LLVMGetBufferSize(out));
+    mem_guard_undefer(dispose_buffer, out);
     LLVMDisposeMemoryBuffer(out);
   }
+  mem_guard_undefer(dispose_tm, tm);
   LLVMDisposeTargetMachine(tm);
   LLVMDisposeModule(mod);
   return ok ? BE_OK : BE_FAILED;

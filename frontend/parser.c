@@ -81,7 +81,12 @@ static _Noreturn void error_at(Parser *p, SrcLoc loc, const char *fmt, ...) {
   fail(p);
 }
 
-static _Noreturn void out_of_memory(Parser *p) { error_at(p, srcloc(p->file, 0, 0), "out of memory"); }
+/* The frontend runs under a guard (mem.h), where allocations do not fail; without one, a failure is reported as
+ * such. */
+static _Noreturn void out_of_memory(Parser *p) {
+  diag_out_of_memory(p->diag);
+  fail(p);
+}
 
 /* ---- tokens ---- */
 
@@ -2075,7 +2080,7 @@ static bool init(Parser *p, Arena *arena, Diag *diag, const char *filename) {
   p->loops = 0;
   p->module = NULL;
   p->expr = NULL;
-  if (!p->file) diag_error(diag, srcloc(NULL, 0, 0), "out of memory");
+  if (!p->file) diag_out_of_memory(diag);
   return p->file != NULL;
 }
 

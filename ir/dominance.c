@@ -23,11 +23,8 @@
 #include "utils/ptrmap.h"
 #include "utils/mem.h"
 
-static void *xcalloc(size_t n, size_t size) {
-  void *p = mem_calloc(n ? n : 1, size);
-  if (!p) abort(); /* out of memory: no way to report from a query */
-  return p;
-}
+/* Runs under a guard (mem.h): an allocation failure unwinds to it, never returns NULL here. */
+static void *xcalloc(size_t n, size_t size) { return mem_calloc(n ? n : 1, size); }
 
 /* ---- dominator trees ---------------------------------------------------------------------------- */
 

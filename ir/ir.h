@@ -8,6 +8,13 @@
  * region, attribute and string of its IR. Nothing is freed node by node: erased ops are unlinked
  * and their uses dropped, their memory goes with the module.
  *
+ * Memory (utils/mem.h): building, parsing, verifying and transforming IR run under a guard (the api/ and
+ * runtime/ callers set it up), so their allocations do not fail. The IrContext and every Module keep their
+ * memory whatever guard they are changed under (their arenas and tables belong to their own blocks), and
+ * change publish-after-allocate; type interning also works outside a guard (the runtime's), returning NULL
+ * when out of memory. A module a failed guard was transforming is consistent memory but may be half
+ * transformed: destroy it.
+ *
  * Structure: Module -> top-level ops (func.func, mem.global) in the module's body block;
  *            Op -> regions -> blocks (arguments + op list) -> ops ...
  *            Value = op result or block argument, with a doubly-linked list of its Uses. */

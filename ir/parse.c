@@ -128,10 +128,16 @@ static _Noreturn void fail_at(Parser *P, SrcLoc loc, const char *fmt, ...) {
   longjmp(P->fail, 1);
 }
 
+/* Runs under a guard (mem.h), where allocations do not fail; without one, a failure is reported as such. */
+static _Noreturn void oom(Parser *P) {
+  diag_out_of_memory(P->diag);
+  longjmp(P->fail, 1);
+}
+
 static void *vec_grow(Parser *P, void *v, size_t *cap, size_t elem) {
   size_t ncap = *cap ? *cap * 2 : 64;
   void *nv = mem_realloc(v, ncap * elem);
-  if (!nv) fail_at(P, srcloc(P->file, 0, 0), "out of memory");
+  if (!nv) oom(P);
   *cap = ncap;
   return nv;
 }
@@ -265,7 +271,7 @@ static const char *intern(Parser *P, const char *s, size_t n) {
   const char *k = strmap_getn(&P->strings, s, n);
   if (k) return k;
   char *copy = arena_strndup(&P->m->arena, s, n);
-  if (!copy) fail_at(P, srcloc(P->file, 0, 0), "out of memory");
+  if (!copy) oom(P);
   strmap_putn(&P->strings, copy, n, copy);
   return copy;
 }
@@ -423,7 +429,7 @@ static void nt_clear(NameTable *t) {
 static void nt_grow(Parser *P, NameTable *t) {
   size_t cap = t->cap ? t->cap * 2 : 256;
   NameEntry *slots = mem_calloc(cap, sizeof *slots);
-  if (!slots) fail_at(P, srcloc(P->file, 0, 0), "out of memory");
+  if (!slots) oom(P);
   for (size_t i = 0; i < t->cap; i++) {
     NameEntry *e = &t->slots[i];
     if (e->gen != t->gen) continue;
@@ -459,7 +465,7 @@ static Value *use_value(Parser *P, const NameRef *r, Type *t) {
   NameEntry *e = nt_get(P, &P->values, r, 0);
   if (!e->ptr) {
     Value *v = P->free_values.n ? P->free_values.v[--P->free_values.n] : ARENA_NEW(&P->m->arena, Value);
-    if (!v) fail_at(P, r->loc, "out of memory");
+    if (!v) oom(P);
     memset(v, 0, sizeof *v);
     v->type = t;
     e->ptr = v;
@@ -515,7 +521,7 @@ static Block *use_block(Parser *P, const NameRef *r) {
   NameEntry *e = nt_get(P, &P->blocks, r, P->cur_region);
   if (!e->ptr) {
     Block *b = ir_block_new(P->m);
-    if (!b) fail_at(P, r->loc, "out of memory");
+    if (!b) oom(P);
     e->ptr = b;
     PUSH(P, P->pending_blocks, ((PendingBlock){b, *r}));
   }
@@ -635,7 +641,7 @@ static Attr parse_attr_array(Parser *P) {
   }
   unsigned n = (unsigned)(P->attrs.n - mark);
   Attr a = attr_array(P->m, n, n ? P->attrs.v + mark : NULL);
-  if (!a.arr.elems) fail_at(P, here(P), "out of memory");
+  if (!a.arr.elems) oom(P);
   P->attrs.n = mark;
   P->depth--;
   return a;
@@ -723,7 +729,7 @@ static Block *parse_block_label(Parser *P, Region *r) {
   Block *b = e->ptr;
   if (!b) {
     b = ir_block_new(P->m);
-    if (!b) fail_at(P, name.loc, "out of memory");
+    if (!b) oom(P);
     e->ptr = b;
   } else if (b->region) {
     fail_at(P, name.loc, "redefinition of block '^%.*s'", (int)name.len, name.s);
@@ -771,7 +777,7 @@ static void parse_region(Parser *P, Region *out) {
     }
     if (!cur) {
       cur = ir_block_new(P->m);
-      if (!cur) fail_at(P, open, "out of memory");
+      if (!cur) oom(P);
       ir_region_append_block(&r, cur);
     }
     parse_op(P, cur);
@@ -864,7 +870,7 @@ static Op *parse_op(Parser *P, Block *into) {
   size_t nregions = P->regions.n - regions_mark, nsuccs = P->succs.n - succs_mark;
   Op *op = ir_op_create(P->m, (OpKind)kind, loc, (unsigned)nin, nin ? P->vals.v + vals_mark : NULL, (unsigned)nout,
                         nout ? P->types.v + types_mark + nin : NULL, (unsigned)nregions);
-  if (!op) fail_at(P, oploc, "out of memory");
+  if (!op) oom(P);
   for (size_t i = 0; i < nregions; i++) {
     Region *r = &op->regions[i];
     *r = P->regions.v[regions_mark + i];
@@ -875,7 +881,7 @@ static Op *parse_op(Parser *P, Block *into) {
   size_t nattrs = P->nattrs.n - nattrs_mark;
   if (nattrs) {
     op->attrs = ARENA_ARRAY(&P->m->arena, NamedAttr, nattrs);
-    if (!op->attrs) fail_at(P, oploc, "out of memory");
+    if (!op->attrs) oom(P);
     memcpy(op->attrs, P->nattrs.v + nattrs_mark, sizeof(NamedAttr) * nattrs);
     op->nattrs = (unsigned)nattrs;
   }
@@ -935,7 +941,7 @@ Module *ir_parse_module(IrContext *ctx, Diag *diag, const char *filename, const 
   Module *m = P ? ir_module_new(ctx, filename) : NULL;
   if (!m) {
     mem_free(P);
-    diag_error(diag, srcloc(filename, 0, 0), "out of memory");
+    diag_out_of_memory(diag);
     return NULL;
   }
   P->ctx = ctx;

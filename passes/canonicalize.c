@@ -60,9 +60,7 @@ static void wl_push(Canon *c, Op *op) {
   if (!op || (op->id & (Q_QUEUED | Q_ERASED))) return;
   if (c->n == c->cap) {
     c->cap = c->cap ? c->cap * 2 : 256;
-    Op **l = mem_realloc(c->list, c->cap * sizeof *l);
-    if (!l) abort();
-    c->list = l;
+    c->list = mem_realloc(c->list, c->cap * sizeof *c->list);  /* under a guard (mem.h): never NULL */
   }
   op->id |= Q_QUEUED;
   c->list[c->n++] = op;

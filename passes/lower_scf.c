@@ -37,9 +37,7 @@ typedef struct Lower {
 static void push_op(Lower *L, Op *op) {
   if (L->n == L->cap) {
     L->cap = L->cap ? L->cap * 2 : 64;
-    Op **ops = mem_realloc(L->ops, L->cap * sizeof *ops);
-    if (!ops) abort();
-    L->ops = ops;
+    L->ops = mem_realloc(L->ops, L->cap * sizeof *L->ops);  /* under a guard (mem.h): never NULL */
   }
   L->ops[L->n++] = op;
 }

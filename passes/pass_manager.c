@@ -57,9 +57,7 @@ const PassInfo *pass_lookup(const char *name, size_t len) {
 static PipelineEntry *pipeline_push(Pipeline *p, const PassInfo *pass) {
   if (p->n == p->cap) {
     unsigned cap = p->cap ? p->cap * 2 : 8;
-    PipelineEntry *e = mem_realloc(p->entries, cap * sizeof *e);
-    if (!e) abort();
-    p->entries = e;
+    p->entries = mem_realloc(p->entries, cap * sizeof *p->entries);  /* under a guard (mem.h): never NULL */
     p->cap = cap;
   }
   PipelineEntry *e = &p->entries[p->n++];

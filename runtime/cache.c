@@ -273,7 +273,10 @@ static void remember(RtCache *c, const RtCacheKey *key, const void *payload, siz
   b->len = len;
   memcpy(b->data, payload, len);
   b->data[len] = 0;
-  strmap_put(&c->entries, k, b);
+  if (!strmap_put(&c->entries, k, b)) {  /* out of memory: not cached */
+    mem_free(b);
+    mem_free(k);
+  }
 }
 
 RtCacheResult rt_cache_get(RtCache *c, const RtCacheKey *key, char **payload, size_t *len) {

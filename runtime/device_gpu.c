@@ -157,12 +157,12 @@ static bool gpu_memory_info(RtDevice *d, size_t *free_bytes, size_t *total_bytes
 
 /* ---- streams, events, error records ----------------------------------------------------------- */
 
-static bool gpu_stream_create(RtDevice *d, void **out, Diag *diag) {
+static kf_status gpu_stream_create(RtDevice *d, void **out, Diag *diag) {
   Gpu *g = G(d);
   CUstream s = NULL;
-  if (!bind(g, diag) || !CU(cuStreamCreate, &s, CU_STREAM_DEFAULT)) return false;
+  if (!bind(g, diag) || !CU(cuStreamCreate, &s, CU_STREAM_DEFAULT)) return KF_ERROR_DEVICE;
   *out = s;
-  return true;
+  return KF_OK;
 }
 
 static void gpu_stream_destroy(RtDevice *d, void *s) {
@@ -244,12 +244,12 @@ static kf_status gpu_synchronize(RtDevice *d, Diag *diag) {
   return check_records(g, diag);
 }
 
-static bool gpu_event_create(RtDevice *d, void **out, Diag *diag) {
+static kf_status gpu_event_create(RtDevice *d, void **out, Diag *diag) {
   Gpu *g = G(d);
   CUevent e = NULL;
-  if (!bind(g, diag) || !CU(cuEventCreate, &e, CU_EVENT_DEFAULT)) return false;
+  if (!bind(g, diag) || !CU(cuEventCreate, &e, CU_EVENT_DEFAULT)) return KF_ERROR_DEVICE;
   *out = e;
-  return true;
+  return KF_OK;
 }
 
 static void gpu_event_destroy(RtDevice *d, void *e) {
@@ -282,13 +282,14 @@ static void jit_note(Diag *diag, const char *what, char *log, size_t cap) {
   if (n) diag_note(diag, srcloc(NULL, 0, 0), "%s:\n%s", what, log);
 }
 
-static RtDevModule *gpu_load(RtDevice *d, Module *kir, const char *ptx, Diag *diag) {
+static kf_status gpu_load(RtDevice *d, Module *kir, const char *ptx, RtDevModule **out, Diag *diag) {
   Gpu *g = G(d);
+  *out = NULL;
   if (!ptx) {
     diag_error(diag, srcloc(NULL, 0, 0), "internal error: the GPU loads PTX, and none was given");
-    return NULL;
+    return KF_ERROR_INTERNAL;
   }
-  if (!bind(g, diag)) return NULL;
+  if (!bind(g, diag)) return KF_ERROR_DEVICE;
   enum { LOG = 16384 };
   char *info = mem_calloc(1, LOG), *err = mem_calloc(1, LOG);
   RtDevModule *m = mem_calloc(1, sizeof *m);
@@ -296,8 +297,8 @@ static RtDevModule *gpu_load(RtDevice *d, Module *kir, const char *ptx, Diag *di
     mem_free(info);
     mem_free(err);
     mem_free(m);
-    diag_error(diag, srcloc(NULL, 0, 0), "out of memory");
-    return NULL;
+    diag_out_of_memory(diag);
+    return KF_ERROR_OUT_OF_MEMORY;
   }
   int opts[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
                  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -312,7 +313,7 @@ static RtDevModule *gpu_load(RtDevice *d, Module *kir, const char *ptx, Diag *di
   mem_free(err);
   if (r != CUDA_SUCCESS) {
     mem_free(m);
-    return NULL;
+    return KF_ERROR_DEVICE;
   }
   size_t bytes = 0;
   r = g->cu->cuModuleGetGlobal(&m->error_record, &bytes, m->mod, KF_ERROR_RECORD_SYMBOL);
@@ -324,14 +325,15 @@ static RtDevModule *gpu_load(RtDevice *d, Module *kir, const char *ptx, Diag *di
                     "of include/kfront/abi.h (PTX from another kfront version?)", bytes, sizeof(kf_error_record));
     g->cu->cuModuleUnload(m->mod);
     mem_free(m);
-    return NULL;
+    return KF_ERROR_DEVICE;
   }
   pthread_mutex_lock(&g->lock);
   m->next = g->modules;
   if (g->modules) g->modules->prev = m;
   g->modules = m;
   pthread_mutex_unlock(&g->lock);
-  return m;
+  *out = m;
+  return KF_OK;
 }
 
 static void gpu_unload(RtDevice *d, RtDevModule *m) {
@@ -433,7 +435,7 @@ RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag) 
   if (!cu) return NULL;
   Gpu *g = mem_calloc(1, sizeof *g);
   if (!g) {
-    diag_error(diag, srcloc(NULL, 0, 0), "out of memory");
+    diag_out_of_memory(diag);
     return NULL;
   }
   g->base.ops = &gpu_ops;

@@ -5,7 +5,12 @@
  * by the kernel's kir parameter types, so it goes through the same packing as the GPU.
  *
  * Kernel errors (IndexError, races, barrier divergence, unchecked out-of-bounds accesses, the step limit)
- * are reported by the launch itself: the first error first, then each other kind that also happened. */
+ * are reported by the launch itself: the first error first, then each other kind that also happened.
+ *
+ * Memory: the "device memory" and "pinned host memory" the simulator hands out stand in for the GPU's, so they
+ * come from the system allocator (mem_system_alloc), outside the context's allocator; everything else (the
+ * device, modules, streams, events, a launch's scratch, the simulator's own state) comes from mem.h and runs
+ * out as KF_ERROR_OUT_OF_MEMORY. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,21 +94,24 @@ static bool sim_memory_info(RtDevice *d, size_t *free_bytes, size_t *total_bytes
   return true;
 }
 
+static kf_status out_of_memory(Diag *diag) {
+  diag_out_of_memory(diag);
+  return KF_ERROR_OUT_OF_MEMORY;
+}
+
 /* A stream is a distinct non-NULL marker (NULL is the default stream). */
-static bool sim_stream_create(RtDevice *d, void **out, Diag *diag) {
+static kf_status sim_stream_create(RtDevice *d, void **out, Diag *diag) {
   *out = mem_alloc(1);
-  if (!*out) diag_error(diag, NOLOC, "out of memory");
-  return *out != NULL;
+  return *out ? KF_OK : out_of_memory(diag);
 }
 
 static void sim_stream_destroy(RtDevice *d, void *s) { mem_free(s); }
 static kf_status sim_stream_synchronize(RtDevice *d, void *s, Diag *diag) { return KF_OK; }
 static kf_status sim_synchronize(RtDevice *d, Diag *diag) { return KF_OK; }
 
-static bool sim_event_create(RtDevice *d, void **out, Diag *diag) {
+static kf_status sim_event_create(RtDevice *d, void **out, Diag *diag) {
   *out = mem_calloc(1, sizeof(SimEvent));
-  if (!*out) diag_error(diag, NOLOC, "out of memory");
-  return *out != NULL;
+  return *out ? KF_OK : out_of_memory(diag);
 }
 
 static void sim_event_destroy(RtDevice *d, void *e) { mem_free(e); }
@@ -121,20 +129,20 @@ static bool sim_event_elapsed_ms(RtDevice *d, void *start, void *end, float *ms,
   return true;
 }
 
-static RtDevModule *sim_load(RtDevice *d, Module *kir, const char *ptx, Diag *diag) {
+static kf_status sim_load(RtDevice *d, Module *kir, const char *ptx, RtDevModule **out, Diag *diag) {
+  *out = NULL;
   RtDevModule *m = mem_calloc(1, sizeof *m);
-  if (!m) {
-    diag_error(diag, NOLOC, "out of memory");
-    return NULL;
-  }
+  if (!m) return out_of_memory(diag);
   m->kir = kir;
-  m->sim = sim_program_new(kir, diag);
+  bool oom;
+  m->sim = sim_program_new(kir, diag, &oom);
   if (!m->sim) {
     mem_free(m);
-    return NULL;
+    return oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_UNSUPPORTED;
   }
   pthread_mutex_init(&m->lock, NULL);
-  return m;
+  *out = m;
+  return KF_OK;
 }
 
 static void sim_unload(RtDevice *d, RtDevModule *m) {
@@ -208,8 +216,7 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
   if (!args || !res) {
     if (args != stack_args) mem_free(args);
     mem_free(res);
-    diag_error(diag, NOLOC, "out of memory");
-    return KF_ERROR_OUT_OF_MEMORY;
+    return out_of_memory(diag);
   }
   unsigned slot = 0;
   for (unsigned i = 0; i < n; i++) {
@@ -237,6 +244,8 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
   } else if (!ok) {
     if (res->status == SIM_ERR_SETUP) {
       st = KF_ERROR_INVALID_INPUT;
+    } else if (res->status == SIM_ERR_NOMEM) {
+      st = KF_ERROR_OUT_OF_MEMORY;  /* reported by the simulator */
     } else {
       st = res->status == SIM_ERR_INDEX ? KF_ERROR_OUT_OF_BOUNDS : KF_ERROR_DEVICE;
       if (res->status == SIM_ERR_INDEX) {
@@ -287,7 +296,7 @@ static const RtDeviceOps sim_ops = {
 RtDevice *rt_device_sim_open(const SimOptions *opts, Diag *diag) {
   Sim *s = mem_calloc(1, sizeof *s);
   if (!s) {
-    diag_error(diag, NOLOC, "out of memory");
+    diag_out_of_memory(diag);
     return NULL;
   }
   s->base.ops = &sim_ops;

@@ -316,10 +316,7 @@ static kf_status call_begin(Call *c, RtFunction *f, bool ufunc, const char *api)
     for (unsigned s = 0; s < c->layout.nsyms; s++) c->extent[s] = -1;
   }
   c->ops = mem_calloc(c->nargs, sizeof *c->ops);
-  if (!c->ops) {
-    diag_error(c->rt->diag, NOLOC, "out of memory");
-    return KF_ERROR_OUT_OF_MEMORY;
-  }
+  if (!c->ops) return rt_out_of_memory(c->rt);
   return KF_OK;
 }
 
@@ -411,8 +408,7 @@ static kf_status add_input(Call *c, unsigned i, const kf_arg *arg) {
       o->converted = mem_alloc(n * to + 1);
       if (!gathered || !o->converted) {
         mem_free(gathered);
-        diag_error(c->rt->diag, NOLOC, "out of memory");
-        return KF_ERROR_OUT_OF_MEMORY;
+        return rt_out_of_memory(c->rt);
       }
       rt_array_gather(&o->a, gathered);
       for (size_t e = 0; e < n; e++) {
@@ -538,8 +534,7 @@ static kf_status call_run(Call *c, RtStream *stream) {
   if (!str || !views) {
     mem_free(str);
     mem_free(views);
-    diag_error(rt->diag, NOLOC, "out of memory");
-    return KF_ERROR_OUT_OF_MEMORY;
+    return rt_out_of_memory(rt);
   }
   unsigned m = 0;
   for (unsigned d = 0; d < c->lr; d++) {

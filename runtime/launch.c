@@ -8,7 +8,8 @@
  *   4. the parameters packed per include/kfront/abi.h into this call's own storage (launches from several
  *      threads never share it), the device's launch;
  *   5. with staged host arrays: synchronise, check the error record, copy back (also after an
- *      IndexError), free the staging; with device arrays only the launch stays asynchronous. */
+ *      IndexError), free the staging; with device arrays only the launch stays asynchronous.
+ * Scratch for many parameters or arguments comes from mem.h (KF_ERROR_OUT_OF_MEMORY when it cannot). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,8 +141,7 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
   bool staged = false;
   DiagKind prev = diag_set_kind(DIAG_KIND_DEVICE);  /* from here on: the device's errors and the kernel's */
   if (!storage || !ptrs || !data || !tmp) {
-    diag_error(rt->diag, NOLOC, "out of memory");
-    st = KF_ERROR_OUT_OF_MEMORY;
+    st = rt_out_of_memory(rt);
   } else {
     memset(tmp, 0, sizeof *tmp * nargs);
     st = stage_in(rt, args, nargs, data, tmp, &staged);

@@ -11,7 +11,12 @@
  *     file, source, kernel, argument signature, options, arch); a hit skips the frontend and the backend:
  *     the entry holds a manifest (entry, launch plan, parameter types) and the PTX;
  *   - each kernel gets its launch plan (plan.c) from its kir, or from the manifest.
- * Several fingerprints may share a kernel (an eager kernel's signature fits many argument types). */
+ * Several fingerprints may share a kernel (an eager kernel's signature fits many argument types).
+ *
+ * Out of memory (rt.h): the compilers run under guards (rt_compile_source, fe_function_kind here, the backend,
+ * the cache manifest's reading); everything else checks its allocations, and a function's tables change only
+ * once what they point to is complete, so a call that ran out of memory leaves the function as it was (what
+ * it had compiled stays owned by the program and is found again, or compiled again, by the next call). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,26 +43,24 @@ kf_status rt_program_create(RtRuntime *rt, const char *filename, const char *tex
                             const kf_compile_options *opts, RtProgram **out) {
   *out = NULL;
   RtProgram *p = mem_calloc(1, sizeof *p);
-  if (!p) return KF_ERROR_OUT_OF_MEMORY;
+  if (!p) return rt_out_of_memory(rt);
   p->rt = rt;
   p->filename = mem_strdup(filename ? filename : "<input>");
   p->source = mem_alloc(len + 1);
   p->pipeline = xstrdup(opts->pipeline);
-  if (!p->filename || !p->source || (opts->pipeline && !p->pipeline)) {
+  /* registered so that run-time errors (IndexError) quote the source line, even on a cache hit */
+  if (!p->filename || !p->source || (opts->pipeline && !p->pipeline) ||
+      (memcpy(p->source, text, len), p->source[len] = 0, !diag_add_source(rt->diag, p->filename, p->source, len))) {
     mem_free(p->filename);
     mem_free(p->source);
     mem_free(p->pipeline);
     mem_free(p);
-    return KF_ERROR_OUT_OF_MEMORY;
+    return rt_out_of_memory(rt);
   }
-  memcpy(p->source, text, len);
-  p->source[len] = 0;
   p->len = len;
   p->bounds_check = opts->bounds_check != 0;
   p->verify_each = opts->verify_each != 0;
   strmap_init(&p->functions);
-  /* registered so that run-time errors (IndexError) quote the source line, even on a cache hit */
-  diag_add_source(rt->diag, p->filename, p->source, p->len);
   *out = p;
   return KF_OK;
 }
@@ -69,7 +72,7 @@ kf_status rt_program_from_module(RtRuntime *rt, Module *m, RtProgram **out) {
   if (!p || !pm) {
     mem_free(p);
     mem_free(pm);
-    return KF_ERROR_OUT_OF_MEMORY;
+    return rt_out_of_memory(rt);
   }
   p->rt = rt;
   pm->ir = m;
@@ -140,18 +143,18 @@ kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out) 
     f = mem_calloc(1, sizeof *f);
     char *key = mem_strdup(name);
     if (f) f->name = mem_strdup(name);
-    if (!f || !key || !f->name) {
-      if (f) mem_free(f->name);
-      mem_free(f);
-      mem_free(key);
-      f = NULL;
-      st = KF_ERROR_OUT_OF_MEMORY;
-    } else {
+    if (f) {
       f->p = p;
       f->eager = -1;
       f->kind = -1;
       strmap_init(&f->by_signature);
-      strmap_put(&p->functions, key, f);
+    }
+    if (!f || !key || !f->name || !strmap_put(&p->functions, key, f)) {
+      if (f) mem_free(f->name);
+      mem_free(f);
+      mem_free(key);
+      f = NULL;
+      st = rt_out_of_memory(rt);
     }
   }
   pthread_mutex_unlock(&rt->lock);
@@ -162,7 +165,8 @@ kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out) 
 /* ---- compiling kir --------------------------------------------------------------------------- */
 
 /* Compiles the program's source for one kernel: with a signature (lazy) or without (eager probe; quiet:
- * its diagnostics are dropped, a failure only means "not eager"). */
+ * its diagnostics are dropped, a failure only means "not eager" — but out of memory is reported and returned
+ * as such). */
 static kf_status compile_kernel(RtProgram *p, const char *name, const char *signature, bool quiet,
                                 RtProgModule **out) {
   *out = NULL;
@@ -176,17 +180,19 @@ static kf_status compile_kernel(RtProgram *p, const char *name, const char *sign
   DiagCallback cb = d->callback;
   if (quiet) d->callback = NULL;
   kf_source main = {p->filename, p->source, p->len, 1};
-  Module *m = rt_compile_source(rt->ir, d, &main, &o);
+  Module *m;
+  kf_status st = rt_compile_source(rt->ir, d, &main, &o, &m);
   atomic_fetch_add(&rt->compiles, 1);
   if (quiet) {
     d->callback = cb;
     diag_rollback(d, &mark);
+    if (st == KF_ERROR_OUT_OF_MEMORY) diag_out_of_memory(d);
   }
-  if (!m) return KF_ERROR_INVALID_INPUT;
+  if (st != KF_OK) return st;
   RtProgModule *pm = mem_calloc(1, sizeof *pm);
   if (!pm) {
     ir_module_free(m);
-    return KF_ERROR_OUT_OF_MEMORY;
+    return rt_out_of_memory(rt);
   }
   pm->ir = m;
   pm->owned = true;
@@ -196,25 +202,31 @@ static kf_status compile_kernel(RtProgram *p, const char *name, const char *sign
   return KF_OK;
 }
 
-/* Whether f is an eager kernel (found once): compiled with no signature. */
-static void find_eager(RtFunction *f) {
-  if (f->eager >= 0) return;
+/* Whether f is an eager kernel (found once): compiled with no signature. KF_ERROR_OUT_OF_MEMORY (f->eager
+ * still unknown) when that could not be found out. */
+static kf_status find_eager(RtFunction *f) {
+  if (f->eager >= 0) return KF_OK;
   RtProgModule *pm = NULL;
+  kf_status st = compile_kernel(f->p, f->name, NULL, true, &pm);
+  if (st == KF_ERROR_OUT_OF_MEMORY) return st;
   f->eager = 0;
-  if (compile_kernel(f->p, f->name, NULL, true, &pm) == KF_OK) {
+  if (st == KF_OK) {
     Op *func;
     if (rt_kir_find_kernels(pm->ir, f->name, &func, 1) > 0) {
       f->eager = 1;
       f->eager_module = pm;
     }
   }
+  return KF_OK;
 }
 
 enum { MAX_SPECIALISATIONS = 64 };
 
-/* The first kernel of pm named `name` that the arguments fit. Reports the signatures on a miss. */
+/* The first kernel of pm named `name` that the arguments fit. Reports the signatures on a miss (NULL, with
+ * *oom set when out of memory instead). */
 static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const kf_arg *args, unsigned nargs,
-                       const char *argsig) {
+                       const char *argsig, bool *oom) {
+  *oom = false;
   Op *cands[MAX_SPECIALISATIONS];
   unsigned n = rt_kir_find_kernels(pm->ir, name, cands, MAX_SPECIALISATIONS);
   if (n > MAX_SPECIALISATIONS) n = MAX_SPECIALISATIONS;
@@ -244,6 +256,12 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
     sb_puts(&sigs, "\n  ");
     rt_signature_numba(params, np - plan.nhidden, &sigs);
   }
+  if (sb_failed(&sigs)) {
+    sb_free(&sigs);
+    *oom = true;
+    rt_out_of_memory(p->rt);
+    return NULL;
+  }
   DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
   diag_error(p->rt->diag, NOLOC, "no signature of kernel %s matches the arguments %s; its signatures are:%s", name,
              argsig, sb_cstr(&sigs));
@@ -256,23 +274,25 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
 static kf_status kir_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, const char *argsig,
                             RtProgModule **pm_out, Op **func) {
   RtProgram *p = f->p;
+  bool oom;
   if (p->borrowed) {
     *pm_out = p->borrowed;
-    *func = pick_kernel(p, p->borrowed, f->name, args, nargs, argsig);
-    return *func ? KF_OK : KF_ERROR_NOT_FOUND;
+    *func = pick_kernel(p, p->borrowed, f->name, args, nargs, argsig, &oom);
+    return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_NOT_FOUND;
   }
-  find_eager(f);
+  kf_status st = find_eager(f);
+  if (st != KF_OK) return st;
   if (f->eager) {
     *pm_out = f->eager_module;
-    *func = pick_kernel(p, f->eager_module, f->name, args, nargs, argsig);
-    return *func ? KF_OK : KF_ERROR_INVALID_INPUT;
+    *func = pick_kernel(p, f->eager_module, f->name, args, nargs, argsig, &oom);
+    return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_INVALID_INPUT;
   }
   RtProgModule *pm;
-  kf_status st = compile_kernel(p, f->name, argsig, false, &pm);
+  st = compile_kernel(p, f->name, argsig, false, &pm);
   if (st != KF_OK) return st;
   *pm_out = pm;
-  *func = pick_kernel(p, pm, f->name, args, nargs, argsig);
-  return *func ? KF_OK : KF_ERROR_INTERNAL;
+  *func = pick_kernel(p, pm, f->name, args, nargs, argsig, &oom);
+  return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_INTERNAL;
 }
 
 /* ---- GPU code: backend, cache entries --------------------------------------------------------- */
@@ -303,10 +323,13 @@ static kf_status compile_ptx(RtRuntime *rt, RtProgModule *pm, Op *func) {
   diag_set_kind(prev);
   if (st != BE_OK) {
     sb_free(&ptx);
-    return st == BE_NOT_FOUND ? KF_ERROR_NOT_FOUND : st == BE_UNSUPPORTED ? KF_ERROR_UNSUPPORTED : KF_ERROR_BACKEND;
+    return st == BE_NOT_FOUND      ? KF_ERROR_NOT_FOUND
+           : st == BE_UNSUPPORTED  ? KF_ERROR_UNSUPPORTED
+           : st == BE_OUT_OF_MEMORY ? KF_ERROR_OUT_OF_MEMORY
+                                   : KF_ERROR_BACKEND;
   }
   pm->ptx = sb_take(&ptx);
-  return KF_OK;
+  return pm->ptx ? KF_OK : rt_out_of_memory(rt);
 }
 
 /* Cache payload: a manifest, then the PTX.
@@ -385,6 +408,20 @@ static bool payload_parse(IrContext *ir, const char *s, size_t len, Manifest *m)
   return true;
 }
 
+/* The manifest read under a guard: its types are interned in the runtime's IrContext (rt.h). */
+typedef struct ManifestJob {
+  IrContext *ir;
+  const char *s;
+  size_t len;
+  Manifest *m;
+  bool ok;
+} ManifestJob;
+
+static void manifest_job(void *arg) {
+  ManifestJob *j = arg;
+  j->ok = payload_parse(j->ir, j->s, j->len, j->m);
+}
+
 static void cache_key_for(RtFunction *f, const char *argsig, RtCacheKey *key) {
   RtProgram *p = f->p;
   RtRuntime *rt = p->rt;
@@ -401,10 +438,10 @@ static void cache_key_for(RtFunction *f, const char *argsig, RtCacheKey *key) {
 
 /* ---- kernels ----------------------------------------------------------------------------------- */
 
-/* A kernel with every kir parameter (params, nparams: the plan's hidden ones last), not yet loaded. */
+/* A kernel with every kir parameter (params, nparams >= plan->nhidden: the plan's hidden ones last), not yet
+ * loaded. NULL when out of memory. */
 static RtKernel *kernel_new(RtFunction *f, const char *entry, Type *const *params, unsigned nparams,
                             const RtLaunchPlan *plan) {
-  if (nparams < plan->nhidden) return NULL;
   RtKernel *k = mem_calloc(1, sizeof *k);
   if (!k) return NULL;
   k->f = f;
@@ -436,7 +473,8 @@ static kf_status attach(RtKernel *k, RtDevModule *m, Op *func) {
   return KF_OK;
 }
 
-/* A kernel from a disk/memory cache entry: NULL when the entry is unreadable (compile afresh). */
+/* A kernel from a disk/memory cache entry: NULL when the entry is unreadable (compile afresh), or with *st
+ * the error (out of memory, the device's). */
 static RtKernel *kernel_from_cache(RtFunction *f, const RtCacheKey *key, kf_status *st) {
   RtRuntime *rt = f->p->rt;
   char *payload;
@@ -445,12 +483,16 @@ static RtKernel *kernel_from_cache(RtFunction *f, const RtCacheKey *key, kf_stat
   if (hit == RT_CACHE_MISS) return NULL;
   Manifest *m = mem_calloc(1, sizeof *m);
   RtKernel *k = NULL;
-  if (m && payload_parse(rt->ir, payload, plen, m)) k = kernel_new(f, m->entry, m->params, m->nparams, &m->plan);
+  ManifestJob j = {rt->ir, payload, plen, m, false};
+  if (!m) *st = rt_out_of_memory(rt);
+  else if (!diag_guard(rt->diag, manifest_job, &j)) *st = KF_ERROR_OUT_OF_MEMORY;
+  else if (j.ok && !(k = kernel_new(f, m->entry, m->params, m->nparams, &m->plan))) *st = rt_out_of_memory(rt);
   if (k) {
     atomic_store(&k->cache_source, hit == RT_CACHE_HIT_MEMORY ? 1 : 2);
-    RtDevModule *dm = rt->dev->ops->load(rt->dev, NULL, m->ptx, rt->diag);
+    RtDevModule *dm = NULL;
+    *st = rt->dev->ops->load(rt->dev, NULL, m->ptx, &dm, rt->diag);
     k->owns_module = dm != NULL;
-    *st = dm ? attach(k, dm, NULL) : KF_ERROR_DEVICE;
+    if (*st == KF_OK) *st = attach(k, dm, NULL);
     if (*st != KF_OK) {
       kernel_free(rt, k);
       k = NULL;
@@ -492,24 +534,27 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   if (!rt_plan_from_kir(func, &plan, rt->diag)) return KF_ERROR_INVALID_INPUT;
   unsigned np;
   Type *const *params = rt_kir_params(func, &np);
+  if (np < plan.nhidden) {
+    diag_error(rt->diag, NOLOC, "internal error: kernel %s has %u parameters and a launch plan with %u hidden ones",
+               f->name, np, plan.nhidden);
+    return KF_ERROR_INTERNAL;
+  }
   RtKernel *k = kernel_new(f, ir_func_name(func), params, np, &plan);
-  if (!k) return KF_ERROR_OUT_OF_MEMORY;
+  if (!k) return rt_out_of_memory(rt);
   if (!dev->runs_kir) {
     st = compile_ptx(rt, pm, func);
     if (st == KF_OK && use_cache) {
+      /* a cache entry that cannot be written (out of memory, a failed disk write) is not an error */
       StrBuf payload;
       sb_init(&payload);
       payload_build(&payload, k, pm->ptx);
-      rt_cache_put(&rt->cache, &key, payload.data, payload.len);  /* a failed disk write is not an error */
+      if (!sb_failed(&payload)) rt_cache_put(&rt->cache, &key, sb_cstr(&payload), payload.len);
       sb_free(&payload);
     }
   }
-  if (st == KF_OK && !pm->dev) {
-    pm->dev = dev->ops->load(dev, pm->ir, pm->ptx, rt->diag);
-    if (!pm->dev) st = dev->runs_kir ? KF_ERROR_UNSUPPORTED : KF_ERROR_DEVICE;
-  }
+  if (st == KF_OK && !pm->dev) st = dev->ops->load(dev, pm->ir, pm->ptx, &pm->dev, rt->diag);
   if (st == KF_OK) st = attach(k, pm->dev, func);
-  if (st == KF_OK && !ptrmap_try_put(&f->by_func, func, k)) st = KF_ERROR_OUT_OF_MEMORY;
+  if (st == KF_OK && !ptrmap_put(&f->by_func, func, k)) st = rt_out_of_memory(rt);
   if (st != KF_OK) {
     kernel_free(rt, k);
     return st;
@@ -531,8 +576,13 @@ static kf_status specialize_locked(RtFunction *f, const kf_arg *args, unsigned n
   StrBuf argsig;
   sb_init(&argsig);
   if (!rt_args_signature(args, nargs, &argsig, rt->diag)) {
+    bool oom = sb_failed(&argsig);
     sb_free(&argsig);
-    return KF_ERROR_INVALID_INPUT;
+    return oom ? rt_out_of_memory(rt) : KF_ERROR_INVALID_INPUT;
+  }
+  if (sb_failed(&argsig)) {
+    sb_free(&argsig);
+    return rt_out_of_memory(rt);
   }
   RtKernel *k = strmap_get(&f->by_signature, sb_cstr(&argsig));
   kf_status st = KF_OK;
@@ -547,17 +597,16 @@ static kf_status specialize_locked(RtFunction *f, const kf_arg *args, unsigned n
         f->kernels = k;
       }
       char *key = sb_take(&argsig);
-      if (!key) st = KF_ERROR_OUT_OF_MEMORY;
-      else strmap_put(&f->by_signature, key, k);
+      if (!key || !strmap_put(&f->by_signature, key, k)) {
+        mem_free(key);
+        st = rt_out_of_memory(rt);
+      }
     }
   }
   sb_free(&argsig);
   if (st != KF_OK) return st;
   e = rt_dispatch_insert(&f->dispatch, fp, k);
-  if (!e) {
-    diag_error(rt->diag, NOLOC, "out of memory");
-    return KF_ERROR_OUT_OF_MEMORY;
-  }
+  if (!e) return rt_out_of_memory(rt);
   *out = e;
   return KF_OK;
 }
@@ -598,6 +647,21 @@ static kf_function_kind kind_from_kir(Op *kernel) {
   return KF_FUNCTION_GUVECTORIZE;
 }
 
+/* The frontend's reading of the source's top level, under a guard. */
+typedef struct KindJob {
+  IrContext *ir;
+  Diag *diag;
+  kf_source main;
+  const char *name;
+  FeFunctionKind kind;
+  bool ok;
+} KindJob;
+
+static void kind_job(void *arg) {
+  KindJob *j = arg;
+  j->ok = fe_function_kind(j->ir, j->diag, &j->main, NULL, j->name, &j->kind);
+}
+
 /* Under the runtime's lock. */
 static kf_status find_kind(RtFunction *f) {
   RtProgram *p = f->p;
@@ -611,9 +675,10 @@ static kf_status find_kind(RtFunction *f) {
     f->kind = (int)kind_from_kir(k);
     return KF_OK;
   }
-  FeFunctionKind fk;
-  kf_source main = {p->filename, p->source, p->len, 1};
-  if (!fe_function_kind(p->rt->ir, diag, &main, NULL, f->name, &fk)) return KF_ERROR_INVALID_INPUT;
+  KindJob j = {p->rt->ir, diag, {p->filename, p->source, p->len, 1}, f->name, FE_FUNCTION_NONE, false};
+  if (!diag_guard(diag, kind_job, &j)) return KF_ERROR_OUT_OF_MEMORY;
+  if (!j.ok) return KF_ERROR_INVALID_INPUT;
+  FeFunctionKind fk = j.kind;
   switch (fk) {
   case FE_FUNCTION_NONE:
     diag_error(diag, NOLOC, "no function named '%s' in %s", f->name, p->filename);
@@ -650,22 +715,22 @@ kf_status rt_function_eager_kernels(RtFunction *f, Op *const **out, unsigned *n)
   if (!f->eager_kernels) {
     RtProgModule *pm = p->borrowed;
     if (!pm) {
-      find_eager(f);
-      pm = f->eager ? f->eager_module : NULL;
+      st = find_eager(f);
+      pm = st == KF_OK && f->eager ? f->eager_module : NULL;
     }
     unsigned count = pm ? rt_kir_find_kernels(pm->ir, f->name, NULL, 0) : 0;
-    if (count == 0) {
+    if (st != KF_OK) {
+      /* out of memory: reported */
+    } else if (count == 0) {
       /* compiled again, not quietly, for the reason (a lazy kernel has no eager signatures) */
       RtProgModule *unused;
-      if (!p->borrowed && compile_kernel(p, f->name, NULL, false, &unused) != KF_OK)
-        st = KF_ERROR_INVALID_INPUT;
-      else {
+      kf_status cst = p->borrowed ? KF_OK : compile_kernel(p, f->name, NULL, false, &unused);
+      if (cst == KF_OK)
         diag_error(rt->diag, NOLOC, "'%s' has no kernels compiled from its decorator's signatures", f->name);
-        st = KF_ERROR_INVALID_INPUT;
-      }
+      st = cst == KF_ERROR_OUT_OF_MEMORY ? cst : KF_ERROR_INVALID_INPUT;
     } else {
       f->eager_kernels = mem_alloc(sizeof *f->eager_kernels * count);
-      if (!f->eager_kernels) st = KF_ERROR_OUT_OF_MEMORY;
+      if (!f->eager_kernels) st = rt_out_of_memory(rt);
       else f->neager_kernels = rt_kir_find_kernels(pm->ir, f->name, f->eager_kernels, count);
     }
   }

@@ -15,7 +15,13 @@
  * Threads: a runtime may be used from several threads at once for specialisation lookups, launches,
  * memory, streams and events; compiles (misses) take the runtime's lock, so a specialisation is compiled
  * once however many threads ask for it first. Diagnostics of the context are reported under that lock
- * too. Everything else (creating/destroying programs, the runtime itself) is one thread at a time. */
+ * too. Everything else (creating/destroying programs, the runtime itself) is one thread at a time.
+ *
+ * Memory: the runtime's objects check every allocation and return KF_ERROR_OUT_OF_MEMORY after
+ * diag_out_of_memory (utils/mem.h's second regime), leaving each object as it was before the call (a
+ * specialisation that ran out of memory is compiled again by the next call); only the compilers they call
+ * (rt_compile_source, the frontend's fe_function_kind, the backend, the simulator's compiler) run under
+ * guards. */
 #ifndef KF_RUNTIME_RT_H
 #define KF_RUNTIME_RT_H
 
@@ -26,6 +32,7 @@
 #include "runtime/device.h"
 #include "runtime/runtime.h"
 #include "runtime/sim/sim.h"
+#include "utils/mem.h"
 #include "utils/ptrmap.h"
 #include "utils/strmap.h"
 
@@ -112,6 +119,7 @@ void rt_dispatch_free(RtDispatch *d);
 /* ---- runtime/runtime.c ----------------------------------------------------------------------- */
 
 typedef struct RtRuntime {
+  MemAllocator alloc;           /* the context's allocator (api/ makes it current for each call) */
   IrContext *ir;                /* the embedder's context (borrowed) */
   Diag *diag;
   RtDevice *dev;
@@ -137,7 +145,10 @@ typedef struct RtEvent {
   void *handle;
 } RtEvent;
 
+/* Made with the calling thread's allocator, which it keeps (alloc) for api/ to make current in each call. */
 kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options *opts, RtRuntime **out);
+/* Reports "out of memory" to the runtime's diagnostics; returns KF_ERROR_OUT_OF_MEMORY. */
+kf_status rt_out_of_memory(RtRuntime *rt);
 void rt_runtime_destroy(RtRuntime *rt);
 void rt_runtime_stats(RtRuntime *rt, kf_runtime_stats *out);
 kf_status rt_device_alloc(RtRuntime *rt, size_t bytes, void **out);
@@ -183,9 +194,10 @@ typedef struct RtSourceOptions {
   unsigned nfunctions;
 } RtSourceOptions;
 
-/* The frontend over the main source (and o's extra sources), the verifier, then the pipeline. NULL
- * (reported) on any error. */
-Module *rt_compile_source(IrContext *ir, Diag *diag, const kf_source *main, const RtSourceOptions *o);
+/* The frontend over the main source (and o's extra sources), the verifier, then the pipeline, under a guard.
+ * KF_OK with *out the module (caller owns), KF_ERROR_INVALID_INPUT (reported) on any error, or
+ * KF_ERROR_OUT_OF_MEMORY (reported). */
+kf_status rt_compile_source(IrContext *ir, Diag *diag, const kf_source *main, const RtSourceOptions *o, Module **out);
 
 /* ---- runtime/program.c ----------------------------------------------------------------------- */
 
