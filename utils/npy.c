@@ -258,6 +258,11 @@ void npy_write_mem(const NpyArray *a, StrBuf *out) {
             a->fortran_order ? "True" : "False");
   for (unsigned i = 0; i < a->ndim; i++) sb_printf(&h, "%lld,%s", (long long)a->shape[i], i + 1 < a->ndim ? " " : "");
   sb_puts(&h, "), }");
+  if (sb_failed(&h)) {  /* out of memory: out fails too (and the padding below would never end) */
+    sb_free(&h);
+    out->failed = true;
+    return;
+  }
   /* version 1.0 has a 2-byte header length, 2.0 a 4-byte one; the total prefix is padded to 64 bytes */
   size_t prefix = h.len + 64 <= 65535 ? 10 : 12;
   size_t total = (prefix + h.len + 1 + 63) / 64 * 64;

@@ -42,7 +42,8 @@ bool npy_read_mem(const void *buf, size_t len, NpyArray *out, char *err, size_t 
 bool npy_read_file(const char *path, NpyArray *out, char *err, size_t errlen);
 
 /* Writes a.data (a.nbytes bytes, in the order a.fortran_order says) with a version 1.0 header, or 2.0 when
- * the header does not fit in 64 KiB. The header is padded so the data starts at a multiple of 64 bytes. */
+ * the header does not fit in 64 KiB. The header is padded so the data starts at a multiple of 64 bytes. Out of
+ * memory, out is failed (sb_failed). */
 void npy_write_mem(const NpyArray *a, StrBuf *out);
 /* Writes to a temporary file in the same directory and renames it over path. */
 bool npy_write_file(const char *path, const NpyArray *a, char *err, size_t errlen);
