@@ -60,8 +60,9 @@ BeStatus be_compile_ptx(Module *m, const BackendOptions *o, StrBuf *out, Backend
 void be_dispose_context(void *ctx);
 
 /* ---- backend/lower_llvm.c ------------------------------------------------------------------- */
-/* Lowers m into a new LLVM module in ctx (caller owns both; ctx registered with the guard). nvvm_ir_version: {major, minor, debug major,
- * debug minor} written into !nvvmir.version (BE_NVVM only). NULL after reporting to diag. */
+/* Lowers m into a new LLVM module in ctx (caller owns both; ctx registered with the guard). nvvm_ir_version:
+ * {major, minor, debug major, debug minor} written into !nvvmir.version (BE_NVVM only). NULL after reporting to
+ * diag. */
 LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOptions *o, const int nvvm_ir_version[4],
                               BackendTables *tables, Diag *diag);
 /* Prints an LLVM module as text (appended to out). For BE_NVVM the text is rewritten where LLVM 14's syntax

@@ -14,7 +14,7 @@
  * Each scenario first runs with no failure to count its allocation calls T; then, for every N in 1..T, again
  * with the Nth call failing. For each N: the call during which the allocation failed returns
  * KF_ERROR_OUT_OF_MEMORY (every other call KF_OK: an OOM is never swallowed, nor turned into another error),
- * the context's first error says out of memory (kind and message) and its diagnostics hold it; then, the
+ * the context's first error says out of memory (kind and message) and its rendered diagnostics hold it; then, the
  * allocator working again, the same call on the same objects succeeds (the context, runtime and program
  * stay usable) and the scenario runs to its end with correct results; destroying never allocates; after
  * everything is destroyed the allocator holds no block and no byte. A second pass fails every call from the
@@ -706,6 +706,13 @@ static unsigned long run_scenario(const char *scenario, const Step *steps, unsig
           test_failures++;
         }
         CHECK(kf_context_error_count(w.ctx) >= 1);
+        /* rendered too (best effort when every allocation fails: the text may have had no room to grow) */
+        if (!sticky && !strstr(kf_context_diagnostics(w.ctx), "kfront: error: out of memory")) {
+          fprintf(stderr, "%s: \"out of memory\" is not in the diagnostics:\n%s", s->name,
+                  kf_context_diagnostics(w.ctx));
+          describe(scenario, s, fail_at, sticky);
+          test_failures++;
+        }
         kf_context_clear_diagnostics(w.ctx);
       }
       /* the allocator works again: the same call on the same objects succeeds */
