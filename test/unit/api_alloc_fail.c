@@ -782,8 +782,8 @@ static void run_all(const char *scenario, const Step *steps, unsigned workers) {
     printf("%-8s T = %lu allocation calls: every N in 1..%lu failing once, and failing from N on; %.2f s\n",
            scenario, total, total, now() - t0);
   else
-    printf("%-8s T = %lu allocation calls: every N in 1..%lu failing once, every %luth failing from N on; %.2f s\n",
-           scenario, total, total, stride, now() - t0);
+    printf("%-8s T = %lu allocation calls: every N in 1..%lu failing once, and failing from N on for N in 1..%lu step "
+           "%lu; %.2f s\n", scenario, total, total, total, stride, now() - t0);
 }
 
 /* kf_context_create (the default allocator) and kf_free from another thread, after the context is gone. */
