@@ -300,10 +300,36 @@ kf_status kf_event_elapsed_ms(kf_event *start, kf_event *end, float *ms) {
 
 /* ---- programs, functions, kernels, launches ---------------------------------------------------- */
 
+kf_status kf_program_create_sources(kf_runtime *rt, const kf_source *sources, unsigned nsources,
+                                    const kf_compile_options *opts, kf_program **out) {
+  API_RT(RT(rt));
+  *out = NULL;
+  if (!sources || nsources == 0 || (!sources[0].text && sources[0].len)) {
+    diag_error(RT(rt)->diag, NOLOC, "kf_program_create: no source text given");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  kf_compile_options defaults;
+  if (!opts) {
+    kf_compile_options_init(&defaults);
+    opts = &defaults;
+  }
+  kf_source main = sources[0];
+  if (!main.text) main.text = "";
+  RtProgram *p;
+  kf_status st = rt_program_create(RT(rt), &main, sources + 1, nsources - 1, opts, &p);
+  *out = (kf_program *)p;
+  return st;
+}
+
 kf_status kf_program_create(kf_runtime *rt, const char *filename, const char *text, size_t len,
                             const kf_compile_options *opts, kf_program **out) {
   API_RT(RT(rt));
   *out = NULL;
+  unsigned nextra = opts ? opts->nextra_sources : 0;
+  if (nextra && !opts->extra_sources) {
+    diag_error(RT(rt)->diag, NOLOC, "kf_program_create: %u extra sources given with no sources pointer", nextra);
+    return KF_ERROR_INVALID_INPUT;
+  }
   if (!text && len) {
     diag_error(RT(rt)->diag, NOLOC, "kf_program_create: no source text given");
     return KF_ERROR_INVALID_INPUT;
@@ -313,8 +339,9 @@ kf_status kf_program_create(kf_runtime *rt, const char *filename, const char *te
     kf_compile_options_init(&defaults);
     opts = &defaults;
   }
+  kf_source main = {filename, text ? text : "", len, 1};
   RtProgram *p;
-  kf_status st = rt_program_create(RT(rt), filename, text ? text : "", len, opts, &p);
+  kf_status st = rt_program_create(RT(rt), &main, opts->extra_sources, nextra, opts, &p);
   *out = (kf_program *)p;
   return st;
 }
@@ -346,6 +373,11 @@ kf_status kf_function_specialize(kf_function *f, const kf_arg *args, unsigned na
   kf_status st = rt_function_specialize(FN(f), args, nargs, &k, NULL);
   *out = (kf_kernel *)k;
   return st;
+}
+
+unsigned kf_function_kernels(kf_function *f, kf_kernel **out, unsigned max) {
+  API_RT(f ? FN(f)->p->rt : NULL);
+  return rt_function_kernels(FN(f), (RtKernel **)out, out ? max : 0);
 }
 
 static bool launch_shape(RtRuntime *rt, const unsigned grid[3], const unsigned block[3], size_t shared,

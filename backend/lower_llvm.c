@@ -35,6 +35,7 @@
 #include "backend/backend.h"
 #include "kfront/abi.h"
 #include "utils/mem.h"
+#include "utils/ptrmap.h"
 
 #define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
 #define NVPTX_DATALAYOUT "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
@@ -98,6 +99,7 @@ typedef struct Lower {
   LLVMModuleRef mod;
   LLVMBuilderRef b, ab;   /* main builder; alloca builder */
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64;
+  PtrMap called;                /* func.func -> itself, for every function some func.call calls */
   StrMap funcs, globals, files;
   unsigned nkernels, nfiles;
   const char **kernel_names, **file_names;
@@ -339,6 +341,12 @@ static bool abi_param_types(Lower *L, const Op *func, Type *t, bool kernel, LLVM
 
 static unsigned abi_param_count(const Type *t) { return t->kind == TY_ARRAY ? 1 + 2 * t->rank : 1; }
 
+static bool note_callee(Op *op, void *user) {
+  Lower *L = user;
+  Op *f = ir_call_target(L->m, op);
+  return !f || ptrmap_put(&L->called, f, f);  /* under the backend's guard: never false */
+}
+
 static bool declare_function(Lower *L, Op *op) {
   const char *name = ir_func_name(op);
   Type *fty = ir_func_type(op);
@@ -400,6 +408,8 @@ static bool declare_function(Lower *L, Op *op) {
       L->kernel_names = nk;
     }
     L->kernel_names[L->nkernels++] = name;
+  } else if (!ptrmap_get(&L->called, op)) {
+    /* a device function nothing in the module calls is what the module exports (compile_ptx(device=True)) */
   } else {
     LLVMSetLinkage(fi->fn, LLVMInternalLinkage);
     Attr *inl = ir_op_attr(op, "inline");
@@ -2227,7 +2237,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   L.t_f32 = LLVMFloatTypeInContext(ctx);
   L.t_f64 = LLVMDoubleTypeInContext(ctx);
 
-  bool ok = true;
+  bool ok = ir_walk_module(m, note_callee, &L);
   Block *body = ir_module_body(m);
   for (Op *op = body->first; ok && op; op = op->next) {
     if (op->kind == OP_GLOBAL) ok = declare_global(&L, op);
@@ -2272,6 +2282,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   free_builder(L.b);
   free_builder(L.ab);
   strmap_free(&L.funcs);
+  ptrmap_free(&L.called);
   strmap_free(&L.globals);
   strmap_free(&L.files);
   strmap_free(&L.difiles);

@@ -13,6 +13,9 @@
 #                           with ctypes)
 # DEST/bin/bench_dispatch   bench/dispatch.c linked against DEST/lib/libkfront.so (rpath $ORIGIN/../lib):
 #                           the same code as BUILD_DIR/bin/bench_dispatch, without a third 31 MB copy of LLVM
+# DEST/acceptance          a copy of ../shared/acceptance (the programs the Python module must run unchanged)
+# DEST/python/kfront       the Python module: its files and the extension linked against DEST/lib/libkfront.so
+#                           (rpath $ORIGIN/../../lib; the pip-installed one has LLVM inside instead)
 # Then: carry DEST and run `bench/run_gpu_bench.sh DEST` there.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,4 +50,14 @@ link_tool kfront tools/kfront.c tools/kfront_*.c tools/tool_*.c
 link_tool unit_runtime_context test/unit/runtime_context.c
 link_tool unit_runtime_host_funcs test/unit/runtime_host_funcs.c
 link_tool backend_gpu test/gpu/backend_gpu.c
-du -b "$dest"/bin/* "$dest"/lib/* | awk '{ t += $1; printf "  %8.1f MB  %s\n", $1 / 1e6, $2 } END { printf "  %8.1f MB  total (limit 67.1 MB = 64 MiB)\n", t / 1e6 }'
+# the Python module over the staged library (stable ABI: the machine's Python 3.12 loads it)
+py_include=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+rm -rf "$dest/python" && mkdir -p "$dest/python"
+cp -r python/kfront "$dest/python/kfront"
+find "$dest/python" -name __pycache__ -prune -exec rm -rf {} +
+${CC:-cc} -std=gnu11 -O2 -shared -fPIC -fvisibility=hidden -DPy_LIMITED_API=0x030A0000 -Iinclude -I"$py_include" \
+  python/ext/*.c -o "$dest/python/kfront/_kfront.abi3.so" -L"$dest/lib" -lkfront -Wl,-rpath,'$ORIGIN/../../lib'
+strip "$dest/python/kfront/_kfront.abi3.so"
+# the acceptance programs (test/gpu/run_python_gpu.sh runs them all there)
+if [ -d ../shared/acceptance ]; then rm -rf "$dest/acceptance"; cp -r ../shared/acceptance "$dest/acceptance"; fi
+du -b "$dest"/bin/* "$dest"/lib/* "$dest"/python/kfront/_kfront.abi3.so | awk '{ t += $1; printf "  %8.1f MB  %s\n", $1 / 1e6, $2 } END { printf "  %8.1f MB  total (limit 67.1 MB = 64 MiB)\n", t / 1e6 }'

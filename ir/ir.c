@@ -411,6 +411,13 @@ Block *ir_func_entry(const Op *func) { return func->regions[0].first; }
 
 Op *ir_module_lookup(Module *m, const char *sym) { return strmap_get(&m->symbols, sym); }
 
+Op *ir_call_target(Module *m, const Op *op) {
+  if (op->kind != OP_FUNC_CALL) return NULL;
+  const char *callee = ir_op_attr_str((Op *)op, "callee");
+  Op *f = callee ? ir_module_lookup(m, callee) : NULL;
+  return f && f->kind == OP_FUNC_FUNC ? f : NULL;
+}
+
 void ir_module_add_symbol(Module *m, Op *op) {
   const char *name = ir_op_attr_str(op, "sym_name");
   if (name) strmap_put(&m->symbols, name, op);

@@ -307,6 +307,9 @@ const char *ir_func_name(const Op *func);
 Type *ir_func_type(const Op *func);
 Block *ir_func_entry(const Op *func);
 Op *ir_module_lookup(Module *m, const char *sym);
+/* The func.func a func.call op calls (its `callee` symbol), or NULL when op is not a call or names nothing
+ * defined in m. The one definition of "what a call calls", for every walk over a kernel's callees. */
+Op *ir_call_target(Module *m, const Op *op);
 /* Registers a top-level op (func.func or mem.global) under its sym_name attribute. */
 void ir_module_add_symbol(Module *m, Op *op);
 void ir_module_rebuild_symbols(Module *m);

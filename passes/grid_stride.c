@@ -76,9 +76,8 @@ static bool scan_op(Op *op, void *user) {
     if (!s->in_callee && op != s->entry_term) s->ok = false;
     break;
   case OP_FUNC_CALL: {
-    const char *callee = ir_op_attr_str(op, "callee");
-    Op *f = callee ? ir_module_lookup(s->m, callee) : NULL;
-    if (!f || f->kind != OP_FUNC_FUNC || s->depth >= GS_MAX_CALL_DEPTH) {
+    Op *f = ir_call_target(s->m, op);
+    if (!f || s->depth >= GS_MAX_CALL_DEPTH) {
       s->ok = false;
       break;
     }

@@ -333,10 +333,9 @@ static bool shared_visit(Op *op, void *user) {
     for (unsigned i = 0; i < shape->arr.n; i++)
       if (shape->arr.elems[i].kind == ATTR_INT && shape->arr.elems[i].i > 0) n *= (size_t)shape->arr.elems[i].i;
     w->bytes += n;
-  } else if (op->kind == OP_FUNC_CALL) {
-    const char *callee = ir_op_attr_str(op, "callee");
-    Op *f = callee ? ir_module_lookup(w->m, callee) : NULL;
-    if (f && f->kind == OP_FUNC_FUNC && !seen_before(w, f)) ir_walk_pre(f, shared_visit, w);
+  } else {
+    Op *f = ir_call_target(w->m, op);
+    if (f && !seen_before(w, f)) ir_walk_pre(f, shared_visit, w);
   }
   return true;
 }

@@ -99,6 +99,7 @@ enum { CU_EVENT_DEFAULT = 0, CU_EVENT_DISABLE_TIMING = 2 };
   X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *ctx, CUdevice dev))                       \
   X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice dev))                                  \
   X(cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx))                                                        \
+  X(cuCtxGetCurrent, "cuCtxGetCurrent", (CUcontext *ctx))                                                       \
   X(cuCtxSynchronize, "cuCtxSynchronize", (void))                                                               \
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                                                   \
     (CUmodule *module, const void *image, unsigned nopts, int *options, void **values))                         \

@@ -39,7 +39,13 @@ typedef struct Gpu {
 #define G(d) ((Gpu *)(d))
 #define CU(call, ...) RT_CU(g->cu, diag, call, __VA_ARGS__)
 
-static bool bind(Gpu *g, Diag *diag) { return CU(cuCtxSetCurrent, g->ctx); }
+/* Makes the device's context current on the calling thread, unless it is already (a launch's common case:
+ * reading the current context is cheaper than setting it). */
+static bool bind(Gpu *g, Diag *diag) {
+  CUcontext cur = NULL;
+  if (g->cu->cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == g->ctx) return true;
+  return CU(cuCtxSetCurrent, g->ctx);
+}
 
 static bool attr(Gpu *g, int which, int *out, Diag *diag) { return CU(cuDeviceGetAttribute, out, which, g->dev); }
 
@@ -394,10 +400,10 @@ static kf_status gpu_launch(RtDevice *d, RtDevFunction *fn, const unsigned grid[
     return KF_ERROR_DEVICE;
   }
   RtDevModule *m = fn->module;
-  if (m->error_record) {
-    atomic_store(&m->last_kernel, fn->kernel);
-    atomic_store(&m->last_entry, fn->entry);
-    atomic_store(&m->dirty, true);
+  if (m->error_record) {  /* published by the release store of dirty; read after the exchange that clears it */
+    atomic_store_explicit(&m->last_kernel, fn->kernel, memory_order_relaxed);
+    atomic_store_explicit(&m->last_entry, fn->entry, memory_order_relaxed);
+    atomic_store_explicit(&m->dirty, true, memory_order_release);
   }
   return KF_OK;
 }

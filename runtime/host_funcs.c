@@ -650,7 +650,7 @@ kf_status rt_function_info(RtFunction *f, kf_function_info *out) {
   return st;
 }
 
-kf_status rt_ufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs, kf_array *out) {
+static kf_status ufunc_result_checked(RtFunction *f, const kf_arg *inputs, unsigned ninputs, kf_array *out) {
   memset(out, 0, sizeof *out);
   Call c;
   kf_status st = call_begin(&c, f, true, "kf_ufunc_result");
@@ -660,7 +660,7 @@ kf_status rt_ufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs,
   return st;
 }
 
-kf_status rt_ufunc_call(RtFunction *f, const kf_arg *inputs, unsigned ninputs, const kf_array *out, RtStream *stream) {
+static kf_status ufunc_call_checked(RtFunction *f, const kf_arg *inputs, unsigned ninputs, const kf_array *out, RtStream *stream) {
   Call c;
   kf_status st = call_begin(&c, f, true, "kf_ufunc_call");
   if (st == KF_OK) st = call_inputs(&c, inputs, ninputs, "kf_ufunc_call");
@@ -671,7 +671,7 @@ kf_status rt_ufunc_call(RtFunction *f, const kf_arg *inputs, unsigned ninputs, c
   return st;
 }
 
-kf_status rt_gufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs, kf_array *outs, unsigned nouts) {
+static kf_status gufunc_result_checked(RtFunction *f, const kf_arg *inputs, unsigned ninputs, kf_array *outs, unsigned nouts) {
   Call c;
   kf_status st = call_begin(&c, f, false, "kf_gufunc_result");
   if (st == KF_OK && nouts != c.nargs - c.nin)
@@ -684,7 +684,7 @@ kf_status rt_gufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs
   return st;
 }
 
-kf_status rt_gufunc_call(RtFunction *f, const kf_arg *args, unsigned nargs, RtStream *stream) {
+static kf_status gufunc_call_checked(RtFunction *f, const kf_arg *args, unsigned nargs, RtStream *stream) {
   Call c;
   kf_status st = call_begin(&c, f, false, "kf_gufunc_call");
   if (st == KF_OK && (nargs != c.nargs || (nargs && !args)))
@@ -751,7 +751,7 @@ static kf_status write_res(RtRuntime *rt, const kf_array *res, const void *bits,
   return rt_copy(rt, RT_COPY_HTOD, res->data, bits, size, stream);
 }
 
-kf_status rt_reduce(RtFunction *f, const kf_array *arr, int64_t size, const kf_arg *init, RtStream *stream,
+static kf_status reduce_checked(RtFunction *f, const kf_array *arr, int64_t size, const kf_arg *init, RtStream *stream,
                     kf_arg *result, const kf_array *res) {
   RtRuntime *rt = f->p->rt;
   kf_status st = check_kind(f, KF_FUNCTION_REDUCE, "kf_reduce");
@@ -794,6 +794,7 @@ kf_status rt_reduce(RtFunction *f, const kf_array *arr, int64_t size, const kf_a
   uint64_t base, tmp;
   bool staged;
   void *partials = NULL;
+  bool scratch = false;
   st = rt_stage_array(rt, &in, true, stream, &base, &tmp, &staged);
   in.data = (void *)(uintptr_t)base;
   if (staged) in.memory = KF_MEMORY_DEVICE;
@@ -809,20 +810,26 @@ kf_status rt_reduce(RtFunction *f, const kf_array *arr, int64_t size, const kf_a
     if (limit2 < limit) limit = limit2;
     unsigned block = 1;
     while (block < limit && (int64_t)block < n) block *= 2;
-    int64_t p = (n + block - 1) / block;
-    if (p > (int64_t)limit - 1) p = limit - 1;
+    /* enough blocks to keep every multiprocessor streaming (8 per SM), not more than have elements; the
+     * second pass folds the partials with one block whatever their number (grid-stride) */
+    int64_t p = (n + block - 1) / block, most = 8 * (int64_t)(rt->dev->info.multiprocessors > 0
+                                                                 ? rt->dev->info.multiprocessors : 1);
+    if (p > most) p = most;
     if (p < 1) {
       st = reduce_fail(f, "its kernel allows blocks of only %u thread", limit);
     } else {
-      /* partials: p block results, init, the result */
-      st = rt_device_alloc(rt, (size_t)(p + 2) * isz, &partials);
+      /* partials: p block results, init, the result (in the runtime's scratch memory unless another thread
+       * uses it) */
+      partials = rt_scratch_acquire(rt, (size_t)(p + 2) * isz, &st);
+      scratch = partials != NULL;
+      if (!scratch && st == KF_OK) st = rt_device_alloc(rt, (size_t)(p + 2) * isz, &partials);
       char *pd = partials;
       RtLaunchShape shape = {.grid = {(unsigned)p, 1, 1}, .block = {block, 1, 1}};
       pass1[1] = device_vector(pd, t, p);
       if (st == KF_OK) st = rt_launch(k1, &shape, stream, pass1, 2, e1);
       if (st == KF_OK) st = rt_copy(rt, RT_COPY_HTOD, pd + p * isz, &init_bits, isz, stream);
       unsigned block2 = 1;
-      while ((int64_t)block2 < p + 1) block2 *= 2;
+      while (block2 < limit && (int64_t)block2 < p + 1) block2 *= 2;
       RtLaunchShape shape2 = {.grid = {1, 1, 1}, .block = {block2, 1, 1}};
       pass2[0] = device_vector(pd, t, p + 1);
       pass2[1] = device_vector(pd + (p + 1) * isz, t, 1);
@@ -836,8 +843,47 @@ kf_status rt_reduce(RtFunction *f, const kf_array *arr, int64_t size, const kf_a
   /* the temporaries are freed after the stream's work, also after a failure */
   kf_status sync = rt_stream_sync(rt, stream);
   if (st == KF_OK) st = sync;
-  if (partials) rt_device_free(rt, partials);
+  if (scratch) rt_scratch_release(rt);
+  else if (partials) rt_device_free(rt, partials);
   rt_stage_free(rt, tmp);
   if (st == KF_OK && result) *result = rt_scalar_read(&out_bits, t);
+  return st;
+}
+
+/* The entry points: their own messages are about the caller's arguments (ARGUMENT); what they compile and
+ * launch reports with its own kinds (typing, launch configuration, device). */
+kf_status rt_ufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs, kf_array *out) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+  kf_status st = ufunc_result_checked(f, inputs, ninputs, out);
+  diag_set_kind(prev);
+  return st;
+}
+
+kf_status rt_ufunc_call(RtFunction *f, const kf_arg *inputs, unsigned ninputs, const kf_array *out, RtStream *stream) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+  kf_status st = ufunc_call_checked(f, inputs, ninputs, out, stream);
+  diag_set_kind(prev);
+  return st;
+}
+
+kf_status rt_gufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs, kf_array *outs, unsigned nouts) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+  kf_status st = gufunc_result_checked(f, inputs, ninputs, outs, nouts);
+  diag_set_kind(prev);
+  return st;
+}
+
+kf_status rt_gufunc_call(RtFunction *f, const kf_arg *args, unsigned nargs, RtStream *stream) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+  kf_status st = gufunc_call_checked(f, args, nargs, stream);
+  diag_set_kind(prev);
+  return st;
+}
+
+kf_status rt_reduce(RtFunction *f, const kf_array *arr, int64_t size, const kf_arg *init, RtStream *stream,
+                    kf_arg *result, const kf_array *res) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+  kf_status st = reduce_checked(f, arr, size, init, stream, result, res);
+  diag_set_kind(prev);
   return st;
 }

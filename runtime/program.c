@@ -39,28 +39,46 @@ struct RtProgModule {
 
 static char *xstrdup(const char *s) { return s ? mem_strdup(s) : NULL; }
 
-kf_status rt_program_create(RtRuntime *rt, const char *filename, const char *text, size_t len,
+kf_status rt_program_create(RtRuntime *rt, const kf_source *main, const kf_source *extra, unsigned nextra,
                             const kf_compile_options *opts, RtProgram **out) {
   *out = NULL;
   RtProgram *p = mem_calloc(1, sizeof *p);
   if (!p) return rt_out_of_memory(rt);
+  kf_status st = rt_inputs_copy(&p->inputs, extra, nextra, opts, rt->diag);
+  if (st != KF_OK) {
+    mem_free(p);
+    return st;
+  }
   p->rt = rt;
-  p->filename = mem_strdup(filename ? filename : "<input>");
-  p->source = mem_alloc(len + 1);
+  p->filename = mem_strdup(main->filename ? main->filename : "<input>");
+  p->source = mem_alloc(main->len + 1);
   p->pipeline = xstrdup(opts->pipeline);
-  /* registered so that run-time errors (IndexError) quote the source line, even on a cache hit */
-  if (!p->filename || !p->source || (opts->pipeline && !p->pipeline) ||
-      (memcpy(p->source, text, len), p->source[len] = 0, !diag_add_source(rt->diag, p->filename, p->source, len))) {
+  if (!p->filename || !p->source || (opts->pipeline && !p->pipeline)) {
+    rt_inputs_free(&p->inputs);
     mem_free(p->filename);
     mem_free(p->source);
     mem_free(p->pipeline);
     mem_free(p);
     return rt_out_of_memory(rt);
   }
-  p->len = len;
+  if (main->len) memcpy(p->source, main->text, main->len);
+  p->source[main->len] = 0;
+  p->len = main->len;
+  p->first_line = main->first_line ? main->first_line : 1;
   p->bounds_check = opts->bounds_check != 0;
   p->verify_each = opts->verify_each != 0;
   strmap_init(&p->functions);
+  /* registered so that run-time errors (IndexError) quote the source line, even on a cache hit */
+  bool registered = diag_add_source_at(rt->diag, p->filename, p->source, p->len, p->first_line);
+  for (unsigned i = 0; registered && i < p->inputs.nextra; i++) {
+    const kf_source *x = &p->inputs.extra[i];
+    registered = diag_add_source_at(rt->diag, x->filename ? x->filename : "<input>", x->text, x->len,
+                                    x->first_line ? x->first_line : 1);
+  }
+  if (!registered) {
+    rt_program_destroy(p);
+    return rt_out_of_memory(rt);
+  }
   *out = p;
   return KF_OK;
 }
@@ -123,6 +141,8 @@ void rt_program_destroy(RtProgram *p) {
     mem_free(pm);
   }
   if (p->source) diag_remove_source(rt->diag, p->source);
+  for (unsigned i = 0; i < p->inputs.nextra; i++) diag_remove_source(rt->diag, p->inputs.extra[i].text);
+  rt_inputs_free(&p->inputs);
   mem_free(p->filename);
   mem_free(p->source);
   mem_free(p->pipeline);
@@ -172,14 +192,17 @@ static kf_status compile_kernel(RtProgram *p, const char *name, const char *sign
   *out = NULL;
   RtRuntime *rt = p->rt;
   const char *names[1] = {name}, *sigs[1] = {signature};
+  const RtInputs *in = &p->inputs;
   RtSourceOptions o = {.kernels = names, .nkernels = 1, .signatures = signature ? sigs : NULL,
                        .nsignatures = signature ? 1 : 0, .bounds_check = p->bounds_check,
-                       .pipeline = p->pipeline ? p->pipeline : rt->pipeline, .verify_each = p->verify_each};
+                       .pipeline = p->pipeline ? p->pipeline : rt->pipeline, .verify_each = p->verify_each,
+                       .extra_sources = in->extra, .nextra_sources = in->nextra, .bindings = in->bindings,
+                       .nbindings = in->nbindings, .functions = in->functions, .nfunctions = in->nfunctions};
   Diag *d = rt->diag;
   DiagMark mark = diag_mark(d);
   DiagCallback cb = d->callback;
   if (quiet) d->callback = NULL;
-  kf_source main = {p->filename, p->source, p->len, 1};
+  kf_source main = {p->filename, p->source, p->len, p->first_line};
   Module *m;
   kf_status st = rt_compile_source(rt->ir, d, &main, &o, &m);
   atomic_fetch_add(&rt->compiles, 1);
@@ -422,18 +445,23 @@ static void manifest_job(void *arg) {
   j->ok = payload_parse(j->ir, j->s, j->len, j->m);
 }
 
-static void cache_key_for(RtFunction *f, const char *argsig, RtCacheKey *key) {
-  RtProgram *p = f->p;
+bool rt_program_cache_key(RtProgram *p, const char *function, const char *argsig, RtCacheKey *key) {
   RtRuntime *rt = p->rt;
   choose_backend(rt);
-  char options[512], arch[16];
-  snprintf(options, sizeof options, "backend=%s;bounds_check=%d;pipeline=%s",
-           rt->backend == KF_BACKEND_NVVM ? "nvvm" : "llvm", p->bounds_check,
-           p->pipeline ? p->pipeline : rt->pipeline);
+  StrBuf options;  /* the pipeline is the user's text: no fixed buffer, so no two keys alike by truncation */
+  sb_init(&options);
+  sb_printf(&options, "backend=%s;bounds_check=%d;first_line=%u;inputs=%s;pipeline=%s",
+            rt->backend == KF_BACKEND_NVVM ? "nvvm" : "llvm", p->bounds_check, p->first_line, p->inputs.digest,
+            p->pipeline ? p->pipeline : rt->pipeline);
+  char arch[16];
   snprintf(arch, sizeof arch, "sm_%u", rt->dev->arch);
-  RtCacheKeyParts parts = {.filename = p->filename, .source = p->source, .source_len = p->len, .function = f->name,
-                           .signature = argsig, .options = options, .arch = arch};
-  rt_cache_key(key, &parts);
+  RtCacheKeyParts parts = {.filename = p->filename, .source = p->source, .source_len = p->len, .function = function,
+                           .signature = argsig, .options = sb_cstr(&options), .arch = arch};
+  bool ok = !sb_failed(&options);  /* a key of a truncated text could be another program's */
+  if (ok) rt_cache_key(key, &parts);
+  else rt_out_of_memory(rt);
+  sb_free(&options);
+  return ok;
 }
 
 /* ---- kernels ----------------------------------------------------------------------------------- */
@@ -512,7 +540,7 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   RtCacheKey key;
   bool use_cache = p->source != NULL && !dev->runs_kir;
   if (use_cache) {
-    cache_key_for(f, argsig, &key);
+    if (!rt_program_cache_key(f->p, f->name, argsig, &key)) return KF_ERROR_OUT_OF_MEMORY;
     kf_status st = KF_OK;
     RtKernel *k = kernel_from_cache(f, &key, &st);
     if (st != KF_OK) return st;
@@ -653,13 +681,14 @@ typedef struct KindJob {
   Diag *diag;
   kf_source main;
   const char *name;
+  FeOptions fo;            /* the program's extra sources, bindings and function specs */
   FeFunctionKind kind;
   bool ok;
 } KindJob;
 
 static void kind_job(void *arg) {
   KindJob *j = arg;
-  j->ok = fe_function_kind(j->ir, j->diag, &j->main, NULL, j->name, &j->kind);
+  j->ok = fe_function_kind(j->ir, j->diag, &j->main, &j->fo, j->name, &j->kind);
 }
 
 /* Under the runtime's lock. */
@@ -675,7 +704,11 @@ static kf_status find_kind(RtFunction *f) {
     f->kind = (int)kind_from_kir(k);
     return KF_OK;
   }
-  KindJob j = {p->rt->ir, diag, {p->filename, p->source, p->len, 1}, f->name, FE_FUNCTION_NONE, false};
+  const RtInputs *in = &p->inputs;
+  KindJob j = {p->rt->ir, diag, {p->filename, p->source, p->len, p->first_line}, f->name,
+               {.extra_sources = in->extra, .nextra_sources = in->nextra, .bindings = in->bindings,
+                .nbindings = in->nbindings, .functions = in->functions, .nfunctions = in->nfunctions},
+               FE_FUNCTION_NONE, false};
   if (!diag_guard(diag, kind_job, &j)) return KF_ERROR_OUT_OF_MEMORY;
   if (!j.ok) return KF_ERROR_INVALID_INPUT;
   FeFunctionKind fk = j.kind;
@@ -694,6 +727,20 @@ static kf_status find_kind(RtFunction *f) {
   case FE_FUNCTION_GUVECTORIZE: f->kind = KF_FUNCTION_GUVECTORIZE; break;
   }
   return KF_OK;
+}
+
+unsigned rt_function_kernels(RtFunction *f, RtKernel **out, unsigned max) {
+  RtRuntime *rt = f->p->rt;
+  pthread_mutex_lock(&rt->lock);  /* kernels are added under it */
+  unsigned n = 0;
+  for (RtKernel *k = f->kernels; k; k = k->next) n++;
+  unsigned i = n;
+  for (RtKernel *k = f->kernels; k; k = k->next) {  /* newest first in the list */
+    i--;
+    if (i < max) out[i] = k;
+  }
+  pthread_mutex_unlock(&rt->lock);
+  return n;
 }
 
 kf_status rt_function_kind(RtFunction *f, kf_function_kind *out) {

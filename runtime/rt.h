@@ -32,6 +32,7 @@
 #include "runtime/device.h"
 #include "runtime/runtime.h"
 #include "runtime/sim/sim.h"
+#include "utils/arena.h"
 #include "utils/mem.h"
 #include "utils/ptrmap.h"
 #include "utils/strmap.h"
@@ -132,6 +133,9 @@ typedef struct RtRuntime {
   PtrMap allocations;           /* device address -> (void *)1 while allocated here */
   StrBuf describe;
   atomic_uint compiles, launches;
+  pthread_mutex_t scratch_lock; /* held by the one call using the scratch buffer */
+  void *scratch;                /* device memory kept for synchronous helpers (kf_reduce's partials) */
+  size_t scratch_bytes;
 } RtRuntime;
 
 typedef struct RtStream {
@@ -153,6 +157,12 @@ void rt_runtime_destroy(RtRuntime *rt);
 void rt_runtime_stats(RtRuntime *rt, kf_runtime_stats *out);
 kf_status rt_device_alloc(RtRuntime *rt, size_t bytes, void **out);
 kf_status rt_device_free(RtRuntime *rt, void *p);
+/* The runtime's scratch device memory, at least `bytes` of it (grown as needed), for a call that has finished
+ * using it before it returns (kf_reduce): NULL when another thread holds it or it cannot grow (the caller then
+ * allocates its own), or, with *st KF_ERROR_OUT_OF_MEMORY (reported), when host memory ran out. Give it back
+ * with rt_scratch_release. Reusing it spares a cuMemAlloc and a cuMemFree (which synchronises) per call. */
+void *rt_scratch_acquire(RtRuntime *rt, size_t bytes, kf_status *st);
+void rt_scratch_release(RtRuntime *rt);
 kf_status rt_copy(RtRuntime *rt, RtCopyKind kind, void *dst, const void *src, size_t bytes, RtStream *s);
 kf_status rt_memset(RtRuntime *rt, void *dst, int value, size_t bytes, RtStream *s);
 kf_status rt_host_alloc(RtRuntime *rt, size_t bytes, unsigned flags, void **out);
@@ -199,6 +209,26 @@ typedef struct RtSourceOptions {
  * KF_ERROR_OUT_OF_MEMORY (reported). */
 kf_status rt_compile_source(IrContext *ir, Diag *diag, const kf_source *main, const RtSourceOptions *o, Module **out);
 
+/* ---- runtime/inputs.c ------------------------------------------------------------------------ */
+
+/* What an embedder gave a program besides its main source, deep-copied (owned by the arena). */
+typedef struct RtInputs {
+  Arena arena;
+  kf_source *extra;             /* sources 1.. */
+  unsigned nextra;
+  kf_binding *bindings;
+  unsigned nbindings;
+  kf_function_spec *functions;
+  unsigned nfunctions;
+  char digest[65];              /* SHA-256 (hex) of fe_options_key's text of it all: part of the cache keys */
+} RtInputs;
+
+/* Reads (fe_options_key: KF_ERROR_INVALID_INPUT, reported, if it cannot) and copies the extra sources and o's
+ * bindings and function specs (o's other fields are not looked at). On error nothing is left to free. */
+kf_status rt_inputs_copy(RtInputs *in, const kf_source *extra, unsigned nextra, const kf_compile_options *o,
+                         Diag *diag);
+void rt_inputs_free(RtInputs *in);
+
 /* ---- runtime/program.c ----------------------------------------------------------------------- */
 
 typedef struct RtProgModule RtProgModule;
@@ -208,6 +238,8 @@ typedef struct RtProgram {
   RtRuntime *rt;
   char *filename, *source;      /* owned; NULL for a program over a module */
   size_t len;
+  unsigned first_line;          /* the file line of source's first line */
+  RtInputs inputs;              /* extra sources, bindings, function specs */
   bool bounds_check, verify_each;
   char *pipeline;               /* owned; NULL: the runtime's default pipeline */
   RtProgModule *borrowed;       /* rt_program_from_module */
@@ -244,11 +276,18 @@ struct RtKernel {
   _Atomic uint64_t resident_memo;
 };
 
-kf_status rt_program_create(RtRuntime *rt, const char *filename, const char *text, size_t len,
+/* A program over main (and extra[0..nextra), sources 1..), with opts' bindings, function specs, bounds_check,
+ * pipeline and verify_each; everything is copied. */
+kf_status rt_program_create(RtRuntime *rt, const kf_source *main, const kf_source *extra, unsigned nextra,
                             const kf_compile_options *opts, RtProgram **out);
 /* m is borrowed; source (may be NULL) is the text it was read from, registered for diagnostics by its owner. */
 kf_status rt_program_from_module(RtRuntime *rt, Module *m, RtProgram **out);
 void rt_program_destroy(RtProgram *p);
+/* The disk cache key of p's function `function` compiled for the argument signature argsig on rt's device:
+ * kfront's version, the file name and source, the function, the signature, the backend, bounds checks, the
+ * source's first line, the digest of the embedder's inputs, the pipeline and the architecture. False (reported)
+ * when out of memory. */
+bool rt_program_cache_key(RtProgram *p, const char *function, const char *argsig, RtCacheKey *key);
 /* The function `name` of the program (made on first request; borrowed, lives as long as the program).
  * Nothing is compiled here. */
 kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out);
@@ -256,6 +295,9 @@ kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out);
  * runtime's lock). *entry (may be NULL) is the dispatch entry of these argument types. */
 kf_status rt_function_specialize(RtFunction *f, const kf_arg *args, unsigned nargs, RtKernel **out,
                                  RtDispatchEntry **entry);
+/* The kernels made for f so far (specialisations of its argument types; each once), oldest first: up to max
+ * of them into out; returns how many there are. */
+unsigned rt_function_kernels(RtFunction *f, RtKernel **out, unsigned max);
 /* What f is, from its decorator (found once: a program over source reads the source's top level; one over a
  * module looks at the kernels' `generated` attribute). KF_ERROR_NOT_FOUND (reported) when the program has no
  * kernel of that name. */

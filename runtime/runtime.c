@@ -77,6 +77,7 @@ kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options 
     return oom ? KF_ERROR_OUT_OF_MEMORY : found ? KF_ERROR_DEVICE : KF_ERROR_NOT_FOUND;
   }
   pthread_mutex_init(&rt->lock, NULL);
+  pthread_mutex_init(&rt->scratch_lock, NULL);
   rt_limits_from_info(&rt->limits, &rt->dev->info);
   rt->backend = o->backend;
   rt->backend_chosen = o->backend != KF_BACKEND_AUTO;
@@ -103,6 +104,7 @@ void rt_runtime_destroy(RtRuntime *rt) {
   rt_cache_free(&rt->cache);
   sb_free(&rt->describe);
   pthread_mutex_destroy(&rt->lock);
+  pthread_mutex_destroy(&rt->scratch_lock);  /* the scratch memory went with the allocations above */
   mem_free(rt);
 }
 
@@ -119,6 +121,31 @@ void rt_runtime_stats(RtRuntime *rt, kf_runtime_stats *out) {
 }
 
 /* ---- memory ----------------------------------------------------------------------------------- */
+
+void *rt_scratch_acquire(RtRuntime *rt, size_t bytes, kf_status *st) {
+  *st = KF_OK;
+  if (pthread_mutex_trylock(&rt->scratch_lock) != 0) return NULL;
+  if (rt->scratch_bytes < bytes) {
+    if (rt->scratch) rt_device_free(rt, rt->scratch);
+    rt->scratch = NULL;
+    rt->scratch_bytes = 0;
+    size_t grown = bytes < 4096 ? 4096 : bytes;
+    DiagMark mark = diag_mark(rt->diag);
+    kf_status ast = rt_device_alloc(rt, grown, &rt->scratch);
+    if (ast != KF_OK) {
+      /* no device memory is not an error: the caller allocates its own; no host memory is (reported) */
+      if (ast == KF_ERROR_OUT_OF_MEMORY) *st = ast;
+      else diag_rollback(rt->diag, &mark);
+      rt->scratch = NULL;
+      pthread_mutex_unlock(&rt->scratch_lock);
+      return NULL;
+    }
+    rt->scratch_bytes = grown;
+  }
+  return rt->scratch;
+}
+
+void rt_scratch_release(RtRuntime *rt) { pthread_mutex_unlock(&rt->scratch_lock); }
 
 #define DEV(rt) ((rt)->dev)
 #define OPS(rt) ((rt)->dev->ops)

@@ -2,7 +2,8 @@
 # setup.sh — installs what kfront's build and tests need on a fresh Debian 12 machine.
 # Idempotent: installs only what is missing. Needs root (or sudo) for apt-get.
 #   build: cmake (>= 3.20), ninja, a C compiler, LLVM 14 (C API, static libraries)
-#   tests: FileCheck and lit from LLVM 14, python3 (+ numpy for the end-to-end checks), pkg-config (install/client)
+#   tests: FileCheck and lit from LLVM 14, python3 with its headers (+ numpy, pytest, scikit-build-core: the
+#          Python module), pkg-config (install/client)
 #   CUDA: the toolkit (libNVVM, libdevice, ptxas) is expected in $CUDA_HOME or /usr/local/cuda;
 #         it is not installed here (the machine image provides it); tests that need it say so.
 set -euo pipefail
@@ -27,7 +28,8 @@ if [ ${#need[@]} -gt 0 ]; then
   $sudo apt-get install -y -qq "${need[@]}"
 fi
 
-if ! python3 -c 'import numpy' 2>/dev/null; then
-  python3 -m pip install -q numpy
+# the Python module: numpy and pytest for its tests, scikit-build-core for `pip install .` (pyproject.toml)
+if ! python3 -c 'import numpy, pytest, scikit_build_core' 2>/dev/null; then
+  python3 -m pip install -q numpy pytest 'scikit-build-core>=0.8'
 fi
 echo "setup: ok"

@@ -39,8 +39,11 @@ struct MemGuard {
   MemAllocator alloc; /* the thread's allocator at entry */
 };
 
-static _Thread_local MemAllocator tl_alloc;
-static _Thread_local MemGuard *tl_guard;
+/* initial-exec, as diag.c's error kind: read and written by every api/ call and every allocation (no
+ * __tls_get_addr call in libkfront.so); 24 bytes of the static TLS surplus glibc keeps for libraries loaded with
+ * dlopen (the Python module). */
+static _Thread_local MemAllocator tl_alloc __attribute__((tls_model("initial-exec")));
+static _Thread_local MemGuard *tl_guard __attribute__((tls_model("initial-exec")));
 
 MemAllocator mem_allocator(void) { return tl_alloc; }
 

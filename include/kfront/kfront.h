@@ -496,10 +496,17 @@ typedef struct kf_kernel kf_kernel;
 
 /* A program over Python source: text and filename are copied; opts may be NULL (kf_compile_options_init's
  * defaults); its kernels/signatures fields are ignored (the function name and the arguments pick the
- * kernel); bounds_check, pipeline and verify_each are kept. Nothing is compiled here. Caller owns *out:
- * kf_program_destroy (before the runtime). */
+ * kernel); bounds_check, pipeline, verify_each and what an embedder supplies (extra sources, bindings,
+ * function specs: read and deep-copied here, bound arrays' elements included) are kept for every compile of
+ * the program, and are part of its cache keys. Bad embedder input is KF_ERROR_INVALID_INPUT here. Nothing is
+ * compiled here. Caller owns *out: kf_program_destroy (before the runtime). */
 KF_API kf_status kf_program_create(kf_runtime *rt, const char *filename, const char *text, size_t len,
                                    const kf_compile_options *opts, kf_program **out);
+/* The same over nsources >= 1 sources, as kf_compile_sources takes them: sources[0] is the main source (a
+ * fragment starting at its first_line; its functions are the program's), sources[1..] the extra ones
+ * (opts->extra_sources is then ignored). */
+KF_API kf_status kf_program_create_sources(kf_runtime *rt, const kf_source *sources, unsigned nsources,
+                                           const kf_compile_options *opts, kf_program **out);
 /* A program over an already compiled kir module (kf_compile_source or kf_module_parse): its kernels are
  * used as they are (no new specialisations). m is borrowed and must outlive the program, unchanged. */
 KF_API kf_status kf_program_from_module(kf_runtime *rt, kf_module *m, kf_program **out);
@@ -514,6 +521,10 @@ KF_API kf_status kf_program_get_function(kf_program *p, const char *name, kf_fun
  * exactly, and C/F layouts need such strides). Compiled code is cached. *out is borrowed: valid until the
  * program is destroyed. */
 KF_API kf_status kf_function_specialize(kf_function *f, const kf_arg *args, unsigned nargs, kf_kernel **out);
+/* The kernels f has so far (one per specialisation compiled or loaded, oldest first), as Numba's
+ * dispatcher.overloads: up to max of them into out (borrowed, valid until the program is destroyed); returns how
+ * many there are (out may be NULL to count). */
+KF_API unsigned kf_function_kernels(kf_function *f, kf_kernel **out, unsigned max);
 /* Specialises and launches (kf_launch's semantics) in one call: the prepared path for hot loops. The
  * argument checks run on the first launch of each argument-type fingerprint only. */
 KF_API kf_status kf_function_launch(kf_function *f, const unsigned grid[3], const unsigned block[3],

@@ -135,6 +135,11 @@ static void test_dispatch(void) {
   CHECK(kf_function_specialize(f, args, 4, &k3) == KF_OK && k3 && k3 != k1);
   CHECK(strcmp(kf_kernel_signature(k1), "void(float64[::1], float64, float64[::1], float64[::1])") == 0);
   CHECK(strcmp(kf_kernel_signature(k3), "void(float64[::1], int64, float64[::1], float64[::1])") == 0);
+  /* the function's kernels so far, oldest first (Numba's overloads) */
+  kf_kernel *all[4] = {NULL};
+  CHECK(kf_function_kernels(f, NULL, 0) == 2);
+  CHECK(kf_function_kernels(f, all, 4) == 2 && all[0] == k1 && all[1] == k3 && !all[2]);
+  CHECK(kf_function_kernels(f, all, 1) == 2 && all[0] == k1);
 
   /* parameter queries */
   CHECK(kf_kernel_param_count(k3) == 4);

@@ -617,7 +617,8 @@ static void test_errors(void) {
   CHECK(kf_gufunc_call(fn("shifted"), sh, 2, NULL) == KF_ERROR_OUT_OF_BOUNDS);
   CHECK_CONTAINS(kf_context_diagnostics(ctx), "IndexError: index 3 is out of bounds for axis ");
   expect_error(KF_ERROR_OUT_OF_BOUNDS, KF_ERROR_OUT_OF_BOUNDS, "with size 3 (kernel shifted, host_funcs.py:68:9)");
-  CHECK(so[1] == 1 && so[2] == 2);
+  /* the outputs are unspecified after an IndexError (kfront.h): on the simulator the elements written before it
+   * are there, on the GPU a staged output not copied in first is not copied back */
   CHECK(ok(kf_gufunc_call(cumsum, (kf_arg[]){sh[0], sh[1]}, 2, NULL)) && so[2] == 6);
   if (kf_context_error_count(ctx)) fputs(kf_context_diagnostics(ctx), stderr);
 }

@@ -1,0 +1,406 @@
+/* convert.c — Python objects to what the C API takes.
+ *
+ * Kernel arguments (kf_arg), in the order Numba's typeof looks at them: kfront's DeviceArray; Python bool,
+ * int (int64, or uint64 above its range) and float (float64); an object with __cuda_array_interface__ (CuPy,
+ * PyTorch, Numba's device arrays: device memory used in place); an object with __array_interface__ (NumPy
+ * arrays: host memory, copied in and back by the launch; 0-d arrays and NumPy scalars: scalars of their
+ * dtype). Which protocol a type speaks is remembered per type, so a launch with device arrays costs no
+ * failed attribute lookups.
+ *
+ * Bound values (kf_value) from the tagged tuples kfront.cuda builds (see ext.h). */
+#include <string.h>
+
+#include "ext.h"
+
+/* ---- dtypes ------------------------------------------------------------------------------------------- */
+
+static const char *const typestrs[KF_DTYPE_COUNT] = {
+    [KF_BOOL] = "|b1",   [KF_INT8] = "|i1",   [KF_INT16] = "<i2",  [KF_INT32] = "<i4",
+    [KF_INT64] = "<i8",  [KF_UINT8] = "|u1",  [KF_UINT16] = "<u2", [KF_UINT32] = "<u4",
+    [KF_UINT64] = "<u8", [KF_FLOAT16] = "<f2", [KF_FLOAT32] = "<f4", [KF_FLOAT64] = "<f8"};
+
+const char *ext_typestr(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT ? typestrs[t] : "|V0"; }
+
+int ext_dtype_from_typestr(const char *ts, kf_dtype *out) {
+  size_t n = strlen(ts);
+  if (n >= 3) {
+    char order = ts[0];
+    int native = order == '<' || order == '|' || order == '=';
+    int size1 = ts[2] == '1' && ts[3] == 0;
+    if (native || (order == '>' && size1)) {
+      for (int t = 0; t < KF_DTYPE_COUNT; t++)
+        if (strcmp(ts + 1, typestrs[t] + 1) == 0) {
+          *out = (kf_dtype)t;
+          return 0;
+        }
+    }
+    if (ts[1] == 'c') {
+      PyErr_Format(PyExc_TypeError, "kfront does not support complex arrays yet (dtype '%s')", ts);
+      return -1;
+    }
+    if (order == '>' && !size1) {
+      PyErr_Format(PyExc_TypeError, "kfront does not support big-endian arrays (dtype '%s')", ts);
+      return -1;
+    }
+  }
+  PyErr_Format(PyExc_TypeError, "kfront does not support arrays of dtype '%s'", ts);
+  return -1;
+}
+
+/* ---- array interfaces ------------------------------------------------------------------------------- */
+
+static int tuple_int64s(PyObject *t, int64_t *out, unsigned max, unsigned *n, const char *what) {
+  if (!PyTuple_Check(t)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a tuple", what);
+    return -1;
+  }
+  Py_ssize_t len = PyTuple_Size(t);
+  if (len > (Py_ssize_t)max) {
+    PyErr_Format(PyExc_ValueError, "kfront supports arrays of at most %u dimensions, not %zd", max, len);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < len; i++) {
+    long long v = PyLong_AsLongLong(PyTuple_GetItem(t, i));
+    if (v == -1 && PyErr_Occurred()) return -1;
+    out[i] = v;
+  }
+  *n = (unsigned)len;
+  return 0;
+}
+
+/* Interned names, made once (PyDict_GetItemString and PyObject_GetAttrString would make each every call). */
+static PyObject *k_shape, *k_typestr, *k_data, *k_strides, *k_mask, *k_stream, *a_cuda, *a_host;
+
+static int intern_names(void) {
+  if (k_shape) return 0;
+  k_shape = PyUnicode_InternFromString("shape");
+  k_typestr = PyUnicode_InternFromString("typestr");
+  k_data = PyUnicode_InternFromString("data");
+  k_strides = PyUnicode_InternFromString("strides");
+  k_mask = PyUnicode_InternFromString("mask");
+  k_stream = PyUnicode_InternFromString("stream");
+  a_cuda = PyUnicode_InternFromString("__cuda_array_interface__");
+  a_host = PyUnicode_InternFromString("__array_interface__");
+  return k_shape && k_typestr && k_data && k_strides && k_mask && k_stream && a_cuda && a_host ? 0 : -1;
+}
+
+/* Reads an array interface dict (NumPy's __array_interface__ or CUDA's __cuda_array_interface__) into *a.
+ * A 0-d array gives ndim 0. */
+static int read_interface(PyObject *d, kf_array *a, kf_memory memory, const char *what, uintptr_t *producer) {
+  if (!PyDict_Check(d)) {
+    PyErr_Format(PyExc_TypeError, "%s: the array interface is not a dict", what);
+    return -1;
+  }
+  memset(a, 0, sizeof *a);
+  a->memory = memory;
+  PyObject *shape = PyDict_GetItem(d, k_shape), *typestr = PyDict_GetItem(d, k_typestr);
+  PyObject *data = PyDict_GetItem(d, k_data), *strides = PyDict_GetItem(d, k_strides);
+  PyObject *mask = PyDict_GetItem(d, k_mask);
+  if (!shape || !typestr || !data || !PyUnicode_Check(typestr)) {
+    PyErr_Format(PyExc_TypeError, "%s: the array interface lacks shape, typestr or data", what);
+    return -1;
+  }
+  if (mask && mask != Py_None) {
+    PyErr_Format(PyExc_TypeError, "%s: masked arrays are not supported", what);
+    return -1;
+  }
+  const char *ts = PyUnicode_AsUTF8AndSize(typestr, NULL);
+  if (!ts || ext_dtype_from_typestr(ts, &a->dtype) < 0) return -1;
+  if (tuple_int64s(shape, a->shape, KF_MAX_RANK, &a->ndim, "shape") < 0) return -1;
+  if (!PyTuple_Check(data) || PyTuple_Size(data) != 2) {
+    PyErr_Format(PyExc_TypeError, "%s: the array interface's data must be a (pointer, read-only) tuple", what);
+    return -1;
+  }
+  unsigned long long ptr = PyLong_AsUnsignedLongLong(PyTuple_GetItem(data, 0));
+  if (ptr == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+  int ro = PyObject_IsTrue(PyTuple_GetItem(data, 1));
+  if (ro < 0) return -1;
+  a->data = (void *)(uintptr_t)ptr;
+  a->readonly = ro;
+  /* CUDA array interface v3: a stream the producer's work on the data is ordered on. None needs nothing; 1 and
+   * 2 (the legacy and per-thread default streams) are ordered with kfront's launches by CUDA itself; another
+   * handle the consumer must wait for */
+  PyObject *stream = memory == KF_MEMORY_DEVICE ? PyDict_GetItem(d, k_stream) : NULL;
+  if (producer && stream && stream != Py_None) {
+    unsigned long long h = PyLong_AsUnsignedLongLong(stream);
+    if (h == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    if (h == 0) {
+      PyErr_Format(PyExc_ValueError, "%s: the CUDA array interface's stream is 0, which it disallows", what);
+      return -1;
+    }
+    if (h > 2) *producer = (uintptr_t)h;
+  }
+  size_t esize = kf_dtype_size(a->dtype);
+  if (strides && strides != Py_None) {
+    unsigned ns;
+    if (tuple_int64s(strides, a->strides, KF_MAX_RANK, &ns, "strides") < 0) return -1;
+    if (ns != a->ndim) {
+      PyErr_Format(PyExc_ValueError, "%s: %u strides for %u dimensions", what, ns, a->ndim);
+      return -1;
+    }
+  } else {
+    int64_t s = (int64_t)esize;
+    for (unsigned k = a->ndim; k-- > 0;) {
+      a->strides[k] = s;
+      s *= a->shape[k];
+    }
+  }
+  return 0;
+}
+
+/* Which protocol a type speaks, remembered for a few types (each held by a reference, so that no other type
+ * takes its address). */
+enum { PROTO_NONE, PROTO_CUDA, PROTO_HOST };
+enum { PROTO_CACHE = 8 };
+static struct {
+  PyTypeObject *type;
+  int proto;
+} proto_cache[PROTO_CACHE];
+static unsigned proto_next;
+
+static int protocol_of(PyObject *o) {
+  PyTypeObject *t = Py_TYPE(o);
+  for (unsigned i = 0; i < PROTO_CACHE; i++)
+    if (proto_cache[i].type == t) return proto_cache[i].proto;
+  int proto = PyObject_HasAttrString(o, "__cuda_array_interface__")
+                  ? PROTO_CUDA
+                  : PyObject_HasAttrString(o, "__array_interface__") ? PROTO_HOST : PROTO_NONE;
+  unsigned slot = proto_next++ % PROTO_CACHE;
+  PyTypeObject *old = proto_cache[slot].type;
+  proto_cache[slot].type = (PyTypeObject *)Py_NewRef((PyObject *)t);
+  proto_cache[slot].proto = proto;
+  Py_XDECREF((PyObject *)old);
+  return proto;
+}
+
+static int array_of_protocol(PyObject *o, int proto, kf_array *a, const char *what, uintptr_t *producer) {
+  if (intern_names() < 0) return -1;
+  PyObject *d = PyObject_GetAttr(o, proto == PROTO_CUDA ? a_cuda : a_host);
+  if (!d) return -1;
+  int r = read_interface(d, a, proto == PROTO_CUDA ? KF_MEMORY_DEVICE : KF_MEMORY_HOST, what, producer);
+  Py_DECREF(d);
+  return r;
+}
+
+int ext_array_from_object(PyObject *o, kf_array *out, const char *what, uintptr_t *producer) {
+  if (PyObject_TypeCheck(o, DeviceArray_Type)) {
+    *out = ((DeviceArrayObject *)o)->a;
+    return 0;
+  }
+  int proto = protocol_of(o);
+  if (proto == PROTO_NONE) {
+    PyErr_Format(PyExc_TypeError, "%s: expected an array (NumPy, a device array, or an object with "
+                 "__cuda_array_interface__), not %R", what, (PyObject *)Py_TYPE(o));
+    return -1;
+  }
+  if (array_of_protocol(o, proto, out, what, producer) < 0) return -1;
+  if (out->ndim == 0) {
+    PyErr_Format(PyExc_TypeError, "%s: expected an array, not a 0-d array or scalar", what);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- kernel arguments -------------------------------------------------------------------------------- */
+
+static int scalar_from_memory(const kf_array *a, kf_arg *out) {
+  const void *p = a->data;
+  *out = (kf_arg){.kind = KF_ARG_SCALAR, .dtype = a->dtype};
+  switch (a->dtype) {
+  case KF_BOOL: out->value.i = *(const uint8_t *)p != 0; break;
+  case KF_INT8: out->value.i = *(const int8_t *)p; break;
+  case KF_INT16: out->value.i = *(const int16_t *)p; break;
+  case KF_INT32: out->value.i = *(const int32_t *)p; break;
+  case KF_INT64: out->value.i = *(const int64_t *)p; break;
+  case KF_UINT8: out->value.u = *(const uint8_t *)p; break;
+  case KF_UINT16: out->value.u = *(const uint16_t *)p; break;
+  case KF_UINT32: out->value.u = *(const uint32_t *)p; break;
+  case KF_UINT64: out->value.u = *(const uint64_t *)p; break;
+  case KF_FLOAT16: {
+    uint16_t h = *(const uint16_t *)p;  /* binary16 -> double, exactly */
+    unsigned e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 0 ? m * (1.0 / (1 << 24)) : e == 31 ? (m ? __builtin_nan("") : __builtin_inf())
+                                                        : (1024 + m) * __builtin_ldexp(1.0, (int)e - 25);
+    out->value.f = h & 0x8000 ? -v : v;
+    break;
+  }
+  case KF_FLOAT32: out->value.f = *(const float *)p; break;
+  case KF_FLOAT64: out->value.f = *(const double *)p; break;
+  }
+  return 0;
+}
+
+int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t index, uintptr_t *producer) {
+  if (PyObject_TypeCheck(o, DeviceArray_Type)) {
+    out->kind = KF_ARG_ARRAY;
+    out->array = ((DeviceArrayObject *)o)->a;
+    out->dtype = out->array.dtype;
+    return 0;
+  }
+  if (PyBool_Check(o)) {
+    *out = kf_arg_int(KF_BOOL, o == Py_True);
+    return 0;
+  }
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+      if (v == -1 && PyErr_Occurred()) return -1;
+      *out = kf_arg_int(KF_INT64, v);
+      return 0;
+    }
+    unsigned long long u = PyLong_AsUnsignedLongLong(o);
+    if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_OverflowError, "%s argument %zd: the integer %R does not fit in int64 or uint64", what,
+                   index, o);
+      return -1;
+    }
+    *out = kf_arg_uint(KF_UINT64, u);
+    return 0;
+  }
+  if (PyFloat_Check(o)) {
+    *out = kf_arg_float(KF_FLOAT64, PyFloat_AsDouble(o));
+    return 0;
+  }
+  if (PyComplex_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s argument %zd: kfront does not support complex arguments yet", what, index);
+    return -1;
+  }
+  int proto = protocol_of(o);
+  if (proto == PROTO_NONE) {
+    PyErr_Format(PyExc_TypeError, "%s argument %zd: kfront cannot pass an object of type %R to a kernel (arrays, "
+                 "device arrays, numbers and NumPy scalars are accepted)", what, index, (PyObject *)Py_TYPE(o));
+    return -1;
+  }
+  kf_array a;
+  if (array_of_protocol(o, proto, &a, what, producer) < 0) return -1;
+  if (a.ndim == 0) {
+    if (proto == PROTO_CUDA) {
+      PyErr_Format(PyExc_TypeError, "%s argument %zd: a 0-d device array cannot be passed as a scalar", what, index);
+      return -1;
+    }
+    return scalar_from_memory(&a, out);
+  }
+  out->kind = KF_ARG_ARRAY;
+  out->dtype = a.dtype;
+  out->array = a;
+  return 0;
+}
+
+PyObject *ext_scalar_to_object(const kf_arg *a) {
+  switch (a->dtype) {
+  case KF_BOOL: return PyBool_FromLong(a->value.i != 0);
+  case KF_INT8: case KF_INT16: case KF_INT32: case KF_INT64: return PyLong_FromLongLong(a->value.i);
+  case KF_UINT8: case KF_UINT16: case KF_UINT32: case KF_UINT64: return PyLong_FromUnsignedLongLong(a->value.u);
+  default: return PyFloat_FromDouble(a->value.f);
+  }
+}
+
+/* ---- bound values ------------------------------------------------------------------------------------ */
+
+void *ext_pool_alloc(ExtPool *p, size_t bytes) {
+  if (p->n == p->cap) {
+    size_t cap = p->cap ? 2 * p->cap : 16;
+    void **b = PyMem_Realloc(p->blocks, cap * sizeof *b);
+    if (!b) return PyErr_NoMemory();
+    p->blocks = b;
+    p->cap = cap;
+  }
+  void *m = PyMem_Calloc(1, bytes ? bytes : 1);
+  if (!m) return PyErr_NoMemory();
+  p->blocks[p->n++] = m;
+  return m;
+}
+
+void ext_pool_free(ExtPool *p) {
+  for (size_t i = 0; i < p->n; i++) PyMem_Free(p->blocks[i]);
+  PyMem_Free(p->blocks);
+  memset(p, 0, sizeof *p);
+}
+
+static const char *str_of(PyObject *o, const char *what) {
+  if (!PyUnicode_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a str, not %R", what, (PyObject *)Py_TYPE(o));
+    return NULL;
+  }
+  return PyUnicode_AsUTF8AndSize(o, NULL);
+}
+
+int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned depth) {
+  memset(out, 0, sizeof *out);
+  if (depth > 32) {
+    PyErr_SetString(PyExc_ValueError, "bound values nested more than 32 deep");
+    return -1;
+  }
+  if (!PyTuple_Check(o) || PyTuple_Size(o) < 2 || !PyUnicode_Check(PyTuple_GetItem(o, 0))) {
+    PyErr_Format(PyExc_TypeError, "a bound value must be a tagged tuple ('scalar', v), ..., not %R", o);
+    return -1;
+  }
+  const char *tag = PyUnicode_AsUTF8AndSize(PyTuple_GetItem(o, 0), NULL);
+  PyObject *v = PyTuple_GetItem(o, 1);
+  if (!tag) return -1;
+  if (strcmp(tag, "scalar") == 0) {
+    kf_arg a;
+    if (ext_arg_from_object(v, &a, "bound value", 0, NULL) < 0) return -1;
+    if (a.kind != KF_ARG_SCALAR) {
+      PyErr_Format(PyExc_TypeError, "('scalar', v): %R is not a scalar", v);
+      return -1;
+    }
+    out->kind = a.dtype == KF_BOOL ? KF_VALUE_BOOL
+                : a.dtype >= KF_FLOAT16 ? KF_VALUE_FLOAT : KF_VALUE_INT;
+    out->dtype = a.dtype;
+    memcpy(&out->scalar, &a.value, sizeof out->scalar);
+    return 0;
+  }
+  if (strcmp(tag, "tuple") == 0 || strcmp(tag, "namespace") == 0) {
+    int ns = tag[0] == 'n';
+    PyObject *items = ns ? (PyDict_Check(v) ? PyDict_Items(v) : NULL) : PySequence_Tuple(v);
+    if (!items) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "('namespace', d): d must be a dict");
+      return -1;
+    }
+    Py_ssize_t n = ns ? PyList_Size(items) : PyTuple_Size(items);
+    kf_value *vals = ext_pool_alloc(pool, sizeof *vals * (size_t)n);
+    const char **names = ns ? ext_pool_alloc(pool, sizeof *names * (size_t)n) : NULL;
+    int r = vals && (!ns || names) ? 0 : -1;
+    for (Py_ssize_t i = 0; r == 0 && i < n; i++) {
+      PyObject *item = ns ? PyList_GetItem(items, i) : PyTuple_GetItem(items, i);
+      if (ns) {
+        if (!(names[i] = str_of(PyTuple_GetItem(item, 0), "a namespace member's name"))) r = -1;
+        else r = ext_value_from_object(PyTuple_GetItem(item, 1), &vals[i], pool, depth + 1);
+      } else {
+        r = ext_value_from_object(item, &vals[i], pool, depth + 1);
+      }
+    }
+    Py_DECREF(items);
+    if (r < 0) return -1;
+    out->kind = ns ? KF_VALUE_NAMESPACE : KF_VALUE_TUPLE;
+    out->items = vals;
+    out->names = names;
+    out->nitems = (unsigned)n;
+    return 0;
+  }
+  if (strcmp(tag, "array") == 0) {
+    out->kind = KF_VALUE_ARRAY;
+    if (ext_array_from_object(v, &out->array, "a bound array", NULL) < 0) return -1;
+    if (out->array.memory != KF_MEMORY_HOST) {
+      PyErr_SetString(PyExc_TypeError, "a global array must be a host (NumPy) array: it becomes a constant array");
+      return -1;
+    }
+    return 0;
+  }
+  if (strcmp(tag, "module") == 0 || strcmp(tag, "path") == 0) {
+    out->kind = tag[0] == 'm' ? KF_VALUE_MODULE : KF_VALUE_PATH;
+    return (out->path = str_of(v, "a module or path")) ? 0 : -1;
+  }
+  if (strcmp(tag, "function") == 0 && PyTuple_Size(o) == 3) {
+    out->kind = KF_VALUE_FUNCTION;
+    long src = PyLong_AsLong(v);
+    if (src < 0) return PyErr_Occurred() ? -1 : (PyErr_SetString(PyExc_ValueError, "a negative source index"), -1);
+    out->source = (unsigned)src;
+    return (out->function = str_of(PyTuple_GetItem(o, 2), "a function's name")) ? 0 : -1;
+  }
+  PyErr_Format(PyExc_TypeError, "unknown bound value %R", o);
+  return -1;
+}

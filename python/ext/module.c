@@ -1,0 +1,604 @@
+/* module.c — the `kfront._kfront` module: the mapping of kfront's error kinds to Python exception classes,
+ * the Runtime type (one kf_context and kf_runtime: the GPU or the simulator), device and pinned memory
+ * (Buffer), streams and events. kfront.cuda builds numba.cuda's API on these. */
+#include <string.h>
+
+#include "ext.h"
+
+PyTypeObject *Runtime_Type, *Stream_Type, *Event_Type, *Buffer_Type;
+
+/* ---- errors ------------------------------------------------------------------------------------------ */
+
+/* kf_error_kind -> exception class, registered by kfront.errors (set_exceptions); RuntimeError until then. */
+static PyObject *exception_classes[KF_ERRKIND_OUT_OF_MEMORY + 1];
+
+static PyObject *set_exceptions(PyObject *self, PyObject *mapping) {
+  (void)self;
+  if (!PyDict_Check(mapping)) {
+    PyErr_SetString(PyExc_TypeError, "set_exceptions: a dict {kind: exception class} is needed");
+    return NULL;
+  }
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(mapping, &pos, &key, &value)) {
+    long k = PyLong_AsLong(key);
+    if (k < 0 || k > KF_ERRKIND_OUT_OF_MEMORY || !PyType_Check(value)) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "set_exceptions: kinds are 0..11, values classes");
+      return NULL;
+    }
+    PyObject *old = exception_classes[k];
+    exception_classes[k] = Py_NewRef(value);
+    Py_XDECREF(old);
+  }
+  Py_RETURN_NONE;
+}
+
+static int set_attr_str(PyObject *o, const char *name, const char *v) {
+  PyObject *s = v ? PyUnicode_DecodeUTF8(v, (Py_ssize_t)strlen(v), "replace") : Py_NewRef(Py_None);
+  int r = s ? PyObject_SetAttrString(o, name, s) : -1;
+  Py_XDECREF(s);
+  return r;
+}
+
+static int set_attr_long(PyObject *o, const char *name, long long v) {
+  PyObject *n = PyLong_FromLongLong(v);
+  int r = n ? PyObject_SetAttrString(o, name, n) : -1;
+  Py_XDECREF(n);
+  return r;
+}
+
+PyObject *ext_raise(kf_context *ctx, kf_status st) {
+  kf_error_info e;
+  memset(&e, 0, sizeof e);
+  if (kf_context_first_error(ctx, &e) != KF_OK) e.kind = KF_ERRKIND_NONE;
+  kf_error_kind kind = e.kind;
+  if (kind == KF_ERRKIND_NONE) {
+    switch (st) {  /* a status without a diagnostic: its kind from the status */
+    case KF_ERROR_OUT_OF_BOUNDS: kind = KF_ERRKIND_OUT_OF_BOUNDS; break;
+    case KF_ERROR_DEVICE: kind = KF_ERRKIND_DEVICE; break;
+    case KF_ERROR_BACKEND: kind = KF_ERRKIND_BACKEND; break;
+    case KF_ERROR_NOT_FOUND: kind = KF_ERRKIND_NOT_FOUND; break;
+    case KF_ERROR_OUT_OF_MEMORY: kind = KF_ERRKIND_OUT_OF_MEMORY; break;
+    case KF_ERROR_UNSUPPORTED: kind = KF_ERRKIND_UNSUPPORTED; break;
+    case KF_ERROR_INVALID_INPUT: kind = KF_ERRKIND_ARGUMENT; break;
+    default: kind = KF_ERRKIND_INTERNAL; break;
+    }
+  }
+  const char *text = kf_context_diagnostics(ctx);
+  size_t len = strlen(text);
+  while (len && text[len - 1] == '\n') len--;
+  PyObject *msg = len ? PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "replace")
+                      : PyUnicode_FromFormat("kfront: %s", kf_status_name(st));
+  PyObject *cls = exception_classes[kind];
+  if (!cls) {
+    static PyObject *const *defaults[] = {
+        [KF_ERRKIND_OUT_OF_BOUNDS] = &PyExc_IndexError, [KF_ERRKIND_ARGUMENT] = &PyExc_TypeError,
+        [KF_ERRKIND_LAUNCH_CONFIG] = &PyExc_ValueError, [KF_ERRKIND_OUT_OF_MEMORY] = &PyExc_MemoryError};
+    cls = kind < sizeof defaults / sizeof *defaults && defaults[kind] ? *defaults[kind] : PyExc_RuntimeError;
+  }
+  PyObject *exc = msg ? PyObject_CallFunctionObjArgs(cls, msg, NULL) : NULL;
+  Py_XDECREF(msg);
+  if (exc) {
+    /* the facts, for code that wants them (kfront.errors documents them); a builtin class that takes no
+     * attributes keeps its text only */
+    if (set_attr_long(exc, "kind", (long long)kind) < 0 || set_attr_str(exc, "message", e.message) < 0 ||
+        set_attr_str(exc, "file", e.file) < 0 || set_attr_long(exc, "line", e.line) < 0 ||
+        set_attr_long(exc, "col", e.col) < 0 ||
+        (kind == KF_ERRKIND_OUT_OF_BOUNDS &&
+         (set_attr_str(exc, "kernel", e.kernel) < 0 || set_attr_long(exc, "axis", e.axis) < 0 ||
+          set_attr_long(exc, "index", e.index) < 0 || set_attr_long(exc, "extent", e.extent) < 0)))
+      PyErr_Clear();
+    PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+    Py_DECREF(exc);
+  }
+  kf_context_clear_diagnostics(ctx);
+  return NULL;
+}
+
+/* ---- Runtime ------------------------------------------------------------------------------------------ */
+
+static PyObject *Runtime_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  static char *names[] = {"mode", "cache_dir", "backend", "libcuda", "grid_stride", "sim_workers",
+                          "sim_max_steps", "sim_detect_races", "device", NULL};
+  const char *mode = "auto", *cache_dir = NULL, *backend = "auto", *libcuda = NULL;
+  int grid_stride = 1, races = 1, device = 0;
+  unsigned sim_workers = 1;
+  unsigned long long max_steps = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|szszpIKpi", names, &mode, &cache_dir, &backend, &libcuda,
+                                   &grid_stride, &sim_workers, &max_steps, &races, &device))
+    return NULL;
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  if (strcmp(mode, "auto") == 0) o.mode = KF_RUNTIME_AUTO;
+  else if (strcmp(mode, "gpu") == 0) o.mode = KF_RUNTIME_GPU;
+  else if (strcmp(mode, "sim") == 0) o.mode = KF_RUNTIME_SIM;
+  else return PyErr_Format(PyExc_ValueError, "Runtime: mode must be 'auto', 'gpu' or 'sim', not %R",
+                           PyTuple_GetItem(args, 0) ? PyTuple_GetItem(args, 0) : Py_None);
+  if (strcmp(backend, "auto") == 0) o.backend = KF_BACKEND_AUTO;
+  else if (strcmp(backend, "nvvm") == 0) o.backend = KF_BACKEND_NVVM;
+  else if (strcmp(backend, "llvm") == 0) o.backend = KF_BACKEND_LLVM;
+  else return PyErr_Format(PyExc_ValueError, "Runtime: backend must be 'auto', 'nvvm' or 'llvm', not '%s'", backend);
+  o.cache_dir = cache_dir;
+  o.disk_cache = cache_dir != NULL;
+  o.libcuda_path = libcuda;
+  o.grid_stride = grid_stride;
+  o.sim_workers = sim_workers;
+  o.sim_max_steps = max_steps;
+  o.sim_detect_races = races;
+  o.device = device;
+  RuntimeObject *self = (RuntimeObject *)PyType_GenericNew(type, NULL, NULL);
+  if (!self) return NULL;
+  self->ctx = kf_context_create();
+  if (!self->ctx) {
+    Py_DECREF(self);
+    return PyErr_NoMemory();
+  }
+  kf_status st = kf_runtime_create(self->ctx, &o, &self->rt);
+  if (st != KF_OK) {
+    ext_raise(self->ctx, st);
+    Py_DECREF(self);
+    return NULL;
+  }
+  return (PyObject *)self;
+}
+
+static void Runtime_dealloc(PyObject *o) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  PyTypeObject *tp = Py_TYPE(o);
+  if (self->rt) kf_runtime_destroy(self->rt);
+  if (self->ctx) kf_context_destroy(self->ctx);
+  ((freefunc)PyType_GetSlot(tp, Py_tp_free))(o);
+  Py_DECREF(tp);
+}
+
+#define RT_CALL(self, call)                         \
+  do {                                              \
+    kf_status st_ = (call);                         \
+    if (st_ != KF_OK) return ext_raise((self)->ctx, st_); \
+  } while (0)
+
+static PyObject *Runtime_get_mode(PyObject *o, void *c) {
+  (void)c;
+  return PyUnicode_FromString(kf_runtime_get_mode(((RuntimeObject *)o)->rt) == KF_RUNTIME_GPU ? "gpu" : "sim");
+}
+
+static PyObject *Runtime_describe(PyObject *o, PyObject *unused) {
+  (void)unused;
+  return PyUnicode_FromString(kf_runtime_describe(((RuntimeObject *)o)->rt));
+}
+
+static PyObject *Runtime_device_info(PyObject *o, PyObject *unused) {
+  (void)unused;
+  RuntimeObject *self = (RuntimeObject *)o;
+  kf_device_info in;
+  RT_CALL(self, kf_runtime_device_info(self->rt, &in));
+  return Py_BuildValue("{s:s,s:(ii),s:i,s:i,s:i,s:(iii),s:(iii),s:n,s:n}", "name", in.name, "compute_capability",
+                       in.cc_major, in.cc_minor, "multiprocessors", in.multiprocessors, "warp_size", in.warp_size,
+                       "max_threads_per_block", in.max_threads_per_block, "max_block_dim", in.max_block_dim[0],
+                       in.max_block_dim[1], in.max_block_dim[2], "max_grid_dim", in.max_grid_dim[0],
+                       in.max_grid_dim[1], in.max_grid_dim[2], "max_shared_per_block",
+                       (Py_ssize_t)in.max_shared_per_block, "max_shared_per_block_optin",
+                       (Py_ssize_t)in.max_shared_per_block_optin);
+}
+
+static PyObject *Runtime_memory_info(PyObject *o, PyObject *unused) {
+  (void)unused;
+  RuntimeObject *self = (RuntimeObject *)o;
+  size_t free_b = 0, total = 0;
+  RT_CALL(self, kf_runtime_memory_info(self->rt, &free_b, &total));
+  return Py_BuildValue("(KK)", (unsigned long long)free_b, (unsigned long long)total);
+}
+
+static PyObject *Runtime_stats(PyObject *o, PyObject *unused) {
+  (void)unused;
+  kf_runtime_stats s;
+  kf_runtime_get_stats(((RuntimeObject *)o)->rt, &s);
+  return Py_BuildValue("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "cache_memory_hits", s.cache_memory_hits, "cache_disk_hits",
+                       s.cache_disk_hits, "cache_misses", s.cache_misses, "cache_corrupt", s.cache_corrupt,
+                       "cache_writes", s.cache_writes, "compiles", s.compiles, "launches", s.launches);
+}
+
+static PyObject *Runtime_synchronize(PyObject *o, PyObject *unused) {
+  (void)unused;
+  RuntimeObject *self = (RuntimeObject *)o;
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_runtime_synchronize(self->rt);
+  Py_END_ALLOW_THREADS
+  if (st != KF_OK) return ext_raise(self->ctx, st);
+  Py_RETURN_NONE;
+}
+
+/* memcpy(kind, dst, src, nbytes, stream): kind 0 host->device, 1 device->host, 2 device->device; addresses
+ * are integers (kfront.cuda takes them from __array_interface__ / __cuda_array_interface__). */
+static PyObject *Runtime_memcpy(PyObject *o, PyObject *args) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  int kind;
+  unsigned long long dst, src, n;
+  PyObject *stream_obj = Py_None;
+  if (!PyArg_ParseTuple(args, "iKKK|O", &kind, &dst, &src, &n, &stream_obj)) return NULL;
+  int ok;
+  kf_stream *s = ext_stream_arg(stream_obj, &ok);
+  if (!ok) return NULL;
+  if (n == 0) Py_RETURN_NONE;
+  kf_status st;
+  void *d = (void *)(uintptr_t)dst;
+  const void *sp = (const void *)(uintptr_t)src;
+  Py_BEGIN_ALLOW_THREADS
+  st = kind == 0   ? kf_memcpy_to_device(self->rt, d, sp, (size_t)n, s)
+       : kind == 1 ? kf_memcpy_to_host(self->rt, d, sp, (size_t)n, s)
+                   : kf_memcpy_device(self->rt, d, sp, (size_t)n, s);
+  Py_END_ALLOW_THREADS
+  if (st != KF_OK) return ext_raise(self->ctx, st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *Runtime_memset(PyObject *o, PyObject *args) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  unsigned long long dst, n;
+  int value;
+  PyObject *stream_obj = Py_None;
+  if (!PyArg_ParseTuple(args, "KiK|O", &dst, &value, &n, &stream_obj)) return NULL;
+  int ok;
+  kf_stream *s = ext_stream_arg(stream_obj, &ok);
+  if (!ok) return NULL;
+  if (n) RT_CALL(self, kf_memset_device(self->rt, (void *)(uintptr_t)dst, value, (size_t)n, s));
+  Py_RETURN_NONE;
+}
+
+static PyObject *Runtime_host_register(PyObject *o, PyObject *args) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  unsigned long long p, n;
+  int mapped = 0;
+  if (!PyArg_ParseTuple(args, "KK|p", &p, &n, &mapped)) return NULL;
+  RT_CALL(self, kf_host_register(self->rt, (void *)(uintptr_t)p, (size_t)n, mapped ? KF_HOST_MAPPED : 0));
+  Py_RETURN_NONE;
+}
+
+static PyObject *Runtime_host_unregister(PyObject *o, PyObject *arg) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  unsigned long long p = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return NULL;
+  RT_CALL(self, kf_host_unregister(self->rt, (void *)(uintptr_t)p));
+  Py_RETURN_NONE;
+}
+
+static PyObject *Runtime_host_device_pointer(PyObject *o, PyObject *arg) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  unsigned long long p = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return NULL;
+  void *d = NULL;
+  RT_CALL(self, kf_host_device_pointer(self->rt, (void *)(uintptr_t)p, &d));
+  return PyLong_FromUnsignedLongLong((uintptr_t)d);
+}
+
+/* ---- Buffer: device memory, or pinned host memory, freed with the object ---------------------------- */
+
+typedef struct BufferObject {
+  PyObject_HEAD
+  RuntimeObject *runtime;   /* strong: the runtime outlives its memory */
+  void *ptr;
+  size_t nbytes;
+  int host;                 /* kf_host_alloc'd (pinned; flags below) rather than kf_device_alloc'd */
+  unsigned flags;
+} BufferObject;
+
+static PyObject *buffer_new(RuntimeObject *rt, size_t n, int host, unsigned flags) {
+  BufferObject *b = PyObject_New(BufferObject, Buffer_Type);
+  if (!b) return NULL;
+  b->runtime = (RuntimeObject *)Py_NewRef((PyObject *)rt);
+  b->ptr = NULL;
+  b->nbytes = n;
+  b->host = host;
+  b->flags = flags;
+  kf_status st = host ? kf_host_alloc(rt->rt, n, flags, &b->ptr) : kf_device_alloc(rt->rt, n, &b->ptr);
+  if (st != KF_OK) {
+    Py_DECREF(b);
+    return ext_raise(rt->ctx, st);
+  }
+  return (PyObject *)b;
+}
+
+static void Buffer_dealloc(PyObject *o) {
+  BufferObject *b = (BufferObject *)o;
+  PyTypeObject *tp = Py_TYPE(o);
+  if (b->ptr) {
+    kf_status st = b->host ? kf_host_free(b->runtime->rt, b->ptr) : kf_device_free(b->runtime->rt, b->ptr);
+    if (st != KF_OK) kf_context_clear_diagnostics(b->runtime->ctx);  /* nothing to raise to in a destructor */
+  }
+  Py_XDECREF(b->runtime);
+  PyObject_Free(o);
+  Py_DECREF(tp);
+}
+
+static PyObject *Buffer_get_ptr(PyObject *o, void *c) {
+  (void)c;
+  return PyLong_FromUnsignedLongLong((uintptr_t)((BufferObject *)o)->ptr);
+}
+static PyObject *Buffer_get_nbytes(PyObject *o, void *c) {
+  (void)c;
+  return PyLong_FromSize_t(((BufferObject *)o)->nbytes);
+}
+
+static PyObject *Runtime_alloc(PyObject *o, PyObject *arg) {
+  Py_ssize_t n = PyLong_AsSsize_t(arg);
+  if (n < 0) return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "alloc: negative size %zd", n);
+  return buffer_new((RuntimeObject *)o, (size_t)n, 0, 0);
+}
+
+static PyObject *Runtime_host_alloc(PyObject *o, PyObject *args) {
+  Py_ssize_t n;
+  int mapped = 0;
+  if (!PyArg_ParseTuple(args, "n|p", &n, &mapped)) return NULL;
+  if (n < 0) return PyErr_Format(PyExc_ValueError, "host_alloc: negative size %zd", n);
+  return buffer_new((RuntimeObject *)o, (size_t)n, 1, mapped ? KF_HOST_MAPPED : 0);
+}
+
+/* ---- Stream ------------------------------------------------------------------------------------------- */
+
+static PyObject *stream_new(RuntimeObject *rt, kf_stream *s, int external) {
+  StreamObject *so = PyObject_New(StreamObject, Stream_Type);
+  if (!so) {
+    kf_stream_destroy(s);
+    return NULL;
+  }
+  so->runtime = (RuntimeObject *)Py_NewRef((PyObject *)rt);
+  so->s = s;
+  so->external = external;
+  return (PyObject *)so;
+}
+
+static PyObject *Runtime_stream(PyObject *o, PyObject *unused) {
+  (void)unused;
+  RuntimeObject *self = (RuntimeObject *)o;
+  kf_stream *s;
+  RT_CALL(self, kf_stream_create(self->rt, &s));
+  return stream_new(self, s, 0);
+}
+
+static PyObject *Runtime_external_stream(PyObject *o, PyObject *arg) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  unsigned long long h = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return NULL;
+  kf_stream *s;
+  RT_CALL(self, kf_stream_wrap(self->rt, (void *)(uintptr_t)h, &s));
+  return stream_new(self, s, 1);
+}
+
+static void Stream_dealloc(PyObject *o) {
+  StreamObject *so = (StreamObject *)o;
+  PyTypeObject *tp = Py_TYPE(o);
+  if (so->s) kf_stream_destroy(so->s);
+  Py_XDECREF(so->runtime);
+  PyObject_Free(o);
+  Py_DECREF(tp);
+}
+
+static PyObject *Stream_synchronize(PyObject *o, PyObject *unused) {
+  (void)unused;
+  StreamObject *so = (StreamObject *)o;
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_stream_synchronize(so->s);
+  Py_END_ALLOW_THREADS
+  if (st != KF_OK) return ext_raise(so->runtime->ctx, st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *Stream_get_handle(PyObject *o, void *c) {
+  (void)c;
+  return PyLong_FromUnsignedLongLong((uintptr_t)kf_stream_handle(((StreamObject *)o)->s));
+}
+
+kf_stream *ext_stream_arg(PyObject *o, int *ok) {
+  *ok = 1;
+  if (o == NULL || o == Py_None) return NULL;
+  if (PyObject_TypeCheck(o, Stream_Type)) return ((StreamObject *)o)->s;
+  if (PyLong_Check(o) && PyLong_AsLong(o) == 0) return NULL;
+  PyErr_Clear();
+  /* kfront.cuda's Stream wraps ours as `_stream` */
+  PyObject *inner = PyObject_GetAttrString(o, "_stream");
+  if (inner && PyObject_TypeCheck(inner, Stream_Type)) {
+    kf_stream *s = ((StreamObject *)inner)->s;
+    Py_DECREF(inner);
+    return s;
+  }
+  Py_XDECREF(inner);
+  PyErr_Clear();
+  *ok = 0;
+  PyErr_Format(PyExc_TypeError, "a stream must be a kfront stream, 0 or None, not %R", o);
+  return NULL;
+}
+
+/* ---- Event -------------------------------------------------------------------------------------------- */
+
+typedef struct EventObject {
+  PyObject_HEAD
+  RuntimeObject *runtime;
+  kf_event *e;
+} EventObject;
+
+static PyObject *Runtime_event(PyObject *o, PyObject *unused) {
+  (void)unused;
+  RuntimeObject *self = (RuntimeObject *)o;
+  kf_event *e;
+  RT_CALL(self, kf_event_create(self->rt, &e));
+  EventObject *eo = PyObject_New(EventObject, Event_Type);
+  if (!eo) {
+    kf_event_destroy(e);
+    return NULL;
+  }
+  eo->runtime = (RuntimeObject *)Py_NewRef(o);
+  eo->e = e;
+  return (PyObject *)eo;
+}
+
+static void Event_dealloc(PyObject *o) {
+  EventObject *eo = (EventObject *)o;
+  PyTypeObject *tp = Py_TYPE(o);
+  if (eo->e) kf_event_destroy(eo->e);
+  Py_XDECREF(eo->runtime);
+  PyObject_Free(o);
+  Py_DECREF(tp);
+}
+
+static PyObject *Event_record(PyObject *o, PyObject *args) {
+  EventObject *eo = (EventObject *)o;
+  PyObject *stream_obj = Py_None;
+  if (!PyArg_ParseTuple(args, "|O", &stream_obj)) return NULL;
+  int ok;
+  kf_stream *s = ext_stream_arg(stream_obj, &ok);
+  if (!ok) return NULL;
+  RT_CALL(eo->runtime, kf_event_record(eo->e, s));
+  Py_RETURN_NONE;
+}
+
+static PyObject *Event_synchronize(PyObject *o, PyObject *unused) {
+  (void)unused;
+  EventObject *eo = (EventObject *)o;
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_event_synchronize(eo->e);
+  Py_END_ALLOW_THREADS
+  if (st != KF_OK) return ext_raise(eo->runtime->ctx, st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *Event_elapsed_ms(PyObject *o, PyObject *end) {
+  EventObject *eo = (EventObject *)o;
+  if (!PyObject_TypeCheck(end, Event_Type)) {
+    PyErr_SetString(PyExc_TypeError, "elapsed_time: the other event must be an event");
+    return NULL;
+  }
+  float ms = 0;
+  RT_CALL(eo->runtime, kf_event_elapsed_ms(eo->e, ((EventObject *)end)->e, &ms));
+  return PyFloat_FromDouble(ms);
+}
+
+/* ---- type definitions ------------------------------------------------------------------------------- */
+
+static PyMethodDef Runtime_methods[] = {
+    {"describe", Runtime_describe, METH_NOARGS, "One line: what runs the kernels and why."},
+    {"device_info", Runtime_device_info, METH_NOARGS, "The device's name, compute capability and limits."},
+    {"memory_info", Runtime_memory_info, METH_NOARGS, "(free, total) device memory in bytes."},
+    {"stats", Runtime_stats, METH_NOARGS, "Cache and launch counters."},
+    {"synchronize", Runtime_synchronize, METH_NOARGS, "Waits for all work; raises a pending IndexError."},
+    {"memcpy", Runtime_memcpy, METH_VARARGS, "memcpy(kind, dst, src, nbytes, stream=None): 0 HtoD, 1 DtoH, 2 DtoD."},
+    {"memset", Runtime_memset, METH_VARARGS, "memset(dst, value, nbytes, stream=None) on device memory."},
+    {"alloc", Runtime_alloc, METH_O, "alloc(nbytes) -> Buffer of device memory."},
+    {"host_alloc", Runtime_host_alloc, METH_VARARGS, "host_alloc(nbytes, mapped=False) -> Buffer of pinned memory."},
+    {"host_register", Runtime_host_register, METH_VARARGS, "host_register(ptr, nbytes, mapped=False): pins memory."},
+    {"host_unregister", Runtime_host_unregister, METH_O, "host_unregister(ptr)."},
+    {"host_device_pointer", Runtime_host_device_pointer, METH_O, "The device address of mapped pinned memory."},
+    {"stream", Runtime_stream, METH_NOARGS, "A new stream."},
+    {"external_stream", Runtime_external_stream, METH_O, "A stream over someone else's CUstream handle."},
+    {"event", Runtime_event, METH_NOARGS, "A new event."},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef Runtime_getset[] = {{"mode", Runtime_get_mode, NULL, "'gpu' or 'sim'", NULL},
+                                       {NULL, NULL, NULL, NULL, NULL}};
+
+static PyType_Slot Runtime_slots[] = {{Py_tp_new, Runtime_new},
+                                      {Py_tp_dealloc, Runtime_dealloc},
+                                      {Py_tp_methods, Runtime_methods},
+                                      {Py_tp_getset, Runtime_getset},
+                                      {Py_tp_doc, "Runtime(mode='auto', cache_dir=None, backend='auto', libcuda=None, "
+                                                  "grid_stride=True, sim_workers=1, sim_max_steps=0, "
+                                                  "sim_detect_races=True, device=0)"},
+                                      {0, NULL}};
+static PyType_Spec Runtime_spec = {"kfront._kfront.Runtime", sizeof(RuntimeObject), 0, Py_TPFLAGS_DEFAULT,
+                                   Runtime_slots};
+
+static PyGetSetDef Buffer_getset[] = {{"ptr", Buffer_get_ptr, NULL, "the address", NULL},
+                                      {"nbytes", Buffer_get_nbytes, NULL, "the size in bytes", NULL},
+                                      {NULL, NULL, NULL, NULL, NULL}};
+static PyType_Slot Buffer_slots[] = {{Py_tp_dealloc, Buffer_dealloc},
+                                     {Py_tp_getset, Buffer_getset},
+                                     {Py_tp_doc, "Device or pinned host memory, freed with the object."},
+                                     {0, NULL}};
+static PyType_Spec Buffer_spec = {"kfront._kfront.Buffer", sizeof(BufferObject), 0, Py_TPFLAGS_DEFAULT, Buffer_slots};
+
+static PyMethodDef Stream_methods[] = {{"synchronize", Stream_synchronize, METH_NOARGS, "Waits for the stream."},
+                                       {NULL, NULL, 0, NULL}};
+static PyGetSetDef Stream_getset[] = {{"handle", Stream_get_handle, NULL, "the CUstream (0: the default)", NULL},
+                                      {NULL, NULL, NULL, NULL, NULL}};
+static PyType_Slot Stream_slots[] = {{Py_tp_dealloc, Stream_dealloc},
+                                     {Py_tp_methods, Stream_methods},
+                                     {Py_tp_getset, Stream_getset},
+                                     {0, NULL}};
+static PyType_Spec Stream_spec = {"kfront._kfront.Stream", sizeof(StreamObject), 0, Py_TPFLAGS_DEFAULT, Stream_slots};
+
+static PyMethodDef Event_methods[] = {
+    {"record", Event_record, METH_VARARGS, "record(stream=None)"},
+    {"synchronize", Event_synchronize, METH_NOARGS, "Waits for the event."},
+    {"elapsed_ms", Event_elapsed_ms, METH_O, "Milliseconds from this event to the other."},
+    {NULL, NULL, 0, NULL}};
+static PyType_Slot Event_slots[] = {{Py_tp_dealloc, Event_dealloc}, {Py_tp_methods, Event_methods}, {0, NULL}};
+static PyType_Spec Event_spec = {"kfront._kfront.Event", sizeof(EventObject), 0, Py_TPFLAGS_DEFAULT, Event_slots};
+
+/* ---- the module -------------------------------------------------------------------------------------- */
+
+static PyObject *version(PyObject *self, PyObject *unused) {
+  (void)self, (void)unused;
+  return PyUnicode_FromString(kf_version());
+}
+
+static PyObject *configure_toolkit(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *home = NULL, *nvvm = NULL, *libdevice = NULL;
+  int verify = 0;
+  if (!PyArg_ParseTuple(args, "zzz|p", &home, &nvvm, &libdevice, &verify)) return NULL;
+  kf_status st = kf_configure_cuda_toolkit(home, nvvm, libdevice, verify);
+  if (st == KF_ERROR_UNSUPPORTED) Py_RETURN_FALSE;  /* libNVVM already in use: the first configuration stays */
+  if (st != KF_OK) return PyErr_Format(PyExc_RuntimeError, "kfront: %s", kf_status_name(st));
+  Py_RETURN_TRUE;
+}
+
+static PyObject *default_cache_dir(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *a = NULL, *b = NULL, *c = NULL;
+  if (!PyArg_ParseTuple(args, "zzz", &a, &b, &c)) return NULL;
+  char *out = NULL;
+  if (kf_default_cache_dir(a, b, c, &out) != KF_OK) Py_RETURN_NONE;
+  PyObject *r = PyUnicode_DecodeFSDefault(out);
+  kf_free(out);
+  return r;
+}
+
+static PyMethodDef module_functions[] = {
+    {"set_exceptions", set_exceptions, METH_O, "set_exceptions({kind: class}): the classes errors are raised as."},
+    {"version", version, METH_NOARGS, "kfront's version."},
+    {"configure_toolkit", configure_toolkit, METH_VARARGS,
+     "configure_toolkit(cuda_home, libnvvm, libdevice, verify=False) -> False if libNVVM is already in use."},
+    {"default_cache_dir", default_cache_dir, METH_VARARGS,
+     "default_cache_dir(KFRONT_CACHE_DIR, XDG_CACHE_HOME, HOME) -> the disk cache's folder, or None."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "kfront._kfront",
+                                        "kfront's C extension: the runtime, programs, launches (see ext.h).", -1,
+                                        NULL, NULL, NULL, NULL, NULL};
+
+int ext_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject **out) {
+  *out = (PyTypeObject *)PyType_FromSpec(spec);
+  if (!*out) return -1;
+  const char *dot = strrchr(spec->name, '.');
+  Py_INCREF(*out);
+  if (PyModule_AddObject(m, dot + 1, (PyObject *)*out) < 0) {
+    Py_DECREF(*out);
+    return -1;
+  }
+  return 0;
+}
+
+PyMODINIT_FUNC PyInit__kfront(void) {
+  PyObject *m = PyModule_Create(&module_def);
+  if (!m) return NULL;
+  if (PyModule_AddFunctions(m, module_functions) < 0 || PyModule_AddFunctions(m, ext_program_functions) < 0 ||
+      ext_add_type(m, &Runtime_spec, &Runtime_Type) < 0 || ext_add_type(m, &Buffer_spec, &Buffer_Type) < 0 ||
+      ext_add_type(m, &Stream_spec, &Stream_Type) < 0 || ext_add_type(m, &Event_spec, &Event_Type) < 0 ||
+      ext_darray_init_type(m) < 0 || ext_program_init_types(m) < 0) {
+    Py_DECREF(m);
+    return NULL;
+  }
+  return m;
+}

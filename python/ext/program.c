@@ -1,0 +1,701 @@
+/* program.c — programs and launches for kfront.cuda:
+ *   Program(runtime, sources, bindings, functions, bounds_check=True, pipeline=None): a kf_program over one
+ *     function's source fragment (sources[0]) and the device functions it calls (sources[1:]), with the
+ *     globals bound by value and the decorators' facts (kf_program_create_sources);
+ *   Function (Program.function(name)): configure(grid, block, stream, shared) -> Launcher; specialize(*args);
+ *     info(); and the host side of @cuda.reduce / @vectorize / @guvectorize (reduce, ufunc_*, gufunc_*);
+ *   Launcher: kernel[grid, block, stream, shared] — calling it converts the arguments (convert.c) and calls
+ *     kf_function_launch, the prepared path (typed dispatch by fingerprint);
+ *   Kernel: one specialisation (signature, parameters);
+ *   compile(...): the same inputs to kir, LLVM IR or PTX text (inspect_*, compile_ptx).
+ * Inputs: sources are (filename, text, first_line) tuples; bindings (name, tagged value) pairs (convert.c);
+ * functions dicts {name, source, kind, signatures, layout, fastmath, debug, lineinfo, opt, inline, cache}. */
+#include <string.h>
+
+#include "ext.h"
+
+static PyTypeObject *Program_Type, *Function_Type, *Launcher_Type, *Kernel_Type;
+
+typedef struct ProgramObject {
+  PyObject_HEAD
+  RuntimeObject *runtime;
+  kf_program *p;
+} ProgramObject;
+
+typedef struct FunctionObject {
+  PyObject_HEAD
+  ProgramObject *program;
+  kf_function *f;
+} FunctionObject;
+
+typedef struct LauncherObject {
+  PyObject_HEAD
+  FunctionObject *function;
+  unsigned grid[3], block[3];
+  size_t shared;
+  PyObject *stream;       /* the Python stream object (kept alive), or NULL */
+  kf_stream *s;
+} LauncherObject;
+
+typedef struct KernelObject {
+  PyObject_HEAD
+  FunctionObject *function;
+  kf_kernel *k;
+} KernelObject;
+
+static kf_context *ctx_of(FunctionObject *f) { return f->program->runtime->ctx; }
+static PyObject *new_kernel(PyObject *function, kf_kernel *k);
+
+/* ---- inputs -------------------------------------------------------------------------------------------- */
+
+static const char *utf8(PyObject *o, Py_ssize_t *len, const char *what) {
+  if (!o || !PyUnicode_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a str", what);
+    return NULL;
+  }
+  return PyUnicode_AsUTF8AndSize(o, len);
+}
+
+static int dict_int(PyObject *d, const char *key, int dflt, int *out) {
+  PyObject *v = PyDict_GetItemString(d, key);
+  if (!v || v == Py_None) {
+    *out = dflt;
+    return 0;
+  }
+  long x = PyLong_AsLong(v);
+  if (x == -1 && PyErr_Occurred()) return -1;
+  *out = (int)x;
+  return 0;
+}
+
+static const struct {
+  const char *name;
+  kf_function_kind kind;
+} kind_names[] = {{"kernel", KF_FUNCTION_KERNEL},
+                  {"device", KF_FUNCTION_DEVICE},
+                  {"reduce", KF_FUNCTION_REDUCE},
+                  {"vectorize", KF_FUNCTION_VECTORIZE},
+                  {"guvectorize", KF_FUNCTION_GUVECTORIZE}};
+
+static int read_spec(PyObject *d, kf_function_spec *sp, ExtPool *pool) {
+  memset(sp, 0, sizeof *sp);
+  if (!PyDict_Check(d)) {
+    PyErr_SetString(PyExc_TypeError, "a function spec must be a dict");
+    return -1;
+  }
+  if (!(sp->name = utf8(PyDict_GetItemString(d, "name"), NULL, "a function spec's name"))) return -1;
+  int source;
+  if (dict_int(d, "source", 0, &source) < 0) return -1;
+  sp->source = (unsigned)source;
+  const char *kind = utf8(PyDict_GetItemString(d, "kind"), NULL, "a function spec's kind");
+  if (!kind) return -1;
+  unsigned k = 0;
+  while (k < sizeof kind_names / sizeof *kind_names && strcmp(kind_names[k].name, kind) != 0) k++;
+  if (k == sizeof kind_names / sizeof *kind_names) {
+    PyErr_Format(PyExc_ValueError, "unknown function kind '%s'", kind);
+    return -1;
+  }
+  sp->kind = kind_names[k].kind;
+  PyObject *sigs = PyDict_GetItemString(d, "signatures");
+  if (sigs && sigs != Py_None) {
+    PyObject *t = PySequence_Tuple(sigs);
+    if (!t) return -1;
+    Py_ssize_t n = PyTuple_Size(t);
+    const char **v = ext_pool_alloc(pool, sizeof *v * (size_t)n);
+    int r = v ? 0 : -1;
+    for (Py_ssize_t i = 0; r == 0 && i < n; i++)
+      if (!(v[i] = utf8(PyTuple_GetItem(t, i), NULL, "a signature"))) r = -1;
+    /* the strings live in the tuple's items, which the spec's list also holds */
+    Py_DECREF(t);
+    if (r < 0) return -1;
+    sp->signatures = v;
+    sp->nsignatures = (unsigned)n;
+  }
+  PyObject *layout = PyDict_GetItemString(d, "layout");
+  if (layout && layout != Py_None && !(sp->layout = utf8(layout, NULL, "a layout"))) return -1;
+  if (dict_int(d, "fastmath", 0, &sp->fastmath) < 0 || dict_int(d, "debug", 0, &sp->debug) < 0 ||
+      dict_int(d, "lineinfo", 0, &sp->lineinfo) < 0 || dict_int(d, "opt", -1, &sp->opt) < 0 ||
+      dict_int(d, "inline", 0, &sp->inline_mode) < 0 || dict_int(d, "cache", 0, &sp->cache) < 0)
+    return -1;
+  return 0;
+}
+
+typedef struct Inputs {
+  ExtPool pool;
+  kf_source *sources;
+  unsigned nsources;
+  kf_compile_options opts;
+  PyObject *keep;         /* the tuples whose strings the inputs borrow */
+} Inputs;
+
+static void inputs_free(Inputs *in) {
+  ext_pool_free(&in->pool);
+  Py_XDECREF(in->keep);
+}
+
+static int inputs_read(Inputs *in, PyObject *sources, PyObject *bindings, PyObject *functions, int bounds_check,
+                       const char *pipeline) {
+  memset(in, 0, sizeof *in);
+  kf_compile_options_init(&in->opts);
+  in->opts.bounds_check = bounds_check;
+  in->opts.pipeline = pipeline;
+  PyObject *s = PySequence_Tuple(sources), *b = s ? PySequence_Tuple(bindings) : NULL,
+           *f = b ? PySequence_Tuple(functions) : NULL;
+  in->keep = f ? PyTuple_Pack(3, s, b, f) : NULL;
+  Py_XDECREF(s);
+  Py_XDECREF(b);
+  Py_XDECREF(f);
+  if (!in->keep) return -1;
+  Py_ssize_t ns = PyTuple_Size(s), nb = PyTuple_Size(b), nf = PyTuple_Size(f);
+  if (ns < 1) {
+    PyErr_SetString(PyExc_ValueError, "a program needs at least one source");
+    return -1;
+  }
+  in->sources = ext_pool_alloc(&in->pool, sizeof *in->sources * (size_t)ns);
+  kf_binding *bv = ext_pool_alloc(&in->pool, sizeof *bv * (size_t)(nb ? nb : 1));
+  kf_function_spec *fv = ext_pool_alloc(&in->pool, sizeof *fv * (size_t)(nf ? nf : 1));
+  if (!in->sources || !bv || !fv) return -1;
+  for (Py_ssize_t i = 0; i < ns; i++) {
+    PyObject *t = PyTuple_GetItem(s, i);
+    if (!PyTuple_Check(t) || PyTuple_Size(t) != 3) {
+      PyErr_SetString(PyExc_TypeError, "a source must be a (filename, text, first_line) tuple");
+      return -1;
+    }
+    Py_ssize_t len;
+    kf_source *src = &in->sources[i];
+    if (!(src->filename = utf8(PyTuple_GetItem(t, 0), NULL, "a source's filename")) ||
+        !(src->text = utf8(PyTuple_GetItem(t, 1), &len, "a source's text")))
+      return -1;
+    src->len = (size_t)len;
+    long line = PyLong_AsLong(PyTuple_GetItem(t, 2));
+    if (line < 0) return PyErr_Occurred() ? -1 : (PyErr_SetString(PyExc_ValueError, "a negative first line"), -1);
+    src->first_line = (unsigned)line;
+  }
+  for (Py_ssize_t i = 0; i < nb; i++) {
+    PyObject *t = PyTuple_GetItem(b, i);
+    if (!PyTuple_Check(t) || PyTuple_Size(t) != 2) {
+      PyErr_SetString(PyExc_TypeError, "a binding must be a (name, value) tuple");
+      return -1;
+    }
+    if (!(bv[i].name = utf8(PyTuple_GetItem(t, 0), NULL, "a binding's name")) ||
+        ext_value_from_object(PyTuple_GetItem(t, 1), &bv[i].value, &in->pool, 0) < 0)
+      return -1;
+  }
+  for (Py_ssize_t i = 0; i < nf; i++)
+    if (read_spec(PyTuple_GetItem(f, i), &fv[i], &in->pool) < 0) return -1;
+  in->nsources = (unsigned)ns;
+  in->opts.bindings = bv;
+  in->opts.nbindings = (unsigned)nb;
+  in->opts.functions = fv;
+  in->opts.nfunctions = (unsigned)nf;
+  return 0;
+}
+
+/* ---- Program ------------------------------------------------------------------------------------------ */
+
+static PyObject *Program_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  static char *names[] = {"runtime", "sources", "bindings", "functions", "bounds_check", "pipeline", NULL};
+  PyObject *rt, *sources, *bindings, *functions;
+  int bounds_check = 1;
+  const char *pipeline = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOO|pz", names, Runtime_Type, &rt, &sources, &bindings, &functions,
+                                   &bounds_check, &pipeline))
+    return NULL;
+  Inputs in;
+  if (inputs_read(&in, sources, bindings, functions, bounds_check, pipeline) < 0) {
+    inputs_free(&in);
+    return NULL;
+  }
+  RuntimeObject *r = (RuntimeObject *)rt;
+  kf_program *p = NULL;
+  kf_status st = kf_program_create_sources(r->rt, in.sources, in.nsources, &in.opts, &p);
+  inputs_free(&in);
+  if (st != KF_OK) return ext_raise(r->ctx, st);
+  ProgramObject *self = (ProgramObject *)PyType_GenericNew(type, NULL, NULL);
+  if (!self) {
+    kf_program_destroy(p);
+    return NULL;
+  }
+  self->runtime = (RuntimeObject *)Py_NewRef(rt);
+  self->p = p;
+  return (PyObject *)self;
+}
+
+static void Program_dealloc(PyObject *o) {
+  ProgramObject *self = (ProgramObject *)o;
+  PyTypeObject *tp = Py_TYPE(o);
+  if (self->p) kf_program_destroy(self->p);
+  Py_XDECREF(self->runtime);
+  ((freefunc)PyType_GetSlot(tp, Py_tp_free))(o);
+  Py_DECREF(tp);
+}
+
+static PyObject *Program_function(PyObject *o, PyObject *arg) {
+  ProgramObject *self = (ProgramObject *)o;
+  const char *name = utf8(arg, NULL, "a function name");
+  if (!name) return NULL;
+  kf_function *f;
+  kf_status st = kf_program_get_function(self->p, name, &f);
+  if (st != KF_OK) return ext_raise(self->runtime->ctx, st);
+  FunctionObject *fo = PyObject_New(FunctionObject, Function_Type);
+  if (!fo) return NULL;
+  fo->program = (ProgramObject *)Py_NewRef(o);
+  fo->f = f;
+  return (PyObject *)fo;
+}
+
+/* ---- Function ----------------------------------------------------------------------------------------- */
+
+static void Function_dealloc(PyObject *o) {
+  PyTypeObject *tp = Py_TYPE(o);
+  Py_XDECREF(((FunctionObject *)o)->program);
+  PyObject_Free(o);
+  Py_DECREF(tp);
+}
+
+/* A launch dimension: an int, or a tuple/list of 1 to 3 ints (missing ones 1). */
+static int read_dim(PyObject *o, unsigned out[3], const char *what) {
+  out[0] = out[1] = out[2] = 1;
+  PyObject *t = PyLong_Check(o) ? PyTuple_Pack(1, o) : PySequence_Check(o) ? PySequence_Tuple(o) : NULL;
+  if (!t) {
+    if (!PyErr_Occurred())
+      PyErr_Format(PyExc_TypeError, "%s must be an int or a tuple of 1 to 3 ints, not %R", what, o);
+    return -1;
+  }
+  Py_ssize_t n = PyTuple_Size(t);
+  int r = 0;
+  if (n < 1 || n > 3) {
+    PyErr_Format(PyExc_ValueError, "%s must have 1 to 3 dimensions, not %zd", what, n);
+    r = -1;
+  }
+  for (Py_ssize_t i = 0; r == 0 && i < n; i++) {
+    PyObject *v = PyTuple_GetItem(t, i);
+    long long x = PyLong_Check(v) ? PyLong_AsLongLong(v) : -2;
+    if (x == -2 && !PyLong_Check(v)) {
+      PyErr_Format(PyExc_TypeError, "%s must hold ints, not %R", what, v);
+      r = -1;
+    } else if (x == -1 && PyErr_Occurred()) {
+      r = -1;
+    } else if (x < 0 || x > 0xffffffffLL) {
+      PyErr_Format(PyExc_ValueError, "%s: %lld is not a valid launch dimension", what, x);
+      r = -1;
+    } else {
+      out[i] = (unsigned)x;
+    }
+  }
+  Py_DECREF(t);
+  return r;
+}
+
+static PyObject *Function_configure(PyObject *o, PyObject *args) {
+  PyObject *grid, *block, *stream = Py_None;
+  Py_ssize_t shared = 0;
+  if (!PyArg_ParseTuple(args, "OO|On", &grid, &block, &stream, &shared)) return NULL;
+  if (shared < 0) return PyErr_Format(PyExc_ValueError, "negative dynamic shared memory size %zd", shared);
+  LauncherObject *l = PyObject_New(LauncherObject, Launcher_Type);
+  if (!l) return NULL;
+  l->function = (FunctionObject *)Py_NewRef(o);
+  l->stream = NULL;
+  l->shared = (size_t)shared;
+  int ok;
+  l->s = ext_stream_arg(stream, &ok);
+  if (!ok || read_dim(grid, l->grid, "griddim") < 0 || read_dim(block, l->block, "blockdim") < 0) {
+    Py_DECREF(l);
+    return NULL;
+  }
+  if (stream != Py_None) l->stream = Py_NewRef(stream);
+  return (PyObject *)l;
+}
+
+enum { STACK_ARGS = 32 };
+
+/* Waits, as the CUDA array interface asks, for the stream a producer named (its handle), unless the work
+ * goes on that very stream. */
+static int wait_for_producer(FunctionObject *f, uintptr_t producer, kf_stream *consumer) {
+  if (!producer || (consumer && (uintptr_t)kf_stream_handle(consumer) == producer)) return 0;
+  RuntimeObject *rt = f->program->runtime;
+  kf_stream *s = NULL;
+  kf_status st = kf_stream_wrap(rt->rt, (void *)producer, &s);
+  if (st == KF_OK) {
+    Py_BEGIN_ALLOW_THREADS
+    st = kf_stream_synchronize(s);
+    Py_END_ALLOW_THREADS
+  }
+  if (s) kf_stream_destroy(s);
+  if (st != KF_OK) {
+    ext_raise(rt->ctx, st);
+    return -1;
+  }
+  return 0;
+}
+
+/* Converts a tuple of Python arguments (into stack, or an allocation when more than STACK_ARGS); when the call
+ * uses their data (`use`: launches, not queries), waits for the streams their producers named. */
+static kf_arg *convert_args(FunctionObject *f, PyObject *args, kf_arg *stack, Py_ssize_t *n, const char *what,
+                            int use, kf_stream *consumer) {
+  *n = PyTuple_Size(args);
+  kf_arg *v = *n <= STACK_ARGS ? stack : PyMem_Calloc((size_t)*n, sizeof *v);
+  if (!v) return (kf_arg *)PyErr_NoMemory();
+  for (Py_ssize_t i = 0; i < *n; i++) {
+    uintptr_t producer = 0;
+    if (ext_arg_from_object(PyTuple_GetItem(args, i), &v[i], what, i, &producer) < 0 ||
+        (use && wait_for_producer(f, producer, consumer) < 0)) {
+      if (v != stack) PyMem_Free(v);
+      return NULL;
+    }
+  }
+  return v;
+}
+
+static PyObject *Function_specialize(PyObject *o, PyObject *args) {
+  FunctionObject *self = (FunctionObject *)o;
+  kf_arg stack[STACK_ARGS];
+  Py_ssize_t n;
+  kf_arg *v = convert_args(self, args, stack, &n, "specialize:", 0, NULL);
+  if (!v) return NULL;
+  kf_kernel *k = NULL;
+  kf_status st = kf_function_specialize(self->f, v, (unsigned)n, &k);
+  if (v != stack) PyMem_Free(v);
+  if (st != KF_OK) return ext_raise(ctx_of(self), st);
+  return new_kernel(o, k);
+}
+
+static PyObject *new_kernel(PyObject *function, kf_kernel *k) {
+  KernelObject *ko = PyObject_New(KernelObject, Kernel_Type);
+  if (!ko) return NULL;
+  ko->function = (FunctionObject *)Py_NewRef(function);
+  ko->k = k;
+  return (PyObject *)ko;
+}
+
+/* kernels() -> [Kernel]: every specialisation so far, oldest first */
+static PyObject *Function_kernels(PyObject *o, PyObject *unused) {
+  (void)unused;
+  FunctionObject *self = (FunctionObject *)o;
+  unsigned n = kf_function_kernels(self->f, NULL, 0);
+  kf_kernel **ks = PyMem_Calloc(n ? n : 1, sizeof *ks);
+  if (!ks) return PyErr_NoMemory();
+  n = kf_function_kernels(self->f, ks, n);
+  PyObject *list = PyList_New(n);
+  for (unsigned i = 0; list && i < n; i++) {
+    PyObject *k = new_kernel(o, ks[i]);
+    if (!k) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyList_SetItem(list, i, k);
+  }
+  PyMem_Free(ks);
+  return list;
+}
+
+static PyObject *Function_info(PyObject *o, PyObject *unused) {
+  (void)unused;
+  FunctionObject *self = (FunctionObject *)o;
+  kf_function_info in;
+  kf_status st = kf_function_get_info(self->f, &in);
+  if (st != KF_OK) return ext_raise(ctx_of(self), st);
+  const char *kind = "kernel";
+  for (unsigned k = 0; k < sizeof kind_names / sizeof *kind_names; k++)
+    if (kind_names[k].kind == in.kind) kind = kind_names[k].name;
+  return Py_BuildValue("{s:s,s:I,s:I,s:I,s:z}", "kind", kind, "nin", in.nin, "nout", in.nout, "nsignatures",
+                       in.nsignatures, "layout", in.layout);
+}
+
+static PyObject *shape_tuple(const kf_array *a) {
+  PyObject *t = PyTuple_New(a->ndim);
+  for (unsigned i = 0; t && i < a->ndim; i++) PyTuple_SetItem(t, i, PyLong_FromLongLong(a->shape[i]));
+  return t;
+}
+
+/* reduce(arr, size, init, stream, res) -> the result as a Python number (None when only res is given) */
+static PyObject *Function_reduce(PyObject *o, PyObject *args) {
+  FunctionObject *self = (FunctionObject *)o;
+  PyObject *arr, *init = Py_None, *stream = Py_None, *res = Py_None;
+  long long size = -1;
+  int want_result = 1;
+  if (!PyArg_ParseTuple(args, "OL|OOOp", &arr, &size, &init, &stream, &res, &want_result)) return NULL;
+  kf_array a, r;
+  kf_arg iv, result;
+  int ok;
+  kf_stream *s = ext_stream_arg(stream, &ok);
+  uintptr_t producer = 0;
+  if (!ok || ext_array_from_object(arr, &a, "reduce", &producer) < 0 || wait_for_producer(self, producer, s) < 0)
+    return NULL;
+  if (init != Py_None && ext_arg_from_object(init, &iv, "reduce init", 0, NULL) < 0) return NULL;
+  if (init != Py_None && iv.kind != KF_ARG_SCALAR) return PyErr_Format(PyExc_TypeError, "reduce: init must be a scalar");
+  if (res != Py_None && (ext_array_from_object(res, &r, "reduce res", &producer) < 0 ||
+                         wait_for_producer(self, producer, s) < 0))
+    return NULL;
+  kf_status st = kf_reduce(self->f, &a, size, init == Py_None ? NULL : &iv, s, want_result ? &result : NULL,
+                           res == Py_None ? NULL : &r);
+  if (st != KF_OK) return ext_raise(ctx_of(self), st);
+  if (!want_result) Py_RETURN_NONE;
+  return ext_scalar_to_object(&result);
+}
+
+static PyObject *Function_ufunc_result(PyObject *o, PyObject *inputs) {
+  FunctionObject *self = (FunctionObject *)o;
+  if (!PyTuple_Check(inputs)) return PyErr_Format(PyExc_TypeError, "ufunc_result: a tuple of inputs is needed");
+  kf_arg stack[STACK_ARGS];
+  Py_ssize_t n;
+  kf_arg *v = convert_args(self, inputs, stack, &n, "ufunc input", 0, NULL);
+  if (!v) return NULL;
+  kf_array out;
+  kf_status st = kf_ufunc_result(self->f, v, (unsigned)n, &out);
+  if (v != stack) PyMem_Free(v);
+  if (st != KF_OK) return ext_raise(ctx_of(self), st);
+  PyObject *shape = shape_tuple(&out);
+  return shape ? Py_BuildValue("(sN)", ext_typestr(out.dtype), shape) : NULL;
+}
+
+static PyObject *Function_ufunc_call(PyObject *o, PyObject *args) {
+  FunctionObject *self = (FunctionObject *)o;
+  PyObject *inputs, *out, *stream = Py_None;
+  if (!PyArg_ParseTuple(args, "O!O|O", &PyTuple_Type, &inputs, &out, &stream)) return NULL;
+  int ok;
+  kf_stream *s = ext_stream_arg(stream, &ok);
+  if (!ok) return NULL;
+  kf_array oa;
+  uintptr_t producer = 0;
+  if (ext_array_from_object(out, &oa, "ufunc out", &producer) < 0 || wait_for_producer(self, producer, s) < 0)
+    return NULL;
+  kf_arg stack[STACK_ARGS];
+  Py_ssize_t n;
+  kf_arg *v = convert_args(self, inputs, stack, &n, "ufunc input", 1, s);
+  if (!v) return NULL;
+  kf_status st = kf_ufunc_call(self->f, v, (unsigned)n, &oa, s);
+  if (v != stack) PyMem_Free(v);
+  if (st != KF_OK) return ext_raise(ctx_of(self), st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *Function_gufunc_result(PyObject *o, PyObject *args) {
+  FunctionObject *self = (FunctionObject *)o;
+  PyObject *inputs;
+  unsigned nouts;
+  if (!PyArg_ParseTuple(args, "O!I", &PyTuple_Type, &inputs, &nouts)) return NULL;
+  if (nouts == 0 || nouts > 64) return PyErr_Format(PyExc_ValueError, "gufunc_result: %u outputs", nouts);
+  kf_arg stack[STACK_ARGS];
+  Py_ssize_t n;
+  kf_arg *v = convert_args(self, inputs, stack, &n, "gufunc input", 0, NULL);
+  if (!v) return NULL;
+  kf_array outs[64];
+  kf_status st = kf_gufunc_result(self->f, v, (unsigned)n, outs, nouts);
+  if (v != stack) PyMem_Free(v);
+  if (st != KF_OK) return ext_raise(ctx_of(self), st);
+  PyObject *list = PyList_New(nouts);
+  for (unsigned i = 0; list && i < nouts; i++) {
+    PyObject *shape = shape_tuple(&outs[i]);
+    PyObject *item = shape ? Py_BuildValue("(sN)", ext_typestr(outs[i].dtype), shape) : NULL;
+    if (!item) {
+      Py_DECREF(list);
+      return NULL;
+    }
+    PyList_SetItem(list, i, item);
+  }
+  return list;
+}
+
+static PyObject *Function_gufunc_call(PyObject *o, PyObject *args) {
+  FunctionObject *self = (FunctionObject *)o;
+  PyObject *all, *stream = Py_None;
+  if (!PyArg_ParseTuple(args, "O!|O", &PyTuple_Type, &all, &stream)) return NULL;
+  int ok;
+  kf_stream *s = ext_stream_arg(stream, &ok);
+  if (!ok) return NULL;
+  kf_arg stack[STACK_ARGS];
+  Py_ssize_t n;
+  kf_arg *v = convert_args(self, all, stack, &n, "gufunc argument", 1, s);
+  if (!v) return NULL;
+  kf_status st = kf_gufunc_call(self->f, v, (unsigned)n, s);
+  if (v != stack) PyMem_Free(v);
+  if (st != KF_OK) return ext_raise(ctx_of(self), st);
+  Py_RETURN_NONE;
+}
+
+/* ---- Launcher ----------------------------------------------------------------------------------------- */
+
+static void Launcher_dealloc(PyObject *o) {
+  LauncherObject *l = (LauncherObject *)o;
+  PyTypeObject *tp = Py_TYPE(o);
+  Py_XDECREF(l->function);
+  Py_XDECREF(l->stream);
+  PyObject_Free(o);
+  Py_DECREF(tp);
+}
+
+static PyObject *Launcher_call(PyObject *o, PyObject *args, PyObject *kw) {
+  LauncherObject *l = (LauncherObject *)o;
+  if (kw && PyDict_Size(kw)) {
+    PyErr_SetString(PyExc_TypeError, "a kernel takes no keyword arguments");
+    return NULL;
+  }
+  kf_arg stack[STACK_ARGS];
+  Py_ssize_t n;
+  kf_arg *v = convert_args(l->function, args, stack, &n, "kernel", 1, l->s);
+  if (!v) return NULL;
+  kf_status st = kf_function_launch(l->function->f, l->grid, l->block, l->shared, l->s, v, (unsigned)n);
+  if (v != stack) PyMem_Free(v);
+  if (st != KF_OK) return ext_raise(ctx_of(l->function), st);
+  Py_RETURN_NONE;
+}
+
+/* ---- Kernel ------------------------------------------------------------------------------------------- */
+
+static void Kernel_dealloc(PyObject *o) {
+  PyTypeObject *tp = Py_TYPE(o);
+  Py_XDECREF(((KernelObject *)o)->function);
+  PyObject_Free(o);
+  Py_DECREF(tp);
+}
+
+static PyObject *Kernel_get_signature(PyObject *o, void *c) {
+  (void)c;
+  return PyUnicode_FromString(kf_kernel_signature(((KernelObject *)o)->k));
+}
+
+static PyObject *Kernel_get_cache_source(PyObject *o, void *c) {
+  (void)c;
+  static const char *const names[] = {"compiled", "memory", "disk"};
+  int s = kf_kernel_cache_source(((KernelObject *)o)->k);
+  return PyUnicode_FromString(s >= 0 && s <= 2 ? names[s] : "unknown");
+}
+
+/* [(kind 'array'|'scalar', typestr, ndim, layout, readonly)] */
+static PyObject *Kernel_get_params(PyObject *o, void *c) {
+  (void)c;
+  KernelObject *self = (KernelObject *)o;
+  unsigned n = kf_kernel_param_count(self->k);
+  PyObject *list = PyList_New(n);
+  for (unsigned i = 0; list && i < n; i++) {
+    kf_param_info p;
+    PyObject *item = kf_kernel_param(self->k, i, &p) == KF_OK
+                         ? Py_BuildValue("(ssIC" "N)", p.kind == KF_ARG_ARRAY ? "array" : "scalar", ext_typestr(p.dtype),
+                                         p.ndim, p.kind == KF_ARG_ARRAY ? p.layout : ' ', PyBool_FromLong(p.readonly))
+                         : Py_NewRef(Py_None);
+    if (!item) {
+      Py_DECREF(list);
+      return NULL;
+    }
+    PyList_SetItem(list, i, item);
+  }
+  return list;
+}
+
+/* ---- compile(): kir / LLVM IR / PTX text ------------------------------------------------------------- */
+
+static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)self;
+  static char *names[] = {"sources", "bindings", "functions", "kernels", "signatures", "emit", "bounds_check",
+                          "pipeline", "arch", "opt", "fastmath", "lineinfo", "backend", NULL};
+  PyObject *sources, *bindings, *functions, *kernels, *signatures;
+  const char *emit = "ptx", *pipeline = NULL, *backend = "nvvm";
+  int bounds_check = 1, fastmath = 0, lineinfo = 0, opt = 3;
+  unsigned arch = 90;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|spzIippz", names, &sources, &bindings, &functions, &kernels,
+                                   &signatures, &emit, &bounds_check, &pipeline, &arch, &opt, &fastmath, &lineinfo,
+                                   &backend))
+    return NULL;
+  int which = strcmp(emit, "kir") == 0 ? 0 : strcmp(emit, "llvm") == 0 ? 1 : strcmp(emit, "ptx") == 0 ? 2 : -1;
+  if (which < 0) return PyErr_Format(PyExc_ValueError, "emit must be 'kir', 'llvm' or 'ptx', not '%s'", emit);
+  Inputs in;
+  PyObject *kt = NULL, *st_ = NULL, *result = NULL;
+  kf_context *ctx = NULL;
+  kf_module *m = NULL;
+  if (inputs_read(&in, sources, bindings, functions, bounds_check, pipeline) < 0) goto done;
+  kt = PySequence_Tuple(kernels);
+  st_ = kt ? PySequence_Tuple(signatures) : NULL;
+  if (!st_) goto done;
+  Py_ssize_t nk = PyTuple_Size(kt), nsig = PyTuple_Size(st_);
+  const char **kv = ext_pool_alloc(&in.pool, sizeof *kv * (size_t)(nk ? nk : 1));
+  const char **sv = ext_pool_alloc(&in.pool, sizeof *sv * (size_t)(nsig ? nsig : 1));
+  if (!kv || !sv) goto done;
+  for (Py_ssize_t i = 0; i < nk; i++)
+    if (!(kv[i] = utf8(PyTuple_GetItem(kt, i), NULL, "a kernel name"))) goto done;
+  for (Py_ssize_t i = 0; i < nsig; i++)
+    if (!(sv[i] = utf8(PyTuple_GetItem(st_, i), NULL, "a signature"))) goto done;
+  in.opts.kernels = kv;
+  in.opts.nkernels = (unsigned)nk;
+  in.opts.signatures = sv;
+  in.opts.nsignatures = (unsigned)nsig;
+  ctx = kf_context_create();
+  if (!ctx) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  kf_status st = kf_compile_sources(ctx, in.sources, in.nsources, &in.opts, &m);
+  char *text = NULL;
+  if (st == KF_OK && which == 0) st = kf_module_print(m, 0, &text, NULL);
+  if (st == KF_OK && which > 0) {
+    kf_codegen_options co;
+    kf_codegen_options_init(&co);
+    co.arch = arch;
+    co.opt_level = opt;
+    co.fastmath = fastmath;
+    co.lineinfo = lineinfo;
+    co.backend = backend && strcmp(backend, "llvm") == 0 ? KF_BACKEND_LLVM : KF_BACKEND_NVVM;
+    st = which == 1 ? kf_module_emit_llvm(m, &co, &text, NULL) : kf_module_emit_ptx(m, &co, &text, NULL);
+  }
+  if (st != KF_OK) ext_raise(ctx, st);
+  else result = PyUnicode_FromString(text);
+  kf_free(text);
+done:
+  if (m) kf_module_destroy(m);
+  if (ctx) kf_context_destroy(ctx);
+  inputs_free(&in);
+  Py_XDECREF(kt);
+  Py_XDECREF(st_);
+  return result;
+}
+
+PyMethodDef ext_program_functions[] = {
+    {"compile", (PyCFunction)(void (*)(void))compile_text, METH_VARARGS | METH_KEYWORDS,
+     "compile(sources, bindings, functions, kernels, signatures, emit='ptx', bounds_check=True, pipeline=None, "
+     "arch=90, opt=3, fastmath=False, lineinfo=False, backend='nvvm') -> kir, LLVM IR or PTX text"},
+    {NULL, NULL, 0, NULL}};
+
+/* ---- types -------------------------------------------------------------------------------------------- */
+
+static PyMethodDef Program_methods[] = {{"function", Program_function, METH_O, "function(name) -> Function"},
+                                        {NULL, NULL, 0, NULL}};
+static PyType_Slot Program_slots[] = {{Py_tp_new, Program_new},
+                                      {Py_tp_dealloc, Program_dealloc},
+                                      {Py_tp_methods, Program_methods},
+                                      {0, NULL}};
+static PyType_Spec Program_spec = {"kfront._kfront.Program", sizeof(ProgramObject), 0, Py_TPFLAGS_DEFAULT,
+                                   Program_slots};
+
+static PyMethodDef Function_methods[] = {
+    {"configure", Function_configure, METH_VARARGS, "configure(grid, block, stream=None, shared=0) -> Launcher"},
+    {"specialize", Function_specialize, METH_VARARGS, "specialize(*args) -> Kernel for these argument types"},
+    {"info", Function_info, METH_NOARGS, "{kind, nin, nout, nsignatures, layout}"},
+    {"kernels", Function_kernels, METH_NOARGS, "[Kernel]: the specialisations so far, oldest first"},
+    {"reduce", Function_reduce, METH_VARARGS, "reduce(arr, size, init=None, stream=None, res=None, result=True)"},
+    {"ufunc_result", Function_ufunc_result, METH_O, "ufunc_result(inputs) -> (typestr, shape)"},
+    {"ufunc_call", Function_ufunc_call, METH_VARARGS, "ufunc_call(inputs, out, stream=None)"},
+    {"gufunc_result", Function_gufunc_result, METH_VARARGS, "gufunc_result(inputs, nouts) -> [(typestr, shape)]"},
+    {"gufunc_call", Function_gufunc_call, METH_VARARGS, "gufunc_call(inputs + outputs, stream=None)"},
+    {NULL, NULL, 0, NULL}};
+static PyType_Slot Function_slots[] = {{Py_tp_dealloc, Function_dealloc}, {Py_tp_methods, Function_methods}, {0, NULL}};
+static PyType_Spec Function_spec = {"kfront._kfront.Function", sizeof(FunctionObject), 0, Py_TPFLAGS_DEFAULT,
+                                    Function_slots};
+
+static PyType_Slot Launcher_slots[] = {{Py_tp_dealloc, Launcher_dealloc}, {Py_tp_call, Launcher_call}, {0, NULL}};
+static PyType_Spec Launcher_spec = {"kfront._kfront.Launcher", sizeof(LauncherObject), 0, Py_TPFLAGS_DEFAULT,
+                                    Launcher_slots};
+
+static PyGetSetDef Kernel_getset[] = {
+    {"signature", Kernel_get_signature, NULL, "the Numba signature", NULL},
+    {"cache_source", Kernel_get_cache_source, NULL, "'compiled', 'memory' or 'disk'", NULL},
+    {"params", Kernel_get_params, NULL, "[(kind, typestr, ndim, layout, readonly)]", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+static PyType_Slot Kernel_slots[] = {{Py_tp_dealloc, Kernel_dealloc}, {Py_tp_getset, Kernel_getset}, {0, NULL}};
+static PyType_Spec Kernel_spec = {"kfront._kfront.Kernel", sizeof(KernelObject), 0, Py_TPFLAGS_DEFAULT, Kernel_slots};
+
+int ext_program_init_types(PyObject *m) {
+  return ext_add_type(m, &Program_spec, &Program_Type) < 0 || ext_add_type(m, &Function_spec, &Function_Type) < 0 ||
+                 ext_add_type(m, &Launcher_spec, &Launcher_Type) < 0 || ext_add_type(m, &Kernel_spec, &Kernel_Type) < 0
+             ? -1
+             : 0;
+}

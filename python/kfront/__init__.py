@@ -1,0 +1,22 @@
+"""kfront — a compiler and runtime for Numba-CUDA kernels.
+
+    from kfront import cuda              # numba.cuda's API (kfront.cuda)
+    from kfront import vectorize, guvectorize, float32, void   # numba's names kernels use
+    kfront.install_numba_alias()          # `import numba` / `from numba import cuda` now give kfront
+
+`python -m kfront prog.py [args]` runs a program written for numba-cuda unchanged.
+"""
+from kfront import types
+from kfront.types import *  # noqa: F401,F403  (numba's scalar and array types: float32, int64, void, ...)
+from kfront.cuda.dispatcher import host_jit as jit
+from kfront.cuda.dispatcher import host_jit as njit
+from kfront.cuda.ufuncs import guvectorize, vectorize
+
+__version__ = "0.1.0"
+
+
+def install_numba_alias():
+    """Makes `import numba`, `from numba import cuda, float32, vectorize` ... give kfront's objects for the rest
+    of the process (see kfront._alias)."""
+    from kfront._alias import install_numba_alias as install
+    return install()

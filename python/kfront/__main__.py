@@ -1,0 +1,74 @@
+"""python -m kfront — runs a program written for numba-cuda, unchanged, on kfront.
+
+    python -m kfront prog.py [args...]     runs prog.py as __main__ with sys.argv = [prog.py, args...]
+    python -m kfront -m module [args...]   runs a module as __main__, as python -m does
+
+For the run, `numba` and its submodules resolve to kfront (kfront._alias.install_numba_alias), so
+`from numba import cuda` gives kfront's. The program runs as `python prog.py` would run it: its directory
+first on sys.path, __name__ == "__main__", __file__ its absolute path (and, unlike python's, sys.argv[0]
+too: runpy.run_path sets it). The exit status is Python's: the
+program's sys.exit() status, 1 after an uncaught exception (its traceback printed through sys.excepthook,
+without the frames of this runner), 2 for a bad command line or a file that cannot be opened.
+NUMBA_ENABLE_CUDASIM=1 or KFRONT_SIM=1 in the environment runs it on kfront's simulator (kfront.config).
+"""
+import os
+import runpy
+import sys
+
+USAGE = """usage: python -m kfront prog.py [args...]
+       python -m kfront -m module [args...]
+Runs a numba-cuda program unchanged on kfront: `numba` and `numba.cuda` resolve to kfront for the run.
+Environment: KFRONT_SIM=1 (or NUMBA_ENABLE_CUDASIM=1) runs kernels on kfront's simulator."""
+
+
+def _program_traceback(tb, runner_files):
+    """The traceback from the first frame that is not this runner's (or runpy's)."""
+    while tb is not None and tb.tb_frame.f_code.co_filename in runner_files:
+        tb = tb.tb_next
+    return tb
+
+
+def main(argv=None):
+    """Runs the command line `argv` (sys.argv[1:] by default); returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE, file=sys.stdout if argv else sys.stderr)
+        return 0 if argv else 2
+    module = None
+    if argv[0] == "-m":
+        if len(argv) < 2:
+            print("python -m kfront: -m needs a module name\n" + USAGE, file=sys.stderr)
+            return 2
+        module, args = argv[1], argv[2:]
+    else:
+        path, args = argv[0], argv[1:]
+        if path.startswith("-"):
+            print("python -m kfront: unknown option %s\n%s" % (path, USAGE), file=sys.stderr)
+            return 2
+        if not os.path.isfile(path):
+            print("python -m kfront: can't open file %r: no such file" % os.path.abspath(path), file=sys.stderr)
+            return 2
+
+    from kfront._alias import install_numba_alias
+    install_numba_alias()
+    runner_files = {main.__code__.co_filename, runpy.run_path.__code__.co_filename}
+    try:
+        if module is not None:
+            sys.argv = [module] + args
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = [path] + args
+            full = os.path.abspath(path)
+            sys.path[0] = os.path.dirname(full)
+            runpy.run_path(full, run_name="__main__")
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as e:
+        tb = _program_traceback(e.__traceback__, runner_files)
+        sys.excepthook(type(e), e.with_traceback(tb), tb)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

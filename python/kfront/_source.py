@@ -1,0 +1,251 @@
+"""kfront._source — what the compiler needs to know about a Python function, as plain data.
+
+kfront compiles a function from its source lines, not its bytecode: `function_source` finds them (in their
+file, or in linecache for notebook cells and registered exec'd code), `referenced_names` lists the globals
+and closure variables the function reads, and `freeze_value` turns each value into the description of a
+bound value that kfront's C layer takes (kf_value of kfront.h), frozen as Numba freezes globals and closure
+variables at the first compile.
+
+Descriptions made by freeze_value (tagged tuples):
+
+    ('scalar', v)              v a Python bool, int or float, or a NumPy scalar of a kfront dtype (its dtype
+                               is kept: numpy.float32(0.5) stays float32); an enum member gives its int value
+    ('tuple', [d, ...])        a tuple (nested allowed; namedtuples too), each item a description
+    ('array', ndarray)         a read-only copy of a NumPy array, in native byte order, strides as the
+                               original's (order 'K'); it becomes a constant array
+    ('namespace', {m: d})      an enum class (IntEnum, Enum, IntFlag...): member name -> ('scalar', int value),
+                               aliases included
+    ('module', 'dotted.name')  a module: numba, numba.cuda, math, numpy, cmath, operator, ...
+    ('path', 'dotted.name')    a known object: numba.float32, numba.cuda.grid, math.sqrt, numpy.float32, ...
+    ('function', obj)          a @cuda.jit dispatcher (an object with a `py_func` Python function); the
+                               caller turns it into another source
+    None                       anything else: the caller leaves the name unbound and the compiler reports
+                               it where the kernel uses it
+
+Values kfront's C layer cannot represent at all raise UnsupportedError naming the variable (complex
+numbers, integers beyond int64/uint64, arrays and NumPy scalars of other dtypes, enums with non-integer
+values); values it can represent but may refuse (an empty or 0-d array, an array in a tuple) are passed
+on, and the compiler reports them located at their use.
+"""
+import dis
+import enum
+import linecache
+import re
+import sys
+import types as pytypes
+
+from kfront import errors
+from kfront import types as kftypes
+
+
+# ---- source lines -------------------------------------------------------------------------------------
+
+
+def _where(code):
+    return "%s:%d" % (code.co_filename, code.co_firstlineno)
+
+
+def function_source(fn):
+    """(filename, text, first_line) of a Python function: its lines exactly as they stand in their file,
+    decorators included and indentation kept (a function nested in a function or a class is indented),
+    from the file or from linecache (IPython and Jupyter cells, the 3.13 REPL, and exec'd code whose
+    text was registered in linecache). first_line is the file line of the text's first line.
+
+    SourceUnavailableError when Python keeps no lines for it (exec'd from a string not registered in
+    linecache; defined in `python -c` before Python 3.13, which registers that text) or the lines no longer
+    define it (its file changed since); UnsupportedError for a lambda: kfront compiles functions defined
+    with def."""
+    code = getattr(fn, "__code__", None)
+    if not isinstance(code, pytypes.CodeType):
+        raise TypeError("kfront: %r is not a Python function" % (fn,))
+    name = code.co_name
+    qualname = getattr(fn, "__qualname__", name)
+    if name == "<lambda>":
+        raise errors.UnsupportedError(
+            "kfront: cannot compile the lambda at %s: kfront compiles functions defined with def (give it a "
+            "name: def f(...): ...)" % _where(code), file=code.co_filename, line=code.co_firstlineno)
+    filename = code.co_filename
+    first = code.co_firstlineno
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
+    if not lines or first > len(lines):
+        raise errors.SourceUnavailableError(
+            "kfront: the source of function '%s' (%s) is not available: kfront compiles a function from its "
+            "source lines, which Python keeps for functions defined in files, notebook cells and code "
+            "registered with linecache (not for an exec'd string, nor for `python -c` before Python 3.13)" %
+            (qualname, _where(code)),
+            file=filename, line=first)
+    import inspect
+    block = inspect.getblock(lines[first - 1:])
+    defines = re.compile(r"\s*(async\s+)?def\s+%s\b" % re.escape(name))
+    if not any(defines.match(line) for line in block):
+        raise errors.SourceUnavailableError(
+            "kfront: the source lines at %s do not define function '%s' (was the file changed after the "
+            "function was defined?)" % (_where(code), qualname), file=filename, line=first)
+    return filename, "".join(block), first
+
+
+# ---- names a function reads -----------------------------------------------------------------------------
+
+_GLOBAL_LOADS = frozenset(("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS"))
+
+
+def _global_names(code, out):
+    for ins in dis.get_instructions(code):
+        if ins.opname in _GLOBAL_LOADS:
+            out.setdefault(ins.argval, None)
+    for const in code.co_consts:
+        if isinstance(const, pytypes.CodeType):  # comprehensions (before 3.12), inner functions, lambdas
+            _global_names(const, out)
+    return out
+
+
+def referenced_names(fn):
+    """(globals, closure) a function reads, each a dict name -> value in the order the function first
+    names them. globals: the base names it loads as globals (in its own code and in nested code objects:
+    comprehensions, inner functions, lambdas; `np.float32` names np only) that fn.__globals__ holds;
+    builtins and names bound nowhere are left out. closure: its free variables with their cells' values
+    (a cell not yet assigned is left out)."""
+    code = fn.__code__
+    g = fn.__globals__
+    globals_ = {name: g[name] for name in _global_names(code, {}) if name in g}
+    closure = {}
+    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+        try:
+            closure[name] = cell.cell_contents
+        except ValueError:
+            pass
+    return globals_, closure
+
+
+# ---- freezing values ------------------------------------------------------------------------------------
+
+# kfront's modules under the numba names kfront's frontend knows them by
+_KFRONT_MODULES = {"kfront": "numba", "kfront.cuda": "numba.cuda", "kfront.types": "numba.types"}
+_STD_MODULES = ("builtins", "math", "cmath", "operator")
+_std_paths = {}          # id(object) -> (kind, dotted path), for the standard modules and their attributes
+_std_loaded = set()
+
+
+def _add_module_paths(modname, mod):
+    table = {id(mod): ("module", modname)}
+    for attr, obj in sorted(vars(mod).items()):  # not getattr: numpy imports submodules on first access
+        if attr.startswith("_"):
+            continue
+        if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes)):
+            continue  # values are frozen as values
+        kind = "module" if isinstance(obj, pytypes.ModuleType) else "path"
+        path = obj.__name__ if kind == "module" else "%s.%s" % (modname, attr)
+        # an object under several names keeps the one it calls itself (numpy.float64, not numpy.double)
+        if id(obj) not in table or getattr(obj, "__name__", None) == attr:
+            table[id(obj)] = (kind, path)
+    for key, value in table.items():
+        _std_paths.setdefault(key, value)
+    _std_loaded.add(modname)
+
+
+def _std_lookup(value):
+    if len(_std_loaded) < len(_STD_MODULES):
+        for modname in _STD_MODULES:
+            if modname not in _std_loaded:
+                _add_module_paths(modname, __import__(modname))
+    if "numpy" not in _std_loaded and "numpy" in sys.modules:  # numpy's objects exist once numpy is loaded
+        _add_module_paths("numpy", sys.modules["numpy"])
+    return _std_paths.get(id(value))
+
+
+def _check_int(name, value):
+    if not -(1 << 63) <= value < (1 << 64):
+        raise errors.UnsupportedError("kfront: the global '%s' is the integer %d, which fits in neither int64 nor "
+                                      "uint64" % (name, value))
+    return value
+
+
+def _enum_value(name, member):
+    value = member.value
+    if isinstance(value, bool) or not isinstance(value, int):
+        np = sys.modules.get("numpy")
+        if not (np is not None and isinstance(value, np.integer)):
+            raise errors.UnsupportedError(
+                "kfront: %s has the value %r: kfront takes enums whose members are integers" % (name, value))
+    return ("scalar", _check_int(name, int(value)))
+
+
+def freeze_value(name, value, registry=None):
+    """How the global or closure variable `name` with this value is bound (the descriptions are listed in
+    the module's docstring). `registry` maps id(object) -> dotted numba path for the objects the caller
+    knows (kfront.cuda's kernel-side names, ...); it is consulted before the standard modules (builtins,
+    math, cmath, operator, numpy), which are recognised by identity."""
+    cls = type(value)
+    if cls is bool or cls is float:
+        return ("scalar", value)
+    if cls is int:
+        return ("scalar", _check_int(name, value))
+    if isinstance(value, enum.Enum):
+        return _enum_value("%s (%s)" % (name, value), value)
+    if isinstance(value, bool):
+        return ("scalar", not not value)
+    if isinstance(value, int):
+        return ("scalar", _check_int(name, int(value)))
+    if isinstance(value, float):
+        return ("scalar", float(value))
+    if isinstance(value, complex):
+        raise errors.UnsupportedError("kfront: the global '%s' is a complex number; kfront does not support complex "
+                                      "numbers" % name)
+    np = sys.modules.get("numpy")  # a NumPy value means NumPy is loaded
+    if np is not None:
+        if isinstance(value, np.ndarray):
+            try:
+                kftypes.from_dtype(value.dtype.newbyteorder("="))
+            except errors.UnsupportedError as e:
+                raise errors.UnsupportedError("kfront: the global '%s' is an array of dtype %s, which kfront cannot "
+                                              "make a constant of (%s)" % (name, value.dtype, e)) from None
+            arr = np.array(value, dtype=value.dtype.newbyteorder("="), copy=True, order="K", subok=False)
+            arr.flags.writeable = False
+            return ("array", arr)
+        if isinstance(value, np.generic):
+            if isinstance(value, np.number) or isinstance(value, np.bool_):
+                try:
+                    kftypes.from_dtype(value.dtype)
+                except errors.UnsupportedError as e:
+                    raise errors.UnsupportedError("kfront: the global '%s' is a NumPy %s: %s" %
+                                                  (name, value.dtype, e)) from None
+                return ("scalar", value)
+            return None
+    if isinstance(value, tuple):
+        items = []
+        for i, item in enumerate(value):
+            d = freeze_value("%s[%d]" % (name, i), item, registry)
+            if d is None:
+                return None
+            items.append(d)
+        return ("tuple", items)
+    path = registry.get(id(value)) if registry else None
+    if path is not None:
+        return ("module" if isinstance(value, pytypes.ModuleType) else "path", path)
+    if isinstance(value, type) and issubclass(value, enum.Enum):
+        return ("namespace", {member: _enum_value("%s.%s" % (value.__name__, member), m)
+                              for member, m in value.__members__.items()})
+    if isinstance(value, pytypes.ModuleType):
+        alias = value.__dict__.get("__kfront_alias__")  # a numba alias module (kfront._alias)
+        if isinstance(alias, str):
+            return ("module", alias)
+        modname = value.__name__
+        return ("module", _KFRONT_MODULES.get(modname, modname))
+    if isinstance(value, (kftypes.Integer, kftypes.Float, kftypes.Boolean)):
+        return ("path", "numba." + str(value))
+    if np is not None and isinstance(value, np.dtype):
+        try:
+            return ("path", "numpy." + str(kftypes.from_dtype(value)))
+        except errors.UnsupportedError:
+            return None
+    std = _std_lookup(value)
+    if std is not None:
+        return std
+    try:
+        py_func = None if isinstance(value, type) else getattr(value, "py_func", None)
+    except Exception:
+        py_func = None
+    if isinstance(py_func, pytypes.FunctionType):
+        return ("function", value)
+    return None

@@ -1,0 +1,53 @@
+"""kfront.cuda — numba.cuda's API over kfront's compiler and runtime (numba-cuda's documentation is the spec).
+
+    from kfront import cuda
+
+    @cuda.jit
+    def double(a, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i] = 2 * a[i]
+
+    double[blocks, threads](a, out)        # NumPy arrays are copied in and back; device arrays used in place
+
+Kernels run on the GPU when a CUDA driver and a device are found, else on kfront's simulator (forced with
+KFRONT_SIM=1 or NUMBA_ENABLE_CUDASIM=1). Errors are Python exceptions: kfront.errors.TypingError (located,
+with the source line and a caret), IndexError for a failed bounds check, kfront.errors.LaunchError for a bad
+launch configuration, kfront.errors.CudaDriverError.
+"""
+from kfront.cuda import intrinsics
+from kfront.cuda._runtime import (Device, Event, Stream, close, current_context, default_stream, detect, event,
+                                  event_elapsed_time, external_stream, get_current_device, gpus,
+                                  is_available, legacy_default_stream, list_devices, per_thread_default_stream,
+                                  select_device, stream, synchronize)
+from kfront.cuda.devicearray import (DeviceNDArray, MappedNDArray, as_cuda_array, device_array, device_array_like,
+                                     from_cuda_array_interface, is_cuda_array, mapped, mapped_array, pinned,
+                                     pinned_array, to_device)
+from kfront.cuda._dlpack import from_dlpack
+from kfront.cuda.dispatcher import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
+from kfront.cuda.ufuncs import reduce
+
+globals().update(intrinsics.make_namespace("numba.cuda"))
+
+Reduce = reduce
+
+
+def is_supported_version():
+    return True
+
+
+def profile_start():
+    pass
+
+
+def profile_stop():
+    pass
+
+
+@__import__("contextlib").contextmanager
+def profiling():
+    yield
+
+
+def __getattr__(name):
+    raise AttributeError("kfront: numba.cuda.%s is not supported by kfront" % name)

@@ -1,0 +1,434 @@
+"""Device memory as numba.cuda gives it: DeviceNDArray (shape, strides, dtype, size, ndim, nbytes,
+copy_to_host, copy_to_device, slicing into views, reshape, ravel, transpose, __cuda_array_interface__,
+__dlpack__), to_device, device_array, device_array_like, pinned_array, pinned, mapped_array, as_cuda_array,
+is_cuda_array, from_cuda_array_interface.
+
+A DeviceNDArray is kfront._kfront.DeviceArray (the kf_array a launch passes as it is) plus this API; its memory
+is a Buffer of the runtime (freed when the last array over it goes) or a foreign array it keeps alive.
+"""
+import contextlib
+
+import numpy as np
+
+from kfront import _kfront
+from kfront.cuda import _runtime
+
+_HTOD, _DTOH, _DTOD = 0, 1, 2
+
+
+def _c_strides(shape, itemsize):
+    strides, s = [], itemsize
+    for n in reversed(shape):
+        strides.append(s)
+        s *= n
+    return tuple(reversed(strides))
+
+
+def _f_strides(shape, itemsize):
+    strides, s = [], itemsize
+    for n in shape:
+        strides.append(s)
+        s *= n
+    return tuple(strides)
+
+
+def _span(shape, strides, itemsize):
+    """Byte offsets [lo, hi) the elements cover, relative to element [0, ...]."""
+    if any(n == 0 for n in shape):
+        return 0, 0
+    lo = hi = 0
+    for n, s in zip(shape, strides):
+        if s >= 0:
+            hi += (n - 1) * s
+        else:
+            lo += (n - 1) * s
+    return lo, hi + itemsize
+
+
+def _normalize_shape(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(n) for n in shape)
+
+
+def _host_pointer(ary):
+    return ary.__array_interface__["data"][0]
+
+
+class DeviceNDArray(_kfront.DeviceArray):
+    """An array in device memory (numba.cuda.cudadrv.devicearray.DeviceNDArray)."""
+
+    __cuda_memory__ = True
+
+    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None, readonly=False):
+        shape = _normalize_shape(shape)
+        dtype = np.dtype(dtype)
+        strides = tuple(int(s) for s in strides) if strides is not None else _c_strides(shape, dtype.itemsize)
+        if gpu_data is None:
+            lo, hi = _span(shape, strides, dtype.itemsize)
+            gpu_data = _runtime.runtime().alloc(hi - lo)
+            ptr = gpu_data.ptr - lo
+        else:
+            ptr = gpu_data.ptr if isinstance(gpu_data, _kfront.Buffer) else int(gpu_data[0])
+            if not isinstance(gpu_data, _kfront.Buffer):
+                gpu_data = gpu_data[1]
+        super().__init__(ptr, shape, strides, dtype.str, gpu_data, readonly)
+        self.shape = shape
+        self.strides = strides
+        self.dtype = dtype
+        self.ndim = len(shape)
+        self.size = int(np.prod(shape, dtype=np.int64))
+        self.stream = stream
+
+    # -- facts --------------------------------------------------------------------------------------------
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    @property
+    def alloc_size(self):
+        owner = self._owner
+        return owner.nbytes if isinstance(owner, _kfront.Buffer) else self.nbytes
+
+    @property
+    def gpu_data(self):
+        return self._owner
+
+    @property
+    def device_ctypes_pointer(self):
+        import ctypes
+        return ctypes.c_void_p(self._ptr)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d device array")
+        return self.shape[0]
+
+    def is_c_contiguous(self):
+        return self.strides == _c_strides(self.shape, self.dtype.itemsize) or self.size <= 1
+
+    def is_f_contiguous(self):
+        return self.strides == _f_strides(self.shape, self.dtype.itemsize) or self.size <= 1
+
+    @property
+    def flags(self):
+        return {"C_CONTIGUOUS": self.is_c_contiguous(), "F_CONTIGUOUS": self.is_f_contiguous()}
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "strides": None if self.is_c_contiguous() else self.strides,
+                "data": (self._ptr if self.size else 0, bool(self._readonly)), "typestr": self.dtype.str,
+                "stream": None, "version": 3}
+
+    def __repr__(self):
+        return "<kfront DeviceNDArray shape=%s dtype=%s at %#x>" % (self.shape, self.dtype, self._ptr)
+
+    # -- copies -------------------------------------------------------------------------------------------
+    def _contiguous_span(self):
+        lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
+        return self._ptr + lo, hi - lo, lo
+
+    def copy_to_host(self, ary=None, stream=0):
+        """The elements in host memory (a new array, or `ary`, of the same shape)."""
+        start, nbytes, lo = self._contiguous_span()
+        s = _runtime.stream_arg(stream)
+        if ary is None:
+            raw = np.empty(nbytes, dtype=np.uint8)
+            if nbytes:
+                _runtime.runtime().memcpy(_DTOH, _host_pointer(raw), start, nbytes, s)
+            if self.size == 0:
+                return np.empty(self.shape, dtype=self.dtype)
+            return np.ndarray(self.shape, dtype=self.dtype, buffer=raw, offset=-lo, strides=self.strides)
+        if not isinstance(ary, np.ndarray) or ary.shape != self.shape or ary.dtype != self.dtype:
+            raise ValueError("copy_to_host: the host array must have shape %s and dtype %s" % (self.shape, self.dtype))
+        if ary.strides == self.strides and ary.flags.writeable:
+            if nbytes:
+                _runtime.runtime().memcpy(_DTOH, _host_pointer(ary) + lo, start, nbytes, s)
+        else:
+            ary[...] = self.copy_to_host(stream=stream)
+        return ary
+
+    to_host = copy_to_host
+
+    def copy_to_device(self, ary, stream=0):
+        """Copies a host array, or another device array, of the same shape into this one."""
+        s = _runtime.stream_arg(stream)
+        if is_cuda_array(ary):
+            src = as_cuda_array(ary)
+            if src.shape != self.shape or src.dtype != self.dtype:
+                raise ValueError("copy_to_device: shapes or dtypes differ (%s %s vs %s %s)"
+                                 % (src.shape, src.dtype, self.shape, self.dtype))
+            if src.strides != self.strides:
+                raise ValueError("copy_to_device: device arrays of different strides cannot be copied")
+            start, nbytes, _ = self._contiguous_span()
+            sstart, _, _ = src._contiguous_span()
+            if nbytes:
+                _runtime.runtime().memcpy(_DTOD, start, sstart, nbytes, s)
+            return
+        host = np.asarray(ary)
+        if host.dtype != self.dtype:
+            host = host.astype(self.dtype)
+        if host.shape != self.shape:
+            host = np.broadcast_to(host, self.shape) if host.size == 1 or host.ndim < self.ndim else host
+            if host.shape != self.shape:
+                raise ValueError("copy_to_device: shape %s into a device array of shape %s" % (host.shape, self.shape))
+        if host.strides != self.strides:
+            staged = np.empty(0, dtype=np.uint8)
+            lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
+            staged = np.zeros(hi - lo, dtype=np.uint8)
+            view = np.ndarray(self.shape, dtype=self.dtype, buffer=staged, offset=-lo, strides=self.strides)
+            if not self.is_c_contiguous() and not self.is_f_contiguous():
+                # a view with gaps: the bytes between its elements are read first so they are kept
+                start, nbytes, _ = self._contiguous_span()
+                if nbytes:
+                    _runtime.runtime().memcpy(_DTOH, _host_pointer(staged), start, nbytes, s)
+            view[...] = host
+            host = view
+        start, nbytes, lo = self._contiguous_span()
+        if nbytes:
+            _runtime.runtime().memcpy(_HTOD, start, _host_pointer(host) + lo, nbytes, s)
+
+    def copy_to_host_async(self, stream):
+        return self.copy_to_host(stream=stream)
+
+    # -- views ----------------------------------------------------------------------------------------
+    def _view(self, shape, strides, offset_bytes, dtype=None):
+        return DeviceNDArray(shape, strides, dtype if dtype is not None else self.dtype, self.stream,
+                             gpu_data=(self._ptr + offset_bytes, self._owner), readonly=self._readonly)
+
+    def __getitem__(self, key):
+        probe, offset = _probe(self, key)
+        if probe.ndim == 0:
+            out = np.empty((), dtype=self.dtype)
+            _runtime.runtime().memcpy(_DTOH, _host_pointer(out), self._ptr + offset, self.dtype.itemsize, None)
+            return out[()]
+        return self._view(probe.shape, probe.strides, offset)
+
+    def __setitem__(self, key, value):
+        probe, offset = _probe(self, key)
+        target = self._view(probe.shape, probe.strides, offset)
+        if is_cuda_array(value):
+            target.copy_to_device(value)
+        else:
+            target.copy_to_device(np.broadcast_to(np.asarray(value, dtype=self.dtype), probe.shape))
+
+    def reshape(self, *newshape, order="C"):
+        if len(newshape) == 1 and not isinstance(newshape[0], (int, np.integer)):
+            newshape = tuple(newshape[0])
+        probe = np.lib.stride_tricks.as_strided(np.empty(1, dtype=self.dtype), self.shape, self.strides)
+        try:
+            out = probe.reshape(newshape, order=order)
+        except ValueError as e:
+            raise ValueError("kfront: cannot reshape %s to %s: %s" % (self.shape, newshape, e)) from None
+        if not np.shares_memory(out, probe) and out.size > 1:
+            raise NotImplementedError("kfront: this reshape needs a copy (the device array is not contiguous "
+                                      "in that order)")
+        return self._view(out.shape, out.strides, _host_pointer(out) - _host_pointer(probe))
+
+    def ravel(self, order="C"):
+        return self.reshape((self.size,), order=order)
+
+    def transpose(self, axes=None):
+        axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
+        return self._view(tuple(self.shape[a] for a in axes), tuple(self.strides[a] for a in axes), 0)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def view(self, dtype):
+        dtype = np.dtype(dtype)
+        if dtype.itemsize != self.dtype.itemsize:
+            raise ValueError("kfront: view() to a dtype of another size is not supported")
+        return self._view(self.shape, self.strides, 0, dtype)
+
+    def bind(self, stream=0):
+        return self._view(self.shape, self.strides, 0)
+
+    def split(self, section, stream=0):
+        if self.ndim != 1 or not self.is_c_contiguous():
+            raise ValueError("kfront: split needs a contiguous 1-d array")
+        return [self[i:i + section] for i in range(0, self.size, section)]
+
+    def get_ipc_handle(self):
+        raise NotImplementedError("kfront: IPC handles are not supported")
+
+    # -- DLPack ------------------------------------------------------------------------------------------
+    def __dlpack_device__(self):
+        return (2 if _runtime.runtime().mode == "gpu" else 1), 0
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        from kfront.cuda import _dlpack
+        return _dlpack.export(self)
+
+
+def _probe(arr, key):
+    """What basic indexing by `key` gives: a NumPy view over a stand-in (never read) with the array's shape
+    and strides, and the byte offset of its element [0, ...]. Only slices, integers, None and Ellipsis."""
+    k = key if isinstance(key, tuple) else (key,)
+    for item in k:
+        if not (item is None or item is Ellipsis or isinstance(item, (slice, int, np.integer))):
+            raise TypeError("kfront: device arrays take slices and integers as indices, not %r" % (item,))
+    base = np.empty(1, dtype=arr.dtype)
+    probe = np.lib.stride_tricks.as_strided(base, arr.shape, arr.strides)
+    if Ellipsis not in k:
+        k = k + (Ellipsis,)  # a view even when every axis gets an integer: nothing is read
+    out = probe[k]
+    return out, _host_pointer(out) - _host_pointer(base)
+
+
+# ---- making device arrays ----------------------------------------------------------------------------------
+
+def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+    shape = _normalize_shape(shape)
+    dtype = np.dtype(dtype)
+    if strides is None:
+        strides = _f_strides(shape, dtype.itemsize) if order == "F" else _c_strides(shape, dtype.itemsize)
+    return DeviceNDArray(shape, strides, dtype, stream)
+
+
+def device_array_like(ary, stream=0):
+    ary = ary if is_cuda_array(ary) or isinstance(ary, np.ndarray) else np.asarray(ary)
+    dtype = np.dtype(ary.dtype)
+    order = "F" if (not _is_c(ary) and _is_f(ary)) else "C"
+    return device_array(ary.shape, dtype, order=order, stream=stream)
+
+
+def _is_c(ary):
+    return ary.flags["C_CONTIGUOUS"] if isinstance(ary, np.ndarray) else ary.is_c_contiguous()
+
+
+def _is_f(ary):
+    return ary.flags["F_CONTIGUOUS"] if isinstance(ary, np.ndarray) else ary.is_f_contiguous()
+
+
+def to_device(obj, stream=0, copy=True, to=None):
+    """A device array holding a copy of a host array (or the copy into `to`)."""
+    if to is not None:
+        to.copy_to_device(obj, stream=stream)
+        return to
+    if is_cuda_array(obj):
+        src = as_cuda_array(obj)
+        dst = device_array(src.shape, src.dtype, strides=src.strides if src.is_c_contiguous() or src.is_f_contiguous()
+                           else None, stream=stream)
+        dst.copy_to_device(src, stream=stream) if dst.strides == src.strides else dst.copy_to_device(
+            src.copy_to_host(), stream=stream)
+        return dst
+    host = np.asarray(obj)
+    if host.dtype.byteorder == ">":
+        host = host.astype(host.dtype.newbyteorder("="))
+    if not (host.flags["C_CONTIGUOUS"] or host.flags["F_CONTIGUOUS"]):
+        host = np.ascontiguousarray(host)
+    dst = DeviceNDArray(host.shape, host.strides, host.dtype, stream)
+    if copy:
+        dst.copy_to_device(host, stream=stream)
+    return dst
+
+
+# ---- pinned and mapped host memory ----------------------------------------------------------------------
+
+class _HostMemory:
+    """A NumPy array's base over pinned memory: keeps the Buffer alive."""
+
+    def __init__(self, buf, shape, strides, dtype):
+        self.buffer = buf
+        self.__array_interface__ = {"data": (buf.ptr, False), "shape": shape, "strides": strides,
+                                    "typestr": dtype.str, "version": 3}
+
+
+def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
+    shape = _normalize_shape(shape)
+    dtype = np.dtype(dtype)
+    if strides is None:
+        strides = _f_strides(shape, dtype.itemsize) if order == "F" else _c_strides(shape, dtype.itemsize)
+    lo, hi = _span(shape, strides, dtype.itemsize)
+    buf = _runtime.runtime().host_alloc(max(hi - lo, 1))
+    return np.asarray(_HostMemory(buf, shape, tuple(strides), dtype))
+
+
+class MappedNDArray(np.ndarray):
+    """A host array in mapped pinned memory: kernels use it in place through its __cuda_array_interface__."""
+
+    @property
+    def __cuda_array_interface__(self):
+        rt = _runtime.runtime()
+        base_ptr = self.__array_interface__["data"][0]
+        return {"shape": self.shape, "strides": self.strides, "typestr": self.dtype.str,
+                "data": (rt.host_device_pointer(base_ptr) if self.size else 0, False), "stream": None,
+                "version": 3}
+
+
+def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
+    shape = _normalize_shape(shape)
+    dtype = np.dtype(dtype)
+    if strides is None:
+        strides = _f_strides(shape, dtype.itemsize) if order == "F" else _c_strides(shape, dtype.itemsize)
+    lo, hi = _span(shape, strides, dtype.itemsize)
+    buf = _runtime.runtime().host_alloc(max(hi - lo, 1), True)
+    return np.asarray(_HostMemory(buf, shape, tuple(strides), dtype)).view(MappedNDArray)
+
+
+@contextlib.contextmanager
+def pinned(*arylist):
+    """Pins the host arrays' memory for the duration of the block."""
+    rt = _runtime.runtime()
+    done = []
+    try:
+        for a in arylist:
+            if a.nbytes:
+                rt.host_register(_host_pointer(a), a.nbytes)
+                done.append(a)
+        yield
+    finally:
+        for a in done:
+            rt.host_unregister(_host_pointer(a))
+
+
+@contextlib.contextmanager
+def mapped(*arylist, **kws):
+    rt = _runtime.runtime()
+    done, views = [], []
+    try:
+        for a in arylist:
+            rt.host_register(_host_pointer(a), a.nbytes, True)
+            done.append(a)
+            views.append(from_cuda_array_interface({"shape": a.shape, "strides": a.strides, "typestr": a.dtype.str,
+                                                    "data": (rt.host_device_pointer(_host_pointer(a)), False),
+                                                    "version": 3}, owner=a))
+        yield views[0] if len(views) == 1 else views
+    finally:
+        for a in done:
+            rt.host_unregister(_host_pointer(a))
+
+
+# ---- foreign device arrays ---------------------------------------------------------------------------------
+
+def is_cuda_array(obj):
+    return isinstance(obj, _kfront.DeviceArray) or hasattr(obj, "__cuda_array_interface__")
+
+
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """A DeviceNDArray over the memory an interface dict describes (used in place; `owner` kept alive)."""
+    if desc.get("mask") is not None:
+        raise NotImplementedError("kfront: masked arrays are not supported")
+    shape = tuple(desc["shape"])
+    dtype = np.dtype(desc["typestr"])
+    strides = desc.get("strides")
+    strides = tuple(strides) if strides is not None else _c_strides(shape, dtype.itemsize)
+    ptr, readonly = desc["data"]
+    stream_ptr = desc.get("stream")
+    if sync and stream_ptr not in (None, 0, 1, 2):
+        _runtime.external_stream(stream_ptr).synchronize()
+    return DeviceNDArray(shape, strides, dtype, gpu_data=(ptr, owner), readonly=bool(readonly))
+
+
+def as_cuda_array(obj, sync=True):
+    """The object as a DeviceNDArray (itself when it is one), through __cuda_array_interface__, else DLPack."""
+    if isinstance(obj, DeviceNDArray):
+        return obj
+    if not hasattr(obj, "__cuda_array_interface__"):
+        if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+            from kfront.cuda import _dlpack
+            return _dlpack.from_dlpack(obj)
+        raise TypeError("kfront: %r implements neither the CUDA array interface nor DLPack" % (type(obj),))
+    return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj, sync=sync)

@@ -1,0 +1,387 @@
+"""cuda.jit: kernels and device functions as numba.cuda's Dispatcher.
+
+At the first launch (or specialize / inspect_* call) a dispatcher freezes what its function reads, as Numba
+freezes globals and closure variables at the first compile: its source lines as they stand in their file (true
+line numbers in every diagnostic), the values of the globals and closure variables it names (numbers, tuples,
+arrays as constant arrays, enums, modules and numba objects by path), and the device functions it calls
+(their sources and what they read in turn). These become one kfront program (kfront._kfront.Program) in
+which the runtime specialises the kernel per argument types — a lock-free lookup by type fingerprint on every
+launch, a compile on a new fingerprint. `kernel[griddim, blockdim, stream, sharedmem](*args)` is a launcher
+object per launch configuration (cached), whose call goes straight to the C launch path.
+"""
+import math
+import operator
+import weakref
+
+import numpy as np
+
+from kfront import _kfront, _source, errors, types
+from kfront.cuda import _runtime
+
+_dispatchers = weakref.WeakSet()
+
+
+def _forget_programs():
+    """After cuda.close(): every dispatcher compiles again on its next use."""
+    for d in list(_dispatchers):
+        d._program = d._function = None
+        d._launchers.clear()
+
+
+def _dim(value, what):
+    """A launch dimension as ints: an int, or a tuple of 1 to 3 ints (NumPy integers accepted)."""
+    if isinstance(value, (tuple, list)):
+        if not 1 <= len(value) <= 3:
+            raise ValueError("kfront: %s must have 1 to 3 dimensions, not %d" % (what, len(value)))
+        return tuple(_dim(v, what)[0] for v in value)
+    try:
+        return (operator.index(value),)
+    except TypeError:
+        raise TypeError("kfront: %s must be an int or a tuple of ints, not %r" % (what, value)) from None
+
+
+def _sig_strings(sigs):
+    if sigs is None:
+        return []
+    if isinstance(sigs, (str, types.Signature)) or (isinstance(sigs, tuple) and not
+                                                    any(isinstance(s, (str, types.Signature, tuple)) for s in sigs)):
+        sigs = [sigs]
+    return [types.normalize_signature(s) for s in sigs]
+
+
+class _Inputs:
+    """What a dispatcher's program is compiled from: sources, bindings and function specs (the formats
+    kfront._kfront.Program takes)."""
+
+    def __init__(self, root):
+        self.sources = []
+        self.bindings = {}
+        self.specs = []
+        self._index = {}
+        self._registry = _registry()
+        self._add(root)
+
+    def _add(self, d):
+        index = len(self.sources)
+        self._index[id(d)] = index
+        fn = d.py_func
+        self.sources.append(_source.function_source(fn))
+        spec = {"name": fn.__code__.co_name, "source": index, "kind": d._kind, "signatures": d._sigs}
+        spec.update(d._spec_options())
+        self.specs.append(spec)
+        globals_, closure = _source.referenced_names(fn)
+        for name, value in list(globals_.items()) + list(closure.items()):
+            if value is d and name == fn.__code__.co_name:
+                continue  # recursion: the function's own name is defined in its own source
+            frozen = _source.freeze_value(name, value, self._registry)
+            if frozen is None:
+                continue  # unbound: the compiler reports the name where the kernel uses it
+            if frozen[0] == "function":
+                dep = frozen[1]
+                if not isinstance(dep, Dispatcher):
+                    continue
+                if id(dep) not in self._index:
+                    self._add(dep)
+                frozen = ("function", self._index[id(dep)], dep.py_func.__code__.co_name)
+            self._bind(name, frozen)
+
+    def _bind(self, name, frozen):
+        old = self.bindings.get(name)
+        if old is not None and not _same(old, frozen):
+            raise errors.UnsupportedError(
+                "kfront: the name %r means different things in the functions of one kernel (%s and %s); kfront "
+                "binds each global once per kernel" % (name, _describe(old), _describe(frozen)))
+        self.bindings[name] = frozen
+
+    def binding_list(self):
+        return list(self.bindings.items())
+
+
+def _same(a, b):
+    if a[0] != b[0]:
+        return False
+    if a[0] == "array":
+        return a[1].dtype == b[1].dtype and a[1].shape == b[1].shape and np.array_equal(a[1], b[1])
+    if a[0] in ("tuple",):
+        return len(a[1]) == len(b[1]) and all(_same(x, y) for x, y in zip(a[1], b[1]))
+    if a[0] == "namespace":
+        return a[1].keys() == b[1].keys() and all(_same(a[1][k], b[1][k]) for k in a[1])
+    if a[0] == "scalar":
+        return type(a[1]) is type(b[1]) and a[1] == b[1]
+    return a[1:] == b[1:]
+
+
+def _describe(frozen):
+    return frozen[0] if frozen[0] in ("array", "namespace", "tuple") else "%s %r" % (frozen[0], frozen[1])
+
+
+_REGISTRY = None
+
+
+def _registry():
+    """id(object) -> numba path, for the objects a kernel may name: kfront.cuda's kernel-side names and
+    numba's types (under their kfront and numba-alias identities)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        from kfront import cuda
+        reg = {}
+        names = [n for n in dir(types) if not n.startswith("_") and isinstance(getattr(types, n), types.Type)]
+        # a type's own name first (float64 rather than its alias double), then the aliases
+        for name in sorted(names, key=lambda n: str(getattr(types, n)) != n):
+            reg.setdefault(id(getattr(types, name)), "numba." + name)
+        for name in cuda.intrinsics.KERNEL_NAMES:
+            for obj, path in getattr(cuda, name).walk():
+                reg[id(obj)] = path
+        reg[id(cuda)] = "numba.cuda"
+        _REGISTRY = reg
+    # attribute chains reached since (cuda.shared.array, ...) are added as they appear
+    from kfront import cuda
+    for name in cuda.intrinsics.KERNEL_NAMES:
+        for obj, path in getattr(cuda, name).walk():
+            _REGISTRY.setdefault(id(obj), path)
+    return _REGISTRY
+
+
+class Dispatcher:
+    """A @cuda.jit function: a kernel (launched as kernel[griddim, blockdim, stream, sharedmem](*args)) or a
+    device function (device=True, called by kernels)."""
+
+    def __init__(self, py_func, sigs=None, device=False, fastmath=False, debug=False, lineinfo=False, opt=True,
+                 cache=False, inline="never", **extra):
+        unknown = set(extra) - {"link", "max_registers", "boundscheck", "lto", "extensions"}
+        if unknown:
+            raise TypeError("kfront: cuda.jit() got unknown option(s) %s" % ", ".join(sorted(unknown)))
+        if extra.get("link"):
+            raise errors.UnsupportedError("kfront: cuda.jit(link=...) (linking foreign code) is not supported")
+        self.py_func = py_func
+        self.__name__ = getattr(py_func, "__name__", "kernel")
+        self.__qualname__ = getattr(py_func, "__qualname__", self.__name__)
+        self.__doc__ = getattr(py_func, "__doc__", None)
+        self.__module__ = getattr(py_func, "__module__", None)
+        self.__wrapped__ = py_func
+        self._kind = "device" if device else "kernel"
+        self._sigs = _sig_strings(sigs)
+        self._options = dict(fastmath=bool(fastmath), debug=bool(debug), lineinfo=bool(lineinfo),
+                             opt=(3 if opt is True or opt is None else 0 if opt is False else int(opt)),
+                             inline=(1 if inline in ("always", True) else 0), cache=bool(cache))
+        self._bounds_check = extra.get("boundscheck") is not False
+        self._inputs = None
+        self._program = None
+        self._function = None
+        self._launchers = {}
+        self._specialized = {}
+        _dispatchers.add(self)
+
+    @property
+    def targetoptions(self):
+        return dict(self._options, device=self._kind == "device")
+
+    def _spec_options(self):
+        o = self._options
+        return {"fastmath": o["fastmath"], "debug": o["debug"], "lineinfo": o["lineinfo"], "opt": o["opt"],
+                "inline": o["inline"], "cache": o["cache"]}
+
+    # -- compiling --------------------------------------------------------------------------------------
+    def _frozen(self):
+        if self._inputs is None:
+            self._inputs = _Inputs(self)
+        return self._inputs
+
+    def _fn(self):
+        f = self._function
+        if f is None:
+            inputs = self._frozen()
+            self._program = _kfront.Program(_runtime.runtime(), inputs.sources, inputs.binding_list(), inputs.specs,
+                                             bounds_check=self._bounds_check)
+            f = self._function = self._program.function(self.py_func.__code__.co_name)
+        return f
+
+    # -- launching --------------------------------------------------------------------------------------
+    def __getitem__(self, config):
+        launcher = self._launchers.get(config) if _hashable(config) else None
+        if launcher is None:
+            launcher = self._configure(config)
+        return launcher
+
+    def _configure(self, config):
+        if self._kind == "device":
+            raise TypeError("kfront: %s is a device function (device=True): kernels call it; it cannot be "
+                            "launched" % self.__name__)
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise ValueError("kfront: a launch configuration is kernel[griddim, blockdim], with optional stream "
+                             "and dynamic shared memory bytes, not %r" % (config,))
+        grid = _dim(config[0], "griddim")
+        block = _dim(config[1], "blockdim")
+        stream = _runtime.stream_arg(config[2] if len(config) > 2 else 0)
+        shared = operator.index(config[3]) if len(config) > 3 else 0
+        launcher = self._fn().configure(grid, block, stream, shared)
+        if _hashable(config):
+            if len(self._launchers) > 256:
+                self._launchers.clear()
+            self._launchers[config] = launcher
+        return launcher
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        return self[griddim, blockdim, stream, sharedmem]
+
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        """A launcher over ntasks threads (1-D), tpb threads per block (0: kfront picks 256)."""
+        ntasks = operator.index(ntasks)
+        tpb = operator.index(tpb) or 256
+        return self[max(1, math.ceil(ntasks / tpb)), tpb, stream, sharedmem]
+
+    def __call__(self, *args, **kwargs):
+        if self._kind == "device":
+            raise TypeError("kfront: %s is a device function (device=True): it can only be called from a kernel"
+                            % self.__name__)
+        raise ValueError("kfront: launching %s needs a configuration: %s[griddim, blockdim](...)"
+                         % (self.__name__, self.__name__))
+
+    # -- specialisations ------------------------------------------------------------------------------
+    def specialize(self, *args):
+        """A dispatcher fixed to the argument types of args (compiled now)."""
+        kernel = self._fn().specialize(*args)
+        sig = kernel.signature
+        d = self._specialized.get(sig)
+        if d is None:
+            d = Dispatcher(self.py_func, [sig], device=self._kind == "device", boundscheck=self._bounds_check,
+                           **{k: v for k, v in self._options.items() if k != "inline"},
+                           inline="always" if self._options["inline"] else "never")
+            d._inputs = self._frozen()
+            self._specialized[sig] = d
+        return d
+
+    @property
+    def specialized(self):
+        return len(self._sigs) == 1
+
+    @property
+    def signatures(self):
+        return list(self._sigs)
+
+    @property
+    def overloads(self):
+        """Signature -> compiled kernel (kfront._kfront.Kernel: `signature`, `params`), for every
+        specialisation made so far (eager signatures once compiled, and one per new argument-type signature)."""
+        if self._function is None:
+            return {}
+        return {k.signature: k for k in self._function.kernels()}
+
+    def _signature_for(self, signature):
+        if signature is not None:
+            return [types.normalize_signature(signature)]
+        sigs = list(dict.fromkeys(self._sigs + list(self._specialized) + list(self.overloads)))
+        if not sigs:
+            raise ValueError("kfront: %s has no compiled signature yet: give one (inspect_ptx(signature)), or "
+                             "declare it in cuda.jit" % self.__name__)
+        return sigs
+
+    def _compile_text(self, emit, signature, **codegen):
+        inputs = self._frozen()
+        name = self.py_func.__code__.co_name
+        out = {}
+        for sig in self._signature_for(signature):
+            out[sig] = _kfront.compile(inputs.sources, inputs.binding_list(), inputs.specs, [name], [sig],
+                                       emit=emit, bounds_check=self._bounds_check, **codegen)
+        return out[types.normalize_signature(signature)] if signature is not None else out
+
+    def _codegen(self):
+        cc = get_current_cc()
+        return dict(arch=cc[0] * 10 + cc[1], opt=self._options["opt"], fastmath=self._options["fastmath"],
+                    lineinfo=self._options["lineinfo"])
+
+    def inspect_kir(self, signature=None):
+        """kfront's typed IR (kir) after the pass pipeline, per signature."""
+        return self._compile_text("kir", signature)
+
+    def inspect_llvm(self, signature=None):
+        return self._compile_text("llvm", signature, **self._codegen())
+
+    def inspect_asm(self, signature=None):
+        return self._compile_text("ptx", signature, **self._codegen())
+
+    inspect_ptx = inspect_asm
+
+    def inspect_types(self, file=None):
+        import sys
+        print(self.inspect_kir(), file=file or sys.stdout)
+
+    def __repr__(self):
+        return "<kfront %s %s>" % ("device function" if self._kind == "device" else "kernel", self.__qualname__)
+
+
+class HostJit(Dispatcher):
+    """numba.jit / numba.njit under kfront: called from Python, the function runs as plain Python (kfront
+    compiles CUDA code only); called from a kernel, it is compiled as a device function, as Numba's CUDA target
+    compiles @njit functions that kernels call."""
+
+    def __call__(self, *args, **kwargs):
+        return self.py_func(*args, **kwargs)
+
+    def __getitem__(self, config):
+        raise TypeError("kfront: %s is a @jit function, not a kernel: it cannot be launched" % self.__name__)
+
+
+_HOST_JIT_OPTIONS = {"nopython", "nogil", "cache", "parallel", "fastmath", "error_model", "boundscheck", "forceobj",
+                     "looplift", "inline", "locals", "target", "debug", "no_cpython_wrapper", "no_cfunc_wrapper"}
+
+
+def host_jit(signature_or_function=None, **options):
+    """numba.jit / numba.njit: see HostJit."""
+    unknown = set(options) - _HOST_JIT_OPTIONS
+    if unknown:
+        raise TypeError("kfront: jit() got unknown option(s) %s" % ", ".join(sorted(unknown)))
+    if options.get("target") not in (None, "cpu", "cuda"):
+        raise errors.UnsupportedError("kfront: jit(target=%r) is not supported" % (options["target"],))
+    fastmath = bool(options.get("fastmath", False))
+    if callable(signature_or_function) and not isinstance(signature_or_function, (types.Type, types.Signature)):
+        return HostJit(signature_or_function, None, device=True, fastmath=fastmath)
+    sigs = signature_or_function
+    return lambda fn: HostJit(fn, sigs, device=True, fastmath=fastmath)
+
+
+def _hashable(config):
+    try:
+        hash(config)
+        return True
+    except TypeError:
+        return False
+
+
+def get_current_cc():
+    try:
+        return tuple(_runtime.runtime().device_info()["compute_capability"])
+    except errors.KfrontError:
+        return (9, 0)
+
+
+def jit(func_or_sig=None, device=False, **options):
+    """numba.cuda.jit: bare (@cuda.jit), with options (@cuda.jit(device=True, fastmath=True)), or with a
+    signature or a list of them (@cuda.jit("void(float32[:])"))."""
+    if callable(func_or_sig) and not isinstance(func_or_sig, (types.Type, types.Signature)):
+        return Dispatcher(func_or_sig, None, device=device, **options)
+    sigs = func_or_sig
+
+    def decorate(fn):
+        return Dispatcher(fn, sigs, device=device, **options)
+
+    return decorate
+
+
+def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,
+                abi="numba", abi_info=None, output="ptx"):
+    """numba.cuda.compile_ptx: (PTX text, return type) of pyfunc compiled for sig (cc: (major, minor); by
+    default 7.5, the oldest architecture CUDA 13's libNVVM targets, as numba-cuda picks the toolkit's oldest)."""
+    if output not in ("ptx",):
+        raise errors.UnsupportedError("kfront: compile_ptx(output=%r) is not supported (only 'ptx')" % (output,))
+    d = Dispatcher(pyfunc, [sig], device=device, debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt)
+    cc = cc or (7, 5)
+    text = d._compile_text("ptx", sig, arch=cc[0] * 10 + cc[1], opt=d._options["opt"], fastmath=bool(fastmath),
+                           lineinfo=bool(lineinfo))
+    return text, types.return_type(types.normalize_signature(sig))
+
+
+def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
+                                   opt=True, abi="numba", abi_info=None, output="ptx"):
+    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
+                       cc=get_current_cc(), opt=opt, abi=abi, output=output)

@@ -1,0 +1,52 @@
+"""The kernel-side names of numba.cuda (threadIdx, grid, syncthreads, shared, atomic, ...) as host objects.
+
+They exist so that `from numba.cuda import grid` and `cuda.shared.array` resolve in a program: a kernel that
+uses one gets it bound by its path ("numba.cuda.grid"), which kfront's compiler knows; called on the host they
+raise, as in Numba. Attribute chains (`cuda.atomic.add`, `cuda.shared.array`) give stable objects, so that a
+name imported from them is recognised by identity.
+"""
+
+# numba.cuda's names that only mean something inside a kernel or device function
+KERNEL_NAMES = (
+    "threadIdx", "blockIdx", "blockDim", "gridDim", "laneid", "warpsize", "grid", "gridsize",
+    "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
+    "shared", "local", "const", "atomic", "threadfence", "threadfence_block", "threadfence_system",
+    "activemask", "lanemask_lt", "ballot_sync", "all_sync", "any_sync", "eq_sync", "match_any_sync",
+    "match_all_sync", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "popc", "brev", "clz",
+    "ffs", "fma", "cbrt", "selp", "nanosleep", "fp16", "libdevice", "cg", "vote_sync_intrinsic",
+)
+
+
+class KernelOnly:
+    """A name usable only in kernel code, known by its numba path."""
+
+    __slots__ = ("_path", "_children")
+
+    def __init__(self, path):
+        self._path = path
+        self._children = {}
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        child = self._children.get(name)
+        if child is None:
+            child = self._children[name] = KernelOnly(self._path + "." + name)
+        return child
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError("kfront: %s() can only be used inside a @cuda.jit kernel or device function" % self._path)
+
+    def __repr__(self):
+        return "<kernel-only %s>" % self._path
+
+    def walk(self):
+        """(object, path) for this name and every attribute reached so far."""
+        yield self, self._path
+        for child in self._children.values():
+            yield from child.walk()
+
+
+def make_namespace(prefix):
+    """{name: KernelOnly(prefix.name)} for every kernel-side name."""
+    return {name: KernelOnly(prefix + "." + name) for name in KERNEL_NAMES}

@@ -1,0 +1,159 @@
+"""@cuda.reduce, vectorize(..., target="cuda") and guvectorize(..., target="cuda") as numba.cuda has them.
+
+Each decorated function becomes a kfront program whose generated kernels (kfront's frontend writes them, see
+frontend/compile.h) the runtime calls through kf_reduce, kf_ufunc_call and kf_gufunc_call (runtime/host_funcs.c):
+broadcasting, signature selection and the launch are the C library's, so every embedder gets the same
+behaviour. Host inputs give host outputs; device inputs give device arrays, as in Numba.
+"""
+import numpy as np
+
+from kfront import _kfront, _source, errors, types
+from kfront.cuda import _runtime, devicearray
+from kfront.cuda.dispatcher import _Inputs, _dispatchers
+
+
+class _Generated:
+    """What Reduce, CUDAUFunc and CUDAGUFunc share: the function, its frozen inputs, its program."""
+
+    _kind = None
+
+    def __init__(self, py_func, sigs=(), layout=None):
+        self.py_func = py_func
+        self.__name__ = getattr(py_func, "__name__", "function")
+        self.__doc__ = getattr(py_func, "__doc__", None)
+        self._sigs = [types.normalize_signature(s) for s in sigs]
+        self._layout = layout
+        self._inputs = None
+        self._program = None
+        self._function = None
+        self._launchers = {}
+        _dispatchers.add(self)
+
+    def _spec_options(self):
+        out = {"layout": self._layout} if self._layout else {}
+        return out
+
+    def _frozen(self):
+        if self._inputs is None:
+            self._inputs = _Inputs(self)
+        return self._inputs
+
+    def _fn(self):
+        if self._function is None:
+            inputs = self._frozen()
+            self._program = _kfront.Program(_runtime.runtime(), inputs.sources, inputs.binding_list(), inputs.specs)
+            self._function = self._program.function(self.py_func.__code__.co_name)
+        return self._function
+
+
+def _any_device(args):
+    return any(devicearray.is_cuda_array(a) for a in args)
+
+
+def _new_output(typestr, shape, device, stream):
+    if device:
+        return devicearray.device_array(shape, np.dtype(typestr), stream=stream)
+    return np.empty(shape, dtype=np.dtype(typestr))
+
+
+class Reduce(_Generated):
+    """@cuda.reduce: `f(arr, size=None, res=None, init=0, stream=0)` reduces a 1-D host or device array."""
+
+    _kind = "reduce"
+
+    def __call__(self, arr, size=None, res=None, init=0, stream=0):
+        s = _runtime.stream_arg(stream)
+        if not devicearray.is_cuda_array(arr):
+            arr = np.asarray(arr)
+        return self._fn().reduce(arr, -1 if size is None else int(size), init, s, res, res is None)
+
+
+def reduce(fn):
+    return Reduce(fn)
+
+
+Reduce.__init__.__doc__ = "The @cuda.reduce decorator: fn(a, b) must be associative and commutative."
+
+
+class CUDAUFunc(_Generated):
+    """A @vectorize(..., target="cuda") function: elementwise over broadcast inputs, `out=` optional."""
+
+    _kind = "vectorize"
+
+    def __call__(self, *args, out=None, stream=0):
+        f = self._fn()
+        s = _runtime.stream_arg(stream)
+        inputs = tuple(a if devicearray.is_cuda_array(a) or isinstance(a, (bool, int, float, np.generic))
+                       else np.asarray(a) for a in args)
+        scalars_only = all(not hasattr(a, "shape") or getattr(a, "shape", None) == () for a in inputs)
+        if out is None:
+            typestr, shape = f.ufunc_result(inputs)
+            out = _new_output(typestr, shape, _any_device(inputs), stream)
+        f.ufunc_call(inputs, out, s)
+        if scalars_only and isinstance(out, np.ndarray) and out.shape == (1,):
+            return out[0]
+        return out
+
+    def reduce(self, arr, axis=0, stream=0):
+        raise errors.UnsupportedError("kfront: ufunc.reduce of a CUDA @vectorize function is not supported")
+
+
+class CUDAGUFunc(_Generated):
+    """A @guvectorize(..., layout, target="cuda") function: the outputs are the last arguments (or returned
+    when left out)."""
+
+    _kind = "guvectorize"
+
+    def __call__(self, *args, stream=0):
+        f = self._fn()
+        info = f.info()
+        s = _runtime.stream_arg(stream)
+        args = tuple(a if devicearray.is_cuda_array(a) or isinstance(a, (bool, int, float, np.generic))
+                     else np.asarray(a) for a in args)
+        nin, nout = info["nin"], info["nout"]
+        if len(args) == nin + nout:
+            f.gufunc_call(args, s)
+            return None
+        if len(args) != nin:
+            raise TypeError("kfront: %s takes %d inputs and %d outputs, not %d arguments"
+                            % (self.__name__, nin, nout, len(args)))
+        device = _any_device(args)
+        outs = tuple(_new_output(ts, shape, device, stream) for ts, shape in f.gufunc_result(args, nout))
+        f.gufunc_call(args + outs, s)
+        return outs[0] if nout == 1 else outs
+
+
+def _check_target(target, what):
+    if target not in ("cuda", "gpu"):
+        raise errors.UnsupportedError("kfront: %s(target=%r) is not supported: kfront compiles target=\"cuda\" only"
+                                      % (what, target))
+
+
+def _sig_list(sigs):
+    if sigs is None:
+        raise errors.UnsupportedError("kfront: a CUDA vectorize/guvectorize needs its signatures (lazy ufuncs are "
+                                      "not supported)")
+    return sigs if isinstance(sigs, list) else [sigs]
+
+
+def vectorize(ftylist_or_function=(), target="cpu", **kws):
+    """numba.vectorize with target="cuda"."""
+    if callable(ftylist_or_function) and not isinstance(ftylist_or_function, (types.Type, types.Signature)):
+        _check_target(target, "vectorize")
+        return CUDAUFunc(ftylist_or_function, _sig_list(None))
+    _check_target(target, "vectorize")
+    sigs = _sig_list(ftylist_or_function)
+    return lambda fn: CUDAUFunc(fn, sigs)
+
+
+def guvectorize(*args, target="cpu", **kws):
+    """numba.guvectorize(signatures, layout, target="cuda")."""
+    _check_target(target, "guvectorize")
+    if len(args) == 2:
+        sigs, layout = args
+    elif len(args) == 1 and isinstance(args[0], str):
+        raise errors.UnsupportedError("kfront: a CUDA guvectorize needs its signatures")
+    else:
+        raise TypeError("kfront: guvectorize(signatures, layout, target='cuda')")
+    sigs = _sig_list(sigs)
+    return lambda fn: CUDAGUFunc(fn, sigs, layout)

@@ -1,0 +1,212 @@
+"""kfront.errors — the exceptions kfront raises, and the names numba programs catch them by.
+
+Every kfront error is a `KfrontError` carrying the facts of its first diagnostic:
+
+    kind      an int, kfront's error kind (kf_error_kind of kfront.h: KIND_TYPING, KIND_OUT_OF_BOUNDS, ...)
+    message   the message alone, without location or source line
+    file      the file it is located in, or None
+    line, col 1-based; 0 when unknown
+
+and `str(e)` is the whole located diagnostic as kfront renders it (`file:line:col: error: message`, the
+source line, a caret). The C extension raises `cls(text)` with the class registered for the kind (see
+`register`) and then sets these attributes; Python code may pass them as keywords.
+
+The classes:
+
+    KfrontError(Exception)
+      CompilerError                  a function could not be compiled (numba's NumbaError / CompilerError)
+        TypingError                  Numba's typing rules refuse it (numba.core.errors.TypingError)
+        UnsupportedError             valid Numba that kfront does not handle (numba's UnsupportedError)
+        SourceUnavailableError       Python keeps no source lines for the function (python -c, exec)
+      KernelArgumentError(TypeError) arguments that do not fit the kernel
+      LaunchError(ValueError)        a grid, block or shared-memory size the device cannot launch
+      CudaDriverError                the CUDA driver or the device failed (numba's CudaAPIError, CudaDriverError)
+
+A failed bounds check is Python's own IndexError (with the attributes above plus kernel, axis, index and
+extent), a host allocation failure MemoryError. `KIND_CLASSES` maps each kind to its class;
+`NUMBA_ERRORS` maps the names of numba.core.errors (and numba's warning categories) to kfront's classes,
+for the `numba` drop-in (kfront._alias).
+"""
+
+# kf_error_kind (include/kfront/kfront.h), in its order
+KIND_NONE = 0
+KIND_INTERNAL = 1
+KIND_SYNTAX = 2
+KIND_TYPING = 3
+KIND_UNSUPPORTED = 4
+KIND_ARGUMENT = 5
+KIND_LAUNCH_CONFIG = 6
+KIND_OUT_OF_BOUNDS = 7
+KIND_DEVICE = 8
+KIND_BACKEND = 9
+KIND_NOT_FOUND = 10
+KIND_OUT_OF_MEMORY = 11
+
+KIND_NAMES = ("none", "internal", "syntax", "typing", "unsupported", "argument", "launch_config",
+              "out_of_bounds", "device", "backend", "not_found", "out_of_memory")
+
+
+class KfrontError(Exception):
+    """The base of kfront's errors. `str()` is the full located diagnostic; `kind`, `message`, `file`,
+    `line` and `col` are its facts (see the module's docstring)."""
+
+    kind = KIND_NONE
+
+    def __init__(self, text="", *, kind=None, message=None, file=None, line=0, col=0):
+        if not text and message is not None:
+            text = format_diagnostic(message, file, line, col)
+        super().__init__(text)
+        if kind is not None:
+            self.kind = kind
+        self.message = text if message is None else message
+        self.file = file
+        self.line = line
+        self.col = col
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
+class CompilerError(KfrontError):
+    """A function could not be compiled. numba.core.errors.NumbaError and CompilerError are this class."""
+
+
+class TypingError(CompilerError):
+    """Numba's typing rules refuse the function (numba.core.errors.TypingError)."""
+
+    kind = KIND_TYPING
+
+
+class UnsupportedError(CompilerError):
+    """Valid Numba that kfront does not handle (numba.core.errors.UnsupportedError)."""
+
+    kind = KIND_UNSUPPORTED
+
+
+class SourceUnavailableError(CompilerError):
+    """Python keeps no source lines for the function, so kfront cannot compile it."""
+
+    kind = KIND_NOT_FOUND
+
+
+class KernelArgumentError(KfrontError, TypeError):
+    """Arguments that do not fit the kernel (count, dtype, rank, layout)."""
+
+    kind = KIND_ARGUMENT
+
+
+class LaunchError(KfrontError, ValueError):
+    """A launch configuration the device cannot run: grid, block or shared memory out of its limits."""
+
+    kind = KIND_LAUNCH_CONFIG
+
+
+class CudaDriverError(KfrontError):
+    """The CUDA driver or the device failed (numba's CudaAPIError and CudaDriverError). `code` is the
+    driver's error code where one is known, else None."""
+
+    kind = KIND_DEVICE
+    code = None
+
+
+class KfrontWarning(Warning):
+    """The base of kfront's warnings (numba.core.errors.NumbaWarning)."""
+
+
+class PerformanceWarning(KfrontWarning):
+    """Code that will run slowly, e.g. a launch of low occupancy (NumbaPerformanceWarning)."""
+
+
+class KfrontDeprecationWarning(KfrontWarning, DeprecationWarning):
+    """NumbaDeprecationWarning."""
+
+
+class KfrontPendingDeprecationWarning(KfrontWarning, PendingDeprecationWarning):
+    """NumbaPendingDeprecationWarning."""
+
+
+# the class each kind is raised as (registered with the C extension by `register`)
+KIND_CLASSES = {
+    KIND_NONE: KfrontError,
+    KIND_INTERNAL: CompilerError,
+    KIND_SYNTAX: UnsupportedError,      # Python parsed the source: what kfront cannot parse it does not support
+    KIND_TYPING: TypingError,
+    KIND_UNSUPPORTED: UnsupportedError,
+    KIND_ARGUMENT: KernelArgumentError,
+    KIND_LAUNCH_CONFIG: LaunchError,
+    KIND_OUT_OF_BOUNDS: IndexError,
+    KIND_DEVICE: CudaDriverError,
+    KIND_BACKEND: CompilerError,
+    KIND_NOT_FOUND: KfrontError,
+    KIND_OUT_OF_MEMORY: MemoryError,
+}
+
+# numba.core.errors (and numba.cuda.cudadrv) names -> kfront's classes
+NUMBA_ERRORS = {
+    "NumbaError": CompilerError,
+    "CompilerError": CompilerError,
+    "InternalError": CompilerError,
+    "LoweringError": CompilerError,
+    "TypingError": TypingError,
+    "NumbaTypeError": TypingError,
+    "NumbaValueError": TypingError,
+    "NumbaAttributeError": TypingError,
+    "NumbaNotImplementedError": TypingError,
+    "NumbaKeyError": TypingError,
+    "NumbaIndexError": TypingError,
+    "UntypedAttributeError": TypingError,
+    "NotDefinedError": TypingError,
+    "UnsupportedError": UnsupportedError,
+    "CudaAPIError": CudaDriverError,
+    "CudaDriverError": CudaDriverError,
+    "NumbaWarning": KfrontWarning,
+    "NumbaPerformanceWarning": PerformanceWarning,
+    "NumbaDeprecationWarning": KfrontDeprecationWarning,
+    "NumbaPendingDeprecationWarning": KfrontPendingDeprecationWarning,
+    "NumbaExperimentalFeatureWarning": KfrontWarning,
+    "NumbaInvalidConfigWarning": KfrontWarning,
+    "NumbaDebugInfoWarning": KfrontWarning,
+    "NumbaParallelSafetyWarning": KfrontWarning,
+    "NumbaTypeSafetyWarning": KfrontWarning,
+    "NumbaPedanticWarning": KfrontWarning,
+    "NumbaIRAssumptionWarning": KfrontWarning,
+    "NumbaSystemWarning": KfrontWarning,
+}
+
+
+def format_diagnostic(message, file=None, line=0, col=0):
+    """`file:line:col: error: message` with the parts that are known (kfront's diagnostic head)."""
+    where = ""
+    if file:
+        where = str(file)
+        if line:
+            where += ":%d" % line
+            if col:
+                where += ":%d" % col
+        where += ": "
+    return "%serror: %s" % (where, message)
+
+
+def make_error(kind, text, *, message=None, file=None, line=0, col=0, **facts):
+    """The exception kfront raises for a diagnostic of `kind` (an int of KIND_*): an instance of
+    KIND_CLASSES[kind] with text as its str() and the facts as attributes (for IndexError also kernel,
+    axis, index and extent, passed in **facts)."""
+    cls = KIND_CLASSES.get(kind, KfrontError)
+    if issubclass(cls, KfrontError):
+        exc = cls(text, kind=kind, message=message, file=file, line=line, col=col)
+    else:
+        exc = cls(text)
+        exc.kind = kind
+        exc.message = text if message is None else message
+        exc.file, exc.line, exc.col = file, line, col
+    for name, value in facts.items():
+        setattr(exc, name, value)
+    return exc
+
+
+def register():
+    """Registers KIND_CLASSES with the C extension (kfront._kfront.set_exceptions), so that its errors are
+    raised as these classes. Called by kfront.cuda when it makes its runtime."""
+    import importlib
+    ext = importlib.import_module("kfront._kfront")
+    ext.set_exceptions(dict(KIND_CLASSES))

@@ -1,0 +1,688 @@
+"""kfront.types — Numba's type objects, for the types kfront compiles, and the signatures made of them.
+
+What numba.types gives a numba-cuda program, for kfront's types:
+  - the scalars, under every name numba.types has for them: boolean (bool_, b1, and bool with NumPy 2),
+    int8..int64, uint8..uint64 (byte), float16, float32, float64 (double; float_ = float32 with NumPy 1),
+    i1..i8, u1..u8, f2..f8, intp/uintp, intc/uintc, ssize_t/size_t, char/uchar, short/ushort, int_/uint,
+    long_/ulong, longlong/ulonglong (the platform's C sizes), and none (void);
+  - arrays by slicing a scalar type: float32[:] (layout A), float32[::1] (C), float32[:, ::1] (C),
+    float32[::1, :] (F), float32[:, :] (A); or Array(float32, 2, 'C'), Array(float32, 1, 'C', readonly=True);
+  - tuples: UniTuple(int64, 2), Tuple((int64, float32));
+  - signatures by calling a type: void(float32[:], int64), float32(float32, float32); a tuple of argument
+    types (float32[:, :], float32[:, :]) is a signature without return type, as @guvectorize takes it.
+Types compare and hash as Numba's do (float32[:] == float32[:]; equal types are the same object).
+
+str() of a type or signature is its spelling in kfront's (and Numba's) signature syntax, which kfront's
+signature parser reads back: "void(float32[:], int64)", "float32[:, ::1]", "float32[::1, :]", "bool",
+"UniTuple(int64, 2)", "Tuple((int64, float32))". A read-only array has the spelling of its writable twin
+(the syntax has no read-only arrays); its repr says "readonly".
+
+Functions: normalize_signature(sig) -> the canonical string of a signature given as a string, a
+Signature or a tuple of argument types; parse_signature(sig) -> (argument types, return type or None);
+return_type(sig); from_dtype(dtype) / as_dtype(type) between NumPy dtypes and scalar types; typeof(value)
+-> the type of a kernel argument as Numba's typeof gives it (bool, int, float, NumPy scalars and arrays,
+objects with __cuda_array_interface__ or a _numba_type_).
+
+Differences from Numba: only kfront's scalar types exist (no complex, records, datetimes, strings); array
+types by slicing accept only ':' and '::1' with '::1' first (F) or last (C), as kfront's signature
+parser does (Numba silently makes float32[::2] or float32[:, ::1, :] layout A); arrays have 1 or more
+dimensions. NumPy is imported only when a function needs it (from_dtype, as_dtype, casts such as
+float32(1.5), typeof of a NumPy value).
+"""
+import ast
+import struct
+import sys
+
+from kfront import errors
+
+__all__ = [
+    "Type", "Number", "Integer", "Float", "Boolean", "NoneType", "Array", "BaseTuple", "UniTuple", "Tuple",
+    "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_dtype",
+    "as_dtype", "typeof",
+    "boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
+    "byte", "double", "intp", "uintp", "intc", "uintc", "ssize_t", "size_t", "char", "uchar", "short",
+    "ushort", "int_", "uint", "long_", "ulong", "longlong", "ulonglong", "none", "void",
+]
+
+
+class Type:
+    """A Numba type. Equal types are one object (interned by class and key); they compare and hash by
+    class and key. Calling a type with types makes a Signature (float32(float32, float32)); calling a
+    scalar type with a value casts it (float32(1.5) -> numpy.float32(1.5))."""
+
+    _interned = {}
+
+    @classmethod
+    def _intern(cls, key, init):
+        t = Type._interned.get((cls, key))
+        if t is None:
+            t = object.__new__(cls)
+            init(t)
+            Type._interned[(cls, key)] = t
+        return t
+
+    @property
+    def key(self):
+        return self.name
+
+    def __eq__(self, other):
+        return self is other or (self.__class__ is other.__class__ and self.key == other.key)
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return self.name
+
+    def __reduce__(self):
+        return self._reduce()
+
+    def __call__(self, *args):
+        if len(args) == 1 and not isinstance(args[0], Type):
+            return self.cast_python_value(args[0])
+        return Signature(self, args)
+
+    def cast_python_value(self, value):
+        raise TypeError("kfront: %s cannot convert a Python value" % self)
+
+
+class Number(Type):
+    """Integer and Float."""
+
+
+def _np():
+    import numpy
+    return numpy
+
+
+class _Scalar:
+    """What the scalar types share: arrays by slicing, casts of Python values."""
+
+    def __getitem__(self, index):
+        ndim, layout = _array_spec(index)
+        return Array(self, ndim, layout)
+
+    def cast_python_value(self, value):
+        return getattr(_np(), self.name)(value)
+
+
+class Integer(_Scalar, Number):
+    """int8..int64, uint8..uint64."""
+
+    def __new__(cls, name):
+        def init(t):
+            t.name = name
+            t.signed = not name.startswith("u")
+            t.bitwidth = int(name[3 if t.signed else 4:])
+        return cls._intern(name, init)
+
+    def _reduce(self):
+        return (Integer, (self.name,))
+
+
+class Float(_Scalar, Number):
+    """float16, float32, float64."""
+
+    def __new__(cls, name):
+        def init(t):
+            t.name = name
+            t.bitwidth = int(name[5:])
+        return cls._intern(name, init)
+
+    def _reduce(self):
+        return (Float, (self.name,))
+
+
+class Boolean(_Scalar, Type):
+    """boolean (Numba's name for it, and its spelling, is "bool")."""
+
+    def __new__(cls, name="bool"):
+        def init(t):
+            t.name = name
+            t.bitwidth = 8
+        return cls._intern(name, init)
+
+    def cast_python_value(self, value):
+        return not not value
+
+    def _reduce(self):
+        return (Boolean, (self.name,))
+
+
+class NoneType(Type):
+    """none, also called void: the return type of kernels."""
+
+    def __new__(cls, name="none"):
+        def init(t):
+            t.name = name
+        return cls._intern(name, init)
+
+    def _reduce(self):
+        return (NoneType, (self.name,))
+
+
+def _is_scalar(t):
+    return isinstance(t, (Integer, Float, Boolean))
+
+
+def _array_dims(ndim, layout):
+    dims = []
+    for i in range(ndim):
+        unit = (layout == "C" and i == ndim - 1) or (layout == "F" and i == 0)
+        dims.append("::1" if unit else ":")
+    return "[" + ", ".join(dims) + "]"
+
+
+class Array(Type):
+    """An array type: Array(dtype, ndim, layout, readonly=False). dtype is the element's Numba type, ndim
+    >= 1, layout 'C', 'F' or 'A' (any strides). str() is the slice spelling: float32[:, ::1]."""
+
+    def __new__(cls, dtype, ndim, layout, readonly=False, aligned=True):
+        if not _is_scalar(dtype):
+            raise TypeError("kfront: array elements must be scalar types, not %r" % (dtype,))
+        if isinstance(ndim, bool) or not isinstance(ndim, int) or ndim < 1:
+            raise ValueError("kfront: an array type needs 1 or more dimensions, not %r" % (ndim,))
+        if layout not in ("C", "F", "A"):
+            raise ValueError("kfront: an array's layout is 'C', 'F' or 'A', not %r" % (layout,))
+        mutable = not readonly
+        aligned = not not aligned
+
+        def init(t):
+            t.dtype, t.ndim, t.layout, t.mutable, t.aligned = dtype, ndim, layout, mutable, aligned
+            text = str(dtype) + _array_dims(ndim, layout)
+            t._text = text
+            t.name = ("" if mutable else "readonly ") + ("" if aligned else "unaligned ") + text
+        return cls._intern((dtype, ndim, layout, mutable, aligned), init)
+
+    @property
+    def key(self):
+        return (self.dtype, self.ndim, self.layout, self.mutable, self.aligned)
+
+    @property
+    def readonly(self):
+        return not self.mutable
+
+    @property
+    def is_c_contig(self):
+        return self.layout == "C" or (self.ndim == 1 and self.layout in "CF")
+
+    @property
+    def is_f_contig(self):
+        return self.layout == "F" or (self.ndim == 1 and self.layout in "CF")
+
+    @property
+    def is_contig(self):
+        return self.layout in "CF"
+
+    def copy(self, dtype=None, ndim=None, layout=None, readonly=None):
+        return Array(self.dtype if dtype is None else dtype, self.ndim if ndim is None else ndim,
+                     self.layout if layout is None else layout,
+                     self.readonly if readonly is None else readonly, self.aligned)
+
+    def __str__(self):
+        return self._text
+
+    def _reduce(self):
+        return (Array, (self.dtype, self.ndim, self.layout, self.readonly, self.aligned))
+
+
+class BaseTuple(Type):
+    """UniTuple and Tuple: `types` holds the element types."""
+
+    def __len__(self):
+        return len(self.types)
+
+    def __iter__(self):
+        return iter(self.types)
+
+    def __getitem__(self, i):
+        return self.types[i]
+
+
+def _check_element(t):
+    if not isinstance(t, Type) or isinstance(t, NoneType):
+        raise TypeError("kfront: a tuple's elements must be types, not %r" % (t,))
+
+
+class UniTuple(BaseTuple):
+    """UniTuple(dtype, count): count elements of one type."""
+
+    def __new__(cls, dtype, count):
+        _check_element(dtype)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError("kfront: a UniTuple's count must be an int >= 0, not %r" % (count,))
+
+        def init(t):
+            t.dtype, t.count, t.types = dtype, count, (dtype,) * count
+            t.name = "UniTuple(%s, %d)" % (dtype, count)
+        return cls._intern((dtype, count), init)
+
+    @property
+    def key(self):
+        return (self.dtype, self.count)
+
+    def _reduce(self):
+        return (UniTuple, (self.dtype, self.count))
+
+
+class Tuple(BaseTuple):
+    """Tuple((t1, t2, ...)): a tuple of element types; one of a single repeated type is a UniTuple."""
+
+    def __new__(cls, types):
+        types = tuple(types)
+        for t in types:
+            _check_element(t)
+        if types and all(t == types[0] for t in types):
+            return UniTuple(types[0], len(types))
+
+        def init(t):
+            t.types = types
+            t.count = len(types)
+            t.name = "Tuple((%s))" % ", ".join(str(x) for x in types)  # never one element: that is a UniTuple
+        return cls._intern(types, init)
+
+    @property
+    def key(self):
+        return self.types
+
+    def _reduce(self):
+        return (Tuple, (self.types,))
+
+
+class Signature:
+    """A function's signature: `return_type` (None when only argument types were given, as for
+    @guvectorize) and `args`, a tuple of types. str() is "void(float32[:], int64)", or
+    "(float32[:], float32[:])" without return type."""
+
+    __slots__ = ("return_type", "args")
+
+    def __init__(self, return_type, args):
+        args = tuple(args)
+        if return_type is not None and not isinstance(return_type, Type):
+            raise TypeError("kfront: a signature's return type must be a type, not %r" % (return_type,))
+        for a in args:
+            if not isinstance(a, Type):
+                raise TypeError("kfront: a signature's arguments must be types, not %r" % (a,))
+            if isinstance(a, NoneType):
+                raise TypeError("kfront: an argument cannot be of type none")
+        object.__setattr__(self, "return_type", return_type)
+        object.__setattr__(self, "args", args)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("kfront: signatures are immutable")
+
+    recvr = None
+    pysig = None
+
+    def __eq__(self, other):
+        return isinstance(other, Signature) and self.args == other.args and self.return_type == other.return_type
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash((self.args, self.return_type))
+
+    def __str__(self):
+        args = ", ".join(str(a) for a in self.args)
+        if self.return_type is None:
+            return "(%s,)" % args if len(self.args) == 1 else "(%s)" % args
+        ret = "void" if isinstance(self.return_type, NoneType) else str(self.return_type)
+        return "%s(%s)" % (ret, args)
+
+    def __repr__(self):
+        return str(self)
+
+    def __reduce__(self):
+        return (Signature, (self.return_type, self.args))
+
+
+def signature(return_type, *args):
+    """numba.core.typing.signature: Signature(return_type, args)."""
+    return Signature(return_type, args)
+
+
+# ---- the names ------------------------------------------------------------------------------------
+
+boolean = bool_ = b1 = Boolean("bool")
+int8 = i1 = Integer("int8")
+int16 = i2 = Integer("int16")
+int32 = i4 = Integer("int32")
+int64 = i8 = Integer("int64")
+uint8 = u1 = byte = Integer("uint8")
+uint16 = u2 = Integer("uint16")
+uint32 = u4 = Integer("uint32")
+uint64 = u8 = Integer("uint64")
+float16 = f2 = Float("float16")
+float32 = f4 = Float("float32")
+float64 = f8 = double = Float("float64")
+none = void = NoneType("none")
+
+_SIGNED = {1: int8, 2: int16, 4: int32, 8: int64}
+_UNSIGNED = {1: uint8, 2: uint16, 4: uint32, 8: uint64}
+intp, uintp = _SIGNED[struct.calcsize("P")], _UNSIGNED[struct.calcsize("P")]
+intc, uintc = _SIGNED[struct.calcsize("i")], _UNSIGNED[struct.calcsize("I")]
+ssize_t, size_t = _SIGNED[struct.calcsize("n")], _UNSIGNED[struct.calcsize("N")]
+char, uchar = int8, uint8
+short, ushort = _SIGNED[struct.calcsize("h")], _UNSIGNED[struct.calcsize("H")]
+int_, uint = intp, uintp
+long_, ulong = _SIGNED[struct.calcsize("l")], _UNSIGNED[struct.calcsize("L")]
+longlong, ulonglong = _SIGNED[struct.calcsize("q")], _UNSIGNED[struct.calcsize("Q")]
+
+
+def _numpy_major():
+    try:
+        return int(_np().__version__.split(".")[0])
+    except ImportError:
+        return 2
+
+
+def __getattr__(name):
+    # numba.types has `bool` with NumPy 2 and `float_` (float32) with NumPy 1 only
+    if name == "bool" and _numpy_major() >= 2:
+        return boolean
+    if name == "float_" and _numpy_major() < 2:
+        return float32
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+# every name a signature string may use: numba's, and those kfront's C signature parser also knows
+_SIG_NAMES = {name: value for name, value in globals().items() if isinstance(value, Type)}
+_SIG_NAMES.update({"bool": boolean, "float_": float32, "half": float16, "single": float32,
+                   "UniTuple": UniTuple, "Tuple": Tuple, "Array": Array})
+
+# ---- array specs ----------------------------------------------------------------------------------
+
+
+def _array_spec(index):
+    """(ndim, layout) of the subscript of a scalar type: ':' per dimension, '::1' on the first (F) or
+    last (C) one; float32[::1] is C."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not items:
+        raise TypeError("kfront: an array type needs 1 or more dimensions: float32[:], float32[:, ::1], ...")
+    unit = -1
+    for i, s in enumerate(items):
+        if not isinstance(s, slice) or s.start is not None or s.stop is not None or s.step not in (None, 1):
+            raise TypeError("kfront: array types are written with ':' or '::1' per dimension "
+                            "(float32[:], float32[:, ::1]), not %r" % (s,))
+        if s.step == 1:
+            if unit >= 0:
+                raise TypeError("kfront: only one dimension of an array type may be '::1'")
+            unit = i
+    n = len(items)
+    if unit < 0:
+        return n, "A"
+    if unit == n - 1:
+        return n, "C"
+    if unit == 0:
+        return n, "F"
+    raise TypeError("kfront: '::1' must be the first (F order) or last (C order) dimension of an array type")
+
+
+# ---- signatures -----------------------------------------------------------------------------------
+
+
+class _SigSyntaxError(Exception):
+    pass
+
+
+def _eval_sig(node):
+    """The value of a signature expression's node: types, signatures, tuples of them, ints, strings."""
+    if isinstance(node, ast.Name):
+        try:
+            return _SIG_NAMES[node.id]
+        except KeyError:
+            raise _SigSyntaxError("unknown type '%s'" % node.id) from None
+    if isinstance(node, ast.Attribute):  # numba.float32, nb.types.int64: the name it ends in
+        try:
+            return _SIG_NAMES[node.attr]
+        except KeyError:
+            raise _SigSyntaxError("unknown type '%s'" % node.attr) from None
+    if isinstance(node, ast.Constant):
+        if node.value is None:
+            return none
+        if isinstance(node.value, (int, str)):
+            return node.value
+        raise _SigSyntaxError("unexpected constant %r" % (node.value,))
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return tuple(_eval_sig(e) for e in node.elts)
+    if isinstance(node, ast.Subscript):
+        base = _eval_sig(node.value)
+        if not _is_scalar(base):
+            raise _SigSyntaxError("only scalar types can be indexed to make array types, not %s" % (base,))
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        slices = []
+        for s in items:
+            if not isinstance(s, ast.Slice) or s.lower is not None or s.upper is not None:
+                raise _SigSyntaxError("expected ':' or '::1' in an array type")
+            step = None
+            if s.step is not None:
+                if not (isinstance(s.step, ast.Constant) and s.step.value == 1 and type(s.step.value) is int):
+                    raise _SigSyntaxError("expected ':' or '::1' in an array type")
+                step = 1
+            slices.append(slice(None, None, step))
+        try:
+            return base[tuple(slices) if isinstance(node.slice, ast.Tuple) else slices[0]]
+        except TypeError as e:
+            raise _SigSyntaxError(str(e).replace("kfront: ", "")) from None
+    if isinstance(node, ast.Call):
+        func = _eval_sig(node.func)
+        args = [_eval_sig(a) for a in node.args]
+        kwargs = {k.arg: _eval_sig(k.value) for k in node.keywords}
+        if isinstance(func, Type):
+            if kwargs:
+                raise _SigSyntaxError("a signature takes no keyword arguments")
+            if not all(isinstance(a, Type) for a in args):
+                raise _SigSyntaxError("the arguments of a signature must be types")
+            return Signature(func, args)
+        if func in (UniTuple, Tuple, Array):
+            try:
+                return func(*args, **kwargs)
+            except (TypeError, ValueError) as e:
+                raise _SigSyntaxError(str(e).replace("kfront: ", "")) from None
+        raise _SigSyntaxError("cannot call %r" % (func,))
+    raise _SigSyntaxError("unexpected %s" % type(node).__name__)
+
+
+def parse_signature(sig):
+    """(argument types, return type) of a signature given as a string ("void(float32[:], int64)",
+    "(float32[:, :], float32[:, :])"), a Signature, or a tuple of argument types. The return type is
+    None when only argument types are given. TypeError for anything else, with the reason."""
+    if isinstance(sig, Signature):
+        return sig.args, sig.return_type
+    if isinstance(sig, tuple):
+        if not all(isinstance(a, Type) for a in sig):
+            raise TypeError("kfront: a signature tuple must hold argument types, not %r" % (sig,))
+        return Signature(None, sig).args, None
+    if not isinstance(sig, str):
+        raise TypeError("kfront: expected a signature such as 'void(float32[:], int64)', a signature object or a "
+                        "tuple of argument types, not %r" % (sig,))
+    try:
+        tree = ast.parse(sig.strip(), mode="eval")
+    except SyntaxError:
+        raise TypeError("kfront: invalid signature %r: it does not parse" % sig) from None
+    try:
+        value = _eval_sig(tree.body)
+        if isinstance(value, tuple):
+            if not all(isinstance(a, Type) for a in value):
+                raise _SigSyntaxError("a tuple of argument types may hold only types")
+            value = Signature(None, value)
+    except _SigSyntaxError as e:
+        raise TypeError("kfront: invalid signature %r: %s" % (sig, e)) from None
+    except TypeError as e:
+        raise TypeError("kfront: invalid signature %r: %s" % (sig, str(e).replace("kfront: ", ""))) from None
+    if not isinstance(value, Signature):
+        raise TypeError("kfront: invalid signature %r: expected a signature such as 'void(float32[:], int64)' or a "
+                        "tuple of argument types, found %s" % (sig, value))
+    return value.args, value.return_type
+
+
+def normalize_signature(sig):
+    """The canonical text of a signature (see parse_signature for what it takes): "void(float32[:], int64)",
+    "float32(float32, float32)", "(float32[:, :], float32[:, :])"; the text kfront's signature parser
+    reads, with every type under its Numba name (double -> float64, boolean -> bool, f4[::1] ->
+    float32[::1]) and void for a none return type."""
+    args, ret = parse_signature(sig)
+    return str(Signature(ret, args))
+
+
+def return_type(sig):
+    """The return type of a signature (see parse_signature): a type, none for void, or None when only
+    argument types were given."""
+    return parse_signature(sig)[1]
+
+
+# ---- NumPy dtypes ---------------------------------------------------------------------------------
+
+_BY_KIND = {("b", 1): boolean, ("i", 1): int8, ("i", 2): int16, ("i", 4): int32, ("i", 8): int64,
+            ("u", 1): uint8, ("u", 2): uint16, ("u", 4): uint32, ("u", 8): uint64,
+            ("f", 2): float16, ("f", 4): float32, ("f", 8): float64}
+
+_SUPPORTED = "bool, int8..int64, uint8..uint64, float16, float32, float64"
+
+
+def from_dtype(dtype):
+    """The scalar type of a NumPy dtype (or of anything numpy.dtype() takes: numpy.float32, 'f4').
+    UnsupportedError for dtypes kfront has no type for (complex, records, strings, non-native byte order)."""
+    np = _np()
+    dt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+    t = _BY_KIND.get((dt.kind, dt.itemsize)) if dt.fields is None else None
+    if t is None:
+        raise errors.UnsupportedError("kfront: dtype %s is not supported (kfront supports %s)" % (dt, _SUPPORTED))
+    if not dt.isnative:
+        raise errors.UnsupportedError("kfront: dtype %s is not supported (non-native byte order)" % (dt.str,))
+    return t
+
+
+def as_dtype(t):
+    """The NumPy dtype of a scalar type."""
+    if not _is_scalar(t):
+        raise TypeError("kfront: %r has no NumPy dtype (only scalar types have one)" % (t,))
+    return _np().dtype(t.name)
+
+
+# typestrs of __cuda_array_interface__ in this machine's byte order
+_ORDER = "<" if sys.byteorder == "little" else ">"
+_TYPESTRS = {}
+for (_kind, _size), _t in _BY_KIND.items():
+    for _o in ("|", "=", _ORDER) if _size == 1 else ("=", _ORDER):
+        _TYPESTRS["%s%s%d" % (_o, _kind, _size)] = _t
+
+
+def _from_typestr(typestr):
+    t = _TYPESTRS.get(typestr)
+    return t if t is not None else from_dtype(typestr)
+
+
+# ---- typeof ---------------------------------------------------------------------------------------
+
+
+def _layout(shape, strides, itemsize):
+    """'C', 'F' or 'A' of an array's shape and byte strides (None: C-contiguous), as NumPy's flags say
+    (extents of 1 do not matter; empty arrays are both) and kfront's runtime decides."""
+    if strides is None:
+        return "C"
+
+    def contiguous(order):
+        want = itemsize
+        dims = range(len(shape)) if order == "F" else range(len(shape) - 1, -1, -1)
+        for d in dims:
+            if shape[d] == 1:
+                continue
+            if strides[d] != want:
+                return False
+            want *= shape[d]
+        return True
+
+    for n in shape:
+        if n == 0:
+            return "C"
+    return "C" if contiguous("C") else "F" if contiguous("F") else "A"
+
+
+def _typeof_int(value):
+    if -(1 << 63) <= value < (1 << 63):
+        return int64
+    if 0 <= value < (1 << 64):
+        return uint64
+    raise ValueError("kfront: the integer %d does not fit in int64 or uint64" % value)
+
+
+def _typeof_cai(cai):
+    if cai.get("mask") is not None:
+        raise errors.UnsupportedError("kfront: masked arrays (__cuda_array_interface__ with a mask) are not supported")
+    shape = tuple(cai["shape"])
+    dtype = _from_typestr(cai["typestr"])
+    if not shape:
+        raise errors.UnsupportedError("kfront: a 0-dimensional device array cannot be a kernel argument")
+    strides = cai.get("strides")
+    layout = _layout(shape, strides, dtype.bitwidth // 8)
+    readonly = not not cai["data"][1]
+    return Array(dtype, len(shape), layout, readonly=readonly)
+
+
+def _typeof_ndarray(arr):
+    if arr.ndim == 0:
+        raise errors.UnsupportedError("kfront: a 0-dimensional array cannot be a kernel argument (pass arr[()] as a "
+                                      "scalar, or arr.reshape(1))")
+    flags = arr.flags
+    layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+    return Array(from_dtype(arr.dtype), arr.ndim, layout, readonly=not flags.writeable)
+
+
+_PY_SCALARS = {bool: boolean, float: float64}
+
+
+def typeof(value, purpose=None):
+    """The Numba type of a kernel argument, as numba.typeof gives it for the arguments kfront takes:
+    bool -> boolean, int -> int64 (uint64 beyond), float -> float64, NumPy scalars their dtype's type,
+    NumPy arrays Array(dtype, ndim, layout, readonly=not writeable) with layout C, F or A as NumPy's flags
+    say, objects with __cuda_array_interface__ likewise from its typestr, shape, strides and read-only
+    flag, objects with a _numba_type_ that type. UnsupportedError for values Numba types but kfront does
+    not take (complex, tuples, None, 0-d arrays, other dtypes); ValueError for the rest. `purpose` is
+    accepted for numba.typeof's signature and ignored."""
+    cls = type(value)
+    t = _PY_SCALARS.get(cls)
+    if t is not None:
+        return t
+    if cls is int:
+        return _typeof_int(value)
+    try:
+        nt = getattr(value, "_numba_type_", None)
+    except Exception:
+        nt = None
+    if isinstance(nt, Type):
+        return nt
+    np = sys.modules.get("numpy")  # a NumPy value means NumPy is loaded
+    if np is not None:
+        if isinstance(value, np.ndarray):
+            return _typeof_ndarray(value)
+        if isinstance(value, np.generic):
+            return from_dtype(value.dtype)
+    try:
+        cai = getattr(value, "__cuda_array_interface__", None)
+    except Exception:
+        cai = None
+    if cai is not None:
+        return _typeof_cai(cai)
+    if isinstance(value, bool):
+        return boolean
+    if isinstance(value, int):
+        return _typeof_int(int(value))
+    if isinstance(value, float):
+        return float64
+    if isinstance(value, complex):
+        raise errors.UnsupportedError("kfront: complex numbers are not supported")
+    if isinstance(value, tuple):
+        raise errors.UnsupportedError("kfront: tuples cannot be kernel arguments")
+    if value is None:
+        raise errors.UnsupportedError("kfront: None cannot be a kernel argument")
+    raise ValueError("kfront: cannot determine the Numba type of %r (kernels take arrays, device arrays, numbers and "
+                     "NumPy scalars)" % (cls,))

@@ -1,0 +1,227 @@
+"""kfront.cuda.jit on the simulator (KFRONT_SIM=1 in the test command): launches with host and device arrays,
+globals and closures frozen at the first compile, device functions, eager signatures, specialize, inspect_*,
+forall, and the errors (TypingError located at the kernel's true line, IndexError, a bad launch
+configuration, wrong argument types), each leaving the module usable."""
+import math
+import enum
+
+import numpy as np
+import pytest
+
+from kfront import cuda, errors, float32, float64, int32, void
+
+SCALE = 3
+TABLE = np.array([1.0, 10.0, 100.0])
+PAIR = (2, 0.5)
+
+
+class Color(enum.IntEnum):
+    RED = 1
+    GREEN = 2
+
+
+@cuda.jit
+def axpy(out, a, x, y):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+@cuda.jit(device=True)
+def twice(v):
+    return 2 * v
+
+
+@cuda.jit
+def uses_globals(out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = twice(i) * SCALE + TABLE[i % 3] + PAIR[0] * PAIR[1] + Color.GREEN
+
+
+def test_host_arrays_copied_in_and_back():
+    x = np.arange(100, dtype=np.float32)
+    y = np.ones(100, dtype=np.float32)
+    out = np.zeros(100, dtype=np.float32)
+    axpy[4, 32](out, 2.0, x, y)
+    np.testing.assert_array_equal(out, 2 * x + 1)
+
+
+def test_device_arrays():
+    x = np.arange(1000, dtype=np.float64)
+    dx = cuda.to_device(x)
+    dout = cuda.device_array_like(dx)
+    axpy[(1000 + 127) // 128, 128](dout, 0.5, dx, dx)
+    np.testing.assert_array_equal(dout.copy_to_host(), 1.5 * x)
+    assert dout.shape == (1000,) and dout.dtype == np.float64 and dout.size == 1000 and dout.nbytes == 8000
+    assert cuda.is_cuda_array(dout) and dout.is_c_contiguous()
+
+
+def test_globals_device_functions_frozen_at_first_compile():
+    global SCALE
+    out = np.zeros(6)
+    uses_globals[1, 32](out)
+    i = np.arange(6)
+    expect = 2 * i * 3 + TABLE[i % 3] + 1.0 + 2
+    np.testing.assert_array_equal(out, expect)
+    SCALE = 1000  # frozen: the kernel keeps the value of its first compile, as in Numba
+    try:
+        out2 = np.zeros(6)
+        uses_globals[1, 32](out2)
+        np.testing.assert_array_equal(out2, expect)
+    finally:
+        SCALE = 3
+
+
+def test_kernel_defined_in_a_function_with_closure():
+    def make(k):
+        @cuda.jit
+        def scale(a):
+            i = cuda.grid(1)
+            if i < a.size:
+                a[i] *= k
+        return scale
+
+    a = np.arange(10, dtype=np.int64)
+    make(7)[1, 16](a)
+    np.testing.assert_array_equal(a, np.arange(10) * 7)
+
+
+def test_eager_signature_and_specialize():
+    @cuda.jit(void(float32[:], float32))
+    def fill(a, v):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = v
+
+    a = np.zeros(8, dtype=np.float32)
+    fill[1, 8](a, 2.5)
+    assert (a == 2.5).all()
+    assert list(fill.overloads) == ["void(float32[:], float32)"]
+    a64 = np.zeros(3)
+    axpy[1, 4](a64, 1.0, a64, a64)  # a new argument-type signature: a new overload
+    assert "void(float64[::1], float64, float64[::1], float64[::1])" in axpy.overloads
+    b = cuda.to_device(np.zeros(4))
+    spec = axpy.specialize(b, 1.0, b, b)
+    assert spec.signatures == ["void(float64[::1], float64, float64[::1], float64[::1])"]
+
+
+def test_inspect_kir_and_ptx():
+    kir = axpy.inspect_kir("void(float32[:], float32, float32[:], float32[:])")
+    assert "func.func" in kir and "arith.mulf" in kir
+    ptx = axpy.inspect_ptx("void(float32[:], float32, float32[:], float32[:])")
+    assert ".visible .entry" in ptx
+    ptx, resty = cuda.compile_ptx(twice.py_func, "float64(float64)", device=True)
+    assert ".func" in ptx and str(resty) == "float64"
+
+
+def test_forall():
+    a = np.zeros(1000, dtype=np.float32)
+    x = np.arange(1000, dtype=np.float32)
+    axpy.forall(1000)(a, 1.0, x, x)
+    np.testing.assert_array_equal(a, 2 * x)
+
+
+def test_typing_error_is_located_and_module_stays_usable():
+    @cuda.jit
+    def bad(a):
+        i = cuda.grid(1)
+        a[i] = undefined_name + 1  # noqa: F821
+
+    line = bad.py_func.__code__.co_firstlineno + 3
+    with pytest.raises(errors.TypingError) as e:
+        bad[1, 1](np.zeros(1))
+    assert ":%d:" % line in str(e.value) and "undefined_name" in str(e.value) and "^" in str(e.value)
+    assert e.value.line == line
+    test_host_arrays_copied_in_and_back()
+
+
+def test_index_error_names_kernel_and_line():
+    @cuda.jit
+    def over(a):
+        i = cuda.grid(1)
+        a[i] = 1.0
+
+    with pytest.raises(IndexError) as e:
+        over[1, 16](np.zeros(8))
+    assert "over" in str(e.value)
+    assert e.value.line == over.py_func.__code__.co_firstlineno + 3
+    test_host_arrays_copied_in_and_back()
+
+
+def test_bad_launch_configuration():
+    with pytest.raises(errors.LaunchError):
+        axpy[1, 4096](np.zeros(4), 1.0, np.zeros(4), np.zeros(4))
+    with pytest.raises(errors.LaunchError):
+        axpy[0, 32](np.zeros(4), 1.0, np.zeros(4), np.zeros(4))
+    with pytest.raises((ValueError, TypeError)):
+        axpy[1](np.zeros(4))
+    test_host_arrays_copied_in_and_back()
+
+
+def test_wrong_argument_types():
+    @cuda.jit("void(float32[:])")
+    def only_f32(a):
+        a[0] = 1
+
+    with pytest.raises(TypeError):
+        only_f32[1, 1](np.zeros(4, dtype=np.int8))
+    with pytest.raises(TypeError):
+        axpy[1, 1]("not an array", 1.0, np.zeros(1), np.zeros(1))
+    test_host_arrays_copied_in_and_back()
+
+
+def test_device_function_cannot_be_launched():
+    with pytest.raises(TypeError):
+        twice[1, 1](1.0)
+    with pytest.raises(TypeError):
+        twice(1.0)
+
+
+def test_shared_memory_and_syncthreads():
+    @cuda.jit
+    def reverse(a):
+        s = cuda.shared.array(32, dtype=float64)
+        t = cuda.threadIdx.x
+        s[t] = a[t]
+        cuda.syncthreads()
+        a[t] = s[31 - t]
+
+    a = np.arange(32, dtype=np.float64)
+    reverse[1, 32](a)
+    np.testing.assert_array_equal(a, np.arange(32)[::-1])
+
+
+def test_math_and_int32():
+    @cuda.jit
+    def roots(out, n):
+        i = cuda.grid(1)
+        if i < n:
+            out[i] = math.sqrt(float(i))
+
+    out = np.zeros(9)
+    roots[1, 16](out, np.int32(9))
+    np.testing.assert_allclose(out, np.sqrt(np.arange(9)))
+    assert int32 is not None
+
+
+def test_njit_functions_run_on_the_host_and_in_kernels():
+    from kfront import njit
+
+    @njit
+    def clamp(v, lo, hi):
+        return min(max(v, lo), hi)
+
+    assert clamp(5, 0, 3) == 3  # plain Python on the host
+
+    @cuda.jit
+    def clamp_all(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = clamp(a[i], 0.0, 1.0)
+
+    a = np.array([-1.0, 0.5, 2.0])
+    clamp_all[1, 4](a)
+    np.testing.assert_array_equal(a, [0.0, 0.5, 1.0])
+    with pytest.raises(TypeError):
+        clamp[1, 1](a)

@@ -1,0 +1,138 @@
+"""kfront.cuda's memory, streams and events on the simulator: device arrays (views by slicing, reshape,
+ravel, transpose, item access and assignment, copies both ways and between device arrays, the CUDA array
+interface), pinned and mapped host memory, DLPack export and import, streams, events, device facts."""
+import numpy as np
+import pytest
+
+from kfront import cuda
+
+
+@cuda.jit
+def add_one(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+
+
+def test_views_and_item_access():
+    h = np.arange(24, dtype=np.float32).reshape(4, 6)
+    d = cuda.to_device(h)
+    assert d[1, 2] == h[1, 2]
+    np.testing.assert_array_equal(d[1].copy_to_host(), h[1])
+    np.testing.assert_array_equal(d[:, 3].copy_to_host(), h[:, 3])
+    np.testing.assert_array_equal(d[::-1, 1:5:2].copy_to_host(), h[::-1, 1:5:2])
+    np.testing.assert_array_equal(d.T.copy_to_host(), h.T)
+    np.testing.assert_array_equal(d.reshape(6, 4).copy_to_host(), h.reshape(6, 4))
+    np.testing.assert_array_equal(d.ravel().copy_to_host(), h.ravel())
+    d[2, :] = 7
+    h[2, :] = 7
+    d[0, 0] = -1
+    h[0, 0] = -1
+    np.testing.assert_array_equal(d.copy_to_host(), h)
+    with pytest.raises(IndexError):
+        d[4, 0]
+    with pytest.raises(TypeError):
+        d[[0, 1]]
+
+
+def test_kernel_on_a_view_writes_through():
+    d = cuda.to_device(np.zeros(10, dtype=np.int64))
+    add_one[1, 16](d[2:6])
+    np.testing.assert_array_equal(d.copy_to_host(), [0, 0, 1, 1, 1, 1, 0, 0, 0, 0])
+
+
+def test_copies():
+    a = cuda.device_array((3, 4), dtype=np.int32)
+    a.copy_to_device(np.arange(12, dtype=np.int32).reshape(3, 4))
+    b = cuda.device_array_like(a)
+    b.copy_to_device(a)
+    out = np.empty((3, 4), dtype=np.int32)
+    b.copy_to_host(out)
+    np.testing.assert_array_equal(out, np.arange(12).reshape(3, 4))
+    f = cuda.to_device(np.asfortranarray(np.arange(6.0).reshape(2, 3)))
+    assert f.is_f_contiguous() and not f.is_c_contiguous()
+    np.testing.assert_array_equal(f.copy_to_host(), np.arange(6.0).reshape(2, 3))
+    cai = a.__cuda_array_interface__
+    assert cai["shape"] == (3, 4) and cai["typestr"] == "<i4" and cai["version"] == 3
+    again = cuda.as_cuda_array(a)
+    assert again is a
+    wrapped = cuda.from_cuda_array_interface(cai, owner=a)
+    np.testing.assert_array_equal(wrapped.copy_to_host(), out)
+
+
+def test_pinned_and_mapped():
+    p = cuda.pinned_array(16, dtype=np.float64)
+    p[:] = 1
+    d = cuda.to_device(p)
+    add_one[1, 16](d)
+    np.testing.assert_array_equal(d.copy_to_host(), 2)
+    m = cuda.mapped_array(8, dtype=np.int64)
+    m[:] = 5
+    add_one[1, 8](m)
+    np.testing.assert_array_equal(m, 6)
+    h = np.zeros(4)
+    with cuda.pinned(h):
+        add_one[1, 4](h)
+    np.testing.assert_array_equal(h, 1)
+
+
+def test_dlpack_round_trip():
+    d = cuda.to_device(np.arange(6, dtype=np.float32).reshape(2, 3))
+    back = cuda.from_dlpack(d)
+    np.testing.assert_array_equal(back.copy_to_host(), np.arange(6).reshape(2, 3))
+    assert back._ptr == d._ptr
+    assert d.__dlpack_device__()[0] in (1, 2)
+
+    class DLPackOnly:  # a producer without __cuda_array_interface__: as_cuda_array takes it through DLPack
+        def __dlpack__(self, stream=None):
+            return d.__dlpack__()
+
+        def __dlpack_device__(self):
+            return d.__dlpack_device__()
+
+    np.testing.assert_array_equal(cuda.as_cuda_array(DLPackOnly()).copy_to_host(), np.arange(6).reshape(2, 3))
+
+
+def test_streams_and_events():
+    s = cuda.stream()
+    d = cuda.to_device(np.zeros(32), stream=s)
+    start, end = cuda.event(), cuda.event()
+    start.record(s)
+    add_one[1, 32, s](d)
+    end.record(s)
+    end.synchronize()
+    s.synchronize()
+    assert cuda.event_elapsed_time(start, end) >= 0
+    with s.auto_synchronize():
+        add_one[1, 32, s](d)
+    np.testing.assert_array_equal(d.copy_to_host(stream=s), 2)
+    cuda.synchronize()
+    assert cuda.default_stream().handle == 0
+
+
+def test_device_facts():
+    dev = cuda.get_current_device()
+    assert isinstance(dev.name, bytes) and len(dev.compute_capability) == 2
+    assert dev.MAX_THREADS_PER_BLOCK >= 1024 and dev.WARP_SIZE == 32
+    free, total = cuda.current_context().get_memory_info()
+    assert 0 < free <= total
+    assert len(cuda.gpus) == 1 and cuda.gpus[0].id == 0
+    assert cuda.is_available() in (True, False)
+
+
+class _Foreign:
+    """A producer exporting a device array through __cuda_array_interface__ v3 with a stream."""
+
+    def __init__(self, arr, stream):
+        self.arr = arr
+        self.__cuda_array_interface__ = dict(arr.__cuda_array_interface__, stream=stream)
+
+
+def test_foreign_array_with_a_stream():
+    d = cuda.to_device(np.zeros(8, dtype=np.int64))
+    add_one[1, 8](_Foreign(d, 7))          # a producer stream other than the defaults: waited for, then used
+    add_one[1, 8](_Foreign(d, 1))          # the legacy default stream: nothing to wait for
+    add_one[1, 8](_Foreign(d, None))
+    np.testing.assert_array_equal(d.copy_to_host(), 3)
+    with pytest.raises(ValueError):
+        add_one[1, 8](_Foreign(d, 0))      # 0 is disallowed by the interface

@@ -1,0 +1,79 @@
+"""@cuda.reduce, vectorize and guvectorize with target="cuda" on the simulator, on host and device arrays,
+against NumPy."""
+import numpy as np
+import pytest
+
+from kfront import cuda, errors, float32, float64, guvectorize, int64, vectorize
+
+
+@cuda.reduce
+def sum_reduce(a, b):
+    return a + b
+
+
+@cuda.reduce
+def max_reduce(a, b):
+    return max(a, b)
+
+
+@vectorize([float32(float32, float32), float64(float64, float64)], target="cuda")
+def hypot2(x, y):
+    return x * x + y * y
+
+
+@guvectorize([(float64[:, :], float64[:], float64[:])], "(m,n),(n)->(m)", target="cuda")
+def matvec(a, x, out):
+    for i in range(a.shape[0]):
+        acc = 0.0
+        for j in range(a.shape[1]):
+            acc += a[i, j] * x[j]
+        out[i] = acc
+
+
+def test_reduce_host_and_device():
+    a = np.arange(1000, dtype=np.float64)
+    assert sum_reduce(a) == a.sum()
+    assert sum_reduce(cuda.to_device(a)) == a.sum()
+    assert sum_reduce(a, size=10) == a[:10].sum()
+    assert sum_reduce(a, init=5) == a.sum() + 5
+    assert max_reduce(-np.arange(1, 10.0), init=-100.0) == -1.0
+    big = np.arange(300_000, dtype=np.int64)  # more partial results than a block has threads
+    assert sum_reduce(big) == big.sum() and sum_reduce(cuda.to_device(big)) == big.sum()
+    res = cuda.device_array(1, dtype=np.float64)
+    sum_reduce(a, res=res)
+    assert res.copy_to_host()[0] == a.sum()
+
+
+def test_vectorize_host_device_broadcast_out():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    y = np.arange(4, dtype=np.float32)
+    r = hypot2(x, y)
+    assert isinstance(r, np.ndarray) and r.dtype == np.float32
+    np.testing.assert_array_equal(r, x * x + y * y)
+    dr = hypot2(cuda.to_device(x), cuda.to_device(y))
+    assert isinstance(dr, cuda.DeviceNDArray)
+    np.testing.assert_array_equal(dr.copy_to_host(), x * x + y * y)
+    out = np.zeros((3, 4), dtype=np.float64)
+    hypot2(x.astype(np.float64), y.astype(np.float64), out=out)
+    np.testing.assert_array_equal(out, x * x + y * y)
+
+
+def test_guvectorize():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = np.arange(4.0)
+    r = matvec(a, x)
+    np.testing.assert_allclose(r, a @ x)
+    out = cuda.device_array((2, 3))
+    matvec(cuda.to_device(a), cuda.to_device(x), out)
+    np.testing.assert_allclose(out.copy_to_host(), a @ x)
+
+
+def test_bad_calls():
+    with pytest.raises(TypeError) as e:
+        hypot2(np.zeros(3, dtype=np.int8), np.zeros(3, dtype=np.int8))
+    assert "no signature matches" in str(e.value)
+    with pytest.raises(errors.UnsupportedError):
+        vectorize([int64(int64)], target="parallel")
+    with pytest.raises(errors.KernelArgumentError) as e:  # a TypeError (Numba raises ValueError here)
+        hypot2(np.zeros(3, dtype=np.float32), np.zeros(4, dtype=np.float32))
+    assert "broadcast" in str(e.value)

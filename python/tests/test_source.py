@@ -1,0 +1,343 @@
+"""kfront._source: source lines of functions (module level, nested, decorated, exec'd with linecache, none
+for `-c`, lambdas refused), the names a function reads, and how each value is frozen."""
+import cmath
+import collections
+import enum
+import linecache
+import math
+import operator
+import subprocess
+import sys
+import textwrap
+import types as pytypes
+
+import numpy as np
+import pytest
+
+from kfront import _source, errors
+from kfront import types as kftypes
+from kfront._source import freeze_value, function_source, referenced_names
+
+TPB = 16
+SCALE = 2.5
+FLAG = True
+SHAPE = (3, (4, 5))
+TABLE = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+
+def decorate(*args, **kwargs):
+    return lambda f: f
+
+
+@decorate("void(float32[:])",
+          fastmath=True)
+def module_level(a):
+    i = TPB * 2
+    a[0] = SCALE + np.float32(i) + math.sqrt(a[1])
+
+
+def test_module_level_function_source():
+    filename, text, first = function_source(module_level)
+    lines = open(__file__).read().splitlines(True)
+    assert filename == __file__ and first == module_level.__code__.co_firstlineno
+    assert text.startswith('@decorate("void(float32[:])",\n') and "def module_level(a):" in text
+    assert text == "".join(lines[first - 1:first - 1 + text.count("\n")])
+    assert text.endswith("math.sqrt(a[1])\n")
+
+
+def make_nested():
+    scale = 3
+
+    @decorate()
+    def nested(a):
+        a[0] = scale * TPB
+    return nested
+
+
+def test_nested_function_source_keeps_indentation():
+    fn = make_nested()
+    filename, text, first = function_source(fn)
+    assert text == "    @decorate()\n    def nested(a):\n        a[0] = scale * TPB\n"
+    assert open(filename).read().splitlines()[first - 1] == "    @decorate()"
+
+
+class Holder:
+    @staticmethod
+    def method(a):
+        a[0] = 1
+
+
+def test_function_in_class():
+    _, text, _ = function_source(Holder.method)
+    assert text == "    @staticmethod\n    def method(a):\n        a[0] = 1\n"
+
+
+def exec_registered(src, filename):
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    ns = {"decorate": decorate}
+    exec(compile(src, filename, "exec"), ns)
+    return ns
+
+
+CELL = """\
+N = 4
+
+@decorate()
+def cell_kernel(a):
+    for i in range(N):
+        a[i] = i
+"""
+
+
+def test_exec_code_registered_in_linecache():
+    ns = exec_registered(CELL, "<kfront-test-cell-1>")
+    try:
+        filename, text, first = function_source(ns["cell_kernel"])
+        assert (filename, first) == ("<kfront-test-cell-1>", 3)
+        assert text == "@decorate()\ndef cell_kernel(a):\n    for i in range(N):\n        a[i] = i\n"
+    finally:
+        del linecache.cache["<kfront-test-cell-1>"]
+
+
+def test_exec_string_without_source():
+    ns = {}
+    exec(compile("def lost(a):\n    a[0] = 1\n", "<string>", "exec"), ns)
+    with pytest.raises(errors.SourceUnavailableError, match="'lost'") as e:
+        function_source(ns["lost"])
+    assert isinstance(e.value, errors.CompilerError) and e.value.line == 1
+
+
+def test_python_c(tmp_path):
+    code = textwrap.dedent("""
+        import sys
+        sys.path.insert(0, %r)
+        from kfront import _source, errors
+        def k(a):
+            a[0] = 1
+        try:
+            print(_source.function_source(k))
+        except errors.SourceUnavailableError as e:
+            print("unavailable:", e)
+    """ % (str(__import__("pathlib").Path(_source.__file__).parent.parent),))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    if sys.version_info >= (3, 13):  # python -c registers its text in linecache
+        assert r.stdout == repr(("<string>", "def k(a):\n    a[0] = 1\n", 5)) + "\n"
+    else:
+        assert "unavailable: kfront: the source of function 'k' (<string>:5) is not available" in r.stdout
+
+
+def test_changed_source_is_detected():
+    filename = "<kfront-test-cell-2>"
+    ns = exec_registered("def first(a):\n    a[0] = 1\n", filename)
+    try:
+        linecache.cache[filename] = (10, None, ["x = 1\n", "y = 2\n"], filename)
+        with pytest.raises(errors.SourceUnavailableError, match="do not define function 'first'"):
+            function_source(ns["first"])
+    finally:
+        del linecache.cache[filename]
+
+
+def test_lambda_is_refused():
+    # decision: kfront compiles functions defined with def; a lambda's lines are those of the expression
+    # around it, which kfront's parser would have to search, so it is refused with a clear error
+    f = lambda a: a  # noqa: E731
+    with pytest.raises(errors.UnsupportedError, match="lambda at .*test_source.py:"):
+        function_source(f)
+
+
+def test_not_a_function():
+    with pytest.raises(TypeError):
+        function_source(len)
+
+
+# ---- referenced names ----------------------------------------------------------------------------------
+
+UNUSED = 99
+float32 = "a global named like an attribute"
+
+
+def reads_globals(a):
+    x = [TPB * k for k in range(3)]          # a comprehension's globals
+    y = sum(SCALE for _ in a)                # a generator's
+    z = np.float32(1)                        # np only: float32 is an attribute here
+    if missing_name:                         # noqa: F821 (bound nowhere: left out)
+        pass
+
+    def inner():
+        return FLAG                          # an inner function's
+    return x, y, z, inner, len(a), (lambda: SHAPE)()
+
+
+def test_referenced_globals():
+    g, c = referenced_names(reads_globals)
+    assert set(g) == {"TPB", "SCALE", "np", "FLAG", "SHAPE"}
+    assert g["TPB"] == 16 and g["np"] is np and c == {}
+    assert "UNUSED" not in g and "float32" not in g and "len" not in g and "range" not in g
+
+
+def test_referenced_closure_variables():
+    a_value = np.ones(2)
+
+    def outer(flag):
+        limit = 7
+        unset = None
+        del unset
+
+        def k(a):
+            b = [limit for _ in range(2)]
+            return a_value, flag, TPB, b
+
+        return k
+    k = outer(True)
+    g, c = referenced_names(k)
+    assert g == {"TPB": 16}
+    assert set(c) == {"a_value", "flag", "limit"} and c["a_value"] is a_value and c["flag"] is True
+
+
+def test_empty_cell_is_left_out():
+    def outer():
+        def k():
+            return later
+        yield k
+        later = 1  # noqa: F841
+    k = next(outer())
+    assert referenced_names(k) == ({}, {})
+
+
+def test_shadowed_builtin_is_a_global():
+    ns = {}
+    exec("max = 3\ndef k():\n    return max\n", ns)
+    assert referenced_names(ns["k"])[0] == {"max": 3}
+
+
+# ---- freezing ------------------------------------------------------------------------------------------
+
+class Color(enum.IntEnum):
+    RED = 1
+    GREEN = 2
+    VERT = 2   # an alias
+
+
+class Mode(enum.Enum):
+    FAST = 0
+    SLOW = 5
+
+
+class Named(enum.Enum):
+    A = "a"
+
+
+Point = collections.namedtuple("Point", "x y")
+
+
+def test_freeze_scalars():
+    assert freeze_value("x", True, {}) == ("scalar", True)
+    assert freeze_value("x", 3, {}) == ("scalar", 3)
+    assert freeze_value("x", 2 ** 64 - 1, {}) == ("scalar", 2 ** 64 - 1)
+    assert freeze_value("x", -(2 ** 63), {}) == ("scalar", -(2 ** 63))
+    assert freeze_value("x", 0.5, {}) == ("scalar", 0.5)
+    kind, v = freeze_value("x", np.float32(0.5), {})
+    assert kind == "scalar" and type(v) is np.float32 and v == 0.5
+    assert type(freeze_value("x", np.bool_(True), {})[1]) is np.bool_
+    assert type(freeze_value("x", np.uint16(7), {})[1]) is np.uint16
+
+
+@pytest.mark.parametrize("value,match", [(1j, "complex"), (2 ** 64, "int64"), (-(2 ** 63) - 1, "int64"),
+                                         (np.complex64(1), "complex64"), (np.longdouble(1), "")])
+def test_freeze_rejects_what_kfront_cannot_hold(value, match):
+    if isinstance(value, np.longdouble) and np.dtype(np.longdouble).itemsize == 8:
+        pytest.skip("long double is double here")
+    with pytest.raises(errors.UnsupportedError, match="'bad'.*" + match):
+        freeze_value("bad", value, {})
+
+
+def test_freeze_tuples():
+    assert freeze_value("s", SHAPE, {}) == ("tuple", [("scalar", 3), ("tuple", [("scalar", 4), ("scalar", 5)])])
+    assert freeze_value("s", (), {}) == ("tuple", [])
+    assert freeze_value("p", Point(1, 2.0), {}) == ("tuple", [("scalar", 1), ("scalar", 2.0)])
+    assert freeze_value("s", (1, "text"), {}) is None
+    assert freeze_value("s", (1, (2, None)), {}) is None
+    kind, items = freeze_value("s", (1, TABLE), {})
+    assert kind == "tuple" and items[1][0] == "array"  # the compiler reports the array in a tuple, located
+    with pytest.raises(errors.UnsupportedError, match=r"s\[1\]"):
+        freeze_value("s", (1, 2j), {})
+
+
+def test_freeze_arrays_are_readonly_copies():
+    kind, arr = freeze_value("TABLE", TABLE, {})
+    assert kind == "array" and arr is not TABLE and not np.shares_memory(arr, TABLE)
+    assert np.array_equal(arr, TABLE) and arr.dtype == np.float32 and not arr.flags.writeable
+    f = np.asfortranarray(TABLE)
+    assert freeze_value("F", f, {})[1].flags.f_contiguous
+    big = np.arange(4, dtype=">i4" if sys.byteorder == "little" else "<i4")
+    frozen = freeze_value("big", big, {})[1]
+    assert frozen.dtype.isnative and frozen.dtype == np.int32 and list(frozen) == [0, 1, 2, 3]
+    kind, view = freeze_value("v", TABLE[:, ::2], {})
+    assert kind == "array" and np.array_equal(view, TABLE[:, ::2])
+    assert freeze_value("e", np.zeros(0), {})[0] == "array"  # refused by the compiler, located at its use
+    with pytest.raises(errors.UnsupportedError, match="'c'"):
+        freeze_value("c", np.zeros(2, np.complex64), {})
+
+
+def test_freeze_enums():
+    assert freeze_value("Color", Color, {}) == ("namespace", {"RED": ("scalar", 1), "GREEN": ("scalar", 2),
+                                                              "VERT": ("scalar", 2)})
+    assert freeze_value("Mode", Mode, {}) == ("namespace", {"FAST": ("scalar", 0), "SLOW": ("scalar", 5)})
+    assert freeze_value("c", Color.GREEN, {}) == ("scalar", 2) and type(freeze_value("c", Color.RED, {})[1]) is int
+    assert freeze_value("m", Mode.SLOW, {}) == ("scalar", 5)
+    with pytest.raises(errors.UnsupportedError, match="Named.A"):
+        freeze_value("Named", Named, {})
+    with pytest.raises(errors.UnsupportedError):
+        freeze_value("n", Named.A, {})
+
+
+def test_freeze_modules_and_known_objects():
+    assert freeze_value("math", math, {}) == ("module", "math")
+    assert freeze_value("np", np, {}) == ("module", "numpy")
+    assert freeze_value("cmath", cmath, {}) == ("module", "cmath")
+    assert freeze_value("operator", operator, {}) == ("module", "operator")
+    assert freeze_value("sqrt", math.sqrt, {}) == ("path", "math.sqrt")
+    assert freeze_value("add", operator.add, {}) == ("path", "operator.add")
+    assert freeze_value("f", np.float32, {}) == ("path", "numpy.float32")
+    assert freeze_value("d", np.double, {}) == ("path", "numpy.float64")
+    assert freeze_value("s", np.sqrt, {}) == ("path", "numpy.sqrt")
+    assert freeze_value("r", np.random, {}) == ("module", "numpy.random")
+    assert freeze_value("rng", range, {}) == ("path", "builtins.range")
+    assert freeze_value("dt", np.dtype("float32"), {}) == ("path", "numpy.float32")
+    assert freeze_value("pi", math.pi, {}) == ("scalar", math.pi)
+    assert freeze_value("t", kftypes.float32, {}) == ("path", "numba.float32")
+    assert freeze_value("t", kftypes.boolean, {}) == ("path", "numba.bool")
+    other = pytypes.ModuleType("somewhere.else")
+    assert freeze_value("m", other, {}) == ("module", "somewhere.else")
+
+
+def test_registry_comes_first():
+    marker = object()
+    fake_cuda = pytypes.ModuleType("kfront.cuda")
+    registry = {id(marker): "numba.cuda.grid", id(math.sqrt): "numba.special_sqrt", id(fake_cuda): "numba.cuda"}
+    assert freeze_value("grid", marker, registry) == ("path", "numba.cuda.grid")
+    assert freeze_value("sqrt", math.sqrt, registry) == ("path", "numba.special_sqrt")
+    assert freeze_value("cuda", fake_cuda, registry) == ("module", "numba.cuda")
+    assert freeze_value("cuda", fake_cuda, {}) == ("module", "numba.cuda")
+    assert freeze_value("grid", marker, {}) is None
+
+
+def test_alias_modules_by_their_numba_name():
+    m = pytypes.ModuleType("numba.cuda")
+    m.__dict__["__kfront_alias__"] = "numba.cuda"
+    assert freeze_value("cuda", m, {}) == ("module", "numba.cuda")
+
+
+def test_dispatchers_and_everything_else():
+    class Dispatcher:
+        def __init__(self, fn):
+            self.py_func = fn
+    d = Dispatcher(module_level)
+    assert freeze_value("dev", d, {}) == ("function", d)
+    assert freeze_value("f", module_level, {}) is None       # a plain Python function
+    assert freeze_value("s", "text", {}) is None
+    assert freeze_value("n", None, {}) is None
+    assert freeze_value("l", [1, 2], {}) is None
+    assert freeze_value("o", object(), {}) is None
+    assert freeze_value("cls", Dispatcher, {}) is None

@@ -1,0 +1,155 @@
+/* inputs.c — what an embedder gives a program besides its main source (kf_compile_options' extra sources,
+ * bound values and function facts), deep-copied into one arena so that the program's lazy compiles can use
+ * it long after kf_program_create returned, and the digest of its canonical text (fe_options_key) that the
+ * program's cache keys carry. Bound arrays are copied in C order (their elements are the constant array).
+ * fe_options_key is the frontend: it runs under a guard (utils/mem.h); the copy checks its allocations. */
+#include <string.h>
+
+#include "frontend/compile.h"
+#include "runtime/rt.h"
+#include "runtime/runtime.h"
+#include "utils/sha256.h"
+
+static const SrcLoc NOLOC = {0};
+
+static char *copy_str(Arena *a, const char *s) { return s ? arena_strdup(a, s) : NULL; }
+
+static const char *const *copy_strs(Arena *a, const char *const *v, unsigned n) {
+  if (!v) return NULL;
+  const char **out = ARENA_ARRAY(a, const char *, n ? n : 1);
+  if (!out) return NULL;
+  for (unsigned i = 0; i < n; i++)
+    if (!(out[i] = copy_str(a, v[i])) && v[i]) return NULL;
+  return out;
+}
+
+/* v has been read by fe_options_key: its pointers are there, its nesting bounded, its arrays readable. */
+static bool copy_value(Arena *a, const kf_value *v, kf_value *out) {
+  *out = *v;
+  switch (v->kind) {
+  case KF_VALUE_TUPLE:
+  case KF_VALUE_NAMESPACE: {
+    kf_value *items = ARENA_ARRAY(a, kf_value, v->nitems ? v->nitems : 1);
+    if (!items) return false;
+    for (unsigned k = 0; k < v->nitems; k++)
+      if (!copy_value(a, &v->items[k], &items[k])) return false;
+    out->items = items;
+    if (v->kind == KF_VALUE_NAMESPACE && !(out->names = copy_strs(a, v->names, v->nitems))) return false;
+    return true;
+  }
+  case KF_VALUE_ARRAY: {
+    const kf_array *src = &v->array;
+    int64_t n = 1;
+    for (unsigned k = 0; k < src->ndim; k++) n *= src->shape[k];
+    size_t esize = rt_dtype_size(src->dtype);
+    size_t bytes = (size_t)n * esize;
+    void *data = arena_alloc(a, bytes ? bytes : 1);
+    if (!data) return false;
+    rt_array_gather(src, data);
+    out->array.data = data;
+    int64_t stride = (int64_t)esize;
+    for (unsigned k = src->ndim; k-- > 0;) {
+      out->array.strides[k] = stride;
+      stride *= src->shape[k];
+    }
+    return true;
+  }
+  case KF_VALUE_MODULE:
+  case KF_VALUE_PATH: return (out->path = copy_str(a, v->path)) != NULL;
+  case KF_VALUE_FUNCTION: return (out->function = copy_str(a, v->function)) != NULL;
+  default: return true;
+  }
+}
+
+static bool copy_all(RtInputs *in, const kf_source *extra, unsigned nextra, const kf_compile_options *o) {
+  Arena *a = &in->arena;
+  in->nextra = nextra;
+  in->extra = ARENA_ARRAY(a, kf_source, nextra ? nextra : 1);
+  if (!in->extra) return false;
+  for (unsigned i = 0; i < nextra; i++) {
+    const kf_source *s = &extra[i];
+    char *text = arena_alloc(a, s->len + 1);
+    if (!text) return false;
+    if (s->len) memcpy(text, s->text, s->len);
+    in->extra[i] = (kf_source){copy_str(a, s->filename), text, s->len, s->first_line};
+    if (s->filename && !in->extra[i].filename) return false;
+  }
+  in->nbindings = o->nbindings;
+  in->bindings = ARENA_ARRAY(a, kf_binding, o->nbindings ? o->nbindings : 1);
+  if (!in->bindings) return false;
+  for (unsigned i = 0; i < o->nbindings; i++) {
+    in->bindings[i].name = copy_str(a, o->bindings[i].name);
+    if (!in->bindings[i].name || !copy_value(a, &o->bindings[i].value, &in->bindings[i].value)) return false;
+  }
+  in->nfunctions = o->nfunctions;
+  in->functions = ARENA_ARRAY(a, kf_function_spec, o->nfunctions ? o->nfunctions : 1);
+  if (!in->functions) return false;
+  for (unsigned i = 0; i < o->nfunctions; i++) {
+    const kf_function_spec *sp = &o->functions[i];
+    kf_function_spec *c = &in->functions[i];
+    *c = *sp;
+    c->name = copy_str(a, sp->name);
+    c->signatures = copy_strs(a, sp->signatures, sp->nsignatures);
+    c->layout = copy_str(a, sp->layout);
+    if (!c->name || (sp->signatures && !c->signatures) || (sp->layout && !c->layout)) return false;
+  }
+  return true;
+}
+
+/* fe_options_key's text of the inputs, and its SHA-256. */
+typedef struct KeyJob {
+  FeOptions fo;
+  bool readable;
+  unsigned char digest[32];
+} KeyJob;
+
+static void key_job(void *arg) {
+  KeyJob *j = arg;
+  StrBuf key;
+  sb_init(&key);
+  j->readable = fe_options_key(&j->fo, &key);
+  sha256(sb_cstr(&key), key.len, j->digest);
+  sb_free(&key);
+}
+
+kf_status rt_inputs_copy(RtInputs *in, const kf_source *extra, unsigned nextra, const kf_compile_options *o,
+                         Diag *diag) {
+  memset(in, 0, sizeof *in);
+  arena_init(&in->arena);
+  if ((nextra && !extra) || (o->nbindings && !o->bindings) || (o->nfunctions && !o->functions)) {
+    diag_error(diag, NOLOC, "kf_program_create: a count of extra sources, bindings or function specs is given "
+               "with no array");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  for (unsigned i = 0; i < nextra; i++)
+    if (extra[i].len && !extra[i].text) {
+      diag_error(diag, NOLOC, "kf_program_create: source %u has a length but no text", i + 1);
+      return KF_ERROR_INVALID_INPUT;
+    }
+  /* read (and so checked) once, by the one canonical reader; the copy relies on what it checked */
+  KeyJob j = {{.extra_sources = extra, .nextra_sources = nextra, .bindings = o->bindings, .nbindings = o->nbindings,
+               .functions = o->functions, .nfunctions = o->nfunctions}, false, {0}};
+  if (!diag_guard(diag, key_job, &j)) return KF_ERROR_OUT_OF_MEMORY;
+  bool readable = j.readable;
+  const unsigned char *digest = j.digest;
+  if (!readable) {
+    diag_error(diag, NOLOC, "kf_program_create: the bindings or function specs cannot be read (a NULL name, items "
+               "or data pointer where one is needed, an invalid dtype or rank, a device array, values nested too "
+               "deep, a name bound twice)");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  for (unsigned i = 0; i < 32; i++) {
+    static const char hex[] = "0123456789abcdef";
+    in->digest[2 * i] = hex[digest[i] >> 4];
+    in->digest[2 * i + 1] = hex[digest[i] & 15];
+  }
+  in->digest[64] = 0;
+  if (!copy_all(in, extra, nextra, o)) {
+    rt_inputs_free(in);
+    diag_out_of_memory(diag);
+    return KF_ERROR_OUT_OF_MEMORY;
+  }
+  return KF_OK;
+}
+
+void rt_inputs_free(RtInputs *in) { arena_free(&in->arena); }

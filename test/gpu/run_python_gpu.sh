@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# run_python_gpu.sh — the Python module's GPU suite, on the GPU machine (through the device tool):
+#   test/gpu/run_python_gpu.sh DEST          (DEST: the folder bench/stage_gpu.sh made; DEST/python on PYTHONPATH)
+# 1. python/tests (the simulator suite of CI) on the GPU; 2. every acceptance program, gpu+cupy ones included
+#    (KFRONT_TEST_GPU=1); 3. test/gpu/python (CuPy and PyTorch interop, streams, events, asynchronous errors).
+# numba-cuda needs np.row_stack on NumPy 2: sitecustomize in a temporary folder sets it for every process.
+set -uo pipefail
+dest=$(cd "${1:?usage: run_python_gpu.sh DEST}" && pwd)
+cd "$(dirname "$0")/../.."
+site=$(mktemp -d)
+printf 'import numpy as np\nnp.row_stack = np.vstack\n' > "$site/sitecustomize.py"
+export PYTHONPATH="$dest/python:$site" KFRONT_TEST_GPU=1 KFRONT_CACHE_DIR="$site/cache" KFRONT_BIN="$dest/bin/kfront"
+[ -d "$dest/acceptance" ] && export KFRONT_ACCEPTANCE_DIR="$dest/acceptance"
+unset KFRONT_SIM NUMBA_ENABLE_CUDASIM
+python3 -m pytest -q -rs -p no:cacheprovider python/tests test/gpu/python 2>&1 | tail -25
