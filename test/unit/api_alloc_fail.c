@@ -8,7 +8,8 @@
  *            of a simulator runtime and launched;
  *   runtime  a simulator runtime with no disk cache, a program from source, a kernel launched on host arrays,
  *            kf_reduce, kf_ufunc_call, kf_gufunc_call, a stream and events, device arrays and copies, a launch
- *            on them, a .npy file written and read back; results checked against C;
+ *            on them, a .npy file written and read back, a program over an embedder's sources and bindings
+ *            (kf_program_create_sources) launched; results checked against C;
  *   workers  the launch again with two simulator worker threads (which allocate through the hook too; their
  *            share of the allocations depends on scheduling, so T varies a little from run to run).
  * Each scenario first runs with no failure to count its allocation calls T; then, for every N in 1..T, again
@@ -210,7 +211,8 @@ typedef struct World {
   kf_context *ctx;
   kf_module *m;
   kf_runtime *rt;
-  kf_program *p;
+  kf_program *p, *p2;     /* p2: the embedder's program (kf_program_create_sources) */
+  kf_function *scaled;
   kf_function *axpy, *total, *hypot2, *cumsum, *double_it;
   kf_stream *stream;
   kf_event *start, *end;
@@ -297,27 +299,37 @@ static kf_status emit_ptx(World *w) {
   return st;
 }
 
-static kf_status compile_fragment(World *w) {
+/* What an embedder supplies for scaled (the bindings' values borrowed from w). */
+typedef struct Embedding {
+  kf_binding bindings[4];
+  kf_source sources[2];
+} Embedding;
+
+static void embedding(World *w, Embedding *e, kf_compile_options *o) {
   int64_t wshape[1] = {4};
   kf_value warr = {.kind = KF_VALUE_ARRAY};
   kf_array_init(&warr.array, w->wconst, KF_MEMORY_HOST, KF_FLOAT32, 1, wshape, 'C');
-  kf_binding bindings[] = {
-      {"cuda", {.kind = KF_VALUE_MODULE, .path = "numba.cuda"}},
-      {"K", {.kind = KF_VALUE_INT, .dtype = KF_INT64, .scalar.i = 3}},
-      {"W", warr},
-      {"helper", {.kind = KF_VALUE_FUNCTION, .source = 1, .function = "helper"}},
-  };
-  kf_source sources[2] = {{"notebook.py", fragment_source, strlen(fragment_source), 10},
-                          {"helpers.py", helper_source, strlen(helper_source), 1}};
-  const char *kernels[] = {"scaled"}, *sigs[] = {"void(float32[::1], float32[::1])"};
+  e->bindings[0] = (kf_binding){"cuda", {.kind = KF_VALUE_MODULE, .path = "numba.cuda"}};
+  e->bindings[1] = (kf_binding){"K", {.kind = KF_VALUE_INT, .dtype = KF_INT64, .scalar.i = 3}};
+  e->bindings[2] = (kf_binding){"W", warr};
+  e->bindings[3] = (kf_binding){"helper", {.kind = KF_VALUE_FUNCTION, .source = 1, .function = "helper"}};
+  e->sources[0] = (kf_source){"notebook.py", fragment_source, strlen(fragment_source), 10};
+  e->sources[1] = (kf_source){"helpers.py", helper_source, strlen(helper_source), 1};
+  kf_compile_options_init(o);
+  o->bindings = e->bindings;
+  o->nbindings = 4;
+}
+
+static kf_status compile_fragment(World *w) {
+  Embedding e;
   kf_compile_options o;
-  kf_compile_options_init(&o);
+  embedding(w, &e, &o);
+  kf_source *sources = e.sources;
+  const char *kernels[] = {"scaled"}, *sigs[] = {"void(float32[::1], float32[::1])"};
   o.kernels = kernels;
   o.nkernels = 1;
   o.signatures = sigs;
   o.nsignatures = 1;
-  o.bindings = bindings;
-  o.nbindings = 4;
   kf_module *m = NULL;
   kf_status st = kf_compile_sources(w->ctx, sources, 2, &o, &m);
   if ((st == KF_OK) != (m != NULL)) return bad("kf_compile_sources: status and module disagree");
@@ -576,6 +588,31 @@ static kf_status free_device(World *w) {
   return st;
 }
 
+static kf_status embedder_program(World *w) {
+  Embedding e;
+  kf_compile_options o;
+  embedding(w, &e, &o);
+  kf_status st = w->p2 ? KF_OK : kf_program_create_sources(w->rt, e.sources, 2, &o, &w->p2);
+  if ((st == KF_OK) != (w->p2 != NULL)) return bad("kf_program_create_sources: status and program disagree");
+  if (st == KF_OK) st = kf_program_get_function(w->p2, "scaled", &w->scaled);
+  if (st != KF_OK) return st;
+  for (int i = 0; i < N; i++) w->out[i] = 0;
+  kf_array out = vec32(w->out), x = vec32(w->x);
+  kf_arg args[2] = {kf_arg_array(&out), kf_arg_array(&x)};
+  unsigned grid[3] = {(N + 63) / 64, 1, 1}, block[3] = {64, 1, 1};
+  st = kf_function_launch(w->scaled, grid, block, 0, NULL, args, 2);
+  if (st == KF_OK)
+    for (int i = 0; i < N; i++)
+      if (w->out[i] != (w->x[i] + 1.0f) * 3 + w->wconst[i % 4]) return bad("scaled's output");
+  return st;
+}
+
+static kf_status destroy_embedder_program(World *w) {
+  kf_program_destroy(w->p2);
+  w->p2 = NULL;
+  return KF_OK;
+}
+
 static kf_status npy_round_trip(World *w) {
   kf_array a = vec64(w->u), back;
   kf_status st = kf_npy_save(w->ctx, w->npy_path, &a);
@@ -628,6 +665,8 @@ static const Step runtime_steps[] = {
     {"kf_function_launch on a stream", launch_on_stream, false},
     {"kf_device_free, kf_event_destroy, kf_stream_destroy", free_device, true},
     {"kf_npy_save, kf_npy_load", npy_round_trip, false},
+    {"kf_program_create_sources and a launch", embedder_program, false},
+    {"kf_program_destroy (the embedder's)", destroy_embedder_program, true},
     {"kf_program_destroy", destroy_program, true},
     {"kf_runtime_destroy", destroy_runtime, true},
     {"kf_context_destroy", destroy_context, true},
@@ -653,6 +692,7 @@ static void world_init(World *w, Counter *c, unsigned workers) {
 /* Destroys what a run that stopped early left. */
 static void world_free(World *w) {
   free_device(w);
+  kf_program_destroy(w->p2);
   kf_program_destroy(w->p);
   kf_runtime_destroy(w->rt);
   kf_module_destroy(w->m);
