@@ -20,7 +20,10 @@
  *
  * check.bounds: `icmp ult index, extent`; on failure a branch to the function's one failure block
  * (atomicCAS of __kf_error.flag 0 -> 1, then the record), then `ret void` from a kernel, or PTX `exit`
- * from a device function (the thread ends either way; nothing traps). */
+ * from a device function (the thread ends either way; nothing traps).
+ *
+ * Runs under the backend's guard (backend.c, utils/mem.h): the builders, DIBuilder and messages it makes are
+ * registered with it while they live; the module goes with its context. */
 #define _GNU_SOURCE /* memmem */
 #include <math.h>
 #include <stdarg.h>

@@ -8,7 +8,9 @@
  * "nvvm-reflect-ftz" module flag is set too), the legacy pass manager runs PassManagerBuilder's -O<n>
  * pipeline with the target's TTI, and LLVMTargetMachineEmitToMemoryBuffer prints PTX.
  * LLVM 14 knows SM versions up to sm_86 and PTX up to 7.5: a newer --arch (sm_90) is compiled for the
- * newest it knows (`.target sm_86`, `.version 7.5`), which the driver JIT-compiles for the newer GPU. */
+ * newest it knows (`.target sm_86`, `.version 7.5`), which the driver JIT-compiles for the newer GPU.
+ * Runs under the backend's guard (backend.c): the target machine, messages and buffers LLVM hands out are
+ * registered with it while they live. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,8 @@
  * with longjmp to parse_module(), which frees the scratch memory and returns NULL. All
  * tree memory is in the arena, so nothing leaks. A generic error inside brackets that were
  * opened on an earlier line and never closed is reported as "'(' was never closed" at the
- * bracket, as CPython does. Recursion is bounded by PARSE_MAX_DEPTH. */
+ * bracket, as CPython does. Recursion is bounded by PARSE_MAX_DEPTH. Out of memory is not a syntax error:
+ * the parser runs under a guard (utils/mem.h), to which an allocation failure unwinds past parse_module. */
 #include "frontend/parser.h"
 
 #include <setjmp.h>

@@ -38,7 +38,8 @@
  * text is registered with diag_add_source so the line and a caret print) and unwinds by longjmp to
  * ir_parse_module, which frees the partial module and returns NULL. Nesting of regions and attribute
  * arrays is capped (MAX_DEPTH) so no input can exhaust the C stack. An op without loc(...) gets its
- * position in the text (the first token: its first result name or its name). */
+ * position in the text (the first token: its first result name or its name). The parser runs under a guard
+ * (utils/mem.h, set up by kf_module_parse): an allocation failure unwinds to it, past ir_parse_module. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>

@@ -5,7 +5,8 @@
  *
  * Every entry point makes the device's primary context current on the calling thread first, so any host
  * thread may call in. A module whose kernels ran since its record was last read is `dirty`; a
- * synchronisation reads the records of the dirty modules only. */
+ * synchronisation reads the records of the dirty modules only. Host memory comes from utils/mem.h (out of
+ * memory: KF_ERROR_OUT_OF_MEMORY from load; the driver's own memory is the driver's). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>

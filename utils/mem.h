@@ -2,7 +2,7 @@
  * guards: how an allocation failure becomes a clean error instead of a crash.
  *
  * Every block the library allocates comes from here (no other library file calls malloc, calloc, realloc,
- * strdup or free: test/check_no_libc_alloc.py keeps it so). A block carries a small header saying which
+ * strdup or free: test/lint/check_no_libc_alloc.py keeps it so). A block carries a small header saying which
  * allocator made it and its size, so mem_free and mem_realloc go to that allocator from any thread, whatever
  * the calling thread's allocator is by then (kf_free works after the context is gone).
  *
@@ -22,7 +22,8 @@
  *      programs and other resources the library does not allocate itself), restores the thread's allocator
  *      and returns false. diag_guard (utils/diag.h) also rolls its Diag back to where it stood at entry and
  *      reports one "out of memory" error there (kind OUT_OF_MEMORY). When fn returns, the blocks it left
- *      allocated pass to the enclosing guard, or belong to no guard when there is none.
+ *      allocated (and its cleanups not undone) pass to the enclosing guard, or belong to no guard when there is
+ *      none. A guard nested in another that fails returns false to its caller like the outermost one does.
  *  (b) Everywhere else an allocation failure returns NULL; the caller checks and returns an error status
  *      (StrBuf has a sticky failed flag, StrMap/PtrMap puts return false, the runtime returns
  *      KF_ERROR_OUT_OF_MEMORY after diag_out_of_memory).
