@@ -292,6 +292,7 @@ static kf_status emit_llvm(World *w) {
 static kf_status emit_ptx(World *w) {
   kf_codegen_options o;
   kf_codegen_options_init(&o);
+  o.opt_level = 0;  /* libNVVM's time is most of this scenario's, run hundreds of times */
   char *text = NULL;
   kf_status st = kf_module_emit_ptx(w->m, &o, &text, NULL);
   if (st == KF_OK && (!text || !strstr(text, ".entry axpy") || !strstr(text, ".shared"))) bad("PTX");
