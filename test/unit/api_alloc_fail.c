@@ -623,6 +623,7 @@ static kf_status npy_round_trip(World *w) {
       bad("the array read back from .npy");
     kf_free(back.data);
   }
+  unlink(w->npy_path);
   return st;
 }
 
