@@ -1,12 +1,14 @@
-/* api.c — the public C API (include/kfront/kfront.h) over the internal layers: contexts, kir modules,
- * pipelines. Tools and embedders reach the library only through these functions. */
+/* api.c — the public C API (include/kfront/kfront.h) over the internal layers: contexts (with their
+ * allocator), kir modules, pipelines. Tools and embedders reach the library only through these functions.
+ * Parsing, verifying and running pipelines run under a guard reporting to the context's diagnostics
+ * (diag_guard, utils/mem.h); what they make reaches the caller only when the guard returns. */
 #include "kfront/kfront.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "api/api_internal.h"
 #include "passes/passes.h"
+#include "utils/mem.h"
 
 const char *kf_status_name(kf_status s) {
   switch (s) {
@@ -24,34 +26,61 @@ const char *kf_status_name(kf_status s) {
 }
 
 const char *kf_version(void) { return KFRONT_VERSION; }
-void kf_free(void *p) { free(p); }
+void kf_free(void *p) { mem_free(p); }
+
+kf_status api_out_of_memory(kf_context *ctx) {
+  diag_out_of_memory(&ctx->diag);
+  return KF_ERROR_OUT_OF_MEMORY;
+}
 
 static void forward_diag(void *user, DiagLevel level, const char *rendered) {
   kf_context *ctx = user;
   if (ctx->handler) ctx->handler(ctx->handler_user, (int)level, rendered);
 }
 
-kf_context *kf_context_create(void) {
-  kf_context *ctx = calloc(1, sizeof *ctx);
-  if (!ctx) return NULL;
+void kf_context_options_init(kf_context_options *o) {
+  memset(o, 0, sizeof *o);
+}
+
+kf_status kf_context_create_with(const kf_context_options *opts, kf_context **out) {
+  *out = NULL;
+  MemAllocator a = {opts ? opts->alloc : NULL, opts ? opts->alloc_ud : NULL};
+  API_SCOPE(a);
+  kf_context *ctx = mem_calloc(1, sizeof *ctx);
+  if (!ctx) return KF_ERROR_OUT_OF_MEMORY;
+  ctx->alloc = a;
   ctx->ir = ir_context_new();
+  if (!ctx->ir) {
+    mem_free(ctx);
+    return KF_ERROR_OUT_OF_MEMORY;
+  }
   diag_init(&ctx->diag);
   ctx->diag.callback = forward_diag;
   ctx->diag.callback_user = ctx;
-  return ctx;
+  *out = ctx;
+  return KF_OK;
+}
+
+kf_context *kf_context_create(void) {
+  kf_context *ctx;
+  return kf_context_create_with(NULL, &ctx) == KF_OK ? ctx : NULL;
 }
 
 void kf_context_destroy(kf_context *ctx) {
   if (!ctx) return;
+  API_CONTEXT(ctx);
   diag_free(&ctx->diag);
   ir_context_free(ctx->ir);
-  free(ctx);
+  mem_free(ctx);
 }
 
 const char *kf_context_diagnostics(kf_context *ctx) { return diag_text(&ctx->diag); }
 unsigned kf_context_error_count(kf_context *ctx) { return diag_errors(&ctx->diag); }
 
-void kf_context_clear_diagnostics(kf_context *ctx) { diag_clear(&ctx->diag); }
+void kf_context_clear_diagnostics(kf_context *ctx) {
+  API_CONTEXT(ctx);
+  diag_clear(&ctx->diag);
+}
 
 _Static_assert((int)KF_ERRKIND_INTERNAL == (int)DIAG_KIND_INTERNAL &&
                    (int)KF_ERRKIND_OUT_OF_MEMORY == (int)DIAG_KIND_OUT_OF_MEMORY,
@@ -62,7 +91,7 @@ kf_status kf_context_first_error(kf_context *ctx, kf_error_info *out) {
   const DiagFirst *f = &ctx->diag.first;
   if (!f->set) return KF_ERROR_NOT_FOUND;
   out->kind = (kf_error_kind)f->kind;
-  out->message = f->message ? f->message : "out of memory";
+  out->message = f->message ? f->message : "out of memory";  /* no message: it could not be kept */
   out->file = f->file;
   out->line = f->line;
   out->col = f->col;
@@ -85,29 +114,25 @@ void kf_context_set_diagnostic_handler(kf_context *ctx, kf_diagnostic_fn fn, voi
 kf_status api_module_build(kf_context *ctx, const char *filename, const char *text, size_t len, ApiBuildFn build,
                            const void *user, kf_module **out) {
   *out = NULL;
-  char *copy = malloc(len + 1);
-  char *name = strdup(filename ? filename : "<input>");
+  char *copy = mem_alloc(len + 1);
+  char *name = mem_strdup(filename ? filename : "<input>");
   if (!copy || !name) {
-    free(copy);
-    free(name);
-    return KF_ERROR_INTERNAL;
+    mem_free(copy);
+    mem_free(name);
+    return api_out_of_memory(ctx);
   }
   memcpy(copy, text, len);
   copy[len] = 0;
-  Module *m = build(ctx, name, copy, len, user);
-  if (!m) {
-    diag_remove_source(&ctx->diag, copy);
-    /* name stays alive with the context's diagnostics only as text; nothing points at it now */
-    free(copy);
-    free(name);
-    return KF_ERROR_INVALID_INPUT;
-  }
-  kf_module *km = calloc(1, sizeof *km);
+  Module *m = NULL;
+  kf_status st = build(ctx, name, copy, len, user, &m);
+  kf_module *km = st == KF_OK ? mem_calloc(1, sizeof *km) : NULL;
   if (!km) {
     ir_module_free(m);
-    free(copy);
-    free(name);
-    return KF_ERROR_INTERNAL;
+    /* nothing points at the copies now but the source they were registered as */
+    diag_remove_source(&ctx->diag, copy);
+    mem_free(copy);
+    mem_free(name);
+    return st == KF_OK ? api_out_of_memory(ctx) : st;
   }
   km->ctx = ctx;
   km->ir = m;
@@ -117,78 +142,132 @@ kf_status api_module_build(kf_context *ctx, const char *filename, const char *te
   return KF_OK;
 }
 
-static Module *parse_kir(kf_context *ctx, const char *name, const char *text, size_t len, const void *user) {
+typedef struct ParseJob {
+  kf_context *ctx;
+  const char *name, *text;
+  size_t len;
+  Module *m;
+} ParseJob;
+
+static void parse_job(void *arg) {
+  ParseJob *j = arg;
+  j->m = ir_parse_module(j->ctx->ir, &j->ctx->diag, j->name, j->text, j->len);
+}
+
+static kf_status parse_kir(kf_context *ctx, const char *name, const char *text, size_t len, const void *user,
+                           Module **out) {
   (void)user;
-  return ir_parse_module(ctx->ir, &ctx->diag, name, text, len);
+  ParseJob j = {ctx, name, text, len, NULL};
+  if (!diag_guard(&ctx->diag, parse_job, &j)) return KF_ERROR_OUT_OF_MEMORY;
+  *out = j.m;
+  return j.m ? KF_OK : KF_ERROR_INVALID_INPUT;
 }
 
 kf_status kf_module_parse(kf_context *ctx, const char *filename, const char *text, size_t len, kf_module **out) {
+  API_CONTEXT(ctx);
   return api_module_build(ctx, filename, text, len, parse_kir, NULL, out);
 }
 
 void kf_module_destroy(kf_module *m) {
   if (!m) return;
+  API_CONTEXT(m->ctx);
   if (m->source) diag_remove_source(&m->ctx->diag, m->source);
   api_sources_free(m->ctx, m->extra, m->nextra);
   ir_module_free(m->ir);
-  free(m->source);
-  free(m->filename);
-  free(m);
+  mem_free(m->source);
+  mem_free(m->filename);
+  mem_free(m);
+}
+
+typedef struct VerifyJob {
+  Module *m;
+  Diag *diag;
+  bool ok;
+} VerifyJob;
+
+static void verify_job(void *arg) {
+  VerifyJob *j = arg;
+  j->ok = ir_verify_module(j->m, j->diag);
 }
 
 kf_status kf_module_verify(kf_module *m) {
-  return ir_verify_module(m->ir, &m->ctx->diag) ? KF_OK : KF_ERROR_INVALID_INPUT;
+  API_CONTEXT(m->ctx);
+  VerifyJob j = {m->ir, &m->ctx->diag, false};
+  if (!diag_guard(&m->ctx->diag, verify_job, &j)) return KF_ERROR_OUT_OF_MEMORY;
+  return j.ok ? KF_OK : KF_ERROR_INVALID_INPUT;
 }
 
 kf_status kf_module_print(kf_module *m, unsigned flags, char **out, size_t *len) {
+  API_CONTEXT(m->ctx);
+  *out = NULL;
+  if (len) *len = 0;
   StrBuf b;
   sb_init(&b);
   IrPrintOptions po = {(flags & KF_PRINT_DEBUG_INFO) != 0};
   ir_print_module(m->ir, &po, &b);
-  if (len) *len = b.len;
+  size_t n = b.len;
   *out = sb_take(&b);
+  if (!*out) return api_out_of_memory(m->ctx);
+  if (len) *len = n;
   return KF_OK;
 }
 
 /* ---- passes --------------------------------------------------------------------------------- */
 
-kf_status kf_module_run_pipeline(kf_module *m, const char *pipeline, const kf_pass_options *opts, char **report) {
-  if (report) *report = NULL;
-  Pipeline p = {0};
-  if (!pipeline_parse(&p, pipeline ? pipeline : "", &m->ctx->diag)) {
-    pipeline_free(&p);
-    return KF_ERROR_INVALID_INPUT;
-  }
+/* A pipeline parsed (and run over m, when there is one) under a guard; its report in dump. */
+typedef struct PipelineJob {
+  Module *m;
+  const char *text;
+  const kf_pass_options *opts;
+  Diag *diag;
   StrBuf dump;
-  sb_init(&dump);
-  PassManagerOptions pm = {.verify_each = true, .dump = &dump};
-  if (opts) {
-    pm.verify_each = opts->verify_each != 0;
-    pm.print_ir_after_all = opts->print_ir_after_all != 0;
-    pm.print_ir_after = opts->print_ir_after;
-    pm.print_debug_info = opts->print_debug_info != 0;
-    pm.time_passes = opts->time_passes != 0;
+  bool parsed, ok;
+} PipelineJob;
+
+static void pipeline_job(void *arg) {
+  PipelineJob *j = arg;
+  Pipeline p = {0};
+  j->parsed = pipeline_parse(&p, j->text, j->diag);
+  if (j->parsed && !j->m) {
+    pipeline_print(&p, &j->dump);
+  } else if (j->parsed) {
+    PassManagerOptions pm = {.verify_each = true, .dump = &j->dump};
+    const kf_pass_options *o = j->opts;
+    if (o) {
+      pm.verify_each = o->verify_each != 0;
+      pm.print_ir_after_all = o->print_ir_after_all != 0;
+      pm.print_ir_after = o->print_ir_after;
+      pm.print_debug_info = o->print_debug_info != 0;
+      pm.time_passes = o->time_passes != 0;
+    }
+    j->ok = pipeline_run(&p, j->m, &pm, j->diag);
   }
-  bool ok = pipeline_run(&p, m->ir, &pm, &m->ctx->diag);
   pipeline_free(&p);
-  if (report && dump.len) *report = sb_take(&dump);
-  sb_free(&dump);
-  return ok ? KF_OK : KF_ERROR_INVALID_INPUT;
+}
+
+kf_status kf_module_run_pipeline(kf_module *m, const char *pipeline, const kf_pass_options *opts, char **report) {
+  API_CONTEXT(m->ctx);
+  if (report) *report = NULL;
+  PipelineJob j = {.m = m->ir, .text = pipeline ? pipeline : "", .opts = opts, .diag = &m->ctx->diag};
+  sb_init(&j.dump);
+  if (!diag_guard(&m->ctx->diag, pipeline_job, &j)) return KF_ERROR_OUT_OF_MEMORY;  /* j.dump went with it */
+  if (report && j.dump.len) *report = sb_take(&j.dump);
+  sb_free(&j.dump);
+  return j.parsed && j.ok ? KF_OK : KF_ERROR_INVALID_INPUT;
 }
 
 kf_status kf_pipeline_normalize(kf_context *ctx, const char *pipeline, char **out) {
+  API_CONTEXT(ctx);
   *out = NULL;
-  Pipeline p = {0};
-  if (!pipeline_parse(&p, pipeline, &ctx->diag)) {
-    pipeline_free(&p);
+  PipelineJob j = {.text = pipeline, .diag = &ctx->diag};
+  sb_init(&j.dump);
+  if (!diag_guard(&ctx->diag, pipeline_job, &j)) return KF_ERROR_OUT_OF_MEMORY;
+  if (!j.parsed) {
+    sb_free(&j.dump);
     return KF_ERROR_INVALID_INPUT;
   }
-  StrBuf b;
-  sb_init(&b);
-  pipeline_print(&p, &b);
-  pipeline_free(&p);
-  *out = sb_take(&b);
-  return KF_OK;
+  *out = sb_take(&j.dump);
+  return *out ? KF_OK : api_out_of_memory(ctx);
 }
 
 void kf_pass_registry_foreach(void (*fn)(void *user, const char *name, const char *summary), void *user) {

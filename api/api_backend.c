@@ -1,9 +1,8 @@
 /* api_backend.c — the code generation part of the public C API (kfront/kfront.h): kir module to LLVM IR
- * and PTX, over backend/backend.h. */
-#include <stdlib.h>
-
+ * and PTX, over backend/backend.h (whose entry points run under a guard of their own). */
 #include "api/api_internal.h"
 #include "backend/backend.h"
+#include "utils/mem.h"
 
 void kf_codegen_options_init(kf_codegen_options *opts) {
   opts->backend = KF_BACKEND_NVVM;
@@ -23,25 +22,39 @@ static void to_backend_options(const kf_codegen_options *in, BackendOptions *o) 
   o->lineinfo = in->lineinfo != 0;
 }
 
-static kf_status hand_out(StrBuf *b, char **out, size_t *len) {
-  if (len) *len = b->len;
+static kf_status hand_out(kf_module *m, StrBuf *b, char **out, size_t *len) {
+  size_t n = b->len;
   *out = sb_take(b);
-  if (!*out) *out = calloc(1, 1);
-  return *out ? KF_OK : KF_ERROR_INTERNAL;
+  if (!*out) return api_out_of_memory(m->ctx);
+  if (len) *len = n;
+  return KF_OK;
+}
+
+static kf_status status_of(BeStatus st) {
+  switch (st) {
+  case BE_OK: return KF_OK;
+  case BE_UNSUPPORTED: return KF_ERROR_UNSUPPORTED;
+  case BE_NOT_FOUND: return KF_ERROR_NOT_FOUND;
+  case BE_OUT_OF_MEMORY: return KF_ERROR_OUT_OF_MEMORY;
+  case BE_FAILED: break;
+  }
+  return KF_ERROR_BACKEND;
 }
 
 kf_status kf_module_emit_llvm(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len) {
+  API_CONTEXT(m->ctx);
   *out = NULL;
   if (len) *len = 0;
   BackendOptions o;
   to_backend_options(opts, &o);
   StrBuf b;
   sb_init(&b);
-  if (!be_emit_llvm(m->ir, &o, &b, NULL, &m->ctx->diag)) {
+  kf_status st = status_of(be_emit_llvm(m->ir, &o, &b, NULL, &m->ctx->diag));
+  if (st != KF_OK) {
     sb_free(&b);
-    return KF_ERROR_UNSUPPORTED;
+    return st;
   }
-  return hand_out(&b, out, len);
+  return hand_out(m, &b, out, len);
 }
 
 kf_status kf_configure_cuda_toolkit(const char *cuda_home, const char *libnvvm_path, const char *libdevice_path,
@@ -50,18 +63,17 @@ kf_status kf_configure_cuda_toolkit(const char *cuda_home, const char *libnvvm_p
 }
 
 kf_status kf_module_emit_ptx(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len) {
+  API_CONTEXT(m->ctx);
   *out = NULL;
   if (len) *len = 0;
   BackendOptions o;
   to_backend_options(opts, &o);
   StrBuf b;
   sb_init(&b);
-  switch (be_compile_ptx(m->ir, &o, &b, NULL, &m->ctx->diag)) {
-  case BE_OK: return hand_out(&b, out, len);
-  case BE_UNSUPPORTED: sb_free(&b); return KF_ERROR_UNSUPPORTED;
-  case BE_NOT_FOUND: sb_free(&b); return KF_ERROR_NOT_FOUND;
-  case BE_FAILED: break;
+  kf_status st = status_of(be_compile_ptx(m->ir, &o, &b, NULL, &m->ctx->diag));
+  if (st != KF_OK) {
+    sb_free(&b);
+    return st;
   }
-  sb_free(&b);
-  return KF_ERROR_BACKEND;
+  return hand_out(m, &b, out, len);
 }

@@ -2,14 +2,15 @@
  * runs the frontend over copies of the sources, the verifier and the default (or given) pass pipeline
  * (rt_compile_source, the sequence the runtime's programs use too);
  * kf_compile_options_key writes the canonical text of the options (the frontend's fe_options_key, and the
- * pipeline as the pass manager reads it back). */
-#include <stdlib.h>
+ * pipeline as the pass manager reads it back), under a guard of its own (it takes no context: out of memory
+ * is its status alone). */
 #include <string.h>
 
 #include "api/api_internal.h"
 #include "frontend/compile.h"
 #include "passes/passes.h"
 #include "runtime/rt.h"
+#include "utils/mem.h"
 
 const char *kf_default_pipeline(void) { return PASS_DEFAULT_PIPELINE; }
 
@@ -37,18 +38,18 @@ static FeOptions fe_options(const kf_compile_options *o, const kf_source *extra,
 void api_sources_free(kf_context *ctx, kf_source *s, unsigned n) {
   for (unsigned i = 0; s && i < n; i++) {
     diag_remove_source(&ctx->diag, s[i].text);
-    free((char *)s[i].filename);
-    free((char *)s[i].text);
+    mem_free((char *)s[i].filename);
+    mem_free((char *)s[i].text);
   }
-  free(s);
+  mem_free(s);
 }
 
 /* Copies of n sources (file names and NUL-terminated texts), or NULL when out of memory. */
 static kf_source *sources_copy(kf_context *ctx, const kf_source *src, unsigned n) {
-  kf_source *c = calloc(n ? n : 1, sizeof *c);
+  kf_source *c = mem_calloc(n ? n : 1, sizeof *c);
   if (!c) return NULL;
   for (unsigned i = 0; i < n; i++) {
-    char *name = strdup(src[i].filename ? src[i].filename : "<input>"), *text = malloc(src[i].len + 1);
+    char *name = mem_strdup(src[i].filename ? src[i].filename : "<input>"), *text = mem_alloc(src[i].len + 1);
     c[i] = (kf_source){name, text, src[i].len, src[i].first_line};
     if (!name || !text) {
       api_sources_free(ctx, c, i + 1);
@@ -65,14 +66,16 @@ typedef struct CompileJob {
   unsigned first_line;  /* of the main source */
 } CompileJob;
 
-static Module *compile_python(kf_context *ctx, const char *name, const char *text, size_t len, const void *user) {
+static kf_status compile_python(kf_context *ctx, const char *name, const char *text, size_t len, const void *user,
+                                Module **out) {
   const CompileJob *job = user;
   kf_source main = {name, text, len, job->first_line};
-  return rt_compile_source(ctx->ir, &ctx->diag, &main, &job->ro);
+  return rt_compile_source(ctx->ir, &ctx->diag, &main, &job->ro, out);
 }
 
 kf_status kf_compile_sources(kf_context *ctx, const kf_source *sources, unsigned nsources,
                              const kf_compile_options *opts, kf_module **out) {
+  API_CONTEXT(ctx);
   *out = NULL;
   SrcLoc none = srcloc(NULL, 0, 0);
   if (!sources || nsources == 0) {
@@ -91,7 +94,7 @@ kf_status kf_compile_sources(kf_context *ctx, const kf_source *sources, unsigned
     opts = &dflt;
   }
   kf_source *extra = sources_copy(ctx, sources + 1, nsources - 1);
-  if (!extra) return KF_ERROR_INTERNAL;
+  if (!extra) return api_out_of_memory(ctx);
   CompileJob job = {{.kernels = opts->kernels,
                      .nkernels = opts->nkernels,
                      .signatures = opts->signatures,
@@ -121,19 +124,45 @@ kf_status kf_compile_sources(kf_context *ctx, const kf_source *sources, unsigned
 
 kf_status kf_compile_source(kf_context *ctx, const char *filename, const char *text, size_t len,
                             const kf_compile_options *opts, kf_module **out) {
+  API_CONTEXT(ctx);
   *out = NULL;
   unsigned nextra = opts ? opts->nextra_sources : 0;
   if (nextra && !opts->extra_sources) {
     diag_error(&ctx->diag, srcloc(NULL, 0, 0), "kf_compile_source: %u extra sources given with no sources pointer", nextra);
     return KF_ERROR_INVALID_INPUT;
   }
-  kf_source *all = malloc(sizeof *all * (1 + nextra));
-  if (!all) return KF_ERROR_INTERNAL;
+  kf_source *all = mem_alloc(sizeof *all * (1 + nextra));
+  if (!all) return api_out_of_memory(ctx);
   all[0] = (kf_source){filename, text, len, 1};
   if (nextra) memcpy(all + 1, opts->extra_sources, sizeof *all * nextra);
   kf_status st = kf_compile_sources(ctx, all, 1 + nextra, opts, out);
-  free(all);
+  mem_free(all);
   return st;
+}
+
+/* The options' canonical text, under a guard (the frontend's fe_options_key and the pass manager run there). */
+typedef struct KeyJob {
+  const kf_compile_options *opts;
+  Diag *scratch;
+  StrBuf b;
+  bool ok;
+} KeyJob;
+
+static void key_job(void *arg) {
+  KeyJob *j = arg;
+  const kf_compile_options *opts = j->opts;
+  FeOptions fo = fe_options(opts, opts->extra_sources, opts->nextra_sources);
+  j->ok = fe_options_key(&fo, &j->b);
+  /* the pipeline as the pass manager reads it (spelling aside); one it cannot read, as written */
+  const char *text = opts->pipeline ? opts->pipeline : kf_default_pipeline();
+  Pipeline p = {0};
+  StrBuf norm;
+  sb_init(&norm);
+  if (pipeline_parse(&p, text, j->scratch)) pipeline_print(&p, &norm);
+  else sb_puts(&norm, text);
+  pipeline_free(&p);
+  sb_printf(&j->b, "pipeline %zu:%s\n", norm.len, sb_cstr(&norm));
+  sb_free(&norm);
 }
 
 kf_status kf_compile_options_key(const kf_compile_options *opts, char **out) {
@@ -143,27 +172,17 @@ kf_status kf_compile_options_key(const kf_compile_options *opts, char **out) {
     kf_compile_options_init(&dflt);
     opts = &dflt;
   }
-  FeOptions fo = fe_options(opts, opts->extra_sources, opts->nextra_sources);
-  StrBuf b;
-  sb_init(&b);
-  bool ok = fe_options_key(&fo, &b);
-  /* the pipeline as the pass manager reads it (spelling aside); one it cannot read, as written */
-  const char *text = opts->pipeline ? opts->pipeline : kf_default_pipeline();
-  Pipeline p = {0};
-  Diag scratch;
+  Diag scratch;  /* made outside the guard (diag.h) */
   diag_init(&scratch);
-  StrBuf norm;
-  sb_init(&norm);
-  if (pipeline_parse(&p, text, &scratch)) pipeline_print(&p, &norm);
-  else sb_puts(&norm, text);
-  pipeline_free(&p);
+  KeyJob j = {.opts = opts, .scratch = &scratch};
+  sb_init(&j.b);
+  bool done = mem_guard_run(key_job, &j);
   diag_free(&scratch);
-  sb_printf(&b, "pipeline %zu:%s\n", norm.len, sb_cstr(&norm));
-  sb_free(&norm);
-  if (!ok) {
-    sb_free(&b);
+  if (!done) return KF_ERROR_OUT_OF_MEMORY;  /* j.b went with the guard */
+  if (!j.ok) {
+    sb_free(&j.b);
     return KF_ERROR_INVALID_INPUT;
   }
-  *out = sb_take(&b);
-  return KF_OK;
+  *out = sb_take(&j.b);
+  return *out ? KF_OK : KF_ERROR_OUT_OF_MEMORY;
 }

@@ -1,16 +1,28 @@
-/* api_internal.h — what the public handles hold; shared by the api/ files only. */
+/* api_internal.h — what the public handles hold; shared by the api/ files only.
+ *
+ * Every entry point that is given a handle begins with API_SCOPE(the handle's allocator): the context's
+ * allocator is the calling thread's for the duration of the call (utils/mem.h), so every block made for it
+ * comes from there. Entry points that run the compiler (parse, verify, pipelines, compiles, code generation)
+ * run it under a guard (diag_guard, or the layer's own: rt_compile_source, backend.c) and return
+ * KF_ERROR_OUT_OF_MEMORY when it reports out of memory; the others check each allocation. */
 #ifndef KF_API_INTERNAL_H
 #define KF_API_INTERNAL_H
 
 #include "ir/ir.h"
 #include "kfront/kfront.h"
+#include "utils/mem.h"
 
 struct kf_context {
+  MemAllocator alloc;   /* kf_context_options' allocator: every block of this context's calls */
   IrContext *ir;
   Diag diag;
   kf_diagnostic_fn handler;
   void *handler_user;
 };
+
+/* The allocator of a call on an object with this allocator (one per entry point, at its top). */
+#define API_SCOPE(a) MEM_SCOPE(a)
+#define API_CONTEXT(ctx) API_SCOPE((ctx)->alloc)
 
 struct kf_module {
   kf_context *ctx;
@@ -23,12 +35,14 @@ struct kf_module {
 
 /* Builds a module from source text: `build` gets copies of the text (NUL-terminated) and of the file name
  * ("<input>" when NULL), which the new module then owns, since locations and later diagnostics (verifier,
- * passes, run-time IndexErrors) point into them. On failure nothing is kept and *out stays NULL:
- * KF_ERROR_INVALID_INPUT when `build` returns NULL (it has reported why), KF_ERROR_INTERNAL when out of
- * memory. */
-typedef Module *(*ApiBuildFn)(kf_context *ctx, const char *name, const char *text, size_t len, const void *user);
+ * passes, run-time IndexErrors) point into them. On failure nothing is kept and *out stays NULL: the status
+ * `build` returned (it has reported why), or KF_ERROR_OUT_OF_MEMORY. */
+typedef kf_status (*ApiBuildFn)(kf_context *ctx, const char *name, const char *text, size_t len, const void *user,
+                                Module **out);
 kf_status api_module_build(kf_context *ctx, const char *filename, const char *text, size_t len, ApiBuildFn build,
                            const void *user, kf_module **out);
+/* KF_ERROR_OUT_OF_MEMORY after reporting it to ctx. */
+kf_status api_out_of_memory(kf_context *ctx);
 /* Frees n sources copied by api_compile.c (file names and texts), after removing them from the context's
  * diagnostics; s may be NULL. */
 void api_sources_free(kf_context *ctx, kf_source *s, unsigned n);

@@ -1,6 +1,7 @@
 /* api_runtime.c — the public runtime API (kfront.h, "runtime" sections): thin wrappers that convert
  * handles to the runtime's objects (runtime/rt.h) and back, and check what the caller passed. No policy and
- * no driver call lives here: runtime/ does the work; the .npy helpers wrap utils/npy. */
+ * no driver call lives here: runtime/ does the work; the .npy helpers wrap utils/npy. Each entry point given a
+ * handle makes its runtime's allocator (the context's) current for the call (API_SCOPE, api_internal.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "api/api_internal.h"
 #include "runtime/rt.h"
 #include "utils/npy.h"
+#include "utils/mem.h"
 
 /* The public handles are the runtime's objects. */
 #define RT(x) ((RtRuntime *)(x))
@@ -18,6 +20,10 @@
 #define EVENT(x) ((RtEvent *)(x))
 
 static const SrcLoc NOLOC = {0};
+
+/* The allocator of a call on rt's objects (a NULL handle: the thread's own, for the callee to refuse). */
+static inline MemAllocator alloc_of(const RtRuntime *rt) { return rt ? rt->alloc : mem_allocator(); }
+#define API_RT(rt) API_SCOPE(alloc_of(rt))
 
 /* ---- dtypes, arrays, arguments --------------------------------------------------------------- */
 
@@ -62,10 +68,13 @@ static const kf_dtype npy_to_dtype[NPY__COUNT] = {
 };
 
 kf_status kf_npy_load(kf_context *ctx, const char *path, kf_array *out) {
+  API_CONTEXT(ctx);
   memset(out, 0, sizeof *out);
   NpyArray n;
   char err[512];
+  errno = 0;
   if (!npy_read_file(path, &n, err, sizeof err)) {
+    if (errno == ENOMEM) return api_out_of_memory(ctx);
     diag_error(&ctx->diag, srcloc(path, 0, 0), "%s", err);
     return errno == ENOENT && strstr(err, "cannot open") ? KF_ERROR_NOT_FOUND : KF_ERROR_INVALID_INPUT;
   }
@@ -74,6 +83,7 @@ kf_status kf_npy_load(kf_context *ctx, const char *path, kf_array *out) {
 }
 
 kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
+  API_CONTEXT(ctx);
   if (a->memory != KF_MEMORY_HOST) {
     diag_error(&ctx->diag, srcloc(path, 0, 0), "cannot save a device array; copy it to the host first");
     return KF_ERROR_INVALID_INPUT;
@@ -94,14 +104,16 @@ kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
     n.data = a->data;
     n.fortran_order = a->ndim > 1;
   } else {
-    copy = malloc(n.nbytes ? n.nbytes : 1);
-    if (!copy) return KF_ERROR_OUT_OF_MEMORY;
+    copy = mem_alloc(n.nbytes ? n.nbytes : 1);
+    if (!copy) return api_out_of_memory(ctx);
     rt_array_gather(a, copy);
     n.data = copy;
   }
   char err[512];
+  errno = 0;
   bool ok = npy_write_file(path, &n, err, sizeof err);
-  free(copy);
+  mem_free(copy);
+  if (!ok && errno == ENOMEM) return api_out_of_memory(ctx);
   if (!ok) {
     diag_error(&ctx->diag, srcloc(path, 0, 0), "%s", err);
     return KF_ERROR_INVALID_INPUT;
@@ -135,6 +147,7 @@ kf_status kf_default_cache_dir(const char *kfront_cache_dir, const char *xdg_cac
 }
 
 kf_status kf_runtime_create(kf_context *ctx, const kf_runtime_options *opts, kf_runtime **out) {
+  API_CONTEXT(ctx);
   *out = NULL;
   kf_runtime_options defaults;
   if (!opts) {
@@ -152,78 +165,136 @@ kf_status kf_runtime_create(kf_context *ctx, const kf_runtime_options *opts, kf_
   return st;
 }
 
-void kf_runtime_destroy(kf_runtime *rt) { rt_runtime_destroy(RT(rt)); }
-kf_runtime_mode kf_runtime_get_mode(kf_runtime *rt) { return RT(rt)->dev->mode; }
-const char *kf_runtime_describe(kf_runtime *rt) { return sb_cstr(&RT(rt)->describe); }
+void kf_runtime_destroy(kf_runtime *rt) {
+  API_RT(RT(rt));
+  rt_runtime_destroy(RT(rt));
+}
+kf_runtime_mode kf_runtime_get_mode(kf_runtime *rt) {
+  API_RT(RT(rt));
+  return RT(rt)->dev->mode;
+}
+const char *kf_runtime_describe(kf_runtime *rt) {
+  API_RT(RT(rt));
+  return sb_cstr(&RT(rt)->describe);
+}
 
 kf_status kf_runtime_device_info(kf_runtime *rt, kf_device_info *out) {
+  API_RT(RT(rt));
   *out = RT(rt)->dev->info;
   return KF_OK;
 }
 
 kf_status kf_runtime_memory_info(kf_runtime *rt, size_t *free_bytes, size_t *total_bytes) {
+  API_RT(RT(rt));
   return rt_memory_info(RT(rt), free_bytes, total_bytes);
 }
 
-void kf_runtime_get_stats(kf_runtime *rt, kf_runtime_stats *out) { rt_runtime_stats(RT(rt), out); }
+void kf_runtime_get_stats(kf_runtime *rt, kf_runtime_stats *out) {
+  API_RT(RT(rt));
+  rt_runtime_stats(RT(rt), out);
+}
 
 /* ---- memory, streams, events -------------------------------------------------------------------- */
 
-kf_status kf_device_alloc(kf_runtime *rt, size_t bytes, void **dptr) { return rt_device_alloc(RT(rt), bytes, dptr); }
-kf_status kf_device_free(kf_runtime *rt, void *dptr) { return rt_device_free(RT(rt), dptr); }
+kf_status kf_device_alloc(kf_runtime *rt, size_t bytes, void **dptr) {
+  API_RT(RT(rt));
+  return rt_device_alloc(RT(rt), bytes, dptr);
+}
+kf_status kf_device_free(kf_runtime *rt, void *dptr) {
+  API_RT(RT(rt));
+  return rt_device_free(RT(rt), dptr);
+}
 
 kf_status kf_memcpy_to_device(kf_runtime *rt, void *dst, const void *src, size_t bytes, kf_stream *s) {
+  API_RT(RT(rt));
   return rt_copy(RT(rt), RT_COPY_HTOD, dst, src, bytes, STREAM(s));
 }
 kf_status kf_memcpy_to_host(kf_runtime *rt, void *dst, const void *src, size_t bytes, kf_stream *s) {
+  API_RT(RT(rt));
   return rt_copy(RT(rt), RT_COPY_DTOH, dst, src, bytes, STREAM(s));
 }
 kf_status kf_memcpy_device(kf_runtime *rt, void *dst, const void *src, size_t bytes, kf_stream *s) {
+  API_RT(RT(rt));
   return rt_copy(RT(rt), RT_COPY_DTOD, dst, src, bytes, STREAM(s));
 }
 kf_status kf_memset_device(kf_runtime *rt, void *dst, int value, size_t bytes, kf_stream *s) {
+  API_RT(RT(rt));
   return rt_memset(RT(rt), dst, value, bytes, STREAM(s));
 }
 
 kf_status kf_host_alloc(kf_runtime *rt, size_t bytes, unsigned flags, void **out) {
+  API_RT(RT(rt));
   return rt_host_alloc(RT(rt), bytes, flags, out);
 }
-kf_status kf_host_free(kf_runtime *rt, void *p) { return rt_host_free(RT(rt), p); }
+kf_status kf_host_free(kf_runtime *rt, void *p) {
+  API_RT(RT(rt));
+  return rt_host_free(RT(rt), p);
+}
 kf_status kf_host_register(kf_runtime *rt, void *p, size_t bytes, unsigned flags) {
+  API_RT(RT(rt));
   return rt_host_register(RT(rt), p, bytes, flags);
 }
-kf_status kf_host_unregister(kf_runtime *rt, void *p) { return rt_host_unregister(RT(rt), p); }
+kf_status kf_host_unregister(kf_runtime *rt, void *p) {
+  API_RT(RT(rt));
+  return rt_host_unregister(RT(rt), p);
+}
 kf_status kf_host_device_pointer(kf_runtime *rt, void *host, void **dptr) {
+  API_RT(RT(rt));
   return rt_host_device_pointer(RT(rt), host, dptr);
 }
 
 kf_status kf_stream_create(kf_runtime *rt, kf_stream **out) {
+  API_RT(RT(rt));
   RtStream *s;
   kf_status st = rt_stream_create(RT(rt), &s);
   *out = (kf_stream *)s;
   return st;
 }
 kf_status kf_stream_wrap(kf_runtime *rt, void *cu_stream, kf_stream **out) {
+  API_RT(RT(rt));
   RtStream *s;
   kf_status st = rt_stream_wrap(RT(rt), cu_stream, &s);
   *out = (kf_stream *)s;
   return st;
 }
-void *kf_stream_handle(kf_stream *s) { return rt_stream_handle(STREAM(s)); }
-void kf_stream_destroy(kf_stream *s) { rt_stream_destroy(STREAM(s)); }
-kf_status kf_stream_synchronize(kf_stream *s) { return rt_stream_synchronize(STREAM(s)); }
-kf_status kf_runtime_synchronize(kf_runtime *rt) { return rt_synchronize(RT(rt)); }
+void *kf_stream_handle(kf_stream *s) {
+  API_RT(s ? STREAM(s)->rt : NULL);
+  return rt_stream_handle(STREAM(s));
+}
+void kf_stream_destroy(kf_stream *s) {
+  API_RT(s ? STREAM(s)->rt : NULL);
+  rt_stream_destroy(STREAM(s));
+}
+kf_status kf_stream_synchronize(kf_stream *s) {
+  API_RT(s ? STREAM(s)->rt : NULL);
+  return rt_stream_synchronize(STREAM(s));
+}
+kf_status kf_runtime_synchronize(kf_runtime *rt) {
+  API_RT(RT(rt));
+  return rt_synchronize(RT(rt));
+}
 
 kf_status kf_event_create(kf_runtime *rt, kf_event **out) {
+  API_RT(RT(rt));
   RtEvent *e;
   kf_status st = rt_event_create(RT(rt), &e);
   *out = (kf_event *)e;
   return st;
 }
-void kf_event_destroy(kf_event *e) { rt_event_destroy(EVENT(e)); }
-kf_status kf_event_record(kf_event *e, kf_stream *s) { return rt_event_record(EVENT(e), STREAM(s)); }
-kf_status kf_event_synchronize(kf_event *e) { return rt_event_synchronize(EVENT(e)); }
+void kf_event_destroy(kf_event *e) {
+  API_RT(e ? EVENT(e)->rt : NULL);
+  rt_event_destroy(EVENT(e));
+}
+kf_status kf_event_record(kf_event *e, kf_stream *s) {
+  API_RT(e ? EVENT(e)->rt : NULL);
+  return rt_event_record(EVENT(e), STREAM(s));
+}
+kf_status kf_event_synchronize(kf_event *e) {
+  API_RT(e ? EVENT(e)->rt : NULL);
+  return rt_event_synchronize(EVENT(e));
+}
 kf_status kf_event_elapsed_ms(kf_event *start, kf_event *end, float *ms) {
+  API_RT(start ? EVENT(start)->rt : NULL);
   return rt_event_elapsed_ms(EVENT(start), EVENT(end), ms);
 }
 
@@ -231,6 +302,7 @@ kf_status kf_event_elapsed_ms(kf_event *start, kf_event *end, float *ms) {
 
 kf_status kf_program_create_sources(kf_runtime *rt, const kf_source *sources, unsigned nsources,
                                     const kf_compile_options *opts, kf_program **out) {
+  API_RT(RT(rt));
   *out = NULL;
   if (!sources || nsources == 0 || (!sources[0].text && sources[0].len)) {
     diag_error(RT(rt)->diag, NOLOC, "kf_program_create: no source text given");
@@ -251,6 +323,7 @@ kf_status kf_program_create_sources(kf_runtime *rt, const kf_source *sources, un
 
 kf_status kf_program_create(kf_runtime *rt, const char *filename, const char *text, size_t len,
                             const kf_compile_options *opts, kf_program **out) {
+  API_RT(RT(rt));
   *out = NULL;
   unsigned nextra = opts ? opts->nextra_sources : 0;
   if (nextra && !opts->extra_sources) {
@@ -274,15 +347,20 @@ kf_status kf_program_create(kf_runtime *rt, const char *filename, const char *te
 }
 
 kf_status kf_program_from_module(kf_runtime *rt, kf_module *m, kf_program **out) {
+  API_RT(RT(rt));
   RtProgram *p;
   kf_status st = rt_program_from_module(RT(rt), m->ir, &p);
   *out = (kf_program *)p;
   return st;
 }
 
-void kf_program_destroy(kf_program *p) { rt_program_destroy(PROG(p)); }
+void kf_program_destroy(kf_program *p) {
+  API_RT(p ? PROG(p)->rt : NULL);
+  rt_program_destroy(PROG(p));
+}
 
 kf_status kf_program_get_function(kf_program *p, const char *name, kf_function **out) {
+  API_RT(p ? PROG(p)->rt : NULL);
   RtFunction *f;
   kf_status st = rt_program_function(PROG(p), name, &f);
   *out = (kf_function *)f;
@@ -290,6 +368,7 @@ kf_status kf_program_get_function(kf_program *p, const char *name, kf_function *
 }
 
 kf_status kf_function_specialize(kf_function *f, const kf_arg *args, unsigned nargs, kf_kernel **out) {
+  API_RT(f ? FN(f)->p->rt : NULL);
   RtKernel *k;
   kf_status st = rt_function_specialize(FN(f), args, nargs, &k, NULL);
   *out = (kf_kernel *)k;
@@ -297,6 +376,7 @@ kf_status kf_function_specialize(kf_function *f, const kf_arg *args, unsigned na
 }
 
 unsigned kf_function_kernels(kf_function *f, kf_kernel **out, unsigned max) {
+  API_RT(f ? FN(f)->p->rt : NULL);
   return rt_function_kernels(FN(f), (RtKernel **)out, out ? max : 0);
 }
 
@@ -316,6 +396,7 @@ static bool launch_shape(RtRuntime *rt, const unsigned grid[3], const unsigned b
 
 kf_status kf_function_launch(kf_function *f, const unsigned grid[3], const unsigned block[3], size_t shared_bytes,
                              kf_stream *stream, const kf_arg *args, unsigned nargs) {
+  API_RT(f ? FN(f)->p->rt : NULL);
   RtLaunchShape shape;
   if (!launch_shape(FN(f)->p->rt, grid, block, shared_bytes, &shape)) return KF_ERROR_INVALID_INPUT;
   RtKernel *k;
@@ -326,6 +407,7 @@ kf_status kf_function_launch(kf_function *f, const unsigned grid[3], const unsig
 
 kf_status kf_program_get_kernel(kf_program *p, const char *name, const kf_arg *args, unsigned nargs,
                                 kf_kernel **out) {
+  API_RT(p ? PROG(p)->rt : NULL);
   *out = NULL;
   RtFunction *f;
   kf_status st = rt_program_function(PROG(p), name, &f);
@@ -340,11 +422,21 @@ kf_status kf_program_get_kernel(kf_program *p, const char *name, const kf_arg *a
   return st;
 }
 
-const char *kf_kernel_signature(kf_kernel *k) { return KER(k)->signature; }
-int kf_kernel_cache_source(kf_kernel *k) { return atomic_load(&KER(k)->cache_source); }
-unsigned kf_kernel_param_count(kf_kernel *k) { return KER(k)->nuser; }
+const char *kf_kernel_signature(kf_kernel *k) {
+  API_RT(k ? KER(k)->f->p->rt : NULL);
+  return KER(k)->signature;
+}
+int kf_kernel_cache_source(kf_kernel *k) {
+  API_RT(k ? KER(k)->f->p->rt : NULL);
+  return atomic_load(&KER(k)->cache_source);
+}
+unsigned kf_kernel_param_count(kf_kernel *k) {
+  API_RT(k ? KER(k)->f->p->rt : NULL);
+  return KER(k)->nuser;
+}
 
 kf_status kf_kernel_param(kf_kernel *k, unsigned i, kf_param_info *out) {
+  API_RT(k ? KER(k)->f->p->rt : NULL);
   memset(out, 0, sizeof *out);
   if (i >= KER(k)->nuser) return KF_ERROR_INVALID_INPUT;
   const Type *t = KER(k)->params[i];
@@ -361,6 +453,7 @@ kf_status kf_kernel_param(kf_kernel *k, unsigned i, kf_param_info *out) {
 
 kf_status kf_launch(kf_kernel *k, const unsigned grid[3], const unsigned block[3], size_t shared_bytes,
                     kf_stream *stream, const kf_arg *args, unsigned nargs) {
+  API_RT(k ? KER(k)->f->p->rt : NULL);
   RtLaunchShape shape;
   if (!launch_shape(KER(k)->f->p->rt, grid, block, shared_bytes, &shape)) return KF_ERROR_INVALID_INPUT;
   return rt_launch(KER(k), &shape, STREAM(stream), args, nargs, NULL);
@@ -368,26 +461,34 @@ kf_status kf_launch(kf_kernel *k, const unsigned grid[3], const unsigned block[3
 
 /* ---- @cuda.reduce, @vectorize, @guvectorize ------------------------------------------------------- */
 
-kf_status kf_function_get_info(kf_function *f, kf_function_info *out) { return rt_function_info(FN(f), out); }
+kf_status kf_function_get_info(kf_function *f, kf_function_info *out) {
+  API_RT(f ? FN(f)->p->rt : NULL);
+  return rt_function_info(FN(f), out);
+}
 
 kf_status kf_reduce(kf_function *f, const kf_array *arr, int64_t size, const kf_arg *init, kf_stream *stream,
                     kf_arg *result, const kf_array *res) {
+  API_RT(f ? FN(f)->p->rt : NULL);
   return rt_reduce(FN(f), arr, size, init, STREAM(stream), result, res);
 }
 
 kf_status kf_ufunc_result(kf_function *f, const kf_arg *inputs, unsigned ninputs, kf_array *out) {
+  API_RT(f ? FN(f)->p->rt : NULL);
   return rt_ufunc_result(FN(f), inputs, ninputs, out);
 }
 
 kf_status kf_ufunc_call(kf_function *f, const kf_arg *inputs, unsigned ninputs, const kf_array *out,
                         kf_stream *stream) {
+  API_RT(f ? FN(f)->p->rt : NULL);
   return rt_ufunc_call(FN(f), inputs, ninputs, out, STREAM(stream));
 }
 
 kf_status kf_gufunc_result(kf_function *f, const kf_arg *inputs, unsigned ninputs, kf_array *outs, unsigned nouts) {
+  API_RT(f ? FN(f)->p->rt : NULL);
   return rt_gufunc_result(FN(f), inputs, ninputs, outs, nouts);
 }
 
 kf_status kf_gufunc_call(kf_function *f, const kf_arg *args, unsigned nargs, kf_stream *stream) {
+  API_RT(f ? FN(f)->p->rt : NULL);
   return rt_gufunc_call(FN(f), args, nargs, STREAM(stream));
 }

@@ -1,8 +1,13 @@
 /* backend.c — the backend's entry points: kir -> LLVM IR text, kir -> PTX by libNVVM or LLVM's NVPTX.
- * Each call works in its own LLVMContext, so calls on different modules may run concurrently. */
-#include <stdlib.h>
-
+ * Each call works in its own LLVMContext, so calls on different modules may run concurrently.
+ *
+ * Each entry point runs the whole compile under a guard (utils/mem.h) reporting to its Diag: an allocation
+ * failure of ours anywhere in it unwinds to the guard, which disposes of the LLVM objects and the libNVVM
+ * program alive at that moment (every one is registered with mem_guard_defer while it lives) and reports "out
+ * of memory"; the text and the tables reach the caller only when the compile finished. LLVM's and libNVVM's
+ * own allocations are outside the hook (kfront.h). */
 #include "backend/backend.h"
+#include "utils/mem.h"
 
 void be_options_default(BackendOptions *o) {
   o->kind = BE_NVVM;
@@ -14,51 +19,102 @@ void be_options_default(BackendOptions *o) {
 
 void be_tables_free(BackendTables *t) {
   if (!t) return;
-  for (unsigned i = 0; i < t->nkernels; i++) free(t->kernels[i]);
-  for (unsigned i = 0; i < t->nfiles; i++) free(t->files[i]);
-  free(t->kernels);
-  free(t->files);
+  for (unsigned i = 0; i < t->nkernels && t->kernels; i++) mem_free(t->kernels[i]);
+  for (unsigned i = 0; i < t->nfiles && t->files; i++) mem_free(t->files[i]);
+  mem_free(t->kernels);
+  mem_free(t->files);
   t->kernels = t->files = NULL;
   t->nkernels = t->nfiles = 0;
 }
 
-bool be_emit_llvm(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag) {
+void be_dispose_context(void *ctx) { LLVMContextDispose(ctx); }
+
+/* One compile: what it reads, and what it makes (handed over by the entry point when it succeeds). */
+typedef struct BeJob {
+  Module *m;
+  const BackendOptions *o;
+  Diag *diag;
+  bool ptx;              /* to PTX; else LLVM IR text */
+  bool want_tables;
+  StrBuf out;
+  BackendTables tables;
+  BeStatus st;
+} BeJob;
+
+static void emit_llvm(BeJob *j, LLVMContextRef ctx) {
   int version[4] = {2, 0, 3, 2};
-  if (o->kind == BE_NVVM) nvvm_ir_version(version);
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef mod = be_lower_module(m, ctx, o, version, tables, diag);
+  if (j->o->kind == BE_NVVM) nvvm_ir_version(version);
+  LLVMModuleRef mod = be_lower_module(j->m, ctx, j->o, version, j->want_tables ? &j->tables : NULL, j->diag);
   if (mod) {
-    be_print_module(mod, o->kind, out);
+    be_print_module(mod, j->o->kind, &j->out);
     LLVMDisposeModule(mod);
   }
-  LLVMContextDispose(ctx);
-  return mod != NULL;
+  j->st = mod ? BE_OK : BE_UNSUPPORTED;
 }
 
-BeStatus be_compile_ptx(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag) {
-  BeStatus st = BE_UNSUPPORTED;
-  LLVMContextRef ctx = LLVMContextCreate();
+static void compile_ptx(BeJob *j, LLVMContextRef ctx) {
+  const BackendOptions *o = j->o;
+  BackendTables *tables = j->want_tables ? &j->tables : NULL;
+  j->st = BE_UNSUPPORTED;
   if (o->kind == BE_NVVM) {
-    if (!nvvm_load(diag)) {
-      st = BE_NOT_FOUND;
+    if (!nvvm_load(j->diag)) {
+      j->st = BE_NOT_FOUND;
+      return;
+    }
+    int version[4];
+    nvvm_ir_version(version);
+    LLVMModuleRef mod = be_lower_module(j->m, ctx, o, version, tables, j->diag);
+    if (mod) {
+      StrBuf ir;
+      sb_init(&ir);
+      be_print_module(mod, BE_NVVM, &ir);
+      LLVMDisposeModule(mod);
+      j->st = nvvm_compile(sb_cstr(&ir), ir.len, o, &j->out, j->diag);
+      sb_free(&ir);
+    }
+  } else {
+    LLVMModuleRef mod = be_lower_module(j->m, ctx, o, (const int[4]){2, 0, 3, 2}, tables, j->diag);
+    if (mod) j->st = nvptx_compile(mod, ctx, o, &j->out, j->diag);
+  }
+}
+
+static void run_job(void *arg) {
+  BeJob *j = arg;
+  LLVMContextRef ctx = LLVMContextCreate();
+  mem_guard_defer(be_dispose_context, ctx);  /* with it, every module made in it */
+  if (j->ptx) compile_ptx(j, ctx);
+  else emit_llvm(j, ctx);
+  mem_guard_undefer(be_dispose_context, ctx);
+  LLVMContextDispose(ctx);
+}
+
+static BeStatus run(Module *m, const BackendOptions *o, bool ptx, StrBuf *out, BackendTables *tables, Diag *diag) {
+  BeJob j = {.m = m, .o = o, .diag = diag, .ptx = ptx, .want_tables = tables != NULL};
+  sb_init(&j.out);
+  if (!diag_guard(diag, run_job, &j)) return BE_OUT_OF_MEMORY;
+  if (j.st == BE_OK) {
+    if (!out->data) {
+      *out = j.out;
     } else {
-      int version[4];
-      nvvm_ir_version(version);
-      LLVMModuleRef mod = be_lower_module(m, ctx, o, version, tables, diag);
-      if (mod) {
-        StrBuf ir;
-        sb_init(&ir);
-        be_print_module(mod, BE_NVVM, &ir);
-        LLVMDisposeModule(mod);
-        st = nvvm_compile(ir.data, ir.len, o, out, diag);
-        sb_free(&ir);
+      sb_putn(out, sb_cstr(&j.out), j.out.len);
+      sb_free(&j.out);
+      if (sb_failed(out)) {
+        diag_out_of_memory(diag);
+        j.st = BE_OUT_OF_MEMORY;
       }
     }
   } else {
-    LLVMModuleRef mod = be_lower_module(m, ctx, o, (const int[4]){2, 0, 3, 2}, tables, diag);
-    if (mod) st = nvptx_compile(mod, ctx, o, out, diag);
+    sb_free(&j.out);
   }
-  LLVMContextDispose(ctx);
-  if (st != BE_OK && tables) be_tables_free(tables);
-  return st;
+  if (tables && j.st == BE_OK) *tables = j.tables;
+  else be_tables_free(&j.tables);
+  return j.st;
+}
+
+BeStatus be_emit_llvm(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag) {
+  return run(m, o, false, out, tables, diag);
+}
+
+BeStatus be_compile_ptx(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag) {
+  return run(m, o, true, out, tables, diag);
 }

@@ -6,8 +6,14 @@
  *   be_compile_ptx   kir -> PTX, through libNVVM (nvvm.c) or LLVM's NVPTX target (nvptx.c).
  *
  * Nothing here keeps state between calls except the dlopen'd libNVVM, libdevice's bytes and LLVM's
- * target registration, each set up once under a pthread_once: the functions may run concurrently on
- * different modules. The Module is only read (its scratch `id` fields are written). */
+ * target registration, each set up once under a pthread_once (with the default allocator and no guard:
+ * utils/mem.h): the functions may run concurrently on different modules. The Module is only read (its
+ * scratch `id` fields are written).
+ *
+ * Memory: be_emit_llvm and be_compile_ptx run the compile under a guard of their own (backend.c); everything
+ * below them runs under it, and registers each LLVM object (builders, DIBuilders, messages, target machines,
+ * pass managers, buffers) and libNVVM program with mem_guard_defer while it lives, so that an allocation
+ * failure anywhere disposes of them. */
 #ifndef KF_BACKEND_BACKEND_H
 #define KF_BACKEND_BACKEND_H
 
@@ -26,7 +32,7 @@ typedef struct BackendOptions {
 } BackendOptions;
 
 /* What the host needs to name a failed bounds check (see include/kfront/abi.h): kernel names by kernel
- * id and source file names by file id. Strings are malloc'd; be_tables_free releases them. */
+ * id and source file names by file id. Strings come from mem.h; be_tables_free releases them. */
 typedef struct BackendTables {
   unsigned nkernels, nfiles;
   char **kernels;
@@ -39,23 +45,28 @@ typedef enum BeStatus {
   BE_UNSUPPORTED,   /* the module cannot be lowered (an op or type the backend does not handle, malformed IR) */
   BE_NOT_FOUND,     /* libNVVM or libdevice is missing */
   BE_FAILED,        /* libNVVM or LLVM's NVPTX target failed */
+  BE_OUT_OF_MEMORY, /* an allocation failed (reported to the Diag as "out of memory") */
 } BeStatus;
 
 void be_options_default(BackendOptions *o);
 void be_tables_free(BackendTables *t);
 
-/* kir -> LLVM IR text, appended to out. tables may be NULL. False after reporting to diag. */
-bool be_emit_llvm(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag);
-/* kir -> PTX text, appended to out. tables may be NULL. */
+/* kir -> LLVM IR text, appended to out (only on success). tables may be NULL. BE_UNSUPPORTED or
+ * BE_OUT_OF_MEMORY after reporting to diag. */
+BeStatus be_emit_llvm(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag);
+/* kir -> PTX text, appended to out (only on success). tables may be NULL. */
 BeStatus be_compile_ptx(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag);
+/* mem_guard_defer's cleanup for an LLVMContextRef (and every module in it). */
+void be_dispose_context(void *ctx);
 
 /* ---- backend/lower_llvm.c ------------------------------------------------------------------- */
-/* Lowers m into a new LLVM module in ctx (caller owns both). nvvm_ir_version: {major, minor, debug major,
- * debug minor} written into !nvvmir.version (BE_NVVM only). NULL after reporting to diag. */
+/* Lowers m into a new LLVM module in ctx (caller owns both; ctx registered with the guard). nvvm_ir_version:
+ * {major, minor, debug major, debug minor} written into !nvvmir.version (BE_NVVM only). NULL after reporting to
+ * diag. */
 LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOptions *o, const int nvvm_ir_version[4],
                               BackendTables *tables, Diag *diag);
-/* Prints an LLVM module as text. For BE_NVVM the text is rewritten where LLVM 14's syntax differs from
- * what NVVM 7.0.1 reads (cmpxchg/atomicrmw alignment). */
+/* Prints an LLVM module as text (appended to out). For BE_NVVM the text is rewritten where LLVM 14's syntax
+ * differs from what NVVM 7.0.1 reads (cmpxchg/atomicrmw alignment). */
 void be_print_module(LLVMModuleRef mod, BackendKind kind, StrBuf *out);
 
 /* ---- backend/nvvm.c: libNVVM ------------------------------------------------------------------ */
@@ -73,7 +84,7 @@ BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, St
 
 /* ---- backend/nvptx.c: LLVM's NVPTX target --------------------------------------------------- */
 /* Links libdevice into mod (if it calls __nv_*), resolves __nvvm_reflect, optimises at o->opt and emits
- * PTX with LLVM 14's NVPTX target. mod is consumed (disposed). */
+ * PTX with LLVM 14's NVPTX target. mod is consumed (disposed; under a guard, with ctx if it fails). */
 BeStatus nvptx_compile(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptions *o, StrBuf *ptx, Diag *diag);
 
 #endif

@@ -20,7 +20,10 @@
  *
  * check.bounds: `icmp ult index, extent`; on failure a branch to the function's one failure block
  * (atomicCAS of __kf_error.flag 0 -> 1, then the record), then `ret void` from a kernel, or PTX `exit`
- * from a device function (the thread ends either way; nothing traps). */
+ * from a device function (the thread ends either way; nothing traps).
+ *
+ * Runs under the backend's guard (backend.c, utils/mem.h): the builders, DIBuilder and messages it makes are
+ * registered with it while they live; the module goes with its context. */
 #define _GNU_SOURCE /* memmem */
 #include <math.h>
 #include <stdarg.h>
@@ -34,6 +37,7 @@
 
 #include "backend/backend.h"
 #include "kfront/abi.h"
+#include "utils/mem.h"
 #include "utils/ptrmap.h"
 
 #define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
@@ -343,7 +347,7 @@ static unsigned abi_param_count(const Type *t) { return t->kind == TY_ARRAY ? 1 
 static bool note_callee(Op *op, void *user) {
   Lower *L = user;
   Op *f = ir_call_target(L->m, op);
-  return !f || ptrmap_try_put(&L->called, f, f);
+  return !f || ptrmap_put(&L->called, f, f);  /* under the backend's guard: never false */
 }
 
 static bool declare_function(Lower *L, Op *op) {
@@ -521,12 +525,29 @@ static LLVMValueRef error_global(Lower *L) {
  * index, extent) from every failing check; the first failure in the grid wins the record (a CAS on its flag),
  * then the thread ends. One inlined copy per function: libNVVM compiles this faster than a call to a shared
  * noinline reporter, and the checks' fast paths stay a compare and a branch. */
+/* LLVM objects live under the backend's guard (backend.c): each is registered while it lives, so an allocation
+ * failure of ours disposes of it (utils/mem.h). */
+static void dispose_builder(void *b) { LLVMDisposeBuilder(b); }
+static void dispose_dibuilder(void *b) { LLVMDisposeDIBuilder(b); }
+static void dispose_message(void *m) { LLVMDisposeMessage(m); }
+
+static LLVMBuilderRef new_builder(LLVMContextRef ctx) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  mem_guard_defer(dispose_builder, b);
+  return b;
+}
+
+static void free_builder(LLVMBuilderRef b) {
+  mem_guard_undefer(dispose_builder, b);
+  LLVMDisposeBuilder(b);
+}
+
 static LLVMBasicBlockRef oob_block(Lower *L) {
   FuncInfo *fi = L->fi;
   if (fi->oob) return fi->oob;
   LLVMTypeRef rt = error_record_type(L);
   LLVMValueRef gv = error_global(L);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(L->ctx);
+  LLVMBuilderRef b = new_builder(L->ctx);
   fi->oob = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "oob");
   LLVMBasicBlockRef write = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "oob.write");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "oob.done");
@@ -562,7 +583,7 @@ static LLVMBasicBlockRef oob_block(Lower *L) {
     if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind) LLVMBuildRetVoid(b);
     else LLVMBuildRet(b, LLVMGetUndef(ret));
   }
-  LLVMDisposeBuilder(b);
+  free_builder(b);
   return fi->oob;
 }
 
@@ -817,7 +838,7 @@ static LLVMValueRef power_helper(Lower *L, LLVMTypeRef bt, LLVMTypeRef et, bool 
   LLVMSetValueName2(LLVMGetParam(fn, 0), "x", 1);
   LLVMSetValueName2(LLVMGetParam(fn, 1), "n", 1);
   LLVMBuilderRef saved = L->b;
-  L->b = LLVMCreateBuilderInContext(L->ctx);
+  L->b = new_builder(L->ctx);
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, fn, "entry");
   LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, fn, "loop");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, fn, "done");
@@ -852,7 +873,7 @@ static LLVMValueRef power_helper(Lower *L, LLVMTypeRef bt, LLVMTypeRef et, bool 
   if (is_float && signed_exp) out = LLVMBuildSelect(L->b, neg, LLVMBuildFDiv(L->b, one, res, ""), res, "");
   else if (!is_float && signed_exp) out = LLVMBuildSelect(L->b, neg, LLVMConstNull(bt), res, "");
   LLVMBuildRet(L->b, out);
-  LLVMDisposeBuilder(L->b);
+  free_builder(L->b);
   L->b = saved;
   return fn;
 }
@@ -2145,7 +2166,7 @@ static void strip_new_attributes(Lower *L) {
       LLVMAttributeIndex ai = idx == -1 ? (LLVMAttributeIndex)LLVMAttributeFunctionIndex : (LLVMAttributeIndex)idx;
       unsigned n = LLVMGetAttributeCountAtIndex(fn, ai);
       if (!n) continue;
-      LLVMAttributeRef *attrs = malloc(sizeof *attrs * n);
+      LLVMAttributeRef *attrs = mem_alloc(sizeof *attrs * n);
       LLVMGetAttributesAtIndex(fn, ai, attrs);
       for (unsigned i = 0; i < n; i++) {
         if (LLVMIsStringAttribute(attrs[i])) {
@@ -2159,7 +2180,7 @@ static void strip_new_attributes(Lower *L) {
         for (size_t j = 0; j < sizeof keep / sizeof keep[0]; j++) ok |= kind == keep_kinds[j];
         if (!ok) LLVMRemoveEnumAttributeAtIndex(fn, ai, kind);
       }
-      free(attrs);
+      mem_free(attrs);
     }
   }
 }
@@ -2208,11 +2229,14 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   strmap_init(&L.files);
   strmap_init(&L.difiles);
   L.mod = LLVMModuleCreateWithNameInContext(m->name ? m->name : "kfront", ctx);
-  if (o->lineinfo) L.dib = LLVMCreateDIBuilder(L.mod);
+  if (o->lineinfo) {
+    L.dib = LLVMCreateDIBuilder(L.mod);
+    mem_guard_defer(dispose_dibuilder, L.dib);
+  }
   LLVMSetTarget(L.mod, NVPTX_TRIPLE);
   LLVMSetDataLayout(L.mod, NVPTX_DATALAYOUT);
-  L.b = LLVMCreateBuilderInContext(ctx);
-  L.ab = LLVMCreateBuilderInContext(ctx);
+  L.b = new_builder(ctx);
+  L.ab = new_builder(ctx);
   L.t_void = LLVMVoidTypeInContext(ctx);
   L.t_i1 = LLVMInt1TypeInContext(ctx);
   L.t_i8 = LLVMInt8TypeInContext(ctx);
@@ -2236,6 +2260,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   }
   if (L.dib) {
     LLVMDIBuilderFinalize(L.dib);
+    mem_guard_undefer(dispose_dibuilder, L.dib);
     LLVMDisposeDIBuilder(L.dib);
     if (L.cu)
       LLVMAddModuleFlag(L.mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
@@ -2248,22 +2273,24 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
     name_blocks(&L);
     char *msg = NULL;
     if (LLVMVerifyModule(L.mod, LLVMReturnStatusAction, &msg)) {
+      mem_guard_defer(dispose_message, msg);
       diag_error(diag, (SrcLoc){0}, "backend: internal error: invalid LLVM IR for module '%s':\n%s",
                  m->name ? m->name : "", msg ? msg : "");
+      mem_guard_undefer(dispose_message, msg);
       ok = false;
     }
     LLVMDisposeMessage(msg);
   }
   if (ok && tables) {
+    tables->kernels = mem_calloc(L.nkernels ? L.nkernels : 1, sizeof(char *));
+    tables->files = mem_calloc(L.nfiles ? L.nfiles : 1, sizeof(char *));
     tables->nkernels = L.nkernels;
     tables->nfiles = L.nfiles;
-    tables->kernels = calloc(L.nkernels ? L.nkernels : 1, sizeof(char *));
-    tables->files = calloc(L.nfiles ? L.nfiles : 1, sizeof(char *));
-    for (unsigned i = 0; i < L.nkernels; i++) tables->kernels[i] = strdup(L.kernel_names[i]);
-    for (unsigned i = 0; i < L.nfiles; i++) tables->files[i] = strdup(L.file_names[i]);
+    for (unsigned i = 0; i < L.nkernels; i++) tables->kernels[i] = mem_strdup(L.kernel_names[i]);
+    for (unsigned i = 0; i < L.nfiles; i++) tables->files[i] = mem_strdup(L.file_names[i]);
   }
-  LLVMDisposeBuilder(L.b);
-  LLVMDisposeBuilder(L.ab);
+  free_builder(L.b);
+  free_builder(L.ab);
   strmap_free(&L.funcs);
   ptrmap_free(&L.called);
   strmap_free(&L.globals);
@@ -2327,7 +2354,9 @@ static void print_nvvm_compatible(const char *text, StrBuf *out) {
 
 void be_print_module(LLVMModuleRef mod, BackendKind kind, StrBuf *out) {
   char *text = LLVMPrintModuleToString(mod);
+  mem_guard_defer(dispose_message, text);
   if (kind == BE_NVVM) print_nvvm_compatible(text, out);
   else sb_puts(out, text);
+  mem_guard_undefer(dispose_message, text);
   LLVMDisposeMessage(text);
 }

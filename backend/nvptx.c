@@ -8,7 +8,9 @@
  * "nvvm-reflect-ftz" module flag is set too), the legacy pass manager runs PassManagerBuilder's -O<n>
  * pipeline with the target's TTI, and LLVMTargetMachineEmitToMemoryBuffer prints PTX.
  * LLVM 14 knows SM versions up to sm_86 and PTX up to 7.5: a newer --arch (sm_90) is compiled for the
- * newest it knows (`.target sm_86`, `.version 7.5`), which the driver JIT-compiles for the newer GPU. */
+ * newest it knows (`.target sm_86`, `.version 7.5`), which the driver JIT-compiles for the newer GPU.
+ * Runs under the backend's guard (backend.c): the target machine, messages and buffers LLVM hands out are
+ * registered with it while they live. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +25,15 @@
 #include <llvm-c/Transforms/PassManagerBuilder.h>
 
 #include "backend/backend.h"
+#include "utils/mem.h"
 
 static pthread_once_t targets_once = PTHREAD_ONCE_INIT;
+
+/* Under the backend's guard (backend.c), what LLVM allocated is registered while it lives: an allocation
+ * failure of ours disposes of it. Modules go with their context (registered by backend.c). */
+static void dispose_message(void *m) { LLVMDisposeMessage(m); }
+static void dispose_tm(void *tm) { LLVMDisposeTargetMachine(tm); }
+static void dispose_buffer(void *b) { LLVMDisposeMemoryBuffer(b); }
 
 static void init_targets(void) {
   LLVMInitializeNVPTXTargetInfo();
@@ -57,7 +66,7 @@ static void resolve_reflect(LLVMModuleRef mod, LLVMContextRef ctx, const Backend
   if (!fn) return;
   unsigned n = 0;
   for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) n++;
-  LLVMValueRef *calls = malloc(sizeof *calls * (n ? n : 1));
+  LLVMValueRef *calls = mem_alloc(sizeof *calls * (n ? n : 1));
   n = 0;
   for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) calls[n++] = LLVMGetUser(u);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
@@ -82,7 +91,7 @@ static void resolve_reflect(LLVMModuleRef mod, LLVMContextRef ctx, const Backend
     LLVMReplaceAllUsesWith(c, LLVMConstInt(i32, (unsigned long long)value, 0));
     LLVMInstructionEraseFromParent(c);
   }
-  free(calls);
+  mem_free(calls);
 }
 
 /* libdevice's llvm.nvvm.round.{f,ftz.f,d} round half to even (cvt.rni), but LLVM 14's NVPTX lowers them as
@@ -108,7 +117,7 @@ static BeStatus link_libdevice(LLVMModuleRef mod, LLVMContextRef ctx, const Back
   /* the functions defined before linking (kernels, device functions) keep their linkage */
   unsigned nkeep = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) nkeep++;
-  LLVMValueRef *keep = malloc(sizeof *keep * (nkeep ? nkeep : 1));
+  LLVMValueRef *keep = mem_alloc(sizeof *keep * (nkeep ? nkeep : 1));
   nkeep = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
     if (!LLVMIsDeclaration(f)) keep[nkeep++] = f;
@@ -127,14 +136,14 @@ static BeStatus link_libdevice(LLVMModuleRef mod, LLVMContextRef ctx, const Back
   }
   if (!ok) {
     diag_error(diag, (SrcLoc){0}, "backend: cannot read libdevice's bitcode");
-    free(keep);
+    mem_free(keep);
     return BE_FAILED;
   }
   LLVMSetTarget(lib, LLVMGetTarget(mod));
   LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(mod));
   if (LLVMLinkModules2(mod, lib)) {
     diag_error(diag, (SrcLoc){0}, "backend: linking libdevice failed");
-    free(keep);
+    mem_free(keep);
     return BE_FAILED;
   }
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
@@ -144,7 +153,7 @@ static BeStatus link_libdevice(LLVMModuleRef mod, LLVMContextRef ctx, const Back
     for (unsigned i = 0; i < nkeep && !kept; i++) kept = keep[i] == f;
     if (!kept) LLVMSetLinkage(f, LLVMInternalLinkage);
   }
-  free(keep);
+  mem_free(keep);
   resolve_reflect(mod, ctx, o);
   fix_nvvm_round(mod);
   return BE_OK;
@@ -166,7 +175,9 @@ BeStatus nvptx_compile(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptio
   LLVMTargetRef target = NULL;
   char *err = NULL;
   if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+    mem_guard_defer(dispose_message, err);
     diag_error(diag, (SrcLoc){0}, "backend: LLVM has no NVPTX target: %s", err ? err : "");
+    mem_guard_undefer(dispose_message, err);
     LLVMDisposeMessage(err);
     LLVMDisposeModule(mod);
     return BE_FAILED;
@@ -177,6 +188,7 @@ BeStatus nvptx_compile(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptio
                             : opt == 2 ? LLVMCodeGenLevelDefault : LLVMCodeGenLevelAggressive;
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, "+ptx75", level, LLVMRelocDefault,
                                                     LLVMCodeModelDefault);
+  mem_guard_defer(dispose_tm, tm);
   LLVMPassManagerRef pm = LLVMCreatePassManager();
   LLVMAddAnalysisPasses(tm, pm);
   if (opt > 0) {
@@ -194,12 +206,17 @@ BeStatus nvptx_compile(LLVMModuleRef mod, LLVMContextRef ctx, const BackendOptio
   LLVMMemoryBufferRef out = NULL;
   bool ok = !LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMAssemblyFile, &err, &out);
   if (!ok) {
+    mem_guard_defer(dispose_message, err);
     diag_error(diag, (SrcLoc){0}, "backend: LLVM's NVPTX target failed: %s", err ? err : "");
+    mem_guard_undefer(dispose_message, err);
     LLVMDisposeMessage(err);
   } else {
+    mem_guard_defer(dispose_buffer, out);
     sb_putn(ptx, LLVMGetBufferStart(out), LLVMGetBufferSize(out));
+    mem_guard_undefer(dispose_buffer, out);
     LLVMDisposeMemoryBuffer(out);
   }
+  mem_guard_undefer(dispose_tm, tm);
   LLVMDisposeTargetMachine(tm);
   LLVMDisposeModule(mod);
   return ok ? BE_OK : BE_FAILED;

@@ -7,7 +7,11 @@
  * libnvvm.so, then libnvvm.so.4. libdevice: the configured file, CUDA_HOME/nvvm/libdevice/libdevice.10.bc, the nvvm/libdevice folder next to the libNVVM found,
  * /usr/local/cuda/nvvm/libdevice/libdevice.10.bc. Both are loaded once (pthread_once) and then only read,
  * so compiles may run concurrently (libNVVM allows concurrent use of different programs). A failure
- * message names every path tried. nvvm.h is not needed: the few prototypes are declared here. */
+ * message names every path tried. nvvm.h is not needed: the few prototypes are declared here.
+ *
+ * Memory: what is loaded once is process-wide, so it is made with the default allocator and the calling
+ * thread's guard paused (utils/mem.h): no context's allocator or guard ever holds it. A compile registers its
+ * libNVVM program with the backend's guard while it lives. */
 #define _GNU_SOURCE /* memmem */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -17,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "backend/backend.h"
+#include "utils/mem.h"
 
 typedef int nvvmResult;
 typedef struct _nvvmProgram *nvvmProgram;
@@ -38,16 +43,17 @@ typedef struct NvvmApi {
   nvvmResult (*GetProgramLogSize)(nvvmProgram, size_t *);
   nvvmResult (*GetProgramLog)(nvvmProgram, char *);
   int ir_version[4];
-  char *error;          /* why loading failed (every path searched), or NULL */
+  const char *error;    /* why loading failed (every path searched), or NULL */
   /* libdevice */
   char *libdevice;
   size_t libdevice_len;
-  char *libdevice_error;
+  const char *libdevice_error;
 } NvvmApi;
 
 static NvvmApi api;
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 static pthread_once_t libdevice_once = PTHREAD_ONCE_INIT;
+static void load_api(void);
 
 static bool try_open(const char *path, StrBuf *tried) {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -57,7 +63,7 @@ static bool try_open(const char *path, StrBuf *tried) {
     return false;
   }
   api.handle = h;
-  api.path = strdup(path);
+  api.path = mem_strdup(path);
   return true;
 }
 
@@ -100,7 +106,7 @@ static void toolkit_use(void) {
   pthread_mutex_unlock(&toolkit.lock);
 }
 
-static void load_api(void) {
+static void load_api_now(void) {
   StrBuf tried;
   sb_init(&tried);
   toolkit_use();
@@ -131,6 +137,7 @@ static void load_api(void) {
     sb_printf(&msg, "libNVVM not found (set KFRONT_LIBNVVM or CUDA_HOME, or use --backend=llvm); searched:%s",
               sb_cstr(&tried));
     api.error = sb_take(&msg);
+    if (!api.error) api.error = "libNVVM not found (out of memory while searching for it)";
     sb_free(&tried);
     return;
   }
@@ -140,8 +147,9 @@ static void load_api(void) {
     *(void **)&api.name = dlsym(api.handle, "nvvm" #name);                                         \
     if (!api.name) {                                                                               \
       char buf[4400];                                                                              \
-      snprintf(buf, sizeof buf, "libNVVM at %s lacks nvvm" #name, api.path);                      \
-      api.error = strdup(buf);                                                                     \
+      snprintf(buf, sizeof buf, "libNVVM at %s lacks nvvm" #name, api.path ? api.path : "?");    \
+      api.error = mem_strdup(buf);                                                                 \
+      if (!api.error) api.error = "libNVVM lacks a function kfront needs";                         \
       return;                                                                                      \
     }                                                                                              \
   } while (0)
@@ -174,9 +182,9 @@ static char *read_file(const char *path, size_t *len) {
   if (fseek(f, 0, SEEK_END) == 0) {
     long n = ftell(f);
     if (n > 0 && fseek(f, 0, SEEK_SET) == 0) {
-      buf = malloc((size_t)n);
+      buf = mem_alloc((size_t)n);
       if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
+        mem_free(buf);
         buf = NULL;
       }
       *len = (size_t)n;
@@ -198,7 +206,7 @@ static bool try_libdevice(const char *path, StrBuf *tried) {
   return true;
 }
 
-static void load_libdevice(void) {
+static void load_libdevice_now(void) {
   StrBuf tried;
   sb_init(&tried);
   char path[8192];
@@ -238,6 +246,23 @@ static void load_libdevice(void) {
   sb_free(&tried);
 }
 
+/* The once-initialisations: process-wide, so with the default allocator and no guard (see the top). */
+static void load_api(void) {
+  MemGuard *g = mem_guard_pause();
+  MemAllocator prev = mem_set_allocator(mem_default_allocator());
+  load_api_now();
+  mem_set_allocator(prev);
+  mem_guard_resume(g);
+}
+
+static void load_libdevice(void) {
+  MemGuard *g = mem_guard_pause();
+  MemAllocator prev = mem_set_allocator(mem_default_allocator());
+  load_libdevice_now();
+  mem_set_allocator(prev);
+  mem_guard_resume(g);
+}
+
 bool nvvm_load(Diag *diag) {
   pthread_once(&api_once, load_api);
   if (api.error) {
@@ -263,10 +288,15 @@ const char *nvvm_libdevice(size_t *len, Diag *diag) {
   return api.libdevice;
 }
 
+static void destroy_program(void *prog) {
+  nvvmProgram p = prog;
+  api.DestroyProgram(&p);
+}
+
 static void report_log(nvvmProgram prog, nvvmResult r, const char *what, Diag *diag) {
   size_t n = 0;
   char *log = NULL;
-  if (api.GetProgramLogSize(prog, &n) == 0 && n > 1 && (log = malloc(n)) && api.GetProgramLog(prog, log) == 0) {
+  if (api.GetProgramLogSize(prog, &n) == 0 && n > 1 && (log = mem_alloc(n)) && api.GetProgramLog(prog, log) == 0) {
     /* trim the trailing newline */
     size_t l = strlen(log);
     while (l && (log[l - 1] == '\n' || log[l - 1] == '\r')) log[--l] = 0;
@@ -274,7 +304,7 @@ static void report_log(nvvmProgram prog, nvvmResult r, const char *what, Diag *d
   } else {
     diag_error(diag, (SrcLoc){0}, "libNVVM: %s failed (%s)", what, api.GetErrorString(r));
   }
-  free(log);
+  mem_free(log);
 }
 
 BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, StrBuf *ptx, Diag *diag) {
@@ -289,6 +319,7 @@ BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, St
     diag_error(diag, (SrcLoc){0}, "libNVVM: nvvmCreateProgram failed (%s)", api.GetErrorString(r));
     return BE_FAILED;
   }
+  mem_guard_defer(destroy_program, prog);
   bool ok = false;
   char arch[32], opt[16];
   snprintf(arch, sizeof arch, "-arch=compute_%u", o->arch ? o->arch : 90);
@@ -315,7 +346,7 @@ BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, St
   } else {
     size_t n = 0;
     char *buf = NULL;
-    if ((r = api.GetCompiledResultSize(prog, &n)) != 0 || !(buf = malloc(n + 1)) ||
+    if ((r = api.GetCompiledResultSize(prog, &n)) != 0 || !(buf = mem_alloc(n + 1)) ||
         (r = api.GetCompiledResult(prog, buf)) != 0) {
       diag_error(diag, (SrcLoc){0}, "libNVVM: cannot read the compiled PTX (%s)", api.GetErrorString(r));
     } else {
@@ -323,8 +354,9 @@ BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, St
       sb_puts(ptx, buf);
       ok = true;
     }
-    free(buf);
+    mem_free(buf);
   }
+  mem_guard_undefer(destroy_program, prog);
   api.DestroyProgram(&prog);
   return ok ? BE_OK : BE_FAILED;
 }

@@ -144,7 +144,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s", diag_text(&diag));
     return 1;
   }
-  SimProgram *p = sim_program_new(m, &diag);
+  bool oom;
+  SimProgram *p = sim_program_new(m, &diag, &oom);
   Type *f32 = type_of(ctx, "f32"), *f64 = type_of(ctx, "f64");
   int bad = 0;
 

@@ -5,6 +5,10 @@
  * per (function, signature), kernels marked `kernel`, device functions they call included. Every error is
  * reported to diag located at the offending token; the result is NULL if there was any.
  *
+ * Memory: the frontend runs under a guard (utils/mem.h: rt_compile_source, the runtime's fe_function_kind,
+ * kf_compile_options_key set one up): its allocations do not fail, an allocation failure unwinds to the guard,
+ * which frees everything the frontend made (the new Module included).
+ *
  * What is compiled. With no kernel names, every function that has eager signatures (@cuda.jit("sig"),
  * @cuda.jit([...]), device functions with signatures, @vectorize / @guvectorize lists). With names, each
  * named function, for the given signatures whose argument count matches its parameters (all of them when

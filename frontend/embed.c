@@ -27,6 +27,7 @@
 
 #include "frontend/fe.h"
 #include "utils/sha256.h"
+#include "utils/mem.h"
 
 _Static_assert(NB_BOOL == (int)KF_BOOL && NB_I8 == (int)KF_INT8 && NB_I64 == (int)KF_INT64 && NB_U8 == (int)KF_UINT8 &&
                    NB_U64 == (int)KF_UINT64 && NB_F16 == (int)KF_FLOAT16 && NB_F64 == (int)KF_FLOAT64 &&
@@ -488,14 +489,14 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
   case KF_VALUE_NAMESPACE: {
     if (v->nitems && (!v->items || !v->names)) return false;
     /* members by name: (name, index) pairs sorted through their name pointers */
-    const char *const **order = malloc(sizeof *order * (v->nitems ? v->nitems : 1));
+    const char *const **order = mem_alloc(sizeof *order * (v->nitems ? v->nitems : 1));
     bool ok = order && sorted_names(v->names, sizeof *v->names, v->nitems, order);
     if (ok) sb_printf(b, " %u (", v->nitems);
     for (unsigned k = 0; ok && k < v->nitems; k++) {
       put_str(b, *order[k]);
       ok = key_value(&v->items[order[k] - v->names], depth + 1, b);
     }
-    free(order);
+    mem_free(order);
     if (ok) sb_puts(b, " )");
     return ok;
   }
@@ -510,7 +511,7 @@ static int by_spec(const void *a, const void *b) {
 }
 
 static bool key_specs(const FeOptions *o, StrBuf *b) {
-  const kf_function_spec **order = malloc(sizeof *order * (o->nfunctions ? o->nfunctions : 1));
+  const kf_function_spec **order = mem_alloc(sizeof *order * (o->nfunctions ? o->nfunctions : 1));
   if (!order) return false;
   bool ok = true;
   for (unsigned i = 0; i < o->nfunctions; i++) {
@@ -535,7 +536,7 @@ static bool key_specs(const FeOptions *o, StrBuf *b) {
     sb_printf(b, " fastmath %d debug %d lineinfo %d opt %d inline %d\n", sp->fastmath != 0, sp->debug != 0,
               sp->lineinfo != 0, sp->opt, sp->inline_mode);
   }
-  free(order);
+  mem_free(order);
   return ok;
 }
 
@@ -568,7 +569,7 @@ bool fe_options_key(const FeOptions *o, StrBuf *b) {
     put_sha(b, digest);
     sb_putc(b, '\n');
   }
-  const char *const **order = malloc(sizeof *order * (o->nbindings ? o->nbindings : 1));
+  const char *const **order = mem_alloc(sizeof *order * (o->nbindings ? o->nbindings : 1));
   bool ok = order && sorted_names(o->bindings, sizeof *o->bindings, o->nbindings, order);
   for (unsigned i = 0; ok && i < o->nbindings; i++) {
     const kf_binding *bd = (const kf_binding *)(const void *)order[i];
@@ -577,6 +578,6 @@ bool fe_options_key(const FeOptions *o, StrBuf *b) {
     ok = key_value(&bd->value, 0, b);
     sb_putc(b, '\n');
   }
-  free(order);
+  mem_free(order);
   return ok && key_specs(o, b);
 }

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utils/mem.h"
+
 static const char *const token_names[TK_COUNT] = {
 #define X(name, spelling) spelling,
     LEX_SPECIAL_TOKENS(X)
@@ -805,7 +807,7 @@ int lex_int_value(const Token *t, int64_t *out) {
 
 double lex_float_value(const Token *t) {
   char small[128];
-  char *buf = t->len < sizeof small ? small : malloc(t->len + 1);
+  char *buf = t->len < sizeof small ? small : mem_alloc(t->len + 1);
   if (!buf) return 0.0;
   size_t n = 0;
   for (uint32_t i = 0; i < t->len; i++) {
@@ -816,7 +818,7 @@ double lex_float_value(const Token *t) {
   }
   buf[n] = 0;
   double v = strtod(buf, NULL); /* the text is validated: digits, '.', exponent (C locale assumed) */
-  if (buf != small) free(buf);
+  if (buf != small) mem_free(buf);
   return v;
 }
 

@@ -15,7 +15,8 @@
  * with longjmp to parse_module(), which frees the scratch memory and returns NULL. All
  * tree memory is in the arena, so nothing leaks. A generic error inside brackets that were
  * opened on an earlier line and never closed is reported as "'(' was never closed" at the
- * bracket, as CPython does. Recursion is bounded by PARSE_MAX_DEPTH. */
+ * bracket, as CPython does. Recursion is bounded by PARSE_MAX_DEPTH. Out of memory is not a syntax error:
+ * the parser runs under a guard (utils/mem.h), to which an allocation failure unwinds past parse_module. */
 #include "frontend/parser.h"
 
 #include <setjmp.h>
@@ -27,6 +28,7 @@
 
 #include "frontend/lexer.h"
 #include "utils/strmap.h"
+#include "utils/mem.h"
 
 enum { TOK_CHUNK_BITS = 10, TOK_CHUNK = 1 << TOK_CHUNK_BITS };
 
@@ -80,7 +82,12 @@ static _Noreturn void error_at(Parser *p, SrcLoc loc, const char *fmt, ...) {
   fail(p);
 }
 
-static _Noreturn void out_of_memory(Parser *p) { error_at(p, srcloc(p->file, 0, 0), "out of memory"); }
+/* The frontend runs under a guard (mem.h), where allocations do not fail; without one, a failure is reported as
+ * such. */
+static _Noreturn void out_of_memory(Parser *p) {
+  diag_out_of_memory(p->diag);
+  fail(p);
+}
 
 /* ---- tokens ---- */
 
@@ -90,10 +97,10 @@ static const Token *lex_upto(Parser *p, size_t i) {
   while (i >= p->ntoks) {
     if (p->lexed_eof) return &p->chunks[(p->ntoks - 1) >> TOK_CHUNK_BITS][(p->ntoks - 1) & (TOK_CHUNK - 1)];
     if ((p->ntoks & (TOK_CHUNK - 1)) == 0) {
-      Token **chunks = realloc(p->chunks, (p->nchunks + 1) * sizeof *chunks);
+      Token **chunks = mem_realloc(p->chunks, (p->nchunks + 1) * sizeof *chunks);
       if (!chunks) out_of_memory(p);
       p->chunks = chunks;
-      if (!(chunks[p->nchunks] = malloc(TOK_CHUNK * sizeof(Token)))) out_of_memory(p);
+      if (!(chunks[p->nchunks] = mem_alloc(TOK_CHUNK * sizeof(Token)))) out_of_memory(p);
       p->nchunks++;
     }
     Token *t = &p->chunks[p->ntoks >> TOK_CHUNK_BITS][p->ntoks & (TOK_CHUNK - 1)];
@@ -252,7 +259,7 @@ static size_t mark(Parser *p) { return p->nstack; }
 static void push(Parser *p, void *x) {
   if (p->nstack == p->capstack) {
     size_t cap = p->capstack ? p->capstack * 2 : 256;
-    void **s = realloc(p->stack, cap * sizeof *s);
+    void **s = mem_realloc(p->stack, cap * sizeof *s);
     if (!s) out_of_memory(p);
     p->stack = s;
     p->capstack = cap;
@@ -2074,14 +2081,14 @@ static bool init(Parser *p, Arena *arena, Diag *diag, const char *filename) {
   p->loops = 0;
   p->module = NULL;
   p->expr = NULL;
-  if (!p->file) diag_error(diag, srcloc(NULL, 0, 0), "out of memory");
+  if (!p->file) diag_out_of_memory(diag);
   return p->file != NULL;
 }
 
 static void release(Parser *p) {
-  for (size_t i = 0; i < p->nchunks; i++) free(p->chunks[i]);
-  free(p->chunks);
-  free(p->stack);
+  for (size_t i = 0; i < p->nchunks; i++) mem_free(p->chunks[i]);
+  mem_free(p->chunks);
+  mem_free(p->stack);
   strmap_free(&p->names);
   sb_free(&p->sb);
 }

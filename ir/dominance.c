@@ -21,12 +21,10 @@
 
 #include "ir.h"
 #include "utils/ptrmap.h"
+#include "utils/mem.h"
 
-static void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size);
-  if (!p) abort(); /* out of memory: no way to report from a query */
-  return p;
-}
+/* Runs under a guard (mem.h): an allocation failure unwinds to it, never returns NULL here. */
+static void *xcalloc(size_t n, size_t size) { return mem_calloc(n ? n : 1, size); }
 
 /* ---- dominator trees ---------------------------------------------------------------------------- */
 
@@ -195,31 +193,31 @@ DomTree *dom_compute(Region *r) {
     }
   }
 
-  free(child);
-  free(child_start);
-  free(fill);
-  free(pred);
-  free(pred_start);
-  free(seen);
-  free(next_succ);
-  free(stack);
-  free(post_order);
-  free(succ);
-  free(succ_start);
-  free(blocks);
+  mem_free(child);
+  mem_free(child_start);
+  mem_free(fill);
+  mem_free(pred);
+  mem_free(pred_start);
+  mem_free(seen);
+  mem_free(next_succ);
+  mem_free(stack);
+  mem_free(post_order);
+  mem_free(succ);
+  mem_free(succ_start);
+  mem_free(blocks);
   return d;
 }
 
 void dom_free(DomTree *d) {
   if (!d) return;
   ptrmap_free(&d->seq);
-  free(d->rpo_of);
-  free(d->idom);
-  free(d->block);
-  free(d->preorder);
-  free(d->pre);
-  free(d->post);
-  free(d);
+  mem_free(d->rpo_of);
+  mem_free(d->idom);
+  mem_free(d->block);
+  mem_free(d->preorder);
+  mem_free(d->pre);
+  mem_free(d->post);
+  mem_free(d);
 }
 
 bool dom_block_reachable(const DomTree *d, const Block *b) { return block_rpo(d, b) != NONE; }
@@ -257,7 +255,7 @@ void dom_cache_free(DomCache *c) {
     if (c->trees.keys[i]) dom_free(c->trees.vals[i]);
   ptrmap_free(&c->trees);
   ptrmap_free(&c->ordered);
-  free(c);
+  mem_free(c);
 }
 
 /* Whether op a comes strictly before op b of the same block. */

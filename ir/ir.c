@@ -1,11 +1,15 @@
 /* ir.c — the kir core: the op table, modules, ops, blocks, regions, use lists, attributes, walks.
  *
  * Use lists are doubly linked through Use.prevp so that setting an operand, replacing all uses
- * and erasing an op are O(1) per use. All memory comes from the module arena. */
+ * and erasing an op are O(1) per use. All memory comes from the module arena, whose chunks (like the
+ * symbol table's) belong to the Module's own block (mem.h): a module made under a guard goes with it, one
+ * made before keeps its memory whatever a later guard does. Building and changing IR runs under a guard
+ * (allocation failures unwind); ir_module_new alone may also be called outside one (NULL when out of memory). */
 #include "ir.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+#include "utils/mem.h"
 
 #include "ir_internal.h"
 
@@ -34,34 +38,50 @@ const OpInfo ir_op_info[OP__COUNT] = {
 #undef OP
 };
 
+enum { OP_TABLE = 256 };  /* a power of two, more than twice OP__COUNT */
+_Static_assert(OP__COUNT * 2 <= OP_TABLE, "OP_TABLE holds every op at half load");
+
 int ir_op_lookup(const char *name, size_t len) {
   /* A small table: a linear scan keyed on length first is fast enough, but the parser calls this per op,
-   * so keep a lazily built hash map. The map is immutable once built; building is idempotent. */
-  static StrMap map;
+   * so keep a lazily built hash table (static: building allocates nothing). Immutable once built; building
+   * is idempotent. Slots hold kind + 1 (0: empty). */
+  static short table[OP_TABLE];
   static int built;
   if (!__atomic_load_n(&built, __ATOMIC_ACQUIRE)) {
     static int lock;
     while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE)) {}
     if (!built) {
-      for (int k = 0; k < OP__COUNT; k++) strmap_put(&map, ir_op_info[k].name, (void *)(intptr_t)(k + 1));
+      for (int k = 0; k < OP__COUNT; k++) {
+        const char *n = ir_op_info[k].name;
+        size_t i = hash_bytes(n, strlen(n)) & (OP_TABLE - 1);
+        while (table[i]) i = (i + 1) & (OP_TABLE - 1);
+        table[i] = (short)(k + 1);
+      }
       __atomic_store_n(&built, 1, __ATOMIC_RELEASE);
     }
     __atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
   }
-  intptr_t k = (intptr_t)strmap_getn(&map, name, len);
-  return k ? (int)k - 1 : -1;
+  for (size_t i = hash_bytes(name, len) & (OP_TABLE - 1); table[i]; i = (i + 1) & (OP_TABLE - 1)) {
+    const char *n = ir_op_info[table[i] - 1].name;
+    if (strlen(n) == len && memcmp(n, name, len) == 0) return table[i] - 1;
+  }
+  return -1;
 }
 
 /* ---- modules ---------------------------------------------------------------------------------- */
 
 Module *ir_module_new(IrContext *ctx, const char *name) {
-  Module *m = calloc(1, sizeof *m);
+  Module *m = mem_calloc(1, sizeof *m);
   if (!m) return NULL;
   m->ctx = ctx;
-  arena_init(&m->arena);
+  arena_init_owned(&m->arena, m);
+  strmap_init_owned(&m->symbols, m);
   m->name = arena_strdup(&m->arena, name ? name : "module");
-  strmap_init(&m->symbols);
-  Block *b = ir_block_new(m);
+  Block *b = m->name ? ir_block_new(m) : NULL;
+  if (!b) {
+    ir_module_free(m);
+    return NULL;
+  }
   ir_region_append_block(&m->body, b);
   return m;
 }
@@ -70,7 +90,7 @@ void ir_module_free(Module *m) {
   if (!m) return;
   strmap_free(&m->symbols);
   arena_free(&m->arena);
-  free(m);
+  mem_free(m);
 }
 
 Block *ir_module_body(Module *m) { return m->body.first; }
@@ -403,7 +423,7 @@ typedef struct CalleeWalk {
   IrCalleeFn fn;
   void *user;
   PtrMap seen;
-  bool stopped;
+  IrWalkEnd end;
 } CalleeWalk;
 
 static bool callee_visit(Op *op, void *user) {
@@ -411,20 +431,23 @@ static bool callee_visit(Op *op, void *user) {
   if (op->kind != OP_FUNC_CALL) return true;
   Op *f = ir_call_target(w->m, op);
   if (f && ptrmap_get(&w->seen, f)) return true;
-  if (f) ptrmap_put(&w->seen, f, f);
+  if (f && !ptrmap_put(&w->seen, f, f)) {
+    w->end = IR_WALK_NO_MEMORY;
+    return false;
+  }
   if (!w->fn(f, op, w->user)) {
-    w->stopped = true;
+    w->end = IR_WALK_STOPPED;
     return false;
   }
   return !f || ir_walk_pre(f, callee_visit, w);
 }
 
-bool ir_walk_callees(Module *m, Op *func, IrCalleeFn fn, void *user) {
+IrWalkEnd ir_walk_callees(Module *m, Op *func, IrCalleeFn fn, void *user) {
   CalleeWalk w = {.m = m, .fn = fn, .user = user};
-  ptrmap_put(&w.seen, func, func);
-  ir_walk_pre(func, callee_visit, &w);
+  if (ptrmap_put(&w.seen, func, func)) ir_walk_pre(func, callee_visit, &w);
+  else w.end = IR_WALK_NO_MEMORY;
   ptrmap_free(&w.seen);
-  return !w.stopped;
+  return w.end;
 }
 
 void ir_module_add_symbol(Module *m, Op *op) {

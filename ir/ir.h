@@ -8,6 +8,13 @@
  * region, attribute and string of its IR. Nothing is freed node by node: erased ops are unlinked
  * and their uses dropped, their memory goes with the module.
  *
+ * Memory (utils/mem.h): building, parsing, verifying and transforming IR run under a guard (the api/ and
+ * runtime/ callers set it up), so their allocations do not fail. The IrContext and every Module keep their
+ * memory whatever guard they are changed under (their arenas and tables belong to their own blocks), and
+ * change publish-after-allocate; type interning also works outside a guard (the runtime's), returning NULL
+ * when out of memory. A module a failed guard was transforming is consistent memory but may be half
+ * transformed: destroy it.
+ *
  * Structure: Module -> top-level ops (func.func, mem.global) in the module's body block;
  *            Op -> regions -> blocks (arguments + op list) -> ops ...
  *            Value = op result or block argument, with a doubly-linked list of its Uses. */
@@ -308,9 +315,11 @@ Op *ir_call_target(Module *m, const Op *op);
  * static shared-memory size, tiling): fn gets each func.func once, in the order of first call (pre-order,
  * depth first), with the call that reached it; a call that names nothing defined in m comes with callee
  * NULL (each such call). func itself is not visited (a call back to it is skipped). fn returning false
- * stops the walk, which then returns false. */
+ * stops the walk (IR_WALK_STOPPED). The set of functions seen is allocated: outside a guard (utils/mem.h) the
+ * walk can end with IR_WALK_NO_MEMORY, which the caller reports. */
 typedef bool (*IrCalleeFn)(Op *callee, Op *call, void *user);
-bool ir_walk_callees(Module *m, Op *func, IrCalleeFn fn, void *user);
+typedef enum IrWalkEnd { IR_WALK_DONE = 0, IR_WALK_STOPPED, IR_WALK_NO_MEMORY } IrWalkEnd;
+IrWalkEnd ir_walk_callees(Module *m, Op *func, IrCalleeFn fn, void *user);
 /* Registers a top-level op (func.func or mem.global) under its sym_name attribute. */
 void ir_module_add_symbol(Module *m, Op *op);
 void ir_module_rebuild_symbols(Module *m);

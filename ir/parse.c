@@ -38,7 +38,8 @@
  * text is registered with diag_add_source so the line and a caret print) and unwinds by longjmp to
  * ir_parse_module, which frees the partial module and returns NULL. Nesting of regions and attribute
  * arrays is capped (MAX_DEPTH) so no input can exhaust the C stack. An op without loc(...) gets its
- * position in the text (the first token: its first result name or its name). */
+ * position in the text (the first token: its first result name or its name). The parser runs under a guard
+ * (utils/mem.h, set up by kf_module_parse): an allocation failure unwinds to it, past ir_parse_module. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -48,6 +49,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "utils/mem.h"
 
 enum {
   MAX_DEPTH = 256,      /* nested regions + attribute arrays */
@@ -127,10 +129,16 @@ static _Noreturn void fail_at(Parser *P, SrcLoc loc, const char *fmt, ...) {
   longjmp(P->fail, 1);
 }
 
+/* Runs under a guard (mem.h), where allocations do not fail; without one, a failure is reported as such. */
+static _Noreturn void oom(Parser *P) {
+  diag_out_of_memory(P->diag);
+  longjmp(P->fail, 1);
+}
+
 static void *vec_grow(Parser *P, void *v, size_t *cap, size_t elem) {
   size_t ncap = *cap ? *cap * 2 : 64;
-  void *nv = realloc(v, ncap * elem);
-  if (!nv) fail_at(P, srcloc(P->file, 0, 0), "out of memory");
+  void *nv = mem_realloc(v, ncap * elem);
+  if (!nv) oom(P);
   *cap = ncap;
   return nv;
 }
@@ -264,7 +272,7 @@ static const char *intern(Parser *P, const char *s, size_t n) {
   const char *k = strmap_getn(&P->strings, s, n);
   if (k) return k;
   char *copy = arena_strndup(&P->m->arena, s, n);
-  if (!copy) fail_at(P, srcloc(P->file, 0, 0), "out of memory");
+  if (!copy) oom(P);
   strmap_putn(&P->strings, copy, n, copy);
   return copy;
 }
@@ -421,8 +429,8 @@ static void nt_clear(NameTable *t) {
 
 static void nt_grow(Parser *P, NameTable *t) {
   size_t cap = t->cap ? t->cap * 2 : 256;
-  NameEntry *slots = calloc(cap, sizeof *slots);
-  if (!slots) fail_at(P, srcloc(P->file, 0, 0), "out of memory");
+  NameEntry *slots = mem_calloc(cap, sizeof *slots);
+  if (!slots) oom(P);
   for (size_t i = 0; i < t->cap; i++) {
     NameEntry *e = &t->slots[i];
     if (e->gen != t->gen) continue;
@@ -430,7 +438,7 @@ static void nt_grow(Parser *P, NameTable *t) {
     while (slots[j].gen == t->gen) j = (j + 1) & (cap - 1);
     slots[j] = *e;
   }
-  free(t->slots);
+  mem_free(t->slots);
   t->slots = slots;
   t->cap = cap;
 }
@@ -458,7 +466,7 @@ static Value *use_value(Parser *P, const NameRef *r, Type *t) {
   NameEntry *e = nt_get(P, &P->values, r, 0);
   if (!e->ptr) {
     Value *v = P->free_values.n ? P->free_values.v[--P->free_values.n] : ARENA_NEW(&P->m->arena, Value);
-    if (!v) fail_at(P, r->loc, "out of memory");
+    if (!v) oom(P);
     memset(v, 0, sizeof *v);
     v->type = t;
     e->ptr = v;
@@ -514,7 +522,7 @@ static Block *use_block(Parser *P, const NameRef *r) {
   NameEntry *e = nt_get(P, &P->blocks, r, P->cur_region);
   if (!e->ptr) {
     Block *b = ir_block_new(P->m);
-    if (!b) fail_at(P, r->loc, "out of memory");
+    if (!b) oom(P);
     e->ptr = b;
     PUSH(P, P->pending_blocks, ((PendingBlock){b, *r}));
   }
@@ -634,7 +642,7 @@ static Attr parse_attr_array(Parser *P) {
   }
   unsigned n = (unsigned)(P->attrs.n - mark);
   Attr a = attr_array(P->m, n, n ? P->attrs.v + mark : NULL);
-  if (!a.arr.elems) fail_at(P, here(P), "out of memory");
+  if (!a.arr.elems) oom(P);
   P->attrs.n = mark;
   P->depth--;
   return a;
@@ -722,7 +730,7 @@ static Block *parse_block_label(Parser *P, Region *r) {
   Block *b = e->ptr;
   if (!b) {
     b = ir_block_new(P->m);
-    if (!b) fail_at(P, name.loc, "out of memory");
+    if (!b) oom(P);
     e->ptr = b;
   } else if (b->region) {
     fail_at(P, name.loc, "redefinition of block '^%.*s'", (int)name.len, name.s);
@@ -770,7 +778,7 @@ static void parse_region(Parser *P, Region *out) {
     }
     if (!cur) {
       cur = ir_block_new(P->m);
-      if (!cur) fail_at(P, open, "out of memory");
+      if (!cur) oom(P);
       ir_region_append_block(&r, cur);
     }
     parse_op(P, cur);
@@ -863,7 +871,7 @@ static Op *parse_op(Parser *P, Block *into) {
   size_t nregions = P->regions.n - regions_mark, nsuccs = P->succs.n - succs_mark;
   Op *op = ir_op_create(P->m, (OpKind)kind, loc, (unsigned)nin, nin ? P->vals.v + vals_mark : NULL, (unsigned)nout,
                         nout ? P->types.v + types_mark + nin : NULL, (unsigned)nregions);
-  if (!op) fail_at(P, oploc, "out of memory");
+  if (!op) oom(P);
   for (size_t i = 0; i < nregions; i++) {
     Region *r = &op->regions[i];
     *r = P->regions.v[regions_mark + i];
@@ -874,7 +882,7 @@ static Op *parse_op(Parser *P, Block *into) {
   size_t nattrs = P->nattrs.n - nattrs_mark;
   if (nattrs) {
     op->attrs = ARENA_ARRAY(&P->m->arena, NamedAttr, nattrs);
-    if (!op->attrs) fail_at(P, oploc, "out of memory");
+    if (!op->attrs) oom(P);
     memcpy(op->attrs, P->nattrs.v + nattrs_mark, sizeof(NamedAttr) * nattrs);
     op->nattrs = (unsigned)nattrs;
   }
@@ -907,34 +915,34 @@ static void parse_module(Parser *P) {
 }
 
 static void parser_free(Parser *P) {
-  free(P->values.slots);
-  free(P->blocks.slots);
+  mem_free(P->values.slots);
+  mem_free(P->blocks.slots);
   strmap_free(&P->strings);
   sb_free(&P->sbuf);
   sb_free(&P->tybuf[0]);
   sb_free(&P->tybuf[1]);
-  free(P->defs.v);
-  free(P->refs.v);
-  free(P->types.v);
-  free(P->vals.v);
-  free(P->regions.v);
-  free(P->succs.v);
-  free(P->succ_counts.v);
-  free(P->nattrs.v);
-  free(P->attrs.v);
-  free(P->pending_blocks.v);
-  free(P->free_values.v);
-  free(P);
+  mem_free(P->defs.v);
+  mem_free(P->refs.v);
+  mem_free(P->types.v);
+  mem_free(P->vals.v);
+  mem_free(P->regions.v);
+  mem_free(P->succs.v);
+  mem_free(P->succ_counts.v);
+  mem_free(P->nattrs.v);
+  mem_free(P->attrs.v);
+  mem_free(P->pending_blocks.v);
+  mem_free(P->free_values.v);
+  mem_free(P);
 }
 
 Module *ir_parse_module(IrContext *ctx, Diag *diag, const char *filename, const char *text, size_t len) {
   if (!filename) filename = "<input>";
   if (!text) text = "", len = 0;
-  Parser *P = calloc(1, sizeof *P);
+  Parser *P = mem_calloc(1, sizeof *P);
   Module *m = P ? ir_module_new(ctx, filename) : NULL;
   if (!m) {
-    free(P);
-    diag_error(diag, srcloc(filename, 0, 0), "out of memory");
+    mem_free(P);
+    diag_out_of_memory(diag);
     return NULL;
   }
   P->ctx = ctx;

@@ -1,13 +1,19 @@
 /* types.c — interned kir types: construction, printing and parsing of the type syntax.
  *
  * Types are hash-consed in the IrContext: a structural hash finds the one existing Type equal to the
- * requested one, so type equality everywhere else is pointer equality. */
+ * requested one, so type equality everywhere else is pointer equality.
+ *
+ * The IrContext outlives every guard (mem.h) and is changed under them: its arena and table belong to its
+ * own block, and interning allocates first and publishes last (a bigger table, then the new type and its
+ * element lists, then the slot), so an allocation failure at any point leaves it consistent. Under a guard
+ * the ty_* constructors never fail; elsewhere (the runtime) they return NULL when out of memory, and
+ * ty_parse then fails. */
 #include "ir.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir_internal.h"
+#include "utils/mem.h"
 
 static uint64_t type_hash(const Type *t) {
   uint64_t h = hash_mix(t->kind, t->bits);
@@ -36,24 +42,29 @@ static bool type_equal(const Type *a, const Type *b) {
 }
 
 IrContext *ir_context_new(void) {
-  IrContext *ctx = calloc(1, sizeof *ctx);
+  IrContext *ctx = mem_calloc(1, sizeof *ctx);
   if (!ctx) return NULL;
-  arena_init(&ctx->arena);
+  arena_init_owned(&ctx->arena, ctx);
   return ctx;
 }
 
 void ir_context_free(IrContext *ctx) {
   if (!ctx) return;
-  free(ctx->types);
+  mem_free(ctx->types);
   arena_free(&ctx->arena);
-  free(ctx);
+  mem_free(ctx);
 }
 
 static Type *intern(IrContext *ctx, const Type *key) {
+  for (unsigned i = 0; i < key->n; i++)
+    if (!key->elems[i]) return NULL;  /* an element type that could not be made */
+  for (unsigned i = 0; i < key->nresults; i++)
+    if (!key->results[i]) return NULL;
+  if ((key->kind == TY_PTR || key->kind == TY_ARRAY) && !key->elem) return NULL;
   if ((ctx->ntypes + 1) * 2 > ctx->types_cap) {
     size_t cap = ctx->types_cap ? ctx->types_cap * 2 : 64;
-    Type **slots = calloc(cap, sizeof *slots);
-    if (!slots) abort();
+    Type **slots = mem_calloc_like(ctx->types ? (const void *)ctx->types : ctx, cap, sizeof *slots);
+    if (!slots) return NULL;
     for (size_t i = 0; i < ctx->types_cap; i++) {
       Type *t = ctx->types[i];
       if (!t) continue;
@@ -61,7 +72,7 @@ static Type *intern(IrContext *ctx, const Type *key) {
       while (slots[j]) j = (j + 1) & (cap - 1);
       slots[j] = t;
     }
-    free(ctx->types);
+    mem_free(ctx->types);
     ctx->types = slots;
     ctx->types_cap = cap;
   }
@@ -70,16 +81,19 @@ static Type *intern(IrContext *ctx, const Type *key) {
   for (; ctx->types[j]; j = (j + 1) & mask)
     if (type_equal(ctx->types[j], key)) return ctx->types[j];
   Type *t = ARENA_NEW(&ctx->arena, Type);
+  if (!t) return NULL;
   *t = *key;
   if (key->n) {
     t->elems = ARENA_ARRAY(&ctx->arena, Type *, key->n);
+    if (!t->elems) return NULL;
     memcpy(t->elems, key->elems, sizeof(Type *) * key->n);
   }
   if (key->nresults) {
     t->results = ARENA_ARRAY(&ctx->arena, Type *, key->nresults);
+    if (!t->results) return NULL;
     memcpy(t->results, key->results, sizeof(Type *) * key->nresults);
   }
-  t->id = (unsigned)++ctx->ntypes;
+  t->id = (unsigned)++ctx->ntypes;  /* published: everything above is in place */
   ctx->types[j] = t;
   return t;
 }

@@ -18,6 +18,7 @@
 
 #include "passes.h"
 #include "passes/range.h"
+#include "utils/mem.h"
 
 typedef struct Bce {
   Module *m;
@@ -27,11 +28,8 @@ typedef struct Bce {
   Op *func;               /* the function being walked */
 } Bce;
 
-static void *xrealloc(void *p, size_t size) {
-  p = realloc(p, size ? size : 1);
-  if (!p) abort();
-  return p;
-}
+/* Passes run under a guard (mem.h): an allocation failure unwinds to it, never returns NULL here. */
+static void *xrealloc(void *p, size_t size) { return mem_realloc(p, size ? size : 1); }
 
 /* ---- the walk ------------------------------------------------------------------------------------ */
 
@@ -138,11 +136,11 @@ static void walk_cfg(Bce *s, Region *r) {
   }
 
   dom_free(dt);
-  free(marks);
-  free(open);
-  free(pred);
-  free(pslot);
-  free(npred);
+  mem_free(marks);
+  mem_free(open);
+  mem_free(pred);
+  mem_free(pslot);
+  mem_free(npred);
 }
 
 static void walk_region(Bce *s, Region *r) {

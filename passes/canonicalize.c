@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "passes.h"
+#include "utils/mem.h"
 
 /* Op.id scratch bits during this pass. */
 enum { Q_QUEUED = 1u, Q_ERASED = 2u };
@@ -59,9 +60,7 @@ static void wl_push(Canon *c, Op *op) {
   if (!op || (op->id & (Q_QUEUED | Q_ERASED))) return;
   if (c->n == c->cap) {
     c->cap = c->cap ? c->cap * 2 : 256;
-    Op **l = realloc(c->list, c->cap * sizeof *l);
-    if (!l) abort();
-    c->list = l;
+    c->list = mem_realloc(c->list, c->cap * sizeof *c->list);  /* under a guard (mem.h): never NULL */
   }
   op->id |= Q_QUEUED;
   c->list[c->n++] = op;
@@ -863,6 +862,6 @@ bool pass_canonicalize(Module *m, const PassContext *pc) {
     if (op->id & Q_ERASED || !op->block) continue;
     visit(&c, op);
   }
-  free(c.list);
+  mem_free(c.list);
   return true;
 }

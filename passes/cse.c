@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "passes.h"
+#include "utils/mem.h"
 
 #define NONE ((size_t)-1)
 
@@ -36,11 +37,8 @@ typedef struct Cse {
   unsigned erased;
 } Cse;
 
-static void *xrealloc(void *p, size_t size) {
-  p = realloc(p, size ? size : 1);
-  if (!p) abort();
-  return p;
-}
+/* Passes run under a guard (mem.h): an allocation failure unwinds to it, never returns NULL here. */
+static void *xrealloc(void *p, size_t size) { return mem_realloc(p, size ? size : 1); }
 
 /* ---- hashing and equality of expressions -------------------------------------------------------- */
 
@@ -107,7 +105,7 @@ static bool cse_candidate(const Op *op) {
 /* ---- the scoped table ---------------------------------------------------------------------------- */
 
 static void table_rehash(Cse *s, size_t nbuckets) {
-  free(s->buckets);
+  mem_free(s->buckets);
   s->buckets = xrealloc(NULL, nbuckets * sizeof *s->buckets);
   s->nbuckets = nbuckets;
   for (size_t i = 0; i < nbuckets; i++) s->buckets[i] = NONE;
@@ -187,8 +185,8 @@ static void cse_cfg(Cse *s, Region *r) {
     cse_block(s, order[k]);
   }
   while (sp) table_pop(s, mark[--sp]);
-  free(mark);
-  free(open);
+  mem_free(mark);
+  mem_free(open);
   dom_free(dt);
 }
 
@@ -212,7 +210,7 @@ bool pass_cse(Module *m, const PassContext *pc) {
     table_pop(&s, 0);
     for (unsigned i = 0; i < op->nregions; i++) cse_region(&s, &op->regions[i]);
   }
-  free(s.buckets);
-  free(s.entries);
+  mem_free(s.buckets);
+  mem_free(s.entries);
   return true;
 }

@@ -102,7 +102,7 @@ static bool eligible(Module *m, Op *func, bool all_grids) {
   GsScan s = {.m = m, .ok = true, .entry_term = term, .all_grids = all_grids};
   if (!scan_func(&s, func)) return false;
   s.in_callee = true;
-  return ir_walk_callees(m, func, scan_callee, &s) && s.ok;
+  return ir_walk_callees(m, func, scan_callee, &s) == IR_WALK_DONE && s.ok;
 }
 
 typedef struct GsCollect {

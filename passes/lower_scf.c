@@ -25,6 +25,7 @@
 #include <stdlib.h>
 
 #include "passes.h"
+#include "utils/mem.h"
 
 typedef struct Lower {
   Module *m;
@@ -36,9 +37,7 @@ typedef struct Lower {
 static void push_op(Lower *L, Op *op) {
   if (L->n == L->cap) {
     L->cap = L->cap ? L->cap * 2 : 64;
-    Op **ops = realloc(L->ops, L->cap * sizeof *ops);
-    if (!ops) abort();
-    L->ops = ops;
+    L->ops = mem_realloc(L->ops, L->cap * sizeof *L->ops);  /* under a guard (mem.h): never NULL */
   }
   L->ops[L->n++] = op;
 }
@@ -229,6 +228,6 @@ bool pass_lower_scf(Module *m, const PassContext *pc) {
     else if (op->kind == OP_FOR) lower_for(&L, op);
     else lower_while(&L, op);
   }
-  free(L.ops);
+  mem_free(L.ops);
   return true;
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "utils/mem.h"
+
 static const PassInfo passes[PASS__COUNT] = {
 #define PASS(Id, name, fn, summary) [PASS_##Id] = {name, fn, summary, 0, {{0}}},
 #define PASS_OPTION(Id, name, dflt, help)
@@ -55,9 +57,7 @@ const PassInfo *pass_lookup(const char *name, size_t len) {
 static PipelineEntry *pipeline_push(Pipeline *p, const PassInfo *pass) {
   if (p->n == p->cap) {
     unsigned cap = p->cap ? p->cap * 2 : 8;
-    PipelineEntry *e = realloc(p->entries, cap * sizeof *e);
-    if (!e) abort();
-    p->entries = e;
+    p->entries = mem_realloc(p->entries, cap * sizeof *p->entries);  /* under a guard (mem.h): never NULL */
     p->cap = cap;
   }
   PipelineEntry *e = &p->entries[p->n++];
@@ -75,7 +75,7 @@ bool pipeline_append(Pipeline *p, const char *pass_name) {
 }
 
 void pipeline_free(Pipeline *p) {
-  free(p->entries);
+  mem_free(p->entries);
   p->entries = NULL;
   p->n = p->cap = 0;
 }
@@ -193,7 +193,7 @@ static bool name_in_list(const char *name, const char *list) {
 bool pipeline_run(const Pipeline *p, Module *m, const PassManagerOptions *opts, Diag *diag) {
   PassManagerOptions none = {0};
   if (!opts) opts = &none;
-  double *times = calloc(p->n ? p->n : 1, sizeof *times);
+  double *times = mem_calloc(p->n ? p->n : 1, sizeof *times);
   double verify_time = 0;
   bool ok = true;
   for (unsigned i = 0; i < p->n && ok; i++) {
@@ -231,6 +231,6 @@ bool pipeline_run(const Pipeline *p, Module *m, const PassManagerOptions *opts, 
       sb_printf(opts->dump, "   %.4f (%5.1f%%)  (verifier)\n", verify_time, total > 0 ? 100 * verify_time / total : 0);
     sb_printf(opts->dump, "   %.4f (100.0%%)  Total\n", total);
   }
-  free(times);
+  mem_free(times);
   return ok;
 }

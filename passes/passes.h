@@ -1,7 +1,9 @@
 /* passes.h — the pass manager and the passes over kir (internal to the library).
  *
  * Every pass is one file in passes/ exporting one `bool pass_<name>(Module *, const PassContext *)`,
- * registered in passes.def. A pass returns false only after reporting an error to pc->diag. */
+ * registered in passes.def. A pass returns false only after reporting an error to pc->diag. Pipelines are
+ * parsed and run under a guard (utils/mem.h; kf_module_run_pipeline, rt_compile_source): allocations here
+ * do not fail, an allocation failure unwinds to the guard. */
 #ifndef KF_PASSES_PASSES_H
 #define KF_PASSES_PASSES_H
 

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "passes/passes.h"
+#include "utils/mem.h"
 #include "utils/ptrmap.h"
 
 enum {
@@ -87,11 +88,8 @@ struct RangeAnalysis {
   int budget;
 };
 
-static void *xrealloc(void *p, size_t size) {
-  p = realloc(p, size ? size : 1);
-  if (!p) abort();
-  return p;
-}
+/* Passes run under a guard (utils/mem.h): an allocation failure unwinds to it and never returns NULL here. */
+static void *xrealloc(void *p, size_t size) { return mem_realloc(p, size ? size : 1); }
 
 /* ---- ranges --------------------------------------------------------------------------------- */
 
@@ -833,14 +831,14 @@ RangeAnalysis *range_analysis_new(Module *m) {
 void range_analysis_free(RangeAnalysis *s) {
   if (!s) return;
   for (size_t i = 0; i < s->extents.cap; i++)
-    if (s->extents.keys && s->extents.keys[i]) free(s->extents.vals[i]);
+    if (s->extents.keys && s->extents.keys[i]) mem_free(s->extents.vals[i]);
   ptrmap_free(&s->extents);
   ptrmap_free(&s->index);
-  free(s->infos);
-  free(s->head_a);
-  free(s->head_b);
-  free(s->facts);
-  free(s);
+  mem_free(s->infos);
+  mem_free(s->head_a);
+  mem_free(s->head_b);
+  mem_free(s->facts);
+  mem_free(s);
 }
 
 /* Each public call is one query: a fresh budget. */

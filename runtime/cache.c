@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "utils/sha256.h"
+#include "utils/mem.h"
 
 static const unsigned char entry_magic[8] = {0x7f, 'K', 'F', 'C', 'A', 'C', 'H', 0};
 
@@ -74,7 +75,7 @@ bool rt_cache_default_dir(const char *kfront_cache_dir, const char *xdg_cache_ho
 /* mkdir -p */
 static bool make_dirs(const char *dir) {
   size_t n = strlen(dir);
-  char *p = malloc(n + 1);
+  char *p = mem_alloc(n + 1);
   if (!p) return false;
   memcpy(p, dir, n + 1);
   for (size_t i = 1; i <= n; i++) {
@@ -82,12 +83,12 @@ static bool make_dirs(const char *dir) {
     char c = p[i];
     p[i] = 0;
     if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-      free(p);
+      mem_free(p);
       return false;
     }
     p[i] = c;
   }
-  free(p);
+  mem_free(p);
   struct stat st;
   return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
@@ -194,7 +195,7 @@ RtEntryStatus rt_cache_read_entry(const char *dir, const RtCacheKey *key, char *
     problem = "not a regular file";
   } else {
     size = (size_t)st.st_size;
-    buf = malloc(size + 1);  /* + a NUL after the payload, for text payloads */
+    buf = mem_alloc(size + 1);  /* + a NUL after the payload, for text payloads */
     size_t got = 0;
     while (buf && got < size) {
       ssize_t r = read(fd, buf + got, size - got);
@@ -222,7 +223,7 @@ RtEntryStatus rt_cache_read_entry(const char *dir, const RtCacheKey *key, char *
   if (problem) {
     if (why) sb_printf(why, "invalid cache entry %s removed: %s", sb_cstr(&path), problem);
     remove_if_same(sb_cstr(&path), fd);
-    free(buf);
+    mem_free(buf);
     status = RT_ENTRY_CORRUPT;
   } else {
     *len = size - RT_CACHE_HEADER_SIZE;
@@ -240,7 +241,7 @@ RtEntryStatus rt_cache_read_entry(const char *dir, const RtCacheKey *key, char *
 void rt_cache_init(RtCache *c, bool memory, const char *disk_dir) {
   memset(c, 0, sizeof *c);
   c->memory = memory;
-  c->dir = disk_dir && *disk_dir ? strdup(disk_dir) : NULL;
+  c->dir = disk_dir && *disk_dir ? mem_strdup(disk_dir) : NULL;
   strmap_init(&c->entries);
   pthread_mutex_init(&c->lock, NULL);
   sb_init(&c->last_problem);
@@ -250,11 +251,11 @@ void rt_cache_free(RtCache *c) {
   for (size_t i = 0; i < c->entries.cap; i++) {
     StrMapEntry *e = &c->entries.slots[i];
     if (!e->key) continue;
-    free((char *)e->key);
-    free(e->value);
+    mem_free((char *)e->key);
+    mem_free(e->value);
   }
   strmap_free(&c->entries);
-  free(c->dir);
+  mem_free(c->dir);
   sb_free(&c->last_problem);
   pthread_mutex_destroy(&c->lock);
 }
@@ -262,17 +263,20 @@ void rt_cache_free(RtCache *c) {
 /* Keeps a copy in memory (lock held). */
 static void remember(RtCache *c, const RtCacheKey *key, const void *payload, size_t len) {
   if (!c->memory || strmap_get(&c->entries, key->hex)) return;
-  RtCacheBlob *b = malloc(sizeof *b + len + 1);
-  char *k = strdup(key->hex);
+  RtCacheBlob *b = mem_alloc(sizeof *b + len + 1);
+  char *k = mem_strdup(key->hex);
   if (!b || !k) {
-    free(b);
-    free(k);
+    mem_free(b);
+    mem_free(k);
     return;
   }
   b->len = len;
   memcpy(b->data, payload, len);
   b->data[len] = 0;
-  strmap_put(&c->entries, k, b);
+  if (!strmap_put(&c->entries, k, b)) {  /* out of memory: not cached */
+    mem_free(b);
+    mem_free(k);
+  }
 }
 
 RtCacheResult rt_cache_get(RtCache *c, const RtCacheKey *key, char **payload, size_t *len) {
@@ -281,7 +285,7 @@ RtCacheResult rt_cache_get(RtCache *c, const RtCacheKey *key, char **payload, si
   pthread_mutex_lock(&c->lock);
   RtCacheBlob *b = c->memory ? strmap_get(&c->entries, key->hex) : NULL;
   if (b) {
-    *payload = malloc(b->len + 1);
+    *payload = mem_alloc(b->len + 1);
     if (*payload) {
       memcpy(*payload, b->data, b->len + 1);
       *len = b->len;

@@ -306,15 +306,14 @@ void rt_report_index_error(Diag *diag, const char *kernel, const char *file, uns
 
 typedef struct SharedWalk {
   Module *m;
-  Op *seen[64];         /* globals already counted */
-  unsigned nseen;
+  PtrMap seen;          /* globals already counted */
   size_t bytes;
+  bool no_memory;
 } SharedWalk;
 
 static bool seen_before(SharedWalk *w, Op *op) {
-  for (unsigned i = 0; i < w->nseen; i++)
-    if (w->seen[i] == op) return true;
-  if (w->nseen < sizeof w->seen / sizeof *w->seen) w->seen[w->nseen++] = op;
+  if (ptrmap_get(&w->seen, op)) return true;
+  if (!ptrmap_put(&w->seen, op, op)) w->no_memory = true;
   return false;
 }
 
@@ -323,7 +322,7 @@ static bool shared_visit(Op *op, void *user) {
   if (op->kind == OP_GLOBAL_REF) {
     const char *name = ir_op_attr_str(op, "name");
     Op *g = name ? ir_module_lookup(w->m, name) : NULL;
-    if (!g || g->kind != OP_GLOBAL || seen_before(w, g)) return true;
+    if (!g || g->kind != OP_GLOBAL || seen_before(w, g)) return !w->no_memory;
     const char *space = ir_op_attr_str(g, "space");
     Type *t = ir_op_attr_type(g, "type");
     Attr *shape = ir_op_attr(g, "shape");
@@ -339,16 +338,18 @@ static bool shared_visit(Op *op, void *user) {
 
 static bool shared_callee(Op *callee, Op *call, void *user) {
   (void)call;
-  if (callee) ir_walk_pre(callee, shared_visit, user);
-  return true;
+  SharedWalk *w = user;
+  if (callee) ir_walk_pre(callee, shared_visit, w);
+  return !w->no_memory;
 }
 
-/* The kernel's and its callees' (ir_walk_callees) shared globals, each counted once. */
-size_t rt_kir_static_shared(Module *m, Op *func) {
+bool rt_kir_static_shared(Module *m, Op *func, size_t *out) {
   SharedWalk w = {.m = m};
   ir_walk_pre(func, shared_visit, &w);
-  ir_walk_callees(m, func, shared_callee, &w);
-  return w.bytes;
+  if (!w.no_memory && ir_walk_callees(m, func, shared_callee, &w) == IR_WALK_NO_MEMORY) w.no_memory = true;
+  ptrmap_free(&w.seen);
+  *out = w.bytes;
+  return !w.no_memory;
 }
 
 static bool names_function(const char *sym, const char *name) {

@@ -1,10 +1,21 @@
 /* compile_source.c — Python source to kir ready to run: the frontend (frontend/compile.h), the verifier,
- * then the pass pipeline. One sequence for the runtime's programs and for kf_compile_source. */
+ * then the pass pipeline. One sequence for the runtime's programs and for kf_compile_source, run under a guard
+ * (utils/mem.h) reporting to the Diag: the module reaches the caller only when all of it finished. */
 #include "frontend/compile.h"
 #include "passes/passes.h"
 #include "runtime/rt.h"
 
-Module *rt_compile_source(IrContext *ir, Diag *diag, const kf_source *main, const RtSourceOptions *o) {
+typedef struct CompileJob {
+  IrContext *ir;
+  Diag *diag;
+  const kf_source *main;
+  const RtSourceOptions *o;
+  Module *m;
+} CompileJob;
+
+static void compile_job(void *arg) {
+  CompileJob *j = arg;
+  const RtSourceOptions *o = j->o;
   FeOptions fo = {.kernels = o->kernels,
                   .nkernels = o->nkernels,
                   .signatures = o->signatures,
@@ -16,26 +27,33 @@ Module *rt_compile_source(IrContext *ir, Diag *diag, const kf_source *main, cons
                   .nbindings = o->nbindings,
                   .functions = o->functions,
                   .nfunctions = o->nfunctions};
-  DiagKind prev = diag_set_kind(DIAG_KIND_TYPING);  /* the parser says SYNTAX itself */
-  Module *m = fe_compile(ir, diag, main, &fo);
+  diag_set_kind(DIAG_KIND_TYPING);  /* the parser says SYNTAX itself */
+  Module *m = fe_compile(j->ir, j->diag, j->main, &fo);
   diag_set_kind(DIAG_KIND_INTERNAL);  /* a module the verifier or a pass refuses is kfront's fault */
-  if (!m) {
-    diag_set_kind(prev);
-    return NULL;
-  }
-  if (!ir_verify_module(m, diag)) {
-    diag_set_kind(prev);
+  if (!m) return;
+  if (!ir_verify_module(m, j->diag)) {
     ir_module_free(m);
-    return NULL;
+    return;
   }
   Pipeline p = {0};
   PassManagerOptions pm = {.verify_each = o->verify_each};
-  bool ok = pipeline_parse(&p, o->pipeline ? o->pipeline : PASS_DEFAULT_PIPELINE, diag) && pipeline_run(&p, m, &pm, diag);
+  bool ok = pipeline_parse(&p, o->pipeline ? o->pipeline : PASS_DEFAULT_PIPELINE, j->diag) &&
+            pipeline_run(&p, m, &pm, j->diag);
   pipeline_free(&p);
-  diag_set_kind(prev);
   if (!ok) {
     ir_module_free(m);
-    return NULL;
+    return;
   }
-  return m;
+  j->m = m;
+}
+
+kf_status rt_compile_source(IrContext *ir, Diag *diag, const kf_source *main, const RtSourceOptions *o, Module **out) {
+  *out = NULL;
+  CompileJob j = {ir, diag, main, o, NULL};
+  DiagKind prev = diag_kind();
+  bool done = diag_guard(diag, compile_job, &j);
+  diag_set_kind(prev);
+  if (!done) return KF_ERROR_OUT_OF_MEMORY;
+  *out = j.m;
+  return j.m ? KF_OK : KF_ERROR_INVALID_INPUT;
 }

@@ -5,7 +5,8 @@
  * include/kfront/abi.h, the checks) is written once in runtime/; a device only moves bytes, loads code,
  * runs a packed launch and reports what went wrong. Device addresses are uint64_t; streams and events are
  * opaque pointers the device made (NULL: the default stream). Every function reports its failures to the
- * Diag it is given and returns false (or a kf_status), never prints, never exits.
+ * Diag it is given and returns false (or a kf_status: KF_ERROR_OUT_OF_MEMORY when host memory ran out, after
+ * diag_out_of_memory), never prints, never exits.
  *
  * Code: a device that `runs_kir` (the simulator) loads the kir Module itself; the GPU loads PTX text. A
  * loaded module (RtDevModule) and the functions looked up in it belong to the device; unload frees both.
@@ -52,19 +53,19 @@ typedef struct RtDeviceOps {
   bool (*host_device_pointer)(RtDevice *d, void *host, uint64_t *out, Diag *diag);
   bool (*memory_info)(RtDevice *d, size_t *free_bytes, size_t *total_bytes, Diag *diag);
   /* streams and events; synchronising checks the error records of what ran (KF_ERROR_OUT_OF_BOUNDS) */
-  bool (*stream_create)(RtDevice *d, void **out, Diag *diag);
+  kf_status (*stream_create)(RtDevice *d, void **out, Diag *diag);
   void (*stream_destroy)(RtDevice *d, void *stream);
   kf_status (*stream_synchronize)(RtDevice *d, void *stream, Diag *diag);
   kf_status (*synchronize)(RtDevice *d, Diag *diag);
-  bool (*event_create)(RtDevice *d, void **out, Diag *diag);
+  kf_status (*event_create)(RtDevice *d, void **out, Diag *diag);
   void (*event_destroy)(RtDevice *d, void *event);
   bool (*event_record)(RtDevice *d, void *event, void *stream, Diag *diag);
   bool (*event_synchronize)(RtDevice *d, void *event, Diag *diag);
   bool (*event_elapsed_ms)(RtDevice *d, void *start, void *end, float *ms, Diag *diag);
   /* code */
-  RtDevModule *(*load)(RtDevice *d, Module *kir, const char *ptx, Diag *diag);
+  kf_status (*load)(RtDevice *d, Module *kir, const char *ptx, RtDevModule **out, Diag *diag);
   void (*unload)(RtDevice *d, RtDevModule *m);
-  bool (*function)(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag);
+  kf_status (*function)(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag);
   /* Blocks of fn (block_threads threads, shared bytes) the whole device runs at once. */
   unsigned (*resident_blocks)(RtDevice *d, RtDevFunction *fn, unsigned block_threads, size_t shared);
   /* Runs fn over the physical grid x block with the parameters packed per abi.h (params[i] points at slot
@@ -86,7 +87,7 @@ struct RtDevice {
 /* Opens GPU `ordinal` through the driver at libcuda_path (NULL: "libcuda.so.1"). NULL (reported) when
  * there is no usable driver or device. */
 RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag);
-/* The simulator as a device. opts is copied. */
+/* The simulator as a device. opts is copied. NULL (reported) only when out of memory. */
 typedef struct SimOptions SimOptions;
 RtDevice *rt_device_sim_open(const SimOptions *opts, Diag *diag);
 

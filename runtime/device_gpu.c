@@ -5,7 +5,8 @@
  *
  * Every entry point makes the device's primary context current on the calling thread first, so any host
  * thread may call in. A module whose kernels ran since its record was last read is `dirty`; a
- * synchronisation reads the records of the dirty modules only. */
+ * synchronisation reads the records of the dirty modules only. Host memory comes from utils/mem.h (out of
+ * memory: KF_ERROR_OUT_OF_MEMORY from load; the driver's own memory is the driver's). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 #include "kfront/abi.h"
 #include "runtime/device.h"
 #include "runtime/runtime.h"
+#include "utils/mem.h"
 
 struct RtDevModule {
   CUmodule mod;
@@ -79,11 +81,11 @@ static void gpu_close(RtDevice *d) {
   for (RtDevModule *m = g->modules, *n; m; m = n) {
     n = m->next;
     g->cu->cuModuleUnload(m->mod);
-    free(m);
+    mem_free(m);
   }
   if (g->ctx) g->cu->cuDevicePrimaryCtxRelease(g->dev);
   pthread_mutex_destroy(&g->lock);
-  free(g);
+  mem_free(g);
 }
 
 /* ---- memory ----------------------------------------------------------------------------------- */
@@ -162,12 +164,12 @@ static bool gpu_memory_info(RtDevice *d, size_t *free_bytes, size_t *total_bytes
 
 /* ---- streams, events, error records ----------------------------------------------------------- */
 
-static bool gpu_stream_create(RtDevice *d, void **out, Diag *diag) {
+static kf_status gpu_stream_create(RtDevice *d, void **out, Diag *diag) {
   Gpu *g = G(d);
   CUstream s = NULL;
-  if (!bind(g, diag) || !CU(cuStreamCreate, &s, CU_STREAM_DEFAULT)) return false;
+  if (!bind(g, diag) || !CU(cuStreamCreate, &s, CU_STREAM_DEFAULT)) return KF_ERROR_DEVICE;
   *out = s;
-  return true;
+  return KF_OK;
 }
 
 static void gpu_stream_destroy(RtDevice *d, void *s) {
@@ -180,9 +182,9 @@ static char *read_strings(Gpu *g, RtDevModule *m, size_t *len) {
   CUdeviceptr p = 0;
   size_t bytes = 0;
   if (g->cu->cuModuleGetGlobal(&p, &bytes, m->mod, KF_ERROR_STRINGS_SYMBOL) != CUDA_SUCCESS || !bytes) return NULL;
-  char *t = malloc(bytes);
+  char *t = mem_alloc(bytes);
   if (t && g->cu->cuMemcpyDtoH(t, p, bytes) != CUDA_SUCCESS) {
-    free(t);
+    mem_free(t);
     return NULL;
   }
   *len = bytes;
@@ -217,7 +219,7 @@ static kf_status check_records(Gpu *g, Diag *diag) {
                  "kernel %s failed with device error code %u", kernel ? kernel : "?", rec.flag);
     }
     if (st == KF_OK) st = KF_ERROR_OUT_OF_BOUNDS;
-    free(table);
+    mem_free(table);
     /* reset, so the next launch of this module is checked afresh */
     if (!CU(cuMemsetD8, m->error_record, 0, sizeof rec)) {
       st = KF_ERROR_DEVICE;
@@ -249,12 +251,12 @@ static kf_status gpu_synchronize(RtDevice *d, Diag *diag) {
   return check_records(g, diag);
 }
 
-static bool gpu_event_create(RtDevice *d, void **out, Diag *diag) {
+static kf_status gpu_event_create(RtDevice *d, void **out, Diag *diag) {
   Gpu *g = G(d);
   CUevent e = NULL;
-  if (!bind(g, diag) || !CU(cuEventCreate, &e, CU_EVENT_DEFAULT)) return false;
+  if (!bind(g, diag) || !CU(cuEventCreate, &e, CU_EVENT_DEFAULT)) return KF_ERROR_DEVICE;
   *out = e;
-  return true;
+  return KF_OK;
 }
 
 static void gpu_event_destroy(RtDevice *d, void *e) {
@@ -287,22 +289,23 @@ static void jit_note(Diag *diag, const char *what, char *log, size_t cap) {
   if (n) diag_note(diag, srcloc(NULL, 0, 0), "%s:\n%s", what, log);
 }
 
-static RtDevModule *gpu_load(RtDevice *d, Module *kir, const char *ptx, Diag *diag) {
+static kf_status gpu_load(RtDevice *d, Module *kir, const char *ptx, RtDevModule **out, Diag *diag) {
   Gpu *g = G(d);
+  *out = NULL;
   if (!ptx) {
     diag_error(diag, srcloc(NULL, 0, 0), "internal error: the GPU loads PTX, and none was given");
-    return NULL;
+    return KF_ERROR_INTERNAL;
   }
-  if (!bind(g, diag)) return NULL;
+  if (!bind(g, diag)) return KF_ERROR_DEVICE;
   enum { LOG = 16384 };
-  char *info = calloc(1, LOG), *err = calloc(1, LOG);
-  RtDevModule *m = calloc(1, sizeof *m);
+  char *info = mem_calloc(1, LOG), *err = mem_calloc(1, LOG);
+  RtDevModule *m = mem_calloc(1, sizeof *m);
   if (!info || !err || !m) {
-    free(info);
-    free(err);
-    free(m);
-    diag_error(diag, srcloc(NULL, 0, 0), "out of memory");
-    return NULL;
+    mem_free(info);
+    mem_free(err);
+    mem_free(m);
+    diag_out_of_memory(diag);
+    return KF_ERROR_OUT_OF_MEMORY;
   }
   int opts[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
                  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -313,11 +316,11 @@ static RtDevModule *gpu_load(RtDevice *d, Module *kir, const char *ptx, Diag *di
     jit_note(diag, "the JIT compiler's error log", err, LOG);
     jit_note(diag, "the JIT compiler's info log", info, LOG);
   }
-  free(info);
-  free(err);
+  mem_free(info);
+  mem_free(err);
   if (r != CUDA_SUCCESS) {
-    free(m);
-    return NULL;
+    mem_free(m);
+    return KF_ERROR_DEVICE;
   }
   size_t bytes = 0;
   r = g->cu->cuModuleGetGlobal(&m->error_record, &bytes, m->mod, KF_ERROR_RECORD_SYMBOL);
@@ -328,15 +331,16 @@ static RtDevModule *gpu_load(RtDevice *d, Module *kir, const char *ptx, Diag *di
     else diag_error(diag, srcloc(NULL, 0, 0), "the module's " KF_ERROR_RECORD_SYMBOL " is %zu bytes, not the %zu "
                     "of include/kfront/abi.h (PTX from another kfront version?)", bytes, sizeof(kf_error_record));
     g->cu->cuModuleUnload(m->mod);
-    free(m);
-    return NULL;
+    mem_free(m);
+    return KF_ERROR_DEVICE;
   }
   pthread_mutex_lock(&g->lock);
   m->next = g->modules;
   if (g->modules) g->modules->prev = m;
   g->modules = m;
   pthread_mutex_unlock(&g->lock);
-  return m;
+  *out = m;
+  return KF_OK;
 }
 
 static void gpu_unload(RtDevice *d, RtDevModule *m) {
@@ -349,29 +353,30 @@ static void gpu_unload(RtDevice *d, RtDevModule *m) {
   pthread_mutex_unlock(&g->lock);
   g->cu->cuCtxSetCurrent(g->ctx);
   g->cu->cuModuleUnload(m->mod);
-  free(m);
+  mem_free(m);
 }
 
-static bool gpu_function(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag) {
+static kf_status gpu_function(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out,
+                              Diag *diag) {
   Gpu *g = G(d);
   CUfunction fn = NULL;
-  if (!bind(g, diag)) return false;
+  if (!bind(g, diag)) return KF_ERROR_DEVICE;
   CUresult r = g->cu->cuModuleGetFunction(&fn, m->mod, entry);
   if (r != CUDA_SUCCESS) {
     rt_cu_check(g->cu, r, "cuModuleGetFunction", diag);
     diag_note(diag, srcloc(NULL, 0, 0), "looking for the kernel entry '%s' in the loaded PTX", entry);
-    return false;
+    return KF_ERROR_DEVICE;
   }
   int threads = 0, shared = 0;
   if (!CU(cuFuncGetAttribute, &threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn) ||
       !CU(cuFuncGetAttribute, &shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn))
-    return false;
+    return KF_ERROR_DEVICE;
   memset(out, 0, sizeof *out);
   out->module = m;
   out->handle = fn;
   out->max_threads = threads > 0 ? (unsigned)threads : 0;
   out->static_shared = shared > 0 ? (size_t)shared : 0;
-  return true;
+  return KF_OK;
 }
 
 static unsigned gpu_resident_blocks(RtDevice *d, RtDevFunction *fn, unsigned threads, size_t shared) {
@@ -436,9 +441,9 @@ static const RtDeviceOps gpu_ops = {
 RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag) {
   const RtCuda *cu = rt_cuda(libcuda_path, diag);
   if (!cu) return NULL;
-  Gpu *g = calloc(1, sizeof *g);
+  Gpu *g = mem_calloc(1, sizeof *g);
   if (!g) {
-    diag_error(diag, srcloc(NULL, 0, 0), "out of memory");
+    diag_out_of_memory(diag);
     return NULL;
   }
   g->base.ops = &gpu_ops;
@@ -461,7 +466,7 @@ RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag) 
   }
   if (!ok) {
     pthread_mutex_destroy(&g->lock);
-    free(g);
+    mem_free(g);
     return NULL;
   }
   return &g->base;

@@ -5,7 +5,12 @@
  * by the kernel's kir parameter types, so it goes through the same packing as the GPU.
  *
  * Kernel errors (IndexError, races, barrier divergence, unchecked out-of-bounds accesses, the step limit)
- * are reported by the launch itself: the first error first, then each other kind that also happened. */
+ * are reported by the launch itself: the first error first, then each other kind that also happened.
+ *
+ * Memory: the "device memory" and "pinned host memory" the simulator hands out stand in for the GPU's, so they
+ * come from the system allocator (mem_system_alloc), outside the context's allocator; everything else (the
+ * device, modules, streams, events, a launch's scratch, the simulator's own state) comes from mem.h and runs
+ * out as KF_ERROR_OUT_OF_MEMORY. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +21,7 @@
 #include "runtime/device.h"
 #include "runtime/runtime.h"
 #include "runtime/sim/sim.h"
+#include "utils/mem.h"
 
 struct RtDevModule {
   Module *kir;           /* borrowed: the program's module */
@@ -34,11 +40,11 @@ typedef struct SimEvent {
 
 static const SrcLoc NOLOC = {0};
 
-static void sim_close(RtDevice *d) { free(d); }
+static void sim_close(RtDevice *d) { mem_free(d); }
 
 static bool sim_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {
-  void *h = NULL;
-  if (posix_memalign(&h, 256, bytes ? bytes : 1) != 0) {
+  void *h = mem_system_alloc(256, bytes);
+  if (!h) {
     diag_error(diag, NOLOC, "out of memory allocating %zu bytes of (simulated) device memory", bytes);
     return false;
   }
@@ -47,7 +53,7 @@ static bool sim_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {
 }
 
 static bool sim_free(RtDevice *d, uint64_t p, Diag *diag) {
-  free((void *)(uintptr_t)p);
+  mem_system_free((void *)(uintptr_t)p);
   return true;
 }
 
@@ -69,7 +75,7 @@ static bool sim_host_alloc(RtDevice *d, size_t bytes, unsigned flags, void **out
 }
 
 static bool sim_host_free(RtDevice *d, void *p, Diag *diag) {
-  free(p);
+  mem_system_free(p);
   return true;
 }
 
@@ -88,24 +94,27 @@ static bool sim_memory_info(RtDevice *d, size_t *free_bytes, size_t *total_bytes
   return true;
 }
 
-/* A stream is a distinct non-NULL marker (NULL is the default stream). */
-static bool sim_stream_create(RtDevice *d, void **out, Diag *diag) {
-  *out = malloc(1);
-  if (!*out) diag_error(diag, NOLOC, "out of memory");
-  return *out != NULL;
+static kf_status out_of_memory(Diag *diag) {
+  diag_out_of_memory(diag);
+  return KF_ERROR_OUT_OF_MEMORY;
 }
 
-static void sim_stream_destroy(RtDevice *d, void *s) { free(s); }
+/* A stream is a distinct non-NULL marker (NULL is the default stream). */
+static kf_status sim_stream_create(RtDevice *d, void **out, Diag *diag) {
+  *out = mem_alloc(1);
+  return *out ? KF_OK : out_of_memory(diag);
+}
+
+static void sim_stream_destroy(RtDevice *d, void *s) { mem_free(s); }
 static kf_status sim_stream_synchronize(RtDevice *d, void *s, Diag *diag) { return KF_OK; }
 static kf_status sim_synchronize(RtDevice *d, Diag *diag) { return KF_OK; }
 
-static bool sim_event_create(RtDevice *d, void **out, Diag *diag) {
-  *out = calloc(1, sizeof(SimEvent));
-  if (!*out) diag_error(diag, NOLOC, "out of memory");
-  return *out != NULL;
+static kf_status sim_event_create(RtDevice *d, void **out, Diag *diag) {
+  *out = mem_calloc(1, sizeof(SimEvent));
+  return *out ? KF_OK : out_of_memory(diag);
 }
 
-static void sim_event_destroy(RtDevice *d, void *e) { free(e); }
+static void sim_event_destroy(RtDevice *d, void *e) { mem_free(e); }
 
 static bool sim_event_record(RtDevice *d, void *e, void *s, Diag *diag) {
   clock_gettime(CLOCK_MONOTONIC, &((SimEvent *)e)->when);
@@ -120,35 +129,39 @@ static bool sim_event_elapsed_ms(RtDevice *d, void *start, void *end, float *ms,
   return true;
 }
 
-static RtDevModule *sim_load(RtDevice *d, Module *kir, const char *ptx, Diag *diag) {
-  RtDevModule *m = calloc(1, sizeof *m);
-  if (!m) {
-    diag_error(diag, NOLOC, "out of memory");
-    return NULL;
-  }
+static kf_status sim_load(RtDevice *d, Module *kir, const char *ptx, RtDevModule **out, Diag *diag) {
+  *out = NULL;
+  RtDevModule *m = mem_calloc(1, sizeof *m);
+  if (!m) return out_of_memory(diag);
   m->kir = kir;
-  m->sim = sim_program_new(kir, diag);
+  bool oom;
+  m->sim = sim_program_new(kir, diag, &oom);
   if (!m->sim) {
-    free(m);
-    return NULL;
+    mem_free(m);
+    return oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_UNSUPPORTED;
   }
   pthread_mutex_init(&m->lock, NULL);
-  return m;
+  *out = m;
+  return KF_OK;
 }
 
 static void sim_unload(RtDevice *d, RtDevModule *m) {
   if (!m) return;
   sim_program_free(m->sim);
   pthread_mutex_destroy(&m->lock);
-  free(m);
+  mem_free(m);
 }
 
-static bool sim_function(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag) {
+static kf_status sim_function(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out,
+                              Diag *diag) {
   memset(out, 0, sizeof *out);
   out->module = m;
   out->handle = func;
-  out->static_shared = rt_kir_static_shared(m->kir, func);
-  return true;
+  if (!rt_kir_static_shared(m->kir, func, &out->static_shared)) {
+    diag_out_of_memory(diag);
+    return KF_ERROR_OUT_OF_MEMORY;
+  }
+  return KF_OK;
 }
 
 /* Grid-stride style launches on the simulator run on at most this many blocks (any count is correct;
@@ -202,13 +215,12 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
   unsigned n;
   Type *const *types = rt_kir_params(func, &n);
   SimArg stack_args[16];
-  SimArg *args = n <= 16 ? stack_args : calloc(n, sizeof *args);
-  SimResult *res = calloc(1, sizeof *res);
+  SimArg *args = n <= 16 ? stack_args : mem_calloc(n, sizeof *args);
+  SimResult *res = mem_calloc(1, sizeof *res);
   if (!args || !res) {
-    if (args != stack_args) free(args);
-    free(res);
-    diag_error(diag, NOLOC, "out of memory");
-    return KF_ERROR_OUT_OF_MEMORY;
+    if (args != stack_args) mem_free(args);
+    mem_free(res);
+    return out_of_memory(diag);
   }
   unsigned slot = 0;
   for (unsigned i = 0; i < n; i++) {
@@ -236,6 +248,8 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
   } else if (!ok) {
     if (res->status == SIM_ERR_SETUP) {
       st = KF_ERROR_INVALID_INPUT;
+    } else if (res->status == SIM_ERR_NOMEM) {
+      st = KF_ERROR_OUT_OF_MEMORY;  /* reported by the simulator */
     } else {
       st = res->status == SIM_ERR_INDEX ? KF_ERROR_OUT_OF_BOUNDS : KF_ERROR_DEVICE;
       if (res->status == SIM_ERR_INDEX) {
@@ -250,8 +264,8 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
       if (res->status != SIM_ERR_OOB && res->oob) report(diag, res->oob_message, NOLOC);
     }
   }
-  if (args != stack_args) free(args);
-  free(res);
+  if (args != stack_args) mem_free(args);
+  mem_free(res);
   return st;
 }
 
@@ -284,9 +298,9 @@ static const RtDeviceOps sim_ops = {
 };
 
 RtDevice *rt_device_sim_open(const SimOptions *opts, Diag *diag) {
-  Sim *s = calloc(1, sizeof *s);
+  Sim *s = mem_calloc(1, sizeof *s);
   if (!s) {
-    diag_error(diag, NOLOC, "out of memory");
+    diag_out_of_memory(diag);
     return NULL;
   }
   s->base.ops = &sim_ops;

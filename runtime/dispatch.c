@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "runtime/rt.h"
+#include "utils/mem.h"
 
 struct RtDispatchTable {
   size_t cap;                   /* a power of two */
@@ -107,7 +108,7 @@ RtDispatchEntry *rt_dispatch_find(const RtDispatch *d, const RtFingerprint *fp) 
 }
 
 static RtDispatchTable *table_new(size_t cap) {
-  RtDispatchTable *t = calloc(1, sizeof *t + cap * sizeof(t->slots[0]));
+  RtDispatchTable *t = mem_calloc(1, sizeof *t + cap * sizeof(t->slots[0]));
   if (t) t->cap = cap;
   return t;
 }
@@ -135,7 +136,7 @@ RtDispatchEntry *rt_dispatch_insert(RtDispatch *d, const RtFingerprint *fp, RtKe
     }
     t = bigger;
   }
-  RtDispatchEntry *e = calloc(1, sizeof *e + sizeof *fp->words * (fp->n ? fp->n : 1));
+  RtDispatchEntry *e = mem_calloc(1, sizeof *e + sizeof *fp->words * (fp->n ? fp->n : 1));
   if (!e) return NULL;
   e->hash = fp->hash;
   e->n = fp->n;
@@ -148,11 +149,11 @@ RtDispatchEntry *rt_dispatch_insert(RtDispatch *d, const RtFingerprint *fp, RtKe
 
 void rt_dispatch_free(RtDispatch *d) {
   RtDispatchTable *t = atomic_load_explicit(&d->table, memory_order_relaxed);
-  for (size_t i = 0; t && i < t->cap; i++) free(atomic_load_explicit(&t->slots[i], memory_order_relaxed));
-  free(t);
+  for (size_t i = 0; t && i < t->cap; i++) mem_free(atomic_load_explicit(&t->slots[i], memory_order_relaxed));
+  mem_free(t);
   for (RtDispatchTable *r = d->retired, *n; r; r = n) {
     n = r->next_retired;
-    free(r);
+    mem_free(r);
   }
   memset(d, 0, sizeof *d);
 }

@@ -35,6 +35,7 @@
 
 #include "frontend/compile.h"
 #include "runtime/rt.h"
+#include "utils/mem.h"
 
 static const SrcLoc NOLOC = {0};
 
@@ -281,10 +282,10 @@ static kf_status call_fail(Call *c, const char *fmt, ...) {
 
 static void call_free(Call *c) {
   for (unsigned i = 0; c->ops && i < c->nargs; i++) {
-    free(c->ops[i].converted);
+    mem_free(c->ops[i].converted);
     rt_stage_free(c->rt, c->ops[i].tmp);
   }
-  free(c->ops);
+  mem_free(c->ops);
   c->ops = NULL;
 }
 
@@ -314,11 +315,8 @@ static kf_status call_begin(Call *c, RtFunction *f, bool ufunc, const char *api)
     c->nargs = c->layout.nargs;
     for (unsigned s = 0; s < c->layout.nsyms; s++) c->extent[s] = -1;
   }
-  c->ops = calloc(c->nargs, sizeof *c->ops);
-  if (!c->ops) {
-    diag_error(c->rt->diag, NOLOC, "out of memory");
-    return KF_ERROR_OUT_OF_MEMORY;
-  }
+  c->ops = mem_calloc(c->nargs, sizeof *c->ops);
+  if (!c->ops) return rt_out_of_memory(c->rt);
   return KF_OK;
 }
 
@@ -406,19 +404,18 @@ static kf_status add_input(Call *c, unsigned i, const kf_arg *arg) {
                          "are not converted (as in Numba); convert it first", i + 1, rt_dtype_name(o->a.dtype),
                          rt_dtype_name(want));
       size_t n = rt_array_size(&o->a), from = rt_dtype_size(o->a.dtype), to = rt_dtype_size(want);
-      char *gathered = malloc(n * from + 1);
-      o->converted = malloc(n * to + 1);
+      char *gathered = mem_alloc(n * from + 1);
+      o->converted = mem_alloc(n * to + 1);
       if (!gathered || !o->converted) {
-        free(gathered);
-        diag_error(c->rt->diag, NOLOC, "out of memory");
-        return KF_ERROR_OUT_OF_MEMORY;
+        mem_free(gathered);
+        return rt_out_of_memory(c->rt);
       }
       rt_array_gather(&o->a, gathered);
       for (size_t e = 0; e < n; e++) {
         kf_arg v = rt_scalar_read(gathered + e * from, o->a.dtype);
         rt_convert_to_dtype(&v, want, (char *)o->converted + e * to);
       }
-      free(gathered);
+      mem_free(gathered);
       kf_array conv;
       rt_array_init(&conv, o->converted, KF_MEMORY_HOST, want, o->a.ndim, o->a.shape, 'C');
       conv.readonly = 1;
@@ -532,13 +529,12 @@ static kf_status call_run(Call *c, RtStream *stream) {
   for (unsigned d = 0; d < c->lr; d++)
     if (c->loop[d] == 0) return KF_OK;
   /* strides over the loop dimensions (0 where broadcast), dimensions of extent 1 dropped, neighbours merged */
-  int64_t ext[KF_MAX_RANK], (*str)[MAX_ARGS] = calloc(KF_MAX_RANK, sizeof *str);
-  kf_arg *views = calloc(n, sizeof *views);
+  int64_t ext[KF_MAX_RANK], (*str)[MAX_ARGS] = mem_calloc(KF_MAX_RANK, sizeof *str);
+  kf_arg *views = mem_calloc(n, sizeof *views);
   if (!str || !views) {
-    free(str);
-    free(views);
-    diag_error(rt->diag, NOLOC, "out of memory");
-    return KF_ERROR_OUT_OF_MEMORY;
+    mem_free(str);
+    mem_free(views);
+    return rt_out_of_memory(rt);
   }
   unsigned m = 0;
   for (unsigned d = 0; d < c->lr; d++) {
@@ -631,8 +627,8 @@ static kf_status call_run(Call *c, RtStream *stream) {
       if (st == KF_OK) st = sync;
     }
   }
-  free(str);
-  free(views);
+  mem_free(str);
+  mem_free(views);
   return st;
 }
 
@@ -824,9 +820,9 @@ static kf_status reduce_checked(RtFunction *f, const kf_array *arr, int64_t size
     } else {
       /* partials: p block results, init, the result (in the runtime's scratch memory unless another thread
        * uses it) */
-      partials = rt_scratch_acquire(rt, (size_t)(p + 2) * isz);
+      partials = rt_scratch_acquire(rt, (size_t)(p + 2) * isz, &st);
       scratch = partials != NULL;
-      if (!scratch) st = rt_device_alloc(rt, (size_t)(p + 2) * isz, &partials);
+      if (!scratch && st == KF_OK) st = rt_device_alloc(rt, (size_t)(p + 2) * isz, &partials);
       char *pd = partials;
       RtLaunchShape shape = {.grid = {(unsigned)p, 1, 1}, .block = {block, 1, 1}};
       pass1[1] = device_vector(pd, t, p);

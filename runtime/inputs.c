@@ -1,7 +1,8 @@
 /* inputs.c — what an embedder gives a program besides its main source (kf_compile_options' extra sources,
  * bound values and function facts), deep-copied into one arena so that the program's lazy compiles can use
  * it long after kf_program_create returned, and the digest of its canonical text (fe_options_key) that the
- * program's cache keys carry. Bound arrays are copied in C order (their elements are the constant array). */
+ * program's cache keys carry. Bound arrays are copied in C order (their elements are the constant array).
+ * fe_options_key is the frontend: it runs under a guard (utils/mem.h); the copy checks its allocations. */
 #include <string.h>
 
 #include "frontend/compile.h"
@@ -95,6 +96,22 @@ static bool copy_all(RtInputs *in, const kf_source *extra, unsigned nextra, cons
   return true;
 }
 
+/* fe_options_key's text of the inputs, and its SHA-256. */
+typedef struct KeyJob {
+  FeOptions fo;
+  bool readable;
+  unsigned char digest[32];
+} KeyJob;
+
+static void key_job(void *arg) {
+  KeyJob *j = arg;
+  StrBuf key;
+  sb_init(&key);
+  j->readable = fe_options_key(&j->fo, &key);
+  sha256(sb_cstr(&key), key.len, j->digest);
+  sb_free(&key);
+}
+
 kf_status rt_inputs_copy(RtInputs *in, const kf_source *extra, unsigned nextra, const kf_compile_options *o,
                          Diag *diag) {
   memset(in, 0, sizeof *in);
@@ -110,14 +127,11 @@ kf_status rt_inputs_copy(RtInputs *in, const kf_source *extra, unsigned nextra, 
       return KF_ERROR_INVALID_INPUT;
     }
   /* read (and so checked) once, by the one canonical reader; the copy relies on what it checked */
-  FeOptions fo = {.extra_sources = extra, .nextra_sources = nextra, .bindings = o->bindings,
-                  .nbindings = o->nbindings, .functions = o->functions, .nfunctions = o->nfunctions};
-  StrBuf key;
-  sb_init(&key);
-  bool readable = fe_options_key(&fo, &key);
-  unsigned char digest[32];
-  sha256(key.data ? key.data : "", key.len, digest);
-  sb_free(&key);
+  KeyJob j = {{.extra_sources = extra, .nextra_sources = nextra, .bindings = o->bindings, .nbindings = o->nbindings,
+               .functions = o->functions, .nfunctions = o->nfunctions}, false, {0}};
+  if (!diag_guard(diag, key_job, &j)) return KF_ERROR_OUT_OF_MEMORY;
+  bool readable = j.readable;
+  const unsigned char *digest = j.digest;
   if (!readable) {
     diag_error(diag, NOLOC, "kf_program_create: the bindings or function specs cannot be read (a NULL name, items "
                "or data pointer where one is needed, an invalid dtype or rank, a device array, values nested too "
@@ -132,7 +146,7 @@ kf_status rt_inputs_copy(RtInputs *in, const kf_source *extra, unsigned nextra, 
   in->digest[64] = 0;
   if (!copy_all(in, extra, nextra, o)) {
     rt_inputs_free(in);
-    diag_error(diag, NOLOC, "out of memory");
+    diag_out_of_memory(diag);
     return KF_ERROR_OUT_OF_MEMORY;
   }
   return KF_OK;

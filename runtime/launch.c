@@ -8,11 +8,13 @@
  *   4. the parameters packed per include/kfront/abi.h into this call's own storage (launches from several
  *      threads never share it), the device's launch;
  *   5. with staged host arrays: synchronise, check the error record, copy back (also after an
- *      IndexError), free the staging; with device arrays only the launch stays asynchronous. */
+ *      IndexError), free the staging; with device arrays only the launch stays asynchronous.
+ * Scratch for many parameters or arguments comes from mem.h (KF_ERROR_OUT_OF_MEMORY when it cannot). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/rt.h"
+#include "utils/mem.h"
 
 enum { STACK_SLOTS = 64, STACK_ARGS = 16 };
 
@@ -131,16 +133,15 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
   uint64_t stack_storage[STACK_SLOTS], stack_data[STACK_ARGS], stack_tmp[STACK_ARGS];
   void *stack_ptrs[STACK_SLOTS];
   bool big = k->nslots > STACK_SLOTS, many = nargs > STACK_ARGS;
-  uint64_t *storage = big ? calloc(k->nslots, sizeof *storage) : stack_storage;
-  void **ptrs = big ? calloc(k->nslots, sizeof *ptrs) : stack_ptrs;
-  uint64_t *data = many ? calloc(nargs, sizeof *data) : stack_data;
-  uint64_t *tmp = many ? calloc(nargs, sizeof *tmp) : stack_tmp;
+  uint64_t *storage = big ? mem_calloc(k->nslots, sizeof *storage) : stack_storage;
+  void **ptrs = big ? mem_calloc(k->nslots, sizeof *ptrs) : stack_ptrs;
+  uint64_t *data = many ? mem_calloc(nargs, sizeof *data) : stack_data;
+  uint64_t *tmp = many ? mem_calloc(nargs, sizeof *tmp) : stack_tmp;
   kf_status st = KF_OK;
   bool staged = false;
   DiagKind prev = diag_set_kind(DIAG_KIND_DEVICE);  /* from here on: the device's errors and the kernel's */
   if (!storage || !ptrs || !data || !tmp) {
-    diag_error(rt->diag, NOLOC, "out of memory");
-    st = KF_ERROR_OUT_OF_MEMORY;
+    st = rt_out_of_memory(rt);
   } else {
     memset(tmp, 0, sizeof *tmp * nargs);
     st = stage_in(rt, args, nargs, data, tmp, &staged);
@@ -166,12 +167,12 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
     rt_stage_free(rt, tmp[i]);
   diag_set_kind(prev);
   if (big) {
-    free(storage);
-    free(ptrs);
+    mem_free(storage);
+    mem_free(ptrs);
   }
   if (many) {
-    free(data);
-    free(tmp);
+    mem_free(data);
+    mem_free(tmp);
   }
   return st;
 }

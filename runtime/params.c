@@ -9,6 +9,7 @@
 
 #include "kfront/abi.h"
 #include "runtime/runtime.h"
+#include "utils/mem.h"
 
 unsigned rt_param_slots(Type *const *params, unsigned nparams) {
   unsigned n = 0;
@@ -18,8 +19,8 @@ unsigned rt_param_slots(Type *const *params, unsigned nparams) {
 
 bool rt_params_init(RtParams *p, Type *const *params, unsigned nparams) {
   p->nslots = rt_param_slots(params, nparams);
-  p->storage = calloc(p->nslots ? p->nslots : 1, sizeof *p->storage);
-  p->ptrs = calloc(p->nslots ? p->nslots : 1, sizeof *p->ptrs);
+  p->storage = mem_calloc(p->nslots ? p->nslots : 1, sizeof *p->storage);
+  p->ptrs = mem_calloc(p->nslots ? p->nslots : 1, sizeof *p->ptrs);
   if (!p->storage || !p->ptrs) {
     rt_params_free(p);
     return false;
@@ -29,8 +30,8 @@ bool rt_params_init(RtParams *p, Type *const *params, unsigned nparams) {
 }
 
 void rt_params_free(RtParams *p) {
-  free(p->storage);
-  free(p->ptrs);
+  mem_free(p->storage);
+  mem_free(p->ptrs);
   memset(p, 0, sizeof *p);
 }
 

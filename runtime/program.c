@@ -11,7 +11,12 @@
  *     file, source, kernel, argument signature, options, arch); a hit skips the frontend and the backend:
  *     the entry holds a manifest (entry, launch plan, parameter types) and the PTX;
  *   - each kernel gets its launch plan (plan.c) from its kir, or from the manifest.
- * Several fingerprints may share a kernel (an eager kernel's signature fits many argument types). */
+ * Several fingerprints may share a kernel (an eager kernel's signature fits many argument types).
+ *
+ * Out of memory (rt.h): the compilers run under guards (rt_compile_source, fe_function_kind here, the backend,
+ * the cache manifest's reading); everything else checks its allocations, and a function's tables change only
+ * once what they point to is complete, so a call that ran out of memory leaves the function as it was (what
+ * it had compiled stays owned by the program and is found again, or compiled again, by the next call). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +24,7 @@
 #include "backend/backend.h"
 #include "frontend/compile.h"
 #include "runtime/rt.h"
+#include "utils/mem.h"
 
 static const SrcLoc NOLOC = {0};
 
@@ -31,29 +37,29 @@ struct RtProgModule {
   RtProgModule *next;
 };
 
-static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
+static char *xstrdup(const char *s) { return s ? mem_strdup(s) : NULL; }
 
 kf_status rt_program_create(RtRuntime *rt, const kf_source *main, const kf_source *extra, unsigned nextra,
                             const kf_compile_options *opts, RtProgram **out) {
   *out = NULL;
-  RtProgram *p = calloc(1, sizeof *p);
-  if (!p) return KF_ERROR_OUT_OF_MEMORY;
+  RtProgram *p = mem_calloc(1, sizeof *p);
+  if (!p) return rt_out_of_memory(rt);
   kf_status st = rt_inputs_copy(&p->inputs, extra, nextra, opts, rt->diag);
   if (st != KF_OK) {
-    free(p);
+    mem_free(p);
     return st;
   }
   p->rt = rt;
-  p->filename = strdup(main->filename ? main->filename : "<input>");
-  p->source = malloc(main->len + 1);
+  p->filename = mem_strdup(main->filename ? main->filename : "<input>");
+  p->source = mem_alloc(main->len + 1);
   p->pipeline = xstrdup(opts->pipeline);
   if (!p->filename || !p->source || (opts->pipeline && !p->pipeline)) {
     rt_inputs_free(&p->inputs);
-    free(p->filename);
-    free(p->source);
-    free(p->pipeline);
-    free(p);
-    return KF_ERROR_OUT_OF_MEMORY;
+    mem_free(p->filename);
+    mem_free(p->source);
+    mem_free(p->pipeline);
+    mem_free(p);
+    return rt_out_of_memory(rt);
   }
   if (main->len) memcpy(p->source, main->text, main->len);
   p->source[main->len] = 0;
@@ -63,11 +69,15 @@ kf_status rt_program_create(RtRuntime *rt, const kf_source *main, const kf_sourc
   p->verify_each = opts->verify_each != 0;
   strmap_init(&p->functions);
   /* registered so that run-time errors (IndexError) quote the source line, even on a cache hit */
-  diag_add_source_at(rt->diag, p->filename, p->source, p->len, p->first_line);
-  for (unsigned i = 0; i < p->inputs.nextra; i++) {
+  bool registered = diag_add_source_at(rt->diag, p->filename, p->source, p->len, p->first_line);
+  for (unsigned i = 0; registered && i < p->inputs.nextra; i++) {
     const kf_source *x = &p->inputs.extra[i];
-    diag_add_source_at(rt->diag, x->filename ? x->filename : "<input>", x->text, x->len,
-                       x->first_line ? x->first_line : 1);
+    registered = diag_add_source_at(rt->diag, x->filename ? x->filename : "<input>", x->text, x->len,
+                                    x->first_line ? x->first_line : 1);
+  }
+  if (!registered) {
+    rt_program_destroy(p);
+    return rt_out_of_memory(rt);
   }
   *out = p;
   return KF_OK;
@@ -75,12 +85,12 @@ kf_status rt_program_create(RtRuntime *rt, const kf_source *main, const kf_sourc
 
 kf_status rt_program_from_module(RtRuntime *rt, Module *m, RtProgram **out) {
   *out = NULL;
-  RtProgram *p = calloc(1, sizeof *p);
-  RtProgModule *pm = calloc(1, sizeof *pm);
+  RtProgram *p = mem_calloc(1, sizeof *p);
+  RtProgModule *pm = mem_calloc(1, sizeof *pm);
   if (!p || !pm) {
-    free(p);
-    free(pm);
-    return KF_ERROR_OUT_OF_MEMORY;
+    mem_free(p);
+    mem_free(pm);
+    return rt_out_of_memory(rt);
   }
   p->rt = rt;
   pm->ir = m;
@@ -93,10 +103,10 @@ kf_status rt_program_from_module(RtRuntime *rt, Module *m, RtProgram **out) {
 
 static void kernel_free(RtRuntime *rt, RtKernel *k) {
   if (k->owns_module) rt->dev->ops->unload(rt->dev, k->module);
-  free(k->entry);
-  free(k->signature);
-  free(k->params);
-  free(k);
+  mem_free(k->entry);
+  mem_free(k->signature);
+  mem_free(k->params);
+  mem_free(k);
 }
 
 static void function_free(RtRuntime *rt, RtFunction *f) {
@@ -105,12 +115,12 @@ static void function_free(RtRuntime *rt, RtFunction *f) {
     kernel_free(rt, k);
   }
   rt_dispatch_free(&f->dispatch);
-  for (size_t i = 0; i < f->by_signature.cap; i++) free((char *)f->by_signature.slots[i].key);
+  for (size_t i = 0; i < f->by_signature.cap; i++) mem_free((char *)f->by_signature.slots[i].key);
   strmap_free(&f->by_signature);
   ptrmap_free(&f->by_func);
-  free(f->eager_kernels);
-  free(f->name);
-  free(f);
+  mem_free(f->eager_kernels);
+  mem_free(f->name);
+  mem_free(f);
 }
 
 void rt_program_destroy(RtProgram *p) {
@@ -120,23 +130,23 @@ void rt_program_destroy(RtProgram *p) {
     StrMapEntry *e = &p->functions.slots[i];
     if (!e->key) continue;
     function_free(rt, e->value);
-    free((char *)e->key);
+    mem_free((char *)e->key);
   }
   strmap_free(&p->functions);
   for (RtProgModule *pm = p->modules, *n; pm; pm = n) {
     n = pm->next;
     if (pm->dev) rt->dev->ops->unload(rt->dev, pm->dev);
     if (pm->owned) ir_module_free(pm->ir);
-    free(pm->ptx);
-    free(pm);
+    mem_free(pm->ptx);
+    mem_free(pm);
   }
   if (p->source) diag_remove_source(rt->diag, p->source);
   for (unsigned i = 0; i < p->inputs.nextra; i++) diag_remove_source(rt->diag, p->inputs.extra[i].text);
   rt_inputs_free(&p->inputs);
-  free(p->filename);
-  free(p->source);
-  free(p->pipeline);
-  free(p);
+  mem_free(p->filename);
+  mem_free(p->source);
+  mem_free(p->pipeline);
+  mem_free(p);
 }
 
 kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out) {
@@ -150,21 +160,21 @@ kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out) 
   RtFunction *f = strmap_get(&p->functions, name);
   kf_status st = KF_OK;
   if (!f) {
-    f = calloc(1, sizeof *f);
-    char *key = strdup(name);
-    if (f) f->name = strdup(name);
-    if (!f || !key || !f->name) {
-      if (f) free(f->name);
-      free(f);
-      free(key);
-      f = NULL;
-      st = KF_ERROR_OUT_OF_MEMORY;
-    } else {
+    f = mem_calloc(1, sizeof *f);
+    char *key = mem_strdup(name);
+    if (f) f->name = mem_strdup(name);
+    if (f) {
       f->p = p;
       f->eager = -1;
       f->kind = -1;
       strmap_init(&f->by_signature);
-      strmap_put(&p->functions, key, f);
+    }
+    if (!f || !key || !f->name || !strmap_put(&p->functions, key, f)) {
+      if (f) mem_free(f->name);
+      mem_free(f);
+      mem_free(key);
+      f = NULL;
+      st = rt_out_of_memory(rt);
     }
   }
   pthread_mutex_unlock(&rt->lock);
@@ -175,7 +185,8 @@ kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out) 
 /* ---- compiling kir --------------------------------------------------------------------------- */
 
 /* Compiles the program's source for one kernel: with a signature (lazy) or without (eager probe; quiet:
- * its diagnostics are dropped, a failure only means "not eager"). */
+ * its diagnostics are dropped, a failure only means "not eager" — but out of memory is reported and returned
+ * as such). */
 static kf_status compile_kernel(RtProgram *p, const char *name, const char *signature, bool quiet,
                                 RtProgModule **out) {
   *out = NULL;
@@ -192,17 +203,19 @@ static kf_status compile_kernel(RtProgram *p, const char *name, const char *sign
   DiagCallback cb = d->callback;
   if (quiet) d->callback = NULL;
   kf_source main = {p->filename, p->source, p->len, p->first_line};
-  Module *m = rt_compile_source(rt->ir, d, &main, &o);
+  Module *m;
+  kf_status st = rt_compile_source(rt->ir, d, &main, &o, &m);
   atomic_fetch_add(&rt->compiles, 1);
   if (quiet) {
     d->callback = cb;
     diag_rollback(d, &mark);
+    if (st == KF_ERROR_OUT_OF_MEMORY) diag_out_of_memory(d);
   }
-  if (!m) return KF_ERROR_INVALID_INPUT;
-  RtProgModule *pm = calloc(1, sizeof *pm);
+  if (st != KF_OK) return st;
+  RtProgModule *pm = mem_calloc(1, sizeof *pm);
   if (!pm) {
     ir_module_free(m);
-    return KF_ERROR_OUT_OF_MEMORY;
+    return rt_out_of_memory(rt);
   }
   pm->ir = m;
   pm->owned = true;
@@ -212,25 +225,31 @@ static kf_status compile_kernel(RtProgram *p, const char *name, const char *sign
   return KF_OK;
 }
 
-/* Whether f is an eager kernel (found once): compiled with no signature. */
-static void find_eager(RtFunction *f) {
-  if (f->eager >= 0) return;
+/* Whether f is an eager kernel (found once): compiled with no signature. KF_ERROR_OUT_OF_MEMORY (f->eager
+ * still unknown) when that could not be found out. */
+static kf_status find_eager(RtFunction *f) {
+  if (f->eager >= 0) return KF_OK;
   RtProgModule *pm = NULL;
+  kf_status st = compile_kernel(f->p, f->name, NULL, true, &pm);
+  if (st == KF_ERROR_OUT_OF_MEMORY) return st;
   f->eager = 0;
-  if (compile_kernel(f->p, f->name, NULL, true, &pm) == KF_OK) {
+  if (st == KF_OK) {
     Op *func;
     if (rt_kir_find_kernels(pm->ir, f->name, &func, 1) > 0) {
       f->eager = 1;
       f->eager_module = pm;
     }
   }
+  return KF_OK;
 }
 
 enum { MAX_SPECIALISATIONS = 64 };
 
-/* The first kernel of pm named `name` that the arguments fit. Reports the signatures on a miss. */
+/* The first kernel of pm named `name` that the arguments fit. Reports the signatures on a miss (NULL, with
+ * *oom set when out of memory instead). */
 static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const kf_arg *args, unsigned nargs,
-                       const char *argsig) {
+                       const char *argsig, bool *oom) {
+  *oom = false;
   Op *cands[MAX_SPECIALISATIONS];
   unsigned n = rt_kir_find_kernels(pm->ir, name, cands, MAX_SPECIALISATIONS);
   if (n > MAX_SPECIALISATIONS) n = MAX_SPECIALISATIONS;
@@ -260,6 +279,12 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
     sb_puts(&sigs, "\n  ");
     rt_signature_numba(params, np - plan.nhidden, &sigs);
   }
+  if (sb_failed(&sigs)) {
+    sb_free(&sigs);
+    *oom = true;
+    rt_out_of_memory(p->rt);
+    return NULL;
+  }
   DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
   diag_error(p->rt->diag, NOLOC, "no signature of kernel %s matches the arguments %s; its signatures are:%s", name,
              argsig, sb_cstr(&sigs));
@@ -272,23 +297,25 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
 static kf_status kir_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, const char *argsig,
                             RtProgModule **pm_out, Op **func) {
   RtProgram *p = f->p;
+  bool oom;
   if (p->borrowed) {
     *pm_out = p->borrowed;
-    *func = pick_kernel(p, p->borrowed, f->name, args, nargs, argsig);
-    return *func ? KF_OK : KF_ERROR_NOT_FOUND;
+    *func = pick_kernel(p, p->borrowed, f->name, args, nargs, argsig, &oom);
+    return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_NOT_FOUND;
   }
-  find_eager(f);
+  kf_status st = find_eager(f);
+  if (st != KF_OK) return st;
   if (f->eager) {
     *pm_out = f->eager_module;
-    *func = pick_kernel(p, f->eager_module, f->name, args, nargs, argsig);
-    return *func ? KF_OK : KF_ERROR_INVALID_INPUT;
+    *func = pick_kernel(p, f->eager_module, f->name, args, nargs, argsig, &oom);
+    return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_INVALID_INPUT;
   }
   RtProgModule *pm;
-  kf_status st = compile_kernel(p, f->name, argsig, false, &pm);
+  st = compile_kernel(p, f->name, argsig, false, &pm);
   if (st != KF_OK) return st;
   *pm_out = pm;
-  *func = pick_kernel(p, pm, f->name, args, nargs, argsig);
-  return *func ? KF_OK : KF_ERROR_INTERNAL;
+  *func = pick_kernel(p, pm, f->name, args, nargs, argsig, &oom);
+  return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_INTERNAL;
 }
 
 /* ---- GPU code: backend, cache entries --------------------------------------------------------- */
@@ -319,10 +346,13 @@ static kf_status compile_ptx(RtRuntime *rt, RtProgModule *pm, Op *func) {
   diag_set_kind(prev);
   if (st != BE_OK) {
     sb_free(&ptx);
-    return st == BE_NOT_FOUND ? KF_ERROR_NOT_FOUND : st == BE_UNSUPPORTED ? KF_ERROR_UNSUPPORTED : KF_ERROR_BACKEND;
+    return st == BE_NOT_FOUND      ? KF_ERROR_NOT_FOUND
+           : st == BE_UNSUPPORTED  ? KF_ERROR_UNSUPPORTED
+           : st == BE_OUT_OF_MEMORY ? KF_ERROR_OUT_OF_MEMORY
+                                   : KF_ERROR_BACKEND;
   }
   pm->ptx = sb_take(&ptx);
-  return KF_OK;
+  return pm->ptx ? KF_OK : rt_out_of_memory(rt);
 }
 
 /* Cache payload: a manifest, then the PTX.
@@ -401,7 +431,21 @@ static bool payload_parse(IrContext *ir, const char *s, size_t len, Manifest *m)
   return true;
 }
 
-void rt_program_cache_key(RtProgram *p, const char *function, const char *argsig, RtCacheKey *key) {
+/* The manifest read under a guard: its types are interned in the runtime's IrContext (rt.h). */
+typedef struct ManifestJob {
+  IrContext *ir;
+  const char *s;
+  size_t len;
+  Manifest *m;
+  bool ok;
+} ManifestJob;
+
+static void manifest_job(void *arg) {
+  ManifestJob *j = arg;
+  j->ok = payload_parse(j->ir, j->s, j->len, j->m);
+}
+
+bool rt_program_cache_key(RtProgram *p, const char *function, const char *argsig, RtCacheKey *key) {
   RtRuntime *rt = p->rt;
   choose_backend(rt);
   StrBuf options;  /* the pipeline is the user's text: no fixed buffer, so no two keys alike by truncation */
@@ -413,21 +457,24 @@ void rt_program_cache_key(RtProgram *p, const char *function, const char *argsig
   snprintf(arch, sizeof arch, "sm_%u", rt->dev->arch);
   RtCacheKeyParts parts = {.filename = p->filename, .source = p->source, .source_len = p->len, .function = function,
                            .signature = argsig, .options = sb_cstr(&options), .arch = arch};
-  rt_cache_key(key, &parts);
+  bool ok = !sb_failed(&options);  /* a key of a truncated text could be another program's */
+  if (ok) rt_cache_key(key, &parts);
+  else rt_out_of_memory(rt);
   sb_free(&options);
+  return ok;
 }
 
 /* ---- kernels ----------------------------------------------------------------------------------- */
 
-/* A kernel with every kir parameter (params, nparams: the plan's hidden ones last), not yet loaded. */
+/* A kernel with every kir parameter (params, nparams >= plan->nhidden: the plan's hidden ones last), not yet
+ * loaded. NULL when out of memory. */
 static RtKernel *kernel_new(RtFunction *f, const char *entry, Type *const *params, unsigned nparams,
                             const RtLaunchPlan *plan) {
-  if (nparams < plan->nhidden) return NULL;
-  RtKernel *k = calloc(1, sizeof *k);
+  RtKernel *k = mem_calloc(1, sizeof *k);
   if (!k) return NULL;
   k->f = f;
-  k->entry = strdup(entry);
-  k->params = malloc(sizeof *k->params * (nparams ? nparams : 1));
+  k->entry = mem_strdup(entry);
+  k->params = mem_alloc(sizeof *k->params * (nparams ? nparams : 1));
   k->nparams = nparams;
   k->nuser = nparams - plan->nhidden;
   k->plan = *plan;
@@ -447,35 +494,41 @@ static RtKernel *kernel_new(RtFunction *f, const char *entry, Type *const *param
 /* Looks the kernel's entry up in a loaded module. */
 static kf_status attach(RtKernel *k, RtDevModule *m, Op *func) {
   RtRuntime *rt = k->f->p->rt;
-  if (!rt->dev->ops->function(rt->dev, m, k->entry, func, &k->fn, rt->diag)) return KF_ERROR_DEVICE;
+  kf_status fst = rt->dev->ops->function(rt->dev, m, k->entry, func, &k->fn, rt->diag);
+  if (fst != KF_OK) return fst;
   k->module = m;
   k->fn.kernel = k->f->name;
   k->fn.entry = k->entry;
   return KF_OK;
 }
 
-/* A kernel from a disk/memory cache entry: NULL when the entry is unreadable (compile afresh). */
+/* A kernel from a disk/memory cache entry: NULL when the entry is unreadable (compile afresh), or with *st
+ * the error (out of memory, the device's). */
 static RtKernel *kernel_from_cache(RtFunction *f, const RtCacheKey *key, kf_status *st) {
   RtRuntime *rt = f->p->rt;
   char *payload;
   size_t plen;
   RtCacheResult hit = rt_cache_get(&rt->cache, key, &payload, &plen);
   if (hit == RT_CACHE_MISS) return NULL;
-  Manifest *m = calloc(1, sizeof *m);
+  Manifest *m = mem_calloc(1, sizeof *m);
   RtKernel *k = NULL;
-  if (m && payload_parse(rt->ir, payload, plen, m)) k = kernel_new(f, m->entry, m->params, m->nparams, &m->plan);
+  ManifestJob j = {rt->ir, payload, plen, m, false};
+  if (!m) *st = rt_out_of_memory(rt);
+  else if (!diag_guard(rt->diag, manifest_job, &j)) *st = KF_ERROR_OUT_OF_MEMORY;
+  else if (j.ok && !(k = kernel_new(f, m->entry, m->params, m->nparams, &m->plan))) *st = rt_out_of_memory(rt);
   if (k) {
     atomic_store(&k->cache_source, hit == RT_CACHE_HIT_MEMORY ? 1 : 2);
-    RtDevModule *dm = rt->dev->ops->load(rt->dev, NULL, m->ptx, rt->diag);
+    RtDevModule *dm = NULL;
+    *st = rt->dev->ops->load(rt->dev, NULL, m->ptx, &dm, rt->diag);
     k->owns_module = dm != NULL;
-    *st = dm ? attach(k, dm, NULL) : KF_ERROR_DEVICE;
+    if (*st == KF_OK) *st = attach(k, dm, NULL);
     if (*st != KF_OK) {
       kernel_free(rt, k);
       k = NULL;
     }
   }
-  free(m);
-  free(payload);
+  mem_free(m);
+  mem_free(payload);
   return k;
 }
 
@@ -488,7 +541,7 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   RtCacheKey key;
   bool use_cache = p->source != NULL && !dev->runs_kir;
   if (use_cache) {
-    rt_program_cache_key(f->p, f->name, argsig, &key);
+    if (!rt_program_cache_key(f->p, f->name, argsig, &key)) return KF_ERROR_OUT_OF_MEMORY;
     kf_status st = KF_OK;
     RtKernel *k = kernel_from_cache(f, &key, &st);
     if (st != KF_OK) return st;
@@ -510,24 +563,27 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   if (!rt_plan_from_kir(func, &plan, rt->diag)) return KF_ERROR_INVALID_INPUT;
   unsigned np;
   Type *const *params = rt_kir_params(func, &np);
+  if (np < plan.nhidden) {
+    diag_error(rt->diag, NOLOC, "internal error: kernel %s has %u parameters and a launch plan with %u hidden ones",
+               f->name, np, plan.nhidden);
+    return KF_ERROR_INTERNAL;
+  }
   RtKernel *k = kernel_new(f, ir_func_name(func), params, np, &plan);
-  if (!k) return KF_ERROR_OUT_OF_MEMORY;
+  if (!k) return rt_out_of_memory(rt);
   if (!dev->runs_kir) {
     st = compile_ptx(rt, pm, func);
     if (st == KF_OK && use_cache) {
+      /* a cache entry that cannot be written (out of memory, a failed disk write) is not an error */
       StrBuf payload;
       sb_init(&payload);
       payload_build(&payload, k, pm->ptx);
-      rt_cache_put(&rt->cache, &key, payload.data, payload.len);  /* a failed disk write is not an error */
+      if (!sb_failed(&payload)) rt_cache_put(&rt->cache, &key, sb_cstr(&payload), payload.len);
       sb_free(&payload);
     }
   }
-  if (st == KF_OK && !pm->dev) {
-    pm->dev = dev->ops->load(dev, pm->ir, pm->ptx, rt->diag);
-    if (!pm->dev) st = dev->runs_kir ? KF_ERROR_UNSUPPORTED : KF_ERROR_DEVICE;
-  }
+  if (st == KF_OK && !pm->dev) st = dev->ops->load(dev, pm->ir, pm->ptx, &pm->dev, rt->diag);
   if (st == KF_OK) st = attach(k, pm->dev, func);
-  if (st == KF_OK && !ptrmap_try_put(&f->by_func, func, k)) st = KF_ERROR_OUT_OF_MEMORY;
+  if (st == KF_OK && !ptrmap_put(&f->by_func, func, k)) st = rt_out_of_memory(rt);
   if (st != KF_OK) {
     kernel_free(rt, k);
     return st;
@@ -549,8 +605,13 @@ static kf_status specialize_locked(RtFunction *f, const kf_arg *args, unsigned n
   StrBuf argsig;
   sb_init(&argsig);
   if (!rt_args_signature(args, nargs, &argsig, rt->diag)) {
+    bool oom = sb_failed(&argsig);
     sb_free(&argsig);
-    return KF_ERROR_INVALID_INPUT;
+    return oom ? rt_out_of_memory(rt) : KF_ERROR_INVALID_INPUT;
+  }
+  if (sb_failed(&argsig)) {
+    sb_free(&argsig);
+    return rt_out_of_memory(rt);
   }
   RtKernel *k = strmap_get(&f->by_signature, sb_cstr(&argsig));
   kf_status st = KF_OK;
@@ -565,17 +626,16 @@ static kf_status specialize_locked(RtFunction *f, const kf_arg *args, unsigned n
         f->kernels = k;
       }
       char *key = sb_take(&argsig);
-      if (!key) st = KF_ERROR_OUT_OF_MEMORY;
-      else strmap_put(&f->by_signature, key, k);
+      if (!key || !strmap_put(&f->by_signature, key, k)) {
+        mem_free(key);
+        st = rt_out_of_memory(rt);
+      }
     }
   }
   sb_free(&argsig);
   if (st != KF_OK) return st;
   e = rt_dispatch_insert(&f->dispatch, fp, k);
-  if (!e) {
-    diag_error(rt->diag, NOLOC, "out of memory");
-    return KF_ERROR_OUT_OF_MEMORY;
-  }
+  if (!e) return rt_out_of_memory(rt);
   *out = e;
   return KF_OK;
 }
@@ -616,6 +676,22 @@ static kf_function_kind kind_from_kir(Op *kernel) {
   return KF_FUNCTION_GUVECTORIZE;
 }
 
+/* The frontend's reading of the source's top level, under a guard. */
+typedef struct KindJob {
+  IrContext *ir;
+  Diag *diag;
+  kf_source main;
+  const char *name;
+  FeOptions fo;            /* the program's extra sources, bindings and function specs */
+  FeFunctionKind kind;
+  bool ok;
+} KindJob;
+
+static void kind_job(void *arg) {
+  KindJob *j = arg;
+  j->ok = fe_function_kind(j->ir, j->diag, &j->main, &j->fo, j->name, &j->kind);
+}
+
 /* Under the runtime's lock. */
 static kf_status find_kind(RtFunction *f) {
   RtProgram *p = f->p;
@@ -629,12 +705,14 @@ static kf_status find_kind(RtFunction *f) {
     f->kind = (int)kind_from_kir(k);
     return KF_OK;
   }
-  FeFunctionKind fk;
-  kf_source main = {p->filename, p->source, p->len, p->first_line};
   const RtInputs *in = &p->inputs;
-  FeOptions fo = {.extra_sources = in->extra, .nextra_sources = in->nextra, .bindings = in->bindings,
-                  .nbindings = in->nbindings, .functions = in->functions, .nfunctions = in->nfunctions};
-  if (!fe_function_kind(p->rt->ir, diag, &main, &fo, f->name, &fk)) return KF_ERROR_INVALID_INPUT;
+  KindJob j = {p->rt->ir, diag, {p->filename, p->source, p->len, p->first_line}, f->name,
+               {.extra_sources = in->extra, .nextra_sources = in->nextra, .bindings = in->bindings,
+                .nbindings = in->nbindings, .functions = in->functions, .nfunctions = in->nfunctions},
+               FE_FUNCTION_NONE, false};
+  if (!diag_guard(diag, kind_job, &j)) return KF_ERROR_OUT_OF_MEMORY;
+  if (!j.ok) return KF_ERROR_INVALID_INPUT;
+  FeFunctionKind fk = j.kind;
   switch (fk) {
   case FE_FUNCTION_NONE:
     diag_error(diag, NOLOC, "no function named '%s' in %s", f->name, p->filename);
@@ -685,22 +763,22 @@ kf_status rt_function_eager_kernels(RtFunction *f, Op *const **out, unsigned *n)
   if (!f->eager_kernels) {
     RtProgModule *pm = p->borrowed;
     if (!pm) {
-      find_eager(f);
-      pm = f->eager ? f->eager_module : NULL;
+      st = find_eager(f);
+      pm = st == KF_OK && f->eager ? f->eager_module : NULL;
     }
     unsigned count = pm ? rt_kir_find_kernels(pm->ir, f->name, NULL, 0) : 0;
-    if (count == 0) {
+    if (st != KF_OK) {
+      /* out of memory: reported */
+    } else if (count == 0) {
       /* compiled again, not quietly, for the reason (a lazy kernel has no eager signatures) */
       RtProgModule *unused;
-      if (!p->borrowed && compile_kernel(p, f->name, NULL, false, &unused) != KF_OK)
-        st = KF_ERROR_INVALID_INPUT;
-      else {
+      kf_status cst = p->borrowed ? KF_OK : compile_kernel(p, f->name, NULL, false, &unused);
+      if (cst == KF_OK)
         diag_error(rt->diag, NOLOC, "'%s' has no kernels compiled from its decorator's signatures", f->name);
-        st = KF_ERROR_INVALID_INPUT;
-      }
+      st = cst == KF_ERROR_OUT_OF_MEMORY ? cst : KF_ERROR_INVALID_INPUT;
     } else {
-      f->eager_kernels = malloc(sizeof *f->eager_kernels * count);
-      if (!f->eager_kernels) st = KF_ERROR_OUT_OF_MEMORY;
+      f->eager_kernels = mem_alloc(sizeof *f->eager_kernels * count);
+      if (!f->eager_kernels) st = rt_out_of_memory(rt);
       else f->neager_kernels = rt_kir_find_kernels(pm->ir, f->name, f->eager_kernels, count);
     }
   }

@@ -15,7 +15,13 @@
  * Threads: a runtime may be used from several threads at once for specialisation lookups, launches,
  * memory, streams and events; compiles (misses) take the runtime's lock, so a specialisation is compiled
  * once however many threads ask for it first. Diagnostics of the context are reported under that lock
- * too. Everything else (creating/destroying programs, the runtime itself) is one thread at a time. */
+ * too. Everything else (creating/destroying programs, the runtime itself) is one thread at a time.
+ *
+ * Memory: the runtime's objects check every allocation and return KF_ERROR_OUT_OF_MEMORY after
+ * diag_out_of_memory (utils/mem.h's second regime), leaving each object as it was before the call (a
+ * specialisation that ran out of memory is compiled again by the next call); only the compilers they call
+ * (rt_compile_source, the frontend's fe_function_kind, the backend, the simulator's compiler) run under
+ * guards. */
 #ifndef KF_RUNTIME_RT_H
 #define KF_RUNTIME_RT_H
 
@@ -27,6 +33,7 @@
 #include "runtime/runtime.h"
 #include "runtime/sim/sim.h"
 #include "utils/arena.h"
+#include "utils/mem.h"
 #include "utils/ptrmap.h"
 #include "utils/strmap.h"
 
@@ -113,6 +120,7 @@ void rt_dispatch_free(RtDispatch *d);
 /* ---- runtime/runtime.c ----------------------------------------------------------------------- */
 
 typedef struct RtRuntime {
+  MemAllocator alloc;           /* the context's allocator (api/ makes it current for each call) */
   IrContext *ir;                /* the embedder's context (borrowed) */
   Diag *diag;
   RtDevice *dev;
@@ -141,16 +149,19 @@ typedef struct RtEvent {
   void *handle;
 } RtEvent;
 
+/* Made with the calling thread's allocator, which it keeps (alloc) for api/ to make current in each call. */
 kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options *opts, RtRuntime **out);
+/* Reports "out of memory" to the runtime's diagnostics; returns KF_ERROR_OUT_OF_MEMORY. */
+kf_status rt_out_of_memory(RtRuntime *rt);
 void rt_runtime_destroy(RtRuntime *rt);
 void rt_runtime_stats(RtRuntime *rt, kf_runtime_stats *out);
 kf_status rt_device_alloc(RtRuntime *rt, size_t bytes, void **out);
 kf_status rt_device_free(RtRuntime *rt, void *p);
 /* The runtime's scratch device memory, at least `bytes` of it (grown as needed), for a call that has finished
  * using it before it returns (kf_reduce): NULL when another thread holds it or it cannot grow (the caller then
- * allocates its own). Give it back with rt_scratch_release. Reusing it spares a cuMemAlloc and a cuMemFree
- * (which synchronises) per call. */
-void *rt_scratch_acquire(RtRuntime *rt, size_t bytes);
+ * allocates its own), or, with *st KF_ERROR_OUT_OF_MEMORY (reported), when host memory ran out. Give it back
+ * with rt_scratch_release. Reusing it spares a cuMemAlloc and a cuMemFree (which synchronises) per call. */
+void *rt_scratch_acquire(RtRuntime *rt, size_t bytes, kf_status *st);
 void rt_scratch_release(RtRuntime *rt);
 kf_status rt_copy(RtRuntime *rt, RtCopyKind kind, void *dst, const void *src, size_t bytes, RtStream *s);
 kf_status rt_memset(RtRuntime *rt, void *dst, int value, size_t bytes, RtStream *s);
@@ -193,9 +204,10 @@ typedef struct RtSourceOptions {
   unsigned nfunctions;
 } RtSourceOptions;
 
-/* The frontend over the main source (and o's extra sources), the verifier, then the pipeline. NULL
- * (reported) on any error. */
-Module *rt_compile_source(IrContext *ir, Diag *diag, const kf_source *main, const RtSourceOptions *o);
+/* The frontend over the main source (and o's extra sources), the verifier, then the pipeline, under a guard.
+ * KF_OK with *out the module (caller owns), KF_ERROR_INVALID_INPUT (reported) on any error, or
+ * KF_ERROR_OUT_OF_MEMORY (reported). */
+kf_status rt_compile_source(IrContext *ir, Diag *diag, const kf_source *main, const RtSourceOptions *o, Module **out);
 
 /* ---- runtime/inputs.c ------------------------------------------------------------------------ */
 
@@ -273,8 +285,9 @@ kf_status rt_program_from_module(RtRuntime *rt, Module *m, RtProgram **out);
 void rt_program_destroy(RtProgram *p);
 /* The disk cache key of p's function `function` compiled for the argument signature argsig on rt's device:
  * kfront's version, the file name and source, the function, the signature, the backend, bounds checks, the
- * source's first line, the digest of the embedder's inputs, the pipeline and the architecture. */
-void rt_program_cache_key(RtProgram *p, const char *function, const char *argsig, RtCacheKey *key);
+ * source's first line, the digest of the embedder's inputs, the pipeline and the architecture. False (reported)
+ * when out of memory. */
+bool rt_program_cache_key(RtProgram *p, const char *function, const char *argsig, RtCacheKey *key);
 /* The function `name` of the program (made on first request; borrowed, lives as long as the program).
  * Nothing is compiled here. */
 kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out);

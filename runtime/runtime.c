@@ -1,19 +1,27 @@
 /* runtime.c — RtRuntime: the device a runtime launches on (the GPU through the driver, or the simulator,
  * chosen at creation from the options alone: the library reads no environment), its limits, the
  * compiled-kernel cache, the default pipeline; device memory (tracked, so the runtime frees what is left),
- * copies, memset, pinned host memory, streams and events — each a call into the device interface. */
+ * copies, memset, pinned host memory, streams and events — each a call into the device interface.
+ * Out of memory, each returns KF_ERROR_OUT_OF_MEMORY after rt_out_of_memory reported it (rt.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "passes/passes.h"
 #include "runtime/rt.h"
+#include "utils/mem.h"
 
 static const SrcLoc NOLOC = {0};
 
+kf_status rt_out_of_memory(RtRuntime *rt) {
+  diag_out_of_memory(rt->diag);
+  return KF_ERROR_OUT_OF_MEMORY;
+}
+
 /* Opens the GPU; in AUTO mode a missing driver or device is not an error: the reason goes into the
- * description and the simulator is used. */
-static RtDevice *open_device(RtRuntime *rt, const kf_runtime_options *o) {
+ * description and the simulator is used. NULL when it cannot: *oom says whether for lack of memory. */
+static RtDevice *open_device(RtRuntime *rt, const kf_runtime_options *o, bool *oom) {
+  *oom = false;
   kf_runtime_mode mode = o->mode;
   if (mode != KF_RUNTIME_SIM) {
     Diag quiet;
@@ -38,22 +46,35 @@ static RtDevice *open_device(RtRuntime *rt, const kf_runtime_options *o) {
   so.nworkers = o->sim_workers;
   if (o->sim_max_steps) so.max_steps = o->sim_max_steps;
   if (!rt->describe.len) sb_puts(&rt->describe, "simulator");
-  return rt_device_sim_open(&so, rt->diag);
+  RtDevice *d = rt_device_sim_open(&so, rt->diag);
+  *oom = !d;  /* the simulator fails to open only for lack of memory */
+  return d;
 }
 
 kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options *o, RtRuntime **out) {
   *out = NULL;
-  RtRuntime *rt = calloc(1, sizeof *rt);
-  if (!rt) return KF_ERROR_OUT_OF_MEMORY;
+  RtRuntime *rt = mem_calloc(1, sizeof *rt);
+  if (!rt) {
+    diag_out_of_memory(diag);
+    return KF_ERROR_OUT_OF_MEMORY;
+  }
+  rt->alloc = mem_allocator();
   rt->ir = ir;
   rt->diag = diag;
   sb_init(&rt->describe);
-  rt->dev = open_device(rt, o);
+  bool oom;
+  rt->dev = open_device(rt, o, &oom);
+  if (rt->dev && sb_failed(&rt->describe)) {
+    rt->dev->ops->close(rt->dev);
+    rt->dev = NULL;
+    oom = true;
+    diag_out_of_memory(diag);
+  }
   if (!rt->dev) {
-    bool found = rt_cuda(o->libcuda_path, NULL) != NULL;
+    bool found = !oom && rt_cuda(o->libcuda_path, NULL) != NULL;
     sb_free(&rt->describe);
-    free(rt);
-    return found ? KF_ERROR_DEVICE : KF_ERROR_NOT_FOUND;
+    mem_free(rt);
+    return oom ? KF_ERROR_OUT_OF_MEMORY : found ? KF_ERROR_DEVICE : KF_ERROR_NOT_FOUND;
   }
   pthread_mutex_init(&rt->lock, NULL);
   pthread_mutex_init(&rt->scratch_lock, NULL);
@@ -64,6 +85,11 @@ kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options 
   /* PTX is cached on disk; the simulator's kir is not (compiling it again is cheaper than reading it) */
   bool disk = o->disk_cache && o->cache_dir && *o->cache_dir && !rt->dev->runs_kir;
   rt_cache_init(&rt->cache, true, disk ? o->cache_dir : NULL);
+  if (disk && !rt->cache.dir) {
+    rt_runtime_destroy(rt);
+    diag_out_of_memory(diag);
+    return KF_ERROR_OUT_OF_MEMORY;
+  }
   *out = rt;
   return KF_OK;
 }
@@ -79,7 +105,7 @@ void rt_runtime_destroy(RtRuntime *rt) {
   sb_free(&rt->describe);
   pthread_mutex_destroy(&rt->lock);
   pthread_mutex_destroy(&rt->scratch_lock);  /* the scratch memory went with the allocations above */
-  free(rt);
+  mem_free(rt);
 }
 
 void rt_runtime_stats(RtRuntime *rt, kf_runtime_stats *out) {
@@ -96,7 +122,8 @@ void rt_runtime_stats(RtRuntime *rt, kf_runtime_stats *out) {
 
 /* ---- memory ----------------------------------------------------------------------------------- */
 
-void *rt_scratch_acquire(RtRuntime *rt, size_t bytes) {
+void *rt_scratch_acquire(RtRuntime *rt, size_t bytes, kf_status *st) {
+  *st = KF_OK;
   if (pthread_mutex_trylock(&rt->scratch_lock) != 0) return NULL;
   if (rt->scratch_bytes < bytes) {
     if (rt->scratch) rt_device_free(rt, rt->scratch);
@@ -104,8 +131,11 @@ void *rt_scratch_acquire(RtRuntime *rt, size_t bytes) {
     rt->scratch_bytes = 0;
     size_t grown = bytes < 4096 ? 4096 : bytes;
     DiagMark mark = diag_mark(rt->diag);
-    if (rt_device_alloc(rt, grown, &rt->scratch) != KF_OK) {
-      diag_rollback(rt->diag, &mark);  /* not an error: the caller allocates its own */
+    kf_status ast = rt_device_alloc(rt, grown, &rt->scratch);
+    if (ast != KF_OK) {
+      /* no device memory is not an error: the caller allocates its own; no host memory is (reported) */
+      if (ast == KF_ERROR_OUT_OF_MEMORY) *st = ast;
+      else diag_rollback(rt->diag, &mark);
       rt->scratch = NULL;
       pthread_mutex_unlock(&rt->scratch_lock);
       return NULL;
@@ -126,12 +156,11 @@ kf_status rt_device_alloc(RtRuntime *rt, size_t bytes, void **out) {
   uint64_t p = 0;
   if (!OPS(rt)->alloc(DEV(rt), bytes, &p, rt->diag)) return KF_ERROR_DEVICE;
   pthread_mutex_lock(&rt->lock);
-  bool ok = ptrmap_try_put(&rt->allocations, (void *)(uintptr_t)p, (void *)1);
+  bool ok = ptrmap_put(&rt->allocations, (void *)(uintptr_t)p, (void *)1);
   pthread_mutex_unlock(&rt->lock);
   if (!ok) {
     OPS(rt)->free(DEV(rt), p, NULL);
-    diag_error(rt->diag, NOLOC, "out of memory");
-    return KF_ERROR_OUT_OF_MEMORY;
+    return rt_out_of_memory(rt);
   }
   *out = (void *)(uintptr_t)p;
   return KF_OK;
@@ -201,12 +230,13 @@ kf_status rt_memory_info(RtRuntime *rt, size_t *free_bytes, size_t *total_bytes)
 
 kf_status rt_stream_create(RtRuntime *rt, RtStream **out) {
   *out = NULL;
-  RtStream *s = calloc(1, sizeof *s);
-  if (!s) return KF_ERROR_OUT_OF_MEMORY;
+  RtStream *s = mem_calloc(1, sizeof *s);
+  if (!s) return rt_out_of_memory(rt);
   s->rt = rt;
-  if (!OPS(rt)->stream_create(DEV(rt), &s->handle, rt->diag)) {
-    free(s);
-    return KF_ERROR_DEVICE;
+  kf_status st = OPS(rt)->stream_create(DEV(rt), &s->handle, rt->diag);
+  if (st != KF_OK) {
+    mem_free(s);
+    return st;
   }
   *out = s;
   return KF_OK;
@@ -214,8 +244,8 @@ kf_status rt_stream_create(RtRuntime *rt, RtStream **out) {
 
 kf_status rt_stream_wrap(RtRuntime *rt, void *handle, RtStream **out) {
   *out = NULL;
-  RtStream *s = calloc(1, sizeof *s);
-  if (!s) return KF_ERROR_OUT_OF_MEMORY;
+  RtStream *s = mem_calloc(1, sizeof *s);
+  if (!s) return rt_out_of_memory(rt);
   s->rt = rt;
   s->handle = handle;
   s->external = true;
@@ -226,7 +256,7 @@ kf_status rt_stream_wrap(RtRuntime *rt, void *handle, RtStream **out) {
 void rt_stream_destroy(RtStream *s) {
   if (!s) return;
   if (!s->external) s->rt->dev->ops->stream_destroy(s->rt->dev, s->handle);
-  free(s);
+  mem_free(s);
 }
 
 kf_status rt_stream_synchronize(RtStream *s) { return rt_stream_sync(s->rt, s); }
@@ -239,12 +269,13 @@ kf_status rt_synchronize(RtRuntime *rt) { return OPS(rt)->synchronize(DEV(rt), r
 
 kf_status rt_event_create(RtRuntime *rt, RtEvent **out) {
   *out = NULL;
-  RtEvent *e = calloc(1, sizeof *e);
-  if (!e) return KF_ERROR_OUT_OF_MEMORY;
+  RtEvent *e = mem_calloc(1, sizeof *e);
+  if (!e) return rt_out_of_memory(rt);
   e->rt = rt;
-  if (!OPS(rt)->event_create(DEV(rt), &e->handle, rt->diag)) {
-    free(e);
-    return KF_ERROR_DEVICE;
+  kf_status st = OPS(rt)->event_create(DEV(rt), &e->handle, rt->diag);
+  if (st != KF_OK) {
+    mem_free(e);
+    return st;
   }
   *out = e;
   return KF_OK;
@@ -253,7 +284,7 @@ kf_status rt_event_create(RtRuntime *rt, RtEvent **out) {
 void rt_event_destroy(RtEvent *e) {
   if (!e) return;
   e->rt->dev->ops->event_destroy(e->rt->dev, e->handle);
-  free(e);
+  mem_free(e);
 }
 
 kf_status rt_event_record(RtEvent *e, RtStream *s) {

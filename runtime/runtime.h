@@ -83,8 +83,9 @@ bool rt_check_launch(const RtLimits *l, const char *kernel, const unsigned grid[
 void rt_format_index_error(StrBuf *out, const char *kernel, const char *file, unsigned line, unsigned col,
                            unsigned axis, int64_t index, int64_t extent);
 
-/* Bytes of static shared memory (mem.global, space "shared") a kernel and the functions it calls use. */
-size_t rt_kir_static_shared(Module *m, Op *func);
+/* Bytes of static shared memory (mem.global, space "shared") a kernel and the functions it calls use (each
+ * global counted once, however many functions name it). False when out of memory. */
+bool rt_kir_static_shared(Module *m, Op *func, size_t *out);
 /* Kernels (func.func with the `kernel` attribute) of m that implement the Python function `name`:
  * sym_name equal to name, or name followed by a mangling suffix ("name__...", "name$..."), or a
  * `py_name`/`source_name` attribute equal to it. Fills out (up to max), returns how many there are. */

@@ -43,7 +43,8 @@ static const char usage_text[] =
 typedef struct RunArg {
   kf_arg arg;
   const char *out_name;   /* arrays: the file name written under -o DIR */
-  bool owned;             /* array data to free */
+  bool owned;             /* array data to free: kf_free'd when from kf_npy_load (library memory), else free'd */
+  bool from_library;
 } RunArg;
 
 static int usage_error(const char *fmt, const char *what) {
@@ -351,6 +352,7 @@ int kfront_run_main(int argc, char **argv) {
       if (kf_npy_load(ctx, text, &arr) != KF_OK) goto cleanup;
       ra[i].arg = kf_arg_array(&arr);
       ra[i].owned = true;
+      ra[i].from_library = true;
       ra[i].out_name = strdup(base_name(text));
     } else if (parse_new_array(text, &ra[i], err, sizeof err)) {
       if (err[0]) {
@@ -442,7 +444,8 @@ cleanup:
   kf_context_destroy(ctx);
   kf_free(cache_dir);
   for (unsigned i = 0; ra && i < nargs; i++) {
-    if (ra[i].owned) kf_free(ra[i].arg.array.data);
+    if (ra[i].owned && ra[i].from_library) kf_free(ra[i].arg.array.data);
+    else if (ra[i].owned) free(ra[i].arg.array.data);
     free((char *)ra[i].out_name);
   }
   free(ra);

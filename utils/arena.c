@@ -1,10 +1,12 @@
-/* arena.c — bump-pointer arena: chunks from malloc, freed together. */
+/* arena.c — bump-pointer arena: chunks from mem.h (each owned like the previous one), freed together. */
 #include "arena.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "mem.h"
 
 struct ArenaChunk {
   ArenaChunk *prev;
@@ -14,13 +16,19 @@ struct ArenaChunk {
 
 enum { ARENA_CHUNK = 64 * 1024 };
 
-void arena_init(Arena *a) { a->head = NULL; a->total = 0; }
+void arena_init(Arena *a) { arena_init_owned(a, NULL); }
+
+void arena_init_owned(Arena *a, const void *owner) {
+  a->head = NULL;
+  a->total = 0;
+  a->owner = owner;
+}
 
 void arena_free(Arena *a) {
   ArenaChunk *c = a->head;
   while (c) {
     ArenaChunk *p = c->prev;
-    free(c);
+    mem_free(c);
     c = p;
   }
   a->head = NULL;
@@ -28,11 +36,15 @@ void arena_free(Arena *a) {
 }
 
 void *arena_alloc(Arena *a, size_t size) {
+  if (size > SIZE_MAX / 2) {
+    mem_fail();
+    return NULL;
+  }
   size = (size + 15) & ~(size_t)15;
   ArenaChunk *c = a->head;
   if (!c || c->used + size > c->cap) {
     size_t cap = size > ARENA_CHUNK / 4 ? size : ARENA_CHUNK;
-    ArenaChunk *n = malloc(sizeof(ArenaChunk) + cap);
+    ArenaChunk *n = mem_alloc_like(c ? (const void *)c : a->owner, sizeof(ArenaChunk) + cap);
     if (!n) return NULL;
     n->used = 0;
     n->cap = cap;

@@ -1,8 +1,12 @@
-/* diag.c — renders diagnostics with the quoted source line and a caret under the column. */
+/* diag.c — renders diagnostics with the quoted source line and a caret under the column.
+ *
+ * Everything a Diag allocates is made with the calling thread's guard paused (it holds its lock meanwhile):
+ * its buffers belong to no guard, and a failure unwinds only after the lock is released (diag.h). */
 #include "diag.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+#include "mem.h"
 
 struct DiagSource {
   DiagSource *next;
@@ -10,17 +14,22 @@ struct DiagSource {
   const char *text;
   size_t len;
   unsigned first_line; /* the file line of the text's first line */
+  unsigned seq;        /* registration number */
 };
 
 /* initial-exec: read and written on every launch (a few ns instead of a __tls_get_addr call in libkfront.so);
  * one int of the static TLS surplus glibc keeps for libraries loaded with dlopen (the Python module) */
 static _Thread_local DiagKind current_kind __attribute__((tls_model("initial-exec"))) = DIAG_KIND_INTERNAL;
 
+static const char OOM_LINE[] = "kfront: error: out of memory\n";
+
 DiagKind diag_set_kind(DiagKind kind) {
   DiagKind prev = current_kind;
   current_kind = kind;
   return prev;
 }
+
+DiagKind diag_kind(void) { return current_kind; }
 
 void diag_init(Diag *d) {
   memset(d, 0, sizeof *d);
@@ -29,34 +38,66 @@ void diag_init(Diag *d) {
 }
 
 static void first_free(DiagFirst *f) {
-  free(f->message);
-  free(f->file);
-  free(f->kernel);
+  mem_free(f->message);
+  mem_free(f->file);
+  mem_free(f->kernel);
   memset(f, 0, sizeof *f);
 }
 
-void diag_clear(Diag *d) {
+/* The first error is "out of memory" (its facts could not be kept, or it was that). Under d->lock. */
+static void first_oom(DiagFirst *f) {
+  first_free(f);
+  f->set = true;
+  f->kind = DIAG_KIND_OUT_OF_MEMORY;  /* message NULL: kf_context_first_error says "out of memory" */
+}
+
+/* Locks d with the thread's guard paused; unlock_d resumes it and unwinds when something was lost. */
+static MemGuard *lock_d(Diag *d) {
+  MemGuard *g = mem_guard_pause();
   pthread_mutex_lock(&d->lock);
+  return g;
+}
+
+static void unlock_d(Diag *d, MemGuard *g, bool ok) {
+  pthread_mutex_unlock(&d->lock);
+  mem_guard_resume(g);
+  if (!ok) mem_fail();
+}
+
+void diag_clear(Diag *d) {
+  MemGuard *g = lock_d(d);
   sb_reset(&d->text);
   d->nerrors = d->nwarnings = 0;
   first_free(&d->first);
-  pthread_mutex_unlock(&d->lock);
+  unlock_d(d, g, true);
 }
 
 DiagMark diag_mark(Diag *d) {
   pthread_mutex_lock(&d->lock);
-  DiagMark m = {d->text.len, d->nerrors, d->nwarnings, d->first.set};
+  DiagMark m = {d->text.len, d->nerrors, d->nwarnings, d->first.set, d->source_seq};
   pthread_mutex_unlock(&d->lock);
   return m;
 }
 
 void diag_rollback(Diag *d, const DiagMark *m) {
   pthread_mutex_lock(&d->lock);
-  d->text.len = m->len;
-  if (d->text.data) d->text.data[m->len] = 0;
+  if (m->len <= d->text.len) {
+    d->text.len = m->len;
+    if (d->text.data) d->text.data[m->len] = 0;
+  }
+  d->text.failed = false;
   d->nerrors = m->nerrors;
   d->nwarnings = m->nwarnings;
   if (!m->first_set) first_free(&d->first);
+  for (DiagSource **p = &d->sources; *p;) {
+    if ((*p)->seq >= m->source_seq) {
+      DiagSource *dead = *p;
+      *p = dead->next;
+      mem_free(dead);
+    } else {
+      p = &(*p)->next;
+    }
+  }
   pthread_mutex_unlock(&d->lock);
 }
 
@@ -66,34 +107,43 @@ void diag_free(Diag *d) {
   sb_free(&d->text);
   for (DiagSource *s = d->sources, *n; s; s = n) {
     n = s->next;
-    free(s);
+    mem_free(s);
   }
   d->sources = NULL;
 }
 
-void diag_add_source_at(Diag *d, const char *file, const char *text, size_t len, unsigned first_line) {
-  DiagSource *s = malloc(sizeof *s);
-  if (!s) return;
-  s->file = file;
-  s->text = text;
-  s->len = len;
-  s->first_line = first_line ? first_line : 1;
-  s->next = d->sources;
-  d->sources = s;
+bool diag_add_source_at(Diag *d, const char *file, const char *text, size_t len, unsigned first_line) {
+  MemGuard *g = lock_d(d);
+  DiagSource *s = mem_alloc(sizeof *s);
+  if (s) {
+    s->file = file;
+    s->text = text;
+    s->len = len;
+    s->first_line = first_line ? first_line : 1;
+    s->seq = d->source_seq++;
+    s->next = d->sources;
+    d->sources = s;
+  }
+  unlock_d(d, g, s != NULL);
+  return s != NULL;
 }
 
-void diag_add_source(Diag *d, const char *file, const char *text, size_t len) { diag_add_source_at(d, file, text, len, 1); }
+bool diag_add_source(Diag *d, const char *file, const char *text, size_t len) {
+  return diag_add_source_at(d, file, text, len, 1);
+}
 
 void diag_remove_source(Diag *d, const char *text) {
+  pthread_mutex_lock(&d->lock);
   for (DiagSource **p = &d->sources; *p;) {
     if ((*p)->text == text) {
       DiagSource *dead = *p;
       *p = dead->next;
-      free(dead);
+      mem_free(dead);
     } else {
       p = &(*p)->next;
     }
   }
+  pthread_mutex_unlock(&d->lock);
 }
 
 const char *diag_source_line(Diag *d, const char *file, unsigned line, size_t *len) {
@@ -114,50 +164,38 @@ const char *diag_source_line(Diag *d, const char *file, unsigned line, size_t *l
   return NULL;
 }
 
-/* Records the first error's facts (under d->lock). */
-static void note_first(Diag *d, SrcLoc loc, const char *message) {
+/* Records the first error's facts (under d->lock). False when they could not be kept (then it is "out of
+ * memory"). */
+static bool note_first(Diag *d, SrcLoc loc, const char *message) {
   DiagFirst *f = &d->first;
   f->set = true;
   f->kind = current_kind;
   if (f->kind == DIAG_KIND_TYPING && (strstr(message, "not supported") || strstr(message, "unsupported")))
     f->kind = DIAG_KIND_UNSUPPORTED;
-  f->message = strdup(message);
-  f->file = loc.file ? strdup(loc.file) : NULL;
+  f->message = mem_strdup(message);
+  f->file = loc.file ? mem_strdup(loc.file) : NULL;
   f->line = loc.line;
   f->col = loc.col;
-}
-
-static void report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap);
-
-void diag_report(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap) {
-  pthread_mutex_lock(&d->lock);
-  report_locked(d, level, loc, fmt, ap);
-  pthread_mutex_unlock(&d->lock);
-}
-
-void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, int64_t index, int64_t extent,
-                      const char *fmt, ...) {
-  DiagKind prev = diag_set_kind(DIAG_KIND_OUT_OF_BOUNDS);
-  pthread_mutex_lock(&d->lock);
-  bool first = !d->first.set;
-  va_list ap;
-  va_start(ap, fmt);
-  report_locked(d, DIAG_ERROR, loc, fmt, ap);
-  va_end(ap);
-  if (first && d->first.set) {
-    d->first.has_index = true;
-    d->first.kernel = kernel ? strdup(kernel) : NULL;
-    d->first.axis = axis;
-    d->first.index = index;
-    d->first.extent = extent;
+  if (!f->message || (loc.file && !f->file)) {
+    first_oom(f);
+    return false;
   }
-  pthread_mutex_unlock(&d->lock);
-  diag_set_kind(prev);
+  return true;
 }
 
-static void report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap) {
+/* "out of memory" in the text (when it has room to grow) and to the callback (under d->lock). */
+static void oom_text(Diag *d) {
+  sb_puts(&d->text, OOM_LINE);
+  d->text.failed = false;
+  if (d->callback) d->callback(d->callback_user, DIAG_ERROR, OOM_LINE);
+}
+
+/* Under d->lock with the guard paused. False when an allocation failed (the error is then counted, and the
+ * first error says out of memory if it was this one); "out of memory" is rendered here unless a guard will
+ * report it (guarded). */
+static bool report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap, bool guarded) {
   if (level == DIAG_ERROR) {
-    if (d->max_errors && d->nerrors >= d->max_errors) { d->nerrors++; return; }
+    if (d->max_errors && d->nerrors >= d->max_errors) { d->nerrors++; return true; }
     d->nerrors++;
   } else if (level == DIAG_WARNING) {
     d->nwarnings++;
@@ -176,7 +214,11 @@ static void report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt,
   sb_printf(&one, "%s: ", names[level]);
   size_t message_at = one.len;
   sb_vprintf(&one, fmt, ap);
-  if (level == DIAG_ERROR && !d->first.set) note_first(d, loc, sb_cstr(&one) + message_at);
+  bool ok = !one.failed;
+  if (level == DIAG_ERROR && !d->first.set) {
+    if (ok) ok = note_first(d, loc, sb_cstr(&one) + message_at);
+    else first_oom(&d->first);
+  }
   sb_putc(&one, '\n');
   size_t len;
   const char *src = diag_source_line(d, loc.file, loc.line, &len);
@@ -188,9 +230,68 @@ static void report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt,
       sb_puts(&one, "^\n");
     }
   }
-  sb_putn(&d->text, one.data, one.len);
-  if (d->callback) d->callback(d->callback_user, level, sb_cstr(&one));
+  ok = ok && !one.failed;
+  if (ok) {
+    sb_putn(&d->text, one.data, one.len);
+    ok = !d->text.failed;
+    d->text.failed = false;
+  }
+  if (ok) {
+    if (d->callback) d->callback(d->callback_user, level, sb_cstr(&one));
+  } else if (!guarded) {
+    oom_text(d);
+  }
   sb_free(&one);
+  return ok;
+}
+
+void diag_report(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap) {
+  MemGuard *g = lock_d(d);
+  bool ok = report_locked(d, level, loc, fmt, ap, g != NULL);
+  unlock_d(d, g, ok);
+}
+
+void diag_out_of_memory(Diag *d) {
+  MemGuard *g = lock_d(d);
+  d->nerrors++;
+  if (!d->first.set) first_oom(&d->first);
+  oom_text(d);
+  unlock_d(d, g, true);
+}
+
+bool diag_guard(Diag *d, void (*fn)(void *), void *arg) {
+  DiagMark mark = diag_mark(d);
+  DiagKind kind = current_kind;
+  if (mem_guard_run(fn, arg)) return true;
+  current_kind = kind;
+  diag_rollback(d, &mark);
+  diag_out_of_memory(d);
+  return false;
+}
+
+void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, int64_t index, int64_t extent,
+                      const char *fmt, ...) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_OUT_OF_BOUNDS);
+  MemGuard *g = lock_d(d);
+  bool first = !d->first.set;
+  va_list ap;
+  va_start(ap, fmt);
+  bool ok = report_locked(d, DIAG_ERROR, loc, fmt, ap, g != NULL);
+  va_end(ap);
+  if (ok && first && d->first.set) {
+    d->first.has_index = true;
+    d->first.kernel = kernel ? mem_strdup(kernel) : NULL;
+    d->first.axis = axis;
+    d->first.index = index;
+    d->first.extent = extent;
+    if (kernel && !d->first.kernel) {
+      first_oom(&d->first);
+      if (!g) oom_text(d);
+      ok = false;
+    }
+  }
+  diag_set_kind(prev);
+  unlock_d(d, g, ok);
 }
 
 #define DIAG_FN(name, level)                                 \

@@ -6,7 +6,12 @@
  * renderer quote the offending line; they are not copied and must outlive the Diag. A text may be a
  * piece of its file (diag_add_source_at: one function's lines, starting at some line); several pieces
  * of one file may be registered, and a line is quoted from the most recently registered text of that
- * file that holds it. */
+ * file that holds it.
+ *
+ * Memory: a Diag's buffers belong to no guard (mem.h): it allocates with the guard paused, under its lock,
+ * and unwinds to the guard (mem_fail) only after unlocking. Out of memory it still records the fact: the
+ * first error becomes kind OUT_OF_MEMORY when its facts could not be kept, diag_out_of_memory needs no
+ * memory to do so, and the rendered text is best effort. Do not create a Diag under a guard. */
 #ifndef KF_UTILS_DIAG_H
 #define KF_UTILS_DIAG_H
 
@@ -53,7 +58,8 @@ typedef void (*DiagCallback)(void *user, DiagLevel level, const char *rendered);
 typedef struct Diag {
   StrBuf text;         /* every rendered diagnostic, in order */
   unsigned nerrors, nwarnings;
-  DiagSource *sources; /* registered source texts */
+  DiagSource *sources; /* registered source texts, newest first */
+  unsigned source_seq; /* numbers the registrations (diag_rollback forgets the newer ones) */
   DiagCallback callback;
   void *callback_user;
   unsigned max_errors; /* 0 = unlimited; after that many errors further ones are dropped */
@@ -70,17 +76,26 @@ typedef struct DiagMark {
   size_t len;
   unsigned nerrors, nwarnings;
   bool first_set;
+  unsigned source_seq;  /* sources registered after the mark are forgotten by the rollback too */
 } DiagMark;
 DiagMark diag_mark(Diag *d);
 void diag_rollback(Diag *d, const DiagMark *m);
 /* Sets the kind of the errors the calling thread reports from now on; returns the previous one. */
 DiagKind diag_set_kind(DiagKind kind);
+DiagKind diag_kind(void);
+/* Reports "out of memory" (kind OUT_OF_MEMORY). Recording it needs no memory: the first error's facts say out
+ * of memory when it is the first; the rendered line is added when the text buffer has room to grow. */
+void diag_out_of_memory(Diag *d);
+/* mem_guard_run(fn, arg) reporting to d: when an allocation fails under it, d is rolled back to where it
+ * stood at entry (the calling thread's error kind too) and one "out of memory" error is reported. */
+bool diag_guard(Diag *d, void (*fn)(void *arg), void *arg);
 /* Reports an IndexError (kind OUT_OF_BOUNDS) located at loc, recording its facts when it is the first. */
 void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, int64_t index, int64_t extent,
                       const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-void diag_add_source(Diag *d, const char *file, const char *text, size_t len);
+/* False when out of memory (outside a guard; under one the failure unwinds to it). */
+bool diag_add_source(Diag *d, const char *file, const char *text, size_t len);
 /* Registers text whose first line is line first_line of file (0 means 1). */
-void diag_add_source_at(Diag *d, const char *file, const char *text, size_t len, unsigned first_line);
+bool diag_add_source_at(Diag *d, const char *file, const char *text, size_t len, unsigned first_line);
 /* Forgets every registered source whose text is `text` (before that text is freed). */
 void diag_remove_source(Diag *d, const char *text);
 void diag_error(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -88,6 +103,7 @@ void diag_warning(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((form
 void diag_note(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_report(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap);
 static inline unsigned diag_errors(const Diag *d) { return d->nerrors; }
+/* Never NULL. Allocates nothing. */
 const char *diag_text(Diag *d);
 /* The text of line `line` (1-based) of a registered file, without its newline; NULL if unknown. */
 const char *diag_source_line(Diag *d, const char *file, unsigned line, size_t *len);

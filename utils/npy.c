@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "utils/mem.h"
+
 static const struct {
   const char *code;   /* kind + size, after the byte-order character */
   NpyType type;
@@ -216,8 +218,11 @@ bool npy_read_mem(const void *buf, size_t len, NpyArray *out, char *err, size_t 
   if (len - at < nbytes)
     return fail(err, errlen, "truncated data: the header promises %zu bytes, the file holds %zu", nbytes, len - at);
   out->nbytes = nbytes;
-  out->data = malloc(nbytes ? nbytes : 1);
-  if (!out->data) return fail(err, errlen, "out of memory (%zu bytes)", nbytes);
+  out->data = mem_alloc(nbytes ? nbytes : 1);
+  if (!out->data) {
+    errno = ENOMEM;
+    return fail(err, errlen, "out of memory (%zu bytes)", nbytes);
+  }
   memcpy(out->data, b + at, nbytes);
   return true;
 }
@@ -233,9 +238,11 @@ bool npy_read_file(const char *path, NpyArray *out, char *err, size_t errlen) {
   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_putn(&b, chunk, n);
   bool read_error = ferror(f) != 0;
   fclose(f);
-  if (read_error) {
+  if (read_error || sb_failed(&b)) {
+    bool oom = sb_failed(&b);
     sb_free(&b);
-    return fail(err, errlen, "read error");
+    if (oom) errno = ENOMEM;
+    return fail(err, errlen, oom ? "out of memory" : "read error");
   }
   bool ok = npy_read_mem(b.data ? b.data : "", b.len, out, err, errlen);
   sb_free(&b);
@@ -251,6 +258,11 @@ void npy_write_mem(const NpyArray *a, StrBuf *out) {
             a->fortran_order ? "True" : "False");
   for (unsigned i = 0; i < a->ndim; i++) sb_printf(&h, "%lld,%s", (long long)a->shape[i], i + 1 < a->ndim ? " " : "");
   sb_puts(&h, "), }");
+  if (sb_failed(&h)) {  /* out of memory: out fails too (and the padding below would never end) */
+    sb_free(&h);
+    out->failed = true;
+    return;
+  }
   /* version 1.0 has a 2-byte header length, 2.0 a 4-byte one; the total prefix is padded to 64 bytes */
   size_t prefix = h.len + 64 <= 65535 ? 10 : 12;
   size_t total = (prefix + h.len + 1 + 63) / 64 * 64;
@@ -275,6 +287,12 @@ bool npy_write_file(const char *path, const NpyArray *a, char *err, size_t errle
   StrBuf tmp;
   sb_init(&tmp);
   sb_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+  if (sb_failed(&b) || sb_failed(&tmp)) {
+    sb_free(&b);
+    sb_free(&tmp);
+    errno = ENOMEM;
+    return fail(err, errlen, "out of memory");
+  }
   const char *tpath = sb_cstr(&tmp);
   int fd = open(tpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   bool ok = fd >= 0;

@@ -3,7 +3,8 @@
  * Supported: little-endian (or byte-order-free '|') scalar dtypes b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8,
  * C or Fortran order, rank 0..NPY_MAX_RANK. Everything else (big-endian data, object, string, complex and
  * structured dtypes, truncated files, malformed headers) is refused with a message that says why.
- * Errors are written to a caller buffer (`err`, `errlen`), never printed. */
+ * Errors are written to a caller buffer (`err`, `errlen`), never printed; out of memory also sets errno to
+ * ENOMEM. */
 #ifndef KF_UTILS_NPY_H
 #define KF_UTILS_NPY_H
 
@@ -25,7 +26,7 @@ typedef struct NpyArray {
   unsigned ndim;                 /* 0 for a scalar (one element) */
   int64_t shape[NPY_MAX_RANK];
   bool fortran_order;            /* data is in Fortran (column-major) order, else C order */
-  void *data;                    /* nbytes, malloc'ed by npy_read_*: the caller frees it */
+  void *data;                    /* nbytes, from mem_alloc by npy_read_*: the caller frees it (mem_free) */
   size_t nbytes;
 } NpyArray;
 
@@ -41,7 +42,8 @@ bool npy_read_mem(const void *buf, size_t len, NpyArray *out, char *err, size_t 
 bool npy_read_file(const char *path, NpyArray *out, char *err, size_t errlen);
 
 /* Writes a.data (a.nbytes bytes, in the order a.fortran_order says) with a version 1.0 header, or 2.0 when
- * the header does not fit in 64 KiB. The header is padded so the data starts at a multiple of 64 bytes. */
+ * the header does not fit in 64 KiB. The header is padded so the data starts at a multiple of 64 bytes. Out of
+ * memory, out is failed (sb_failed). */
 void npy_write_mem(const NpyArray *a, StrBuf *out);
 /* Writes to a temporary file in the same directory and renames it over path. */
 bool npy_write_file(const char *path, const NpyArray *a, char *err, size_t errlen);

@@ -1,9 +1,11 @@
-/* ptrmap.c — linear probing over a power-of-two table, a mixed pointer hash, grows at 50% load. */
+/* ptrmap.c — linear probing over a power-of-two table, a mixed pointer hash, grows at 50% load. A grown table
+ * (keys and values in one block) is allocated in full before it replaces the old one. */
 #include "ptrmap.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "mem.h"
 
 static size_t ptr_hash(const void *p) {
   uint64_t x = (uint64_t)(uintptr_t)p;
@@ -22,20 +24,14 @@ void *ptrmap_get(const PtrMap *m, const void *key) {
   }
 }
 
-void ptrmap_put(PtrMap *m, const void *key, void *val) {
-  if (!ptrmap_try_put(m, key, val)) abort(); /* out of memory: these callers have no way to report it */
-}
-
-bool ptrmap_try_put(PtrMap *m, const void *key, void *val) {
+bool ptrmap_put(PtrMap *m, const void *key, void *val) {
   if ((m->n + 1) * 2 > m->cap) {
     size_t cap = m->cap ? m->cap * 2 : 16;
-    const void **keys = calloc(cap, sizeof *keys);
-    void **vals = calloc(cap, sizeof *vals);
-    if (!keys || !vals) {
-      free(keys);
-      free(vals);
-      return false;
-    }
+    const void *like = m->keys ? (const void *)m->keys : m->owner;
+    /* keys and values in one block: one allocation to fail or succeed */
+    const void **keys = mem_calloc_like(like, 2 * cap, sizeof *keys);
+    if (!keys) return false;
+    void **vals = (void **)(keys + cap);
     for (size_t i = 0; i < m->cap; i++) {
       if (!m->keys[i]) continue;
       size_t j = ptr_hash(m->keys[i]) & (cap - 1);
@@ -43,8 +39,7 @@ bool ptrmap_try_put(PtrMap *m, const void *key, void *val) {
       keys[j] = m->keys[i];
       vals[j] = m->vals[i];
     }
-    free(m->keys);
-    free(m->vals);
+    mem_free(m->keys);
     m->keys = keys;
     m->vals = vals;
     m->cap = cap;
@@ -59,7 +54,8 @@ bool ptrmap_try_put(PtrMap *m, const void *key, void *val) {
 }
 
 void ptrmap_free(PtrMap *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
+  mem_free(m->keys);
+  m->keys = NULL;
+  m->vals = NULL;
+  m->cap = m->n = 0;
 }

@@ -1,27 +1,53 @@
-/* strbuf.c — growable byte buffer. Out of memory aborts: a broken invariant, not bad input. */
+/* strbuf.c — growable byte buffer over mem.h, with a sticky failed flag outside guards. */
 #include "strbuf.h"
 
+#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-void sb_init(StrBuf *b) { b->data = NULL; b->len = b->cap = 0; }
-void sb_free(StrBuf *b) { free(b->data); sb_init(b); }
-void sb_reset(StrBuf *b) { b->len = 0; if (b->data) b->data[0] = 0; }
+#include "mem.h"
 
-static void sb_grow(StrBuf *b, size_t extra) {
-  if (b->len + extra + 1 <= b->cap) return;
+void sb_init(StrBuf *b) {
+  b->data = NULL;
+  b->len = b->cap = 0;
+  b->failed = false;
+}
+
+void sb_free(StrBuf *b) {
+  mem_free(b->data);
+  sb_init(b);
+}
+
+void sb_reset(StrBuf *b) {
+  b->len = 0;
+  b->failed = false;
+  if (b->data) b->data[0] = 0;
+}
+
+/* Room for extra more bytes and a NUL; false (b failed) when out of memory. */
+static bool sb_grow(StrBuf *b, size_t extra) {
+  if (b->failed) return false;
+  if (extra < SIZE_MAX / 2 - b->len && b->len + extra + 1 <= b->cap) return true;
+  if (extra >= SIZE_MAX / 4 - b->len) {
+    b->failed = true;
+    mem_fail();
+    return false;
+  }
   size_t cap = b->cap ? b->cap * 2 : 256;
   while (cap < b->len + extra + 1) cap *= 2;
-  char *p = realloc(b->data, cap);
-  if (!p) { fputs("kfront: out of memory\n", stderr); abort(); }
+  char *p = mem_realloc(b->data, cap);
+  if (!p) {
+    b->failed = true;
+    return false;
+  }
   b->data = p;
   b->cap = cap;
+  return true;
 }
 
 void sb_putn(StrBuf *b, const char *s, size_t n) {
-  sb_grow(b, n);
-  memcpy(b->data + b->len, s, n);
+  if (!sb_grow(b, n)) return;
+  if (n) memcpy(b->data + b->len, s, n);
   b->len += n;
   b->data[b->len] = 0;
 }
@@ -33,10 +59,11 @@ void sb_vprintf(StrBuf *b, const char *fmt, va_list ap) {
   va_copy(ap2, ap);
   char tmp[256];
   int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  if (n < (int)sizeof tmp) {
+  if (n < 0) {
+    /* an encoding error: nothing written */
+  } else if (n < (int)sizeof tmp) {
     sb_putn(b, tmp, (size_t)n);
-  } else {
-    sb_grow(b, (size_t)n);
+  } else if (sb_grow(b, (size_t)n)) {
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
     b->len += (size_t)n;
   }
@@ -50,13 +77,15 @@ void sb_printf(StrBuf *b, const char *fmt, ...) {
   va_end(ap);
 }
 
-const char *sb_cstr(StrBuf *b) {
-  if (!b->data) sb_grow(b, 0), b->data[0] = 0;
-  return b->data;
-}
+const char *sb_cstr(const StrBuf *b) { return b->data ? b->data : ""; }
 
 char *sb_take(StrBuf *b) {
-  sb_cstr(b);
+  if (!b->failed && !b->data) sb_grow(b, 0);
+  if (b->failed) {
+    sb_free(b);
+    return NULL;
+  }
+  b->data[b->len] = 0;
   char *p = b->data;
   sb_init(b);
   return p;

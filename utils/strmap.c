@@ -1,9 +1,9 @@
 /* strmap.c — open addressing with linear probing, FNV-1a hashes, grows at 50% load. */
 #include "strmap.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "mem.h"
 
 uint64_t hash_bytes(const void *p, size_t n) {
   const unsigned char *s = p;
@@ -12,8 +12,19 @@ uint64_t hash_bytes(const void *p, size_t n) {
   return h;
 }
 
-void strmap_init(StrMap *m) { m->slots = NULL; m->cap = m->count = 0; }
-void strmap_free(StrMap *m) { free(m->slots); strmap_init(m); }
+void strmap_init(StrMap *m) { strmap_init_owned(m, NULL); }
+
+void strmap_init_owned(StrMap *m, const void *owner) {
+  m->slots = NULL;
+  m->cap = m->count = 0;
+  m->owner = owner;
+}
+
+void strmap_free(StrMap *m) {
+  mem_free(m->slots);
+  m->slots = NULL;
+  m->cap = m->count = 0;
+}
 
 static StrMapEntry *find(const StrMap *m, const char *key, size_t len, uint64_t h) {
   size_t mask = m->cap - 1;
@@ -31,17 +42,18 @@ void *strmap_getn(const StrMap *m, const char *key, size_t len) {
 }
 void *strmap_get(const StrMap *m, const char *key) { return strmap_getn(m, key, strlen(key)); }
 
-void strmap_putn(StrMap *m, const char *key, size_t len, void *value) {
+bool strmap_putn(StrMap *m, const char *key, size_t len, void *value) {
   if ((m->count + 1) * 2 > m->cap) {
     size_t cap = m->cap ? m->cap * 2 : 16;
     StrMapEntry *old = m->slots;
     size_t oldcap = m->cap;
-    m->slots = calloc(cap, sizeof *m->slots);
-    if (!m->slots) { fputs("kfront: out of memory\n", stderr); abort(); }
+    StrMapEntry *slots = mem_calloc_like(old ? (const void *)old : m->owner, cap, sizeof *slots);
+    if (!slots) return false;
+    m->slots = slots;
     m->cap = cap;
     for (size_t i = 0; i < oldcap; i++)
       if (old[i].key) *find(m, old[i].key, old[i].keylen, old[i].hash) = old[i];
-    free(old);
+    mem_free(old);
   }
   uint64_t h = hash_bytes(key, len);
   StrMapEntry *e = find(m, key, len, h);
@@ -52,5 +64,6 @@ void strmap_putn(StrMap *m, const char *key, size_t len, void *value) {
     m->count++;
   }
   e->value = value;
+  return true;
 }
-void strmap_put(StrMap *m, const char *key, void *value) { strmap_putn(m, key, strlen(key), value); }
+bool strmap_put(StrMap *m, const char *key, void *value) { return strmap_putn(m, key, strlen(key), value); }

@@ -9,7 +9,9 @@
  *  - ownership is stated on every function: "caller owns" results must be released with the named
  *    function; "borrowed" pointers stay valid as long as the object they came from;
  *  - strings are passed as (pointer, length) or NUL-terminated where said; the library never
- *    prints to stdout/stderr and never calls exit(): diagnostics accumulate in the context;
+ *    prints to stdout/stderr and never calls exit() or abort(): diagnostics accumulate in the context;
+ *  - host memory comes from the context's allocator (kf_alloc_fn, given to kf_context_create_with); out of
+ *    memory is a status (KF_ERROR_OUT_OF_MEMORY) like any other error;
  *  - a kf_context may be used by one thread at a time; separate contexts may be used concurrently.
  */
 #ifndef KFRONT_KFRONT_H
@@ -44,13 +46,47 @@ typedef enum kf_status {
 KF_API const char *kf_status_name(kf_status s);
 /* kfront's version string ("0.1.0"). Borrowed, static. */
 KF_API const char *kf_version(void);
-/* Releases memory the library handed to the caller (strings, buffers). NULL is allowed. */
+/* Releases memory the library handed to the caller (strings, buffers), with the allocator that made it (see
+ * kf_alloc_fn), from any thread, also after its context is destroyed. NULL is allowed. */
 KF_API void kf_free(void *p);
 
 /* ---- context -------------------------------------------------------------------------------- */
 typedef struct kf_context kf_context;
 
-/* Creates a context. Caller owns it: kf_context_destroy. Returns NULL only when out of memory. */
+/* The allocator hook, after Lua's lua_Alloc. The library calls it for every block of host memory it allocates
+ * for a context and everything made from it (modules, runtimes, programs, functions, kernels, streams, events,
+ * the strings and buffers it hands out): new_size == 0 frees ptr (a block of old_size bytes; the result is
+ * ignored); otherwise ptr == NULL allocates new_size bytes (old_size is 0), and ptr != NULL reallocates a block
+ * of old_size bytes to new_size. It returns NULL when it cannot (a reallocation then leaves the block as it
+ * was), and memory aligned as malloc aligns it. It may be called from any thread that calls the library with
+ * the context's objects and from the simulator's worker threads (kf_runtime_options.sim_workers), so it must
+ * be thread-safe when they are used from several threads; ud must stay valid until every block it gave is
+ * freed (after kf_context_destroy, and the kf_free of what the caller kept).
+ *
+ * Out of memory, a call returns KF_ERROR_OUT_OF_MEMORY (whatever it was doing: compiling, launching, copying
+ * a result) and reports "out of memory" to the context (kf_context_first_error: KF_ERRKIND_OUT_OF_MEMORY when
+ * it is the first error); nothing is left half made and the context, runtimes and programs stay usable (a
+ * module whose pipeline ran out of memory may be half transformed: destroy it). The library never aborts.
+ *
+ * Not through the hook: LLVM's and libNVVM's own allocations during code generation (LLVM ends the process
+ * when it runs out of memory, outside kfront's control), the CUDA driver's, device memory and pinned host
+ * memory (kf_device_alloc, kf_host_alloc; the simulator's stand-in for device memory comes from the system
+ * allocator), state loaded once per process (libNVVM, libdevice: the system allocator), and calls that take
+ * no context (kf_compile_options_key, kf_default_cache_dir: the calling thread's allocator, the system's
+ * unless called from a callback the library runs). */
+typedef void *(*kf_alloc_fn)(void *ud, void *ptr, size_t old_size, size_t new_size);
+
+typedef struct kf_context_options {
+  kf_alloc_fn alloc;   /* NULL (the default): malloc, realloc and free */
+  void *alloc_ud;      /* passed to alloc */
+} kf_context_options;
+
+/* Fills o with the defaults (the system allocator). */
+KF_API void kf_context_options_init(kf_context_options *o);
+/* Creates a context with the given options (NULL: the defaults). Caller owns *out: kf_context_destroy.
+ * KF_ERROR_OUT_OF_MEMORY (*out NULL) when the allocator fails. */
+KF_API kf_status kf_context_create_with(const kf_context_options *opts, kf_context **out);
+/* kf_context_create_with(NULL). Returns NULL only when out of memory. */
 KF_API kf_context *kf_context_create(void);
 /* Destroys the context. Modules created in it must be destroyed first. */
 KF_API void kf_context_destroy(kf_context *ctx);

@@ -8,13 +8,20 @@
  *   scf.while  moves(inits -> before args); Lhead: before; at scf.condition: JZ c, Lfalse; moves(-> after
  *              args); after; moves(yield -> before args); JMP Lhead; Lfalse: moves(-> results)
  * and cf branches move their operands into the target block's argument slots (a parallel move when a
- * source is also a destination). Callees are compiled on first reference (sim_get_fn + pending list). */
+ * source is also a destination). Callees are compiled on first reference (sim_get_fn + pending list).
+ *
+ * Memory: sim_program_new and each sim_compile_function run under a guard (utils/mem.h) reporting to the
+ * Diag. The program and its SimFns outlive those guards, so their arena and tables belong to the program's
+ * own block, and a function is linked in before it is compiled: when a compile runs out of memory, the
+ * functions it compiled are marked not compiled again (a kernel compiled in that round may call one that was
+ * not), and the next launch compiles them afresh. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/sim/sim_internal.h"
+#include "utils/mem.h"
 
 const char *const sim_opcode_names[SI__COUNT] = {
 #define X(n) #n,
@@ -83,16 +90,17 @@ typedef struct YieldCtx {
   uint32_t head, wexit;
 } YieldCtx;
 
-#define GROW(ptr, n, cap, init)                                             \
+/* Grows an array owned like `owner` (NULL: the compile's guard; a SimProgram's arrays: the program). Under
+ * the guard an allocation never fails (utils/mem.h). */
+#define GROW_LIKE(owner, ptr, n, cap, init)                                 \
   do {                                                                      \
     if ((n) >= (cap)) {                                                     \
       size_t nc_ = (cap) ? (size_t)(cap) * 2 : (init);                      \
-      void *np_ = realloc((ptr), nc_ * sizeof *(ptr));                      \
-      if (!np_) abort();                                                    \
-      (ptr) = np_;                                                          \
+      (ptr) = mem_realloc_like((owner), (ptr), nc_ * sizeof *(ptr));        \
       (cap) = (uint32_t)nc_;                                                \
     }                                                                       \
   } while (0)
+#define GROW(ptr, n, cap, init) GROW_LIKE(NULL, ptr, n, cap, init)
 
 static bool cc_error(Cc *c, const Op *op, const char *fmt, const char *arg) {
   char msg[256];
@@ -980,35 +988,43 @@ static void compile_fn(SimProgram *p, SimFn *fn) {
     if (c.nslots) memcpy(fn->init, c.init, sizeof(Slot) * c.nslots);
     fn->local_bytes = c.local_bytes;
     fn->frame_bytes = ((sizeof(Slot) * fn->nslots + 15) & ~(size_t)15) + c.local_bytes;
+    fn->round = p->round;
     fn->compiled = true;
   } else {
     p->failed = true;
   }
-  free(c.code);
-  free(c.init);
-  free(c.labels);
-  free(c.patches);
+  mem_free(c.code);
+  mem_free(c.init);
+  mem_free(c.labels);
+  mem_free(c.patches);
   ptrmap_free(&c.slots);
   ptrmap_free(&c.block_labels);
 }
 
+/* Under the compile's guard: the program's tables and arena belong to the program, and change only once what
+ * they point to is complete (a SimFn is made, then mapped, then queued). */
 SimFn *sim_get_fn(SimProgram *p, const Op *func) {
   SimFn *fn = ptrmap_get(&p->fns, func);
-  if (fn) return fn;
-  fn = arena_alloc(&p->arena, sizeof *fn);
-  fn->func = func;
-  fn->name = ir_func_name(func);
-  if (!fn->name) fn->name = "?";
-  fn->is_kernel = ir_op_attr(func, "kernel") != NULL;
-  ptrmap_put(&p->fns, func, fn);
-  GROW(p->pending, p->npending, p->pending_cap, 16);
-  p->pending[p->npending++] = fn;
+  if (!fn) {
+    fn = arena_alloc(&p->arena, sizeof *fn);
+    fn->func = func;
+    fn->name = ir_func_name(func);
+    if (!fn->name) fn->name = "?";
+    fn->is_kernel = ir_op_attr(func, "kernel") != NULL;
+    ptrmap_put(&p->fns, func, fn);
+  }
+  if (!fn->compiled && !fn->queued) {
+    GROW_LIKE(p, p->pending, p->npending, p->pending_cap, 16);
+    p->pending[p->npending++] = fn;
+    fn->queued = true;
+  }
   return fn;
 }
 
 bool sim_compile_pending(SimProgram *p) {
   while (p->npending && !p->failed) {
     SimFn *fn = p->pending[--p->npending];
+    fn->queued = false;
     if (!fn->func->regions[0].first) {
       diag_error(p->diag, fn->func->loc, "simulator: function @%s has no body", fn->name);
       p->failed = true;
@@ -1017,6 +1033,39 @@ bool sim_compile_pending(SimProgram *p) {
     compile_fn(p, fn);
   }
   return !p->failed;
+}
+
+typedef struct PendingJob {
+  SimProgram *p;
+  const Op *func;
+  SimFn *fn;
+  bool ok;
+} PendingJob;
+
+static void pending_job(void *arg) {
+  PendingJob *j = arg;
+  j->fn = sim_get_fn(j->p, j->func);
+  j->ok = sim_compile_pending(j->p);
+}
+
+SimFn *sim_compile_function(SimProgram *p, const Op *func, bool *oom) {
+  *oom = false;
+  PendingJob j = {p, func, NULL, false};
+  p->round++;
+  if (!diag_guard(p->diag, pending_job, &j)) {
+    /* out of memory: forget this round's work, so that the next launch compiles all of it again (a function
+     * compiled in this round may call one that was not) */
+    for (size_t i = 0; i < p->fns.cap; i++) {
+      SimFn *fn = p->fns.keys[i] ? p->fns.vals[i] : NULL;
+      if (!fn) continue;
+      fn->queued = false;
+      if (fn->round == p->round) fn->compiled = false;
+    }
+    p->npending = 0;
+    *oom = true;
+    return NULL;
+  }
+  return j.ok ? j.fn : NULL;
 }
 
 /* ---- programs and globals -------------------------------------------------------------------- */
@@ -1031,7 +1080,7 @@ static bool add_global(SimProgram *p, const Op *g) {
     diag_error(p->diag, g->loc, "simulator: malformed mem.global");
     return false;
   }
-  GROW(p->globals_v, p->nglobals, p->globals_cap, 8);
+  GROW_LIKE(p, p->globals_v, p->nglobals, p->globals_cap, 8);
   SimGlobal *sg = &p->globals_v[p->nglobals];
   memset(sg, 0, sizeof *sg);
   sg->op = g;
@@ -1078,26 +1127,41 @@ static bool add_global(SimProgram *p, const Op *g) {
   return true;
 }
 
-SimProgram *sim_program_new(Module *m, Diag *diag) {
-  SimProgram *p = calloc(1, sizeof *p);
-  if (!p) return NULL;
-  p->m = m;
-  p->diag = diag;
-  arena_init(&p->arena);
-  for (Op *op = ir_module_body(m)->first; op; op = op->next)
+typedef struct NewJob {
+  Module *m;
+  Diag *diag;
+  SimProgram *p;
+} NewJob;
+
+static void new_job(void *arg) {
+  NewJob *j = arg;
+  SimProgram *p = mem_calloc(1, sizeof *p);
+  p->m = j->m;
+  p->diag = j->diag;
+  /* the program outlives this guard and is compiled into under later ones: its memory is its own */
+  arena_init_owned(&p->arena, p);
+  p->fns.owner = p;
+  p->globals.owner = p;
+  for (Op *op = ir_module_body(j->m)->first; op; op = op->next)
     if (op->kind == OP_GLOBAL && !add_global(p, op)) {
       sim_program_free(p);
-      return NULL;
+      return;
     }
-  return p;
+  j->p = p;
+}
+
+SimProgram *sim_program_new(Module *m, Diag *diag, bool *oom) {
+  NewJob j = {m, diag, NULL};
+  *oom = !diag_guard(diag, new_job, &j);
+  return j.p;
 }
 
 void sim_program_free(SimProgram *p) {
   if (!p) return;
   ptrmap_free(&p->fns);
   ptrmap_free(&p->globals);
-  free(p->globals_v);
-  free(p->pending);
+  mem_free(p->globals_v);
+  mem_free(p->pending);
   arena_free(&p->arena);
-  free(p);
+  mem_free(p);
 }

@@ -11,7 +11,11 @@
  * Shared-memory accesses are checked for races with a shadow entry per element (last writer, up to two
  * readers, each with the barrier epoch and its warp's syncwarp epoch); a barrier starts a new epoch.
  * Every load, store and atomic is checked against the array's extents whether or not check.bounds ops
- * are present, so an unchecked out-of-bounds access is an error, never a wild memory access. */
+ * are present, so an unchecked out-of-bounds access is an error, never a wild memory access.
+ *
+ * Memory: a launch's scratch (frames, shared memory, shadows) comes from mem.h with the launching thread's
+ * allocator, which the worker threads take over (Launch.alloc). Out of memory stops the launch with
+ * SIM_ERR_NOMEM, reported to the Diag as "out of memory". */
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -22,6 +26,7 @@
 #include <unistd.h>
 
 #include "runtime/sim/sim_internal.h"
+#include "utils/mem.h"
 
 /* ---- float16 ---------------------------------------------------------------------------------- */
 
@@ -121,6 +126,7 @@ typedef struct BlockCtx {
 } BlockCtx;
 
 struct Launch {
+  MemAllocator alloc;  /* the launching thread's, for the workers */
   SimProgram *prog;
   const SimFn *kernel;
   const char *kname;
@@ -509,7 +515,7 @@ static bool frame_reserve(Thread *t, unsigned depth, size_t bytes) {
   if (depth >= t->frames_cap) {
     unsigned cap = t->frames_cap ? t->frames_cap * 2 : 4;
     while (cap <= depth) cap *= 2;
-    Frame *f = realloc(t->frames, sizeof *f * cap);
+    Frame *f = mem_realloc(t->frames, sizeof *f * cap);
     if (!f) return false;
     memset(f + t->frames_cap, 0, sizeof *f * (cap - t->frames_cap));
     t->frames = f;
@@ -518,9 +524,9 @@ static bool frame_reserve(Thread *t, unsigned depth, size_t bytes) {
   Frame *f = &t->frames[depth];
   if (f->cap < bytes) {
     size_t cap = bytes < 256 ? 256 : bytes;
-    char *m = NULL;
-    if (posix_memalign((void **)&m, 16, cap)) return false;
-    free(f->mem);
+    char *m = mem_alloc(cap);  /* 16-aligned (utils/mem.h) */
+    if (!m) return false;
+    mem_free(f->mem);
     f->mem = m;
     f->cap = cap;
   }
@@ -576,11 +582,16 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_MOV: R[I->d] = R[I->a]; break;
     case SI_PMOVE: {
       const PMoveInfo *pm = I->ext;
-      Slot tmp[64], *buf = pm->n <= 64 ? tmp : malloc(sizeof(Slot) * pm->n);
-      if (!buf) abort();
+      Slot tmp[64], *buf = pm->n <= 64 ? tmp : mem_alloc(sizeof(Slot) * pm->n);
+      if (!buf) {
+        pc--;
+        report_fatal(B, t, SIM_ERR_NOMEM, I, "out of memory");
+        t->state = T_FAILED;
+        goto out;
+      }
       for (unsigned i = 0; i < pm->n; i++) buf[i] = R[pm->src[i]];
       for (unsigned i = 0; i < pm->n; i++) R[pm->dst[i]] = buf[i];
-      if (buf != tmp) free(buf);
+      if (buf != tmp) mem_free(buf);
       break;
     }
     case SI_FORCHK: {
@@ -611,7 +622,12 @@ static void run_thread(BlockCtx *B, Thread *t) {
         goto out;
       }
       t->frames[t->depth].pc = pc;
-      if (!frame_reserve(t, t->depth + 1, callee->frame_bytes)) abort();
+      if (!frame_reserve(t, t->depth + 1, callee->frame_bytes)) {
+        pc--;
+        report_fatal(B, t, SIM_ERR_NOMEM, I, "out of memory");
+        t->state = T_FAILED;
+        goto out;
+      }
       Frame *f = &t->frames[++t->depth];
       f->fn = callee;
       Slot *CR = f->regs;
@@ -942,7 +958,11 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_ISINF64: R[I->d].u = isinf(R[I->a].d) != 0; break;
     case SI_ISFIN32: R[I->d].u = isfinite(R[I->a].f) != 0; break;
     case SI_ISFIN64: R[I->d].u = isfinite(R[I->a].d) != 0; break;
-    case SI__COUNT: abort();
+    case SI__COUNT:
+      pc--;
+      report_fatal(B, t, SIM_ERR_RUNTIME, I, "internal error: an instruction of no known kind");
+      t->state = T_FAILED;
+      goto out;
     }
   }
 out:
@@ -1092,11 +1112,11 @@ static bool block_init(BlockCtx *B, Launch *L) {
   SimProgram *p = L->prog;
   B->nthreads = L->block[0] * L->block[1] * L->block[2];
   B->nwarps = (B->nthreads + 31) / 32;
-  B->threads = calloc(B->nthreads, sizeof *B->threads);
-  B->wep = calloc(B->nwarps, sizeof *B->wep);
-  B->garr = calloc(p->nglobals ? p->nglobals : 1, sizeof *B->garr);
-  B->gmem = calloc(p->nglobals ? p->nglobals : 1, sizeof *B->gmem);
-  B->gshadow = calloc(p->nglobals ? p->nglobals : 1, sizeof *B->gshadow);
+  B->threads = mem_calloc(B->nthreads, sizeof *B->threads);
+  B->wep = mem_calloc(B->nwarps, sizeof *B->wep);
+  B->garr = mem_calloc(p->nglobals ? p->nglobals : 1, sizeof *B->garr);
+  B->gmem = mem_calloc(p->nglobals ? p->nglobals : 1, sizeof *B->gmem);
+  B->gshadow = mem_calloc(p->nglobals ? p->nglobals : 1, sizeof *B->gshadow);
   if (!B->threads || !B->wep || !B->garr || !B->gmem || !B->gshadow) return false;
   for (unsigned i = 0; i < p->nglobals; i++) {
     const SimGlobal *g = &p->globals_v[i];
@@ -1115,20 +1135,20 @@ static bool block_init(BlockCtx *B, Launch *L) {
       a->flags = ARR_CONST;
       continue;
     }
-    if (!(B->gmem[i] = calloc(1, g->nbytes ? g->nbytes : 1))) return false;
+    if (!(B->gmem[i] = mem_calloc(1, g->nbytes ? g->nbytes : 1))) return false;
     a->data = a->base = B->gmem[i];
     a->flags = ARR_SHARED;
     if (L->opts.detect_races) {
       a->gshift = 0;
       while ((1u << a->gshift) < g->esize) a->gshift++;
-      if (!(B->gshadow[i] = calloc((g->nbytes >> a->gshift) + 1, sizeof(SimShadow)))) return false;
+      if (!(B->gshadow[i] = mem_calloc((g->nbytes >> a->gshift) + 1, sizeof(SimShadow)))) return false;
       a->shadow = B->gshadow[i];
       a->flags |= ARR_RACE;
     }
   }
   if (p->uses_dyn) {
-    if (posix_memalign((void **)&B->dyn_mem, 16, L->dyn_bytes ? L->dyn_bytes : 16)) return false;
-    if (L->opts.detect_races && !(B->dyn_shadow = calloc((L->dyn_bytes >> p->dyn_gshift) + 1, sizeof(SimShadow))))
+    if (!(B->dyn_mem = mem_alloc(L->dyn_bytes ? L->dyn_bytes : 16))) return false;  /* 16-aligned */
+    if (L->opts.detect_races && !(B->dyn_shadow = mem_calloc((L->dyn_bytes >> p->dyn_gshift) + 1, sizeof(SimShadow))))
       return false;
     for (unsigned ek = 0; ek <= EK_F64; ek++) {
       SimArr *a = &B->dyn[ek];
@@ -1149,20 +1169,20 @@ static void block_free(BlockCtx *B) {
   SimProgram *p = B->L->prog;
   for (unsigned i = 0; i < B->nthreads && B->threads; i++) {
     Thread *t = &B->threads[i];
-    for (unsigned k = 0; k < t->frames_cap; k++) free(t->frames[k].mem);
-    free(t->frames);
+    for (unsigned k = 0; k < t->frames_cap; k++) mem_free(t->frames[k].mem);
+    mem_free(t->frames);
   }
-  free(B->threads);
-  free(B->wep);
-  for (unsigned i = 0; i < p->nglobals && B->gmem; i++) {
-    free(B->gmem[i]);
-    free(B->gshadow[i]);
+  mem_free(B->threads);
+  mem_free(B->wep);
+  for (unsigned i = 0; i < p->nglobals; i++) {  /* either may be missing after a failed block_init */
+    if (B->gmem) mem_free(B->gmem[i]);
+    if (B->gshadow) mem_free(B->gshadow[i]);
   }
-  free(B->garr);
-  free(B->gmem);
-  free(B->gshadow);
-  free(B->dyn_mem);
-  free(B->dyn_shadow);
+  mem_free(B->garr);
+  mem_free(B->gmem);
+  mem_free(B->gshadow);
+  mem_free(B->dyn_mem);
+  mem_free(B->dyn_shadow);
 }
 
 static void run_block(BlockCtx *B, uint64_t blinear) {
@@ -1199,7 +1219,10 @@ static void run_block(BlockCtx *B, uint64_t blinear) {
           Thread *t = &B->threads[i];
           if (t->state != T_READY) continue;
           if (!t->regs) {
-            if (!frame_reserve(t, 0, k->frame_bytes)) abort();
+            if (!frame_reserve(t, 0, k->frame_bytes)) {
+              report_fatal(B, t, SIM_ERR_NOMEM, NULL, "out of memory");
+              return;
+            }
             t->frames[0].fn = k;
             t->regs = t->frames[0].regs;
             memcpy(t->regs, L->frame0, nslot_bytes);
@@ -1219,11 +1242,12 @@ static void run_block(BlockCtx *B, uint64_t blinear) {
 
 static void *worker(void *arg) {
   Launch *L = arg;
+  MEM_SCOPE(L->alloc);  /* the launching thread's allocator (utils/mem.h) */
   BlockCtx B;
   bool ok = block_init(&B, L);
   if (!ok) {
     lock(L);
-    set_status(L, SIM_ERR_RUNTIME, "error: simulator out of memory");
+    set_status(L, SIM_ERR_NOMEM, "error: out of memory");
     unlock(L);
     stop_launch(L);
   }
@@ -1282,6 +1306,11 @@ static bool contiguous(const SimArray *a, char layout, unsigned esize) {
   return true;
 }
 
+static const char *type_text(const Type *t, StrBuf *tb) {
+  ty_print(t, tb);
+  return sb_cstr(tb);
+}
+
 static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag) {
   const SimFn *k = L->kernel;
   const Op *f = k->func;
@@ -1299,28 +1328,31 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
                nargs);
     return false;
   }
-  L->frame0 = malloc(sizeof(Slot) * k->nslots);
-  L->args = calloc(nargs ? nargs : 1, sizeof(SimArr));
-  if (!L->frame0 || !L->args) return false;
+  L->frame0 = mem_alloc(sizeof(Slot) * k->nslots);
+  L->args = mem_calloc(nargs ? nargs : 1, sizeof(SimArr));
+  if (!L->frame0 || !L->args) {
+    L->res->status = SIM_ERR_NOMEM;
+    diag_out_of_memory(diag);
+    return false;
+  }
   memcpy(L->frame0, k->init, sizeof(Slot) * k->nslots);
   for (unsigned i = 0; i < nargs; i++) {
     const Type *pt = ft->elems[i];
     const SimArg *a = &args[i];
     Slot v;
     v.u = 0;
-    StrBuf tb;
+    StrBuf tb;  /* the parameter's type, printed for an error only */
     sb_init(&tb);
-    ty_print(pt, &tb);
     bool ok = true;
     if (pt->kind == TY_ARRAY) {
       const SimArray *sa = &a->array;
       if (a->kind != SIM_ARG_ARRAY || sa->rank != pt->rank || !same_scalar(sa->elem, pt->elem)) {
         diag_error(diag, f->loc, "simulator: argument %u of kernel %s must be an array of type %s", i, k->name,
-                   sb_cstr(&tb));
+                   type_text(pt, &tb));
         ok = false;
       } else if (pt->layout != 'A' && !contiguous(sa, pt->layout, ty_size(pt->elem))) {
         diag_error(diag, f->loc, "simulator: argument %u of kernel %s (%s) is not %c-contiguous", i, k->name,
-                   sb_cstr(&tb), pt->layout);
+                   type_text(pt, &tb), pt->layout);
         ok = false;
       } else {
         SimArr *d = &L->args[i];
@@ -1337,7 +1369,7 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
     } else if (pt->kind == TY_BOOL || pt->kind == TY_INT || pt->kind == TY_FLOAT) {
       if (a->kind == SIM_ARG_ARRAY) {
         diag_error(diag, f->loc, "simulator: argument %u of kernel %s must be a scalar of type %s", i, k->name,
-                   sb_cstr(&tb));
+                   type_text(pt, &tb));
         ok = false;
       } else if (pt->kind == TY_FLOAT) {
         double x = a->kind == SIM_ARG_FLOAT ? a->f : a->kind == SIM_ARG_INT ? (double)a->i : (double)a->u;
@@ -1352,7 +1384,7 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
       }
     } else {
       diag_error(diag, f->loc, "simulator: kernel %s has a parameter of type %s, which the simulator cannot pass", k->name,
-                 sb_cstr(&tb));
+                 type_text(pt, &tb));
       ok = false;
     }
     sb_free(&tb);
@@ -1375,6 +1407,7 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
   double t0 = now_s();
   Launch L;
   memset(&L, 0, sizeof L);
+  L.alloc = mem_allocator();
   L.prog = p;
   L.res = result;
   if (opts) L.opts = *opts;
@@ -1402,8 +1435,12 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
   L.nblocks = (uint64_t)grid[0] * grid[1] * grid[2];
   L.dyn_bytes = dynamic_shared_bytes;
   p->diag = diag;
-  L.kernel = sim_get_fn(p, kernel_func);
-  if (!sim_compile_pending(p)) return false;
+  bool oom;
+  L.kernel = sim_compile_function(p, kernel_func, &oom);
+  if (!L.kernel) {
+    if (oom) result->status = SIM_ERR_NOMEM;  /* reported by the compile's guard */
+    return false;
+  }
   L.kname = L.kernel->name;
   bool ok = setup_args(&L, args, nargs, diag);
   if (ok) {
@@ -1434,17 +1471,19 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
   }
   result->steps = L.steps;
   result->seconds = now_s() - t0;
-  free(L.frame0);
-  free(L.args);
+  mem_free(L.frame0);
+  mem_free(L.args);
+  if (ok && result->status == SIM_ERR_NOMEM) diag_out_of_memory(diag);
   return ok && result->status == SIM_OK;
 }
 
 bool sim_launch(Module *m, Op *kernel_func, const uint32_t grid[3], const uint32_t block[3], size_t dynamic_shared_bytes,
                 const SimArg *args, unsigned nargs, const SimOptions *opts, SimResult *result, Diag *diag) {
-  SimProgram *p = sim_program_new(m, diag);
+  bool oom;
+  SimProgram *p = sim_program_new(m, diag, &oom);
   if (!p) {
     memset(result, 0, sizeof *result);
-    result->status = SIM_ERR_SETUP;
+    result->status = oom ? SIM_ERR_NOMEM : SIM_ERR_SETUP;
     return false;
   }
   bool ok = sim_program_launch(p, kernel_func, grid, block, dynamic_shared_bytes, args, nargs, opts, result, diag);

@@ -90,6 +90,7 @@ typedef enum {
   SIM_ERR_STEP_LIMIT,   /* max_steps / max_thread_steps exceeded */
   SIM_ERR_RUNTIME,      /* call depth, store to a constant array, zero loop step... */
   SIM_ERR_SETUP,        /* bad launch: arguments, dimensions, unsupported op (reported to diag) */
+  SIM_ERR_NOMEM,        /* out of (host) memory (reported to diag) */
 } SimStatus;
 
 typedef struct SimIndexError {
@@ -134,10 +135,12 @@ typedef struct SimResult {
 /* A module compiled for simulation; compile once, launch many times. */
 typedef struct SimProgram SimProgram;
 
-/* Prepares m for simulation: reads its mem.global ops now (NULL, errors in diag, if one is malformed);
- * functions are compiled on their first launch, with every function they call (a launch of a kernel using
- * something the simulator cannot run fails with SIM_ERR_SETUP). One launch at a time per program. */
-SimProgram *sim_program_new(Module *m, Diag *diag);
+/* Prepares m for simulation: reads its mem.global ops now (NULL, errors in diag, if one is malformed, or with
+ * *oom when out of memory); functions are compiled on their first launch, with every function they call (a
+ * launch of a kernel using something the simulator cannot run fails with SIM_ERR_SETUP). One launch at a time
+ * per program. Compiling runs under guards (utils/mem.h); out of memory, a launch fails with SIM_ERR_NOMEM
+ * and the program stays usable. */
+SimProgram *sim_program_new(Module *m, Diag *diag, bool *oom);
 void sim_program_free(SimProgram *p);
 
 /* Runs kernel_func (a func.func of m) over grid x block threads. dynamic_shared_bytes sizes the

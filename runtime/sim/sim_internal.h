@@ -141,6 +141,8 @@ struct SimFn {
   size_t local_bytes;       /* alloca area per frame */
   size_t frame_bytes;       /* slots + local area, 16-aligned */
   bool compiled;
+  bool queued;              /* on the pending list */
+  unsigned round;           /* the compile (SimProgram.round) that compiled it */
   bool is_kernel;
 };
 
@@ -171,11 +173,16 @@ struct SimProgram {
   unsigned npending, pending_cap;
   Diag *diag;               /* during compilation */
   bool failed;
+  unsigned round;           /* compiles so far (sim_compile_function) */
 };
 
-/* compile.c */
+/* compile.c. A SimProgram, and every SimFn, belongs to no guard (its arena, tables and arrays are owned like the
+ * program's block); functions are compiled under a guard each time (sim_compile_function). */
 SimFn *sim_get_fn(SimProgram *p, const Op *func);
 bool sim_compile_pending(SimProgram *p);
+/* func and every function it calls compiled (those not yet compiled), under a guard reporting to p->diag: NULL
+ * when one cannot be (reported; *oom when out of memory, after which nothing of this compile is kept). */
+SimFn *sim_compile_function(SimProgram *p, const Op *func, bool *oom);
 ElemKind sim_elem_kind(const Type *t);
 unsigned sim_elem_size(ElemKind ek);
 extern const char *const sim_opcode_names[SI__COUNT];

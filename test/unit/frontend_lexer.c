@@ -9,6 +9,7 @@
 
 #include "frontend/lexer.h"
 #include "utils/strbuf.h"
+#include "utils/mem.h"
 
 static int passed, failed;
 
@@ -76,7 +77,7 @@ static void expect_tokens(const char *src, const char *want, int line) {
     failed++;
     fprintf(stderr, "frontend_lexer.c:%d: unexpected diagnostics:\n%s", line, diag);
   }
-  free(got);
+  mem_free(got);
   free(diag);
 }
 #define TOKENS(src, want) expect_tokens((src), (want), __LINE__)
@@ -84,7 +85,7 @@ static void expect_tokens(const char *src, const char *want, int line) {
 /* Lexing src reports exactly `want` (all diagnostics, rendered). */
 static void expect_error(const char *src, const char *want, int line) {
   char *diag;
-  free(lex_all(src, &diag));
+  mem_free(lex_all(src, &diag));
   check_str(diag, want, line);
   free(diag);
 }
@@ -389,7 +390,7 @@ static void test_layout_errors(void) {
     memset(deep, '(', sizeof deep - 1);
     deep[sizeof deep - 1] = 0;
     char *diag;
-    free(lex_all(deep, &diag));
+    mem_free(lex_all(deep, &diag));
     const char *want = "t.py:1:201: error: too many nested parentheses\n";
     CHECK(strncmp(diag, want, strlen(want)) == 0);
     free(diag);
@@ -402,7 +403,7 @@ static void test_layout_errors(void) {
       sb_puts(&src, "if x:\n");
     }
     char *diag;
-    free(lex_all(sb_cstr(&src), &diag));
+    mem_free(lex_all(sb_cstr(&src), &diag));
     const char *want = "t.py:102:102: error: too many levels of indentation\n";
     CHECK(strncmp(diag, want, strlen(want)) == 0);
     free(diag);
@@ -420,7 +421,7 @@ static void test_recovery(void) {
   unsigned n = 0;
   for (const char *s = diag; (s = strstr(s, "error:")); s++) n++;
   CHECK(n == 4);
-  free(toks);
+  mem_free(toks);
   free(diag);
   /* a quiet lexer counts errors without reporting them */
   Diag d;

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "frontend/parser.h"
+#include "utils/mem.h"
 
 static int passed, failed;
 
@@ -59,7 +60,7 @@ static char *dump_of(const char *src) {
 static void expect_dump(const char *src, const char *want, int line) {
   char *got = dump_of(src);
   check_str(got, want, line);
-  free(got);
+  mem_free(got);
 }
 #define DUMP(src, want) expect_dump((src), (want), __LINE__)
 
@@ -744,7 +745,7 @@ static void test_limits(void) {
   for (int i = 0; i < 150; i++) sb_putc(&src, ')');
   char *got = dump_of(sb_cstr(&src));
   CHECK(strcmp(got, "(assign@1:1 (name@1:1 x) = (int@1:155 1))") == 0);
-  free(got);
+  mem_free(got);
 
   static const char *const deep_kinds[] = {"-", "not ", "(", "[", "{", "lambda: ", "a if b else ", "x[", "f(", "+~"};
   for (size_t k = 0; k < sizeof deep_kinds / sizeof *deep_kinds; k++) {

@@ -66,18 +66,18 @@ int main(void) {
   }
   Op *k = ir_module_lookup(m, "k");
   Log l = {"", 0, 0};
-  CHECK(ir_walk_callees(m, k, record, &l));
+  CHECK(ir_walk_callees(m, k, record, &l) == IR_WALK_DONE);
   CHECK(strcmp(l.text, "mid,leaf,?,rec") == 0);
   if (strcmp(l.text, "mid,leaf,?,rec") != 0) fprintf(stderr, "walk: %s\n", l.text);
   Log s = {"", 2, 0};
-  CHECK(!ir_walk_callees(m, k, record, &s));
+  CHECK(ir_walk_callees(m, k, record, &s) == IR_WALK_STOPPED);
   CHECK(strcmp(s.text, "mid,leaf") == 0);
   Log r = {"", 0, 0};
-  CHECK(ir_walk_callees(m, ir_module_lookup(m, "rec"), record, &r));
+  CHECK(ir_walk_callees(m, ir_module_lookup(m, "rec"), record, &r) == IR_WALK_DONE);
   CHECK(strcmp(r.text, "k,mid,leaf,?") == 0);
   if (strcmp(r.text, "k,mid,leaf,?") != 0) fprintf(stderr, "walk from rec: %s\n", r.text);
   Log e = {"", 0, 0};
-  CHECK(ir_walk_callees(m, ir_module_lookup(m, "leaf"), record, &e));
+  CHECK(ir_walk_callees(m, ir_module_lookup(m, "leaf"), record, &e) == IR_WALK_DONE);
   CHECK(e.text[0] == 0);
   ir_module_free(m);
   diag_free(&d);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "utils/mem.h"
 
 static int failures;
 
@@ -111,9 +112,9 @@ static void clone_function(Module *m, const char *name, const char *new_name) {
   Inside in = {c, true};
   ir_walk_pre(c, check_inside, &in);
   CHECK(in.ok);
-  free(before);
-  free(orig);
-  free(copy);
+  mem_free(before);
+  mem_free(orig);
+  mem_free(copy);
 }
 
 typedef struct FindKind {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "utils/mem.h"
 
 static int failures;
 static const char *current = "";
@@ -65,14 +66,14 @@ static Module *roundtrip(const char *file, const char *text) {
     CHECK(m2 != NULL);
     if (!m2) {
       fprintf(stderr, "[%s] reparse failed:\n%s--- printed:\n%s\n", current, diag_text(&d), p1);
-      free(p1);
+      mem_free(p1);
       continue;
     }
     char *p2 = print(m2, debug);
     CHECK(strcmp(p1, p2) == 0);
     if (strcmp(p1, p2) != 0) fprintf(stderr, "[%s] unstable print (debug %d):\n%s--- then:\n%s", current, debug, p1, p2);
-    free(p1);
-    free(p2);
+    mem_free(p1);
+    mem_free(p2);
     ir_module_free(m2);
   }
   diag_free(&d);
@@ -257,7 +258,7 @@ static void test_examples(void) {
   for (int k = 0; k < OP__COUNT; k++) {
     current = ir_op_info[k].name;
     bool top_level = k == OP_FUNC_FUNC || k == OP_GLOBAL;
-    char *text = top_level ? strdup(ir_op_info[k].example) : wrap_example((OpKind)k);
+    char *text = top_level ? mem_strdup(ir_op_info[k].example) : wrap_example((OpKind)k);
     if (getenv("IR_PARSE_DUMP")) fprintf(stderr, "--- %s:\n%s", current, text);
     Module *m = roundtrip("example.kir", text);
     if (m) {
@@ -267,7 +268,7 @@ static void test_examples(void) {
       covered[k] = seen[k];
       ir_module_free(m);
     }
-    free(text);
+    mem_free(text);
   }
   current = "coverage";
   for (int k = 0; k < OP__COUNT; k++) {
@@ -332,7 +333,7 @@ static void test_builder_module(void) {
       char *p1 = print(back, debug);
       CHECK(strcmp(p0, p1) == 0); /* the parsed module is the built one */
       if (strcmp(p0, p1) != 0) fprintf(stderr, "built:\n%s--- parsed:\n%s", p0, p1);
-      free(p1);
+      mem_free(p1);
       /* values compare equal too, not just their text */
       Op *c2 = ir_func_entry(ir_module_lookup(back, "kernel"))->first;
       CHECK(c2->kind == OP_CONSTANT && ir_op_attr(c2, "value")->i == INT64_MIN);
@@ -341,7 +342,7 @@ static void test_builder_module(void) {
       CHECK(ir_module_lookup(back, "tile") != NULL);
       ir_module_free(back);
     }
-    free(p0);
+    mem_free(p0);
   }
   ir_module_free(m);
 }
@@ -640,14 +641,14 @@ static void fuzz_one(const char *text, size_t len) {
       if (m2) {
         char *p2 = print(m2, true);
         CHECK(strcmp(p1, p2) == 0);
-        free(p2);
+        mem_free(p2);
         ir_module_free(m2);
       } else {
         fprintf(stderr, "reparse failed: %s\n--- of:\n%s", diag_text(&d), p1);
       }
     }
     diag_free(&vd);
-    free(p1);
+    mem_free(p1);
     ir_module_free(m);
   }
   diag_free(&d);

@@ -90,7 +90,8 @@ static IrContext *ctx;
 static Module *compile(const char *pipeline, Diag *d) {
   kf_source main = {"tile_diff.py", source, strlen(source), 1};
   RtSourceOptions o = {.bounds_check = true, .pipeline = pipeline, .verify_each = true};
-  Module *m = rt_compile_source(ctx, d, &main, &o);
+  Module *m = NULL;
+  if (rt_compile_source(ctx, d, &main, &o, &m) != KF_OK) m = NULL;
   if (!m) fprintf(stderr, "compile failed (%s):\n%s", pipeline, diag_text(d));
   return m;
 }

@@ -14,6 +14,7 @@
 
 #include "runtime/cache.h"
 #include "runtime_test.h"
+#include "utils/mem.h"
 
 static char dir[64];
 
@@ -74,7 +75,7 @@ static void test_memory_and_disk(void) {
   CHECK(rt_cache_get(&c, &k, &p, &n) == RT_CACHE_MISS && p == NULL);
   CHECK(rt_cache_put(&c, &k, "ptx text", 8));
   CHECK(rt_cache_get(&c, &k, &p, &n) == RT_CACHE_HIT_MEMORY && n == 8 && memcmp(p, "ptx text", 8) == 0);
-  free(p);
+  mem_free(p);
   rt_cache_free(&c);
 
   RtCache d1, d2;
@@ -88,9 +89,9 @@ static void test_memory_and_disk(void) {
   CHECK(file_size(path) == RT_CACHE_HEADER_SIZE + 7);
   rt_cache_init(&d2, true, dir);  /* a fresh process, as far as memory goes */
   CHECK(rt_cache_get(&d2, &k, &p, &n) == RT_CACHE_HIT_DISK && n == 7 && memcmp(p, "payload", 7) == 0);
-  free(p);
+  mem_free(p);
   CHECK(rt_cache_get(&d2, &k, &p, &n) == RT_CACHE_HIT_MEMORY);
-  free(p);
+  mem_free(p);
   RtCacheStats s = rt_cache_stats(&d2);
   CHECK(s.disk_hits == 1 && s.memory_hits == 1 && s.misses == 0 && s.corrupt == 0);
   rt_cache_free(&d2);
@@ -109,7 +110,7 @@ static void test_memory_and_disk(void) {
   CHECK(rt_cache_stats(&e).write_failures == 1);
   CHECK_CONTAINS(sb_cstr(&e.last_problem), "cannot create cache directory");
   CHECK(rt_cache_get(&e, &k, &p, &n) == RT_CACHE_HIT_MEMORY);  /* memory still works */
-  free(p);
+  mem_free(p);
   rt_cache_free(&e);
 }
 
@@ -189,7 +190,7 @@ static void test_corruption(void) {
     rt_cache_free(&c);
     rt_cache_init(&c, false, dir);
     CHECK(rt_cache_get(&c, &k, &p, &n) == RT_CACHE_HIT_DISK && n == plen && memcmp(p, payload, plen) == 0);
-    free(p);
+    mem_free(p);
     rt_cache_free(&c);
   }
   /* a directory where the entry should be: refused, not trusted */
@@ -231,7 +232,7 @@ static int writer_process(int id) {
             bad++;
             break;
           }
-      free(got);
+      mem_free(got);
     }
   }
   free(payload);
@@ -253,7 +254,7 @@ static void test_concurrent_processes(void) {
   char *got;
   size_t n;
   CHECK(rt_cache_read_entry(dir, &k, &got, &n, NULL) == RT_ENTRY_OK && n == BIG);
-  free(got);
+  mem_free(got);
   CHECK(count_temp_files() == 0);
 }
 
@@ -270,7 +271,7 @@ static void *thread_main(void *arg) {
     size_t n;
     if (rt_cache_get(&shared_cache, &k, &p, &n) != RT_CACHE_MISS) {
       if (n != strlen(sig) || memcmp(p, sig, n) != 0) bad++;
-      free(p);
+      mem_free(p);
     } else {
       rt_cache_put(&shared_cache, &k, sig, strlen(sig));
     }

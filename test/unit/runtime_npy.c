@@ -8,6 +8,7 @@
 
 #include "runtime_test.h"
 #include "utils/npy.h"
+#include "utils/mem.h"
 
 /* Builds a .npy image by hand: version major.0 and the given header text (padded, newline added). */
 static void make_npy(StrBuf *out, unsigned major, const char *header, const void *data, size_t n) {
@@ -57,7 +58,7 @@ static void test_round_trip_types(void) {
     CHECK(r.type == (NpyType)t && r.ndim == 2 && r.shape[0] == 2 && r.shape[1] == 3);
     CHECK(r.fortran_order == (t % 2 != 0));
     CHECK(r.nbytes == a.nbytes && memcmp(r.data, data, a.nbytes) == 0);
-    free(r.data);
+    mem_free(r.data);
     sb_free(&b);
   }
 }
@@ -80,7 +81,7 @@ static void test_round_trip_ranks(void) {
     CHECK(npy_read_mem(b.data, b.len, &r, err, sizeof err));
     CHECK(r.ndim == rank && r.nbytes == a.nbytes && memcmp(r.data, d, a.nbytes) == 0);
     for (unsigned i = 0; i < rank; i++) CHECK(r.shape[i] == a.shape[i]);
-    free(r.data);
+    mem_free(r.data);
     free(d);
     sb_free(&b);
   }
@@ -93,7 +94,7 @@ static void test_round_trip_ranks(void) {
   char err[256];
   CHECK(npy_read_mem(b.data, b.len, &r, err, sizeof err));
   CHECK(r.ndim == 2 && r.shape[0] == 0 && r.shape[1] == 5 && r.nbytes == 0);
-  free(r.data);
+  mem_free(r.data);
   sb_free(&b);
 }
 
@@ -116,7 +117,7 @@ static void test_header_variants(void) {
       CHECK(ok);
       if (!ok) fprintf(stderr, "  version %u header %zu: %s\n", major, k, err);
       else CHECK(r.type == NPY_I32 && r.ndim == 1 && r.shape[0] == 3 && memcmp(r.data, v, sizeof v) == 0);
-      free(r.data);
+      mem_free(r.data);
       sb_free(&b);
     }
   }
@@ -129,7 +130,7 @@ static void test_header_variants(void) {
   char err[256] = "";
   CHECK(npy_read_mem(b.data, b.len, &r, err, sizeof err));
   CHECK(r.ndim == 0 && r.type == NPY_U8 && r.nbytes == 1 && *(unsigned char *)r.data == 7);
-  free(r.data);
+  mem_free(r.data);
   sb_free(&b);
 }
 
@@ -178,7 +179,7 @@ static void test_files(void) {
   NpyArray r;
   CHECK(npy_read_file(path, &r, err, sizeof err));
   CHECK(r.type == NPY_F32 && r.ndim == 2 && r.shape[0] == 3 && memcmp(r.data, f, sizeof f) == 0);
-  free(r.data);
+  mem_free(r.data);
   char missing[300];
   snprintf(missing, sizeof missing, "%s/missing.npy", dir);
   CHECK(!npy_read_file(missing, &r, err, sizeof err));
