@@ -23,6 +23,11 @@
 #include "utils/strbuf.h"
 #include "utils/strmap.h"
 
+/* Regions nest at most IR_MAX_NESTING deep in a module the verifier accepts (and in kir text the parser reads,
+ * attribute arrays counted): the passes, the printer, the simulator and the backend recurse once per level
+ * and rely on it. */
+enum { IR_MAX_NESTING = 256 };
+
 typedef struct Type Type;
 typedef struct Value Value;
 typedef struct Use Use;
