@@ -2877,7 +2877,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     L->pending_loop = saved_pending;
     env_end = env_copy(L);
     yblock = body;
-    fallback = body->args + first_arg;
+    fallback = body->nargs > first_arg ? body->args + first_arg : NULL; /* a loop may carry nothing */
     /* stable? */
     bool changed = false;
     Type **Tn = ARENA_ARRAY(&L->fe->arena, Type *, nv);

@@ -366,7 +366,7 @@ static void test_gpu_path(void) {
   for (int i = 0; i < 10; i++) CHECK(out[i] == 118 - 2 * i);
 
   /* device arrays: the launch is asynchronous; the IndexError comes at the synchronisation */
-  void *din, *dout;
+  void *din = NULL, *dout = NULL;
   CHECK(kf_device_alloc(rt, sizeof in, &din) == KF_OK && kf_device_alloc(rt, sizeof out, &dout) == KF_OK);
   CHECK(kf_memcpy_to_device(rt, din, in, sizeof in, NULL) == KF_OK);
   kf_array ain, aout;
@@ -383,7 +383,7 @@ static void test_gpu_path(void) {
   double back[10];
   CHECK(kf_memcpy_to_host(rt, back, dout, sizeof back, NULL) == KF_OK);
   for (int i = 0; i < 10; i++) CHECK(back[i] == i * 3);
-  kf_event *e0, *e1;
+  kf_event *e0 = NULL, *e1 = NULL;
   float ms = 0;
   CHECK(kf_event_create(rt, &e0) == KF_OK && kf_event_create(rt, &e1) == KF_OK);
   CHECK(kf_event_record(e0, NULL) == KF_OK && kf_event_record(e1, NULL) == KF_OK && kf_event_synchronize(e1) == KF_OK);
