@@ -388,7 +388,7 @@ int kfront_run_main(int argc, char **argv) {
   size_t len = 0;
   source = tool_read_file(file, &len);
   if (!source) {
-    fprintf(stderr, "%s: error: cannot read: %s\n", file, strerror(errno));
+    fprintf(stderr, "%s: error: cannot read: %s\n", file, tool_read_error(errno));
     goto cleanup;
   }
   kf_runtime_options ro;
