@@ -63,6 +63,7 @@ kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options 
   /* PTX is cached on disk; the simulator's kir is not (compiling it again is cheaper than reading it) */
   bool disk = o->disk_cache && o->cache_dir && *o->cache_dir && !rt->dev->runs_kir;
   rt_cache_init(&rt->cache, true, disk ? o->cache_dir : NULL);
+  if (rt->cache.refused.len) diag_warning(rt->diag, NOLOC, "%s", sb_cstr(&rt->cache.refused));
   *out = rt;
   return KF_OK;
 }

@@ -71,7 +71,8 @@ bool file_write_atomic(const char *path, const void *data, size_t len, int mode,
   struct stat st;
   bool exists = lstat(path, &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) return fail(err, errlen, "cannot write: it is a directory");
-  if (exists && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return write_in_place(path, data, len, err, errlen);
+  if (exists && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) && mode == FILE_MODE_DEFAULT)
+    return write_in_place(path, data, len, err, errlen);
   mode_t final_mode = mode >= 0                         ? (mode_t)mode
                       : exists && S_ISREG(st.st_mode)   ? st.st_mode & 07777
                                                         : 0666 & ~current_umask();

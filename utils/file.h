@@ -5,8 +5,9 @@
  * directory, checks every write, fsyncs and closes it, then renames it over the target. A reader sees the old
  * file or the whole new one; on any failure (a full disk, a file-size limit, no permission) the temporary file
  * is removed, the target is untouched, and err says why. A symlink at the target is replaced, not followed.
- * A target that exists and is a device or a FIFO (/dev/stdout, /dev/null) cannot be replaced: it is written
- * in place, every write and the close checked.
+ * A target that exists and is a device or a FIFO (/dev/stdout, /dev/null) is written in place, every write
+ * and the close checked — for FILE_MODE_DEFAULT (a user's output); a file of a given mode (a private one: a
+ * cache entry) replaces whatever is there.
  *
  * Errors are written to a caller buffer (`err`, `errlen`), never printed. */
 #ifndef KF_UTILS_FILE_H

@@ -9,6 +9,7 @@
  * launched on a smaller 1-D grid (SMs x occupancy) with the user's grid dims as 3 trailing parameters. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kfront/abi.h"
@@ -516,6 +517,68 @@ static void test_disk_cache_hit(void) {
   CHECK(system(cmd) == 0);
 }
 
+/* An entry another user could have planted is never a hit: a valid entry in a cache directory group and others
+ * can write is not read (the runtime warns and compiles — here the compiler fails, the source is not Python),
+ * nor one reached through a symlink from a private directory. */
+static void test_disk_cache_refused(void) {
+  char dir[] = "/tmp/kfront-gpu-fake-XXXXXX", priv[] = "/tmp/kfront-gpu-fake-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL && mkdtemp(priv) != NULL);
+  const char *source = "# not Python: only a cache hit could launch it\n";
+  RtCacheKeyParts parts = {.filename = "k.py", .source = source, .source_len = strlen(source), .function = "foo_grid",
+                           .signature = "void(int64[::1], float64[::1])",
+                           .options = "backend=llvm;bounds_check=1;pipeline=canonicalize,cse,bce,dce,grid-stride",
+                           .arch = "sm_90"};
+  RtCacheKey key;
+  rt_cache_key(&key, &parts);
+  const char *payload = "kfront-kernel 3\nentry foo_grid\nplan hidden= grid=user block=0,0,0 divisor=1,1,1 shared=0\n"
+                        "params 2\narray<i64, 1, A>\narray<f64, 1, A>\nptx\n.visible .entry foo_grid(\n";
+  CHECK(rt_cache_write_entry(dir, &key, payload, strlen(payload), NULL));
+  CHECK(chmod(dir, 0777) == 0);
+  int64_t in[4] = {5, 6, 7, 8};
+  double out[4] = {0};
+  int64_t n4[1] = {4};
+  kf_arg args[2] = {array_arg(in, KF_INT64, 1, n4, 'C'), array_arg(out, KF_FLOAT64, 1, n4, 'C')};
+  for (int round = 0; round < 2; round++) {
+    kf_context *ctx = kf_context_create();
+    kf_runtime_options o;
+    kf_runtime_options_init(&o);
+    o.mode = KF_RUNTIME_GPU;
+    o.cache_dir = round == 0 ? dir : priv;
+    o.backend = KF_BACKEND_LLVM;
+    if (round == 1) { /* the private directory's entry is a symlink to the planted one */
+      StrBuf from, to;
+      sb_init(&from);
+      sb_init(&to);
+      rt_cache_entry_path(dir, &key, &to);
+      rt_cache_entry_path(priv, &key, &from);
+      CHECK(symlink(sb_cstr(&to), sb_cstr(&from)) == 0);
+      sb_free(&from);
+      sb_free(&to);
+    }
+    kf_runtime *rt = NULL;
+    CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
+    if (round == 0)
+      CHECK_CONTAINS(kf_context_diagnostics(ctx), "warning: cache directory /tmp/kfront-gpu-fake-");
+    if (round == 0)
+      CHECK_CONTAINS(kf_context_diagnostics(ctx), "is writable by group and others (mode 777): another user could "
+                                                  "plant entries in it; compiling without the disk cache");
+    kf_program *p = NULL;
+    CHECK(kf_program_create(rt, "k.py", source, strlen(source), NULL, &p) == KF_OK);
+    kf_kernel *k = NULL;
+    CHECK(kf_program_get_kernel(p, "foo_grid", args, 2, &k) != KF_OK);
+    kf_runtime_stats st;
+    kf_runtime_get_stats(rt, &st);
+    CHECK(st.cache_disk_hits == 0 && st.compiles >= 1);
+    CHECK(st.cache_corrupt == (round == 1 ? 1u : 0u)); /* the symlink: refused and removed */
+    kf_program_destroy(p);
+    kf_runtime_destroy(rt);
+    kf_context_destroy(ctx);
+  }
+  char cmd[160];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, priv);
+  CHECK(system(cmd) == 0);
+}
+
 /* A kernel the grid-stride pass rewrote: the user's signature, a 1-D grid of min(blocks, SMs x occupancy)
  * blocks, the user's grid dims after the user's parameters; occupancy falls back to 2048 / threads. */
 static const char *TWICE =
@@ -604,6 +667,7 @@ int main(void) {
   test_gpu_path();
   test_grid_stride();
   test_disk_cache_hit();
+  test_disk_cache_refused();
   rt_cuda_install(NULL);
   return test_result("runtime_gpu_fake");
 }
