@@ -114,17 +114,24 @@ static bool parse_typed_scalar(const char *text, kf_dtype t, kf_arg *out, char *
       return false;
     }
     unsigned long long v = strtoull(text, &end, 0);
-    if (end == text || *end || errno == ERANGE || (bits < 64 && v >> bits)) {
+    if (end == text || *end) {
       snprintf(err, errlen, "'%s' is not a %s", text, kf_dtype_name(t));
+      return false;
+    }
+    if (errno == ERANGE || (bits < 64 && v >> bits)) {
+      snprintf(err, errlen, "'%s' is out of range for %s", text, kf_dtype_name(t));
       return false;
     }
     *out = kf_arg_uint(t, v);
     return true;
   }
   long long v = strtoll(text, &end, 0);
-  if (end == text || *end || errno == ERANGE ||
-      (bits < 64 && (v < -(1ll << (bits - 1)) || v >= (1ll << (bits - 1))))) {
+  if (end == text || *end) {
     snprintf(err, errlen, "'%s' is not an %s", text, kf_dtype_name(t));
+    return false;
+  }
+  if (errno == ERANGE || (bits < 64 && (v < -(1ll << (bits - 1)) || v >= (1ll << (bits - 1))))) {
+    snprintf(err, errlen, "'%s' is out of range for %s", text, kf_dtype_name(t));
     return false;
   }
   *out = kf_arg_int(t, v);
@@ -136,6 +143,9 @@ static bool parse_scalar(const char *text, kf_arg *out, char *err, size_t errlen
   if (!strcmp(text, "True") || !strcmp(text, "False")) return parse_typed_scalar(text, KF_BOOL, out, err, errlen);
   bool floaty = strpbrk(text, ".eEnN") != NULL && strncmp(text, "0x", 2) != 0 && strncmp(text, "-0x", 3) != 0;
   if (parse_typed_scalar(text, floaty ? KF_FLOAT64 : KF_INT64, out, err, errlen)) return true;
+  char *end;
+  strtod(text, &end);
+  if (end != text && !*end) return false; /* a number, out of range for int64: err says so */
   snprintf(err, errlen, "'%s' is neither a number, a .npy file, VALUE:TYPE nor NAME:DTYPE[SHAPE]", text);
   return false;
 }

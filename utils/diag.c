@@ -1,4 +1,6 @@
-/* diag.c — renders diagnostics with the quoted source line and a caret under the column. */
+/* diag.c — renders diagnostics with the quoted source line and a caret under the column. Control bytes in the
+ * quoted line, the message and the file name (a NUL, an escape...) are written as \xNN, so a diagnostic is
+ * never cut short or garbled on a terminal; the caret moves with them. */
 #include "diag.h"
 
 #include <stdlib.h>
@@ -153,6 +155,17 @@ void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, in
   diag_set_kind(prev);
 }
 
+/* A byte quoted as \xNN: C0 controls but the tab and the newline (a message may span lines; a quoted source
+ * line holds none), and DEL. */
+static bool is_control(char c) { return ((unsigned char)c < 0x20 && c != '\t' && c != '\n') || c == 0x7f; }
+
+static void put_escaped(StrBuf *out, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (is_control(s[i])) sb_printf(out, "\\x%02x", (unsigned char)s[i]);
+    else sb_putc(out, s[i]);
+  }
+}
+
 static void report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap) {
   if (level == DIAG_ERROR) {
     if (d->max_errors && d->nerrors >= d->max_errors) { d->nerrors++; return; }
@@ -164,7 +177,7 @@ static void report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt,
   StrBuf one;
   sb_init(&one);
   if (loc.file) {
-    sb_puts(&one, loc.file);
+    put_escaped(&one, loc.file, strlen(loc.file));
     if (loc.line) sb_printf(&one, ":%u", loc.line);
     if (loc.line && loc.col) sb_printf(&one, ":%u", loc.col);
     sb_puts(&one, ": ");
@@ -173,16 +186,23 @@ static void report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt,
   }
   sb_printf(&one, "%s: ", names[level]);
   size_t message_at = one.len;
-  sb_vprintf(&one, fmt, ap);
+  StrBuf msg;
+  sb_init(&msg);
+  sb_vprintf(&msg, fmt, ap);
+  put_escaped(&one, msg.data ? msg.data : "", msg.len);
+  sb_free(&msg);
   if (level == DIAG_ERROR && !d->first.set) note_first(d, loc, sb_cstr(&one) + message_at);
   sb_putc(&one, '\n');
   size_t len;
   const char *src = diag_source_line(d, loc.file, loc.line, &len);
   if (src) {
-    sb_putn(&one, src, len);
+    put_escaped(&one, src, len);
     sb_putc(&one, '\n');
     if (loc.col) {
-      for (unsigned i = 1; i < loc.col && i <= len; i++) sb_putc(&one, src[i - 1] == '\t' ? '\t' : ' ');
+      for (unsigned i = 1; i < loc.col && i <= len; i++) {
+        if (is_control(src[i - 1])) sb_puts(&one, "    ");
+        else sb_putc(&one, src[i - 1] == '\t' ? '\t' : ' ');
+      }
       sb_puts(&one, "^\n");
     }
   }
