@@ -36,7 +36,11 @@ static RtDevice *open_device(RtRuntime *rt, const kf_runtime_options *o) {
   sim_options_init(&so);
   so.detect_races = o->sim_detect_races != 0;
   so.nworkers = o->sim_workers;
-  if (o->sim_max_steps) so.max_steps = o->sim_max_steps;
+  if (o->sim_max_steps) { /* one thread may take the whole launch's steps when they are more than its own limit */
+    so.max_steps = o->sim_max_steps;
+    if (o->sim_max_steps > so.max_thread_steps) so.max_thread_steps = o->sim_max_steps;
+  }
+  if (o->sim_max_seconds > 0) so.max_seconds = o->sim_max_seconds;
   if (!rt->describe.len) sb_puts(&rt->describe, "simulator");
   return rt_device_sim_open(&so, rt->diag);
 }

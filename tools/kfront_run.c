@@ -27,6 +27,8 @@ static const char usage_text[] =
     "  --block X[,Y[,Z]]        threads per block\n"
     "  --shared BYTES           dynamic shared memory per block (default 0)\n"
     "  --sim                    run on the simulator even when a GPU is present (also KFRONT_SIM=1)\n"
+    "  --sim-max-steps N        the simulator stops a launch after N ops (default 1e10, 1e9 in one thread)\n"
+    "  --sim-max-seconds S      the simulator stops a launch after S seconds (default: no limit)\n"
     "  --no-cache               do not use the on-disk kernel cache (also KFRONT_NO_CACHE=1)\n"
     "  --bounds-check=on|off    check every array index (default on)\n"
     "  -o, --output DIR         after the launch, write every array argument to DIR/<its name>.npy\n"
@@ -256,7 +258,8 @@ int kfront_run_main(int argc, char **argv) {
   bool verbose = tool_env_on("KFRONT_VERBOSE");
   char *cache_dir = NULL;
   int bounds_check = 1;
-  unsigned long long shared = 0;
+  unsigned long long shared = 0, sim_max_steps = 0;
+  double sim_max_seconds = 0;
   const char **positional = calloc((size_t)argc + 1, sizeof *positional);
   unsigned npositional = 0;
   if (!positional) return 1;
@@ -302,6 +305,23 @@ int kfront_run_main(int argc, char **argv) {
       shared = strtoull(val, &end, 10);
       if (end == val || *end || errno || val[0] == '-' || shared > 0xFFFFFFFFull) {
         usage_error("bad --shared '%s' (want a number of bytes)", val);
+        goto done;
+      }
+    } else if ((r = take_value(argc, argv, &i, "--sim-max-steps", NULL, &val)) != 0) {
+      if (r < 0) goto done;
+      char *end;
+      errno = 0;
+      sim_max_steps = strtoull(val, &end, 10);
+      if (end == val || *end || errno || val[0] == '-' || !sim_max_steps) {
+        usage_error("bad --sim-max-steps '%s' (want a number of ops, at least 1)", val);
+        goto done;
+      }
+    } else if ((r = take_value(argc, argv, &i, "--sim-max-seconds", NULL, &val)) != 0) {
+      if (r < 0) goto done;
+      char *end;
+      sim_max_seconds = strtod(val, &end);
+      if (end == val || *end || !(sim_max_seconds > 0 && sim_max_seconds < 1e9)) {
+        usage_error("bad --sim-max-seconds '%s' (want a number of seconds above 0)", val);
         goto done;
       }
     } else if ((r = take_value(argc, argv, &i, "--output", "-o", &val)) != 0) {
@@ -405,6 +425,8 @@ int kfront_run_main(int argc, char **argv) {
   kf_runtime_options_init(&ro);
   tool_runtime_options_from_env(&ro, &cache_dir);
   if (sim) ro.mode = KF_RUNTIME_SIM;
+  if (sim_max_steps) ro.sim_max_steps = sim_max_steps;
+  if (sim_max_seconds > 0) ro.sim_max_seconds = sim_max_seconds;
   if (no_cache) ro.disk_cache = 0;
   if (kf_runtime_create(ctx, &ro, &rt) != KF_OK) goto cleanup;
   if (verbose) fprintf(stderr, "kfront run: %s\n", kf_runtime_describe(rt));

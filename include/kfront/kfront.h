@@ -347,7 +347,10 @@ typedef struct kf_runtime_options {
   int sim_detect_races;    /* simulator: report data races on shared memory (default 1) */
   unsigned sim_workers;    /* simulator: host threads running blocks (default 1; 0 = one per CPU) */
   uint64_t sim_max_steps;  /* simulator: ops one launch may execute before it stops with "simulation step limit
-                            * exceeded" (0, the default: the simulator's own limit, 1e10) */
+                            * exceeded" (0, the default: the simulator's own limit, 1e10 for a launch and 1e9
+                            * for one thread; a value above 1e9 is also one thread's limit) */
+  double sim_max_seconds;  /* simulator: wall-clock seconds one launch may take before it stops with "simulation
+                            * time limit exceeded" (0, the default: no limit) */
 } kf_runtime_options;
 
 /* Fills o with the defaults above. */

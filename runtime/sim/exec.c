@@ -134,6 +134,7 @@ struct Launch {
   int abort;           /* set (atomically) to stop every worker */
   uint64_t steps;      /* total, updated per thread slice */
   uint64_t next_block;
+  double deadline;     /* now_s() past which the launch stops (opts.max_seconds; 0: never) */
   bool multi;
   pthread_mutex_t lock;      /* result and global-memory atomics when multi */
   uint64_t index_block;      /* block of the recorded IndexError */
@@ -146,6 +147,26 @@ static void unlock(Launch *L) {
   if (L->multi) pthread_mutex_unlock(&L->lock);
 }
 static bool aborted(Launch *L) { return __atomic_load_n(&L->abort, __ATOMIC_RELAXED) != 0; }
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* With a time limit, a thread looks at the clock every SIM_CLOCK_OPS ops (and a worker before each block). */
+enum { SIM_CLOCK_OPS = 1 << 20 };
+
+/* The messages of the launch's limits name the options that set them (the C API's and kfront run's). */
+static void step_limit_message(char *what, size_t n, uint64_t limit, bool one_thread) {
+  snprintf(what, n, "simulation step limit exceeded (%llu ops in %s; kf_runtime_options.sim_max_steps, kfront run "
+           "--sim-max-steps)", (unsigned long long)limit, one_thread ? "one thread" : "the launch");
+}
+
+static void time_limit_message(char *what, size_t n, double seconds) {
+  snprintf(what, n, "simulation time limit exceeded (%g s; kf_runtime_options.sim_max_seconds, kfront run "
+           "--sim-max-seconds)", seconds);
+}
 
 /* ---- error reports ---------------------------------------------------------------------------- */
 
@@ -544,24 +565,27 @@ static void run_thread(BlockCtx *B, Thread *t) {
   uint64_t tleft = L->opts.max_thread_steps > t->steps ? L->opts.max_thread_steps - t->steps : 0;
   uint64_t total = __atomic_load_n(&L->steps, __ATOMIC_RELAXED);
   uint64_t gleft = L->opts.max_steps > total ? L->opts.max_steps - total : 0;
-  uint64_t budget = tleft < gleft ? tleft : gleft, n = 0;
+  uint64_t limit = tleft < gleft ? tleft : gleft, n = 0;
+  uint64_t budget = L->deadline && limit > SIM_CLOCK_OPS ? SIM_CLOCK_OPS : limit; /* then a look at the clock */
   int64_t iv[SIM_MAX_RANK];
 
   for (;;) {
     const Ins *I = &code[pc++];
     if (__builtin_expect(++n > budget, 0)) {
-      n--;
-      char what[160];
-      if (tleft <= gleft)
-        snprintf(what, sizeof what, "simulation step limit exceeded (%llu ops in one thread)",
-                 (unsigned long long)L->opts.max_thread_steps);
-      else
-        snprintf(what, sizeof what, "simulation step limit exceeded (%llu ops in the launch)",
-                 (unsigned long long)L->opts.max_steps);
-      pc--;
-      report_fatal(B, t, SIM_ERR_STEP_LIMIT, I, what);
-      t->state = T_FAILED;
-      goto out;
+      bool in_time = L->deadline == 0 || now_s() < L->deadline;
+      if (n <= limit && in_time) {
+        budget = limit - n > SIM_CLOCK_OPS ? n + SIM_CLOCK_OPS : limit;
+      } else {
+        n--;
+        char what[200];
+        if (!in_time) time_limit_message(what, sizeof what, L->opts.max_seconds);
+        else if (tleft <= gleft) step_limit_message(what, sizeof what, L->opts.max_thread_steps, true);
+        else step_limit_message(what, sizeof what, L->opts.max_steps, false);
+        pc--;
+        report_fatal(B, t, SIM_ERR_STEP_LIMIT, I, what);
+        t->state = T_FAILED;
+        goto out;
+      }
     }
     switch ((SimOpcode)I->code) {
     case SI_NOP: break;
@@ -1229,6 +1253,17 @@ static void *worker(void *arg) {
   }
   uint64_t blocks = 0;
   while (ok && !aborted(L)) {
+    if (L->deadline && now_s() >= L->deadline) {
+      char what[200], msg[SIM_MSG_MAX];
+      time_limit_message(what, sizeof what, L->opts.max_seconds);
+      msgf(msg, sizeof msg, "error: %s in kernel %s, before block %llu of %llu", what, L->kname,
+           (unsigned long long)__atomic_load_n(&L->next_block, __ATOMIC_RELAXED), (unsigned long long)L->nblocks);
+      lock(L);
+      set_status(L, SIM_ERR_STEP_LIMIT, msg);
+      unlock(L);
+      stop_launch(L);
+      break;
+    }
     uint64_t b = __atomic_fetch_add(&L->next_block, 1, __ATOMIC_RELAXED);
     if (b >= L->nblocks) break;
     run_block(&B, b);
@@ -1362,12 +1397,6 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
   return true;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], const uint32_t block[3],
                         size_t dynamic_shared_bytes, const SimArg *args, unsigned nargs, const SimOptions *opts,
                         SimResult *result, Diag *diag) {
@@ -1382,6 +1411,7 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
   if (!L.opts.max_steps) L.opts.max_steps = 10000000000ull;
   if (!L.opts.max_thread_steps) L.opts.max_thread_steps = 1000000000ull;
   if (!L.opts.max_call_depth) L.opts.max_call_depth = 256;
+  if (L.opts.max_seconds > 0) L.deadline = t0 + L.opts.max_seconds;
   result->status = SIM_ERR_SETUP;
   if (!kernel_func || kernel_func->kind != OP_FUNC_FUNC || !kernel_func->regions[0].first) {
     diag_error(diag, kernel_func ? kernel_func->loc : (SrcLoc){0}, "simulator: the kernel is not a func.func with a body");
