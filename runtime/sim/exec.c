@@ -601,7 +601,11 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_PMOVE: {
       const PMoveInfo *pm = I->ext;
       Slot tmp[64], *buf = pm->n <= 64 ? tmp : malloc(sizeof(Slot) * pm->n);
-      if (!buf) abort();
+      if (!buf) {
+        report_fatal(B, t, SIM_ERR_RUNTIME, I, "simulator out of memory");
+        t->state = T_FAILED;
+        goto out;
+      }
       for (unsigned i = 0; i < pm->n; i++) buf[i] = R[pm->src[i]];
       for (unsigned i = 0; i < pm->n; i++) R[pm->dst[i]] = buf[i];
       if (buf != tmp) free(buf);
@@ -635,7 +639,11 @@ static void run_thread(BlockCtx *B, Thread *t) {
         goto out;
       }
       t->frames[t->depth].pc = pc;
-      if (!frame_reserve(t, t->depth + 1, callee->frame_bytes)) abort();
+      if (!frame_reserve(t, t->depth + 1, callee->frame_bytes)) {
+        report_fatal(B, t, SIM_ERR_RUNTIME, I, "simulator out of memory");
+        t->state = T_FAILED;
+        goto out;
+      }
       Frame *f = &t->frames[++t->depth];
       f->fn = callee;
       Slot *CR = f->regs;
@@ -966,7 +974,10 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_ISINF64: R[I->d].u = isinf(R[I->a].d) != 0; break;
     case SI_ISFIN32: R[I->d].u = isfinite(R[I->a].f) != 0; break;
     case SI_ISFIN64: R[I->d].u = isfinite(R[I->a].d) != 0; break;
-    case SI__COUNT: abort();
+    case SI__COUNT: /* never compiled: a bug, reported rather than run */
+      report_fatal(B, t, SIM_ERR_RUNTIME, I, "internal error: unknown simulator instruction");
+      t->state = T_FAILED;
+      goto out;
     }
   }
 out:
@@ -1223,7 +1234,11 @@ static void run_block(BlockCtx *B, uint64_t blinear) {
           Thread *t = &B->threads[i];
           if (t->state != T_READY) continue;
           if (!t->regs) {
-            if (!frame_reserve(t, 0, k->frame_bytes)) abort();
+            if (!frame_reserve(t, 0, k->frame_bytes)) {
+              report_fatal(B, t, SIM_ERR_RUNTIME, NULL, "simulator out of memory");
+              t->state = T_FAILED;
+              return;
+            }
             t->frames[0].fn = k;
             t->regs = t->frames[0].regs;
             memcpy(t->regs, L->frame0, nslot_bytes);
