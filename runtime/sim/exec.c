@@ -396,20 +396,6 @@ static inline uint64_t norm(const Ins *I, uint64_t v) {
 static inline int64_t sext(uint64_t v, unsigned sh) { return (int64_t)(v << sh) >> sh; }
 static inline uint64_t zext(uint64_t v, unsigned sh) { return (v << sh) >> sh; }
 
-static uint64_t f2i(double v, unsigned bits, bool sgn) {
-  if (isnan(v)) return 0;
-  if (sgn) {
-    double lo = -ldexp(1.0, (int)bits - 1), hi = ldexp(1.0, (int)bits - 1);
-    if (v <= lo) return (uint64_t)(bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)));
-    if (v >= hi) return bits == 64 ? (uint64_t)INT64_MAX : ((uint64_t)1 << (bits - 1)) - 1;
-    return (uint64_t)(int64_t)v;
-  }
-  double hi = ldexp(1.0, (int)bits);
-  if (v <= -1.0) return 0;
-  if (v >= hi) return bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-  return (uint64_t)v;
-}
-
 static bool cmpf(double x, double y, unsigned pred) {
   bool uno = isnan(x) || isnan(y);
   switch (pred) {
@@ -936,10 +922,10 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_SITOF64: R[I->d].d = (double)sext(R[I->a].u, I->aux); break;
     case SI_UITOF32: R[I->d].f = (float)zext(R[I->a].u, I->aux); break;
     case SI_UITOF64: R[I->d].d = (double)zext(R[I->a].u, I->aux); break;
-    case SI_F32TOSI: R[I->d].u = norm(I, f2i(R[I->a].f, 64u - I->sh, true)); break;
-    case SI_F64TOSI: R[I->d].u = norm(I, f2i(R[I->a].d, 64u - I->sh, true)); break;
-    case SI_F32TOUI: R[I->d].u = norm(I, f2i(R[I->a].f, 64u - I->sh, false)); break;
-    case SI_F64TOUI: R[I->d].u = norm(I, f2i(R[I->a].d, 64u - I->sh, false)); break;
+    case SI_F32TOSI: R[I->d].u = norm(I, ir_float_to_int(R[I->a].f, 64u - I->sh, true)); break;
+    case SI_F64TOSI: R[I->d].u = norm(I, ir_float_to_int(R[I->a].d, 64u - I->sh, true)); break;
+    case SI_F32TOUI: R[I->d].u = norm(I, ir_float_to_int(R[I->a].f, 64u - I->sh, false)); break;
+    case SI_F64TOUI: R[I->d].u = norm(I, ir_float_to_int(R[I->a].d, 64u - I->sh, false)); break;
     case SI_F32TOF64: R[I->d].d = R[I->a].f; break;
     case SI_F64TOF32: R[I->d].f = (float)R[I->a].d; break;
     case SI_F64TOF16: R[I->d].f = sim_f16_round(R[I->a].d); break;
@@ -1396,7 +1382,7 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
       } else if (pt->kind == TY_BOOL) {
         v.u = a->kind == SIM_ARG_FLOAT ? a->f != 0 : a->u != 0;
       } else {
-        uint64_t x = a->kind == SIM_ARG_FLOAT ? f2i(a->f, 64, true) : a->u;
+        uint64_t x = a->kind == SIM_ARG_FLOAT ? ir_float_to_int(a->f, 64, true) : a->u;
         unsigned sh = 64 - pt->bits;
         v.u = pt->is_unsigned ? zext(x, sh) : (uint64_t)sext(x, sh);
       }
