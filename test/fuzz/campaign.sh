@@ -42,7 +42,7 @@ if [ ! -x "$build/bin/fuzz_npy" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 \
     -DCMAKE_CXX_COMPILER=clang++-14 -DKFRONT_SANITIZE=ON -DKFRONT_FUZZ=ON >/dev/null || exit 1
 fi
-cmake --build "$build" --target fuzz_frontend fuzz_kir fuzz_npy fuzz_sim >/dev/null || { echo "build failed"; exit 1; }
+cmake --build "$build" -j "$(nproc)" --target fuzz_frontend fuzz_kir fuzz_npy fuzz_sim >/dev/null || { echo "build failed"; exit 1; }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 echo "campaign: ${harnesses[*]}, $jobs job(s) each, ${seconds}s, in $out ($(date -u '+%Y-%m-%d %H:%M UTC'))"
