@@ -24,11 +24,11 @@ while getopts "b:j:o:h:" opt; do
   j) jobs=$OPTARG ;;
   o) out=$(realpath -m "$OPTARG") ;;
   h) harnesses+=("$OPTARG") ;;
-  *) sed -n '2,17p' "$0"; exit 2 ;;
+  *) sed -n '2,16p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-if [ $# -ne 1 ] || ! [[ $1 =~ ^[0-9]+$ ]]; then sed -n '2,17p' "$0"; exit 2; fi
+if [ $# -ne 1 ] || ! [[ $1 =~ ^[0-9]+$ ]]; then sed -n '2,16p' "$0"; exit 2; fi
 seconds=$1
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(frontend kir npy sim)
 if [ "$jobs" -le 0 ]; then
