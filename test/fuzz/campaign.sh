@@ -70,7 +70,7 @@ for h in "${harnesses[@]}"; do
   dir=$out/$h
   read -r wall user sys <"$dir/time" || { wall=0 user=0 sys=0; }
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.0f", u + s }')
-  execs=$(cat "$dir"/fuzz-*.log 2>/dev/null | awk -F: '/stat::number_of_executed_units/ { n += $2 } END { print n + 0 }')
+  execs=$(cat "$dir"/fuzz-*.log 2>/dev/null | awk '/stat::number_of_executed_units/ { n += $NF } END { print n + 0 }')
   before=$(cat "$dir/corpus.before")
   after=$(ls "$dir/corpus" | wc -l)
   finds=$(ls "$dir/artifacts" | grep -cE '^(crash|leak|timeout|oom)-')
