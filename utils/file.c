@@ -102,7 +102,7 @@ bool file_write_atomic(const char *path, const void *data, size_t len, int mode,
     free(tmp);
     return fail(err, errlen, "cannot write: %s", strerror(saved));
   }
-  bool ok = write_all(fd, data, len) && (final_mode == 0600 || fchmod(fd, final_mode) == 0) && fsync(fd) == 0;
+  bool ok = write_all(fd, data, len) && fchmod(fd, final_mode) == 0 && fsync(fd) == 0;
   int saved = errno;
   if (close(fd) != 0 && ok) {
     saved = errno;
