@@ -74,7 +74,7 @@ for h in "${harnesses[@]}"; do
   before=$(cat "$dir/corpus.before")
   after=$(ls "$dir/corpus" | wc -l)
   finds=$(ls "$dir/artifacts" | grep -cE '^(crash|leak|timeout|oom)-')
-  rate=$(awk -v e="$execs" -v c="$cpu" 'BEGIN { printf "%.0f", c > 0 ? e / c : 0 }')
+  rate=$(awk -v e="$execs" -v c="$cpu" 'BEGIN { printf "%.0f", (c > 0 ? e / c : 0) }')
   printf '%-9s %5s %8.0f %10s %13s %9s %9s  %s\n' "$h" "$jobs" "$wall" "$cpu" "$execs" "$rate" \
     "$before->$after" "$finds"
   total_cpu=$((total_cpu + cpu)) total_exec=$((total_exec + execs)) total_find=$((total_find + finds))
