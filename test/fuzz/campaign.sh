@@ -4,7 +4,7 @@
 #
 #   test/fuzz/campaign.sh [-b BUILD] [-j JOBS] [-o OUT] [-h HARNESS]... SECONDS
 #     -b BUILD    the build with the harnesses (default build-fuzz; made if missing: clang-14, KFRONT_SANITIZE,
-#                 KFRONT_FUZZ)
+#                 KFRONT_FUZZ), or a folder with only bin/fuzz_* copied from one
 #     -j JOBS     fuzzing processes per harness (default: the CPUs divided among the harnesses, at least 1)
 #     -o OUT      where corpora, logs and findings go (default fuzz-campaign/ at the top of the tree); a later
 #                 campaign with the same OUT goes on from the corpora it left
@@ -38,11 +38,15 @@ fi
 
 corpus_of() { case $1 in frontend | sim) echo python ;; *) echo "$1" ;; esac; }
 
-if [ ! -x "$build/bin/fuzz_npy" ]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 \
-    -DCMAKE_CXX_COMPILER=clang++-14 -DKFRONT_SANITIZE=ON -DKFRONT_FUZZ=ON >/dev/null || exit 1
+# a build tree is configured if need be and brought up to date; a folder holding only bin/fuzz_* (binaries
+# copied to another machine) is used as it is
+if [ ! -x "$build/bin/fuzz_npy" ] || [ -f "$build/CMakeCache.txt" ]; then
+  if [ ! -f "$build/CMakeCache.txt" ]; then
+    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 \
+      -DCMAKE_CXX_COMPILER=clang++-14 -DKFRONT_SANITIZE=ON -DKFRONT_FUZZ=ON >/dev/null || exit 1
+  fi
+  cmake --build "$build" -j "$(nproc)" --target fuzz_frontend fuzz_kir fuzz_npy fuzz_sim >/dev/null || { echo "build failed"; exit 1; }
 fi
-cmake --build "$build" -j "$(nproc)" --target fuzz_frontend fuzz_kir fuzz_npy fuzz_sim >/dev/null || { echo "build failed"; exit 1; }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 echo "campaign: ${harnesses[*]}, $jobs job(s) each, ${seconds}s, in $out ($(date -u '+%Y-%m-%d %H:%M UTC'))"
