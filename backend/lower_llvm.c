@@ -452,11 +452,9 @@ static void flatten_init(Lower *L, const Attr *a, Type *elem, LLVMValueRef *out,
   }
   if (*k >= n) return;
   LLVMTypeRef t = mem_type(L, elem);
-  double f = a->kind == ATTR_FLOAT ? a->f : a->kind == ATTR_INT ? (double)a->i : a->kind == ATTR_BOOL ? a->b : 0;
-  int64_t i = a->kind == ATTR_INT ? a->i : a->kind == ATTR_BOOL ? a->b : a->kind == ATTR_FLOAT ? (int64_t)a->f : 0;
-  if (elem->kind == TY_FLOAT) out[(*k)++] = LLVMConstReal(t, f);
-  else if (elem->kind == TY_BOOL) out[(*k)++] = LLVMConstInt(t, i != 0, 0);
-  else out[(*k)++] = LLVMConstInt(t, (unsigned long long)i, 1);
+  if (elem->kind == TY_FLOAT) out[(*k)++] = LLVMConstReal(t, attr_number_f(a));
+  else if (elem->kind == TY_BOOL) out[(*k)++] = LLVMConstInt(t, attr_number_i(a) != 0, 0);
+  else out[(*k)++] = LLVMConstInt(t, (unsigned long long)attr_number_i(a), 1);
 }
 
 static bool declare_global(Lower *L, Op *op) {

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "utils/arena.h"
 #include "utils/diag.h"
 #include "utils/strbuf.h"
 
@@ -329,6 +330,14 @@ const char *ast_unaryop_str(PyUnaryOp op); /* "-", "+", "~", "not" */
 const char *ast_cmpop_str(PyCmpOp op);   /* "<", "is not", "not in", ... */
 /* The docstring of a def, class or module body (its first statement, a string literal), or NULL. */
 const PyExpr *ast_docstring(PyStmtList body);
+/* The operand through which e continues a chain: a binary operator's left operand, the value of an attribute
+ * or a subscript, a call's callee; NULL for any other expression. A chain is as long as the source makes it
+ * (a + b + ... + z, a.b.c, f()()), while all other nesting is bounded by the parser (PARSE_MAX_DEPTH): walkers
+ * of whole expressions follow chains with a loop, not by recursion. */
+const PyExpr *ast_chain_next(const PyExpr *e);
+/* e's chain in the arena: links[0] is e, links[i + 1] = ast_chain_next(links[i]), *n links (0 when e
+ * continues no chain); the innermost operand is ast_chain_next(links[*n - 1]). NULL when out of memory. */
+const PyExpr **ast_chain(Arena *a, const PyExpr *e, size_t *n);
 /* A stable S-expression dump, one statement per line, `@line:col` on every node. */
 void ast_dump(const PyModule *m, StrBuf *out);
 void ast_dump_stmt(const PyStmt *s, StrBuf *out, int indent);

@@ -1,4 +1,5 @@
-/* ast_dump.c — names of AST kinds and operators, and a stable S-expression dump for tests.
+/* ast_dump.c — names of AST kinds and operators, helpers over the tree (docstrings, chains), and a stable
+ * S-expression dump for tests.
  *
  * Every node prints as `(kind@line:col ...)`. Expressions print on one line; each statement
  * starts a new line indented by two spaces per level, with nested bodies below it in
@@ -55,6 +56,27 @@ const PyExpr *ast_docstring(PyStmtList body) {
   if (!body.n || body.items[0]->kind != ST_EXPR) return NULL;
   const PyExpr *e = body.items[0]->expr;
   return e->kind == EX_STR && !e->str.bytes ? e : NULL;
+}
+
+const PyExpr *ast_chain_next(const PyExpr *e) {
+  switch (e->kind) {
+  case EX_BINARY: return e->binary.lhs;
+  case EX_ATTRIBUTE: return e->attribute.value;
+  case EX_SUBSCRIPT: return e->subscript.value;
+  case EX_CALL: return e->call.func;
+  default: return NULL;
+  }
+}
+
+const PyExpr **ast_chain(Arena *a, const PyExpr *e, size_t *n) {
+  size_t k = 0;
+  for (const PyExpr *x = e; ast_chain_next(x); x = ast_chain_next(x)) k++;
+  *n = k;
+  const PyExpr **links = ARENA_ARRAY(a, const PyExpr *, k ? k : 1);
+  if (!links) return NULL;
+  k = 0;
+  for (const PyExpr *x = e; ast_chain_next(x); x = ast_chain_next(x)) links[k++] = x;
+  return links;
 }
 
 /* ---- expressions ---- */

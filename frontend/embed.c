@@ -34,8 +34,6 @@ _Static_assert(NB_BOOL == (int)KF_BOOL && NB_I8 == (int)KF_INT8 && NB_I64 == (in
                    NB_NKINDS == (int)KF_DTYPE_COUNT,
                "kf_dtype and Numba's scalar kinds are in one order");
 
-enum { MAX_DEPTH = 64 }; /* nesting of tuples and namespaces (a cycle in the embedder's values ends here) */
-
 static const char *const value_kind_names[] = {"bool", "int", "float", "tuple", "array", "module", "path", "function",
                                                "namespace"};
 static const char *const function_kind_names[] = {"kernel", "device", "reduce", "vectorize", "guvectorize"};
@@ -191,7 +189,7 @@ static FeVal invalid(FeCtx *fe, const char *fmt, ...) {
  * here, until embed_after_read finds the function. */
 static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned depth) {
   char why[160];
-  if (depth > MAX_DEPTH) return invalid(fe, "values nested more than %d deep", MAX_DEPTH);
+  if (depth > FE_MAX_NESTING) return invalid(fe, "values nested more than %d deep", FE_MAX_NESTING);
   switch (v->kind) {
   case KF_VALUE_BOOL:
   case KF_VALUE_INT:
@@ -437,7 +435,7 @@ static bool sorted_names(const void *items, size_t size, unsigned n, const char 
 }
 
 static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
-  if (depth > MAX_DEPTH || (unsigned)v->kind > KF_VALUE_NAMESPACE) return false;
+  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_NAMESPACE) return false;
   sb_printf(b, " %s", value_kind_names[v->kind]);
   switch (v->kind) {
   case KF_VALUE_BOOL:

@@ -348,6 +348,13 @@ const char *fe_intern(FeCtx *fe, const char *s);
 FeVal fe_import_value(FeCtx *fe, const char *path);
 /* The value `import a.b` binds (a module path). */
 FeVal fe_module_value(FeCtx *fe, const char *path);
+/* Limits on constant and kernel tuples: nesting (also of an embedder's namespaces), and the values one holds at
+ * module level (np.array data included). Tuples are made by combining others, so without them a few lines
+ * (T = (T, T), repeated) would make a tuple too deep for the recursive walks over it or too large to visit. */
+enum { FE_MAX_NESTING = 64, FE_MAX_CONST_ITEMS = 1 << 16 };
+/* Whether the tuple v holds at most max_items values (non-tuples, nested ones counted) and nests at most
+ * FE_MAX_NESTING deep. Its elements are assumed to be such tuples (so the walk is bounded). */
+bool fe_tuple_fits(const FeVal *v, unsigned max_items);
 /* Constants of type t as module-level constants are kept (i: integers and bools; unsigned ones as their bits). */
 FeVal fe_const_int(FeCtx *fe, Type *t, int64_t i);
 FeVal fe_const_float(Type *t, double f);

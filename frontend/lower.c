@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "utils/stack.h"
 
 enum { MAX_HIDDEN_IV = 16, MAX_FLAT = 256 };
 
@@ -92,6 +93,7 @@ typedef struct Lower {
   const bool *next_loop_ue; /* set by lower_loop for the body frame lower_stmts pushes next */
   struct Suffix *suffixes;
   unsigned nsuffixes, suffixes_cap;
+  bool out_of_stack;        /* "nested too deeply for the thread's stack" was said */
 } Lower;
 
 static FeVal lower_expr(Lower *L, const PyExpr *e);
@@ -116,6 +118,14 @@ static FeVal lerr(Lower *L, SrcLoc loc, const char *fmt, ...) {
   va_end(ap);
   L->errors++;
   return poison();
+}
+
+/* The thread's stack is nearly exhausted (stack.h) at `what` (nested blocks, brackets or calls): a located error,
+ * once per function — every statement after it would say the same. */
+static FeVal out_of_stack(Lower *L, SrcLoc loc, const char *what) {
+  if (L->out_of_stack) return poison();
+  if (!L->quiet) L->out_of_stack = true; /* a quiet attempt is made again aloud */
+  return lerr(L, loc, "%s nested too deeply for the thread's stack", what);
 }
 
 static void at(Lower *L, SrcLoc loc) {
@@ -261,8 +271,8 @@ static Type *fv_type(Lower *L, const FeVal *v) {
   if (v->kind == FV_VAL) return v->type;
   if (v->kind == FV_TUPLE) {
     if (v->type) return v->type;
-    Type *elems[MAX_FLAT];
     if (v->tup.n > MAX_FLAT) return NULL;
+    Type **elems = ARENA_ARRAY(&L->fe->arena, Type *, v->tup.n ? v->tup.n : 1);
     for (unsigned i = 0; i < v->tup.n; i++)
       if (!(elems[i] = fv_type(L, &v->tup.elems[i]))) return NULL;
     return ty_tuple(L->ctx, v->tup.n, elems);
@@ -277,6 +287,18 @@ static FeVal make_tuple(Lower *L, unsigned n, const FeVal *elems) {
   if (n) memcpy(t.tup.elems, elems, sizeof(FeVal) * n);
   t.type = fv_type(L, &t);
   return t;
+}
+
+/* A tuple the kernel builds (a literal, a concatenation): at most MAX_FLAT values, nested ones counted, and
+ * FE_MAX_NESTING levels, else a located error. Other tuples are made from these or from their types. */
+static FeVal user_tuple(Lower *L, unsigned n, const FeVal *elems, SrcLoc loc) {
+  for (unsigned i = 0; i < n; i++)
+    if (elems[i].kind == FV_POISON) return poison();
+  FeVal t = {.kind = FV_TUPLE, .tup = {.n = n, .elems = (FeVal *)elems}};
+  if (!fe_tuple_fits(&t, MAX_FLAT))
+    return lerr(L, loc, "tuples of more than %d values (nested ones included) or nested more than %d deep are not "
+                        "supported", MAX_FLAT, FE_MAX_NESTING);
+  return make_tuple(L, n, elems);
 }
 
 static bool fv_same(const FeVal *a, const FeVal *b) {
@@ -325,7 +347,7 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
                        SrcLoc loc, const char *var) {
   if (x->kind == FV_POISON || x->kind == FV_UNDEF) {
     unsigned k = type_slots(t);
-    Type *ft[MAX_FLAT];
+    Type **ft = ARENA_ARRAY(&L->fe->arena, Type *, k > MAX_FLAT ? k : MAX_FLAT);
     unsigned nt = 0;
     flat_types(t, ft, &nt);
     for (unsigned i = 0; i < k; i++) {
@@ -373,8 +395,8 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
 
 static FeVal unflatten(Lower *L, Type *t, Value *const *vals, unsigned *pos) {
   if (t->kind != TY_TUPLE) return val(t, vals[(*pos)++]);
-  FeVal elems[MAX_FLAT];
-  for (unsigned i = 0; i < t->n && i < MAX_FLAT; i++) elems[i] = unflatten(L, t->elems[i], vals, pos);
+  FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
+  for (unsigned i = 0; i < t->n; i++) elems[i] = unflatten(L, t->elems[i], vals, pos);
   return make_tuple(L, t->n, elems);
 }
 
@@ -767,8 +789,8 @@ static FeVal dims_tuple(Lower *L, Value *arr, unsigned first, unsigned rank) {
   return make_tuple(L, rank - first, elems);
 }
 
-static FeVal lower_attribute(Lower *L, const PyExpr *e) {
-  FeVal v = lower_expr(L, e->attribute.value);
+/* e.attr, given the value v of e (lowered by lower_expr's loop over the chain). */
+static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
   const char *a = e->attribute.attr;
   SrcLoc aloc = e->attribute.attr_loc;
   at(L, e->loc);
@@ -939,8 +961,8 @@ static void store_element(Lower *L, Value *base, Value **idx, Value *v) {
   ib_op(&L->b, OP_STORE, 2 + rank, ops, 0, NULL, 0);
 }
 
-static FeVal lower_subscript(Lower *L, const PyExpr *e) {
-  FeVal v = lower_expr(L, e->subscript.value);
+/* e[index], given the value v of e (lowered by lower_expr's loop over the chain). */
+static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
   if (v.kind == FV_POISON) return v;
   if (v.kind == FV_TUPLE) {
     FeVal i = lower_expr(L, e->subscript.index);
@@ -1032,11 +1054,11 @@ static FeVal binop(Lower *L, PyBinOp op, FeVal a, FeVal b, SrcLoc loc) {
     if (sema_py_binop(L->ctx, op, &a, &b, &r)) return r;
   }
   if (op == BIN_ADD && a.kind == FV_TUPLE && b.kind == FV_TUPLE) {
-    FeVal elems[MAX_FLAT];
+    FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, a.tup.n + b.tup.n + 1);
     unsigned n = 0;
-    for (unsigned i = 0; i < a.tup.n && n < MAX_FLAT; i++) elems[n++] = a.tup.elems[i];
-    for (unsigned i = 0; i < b.tup.n && n < MAX_FLAT; i++) elems[n++] = b.tup.elems[i];
-    return make_tuple(L, n, elems);
+    for (unsigned i = 0; i < a.tup.n; i++) elems[n++] = a.tup.elems[i];
+    for (unsigned i = 0; i < b.tup.n; i++) elems[n++] = b.tup.elems[i];
+    return user_tuple(L, n, elems, loc);
   }
   char opname[8];
   snprintf(opname, sizeof opname, "'%s'", ast_binop_str(op));
@@ -2029,8 +2051,8 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
   switch (v->kind) {
   case FV_VAL: *out = val(v->type, NULL); return true;
   case FV_TUPLE: {
-    FeVal elems[MAX_FLAT];
-    for (unsigned i = 0; i < v->tup.n && i < MAX_FLAT; i++)
+    FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, v->tup.n ? v->tup.n : 1);
+    for (unsigned i = 0; i < v->tup.n; i++)
       if (!arg_shape(L, &v->tup.elems[i], &elems[i], loc)) return false;
     *out = make_tuple(L, v->tup.n, elems);
     return true;
@@ -2079,8 +2101,8 @@ void lower_flatten_types(FeCtx *fe, const FeVal *v, Type **out, unsigned *n, uns
 
 static FeVal shape_of_type(Lower *L, Type *t) {
   if (t->kind != TY_TUPLE) return val(t, NULL);
-  FeVal elems[MAX_FLAT];
-  for (unsigned i = 0; i < t->n && i < MAX_FLAT; i++) elems[i] = shape_of_type(L, t->elems[i]);
+  FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
+  for (unsigned i = 0; i < t->n; i++) elems[i] = shape_of_type(L, t->elems[i]);
   return make_tuple(L, t->n, elems);
 }
 
@@ -2131,17 +2153,19 @@ static const char *sym_for(Lower *L, FeFunc *f, const char *key) {
   return s;
 }
 
+static FeVal instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args, unsigned np);
+
 static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
   const PyParams *ps = &f->def->funcdef.params;
   unsigned np = ps->n;
   if (np > 64) return lerr(L, e->loc, "device functions with more than 64 parameters are not supported");
-  const char *names[64] = {0};
+  const char **names = ARENA_ARRAY(&L->fe->arena, const char *, 64);
   for (unsigned i = 0; i < np; i++) {
     names[i] = ps->items[i]->name;
     if (ps->items[i]->kind == PARAM_VARARGS || ps->items[i]->kind == PARAM_VARKW)
       return lerr(L, ps->items[i]->loc, "*args and **kwargs parameters are not supported in device functions");
   }
-  FeVal args[64];
+  FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, 64);
   unsigned nreq = 0;
   for (unsigned i = 0; i < np; i++)
     if (!ps->items[i]->defval) nreq = i + 1;
@@ -2189,6 +2213,15 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
     for (unsigned i = 0; i < np; i++)
       if (is_scalar(&args[i])) args[i] = conv(L, args[i], sig->args[i]);
   }
+  /* the callee's lowering starts here: it needs room of its own beyond the reserve */
+  if (stack_left() < 2 * STACK_RESERVE) return out_of_stack(L, e->loc, "device function calls");
+  return instantiate_and_call(L, f, e, args, np);
+}
+
+/* The call of f with its bound arguments: the instance for their shapes (lowered now if new), and the
+ * func.call. Apart from call_device's frame, which stays on the stack while arguments are lowered. */
+static __attribute__((noinline)) FeVal instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args,
+                                                            unsigned np) {
   FeVal shapes[64];
   StrBuf key;
   sb_init(&key);
@@ -2214,7 +2247,7 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
   }
   if (!inst->op) return poison();
   at(L, e->loc);
-  Value *vals[MAX_FLAT];
+  Value **vals = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT);
   unsigned nv = 0;
   for (unsigned i = 0; i < np; i++) {
     if (args[i].kind == FV_VAL && shapes[i].kind == FV_VAL && args[i].type != shapes[i].type) {
@@ -2224,20 +2257,20 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
     }
     flatten_arg(L, &args[i], vals, &nv);
   }
-  Type *rts[MAX_FLAT];
+  Type **rts = ARENA_ARRAY(&L->fe->arena, Type *, MAX_FLAT);
   unsigned nr = 0;
   if (inst->ret.kind != FV_NONE) flatten_shape_types(&inst->ret, rts, &nr);
   Op *call = ib_op(&L->b, OP_FUNC_CALL, nv, vals, nr, rts, 0);
   ir_op_set_attr(L->m, call, "callee", attr_sym(L->m, ir_func_name(inst->op)));
   if (inst->ret.kind == FV_NONE) return (FeVal){.kind = FV_NONE};
-  Value *res[MAX_FLAT];
+  Value **res = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT);
   for (unsigned i = 0; i < nr; i++) res[i] = op_result(call, i);
   unsigned pos = 0;
   return from_shape(L, &inst->ret, res, &pos);
 }
 
-static FeVal lower_call(Lower *L, const PyExpr *e) {
-  FeVal f = lower_expr(L, e->call.func);
+/* A call, given the value f of its callee (lowered by lower_expr's loop over the chain, or by lower_for). */
+static FeVal call_of(Lower *L, const PyExpr *e, FeVal f) {
   switch (f.kind) {
   case FV_POISON: return f;
   case FV_BUILTIN: return lower_builtin_call(L, f.builtin, e);
@@ -2263,7 +2296,51 @@ static FeVal lower_call(Lower *L, const PyExpr *e) {
 
 /* ---- expressions ----------------------------------------------------------------------------------------------- */
 
+/* (a, b, ...) and [a, b, ...]: a tuple of values (the elements' array in the arena, off the recursion's frames). */
+static FeVal lower_tuple(Lower *L, const PyExpr *e) {
+  if (e->elts.n > MAX_FLAT) return lerr(L, e->loc, "tuples of more than %d elements are not supported", MAX_FLAT);
+  FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, e->elts.n ? e->elts.n : 1);
+  for (unsigned i = 0; i < e->elts.n; i++) {
+    if (e->elts.items[i]->kind == EX_STARRED) return lerr(L, e->elts.items[i]->loc, "starred expressions are not supported in kernels");
+    elems[i] = lower_expr(L, e->elts.items[i]);
+    if (elems[i].kind == FV_POISON) return poison();
+    elems[i].literal = false;
+  }
+  return user_tuple(L, e->elts.n, elems, e->loc);
+}
+
+/* One link of a chain (ast_chain_next), given the value of its first operand. */
+static FeVal chain_link(Lower *L, const PyExpr *e, FeVal first) {
+  at(L, e->loc);
+  switch (e->kind) {
+  case EX_BINARY: {
+    FeVal b = lower_expr(L, e->binary.rhs);
+    return binop(L, e->binary.op, first, b, e->binary.op_loc);
+  }
+  case EX_ATTRIBUTE: return attribute_of(L, e, first);
+  case EX_SUBSCRIPT: return subscript_of(L, e, first);
+  default: return call_of(L, e, first);
+  }
+}
+
+static FeVal lower_leaf(Lower *L, const PyExpr *e);
+
+/* An expression. Chains (ast_chain_next) are walked by a loop, so `1 + 1 + ... + 1` of any length takes no
+ * stack; the remaining recursion (right operands, arguments, brackets) is bounded by the parser's depth limit,
+ * and by the thread's stack (stack.h): near its end, a located error. */
 static FeVal lower_expr(Lower *L, const PyExpr *e) {
+  if (stack_exhausted()) return out_of_stack(L, e->loc, "expression");
+  if (!ast_chain_next(e)) return lower_leaf(L, e);
+  size_t n;
+  const PyExpr **chain = ast_chain(&L->fe->arena, e, &n);
+  if (!chain) return lerr(L, e->loc, "out of memory");
+  FeVal v = lower_leaf(L, ast_chain_next(chain[n - 1]));
+  while (n) v = chain_link(L, chain[--n], v);
+  return v;
+}
+
+/* An expression that continues no chain. */
+static FeVal lower_leaf(Lower *L, const PyExpr *e) {
   at(L, e->loc);
   switch (e->kind) {
   case EX_NAME: return lower_name(L, e);
@@ -2296,29 +2373,11 @@ static FeVal lower_expr(Lower *L, const PyExpr *e) {
     FeVal a = lower_expr(L, e->unary.operand);
     return unop(L, e->unary.op, a, e->loc);
   }
-  case EX_BINARY: {
-    FeVal a = lower_expr(L, e->binary.lhs);
-    FeVal b = lower_expr(L, e->binary.rhs);
-    return binop(L, e->binary.op, a, b, e->binary.op_loc);
-  }
   case EX_BOOLOP: return lower_boolop(L, e);
   case EX_COMPARE: return lower_compare(L, e);
   case EX_IFEXP: return lower_ifexp(L, e);
-  case EX_CALL: return lower_call(L, e);
-  case EX_ATTRIBUTE: return lower_attribute(L, e);
-  case EX_SUBSCRIPT: return lower_subscript(L, e);
   case EX_TUPLE:
-  case EX_LIST: {
-    FeVal elems[MAX_FLAT];
-    if (e->elts.n > MAX_FLAT) return lerr(L, e->loc, "tuples of more than %d elements are not supported", MAX_FLAT);
-    for (unsigned i = 0; i < e->elts.n; i++) {
-      if (e->elts.items[i]->kind == EX_STARRED) return lerr(L, e->elts.items[i]->loc, "starred expressions are not supported in kernels");
-      elems[i] = lower_expr(L, e->elts.items[i]);
-      if (elems[i].kind == FV_POISON) return poison();
-      elems[i].literal = false;
-    }
-    return make_tuple(L, e->elts.n, elems);
-  }
+  case EX_LIST: return lower_tuple(L, e);
   case EX_SLICE: return lerr(L, e->loc, "slices are not supported by kfront yet");
   case EX_FSTRING: return lerr(L, e->loc, "f-strings are not supported in kernels");
   default:
@@ -2448,8 +2507,20 @@ static void seq_fn(Lower *L, void *arg) {
 
 /* ---- loop analysis ------------------------------------------------------------------------------------------ */
 
+static void ue_operands(Lower *L, const PyExpr *e, const bool *def, bool *ue);
+
+/* Marks in ue the locals e reads that def does not hold. The order of the reads does not matter (def is not
+ * changed), so chains (ast_chain_next) are followed by the loop, not by recursion. */
 static void ue_expr(Lower *L, const PyExpr *e, const bool *def, bool *ue) {
-  if (!e) return;
+  if (e && stack_exhausted()) {
+    out_of_stack(L, e->loc, "expression");
+    return;
+  }
+  for (; e; e = ast_chain_next(e)) ue_operands(L, e, def, ue);
+}
+
+/* What ue_expr marks for e's operands but the one continuing its chain. */
+static void ue_operands(Lower *L, const PyExpr *e, const bool *def, bool *ue) {
   switch (e->kind) {
   case EX_NAME: {
     int i = sema_local_index(L->fn, e->name);
@@ -2457,7 +2528,7 @@ static void ue_expr(Lower *L, const PyExpr *e, const bool *def, bool *ue) {
     break;
   }
   case EX_UNARY: ue_expr(L, e->unary.operand, def, ue); break;
-  case EX_BINARY: ue_expr(L, e->binary.lhs, def, ue); ue_expr(L, e->binary.rhs, def, ue); break;
+  case EX_BINARY: ue_expr(L, e->binary.rhs, def, ue); break;
   case EX_BOOLOP:
     for (unsigned i = 0; i < e->boolop.values.n; i++) ue_expr(L, e->boolop.values.items[i], def, ue);
     break;
@@ -2471,12 +2542,10 @@ static void ue_expr(Lower *L, const PyExpr *e, const bool *def, bool *ue) {
     ue_expr(L, e->ifexp.orelse, def, ue);
     break;
   case EX_CALL:
-    ue_expr(L, e->call.func, def, ue);
     for (unsigned i = 0; i < e->call.args.n; i++) ue_expr(L, e->call.args.items[i], def, ue);
     for (unsigned i = 0; i < e->call.nkeywords; i++) ue_expr(L, e->call.keywords[i]->value, def, ue);
     break;
-  case EX_ATTRIBUTE: ue_expr(L, e->attribute.value, def, ue); break;
-  case EX_SUBSCRIPT: ue_expr(L, e->subscript.value, def, ue); ue_expr(L, e->subscript.index, def, ue); break;
+  case EX_SUBSCRIPT: ue_expr(L, e->subscript.index, def, ue); break;
   case EX_SLICE:
     ue_expr(L, e->slice.lower, def, ue);
     ue_expr(L, e->slice.upper, def, ue);
@@ -2710,8 +2779,8 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     L->b = saved;
     at(L, s->loc);
     /* initial values */
-    Value *inits[MAX_FLAT];
-    Type *rt[MAX_FLAT];
+    Value **inits = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT);
+    Type **rt = ARENA_ARRAY(&L->fe->arena, Type *, MAX_FLAT);
     unsigned ninit = 0, nrt = 0;
     env_set(L, env0);
     for (unsigned i = 0; i < nv; i++) {
@@ -2729,7 +2798,10 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     Block *body = ir_block_new(L->m);
     Block *before = NULL;
     if (!wform) {
-      Value *ops[MAX_FLAT + 3] = {ls->lb, ls->ub, ls->step};
+      Value **ops = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT + 3);
+      ops[0] = ls->lb;
+      ops[1] = ls->ub;
+      ops[2] = ls->step;
       memcpy(ops + 3, inits, sizeof(Value *) * ninit);
       op = ib_op(&L->b, OP_FOR, 3 + ninit, ops, nrt, rt, 1);
       ir_region_append_block(&op->regions[0], body);
@@ -2770,7 +2842,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
         go = lazy_and(L, go, while_test, &a, false, ls->test->loc);
       }
       at(L, s->loc);
-      Value *cops[MAX_FLAT + 1];
+      Value **cops = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT + 1);
       cops[0] = go.kind == FV_VAL ? mat(L, &go) : ib_const_bool(&L->b, false);
       for (unsigned i = 0; i < nrt; i++) cops[1 + i] = before->args[i];
       ib_op(&L->b, OP_CONDITION, 1 + nrt, cops, 0, NULL, 0);
@@ -2805,7 +2877,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     L->pending_loop = saved_pending;
     env_end = env_copy(L);
     yblock = body;
-    fallback = body->args + first_arg;
+    fallback = body->nargs > first_arg ? body->args + first_arg : NULL; /* a loop may carry nothing */
     /* stable? */
     bool changed = false;
     Type **Tn = ARENA_ARRAY(&L->fe->arena, Type *, nv);
@@ -2848,14 +2920,14 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   L->quiet = base_quiet;
   /* the yield and the results */
   ib_set_end(&L->b, yblock);
-  Value *yv[MAX_FLAT];
+  Value **yv = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT);
   unsigned ny = 0;
   for (unsigned i = 0; i < nv; i++) {
     if (!carry[i] || !T[i]) continue;
     unsigned before = ny;
     if (!flatten_to(L, &env_end[i], T[i], yv, &ny, fallback + before, s->loc, var_name(L, i))) {
       ny = before;
-      Type *ft[MAX_FLAT];
+      Type **ft = ARENA_ARRAY(&L->fe->arena, Type *, MAX_FLAT);
       unsigned nt = 0;
       flat_types(T[i], ft, &nt);
       for (unsigned k = 0; k < nt; k++) yv[ny++] = fallback[before + k];
@@ -2866,7 +2938,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   L->b = saved;
   ib_set_after(&L->b, op);
   env_set(L, env0);
-  Value *res[MAX_FLAT];
+  Value **res = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT);
   for (unsigned i = 0; i < op->nresults && i < MAX_FLAT; i++) res[i] = op_result(op, i);
   unsigned pos = 0;
   for (unsigned i = 0; i < nv; i++) {
@@ -2937,7 +3009,7 @@ static void lower_for(Lower *L, const PyStmt *s) {
     ls.iv_nonneg = ls.ivt->is_unsigned || (((step.is_const && step.c.i > 0) || step.nonneg) && start.nonneg) ||
                    (step.is_const && step.c.i < 0 && stop.is_const && stop.c.i >= -1);
   } else {
-    FeVal seq = it->kind == EX_CALL ? lower_call(L, it) : lower_expr(L, it);
+    FeVal seq = it->kind == EX_CALL ? call_of(L, it, callee) : lower_expr(L, it);
     if (seq.kind == FV_POISON) return;
     if (seq.kind == FV_TUPLE) {
       /* a loop over a tuple: unrolled */
@@ -3033,6 +3105,10 @@ static void unsupported_stmt(Lower *L, const PyStmt *s) {
 }
 
 static void lower_stmt(Lower *L, const PyStmt *s) {
+  if (stack_exhausted()) {
+    out_of_stack(L, s->loc, "statement");
+    return;
+  }
   at(L, s->loc);
   switch (s->kind) {
   case ST_EXPR:
@@ -3204,7 +3280,7 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
   L.env[L.v_ret] = L.env[L.v_brk] = L.env[L.v_cont] = cbool(&L, false);
   ib_init(&L.b, fe->m);
 
-  Type *pt[MAX_FLAT];
+  Type **pt = ARENA_ARRAY(&fe->arena, Type *, MAX_FLAT);
   unsigned np = 0;
   for (unsigned i = 0; i < nparams; i++) flatten_shape_types(&params[i], pt, &np);
   if (np > MAX_FLAT) {
@@ -3235,7 +3311,7 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
     if (fn->user->kind == FN_GUVECTORIZE && fn->user->gu_layout)
       ir_op_set_attr(m, f, "gu_layout", attr_str(m, fn->user->gu_layout));
   }
-  Attr names[MAX_FLAT];
+  Attr *names = ARENA_ARRAY(&fe->arena, Attr, MAX_FLAT);
   unsigned nn = 0;
   for (unsigned i = 0; i < nparams; i++) param_names(&L, fn->def->funcdef.params.items[i]->name, &params[i], names, &nn);
   ir_op_set_attr(m, f, "arg_names", attr_array(m, nn, names));
@@ -3277,9 +3353,9 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
 
   ib_set_end(&L.b, entry);
   at(&L, fn->loc);
-  Type *rts[MAX_FLAT];
+  Type **rts = ARENA_ARRAY(&fe->arena, Type *, MAX_FLAT);
   unsigned nr = 0;
-  Value *rvals[MAX_FLAT];
+  Value **rvals = ARENA_ARRAY(&fe->arena, Value *, MAX_FLAT);
   unsigned nrv = 0;
   inst->ret = (FeVal){.kind = FV_NONE};
   if (!kernel && L.has_value_return && L.has_declared_ret && !L.declared_ret) {

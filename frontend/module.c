@@ -30,6 +30,7 @@
 
 #include "frontend/fe.h"
 #include "frontend/parser.h"
+#include "utils/stack.h"
 
 void fe_error(FeCtx *fe, SrcLoc loc, const char *fmt, ...) {
   va_list ap;
@@ -181,7 +182,7 @@ static FeVal eval_nested(FeCtx *fe, const PyExpr *e) {
     t.tup.elems[i] = eval_nested(fe, e->elts.items[i]);
     if (t.tup.elems[i].kind == FV_HOST) return host();
   }
-  return t;
+  return fe_tuple_fits(&t, FE_MAX_CONST_ITEMS) ? t : host();
 }
 
 /* np.array([[1, 2], [3, 4]], dtype=np.float32): a constant array (for cuda.const.array_like). */
@@ -299,10 +300,40 @@ static FeVal eval_call_const(FeCtx *fe, const PyExpr *e) {
   }
 }
 
-/* A module-level expression, with Python's semantics; FV_HOST when it is not a compile-time constant. */
+static bool tuple_fits(const FeVal *v, unsigned depth, unsigned *items, unsigned max_items) {
+  if (depth > FE_MAX_NESTING) return false;
+  for (unsigned i = 0; i < v->tup.n; i++) {
+    const FeVal *x = &v->tup.elems[i];
+    if (x->kind == FV_TUPLE ? !tuple_fits(x, depth + 1, items, max_items) : ++*items > max_items) return false;
+  }
+  return true;
+}
+
+bool fe_tuple_fits(const FeVal *v, unsigned max_items) {
+  unsigned items = 0;
+  return tuple_fits(v, 1, &items, max_items);
+}
+
+/* a op b of two module-level values. */
+static FeVal const_binop(FeCtx *fe, PyBinOp op, FeVal a, FeVal b) {
+  if (op == BIN_ADD && a.kind == FV_TUPLE && b.kind == FV_TUPLE) {
+    FeVal t = {.kind = FV_TUPLE};
+    t.tup.n = a.tup.n + b.tup.n;
+    t.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, t.tup.n ? t.tup.n : 1);
+    if (a.tup.n) memcpy(t.tup.elems, a.tup.elems, sizeof(FeVal) * a.tup.n);
+    if (b.tup.n) memcpy(t.tup.elems + a.tup.n, b.tup.elems, sizeof(FeVal) * b.tup.n);
+    return fe_tuple_fits(&t, FE_MAX_CONST_ITEMS) ? t : host();
+  }
+  FeVal out;
+  return sema_py_binop(fe->ctx, op, &a, &b, &out) ? (out.literal = false, out) : host();
+}
+
+/* A module-level expression, with Python's semantics; FV_HOST when it is not a compile-time constant (or
+ * nested too deeply for the thread's stack: a kernel that uses it then says it is not a constant). */
 static FeVal eval_const(FeCtx *fe, const PyExpr *e) {
   IrContext *ctx = fe->ctx;
   FeVal out;
+  if (stack_exhausted()) return host();
   switch (e->kind) {
   case EX_INT:
     if (e->intlit.big == 0) return fe_const_int(fe, ty_i64(ctx), e->intlit.value);
@@ -356,16 +387,16 @@ static FeVal eval_const(FeCtx *fe, const PyExpr *e) {
     return sema_py_unary(ctx, e->unary.op, &a, &out) ? (out.literal = false, out) : host();
   }
   case EX_BINARY: {
-    FeVal a = eval_const(fe, e->binary.lhs), b = eval_const(fe, e->binary.rhs);
-    if (e->binary.op == BIN_ADD && a.kind == FV_TUPLE && b.kind == FV_TUPLE) {
-      FeVal t = {.kind = FV_TUPLE};
-      t.tup.n = a.tup.n + b.tup.n;
-      t.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, t.tup.n ? t.tup.n : 1);
-      if (a.tup.n) memcpy(t.tup.elems, a.tup.elems, sizeof(FeVal) * a.tup.n);
-      if (b.tup.n) memcpy(t.tup.elems + a.tup.n, b.tup.elems, sizeof(FeVal) * b.tup.n);
-      return t;
-    }
-    return sema_py_binop(ctx, e->binary.op, &a, &b, &out) ? (out.literal = false, out) : host();
+    /* a + b + ... + z: the chain of left operands by a loop (it is as long as the source) */
+    size_t n = 0;
+    for (const PyExpr *x = e; x->kind == EX_BINARY; x = x->binary.lhs) n++;
+    const PyExpr **links = ARENA_ARRAY(&fe->arena, const PyExpr *, n);
+    if (!links) return host();
+    n = 0;
+    for (const PyExpr *x = e; x->kind == EX_BINARY; x = x->binary.lhs) links[n++] = x;
+    FeVal a = eval_const(fe, links[n - 1]->binary.lhs);
+    while (n--) a = const_binop(fe, links[n]->binary.op, a, eval_const(fe, links[n]->binary.rhs));
+    return a;
   }
   case EX_COMPARE: {
     FeVal left = eval_const(fe, e->compare.left);
@@ -401,7 +432,7 @@ static FeVal eval_const(FeCtx *fe, const PyExpr *e) {
       t.tup.elems[i] = eval_const(fe, e->elts.items[i]);
       if (t.tup.elems[i].kind == FV_HOST) return host();
     }
-    return t;
+    return fe_tuple_fits(&t, FE_MAX_CONST_ITEMS) ? t : host();
   }
   case EX_SUBSCRIPT: {
     FeVal v = eval_const(fe, e->subscript.value), i = eval_const(fe, e->subscript.index);

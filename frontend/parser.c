@@ -15,8 +15,9 @@
  * with longjmp to parse_module(), which frees the scratch memory and returns NULL. All
  * tree memory is in the arena, so nothing leaks. A generic error inside brackets that were
  * opened on an earlier line and never closed is reported as "'(' was never closed" at the
- * bracket, as CPython does. Recursion is bounded by PARSE_MAX_DEPTH. Out of memory is not a syntax error:
- * the parser runs under a guard (utils/mem.h), to which an allocation failure unwinds past parse_module. */
+ * bracket, as CPython does. Recursion is bounded by PARSE_MAX_DEPTH, and by what is left of the
+ * thread's stack (utils/stack.h). Out of memory is not a syntax error: the parser runs under a guard
+ * (utils/mem.h), to which an allocation failure unwinds past parse_module. */
 #include "frontend/parser.h"
 
 #include <setjmp.h>
@@ -27,6 +28,7 @@
 #include <string.h>
 
 #include "frontend/lexer.h"
+#include "utils/stack.h"
 #include "utils/strmap.h"
 #include "utils/mem.h"
 
@@ -300,9 +302,12 @@ static const char *intern(Parser *p, const char *s, size_t n) {
   return c;
 }
 
+/* Every recursion of the expression and pattern rules passes here: deeper than PARSE_MAX_DEPTH, or too close
+ * to the end of the thread's stack (a small thread stack), is a located error rather than a stack overflow. */
 static void enter(Parser *p) {
   if (++p->depth > PARSE_MAX_DEPTH)
     error_at(p, peek(p)->loc, "expression nested too deeply (more than %d levels)", PARSE_MAX_DEPTH);
+  if (stack_exhausted()) error_at(p, peek(p)->loc, "expression nested too deeply for the thread's stack");
 }
 static void leave(Parser *p) { p->depth--; }
 
@@ -805,7 +810,9 @@ static PyExpr *power(Parser *p) {
   }
   if (kind(p) == TK_DOUBLESTAR) {
     const Token *op = advance(p);
+    enter(p); /* right-associative: a ** b ** c ... recurses once per operator */
     e = binary(p, BIN_POW, t->loc, op, e, factor(p));
+    leave(p);
   }
   return e;
 }
@@ -1203,6 +1210,7 @@ static void simple_stmts(Parser *p);
  * `what` and `line` name the statement that owns the block, for the error message. */
 static PyStmtList block(Parser *p, const char *what, unsigned line) {
   size_t m = mark(p);
+  if (stack_exhausted()) error_at(p, peek(p)->loc, "blocks nested too deeply for the thread's stack");
   if (accept(p, TK_NEWLINE)) {
     if (kind(p) != TK_INDENT)
       error_at(p, peek(p)->loc, "expected an indented block after %s on line %u", what, line);

@@ -11,8 +11,10 @@
  * holds its own copy of the file name. Nothing is global: parsers may run on several
  * threads at once. Nesting is limited (PARSE_MAX_DEPTH nested expressions, 100 indented
  * blocks, 200 open brackets): deeper input is a diagnostic, not a stack overflow. The
- * deepest input allowed needs about 300 KB of stack (optimized build), well within the
- * default 8 MB of a main thread or a pthread. */
+ * deepest input allowed needs about 200 KB of stack (optimized build); on a thread whose
+ * stack is smaller (an embedder's), nesting that comes too close to its end is the same
+ * located diagnostic (utils/stack.h). Chains through first operands (a + b + ... + z,
+ * a.b.c, f()()) are parsed by loops and have no limit. */
 #ifndef KF_FRONTEND_PARSER_H
 #define KF_FRONTEND_PARSER_H
 

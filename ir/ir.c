@@ -7,6 +7,7 @@
  * (allocation failures unwind); ir_module_new alone may also be called outside one (NULL when out of memory). */
 #include "ir.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "utils/mem.h"
@@ -237,6 +238,31 @@ Attr attr_unit(void) { return (Attr){.kind = ATTR_UNIT}; }
 Attr attr_bool(bool b) { return (Attr){.kind = ATTR_BOOL, .b = b}; }
 Attr attr_int(Type *type, int64_t v) { return (Attr){.kind = ATTR_INT, .type = type, .i = v}; }
 Attr attr_float(Type *type, double v) { return (Attr){.kind = ATTR_FLOAT, .type = type, .f = v}; }
+
+uint64_t ir_float_to_int(double v, unsigned bits, bool sgn) {
+  if (isnan(v)) return 0;
+  if (sgn) {
+    double lo = -ldexp(1.0, (int)bits - 1), hi = ldexp(1.0, (int)bits - 1);
+    if (v <= lo) return (uint64_t)(bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)));
+    if (v >= hi) return bits == 64 ? (uint64_t)INT64_MAX : ((uint64_t)1 << (bits - 1)) - 1;
+    return (uint64_t)(int64_t)v;
+  }
+  double hi = ldexp(1.0, (int)bits);
+  if (v <= -1.0) return 0;
+  if (v >= hi) return bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+  return (uint64_t)v;
+}
+
+double attr_number_f(const Attr *a) {
+  return a->kind == ATTR_FLOAT ? a->f : a->kind == ATTR_INT ? (double)a->i : a->kind == ATTR_BOOL ? a->b : 0;
+}
+
+int64_t attr_number_i(const Attr *a) {
+  return a->kind == ATTR_INT    ? a->i
+         : a->kind == ATTR_BOOL ? a->b
+         : a->kind == ATTR_FLOAT ? (int64_t)ir_float_to_int(a->f, 64, true)
+                                 : 0;
+}
 Attr attr_str(Module *m, const char *s) { return (Attr){.kind = ATTR_STR, .s = arena_strdup(&m->arena, s)}; }
 Attr attr_sym(Module *m, const char *s) { return (Attr){.kind = ATTR_SYM, .s = arena_strdup(&m->arena, s)}; }
 Attr attr_type(Type *t) { return (Attr){.kind = ATTR_TYPE, .type = t}; }

@@ -50,9 +50,10 @@
 
 #include "ir.h"
 #include "utils/mem.h"
+#include "utils/stack.h"
 
 enum {
-  MAX_DEPTH = 256,      /* nested regions + attribute arrays */
+  MAX_DEPTH = IR_MAX_NESTING, /* nested regions + attribute arrays */
   MAX_NAME = 1024,      /* longest value, block, op or attribute name */
   MAX_NUMBER = 128,     /* longest numeric literal */
 };
@@ -264,6 +265,7 @@ static NameRef scan_sigil_name(Parser *P, char sigil, const char *what) {
 
 static void enter(Parser *P, SrcLoc loc) {
   if (++P->depth > MAX_DEPTH) fail_at(P, loc, "nesting too deep (more than %d levels)", MAX_DEPTH);
+  if (stack_exhausted()) fail_at(P, loc, "nesting too deep for the thread's stack");
 }
 
 /* ---- interned strings ------------------------------------------------------------------------- */

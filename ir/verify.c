@@ -9,7 +9,7 @@
  *      uses in unreachable blocks accepted);
  *   3. its own rule, `verify_<verifier>` for the verifier named in its ops.def row, dispatched through a
  *      table generated from ops.def (an op whose verifier is missing here does not compile);
- * then its regions: each has blocks, ops other than func.func have exactly one, every block ends in
+ * then its regions (nested at most IR_MAX_NESTING deep): each has blocks, ops other than func.func have exactly one, every block ends in
  * exactly one terminator and holds none elsewhere. Terminators check where they stand (scf.yield in an
  * scf.if, scf.for or the after-region of scf.while; scf.condition in the before-region of scf.while;
  * func.return, cf.br and cf.cond_br directly in a func.func) and the types they pass on.
@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "utils/stack.h"
 
 typedef struct VerifyCtx {
   Module *m;          /* the module the ops live in, for symbols; NULL for a detached op */
@@ -29,6 +30,7 @@ typedef struct VerifyCtx {
   DomCache *dom;
   Op *root;           /* ir_verify_op's op (NULL for a whole module) */
   unsigned nerrors;
+  unsigned depth;     /* regions entered */
   StrBuf tys[8];      /* ring of rendered types for messages */
   unsigned tynext;
 } VerifyCtx;
@@ -853,7 +855,15 @@ static void verify_op_tree(VerifyCtx *c, Op *op) {
     verify_uses(c, op);
     op_verifiers[op->kind](c, op);
   }
+  if (!op->nregions) return;
+  if (c->depth == IR_MAX_NESTING || stack_exhausted()) {
+    op_error(c, op, "has regions nested more than %d deep%s", c->depth,
+             c->depth == IR_MAX_NESTING ? "" : " (for the thread's stack)");
+    return;
+  }
+  c->depth++;
   for (unsigned r = 0; r < op->nregions; r++) verify_region(c, op, r);
+  c->depth--;
 }
 
 /* ---- entry points ------------------------------------------------------------------------------- */

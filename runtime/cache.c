@@ -1,20 +1,23 @@
 /* cache.c — compiled-kernel cache (see cache.h for the key and the entry format).
  *
  * Memory: a StrMap from the key's hex text to a copy of the payload, under a mutex.
- * Disk: one file per key; atomic writes (unique temporary file + rename); every read re-validates the
- * whole entry, and an invalid one is deleted (only if the file is still the one that was read, so a
- * valid entry renamed into place meanwhile by another process survives). */
+ * Disk: one file per key, in a directory only this user can write (created 0700; one owned by someone else
+ * or writable by group or others is refused, as ccache and pip refuse theirs); atomic writes of 0600 files
+ * (utils/file.c: an exclusively created temporary file + rename); every read opens the entry without
+ * following a symlink or blocking on a FIFO, checks it is a regular file of this user that no one else can
+ * write, and re-validates the whole entry. An invalid one is deleted (only if the file is still the one that
+ * was read, so a valid entry renamed into place meanwhile by another process survives). */
 #include "runtime/cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "utils/file.h"
 #include "utils/sha256.h"
 #include "utils/mem.h"
 
@@ -72,7 +75,32 @@ bool rt_cache_default_dir(const char *kfront_cache_dir, const char *xdg_cache_ho
   return false;
 }
 
-/* mkdir -p */
+/* Whether dir may hold cache entries: an existing directory owned by this user that neither group nor others
+ * can write. DIR_MISSING when it does not exist (yet); DIR_UNSAFE with why. */
+typedef enum { DIR_MISSING, DIR_SAFE, DIR_UNSAFE } DirState;
+
+static DirState dir_state(const char *dir, StrBuf *why) {
+  struct stat st;
+  if (stat(dir, &st) != 0) return DIR_MISSING;
+  const char *problem = NULL;
+  char buf[96];
+  if (!S_ISDIR(st.st_mode)) {
+    problem = "is not a directory";
+  } else if (st.st_uid != geteuid()) {
+    snprintf(buf, sizeof buf, "is owned by uid %u, not by you (uid %u)", (unsigned)st.st_uid, (unsigned)geteuid());
+    problem = buf;
+  } else if (st.st_mode & 022) {
+    snprintf(buf, sizeof buf, "is writable by %s (mode %03o)",
+             (st.st_mode & 022) == 022 ? "group and others" : st.st_mode & 002 ? "others" : "group",
+             (unsigned)(st.st_mode & 0777));
+    problem = buf;
+  }
+  if (!problem) return DIR_SAFE;
+  if (why) sb_printf(why, "cache directory %s %s: another user could plant entries in it", dir, problem);
+  return DIR_UNSAFE;
+}
+
+/* mkdir -p, every directory it creates private (0700) */
 static bool make_dirs(const char *dir) {
   size_t n = strlen(dir);
   char *p = mem_alloc(n + 1);
@@ -82,7 +110,7 @@ static bool make_dirs(const char *dir) {
     if (p[i] != '/' && p[i] != 0) continue;
     char c = p[i];
     p[i] = 0;
-    if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+    if (mkdir(p, 0700) != 0 && errno != EEXIST) {
       mem_free(p);
       return false;
     }
@@ -116,64 +144,44 @@ static uint64_t get_u64(const unsigned char *p) {
   return v;
 }
 
-static bool write_all(int fd, const void *data, size_t n) {
-  const char *p = data;
-  while (n) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  return true;
-}
-
 bool rt_cache_write_entry(const char *dir, const RtCacheKey *key, const void *payload, size_t len, StrBuf *why) {
   if (!make_dirs(dir)) {
     if (why) sb_printf(why, "cannot create cache directory %s: %s", dir, strerror(errno));
     return false;
   }
-  unsigned char header[RT_CACHE_HEADER_SIZE];
-  memcpy(header, entry_magic, 8);
-  put_u32(header + 8, RT_CACHE_FORMAT);
-  put_u32(header + 12, RT_CACHE_HEADER_SIZE);
-  memcpy(header + 16, key->bytes, 32);
-  put_u64(header + 48, len);
-  sha256(payload, len, header + 56);
-
-  static atomic_uint counter;
-  StrBuf tmp, final;
-  sb_init(&tmp);
-  sb_init(&final);
-  sb_printf(&tmp, "%s/.tmp-%.16s-%ld-%lx-%u", dir, key->hex, (long)getpid(), (unsigned long)pthread_self(),
-            atomic_fetch_add(&counter, 1));
-  rt_cache_entry_path(dir, key, &final);
-  bool ok = false;
-  int fd = open(sb_cstr(&tmp), O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd >= 0) {
-    ok = write_all(fd, header, sizeof header) && write_all(fd, payload, len);
-    int saved = errno;
-    if (close(fd) != 0) ok = false;
-    else errno = saved;
-    if (ok && rename(sb_cstr(&tmp), sb_cstr(&final)) != 0) ok = false;
-    if (!ok) {
-      saved = errno;
-      unlink(sb_cstr(&tmp));
-      errno = saved;
-    }
+  if (dir_state(dir, why) != DIR_SAFE) return false;
+  unsigned char *entry = mem_alloc(RT_CACHE_HEADER_SIZE + len);
+  if (!entry) {
+    if (why) sb_printf(why, "cannot write a cache entry: out of memory");
+    return false;
   }
-  if (!ok && why) sb_printf(why, "cannot write cache entry %s: %s", sb_cstr(&final), strerror(errno));
-  sb_free(&tmp);
+  memcpy(entry, entry_magic, 8);
+  put_u32(entry + 8, RT_CACHE_FORMAT);
+  put_u32(entry + 12, RT_CACHE_HEADER_SIZE);
+  memcpy(entry + 16, key->bytes, 32);
+  put_u64(entry + 48, len);
+  sha256(payload, len, entry + 56);
+  if (len) memcpy(entry + RT_CACHE_HEADER_SIZE, payload, len);
+  StrBuf final;
+  sb_init(&final);
+  rt_cache_entry_path(dir, key, &final);
+  char err[256];
+  bool ok = file_write_atomic(sb_cstr(&final), entry, RT_CACHE_HEADER_SIZE + len, 0600, err, sizeof err);
+  if (!ok && why) sb_printf(why, "cache entry %s: %s", sb_cstr(&final), err);
   sb_free(&final);
+  mem_free(entry);
   return ok;
 }
 
-/* Removes path only if it is still the file that fd was opened on. */
-static void remove_if_same(const char *path, int fd) {
+/* Removes path only if it is still the file that fd was opened on (fd < 0: whatever is there, not followed).
+ * NULL when removed, else why not. */
+static const char *remove_if_same(const char *path, int fd) {
   struct stat a, b;
-  if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) unlink(path);
+  if (fd >= 0) {
+    if (fstat(fd, &a) != 0 || lstat(path, &b) != 0) return strerror(errno);
+    if (a.st_dev != b.st_dev || a.st_ino != b.st_ino) return "another file has replaced it";
+  }
+  return unlink(path) == 0 ? NULL : strerror(errno);
 }
 
 RtEntryStatus rt_cache_read_entry(const char *dir, const RtCacheKey *key, char **payload, size_t *len, StrBuf *why) {
@@ -182,17 +190,31 @@ RtEntryStatus rt_cache_read_entry(const char *dir, const RtCacheKey *key, char *
   StrBuf path;
   sb_init(&path);
   rt_cache_entry_path(dir, key, &path);
-  int fd = open(sb_cstr(&path), O_RDONLY);
-  if (fd < 0) {
+  if (dir_state(dir, why) != DIR_SAFE) { /* missing, or refused (why says so): nothing is read */
+    sb_free(&path);
+    return RT_ENTRY_MISSING;
+  }
+  /* not through a symlink, never blocking (a FIFO), only a regular file of this user no one else can write */
+  int fd = open(sb_cstr(&path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) {
     sb_free(&path);
     return RT_ENTRY_MISSING;
   }
   const char *problem = NULL;
+  char what[96];
   struct stat st;
   unsigned char *buf = NULL;
   size_t size = 0;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (fd < 0) {
+    snprintf(what, sizeof what, "%s", errno == ELOOP ? "a symbolic link" : strerror(errno));
+    problem = what;
+  } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     problem = "not a regular file";
+  } else if (st.st_uid != geteuid()) {
+    snprintf(what, sizeof what, "owned by uid %u, not by you", (unsigned)st.st_uid);
+    problem = what;
+  } else if (st.st_mode & 022) {
+    problem = "writable by group or others";
   } else {
     size = (size_t)st.st_size;
     buf = mem_alloc(size + 1);  /* + a NUL after the payload, for text payloads */
@@ -221,8 +243,9 @@ RtEntryStatus rt_cache_read_entry(const char *dir, const RtCacheKey *key, char *
   }
   RtEntryStatus status = RT_ENTRY_OK;
   if (problem) {
-    if (why) sb_printf(why, "invalid cache entry %s removed: %s", sb_cstr(&path), problem);
-    remove_if_same(sb_cstr(&path), fd);
+    const char *kept = remove_if_same(sb_cstr(&path), fd);
+    if (why && kept) sb_printf(why, "invalid cache entry %s kept (it cannot be removed: %s): %s", sb_cstr(&path), kept, problem);
+    else if (why) sb_printf(why, "invalid cache entry %s removed: %s", sb_cstr(&path), problem);
     mem_free(buf);
     status = RT_ENTRY_CORRUPT;
   } else {
@@ -231,7 +254,7 @@ RtEntryStatus rt_cache_read_entry(const char *dir, const RtCacheKey *key, char *
     buf[*len] = 0;
     *payload = (char *)buf;
   }
-  close(fd);
+  if (fd >= 0) close(fd);
   sb_free(&path);
   return status;
 }
@@ -241,10 +264,12 @@ RtEntryStatus rt_cache_read_entry(const char *dir, const RtCacheKey *key, char *
 void rt_cache_init(RtCache *c, bool memory, const char *disk_dir) {
   memset(c, 0, sizeof *c);
   c->memory = memory;
-  c->dir = disk_dir && *disk_dir ? mem_strdup(disk_dir) : NULL;
+  sb_init(&c->last_problem);
+  sb_init(&c->refused);
+  c->dir = disk_dir && *disk_dir && dir_state(disk_dir, &c->refused) != DIR_UNSAFE ? mem_strdup(disk_dir) : NULL;
+  if (c->refused.len) sb_puts(&c->refused, "; compiling without the disk cache");
   strmap_init(&c->entries);
   pthread_mutex_init(&c->lock, NULL);
-  sb_init(&c->last_problem);
 }
 
 void rt_cache_free(RtCache *c) {
@@ -257,6 +282,7 @@ void rt_cache_free(RtCache *c) {
   strmap_free(&c->entries);
   mem_free(c->dir);
   sb_free(&c->last_problem);
+  sb_free(&c->refused);
   pthread_mutex_destroy(&c->lock);
 }
 
@@ -307,6 +333,9 @@ RtCacheResult rt_cache_get(RtCache *c, const RtCacheKey *key, char **payload, si
       r = RT_CACHE_HIT_DISK;
     } else if (s == RT_ENTRY_CORRUPT) {
       c->stats.corrupt++;
+      sb_reset(&c->last_problem);
+      sb_puts(&c->last_problem, sb_cstr(&why));
+    } else if (why.len) { /* the directory was refused */
       sb_reset(&c->last_problem);
       sb_puts(&c->last_problem, sb_cstr(&why));
     }

@@ -6,10 +6,14 @@
  * Entry file `<dir>/<64 hex digits of the key>.kfc`:
  *     magic "\x7fKFCACH" | u32 format version | u32 header size | key (32 bytes) | u64 payload length |
  *     SHA-256 of the payload (32 bytes) | payload
- * (integers little-endian). An entry is written to a temporary file in the same directory and renamed over
- * the final name, so readers see a whole entry or none. A reader checks magic, version, key, length and
- * checksum; an entry that fails any check is removed and reported as a miss (the caller recompiles), never
- * trusted. The payload is opaque here (runtime/launch.c stores a small manifest and the PTX).
+ * (integers little-endian). An entry is written (mode 0600) to a temporary file created exclusively in the same
+ * directory and renamed over the final name, so readers see a whole entry or none. The directory is created
+ * 0700; one that exists but is not this user's, or that group or others can write, is refused (another user
+ * could plant entries: PTX that would be loaded, a manifest whose parameter types would be trusted). A reader
+ * opens an entry with O_NOFOLLOW | O_NONBLOCK, takes only a regular file of this user that no one else can
+ * write, and checks magic, version, key, length and checksum; an entry that fails any check is removed (or
+ * kept, and said so, when it cannot be) and reported as a miss (the caller recompiles), never trusted. The
+ * payload is opaque here (runtime/launch.c stores a small manifest and the PTX).
  *
  * Thread-safe: the memory map is guarded by a mutex; disk entries are safe between processes. */
 #ifndef KF_RUNTIME_CACHE_H
@@ -46,7 +50,7 @@ typedef enum RtCacheResult { RT_CACHE_MISS, RT_CACHE_HIT_MEMORY, RT_CACHE_HIT_DI
 
 typedef struct RtCacheStats {
   unsigned memory_hits, disk_hits, misses;
-  unsigned corrupt;        /* disk entries found invalid and removed */
+  unsigned corrupt;        /* disk entries found invalid (and removed) */
   unsigned writes, write_failures;
 } RtCacheStats;
 
@@ -57,6 +61,7 @@ typedef struct RtCache {
   pthread_mutex_t lock;
   RtCacheStats stats;
   StrBuf last_problem;     /* why the last disk entry was refused or not written ("" if none) */
+  StrBuf refused;          /* why rt_cache_init refused the directory (the disk cache is then off), or "" */
 } RtCache;
 
 /* The directory the disk cache uses by default, from the values of $KFRONT_CACHE_DIR, $XDG_CACHE_HOME and
@@ -65,7 +70,8 @@ typedef struct RtCache {
 bool rt_cache_default_dir(const char *kfront_cache_dir, const char *xdg_cache_home, const char *home, StrBuf *out);
 
 /* memory: keep a copy of every payload in memory. disk_dir: NULL for no disk cache; the directory (and its
- * parents) is created when the first entry is written. */
+ * parents, all 0700) is created when the first entry is written. An existing directory that is not safe is
+ * refused: the disk cache is off, and c->refused says why (the runtime warns with it). */
 void rt_cache_init(RtCache *c, bool memory, const char *disk_dir);
 void rt_cache_free(RtCache *c);
 
@@ -80,11 +86,13 @@ RtCacheStats rt_cache_stats(RtCache *c);
 /* ---- the entry files (exposed for tests) ---------------------------------------------------- */
 /* Appends the entry path of key under dir. */
 void rt_cache_entry_path(const char *dir, const RtCacheKey *key, StrBuf *out);
-/* Writes one entry atomically (temporary file in the same directory, then rename). On failure writes why. */
+/* Writes one entry atomically (temporary file in the same directory, then rename). On failure (or in a directory
+ * that is not safe) writes why. */
 bool rt_cache_write_entry(const char *dir, const RtCacheKey *key, const void *payload, size_t len, StrBuf *why);
 typedef enum RtEntryStatus { RT_ENTRY_OK, RT_ENTRY_MISSING, RT_ENTRY_CORRUPT } RtEntryStatus;
 /* Reads and validates one entry (payload NUL-terminated as by rt_cache_get). RT_ENTRY_CORRUPT: the file is
- * removed and why says what was wrong. */
+ * removed (or kept when it cannot be) and why says what was wrong. RT_ENTRY_MISSING also for a directory that
+ * is not safe (why says so). */
 RtEntryStatus rt_cache_read_entry(const char *dir, const RtCacheKey *key, char **payload, size_t *len, StrBuf *why);
 
 #endif

@@ -44,7 +44,11 @@ static RtDevice *open_device(RtRuntime *rt, const kf_runtime_options *o, bool *o
   sim_options_init(&so);
   so.detect_races = o->sim_detect_races != 0;
   so.nworkers = o->sim_workers;
-  if (o->sim_max_steps) so.max_steps = o->sim_max_steps;
+  if (o->sim_max_steps) { /* one thread may take the whole launch's steps when they are more than its own limit */
+    so.max_steps = o->sim_max_steps;
+    if (o->sim_max_steps > so.max_thread_steps) so.max_thread_steps = o->sim_max_steps;
+  }
+  if (o->sim_max_seconds > 0) so.max_seconds = o->sim_max_seconds;
   if (!rt->describe.len) sb_puts(&rt->describe, "simulator");
   RtDevice *d = rt_device_sim_open(&so, rt->diag);
   *oom = !d;  /* the simulator fails to open only for lack of memory */
@@ -85,7 +89,8 @@ kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options 
   /* PTX is cached on disk; the simulator's kir is not (compiling it again is cheaper than reading it) */
   bool disk = o->disk_cache && o->cache_dir && *o->cache_dir && !rt->dev->runs_kir;
   rt_cache_init(&rt->cache, true, disk ? o->cache_dir : NULL);
-  if (disk && !rt->cache.dir) {
+  if (rt->cache.refused.len) diag_warning(rt->diag, NOLOC, "%s", sb_cstr(&rt->cache.refused));
+  if (disk && !rt->cache.dir && !rt->cache.refused.len) {  /* not refused: its copy could not be made */
     rt_runtime_destroy(rt);
     diag_out_of_memory(diag);
     return KF_ERROR_OUT_OF_MEMORY;

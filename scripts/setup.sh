@@ -3,7 +3,8 @@
 # Idempotent: installs only what is missing. Needs root (or sudo) for apt-get.
 #   build: cmake (>= 3.20), ninja, a C compiler, LLVM 14 (C API, static libraries)
 #   tests: FileCheck and lit from LLVM 14, python3 with its headers (+ numpy, pytest, scikit-build-core: the
-#          Python module), pkg-config (install/client)
+#          Python module), pkg-config (install/client), clang 14 with its sanitizer and libFuzzer runtimes (the
+#          sanitizer build and the fuzzing harnesses)
 #   CUDA: the toolkit (libNVVM, libdevice, ptxas) is expected in $CUDA_HOME or /usr/local/cuda;
 #         it is not installed here (the machine image provides it); tests that need it say so.
 set -euo pipefail
@@ -18,6 +19,9 @@ command -v pkg-config >/dev/null || need+=(pkg-config)
 [ -f /usr/lib/llvm-14/lib/libLLVMCore.a ] || need+=(llvm-14-dev)
 [ -x /usr/lib/llvm-14/bin/FileCheck ] || need+=(llvm-14-tools)
 [ -f /usr/lib/llvm-14/build/utils/lit/lit.py ] || need+=(llvm-14-tools)
+command -v clang-14 >/dev/null || need+=(clang-14)
+ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
+ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || need+=(zlib1g-dev)
 dpkg -s libtinfo-dev >/dev/null 2>&1 || need+=(libtinfo-dev)
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — builds kfront and runs every test: the C unit tests and the lit/FileCheck suites (ctest),
-# then the same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
+# then the same suite built by clang with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan), with the
+# libFuzzer harnesses of test/fuzz each run for a fixed number of inputs.
 # Ends with one summary line: "N passed, N failed".
 #   KFRONT_SKIP_SANITIZERS=1  skips the sanitizer build (quicker local runs)
 set -uo pipefail
@@ -35,9 +36,15 @@ run_suite() {  # $1 build dir, $2.. extra cmake args
 
 run_suite build
 if [ "${KFRONT_SKIP_SANITIZERS:-0}" != 1 ]; then
-  echo "== the same suite under AddressSanitizer + UndefinedBehaviorSanitizer =="
+  echo "== the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (clang) =="
   export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  run_suite build-asan -DKFRONT_SANITIZE=ON
+  # clang's UBSan flags more than gcc's; a build-asan configured with another compiler is made again
+  # (CMake cannot switch a configured tree's compiler)
+  if [ -f build-asan/CMakeCache.txt ] && ! grep -q '^CMAKE_C_COMPILER:[A-Z]*=.*clang' build-asan/CMakeCache.txt; then
+    rm -rf build-asan
+  fi
+  # with the fuzzing harnesses, each run over its seed corpus and findings for a fixed number of inputs
+  run_suite build-asan -DKFRONT_SANITIZE=ON -DKFRONT_FUZZ=ON -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

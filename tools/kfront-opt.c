@@ -71,7 +71,7 @@ static int process(kf_context *ctx, const char *name, const char *text, size_t l
   return rc;
 }
 
-int main(int argc, char **argv) {
+static int opt_main(int argc, char **argv) {
   const char *input = NULL, *output = NULL, *pipeline = "";
   kf_pass_options po = {.verify_each = 1};
   unsigned print_flags = 0;
@@ -132,7 +132,7 @@ int main(int argc, char **argv) {
   size_t len;
   char *text = tool_read_file(input, &len);
   if (!text) {
-    fprintf(stderr, "kfront-opt: error: cannot read '%s': %s\n", input, strerror(errno));
+    fprintf(stderr, "kfront-opt: error: cannot read '%s': %s\n", input, tool_read_error(errno));
     return 1;
   }
   kf_context *ctx = kf_context_create();
@@ -145,9 +145,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   kf_free(normal);
-  FILE *out = output ? fopen(output, "wb") : stdout;
+  /* the output is collected in memory and written once at the end (atomically to -o OUT) */
+  char *outbuf = NULL;
+  size_t outlen = 0;
+  FILE *out = open_memstream(&outbuf, &outlen);
   if (!out) {
-    fprintf(stderr, "kfront-opt: error: cannot write '%s': %s\n", output, strerror(errno));
+    fprintf(stderr, "kfront-opt: error: out of memory\n");
     kf_context_destroy(ctx);
     free(text);
     return 1;
@@ -183,8 +186,19 @@ int main(int argc, char **argv) {
       if (text[i] == '\n') line++;
     }
   }
-  if (out != stdout) fclose(out);
+  if (fclose(out) != 0) {
+    fprintf(stderr, "kfront-opt: error: out of memory\n");
+    rc = 1;
+  } else if (!tool_write_output("kfront-opt", output, outbuf, outlen)) {
+    rc = 1;
+  }
+  free(outbuf);
   kf_context_destroy(ctx);
   free(text);
   return rc;
+}
+
+int main(int argc, char **argv) {
+  tool_init();
+  return tool_exit("kfront-opt", opt_main(argc, argv));
 }

@@ -145,7 +145,7 @@ static int compile_main(int argc, char **argv, int check_only) {
   size_t len;
   char *text = tool_read_file(a.input, &len);
   if (!text) {
-    fprintf(stderr, "kfront: error: cannot read '%s': %s\n", a.input, strerror(errno));
+    fprintf(stderr, "kfront: error: cannot read '%s': %s\n", a.input, tool_read_error(errno));
     return 1;
   }
   kf_context *ctx = kf_context_create();
@@ -160,16 +160,7 @@ static int compile_main(int argc, char **argv, int check_only) {
     else st = kf_module_emit_ptx(m, &a.cg, &out, &out_len);
   }
   fputs(kf_context_diagnostics(ctx), stderr);
-  if (st == KF_OK && out) {
-    FILE *f = a.output ? fopen(a.output, "wb") : stdout;
-    if (!f) {
-      fprintf(stderr, "kfront: error: cannot write '%s': %s\n", a.output, strerror(errno));
-      st = KF_ERROR_INVALID_INPUT;
-    } else {
-      fwrite(out, 1, out_len, f);
-      if (f != stdout) fclose(f);
-    }
-  }
+  if (st == KF_OK && out && !tool_write_output("kfront", a.output, out, out_len)) st = KF_ERROR_INVALID_INPUT;
   kf_free(out);
   kf_module_destroy(m);
   kf_context_destroy(ctx);
@@ -177,8 +168,7 @@ static int compile_main(int argc, char **argv, int check_only) {
   return st == KF_OK ? 0 : 1;
 }
 
-int main(int argc, char **argv) {
-  tool_configure_toolkit_from_env();
+static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
     return 2;
@@ -198,4 +188,10 @@ int main(int argc, char **argv) {
   fprintf(stderr, "kfront: error: unknown command '%s' (expected compile, check or run)\n", cmd);
   usage(stderr);
   return 2;
+}
+
+int main(int argc, char **argv) {
+  tool_init();
+  tool_configure_toolkit_from_env();
+  return tool_exit("kfront", dispatch(argc, argv));
 }

@@ -27,6 +27,8 @@ static const char usage_text[] =
     "  --block X[,Y[,Z]]        threads per block\n"
     "  --shared BYTES           dynamic shared memory per block (default 0)\n"
     "  --sim                    run on the simulator even when a GPU is present (also KFRONT_SIM=1)\n"
+    "  --sim-max-steps N        the simulator stops a launch after N ops (default 1e10, 1e9 in one thread)\n"
+    "  --sim-max-seconds S      the simulator stops a launch after S seconds (default: no limit)\n"
     "  --no-cache               do not use the on-disk kernel cache (also KFRONT_NO_CACHE=1)\n"
     "  --bounds-check=on|off    check every array index (default on)\n"
     "  -o, --output DIR         after the launch, write every array argument to DIR/<its name>.npy\n"
@@ -115,17 +117,24 @@ static bool parse_typed_scalar(const char *text, kf_dtype t, kf_arg *out, char *
       return false;
     }
     unsigned long long v = strtoull(text, &end, 0);
-    if (end == text || *end || errno == ERANGE || (bits < 64 && v >> bits)) {
+    if (end == text || *end) {
       snprintf(err, errlen, "'%s' is not a %s", text, kf_dtype_name(t));
+      return false;
+    }
+    if (errno == ERANGE || (bits < 64 && v >> bits)) {
+      snprintf(err, errlen, "'%s' is out of range for %s", text, kf_dtype_name(t));
       return false;
     }
     *out = kf_arg_uint(t, v);
     return true;
   }
   long long v = strtoll(text, &end, 0);
-  if (end == text || *end || errno == ERANGE ||
-      (bits < 64 && (v < -(1ll << (bits - 1)) || v >= (1ll << (bits - 1))))) {
+  if (end == text || *end) {
     snprintf(err, errlen, "'%s' is not an %s", text, kf_dtype_name(t));
+    return false;
+  }
+  if (errno == ERANGE || (bits < 64 && (v < -(1ll << (bits - 1)) || v >= (1ll << (bits - 1))))) {
+    snprintf(err, errlen, "'%s' is out of range for %s", text, kf_dtype_name(t));
     return false;
   }
   *out = kf_arg_int(t, v);
@@ -137,6 +146,9 @@ static bool parse_scalar(const char *text, kf_arg *out, char *err, size_t errlen
   if (!strcmp(text, "True") || !strcmp(text, "False")) return parse_typed_scalar(text, KF_BOOL, out, err, errlen);
   bool floaty = strpbrk(text, ".eEnN") != NULL && strncmp(text, "0x", 2) != 0 && strncmp(text, "-0x", 3) != 0;
   if (parse_typed_scalar(text, floaty ? KF_FLOAT64 : KF_INT64, out, err, errlen)) return true;
+  char *end;
+  strtod(text, &end);
+  if (end != text && !*end) return false; /* a number, out of range for int64: err says so */
   snprintf(err, errlen, "'%s' is neither a number, a .npy file, VALUE:TYPE nor NAME:DTYPE[SHAPE]", text);
   return false;
 }
@@ -247,7 +259,8 @@ int kfront_run_main(int argc, char **argv) {
   bool verbose = tool_env_on("KFRONT_VERBOSE");
   char *cache_dir = NULL;
   int bounds_check = 1;
-  unsigned long long shared = 0;
+  unsigned long long shared = 0, sim_max_steps = 0;
+  double sim_max_seconds = 0;
   const char **positional = calloc((size_t)argc + 1, sizeof *positional);
   unsigned npositional = 0;
   if (!positional) return 1;
@@ -293,6 +306,23 @@ int kfront_run_main(int argc, char **argv) {
       shared = strtoull(val, &end, 10);
       if (end == val || *end || errno || val[0] == '-' || shared > 0xFFFFFFFFull) {
         usage_error("bad --shared '%s' (want a number of bytes)", val);
+        goto done;
+      }
+    } else if ((r = take_value(argc, argv, &i, "--sim-max-steps", NULL, &val)) != 0) {
+      if (r < 0) goto done;
+      char *end;
+      errno = 0;
+      sim_max_steps = strtoull(val, &end, 10);
+      if (end == val || *end || errno || val[0] == '-' || !sim_max_steps) {
+        usage_error("bad --sim-max-steps '%s' (want a number of ops, at least 1)", val);
+        goto done;
+      }
+    } else if ((r = take_value(argc, argv, &i, "--sim-max-seconds", NULL, &val)) != 0) {
+      if (r < 0) goto done;
+      char *end;
+      sim_max_seconds = strtod(val, &end);
+      if (end == val || *end || !(sim_max_seconds > 0 && sim_max_seconds < 1e9)) {
+        usage_error("bad --sim-max-seconds '%s' (want a number of seconds above 0)", val);
         goto done;
       }
     } else if ((r = take_value(argc, argv, &i, "--output", "-o", &val)) != 0) {
@@ -390,13 +420,15 @@ int kfront_run_main(int argc, char **argv) {
   size_t len = 0;
   source = tool_read_file(file, &len);
   if (!source) {
-    fprintf(stderr, "%s: error: cannot read: %s\n", file, strerror(errno));
+    fprintf(stderr, "%s: error: cannot read: %s\n", file, tool_read_error(errno));
     goto cleanup;
   }
   kf_runtime_options ro;
   kf_runtime_options_init(&ro);
   tool_runtime_options_from_env(&ro, &cache_dir);
   if (sim) ro.mode = KF_RUNTIME_SIM;
+  if (sim_max_steps) ro.sim_max_steps = sim_max_steps;
+  if (sim_max_seconds > 0) ro.sim_max_seconds = sim_max_seconds;
   if (no_cache) ro.disk_cache = 0;
   if (kf_runtime_create(ctx, &ro, &rt) != KF_OK) goto cleanup;
   if (verbose) fprintf(stderr, "kfront run: %s\n", kf_runtime_describe(rt));

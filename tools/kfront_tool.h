@@ -6,8 +6,8 @@
 #ifndef KFRONT_TOOL_H
 #define KFRONT_TOOL_H
 
-/* kfront run FILE.py -k NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES] [--sim] [--no-cache]
- *            [--bounds-check=on|off] [-o DIR] [-v] ARG... */
+/* kfront run FILE.py -k NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES] [--sim] [--sim-max-steps N]
+ *            [--sim-max-seconds S] [--no-cache] [--bounds-check=on|off] [-o DIR] [-v] ARG... */
 int kfront_run_main(int argc, char **argv);
 
 #endif

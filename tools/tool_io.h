@@ -1,5 +1,6 @@
-/* tool_io.h — what the command-line tools share beyond the public API: reading a whole input file
- * (tool_io.c) and the environment variables they honour (tool_env.c). */
+/* tool_io.h — what the command-line tools share beyond the public API: reading a whole input file, writing
+ * the output and checking standard output (tool_io.c), and the environment variables they honour
+ * (tool_env.c). */
 #ifndef KFRONT_TOOL_IO_H
 #define KFRONT_TOOL_IO_H
 
@@ -11,6 +12,18 @@
 /* The whole of `path` ("-": standard input) in a malloc'd buffer with a NUL after its *len bytes (the caller
  * frees it), or NULL with errno set when it cannot be opened or read. */
 char *tool_read_file(const char *path, size_t *len);
+/* What errno's value means for reading `path`: strerror, or "it is a directory" (EISDIR). */
+const char *tool_read_error(int err);
+
+/* Call first in main: a write past the file-size limit (ulimit -f) fails with EFBIG, which is reported,
+ * instead of killing the tool with SIGXFSZ. */
+void tool_init(void);
+/* Writes the output: to path atomically (kf_write_file: nothing half-written is left on failure), or to
+ * standard output when path is NULL. False after printing "TOOL: error: ..." to stderr. */
+bool tool_write_output(const char *tool, const char *path, const void *data, size_t len);
+/* Flushes and closes standard output and returns the exit status: `status`, or 1 when something written to
+ * standard output was lost (a full disk, a closed pipe...), after saying so. main returns it. */
+int tool_exit(const char *tool, int status);
 
 /* Tells the library where the CUDA toolkit is: $CUDA_HOME, $KFRONT_LIBNVVM, $KFRONT_LIBDEVICE,
  * $KFRONT_NVVM_VERIFY (call first thing in main). */

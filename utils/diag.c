@@ -1,4 +1,6 @@
-/* diag.c — renders diagnostics with the quoted source line and a caret under the column.
+/* diag.c — renders diagnostics with the quoted source line and a caret under the column. Control bytes in the
+ * quoted line, the message and the file name (a NUL, an escape...) are written as \xNN, so a diagnostic is
+ * never cut short or garbled on a terminal; the caret moves with them.
  *
  * Everything a Diag allocates is made with the calling thread's guard paused (it holds its lock meanwhile):
  * its buffers belong to no guard, and a failure unwinds only after the lock is released (diag.h). */
@@ -190,6 +192,17 @@ static void oom_text(Diag *d) {
   if (d->callback) d->callback(d->callback_user, DIAG_ERROR, OOM_LINE);
 }
 
+/* A byte quoted as \xNN: C0 controls but the tab and the newline (a message may span lines; a quoted source
+ * line holds none), and DEL. */
+static bool is_control(char c) { return ((unsigned char)c < 0x20 && c != '\t' && c != '\n') || c == 0x7f; }
+
+static void put_escaped(StrBuf *out, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (is_control(s[i])) sb_printf(out, "\\x%02x", (unsigned char)s[i]);
+    else sb_putc(out, s[i]);
+  }
+}
+
 /* Under d->lock with the guard paused. False when an allocation failed (the error is then counted, and the
  * first error says out of memory if it was this one); "out of memory" is rendered here unless a guard will
  * report it (guarded). */
@@ -204,7 +217,7 @@ static bool report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt,
   StrBuf one;
   sb_init(&one);
   if (loc.file) {
-    sb_puts(&one, loc.file);
+    put_escaped(&one, loc.file, strlen(loc.file));
     if (loc.line) sb_printf(&one, ":%u", loc.line);
     if (loc.line && loc.col) sb_printf(&one, ":%u", loc.col);
     sb_puts(&one, ": ");
@@ -213,8 +226,12 @@ static bool report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt,
   }
   sb_printf(&one, "%s: ", names[level]);
   size_t message_at = one.len;
-  sb_vprintf(&one, fmt, ap);
-  bool ok = !one.failed;
+  StrBuf msg;
+  sb_init(&msg);
+  sb_vprintf(&msg, fmt, ap);
+  put_escaped(&one, msg.data ? msg.data : "", msg.len);
+  bool ok = !one.failed && !msg.failed;
+  sb_free(&msg);
   if (level == DIAG_ERROR && !d->first.set) {
     if (ok) ok = note_first(d, loc, sb_cstr(&one) + message_at);
     else first_oom(&d->first);
@@ -223,10 +240,13 @@ static bool report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt,
   size_t len;
   const char *src = diag_source_line(d, loc.file, loc.line, &len);
   if (src) {
-    sb_putn(&one, src, len);
+    put_escaped(&one, src, len);
     sb_putc(&one, '\n');
     if (loc.col) {
-      for (unsigned i = 1; i < loc.col && i <= len; i++) sb_putc(&one, src[i - 1] == '\t' ? '\t' : ' ');
+      for (unsigned i = 1; i < loc.col && i <= len; i++) {
+        if (is_control(src[i - 1])) sb_puts(&one, "    ");
+        else sb_putc(&one, src[i - 1] == '\t' ? '\t' : ' ');
+      }
       sb_puts(&one, "^\n");
     }
   }

@@ -5,13 +5,12 @@
 #include "npy.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "file.h"
 
 #include "utils/mem.h"
 
@@ -229,23 +228,11 @@ bool npy_read_mem(const void *buf, size_t len, NpyArray *out, char *err, size_t 
 
 bool npy_read_file(const char *path, NpyArray *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
-  FILE *f = fopen(path, "rb");
-  if (!f) return fail(err, errlen, "cannot open: %s", strerror(errno));
-  StrBuf b;
-  sb_init(&b);
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_putn(&b, chunk, n);
-  bool read_error = ferror(f) != 0;
-  fclose(f);
-  if (read_error || sb_failed(&b)) {
-    bool oom = sb_failed(&b);
-    sb_free(&b);
-    if (oom) errno = ENOMEM;
-    return fail(err, errlen, oom ? "out of memory" : "read error");
-  }
-  bool ok = npy_read_mem(b.data ? b.data : "", b.len, out, err, errlen);
-  sb_free(&b);
+  size_t len;
+  char *b = file_read_all(path, &len, err, errlen);
+  if (!b) return false;
+  bool ok = npy_read_mem(b, len, out, err, errlen);
+  mem_free(b);
   return ok;
 }
 
@@ -284,43 +271,12 @@ bool npy_write_file(const char *path, const NpyArray *a, char *err, size_t errle
   StrBuf b;
   sb_init(&b);
   npy_write_mem(a, &b);
-  StrBuf tmp;
-  sb_init(&tmp);
-  sb_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-  if (sb_failed(&b) || sb_failed(&tmp)) {
+  if (sb_failed(&b)) {
     sb_free(&b);
-    sb_free(&tmp);
     errno = ENOMEM;
     return fail(err, errlen, "out of memory");
   }
-  const char *tpath = sb_cstr(&tmp);
-  int fd = open(tpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  bool ok = fd >= 0;
-  int saved = errno;
-  if (ok) {
-    size_t off = 0;
-    while (off < b.len) {
-      ssize_t w = write(fd, b.data + off, b.len - off);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        saved = errno;
-        ok = false;
-        break;
-      }
-      off += (size_t)w;
-    }
-    if (close(fd) != 0 && ok) {
-      saved = errno;
-      ok = false;
-    }
-    if (ok && rename(tpath, path) != 0) {
-      saved = errno;
-      ok = false;
-    }
-    if (!ok) unlink(tpath);
-  }
-  sb_free(&tmp);
+  bool ok = file_write_atomic(path, b.data ? b.data : "", b.len, FILE_MODE_DEFAULT, err, errlen);
   sb_free(&b);
-  if (!ok) return fail(err, errlen, "cannot write: %s", strerror(saved));
-  return true;
+  return ok;
 }

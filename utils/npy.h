@@ -45,7 +45,8 @@ bool npy_read_file(const char *path, NpyArray *out, char *err, size_t errlen);
  * the header does not fit in 64 KiB. The header is padded so the data starts at a multiple of 64 bytes. Out of
  * memory, out is failed (sb_failed). */
 void npy_write_mem(const NpyArray *a, StrBuf *out);
-/* Writes to a temporary file in the same directory and renames it over path. */
+/* Writes the file atomically (utils/file.h: an exclusively created temporary file in the same directory,
+ * renamed over path; nothing is left behind on failure). */
 bool npy_write_file(const char *path, const NpyArray *a, char *err, size_t errlen);
 
 #endif

@@ -356,6 +356,13 @@ KF_API kf_status kf_npy_load(kf_context *ctx, const char *path, kf_array *out);
 /* Writes a host array to a .npy file (a non-contiguous array is written in C order); replaces path
  * atomically. */
 KF_API kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a);
+/* Writes len bytes of data to path atomically: into a temporary file created exclusively beside it, every
+ * write checked and synced, then renamed over path (a symlink there is replaced, not followed; an existing
+ * device or FIFO, such as /dev/stdout, is written in place). On failure (a full disk, a file-size limit, ...)
+ * the error ("PATH: error: cannot write: No space left on device") is in ctx's diagnostics, nothing is left
+ * behind and an existing file keeps its content. A new file gets the mode open(2) would give it (0666 less
+ * the umask), a replaced one keeps its mode. */
+KF_API kf_status kf_write_file(kf_context *ctx, const char *path, const void *data, size_t len);
 
 /* ---- the runtime ---- */
 typedef struct kf_runtime kf_runtime;
@@ -383,7 +390,10 @@ typedef struct kf_runtime_options {
   int sim_detect_races;    /* simulator: report data races on shared memory (default 1) */
   unsigned sim_workers;    /* simulator: host threads running blocks (default 1; 0 = one per CPU) */
   uint64_t sim_max_steps;  /* simulator: ops one launch may execute before it stops with "simulation step limit
-                            * exceeded" (0, the default: the simulator's own limit, 1e10) */
+                            * exceeded" (0, the default: the simulator's own limit, 1e10 for a launch and 1e9
+                            * for one thread; a value above 1e9 is also one thread's limit) */
+  double sim_max_seconds;  /* simulator: wall-clock seconds one launch may take before it stops with "simulation
+                            * time limit exceeded" (0, the default: no limit) */
 } kf_runtime_options;
 
 /* Fills o with the defaults above. */

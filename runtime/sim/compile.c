@@ -1107,8 +1107,8 @@ static bool add_global(SimProgram *p, const Op *g) {
     if (v && v->kind == ATTR_ARRAY) {
       for (size_t i = 0; i < count && i < v->arr.n; i++) {
         const Attr *e = &v->arr.elems[i];
-        double f = e->kind == ATTR_FLOAT ? e->f : e->kind == ATTR_INT ? (double)e->i : e->kind == ATTR_BOOL ? e->b : 0;
-        int64_t x = e->kind == ATTR_INT ? e->i : e->kind == ATTR_BOOL ? e->b : (int64_t)f;
+        double f = attr_number_f(e);
+        int64_t x = attr_number_i(e);
         char *dst = sg->data + i * sg->esize;
         switch (sg->ek) {
         case EK_BOOL: dst[0] = x != 0; break;

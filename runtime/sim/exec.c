@@ -140,6 +140,7 @@ struct Launch {
   int abort;           /* set (atomically) to stop every worker */
   uint64_t steps;      /* total, updated per thread slice */
   uint64_t next_block;
+  double deadline;     /* now_s() past which the launch stops (opts.max_seconds; 0: never) */
   bool multi;
   pthread_mutex_t lock;      /* result and global-memory atomics when multi */
   uint64_t index_block;      /* block of the recorded IndexError */
@@ -152,6 +153,26 @@ static void unlock(Launch *L) {
   if (L->multi) pthread_mutex_unlock(&L->lock);
 }
 static bool aborted(Launch *L) { return __atomic_load_n(&L->abort, __ATOMIC_RELAXED) != 0; }
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* With a time limit, a thread looks at the clock every SIM_CLOCK_OPS ops (and a worker before each block). */
+enum { SIM_CLOCK_OPS = 1 << 20 };
+
+/* The messages of the launch's limits name the options that set them (the C API's and kfront run's). */
+static void step_limit_message(char *what, size_t n, uint64_t limit, bool one_thread) {
+  snprintf(what, n, "simulation step limit exceeded (%llu ops in %s; kf_runtime_options.sim_max_steps, kfront run "
+           "--sim-max-steps)", (unsigned long long)limit, one_thread ? "one thread" : "the launch");
+}
+
+static void time_limit_message(char *what, size_t n, double seconds) {
+  snprintf(what, n, "simulation time limit exceeded (%g s; kf_runtime_options.sim_max_seconds, kfront run "
+           "--sim-max-seconds)", seconds);
+}
 
 /* ---- error reports ---------------------------------------------------------------------------- */
 
@@ -381,20 +402,6 @@ static inline uint64_t norm(const Ins *I, uint64_t v) {
 static inline int64_t sext(uint64_t v, unsigned sh) { return (int64_t)(v << sh) >> sh; }
 static inline uint64_t zext(uint64_t v, unsigned sh) { return (v << sh) >> sh; }
 
-static uint64_t f2i(double v, unsigned bits, bool sgn) {
-  if (isnan(v)) return 0;
-  if (sgn) {
-    double lo = -ldexp(1.0, (int)bits - 1), hi = ldexp(1.0, (int)bits - 1);
-    if (v <= lo) return (uint64_t)(bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)));
-    if (v >= hi) return bits == 64 ? (uint64_t)INT64_MAX : ((uint64_t)1 << (bits - 1)) - 1;
-    return (uint64_t)(int64_t)v;
-  }
-  double hi = ldexp(1.0, (int)bits);
-  if (v <= -1.0) return 0;
-  if (v >= hi) return bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-  return (uint64_t)v;
-}
-
 static bool cmpf(double x, double y, unsigned pred) {
   bool uno = isnan(x) || isnan(y);
   switch (pred) {
@@ -550,24 +557,27 @@ static void run_thread(BlockCtx *B, Thread *t) {
   uint64_t tleft = L->opts.max_thread_steps > t->steps ? L->opts.max_thread_steps - t->steps : 0;
   uint64_t total = __atomic_load_n(&L->steps, __ATOMIC_RELAXED);
   uint64_t gleft = L->opts.max_steps > total ? L->opts.max_steps - total : 0;
-  uint64_t budget = tleft < gleft ? tleft : gleft, n = 0;
+  uint64_t limit = tleft < gleft ? tleft : gleft, n = 0;
+  uint64_t budget = L->deadline && limit > SIM_CLOCK_OPS ? SIM_CLOCK_OPS : limit; /* then a look at the clock */
   int64_t iv[SIM_MAX_RANK];
 
   for (;;) {
     const Ins *I = &code[pc++];
     if (__builtin_expect(++n > budget, 0)) {
-      n--;
-      char what[160];
-      if (tleft <= gleft)
-        snprintf(what, sizeof what, "simulation step limit exceeded (%llu ops in one thread)",
-                 (unsigned long long)L->opts.max_thread_steps);
-      else
-        snprintf(what, sizeof what, "simulation step limit exceeded (%llu ops in the launch)",
-                 (unsigned long long)L->opts.max_steps);
-      pc--;
-      report_fatal(B, t, SIM_ERR_STEP_LIMIT, I, what);
-      t->state = T_FAILED;
-      goto out;
+      bool in_time = L->deadline == 0 || now_s() < L->deadline;
+      if (n <= limit && in_time) {
+        budget = limit - n > SIM_CLOCK_OPS ? n + SIM_CLOCK_OPS : limit;
+      } else {
+        n--;
+        char what[200];
+        if (!in_time) time_limit_message(what, sizeof what, L->opts.max_seconds);
+        else if (tleft <= gleft) step_limit_message(what, sizeof what, L->opts.max_thread_steps, true);
+        else step_limit_message(what, sizeof what, L->opts.max_steps, false);
+        pc--;
+        report_fatal(B, t, SIM_ERR_STEP_LIMIT, I, what);
+        t->state = T_FAILED;
+        goto out;
+      }
     }
     switch ((SimOpcode)I->code) {
     case SI_NOP: break;
@@ -920,10 +930,10 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_SITOF64: R[I->d].d = (double)sext(R[I->a].u, I->aux); break;
     case SI_UITOF32: R[I->d].f = (float)zext(R[I->a].u, I->aux); break;
     case SI_UITOF64: R[I->d].d = (double)zext(R[I->a].u, I->aux); break;
-    case SI_F32TOSI: R[I->d].u = norm(I, f2i(R[I->a].f, 64u - I->sh, true)); break;
-    case SI_F64TOSI: R[I->d].u = norm(I, f2i(R[I->a].d, 64u - I->sh, true)); break;
-    case SI_F32TOUI: R[I->d].u = norm(I, f2i(R[I->a].f, 64u - I->sh, false)); break;
-    case SI_F64TOUI: R[I->d].u = norm(I, f2i(R[I->a].d, 64u - I->sh, false)); break;
+    case SI_F32TOSI: R[I->d].u = norm(I, ir_float_to_int(R[I->a].f, 64u - I->sh, true)); break;
+    case SI_F64TOSI: R[I->d].u = norm(I, ir_float_to_int(R[I->a].d, 64u - I->sh, true)); break;
+    case SI_F32TOUI: R[I->d].u = norm(I, ir_float_to_int(R[I->a].f, 64u - I->sh, false)); break;
+    case SI_F64TOUI: R[I->d].u = norm(I, ir_float_to_int(R[I->a].d, 64u - I->sh, false)); break;
     case SI_F32TOF64: R[I->d].d = R[I->a].f; break;
     case SI_F64TOF32: R[I->d].f = (float)R[I->a].d; break;
     case SI_F64TOF16: R[I->d].f = sim_f16_round(R[I->a].d); break;
@@ -1221,6 +1231,7 @@ static void run_block(BlockCtx *B, uint64_t blinear) {
           if (!t->regs) {
             if (!frame_reserve(t, 0, k->frame_bytes)) {
               report_fatal(B, t, SIM_ERR_NOMEM, NULL, "out of memory");
+              t->state = T_FAILED;
               return;
             }
             t->frames[0].fn = k;
@@ -1253,6 +1264,17 @@ static void *worker(void *arg) {
   }
   uint64_t blocks = 0;
   while (ok && !aborted(L)) {
+    if (L->deadline && now_s() >= L->deadline) {
+      char what[200], msg[SIM_MSG_MAX];
+      time_limit_message(what, sizeof what, L->opts.max_seconds);
+      msgf(msg, sizeof msg, "error: %s in kernel %s, before block %llu of %llu", what, L->kname,
+           (unsigned long long)__atomic_load_n(&L->next_block, __ATOMIC_RELAXED), (unsigned long long)L->nblocks);
+      lock(L);
+      set_status(L, SIM_ERR_STEP_LIMIT, msg);
+      unlock(L);
+      stop_launch(L);
+      break;
+    }
     uint64_t b = __atomic_fetch_add(&L->next_block, 1, __ATOMIC_RELAXED);
     if (b >= L->nblocks) break;
     run_block(&B, b);
@@ -1378,7 +1400,7 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
       } else if (pt->kind == TY_BOOL) {
         v.u = a->kind == SIM_ARG_FLOAT ? a->f != 0 : a->u != 0;
       } else {
-        uint64_t x = a->kind == SIM_ARG_FLOAT ? f2i(a->f, 64, true) : a->u;
+        uint64_t x = a->kind == SIM_ARG_FLOAT ? ir_float_to_int(a->f, 64, true) : a->u;
         unsigned sh = 64 - pt->bits;
         v.u = pt->is_unsigned ? zext(x, sh) : (uint64_t)sext(x, sh);
       }
@@ -1392,12 +1414,6 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
     L->frame0[k->params[i]] = v;
   }
   return true;
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], const uint32_t block[3],
@@ -1415,6 +1431,7 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
   if (!L.opts.max_steps) L.opts.max_steps = 10000000000ull;
   if (!L.opts.max_thread_steps) L.opts.max_thread_steps = 1000000000ull;
   if (!L.opts.max_call_depth) L.opts.max_call_depth = 256;
+  if (L.opts.max_seconds > 0) L.deadline = t0 + L.opts.max_seconds;
   result->status = SIM_ERR_SETUP;
   if (!kernel_func || kernel_func->kind != OP_FUNC_FUNC || !kernel_func->regions[0].first) {
     diag_error(diag, kernel_func ? kernel_func->loc : (SrcLoc){0}, "simulator: the kernel is not a func.func with a body");

@@ -11,9 +11,10 @@
  *   error: barrier divergence in kernel K at F:L:C: thread (x,y,z) of block (x,y,z) waits here, but ...
  *   error: data race on shared array at F:L:C (and F:L:C): threads (..) and (..) access element [i, j] between two barriers (...)
  *   error: memory access out of bounds (unchecked) in kernel K at F:L:C: ...
- *   error: simulation step limit exceeded in kernel K ...
+ *   error: simulation step limit exceeded (N ops in the launch; kf_runtime_options.sim_max_steps, ...) in kernel K ...
+ *   error: simulation time limit exceeded (S s; kf_runtime_options.sim_max_seconds, ...) in kernel K ...
  * A failed check.bounds or unchecked out-of-bounds access ends that thread only (others continue, as on the
- * GPU); barrier divergence, the step limit and the call-depth limit stop the launch.
+ * GPU); barrier divergence, the step and time limits and the call-depth limit stop the launch.
  *
  * Semantics the simulator fixes where CUDA or C leaves them open (documented in ops.def where it says so):
  *  - integer division and remainder by zero (divsi, divui, remsi, remui, floordivsi, floormodsi) give 0;
@@ -72,6 +73,8 @@ typedef struct SimOptions {
   bool detect_races;          /* shared-memory data races (default on) */
   uint64_t max_steps;         /* ops executed in the whole launch (default 1e10) */
   uint64_t max_thread_steps;  /* ops executed by one thread (default 1e9) */
+  double max_seconds;         /* wall-clock time of the launch (default 0: no limit), looked at every 2^20 ops
+                               * of a thread and before each block */
   unsigned max_call_depth;    /* nested func.call depth (default 256) */
   unsigned nworkers;          /* host threads running blocks in parallel (default 1; 0 = number of CPUs) */
   bool exit_releases_barriers; /* PTX `exit` semantics: a barrier waits for non-exited threads only (default
@@ -87,7 +90,7 @@ typedef enum {
   SIM_ERR_OOB,          /* an unchecked access out of an array's extent */
   SIM_ERR_BARRIER,      /* barrier divergence */
   SIM_ERR_RACE,         /* data race on shared memory */
-  SIM_ERR_STEP_LIMIT,   /* max_steps / max_thread_steps exceeded */
+  SIM_ERR_STEP_LIMIT,   /* max_steps / max_thread_steps / max_seconds exceeded */
   SIM_ERR_RUNTIME,      /* call depth, store to a constant array, zero loop step... */
   SIM_ERR_SETUP,        /* bad launch: arguments, dimensions, unsupported op (reported to diag) */
   SIM_ERR_NOMEM,        /* out of (host) memory (reported to diag) */

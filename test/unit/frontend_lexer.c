@@ -382,7 +382,11 @@ static void test_layout_errors(void) {
   LEX_ERROR("s = “x”\n", "t.py:1:5: error: invalid character '“' (U+201C)\ns = “x”\n    ^\n"
                          "t.py:1:7: error: invalid character '”' (U+201D)\ns = “x”\n      ^\n");
   LEX_ERROR("x =\xC2\xA0 1\n", "t.py:1:4: error: invalid non-printable character U+00A0\nx =\xC2\xA0 1\n   ^\n");
-  LEX_ERROR("x = \x01\n", "t.py:1:5: error: invalid non-printable character U+0001\nx = \x01\n    ^\n");
+  /* control bytes are quoted as \xNN, and the caret follows them */
+  LEX_ERROR("x = \x01\n", "t.py:1:5: error: invalid non-printable character U+0001\nx = \\x01\n    ^\n");
+  LEX_ERROR("x = \x1b\n", "t.py:1:5: error: invalid non-printable character U+001B\nx = \\x1b\n    ^\n");
+  LEX_ERROR("x\x7f = \x01\n", "t.py:1:2: error: invalid non-printable character U+007F\nx\\x7f = \\x01\n ^\n"
+                             "t.py:1:6: error: invalid non-printable character U+0001\nx\\x7f = \\x01\n        ^\n");
   LEX_ERROR("x = \xff\n", "t.py:1:5: error: invalid UTF-8 byte 0xFF\nx = \xff\n    ^\n");
   /* nesting limits */
   {

@@ -1,9 +1,13 @@
 /* runtime_cache.c — runtime/cache.c: keys, memory and disk hits, every kind of corrupt entry (ignored,
- * removed, then rewritten), atomic writes (no partial entry is ever seen, no temporary file is left), and
- * concurrent writers and readers (processes via fork, threads on one RtCache). */
+ * removed, then rewritten), atomic writes (no partial entry is ever seen, no temporary file is left),
+ * concurrent writers and readers (processes via fork, threads on one RtCache), and what another user could
+ * plant: directories 0700 and entries 0600; a directory of another owner or writable by group or others
+ * refused; a symlinked, FIFO, foreign or group-writable entry refused without blocking; "kept" when an
+ * invalid entry cannot be removed. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +48,7 @@ static unsigned count_temp_files(void) {
   DIR *d = opendir(dir);
   if (!d) return 0;
   for (struct dirent *e; (e = readdir(d));)
-    if (strncmp(e->d_name, ".tmp-", 5) == 0) n++;
+    if (strstr(e->d_name, ".tmp-")) n++;
   closedir(d);
   return n;
 }
@@ -297,6 +301,124 @@ static void test_concurrent_threads(void) {
   rt_cache_free(&shared_cache);
 }
 
+static RtEntryStatus read_status(const char *d, const RtCacheKey *k, StrBuf *why) {
+  char *p = NULL;
+  size_t n;
+  sb_reset(why);
+  RtEntryStatus s = rt_cache_read_entry(d, k, &p, &n, why);
+  mem_free(p);
+  return s;
+}
+
+static mode_t mode_of(const char *path) {
+  struct stat st;
+  return lstat(path, &st) == 0 ? st.st_mode & 07777 : (mode_t)-1;
+}
+
+static void test_trust(void) {
+  StrBuf why;
+  sb_init(&why);
+  RtCacheKey k = key_for("trust", "");
+  /* created private: every new directory 0700, entries 0600 (whatever the umask) */
+  mode_t old_mask = umask(0);
+  char base[128], nested[160];
+  snprintf(base, sizeof base, "%s/trust", dir);
+  snprintf(nested, sizeof nested, "%s/x/y", base);
+  CHECK(rt_cache_write_entry(nested, &k, "ptx", 3, &why));
+  umask(old_mask);
+  char x[160];
+  snprintf(x, sizeof x, "%s/x", base);
+  CHECK(mode_of(base) == 0700 && mode_of(x) == 0700 && mode_of(nested) == 0700);
+  StrBuf p;
+  sb_init(&p);
+  rt_cache_entry_path(nested, &k, &p);
+  CHECK(mode_of(sb_cstr(&p)) == 0600);
+  sb_free(&p);
+  CHECK(read_status(nested, &k, &why) == RT_ENTRY_OK);
+
+  /* a directory others (or the group) can write: refused by rt_cache_init (the disk cache is off), and a
+   * valid entry planted in it is never read */
+  CHECK(chmod(nested, 0777) == 0);
+  RtCache c;
+  rt_cache_init(&c, true, nested);
+  CHECK(c.dir == NULL);
+  CHECK_CONTAINS(sb_cstr(&c.refused), "is writable by group and others (mode 777): another user could plant entries in it; "
+                                      "compiling without the disk cache");
+  char *got;
+  size_t n;
+  CHECK(rt_cache_get(&c, &k, &got, &n) == RT_CACHE_MISS);
+  rt_cache_free(&c);
+  CHECK(read_status(nested, &k, &why) == RT_ENTRY_MISSING);
+  CHECK_CONTAINS(sb_cstr(&why), "writable by group and others");
+  CHECK(!rt_cache_write_entry(nested, &k, "ptx", 3, &why));
+  CHECK(chmod(nested, 0720) == 0);
+  rt_cache_init(&c, true, nested);
+  CHECK(c.dir == NULL);
+  CHECK_CONTAINS(sb_cstr(&c.refused), "is writable by group (mode 720)");
+  rt_cache_free(&c);
+  /* a directory of another owner */
+  CHECK(chmod(nested, 0700) == 0);
+  if (geteuid() == 0) {
+    CHECK(chown(nested, 12345, 12345) == 0);
+    rt_cache_init(&c, true, nested);
+    CHECK(c.dir == NULL);
+    CHECK_CONTAINS(sb_cstr(&c.refused), "is owned by uid 12345, not by you (uid 0)");
+    rt_cache_free(&c);
+    CHECK(chown(nested, 0, 0) == 0);
+  }
+  /* a directory that turns unsafe after rt_cache_init: still nothing is read from it */
+  rt_cache_init(&c, true, nested);
+  CHECK(c.dir != NULL && c.refused.len == 0);
+  CHECK(chmod(nested, 0777) == 0);
+  CHECK(rt_cache_get(&c, &k, &got, &n) == RT_CACHE_MISS);
+  CHECK_CONTAINS(sb_cstr(&c.last_problem), "writable by group and others");
+  CHECK(chmod(nested, 0700) == 0);
+  rt_cache_free(&c);
+
+  /* entries: a symlink to a valid entry (not followed: refused and the link removed, its target intact) */
+  RtCacheKey other = key_for("trust", "other");
+  char target[256];
+  StrBuf t;
+  sb_init(&t);
+  rt_cache_entry_path(nested, &k, &t);
+  snprintf(target, sizeof target, "%s", sb_cstr(&t));
+  sb_free(&t);
+  StrBuf linkpath;
+  sb_init(&linkpath);
+  rt_cache_entry_path(nested, &other, &linkpath);
+  CHECK(symlink(target, sb_cstr(&linkpath)) == 0);
+  CHECK(read_status(nested, &other, &why) == RT_ENTRY_CORRUPT);
+  CHECK_CONTAINS(sb_cstr(&why), "removed: a symbolic link");
+  CHECK(mode_of(sb_cstr(&linkpath)) == (mode_t)-1 && mode_of(target) == 0600);
+  /* a FIFO: refused at once (no reader would block on it), removed; a writer replaces one without blocking */
+  CHECK(mkfifo(sb_cstr(&linkpath), 0600) == 0);
+  alarm(20); /* a hang fails the test */
+  CHECK(read_status(nested, &other, &why) == RT_ENTRY_CORRUPT);
+  CHECK_CONTAINS(sb_cstr(&why), "removed: not a regular file");
+  CHECK(mkfifo(sb_cstr(&linkpath), 0600) == 0);
+  CHECK(rt_cache_write_entry(nested, &other, "new", 3, &why));
+  alarm(0);
+  CHECK(read_status(nested, &other, &why) == RT_ENTRY_OK);
+  /* an entry others can write, and one of another owner */
+  CHECK(chmod(sb_cstr(&linkpath), 0666) == 0);
+  CHECK(read_status(nested, &other, &why) == RT_ENTRY_CORRUPT);
+  CHECK_CONTAINS(sb_cstr(&why), "writable by group or others");
+  if (geteuid() == 0) {
+    CHECK(rt_cache_write_entry(nested, &other, "new", 3, &why));
+    CHECK(chown(sb_cstr(&linkpath), 12345, 12345) == 0);
+    CHECK(read_status(nested, &other, &why) == RT_ENTRY_CORRUPT);
+    CHECK_CONTAINS(sb_cstr(&why), "owned by uid 12345, not by you");
+  }
+  /* an invalid entry that cannot be removed (a directory): "kept", not "removed" */
+  CHECK(mkdir(sb_cstr(&linkpath), 0700) == 0);
+  CHECK(read_status(nested, &other, &why) == RT_ENTRY_CORRUPT);
+  CHECK_CONTAINS(sb_cstr(&why), "kept (it cannot be removed: Is a directory): not a regular file");
+  CHECK(rmdir(sb_cstr(&linkpath)) == 0);
+  sb_free(&linkpath);
+  CHECK(count_temp_files() == 0);
+  sb_free(&why);
+}
+
 static void test_default_dir(void) {
   StrBuf b;
   sb_init(&b);
@@ -322,6 +444,7 @@ int main(void) {
   test_corruption();
   test_concurrent_processes();
   test_concurrent_threads();
+  test_trust();
   test_default_dir();
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -10,6 +10,7 @@
  * host side of @vectorize, @cuda.reduce and @guvectorize, whose host operands are staged on this path. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kfront/abi.h"
@@ -406,7 +407,7 @@ static void test_gpu_path(void) {
   for (int i = 0; i < 10; i++) CHECK(out[i] == 118 - 2 * i);
 
   /* device arrays: the launch is asynchronous; the IndexError comes at the synchronisation */
-  void *din, *dout;
+  void *din = NULL, *dout = NULL;
   CHECK(kf_device_alloc(rt, sizeof in, &din) == KF_OK && kf_device_alloc(rt, sizeof out, &dout) == KF_OK);
   CHECK(kf_memcpy_to_device(rt, din, in, sizeof in, NULL) == KF_OK);
   kf_array ain, aout;
@@ -423,7 +424,7 @@ static void test_gpu_path(void) {
   double back[10];
   CHECK(kf_memcpy_to_host(rt, back, dout, sizeof back, NULL) == KF_OK);
   for (int i = 0; i < 10; i++) CHECK(back[i] == i * 3);
-  kf_event *e0, *e1;
+  kf_event *e0 = NULL, *e1 = NULL;
   float ms = 0;
   CHECK(kf_event_create(rt, &e0) == KF_OK && kf_event_create(rt, &e1) == KF_OK);
   CHECK(kf_event_record(e0, NULL) == KF_OK && kf_event_record(e1, NULL) == KF_OK && kf_event_synchronize(e1) == KF_OK);
@@ -499,7 +500,7 @@ static void test_disk_cache_hit(void) {
   kf_program *p = NULL;
   CHECK(kf_program_create(rt, "k.py", source, strlen(source), NULL, &p) == KF_OK);
   RtCacheKey key;  /* the entry the program will look for, planted before it asks */
-  rt_program_cache_key((RtProgram *)p, "foo_grid", argsig, &key);
+  CHECK(rt_program_cache_key((RtProgram *)p, "foo_grid", argsig, &key));
   CHECK(rt_cache_write_entry(dir, &key, payload, strlen(payload), NULL));
   int64_t in[4] = {5, 6, 7, 8};
   double out[4] = {0};
@@ -548,6 +549,78 @@ static void test_disk_cache_hit(void) {
   kf_context_destroy(ctx);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+}
+
+/* An entry another user could have planted is never a hit: a valid entry in a cache directory group and others
+ * can write is not read (the runtime warns and compiles — here the compiler fails, the source is not Python),
+ * nor one reached through a symlink from a private directory. */
+static void test_disk_cache_refused(void) {
+  char dir[] = "/tmp/kfront-gpu-fake-XXXXXX", priv[] = "/tmp/kfront-gpu-fake-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL && mkdtemp(priv) != NULL);
+  const char *source = "# not Python: only a cache hit could launch it\n";
+  RtCacheKey key;  /* the key the program below looks for (rt_program_cache_key: the one definition) */
+  {
+    kf_context *kctx = kf_context_create();
+    kf_runtime_options ko;
+    kf_runtime_options_init(&ko);
+    ko.mode = KF_RUNTIME_GPU;
+    ko.backend = KF_BACKEND_LLVM;
+    kf_runtime *krt = NULL;
+    kf_program *kp = NULL;
+    CHECK(kf_runtime_create(kctx, &ko, &krt) == KF_OK);
+    CHECK(kf_program_create(krt, "k.py", source, strlen(source), NULL, &kp) == KF_OK);
+    CHECK(rt_program_cache_key((RtProgram *)kp, "foo_grid", "void(int64[::1], float64[::1])", &key));
+    kf_program_destroy(kp);
+    kf_runtime_destroy(krt);
+    kf_context_destroy(kctx);
+  }
+  const char *payload = "kfront-kernel 3\nentry foo_grid\nplan hidden= grid=user block=0,0,0 divisor=1,1,1 shared=0\n"
+                        "params 2\narray<i64, 1, A>\narray<f64, 1, A>\nptx\n.visible .entry foo_grid(\n";
+  CHECK(rt_cache_write_entry(dir, &key, payload, strlen(payload), NULL));
+  CHECK(chmod(dir, 0777) == 0);
+  int64_t in[4] = {5, 6, 7, 8};
+  double out[4] = {0};
+  int64_t n4[1] = {4};
+  kf_arg args[2] = {array_arg(in, KF_INT64, 1, n4, 'C'), array_arg(out, KF_FLOAT64, 1, n4, 'C')};
+  for (int round = 0; round < 2; round++) {
+    kf_context *ctx = kf_context_create();
+    kf_runtime_options o;
+    kf_runtime_options_init(&o);
+    o.mode = KF_RUNTIME_GPU;
+    o.cache_dir = round == 0 ? dir : priv;
+    o.backend = KF_BACKEND_LLVM;
+    if (round == 1) { /* the private directory's entry is a symlink to the planted one */
+      StrBuf from, to;
+      sb_init(&from);
+      sb_init(&to);
+      rt_cache_entry_path(dir, &key, &to);
+      rt_cache_entry_path(priv, &key, &from);
+      CHECK(symlink(sb_cstr(&to), sb_cstr(&from)) == 0);
+      sb_free(&from);
+      sb_free(&to);
+    }
+    kf_runtime *rt = NULL;
+    CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
+    if (round == 0)
+      CHECK_CONTAINS(kf_context_diagnostics(ctx), "warning: cache directory /tmp/kfront-gpu-fake-");
+    if (round == 0)
+      CHECK_CONTAINS(kf_context_diagnostics(ctx), "is writable by group and others (mode 777): another user could "
+                                                  "plant entries in it; compiling without the disk cache");
+    kf_program *p = NULL;
+    CHECK(kf_program_create(rt, "k.py", source, strlen(source), NULL, &p) == KF_OK);
+    kf_kernel *k = NULL;
+    CHECK(kf_program_get_kernel(p, "foo_grid", args, 2, &k) != KF_OK);
+    kf_runtime_stats st;
+    kf_runtime_get_stats(rt, &st);
+    CHECK(st.cache_disk_hits == 0 && st.compiles >= 1);
+    CHECK(st.cache_corrupt == (round == 1 ? 1u : 0u)); /* the symlink: refused and removed */
+    kf_program_destroy(p);
+    kf_runtime_destroy(rt);
+    kf_context_destroy(ctx);
+  }
+  char cmd[160];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, priv);
   CHECK(system(cmd) == 0);
 }
 
@@ -744,6 +817,7 @@ int main(void) {
   test_host_funcs();
   test_grid_stride();
   test_disk_cache_hit();
+  test_disk_cache_refused();
   rt_cuda_install(NULL);
   return test_result("runtime_gpu_fake");
 }

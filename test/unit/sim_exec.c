@@ -501,14 +501,24 @@ static void test_step_limit(void) {
   SimResult r;
   CHECK(!kir_launch(&k, "spin", 2, 1, 8, 1, 0, args, 1, &o, &r));
   CHECK(r.status == SIM_ERR_STEP_LIMIT);
-  CHECK_CONTAINS(r.message, "error: simulation step limit exceeded (1000000 ops in the launch) in kernel spin");
+  CHECK_CONTAINS(r.message, "error: simulation step limit exceeded (1000000 ops in the launch; "
+                            "kf_runtime_options.sim_max_steps, kfront run --sim-max-steps) in kernel spin");
   CHECK(r.steps <= 1000000);
   o.max_steps = 0;
   o.max_thread_steps = 5000;
   CHECK(!kir_launch(&k, "spin", 2, 1, 8, 1, 0, args, 1, &o, &r));
   CHECK(r.status == SIM_ERR_STEP_LIMIT);
-  CHECK_CONTAINS(r.message, "(5000 ops in one thread) in kernel spin at test.kir:");
+  CHECK_CONTAINS(r.message, "(5000 ops in one thread; kf_runtime_options.sim_max_steps, kfront run --sim-max-steps) "
+                            "in kernel spin at test.kir:");
   CHECK_CONTAINS(r.message, ": thread (0,0,0) of block (0,0,0)");
+  /* a wall-clock limit: a thread looks at the clock every 2^20 ops */
+  o.max_thread_steps = 0;
+  o.max_seconds = 0.05;
+  CHECK(!kir_launch(&k, "spin", 2, 1, 8, 1, 0, args, 1, &o, &r));
+  CHECK(r.status == SIM_ERR_STEP_LIMIT);
+  CHECK_CONTAINS(r.message, "error: simulation time limit exceeded (0.05 s; kf_runtime_options.sim_max_seconds, "
+                            "kfront run --sim-max-seconds) in kernel spin at test.kir:");
+  CHECK(r.seconds >= 0.05 && r.seconds < 5);
   kir_free(&k);
 }
 
