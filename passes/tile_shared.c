@@ -29,6 +29,8 @@
  *         barrier
  *         if guard: carried = (for k in range(k0, min(k0 + depth, ub)): L's body, loads read the tiles)
  *         barrier
+ * where the inner loop is split: a whole tile (k0 + depth <= ub) runs `for kk in range(0, depth)` with
+ * k = k0 + kk (a constant trip count, unrolled by the backend), the last partial one the loop above.
  * (t = tid.x + bx*tid.y). Each thread's k runs through the same values in the same order, its checks stay
  * before its reads, and a tile element it reads was loaded from the same index it would have read (the
  * indices of the cooperative loads are the original index computations, cloned with threadIdx and k
@@ -460,6 +462,55 @@ static void redirect_load(Ts *t, Tile *tl, Value *const tid64[2], Value *k0) {
   ir_op_erase(tl->load);
 }
 
+/* L (the inner loop over [k0, end), its loads reading the tiles) becomes
+ *     scf.if(k0 + depth <= ub) {for kk in range(0, depth): L's body with k := k0 + kk} else {L}
+ * so that a whole tile, every tile but the last partial one, runs a loop of constant trip count that the
+ * backend unrolls. k takes the same values in the same order either way. */
+static void full_tile_path(Ts *t, Value *k0, Value *k0_plus_depth, Value *ub) {
+  Module *m = t->m;
+  Op *L = t->loop;
+  unsigned ncarry = L->noperands - 3;
+  Type *ctypes[16];
+  for (unsigned i = 0; i < ncarry; i++) ctypes[i] = op_result(L, i)->type;
+  IrBuilder b;
+  ib_init(&b, m);
+  b.loc = L->loc;
+  ib_set_before(&b, L);
+  Value *full = ib_cmpi(&b, "sle", k0_plus_depth, ub);
+  Op *sel = ib_op(&b, OP_IF, 1, &full, ncarry, ctypes, 2);
+  Block *yes = ir_block_new(m), *no = ir_block_new(m);
+  ir_region_append_block(&sel->regions[0], yes);
+  ir_region_append_block(&sel->regions[1], no);
+  for (unsigned i = 0; i < ncarry; i++) ir_value_replace_all_uses(op_result(L, i), op_result(sel, i));
+  /* the whole tile */
+  ib_set_end(&b, yes);
+  Value *fops[3 + 16] = {c64(&b, 0), c64(&b, t->depth), c64(&b, 1)};
+  for (unsigned i = 0; i < ncarry; i++) fops[3 + i] = op_operand(L, 3 + i);
+  Op *fast = ib_op(&b, OP_FOR, 3 + ncarry, fops, ncarry, ctypes, 1);
+  Block *body = L->regions[0].first, *fb = ir_block_new(m);
+  ir_region_append_block(&fast->regions[0], fb);
+  Value *kk = ir_block_add_arg(m, fb, ty_i64(m->ctx));
+  PtrMap map = {0};
+  for (unsigned i = 0; i < ncarry; i++) ptrmap_put(&map, body->args[1 + i], ir_block_add_arg(m, fb, ctypes[i]));
+  IrBuilder f;
+  ib_init(&f, m);
+  f.loc = L->loc;
+  ib_set_end(&f, fb);
+  ptrmap_put(&map, body->args[0], ib_binary(&f, OP_ADDI, k0, kk));
+  for (Op *op = body->first; op; op = op->next) ir_block_append(fb, ir_op_clone(m, op, &map));
+  ptrmap_free(&map);
+  Value *fr[16];
+  for (unsigned i = 0; i < ncarry; i++) fr[i] = op_result(fast, i);
+  ib_op(&b, OP_YIELD, ncarry, fr, 0, NULL, 0);
+  /* the last, partial tile */
+  ir_op_unlink(L);
+  ir_block_append(no, L);
+  ib_set_end(&b, no);
+  Value *lr[16];
+  for (unsigned i = 0; i < ncarry; i++) lr[i] = op_result(L, i);
+  ib_op(&b, OP_YIELD, ncarry, lr, 0, NULL, 0);
+}
+
 static void rewrite(Ts *t) {
   Module *m = t->m;
   Op *L = t->loop, *G = t->guard;
@@ -538,6 +589,7 @@ static void rewrite(Ts *t) {
   ib_op(&in, OP_BARRIER, 0, NULL, 0, NULL, 0);
   ib_op(&in, OP_YIELD, ncarry, next, 0, NULL, 0);
   for (unsigned i = 0; i < t->ntiles; i++) redirect_load(t, &t->tiles[i], tid64, k0);
+  full_tile_path(t, k0, op_operand(end->def, 0), oops[1]);
   ir_op_set_attr(m, t->func, "tiled_block", attr_array(m, 3, (Attr[]){attr_int(i64, t->bx), attr_int(i64, t->by),
                                                                         attr_int(i64, 1)}));
 }
