@@ -476,7 +476,10 @@ static void full_tile_path(Ts *t, Value *k0, Value *k0_plus_depth, Value *ub) {
   ib_init(&b, m);
   b.loc = L->loc;
   ib_set_before(&b, L);
-  Value *full = ib_cmpi(&b, "sle", k0_plus_depth, ub);
+  /* k0 + depth <= ub, both ways: the first without wrap-around where ub - depth has none (ub an extent, say),
+   * which gives the range analysis k0 + kk < ub in the loop; the second where k0 + depth has none */
+  Value *full = ib_binary(&b, OP_ANDI, ib_cmpi(&b, "sle", k0, ib_binary(&b, OP_SUBI, ub, c64(&b, t->depth))),
+                          ib_cmpi(&b, "sle", k0_plus_depth, ub));
   Op *sel = ib_op(&b, OP_IF, 1, &full, ncarry, ctypes, 2);
   Block *yes = ir_block_new(m), *no = ir_block_new(m);
   ir_region_append_block(&sel->regions[0], yes);

@@ -3,14 +3,17 @@
  *
  * Naive matmuls (both guard styles: `if i < n and j < m:` around the loop and `if i >= n or j >= m: return`
  * before it; float32, float64 and integer accumulators) are compiled twice from the same source: with the
- * default pipeline, and with tile-shared inserted after bce, for square (16x16) and non-square (32x8, 8x4)
- * tiled blocks. Each is launched on random shapes that are not multiples of the tile (1x1x1 up to 130x70x90,
+ * pipeline without tile-shared (canonicalize,cse,bce,dce), and with tile-shared{bx,by},hoist-checks after bce,
+ * for square (16x16) and non-square (32x8, 8x4) tiled blocks. Each is launched on random shapes that are not multiples of the tile (1x1x1 up to 130x70x90,
  * the extremes always), random data, the grid covering C with a spare block; the outputs must agree bit for
  * bit with the untiled kernel's, the simulator must report no race, no barrier divergence and no error.
  * Launches with the block the variant was built for must run the tiled code (barriers counted), launches
  * with another block shape, or with C passed as A (aliasing arguments), the untiled code (no barrier) with
  * the untiled answer. Each kernel must have been tiled (its `tiled_block` attribute), so the test cannot
- * pass by tiling nothing. KF_SEED picks other shapes. */
+ * pass by tiling nothing. Launches where B is smaller than A and C say (fewer rows than A's columns, or one
+ * column fewer than C) must fail in the tiled code with the untiled code's IndexError: the same source line,
+ * axis, index and extent (the checks hoist-checks moved out of the loops report as the originals would).
+ * KF_SEED picks other shapes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,16 +117,17 @@ static void fill(void *p, unsigned kernel, unsigned arg, size_t n) {
   }
 }
 
-/* Runs kernel `name` of m on (A: M x K, B: K x N, C: M x N) with the given data (copied), returns C. */
-static void *run(Module *m, unsigned kernel, const uint32_t block[3], int64_t M, int64_t N, int64_t K, const void *a,
-                 const void *b, bool alias, SimResult *res, Diag *d) {
+/* Runs kernel `name` of m on (A: M x K, B: bshape or K x N, C: M x N) with the given data (copied), returns C. */
+static void *run_shapes(Module *m, unsigned kernel, const uint32_t block[3], int64_t M, int64_t N, int64_t K,
+                        const int64_t bshape[2], const void *a, const void *b, bool alias, SimResult *res, Diag *d) {
   Op *f = find_kernel(m, kernels[kernel]);
-  size_t ca = (size_t)(M * K) * elem_bytes[kernel][0], cb = (size_t)(K * N) * elem_bytes[kernel][1],
+  int64_t sb[2] = {bshape ? bshape[0] : K, bshape ? bshape[1] : N};
+  size_t ca = (size_t)(M * K) * elem_bytes[kernel][0], cb = (size_t)(sb[0] * sb[1]) * elem_bytes[kernel][1],
          cc = (size_t)(M * N) * elem_bytes[kernel][2];
   void *A = malloc(ca + 1), *B = malloc(cb + 1), *C = calloc(1, cc + 1);
   memcpy(A, a, ca);
   memcpy(B, b, cb);
-  int64_t sa[2] = {M, K}, sb[2] = {K, N}, sc[2] = {M, N};
+  int64_t sa[2] = {M, K}, sc[2] = {M, N};
   SimArg args[3] = {sim_arg_array_c(A, elem_type(kernel, 0), 2, sa), sim_arg_array_c(B, elem_type(kernel, 1), 2, sb),
                     sim_arg_array_c(C, elem_type(kernel, 2), 2, sc)};
   if (alias) { /* C passed as A too (square shapes, same dtype): the kernel reads what it writes */
@@ -141,6 +145,42 @@ static void *run(Module *m, unsigned kernel, const uint32_t block[3], int64_t M,
   return C;
 }
 
+static void *run(Module *m, unsigned kernel, const uint32_t block[3], int64_t M, int64_t N, int64_t K, const void *a,
+                 const void *b, bool alias, SimResult *res, Diag *d) {
+  return run_shapes(m, kernel, block, M, N, K, NULL, a, b, alias, res, d);
+}
+
+/* B smaller than the kernel's loops assume: the tiled kernel (with hoisted checks) reports the untiled one's
+ * IndexError. */
+static unsigned index_errors(Module *plain, Module *tiled, const uint32_t block[3], unsigned kernel, Diag *d) {
+  const int64_t M = 37, N = 29, K = 40;
+  /* rows: failing in a whole tile (k0 + depth <= K), in the partial last one; a column fewer than C */
+  const int64_t bshapes[][2] = {{5, N}, {23, N}, {35, N}, {K, N - 1}};
+  unsigned launches = 0;
+  for (unsigned s = 0; s < sizeof bshapes / sizeof *bshapes; s++) {
+    size_t na = (size_t)(M * K), nb = (size_t)(bshapes[s][0] * bshapes[s][1]);
+    void *a = malloc(na * elem_bytes[kernel][0]), *b = malloc(nb * elem_bytes[kernel][1]);
+    fill(a, kernel, 0, na);
+    fill(b, kernel, 1, nb);
+    SimResult rp, rt;
+    free(run_shapes(plain, kernel, block, M, N, K, bshapes[s], a, b, false, &rp, d));
+    free(run_shapes(tiled, kernel, block, M, N, K, bshapes[s], a, b, false, &rt, d));
+    launches += 2;
+    const SimIndexError *p = &rp.index_error, *t = &rt.index_error;
+    CHECK(p->set && t->set && rt.barriers > 0, "%s B %lldx%lld block %ux%u: an IndexError each, the tiled code ran",
+          kernels[kernel], (long long)bshapes[s][0], (long long)bshapes[s][1], block[0], block[1]);
+    CHECK(p->loc.line == t->loc.line && p->loc.col == t->loc.col && p->axis == t->axis && p->index == t->index &&
+              p->extent == t->extent,
+          "%s B %lldx%lld block %ux%u: untiled IndexError line %u axis %u index %lld extent %lld, tiled line %u axis %u "
+          "index %lld extent %lld", kernels[kernel], (long long)bshapes[s][0], (long long)bshapes[s][1], block[0],
+          block[1], p->loc.line, p->axis, (long long)p->index, (long long)p->extent, t->loc.line, t->axis,
+          (long long)t->index, (long long)t->extent);
+    free(a);
+    free(b);
+  }
+  return launches;
+}
+
 int main(void) {
   const char *seed = getenv("KF_SEED");
   if (seed) rng = strtoull(seed, NULL, 0) | 1;
@@ -148,11 +188,11 @@ int main(void) {
   Diag d;
   diag_init(&d);
   static const uint32_t tiled_for[3][2] = {{16, 16}, {32, 8}, {8, 4}};
-  Module *plain = compile(PASS_DEFAULT_PIPELINE, &d);
+  Module *plain = compile("canonicalize,cse,bce,dce", &d);
   Module *tiled[3] = {NULL, NULL, NULL};
   for (unsigned v = 0; v < 3; v++) {
     char pipeline[160];
-    snprintf(pipeline, sizeof pipeline, "canonicalize,cse,bce,tile-shared{bx=%u,by=%u},canonicalize,cse,dce",
+    snprintf(pipeline, sizeof pipeline, "canonicalize,cse,bce,tile-shared{bx=%u,by=%u},hoist-checks,canonicalize,cse,dce",
              tiled_for[v][0], tiled_for[v][1]);
     tiled[v] = compile(pipeline, &d);
   }
@@ -235,6 +275,8 @@ int main(void) {
     free(a);
     free(b);
   }
+  for (unsigned v = 0; v < 3; v++)
+    for (unsigned k = 0; k < NKERNELS; k++) launches += index_errors(plain, tiled[v], (const uint32_t[3]){tiled_for[v][0], tiled_for[v][1], 1}, k, &d);
   if (diag_errors(&d)) fprintf(stderr, "%s", diag_text(&d));
   ir_module_free(plain);
   for (unsigned v = 0; v < 3; v++) ir_module_free(tiled[v]);
