@@ -9,7 +9,8 @@
  * The prefix of a loop L's body: its ops from the top up to the first one that may have an effect or stop the
  * thread other than a check this pass can move (a store, an atomic, a call, a barrier, an op with regions, a
  * check whose extent changes in L or whose index is neither invariant in L nor L's variable plus an invariant).
- * Pure ops and loads do not end it. For each check of the prefix, in order, its first iteration's instance
+ * Pure ops and loads do not end it; a check of the prefix that repeats an earlier one (the same index, extent
+ * and axis values) goes. For each check of the prefix, in order, its first iteration's instance
  * (index and extent computed with L's variable := the lower bound) goes before L: since the prefix does
  * nothing observable before its checks, the first iteration fails there exactly when the original fails in
  * its first iteration, with the same check. A check whose index is invariant in L then leaves L (it passes in
@@ -33,7 +34,7 @@
 #include "passes/affine.h"
 #include "passes/range.h"
 
-enum { HC_MAX_CHECKS = 32 };
+enum { HC_MAX_CHECKS = 256 };
 
 typedef struct Hc {
   Module *m;
@@ -119,6 +120,15 @@ static bool body_observable(Hc *h, Op *const *hoisted, unsigned n, Op *vary) {
   return e.any;
 }
 
+/* Whether check repeats one of earlier[0..n): the same index, extent and axis. */
+static bool same_as_earlier(Op *check, Op *const *earlier, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    if (op_operand(earlier[i], 0) == op_operand(check, 0) && op_operand(earlier[i], 1) == op_operand(check, 1) &&
+        ir_op_attr_int(earlier[i], "axis", 0) == ir_op_attr_int(check, "axis", 0))
+      return true;
+  return false;
+}
+
 static void hoist_loop(Hc *h, Op *L) {
   int64_t step;
   Block *body = L->regions[0].first;
@@ -130,7 +140,12 @@ static void hoist_loop(Hc *h, Op *L) {
   /* the prefix's checks, in order */
   Op *checks[HC_MAX_CHECKS], *invariant[HC_MAX_CHECKS], *vary = NULL;
   unsigned n = 0, ninv = 0, nvary = 0;
-  for (Op *op = body->first; op && n < HC_MAX_CHECKS; op = op->next) {
+  for (Op *op = body->first, *next; op && n < HC_MAX_CHECKS; op = next) {
+    next = op->next;
+    if (op->kind == OP_BOUNDS && same_as_earlier(op, checks, n)) {
+      ir_op_erase(op); /* the earlier one passed, in this iteration, on the same values */
+      continue;
+    }
     if (op->kind == OP_BOUNDS) {
       int vi = variance(h, op_operand(op, 0), 0), vn = variance(h, op_operand(op, 1), 0);
       if (vn != 0 || vi < 0 || (vi == 1 && !iv_plus_invariant(h, op, op_operand(op, 0)))) break;
