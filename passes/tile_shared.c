@@ -5,7 +5,7 @@
  * validity and each thread's results bit for bit (the same values combined in the same order). Uses the range
  * analysis, the affine analysis, ir_op_clone and ir_walk_callees.
  * Options: bx, by (the block shape tiled for; default 16x16), depth (the tile's extent along the loop; 16),
- * report (1: a note at each loop looked at: tiled with what, or why not).
+ * report (1: a note at each loop looked at: tiled with what, or why not), rx, ry (register blocking; 4x4).
  *
  * The loop L: an scf.for of a kernel, in its entry block or directly in one arm of an scf.if there whose other
  * arm is empty (`if i < n and j < m:` around the loop, and `if i >= n or j >= m: return` before it, which the
@@ -29,11 +29,23 @@
  *         barrier
  *         if guard: carried = (for k in range(k0, min(k0 + depth, ub)): L's body, loads read the tiles)
  *         barrier
+ * where the inner loop is split: a whole tile (k0 + depth <= ub) runs `for kk in range(0, depth)` with
+ * k = k0 + kk (a constant trip count, unrolled by the backend), the last partial one the loop above.
  * (t = tid.x + bx*tid.y). Each thread's k runs through the same values in the same order, its checks stay
  * before its reads, and a tile element it reads was loaded from the same index it would have read (the
  * indices of the cooperative loads are the original index computations, cloned with threadIdx and k
  * replaced, so this holds whatever the index arithmetic does). A thread ended by a failed check leaves its
- * part of later tiles unloaded: after an IndexError the outputs are not meaningful (as with grid-stride). */
+ * part of later tiles unloaded: after an IndexError the outputs are not meaningful (as with grid-stride).
+ *
+ * Register blocking (rewrite_blocked), where legal besides: the kernel has no barrier, warp op, shared memory,
+ * call, atomic, fence, lane id or nested return; the ops before L are pure; blockIdx.x and .y are read only
+ * there, and in a tiled index only where it moves with threadIdx.x (.y); L's bounds do not depend on them.
+ * The launch stays the user's: a block of the tiled variant whose blockIdx is a multiple of (rx, ry) computes
+ * what the rx x ry blocks from it compute, its thread (tx, ty) as the thread (tx, ty) of each of them that
+ * exists (a virtual thread: the original code with blockIdx := blockIdx + (r, c), so every index, guard, check
+ * and store keeps its meaning); the other blocks do nothing. The tiles hold the rows of all those blocks, so
+ * each thread reads rx + ry values from shared memory per k for rx * ry accumulations. Each virtual thread's
+ * values are combined in the original order. */
 #include <stdio.h>
 #include <string.h>
 
@@ -41,7 +53,8 @@
 #include "passes/affine.h"
 #include "passes/range.h"
 
-enum { TS_MAX_TILES = 8, TS_MAX_RANK = 3, TS_SHARED_BUDGET = 48 * 1024, TS_MAX_WRITTEN = 16 };
+enum { TS_MAX_TILES = 8, TS_MAX_RANK = 3, TS_SHARED_BUDGET = 48 * 1024, TS_MAX_WRITTEN = 16, TS_MAX_VIRT = 64,
+       TS_MAX_CARRY = 64, TS_MAX_OPS = 512 };
 enum { VAR_NONE = -1, VAR_TX = 0, VAR_TY = 1, VAR_K = 2 };
 
 typedef struct Tile {
@@ -65,7 +78,9 @@ typedef struct Ts {
   Diag *diag;
   RangeAnalysis *ra;
   int64_t bx, by, depth;
+  int64_t rx, ry;             /* register blocking: a block computes rx x ry blocks' outputs (1 x 1: none) */
   bool report;
+  bool blocked;               /* L is register-blocked */
   Op *func;
   Op *loop, *guard;           /* L, and the scf.if around it (NULL: none) */
   unsigned arm;               /* the arm of guard holding L */
@@ -264,10 +279,22 @@ static bool legal(Ts *t) {
 
 static Value *c64(IrBuilder *b, int64_t v) { return ib_const_int(b, ty_i64(b->ctx), v); }
 
+/* Whether v is computed from blockIdx along a dim of mask (bit d: dim d; conservatively true past a depth). */
+static bool uses_block_id(const Value *v, unsigned mask, unsigned depth) {
+  const Op *d = v->def;
+  if (!d) return false;
+  if (d->kind == OP_BLOCK_ID) return (mask >> ir_op_attr_int(d, "dim", 0)) & 1;
+  if (depth > 48) return true;
+  for (unsigned i = 0; i < d->noperands; i++)
+    if (uses_block_id(d->operands[i].value, mask, depth + 1)) return true;
+  return false;
+}
+
 /* The index computation of v, cloned at b with threadIdx and L's variable replaced (tid[d]: i32 values,
  * NULL: 0; k: the value for L's variable). Values that do not depend on them and are defined outside L are
  * used as they are. */
-static Value *substitute(Ts *t, IrBuilder *b, Value *v, Value *const tid[2], Value *k, PtrMap *memo) {
+static Value *substitute(Ts *t, IrBuilder *b, Value *v, Value *const tid[2], Value *const bid[2], Value *k,
+                         PtrMap *memo) {
   Value *m = ptrmap_get(memo, v);
   if (m) return m;
   Value *iv = t->loop->regions[0].first->args[0];
@@ -277,13 +304,15 @@ static Value *substitute(Ts *t, IrBuilder *b, Value *v, Value *const tid[2], Val
     int64_t dim = ir_op_attr_int(d, "dim", 0);
     return dim < 2 && tid[dim] ? tid[dim] : ib_const_int(b, v->type, 0);
   }
+  if (d && d->kind == OP_BLOCK_ID && ir_op_attr_int(d, "dim", 0) < 2 && bid[ir_op_attr_int(d, "dim", 0)])
+    return bid[ir_op_attr_int(d, "dim", 0)];
   bool inside = d ? ir_op_is_ancestor(t->loop, d) : ir_block_parent_op(v->block) == t->loop;
-  if (!inside && affine_is_invariant(v)) return v;
+  if (!inside && affine_is_invariant(v) && !((bid[0] || bid[1]) && uses_block_id(v, 3, 0))) return v;
   if (!d || d->nregions || !op_has(d, OPT_PURE)) return NULL; /* affine_of would have refused it */
   Value *ops[4];
   if (d->noperands > 4) return NULL;
   for (unsigned i = 0; i < d->noperands; i++)
-    if (!(ops[i] = substitute(t, b, op_operand(d, i), tid, k, memo))) return NULL;
+    if (!(ops[i] = substitute(t, b, op_operand(d, i), tid, bid, k, memo))) return NULL;
   PtrMap map = {0};
   for (unsigned i = 0; i < d->noperands; i++) ptrmap_put(&map, op_operand(d, i), ops[i]);
   Op *c = ir_op_clone(t->m, d, &map);
@@ -388,7 +417,7 @@ static Value *tile_ref(Ts *t, IrBuilder *b, const Tile *tl) {
 }
 
 /* for e in range(lin, size, bx*by): tile[coords(e)] = A[index(coords)] if in bounds else 0 */
-static void cooperative_load(Ts *t, IrBuilder *b, Tile *tl, Value *lin, Value *k0) {
+static void cooperative_load(Ts *t, IrBuilder *b, Tile *tl, Value *lin, Value *k0, Value *const bidbase[2]) {
   int64_t size = 1;
   for (unsigned d = 0; d < tl->rank; d++) size *= tl->ext[d];
   Value *bounds[3] = {lin, c64(b, size), c64(b, t->bx * t->by)};
@@ -405,16 +434,25 @@ static void cooperative_load(Ts *t, IrBuilder *b, Tile *tl, Value *lin, Value *k
     coord[d] = d ? ib_binary(&in, OP_REMSI, rest, c64(&in, tl->ext[d])) : rest;
     if (d) rest = ib_binary(&in, OP_DIVSI, rest, c64(&in, tl->ext[d]));
   }
-  Value *tid[2] = {NULL, NULL}, *k = NULL;
+  Value *tid[2] = {NULL, NULL}, *bid[2] = {NULL, NULL}, *k = NULL;
+  Type *i32 = ty_i32(t->m->ctx);
   for (unsigned d = 0; d < tl->rank; d++) {
-    if (tl->var[d] == VAR_TX || tl->var[d] == VAR_TY) tid[tl->var[d]] = ib_unary(&in, OP_TRUNCI, coord[d], ty_i32(t->m->ctx));
+    if (tl->var[d] == VAR_TX || tl->var[d] == VAR_TY) {
+      int v = tl->var[d];
+      Value *c = coord[d], *w = c64(&in, v == VAR_TX ? t->bx : t->by);
+      if (bidbase[v]) { /* register blocking: the coordinate runs over the threads of rx (ry) blocks */
+        bid[v] = ib_binary(&in, OP_ADDI, bidbase[v], ib_unary(&in, OP_TRUNCI, ib_binary(&in, OP_DIVSI, c, w), i32));
+        c = ib_binary(&in, OP_REMSI, c, w);
+      }
+      tid[v] = ib_unary(&in, OP_TRUNCI, c, i32);
+    }
     if (tl->var[d] == VAR_K) k = ib_binary(&in, OP_ADDI, k0, coord[d]);
   }
   Value *gidx[TS_MAX_RANK];
   Value *inb = ib_const_bool(&in, true);
   PtrMap memo = {0};
   for (unsigned d = 0; d < tl->rank; d++) {
-    gidx[d] = substitute(t, &in, op_operand(tl->load, 1 + d), tid, k, &memo);
+    gidx[d] = substitute(t, &in, op_operand(tl->load, 1 + d), tid, bid, k, &memo);
     Value *n = ib_dim(&in, tl->array, d);
     inb = ib_binary(&in, OP_ANDI, inb, ib_binary(&in, OP_ANDI, ib_cmpi(&in, "sge", gidx[d], c64(&in, 0)),
                                                  ib_cmpi(&in, "slt", gidx[d], n)));
@@ -458,6 +496,58 @@ static void redirect_load(Ts *t, Tile *tl, Value *const tid64[2], Value *k0) {
   Value *v = op_result(ib_op(&b, OP_LOAD, 1 + tl->rank, ops, 1, &et, 0), 0);
   ir_value_replace_all_uses(op_result(tl->load, 0), v);
   ir_op_erase(tl->load);
+}
+
+/* L (the inner loop over [k0, end), its loads reading the tiles) becomes
+ *     scf.if(k0 + depth <= ub) {for kk in range(0, depth): L's body with k := k0 + kk} else {L}
+ * so that a whole tile, every tile but the last partial one, runs a loop of constant trip count that the
+ * backend unrolls. k takes the same values in the same order either way. */
+static void full_tile_path(Ts *t, Value *k0, Value *k0_plus_depth, Value *ub) {
+  Module *m = t->m;
+  Op *L = t->loop;
+  unsigned ncarry = L->noperands - 3;
+  Type *ctypes[16];
+  for (unsigned i = 0; i < ncarry; i++) ctypes[i] = op_result(L, i)->type;
+  IrBuilder b;
+  ib_init(&b, m);
+  b.loc = L->loc;
+  ib_set_before(&b, L);
+  /* k0 + depth <= ub, both ways: the first without wrap-around where ub - depth has none (ub an extent, say),
+   * which gives the range analysis k0 + kk < ub in the loop; the second where k0 + depth has none */
+  Value *full = ib_binary(&b, OP_ANDI, ib_cmpi(&b, "sle", k0, ib_binary(&b, OP_SUBI, ub, c64(&b, t->depth))),
+                          ib_cmpi(&b, "sle", k0_plus_depth, ub));
+  Op *sel = ib_op(&b, OP_IF, 1, &full, ncarry, ctypes, 2);
+  Block *yes = ir_block_new(m), *no = ir_block_new(m);
+  ir_region_append_block(&sel->regions[0], yes);
+  ir_region_append_block(&sel->regions[1], no);
+  for (unsigned i = 0; i < ncarry; i++) ir_value_replace_all_uses(op_result(L, i), op_result(sel, i));
+  /* the whole tile */
+  ib_set_end(&b, yes);
+  Value *fops[3 + 16] = {c64(&b, 0), c64(&b, t->depth), c64(&b, 1)};
+  for (unsigned i = 0; i < ncarry; i++) fops[3 + i] = op_operand(L, 3 + i);
+  Op *fast = ib_op(&b, OP_FOR, 3 + ncarry, fops, ncarry, ctypes, 1);
+  Block *body = L->regions[0].first, *fb = ir_block_new(m);
+  ir_region_append_block(&fast->regions[0], fb);
+  Value *kk = ir_block_add_arg(m, fb, ty_i64(m->ctx));
+  PtrMap map = {0};
+  for (unsigned i = 0; i < ncarry; i++) ptrmap_put(&map, body->args[1 + i], ir_block_add_arg(m, fb, ctypes[i]));
+  IrBuilder f;
+  ib_init(&f, m);
+  f.loc = L->loc;
+  ib_set_end(&f, fb);
+  ptrmap_put(&map, body->args[0], ib_binary(&f, OP_ADDI, k0, kk));
+  for (Op *op = body->first; op; op = op->next) ir_block_append(fb, ir_op_clone(m, op, &map));
+  ptrmap_free(&map);
+  Value *fr[16];
+  for (unsigned i = 0; i < ncarry; i++) fr[i] = op_result(fast, i);
+  ib_op(&b, OP_YIELD, ncarry, fr, 0, NULL, 0);
+  /* the last, partial tile */
+  ir_op_unlink(L);
+  ir_block_append(no, L);
+  ib_set_end(&b, no);
+  Value *lr[16];
+  for (unsigned i = 0; i < ncarry; i++) lr[i] = op_result(L, i);
+  ib_op(&b, OP_YIELD, ncarry, lr, 0, NULL, 0);
 }
 
 static void rewrite(Ts *t) {
@@ -506,7 +596,8 @@ static void rewrite(Ts *t) {
   ib_init(&in, m);
   in.loc = L->loc;
   ib_set_end(&in, ob);
-  for (unsigned i = 0; i < t->ntiles; i++) cooperative_load(t, &in, &t->tiles[i], lin, k0);
+  Value *nobid[2] = {NULL, NULL};
+  for (unsigned i = 0; i < t->ntiles; i++) cooperative_load(t, &in, &t->tiles[i], lin, k0, nobid);
   ib_op(&in, OP_BARRIER, 0, NULL, 0, NULL, 0);
   Value *end = ib_binary(&in, OP_MINSI, ib_binary(&in, OP_ADDI, k0, c64(&in, t->depth)), op_operand(L, 1));
   /* L becomes the inner loop over [k0, end), carrying the outer loop's values */
@@ -538,8 +629,315 @@ static void rewrite(Ts *t) {
   ib_op(&in, OP_BARRIER, 0, NULL, 0, NULL, 0);
   ib_op(&in, OP_YIELD, ncarry, next, 0, NULL, 0);
   for (unsigned i = 0; i < t->ntiles; i++) redirect_load(t, &t->tiles[i], tid64, k0);
+  full_tile_path(t, k0, op_operand(end->def, 0), oops[1]);
   ir_op_set_attr(m, t->func, "tiled_block", attr_array(m, 3, (Attr[]){attr_int(i64, t->bx), attr_int(i64, t->by),
                                                                         attr_int(i64, 1)}));
+}
+
+/* ---- register blocking ---------------------------------------------------------------------------- */
+
+static bool rb_scan(Op *op, void *user) {
+  bool *ok = user;
+  switch (op->kind) {
+  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
+  case OP_FUNC_CALL: case OP_FUNC_RETURN: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_ATOMIC_RMW:
+  case OP_ATOMIC_CAS: case OP_FENCE: case OP_LANE_ID:
+    *ok = false;
+    return false;
+  default: return true;
+  }
+}
+
+static bool rb_scan_block_id(Op *op, void *user) {
+  if (op->kind == OP_BLOCK_ID && ir_op_attr_int(op, "dim", 0) < 2) *(bool *)user = false;
+  return *(bool *)user;
+}
+
+/* Whether the tiled L can also be register-blocked (t->rx x t->ry blocks' threads per block); scales the
+ * tiles' extents when it can. */
+static bool rb_legal(Ts *t) {
+  Op *L = t->loop, *at = t->guard ? t->guard : L;
+  Block *entry = ir_func_entry(t->func);
+  if (t->rx * t->ry <= 1 || t->rx * t->ry > TS_MAX_VIRT || (L->noperands - 3) * t->rx * t->ry > TS_MAX_CARRY)
+    return false;
+  /* each virtual thread's code is its own: no barrier, warp op, shared memory, call, atomic or nested return */
+  bool ok = true;
+  for (Op *op = entry->first; op && ok; op = op->next)
+    if (op != ir_block_terminator(entry)) ir_walk_pre(op, rb_scan, &ok);
+  if (!ok) return false;
+  unsigned n = 0;
+  for (Op *op = entry->first; op != at; op = op->next, n++)
+    if (!op_has(op, OPT_PURE) || op->nregions) return false;
+  if (t->guard)
+    for (Op *op = t->guard->regions[t->arm].first->first; op != L; op = op->next) n++;
+  /* blockIdx.x and .y only in those ops (each virtual thread's are its own) */
+  for (Op *op = at; op && op != ir_block_terminator(entry) && ok; op = op->next) {
+    n++;
+    ir_walk_pre(op, rb_scan_block_id, &ok);
+  }
+  if (!ok || n > TS_MAX_OPS) return false;
+  if (uses_block_id(op_operand(L, 0), 3, 0) || uses_block_id(op_operand(L, 1), 3, 0)) return false;
+  /* blockIdx.x only in the indices that move with threadIdx.x (the tile's rows of the rx blocks), y likewise */
+  int64_t bytes = 0;
+  for (unsigned i = 0; i < t->ntiles; i++) {
+    Tile *tl = &t->tiles[i];
+    for (unsigned d = 0; d < tl->rank; d++) {
+      Value *idx = op_operand(tl->load, 1 + d);
+      if ((tl->var[d] != VAR_TX && uses_block_id(idx, 1, 0)) || (tl->var[d] != VAR_TY && uses_block_id(idx, 2, 0)))
+        return false;
+    }
+    int64_t e = (int64_t)ty_size(tl->array->type->elem);
+    for (unsigned d = 0; d < tl->rank; d++) {
+      int64_t x = tl->var[d] == VAR_TX ? t->rx : tl->var[d] == VAR_TY ? t->ry : 1;
+      Tile s = *tl;
+      s.ext[d] *= x;
+      e *= stored_extent(&s, d);
+    }
+    bytes += e;
+  }
+  if (bytes > TS_SHARED_BUDGET) return false;
+  for (unsigned i = 0; i < t->ntiles; i++)
+    for (unsigned d = 0; d < t->tiles[i].rank; d++)
+      t->tiles[i].ext[d] *= t->tiles[i].var[d] == VAR_TX ? t->rx : t->tiles[i].var[d] == VAR_TY ? t->ry : 1;
+  return true;
+}
+
+typedef struct Virt {
+  PtrMap map[TS_MAX_VIRT];    /* per virtual thread: original value -> its value */
+  Value *exists[TS_MAX_VIRT], *guard[TS_MAX_VIRT];
+  unsigned n, nc;             /* virtual threads; values L carries */
+} Virt;
+
+static Value *vmapped(Virt *vt, unsigned v, Value *x) {
+  Value *y = ptrmap_get(&vt->map[v], x);
+  return y ? y : x;
+}
+
+/* scf.if(c) yielding n values: the then-block and else-block for the caller to fill. */
+static Op *emit_if(Ts *t, IrBuilder *b, Value *c, unsigned n, Type *const *types, Block **yes, Block **no) {
+  Op *op = ib_op(b, OP_IF, 1, &c, n, (Type **)types, 2);
+  *yes = ir_block_new(t->m);
+  *no = ir_block_new(t->m);
+  ir_region_append_block(&op->regions[0], *yes);
+  ir_region_append_block(&op->regions[1], *no);
+  return op;
+}
+
+/* for k in [lb, ub) (k = k0 + the loop's variable when k0 is given), L's body for each virtual thread of
+ * vs[0..n) in turn (each under scf.if(its guard) when guarded), carrying their values init[n * nc]. */
+static Op *emit_bodies(Ts *t, Virt *vt, IrBuilder *b, Value *lb, Value *ub, Value *k0, const unsigned *vs, unsigned n,
+                       Value *const *init, bool guarded) {
+  Module *m = t->m;
+  unsigned nc = vt->nc, nr = n * nc;
+  Value *ops[3 + TS_MAX_CARRY];
+  Type *types[TS_MAX_CARRY];
+  ops[0] = lb;
+  ops[1] = ub;
+  ops[2] = c64(b, 1);
+  for (unsigned i = 0; i < nr; i++) {
+    ops[3 + i] = init[i];
+    types[i] = init[i]->type;
+  }
+  Op *loop = ib_op(b, OP_FOR, 3 + nr, ops, nr, types, 1);
+  Block *body = ir_block_new(m), *tb = t->loop->regions[0].first;
+  ir_region_append_block(&loop->regions[0], body);
+  Value *iv = ir_block_add_arg(m, body, ty_i64(m->ctx));
+  for (unsigned i = 0; i < nr; i++) ir_block_add_arg(m, body, types[i]);
+  IrBuilder f;
+  ib_init(&f, m);
+  f.loc = b->loc;
+  ib_set_end(&f, body);
+  Value *k = k0 ? ib_binary(&f, OP_ADDI, k0, iv) : iv, *ys[TS_MAX_CARRY];
+  Op *term = ir_block_terminator(tb);
+  for (unsigned j = 0; j < n; j++) {
+    PtrMap *mp = &vt->map[vs[j]];
+    ptrmap_put(mp, tb->args[0], k);
+    for (unsigned i = 0; i < nc; i++) ptrmap_put(mp, tb->args[1 + i], body->args[1 + j * nc + i]);
+    IrBuilder *at = &f, g;
+    Op *gi = NULL;
+    if (guarded) {
+      Block *yes, *no;
+      gi = emit_if(t, &f, vt->guard[vs[j]], nc, &types[j * nc], &yes, &no);
+      ib_init(&g, m);
+      g.loc = f.loc;
+      ib_set_end(&g, no);
+      ib_op(&g, OP_YIELD, nc, &body->args[1 + j * nc], 0, NULL, 0);
+      ib_set_end(&g, yes);
+      at = &g;
+    }
+    for (Op *op = tb->first; op != term; op = op->next) ib_insert(at, ir_op_clone(m, op, mp));
+    for (unsigned i = 0; i < nc; i++) ys[j * nc + i] = vmapped(vt, vs[j], op_operand(term, i));
+    if (gi) {
+      ib_op(at, OP_YIELD, nc, &ys[j * nc], 0, NULL, 0);
+      for (unsigned i = 0; i < nc; i++) ys[j * nc + i] = op_result(gi, i);
+    }
+  }
+  ib_op(&f, OP_YIELD, nr, ys, 0, NULL, 0);
+  return loop;
+}
+
+static void yield_results(IrBuilder *b, Block *blk, Op *of) {
+  Value *r[TS_MAX_CARRY];
+  for (unsigned i = 0; i < of->nresults; i++) r[i] = op_result(of, i);
+  ib_set_end(b, blk);
+  ib_op(b, OP_YIELD, of->nresults, r, 0, NULL, 0);
+}
+
+/* The register-blocked rewrite. In the tiled variant, the block (bx0, by0) with bx0 % rx == 0 and by0 % ry == 0
+ * computes what the blocks (bx0 + r, by0 + c), r < rx, c < ry, of the user's grid compute (those that exist);
+ * the others do nothing. Its thread (tx, ty) plays the thread (tx, ty) of each of those blocks, a virtual
+ * thread: its code is the original's with blockIdx.x := bx0 + r and blockIdx.y := by0 + c (so every index,
+ * guard, check and store keeps its meaning), its tiles the rows of all rx (ry) blocks. Per tile:
+ *     if every virtual thread exists and passes its guard:
+ *         for k in the tile: L's body for each virtual thread in turn (a whole tile: k = k0 + kk, kk < depth)
+ *     else: for k in the tile: for each virtual thread: if it exists and passes its guard: its L's body
+ * (one loop, not one per virtual thread: less code, and 127 registers instead of 137 for the 4x4 float32 matmul)
+ * Each virtual thread's k runs through the same values in the same order (bit for bit); the code after L
+ * runs for each virtual thread that exists. */
+static void rewrite_blocked(Ts *t) {
+  Module *m = t->m;
+  Op *L = t->loop, *G = t->guard;
+  Type *i32 = ty_i32(m->ctx), *i64 = ty_i64(m->ctx);
+  Virt vt = {0};
+  vt.n = (unsigned)(t->rx * t->ry);
+  vt.nc = L->noperands - 3;
+  Block *then = version(t);
+  for (unsigned i = 0; i < t->ntiles; i++) t->tiles[i].global = new_global(t, &t->tiles[i], i);
+  Op *at = G ? G : L;
+  if (G) {
+    Block *arm = G->regions[t->arm].first;
+    while (arm->first != L) {
+      Op *op = arm->first;
+      ir_op_unlink(op);
+      ir_op_insert_before(G, op);
+    }
+  }
+  /* the ops before `at` are pure: cloned for each virtual thread; those from `after` on run after L */
+  Op *pre[TS_MAX_OPS], *after = G ? G : L->next;
+  unsigned npre = 0;
+  for (Op *op = then->first; op != at && npre < TS_MAX_OPS; op = op->next) pre[npre++] = op;
+  IrBuilder b;
+  ib_init(&b, m);
+  b.loc = L->loc;
+  ib_set_before(&b, at);
+  Value *bid[2] = {ib_gpu_id(&b, OP_BLOCK_ID, 0), ib_gpu_id(&b, OP_BLOCK_ID, 1)};
+  Value *active = ib_binary(&b, OP_ANDI,
+                            ib_cmpi(&b, "eq", ib_binary(&b, OP_REMSI, bid[0], ib_const_int(&b, i32, t->rx)), ib_const_int(&b, i32, 0)),
+                            ib_cmpi(&b, "eq", ib_binary(&b, OP_REMSI, bid[1], ib_const_int(&b, i32, t->ry)), ib_const_int(&b, i32, 0)));
+  Block *nb, *idle;
+  emit_if(t, &b, active, 0, NULL, &nb, &idle);
+  ib_set_end(&b, idle);
+  ib_op(&b, OP_YIELD, 0, NULL, 0, NULL, 0);
+  IrBuilder in;
+  ib_init(&in, m);
+  in.loc = L->loc;
+  ib_set_end(&in, nb);
+  Value *tid64[2] = {ib_cast(&in, ib_gpu_id(&in, OP_THREAD_ID, 0), i64), ib_cast(&in, ib_gpu_id(&in, OP_THREAD_ID, 1), i64)};
+  Value *lin = ib_binary(&in, OP_ADDI, tid64[0], ib_binary(&in, OP_MULI, tid64[1], c64(&in, t->bx)));
+  Value *gd[2] = {ib_gpu_id(&in, OP_GRID_DIM, 0), ib_gpu_id(&in, OP_GRID_DIM, 1)};
+  Value *all = ib_const_bool(&in, true);
+  for (unsigned v = 0; v < vt.n; v++) {
+    int64_t r = v / t->ry, c = v % t->ry;
+    PtrMap *mp = &vt.map[v];
+    Value *vb[2] = {ib_binary(&in, OP_ADDI, bid[0], ib_const_int(&in, i32, r)),
+                    ib_binary(&in, OP_ADDI, bid[1], ib_const_int(&in, i32, c))};
+    vt.exists[v] = ib_binary(&in, OP_ANDI, ib_cmpi(&in, "ult", vb[0], gd[0]), ib_cmpi(&in, "ult", vb[1], gd[1]));
+    ptrmap_put(mp, tid64[0], ib_binary(&in, OP_ADDI, tid64[0], c64(&in, t->bx * r)));
+    ptrmap_put(mp, tid64[1], ib_binary(&in, OP_ADDI, tid64[1], c64(&in, t->by * c)));
+    for (unsigned p = 0; p < npre; p++) {
+      Op *op = pre[p];
+      if (op->kind == OP_BLOCK_ID && ir_op_attr_int(op, "dim", 0) < 2) {
+        ptrmap_put(mp, op_result(op, 0), vb[ir_op_attr_int(op, "dim", 0)]);
+        continue;
+      }
+      ib_insert(&in, ir_op_clone(m, op, mp));
+    }
+    Value *g = ib_const_bool(&in, true);
+    if (G) {
+      g = vmapped(&vt, v, op_operand(G, 0));
+      if (t->arm == 1) g = ib_binary(&in, OP_XORI, g, ib_const_bool(&in, true));
+    }
+    vt.guard[v] = ib_binary(&in, OP_ANDI, g, vt.exists[v]);
+    all = ib_binary(&in, OP_ANDI, all, vt.guard[v]);
+  }
+  /* the outer loop over the tiles, carrying every virtual thread's values */
+  unsigned nr = vt.n * vt.nc;
+  Value *oops[3 + TS_MAX_CARRY];
+  Type *ctypes[TS_MAX_CARRY];
+  Value *lb = op_operand(L, 0), *ub = op_operand(L, 1);
+  oops[0] = lb;
+  oops[1] = ub;
+  oops[2] = c64(&in, t->depth);
+  for (unsigned v = 0; v < vt.n; v++)
+    for (unsigned i = 0; i < vt.nc; i++) {
+      oops[3 + v * vt.nc + i] = vmapped(&vt, v, op_operand(L, 3 + i));
+      ctypes[v * vt.nc + i] = op_operand(L, 3 + i)->type;
+    }
+  Op *outer = ib_op(&in, OP_FOR, 3 + nr, oops, nr, ctypes, 1);
+  Block *ob = ir_block_new(m);
+  ir_region_append_block(&outer->regions[0], ob);
+  Value *k0 = ir_block_add_arg(m, ob, i64), *carried[TS_MAX_CARRY];
+  for (unsigned i = 0; i < nr; i++) carried[i] = ir_block_add_arg(m, ob, ctypes[i]);
+  IrBuilder o;
+  ib_init(&o, m);
+  o.loc = L->loc;
+  ib_set_end(&o, ob);
+  for (unsigned i = 0; i < t->ntiles; i++) cooperative_load(t, &o, &t->tiles[i], lin, k0, bid);
+  ib_op(&o, OP_BARRIER, 0, NULL, 0, NULL, 0);
+  /* L's body reads the tiles; it is the template of every virtual thread's */
+  ir_op_unlink(L);
+  for (unsigned i = 0; i < t->ntiles; i++) redirect_load(t, &t->tiles[i], tid64, k0);
+  Value *k0d = ib_binary(&o, OP_ADDI, k0, c64(&o, t->depth));
+  Value *end = ib_binary(&o, OP_MINSI, k0d, ub);
+  Block *yes, *no, *fy, *fn;
+  Op *sel = emit_if(t, &o, all, nr, ctypes, &yes, &no);
+  IrBuilder y;
+  ib_init(&y, m);
+  y.loc = L->loc;
+  ib_set_end(&y, yes);
+  Value *full = ib_binary(&y, OP_ANDI, ib_cmpi(&y, "sle", k0, ib_binary(&y, OP_SUBI, ub, c64(&y, t->depth))),
+                          ib_cmpi(&y, "sle", k0d, ub));
+  Op *fsel = emit_if(t, &y, full, nr, ctypes, &fy, &fn);
+  yield_results(&y, yes, fsel);
+  unsigned vs[TS_MAX_VIRT];
+  for (unsigned v = 0; v < vt.n; v++) vs[v] = v;
+  ib_set_end(&y, fy);
+  yield_results(&y, fy, emit_bodies(t, &vt, &y, c64(&y, 0), c64(&y, t->depth), k0, vs, vt.n, carried, false));
+  ib_set_end(&y, fn);
+  yield_results(&y, fn, emit_bodies(t, &vt, &y, k0, end, NULL, vs, vt.n, carried, false));
+  /* some virtual thread is out: each body under its guard */
+  ib_set_end(&y, no);
+  yield_results(&y, no, emit_bodies(t, &vt, &y, k0, end, NULL, vs, vt.n, carried, true));
+  ib_op(&o, OP_BARRIER, 0, NULL, 0, NULL, 0);
+  Value *next[TS_MAX_CARRY];
+  for (unsigned i = 0; i < nr; i++) next[i] = op_result(sel, i);
+  ib_op(&o, OP_YIELD, nr, next, 0, NULL, 0);
+  /* what follows L, for each virtual thread that exists */
+  Op *term = ir_block_terminator(then);
+  for (unsigned v = 0; v < vt.n; v++) {
+    for (unsigned i = 0; i < vt.nc; i++) ptrmap_put(&vt.map[v], op_result(L, i), op_result(outer, v * vt.nc + i));
+    Block *ey, *en;
+    emit_if(t, &in, vt.exists[v], 0, NULL, &ey, &en);
+    IrBuilder z;
+    ib_init(&z, m);
+    z.loc = L->loc;
+    ib_set_end(&z, ey);
+    for (Op *op = after; op && op != term; op = op->next) ib_insert(&z, ir_op_clone(m, op, &vt.map[v]));
+    ib_op(&z, OP_YIELD, 0, NULL, 0, NULL, 0);
+    ib_set_end(&z, en);
+    ib_op(&z, OP_YIELD, 0, NULL, 0, NULL, 0);
+  }
+  ib_op(&in, OP_YIELD, 0, NULL, 0, NULL, 0);
+  /* the originals go (after the new code, which no longer uses them) */
+  Op *gone[TS_MAX_OPS];
+  unsigned ng = 0;
+  for (Op *op = after; op && op != term && ng < TS_MAX_OPS; op = op->next) gone[ng++] = op;
+  for (unsigned i = ng; i-- > 0;) ir_op_erase(gone[i]);
+  ir_op_erase(L);
+  for (unsigned v = 0; v < vt.n; v++) ptrmap_free(&vt.map[v]);
+  ir_op_set_attr(m, t->func, "tiled_block", attr_array(m, 3, (Attr[]){attr_int(i64, t->bx), attr_int(i64, t->by),
+                                                                        attr_int(i64, 1)}));
+  ir_op_set_attr(m, t->func, "register_blocked", attr_array(m, 2, (Attr[]){attr_int(i64, t->rx), attr_int(i64, t->ry)}));
 }
 
 /* ---- the pass ------------------------------------------------------------------------------------- */
@@ -552,8 +950,10 @@ static void report(Ts *t, bool tiled) {
   }
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "loop tiled for blocks of (%lld, %lld, 1), depth %lld:", (long long)t->bx, (long long)t->by,
+  sb_printf(&sb, "loop tiled for blocks of (%lld, %lld, 1), depth %lld", (long long)t->bx, (long long)t->by,
             (long long)t->depth);
+  if (t->blocked) sb_printf(&sb, ", register-blocked %lldx%lld", (long long)t->rx, (long long)t->ry);
+  sb_puts(&sb, ":");
   for (unsigned i = 0; i < t->ntiles; i++) {
     Tile *tl = &t->tiles[i];
     sb_printf(&sb, "%s parameter %u in a ", i ? "," : "", tl->array->index);
@@ -572,8 +972,10 @@ static bool try_loop(Ts *t, Op *L, Op *G, unsigned arm) {
   t->why = NULL;
   t->ntiles = 0;
   bool ok = L->noperands - 3 <= 16 ? legal(t) : fail(t, "the loop carries too many values");
+  t->blocked = ok && rb_legal(t);
   report(t, ok);
-  if (ok) rewrite(t);
+  if (ok && t->blocked) rewrite_blocked(t);
+  else if (ok) rewrite(t);
   return ok;
 }
 
@@ -596,9 +998,13 @@ static void tile_kernel(Ts *t, Op *func) {
 
 bool pass_tile_shared(Module *m, const PassContext *pc) {
   Ts t = {.m = m, .diag = pc->diag, .bx = pc->options[0], .by = pc->options[1], .depth = pc->options[2],
-          .report = pc->options[3] != 0};
+          .report = pc->options[3] != 0, .rx = pc->options[4], .ry = pc->options[5]};
   if (t.bx < 1 || t.by < 1 || t.depth < 1 || t.bx * t.by > 1024) {
     diag_error(pc->diag, (SrcLoc){0}, "tile-shared: the block (bx, by) must have 1 to 1024 threads and depth >= 1");
+    return false;
+  }
+  if (t.rx < 1 || t.ry < 1 || t.rx * t.ry > TS_MAX_VIRT) {
+    diag_error(pc->diag, (SrcLoc){0}, "tile-shared: register blocking (rx, ry) must have 1 to %d blocks", TS_MAX_VIRT);
     return false;
   }
   t.ra = range_analysis_new(m);

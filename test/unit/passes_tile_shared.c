@@ -3,14 +3,19 @@
  *
  * Naive matmuls (both guard styles: `if i < n and j < m:` around the loop and `if i >= n or j >= m: return`
  * before it; float32, float64 and integer accumulators) are compiled twice from the same source: with the
- * default pipeline, and with tile-shared inserted after bce, for square (16x16) and non-square (32x8, 8x4)
- * tiled blocks. Each is launched on random shapes that are not multiples of the tile (1x1x1 up to 130x70x90,
+ * pipeline without tile-shared (canonicalize,cse,bce,dce), and with tile-shared{bx,by,rx,ry},hoist-checks after
+ * bce, for square (16x16) and non-square (32x8, 8x4) tiled blocks, plain (rx = ry = 1) and register-blocked (a
+ * block computing the outputs of 4x4, 2x4, 4x2 blocks). Each is launched on random shapes that are not
+ * multiples of the tile (1x1x1 up to 130x70x90,
  * the extremes always), random data, the grid covering C with a spare block; the outputs must agree bit for
  * bit with the untiled kernel's, the simulator must report no race, no barrier divergence and no error.
  * Launches with the block the variant was built for must run the tiled code (barriers counted), launches
  * with another block shape, or with C passed as A (aliasing arguments), the untiled code (no barrier) with
  * the untiled answer. Each kernel must have been tiled (its `tiled_block` attribute), so the test cannot
- * pass by tiling nothing. KF_SEED picks other shapes. */
+ * pass by tiling nothing. Launches where B is smaller than A and C say (fewer rows than A's columns, or one
+ * column fewer than C) must fail in the tiled code with the untiled code's IndexError: the same source line,
+ * axis, index and extent (the checks hoist-checks moved out of the loops report as the originals would).
+ * KF_SEED picks other shapes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +78,7 @@ static const char *source =
     "            acc += A[i, k] * B[k, j]\n"
     "        C[i, j] = acc\n";
 
-enum { NKERNELS = 4 };
+enum { NKERNELS = 4, NVARIANTS = 4 };
 static const char *const kernels[NKERNELS] = {"mm_f32", "mm_f32_ret", "mm_f64_ret", "mm_int"};
 static const unsigned elem_bytes[NKERNELS][3] = {{4, 4, 4}, {4, 4, 4}, {8, 8, 8}, {4, 4, 8}};
 
@@ -115,16 +120,18 @@ static void fill(void *p, unsigned kernel, unsigned arg, size_t n) {
   }
 }
 
-/* Runs kernel `name` of m on (A: M x K, B: K x N, C: M x N) with the given data (copied), returns C. */
-static void *run(Module *m, unsigned kernel, const uint32_t block[3], int64_t M, int64_t N, int64_t K, const void *a,
-                 const void *b, bool alias, SimResult *res, Diag *d) {
+/* Runs kernel `name` of m on (A: M x K, B: bshape or K x N, C: M x N) with the given data (copied), returns C. */
+static void *run_shapes(Module *m, unsigned kernel, const uint32_t block[3], const uint32_t *grid_given, int64_t M,
+                        int64_t N, int64_t K, const int64_t bshape[2], const void *a, const void *b, bool alias,
+                        SimResult *res, Diag *d) {
   Op *f = find_kernel(m, kernels[kernel]);
-  size_t ca = (size_t)(M * K) * elem_bytes[kernel][0], cb = (size_t)(K * N) * elem_bytes[kernel][1],
+  int64_t sb[2] = {bshape ? bshape[0] : K, bshape ? bshape[1] : N};
+  size_t ca = (size_t)(M * K) * elem_bytes[kernel][0], cb = (size_t)(sb[0] * sb[1]) * elem_bytes[kernel][1],
          cc = (size_t)(M * N) * elem_bytes[kernel][2];
   void *A = malloc(ca + 1), *B = malloc(cb + 1), *C = calloc(1, cc + 1);
   memcpy(A, a, ca);
   memcpy(B, b, cb);
-  int64_t sa[2] = {M, K}, sb[2] = {K, N}, sc[2] = {M, N};
+  int64_t sa[2] = {M, K}, sc[2] = {M, N};
   SimArg args[3] = {sim_arg_array_c(A, elem_type(kernel, 0), 2, sa), sim_arg_array_c(B, elem_type(kernel, 1), 2, sb),
                     sim_arg_array_c(C, elem_type(kernel, 2), 2, sc)};
   if (alias) { /* C passed as A too (square shapes, same dtype): the kernel reads what it writes */
@@ -132,6 +139,7 @@ static void *run(Module *m, unsigned kernel, const uint32_t block[3], int64_t M,
     args[0] = sim_arg_array_c(C, elem_type(kernel, 0), 2, sa);
   }
   uint32_t grid[3] = {(uint32_t)((M + block[0] - 1) / block[0] + 1), (uint32_t)((N + block[1] - 1) / block[1]), 1};
+  if (grid_given) memcpy(grid, grid_given, sizeof grid);
   SimOptions o;
   sim_options_init(&o);
   o.exit_releases_barriers = false;
@@ -142,32 +150,94 @@ static void *run(Module *m, unsigned kernel, const uint32_t block[3], int64_t M,
   return C;
 }
 
+static void *run(Module *m, unsigned kernel, const uint32_t block[3], int64_t M, int64_t N, int64_t K, const void *a,
+                 const void *b, bool alias, SimResult *res, Diag *d) {
+  return run_shapes(m, kernel, block, NULL, M, N, K, NULL, a, b, alias, res, d);
+}
+
+/* B smaller than the kernel's loops assume: the tiled kernel (with hoisted checks) reports the untiled one's
+ * IndexError. */
+static unsigned index_errors(Module *plain, Module *tiled, const uint32_t block[3], unsigned kernel, Diag *d) {
+  const int64_t M = 37, N = 29, K = 40;
+  /* rows: failing in a whole tile (k0 + depth <= K), in the partial last one; a column fewer than C */
+  const int64_t bshapes[][2] = {{5, N}, {23, N}, {35, N}, {K, N - 1}};
+  unsigned launches = 0;
+  for (unsigned s = 0; s < sizeof bshapes / sizeof *bshapes; s++) {
+    size_t na = (size_t)(M * K), nb = (size_t)(bshapes[s][0] * bshapes[s][1]);
+    void *a = malloc(na * elem_bytes[kernel][0]), *b = malloc(nb * elem_bytes[kernel][1]);
+    fill(a, kernel, 0, na);
+    fill(b, kernel, 1, nb);
+    SimResult rp, rt;
+    free(run_shapes(plain, kernel, block, NULL, M, N, K, bshapes[s], a, b, false, &rp, d));
+    free(run_shapes(tiled, kernel, block, NULL, M, N, K, bshapes[s], a, b, false, &rt, d));
+    launches += 2;
+    const SimIndexError *p = &rp.index_error, *t = &rt.index_error;
+    CHECK(p->set && t->set && rt.barriers > 0, "%s B %lldx%lld block %ux%u: an IndexError each, the tiled code ran",
+          kernels[kernel], (long long)bshapes[s][0], (long long)bshapes[s][1], block[0], block[1]);
+    CHECK(p->loc.line == t->loc.line && p->loc.col == t->loc.col && p->axis == t->axis && p->index == t->index &&
+              p->extent == t->extent,
+          "%s B %lldx%lld block %ux%u: untiled IndexError line %u axis %u index %lld extent %lld, tiled line %u axis %u "
+          "index %lld extent %lld", kernels[kernel], (long long)bshapes[s][0], (long long)bshapes[s][1], block[0],
+          block[1], p->loc.line, p->axis, (long long)p->index, (long long)p->extent, t->loc.line, t->axis,
+          (long long)t->index, (long long)t->extent);
+    free(a);
+    free(b);
+  }
+  return launches;
+}
+
+/* A grid that covers only part of C (not a multiple of the register blocking): the outputs of blocks the user
+ * did not launch stay as they were (a register-blocked block computes only the blocks that exist). */
+static unsigned short_grid(Module *plain, Module *tiled, const uint32_t block[3], unsigned kernel, Diag *d) {
+  const int64_t M = 150, N = 90, K = 20;
+  const uint32_t grid[3] = {(uint32_t)(M / block[0]) / 2 + 1, (uint32_t)(N / block[1]) / 2 + 1, 1};
+  size_t na = (size_t)(M * K), nb = (size_t)(K * N), cc = (size_t)(M * N) * elem_bytes[kernel][2];
+  void *a = malloc(na * elem_bytes[kernel][0]), *b = malloc(nb * elem_bytes[kernel][1]);
+  fill(a, kernel, 0, na);
+  fill(b, kernel, 1, nb);
+  SimResult rp, rt;
+  void *want = run_shapes(plain, kernel, block, grid, M, N, K, NULL, a, b, false, &rp, d);
+  void *got = run_shapes(tiled, kernel, block, grid, M, N, K, NULL, a, b, false, &rt, d);
+  CHECK(rt.status == SIM_OK && rt.races == 0 && rt.barriers > 0 && memcmp(want, got, cc) == 0,
+        "%s grid %ux%u block %ux%u: outputs differ or the tiled code did not run (%s)", kernels[kernel], grid[0],
+        grid[1], block[0], block[1], rt.message);
+  free(want);
+  free(got);
+  free(a);
+  free(b);
+  return 2;
+}
+
 int main(void) {
   const char *seed = getenv("KF_SEED");
   if (seed) rng = strtoull(seed, NULL, 0) | 1;
   ctx = ir_context_new();
   Diag d;
   diag_init(&d);
-  static const uint32_t tiled_for[3][2] = {{16, 16}, {32, 8}, {8, 4}};
-  Module *plain = compile(PASS_DEFAULT_PIPELINE, &d);
-  Module *tiled[3] = {NULL, NULL, NULL};
-  for (unsigned v = 0; v < 3; v++) {
+  /* (bx, by, rx, ry): tiled, and register-blocked (a block computing rx x ry blocks' outputs) */
+  static const uint32_t tiled_for[NVARIANTS][4] = {{16, 16, 1, 1}, {16, 16, 4, 4}, {32, 8, 2, 4}, {8, 4, 4, 2}};
+  Module *plain = compile("canonicalize,cse,bce,dce", &d);
+  Module *tiled[NVARIANTS] = {NULL};
+  for (unsigned v = 0; v < NVARIANTS; v++) {
     char pipeline[160];
-    snprintf(pipeline, sizeof pipeline, "canonicalize,cse,bce,tile-shared{bx=%u,by=%u},canonicalize,cse,dce",
-             tiled_for[v][0], tiled_for[v][1]);
+    snprintf(pipeline, sizeof pipeline, "canonicalize,cse,bce,tile-shared{bx=%u,by=%u,rx=%u,ry=%u},cse,hoist-checks,canonicalize,cse,dce",
+             tiled_for[v][0], tiled_for[v][1], tiled_for[v][2], tiled_for[v][3]);
     tiled[v] = compile(pipeline, &d);
   }
-  if (!plain || !tiled[0] || !tiled[1] || !tiled[2]) return 1;
-  for (unsigned v = 0; v < 3; v++)
+  for (unsigned v = 0; v < NVARIANTS; v++)
+    if (!plain || !tiled[v]) return 1;
+  for (unsigned v = 0; v < NVARIANTS; v++)
     for (unsigned k = 0; k < NKERNELS; k++) {
       Op *f = find_kernel(tiled[v], kernels[k]);
       CHECK(f && ir_op_attr(f, "tiled_block"), "%s not tiled for %ux%u", kernels[k], tiled_for[v][0], tiled_for[v][1]);
+      CHECK(f && (ir_op_attr(f, "register_blocked") != NULL) == (tiled_for[v][2] * tiled_for[v][3] > 1),
+            "%s: register blocking %ux%u not as asked", kernels[k], tiled_for[v][2], tiled_for[v][3]);
     }
 
-  int64_t shapes[][3] = {{1, 1, 1}, {130, 70, 90}, {16, 16, 16}, {17, 15, 33}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
-                         {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  int64_t shapes[][3] = {{1, 1, 1}, {130, 70, 90}, {16, 16, 16}, {17, 15, 33}, {64, 64, 32}, {0, 0, 0}, {0, 0, 0},
+                         {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
   unsigned nshapes = sizeof shapes / sizeof *shapes;
-  for (unsigned s = 4; s < nshapes; s++) {
+  for (unsigned s = 5; s < nshapes; s++) {
     shapes[s][0] = 1 + (int64_t)(rnd() % 130);
     shapes[s][1] = 1 + (int64_t)(rnd() % 70);
     shapes[s][2] = 1 + (int64_t)(rnd() % 90);
@@ -176,14 +246,14 @@ int main(void) {
   for (unsigned s = 0; s < nshapes; s++) {
     int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
     for (unsigned k = 0; k < NKERNELS; k++) {
-      unsigned v = (s + k) % 3; /* each shape and kernel against one tiled variant, all variants covered */
+      unsigned v = (s + k) % NVARIANTS; /* each shape and kernel against one tiled variant, all variants covered */
       size_t ca = (size_t)(M * K) * elem_bytes[k][0], cb = (size_t)(K * N) * elem_bytes[k][1];
       void *a = malloc(ca + 1), *b = malloc(cb + 1);
       fill(a, k, 0, (size_t)(M * K));
       fill(b, k, 1, (size_t)(K * N));
       size_t cc = (size_t)(M * N) * elem_bytes[k][2];
       /* the block it was tiled for, then another shape */
-      uint32_t blocks[2][3] = {{tiled_for[v][0], tiled_for[v][1], 1}, {tiled_for[(v + 1) % 3][0], tiled_for[(v + 1) % 3][1], 1}};
+      uint32_t blocks[2][3] = {{tiled_for[v][0], tiled_for[v][1], 1}, {tiled_for[(v + 2) % NVARIANTS][0], tiled_for[(v + 2) % NVARIANTS][1], 1}};
       for (unsigned bi = 0; bi < 2; bi++) {
         SimResult rp, rt;
         void *want = run(plain, k, blocks[bi], M, N, K, a, b, false, &rp, &d);
@@ -236,9 +306,14 @@ int main(void) {
     free(a);
     free(b);
   }
+  for (unsigned v = 0; v < NVARIANTS; v++)
+    for (unsigned k = 0; k < NKERNELS; k++) {
+      launches += short_grid(plain, tiled[v], (const uint32_t[3]){tiled_for[v][0], tiled_for[v][1], 1}, k, &d);
+      launches += index_errors(plain, tiled[v], (const uint32_t[3]){tiled_for[v][0], tiled_for[v][1], 1}, k, &d);
+    }
   if (diag_errors(&d)) fprintf(stderr, "%s", diag_text(&d));
   ir_module_free(plain);
-  for (unsigned v = 0; v < 3; v++) ir_module_free(tiled[v]);
+  for (unsigned v = 0; v < NVARIANTS; v++) ir_module_free(tiled[v]);
   diag_free(&d);
   ir_context_free(ctx);
   if (failures) fprintf(stderr, "%d failures\n", failures);

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""tiling_probe.py — the naive matmul (float32 accumulator, `return` guard) through kfront pipelines that differ only
+in the tiling options, timed on one GPU, each result compared bit for bit with the untiled compile; then the
+paths the default compile can take at run time.
+
+usage: PYTHONPATH=<staged>/python bench/tiling_probe.py [--n N] [--reps R]
+
+Rows (N x N float32, CUDA events, median of R launches after a warm-up, 16x16 blocks unless said):
+  untiled                      canonicalize,cse,bce,dce (the reference)
+  tiled, checks in the loop    tile-shared{rx=1,ry=1} (a whole tile unrolled), no hoist-checks
+  tiled + hoist-checks         tile-shared{rx=1,ry=1},cse,hoist-checks
+  blocked RXxRY                tile-shared{rx=RX,ry=RY},cse,hoist-checks (the default pipeline: 4x4)
+  default, C is A / 32x8 block the default compile sent to its untiled branch (overlap; another block shape)"""
+import argparse
+import linecache
+import os
+import statistics
+import sys
+
+import numpy as np
+
+np.row_stack = np.vstack
+
+KERNEL = '''
+@cuda.jit
+def matmul_f32acc(A, B, C):
+    i, j = cuda.grid(2)
+    if i >= C.shape[0] or j >= C.shape[1]:
+        return
+    acc = float32(0)
+    for k in range(A.shape[1]):
+        acc += A[i, k] * B[k, j]
+    C[i, j] = acc
+'''
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=4096)
+    ap.add_argument("--reps", type=int, default=3)
+    args = ap.parse_args()
+    from kfront import cuda, float32
+    if not cuda.is_available():
+        print("tiling_probe: no GPU: skipped")
+        return 0
+    import cupy as cp
+    fn = "<tiling-probe>"
+    linecache.cache[fn] = (len(KERNEL), None, KERNEL.splitlines(True), fn)
+    g = {"cuda": cuda, "float32": float32}
+    exec(compile(KERNEL, fn, "exec"), g)
+    k = g["matmul_f32acc"]
+    n = args.n
+    rng = np.random.default_rng(1)
+    A = cp.asarray(rng.random((n, n), dtype=np.float32))
+    B = cp.asarray(rng.random((n, n), dtype=np.float32))
+    C = cp.zeros((n, n), dtype=cp.float32)
+    A2 = A.copy()
+
+    def timed(launch):
+        launch()
+        cp.cuda.Device().synchronize()
+        times = []
+        for _ in range(args.reps):
+            s, e = cp.cuda.Event(), cp.cuda.Event()
+            s.record()
+            launch()
+            e.record()
+            e.synchronize()
+            times.append(cp.cuda.get_elapsed_time(s, e))
+        return statistics.median(times)
+
+    g16 = ((n + 15) // 16, (n + 15) // 16)
+    from kfront import _kfront
+    inputs = k._frozen() if hasattr(k, "_frozen") else None
+    if inputs is None:
+        k[g16, (16, 16)](A, B, C)
+        inputs = k._frozen()
+
+    def compiled(pipeline):
+        return _kfront.Program(cuda._runtime.runtime(), inputs.sources, inputs.binding_list(), inputs.specs,
+                               pipeline=pipeline).function("matmul_f32acc").configure(g16, (16, 16))
+
+    ref = cp.zeros((n, n), dtype=cp.float32)
+    untiled = compiled("canonicalize,cse,bce,dce")
+    rows = [("untiled", untiled, ref)]
+    for name, pipe in (("tiled, checks in the loop", "tile-shared{rx=1,ry=1},dce"),
+                       ("tiled + hoist-checks", "tile-shared{rx=1,ry=1},cse,hoist-checks,dce"),
+                       ("blocked 2x2", "tile-shared{rx=2,ry=2},cse,hoist-checks,dce"),
+                       ("blocked 4x2", "tile-shared{rx=4,ry=2},cse,hoist-checks,dce"),
+                       ("blocked 4x4 (default)", "tile-shared,cse,hoist-checks,dce"),
+                       ("blocked 8x4", "tile-shared{rx=8,ry=4},cse,hoist-checks,dce")):
+        try:
+            rows.append((name, compiled("canonicalize,cse,bce," + pipe), cp.zeros((n, n), dtype=cp.float32)))
+        except Exception as e:  # noqa: BLE001
+            print("%-28s compile failed: %s" % (name, e))
+    for name, launch, out in rows:
+        ms = timed(lambda: launch(A, B, out))
+        same = "" if out is ref else ("  bit-identical to untiled: %s" % bool(cp.array_equal(out, ref)))
+        print("%-28s %9.3f ms  %6.2f TFLOP/s%s" % (name, ms, 2.0 * n ** 3 / ms / 1e9, same))
+    for name, launch in (("default, C is A", lambda: k[g16, (16, 16)](A2, B, A2)),
+                         ("default, 32x8 block", lambda: k[((n + 31) // 32, (n + 7) // 8), (32, 8)](A, B, C))):
+        ms = timed(launch)
+        print("%-28s %9.3f ms  %6.2f TFLOP/s" % (name, ms, 2.0 * n ** 3 / ms / 1e9))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
