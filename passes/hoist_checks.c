@@ -33,6 +33,7 @@
 #include "passes.h"
 #include "passes/affine.h"
 #include "passes/range.h"
+#include "utils/mem.h"
 
 enum { HC_MAX_CHECKS = 256 };
 
@@ -229,11 +230,10 @@ bool pass_hoist_checks(Module *m, const PassContext *pc) {
     size_t nloops = 0;
     ir_walk_post(f, count_loops, &nloops);
     if (!nloops) continue;
-    Op **loops = malloc(nloops * sizeof *loops), **end = loops;
-    if (!loops) abort();
+    Op **loops = mem_alloc(nloops * sizeof *loops), **end = loops;  /* under the pipeline's guard: never NULL */
     ir_walk_post(f, collect_loops, &end); /* innermost first */
     for (size_t i = 0; i < nloops; i++) hoist_loop(&h, loops[i]);
-    free(loops);
+    mem_free(loops);
   }
   range_analysis_free(h.ra);
   return true;
