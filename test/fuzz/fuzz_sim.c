@@ -85,7 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   kf_module *m = NULL;
   if (kf_compile_source(ctx, "fuzz.py", d.text, size, &co, &m) == KF_OK) {
     Module *ir = m->ir;
-    SimProgram *prog = sim_program_new(ir, &ctx->diag);
+    bool oom = false;
+    SimProgram *prog = sim_program_new(ir, &ctx->diag, &oom);
     uint64_t h = hash_bytes(data, size);
     for (Op *op = ir_module_body(ir)->first; prog && op; op = op->next)
       if (op->kind == OP_FUNC_FUNC && ir_op_attr(op, "kernel")) launch_kernel(ir, prog, op, h, &ctx->diag);
