@@ -334,7 +334,9 @@ static Value *span(IrBuilder *b, Value *a, Value **lo, Value **hi) {
     Value *n = ib_dim(b, a, d);
     Op *so = ib_op(b, OP_STRIDE, 1, &a, 1, &i64, 0);
     ir_op_set_attr(b->m, so, "axis", attr_int(i64, d));
-    Value *reach = ib_binary(b, OP_MULI, ib_binary(b, OP_SUBI, n, c64(b, 1)), op_result(so, 0));
+    Value *one = c64(b, 1);
+    Value *last = ib_binary(b, OP_SUBI, n, one);
+    Value *reach = ib_binary(b, OP_MULI, last, op_result(so, 0));
     l = ib_binary(b, OP_ADDI, l, ib_binary(b, OP_MINSI, reach, zero));
     h = ib_binary(b, OP_ADDI, h, ib_binary(b, OP_MAXSI, reach, zero));
     empty = ib_binary(b, OP_ORI, empty, ib_cmpi(b, "sle", n, zero));
@@ -349,7 +351,11 @@ static Value *fits_condition(Ts *t, IrBuilder *b) {
   int64_t want[3] = {t->bx, t->by, 1};
   Value *ok = ib_const_bool(b, true);
   for (unsigned d = 0; d < 3; d++)
-    ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, "eq", ib_gpu_id(b, OP_BLOCK_DIM, d), ib_const_int(b, i32, want[d])));
+  {
+    Value *dim = ib_gpu_id(b, OP_BLOCK_DIM, d);
+    Value *w = ib_const_int(b, i32, want[d]);
+    ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, "eq", dim, w));
+  }
   for (unsigned i = 0; i < t->ntiles; i++) {
     bool seen = false;
     for (unsigned j = 0; j < i; j++) seen |= t->tiles[j].array == t->tiles[i].array;
@@ -357,8 +363,11 @@ static Value *fits_condition(Ts *t, IrBuilder *b) {
     for (unsigned w = 0; w < t->nwritten; w++) {
       Value *la, *ha, *lw, *hw;
       Value *ea = span(b, t->tiles[i].array, &la, &ha), *ew = span(b, t->written[w], &lw, &hw);
-      Value *disjoint = ib_binary(b, OP_ORI, ib_binary(b, OP_ORI, ea, ew),
-                                  ib_binary(b, OP_ORI, ib_cmpi(b, "sle", ha, lw), ib_cmpi(b, "sle", hw, la)));
+      Value *empty = ib_binary(b, OP_ORI, ea, ew);
+      Value *before = ib_cmpi(b, "sle", ha, lw);
+      Value *after = ib_cmpi(b, "sle", hw, la);
+      Value *apart = ib_binary(b, OP_ORI, before, after);
+      Value *disjoint = ib_binary(b, OP_ORI, empty, apart);
       ok = ib_binary(b, OP_ANDI, ok, disjoint);
     }
   }
@@ -420,7 +429,9 @@ static Value *tile_ref(Ts *t, IrBuilder *b, const Tile *tl) {
 static void cooperative_load(Ts *t, IrBuilder *b, Tile *tl, Value *lin, Value *k0, Value *const bidbase[2]) {
   int64_t size = 1;
   for (unsigned d = 0; d < tl->rank; d++) size *= tl->ext[d];
-  Value *bounds[3] = {lin, c64(b, size), c64(b, t->bx * t->by)};
+  Value *bounds[3] = {lin, NULL, NULL};
+  bounds[1] = c64(b, size);
+  bounds[2] = c64(b, t->bx * t->by);
   Op *loop = ib_op(b, OP_FOR, 3, bounds, 0, NULL, 1);
   Block *body = ir_block_new(t->m);
   ir_region_append_block(&loop->regions[0], body);
@@ -441,7 +452,9 @@ static void cooperative_load(Ts *t, IrBuilder *b, Tile *tl, Value *lin, Value *k
       int v = tl->var[d];
       Value *c = coord[d], *w = c64(&in, v == VAR_TX ? t->bx : t->by);
       if (bidbase[v]) { /* register blocking: the coordinate runs over the threads of rx (ry) blocks */
-        bid[v] = ib_binary(&in, OP_ADDI, bidbase[v], ib_unary(&in, OP_TRUNCI, ib_binary(&in, OP_DIVSI, c, w), i32));
+        Value *q = ib_binary(&in, OP_DIVSI, c, w);
+        Value *q32 = ib_unary(&in, OP_TRUNCI, q, i32);
+        bid[v] = ib_binary(&in, OP_ADDI, bidbase[v], q32);
         c = ib_binary(&in, OP_REMSI, c, w);
       }
       tid[v] = ib_unary(&in, OP_TRUNCI, c, i32);
@@ -454,8 +467,11 @@ static void cooperative_load(Ts *t, IrBuilder *b, Tile *tl, Value *lin, Value *k
   for (unsigned d = 0; d < tl->rank; d++) {
     gidx[d] = substitute(t, &in, op_operand(tl->load, 1 + d), tid, bid, k, &memo);
     Value *n = ib_dim(&in, tl->array, d);
-    inb = ib_binary(&in, OP_ANDI, inb, ib_binary(&in, OP_ANDI, ib_cmpi(&in, "sge", gidx[d], c64(&in, 0)),
-                                                 ib_cmpi(&in, "slt", gidx[d], n)));
+    Value *zero = c64(&in, 0);
+    Value *above = ib_cmpi(&in, "sge", gidx[d], zero);
+    Value *below = ib_cmpi(&in, "slt", gidx[d], n);
+    Value *inside = ib_binary(&in, OP_ANDI, above, below);
+    inb = ib_binary(&in, OP_ANDI, inb, inside);
   }
   ptrmap_free(&memo);
   Type *et = tl->array->type->elem;
@@ -514,8 +530,11 @@ static void full_tile_path(Ts *t, Value *k0, Value *k0_plus_depth, Value *ub) {
   ib_set_before(&b, L);
   /* k0 + depth <= ub, both ways: the first without wrap-around where ub - depth has none (ub an extent, say),
    * which gives the range analysis k0 + kk < ub in the loop; the second where k0 + depth has none */
-  Value *full = ib_binary(&b, OP_ANDI, ib_cmpi(&b, "sle", k0, ib_binary(&b, OP_SUBI, ub, c64(&b, t->depth))),
-                          ib_cmpi(&b, "sle", k0_plus_depth, ub));
+  Value *depth = c64(&b, t->depth);
+  Value *ub_less = ib_binary(&b, OP_SUBI, ub, depth);
+  Value *fits_lo = ib_cmpi(&b, "sle", k0, ub_less);
+  Value *fits_hi = ib_cmpi(&b, "sle", k0_plus_depth, ub);
+  Value *full = ib_binary(&b, OP_ANDI, fits_lo, fits_hi);
   Op *sel = ib_op(&b, OP_IF, 1, &full, ncarry, ctypes, 2);
   Block *yes = ir_block_new(m), *no = ir_block_new(m);
   ir_region_append_block(&sel->regions[0], yes);
@@ -523,7 +542,10 @@ static void full_tile_path(Ts *t, Value *k0, Value *k0_plus_depth, Value *ub) {
   for (unsigned i = 0; i < ncarry; i++) ir_value_replace_all_uses(op_result(L, i), op_result(sel, i));
   /* the whole tile */
   ib_set_end(&b, yes);
-  Value *fops[3 + 16] = {c64(&b, 0), c64(&b, t->depth), c64(&b, 1)};
+  Value *fops[3 + 16];
+  fops[0] = c64(&b, 0);
+  fops[1] = c64(&b, t->depth);
+  fops[2] = c64(&b, 1);
   for (unsigned i = 0; i < ncarry; i++) fops[3 + i] = op_operand(L, 3 + i);
   Op *fast = ib_op(&b, OP_FOR, 3 + ncarry, fops, ncarry, ctypes, 1);
   Block *body = L->regions[0].first, *fb = ir_block_new(m);
@@ -569,8 +591,11 @@ static void rewrite(Ts *t) {
   }
   ib_set_before(&b, at);
   Type *i64 = ty_i64(m->ctx);
-  Value *tid64[2] = {ib_cast(&b, ib_gpu_id(&b, OP_THREAD_ID, 0), i64), ib_cast(&b, ib_gpu_id(&b, OP_THREAD_ID, 1), i64)};
-  Value *lin = ib_binary(&b, OP_ADDI, tid64[0], ib_binary(&b, OP_MULI, tid64[1], c64(&b, t->bx)));
+  Value *tid64[2];
+  for (unsigned d = 0; d < 2; d++) tid64[d] = ib_cast(&b, ib_gpu_id(&b, OP_THREAD_ID, d), i64);
+  Value *bx = c64(&b, t->bx);
+  Value *row = ib_binary(&b, OP_MULI, tid64[1], bx);
+  Value *lin = ib_binary(&b, OP_ADDI, tid64[0], row);
   Value *guard = NULL;
   if (G) guard = t->arm == 0 ? op_operand(G, 0) : ib_binary(&b, OP_XORI, op_operand(G, 0), ib_const_bool(&b, true));
   /* the outer loop, carrying L's values */
@@ -599,7 +624,9 @@ static void rewrite(Ts *t) {
   Value *nobid[2] = {NULL, NULL};
   for (unsigned i = 0; i < t->ntiles; i++) cooperative_load(t, &in, &t->tiles[i], lin, k0, nobid);
   ib_op(&in, OP_BARRIER, 0, NULL, 0, NULL, 0);
-  Value *end = ib_binary(&in, OP_MINSI, ib_binary(&in, OP_ADDI, k0, c64(&in, t->depth)), op_operand(L, 1));
+  Value *depth = c64(&in, t->depth);
+  Value *k0_plus_depth = ib_binary(&in, OP_ADDI, k0, depth);
+  Value *end = ib_binary(&in, OP_MINSI, k0_plus_depth, op_operand(L, 1));
   /* L becomes the inner loop over [k0, end), carrying the outer loop's values */
   ir_op_unlink(L);
   ir_op_set_operand(L, 0, k0);
@@ -821,9 +848,14 @@ static void rewrite_blocked(Ts *t) {
   b.loc = L->loc;
   ib_set_before(&b, at);
   Value *bid[2] = {ib_gpu_id(&b, OP_BLOCK_ID, 0), ib_gpu_id(&b, OP_BLOCK_ID, 1)};
-  Value *active = ib_binary(&b, OP_ANDI,
-                            ib_cmpi(&b, "eq", ib_binary(&b, OP_REMSI, bid[0], ib_const_int(&b, i32, t->rx)), ib_const_int(&b, i32, 0)),
-                            ib_cmpi(&b, "eq", ib_binary(&b, OP_REMSI, bid[1], ib_const_int(&b, i32, t->ry)), ib_const_int(&b, i32, 0)));
+  Value *first[2];
+  for (unsigned d = 0; d < 2; d++) {  /* blockIdx a multiple of (rx, ry) */
+    Value *r = ib_const_int(&b, i32, d ? t->ry : t->rx);
+    Value *rem = ib_binary(&b, OP_REMSI, bid[d], r);
+    Value *zero = ib_const_int(&b, i32, 0);
+    first[d] = ib_cmpi(&b, "eq", rem, zero);
+  }
+  Value *active = ib_binary(&b, OP_ANDI, first[0], first[1]);
   Block *nb, *idle;
   emit_if(t, &b, active, 0, NULL, &nb, &idle);
   ib_set_end(&b, idle);
@@ -832,16 +864,24 @@ static void rewrite_blocked(Ts *t) {
   ib_init(&in, m);
   in.loc = L->loc;
   ib_set_end(&in, nb);
-  Value *tid64[2] = {ib_cast(&in, ib_gpu_id(&in, OP_THREAD_ID, 0), i64), ib_cast(&in, ib_gpu_id(&in, OP_THREAD_ID, 1), i64)};
-  Value *lin = ib_binary(&in, OP_ADDI, tid64[0], ib_binary(&in, OP_MULI, tid64[1], c64(&in, t->bx)));
-  Value *gd[2] = {ib_gpu_id(&in, OP_GRID_DIM, 0), ib_gpu_id(&in, OP_GRID_DIM, 1)};
+  Value *tid64[2], *gd[2];
+  for (unsigned d = 0; d < 2; d++) tid64[d] = ib_cast(&in, ib_gpu_id(&in, OP_THREAD_ID, d), i64);
+  Value *bx = c64(&in, t->bx);
+  Value *row = ib_binary(&in, OP_MULI, tid64[1], bx);
+  Value *lin = ib_binary(&in, OP_ADDI, tid64[0], row);
+  for (unsigned d = 0; d < 2; d++) gd[d] = ib_gpu_id(&in, OP_GRID_DIM, d);
   Value *all = ib_const_bool(&in, true);
   for (unsigned v = 0; v < vt.n; v++) {
     int64_t r = v / t->ry, c = v % t->ry;
     PtrMap *mp = &vt.map[v];
-    Value *vb[2] = {ib_binary(&in, OP_ADDI, bid[0], ib_const_int(&in, i32, r)),
-                    ib_binary(&in, OP_ADDI, bid[1], ib_const_int(&in, i32, c))};
-    vt.exists[v] = ib_binary(&in, OP_ANDI, ib_cmpi(&in, "ult", vb[0], gd[0]), ib_cmpi(&in, "ult", vb[1], gd[1]));
+    Value *vb[2];
+    for (unsigned d = 0; d < 2; d++) {
+      Value *off = ib_const_int(&in, i32, d ? c : r);
+      vb[d] = ib_binary(&in, OP_ADDI, bid[d], off);
+    }
+    Value *in_x = ib_cmpi(&in, "ult", vb[0], gd[0]);
+    Value *in_y = ib_cmpi(&in, "ult", vb[1], gd[1]);
+    vt.exists[v] = ib_binary(&in, OP_ANDI, in_x, in_y);
     ptrmap_put(mp, tid64[0], ib_binary(&in, OP_ADDI, tid64[0], c64(&in, t->bx * r)));
     ptrmap_put(mp, tid64[1], ib_binary(&in, OP_ADDI, tid64[1], c64(&in, t->by * c)));
     for (unsigned p = 0; p < npre; p++) {
@@ -895,14 +935,19 @@ static void rewrite_blocked(Ts *t) {
   ib_init(&y, m);
   y.loc = L->loc;
   ib_set_end(&y, yes);
-  Value *full = ib_binary(&y, OP_ANDI, ib_cmpi(&y, "sle", k0, ib_binary(&y, OP_SUBI, ub, c64(&y, t->depth))),
-                          ib_cmpi(&y, "sle", k0d, ub));
+  Value *depth = c64(&y, t->depth);
+  Value *ub_less = ib_binary(&y, OP_SUBI, ub, depth);
+  Value *fits_lo = ib_cmpi(&y, "sle", k0, ub_less);
+  Value *fits_hi = ib_cmpi(&y, "sle", k0d, ub);
+  Value *full = ib_binary(&y, OP_ANDI, fits_lo, fits_hi);
   Op *fsel = emit_if(t, &y, full, nr, ctypes, &fy, &fn);
   yield_results(&y, yes, fsel);
   unsigned vs[TS_MAX_VIRT];
   for (unsigned v = 0; v < vt.n; v++) vs[v] = v;
   ib_set_end(&y, fy);
-  yield_results(&y, fy, emit_bodies(t, &vt, &y, c64(&y, 0), c64(&y, t->depth), k0, vs, vt.n, carried, false));
+  Value *lo = c64(&y, 0);
+  Value *hi = c64(&y, t->depth);
+  yield_results(&y, fy, emit_bodies(t, &vt, &y, lo, hi, k0, vs, vt.n, carried, false));
   ib_set_end(&y, fn);
   yield_results(&y, fn, emit_bodies(t, &vt, &y, k0, end, NULL, vs, vt.n, carried, false));
   /* some virtual thread is out: each body under its guard */

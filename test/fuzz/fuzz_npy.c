@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utils/mem.h"
 #include "utils/npy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -25,8 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       r.nbytes != a.nbytes || memcmp(r.shape, a.shape, sizeof(int64_t) * a.ndim) != 0 ||
       (a.nbytes && memcmp(r.data, a.data, a.nbytes) != 0))
     __builtin_trap();
-  free(r.data);
-  free(a.data);
+  mem_free(r.data);
+  mem_free(a.data);
   sb_free(&b);
   return 0;
 }
