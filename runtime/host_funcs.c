@@ -823,21 +823,23 @@ static kf_status reduce_checked(RtFunction *f, const kf_array *arr, int64_t size
       partials = rt_scratch_acquire(rt, (size_t)(p + 2) * isz, &st);
       scratch = partials != NULL;
       if (!scratch && st == KF_OK) st = rt_device_alloc(rt, (size_t)(p + 2) * isz, &partials);
-      char *pd = partials;
-      RtLaunchShape shape = {.grid = {(unsigned)p, 1, 1}, .block = {block, 1, 1}};
-      pass1[1] = device_vector(pd, t, p);
-      if (st == KF_OK) st = rt_launch(k1, &shape, stream, pass1, 2, e1);
-      if (st == KF_OK) st = rt_copy(rt, RT_COPY_HTOD, pd + p * isz, &init_bits, isz, stream);
-      unsigned block2 = 1;
-      while (block2 < limit && (int64_t)block2 < p + 1) block2 *= 2;
-      RtLaunchShape shape2 = {.grid = {1, 1, 1}, .block = {block2, 1, 1}};
-      pass2[0] = device_vector(pd, t, p + 1);
-      pass2[1] = device_vector(pd + (p + 1) * isz, t, 1);
-      if (st == KF_OK) st = rt_launch(k2, &shape2, stream, pass2, 2, e2);
-      if (st == KF_OK && res)
-        st = res->memory == KF_MEMORY_DEVICE ? rt_copy(rt, RT_COPY_DTOD, res->data, pd + (p + 1) * isz, isz, stream)
-                                             : rt_copy(rt, RT_COPY_DTOH, res->data, pd + (p + 1) * isz, isz, stream);
-      if (st == KF_OK && result) st = rt_copy(rt, RT_COPY_DTOH, &out_bits, pd + (p + 1) * isz, isz, stream);
+      if (st == KF_OK) {  /* (no arithmetic on partials unless they were allocated) */
+        char *pd = partials;
+        RtLaunchShape shape = {.grid = {(unsigned)p, 1, 1}, .block = {block, 1, 1}};
+        pass1[1] = device_vector(pd, t, p);
+        st = rt_launch(k1, &shape, stream, pass1, 2, e1);
+        if (st == KF_OK) st = rt_copy(rt, RT_COPY_HTOD, pd + p * isz, &init_bits, isz, stream);
+        unsigned block2 = 1;
+        while (block2 < limit && (int64_t)block2 < p + 1) block2 *= 2;
+        RtLaunchShape shape2 = {.grid = {1, 1, 1}, .block = {block2, 1, 1}};
+        pass2[0] = device_vector(pd, t, p + 1);
+        pass2[1] = device_vector(pd + (p + 1) * isz, t, 1);
+        if (st == KF_OK) st = rt_launch(k2, &shape2, stream, pass2, 2, e2);
+        if (st == KF_OK && res)
+          st = res->memory == KF_MEMORY_DEVICE ? rt_copy(rt, RT_COPY_DTOD, res->data, pd + (p + 1) * isz, isz, stream)
+                                               : rt_copy(rt, RT_COPY_DTOH, res->data, pd + (p + 1) * isz, isz, stream);
+        if (st == KF_OK && result) st = rt_copy(rt, RT_COPY_DTOH, &out_bits, pd + (p + 1) * isz, isz, stream);
+      }
     }
   }
   /* the temporaries are freed after the stream's work, also after a failure */
