@@ -173,7 +173,6 @@ class DeviceNDArray(_kfront.DeviceArray):
             if host.shape != self.shape:
                 raise ValueError("copy_to_device: shape %s into a device array of shape %s" % (host.shape, self.shape))
         if host.strides != self.strides:
-            staged = np.empty(0, dtype=np.uint8)
             lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
             staged = np.zeros(hi - lo, dtype=np.uint8)
             view = np.ndarray(self.shape, dtype=self.dtype, buffer=staged, offset=-lo, strides=self.strides)
