@@ -7,16 +7,8 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "runtime_test.h"
 
-static int failures;
-
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);  \
-      failures++;                                                                \
-    }                                                                            \
-  } while (0)
 
 #define DEV(name, body) \
   "func.func() ({\n^bb0(%x: i64):\n" body "  func.return() : () -> ()\n}) {sym_name = @" name ", function_type = (i64) -> (), device} : () -> ()\n"
@@ -82,7 +74,5 @@ int main(void) {
   ir_module_free(m);
   diag_free(&d);
   ir_context_free(ctx);
-  if (failures) fprintf(stderr, "%d failures\n", failures);
-  else printf("ir_callees: ok\n");
-  return failures != 0;
+  return test_result("ir_callees");
 }

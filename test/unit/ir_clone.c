@@ -11,17 +11,9 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "runtime_test.h"
 #include "utils/mem.h"
 
-static int failures;
-
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);  \
-      failures++;                                                                \
-    }                                                                            \
-  } while (0)
 
 static const char *text =
     "func.func() ({\n"
@@ -170,11 +162,9 @@ int main(void) {
     ir_op_erase(loop);
     CHECK(ir_verify_module(m, &d));
   }
-  if (failures) fprintf(stderr, "%s", diag_text(&d));
+  if (test_failures) fprintf(stderr, "%s", diag_text(&d));
   ir_module_free(m);
   diag_free(&d);
   ir_context_free(ctx);
-  if (failures) fprintf(stderr, "%d failures\n", failures);
-  else printf("ir_clone: ok\n");
-  return failures != 0;
+  return test_result("ir_clone");
 }

@@ -11,17 +11,9 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "runtime_test.h"
 #include "passes/range.h"
 
-static int failures;
-
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);  \
-      failures++;                                                                \
-    }                                                                            \
-  } while (0)
 
 static const char *text =
     "func.func() ({\n"
@@ -122,7 +114,5 @@ int main(void) {
   ir_module_free(m);
   diag_free(&d);
   ir_context_free(ctx);
-  if (failures) fprintf(stderr, "%d failures\n", failures);
-  else printf("passes_range: ok\n");
-  return failures != 0;
+  return test_result("passes_range");
 }

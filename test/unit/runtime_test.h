@@ -1,4 +1,4 @@
-/* runtime_test.h — the few checks the runtime's C unit tests share: CHECK(cond) and CHECK_CONTAINS(text, part)
+/* runtime_test.h — the few checks the C unit tests share: CHECK(cond) and CHECK_CONTAINS(text, part)
  * count failures and print where; main returns test_result(). */
 #ifndef KF_TEST_RUNTIME_TEST_H
 #define KF_TEST_RUNTIME_TEST_H
