@@ -115,31 +115,27 @@ def _describe(frozen):
     return frozen[0] if frozen[0] in ("array", "namespace", "tuple") else "%s %r" % (frozen[0], frozen[1])
 
 
-_REGISTRY = None
+_TYPE_PATHS = None
 
 
 def _registry():
-    """id(object) -> numba path, for the objects a kernel may name: kfront.cuda's kernel-side names and
-    numba's types (under their kfront and numba-alias identities)."""
-    global _REGISTRY
-    if _REGISTRY is None:
-        from kfront import cuda
-        reg = {}
+    """id(object) -> numba path, for the objects a kernel may name: numba's types (computed once) and
+    kfront.cuda's kernel-side names, with the attribute chains reached so far (cuda.shared.array, ...)."""
+    global _TYPE_PATHS
+    from kfront import cuda
+    if _TYPE_PATHS is None:
         names = [n for n in dir(types) if not n.startswith("_") and isinstance(getattr(types, n), types.Type)]
+        paths = {}
         # a type's own name first (float64 rather than its alias double), then the aliases
         for name in sorted(names, key=lambda n: str(getattr(types, n)) != n):
-            reg.setdefault(id(getattr(types, name)), "numba." + name)
-        for name in cuda.intrinsics.KERNEL_NAMES:
-            for obj, path in getattr(cuda, name).walk():
-                reg[id(obj)] = path
-        reg[id(cuda)] = "numba.cuda"
-        _REGISTRY = reg
-    # attribute chains reached since (cuda.shared.array, ...) are added as they appear
-    from kfront import cuda
+            paths.setdefault(id(getattr(types, name)), "numba." + name)
+        paths[id(cuda)] = "numba.cuda"
+        _TYPE_PATHS = paths
+    reg = dict(_TYPE_PATHS)
     for name in cuda.intrinsics.KERNEL_NAMES:
         for obj, path in getattr(cuda, name).walk():
-            _REGISTRY.setdefault(id(obj), path)
-    return _REGISTRY
+            reg[id(obj)] = path
+    return reg
 
 
 class Dispatcher:
