@@ -1564,6 +1564,46 @@ static bool lower_cond_br(Lower *L, Op *op) {
   return true;
 }
 
+/* mem.subview: the data pointer moved to the origin (a plain GEP: the origin of an empty view may lie just
+ * outside the array), the extents as given, each stride the step times the walked axis's stride (0 for a new
+ * axis). */
+static bool lower_subview(Lower *L, Op *op) {
+  ArrVal *a = operand_arr(L, op, 0);
+  Attr *dims = ir_op_attr(op, "dims");
+  Type *t = op->results[0].type;
+  if (!a) return false;
+  if (!dims || dims->kind != ATTR_ARRAY || dims->arr.n != t->rank || op->noperands != 1 + a->rank + 2 * t->rank)
+    return fail(L, op, "malformed mem.subview");
+  LLVMValueRef off = NULL;
+  for (unsigned k = 0; k < a->rank; k++) {
+    LLVMValueRef o = operand(L, op, 1 + k);
+    if (!o) return false;
+    if (LLVMIsAConstantInt(o) && LLVMConstIntGetSExtValue(o) == 0) continue;
+    LLVMValueRef term = LLVMBuildMul(L->b, o, a->stride[k], "");
+    off = off ? LLVMBuildAdd(L->b, off, term, "") : term;
+  }
+  ArrVal *v = new_arr(L, t->rank);
+  v->as = a->as;
+  v->data = a->data;
+  if (off) {
+    LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(a->data));
+    LLVMValueRef p8 = LLVMBuildBitCast(L->b, a->data, LLVMPointerType(L->t_i8, a->as), "");
+    p8 = LLVMBuildGEP2(L->b, L->t_i8, p8, &off, 1, "");
+    v->data = LLVMBuildBitCast(L->b, p8, LLVMPointerType(et, a->as), "");
+  }
+  for (unsigned d = 0; d < t->rank; d++) {
+    LLVMValueRef n = operand(L, op, 1 + a->rank + 2 * d), step = operand(L, op, 2 + a->rank + 2 * d);
+    if (!n || !step) return false;
+    int64_t axis = dims->arr.elems[d].kind == ATTR_INT ? dims->arr.elems[d].i : -2;
+    if (axis < -1 || axis >= (int64_t)a->rank) return fail(L, op, "mem.subview names an axis the array does not have");
+    v->shape[d] = n;
+    bool unit = LLVMIsAConstantInt(step) && LLVMConstIntGetSExtValue(step) == 1;
+    v->stride[d] = axis < 0 ? ci64(L, 0) : unit ? a->stride[axis] : LLVMBuildMul(L->b, step, a->stride[axis], "");
+  }
+  set_arr(L, &op->results[0], v);
+  return true;
+}
+
 static bool lower_mem_op(Lower *L, Op *op) {
   switch (op->kind) {
   case OP_DIM:
@@ -1682,6 +1722,7 @@ static bool lower_mem_op(Lower *L, Op *op) {
     set_arr(L, &op->results[0], a);
     return true;
   }
+  case OP_SUBVIEW: return lower_subview(L, op);
   default: return fail(L, op, "cannot lower '%s'", op_name(op));
   }
 }
@@ -2003,7 +2044,7 @@ static bool lower_op(Lower *L, Op *op) {
   case OP_BR: return lower_br(L, op);
   case OP_COND_BR: return lower_cond_br(L, op);
   case OP_DIM: case OP_STRIDE: case OP_SIZE: case OP_DATA: case OP_ADDR: case OP_LOAD: case OP_STORE:
-  case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED:
+  case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_SUBVIEW:
     return lower_mem_op(L, op);
   case OP_THREAD_ID: case OP_BLOCK_ID: case OP_BLOCK_DIM: case OP_GRID_DIM: case OP_LANE_ID: case OP_WARP_SIZE:
   case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_FENCE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:

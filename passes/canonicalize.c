@@ -12,7 +12,8 @@
  *     predicate), and reassociating op(op(x, c1), c2) to op(x, c1 op c2) for add/mul/and/or/xor;
  *   - folding it to a constant when its operands are constants, or to one of its operands by an
  *     algebraic identity (x+0, x*1, x&x, x^x = 0, select(c, x, x), trunci(extsi x) = x, ...);
- *   - mem.dim / mem.size of an array of static shape (mem.alloca, mem.global_ref) to the extent;
+ *   - mem.dim / mem.size of an array of static shape (mem.alloca, mem.global_ref) to the extent, of a
+ *     mem.subview to the extent it was given;
  *   - truncf(op(extf x, extf y)) to op on the narrow type for +, -, *, /, sqrt from f64 to f32 (exact:
  *     see narrow_float_op);
  *   - scf.if on a constant condition: the taken region is inlined in place of the op, its results
@@ -553,7 +554,17 @@ static Value *fold_cast_identity(Canon *c, Op *op) {
 
 /* ---- static array shapes ------------------------------------------------------------------------ */
 
+/* mem.dim of a mem.subview is the extent it was given (so is mem.size of one of rank 1). */
+static Value *fold_view_query(Op *op) {
+  Op *v = op_operand(op, 0)->def;
+  Type *base = op_operand(v, 0)->type, *t = op_result(v, 0)->type;
+  int64_t axis = op->kind == OP_DIM ? ir_op_attr_int(op, "axis", -1) : t->rank == 1 ? 0 : -1;
+  if (axis < 0 || axis >= (int64_t)t->rank || v->noperands != 1 + base->rank + 2 * t->rank) return NULL;
+  return op_operand(v, 1 + base->rank + 2 * (unsigned)axis);
+}
+
 static Value *fold_array_query(Canon *c, Op *op) {
+  if (op_operand(op, 0)->def && op_operand(op, 0)->def->kind == OP_SUBVIEW) return fold_view_query(op);
   const Attr *shape = value_static_shape(c->m, op_operand(op, 0));
   if (!shape) return NULL;
   Type *t = op_result(op, 0)->type;

@@ -393,6 +393,43 @@ static char *element(BlockCtx *B, Thread *t, const Ins *I, const SimArr *a, cons
   return p;
 }
 
+/* The view si makes of a into v; NULL, or why it cannot be made: an element of a non-empty view outside the
+ * array (the frontend never makes one; kir from elsewhere may). */
+static const char *make_subview(const SubviewInfo *si, const Slot *R, const SimArr *a, SimArr *v) {
+  int64_t origin[SIM_MAX_RANK];
+  bool empty = false;
+  for (unsigned d = 0; d < si->rank; d++) {
+    if (R[si->extent[d]].i < 0) return "mem.subview with a negative extent";
+    empty |= R[si->extent[d]].i == 0;
+  }
+  char *p = a->data;
+  for (unsigned k = 0; k < si->base_rank; k++) {
+    origin[k] = R[si->origin[k]].i;
+    if (empty) continue;
+    if ((uint64_t)origin[k] >= (uint64_t)a->shape[k]) return "mem.subview outside its array";
+    p += origin[k] * a->strides[k];
+  }
+  SimArr r = *a;
+  r.data = p;
+  r.rank = si->rank;
+  for (unsigned d = 0; d < si->rank; d++) {
+    int64_t n = R[si->extent[d]].i, st = R[si->step[d]].i;
+    r.shape[d] = n;
+    if (si->dims[d] < 0) {
+      r.strides[d] = 0;
+      continue;
+    }
+    unsigned k = (unsigned)si->dims[d];
+    int64_t last;
+    if (!empty && (__builtin_mul_overflow(n - 1, st, &last) || __builtin_add_overflow(origin[k], last, &last) ||
+                   (uint64_t)last >= (uint64_t)a->shape[k]))
+      return "mem.subview outside its array";
+    r.strides[d] = (int64_t)((uint64_t)st * (uint64_t)a->strides[k]); /* (wraps only where never used) */
+  }
+  *v = r;
+  return NULL;
+}
+
 /* ---- integer and float helpers ---------------------------------------------------------------- */
 
 static inline uint64_t norm(const Ins *I, uint64_t v) {
@@ -604,6 +641,24 @@ static void run_thread(BlockCtx *B, Thread *t) {
       if (buf != tmp) mem_free(buf);
       break;
     }
+    case SI_AMOVE: {
+      const AMoveInfo *am = I->ext;
+      SimArr tmp[4], *buf = am->n <= 4 ? tmp : mem_alloc(sizeof(SimArr) * am->n);
+      if (!buf) {
+        pc--;
+        report_fatal(B, t, SIM_ERR_NOMEM, I, "out of memory");
+        t->state = T_FAILED;
+        goto out;
+      }
+      for (unsigned i = 0; i < am->n; i++) memcpy(&buf[i], R[am->src[i]].p, sizeof(SimArr));
+      for (unsigned i = 0; i < am->n; i++) {
+        SimArr *d = (SimArr *)(frame_local(fn, R) + am->dst_buf[i]);
+        *d = buf[i];
+        R[am->dst[i]].p = d;
+      }
+      if (buf != tmp) mem_free(buf);
+      break;
+    }
     case SI_FORCHK: {
       int64_t i = R[I->a].i, ub = R[I->b].i, st = R[I->c].i;
       if (st == 0) {
@@ -658,7 +713,15 @@ static void run_thread(BlockCtx *B, Thread *t) {
       Frame *caller = &t->frames[--t->depth];
       const Ins *call = &caller->fn->code[caller->pc - 1];
       const CallInfo *ci = call->ext;
-      for (unsigned i = 0; i < ci->results.n && i < rl->n; i++) caller->regs[ci->results.s[i]] = R[rl->s[i]];
+      for (unsigned i = 0; i < ci->results.n && i < rl->n; i++) {
+        if (ci->result_buf[i]) { /* an array: its descriptor into the caller's frame (this one's is left) */
+          SimArr *d = (SimArr *)(frame_local(caller->fn, caller->regs) + ci->result_buf[i] - 1);
+          memmove(d, R[rl->s[i]].p, sizeof *d);
+          caller->regs[ci->results.s[i]].p = d;
+        } else {
+          caller->regs[ci->results.s[i]] = R[rl->s[i]];
+        }
+      }
       fn = caller->fn;
       code = fn->code;
       R = caller->regs;
@@ -780,6 +843,16 @@ static void run_thread(BlockCtx *B, Thread *t) {
         race_access(B, t, I, a, p, true, iv);
       }
       store_elem(p, I->aux, R[I->a]);
+      break;
+    }
+    case SI_SUBVIEW: {
+      const char *why = make_subview(I->ext, R, R[I->a].p, (SimArr *)(frame_local(fn, R) + ((const SubviewInfo *)I->ext)->offset));
+      if (why) {
+        report_fatal(B, t, SIM_ERR_RUNTIME, I, why);
+        t->state = T_FAILED;
+        goto out;
+      }
+      R[I->d].p = frame_local(fn, R) + ((const SubviewInfo *)I->ext)->offset;
       break;
     }
     case SI_ALLOCA: {
