@@ -56,6 +56,7 @@ typedef enum {
   FV_CONSTARR, /* a module-level NumPy array of constants (np.array([...])), for cuda.const.array_like */
   FV_NAMESPACE, /* named members bound by the embedder (an enum class, a module-like object): ns */
   FV_INVALID, /* a name the embedder bound to something kfront cannot use: str.s says why (never a value) */
+  FV_METHOD,  /* a method of an array value (a.transpose): type and v the array, builtin the method (lower.c) */
 } FeValKind;
 
 typedef struct FeNamespace {
@@ -92,7 +93,7 @@ struct FeVal {
       const char *s; /* FV_PATH, FV_STR, FV_INVALID */
       size_t len;
     } str;
-    int builtin;     /* FV_BUILTIN */
+    int builtin;     /* FV_BUILTIN, FV_METHOD */
     FeFunc *func;    /* FV_FUNC, FV_PYFUNC */
     FeConstArr *carr; /* FV_CONSTARR */
     FeNamespace *ns;  /* FV_NAMESPACE */
@@ -333,6 +334,29 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
 void lower_flatten_types(FeCtx *fe, const FeVal *v, Type **out, unsigned *n, unsigned cap);
 /* A parameter shape for a signature argument type. */
 FeVal lower_param_shape(Type *t);
+
+/* ---- views.c ------------------------------------------------------------------------------------------- */
+/* One item of a basic index a[...]: an integer (lowered, wrapped and checked: an i64 in range), a slice
+ * start:stop:step (bounds as written, i64, NULL when omitted; a nonzero constant step), None (a new axis of
+ * extent 1) or an ellipsis. */
+typedef enum { VI_INT, VI_SLICE, VI_NEWAXIS, VI_ELLIPSIS } ViewItemKind;
+typedef struct ViewItem {
+  ViewItemKind kind;
+  Value *index;            /* VI_INT */
+  Value *start, *stop;     /* VI_SLICE */
+  int64_t step;            /* VI_SLICE: 1 when not written */
+  bool has_step;           /* VI_SLICE: a step was written (numba's slice3: the view is not contiguous) */
+  int axis;                /* set by view_type: the array axis an integer or slice indexes (-1: none) */
+} ViewItem;
+/* The type of arr[items] by Numba's rules: an array (the view) or, when no axis is left, the element type;
+ * NULL and *why when the index does not fit the array. Sets each item's axis. */
+Type *view_type(IrContext *ctx, const Type *arr, ViewItem *items, unsigned n, const char **why);
+/* The mem.subview of arr[items] (of type result, from view_type). */
+Value *view_build(IrBuilder *b, Value *arr, const ViewItem *items, unsigned n, Type *result);
+/* The type of arr.T (permuted: arr.transpose(axes), layout A as in Numba) and the transposed view (perm NULL:
+ * the axes reversed; else result axis d walks axis perm[d]). */
+Type *view_transpose_type(IrContext *ctx, const Type *arr, bool permuted);
+Value *view_transpose(IrBuilder *b, Value *arr, const unsigned *perm, Type *result);
 
 /* ---- module.c ------------------------------------------------------------------------------------------ */
 void fe_error(FeCtx *fe, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

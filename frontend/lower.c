@@ -100,6 +100,23 @@ static FeVal lower_expr(Lower *L, const PyExpr *e);
 static FeVal lower_cond(Lower *L, const PyExpr *e);
 static void lower_stmts(Lower *L, PyStmt *const *s, unsigned n);
 
+/* The methods of arrays kfront knows (FV_METHOD's builtin): those Numba's CUDA target compiles without
+ * allocating, and those it names only to say they allocate. */
+#define ARRAY_METHODS(X)                                                                          \
+  X(TRANSPOSE, "transpose") X(COPY, "copy") X(FLATTEN, "flatten") X(ASTYPE, "astype")            \
+  X(ITEM, "item")
+enum {
+#define X(id, name) M_##id,
+  ARRAY_METHODS(X)
+#undef X
+  M__COUNT
+};
+static const char *const method_names[] = {
+#define X(id, name) name,
+    ARRAY_METHODS(X)
+#undef X
+};
+
 /* ---- diagnostics and locations ------------------------------------------------------------------------ */
 
 static FeVal poison(void) { return (FeVal){.kind = FV_POISON}; }
@@ -163,6 +180,7 @@ static const char *vname(Lower *L, const FeVal *v) {
   case FV_HOST: return "a host object";
   case FV_CONSTARR: return arena_printf(&L->fe->arena, "a constant %s", tname(L, v->carr->type));
   case FV_NAMESPACE: return arena_printf(&L->fe->arena, "namespace '%s'", v->ns->name);
+  case FV_METHOD: return arena_printf(&L->fe->arena, "method '%s' of %s", method_names[v->builtin], tname(L, v->type));
   case FV_UNDEF: return "undefined";
   default: return "?";
   }
@@ -321,6 +339,7 @@ static bool fv_same(const FeVal *a, const FeVal *b) {
   case FV_FUNC:
   case FV_PYFUNC: return a->func == b->func;
   case FV_NAMESPACE: return a->ns == b->ns;
+  case FV_METHOD: return a->builtin == b->builtin && a->v == b->v;
   default: return true;
   }
 }
@@ -789,6 +808,8 @@ static FeVal dims_tuple(Lower *L, Value *arr, unsigned first, unsigned rank) {
   return make_tuple(L, rank - first, elems);
 }
 
+static FeVal array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc aloc);
+
 /* e.attr, given the value v of e (lowered by lower_expr's loop over the chain). */
 static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
   const char *a = e->attribute.attr;
@@ -837,8 +858,7 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
       r.nonneg = true;
       return r;
     }
-    return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports shape, size, ndim and dtype)", a,
-                tname(L, v.type));
+    return array_attribute(L, &v, a, aloc);
   }
   default: return lerr(L, aloc, "unknown attribute '%s' of %s", a, vname(L, &v));
   }
@@ -891,14 +911,6 @@ static bool gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n) 
   }
   for (unsigned k = 0; k < count; k++) {
     const PyExpr *x = items[k];
-    if (x->kind == EX_SLICE) {
-      lerr(L, x->loc, "array slicing is not supported by kfront yet (index with integers)");
-      return false;
-    }
-    if (x->kind == EX_NONE || x->kind == EX_ELLIPSIS) {
-      lerr(L, x->loc, "%s in an index is not supported by kfront", x->kind == EX_NONE ? "None" : "Ellipsis");
-      return false;
-    }
     FeVal v = lower_expr(L, x);
     if (v.kind == FV_POISON) return false;
     if (v.kind == FV_TUPLE && count == 1) {
@@ -961,16 +973,304 @@ static void store_element(Lower *L, Value *base, Value **idx, Value *v) {
   ib_op(&L->b, OP_STORE, 2 + rank, ops, 0, NULL, 0);
 }
 
+/* ---- views: slices, new axes, transposes (views.c builds them) ---------------------------------------------- */
+
+/* Whether a subscript's index holds a slice, None or an ellipsis: a view (or a[i, ...]). */
+static bool is_view_index(const PyExpr *ie) {
+  if (ie->kind == EX_SLICE || ie->kind == EX_NONE || ie->kind == EX_ELLIPSIS) return true;
+  if (ie->kind != EX_TUPLE) return false;
+  for (unsigned k = 0; k < ie->elts.n; k++) {
+    PyExprKind x = ie->elts.items[k]->kind;
+    if (x == EX_SLICE || x == EX_NONE || x == EX_ELLIPSIS) return true;
+  }
+  return false;
+}
+
+/* An array value for v: an FV_VIEW (a[i] of an array of higher rank, kept as the array and its leading indices so
+ * that a[i][j] is the access a[i, j]) becomes the mem.subview it stands for; other values are themselves. */
+static FeVal view_value(Lower *L, const FeVal *v) {
+  if (v->kind != FV_VIEW) return *v;
+  const FeVal *b = &v->tup.elems[0];
+  unsigned n = v->tup.n - 1;
+  ViewItem items[32];
+  for (unsigned k = 0; k < n && k < 32; k++) items[k] = (ViewItem){.kind = VI_INT, .index = v->tup.elems[1 + k].v};
+  const char *why = NULL;
+  Type *t = view_type(L->ctx, b->type, items, n, &why); /* (a[i] of rank > 1 always fits) */
+  return val(t, view_build(&L->b, b->v, items, n, t));
+}
+
+/* A bound of a slice: an integer as i64, or NULL for None. False (reported) for anything else. */
+static bool slice_bound(Lower *L, const PyExpr *x, Value **out) {
+  *out = NULL;
+  if (!x) return true;
+  FeVal v = lower_expr(L, x);
+  if (v.kind == FV_POISON) return false;
+  if (v.kind == FV_NONE) return true;
+  if (!is_scalar(&v) || v.type->kind != TY_INT) {
+    lerr(L, x->loc, "slice indices must be integers or None, not %s", vname(L, &v));
+    return false;
+  }
+  at(L, x->loc);
+  *out = conv_v(L, v, ty_i64(L->ctx));
+  return true;
+}
+
+/* a[index] where the index holds slices, None or an ellipsis (is_view_index), of an array or FV_VIEW a: the view
+ * (an FV_VAL array), or, when the index leaves no axis (a[i, j, ...]), an FV_VAL placeholder of the element type
+ * with the element's array and indices in *base and idx. Integer indices are wrapped and checked against their
+ * axis as everywhere; slices are clamped as Python clamps them, so a view never reaches outside its array. */
+static FeVal index_view(Lower *L, FeVal a, const PyExpr *ie, SrcLoc loc, Value **base, Value **idx) {
+  a = view_value(L, &a);
+  const PyExpr *const *x = &ie;
+  unsigned n = 1;
+  if (ie->kind == EX_TUPLE) {
+    x = (const PyExpr *const *)ie->elts.items;
+    n = ie->elts.n;
+  }
+  if (n > 32) return lerr(L, ie->loc, "an index of more than 32 items is not supported");
+  ViewItem items[32];
+  for (unsigned k = 0; k < n; k++) {
+    items[k] = (ViewItem){.kind = VI_INT, .step = 1};
+    if (x[k]->kind == EX_SLICE) {
+      items[k].kind = VI_SLICE;
+      items[k].has_step = x[k]->slice.step != NULL;
+    } else if (x[k]->kind == EX_NONE) {
+      items[k].kind = VI_NEWAXIS;
+    } else if (x[k]->kind == EX_ELLIPSIS) {
+      items[k].kind = VI_ELLIPSIS;
+    }
+  }
+  const char *why = NULL;
+  Type *t = view_type(L->ctx, a.type, items, n, &why);
+  if (!t) return lerr(L, ie->loc, "cannot index %s with this index: %s", tname(L, a.type), why);
+  /* the index items, left to right */
+  for (unsigned k = 0; k < n; k++) {
+    ViewItem *it = &items[k];
+    if (it->kind == VI_INT) {
+      FeVal v = lower_expr(L, x[k]);
+      if (v.kind == FV_POISON) return v;
+      if (!is_scalar(&v) || v.type->kind != TY_INT) {
+        if (x[k]->kind == EX_STARRED || v.kind == FV_TUPLE)
+          return lerr(L, x[k]->loc, "an index holding slices takes integers, slices, None and '...', not %s",
+                      vname(L, &v));
+        return lerr(L, x[k]->loc, "array index must be an integer, not %s", vname(L, &v));
+      }
+      at(L, loc);
+      it->index = index_i64(L, a.v, (unsigned)it->axis, v);
+    } else if (it->kind == VI_SLICE) {
+      const PyExpr *sl = x[k];
+      if (!slice_bound(L, sl->slice.lower, &it->start) || !slice_bound(L, sl->slice.upper, &it->stop)) return poison();
+      if (sl->slice.step) {
+        FeVal st = lower_expr(L, sl->slice.step);
+        if (st.kind == FV_POISON) return st;
+        if (st.kind != FV_NONE) {
+          if (is_scalar(&st) && st.type->kind == TY_INT && !st.is_const)
+            return lerr(L, sl->slice.step->loc, "a slice step that is not a constant is not supported by kfront (this "
+                                                "one is a variable %s)", vname(L, &st));
+          if (!is_const_int(&st) || st.type->kind == TY_BOOL)
+            return lerr(L, sl->slice.step->loc, "slice indices must be integers or None, not %s", vname(L, &st));
+          if (st.c.i == 0) return lerr(L, sl->slice.step->loc, "slice step cannot be zero");
+          if (st.type->is_unsigned && st.c.i < 0)
+            return lerr(L, sl->slice.step->loc, "slice step %llu is too large", (unsigned long long)st.c.i);
+          it->step = st.c.i;
+        }
+      }
+    }
+  }
+  at(L, loc);
+  if (t->kind != TY_ARRAY) { /* no axis left: the element */
+    *base = a.v;
+    for (unsigned k = 0; k < n; k++)
+      if (items[k].kind == VI_INT) idx[items[k].axis] = items[k].index;
+    return val(t, NULL);
+  }
+  return val(t, view_build(&L->b, a.v, items, n, t));
+}
+
+/* Nested loops over every element of the array value arr (scf.for per axis, outermost first); at the innermost,
+ * body(L, arg, indices). */
+typedef void (*ElementFn)(Lower *L, void *arg, Value **idx);
+static void each_element(Lower *L, Value *arr, ElementFn body, void *arg) {
+  Type *i64 = ty_i64(L->ctx);
+  Value *idx[8];
+  IrBuilder saved = L->b;
+  unsigned r = arr->type->rank;
+  for (unsigned d = 0; d < r; d++) {
+    Value *ops[3] = {ib_const_int(&L->b, i64, 0), ib_dim(&L->b, arr, d), ib_const_int(&L->b, i64, 1)};
+    Op *loop = ib_op(&L->b, OP_FOR, 3, ops, 0, NULL, 1);
+    Block *blk = ir_block_new(L->m);
+    ir_region_append_block(&loop->regions[0], blk);
+    idx[d] = ir_block_add_arg(L->m, blk, i64);
+    ib_set_end(&L->b, blk);
+    ib_op(&L->b, OP_YIELD, 0, NULL, 0, NULL, 0);
+    ib_set_before(&L->b, blk->last);
+  }
+  body(L, arg, idx);
+  SrcLoc loc = L->b.loc;
+  L->b = saved;
+  L->b.loc = loc;
+}
+
+static void store_scalar_fn(Lower *L, void *arg, Value **idx) {
+  Value **pair = arg; /* the value, the array */
+  store_element(L, pair[1], idx, pair[0]);
+}
+
+/* a[index] = v where the index makes a view: v (a scalar) stored into each of its elements. */
+static void assign_view(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
+  FeVal a = lower_expr(L, t->subscript.value);
+  if (a.kind == FV_POISON || v.kind == FV_POISON) return;
+  if (!is_array(&a) && a.kind != FV_VIEW) {
+    lerr(L, t->loc, "%s does not support item assignment", vname(L, &a));
+    return;
+  }
+  Value *base, *idx[32];
+  FeVal r = index_view(L, a, t->subscript.index, t->loc, &base, idx);
+  if (r.kind != FV_VAL) return;
+  if (!is_scalar(&v)) {
+    lerr(L, vloc, "kfront can assign a scalar to a slice of an array, not %s", vname(L, &v));
+    return;
+  }
+  at(L, t->loc);
+  if (!r.v) {
+    store_element(L, base, idx, conv_v(L, v, base->type->elem));
+    return;
+  }
+  Value *pair[2] = {conv_v(L, v, r.type->elem), r.v};
+  each_element(L, r.v, store_scalar_fn, pair);
+}
+
+/* a.T, a.strides, a.itemsize, a.nbytes, a method (a.transpose), of an array or FV_VIEW v. */
+static FeVal array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc aloc) {
+  Type *at_ = v->type; /* (an FV_VIEW's own array type) */
+  for (unsigned m = 0; m < M__COUNT; m++)
+    if (strcmp(a, method_names[m]) == 0) {
+      FeVal arr = view_value(L, v);
+      return (FeVal){.kind = FV_METHOD, .type = arr.type, .v = arr.v, .builtin = (int)m};
+    }
+  Type *i64 = ty_i64(L->ctx);
+  int64_t esize = ty_size(at_->elem);
+  if (strcmp(a, "itemsize") == 0) return cint(i64, esize);
+  if (strcmp(a, "T") == 0) {
+    FeVal arr = view_value(L, v);
+    Type *t = view_transpose_type(L->ctx, arr.type, false);
+    return arr.type->rank <= 1 ? arr : val(t, view_transpose(&L->b, arr.v, NULL, t));
+  }
+  if (strcmp(a, "strides") == 0) {
+    FeVal arr = view_value(L, v);
+    FeVal elems[8];
+    for (unsigned k = 0; k < arr.type->rank && k < 8; k++)
+      elems[k] = val(i64, op_result(ib_op(&L->b, OP_STRIDE, 1, &arr.v, 1, &i64, 0), 0));
+    for (unsigned k = 0; k < arr.type->rank && k < 8; k++) ir_op_set_attr(L->m, elems[k].v->def, "axis", attr_int(i64, k));
+    return make_tuple(L, arr.type->rank, elems);
+  }
+  if (strcmp(a, "nbytes") == 0) {
+    FeVal arr = view_value(L, v);
+    Value *n = op_result(ib_op(&L->b, OP_SIZE, 1, &arr.v, 1, &i64, 0), 0);
+    FeVal r = val(i64, ib_binary(&L->b, OP_MULI, n, ib_const_int(&L->b, i64, esize)));
+    r.nonneg = true;
+    return r;
+  }
+  return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports shape, size, ndim, dtype, strides, itemsize, "
+                       "nbytes, T and the methods transpose%s)", a, tname(L, at_), "");
+}
+
+static SrcLoc arg_loc(const PyExpr *e, unsigned i);
+static bool positional(Lower *L, const PyExpr *e, const char *fname, unsigned nmin, unsigned nmax, FeVal *out);
+
+/* a.transpose(), a.transpose(axes) and a.transpose(*axes) with constant axes. */
+static FeVal lower_transpose(Lower *L, const FeVal *m, const PyExpr *e) {
+  unsigned r = m->type->rank;
+  FeVal args[8], ax[8];
+  unsigned nax = 0;
+  if (!positional(L, e, "transpose", 0, 8, args)) return poison();
+  for (unsigned i = 0; i < 8 && args[i].kind != FV_UNDEF; i++) {
+    FeVal x = args[i];
+    if (i == 0 && e->call.args.n == 1 && x.kind == FV_NONE) break;
+    if (i == 0 && e->call.args.n == 1 && x.kind == FV_TUPLE) {
+      if (x.tup.n > 8) return lerr(L, arg_loc(e, 0), "axes don't match array");
+      for (unsigned k = 0; k < x.tup.n; k++) ax[nax++] = x.tup.elems[k];
+    } else {
+      ax[nax++] = x;
+    }
+  }
+  if (nax == 0) {
+    Type *t = view_transpose_type(L->ctx, m->type, false);
+    return r <= 1 ? val(m->type, m->v) : val(t, view_transpose(&L->b, m->v, NULL, t));
+  }
+  if (nax != r) return lerr(L, e->loc, "axes don't match array: %u given for %s", nax, tname(L, m->type));
+  unsigned perm[8];
+  bool seen[8] = {false};
+  for (unsigned k = 0; k < nax; k++) {
+    if (!is_const_int(&ax[k]) || ax[k].type->kind == TY_BOOL)
+      return lerr(L, e->loc, "transpose() axes must be constant integers in kfront, not %s", vname(L, &ax[k]));
+    int64_t i = ax[k].c.i < 0 && !ax[k].type->is_unsigned ? ax[k].c.i + (int64_t)r : ax[k].c.i;
+    if (i < 0 || i >= (int64_t)r) return lerr(L, e->loc, "axis %lld is out of bounds for array of dimension %u", (long long)ax[k].c.i, r);
+    if (seen[i]) return lerr(L, e->loc, "repeated axis in transpose");
+    seen[i] = true;
+    perm[k] = (unsigned)i;
+  }
+  if (r == 1) return val(m->type, m->v);
+  Type *t = view_transpose_type(L->ctx, m->type, true);
+  return val(t, view_transpose(&L->b, m->v, perm, t));
+}
+
+/* A call of an array method. */
+static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
+  at(L, e->loc);
+  switch (m->builtin) {
+  case M_TRANSPOSE: return lower_transpose(L, m, e);
+  case M_COPY:
+  case M_FLATTEN:
+  case M_ASTYPE:
+    return lerr(L, e->loc, "%s() makes a new array, which a kernel cannot allocate (Numba's CUDA target allows it only "
+                           "with its NRT enabled; kfront does not)", method_names[m->builtin]);
+  default: return lerr(L, e->loc, "the array method %s() is not supported by kfront", method_names[m->builtin]);
+  }
+}
+
+/* t[start:stop:step] of a tuple, with constant bounds (Numba slices tuples at compile time). */
+static FeVal slice_tuple(Lower *L, const FeVal *t, const PyExpr *sl) {
+  const PyExpr *part[3] = {sl->slice.lower, sl->slice.upper, sl->slice.step};
+  int64_t c[3];
+  bool given[3];
+  for (unsigned k = 0; k < 3; k++) {
+    given[k] = false;
+    if (!part[k]) continue;
+    FeVal x = lower_expr(L, part[k]);
+    if (x.kind == FV_POISON) return x;
+    if (x.kind == FV_NONE) continue;
+    if (!is_const_int(&x) || x.type->is_unsigned)
+      return lerr(L, part[k]->loc, "a tuple is sliced with constant integers (or None), not %s", vname(L, &x));
+    c[k] = x.c.i;
+    given[k] = true;
+  }
+  int64_t n = t->tup.n, step = given[2] ? c[2] : 1;
+  if (step == 0) return lerr(L, part[2]->loc, "slice step cannot be zero");
+  int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1, b[2];
+  for (unsigned k = 0; k < 2; k++) {
+    if (!given[k]) {
+      b[k] = (k == 0) == (step > 0) ? lo : hi;
+      continue;
+    }
+    int64_t x = c[k] < 0 ? c[k] + n : c[k];
+    b[k] = x < lo ? lo : x > hi ? hi : x;
+  }
+  FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->tup.n ? t->tup.n : 1);
+  unsigned m = 0;
+  for (int64_t i = b[0]; step > 0 ? i < b[1] : i > b[1]; i += step) elems[m++] = t->tup.elems[i];
+  return make_tuple(L, m, elems);
+}
+
 /* e[index], given the value v of e (lowered by lower_expr's loop over the chain). */
 static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
   if (v.kind == FV_POISON) return v;
   if (v.kind == FV_TUPLE) {
+    if (e->subscript.index->kind == EX_SLICE) return slice_tuple(L, &v, e->subscript.index);
     FeVal i = lower_expr(L, e->subscript.index);
     if (i.kind == FV_POISON) return i;
-    if (!is_const_int(&i)) {
-      if (e->subscript.index->kind == EX_SLICE) return lerr(L, e->subscript.index->loc, "tuple slicing is not supported by kfront");
+    if (!is_const_int(&i))
       return lerr(L, e->subscript.index->loc, "a tuple index must be a constant integer, not %s", vname(L, &i));
-    }
     int64_t k = i.c.i < 0 ? i.c.i + (int64_t)v.tup.n : i.c.i;
     if (k < 0 || k >= (int64_t)v.tup.n)
       return lerr(L, e->subscript.index->loc, "tuple index %lld is out of range for a tuple of %u", (long long)i.c.i,
@@ -980,10 +1280,15 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
     return r;
   }
   if (is_array(&v) || v.kind == FV_VIEW) {
+    Value *base, *idx[32];
+    if (is_view_index(e->subscript.index)) {
+      FeVal r = index_view(L, v, e->subscript.index, e->loc, &base, idx);
+      if (r.kind != FV_VAL || r.v) return r;
+      return load_element(L, base, idx);
+    }
     FeVal ix[32];
     unsigned n;
     if (!gather_indices(L, e->subscript.index, ix, &n)) return poison();
-    Value *base, *idx[32];
     FeVal r = index_array(L, &v, ix, n, e->loc, false, &base, idx);
     if (r.kind != FV_VAL) return r;
     return load_element(L, base, idx);
@@ -2290,6 +2595,7 @@ static FeVal call_of(Lower *L, const PyExpr *e, FeVal f) {
                 f.func->kind == FN_REDUCE ? "cuda.reduce" : f.func->kind == FN_VECTORIZE ? "vectorize" : "guvectorize");
   case FV_PYFUNC:
     return lerr(L, e->loc, "'%s' is not a device function: decorate it with @cuda.jit(device=True)", f.func->name);
+  case FV_METHOD: return lower_method(L, &f, e);
   default: return lerr(L, e->loc, "%s is not callable", vname(L, &f));
   }
 }
@@ -2378,7 +2684,7 @@ static FeVal lower_leaf(Lower *L, const PyExpr *e) {
   case EX_IFEXP: return lower_ifexp(L, e);
   case EX_TUPLE:
   case EX_LIST: return lower_tuple(L, e);
-  case EX_SLICE: return lerr(L, e->loc, "slices are not supported by kfront yet");
+  case EX_SLICE: return lerr(L, e->loc, "a slice can only index an array");
   case EX_FSTRING: return lerr(L, e->loc, "f-strings are not supported in kernels");
   default:
     return lerr(L, e->loc, "%s is not supported in kernels", ast_expr_kind_name(e->kind));
@@ -2444,6 +2750,10 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
     return;
   }
   case EX_SUBSCRIPT: {
+    if (is_view_index(t->subscript.index)) {
+      assign_view(L, t, v, vloc);
+      return;
+    }
     FeVal a;
     Value *base, *idx[32];
     if (!item_target(L, t, &a, &base, idx) || v.kind == FV_POISON) return;
@@ -2473,7 +2783,23 @@ static void lower_augassign(Lower *L, const PyStmt *s) {
   if (t->kind == EX_SUBSCRIPT) {
     FeVal a;
     Value *base, *idx[32];
-    if (!item_target(L, t, &a, &base, idx)) return;
+    if (is_view_index(t->subscript.index)) {
+      a = lower_expr(L, t->subscript.value);
+      if (a.kind == FV_POISON) return;
+      if (!is_array(&a) && a.kind != FV_VIEW) {
+        lerr(L, t->loc, "%s does not support item assignment", vname(L, &a));
+        return;
+      }
+      FeVal r = index_view(L, a, t->subscript.index, t->loc, &base, idx);
+      if (r.kind != FV_VAL) return;
+      if (r.v) {
+        lerr(L, s->augassign.op_loc, "augmented assignment to a slice of an array is not supported in kernels (it is an "
+                                     "array expression)");
+        return;
+      }
+    } else if (!item_target(L, t, &a, &base, idx)) {
+      return;
+    }
     FeVal old = load_element(L, base, idx);
     FeVal rhs = lower_expr(L, s->augassign.value);
     FeVal nv = binop(L, s->augassign.op, old, rhs, s->augassign.op_loc);

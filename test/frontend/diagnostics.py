@@ -55,8 +55,8 @@ def float_index(a):
 # RUN: not kfront compile %s -k unknown_attr --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=ATTR
 @cuda.jit
 def unknown_attr(a):
-    # ATTR: diagnostics.py:[[@LINE+1]]:14: error: unknown attribute 'strides' of array(float32, 1d, A) (kfront supports shape, size, ndim and dtype)
-    a[0] = a.strides[0]
+    # ATTR: diagnostics.py:[[@LINE+1]]:14: error: unknown attribute 'flat' of array(float32, 1d, A) (kfront supports shape, size, ndim, dtype, strides, itemsize, nbytes, T and the methods transpose)
+    a[0] = a.flat[0]
 
 
 # RUN: not kfront compile %s -k unknown_cuda --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=CUDA
@@ -264,11 +264,11 @@ def shift_float(a):
     x = a[0] << 2
 
 
-# RUN: not kfront compile %s -k slicing --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=SLICE
+# RUN: not kfront compile %s -k slicing --sig 'void(float32[:], int64)' 2>&1 | FileCheck %s --check-prefix=SLICE
 @cuda.jit
-def slicing(a):
-    # SLICE: diagnostics.py:[[@LINE+1]]:11: error: array slicing is not supported by kfront yet (index with integers)
-    b = a[1:]
+def slicing(a, n):
+    # SLICE: diagnostics.py:[[@LINE+1]]:14: error: a slice step that is not a constant is not supported by kfront (this one is a variable int64)
+    b = a[1::n]
 
 
 # RUN: not kfront compile %s -k device_arity --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=DEVARITY
