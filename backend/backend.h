@@ -31,12 +31,13 @@ typedef struct BackendOptions {
   bool lineinfo;        /* -generate-line-info */
 } BackendOptions;
 
-/* What the host needs to name a failed bounds check (see include/kfront/abi.h): kernel names by kernel
- * id and source file names by file id. Strings come from mem.h; be_tables_free releases them. */
+/* What the host needs to name a failed check (see include/kfront/abi.h): kernel names by kernel id, source
+ * file names by file id, exception texts by message id. Strings come from mem.h; be_tables_free releases them. */
 typedef struct BackendTables {
-  unsigned nkernels, nfiles;
+  unsigned nkernels, nfiles, nmessages;
   char **kernels;
   char **files;
+  char **messages;
 } BackendTables;
 
 /* Why a compile failed (the diagnostic says more). */

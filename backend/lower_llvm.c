@@ -70,8 +70,8 @@ typedef struct FuncInfo {
   LLVMTypeRef fnty;
   bool kernel;
   unsigned kernel_id;
-  LLVMBasicBlockRef oob;     /* the failure block of the function's bounds checks (made at the first one) */
-  LLVMValueRef oob_phi[6];   /* its phis: file_id, line, col, axis (i32), index, extent (i64) */
+  LLVMBasicBlockRef oob;     /* the failure block of the function's checks (made at the first one) */
+  LLVMValueRef oob_phi[7];   /* its phis: file_id, line, col, axis (i32), index, extent (i64), flag (i32) */
 } FuncInfo;
 
 typedef struct GlobalInfo {
@@ -104,9 +104,10 @@ typedef struct Lower {
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64;
   PtrMap called;                /* func.func -> itself, for every function some func.call calls */
   StrMap funcs, globals, files;
-  unsigned nkernels, nfiles;
-  const char **kernel_names, **file_names;
-  unsigned kernel_cap, file_cap;
+  unsigned nkernels, nfiles, nmessages;
+  const char **kernel_names, **file_names, **messages;
+  unsigned kernel_cap, file_cap, message_cap;
+  StrMap message_ids;           /* exception text -> message id + 1 */
   LLVMValueRef err_gv, dyn_shared;
   /* lineinfo: a compile unit, one DIFile per source file, one subprogram per function */
   LLVMDIBuilderRef dib;
@@ -429,6 +430,21 @@ static bool declare_function(Lower *L, Op *op) {
   return true;
 }
 
+/* The message id of an exception's text ("ValueError: ..."). */
+static unsigned message_id(Lower *L, const char *text) {
+  void *p = strmap_get(&L->message_ids, text);
+  if (p) return (unsigned)(uintptr_t)p - 1;
+  if (L->nmessages == L->message_cap) {
+    L->message_cap = L->message_cap ? 2 * L->message_cap : 4;
+    const char **nm = ARENA_ARRAY(&L->arena, const char *, L->message_cap);
+    if (L->nmessages) memcpy(nm, L->messages, sizeof *nm * L->nmessages);
+    L->messages = nm;
+  }
+  L->messages[L->nmessages] = text;
+  strmap_put(&L->message_ids, text, (void *)(uintptr_t)(L->nmessages + 1));
+  return L->nmessages++;
+}
+
 static unsigned file_id(Lower *L, const char *file) {
   if (!file) return KF_ERROR_FILE_UNKNOWN;
   void *p = strmap_get(&L->files, file);
@@ -519,9 +535,9 @@ static LLVMValueRef error_global(Lower *L) {
   return L->err_gv;
 }
 
-/* The function's one failure block, made at its first check.bounds: phis gather (file_id, line, col, axis,
- * index, extent) from every failing check; the first failure in the grid wins the record (a CAS on its flag),
- * then the thread ends. One inlined copy per function: libNVVM compiles this faster than a call to a shared
+/* The function's one failure block, made at its first check: phis gather (file_id, line, col, axis, index,
+ * extent, flag) from every failing check (check.valid: its message id as the axis, the flag KF_ERROR_EXCEPTION);
+ * the first failure in the grid wins the record (a CAS on its flag), then the thread ends. One inlined copy per function: libNVVM compiles this faster than a call to a shared
  * noinline reporter, and the checks' fast paths stay a compare and a branch. */
 /* LLVM objects live under the backend's guard (backend.c): each is registered while it lives, so an allocation
  * failure of ours disposes of it (utils/mem.h). */
@@ -550,11 +566,12 @@ static LLVMBasicBlockRef oob_block(Lower *L) {
   LLVMBasicBlockRef write = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "oob.write");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "oob.done");
   LLVMPositionBuilderAtEnd(b, fi->oob);
-  static const char *names[6] = {"oob.file", "oob.line", "oob.col", "oob.axis", "oob.index", "oob.extent"};
-  for (unsigned i = 0; i < 6; i++) fi->oob_phi[i] = LLVMBuildPhi(b, i < 4 ? L->t_i32 : L->t_i64, names[i]);
+  static const char *names[7] = {"oob.file", "oob.line", "oob.col", "oob.axis", "oob.index", "oob.extent", "oob.flag"};
+  for (unsigned i = 0; i < 7; i++)
+    fi->oob_phi[i] = LLVMBuildPhi(b, i < 4 || i == 6 ? L->t_i32 : L->t_i64, names[i]);
   LLVMValueRef idx0[2] = {ci32(L, 0), ci32(L, 0)};
   LLVMValueRef flag = LLVMBuildInBoundsGEP2(b, rt, gv, idx0, 2, "");
-  LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, flag, ci32(L, 0), ci32(L, KF_ERROR_BOUNDS),
+  LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, flag, ci32(L, 0), fi->oob_phi[6],
                                              LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, 0);
   LLVMBuildCondBr(b, LLVMBuildExtractValue(b, pair, 1, ""), write, done);
   LLVMPositionBuilderAtEnd(b, write);
@@ -585,13 +602,15 @@ static LLVMBasicBlockRef oob_block(Lower *L) {
   return fi->oob;
 }
 
-/* __kf_error_strings: kernel names, "", file names, "" (see abi.h). */
+/* __kf_error_strings: kernel names, "", file names, "", exception texts, "" (see abi.h). */
 static void emit_error_strings(Lower *L) {
   StrBuf s;
   sb_init(&s);
   for (unsigned i = 0; i < L->nkernels; i++) sb_putn(&s, L->kernel_names[i], strlen(L->kernel_names[i]) + 1);
   sb_putc(&s, 0);
   for (unsigned i = 0; i < L->nfiles; i++) sb_putn(&s, L->file_names[i], strlen(L->file_names[i]) + 1);
+  sb_putc(&s, 0);
+  for (unsigned i = 0; i < L->nmessages; i++) sb_putn(&s, L->messages[i], strlen(L->messages[i]) + 1);
   sb_putc(&s, 0);
   LLVMValueRef init = LLVMConstStringInContext(L->ctx, s.data, (unsigned)s.len, 1);
   LLVMValueRef gv = LLVMAddGlobalInAddressSpace(L->mod, LLVMTypeOf(init), KF_ERROR_STRINGS_SYMBOL, ADDR_GLOBAL);
@@ -1305,9 +1324,29 @@ static bool lower_check_bounds(Lower *L, Op *op) {
   /* the failure path is cold */
   LLVMValueRef w[3] = {LLVMMDStringInContext(L->ctx, "branch_weights", 14), ci32(L, 2000), ci32(L, 1)};
   LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->ctx, "prof", 4), LLVMMDNodeInContext(L->ctx, w, 3));
-  LLVMValueRef in[6] = {ci32(L, (int32_t)file_id(L, op->loc.file)), ci32(L, op->loc.line), ci32(L, op->loc.col),
-                        ci32(L, ir_op_attr_int(op, "axis", 0)), idx, ext};
-  for (unsigned i = 0; i < 6; i++) LLVMAddIncoming(L->fi->oob_phi[i], &in[i], &here, 1);
+  LLVMValueRef in[7] = {ci32(L, (int32_t)file_id(L, op->loc.file)), ci32(L, op->loc.line), ci32(L, op->loc.col),
+                        ci32(L, ir_op_attr_int(op, "axis", 0)), idx, ext, ci32(L, KF_ERROR_BOUNDS)};
+  for (unsigned i = 0; i < 7; i++) LLVMAddIncoming(L->fi->oob_phi[i], &in[i], &here, 1);
+  LLVMPositionBuilderAtEnd(L->b, cont);
+  return true;
+}
+
+/* check.valid: the failure path of the checks, with the exception's message id and flag KF_ERROR_EXCEPTION. */
+static bool lower_check_valid(Lower *L, Op *op) {
+  LLVMValueRef ok = operand(L, op, 0);
+  const char *exc = ir_op_attr_str(op, "exception"), *msg = ir_op_attr_str(op, "message");
+  if (!ok || !exc || !msg) return fail(L, op, "malformed check.valid");
+  if (LLVMTypeOf(ok) != L->t_i1) ok = LLVMBuildICmp(L->b, LLVMIntNE, ok, LLVMConstNull(LLVMTypeOf(ok)), "");
+  unsigned id = message_id(L, arena_printf(&L->arena, "%s: %s", exc, msg));
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
+  LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
+  LLVMBasicBlockRef bad = oob_block(L);
+  LLVMValueRef br = LLVMBuildCondBr(L->b, ok, cont, bad);
+  LLVMValueRef w[3] = {LLVMMDStringInContext(L->ctx, "branch_weights", 14), ci32(L, 2000), ci32(L, 1)};
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->ctx, "prof", 4), LLVMMDNodeInContext(L->ctx, w, 3));
+  LLVMValueRef in[7] = {ci32(L, (int32_t)file_id(L, op->loc.file)), ci32(L, op->loc.line), ci32(L, op->loc.col),
+                        ci32(L, (int32_t)id), ci64(L, 0), ci64(L, 0), ci32(L, KF_ERROR_EXCEPTION)};
+  for (unsigned i = 0; i < 7; i++) LLVMAddIncoming(L->fi->oob_phi[i], &in[i], &here, 1);
   LLVMPositionBuilderAtEnd(L->b, cont);
   return true;
 }
@@ -1604,6 +1643,24 @@ static bool lower_subview(Lower *L, Op *op) {
   return true;
 }
 
+/* mem.reinterpret: the array's data pointer as one to the result's element type, the extents and strides given. */
+static bool lower_reinterpret(Lower *L, Op *op) {
+  ArrVal *a = operand_arr(L, op, 0);
+  Type *t = op->results[0].type;
+  if (!a) return false;
+  if (op->noperands != 1 + 2 * t->rank) return fail(L, op, "malformed mem.reinterpret");
+  ArrVal *v = new_arr(L, t->rank);
+  v->as = a->as;
+  v->data = LLVMBuildBitCast(L->b, a->data, LLVMPointerType(mem_type(L, t->elem), a->as), "");
+  for (unsigned d = 0; d < t->rank; d++) {
+    v->shape[d] = operand(L, op, 1 + d);
+    v->stride[d] = operand(L, op, 1 + t->rank + d);
+    if (!v->shape[d] || !v->stride[d]) return false;
+  }
+  set_arr(L, &op->results[0], v);
+  return true;
+}
+
 static bool lower_mem_op(Lower *L, Op *op) {
   switch (op->kind) {
   case OP_DIM:
@@ -1723,6 +1780,7 @@ static bool lower_mem_op(Lower *L, Op *op) {
     return true;
   }
   case OP_SUBVIEW: return lower_subview(L, op);
+  case OP_REINTERPRET: return lower_reinterpret(L, op);
   default: return fail(L, op, "cannot lower '%s'", op_name(op));
   }
 }
@@ -2036,6 +2094,7 @@ static bool lower_op(Lower *L, Op *op) {
   case OP_FUNC_RETURN: return lower_return(L, op);
   case OP_FUNC_CALL: return lower_call(L, op);
   case OP_BOUNDS: return lower_check_bounds(L, op);
+  case OP_VALID: return lower_check_valid(L, op);
   case OP_IF: return lower_if(L, op);
   case OP_FOR: return lower_for(L, op);
   case OP_WHILE: return lower_while(L, op);
@@ -2044,7 +2103,7 @@ static bool lower_op(Lower *L, Op *op) {
   case OP_BR: return lower_br(L, op);
   case OP_COND_BR: return lower_cond_br(L, op);
   case OP_DIM: case OP_STRIDE: case OP_SIZE: case OP_DATA: case OP_ADDR: case OP_LOAD: case OP_STORE:
-  case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_SUBVIEW:
+  case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_SUBVIEW: case OP_REINTERPRET:
     return lower_mem_op(L, op);
   case OP_THREAD_ID: case OP_BLOCK_ID: case OP_BLOCK_DIM: case OP_GRID_DIM: case OP_LANE_ID: case OP_WARP_SIZE:
   case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_FENCE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
@@ -2266,6 +2325,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   strmap_init(&L.funcs);
   strmap_init(&L.globals);
   strmap_init(&L.files);
+  strmap_init(&L.message_ids);
   strmap_init(&L.difiles);
   L.mod = LLVMModuleCreateWithNameInContext(m->name ? m->name : "kfront", ctx);
   if (o->lineinfo) {
@@ -2323,10 +2383,13 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   if (ok && tables) {
     tables->kernels = mem_calloc(L.nkernels ? L.nkernels : 1, sizeof(char *));
     tables->files = mem_calloc(L.nfiles ? L.nfiles : 1, sizeof(char *));
+    tables->messages = mem_calloc(L.nmessages ? L.nmessages : 1, sizeof(char *));
     tables->nkernels = L.nkernels;
     tables->nfiles = L.nfiles;
+    tables->nmessages = L.nmessages;
     for (unsigned i = 0; i < L.nkernels; i++) tables->kernels[i] = mem_strdup(L.kernel_names[i]);
     for (unsigned i = 0; i < L.nfiles; i++) tables->files[i] = mem_strdup(L.file_names[i]);
+    for (unsigned i = 0; i < L.nmessages; i++) tables->messages[i] = mem_strdup(L.messages[i]);
   }
   free_builder(L.b);
   free_builder(L.ab);
@@ -2334,6 +2397,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   ptrmap_free(&L.called);
   strmap_free(&L.globals);
   strmap_free(&L.files);
+  strmap_free(&L.message_ids);
   strmap_free(&L.difiles);
   arena_free(&L.arena);
   if (!ok) {

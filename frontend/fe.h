@@ -357,6 +357,16 @@ Value *view_build(IrBuilder *b, Value *arr, const ViewItem *items, unsigned n, T
  * the axes reversed; else result axis d walks axis perm[d]). */
 Type *view_transpose_type(IrContext *ctx, const Type *arr, bool permuted);
 Value *view_transpose(IrBuilder *b, Value *arr, const unsigned *perm, Type *result);
+/* arr.reshape(dims) of a contiguous (C or F) array: n i64 extents (a negative one inferred, as Numba infers it)
+ * read in arr's order, after the check.valid ops (ValueError) of Numba's conditions: at most one negative extent,
+ * the size unchanged. */
+Value *view_reshape(IrBuilder *b, Value *arr, Value *const *dims, unsigned n, Type *result);
+/* arr.ravel() of a C array: its elements in order, as a 1-d C array (no condition). */
+Value *view_ravel(IrBuilder *b, Value *arr, Type *result);
+/* arr.view(dtype) of type result (arr's with the new element type), as Numba's _change_dtype makes it, after the
+ * check.valid (ValueError) of its condition (the innermost axis's bytes divide; an A array contiguous along one
+ * end when the element size changes). */
+Value *view_dtype(IrBuilder *b, Value *arr, Type *result);
 
 /* ---- module.c ------------------------------------------------------------------------------------------ */
 void fe_error(FeCtx *fe, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

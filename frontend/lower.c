@@ -103,8 +103,8 @@ static void lower_stmts(Lower *L, PyStmt *const *s, unsigned n);
 /* The methods of arrays kfront knows (FV_METHOD's builtin): those Numba's CUDA target compiles without
  * allocating, and those it names only to say they allocate. */
 #define ARRAY_METHODS(X)                                                                          \
-  X(TRANSPOSE, "transpose") X(COPY, "copy") X(FLATTEN, "flatten") X(ASTYPE, "astype")            \
-  X(ITEM, "item")
+  X(TRANSPOSE, "transpose") X(RESHAPE, "reshape") X(RAVEL, "ravel") X(VIEW, "view")              \
+  X(COPY, "copy") X(FLATTEN, "flatten") X(ASTYPE, "astype") X(ITEM, "item")
 enum {
 #define X(id, name) M_##id,
   ARRAY_METHODS(X)
@@ -1172,10 +1172,11 @@ static FeVal array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc alo
     return r;
   }
   return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports shape, size, ndim, dtype, strides, itemsize, "
-                       "nbytes, T and the methods transpose%s)", a, tname(L, at_), "");
+                       "nbytes, T and the methods transpose, reshape, ravel and view)", a, tname(L, at_));
 }
 
 static SrcLoc arg_loc(const PyExpr *e, unsigned i);
+static Type *dtype_of(Lower *L, const FeVal *d, SrcLoc loc);
 static bool positional(Lower *L, const PyExpr *e, const char *fname, unsigned nmin, unsigned nmax, FeVal *out);
 
 /* a.transpose(), a.transpose(axes) and a.transpose(*axes) with constant axes. */
@@ -1215,11 +1216,56 @@ static FeVal lower_transpose(Lower *L, const FeVal *m, const PyExpr *e) {
   return val(t, view_transpose(&L->b, m->v, perm, t));
 }
 
+/* a.reshape(shape) and a.reshape(d0, d1, ...) of a contiguous array, with integer extents (a negative one inferred);
+ * extents that do not keep the size raise ValueError in the kernel, as in Numba. */
+static FeVal lower_reshape(Lower *L, const FeVal *m, const PyExpr *e) {
+  FeVal args[8], dims[8];
+  unsigned n = 0;
+  if (!positional(L, e, "reshape", 1, 8, args)) return poison();
+  if (m->type->layout != LAYOUT_C && m->type->layout != LAYOUT_F)
+    return lerr(L, e->loc, "reshape() supports contiguous array only, not %s", tname(L, m->type));
+  if (e->call.args.n == 1 && args[0].kind == FV_TUPLE) {
+    if (args[0].tup.n > 8) return lerr(L, arg_loc(e, 0), "arrays of more than 8 dimensions are not supported by kfront");
+    for (unsigned k = 0; k < args[0].tup.n; k++) dims[n++] = args[0].tup.elems[k];
+  } else {
+    for (unsigned k = 0; k < 8 && args[k].kind != FV_UNDEF; k++) dims[n++] = args[k];
+  }
+  if (n == 0) return lerr(L, e->loc, "reshape() to a 0-d array is not supported by kfront");
+  Value *ext[8];
+  for (unsigned k = 0; k < n; k++) {
+    if (!is_scalar(&dims[k]) || dims[k].type->kind != TY_INT)
+      return lerr(L, e->call.args.n == 1 ? arg_loc(e, 0) : arg_loc(e, k), "reshape() arg cannot be %s", vname(L, &dims[k]));
+    at(L, e->loc);
+    ext[k] = conv_v(L, dims[k], ty_i64(L->ctx));
+  }
+  at(L, e->loc);
+  Type *t = ty_array(L->ctx, m->type->elem, n, m->type->layout);
+  return val(t, view_reshape(&L->b, m->v, ext, n, t));
+}
+
 /* A call of an array method. */
 static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
   at(L, e->loc);
   switch (m->builtin) {
   case M_TRANSPOSE: return lower_transpose(L, m, e);
+  case M_RESHAPE: return lower_reshape(L, m, e);
+  case M_RAVEL: {
+    FeVal none[1];
+    if (!positional(L, e, "ravel", 0, 0, none)) return poison();
+    if (m->type->layout != LAYOUT_C)
+      return lerr(L, e->loc, "ravel() of %s copies it into a new array, which a kernel cannot allocate (Numba's CUDA "
+                             "target allows it only with its NRT enabled; kfront does not)", tname(L, m->type));
+    Type *t = ty_array(L->ctx, m->type->elem, 1, LAYOUT_C);
+    return m->type->rank == 1 ? val(m->type, m->v) : val(t, view_ravel(&L->b, m->v, t));
+  }
+  case M_VIEW: {
+    FeVal d;
+    if (!positional(L, e, "view", 1, 1, &d)) return poison();
+    Type *dt = dtype_of(L, &d, arg_loc(e, 0));
+    if (!dt) return poison();
+    Type *t = ty_array(L->ctx, dt, m->type->rank, m->type->layout);
+    return val(t, view_dtype(&L->b, m->v, t));
+  }
   case M_COPY:
   case M_FLATTEN:
   case M_ASTYPE:

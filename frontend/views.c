@@ -203,3 +203,117 @@ Value *view_transpose(IrBuilder *b, Value *arr, const unsigned *perm, Type *resu
   }
   return subview(b, arr, origin, ext, step, dims, result);
 }
+
+/* ---- reshape, view(dtype) ---------------------------------------------------------------------------------- */
+
+/* check.valid(ok) raising ValueError(msg), as Numba raises it at run time. */
+static void value_check(IrBuilder *b, Value *ok, const char *msg) {
+  Op *c = ib_op(b, OP_VALID, 1, &ok, 0, NULL, 0);
+  ir_op_set_attr(b->m, c, "exception", attr_str(b->m, "ValueError"));
+  ir_op_set_attr(b->m, c, "message", attr_str(b->m, msg));
+}
+
+static Value *mem_reinterpret(IrBuilder *b, Value *arr, Value *const *ext, Value *const *stride, Type *result) {
+  unsigned r = result->rank;
+  Value *ops[1 + 16];
+  ops[0] = arr;
+  for (unsigned d = 0; d < r; d++) {
+    ops[1 + d] = ext[d];
+    ops[1 + r + d] = stride[d];
+  }
+  return op_result(ib_op(b, OP_REINTERPRET, 1 + 2 * r, ops, 1, &result, 0), 0);
+}
+
+/* Strides in bytes of a contiguous array of the given extents (layout C: the last axis innermost; F: the first). */
+static void contiguous_strides(IrBuilder *b, Value *const *ext, unsigned r, char layout, int64_t esize, Value **out) {
+  Value *s = ib_const_int(b, ty_i64(b->ctx), esize);
+  for (unsigned k = 0; k < r; k++) {
+    unsigned d = layout == LAYOUT_F ? k : r - 1 - k;
+    out[d] = s;
+    if (k + 1 < r) s = ib_binary(b, OP_MULI, s, ext[d]);
+  }
+}
+
+Value *view_reshape(IrBuilder *b, Value *arr, Value *const *dims, unsigned n, Type *result) {
+  IrContext *ctx = b->ctx;
+  Type *i64 = ty_i64(ctx);
+  Value *zero = ib_const_int(b, i64, 0), *one = ib_const_int(b, i64, 1);
+  Value *size = op_result(ib_op(b, OP_SIZE, 1, &arr, 1, &i64, 0), 0);
+  /* numba's normalize_reshape_value: one negative extent is inferred from the others */
+  Value *known = one, *negs = zero, *neg[8];
+  for (unsigned d = 0; d < n; d++) {
+    neg[d] = ib_cmpi(b, "slt", dims[d], zero);
+    known = ib_binary(b, OP_MULI, known, ib_select(b, neg[d], one, dims[d]));
+    negs = ib_binary(b, OP_ADDI, negs, ib_cast(b, neg[d], i64));
+  }
+  Value *known_zero = ib_cmpi(b, "eq", known, zero);
+  Value *divisor = ib_select(b, known_zero, one, known);
+  Value *inferred = ib_select(b, known_zero, zero, ib_binary(b, OP_DIVSI, size, divisor));
+  Value *exact = ib_select(b, known_zero, ib_cmpi(b, "eq", size, zero),
+                           ib_cmpi(b, "eq", ib_binary(b, OP_REMSI, size, divisor), zero));
+  value_check(b, ib_cmpi(b, "sle", negs, one), "multiple negative shape values");
+  value_check(b, ib_select(b, ib_cmpi(b, "eq", negs, zero), ib_cmpi(b, "eq", size, known), exact),
+              "total size of new array must be unchanged");
+  Value *ext[8], *stride[8];
+  for (unsigned d = 0; d < n; d++) ext[d] = ib_select(b, neg[d], inferred, dims[d]);
+  contiguous_strides(b, ext, n, result->layout, ty_size(result->elem), stride);
+  return mem_reinterpret(b, arr, ext, stride, result);
+}
+
+Value *view_dtype(IrBuilder *b, Value *arr, Type *result) {
+  IrContext *ctx = b->ctx;
+  Type *i64 = ty_i64(ctx), *t = arr->type;
+  unsigned r = t->rank;
+  int64_t old = ty_size(t->elem), nw = ty_size(result->elem);
+  Value *ext[8], *stride[8];
+  for (unsigned d = 0; d < r; d++) {
+    ext[d] = ib_dim(b, arr, d);
+    stride[d] = op_result(ib_op(b, OP_STRIDE, 1, &arr, 1, &i64, 0), 0);
+    ir_op_set_attr(b->m, stride[d]->def, "axis", attr_int(i64, d));
+  }
+  if (old == nw) return mem_reinterpret(b, arr, ext, stride, result);
+  Value *ok = ib_const_bool(b, true);
+  /* numba's _change_dtype: the innermost axis (the last of C, the first of F; of A, the one whose stride is the
+   * element size, the last preferred) takes the difference */
+  Value *oldv = ib_const_int(b, i64, old), *newv = ib_const_int(b, i64, nw), *zero = ib_const_int(b, i64, 0);
+  Value *inner_last, *inner_first;
+  if (t->layout == LAYOUT_C) {
+    inner_last = ib_const_bool(b, true);
+    inner_first = ib_const_bool(b, false);
+  } else if (t->layout == LAYOUT_F) {
+    inner_last = ib_const_bool(b, false);
+    inner_first = ib_const_bool(b, true);
+  } else {
+    inner_last = ib_cmpi(b, "eq", stride[r - 1], oldv);
+    inner_first = ib_binary(b, OP_ANDI, ib_cmpi(b, "eq", stride[0], oldv),
+                            ib_binary(b, OP_XORI, inner_last, ib_const_bool(b, true)));
+    ok = ib_binary(b, OP_ORI, inner_last, inner_first);
+  }
+  for (unsigned d = 0; d < r; d++) {
+    Value *here = d == r - 1 && d == 0 ? ib_binary(b, OP_ORI, inner_last, inner_first)
+                  : d == r - 1         ? inner_last
+                  : d == 0             ? inner_first
+                                       : NULL;
+    if (!here) continue;
+    Value *n;
+    if (nw < old) { /* (element sizes are powers of two: old is a multiple of nw) */
+      n = ib_binary(b, OP_MULI, ext[d], ib_const_int(b, i64, old / nw));
+    } else {
+      Value *bytes = ib_binary(b, OP_MULI, ext[d], oldv);
+      Value *fits = ib_cmpi(b, "eq", ib_binary(b, OP_REMSI, bytes, newv), zero);
+      ok = ib_binary(b, OP_ANDI, ok, ib_select(b, here, fits, ib_const_bool(b, true)));
+      n = ib_binary(b, OP_DIVSI, bytes, newv);
+    }
+    ext[d] = ib_select(b, here, n, ext[d]);
+    stride[d] = ib_select(b, here, newv, stride[d]);
+  }
+  value_check(b, ok, "new type not compatible with array");
+  return mem_reinterpret(b, arr, ext, stride, result);
+}
+
+Value *view_ravel(IrBuilder *b, Value *arr, Type *result) {
+  Type *i64 = ty_i64(b->ctx);
+  Value *size = op_result(ib_op(b, OP_SIZE, 1, &arr, 1, &i64, 0), 0);
+  Value *stride = ib_const_int(b, i64, ty_size(result->elem));
+  return mem_reinterpret(b, arr, &size, &stride, result);
+}

@@ -507,6 +507,20 @@ static bool verify_dyn_shared(VerifyCtx *c, Op *op) {
   return true;
 }
 
+/* mem.reinterpret: the array, then an extent and a stride per result axis (i64). */
+static bool verify_reinterpret(VerifyCtx *c, Op *op) {
+  if (op->noperands < 1) return op_error(c, op, "expects an array operand");
+  if (!need_array_operand(c, op, 0)) return false;
+  Type *r = RT(op, 0);
+  if (!ty_is_array(r)) return op_error(c, op, "result must be an array, got %s", T(c, r));
+  if (op->noperands != 1 + 2 * r->rank)
+    return op_error(c, op, "expects %u operands for a result of rank %u (the array, an extent and a stride per axis), "
+                           "got %u", 1 + 2 * r->rank, r->rank, op->noperands);
+  for (unsigned i = 1; i < op->noperands; i++)
+    if (!is_i64(OT(op, i))) return op_error(c, op, "operand #%u must be i64, got %s", i, T(c, OT(op, i)));
+  return true;
+}
+
 /* Whether v is the constant 1 (an arith.constant). */
 static bool is_const_one(const Value *v) {
   const Op *d = v->def;
@@ -727,6 +741,18 @@ static bool verify_cond_br(VerifyCtx *c, Op *op) {
   unsigned n = op_num_main_operands(op);
   if (n != 1) return op_error(c, op, "expects 1 condition operand besides its successors', got %u", n);
   if (!ty_is_bool(OT(op, 0))) return op_error(c, op, "condition must be i1, got %s", T(c, OT(op, 0)));
+  return true;
+}
+
+/* check.valid: an i1 condition; attrs exception (a Python identifier: the class the host raises) and message. */
+static bool verify_valid(VerifyCtx *c, Op *op) {
+  if (!ty_is_bool(OT(op, 0))) return op_error(c, op, "operand must be the i1 condition, got %s", T(c, OT(op, 0)));
+  Attr *e = need_attr(c, op, "exception", ATTR_STR);
+  if (!e || !need_attr(c, op, "message", ATTR_STR)) return false;
+  bool ident = e->s[0] && !(e->s[0] >= '0' && e->s[0] <= '9') && strlen(e->s) < 64;
+  for (const char *p = e->s; *p && ident; p++)
+    ident = *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+  if (!ident) return op_error(c, op, "attribute 'exception' must name an exception class, got \"%s\"", e->s);
   return true;
 }
 

@@ -302,6 +302,25 @@ void rt_report_index_error(Diag *diag, const char *kernel, const char *file, uns
   sb_free(&msg);
 }
 
+void rt_report_kernel_exception(Diag *diag, const char *kernel, const char *file, unsigned line, unsigned col,
+                                const char *text) {
+  StrBuf msg, cls;
+  sb_init(&msg);
+  sb_init(&cls);
+  const char *colon = text ? strchr(text, ':') : NULL;
+  sb_putn(&cls, text ? text : "Exception", colon ? (size_t)(colon - text) : strlen(text ? text : "Exception"));
+  sb_printf(&msg, "%s (kernel %s", text ? text : "Exception", kernel ? kernel : "?");
+  if (file && *file) {
+    sb_printf(&msg, ", %s", file);
+    if (line) sb_printf(&msg, ":%u", line);
+    if (line && col) sb_printf(&msg, ":%u", col);
+  }
+  sb_putc(&msg, ')');
+  diag_kernel_exception(diag, srcloc(file, file ? line : 0, file ? col : 0), kernel, sb_cstr(&cls), "%s", sb_cstr(&msg));
+  sb_free(&msg);
+  sb_free(&cls);
+}
+
 /* ---- kir queries ----------------------------------------------------------------------------- */
 
 typedef struct SharedWalk {

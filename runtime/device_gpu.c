@@ -214,11 +214,16 @@ static kf_status check_records(Gpu *g, Diag *diag) {
       file = kf_error_string(table, tlen, KF_ERROR_STRINGS_FILES, rec.file_id);
     if (rec.flag == KF_ERROR_BOUNDS) {
       rt_report_index_error(diag, kernel, file, rec.line, rec.col, rec.axis, rec.index, rec.extent);
+      if (st == KF_OK) st = KF_ERROR_OUT_OF_BOUNDS;
+    } else if (rec.flag == KF_ERROR_EXCEPTION) {
+      const char *text = table ? kf_error_string(table, tlen, KF_ERROR_STRINGS_MESSAGES, rec.axis) : NULL;
+      rt_report_kernel_exception(diag, kernel, file, rec.line, rec.col, text);
+      if (st == KF_OK) st = KF_ERROR_KERNEL_EXCEPTION;
     } else {
       diag_error(diag, srcloc(file, file ? rec.line : 0, file ? rec.col : 0),
                  "kernel %s failed with device error code %u", kernel ? kernel : "?", rec.flag);
+      if (st == KF_OK) st = KF_ERROR_OUT_OF_BOUNDS;
     }
-    if (st == KF_OK) st = KF_ERROR_OUT_OF_BOUNDS;
     mem_free(table);
     /* reset, so the next launch of this module is checked afresh */
     if (!CU(cuMemsetD8, m->error_record, 0, sizeof rec)) {

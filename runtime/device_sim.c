@@ -251,9 +251,13 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
     } else if (res->status == SIM_ERR_NOMEM) {
       st = KF_ERROR_OUT_OF_MEMORY;  /* reported by the simulator */
     } else {
-      st = res->status == SIM_ERR_INDEX ? KF_ERROR_OUT_OF_BOUNDS : KF_ERROR_DEVICE;
-      if (res->status == SIM_ERR_INDEX) {
-        const SimIndexError *e = &res->index_error;
+      const SimIndexError *e = &res->index_error;
+      st = res->status != SIM_ERR_INDEX ? KF_ERROR_DEVICE : e->exception ? KF_ERROR_KERNEL_EXCEPTION : KF_ERROR_OUT_OF_BOUNDS;
+      if (res->status == SIM_ERR_INDEX && e->exception) {
+        char text[SIM_MSG_MAX];
+        snprintf(text, sizeof text, "%s: %s", e->exception, e->exception_message);
+        rt_report_kernel_exception(diag, e->kernel, e->loc.file, e->loc.line, e->loc.col, text);
+      } else if (res->status == SIM_ERR_INDEX) {
         rt_report_index_error(diag, e->kernel, e->loc.file, e->loc.line, e->loc.col, e->axis, e->index, e->extent);
       } else {
         report(diag, res->message, NOLOC);

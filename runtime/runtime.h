@@ -130,5 +130,10 @@ void rt_array_span(const kf_array *a, int64_t *lo, int64_t *hi);
  * source line quoted when the file is registered), with its facts recorded for kf_context_last_error. */
 void rt_report_index_error(Diag *diag, const char *kernel, const char *file, unsigned line, unsigned col,
                            unsigned axis, int64_t index, int64_t extent);
+/* "ValueError: total size of new array must be unchanged (kernel k, file:line:col)": the exception a kernel's
+ * check.valid raised (text: "Class: message", as the error strings hold it), reported located like an IndexError,
+ * with its facts (kernel, the class) recorded. */
+void rt_report_kernel_exception(Diag *diag, const char *kernel, const char *file, unsigned line, unsigned col,
+                                const char *text);
 
 #endif

@@ -43,6 +43,7 @@ static void first_free(DiagFirst *f) {
   mem_free(f->message);
   mem_free(f->file);
   mem_free(f->kernel);
+  mem_free(f->exception);
   memset(f, 0, sizeof *f);
 }
 
@@ -289,22 +290,21 @@ bool diag_guard(Diag *d, void (*fn)(void *), void *arg) {
   return false;
 }
 
-void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, int64_t index, int64_t extent,
-                      const char *fmt, ...) {
-  DiagKind prev = diag_set_kind(DIAG_KIND_OUT_OF_BOUNDS);
+/* A failed check of a kernel: an IndexError (exception NULL: axis, index, extent) or an exception. */
+static void kernel_error(Diag *d, SrcLoc loc, const char *kernel, const char *exception, unsigned axis, int64_t index,
+                         int64_t extent, const char *fmt, va_list ap) {
+  DiagKind prev = diag_set_kind(exception ? DIAG_KIND_KERNEL_EXCEPTION : DIAG_KIND_OUT_OF_BOUNDS);
   MemGuard *g = lock_d(d);
   bool first = !d->first.set;
-  va_list ap;
-  va_start(ap, fmt);
   bool ok = report_locked(d, DIAG_ERROR, loc, fmt, ap, g != NULL);
-  va_end(ap);
   if (ok && first && d->first.set) {
-    d->first.has_index = true;
+    d->first.has_index = !exception;
     d->first.kernel = kernel ? mem_strdup(kernel) : NULL;
+    d->first.exception = exception ? mem_strdup(exception) : NULL;
     d->first.axis = axis;
     d->first.index = index;
     d->first.extent = extent;
-    if (kernel && !d->first.kernel) {
+    if ((kernel && !d->first.kernel) || (exception && !d->first.exception)) {
       first_oom(&d->first);
       if (!g) oom_text(d);
       ok = false;
@@ -312,6 +312,21 @@ void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, in
   }
   diag_set_kind(prev);
   unlock_d(d, g, ok);
+}
+
+void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, int64_t index, int64_t extent,
+                      const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kernel_error(d, loc, kernel, NULL, axis, index, extent, fmt, ap);
+  va_end(ap);
+}
+
+void diag_kernel_exception(Diag *d, SrcLoc loc, const char *kernel, const char *exception, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kernel_error(d, loc, kernel, exception, 0, 0, 0, fmt, ap);
+  va_end(ap);
 }
 
 #define DIAG_FN(name, level)                                 \

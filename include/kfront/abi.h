@@ -39,22 +39,27 @@
  * (--pass-pipeline=canonicalize,cse,bce,dce,grid-stride).
  *
  * ## The device-side error record
- * A module in which a bounds check (check.bounds) remains defines two globals the host reads with
- * cuModuleGetGlobal after a launch (a module without checks defines neither: cuModuleGetGlobal fails
- * with CUDA_ERROR_NOT_FOUND, and the host has nothing to read):
+ * A module in which a run-time check remains (check.bounds: an IndexError; check.valid: an exception such as
+ * a ValueError) defines two globals the host reads with cuModuleGetGlobal after a launch (a module without
+ * checks defines neither: cuModuleGetGlobal fails with CUDA_ERROR_NOT_FOUND, and the host has nothing to
+ * read):
  *
  *   __kf_error          a kf_error_record, zero at module load. The first thread whose check fails
- *                       sets flag 0 -> 1 with an atomic compare-and-swap and, if it won, writes the
- *                       other fields; then that thread ends (returns from the kernel; from inside a
- *                       device function it executes PTX `exit`). It never traps, so the context
- *                       stays usable. Other threads carry on; later failures leave the record alone.
- *                       After reading a set record the host must zero it (e.g. cuMemsetD8 of
- *                       sizeof(kf_error_record) bytes) before the next launch it wants to check.
+ *                       sets flag 0 -> KF_ERROR_BOUNDS or KF_ERROR_EXCEPTION with an atomic
+ *                       compare-and-swap and, if it won, writes the other fields; then that thread ends
+ *                       (returns from the kernel; from inside a device function it executes PTX `exit`).
+ *                       It never traps, so the context stays usable. Other threads carry on; later
+ *                       failures leave the record alone. After reading a set record the host must zero it
+ *                       (e.g. cuMemsetD8 of sizeof(kf_error_record) bytes) before the next launch it wants
+ *                       to check.
  *   __kf_error_strings  a constant byte table naming what the record's ids refer to: the module's
  *                       kernel names in kernel-id order, each NUL-terminated, then an empty string,
  *                       then the source file names in file-id order, each NUL-terminated, then an
- *                       empty string. kf_error_string() looks one up. The same tables come back at
- *                       compile time (kf_codegen_result), so a host may also keep them itself.
+ *                       empty string, then the exceptions' texts in message-id order ("ValueError: total
+ *                       size of new array must be unchanged": the class name, ": ", the message), each
+ *                       NUL-terminated, then an empty string. kf_error_string() looks one up. The same
+ *                       tables come back at compile time (kf_codegen_result), so a host may also keep
+ *                       them itself.
  *
  * Kernel ids number the module's kernels (func.func with the `kernel` attribute) in module order from 0.
  * A check inside a device function does not know its kernel: it stores KF_ERROR_KERNEL_UNKNOWN and the
@@ -73,6 +78,7 @@ extern "C" {
 enum {
   KF_ERROR_NONE = 0,
   KF_ERROR_BOUNDS = 1,           /* a bounds check failed: IndexError */
+  KF_ERROR_EXCEPTION = 2,        /* a check.valid failed: the exception of message `axis` (the strings' section 2) */
 };
 
 #define KF_ERROR_KERNEL_UNKNOWN 0xFFFFFFFFu
@@ -80,21 +86,22 @@ enum {
 
 /* The layout of the __kf_error global: 40 bytes, 8-byte aligned, no padding. */
 typedef struct kf_error_record {
-  uint32_t flag;        /* offset  0: KF_ERROR_NONE, or KF_ERROR_BOUNDS once a check failed */
+  uint32_t flag;        /* offset  0: KF_ERROR_NONE, or what failed first (KF_ERROR_BOUNDS, KF_ERROR_EXCEPTION) */
   uint32_t kernel_id;   /* offset  4: index of the failing kernel, or KF_ERROR_KERNEL_UNKNOWN */
   uint32_t line;        /* offset  8: source line of the failing access (1-based, 0 unknown) */
   uint32_t col;         /* offset 12: source column (1-based, 0 unknown) */
-  uint32_t axis;        /* offset 16: the array axis whose index was out of range */
+  uint32_t axis;        /* offset 16: the array axis whose index was out of range; KF_ERROR_EXCEPTION: the
+                         *            message id of the exception's text */
   uint32_t file_id;     /* offset 20: index of the source file name, or KF_ERROR_FILE_UNKNOWN */
-  int64_t index;        /* offset 24: the index as the kernel computed it (may be negative) */
-  int64_t extent;       /* offset 32: the extent of that axis */
+  int64_t index;        /* offset 24: the index as the kernel computed it (may be negative); 0 for an exception */
+  int64_t extent;       /* offset 32: the extent of that axis; 0 for an exception */
 } kf_error_record;
 
 #define KF_ERROR_RECORD_SYMBOL "__kf_error"
 #define KF_ERROR_STRINGS_SYMBOL "__kf_error_strings"
 
 /* Sections of the __kf_error_strings table. */
-enum { KF_ERROR_STRINGS_KERNELS = 0, KF_ERROR_STRINGS_FILES = 1 };
+enum { KF_ERROR_STRINGS_KERNELS = 0, KF_ERROR_STRINGS_FILES = 1, KF_ERROR_STRINGS_MESSAGES = 2 };
 
 /* Looks up string `id` of `section` in a __kf_error_strings table of `len` bytes copied to the host.
  * Returns a pointer into table, or NULL when there is no such entry. */

@@ -40,6 +40,7 @@ typedef enum kf_status {
   KF_ERROR_OUT_OF_BOUNDS = 6,   /* a kernel's bounds check failed (IndexError) */
   KF_ERROR_INTERNAL = 7,
   KF_ERROR_OUT_OF_MEMORY = 8,   /* an allocation failed (host memory; device memory is KF_ERROR_DEVICE) */
+  KF_ERROR_KERNEL_EXCEPTION = 9, /* a kernel's run-time check raised an exception (a ValueError, ...) */
 } kf_status;
 
 /* A short name for a status ("invalid input", ...). Borrowed, static. */
@@ -111,16 +112,19 @@ typedef enum kf_error_kind {
   KF_ERRKIND_BACKEND = 9,        /* libNVVM or LLVM failed */
   KF_ERRKIND_NOT_FOUND = 10,     /* no such kernel, file or library */
   KF_ERRKIND_OUT_OF_MEMORY = 11,
+  KF_ERRKIND_KERNEL_EXCEPTION = 12, /* a kernel's check raised an exception: kernel and exception below are set */
 } kf_error_kind;
 typedef struct kf_error_info {
   kf_error_kind kind;
   const char *message;        /* the message alone, without location or source line */
   const char *file;           /* NULL when the error has no location */
   unsigned line, col;         /* 1-based; 0 unknown */
-  /* KF_ERRKIND_OUT_OF_BOUNDS: */
+  /* KF_ERRKIND_OUT_OF_BOUNDS (and KF_ERRKIND_KERNEL_EXCEPTION: kernel): */
   const char *kernel;         /* the kernel's Python name */
   unsigned axis;
   int64_t index, extent;
+  /* KF_ERRKIND_KERNEL_EXCEPTION: */
+  const char *exception;      /* the Python exception class the kernel raised ("ValueError"); message is its text */
 } kf_error_info;
 /* Fills *out with the first error reported since the last clear; its strings are borrowed, valid until
  * the diagnostics are cleared or the context destroyed. KF_ERROR_NOT_FOUND (and kind NONE) when there was

@@ -10,7 +10,7 @@ PyTypeObject *Runtime_Type, *Stream_Type, *Event_Type, *Buffer_Type;
 /* ---- errors ------------------------------------------------------------------------------------------ */
 
 /* kf_error_kind -> exception class, registered by kfront.errors (set_exceptions); RuntimeError until then. */
-static PyObject *exception_classes[KF_ERRKIND_OUT_OF_MEMORY + 1];
+static PyObject *exception_classes[KF_ERRKIND_KERNEL_EXCEPTION + 1];
 
 static PyObject *set_exceptions(PyObject *self, PyObject *mapping) {
   (void)self;
@@ -22,8 +22,8 @@ static PyObject *set_exceptions(PyObject *self, PyObject *mapping) {
   Py_ssize_t pos = 0;
   while (PyDict_Next(mapping, &pos, &key, &value)) {
     long k = PyLong_AsLong(key);
-    if (k < 0 || k > KF_ERRKIND_OUT_OF_MEMORY || !PyType_Check(value)) {
-      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "set_exceptions: kinds are 0..11, values classes");
+    if (k < 0 || k > KF_ERRKIND_KERNEL_EXCEPTION || !PyType_Check(value)) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "set_exceptions: kinds are 0..12, values classes");
       return NULL;
     }
     PyObject *old = exception_classes[k];
@@ -55,6 +55,7 @@ PyObject *ext_raise(kf_context *ctx, kf_status st) {
   if (kind == KF_ERRKIND_NONE) {
     switch (st) {  /* a status without a diagnostic: its kind from the status */
     case KF_ERROR_OUT_OF_BOUNDS: kind = KF_ERRKIND_OUT_OF_BOUNDS; break;
+    case KF_ERROR_KERNEL_EXCEPTION: kind = KF_ERRKIND_KERNEL_EXCEPTION; break;
     case KF_ERROR_DEVICE: kind = KF_ERRKIND_DEVICE; break;
     case KF_ERROR_BACKEND: kind = KF_ERRKIND_BACKEND; break;
     case KF_ERROR_NOT_FOUND: kind = KF_ERRKIND_NOT_FOUND; break;
@@ -69,7 +70,14 @@ PyObject *ext_raise(kf_context *ctx, kf_status st) {
   while (len && text[len - 1] == '\n') len--;
   PyObject *msg = len ? PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "replace")
                       : PyUnicode_FromFormat("kfront: %s", kf_status_name(st));
-  PyObject *cls = exception_classes[kind];
+  PyObject *cls = exception_classes[kind], *named = NULL;
+  if (kind == KF_ERRKIND_KERNEL_EXCEPTION && e.exception) {
+    /* the builtin exception class the kernel raised (ValueError, ...) */
+    PyObject *builtins = PyEval_GetBuiltins(); /* borrowed */
+    named = builtins ? PyDict_GetItemString(builtins, e.exception) : NULL; /* borrowed */
+    if (named && PyType_Check(named) && PyObject_IsSubclass(named, PyExc_Exception) == 1) cls = named;
+    PyErr_Clear();
+  }
   if (!cls) {
     static PyObject *const *defaults[] = {
         [KF_ERRKIND_OUT_OF_BOUNDS] = &PyExc_IndexError, [KF_ERRKIND_ARGUMENT] = &PyExc_TypeError,
@@ -86,7 +94,9 @@ PyObject *ext_raise(kf_context *ctx, kf_status st) {
         set_attr_long(exc, "col", e.col) < 0 ||
         (kind == KF_ERRKIND_OUT_OF_BOUNDS &&
          (set_attr_str(exc, "kernel", e.kernel) < 0 || set_attr_long(exc, "axis", e.axis) < 0 ||
-          set_attr_long(exc, "index", e.index) < 0 || set_attr_long(exc, "extent", e.extent) < 0)))
+          set_attr_long(exc, "index", e.index) < 0 || set_attr_long(exc, "extent", e.extent) < 0)) ||
+        (kind == KF_ERRKIND_KERNEL_EXCEPTION &&
+         (set_attr_str(exc, "kernel", e.kernel) < 0 || set_attr_str(exc, "exception", e.exception) < 0)))
       PyErr_Clear();
     PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
     Py_DECREF(exc);

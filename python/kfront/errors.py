@@ -23,7 +23,9 @@ The classes:
       CudaDriverError                the CUDA driver or the device failed (numba's CudaAPIError, CudaDriverError)
 
 A failed bounds check is Python's own IndexError (with the attributes above plus kernel, axis, index and
-extent), a host allocation failure MemoryError. `KIND_CLASSES` maps each kind to its class;
+extent), another failed check of a kernel the builtin exception it raises (a ValueError from reshape() of the
+wrong size, ..., with the attributes above plus kernel and exception, its class name), a host allocation
+failure MemoryError. `KIND_CLASSES` maps each kind to its class;
 `NUMBA_ERRORS` maps the names of numba.core.errors (and numba's warning categories) to kfront's classes,
 for the `numba` drop-in (kfront._alias).
 """
@@ -41,9 +43,10 @@ KIND_DEVICE = 8
 KIND_BACKEND = 9
 KIND_NOT_FOUND = 10
 KIND_OUT_OF_MEMORY = 11
+KIND_KERNEL_EXCEPTION = 12
 
 KIND_NAMES = ("none", "internal", "syntax", "typing", "unsupported", "argument", "launch_config",
-              "out_of_bounds", "device", "backend", "not_found", "out_of_memory")
+              "out_of_bounds", "device", "backend", "not_found", "out_of_memory", "kernel_exception")
 
 
 class KfrontError(Exception):
@@ -139,6 +142,7 @@ KIND_CLASSES = {
     KIND_BACKEND: CompilerError,
     KIND_NOT_FOUND: KfrontError,
     KIND_OUT_OF_MEMORY: MemoryError,
+    KIND_KERNEL_EXCEPTION: RuntimeError,  # (the class the kernel raised, a builtin one, takes its place)
 }
 
 # numba.core.errors (and numba.cuda.cudadrv) names -> kfront's classes

@@ -314,3 +314,106 @@ def test_unsupported_forms_are_located_errors():
     with pytest.raises(errors.UnsupportedError) as e:
         variable_step[1, 1](np.zeros(3), 2)
     assert "a slice step that is not a constant is not supported" in str(e.value)
+
+
+@cuda.jit
+def reshape_2d(arr, rows, got):
+    y = arr.reshape(rows, -1)
+    for i in range(y.shape[0]):
+        for j in range(y.shape[1]):
+            got[i, j] = y[i, j]
+
+
+@cuda.jit
+def reshape_3d(arr, got):
+    y = arr.reshape((2, -1, 3))
+    for i in range(y.shape[0]):
+        for j in range(y.shape[1]):
+            for k in range(y.shape[2]):
+                got[i, j, k] = y[i, j, k]
+
+
+@cuda.jit
+def ravel_it(arr, got):
+    r = arr.ravel()
+    for i in range(r.size):
+        got[i] = r[i]
+
+
+def test_reshape_and_ravel():
+    # as numba-cuda's test_array_reshape: C-contiguous arrays, an inferred extent
+    arr = np.arange(24)
+    for rows in (4, 8, 2):
+        got = np.zeros((rows, 24 // rows), dtype=arr.dtype)
+        reshape_2d[1, 1](arr, rows, got)
+        np.testing.assert_array_equal(got, arr.reshape(rows, -1))
+    got = np.zeros((2, 4, 3), dtype=arr.dtype)
+    reshape_3d[1, 1](arr.reshape(1, 8, 1, 1, 3, 1), got)
+    np.testing.assert_array_equal(got, arr.reshape(2, -1, 3))
+    got = np.zeros(24, dtype=arr.dtype)
+    ravel_it[1, 1](arr.reshape(4, 6), got)
+    np.testing.assert_array_equal(got, arr)
+    # an F array reshapes in F order, as Numba does it
+    f = np.asfortranarray(arr.reshape(4, 6))
+    got = np.zeros((3, 8), dtype=arr.dtype)
+    reshape_2d[1, 1](f, 3, got)
+    np.testing.assert_array_equal(got, f.reshape(3, 8, order="F"))
+    # empty
+    got = np.zeros((0, 5), dtype=np.float64)
+    reshape_2d[1, 1](np.array([]), 0, got)
+
+
+def test_reshape_of_the_wrong_size_raises_value_error():
+    got = np.zeros((5, 5))
+    with pytest.raises(ValueError) as e:
+        reshape_2d[1, 1](np.arange(24.0), 5, got)
+    assert "total size of new array must be unchanged" in str(e.value)
+    assert e.value.kernel == "reshape_2d" and e.value.exception == "ValueError"
+    assert e.value.line == reshape_2d.py_func.__code__.co_firstlineno + 2
+    # the module stays usable
+    got = np.zeros((4, 6))
+    reshape_2d[1, 1](np.arange(24.0), 4, got)
+    np.testing.assert_array_equal(got, np.arange(24.0).reshape(4, 6))
+
+    @cuda.jit
+    def two_unknown(arr, got):
+        y = arr.reshape(-1, -1)
+        got[0] = y[0, 0]
+
+    with pytest.raises(ValueError) as e:
+        two_unknown[1, 1](np.arange(4.0), np.zeros(1))
+    assert "multiple negative shape values" in str(e.value)
+
+
+@cuda.jit
+def reinterpret_array_type(byte_arr, start, stop, output):
+    # numba-cuda's test_array_methods.reinterpret_array_type
+    val = byte_arr[start:stop].view(np.int32)[0]
+    output[0] = val
+
+
+@cuda.jit
+def views_of_dtypes(f, out):
+    w = f.view(np.uint16)
+    out[0] = w.shape[0]
+    out[1] = w[1]
+    d = f.view(np.int64)
+    out[2] = d.shape[0]
+    out[3] = d[1]
+
+
+def test_view_dtype():
+    byte_arr = np.arange(256, dtype=np.uint8)
+    for start in range(0, 256, 4):
+        output = np.zeros(1, dtype=np.int32)
+        reinterpret_array_type[1, 1](byte_arr, start, start + 4, output)
+        assert output[0] == byte_arr[start:start + 4].view(np.int32)[0]
+    f = np.arange(4, dtype=np.float32)
+    out = np.zeros(4, dtype=np.int64)
+    views_of_dtypes[1, 1](f, out)
+    assert list(out) == [8, f.view(np.uint16)[1], 2, f.view(np.int64)[1]]
+    with pytest.raises(ValueError) as e:
+        views_of_dtypes[1, 1](np.arange(3, dtype=np.float32), out)
+    assert "new type not compatible with array" in str(e.value)
+    with pytest.raises(ValueError):
+        reinterpret_array_type[1, 1](byte_arr, 0, 3, np.zeros(1, dtype=np.int32))

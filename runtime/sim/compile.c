@@ -740,6 +740,28 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
     INS(c, k)->ext = si;
     return;
   }
+  case OP_REINTERPRET: {
+    const Type *t = op_result(op, 0)->type;
+    if (!ty_is_array(op_operand(op, 0)->type) || !ty_is_array(t) || t->rank > SIM_MAX_RANK ||
+        op->noperands != 1 + 2 * t->rank) {
+      cc_error(c, op, "malformed mem.reinterpret%s", "");
+      return;
+    }
+    ReinterpInfo *ri = cc_alloc(c, sizeof *ri);
+    ri->rank = t->rank;
+    ri->esize = sim_elem_size(sim_elem_kind(t->elem));
+    ri->base_esize = sim_elem_size(sim_elem_kind(op_operand(op, 0)->type->elem));
+    for (unsigned d = 0; d < t->rank; d++) {
+      ri->extent[d] = opnd(c, op, 1 + d);
+      ri->stride[d] = opnd(c, op, 1 + t->rank + d);
+    }
+    ri->offset = local_array(c);
+    k = emit(c, SI_REINTERP, op);
+    INS(c, k)->d = res(c, op, 0);
+    INS(c, k)->a = opnd(c, op, 0);
+    INS(c, k)->ext = ri;
+    return;
+  }
   case OP_DYN_SHARED: {
     const Type *t = op_result(op, 0)->type;
     if (!ty_is_array(t) || t->rank != 1) {
@@ -857,6 +879,14 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
     INS(c, k)->ext = ai;
     return;
   }
+  case OP_VALID:
+    if (!ir_op_attr_str(op, "exception") || !ir_op_attr_str(op, "message")) {
+      cc_error(c, op, "malformed check.valid%s", "");
+      return;
+    }
+    k = emit(c, SI_VALID, op);
+    INS(c, k)->a = opnd(c, op, 0);
+    return;
   case OP_BOUNDS:
     k = emit(c, SI_BOUNDS, op);
     I = INS(c, k);

@@ -206,24 +206,32 @@ static void set_status(Launch *L, SimStatus s, const char *msg) {
 
 static void stop_launch(Launch *L) { __atomic_store_n(&L->abort, 1, __ATOMIC_RELAXED); }
 
+/* A failed check.bounds (index, extent) or check.valid (I's op is one). */
 static void report_index(BlockCtx *B, Thread *t, const Ins *I, int64_t index, int64_t extent) {
   Launch *L = B->L;
   SimResult *r = L->res;
   lock(L);
   if (!r->index_error.set || B->blinear < L->index_block) {
     SimIndexError *e = &r->index_error;
+    bool valid = I->op->kind == OP_VALID;
     e->set = true;
     e->kernel = L->kname;
     e->loc = I->op->loc;
-    e->axis = (unsigned)I->imm;
+    e->axis = valid ? 0 : (unsigned)I->imm;
     e->index = index;
     e->extent = extent;
+    e->exception = valid ? ir_op_attr_str(I->op, "exception") : NULL;
+    e->exception_message = valid ? ir_op_attr_str(I->op, "message") : NULL;
     memcpy(e->thread, t->tid, sizeof e->thread);
     memcpy(e->block, B->bid, sizeof e->block);
     L->index_block = B->blinear;
     char lb[300];
-    snprintf(r->index_message, SIM_MSG_MAX, "IndexError: index %lld is out of bounds for axis %u with size %lld (kernel %s, %s)",
-             (long long)index, e->axis, (long long)extent, L->kname, loc_text(e->loc, lb, sizeof lb));
+    if (valid)
+      snprintf(r->index_message, SIM_MSG_MAX, "%s: %s (kernel %s, %s)", e->exception, e->exception_message, L->kname,
+               loc_text(e->loc, lb, sizeof lb));
+    else
+      snprintf(r->index_message, SIM_MSG_MAX, "IndexError: index %lld is out of bounds for axis %u with size %lld (kernel %s, %s)",
+               (long long)index, e->axis, (long long)extent, L->kname, loc_text(e->loc, lb, sizeof lb));
     if (r->status == SIM_OK || r->status == SIM_ERR_INDEX) {
       r->status = SIM_ERR_INDEX;
       snprintf(r->message, SIM_MSG_MAX, "%s", r->index_message);
@@ -426,6 +434,48 @@ static const char *make_subview(const SubviewInfo *si, const Slot *R, const SimA
       return "mem.subview outside its array";
     r.strides[d] = (int64_t)((uint64_t)st * (uint64_t)a->strides[k]); /* (wraps only where never used) */
   }
+  *v = r;
+  return NULL;
+}
+
+/* The bytes [*lo, *hi) relative to a's data its elements of esize bytes span (empty: both 0); false on overflow. */
+static bool byte_span(const int64_t *shape, const int64_t *strides, unsigned rank, int64_t esize, int64_t *lo,
+                      int64_t *hi) {
+  *lo = *hi = 0;
+  for (unsigned k = 0; k < rank; k++)
+    if (shape[k] == 0) return true;
+  int64_t l = 0, h = esize;
+  for (unsigned k = 0; k < rank; k++) {
+    int64_t e;
+    if (__builtin_mul_overflow(shape[k] - 1, strides[k], &e)) return false;
+    if ((e < 0 && __builtin_add_overflow(l, e, &l)) || (e > 0 && __builtin_add_overflow(h, e, &h))) return false;
+  }
+  *lo = l;
+  *hi = h;
+  return true;
+}
+
+/* The array ri makes of a's memory into v; NULL, or why it cannot be made: an element outside a's memory. */
+static const char *make_reinterpret(const ReinterpInfo *ri, const Slot *R, const SimArr *a, SimArr *v) {
+  SimArr r = *a;
+  r.rank = ri->rank;
+  for (unsigned d = 0; d < ri->rank; d++) {
+    r.shape[d] = R[ri->extent[d]].i;
+    r.strides[d] = R[ri->stride[d]].i;
+    if (r.shape[d] < 0) return "mem.reinterpret with a negative extent";
+  }
+  int64_t alo, ahi, rlo, rhi;
+  bool empty = false;
+  for (unsigned d = 0; d < ri->rank; d++) empty |= r.shape[d] == 0;
+  if (empty) {
+    *v = r;
+    return NULL;
+  }
+  for (unsigned k = 0; k < a->rank; k++)
+    if (a->shape[k] == 0) return "mem.reinterpret outside its array";
+  if (!byte_span(a->shape, a->strides, a->rank, ri->base_esize, &alo, &ahi) ||
+      !byte_span(r.shape, r.strides, r.rank, ri->esize, &rlo, &rhi) || rlo < alo || rhi > ahi)
+    return "mem.reinterpret outside its array";
   *v = r;
   return NULL;
 }
@@ -754,6 +804,13 @@ static void run_thread(BlockCtx *B, Thread *t) {
       }
       break;
     }
+    case SI_VALID:
+      if (!R[I->a].u) {
+        report_index(B, t, I, 0, 0);
+        t->state = T_FAILED;
+        goto out;
+      }
+      break;
     case SI_ATOMIC:
     case SI_CAS: {
       const AtomicInfo *ai = I->ext;
@@ -853,6 +910,18 @@ static void run_thread(BlockCtx *B, Thread *t) {
         goto out;
       }
       R[I->d].p = frame_local(fn, R) + ((const SubviewInfo *)I->ext)->offset;
+      break;
+    }
+    case SI_REINTERP: {
+      const ReinterpInfo *ri = I->ext;
+      SimArr *v = (SimArr *)(frame_local(fn, R) + ri->offset);
+      const char *why = make_reinterpret(ri, R, R[I->a].p, v);
+      if (why) {
+        report_fatal(B, t, SIM_ERR_RUNTIME, I, why);
+        t->state = T_FAILED;
+        goto out;
+      }
+      R[I->d].p = v;
       break;
     }
     case SI_ALLOCA: {

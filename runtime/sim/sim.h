@@ -86,7 +86,7 @@ void sim_options_init(SimOptions *o);
 
 typedef enum {
   SIM_OK = 0,
-  SIM_ERR_INDEX,        /* a check.bounds failed (IndexError) */
+  SIM_ERR_INDEX,        /* a check.bounds failed (IndexError), or a check.valid (its exception) */
   SIM_ERR_OOB,          /* an unchecked access out of an array's extent */
   SIM_ERR_BARRIER,      /* barrier divergence */
   SIM_ERR_RACE,         /* data race on shared memory */
@@ -96,12 +96,15 @@ typedef enum {
   SIM_ERR_NOMEM,        /* out of (host) memory (reported to diag) */
 } SimStatus;
 
+/* The failed check that ends the launch's kernel: a check.bounds (IndexError) or a check.valid (exception set:
+ * the exception it raises). */
 typedef struct SimIndexError {
   bool set;
   const char *kernel;   /* borrowed from the module */
-  SrcLoc loc;           /* the check.bounds op */
+  SrcLoc loc;           /* the check op */
   unsigned axis;
   int64_t index, extent;
+  const char *exception, *exception_message;  /* check.valid: its attrs (borrowed from the module), else NULL */
   uint32_t thread[3], block[3];
 } SimIndexError;
 

@@ -47,9 +47,9 @@ typedef struct SimArr {
  * (f16 uses f32 plus F16ROUND). */
 #define SIM_OPCODES(X) \
   X(NOP) X(JMP) X(JZ) X(JNZ) X(BR2) X(MOV) X(PMOVE) X(FORCHK) X(FORNEXT) X(CALL) X(RET) X(EXIT) \
-  X(TID) X(BID) X(BDIM) X(GDIM) X(LANE) X(BARRIER) X(BARRED) X(WARP) X(ATOMIC) X(CAS) X(BOUNDS) \
+  X(TID) X(BID) X(BDIM) X(GDIM) X(LANE) X(BARRIER) X(BARRED) X(WARP) X(ATOMIC) X(CAS) X(BOUNDS) X(VALID) \
   X(DIM) X(STRIDE) X(SIZE) X(DATA) X(LOAD1) X(LOADN) X(STORE1) X(STOREN) X(ALLOCA) X(GREF) X(DYNSH) \
-  X(SUBVIEW) X(AMOVE) \
+  X(SUBVIEW) X(REINTERP) X(AMOVE) \
   X(ADDI) X(SUBI) X(MULI) X(DIVSI) X(DIVUI) X(REMSI) X(REMUI) X(FLOORDIVSI) X(FLOORMODSI) \
   X(MINSI) X(MAXSI) X(MINUI) X(MAXUI) X(IPOW) X(ABSI) X(SHLI) X(SHRSI) X(SHRUI) X(ANDI) X(ORI) X(XORI) \
   X(POPC) X(CLZ) X(FFS) X(BREV) X(ADDI64) X(SUBI64) X(MULI64) \
@@ -128,6 +128,13 @@ typedef struct SubviewInfo {
   uint32_t extent[SIM_MAX_RANK], step[SIM_MAX_RANK];  /* slots: per result axis */
   size_t offset;                    /* of the result's SimArr */
 } SubviewInfo;
+
+typedef struct ReinterpInfo {
+  unsigned rank;
+  unsigned esize, base_esize;       /* of the result's elements, of the array's */
+  uint32_t extent[SIM_MAX_RANK], stride[SIM_MAX_RANK];  /* slots */
+  size_t offset;                    /* of the result's SimArr */
+} ReinterpInfo;
 
 typedef struct AtomicInfo {
   AtomicKind kind;

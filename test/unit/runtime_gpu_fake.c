@@ -202,6 +202,11 @@ static CUresult f_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, u
       }
       *(double *)(out + i * sout) = (double)*(int64_t *)(in + i * sin);
     }
+  } else if (!strcmp(f->name, "vfail")) {
+    /* a failed check.valid: the exception of message 0 */
+    if (fake.rec.flag == KF_ERROR_NONE)
+      fake.rec = (kf_error_record){.flag = KF_ERROR_EXCEPTION, .kernel_id = 0, .line = 7, .col = 9, .axis = 0,
+                                   .file_id = 0};
   } else if (!strcmp(f->name, "twice")) {
     /* grid_stride: the threads of a 1-D grid loop over the user's gx*gy*gz virtual blocks */
     char *in = *(char **)params[0];
@@ -811,6 +816,62 @@ static void test_host_funcs(void) {
   kf_context_destroy(ctx);
 }
 
+/* A kernel's failed check.valid on the GPU: the record's flag KF_ERROR_EXCEPTION, its text from the third section
+ * of the module's string table, reported as that exception with its facts (kf_context_first_error). */
+static void test_kernel_exception(void) {
+  char dir[] = "/tmp/kfront-gpu-fake-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  const char *source = "# a cache hit never reads it\n";
+  const char *argsig = "void(float64[::1])";
+  const char *payload =
+      "kfront-kernel 3\nentry vfail\nplan hidden=- grid=given block=0,0,0 divisor=1,1,1 shared=0\nparams 1\n"
+      "array<f64, 1, A>\nptx\n"
+      "// fake PTX\n.visible .global .align 8 .b8 __kf_error[40];\n"
+      ".visible .global .align 1 .b8 __kf_error_strings[68] = {118, 102, 97, 105, 108, 0, 0, 107, 46, 112, 121, 0, 0, "
+      "86, 97, 108, 117, 101, 69, 114, 114, 111, 114, 58, 32, 116, 111, 116, 97, 108, 32, 115, 105, 122, 101, 32, 111, "
+      "102, 32, 110, 101, 119, 32, 97, 114, 114, 97, 121, 32, 109, 117, 115, 116, 32, 98, 101, 32, 117, 110, 99, 104, "
+      "97, 110, 103, 101, 100, 0, 0};\n"
+      ".visible .entry vfail(\n";
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.cache_dir = dir;
+  o.backend = KF_BACKEND_LLVM;
+  kf_runtime *rt = NULL;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
+  kf_program *p = NULL;
+  CHECK(kf_program_create(rt, "k.py", source, strlen(source), NULL, &p) == KF_OK);
+  RtCacheKey key;
+  CHECK(rt_program_cache_key((RtProgram *)p, "vfail", argsig, &key));
+  CHECK(rt_cache_write_entry(dir, &key, payload, strlen(payload), NULL));
+  double a[4] = {0};
+  int64_t n4[1] = {4};
+  kf_arg args[1] = {array_arg(a, KF_FLOAT64, 1, n4, 'C')};
+  kf_kernel *k = NULL;
+  CHECK(kf_program_get_kernel(p, "vfail", args, 1, &k) == KF_OK && k);
+  if (k) {
+    unsigned g[3] = {1, 1, 1}, b[3] = {4, 1, 1};
+    CHECK(kf_launch(k, g, b, 0, NULL, args, 1) == KF_ERROR_KERNEL_EXCEPTION);
+    CHECK_CONTAINS(kf_context_diagnostics(ctx),
+                   "ValueError: total size of new array must be unchanged (kernel vfail, k.py:7:9)");
+    kf_error_info e;
+    CHECK(kf_context_first_error(ctx, &e) == KF_OK);
+    CHECK(e.kind == KF_ERRKIND_KERNEL_EXCEPTION && e.exception && strcmp(e.exception, "ValueError") == 0);
+    CHECK(e.kernel && strcmp(e.kernel, "vfail") == 0 && e.line == 7 && e.col == 9);
+    CHECK(fake.rec.flag == KF_ERROR_NONE); /* reset after reading */
+    kf_context_clear_diagnostics(ctx);
+  }
+  kf_program_destroy(p);
+  kf_runtime_destroy(rt);
+  kf_context_destroy(ctx);
+  StrBuf path;
+  sb_init(&path);
+  rt_cache_entry_path(dir, &key, &path);
+  remove(sb_cstr(&path));
+  sb_free(&path);
+}
+
 int main(void) {
   install_fake();
   test_gpu_path();
@@ -818,6 +879,7 @@ int main(void) {
   test_grid_stride();
   test_disk_cache_hit();
   test_disk_cache_refused();
+  test_kernel_exception();
   rt_cuda_install(NULL);
   return test_result("runtime_gpu_fake");
 }

@@ -1,6 +1,7 @@
-/* sim_views.c — array views (mem.subview) on the simulator: views with negative steps, transposed and new
- * axes; array values carried around loops and returned from device functions keeping their descriptors
- * (the op that made one runs again, the frame it was made in is gone); a view outside its array stopped.
+/* sim_views.c — array views (mem.subview, mem.reinterpret) on the simulator: views with negative steps,
+ * transposed and new axes; array values carried around loops and returned from device functions keeping their
+ * descriptors (the op that made one runs again, the frame it was made in is gone); a view outside its array
+ * stopped; check.valid raising its exception.
  * Each kernel runs in structured form and again after lower-scf. */
 #include "sim_test.h"
 
@@ -190,6 +191,72 @@ static void test_outside(void) {
   kir_free(&k);
 }
 
+/* mem.reinterpret (a reshape, a view of another element type) and check.valid: a failed check ends the launch with
+ * its exception; a reinterpret reaching outside its array stops it too. */
+static const char *REINTERP =
+    "func.func() ({\n"
+    "^bb0(%a: array<u8, 1, C>, %out: array<i32, 1, C>, %rows: i64):\n"
+    "  %z = arith.constant() {value = 0} : () -> (i64)\n"
+    "  %one = arith.constant() {value = 1} : () -> (i64)\n"
+    "  %four = arith.constant() {value = 4} : () -> (i64)\n"
+    "  %n = mem.size(%a) : (array<u8, 1, C>) -> (i64)\n"
+    "  %k = arith.muli(%rows, %four) : (i64, i64) -> (i64)\n"
+    "  %ok = arith.cmpi(%k, %n) {pred = \"eq\"} : (i64, i64) -> (i1)\n"
+    "  check.valid(%ok) {exception = \"ValueError\", message = \"total size of new array must be unchanged\"} : (i1) -> ()\n"
+    "  %m = mem.reinterpret(%a, %rows, %four, %four, %one) : (array<u8, 1, C>, i64, i64, i64, i64) -> (array<u8, 2, C>)\n"
+    "  %w = mem.reinterpret(%m, %rows, %one, %four, %four) : (array<u8, 2, C>, i64, i64, i64, i64) -> (array<i32, 2, C>)\n"
+    "  %last = arith.subi(%rows, %one) : (i64, i64) -> (i64)\n"
+    "  %x = mem.load(%w, %last, %z) : (array<i32, 2, C>, i64, i64) -> (i32)\n"
+    "  mem.store(%x, %out, %z) : (i32, array<i32, 1, C>, i64) -> ()\n"
+    "  %y = mem.load(%m, %last, %four) : (array<u8, 2, C>, i64, i64) -> (u8)\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @reinterp, function_type = (array<u8, 1, C>, array<i32, 1, C>, i64) -> (), kernel} : () -> ()\n";
+
+static void test_reinterpret_and_valid(void) {
+  Kir k;
+  if (!kir_load(&k, REINTERP)) return;
+  uint8_t a[12];
+  for (int i = 0; i < 12; i++) a[i] = (uint8_t)(i + 1);
+  int32_t out[1] = {0};
+  SimArg args[3] = {arr_c(&k, a, "u8", 1, 12, 0), arr_c(&k, out, "i32", 1, 1, 0), sim_arg_int(3)};
+  SimResult r;
+  /* 3 rows of 4 bytes: the last row as an i32; m[2, 4] is out of its extent 4: unchecked, an OOB stop */
+  CHECK(!kir_launch(&k, "reinterp", 1, 1, 1, 1, 0, args, 3, NULL, &r));
+  int32_t want;
+  memcpy(&want, a + 8, 4);
+  CHECK_EQ_INT(out[0], want);
+  CHECK(r.status == SIM_ERR_OOB);
+  /* 2 rows of 4 bytes do not make 12: the check fails with its exception, located */
+  args[2] = sim_arg_int(2);
+  CHECK(!kir_launch(&k, "reinterp", 1, 1, 1, 1, 0, args, 3, NULL, &r));
+  CHECK(r.status == SIM_ERR_INDEX);
+  CHECK(r.index_error.set && r.index_error.exception && strcmp(r.index_error.exception, "ValueError") == 0);
+  CHECK_CONTAINS(r.message, "ValueError: total size of new array must be unchanged (kernel reinterp, test.kir:9:3)");
+  kir_free(&k);
+}
+
+/* A reinterpret reaching outside its array (kir not made by the frontend) stops the launch. */
+static const char *REINTERP_OUT =
+    "func.func() ({\n"
+    "^bb0(%a: array<i32, 1, C>, %n: i64):\n"
+    "  %four = arith.constant() {value = 4} : () -> (i64)\n"
+    "  %w = mem.reinterpret(%a, %n, %four) : (array<i32, 1, C>, i64, i64) -> (array<i32, 1, C>)\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @reinterp_out, function_type = (array<i32, 1, C>, i64) -> (), kernel} : () -> ()\n";
+
+static void test_reinterpret_outside(void) {
+  Kir k;
+  if (!kir_load(&k, REINTERP_OUT)) return;
+  int32_t a[4] = {0};
+  SimArg args[2] = {arr_c(&k, a, "i32", 1, 4, 0), sim_arg_int(4)};
+  SimResult r;
+  CHECK(kir_launch(&k, "reinterp_out", 1, 1, 1, 1, 0, args, 2, NULL, &r));
+  args[1] = sim_arg_int(5);
+  CHECK(!kir_launch(&k, "reinterp_out", 1, 1, 1, 1, 0, args, 2, NULL, &r));
+  CHECK_CONTAINS(r.message, "mem.reinterpret outside its array");
+  kir_free(&k);
+}
+
 int main(void) {
   RUN(test_views);
   RUN(test_views_cf);
@@ -197,5 +264,7 @@ int main(void) {
   RUN(test_carry_cf);
   RUN(test_returned);
   RUN(test_outside);
+  RUN(test_reinterpret_and_valid);
+  RUN(test_reinterpret_outside);
   return sim_test_summary("sim_views");
 }
