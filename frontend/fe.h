@@ -332,8 +332,8 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
                        bool quiet, const FeSig *declared);
 /* The kir types of a value shape, flattened (tuples expanded, views as array + indices). */
 void lower_flatten_types(FeCtx *fe, const FeVal *v, Type **out, unsigned *n, unsigned cap);
-/* A parameter shape for a signature argument type. */
-FeVal lower_param_shape(Type *t);
+/* A parameter shape for a signature argument type (a tuple type: a tuple of shapes, its parameters flattened). */
+FeVal lower_param_shape(FeCtx *fe, Type *t);
 
 /* ---- views.c ------------------------------------------------------------------------------------------- */
 /* One item of a basic index a[...]: an integer (lowered, wrapped and checked: an i64 in range), a slice

@@ -2457,8 +2457,12 @@ static FeVal shape_of_type(Lower *L, Type *t) {
   return make_tuple(L, t->n, elems);
 }
 
-FeVal lower_param_shape(Type *t) {
-  FeVal v = {.kind = FV_VAL, .type = t};
+FeVal lower_param_shape(FeCtx *fe, Type *t) {
+  if (t->kind != TY_TUPLE) return (FeVal){.kind = FV_VAL, .type = t};
+  FeVal v = {.kind = FV_TUPLE, .type = t};
+  v.tup.n = t->n;
+  v.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, t->n ? t->n : 1);
+  for (unsigned i = 0; i < t->n; i++) v.tup.elems[i] = lower_param_shape(fe, t->elems[i]);
   return v;
 }
 
@@ -3687,6 +3691,14 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
   unsigned nn = 0;
   for (unsigned i = 0; i < nparams; i++) param_names(&L, fn->def->funcdef.params.items[i]->name, &params[i], names, &nn);
   ir_op_set_attr(m, f, "arg_names", attr_array(m, nn, names));
+  /* a kernel taking tuples (their elements are its parameters, flattened): the arguments' own types */
+  bool tuples = false;
+  for (unsigned i = 0; i < nparams; i++) tuples |= params[i].kind == FV_TUPLE;
+  if (kernel && tuples) {
+    Attr *ats = ARENA_ARRAY(&fe->arena, Attr, nparams);
+    for (unsigned i = 0; i < nparams; i++) ats[i] = attr_type(fv_type(&L, &params[i]));
+    ir_op_set_attr(m, f, "arg_types", attr_array(m, nparams, ats));
+  }
   const FeFunc *opts = fn->user ? fn->user : fn;
   if (opts->fastmath == 1) ir_op_set_attr(m, f, "fastmath", attr_unit());
   if (opts->debug == 1) ir_op_set_attr(m, f, "debug", attr_unit());
@@ -3702,7 +3714,8 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
     for (unsigned s = 0; s < fn->nsigs; s++) {
       const FeSig *sig = &fn->sigs[s];
       bool match = sig->nargs == nparams && sig->has_ret;
-      for (unsigned i = 0; i < nparams && match; i++) match = params[i].kind == FV_VAL && params[i].type == sig->args[i];
+      for (unsigned i = 0; i < nparams && match; i++)
+        match = (params[i].kind == FV_VAL || params[i].kind == FV_TUPLE) && fv_type(&L, &params[i]) == sig->args[i];
       if (match) {
         L.has_declared_ret = true;
         L.declared_ret = sig->ret;

@@ -7,7 +7,8 @@
  *     bits 7..10    rank (arrays)
  *     bits 5..6     layout: 0 C, 1 F, 2 A (arrays; rank-1 contiguous arrays are C, as Numba types them)
  *     bit 4         readonly (arrays)
- * and a multiplicative hash of the words. Computing it validates each argument (the per-launch value
+ * a tuple is the word 0x7800 | its length (dtype bits 15: no dtype), then its elements' words; and a
+ * multiplicative hash of the words. Computing it validates each argument (the per-launch value
  * checks); comparing it with a known entry replaces the type checks against the kernel's parameters.
  *
  * The table is open addressing over pointers to immutable entries. A reader loads the table and then
@@ -34,15 +35,27 @@ static bool invalid(Diag *diag, unsigned i, const char *what) {
   return false;
 }
 
-static bool fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag *diag) {
-  if (nargs > RT_FP_MAX_ARGS) {
-    if (diag) diag_error(diag, NOLOC, "%u arguments given; kernels take at most %d", nargs, RT_FP_MAX_ARGS);
-    return false;
-  }
-  uint32_t h = 0x9e3779b9u ^ nargs;
-  for (unsigned i = 0; i < nargs; i++) {
-    const kf_arg *a = &args[i];
+/* The words of args (a tuple: its word, then its elements'), appended to fp (fp->n words so far); i names the
+ * top-level argument in messages. */
+static bool words(const kf_arg *args, unsigned nargs, RtFingerprint *fp, unsigned depth, unsigned top, uint32_t *h,
+                  Diag *diag) {
+  for (unsigned j = 0; j < nargs; j++) {
+    const kf_arg *a = &args[j];
+    unsigned i = depth ? top : j;
     uint16_t w;
+    if (fp->n >= RT_FP_MAX_ARGS) {
+      if (diag) diag_error(diag, NOLOC, "kernels take at most %d arguments (tuples count their elements)", RT_FP_MAX_ARGS);
+      return false;
+    }
+    if (a->kind == KF_ARG_TUPLE) {
+      if (depth >= KF_MAX_TUPLE_DEPTH) return invalid(diag, i, "tuple nested too deeply");
+      if (a->nitems > 0x7ff || (a->nitems && !a->items)) return invalid(diag, i, "invalid tuple");
+      w = (uint16_t)(0x7800u | a->nitems);
+      fp->words[fp->n++] = w;
+      *h = (*h ^ w) * 0x01000193u;
+      if (!words(a->items, a->nitems, fp, depth + 1, i, h, diag)) return false;
+      continue;
+    }
     if (a->kind == KF_ARG_SCALAR) {
       if ((unsigned)a->dtype >= KF_DTYPE_COUNT) return invalid(diag, i, "invalid scalar dtype");
       w = (uint16_t)(a->dtype << 11);
@@ -74,10 +87,16 @@ static bool fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, D
     } else {
       return invalid(diag, i, "invalid argument kind");
     }
-    fp->words[i] = w;
-    h = (h ^ w) * 0x01000193u;
+    fp->words[fp->n++] = w;
+    *h = (*h ^ w) * 0x01000193u;
   }
-  fp->n = nargs;
+  return true;
+}
+
+static bool fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag *diag) {
+  uint32_t h = 0x9e3779b9u ^ nargs;
+  fp->n = 0;
+  if (!words(args, nargs, fp, 0, 0, &h, diag)) return false;
   fp->hash = h ^ (h >> 15);
   return true;
 }

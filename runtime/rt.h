@@ -265,6 +265,7 @@ struct RtKernel {
   RtFunction *f;
   RtKernel *next;
   char *entry, *signature;
+  bool tuple_args;              /* signature spells tuples whose elements are parameters of their own */
   Type **params;                /* every kir parameter (the user's, then the plan's hidden ones) */
   unsigned nparams, nuser;      /* all, the user's */
   unsigned nslots;              /* packed slots of all the parameters (abi.h) */

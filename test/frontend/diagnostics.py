@@ -405,7 +405,7 @@ def layouts(a, b):
 
 
 # RUN: not kfront compile %s -k tuple_kernel --sig 'void(UniTuple(int64, 2))' 2>&1 | FileCheck %s --check-prefix=TUPLEARG
-# TUPLEARG: <signature>:1:1: error: kernel 'tuple_kernel': tuple arguments to kernels are not supported by kfront (argument 1 is UniTuple(int64 x 2))
 @cuda.jit
 def tuple_kernel(t):
-    pass
+    # TUPLEARG: diagnostics.py:[[@LINE+1]]:11: error: tuple index 2 is out of range for a tuple of 2
+    x = t[2]
