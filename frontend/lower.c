@@ -2267,7 +2267,9 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   const char *fname = sema_builtin_name(bi);
   FeVal a[3];
   switch (bi) {
-  case BI_RANGE: return lerr(L, e->loc, "range() can only be used as the iterable of a for loop in kfront");
+  case BI_RANGE:
+  case BI_ZIP:
+  case BI_ENUMERATE: return lerr(L, e->loc, "%s() can only be used as the iterable of a for loop in kfront", fname);
   case BI_PRINT: return lerr(L, e->loc, "print() is not supported by kfront yet");
   case BI_COMPLEX: return lerr(L, e->loc, "complex numbers are not supported by kfront");
   case BI_LEN:
@@ -3058,13 +3060,209 @@ typedef struct LoopSpec {
   FeVal stepv;
   bool iv_nonneg;
   FeVal iter_array; /* for x in arr: the array (kind FV_VAL/FV_VIEW), else FV_POISON */
+  const struct Iter *iter; /* for x in zip(...) / enumerate(...): the item of iteration iv */
   bool has_break, has_ret;
 } LoopSpec;
+
+/* ---- iterables: range(), arrays, tuples, zip(), enumerate() ------------------------------------------------------- */
+
+/* What a for loop iterates over, when zip() or enumerate() is involved: runtime iterables are walked by one counter
+ * k from 0 to len (zip ends with its shortest iterable), each item computed from k; tuples only (IT_TUPLE and zips
+ * and enumerates of them) make a tuple of the items at compile time, and the loop is unrolled. */
+typedef enum { IT_RANGE, IT_ARRAY, IT_TUPLE, IT_ENUMERATE, IT_ZIP } IterKind;
+typedef struct Iter {
+  IterKind kind;
+  Value *len;              /* runtime iterables: the number of items (i64) */
+  Type *ivt;               /* IT_RANGE: the items' type (Numba's range typing) */
+  FeVal start, step;       /* IT_RANGE: in ivt; IT_ENUMERATE: start (int64) */
+  FeVal value;             /* IT_ARRAY: the array or FV_VIEW; IT_TUPLE: the tuple */
+  struct Iter *kids;       /* IT_ENUMERATE: 1; IT_ZIP: nkids */
+  unsigned nkids;
+} Iter;
+
+static bool range_bounds(Lower *L, const PyExpr *call, Type **ivt, FeVal *start, FeVal *stop, FeVal *step);
+
+static bool iter_static(const Iter *it) {
+  if (it->kind == IT_TUPLE) return true;
+  if (it->kind != IT_ENUMERATE && it->kind != IT_ZIP) return false;
+  for (unsigned i = 0; i < it->nkids; i++)
+    if (!iter_static(&it->kids[i])) return false;
+  return it->nkids > 0;
+}
+
+/* The iterable e: a call of range(), zip() or enumerate() (their arguments iterables in turn), or a value (an array,
+ * a view, a tuple). False after a located error. */
+static bool build_iter(Lower *L, const PyExpr *e, Iter *out, unsigned depth) {
+  memset(out, 0, sizeof *out);
+  if (depth > 32) {
+    lerr(L, e->loc, "iterables nested too deeply");
+    return false;
+  }
+  Type *i64 = ty_i64(L->ctx);
+  FeVal callee = e->kind == EX_CALL ? lower_expr(L, e->call.func) : poison();
+  if (e->kind == EX_CALL && callee.kind == FV_BUILTIN &&
+      (callee.builtin == BI_RANGE || callee.builtin == BI_ZIP || callee.builtin == BI_ENUMERATE)) {
+    const char *fname = sema_builtin_name(callee.builtin);
+    if (callee.builtin == BI_RANGE) {
+      FeVal stop;
+      out->kind = IT_RANGE;
+      if (!range_bounds(L, e, &out->ivt, &out->start, &stop, &out->step)) return false;
+      at(L, e->loc);
+      /* the number of items: (stop - start) / step rounded up, at least 0 (a step of 0 raises, as in Python) */
+      Value *a = conv_v(L, out->start, i64), *b = conv_v(L, stop, i64), *st = conv_v(L, out->step, i64);
+      Value *zero = ib_const_int(&L->b, i64, 0), *one = ib_const_int(&L->b, i64, 1);
+      if (!out->step.is_const) {
+        Op *c = ib_op(&L->b, OP_VALID, 1, (Value *[]){ib_cmpi(&L->b, "ne", st, zero)}, 0, NULL, 0);
+        ir_op_set_attr(L->m, c, "exception", attr_str(L->m, "ValueError"));
+        ir_op_set_attr(L->m, c, "message", attr_str(L->m, "range() arg 3 must not be zero"));
+      }
+      Value *pos = ib_cmpi(&L->b, "sgt", st, zero);
+      Value *span = ib_select(&L->b, pos, ib_binary(&L->b, OP_SUBI, b, a), ib_binary(&L->b, OP_SUBI, a, b));
+      Value *mag = ib_select(&L->b, pos, st, ib_binary(&L->b, OP_SUBI, zero, st));
+      Value *n = ib_binary(&L->b, OP_DIVSI, ib_binary(&L->b, OP_SUBI, ib_binary(&L->b, OP_ADDI, span, mag), one),
+                           ib_select(&L->b, ib_cmpi(&L->b, "eq", mag, zero), one, mag));
+      out->len = ib_binary(&L->b, OP_MAXSI, n, zero);
+      return true;
+    }
+    if (e->call.nkeywords) {
+      lerr(L, e->call.keywords[0]->loc, "%s() takes no keyword arguments", fname);
+      return false;
+    }
+    unsigned n = e->call.args.n;
+    for (unsigned i = 0; i < n; i++)
+      if (e->call.args.items[i]->kind == EX_STARRED) {
+        lerr(L, e->call.args.items[i]->loc, "*args in calls are not supported in kernels");
+        return false;
+      }
+    if (callee.builtin == BI_ENUMERATE) {
+      if (n < 1 || n > 2) {
+        lerr(L, e->loc, "enumerate() takes 1 or 2 arguments but %u were given", n);
+        return false;
+      }
+      out->kind = IT_ENUMERATE;
+      out->kids = ARENA_NEW(&L->fe->arena, Iter);
+      out->nkids = 1;
+      if (!build_iter(L, e->call.args.items[0], out->kids, depth + 1)) return false;
+      out->start = cint(i64, 0);
+      if (n == 2) {
+        FeVal st = lower_expr(L, e->call.args.items[1]);
+        if (st.kind == FV_POISON) return false;
+        if (!is_scalar(&st) || st.type->kind != TY_INT) {
+          lerr(L, e->call.args.items[1]->loc, "Only integers supported as start value in enumerate, not %s", vname(L, &st));
+          return false;
+        }
+        at(L, e->loc);
+        out->start = conv(L, st, i64);
+      }
+      out->len = out->kids->len;
+      return true;
+    }
+    out->kind = IT_ZIP;
+    out->kids = ARENA_ARRAY(&L->fe->arena, Iter, n ? n : 1);
+    out->nkids = n;
+    for (unsigned i = 0; i < n; i++)
+      if (!build_iter(L, e->call.args.items[i], &out->kids[i], depth + 1)) return false;
+    bool any_static = false, all_static = n > 0;
+    for (unsigned i = 0; i < n; i++) {
+      any_static |= iter_static(&out->kids[i]);
+      all_static &= iter_static(&out->kids[i]);
+    }
+    if (any_static && !all_static) {
+      lerr(L, e->loc, "zip() of tuples and of arrays or ranges together is not supported by kfront");
+      return false;
+    }
+    if (all_static) return true;
+    at(L, e->loc);
+    out->len = n ? out->kids[0].len : ib_const_int(&L->b, i64, 0);
+    for (unsigned i = 1; i < n; i++) out->len = ib_binary(&L->b, OP_MINSI, out->len, out->kids[i].len);
+    return true;
+  }
+  FeVal v = e->kind == EX_CALL ? call_of(L, e, callee) : lower_expr(L, e);
+  if (v.kind == FV_POISON) return false;
+  if (v.kind == FV_TUPLE) {
+    out->kind = IT_TUPLE;
+    out->value = v;
+    return true;
+  }
+  if (!is_array(&v) && v.kind != FV_VIEW) {
+    lerr(L, e->loc, "kfront can iterate over range(), arrays, tuples, zip() and enumerate(), not %s", vname(L, &v));
+    return false;
+  }
+  at(L, e->loc);
+  out->kind = IT_ARRAY;
+  out->value = v;
+  Value *arr = v.kind == FV_VIEW ? v.tup.elems[0].v : v.v;
+  out->len = ib_dim(&L->b, arr, v.kind == FV_VIEW ? v.tup.n - 1 : 0);
+  return true;
+}
+
+/* The items of a static iterable (iter_static), as a tuple. */
+static FeVal static_items(Lower *L, const Iter *it) {
+  if (it->kind == IT_TUPLE) return it->value;
+  if (it->kind == IT_ENUMERATE) {
+    FeVal kid = static_items(L, it->kids);
+    FeVal *items = ARENA_ARRAY(&L->fe->arena, FeVal, kid.tup.n ? kid.tup.n : 1);
+    for (unsigned i = 0; i < kid.tup.n; i++) {
+      FeVal pair[2] = {cint(ty_i64(L->ctx), it->start.c.i + (int64_t)i), kid.tup.elems[i]};
+      if (!it->start.is_const) pair[0] = val(ty_i64(L->ctx), ib_binary(&L->b, OP_ADDI, mat(L, &it->start),
+                                                                        ib_const_int(&L->b, ty_i64(L->ctx), i)));
+      items[i] = make_tuple(L, 2, pair);
+    }
+    return make_tuple(L, kid.tup.n, items);
+  }
+  FeVal *kids = ARENA_ARRAY(&L->fe->arena, FeVal, it->nkids);
+  unsigned n = UINT32_MAX;
+  for (unsigned k = 0; k < it->nkids; k++) {
+    kids[k] = static_items(L, &it->kids[k]);
+    if (kids[k].tup.n < n) n = kids[k].tup.n;
+  }
+  FeVal *items = ARENA_ARRAY(&L->fe->arena, FeVal, n ? n : 1);
+  for (unsigned i = 0; i < n; i++) {
+    FeVal *t = ARENA_ARRAY(&L->fe->arena, FeVal, it->nkids);
+    for (unsigned k = 0; k < it->nkids; k++) t[k] = kids[k].tup.elems[i];
+    items[i] = make_tuple(L, it->nkids, t);
+  }
+  return make_tuple(L, n, items);
+}
+
+/* The item of iteration k (i64, 0 <= k < it->len) of a runtime iterable. */
+static FeVal iter_item(Lower *L, const Iter *it, Value *k, SrcLoc loc) {
+  Type *i64 = ty_i64(L->ctx);
+  switch (it->kind) {
+  case IT_RANGE: {
+    Value *x = ib_binary(&L->b, OP_ADDI, conv_v(L, it->start, i64), ib_binary(&L->b, OP_MULI, k, conv_v(L, it->step, i64)));
+    FeVal r = conv(L, val(i64, x), it->ivt);
+    r.nonneg = it->ivt->is_unsigned || (it->start.nonneg && (it->step.nonneg || (it->step.is_const && it->step.c.i > 0)));
+    return r;
+  }
+  case IT_ARRAY: {
+    FeVal ix = val(i64, k);
+    ix.nonneg = true;
+    Value *base, *idx[32];
+    FeVal v = index_array(L, &it->value, &ix, 1, loc, false, &base, idx);
+    return v.kind == FV_VAL ? load_element(L, base, idx) : v;
+  }
+  case IT_ENUMERATE: {
+    FeVal pair[2] = {val(i64, ib_binary(&L->b, OP_ADDI, conv_v(L, it->start, i64), k)), iter_item(L, it->kids, k, loc)};
+    pair[0].nonneg = it->start.nonneg;
+    return make_tuple(L, 2, pair);
+  }
+  case IT_ZIP: {
+    FeVal *items = ARENA_ARRAY(&L->fe->arena, FeVal, it->nkids ? it->nkids : 1);
+    for (unsigned i = 0; i < it->nkids; i++) items[i] = iter_item(L, &it->kids[i], k, loc);
+    return make_tuple(L, it->nkids, items);
+  }
+  default: return poison(); /* (IT_TUPLE: static, unrolled) */
+  }
+}
 
 /* The loop variable's value for iteration index iv (i64). */
 static void assign_target_iv(Lower *L, const LoopSpec *ls, Value *iv) {
   FeVal v;
-  if (ls->iter_array.kind == FV_VAL || ls->iter_array.kind == FV_VIEW) {
+  if (ls->iter) {
+    at(L, ls->s->for_.iter->loc);
+    v = iter_item(L, ls->iter, iv, ls->s->for_.iter->loc);
+  } else if (ls->iter_array.kind == FV_VAL || ls->iter_array.kind == FV_VIEW) {
     FeVal ix = val(ty_i64(L->ctx), iv);
     ix.nonneg = true;
     Value *base, *idx[32];
@@ -3347,6 +3545,43 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   L->env[L->v_cont] = outer_cont;
 }
 
+/* range(...)'s type (Numba's) and bounds, converted to it. False after a located error. */
+static bool range_bounds(Lower *L, const PyExpr *call, Type **ivt, FeVal *start, FeVal *stop, FeVal *step) {
+  FeVal a[3];
+  if (!positional(L, call, "range", 1, 3, a)) return false;
+  unsigned n = call->call.args.n;
+  for (unsigned i = 0; i < n; i++)
+    if (!is_scalar(&a[i]) || a[i].type->kind == TY_FLOAT) {
+      lerr(L, arg_loc(call, i), "range() arguments must be integers, not %s", vname(L, &a[i]));
+      return false;
+    }
+  const NbCase *c = resolve_fn(L, BI_RANGE, a, n, "range", call->loc);
+  if (!c) return false;
+  *ivt = nb_type(L->ctx, c->ret);
+  at(L, call->loc);
+  *start = n == 1 ? cint(*ivt, 0) : conv(L, a[0], *ivt);
+  *stop = conv(L, a[n == 1 ? 0 : 1], *ivt);
+  *step = n == 3 ? conv(L, a[2], *ivt) : cint(*ivt, 1);
+  if (step->is_const && step->c.i == 0) {
+    lerr(L, arg_loc(call, 2), "range() arg 3 must not be zero");
+    return false;
+  }
+  return true;
+}
+
+/* A loop over a tuple's items: unrolled. */
+static void unroll_tuple(Lower *L, const PyStmt *s, const LoopSpec *ls, FeVal seq) {
+  if (ls->has_break || ls->has_ret || sema_exits((const PyStmt *const *)s->for_.body.items, s->for_.body.n) != EXIT_NEVER) {
+    lerr(L, s->loc, "break, continue and return in a loop over a tuple are not supported by kfront");
+    return;
+  }
+  for (unsigned i = 0; i < seq.tup.n; i++) {
+    assign(L, s->for_.target, seq.tup.elems[i], s->loc);
+    lower_stmts(L, s->for_.body.items, s->for_.body.n);
+  }
+  lower_stmts(L, s->for_.orelse.items, s->for_.orelse.n);
+}
+
 static void lower_for(Lower *L, const PyStmt *s) {
   const PyExpr *it = s->for_.iter;
   LoopSpec ls = {.s = s, .target = s->for_.target, .body = &s->for_.body, .orelse = &s->for_.orelse};
@@ -3362,46 +3597,33 @@ static void lower_for(Lower *L, const PyStmt *s) {
   FeVal start, stop, step;
   FeVal callee = it->kind == EX_CALL ? lower_expr(L, it->call.func) : poison();
   if (it->kind == EX_CALL && callee.kind == FV_BUILTIN && callee.builtin == BI_RANGE) {
-    FeVal a[3];
-    if (!positional(L, it, "range", 1, 3, a)) return;
-    unsigned n = it->call.args.n;
-    for (unsigned i = 0; i < n; i++)
-      if (!is_scalar(&a[i]) || a[i].type->kind == TY_FLOAT) {
-        lerr(L, arg_loc(it, i), "range() arguments must be integers, not %s", vname(L, &a[i]));
-        return;
-      }
-    const NbCase *c = resolve_fn(L, BI_RANGE, a, n, "range", it->loc);
-    if (!c) return;
-    ls.ivt = nb_type(L->ctx, c->ret);
-    at(L, it->loc);
-    start = n == 1 ? cint(ls.ivt, 0) : conv(L, a[0], ls.ivt);
-    stop = conv(L, a[n == 1 ? 0 : 1], ls.ivt);
-    step = n == 3 ? conv(L, a[2], ls.ivt) : cint(ls.ivt, 1);
-    if (step.is_const && step.c.i == 0) {
-      lerr(L, arg_loc(it, 2), "range() arg 3 must not be zero");
-      return;
-    }
+    if (!range_bounds(L, it, &ls.ivt, &start, &stop, &step)) return;
     /* a step known to be >= 0 is > 0: range() rejects 0 */
     ls.iv_nonneg = ls.ivt->is_unsigned || (((step.is_const && step.c.i > 0) || step.nonneg) && start.nonneg) ||
                    (step.is_const && step.c.i < 0 && stop.is_const && stop.c.i >= -1);
+  } else if (it->kind == EX_CALL && callee.kind == FV_BUILTIN && (callee.builtin == BI_ZIP || callee.builtin == BI_ENUMERATE)) {
+    /* zip() and enumerate(): one counter over the items (of tuples only: unrolled) */
+    Iter *iter = ARENA_NEW(&L->fe->arena, Iter);
+    if (!build_iter(L, it, iter, 0)) return;
+    if (iter_static(iter)) {
+      unroll_tuple(L, s, &ls, static_items(L, iter));
+      return;
+    }
+    ls.iter = iter;
+    ls.ivt = i64;
+    start = cint(i64, 0);
+    stop = val(i64, iter->len);
+    step = cint(i64, 1);
+    ls.iv_nonneg = true;
   } else {
     FeVal seq = it->kind == EX_CALL ? call_of(L, it, callee) : lower_expr(L, it);
     if (seq.kind == FV_POISON) return;
     if (seq.kind == FV_TUPLE) {
-      /* a loop over a tuple: unrolled */
-      if (ls.has_break || ls.has_ret || sema_exits((const PyStmt *const *)s->for_.body.items, s->for_.body.n) != EXIT_NEVER) {
-        lerr(L, s->loc, "break, continue and return in a loop over a tuple are not supported by kfront");
-        return;
-      }
-      for (unsigned i = 0; i < seq.tup.n; i++) {
-        assign(L, s->for_.target, seq.tup.elems[i], s->loc);
-        lower_stmts(L, s->for_.body.items, s->for_.body.n);
-      }
-      lower_stmts(L, s->for_.orelse.items, s->for_.orelse.n);
+      unroll_tuple(L, s, &ls, seq);
       return;
     }
     if (!is_array(&seq) && seq.kind != FV_VIEW) {
-      lerr(L, it->loc, "kfront can iterate over range(), arrays and tuples, not %s", vname(L, &seq));
+      lerr(L, it->loc, "kfront can iterate over range(), arrays, tuples, zip() and enumerate(), not %s", vname(L, &seq));
       return;
     }
     ls.iter_array = seq;
