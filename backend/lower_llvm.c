@@ -108,6 +108,7 @@ typedef struct Lower {
   const char **kernel_names, **file_names, **messages;
   unsigned kernel_cap, file_cap, message_cap;
   StrMap message_ids;           /* exception text -> message id + 1 */
+  StrMap print_strings;         /* gpu.print's format and True/False strings -> their global */
   LLVMValueRef err_gv, dyn_shared;
   /* lineinfo: a compile unit, one DIFile per source file, one subprogram per function */
   LLVMDIBuilderRef dib;
@@ -1785,6 +1786,54 @@ static bool lower_mem_op(Lower *L, Op *op) {
   }
 }
 
+/* A NUL-terminated constant string in global memory (one per text), as a generic i8*. */
+static LLVMValueRef string_const(Lower *L, const char *text) {
+  LLVMValueRef gv = strmap_get(&L->print_strings, text);
+  if (!gv) {
+    LLVMValueRef init = LLVMConstStringInContext(L->ctx, text, (unsigned)strlen(text), 0);
+    char name[32];
+    snprintf(name, sizeof name, "__kf_str%u", (unsigned)L->print_strings.count);
+    gv = LLVMAddGlobalInAddressSpace(L->mod, LLVMTypeOf(init), name, ADDR_GLOBAL);
+    LLVMSetInitializer(gv, init);
+    LLVMSetGlobalConstant(gv, 1);
+    LLVMSetLinkage(gv, LLVMInternalLinkage);
+    LLVMSetAlignment(gv, 1);
+    strmap_put(&L->print_strings, arena_strdup(&L->arena, text), gv);
+  }
+  LLVMValueRef z[2] = {ci64(L, 0), ci64(L, 0)};
+  LLVMValueRef p = LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(gv), gv, z, 2);
+  return LLVMConstAddrSpaceCast(p, LLVMPointerType(L->t_i8, 0));
+}
+
+/* gpu.print: vprintf(format, a buffer of the operands at their natural alignments, an i1 as the address of
+ * "True" or "False"), as CUDA C's printf compiles (the driver prints the buffer's lines at synchronisation). */
+static bool lower_print(Lower *L, Op *op) {
+  const char *fmt = ir_op_attr_str(op, "format");
+  if (!fmt) return fail(L, op, "gpu.print without a format");
+  unsigned n = op->noperands;
+  LLVMTypeRef *ts = ARENA_ARRAY(&L->arena, LLVMTypeRef, n ? n : 1);
+  LLVMValueRef *vs = ARENA_ARRAY(&L->arena, LLVMValueRef, n ? n : 1);
+  for (unsigned i = 0; i < n; i++) {
+    if (!(vs[i] = operand(L, op, i))) return false;
+    if (op_operand(op, i)->type->kind == TY_BOOL)
+      vs[i] = LLVMBuildSelect(L->b, vs[i], string_const(L, "True"), string_const(L, "False"), "");
+    ts[i] = LLVMTypeOf(vs[i]);
+  }
+  LLVMTypeRef i8p = LLVMPointerType(L->t_i8, 0);
+  LLVMValueRef buf = LLVMConstNull(i8p);
+  if (n) {
+    LLVMTypeRef st = LLVMStructTypeInContext(L->ctx, ts, n, 0);
+    LLVMValueRef mem = entry_alloca(L, st);
+    for (unsigned i = 0; i < n; i++) LLVMBuildStore(L->b, vs[i], LLVMBuildStructGEP2(L->b, st, mem, i, ""));
+    buf = LLVMBuildBitCast(L->b, mem, i8p, "");
+  }
+  LLVMTypeRef params[2] = {i8p, i8p};
+  LLVMValueRef vprintf = declare(L, "vprintf", L->t_i32, params, 2);
+  LLVMValueRef args[2] = {string_const(L, fmt), buf};
+  LLVMBuildCall2(L->b, LLVMFunctionType(L->t_i32, params, 2, 0), vprintf, args, 2, "");
+  return true;
+}
+
 static bool lower_gpu_op(Lower *L, Op *op) {
   char name[96];
   switch (op->kind) {
@@ -1860,6 +1909,7 @@ static bool lower_gpu_op(Lower *L, Op *op) {
   case OP_ACTIVEMASK:
     set_i32_result(L, op, inline_asm(L, L->t_i32, "activemask.b32 $0;", "=r", true, NULL, 0));
     return true;
+  case OP_PRINT: return lower_print(L, op);
   default: return fail(L, op, "cannot lower '%s'", op_name(op));
   }
 }
@@ -2107,7 +2157,7 @@ static bool lower_op(Lower *L, Op *op) {
     return lower_mem_op(L, op);
   case OP_THREAD_ID: case OP_BLOCK_ID: case OP_BLOCK_DIM: case OP_GRID_DIM: case OP_LANE_ID: case OP_WARP_SIZE:
   case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_FENCE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
-  case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
+  case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK: case OP_PRINT:
     return lower_gpu_op(L, op);
   case OP_FUNC_FUNC:
   case OP_GLOBAL: return fail(L, op, "'%s' inside a function", op_name(op));
@@ -2326,6 +2376,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   strmap_init(&L.globals);
   strmap_init(&L.files);
   strmap_init(&L.message_ids);
+  strmap_init(&L.print_strings);
   strmap_init(&L.difiles);
   L.mod = LLVMModuleCreateWithNameInContext(m->name ? m->name : "kfront", ctx);
   if (o->lineinfo) {
@@ -2398,6 +2449,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   strmap_free(&L.globals);
   strmap_free(&L.files);
   strmap_free(&L.message_ids);
+  strmap_free(&L.print_strings);
   strmap_free(&L.difiles);
   arena_free(&L.arena);
   if (!ok) {

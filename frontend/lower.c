@@ -94,6 +94,8 @@ typedef struct Lower {
   struct Suffix *suffixes;
   unsigned nsuffixes, suffixes_cap;
   bool out_of_stack;        /* "nested too deeply for the thread's stack" was said */
+  const PyExpr **raw_prints; /* print() calls of more than 32 items (a warning each when the function is done) */
+  unsigned nraw_prints, raw_prints_cap;
 } Lower;
 
 static FeVal lower_expr(Lower *L, const PyExpr *e);
@@ -2263,6 +2265,125 @@ static FeVal lower_bits(Lower *L, int bi, const PyExpr *e) {
 
 /* ---- calls: Python builtins ---------------------------------------------------------------------------------- */
 
+/* ---- print ------------------------------------------------------------------------------------------------------ */
+
+/* One item of print(): its format text (numba-cuda's printimpl: %lld for signed integers, %llu for unsigned, %f
+ * for floats, True/False for booleans, strings as they are, tuples "(a, b)" and "(a,)", cuda.threadIdx and its kin
+ * "(x, y, z)") into fmt, its values into ops. False after a located error. */
+static bool print_item(Lower *L, const FeVal *v, SrcLoc loc, StrBuf *fmt, Value **ops, unsigned *n, unsigned depth) {
+  Type *i64 = ty_i64(L->ctx);
+  if (*n >= MAX_FLAT || depth > FE_MAX_NESTING) {
+    lerr(L, loc, "print() of more than %d values is not supported", MAX_FLAT);
+    return false;
+  }
+  if (is_scalar(v)) {
+    Type *t = v->type;
+    if (t->kind == TY_BOOL) {
+      sb_puts(fmt, "%s");
+      ops[(*n)++] = mat(L, v);
+    } else if (t->kind == TY_FLOAT) {
+      sb_puts(fmt, "%f");
+      ops[(*n)++] = conv_v(L, *v, ty_f64(L->ctx));
+    } else {
+      sb_puts(fmt, t->is_unsigned ? "%llu" : "%lld");
+      ops[(*n)++] = conv_v(L, *v, t->is_unsigned ? ty_int(L->ctx, 64, true) : i64);
+    }
+    return true;
+  }
+  if (v->kind == FV_STR) {
+    for (size_t i = 0; i < v->str.len; i++) {
+      if (v->str.s[i] == '%') sb_putc(fmt, '%');
+      sb_putc(fmt, v->str.s[i]);
+    }
+    return true;
+  }
+  if (v->kind == FV_TUPLE) {
+    sb_putc(fmt, '(');
+    for (unsigned i = 0; i < v->tup.n; i++) {
+      if (i) sb_puts(fmt, ", ");
+      if (!print_item(L, &v->tup.elems[i], loc, fmt, ops, n, depth + 1)) return false;
+    }
+    sb_puts(fmt, v->tup.n == 1 ? ",)" : ")");
+    return true;
+  }
+  if (v->kind == FV_BUILTIN && v->builtin >= BI_THREADIDX && v->builtin <= BI_GRIDDIM) {
+    static const OpKind ids[] = {OP_THREAD_ID, OP_BLOCK_ID, OP_BLOCK_DIM, OP_GRID_DIM};
+    sb_puts(fmt, "(%lld, %lld, %lld)");
+    for (unsigned d = 0; d < 3; d++) ops[(*n)++] = ib_cast(&L->b, ib_gpu_id(&L->b, ids[v->builtin - BI_THREADIDX], d), i64);
+    return true;
+  }
+  if (v->kind == FV_POISON) return false;
+  lerr(L, loc, "printing %s is not supported in kernels (print() takes numbers, booleans, strings, tuples of them and "
+               "cuda.threadIdx and its kin, as Numba's CUDA target does)", vname(L, v));
+  return false;
+}
+
+/* print(*items): one gpu.print of the items' formats joined by spaces and a newline (vprintf on the GPU). More
+ * than 32 items, as in Numba: the format itself is printed, with a warning. */
+static FeVal lower_print(Lower *L, const PyExpr *e) {
+  if (e->call.nkeywords)
+    return lerr(L, e->call.keywords[0]->loc, "print() keyword arguments are not supported in kernels");
+  unsigned nargs = e->call.args.n;
+  StrBuf fmt;
+  sb_init(&fmt);
+  Value **ops = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT + 3);
+  unsigned n = 0;
+  bool ok = true;
+  for (unsigned i = 0; i < nargs && ok; i++) {
+    const PyExpr *a = e->call.args.items[i];
+    if (a->kind == EX_STARRED) {
+      lerr(L, a->loc, "*args in calls are not supported in kernels");
+      ok = false;
+      break;
+    }
+    FeVal v = lower_expr(L, a);
+    at(L, e->loc);
+    if (i) sb_putc(&fmt, ' ');
+    ok = print_item(L, &v, a->loc, &fmt, ops, &n, 0);
+  }
+  sb_putc(&fmt, '\n');
+  if (!ok || sb_failed(&fmt)) {
+    sb_free(&fmt);
+    return ok ? lerr(L, e->loc, "out of memory") : poison();
+  }
+  const char *text = arena_strdup(&L->fe->arena, sb_cstr(&fmt));
+  sb_free(&fmt);
+  if (nargs > 32) {
+    /* the format printed as it is (%% for each %), as CUDA C's printf cannot take more than 32 values */
+    StrBuf raw;
+    sb_init(&raw);
+    for (const char *p = text; *p; p++) {
+      if (*p == '%') sb_putc(&raw, '%');
+      sb_putc(&raw, *p);
+    }
+    text = arena_strdup(&L->fe->arena, sb_cstr(&raw));
+    sb_free(&raw);
+    n = 0;
+    if (L->nraw_prints == L->raw_prints_cap) {
+      L->raw_prints_cap = L->raw_prints_cap ? 2 * L->raw_prints_cap : 4;
+      const PyExpr **r = ARENA_ARRAY(&L->fe->arena, const PyExpr *, L->raw_prints_cap);
+      if (L->nraw_prints) memcpy(r, L->raw_prints, sizeof *r * L->nraw_prints);
+      L->raw_prints = r;
+    }
+    L->raw_prints[L->nraw_prints++] = e;
+  }
+  at(L, e->loc);
+  Op *p = ib_op(&L->b, OP_PRINT, n, ops, 0, NULL, 0);
+  ir_op_set_attr(L->m, p, "format", attr_str(L->m, text));
+  return (FeVal){.kind = FV_NONE};
+}
+
+/* The warnings of print() calls of more than 32 items (each once: a loop body is lowered more than once). */
+static void report_raw_prints(Lower *L) {
+  for (unsigned i = 0; i < L->nraw_prints; i++) {
+    bool seen = false;
+    for (unsigned j = 0; j < i && !seen; j++) seen = L->raw_prints[j] == L->raw_prints[i];
+    if (!seen)
+      diag_warning(L->fe->diag, user_loc(L, L->raw_prints[i]->loc), "CUDA print() cannot print more than 32 items. The "
+                   "raw format string will be emitted by the kernel instead.");
+  }
+}
+
 static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   const char *fname = sema_builtin_name(bi);
   FeVal a[3];
@@ -2270,7 +2391,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_RANGE:
   case BI_ZIP:
   case BI_ENUMERATE: return lerr(L, e->loc, "%s() can only be used as the iterable of a for loop in kfront", fname);
-  case BI_PRINT: return lerr(L, e->loc, "print() is not supported by kfront yet");
+  case BI_PRINT: return lower_print(L, e);
   case BI_COMPLEX: return lerr(L, e->loc, "complex numbers are not supported by kfront");
   case BI_LEN:
     if (!positional(L, e, fname, 1, 1, a)) return poison();
@@ -3991,7 +4112,10 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
   }
   inst->in_progress = false;
   if (top) fe->cur_top = NULL;
-  if (!L.errors && !(quiet && L.suppressed)) report_notes(&L);
+  if (!L.errors && !(quiet && L.suppressed)) {
+    report_notes(&L);
+    report_raw_prints(&L);
+  }
   if (L.errors || (quiet && L.suppressed)) {
     inst->failed = true;
     if (quiet || !top) {

@@ -654,6 +654,41 @@ static bool verify_vote(VerifyCtx *c, Op *op) {
   return true;
 }
 
+/* gpu.print: attr format, whose directives (%lld, %llu, %f, %s; %% is none) match the operands' types in order. */
+static bool verify_print(VerifyCtx *c, Op *op) {
+  Attr *f = need_attr(c, op, "format", ATTR_STR);
+  if (!f) return false;
+  unsigned k = 0;
+  for (const char *p = f->s; *p; p++) {
+    if (*p != '%') continue;
+    p++;
+    if (*p == '%') continue;
+    const char *d, *want;
+    bool fits;
+    Type *t = k < op->noperands ? OT(op, k) : NULL;
+    if (!strncmp(p, "lld", 3)) {
+      d = "lld", want = "i64", p += 2;
+      fits = t && is_i64(t);
+    } else if (!strncmp(p, "llu", 3)) {
+      d = "llu", want = "u64", p += 2;
+      fits = t && t->kind == TY_INT && t->bits == 64 && t->is_unsigned;
+    } else if (*p == 'f') {
+      d = "f", want = "f64";
+      fits = t && t->kind == TY_FLOAT && t->bits == 64;
+    } else if (*p == 's') {
+      d = "s", want = "i1";
+      fits = t && ty_is_bool(t);
+    } else {
+      return op_error(c, op, "attribute 'format' has a directive other than %%lld, %%llu, %%f, %%s and %%%%");
+    }
+    if (!t) return op_error(c, op, "attribute 'format' has more directives than the %u operands", op->noperands);
+    if (!fits) return op_error(c, op, "operand #%u for %%%s must be %s, got %s", k, d, want, T(c, t));
+    k++;
+  }
+  if (k != op->noperands) return op_error(c, op, "attribute 'format' has %u directives for %u operands", k, op->noperands);
+  return true;
+}
+
 /* ---- scf ---- */
 
 static bool verify_if(VerifyCtx *c, Op *op) {

@@ -381,6 +381,7 @@ static PyObject *Function_specialize(PyObject *o, PyObject *args) {
   if (v != stack) PyMem_Free(v);
   ext_pool_free(&pool);
   if (st != KF_OK) return ext_raise(ctx_of(self), st);
+  if (ext_flush_warnings(ctx_of(self)) < 0) return NULL;
   return new_kernel(o, k);
 }
 
@@ -572,6 +573,7 @@ static PyObject *Launcher_call(PyObject *o, PyObject *args, PyObject *kw) {
   if (v != stack) PyMem_Free(v);
   ext_pool_free(&pool);
   if (st != KF_OK) return ext_raise(ctx_of(l->function), st);
+  if (ext_flush_warnings(ctx_of(l->function)) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -672,7 +674,7 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
     st = which == 1 ? kf_module_emit_llvm(m, &co, &text, NULL) : kf_module_emit_ptx(m, &co, &text, NULL);
   }
   if (st != KF_OK) ext_raise(ctx, st);
-  else result = PyUnicode_FromString(text);
+  else if (ext_flush_warnings(ctx) == 0) result = PyUnicode_FromString(text);
   kf_free(text);
 done:
   if (m) kf_module_destroy(m);

@@ -817,6 +817,26 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
     return;
   }
   case OP_FENCE: return; /* threads of a block run one at a time: memory is always coherent */
+  case OP_PRINT: {
+    const char *fmt = ir_op_attr_str(op, "format");
+    if (!fmt) {
+      cc_error(c, op, "gpu.print without a format%s", "");
+      return;
+    }
+    PrintInfo *pi = cc_alloc(c, sizeof *pi);
+    pi->format = fmt;
+    pi->n = op->noperands;
+    pi->slots = cc_alloc(c, sizeof(uint32_t) * (pi->n ? pi->n : 1));
+    pi->kinds = cc_alloc(c, pi->n ? pi->n : 1);
+    for (unsigned i = 0; i < pi->n; i++) {
+      const Type *t = op_operand(op, i)->type;
+      pi->slots[i] = opnd(c, op, i);
+      pi->kinds[i] = t->kind == TY_BOOL ? PK_BOOL : t->kind == TY_FLOAT ? PK_F64 : t->is_unsigned ? PK_U64 : PK_I64;
+    }
+    k = emit(c, SI_PRINT, op);
+    INS(c, k)->ext = pi;
+    return;
+  }
   case OP_SYNCWARP:
   case OP_SHFL:
   case OP_VOTE:

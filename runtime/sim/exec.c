@@ -96,6 +96,7 @@ typedef struct Thread {
   Frame *frames;
   unsigned frames_cap;
   uint64_t steps;
+  uint32_t prints;     /* gpu.print lines so far (their order within the thread) */
 } Thread;
 
 struct SimShadow {
@@ -144,7 +145,18 @@ struct Launch {
   bool multi;
   pthread_mutex_t lock;      /* result and global-memory atomics when multi */
   uint64_t index_block;      /* block of the recorded IndexError */
+  /* gpu.print's lines (under the lock), put in order and handed over when the launch ends */
+  struct PrintLine *lines;
+  size_t nlines, lines_cap;
+  StrBuf text;
+  size_t dropped;            /* bytes beyond SIM_PRINT_MAX */
 };
+
+typedef struct PrintLine {
+  uint64_t block;
+  uint32_t thread, seq;
+  size_t off, len;
+} PrintLine;
 
 static void lock(Launch *L) {
   if (L->multi) pthread_mutex_lock(&L->lock);
@@ -480,6 +492,92 @@ static const char *make_reinterpret(const ReinterpInfo *ri, const Slot *R, const
   return NULL;
 }
 
+/* ---- print ---------------------------------------------------------------------------------------- */
+
+/* The text gpu.print makes of its format and operands (as C's printf: %lld, %llu, %f, %s of True/False, %%),
+ * recorded for the launch's output. False when out of memory. */
+static bool print_line(BlockCtx *B, Thread *t, const PrintInfo *pi, const Slot *R) {
+  Launch *L = B->L;
+  StrBuf line;
+  sb_init(&line);
+  unsigned k = 0;
+  for (const char *p = pi->format; *p; p++) {
+    if (*p != '%') {
+      sb_putc(&line, *p);
+      continue;
+    }
+    p++;
+    if (*p == '%') {
+      sb_putc(&line, '%');
+      continue;
+    }
+    if (!strncmp(p, "lld", 3) || !strncmp(p, "llu", 3)) p += 2;
+    if (k >= pi->n) break; /* (the verifier matched directives and operands) */
+    Slot v = R[pi->slots[k]];
+    switch (pi->kinds[k++]) {
+    case PK_I64: sb_printf(&line, "%lld", (long long)v.i); break;
+    case PK_U64: sb_printf(&line, "%llu", (unsigned long long)v.u); break;
+    case PK_F64: sb_printf(&line, "%f", v.d); break;
+    case PK_BOOL: sb_puts(&line, v.u ? "True" : "False"); break;
+    }
+  }
+  bool ok = !sb_failed(&line);
+  lock(L);
+  if (ok && L->text.len + line.len > SIM_PRINT_MAX) {
+    L->dropped += line.len;
+  } else if (ok) {
+    if (L->nlines == L->lines_cap) {
+      size_t cap = L->lines_cap ? 2 * L->lines_cap : 64;
+      PrintLine *n = mem_realloc(L->lines, sizeof *n * cap);
+      if (n) {
+        L->lines = n;
+        L->lines_cap = cap;
+      }
+    }
+    if (L->nlines == L->lines_cap) {
+      ok = false;
+    } else {
+      L->lines[L->nlines++] = (PrintLine){B->blinear, t->linear, t->prints++, L->text.len, line.len};
+      sb_putn(&L->text, line.data, line.len);
+      ok = !sb_failed(&L->text);
+    }
+  }
+  unlock(L);
+  sb_free(&line);
+  return ok;
+}
+
+static int line_order(const void *a, const void *b) {
+  const PrintLine *x = a, *y = b;
+  if (x->block != y->block) return x->block < y->block ? -1 : 1;
+  if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The launch's printed lines, in order (blocks, threads, each thread's own order), to opts.print or stdout. */
+static void emit_prints(Launch *L, Diag *diag) {
+  if (L->nlines) {
+    qsort(L->lines, L->nlines, sizeof *L->lines, line_order);
+    StrBuf out;
+    sb_init(&out);
+    for (size_t i = 0; i < L->nlines; i++) sb_putn(&out, L->text.data + L->lines[i].off, L->lines[i].len);
+    if (!sb_failed(&out)) {
+      if (L->opts.print) {
+        L->opts.print(L->opts.print_user, out.data, out.len);
+      } else {
+        fwrite(out.data, 1, out.len, stdout);
+        fflush(stdout);
+      }
+    }
+    sb_free(&out);
+  }
+  if (L->dropped)
+    diag_warning(diag, (SrcLoc){0}, "kernel %s: %zu bytes of print() output beyond %d bytes were dropped (the GPU's "
+                 "printf buffer drops them too)", L->kname, L->dropped, SIM_PRINT_MAX);
+  mem_free(L->lines);
+  sb_free(&L->text);
+}
+
 /* ---- integer and float helpers ---------------------------------------------------------------- */
 
 static inline uint64_t norm(const Ins *I, uint64_t v) {
@@ -804,6 +902,13 @@ static void run_thread(BlockCtx *B, Thread *t) {
       }
       break;
     }
+    case SI_PRINT:
+      if (!print_line(B, t, I->ext, R)) {
+        report_fatal(B, t, SIM_ERR_NOMEM, I, "out of memory");
+        t->state = T_FAILED;
+        goto out;
+      }
+      break;
     case SI_VALID:
       if (!R[I->a].u) {
         report_index(B, t, I, 0, 0);
@@ -1359,6 +1464,7 @@ static void run_block(BlockCtx *B, uint64_t blinear) {
     t->state = T_READY;
     t->depth = 0;
     t->steps = 0;
+    t->prints = 0;
     t->fn = k;
     t->pc = 0;
     t->regs = NULL; /* frame set up when the thread first runs */
@@ -1565,6 +1671,7 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
   double t0 = now_s();
   Launch L;
   memset(&L, 0, sizeof L);
+  sb_init(&L.text);
   L.alloc = mem_allocator();
   L.prog = p;
   L.res = result;
@@ -1628,6 +1735,7 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
       worker(&L);
     }
   }
+  emit_prints(&L, diag);
   result->steps = L.steps;
   result->seconds = now_s() - t0;
   mem_free(L.frame0);

@@ -48,6 +48,7 @@ typedef struct SimArr {
 #define SIM_OPCODES(X) \
   X(NOP) X(JMP) X(JZ) X(JNZ) X(BR2) X(MOV) X(PMOVE) X(FORCHK) X(FORNEXT) X(CALL) X(RET) X(EXIT) \
   X(TID) X(BID) X(BDIM) X(GDIM) X(LANE) X(BARRIER) X(BARRED) X(WARP) X(ATOMIC) X(CAS) X(BOUNDS) X(VALID) \
+  X(PRINT) \
   X(DIM) X(STRIDE) X(SIZE) X(DATA) X(LOAD1) X(LOADN) X(STORE1) X(STOREN) X(ALLOCA) X(GREF) X(DYNSH) \
   X(SUBVIEW) X(REINTERP) X(AMOVE) \
   X(ADDI) X(SUBI) X(MULI) X(DIVSI) X(DIVUI) X(REMSI) X(REMUI) X(FLOORDIVSI) X(FLOORMODSI) \
@@ -128,6 +129,15 @@ typedef struct SubviewInfo {
   uint32_t extent[SIM_MAX_RANK], step[SIM_MAX_RANK];  /* slots: per result axis */
   size_t offset;                    /* of the result's SimArr */
 } SubviewInfo;
+
+/* gpu.print: the format and its operands' slots, each with its directive's kind. */
+typedef enum { PK_I64, PK_U64, PK_F64, PK_BOOL } PrintKind;
+typedef struct PrintInfo {
+  const char *format;
+  unsigned n;
+  uint32_t *slots;
+  uint8_t *kinds;                   /* PrintKind */
+} PrintInfo;
 
 typedef struct ReinterpInfo {
   unsigned rank;

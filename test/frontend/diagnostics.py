@@ -228,8 +228,8 @@ def fstring(a):
 # RUN: not kfront compile %s -k printing --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=PRINT
 @cuda.jit
 def printing(a):
-    # PRINT: diagnostics.py:[[@LINE+1]]:5: error: print() is not supported by kfront yet
-    print(a[0])
+    # PRINT: diagnostics.py:[[@LINE+1]]:11: error: printing array(float32, 1d, A) is not supported in kernels
+    print(a)
 
 
 # RUN: not kfront compile %s -k host_global --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=HOST
