@@ -42,6 +42,7 @@ enum {
   CUDA_ERROR_NOT_READY = 600,
   CUDA_ERROR_ILLEGAL_ADDRESS = 700,
   CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+  CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
 };
 
 /* CUdevice_attribute */
@@ -144,6 +145,12 @@ typedef struct RtCuda {
   /* Optional entry points: NULL when the library lacks them (callers fall back). */
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *blocks, CUfunction fn, int block_size,
                                                           size_t dynamic_shared_bytes);
+  /* Peer access between devices: without them, copies between devices are staged through host memory. */
+  CUresult (*cuDeviceCanAccessPeer)(int *can, CUdevice dev, CUdevice peer);
+  CUresult (*cuCtxEnablePeerAccess)(CUcontext peer, unsigned flags);
+  CUresult (*cuMemcpyPeer)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t bytes);
+  CUresult (*cuMemcpyPeerAsync)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t bytes,
+                                CUstream s);
 } RtCuda;
 
 /* Blocks of fn (block_threads threads, dynamic_shared bytes) that fit on one multiprocessor at once:

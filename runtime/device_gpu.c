@@ -4,8 +4,10 @@
  * error record of include/kfront/abi.h, read after a synchronisation and reset for the next launch.
  *
  * Every entry point makes the device's primary context current on the calling thread first, so any host
- * thread may call in. A module whose kernels ran since its record was last read is `dirty`; a
- * synchronisation reads the records of the dirty modules only. Host memory comes from utils/mem.h (out of
+ * thread may call in; runtimes of several devices each hold their own Gpu (one device, its primary context).
+ * Peer access between two devices is asked of the driver once per pair and enabled when it exists. A module
+ * whose kernels ran since its record was last read is `dirty`; a synchronisation reads the records of the
+ * dirty modules only. Host memory comes from utils/mem.h (out of
  * memory: KF_ERROR_OUT_OF_MEMORY from load; the driver's own memory is the driver's). */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -27,14 +29,16 @@ struct RtDevModule {
   RtDevModule *next, *prev;
 };
 
+enum { PEER_SLOTS = 64 };   /* peers whose access state is remembered (ordinals 0..63) */
+
 typedef struct Gpu {
   RtDevice base;
   const RtCuda *cu;
-  int ordinal;
   CUdevice dev;
   CUcontext ctx;
-  pthread_mutex_t lock;      /* the module list */
+  pthread_mutex_t lock;      /* the module list, the peer states */
   RtDevModule *modules;
+  signed char peer[PEER_SLOTS];  /* by the peer's ordinal: 0 not asked yet, 1 access enabled, -1 none */
 } Gpu;
 
 #define G(d) ((Gpu *)(d))
@@ -48,31 +52,59 @@ static bool bind(Gpu *g, Diag *diag) {
   return CU(cuCtxSetCurrent, g->ctx);
 }
 
-static bool attr(Gpu *g, int which, int *out, Diag *diag) { return CU(cuDeviceGetAttribute, out, which, g->dev); }
+static bool attr(const RtCuda *cu, CUdevice dev, int which, int *out, Diag *diag) {
+  return RT_CU(cu, diag, cuDeviceGetAttribute, out, which, dev);
+}
 
-static bool read_info(Gpu *g, Diag *diag) {
-  kf_device_info *in = &g->base.info;
-  if (!CU(cuDeviceGetName, in->name, (int)sizeof in->name, g->dev)) return false;
+/* The properties of dev (no context needed) and its SM version. */
+static bool read_info(const RtCuda *cu, CUdevice dev, kf_device_info *in, unsigned *arch, Diag *diag) {
+  memset(in, 0, sizeof *in);
+  if (!RT_CU(cu, diag, cuDeviceGetName, in->name, (int)sizeof in->name, dev)) return false;
   in->name[sizeof in->name - 1] = 0;
   int shared = 0, optin = 0;
-  if (!attr(g, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &in->cc_major, diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &in->cc_minor, diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &in->multiprocessors, diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_WARP_SIZE, &in->warp_size, diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &in->max_threads_per_block, diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &in->max_block_dim[0], diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &in->max_block_dim[1], diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &in->max_block_dim[2], diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &in->max_grid_dim[0], diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &in->max_grid_dim[1], diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &in->max_grid_dim[2], diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &shared, diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &optin, diag))
+  if (!attr(cu, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &in->cc_major, diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &in->cc_minor, diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &in->multiprocessors, diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE, &in->warp_size, diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &in->max_threads_per_block, diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &in->max_block_dim[0], diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &in->max_block_dim[1], diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &in->max_block_dim[2], diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &in->max_grid_dim[0], diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &in->max_grid_dim[1], diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &in->max_grid_dim[2], diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &shared, diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &optin, diag))
     return false;
   in->max_shared_per_block = (size_t)shared;
   in->max_shared_per_block_optin = (size_t)(optin > shared ? optin : shared);
-  g->base.arch = (unsigned)(in->cc_major * 10 + in->cc_minor);
+  *arch = (unsigned)(in->cc_major * 10 + in->cc_minor);
   return true;
+}
+
+/* The CUdevice of `ordinal`, checked against the driver's count. */
+static bool device_of(const RtCuda *cu, int ordinal, CUdevice *out, Diag *diag) {
+  int count = 0;
+  if (!RT_CU(cu, diag, cuDeviceGetCount, &count)) return false;
+  if (ordinal < 0 || ordinal >= count) {
+    diag_error(diag, srcloc(NULL, 0, 0), "no CUDA device %d (the driver reports %d device%s)", ordinal, count,
+               count == 1 ? "" : "s");
+    return false;
+  }
+  return RT_CU(cu, diag, cuDeviceGet, out, ordinal);
+}
+
+bool rt_device_gpu_count(const char *libcuda_path, int *count, Diag *diag) {
+  *count = 0;
+  const RtCuda *cu = rt_cuda(libcuda_path, diag);
+  return cu && RT_CU(cu, diag, cuDeviceGetCount, count);
+}
+
+bool rt_device_gpu_info(const char *libcuda_path, int ordinal, kf_device_info *out, Diag *diag) {
+  const RtCuda *cu = rt_cuda(libcuda_path, diag);
+  CUdevice dev;
+  unsigned arch;
+  return cu && device_of(cu, ordinal, &dev, diag) && read_info(cu, dev, out, &arch, diag);
 }
 
 static void gpu_close(RtDevice *d) {
@@ -410,6 +442,59 @@ static kf_status gpu_launch(RtDevice *d, RtDevFunction *fn, const unsigned grid[
   return KF_OK;
 }
 
+/* ---- several devices ------------------------------------------------------------------------- */
+
+static bool gpu_make_current(RtDevice *d, Diag *diag) {
+  Gpu *g = G(d);
+  return CU(cuCtxSetCurrent, g->ctx);
+}
+
+/* Whether g reads p's memory directly: asked of the driver once per pair, and then enabled (from g's context)
+ * at once, so that a pair said to have access has it. */
+static bool peer_access(Gpu *g, Gpu *p, Diag *diag) {
+  const RtCuda *cu = g->cu;
+  int o = p->base.ordinal;
+  bool slot = o >= 0 && o < PEER_SLOTS;
+  signed char known = 0;
+  if (slot) {
+    pthread_mutex_lock(&g->lock);
+    known = g->peer[o];
+    pthread_mutex_unlock(&g->lock);
+  }
+  if (known) return known > 0;
+  int can = 0;
+  if (!cu->cuDeviceCanAccessPeer || !cu->cuCtxEnablePeerAccess || !cu->cuMemcpyPeer || !cu->cuMemcpyPeerAsync ||
+      cu->cuDeviceCanAccessPeer(&can, g->dev, p->dev) != CUDA_SUCCESS)
+    can = 0;
+  if (can) {
+    CUcontext cur = NULL;
+    cu->cuCtxGetCurrent(&cur);
+    CUresult r = cu->cuCtxSetCurrent(g->ctx);
+    if (r == CUDA_SUCCESS) r = cu->cuCtxEnablePeerAccess(p->ctx, 0);
+    if (r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) r = CUDA_SUCCESS;  /* by another runtime of this device */
+    if (r != CUDA_SUCCESS) can = 0;  /* no access after all (peer mappings exhausted...): copies are staged */
+    cu->cuCtxSetCurrent(cur);
+  }
+  if (slot) {
+    pthread_mutex_lock(&g->lock);
+    g->peer[o] = can ? 1 : -1;
+    pthread_mutex_unlock(&g->lock);
+  }
+  return can != 0;
+}
+
+static bool gpu_can_access_peer(RtDevice *d, RtDevice *peer) {
+  return peer->mode == KF_RUNTIME_GPU && peer->ordinal != d->ordinal && peer_access(G(d), G(peer), NULL);
+}
+
+static bool gpu_copy_peer(RtDevice *d, RtDevice *dst_dev, uint64_t dst, RtDevice *src_dev, uint64_t src, size_t bytes,
+                          void *stream, Diag *diag) {
+  Gpu *g = G(d), *gd = G(dst_dev), *gs = G(src_dev);
+  if (!bind(g, diag)) return false;
+  return stream ? CU(cuMemcpyPeerAsync, dst, gd->ctx, src, gs->ctx, bytes, (CUstream)stream)
+                : CU(cuMemcpyPeer, dst, gd->ctx, src, gs->ctx, bytes);
+}
+
 static const RtDeviceOps gpu_ops = {
     .close = gpu_close,
     .alloc = gpu_alloc,
@@ -436,6 +521,9 @@ static const RtDeviceOps gpu_ops = {
     .function = gpu_function,
     .resident_blocks = gpu_resident_blocks,
     .launch = gpu_launch,
+    .make_current = gpu_make_current,
+    .can_access_peer = gpu_can_access_peer,
+    .copy_peer = gpu_copy_peer,
 };
 
 RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag) {
@@ -449,16 +537,10 @@ RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag) 
   g->base.ops = &gpu_ops;
   g->base.mode = KF_RUNTIME_GPU;
   g->cu = cu;
-  g->ordinal = ordinal;
+  g->base.ordinal = ordinal;
   pthread_mutex_init(&g->lock, NULL);
-  int count = 0;
-  bool ok = CU(cuDeviceGetCount, &count);
-  if (ok && (ordinal < 0 || ordinal >= count)) {
-    diag_error(diag, srcloc(NULL, 0, 0), "no CUDA device %d (the driver reports %d device%s)", ordinal, count,
-               count == 1 ? "" : "s");
-    ok = false;
-  }
-  ok = ok && CU(cuDeviceGet, &g->dev, ordinal) && read_info(g, diag) && CU(cuDevicePrimaryCtxRetain, &g->ctx, g->dev);
+  bool ok = device_of(cu, ordinal, &g->dev, diag) && read_info(cu, g->dev, &g->base.info, &g->base.arch, diag) &&
+            CU(cuDevicePrimaryCtxRetain, &g->ctx, g->dev);
   if (ok && !CU(cuCtxSetCurrent, g->ctx)) {
     cu->cuDevicePrimaryCtxRelease(g->dev);
     g->ctx = NULL;
