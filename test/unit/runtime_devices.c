@@ -5,7 +5,8 @@
  * refused with a message naming both; arrays that say nothing accepted as before), streams of another device
  * refused, copies between devices (peer pairs directly, the others staged through host memory in chunks; the same
  * device as a plain copy), and kf_array / kf_runtime_options keeping kfront 0.1's layout.
- * With --auto it runs on the GPUs when there are at least two (test/gpu/run_multigpu.sh). */
+ * With --auto it runs on the GPUs instead, when there are at least two (test/gpu/run_multigpu.sh; fewer: it says
+ * NOT RUN and exits with status 2). */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -358,15 +359,15 @@ static void test_copies(kf_context *ctx) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "--auto") == 0) mode = KF_RUNTIME_AUTO;
   kf_context *ctx = kf_context_create();
-  if (mode == KF_RUNTIME_AUTO) {
+  if (argc > 1 && strcmp(argv[1], "--auto") == 0) {  /* the GPUs, when there are two or more */
+    mode = KF_RUNTIME_GPU;
     kf_runtime_options o;
     options(&o, 3, 0);
     int n = 0;
     if (kf_device_count(ctx, &o, &n) != KF_OK || n < 2) {
-      printf("runtime_devices --auto: %d device(s) here; the multi-device checks need 2 (the simulator's run "
-             "covers them: run it without --auto)\n", n);
+      printf("runtime_devices --auto: NOT RUN: %d GPU(s) here; the multi-device checks need 2 (the simulator's "
+             "run covers them: run it without --auto)\n", n);
       kf_context_destroy(ctx);
       return 2;
     }
