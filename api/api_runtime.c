@@ -242,6 +242,11 @@ kf_status kf_runtime_make_current(kf_runtime *rt) {
 
 int kf_runtime_device(kf_runtime *rt) { return RT(rt)->dev->ordinal; }
 
+int kf_runtime_pointer_device(kf_runtime *rt, const void *ptr) {
+  RtDevice *d = RT(rt)->dev;
+  return d->ops->pointer_device(d, (uint64_t)(uintptr_t)ptr);
+}
+
 kf_status kf_device_can_access_peer(kf_runtime *rt, kf_runtime *peer, int *can) {
   API_RT(RT(rt));
   *can = 0;

@@ -39,6 +39,7 @@ bool rt_cuda_open(RtCuda *t, const char *path, StrBuf *err) {
   *(void **)&tmp.cuCtxEnablePeerAccess = dlsym(lib, "cuCtxEnablePeerAccess");
   *(void **)&tmp.cuMemcpyPeer = dlsym(lib, "cuMemcpyPeer");
   *(void **)&tmp.cuMemcpyPeerAsync = dlsym(lib, "cuMemcpyPeerAsync");
+  *(void **)&tmp.cuPointerGetAttribute = dlsym(lib, "cuPointerGetAttribute");
   *t = tmp;
   return true;
 }

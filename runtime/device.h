@@ -86,6 +86,9 @@ typedef struct RtDeviceOps {
    * return). */
   bool (*copy_peer)(RtDevice *d, RtDevice *dst_dev, uint64_t dst, RtDevice *src_dev, uint64_t src, size_t bytes,
                     void *stream, Diag *diag);
+  /* The ordinal of the device whose memory ptr is (memory made by anyone: CuPy's, PyTorch's), or -1 when the
+   * device cannot tell (host memory, the simulator, a driver without the query). */
+  int (*pointer_device)(RtDevice *d, uint64_t ptr);
 } RtDeviceOps;
 
 struct RtDevice {

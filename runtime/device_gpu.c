@@ -495,6 +495,15 @@ static bool gpu_copy_peer(RtDevice *d, RtDevice *dst_dev, uint64_t dst, RtDevice
                 : CU(cuMemcpyPeer, dst, gd->ctx, src, gs->ctx, bytes);
 }
 
+static int gpu_pointer_device(RtDevice *d, uint64_t ptr) {
+  Gpu *g = G(d);
+  int ordinal = -1;
+  if (!ptr || !g->cu->cuPointerGetAttribute ||
+      g->cu->cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)ptr) != CUDA_SUCCESS)
+    return -1;
+  return ordinal;
+}
+
 static const RtDeviceOps gpu_ops = {
     .close = gpu_close,
     .alloc = gpu_alloc,
@@ -524,6 +533,7 @@ static const RtDeviceOps gpu_ops = {
     .make_current = gpu_make_current,
     .can_access_peer = gpu_can_access_peer,
     .copy_peer = gpu_copy_peer,
+    .pointer_device = gpu_pointer_device,
 };
 
 RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag) {

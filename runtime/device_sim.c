@@ -290,6 +290,9 @@ static bool sim_copy_peer(RtDevice *d, RtDevice *dst_dev, uint64_t dst, RtDevice
   return true;
 }
 
+/* The simulator's device memory is host memory: which device made it is the runtime's to know, not the memory's. */
+static int sim_pointer_device(RtDevice *d, uint64_t ptr) { return -1; }
+
 static const RtDeviceOps sim_ops = {
     .close = sim_close,
     .alloc = sim_alloc,
@@ -319,6 +322,7 @@ static const RtDeviceOps sim_ops = {
     .make_current = sim_make_current,
     .can_access_peer = sim_can_access_peer,
     .copy_peer = sim_copy_peer,
+    .pointer_device = sim_pointer_device,
 };
 
 void rt_device_sim_info(kf_device_info *in) {

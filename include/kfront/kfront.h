@@ -542,6 +542,9 @@ KF_API kf_status kf_set_current_device(int ordinal);
 KF_API kf_status kf_runtime_make_current(kf_runtime *rt);
 /* The ordinal of rt's device (for the simulator: of its virtual device). */
 KF_API int kf_runtime_device(kf_runtime *rt);
+/* The ordinal of the GPU whose memory ptr is (memory of any allocator: kfront's, CuPy's, PyTorch's; asked of the
+ * driver), or -1 when that cannot be told (host memory; the simulator, whose device memory is host memory). */
+KF_API int kf_runtime_pointer_device(kf_runtime *rt, const void *ptr);
 /* Whether rt's device reads and writes peer's memory directly (*can 1: GPUs with peer access, or the simulator's
  * peer pairs; 0: copies between them are staged through host memory). Both must be of one mode. */
 KF_API kf_status kf_device_can_access_peer(kf_runtime *rt, kf_runtime *peer, int *can);

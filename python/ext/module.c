@@ -206,6 +206,12 @@ static PyObject *Runtime_make_current(PyObject *o, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+static PyObject *Runtime_pointer_device(PyObject *o, PyObject *arg) {
+  unsigned long long p = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return NULL;
+  return PyLong_FromLong(kf_runtime_pointer_device(((RuntimeObject *)o)->rt, (const void *)(uintptr_t)p));
+}
+
 static PyObject *Runtime_can_access_peer(PyObject *o, PyObject *peer) {
   RuntimeObject *self = (RuntimeObject *)o;
   if (!PyObject_TypeCheck(peer, Runtime_Type)) return PyErr_Format(PyExc_TypeError, "can_access_peer: a Runtime");
@@ -552,6 +558,8 @@ static PyMethodDef Runtime_methods[] = {
     {"make_current", Runtime_make_current, METH_NOARGS,
      "Makes the runtime's device the thread's current one (on a GPU, its context the thread's CUDA context)."},
     {"can_access_peer", Runtime_can_access_peer, METH_O, "Whether this device reads the other runtime's directly."},
+    {"pointer_device", Runtime_pointer_device, METH_O,
+     "The GPU whose memory an address is (asked of the driver), or -1 when that cannot be told."},
     {"memcpy_peer", Runtime_memcpy_peer, METH_VARARGS,
      "memcpy_peer(dst, src_runtime, src, nbytes, stream=None): device memory of another device into this one's."},
     {NULL, NULL, 0, NULL}};

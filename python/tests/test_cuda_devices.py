@@ -2,8 +2,8 @@
 `select_device`, `with cuda.gpus[i]:` (nested, per thread), `get_current_device`, device arrays bound to their
 device (copies from any current device, a kernel on another device refusing them with a clear error), copies
 between devices (peer pairs and staged ones), a kernel and a @vectorize function compiled and cached per device,
-launchers used on several devices, streams of another device refused, DLPack's device, `cuda.close()` and
-`Device.reset()` per device.
+launchers used on several devices, streams of another device refused, DLPack's device and foreign arrays' device,
+`cuda.close()` and `Device.reset()` per device.
 
 On the simulator (KFRONT_SIM=1) every test runs with 2 and with 3 virtual devices (KFRONT_SIM_DEVICES); on a GPU
 machine with the GPUs there are (test/gpu/run_multigpu.sh), skipped where there are fewer than a test needs."""
@@ -218,7 +218,7 @@ def test_streams_and_ufuncs_per_device(ndev):
     np.testing.assert_array_equal(twice(d0).copy_to_host(), 2 * h)
 
 
-def test_dlpack_device(ndev):
+def test_dlpack_and_foreign_devices(ndev):
     with cuda.gpus[1]:
         d = cuda.to_device(np.arange(6, dtype=np.int32))
     kind, dev = d.__dlpack_device__()
@@ -229,6 +229,13 @@ def test_dlpack_device(ndev):
     again = cuda.from_dlpack(d)
     assert again._device == (-1 if config.ENABLE_CUDASIM else 1)
     np.testing.assert_array_equal(again.copy_to_host(), np.arange(6))
+
+    class Foreign:  # another library's array: the CUDA array interface names no device
+        __cuda_array_interface__ = d.__cuda_array_interface__
+
+    f = cuda.as_cuda_array(Foreign())
+    assert f._device == (-1 if config.ENABLE_CUDASIM else 1)  # a GPU's driver knows whose memory it is
+    np.testing.assert_array_equal(f.copy_to_host(), np.arange(6))
 
 
 def test_close_and_reset_per_device(ndev):

@@ -195,6 +195,8 @@ static void test_arrays_per_device(kf_context *ctx) {
   }
   unsigned grid[3] = {4, 1, 1}, block[3] = {256, 1, 1};
   kf_runtime_stats s0, s1;
+  /* the simulator's device memory is host memory: the device that made it is for the array to say */
+  CHECK(kf_runtime_pointer_device(rt[0], mem[1]) == (mode == KF_RUNTIME_SIM ? -1 : 1));
 
   /* each device launches on its own arrays, compiling its own specialisation */
   kf_arg args[2] = {kf_arg_array(&arr[0]), kf_arg_float(KF_FLOAT32, 2.0)};

@@ -6,14 +6,18 @@
  * context of the memory's device), kf_runtime_make_current setting the thread's context, peer copies through
  * cuMemcpyPeer / cuMemcpyPeerAsync with peer access enabled once per pair (an "already enabled" from another
  * runtime of the device accepted), copies between devices without peer access staged through pinned host
- * memory, and a driver without the peer entry points staging every copy. */
+ * memory, a driver without the peer entry points staging every copy, the device of foreign memory asked of the
+ * driver, and the disk cache's entries shared by devices of one compute capability (not by one of another). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kfront/kfront.h"
+#include "runtime/cache.h"
 #include "runtime/cuda_driver.h"
+#include "runtime/rt.h"
 #include "runtime_test.h"
 
 /* ---- the fake driver -------------------------------------------------------------------------------- */
@@ -23,7 +27,7 @@ enum { NDEV = 3, MAX_ALLOCS = 64 };
 static struct {
   struct { char *p; size_t n; int dev; } allocs[MAX_ALLOCS];
   int wrong_context;     /* copies of device memory made with another device's context current */
-  int peer_copies, peer_async_copies, enables, host_allocs, host_frees, retains, releases;
+  int peer_copies, peer_async_copies, enables, host_allocs, host_frees, retains, releases, loads[NDEV];
   int enabled[NDEV][NDEV];
 } fake;
 
@@ -64,7 +68,7 @@ static CUresult f_attr(int *v, int a, CUdevice d) {
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
   case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *v = 32; break;
   case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 100 + d; break;
-  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = d == 2 ? 8 : 9; break;  /* device 2 is another kind */
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
   default: return CUDA_ERROR_INVALID_VALUE;
   }
@@ -79,7 +83,6 @@ static CUresult f_setcur(CUcontext c) {
 }
 static CUresult f_getcur(CUcontext *c) { *c = current; return CUDA_SUCCESS; }
 static CUresult f_sync(void) { return CUDA_SUCCESS; }
-static CUresult f_unload(CUmodule m) { return CUDA_SUCCESS; }
 
 static CUresult f_alloc(CUdeviceptr *p, size_t n) {
   int d = dev_of_ctx(current);
@@ -162,12 +165,45 @@ static CUresult f_peer_a(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext s
   return f_peer(d, dc, s, sc, n);
 }
 
+static CUresult f_pointer(void *data, int attr, CUdeviceptr p) {
+  int d = dev_of_ptr(p);
+  if (attr != CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL || d < 0) return CUDA_ERROR_INVALID_VALUE;
+  *(int *)data = d;
+  return CUDA_SUCCESS;
+}
+
+/* modules: the PTX text kept, its entries found by name */
+static CUresult f_load(CUmodule *m, const void *image, unsigned nopts, int *opts, void **vals) {
+  int d = dev_of_ctx(current);
+  if (d < 0) return CUDA_ERROR_INVALID_VALUE;
+  fake.loads[d]++;
+  *m = (CUmodule)strdup(image);
+  return CUDA_SUCCESS;
+}
+static CUresult f_unload_module(CUmodule m) { free(m); return CUDA_SUCCESS; }
+static CUresult f_getfn(CUfunction *fn, CUmodule m, const char *name) {
+  char pattern[80];
+  snprintf(pattern, sizeof pattern, ".entry %s(", name);
+  if (!strstr((char *)m, pattern)) return CUDA_ERROR_NOT_FOUND;
+  *fn = (CUfunction)m;
+  return CUDA_SUCCESS;
+}
+static CUresult f_getglobal(CUdeviceptr *p, size_t *bytes, CUmodule m, const char *name) { return CUDA_ERROR_NOT_FOUND; }
+static CUresult f_fnattr(int *v, int a, CUfunction fn) {
+  if (a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) *v = 1024;
+  else if (a == CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) *v = 0;
+  else return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
 static RtCuda table(int with_peer) {
   RtCuda t = {
       .cuInit = f_init, .cuDriverGetVersion = f_version, .cuGetErrorName = f_errname, .cuGetErrorString = f_errstring,
       .cuDeviceGetCount = f_count, .cuDeviceGet = f_get, .cuDeviceGetName = f_name, .cuDeviceGetAttribute = f_attr,
       .cuDevicePrimaryCtxRetain = f_retain, .cuDevicePrimaryCtxRelease = f_release, .cuCtxSetCurrent = f_setcur,
-      .cuCtxGetCurrent = f_getcur, .cuCtxSynchronize = f_sync, .cuModuleUnload = f_unload, .cuMemAlloc = f_alloc,
+      .cuCtxGetCurrent = f_getcur, .cuCtxSynchronize = f_sync, .cuModuleUnload = f_unload_module,
+      .cuModuleLoadDataEx = f_load, .cuModuleGetFunction = f_getfn, .cuModuleGetGlobal = f_getglobal,
+      .cuFuncGetAttribute = f_fnattr, .cuMemAlloc = f_alloc,
       .cuMemFree = f_free, .cuMemcpyHtoD = f_htod, .cuMemcpyDtoH = f_dtoh, .cuMemcpyDtoD = f_dtod,
       .cuMemcpyHtoDAsync = f_htod_a, .cuMemcpyDtoHAsync = f_dtoh_a, .cuMemcpyDtoDAsync = f_dtod_a,
       .cuMemHostAlloc = f_host_alloc, .cuMemFreeHost = f_host_free, .cuStreamCreate = f_screate,
@@ -178,6 +214,7 @@ static RtCuda table(int with_peer) {
     t.cuCtxEnablePeerAccess = f_enable;
     t.cuMemcpyPeer = f_peer;
     t.cuMemcpyPeerAsync = f_peer_a;
+    t.cuPointerGetAttribute = f_pointer;
   }
   return t;
 }
@@ -222,7 +259,7 @@ static void test_devices(kf_context *ctx) {
   CHECK(kf_device_count(ctx, &o, &n) == KF_OK && n == NDEV);
   kf_device_info info;
   CHECK(kf_device_get_info(ctx, &o, 2, &info) == KF_OK && strcmp(info.name, "Fake GPU 2") == 0 &&
-        info.multiprocessors == 102 && info.cc_major == 9);
+        info.multiprocessors == 102 && info.cc_major == 8);
   CHECK(fake.retains == 0);  /* properties without a context */
   CHECK(kf_device_get_info(ctx, &o, 3, &info) == KF_ERROR_NOT_FOUND);
   CHECK_CONTAINS(kf_context_diagnostics(ctx), "no CUDA device 3 (there are 3)");
@@ -256,6 +293,10 @@ static void test_contexts_and_copies(kf_context *ctx) {
   for (int d = 0; d < NDEV; d++) m[d] = filled(rt[d], N, 1000 * d);
   for (int d = 0; d < NDEV; d++) CHECK(holds(rt[d], m[d], N, 1000 * d));
   CHECK(fake.wrong_context == 0);
+  /* the device of memory, asked of the driver from any runtime (an interior address too); host memory: none */
+  for (int d = 0; d < NDEV; d++) CHECK(kf_runtime_pointer_device(rt[0], (char *)m[d] + 8) == d);
+  int on_host = 0;
+  CHECK(kf_runtime_pointer_device(rt[1], &on_host) == -1 && kf_runtime_pointer_device(rt[1], NULL) == -1);
 
   int can = -1;
   CHECK(kf_device_can_access_peer(rt[0], rt[1], &can) == KF_OK && can == 1);
@@ -297,6 +338,58 @@ static void test_contexts_and_copies(kf_context *ctx) {
   CHECK(kf_context_error_count(ctx) == 0);
 }
 
+/* The disk cache's key names the compute capability, not the device: an entry written for device 0 is device
+ * 1's too (each loads it into its own context; nothing is compiled), and device 2, of another kind, misses. */
+static void test_disk_cache_by_kind(kf_context *ctx) {
+  char dir[] = "/tmp/kfront-multigpu-fake-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  const char *source = "# never read: every device finds its kernel in the disk cache\n";
+  const char *payload = "kfront-kernel 3\nentry fill\nplan hidden=- grid=given block=0,0,0 divisor=1,1,1 shared=0\n"
+                        "params 1\narray<f32, 1, A>\nptx\n// fake PTX\n.visible .entry fill(\n";
+  kf_runtime *rt[NDEV];
+  kf_program *p[NDEV];
+  RtCacheKey key[NDEV];
+  for (int d = 0; d < NDEV; d++) {
+    kf_runtime_options o;
+    kf_runtime_options_init(&o);
+    o.mode = KF_RUNTIME_GPU;
+    o.device = d;
+    o.cache_dir = dir;
+    o.backend = KF_BACKEND_LLVM;
+    CHECK(kf_runtime_create(ctx, &o, &rt[d]) == KF_OK);
+    CHECK(kf_program_create(rt[d], "k.py", source, strlen(source), NULL, &p[d]) == KF_OK);
+    CHECK(rt_program_cache_key((RtProgram *)p[d], "fill", "void(float32[::1])", &key[d]));
+  }
+  CHECK(memcmp(key[0].bytes, key[1].bytes, sizeof key[0].bytes) == 0);  /* sm_90 both */
+  CHECK(memcmp(key[0].bytes, key[2].bytes, sizeof key[0].bytes) != 0);  /* sm_80 */
+  CHECK(rt_cache_write_entry(dir, &key[0], payload, strlen(payload), NULL));
+  float data[4];
+  int64_t n = 4;
+  kf_array a;
+  kf_array_init(&a, data, KF_MEMORY_HOST, KF_FLOAT32, 1, &n, 'C');
+  kf_arg arg = kf_arg_array(&a);
+  for (int d = 0; d < 2; d++) {
+    kf_kernel *k = NULL;
+    CHECK(kf_program_get_kernel(p[d], "fill", &arg, 1, &k) == KF_OK && k && kf_kernel_cache_source(k) == 2);
+    kf_runtime_stats st;
+    kf_runtime_get_stats(rt[d], &st);
+    CHECK(st.cache_disk_hits == 1 && st.compiles == 0 && fake.loads[d] == 1);
+  }
+  kf_kernel *k = NULL;
+  CHECK(kf_program_get_kernel(p[2], "fill", &arg, 1, &k) != KF_OK);  /* a miss: the "source" is no Python */
+  kf_runtime_stats st;
+  kf_runtime_get_stats(rt[2], &st);
+  CHECK(st.cache_disk_hits == 0 && st.cache_misses == 1 && fake.loads[2] == 0);
+  kf_context_clear_diagnostics(ctx);
+  for (int d = 0; d < NDEV; d++) {
+    kf_program_destroy(p[d]);
+    kf_runtime_destroy(rt[d]);
+  }
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+}
+
 /* a driver without the peer entry points: every copy between devices is staged */
 static void test_no_peer_entry_points(kf_context *ctx) {
   kf_runtime *a = gpu(ctx, 0), *b = gpu(ctx, 1);
@@ -318,6 +411,7 @@ int main(void) {
   kf_context *ctx = kf_context_create();
   test_devices(ctx);
   test_contexts_and_copies(ctx);
+  test_disk_cache_by_kind(ctx);
   t = table(0);
   rt_cuda_install(&t);
   test_no_peer_entry_points(ctx);

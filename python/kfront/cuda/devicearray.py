@@ -445,7 +445,10 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     stream_ptr = desc.get("stream")
     if sync and stream_ptr not in (None, 0, 1, 2):
         _runtime.external_stream(stream_ptr).synchronize()
-    return DeviceNDArray(shape, strides, dtype, gpu_data=(ptr, owner), readonly=bool(readonly))
+    # the interface names no device: the GPU's driver says whose memory it is (the simulator cannot: unknown)
+    device = _runtime.runtime().pointer_device(ptr) if ptr else -1
+    return DeviceNDArray(shape, strides, dtype, gpu_data=(ptr, owner), readonly=bool(readonly),
+                         device=device if device >= 0 else None)
 
 
 def as_cuda_array(obj, sync=True):
