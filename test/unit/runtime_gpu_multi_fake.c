@@ -3,7 +3,8 @@
  * thread as the driver keeps it, memory that remembers which device allocated it, and peer access between
  * devices 0 and 1 only. So runtime/device_gpu.c's multi-device code runs end to end: the count and each
  * device's properties without a context, a runtime per device on its own context (every copy made with the
- * context of the memory's device), kf_runtime_make_current setting the thread's context, peer copies through
+ * context of the memory's device, the thread's chosen context given back after it), kf_runtime_make_current
+ * setting the thread's context, peer copies through
  * cuMemcpyPeer / cuMemcpyPeerAsync with peer access enabled once per pair (an "already enabled" from another
  * runtime of the device accepted), copies between devices without peer access staged through pinned host
  * memory, a driver without the peer entry points staging every copy, the device of foreign memory asked of the
@@ -283,7 +284,9 @@ static void test_devices(kf_context *ctx) {
 
 static void test_contexts_and_copies(kf_context *ctx) {
   kf_runtime *rt[NDEV];
+  current = NULL;  /* as on a thread that has no context yet */
   for (int d = 0; d < NDEV; d++) rt[d] = gpu(ctx, d);
+  CHECK(current == ctx_of(0));  /* the first runtime's context became the thread's, which had none */
   CHECK(kf_runtime_make_current(rt[2]) == KF_OK && current == ctx_of(2) && kf_current_device() == 2);
   CHECK(kf_runtime_make_current(rt[0]) == KF_OK && current == ctx_of(0) && kf_current_device() == 0);
 
@@ -293,6 +296,11 @@ static void test_contexts_and_copies(kf_context *ctx) {
   for (int d = 0; d < NDEV; d++) m[d] = filled(rt[d], N, 1000 * d);
   for (int d = 0; d < NDEV; d++) CHECK(holds(rt[d], m[d], N, 1000 * d));
   CHECK(fake.wrong_context == 0);
+  CHECK(current == ctx_of(0));  /* work on other devices gave the thread's chosen context back */
+  kf_runtime *late = gpu(ctx, 2);  /* so does making a runtime */
+  CHECK(current == ctx_of(0));
+  kf_runtime_destroy(late);
+  CHECK(current == ctx_of(0));
   /* the device of memory, asked of the driver from any runtime (an interior address too); host memory: none */
   for (int d = 0; d < NDEV; d++) CHECK(kf_runtime_pointer_device(rt[0], (char *)m[d] + 8) == d);
   int on_host = 0;

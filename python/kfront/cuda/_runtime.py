@@ -75,8 +75,9 @@ def _check_device(devnum):
     if d < 0:
         d += n
     if not 0 <= d < n:
-        raise IndexError("kfront: device %r does not exist (there %s %d: %s)" % (
-            devnum, "is" if n == 1 else "are", n, "0" if n == 1 else "0 to %d" % (n - 1)))
+        raise IndexError("kfront: device %r does not exist (there %s %d: %s; the simulator presents "
+                         "KFRONT_SIM_DEVICES of them)" % (devnum, "is" if n == 1 else "are", n,
+                                                          "0" if n == 1 else "0 to %d" % (n - 1)))
     return d
 
 
