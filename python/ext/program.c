@@ -557,6 +557,12 @@ static LauncherObject *launcher_for(LauncherObject *l, int cur) {
     PyErr_Format(PyExc_RuntimeError, "kfront: internal error: no launcher for device %d", cur);
     return NULL;
   }
+  /* the redirect ran Python code: another thread may have added this device's launcher meanwhile */
+  for (tail = &l->other; *tail; tail = &(*tail)->other)
+    if ((*tail)->device == cur) {
+      Py_DECREF(r);
+      return *tail;
+    }
   *tail = (LauncherObject *)r;  /* the chain keeps the new launcher (its own chain is empty) */
   return *tail;
 }
