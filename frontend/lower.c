@@ -1174,7 +1174,7 @@ static FeVal array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc alo
     return r;
   }
   return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports shape, size, ndim, dtype, strides, itemsize, "
-                       "nbytes, T and the methods transpose, reshape, ravel and view)", a, tname(L, at_));
+                       "nbytes, T and the methods transpose, reshape, ravel, view and item)", a, tname(L, at_));
 }
 
 static SrcLoc arg_loc(const PyExpr *e, unsigned i);
@@ -1268,12 +1268,26 @@ static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
     Type *t = ty_array(L->ctx, dt, m->type->rank, m->type->layout);
     return val(t, view_dtype(&L->b, m->v, t));
   }
+  case M_ITEM: {
+    /* the only element of an array of size 1 (else ValueError, as Numba raises it) */
+    FeVal none[1];
+    if (!positional(L, e, "item", 0, 0, none)) return poison();
+    Type *i64 = ty_i64(L->ctx);
+    Value *size = op_result(ib_op(&L->b, OP_SIZE, 1, (Value *const *)&m->v, 1, &i64, 0), 0);
+    Value *ok = ib_cmpi(&L->b, "eq", size, ib_const_int(&L->b, i64, 1));
+    Op *c = ib_op(&L->b, OP_VALID, 1, &ok, 0, NULL, 0);
+    ir_op_set_attr(L->m, c, "exception", attr_str(L->m, "ValueError"));
+    ir_op_set_attr(L->m, c, "message", attr_str(L->m, "item(): can only convert an array of size 1 to a Python scalar"));
+    Value *idx[8];
+    for (unsigned d = 0; d < m->type->rank; d++) idx[d] = ib_const_int(&L->b, i64, 0);
+    return load_element(L, m->v, idx);
+  }
   case M_COPY:
   case M_FLATTEN:
   case M_ASTYPE:
     return lerr(L, e->loc, "%s() makes a new array, which a kernel cannot allocate (Numba's CUDA target allows it only "
                            "with its NRT enabled; kfront does not)", method_names[m->builtin]);
-  default: return lerr(L, e->loc, "the array method %s() is not supported by kfront", method_names[m->builtin]);
+  default: return lerr(L, e->loc, "internal error: an unknown array method");
   }
 }
 

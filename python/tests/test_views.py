@@ -417,3 +417,18 @@ def test_view_dtype():
     assert "new type not compatible with array" in str(e.value)
     with pytest.raises(ValueError):
         reinterpret_array_type[1, 1](byte_arr, 0, 3, np.zeros(1, dtype=np.int32))
+
+
+@cuda.jit
+def only_item(a, out):
+    out[0] = a[1:2, ::-1][:, 2:3].item()
+
+
+def test_item():
+    a = np.arange(12, dtype=np.float64).reshape(3, 4)
+    out = np.zeros(1)
+    only_item[1, 1](a, out)
+    assert out[0] == a[1:2, ::-1][:, 2:3].item()
+    with pytest.raises(ValueError) as e:
+        only_item[1, 1](np.zeros((3, 2)), out)  # the view has no element
+    assert "item(): can only convert an array of size 1 to a Python scalar" in str(e.value)
