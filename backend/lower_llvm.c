@@ -36,6 +36,7 @@
 #include <llvm-c/DebugInfo.h>
 
 #include "backend/backend.h"
+#include "ir/op_semantics.h"
 #include "kfront/abi.h"
 #include "utils/mem.h"
 #include "utils/ptrmap.h"
@@ -703,29 +704,14 @@ static bool const_nonzero(LLVMValueRef v) {
 }
 
 /* fptosi/fptoui. A constant operand is converted here as the GPU's cvt.rzi does at run time (saturating, NaN
- * to 0), as the simulator does: LLVM would fold an out-of-range constant to `poison`, which is undefined and
- * which libNVVM's parser does not accept. */
+ * to 0: sem_float_to_int, what the simulator runs): LLVM would fold an out-of-range constant to `poison`, which
+ * is undefined and which libNVVM's parser does not accept. */
 static LLVMValueRef fp_to_int(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef rt, bool sgn) {
   if (!LLVMIsAConstantFP(x) || LLVMGetTypeKind(rt) != LLVMIntegerTypeKind)
     return sgn ? LLVMBuildFPToSI(b, x, rt, "") : LLVMBuildFPToUI(b, x, rt, "");
   LLVMBool loses;
   double v = LLVMConstRealGetDouble(x, &loses);
-  unsigned bits = LLVMGetIntTypeWidth(rt);
-  uint64_t u;
-  if (isnan(v)) {
-    u = 0;
-  } else if (sgn) {
-    double lo = -ldexp(1.0, (int)bits - 1), hi = ldexp(1.0, (int)bits - 1);
-    if (v <= lo) u = (uint64_t)(bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)));
-    else if (v >= hi) u = bits == 64 ? (uint64_t)INT64_MAX : ((uint64_t)1 << (bits - 1)) - 1;
-    else u = (uint64_t)(int64_t)v;
-  } else {
-    double hi = ldexp(1.0, (int)bits);
-    if (v <= -1.0) u = 0;
-    else if (v >= hi) u = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-    else u = (uint64_t)v;
-  }
-  return LLVMConstInt(rt, u, sgn);
+  return LLVMConstInt(rt, sem_float_to_int(v, LLVMGetIntTypeWidth(rt), sgn), sgn);
 }
 
 /* Division-like ops are undefined in LLVM for a zero divisor: divide by 1 instead and select 0 after. */
@@ -1086,66 +1072,22 @@ static bool lower_constant(Lower *L, Op *op) {
   return true;
 }
 
+/* LLVM's predicates, in the order of SemIPred / SemFPred (ir/op_semantics.h). */
 static LLVMIntPredicate icmp_pred(const char *p, bool *ok) {
-  static const struct { const char *n; LLVMIntPredicate p; } t[] = {
-      {"eq", LLVMIntEQ}, {"ne", LLVMIntNE}, {"slt", LLVMIntSLT}, {"sle", LLVMIntSLE}, {"sgt", LLVMIntSGT},
-      {"sge", LLVMIntSGE}, {"ult", LLVMIntULT}, {"ule", LLVMIntULE}, {"ugt", LLVMIntUGT}, {"uge", LLVMIntUGE}};
-  for (size_t i = 0; p && i < sizeof t / sizeof t[0]; i++)
-    if (strcmp(p, t[i].n) == 0) return t[i].p;
-  *ok = false;
-  return LLVMIntEQ;
+  static const LLVMIntPredicate t[] = {LLVMIntEQ,  LLVMIntNE,  LLVMIntSLT, LLVMIntSLE, LLVMIntSGT,
+                                       LLVMIntSGE, LLVMIntULT, LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
+  int i = sem_name_index(p, sem_cmpi_names);
+  *ok = i >= 0;
+  return i >= 0 ? t[i] : LLVMIntEQ;
 }
 
 static LLVMRealPredicate fcmp_pred(const char *p, bool *ok) {
-  static const struct { const char *n; LLVMRealPredicate p; } t[] = {
-      {"false", LLVMRealPredicateFalse}, {"oeq", LLVMRealOEQ}, {"ogt", LLVMRealOGT}, {"oge", LLVMRealOGE},
-      {"olt", LLVMRealOLT}, {"ole", LLVMRealOLE}, {"one", LLVMRealONE}, {"ord", LLVMRealORD},
-      {"uno", LLVMRealUNO}, {"ueq", LLVMRealUEQ}, {"ugt", LLVMRealUGT}, {"uge", LLVMRealUGE},
-      {"ult", LLVMRealULT}, {"ule", LLVMRealULE}, {"une", LLVMRealUNE}, {"true", LLVMRealPredicateTrue}};
-  for (size_t i = 0; p && i < sizeof t / sizeof t[0]; i++)
-    if (strcmp(p, t[i].n) == 0) return t[i].p;
-  *ok = false;
-  return LLVMRealOEQ;
-}
-
-static const char *math_name(OpKind k) {
-  switch (k) {
-  case OP_SQRT: return "sqrt";
-  case OP_EXP: return "exp";
-  case OP_EXP2: return "exp2";
-  case OP_EXPM1: return "expm1";
-  case OP_LOG: return "log";
-  case OP_LOG2: return "log2";
-  case OP_LOG10: return "log10";
-  case OP_LOG1P: return "log1p";
-  case OP_SIN: return "sin";
-  case OP_COS: return "cos";
-  case OP_TAN: return "tan";
-  case OP_ASIN: return "asin";
-  case OP_ACOS: return "acos";
-  case OP_ATAN: return "atan";
-  case OP_SINH: return "sinh";
-  case OP_COSH: return "cosh";
-  case OP_TANH: return "tanh";
-  case OP_ASINH: return "asinh";
-  case OP_ACOSH: return "acosh";
-  case OP_ATANH: return "atanh";
-  case OP_ERF: return "erf";
-  case OP_ERFC: return "erfc";
-  case OP_GAMMA: return "tgamma";
-  case OP_LGAMMA: return "lgamma";
-  case OP_FLOOR: return "floor";
-  case OP_CEIL: return "ceil";
-  case OP_TRUNC: return "trunc";
-  case OP_ROUND: return "rint"; /* Python round(): half to even */
-  case OP_FABS: return "fabs";
-  case OP_POW: return "pow";
-  case OP_ATAN2: return "atan2";
-  case OP_HYPOT: return "hypot";
-  case OP_COPYSIGN: return "copysign";
-  case OP_FMOD: return "fmod";
-  default: return NULL;
-  }
+  static const LLVMRealPredicate t[] = {LLVMRealOEQ, LLVMRealONE, LLVMRealOLT, LLVMRealOLE, LLVMRealOGT,
+                                        LLVMRealOGE, LLVMRealORD, LLVMRealUNE, LLVMRealULT, LLVMRealULE,
+                                        LLVMRealUGT, LLVMRealUGE, LLVMRealUNO};
+  int i = sem_name_index(p, sem_cmpf_names);
+  *ok = i >= 0;
+  return i >= 0 ? t[i] : LLVMRealOEQ;
 }
 
 static const char *dim_letter(const Op *op) {
@@ -1934,14 +1876,12 @@ static bool lower_math(Lower *L, Op *op) {
     break;
   }
   default: {
-    const char *name = math_name(op->kind);
+    const char *name = ir_op_sem[op->kind].libdevice;
     if (!name) return fail(L, op, "cannot lower '%s'", op_name(op));
-    LLVMValueRef args[2] = {x, NULL};
-    unsigned n = 1;
-    if (ir_op_info[op->kind].noperands == 2) {
-      if (!(args[1] = operand(L, op, 1))) return false;
-      n = 2;
-    }
+    LLVMValueRef args[3] = {x, NULL, NULL};
+    unsigned n = op->noperands < 3 ? op->noperands : 3;
+    for (unsigned i = 1; i < n; i++)
+      if (!(args[i] = operand(L, op, i))) return false;
     r = libdevice(L, name, args, n);
   }
   }
@@ -2011,8 +1951,10 @@ static bool lower_op(Lower *L, Op *op) {
     return lower_gpu_op(L, op);
   case OP_FUNC_FUNC:
   case OP_GLOBAL: return fail(L, op, "'%s' inside a function", op_name(op));
+  case OP_POWI: case OP_ISNAN: case OP_ISINF: case OP_ISFINITE: return lower_math(L, op);
   default:
-    if (op->kind >= OP_SQRT && op->kind <= OP_ISFINITE) return lower_math(L, op);
+    /* a libdevice function of ir_op_sem's table (sin, pow, ...) */
+    if (ir_op_sem[op->kind].libdevice) return lower_math(L, op);
     return lower_arith(L, op);
   }
 }
