@@ -1,7 +1,7 @@
 /* lower_llvm.c — kir to LLVM IR through the LLVM-C API of LLVM 14 (typed pointers).
  *
- * Input: a kir module in any mix of structured (scf) and unstructured (cf) control flow; scf.if/for/while
- * are lowered here straight to LLVM blocks and phis, so lower-scf is optional. Output: an LLVM module for
+ * Input: a kir module in cf form (backend.c runs lower-scf first on a copy of one with scf ops: one lowering
+ * of structured control flow, which the simulator's is checked against). Output: an LLVM module for
  * the NVPTX triple, in one of two dialects:
  *   BE_NVVM  what libNVVM (NVVM 7.0.1, LLVM 7 syntax) reads: no fneg/freeze, no attributes newer than
  *            LLVM 7 (stripped from intrinsic declarations), float atomic add through
@@ -14,7 +14,7 @@
  * Values: each kir Value maps (through its scratch id, numbered per function) to an LLVM value, or, for
  * an array, to an ArrVal: a typed data pointer in a known address space plus i64 shape and stride
  * values (constants where known: the element stride of C/F layouts, shared/local/const shapes).
- * Block arguments, scf results and loop-carried values become phis (arrays: one phi per component,
+ * Block arguments become phis (arrays: one phi per component,
  * with a generic data pointer). Memory accesses compute data + sum(index * stride) with inbounds GEPs
  * (element-sized strides as element GEPs, the rest in bytes).
  *
@@ -84,14 +84,6 @@ typedef struct GlobalInfo {
   char layout;
 } GlobalInfo;
 
-/* Lowering state of an scf op whose regions are being lowered (a stack, innermost last). */
-typedef struct ScfState {
-  Op *op;
-  Target *yield_to;     /* scf.if: merge; scf.for: latch; scf.while region 1: before */
-  Target *cond_true;    /* scf.while: after-region entry */
-  Target *cond_false;   /* scf.while: exit */
-  struct ScfState *outer;
-} ScfState;
 
 typedef struct Lower {
   Module *m;
@@ -120,7 +112,6 @@ typedef struct Lower {
   unsigned nslots;
   Target **block_targets;
   unsigned nblocks;
-  ScfState *scf;
 } Lower;
 
 static bool lower_region(Lower *L, Region *r, LLVMBasicBlockRef entry_bb);
@@ -1312,164 +1303,10 @@ static bool lower_return(Lower *L, Op *op) {
   return true;
 }
 
-static ScfState *scf_state(Lower *L, const Op *parent) {
-  for (ScfState *s = L->scf; s; s = s->outer)
-    if (s->op == parent) return s;
-  return NULL;
-}
-
-static void push_scf(Lower *L, ScfState *s, Op *op) {
-  s->op = op;
-  s->outer = L->scf;
-  L->scf = s;
-}
-
-static void pop_scf(Lower *L) { L->scf = L->scf->outer; }
-
-static Type **result_types(Lower *L, const Op *op) {
-  Type **ts = ARENA_ARRAY(&L->arena, Type *, op->nresults ? op->nresults : 1);
-  for (unsigned i = 0; i < op->nresults; i++) ts[i] = op->results[i].type;
-  return ts;
-}
-
-static bool lower_if(Lower *L, Op *op) {
-  LLVMValueRef c = operand(L, op, 0);
-  if (!c) return false;
-  Target *merge = new_target(L, op->nresults, result_types(L, op), "");
-  LLVMBasicBlockRef then_bb = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
-  bool has_else = op->nregions > 1 && op->regions[1].first;
-  LLVMBasicBlockRef else_bb = has_else ? LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "") : merge->bb;
-  if (!has_else && op->nresults) return fail(L, op, "scf.if with results needs an else region");
-  LLVMBuildCondBr(L->b, c, then_bb, else_bb);
-  ScfState s = {.yield_to = merge};
-  push_scf(L, &s, op);
-  bool ok = lower_region(L, &op->regions[0], then_bb);
-  if (ok && has_else) ok = lower_region(L, &op->regions[1], else_bb);
-  pop_scf(L);
-  if (!ok) return false;
-  LLVMPositionBuilderAtEnd(L->b, merge->bb);
-  for (unsigned i = 0; i < op->nresults; i++) {
-    if (merge->types[i]->kind == TY_ARRAY) set_arr(L, &op->results[i], merge->phis[i].a);
-    else set(L, &op->results[i], merge->phis[i].v);
-  }
-  return true;
-}
-
-static bool lower_for(Lower *L, Op *op) {
-  if (op->noperands < 3 || op->nregions != 1 || !op->regions[0].first)
-    return fail(L, op, "malformed scf.for");
-  LLVMValueRef lb = operand(L, op, 0), ub = operand(L, op, 1), step = operand(L, op, 2);
-  if (!lb || !ub || !step) return false;
-  Block *body = op->regions[0].first;
-  unsigned ncarried = op->noperands - 3;
-  if (body->nargs != ncarried + 1 || op->nresults != ncarried) return fail(L, op, "malformed scf.for");
-  Type **types = ARENA_ARRAY(&L->arena, Type *, ncarried + 1);
-  for (unsigned i = 0; i <= ncarried; i++) types[i] = body->args[i]->type;
-  Target *header = new_target(L, ncarried + 1, types, "");
-  /* entry edge: iv = lb, carried = inits */
-  Value **inits = ARENA_ARRAY(&L->arena, Value *, ncarried + 1);
-  inits[0] = op_operand(op, 0);
-  for (unsigned i = 0; i < ncarried; i++) inits[i + 1] = op_operand(op, 3 + i);
-  jump(L, header, inits, ncarried + 1, op);
-  LLVMPositionBuilderAtEnd(L->b, header->bb);
-  LLVMValueRef iv = header->phis[0].v;
-  LLVMValueRef cond;
-  if (LLVMIsAConstantInt(step)) {
-    bool up = LLVMConstIntGetSExtValue(step) > 0;
-    cond = LLVMBuildICmp(L->b, up ? LLVMIntSLT : LLVMIntSGT, iv, ub, "");
-  } else {
-    LLVMValueRef up = LLVMBuildICmp(L->b, LLVMIntSGT, step, LLVMConstNull(LLVMTypeOf(step)), "");
-    cond = LLVMBuildSelect(L->b, up, LLVMBuildICmp(L->b, LLVMIntSLT, iv, ub, ""),
-                           LLVMBuildICmp(L->b, LLVMIntSGT, iv, ub, ""), "");
-  }
-  LLVMBasicBlockRef body_bb = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
-  LLVMBasicBlockRef exit_bb = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
-  LLVMBuildCondBr(L->b, cond, body_bb, exit_bb);
-  bind_target(L, header, body->args, body->nargs);
-  /* the latch: scf.yield jumps here with the next carried values; iv advances */
-  Target *latch = new_target(L, ncarried, types + 1, "");
-  ScfState s = {.yield_to = latch};
-  push_scf(L, &s, op);
-  bool ok = lower_region(L, &op->regions[0], body_bb);
-  pop_scf(L);
-  if (!ok) return false;
-  LLVMPositionBuilderAtEnd(L->b, latch->bb);
-  LLVMValueRef next = LLVMBuildAdd(L->b, iv, step, "");
-  LLVMBasicBlockRef from = LLVMGetInsertBlock(L->b);
-  add_incoming1(header->phis[0].v, next, from);
-  for (unsigned i = 0; i < ncarried; i++) {
-    Slot *dst = &header->phis[i + 1], *src = &latch->phis[i];
-    if (types[i + 1]->kind == TY_ARRAY) {
-      add_incoming1(dst->a->data, src->a->data, from);
-      for (unsigned k = 0; k < dst->a->rank; k++) add_incoming1(dst->a->shape[k], src->a->shape[k], from);
-      for (unsigned k = 0; k < dst->a->rank; k++) add_incoming1(dst->a->stride[k], src->a->stride[k], from);
-    } else {
-      add_incoming1(dst->v, src->v, from);
-    }
-  }
-  LLVMBuildBr(L->b, header->bb);
-  LLVMPositionBuilderAtEnd(L->b, exit_bb);
-  for (unsigned i = 0; i < ncarried; i++) {
-    if (types[i + 1]->kind == TY_ARRAY) set_arr(L, &op->results[i], header->phis[i + 1].a);
-    else set(L, &op->results[i], header->phis[i + 1].v);
-  }
-  return true;
-}
-
-static bool lower_while(Lower *L, Op *op) {
-  if (op->nregions != 2 || !op->regions[0].first || !op->regions[1].first)
-    return fail(L, op, "malformed scf.while");
-  Block *before = op->regions[0].first, *after = op->regions[1].first;
-  if (before->nargs != op->noperands || after->nargs != op->nresults) return fail(L, op, "malformed scf.while");
-  Type **btypes = ARENA_ARRAY(&L->arena, Type *, before->nargs ? before->nargs : 1);
-  for (unsigned i = 0; i < before->nargs; i++) btypes[i] = before->args[i]->type;
-  Target *head = new_target(L, before->nargs, btypes, "");
-  Value **inits = ARENA_ARRAY(&L->arena, Value *, op->noperands ? op->noperands : 1);
-  for (unsigned i = 0; i < op->noperands; i++) inits[i] = op_operand(op, i);
-  jump(L, head, inits, op->noperands, op);
-  bind_target(L, head, before->args, before->nargs);
-  Target *body = new_target(L, after->nargs, result_types(L, op), "");
-  Target *exit = new_target(L, op->nresults, result_types(L, op), "");
-  bind_target(L, body, after->args, after->nargs);
-  ScfState s = {.yield_to = head, .cond_true = body, .cond_false = exit};
-  push_scf(L, &s, op);
-  /* the before region's entry is the head block itself (its arguments are the head's phis) */
-  bool ok = lower_region(L, &op->regions[0], head->bb) && lower_region(L, &op->regions[1], body->bb);
-  pop_scf(L);
-  if (!ok) return false;
-  LLVMPositionBuilderAtEnd(L->b, exit->bb);
-  for (unsigned i = 0; i < op->nresults; i++) {
-    if (exit->types[i]->kind == TY_ARRAY) set_arr(L, &op->results[i], exit->phis[i].a);
-    else set(L, &op->results[i], exit->phis[i].v);
-  }
-  return true;
-}
-
 static Value **operand_values(Lower *L, const Op *op, unsigned from, unsigned n) {
   Value **vs = ARENA_ARRAY(&L->arena, Value *, n ? n : 1);
   for (unsigned i = 0; i < n; i++) vs[i] = op_operand(op, from + i);
   return vs;
-}
-
-static bool lower_yield(Lower *L, Op *op) {
-  Op *parent = ir_block_parent_op(op->block);
-  ScfState *s = parent ? scf_state(L, parent) : NULL;
-  if (!s || !s->yield_to) return fail(L, op, "scf.yield outside an scf op being lowered");
-  jump(L, s->yield_to, operand_values(L, op, 0, op->noperands), op->noperands, op);
-  return true;
-}
-
-static bool lower_condition(Lower *L, Op *op) {
-  Op *parent = ir_block_parent_op(op->block);
-  ScfState *s = parent ? scf_state(L, parent) : NULL;
-  if (!s || !s->cond_true) return fail(L, op, "scf.condition outside scf.while");
-  LLVMValueRef c = operand(L, op, 0);
-  if (!c) return false;
-  Value **vals = operand_values(L, op, 1, op->noperands - 1);
-  add_incoming(L, s->cond_true, vals, op->noperands - 1, op);
-  add_incoming(L, s->cond_false, vals, op->noperands - 1, op);
-  LLVMBuildCondBr(L->b, c, s->cond_true->bb, s->cond_false->bb);
-  return true;
 }
 
 static bool lower_br(Lower *L, Op *op) {
@@ -1935,11 +1772,8 @@ static bool lower_op(Lower *L, Op *op) {
   case OP_FUNC_RETURN: return lower_return(L, op);
   case OP_FUNC_CALL: return lower_call(L, op);
   case OP_BOUNDS: return lower_check_bounds(L, op);
-  case OP_IF: return lower_if(L, op);
-  case OP_FOR: return lower_for(L, op);
-  case OP_WHILE: return lower_while(L, op);
-  case OP_YIELD: return lower_yield(L, op);
-  case OP_CONDITION: return lower_condition(L, op);
+  case OP_IF: case OP_FOR: case OP_WHILE: case OP_YIELD: case OP_CONDITION:
+    return fail(L, op, "'%s' in the backend's lowering (lower-scf runs before it)", op_name(op));
   case OP_BR: return lower_br(L, op);
   case OP_COND_BR: return lower_cond_br(L, op);
   case OP_DIM: case OP_STRIDE: case OP_SIZE: case OP_DATA: case OP_ADDR: case OP_LOAD: case OP_STORE:
@@ -2054,7 +1888,6 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
   L->slots = ARENA_ARRAY(&L->arena, Slot, nb.values ? nb.values : 1);
   L->nblocks = nb.blocks;
   L->block_targets = ARENA_ARRAY(&L->arena, Target *, nb.blocks ? nb.blocks : 1);
-  L->scf = NULL;
   L->entry = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "entry");
   LLVMPositionBuilderAtEnd(L->b, L->entry);
   di_begin_function(L, fi);

@@ -347,6 +347,9 @@ size_t ir_count_ops(Op *root);
  * map (old Value * -> new Value *; a value absent from it stays itself), which also receives every result,
  * block argument (and Block *, for successors) of the copy, keyed by the original's; map may be NULL. */
 Op *ir_op_clone(Module *m, const Op *op, PtrMap *map);
+/* A copy of module src, in src's context. The copy's attributes share src's (immutable) attribute values and
+ * strings: src must outlive it. Under a guard (utils/mem.h). */
+Module *ir_module_clone(Module *src);
 
 /* ---- ir/builder.c: building ops at an insertion point ------------------------------------- */
 typedef struct IrBuilder {
