@@ -698,6 +698,16 @@ static bool const_nonzero(LLVMValueRef v) {
  * to 0: sem_float_to_int, what the simulator runs): LLVM would fold an out-of-range constant to `poison`, which
  * is undefined and which libNVVM's parser does not accept. */
 static LLVMValueRef fp_to_int(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef rt, bool sgn) {
+  if (LLVMGetTypeKind(rt) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(rt) == 8 && !LLVMIsAConstantFP(x)) {
+    /* PTX has no 8-bit cvt: NVPTX converts to 16 bits and keeps the low byte (no saturation at 8 bits); convert
+     * to i32 (saturating) and clamp to the byte's range instead */
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(rt));
+    LLVMValueRef w = sgn ? LLVMBuildFPToSI(b, x, i32, "") : LLVMBuildFPToUI(b, x, i32, "");
+    LLVMValueRef hi = LLVMConstInt(i32, sgn ? 127 : 255, 0), lo = LLVMConstInt(i32, sgn ? (unsigned long long)-128 : 0, 1);
+    w = LLVMBuildSelect(b, LLVMBuildICmp(b, sgn ? LLVMIntSGT : LLVMIntUGT, w, hi, ""), hi, w, "");
+    if (sgn) w = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, w, lo, ""), lo, w, "");
+    return LLVMBuildTrunc(b, w, rt, "");
+  }
   if (!LLVMIsAConstantFP(x) || LLVMGetTypeKind(rt) != LLVMIntegerTypeKind)
     return sgn ? LLVMBuildFPToSI(b, x, rt, "") : LLVMBuildFPToUI(b, x, rt, "");
   LLVMBool loses;
@@ -1620,9 +1630,19 @@ static bool lower_arith(Lower *L, Op *op) {
   case OP_SUBF: r = LLVMBuildFSub(b, x, y, ""); break;
   case OP_MULF: r = LLVMBuildFMul(b, x, y, ""); break;
   case OP_DIVF: r = LLVMBuildFDiv(b, x, y, ""); break;
-  case OP_REMF: r = fmod_(L, x, y); break;
-  case OP_FLOORDIVF: r = floordiv_f(L, x, y); break;
-  case OP_FLOORMODF: r = floormod_f(L, x, y); break;
+  case OP_REMF:
+  case OP_FLOORDIVF:
+  case OP_FLOORMODF: {
+    /* f16 computes in f32 and rounds once (ir/op_semantics.h), not op by op in half */
+    bool half = LLVMTypeOf(x) == L->t_f16;
+    if (half) {
+      x = LLVMBuildFPExt(b, x, L->t_f32, "");
+      y = LLVMBuildFPExt(b, y, L->t_f32, "");
+    }
+    r = op->kind == OP_REMF ? fmod_(L, x, y) : op->kind == OP_FLOORDIVF ? floordiv_f(L, x, y) : floormod_f(L, x, y);
+    if (half) r = LLVMBuildFPTrunc(b, r, L->t_f16, "");
+    break;
+  }
   case OP_MINF: r = minmax_f(L, x, y, false); break;
   case OP_MAXF: r = minmax_f(L, x, y, true); break;
   case OP_NEGF: r = fneg(L, x); break;
