@@ -856,7 +856,19 @@ static LLVMValueRef power_helper(Lower *L, LLVMTypeRef bt, LLVMTypeRef et, bool 
   add_incoming1(res, r2, loop);
   LLVMValueRef out = res;
   if (is_float && signed_exp) out = LLVMBuildSelect(L->b, neg, LLVMBuildFDiv(L->b, one, res, ""), res, "");
-  else if (!is_float && signed_exp) out = LLVMBuildSelect(L->b, neg, LLVMConstNull(bt), res, "");
+  else if (!is_float && signed_exp) {
+    /* a negative exponent (sem_ipow): 1 for x 1, -1 or 1 for x -1 (n odd or even), the minimum for x 0, else 0 */
+    LLVMValueRef one_x = LLVMBuildICmp(L->b, LLVMIntEQ, x0, one, "");
+    LLVMValueRef minus_one_x = LLVMBuildICmp(L->b, LLVMIntEQ, x0, LLVMConstAllOnes(bt), "");
+    LLVMValueRef zero_x = LLVMBuildICmp(L->b, LLVMIntEQ, x0, LLVMConstNull(bt), "");
+    LLVMValueRef odd_n = LLVMBuildTrunc(L->b, n0, L->t_i1, "");
+    LLVMValueRef sign_one = LLVMBuildSelect(L->b, odd_n, LLVMConstAllOnes(bt), one, "");
+    LLVMValueRef min = LLVMConstShl(LLVMConstInt(bt, 1, 0), LLVMConstInt(bt, LLVMGetIntTypeWidth(bt) - 1, 0));
+    LLVMValueRef negr = LLVMBuildSelect(L->b, zero_x, min, LLVMConstNull(bt), "");
+    negr = LLVMBuildSelect(L->b, minus_one_x, sign_one, negr, "");
+    negr = LLVMBuildSelect(L->b, one_x, one, negr, "");
+    out = LLVMBuildSelect(L->b, neg, negr, res, "");
+  }
   LLVMBuildRet(L->b, out);
   free_builder(L->b);
   L->b = saved;
@@ -1706,6 +1718,24 @@ static bool lower_arith(Lower *L, Op *op) {
   return true;
 }
 
+/* math.frexp_mant / frexp_exp: libdevice's frexp (f16 as f32), the exponent through a stack slot. */
+static bool lower_frexp(Lower *L, Op *op) {
+  LLVMValueRef x = operand(L, op, 0);
+  if (!x) return false;
+  bool half = LLVMTypeOf(x) == L->t_f16;
+  if (half) x = LLVMBuildFPExt(L->b, x, L->t_f32, "");
+  LLVMTypeRef ft = LLVMTypeOf(x);
+  LLVMValueRef slot = entry_alloca(L, L->t_i32);
+  LLVMValueRef args[2] = {x, slot};
+  LLVMValueRef m = calln(L, ft == L->t_f32 ? "__nv_frexpf" : "__nv_frexp", ft, args, 2);
+  if (op->kind == OP_FREXP_EXP) {
+    set(L, &op->results[0], LLVMBuildLoad2(L->b, L->t_i32, slot, ""));
+  } else {
+    set(L, &op->results[0], half ? LLVMBuildFPTrunc(L->b, m, L->t_f16, "") : m);
+  }
+  return true;
+}
+
 static bool lower_math(Lower *L, Op *op) {
   LLVMValueRef x = operand(L, op, 0);
   if (!x) return false;
@@ -1806,6 +1836,7 @@ static bool lower_op(Lower *L, Op *op) {
   case OP_FUNC_FUNC:
   case OP_GLOBAL: return fail(L, op, "'%s' inside a function", op_name(op));
   case OP_POWI: case OP_ISNAN: case OP_ISINF: case OP_ISFINITE: return lower_math(L, op);
+  case OP_FREXP_MANT: case OP_FREXP_EXP: return lower_frexp(L, op);
   default:
     /* a libdevice function of ir_op_sem's table (sin, pow, ...) */
     if (ir_op_sem[op->kind].libdevice) return lower_math(L, op);

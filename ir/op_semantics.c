@@ -151,7 +151,7 @@ static bool eval_maxsi(const SemSig *s, const SemVal *x, SemVal *r) { RES(SX(1) 
 static bool eval_minui(const SemSig *s, const SemVal *x, SemVal *r) { RES(ZX(1) < ZX(0) ? x[1].u : x[0].u); return true; }
 static bool eval_maxui(const SemSig *s, const SemVal *x, SemVal *r) { RES(ZX(1) > ZX(0) ? x[1].u : x[0].u); return true; }
 static bool eval_ipow(const SemSig *s, const SemVal *x, SemVal *r) {
-  RES(sem_ipow(x[0].u, ZX(1), s->a[1].sgn && SX(1) < 0));
+  RES(sem_ipow(x[0].u, ZX(1), s->a[1].sgn && SX(1) < 0, s->r.bits));
   return true;
 }
 static bool eval_absi(const SemSig *s, const SemVal *x, SemVal *r) { RES(sem_absi(SX(0))); return true; }
@@ -254,6 +254,53 @@ static bool eval_powi(const SemSig *s, const SemVal *x, SemVal *r) {
       if (e & 1) p = sem_f16_round(p * b);
     r->f = neg ? sem_f16_round(1 / p) : p;
   }
+  return true;
+}
+
+/* math.remainder: IEEE's, exact; by zero or of an infinity (NaN) not folded */
+static bool eval_remainder(const SemSig *s, const SemVal *x, SemVal *r) {
+  eval_math2(s, x, r);
+  double a = sem_to_double(x[0], s->a[0]), b = sem_to_double(x[1], s->a[1]);
+  return FINITE_DIVISOR;
+}
+
+static bool eval_nextafter(const SemSig *s, const SemVal *x, SemVal *r) {
+  if (s->r.bits == 64) r->d = nextafter(x[0].d, x[1].d);
+  else r->f = nextafterf(x[0].f, x[1].f); /* the verifier allows f32 and f64 only */
+  return true;
+}
+
+static bool eval_fma(const SemSig *s, const SemVal *x, SemVal *r) {
+  if (s->r.bits == 64) r->d = fma(x[0].d, x[1].d, x[2].d);
+  else r->f = f_res(s->r, fmaf(x[0].f, x[1].f, x[2].f));
+  return true;
+}
+
+static bool eval_ldexp(const SemSig *s, const SemVal *x, SemVal *r) {
+  int n = (int)x[1].i;
+  if (s->r.bits == 64) r->d = ldexp(x[0].d, n);
+  else r->f = f_res(s->r, ldexpf(x[0].f, n)); /* f16: exact in f32, rounded once */
+  return true;
+}
+
+/* frexp of x (f16 exactly as an f32): 0, infinities and NaN give (x, 0), as libdevice */
+static double frexp_of(const SemSig *s, const SemVal *x, int *e) {
+  double v = sem_to_double(x[0], s->a[0]);
+  *e = 0;
+  if (v == 0 || !isfinite(v)) return v;
+  return s->a[0].bits == 64 ? frexp(v, e) : (double)frexpf((float)v, e);
+}
+
+static bool eval_frexp_mant(const SemSig *s, const SemVal *x, SemVal *r) {
+  int e;
+  *r = sem_from_double(frexp_of(s, x, &e), s->r);
+  return true;
+}
+
+static bool eval_frexp_exp(const SemSig *s, const SemVal *x, SemVal *r) {
+  int e;
+  frexp_of(s, x, &e);
+  RES((uint64_t)(int64_t)e);
   return true;
 }
 
@@ -425,4 +472,11 @@ const OpSem ir_op_sem[OP__COUNT] = {
     EVAL(ISNAN, eval_isnan),
     EVAL(ISINF, eval_isinf),
     EVAL(ISFINITE, eval_isfinite),
+    MATH1(CBRT, cbrtf, cbrt, "cbrt", LIBM),
+    [OP_REMAINDER] = {eval_remainder, EXACT, "remainder", NULL, NULL, remainderf, remainder},
+    [OP_NEXTAFTER] = {eval_nextafter, EXACT, "nextafter", NULL, NULL, NULL, NULL},
+    [OP_FMA] = {eval_fma, EXACT, "fma", NULL, NULL, NULL, NULL},
+    [OP_LDEXP] = {eval_ldexp, EXACT, "ldexp", NULL, NULL, NULL, NULL},
+    EVAL(FREXP_MANT, eval_frexp_mant), /* backend: __nv_frexp (lower_frexp) */
+    EVAL(FREXP_EXP, eval_frexp_exp),
 };

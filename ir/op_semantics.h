@@ -98,9 +98,11 @@ static inline uint64_t sem_floormodsi(int64_t x, int64_t y) {
 /* arith.divui / remui of the zero-extended values; by 0: 0 */
 static inline uint64_t sem_divui(uint64_t x, uint64_t y) { return y ? x / y : 0; }
 static inline uint64_t sem_remui(uint64_t x, uint64_t y) { return y ? x % y : 0; }
-/* arith.ipow: base ** e by squaring (wrapping); a negative exponent (e_neg) gives 0 */
-static inline uint64_t sem_ipow(uint64_t base, uint64_t e, bool e_neg) {
-  if (e_neg) return 0;
+/* arith.ipow of a bits-wide base (normalised) by e (its bits; e_neg: a negative exponent): base ** e by squaring
+ * (wrapping); for a negative exponent as Numba's int_power: 1 for base 1, -1 or 1 (e odd or even) for base -1,
+ * the type's minimum for base 0, else 0. */
+static inline uint64_t sem_ipow(uint64_t base, uint64_t e, bool e_neg, unsigned bits) {
+  if (e_neg) return base == 1 ? 1 : base == ~0ull ? ((e & 1) ? ~0ull : 1) : base == 0 ? 1ull << (bits - 1) : 0;
   uint64_t r = 1;
   for (; e; e >>= 1, base *= base)
     if (e & 1) r *= base;

@@ -731,7 +731,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_MINUI: R[I->d] = zext(R[I->b].u, I->sh) < zext(R[I->a].u, I->sh) ? R[I->b] : R[I->a]; break;
     case SI_MAXUI: R[I->d] = zext(R[I->b].u, I->sh) > zext(R[I->a].u, I->sh) ? R[I->b] : R[I->a]; break;
     case SI_IPOW:
-      R[I->d].u = norm(I, sem_ipow(R[I->a].u, zext(R[I->b].u, I->sh), I->sgn && sext(R[I->b].u, I->sh) < 0));
+      R[I->d].u = norm(I, sem_ipow(R[I->a].u, zext(R[I->b].u, I->sh), I->sgn && sext(R[I->b].u, I->sh) < 0, 64u - I->sh));
       break;
     case SI_ABSI: R[I->d].u = norm(I, sem_absi(sext(R[I->a].u, I->sh))); break;
     case SI_SHLI: R[I->d].u = norm(I, sem_shl(R[I->a].u, zext(R[I->b].u, I->sh), 64u - I->sh)); break;

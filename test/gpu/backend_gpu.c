@@ -278,20 +278,14 @@ static int64_t py_floormod(int64_t a, int64_t b) {
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
-static int64_t py_ipow(int64_t a, int64_t b) {
-  if (b < 0) return 0;
-  uint64_t r = 1, x = (uint64_t)a, e = (uint64_t)b;
-  while (e) {
-    if (e & 1) r *= x;
-    x *= x;
-    e >>= 1;
-  }
-  return (int64_t)r;
-}
+/* a ** b as Numba's int_power (ir/op_semantics.h's definition: 1, +-1, the minimum for 0, else 0 when b < 0) */
+static int64_t py_ipow(int64_t a, int64_t b) { return (int64_t)sem_ipow((uint64_t)a, (uint64_t)b, b < 0, 64); }
 
 static void test_int(void) {
-  static const int64_t xs[] = {7, -7, 7, -7, 0, 1, -1, 123456789, -123456789, 5, 3, -3, 2, 2, 2, 1, -1, 255, 0xF0F0, 1LL << 40, -5, 9, 17, -17};
-  static const int64_t ys[] = {2, 2, -2, -2, 3, 0, 0, 1000, 1000, 1, 4, 3, 10, 62, 63, 64, 70, -1, 4, 3, 1, 0, 5, -5};
+  static const int64_t xs[] = {7, -7, 7, -7, 0, 1, -1, 123456789, -123456789, 5, 3, -3, 2, 2, 2, 1, -1, 255, 0xF0F0, 1LL << 40, -5, 9, 17, -17,
+                               1, -1, -1, 0};
+  static const int64_t ys[] = {2, 2, -2, -2, 3, 0, 0, 1000, 1000, 1, 4, 3, 10, 62, 63, 64, 70, -1, 4, 3, 1, 0, 5, -5,
+                               -3, -3, -4, -2};
   enum { N = sizeof xs / sizeof xs[0] };
   CUmodule m = compile_load(K_INT);
   if (!m) return;

@@ -2,7 +2,7 @@
  * simulator against ir/op_semantics.h) and test/gpu/backend_gpu.c (the GPU against the same definitions):
  * every op of ir_op_sem with an evaluation, in every type signature of scalar types (the operands' type and the
  * result's: every result type for one operand, the operand's own and i1 for more; every exponent type for
- * math.powi; every predicate of the comparisons), as a kernel @k that loads its operands from arrays in%u, applies
+ * math.powi and math.ldexp; every predicate of the comparisons), as a kernel @k that loads its operands from arrays in%u, applies
  * the op and stores to out; operand values (edge values and random bits) and their element form in memory.
  * Signatures the verifier refuses are the callers' to skip. */
 #ifndef KF_TEST_OPSEM_CASES_H
@@ -200,7 +200,7 @@ static inline void opsem_for_each_case(OpsemCaseFn fn, void *user) {
       const char *ops[3] = {OPSEM_TYPES[a], OPSEM_TYPES[a], OPSEM_TYPES[a]};
       if (k == OP_SELECT) ops[0] = "i1";
       for (unsigned r = 0; r < OPSEM_NTYPES; r++) {
-        if (k == OP_POWI) {
+        if (k == OP_POWI || k == OP_LDEXP) {
           ops[1] = OPSEM_TYPES[r];
           fn((OpKind)k, 2, ops, OPSEM_TYPES[a], NULL, user);
           continue;
