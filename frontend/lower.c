@@ -1509,7 +1509,7 @@ static const char *math_name(Lower *L, int bi) {
 static FeVal lower_math(Lower *L, int bi, const PyExpr *e) {
   const char *fname = math_name(L, bi);
   unsigned n = bi == BI_MATH_POW || bi == BI_MATH_ATAN2 || bi == BI_MATH_HYPOT || bi == BI_MATH_COPYSIGN ||
-                       bi == BI_MATH_FMOD
+                       bi == BI_MATH_FMOD || bi == BI_MATH_REMAINDER
                    ? 2
                    : 1;
   FeVal a[2];
@@ -1537,6 +1537,104 @@ static FeVal lower_math(Lower *L, int bi, const PyExpr *e) {
   }
   Value *y = conv_v(L, conv(L, a[1], t1), rt);
   return val(rt, ib_binary(&L->b, (OpKind)sema_math_op(bi), x, y));
+}
+
+/* ---- calls: math.frexp / ldexp / modf, cuda.fma / cbrt / selp (numba-cuda's cudamath.py and cudadecl.py) ---- */
+
+/* math.modf(x) as (x - trunc(x) with x's sign, trunc(x)); an infinite x gives (+-0.0, x), NaN (NaN, NaN). */
+static FeVal modf_of(Lower *L, Value *x, Type *t) {
+  IrBuilder *b = &L->b;
+  Value *ip = ib_unary(b, OP_TRUNC, x, NULL);
+  Value *frac = ib_binary(b, OP_SUBF, x, ip);
+  Value *zero = ib_const_float(b, t, 0.0);
+  if (t->bits == 16) zero = ib_unary(b, OP_TRUNCF, ib_const_float(b, ty_f32(L->ctx), 0.0), t);
+  frac = ib_select(b, ib_unary(b, OP_ISINF, x, ty_bool(L->ctx)), zero, frac);
+  frac = ib_binary(b, OP_COPYSIGN, frac, x);
+  FeVal parts[2] = {val(t, frac), val(t, ip)};
+  return make_tuple(L, 2, parts);
+}
+
+static FeVal lower_numeric_fn(Lower *L, int bi, const PyExpr *e) {
+  bool cuda = bi == BI_FMA || bi == BI_CBRT || bi == BI_SELP;
+  const char *fname = cuda ? arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi)) : math_name(L, bi);
+  unsigned n = bi == BI_FMA || bi == BI_SELP ? 3 : bi == BI_MATH_LDEXP ? 2 : 1;
+  FeVal a[3];
+  if (!positional(L, e, fname, n, n, a)) return poison();
+  if (bi == BI_SELP) {
+    /* numba-cuda's Cuda_selp: the two values of one type among f64, f32, (u)int16, (u)int32, (u)int64 */
+    if (!is_scalar(&a[1]) || !is_scalar(&a[2]) || a[1].type != a[2].type || a[1].type->kind == TY_BOOL ||
+        (a[1].type->kind == TY_INT && a[1].type->bits < 16) || (a[1].type->kind == TY_FLOAT && a[1].type->bits < 32))
+      return lerr(L, e->loc, "no implementation of cuda.selp() for %s and %s (two values of one type: float64, "
+                  "float32 or a 16-, 32- or 64-bit integer)", vname(L, &a[1]), vname(L, &a[2]));
+    at(L, e->loc);
+    FeVal c = truth(L, a[0], arg_loc(e, 0));
+    if (c.kind == FV_POISON) return c;
+    Type *t = a[1].type;
+    return val(t, ib_select(&L->b, mat(L, &c), mat(L, &a[1]), mat(L, &a[2])));
+  }
+  const NbCase *c = resolve_fn(L, bi, a, n, fname, e->loc);
+  if (!c) return poison();
+  at(L, e->loc);
+  Type *t = nb_type(L->ctx, c->ret);
+  Value *x = conv_v(L, a[0], t);
+  switch (bi) {
+  case BI_MATH_FREXP: {
+    FeVal parts[2] = {val(t, ib_unary(&L->b, OP_FREXP_MANT, x, NULL)),
+                      val(ty_i32(L->ctx), ib_unary(&L->b, OP_FREXP_EXP, x, ty_i32(L->ctx)))};
+    return make_tuple(L, 2, parts);
+  }
+  case BI_MATH_MODF: return modf_of(L, x, t);
+  case BI_MATH_LDEXP: {
+    Value *ops[2] = {x, conv_v(L, a[1], ty_i32(L->ctx))};
+    return val(t, op_result(ib_op(&L->b, OP_LDEXP, 2, ops, 1, &t, 0), 0));
+  }
+  case BI_CBRT: return val(t, ib_unary(&L->b, OP_CBRT, x, NULL));
+  default: { /* BI_FMA */
+    Value *ops[3] = {x, conv_v(L, a[1], t), conv_v(L, a[2], t)};
+    return val(t, op_result(ib_op(&L->b, OP_FMA, 3, ops, 1, &t, 0), 0));
+  }
+  }
+}
+
+/* ---- calls: NumPy's ufuncs (numeric.c) ------------------------------------------------------------------------- */
+
+static FeVal lower_ufunc(Lower *L, int u, const PyExpr *e) {
+  const char *fname = arena_printf(&L->fe->arena, "numpy.%s", num_ufunc_name(u));
+  unsigned nin = num_ufunc_nin(u), nout = num_ufunc_nout(u);
+  if (!num_ufunc_supported(u)) return lerr(L, e->loc, "%s() is not supported in kernels", fname);
+  FeVal a[4];
+  if (!positional(L, e, fname, nin, nin + nout, a)) return poison();
+  for (unsigned i = nin; i < nin + nout; i++)
+    if (a[i].kind != FV_UNDEF)
+      return lerr(L, arg_loc(e, i), "%s() with an output argument is not supported by kfront yet", fname);
+  int kinds[2];
+  for (unsigned i = 0; i < nin; i++) {
+    if (a[i].kind == FV_POISON) return a[i];
+    if (!is_scalar(&a[i]))
+      return lerr(L, arg_loc(e, i), "%s() of %s is not supported by kfront yet (scalar arguments only)", fname,
+                  vname(L, &a[i]));
+    kinds[i] = nb_kind(a[i].type);
+  }
+  NumLoop loop;
+  if (!num_ufunc_loop(u, kinds, nin, &loop)) {
+    StrBuf b;
+    sb_init(&b);
+    for (unsigned i = 0; i < nin; i++) {
+      if (i) sb_puts(&b, ", ");
+      nb_type_name(a[i].type, &b);
+    }
+    FeVal r = lerr(L, e->loc, "no implementation of %s() for argument types (%s)", fname, sb_cstr(&b));
+    sb_free(&b);
+    return r;
+  }
+  at(L, e->loc);
+  Value *in[2], *out[2];
+  for (unsigned i = 0; i < nin; i++) in[i] = conv_v(L, a[i], nb_type(L->ctx, loop.in[i]));
+  num_ufunc_emit(&L->b, u, &loop, in, out);
+  if (nout == 1) return val(nb_type(L->ctx, loop.out[0]), out[0]);
+  FeVal parts[2];
+  for (unsigned i = 0; i < nout; i++) parts[i] = val(nb_type(L->ctx, loop.out[i]), out[i]);
+  return make_tuple(L, nout, parts);
 }
 
 static FeVal minmax(Lower *L, bool is_max, const PyExpr *e) {
@@ -2010,7 +2108,11 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_CLZ:
   case BI_FFS: return lower_bits(L, bi, e);
   case BI_FMA:
-  case BI_CBRT: return lerr(L, e->loc, "cuda.%s() is not supported by kfront yet", fname);
+  case BI_CBRT:
+  case BI_SELP:
+  case BI_MATH_FREXP:
+  case BI_MATH_LDEXP:
+  case BI_MATH_MODF: return lower_numeric_fn(L, bi, e);
   case BI_SHARED_ARRAY:
   case BI_LOCAL_ARRAY: return lower_array_decl(L, bi, e);
   case BI_CONST_ARRAY_LIKE: return lower_const_array(L, e);
@@ -2039,6 +2141,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_BLOCKDIM:
   case BI_GRIDDIM: return lerr(L, e->loc, "cuda.%s is not callable", fname);
   default:
+    if (bi >= FE_UFUNC_BASE) return lower_ufunc(L, bi - FE_UFUNC_BASE, e);
     if (sema_math_op(bi) >= 0 || bi == BI_MATH_DEGREES || bi == BI_MATH_RADIANS) return lower_math(L, bi, e);
     return lerr(L, e->loc, "'%s' is not callable", fname);
   }
