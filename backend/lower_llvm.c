@@ -1021,8 +1021,16 @@ static LLVMValueRef atomic_update(Lower *L, LLVMValueRef old, LLVMValueRef v, vo
   const char *k = u->kind;
   if (strcmp(k, "add") == 0) return is_float ? LLVMBuildFAdd(L->b, old, v, "") : LLVMBuildAdd(L->b, old, v, "");
   if (strcmp(k, "sub") == 0) return is_float ? LLVMBuildFSub(L->b, old, v, "") : LLVMBuildSub(L->b, old, v, "");
+  bool nan_kind = strcmp(k, "nanmin") == 0 || strcmp(k, "nanmax") == 0;
+  if (nan_kind) k += 3; /* "min" / "max": the same on integers */
   if (strcmp(k, "min") == 0 || strcmp(k, "max") == 0) {
     bool mx = k[1] == 'a';
+    if (is_float && nan_kind) {
+      /* nanmin / nanmax: a NaN value keeps the old one, a NaN old value is replaced */
+      LLVMValueRef v_nan = LLVMBuildFCmp(L->b, LLVMRealUNO, v, v, ""), old_nan = LLVMBuildFCmp(L->b, LLVMRealUNO, old, old, "");
+      LLVMValueRef r = LLVMBuildSelect(L->b, old_nan, v, minmax_f(L, old, v, mx), "");
+      return LLVMBuildSelect(L->b, v_nan, old, r, "");
+    }
     if (is_float) return minmax_f(L, old, v, mx);
     LLVMIntPredicate p = u->is_unsigned ? (mx ? LLVMIntUGT : LLVMIntULT) : (mx ? LLVMIntSGT : LLVMIntSLT);
     return LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, p, v, old, ""), v, old, "");
@@ -1205,7 +1213,8 @@ static bool lower_atomic(Lower *L, Op *op) {
         {"add", LLVMAtomicRMWBinOpAdd, LLVMAtomicRMWBinOpAdd}, {"sub", LLVMAtomicRMWBinOpSub, LLVMAtomicRMWBinOpSub},
         {"and", LLVMAtomicRMWBinOpAnd, LLVMAtomicRMWBinOpAnd}, {"or", LLVMAtomicRMWBinOpOr, LLVMAtomicRMWBinOpOr},
         {"xor", LLVMAtomicRMWBinOpXor, LLVMAtomicRMWBinOpXor}, {"exch", LLVMAtomicRMWBinOpXchg, LLVMAtomicRMWBinOpXchg},
-        {"min", LLVMAtomicRMWBinOpMin, LLVMAtomicRMWBinOpUMin}, {"max", LLVMAtomicRMWBinOpMax, LLVMAtomicRMWBinOpUMax}};
+        {"min", LLVMAtomicRMWBinOpMin, LLVMAtomicRMWBinOpUMin}, {"max", LLVMAtomicRMWBinOpMax, LLVMAtomicRMWBinOpUMax},
+        {"nanmin", LLVMAtomicRMWBinOpMin, LLVMAtomicRMWBinOpUMin}, {"nanmax", LLVMAtomicRMWBinOpMax, LLVMAtomicRMWBinOpUMax}};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
       if (strcmp(kind, ops[i].k) == 0 && bits >= 32)
         old = LLVMBuildAtomicRMW(L->b, is_unsigned ? ops[i].u : ops[i].s, p, v, LLVMAtomicOrderingMonotonic, 0);
@@ -1234,11 +1243,12 @@ static bool lower_atomic(Lower *L, Op *op) {
     old = LLVMBuildBitCast(L->b, r, t, "");
   }
   if (!old) {
-    static const char *known[] = {"add", "sub", "and", "or", "xor", "exch", "min", "max", "inc", "dec"};
+    static const char *known[] = {"add", "sub", "and", "or", "xor", "exch", "min", "max", "inc", "dec", "nanmin", "nanmax"};
     bool ok = false;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) ok |= strcmp(kind, known[i]) == 0;
     if (!ok) return fail(L, op, "gpu.atomic_rmw with unknown kind '%s'", kind);
-    if (is_float && strcmp(kind, "add") && strcmp(kind, "sub") && strcmp(kind, "min") && strcmp(kind, "max"))
+    if (is_float && strcmp(kind, "add") && strcmp(kind, "sub") && strcmp(kind, "min") && strcmp(kind, "max") &&
+        strcmp(kind, "nanmin") && strcmp(kind, "nanmax"))
       return fail(L, op, "gpu.atomic_rmw kind '%s' on a float array", kind);
     AtomicUpd u = {kind, is_unsigned};
     old = cas_loop(L, p, a->as, t, v, NULL, atomic_update, &u);

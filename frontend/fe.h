@@ -337,7 +337,7 @@ int num_ufunc_lookup(const char *name);
 const char *num_ufunc_name(int u);
 unsigned num_ufunc_nin(int u);
 unsigned num_ufunc_nout(int u);
-/* false for the ufuncs numba-cuda does not lower in kernels (frexp, modf) or kfront not yet (gcd, lcm) */
+/* false for the ufuncs numba-cuda does not lower in kernels (frexp, modf) */
 bool num_ufunc_supported(int u);
 /* The loop NumPy and numba-cuda choose for inputs of these kinds; false when there is none. */
 bool num_ufunc_loop(int u, const int *kinds, unsigned nin, NumLoop *out);

@@ -1596,6 +1596,36 @@ static FeVal lower_numeric_fn(Lower *L, int bi, const PyExpr *e) {
   }
 }
 
+/* round(x, ndigits) of a float (numba-cuda's cudaimpl round_to_impl: CPython's fallback double_round, in
+ * float64): x scaled by 10**ndigits (as two factors beyond 22 digits, x itself when that overflows), rounded half
+ * to even, scaled back; infinities and NaN are themselves. Built from selects: every branch is computed. It can
+ * differ from CPython's correctly rounded round() in the last digit (round(2.675, 2) is 2.68) and in the sign of
+ * a zero (numba-cuda rounds through an int64). */
+static FeVal round_ndigits(Lower *L, const FeVal *a, const PyExpr *e) {
+  const NbCase *c = resolve_fn(L, BI_ROUND, a, 2, "round", e->loc);
+  if (!c) return poison();
+  at(L, e->loc);
+  IrBuilder *b = &L->b;
+  Type *f64 = ty_f64(L->ctx), *i64 = ty_i64(L->ctx), *i1 = ty_bool(L->ctx);
+  Value *x = conv_v(L, a[0], f64), *n = conv_v(L, a[1], i64);
+  Value *ten = ib_const_float(b, f64, 10.0), *one = ib_const_float(b, f64, 1.0), *k22 = ib_const_int(b, i64, 22);
+  Value *nonneg = ib_cmpi(b, "sge", n, ib_const_int(b, i64, 0)), *big = ib_cmpi(b, "sgt", n, k22);
+  Value *ops[2] = {ten, ib_select(b, big, ib_binary(b, OP_SUBI, n, k22), n)};
+  Value *pow_pos = op_result(ib_op(b, OP_POWI, 2, ops, 1, &f64, 0), 0);
+  ops[1] = ib_binary(b, OP_SUBI, ib_const_int(b, i64, 0), n);
+  Value *pow_neg = op_result(ib_op(b, OP_POWI, 2, ops, 1, &f64, 0), 0);
+  Value *pow1 = ib_select(b, nonneg, pow_pos, pow_neg);
+  Value *pow2 = ib_select(b, big, ib_const_float(b, f64, 1e22), one);
+  Value *y = ib_select(b, nonneg, ib_binary(b, OP_MULF, ib_binary(b, OP_MULF, x, pow1), pow2), ib_binary(b, OP_DIVF, x, pow1));
+  /* numba-cuda rounds to an int64 (a zero loses its sign): + 0.0 does that to the float */
+  Value *z = ib_binary(b, OP_ADDF, ib_unary(b, OP_ROUND, y, NULL), ib_const_float(b, f64, 0.0));
+  z = ib_select(b, nonneg, ib_binary(b, OP_DIVF, ib_binary(b, OP_DIVF, z, pow2), pow1), ib_binary(b, OP_MULF, z, pow1));
+  Value *keep = ib_binary(b, OP_ORI, ib_unary(b, OP_ISINF, x, i1), ib_unary(b, OP_ISNAN, x, i1));
+  keep = ib_binary(b, OP_ORI, keep, ib_binary(b, OP_ANDI, nonneg, ib_unary(b, OP_ISINF, y, i1)));
+  Type *rt = nb_type(L->ctx, c->ret);
+  return conv(L, val(f64, ib_select(b, keep, x, z)), rt);
+}
+
 /* ---- calls: NumPy's ufuncs (numeric.c) ------------------------------------------------------------------------- */
 
 static FeVal lower_ufunc(Lower *L, int u, const PyExpr *e) {
@@ -1858,6 +1888,8 @@ static const char *atomic_kind(int bi) {
   case BI_ATOMIC_EXCH: return "exch";
   case BI_ATOMIC_INC: return "inc";
   case BI_ATOMIC_DEC: return "dec";
+  case BI_ATOMIC_NANMAX: return "nanmax";
+  case BI_ATOMIC_NANMIN: return "nanmin";
   default: return NULL;
   }
 }
@@ -1865,7 +1897,6 @@ static const char *atomic_kind(int bi) {
 static FeVal lower_atomic(Lower *L, int bi, const PyExpr *e) {
   const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
   bool cas = bi == BI_ATOMIC_CAS, cas_short = bi == BI_ATOMIC_COMPARE_AND_SWAP;
-  if (bi == BI_ATOMIC_NANMAX || bi == BI_ATOMIC_NANMIN) return lerr(L, e->loc, "%s() is not supported by kfront yet", fname);
   unsigned n = cas ? 4 : 3;
   FeVal a[4];
   if (!positional(L, e, fname, n, n, a)) return poison();
@@ -1874,7 +1905,9 @@ static FeVal lower_atomic(Lower *L, int bi, const PyExpr *e) {
   int k = nb_kind(dt);
   bool ints = k == NB_I32 || k == NB_U32 || k == NB_I64 || k == NB_U64;
   bool ok = ints;
-  if (bi == BI_ATOMIC_ADD || bi == BI_ATOMIC_SUB || bi == BI_ATOMIC_MAX || bi == BI_ATOMIC_MIN) ok = ints || k == NB_F32 || k == NB_F64;
+  if (bi == BI_ATOMIC_ADD || bi == BI_ATOMIC_SUB || bi == BI_ATOMIC_MAX || bi == BI_ATOMIC_MIN || bi == BI_ATOMIC_NANMAX ||
+      bi == BI_ATOMIC_NANMIN)
+    ok = ints || k == NB_F32 || k == NB_F64;
   if (bi == BI_ATOMIC_INC || bi == BI_ATOMIC_DEC) ok = k == NB_U32 || k == NB_U64;
   if (!ok) return lerr(L, arg_loc(e, 0), "%s() does not support arrays of %s", fname, tname(L, dt));
   FeVal ix[32];
@@ -2063,7 +2096,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
     return truth(L, a[0], arg_loc(e, 0));
   case BI_ROUND: {
     if (!positional(L, e, fname, 1, 2, a)) return poison();
-    if (a[1].kind != FV_UNDEF) return lerr(L, e->loc, "round() with a number of digits is not supported by kfront yet");
+    if (a[1].kind != FV_UNDEF) return round_ndigits(L, a, e);
     const NbCase *c = resolve_fn(L, bi, a, 1, fname, e->loc);
     if (!c) return poison();
     at(L, e->loc);

@@ -33,7 +33,7 @@ typedef enum {
   U_CMP,        /* Ufunc.pred: the comparison */
   U_LOGICAL_AND, U_LOGICAL_OR, U_LOGICAL_XOR, U_LOGICAL_NOT, U_MAXIMUM, U_MINIMUM, U_FMAX, U_FMIN,
   U_ISNAN, U_ISINF, U_ISFINITE, U_SIGNBIT, U_SPACING, U_LDEXP, U_BITWISE_AND, U_BITWISE_OR, U_BITWISE_XOR,
-  U_INVERT, U_LEFT_SHIFT, U_RIGHT_SHIFT, U_UNSUPPORTED,
+  U_INVERT, U_LEFT_SHIFT, U_RIGHT_SHIFT, U_GCD, U_LCM, U_UNSUPPORTED,
 } UfuncImpl;
 
 typedef struct Ufunc {
@@ -88,7 +88,7 @@ static const Ufunc UFUNCS[] = {
     {"fmin", 2, 1, U_FMIN, 0, 0, "^^->^ " INT_LOOPS2 " ff->f dd->d"},
     {"fmod", 2, 1, U_FMOD, 0, 0, INT_LOOPS2 " ff->f dd->d"},
     {"frexp", 1, 2, U_UNSUPPORTED, 0, 0, ""},
-    {"gcd", 2, 1, U_UNSUPPORTED, 0, 0, ""},
+    {"gcd", 2, 1, U_GCD, 0, 0, INT_LOOPS2},
     {"greater", 2, 1, U_CMP, 0, SEM_ISGT, CMP_LOOPS},
     {"greater_equal", 2, 1, U_CMP, 0, SEM_ISGE, CMP_LOOPS},
     {"hypot", 2, 1, U_MATH2, OP_HYPOT, 0, F2},
@@ -96,7 +96,7 @@ static const Ufunc UFUNCS[] = {
     {"isfinite", 1, 1, U_ISFINITE, 0, 0, PRED1_LOOPS},
     {"isinf", 1, 1, U_ISINF, 0, 0, PRED1_LOOPS},
     {"isnan", 1, 1, U_ISNAN, 0, 0, PRED1_LOOPS},
-    {"lcm", 2, 1, U_UNSUPPORTED, 0, 0, ""},
+    {"lcm", 2, 1, U_LCM, 0, 0, INT_LOOPS2},
     {"ldexp", 2, 1, U_LDEXP, 0, 0, "fi->f fl->f di->d dl->d"},
     {"left_shift", 2, 1, U_LEFT_SHIFT, 0, 0, INT_LOOPS2},
     {"less", 2, 1, U_CMP, 0, SEM_ISLT, CMP_LOOPS},
@@ -298,6 +298,35 @@ static Value *logaddexp(IrBuilder *b, Value *x, Value *y, bool base2) {
   return ib_select(b, ib_cmpf(b, "oeq", x, y), binary(b, OP_ADDF, x, shift), r);
 }
 
+/* gcd(|x|, |y|) by Euclid's algorithm on the magnitudes as unsigned (an scf.while), in x's type: the value
+ * numba's Stein's algorithm gives (gcd(0, y) = |y|, |MIN| as 2**(bits-1), the result's bits in the type). */
+static Value *gcd_of(IrBuilder *b, Value *x, Value *y) {
+  Module *m = b->m;
+  Type *t = x->type, *ut = ty_int(b->ctx, t->bits, true);
+  Value *mx = t->is_unsigned ? x : ib_unary(b, OP_BITCAST, unary(b, OP_ABSI, x), ut);
+  Value *my = t->is_unsigned ? y : ib_unary(b, OP_BITCAST, unary(b, OP_ABSI, y), ut);
+  Value *inits[2] = {mx, my};
+  Type *types[2] = {ut, ut};
+  Op *w = ib_op(b, OP_WHILE, 2, inits, 2, types, 2);
+  IrBuilder outer = *b;
+  /* before: continue while the divisor is not 0 */
+  Block *before = ir_block_new(m), *after = ir_block_new(m);
+  ir_region_append_block(&w->regions[0], before);
+  ir_region_append_block(&w->regions[1], after);
+  Value *p = ir_block_add_arg(m, before, ut), *q = ir_block_add_arg(m, before, ut);
+  ib_set_end(b, before);
+  Value *cond[3] = {ib_cmpi(b, "ne", q, iconst(b, ut, 0)), p, q};
+  ib_op(b, OP_CONDITION, 3, cond, 0, NULL, 0);
+  /* after: (p, q) -> (q, p % q) */
+  Value *p2 = ir_block_add_arg(m, after, ut), *q2 = ir_block_add_arg(m, after, ut);
+  ib_set_end(b, after);
+  Value *next[2] = {q2, binary(b, OP_REMUI, p2, q2)};
+  ib_op(b, OP_YIELD, 2, next, 0, NULL, 0);
+  *b = outer;
+  Value *g = op_result(w, 0);
+  return t->is_unsigned ? g : ib_unary(b, OP_BITCAST, g, t);
+}
+
 void num_ufunc_emit(IrBuilder *b, int u, const NumLoop *l, Value *const *in, Value **out) {
   const Ufunc *f = &UFUNCS[u];
   IrContext *ctx = b->ctx;
@@ -415,6 +444,15 @@ void num_ufunc_emit(IrBuilder *b, int u, const NumLoop *l, Value *const *in, Val
   case U_INVERT: r = binary(b, OP_XORI, x, is_bool ? ib_const_bool(b, true) : iconst(b, t, -1)); break;
   case U_LEFT_SHIFT: r = binary(b, OP_SHLI, x, y); break;
   case U_RIGHT_SHIFT: r = binary(b, is_unsigned ? OP_SHRUI : OP_SHRSI, x, y); break;
+  case U_GCD: r = gcd_of(b, x, y); break;
+  case U_LCM: {
+    /* numba's np_lcm_impl: 0 if x == 0 else abs(x * (y // gcd(y, x))) */
+    Value *z = iconst(b, t, 0);
+    Value *q = binary(b, is_unsigned ? OP_DIVUI : OP_FLOORDIVSI, y, gcd_of(b, y, x));
+    Value *p = binary(b, OP_MULI, x, q);
+    r = ib_select(b, ib_cmpi(b, "eq", x, z), z, is_unsigned ? p : unary(b, OP_ABSI, p));
+    break;
+  }
   case U_UNSUPPORTED: break;
   }
   (void)l;

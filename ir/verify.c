@@ -568,7 +568,7 @@ static bool verify_fence(VerifyCtx *c, Op *op) {
 }
 
 static bool verify_atomic_rmw(VerifyCtx *c, Op *op) {
-  static const char *const kinds[] = {"add", "sub", "and", "or", "xor", "min", "max", "exch", "inc", "dec", NULL};
+  static const char *const kinds[] = {"add", "sub", "and", "or", "xor", "min", "max", "exch", "inc", "dec", "nanmin", "nanmax", NULL};
   int k = need_choice(c, op, "kind", kinds);
   if (k < 0) return false;
   if (op->noperands < 2) return op_error(c, op, "expects an array, its indices and a value, got %u operand%s", op->noperands, plural(op->noperands));

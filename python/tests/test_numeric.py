@@ -165,7 +165,7 @@ BINARY = ["add", "subtract", "multiply", "true_divide", "divide", "floor_divide"
           "logaddexp", "logaddexp2", "power", "float_power", "arctan2", "hypot", "copysign", "nextafter", "greater",
           "greater_equal", "less", "less_equal", "equal", "not_equal", "logical_and", "logical_or", "logical_xor",
           "maximum", "minimum", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
-          "right_shift", "ldexp"]
+          "right_shift", "ldexp", "gcd", "lcm"]
 # host libm (simulator) / libdevice (GPU) against NumPy's own code: a few ulps
 LIBM = {"exp", "exp2", "log", "log2", "log10", "expm1", "log1p", "cbrt", "sin", "cos", "tan", "arcsin", "arccos",
         "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "logaddexp", "logaddexp2", "power",
@@ -264,6 +264,73 @@ def test_divmod_ufunc(kernels, dt):
         wq, wr = np.divmod(x, y)
     assert_same(q, wq, 0, "quotient")
     assert_same(r, wr, 0, "remainder")
+
+
+@cuda.jit
+def rounding(x, n, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = round(x[i], n[i])
+
+
+def round_ndigits(x, n):
+    """numba-cuda's round(x, ndigits): CPython's fallback double_round, in float64."""
+    if math.isinf(x) or math.isnan(x):
+        return x
+    if n >= 0:
+        pow1, pow2 = (10.0 ** (n - 22), 1e22) if n > 22 else (10.0 ** n, 1.0)
+        try:
+            y = (x * pow1) * pow2
+        except OverflowError:
+            return x
+        if math.isinf(y):
+            return x
+        return (round(y) / pow2) / pow1
+    pow1 = 10.0 ** -n if -n <= 308 else math.inf
+    y = x / pow1
+    z = float(round(y)) if math.isfinite(y) else y
+    return z * pow1
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32])
+def test_round_ndigits(dt):
+    with np.errstate(over="ignore"):  # 1e300 as a float32: infinite
+        x = np.array([2.675, 1.5, 2.5, -2.5, 0.125, 123456.789, 1e300, -1e-300, np.inf, np.nan, 1.005, 0.5, 12345.0,
+                      3.14159, 1e-20, 7.0], dtype=dt)
+    n = np.array([2, 0, 0, 0, 2, -2, 2, 5, 1, 1, 2, 0, -3, 30, 25, -3])
+    out = np.zeros_like(x)
+    rounding[1, 32](x, n, out)
+    with np.errstate(all="ignore"):
+        want = np.array([round_ndigits(float(a), int(k)) for a, k in zip(x, n)]).astype(dt)
+    assert_same(out, want, 0, "round(x, n)")
+    # where the fallback agrees with CPython's correctly rounded round()
+    assert out[1] == 2.0 and out[2] == 2.0 and out[3] == -2.0 and out[12] == 12000.0
+
+
+@cuda.jit
+def nan_atomics(a, b, v, old):
+    i = cuda.grid(1)
+    if i < v.size:
+        old[i, 0] = cuda.atomic.nanmax(a, i, v[i])
+        old[i, 1] = cuda.atomic.nanmin(b, i, v[i])
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.int32, np.uint64])
+def test_atomic_nanmin_nanmax(dt):
+    if np.dtype(dt).kind == "f":
+        a = np.array([1.0, np.nan, 3.0, np.nan, 2.0, -0.0], dtype=dt)
+        v = np.array([2.0, 5.0, np.nan, np.nan, 1.0, 0.0], dtype=dt)
+    else:
+        a = np.array([1, 5, 3, 0, 9, 7], dtype=dt)
+        v = np.array([4, 2, 3, 1, 0, 8], dtype=dt)
+    b = a.copy()
+    old = np.zeros((a.size, 2), dtype=dt)
+    nan_atomics[1, 8](a, b, v, old)
+    a0 = old[:, 0]
+    # NaN is a missing value: a NaN value keeps the old one, a NaN old value is replaced
+    np.testing.assert_array_equal(a, np.fmax(a0, v))
+    np.testing.assert_array_equal(b, np.fmin(old[:, 1], v))
+    np.testing.assert_array_equal(old[:, 0], old[:, 1])
 
 
 @cuda.jit

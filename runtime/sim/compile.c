@@ -373,7 +373,7 @@ static void compile_cf_branch(Cc *c, const Op *op, unsigned s) {
 }
 
 static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
-  static const char *const atomic_names[] = {"add", "sub", "and", "or", "xor", "min", "max", "exch", "inc", "dec", NULL};
+  static const char *const atomic_names[] = {"add", "sub", "and", "or", "xor", "min", "max", "exch", "inc", "dec", "nanmin", "nanmax", NULL};
   static const char *const shfl_names[] = {"idx", "up", "down", "xor", NULL};
   static const char *const vote_names[] = {"all", "any", "uni", "ballot", NULL};
   static const char *const bred_names[] = {"count", "and", "or", NULL};

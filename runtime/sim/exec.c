@@ -371,6 +371,9 @@ static Slot atomic_apply(AtomicKind k, unsigned ek, Slot old, Slot v) {
     case AK_SUB: r = a - b; break;
     case AK_MIN: r = b < a ? b : a; break; /* Python's min(old, val), as Numba's CAS loop */
     case AK_MAX: r = b > a ? b : a; break;
+    /* numba-cuda's nanmin / nanmax: a NaN value keeps the old one, a NaN old value is replaced */
+    case AK_NANMIN: r = isnan(b) ? a : isnan(a) || b < a ? b : a; break;
+    case AK_NANMAX: r = isnan(b) ? a : isnan(a) || b > a ? b : a; break;
     case AK_EXCH: r = b; break;
     default: break;
     }
@@ -391,8 +394,10 @@ static Slot atomic_apply(AtomicKind k, unsigned ek, Slot old, Slot v) {
   case AK_AND: n.u = old.u & v.u; break;
   case AK_OR: n.u = old.u | v.u; break;
   case AK_XOR: n.u = old.u ^ v.u; break;
-  case AK_MIN: n.u = (s ? v.i < old.i : v.u < old.u) ? v.u : old.u; break;
-  case AK_MAX: n.u = (s ? v.i > old.i : v.u > old.u) ? v.u : old.u; break;
+  case AK_MIN:
+  case AK_NANMIN: n.u = (s ? v.i < old.i : v.u < old.u) ? v.u : old.u; break;
+  case AK_MAX:
+  case AK_NANMAX: n.u = (s ? v.i > old.i : v.u > old.u) ? v.u : old.u; break;
   case AK_EXCH: n.u = v.u; break;
   case AK_INC: n.u = old.u >= v.u ? 0 : old.u + 1; break;
   case AK_DEC: n.u = (old.u == 0 || old.u > v.u) ? v.u : old.u - 1; break;

@@ -69,7 +69,7 @@ typedef enum {
 
 /* Float comparison predicates (Ins.aux): SemFPred. */
 /* Atomic kinds (AtomicInfo.kind), in ops.def order. */
-typedef enum { AK_ADD, AK_SUB, AK_AND, AK_OR, AK_XOR, AK_MIN, AK_MAX, AK_EXCH, AK_INC, AK_DEC } AtomicKind;
+typedef enum { AK_ADD, AK_SUB, AK_AND, AK_OR, AK_XOR, AK_MIN, AK_MAX, AK_EXCH, AK_INC, AK_DEC, AK_NANMIN, AK_NANMAX } AtomicKind;
 /* Warp-op kinds (WarpInfo.kind) and modes. */
 typedef enum { WK_SHFL, WK_VOTE, WK_SYNCWARP, WK_ACTIVEMASK } WarpKind;
 typedef enum { SH_IDX, SH_UP, SH_DOWN, SH_XOR } ShflMode;

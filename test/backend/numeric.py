@@ -6,6 +6,11 @@
 # RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 # RUN: kfront compile %s -k numeric --sig 'void(float64[::1], float32[::1], int32[::1])' --emit=ptx --backend=llvm -o %t.llvm.ptx
 # RUN: %ptxas -arch=sm_90 %t.llvm.ptx -o %t.llvm.cubin
+# RUN: kfront compile %s -k nan_atomics --sig 'void(float32[::1], float64[::1], int64[::1])' --emit=ptx -o %t.atom.ptx
+# RUN: FileCheck %s --check-prefix=ATOM < %t.atom.ptx
+# RUN: %ptxas -arch=sm_90 %t.atom.ptx -o %t.atom.cubin
+# RUN: kfront compile %s -k rounding --sig 'void(float64[::1], int64[::1])' --emit=ptx -o %t.round.ptx
+# RUN: %ptxas -arch=sm_90 %t.round.ptx -o %t.round.cubin
 import math
 import numpy as np
 from numba import cuda
@@ -34,3 +39,23 @@ def numeric(d, f, i):
 # PTX: .visible .entry numeric(
 # PTX-NOT: __nv_
 # PTX: fma.rn.f32
+
+
+# NaN-ignoring atomics: floats by a compare-and-swap loop, integers as atomic max / min
+@cuda.jit
+def nan_atomics(f, d, i):
+    k = cuda.grid(1)
+    cuda.atomic.nanmax(f, 0, f[k])
+    cuda.atomic.nanmin(d, 0, d[k])
+    cuda.atomic.nanmax(i, 0, i[k])
+
+# ATOM: atom.global.cas.b32
+# ATOM: atom.global.cas.b64
+# ATOM: atom.global.max.s64
+
+
+@cuda.jit
+def rounding(d, n):
+    k = cuda.grid(1)
+    if k < d.size:
+        d[k] = round(d[k], n[k])
