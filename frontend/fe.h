@@ -339,6 +339,8 @@ unsigned num_ufunc_nin(int u);
 unsigned num_ufunc_nout(int u);
 /* false for the ufuncs numba-cuda does not lower in kernels (frexp, modf) */
 bool num_ufunc_supported(int u);
+/* np.can_cast(from, to, 'same_kind'): whether a loop's result may be stored to an output of kind to. */
+bool num_can_cast_same_kind(int from, int to);
 /* The loop NumPy and numba-cuda choose for inputs of these kinds; false when there is none. */
 bool num_ufunc_loop(int u, const int *kinds, unsigned nin, NumLoop *out);
 /* Builds what the loop computes at b's insertion point, from inputs of the loop's input types. */

@@ -1628,23 +1628,140 @@ static FeVal round_ndigits(Lower *L, const FeVal *a, const PyExpr *e) {
 
 /* ---- calls: NumPy's ufuncs (numeric.c) ------------------------------------------------------------------------- */
 
+/* An array argument of a ufunc call (an array or a view of one): its rank and element type. */
+static bool ufunc_array(const FeVal *v, unsigned *rank, Type **elem) {
+  if (is_array(v)) {
+    *rank = v->type->rank;
+    *elem = v->type->elem;
+    return true;
+  }
+  if (v->kind == FV_VIEW) {
+    *rank = v->type->rank;
+    *elem = v->type->elem;
+    return true;
+  }
+  return false;
+}
+
+/* A ufunc over arrays with its outputs given (np.add(a, b, out)): a loop nest over the first output's shape;
+ * each input broadcast against it as NumPy broadcasts (axes aligned on the right; an axis of extent 1 repeats),
+ * an extent that neither matches nor is 1 an IndexError (with bounds checks on); each result converted to its
+ * output's type and stored. Returns the output (a tuple of them for divmod). */
+static FeVal ufunc_loops(Lower *L, int u, const char *fname, const NumLoop *loop, FeVal *a, const PyExpr *e) {
+  unsigned nin = loop->nin, nout = loop->nout, rank = 0, r = 0;
+  Type *et = NULL;
+  for (unsigned i = 0; i < nin + nout; i++)
+    if (ufunc_array(&a[i], &r, &et) && r > rank) rank = r;
+  for (unsigned i = nin; i < nin + nout; i++) {
+    ufunc_array(&a[i], &r, &et);
+    if (r != rank)
+      return lerr(L, arg_loc(e, i), "%s(): the output has %u dimension%s, the broadcast inputs %u", fname, r,
+                  r == 1 ? "" : "s", rank);
+    if (!num_can_cast_same_kind(loop->out[i - nin], nb_kind(et)))
+      return lerr(L, arg_loc(e, i), "%s(): the loop's %s result cannot be stored to an array of %s (casting "
+                  "'same_kind')", fname, tname(L, nb_type(L->ctx, loop->out[i - nin])), tname(L, et));
+  }
+  if (rank > 8) return lerr(L, e->loc, "%s() over more than 8 dimensions is not supported", fname);
+  at(L, e->loc);
+  IrBuilder *b = &L->b;
+  Type *i64 = ty_i64(L->ctx);
+  /* scalar inputs are converted once, outside the loops */
+  Value *scalar_in[2] = {NULL, NULL};
+  for (unsigned i = 0; i < nin; i++)
+    if (is_scalar(&a[i])) scalar_in[i] = conv_v(L, a[i], nb_type(L->ctx, loop->in[i]));
+  /* the loop nest over the first output's extents */
+  const FeVal *out0 = &a[nin];
+  Value *out0_arr = out0->kind == FV_VIEW ? out0->tup.elems[0].v : out0->v;
+  unsigned out0_fixed = out0->kind == FV_VIEW ? out0->tup.n - 1 : 0;
+  Value *zero = ib_const_int(b, i64, 0), *one = ib_const_int(b, i64, 1), *ext[8], *iv[8];
+  for (unsigned k = 0; k < rank; k++) ext[k] = ib_dim(b, out0_arr, out0_fixed + k);
+  IrBuilder outer = *b;
+  for (unsigned k = 0; k < rank; k++) {
+    Value *ops[3] = {zero, ext[k], one};
+    Op *f = ib_op(b, OP_FOR, 3, ops, 0, NULL, 1);
+    Block *body = ir_block_new(L->m);
+    ir_region_append_block(&f->regions[0], body);
+    iv[k] = ir_block_add_arg(L->m, body, i64);
+    ib_set_end(b, body);
+    ib_set_before(b, ib_op(b, OP_YIELD, 0, NULL, 0, NULL, 0));
+  }
+  bool checks = L->fe->opts && L->fe->opts->bounds_check;
+  Value *in[2], *res[2];
+  for (unsigned i = 0; i < nin; i++) {
+    if (scalar_in[i]) {
+      in[i] = scalar_in[i];
+      continue;
+    }
+    ufunc_array(&a[i], &r, &et);
+    Value *arr = a[i].kind == FV_VIEW ? a[i].tup.elems[0].v : a[i].v;
+    unsigned fixed = a[i].kind == FV_VIEW ? a[i].tup.n - 1 : 0;
+    FeVal ix[8];
+    for (unsigned j = 0; j < r; j++) {
+      unsigned k = rank - r + j;
+      Value *d = ib_dim(b, arr, fixed + j);
+      Value *unit = ib_cmpi(b, "eq", d, one);
+      if (checks) {
+        /* an extent that is neither the output's nor 1 does not broadcast: d - 1 < the output's extent fails */
+        Value *ops[2] = {ib_select(b, unit, zero, ib_binary(b, OP_SUBI, d, one)), ext[k]};
+        Op *c = ib_op(b, OP_BOUNDS, 2, ops, 0, NULL, 0);
+        ir_op_set_attr(L->m, c, "axis", attr_int(i64, fixed + j));
+      }
+      ix[j] = val(i64, ib_select(b, unit, zero, iv[k]));
+      ix[j].nonneg = true;
+    }
+    Value *base, *idx[33];
+    FeVal el = index_array(L, &a[i], ix, r, e->loc, false, &base, idx);
+    if (el.kind != FV_VAL) return el;
+    FeVal x = load_element(L, base, idx);
+    in[i] = conv_v(L, x, nb_type(L->ctx, loop->in[i]));
+  }
+  num_ufunc_emit(b, u, loop, in, res);
+  for (unsigned o = 0; o < nout; o++) {
+    FeVal ix[8];
+    for (unsigned k = 0; k < rank; k++) {
+      ix[k] = val(i64, iv[k]);
+      ix[k].nonneg = true;
+    }
+    Value *base, *idx[33];
+    FeVal el = index_array(L, &a[nin + o], ix, rank, e->loc, true, &base, idx);
+    if (el.kind != FV_VAL) return el;
+    store_element(L, base, idx, conv_v(L, val(nb_type(L->ctx, loop->out[o]), res[o]), base->type->elem));
+  }
+  *b = outer;
+  if (nout == 1) return a[nin];
+  return make_tuple(L, nout, &a[nin]);
+}
+
 static FeVal lower_ufunc(Lower *L, int u, const PyExpr *e) {
   const char *fname = arena_printf(&L->fe->arena, "numpy.%s", num_ufunc_name(u));
   unsigned nin = num_ufunc_nin(u), nout = num_ufunc_nout(u);
   if (!num_ufunc_supported(u)) return lerr(L, e->loc, "%s() is not supported in kernels", fname);
   FeVal a[4];
   if (!positional(L, e, fname, nin, nin + nout, a)) return poison();
-  for (unsigned i = nin; i < nin + nout; i++)
-    if (a[i].kind != FV_UNDEF)
-      return lerr(L, arg_loc(e, i), "%s() with an output argument is not supported by kfront yet", fname);
+  bool arrays = false, outs = a[nin].kind != FV_UNDEF;
+  unsigned r = 0;
+  Type *et = NULL;
+  for (unsigned i = nin; i < nin + nout; i++) {
+    if (outs && a[i].kind == FV_POISON) return a[i];
+    if (outs && !ufunc_array(&a[i], &r, &et))
+      return lerr(L, arg_loc(e, i), "%s(): the output must be an array (%u output%s), not %s", fname, nout,
+                  nout == 1 ? "" : "s", a[i].kind == FV_UNDEF ? "missing" : vname(L, &a[i]));
+  }
   int kinds[2];
   for (unsigned i = 0; i < nin; i++) {
     if (a[i].kind == FV_POISON) return a[i];
-    if (!is_scalar(&a[i]))
-      return lerr(L, arg_loc(e, i), "%s() of %s is not supported by kfront yet (scalar arguments only)", fname,
-                  vname(L, &a[i]));
-    kinds[i] = nb_kind(a[i].type);
+    if (ufunc_array(&a[i], &r, &et)) {
+      arrays = true;
+      kinds[i] = nb_kind(et);
+    } else if (is_scalar(&a[i])) {
+      kinds[i] = nb_kind(a[i].type);
+    } else {
+      return lerr(L, arg_loc(e, i), "%s() does not accept %s", fname, vname(L, &a[i]));
+    }
   }
+  if (arrays && !outs)
+    return lerr(L, e->loc, "%s() of arrays needs its output array (%s(x, out)): kernels cannot allocate arrays", fname,
+                fname);
   NumLoop loop;
   if (!num_ufunc_loop(u, kinds, nin, &loop)) {
     StrBuf b;
@@ -1657,6 +1774,7 @@ static FeVal lower_ufunc(Lower *L, int u, const PyExpr *e) {
     sb_free(&b);
     return r;
   }
+  if (outs) return ufunc_loops(L, u, fname, &loop, a, e);
   at(L, e->loc);
   Value *in[2], *out[2];
   for (unsigned i = 0; i < nin; i++) in[i] = conv_v(L, a[i], nb_type(L->ctx, loop.in[i]));

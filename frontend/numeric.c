@@ -205,6 +205,13 @@ static bool can_cast_safe(int from, int to, bool mixed) {
   return !kind_is_unsigned(to) && kind_bits(to) >= kind_bits(from);
 }
 
+bool num_can_cast_same_kind(int from, int to) {
+  if (can_cast_safe(from, to, false) || from == NB_BOOL) return true;
+  if (to == NB_BOOL) return false;
+  if (kind_is_float(from)) return kind_is_float(to);
+  return kind_is_float(to) || kind_is_unsigned(from) || !kind_is_unsigned(to);
+}
+
 bool num_ufunc_loop(int u, const int *kinds, unsigned nin, NumLoop *out) {
   const Ufunc *f = &UFUNCS[u];
   if (nin != f->nin) return false;

@@ -266,6 +266,45 @@ def test_divmod_ufunc(kernels, dt):
     assert_same(r, wr, 0, "remainder")
 
 
+# ---- NumPy ufuncs over arrays, with their outputs given ----------------------------------------------------------
+
+@cuda.jit
+def ufunc_arrays(x, y, out, s, q, r):
+    np.add(x, y, out)                 # (3, 4) + (4,): broadcast
+    np.sin(x, s)                      # float64 -> float32 output ('same_kind')
+    np.divmod(x, 2.5, q, r)           # a scalar input, two outputs
+
+
+@cuda.jit
+def ufunc_rows(m, out):
+    i = cuda.grid(1)
+    if i < m.shape[0]:
+        np.multiply(m[i], m[i], out[i])  # views: one row per thread
+
+
+def test_ufuncs_over_arrays():
+    x = np.arange(-6, 6, dtype=np.float64).reshape(3, 4)
+    y = np.array([0.5, -1.0, 2.0, np.nan])
+    out = np.zeros((3, 4))
+    s = np.zeros((3, 4), dtype=np.float32)
+    q = np.zeros((3, 4))
+    r = np.zeros((3, 4))
+    ufunc_arrays[1, 1](x, y, out, s, q, r)
+    np.testing.assert_array_equal(out, x + y)
+    assert_same(s.ravel(), np.sin(x).astype(np.float32).ravel(), 1, "sin into float32")
+    wq, wr = np.divmod(x, 2.5)
+    np.testing.assert_array_equal(q, wq)
+    np.testing.assert_array_equal(r, wr)
+    m = np.arange(20, dtype=np.int32).reshape(4, 5)
+    o = np.zeros((4, 5), dtype=np.int64)
+    ufunc_rows[1, 8](m, o)
+    np.testing.assert_array_equal(o, m * m)
+    # shapes that do not broadcast: an IndexError at the call, and the module keeps working
+    with pytest.raises(IndexError):
+        ufunc_arrays[1, 1](x, np.zeros(3), out, s, q, r)
+    ufunc_rows[1, 8](m, o)
+
+
 @cuda.jit
 def rounding(x, n, out):
     i = cuda.grid(1)
@@ -356,8 +395,13 @@ def unsupported_frexp(x):
 
 
 @cuda.jit
-def ufunc_out_arg(x, out):
-    np.sin(x[0], out)
+def ufunc_no_out(x, out):
+    out[0] = np.sin(x)[0]
+
+
+@cuda.jit
+def ufunc_bad_cast(x, out):
+    np.sin(x, out)
 
 
 @cuda.jit
@@ -370,8 +414,10 @@ def test_unsupported_forms_are_located_errors():
     with pytest.raises(errors.UnsupportedError, match=r"numpy.frexp\(\) is not supported in kernels") as e:
         unsupported_frexp[1, 1](x)
     assert e.value.file.endswith("test_numeric.py") and e.value.line > 0 and "^" in str(e.value)
-    with pytest.raises(errors.UnsupportedError, match=r"with an output argument is not supported"):
-        ufunc_out_arg[1, 1](x, x)
+    with pytest.raises(errors.CompilerError, match=r"numpy.sin\(\) of arrays needs its output array"):
+        ufunc_no_out[1, 1](x, x)
+    with pytest.raises(errors.CompilerError, match=r"cannot be stored to an array of int32 \(casting 'same_kind'\)"):
+        ufunc_bad_cast[1, 1](x, np.zeros(4, dtype=np.int32))
     with pytest.raises(errors.TypingError, match=r"no implementation of cuda.selp\(\)"):
         selp_mismatch[1, 1](x, np.zeros(4, dtype=np.float32))
     # the module stays usable

@@ -3,6 +3,7 @@
 # float16 loops; integers convert to any float when mixed with floats), each computed from kir ops.
 # RUN: kfront compile %s -k mathfns --sig 'void(float64[::1], float32[::1], int64[::1])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=MATH
 # RUN: kfront compile %s -k ufuncs --sig 'void(float64[::1], float32[::1], int32[::1], uint64[::1])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=UF
+# RUN: kfront compile %s -k arrays --sig 'void(float64[:, ::1], float32[::1], float64[:, ::1])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=ARR
 # RUN: not kfront check %s -k bad_frexp --sig 'void(float64[::1])' 2>&1 | FileCheck %s --check-prefix=ERR1
 # RUN: not kfront check %s -k bad_selp --sig 'void(float64[::1], float32[::1])' 2>&1 | FileCheck %s --check-prefix=ERR2
 # RUN: not kfront check %s -k bad_out --sig 'void(float64[::1])' 2>&1 | FileCheck %s --check-prefix=ERR3
@@ -97,9 +98,9 @@ def bad_selp(d, f):
 
 @cuda.jit
 def bad_out(d):
-    np.sin(d[0], d)
+    d[0] = np.sin(d)[0]
 
-# ERR3: numeric.py:[[# @LINE - 2]]:18: error: numpy.sin() with an output argument is not supported by kfront yet
+# ERR3: numeric.py:[[# @LINE - 2]]:12: error: numpy.sin() of arrays needs its output array (numpy.sin(x, out)): kernels cannot allocate arrays
 
 
 @cuda.jit
@@ -107,3 +108,22 @@ def bad_types(d):
     d[0] = np.left_shift(d[0], 2)
 
 # ERR4: numeric.py:[[# @LINE - 2]]:12: error: no implementation of numpy.left_shift() for argument types (float64, int64)
+
+
+@cuda.jit
+def arrays(x, y, out):
+    # ARR-LABEL: func.func
+    # a loop nest over the output's extents; y (1-d) broadcast along the last axis, float32 converted to the
+    # float64 loop; the result stored into out
+    # ARR: %[[N0:[0-9]+]] = mem.dim(%2) {axis = 0}
+    # ARR: %[[N1:[0-9]+]] = mem.dim(%2) {axis = 1}
+    # ARR: scf.for(%{{[0-9]+}}, %[[N0]], %{{[0-9]+}}) ({
+    # ARR: scf.for(%{{[0-9]+}}, %[[N1]], %{{[0-9]+}}) ({
+    # ARR: mem.load(%0,
+    # ARR: mem.dim(%1) {axis = 0}
+    # ARR: arith.select
+    # ARR: mem.load(%1,
+    # ARR: arith.extf(%{{[0-9]+}}) : (f32) -> (f64)
+    # ARR: arith.addf(%{{[0-9]+}}, %{{[0-9]+}}) : (f64, f64) -> (f64)
+    # ARR: mem.store(%{{[0-9]+}}, %2,
+    np.add(x, y, out)
