@@ -346,6 +346,14 @@ bool num_ufunc_loop(int u, const int *kinds, unsigned nin, NumLoop *out);
 /* Builds what the loop computes at b's insertion point, from inputs of the loop's input types. */
 void num_ufunc_emit(IrBuilder *b, int u, const NumLoop *loop, Value *const *in, Value **out);
 
+/* cuda.fp16's intrinsics: the builtin id FE_FP16_BASE + index ("numba.cuda.fp16.<name>", __-prefixed too). */
+enum { FE_FP16_BASE = FE_UFUNC_BASE + 256 };
+int num_fp16_lookup(const char *name);
+const char *num_fp16_name(int k);
+unsigned num_fp16_nargs(int k);
+/* Builds the intrinsic on float16 inputs; its result (f16, i1 for comparisons, i32 for hisinf). */
+Value *num_fp16_emit(IrBuilder *b, int k, Value *const *in);
+
 /* ---- lower.c ------------------------------------------------------------------------------------------ */
 /* Compiles one function for the given parameter shapes: a kernel (kernel attr) or a device function.
  * sym is its symbol name. declared: the signature it is compiled for (its return type is the function's),

@@ -1732,6 +1732,25 @@ static FeVal ufunc_loops(Lower *L, int u, const char *fname, const NumLoop *loop
   return make_tuple(L, nout, &a[nin]);
 }
 
+/* cuda.fp16.hadd(a, b), ...: the arguments converted to float16 (numba-cuda's bindings take __half). */
+static FeVal lower_fp16(Lower *L, int k, const PyExpr *e) {
+  const char *fname = arena_printf(&L->fe->arena, "cuda.fp16.%s", num_fp16_name(k));
+  unsigned n = num_fp16_nargs(k);
+  FeVal a[3];
+  if (!positional(L, e, fname, n, n, a)) return poison();
+  Type *f16 = ty_float(L->ctx, 16);
+  for (unsigned i = 0; i < n; i++) {
+    if (a[i].kind == FV_POISON) return a[i];
+    if (!is_scalar(&a[i]) || a[i].type->kind == TY_BOOL)
+      return lerr(L, arg_loc(e, i), "%s() needs float16 arguments, not %s", fname, vname(L, &a[i]));
+  }
+  at(L, e->loc);
+  Value *in[3];
+  for (unsigned i = 0; i < n; i++) in[i] = conv_v(L, a[i], f16);
+  Value *r = num_fp16_emit(&L->b, k, in);
+  return val(r->type, r);
+}
+
 static FeVal lower_ufunc(Lower *L, int u, const PyExpr *e) {
   const char *fname = arena_printf(&L->fe->arena, "numpy.%s", num_ufunc_name(u));
   unsigned nin = num_ufunc_nin(u), nout = num_ufunc_nout(u);
@@ -2292,6 +2311,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_BLOCKDIM:
   case BI_GRIDDIM: return lerr(L, e->loc, "cuda.%s is not callable", fname);
   default:
+    if (bi >= FE_FP16_BASE) return lower_fp16(L, bi - FE_FP16_BASE, e);
     if (bi >= FE_UFUNC_BASE) return lower_ufunc(L, bi - FE_UFUNC_BASE, e);
     if (sema_math_op(bi) >= 0 || bi == BI_MATH_DEGREES || bi == BI_MATH_RADIANS) return lower_math(L, bi, e);
     return lerr(L, e->loc, "'%s' is not callable", fname);

@@ -154,6 +154,7 @@ static const char *const builtin_names[BI__COUNT] = {
 };
 
 const char *sema_builtin_name(int bi) {
+  if (bi >= FE_FP16_BASE) return num_fp16_name(bi - FE_FP16_BASE);
   if (bi >= FE_UFUNC_BASE) return num_ufunc_name(bi - FE_UFUNC_BASE);
   return bi >= 0 && bi < BI__COUNT ? builtin_names[bi] : "?";
 }
@@ -168,7 +169,8 @@ void sema_init_known(FeCtx *fe) {
       strmap_putn(&fe->prefixes, p, (size_t)(d - p), (void *)1);
   }
   /* roots whose attributes are types */
-  static const char *const roots[] = {"numba", "numba.types", "numba.core", "numba.core.types", "numpy", "numba.cuda"};
+  static const char *const roots[] = {"numba", "numba.types", "numba.core", "numba.core.types", "numpy", "numba.cuda",
+                                      "numba.cuda.fp16"};
   for (unsigned i = 0; i < sizeof roots / sizeof *roots; i++) strmap_put(&fe->prefixes, roots[i], (void *)1);
 }
 
@@ -178,6 +180,10 @@ int sema_lookup_path(FeCtx *fe, const char *path) {
   if (strncmp(path, "numpy.", 6) == 0) {
     int u = num_ufunc_lookup(path + 6);
     if (u >= 0) return FE_UFUNC_BASE + u;
+  }
+  if (strncmp(path, "numba.cuda.fp16.", 16) == 0) {
+    int k = num_fp16_lookup(path + 16);
+    if (k >= 0) return FE_FP16_BASE + k;
   }
   return -1;
 }

@@ -372,6 +372,68 @@ def test_atomic_nanmin_nanmax(dt):
     np.testing.assert_array_equal(old[:, 0], old[:, 1])
 
 
+# ---- float16: cuda.fp16's intrinsics and float16 arithmetic ---------------------------------------------------------
+
+@cuda.jit
+def half(a, b, c, out, flags):
+    i = cuda.grid(1)
+    if i < a.size:
+        x = a[i]
+        y = b[i]
+        out[i, 0] = cuda.fp16.hadd(x, y)
+        out[i, 1] = cuda.fp16.hsub(x, y)
+        out[i, 2] = cuda.fp16.hmul(x, y)
+        out[i, 3] = cuda.fp16.hdiv(x, y)
+        out[i, 4] = cuda.fp16.hfma(x, y, c[i])
+        out[i, 5] = cuda.fp16.hneg(x)
+        out[i, 6] = cuda.fp16.habs(x)
+        out[i, 7] = cuda.fp16.hmax(x, y)
+        out[i, 8] = cuda.fp16.hmin(x, y)
+        out[i, 9] = cuda.fp16.hsqrt(x)
+        out[i, 10] = cuda.fp16.hfloor(x)
+        out[i, 11] = cuda.fp16.hrint(x)
+        out[i, 12] = cuda.fp16.hsin(x)
+        out[i, 13] = cuda.fp16.hexp(x)
+        out[i, 14] = x * y + c[i]      # float16 operators (numba-cuda's float16 templates)
+        out[i, 15] = math.sqrt(x)      # math.* of a float16 is float16
+        flags[i, 0] = cuda.fp16.hlt(x, y)
+        flags[i, 1] = cuda.fp16.heq(x, y)
+        flags[i, 2] = cuda.fp16.hge(x, y)
+        flags[i, 3] = cuda.fp16.hisnan(x)
+        flags[i, 4] = cuda.fp16.hisinf(x)
+
+
+def test_float16():
+    rng = np.random.default_rng(3)
+    edge = [1.5, -2.25, 0.1, 65504, np.nan, np.inf, -np.inf, 4.0, -0.0, 6e-8, 1e-4, 0.5]
+    a = np.concatenate([edge, rng.standard_normal(52) * 4]).astype(np.float16)
+    b = np.concatenate([[2.0, 3.0, -0.1, 2.0, 1.0, 1.0, 2.0, np.nan, 0.0, 1e-4, -6e-8, 0.5],
+                        rng.standard_normal(52)]).astype(np.float16)
+    c = rng.standard_normal(a.size).astype(np.float16)
+    out = np.zeros((a.size, 16), dtype=np.float16)
+    flags = np.zeros((a.size, 5), dtype=np.int32)
+    half[2, 32](a, b, c, out, flags)
+    a64, b64, c64 = (v.astype(np.float64) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        exact = [a + b, a - b, a * b, a / b, (a64 * b64 + c64).astype(np.float16), -a, np.abs(a), np.fmax(a, b),
+                 np.fmin(a, b), np.sqrt(a), np.floor(a), np.rint(a)]
+        for k, want in enumerate(exact):
+            assert_same(out[:, k].astype(np.float64), np.asarray(want, dtype=np.float16).astype(np.float64), 0, f"column {k}")
+        # sin and exp: float32 libm / libdevice rounded to float16 (the GPU's approximations: within an ulp)
+        for k, f in ((12, np.sin), (13, np.exp)):
+            want = f(a.astype(np.float32)).astype(np.float16)
+            d = np.abs(out[:, k].view(np.int16).astype(np.int64) - want.view(np.int16).astype(np.int64))
+            assert ((d <= 1) | (np.isnan(out[:, k]) & np.isnan(want))).all(), k
+        prod = (a * b).astype(np.float16)
+        assert_same(out[:, 14].astype(np.float64), (prod + c).astype(np.float64), 0, "x * y + c")
+        assert_same(out[:, 15].astype(np.float64), np.sqrt(a).astype(np.float64), 0, "math.sqrt")
+    np.testing.assert_array_equal(flags[:, 0], a < b)
+    np.testing.assert_array_equal(flags[:, 1], a == b)
+    np.testing.assert_array_equal(flags[:, 2], a >= b)
+    np.testing.assert_array_equal(flags[:, 3], np.isnan(a))
+    np.testing.assert_array_equal(flags[:, 4], np.where(np.isinf(a), np.sign(a), 0))
+
+
 @cuda.jit
 def ufunc_types(out):
     # np.sin of an int64 is float64; of a float32, float32; np.add(int32, float32) computes in float32;

@@ -9,6 +9,10 @@
 # RUN: kfront compile %s -k nan_atomics --sig 'void(float32[::1], float64[::1], int64[::1])' --emit=ptx -o %t.atom.ptx
 # RUN: FileCheck %s --check-prefix=ATOM < %t.atom.ptx
 # RUN: %ptxas -arch=sm_90 %t.atom.ptx -o %t.atom.cubin
+# RUN: kfront compile %s -k half --sig 'void(float16[::1])' --emit=ptx -o %t.half.ptx
+# RUN: %ptxas -arch=sm_90 %t.half.ptx -o %t.half.cubin
+# RUN: kfront compile %s -k half --sig 'void(float16[::1])' --emit=ptx --backend=llvm -o %t.half2.ptx
+# RUN: %ptxas -arch=sm_90 %t.half2.ptx -o %t.half2.cubin
 # RUN: kfront compile %s -k rounding --sig 'void(float64[::1], int64[::1])' --emit=ptx -o %t.round.ptx
 # RUN: %ptxas -arch=sm_90 %t.round.ptx -o %t.round.cubin
 import math
@@ -59,3 +63,11 @@ def rounding(d, n):
     k = cuda.grid(1)
     if k < d.size:
         d[k] = round(d[k], n[k])
+
+
+@cuda.jit
+def half(h):
+    k = cuda.grid(1)
+    if k < h.size:
+        x = h[k]
+        h[k] = cuda.fp16.hfma(x, x, cuda.fp16.hsin(x)) + cuda.fp16.hmax(x, cuda.fp16.hrsqrt(x))

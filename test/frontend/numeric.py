@@ -4,6 +4,7 @@
 # RUN: kfront compile %s -k mathfns --sig 'void(float64[::1], float32[::1], int64[::1])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=MATH
 # RUN: kfront compile %s -k ufuncs --sig 'void(float64[::1], float32[::1], int32[::1], uint64[::1])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=UF
 # RUN: kfront compile %s -k arrays --sig 'void(float64[:, ::1], float32[::1], float64[:, ::1])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=ARR
+# RUN: kfront compile %s -k half --sig 'void(float16[::1], float32[::1])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=FP16
 # RUN: not kfront check %s -k bad_frexp --sig 'void(float64[::1])' 2>&1 | FileCheck %s --check-prefix=ERR1
 # RUN: not kfront check %s -k bad_selp --sig 'void(float64[::1], float32[::1])' 2>&1 | FileCheck %s --check-prefix=ERR2
 # RUN: not kfront check %s -k bad_out --sig 'void(float64[::1])' 2>&1 | FileCheck %s --check-prefix=ERR3
@@ -127,3 +128,19 @@ def arrays(x, y, out):
     # ARR: arith.addf(%{{[0-9]+}}, %{{[0-9]+}}) : (f64, f64) -> (f64)
     # ARR: mem.store(%{{[0-9]+}}, %2,
     np.add(x, y, out)
+
+
+@cuda.jit
+def half(h, f):
+    # FP16-LABEL: func.func
+    # cuda.fp16's intrinsics are f16 ops; a float32 argument is converted to float16
+    # FP16: %[[A:[0-9]+]] = mem.load(%0, %{{[0-9]+}}) : (array<f16, 1, C>, i64) -> (f16)
+    # FP16: %[[B:[0-9]+]] = arith.truncf(%{{[0-9]+}}) : (f32) -> (f16)
+    # FP16-NEXT: arith.addf(%[[A]], %[[B]]) : (f16, f16) -> (f16)
+    h[0] = cuda.fp16.hadd(h[1], f[0])
+    # FP16: math.fma(%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (f16, f16, f16) -> (f16)
+    h[1] = cuda.fp16.hfma(h[0], h[1], h[2])
+    # FP16: arith.cmpf(%{{[0-9]+}}, %{{[0-9]+}}) {pred = "olt"} : (f16, f16) -> (i1)
+    if cuda.fp16.hlt(h[0], h[1]):
+        # FP16: math.sin(%{{[0-9]+}}) : (f16) -> (f16)
+        h[2] = cuda.fp16.hsin(h[0])
