@@ -24,14 +24,14 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "CUDA_HOME", "KFRONT_LIBNVVM", "HOM
         config.environment[var] = os.environ[var]
 config.substitutions.append(("%shared", config.shared_dir))
 config.substitutions.append(("%python", config.python))
-# %ptxas: ptxas from $CUDA_HOME/bin, /usr/local/cuda/bin or PATH. Missing, it is a command that fails with a message
-# (a test that needs it fails; it is never skipped).
+
+# %ptxas: ptxas of the CUDA toolkit ($CUDA_HOME/bin, /usr/local/cuda/bin, PATH). A missing ptxas fails the tests
+# that use it (it is part of what they check), never skips them.
+import shutil
 ptxas = None
 for base in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
     if base and os.path.exists(os.path.join(base, "bin", "ptxas")):
         ptxas = os.path.join(base, "bin", "ptxas")
         break
-if not ptxas:
-    import shutil
-    ptxas = shutil.which("ptxas")
-config.substitutions.append(("%ptxas", ptxas if ptxas else "%s -c 'import sys; sys.exit(\"ptxas not found (CUDA_HOME)\")'" % config.python))
+ptxas = ptxas or shutil.which("ptxas")
+config.substitutions.append(("%ptxas", ptxas if ptxas else "sh -c 'echo ptxas not found; exit 1' --"))
