@@ -9,7 +9,7 @@
 
 #include "ir/ir.h"
 
-enum { PASS_MAX_OPTIONS = 8 };
+enum { PASS_MAX_OPTIONS = 16 };
 
 typedef struct PassContext {
   Diag *diag;

@@ -11,8 +11,11 @@
  * bit with the untiled kernel's, the simulator must report no race, no barrier divergence and no error.
  * Launches with the block the variant was built for must run the tiled code (barriers counted), launches
  * with another block shape, or with C passed as A (aliasing arguments), the untiled code (no barrier) with
- * the untiled answer. Each kernel must have been tiled (its `tiled_block` attribute), so the test cannot
- * pass by tiling nothing. Launches where B is smaller than A and C say (fewer rows than A's columns, or one
+ * the untiled answer. Each kernel must have been tiled (a variant named by its `tiled_variant` attribute), so
+ * the test cannot pass by tiling nothing. A launch picks the kernel or its variant as the runtime does, through
+ * its launch-plan code (runtime/plan.c): the variant with the block it was built for and disjoint arrays, on
+ * the physical grid of its plan (a register-blocked block computes several of the user's), with the user's
+ * grid as hidden parameters. Launches where B is smaller than A and C say (fewer rows than A's columns, or one
  * column fewer than C) must fail in the tiled code with the untiled code's IndexError: the same source line,
  * axis, index and extent (the checks hoist-checks moved out of the loops report as the originals would).
  * KF_SEED picks other shapes. */
@@ -23,6 +26,7 @@
 #include "ir/ir.h"
 #include "passes/passes.h"
 #include "runtime/rt.h"
+#include "runtime/runtime.h"
 #include "runtime/sim/sim.h"
 
 static int failures;
@@ -76,7 +80,38 @@ static const char *source =
     "        acc = 0\n"
     "        for k in range(A.shape[1]):\n"
     "            acc += A[i, k] * B[k, j]\n"
-    "        C[i, j] = acc\n";
+    "        C[i, j] = acc\n"
+    "\n"
+    "@cuda.jit('void(float32[:], float32[:])')\n"
+    "def st3_f32(a, b):\n"
+    "    i = cuda.grid(1)\n"
+    "    if i >= 1 and i < a.shape[0] - 1:\n"
+    "        b[i] = float32(0.25) * a[i - 1] + float32(0.5) * a[i] + float32(0.25) * a[i + 1]\n"
+    "\n"
+    "@cuda.jit('void(float64[:], float64[:])')\n"
+    "def st3_f64(a, b):\n"
+    "    i = cuda.grid(1)\n"
+    "    if i > 0 and i < a.size - 1:\n"
+    "        b[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0\n"
+    "\n"
+    "@cuda.jit('void(float64[:], float64[:])')\n"
+    "def st_unsafe(a, b):\n"
+    "    i = cuda.grid(1)\n"
+    "    if i < b.size:\n"
+    "        b[i] = a[i] + a[i + 1] + a[i + 2]\n"
+    "\n"
+    "@cuda.jit('void(float32[:,:], float32[:,:])')\n"
+    "def jacobi(u, v):\n"
+    "    i, j = cuda.grid(2)\n"
+    "    if i >= 1 and i < u.shape[0] - 1 and j >= 1 and j < u.shape[1] - 1:\n"
+    "        v[i, j] = float32(0.25) * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])\n"
+    "\n"
+    "@cuda.jit('void(float64[:,:], float64[:,:])')\n"
+    "def jacobi_ret(u, v):\n"
+    "    i, j = cuda.grid(2)\n"
+    "    if i < 1 or j < 1 or i >= u.shape[0] - 1 or j >= u.shape[1] - 1:\n"
+    "        return\n"
+    "    v[i, j] = 0.2 * (u[i, j] + u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])\n";
 
 enum { NKERNELS = 4, NVARIANTS = 4 };
 static const char *const kernels[NKERNELS] = {"mm_f32", "mm_f32_ret", "mm_f64_ret", "mm_int"};
@@ -106,6 +141,41 @@ static Op *find_kernel(Module *m, const char *name) {
   return rt_kir_find_kernels(m, name, &f, 1) ? f : NULL;
 }
 
+static Op *find_variant(Module *m, const char *name) {
+  Op *f = find_kernel(m, name);
+  const char *v = f ? ir_op_attr_str(f, "tiled_variant") : NULL;
+  return v ? ir_module_lookup(m, v) : NULL;
+}
+
+static kf_arg kf_array_arg(void *data, unsigned elem, int64_t rows, int64_t cols) {
+  kf_arg a = {.kind = KF_ARG_ARRAY};
+  a.array = (kf_array){.data = data, .memory = KF_MEMORY_HOST, .dtype = elem == 8 ? KF_FLOAT64 : KF_FLOAT32, .ndim = 2,
+                       .shape = {rows, cols}, .strides = {cols * elem, elem}};
+  return a;
+}
+
+/* Launches kernel `name` of m as the runtime would: its tiled variant when the variant's plan takes this block
+ * and these arrays (kargs: the same arrays as the runtime sees them), on its physical grid, with the user's grid
+ * as hidden parameters; else the kernel itself. */
+static void launch_as_runtime(Module *m, const char *name, const uint32_t grid[3], const uint32_t block[3],
+                              SimArg *args, unsigned nargs, const kf_arg *kargs, const SimOptions *o, SimResult *res,
+                              Diag *d) {
+  Op *f = find_kernel(m, name), *v = find_variant(m, name);
+  RtLaunchPlan plan;
+  RtLaunchShape user = {{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, 0}, phys;
+  int64_t hidden[RT_PLAN_MAX_HIDDEN];
+  if (v && rt_plan_from_kir(v, &plan, d) && rt_plan_block_fits(&plan, block) &&
+      rt_plan_args_disjoint(&plan, kargs, nargs)) {
+    rt_plan_apply(&plan, &user, NULL, NULL, NULL, &phys, hidden);
+    SimArg all[16];
+    memcpy(all, args, nargs * sizeof *args);
+    for (unsigned i = 0; i < plan.nhidden; i++) all[nargs + i] = sim_arg_int(hidden[i]);
+    sim_launch(m, v, phys.grid, phys.block, 0, all, nargs + plan.nhidden, o, res, d);
+  } else {
+    sim_launch(m, f, grid, block, 0, args, nargs, o, res, d);
+  }
+}
+
 static Type *elem_type(unsigned kernel, unsigned arg) {
   if (kernel == 3) return arg < 2 ? ty_int(ctx, 32, false) : ty_int(ctx, 64, false);
   return ty_float(ctx, elem_bytes[kernel][arg] * 8);
@@ -124,7 +194,6 @@ static void fill(void *p, unsigned kernel, unsigned arg, size_t n) {
 static void *run_shapes(Module *m, unsigned kernel, const uint32_t block[3], const uint32_t *grid_given, int64_t M,
                         int64_t N, int64_t K, const int64_t bshape[2], const void *a, const void *b, bool alias,
                         SimResult *res, Diag *d) {
-  Op *f = find_kernel(m, kernels[kernel]);
   int64_t sb[2] = {bshape ? bshape[0] : K, bshape ? bshape[1] : N};
   size_t ca = (size_t)(M * K) * elem_bytes[kernel][0], cb = (size_t)(sb[0] * sb[1]) * elem_bytes[kernel][1],
          cc = (size_t)(M * N) * elem_bytes[kernel][2];
@@ -134,9 +203,12 @@ static void *run_shapes(Module *m, unsigned kernel, const uint32_t block[3], con
   int64_t sa[2] = {M, K}, sc[2] = {M, N};
   SimArg args[3] = {sim_arg_array_c(A, elem_type(kernel, 0), 2, sa), sim_arg_array_c(B, elem_type(kernel, 1), 2, sb),
                     sim_arg_array_c(C, elem_type(kernel, 2), 2, sc)};
+  const unsigned *eb = elem_bytes[kernel];
+  kf_arg kargs[3] = {kf_array_arg(A, eb[0], M, K), kf_array_arg(B, eb[1], sb[0], sb[1]), kf_array_arg(C, eb[2], M, N)};
   if (alias) { /* C passed as A too (square shapes, same dtype): the kernel reads what it writes */
     memcpy(C, a, ca);
     args[0] = sim_arg_array_c(C, elem_type(kernel, 0), 2, sa);
+    kargs[0] = kf_array_arg(C, eb[0], M, K);
   }
   uint32_t grid[3] = {(uint32_t)((M + block[0] - 1) / block[0] + 1), (uint32_t)((N + block[1] - 1) / block[1]), 1};
   if (grid_given) memcpy(grid, grid_given, sizeof grid);
@@ -144,7 +216,7 @@ static void *run_shapes(Module *m, unsigned kernel, const uint32_t block[3], con
   sim_options_init(&o);
   o.exit_releases_barriers = false;
   memset(res, 0, sizeof *res);
-  sim_launch(m, f, grid, block, 0, args, 3, &o, res, d);
+  launch_as_runtime(m, kernels[kernel], grid, block, args, 3, kargs, &o, res, d);
   free(A);
   free(B);
   return C;
@@ -208,6 +280,117 @@ static unsigned short_grid(Module *plain, Module *tiled, const uint32_t block[3]
   return 2;
 }
 
+/* ---- stencils: neighbour reads of kernels without a loop (halo tiles) ------------------------------------ */
+
+enum { NSTENCILS = 5 };
+static const struct {
+  const char *name;
+  unsigned rank, elem;      /* elem: bytes (4 float32, 8 float64) */
+  bool index_error;         /* reads past the end where the untiled kernel does (the same IndexError) */
+} stencils[NSTENCILS] = {{"st3_f32", 1, 4, false}, {"st3_f64", 1, 8, false}, {"st_unsafe", 1, 8, true},
+                         {"jacobi", 2, 4, false}, {"jacobi_ret", 2, 8, false}};
+
+static Type *float_type(unsigned elem) { return ty_float(ctx, elem * 8); }
+
+/* Runs stencil s of m over an input of the given shape (b: the output, same shape; the input as b too when
+ * alias), returns b. */
+static void *run_stencil(Module *m, unsigned s, const uint32_t block[3], const int64_t shape[2], const void *in,
+                         bool alias, SimResult *res, Diag *d) {
+  unsigned rank = stencils[s].rank, elem = stencils[s].elem;
+  int64_t n = shape[0] * (rank == 2 ? shape[1] : 1);
+  size_t bytes = (size_t)n * elem;
+  void *a = malloc(bytes + 1), *b = calloc(1, bytes + 1);
+  memcpy(a, in, bytes);
+  if (alias) memcpy(b, in, bytes);
+  SimArg args[2] = {sim_arg_array_c(alias ? b : a, float_type(elem), rank, shape),
+                    sim_arg_array_c(b, float_type(elem), rank, shape)};
+  kf_arg kargs[2];
+  for (unsigned i = 0; i < 2; i++) {
+    kargs[i] = kf_array_arg(i == 0 && !alias ? a : b, elem, shape[0], rank == 2 ? shape[1] : 1);
+    kargs[i].array.ndim = rank;
+    if (rank == 1) kargs[i].array.strides[0] = elem;
+  }
+  uint32_t grid[3] = {(uint32_t)((shape[0] + block[0] - 1) / block[0]), 1, 1};
+  if (rank == 2) grid[1] = (uint32_t)((shape[1] + block[1] - 1) / block[1]);
+  SimOptions o;
+  sim_options_init(&o);
+  o.exit_releases_barriers = false;
+  memset(res, 0, sizeof *res);
+  launch_as_runtime(m, stencils[s].name, grid, block, args, 2, kargs, &o, res, d);
+  free(a);
+  return b;
+}
+
+/* The stencils tiled (the cost model told to take them: halo-min-reuse=0) against untiled, bit for bit, on
+ * shapes around the block's edges and at the arrays' (1 and 2 elements, one past a block, ...): the variant
+ * with its block (1-D: 256 threads, 2-D 16x16) runs the tiled code race-free, another block or the input
+ * passed as the output the untiled one; the unguarded one fails with the untiled IndexError. The default
+ * pipeline's cost model declines them (it leaves neighbour reads to L1). Returns the launches. */
+static unsigned stencil_tests(Module *plain, Diag *d) {
+  Module *tiled = compile("canonicalize,cse,bce,tile-shared{halo-min-reuse=0},cse,hoist-checks,canonicalize,cse,dce", d);
+  Module *dflt = compile(NULL, d);
+  if (!tiled || !dflt) {
+    failures++;
+    return 0;
+  }
+  unsigned launches = 0;
+  const int64_t shapes1[] = {1, 2, 3, 255, 256, 257, 258, 300, 513, 0, 0, 0};
+  const int64_t shapes2[][2] = {{1, 1}, {2, 3}, {3, 3}, {16, 16}, {17, 15}, {18, 18}, {33, 40}, {0, 0}, {0, 0}};
+  for (unsigned s = 0; s < NSTENCILS; s++) {
+    Op *v = find_variant(tiled, stencils[s].name);
+    CHECK(v != NULL, "%s: no tiled variant", stencils[s].name);
+    CHECK(find_variant(dflt, stencils[s].name) == NULL, "%s: the default cost model tiled it", stencils[s].name);
+    if (!v) continue;
+    unsigned rank = stencils[s].rank, elem = stencils[s].elem;
+    const uint32_t blocks[2][3] = {{rank == 1 ? 256 : 16, rank == 1 ? 1 : 16, 1}, {rank == 1 ? 64 : 8, rank == 1 ? 1 : 32, 1}};
+    unsigned nshapes = rank == 1 ? sizeof shapes1 / sizeof *shapes1 : sizeof shapes2 / sizeof *shapes2;
+    for (unsigned k = 0; k < nshapes; k++) {
+      int64_t shape[2] = {rank == 1 ? shapes1[k] : shapes2[k][0], rank == 1 ? 1 : shapes2[k][1]};
+      if (!shape[0]) { /* random */
+        shape[0] = 1 + (int64_t)(rnd() % (rank == 1 ? 1100 : 70));
+        shape[1] = rank == 1 ? 1 : 1 + (int64_t)(rnd() % 70);
+      }
+      size_t n = (size_t)(shape[0] * shape[1]);
+      void *in = malloc(n * elem + 1);
+      for (size_t e = 0; e < n; e++) {
+        uint64_t r = rnd();
+        if (elem == 4) ((float *)in)[e] = (float)((double)(r % 100000) / 7919.0 - 6.0);
+        else ((double *)in)[e] = (double)(r % 1000003) / 7919.0 - 60.0;
+      }
+      for (unsigned bi = 0; bi < 3; bi++) { /* the variant's block, another, the variant's with the input aliased */
+        const uint32_t *block = blocks[bi == 1];
+        bool alias = bi == 2;
+        SimResult rp, rt;
+        void *want = run_stencil(plain, s, block, shape, in, alias, &rp, d);
+        void *got = run_stencil(tiled, s, block, shape, in, alias, &rt, d);
+        launches++;
+        const char *name = stencils[s].name;
+        if (stencils[s].index_error) {
+          const SimIndexError *p = &rp.index_error, *t = &rt.index_error;
+          CHECK(p->set && t->set && p->loc.line == t->loc.line && p->loc.col == t->loc.col && p->index == t->index &&
+                    p->extent == t->extent,
+                "%s %lld: untiled IndexError %d line %u index %lld, tiled %d line %u index %lld", name,
+                (long long)shape[0], p->set, p->loc.line, (long long)p->index, t->set, t->loc.line, (long long)t->index);
+        } else {
+          CHECK(rp.status == SIM_OK, "%s untiled %lldx%lld: %s", name, (long long)shape[0], (long long)shape[1], rp.message);
+          CHECK(rt.status == SIM_OK && rt.races == 0 && !rt.barrier_divergence, "%s tiled %lldx%lld block %ux%u: %s", name,
+                (long long)shape[0], (long long)shape[1], block[0], block[1], rt.message);
+          CHECK(memcmp(want, got, n * elem) == 0, "%s %lldx%lld block %ux%u%s: outputs differ", name, (long long)shape[0],
+                (long long)shape[1], block[0], block[1], alias ? " aliased" : "");
+        }
+        if (bi == 0) CHECK(rt.barriers > 0, "%s: the block it was tiled for ran the untiled code", name);
+        else CHECK(rt.barriers == 0, "%s: %s ran the tiled code", name, alias ? "aliased arrays" : "another block");
+        free(want);
+        free(got);
+      }
+      free(in);
+    }
+  }
+  ir_module_free(tiled);
+  ir_module_free(dflt);
+  return launches;
+}
+
 int main(void) {
   const char *seed = getenv("KF_SEED");
   if (seed) rng = strtoull(seed, NULL, 0) | 1;
@@ -228,7 +411,7 @@ int main(void) {
     if (!plain || !tiled[v]) return 1;
   for (unsigned v = 0; v < NVARIANTS; v++)
     for (unsigned k = 0; k < NKERNELS; k++) {
-      Op *f = find_kernel(tiled[v], kernels[k]);
+      Op *f = find_variant(tiled[v], kernels[k]);
       CHECK(f && ir_op_attr(f, "tiled_block"), "%s not tiled for %ux%u", kernels[k], tiled_for[v][0], tiled_for[v][1]);
       CHECK(f && (ir_op_attr(f, "register_blocked") != NULL) == (tiled_for[v][2] * tiled_for[v][3] > 1),
             "%s: register blocking %ux%u not as asked", kernels[k], tiled_for[v][2], tiled_for[v][3]);
@@ -311,6 +494,7 @@ int main(void) {
       launches += short_grid(plain, tiled[v], (const uint32_t[3]){tiled_for[v][0], tiled_for[v][1], 1}, k, &d);
       launches += index_errors(plain, tiled[v], (const uint32_t[3]){tiled_for[v][0], tiled_for[v][1], 1}, k, &d);
     }
+  launches += stencil_tests(plain, &d);
   if (diag_errors(&d)) fprintf(stderr, "%s", diag_text(&d));
   ir_module_free(plain);
   for (unsigned v = 0; v < NVARIANTS; v++) ir_module_free(tiled[v]);
