@@ -162,6 +162,7 @@ typedef struct Ts {
   bool prefetch;              /* the next tile's global loads issued before the current tile's compute */
   bool uniform;               /* register blocking: the block picks its path (all virtual threads in or not) once */
   bool wide;                  /* register blocking: wide tiles (stored_dim) */
+  bool unroll;                /* a whole tile's steps emitted one after the other (not a loop) */
   int64_t min_blocks;         /* the variant's blocks per SM asked of the backend (launch_min_blocks; 0: none) */
   int64_t min_reuse, halo_min_reuse; /* the cost model's thresholds (options) */
   int64_t vbx, vby;           /* the block the variant runs with (bx, by; a 1-D kernel without a loop: bx*by, 1) */
@@ -952,6 +953,39 @@ typedef struct PlainCompute {
   Value *k0ph;                /* the template's placeholder for k0 */
 } PlainCompute;
 
+/* The whole tile (at f, the end of its block): for kk in range(0, depth), k = k0 + kk, L's body, a loop of
+ * constant trip count (marked `unroll` with the option). Yields the values carried out. */
+static void plain_whole_tile(Ts *t, PlainCompute *pc, IrBuilder *f, Value *k0, Value *const *carried,
+                             Type *const *ctypes) {
+  Module *m = t->m;
+  Op *L = t->loop;
+  unsigned nc = L->noperands - 3;
+  Block *tb = L->regions[0].first;
+  Value *fops[3 + TS_MAX_CARRY];
+  fops[0] = c64(f, 0);
+  fops[1] = c64(f, t->depth);
+  fops[2] = c64(f, 1);
+  for (unsigned i = 0; i < nc; i++) fops[3 + i] = carried[i];
+  Op *fast = ib_op(f, OP_FOR, 3 + nc, fops, nc, (Type **)ctypes, 1);
+  if (t->unroll) ir_op_set_attr(m, fast, "unroll", attr_unit());
+  Block *fb = ir_block_new(m);
+  ir_region_append_block(&fast->regions[0], fb);
+  Value *kk = ir_block_add_arg(m, fb, ty_i64(m->ctx));
+  PtrMap map = {0};
+  ptrmap_put(&map, pc->k0ph, k0);
+  for (unsigned i = 0; i < nc; i++) ptrmap_put(&map, tb->args[1 + i], ir_block_add_arg(m, fb, ctypes[i]));
+  IrBuilder fi;
+  ib_init(&fi, m);
+  fi.loc = L->loc;
+  ib_set_end(&fi, fb);
+  ptrmap_put(&map, tb->args[0], ib_binary(&fi, OP_ADDI, k0, kk));
+  for (Op *op = tb->first; op; op = op->next) ir_block_append(fb, ir_op_clone(m, op, &map));
+  ptrmap_free(&map);
+  Value *r[TS_MAX_CARRY];
+  for (unsigned i = 0; i < nc; i++) r[i] = op_result(fast, i);
+  ib_op(f, OP_YIELD, nc, r, 0, NULL, 0);
+}
+
 /* if guard: carried = (L's body for k in [k0, min(k0 + depth, ub)), loads reading the tiles), a whole tile
  * as `for kk in range(0, depth)` with k = k0 + kk. */
 static void plain_compute(Ts *t, IrBuilder *b, Value *k0, Value *const *carried, Value **next, void *user) {
@@ -978,32 +1012,11 @@ static void plain_compute(Ts *t, IrBuilder *b, Value *k0, Value *const *carried,
   Value *ub = op_operand(L, 1);
   Op *sel = emit_full_or_partial(t, &in, k0, ub, nc, ctypes, &whole, &partial, &end);
   if (gi) yield_results(&in, yes, sel);
-  Block *tb = L->regions[0].first;
-  /* the whole tile: for kk in range(0, depth), k = k0 + kk */
-  Value *fops[3 + TS_MAX_CARRY];
   IrBuilder f;
   ib_init(&f, m);
   f.loc = L->loc;
   ib_set_end(&f, whole);
-  fops[0] = c64(&f, 0);
-  fops[1] = c64(&f, t->depth);
-  fops[2] = c64(&f, 1);
-  for (unsigned i = 0; i < nc; i++) fops[3 + i] = carried[i];
-  Op *fast = ib_op(&f, OP_FOR, 3 + nc, fops, nc, ctypes, 1);
-  Block *fb = ir_block_new(m);
-  ir_region_append_block(&fast->regions[0], fb);
-  Value *kk = ir_block_add_arg(m, fb, ty_i64(m->ctx));
-  PtrMap map = {0};
-  ptrmap_put(&map, pc->k0ph, k0);
-  for (unsigned i = 0; i < nc; i++) ptrmap_put(&map, tb->args[1 + i], ir_block_add_arg(m, fb, ctypes[i]));
-  IrBuilder fi;
-  ib_init(&fi, m);
-  fi.loc = L->loc;
-  ib_set_end(&fi, fb);
-  ptrmap_put(&map, tb->args[0], ib_binary(&fi, OP_ADDI, k0, kk));
-  for (Op *op = tb->first; op; op = op->next) ir_block_append(fb, ir_op_clone(m, op, &map));
-  ptrmap_free(&map);
-  yield_results(&f, whole, fast);
+  plain_whole_tile(t, pc, &f, k0, carried, ctypes);
   /* the last, partial tile: L over [k0, end) */
   PtrMap lmap = {0};
   ptrmap_put(&lmap, pc->k0ph, k0);
@@ -1238,8 +1251,9 @@ static Op *emit_bodies(Ts *t, Virt *vt, IrBuilder *b, Value *lb, Value *ub, Valu
   return loop;
 }
 
-/* Every virtual thread in: a whole tile runs one loop over kk < depth with the bodies of all virtual
- * threads (unrolled by the backend), the last partial one the same loop over [k0, end). */
+/* Every virtual thread in: a whole tile runs one loop over kk < depth with the bodies of all virtual threads
+ * (marked `unroll` with the option: the unroll pass unrolls it after hoist-checks), the last partial one the
+ * same loop over [k0, end). */
 static void all_in_compute(Ts *t, Virt *vt, IrBuilder *b, Value *k0, Value *const *carried, Op **out) {
   unsigned nr = vt->n * vt->nc;
   Type *ctypes[TS_MAX_CARRY];
@@ -1252,7 +1266,9 @@ static void all_in_compute(Ts *t, Virt *vt, IrBuilder *b, Value *k0, Value *cons
   y.loc = b->loc;
   ib_set_end(&y, whole);
   Value *lo = c64(&y, 0), *hi = c64(&y, t->depth);
-  yield_results(&y, whole, emit_bodies(t, vt, &y, lo, hi, k0, true, carried, false));
+  Op *fast = emit_bodies(t, vt, &y, lo, hi, k0, true, carried, false);
+  if (t->unroll) ir_op_set_attr(t->m, fast, "unroll", attr_unit());
+  yield_results(&y, whole, fast);
   ib_set_end(&y, partial);
   yield_results(&y, partial, emit_bodies(t, vt, &y, k0, end, k0, false, carried, false));
 }
@@ -1670,7 +1686,7 @@ bool pass_tile_shared(Module *m, const PassContext *pc) {
   Ts t = {.m = m, .diag = pc->diag, .bx = pc->options[0], .by = pc->options[1], .depth = pc->options[2],
           .report = pc->options[3] != 0, .rx = pc->options[4], .ry = pc->options[5], .prefetch = pc->options[6] != 0,
           .uniform = pc->options[7] != 0, .wide = pc->options[8] != 0, .min_blocks = pc->options[9],
-          .min_reuse = pc->options[10], .halo_min_reuse = pc->options[11]};
+          .min_reuse = pc->options[10], .halo_min_reuse = pc->options[11], .unroll = pc->options[12] != 0};
   if (t.bx < 1 || t.by < 1 || t.depth < 1 || t.bx * t.by > 1024) {
     diag_error(pc->diag, (SrcLoc){0}, "tile-shared: the block (bx, by) must have 1 to 1024 threads and depth >= 1");
     return false;
