@@ -6,9 +6,9 @@ paths the default compile can take at run time.
 usage: PYTHONPATH=<staged>/python bench/tiling_probe.py [--n N] [--reps R]
 
 Rows (N x N float32, CUDA events, median of R launches after a warm-up, 16x16 blocks unless said): the untiled
-compile (canonicalize,cse,bce,dce: the reference), then canonicalize,cse,bce,tile-shared{OPTIONS},cse,hoist-checks,dce
+compile (canonicalize,cse,bce,dce: the reference), then canonicalize,cse,bce,tile-shared{OPTIONS},cse,hoist-checks,unroll,dce
 for each OPTIONS below (the default pipeline's are the defaults: rx=4,ry=4,prefetch=1,uniform=1,wide=1,
-min-blocks=2), each compared bit for bit with the reference; then the default compile launched with a 32x8 block
+min-blocks=2,unroll=1), each compared bit for bit with the reference; then the default compile launched with 32x8 and 32x32 blocks
 (the kernel itself, not the variant) and with C passed as A (overlapping arrays: the kernel itself)."""
 import argparse
 import linecache
@@ -90,6 +90,7 @@ def main():
         ("4x4 prefetch=0", "prefetch=0"),
         ("4x4 uniform=0", "uniform=0"),
         ("4x4 wide=0", "wide=0"),
+        ("4x4 unroll=0", "unroll=0"),
         ("4x4 min-blocks=0", "min-blocks=0"),
         ("4x4 min-blocks=1", "min-blocks=1"),
         ("4x4 depth=32", "depth=32"),
@@ -100,7 +101,7 @@ def main():
         ("8x8 min-blocks=1", "rx=8,ry=8,min-blocks=1"),
     )
     for name, opts in variants:
-        pipe = "tile-shared%s,cse,hoist-checks,dce" % ("{%s}" % opts if opts else "")
+        pipe = "tile-shared%s,cse,hoist-checks,unroll,dce" % ("{%s}" % opts if opts else "")
         try:
             rows.append((name, compiled("canonicalize,cse,bce," + pipe), cp.zeros((n, n), dtype=cp.float32)))
         except Exception as e:  # noqa: BLE001
@@ -110,7 +111,8 @@ def main():
         same = "" if out is ref else ("  bit-identical to untiled: %s" % bool(cp.array_equal(out, ref)))
         print("%-58s %9.3f ms  %6.2f TFLOP/s%s" % (name, ms, 2.0 * n ** 3 / ms / 1e9, same), flush=True)
     for name, launch in (("default, C is A", lambda: k[g16, (16, 16)](A2, B, A2)),
-                         ("default, 32x8 block", lambda: k[((n + 31) // 32, (n + 7) // 8), (32, 8)](A, B, C))):
+                         ("default, 32x8 block", lambda: k[((n + 31) // 32, (n + 7) // 8), (32, 8)](A, B, C)),
+                         ("default, 32x32 block", lambda: k[((n + 31) // 32, (n + 31) // 32), (32, 32)](A, B, C))):
         ms = timed(launch)
         print("%-58s %9.3f ms  %6.2f TFLOP/s" % (name, ms, 2.0 * n ** 3 / ms / 1e9), flush=True)
     return 0

@@ -169,7 +169,7 @@ def main():
         row("numba  fast_matmul (seed 002)", timed(lambda: nfm[blocks, (16, 16)](A, B, Cn)), Cn)
         fin = kfm._frozen()
         unpadded = _kfront.Program(kc._runtime.runtime(), fin.sources, fin.binding_list(), fin.specs,
-                                   pipeline="canonicalize,cse,bce,tile-shared,cse,hoist-checks,dce,grid-stride"
+                                   pipeline="canonicalize,cse,bce,tile-shared,cse,hoist-checks,unroll,dce,grid-stride"
                                    ).function("fast_matmul").configure(blocks, (16, 16))
         Cp = cp.zeros((n, n), dtype=cp.float32)
         row("kfront fast_matmul without pad-shared", timed(lambda: unpadded(A, B, Cp)), Cp)
@@ -196,7 +196,7 @@ def main():
         results[name] = {"ms": seconds * 1e3, "GB/s": bw, "of_copy": bw / copy_bw}
         print("%-34s %9.3f ms  %7.1f GB/s  %5.1f%% of copy" % (name, seconds * 1e3, bw, 100 * bw / copy_bw))
 
-    tiled_pipe = "canonicalize,cse,bce,pad-shared,tile-shared{halo-min-reuse=0},cse,hoist-checks,dce,grid-stride"
+    tiled_pipe = "canonicalize,cse,bce,pad-shared,tile-shared{halo-min-reuse=0},cse,hoist-checks,unroll,dce,grid-stride"
     for name, shape, block, arr in (("stencil3", (S,), (256,), src), ("jacobi5", (side, side), (16, 16),
                                                                        src[:side * side].reshape(side, side))):
         grid = tuple((d + b - 1) // b for d, b in zip(shape, block))

@@ -4,14 +4,16 @@
  * Naive matmuls (both guard styles: `if i < n and j < m:` around the loop and `if i >= n or j >= m: return`
  * before it; float32, float64 and integer accumulators) are compiled twice from the same source: with the
  * pipeline without tile-shared (canonicalize,cse,bce,dce), and with tile-shared{bx,by,rx,ry},hoist-checks after
- * bce, for square (16x16) and non-square (32x8, 8x4) tiled blocks, plain (rx = ry = 1) and register-blocked (a
- * block computing the outputs of 4x4, 2x4, 4x2 blocks). Each is launched on random shapes that are not
+ * bce (and unroll after hoist-checks), for square (16x16) and non-square (32x8, 8x4) tiled blocks, plain (rx =
+ * ry = 1) and register-blocked (a block computing the outputs of 4x4, 2x4, 4x2 blocks), with the options'
+ * defaults and with prefetch, uniform, wide and unroll off. Each is launched on random shapes that are not
  * multiples of the tile (1x1x1 up to 130x70x90,
  * the extremes always), random data, the grid covering C with a spare block; the outputs must agree bit for
  * bit with the untiled kernel's, the simulator must report no race, no barrier divergence and no error.
  * Launches with the block the variant was built for must run the tiled code (barriers counted), launches
  * with another block shape, or with C passed as A (aliasing arguments), the untiled code (no barrier) with
- * the untiled answer. Each kernel must have been tiled (a variant named by its `tiled_variant` attribute), so
+ * the untiled answer. The stencils (neighbour reads of kernels without a loop) tiled with their halo, and the
+ * seed's fast_matmul padded by pad-shared, against the same, below. Each kernel must have been tiled (a variant named by its `tiled_variant` attribute), so
  * the test cannot pass by tiling nothing. A launch picks the kernel or its variant as the runtime does, through
  * its launch-plan code (runtime/plan.c): the variant with the block it was built for and disjoint arrays, on
  * the physical grid of its plan (a register-blocked block computes several of the user's), with the user's
@@ -111,9 +113,28 @@ static const char *source =
     "    i, j = cuda.grid(2)\n"
     "    if i < 1 or j < 1 or i >= u.shape[0] - 1 or j >= u.shape[1] - 1:\n"
     "        return\n"
-    "    v[i, j] = 0.2 * (u[i, j] + u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])\n";
+    "    v[i, j] = 0.2 * (u[i, j] + u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])\n"
+    "\n"
+    "@cuda.jit('void(float32[:,:], float32[:,:], float32[:,:])')\n"
+    "def fast_matmul(A, B, C):\n"
+    "    sA = cuda.shared.array(shape=(16, 16), dtype=float32)\n"
+    "    sB = cuda.shared.array(shape=(16, 16), dtype=float32)\n"
+    "    x, y = cuda.grid(2)\n"
+    "    tx = cuda.threadIdx.x\n"
+    "    ty = cuda.threadIdx.y\n"
+    "    if x >= C.shape[0] and y >= C.shape[1]:\n"
+    "        return\n"
+    "    tmp = 0.\n"
+    "    for i in range(int(A.shape[1] / 16)):\n"
+    "        sA[tx, ty] = A[x, ty + i * 16]\n"
+    "        sB[tx, ty] = B[tx + i * 16, y]\n"
+    "        cuda.syncthreads()\n"
+    "        for j in range(16):\n"
+    "            tmp += sA[tx, j] * sB[j, ty]\n"
+    "        cuda.syncthreads()\n"
+    "    C[x, y] = tmp\n";
 
-enum { NKERNELS = 4, NVARIANTS = 4 };
+enum { NKERNELS = 4, NVARIANTS = 6 };
 static const char *const kernels[NKERNELS] = {"mm_f32", "mm_f32_ret", "mm_f64_ret", "mm_int"};
 static const unsigned elem_bytes[NKERNELS][3] = {{4, 4, 4}, {4, 4, 4}, {8, 8, 8}, {4, 4, 8}};
 
@@ -327,7 +348,7 @@ static void *run_stencil(Module *m, unsigned s, const uint32_t block[3], const i
  * passed as the output the untiled one; the unguarded one fails with the untiled IndexError. The default
  * pipeline's cost model declines them (it leaves neighbour reads to L1). Returns the launches. */
 static unsigned stencil_tests(Module *plain, Diag *d) {
-  Module *tiled = compile("canonicalize,cse,bce,tile-shared{halo-min-reuse=0},cse,hoist-checks,canonicalize,cse,dce", d);
+  Module *tiled = compile("canonicalize,cse,bce,tile-shared{halo-min-reuse=0},cse,hoist-checks,unroll,canonicalize,cse,dce", d);
   Module *dflt = compile(NULL, d);
   if (!tiled || !dflt) {
     failures++;
@@ -391,6 +412,51 @@ static unsigned stencil_tests(Module *plain, Diag *d) {
   return launches;
 }
 
+/* The seed's hand-tiled fast_matmul with its shared arrays padded (pad-shared) against unpadded: bit for bit,
+ * race-free (its shapes multiples of 16, as it needs). */
+static unsigned padded_tests(Module *plain, Diag *d) {
+  Module *padded = compile("canonicalize,cse,bce,pad-shared,dce", d);
+  if (!padded) {
+    failures++;
+    return 0;
+  }
+  const Op *g = ir_module_lookup(padded, "fast_matmul__sA");
+  const Attr *shape = g ? ir_op_attr(g, "shape") : NULL;
+  CHECK(shape && shape->arr.n == 2 && shape->arr.elems[1].i == 17, "fast_matmul's sA not padded");
+  static const int64_t shapes[][3] = {{16, 16, 16}, {64, 48, 32}, {32, 16, 80}};
+  unsigned launches = 0;
+  for (unsigned s = 0; s < 3; s++) {
+    int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+    size_t na = (size_t)(M * K), nb = (size_t)(K * N), nc = (size_t)(M * N);
+    float *a = malloc(na * 4), *b = malloc(nb * 4), *c[2] = {calloc(nc, 4), calloc(nc, 4)};
+    fill(a, 0, 0, na);
+    fill(b, 0, 1, nb);
+    int64_t sa[2] = {M, K}, sb[2] = {K, N}, sc[2] = {M, N};
+    SimResult r[2];
+    for (unsigned v = 0; v < 2; v++) {
+      Module *m = v ? padded : plain;
+      SimArg args[3] = {sim_arg_array_c(a, elem_type(0, 0), 2, sa), sim_arg_array_c(b, elem_type(0, 1), 2, sb),
+                        sim_arg_array_c(c[v], elem_type(0, 2), 2, sc)};
+      SimOptions o;
+      sim_options_init(&o);
+      o.exit_releases_barriers = false;
+      const uint32_t grid[3] = {(uint32_t)(M / 16), (uint32_t)(N / 16), 1}, block[3] = {16, 16, 1};
+      sim_launch(m, find_kernel(m, "fast_matmul"), grid, block, 0, args, 3, &o, &r[v], d);
+      launches++;
+    }
+    CHECK(r[0].status == SIM_OK && r[1].status == SIM_OK && r[1].races == 0, "fast_matmul %lldx%lldx%lld: %s %s",
+          (long long)M, (long long)N, (long long)K, r[0].message, r[1].message);
+    CHECK(memcmp(c[0], c[1], nc * 4) == 0, "fast_matmul %lldx%lldx%lld: padded and unpadded differ", (long long)M,
+          (long long)N, (long long)K);
+    free(a);
+    free(b);
+    free(c[0]);
+    free(c[1]);
+  }
+  ir_module_free(padded);
+  return launches;
+}
+
 int main(void) {
   const char *seed = getenv("KF_SEED");
   if (seed) rng = strtoull(seed, NULL, 0) | 1;
@@ -398,13 +464,18 @@ int main(void) {
   Diag d;
   diag_init(&d);
   /* (bx, by, rx, ry): tiled, and register-blocked (a block computing rx x ry blocks' outputs) */
-  static const uint32_t tiled_for[NVARIANTS][4] = {{16, 16, 1, 1}, {16, 16, 4, 4}, {32, 8, 2, 4}, {8, 4, 4, 2}};
+  static const uint32_t tiled_for[NVARIANTS][4] = {{16, 16, 1, 1}, {16, 16, 4, 4}, {32, 8, 2, 4}, {8, 4, 4, 2},
+                                                   {16, 16, 4, 4}, {16, 16, 1, 1}};
+  /* the last two: the code paths the options switch off (prefetch, uniform, wide, unroll) */
+  static const char *const extra[NVARIANTS] = {"", "", "", "", ",prefetch=0,uniform=0,wide=0,unroll=0",
+                                               ",prefetch=0,unroll=0"};
   Module *plain = compile("canonicalize,cse,bce,dce", &d);
   Module *tiled[NVARIANTS] = {NULL};
   for (unsigned v = 0; v < NVARIANTS; v++) {
-    char pipeline[160];
-    snprintf(pipeline, sizeof pipeline, "canonicalize,cse,bce,tile-shared{bx=%u,by=%u,rx=%u,ry=%u},cse,hoist-checks,canonicalize,cse,dce",
-             tiled_for[v][0], tiled_for[v][1], tiled_for[v][2], tiled_for[v][3]);
+    char pipeline[240];
+    snprintf(pipeline, sizeof pipeline,
+             "canonicalize,cse,bce,tile-shared{bx=%u,by=%u,rx=%u,ry=%u%s},cse,hoist-checks,unroll,canonicalize,cse,dce",
+             tiled_for[v][0], tiled_for[v][1], tiled_for[v][2], tiled_for[v][3], extra[v]);
     tiled[v] = compile(pipeline, &d);
   }
   for (unsigned v = 0; v < NVARIANTS; v++)
@@ -436,7 +507,8 @@ int main(void) {
       fill(b, k, 1, (size_t)(K * N));
       size_t cc = (size_t)(M * N) * elem_bytes[k][2];
       /* the block it was tiled for, then another shape */
-      uint32_t blocks[2][3] = {{tiled_for[v][0], tiled_for[v][1], 1}, {tiled_for[(v + 2) % NVARIANTS][0], tiled_for[(v + 2) % NVARIANTS][1], 1}};
+      bool is16 = tiled_for[v][0] == 16 && tiled_for[v][1] == 16;
+      uint32_t blocks[2][3] = {{tiled_for[v][0], tiled_for[v][1], 1}, {is16 ? 32 : 16, is16 ? 8 : 16, 1}};
       for (unsigned bi = 0; bi < 2; bi++) {
         SimResult rp, rt;
         void *want = run(plain, k, blocks[bi], M, N, K, a, b, false, &rp, &d);
@@ -495,6 +567,7 @@ int main(void) {
       launches += index_errors(plain, tiled[v], (const uint32_t[3]){tiled_for[v][0], tiled_for[v][1], 1}, k, &d);
     }
   launches += stencil_tests(plain, &d);
+  launches += padded_tests(plain, &d);
   if (diag_errors(&d)) fprintf(stderr, "%s", diag_text(&d));
   ir_module_free(plain);
   for (unsigned v = 0; v < NVARIANTS; v++) ir_module_free(tiled[v]);

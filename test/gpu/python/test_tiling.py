@@ -129,7 +129,7 @@ def test_matmul_tiled_is_bit_identical(kernel, in_dtype, out_dtype, shape):
         assert cp.array_equal(got, want), "block %s" % (block,)
     # other tilings of the same loop
     for opts in ("rx=8,ry=4", "rx=1,ry=1", "prefetch=0,uniform=0,wide=0", "rx=2,ry=4,min-blocks=0"):
-        pipe = "canonicalize,cse,bce,tile-shared{%s},cse,hoist-checks,dce" % opts
+        pipe = "canonicalize,cse,bce,tile-shared{%s},cse,hoist-checks,unroll,dce" % opts
         got = run_matmul(compiled(kernel, pipe, grid_for((M, N), b16), b16), A, B, out_dtype, M, N)
         assert cp.array_equal(got, want), opts
 
@@ -167,7 +167,7 @@ def test_stencil3_tiled_is_bit_identical(n):
     a = rand((n,), np.float32, rng)
     block = (256,)
     outs = []
-    for pipe in (UNTILED, "canonicalize,cse,bce,tile-shared{halo-min-reuse=0},cse,hoist-checks,dce"):
+    for pipe in (UNTILED, "canonicalize,cse,bce,tile-shared{halo-min-reuse=0},cse,hoist-checks,unroll,dce"):
         b = cp.full(n, -3, dtype=cp.float32)
         compiled(stencil3, pipe, grid_for((n,), block), block)(a, b)
         outs.append(b)
@@ -183,7 +183,7 @@ def test_jacobi5_tiled_is_bit_identical(shape):
     u = rand(shape, np.float32, rng)
     block = (16, 16)
     outs = []
-    for pipe in (UNTILED, "canonicalize,cse,bce,tile-shared{halo-min-reuse=0},cse,hoist-checks,dce"):
+    for pipe in (UNTILED, "canonicalize,cse,bce,tile-shared{halo-min-reuse=0},cse,hoist-checks,unroll,dce"):
         v = cp.full(shape, -3, dtype=cp.float32)
         compiled(jacobi5, pipe, grid_for(shape, block), block)(u, v)
         outs.append(v)
