@@ -34,9 +34,12 @@
  * threads of the block over those that read distinct elements; 16 for each tile of the naive matmul on 16x16
  * blocks, 1 where no two threads share an element); tiles below are left as global loads, and L is not tiled
  * when none is left. A kernel without a loop reads its neighbourhood once: staging it costs a store, a barrier
- * and a shared load per element, which pays only when reads per element staged reach halo-min-reuse (8: a
- * 3-point stencil on 256 threads reads each element 2.98 times, a 5-point Jacobi on 16x16 3.16; Hopper's L1
- * already serves those neighbour reads: bench/README.md has the measurement). Then the occupancy: the tiles
+ * and a shared load per element, which pays when reads per element staged reach halo-min-reuse (8: a 3-point
+ * stencil on 256 threads reads each element 2.98 times, and Hopper's L1 already serves those neighbour reads:
+ * tiled it ran at 61% of copy bandwidth on an H200, untiled 71%), or when a warp reads the array down a
+ * column (threadIdx.x moving a row index, as `i, j = cuda.grid(2); u[i, j]` does): the tile's loads read
+ * along rows, coalesced (a 5-point Jacobi on 16x16: 21% of copy bandwidth untiled, 32% tiled; bench/README.md
+ * has the measurements). Then the occupancy: the tiles
  * and the kernel's own static shared memory leave shared memory (228 KB per SM, 1 KB reserved per block) for
  * some blocks per SM; when that keeps under a quarter of the SM's 2048 threads busy, tiling is declined.
  *
@@ -148,6 +151,8 @@ static int64_t tile_bytes(const Tile *tl) {
 /* The cost model's numbers (pays), for the remarks. */
 typedef struct Cost {
   double reuse;               /* reads of the staged elements by the block per element staged */
+  bool coalesces;             /* a halo tile staged because a warp reads its array down a column */
+  SrcLoc first;               /* the first read looked at (a halo's: where the remark goes) */
   int64_t tile_bytes, user_bytes, blocks_by_shared, blocks;
   char why[200];
 } Cost;
@@ -511,14 +516,28 @@ static bool count_shared_callee(Op *callee, Op *call, void *user) {
   return true;
 }
 
+/* Whether the threads of a warp read tl's array down a column: threadIdx.x moves an index other than the
+ * array's contiguous one (the last; the first of an F-ordered array), so a warp's read touches 32 rows where
+ * the tile's loads read along rows. */
+static bool warp_reads_down_a_column(const Tile *tl) {
+  if (tl->rank < 2) return false;
+  unsigned contiguous = tl->array->type->layout == LAYOUT_F ? 0 : tl->rank - 1;
+  for (unsigned d = 0; d < tl->rank; d++)
+    if (tl->var[d] == VAR_TX && d != contiguous) return true;
+  return false;
+}
+
 /* The cost model, first part: the reads of a tile's elements by the block per element staged (per step of
- * L, or for the whole halo tile); tiles read fewer than min-reuse (halo-min-reuse) times are dropped. False
- * (the reason kept) when none is left. */
+ * L, or for the whole halo tile); tiles read fewer than min-reuse (halo-min-reuse) times are dropped, but for
+ * a halo tile whose array a warp reads down a column (then staging it turns 32 rows read per warp into
+ * rows read along: measured 1.5x on a 5-point Jacobi, bench/README.md). False (the reason kept) when none is
+ * left. */
 static bool enough_reuse(Ts *t) {
   Cost *c = &t->cost;
   int64_t threads = t->vbx * t->vby, reads = 0, loaded = 0;
   double need = t->loop ? (double)t->min_reuse : (double)t->halo_min_reuse, best = 0;
   unsigned n = 0;
+  if (t->ntiles && t->tiles[0].halo) c->first = t->tiles[0].members[0]->loc;
   for (unsigned i = 0; i < t->ntiles; i++) {
     Tile *tl = &t->tiles[i];
     int64_t elems = 1; /* one block's (register blocking aside) */
@@ -527,7 +546,9 @@ static bool enough_reuse(Ts *t) {
     int64_t r = threads * (tl->halo ? tl->nmembers : 1);
     double reuse = (double)r / (double)elems;
     if (reuse > best) best = reuse;
-    if (reuse < need) continue;
+    bool column = tl->halo && warp_reads_down_a_column(tl);
+    c->coalesces |= column;
+    if (reuse < need && !column) continue;
     reads += r;
     loaded += elems;
     t->tiles[n++] = *tl;
@@ -1497,7 +1518,7 @@ static void rewrite_blocked(Ts *t) {
  * load). Nothing for a kernel without a loop that has no neighbour reads. */
 static void report(Ts *t, bool tiled) {
   if (!t->report) return;
-  SrcLoc loc = t->loop ? t->loop->loc : t->ntiles ? t->tiles[0].members[0]->loc : t->guard->loc;
+  SrcLoc loc = t->loop ? t->loop->loc : t->cost.first.file ? t->cost.first : t->guard->loc;
   const char *what = t->loop ? "loop" : "neighbour reads";
   if (!tiled) {
     if (!t->loop && !t->ntiles && !t->cost.why[0]) return;
@@ -1517,8 +1538,9 @@ static void report(Ts *t, bool tiled) {
     sb_puts(&sb, " tile");
     if (tl->halo) sb_printf(&sb, " (%u reads)", tl->nmembers);
   }
-  sb_printf(&sb, "; each element staged is read %.2f times, %lld bytes of tiles, %lld block(s) per SM by shared memory",
-            t->cost.reuse, (long long)t->cost.tile_bytes, (long long)t->cost.blocks_by_shared);
+  sb_printf(&sb, "; each element staged is read %.2f times%s, %lld bytes of tiles, %lld block(s) per SM by shared "
+            "memory", t->cost.reuse, t->cost.coalesces ? " (and a warp reads the array down a column: the tile's loads "
+            "read along rows)" : "", (long long)t->cost.tile_bytes, (long long)t->cost.blocks_by_shared);
   diag_note(t->diag, loc, "%s", sb_cstr(&sb));
   sb_free(&sb);
 }
