@@ -3,7 +3,7 @@
 in the tiling options, timed on one GPU, each result compared bit for bit with the untiled compile; then the
 paths the default compile can take at run time.
 
-usage: PYTHONPATH=<staged>/python bench/tiling_probe.py [--n N] [--reps R]
+usage: PYTHONPATH=<staged>/python bench/tiling_probe.py [--n N] [--reps R] [--only NAME,NAME]
 
 Rows (N x N float32, CUDA events, median of R launches after a warm-up, 16x16 blocks unless said): the untiled
 compile (canonicalize,cse,bce,dce: the reference), then canonicalize,cse,bce,tile-shared{OPTIONS},cse,hoist-checks,unroll,dce
@@ -37,6 +37,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=4096)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--only", help="comma-separated names of the variants to run (default: all)")
     args = ap.parse_args()
     from kfront import cuda, float32
     if not cuda.is_available():
@@ -91,6 +92,8 @@ def main():
         ("4x4 uniform=0", "uniform=0"),
         ("4x4 wide=0", "wide=0"),
         ("4x4 unroll=0", "unroll=0"),
+        ("4x4 double=1", "double=1"),
+        ("4x4 double=1 prefetch=0", "double=1,prefetch=0"),
         ("4x4 min-blocks=0", "min-blocks=0"),
         ("4x4 min-blocks=1", "min-blocks=1"),
         ("4x4 depth=32", "depth=32"),
@@ -99,7 +102,13 @@ def main():
         ("8x4 min-blocks=1", "rx=8,ry=4,min-blocks=1"),
         ("4x8 min-blocks=1", "rx=4,ry=8,min-blocks=1"),
         ("8x8 min-blocks=1", "rx=8,ry=8,min-blocks=1"),
+        ("8x8 min-blocks=1 prefetch=0", "rx=8,ry=8,min-blocks=1,prefetch=0"),
+        ("8x8 min-blocks=1 double=1", "rx=8,ry=8,min-blocks=1,double=1"),
+        ("8x8 min-blocks=1 double=1 prefetch=0", "rx=8,ry=8,min-blocks=1,double=1,prefetch=0"),
     )
+    if args.only:
+        keep = args.only.split(",")
+        variants = tuple(v for v in variants if any(v[0] == k for k in keep))
     for name, opts in variants:
         pipe = "tile-shared%s,cse,hoist-checks,unroll,dce" % ("{%s}" % opts if opts else "")
         try:

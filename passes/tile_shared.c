@@ -53,7 +53,10 @@
  *         if guard: carried = (for k in range(k0, min(k0 + depth, ub)): L's body, loads read the tiles)
  *         barrier
  * (t = tid.x + bx*tid.y; with prefetch=0 each step loads its own tiles' elements at its top; tiles with more
- * than TS_MAX_SLOTS elements per thread in all are loaded by a loop, with no prefetch). The inner loop is split: a whole tile
+ * than TS_MAX_SLOTS elements per thread in all are loaded by a loop, with no prefetch). With `double`, each
+ * tile has two buffers used in turn (the loop carries which) and the second barrier goes: a thread stores
+ * into a buffer again only past the next step's barrier, which no thread passes before every thread has
+ * finished reading it. The inner loop is split: a whole tile
  * (k0 + depth <= ub) runs `for kk in range(0, depth)` with k = k0 + kk (a constant trip count, unrolled by the
  * backend), the last partial one the loop above. Each thread's k runs through the same values in the same
  * order, its checks stay before its reads, and a tile element it reads was loaded from the same index it
@@ -168,6 +171,9 @@ typedef struct Ts {
   bool uniform;               /* register blocking: the block picks its path (all virtual threads in or not) once */
   bool wide;                  /* register blocking: wide tiles (stored_dim) */
   bool unroll;                /* a whole tile's steps emitted one after the other (not a loop) */
+  bool dbuf;                  /* double-buffered tiles (a loop's): two of each, one barrier per step */
+  Value *bufph;               /* dbuf: the template's placeholder for the buffer index (i64) */
+  Value *buf;                 /* dbuf: the buffer index of the loop being emitted */
   int64_t min_blocks;         /* the variant's blocks per SM asked of the backend (launch_min_blocks; 0: none) */
   int64_t min_reuse, halo_min_reuse; /* the cost model's thresholds (options) */
   int64_t vbx, vby;           /* the block the variant runs with (bx, by; a 1-D kernel without a loop: bx*by, 1) */
@@ -359,7 +365,7 @@ static bool legal(Ts *t) {
   t->ntiles = n;
   if (!n) return fail(t, "no load is shared by the threads of a block");
   int64_t bytes = 0;
-  for (unsigned i = 0; i < n; i++) bytes += tile_bytes(&t->tiles[i]);
+  for (unsigned i = 0; i < n; i++) bytes += tile_bytes(&t->tiles[i]) * (t->dbuf ? 2 : 1);
   if (bytes > TS_SHARED_BUDGET) return fail(t, "the tiles do not fit the shared-memory budget");
   return true;
 }
@@ -569,7 +575,7 @@ static bool enough_occupancy(Ts *t) {
   Cost *c = &t->cost;
   int64_t threads = t->vbx * t->vby;
   c->tile_bytes = 0;
-  for (unsigned i = 0; i < t->ntiles; i++) c->tile_bytes += tile_bytes(&t->tiles[i]);
+  for (unsigned i = 0; i < t->ntiles; i++) c->tile_bytes += tile_bytes(&t->tiles[i]) * (t->loop && t->dbuf ? 2 : 1);
   SharedScan ss = {.m = t->m};
   ir_walk_pre(t->func, count_shared, &ss);
   ir_walk_callees(t->m, t->func, count_shared_callee, &ss);
@@ -633,18 +639,23 @@ static Value *substitute(Ts *t, IrBuilder *b, Value *v, Value *const tid[2], Val
   return r;
 }
 
+/* Whether the tiles have two buffers (the leading index of their shared arrays). */
+static unsigned double_buffered(const Ts *t) { return t->dbuf && t->loop ? 1 : 0; }
+
 static const char *new_global(Ts *t, Tile *tl, unsigned n) {
   char name[160];
   snprintf(name, sizeof name, "__kf_tile_%s_%u", ir_func_name(t->func), n);
-  Attr shape[TS_MAX_RANK];
+  Attr shape[1 + TS_MAX_RANK];
   int64_t ext[TS_MAX_RANK];
   stored_shape(tl, ext);
   Type *i64 = ty_i64(t->m->ctx);
-  for (unsigned d = 0; d < tl->rank; d++) shape[d] = attr_int(i64, ext[d]);
+  unsigned lead = double_buffered(t), rank = tl->rank + lead;
+  if (lead) shape[0] = attr_int(i64, 2);
+  for (unsigned d = 0; d < tl->rank; d++) shape[lead + d] = attr_int(i64, ext[d]);
   Op *g = ir_op_create(t->m, OP_GLOBAL, (t->loop ? t->loop : t->guard)->loc, 0, NULL, 0, NULL, 0);
   ir_op_set_attr(t->m, g, "sym_name", attr_sym(t->m, name));
-  ir_op_set_attr(t->m, g, "type", attr_type(ty_array(t->m->ctx, tl->array->type->elem, tl->rank, LAYOUT_C)));
-  ir_op_set_attr(t->m, g, "shape", attr_array(t->m, tl->rank, shape));
+  ir_op_set_attr(t->m, g, "type", attr_type(ty_array(t->m->ctx, tl->array->type->elem, rank, LAYOUT_C)));
+  ir_op_set_attr(t->m, g, "shape", attr_array(t->m, rank, shape));
   ir_op_set_attr(t->m, g, "space", attr_str(t->m, "shared"));
   ir_op_insert_before(t->func, g);
   ir_module_add_symbol(t->m, g);
@@ -652,7 +663,7 @@ static const char *new_global(Ts *t, Tile *tl, unsigned n) {
 }
 
 static Value *tile_ref(Ts *t, IrBuilder *b, const Tile *tl) {
-  Type *at = ty_array(t->m->ctx, tl->array->type->elem, tl->rank, LAYOUT_C);
+  Type *at = ty_array(t->m->ctx, tl->array->type->elem, tl->rank + double_buffered(t), LAYOUT_C);
   Op *r = ib_op(b, OP_GLOBAL_REF, 0, NULL, 1, &at, 0);
   ir_op_set_attr(t->m, r, "name", attr_sym(t->m, tl->global));
   return op_result(r, 0);
@@ -762,7 +773,9 @@ static Value *tile_value(Ts *t, IrBuilder *b, const Tile *tl, Value *const coord
 
 /* Stores v as the tile's element at coord, at its place in the shared array (stored_dim). */
 static void tile_store(Ts *t, IrBuilder *b, const Tile *tl, Value *const coord[], Value *v) {
-  Value *sops[2 + TS_MAX_RANK] = {v, tile_ref(t, b, tl)};
+  Value *sops[3 + TS_MAX_RANK] = {v, tile_ref(t, b, tl)};
+  unsigned lead = double_buffered(t);
+  if (lead) sops[2] = t->buf;
   for (unsigned d = 0; d < tl->rank; d++) {
     Value *c = coord[d];
     if (tl->wide && d == tl->tdim) { /* element q*bw + t at t*f + q */
@@ -771,9 +784,9 @@ static void tile_store(Ts *t, IrBuilder *b, const Tile *tl, Value *const coord[]
       Value *r = ib_binary(b, OP_REMSI, c, w);
       c = ib_binary(b, OP_ADDI, ib_binary(b, OP_MULI, r, c64(b, tl->f)), q);
     }
-    sops[2 + stored_dim(tl, d)] = c;
+    sops[2 + lead + stored_dim(tl, d)] = c;
   }
-  ib_op(b, OP_STORE, 2 + tl->rank, sops, 0, NULL, 0);
+  ib_op(b, OP_STORE, 2 + lead + tl->rank, sops, 0, NULL, 0);
 }
 
 /* The loop form, where a tile has more elements per thread than fit the slots:
@@ -867,20 +880,22 @@ static Op *emit_tile_loop(Ts *t, IrBuilder *b, Value *lb, Value *ub, unsigned nc
                           Value *const bidbase[2], ComputeFn compute, void *user) {
   unsigned nslots = total_slots(t);
   bool slots = nslots <= TS_MAX_SLOTS, prefetch = slots && t->prefetch;
-  unsigned np = prefetch ? nslots : 0;
-  Value *ops[3 + TS_MAX_CARRY + TS_MAX_SLOTS];
-  Type *types[TS_MAX_CARRY + TS_MAX_SLOTS];
+  unsigned np = prefetch ? nslots : 0, nb = double_buffered(t), n = nc + np + nb;
+  Value *ops[4 + TS_MAX_CARRY + TS_MAX_SLOTS];
+  Type *types[1 + TS_MAX_CARRY + TS_MAX_SLOTS];
   ops[0] = lb;
   ops[1] = ub;
   ops[2] = c64(b, t->depth);
   for (unsigned i = 0; i < nc; i++) ops[3 + i] = init[i];
   if (prefetch) slot_values(t, b, lin, lb, bidbase, &ops[3 + nc]);
-  for (unsigned i = 0; i < nc + np; i++) types[i] = ops[3 + i]->type;
-  Op *loop = ib_op(b, OP_FOR, 3 + nc + np, ops, nc + np, types, 1);
+  if (nb) ops[3 + nc + np] = c64(b, 0); /* the buffer the first tiles go to */
+  for (unsigned i = 0; i < n; i++) types[i] = ops[3 + i]->type;
+  Op *loop = ib_op(b, OP_FOR, 3 + n, ops, n, types, 1);
   Block *body = ir_block_new(t->m);
   ir_region_append_block(&loop->regions[0], body);
   Value *k0 = ir_block_add_arg(t->m, body, ty_i64(t->m->ctx));
-  for (unsigned i = 0; i < nc + np; i++) ir_block_add_arg(t->m, body, types[i]);
+  for (unsigned i = 0; i < n; i++) ir_block_add_arg(t->m, body, types[i]);
+  if (nb) t->buf = body->args[1 + nc + np];
   IrBuilder in;
   ib_init(&in, t->m);
   in.loc = b->loc;
@@ -895,14 +910,18 @@ static Op *emit_tile_loop(Ts *t, IrBuilder *b, Value *lb, Value *ub, unsigned nc
     for (unsigned i = 0; i < t->ntiles; i++) cooperative_load(t, &in, &t->tiles[i], lin, k0, bidbase);
   }
   ib_op(&in, OP_BARRIER, 0, NULL, 0, NULL, 0);
-  Value *next[TS_MAX_CARRY + TS_MAX_SLOTS];
+  Value *next[1 + TS_MAX_CARRY + TS_MAX_SLOTS];
   if (prefetch) {
     Value *k1 = ib_binary(&in, OP_ADDI, k0, c64(&in, t->depth));
     slot_values(t, &in, lin, k1, bidbase, &next[nc]);
   }
   compute(t, &in, k0, &body->args[1], next, user);
-  ib_op(&in, OP_BARRIER, 0, NULL, 0, NULL, 0);
-  ib_op(&in, OP_YIELD, nc + np, next, 0, NULL, 0);
+  /* one buffer: the next step's stores wait for this step's reads; two: they go to the other buffer, and a
+   * thread reaches the stores into this one again only past the next step's barrier, which every thread
+   * reaches only after this compute */
+  if (nb) next[nc + np] = ib_binary(&in, OP_SUBI, c64(&in, 1), t->buf);
+  else ib_op(&in, OP_BARRIER, 0, NULL, 0, NULL, 0);
+  ib_op(&in, OP_YIELD, n, next, 0, NULL, 0);
   return loop;
 }
 
@@ -914,17 +933,19 @@ static void redirect_load(Ts *t, Tile *tl, Value *const tpos[2], Value *const wt
   ib_init(&b, t->m);
   b.loc = tl->load->loc;
   ib_set_before(&b, tl->load);
-  Value *ops[1 + TS_MAX_RANK];
+  Value *ops[2 + TS_MAX_RANK];
   ops[0] = tile_ref(t, &b, tl);
+  unsigned lead = double_buffered(t);
+  if (lead) ops[1] = t->bufph;
   Value *iv = t->loop->regions[0].first->args[0];
   for (unsigned d = 0; d < tl->rank; d++) {
     int v = tl->var[d];
     Value *x = v == VAR_K ? ib_binary(&b, OP_SUBI, iv, k0) : v == VAR_NONE ? c64(&b, 0)
              : tl->wide && d == tl->tdim ? wtpos[v] : tpos[v];
-    ops[1 + stored_dim(tl, d)] = x;
+    ops[1 + lead + stored_dim(tl, d)] = x;
   }
   Type *et = tl->array->type->elem;
-  Value *v = op_result(ib_op(&b, OP_LOAD, 1 + tl->rank, ops, 1, &et, 0), 0);
+  Value *v = op_result(ib_op(&b, OP_LOAD, 1 + lead + tl->rank, ops, 1, &et, 0), 0);
   ir_value_replace_all_uses(op_result(tl->load, 0), v);
   ir_op_erase(tl->load);
   tl->load = NULL;
@@ -994,6 +1015,7 @@ static void plain_whole_tile(Ts *t, PlainCompute *pc, IrBuilder *f, Value *k0, V
   Value *kk = ir_block_add_arg(m, fb, ty_i64(m->ctx));
   PtrMap map = {0};
   ptrmap_put(&map, pc->k0ph, k0);
+  if (t->bufph) ptrmap_put(&map, t->bufph, t->buf);
   for (unsigned i = 0; i < nc; i++) ptrmap_put(&map, tb->args[1 + i], ir_block_add_arg(m, fb, ctypes[i]));
   IrBuilder fi;
   ib_init(&fi, m);
@@ -1041,6 +1063,7 @@ static void plain_compute(Ts *t, IrBuilder *b, Value *k0, Value *const *carried,
   /* the last, partial tile: L over [k0, end) */
   PtrMap lmap = {0};
   ptrmap_put(&lmap, pc->k0ph, k0);
+  if (t->bufph) ptrmap_put(&lmap, t->bufph, t->buf);
   Op *Lc = ir_op_clone(m, L, &lmap);
   ptrmap_free(&lmap);
   ir_op_set_operand(Lc, 0, k0);
@@ -1077,6 +1100,7 @@ static void rewrite(Ts *t) {
   Value *row = ib_binary(&b, OP_MULI, tid64[1], c64(&b, t->bx));
   Value *lin = ib_binary(&b, OP_ADDI, tid64[0], row);
   PlainCompute pc = {NULL, c64(&b, 0)};
+  t->bufph = double_buffered(t) ? c64(&b, 0) : NULL;
   if (G) pc.guard = t->arm == 0 ? op_operand(G, 0) : ib_binary(&b, OP_XORI, op_operand(G, 0), ib_const_bool(&b, true));
   for (unsigned i = 0; i < t->ntiles; i++) redirect_load(t, &t->tiles[i], tid64, tid64, pc.k0ph);
   unsigned nc = L->noperands - 3;
@@ -1086,6 +1110,8 @@ static void rewrite(Ts *t) {
   for (unsigned i = 0; i < nc; i++) ir_value_replace_all_uses(op_result(L, i), op_result(outer, i));
   ir_op_erase(L);
   ir_op_erase(pc.k0ph->def);
+  if (t->bufph) ir_op_erase(t->bufph->def);
+  t->bufph = NULL;
 }
 /* ---- the halo rewrite (a kernel without a loop) ---------------------------------------------------- */
 
@@ -1196,7 +1222,7 @@ static bool rb_legal(Ts *t) {
         tl->f = f;
       }
     }
-    bytes += tile_bytes(tl);
+    bytes += tile_bytes(tl) * (t->dbuf ? 2 : 1);
   }
   if (bytes > TS_SHARED_BUDGET) return false;
   memcpy(t->tiles, scaled, t->ntiles * sizeof *scaled);
@@ -1248,6 +1274,7 @@ static Op *emit_bodies(Ts *t, Virt *vt, IrBuilder *b, Value *lb, Value *ub, Valu
     PtrMap *mp = &vt->map[j];
     ptrmap_put(mp, tb->args[0], k);
     ptrmap_put(mp, vt->k0ph, k0);
+    if (t->bufph) ptrmap_put(mp, t->bufph, t->buf);
     for (unsigned i = 0; i < nc; i++) ptrmap_put(mp, tb->args[1 + i], body->args[1 + j * nc + i]);
     IrBuilder *at = &f, g;
     Op *gi = NULL;
@@ -1420,6 +1447,7 @@ static void rewrite_blocked(Ts *t) {
   wtpos[0] = ib_binary(&in, OP_MULI, tid64[0], c64(&in, t->rx));
   wtpos[1] = ib_binary(&in, OP_MULI, tid64[1], c64(&in, t->ry));
   vt.k0ph = c64(&in, 0);
+  t->bufph = double_buffered(t) ? c64(&in, 0) : NULL;
   Value *row = ib_binary(&in, OP_MULI, tid64[1], c64(&in, t->bx));
   Value *lin = ib_binary(&in, OP_ADDI, tid64[0], row);
   Value *all = ib_const_bool(&in, true);
@@ -1508,6 +1536,8 @@ static void rewrite_blocked(Ts *t) {
   for (unsigned i = ng; i-- > 0;) ir_op_erase(gone[i]);
   ir_op_erase(L);
   ir_op_erase(vt.k0ph->def);
+  if (t->bufph) ir_op_erase(t->bufph->def);
+  t->bufph = NULL;
   for (unsigned v = 0; v < vt.n; v++) ptrmap_free(&vt.map[v]);
   ir_op_set_attr(m, t->func, "register_blocked", attr_array(m, 2, (Attr[]){attr_int(i64, t->rx), attr_int(i64, t->ry)}));
 }
@@ -1708,7 +1738,8 @@ bool pass_tile_shared(Module *m, const PassContext *pc) {
   Ts t = {.m = m, .diag = pc->diag, .bx = pc->options[0], .by = pc->options[1], .depth = pc->options[2],
           .report = pc->options[3] != 0, .rx = pc->options[4], .ry = pc->options[5], .prefetch = pc->options[6] != 0,
           .uniform = pc->options[7] != 0, .wide = pc->options[8] != 0, .min_blocks = pc->options[9],
-          .min_reuse = pc->options[10], .halo_min_reuse = pc->options[11], .unroll = pc->options[12] != 0};
+          .min_reuse = pc->options[10], .halo_min_reuse = pc->options[11], .unroll = pc->options[12] != 0,
+          .dbuf = pc->options[13] != 0};
   if (t.bx < 1 || t.by < 1 || t.depth < 1 || t.bx * t.by > 1024) {
     diag_error(pc->diag, (SrcLoc){0}, "tile-shared: the block (bx, by) must have 1 to 1024 threads and depth >= 1");
     return false;

@@ -6,7 +6,7 @@
  * pipeline without tile-shared (canonicalize,cse,bce,dce), and with tile-shared{bx,by,rx,ry},hoist-checks after
  * bce (and unroll after hoist-checks), for square (16x16) and non-square (32x8, 8x4) tiled blocks, plain (rx =
  * ry = 1) and register-blocked (a block computing the outputs of 4x4, 2x4, 4x2 blocks), with the options'
- * defaults and with prefetch, uniform, wide and unroll off. Each is launched on random shapes that are not
+ * defaults, with prefetch, uniform, wide and unroll off and with double buffering. Each is launched on random shapes that are not
  * multiples of the tile (1x1x1 up to 130x70x90,
  * the extremes always), random data, the grid covering C with a spare block; the outputs must agree bit for
  * bit with the untiled kernel's, the simulator must report no race, no barrier divergence and no error.
@@ -134,7 +134,7 @@ static const char *source =
     "        cuda.syncthreads()\n"
     "    C[x, y] = tmp\n";
 
-enum { NKERNELS = 4, NVARIANTS = 6 };
+enum { NKERNELS = 4, NVARIANTS = 8 };
 static const char *const kernels[NKERNELS] = {"mm_f32", "mm_f32_ret", "mm_f64_ret", "mm_int"};
 static const unsigned elem_bytes[NKERNELS][3] = {{4, 4, 4}, {4, 4, 4}, {8, 8, 8}, {4, 4, 8}};
 
@@ -468,10 +468,10 @@ int main(void) {
   diag_init(&d);
   /* (bx, by, rx, ry): tiled, and register-blocked (a block computing rx x ry blocks' outputs) */
   static const uint32_t tiled_for[NVARIANTS][4] = {{16, 16, 1, 1}, {16, 16, 4, 4}, {32, 8, 2, 4}, {8, 4, 4, 2},
-                                                   {16, 16, 4, 4}, {16, 16, 1, 1}};
-  /* the last two: the code paths the options switch off (prefetch, uniform, wide, unroll) */
+                                                   {16, 16, 4, 4}, {16, 16, 1, 1}, {16, 16, 4, 4}, {32, 8, 1, 1}};
+  /* the others: the code paths the options switch off (prefetch, uniform, wide, unroll) or on (double) */
   static const char *const extra[NVARIANTS] = {"", "", "", "", ",prefetch=0,uniform=0,wide=0,unroll=0",
-                                               ",prefetch=0,unroll=0"};
+                                               ",prefetch=0,unroll=0", ",double=1", ",double=1,prefetch=0"};
   Module *plain = compile("canonicalize,cse,bce,dce", &d);
   Module *tiled[NVARIANTS] = {NULL};
   for (unsigned v = 0; v < NVARIANTS; v++) {
