@@ -211,6 +211,19 @@ static void invalid_char(Lexer *lx, Token *t, const char *p, int n, uint32_t cp)
   lx->cur = e;
 }
 
+/* Steps over the non-ASCII character at s in a string literal or a comment, which Python reads as UTF-8 as
+ * it does the rest of the file: a malformed sequence is an error at its first byte, and the continuation
+ * bytes after that byte belong to the same error. */
+static const char *skip_utf8(Lexer *lx, const char *s) {
+  uint32_t cp;
+  int n = utf8_decode(s, lx->end, &cp);
+  lx->nonascii = true;
+  if (n > 0) return s + n;
+  lex_error(lx, loc_of(lx, s), "invalid UTF-8 byte 0x%02X", (unsigned char)*s);
+  for (s++; s < lx->end && ((unsigned char)*s & 0xC0) == 0x80; s++) {} /* one error per malformed sequence */
+  return s;
+}
+
 /* ---- strings ---- */
 
 /* String prefix letters [p, p+n) -> LEXF_* flags, or -1 if they are not a prefix. */
@@ -264,7 +277,10 @@ static const char *skip_fexpr(Lexer *lx, const char *s, char quote, bool triple,
       new_line(lx, s);
       continue;
     }
-    if (c & 0x80) lx->nonascii = true;
+    if (c & 0x80) {
+      s = skip_utf8(lx, s);
+      continue;
+    }
     if (spec) { /* format spec: literal text with nested fields */
       if (c == '{') {
         s = skip_fexpr(lx, s + 1, quote, triple, depth + 1, start);
@@ -343,8 +359,7 @@ static const char *skip_string(Lexer *lx, const char *q, int flags, int depth, S
           s = skip_newline(s, end);
           new_line(lx, s);
         } else {
-          if ((unsigned char)*s & 0x80) lx->nonascii = true;
-          s++;
+          s = (unsigned char)*s & 0x80 ? skip_utf8(lx, s) : s + 1;
         }
       }
       continue;
@@ -362,7 +377,10 @@ static const char *skip_string(Lexer *lx, const char *q, int flags, int depth, S
       }
       break;
     default:
-      if (c & 0x80) lx->nonascii = true;
+      if (c & 0x80) {
+        s = skip_utf8(lx, s);
+        continue;
+      }
     }
     s++;
   }
@@ -661,7 +679,7 @@ void lex_next(Lexer *lx, Token *t) {
     }
     unsigned char c = (unsigned char)*p;
     if (c == '#') {
-      while (p < end && *p != '\n' && *p != '\r') lx->nonascii |= (unsigned char)*p++ >= 0x80;
+      while (p < end && *p != '\n' && *p != '\r') p = (unsigned char)*p & 0x80 ? skip_utf8(lx, p) : p + 1;
       lx->cur = p;
       continue;
     }

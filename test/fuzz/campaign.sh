@@ -58,6 +58,7 @@ for h in "${harnesses[@]}"; do
   ls "$dir/corpus" | wc -l >"$dir/corpus.before"
   seeds=("$here/corpus/$c")
   [ -d "$here/findings/$c" ] && seeds+=("$here/findings/$c")
+  [ -d "$here/campaign/$h" ] && seeds+=("$here/campaign/$h")
   (
     cd "$dir" || exit 1
     TIMEFORMAT='%R %U %S'

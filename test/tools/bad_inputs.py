@@ -33,6 +33,8 @@ CASES = [
     ("unexpected indent", "kfront check {in}", "x = 1\n    y = 2\n", ".py", 1, r"unexpected indent", LOCATED),
     ("NUL byte", "kfront check {in}", b"x = 1 \x00 2\n", ".py", 1, r"U\+0000\nx = 1 \\x00 2\n      \^", LOCATED),
     ("invalid UTF-8", "kfront check {in}", b"x = 1 \xff\n", ".py", 1, r"invalid UTF-8 byte 0xFF", LOCATED),
+    ("invalid UTF-8 in a string", "kfront check {in}", b"x = '\xc3('\n", ".py", 1, r":1:6: error: invalid UTF-8 byte 0xC3", LOCATED),
+    ("invalid UTF-8 in a comment", "kfront check {in}", b"x = 1  # \xff\n", ".py", 1, r":1:10: error: invalid UTF-8 byte 0xFF", LOCATED),
     ("tab/space mix", "kfront check {in}", "if x:\n\tif y:\n        z = 1\n", ".py", 1, r"(inconsistent use of tabs|indent)", LOCATED),
     ("undefined name", "kfront check {in}", KERNEL_HEAD + "    a[0] = nope\n", ".py", 1, r"nope", LOCATED),
     ("array plus tuple", "kfront check {in}", KERNEL_HEAD + "    a[0] = a + (1, 2)\n", ".py", 1, r"unsupported operand types for '\+'", LOCATED),

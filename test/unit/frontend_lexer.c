@@ -310,6 +310,12 @@ static void test_string_errors(void) {
             "t.py:2:5: error: unterminated triple-quoted string literal (detected at line 5)\ns = \"\"\"doc\n    ^\n");
   LEX_ERROR("f'{x'\n", "t.py:1:1: error: unterminated string literal (detected at line 1)\nf'{x'\n^\n");
   LEX_ERROR("f'{x:abc'\n", "t.py:1:1: error: f-string: expecting '}'\nf'{x:abc'\n^\n");
+  /* the file is UTF-8 inside literals and comments too, as Python reads it: a malformed sequence is located */
+  LEX_ERROR("s = 'a\xff" "b'\n", "t.py:1:7: error: invalid UTF-8 byte 0xFF\ns = 'a\xff" "b'\n      ^\n");
+  LEX_ERROR("s = '''\n\xc3('''\n", "t.py:2:1: error: invalid UTF-8 byte 0xC3\n\xc3('''\n^\n");
+  LEX_ERROR("s = 'a\\\xe9'\n", "t.py:1:8: error: invalid UTF-8 byte 0xE9\ns = 'a\\\xe9'\n       ^\n");
+  LEX_ERROR("s = f'{x:\xed\xa0\x80}'\n", "t.py:1:10: error: invalid UTF-8 byte 0xED\ns = f'{x:\xed\xa0\x80}'\n         ^\n");
+  LEX_ERROR("x = 1  # caf\xe9\n", "t.py:1:13: error: invalid UTF-8 byte 0xE9\nx = 1  # caf\xe9\n            ^\n");
 }
 
 /* ---- layout ---- */
