@@ -696,7 +696,8 @@ static Value *affine_rest(Ts *t, IrBuilder *b, const Affine *f, PtrMap *memo) {
     const AffTerm *x = &f->t[i];
     Value *v = NULL;
     if (x->kind == AFF_BBASE) {
-      Value *id = ib_cast(b, ib_gpu_id(b, OP_BLOCK_ID, x->dim), i64), *dim = ib_cast(b, ib_gpu_id(b, OP_BLOCK_DIM, x->dim), i64);
+      Value *id = ib_cast(b, ib_gpu_id(b, OP_BLOCK_ID, x->dim), i64);
+      Value *dim = ib_cast(b, ib_gpu_id(b, OP_BLOCK_DIM, x->dim), i64);
       v = ib_binary(b, OP_MULI, id, dim);
     } else if (x->kind == AFF_SYM) {
       v = ib_cast(b, substitute(t, b, x->v, none, none, NULL, memo), i64);
@@ -739,7 +740,9 @@ static Value *tile_value(Ts *t, IrBuilder *b, const Tile *tl, Value *const coord
   PtrMap memo = {0};
   for (unsigned d = 0; d < tl->rank; d++) {
     if (tl->halo) { /* the index's terms but threadIdx's and the constant, plus lo and the coordinate */
-      gidx[d] = ib_binary(b, OP_ADDI, affine_rest(t, b, &tl->form[d], &memo), ib_binary(b, OP_ADDI, coord[d], c64(b, tl->lo[d])));
+      Value *rest = affine_rest(t, b, &tl->form[d], &memo); /* (one op-building call per statement: a fixed order) */
+      Value *at = ib_binary(b, OP_ADDI, coord[d], c64(b, tl->lo[d]));
+      gidx[d] = ib_binary(b, OP_ADDI, rest, at);
     } else {
       gidx[d] = substitute(t, b, tl->idx[d], tid, bid, k, &memo);
     }
@@ -792,7 +795,9 @@ static void tile_store(Ts *t, IrBuilder *b, const Tile *tl, Value *const coord[]
 /* The loop form, where a tile has more elements per thread than fit the slots:
  * for e in range(lin, size, bx*by): tile[e] = its value */
 static void cooperative_load(Ts *t, IrBuilder *b, Tile *tl, Value *lin, Value *k0, Value *const bidbase[2]) {
-  Value *bounds[3] = {lin, c64(b, tile_elements(tl)), c64(b, t->bx * t->by)};
+  Value *bounds[3] = {lin, NULL, NULL};
+  bounds[1] = c64(b, tile_elements(tl));
+  bounds[2] = c64(b, t->bx * t->by);
   Op *loop = ib_op(b, OP_FOR, 3, bounds, 0, NULL, 1);
   Block *body = ir_block_new(t->m);
   ir_region_append_block(&loop->regions[0], body);
@@ -1440,8 +1445,10 @@ static void rewrite_blocked(Ts *t) {
   in.loc = L->loc;
   ib_set_before(&in, at);
   Value *bid[2];
-  for (unsigned d = 0; d < 2; d++) /* the first of the rx x ry user blocks this block computes */
-    bid[d] = ib_binary(&in, OP_MULI, ib_gpu_id(&in, OP_BLOCK_ID, d), ib_const_int(&in, i32, d ? t->ry : t->rx));
+  for (unsigned d = 0; d < 2; d++) { /* the first of the rx x ry user blocks this block computes */
+    Value *id = ib_gpu_id(&in, OP_BLOCK_ID, d);
+    bid[d] = ib_binary(&in, OP_MULI, id, ib_const_int(&in, i32, d ? t->ry : t->rx));
+  }
   Value *tid64[2], *wtpos[2];
   for (unsigned d = 0; d < 2; d++) tid64[d] = ib_cast(&in, ib_gpu_id(&in, OP_THREAD_ID, d), i64);
   wtpos[0] = ib_binary(&in, OP_MULI, tid64[0], c64(&in, t->rx));
@@ -1483,8 +1490,11 @@ static void rewrite_blocked(Ts *t) {
     all = ib_binary(&in, OP_ANDI, all, vt.guard[v]);
   }
   vt.all = all;
-  /* L's body reads the tiles; it is the template of every virtual thread's */
+  /* L's body reads the tiles; it is the template of every virtual thread's (what `in` inserted before L,
+   * when there is no guard, now goes where L was: before what follows it) */
+  Op *where = L->next;
   ir_op_unlink(L);
+  if (at == L) ib_set_before(&in, where);
   for (unsigned i = 0; i < t->ntiles; i++) redirect_load(t, &t->tiles[i], tid64, wtpos, vt.k0ph);
   /* the loop(s) over the tiles, carrying every virtual thread's values */
   unsigned nr = vt.n * vt.nc;

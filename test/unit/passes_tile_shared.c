@@ -13,7 +13,8 @@
  * Launches with the block the variant was built for must run the tiled code (barriers counted), launches
  * with another block shape, or with C passed as A (aliasing arguments), the untiled code (no barrier) with
  * the untiled answer. The stencils (neighbour reads of kernels without a loop) tiled with their halo, and the
- * seed's fast_matmul padded by pad-shared, against the same, below. Each kernel must have been tiled (a variant named by its `tiled_variant` attribute), so
+ * seed's fast_matmul padded by pad-shared, and loops with no guard around them (the register-blocked variant
+ * then inserts its code where the loop was), against the same, below. Each kernel must have been tiled (a variant named by its `tiled_variant` attribute), so
  * the test cannot pass by tiling nothing. A launch picks the kernel or its variant as the runtime does, through
  * its launch-plan code (runtime/plan.c): the variant with the block it was built for and disjoint arrays, on
  * the physical grid of its plan (a register-blocked block computes several of the user's), with the user's
@@ -132,7 +133,24 @@ static const char *source =
     "        for j in range(16):\n"
     "            tmp += sA[tx, j] * sB[j, ty]\n"
     "        cuda.syncthreads()\n"
-    "    C[x, y] = tmp\n";
+    "    C[x, y] = tmp\n"
+    "\n"
+    "@cuda.jit('void(float32[:,:], float32[:,:], float32[:,:])')\n"
+    "def mm_noguard(A, B, C):\n"
+    "    i, j = cuda.grid(2)\n"
+    "    acc = float32(0)\n"
+    "    for k in range(A.shape[1]):\n"
+    "        acc += A[i, k] * B[k, j]\n"
+    "    C[i, j] = acc\n"
+    "\n"
+    "@cuda.jit('void(float32[:,:], float32[:,:], float32[:,:])')\n"
+    "def sum_all(A, B, C):\n"
+    "    i, j = cuda.grid(2)\n"
+    "    acc = float32(0)\n"
+    "    for k in range(A.shape[1]):\n"
+    "        acc += A[0, k]\n"
+    "    if i < C.shape[0] and j < C.shape[1]:\n"
+    "        C[i, j] = acc + B[0, 0]\n";
 
 enum { NKERNELS = 4, NVARIANTS = 8 };
 static const char *const kernels[NKERNELS] = {"mm_f32", "mm_f32_ret", "mm_f64_ret", "mm_int"};
@@ -460,6 +478,58 @@ static unsigned padded_tests(Module *plain, Diag *d) {
   return launches;
 }
 
+/* Loops with no guard around them: the naive matmul without one (launched on exactly C's shape) and a loop
+ * whose load every thread shares (A[0, k]: no thread index), tiled and register-blocked, against untiled. */
+static unsigned unguarded_tests(Module *plain, Diag *d) {
+  static const char *const pipes[2] = {"canonicalize,cse,bce,tile-shared,cse,hoist-checks,unroll,canonicalize,cse,dce",
+                                       "canonicalize,cse,bce,tile-shared{rx=1,ry=1},cse,hoist-checks,canonicalize,cse,dce"};
+  static const char *const names[2] = {"mm_noguard", "sum_all"};
+  static const int64_t shapes[][3] = {{16, 16, 5}, {48, 80, 33}, {112, 32, 17}};
+  unsigned launches = 0;
+  for (unsigned p = 0; p < 2; p++) {
+    Module *tiled = compile(pipes[p], d);
+    if (!tiled) {
+      failures++;
+      continue;
+    }
+    for (unsigned k = 0; k < 2; k++) {
+      CHECK(find_variant(tiled, names[k]) != NULL, "%s not tiled (%s)", names[k], pipes[p]);
+      for (unsigned s = 0; s < 3; s++) {
+        int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+        size_t na = (size_t)(M * K), nb = (size_t)(K * N), nc = (size_t)(M * N);
+        float *a = malloc(na * 4), *b = malloc(nb * 4), *c[2] = {calloc(nc, 4), calloc(nc, 4)};
+        fill(a, 0, 0, na);
+        fill(b, 0, 1, nb);
+        int64_t sa[2] = {M, K}, sb[2] = {K, N}, sc[2] = {M, N};
+        SimResult r[2];
+        const uint32_t grid[3] = {(uint32_t)(M / 16), (uint32_t)(N / 16), 1}, block[3] = {16, 16, 1};
+        for (unsigned v = 0; v < 2; v++) {
+          Module *m = v ? tiled : plain;
+          SimArg args[3] = {sim_arg_array_c(a, elem_type(0, 0), 2, sa), sim_arg_array_c(b, elem_type(0, 1), 2, sb),
+                            sim_arg_array_c(c[v], elem_type(0, 2), 2, sc)};
+          kf_arg kargs[3] = {kf_array_arg(a, 4, M, K), kf_array_arg(b, 4, K, N), kf_array_arg(c[v], 4, M, N)};
+          SimOptions o;
+          sim_options_init(&o);
+          o.exit_releases_barriers = false;
+          launch_as_runtime(m, names[k], grid, block, args, 3, kargs, &o, &r[v], d);
+          launches++;
+        }
+        CHECK(r[0].status == SIM_OK && r[1].status == SIM_OK && r[1].races == 0 && r[1].barriers > 0,
+              "%s %lldx%lldx%lld (%s): %s %s", names[k], (long long)M, (long long)N, (long long)K, pipes[p],
+              r[0].message, r[1].message);
+        CHECK(memcmp(c[0], c[1], nc * 4) == 0, "%s %lldx%lldx%lld (%s): outputs differ", names[k], (long long)M,
+              (long long)N, (long long)K, pipes[p]);
+        free(a);
+        free(b);
+        free(c[0]);
+        free(c[1]);
+      }
+    }
+    ir_module_free(tiled);
+  }
+  return launches;
+}
+
 int main(void) {
   const char *seed = getenv("KF_SEED");
   if (seed) rng = strtoull(seed, NULL, 0) | 1;
@@ -571,6 +641,7 @@ int main(void) {
     }
   launches += stencil_tests(plain, &d);
   launches += padded_tests(plain, &d);
+  launches += unguarded_tests(plain, &d);
   if (diag_errors(&d)) fprintf(stderr, "%s", diag_text(&d));
   ir_module_free(plain);
   for (unsigned v = 0; v < NVARIANTS; v++) ir_module_free(tiled[v]);
