@@ -43,7 +43,7 @@ if [ -n "$(ar t "$build/lib/libkfront.a" | sort | uniq -d)" ] || ! ${CC:-cc} -sh
 fi
 link_tool() {  # OUTPUT SOURCES...: a program of the public API, against the staged library
   local out=$1; shift
-  ${CC:-cc} -std=gnu11 -O2 -Iinclude -Itest/unit "$@" -o "$dest/bin/$out" \
+  ${CC:-cc} -std=gnu11 -O2 -I. -Iinclude -Itest/unit "$@" -o "$dest/bin/$out" \
     -L"$dest/lib" -lkfront -Wl,-rpath,'$ORIGIN/../lib' -ldl -lm
   strip "$dest/bin/$out"
 }
