@@ -2190,6 +2190,22 @@ static void add_annotations(Lower *L, const int ir_version[4]) {
     FuncInfo *fi = strmap_get(&L->funcs, L->kernel_names[i]);
     LLVMValueRef md[3] = {fi->fn, LLVMMDStringInContext(L->ctx, "kernel", 6), ci32(L, 1)};
     LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, md, 3));
+    /* a variant launched only with one block shape (launch_block, passes/tile_shared.c) may say so, and ask
+     * for registers enough for launch_min_blocks of its blocks per SM (ptxas caps them) */
+    Attr *block = ir_op_attr(fi->op, "launch_block");
+    int64_t min_blocks = ir_op_attr_int(fi->op, "launch_min_blocks", 0);
+    static const char *const maxntid[3] = {"maxntidx", "maxntidy", "maxntidz"};
+    bool bounded = block && block->kind == ATTR_ARRAY && block->arr.n == 3;
+    for (unsigned d = 0; bounded && d < 3; d++) {
+      int64_t n = block->arr.elems[d].kind == ATTR_INT ? block->arr.elems[d].i : 0;
+      if (n < 1 || n > 1024) break;
+      LLVMValueRef b[3] = {fi->fn, LLVMMDStringInContext(L->ctx, maxntid[d], 8), ci32(L, (int)n)};
+      LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, b, 3));
+    }
+    if (bounded && min_blocks > 0 && min_blocks <= 32) {
+      LLVMValueRef b[3] = {fi->fn, LLVMMDStringInContext(L->ctx, "minctasm", 8), ci32(L, (int)min_blocks)};
+      LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, b, 3));
+    }
   }
   if (L->nvvm) {
     /* with debug information NVVM wants its debug metadata version too */

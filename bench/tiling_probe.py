@@ -3,14 +3,13 @@
 in the tiling options, timed on one GPU, each result compared bit for bit with the untiled compile; then the
 paths the default compile can take at run time.
 
-usage: PYTHONPATH=<staged>/python bench/tiling_probe.py [--n N] [--reps R]
+usage: PYTHONPATH=<staged>/python bench/tiling_probe.py [--n N] [--reps R] [--only NAME,NAME]
 
-Rows (N x N float32, CUDA events, median of R launches after a warm-up, 16x16 blocks unless said):
-  untiled                      canonicalize,cse,bce,dce (the reference)
-  tiled, checks in the loop    tile-shared{rx=1,ry=1} (a whole tile unrolled), no hoist-checks
-  tiled + hoist-checks         tile-shared{rx=1,ry=1},cse,hoist-checks
-  blocked RXxRY                tile-shared{rx=RX,ry=RY},cse,hoist-checks (the default pipeline: 4x4)
-  default, C is A / 32x8 block the default compile sent to its untiled branch (overlap; another block shape)"""
+Rows (N x N float32, CUDA events, median of R launches after a warm-up, 16x16 blocks unless said): the untiled
+compile (canonicalize,cse,bce,dce: the reference), then canonicalize,cse,bce,tile-shared{OPTIONS},cse,hoist-checks,unroll,dce
+for each OPTIONS below (the default pipeline's are the defaults: rx=4,ry=4,prefetch=1,uniform=1,wide=1,
+min-blocks=2,unroll=1), each compared bit for bit with the reference; then the default compile launched with 32x8 and 32x32 blocks
+(the kernel itself, not the variant) and with C passed as A (overlapping arrays: the kernel itself)."""
 import argparse
 import linecache
 import os
@@ -38,6 +37,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=4096)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--only", help="comma-separated names of the variants to run (default: all)")
     args = ap.parse_args()
     from kfront import cuda, float32
     if not cuda.is_available():
@@ -83,12 +83,34 @@ def main():
     ref = cp.zeros((n, n), dtype=cp.float32)
     untiled = compiled("canonicalize,cse,bce,dce")
     rows = [("untiled", untiled, ref)]
-    for name, pipe in (("tiled, checks in the loop", "tile-shared{rx=1,ry=1},dce"),
-                       ("tiled + hoist-checks", "tile-shared{rx=1,ry=1},cse,hoist-checks,dce"),
-                       ("blocked 2x2", "tile-shared{rx=2,ry=2},cse,hoist-checks,dce"),
-                       ("blocked 4x2", "tile-shared{rx=4,ry=2},cse,hoist-checks,dce"),
-                       ("blocked 4x4 (default)", "tile-shared,cse,hoist-checks,dce"),
-                       ("blocked 8x4", "tile-shared{rx=8,ry=4},cse,hoist-checks,dce")):
+    variants = (
+        ("plain 16x16, no prefetch", "rx=1,ry=1,prefetch=0"),
+        ("plain 16x16", "rx=1,ry=1"),
+        ("4x4, as before (no prefetch/uniform/wide, no register cap)", "prefetch=0,uniform=0,wide=0,min-blocks=0"),
+        ("4x4 default", ""),
+        ("4x4 prefetch=0", "prefetch=0"),
+        ("4x4 uniform=0", "uniform=0"),
+        ("4x4 wide=0", "wide=0"),
+        ("4x4 unroll=0", "unroll=0"),
+        ("4x4 double=1", "double=1"),
+        ("4x4 double=1 prefetch=0", "double=1,prefetch=0"),
+        ("4x4 min-blocks=0", "min-blocks=0"),
+        ("4x4 min-blocks=1", "min-blocks=1"),
+        ("4x4 depth=32", "depth=32"),
+        ("2x2", "rx=2,ry=2"),
+        ("8x4", "rx=8,ry=4"),
+        ("8x4 min-blocks=1", "rx=8,ry=4,min-blocks=1"),
+        ("4x8 min-blocks=1", "rx=4,ry=8,min-blocks=1"),
+        ("8x8 min-blocks=1", "rx=8,ry=8,min-blocks=1"),
+        ("8x8 min-blocks=1 prefetch=0", "rx=8,ry=8,min-blocks=1,prefetch=0"),
+        ("8x8 min-blocks=1 double=1", "rx=8,ry=8,min-blocks=1,double=1"),
+        ("8x8 min-blocks=1 double=1 prefetch=0", "rx=8,ry=8,min-blocks=1,double=1,prefetch=0"),
+    )
+    if args.only:
+        keep = args.only.split(",")
+        variants = tuple(v for v in variants if any(v[0] == k for k in keep))
+    for name, opts in variants:
+        pipe = "tile-shared%s,cse,hoist-checks,unroll,dce" % ("{%s}" % opts if opts else "")
         try:
             rows.append((name, compiled("canonicalize,cse,bce," + pipe), cp.zeros((n, n), dtype=cp.float32)))
         except Exception as e:  # noqa: BLE001
@@ -96,11 +118,12 @@ def main():
     for name, launch, out in rows:
         ms = timed(lambda: launch(A, B, out))
         same = "" if out is ref else ("  bit-identical to untiled: %s" % bool(cp.array_equal(out, ref)))
-        print("%-28s %9.3f ms  %6.2f TFLOP/s%s" % (name, ms, 2.0 * n ** 3 / ms / 1e9, same))
+        print("%-58s %9.3f ms  %6.2f TFLOP/s%s" % (name, ms, 2.0 * n ** 3 / ms / 1e9, same), flush=True)
     for name, launch in (("default, C is A", lambda: k[g16, (16, 16)](A2, B, A2)),
-                         ("default, 32x8 block", lambda: k[((n + 31) // 32, (n + 7) // 8), (32, 8)](A, B, C))):
+                         ("default, 32x8 block", lambda: k[((n + 31) // 32, (n + 7) // 8), (32, 8)](A, B, C)),
+                         ("default, 32x32 block", lambda: k[((n + 31) // 32, (n + 31) // 32), (32, 32)](A, B, C))):
         ms = timed(launch)
-        print("%-28s %9.3f ms  %6.2f TFLOP/s" % (name, ms, 2.0 * n ** 3 / ms / 1e9))
+        print("%-58s %9.3f ms  %6.2f TFLOP/s" % (name, ms, 2.0 * n ** 3 / ms / 1e9), flush=True)
     return 0
 
 

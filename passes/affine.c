@@ -4,9 +4,10 @@
  * affine_of walks v's definition: constants; extsi, and extui of a value known non-negative (a gpu id, or
  * by the range analysis); addi, subi; muli and shli by a constant; muli of blockIdx.d and blockDim.d (through
  * extsi/extui, either order) is the term bbase.d; gpu.thread_id is tid.d; an scf.for's induction variable
- * is iv; any other invariant value (affine_is_invariant) is a symbol — so is an invariant add/mul that
- * could wrap around. Anything else (loads, selects, divisions of thread-dependent values, region results)
- * is not affine. Terms with equal (kind, dim, value) are merged; coefficients that would overflow an int64
+ * is iv; an arith.select whose condition the range analysis decides is the operand it picks (Python's
+ * negative-index wrap-around, `i - 1 < 0 ? i - 1 + n : i - 1`, under a guard i >= 1); any other invariant
+ * value (affine_is_invariant) is a symbol — so is an invariant add/mul that could wrap around. Anything else
+ * (loads, other selects, divisions of thread-dependent values, region results) is not affine. Terms with equal (kind, dim, value) are merged; coefficients that would overflow an int64
  * make the value not affine. Depth-limited (a deep chain is not affine); no state, no IR changes. */
 #include "passes/affine.h"
 
@@ -153,6 +154,10 @@ static bool form(RangeAnalysis *ra, Value *v, Affine *f, unsigned depth) {
   if (gpu_dim_of(v, OP_THREAD_ID, &dim)) return add_term(f, AFF_TID, dim, NULL, 1);
   Op *d = v->def;
   bool inv = invariant(v, 0);
+  if (ra && d && d->kind == OP_SELECT) { /* a select the ranges decide (Python's negative-index wrap-around) */
+    Range c = range_of_value(ra, op_operand(d, 0));
+    if (c.lo == c.hi && (c.lo == 0 || c.lo == 1)) return form(ra, op_operand(d, c.lo ? 1 : 2), f, depth + 1);
+  }
   if (!d || d->nresults != 1 || d->noperands != 2) return inv && symbol(v, f);
   Value *x = op_operand(d, 0), *y = op_operand(d, 1);
   Affine a, b;

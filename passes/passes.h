@@ -9,7 +9,7 @@
 
 #include "ir/ir.h"
 
-enum { PASS_MAX_OPTIONS = 8 };
+enum { PASS_MAX_OPTIONS = 16 };
 
 typedef struct PassContext {
   Diag *diag;
@@ -49,7 +49,7 @@ typedef enum {
 
 const PassInfo *pass_info(PassKind k);
 /* The default pipeline after lowering (kfront compile; the runtime appends grid-stride). */
-#define PASS_DEFAULT_PIPELINE "canonicalize,cse,bce,tile-shared,cse,hoist-checks,dce"
+#define PASS_DEFAULT_PIPELINE "canonicalize,cse,bce,pad-shared,tile-shared,cse,hoist-checks,unroll,dce"
 const PassInfo *pass_lookup(const char *name, size_t len);
 
 /* ---- passes/pass_manager.c ------------------------------------------------------------------- */

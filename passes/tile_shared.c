@@ -1,11 +1,22 @@
 /* tile_shared.c — shared-memory tiling: a loop whose iterations make the threads of a block re-read the same
- * global elements (the naive matmul's A[i, k] and B[k, j]) stages them, tile by tile, in shared memory.
+ * global elements (the naive matmul's A[i, k] and B[k, j]) stages them, tile by tile, in shared memory; so do
+ * the neighbour reads of a kernel without a loop (stencils), where the cost model says it pays.
  *
  * Requires: valid structured IR, after bce (the checks it could not remove stay where they are). Preserves:
  * validity and each thread's results bit for bit (the same values combined in the same order). Uses the range
  * analysis, the affine analysis, ir_op_clone and ir_walk_callees.
- * Options: bx, by (the block shape tiled for; default 16x16), depth (the tile's extent along the loop; 16),
- * report (1: a note at each loop looked at: tiled with what, or why not), rx, ry (register blocking; 4x4).
+ * Options (passes.def): bx, by (the block tiled for; 16x16), depth (the tiles' extent along the loop; 16),
+ * report (a note at each loop, or a loop-less kernel's neighbour reads, looked at: tiled with what, or why not:
+ * kfront compile --remarks=tile), rx, ry (register blocking; 4x4), prefetch, uniform, wide (below; on),
+ * min-blocks (2), min-reuse (2) and halo-min-reuse (8) (the cost model).
+ *
+ * The variant. A kernel that is tiled keeps its code and gets a variant, a copy named NAME__tiled after it
+ * (attribute variant_of; the kernel names it in tiled_variant), with the loop tiled. The variant's launch plan
+ * (runtime/plan.c) says when the runtime launches it instead of the kernel: launch_block, the block it was
+ * built for (any other block runs the kernel, whose registers and shared memory are its own: a 32x32 launch is
+ * never refused for the variant's sake), and launch_disjoint, the pairs (tiled array, written array) whose
+ * memory must not overlap (the same array passed as input and output runs the kernel); launch_min_blocks asks
+ * the backend for registers enough for that many of its blocks per SM (.maxntid, .minnctapersm).
  *
  * The loop L: an scf.for of a kernel, in its entry block or directly in one arm of an scf.if there whose other
  * arm is empty (`if i < n and j < m:` around the loop, and `if i >= n or j >= m: return` before it, which the
@@ -18,34 +29,66 @@
  * them; the kernel calls no function that stores anything); every array the kernel writes is a parameter,
  * a local or a shared one; the tiles fit 48 KiB.
  *
- * Rewrite. The kernel body becomes `scf.if(fits) {tiled} else {the original, cloned}`, where fits says the
- * block is (bx, by, 1) and no tiled array's memory overlaps that of a written parameter (mem.addr spans,
- * computed at run time: the same array passed twice runs the original). Both are uniform over the block, so
- * barriers are never divergent, and a launch with any other block shape, or aliasing arguments, runs the
- * untiled code: the variant needs nothing from the launch (no launch-plan entry, no second kernel). In the
- * tiled version:
- *     for k0 in range(lb, ub, depth):                  # every thread, guard or not; carries L's values
- *         for e in range(t, tile size, bx*by): tile[e] = A[index with tid/k := e's coordinates] if in bounds else 0
+ * The cost model (enough_reuse, enough_occupancy; its numbers are in the remarks). A tile pays when each of
+ * its elements staged in shared memory is read by the block at least min-reuse times (per step of L: the
+ * threads of the block over those that read distinct elements; 16 for each tile of the naive matmul on 16x16
+ * blocks, 1 where no two threads share an element); tiles below are left as global loads, and L is not tiled
+ * when none is left. A kernel without a loop reads its neighbourhood once: staging it costs a store, a barrier
+ * and a shared load per element, which pays when reads per element staged reach halo-min-reuse (8: a 3-point
+ * stencil on 256 threads reads each element 2.98 times, and Hopper's L1 already serves those neighbour reads:
+ * tiled it ran at 61% of copy bandwidth on an H200, untiled 71%), or when a warp reads the array down a
+ * column (threadIdx.x moving a row index, as `i, j = cuda.grid(2); u[i, j]` does): the tile's loads read
+ * along rows, coalesced (a 5-point Jacobi on 16x16: 21% of copy bandwidth untiled, 32% tiled; bench/README.md
+ * has the measurements). Then the occupancy: the tiles
+ * and the kernel's own static shared memory leave shared memory (228 KB per SM, 1 KB reserved per block) for
+ * some blocks per SM; when that keeps under a quarter of the SM's 2048 threads busy, tiling is declined.
+ *
+ * Rewrite (rewrite, emit_tile_loop). In the variant:
+ *     pre = this thread's elements of the first tiles         # prefetch: loaded before the loop
+ *     for k0 in range(lb, ub, depth):                          # every thread, guard or not; carries L's values
+ *         store pre into the tiles (element e = t + j*bx*by of each: A[index with tid/k := e's coordinates]
+ *             if in bounds else 0)
  *         barrier
+ *         pre = this thread's elements of the tiles at k0 + depth   # in flight during the compute
  *         if guard: carried = (for k in range(k0, min(k0 + depth, ub)): L's body, loads read the tiles)
  *         barrier
- * where the inner loop is split: a whole tile (k0 + depth <= ub) runs `for kk in range(0, depth)` with
- * k = k0 + kk (a constant trip count, unrolled by the backend), the last partial one the loop above.
- * (t = tid.x + bx*tid.y). Each thread's k runs through the same values in the same order, its checks stay
- * before its reads, and a tile element it reads was loaded from the same index it would have read (the
- * indices of the cooperative loads are the original index computations, cloned with threadIdx and k
- * replaced, so this holds whatever the index arithmetic does). A thread ended by a failed check leaves its
- * part of later tiles unloaded: after an IndexError the outputs are not meaningful (as with grid-stride).
+ * (t = tid.x + bx*tid.y; with prefetch=0 each step loads its own tiles' elements at its top; tiles with more
+ * than TS_MAX_SLOTS elements per thread in all are loaded by a loop, with no prefetch). With `double`, each
+ * tile has two buffers used in turn (the loop carries which) and the second barrier goes: a thread stores
+ * into a buffer again only past the next step's barrier, which no thread passes before every thread has
+ * finished reading it. The inner loop is split: a whole tile
+ * (k0 + depth <= ub) runs `for kk in range(0, depth)` with k = k0 + kk (a constant trip count, unrolled by the
+ * backend), the last partial one the loop above. Each thread's k runs through the same values in the same
+ * order, its checks stay before its reads, and a tile element it reads was loaded from the same index it
+ * would have read (the indices of the cooperative loads are the original index computations, cloned with
+ * threadIdx and k replaced, so this holds whatever the index arithmetic does). Loads past the end read 0 and
+ * are never read back. A thread ended by a failed check leaves its part of later tiles unloaded: after an
+ * IndexError the outputs are not meaningful (as with grid-stride).
  *
  * Register blocking (rewrite_blocked), where legal besides: the kernel has no barrier, warp op, shared memory,
  * call, atomic, fence, lane id or nested return; the ops before L are pure; blockIdx.x and .y are read only
  * there, and in a tiled index only where it moves with threadIdx.x (.y); L's bounds do not depend on them.
- * The launch stays the user's: a block of the tiled variant whose blockIdx is a multiple of (rx, ry) computes
- * what the rx x ry blocks from it compute, its thread (tx, ty) as the thread (tx, ty) of each of them that
- * exists (a virtual thread: the original code with blockIdx := blockIdx + (r, c), so every index, guard, check
- * and store keeps its meaning); the other blocks do nothing. The tiles hold the rows of all those blocks, so
- * each thread reads rx + ry values from shared memory per k for rx * ry accumulations. Each virtual thread's
- * values are combined in the original order. */
+ * The runtime launches ceil(grid / (rx, ry)) blocks (launch_grid_divisor) and passes the user's grid as three
+ * hidden parameters (arg_names __kf_grid_x/y/z, which every gridDim read becomes): block (bx, by) computes what
+ * the user's blocks (rx*bx + r, ry*by + c), r < rx, c < ry, compute (those that exist), its thread (tx, ty) as
+ * the thread (tx, ty) of each of them, a virtual thread: the original code with blockIdx := that block's (so
+ * every index, guard, check and store keeps its meaning). The tiles hold the rows of all those blocks, so
+ * each thread reads rx + ry values from shared memory per k for rx * ry accumulations. With `wide`, a tile of
+ * rank 2 moving with threadIdx over f blocks and with L stores that index last, element q*bw + t at t*f + q:
+ * each thread's f values for one k are adjacent (one ld.shared.v4 for 4 floats; rows padded by 16 bytes).
+ * With `uniform`, the block takes one path for the whole loop: barrier_reduce(and) of "every virtual thread of
+ * this thread exists and passes its guard" picks between a loop over the tiles whose compute is one loop over
+ * k with all the virtual threads' bodies and one where each body is under its guard (the edge blocks); each
+ * path's registers are its own. Each virtual thread's values are combined in the original order.
+ *
+ * Neighbour reads (analyze_halo, rewrite_halo): a kernel without a loop whose body sits in a guard (an scf.if
+ * after pure ops, as above). Its loads from a read-only parameter whose indices are affine in at most one of
+ * tid.x, tid.y each (coefficient 1) and differ only by constants (a[i - 1], a[i], a[i + 1]; Python's
+ * negative-index wrap-around the guard decides is looked through) share a halo tile: the block's elements
+ * from the least offset to the greatest, (bx + 2) x (by + 2) for a 5-point Jacobi, for blocks of (bx, by)
+ * (of bx*by threads when the reads move with threadIdx.x alone). Before the guard every thread stores its
+ * elements (the index rebuilt from the affine form: exact for every thread that reads it; 0 outside the
+ * array), a barrier; the reads read the tile. */
 #include <stdio.h>
 #include <string.h>
 
@@ -54,8 +97,11 @@
 #include "passes/range.h"
 
 enum { TS_MAX_TILES = 8, TS_MAX_RANK = 3, TS_SHARED_BUDGET = 48 * 1024, TS_MAX_WRITTEN = 16, TS_MAX_VIRT = 64,
-       TS_MAX_CARRY = 64, TS_MAX_OPS = 512 };
+       TS_MAX_CARRY = 64, TS_MAX_OPS = 512, TS_MAX_SLOTS = 32, TS_MAX_MEMBERS = 16 };
 enum { VAR_NONE = -1, VAR_TX = 0, VAR_TY = 1, VAR_K = 2 };
+/* Hopper's SM (the H100's and H200's), for the cost model: shared memory, 1 KB of it reserved per block, threads
+ * and blocks resident at most. */
+enum { TS_SM_SHARED = 228 * 1024, TS_SM_RESERVED = 1024, TS_SM_THREADS = 2048, TS_SM_BLOCKS = 32 };
 
 typedef struct Tile {
   Op *load;
@@ -63,15 +109,56 @@ typedef struct Tile {
   unsigned rank;
   int var[TS_MAX_RANK];       /* per index: the variable it moves with */
   int64_t ext[TS_MAX_RANK];   /* the tile's extent along each index */
+  Value *idx[TS_MAX_RANK];    /* the load's indices (they stay, dead, in L's body once the load reads the tile) */
   const char *global;         /* the shared mem.global's name */
+  bool wide;                  /* stored wide (register blocking): see stored_dim */
+  bool halo;                  /* neighbour reads (a kernel without a loop): the loads of members[], the same
+                               * index but for constant offsets moff; the tile covers the block's elements
+                               * from offset lo[d] on, idx[] being member 0's (offset ref = moff[0]) */
+  unsigned nmembers;
+  Op *members[TS_MAX_MEMBERS];
+  int64_t moff[TS_MAX_MEMBERS][TS_MAX_RANK];
+  int64_t lo[TS_MAX_RANK];
+  Affine form[TS_MAX_RANK];   /* halo: member 0's index forms */
+  unsigned tdim;              /* wide: the index that moves with threadIdx */
+  int64_t f;                  /* wide: the blocks along it (rx or ry) */
 } Tile;
 
-/* The tile's extent in shared memory along d: the last dimension is padded by one element (when the tile has
- * more than one), so that threads reading down a column (A[i, k] by consecutive i) hit distinct banks: a
- * 16x16 float tile read by column was a 16-way bank conflict on every read. The padding is never indexed. */
-static int64_t stored_extent(const Tile *tl, unsigned d) {
-  return d + 1 == tl->rank && tl->rank > 1 && tl->ext[d] > 1 ? tl->ext[d] + 1 : tl->ext[d];
+/* Where index d of the tile lives in its shared array. Plain: the same order. Wide (a register-blocked tile
+ * of rank 2, one index moving with threadIdx.x or .y over f blocks of bw threads, the other with L): that
+ * index is stored last, its element q*bw + t (block q, thread t) at t*f + q, so each thread's f values for
+ * one k are adjacent: the backend can read them with one wide shared load (ld.shared.v4 for 4 floats). */
+static unsigned stored_dim(const Tile *tl, unsigned d) {
+  if (!tl->wide) return d;
+  return d == tl->tdim ? tl->rank - 1 : d < tl->tdim ? d : d - 1;
 }
+
+/* The shared array's extents. The last one is padded so that threads reading down a column (A[i, k] by
+ * consecutive i) hit distinct banks: by one element in a plain tile of more than one (a 16x16 float tile
+ * read by column was a 16-way bank conflict on every read), by 16 bytes in a wide one (its rows stay
+ * 16-byte aligned). The padding is never indexed. */
+static void stored_shape(const Tile *tl, int64_t out[TS_MAX_RANK]) {
+  for (unsigned d = 0; d < tl->rank; d++) out[stored_dim(tl, d)] = tl->ext[d];
+  int64_t *last = &out[tl->rank - 1];
+  if (tl->wide) *last += 16 / (int64_t)ty_size(tl->array->type->elem);
+  else if (tl->rank > 1 && *last > 1) *last += 1;
+}
+
+static int64_t tile_bytes(const Tile *tl) {
+  int64_t shape[TS_MAX_RANK], e = (int64_t)ty_size(tl->array->type->elem);
+  stored_shape(tl, shape);
+  for (unsigned d = 0; d < tl->rank; d++) e *= shape[d];
+  return e;
+}
+
+/* The cost model's numbers (pays), for the remarks. */
+typedef struct Cost {
+  double reuse;               /* reads of the staged elements by the block per element staged */
+  bool coalesces;             /* a halo tile staged because a warp reads its array down a column */
+  SrcLoc first;               /* the first read looked at (a halo's: where the remark goes) */
+  int64_t tile_bytes, user_bytes, blocks_by_shared, blocks;
+  char why[200];
+} Cost;
 
 typedef struct Ts {
   Module *m;
@@ -80,6 +167,17 @@ typedef struct Ts {
   int64_t bx, by, depth;
   int64_t rx, ry;             /* register blocking: a block computes rx x ry blocks' outputs (1 x 1: none) */
   bool report;
+  bool prefetch;              /* the next tile's global loads issued before the current tile's compute */
+  bool uniform;               /* register blocking: the block picks its path (all virtual threads in or not) once */
+  bool wide;                  /* register blocking: wide tiles (stored_dim) */
+  bool unroll;                /* a whole tile's steps emitted one after the other (not a loop) */
+  bool dbuf;                  /* double-buffered tiles (a loop's): two of each, one barrier per step */
+  Value *bufph;               /* dbuf: the template's placeholder for the buffer index (i64) */
+  Value *buf;                 /* dbuf: the buffer index of the loop being emitted */
+  int64_t min_blocks;         /* the variant's blocks per SM asked of the backend (launch_min_blocks; 0: none) */
+  int64_t min_reuse, halo_min_reuse; /* the cost model's thresholds (options) */
+  int64_t vbx, vby;           /* the block the variant runs with (bx, by; a 1-D kernel without a loop: bx*by, 1) */
+  Cost cost;
   bool blocked;               /* L is register-blocked */
   Op *func;
   Op *loop, *guard;           /* L, and the scf.if around it (NULL: none) */
@@ -210,6 +308,7 @@ static bool find_loads(Op *op, void *user) {
   if (!is_param(t, a) || a->type->rank > TS_MAX_RANK) return true;
   const char *saved = t->why;
   Tile tl = {.load = op, .array = a, .rank = a->type->rank};
+  for (unsigned i = 0; i < tl.rank; i++) tl.idx[i] = op_operand(op, 1 + i);
   RangeMark mk = range_scope_open(t->ra);
   range_assume_context(t->ra, op);
   bool ok = true, used[3] = {false, false, false};
@@ -266,13 +365,229 @@ static bool legal(Ts *t) {
   t->ntiles = n;
   if (!n) return fail(t, "no load is shared by the threads of a block");
   int64_t bytes = 0;
-  for (unsigned i = 0; i < n; i++) {
-    int64_t e = (int64_t)ty_size(t->tiles[i].array->type->elem);
-    for (unsigned d = 0; d < t->tiles[i].rank; d++) e *= stored_extent(&t->tiles[i], d);
-    bytes += e;
-  }
+  for (unsigned i = 0; i < n; i++) bytes += tile_bytes(&t->tiles[i]) * (t->dbuf ? 2 : 1);
   if (bytes > TS_SHARED_BUDGET) return fail(t, "the tiles do not fit the shared-memory budget");
   return true;
+}
+
+/* ---- neighbour reads: a kernel without a loop ------------------------------------------------------ */
+
+/* Whether a and b are the same sum of terms, constants aside. */
+static bool same_but_constant(const Affine *a, const Affine *b) {
+  if (a->n != b->n) return false;
+  for (unsigned i = 0; i < a->n; i++) {
+    bool found = false;
+    for (unsigned j = 0; j < b->n && !found; j++)
+      found = a->t[i].kind == b->t[j].kind && a->t[i].dim == b->t[j].dim && a->t[i].v == b->t[j].v &&
+              a->t[i].coef == b->t[j].coef;
+    if (!found) return false;
+  }
+  return true;
+}
+
+typedef struct HaloScan {
+  Ts *t;
+} HaloScan;
+
+/* A load in the guarded body (not in a loop) from a parameter, each index affine in at most one of
+ * threadIdx.x and .y (coefficient 1; blockIdx*blockDim and invariants free): it joins the group of the
+ * loads of its array whose indices differ from its own by constants only (a new group if none). */
+static bool find_halo_loads(Op *op, void *user) {
+  HaloScan *hs = user;
+  Ts *t = hs->t;
+  if (op->kind != OP_LOAD) return true;
+  for (Op *p = ir_block_parent_op(op->block); p && p != t->guard; p = ir_block_parent_op(p->block))
+    if (op_has(p, OPT_LOOP)) return true; /* (in a loop: read many times, left alone) */
+  Value *a = op_operand(op, 0);
+  unsigned rank = a->type->rank;
+  if (!is_param(t, a) || rank > TS_MAX_RANK) return true;
+  Affine f[TS_MAX_RANK];
+  int var[TS_MAX_RANK];
+  bool ok = true, used[2] = {false, false};
+  RangeMark mk = range_scope_open(t->ra);
+  range_assume_context(t->ra, op);
+  for (unsigned d = 0; d < rank && ok; d++) {
+    ok = affine_of(t->ra, op_operand(op, 1 + d), &f[d]);
+    var[d] = VAR_NONE;
+    for (unsigned k = 0; k < f[d].n && ok; k++) {
+      const AffTerm *x = &f[d].t[k];
+      if (x->kind == AFF_BBASE || x->kind == AFF_SYM) continue;
+      ok = x->kind == AFF_TID && x->dim < 2 && x->coef == 1 && var[d] == VAR_NONE && !used[x->dim];
+      if (ok) used[x->dim] = true, var[d] = (int)x->dim;
+    }
+  }
+  range_scope_close(t->ra, mk);
+  if (!ok) return true;
+  for (unsigned g = 0; g < t->ntiles; g++) {
+    Tile *tl = &t->tiles[g];
+    bool same = tl->array == a && tl->nmembers < TS_MAX_MEMBERS;
+    for (unsigned d = 0; d < rank && same; d++) same = tl->var[d] == var[d] && same_but_constant(&tl->form[d], &f[d]);
+    if (!same) continue;
+    tl->members[tl->nmembers] = op;
+    for (unsigned d = 0; d < rank; d++) tl->moff[tl->nmembers][d] = f[d].c;
+    tl->nmembers++;
+    return true;
+  }
+  if (t->ntiles == TS_MAX_TILES) return true;
+  Tile *tl = &t->tiles[t->ntiles];
+  *tl = (Tile){.load = op, .array = a, .rank = rank, .halo = true, .nmembers = 1, .members = {op}};
+  for (unsigned d = 0; d < rank; d++) {
+    tl->idx[d] = op_operand(op, 1 + d);
+    tl->var[d] = var[d];
+    tl->moff[0][d] = f[d].c;
+    tl->form[d] = f[d];
+  }
+  t->ntiles++;
+  return true;
+}
+
+/* Whether the guarded body of a kernel without a loop (G's arm) reads neighbours that the threads of a block
+ * share: fills the tiles (the groups with more than one offset) and the written arrays. */
+static bool legal_halo(Ts *t) {
+  Op *G = t->guard;
+  for (Op *op = ir_func_entry(t->func)->first; op != G; op = op->next)
+    if (!op_has(op, OPT_PURE) || op->nregions) return fail(t, "the kernel does more than pure ops before its guard");
+  BodyScan bs = {t, true};
+  for (Op *op = G->regions[t->arm].first->first; op && bs.ok; op = op->next) ir_walk_pre(op, scan_body, &bs);
+  if (!bs.ok) return false;
+  bool writes = false;
+  ir_walk_callees(t->m, t->func, callee_writes, &writes);
+  if (writes) return fail(t, "the kernel calls a function that may write memory");
+  t->nwritten = 0;
+  if (!ir_walk_pre(t->func, collect_written, t)) return false;
+  t->ntiles = 0;
+  HaloScan hs = {t};
+  for (Op *op = G->regions[t->arm].first->first; op; op = op->next) ir_walk_pre(op, find_halo_loads, &hs);
+  /* a kernel whose reads move with threadIdx.x alone is tiled for 1-D blocks of bx*by threads */
+  bool uses_y = false;
+  for (unsigned i = 0; i < t->ntiles; i++)
+    for (unsigned d = 0; d < t->tiles[i].rank; d++) uses_y |= t->tiles[i].var[d] == VAR_TY;
+  t->vbx = uses_y ? t->bx : t->bx * t->by;
+  t->vby = uses_y ? t->by : 1;
+  unsigned n = 0;
+  for (unsigned i = 0; i < t->ntiles; i++) {
+    Tile *tl = &t->tiles[i];
+    bool w = false, spread = false, shared = false;
+    for (unsigned j = 0; j < t->nwritten; j++) w |= t->written[j] == tl->array;
+    int64_t hi[TS_MAX_RANK];
+    for (unsigned d = 0; d < tl->rank; d++) {
+      tl->lo[d] = hi[d] = tl->moff[0][d];
+      for (unsigned m = 1; m < tl->nmembers; m++) {
+        if (tl->moff[m][d] < tl->lo[d]) tl->lo[d] = tl->moff[m][d];
+        if (tl->moff[m][d] > hi[d]) hi[d] = tl->moff[m][d];
+      }
+      spread |= hi[d] > tl->lo[d];
+      shared |= tl->var[d] != VAR_NONE;
+      int64_t base = tl->var[d] == VAR_TX ? t->vbx : tl->var[d] == VAR_TY ? t->vby : 1;
+      tl->ext[d] = base + hi[d] - tl->lo[d];
+    }
+    if (w) fail(t, "the array read is written by the kernel");
+    else if (spread && shared) t->tiles[n++] = *tl;
+  }
+  t->ntiles = n;
+  if (!n) return fail(t, "no neighbour reads shared by the threads of a block");
+  return true;
+}
+
+/* ---- the cost model -------------------------------------------------------------------------------- */
+
+typedef struct SharedScan {
+  Module *m;
+  int64_t bytes;
+  const char *seen[64];
+  unsigned nseen;
+} SharedScan;
+
+static bool count_shared(Op *op, void *user) {
+  SharedScan *s = user;
+  if (op->kind != OP_GLOBAL_REF) return true;
+  const char *name = ir_op_attr_str(op, "name");
+  Op *g = name ? ir_module_lookup(s->m, name) : NULL;
+  const char *space = g ? ir_op_attr_str(g, "space") : NULL;
+  if (!space || strcmp(space, "shared") != 0) return true;
+  for (unsigned i = 0; i < s->nseen; i++)
+    if (strcmp(s->seen[i], name) == 0) return true;
+  if (s->nseen < 64) s->seen[s->nseen++] = name;
+  Type *ty = ir_op_attr_type(g, "type");
+  const Attr *shape = ir_op_attr(g, "shape");
+  int64_t e = ty && ty->kind == TY_ARRAY ? (int64_t)ty_size(ty->elem) : 0;
+  for (unsigned d = 0; shape && shape->kind == ATTR_ARRAY && d < shape->arr.n; d++) e *= shape->arr.elems[d].i;
+  s->bytes += e;
+  return true;
+}
+
+static bool count_shared_callee(Op *callee, Op *call, void *user) {
+  (void)call;
+  if (callee) ir_walk_pre(callee, count_shared, user);
+  return true;
+}
+
+/* Whether the threads of a warp read tl's array down a column: threadIdx.x moves an index other than the
+ * array's contiguous one (the last; the first of an F-ordered array), so a warp's read touches 32 rows where
+ * the tile's loads read along rows. */
+static bool warp_reads_down_a_column(const Tile *tl) {
+  if (tl->rank < 2) return false;
+  unsigned contiguous = tl->array->type->layout == LAYOUT_F ? 0 : tl->rank - 1;
+  for (unsigned d = 0; d < tl->rank; d++)
+    if (tl->var[d] == VAR_TX && d != contiguous) return true;
+  return false;
+}
+
+/* The cost model, first part: the reads of a tile's elements by the block per element staged (per step of
+ * L, or for the whole halo tile); tiles read fewer than min-reuse (halo-min-reuse) times are dropped, but for
+ * a halo tile whose array a warp reads down a column (then staging it turns 32 rows read per warp into
+ * rows read along: measured 1.5x on a 5-point Jacobi, bench/README.md). False (the reason kept) when none is
+ * left. */
+static bool enough_reuse(Ts *t) {
+  Cost *c = &t->cost;
+  int64_t threads = t->vbx * t->vby, reads = 0, loaded = 0;
+  double need = t->loop ? (double)t->min_reuse : (double)t->halo_min_reuse, best = 0;
+  unsigned n = 0;
+  if (t->ntiles && t->tiles[0].halo) c->first = t->tiles[0].members[0]->loc;
+  for (unsigned i = 0; i < t->ntiles; i++) {
+    Tile *tl = &t->tiles[i];
+    int64_t elems = 1; /* one block's (register blocking aside) */
+    for (unsigned d = 0; d < tl->rank; d++)
+      elems *= tl->halo ? tl->ext[d] : tl->var[d] == VAR_TX ? t->vbx : tl->var[d] == VAR_TY ? t->vby : 1;
+    int64_t r = threads * (tl->halo ? tl->nmembers : 1);
+    double reuse = (double)r / (double)elems;
+    if (reuse > best) best = reuse;
+    bool column = tl->halo && warp_reads_down_a_column(tl);
+    c->coalesces |= column;
+    if (reuse < need && !column) continue;
+    reads += r;
+    loaded += elems;
+    t->tiles[n++] = *tl;
+  }
+  t->ntiles = n;
+  c->reuse = n ? (double)reads / (double)loaded : best;
+  if (n) return true;
+  snprintf(c->why, sizeof c->why, "the cost model: each element staged would be read %.2f times, under the %.0f that "
+           "pay%s", best, need, t->loop ? "" : " for a kernel without a loop (Hopper's L1 already serves neighbour reads)");
+  t->why = c->why; /* the reason, whatever dropped other loads before */
+  return false;
+}
+
+/* The cost model, second part (the tiles final): the blocks per SM that the tiles and the kernel's own static
+ * shared memory leave (Hopper: 228 KB per SM, 1 KB reserved per block), against those the block's threads
+ * allow; tiling is declined when the SM would keep under a quarter of its threads busy. */
+static bool enough_occupancy(Ts *t) {
+  Cost *c = &t->cost;
+  int64_t threads = t->vbx * t->vby;
+  c->tile_bytes = 0;
+  for (unsigned i = 0; i < t->ntiles; i++) c->tile_bytes += tile_bytes(&t->tiles[i]) * (t->loop && t->dbuf ? 2 : 1);
+  SharedScan ss = {.m = t->m};
+  ir_walk_pre(t->func, count_shared, &ss);
+  ir_walk_callees(t->m, t->func, count_shared_callee, &ss);
+  c->user_bytes = ss.bytes;
+  int64_t by_threads = TS_SM_THREADS / threads < TS_SM_BLOCKS ? TS_SM_THREADS / threads : TS_SM_BLOCKS;
+  c->blocks_by_shared = TS_SM_SHARED / (c->tile_bytes + ss.bytes + TS_SM_RESERVED);
+  c->blocks = c->blocks_by_shared < by_threads ? c->blocks_by_shared : by_threads;
+  if (4 * c->blocks * threads >= TS_SM_THREADS) return true;
+  snprintf(c->why, sizeof c->why, "the cost model: %lld bytes of tiles leave room for %lld block(s) of %lld threads "
+           "per SM, under a quarter of its threads", (long long)c->tile_bytes, (long long)c->blocks, (long long)threads);
+  t->why = c->why;
+  return false;
 }
 
 /* ---- rewriting ---------------------------------------------------------------------------------- */
@@ -291,22 +606,23 @@ static bool uses_block_id(const Value *v, unsigned mask, unsigned depth) {
 }
 
 /* The index computation of v, cloned at b with threadIdx and L's variable replaced (tid[d]: i32 values,
- * NULL: 0; k: the value for L's variable). Values that do not depend on them and are defined outside L are
- * used as they are. */
+ * NULL: 0; k: the value for L's variable). Values that do not depend on them and are defined outside L (the
+ * guard, for a kernel without a loop) are used as they are. */
 static Value *substitute(Ts *t, IrBuilder *b, Value *v, Value *const tid[2], Value *const bid[2], Value *k,
                          PtrMap *memo) {
   Value *m = ptrmap_get(memo, v);
   if (m) return m;
-  Value *iv = t->loop->regions[0].first->args[0];
+  Value *iv = t->loop ? t->loop->regions[0].first->args[0] : NULL;
   Op *d = v->def;
-  if (v == iv) return k;
+  if (iv && v == iv) return k;
   if (d && d->kind == OP_THREAD_ID) {
     int64_t dim = ir_op_attr_int(d, "dim", 0);
     return dim < 2 && tid[dim] ? tid[dim] : ib_const_int(b, v->type, 0);
   }
   if (d && d->kind == OP_BLOCK_ID && ir_op_attr_int(d, "dim", 0) < 2 && bid[ir_op_attr_int(d, "dim", 0)])
     return bid[ir_op_attr_int(d, "dim", 0)];
-  bool inside = d ? ir_op_is_ancestor(t->loop, d) : ir_block_parent_op(v->block) == t->loop;
+  Op *scope = t->loop ? t->loop : t->guard; /* what the tile loads are placed before */
+  bool inside = d ? ir_op_is_ancestor(scope, d) : ir_block_parent_op(v->block) == scope;
   if (!inside && affine_is_invariant(v) && !((bid[0] || bid[1]) && uses_block_id(v, 3, 0))) return v;
   if (!d || d->nregions || !op_has(d, OPT_PURE)) return NULL; /* affine_of would have refused it */
   Value *ops[4];
@@ -323,95 +639,23 @@ static Value *substitute(Ts *t, IrBuilder *b, Value *v, Value *const tid[2], Val
   return r;
 }
 
-/* not(empty(a) or empty(w) or end(a) <= start(w) or end(w) <= start(a)) is overlap; returns "disjoint". */
-static Value *span(IrBuilder *b, Value *a, Value **lo, Value **hi) {
-  Type *i64 = ty_i64(b->ctx);
-  Value *base = ib_op(b, OP_ADDR, 1, &a, 1, (Type *[]){ty_int(b->ctx, 64, true)}, 0)->results;
-  base = ib_cast(b, base, i64);
-  Value *l = base, *h = ib_binary(b, OP_ADDI, base, c64(b, (int64_t)ty_size(a->type->elem)));
-  Value *zero = c64(b, 0), *empty = ib_const_bool(b, false);
-  for (unsigned d = 0; d < a->type->rank; d++) {
-    Value *n = ib_dim(b, a, d);
-    Op *so = ib_op(b, OP_STRIDE, 1, &a, 1, &i64, 0);
-    ir_op_set_attr(b->m, so, "axis", attr_int(i64, d));
-    Value *one = c64(b, 1);
-    Value *last = ib_binary(b, OP_SUBI, n, one);
-    Value *reach = ib_binary(b, OP_MULI, last, op_result(so, 0));
-    l = ib_binary(b, OP_ADDI, l, ib_binary(b, OP_MINSI, reach, zero));
-    h = ib_binary(b, OP_ADDI, h, ib_binary(b, OP_MAXSI, reach, zero));
-    empty = ib_binary(b, OP_ORI, empty, ib_cmpi(b, "sle", n, zero));
-  }
-  *lo = l;
-  *hi = h;
-  return empty;
-}
-
-static Value *fits_condition(Ts *t, IrBuilder *b) {
-  Type *i32 = ty_i32(b->ctx);
-  int64_t want[3] = {t->bx, t->by, 1};
-  Value *ok = ib_const_bool(b, true);
-  for (unsigned d = 0; d < 3; d++)
-  {
-    Value *dim = ib_gpu_id(b, OP_BLOCK_DIM, d);
-    Value *w = ib_const_int(b, i32, want[d]);
-    ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, "eq", dim, w));
-  }
-  for (unsigned i = 0; i < t->ntiles; i++) {
-    bool seen = false;
-    for (unsigned j = 0; j < i; j++) seen |= t->tiles[j].array == t->tiles[i].array;
-    if (seen) continue;
-    for (unsigned w = 0; w < t->nwritten; w++) {
-      Value *la, *ha, *lw, *hw;
-      Value *ea = span(b, t->tiles[i].array, &la, &ha), *ew = span(b, t->written[w], &lw, &hw);
-      Value *empty = ib_binary(b, OP_ORI, ea, ew);
-      Value *before = ib_cmpi(b, "sle", ha, lw);
-      Value *after = ib_cmpi(b, "sle", hw, la);
-      Value *apart = ib_binary(b, OP_ORI, before, after);
-      Value *disjoint = ib_binary(b, OP_ORI, empty, apart);
-      ok = ib_binary(b, OP_ANDI, ok, disjoint);
-    }
-  }
-  return ok;
-}
-
-/* Moves the entry block's ops (but its return) into the then-arm of scf.if(fits), a clone of them into the
- * else-arm. Returns the then-block. */
-static Block *version(Ts *t) {
-  Block *entry = ir_func_entry(t->func);
-  Op *ret = ir_block_terminator(entry);
-  Op *first = entry->first;
-  IrBuilder b;
-  ib_init(&b, t->m);
-  b.loc = t->loop->loc;
-  ib_set_before(&b, first);
-  Value *fits = fits_condition(t, &b);
-  Op *vs = ib_op(&b, OP_IF, 1, &fits, 0, NULL, 2);
-  Block *then = ir_block_new(t->m), *other = ir_block_new(t->m);
-  ir_region_append_block(&vs->regions[0], then);
-  ir_region_append_block(&vs->regions[1], other);
-  PtrMap map = {0};
-  for (Op *op = first; op != ret; op = op->next) ir_block_append(other, ir_op_clone(t->m, op, &map));
-  ptrmap_free(&map);
-  ir_op_unlink(ret);
-  ir_block_splice_tail(then, first);
-  ir_block_append(entry, ret);
-  ib_set_end(&b, then);
-  ib_op(&b, OP_YIELD, 0, NULL, 0, NULL, 0);
-  ib_set_end(&b, other);
-  ib_op(&b, OP_YIELD, 0, NULL, 0, NULL, 0);
-  return then;
-}
+/* Whether the tiles have two buffers (the leading index of their shared arrays). */
+static unsigned double_buffered(const Ts *t) { return t->dbuf && t->loop ? 1 : 0; }
 
 static const char *new_global(Ts *t, Tile *tl, unsigned n) {
   char name[160];
   snprintf(name, sizeof name, "__kf_tile_%s_%u", ir_func_name(t->func), n);
-  Attr shape[TS_MAX_RANK];
+  Attr shape[1 + TS_MAX_RANK];
+  int64_t ext[TS_MAX_RANK];
+  stored_shape(tl, ext);
   Type *i64 = ty_i64(t->m->ctx);
-  for (unsigned d = 0; d < tl->rank; d++) shape[d] = attr_int(i64, stored_extent(tl, d));
-  Op *g = ir_op_create(t->m, OP_GLOBAL, t->loop->loc, 0, NULL, 0, NULL, 0);
+  unsigned lead = double_buffered(t), rank = tl->rank + lead;
+  if (lead) shape[0] = attr_int(i64, 2);
+  for (unsigned d = 0; d < tl->rank; d++) shape[lead + d] = attr_int(i64, ext[d]);
+  Op *g = ir_op_create(t->m, OP_GLOBAL, (t->loop ? t->loop : t->guard)->loc, 0, NULL, 0, NULL, 0);
   ir_op_set_attr(t->m, g, "sym_name", attr_sym(t->m, name));
-  ir_op_set_attr(t->m, g, "type", attr_type(ty_array(t->m->ctx, tl->array->type->elem, tl->rank, LAYOUT_C)));
-  ir_op_set_attr(t->m, g, "shape", attr_array(t->m, tl->rank, shape));
+  ir_op_set_attr(t->m, g, "type", attr_type(ty_array(t->m->ctx, tl->array->type->elem, rank, LAYOUT_C)));
+  ir_op_set_attr(t->m, g, "shape", attr_array(t->m, rank, shape));
   ir_op_set_attr(t->m, g, "space", attr_str(t->m, "shared"));
   ir_op_insert_before(t->func, g);
   ir_module_add_symbol(t->m, g);
@@ -419,63 +663,99 @@ static const char *new_global(Ts *t, Tile *tl, unsigned n) {
 }
 
 static Value *tile_ref(Ts *t, IrBuilder *b, const Tile *tl) {
-  Type *at = ty_array(t->m->ctx, tl->array->type->elem, tl->rank, LAYOUT_C);
+  Type *at = ty_array(t->m->ctx, tl->array->type->elem, tl->rank + double_buffered(t), LAYOUT_C);
   Op *r = ib_op(b, OP_GLOBAL_REF, 0, NULL, 1, &at, 0);
   ir_op_set_attr(t->m, r, "name", attr_sym(t->m, tl->global));
   return op_result(r, 0);
 }
 
-/* for e in range(lin, size, bx*by): tile[coords(e)] = A[index(coords)] if in bounds else 0 */
-static void cooperative_load(Ts *t, IrBuilder *b, Tile *tl, Value *lin, Value *k0, Value *const bidbase[2]) {
+/* ---- the cooperative loads ------------------------------------------------------------------------ */
+
+static int64_t tile_elements(const Tile *tl) {
   int64_t size = 1;
   for (unsigned d = 0; d < tl->rank; d++) size *= tl->ext[d];
-  Value *bounds[3] = {lin, NULL, NULL};
-  bounds[1] = c64(b, size);
-  bounds[2] = c64(b, t->bx * t->by);
-  Op *loop = ib_op(b, OP_FOR, 3, bounds, 0, NULL, 1);
-  Block *body = ir_block_new(t->m);
-  ir_region_append_block(&loop->regions[0], body);
-  Value *e = ir_block_add_arg(t->m, body, ty_i64(t->m->ctx));
-  IrBuilder in;
-  ib_init(&in, t->m);
-  in.loc = b->loc;
-  ib_set_end(&in, body);
-  Value *coord[TS_MAX_RANK], *rest = e;
-  for (int d = (int)tl->rank - 1; d >= 0; d--) { /* the last index varies fastest: C order, coalesced */
-    coord[d] = d ? ib_binary(&in, OP_REMSI, rest, c64(&in, tl->ext[d])) : rest;
-    if (d) rest = ib_binary(&in, OP_DIVSI, rest, c64(&in, tl->ext[d]));
+  return size;
+}
+
+/* Element e of the tile in C order (the last index fastest: consecutive threads read consecutive elements
+ * of A along its last index, coalesced): its coordinates. */
+static void tile_coords(IrBuilder *b, const Tile *tl, Value *e, Value *coord[TS_MAX_RANK]) {
+  Value *rest = e;
+  for (int d = (int)tl->rank - 1; d >= 0; d--) {
+    coord[d] = d ? ib_binary(b, OP_REMSI, rest, c64(b, tl->ext[d])) : rest;
+    if (d) rest = ib_binary(b, OP_DIVSI, rest, c64(b, tl->ext[d]));
   }
+}
+
+/* The i64 sum of f's terms but threadIdx's (and its constant): blockIdx*blockDim and invariant symbols. */
+static Value *affine_rest(Ts *t, IrBuilder *b, const Affine *f, PtrMap *memo) {
+  Type *i64 = ty_i64(t->m->ctx);
+  Value *sum = c64(b, 0);
+  Value *none[2] = {NULL, NULL};
+  for (unsigned i = 0; i < f->n; i++) {
+    const AffTerm *x = &f->t[i];
+    Value *v = NULL;
+    if (x->kind == AFF_BBASE) {
+      Value *id = ib_cast(b, ib_gpu_id(b, OP_BLOCK_ID, x->dim), i64);
+      Value *dim = ib_cast(b, ib_gpu_id(b, OP_BLOCK_DIM, x->dim), i64);
+      v = ib_binary(b, OP_MULI, id, dim);
+    } else if (x->kind == AFF_SYM) {
+      v = ib_cast(b, substitute(t, b, x->v, none, none, NULL, memo), i64);
+    } else {
+      continue;
+    }
+    if (x->coef != 1) v = ib_binary(b, OP_MULI, v, c64(b, x->coef));
+    sum = ib_binary(b, OP_ADDI, sum, v);
+  }
+  return sum;
+}
+
+/* The tile's element at coord for the tile starting at k0: A at the index the original load computes with
+ * threadIdx and L's variable replaced by the coordinate's (and blockIdx, under register blocking, by that of
+ * the block the coordinate falls in: bidbase, the first block's), or 0 where that index is outside A or
+ * where `valid` (when given) is false: never a failed check. A halo tile's element: rebuilt from member 0's
+ * affine form, its terms but threadIdx's plus lo + the coordinate (exact: the affine analysis proved each
+ * member's index is those terms + threadIdx + its offset, with no wrap-around, for every thread that reads
+ * it; the index computation itself may hold selects that only the guard decides, so it is not reused). */
+static Value *tile_value(Ts *t, IrBuilder *b, const Tile *tl, Value *const coord[], Value *k0, Value *const bidbase[2],
+                         Value *valid) {
   Value *tid[2] = {NULL, NULL}, *bid[2] = {NULL, NULL}, *k = NULL;
   Type *i32 = ty_i32(t->m->ctx);
-  for (unsigned d = 0; d < tl->rank; d++) {
+  for (unsigned d = 0; d < tl->rank && !tl->halo; d++) {
     if (tl->var[d] == VAR_TX || tl->var[d] == VAR_TY) {
       int v = tl->var[d];
-      Value *c = coord[d], *w = c64(&in, v == VAR_TX ? t->bx : t->by);
+      Value *c = coord[d], *w = c64(b, v == VAR_TX ? t->bx : t->by);
       if (bidbase[v]) { /* register blocking: the coordinate runs over the threads of rx (ry) blocks */
-        Value *q = ib_binary(&in, OP_DIVSI, c, w);
-        Value *q32 = ib_unary(&in, OP_TRUNCI, q, i32);
-        bid[v] = ib_binary(&in, OP_ADDI, bidbase[v], q32);
-        c = ib_binary(&in, OP_REMSI, c, w);
+        Value *q = ib_binary(b, OP_DIVSI, c, w);
+        Value *q32 = ib_unary(b, OP_TRUNCI, q, i32);
+        bid[v] = ib_binary(b, OP_ADDI, bidbase[v], q32);
+        c = ib_binary(b, OP_REMSI, c, w);
       }
-      tid[v] = ib_unary(&in, OP_TRUNCI, c, i32);
+      tid[v] = ib_unary(b, OP_TRUNCI, c, i32);
     }
-    if (tl->var[d] == VAR_K) k = ib_binary(&in, OP_ADDI, k0, coord[d]);
+    if (tl->var[d] == VAR_K) k = ib_binary(b, OP_ADDI, k0, coord[d]);
   }
   Value *gidx[TS_MAX_RANK];
-  Value *inb = ib_const_bool(&in, true);
+  Value *inb = valid ? valid : ib_const_bool(b, true);
   PtrMap memo = {0};
   for (unsigned d = 0; d < tl->rank; d++) {
-    gidx[d] = substitute(t, &in, op_operand(tl->load, 1 + d), tid, bid, k, &memo);
-    Value *n = ib_dim(&in, tl->array, d);
-    Value *zero = c64(&in, 0);
-    Value *above = ib_cmpi(&in, "sge", gidx[d], zero);
-    Value *below = ib_cmpi(&in, "slt", gidx[d], n);
-    Value *inside = ib_binary(&in, OP_ANDI, above, below);
-    inb = ib_binary(&in, OP_ANDI, inb, inside);
+    if (tl->halo) { /* the index's terms but threadIdx's and the constant, plus lo and the coordinate */
+      Value *rest = affine_rest(t, b, &tl->form[d], &memo); /* (one op-building call per statement: a fixed order) */
+      Value *at = ib_binary(b, OP_ADDI, coord[d], c64(b, tl->lo[d]));
+      gidx[d] = ib_binary(b, OP_ADDI, rest, at);
+    } else {
+      gidx[d] = substitute(t, b, tl->idx[d], tid, bid, k, &memo);
+    }
+    Value *n = ib_dim(b, tl->array, d);
+    Value *zero = c64(b, 0);
+    Value *above = ib_cmpi(b, "sge", gidx[d], zero);
+    Value *below = ib_cmpi(b, "slt", gidx[d], n);
+    Value *inside = ib_binary(b, OP_ANDI, above, below);
+    inb = ib_binary(b, OP_ANDI, inb, inside);
   }
   ptrmap_free(&memo);
   Type *et = tl->array->type->elem;
-  Op *pick = ib_op(&in, OP_IF, 1, &inb, 1, &et, 2);
+  Op *pick = ib_op(b, OP_IF, 1, &inb, 1, &et, 2);
   Block *yes = ir_block_new(t->m), *no = ir_block_new(t->m);
   ir_region_append_block(&pick->regions[0], yes);
   ir_region_append_block(&pick->regions[1], no);
@@ -491,96 +771,325 @@ static void cooperative_load(Ts *t, IrBuilder *b, Tile *tl, Value *lin, Value *k
   Value *zero = ty_is_float(et) ? ib_const_float(&y, et, 0.0) : ty_is_bool(et) ? ib_const_bool(&y, false)
                                                                               : ib_const_int(&y, et, 0);
   ib_op(&y, OP_YIELD, 1, &zero, 0, NULL, 0);
-  Value *sops[2 + TS_MAX_RANK] = {op_result(pick, 0), tile_ref(t, &in, tl)};
-  for (unsigned d = 0; d < tl->rank; d++) sops[2 + d] = coord[d];
-  ib_op(&in, OP_STORE, 2 + tl->rank, sops, 0, NULL, 0);
+  return op_result(pick, 0);
+}
+
+/* Stores v as the tile's element at coord, at its place in the shared array (stored_dim). */
+static void tile_store(Ts *t, IrBuilder *b, const Tile *tl, Value *const coord[], Value *v) {
+  Value *sops[3 + TS_MAX_RANK] = {v, tile_ref(t, b, tl)};
+  unsigned lead = double_buffered(t);
+  if (lead) sops[2] = t->buf;
+  for (unsigned d = 0; d < tl->rank; d++) {
+    Value *c = coord[d];
+    if (tl->wide && d == tl->tdim) { /* element q*bw + t at t*f + q */
+      Value *w = c64(b, tl->var[d] == VAR_TX ? t->bx : t->by);
+      Value *q = ib_binary(b, OP_DIVSI, c, w);
+      Value *r = ib_binary(b, OP_REMSI, c, w);
+      c = ib_binary(b, OP_ADDI, ib_binary(b, OP_MULI, r, c64(b, tl->f)), q);
+    }
+    sops[2 + lead + stored_dim(tl, d)] = c;
+  }
+  ib_op(b, OP_STORE, 2 + lead + tl->rank, sops, 0, NULL, 0);
+}
+
+/* The loop form, where a tile has more elements per thread than fit the slots:
+ * for e in range(lin, size, bx*by): tile[e] = its value */
+static void cooperative_load(Ts *t, IrBuilder *b, Tile *tl, Value *lin, Value *k0, Value *const bidbase[2]) {
+  Value *bounds[3] = {lin, NULL, NULL};
+  bounds[1] = c64(b, tile_elements(tl));
+  bounds[2] = c64(b, t->bx * t->by);
+  Op *loop = ib_op(b, OP_FOR, 3, bounds, 0, NULL, 1);
+  Block *body = ir_block_new(t->m);
+  ir_region_append_block(&loop->regions[0], body);
+  Value *e = ir_block_add_arg(t->m, body, ty_i64(t->m->ctx));
+  IrBuilder in;
+  ib_init(&in, t->m);
+  in.loc = b->loc;
+  ib_set_end(&in, body);
+  Value *coord[TS_MAX_RANK];
+  tile_coords(&in, tl, e, coord);
+  tile_store(t, &in, tl, coord, tile_value(t, &in, tl, coord, k0, bidbase, NULL));
   ib_op(&in, OP_YIELD, 0, NULL, 0, NULL, 0);
 }
 
-/* The tiled load: tile[tid.x or tid.y or k - k0 or 0, ...]. */
-static void redirect_load(Ts *t, Tile *tl, Value *const tid64[2], Value *k0) {
+/* The slot form: thread lin holds elements lin + j*bx*by (j < slots) of each tile. */
+static unsigned tile_slots(const Ts *t, const Tile *tl) {
+  int64_t n = t->bx * t->by;
+  return (unsigned)((tile_elements(tl) + n - 1) / n);
+}
+
+static unsigned total_slots(const Ts *t) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < t->ntiles; i++) n += tile_slots(t, &t->tiles[i]);
+  return n;
+}
+
+/* Element j of this thread's slots of tile tl, and whether it exists (NULL: always). */
+static Value *slot_element(const Ts *t, IrBuilder *b, const Tile *tl, Value *lin, unsigned j, Value **exists) {
+  int64_t n = t->bx * t->by, size = tile_elements(tl);
+  Value *e = j ? ib_binary(b, OP_ADDI, lin, c64(b, (int64_t)j * n)) : lin;
+  *exists = size % n && (int64_t)(j + 1) * n > size ? ib_cmpi(b, "slt", e, c64(b, size)) : NULL;
+  return e;
+}
+
+/* This thread's elements of every tile starting at k0, in out[0..total_slots). */
+static void slot_values(Ts *t, IrBuilder *b, Value *lin, Value *k0, Value *const bidbase[2], Value **out) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < t->ntiles; i++)
+    for (unsigned j = 0; j < tile_slots(t, &t->tiles[i]); j++) {
+      Value *exists, *coord[TS_MAX_RANK];
+      Value *e = slot_element(t, b, &t->tiles[i], lin, j, &exists);
+      tile_coords(b, &t->tiles[i], e, coord);
+      out[n++] = tile_value(t, b, &t->tiles[i], coord, k0, bidbase, exists);
+    }
+}
+
+/* Stores this thread's slots (vals, as slot_values gave them) into the tiles. */
+static void slot_stores(Ts *t, IrBuilder *b, Value *lin, Value *const *vals) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < t->ntiles; i++)
+    for (unsigned j = 0; j < tile_slots(t, &t->tiles[i]); j++) {
+      Value *exists, *coord[TS_MAX_RANK];
+      Value *e = slot_element(t, b, &t->tiles[i], lin, j, &exists);
+      IrBuilder g, *at = b;
+      if (exists) { /* the last slot of a tile whose size is not a multiple of the block */
+        Op *gi = ib_op(b, OP_IF, 1, &exists, 0, NULL, 2);
+        Block *yes = ir_block_new(t->m), *no = ir_block_new(t->m);
+        ir_region_append_block(&gi->regions[0], yes);
+        ir_region_append_block(&gi->regions[1], no);
+        ib_init(&g, t->m);
+        g.loc = b->loc;
+        ib_set_end(&g, no);
+        ib_op(&g, OP_YIELD, 0, NULL, 0, NULL, 0);
+        ib_set_end(&g, yes);
+        at = &g;
+      }
+      tile_coords(at, &t->tiles[i], e, coord);
+      tile_store(t, at, &t->tiles[i], coord, vals[n++]);
+      if (exists) ib_op(at, OP_YIELD, 0, NULL, 0, NULL, 0);
+    }
+}
+
+/* The compute of one tile: given the builder inside the loop over the tiles (after the barrier that makes
+ * the tile starting at k0 visible), the values carried in, fills next with the values carried out. */
+typedef void (*ComputeFn)(Ts *t, IrBuilder *b, Value *k0, Value *const *carried, Value **next, void *user);
+
+/* for k0 in range(lb, ub, depth), carrying init[0..nc):
+ *     every thread stores its elements of the tiles starting at k0; barrier; compute; barrier
+ * With prefetch (and the slot form), each thread's elements of the next tiles (k0 + depth) are loaded into
+ * registers, carried by the loop, right after the first barrier and stored at the top of the next
+ * iteration: the global loads are in flight during the compute (the first tiles are loaded before the
+ * loop). Loads past the loop's end read what A holds there or 0 outside it, and are never used. Returns
+ * the loop; its first nc results are the computed values. */
+static Op *emit_tile_loop(Ts *t, IrBuilder *b, Value *lb, Value *ub, unsigned nc, Value *const *init, Value *lin,
+                          Value *const bidbase[2], ComputeFn compute, void *user) {
+  unsigned nslots = total_slots(t);
+  bool slots = nslots <= TS_MAX_SLOTS, prefetch = slots && t->prefetch;
+  unsigned np = prefetch ? nslots : 0, nb = double_buffered(t), n = nc + np + nb;
+  Value *ops[4 + TS_MAX_CARRY + TS_MAX_SLOTS];
+  Type *types[1 + TS_MAX_CARRY + TS_MAX_SLOTS];
+  ops[0] = lb;
+  ops[1] = ub;
+  ops[2] = c64(b, t->depth);
+  for (unsigned i = 0; i < nc; i++) ops[3 + i] = init[i];
+  if (prefetch) slot_values(t, b, lin, lb, bidbase, &ops[3 + nc]);
+  if (nb) ops[3 + nc + np] = c64(b, 0); /* the buffer the first tiles go to */
+  for (unsigned i = 0; i < n; i++) types[i] = ops[3 + i]->type;
+  Op *loop = ib_op(b, OP_FOR, 3 + n, ops, n, types, 1);
+  Block *body = ir_block_new(t->m);
+  ir_region_append_block(&loop->regions[0], body);
+  Value *k0 = ir_block_add_arg(t->m, body, ty_i64(t->m->ctx));
+  for (unsigned i = 0; i < n; i++) ir_block_add_arg(t->m, body, types[i]);
+  if (nb) t->buf = body->args[1 + nc + np];
+  IrBuilder in;
+  ib_init(&in, t->m);
+  in.loc = b->loc;
+  ib_set_end(&in, body);
+  if (prefetch) {
+    slot_stores(t, &in, lin, &body->args[1 + nc]);
+  } else if (slots) {
+    Value *vals[TS_MAX_SLOTS];
+    slot_values(t, &in, lin, k0, bidbase, vals);
+    slot_stores(t, &in, lin, vals);
+  } else {
+    for (unsigned i = 0; i < t->ntiles; i++) cooperative_load(t, &in, &t->tiles[i], lin, k0, bidbase);
+  }
+  ib_op(&in, OP_BARRIER, 0, NULL, 0, NULL, 0);
+  Value *next[1 + TS_MAX_CARRY + TS_MAX_SLOTS];
+  if (prefetch) {
+    Value *k1 = ib_binary(&in, OP_ADDI, k0, c64(&in, t->depth));
+    slot_values(t, &in, lin, k1, bidbase, &next[nc]);
+  }
+  compute(t, &in, k0, &body->args[1], next, user);
+  /* one buffer: the next step's stores wait for this step's reads; two: they go to the other buffer, and a
+   * thread reaches the stores into this one again only past the next step's barrier, which every thread
+   * reaches only after this compute */
+  if (nb) next[nc + np] = ib_binary(&in, OP_SUBI, c64(&in, 1), t->buf);
+  else ib_op(&in, OP_BARRIER, 0, NULL, 0, NULL, 0);
+  ib_op(&in, OP_YIELD, n, next, 0, NULL, 0);
+  return loop;
+}
+
+/* The tiled load in L's body (the template): tile[tpos or k - k0 or 0, ...], tpos[v] the thread's position
+ * along a tile index moving with threadIdx.x (v = 0) or .y (1): threadIdx itself, or in a wide tile
+ * threadIdx * f (wtpos). k0 is a placeholder each copy of the body maps to its loop's. */
+static void redirect_load(Ts *t, Tile *tl, Value *const tpos[2], Value *const wtpos[2], Value *k0) {
   IrBuilder b;
   ib_init(&b, t->m);
   b.loc = tl->load->loc;
   ib_set_before(&b, tl->load);
-  Value *ops[1 + TS_MAX_RANK];
+  Value *ops[2 + TS_MAX_RANK];
   ops[0] = tile_ref(t, &b, tl);
+  unsigned lead = double_buffered(t);
+  if (lead) ops[1] = t->bufph;
   Value *iv = t->loop->regions[0].first->args[0];
-  for (unsigned d = 0; d < tl->rank; d++)
-    ops[1 + d] = tl->var[d] == VAR_K ? ib_binary(&b, OP_SUBI, iv, k0) : tl->var[d] == VAR_NONE ? c64(&b, 0) : tid64[tl->var[d]];
+  for (unsigned d = 0; d < tl->rank; d++) {
+    int v = tl->var[d];
+    Value *x = v == VAR_K ? ib_binary(&b, OP_SUBI, iv, k0) : v == VAR_NONE ? c64(&b, 0)
+             : tl->wide && d == tl->tdim ? wtpos[v] : tpos[v];
+    ops[1 + lead + stored_dim(tl, d)] = x;
+  }
   Type *et = tl->array->type->elem;
-  Value *v = op_result(ib_op(&b, OP_LOAD, 1 + tl->rank, ops, 1, &et, 0), 0);
+  Value *v = op_result(ib_op(&b, OP_LOAD, 1 + lead + tl->rank, ops, 1, &et, 0), 0);
   ir_value_replace_all_uses(op_result(tl->load, 0), v);
   ir_op_erase(tl->load);
+  tl->load = NULL;
 }
 
-/* L (the inner loop over [k0, end), its loads reading the tiles) becomes
- *     scf.if(k0 + depth <= ub) {for kk in range(0, depth): L's body with k := k0 + kk} else {L}
- * so that a whole tile, every tile but the last partial one, runs a loop of constant trip count that the
- * backend unrolls. k takes the same values in the same order either way. */
-static void full_tile_path(Ts *t, Value *k0, Value *k0_plus_depth, Value *ub) {
+/* scf.if(c) yielding n values: the then-block and else-block for the caller to fill. */
+static Op *emit_if(Ts *t, IrBuilder *b, Value *c, unsigned n, Type *const *types, Block **yes, Block **no) {
+  Op *op = ib_op(b, OP_IF, 1, &c, n, (Type **)types, 2);
+  *yes = ir_block_new(t->m);
+  *no = ir_block_new(t->m);
+  ir_region_append_block(&op->regions[0], *yes);
+  ir_region_append_block(&op->regions[1], *no);
+  return op;
+}
+
+/* scf.yield at the end of blk of the first n results of op `of` (all of them: yield_results). */
+static void yield_first(IrBuilder *b, Block *blk, Op *of, unsigned n) {
+  Value *r[TS_MAX_CARRY];
+  for (unsigned i = 0; i < n; i++) r[i] = op_result(of, i);
+  ib_set_end(b, blk);
+  ib_op(b, OP_YIELD, n, r, 0, NULL, 0);
+}
+
+static void yield_results(IrBuilder *b, Block *blk, Op *of) { yield_first(b, blk, of, of->nresults); }
+
+/* The tile's two paths: a whole tile (k0 + depth <= ub) and the last, partial one:
+ *     scf.if(k0 + depth <= ub) {whole(k0)} else {partial(k0, min(k0 + depth, ub))}
+ * so that every tile but the last runs a loop of constant trip count that the backend unrolls. The
+ * condition is written both ways: the first without wrap-around where ub - depth has none (ub an extent,
+ * say), which gives the range analysis k0 + kk < ub in the loop; the second where k0 + depth has none. */
+static Op *emit_full_or_partial(Ts *t, IrBuilder *b, Value *k0, Value *ub, unsigned n, Type *const *types,
+                                Block **whole, Block **partial, Value **end) {
+  Value *depth = c64(b, t->depth);
+  Value *k0d = ib_binary(b, OP_ADDI, k0, depth);
+  *end = ib_binary(b, OP_MINSI, k0d, ub);
+  Value *ub_less = ib_binary(b, OP_SUBI, ub, depth);
+  Value *fits_lo = ib_cmpi(b, "sle", k0, ub_less);
+  Value *fits_hi = ib_cmpi(b, "sle", k0d, ub);
+  Value *full = ib_binary(b, OP_ANDI, fits_lo, fits_hi);
+  return emit_if(t, b, full, n, types, whole, partial);
+}
+
+/* ---- the plain rewrite (no register blocking) ------------------------------------------------------ */
+
+typedef struct PlainCompute {
+  Value *guard;               /* the thread's guard (NULL: none) */
+  Value *k0ph;                /* the template's placeholder for k0 */
+} PlainCompute;
+
+/* The whole tile (at f, the end of its block): for kk in range(0, depth), k = k0 + kk, L's body, a loop of
+ * constant trip count (marked `unroll` with the option). Yields the values carried out. */
+static void plain_whole_tile(Ts *t, PlainCompute *pc, IrBuilder *f, Value *k0, Value *const *carried,
+                             Type *const *ctypes) {
   Module *m = t->m;
   Op *L = t->loop;
-  unsigned ncarry = L->noperands - 3;
-  Type *ctypes[16];
-  for (unsigned i = 0; i < ncarry; i++) ctypes[i] = op_result(L, i)->type;
-  IrBuilder b;
-  ib_init(&b, m);
-  b.loc = L->loc;
-  ib_set_before(&b, L);
-  /* k0 + depth <= ub, both ways: the first without wrap-around where ub - depth has none (ub an extent, say),
-   * which gives the range analysis k0 + kk < ub in the loop; the second where k0 + depth has none */
-  Value *depth = c64(&b, t->depth);
-  Value *ub_less = ib_binary(&b, OP_SUBI, ub, depth);
-  Value *fits_lo = ib_cmpi(&b, "sle", k0, ub_less);
-  Value *fits_hi = ib_cmpi(&b, "sle", k0_plus_depth, ub);
-  Value *full = ib_binary(&b, OP_ANDI, fits_lo, fits_hi);
-  Op *sel = ib_op(&b, OP_IF, 1, &full, ncarry, ctypes, 2);
-  Block *yes = ir_block_new(m), *no = ir_block_new(m);
-  ir_region_append_block(&sel->regions[0], yes);
-  ir_region_append_block(&sel->regions[1], no);
-  for (unsigned i = 0; i < ncarry; i++) ir_value_replace_all_uses(op_result(L, i), op_result(sel, i));
-  /* the whole tile */
-  ib_set_end(&b, yes);
-  Value *fops[3 + 16];
-  fops[0] = c64(&b, 0);
-  fops[1] = c64(&b, t->depth);
-  fops[2] = c64(&b, 1);
-  for (unsigned i = 0; i < ncarry; i++) fops[3 + i] = op_operand(L, 3 + i);
-  Op *fast = ib_op(&b, OP_FOR, 3 + ncarry, fops, ncarry, ctypes, 1);
-  Block *body = L->regions[0].first, *fb = ir_block_new(m);
+  unsigned nc = L->noperands - 3;
+  Block *tb = L->regions[0].first;
+  Value *fops[3 + TS_MAX_CARRY];
+  fops[0] = c64(f, 0);
+  fops[1] = c64(f, t->depth);
+  fops[2] = c64(f, 1);
+  for (unsigned i = 0; i < nc; i++) fops[3 + i] = carried[i];
+  Op *fast = ib_op(f, OP_FOR, 3 + nc, fops, nc, (Type **)ctypes, 1);
+  if (t->unroll) ir_op_set_attr(m, fast, "unroll", attr_unit());
+  Block *fb = ir_block_new(m);
   ir_region_append_block(&fast->regions[0], fb);
   Value *kk = ir_block_add_arg(m, fb, ty_i64(m->ctx));
   PtrMap map = {0};
-  for (unsigned i = 0; i < ncarry; i++) ptrmap_put(&map, body->args[1 + i], ir_block_add_arg(m, fb, ctypes[i]));
+  ptrmap_put(&map, pc->k0ph, k0);
+  if (t->bufph) ptrmap_put(&map, t->bufph, t->buf);
+  for (unsigned i = 0; i < nc; i++) ptrmap_put(&map, tb->args[1 + i], ir_block_add_arg(m, fb, ctypes[i]));
+  IrBuilder fi;
+  ib_init(&fi, m);
+  fi.loc = L->loc;
+  ib_set_end(&fi, fb);
+  ptrmap_put(&map, tb->args[0], ib_binary(&fi, OP_ADDI, k0, kk));
+  for (Op *op = tb->first; op; op = op->next) ir_block_append(fb, ir_op_clone(m, op, &map));
+  ptrmap_free(&map);
+  Value *r[TS_MAX_CARRY];
+  for (unsigned i = 0; i < nc; i++) r[i] = op_result(fast, i);
+  ib_op(f, OP_YIELD, nc, r, 0, NULL, 0);
+}
+
+/* if guard: carried = (L's body for k in [k0, min(k0 + depth, ub)), loads reading the tiles), a whole tile
+ * as `for kk in range(0, depth)` with k = k0 + kk. */
+static void plain_compute(Ts *t, IrBuilder *b, Value *k0, Value *const *carried, Value **next, void *user) {
+  PlainCompute *pc = user;
+  Module *m = t->m;
+  Op *L = t->loop;
+  unsigned nc = L->noperands - 3;
+  Type *ctypes[TS_MAX_CARRY];
+  for (unsigned i = 0; i < nc; i++) ctypes[i] = op_result(L, i)->type;
+  IrBuilder in = *b, g;
+  Op *gi = NULL;
+  Block *yes, *no;
+  if (pc->guard) {
+    gi = emit_if(t, b, pc->guard, nc, ctypes, &yes, &no);
+    ib_init(&g, m);
+    g.loc = b->loc;
+    ib_set_end(&g, no);
+    ib_op(&g, OP_YIELD, nc, carried, 0, NULL, 0);
+    ib_set_end(&g, yes);
+    in = g;
+  }
+  Block *whole, *partial;
+  Value *end;
+  Value *ub = op_operand(L, 1);
+  Op *sel = emit_full_or_partial(t, &in, k0, ub, nc, ctypes, &whole, &partial, &end);
+  if (gi) yield_results(&in, yes, sel);
   IrBuilder f;
   ib_init(&f, m);
   f.loc = L->loc;
-  ib_set_end(&f, fb);
-  ptrmap_put(&map, body->args[0], ib_binary(&f, OP_ADDI, k0, kk));
-  for (Op *op = body->first; op; op = op->next) ir_block_append(fb, ir_op_clone(m, op, &map));
-  ptrmap_free(&map);
-  Value *fr[16];
-  for (unsigned i = 0; i < ncarry; i++) fr[i] = op_result(fast, i);
-  ib_op(&b, OP_YIELD, ncarry, fr, 0, NULL, 0);
-  /* the last, partial tile */
-  ir_op_unlink(L);
-  ir_block_append(no, L);
-  ib_set_end(&b, no);
-  Value *lr[16];
-  for (unsigned i = 0; i < ncarry; i++) lr[i] = op_result(L, i);
-  ib_op(&b, OP_YIELD, ncarry, lr, 0, NULL, 0);
+  ib_set_end(&f, whole);
+  plain_whole_tile(t, pc, &f, k0, carried, ctypes);
+  /* the last, partial tile: L over [k0, end) */
+  PtrMap lmap = {0};
+  ptrmap_put(&lmap, pc->k0ph, k0);
+  if (t->bufph) ptrmap_put(&lmap, t->bufph, t->buf);
+  Op *Lc = ir_op_clone(m, L, &lmap);
+  ptrmap_free(&lmap);
+  ir_op_set_operand(Lc, 0, k0);
+  ir_op_set_operand(Lc, 1, end);
+  for (unsigned i = 0; i < nc; i++) ir_op_set_operand(Lc, 3 + i, carried[i]);
+  ir_block_append(partial, Lc);
+  yield_results(&f, partial, Lc);
+  Op *out = gi ? gi : sel;
+  for (unsigned i = 0; i < nc; i++) next[i] = op_result(out, i);
 }
 
+/* In the variant, the loop over the tiles replaces L (before the guard, which moves inside: every thread
+ * loads its part of the tiles). */
 static void rewrite(Ts *t) {
   Module *m = t->m;
   Op *L = t->loop, *G = t->guard;
-  version(t);
   for (unsigned i = 0; i < t->ntiles; i++) t->tiles[i].global = new_global(t, &t->tiles[i], i);
   IrBuilder b;
   ib_init(&b, m);
   b.loc = L->loc;
-  Op *at = G ? G : L; /* the outer loop goes here */
+  Op *at = G ? G : L; /* the loop over the tiles goes here */
   if (G) { /* the pure ops before L leave the guard */
     Block *arm = G->regions[t->arm].first;
     while (arm->first != L) {
@@ -593,72 +1102,66 @@ static void rewrite(Ts *t) {
   Type *i64 = ty_i64(m->ctx);
   Value *tid64[2];
   for (unsigned d = 0; d < 2; d++) tid64[d] = ib_cast(&b, ib_gpu_id(&b, OP_THREAD_ID, d), i64);
-  Value *bx = c64(&b, t->bx);
-  Value *row = ib_binary(&b, OP_MULI, tid64[1], bx);
+  Value *row = ib_binary(&b, OP_MULI, tid64[1], c64(&b, t->bx));
   Value *lin = ib_binary(&b, OP_ADDI, tid64[0], row);
-  Value *guard = NULL;
-  if (G) guard = t->arm == 0 ? op_operand(G, 0) : ib_binary(&b, OP_XORI, op_operand(G, 0), ib_const_bool(&b, true));
-  /* the outer loop, carrying L's values */
-  unsigned ncarry = L->noperands - 3;
-  Value *oops[3 + 16];
-  Type *ctypes[16];
-  if (ncarry > 16) return; /* checked in legal() */
-  oops[0] = op_operand(L, 0);
-  oops[1] = op_operand(L, 1);
-  oops[2] = c64(&b, t->depth);
-  for (unsigned i = 0; i < ncarry; i++) {
-    oops[3 + i] = op_operand(L, 3 + i);
-    ctypes[i] = op_operand(L, 3 + i)->type;
-  }
-  Op *outer = ib_op(&b, OP_FOR, 3 + ncarry, oops, ncarry, ctypes, 1);
-  Block *ob = ir_block_new(m);
-  ir_region_append_block(&outer->regions[0], ob);
-  Value *k0 = ir_block_add_arg(m, ob, i64);
-  Value *carried[16];
-  for (unsigned i = 0; i < ncarry; i++) carried[i] = ir_block_add_arg(m, ob, ctypes[i]);
-  for (unsigned i = 0; i < ncarry; i++) ir_value_replace_all_uses(op_result(L, i), op_result(outer, i));
-  IrBuilder in;
-  ib_init(&in, m);
-  in.loc = L->loc;
-  ib_set_end(&in, ob);
+  PlainCompute pc = {NULL, c64(&b, 0)};
+  t->bufph = double_buffered(t) ? c64(&b, 0) : NULL;
+  if (G) pc.guard = t->arm == 0 ? op_operand(G, 0) : ib_binary(&b, OP_XORI, op_operand(G, 0), ib_const_bool(&b, true));
+  for (unsigned i = 0; i < t->ntiles; i++) redirect_load(t, &t->tiles[i], tid64, tid64, pc.k0ph);
+  unsigned nc = L->noperands - 3;
+  Value *init[TS_MAX_CARRY] = {NULL}, *nobid[2] = {NULL, NULL};
+  for (unsigned i = 0; i < nc; i++) init[i] = op_operand(L, 3 + i);
+  Op *outer = emit_tile_loop(t, &b, op_operand(L, 0), op_operand(L, 1), nc, init, lin, nobid, plain_compute, &pc);
+  for (unsigned i = 0; i < nc; i++) ir_value_replace_all_uses(op_result(L, i), op_result(outer, i));
+  ir_op_erase(L);
+  ir_op_erase(pc.k0ph->def);
+  if (t->bufph) ir_op_erase(t->bufph->def);
+  t->bufph = NULL;
+}
+/* ---- the halo rewrite (a kernel without a loop) ---------------------------------------------------- */
+
+/* Before the guard, every thread of the block stores its elements of the tiles (the block's neighbourhood,
+ * 0 outside the arrays), then a barrier; the guarded body's neighbour reads read the tiles. */
+static void rewrite_halo(Ts *t) {
+  Module *m = t->m;
+  Op *G = t->guard;
+  for (unsigned i = 0; i < t->ntiles; i++) t->tiles[i].global = new_global(t, &t->tiles[i], i);
+  IrBuilder b;
+  ib_init(&b, m);
+  b.loc = G->loc;
+  ib_set_before(&b, G);
+  Type *i64 = ty_i64(m->ctx);
+  Value *tid64[2];
+  for (unsigned d = 0; d < 2; d++) tid64[d] = ib_cast(&b, ib_gpu_id(&b, OP_THREAD_ID, d), i64);
+  Value *lin = ib_binary(&b, OP_ADDI, tid64[0], ib_binary(&b, OP_MULI, tid64[1], c64(&b, t->vbx)));
   Value *nobid[2] = {NULL, NULL};
-  for (unsigned i = 0; i < t->ntiles; i++) cooperative_load(t, &in, &t->tiles[i], lin, k0, nobid);
-  ib_op(&in, OP_BARRIER, 0, NULL, 0, NULL, 0);
-  Value *depth = c64(&in, t->depth);
-  Value *k0_plus_depth = ib_binary(&in, OP_ADDI, k0, depth);
-  Value *end = ib_binary(&in, OP_MINSI, k0_plus_depth, op_operand(L, 1));
-  /* L becomes the inner loop over [k0, end), carrying the outer loop's values */
-  ir_op_unlink(L);
-  ir_op_set_operand(L, 0, k0);
-  ir_op_set_operand(L, 1, end);
-  for (unsigned i = 0; i < ncarry; i++) ir_op_set_operand(L, 3 + i, carried[i]);
-  Value *next[16];
-  if (guard) {
-    Op *gi = ib_op(&in, OP_IF, 1, &guard, ncarry, ctypes, 2);
-    Block *yes = ir_block_new(m), *no = ir_block_new(m);
-    ir_region_append_block(&gi->regions[0], yes);
-    ir_region_append_block(&gi->regions[1], no);
-    ir_block_append(yes, L);
-    IrBuilder y;
-    ib_init(&y, m);
-    y.loc = L->loc;
-    ib_set_end(&y, yes);
-    Value *lr[16];
-    for (unsigned i = 0; i < ncarry; i++) lr[i] = op_result(L, i);
-    ib_op(&y, OP_YIELD, ncarry, lr, 0, NULL, 0);
-    ib_set_end(&y, no);
-    ib_op(&y, OP_YIELD, ncarry, carried, 0, NULL, 0);
-    for (unsigned i = 0; i < ncarry; i++) next[i] = op_result(gi, i);
+  if (total_slots(t) <= TS_MAX_SLOTS) {
+    Value *vals[TS_MAX_SLOTS];
+    slot_values(t, &b, lin, NULL, nobid, vals);
+    slot_stores(t, &b, lin, vals);
   } else {
-    ib_insert(&in, L);
-    for (unsigned i = 0; i < ncarry; i++) next[i] = op_result(L, i);
+    for (unsigned i = 0; i < t->ntiles; i++) cooperative_load(t, &b, &t->tiles[i], lin, NULL, nobid);
   }
-  ib_op(&in, OP_BARRIER, 0, NULL, 0, NULL, 0);
-  ib_op(&in, OP_YIELD, ncarry, next, 0, NULL, 0);
-  for (unsigned i = 0; i < t->ntiles; i++) redirect_load(t, &t->tiles[i], tid64, k0);
-  full_tile_path(t, k0, op_operand(end->def, 0), oops[1]);
-  ir_op_set_attr(m, t->func, "tiled_block", attr_array(m, 3, (Attr[]){attr_int(i64, t->bx), attr_int(i64, t->by),
-                                                                        attr_int(i64, 1)}));
+  ib_op(&b, OP_BARRIER, 0, NULL, 0, NULL, 0);
+  for (unsigned i = 0; i < t->ntiles; i++) {
+    Tile *tl = &t->tiles[i];
+    for (unsigned k = 0; k < tl->nmembers; k++) {
+      Op *load = tl->members[k];
+      IrBuilder r;
+      ib_init(&r, m);
+      r.loc = load->loc;
+      ib_set_before(&r, load);
+      Value *ops[1 + TS_MAX_RANK] = {tile_ref(t, &r, tl)};
+      for (unsigned d = 0; d < tl->rank; d++) {
+        Value *off = c64(&r, tl->moff[k][d] - tl->lo[d]);
+        ops[1 + d] = tl->var[d] == VAR_NONE ? off : ib_binary(&r, OP_ADDI, tid64[tl->var[d]], off);
+      }
+      Type *et = tl->array->type->elem;
+      Value *v = op_result(ib_op(&r, OP_LOAD, 1 + tl->rank, ops, 1, &et, 0), 0);
+      ir_value_replace_all_uses(op_result(load, 0), v);
+      ir_op_erase(load);
+    }
+  }
 }
 
 /* ---- register blocking ---------------------------------------------------------------------------- */
@@ -705,27 +1208,29 @@ static bool rb_legal(Ts *t) {
   if (!ok || n > TS_MAX_OPS) return false;
   if (uses_block_id(op_operand(L, 0), 3, 0) || uses_block_id(op_operand(L, 1), 3, 0)) return false;
   /* blockIdx.x only in the indices that move with threadIdx.x (the tile's rows of the rx blocks), y likewise */
+  Tile scaled[TS_MAX_TILES];
   int64_t bytes = 0;
   for (unsigned i = 0; i < t->ntiles; i++) {
-    Tile *tl = &t->tiles[i];
+    Tile *tl = &scaled[i];
+    *tl = t->tiles[i];
     for (unsigned d = 0; d < tl->rank; d++) {
-      Value *idx = op_operand(tl->load, 1 + d);
+      Value *idx = tl->idx[d];
       if ((tl->var[d] != VAR_TX && uses_block_id(idx, 1, 0)) || (tl->var[d] != VAR_TY && uses_block_id(idx, 2, 0)))
         return false;
+      int64_t f = tl->var[d] == VAR_TX ? t->rx : tl->var[d] == VAR_TY ? t->ry : 1;
+      tl->ext[d] *= f;
+      /* wide: rank 2, this index over f > 1 blocks, the other moving with L, elements of 4 or 8 bytes */
+      if (t->wide && tl->rank == 2 && f > 1 && tl->var[1 - d] == VAR_K && ty_size(tl->array->type->elem) <= 8 &&
+          ty_size(tl->array->type->elem) >= 4) {
+        tl->wide = true;
+        tl->tdim = d;
+        tl->f = f;
+      }
     }
-    int64_t e = (int64_t)ty_size(tl->array->type->elem);
-    for (unsigned d = 0; d < tl->rank; d++) {
-      int64_t x = tl->var[d] == VAR_TX ? t->rx : tl->var[d] == VAR_TY ? t->ry : 1;
-      Tile s = *tl;
-      s.ext[d] *= x;
-      e *= stored_extent(&s, d);
-    }
-    bytes += e;
+    bytes += tile_bytes(tl) * (t->dbuf ? 2 : 1);
   }
   if (bytes > TS_SHARED_BUDGET) return false;
-  for (unsigned i = 0; i < t->ntiles; i++)
-    for (unsigned d = 0; d < t->tiles[i].rank; d++)
-      t->tiles[i].ext[d] *= t->tiles[i].var[d] == VAR_TX ? t->rx : t->tiles[i].var[d] == VAR_TY ? t->ry : 1;
+  memcpy(t->tiles, scaled, t->ntiles * sizeof *scaled);
   return true;
 }
 
@@ -733,6 +1238,10 @@ typedef struct Virt {
   PtrMap map[TS_MAX_VIRT];    /* per virtual thread: original value -> its value */
   Value *exists[TS_MAX_VIRT], *guard[TS_MAX_VIRT];
   unsigned n, nc;             /* virtual threads; values L carries */
+  Value *k0ph;                /* the template's placeholder for k0 */
+  Value *ub;                  /* L's upper bound */
+  Value *all;                 /* every virtual thread of this thread exists and passes its guard */
+  bool guarded;               /* the compute of the path where some virtual thread is out */
 } Virt;
 
 static Value *vmapped(Virt *vt, unsigned v, Value *x) {
@@ -740,22 +1249,12 @@ static Value *vmapped(Virt *vt, unsigned v, Value *x) {
   return y ? y : x;
 }
 
-/* scf.if(c) yielding n values: the then-block and else-block for the caller to fill. */
-static Op *emit_if(Ts *t, IrBuilder *b, Value *c, unsigned n, Type *const *types, Block **yes, Block **no) {
-  Op *op = ib_op(b, OP_IF, 1, &c, n, (Type **)types, 2);
-  *yes = ir_block_new(t->m);
-  *no = ir_block_new(t->m);
-  ir_region_append_block(&op->regions[0], *yes);
-  ir_region_append_block(&op->regions[1], *no);
-  return op;
-}
-
-/* for k in [lb, ub) (k = k0 + the loop's variable when k0 is given), L's body for each virtual thread of
- * vs[0..n) in turn (each under scf.if(its guard) when guarded), carrying their values init[n * nc]. */
-static Op *emit_bodies(Ts *t, Virt *vt, IrBuilder *b, Value *lb, Value *ub, Value *k0, const unsigned *vs, unsigned n,
-                       Value *const *init, bool guarded) {
+/* for k in [lb, ub) (k = k0 + the loop's variable when whole), L's body for each virtual thread in turn
+ * (each under scf.if(its guard) when guarded), carrying their values init[n * nc]. */
+static Op *emit_bodies(Ts *t, Virt *vt, IrBuilder *b, Value *lb, Value *ub, Value *k0, bool whole, Value *const *init,
+                       bool guarded) {
   Module *m = t->m;
-  unsigned nc = vt->nc, nr = n * nc;
+  unsigned nc = vt->nc, nr = vt->n * nc;
   Value *ops[3 + TS_MAX_CARRY];
   Type *types[TS_MAX_CARRY];
   ops[0] = lb;
@@ -774,17 +1273,19 @@ static Op *emit_bodies(Ts *t, Virt *vt, IrBuilder *b, Value *lb, Value *ub, Valu
   ib_init(&f, m);
   f.loc = b->loc;
   ib_set_end(&f, body);
-  Value *k = k0 ? ib_binary(&f, OP_ADDI, k0, iv) : iv, *ys[TS_MAX_CARRY];
+  Value *k = whole ? ib_binary(&f, OP_ADDI, k0, iv) : iv, *ys[TS_MAX_CARRY];
   Op *term = ir_block_terminator(tb);
-  for (unsigned j = 0; j < n; j++) {
-    PtrMap *mp = &vt->map[vs[j]];
+  for (unsigned j = 0; j < vt->n; j++) {
+    PtrMap *mp = &vt->map[j];
     ptrmap_put(mp, tb->args[0], k);
+    ptrmap_put(mp, vt->k0ph, k0);
+    if (t->bufph) ptrmap_put(mp, t->bufph, t->buf);
     for (unsigned i = 0; i < nc; i++) ptrmap_put(mp, tb->args[1 + i], body->args[1 + j * nc + i]);
     IrBuilder *at = &f, g;
     Op *gi = NULL;
     if (guarded) {
       Block *yes, *no;
-      gi = emit_if(t, &f, vt->guard[vs[j]], nc, &types[j * nc], &yes, &no);
+      gi = emit_if(t, &f, vt->guard[j], nc, &types[j * nc], &yes, &no);
       ib_init(&g, m);
       g.loc = f.loc;
       ib_set_end(&g, no);
@@ -793,7 +1294,7 @@ static Op *emit_bodies(Ts *t, Virt *vt, IrBuilder *b, Value *lb, Value *ub, Valu
       at = &g;
     }
     for (Op *op = tb->first; op != term; op = op->next) ib_insert(at, ir_op_clone(m, op, mp));
-    for (unsigned i = 0; i < nc; i++) ys[j * nc + i] = vmapped(vt, vs[j], op_operand(term, i));
+    for (unsigned i = 0; i < nc; i++) ys[j * nc + i] = vmapped(vt, j, op_operand(term, i));
     if (gi) {
       ib_op(at, OP_YIELD, nc, &ys[j * nc], 0, NULL, 0);
       for (unsigned i = 0; i < nc; i++) ys[j * nc + i] = op_result(gi, i);
@@ -803,32 +1304,128 @@ static Op *emit_bodies(Ts *t, Virt *vt, IrBuilder *b, Value *lb, Value *ub, Valu
   return loop;
 }
 
-static void yield_results(IrBuilder *b, Block *blk, Op *of) {
-  Value *r[TS_MAX_CARRY];
-  for (unsigned i = 0; i < of->nresults; i++) r[i] = op_result(of, i);
-  ib_set_end(b, blk);
-  ib_op(b, OP_YIELD, of->nresults, r, 0, NULL, 0);
+/* Every virtual thread in: a whole tile runs one loop over kk < depth with the bodies of all virtual threads
+ * (marked `unroll` with the option: the unroll pass unrolls it after hoist-checks), the last partial one the
+ * same loop over [k0, end). */
+static void all_in_compute(Ts *t, Virt *vt, IrBuilder *b, Value *k0, Value *const *carried, Op **out) {
+  unsigned nr = vt->n * vt->nc;
+  Type *ctypes[TS_MAX_CARRY];
+  for (unsigned i = 0; i < nr; i++) ctypes[i] = carried[i]->type;
+  Block *whole, *partial;
+  Value *end;
+  *out = emit_full_or_partial(t, b, k0, vt->ub, nr, ctypes, &whole, &partial, &end);
+  IrBuilder y;
+  ib_init(&y, t->m);
+  y.loc = b->loc;
+  ib_set_end(&y, whole);
+  Value *lo = c64(&y, 0), *hi = c64(&y, t->depth);
+  Op *fast = emit_bodies(t, vt, &y, lo, hi, k0, true, carried, false);
+  if (t->unroll) ir_op_set_attr(t->m, fast, "unroll", attr_unit());
+  yield_results(&y, whole, fast);
+  ib_set_end(&y, partial);
+  yield_results(&y, partial, emit_bodies(t, vt, &y, k0, end, k0, false, carried, false));
+}
+
+/* Some virtual thread out (or not known): for k in the tile, each virtual thread's body under its guard. */
+static Op *guarded_compute(Ts *t, Virt *vt, IrBuilder *b, Value *k0, Value *const *carried) {
+  Value *end = ib_binary(b, OP_MINSI, ib_binary(b, OP_ADDI, k0, c64(b, t->depth)), vt->ub);
+  return emit_bodies(t, vt, b, k0, end, k0, false, carried, true);
+}
+
+/* The compute of the register-blocked loop: without `uniform`, each thread picks per tile between the
+ * path of all its virtual threads in and the guarded one (vt->all); with it, the path is the loop's. */
+static void blocked_compute(Ts *t, IrBuilder *b, Value *k0, Value *const *carried, Value **next, void *user) {
+  Virt *vt = user;
+  unsigned nr = vt->n * vt->nc;
+  Op *out;
+  if (vt->guarded) {
+    out = guarded_compute(t, vt, b, k0, carried);
+  } else if (t->uniform) {
+    all_in_compute(t, vt, b, k0, carried, &out);
+  } else {
+    Type *ctypes[TS_MAX_CARRY];
+    for (unsigned i = 0; i < nr; i++) ctypes[i] = carried[i]->type;
+    Block *yes, *no;
+    out = emit_if(t, b, vt->all, nr, ctypes, &yes, &no);
+    IrBuilder y;
+    ib_init(&y, t->m);
+    y.loc = b->loc;
+    ib_set_end(&y, yes);
+    Op *in;
+    all_in_compute(t, vt, &y, k0, carried, &in);
+    yield_results(&y, yes, in);
+    ib_set_end(&y, no);
+    yield_results(&y, no, guarded_compute(t, vt, &y, k0, carried));
+  }
+  for (unsigned i = 0; i < nr; i++) next[i] = op_result(out, i);
+}
+
+static bool collect_grid_dims(Op *op, void *user) {
+  Op ***list = user;
+  if (op->kind == OP_GRID_DIM) *(*list)++ = op;
+  return true;
+}
+
+/* Three i32 parameters appended to the variant (arg_names __kf_grid_x/y/z, the hidden parameters of the
+ * runtime's launch plan: the user's grid dims, include/kfront/abi.h), every gpu.grid_dim replaced by them. */
+static void add_grid_params(Ts *t, Value *g[3]) {
+  Module *m = t->m;
+  Type *i32 = ty_i32(m->ctx);
+  Block *entry = ir_func_entry(t->func);
+  Type *ft = ir_func_type(t->func);
+  Type **params = ARENA_ARRAY(&m->arena, Type *, ft->n + 3);
+  for (unsigned i = 0; i < ft->n; i++) params[i] = ft->elems[i];
+  for (unsigned d = 0; d < 3; d++) params[ft->n + d] = i32;
+  Attr *names = ir_op_attr(t->func, "arg_names");
+  bool named = names && names->kind == ATTR_ARRAY && names->arr.n == ft->n;
+  static const char *const gnames[3] = {"__kf_grid_x", "__kf_grid_y", "__kf_grid_z"};
+  Attr *elems = ARENA_ARRAY(&m->arena, Attr, ft->n + 3);
+  for (unsigned i = 0; i < ft->n; i++) {
+    char pname[16];
+    snprintf(pname, sizeof pname, "p%u", i);
+    elems[i] = named ? names->arr.elems[i] : attr_str(m, pname);
+  }
+  for (unsigned d = 0; d < 3; d++) {
+    g[d] = ir_block_add_arg(m, entry, i32);
+    elems[ft->n + d] = attr_str(m, gnames[d]);
+  }
+  ir_op_set_attr(m, t->func, "function_type", attr_type(ty_func(m->ctx, ft->n + 3, params, 0, NULL)));
+  ir_op_set_attr(m, t->func, "arg_names", attr_array(m, ft->n + 3, elems));
+  size_t n = ir_count_ops(t->func);
+  Op **ops = ARENA_ARRAY(&m->arena, Op *, n), **end = ops;
+  ir_walk_pre(t->func, collect_grid_dims, &end);
+  for (Op **o = ops; o < end; o++) {
+    int64_t d = ir_op_attr_int(*o, "dim", 0);
+    if (d < 0 || d > 2) continue;
+    ir_value_replace_all_uses(op_result(*o, 0), g[d]);
+    ir_op_erase(*o);
+  }
 }
 
 /* The register-blocked rewrite. In the tiled variant, the block (bx0, by0) with bx0 % rx == 0 and by0 % ry == 0
  * computes what the blocks (bx0 + r, by0 + c), r < rx, c < ry, of the user's grid compute (those that exist);
  * the others do nothing. Its thread (tx, ty) plays the thread (tx, ty) of each of those blocks, a virtual
  * thread: its code is the original's with blockIdx.x := bx0 + r and blockIdx.y := by0 + c (so every index,
- * guard, check and store keeps its meaning), its tiles the rows of all rx (ry) blocks. Per tile:
- *     if every virtual thread exists and passes its guard:
- *         for k in the tile: L's body for each virtual thread in turn (a whole tile: k = k0 + kk, kk < depth)
- *     else: for k in the tile: for each virtual thread: if it exists and passes its guard: its L's body
- * (one loop, not one per virtual thread: less code, and 127 registers instead of 137 for the 4x4 float32 matmul)
- * Each virtual thread's k runs through the same values in the same order (bit for bit); the code after L
- * runs for each virtual thread that exists. */
+ * guard, check and store keeps its meaning), its tiles the rows of all rx (ry) blocks. With `uniform`:
+ *     all = every virtual thread of this thread exists and passes its guard
+ *     if barrier_reduce(and, all):   (the whole block: one path, its registers its own)
+ *         loop over the tiles: per tile, L's body for each virtual thread in turn (a whole tile: kk < depth)
+ *     else: loop over the tiles: per tile, for k in the tile: each virtual thread's body under its guard
+ * (without it, the choice is made per tile and thread inside one loop). One loop over k with all bodies, not
+ * one per virtual thread: less code, and fewer registers. Each virtual thread's k runs through the same
+ * values in the same order (bit for bit); the code after L runs for each virtual thread that exists. */
 static void rewrite_blocked(Ts *t) {
   Module *m = t->m;
   Op *L = t->loop, *G = t->guard;
   Type *i32 = ty_i32(m->ctx), *i64 = ty_i64(m->ctx);
+  /* the user's grid: hidden parameters (the physical grid is smaller) */
+  Value *gd[3];
+  add_grid_params(t, gd);
   Virt vt = {0};
   vt.n = (unsigned)(t->rx * t->ry);
   vt.nc = L->noperands - 3;
-  Block *then = version(t);
+  vt.ub = op_operand(L, 1);
+  Block *then = ir_func_entry(t->func);
   for (unsigned i = 0; i < t->ntiles; i++) t->tiles[i].global = new_global(t, &t->tiles[i], i);
   Op *at = G ? G : L;
   if (G) {
@@ -843,33 +1440,23 @@ static void rewrite_blocked(Ts *t) {
   Op *pre[TS_MAX_OPS], *after = G ? G : L->next;
   unsigned npre = 0;
   for (Op *op = then->first; op != at && npre < TS_MAX_OPS; op = op->next) pre[npre++] = op;
-  IrBuilder b;
-  ib_init(&b, m);
-  b.loc = L->loc;
-  ib_set_before(&b, at);
-  Value *bid[2] = {ib_gpu_id(&b, OP_BLOCK_ID, 0), ib_gpu_id(&b, OP_BLOCK_ID, 1)};
-  Value *first[2];
-  for (unsigned d = 0; d < 2; d++) {  /* blockIdx a multiple of (rx, ry) */
-    Value *r = ib_const_int(&b, i32, d ? t->ry : t->rx);
-    Value *rem = ib_binary(&b, OP_REMSI, bid[d], r);
-    Value *zero = ib_const_int(&b, i32, 0);
-    first[d] = ib_cmpi(&b, "eq", rem, zero);
-  }
-  Value *active = ib_binary(&b, OP_ANDI, first[0], first[1]);
-  Block *nb, *idle;
-  emit_if(t, &b, active, 0, NULL, &nb, &idle);
-  ib_set_end(&b, idle);
-  ib_op(&b, OP_YIELD, 0, NULL, 0, NULL, 0);
   IrBuilder in;
   ib_init(&in, m);
   in.loc = L->loc;
-  ib_set_end(&in, nb);
-  Value *tid64[2], *gd[2];
+  ib_set_before(&in, at);
+  Value *bid[2];
+  for (unsigned d = 0; d < 2; d++) { /* the first of the rx x ry user blocks this block computes */
+    Value *id = ib_gpu_id(&in, OP_BLOCK_ID, d);
+    bid[d] = ib_binary(&in, OP_MULI, id, ib_const_int(&in, i32, d ? t->ry : t->rx));
+  }
+  Value *tid64[2], *wtpos[2];
   for (unsigned d = 0; d < 2; d++) tid64[d] = ib_cast(&in, ib_gpu_id(&in, OP_THREAD_ID, d), i64);
-  Value *bx = c64(&in, t->bx);
-  Value *row = ib_binary(&in, OP_MULI, tid64[1], bx);
+  wtpos[0] = ib_binary(&in, OP_MULI, tid64[0], c64(&in, t->rx));
+  wtpos[1] = ib_binary(&in, OP_MULI, tid64[1], c64(&in, t->ry));
+  vt.k0ph = c64(&in, 0);
+  t->bufph = double_buffered(t) ? c64(&in, 0) : NULL;
+  Value *row = ib_binary(&in, OP_MULI, tid64[1], c64(&in, t->bx));
   Value *lin = ib_binary(&in, OP_ADDI, tid64[0], row);
-  for (unsigned d = 0; d < 2; d++) gd[d] = ib_gpu_id(&in, OP_GRID_DIM, d);
   Value *all = ib_const_bool(&in, true);
   for (unsigned v = 0; v < vt.n; v++) {
     int64_t r = v / t->ry, c = v % t->ry;
@@ -884,6 +1471,8 @@ static void rewrite_blocked(Ts *t) {
     vt.exists[v] = ib_binary(&in, OP_ANDI, in_x, in_y);
     ptrmap_put(mp, tid64[0], ib_binary(&in, OP_ADDI, tid64[0], c64(&in, t->bx * r)));
     ptrmap_put(mp, tid64[1], ib_binary(&in, OP_ADDI, tid64[1], c64(&in, t->by * c)));
+    ptrmap_put(mp, wtpos[0], ib_binary(&in, OP_ADDI, wtpos[0], c64(&in, r)));
+    ptrmap_put(mp, wtpos[1], ib_binary(&in, OP_ADDI, wtpos[1], c64(&in, c)));
     for (unsigned p = 0; p < npre; p++) {
       Op *op = pre[p];
       if (op->kind == OP_BLOCK_ID && ir_op_attr_int(op, "dim", 0) < 2) {
@@ -900,63 +1489,41 @@ static void rewrite_blocked(Ts *t) {
     vt.guard[v] = ib_binary(&in, OP_ANDI, g, vt.exists[v]);
     all = ib_binary(&in, OP_ANDI, all, vt.guard[v]);
   }
-  /* the outer loop over the tiles, carrying every virtual thread's values */
+  vt.all = all;
+  /* L's body reads the tiles; it is the template of every virtual thread's (what `in` inserted before L,
+   * when there is no guard, now goes where L was: before what follows it) */
+  Op *where = L->next;
+  ir_op_unlink(L);
+  if (at == L) ib_set_before(&in, where);
+  for (unsigned i = 0; i < t->ntiles; i++) redirect_load(t, &t->tiles[i], tid64, wtpos, vt.k0ph);
+  /* the loop(s) over the tiles, carrying every virtual thread's values */
   unsigned nr = vt.n * vt.nc;
-  Value *oops[3 + TS_MAX_CARRY];
+  Value *init[TS_MAX_CARRY];
   Type *ctypes[TS_MAX_CARRY];
-  Value *lb = op_operand(L, 0), *ub = op_operand(L, 1);
-  oops[0] = lb;
-  oops[1] = ub;
-  oops[2] = c64(&in, t->depth);
   for (unsigned v = 0; v < vt.n; v++)
     for (unsigned i = 0; i < vt.nc; i++) {
-      oops[3 + v * vt.nc + i] = vmapped(&vt, v, op_operand(L, 3 + i));
-      ctypes[v * vt.nc + i] = op_operand(L, 3 + i)->type;
+      init[v * vt.nc + i] = vmapped(&vt, v, op_operand(L, 3 + i));
+      ctypes[v * vt.nc + i] = init[v * vt.nc + i]->type;
     }
-  Op *outer = ib_op(&in, OP_FOR, 3 + nr, oops, nr, ctypes, 1);
-  Block *ob = ir_block_new(m);
-  ir_region_append_block(&outer->regions[0], ob);
-  Value *k0 = ir_block_add_arg(m, ob, i64), *carried[TS_MAX_CARRY];
-  for (unsigned i = 0; i < nr; i++) carried[i] = ir_block_add_arg(m, ob, ctypes[i]);
-  IrBuilder o;
-  ib_init(&o, m);
-  o.loc = L->loc;
-  ib_set_end(&o, ob);
-  for (unsigned i = 0; i < t->ntiles; i++) cooperative_load(t, &o, &t->tiles[i], lin, k0, bid);
-  ib_op(&o, OP_BARRIER, 0, NULL, 0, NULL, 0);
-  /* L's body reads the tiles; it is the template of every virtual thread's */
-  ir_op_unlink(L);
-  for (unsigned i = 0; i < t->ntiles; i++) redirect_load(t, &t->tiles[i], tid64, k0);
-  Value *k0d = ib_binary(&o, OP_ADDI, k0, c64(&o, t->depth));
-  Value *end = ib_binary(&o, OP_MINSI, k0d, ub);
-  Block *yes, *no, *fy, *fn;
-  Op *sel = emit_if(t, &o, all, nr, ctypes, &yes, &no);
-  IrBuilder y;
-  ib_init(&y, m);
-  y.loc = L->loc;
-  ib_set_end(&y, yes);
-  Value *depth = c64(&y, t->depth);
-  Value *ub_less = ib_binary(&y, OP_SUBI, ub, depth);
-  Value *fits_lo = ib_cmpi(&y, "sle", k0, ub_less);
-  Value *fits_hi = ib_cmpi(&y, "sle", k0d, ub);
-  Value *full = ib_binary(&y, OP_ANDI, fits_lo, fits_hi);
-  Op *fsel = emit_if(t, &y, full, nr, ctypes, &fy, &fn);
-  yield_results(&y, yes, fsel);
-  unsigned vs[TS_MAX_VIRT];
-  for (unsigned v = 0; v < vt.n; v++) vs[v] = v;
-  ib_set_end(&y, fy);
-  Value *lo = c64(&y, 0);
-  Value *hi = c64(&y, t->depth);
-  yield_results(&y, fy, emit_bodies(t, &vt, &y, lo, hi, k0, vs, vt.n, carried, false));
-  ib_set_end(&y, fn);
-  yield_results(&y, fn, emit_bodies(t, &vt, &y, k0, end, NULL, vs, vt.n, carried, false));
-  /* some virtual thread is out: each body under its guard */
-  ib_set_end(&y, no);
-  yield_results(&y, no, emit_bodies(t, &vt, &y, k0, end, NULL, vs, vt.n, carried, true));
-  ib_op(&o, OP_BARRIER, 0, NULL, 0, NULL, 0);
-  Value *next[TS_MAX_CARRY];
-  for (unsigned i = 0; i < nr; i++) next[i] = op_result(sel, i);
-  ib_op(&o, OP_YIELD, nr, next, 0, NULL, 0);
+  Op *outer;
+  if (t->uniform) {
+    Type *i32t = i32;
+    Op *red = ib_op(&in, OP_BARRIER_RED, 1, &all, 1, &i32t, 0);
+    ir_op_set_attr(m, red, "kind", attr_str(m, "and"));
+    Value *every = ib_cmpi(&in, "ne", op_result(red, 0), ib_const_int(&in, i32, 0));
+    Block *yes, *no;
+    outer = emit_if(t, &in, every, nr, ctypes, &yes, &no);
+    IrBuilder y;
+    ib_init(&y, m);
+    y.loc = L->loc;
+    ib_set_end(&y, yes);
+    yield_first(&y, yes, emit_tile_loop(t, &y, op_operand(L, 0), vt.ub, nr, init, lin, bid, blocked_compute, &vt), nr);
+    ib_set_end(&y, no);
+    vt.guarded = true;
+    yield_first(&y, no, emit_tile_loop(t, &y, op_operand(L, 0), vt.ub, nr, init, lin, bid, blocked_compute, &vt), nr);
+  } else {
+    outer = emit_tile_loop(t, &in, op_operand(L, 0), vt.ub, nr, init, lin, bid, blocked_compute, &vt);
+  }
   /* what follows L, for each virtual thread that exists */
   Op *term = ir_block_terminator(then);
   for (unsigned v = 0; v < vt.n; v++) {
@@ -972,31 +1539,36 @@ static void rewrite_blocked(Ts *t) {
     ib_set_end(&z, en);
     ib_op(&z, OP_YIELD, 0, NULL, 0, NULL, 0);
   }
-  ib_op(&in, OP_YIELD, 0, NULL, 0, NULL, 0);
   /* the originals go (after the new code, which no longer uses them) */
   Op *gone[TS_MAX_OPS];
   unsigned ng = 0;
   for (Op *op = after; op && op != term && ng < TS_MAX_OPS; op = op->next) gone[ng++] = op;
   for (unsigned i = ng; i-- > 0;) ir_op_erase(gone[i]);
   ir_op_erase(L);
+  ir_op_erase(vt.k0ph->def);
+  if (t->bufph) ir_op_erase(t->bufph->def);
+  t->bufph = NULL;
   for (unsigned v = 0; v < vt.n; v++) ptrmap_free(&vt.map[v]);
-  ir_op_set_attr(m, t->func, "tiled_block", attr_array(m, 3, (Attr[]){attr_int(i64, t->bx), attr_int(i64, t->by),
-                                                                        attr_int(i64, 1)}));
   ir_op_set_attr(m, t->func, "register_blocked", attr_array(m, 2, (Attr[]){attr_int(i64, t->rx), attr_int(i64, t->ry)}));
 }
 
 /* ---- the pass ------------------------------------------------------------------------------------- */
 
+/* The remark on what was looked at: L, or the neighbour reads of a kernel without a loop (at their first
+ * load). Nothing for a kernel without a loop that has no neighbour reads. */
 static void report(Ts *t, bool tiled) {
   if (!t->report) return;
+  SrcLoc loc = t->loop ? t->loop->loc : t->cost.first.file ? t->cost.first : t->guard->loc;
+  const char *what = t->loop ? "loop" : "neighbour reads";
   if (!tiled) {
-    diag_note(t->diag, t->loop->loc, "loop not tiled: %s", t->why ? t->why : "?");
+    if (!t->loop && !t->ntiles && !t->cost.why[0]) return;
+    diag_note(t->diag, loc, "%s not tiled: %s", what, t->why ? t->why : "?");
     return;
   }
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "loop tiled for blocks of (%lld, %lld, 1), depth %lld", (long long)t->bx, (long long)t->by,
-            (long long)t->depth);
+  sb_printf(&sb, "%s tiled for blocks of (%lld, %lld, 1)", what, (long long)t->vbx, (long long)t->vby);
+  if (t->loop) sb_printf(&sb, ", depth %lld", (long long)t->depth);
   if (t->blocked) sb_printf(&sb, ", register-blocked %lldx%lld", (long long)t->rx, (long long)t->ry);
   sb_puts(&sb, ":");
   for (unsigned i = 0; i < t->ntiles; i++) {
@@ -1004,46 +1576,180 @@ static void report(Ts *t, bool tiled) {
     sb_printf(&sb, "%s parameter %u in a ", i ? "," : "", tl->array->index);
     for (unsigned d = 0; d < tl->rank; d++) sb_printf(&sb, "%s%lld", d ? "x" : "", (long long)tl->ext[d]);
     sb_puts(&sb, " tile");
+    if (tl->halo) sb_printf(&sb, " (%u reads)", tl->nmembers);
   }
-  diag_note(t->diag, t->loop->loc, "%s", sb_cstr(&sb));
+  sb_printf(&sb, "; each element staged is read %.2f times%s, %lld bytes of tiles, %lld block(s) per SM by shared "
+            "memory", t->cost.reuse, t->cost.coalesces ? " (and a warp reads the array down a column: the tile's loads "
+            "read along rows)" : "", (long long)t->cost.tile_bytes, (long long)t->cost.blocks_by_shared);
+  diag_note(t->diag, loc, "%s", sb_cstr(&sb));
   sb_free(&sb);
 }
 
-/* Tries loop L (guarded by G's arm, or G NULL). True when tiled. */
-static bool try_loop(Ts *t, Op *L, Op *G, unsigned arm) {
+/* Whether loop L (guarded by G's arm, or G NULL) of t->func can be tiled (and register-blocked): fills t. */
+static bool analyze(Ts *t, Op *L, Op *G, unsigned arm) {
   t->loop = L;
   t->guard = G;
   t->arm = arm;
   t->why = NULL;
   t->ntiles = 0;
-  bool ok = L->noperands - 3 <= 16 ? legal(t) : fail(t, "the loop carries too many values");
+  t->vbx = t->bx;
+  t->vby = t->by;
+  memset(&t->cost, 0, sizeof t->cost);
+  bool ok = L->noperands - 3 <= 16 ? legal(t) && enough_reuse(t) : fail(t, "the loop carries too many values");
   t->blocked = ok && rb_legal(t);
-  report(t, ok);
-  if (ok && t->blocked) rewrite_blocked(t);
-  else if (ok) rewrite(t);
-  return ok;
+  return ok && enough_occupancy(t);
 }
 
-static void tile_kernel(Ts *t, Op *func) {
+/* Whether the guarded body of a kernel without a loop (G's arm) has neighbour reads to tile: fills t. */
+static bool analyze_halo(Ts *t, Op *G, unsigned arm) {
+  t->loop = NULL;
+  t->guard = G;
+  t->arm = arm;
+  t->why = NULL;
+  t->ntiles = 0;
+  t->blocked = false;
+  memset(&t->cost, 0, sizeof t->cost);
+  return legal_halo(t) && enough_reuse(t) && enough_occupancy(t);
+}
+
+/* The guard of a kernel without a loop at the top of its body: an scf.if (no results, one arm empty) after
+ * pure ops only, which *arm holds the body; NULL if none. */
+static Op *halo_guard(Op *func, unsigned *arm, unsigned *top) {
+  *top = 0;
+  for (Op *op = ir_func_entry(func)->first; op; op = op->next, ++*top) {
+    if (op->kind == OP_IF && op->nresults == 0)
+      for (*arm = 0; *arm < 2; ++*arm)
+        if (region_is_empty(&op->regions[1 - *arm]) && op->regions[*arm].first) return op;
+    if (!op_has(op, OPT_PURE) || op->nregions) return NULL;
+  }
+  return NULL;
+}
+
+/* A candidate loop of a kernel: the index of the op in the entry block that is L or its guard G, the arm
+ * of G holding L and L's index in it. */
+typedef struct Site {
+  unsigned top, arm, in;
+  bool guarded;
+} Site;
+
+static Op *nth_op(Block *b, unsigned n) {
+  Op *op = b ? b->first : NULL;
+  while (op && n--) op = op->next;
+  return op;
+}
+
+static bool op_is_not_loop(Op *op, void *user) {
+  (void)user;
+  return !op_has(op, OPT_LOOP);
+}
+
+/* The first loop of func that can be tiled (its site in *at), each loop looked at reported. */
+static bool find_loop(Ts *t, Op *func, Site *at) {
   t->func = func;
-  Block *entry = ir_func_entry(func);
-  if (!entry || entry->next || ir_op_attr(func, "tiled_block") || ir_op_attr(func, "grid_stride")) return;
-  for (Op *op = entry->first; op; op = op->next) {
+  unsigned top = 0;
+  for (Op *op = ir_func_entry(func)->first; op; op = op->next, top++) {
     if (op->kind == OP_FOR) {
-      if (try_loop(t, op, NULL, 0)) return;
+      bool ok = analyze(t, op, NULL, 0);
+      report(t, ok);
+      if (ok) return *at = (Site){top, 0, 0, false}, true;
     } else if (op->kind == OP_IF && op->nresults == 0) {
       for (unsigned arm = 0; arm < 2; arm++) {
         if (!region_is_empty(&op->regions[1 - arm]) || !op->regions[arm].first) continue;
-        for (Op *in = op->regions[arm].first->first; in; in = in->next)
-          if (in->kind == OP_FOR && try_loop(t, in, op, arm)) return;
+        unsigned in = 0;
+        for (Op *l = op->regions[arm].first->first; l; l = l->next, in++) {
+          if (l->kind != OP_FOR) continue;
+          bool ok = analyze(t, l, op, arm);
+          report(t, ok);
+          if (ok) return *at = (Site){top, arm, in, true}, true;
+        }
       }
     }
   }
+  return false;
+}
+
+/* The pairs (tiled array, written array) of parameter indices, flattened: what must not overlap. */
+static Attr disjoint_pairs(Ts *t) {
+  Attr pairs[2 * TS_MAX_TILES * TS_MAX_WRITTEN];
+  unsigned n = 0;
+  Type *i64 = ty_i64(t->m->ctx);
+  for (unsigned i = 0; i < t->ntiles; i++) {
+    bool seen = false;
+    for (unsigned j = 0; j < i; j++) seen |= t->tiles[j].array == t->tiles[i].array;
+    for (unsigned w = 0; w < t->nwritten && !seen; w++) {
+      pairs[n++] = attr_int(i64, t->tiles[i].array->index);
+      pairs[n++] = attr_int(i64, t->written[w]->index);
+    }
+  }
+  return attr_array(t->m, n, pairs);
+}
+
+/* A kernel with a loop that can be tiled (or, without one, neighbour reads) gets a variant: a copy named
+ * NAME__tiled, placed after it, with the loop (reads) tiled; the kernel itself stays as it was and names its
+ * variant (see the header). */
+static void tile_kernel(Ts *t, Op *func) {
+  Block *entry = ir_func_entry(func);
+  if (!entry || entry->next || ir_op_attr(func, "tiled_variant") || ir_op_attr(func, "variant_of") ||
+      ir_op_attr(func, "grid_stride"))
+    return;
+  Site at;
+  bool halo = false;
+  bool has_loop = false;
+  for (Op *op = entry->first; op && !has_loop; op = op->next) has_loop = ir_walk_pre(op, op_is_not_loop, NULL) == false;
+  if (!find_loop(t, func, &at)) {
+    Op *G = has_loop ? NULL : halo_guard(func, &at.arm, &at.top);
+    if (!G) return;
+    t->func = func;
+    bool ok = analyze_halo(t, G, at.arm);
+    report(t, ok);
+    if (!ok) return;
+    halo = true;
+  }
+  Module *m = t->m;
+  Op *var = ir_op_clone(m, func, NULL);
+  char name[256];
+  snprintf(name, sizeof name, "%s__tiled", ir_func_name(func));
+  ir_op_set_attr(m, var, "sym_name", attr_sym(m, name));
+  ir_op_insert_after(func, var);
+  ir_module_add_symbol(m, var);
+  t->func = var;
+  Op *top = nth_op(ir_func_entry(var), at.top);
+  bool report_saved = t->report, ok;
+  t->report = false;
+  if (halo) {
+    ok = analyze_halo(t, top, at.arm);
+  } else {
+    Op *L = at.guarded ? nth_op(top->regions[at.arm].first, at.in) : top;
+    ok = analyze(t, L, at.guarded ? top : NULL, at.arm); /* (the same answer as on the original) */
+  }
+  t->report = report_saved;
+  if (!ok) return;
+  Type *i64 = ty_i64(m->ctx);
+  ir_op_set_attr(m, var, "variant_of", attr_sym(m, ir_func_name(func)));
+  ir_op_set_attr(m, var, "launch_block", attr_array(m, 3, (Attr[]){attr_int(i64, t->vbx), attr_int(i64, t->vby),
+                                                                     attr_int(i64, 1)}));
+  ir_op_set_attr(m, var, "launch_disjoint", disjoint_pairs(t));
+  ir_op_set_attr(m, var, "tiled_block", attr_array(m, 3, (Attr[]){attr_int(i64, t->vbx), attr_int(i64, t->vby),
+                                                                   attr_int(i64, 1)}));
+  if (t->min_blocks > 0) ir_op_set_attr(m, var, "launch_min_blocks", attr_int(i64, t->min_blocks));
+  if (halo) {
+    rewrite_halo(t);
+  } else if (t->blocked) {
+    rewrite_blocked(t);
+    ir_op_set_attr(m, var, "launch_grid_divisor", attr_array(m, 3, (Attr[]){attr_int(i64, t->rx),
+                                                                            attr_int(i64, t->ry), attr_int(i64, 1)}));
+  } else {
+    rewrite(t);
+  }
+  ir_op_set_attr(m, func, "tiled_variant", attr_sym(m, name));
 }
 
 bool pass_tile_shared(Module *m, const PassContext *pc) {
   Ts t = {.m = m, .diag = pc->diag, .bx = pc->options[0], .by = pc->options[1], .depth = pc->options[2],
-          .report = pc->options[3] != 0, .rx = pc->options[4], .ry = pc->options[5]};
+          .report = pc->options[3] != 0, .rx = pc->options[4], .ry = pc->options[5], .prefetch = pc->options[6] != 0,
+          .uniform = pc->options[7] != 0, .wide = pc->options[8] != 0, .min_blocks = pc->options[9],
+          .min_reuse = pc->options[10], .halo_min_reuse = pc->options[11], .unroll = pc->options[12] != 0,
+          .dbuf = pc->options[13] != 0};
   if (t.bx < 1 || t.by < 1 || t.depth < 1 || t.bx * t.by > 1024) {
     diag_error(pc->diag, (SrcLoc){0}, "tile-shared: the block (bx, by) must have 1 to 1024 threads and depth >= 1");
     return false;

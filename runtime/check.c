@@ -492,7 +492,8 @@ static bool names_function(const char *sym, const char *name) {
 unsigned rt_kir_find_kernels(Module *m, const char *name, Op **out, unsigned max) {
   unsigned n = 0;
   for (Op *op = ir_module_body(m)->first; op; op = op->next) {
-    if (op->kind != OP_FUNC_FUNC || !ir_op_attr(op, "kernel")) continue;
+    /* (a tiled variant is its kernel's: RtKernel.variant) */
+    if (op->kind != OP_FUNC_FUNC || !ir_op_attr(op, "kernel") || ir_op_attr(op, "variant_of")) continue;
     const char *sym = ir_func_name(op);
     const char *py = ir_op_attr_str(op, "py_name");
     if (!py) py = ir_op_attr_str(op, "source_name");

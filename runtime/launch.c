@@ -1,8 +1,9 @@
 /* launch.c — the one launch path, for the GPU and the simulator alike:
  *   1. the argument checks against the kernel's parameters, unless these argument types (their dispatch
  *      entry) already passed them for this kernel; the fingerprint itself validated the values;
- *   2. the launch plan: the block shape the variant needs, the physical grid/block/shared bytes and the
- *      hidden parameters; then the launch configuration against the device's limits;
+ *   2. the kernel's tiled variant instead where its plan allows (its block shape, its arrays disjoint); the
+ *      launch plan: the block shape the variant needs, the physical grid/block/shared bytes and the hidden
+ *      parameters; then the launch configuration against the device's limits;
  *   3. host arrays staged in device memory (unless the device reads host memory: the simulator), by
  *      rt_stage_array, which host_funcs.c uses too; a device array said to be on another device, or a stream
  *      of another device, is refused (a comparison each: the launch path stays as it was);
@@ -163,6 +164,11 @@ static kf_status launch_flat(RtKernel *k, const RtLaunchShape *user, RtStream *s
     if (!ok) return KF_ERROR_INVALID_INPUT;
     if (entry && entry->kernel == k) atomic_store_explicit(&entry->checked, true, memory_order_release);
   }
+  /* the tiled variant where its block shape is the user's and the arrays it stages do not overlap those
+   * written (same parameters: the checks above hold for it) */
+  if (k->variant && rt_plan_block_fits(&k->variant->plan, user->block) &&
+      rt_plan_args_disjoint(&k->variant->plan, args, nargs))
+    k = k->variant;
   if (!check_configuration(rt, k, user)) return KF_ERROR_INVALID_INPUT;
   if (stream && !rt_stream_fits(rt, stream, name)) return KF_ERROR_INVALID_INPUT;
   RtLaunchShape phys;
@@ -193,6 +199,7 @@ static kf_status launch_flat(RtKernel *k, const RtLaunchShape *user, RtStream *s
     void *s = rt_stream_handle(stream);
     st = dev->ops->launch(dev, &k->fn, phys.grid, phys.block, phys.shared, s, ptrs, k->nslots, rt->diag);
     atomic_fetch_add_explicit(&rt->launches, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&k->launches, 1, memory_order_relaxed);
     if (st == KF_OK && staged) {
       /* a launch with host arrays completes here, as in Numba: synchronise, check, copy back */
       st = dev->ops->stream_synchronize(dev, s, rt->diag);

@@ -9,8 +9,13 @@
  *   - `launch_block` (array of 3 ints): the block shape the variant was built for (any other is refused:
  *     the program must launch another variant); `launch_block_divisor` (3 ints): the physical block is
  *     the user's divided by it (register blocking); `launch_dynamic_shared` (int): bytes of dynamic shared
- *     memory the variant adds to the user's.
- * Text form (manifest): `hidden=grid_x,grid_y,grid_z grid=resident block=0,0,0 divisor=1,1,1 shared=0`. */
+ *     memory the variant adds to the user's;
+ *   - `launch_grid_divisor` (3 ints): the physical grid is the user's divided by it, rounded up (a tiled
+ *     variant whose blocks each compute those of several of the user's, passes/tile_shared.c; it takes the
+ *     user's grid as hidden parameters); `launch_disjoint` (ints, pairs): the arrays of each pair of the
+ *     user's parameters must not overlap for the variant to run (checked at each launch).
+ * Text form (manifest): `hidden=grid_x,grid_y,grid_z grid=resident block=0,0,0 divisor=1,1,1 shared=0`, then
+ * where they are not the defaults ` gdiv=4,4,1` and ` disjoint=0:2,1:2`. */
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -32,7 +37,7 @@ static const char *grid_rule_names[] = {[RT_GRID_AS_GIVEN] = "given", [RT_GRID_R
 
 void rt_plan_init(RtLaunchPlan *p) {
   memset(p, 0, sizeof *p);
-  for (int d = 0; d < 3; d++) p->block_divisor[d] = 1;
+  for (int d = 0; d < 3; d++) p->block_divisor[d] = p->grid_divisor[d] = 1;
 }
 
 static int hidden_by_arg_name(const char *s) {
@@ -84,13 +89,29 @@ bool rt_plan_from_kir(Op *func, RtLaunchPlan *p, Diag *diag) {
     p->grid = RT_GRID_RESIDENT;
   }
   if (!int_triple(func, "launch_block", p->required_block, diag) ||
-      !int_triple(func, "launch_block_divisor", p->block_divisor, diag))
+      !int_triple(func, "launch_block_divisor", p->block_divisor, diag) ||
+      !int_triple(func, "launch_grid_divisor", p->grid_divisor, diag))
     return false;
   for (int d = 0; d < 3; d++) {
-    if (p->block_divisor[d] == 0) {
-      diag_error(diag, func->loc, "the kernel's launch_block_divisor has a zero");
+    if (p->block_divisor[d] == 0 || p->grid_divisor[d] == 0) {
+      diag_error(diag, func->loc, "the kernel's launch_block_divisor or launch_grid_divisor has a zero");
       return false;
     }
+  }
+  Attr *dj = ir_op_attr(func, "launch_disjoint");
+  if (dj) {
+    unsigned nuser = n - p->nhidden;
+    bool ok = dj->kind == ATTR_ARRAY && dj->arr.n % 2 == 0 && dj->arr.n / 2 <= RT_PLAN_MAX_DISJOINT;
+    for (unsigned i = 0; ok && i < dj->arr.n; i++)
+      ok = dj->arr.elems[i].kind == ATTR_INT && dj->arr.elems[i].i >= 0 && dj->arr.elems[i].i < nuser;
+    if (!ok) {
+      diag_error(diag, func->loc, "the kernel's launch_disjoint is not a list of at most %d pairs of its parameters",
+                 RT_PLAN_MAX_DISJOINT);
+      return false;
+    }
+    p->ndisjoint = dj->arr.n / 2;
+    for (unsigned i = 0; i < p->ndisjoint; i++)
+      for (unsigned j = 0; j < 2; j++) p->disjoint[i][j] = (unsigned)dj->arr.elems[2 * i + j].i;
   }
   int64_t shared = ir_op_attr_int(func, "launch_dynamic_shared", 0);
   if (shared < 0) {
@@ -108,6 +129,10 @@ void rt_plan_print(const RtLaunchPlan *p, StrBuf *out) {
   sb_printf(out, " grid=%s block=%u,%u,%u divisor=%u,%u,%u shared=%zu", grid_rule_names[p->grid],
             p->required_block[0], p->required_block[1], p->required_block[2], p->block_divisor[0],
             p->block_divisor[1], p->block_divisor[2], p->dynamic_shared);
+  if (p->grid_divisor[0] != 1 || p->grid_divisor[1] != 1 || p->grid_divisor[2] != 1)
+    sb_printf(out, " gdiv=%u,%u,%u", p->grid_divisor[0], p->grid_divisor[1], p->grid_divisor[2]);
+  for (unsigned i = 0; i < p->ndisjoint; i++)
+    sb_printf(out, "%s%u:%u", i ? "," : " disjoint=", p->disjoint[i][0], p->disjoint[i][1]);
 }
 
 bool rt_plan_parse(const char *s, size_t len, RtLaunchPlan *p) {
@@ -121,9 +146,26 @@ bool rt_plan_parse(const char *s, size_t len, RtLaunchPlan *p) {
   size_t shared;
   int used = 0;
   if (sscanf(buf, "hidden=%127s grid=%15s block=%u,%u,%u divisor=%u,%u,%u shared=%zu%n", hidden, grid, &b[0], &b[1],
-             &b[2], &dv[0], &dv[1], &dv[2], &shared, &used) != 9 ||
-      (size_t)used != len)
+             &b[2], &dv[0], &dv[1], &dv[2], &shared, &used) != 9)
     return false;
+  /* the optional fields, in order */
+  const char *rest = buf + used;
+  int more = 0;
+  if (strncmp(rest, " gdiv=", 6) == 0) {
+    unsigned *g = p->grid_divisor;
+    if (sscanf(rest, " gdiv=%u,%u,%u%n", &g[0], &g[1], &g[2], &more) != 3 || !g[0] || !g[1] || !g[2]) return false;
+    rest += more;
+  }
+  if (strncmp(rest, " disjoint=", 10) == 0) {
+    rest += 10;
+    do {
+      if (p->ndisjoint == RT_PLAN_MAX_DISJOINT) return false;
+      unsigned *pair = p->disjoint[p->ndisjoint++];
+      if (sscanf(rest, "%u:%u%n", &pair[0], &pair[1], &more) != 2) return false;
+      rest += more;
+    } while (*rest == ',' && rest++);
+  }
+  if (*rest) return false;
   if (strcmp(hidden, "-") != 0) {
     for (char *tok = strtok(hidden, ","); tok; tok = strtok(NULL, ",")) {
       int h = -1;
@@ -142,6 +184,23 @@ bool rt_plan_parse(const char *s, size_t len, RtLaunchPlan *p) {
     p->block_divisor[d] = dv[d];
   }
   p->dynamic_shared = shared;
+  return true;
+}
+
+bool rt_plan_args_disjoint(const RtLaunchPlan *p, const kf_arg *args, unsigned nargs) {
+  for (unsigned i = 0; i < p->ndisjoint; i++) {
+    unsigned a = p->disjoint[i][0], b = p->disjoint[i][1];
+    if (a >= nargs || b >= nargs || args[a].kind != KF_ARG_ARRAY || args[b].kind != KF_ARG_ARRAY) continue;
+    const kf_array *x = &args[a].array, *y = &args[b].array;
+    int64_t xlo, xhi, ylo, yhi;
+    rt_array_span(x, &xlo, &xhi);
+    rt_array_span(y, &ylo, &yhi);
+    if (xlo == xhi || ylo == yhi || x->memory != y->memory) continue;
+    /* [data + lo, data + hi) of each, compared as addresses of the same space */
+    uintptr_t xs = (uintptr_t)x->data + (uintptr_t)xlo, xe = (uintptr_t)x->data + (uintptr_t)xhi;
+    uintptr_t ys = (uintptr_t)y->data + (uintptr_t)ylo, ye = (uintptr_t)y->data + (uintptr_t)yhi;
+    if (xs < ye && ys < xe) return false;
+  }
   return true;
 }
 
@@ -167,7 +226,7 @@ static unsigned resident_blocks(RtDevice *dev, RtDevFunction *fn, unsigned threa
 void rt_plan_apply(const RtLaunchPlan *p, const RtLaunchShape *user, RtDevice *dev, RtDevFunction *fn,
                    _Atomic uint64_t *resident_memo, RtLaunchShape *phys, int64_t hidden[RT_PLAN_MAX_HIDDEN]) {
   for (int d = 0; d < 3; d++) {
-    phys->grid[d] = user->grid[d];
+    phys->grid[d] = (user->grid[d] + p->grid_divisor[d] - 1) / p->grid_divisor[d];
     phys->block[d] = user->block[d] / p->block_divisor[d] ? user->block[d] / p->block_divisor[d] : 1;
   }
   phys->shared = user->shared + p->dynamic_shared;

@@ -102,6 +102,7 @@ kf_status rt_program_from_module(RtRuntime *rt, Module *m, RtProgram **out) {
 }
 
 static void kernel_free(RtRuntime *rt, RtKernel *k) {
+  if (k->variant) kernel_free(rt, k->variant);
   if (k->owns_module) rt->dev->ops->unload(rt->dev, k->module);
   mem_free(k->entry);
   mem_free(k->signature);
@@ -356,18 +357,29 @@ static kf_status compile_ptx(RtRuntime *rt, RtProgModule *pm, Op *func) {
 }
 
 /* Cache payload: a manifest, then the PTX.
- *   kfront-kernel 3\nentry NAME\nplan PLAN\nparams N\n<kir type>\n...[signature SIG\n]ptx\n<PTX text>
- * params lists every kir parameter (the plan's hidden ones included, last); signature, when the kernel takes
- * tuples (its parameters are their elements), is the kernel's Numba signature, which spells them. */
+ *   kfront-kernel 3\nentry NAME\nplan PLAN\nparams N\n<kir type>\n...[variant][signature SIG\n]ptx\n<PTX text>
+ * params lists every kir parameter (the plan's hidden ones included, last). A kernel with a tiled variant
+ * (RtKernel.variant: in the same PTX) has its entry, plan and params the same way before `ptx`:
+ *   variant NAME\nplan PLAN\nparams N\n<kir type>\n...
+ * signature, when the kernel takes tuples (its parameters are their elements), is the kernel's Numba signature,
+ * which spells them (the variant's too). */
 enum { MANIFEST_FORMAT = 3, MANIFEST_MAX_PARAMS = 512 };
 
-static void payload_build(StrBuf *out, const RtKernel *k, const char *ptx) {
-  sb_printf(out, "kfront-kernel %d\nentry %s\nplan ", MANIFEST_FORMAT, k->entry);
+static void payload_kernel(StrBuf *out, const RtKernel *k) {
   rt_plan_print(&k->plan, out);
   sb_printf(out, "\nparams %u\n", k->nparams);
   for (unsigned i = 0; i < k->nparams; i++) {
     ty_print(k->params[i], out);
     sb_putc(out, '\n');
+  }
+}
+
+static void payload_build(StrBuf *out, const RtKernel *k, const char *ptx) {
+  sb_printf(out, "kfront-kernel %d\nentry %s\nplan ", MANIFEST_FORMAT, k->entry);
+  payload_kernel(out, k);
+  if (k->variant) {
+    sb_printf(out, "variant %s\nplan ", k->variant->entry);
+    payload_kernel(out, k->variant);
   }
   if (k->tuple_args) sb_printf(out, "signature %s\n", k->signature);
   sb_puts(out, "ptx\n");
@@ -390,28 +402,31 @@ static bool line_is(const char *line, size_t n, const char *prefix) {
   return line && n >= k && memcmp(line, prefix, k) == 0;
 }
 
-typedef struct Manifest {
+typedef struct ManifestKernel {
   char entry[256];
   RtLaunchPlan plan;
   unsigned nparams;
   Type *params[MANIFEST_MAX_PARAMS];
+} ManifestKernel;
+
+typedef struct Manifest {
+  ManifestKernel k, variant;
+  bool has_variant;
   char signature[1024];         /* empty: spelt from params */
   const char *ptx;
 } Manifest;
 
-static bool payload_parse(IrContext *ir, const char *s, size_t len, Manifest *m) {
-  size_t pos = 0, n;
-  char head[32];
-  snprintf(head, sizeof head, "kfront-kernel %d", MANIFEST_FORMAT);
-  const char *line = next_line(s, len, &pos, &n);
-  if (!line || n != strlen(head) || memcmp(line, head, n) != 0) return false;
-  line = next_line(s, len, &pos, &n);
-  if (!line_is(line, n, "entry ") || n == 6 || n - 6 >= sizeof m->entry) return false;
-  memcpy(m->entry, line + 6, n - 6);
-  m->entry[n - 6] = 0;
-  line = next_line(s, len, &pos, &n);
+/* NAME (after `prefix`), then plan, params and their types. */
+static bool payload_parse_kernel(IrContext *ir, const char *s, size_t len, size_t *pos, const char *prefix,
+                                 ManifestKernel *m) {
+  size_t n, k = strlen(prefix);
+  const char *line = next_line(s, len, pos, &n);
+  if (!line_is(line, n, prefix) || n == k || n - k >= sizeof m->entry) return false;
+  memcpy(m->entry, line + k, n - k);
+  m->entry[n - k] = 0;
+  line = next_line(s, len, pos, &n);
   if (!line_is(line, n, "plan ") || !rt_plan_parse(line + 5, n - 5, &m->plan)) return false;
-  line = next_line(s, len, &pos, &n);
+  line = next_line(s, len, pos, &n);
   if (!line_is(line, n, "params ") || n == 7) return false;
   char num[16];
   if (n - 7 >= sizeof num) return false;
@@ -422,11 +437,27 @@ static bool payload_parse(IrContext *ir, const char *s, size_t len, Manifest *m)
   if (*end || np > MANIFEST_MAX_PARAMS || np < m->plan.nhidden) return false;
   m->nparams = (unsigned)np;
   for (unsigned i = 0; i < m->nparams; i++) {
-    line = next_line(s, len, &pos, &n);
+    line = next_line(s, len, pos, &n);
     if (!line) return false;
     size_t tpos = 0;
     m->params[i] = ty_parse(ir, line, n, &tpos);
     if (!m->params[i] || tpos != n) return false;
+  }
+  return true;
+}
+
+static bool payload_parse(IrContext *ir, const char *s, size_t len, Manifest *m) {
+  size_t pos = 0, n;
+  char head[32];
+  snprintf(head, sizeof head, "kfront-kernel %d", MANIFEST_FORMAT);
+  const char *line = next_line(s, len, &pos, &n);
+  if (!line || n != strlen(head) || memcmp(line, head, n) != 0) return false;
+  if (!payload_parse_kernel(ir, s, len, &pos, "entry ", &m->k)) return false;
+  size_t at = pos;
+  line = next_line(s, len, &at, &n);
+  if (line_is(line, n, "variant ")) {
+    if (!payload_parse_kernel(ir, s, len, &pos, "variant ", &m->variant)) return false;
+    m->has_variant = true;
   }
   line = next_line(s, len, &pos, &n);
   m->signature[0] = 0;
@@ -527,13 +558,23 @@ static RtKernel *kernel_from_cache(RtFunction *f, const RtCacheKey *key, kf_stat
   ManifestJob j = {rt->ir, payload, plen, m, false};
   if (!m) *st = rt_out_of_memory(rt);
   else if (!diag_guard(rt->diag, manifest_job, &j)) *st = KF_ERROR_OUT_OF_MEMORY;
-  else if (j.ok && !(k = kernel_new(f, m->entry, m->params, m->nparams, &m->plan, m->signature))) *st = rt_out_of_memory(rt);
+  else if (j.ok && !(k = kernel_new(f, m->k.entry, m->k.params, m->k.nparams, &m->k.plan, m->signature)))
+    *st = rt_out_of_memory(rt);
+  else if (k && m->has_variant &&
+           !(k->variant = kernel_new(f, m->variant.entry, m->variant.params, m->variant.nparams, &m->variant.plan,
+                                     m->signature)))
+    *st = rt_out_of_memory(rt);
+  if (k && *st != KF_OK) {
+    kernel_free(rt, k);
+    k = NULL;
+  }
   if (k) {
     atomic_store(&k->cache_source, hit == RT_CACHE_HIT_MEMORY ? 1 : 2);
     RtDevModule *dm = NULL;
     *st = rt->dev->ops->load(rt->dev, NULL, m->ptx, &dm, rt->diag);
     k->owns_module = dm != NULL;
     if (*st == KF_OK) *st = attach(k, dm, NULL);
+    if (*st == KF_OK && k->variant) *st = attach(k->variant, dm, NULL);
     if (*st != KF_OK) {
       kernel_free(rt, k);
       k = NULL;
@@ -595,6 +636,27 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   RtKernel *k = sb_failed(&tsig) ? NULL : kernel_new(f, ir_func_name(func), params, np, &plan, sb_cstr(&tsig));
   sb_free(&tsig);
   if (!k) return rt_out_of_memory(rt);
+  /* its tiled variant, in the same module */
+  const char *vname = ir_op_attr_str(func, "tiled_variant");
+  Op *vfunc = vname ? ir_module_lookup(pm->ir, vname) : NULL;
+  if (vfunc) {
+    RtLaunchPlan vplan;
+    unsigned vnp;
+    Type *const *vparams = rt_kir_params(vfunc, &vnp);
+    if (!rt_plan_from_kir(vfunc, &vplan, rt->diag)) {
+      kernel_free(rt, k);
+      return KF_ERROR_INVALID_INPUT;
+    }
+    if (vnp < vplan.nhidden || vnp - vplan.nhidden != k->nuser) {
+      diag_error(rt->diag, NOLOC, "internal error: the variant %s of kernel %s takes other parameters", vname, f->name);
+      kernel_free(rt, k);
+      return KF_ERROR_INTERNAL;
+    }
+    if (!(k->variant = kernel_new(f, vname, vparams, vnp, &vplan, k->tuple_args ? k->signature : NULL))) {
+      kernel_free(rt, k);
+      return rt_out_of_memory(rt);
+    }
+  }
   if (!dev->runs_kir) {
     st = compile_ptx(rt, pm, func);
     if (st == KF_OK && use_cache) {
@@ -608,6 +670,7 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   }
   if (st == KF_OK && !pm->dev) st = dev->ops->load(dev, pm->ir, pm->ptx, &pm->dev, rt->diag);
   if (st == KF_OK) st = attach(k, pm->dev, func);
+  if (st == KF_OK && k->variant) st = attach(k->variant, pm->dev, vfunc);
   if (st == KF_OK && !ptrmap_put(&f->by_func, func, k)) st = rt_out_of_memory(rt);
   if (st != KF_OK) {
     kernel_free(rt, k);

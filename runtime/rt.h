@@ -40,7 +40,7 @@
 
 /* ---- runtime/plan.c -------------------------------------------------------------------------- */
 
-enum { RT_PLAN_MAX_HIDDEN = 8 };
+enum { RT_PLAN_MAX_HIDDEN = 8, RT_PLAN_MAX_DISJOINT = 32 };
 
 /* Hidden parameters: values the runtime passes after the user's arguments. */
 typedef enum RtHidden { RT_HIDDEN_GRID_X, RT_HIDDEN_GRID_Y, RT_HIDDEN_GRID_Z, RT_HIDDEN__COUNT } RtHidden;
@@ -56,7 +56,10 @@ typedef struct RtLaunchPlan {
   RtGridRule grid;
   unsigned required_block[3];  /* 0,0,0: any block shape; else the only one this variant runs with */
   unsigned block_divisor[3];   /* physical block = user block / divisor (1,1,1: the user's) */
+  unsigned grid_divisor[3];    /* physical grid = ceil(user grid / divisor) (rule "given"; 1,1,1: the user's) */
   size_t dynamic_shared;       /* added to the user's dynamic shared bytes */
+  unsigned ndisjoint;          /* pairs of the user's parameters whose arrays must not overlap */
+  unsigned disjoint[RT_PLAN_MAX_DISJOINT][2];
 } RtLaunchPlan;
 
 typedef struct RtLaunchShape {
@@ -74,6 +77,9 @@ void rt_plan_print(const RtLaunchPlan *p, StrBuf *out);
 bool rt_plan_parse(const char *s, size_t len, RtLaunchPlan *p);
 /* Whether the variant runs with this block shape. */
 bool rt_plan_block_fits(const RtLaunchPlan *p, const unsigned block[3]);
+/* Whether the arrays of the plan's disjoint pairs of arguments occupy no common byte (an argument that is
+ * not an array overlaps nothing). */
+bool rt_plan_args_disjoint(const RtLaunchPlan *p, const kf_arg *args, unsigned nargs);
 /* The physical launch and the hidden values for the user's. resident_memo caches the device's answer for
  * the resident-grid rule (one per kernel, zero-initialised). */
 void rt_plan_apply(const RtLaunchPlan *p, const RtLaunchShape *user, RtDevice *dev, RtDevFunction *fn,
@@ -293,10 +299,14 @@ struct RtKernel {
   unsigned nparams, nuser;      /* all, the user's */
   unsigned nslots;              /* packed slots of all the parameters (abi.h) */
   RtLaunchPlan plan;
+  RtKernel *variant;            /* owned: the tiled variant (passes/tile_shared.c), launched instead of this kernel
+                                 * when its plan's block and disjoint arrays allow it (same module, same
+                                 * parameters but its hidden ones); NULL: none */
   RtDevModule *module;
   bool owns_module;             /* loaded for this kernel alone (from a cache entry) */
   RtDevFunction fn;
   atomic_int cache_source;      /* 0 compiled, 1 memory cache, 2 disk cache */
+  atomic_uint launches;         /* launches of this kernel (of its variant: the variant's) */
   _Atomic uint64_t resident_memo;
 };
 

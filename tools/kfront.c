@@ -2,7 +2,7 @@
  *
  *   kfront compile FILE.py [-k NAME]... [--sig SIG]... [--emit=kir|llvm|ptx] [-o OUT] [-O0..3]
  *                  [--arch=sm_XX] [--backend=nvvm|llvm] [--bounds-check=on|off] [--pass-pipeline=P]
- *                  [--fastmath] [--lineinfo] [--mlir-print-debuginfo]
+ *                  [--fastmath] [--lineinfo] [--mlir-print-debuginfo] [--remarks=tile,bce]
  *   kfront check FILE.py [-k NAME]... [--sig SIG]...   type-check and verify; print nothing on success
  *   kfront run FILE.py -k NAME --grid .. --block .. ARG...   (tools/kfront_run.c)
  *
@@ -31,11 +31,23 @@ static void usage(FILE *f) {
         "  --bounds-check=on|off   guard array accesses (default: on; unproven checks stay)\n"
         "  --pass-pipeline=P       kir passes after lowering (default: kfront's pipeline)\n"
         "  --fastmath, --lineinfo  as numba's cuda.jit options\n"
-        "  --mlir-print-debuginfo  print op locations in --emit=kir output\n",
+        "  --mlir-print-debuginfo  print op locations in --emit=kir output\n"
+        "  --remarks=WHAT          notes saying what a pass did and why not, WHAT a comma-separated list of\n"
+        "                          tile (tile-shared: per loop, tiled with which tiles, block and register\n"
+        "                          blocking, or why not) and bce (each bounds check that stays)\n",
         f);
 }
 
 typedef enum { EMIT_KIR, EMIT_LLVM, EMIT_PTX } Emit;
+enum { MAX_REMARKS = 8 };
+
+/* The pass whose `report` option the remark NAME (len bytes) turns on, or NULL. */
+static const char *remark_pass(const char *name, size_t len) {
+  static const char *const table[][2] = {{"tile", "tile-shared"}, {"bce", "bce"}};
+  for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+    if (strlen(table[i][0]) == len && memcmp(name, table[i][0], len) == 0) return table[i][1];
+  return NULL;
+}
 
 typedef struct {
   const char *input, *output;
@@ -45,6 +57,8 @@ typedef struct {
   kf_compile_options co;
   kf_codegen_options cg;
   unsigned print_flags;
+  const char *remarks[MAX_REMARKS]; /* the passes whose report option --remarks turns on */
+  unsigned nremarks;
 } CompileArgs;
 
 /* Returns 0 on success, 2 on a usage error (message printed). */
@@ -94,6 +108,15 @@ static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
       a->cg.lineinfo = 1;
     } else if (strcmp(s, "--mlir-print-debuginfo") == 0) {
       a->print_flags |= KF_PRINT_DEBUG_INFO;
+    } else if (TAKE("--remarks")) {
+      for (const char *r = v; *r;) {
+        size_t len = strcspn(r, ",");
+        const char *pass = remark_pass(r, len);
+        if (!pass) return fprintf(stderr, "kfront: error: --remarks takes tile and bce, not '%.*s'\n", (int)len, r), 2;
+        if (a->nremarks == MAX_REMARKS) return fprintf(stderr, "kfront: error: too many --remarks\n"), 2;
+        a->remarks[a->nremarks++] = pass;
+        r += len + (r[len] == ',');
+      }
     } else if (s[0] == '-' && s[1]) {
       fprintf(stderr, "kfront: error: unknown option '%s'\n", s);
       return 2;
@@ -138,6 +161,41 @@ static unsigned present_gpu_arch(void) {
   return arch;
 }
 
+/* The pipeline (the given one or the default) with report=1 on each pass the remarks name, in *out
+ * (kf_free). Pipeline errors go to ctx's diagnostics; a remark naming a pass the pipeline does not run is
+ * a warning on stderr. */
+static kf_status pipeline_with_remarks(kf_context *ctx, const CompileArgs *a, char **out) {
+  char *norm = NULL;
+  kf_status st = kf_pipeline_normalize(ctx, a->co.pipeline ? a->co.pipeline : kf_default_pipeline(), &norm);
+  if (st != KF_OK) return st;
+  size_t len = 0;
+  char *buf = malloc(strlen(norm) * 2 + 64); /* each entry grows by at most "{report=1}" */
+  if (!buf) {
+    kf_free(norm);
+    return KF_ERROR_OUT_OF_MEMORY;
+  }
+  bool used[MAX_REMARKS] = {false};
+  /* normalised entries are separated by ',' (options inside braces by spaces): NAME or NAME{opt=v ...} */
+  for (const char *e = norm; *e;) {
+    size_t elen = strcspn(e, ","), nlen = strcspn(e, "{,");
+    bool report = false;
+    for (unsigned r = 0; r < a->nremarks; r++)
+      if (strlen(a->remarks[r]) == nlen && memcmp(a->remarks[r], e, nlen) == 0) report = used[r] = true;
+    if (len) buf[len++] = ',';
+    memcpy(buf + len, e, elen);
+    len += elen;
+    if (report && nlen == elen) len += (size_t)sprintf(buf + len, "{report=1}");
+    else if (report) len += (size_t)sprintf(buf + len - 1, " report=1}") - 1;
+    e += elen + (e[elen] == ',');
+  }
+  buf[len] = 0;
+  for (unsigned r = 0; r < a->nremarks; r++)
+    if (!used[r]) fprintf(stderr, "kfront: warning: --remarks: the pipeline has no %s pass\n", a->remarks[r]);
+  kf_free(norm);
+  *out = buf;
+  return KF_OK;
+}
+
 static int compile_main(int argc, char **argv, int check_only) {
   CompileArgs a;
   int rc = parse_compile_args(argc, argv, &a);
@@ -152,7 +210,11 @@ static int compile_main(int argc, char **argv, int check_only) {
   kf_module *m = NULL;
   char *out = NULL;
   size_t out_len = 0;
-  kf_status st = kf_compile_source(ctx, strcmp(a.input, "-") == 0 ? "<stdin>" : a.input, text, len, &a.co, &m);
+  char *pipeline = NULL;
+  kf_status st = KF_OK;
+  if (a.nremarks && (st = pipeline_with_remarks(ctx, &a, &pipeline)) == KF_OK) a.co.pipeline = pipeline;
+  if (st == KF_OK)
+    st = kf_compile_source(ctx, strcmp(a.input, "-") == 0 ? "<stdin>" : a.input, text, len, &a.co, &m);
   if (st == KF_OK && !check_only) {
     if (a.emit != EMIT_KIR && !a.cg.arch) a.cg.arch = present_gpu_arch();
     if (a.emit == EMIT_KIR) st = kf_module_print(m, a.print_flags, &out, &out_len);
@@ -162,6 +224,7 @@ static int compile_main(int argc, char **argv, int check_only) {
   fputs(kf_context_diagnostics(ctx), stderr);
   if (st == KF_OK && out && !tool_write_output("kfront", a.output, out, out_len)) st = KF_ERROR_INVALID_INPUT;
   kf_free(out);
+  free(pipeline);
   kf_module_destroy(m);
   kf_context_destroy(ctx);
   free(text);

@@ -41,6 +41,16 @@
  * compile`'s default pipeline does not run it, so its PTX keeps the plain ABI above unless asked
  * (--pass-pipeline=canonicalize,cse,bce,dce,grid-stride).
  *
+ * ## Tiled variants
+ * A kernel the tile-shared pass tiled keeps its ABI above and has a second entry, NAME__tiled (the kir
+ * function's attribute tiled_variant names it; it has `variant_of`), taking the same parameters, then, when
+ * register-blocked, the three int32 hidden parameters gx, gy, gz of the grid-stride ABI (the user's grid).
+ * Its launch plan (the manifest's "variant" entry) says when it may replace the kernel: only with the block
+ * launch_block (e.g. 16x16x1), only when the arrays of each launch_disjoint pair of parameters do not overlap
+ * in memory, and on a grid of ceil(gx / rx) x ceil(gy / ry) x gz blocks (launch_grid_divisor). kfront's
+ * runtime does this at each launch (runtime/launch.c); a host launching kfront compile's PTX itself may
+ * launch NAME, always correct, or NAME__tiled under those rules.
+ *
  * ## The device-side error record
  * A module in which a run-time check remains (check.bounds: an IndexError; check.valid: an exception such as
  * a ValueError) defines two globals the host reads with cuModuleGetGlobal after a launch (a module without

@@ -29,7 +29,8 @@ def tile(a, out):
         out[x, y] = t[tx, ty] * 2
 
 # The kernel is a void function listed in !nvvm.annotations, with named parameters (data, shape, strides).
-# TILE-LL: @tile__t = internal addrspace(3) global [256 x float]
+# (pad-shared pads the 16x16 array, written and read down a column: 16 rows of 17)
+# TILE-LL: @tile__t = internal addrspace(3) global [272 x float]
 # TILE-LL: define void @tile(float* %a_data, i64 %a_shape0, i64 %a_shape1, i64 %a_stride0, i64 %a_stride1,
 # TILE-LL: call void @llvm.nvvm.barrier0()
 # TILE-LL: !nvvm.annotations = !{![[K:[0-9]+]]}

@@ -9,6 +9,7 @@
 #include "ir/op_semantics.h"
 #include "kfront/abi.h"
 #include "kfront/kfront.h"
+#include "runtime/rt.h"
 #include "runtime/runtime.h"
 #include "runtime_test.h"
 
@@ -413,8 +414,82 @@ static void test_public_sim(void) {
   kf_context_destroy(ctx);
 }
 
+/* A kernel with a tiled variant (passes/tile_shared.c): the launch with the variant's block runs the variant
+ * (on a quarter of the user's grid each way, with the user's grid as hidden parameters: register blocking),
+ * any other block, or the input passed as the output, the kernel itself; every answer the kernel's own, bit
+ * for bit (the simulator runs kir: the same program either way). */
+static void test_tiled_variant(void) {
+  static const char *src =
+      "from numba import cuda, float32\n"
+      "@cuda.jit('void(float32[:,:], float32[:,:], float32[:,:])')\n"
+      "def matmul(A, B, C):\n"
+      "    i, j = cuda.grid(2)\n"
+      "    if i >= C.shape[0] or j >= C.shape[1]:\n"
+      "        return\n"
+      "    acc = float32(0)\n"
+      "    for k in range(A.shape[1]):\n"
+      "        acc += A[i, k] * B[k, j]\n"
+      "    C[i, j] = acc\n";
+  kf_context *ctx = kf_context_create();
+  kf_runtime *rt = NULL;
+  kf_runtime_options ro;
+  kf_runtime_options_init(&ro);
+  ro.mode = KF_RUNTIME_SIM;
+  CHECK(kf_runtime_create(ctx, &ro, &rt) == KF_OK);
+  kf_program *p = NULL;
+  CHECK(kf_program_create(rt, "mm.py", src, strlen(src), NULL, &p) == KF_OK);
+  enum { M = 70, N = 37, K = 29 };
+  static float A[M * K], B[K * N], C[M * N], want[M * N], sq[M * M], sqb[M * M], want_sq[M * M];
+  for (int i = 0; i < M * K; i++) A[i] = (float)((i * 7919) % 1000) / 97.0f - 5.0f;
+  for (int i = 0; i < K * N; i++) B[i] = (float)((i * 104729) % 1000) / 89.0f - 5.0f;
+  int64_t sa[2] = {M, K}, sb[2] = {K, N}, sc[2] = {M, N}, ss[2] = {M, M};
+  kf_arg args[3] = {array_arg(A, KF_FLOAT32, 2, sa, 'C'), array_arg(B, KF_FLOAT32, 2, sb, 'C'),
+                    array_arg(C, KF_FLOAT32, 2, sc, 'C')};
+  kf_kernel *kk = NULL;
+  CHECK(kf_program_get_kernel(p, "matmul", args, 3, &kk) == KF_OK && kk);
+  RtKernel *k = (RtKernel *)kk;
+  CHECK(k && k->variant && k->variant->plan.grid_divisor[0] == 4 && k->variant->plan.ndisjoint == 2);
+  if (!k || !k->variant) goto done;
+  unsigned b8[3] = {8, 8, 1}, b16[3] = {16, 16, 1}, b32[3] = {32, 32, 1};
+  unsigned g8[3] = {(M + 7) / 8, (N + 7) / 8, 1}, g16[3] = {(M + 15) / 16, (N + 15) / 16, 1}, g32[3] = {3, 2, 1};
+  CHECK(kf_launch(kk, g8, b8, 0, NULL, args, 3) == KF_OK);
+  memcpy(want, C, sizeof C);
+  unsigned before = k->launches, vbefore = k->variant->launches;
+  memset(C, 0, sizeof C);
+  CHECK(kf_launch(kk, g16, b16, 0, NULL, args, 3) == KF_OK);
+  CHECK(k->variant->launches == vbefore + 1 && k->launches == before);
+  CHECK(memcmp(C, want, sizeof C) == 0);
+  memset(C, 0, sizeof C);
+  CHECK(kf_launch(kk, g32, b32, 0, NULL, args, 3) == KF_OK); /* 1024 threads: the kernel, never the variant */
+  CHECK(k->variant->launches == vbefore + 1 && k->launches == before + 1);
+  CHECK(memcmp(C, want, sizeof C) == 0);
+  /* a square product with C passed as A: the kernel (reading what it writes) */
+  for (int i = 0; i < M * M; i++) sq[i] = (float)(i % 13) - 6.0f, sqb[i] = (float)(i % 7) - 3.0f;
+  kf_arg alias[3] = {array_arg(sq, KF_FLOAT32, 2, ss, 'C'), array_arg(sqb, KF_FLOAT32, 2, ss, 'C'),
+                     array_arg(sq, KF_FLOAT32, 2, ss, 'C')};
+  kf_kernel *ka = NULL;
+  CHECK(kf_program_get_kernel(p, "matmul", alias, 3, &ka) == KF_OK && ka == kk);
+  unsigned gs[3] = {(M + 15) / 16, (M + 15) / 16, 1}, gs8[3] = {(M + 7) / 8, (M + 7) / 8, 1};
+  float keep[M * M];
+  memcpy(keep, sq, sizeof sq);
+  CHECK(kf_launch(kk, gs8, b8, 0, NULL, alias, 3) == KF_OK);
+  memcpy(want_sq, sq, sizeof sq);
+  memcpy(sq, keep, sizeof sq);
+  vbefore = k->variant->launches;
+  CHECK(kf_launch(kk, gs, b16, 0, NULL, alias, 3) == KF_OK);
+  CHECK(k->variant->launches == vbefore);
+  CHECK(memcmp(sq, want_sq, sizeof sq) == 0);
+done:
+  CHECK(kf_context_error_count(ctx) == 0);
+  if (kf_context_error_count(ctx)) fputs(kf_context_diagnostics(ctx), stderr);
+  kf_program_destroy(p);
+  kf_runtime_destroy(rt);
+  kf_context_destroy(ctx);
+}
+
 int main(void) {
   test_launch_checks();
+  test_tiled_variant();
   test_signatures();
   test_arg_checks();
   test_conversions();
