@@ -694,10 +694,8 @@ static bool const_nonzero(LLVMValueRef v) {
   return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) != 0;
 }
 
-/* fptosi/fptoui. A constant operand is converted here as the GPU's cvt.rzi does at run time (saturating, NaN
- * to 0: sem_float_to_int, what the simulator runs): LLVM would fold an out-of-range constant to `poison`, which
- * is undefined and which libNVVM's parser does not accept. */
-static LLVMValueRef fp_to_int(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef rt, bool sgn) {
+/* fptosi/fptoui as LLVM converts, but for constants (below) */
+static LLVMValueRef fp_to_int_unchecked(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef rt, bool sgn) {
   if (LLVMGetTypeKind(rt) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(rt) == 8 && !LLVMIsAConstantFP(x)) {
     /* PTX has no 8-bit cvt: NVPTX converts to 16 bits and keeps the low byte (no saturation at 8 bits); convert
      * to i32 (saturating) and clamp to the byte's range instead */
@@ -713,6 +711,17 @@ static LLVMValueRef fp_to_int(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef rt, 
   LLVMBool loses;
   double v = LLVMConstRealGetDouble(x, &loses);
   return LLVMConstInt(rt, sem_float_to_int(v, LLVMGetIntTypeWidth(rt), sgn), sgn);
+}
+
+/* fptosi/fptoui. A constant operand is converted here as the GPU's cvt.rzi does at run time (saturating, NaN
+ * to 0: sem_float_to_int, what the simulator runs): LLVM would fold an out-of-range constant to `poison`, which
+ * is undefined and which libNVVM's parser does not accept. A NaN operand is selected to 0 explicitly: LLVM's
+ * conversion of NaN is poison, and the H200 gave 0 for some type pairs and the type's minimum for others
+ * (f64 -> i32, f32 -> i64, ...), differently through libNVVM and LLVM's NVPTX. */
+static LLVMValueRef fp_to_int(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef rt, bool sgn) {
+  LLVMValueRef r = fp_to_int_unchecked(b, x, rt, sgn);
+  if (LLVMIsAConstantFP(x) || LLVMGetTypeKind(rt) != LLVMIntegerTypeKind) return r;
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, x, x, ""), LLVMConstNull(rt), r, "");
 }
 
 /* Division-like ops are undefined in LLVM for a zero divisor: divide by 1 instead and select 0 after. */
