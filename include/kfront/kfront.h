@@ -37,7 +37,8 @@ typedef enum kf_status {
   KF_ERROR_UNSUPPORTED = 3,     /* valid input kfront does not handle */
   KF_ERROR_BACKEND = 4,         /* libNVVM or LLVM failed */
   KF_ERROR_DEVICE = 5,          /* CUDA driver failure */
-  KF_ERROR_OUT_OF_BOUNDS = 6,   /* a kernel's bounds check failed (IndexError) */
+  KF_ERROR_OUT_OF_BOUNDS = 6,   /* a kernel's error record was set: a bounds check failed (IndexError), or
+                                 * the kernel raised an exception (kf_context_first_error says which) */
   KF_ERROR_INTERNAL = 7,
   KF_ERROR_OUT_OF_MEMORY = 8,   /* an allocation failed (host memory; device memory is KF_ERROR_DEVICE) */
 } kf_status;
@@ -111,16 +112,23 @@ typedef enum kf_error_kind {
   KF_ERRKIND_BACKEND = 9,        /* libNVVM or LLVM failed */
   KF_ERRKIND_NOT_FOUND = 10,     /* no such kernel, file or library */
   KF_ERRKIND_OUT_OF_MEMORY = 11,
+  KF_ERRKIND_RAISED = 12,        /* a kernel raised an exception (raise or assert under debug=True, a local read
+                                  * where it is unbound): kernel, exception, thread and block below are set */
 } kf_error_kind;
 typedef struct kf_error_info {
   kf_error_kind kind;
   const char *message;        /* the message alone, without location or source line */
   const char *file;           /* NULL when the error has no location */
   unsigned line, col;         /* 1-based; 0 unknown */
-  /* KF_ERRKIND_OUT_OF_BOUNDS: */
+  /* KF_ERRKIND_OUT_OF_BOUNDS and KF_ERRKIND_RAISED: */
   const char *kernel;         /* the kernel's Python name */
+  /* KF_ERRKIND_OUT_OF_BOUNDS: */
   unsigned axis;
   int64_t index, extent;
+  /* KF_ERRKIND_RAISED: the exception as raised, "ValueError" (no arguments) or "ValueError: message"
+   * (kf_error_exception of abi.h splits it); the raising thread's threadIdx and blockIdx */
+  const char *exception;
+  unsigned thread[3], block[3];
 } kf_error_info;
 /* Fills *out with the first error reported since the last clear; its strings are borrowed, valid until
  * the diagnostics are cleared or the context destroyed. KF_ERROR_NOT_FOUND (and kind NONE) when there was
