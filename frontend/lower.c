@@ -74,6 +74,7 @@ typedef struct Lower {
   bool kernel;
   unsigned nvars;            /* locals + pseudo-variables */
   unsigned v_ret, v_rv, v_brk, v_cont, v_iv0;
+  unsigned v_bound0;         /* v_bound0 + i: whether local i is bound (i1), see "unbound locals" */
   unsigned niv;              /* hidden induction variables in use */
   FeVal *env;
   LoopCtx *loop;
@@ -355,7 +356,8 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
       if (!v) {
         if (ft[i]->kind == TY_ARRAY) {
           if (x->kind == FV_UNDEF)
-            lerr(L, loc, "variable '%s' is an array on one path and undefined on another", var);
+            lerr(L, loc, "variable '%s' holds an array on one path and is unbound on another: not supported by "
+                         "kfront (assign it on every path)", var);
           return false;
         }
         FeVal z = zero_of(ft[i]);
@@ -433,6 +435,7 @@ static const char *var_name(Lower *L, unsigned i) {
   if (i == L->v_rv) return "<return value>";
   if (i == L->v_brk) return "<break>";
   if (i == L->v_cont) return "<continue>";
+  if (i >= L->v_bound0) return arena_printf(&L->fe->arena, "<%s is bound>", L->fn->locals[i - L->v_bound0].name);
   return "<loop counter>";
 }
 
@@ -506,6 +509,7 @@ static bool var_live(Lower *L, unsigned i, unsigned after) {
   if (i == L->v_ret) return L->pending_fn > 0 || L->loop != NULL;
   if (i == L->v_brk) return L->loop != NULL;
   if (i == L->v_cont) return L->pending_loop > 0;
+  if (i >= L->v_bound0) return live_from(L, i - L->v_bound0, after);
   if (i >= L->fn->nlocals) return true;
   return live_from(L, i, after);
 }
@@ -539,14 +543,14 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after,
 
   ib_set_end(&L->b, bt);
   if (nbits == 1)
-    for (unsigned i = 0; i < nv; i++)
-      if (i >= L->fn->nlocals && (refine_mask >> (i - L->fn->nlocals)) & 1) L->env[i] = cbool(L, true);
+    for (unsigned i = L->fn->nlocals; i < L->v_iv0; i++)
+      if ((refine_mask >> (i - L->fn->nlocals)) & 1) L->env[i] = cbool(L, true);
   if (fthen) fthen(L, athen);
   FeVal *e1 = env_copy(L);
 
   env_set(L, e0);
   ib_set_end(&L->b, be);
-  for (unsigned i = L->fn->nlocals; i < nv; i++)
+  for (unsigned i = L->fn->nlocals; i < L->v_iv0; i++)
     if ((refine_mask >> (i - L->fn->nlocals)) & 1) L->env[i] = cbool(L, false);
   if (felse) felse(L, aelse);
   FeVal *e2 = env_copy(L);
@@ -732,6 +736,31 @@ static FeVal lookup_global(Lower *L, const char *name, SrcLoc loc) {
   return lerr(L, loc, "name '%s' is not defined", name);
 }
 
+/* ---- unbound locals ------------------------------------------------------------------------------------------
+ * A local bound on some paths only (assigned in one branch of an if, in a loop that may not run) may be read
+ * where it is bound on every path that reaches the read, as in Numba. Each local has a pseudo-variable
+ * (v_bound0 + i) saying whether it is bound: a constant where that is known, else an i1 merged at if and
+ * loop joins like any variable (liveness keeps it only where the local may be read). A read where the local
+ * is unbound on every path is a compile-time error; one where it may be unbound is checked at run time: the
+ * thread raises UnboundLocalError, located, through the kernel's error record (check.raise). With run-time
+ * checks off (--bounds-check=off, boundscheck=False) every local counts as bound and such a read gives zero,
+ * as Numba's does. */
+
+static unsigned bound_slot(Lower *L, unsigned local) { return L->v_bound0 + local; }
+
+/* The read of local i (bound on some path): checked when it may be unbound here; bound after the check. */
+static void check_bound(Lower *L, unsigned i, SrcLoc loc) {
+  FeVal *b = &L->env[bound_slot(L, i)];
+  if (b->kind != FV_VAL || (b->is_const && b->c.i)) return;
+  at(L, loc);
+  Value *unbound = b->is_const ? ib_const_bool(&L->b, true) : ib_binary(&L->b, OP_XORI, b->v, ib_const_bool(&L->b, true));
+  Op *c = ib_op(&L->b, OP_RAISE, 1, &unbound, 0, NULL, 0);
+  const char *text = arena_printf(&L->fe->arena, "UnboundLocalError: cannot access local variable '%s' where it is "
+                                  "not associated with a value", L->fn->locals[i].name);
+  ir_op_set_attr(L->m, c, "exception", attr_str(L->m, text));
+  *b = cbool(L, true);
+}
+
 static FeVal lower_name(Lower *L, const PyExpr *e) {
   int i = sema_local_index(L->fn, e->name);
   if (i < 0) return lookup_global(L, e->name, e->loc);
@@ -740,6 +769,7 @@ static FeVal lower_name(Lower *L, const PyExpr *e) {
     if (L->quiet) return lerr(L, e->loc, "undefined");
     return lerr(L, e->loc, "local variable '%s' is referenced before assignment", e->name);
   }
+  check_bound(L, (unsigned)i, e->loc);
   v.literal = false;
   return v;
 }
@@ -2414,6 +2444,7 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
     v.literal = false;
     if (i >= 0) {
       L->env[i] = v;
+      L->env[bound_slot(L, (unsigned)i)] = cbool(L, true);
       note_type(L, (unsigned)i, &v);
     }
     return;
@@ -2743,7 +2774,10 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   ue_stmts(L, ls->body, def, ue);
   unsigned here = L->frame->k;
   bool *carry = ARENA_ARRAY(&L->fe->arena, bool, nv);
-  for (unsigned i = 0; i < nl; i++) carry[i] = assigned[i] && (ue[i] || var_live(L, i, here + 1));
+  for (unsigned i = 0; i < nl; i++) {
+    carry[i] = assigned[i] && (ue[i] || var_live(L, i, here + 1));
+    carry[bound_slot(L, i)] = carry[i] && !is_true(&env0[bound_slot(L, i)]);
+  }
   /* what the body frame sees after its end: the next iteration, and the else clause */
   bool *loop_ue = bools(L, ue);
   if (ls->orelse) ue_stmts(L, ls->orelse, bools(L, NULL), loop_ue);
@@ -3274,10 +3308,13 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
   L.v_brk = nl + 2;
   L.v_cont = nl + 3;
   L.v_iv0 = nl + 4;
-  L.nvars = nl + 4 + MAX_HIDDEN_IV;
+  L.v_bound0 = nl + 4 + MAX_HIDDEN_IV;
+  L.nvars = L.v_bound0 + nl;
   L.env = ARENA_ARRAY(&fe->arena, FeVal, L.nvars);
   for (unsigned i = 0; i < L.nvars; i++) L.env[i] = (FeVal){.kind = FV_UNDEF};
   L.env[L.v_ret] = L.env[L.v_brk] = L.env[L.v_cont] = cbool(&L, false);
+  bool checked = fe->opts && fe->opts->bounds_check;
+  for (unsigned i = 0; i < nl; i++) L.env[L.v_bound0 + i] = cbool(&L, i < nparams || !checked);
   ib_init(&L.b, fe->m);
 
   Type **pt = ARENA_ARRAY(&fe->arena, Type *, MAX_FLAT);

@@ -24,3 +24,8 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "CUDA_HOME", "KFRONT_LIBNVVM", "HOM
         config.environment[var] = os.environ[var]
 config.substitutions.append(("%shared", config.shared_dir))
 config.substitutions.append(("%python", config.python))
+# ptxas, to check that kfront's PTX assembles (from $CUDA_HOME or /usr/local/cuda; missing, the RUN line fails:
+# it is part of what such a test checks)
+ptxas = next((os.path.join(d, "bin", "ptxas") for d in (os.environ.get("CUDA_HOME"), "/usr/local/cuda")
+              if d and os.path.exists(os.path.join(d, "bin", "ptxas"))), "ptxas-not-found")
+config.substitutions.append(("%ptxas", ptxas))
