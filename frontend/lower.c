@@ -139,7 +139,7 @@ static const char *tname(Lower *L, const Type *t) { return nb_type_str(&L->fe->a
 /* A value's description for diagnostics: its Numba type, or what kind of object it is. */
 static const char *vname(Lower *L, const FeVal *v) {
   switch (v->kind) {
-  case FV_VAL: return tname(L, v->type);
+  case FV_VAL: return v->enumc ? fe_enum_type_name(L->fe, v->enumc) : tname(L, v->type);
   case FV_TUPLE: {
     if (v->type) return tname(L, v->type);
     StrBuf b;
@@ -204,10 +204,12 @@ static FeVal cfloat(Type *t, double f) { return (FeVal){.kind = FV_VAL, .is_cons
 
 static FeVal cbool(Lower *L, bool b) { return cint(ty_bool(L->ctx), b); }
 
-static bool is_scalar(const FeVal *v) { return v->kind == FV_VAL && ty_is_scalar(v->type); }
+/* An Enum member (not an IntEnum one) is a value but not a number (enums.c, "enums" below). */
+static bool is_enum_only(const FeVal *v) { return v->kind == FV_VAL && v->enumc && !v->enumc->is_int; }
+static bool is_scalar(const FeVal *v) { return v->kind == FV_VAL && ty_is_scalar(v->type) && !is_enum_only(v); }
 static bool is_array(const FeVal *v) { return v->kind == FV_VAL && v->type->kind == TY_ARRAY; }
 static bool is_const_int(const FeVal *v) {
-  return v->kind == FV_VAL && v->is_const && (v->type->kind == TY_INT || v->type->kind == TY_BOOL);
+  return v->kind == FV_VAL && !is_enum_only(v) && v->is_const && (v->type->kind == TY_INT || v->type->kind == TY_BOOL);
 }
 static bool is_true(const FeVal *v) { return v->kind == FV_VAL && v->is_const && v->c.i != 0; }
 
@@ -261,6 +263,7 @@ static FeVal truth(Lower *L, FeVal x, SrcLoc loc) {
   case FV_NONE: return cbool(L, false);
   case FV_TUPLE: return cbool(L, x.tup.n != 0);
   case FV_VAL:
+    if (is_enum_only(&x)) return lerr(L, loc, "the truth value of %s is not supported", vname(L, &x));
     if (ty_is_scalar(x.type)) return conv(L, x, ty_bool(L->ctx));
     return lerr(L, loc, "the truth value of an array (%s) is ambiguous", tname(L, x.type));
   default: return lerr(L, loc, "%s has no truth value in a kernel", vname(L, &x));
@@ -306,7 +309,7 @@ static bool fv_same(const FeVal *a, const FeVal *b) {
   if (a->kind != b->kind) return false;
   switch (a->kind) {
   case FV_VAL:
-    if (a->type != b->type) return false;
+    if (a->type != b->type || a->enumc != b->enumc) return false;
     if (a->v || b->v) return a->v == b->v;
     return a->is_const && b->is_const && a->c.i == b->c.i;
   case FV_TUPLE:
@@ -427,6 +430,24 @@ static Type *merge_type(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, co
     lerr(L, loc, "cannot unify %s and %s for '%s'", tname(L, ta), tname(L, tb), var);
   }
   return u;
+}
+
+/* The enum member type a variable keeps where two paths meet: the one class on both (or on the one path that
+ * binds it); an IntEnum member meeting an integer or another IntEnum becomes that integer, as Numba unifies
+ * them; an Enum member meeting anything else is an error (false, reported). */
+static bool merge_enum(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, const char *var, const FeEnum **out) {
+  *out = NULL;
+  bool ua = a->kind == FV_UNDEF, ub = b->kind == FV_UNDEF;
+  const FeEnum *ea = a->kind == FV_VAL ? a->enumc : NULL, *eb = b->kind == FV_VAL ? b->enumc : NULL;
+  if (ua || ub || ea == eb) {
+    *out = ua ? eb : ea;
+    return true;
+  }
+  if ((ea && !ea->is_int) || (eb && !eb->is_int)) {
+    lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, a), vname(L, b), var);
+    return false;
+  }
+  return true;
 }
 
 static const char *var_name(Lower *L, unsigned i) {
@@ -575,6 +596,11 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after,
       merged[i] = fail ? poison() : (FeVal){.kind = FV_UNDEF};
       continue;
     }
+    const FeEnum *en;
+    if (!merge_enum(L, &e1[i], &e2[i], loc, var_name(L, i), &en)) {
+      merged[i] = poison();
+      continue;
+    }
     types[i] = t;
     nres += type_slots(t);
   }
@@ -618,6 +644,7 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after,
     FeVal m = unflatten(L, types[i], results, &pos);
     if (m.kind == FV_VAL && m.type->kind == TY_INT)
       m.nonneg = (e1[i].kind == FV_UNDEF || e1[i].nonneg) && (e2[i].kind == FV_UNDEF || e2[i].nonneg);
+    if (m.kind == FV_VAL) merge_enum(L, &e1[i], &e2[i], loc, var_name(L, i), &m.enumc);
     merged[i] = m;
     note_type(L, i, &m);
   }
@@ -710,7 +737,9 @@ static FeVal global_value(Lower *L, const FeVal *g, const char *name, const char
     return lerr(L, loc, "global name '%s' is not a compile-time constant: a kernel can read module constants "
                         "(numbers, tuples of them), modules, types and functions",
                 name);
-  if (g->kind == FV_INVALID) return lerr(L, loc, "'%s' (bound by the embedder): %s", name, g->str.s);
+  if (g->kind == FV_INVALID)
+    return lerr(L, loc, "'%s'%s: %s", name, strmap_get(&L->fe->bindings, name) ? " (bound by the embedder)" : "",
+                g->str.s);
   if (g->kind == FV_CONSTARR) { /* a global NumPy array is a constant, as in Numba */
     at(L, loc);
     return const_array_ref(L, g->carr, hint);
@@ -846,6 +875,14 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
     return lerr(L, aloc, "unknown attribute '%s' of %s", a, vname(L, &v));
   case FV_VAL:
   case FV_VIEW: {
+    if (v.kind == FV_VAL && v.enumc) { /* an enum member: .value is its value */
+      if (strcmp(a, "value") == 0) {
+        v.enumc = NULL;
+        return v;
+      }
+      return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports .value%s)", a, vname(L, &v),
+                  strcmp(a, "name") == 0 ? "; .name is not supported" : "");
+    }
     if (v.kind == FV_VAL && v.type->kind != TY_ARRAY)
       return lerr(L, aloc, "unknown attribute '%s' of %s", a, tname(L, v.type));
     Value *arr = v.kind == FV_VIEW ? v.tup.elems[0].v : v.v;
@@ -938,7 +975,7 @@ static bool gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n) 
     }
   }
   for (unsigned k = 0; k < *n; k++) {
-    if (out[k].kind != FV_VAL || out[k].type->kind != TY_INT) {
+    if (out[k].kind != FV_VAL || out[k].type->kind != TY_INT || is_enum_only(&out[k])) {
       lerr(L, ie->loc, "array index must be an integer, not %s", vname(L, &out[k]));
       return false;
     }
@@ -1018,6 +1055,14 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
     if (r.kind != FV_VAL) return r;
     return load_element(L, base, idx);
   }
+  if (v.kind == FV_NAMESPACE && v.ns->enumc) { /* Color["RED"]: the member of that name */
+    FeVal i = lower_expr(L, e->subscript.index);
+    if (i.kind == FV_POISON) return i;
+    if (i.kind != FV_STR) return lerr(L, e->subscript.index->loc, "an enum class is indexed by a member's name, not %s", vname(L, &i));
+    for (unsigned k = 0; k < v.ns->n; k++)
+      if (strlen(v.ns->names[k]) == i.str.len && memcmp(v.ns->names[k], i.str.s, i.str.len) == 0) return v.ns->vals[k];
+    return lerr(L, e->subscript.index->loc, "enum class '%s' has no member '%.*s'", v.ns->name, (int)i.str.len, i.str.s);
+  }
   if (v.kind == FV_NTYPE) return lerr(L, e->loc, "array types such as %s[:] are not values in a kernel", tname(L, v.type));
   return lerr(L, e->loc, "%s is not subscriptable (only arrays and tuples are)", vname(L, &v));
 }
@@ -1027,7 +1072,7 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
 static bool want_scalars(Lower *L, const FeVal *a, const FeVal *b, const char *op, SrcLoc loc) {
   if (is_scalar(a) && (!b || is_scalar(b))) return true;
   const FeVal *bad = !is_scalar(a) ? a : b;
-  if (bad->kind == FV_VAL || bad->kind == FV_VIEW)
+  if (bad->kind == FV_VIEW || (bad->kind == FV_VAL && bad->type->kind == TY_ARRAY))
     lerr(L, loc, "unsupported operand type%s for %s: %s%s%s (array expressions are not supported in kernels; "
                  "operate on elements)",
          b ? "s" : "", op, vname(L, a), b ? " and " : "", b ? vname(L, b) : "");
@@ -1223,8 +1268,47 @@ static const char *cmp_pred(PyCmpOp op, Type *t) {
 }
 
 /* One comparison a <op> b -> bool. */
+/* ---- enums (types of enums.c): as Numba types EnumMember and IntEnumMember. Two members of one class compare
+ * (==, !=, is, is not) by value; `is` between values of different types is False; an IntEnum member is an
+ * integer wherever a number is wanted (arithmetic, ordering, ==, indexing, conversions); an Enum member is not a
+ * number (is_scalar is false for it), and == between it and anything but its own class is a typing error; .value
+ * is the member's value. */
+
+static FeVal compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc);
+
+/* A comparison with an enum member: *out the result when it is decided here (true); false to go on as a
+ * comparison of numbers (*a and *b then IntEnum members turned into their integers). */
+static bool enum_compare(Lower *L, PyCmpOp op, FeVal *a, FeVal *b, SrcLoc loc, FeVal *out) {
+  const FeEnum *ea = a->kind == FV_VAL ? a->enumc : NULL, *eb = b->kind == FV_VAL ? b->enumc : NULL;
+  bool same = ea && ea == eb;
+  if (op == CMP_IS || op == CMP_ISNOT) {
+    if (!same) {
+      *out = cbool(L, op == CMP_ISNOT);
+      return true;
+    }
+    op = op == CMP_IS ? CMP_EQ : CMP_NE;
+  } else if (op == CMP_EQ || op == CMP_NE) {
+    if (!same && (is_enum_only(a) || is_enum_only(b))) {
+      *out = lerr(L, loc, "no implementation of '%s' for %s and %s", ast_cmpop_str(op), vname(L, a), vname(L, b));
+      return true;
+    }
+  } else if (is_enum_only(a) || is_enum_only(b)) {
+    return false; /* ordering an Enum member: want_scalars says what is wrong */
+  }
+  a->enumc = b->enumc = NULL;
+  if (same && (op == CMP_EQ || op == CMP_NE)) {
+    *out = compare2(L, op, *a, *b, loc);
+    return true;
+  }
+  return false;
+}
+
 static FeVal compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
   if (a.kind == FV_POISON || b.kind == FV_POISON) return poison();
+  if ((a.kind == FV_VAL && a.enumc) || (b.kind == FV_VAL && b.enumc)) {
+    FeVal r;
+    if (enum_compare(L, op, &a, &b, loc, &r)) return r;
+  }
   if (op == CMP_IS || op == CMP_ISNOT) {
     if (a.kind == FV_NONE || b.kind == FV_NONE) {
       bool same = a.kind == FV_NONE && b.kind == FV_NONE;
@@ -1355,6 +1439,10 @@ static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeV
   if (tv.kind == FV_POISON || ev.kind == FV_POISON) return poison();
   Type *ta = fv_type(L, &tv), *tb = fv_type(L, &ev);
   if (fv_same(&tv, &ev) && block_pure(bt) && block_pure(be)) return tv;
+  if (is_enum_only(&tv) || is_enum_only(&ev)) { /* only with its own class: a select of the values */
+    const FeEnum *en;
+    if (!merge_enum(L, &tv, &ev, loc, "the conditional value", &en)) return poison();
+  }
   if (!ta || !tb || ta->kind == TY_TUPLE || tb->kind == TY_TUPLE) {
     return lerr(L, loc, "a conditional value must be a scalar or an array, not %s / %s", vname(L, &tv), vname(L, &ev));
   }
@@ -1381,6 +1469,7 @@ static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeV
     r = val(u, if_value(L, c.v, bt, tvv, be, evv, u));
   }
   r.nonneg = tv.nonneg && ev.nonneg && u->kind == TY_INT;
+  if (!merge_enum(L, &tv, &ev, loc, "the conditional value", &r.enumc)) return poison();
   return r;
 }
 
@@ -1980,7 +2069,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
     if (!positional(L, e, fname, 1, 1, a)) return poison();
     if (!is_scalar(&a[0])) return lerr(L, arg_loc(e, 0), "int() of %s is not supported", vname(L, &a[0]));
     at(L, e->loc);
-    if (a[0].type->kind == TY_INT) return (a[0].literal = false, a[0]);
+    if (a[0].type->kind == TY_INT) return (a[0].literal = false, a[0].enumc = NULL, a[0]);
     return conv(L, a[0], ty_i64(L->ctx));
   case BI_FLOAT:
     if (!positional(L, e, fname, 1, 1, a)) return poison();
@@ -2079,7 +2168,10 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
 /* The shape of an argument passed to a device function (types only: constants are not specialised on). */
 static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
   switch (v->kind) {
-  case FV_VAL: *out = val(v->type, NULL); return true;
+  case FV_VAL:
+    *out = val(v->type, NULL);
+    out->enumc = v->enumc;
+    return true;
   case FV_TUPLE: {
     FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, v->tup.n ? v->tup.n : 1);
     for (unsigned i = 0; i < v->tup.n; i++)
@@ -2100,8 +2192,10 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
 }
 
 static void shape_key(const FeVal *s, StrBuf *out) {
-  if (s->kind == FV_VAL) nb_mangle(s->type, out);
-  else if (s->kind == FV_VIEW) {
+  if (s->kind == FV_VAL) {
+    nb_mangle(s->type, out);
+    if (s->enumc) sb_printf(out, "E%u", s->enumc->id);
+  } else if (s->kind == FV_VIEW) {
     sb_printf(out, "V%u_", s->tup.n - 1);
     nb_mangle(s->tup.elems[0].type, out);
   } else if (s->kind == FV_TUPLE) {
@@ -2153,7 +2247,11 @@ static void flatten_arg(Lower *L, const FeVal *v, Value **out, unsigned *n) {
 
 /* Rebuilds a value of the given shape from flattened values (parameters, call results). */
 static FeVal from_shape(Lower *L, const FeVal *s, Value *const *vals, unsigned *pos) {
-  if (s->kind == FV_VAL) return val(s->type, vals[(*pos)++]);
+  if (s->kind == FV_VAL) {
+    FeVal v = val(s->type, vals[(*pos)++]);
+    v.enumc = s->enumc;
+    return v;
+  }
   FeVal r = *s;
   r.tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, s->tup.n ? s->tup.n : 1);
   for (unsigned i = 0; i < s->tup.n; i++) r.tup.elems[i] = from_shape(L, &s->tup.elems[i], vals, pos);
@@ -2310,6 +2408,7 @@ static FeVal call_of(Lower *L, const PyExpr *e, FeVal f) {
     if (!positional(L, e, fname, 1, 1, &a)) return poison();
     if (!is_scalar(&a)) return lerr(L, arg_loc(e, 0), "cannot convert %s to %s", vname(L, &a), fname);
     at(L, e->loc);
+    a.enumc = NULL; /* int32(an IntEnum member): its value */
     FeVal r = conv(L, a, f.type);
     r.literal = false;
     return r;
@@ -2789,9 +2888,11 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   }
   Type **T = ARENA_ARRAY(&L->fe->arena, Type *, nv);
   bool *NN = ARENA_ARRAY(&L->fe->arena, bool, nv); /* integers assumed >= 0 at the loop head (verified) */
+  const FeEnum **E = ARENA_ARRAY(&L->fe->arena, const FeEnum *, nv); /* enum members at the head (as T) */
   for (unsigned i = 0; i < nv; i++) {
     T[i] = carry[i] && env0[i].kind != FV_UNDEF ? fv_type(L, &env0[i]) : NULL;
     NN[i] = carry[i] && env0[i].kind == FV_VAL && env0[i].nonneg && T[i] && T[i]->kind == TY_INT;
+    E[i] = env0[i].kind == FV_VAL ? env0[i].enumc : NULL;
   }
   if (wform && ls->has_break) T[L->v_brk] = i1;
   if (wform && ls->has_ret) T[L->v_ret] = i1;
@@ -2857,6 +2958,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
         if (carry[i] && T[i]) {
           L->env[i] = unflatten(L, T[i], before->args, &pos);
           L->env[i].nonneg = NN[i];
+          if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
         }
       L->loop = &lc;
       at(L, s->loc);
@@ -2889,6 +2991,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
       if (carry[i] && T[i]) {
         L->env[i] = unflatten(L, T[i], body->args + first_arg, &pos);
         L->env[i].nonneg = NN[i];
+        if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
       }
     if (wform) {
       L->env[L->v_brk] = cbool(L, false);
@@ -2929,6 +3032,16 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
         lerr(L, s->loc, "'%s' cannot be carried around a loop: it holds %s", var_name(L, i), vname(L, x));
         carry[i] = false;
         continue;
+      }
+      const FeEnum *xe = x->kind == FV_VAL ? x->enumc : NULL;
+      if (xe != E[i]) { /* enum members around the loop: one class, or (IntEnum) integers */
+        FeVal head = T[i] ? (FeVal){.kind = FV_VAL, .type = T[i], .enumc = E[i]} : (FeVal){.kind = FV_UNDEF};
+        const FeEnum *m;
+        if (!merge_enum(L, &head, x, s->loc, var_name(L, i), &m)) continue;
+        if (m != E[i]) {
+          E[i] = m;
+          changed = true;
+        }
       }
       Type *nt = T[i] ? nb_unify(L->ctx, T[i], xt) : xt;
       if (!nt) {
@@ -2979,6 +3092,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     if (carry[i] && T[i]) {
       L->env[i] = unflatten(L, T[i], res, &pos);
       L->env[i].nonneg = NN[i];
+      if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
       note_type(L, i, &L->env[i]);
     } else if (i < nl && assigned[i]) {
       L->env[i] = (FeVal){.kind = FV_UNDEF};
@@ -3408,9 +3522,10 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
            fn->name);
     } else if (rt && rv.kind != FV_POISON) {
       flat_types(rt, rts, &nr);
-      if (flatten_to(&L, &rv, rt, rvals, &nrv, NULL, L.first_value_return, "<return value>"))
+      if (flatten_to(&L, &rv, rt, rvals, &nrv, NULL, L.first_value_return, "<return value>")) {
         inst->ret = shape_of_type(&L, rt);
-      else
+        if (rv.kind == FV_VAL && !(L.has_declared_ret && L.declared_ret)) inst->ret.enumc = rv.enumc;
+      } else
         nr = nrv = 0;
     }
   }

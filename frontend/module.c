@@ -151,6 +151,7 @@ static bool const_cast_to(FeCtx *fe, const FeVal *v, Type *t, FeVal *out) {
 }
 
 static FeVal eval_const(FeCtx *fe, const PyExpr *e);
+FeVal fe_eval_const(FeCtx *fe, const PyExpr *e) { return eval_const(fe, e); }
 
 /* Shape and elements of nested tuples/lists of numbers; false if ragged or not numbers. */
 static bool nested_numbers(const FeVal *v, unsigned depth, int64_t *dims, unsigned *rank, FeVal *out, unsigned *n,
@@ -738,7 +739,7 @@ static void read_stmts(FeCtx *fe, const PyStmtList *l) {
       }
       break;
     }
-    case ST_CLASSDEF: bind(fe, s->classdef.name, host()); break;
+    case ST_CLASSDEF: bind(fe, s->classdef.name, fe_enum_class(fe, s)); break;
     case ST_IF:
       read_stmts(fe, &s->if_.body);
       read_stmts(fe, &s->if_.orelse);
@@ -802,6 +803,7 @@ static const char *mangled_name(FeCtx *fe, const char *name, const FeSig *sig) {
   for (unsigned i = 0; i < sig->nargs; i++) {
     sb_puts(&b, "__");
     nb_mangle(sig->args[i], &b);
+    if (sig->enums && sig->enums[i]) sb_printf(&b, "E%u", sig->enums[i]->id);
   }
   const char *s = fe_intern(fe, sb_cstr(&b));
   sb_free(&b);
@@ -837,7 +839,10 @@ static void compile_one(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym
       return;
     }
     FeVal *params = ARENA_ARRAY(&fe->arena, FeVal, nparams ? nparams : 1);
-    for (unsigned i = 0; i < nparams; i++) params[i] = lower_param_shape(sig->args[i]);
+    for (unsigned i = 0; i < nparams; i++) {
+      params[i] = lower_param_shape(sig->args[i]);
+      if (sig->enums) params[i].enumc = sig->enums[i];
+    }
     FeInst *inst = lower_function(fe, fn, params, nparams, sym, fn->kind == FN_KERNEL, false, sig);
     if (inst && inst->op) {
       inst->requested = true;
@@ -1068,6 +1073,7 @@ static bool read_sources(FeCtx *fe, IrContext *ctx, Diag *diag, const kf_source 
 /* Frees what read_sources and the compilation built, all but fe->m. */
 static void free_reading(FeCtx *fe) {
   strmap_free(&fe->known);
+  strmap_free(&fe->enums);
   strmap_free(&fe->prefixes);
   for (unsigned i = 0; i < fe->nfuncs; i++)
     if (fe->funcs[i]->analysed) strmap_free(&fe->funcs[i]->local_index);

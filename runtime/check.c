@@ -140,6 +140,10 @@ bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *di
     if (i) sb_puts(out, ", ");
     const kf_arg *a = &args[i];
     kf_dtype dt = a->kind == KF_ARG_ARRAY ? a->array.dtype : a->dtype;
+    if (a->kind == KF_ARG_SCALAR && a->type) { /* an enum member: its type as the frontend reads it */
+      sb_puts(out, a->type);
+      continue;
+    }
     sb_puts(out, rt_dtype_name(dt));
     if (a->kind == KF_ARG_ARRAY) array_dims(a->array.ndim, rt_array_layout(&a->array), out);
   }

@@ -570,6 +570,17 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   }
   RtKernel *k = kernel_new(f, ir_func_name(func), params, np, &plan);
   if (!k) return rt_out_of_memory(rt);
+  for (unsigned i = 0; i < nargs; i++)
+    if (args[i].kind == KF_ARG_SCALAR && args[i].type) { /* typed (enum) arguments: the kernel is theirs */
+      char *sig = mem_strdup(argsig);
+      if (!sig) {
+        kernel_free(rt, k);
+        return rt_out_of_memory(rt);
+      }
+      mem_free(k->signature);
+      k->signature = sig;
+      break;
+    }
   if (!dev->runs_kir) {
     st = compile_ptx(rt, pm, func);
     if (st == KF_OK && use_cache) {

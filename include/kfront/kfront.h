@@ -217,7 +217,7 @@ typedef enum kf_value_kind {
   KF_VALUE_MODULE,       /* a Python module kfront knows, by dotted name: "numba", "numba.cuda", "math", "numpy", "cmath", "operator", ... */
   KF_VALUE_PATH,         /* a known object by dotted path, as `from numba import float32` binds "numba.float32", "numba.cuda.grid", "math.sqrt", "numpy.float32" */
   KF_VALUE_FUNCTION,     /* a Python function defined in sources[source] under the name `function` (a @cuda.jit device function, possibly from another file) */
-  KF_VALUE_NAMESPACE,    /* named members (names[i] -> items[i]): an enum class (IntEnum/Enum members as ints), or a module-like object */
+  KF_VALUE_NAMESPACE,    /* named members (names[i] -> items[i]): an enum class (its members INT values, path its member type), or a module-like object */
 } kf_value_kind;
 typedef struct kf_value kf_value;
 struct kf_value {
@@ -228,7 +228,9 @@ struct kf_value {
   const char *const *names;      /* NAMESPACE */
   unsigned nitems;
   kf_array array;                /* ARRAY */
-  const char *path;              /* MODULE, PATH */
+  const char *path;              /* MODULE, PATH; INT: NULL, or an enum member's type (its value is scalar.i),
+                                  * spelt EnumMember("mod.Color", int64) or IntEnumMember("mod.Color", int64);
+                                  * NAMESPACE: NULL, or the type of its members when it is that enum class */
   const char *function;          /* FUNCTION */
   unsigned source;               /* FUNCTION: index into the sources given to the compile */
 };
@@ -351,6 +353,10 @@ typedef struct kf_arg {
   kf_dtype dtype;                 /* KF_ARG_SCALAR: the scalar's type (KF_ARG_ARRAY: array.dtype) */
   union { int64_t i; uint64_t u; double f; } value;
   kf_array array;                 /* KF_ARG_ARRAY */
+  const char *type;               /* KF_ARG_SCALAR: NULL, or the Numba type of a value that is not a plain number:
+                                   * an enum member (value.i its value, dtype KF_INT64), spelt
+                                   * EnumMember("mod.Color", int64) or IntEnumMember("mod.Color", int64); kernels
+                                   * are specialised on it as on a dtype (borrowed for the call) */
 } kf_arg;
 
 KF_API kf_arg kf_arg_array(const kf_array *a);

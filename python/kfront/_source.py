@@ -9,12 +9,13 @@ variables at the first compile.
 Descriptions made by freeze_value (tagged tuples):
 
     ('scalar', v)              v a Python bool, int or float, or a NumPy scalar of a kfront dtype (its dtype
-                               is kept: numpy.float32(0.5) stays float32); an enum member gives its int value
+                               is kept: numpy.float32(0.5) stays float32)
+    ('scalar', v, t)           an enum member: v its int value, t its type (enum_spelling of its class)
     ('tuple', [d, ...])        a tuple (nested allowed; namedtuples too), each item a description
     ('array', ndarray)         a read-only copy of a NumPy array, in native byte order, strides as the
                                original's (order 'K'); it becomes a constant array
-    ('namespace', {m: d})      an enum class (IntEnum, Enum, IntFlag...): member name -> ('scalar', int value),
-                               aliases included
+    ('namespace', {m: d}, t)   an enum class (IntEnum, Enum, IntFlag...): member name -> ('scalar', int value, t),
+                               aliases included; t the members' type (enum_spelling)
     ('module', 'dotted.name')  a module: numba, numba.cuda, math, numpy, cmath, operator, ...
     ('path', 'dotted.name')    a known object: numba.float32, numba.cuda.grid, math.sqrt, numpy.float32, ...
     ('function', obj)          a @cuda.jit dispatcher (an object with a `py_func` Python function); the
@@ -161,6 +162,14 @@ def _check_int(name, value):
     return value
 
 
+def enum_spelling(cls):
+    """The type of an enum class's members as kfront spells it (Numba's EnumMember / IntEnumMember of the
+    class): IntEnumMember("module.Qual.Name", int64) for IntEnum and IntFlag (members that are integers),
+    EnumMember("module.Qual.Name", int64) for others."""
+    kind = "IntEnumMember" if issubclass(cls, int) else "EnumMember"
+    return '%s("%s.%s", int64)' % (kind, cls.__module__, cls.__qualname__)
+
+
 def _enum_value(name, member):
     value = member.value
     if isinstance(value, bool) or not isinstance(value, int):
@@ -168,7 +177,10 @@ def _enum_value(name, member):
         if not (np is not None and isinstance(value, np.integer)):
             raise errors.UnsupportedError(
                 "kfront: %s has the value %r: kfront takes enums whose members are integers" % (name, value))
-    return ("scalar", _check_int(name, int(value)))
+    value = int(value)
+    if not -(1 << 63) <= value < (1 << 63):
+        raise errors.UnsupportedError("kfront: %s has the value %d, which does not fit in int64" % (name, value))
+    return ("scalar", value, enum_spelling(type(member)))
 
 
 def freeze_value(name, value, registry=None):
@@ -225,7 +237,7 @@ def freeze_value(name, value, registry=None):
         return ("module" if isinstance(value, pytypes.ModuleType) else "path", path)
     if isinstance(value, type) and issubclass(value, enum.Enum):
         return ("namespace", {member: _enum_value("%s.%s" % (value.__name__, member), m)
-                              for member, m in value.__members__.items()})
+                              for member, m in value.__members__.items()}, enum_spelling(value))
     if isinstance(value, pytypes.ModuleType):
         alias = value.__dict__.get("__kfront_alias__")  # a numba alias module (kfront._alias)
         if isinstance(alias, str):

@@ -1,6 +1,9 @@
 """kfront.cuda on the simulator (KFRONT_SIM=1 in the test command; on the GPU by test/gpu/run_python_gpu.sh):
 the control side of Numba's CUDA language (issue 12) — locals bound on some paths only (UnboundLocalError
-where one is read unbound), each leaving the module usable."""
+where one is read unbound); enums as constants and arguments (numba-cuda's test_enums cases), each leaving
+the module usable."""
+import enum
+
 import numpy as np
 import pytest
 
@@ -67,3 +70,147 @@ def test_without_checks_an_unbound_read_gives_zero_as_numba():
     a = np.full(8, 7, dtype=np.int64)
     unchecked_one_path[1, 8](a, 5)
     np.testing.assert_array_equal(a, [0, 3, 6, 9, 12, 0, 0, 0])
+
+
+# ---- enums (the cases of numba-cuda's tests/cudapy/test_enums.py, with its enum_usecases classes) ---------
+
+
+class Color(enum.Enum):
+    red = 1
+    green = 2
+    blue = 3
+
+
+class Shape(enum.IntEnum):
+    circle = 2
+    square = 500
+
+
+class RequestError(enum.IntEnum):
+    dummy = 2
+    not_found = 404
+    internal_error = 500
+
+
+class IntEnumWithNegatives(enum.IntEnum):
+    one = 1
+    two = 2
+    too = 2
+    three = 3
+    negone = -1
+
+
+RED = Color.red
+
+
+def _compare(a, b, out):
+    out[0] = a == b
+    out[1] = a != b
+    out[2] = a is b
+    out[3] = a is not b
+
+
+def test_enum_compare_arguments():
+    cuda_f = cuda.jit(_compare)
+    pairs = [(Color.red, Color.red), (Color.red, Color.green), (Shape.circle, IntEnumWithNegatives.two),
+             (IntEnumWithNegatives.two, IntEnumWithNegatives.too), (Shape.circle, Shape.square)]
+    for a, b in pairs:
+        got = np.zeros(4, dtype=np.bool_)
+        expected = got.copy()
+        cuda_f[1, 1](a, b, got)
+        _compare(a, b, expected)
+        np.testing.assert_array_equal(got, expected, err_msg="%r %r" % (a, b))
+    # one specialisation per pair of member types (Color twice is one of them)
+    sigs = list(cuda_f.overloads)
+    assert len(sigs) == 4 and any('EnumMember("%s.Color", int64)' % __name__ in s for s in sigs)
+
+
+def test_enum_getattr_getitem():
+    @cuda.jit
+    def f(out):
+        out[0] = Color.red == Color.green
+        out[1] = Color["red"] == Color["green"]
+        out[2] = RED is Color.red
+        out[3] = Color.blue.value
+
+    got = np.zeros(4, dtype=np.int64)
+    f[1, 1](got)
+    np.testing.assert_array_equal(got, [False, False, True, 3])
+
+
+def test_enum_return_from_device_function():
+    @cuda.jit(device=True)
+    def inner(pred):
+        return Color.red if pred else Color.green
+
+    @cuda.jit
+    def f(pred, out):
+        out[0] = inner(pred) == Color.red
+        out[1] = inner(not pred) == Color.green
+
+    got = np.zeros(2, dtype=np.bool_)
+    f[1, 1](True, got)
+    np.testing.assert_array_equal(got, [True, True])
+
+
+def test_int_enum_coerce_and_cast():
+    from kfront import int16, int32
+
+    def coerce(x, out):
+        if x > RequestError.internal_error:
+            out[0] = x - RequestError.not_found
+        else:
+            out[0] = x + Shape.circle
+
+    def cast(x, out):
+        if x > int16(RequestError.internal_error):
+            out[0] = x - int32(RequestError.not_found)
+        else:
+            out[0] = x + int16(Shape.circle)
+
+    for fn in (coerce, cast):
+        cuda_f = cuda.jit(fn)
+        for x in [300, 450, 550]:
+            got = np.zeros(1, dtype=np.int32)
+            expected = got.copy()
+            cuda_f[1, 1](x, got)
+            fn(x, expected)
+            np.testing.assert_array_equal(got, expected)
+
+
+def test_enum_member_argument_value():
+    @cuda.jit
+    def f(c, out):
+        out[0] = c.value
+        out[1] = c is Color.blue
+
+    got = np.zeros(2, dtype=np.int64)
+    f[1, 1](Color.blue, got)
+    np.testing.assert_array_equal(got, [3, 1])
+    f[1, 1](Color.green, got)
+    np.testing.assert_array_equal(got, [2, 0])
+
+
+def test_enum_errors_are_compile_errors():
+    @cuda.jit
+    def plus(out):
+        out[0] = Color.red + 1
+
+    @cuda.jit
+    def against_int(c, out):
+        out[0] = c == 1
+
+    with pytest.raises(errors.CompilerError, match=r"unsupported operand types for '\+': Enum<int64>\(\w+\.Color\)"):
+        plus[1, 1](np.zeros(1, dtype=np.int64))
+    with pytest.raises(errors.TypingError, match="no implementation of '=='"):
+        against_int[1, 1](Color.red, np.zeros(1, dtype=np.int64))
+
+    class Planet(enum.Enum):
+        EARTH = (5.976e24, 6.37814e6)
+
+    @cuda.jit
+    def planet(out):
+        out[0] = Planet.EARTH == Planet.EARTH
+
+    with pytest.raises(errors.UnsupportedError, match="integers"):
+        planet[1, 1](np.zeros(1, dtype=np.int64))

@@ -281,11 +281,13 @@ def test_freeze_arrays_are_readonly_copies():
 
 
 def test_freeze_enums():
-    assert freeze_value("Color", Color, {}) == ("namespace", {"RED": ("scalar", 1), "GREEN": ("scalar", 2),
-                                                              "VERT": ("scalar", 2)})
-    assert freeze_value("Mode", Mode, {}) == ("namespace", {"FAST": ("scalar", 0), "SLOW": ("scalar", 5)})
-    assert freeze_value("c", Color.GREEN, {}) == ("scalar", 2) and type(freeze_value("c", Color.RED, {})[1]) is int
-    assert freeze_value("m", Mode.SLOW, {}) == ("scalar", 5)
+    c = 'IntEnumMember("%s.Color", int64)' % __name__
+    m = 'EnumMember("%s.Mode", int64)' % __name__
+    assert freeze_value("Color", Color, {}) == ("namespace", {"RED": ("scalar", 1, c), "GREEN": ("scalar", 2, c),
+                                                              "VERT": ("scalar", 2, c)}, c)
+    assert freeze_value("Mode", Mode, {}) == ("namespace", {"FAST": ("scalar", 0, m), "SLOW": ("scalar", 5, m)}, m)
+    assert freeze_value("c", Color.GREEN, {}) == ("scalar", 2, c) and type(freeze_value("c", Color.RED, {})[1]) is int
+    assert freeze_value("m", Mode.SLOW, {}) == ("scalar", 5, m)
     with pytest.raises(errors.UnsupportedError, match="Named.A"):
         freeze_value("Named", Named, {})
     with pytest.raises(errors.UnsupportedError):

@@ -105,9 +105,9 @@ def _same(a, b):
     if a[0] in ("tuple",):
         return len(a[1]) == len(b[1]) and all(_same(x, y) for x, y in zip(a[1], b[1]))
     if a[0] == "namespace":
-        return a[1].keys() == b[1].keys() and all(_same(a[1][k], b[1][k]) for k in a[1])
+        return a[1].keys() == b[1].keys() and all(_same(a[1][k], b[1][k]) for k in a[1]) and a[2:] == b[2:]
     if a[0] == "scalar":
-        return type(a[1]) is type(b[1]) and a[1] == b[1]
+        return type(a[1]) is type(b[1]) and a[1] == b[1] and a[2:] == b[2:]
     return a[1:] == b[1:]
 
 
