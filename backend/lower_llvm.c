@@ -420,6 +420,8 @@ static bool declare_function(Lower *L, Op *op) {
     Attr *inl = ir_op_attr(op, "inline");
     bool never =
         inl && ((inl->kind == ATTR_STR && strcmp(inl->s, "never") == 0) || (inl->kind == ATTR_BOOL && !inl->b));
+    bool no_memory; /* under the backend's guard: never set */
+    if (ir_func_recursive(L->m, op, &no_memory)) never = true; /* a recursive function is called, not inlined */
     add_fn_attr(L, fi->fn, never ? "noinline" : "alwaysinline");
   }
   add_fn_attr(L, fi->fn, "nounwind");

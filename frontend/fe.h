@@ -186,6 +186,15 @@ struct FeInst {
   FeVal ret;               /* the shape of the result (FV_NONE for none) */
   unsigned nresults;
   bool in_progress, failed, requested;
+  /* recursion (lower.c): while it is being lowered, what a call of it from its own body returns — the declared
+   * type, else the type of the value returns lowered so far — and what the first such call took */
+  bool has_decl_ret;
+  Type *decl_ret;          /* NULL with has_decl_ret: declared void */
+  Type *ret_so_far;
+  const FeEnum *ret_enum;
+  bool rec_called;
+  Type *rec_type;          /* NULL: none */
+  SrcLoc rec_loc;
 };
 
 /* A name bound by the embedder (embed.c). */

@@ -2281,6 +2281,96 @@ static const char *sym_for(Lower *L, FeFunc *f, const char *key) {
   return s;
 }
 
+/* ---- recursion ----------------------------------------------------------------------------------------------
+ * A device function may call itself, directly or through others (self and mutual recursion), as numba-cuda
+ * types it: the call of an instance still being lowered (same function, same argument types) returns the
+ * instance's declared type (a signature), else the type of the value returns lowered before the call (fib's
+ * `if n < 2: return n`); with neither, the call cannot be typed (runaway recursion, a located error). The
+ * instance's final return type must be the one the call took. A call with other argument types makes another
+ * instance (bounded: argument types that keep changing are an error). */
+
+enum { MAX_RECURSIVE_INSTANCES = 8 };
+
+/* A value return of the function being lowered: what a recursive call of it returns so far. */
+static void note_return_type(Lower *L, const FeVal *v) {
+  FeInst *in = L->inst;
+  if (in->has_decl_ret) return;
+  Type *t = fv_type(L, v);
+  if (!t) return;
+  Type *u = in->ret_so_far ? nb_unify(L->ctx, in->ret_so_far, t) : t;
+  if (u) in->ret_so_far = u;
+  in->ret_enum = v->kind == FV_VAL && (!in->ret_so_far || in->ret_enum == v->enumc || t == u) ? v->enumc : NULL;
+}
+
+/* Whether the statements return a value somewhere (not None). */
+static bool returns_value(const PyStmtList *l) {
+  for (unsigned i = 0; i < l->n; i++) {
+    const PyStmt *s = l->items[i];
+    switch (s->kind) {
+    case ST_RETURN:
+      if (s->value && s->value->kind != EX_NONE) return true;
+      break;
+    case ST_IF:
+      if (returns_value(&s->if_.body) || returns_value(&s->if_.orelse)) return true;
+      break;
+    case ST_FOR:
+      if (returns_value(&s->for_.body) || returns_value(&s->for_.orelse)) return true;
+      break;
+    case ST_WHILE:
+      if (returns_value(&s->while_.body) || returns_value(&s->while_.orelse)) return true;
+      break;
+    default: break;
+    }
+  }
+  return false;
+}
+
+/* The call of `active`, an instance of f being lowered, from inside itself (or a function it calls). */
+static FeVal recursive_call(Lower *L, FeFunc *f, FeInst *active, const PyExpr *e, FeVal *args, unsigned np) {
+  Type *rt = NULL;
+  const FeEnum *ren = NULL;
+  if (active->has_decl_ret) {
+    rt = active->decl_ret;
+  } else if (active->ret_so_far) {
+    rt = active->ret_so_far;
+    ren = active->ret_enum;
+  } else if (returns_value(&f->def->funcdef.body)) {
+    return lerr(L, e->loc, "cannot type infer runaway recursion: '%s' calls itself before any return statement gives its "
+                           "result type; declare its signature (e.g. @cuda.jit(\"int64(int64)\", device=True))", f->name);
+  }
+  if (!active->rec_called) {
+    active->rec_called = true;
+    active->rec_type = rt;
+    active->rec_loc = e->loc;
+  }
+  at(L, e->loc);
+  Value **vals = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT);
+  unsigned nv = 0;
+  for (unsigned i = 0; i < np; i++) flatten_arg(L, &args[i], vals, &nv);
+  Type **rts = ARENA_ARRAY(&L->fe->arena, Type *, MAX_FLAT);
+  unsigned nr = 0;
+  if (rt) flat_types(rt, rts, &nr);
+  if (nr > MAX_FLAT || nv > MAX_FLAT) return lerr(L, e->loc, "too many values in a recursive call");
+  Op *call = ib_op(&L->b, OP_FUNC_CALL, nv, vals, nr, rts, 0);
+  ir_op_set_attr(L->m, call, "callee", attr_sym(L->m, ir_func_name(active->op)));
+  if (!rt) return (FeVal){.kind = FV_NONE};
+  Value **res = ARENA_ARRAY(&L->fe->arena, Value *, nr ? nr : 1);
+  for (unsigned i = 0; i < nr; i++) res[i] = op_result(call, i);
+  unsigned pos = 0;
+  FeVal r = unflatten(L, rt, res, &pos);
+  if (r.kind == FV_VAL) r.enumc = ren;
+  return r;
+}
+
+/* At the end of an instance that was called recursively: the call must have returned what the function does. */
+static void check_recursive_return(Lower *L, Type *final) {
+  FeInst *in = L->inst;
+  if (!in->rec_called || in->rec_type == final) return;
+  lerr(L, in->rec_loc, "the recursive call of '%s' was typed as returning %s, but '%s' returns %s: declare its "
+                       "signature (e.g. @cuda.jit(\"int64(int64)\", device=True))", L->fn->name,
+       in->rec_type ? tname(L, in->rec_type) : "none", L->fn->name, final ? tname(L, final) : "none");
+}
+
 static FeVal instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args, unsigned np);
 
 static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
@@ -2363,12 +2453,20 @@ static __attribute__((noinline)) FeVal instantiate_and_call(Lower *L, FeFunc *f,
   }
   const char *k = arena_strdup(&L->fe->arena, sb_cstr(&key));
   sb_free(&key);
-  FeInst *inst = NULL;
+  FeInst *inst = NULL, *active = NULL;
+  unsigned in_progress = 0;
   for (FeInst *in = f->insts; in; in = in->next) {
-    if (in->in_progress && !ir_op_attr(in->op, "kernel"))
-      return lerr(L, e->loc, "recursive calls ('%s') are not supported by kfront", f->name);
-    if (!in->failed && in->op && strcmp(in->key, k) == 0 && ir_op_attr(in->op, "kernel") == NULL) inst = in;
+    bool device = in->op && !ir_op_attr(in->op, "kernel");
+    if (in->in_progress && device) {
+      in_progress++;
+      if (strcmp(in->key, k) == 0) active = in;
+    }
+    if (!in->failed && device && strcmp(in->key, k) == 0) inst = in;
   }
+  if (active) return recursive_call(L, f, active, e, args, np);
+  if (in_progress >= MAX_RECURSIVE_INSTANCES)
+    return lerr(L, e->loc, "'%s' calls itself with argument types that keep changing (%u instances deep): declare its "
+                           "signature", f->name, in_progress);
   if (!inst) {
     inst = lower_function(L->fe, f, shapes, np, sym_for(L, f, k), false, L->quiet > 0, NULL);
     if (L->quiet && inst->failed) L->suppressed++;
@@ -3241,6 +3339,7 @@ static void lower_return(Lower *L, const PyStmt *s) {
       if (!L->has_value_return) L->first_value_return = s->loc;
       L->has_value_return = true;
       L->env[L->v_rv] = v;
+      note_return_type(L, &v);
     }
   } else {
     L->has_bare_return = true;
@@ -3490,6 +3589,8 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
     }
   }
 
+  inst->has_decl_ret = L.has_declared_ret;
+  inst->decl_ret = L.declared_ret;
   Block *entry = ir_func_entry(f);
   unsigned pos = 0;
   for (unsigned i = 0; i < nparams; i++) {
@@ -3530,6 +3631,7 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
     }
   }
   ib_op(&L.b, OP_FUNC_RETURN, nrv, rvals, 0, NULL, 0);
+  if (!L.errors) check_recursive_return(&L, inst->ret.kind == FV_NONE ? NULL : fv_type(&L, &inst->ret));
   if (nr) {
     ir_op_set_attr(m, f, "function_type", attr_type(ty_func(fe->ctx, np, pt, nr, rts)));
     inst->nresults = nr;

@@ -978,31 +978,36 @@ static bool rename_calls(Op *op, void *user) {
   return true;
 }
 
-/* Drops device-function instances and shared globals nothing references any more (speculative typing
- * of loops may have made some), then gives the instances of a function compiled for several argument
- * types mangled names. */
+static bool collect_callee_refs(Op *callee, Op *call, void *user) {
+  (void)call;
+  if (callee) ir_walk_pre(callee, collect_refs, user);
+  return true;
+}
+
+/* Drops device-function instances and shared globals no kernel or requested function reaches (speculative
+ * typing of loops may have made some; a recursive one refers to itself), then gives the instances of a
+ * function compiled for several argument types mangled names. */
 static void tidy_module(FeCtx *fe) {
   Module *m = fe->m;
-  for (int round = 0; round < 8; round++) {
-    StrMap refs;
-    strmap_init(&refs);
-    RefWalk w = {&refs};
-    ir_walk_module(m, collect_refs, &w);
-    bool erased = false;
-    for (Op *op = ir_module_body(m)->first, *next; op; op = next) {
-      next = op->next;
-      bool device = op->kind == OP_FUNC_FUNC && !ir_op_attr(op, "kernel") && !ir_op_attr(op, "requested");
-      bool global = op->kind == OP_GLOBAL;
-      const char *sym = ir_op_attr_str(op, "sym_name");
-      if ((device || global) && sym && !strmap_get(&refs, sym)) {
-        ir_op_drop_uses(op);
-        ir_op_unlink(op);
-        erased = true;
-      }
-    }
-    strmap_free(&refs);
-    if (!erased) break;
+  StrMap refs;
+  strmap_init(&refs);
+  RefWalk w = {&refs};
+  for (Op *op = ir_module_body(m)->first; op; op = op->next) {
+    if (op->kind != OP_FUNC_FUNC || (!ir_op_attr(op, "kernel") && !ir_op_attr(op, "requested"))) continue;
+    ir_walk_pre(op, collect_refs, &w);
+    ir_walk_callees(m, op, collect_callee_refs, &w); /* each reached function once: cycles end */
   }
+  for (Op *op = ir_module_body(m)->first, *next; op; op = next) {
+    next = op->next;
+    bool device = op->kind == OP_FUNC_FUNC && !ir_op_attr(op, "kernel") && !ir_op_attr(op, "requested");
+    bool global = op->kind == OP_GLOBAL;
+    const char *sym = ir_op_attr_str(op, "sym_name");
+    if ((device || global) && sym && !strmap_get(&refs, sym)) {
+      ir_op_drop_uses(op);
+      ir_op_unlink(op);
+    }
+  }
+  strmap_free(&refs);
   for (Op *op = ir_module_body(m)->first; op; op = op->next) ir_op_remove_attr(op, "requested");
   ir_module_rebuild_symbols(m);
   StrMap renames;

@@ -1,7 +1,7 @@
 """kfront.cuda on the simulator (KFRONT_SIM=1 in the test command; on the GPU by test/gpu/run_python_gpu.sh):
 the control side of Numba's CUDA language (issue 12) — locals bound on some paths only (UnboundLocalError
-where one is read unbound); enums as constants and arguments (numba-cuda's test_enums cases), each leaving
-the module usable."""
+where one is read unbound); enums as constants and arguments (numba-cuda's test_enums cases); recursion,
+self and mutual (numba-cuda's test_recursion cases), each leaving the module usable."""
 import enum
 
 import numpy as np
@@ -214,3 +214,96 @@ def test_enum_errors_are_compile_errors():
 
     with pytest.raises(errors.UnsupportedError, match="integers"):
         planet[1, 1](np.zeros(1, dtype=np.int64))
+
+
+# ---- recursion (numba-cuda's tests/cudapy/test_recursion.py and recursion_usecases.py) --------------------
+
+
+@cuda.jit("i8(i8)", device=True)
+def fib1(n):
+    if n < 2:
+        return n
+    return fib1(n - 1) + fib1(n - 2)
+
+
+def make_fib2():
+    @cuda.jit("i8(i8)", device=True)
+    def fib2(n):
+        if n < 2:
+            return n
+        return fib2(n - 1) + fib2(n - 2)
+
+    return fib2
+
+
+fib2 = make_fib2()
+
+
+@cuda.jit(device=True)
+def fib3(n):
+    if n < 2:
+        return n
+    return fib3(n - 1) + fib3(n - 2)
+
+
+@cuda.jit(device=True)
+def runaway_self(x):
+    return runaway_self(x)
+
+
+@cuda.jit("int64(int64)", device=True)
+def is_even(n):
+    if n == 0:
+        return True
+    return is_odd(n - 1)
+
+
+@cuda.jit("int64(int64)", device=True)
+def is_odd(n):
+    if n == 0:
+        return False
+    return is_even(n - 1)
+
+
+def _check_fib(cfunc):
+    @cuda.jit
+    def kernel(r, x):
+        r[0] = cfunc(x[0])
+
+    x = np.asarray([10], dtype=np.int64)
+    r = np.zeros_like(x)
+    kernel[1, 1](r, x)
+    assert r[0] == 55
+
+
+def test_recursion_global_explicit_signature():
+    _check_fib(fib1)
+
+
+def test_recursion_inner_explicit_signature():
+    _check_fib(fib2)
+
+
+def test_recursion_global_implicit_signature():
+    _check_fib(fib3)
+
+
+def test_mutual_recursion():
+    @cuda.jit
+    def kernel(r):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = is_even(i) * 10 + is_odd(i)
+
+    r = np.zeros(7, dtype=np.int64)
+    kernel[1, 8](r)
+    np.testing.assert_array_equal(r, [10, 1, 10, 1, 10, 1, 10])
+
+
+def test_runaway_recursion_is_a_typing_error():
+    @cuda.jit("void()")
+    def kernel():
+        runaway_self(1)
+
+    with pytest.raises(errors.TypingError, match="cannot type infer runaway recursion"):
+        kernel[1, 1]()
