@@ -35,7 +35,7 @@ _Static_assert(NB_BOOL == (int)KF_BOOL && NB_I8 == (int)KF_INT8 && NB_I64 == (in
                "kf_dtype and Numba's scalar kinds are in one order");
 
 static const char *const value_kind_names[] = {"bool", "int", "float", "tuple", "array", "module", "path", "function",
-                                               "namespace"};
+                                               "namespace", "exception", "string"};
 static const char *const function_kind_names[] = {"kernel", "device", "reduce", "vectorize", "guvectorize"};
 static const char *const dtype_names[KF_DTYPE_COUNT] = {"boolean", "int8",   "int16",  "int32",   "int64",   "uint8",
                                                         "uint16",  "uint32", "uint64", "float16", "float32", "float64"};
@@ -238,6 +238,20 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
   case KF_VALUE_PATH:
     if (!v->path || !*v->path) return invalid(fe, "a %s with no path", value_kind_names[v->kind]);
     return v->kind == KF_VALUE_MODULE ? fe_module_value(fe, v->path) : fe_import_value(fe, v->path);
+  case KF_VALUE_STRING: {
+    if (!v->path) return invalid(fe, "a string with no text");
+    FeVal str = {.kind = FV_STR};
+    str.str.s = fe_intern(fe, v->path);
+    str.str.len = strlen(v->path);
+    return str;
+  }
+  case KF_VALUE_EXCEPTION: {
+    if (!v->path || !*v->path) return invalid(fe, "an exception class with no name");
+    FeVal e = {.kind = FV_EXCEPTION};
+    e.str.s = fe_intern(fe, v->path);
+    e.str.len = strlen(v->path);
+    return e;
+  }
   case KF_VALUE_FUNCTION:
     if (!v->function || !*v->function) return invalid(fe, "a function with no name");
     if (v->source >= fe->nsrcs)
@@ -454,7 +468,7 @@ static bool sorted_names(const void *items, size_t size, unsigned n, const char 
 }
 
 static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
-  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_NAMESPACE) return false;
+  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_STRING) return false;
   sb_printf(b, " %s", value_kind_names[v->kind]);
   switch (v->kind) {
   case KF_VALUE_BOOL:
@@ -496,6 +510,8 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
   }
   case KF_VALUE_MODULE:
   case KF_VALUE_PATH:
+  case KF_VALUE_EXCEPTION:
+  case KF_VALUE_STRING:
     if (!v->path) return false;
     put_str(b, v->path);
     return true;

@@ -56,6 +56,7 @@ typedef enum {
   FV_SLICE,   /* a slice (only inside signatures and as a diagnostic) */
   FV_CONSTARR, /* a module-level NumPy array of constants (np.array([...])), for cuda.const.array_like */
   FV_NAMESPACE, /* named members bound by the embedder (an enum class, a module-like object): ns */
+  FV_EXCEPTION, /* an exception class kernels may raise: str.s its name on the host ("ValueError", "mod.MyError") */
   FV_INVALID, /* a name the embedder bound to something kfront cannot use: str.s says why (never a value) */
 } FeValKind;
 
@@ -102,7 +103,7 @@ struct FeVal {
       FeVal *elems;
     } tup;           /* FV_TUPLE, FV_VIEW */
     struct {
-      const char *s; /* FV_PATH, FV_STR, FV_INVALID */
+      const char *s; /* FV_PATH, FV_STR, FV_EXCEPTION, FV_INVALID */
       size_t len;
     } str;
     int builtin;     /* FV_BUILTIN */
@@ -195,6 +196,9 @@ struct FeInst {
   bool rec_called;
   Type *rec_type;          /* NULL: none */
   SrcLoc rec_loc;
+  bool rec_unknown;        /* a recursive call came before any value return: lowered again with ret_so_far */
+  bool retry;              /* this is that second attempt */
+  bool tainted;            /* typed on such a call of an enclosing instance: dropped with its first attempt */
 };
 
 /* A name bound by the embedder (embed.c). */
@@ -338,7 +342,7 @@ int sema_local_index(const FeFunc *fn, const char *name);
 typedef enum { EXIT_NEVER, EXIT_SOMETIMES, EXIT_ALWAYS } ExitKind;
 ExitKind sema_exits(const PyStmt *const *stmts, unsigned n);
 bool sema_contains_break(const PyStmtList *body);    /* a break of this loop (not of nested loops) */
-bool sema_contains_return(const PyStmtList *body);
+bool sema_contains_return(const PyStmtList *body); /* a return or a raise */
 /* Edit distance, for "did you mean". */
 unsigned sema_edit_distance(const char *a, const char *b);
 /* Python's folding of constants (CPython folds operations between literals; module constants are computed
@@ -422,6 +426,20 @@ const char *fe_enum_type_name(FeCtx *fe, const FeEnum *e);
  * Flag, IntFlag as bases; members assigned integer constants or auto()) as FV_NAMESPACE with enumc; an
  * enum class kfront cannot use as FV_INVALID saying why; any other class FV_HOST. */
 FeVal fe_enum_class(FeCtx *fe, const PyStmt *cls);
+
+/* ---- exceptions.c ------------------------------------------------------------------------------------------ */
+/* Whether name is one of Python's builtin exception classes (ValueError, ZeroDivisionError, ...). */
+bool fe_builtin_exception(const char *name);
+/* The exception class v names, or NULL: FV_EXCEPTION, or a path to a builtin one ("builtins.ValueError"). */
+const char *fe_exception_name(const FeVal *v);
+/* What a module-level class statement deriving from exception classes binds its name to (FV_EXCEPTION named
+ * by the class; FV_HOST for any other class). */
+FeVal fe_exception_class(FeCtx *fe, const PyStmt *cls);
+/* The text an exception is recorded as (abi.h): the class, then ": " and the message when it has arguments,
+ * the message being str() of the one argument or of the tuple of them. args are constants (numbers, bools,
+ * strings, None); false (with *why) for anything else. */
+bool fe_exception_text(FeCtx *fe, const char *cls, const FeVal *args, unsigned nargs, const char **out,
+                       const char **why);
 
 /* ---- generated.c ------------------------------------------------------------------------------------------ */
 /* Builds the kernel of a @vectorize, @guvectorize or @cuda.reduce function for one signature, named sym. */

@@ -98,6 +98,9 @@ typedef struct Lower {
 } Lower;
 
 static FeVal lower_expr(Lower *L, const PyExpr *e);
+
+/* Whether the kernel being compiled (or the function compiled on its own) has debug=True. */
+static bool debug_mode(FeCtx *fe) { return fe->cur_top && ir_op_attr(fe->cur_top, "debug"); }
 static FeVal lower_cond(Lower *L, const PyExpr *e);
 static void lower_stmts(Lower *L, PyStmt *const *s, unsigned n);
 
@@ -2335,8 +2338,12 @@ static FeVal recursive_call(Lower *L, FeFunc *f, FeInst *active, const PyExpr *e
     rt = active->ret_so_far;
     ren = active->ret_enum;
   } else if (returns_value(&f->def->funcdef.body)) {
-    return lerr(L, e->loc, "cannot type infer runaway recursion: '%s' calls itself before any return statement gives its "
-                           "result type; declare its signature (e.g. @cuda.jit(\"int64(int64)\", device=True))", f->name);
+    /* no type yet: the instance is lowered again once its returns have given one (lower_function); the
+     * functions between it and this call are typed on this poison, so they go with its first attempt */
+    if (!active->rec_unknown) active->rec_loc = e->loc;
+    active->rec_unknown = true;
+    if (L->inst != active) L->inst->tainted = true;
+    return poison();
   }
   if (!active->rec_called) {
     active->rec_called = true;
@@ -2451,6 +2458,7 @@ static __attribute__((noinline)) FeVal instantiate_and_call(Lower *L, FeFunc *f,
     if (i) sb_puts(&key, "__");
     shape_key(&shapes[i], &key);
   }
+  if (debug_mode(L->fe)) sb_puts(&key, "__dbg"); /* as lower_function keys it */
   const char *k = arena_strdup(&L->fe->arena, sb_cstr(&key));
   sb_free(&key);
   FeInst *inst = NULL, *active = NULL;
@@ -2470,6 +2478,10 @@ static __attribute__((noinline)) FeVal instantiate_and_call(Lower *L, FeFunc *f,
   if (!inst) {
     inst = lower_function(L->fe, f, shapes, np, sym_for(L, f, k), false, L->quiet > 0, NULL);
     if (L->quiet && inst->failed) L->suppressed++;
+  }
+  if (inst->tainted) { /* typed on a recursive call of an enclosing instance's first attempt: so is this one */
+    L->inst->tainted = true;
+    return poison();
   }
   if (!inst->op) return poison();
   at(L, e->loc);
@@ -3347,6 +3359,106 @@ static void lower_return(Lower *L, const PyStmt *s) {
   L->env[L->v_ret] = cbool(L, true);
 }
 
+/* ---- raise and assert ------------------------------------------------------------------------------------------
+ * As numba-cuda: `raise Cls`, `raise Cls(constant args...)` and `assert cond[, constant message]` take effect
+ * when the kernel is compiled with debug=True: the thread raises (check.raise: the kernel's error record, so the
+ * host raises that class with its message, located, after the launch). Without debug=True a raise ends the
+ * thread silently (numba-cuda's kernels return) and an assert is not compiled. A raise leaves the function as a
+ * return does. Device functions raise too; their instances are compiled apart under a debug kernel. Cls is a
+ * builtin exception class, one of the source (deriving from one) or one the embedder binds. */
+
+
+/* The exception class an expression names (NULL after a located error). */
+static const char *exception_class(Lower *L, const PyExpr *e) {
+  if (e->kind == EX_NAME) {
+    if (sema_local_index(L->fn, e->name) >= 0) {
+      lerr(L, e->loc, "raising the exception in a variable ('%s') is not supported: raise a class or an instance "
+                      "made in the raise statement", e->name);
+      return NULL;
+    }
+    FeVal *g = L->fn->scope ? strmap_get(L->fn->scope, e->name) : fe_lookup(L->fe, L->fn->src, e->name);
+    if (!g) {
+      if (fe_builtin_exception(e->name)) return e->name;
+      lerr(L, e->loc, "name '%s' is not defined", e->name);
+      return NULL;
+    }
+    const char *n = fe_exception_name(g);
+    if (!n) lerr(L, e->loc, "'%s' is %s, not an exception class kfront can raise", e->name, vname(L, g));
+    return n;
+  }
+  FeVal v = lower_expr(L, e);
+  if (v.kind == FV_POISON) return NULL;
+  const char *n = fe_exception_name(&v);
+  if (!n) lerr(L, e->loc, "%s is not an exception class kfront can raise", vname(L, &v));
+  return n;
+}
+
+/* check.raise of text, when cond (i1; NULL: always). */
+static void emit_raise(Lower *L, Value *cond, const char *text, SrcLoc loc) {
+  at(L, loc);
+  Op *op = ib_op(&L->b, OP_RAISE, cond ? 1 : 0, cond ? &cond : NULL, 0, NULL, 0);
+  ir_op_set_attr(L->m, op, "exception", attr_str(L->m, text));
+  if (!debug_mode(L->fe)) ir_op_set_attr(L->m, op, "silent", attr_unit());
+}
+
+static void lower_raise(Lower *L, const PyStmt *s) {
+  const PyExpr *e = s->raise.exc;
+  if (!e) {
+    lerr(L, s->loc, "a bare raise (re-raising) is not supported in kernels");
+    return;
+  }
+  if (s->raise.cause) {
+    lerr(L, s->raise.cause->loc, "raise ... from ... is not supported in kernels");
+    return;
+  }
+  const char *cls = exception_class(L, e->kind == EX_CALL ? e->call.func : e);
+  if (!cls) return;
+  unsigned n = e->kind == EX_CALL ? e->call.args.n : 0;
+  if (e->kind == EX_CALL && e->call.nkeywords) {
+    lerr(L, e->call.keywords[0]->loc, "keyword arguments of a raised exception are not supported");
+    return;
+  }
+  FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, n ? n : 1);
+  for (unsigned i = 0; i < n; i++) {
+    const PyExpr *a = e->call.args.items[i];
+    if (a->kind == EX_STARRED) {
+      lerr(L, a->loc, "*args in a raised exception are not supported");
+      return;
+    }
+    args[i] = lower_expr(L, a);
+    if (args[i].kind == FV_POISON) return;
+  }
+  const char *text, *why;
+  if (!fe_exception_text(L->fe, cls, args, n, &text, &why)) {
+    lerr(L, n ? e->call.args.items[0]->loc : e->loc, "%s (not supported by kfront)", why);
+    return;
+  }
+  emit_raise(L, NULL, text, s->loc);
+  L->env[L->v_ret] = cbool(L, true); /* the thread leaves the function here */
+}
+
+static void lower_assert(Lower *L, const PyStmt *s) {
+  if (!debug_mode(L->fe)) return; /* numba-cuda compiles assertions only with debug=True */
+  const char *text = "AssertionError", *why;
+  if (s->assert_.msg) {
+    FeVal m = lower_expr(L, s->assert_.msg);
+    if (m.kind == FV_POISON) return;
+    if (!fe_exception_text(L->fe, "AssertionError", &m, 1, &text, &why)) {
+      lerr(L, s->assert_.msg->loc, "the message of an assert must be a constant (not supported by kfront)");
+      return;
+    }
+  }
+  FeVal c = lower_cond(L, s->assert_.test);
+  if (c.kind == FV_POISON || is_true(&c)) return;
+  at(L, s->loc);
+  if (c.is_const) {
+    emit_raise(L, NULL, text, s->loc);
+    L->env[L->v_ret] = cbool(L, true);
+    return;
+  }
+  emit_raise(L, ib_binary(&L->b, OP_XORI, c.v, ib_const_bool(&L->b, true)), text, s->loc);
+}
+
 static void unsupported_stmt(Lower *L, const PyStmt *s) {
   lerr(L, s->loc, "%s is not supported in kernels", ast_stmt_kind_name(s->kind));
 }
@@ -3392,8 +3504,8 @@ static void lower_stmt(Lower *L, const PyStmt *s) {
     return;
   case ST_RETURN: lower_return(L, s); return;
   case ST_PASS: return;
-  case ST_ASSERT: return; /* numba-cuda compiles assertions only in debug mode; kfront ignores them */
-  case ST_RAISE: lerr(L, s->loc, "raise is not supported by kfront yet"); return;
+  case ST_ASSERT: lower_assert(L, s); return;
+  case ST_RAISE: lower_raise(L, s); return;
   case ST_IMPORT:
   case ST_IMPORTFROM: lerr(L, s->loc, "import inside a kernel is not supported (import at module level)"); return;
   case ST_FUNCDEF: lerr(L, s->loc, "nested function definitions are not supported in kernels"); return;
@@ -3484,10 +3596,42 @@ static void param_names(Lower *L, const char *name, const FeVal *shape, Attr *ou
   }
 }
 
+/* lower_function with, for a second attempt, the return type its recursive calls take (ret_hint: learnt from a
+ * first attempt in which a recursive call came before any value return). */
+static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned nparams, const char *sym,
+                                   bool kernel, bool quiet, const FeSig *declared, Type *ret_hint,
+                                   const FeEnum *enum_hint);
+
 FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned nparams, const char *sym, bool kernel,
                        bool quiet, const FeSig *declared) {
+  FeInst *inst = lower_function_hint(fe, fn, params, nparams, sym, kernel, quiet, declared, NULL, NULL);
+  if (!inst->rec_unknown) return inst;
+  /* a recursive call came before any value return (raise_self: `if x == 1: raise ...; elif x > 0: return
+   * raise_self(x - 1); else: return 1`): lowered again, the call taking the type the returns gave */
+  Type *hint = inst->ret_so_far;
+  const FeEnum *ehint = inst->ret_enum;
+  bool top = inst->op && !fe->cur_top;
+  for (FeInst **p = &fn->insts; *p; p = &(*p)->next)
+    if (*p == inst) {
+      *p = inst->next;
+      break;
+    }
+  if (inst->op) {
+    ir_op_drop_uses(inst->op);
+    ir_op_unlink(inst->op);
+  }
+  (void)top;
+  return lower_function_hint(fe, fn, params, nparams, sym, kernel, quiet, declared, hint, ehint);
+}
+
+static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned nparams, const char *sym,
+                                   bool kernel, bool quiet, const FeSig *declared, Type *ret_hint,
+                                   const FeEnum *enum_hint) {
   sema_analyse_function(fe, fn);
   FeInst *inst = ARENA_NEW(&fe->arena, FeInst);
+  inst->ret_so_far = ret_hint;
+  inst->ret_enum = enum_hint;
+  inst->retry = ret_hint != NULL;
   inst->fn = fn;
   inst->nparams = nparams;
   inst->params = ARENA_ARRAY(&fe->arena, FeVal, nparams ? nparams : 1);
@@ -3498,6 +3642,7 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
     if (i) sb_puts(&key, "__");
     shape_key(&params[i], &key);
   }
+  if (!kernel && fe->cur_top && debug_mode(fe)) sb_puts(&key, "__dbg"); /* raises differ under a debug kernel */
   inst->key = arena_strdup(&fe->arena, sb_cstr(&key));
   sb_free(&key);
   FeInst **tail = &fn->insts;
@@ -3631,14 +3776,28 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
     }
   }
   ib_op(&L.b, OP_FUNC_RETURN, nrv, rvals, 0, NULL, 0);
-  if (!L.errors) check_recursive_return(&L, inst->ret.kind == FV_NONE ? NULL : fv_type(&L, &inst->ret));
+  if (inst->rec_unknown && (L.errors || inst->retry || !inst->ret_so_far)) {
+    /* a recursive call no return statement typed, and none to learn from: runaway recursion */
+    inst->rec_unknown = false;
+    lerr(&L, inst->rec_loc, "cannot type infer runaway recursion: '%s' calls itself and no return statement gives its "
+                            "result type; declare its signature (e.g. @cuda.jit(\"int64(int64)\", device=True))",
+         fn->name);
+  }
+  if (!L.errors && !inst->rec_unknown) check_recursive_return(&L, inst->ret.kind == FV_NONE ? NULL : fv_type(&L, &inst->ret));
   if (nr) {
     ir_op_set_attr(m, f, "function_type", attr_type(ty_func(fe->ctx, np, pt, nr, rts)));
     inst->nresults = nr;
   }
   inst->in_progress = false;
   if (top) fe->cur_top = NULL;
-  if (!L.errors && !(quiet && L.suppressed)) report_notes(&L);
+  if (inst->tainted && !inst->rec_unknown) { /* lowered again with the instance it depends on: dropped quietly */
+    inst->failed = true;
+    ir_op_drop_uses(f);
+    ir_op_unlink(f);
+    inst->op = NULL;
+    return inst;
+  }
+  if (!L.errors && !(quiet && L.suppressed) && !inst->rec_unknown) report_notes(&L);
   if (L.errors || (quiet && L.suppressed)) {
     inst->failed = true;
     if (quiet || !top) {

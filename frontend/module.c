@@ -739,7 +739,11 @@ static void read_stmts(FeCtx *fe, const PyStmtList *l) {
       }
       break;
     }
-    case ST_CLASSDEF: bind(fe, s->classdef.name, fe_enum_class(fe, s)); break;
+    case ST_CLASSDEF: {
+      FeVal v = fe_enum_class(fe, s);
+      bind(fe, s->classdef.name, v.kind == FV_HOST ? fe_exception_class(fe, s) : v);
+      break;
+    }
     case ST_IF:
       read_stmts(fe, &s->if_.body);
       read_stmts(fe, &s->if_.orelse);

@@ -218,6 +218,9 @@ typedef enum kf_value_kind {
   KF_VALUE_PATH,         /* a known object by dotted path, as `from numba import float32` binds "numba.float32", "numba.cuda.grid", "math.sqrt", "numpy.float32" */
   KF_VALUE_FUNCTION,     /* a Python function defined in sources[source] under the name `function` (a @cuda.jit device function, possibly from another file) */
   KF_VALUE_NAMESPACE,    /* named members (names[i] -> items[i]): an enum class (its members INT values, path its member type), or a module-like object */
+  KF_VALUE_EXCEPTION,    /* an exception class kernels may raise that is not one of Python's builtins: path is the name the
+                          * embedder knows it by ("mod.MyError"); a raise of it comes back as that name (kf_error_info.exception) */
+  KF_VALUE_STRING,       /* a str (path holds its UTF-8 text): an exception's message, a dtype name */
 } kf_value_kind;
 typedef struct kf_value kf_value;
 struct kf_value {
@@ -228,7 +231,7 @@ struct kf_value {
   const char *const *names;      /* NAMESPACE */
   unsigned nitems;
   kf_array array;                /* ARRAY */
-  const char *path;              /* MODULE, PATH; INT: NULL, or an enum member's type (its value is scalar.i),
+  const char *path;              /* MODULE, PATH, EXCEPTION, STRING; INT: NULL, or an enum member's type (its value is scalar.i),
                                   * spelt EnumMember("mod.Color", int64) or IntEnumMember("mod.Color", int64);
                                   * NAMESPACE: NULL, or the type of its members when it is that enum class */
   const char *function;          /* FUNCTION */

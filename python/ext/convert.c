@@ -465,6 +465,14 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
     out->kind = tag[0] == 'm' ? KF_VALUE_MODULE : KF_VALUE_PATH;
     return (out->path = str_of(v, "a module or path")) ? 0 : -1;
   }
+  if (strcmp(tag, "str") == 0) {
+    out->kind = KF_VALUE_STRING;
+    return (out->path = str_of(v, "a string")) ? 0 : -1;
+  }
+  if (strcmp(tag, "exception") == 0) {
+    out->kind = KF_VALUE_EXCEPTION;
+    return (out->path = str_of(v, "an exception class's name")) ? 0 : -1;
+  }
   if (strcmp(tag, "function") == 0 && PyTuple_Size(o) == 3) {
     out->kind = KF_VALUE_FUNCTION;
     long src = PyLong_AsLong(v);

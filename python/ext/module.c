@@ -50,14 +50,37 @@ static int set_attr_long(PyObject *o, const char *name, long long v) {
 
 static PyObject *triple(const unsigned v[3]) { return Py_BuildValue("(III)", v[0], v[1], v[2]); }
 
-/* The class a kernel's raised exception is re-raised as: the builtin exception of that name (ValueError,
- * UnboundLocalError, ...), else (a class of the user's module) the class registered for KF_ERRKIND_RAISED,
- * which kfront.cuda turns into the user's class. NULL without an exception set when there is neither. */
+/* name -> class: the exception classes of the user's modules kernels may raise (register_exception). */
+static PyObject *user_exceptions;
+
+static PyObject *register_exception(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *name, *cls;
+  if (!PyArg_ParseTuple(args, "UO:register_exception", &name, &cls)) return NULL;
+  if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, (PyTypeObject *)PyExc_BaseException)) {
+    PyErr_SetString(PyExc_TypeError, "register_exception: an exception class is needed");
+    return NULL;
+  }
+  if (!user_exceptions && !(user_exceptions = PyDict_New())) return NULL;
+  if (PyDict_SetItem(user_exceptions, name, cls) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* The class a kernel's raised exception is re-raised as: a class of the user's module registered under that
+ * name, else the builtin exception of that name (ValueError, UnboundLocalError, ...), else the class registered
+ * for KF_ERRKIND_RAISED. NULL without an exception set when there is none of them. */
 static PyObject *raised_class(const char *exception) {
   size_t n = 0;
   const char *msg;
   if (exception) kf_error_exception(exception, &n, &msg);
   PyObject *cls = NULL;
+  if (n && user_exceptions) {
+    PyObject *name = PyUnicode_FromStringAndSize(exception, (Py_ssize_t)n);
+    cls = name ? PyDict_GetItemWithError(user_exceptions, name) : NULL; /* borrowed */
+    Py_XDECREF(name);
+    PyErr_Clear();
+    if (cls) return cls;
+  }
   if (n && !memchr(exception, '.', n)) {
     PyObject *builtins = PyEval_GetBuiltins(); /* borrowed */
     PyObject *name = PyUnicode_FromStringAndSize(exception, (Py_ssize_t)n);
@@ -602,6 +625,8 @@ static PyObject *default_cache_dir(PyObject *self, PyObject *args) {
 
 static PyMethodDef module_functions[] = {
     {"set_exceptions", set_exceptions, METH_O, "set_exceptions({kind: class}): the classes errors are raised as."},
+    {"register_exception", register_exception, METH_VARARGS,
+     "register_exception(name, cls): a kernel's raise of the class named `name` is raised as cls on the host."},
     {"version", version, METH_NOARGS, "kfront's version."},
     {"configure_toolkit", configure_toolkit, METH_VARARGS,
      "configure_toolkit(cuda_home, libnvvm, libdevice, verify=False) -> False if libNVVM is already in use."},

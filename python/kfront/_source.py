@@ -18,6 +18,10 @@ Descriptions made by freeze_value (tagged tuples):
                                aliases included; t the members' type (enum_spelling)
     ('module', 'dotted.name')  a module: numba, numba.cuda, math, numpy, cmath, operator, ...
     ('path', 'dotted.name')    a known object: numba.float32, numba.cuda.grid, math.sqrt, numpy.float32, ...
+    ('str', s)                 a str (an exception's message, a dtype name)
+    ('exception', name, cls)   an exception class that is not one of Python's builtins (a builtin one is a
+                               'path'): kernels may raise it; name (module.qualname) is how a raise of it
+                               comes back from the C layer, and the caller registers cls under it
     ('function', obj)          a @cuda.jit dispatcher (an object with a `py_func` Python function); the
                                caller turns it into another source
     None                       anything else: the caller leaves the name unbound and the compiler reports
@@ -201,6 +205,10 @@ def freeze_value(name, value, registry=None):
         return ("scalar", _check_int(name, int(value)))
     if isinstance(value, float):
         return ("scalar", float(value))
+    if cls is str:
+        if "\0" in value:
+            raise errors.UnsupportedError("kfront: the global '%s' is a string with a NUL character" % name)
+        return ("str", value)
     if isinstance(value, complex):
         raise errors.UnsupportedError("kfront: the global '%s' is a complex number; kfront does not support complex "
                                       "numbers" % name)
@@ -228,7 +236,7 @@ def freeze_value(name, value, registry=None):
         items = []
         for i, item in enumerate(value):
             d = freeze_value("%s[%d]" % (name, i), item, registry)
-            if d is None:
+            if d is None or d[0] == "str":  # kfront's constant tuples hold numbers and tuples
                 return None
             items.append(d)
         return ("tuple", items)
@@ -254,6 +262,8 @@ def freeze_value(name, value, registry=None):
     std = _std_lookup(value)
     if std is not None:
         return std
+    if isinstance(value, type) and issubclass(value, BaseException):
+        return ("exception", "%s.%s" % (value.__module__, value.__qualname__), value)
     try:
         py_func = None if isinstance(value, type) else getattr(value, "py_func", None)
     except Exception:

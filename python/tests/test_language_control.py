@@ -1,7 +1,9 @@
 """kfront.cuda on the simulator (KFRONT_SIM=1 in the test command; on the GPU by test/gpu/run_python_gpu.sh):
 the control side of Numba's CUDA language (issue 12) — locals bound on some paths only (UnboundLocalError
 where one is read unbound); enums as constants and arguments (numba-cuda's test_enums cases); recursion,
-self and mutual (numba-cuda's test_recursion cases), each leaving the module usable."""
+self and mutual (numba-cuda's test_recursion cases); raise and assert with Numba's semantics (numba-cuda's
+test_exception cases: the exception class and message on the host with debug=True, nothing without), each
+leaving the module usable."""
 import enum
 
 import numpy as np
@@ -307,3 +309,134 @@ def test_runaway_recursion_is_a_typing_error():
 
     with pytest.raises(errors.TypingError, match="cannot type infer runaway recursion"):
         kernel[1, 1]()
+
+
+# ---- raise and assert (numba-cuda's tests/cudapy/test_exception.py) ---------------------------------------
+
+
+class TooBig(ValueError):
+    pass
+
+
+def test_user_raise_with_debug():
+    @cuda.jit(debug=True, opt=False)
+    def foo(do_raise):
+        if do_raise:
+            raise ValueError
+
+    foo[1, 1](False)
+    with pytest.raises(ValueError) as e:
+        foo[1, 1](True)
+    assert e.value.exception == "ValueError" and e.value.kind == errors.KIND_RAISED
+    assert e.value.line == foo.py_func.__code__.co_firstlineno + 3
+
+
+def test_raise_message_class_and_position():
+    @cuda.jit(debug=True)
+    def check(a):
+        i = cuda.grid(1)
+        if a[i] < 0:
+            raise ValueError("negative input", 7)
+        if a[i] > 100:
+            raise TooBig("too big")
+        a[i] = 2 * a[i]
+
+    a = np.arange(64)
+    a[40] = -1
+    with pytest.raises(ValueError) as e:
+        check[2, 32](a)
+    exc = e.value
+    assert type(exc) is ValueError and exc.exception == "ValueError: ('negative input', 7)"
+    assert exc.thread == (8, 0, 0) and exc.block == (1, 0, 0) and exc.kernel == "check"
+    assert "ValueError: ('negative input', 7) (kernel check" in str(exc)
+    assert "raise ValueError" in str(exc)  # the source line
+    # a class of the user's module comes back as itself
+    a = np.arange(64)
+    a[40] = 1000
+    with pytest.raises(TooBig, match="too big") as e:
+        check[2, 32](a)
+    assert e.value.exception == "%s.TooBig: too big" % __name__
+    a = np.arange(64)
+    check[2, 32](a)
+    np.testing.assert_array_equal(a, 2 * np.arange(64))
+
+
+def test_raise_without_debug_ends_the_thread_silently():
+    @cuda.jit
+    def check(a):
+        i = cuda.grid(1)
+        if a[i] < 0:
+            raise ValueError("negative input")
+        a[i] = 2 * a[i]
+
+    a = np.arange(8)
+    a[3] = -5
+    check[1, 8](a)  # no exception on the host, as numba-cuda without debug=True
+    np.testing.assert_array_equal(a, [0, 2, 4, -5, 8, 10, 12, 14])
+
+
+def test_assert_with_and_without_debug():
+    def body(a):
+        i = cuda.grid(1)
+        assert a[i] != 3, "three is not allowed"
+        a[i] = a[i] + 1
+
+    a = np.arange(6)
+    cuda.jit(body)[1, 6](a)  # not compiled without debug=True
+    np.testing.assert_array_equal(a, [1, 2, 3, 4, 5, 6])
+    a = np.arange(6)
+    with pytest.raises(AssertionError, match="three is not allowed") as e:
+        cuda.jit(debug=True)(body)[1, 6](a)
+    assert e.value.thread == (3, 0, 0)
+
+
+def test_raise_in_device_function():
+    msg = "Device Function Error"
+
+    @cuda.jit(device=True)
+    def f():
+        raise ValueError(msg)
+
+    @cuda.jit(debug=True, opt=False)
+    def kernel():
+        f()
+
+    with pytest.raises(ValueError) as raises:
+        kernel[1, 1]()
+    assert msg in str(raises.value)
+
+
+@cuda.jit(device=True)
+def raise_self(x):
+    if x == 1:
+        raise ValueError("raise_self")
+    elif x > 0:
+        return raise_self(x - 1)
+    else:
+        return 1
+
+
+@cuda.jit(debug=True, opt=False)
+def raise_self_kernel(x):
+    raise_self(x)
+
+
+def test_raise_in_recursive_device_function():
+    with pytest.raises(ValueError, match="raise_self"):
+        raise_self_kernel[1, 1](3)
+    raise_self_kernel[1, 1](0)
+
+
+def test_raise_forms_kfront_refuses():
+    @cuda.jit(debug=True)
+    def dynamic(a):
+        raise ValueError(a[0])
+
+    @cuda.jit(debug=True)
+    def bare(a):
+        raise
+
+    with pytest.raises(errors.CompilerError, match="arguments of a raised exception must be constants"):
+        dynamic[1, 1](np.zeros(1))
+    with pytest.raises(errors.CompilerError, match="bare raise"):
+        bare[1, 1](np.zeros(1))

@@ -338,7 +338,13 @@ def test_dispatchers_and_everything_else():
     d = Dispatcher(module_level)
     assert freeze_value("dev", d, {}) == ("function", d)
     assert freeze_value("f", module_level, {}) is None       # a plain Python function
-    assert freeze_value("s", "text", {}) is None
+    assert freeze_value("s", "text", {}) == ("str", "text")  # an exception message, a dtype name
+
+    class Oops(ValueError):
+        pass
+
+    assert freeze_value("ValueError", ValueError, {}) == ("path", "builtins.ValueError")
+    assert freeze_value("Oops", Oops, {}) == ("exception", "%s.%s" % (__name__, Oops.__qualname__), Oops)
     assert freeze_value("n", None, {}) is None
     assert freeze_value("l", [1, 2], {}) is None
     assert freeze_value("o", object(), {}) is None

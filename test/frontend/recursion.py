@@ -11,6 +11,7 @@
 # RUN: kfront compile %s -k kernel --sig 'void(int64[:], int64[:])' --emit=ptx --backend=llvm --arch=sm_90 -o %t.llvm.ptx
 # RUN: %ptxas -arch=sm_90 %t.llvm.ptx -o /dev/null
 # RUN: kfront compile %s -k kernel --sig 'void(int64[:], int64[:])' --emit=kir --pass-pipeline=canonicalize,cse,bce,dce,grid-stride | FileCheck %s --check-prefix=GS
+# RUN: kfront compile %s -k late --sig 'void(int64[:])' --emit=kir | FileCheck %s --check-prefix=LATE
 # RUN: not kfront compile %s -k runaway --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=RUNAWAY
 # RUN: not kfront compile %s -k widening --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=WIDEN
 # RUN: not kfront compile %s -k growing --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=GROW
@@ -89,8 +90,24 @@ def kernel(r, x):
 
 
 @cuda.jit(device=True)
+def countdown(n):
+    # the recursive call comes first; the function is typed again once `return 0` has given int64
+    # LATE: func.call({{.*}}) {callee = @countdown} : (i64) -> (i64)
+    # LATE: }) {sym_name = @countdown, function_type = (i64) -> (i64)
+    r = countdown(n - 1) if n > 0 else 0
+    if n <= 0:
+        return 0
+    return r + 1
+
+
+@cuda.jit
+def late(a):
+    a[0] = countdown(5)
+
+
+@cuda.jit(device=True)
 def runaway_self(x):
-    # RUNAWAY: recursion.py:[[@LINE+1]]:12: error: cannot type infer runaway recursion: 'runaway_self' calls itself before any return statement gives its result type; declare its signature (e.g. @cuda.jit("int64(int64)", device=True))
+    # RUNAWAY: recursion.py:[[@LINE+1]]:12: error: cannot type infer runaway recursion: 'runaway_self' calls itself and no return statement gives its result type; declare its signature (e.g. @cuda.jit("int64(int64)", device=True))
     return runaway_self(x)
 
 

@@ -76,6 +76,9 @@ class _Inputs:
             frozen = _source.freeze_value(name, value, self._registry)
             if frozen is None:
                 continue  # unbound: the compiler reports the name where the kernel uses it
+            if frozen[0] == "exception":  # raised by a kernel, it comes back by this name
+                _kfront.register_exception(frozen[1], frozen[2])
+                frozen = frozen[:2]
             if frozen[0] == "function":
                 dep = frozen[1]
                 if not isinstance(dep, Dispatcher):
