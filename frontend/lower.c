@@ -1125,6 +1125,21 @@ static bool fold_int(PyBinOp op, Type *t, int64_t x, int64_t y, int64_t *out) {
   return true;
 }
 
+/* Under debug=True, Numba's Python error model: a division or modulo by zero raises ZeroDivisionError (with
+ * Numba's messages) instead of giving inf, nan or 0. y is the divisor, already of the operation's type. */
+static void zero_division_check(Lower *L, PyBinOp op, FeVal y, SrcLoc loc) {
+  bool is_int = y.type->kind != TY_FLOAT;
+  if (y.is_const && (is_int ? y.c.i != 0 : y.c.f != 0)) return;
+  const char *msg = op == BIN_DIV ? "division by zero" : op == BIN_MOD ? (is_int ? "integer modulo by zero" : "modulo by zero")
+                    : is_int ? "integer division by zero" : "division by zero";
+  at(L, loc);
+  Value *yv = mat(L, &y);
+  Value *zero = is_int ? ib_const_int(&L->b, y.type, 0) : ib_const_float(&L->b, y.type, 0);
+  Value *is_zero = is_int ? ib_cmpi(&L->b, "eq", yv, zero) : ib_cmpf(&L->b, "oeq", yv, zero);
+  Op *c = ib_op(&L->b, OP_RAISE, 1, &is_zero, 0, NULL, 0);
+  ir_op_set_attr(L->m, c, "exception", attr_str(L->m, arena_printf(&L->fe->arena, "ZeroDivisionError: %s", msg)));
+}
+
 static FeVal binop(Lower *L, PyBinOp op, FeVal a, FeVal b, SrcLoc loc) {
   if (a.kind == FV_POISON || b.kind == FV_POISON) return poison();
   if (a.literal && b.literal) {
@@ -1157,6 +1172,7 @@ static FeVal binop(Lower *L, PyBinOp op, FeVal a, FeVal b, SrcLoc loc) {
   }
   FeVal res;
   Value *xv, *yv;
+  if ((op == BIN_DIV || op == BIN_FLOORDIV || op == BIN_MOD) && debug_mode(L->fe)) zero_division_check(L, op, y, loc);
   switch (op) {
   case BIN_ADD:
   case BIN_SUB:

@@ -390,6 +390,39 @@ def test_assert_with_and_without_debug():
     assert e.value.thread == (3, 0, 0)
 
 
+def test_no_zero_division_error_without_debug():
+    @cuda.jit
+    def f(r, x, y):
+        r[0] = y[0] / x[0]
+        r[1] = y[0]
+
+    r = np.zeros(2)
+    f[1, 1](r, np.zeros(1), np.ones(1))
+    assert np.isinf(r[0]) and r[1] == 1.0  # the NumPy error model: inf, and execution goes on
+
+
+def test_zero_division_error_in_debug():
+    @cuda.jit(debug=True, opt=False)
+    def f(r, x, y):
+        r[0] = y[0] / x[0]
+        r[1] = y[0]
+
+    @cuda.jit(debug=True)
+    def g(r, a, b):
+        r[0] = a // b
+        r[1] = a % b
+
+    r = np.zeros(2)
+    with pytest.raises(ZeroDivisionError, match="division by zero"):
+        f[1, 1](r, np.zeros(1), np.ones(1))
+    assert r[0] == 0 and r[1] == 0  # the thread stopped at the division
+    ri = np.zeros(2, dtype=np.int64)
+    with pytest.raises(ZeroDivisionError, match="integer division by zero"):
+        g[1, 1](ri, 7, 0)
+    g[1, 1](ri, 7, 2)
+    np.testing.assert_array_equal(ri, [3, 1])
+
+
 def test_raise_in_device_function():
     msg = "Device Function Error"
 

@@ -10,6 +10,8 @@
 # RUN: kfront compile %s -k checked --sig 'void(int64[:])' --emit=ptx --arch=sm_90 -o %t.ptx
 # RUN: %ptxas -arch=sm_90 %t.ptx -o /dev/null
 # RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+# RUN: kfront compile %s -k divides --sig 'void(float64[:], int64)' --emit=kir | FileCheck %s --check-prefix=ZDIV
+# RUN: kfront compile %s -k divides_quietly --sig 'void(float64[:], int64)' --emit=kir | FileCheck %s --check-prefix=NOZDIV
 # RUN: not kfront compile %s -k bare --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=BARE
 # RUN: not kfront compile %s -k chained --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=FROM
 # RUN: not kfront compile %s -k dynamic --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=DYN
@@ -101,6 +103,27 @@ def messages(a):
     # MSG: check.raise() {exception = "NotImplementedError: "}
     if i == 5:
         raise NotImplementedError("")
+
+
+@cuda.jit(debug=True)
+def divides(a, n):
+    # debug=True is Numba's Python error model: a division by zero raises ZeroDivisionError
+    # ZDIV: check.raise(%{{.*}}) {exception = "ZeroDivisionError: integer division by zero"}
+    a[0] = 10 // n
+    # ZDIV: check.raise(%{{.*}}) {exception = "ZeroDivisionError: integer modulo by zero"}
+    a[1] = 10 % n
+    # ZDIV: check.raise(%{{.*}}) {exception = "ZeroDivisionError: division by zero"}
+    a[2] = a[0] / a[1]
+    # a divisor known not to be zero: no check
+    # ZDIV-NOT: check.raise
+    a[3] = a[0] / 2.0
+
+
+@cuda.jit
+def divides_quietly(a, n):
+    # NOZDIV-NOT: check.raise
+    a[0] = 10 // n
+    a[2] = a[0] / a[1]
 
 
 # PTX: .visible .entry checked(
