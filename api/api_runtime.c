@@ -36,6 +36,8 @@ void kf_array_init(kf_array *a, void *data, kf_memory memory, kf_dtype dtype, un
                    char order) {
   rt_array_init(a, data, memory, dtype, ndim, shape, order);
 }
+void kf_array_set_device(kf_array *a, int ordinal) { a->device = ordinal >= 0 ? ordinal + 1 : 0; }
+int kf_array_get_device(const kf_array *a) { return a->device > 0 ? a->device - 1 : -1; }
 size_t kf_array_size(const kf_array *a) { return rt_array_size(a); }
 int kf_array_is_contiguous(const kf_array *a, char order) { return rt_array_is_contiguous(a, order); }
 
@@ -154,9 +156,10 @@ kf_status kf_runtime_create(kf_context *ctx, const kf_runtime_options *opts, kf_
     kf_runtime_options_init(&defaults);
     opts = &defaults;
   }
-  if ((unsigned)opts->mode > KF_RUNTIME_SIM || (unsigned)opts->backend > KF_BACKEND_AUTO) {
-    diag_error(&ctx->diag, NOLOC, "kf_runtime_create: invalid mode %d or backend %d", (int)opts->mode,
-               (int)opts->backend);
+  if ((unsigned)opts->mode > KF_RUNTIME_SIM || (unsigned)opts->backend > KF_BACKEND_AUTO ||
+      opts->device < KF_DEVICE_CURRENT) {
+    diag_error(&ctx->diag, NOLOC, "kf_runtime_create: invalid mode %d, backend %d or device %d", (int)opts->mode,
+               (int)opts->backend, opts->device);
     return KF_ERROR_INVALID_INPUT;
   }
   RtRuntime *rt;
@@ -192,6 +195,77 @@ kf_status kf_runtime_memory_info(kf_runtime *rt, size_t *free_bytes, size_t *tot
 void kf_runtime_get_stats(kf_runtime *rt, kf_runtime_stats *out) {
   API_RT(RT(rt));
   rt_runtime_stats(RT(rt), out);
+}
+
+/* ---- several devices ---------------------------------------------------------------------------- */
+
+/* The options a device query reads (NULL: the defaults); false (reported) for an invalid mode. */
+static bool device_options(kf_context *ctx, const kf_runtime_options *opts, kf_runtime_options *out,
+                           const char *api) {
+  if (opts) *out = *opts;
+  else kf_runtime_options_init(out);
+  if ((unsigned)out->mode > KF_RUNTIME_SIM) {
+    diag_error(&ctx->diag, NOLOC, "%s: invalid mode %d", api, (int)out->mode);
+    return false;
+  }
+  return true;
+}
+
+kf_status kf_device_count(kf_context *ctx, const kf_runtime_options *opts, int *count) {
+  API_CONTEXT(ctx);
+  *count = 0;
+  kf_runtime_options o;
+  if (!device_options(ctx, opts, &o, "kf_device_count")) return KF_ERROR_INVALID_INPUT;
+  return rt_device_count(&o, &ctx->diag, count);
+}
+
+kf_status kf_device_get_info(kf_context *ctx, const kf_runtime_options *opts, int ordinal, kf_device_info *out) {
+  API_CONTEXT(ctx);
+  memset(out, 0, sizeof *out);
+  kf_runtime_options o;
+  if (!device_options(ctx, opts, &o, "kf_device_get_info")) return KF_ERROR_INVALID_INPUT;
+  return rt_device_info(&o, ordinal, &ctx->diag, out);
+}
+
+int kf_current_device(void) { return rt_current_device(); }
+
+kf_status kf_set_current_device(int ordinal) {
+  if (ordinal < 0) return KF_ERROR_INVALID_INPUT;
+  rt_set_current_device(ordinal);
+  return KF_OK;
+}
+
+kf_status kf_runtime_make_current(kf_runtime *rt) {
+  API_RT(RT(rt));
+  return rt_make_current(RT(rt));
+}
+
+int kf_runtime_device(kf_runtime *rt) { return RT(rt)->dev->ordinal; }
+
+int kf_runtime_pointer_device(kf_runtime *rt, const void *ptr) {
+  RtDevice *d = RT(rt)->dev;
+  return d->ops->pointer_device(d, (uint64_t)(uintptr_t)ptr);
+}
+
+kf_status kf_device_can_access_peer(kf_runtime *rt, kf_runtime *peer, int *can) {
+  API_RT(RT(rt));
+  *can = 0;
+  if (!peer) {
+    diag_error(RT(rt)->diag, NOLOC, "kf_device_can_access_peer: no peer runtime given");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  *can = rt_can_access_peer(RT(rt), RT(peer));
+  return KF_OK;
+}
+
+kf_status kf_memcpy_peer(kf_runtime *dst_rt, void *dst, kf_runtime *src_rt, const void *src, size_t bytes,
+                         kf_stream *s) {
+  API_RT(RT(dst_rt));
+  if (!src_rt) {
+    diag_error(RT(dst_rt)->diag, NOLOC, "kf_memcpy_peer: no source runtime given");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  return rt_copy_peer(RT(dst_rt), dst, RT(src_rt), src, bytes, STREAM(s));
 }
 
 /* ---- memory, streams, events -------------------------------------------------------------------- */

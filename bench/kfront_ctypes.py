@@ -62,7 +62,10 @@ def find_tool(name):
 class CompileOptions(ctypes.Structure):
     _fields_ = [("kernels", ctypes.POINTER(ctypes.c_char_p)), ("nkernels", ctypes.c_uint),
                 ("signatures", ctypes.POINTER(ctypes.c_char_p)), ("nsignatures", ctypes.c_uint),
-                ("bounds_check", ctypes.c_int), ("pipeline", ctypes.c_char_p), ("verify_each", ctypes.c_int)]
+                ("bounds_check", ctypes.c_int), ("pipeline", ctypes.c_char_p), ("verify_each", ctypes.c_int),
+                ("extra_sources", ctypes.c_void_p), ("nextra_sources", ctypes.c_uint),
+                ("bindings", ctypes.c_void_p), ("nbindings", ctypes.c_uint),
+                ("functions", ctypes.c_void_p), ("nfunctions", ctypes.c_uint)]
 
 
 class CodegenOptions(ctypes.Structure):
@@ -71,13 +74,17 @@ class CodegenOptions(ctypes.Structure):
 
 
 class RuntimeOptions(ctypes.Structure):
-    _fields_ = [("mode", ctypes.c_int), ("device", ctypes.c_int), ("disk_cache", ctypes.c_int),
-                ("cache_dir", ctypes.c_char_p), ("sim_detect_races", ctypes.c_int), ("sim_workers", ctypes.c_uint)]
+    _fields_ = [("mode", ctypes.c_int), ("device", ctypes.c_int), ("grid_stride", ctypes.c_int),
+                ("disk_cache", ctypes.c_int), ("cache_dir", ctypes.c_char_p), ("backend", ctypes.c_int),
+                ("sim_devices", ctypes.c_uint), ("libcuda_path", ctypes.c_char_p),
+                ("sim_detect_races", ctypes.c_int), ("sim_workers", ctypes.c_uint),
+                ("sim_max_steps", ctypes.c_uint64), ("sim_max_seconds", ctypes.c_double)]
 
 
 class Array(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("memory", ctypes.c_int), ("dtype", ctypes.c_int), ("ndim", ctypes.c_uint),
-                ("shape", ctypes.c_int64 * KF_MAX_RANK), ("strides", ctypes.c_int64 * KF_MAX_RANK)]
+                ("device", ctypes.c_int), ("shape", ctypes.c_int64 * KF_MAX_RANK),
+                ("strides", ctypes.c_int64 * KF_MAX_RANK), ("readonly", ctypes.c_int)]
 
 
 class _Value(ctypes.Union):

@@ -7,7 +7,8 @@
 # DEST/bin/kfront           the driver (tools/kfront*.c) linked against DEST/lib/libkfront.so, which holds LLVM
 #                           statically: one copy of LLVM in the folder instead of two
 # DEST/bin/unit_runtime_context  test/unit/runtime_context.c likewise (test/gpu/run_gpu_tests.sh runs it), and
-#                           unit_runtime_host_funcs (test/unit/runtime_host_funcs.c) too
+#                           unit_runtime_host_funcs (test/unit/runtime_host_funcs.c) and unit_runtime_devices
+#                           (test/unit/runtime_devices.c: test/gpu/run_multigpu.sh runs it) too
 # DEST/bin/backend_gpu      test/gpu/backend_gpu.c likewise (test/gpu/device_run.sh runs it)
 # DEST/lib/libkfront.so     the library, stripped, unused LLVM sections dropped (the Python benchmarks load it
 #                           with ctypes)
@@ -16,7 +17,8 @@
 # DEST/acceptance          a copy of ../shared/acceptance (the programs the Python module must run unchanged)
 # DEST/python/kfront       the Python module: its files and the extension linked against DEST/lib/libkfront.so
 #                           (rpath $ORIGIN/../../lib; the pip-installed one has LLVM inside instead)
-# Then: carry DEST and run `bench/run_gpu_bench.sh DEST` there.
+# Then: carry DEST and run `bench/run_gpu_bench.sh DEST` there (and, on a machine with 2 GPUs,
+# `test/gpu/run_multigpu.sh DEST`).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -49,6 +51,7 @@ link_tool bench_dispatch bench/dispatch.c -lpthread
 link_tool kfront tools/kfront.c tools/kfront_*.c tools/tool_*.c
 link_tool unit_runtime_context test/unit/runtime_context.c
 link_tool unit_runtime_host_funcs test/unit/runtime_host_funcs.c
+link_tool unit_runtime_devices test/unit/runtime_devices.c -lpthread
 link_tool backend_gpu test/gpu/backend_gpu.c
 # the Python module over the staged library (stable ABI: the machine's Python 3.12 loads it)
 py_include=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')

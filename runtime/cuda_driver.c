@@ -1,8 +1,8 @@
 /* cuda_driver.c — dlopen of libcuda.so.1, the entry-point table, cuInit once, and error texts.
  *
  * The table is filled by dlsym from RT_CUDA_FUNCTIONS; a library lacking any entry point is refused as a
- * whole (a partial table would fail later, far from the cause). The optional entry points (occupancy) may
- * be missing: their fields stay NULL. Loading and cuInit happen once, under a
+ * whole (a partial table would fail later, far from the cause). The optional entry points (occupancy, peer
+ * access) may be missing: their fields stay NULL. Loading and cuInit happen once, under a
  * mutex; the outcome (table or failure text) is then read-only, so any thread may use it. */
 #include "runtime/cuda_driver.h"
 
@@ -35,6 +35,11 @@ bool rt_cuda_open(RtCuda *t, const char *path, StrBuf *err) {
   RT_CUDA_FUNCTIONS(RT_CUDA_LOAD)
 #undef RT_CUDA_LOAD
   *(void **)&tmp.cuOccupancyMaxActiveBlocksPerMultiprocessor = dlsym(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  *(void **)&tmp.cuDeviceCanAccessPeer = dlsym(lib, "cuDeviceCanAccessPeer");
+  *(void **)&tmp.cuCtxEnablePeerAccess = dlsym(lib, "cuCtxEnablePeerAccess");
+  *(void **)&tmp.cuMemcpyPeer = dlsym(lib, "cuMemcpyPeer");
+  *(void **)&tmp.cuMemcpyPeerAsync = dlsym(lib, "cuMemcpyPeerAsync");
+  *(void **)&tmp.cuPointerGetAttribute = dlsym(lib, "cuPointerGetAttribute");
   *t = tmp;
   return true;
 }

@@ -42,6 +42,7 @@ enum {
   CUDA_ERROR_NOT_READY = 600,
   CUDA_ERROR_ILLEGAL_ADDRESS = 700,
   CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+  CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
 };
 
 /* CUdevice_attribute */
@@ -85,6 +86,7 @@ enum { CU_STREAM_DEFAULT = 0, CU_STREAM_NON_BLOCKING = 1 };
 /* cuMemHostAlloc / cuMemHostRegister flags */
 enum { CU_MEMHOSTALLOC_PORTABLE = 1, CU_MEMHOSTALLOC_DEVICEMAP = 2, CU_MEMHOSTALLOC_WRITECOMBINED = 4 };
 enum { CU_EVENT_DEFAULT = 0, CU_EVENT_DISABLE_TIMING = 2 };
+enum { CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9 };
 
 /* The entry points kfront uses. X(field, symbol, return-and-parameters) */
 #define RT_CUDA_FUNCTIONS(X)                                                                                    \
@@ -144,6 +146,14 @@ typedef struct RtCuda {
   /* Optional entry points: NULL when the library lacks them (callers fall back). */
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *blocks, CUfunction fn, int block_size,
                                                           size_t dynamic_shared_bytes);
+  /* Peer access between devices: without them, copies between devices are staged through host memory. */
+  CUresult (*cuDeviceCanAccessPeer)(int *can, CUdevice dev, CUdevice peer);
+  CUresult (*cuCtxEnablePeerAccess)(CUcontext peer, unsigned flags);
+  CUresult (*cuMemcpyPeer)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t bytes);
+  CUresult (*cuMemcpyPeerAsync)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t bytes,
+                                CUstream s);
+  /* Which device memory belongs to (CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL): without it, no device is known. */
+  CUresult (*cuPointerGetAttribute)(void *data, int attribute, CUdeviceptr ptr);
 } RtCuda;
 
 /* Blocks of fn (block_threads threads, dynamic_shared bytes) that fit on one multiprocessor at once:

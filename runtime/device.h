@@ -10,7 +10,11 @@
  *
  * Code: a device that `runs_kir` (the simulator) loads the kir Module itself; the GPU loads PTX text. A
  * loaded module (RtDevModule) and the functions looked up in it belong to the device; unload frees both.
- * The caller fills RtDevFunction.kernel and .entry after `function` (names for messages). */
+ * The caller fills RtDevFunction.kernel and .entry after `function` (names for messages).
+ *
+ * Several devices: each RtDevice is one device (its ordinal); runtimes of different devices hold different
+ * RtDevices. Copies between two devices go through copy_peer where can_access_peer says so; runtime.c stages
+ * the others through host memory with the two devices' own copies. */
 #ifndef KF_RUNTIME_DEVICE_H
 #define KF_RUNTIME_DEVICE_H
 
@@ -73,11 +77,24 @@ typedef struct RtDeviceOps {
    * at the next synchronisation; the simulator reports them here). */
   kf_status (*launch)(RtDevice *d, RtDevFunction *fn, const unsigned grid[3], const unsigned block[3], size_t shared,
                       void *stream, void **params, unsigned nparams, Diag *diag);
+  /* several devices: makes d the calling thread's device for other CUDA libraries (GPU: its context current) */
+  bool (*make_current)(RtDevice *d, Diag *diag);
+  /* Whether d reads peer's memory directly (peer is a device of d's implementation, another ordinal). */
+  bool (*can_access_peer)(RtDevice *d, RtDevice *peer);
+  /* Copies from src (memory of src_dev) to dst (memory of dst_dev) directly, with d's context (d is one of the
+   * two; can_access_peer(dst_dev, src_dev) holds), asynchronously on stream (a stream of d; NULL: complete on
+   * return). */
+  bool (*copy_peer)(RtDevice *d, RtDevice *dst_dev, uint64_t dst, RtDevice *src_dev, uint64_t src, size_t bytes,
+                    void *stream, Diag *diag);
+  /* The ordinal of the device whose memory ptr is (memory made by anyone: CuPy's, PyTorch's), or -1 when the
+   * device cannot tell (host memory, the simulator, a driver without the query). */
+  int (*pointer_device)(RtDevice *d, uint64_t ptr);
 } RtDeviceOps;
 
 struct RtDevice {
   const RtDeviceOps *ops;
   kf_runtime_mode mode;          /* KF_RUNTIME_GPU or KF_RUNTIME_SIM */
+  int ordinal;                   /* which device of its mode: a GPU ordinal, or a simulated device */
   kf_device_info info;
   unsigned arch;                 /* SM version the code is compiled for: 90 for sm_90 */
   bool runs_kir;                 /* loads kir modules (simulator), not PTX */
@@ -87,8 +104,18 @@ struct RtDevice {
 /* Opens GPU `ordinal` through the driver at libcuda_path (NULL: "libcuda.so.1"). NULL (reported) when
  * there is no usable driver or device. */
 RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag);
-/* The simulator as a device. opts is copied. NULL (reported) only when out of memory. */
+/* How many GPUs the driver at libcuda_path reports; false (reported to diag when not NULL) when there is no
+ * usable driver. */
+bool rt_device_gpu_count(const char *libcuda_path, int *count, Diag *diag);
+/* The properties of GPU `ordinal` (no context is made); false (reported) when there is no such device. */
+bool rt_device_gpu_info(const char *libcuda_path, int ordinal, kf_device_info *out, Diag *diag);
+/* Simulated device `ordinal` (0 <= ordinal < its count; the caller checks) as a device. opts is copied. NULL
+ * (reported) only when out of memory. */
 typedef struct SimOptions SimOptions;
-RtDevice *rt_device_sim_open(const SimOptions *opts, Diag *diag);
+RtDevice *rt_device_sim_open(const SimOptions *opts, int ordinal, Diag *diag);
+/* The properties every simulated device has (those of an sm_90 GPU, with the host's CPUs as multiprocessors). */
+void rt_device_sim_info(kf_device_info *out);
+/* Whether simulated devices a and b are peers: the pairs 2k, 2k+1 (as GPUs linked two by two). */
+bool rt_device_sim_peers(int a, int b);
 
 #endif

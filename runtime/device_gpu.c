@@ -4,8 +4,10 @@
  * error record of include/kfront/abi.h, read after a synchronisation and reset for the next launch.
  *
  * Every entry point makes the device's primary context current on the calling thread first, so any host
- * thread may call in. A module whose kernels ran since its record was last read is `dirty`; a
- * synchronisation reads the records of the dirty modules only. Host memory comes from utils/mem.h (out of
+ * thread may call in; runtimes of several devices each hold their own Gpu (one device, its primary context).
+ * Peer access between two devices is asked of the driver once per pair and enabled when it exists. A module
+ * whose kernels ran since its record was last read is `dirty`; a synchronisation reads the records of the
+ * dirty modules only. Host memory comes from utils/mem.h (out of
  * memory: KF_ERROR_OUT_OF_MEMORY from load; the driver's own memory is the driver's). */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -27,56 +29,105 @@ struct RtDevModule {
   RtDevModule *next, *prev;
 };
 
+enum { PEER_SLOTS = 64 };   /* peers whose access state is remembered (ordinals 0..63) */
+
 typedef struct Gpu {
   RtDevice base;
   const RtCuda *cu;
-  int ordinal;
   CUdevice dev;
   CUcontext ctx;
-  pthread_mutex_t lock;      /* the module list */
+  pthread_mutex_t lock;      /* the module list, the peer states */
   RtDevModule *modules;
+  signed char peer[PEER_SLOTS];  /* by the peer's ordinal: 0 not asked yet, 1 access enabled, -1 none */
 } Gpu;
 
 #define G(d) ((Gpu *)(d))
 #define CU(call, ...) RT_CU(g->cu, diag, call, __VA_ARGS__)
 
-/* Makes the device's context current on the calling thread, unless it is already (a launch's common case:
- * reading the current context is cheaper than setting it). */
-static bool bind(Gpu *g, Diag *diag) {
-  CUcontext cur = NULL;
-  if (g->cu->cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == g->ctx) return true;
-  return CU(cuCtxSetCurrent, g->ctx);
+/* The device's context made current on the calling thread for one call (bind), unless it is already (a
+ * launch's common case: reading the current context is cheaper than setting it); when another device's context
+ * was current, the call gives it back when it returns (unbind, run by the cleanup attribute of the Binding that
+ * BINDING declares), so that the thread's current device stays the one it chose (kf_runtime_make_current) for
+ * the other CUDA libraries it uses. A thread with no current context keeps the device's. */
+typedef struct Binding {
+  Gpu *g;
+  CUcontext prev;  /* the context to give back, or NULL */
+} Binding;
+
+static void unbind(Binding *b) {
+  if (b->prev) b->g->cu->cuCtxSetCurrent(b->prev);
 }
 
-static bool attr(Gpu *g, int which, int *out, Diag *diag) { return CU(cuDeviceGetAttribute, out, which, g->dev); }
+#define BINDING(g) Binding binding __attribute__((cleanup(unbind))) = {(g), NULL}
 
-static bool read_info(Gpu *g, Diag *diag) {
-  kf_device_info *in = &g->base.info;
-  if (!CU(cuDeviceGetName, in->name, (int)sizeof in->name, g->dev)) return false;
+static bool bind(Binding *b, Diag *diag) {
+  Gpu *g = b->g;
+  CUcontext cur = NULL;
+  if (g->cu->cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == g->ctx) return true;
+  if (!CU(cuCtxSetCurrent, g->ctx)) return false;
+  b->prev = cur;
+  return true;
+}
+
+static bool attr(const RtCuda *cu, CUdevice dev, int which, int *out, Diag *diag) {
+  return RT_CU(cu, diag, cuDeviceGetAttribute, out, which, dev);
+}
+
+/* The properties of dev (no context needed) and its SM version. */
+static bool read_info(const RtCuda *cu, CUdevice dev, kf_device_info *in, unsigned *arch, Diag *diag) {
+  memset(in, 0, sizeof *in);
+  if (!RT_CU(cu, diag, cuDeviceGetName, in->name, (int)sizeof in->name, dev)) return false;
   in->name[sizeof in->name - 1] = 0;
   int shared = 0, optin = 0;
-  if (!attr(g, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &in->cc_major, diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &in->cc_minor, diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &in->multiprocessors, diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_WARP_SIZE, &in->warp_size, diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &in->max_threads_per_block, diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &in->max_block_dim[0], diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &in->max_block_dim[1], diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &in->max_block_dim[2], diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &in->max_grid_dim[0], diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &in->max_grid_dim[1], diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &in->max_grid_dim[2], diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &shared, diag) ||
-      !attr(g, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &optin, diag))
+  if (!attr(cu, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &in->cc_major, diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &in->cc_minor, diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &in->multiprocessors, diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE, &in->warp_size, diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &in->max_threads_per_block, diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &in->max_block_dim[0], diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &in->max_block_dim[1], diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &in->max_block_dim[2], diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &in->max_grid_dim[0], diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &in->max_grid_dim[1], diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &in->max_grid_dim[2], diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &shared, diag) ||
+      !attr(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &optin, diag))
     return false;
   in->max_shared_per_block = (size_t)shared;
   in->max_shared_per_block_optin = (size_t)(optin > shared ? optin : shared);
-  g->base.arch = (unsigned)(in->cc_major * 10 + in->cc_minor);
+  *arch = (unsigned)(in->cc_major * 10 + in->cc_minor);
   return true;
+}
+
+/* The CUdevice of `ordinal`, checked against the driver's count. */
+static bool device_of(const RtCuda *cu, int ordinal, CUdevice *out, Diag *diag) {
+  int count = 0;
+  if (!RT_CU(cu, diag, cuDeviceGetCount, &count)) return false;
+  if (ordinal < 0 || ordinal >= count) {
+    diag_error(diag, srcloc(NULL, 0, 0), "no CUDA device %d (the driver reports %d device%s)", ordinal, count,
+               count == 1 ? "" : "s");
+    return false;
+  }
+  return RT_CU(cu, diag, cuDeviceGet, out, ordinal);
+}
+
+bool rt_device_gpu_count(const char *libcuda_path, int *count, Diag *diag) {
+  *count = 0;
+  const RtCuda *cu = rt_cuda(libcuda_path, diag);
+  return cu && RT_CU(cu, diag, cuDeviceGetCount, count);
+}
+
+bool rt_device_gpu_info(const char *libcuda_path, int ordinal, kf_device_info *out, Diag *diag) {
+  const RtCuda *cu = rt_cuda(libcuda_path, diag);
+  CUdevice dev;
+  unsigned arch;
+  return cu && device_of(cu, ordinal, &dev, diag) && read_info(cu, dev, out, &arch, diag);
 }
 
 static void gpu_close(RtDevice *d) {
   Gpu *g = G(d);
+  CUcontext prev = NULL;
+  g->cu->cuCtxGetCurrent(&prev);
   if (g->ctx) g->cu->cuCtxSetCurrent(g->ctx);
   for (RtDevModule *m = g->modules, *n; m; m = n) {
     n = m->next;
@@ -84,6 +135,7 @@ static void gpu_close(RtDevice *d) {
     mem_free(m);
   }
   if (g->ctx) g->cu->cuDevicePrimaryCtxRelease(g->dev);
+  if (prev && prev != g->ctx) g->cu->cuCtxSetCurrent(prev);  /* another device's: the thread's own again */
   pthread_mutex_destroy(&g->lock);
   mem_free(g);
 }
@@ -92,20 +144,23 @@ static void gpu_close(RtDevice *d) {
 
 static bool gpu_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {
   Gpu *g = G(d);
+  BINDING(g);
   CUdeviceptr p = 0;
-  if (!bind(g, diag) || !CU(cuMemAlloc, &p, bytes)) return false;
+  if (!bind(&binding, diag) || !CU(cuMemAlloc, &p, bytes)) return false;
   *out = p;
   return true;
 }
 
 static bool gpu_free(RtDevice *d, uint64_t p, Diag *diag) {
   Gpu *g = G(d);
-  return bind(g, diag) && CU(cuMemFree, (CUdeviceptr)p);
+  BINDING(g);
+  return bind(&binding, diag) && CU(cuMemFree, (CUdeviceptr)p);
 }
 
 static bool gpu_copy(RtDevice *d, RtCopyKind kind, void *dst, const void *src, size_t bytes, void *stream, Diag *diag) {
   Gpu *g = G(d);
-  if (!bind(g, diag)) return false;
+  BINDING(g);
+  if (!bind(&binding, diag)) return false;
   CUdeviceptr dd = (CUdeviceptr)(uintptr_t)dst, sd = (CUdeviceptr)(uintptr_t)src;
   CUstream s = stream;
   if (s) {
@@ -120,7 +175,8 @@ static bool gpu_copy(RtDevice *d, RtCopyKind kind, void *dst, const void *src, s
 
 static bool gpu_memset(RtDevice *d, uint64_t dst, int value, size_t bytes, void *stream, Diag *diag) {
   Gpu *g = G(d);
-  if (!bind(g, diag)) return false;
+  BINDING(g);
+  if (!bind(&binding, diag)) return false;
   return stream ? CU(cuMemsetD8Async, (CUdeviceptr)dst, (unsigned char)value, bytes, (CUstream)stream)
                 : CU(cuMemsetD8, (CUdeviceptr)dst, (unsigned char)value, bytes);
 }
@@ -131,50 +187,58 @@ static unsigned host_flags(unsigned flags) {
 
 static bool gpu_host_alloc(RtDevice *d, size_t bytes, unsigned flags, void **out, Diag *diag) {
   Gpu *g = G(d);
-  return bind(g, diag) && CU(cuMemHostAlloc, out, bytes, host_flags(flags));
+  BINDING(g);
+  return bind(&binding, diag) && CU(cuMemHostAlloc, out, bytes, host_flags(flags));
 }
 
 static bool gpu_host_free(RtDevice *d, void *p, Diag *diag) {
   Gpu *g = G(d);
-  return bind(g, diag) && CU(cuMemFreeHost, p);
+  BINDING(g);
+  return bind(&binding, diag) && CU(cuMemFreeHost, p);
 }
 
 static bool gpu_host_register(RtDevice *d, void *p, size_t bytes, unsigned flags, Diag *diag) {
   Gpu *g = G(d);
-  return bind(g, diag) && CU(cuMemHostRegister, p, bytes, host_flags(flags));
+  BINDING(g);
+  return bind(&binding, diag) && CU(cuMemHostRegister, p, bytes, host_flags(flags));
 }
 
 static bool gpu_host_unregister(RtDevice *d, void *p, Diag *diag) {
   Gpu *g = G(d);
-  return bind(g, diag) && CU(cuMemHostUnregister, p);
+  BINDING(g);
+  return bind(&binding, diag) && CU(cuMemHostUnregister, p);
 }
 
 static bool gpu_host_device_pointer(RtDevice *d, void *host, uint64_t *out, Diag *diag) {
   Gpu *g = G(d);
+  BINDING(g);
   CUdeviceptr p = 0;
-  if (!bind(g, diag) || !CU(cuMemHostGetDevicePointer, &p, host, 0)) return false;
+  if (!bind(&binding, diag) || !CU(cuMemHostGetDevicePointer, &p, host, 0)) return false;
   *out = p;
   return true;
 }
 
 static bool gpu_memory_info(RtDevice *d, size_t *free_bytes, size_t *total_bytes, Diag *diag) {
   Gpu *g = G(d);
-  return bind(g, diag) && CU(cuMemGetInfo, free_bytes, total_bytes);
+  BINDING(g);
+  return bind(&binding, diag) && CU(cuMemGetInfo, free_bytes, total_bytes);
 }
 
 /* ---- streams, events, error records ----------------------------------------------------------- */
 
 static kf_status gpu_stream_create(RtDevice *d, void **out, Diag *diag) {
   Gpu *g = G(d);
+  BINDING(g);
   CUstream s = NULL;
-  if (!bind(g, diag) || !CU(cuStreamCreate, &s, CU_STREAM_DEFAULT)) return KF_ERROR_DEVICE;
+  if (!bind(&binding, diag) || !CU(cuStreamCreate, &s, CU_STREAM_DEFAULT)) return KF_ERROR_DEVICE;
   *out = s;
   return KF_OK;
 }
 
 static void gpu_stream_destroy(RtDevice *d, void *s) {
   Gpu *g = G(d);
-  if (s && g->cu->cuCtxSetCurrent(g->ctx) == CUDA_SUCCESS) g->cu->cuStreamDestroy(s);
+  BINDING(g);
+  if (s && bind(&binding, NULL)) g->cu->cuStreamDestroy(s);
 }
 
 /* The __kf_error_strings table of a module, copied to the host (caller frees), or NULL. */
@@ -245,44 +309,51 @@ static kf_status sync_failed(Diag *diag) {
 
 static kf_status gpu_stream_synchronize(RtDevice *d, void *s, Diag *diag) {
   Gpu *g = G(d);
-  if (!bind(g, diag)) return KF_ERROR_DEVICE;
+  BINDING(g);
+  if (!bind(&binding, diag)) return KF_ERROR_DEVICE;
   if (!CU(cuStreamSynchronize, (CUstream)s)) return sync_failed(diag);
   return check_records(g, diag);
 }
 
 static kf_status gpu_synchronize(RtDevice *d, Diag *diag) {
   Gpu *g = G(d);
-  if (!bind(g, diag)) return KF_ERROR_DEVICE;
+  BINDING(g);
+  if (!bind(&binding, diag)) return KF_ERROR_DEVICE;
   if (!CU(cuCtxSynchronize)) return sync_failed(diag);
   return check_records(g, diag);
 }
 
 static kf_status gpu_event_create(RtDevice *d, void **out, Diag *diag) {
   Gpu *g = G(d);
+  BINDING(g);
   CUevent e = NULL;
-  if (!bind(g, diag) || !CU(cuEventCreate, &e, CU_EVENT_DEFAULT)) return KF_ERROR_DEVICE;
+  if (!bind(&binding, diag) || !CU(cuEventCreate, &e, CU_EVENT_DEFAULT)) return KF_ERROR_DEVICE;
   *out = e;
   return KF_OK;
 }
 
 static void gpu_event_destroy(RtDevice *d, void *e) {
   Gpu *g = G(d);
-  if (e && g->cu->cuCtxSetCurrent(g->ctx) == CUDA_SUCCESS) g->cu->cuEventDestroy(e);
+  BINDING(g);
+  if (e && bind(&binding, NULL)) g->cu->cuEventDestroy(e);
 }
 
 static bool gpu_event_record(RtDevice *d, void *e, void *s, Diag *diag) {
   Gpu *g = G(d);
-  return bind(g, diag) && CU(cuEventRecord, (CUevent)e, (CUstream)s);
+  BINDING(g);
+  return bind(&binding, diag) && CU(cuEventRecord, (CUevent)e, (CUstream)s);
 }
 
 static bool gpu_event_synchronize(RtDevice *d, void *e, Diag *diag) {
   Gpu *g = G(d);
-  return bind(g, diag) && CU(cuEventSynchronize, (CUevent)e);
+  BINDING(g);
+  return bind(&binding, diag) && CU(cuEventSynchronize, (CUevent)e);
 }
 
 static bool gpu_event_elapsed_ms(RtDevice *d, void *start, void *end, float *ms, Diag *diag) {
   Gpu *g = G(d);
-  return bind(g, diag) && CU(cuEventElapsedTime, ms, (CUevent)start, (CUevent)end);
+  BINDING(g);
+  return bind(&binding, diag) && CU(cuEventElapsedTime, ms, (CUevent)start, (CUevent)end);
 }
 
 /* ---- code ------------------------------------------------------------------------------------- */
@@ -297,12 +368,13 @@ static void jit_note(Diag *diag, const char *what, char *log, size_t cap) {
 
 static kf_status gpu_load(RtDevice *d, Module *kir, const char *ptx, RtDevModule **out, Diag *diag) {
   Gpu *g = G(d);
+  BINDING(g);
   *out = NULL;
   if (!ptx) {
     diag_error(diag, srcloc(NULL, 0, 0), "internal error: the GPU loads PTX, and none was given");
     return KF_ERROR_INTERNAL;
   }
-  if (!bind(g, diag)) return KF_ERROR_DEVICE;
+  if (!bind(&binding, diag)) return KF_ERROR_DEVICE;
   enum { LOG = 16384 };
   char *info = mem_calloc(1, LOG), *err = mem_calloc(1, LOG);
   RtDevModule *m = mem_calloc(1, sizeof *m);
@@ -357,7 +429,8 @@ static void gpu_unload(RtDevice *d, RtDevModule *m) {
   else g->modules = m->next;
   if (m->next) m->next->prev = m->prev;
   pthread_mutex_unlock(&g->lock);
-  g->cu->cuCtxSetCurrent(g->ctx);
+  BINDING(g);
+  bind(&binding, NULL);
   g->cu->cuModuleUnload(m->mod);
   mem_free(m);
 }
@@ -365,8 +438,9 @@ static void gpu_unload(RtDevice *d, RtDevModule *m) {
 static kf_status gpu_function(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out,
                               Diag *diag) {
   Gpu *g = G(d);
+  BINDING(g);
   CUfunction fn = NULL;
-  if (!bind(g, diag)) return KF_ERROR_DEVICE;
+  if (!bind(&binding, diag)) return KF_ERROR_DEVICE;
   CUresult r = g->cu->cuModuleGetFunction(&fn, m->mod, entry);
   if (r != CUDA_SUCCESS) {
     rt_cu_check(g->cu, r, "cuModuleGetFunction", diag);
@@ -394,7 +468,8 @@ static unsigned gpu_resident_blocks(RtDevice *d, RtDevFunction *fn, unsigned thr
 static kf_status gpu_launch(RtDevice *d, RtDevFunction *fn, const unsigned grid[3], const unsigned block[3],
                             size_t shared, void *stream, void **params, unsigned nparams, Diag *diag) {
   Gpu *g = G(d);
-  if (!bind(g, diag)) return KF_ERROR_DEVICE;
+  BINDING(g);
+  if (!bind(&binding, diag)) return KF_ERROR_DEVICE;
   /* dynamic shared memory above the default per-block limit needs the function's opt-in */
   if (shared + fn->static_shared > d->info.max_shared_per_block && shared > fn->dynamic_optin) {
     if (!CU(cuFuncSetAttribute, fn->handle, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared))
@@ -414,6 +489,69 @@ static kf_status gpu_launch(RtDevice *d, RtDevFunction *fn, const unsigned grid[
     atomic_store_explicit(&m->dirty, true, memory_order_release);
   }
   return KF_OK;
+}
+
+/* ---- several devices ------------------------------------------------------------------------- */
+
+static bool gpu_make_current(RtDevice *d, Diag *diag) {
+  Gpu *g = G(d);
+  return CU(cuCtxSetCurrent, g->ctx);
+}
+
+/* Whether g reads p's memory directly: asked of the driver once per pair, and then enabled (from g's context)
+ * at once, so that a pair said to have access has it. */
+static bool peer_access(Gpu *g, Gpu *p, Diag *diag) {
+  const RtCuda *cu = g->cu;
+  int o = p->base.ordinal;
+  bool slot = o >= 0 && o < PEER_SLOTS;
+  signed char known = 0;
+  if (slot) {
+    pthread_mutex_lock(&g->lock);
+    known = g->peer[o];
+    pthread_mutex_unlock(&g->lock);
+  }
+  if (known) return known > 0;
+  int can = 0;
+  if (!cu->cuDeviceCanAccessPeer || !cu->cuCtxEnablePeerAccess || !cu->cuMemcpyPeer || !cu->cuMemcpyPeerAsync ||
+      cu->cuDeviceCanAccessPeer(&can, g->dev, p->dev) != CUDA_SUCCESS)
+    can = 0;
+  if (can) {
+    CUcontext cur = NULL;
+    cu->cuCtxGetCurrent(&cur);
+    CUresult r = cu->cuCtxSetCurrent(g->ctx);
+    if (r == CUDA_SUCCESS) r = cu->cuCtxEnablePeerAccess(p->ctx, 0);
+    if (r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) r = CUDA_SUCCESS;  /* by another runtime of this device */
+    if (r != CUDA_SUCCESS) can = 0;  /* no access after all (peer mappings exhausted...): copies are staged */
+    cu->cuCtxSetCurrent(cur);
+  }
+  if (slot) {
+    pthread_mutex_lock(&g->lock);
+    g->peer[o] = can ? 1 : -1;
+    pthread_mutex_unlock(&g->lock);
+  }
+  return can != 0;
+}
+
+static bool gpu_can_access_peer(RtDevice *d, RtDevice *peer) {
+  return peer->mode == KF_RUNTIME_GPU && peer->ordinal != d->ordinal && peer_access(G(d), G(peer), NULL);
+}
+
+static bool gpu_copy_peer(RtDevice *d, RtDevice *dst_dev, uint64_t dst, RtDevice *src_dev, uint64_t src, size_t bytes,
+                          void *stream, Diag *diag) {
+  Gpu *g = G(d), *gd = G(dst_dev), *gs = G(src_dev);
+  BINDING(g);
+  if (!bind(&binding, diag)) return false;
+  return stream ? CU(cuMemcpyPeerAsync, dst, gd->ctx, src, gs->ctx, bytes, (CUstream)stream)
+                : CU(cuMemcpyPeer, dst, gd->ctx, src, gs->ctx, bytes);
+}
+
+static int gpu_pointer_device(RtDevice *d, uint64_t ptr) {
+  Gpu *g = G(d);
+  int ordinal = -1;
+  if (!ptr || !g->cu->cuPointerGetAttribute ||
+      g->cu->cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)ptr) != CUDA_SUCCESS)
+    return -1;
+  return ordinal;
 }
 
 static const RtDeviceOps gpu_ops = {
@@ -442,6 +580,10 @@ static const RtDeviceOps gpu_ops = {
     .function = gpu_function,
     .resident_blocks = gpu_resident_blocks,
     .launch = gpu_launch,
+    .make_current = gpu_make_current,
+    .can_access_peer = gpu_can_access_peer,
+    .copy_peer = gpu_copy_peer,
+    .pointer_device = gpu_pointer_device,
 };
 
 RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag) {
@@ -455,20 +597,20 @@ RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag) 
   g->base.ops = &gpu_ops;
   g->base.mode = KF_RUNTIME_GPU;
   g->cu = cu;
-  g->ordinal = ordinal;
+  g->base.ordinal = ordinal;
   pthread_mutex_init(&g->lock, NULL);
-  int count = 0;
-  bool ok = CU(cuDeviceGetCount, &count);
-  if (ok && (ordinal < 0 || ordinal >= count)) {
-    diag_error(diag, srcloc(NULL, 0, 0), "no CUDA device %d (the driver reports %d device%s)", ordinal, count,
-               count == 1 ? "" : "s");
-    ok = false;
-  }
-  ok = ok && CU(cuDeviceGet, &g->dev, ordinal) && read_info(g, diag) && CU(cuDevicePrimaryCtxRetain, &g->ctx, g->dev);
+  bool ok = device_of(cu, ordinal, &g->dev, diag) && read_info(cu, g->dev, &g->base.info, &g->base.arch, diag) &&
+            CU(cuDevicePrimaryCtxRetain, &g->ctx, g->dev);
+  /* the new context becomes the thread's when it had none (so that other CUDA libraries see it, as before), and
+   * is checked usable either way; another device's context that was current stays current */
+  CUcontext prev = NULL;
+  if (ok) cu->cuCtxGetCurrent(&prev);
   if (ok && !CU(cuCtxSetCurrent, g->ctx)) {
     cu->cuDevicePrimaryCtxRelease(g->dev);
     g->ctx = NULL;
     ok = false;
+  } else if (ok && prev && prev != g->ctx) {
+    cu->cuCtxSetCurrent(prev);
   }
   if (!ok) {
     pthread_mutex_destroy(&g->lock);

@@ -4,6 +4,11 @@
  * it), and a launch unpacks the parameters packed per include/kfront/abi.h back into simulator arguments
  * by the kernel's kir parameter types, so it goes through the same packing as the GPU.
  *
+ * Several devices: each simulated device (kf_runtime_options.sim_devices) is an RtDevice of its own ordinal over
+ * the same host memory; a peer copy is a memmove, and devices 2k and 2k+1 are peers (others are staged by
+ * runtime.c), so both copy paths run without a GPU. Which device memory belongs to is the runtime's business
+ * (kf_array.device), not the memory's.
+ *
  * Kernel errors (IndexError, races, barrier divergence, unchecked out-of-bounds accesses, the step limit)
  * are reported by the launch itself: the first error first, then each other kind that also happened.
  *
@@ -272,6 +277,25 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
   return st;
 }
 
+/* ---- several devices: every simulated device's memory is host memory, so a peer copy is a memmove ---- */
+
+bool rt_device_sim_peers(int a, int b) { return a != b && a / 2 == b / 2; }
+
+static bool sim_make_current(RtDevice *d, Diag *diag) { return true; }
+
+static bool sim_can_access_peer(RtDevice *d, RtDevice *peer) {
+  return peer->mode == KF_RUNTIME_SIM && rt_device_sim_peers(d->ordinal, peer->ordinal);
+}
+
+static bool sim_copy_peer(RtDevice *d, RtDevice *dst_dev, uint64_t dst, RtDevice *src_dev, uint64_t src, size_t bytes,
+                          void *stream, Diag *diag) {
+  memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+  return true;
+}
+
+/* The simulator's device memory is host memory: which device made it is the runtime's to know, not the memory's. */
+static int sim_pointer_device(RtDevice *d, uint64_t ptr) { return -1; }
+
 static const RtDeviceOps sim_ops = {
     .close = sim_close,
     .alloc = sim_alloc,
@@ -298,20 +322,14 @@ static const RtDeviceOps sim_ops = {
     .function = sim_function,
     .resident_blocks = sim_resident_blocks,
     .launch = sim_launch_fn,
+    .make_current = sim_make_current,
+    .can_access_peer = sim_can_access_peer,
+    .copy_peer = sim_copy_peer,
+    .pointer_device = sim_pointer_device,
 };
 
-RtDevice *rt_device_sim_open(const SimOptions *opts, Diag *diag) {
-  Sim *s = mem_calloc(1, sizeof *s);
-  if (!s) {
-    diag_out_of_memory(diag);
-    return NULL;
-  }
-  s->base.ops = &sim_ops;
-  s->base.mode = KF_RUNTIME_SIM;
-  s->base.runs_kir = true;
-  s->base.host_is_device = true;
-  s->opts = *opts;
-  kf_device_info *in = &s->base.info;
+void rt_device_sim_info(kf_device_info *in) {
+  memset(in, 0, sizeof *in);
   snprintf(in->name, sizeof in->name, "kfront simulator");
   in->cc_major = 9;
   in->cc_minor = 0;
@@ -327,6 +345,21 @@ RtDevice *rt_device_sim_open(const SimOptions *opts, Diag *diag) {
   }
   in->max_shared_per_block = l.max_shared;
   in->max_shared_per_block_optin = l.max_shared_optin;
+}
+
+RtDevice *rt_device_sim_open(const SimOptions *opts, int ordinal, Diag *diag) {
+  Sim *s = mem_calloc(1, sizeof *s);
+  if (!s) {
+    diag_out_of_memory(diag);
+    return NULL;
+  }
+  s->base.ops = &sim_ops;
+  s->base.mode = KF_RUNTIME_SIM;
+  s->base.ordinal = ordinal;
+  s->base.runs_kir = true;
+  s->base.host_is_device = true;
+  s->opts = *opts;
+  rt_device_sim_info(&s->base.info);
   s->base.arch = 90;
   return &s->base;
 }

@@ -566,7 +566,7 @@ static kf_status call_run(Call *c, RtStream *stream) {
     Operand *o = &c->ops[j];
     /* an output whose elements fill its span is written whole: its staging needs no copy from the host */
     o->copied_in = !o->output || (!rt_array_is_contiguous(&o->a, 'C') && !rt_array_is_contiguous(&o->a, 'F'));
-    st = rt_stage_array(rt, &o->a, o->copied_in, stream, &o->base, &o->tmp, &o->staged);
+    st = rt_stage_array_checked(rt, &o->a, c->f->name, j, o->copied_in, stream, &o->base, &o->tmp, &o->staged);
     staged |= o->staged;
     kf_array *v = &views[j].array;
     views[j].kind = KF_ARG_ARRAY;
@@ -762,6 +762,8 @@ static kf_status reduce_checked(RtFunction *f, const kf_array *arr, int64_t size
     return reduce_fail(f, "the array has rank %u; a reduction takes a 1-D array (as Numba's: \"only support 1D "
                        "array\")", arr->ndim);
   if (!result && !res) return reduce_fail(f, "neither result nor res given: nowhere to put the result");
+  if ((res && !rt_array_fits(rt, res, f->name, 1)) || !rt_stream_fits(rt, stream, f->name))
+    return KF_ERROR_INVALID_INPUT;
   if (init && (init->kind != KF_ARG_SCALAR || rt_dtype_size(init->dtype) == 0))
     return reduce_fail(f, "init must be a scalar kf_arg of a valid dtype");
   kf_dtype t = arr->dtype;
@@ -795,7 +797,7 @@ static kf_status reduce_checked(RtFunction *f, const kf_array *arr, int64_t size
   bool staged;
   void *partials = NULL;
   bool scratch = false;
-  st = rt_stage_array(rt, &in, true, stream, &base, &tmp, &staged);
+  st = rt_stage_array_checked(rt, &in, f->name, 0, true, stream, &base, &tmp, &staged);
   in.data = (void *)(uintptr_t)base;
   if (staged) in.memory = KF_MEMORY_DEVICE;
   /* both passes' kernels first (their thread limits bound the blocks): the input's, and the partials' */
@@ -863,7 +865,8 @@ kf_status rt_ufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs,
 
 kf_status rt_ufunc_call(RtFunction *f, const kf_arg *inputs, unsigned ninputs, const kf_array *out, RtStream *stream) {
   DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
-  kf_status st = ufunc_call_checked(f, inputs, ninputs, out, stream);
+  kf_status st = rt_stream_fits(f->p->rt, stream, f->name) ? ufunc_call_checked(f, inputs, ninputs, out, stream)
+                                                           : KF_ERROR_INVALID_INPUT;
   diag_set_kind(prev);
   return st;
 }
@@ -877,7 +880,8 @@ kf_status rt_gufunc_result(RtFunction *f, const kf_arg *inputs, unsigned ninputs
 
 kf_status rt_gufunc_call(RtFunction *f, const kf_arg *args, unsigned nargs, RtStream *stream) {
   DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
-  kf_status st = gufunc_call_checked(f, args, nargs, stream);
+  kf_status st = rt_stream_fits(f->p->rt, stream, f->name) ? gufunc_call_checked(f, args, nargs, stream)
+                                                           : KF_ERROR_INVALID_INPUT;
   diag_set_kind(prev);
   return st;
 }

@@ -4,7 +4,8 @@
  *   2. the launch plan: the block shape the variant needs, the physical grid/block/shared bytes and the
  *      hidden parameters; then the launch configuration against the device's limits;
  *   3. host arrays staged in device memory (unless the device reads host memory: the simulator), by
- *      rt_stage_array, which host_funcs.c uses too;
+ *      rt_stage_array, which host_funcs.c uses too; a device array said to be on another device, or a stream
+ *      of another device, is refused (a comparison each: the launch path stays as it was);
  *   4. the parameters packed per include/kfront/abi.h into this call's own storage (launches from several
  *      threads never share it), the device's launch;
  *   5. with staged host arrays: synchronise, check the error record, copy back (also after an
@@ -19,6 +20,23 @@
 enum { STACK_SLOTS = 64, STACK_ARGS = 16 };
 
 static const SrcLoc NOLOC = {0};
+
+bool rt_array_wrong_device(RtRuntime *rt, const kf_array *a, const char *what, unsigned index) {
+  int on = a->device - 1, here = rt->dev->ordinal;
+  DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+  diag_error(rt->diag, NOLOC, "%s runs on device %d, but its argument %u is an array on device %d: copy the array "
+             "to device %d first, or run %s on device %d", what, here, index + 1, on, here, what, on);
+  diag_set_kind(prev);
+  return false;
+}
+
+kf_status rt_stage_array_checked(RtRuntime *rt, const kf_array *a, const char *what, unsigned index, bool copy,
+                                 RtStream *s, uint64_t *data, uint64_t *tmp, bool *staged) {
+  *tmp = 0;
+  *staged = false;
+  if (!rt_array_fits(rt, a, what, index)) return KF_ERROR_INVALID_INPUT;
+  return rt_stage_array(rt, a, copy, s, data, tmp, staged);
+}
 
 kf_status rt_stage_array(RtRuntime *rt, const kf_array *a, bool copy, RtStream *s, uint64_t *data, uint64_t *tmp,
                          bool *staged) {
@@ -53,14 +71,15 @@ void rt_stage_free(RtRuntime *rt, uint64_t tmp) {
 }
 
 /* Host arrays of args copied to device memory: data[i] is the device address of argument i's element
- * [0, ...] (for every array), tmp[i] the staging allocation to free (0 if none). */
-static kf_status stage_in(RtRuntime *rt, const kf_arg *args, unsigned nargs, uint64_t *data, uint64_t *tmp,
-                          bool *staged) {
+ * [0, ...] (for every array), tmp[i] the staging allocation to free (0 if none). Device arrays of another
+ * device are refused (`what`: the kernel's name). */
+static kf_status stage_in(RtRuntime *rt, const char *what, const kf_arg *args, unsigned nargs, uint64_t *data,
+                          uint64_t *tmp, bool *staged) {
   for (unsigned i = 0; i < nargs; i++) {
     tmp[i] = data[i] = 0;
     if (args[i].kind != KF_ARG_ARRAY) continue;
     bool host;
-    kf_status st = rt_stage_array(rt, &args[i].array, true, NULL, &data[i], &tmp[i], &host);
+    kf_status st = rt_stage_array_checked(rt, &args[i].array, what, i, true, NULL, &data[i], &tmp[i], &host);
     *staged |= host;
     if (st != KF_OK) return st;
   }
@@ -126,6 +145,7 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
     if (entry && entry->kernel == k) atomic_store_explicit(&entry->checked, true, memory_order_release);
   }
   if (!check_configuration(rt, k, user)) return KF_ERROR_INVALID_INPUT;
+  if (stream && !rt_stream_fits(rt, stream, name)) return KF_ERROR_INVALID_INPUT;
   RtLaunchShape phys;
   int64_t hidden[RT_PLAN_MAX_HIDDEN];
   rt_plan_apply(&k->plan, user, dev, &k->fn, &k->resident_memo, &phys, hidden);
@@ -144,7 +164,7 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
     st = rt_out_of_memory(rt);
   } else {
     memset(tmp, 0, sizeof *tmp * nargs);
-    st = stage_in(rt, args, nargs, data, tmp, &staged);
+    st = stage_in(rt, name, args, nargs, data, tmp, &staged);
   }
   if (st == KF_OK) {
     RtParams packed = {.nslots = k->nslots, .ptrs = ptrs, .storage = storage};

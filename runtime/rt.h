@@ -2,7 +2,8 @@
  * kf_stream, kf_event), one heading per file:
  *
  *   runtime/runtime.c   RtRuntime: the device (GPU or simulator), limits, caches, options; memory, streams,
- *                       events, pinned host memory
+ *                       events, pinned host memory; the devices there are, the thread's current device, copies
+ *                       between devices
  *   runtime/program.c   RtProgram, RtFunction, RtKernel: Python source compiled on demand, one
  *                       specialisation per argument types, kir -> PTX, the disk-cache manifest
  *   runtime/dispatch.c  argument-type fingerprints and the lock-free specialisation table of a function
@@ -152,6 +153,20 @@ typedef struct RtEvent {
   void *handle;
 } RtEvent;
 
+/* The devices the options give (kf_device_count, kf_device_get_info). */
+kf_status rt_device_count(const kf_runtime_options *o, Diag *diag, int *count);
+kf_status rt_device_info(const kf_runtime_options *o, int ordinal, Diag *diag, kf_device_info *out);
+/* The calling thread's current device (thread-local; 0 until set). */
+int rt_current_device(void);
+void rt_set_current_device(int ordinal);
+/* rt's device becomes the thread's current one (and, on a GPU, its context the thread's current context). */
+kf_status rt_make_current(RtRuntime *rt);
+bool rt_can_access_peer(RtRuntime *rt, RtRuntime *peer);
+/* kf_memcpy_peer: diagnostics go to dst_rt's context. */
+kf_status rt_copy_peer(RtRuntime *dst_rt, void *dst, RtRuntime *src_rt, const void *src, size_t bytes, RtStream *s);
+/* Whether stream s (NULL: the default stream) may order work of rt's device; reports, for `what`, when not. */
+bool rt_stream_fits(RtRuntime *rt, const RtStream *s, const char *what);
+
 /* Made with the calling thread's allocator, which it keeps (alloc) for api/ to make current in each call. */
 kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options *opts, RtRuntime **out);
 /* Reports "out of memory" to the runtime's diagnostics; returns KF_ERROR_OUT_OF_MEMORY. */
@@ -188,6 +203,14 @@ kf_status rt_event_synchronize(RtEvent *e);
 kf_status rt_event_elapsed_ms(RtEvent *start, RtEvent *end, float *ms);
 /* The stream's device handle (NULL: the default stream). */
 static inline void *rt_stream_handle(const RtStream *s) { return s ? s->handle : NULL; }
+/* Whether array a may be used by rt's device (host memory, device memory of rt's device, or of a device not
+ * said); reports, naming the function (`what`) and the argument's index, when not.
+ * rt_array_wrong_device is the report (out of line: the check itself is a comparison on the launch path). */
+bool rt_array_wrong_device(RtRuntime *rt, const kf_array *a, const char *what, unsigned index);
+static inline bool rt_array_fits(RtRuntime *rt, const kf_array *a, const char *what, unsigned index) {
+  return a->memory != KF_MEMORY_DEVICE || a->device == 0 || a->device == rt->dev->ordinal + 1 ||
+         rt_array_wrong_device(rt, a, what, index);
+}
 
 /* ---- runtime/compile_source.c ---------------------------------------------------------------- */
 
@@ -322,6 +345,9 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
  * set. rt_stage_copy_back copies it back to the host array, rt_stage_free frees it (0: nothing). */
 kf_status rt_stage_array(RtRuntime *rt, const kf_array *a, bool copy, RtStream *s, uint64_t *data, uint64_t *tmp,
                          bool *staged);
+/* rt_stage_array after rt_array_fits(rt, a, what, index) (KF_ERROR_INVALID_INPUT when a is another device's). */
+kf_status rt_stage_array_checked(RtRuntime *rt, const kf_array *a, const char *what, unsigned index, bool copy,
+                                 RtStream *s, uint64_t *data, uint64_t *tmp, bool *staged);
 kf_status rt_stage_copy_back(RtRuntime *rt, const kf_array *a, uint64_t tmp, RtStream *s);
 void rt_stage_free(RtRuntime *rt, uint64_t tmp);
 

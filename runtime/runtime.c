@@ -1,5 +1,6 @@
-/* runtime.c — RtRuntime: the device a runtime launches on (the GPU through the driver, or the simulator,
- * chosen at creation from the options alone: the library reads no environment), its limits, the
+/* runtime.c — RtRuntime: the device a runtime launches on (a GPU through the driver, or a simulated device,
+ * chosen at creation from the options alone: the library reads no environment), the devices there are and
+ * the calling thread's current one, copies between devices (peer or staged through the host), its limits, the
  * compiled-kernel cache, the default pipeline; device memory (tracked, so the runtime frees what is left),
  * copies, memset, pinned host memory, streams and events — each a call into the device interface.
  * Out of memory, each returns KF_ERROR_OUT_OF_MEMORY after rt_out_of_memory reported it (rt.h). */
@@ -18,41 +19,121 @@ kf_status rt_out_of_memory(RtRuntime *rt) {
   return KF_ERROR_OUT_OF_MEMORY;
 }
 
-/* Opens the GPU; in AUTO mode a missing driver or device is not an error: the reason goes into the
- * description and the simulator is used. NULL when it cannot: *oom says whether for lack of memory. */
-static RtDevice *open_device(RtRuntime *rt, const kf_runtime_options *o, bool *oom) {
-  *oom = false;
-  kf_runtime_mode mode = o->mode;
-  if (mode != KF_RUNTIME_SIM) {
+/* ---- devices ------------------------------------------------------------------------------------ */
+
+static _Thread_local int current_device;  /* the calling thread's (rt_current_device) */
+
+int rt_current_device(void) { return current_device; }
+void rt_set_current_device(int ordinal) { current_device = ordinal; }
+
+static unsigned sim_count(const kf_runtime_options *o) { return o->sim_devices ? o->sim_devices : 1; }
+
+/* Which devices the options give: *gpu and how many. AUTO takes the GPUs when a driver reports at least one;
+ * a missing driver (or none in AUTO) is said in *why (for the description), else reported to diag (GPU mode:
+ * false, KF_ERROR_NOT_FOUND). */
+static kf_status pick_devices(const kf_runtime_options *o, Diag *diag, StrBuf *why, bool *gpu, int *count) {
+  *gpu = false;
+  *count = 0;
+  if (o->mode != KF_RUNTIME_SIM) {
     Diag quiet;
     diag_init(&quiet);
-    RtDevice *d = rt_device_gpu_open(o->libcuda_path, o->device, mode == KF_RUNTIME_GPU ? rt->diag : &quiet);
-    if (d) {
-      sb_printf(&rt->describe, "GPU %d: %s (sm_%u, %d SMs)", o->device, d->info.name, d->arch,
-                d->info.multiprocessors);
-    } else if (mode == KF_RUNTIME_AUTO) {
-      size_t n = quiet.text.len;
-      const char *why = diag_text(&quiet);
-      if (strncmp(why, "kfront: error: ", 15) == 0) why += 15, n -= 15;
-      while (n && why[n - 1] == '\n') n--;
-      sb_printf(&rt->describe, "simulator (%.*s)", (int)n, why);
+    int n = 0;
+    bool driver = rt_device_gpu_count(o->libcuda_path, &n, o->mode == KF_RUNTIME_GPU ? diag : &quiet);
+    if (!driver && why) {
+      size_t len = quiet.text.len;
+      const char *text = diag_text(&quiet);
+      if (strncmp(text, "kfront: error: ", 15) == 0) text += 15, len -= 15;
+      while (len && text[len - 1] == '\n') len--;
+      sb_printf(why, "%.*s", (int)len, text);
+    } else if (driver && n == 0 && why && o->mode == KF_RUNTIME_AUTO) {
+      sb_puts(why, "the CUDA driver reports no device");
     }
     diag_free(&quiet);
-    if (d || mode == KF_RUNTIME_GPU) return d;
+    if (o->mode == KF_RUNTIME_GPU) {
+      if (!driver) return KF_ERROR_NOT_FOUND;
+      *gpu = true;
+      *count = n;
+      return KF_OK;
+    }
+    if (driver && n > 0) {
+      *gpu = true;
+      *count = n;
+      return KF_OK;
+    }
   }
-  SimOptions so;
-  sim_options_init(&so);
-  so.detect_races = o->sim_detect_races != 0;
-  so.nworkers = o->sim_workers;
-  if (o->sim_max_steps) { /* one thread may take the whole launch's steps when they are more than its own limit */
-    so.max_steps = o->sim_max_steps;
-    if (o->sim_max_steps > so.max_thread_steps) so.max_thread_steps = o->sim_max_steps;
+  *count = (int)sim_count(o);
+  return KF_OK;
+}
+
+kf_status rt_device_count(const kf_runtime_options *o, Diag *diag, int *count) {
+  bool gpu;
+  return pick_devices(o, diag, NULL, &gpu, count);
+}
+
+kf_status rt_device_info(const kf_runtime_options *o, int ordinal, Diag *diag, kf_device_info *out) {
+  bool gpu;
+  int count;
+  kf_status st = pick_devices(o, diag, NULL, &gpu, &count);
+  if (st != KF_OK) return st;
+  if (ordinal < 0 || ordinal >= count) {
+    diag_error(diag, NOLOC, "no %s device %d (there %s %d)", gpu ? "CUDA" : "simulated", ordinal,
+               count == 1 ? "is" : "are", count);
+    return KF_ERROR_NOT_FOUND;
   }
-  if (o->sim_max_seconds > 0) so.max_seconds = o->sim_max_seconds;
-  if (!rt->describe.len) sb_puts(&rt->describe, "simulator");
-  RtDevice *d = rt_device_sim_open(&so, rt->diag);
-  *oom = !d;  /* the simulator fails to open only for lack of memory */
-  return d;
+  if (!gpu) {
+    rt_device_sim_info(out);
+    return KF_OK;
+  }
+  return rt_device_gpu_info(o->libcuda_path, ordinal, out, diag) ? KF_OK : KF_ERROR_DEVICE;
+}
+
+/* Opens device `ordinal` of the kind the options pick (pick_devices), saying in the description what it is
+ * (and, for the simulator in AUTO mode, why no GPU is used). */
+static kf_status open_device(RtRuntime *rt, const kf_runtime_options *o, int ordinal) {
+  StrBuf why;
+  sb_init(&why);
+  bool gpu;
+  int count;
+  kf_status st = pick_devices(o, rt->diag, &why, &gpu, &count);
+  if (st == KF_OK && (ordinal < 0 || ordinal >= count)) {
+    if (gpu)
+      diag_error(rt->diag, NOLOC, "no CUDA device %d (the driver reports %d device%s)", ordinal, count,
+                 count == 1 ? "" : "s");
+    else
+      diag_error(rt->diag, NOLOC, "no simulated device %d (the simulator presents %d device%s: "
+                 "kf_runtime_options.sim_devices)", ordinal, count, count == 1 ? "" : "s");
+    st = KF_ERROR_NOT_FOUND;
+  }
+  if (st == KF_OK && gpu) {
+    rt->dev = rt_device_gpu_open(o->libcuda_path, ordinal, rt->diag);
+    if (rt->dev)
+      sb_printf(&rt->describe, "GPU %d: %s (sm_%u, %d SMs)", ordinal, rt->dev->info.name, rt->dev->arch,
+                rt->dev->info.multiprocessors);
+    else
+      st = KF_ERROR_DEVICE;
+  } else if (st == KF_OK) {
+    SimOptions so;
+    sim_options_init(&so);
+    so.detect_races = o->sim_detect_races != 0;
+    so.nworkers = o->sim_workers;
+    if (o->sim_max_steps) { /* one thread may take the whole launch's steps when they are more than its own limit */
+      so.max_steps = o->sim_max_steps;
+      if (o->sim_max_steps > so.max_thread_steps) so.max_thread_steps = o->sim_max_steps;
+    }
+    if (o->sim_max_seconds > 0) so.max_seconds = o->sim_max_seconds;
+    sb_puts(&rt->describe, "simulator");
+    if (count > 1) sb_printf(&rt->describe, " device %d of %d", ordinal, count);
+    if (why.len) sb_printf(&rt->describe, " (%s)", sb_cstr(&why));
+    rt->dev = rt_device_sim_open(&so, ordinal, rt->diag);
+    if (!rt->dev) st = KF_ERROR_OUT_OF_MEMORY;  /* the simulator fails to open only for lack of memory */
+  }
+  if (st == KF_OK && (sb_failed(&rt->describe) || sb_failed(&why))) {
+    rt->dev->ops->close(rt->dev);
+    rt->dev = NULL;
+    st = rt_out_of_memory(rt);
+  }
+  sb_free(&why);
+  return st;
 }
 
 kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options *o, RtRuntime **out) {
@@ -66,19 +147,11 @@ kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options 
   rt->ir = ir;
   rt->diag = diag;
   sb_init(&rt->describe);
-  bool oom;
-  rt->dev = open_device(rt, o, &oom);
-  if (rt->dev && sb_failed(&rt->describe)) {
-    rt->dev->ops->close(rt->dev);
-    rt->dev = NULL;
-    oom = true;
-    diag_out_of_memory(diag);
-  }
-  if (!rt->dev) {
-    bool found = !oom && rt_cuda(o->libcuda_path, NULL) != NULL;
+  kf_status st = open_device(rt, o, o->device == KF_DEVICE_CURRENT ? rt_current_device() : o->device);
+  if (st != KF_OK) {
     sb_free(&rt->describe);
     mem_free(rt);
-    return oom ? KF_ERROR_OUT_OF_MEMORY : found ? KF_ERROR_DEVICE : KF_ERROR_NOT_FOUND;
+    return st;
   }
   pthread_mutex_init(&rt->lock, NULL);
   pthread_mutex_init(&rt->scratch_lock, NULL);
@@ -184,13 +257,89 @@ kf_status rt_device_free(RtRuntime *rt, void *p) {
   return OPS(rt)->free(DEV(rt), (uint64_t)(uintptr_t)p, rt->diag) ? KF_OK : KF_ERROR_DEVICE;
 }
 
+bool rt_stream_fits(RtRuntime *rt, const RtStream *s, const char *what) {
+  if (!s || s->rt->dev->ordinal == rt->dev->ordinal) return true;
+  DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+  diag_error(rt->diag, NOLOC, "%s: the stream belongs to device %d, but this runs on device %d (a stream orders "
+             "the work of its own device only)", what, s->rt->dev->ordinal, rt->dev->ordinal);
+  diag_set_kind(prev);
+  return false;
+}
+
 kf_status rt_copy(RtRuntime *rt, RtCopyKind kind, void *dst, const void *src, size_t bytes, RtStream *s) {
   if (!bytes) return KF_OK;
+  if (!rt_stream_fits(rt, s, "a copy")) return KF_ERROR_INVALID_INPUT;
   return OPS(rt)->copy(DEV(rt), kind, dst, src, bytes, rt_stream_handle(s), rt->diag) ? KF_OK : KF_ERROR_DEVICE;
+}
+
+/* A copy between two devices without peer access: through a page-locked host buffer (plain host memory when
+ * none can be had), a chunk at a time, each chunk read from src's device and written to dst's. Synchronous. */
+enum { STAGE_CHUNK = 8u << 20 };
+
+static kf_status copy_staged(RtRuntime *dst_rt, char *dst, RtRuntime *src_rt, const char *src, size_t bytes) {
+  RtDevice *dd = dst_rt->dev, *sd = src_rt->dev;
+  Diag *diag = dst_rt->diag;
+  size_t chunk = bytes < STAGE_CHUNK ? bytes : STAGE_CHUNK;
+  void *bounce = NULL;
+  DiagMark mark = diag_mark(diag);
+  bool pinned = dd->ops->host_alloc(dd, chunk, 0, &bounce, diag);
+  if (!pinned) {
+    diag_rollback(diag, &mark);  /* no pinned memory is not an error: pageable memory does, more slowly */
+    bounce = mem_alloc(chunk);
+    if (!bounce) return rt_out_of_memory(dst_rt);
+  }
+  kf_status st = KF_OK;
+  for (size_t off = 0; st == KF_OK && off < bytes; off += chunk) {
+    size_t n = bytes - off < chunk ? bytes - off : chunk;
+    if (!sd->ops->copy(sd, RT_COPY_DTOH, bounce, src + off, n, NULL, diag) ||
+        !dd->ops->copy(dd, RT_COPY_HTOD, dst + off, bounce, n, NULL, diag))
+      st = KF_ERROR_DEVICE;
+  }
+  if (pinned) dd->ops->host_free(dd, bounce, NULL);
+  else mem_free(bounce);
+  return st;
+}
+
+kf_status rt_copy_peer(RtRuntime *dst_rt, void *dst, RtRuntime *src_rt, const void *src, size_t bytes, RtStream *s) {
+  RtDevice *dd = dst_rt->dev, *sd = src_rt->dev;
+  if (dd->mode != sd->mode) {
+    diag_error(dst_rt->diag, NOLOC, "kf_memcpy_peer: one runtime runs on a GPU and the other on the simulator");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  if (s && s->rt->dev->ordinal != dd->ordinal && s->rt->dev->ordinal != sd->ordinal) {
+    diag_error(dst_rt->diag, NOLOC, "kf_memcpy_peer: the stream belongs to device %d, neither the source's (%d) nor "
+               "the destination's (%d)", s->rt->dev->ordinal, sd->ordinal, dd->ordinal);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  if (!bytes) return KF_OK;
+  RtRuntime *on = s ? s->rt : dst_rt;  /* whose context runs the copy */
+  if (dd->ordinal == sd->ordinal) return rt_copy(on, RT_COPY_DTOD, dst, src, bytes, s);
+  if (dd->ops->can_access_peer(dd, sd))
+    return on->dev->ops->copy_peer(on->dev, dd, (uint64_t)(uintptr_t)dst, sd, (uint64_t)(uintptr_t)src, bytes,
+                                   rt_stream_handle(s), dst_rt->diag)
+               ? KF_OK
+               : KF_ERROR_DEVICE;
+  if (s) {  /* the staged copy is synchronous: what the stream holds first */
+    kf_status st = rt_stream_sync(s->rt, s);
+    if (st != KF_OK) return st;
+  }
+  return copy_staged(dst_rt, dst, src_rt, src, bytes);
+}
+
+bool rt_can_access_peer(RtRuntime *rt, RtRuntime *peer) {
+  RtDevice *d = rt->dev, *p = peer->dev;
+  return d->mode == p->mode && d->ordinal != p->ordinal && d->ops->can_access_peer(d, p);
+}
+
+kf_status rt_make_current(RtRuntime *rt) {
+  if (!OPS(rt)->make_current(DEV(rt), rt->diag)) return KF_ERROR_DEVICE;
+  rt_set_current_device(DEV(rt)->ordinal);
+  return KF_OK;
 }
 
 kf_status rt_memset(RtRuntime *rt, void *dst, int value, size_t bytes, RtStream *s) {
   if (!bytes) return KF_OK;
+  if (!rt_stream_fits(rt, s, "a memset")) return KF_ERROR_INVALID_INPUT;
   return OPS(rt)->memset(DEV(rt), (uint64_t)(uintptr_t)dst, value, bytes, rt_stream_handle(s), rt->diag)
              ? KF_OK
              : KF_ERROR_DEVICE;

@@ -26,6 +26,8 @@ static const char usage_text[] =
     "  --grid X[,Y[,Z]]         blocks per grid\n"
     "  --block X[,Y[,Z]]        threads per block\n"
     "  --shared BYTES           dynamic shared memory per block (default 0)\n"
+    "  --device N               run on device N (default 0; also KFRONT_DEVICE=N; the simulator presents\n"
+    "                           KFRONT_SIM_DEVICES devices, default 1)\n"
     "  --sim                    run on the simulator even when a GPU is present (also KFRONT_SIM=1)\n"
     "  --sim-max-steps N        the simulator stops a launch after N ops (default 1e10, 1e9 in one thread)\n"
     "  --sim-max-seconds S      the simulator stops a launch after S seconds (default: no limit)\n"
@@ -257,6 +259,7 @@ int kfront_run_main(int argc, char **argv) {
   unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   bool have_grid = false, have_block = false, sim = false, no_cache = false;
   bool verbose = tool_env_on("KFRONT_VERBOSE");
+  int device = -1;  /* --device; -1: KFRONT_DEVICE or 0 */
   char *cache_dir = NULL;
   int bounds_check = 1;
   unsigned long long shared = 0, sim_max_steps = 0;
@@ -308,6 +311,16 @@ int kfront_run_main(int argc, char **argv) {
         usage_error("bad --shared '%s' (want a number of bytes)", val);
         goto done;
       }
+    } else if ((r = take_value(argc, argv, &i, "--device", NULL, &val)) != 0) {
+      if (r < 0) goto done;
+      char *end;
+      errno = 0;
+      long d = strtol(val, &end, 10);
+      if (end == val || *end || errno || d < 0 || d > 1 << 20) {
+        usage_error("bad --device '%s' (want a device number, 0 or more)", val);
+        goto done;
+      }
+      device = (int)d;
     } else if ((r = take_value(argc, argv, &i, "--sim-max-steps", NULL, &val)) != 0) {
       if (r < 0) goto done;
       char *end;
@@ -427,6 +440,7 @@ int kfront_run_main(int argc, char **argv) {
   kf_runtime_options_init(&ro);
   tool_runtime_options_from_env(&ro, &cache_dir);
   if (sim) ro.mode = KF_RUNTIME_SIM;
+  if (device >= 0) ro.device = device;
   if (sim_max_steps) ro.sim_max_steps = sim_max_steps;
   if (sim_max_seconds > 0) ro.sim_max_seconds = sim_max_seconds;
   if (no_cache) ro.disk_cache = 0;

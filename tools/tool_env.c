@@ -6,8 +6,12 @@
  *   KFRONT_CACHE_DIR          the disk cache's directory (else $XDG_CACHE_HOME/kfront, else ~/.cache/kfront)
  *   KFRONT_BACKEND=llvm|nvvm  the code generator (default: libNVVM when it loads, else LLVM)
  *   KFRONT_LIBCUDA            the CUDA driver library to load (default libcuda.so.1)
+ *   KFRONT_DEVICE=N           the device to run on (default 0)
+ *   KFRONT_SIM_DEVICES=N      how many devices the simulator presents (default 1)
  *   CUDA_HOME, KFRONT_LIBNVVM, KFRONT_LIBDEVICE, KFRONT_NVVM_VERIFY=1   where libNVVM and libdevice are, and
  *                             whether libNVVM verifies first (kf_configure_cuda_toolkit) */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +27,21 @@ void tool_configure_toolkit_from_env(void) {
                             tool_env_on("KFRONT_NVVM_VERIFY"));
 }
 
+/* The value of a variable holding a number from lo to hi; -1 when it is unset, and (after a warning) when it
+ * holds something else. */
+static long env_number(const char *name, long lo, long hi) {
+  const char *v = getenv(name);
+  if (!v || !*v) return -1;
+  char *end;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  if (end == v || *end || errno || n < lo || n > hi) {
+    fprintf(stderr, "kfront: warning: ignoring %s='%s' (want a number from %ld to %ld)\n", name, v, lo, hi);
+    return -1;
+  }
+  return n;
+}
+
 void tool_runtime_options_from_env(kf_runtime_options *o, char **cache_dir) {
   *cache_dir = NULL;
   if (tool_env_on("KFRONT_SIM")) o->mode = KF_RUNTIME_SIM;
@@ -35,4 +54,7 @@ void tool_runtime_options_from_env(kf_runtime_options *o, char **cache_dir) {
   else if (b && strcmp(b, "nvvm") == 0) o->backend = KF_BACKEND_NVVM;
   const char *lib = getenv("KFRONT_LIBCUDA");
   if (lib && *lib) o->libcuda_path = lib;
+  long device = env_number("KFRONT_DEVICE", 0, 1 << 20), sims = env_number("KFRONT_SIM_DEVICES", 1, 1 << 20);
+  if (device >= 0) o->device = (int)device;
+  if (sims >= 0) o->sim_devices = (unsigned)sims;
 }

@@ -31,7 +31,8 @@ void tool_configure_toolkit_from_env(void);
 /* Whether the variable is set to something other than "" or "0". */
 bool tool_env_on(const char *name);
 /* Applies KFRONT_SIM, KFRONT_NO_GRID_STRIDE, KFRONT_NO_CACHE, KFRONT_CACHE_DIR (XDG_CACHE_HOME, HOME),
- * KFRONT_BACKEND and KFRONT_LIBCUDA to o. *cache_dir is the directory string o->cache_dir points at
+ * KFRONT_BACKEND, KFRONT_LIBCUDA, KFRONT_DEVICE and KFRONT_SIM_DEVICES to o (a malformed number is ignored
+ * after a warning). *cache_dir is the directory string o->cache_dir points at
  * (the caller frees it with kf_free after the runtime is gone), or NULL. */
 void tool_runtime_options_from_env(kf_runtime_options *o, char **cache_dir);
 

@@ -187,6 +187,10 @@ typedef struct kf_array {
   kf_memory memory;
   kf_dtype dtype;
   unsigned ndim;                  /* 0..KF_MAX_RANK (kernels take ndim >= 1) */
+  int device;                     /* device memory: which device holds it, as kf_array_set_device records it
+                                   * (1 + its ordinal); 0: not said, taken to be the launching runtime's own.
+                                   * A launch refuses an array of another device. (This field fills what was
+                                   * padding: kf_array's size and offsets are those of kfront 0.1.) */
   int64_t shape[KF_MAX_RANK];
   int64_t strides[KF_MAX_RANK];   /* bytes */
   int readonly;                   /* 1: the kernel may not write it (part of the argument types, as in Numba) */
@@ -340,9 +344,16 @@ KF_API const char *kf_dtype_name(kf_dtype t);
  * u8 u16 u32 u64, f16 f32 f64 (bit widths, not NumPy's byte counts). KF_OK or KF_ERROR_INVALID_INPUT. */
 KF_API kf_status kf_dtype_parse(const char *text, kf_dtype *out);
 
-/* Fills *a with a contiguous array of the given shape in order 'C' (row-major) or 'F' (column-major). */
+/* Fills *a with a contiguous array of the given shape in order 'C' (row-major) or 'F' (column-major); its device
+ * is not said (kf_array_set_device says it). */
 KF_API void kf_array_init(kf_array *a, void *data, kf_memory memory, kf_dtype dtype, unsigned ndim,
                           const int64_t *shape, char order);
+/* Records that a's memory is on device `ordinal` (kf_runtime_device of the runtime that allocated it); -1 unsays
+ * it. Launches, @cuda.reduce and ufunc calls on a runtime of another device then refuse the array with an error
+ * naming both devices (copy it over with kf_memcpy_peer). */
+KF_API void kf_array_set_device(kf_array *a, int ordinal);
+/* The device a's memory was said to be on, or -1 when not said. */
+KF_API int kf_array_get_device(const kf_array *a);
 /* Number of elements (the product of the extents). */
 KF_API size_t kf_array_size(const kf_array *a);
 /* Whether the strides are those of a contiguous array in order 'C' or 'F'. */
@@ -395,14 +406,20 @@ typedef enum kf_backend {
 /* The library reads no environment variable: every choice is an option (kfront's tools map KFRONT_SIM,
  * KFRONT_NO_GRID_STRIDE, KFRONT_NO_CACHE, KFRONT_CACHE_DIR, KFRONT_BACKEND, KFRONT_LIBCUDA to these). */
 typedef struct kf_runtime_options {
-  kf_runtime_mode mode;    /* AUTO (default): the GPU when a CUDA driver and a device are found, else the
-                            * simulator */
-  int device;              /* GPU ordinal (default 0) */
+  kf_runtime_mode mode;    /* AUTO (default): the GPUs when a CUDA driver and at least one device are found,
+                            * else the simulator */
+  int device;              /* the device: a GPU ordinal, or one of the simulator's sim_devices (default 0);
+                            * KF_DEVICE_CURRENT: the calling thread's current device (kf_current_device) */
   int grid_stride;         /* 1 (default): the runtime's pipeline ends with grid-stride (abi.h); 0: kernels run
                             * on the user's grid as it is */
   int disk_cache;          /* 1 (default): compiled kernels are also cached on disk in cache_dir */
   const char *cache_dir;   /* the disk cache's directory (NULL, the default: no disk cache). Copied. */
   kf_backend backend;      /* KF_BACKEND_AUTO (default) */
+  unsigned sim_devices;    /* simulator: how many devices it presents (default 1; 0 means 1). Each runtime is one
+                            * of them, with its own programs and caches, as a GPU is; memory of one is refused
+                            * by launches on another. Devices 2k and 2k+1 are peers (kf_device_can_access_peer),
+                            * as GPUs linked two by two; copies between others are staged through host memory.
+                            * (This field fills what was padding: the struct's size and offsets are unchanged.) */
   const char *libcuda_path;/* the CUDA driver library (NULL: "libcuda.so.1"); the first runtime's wins */
   int sim_detect_races;    /* simulator: report data races on shared memory (default 1) */
   unsigned sim_workers;    /* simulator: host threads running blocks (default 1; 0 = one per CPU) */
@@ -510,6 +527,50 @@ KF_API kf_status kf_event_record(kf_event *e, kf_stream *s);
 KF_API kf_status kf_event_synchronize(kf_event *e);
 /* Milliseconds between two recorded events. */
 KF_API kf_status kf_event_elapsed_ms(kf_event *start, kf_event *end, float *ms);
+
+/* ---- several devices ----
+ * A runtime drives one device (kf_runtime_options.device): its own CUDA context (the device's primary context,
+ * which runtimes of one device share), programs, compiled kernels and launches; a program, and every kernel and
+ * stream made from a runtime, run on that device only. Several devices are used through one runtime each: make
+ * them with device = 0 .. kf_device_count - 1 (the disk cache is keyed by the compute capability, so devices of
+ * one kind share its entries). Each host thread has a current device (0 until it selects one), which the
+ * embedder's own dispatch (the Python module's `cuda.select_device`) follows; kf_runtime_options.device =
+ * KF_DEVICE_CURRENT makes a runtime for it. Memory knows its device through kf_array_set_device: a launch given
+ * an array of another device, or a stream of another device, fails with KF_ERROR_INVALID_INPUT and a message
+ * naming both devices. */
+enum { KF_DEVICE_CURRENT = -1 };
+
+/* How many devices runtimes made with these options can use (opts: mode, libcuda_path, sim_devices; NULL: the
+ * defaults): the GPUs the driver reports (KF_RUNTIME_GPU: KF_ERROR_NOT_FOUND with the reason when there is no
+ * usable driver or no device; AUTO: the GPUs when there is a driver and at least one, else the simulator's), or the
+ * simulator's sim_devices. Errors go to ctx's diagnostics. */
+KF_API kf_status kf_device_count(kf_context *ctx, const kf_runtime_options *opts, int *count);
+/* The properties of device `ordinal` (of those kf_device_count counts with the same options), without making a
+ * runtime or a CUDA context. KF_ERROR_NOT_FOUND (reported) for an ordinal out of range. */
+KF_API kf_status kf_device_get_info(kf_context *ctx, const kf_runtime_options *opts, int ordinal, kf_device_info *out);
+/* The calling thread's current device: the last one kf_set_current_device or kf_runtime_make_current set on this
+ * thread, 0 before. */
+KF_API int kf_current_device(void);
+/* Sets the calling thread's current device (nothing else: no context is made; an ordinal that has no device
+ * fails later, when a runtime is made for it). KF_ERROR_INVALID_INPUT for a negative ordinal. */
+KF_API kf_status kf_set_current_device(int ordinal);
+/* Makes rt's device the calling thread's current device and, on a GPU, its context the thread's current CUDA
+ * context, so that other CUDA libraries called next on this thread (CuPy, PyTorch, the driver) use that device. */
+KF_API kf_status kf_runtime_make_current(kf_runtime *rt);
+/* The ordinal of rt's device (for the simulator: of its virtual device). */
+KF_API int kf_runtime_device(kf_runtime *rt);
+/* The ordinal of the GPU whose memory ptr is (memory of any allocator: kfront's, CuPy's, PyTorch's; asked of the
+ * driver), or -1 when that cannot be told (host memory; the simulator, whose device memory is host memory). */
+KF_API int kf_runtime_pointer_device(kf_runtime *rt, const void *ptr);
+/* Whether rt's device reads and writes peer's memory directly (*can 1: GPUs with peer access, or the simulator's
+ * peer pairs; 0: copies between them are staged through host memory). Both must be of one mode. */
+KF_API kf_status kf_device_can_access_peer(kf_runtime *rt, kf_runtime *peer, int *can);
+/* Copies bytes from device memory of src_rt's device to device memory of dst_rt's device: directly where the
+ * devices have peer access (enabled on first use), else staged through page-locked host memory. With a stream
+ * (of either runtime's device) a direct copy is asynchronous on it; NULL, and every staged copy (after waiting
+ * for s), completes before returning. The same device on both sides is a device-to-device copy. */
+KF_API kf_status kf_memcpy_peer(kf_runtime *dst_rt, void *dst_device, kf_runtime *src_rt, const void *src_device,
+                                size_t bytes, kf_stream *s);
 
 /* ---- programs, functions, kernels ----
  * A program holds Python source (or a compiled kir module); a function is one Python kernel of it,

@@ -7,22 +7,23 @@
 
 PyTypeObject *DeviceArray_Type;
 
-/* DeviceArray(ptr, shape, strides, typestr, owner=None, readonly=False) */
+/* DeviceArray(ptr, shape, strides, typestr, owner=None, readonly=False, device=-1) */
 static int DeviceArray_init(PyObject *o, PyObject *args, PyObject *kw) {
-  static char *names[] = {"ptr", "shape", "strides", "typestr", "owner", "readonly", NULL};
+  static char *names[] = {"ptr", "shape", "strides", "typestr", "owner", "readonly", "device", NULL};
   DeviceArrayObject *self = (DeviceArrayObject *)o;
   unsigned long long ptr;
   PyObject *shape, *strides, *owner = Py_None;
   const char *ts;
-  int readonly = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "KO!O!s|Op", names, &ptr, &PyTuple_Type, &shape, &PyTuple_Type,
-                                   &strides, &ts, &owner, &readonly))
+  int readonly = 0, device = -1;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "KO!O!s|Opi", names, &ptr, &PyTuple_Type, &shape, &PyTuple_Type,
+                                   &strides, &ts, &owner, &readonly, &device))
     return -1;
   kf_array a;
   memset(&a, 0, sizeof a);
   a.memory = KF_MEMORY_DEVICE;
   a.data = (void *)(uintptr_t)ptr;
   a.readonly = readonly;
+  kf_array_set_device(&a, device);
   if (ext_dtype_from_typestr(ts, &a.dtype) < 0) return -1;
   Py_ssize_t n = PyTuple_Size(shape);
   if (n > KF_MAX_RANK || PyTuple_Size(strides) != n) {
@@ -86,12 +87,18 @@ static PyObject *get_readonly(PyObject *o, void *c) {
   (void)c;
   return PyBool_FromLong(((DeviceArrayObject *)o)->a.readonly);
 }
+static PyObject *get_device(PyObject *o, void *c) {
+  (void)c;
+  return PyLong_FromLong(kf_array_get_device(&((DeviceArrayObject *)o)->a));
+}
 
 static PyGetSetDef DeviceArray_getset[] = {
     {"_ptr", get_ptr, NULL, "the device address of element [0, ...]", NULL},
     {"_owner", get_owner, NULL, "what keeps the memory alive", NULL},
     {"_typestr", get_typestr, NULL, "the element type as a NumPy typestr", NULL},
     {"_readonly", get_readonly, NULL, "whether kernels may write it", NULL},
+    {"_device", get_device, NULL, "the device the memory is on (-1: not said; launches then take it as theirs)",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyType_Slot DeviceArray_slots[] = {
@@ -101,8 +108,8 @@ static PyType_Slot DeviceArray_slots[] = {
     {Py_tp_traverse, DeviceArray_traverse},
     {Py_tp_clear, DeviceArray_clear},
     {Py_tp_getset, DeviceArray_getset},
-    {Py_tp_doc, "DeviceArray(ptr, shape, strides, typestr, owner=None, readonly=False): device memory a kernel "
-                "takes as an array argument."},
+    {Py_tp_doc, "DeviceArray(ptr, shape, strides, typestr, owner=None, readonly=False, device=-1): device memory "
+                "(of device `device`) a kernel takes as an array argument."},
     {0, NULL}};
 static PyType_Spec DeviceArray_spec = {"kfront._kfront.DeviceArray", sizeof(DeviceArrayObject), 0,
                                        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,

@@ -1,6 +1,7 @@
 /* module.c — the `kfront._kfront` module: the mapping of kfront's error kinds to Python exception classes,
- * the Runtime type (one kf_context and kf_runtime: the GPU or the simulator), device and pinned memory
- * (Buffer), streams and events. kfront.cuda builds numba.cuda's API on these. */
+ * the Runtime type (one kf_context and kf_runtime: one GPU or one simulated device), device and pinned memory
+ * (Buffer), streams and events, the devices there are and the calling thread's current one, copies between
+ * devices. kfront.cuda builds numba.cuda's API on these. */
 #include <string.h>
 
 #include "ext.h"
@@ -155,23 +156,40 @@ PyObject *ext_raise(kf_context *ctx, kf_status st) {
 
 /* ---- Runtime ------------------------------------------------------------------------------------------ */
 
+/* kf_runtime_mode of 'auto', 'gpu' or 'sim' (-1 with an exception otherwise). */
+static int mode_of(const char *mode, const char *who) {
+  if (strcmp(mode, "auto") == 0) return KF_RUNTIME_AUTO;
+  if (strcmp(mode, "gpu") == 0) return KF_RUNTIME_GPU;
+  if (strcmp(mode, "sim") == 0) return KF_RUNTIME_SIM;
+  PyErr_Format(PyExc_ValueError, "%s: mode must be 'auto', 'gpu' or 'sim', not '%s'", who, mode);
+  return -1;
+}
+
+static PyObject *info_dict(const kf_device_info *in) {
+  return Py_BuildValue("{s:s,s:(ii),s:i,s:i,s:i,s:(iii),s:(iii),s:n,s:n}", "name", in->name, "compute_capability",
+                       in->cc_major, in->cc_minor, "multiprocessors", in->multiprocessors, "warp_size", in->warp_size,
+                       "max_threads_per_block", in->max_threads_per_block, "max_block_dim", in->max_block_dim[0],
+                       in->max_block_dim[1], in->max_block_dim[2], "max_grid_dim", in->max_grid_dim[0],
+                       in->max_grid_dim[1], in->max_grid_dim[2], "max_shared_per_block",
+                       (Py_ssize_t)in->max_shared_per_block, "max_shared_per_block_optin",
+                       (Py_ssize_t)in->max_shared_per_block_optin);
+}
+
 static PyObject *Runtime_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *names[] = {"mode", "cache_dir", "backend", "libcuda", "grid_stride", "sim_workers",
-                          "sim_max_steps", "sim_detect_races", "device", NULL};
+                          "sim_max_steps", "sim_detect_races", "device", "sim_devices", NULL};
   const char *mode = "auto", *cache_dir = NULL, *backend = "auto", *libcuda = NULL;
   int grid_stride = 1, races = 1, device = 0;
-  unsigned sim_workers = 1;
+  unsigned sim_workers = 1, sim_devices = 1;
   unsigned long long max_steps = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|szszpIKpi", names, &mode, &cache_dir, &backend, &libcuda,
-                                   &grid_stride, &sim_workers, &max_steps, &races, &device))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|szszpIKpiI", names, &mode, &cache_dir, &backend, &libcuda,
+                                   &grid_stride, &sim_workers, &max_steps, &races, &device, &sim_devices))
     return NULL;
   kf_runtime_options o;
   kf_runtime_options_init(&o);
-  if (strcmp(mode, "auto") == 0) o.mode = KF_RUNTIME_AUTO;
-  else if (strcmp(mode, "gpu") == 0) o.mode = KF_RUNTIME_GPU;
-  else if (strcmp(mode, "sim") == 0) o.mode = KF_RUNTIME_SIM;
-  else return PyErr_Format(PyExc_ValueError, "Runtime: mode must be 'auto', 'gpu' or 'sim', not %R",
-                           PyTuple_GetItem(args, 0) ? PyTuple_GetItem(args, 0) : Py_None);
+  int m = mode_of(mode, "Runtime");
+  if (m < 0) return NULL;
+  o.mode = (kf_runtime_mode)m;
   if (strcmp(backend, "auto") == 0) o.backend = KF_BACKEND_AUTO;
   else if (strcmp(backend, "nvvm") == 0) o.backend = KF_BACKEND_NVVM;
   else if (strcmp(backend, "llvm") == 0) o.backend = KF_BACKEND_LLVM;
@@ -184,6 +202,7 @@ static PyObject *Runtime_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   o.sim_max_steps = max_steps;
   o.sim_detect_races = races;
   o.device = device;
+  o.sim_devices = sim_devices;
   RuntimeObject *self = (RuntimeObject *)PyType_GenericNew(type, NULL, NULL);
   if (!self) return NULL;
   self->ctx = kf_context_create();
@@ -230,13 +249,52 @@ static PyObject *Runtime_device_info(PyObject *o, PyObject *unused) {
   RuntimeObject *self = (RuntimeObject *)o;
   kf_device_info in;
   RT_CALL(self, kf_runtime_device_info(self->rt, &in));
-  return Py_BuildValue("{s:s,s:(ii),s:i,s:i,s:i,s:(iii),s:(iii),s:n,s:n}", "name", in.name, "compute_capability",
-                       in.cc_major, in.cc_minor, "multiprocessors", in.multiprocessors, "warp_size", in.warp_size,
-                       "max_threads_per_block", in.max_threads_per_block, "max_block_dim", in.max_block_dim[0],
-                       in.max_block_dim[1], in.max_block_dim[2], "max_grid_dim", in.max_grid_dim[0],
-                       in.max_grid_dim[1], in.max_grid_dim[2], "max_shared_per_block",
-                       (Py_ssize_t)in.max_shared_per_block, "max_shared_per_block_optin",
-                       (Py_ssize_t)in.max_shared_per_block_optin);
+  return info_dict(&in);
+}
+
+static PyObject *Runtime_get_device(PyObject *o, void *c) {
+  (void)c;
+  return PyLong_FromLong(kf_runtime_device(((RuntimeObject *)o)->rt));
+}
+
+static PyObject *Runtime_make_current(PyObject *o, PyObject *unused) {
+  (void)unused;
+  RuntimeObject *self = (RuntimeObject *)o;
+  RT_CALL(self, kf_runtime_make_current(self->rt));
+  Py_RETURN_NONE;
+}
+
+static PyObject *Runtime_pointer_device(PyObject *o, PyObject *arg) {
+  unsigned long long p = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return NULL;
+  return PyLong_FromLong(kf_runtime_pointer_device(((RuntimeObject *)o)->rt, (const void *)(uintptr_t)p));
+}
+
+static PyObject *Runtime_can_access_peer(PyObject *o, PyObject *peer) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  if (!PyObject_TypeCheck(peer, Runtime_Type)) return PyErr_Format(PyExc_TypeError, "can_access_peer: a Runtime");
+  int can = 0;
+  RT_CALL(self, kf_device_can_access_peer(self->rt, ((RuntimeObject *)peer)->rt, &can));
+  return PyBool_FromLong(can);
+}
+
+/* memcpy_peer(dst, src_runtime, src, nbytes, stream=None): device memory of src_runtime's device into this
+ * runtime's device memory */
+static PyObject *Runtime_memcpy_peer(PyObject *o, PyObject *args) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  PyObject *src_rt, *stream_obj = Py_None;
+  unsigned long long dst, src, n;
+  if (!PyArg_ParseTuple(args, "KO!KK|O", &dst, Runtime_Type, &src_rt, &src, &n, &stream_obj)) return NULL;
+  int ok;
+  kf_stream *s = ext_stream_arg(stream_obj, &ok);
+  if (!ok) return NULL;
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_memcpy_peer(self->rt, (void *)(uintptr_t)dst, ((RuntimeObject *)src_rt)->rt, (const void *)(uintptr_t)src,
+                      (size_t)n, s);
+  Py_END_ALLOW_THREADS
+  if (st != KF_OK) return ext_raise(self->ctx, st);
+  Py_RETURN_NONE;
 }
 
 static PyObject *Runtime_memory_info(PyObject *o, PyObject *unused) {
@@ -376,6 +434,10 @@ static PyObject *Buffer_get_ptr(PyObject *o, void *c) {
 static PyObject *Buffer_get_nbytes(PyObject *o, void *c) {
   (void)c;
   return PyLong_FromSize_t(((BufferObject *)o)->nbytes);
+}
+static PyObject *Buffer_get_runtime(PyObject *o, void *c) {
+  (void)c;
+  return Py_NewRef((PyObject *)((BufferObject *)o)->runtime);
 }
 
 static PyObject *Runtime_alloc(PyObject *o, PyObject *arg) {
@@ -551,9 +613,17 @@ static PyMethodDef Runtime_methods[] = {
     {"stream", Runtime_stream, METH_NOARGS, "A new stream."},
     {"external_stream", Runtime_external_stream, METH_O, "A stream over someone else's CUstream handle."},
     {"event", Runtime_event, METH_NOARGS, "A new event."},
+    {"make_current", Runtime_make_current, METH_NOARGS,
+     "Makes the runtime's device the thread's current one (on a GPU, its context the thread's CUDA context)."},
+    {"can_access_peer", Runtime_can_access_peer, METH_O, "Whether this device reads the other runtime's directly."},
+    {"pointer_device", Runtime_pointer_device, METH_O,
+     "The GPU whose memory an address is (asked of the driver), or -1 when that cannot be told."},
+    {"memcpy_peer", Runtime_memcpy_peer, METH_VARARGS,
+     "memcpy_peer(dst, src_runtime, src, nbytes, stream=None): device memory of another device into this one's."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Runtime_getset[] = {{"mode", Runtime_get_mode, NULL, "'gpu' or 'sim'", NULL},
+                                       {"device", Runtime_get_device, NULL, "the device's ordinal", NULL},
                                        {NULL, NULL, NULL, NULL, NULL}};
 
 static PyType_Slot Runtime_slots[] = {{Py_tp_new, Runtime_new},
@@ -562,13 +632,14 @@ static PyType_Slot Runtime_slots[] = {{Py_tp_new, Runtime_new},
                                       {Py_tp_getset, Runtime_getset},
                                       {Py_tp_doc, "Runtime(mode='auto', cache_dir=None, backend='auto', libcuda=None, "
                                                   "grid_stride=True, sim_workers=1, sim_max_steps=0, "
-                                                  "sim_detect_races=True, device=0)"},
+                                                  "sim_detect_races=True, device=0, sim_devices=1)"},
                                       {0, NULL}};
 static PyType_Spec Runtime_spec = {"kfront._kfront.Runtime", sizeof(RuntimeObject), 0, Py_TPFLAGS_DEFAULT,
                                    Runtime_slots};
 
 static PyGetSetDef Buffer_getset[] = {{"ptr", Buffer_get_ptr, NULL, "the address", NULL},
                                       {"nbytes", Buffer_get_nbytes, NULL, "the size in bytes", NULL},
+                                      {"runtime", Buffer_get_runtime, NULL, "the runtime (device) it belongs to", NULL},
                                       {NULL, NULL, NULL, NULL, NULL}};
 static PyType_Slot Buffer_slots[] = {{Py_tp_dealloc, Buffer_dealloc},
                                      {Py_tp_getset, Buffer_getset},
@@ -623,7 +694,79 @@ static PyObject *default_cache_dir(PyObject *self, PyObject *args) {
   return r;
 }
 
+/* The options a device query reads: mode, libcuda, sim_devices (-1 with an exception when bad). */
+static int query_options(PyObject *args, PyObject *kw, int with_ordinal, int *ordinal, kf_runtime_options *o) {
+  static char *names1[] = {"mode", "libcuda", "sim_devices", NULL};
+  static char *names2[] = {"ordinal", "mode", "libcuda", "sim_devices", NULL};
+  const char *mode = "auto", *libcuda = NULL;
+  unsigned sim_devices = 1;
+  int ok = with_ordinal ? PyArg_ParseTupleAndKeywords(args, kw, "i|szI", names2, ordinal, &mode, &libcuda, &sim_devices)
+                        : PyArg_ParseTupleAndKeywords(args, kw, "|szI", names1, &mode, &libcuda, &sim_devices);
+  if (!ok) return -1;
+  kf_runtime_options_init(o);
+  int m = mode_of(mode, with_ordinal ? "device_info" : "device_count");
+  if (m < 0) return -1;
+  o->mode = (kf_runtime_mode)m;
+  o->libcuda_path = libcuda;
+  o->sim_devices = sim_devices;
+  return 0;
+}
+
+/* A query's context: its diagnostics become the exception. */
+static PyObject *query_failed(kf_context *ctx, kf_status st) {
+  ext_raise(ctx, st);
+  kf_context_destroy(ctx);
+  return NULL;
+}
+
+static PyObject *device_count(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)self;
+  kf_runtime_options o;
+  if (query_options(args, kw, 0, NULL, &o) < 0) return NULL;
+  kf_context *ctx = kf_context_create();
+  if (!ctx) return PyErr_NoMemory();
+  int n = 0;
+  kf_status st = kf_device_count(ctx, &o, &n);
+  if (st != KF_OK) return query_failed(ctx, st);
+  kf_context_destroy(ctx);
+  return PyLong_FromLong(n);
+}
+
+static PyObject *device_info(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)self;
+  kf_runtime_options o;
+  int ordinal = 0;
+  if (query_options(args, kw, 1, &ordinal, &o) < 0) return NULL;
+  kf_context *ctx = kf_context_create();
+  if (!ctx) return PyErr_NoMemory();
+  kf_device_info in;
+  kf_status st = kf_device_get_info(ctx, &o, ordinal, &in);
+  if (st != KF_OK) return query_failed(ctx, st);
+  kf_context_destroy(ctx);
+  return info_dict(&in);
+}
+
+static PyObject *current_device(PyObject *self, PyObject *unused) {
+  (void)self, (void)unused;
+  return PyLong_FromLong(kf_current_device());
+}
+
+static PyObject *set_current_device(PyObject *self, PyObject *arg) {
+  (void)self;
+  long d = PyLong_AsLong(arg);
+  if (d == -1 && PyErr_Occurred()) return NULL;
+  if (d < 0 || d > 1 << 20 || kf_set_current_device((int)d) != KF_OK)
+    return PyErr_Format(PyExc_ValueError, "set_current_device: %ld is not a device number", d);
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef module_functions[] = {
+    {"device_count", (PyCFunction)(void (*)(void))device_count, METH_VARARGS | METH_KEYWORDS,
+     "device_count(mode='auto', libcuda=None, sim_devices=1): how many devices runtimes with these options use."},
+    {"device_info", (PyCFunction)(void (*)(void))device_info, METH_VARARGS | METH_KEYWORDS,
+     "device_info(ordinal, mode='auto', libcuda=None, sim_devices=1): a device's properties (no context made)."},
+    {"current_device", current_device, METH_NOARGS, "The calling thread's current device (0 until set)."},
+    {"set_current_device", set_current_device, METH_O, "Sets the calling thread's current device (nothing else)."},
     {"set_exceptions", set_exceptions, METH_O, "set_exceptions({kind: class}): the classes errors are raised as."},
     {"register_exception", register_exception, METH_VARARGS,
      "register_exception(name, cls): a kernel's raise of the class named `name` is raised as cls on the host."},

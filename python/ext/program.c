@@ -5,7 +5,9 @@
  *   Function (Program.function(name)): configure(grid, block, stream, shared) -> Launcher; specialize(*args);
  *     info(); and the host side of @cuda.reduce / @vectorize / @guvectorize (reduce, ufunc_*, gufunc_*);
  *   Launcher: kernel[grid, block, stream, shared] — calling it converts the arguments (convert.c) and calls
- *     kf_function_launch, the prepared path (typed dispatch by fingerprint);
+ *     kf_function_launch, the prepared path (typed dispatch by fingerprint), on its function's device when that is
+ *     the thread's current device, else through the launcher of the current device (made once by the redirect
+ *     callable kfront.cuda gives, kept in a chain);
  *   Kernel: one specialisation (signature, parameters);
  *   compile(...): the same inputs to kir, LLVM IR or PTX text (inspect_*, compile_ptx).
  * Inputs: sources are (filename, text, first_line) tuples; bindings (name, tagged value) pairs (convert.c);
@@ -28,14 +30,19 @@ typedef struct FunctionObject {
   kf_function *f;
 } FunctionObject;
 
-typedef struct LauncherObject {
+typedef struct LauncherObject LauncherObject;
+struct LauncherObject {
   PyObject_HEAD
   FunctionObject *function;
   unsigned grid[3], block[3];
   size_t shared;
   PyObject *stream;       /* the Python stream object (kept alive), or NULL */
   kf_stream *s;
-} LauncherObject;
+  int device;             /* the device of the function's runtime */
+  PyObject *redirect;     /* called (no arguments) when the thread's current device is another one: returns the
+                           * launcher of this configuration for the current device; NULL: such a call fails */
+  LauncherObject *other;  /* launchers of this configuration on other devices, made by redirect (a chain; strong) */
+};
 
 typedef struct KernelObject {
   PyObject_HEAD
@@ -288,15 +295,20 @@ static int read_dim(PyObject *o, unsigned out[3], const char *what) {
 }
 
 static PyObject *Function_configure(PyObject *o, PyObject *args) {
-  PyObject *grid, *block, *stream = Py_None;
+  PyObject *grid, *block, *stream = Py_None, *redirect = Py_None;
   Py_ssize_t shared = 0;
-  if (!PyArg_ParseTuple(args, "OO|On", &grid, &block, &stream, &shared)) return NULL;
+  if (!PyArg_ParseTuple(args, "OO|OnO", &grid, &block, &stream, &shared, &redirect)) return NULL;
   if (shared < 0) return PyErr_Format(PyExc_ValueError, "negative dynamic shared memory size %zd", shared);
+  if (redirect != Py_None && !PyCallable_Check(redirect))
+    return PyErr_Format(PyExc_TypeError, "configure: redirect must be callable or None");
   LauncherObject *l = PyObject_New(LauncherObject, Launcher_Type);
   if (!l) return NULL;
   l->function = (FunctionObject *)Py_NewRef(o);
   l->stream = NULL;
   l->shared = (size_t)shared;
+  l->device = kf_runtime_device(((FunctionObject *)o)->program->runtime->rt);
+  l->redirect = redirect == Py_None ? NULL : Py_NewRef(redirect);
+  l->other = NULL;
   int ok;
   l->s = ext_stream_arg(stream, &ok);
   if (!ok || read_dim(grid, l->grid, "griddim") < 0 || read_dim(block, l->block, "blockdim") < 0) {
@@ -521,8 +533,38 @@ static void Launcher_dealloc(PyObject *o) {
   PyTypeObject *tp = Py_TYPE(o);
   Py_XDECREF(l->function);
   Py_XDECREF(l->stream);
+  Py_XDECREF(l->redirect);
+  Py_XDECREF((PyObject *)l->other);
   PyObject_Free(o);
   Py_DECREF(tp);
+}
+
+/* The launcher of l's configuration for device `cur` (the thread's current one, not l's): one made before (l's
+ * chain), else a new one from l's redirect, kept in the chain. Borrowed; NULL with an exception. */
+static LauncherObject *launcher_for(LauncherObject *l, int cur) {
+  LauncherObject **tail = &l->other;
+  for (; *tail; tail = &(*tail)->other)
+    if ((*tail)->device == cur) return *tail;
+  if (!l->redirect) {
+    PyErr_Format(PyExc_RuntimeError, "kfront: this launcher was configured on device %d, but the current device is "
+                 "%d", l->device, cur);
+    return NULL;
+  }
+  PyObject *r = PyObject_CallNoArgs(l->redirect);
+  if (!r) return NULL;
+  if (!PyObject_TypeCheck(r, Launcher_Type) || ((LauncherObject *)r)->device != cur) {
+    Py_DECREF(r);
+    PyErr_Format(PyExc_RuntimeError, "kfront: internal error: no launcher for device %d", cur);
+    return NULL;
+  }
+  /* the redirect ran Python code: another thread may have added this device's launcher meanwhile */
+  for (tail = &l->other; *tail; tail = &(*tail)->other)
+    if ((*tail)->device == cur) {
+      Py_DECREF(r);
+      return *tail;
+    }
+  *tail = (LauncherObject *)r;  /* the chain keeps the new launcher (its own chain is empty) */
+  return *tail;
 }
 
 static PyObject *Launcher_call(PyObject *o, PyObject *args, PyObject *kw) {
@@ -531,6 +573,8 @@ static PyObject *Launcher_call(PyObject *o, PyObject *args, PyObject *kw) {
     PyErr_SetString(PyExc_TypeError, "a kernel takes no keyword arguments");
     return NULL;
   }
+  int cur = kf_current_device();  /* a thread-local read: the one-device program's launch pays nothing more */
+  if (cur != l->device && !(l = launcher_for(l, cur))) return NULL;
   kf_arg stack[STACK_ARGS];
   Py_ssize_t n;
   kf_arg *v = convert_args(l->function, args, stack, &n, "kernel", 1, l->s);
@@ -667,7 +711,9 @@ static PyType_Spec Program_spec = {"kfront._kfront.Program", sizeof(ProgramObjec
                                    Program_slots};
 
 static PyMethodDef Function_methods[] = {
-    {"configure", Function_configure, METH_VARARGS, "configure(grid, block, stream=None, shared=0) -> Launcher"},
+    {"configure", Function_configure, METH_VARARGS,
+     "configure(grid, block, stream=None, shared=0, redirect=None) -> Launcher (of the function's device; called on "
+     "another current device, it launches what redirect() returns for that device)"},
     {"specialize", Function_specialize, METH_VARARGS, "specialize(*args) -> Kernel for these argument types"},
     {"info", Function_info, METH_NOARGS, "{kind, nin, nout, nsignatures, layout}"},
     {"kernels", Function_kernels, METH_NOARGS, "[Kernel]: the specialisations so far, oldest first"},

@@ -18,6 +18,8 @@ kfront's settings, from the variables kfront's tools read (tools/tool_env.c):
     KFRONT_GRID_STRIDE                             the runtime's grid-stride rewriting (False with
                                                    KFRONT_NO_GRID_STRIDE=1)
     KFRONT_SIM_WORKERS                             the simulator's worker threads (default 1)
+    KFRONT_SIM_DEVICES                             how many devices the simulator presents (default 1):
+                                                   cuda.gpus, select_device, ... without a GPU
     KFRONT_CACHE_DIR, KFRONT_NO_CACHE              the disk cache (see cache_dir())
 
 reload_config() reads the environment again when a NUMBA_* or KFRONT_* variable changed since the last
@@ -54,6 +56,13 @@ def _opt(value):
 
 def _str_list(value):
     return [s.strip() for s in value.split(",") if s.strip()]
+
+
+def _positive(value):
+    n = int(value)
+    if n < 1:
+        raise ValueError("expected a number of 1 or more")
+    return n
 
 
 def _backend(value):
@@ -108,6 +117,7 @@ _KFRONT = {
     "KFRONT_LIBCUDA": ("KFRONT_LIBCUDA", _optional_str, None),
     "KFRONT_GRID_STRIDE": ("KFRONT_NO_GRID_STRIDE", lambda v: not _on(v), True),
     "KFRONT_SIM_WORKERS": ("KFRONT_SIM_WORKERS", int, 1),
+    "KFRONT_SIM_DEVICES": ("KFRONT_SIM_DEVICES", _positive, 1),
     "KFRONT_CACHE_DIR": ("KFRONT_CACHE_DIR", _optional_str, None), "KFRONT_NO_CACHE": ("KFRONT_NO_CACHE", _on, False),
 }
 

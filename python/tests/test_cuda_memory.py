@@ -35,6 +35,25 @@ def test_views_and_item_access():
         d[[0, 1]]
 
 
+def test_assigning_a_strided_view_keeps_the_elements_between():
+    # a view's byte span holds other elements of its array: a source of the same strides (a host view, a device
+    # view) gives only its own elements, not its neighbours
+    h = np.arange(30.0).reshape(3, 10)
+    other = -np.arange(30.0).reshape(3, 10)
+    d = cuda.to_device(h)
+    d[:, 3] = other[:, 3]
+    d[1:3, 7] = cuda.to_device(other)[0:2, 1]
+    expect = h.copy()
+    expect[:, 3] = other[:, 3]
+    expect[1:3, 7] = other[0:2, 1]
+    np.testing.assert_array_equal(d.copy_to_host(), expect)
+    t = cuda.to_device(h)[:, ::2]  # a device view of other strides into a view with gaps
+    t.copy_to_device(cuda.to_device(other[:, :5]))
+    expect = h.copy()
+    expect[:, ::2] = other[:, :5]
+    np.testing.assert_array_equal(t.copy_to_host(), expect[:, ::2])
+
+
 def test_kernel_on_a_view_writes_through():
     d = cuda.to_device(np.zeros(10, dtype=np.int64))
     add_one[1, 16](d[2:6])

@@ -2,7 +2,8 @@
 DLManagedTensor that keeps the array alive until the consumer's deleter runs), and `from_dlpack` imports a
 tensor of another library (CuPy, PyTorch) as a DeviceNDArray over the same memory. The structures are DLPack's
 (dlpack.h, version 0.8 unversioned ABI, which every producer and consumer accepts); strides are in elements.
-On the simulator the memory is host memory, so the device is kDLCPU.
+The device is the array's (kDLCUDA and its ordinal; an imported CUDA tensor is bound to its device_id). On the
+simulator the memory is host memory, so the device is kDLCPU.
 """
 import ctypes
 
@@ -80,7 +81,7 @@ def export(arr):
     strides = (ctypes.c_int64 * max(n, 1))(*(s // item for s in arr.strides))
     m = DLManagedTensor()
     m.dl_tensor.data = arr._ptr
-    m.dl_tensor.device = DLDevice(KDL_CUDA if _runtime.runtime().mode == "gpu" else KDL_CPU, 0)
+    m.dl_tensor.device = DLDevice(*arr.__dlpack_device__())
     m.dl_tensor.ndim = n
     m.dl_tensor.dtype = DLDataType(_CODES[dt.kind], 8 * item, 1)
     m.dl_tensor.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
@@ -125,6 +126,9 @@ def from_dlpack(obj):
         strides = tuple(t.strides[i] * dtype.itemsize for i in range(t.ndim))
     else:
         strides = None
+    # a CUDA tensor is bound to its device (an id that is no device here is refused); host memory (the
+    # simulator's) is any simulated device's
+    device = _runtime._check_device(t.device.device_id) if t.device.device_type == KDL_CUDA else None
     _api.PyCapsule_SetName(capsule, b"used_dltensor")
     owner = _Imported(ptr, capsule)
-    return DeviceNDArray(shape, strides, dtype, gpu_data=((t.data or 0) + t.byte_offset, owner))
+    return DeviceNDArray(shape, strides, dtype, gpu_data=((t.data or 0) + t.byte_offset, owner), device=device)

@@ -1,55 +1,149 @@
-"""The process's kfront runtime, devices, streams and events — numba.cuda's `synchronize`, `stream`,
+"""The process's kfront runtimes, devices, streams and events — numba.cuda's `synchronize`, `stream`,
 `default_stream`, `external_stream`, `event`, `event_elapsed_time`, `is_available`, `detect`, `gpus`,
-`select_device`, `get_current_device`, `current_context`, `close`.
+`select_device`, `get_current_device`, `current_context`, `list_devices`, `close`.
 
-One `kfront._kfront.Runtime` per process, made on first use from kfront.config (GPU when a CUDA driver and a
-device are found, else the simulator; `KFRONT_SIM=1` or `NUMBA_ENABLE_CUDASIM=1` force the simulator). The
-library reads no environment: this module reads it (kfront.config) and passes options.
+One `kfront._kfront.Runtime` per device, made on first use from kfront.config (the GPUs when a CUDA driver and at
+least one device are found, else the simulator, which presents KFRONT_SIM_DEVICES devices; `KFRONT_SIM=1` or
+`NUMBA_ENABLE_CUDASIM=1` force it). The library reads no environment: this module reads it (kfront.config) and
+passes options.
+
+Devices, as numba-cuda's cudadrv/devices.py has them: each host thread has a current device (the C library's,
+`_kfront.current_device()`: 0 until the thread selects one; a new thread starts on 0), which kernels, device
+arrays, streams and events made on that thread use. `select_device(i)` and `with cuda.gpus[i]:` push device i on
+the thread's stack of selections (the `with` pops it again, back to the device before); on a GPU they also make
+the device's primary context the thread's current CUDA context, so CuPy and PyTorch calls that follow use it.
+`close()` empties the thread's stack and, on the main thread, releases every device's runtime.
 """
 import contextlib
 import threading
 
 from kfront import _kfront, config, errors
 
-_lock = threading.Lock()
-_runtime = None
+_lock = threading.RLock()
+_runtimes = {}          # device ordinal -> _kfront.Runtime
+_tls = threading.local()  # .stack: the devices this thread selected, innermost last
+_count = None           # (options, how many devices they give)
 
 
-def runtime():
-    """The process's runtime (created on first use)."""
-    rt = _runtime
+def _options():
+    return {"mode": "sim" if config.ENABLE_CUDASIM else "auto", "libcuda": config.KFRONT_LIBCUDA,
+            "sim_devices": config.KFRONT_SIM_DEVICES}
+
+
+def runtime(devnum=None):
+    """The runtime of device `devnum` (None: the calling thread's current device), made on first use."""
+    d = _kfront.current_device() if devnum is None else devnum
+    rt = _runtimes.get(d)
     if rt is None:
-        rt = _create()
+        rt = _create(d)
     return rt
 
 
-def _create():
-    global _runtime
+def _create(devnum):
     with _lock:
-        if _runtime is None:
+        rt = _runtimes.get(devnum)
+        if rt is None:
             errors.register()
             _kfront.configure_toolkit(config.CUDA_HOME, config.KFRONT_LIBNVVM, config.KFRONT_LIBDEVICE)
-            mode = "sim" if config.ENABLE_CUDASIM else "auto"
-            _runtime = _kfront.Runtime(mode=mode, cache_dir=config.cache_dir(), backend=config.KFRONT_BACKEND,
-                                       libcuda=config.KFRONT_LIBCUDA, grid_stride=config.KFRONT_GRID_STRIDE,
-                                       sim_workers=config.KFRONT_SIM_WORKERS)
-        return _runtime
+            o = _options()
+            rt = _kfront.Runtime(mode=o["mode"], cache_dir=config.cache_dir(), backend=config.KFRONT_BACKEND,
+                                 libcuda=o["libcuda"], grid_stride=config.KFRONT_GRID_STRIDE,
+                                 sim_workers=config.KFRONT_SIM_WORKERS, device=devnum,
+                                 sim_devices=o["sim_devices"])
+            _runtimes[devnum] = rt
+        return rt
+
+
+def device_count():
+    """How many devices kfront uses: the GPUs, or the simulator's KFRONT_SIM_DEVICES."""
+    global _count
+    o = _options()
+    key = tuple(sorted(o.items()))
+    if _count is None or _count[0] != key:
+        errors.register()
+        _count = (key, _kfront.device_count(**o))
+    return _count[1]
+
+
+def _check_device(devnum):
+    """devnum as a device ordinal that exists; IndexError (as numba's cuda.gpus[devnum]) otherwise."""
+    try:
+        d = int(devnum)
+    except (TypeError, ValueError):
+        raise TypeError("kfront: a device is given by its number, not %r" % (devnum,)) from None
+    n = device_count()
+    if d < 0:
+        d += n
+    if not 0 <= d < n:
+        raise IndexError("kfront: device %r does not exist (there %s %d: %s; the simulator presents "
+                         "KFRONT_SIM_DEVICES of them)" % (devnum, "is" if n == 1 else "are", n,
+                                                          "0" if n == 1 else "0 to %d" % (n - 1)))
+    return d
+
+
+def _stack():
+    st = getattr(_tls, "stack", None)
+    if st is None:
+        st = _tls.stack = []
+    return st
+
+
+def _activate(devnum):
+    """Makes devnum the thread's current device (its runtime made if need be: as numba makes the context)."""
+    runtime(devnum).make_current()
+
+
+def _push(devnum):
+    d = _check_device(devnum)
+    _activate(d)
+    _stack().append(d)
+    return d
+
+
+def _pop(devnum=None):
+    """Undoes the innermost selection (of devnum, when given): back to the device selected before, else 0."""
+    st = _stack()
+    if not st or (devnum is not None and st[-1] != devnum):
+        raise RuntimeError("kfront: device %s is not the innermost device selected on this thread" % (
+            devnum if devnum is not None else "(any)"))
+    st.pop()
+    prev = st[-1] if st else 0
+    rt = _runtimes.get(prev)
+    if rt is not None:
+        rt.make_current()
+    else:
+        _kfront.set_current_device(prev)
+
+
+def _reset_device(devnum):
+    """Releases one device's runtime: its kernels are compiled again, and its memory freed once nothing holds it."""
+    with _lock:
+        rt = _runtimes.pop(devnum, None)
+    if rt is not None:
+        rt.synchronize()
+    from kfront.cuda import dispatcher
+    dispatcher._forget_programs(devnum)
 
 
 def close():
-    """Releases the runtime (numba.cuda.close): every kernel, program and allocation made so far must not be
-    used afterwards; the next use makes a new runtime."""
-    global _runtime
+    """numba.cuda.close(): clears the calling thread's device selections (its current device is 0 again) and, on
+    the main thread, releases every device's runtime: kernels, programs and allocations made so far must not be
+    used afterwards; the next use makes new runtimes."""
+    _stack().clear()
+    _kfront.set_current_device(0)
+    if threading.current_thread() is not threading.main_thread():
+        return
     with _lock:
-        rt, _runtime = _runtime, None
-    if rt is not None:
+        rts = list(_runtimes.values())
+        _runtimes.clear()
+    for rt in rts:
         rt.synchronize()
     from kfront.cuda import dispatcher
     dispatcher._forget_programs()
 
 
 def synchronize():
-    """Waits for all work on the device; raises a pending IndexError of an asynchronous launch."""
+    """Waits for all work on the current device; raises a pending IndexError of an asynchronous launch."""
     runtime().synchronize()
 
 
@@ -63,14 +157,17 @@ def is_available():
 
 
 def detect():
-    """Prints what runs the kernels and returns True when it is a GPU."""
-    rt = runtime()
-    info = rt.device_info()
-    print("Found 1 CUDA devices" if rt.mode == "gpu" else "kfront simulator (no CUDA device used)")
-    cc = info["compute_capability"]
-    print("id 0    %s    [SUPPORTED]\n                      Compute Capability: %d.%d" % (info["name"], cc[0], cc[1]))
-    print("Summary:\n\t1/1 devices are supported")
-    return rt.mode == "gpu"
+    """Prints the devices and returns True when they are GPUs."""
+    gpu = runtime().mode == "gpu"
+    n = device_count()
+    print("Found %d CUDA devices" % n if gpu else "kfront simulator, %d device%s (no CUDA device used)"
+          % (n, "" if n == 1 else "s"))
+    for dev in gpus:
+        cc = dev.compute_capability
+        print("id %d    %s    [SUPPORTED]\n                      Compute Capability: %d.%d"
+              % (dev.id, dev.name.decode(), cc[0], cc[1]))
+    print("Summary:\n\t%d/%d devices are supported" % (n, n))
+    return gpu
 
 
 # ---- devices and contexts --------------------------------------------------------------------------------
@@ -89,15 +186,21 @@ _ATTRIBUTES = {
 
 
 class Device:
-    """A device as numba.cuda's Device: `id`, `name` (bytes, as Numba gives it), `compute_capability`, and the
-    driver's attributes by name (MAX_THREADS_PER_BLOCK, MULTIPROCESSOR_COUNT, WARP_SIZE, ...)."""
+    """A device as numba.cuda's Device and the context manager cuda.gpus[i] gives: `id`, `name` (bytes, as Numba
+    gives it), `compute_capability`, the driver's attributes by name (MAX_THREADS_PER_BLOCK, ...), read without
+    making a context; `with device:` runs the block with it as the thread's current device; `reset()` releases
+    its runtime."""
 
     def __init__(self, devnum=0):
         self.id = devnum
 
     @property
     def _info(self):
-        return runtime().device_info()
+        info = getattr(self, "_info_cache", None)
+        if info is None:
+            errors.register()
+            info = self._info_cache = _kfront.device_info(self.id, **_options())
+        return info
 
     @property
     def name(self):
@@ -122,17 +225,39 @@ class Device:
         key = _ATTRIBUTES[attr]
         return info[key[0]][key[1]] if isinstance(key, tuple) else info[key]
 
+    def get_primary_context(self):
+        return Context(self)
+
+    @property
+    def primary_context(self):
+        return Context(self)
+
+    def can_access_peer(self, peer_device):
+        """Whether this device reads the other's memory directly (peer access); else copies are staged."""
+        peer = peer_device.id if isinstance(peer_device, Device) else _check_device(peer_device)
+        return peer != self.id and runtime(self.id).can_access_peer(runtime(peer))
+
     def __enter__(self):
+        _push(self.id)
         return self
 
     def __exit__(self, *exc):
+        _pop(self.id)
         return False
 
     def reset(self):
-        close()
+        _reset_device(self.id)
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.id == self.id
+
+    def __hash__(self):
+        return hash(("kfront-device", self.id))
 
     def __repr__(self):
         return "<kfront Device %d '%s'>" % (self.id, self._info["name"])
+
+    __str__ = __repr__
 
 
 class _MemoryInfo(tuple):
@@ -146,60 +271,85 @@ class _MemoryInfo(tuple):
 
 
 class Context:
-    """numba.cuda's current_context(): memory information and synchronisation."""
+    """numba.cuda's Context of a device: memory information, synchronisation, reset, push/pop."""
 
     def __init__(self, device):
         self.device = device
 
     def get_memory_info(self):
-        free, total = runtime().memory_info()
+        free, total = runtime(self.device.id).memory_info()
         return _MemoryInfo((free, total))
 
     def synchronize(self):
-        synchronize()
+        runtime(self.device.id).synchronize()
 
     def reset(self):
-        close()
+        _reset_device(self.device.id)
+
+    def push(self):
+        _push(self.device.id)
+
+    def pop(self):
+        _pop(self.device.id)
+
+    def __repr__(self):
+        return "<kfront context of device %d>" % self.device.id
 
 
 class _Gpus:
-    """numba.cuda.gpus: the devices kfront drives (one: the runtime's)."""
+    """numba.cuda.gpus: the devices (iterable, indexable, len); `current` is the thread's current device."""
+
+    def _devices(self):
+        n = device_count()
+        devs = getattr(self, "_list", None)
+        if devs is None or len(devs) != n:
+            devs = self._list = [Device(i) for i in range(n)]
+        return devs
 
     def __len__(self):
-        return 1
+        return device_count()
 
-    def __getitem__(self, i):
-        if i not in (0, -1):
-            raise IndexError("kfront: there is 1 device; device %r does not exist" % (i,))
-        return Device(0)
+    def __getitem__(self, devnum):
+        if isinstance(devnum, slice):
+            return self._devices()[devnum]
+        return self._devices()[_check_device(devnum)]
 
     def __iter__(self):
-        yield Device(0)
+        return iter(self._devices())
 
     @property
     def current(self):
-        return Device(0)
+        return self._devices()[_kfront.current_device()] if _kfront.current_device() < device_count() else None
+
+    def __str__(self):
+        return ", ".join(str(d) for d in self._devices())
 
 
 gpus = _Gpus()
 
 
 def get_current_device():
-    return Device(0)
+    """The thread's current device (its runtime made, as numba's makes the context)."""
+    d = _kfront.current_device()
+    runtime(d)
+    return gpus[d]
 
 
 def select_device(device_id):
-    if device_id != 0:
-        raise ValueError("kfront drives one device (device 0); device %r cannot be selected" % (device_id,))
-    return Device(0)
+    """numba.cuda.select_device: device_id becomes the calling thread's current device (pushed on its stack of
+    selections, which cuda.close() empties); returns the Device."""
+    return gpus[_push(device_id)]
 
 
 def current_context(devnum=None):
-    return Context(Device(0))
+    """The context of the current device (devnum given: that device's, selected as numba selects it)."""
+    if devnum is not None:
+        return Context(select_device(devnum))
+    return Context(get_current_device())
 
 
 def list_devices():
-    return [Device(0)]
+    return list(gpus)
 
 
 # ---- streams -----------------------------------------------------------------------------------------------

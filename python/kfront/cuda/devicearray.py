@@ -4,7 +4,10 @@ __dlpack__), to_device, device_array, device_array_like, pinned_array, pinned, m
 is_cuda_array, from_cuda_array_interface.
 
 A DeviceNDArray is kfront._kfront.DeviceArray (the kf_array a launch passes as it is) plus this API; its memory
-is a Buffer of the runtime (freed when the last array over it goes) or a foreign array it keeps alive.
+is a Buffer of a device's runtime (freed when the last array over it goes) or a foreign array it keeps alive.
+An array knows its device (its Buffer's; DLPack's device id): its copies go through that device's runtime, a copy
+from an array of another device goes device to device (peer access, or staged through host memory), and a
+kernel launched on another device refuses it with an error naming both devices.
 """
 import contextlib
 
@@ -60,7 +63,7 @@ class DeviceNDArray(_kfront.DeviceArray):
 
     __cuda_memory__ = True
 
-    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None, readonly=False):
+    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None, readonly=False, device=None):
         shape = _normalize_shape(shape)
         dtype = np.dtype(dtype)
         strides = tuple(int(s) for s in strides) if strides is not None else _c_strides(shape, dtype.itemsize)
@@ -72,7 +75,11 @@ class DeviceNDArray(_kfront.DeviceArray):
             ptr = gpu_data.ptr if isinstance(gpu_data, _kfront.Buffer) else int(gpu_data[0])
             if not isinstance(gpu_data, _kfront.Buffer):
                 gpu_data = gpu_data[1]
-        super().__init__(ptr, shape, strides, dtype.str, gpu_data, readonly)
+        # the device the memory is on: its Buffer's, else what the caller knows (DLPack's device id); -1 unknown
+        # (foreign memory through the CUDA array interface, which names no device: taken to be the launch's own)
+        if isinstance(gpu_data, _kfront.Buffer):
+            device = gpu_data.runtime.device
+        super().__init__(ptr, shape, strides, dtype.str, gpu_data, readonly, -1 if device is None else device)
         self.shape = shape
         self.strides = strides
         self.dtype = dtype
@@ -93,6 +100,14 @@ class DeviceNDArray(_kfront.DeviceArray):
     @property
     def gpu_data(self):
         return self._owner
+
+    def _rt(self):
+        """The runtime of the device that holds the memory (the current device's when that is not known)."""
+        owner = self._owner
+        if isinstance(owner, _kfront.Buffer):
+            return owner.runtime
+        d = self._device
+        return _runtime.runtime(d if d >= 0 else None)
 
     @property
     def device_ctypes_pointer(self):
@@ -121,7 +136,8 @@ class DeviceNDArray(_kfront.DeviceArray):
                 "stream": None, "version": 3}
 
     def __repr__(self):
-        return "<kfront DeviceNDArray shape=%s dtype=%s at %#x>" % (self.shape, self.dtype, self._ptr)
+        on = " on device %d" % self._device if self._device >= 0 else ""
+        return "<kfront DeviceNDArray shape=%s dtype=%s at %#x%s>" % (self.shape, self.dtype, self._ptr, on)
 
     # -- copies -------------------------------------------------------------------------------------------
     def _contiguous_span(self):
@@ -135,7 +151,7 @@ class DeviceNDArray(_kfront.DeviceArray):
         if ary is None:
             raw = np.empty(nbytes, dtype=np.uint8)
             if nbytes:
-                _runtime.runtime().memcpy(_DTOH, _host_pointer(raw), start, nbytes, s)
+                self._rt().memcpy(_DTOH, _host_pointer(raw), start, nbytes, s)
             if self.size == 0:
                 return np.empty(self.shape, dtype=self.dtype)
             return np.ndarray(self.shape, dtype=self.dtype, buffer=raw, offset=-lo, strides=self.strides)
@@ -143,7 +159,7 @@ class DeviceNDArray(_kfront.DeviceArray):
             raise ValueError("copy_to_host: the host array must have shape %s and dtype %s" % (self.shape, self.dtype))
         if ary.strides == self.strides and ary.flags.writeable:
             if nbytes:
-                _runtime.runtime().memcpy(_DTOH, _host_pointer(ary) + lo, start, nbytes, s)
+                self._rt().memcpy(_DTOH, _host_pointer(ary) + lo, start, nbytes, s)
         else:
             ary[...] = self.copy_to_host(stream=stream)
         return ary
@@ -158,12 +174,19 @@ class DeviceNDArray(_kfront.DeviceArray):
             if src.shape != self.shape or src.dtype != self.dtype:
                 raise ValueError("copy_to_device: shapes or dtypes differ (%s %s vs %s %s)"
                                  % (src.shape, src.dtype, self.shape, self.dtype))
-            if src.strides != self.strides:
-                raise ValueError("copy_to_device: device arrays of different strides cannot be copied")
+            if src.strides != self.strides or not (self.is_c_contiguous() or self.is_f_contiguous()):
+                # the span of a view with gaps holds other arrays' elements, which a copy of the span would
+                # overwrite: its elements go through the host, each where it belongs
+                self.copy_to_device(src.copy_to_host(stream=stream), stream=stream)
+                return
             start, nbytes, _ = self._contiguous_span()
             sstart, _, _ = src._contiguous_span()
             if nbytes:
-                _runtime.runtime().memcpy(_DTOD, start, sstart, nbytes, s)
+                dst_rt, src_rt = self._rt(), src._rt()
+                if dst_rt is src_rt:
+                    dst_rt.memcpy(_DTOD, start, sstart, nbytes, s)
+                else:  # another device (peer access, or staged through host memory)
+                    dst_rt.memcpy_peer(start, src_rt, sstart, nbytes, s)
             return
         host = np.asarray(ary)
         if host.dtype != self.dtype:
@@ -172,20 +195,21 @@ class DeviceNDArray(_kfront.DeviceArray):
             host = np.broadcast_to(host, self.shape) if host.size == 1 or host.ndim < self.ndim else host
             if host.shape != self.shape:
                 raise ValueError("copy_to_device: shape %s into a device array of shape %s" % (host.shape, self.shape))
-        if host.strides != self.strides:
+        gaps = not (self.is_c_contiguous() or self.is_f_contiguous())
+        if host.strides != self.strides or gaps:  # (a host array of the same strides has its own gaps' bytes)
             lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
             staged = np.zeros(hi - lo, dtype=np.uint8)
             view = np.ndarray(self.shape, dtype=self.dtype, buffer=staged, offset=-lo, strides=self.strides)
-            if not self.is_c_contiguous() and not self.is_f_contiguous():
+            if gaps:
                 # a view with gaps: the bytes between its elements are read first so they are kept
                 start, nbytes, _ = self._contiguous_span()
                 if nbytes:
-                    _runtime.runtime().memcpy(_DTOH, _host_pointer(staged), start, nbytes, s)
+                    self._rt().memcpy(_DTOH, _host_pointer(staged), start, nbytes, s)
             view[...] = host
             host = view
         start, nbytes, lo = self._contiguous_span()
         if nbytes:
-            _runtime.runtime().memcpy(_HTOD, start, _host_pointer(host) + lo, nbytes, s)
+            self._rt().memcpy(_HTOD, start, _host_pointer(host) + lo, nbytes, s)
 
     def copy_to_host_async(self, stream):
         return self.copy_to_host(stream=stream)
@@ -193,13 +217,14 @@ class DeviceNDArray(_kfront.DeviceArray):
     # -- views ----------------------------------------------------------------------------------------
     def _view(self, shape, strides, offset_bytes, dtype=None):
         return DeviceNDArray(shape, strides, dtype if dtype is not None else self.dtype, self.stream,
-                             gpu_data=(self._ptr + offset_bytes, self._owner), readonly=self._readonly)
+                             gpu_data=(self._ptr + offset_bytes, self._owner), readonly=self._readonly,
+                             device=self._device)
 
     def __getitem__(self, key):
         probe, offset = _probe(self, key)
         if probe.ndim == 0:
             out = np.empty((), dtype=self.dtype)
-            _runtime.runtime().memcpy(_DTOH, _host_pointer(out), self._ptr + offset, self.dtype.itemsize, None)
+            self._rt().memcpy(_DTOH, _host_pointer(out), self._ptr + offset, self.dtype.itemsize, None)
             return out[()]
         return self._view(probe.shape, probe.strides, offset)
 
@@ -254,7 +279,9 @@ class DeviceNDArray(_kfront.DeviceArray):
 
     # -- DLPack ------------------------------------------------------------------------------------------
     def __dlpack_device__(self):
-        return (2 if _runtime.runtime().mode == "gpu" else 1), 0
+        """(kDLCUDA, the device) on a GPU; (kDLCPU, 0) on the simulator, whose device memory is host memory."""
+        rt = self._rt()
+        return (2, rt.device) if rt.mode == "gpu" else (1, 0)
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         from kfront.cuda import _dlpack
@@ -418,7 +445,10 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     stream_ptr = desc.get("stream")
     if sync and stream_ptr not in (None, 0, 1, 2):
         _runtime.external_stream(stream_ptr).synchronize()
-    return DeviceNDArray(shape, strides, dtype, gpu_data=(ptr, owner), readonly=bool(readonly))
+    # the interface names no device: the GPU's driver says whose memory it is (the simulator cannot: unknown)
+    device = _runtime.runtime().pointer_device(ptr) if ptr else -1
+    return DeviceNDArray(shape, strides, dtype, gpu_data=(ptr, owner), readonly=bool(readonly),
+                         device=device if device >= 0 else None)
 
 
 def as_cuda_array(obj, sync=True):

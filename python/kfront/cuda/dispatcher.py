@@ -8,7 +8,13 @@ arrays as constant arrays, enums, modules and numba objects by path), and the de
 which the runtime specialises the kernel per argument types — a lock-free lookup by type fingerprint on every
 launch, a compile on a new fingerprint. `kernel[griddim, blockdim, stream, sharedmem](*args)` is a launcher
 object per launch configuration (cached), whose call goes straight to the C launch path.
+
+Several devices: the program is made per device, on the runtime of the thread's current device when the kernel is
+first used there (each device has its own specialisations and in-memory cache; the disk cache is shared by
+devices of one compute capability). A launcher belongs to the device it was made on; called while another device
+is current, it launches through that device's launcher of the same configuration.
 """
+import functools
 import math
 import operator
 import weakref
@@ -21,11 +27,23 @@ from kfront.cuda import _runtime
 _dispatchers = weakref.WeakSet()
 
 
-def _forget_programs():
-    """After cuda.close(): every dispatcher compiles again on its next use."""
+def _forget_programs(devnum=None):
+    """After cuda.close() (devnum None: every device) or a device's reset: every dispatcher compiles again for that
+    device on its next use there."""
     for d in list(_dispatchers):
-        d._program = d._function = None
+        if devnum is None:
+            d._functions.clear()
+        else:
+            d._functions.pop(devnum, None)
         d._launchers.clear()
+
+
+def _redirect(ref, config):
+    """A launcher's way to the current device: the launcher of `config` for it (see Launcher in ext/program.c)."""
+    d = ref()
+    if d is None:
+        raise RuntimeError("kfront: the kernel this launcher belonged to is gone")
+    return d._configure(config, redirect=False)
 
 
 def _dim(value, what):
@@ -165,8 +183,7 @@ class Dispatcher:
                              inline=(1 if inline in ("always", True) else 0), cache=bool(cache))
         self._bounds_check = extra.get("boundscheck") is not False
         self._inputs = None
-        self._program = None
-        self._function = None
+        self._functions = {}   # device ordinal -> its _kfront.Function (of a program on that device's runtime)
         self._launchers = {}
         self._specialized = {}
         _dispatchers.add(self)
@@ -187,12 +204,14 @@ class Dispatcher:
         return self._inputs
 
     def _fn(self):
-        f = self._function
+        """The function on the calling thread's current device (a program per device: its own specialisations)."""
+        dev = _kfront.current_device()
+        f = self._functions.get(dev)
         if f is None:
             inputs = self._frozen()
-            self._program = _kfront.Program(_runtime.runtime(), inputs.sources, inputs.binding_list(), inputs.specs,
-                                             bounds_check=self._bounds_check)
-            f = self._function = self._program.function(self.py_func.__code__.co_name)
+            program = _kfront.Program(_runtime.runtime(dev), inputs.sources, inputs.binding_list(), inputs.specs,
+                                      bounds_check=self._bounds_check)
+            f = self._functions[dev] = program.function(self.py_func.__code__.co_name)
         return f
 
     # -- launching --------------------------------------------------------------------------------------
@@ -202,7 +221,7 @@ class Dispatcher:
             launcher = self._configure(config)
         return launcher
 
-    def _configure(self, config):
+    def _configure(self, config, redirect=True):
         if self._kind == "device":
             raise TypeError("kfront: %s is a device function (device=True): kernels call it; it cannot be "
                             "launched" % self.__name__)
@@ -213,7 +232,12 @@ class Dispatcher:
         block = _dim(config[1], "blockdim")
         stream = _runtime.stream_arg(config[2] if len(config) > 2 else 0)
         shared = operator.index(config[3]) if len(config) > 3 else 0
-        launcher = self._fn().configure(grid, block, stream, shared)
+        # the launcher is the current device's; called on another current device it launches there through the
+        # launcher `_redirect` makes for it (kept by the launcher: no lookup on the one-device path)
+        back = functools.partial(_redirect, weakref.ref(self), config) if redirect else None
+        launcher = self._fn().configure(grid, block, stream, shared, back)
+        if not redirect:
+            return launcher
         if _hashable(config):
             if len(self._launchers) > 256:
                 self._launchers.clear()
@@ -262,9 +286,10 @@ class Dispatcher:
     def overloads(self):
         """Signature -> compiled kernel (kfront._kfront.Kernel: `signature`, `params`), for every
         specialisation made so far (eager signatures once compiled, and one per new argument-type signature)."""
-        if self._function is None:
+        f = self._functions.get(_kfront.current_device())
+        if f is None:
             return {}
-        return {k.signature: k for k in self._function.kernels()}
+        return {k.signature: k for k in f.kernels()}
 
     def _signature_for(self, signature):
         if signature is not None:

@@ -3,7 +3,8 @@
 Each decorated function becomes a kfront program whose generated kernels (kfront's frontend writes them, see
 frontend/compile.h) the runtime calls through kf_reduce, kf_ufunc_call and kf_gufunc_call (runtime/host_funcs.c):
 broadcasting, signature selection and the launch are the C library's, so every embedder gets the same
-behaviour. Host inputs give host outputs; device inputs give device arrays, as in Numba.
+behaviour. Host inputs give host outputs; device inputs give device arrays, as in Numba. A call runs on the
+calling thread's current device (device arrays of another device are refused, naming both).
 """
 import numpy as np
 
@@ -24,8 +25,7 @@ class _Generated:
         self._sigs = [types.normalize_signature(s) for s in sigs]
         self._layout = layout
         self._inputs = None
-        self._program = None
-        self._function = None
+        self._functions = {}  # device ordinal -> _kfront.Function (a program per device, as dispatchers have)
         self._launchers = {}
         _dispatchers.add(self)
 
@@ -39,11 +39,14 @@ class _Generated:
         return self._inputs
 
     def _fn(self):
-        if self._function is None:
+        """The function on the calling thread's current device (where the call runs)."""
+        dev = _kfront.current_device()
+        f = self._functions.get(dev)
+        if f is None:
             inputs = self._frozen()
-            self._program = _kfront.Program(_runtime.runtime(), inputs.sources, inputs.binding_list(), inputs.specs)
-            self._function = self._program.function(self.py_func.__code__.co_name)
-        return self._function
+            program = _kfront.Program(_runtime.runtime(dev), inputs.sources, inputs.binding_list(), inputs.specs)
+            f = self._functions[dev] = program.function(self.py_func.__code__.co_name)
+        return f
 
 
 def _any_device(args):
