@@ -170,8 +170,7 @@ def enum_spelling(cls):
     """The type of an enum class's members as kfront spells it (Numba's EnumMember / IntEnumMember of the
     class): IntEnumMember("module.Qual.Name", int64) for IntEnum and IntFlag (members that are integers),
     EnumMember("module.Qual.Name", int64) for others."""
-    kind = "IntEnumMember" if issubclass(cls, int) else "EnumMember"
-    return '%s("%s.%s", int64)' % (kind, cls.__module__, cls.__qualname__)
+    return str((kftypes.IntEnumMember if issubclass(cls, int) else kftypes.EnumMember)(cls, kftypes.int64))
 
 
 def _enum_value(name, member):

@@ -193,6 +193,38 @@ def test_enum_member_argument_value():
     np.testing.assert_array_equal(got, [2, 0])
 
 
+def test_enum_types_typeof_and_specialize():
+    from kfront import types
+
+    t = types.typeof(Color.red)
+    assert t == types.EnumMember(Color, types.int64) and str(t) == 'EnumMember("%s.Color", int64)' % __name__
+    assert types.typeof(Shape.circle) is types.IntEnumMember(Shape, types.int64)
+
+    @cuda.jit
+    def value_of(c, out):
+        out[0] = c.value
+
+    d = value_of.specialize(Color.green, np.zeros(1, dtype=np.int64))
+    assert d.signatures == ['void(%s, int64[::1])' % t]
+    out = np.zeros(1, dtype=np.int64)
+    d[1, 1](Color.blue, out)
+    assert out[0] == 3
+
+
+def test_enum_in_vectorize():
+    from kfront import vectorize
+
+    def f(x):
+        if x != RequestError.not_found:
+            return RequestError["internal_error"]
+        else:
+            return RequestError.dummy
+
+    cuda_func = vectorize("int64(int64)", target="cuda")(f)
+    arr = np.array([2, 404, 500, 404], dtype=np.int64)
+    np.testing.assert_array_equal(cuda_func(arr), [f(x) for x in arr])
+
+
 def test_enum_errors_are_compile_errors():
     @cuda.jit
     def plus(out):
