@@ -5,8 +5,13 @@
  * failure of ours anywhere in it unwinds to the guard, which disposes of the LLVM objects and the libNVVM
  * program alive at that moment (every one is registered with mem_guard_defer while it lives) and reports "out
  * of memory"; the text and the tables reach the caller only when the compile finished. LLVM's and libNVVM's
- * own allocations are outside the hook (kfront.h). */
+ * own allocations are outside the hook (kfront.h).
+ *
+ * Structured control flow reaches the lowering as blocks and branches: a module with scf ops is copied and run
+ * through lower-scf (passes/lower_scf.c, the one lowering of scf.if/for/while), so the module given stays as it
+ * was. */
 #include "backend/backend.h"
+#include "passes/passes.h"
 #include "utils/mem.h"
 
 void be_options_default(BackendOptions *o) {
@@ -78,14 +83,37 @@ static void compile_ptx(BeJob *j, LLVMContextRef ctx) {
   }
 }
 
+static bool find_scf(Op *op, void *found) {
+  if (op->kind != OP_IF && op->kind != OP_FOR && op->kind != OP_WHILE) return true;
+  *(bool *)found = true;
+  return false;
+}
+
+/* m when it holds no scf op, else a copy of m through lower-scf (freed by the caller; under the job's guard a
+ * failed allocation takes it along). */
+static Module *cf_module(Module *m, Diag *diag) {
+  bool found = false;
+  ir_walk_module(m, find_scf, &found);
+  if (!found) return m;
+  Module *c = ir_module_clone(m);
+  int64_t options[PASS_MAX_OPTIONS] = {0};
+  PassContext pc = {diag, options};
+  pass_lower_scf(c, &pc);
+  return c;
+}
+
 static void run_job(void *arg) {
   BeJob *j = arg;
+  Module *given = j->m;
+  j->m = cf_module(given, j->diag);
   LLVMContextRef ctx = LLVMContextCreate();
   mem_guard_defer(be_dispose_context, ctx);  /* with it, every module made in it */
   if (j->ptx) compile_ptx(j, ctx);
   else emit_llvm(j, ctx);
   mem_guard_undefer(be_dispose_context, ctx);
   LLVMContextDispose(ctx);
+  if (j->m != given) ir_module_free(j->m);
+  j->m = given;
 }
 
 static BeStatus run(Module *m, const BackendOptions *o, bool ptx, StrBuf *out, BackendTables *tables, Diag *diag) {

@@ -1,7 +1,7 @@
 /* lower_llvm.c — kir to LLVM IR through the LLVM-C API of LLVM 14 (typed pointers).
  *
- * Input: a kir module in any mix of structured (scf) and unstructured (cf) control flow; scf.if/for/while
- * are lowered here straight to LLVM blocks and phis, so lower-scf is optional. Output: an LLVM module for
+ * Input: a kir module in cf form (backend.c runs lower-scf first on a copy of one with scf ops: one lowering
+ * of structured control flow, which the simulator's is checked against). Output: an LLVM module for
  * the NVPTX triple, in one of two dialects:
  *   BE_NVVM  what libNVVM (NVVM 7.0.1, LLVM 7 syntax) reads: no fneg/freeze, no attributes newer than
  *            LLVM 7 (stripped from intrinsic declarations), float atomic add through
@@ -14,7 +14,7 @@
  * Values: each kir Value maps (through its scratch id, numbered per function) to an LLVM value, or, for
  * an array, to an ArrVal: a typed data pointer in a known address space plus i64 shape and stride
  * values (constants where known: the element stride of C/F layouts, shared/local/const shapes).
- * Block arguments, scf results and loop-carried values become phis (arrays: one phi per component,
+ * Block arguments become phis (arrays: one phi per component,
  * with a generic data pointer). Memory accesses compute data + sum(index * stride) with inbounds GEPs
  * (element-sized strides as element GEPs, the rest in bytes).
  *
@@ -36,6 +36,7 @@
 #include <llvm-c/DebugInfo.h>
 
 #include "backend/backend.h"
+#include "ir/op_semantics.h"
 #include "kfront/abi.h"
 #include "utils/mem.h"
 #include "utils/ptrmap.h"
@@ -84,14 +85,6 @@ typedef struct GlobalInfo {
   char layout;
 } GlobalInfo;
 
-/* Lowering state of an scf op whose regions are being lowered (a stack, innermost last). */
-typedef struct ScfState {
-  Op *op;
-  Target *yield_to;     /* scf.if: merge; scf.for: latch; scf.while region 1: before */
-  Target *cond_true;    /* scf.while: after-region entry */
-  Target *cond_false;   /* scf.while: exit */
-  struct ScfState *outer;
-} ScfState;
 
 typedef struct Lower {
   Module *m;
@@ -121,7 +114,6 @@ typedef struct Lower {
   unsigned nslots;
   Target **block_targets;
   unsigned nblocks;
-  ScfState *scf;
 } Lower;
 
 static bool lower_region(Lower *L, Region *r, LLVMBasicBlockRef entry_bb);
@@ -762,29 +754,24 @@ static bool const_nonzero(LLVMValueRef v) {
 }
 
 /* fptosi/fptoui. A constant operand is converted here as the GPU's cvt.rzi does at run time (saturating, NaN
- * to 0), as the simulator does: LLVM would fold an out-of-range constant to `poison`, which is undefined and
- * which libNVVM's parser does not accept. */
+ * to 0: sem_float_to_int, what the simulator runs): LLVM would fold an out-of-range constant to `poison`, which
+ * is undefined and which libNVVM's parser does not accept. */
 static LLVMValueRef fp_to_int(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef rt, bool sgn) {
+  if (LLVMGetTypeKind(rt) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(rt) == 8 && !LLVMIsAConstantFP(x)) {
+    /* PTX has no 8-bit cvt: NVPTX converts to 16 bits and keeps the low byte (no saturation at 8 bits); convert
+     * to i32 (saturating) and clamp to the byte's range instead */
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(rt));
+    LLVMValueRef w = sgn ? LLVMBuildFPToSI(b, x, i32, "") : LLVMBuildFPToUI(b, x, i32, "");
+    LLVMValueRef hi = LLVMConstInt(i32, sgn ? 127 : 255, 0), lo = LLVMConstInt(i32, sgn ? (unsigned long long)-128 : 0, 1);
+    w = LLVMBuildSelect(b, LLVMBuildICmp(b, sgn ? LLVMIntSGT : LLVMIntUGT, w, hi, ""), hi, w, "");
+    if (sgn) w = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, w, lo, ""), lo, w, "");
+    return LLVMBuildTrunc(b, w, rt, "");
+  }
   if (!LLVMIsAConstantFP(x) || LLVMGetTypeKind(rt) != LLVMIntegerTypeKind)
     return sgn ? LLVMBuildFPToSI(b, x, rt, "") : LLVMBuildFPToUI(b, x, rt, "");
   LLVMBool loses;
   double v = LLVMConstRealGetDouble(x, &loses);
-  unsigned bits = LLVMGetIntTypeWidth(rt);
-  uint64_t u;
-  if (isnan(v)) {
-    u = 0;
-  } else if (sgn) {
-    double lo = -ldexp(1.0, (int)bits - 1), hi = ldexp(1.0, (int)bits - 1);
-    if (v <= lo) u = (uint64_t)(bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)));
-    else if (v >= hi) u = bits == 64 ? (uint64_t)INT64_MAX : ((uint64_t)1 << (bits - 1)) - 1;
-    else u = (uint64_t)(int64_t)v;
-  } else {
-    double hi = ldexp(1.0, (int)bits);
-    if (v <= -1.0) u = 0;
-    else if (v >= hi) u = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-    else u = (uint64_t)v;
-  }
-  return LLVMConstInt(rt, u, sgn);
+  return LLVMConstInt(rt, sem_float_to_int(v, LLVMGetIntTypeWidth(rt), sgn), sgn);
 }
 
 /* Division-like ops are undefined in LLVM for a zero divisor: divide by 1 instead and select 0 after. */
@@ -928,7 +915,19 @@ static LLVMValueRef power_helper(Lower *L, LLVMTypeRef bt, LLVMTypeRef et, bool 
   add_incoming1(res, r2, loop);
   LLVMValueRef out = res;
   if (is_float && signed_exp) out = LLVMBuildSelect(L->b, neg, LLVMBuildFDiv(L->b, one, res, ""), res, "");
-  else if (!is_float && signed_exp) out = LLVMBuildSelect(L->b, neg, LLVMConstNull(bt), res, "");
+  else if (!is_float && signed_exp) {
+    /* a negative exponent (sem_ipow): 1 for x 1, -1 or 1 for x -1 (n odd or even), the minimum for x 0, else 0 */
+    LLVMValueRef one_x = LLVMBuildICmp(L->b, LLVMIntEQ, x0, one, "");
+    LLVMValueRef minus_one_x = LLVMBuildICmp(L->b, LLVMIntEQ, x0, LLVMConstAllOnes(bt), "");
+    LLVMValueRef zero_x = LLVMBuildICmp(L->b, LLVMIntEQ, x0, LLVMConstNull(bt), "");
+    LLVMValueRef odd_n = LLVMBuildTrunc(L->b, n0, L->t_i1, "");
+    LLVMValueRef sign_one = LLVMBuildSelect(L->b, odd_n, LLVMConstAllOnes(bt), one, "");
+    LLVMValueRef min = LLVMConstShl(LLVMConstInt(bt, 1, 0), LLVMConstInt(bt, LLVMGetIntTypeWidth(bt) - 1, 0));
+    LLVMValueRef negr = LLVMBuildSelect(L->b, zero_x, min, LLVMConstNull(bt), "");
+    negr = LLVMBuildSelect(L->b, minus_one_x, sign_one, negr, "");
+    negr = LLVMBuildSelect(L->b, one_x, one, negr, "");
+    out = LLVMBuildSelect(L->b, neg, negr, res, "");
+  }
   LLVMBuildRet(L->b, out);
   free_builder(L->b);
   L->b = saved;
@@ -1081,8 +1080,16 @@ static LLVMValueRef atomic_update(Lower *L, LLVMValueRef old, LLVMValueRef v, vo
   const char *k = u->kind;
   if (strcmp(k, "add") == 0) return is_float ? LLVMBuildFAdd(L->b, old, v, "") : LLVMBuildAdd(L->b, old, v, "");
   if (strcmp(k, "sub") == 0) return is_float ? LLVMBuildFSub(L->b, old, v, "") : LLVMBuildSub(L->b, old, v, "");
+  bool nan_kind = strcmp(k, "nanmin") == 0 || strcmp(k, "nanmax") == 0;
+  if (nan_kind) k += 3; /* "min" / "max": the same on integers */
   if (strcmp(k, "min") == 0 || strcmp(k, "max") == 0) {
     bool mx = k[1] == 'a';
+    if (is_float && nan_kind) {
+      /* nanmin / nanmax: a NaN value keeps the old one, a NaN old value is replaced */
+      LLVMValueRef v_nan = LLVMBuildFCmp(L->b, LLVMRealUNO, v, v, ""), old_nan = LLVMBuildFCmp(L->b, LLVMRealUNO, old, old, "");
+      LLVMValueRef r = LLVMBuildSelect(L->b, old_nan, v, minmax_f(L, old, v, mx), "");
+      return LLVMBuildSelect(L->b, v_nan, old, r, "");
+    }
     if (is_float) return minmax_f(L, old, v, mx);
     LLVMIntPredicate p = u->is_unsigned ? (mx ? LLVMIntUGT : LLVMIntULT) : (mx ? LLVMIntSGT : LLVMIntSLT);
     return LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, p, v, old, ""), v, old, "");
@@ -1145,66 +1152,22 @@ static bool lower_constant(Lower *L, Op *op) {
   return true;
 }
 
+/* LLVM's predicates, in the order of SemIPred / SemFPred (ir/op_semantics.h). */
 static LLVMIntPredicate icmp_pred(const char *p, bool *ok) {
-  static const struct { const char *n; LLVMIntPredicate p; } t[] = {
-      {"eq", LLVMIntEQ}, {"ne", LLVMIntNE}, {"slt", LLVMIntSLT}, {"sle", LLVMIntSLE}, {"sgt", LLVMIntSGT},
-      {"sge", LLVMIntSGE}, {"ult", LLVMIntULT}, {"ule", LLVMIntULE}, {"ugt", LLVMIntUGT}, {"uge", LLVMIntUGE}};
-  for (size_t i = 0; p && i < sizeof t / sizeof t[0]; i++)
-    if (strcmp(p, t[i].n) == 0) return t[i].p;
-  *ok = false;
-  return LLVMIntEQ;
+  static const LLVMIntPredicate t[] = {LLVMIntEQ,  LLVMIntNE,  LLVMIntSLT, LLVMIntSLE, LLVMIntSGT,
+                                       LLVMIntSGE, LLVMIntULT, LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
+  int i = sem_name_index(p, sem_cmpi_names);
+  *ok = i >= 0;
+  return i >= 0 ? t[i] : LLVMIntEQ;
 }
 
 static LLVMRealPredicate fcmp_pred(const char *p, bool *ok) {
-  static const struct { const char *n; LLVMRealPredicate p; } t[] = {
-      {"false", LLVMRealPredicateFalse}, {"oeq", LLVMRealOEQ}, {"ogt", LLVMRealOGT}, {"oge", LLVMRealOGE},
-      {"olt", LLVMRealOLT}, {"ole", LLVMRealOLE}, {"one", LLVMRealONE}, {"ord", LLVMRealORD},
-      {"uno", LLVMRealUNO}, {"ueq", LLVMRealUEQ}, {"ugt", LLVMRealUGT}, {"uge", LLVMRealUGE},
-      {"ult", LLVMRealULT}, {"ule", LLVMRealULE}, {"une", LLVMRealUNE}, {"true", LLVMRealPredicateTrue}};
-  for (size_t i = 0; p && i < sizeof t / sizeof t[0]; i++)
-    if (strcmp(p, t[i].n) == 0) return t[i].p;
-  *ok = false;
-  return LLVMRealOEQ;
-}
-
-static const char *math_name(OpKind k) {
-  switch (k) {
-  case OP_SQRT: return "sqrt";
-  case OP_EXP: return "exp";
-  case OP_EXP2: return "exp2";
-  case OP_EXPM1: return "expm1";
-  case OP_LOG: return "log";
-  case OP_LOG2: return "log2";
-  case OP_LOG10: return "log10";
-  case OP_LOG1P: return "log1p";
-  case OP_SIN: return "sin";
-  case OP_COS: return "cos";
-  case OP_TAN: return "tan";
-  case OP_ASIN: return "asin";
-  case OP_ACOS: return "acos";
-  case OP_ATAN: return "atan";
-  case OP_SINH: return "sinh";
-  case OP_COSH: return "cosh";
-  case OP_TANH: return "tanh";
-  case OP_ASINH: return "asinh";
-  case OP_ACOSH: return "acosh";
-  case OP_ATANH: return "atanh";
-  case OP_ERF: return "erf";
-  case OP_ERFC: return "erfc";
-  case OP_GAMMA: return "tgamma";
-  case OP_LGAMMA: return "lgamma";
-  case OP_FLOOR: return "floor";
-  case OP_CEIL: return "ceil";
-  case OP_TRUNC: return "trunc";
-  case OP_ROUND: return "rint"; /* Python round(): half to even */
-  case OP_FABS: return "fabs";
-  case OP_POW: return "pow";
-  case OP_ATAN2: return "atan2";
-  case OP_HYPOT: return "hypot";
-  case OP_COPYSIGN: return "copysign";
-  case OP_FMOD: return "fmod";
-  default: return NULL;
-  }
+  static const LLVMRealPredicate t[] = {LLVMRealOEQ, LLVMRealONE, LLVMRealOLT, LLVMRealOLE, LLVMRealOGT,
+                                        LLVMRealOGE, LLVMRealORD, LLVMRealUNE, LLVMRealULT, LLVMRealULE,
+                                        LLVMRealUGT, LLVMRealUGE, LLVMRealUNO};
+  int i = sem_name_index(p, sem_cmpf_names);
+  *ok = i >= 0;
+  return i >= 0 ? t[i] : LLVMRealOEQ;
 }
 
 static const char *dim_letter(const Op *op) {
@@ -1309,7 +1272,8 @@ static bool lower_atomic(Lower *L, Op *op) {
         {"add", LLVMAtomicRMWBinOpAdd, LLVMAtomicRMWBinOpAdd}, {"sub", LLVMAtomicRMWBinOpSub, LLVMAtomicRMWBinOpSub},
         {"and", LLVMAtomicRMWBinOpAnd, LLVMAtomicRMWBinOpAnd}, {"or", LLVMAtomicRMWBinOpOr, LLVMAtomicRMWBinOpOr},
         {"xor", LLVMAtomicRMWBinOpXor, LLVMAtomicRMWBinOpXor}, {"exch", LLVMAtomicRMWBinOpXchg, LLVMAtomicRMWBinOpXchg},
-        {"min", LLVMAtomicRMWBinOpMin, LLVMAtomicRMWBinOpUMin}, {"max", LLVMAtomicRMWBinOpMax, LLVMAtomicRMWBinOpUMax}};
+        {"min", LLVMAtomicRMWBinOpMin, LLVMAtomicRMWBinOpUMin}, {"max", LLVMAtomicRMWBinOpMax, LLVMAtomicRMWBinOpUMax},
+        {"nanmin", LLVMAtomicRMWBinOpMin, LLVMAtomicRMWBinOpUMin}, {"nanmax", LLVMAtomicRMWBinOpMax, LLVMAtomicRMWBinOpUMax}};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
       if (strcmp(kind, ops[i].k) == 0 && bits >= 32)
         old = LLVMBuildAtomicRMW(L->b, is_unsigned ? ops[i].u : ops[i].s, p, v, LLVMAtomicOrderingMonotonic, 0);
@@ -1338,11 +1302,12 @@ static bool lower_atomic(Lower *L, Op *op) {
     old = LLVMBuildBitCast(L->b, r, t, "");
   }
   if (!old) {
-    static const char *known[] = {"add", "sub", "and", "or", "xor", "exch", "min", "max", "inc", "dec"};
+    static const char *known[] = {"add", "sub", "and", "or", "xor", "exch", "min", "max", "inc", "dec", "nanmin", "nanmax"};
     bool ok = false;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) ok |= strcmp(kind, known[i]) == 0;
     if (!ok) return fail(L, op, "gpu.atomic_rmw with unknown kind '%s'", kind);
-    if (is_float && strcmp(kind, "add") && strcmp(kind, "sub") && strcmp(kind, "min") && strcmp(kind, "max"))
+    if (is_float && strcmp(kind, "add") && strcmp(kind, "sub") && strcmp(kind, "min") && strcmp(kind, "max") &&
+        strcmp(kind, "nanmin") && strcmp(kind, "nanmax"))
       return fail(L, op, "gpu.atomic_rmw kind '%s' on a float array", kind);
     AtomicUpd u = {kind, is_unsigned};
     old = cas_loop(L, p, a->as, t, v, NULL, atomic_update, &u);
@@ -1472,164 +1437,10 @@ static bool lower_return(Lower *L, Op *op) {
   return true;
 }
 
-static ScfState *scf_state(Lower *L, const Op *parent) {
-  for (ScfState *s = L->scf; s; s = s->outer)
-    if (s->op == parent) return s;
-  return NULL;
-}
-
-static void push_scf(Lower *L, ScfState *s, Op *op) {
-  s->op = op;
-  s->outer = L->scf;
-  L->scf = s;
-}
-
-static void pop_scf(Lower *L) { L->scf = L->scf->outer; }
-
-static Type **result_types(Lower *L, const Op *op) {
-  Type **ts = ARENA_ARRAY(&L->arena, Type *, op->nresults ? op->nresults : 1);
-  for (unsigned i = 0; i < op->nresults; i++) ts[i] = op->results[i].type;
-  return ts;
-}
-
-static bool lower_if(Lower *L, Op *op) {
-  LLVMValueRef c = operand(L, op, 0);
-  if (!c) return false;
-  Target *merge = new_target(L, op->nresults, result_types(L, op), "");
-  LLVMBasicBlockRef then_bb = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
-  bool has_else = op->nregions > 1 && op->regions[1].first;
-  LLVMBasicBlockRef else_bb = has_else ? LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "") : merge->bb;
-  if (!has_else && op->nresults) return fail(L, op, "scf.if with results needs an else region");
-  LLVMBuildCondBr(L->b, c, then_bb, else_bb);
-  ScfState s = {.yield_to = merge};
-  push_scf(L, &s, op);
-  bool ok = lower_region(L, &op->regions[0], then_bb);
-  if (ok && has_else) ok = lower_region(L, &op->regions[1], else_bb);
-  pop_scf(L);
-  if (!ok) return false;
-  LLVMPositionBuilderAtEnd(L->b, merge->bb);
-  for (unsigned i = 0; i < op->nresults; i++) {
-    if (merge->types[i]->kind == TY_ARRAY) set_arr(L, &op->results[i], merge->phis[i].a);
-    else set(L, &op->results[i], merge->phis[i].v);
-  }
-  return true;
-}
-
-static bool lower_for(Lower *L, Op *op) {
-  if (op->noperands < 3 || op->nregions != 1 || !op->regions[0].first)
-    return fail(L, op, "malformed scf.for");
-  LLVMValueRef lb = operand(L, op, 0), ub = operand(L, op, 1), step = operand(L, op, 2);
-  if (!lb || !ub || !step) return false;
-  Block *body = op->regions[0].first;
-  unsigned ncarried = op->noperands - 3;
-  if (body->nargs != ncarried + 1 || op->nresults != ncarried) return fail(L, op, "malformed scf.for");
-  Type **types = ARENA_ARRAY(&L->arena, Type *, ncarried + 1);
-  for (unsigned i = 0; i <= ncarried; i++) types[i] = body->args[i]->type;
-  Target *header = new_target(L, ncarried + 1, types, "");
-  /* entry edge: iv = lb, carried = inits */
-  Value **inits = ARENA_ARRAY(&L->arena, Value *, ncarried + 1);
-  inits[0] = op_operand(op, 0);
-  for (unsigned i = 0; i < ncarried; i++) inits[i + 1] = op_operand(op, 3 + i);
-  jump(L, header, inits, ncarried + 1, op);
-  LLVMPositionBuilderAtEnd(L->b, header->bb);
-  LLVMValueRef iv = header->phis[0].v;
-  LLVMValueRef cond;
-  if (LLVMIsAConstantInt(step)) {
-    bool up = LLVMConstIntGetSExtValue(step) > 0;
-    cond = LLVMBuildICmp(L->b, up ? LLVMIntSLT : LLVMIntSGT, iv, ub, "");
-  } else {
-    LLVMValueRef up = LLVMBuildICmp(L->b, LLVMIntSGT, step, LLVMConstNull(LLVMTypeOf(step)), "");
-    cond = LLVMBuildSelect(L->b, up, LLVMBuildICmp(L->b, LLVMIntSLT, iv, ub, ""),
-                           LLVMBuildICmp(L->b, LLVMIntSGT, iv, ub, ""), "");
-  }
-  LLVMBasicBlockRef body_bb = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
-  LLVMBasicBlockRef exit_bb = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
-  LLVMBuildCondBr(L->b, cond, body_bb, exit_bb);
-  bind_target(L, header, body->args, body->nargs);
-  /* the latch: scf.yield jumps here with the next carried values; iv advances */
-  Target *latch = new_target(L, ncarried, types + 1, "");
-  ScfState s = {.yield_to = latch};
-  push_scf(L, &s, op);
-  bool ok = lower_region(L, &op->regions[0], body_bb);
-  pop_scf(L);
-  if (!ok) return false;
-  LLVMPositionBuilderAtEnd(L->b, latch->bb);
-  LLVMValueRef next = LLVMBuildAdd(L->b, iv, step, "");
-  LLVMBasicBlockRef from = LLVMGetInsertBlock(L->b);
-  add_incoming1(header->phis[0].v, next, from);
-  for (unsigned i = 0; i < ncarried; i++) {
-    Slot *dst = &header->phis[i + 1], *src = &latch->phis[i];
-    if (types[i + 1]->kind == TY_ARRAY) {
-      add_incoming1(dst->a->data, src->a->data, from);
-      for (unsigned k = 0; k < dst->a->rank; k++) add_incoming1(dst->a->shape[k], src->a->shape[k], from);
-      for (unsigned k = 0; k < dst->a->rank; k++) add_incoming1(dst->a->stride[k], src->a->stride[k], from);
-    } else {
-      add_incoming1(dst->v, src->v, from);
-    }
-  }
-  LLVMBuildBr(L->b, header->bb);
-  LLVMPositionBuilderAtEnd(L->b, exit_bb);
-  for (unsigned i = 0; i < ncarried; i++) {
-    if (types[i + 1]->kind == TY_ARRAY) set_arr(L, &op->results[i], header->phis[i + 1].a);
-    else set(L, &op->results[i], header->phis[i + 1].v);
-  }
-  return true;
-}
-
-static bool lower_while(Lower *L, Op *op) {
-  if (op->nregions != 2 || !op->regions[0].first || !op->regions[1].first)
-    return fail(L, op, "malformed scf.while");
-  Block *before = op->regions[0].first, *after = op->regions[1].first;
-  if (before->nargs != op->noperands || after->nargs != op->nresults) return fail(L, op, "malformed scf.while");
-  Type **btypes = ARENA_ARRAY(&L->arena, Type *, before->nargs ? before->nargs : 1);
-  for (unsigned i = 0; i < before->nargs; i++) btypes[i] = before->args[i]->type;
-  Target *head = new_target(L, before->nargs, btypes, "");
-  Value **inits = ARENA_ARRAY(&L->arena, Value *, op->noperands ? op->noperands : 1);
-  for (unsigned i = 0; i < op->noperands; i++) inits[i] = op_operand(op, i);
-  jump(L, head, inits, op->noperands, op);
-  bind_target(L, head, before->args, before->nargs);
-  Target *body = new_target(L, after->nargs, result_types(L, op), "");
-  Target *exit = new_target(L, op->nresults, result_types(L, op), "");
-  bind_target(L, body, after->args, after->nargs);
-  ScfState s = {.yield_to = head, .cond_true = body, .cond_false = exit};
-  push_scf(L, &s, op);
-  /* the before region's entry is the head block itself (its arguments are the head's phis) */
-  bool ok = lower_region(L, &op->regions[0], head->bb) && lower_region(L, &op->regions[1], body->bb);
-  pop_scf(L);
-  if (!ok) return false;
-  LLVMPositionBuilderAtEnd(L->b, exit->bb);
-  for (unsigned i = 0; i < op->nresults; i++) {
-    if (exit->types[i]->kind == TY_ARRAY) set_arr(L, &op->results[i], exit->phis[i].a);
-    else set(L, &op->results[i], exit->phis[i].v);
-  }
-  return true;
-}
-
 static Value **operand_values(Lower *L, const Op *op, unsigned from, unsigned n) {
   Value **vs = ARENA_ARRAY(&L->arena, Value *, n ? n : 1);
   for (unsigned i = 0; i < n; i++) vs[i] = op_operand(op, from + i);
   return vs;
-}
-
-static bool lower_yield(Lower *L, Op *op) {
-  Op *parent = ir_block_parent_op(op->block);
-  ScfState *s = parent ? scf_state(L, parent) : NULL;
-  if (!s || !s->yield_to) return fail(L, op, "scf.yield outside an scf op being lowered");
-  jump(L, s->yield_to, operand_values(L, op, 0, op->noperands), op->noperands, op);
-  return true;
-}
-
-static bool lower_condition(Lower *L, Op *op) {
-  Op *parent = ir_block_parent_op(op->block);
-  ScfState *s = parent ? scf_state(L, parent) : NULL;
-  if (!s || !s->cond_true) return fail(L, op, "scf.condition outside scf.while");
-  LLVMValueRef c = operand(L, op, 0);
-  if (!c) return false;
-  Value **vals = operand_values(L, op, 1, op->noperands - 1);
-  add_incoming(L, s->cond_true, vals, op->noperands - 1, op);
-  add_incoming(L, s->cond_false, vals, op->noperands - 1, op);
-  LLVMBuildCondBr(L->b, c, s->cond_true->bb, s->cond_false->bb);
-  return true;
 }
 
 static bool lower_br(Lower *L, Op *op) {
@@ -1943,9 +1754,19 @@ static bool lower_arith(Lower *L, Op *op) {
   case OP_SUBF: r = LLVMBuildFSub(b, x, y, ""); break;
   case OP_MULF: r = LLVMBuildFMul(b, x, y, ""); break;
   case OP_DIVF: r = LLVMBuildFDiv(b, x, y, ""); break;
-  case OP_REMF: r = fmod_(L, x, y); break;
-  case OP_FLOORDIVF: r = floordiv_f(L, x, y); break;
-  case OP_FLOORMODF: r = floormod_f(L, x, y); break;
+  case OP_REMF:
+  case OP_FLOORDIVF:
+  case OP_FLOORMODF: {
+    /* f16 computes in f32 and rounds once (ir/op_semantics.h), not op by op in half */
+    bool half = LLVMTypeOf(x) == L->t_f16;
+    if (half) {
+      x = LLVMBuildFPExt(b, x, L->t_f32, "");
+      y = LLVMBuildFPExt(b, y, L->t_f32, "");
+    }
+    r = op->kind == OP_REMF ? fmod_(L, x, y) : op->kind == OP_FLOORDIVF ? floordiv_f(L, x, y) : floormod_f(L, x, y);
+    if (half) r = LLVMBuildFPTrunc(b, r, L->t_f16, "");
+    break;
+  }
   case OP_MINF: r = minmax_f(L, x, y, false); break;
   case OP_MAXF: r = minmax_f(L, x, y, true); break;
   case OP_NEGF: r = fneg(L, x); break;
@@ -2009,6 +1830,24 @@ static bool lower_arith(Lower *L, Op *op) {
   return true;
 }
 
+/* math.frexp_mant / frexp_exp: libdevice's frexp (f16 as f32), the exponent through a stack slot. */
+static bool lower_frexp(Lower *L, Op *op) {
+  LLVMValueRef x = operand(L, op, 0);
+  if (!x) return false;
+  bool half = LLVMTypeOf(x) == L->t_f16;
+  if (half) x = LLVMBuildFPExt(L->b, x, L->t_f32, "");
+  LLVMTypeRef ft = LLVMTypeOf(x);
+  LLVMValueRef slot = entry_alloca(L, L->t_i32);
+  LLVMValueRef args[2] = {x, slot};
+  LLVMValueRef m = calln(L, ft == L->t_f32 ? "__nv_frexpf" : "__nv_frexp", ft, args, 2);
+  if (op->kind == OP_FREXP_EXP) {
+    set(L, &op->results[0], LLVMBuildLoad2(L->b, L->t_i32, slot, ""));
+  } else {
+    set(L, &op->results[0], half ? LLVMBuildFPTrunc(L->b, m, L->t_f16, "") : m);
+  }
+  return true;
+}
+
 static bool lower_math(Lower *L, Op *op) {
   LLVMValueRef x = operand(L, op, 0);
   if (!x) return false;
@@ -2036,14 +1875,12 @@ static bool lower_math(Lower *L, Op *op) {
     break;
   }
   default: {
-    const char *name = math_name(op->kind);
+    const char *name = ir_op_sem[op->kind].libdevice;
     if (!name) return fail(L, op, "cannot lower '%s'", op_name(op));
-    LLVMValueRef args[2] = {x, NULL};
-    unsigned n = 1;
-    if (ir_op_info[op->kind].noperands == 2) {
-      if (!(args[1] = operand(L, op, 1))) return false;
-      n = 2;
-    }
+    LLVMValueRef args[3] = {x, NULL, NULL};
+    unsigned n = op->noperands < 3 ? op->noperands : 3;
+    for (unsigned i = 1; i < n; i++)
+      if (!(args[i] = operand(L, op, i))) return false;
     r = libdevice(L, name, args, n);
   }
   }
@@ -2098,11 +1935,8 @@ static bool lower_op(Lower *L, Op *op) {
   case OP_FUNC_CALL: return lower_call(L, op);
   case OP_BOUNDS: return lower_check_bounds(L, op);
   case OP_RAISE: return lower_check_raise(L, op);
-  case OP_IF: return lower_if(L, op);
-  case OP_FOR: return lower_for(L, op);
-  case OP_WHILE: return lower_while(L, op);
-  case OP_YIELD: return lower_yield(L, op);
-  case OP_CONDITION: return lower_condition(L, op);
+  case OP_IF: case OP_FOR: case OP_WHILE: case OP_YIELD: case OP_CONDITION:
+    return fail(L, op, "'%s' in the backend's lowering (lower-scf runs before it)", op_name(op));
   case OP_BR: return lower_br(L, op);
   case OP_COND_BR: return lower_cond_br(L, op);
   case OP_DIM: case OP_STRIDE: case OP_SIZE: case OP_DATA: case OP_ADDR: case OP_LOAD: case OP_STORE:
@@ -2114,8 +1948,11 @@ static bool lower_op(Lower *L, Op *op) {
     return lower_gpu_op(L, op);
   case OP_FUNC_FUNC:
   case OP_GLOBAL: return fail(L, op, "'%s' inside a function", op_name(op));
+  case OP_POWI: case OP_ISNAN: case OP_ISINF: case OP_ISFINITE: return lower_math(L, op);
+  case OP_FREXP_MANT: case OP_FREXP_EXP: return lower_frexp(L, op);
   default:
-    if (op->kind >= OP_SQRT && op->kind <= OP_ISFINITE) return lower_math(L, op);
+    /* a libdevice function of ir_op_sem's table (sin, pow, ...) */
+    if (ir_op_sem[op->kind].libdevice) return lower_math(L, op);
     return lower_arith(L, op);
   }
 }
@@ -2215,7 +2052,6 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
   L->slots = ARENA_ARRAY(&L->arena, Slot, nb.values ? nb.values : 1);
   L->nblocks = nb.blocks;
   L->block_targets = ARENA_ARRAY(&L->arena, Target *, nb.blocks ? nb.blocks : 1);
-  L->scf = NULL;
   L->entry = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "entry");
   LLVMPositionBuilderAtEnd(L->b, L->entry);
   di_begin_function(L, fi);

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "ir/op_semantics.h"
 #include "utils/sha256.h"
 #include "utils/mem.h"
 
@@ -47,24 +48,6 @@ static bool dtype_unsigned(kf_dtype t) { return t >= KF_UINT8 && t <= KF_UINT64;
 
 /* ---- scalars ------------------------------------------------------------------------------------------ */
 
-/* IEEE binary16 to double. */
-static double half_to_double(uint16_t h) {
-  int e = (h >> 10) & 31;
-  unsigned m = h & 1023u;
-  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 1024u, e - 25);
-  return h & 0x8000u ? -v : v;
-}
-
-/* x rounded to the nearest binary16 value (ties to even; beyond 65504 to infinity). */
-static double round_half(double x) {
-  if (!isfinite(x) || x == 0) return x;
-  int e;
-  frexp(fabs(x), &e);
-  int q = e - 11 < -24 ? -24 : e - 11; /* the spacing of binary16 values near x: 2^q */
-  double r = ldexp(nearbyint(ldexp(fabs(x), -q)), q);
-  return copysign(r > 65504 ? INFINITY : r, x);
-}
-
 /* The value of a scalar of dtype t as kfront keeps it: integers (and bools as 0/1) in *i, floats rounded to
  * their precision in *f. False, with the reason in why, when the value is not one of dtype t. */
 static bool scalar_value(const kf_value *v, int64_t *i, double *f, char *why, size_t nwhy) {
@@ -83,7 +66,7 @@ static bool scalar_value(const kf_value *v, int64_t *i, double *f, char *why, si
   if (t == KF_BOOL) {
     *i = v->scalar.i != 0;
   } else if (dtype_float(t)) {
-    *f = t == KF_FLOAT64 ? v->scalar.f : t == KF_FLOAT32 ? (double)(float)v->scalar.f : round_half(v->scalar.f);
+    *f = t == KF_FLOAT64 ? v->scalar.f : t == KF_FLOAT32 ? (double)(float)v->scalar.f : (double)sem_f16_round(v->scalar.f);
   } else {
     unsigned bits = 8 * dtype_bytes[t];
     bool fits = dtype_unsigned(t) ? bits == 64 || v->scalar.u < (1ull << bits)
@@ -147,7 +130,7 @@ static void element_value(kf_dtype t, const unsigned char *p, int64_t *i, double
   case KF_UINT16: { uint16_t x; memcpy(&x, p, 2); *i = x; break; }
   case KF_UINT32: { uint32_t x; memcpy(&x, p, 4); *i = x; break; }
   case KF_UINT64: memcpy(i, p, 8); break;
-  case KF_FLOAT16: { uint16_t x; memcpy(&x, p, 2); *f = half_to_double(x); break; }
+  case KF_FLOAT16: { uint16_t x; memcpy(&x, p, 2); *f = sem_f16_value(x); break; }
   case KF_FLOAT32: { float x; memcpy(&x, p, 4); *f = x; break; }
   case KF_FLOAT64: memcpy(f, p, 8); break;
   }

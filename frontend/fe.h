@@ -269,7 +269,9 @@ struct FeCtx {
   X(MATH_RADIANS, "radians") X(MATH_POW, "math.pow") X(MATH_ATAN2, "atan2")              \
   X(MATH_HYPOT, "hypot") X(MATH_COPYSIGN, "copysign") X(MATH_FMOD, "fmod")               \
   X(MATH_ISNAN, "isnan") X(MATH_ISINF, "isinf") X(MATH_ISFINITE, "isfinite")             \
-  X(MATH_PI, "pi") X(MATH_E, "e") X(MATH_TAU, "tau") X(MATH_INF, "inf") X(MATH_NAN, "nan")
+  X(MATH_PI, "pi") X(MATH_E, "e") X(MATH_TAU, "tau") X(MATH_INF, "inf") X(MATH_NAN, "nan")     \
+  X(MATH_REMAINDER, "remainder") X(MATH_FREXP, "frexp") X(MATH_LDEXP, "ldexp")             \
+  X(MATH_MODF, "modf") X(SELP, "selp")
 
 typedef enum {
 #define X(id, name) BI_##id,
@@ -350,6 +352,36 @@ unsigned sema_edit_distance(const char *a, const char *b);
 bool sema_py_binop(IrContext *ctx, PyBinOp op, const FeVal *a, const FeVal *b, FeVal *out);
 bool sema_py_unary(IrContext *ctx, PyUnaryOp op, const FeVal *a, FeVal *out);
 bool sema_py_compare(IrContext *ctx, PyCmpOp op, const FeVal *a, const FeVal *b, FeVal *out);
+
+/* ---- numeric.c: NumPy's ufuncs in kernels ---------------------------------------------------------------- */
+/* A ufunc is the builtin id FE_UFUNC_BASE + its index (sema_lookup_path gives it for "numpy.<name>"). */
+enum { FE_UFUNC_BASE = BI__COUNT };
+/* The loop chosen for a call: its input and output kinds (NB_*). */
+typedef struct NumLoop {
+  unsigned nin, nout;
+  int in[2], out[2];
+} NumLoop;
+/* The index of the ufunc NumPy calls `name` (aliases such as abs, acos, mod included), or -1. */
+int num_ufunc_lookup(const char *name);
+const char *num_ufunc_name(int u);
+unsigned num_ufunc_nin(int u);
+unsigned num_ufunc_nout(int u);
+/* false for the ufuncs numba-cuda does not lower in kernels (frexp, modf) */
+bool num_ufunc_supported(int u);
+/* np.can_cast(from, to, 'same_kind'): whether a loop's result may be stored to an output of kind to. */
+bool num_can_cast_same_kind(int from, int to);
+/* The loop NumPy and numba-cuda choose for inputs of these kinds; false when there is none. */
+bool num_ufunc_loop(int u, const int *kinds, unsigned nin, NumLoop *out);
+/* Builds what the loop computes at b's insertion point, from inputs of the loop's input types. */
+void num_ufunc_emit(IrBuilder *b, int u, const NumLoop *loop, Value *const *in, Value **out);
+
+/* cuda.fp16's intrinsics: the builtin id FE_FP16_BASE + index ("numba.cuda.fp16.<name>", __-prefixed too). */
+enum { FE_FP16_BASE = FE_UFUNC_BASE + 256 };
+int num_fp16_lookup(const char *name);
+const char *num_fp16_name(int k);
+unsigned num_fp16_nargs(int k);
+/* Builds the intrinsic on float16 inputs; its result (f16, i1 for comparisons, i32 for hisinf). */
+Value *num_fp16_emit(IrBuilder *b, int k, Value *const *in);
 
 /* ---- lower.c ------------------------------------------------------------------------------------------ */
 /* Compiles one function for the given parameter shapes: a kernel (kernel attr) or a device function.

@@ -1647,7 +1647,7 @@ static const char *math_name(Lower *L, int bi) {
 static FeVal lower_math(Lower *L, int bi, const PyExpr *e) {
   const char *fname = math_name(L, bi);
   unsigned n = bi == BI_MATH_POW || bi == BI_MATH_ATAN2 || bi == BI_MATH_HYPOT || bi == BI_MATH_COPYSIGN ||
-                       bi == BI_MATH_FMOD
+                       bi == BI_MATH_FMOD || bi == BI_MATH_REMAINDER
                    ? 2
                    : 1;
   FeVal a[2];
@@ -1675,6 +1675,271 @@ static FeVal lower_math(Lower *L, int bi, const PyExpr *e) {
   }
   Value *y = conv_v(L, conv(L, a[1], t1), rt);
   return val(rt, ib_binary(&L->b, (OpKind)sema_math_op(bi), x, y));
+}
+
+/* ---- calls: math.frexp / ldexp / modf, cuda.fma / cbrt / selp (numba-cuda's cudamath.py and cudadecl.py) ---- */
+
+/* math.modf(x) as (x - trunc(x) with x's sign, trunc(x)); an infinite x gives (+-0.0, x), NaN (NaN, NaN). */
+static FeVal modf_of(Lower *L, Value *x, Type *t) {
+  IrBuilder *b = &L->b;
+  Value *ip = ib_unary(b, OP_TRUNC, x, NULL);
+  Value *frac = ib_binary(b, OP_SUBF, x, ip);
+  Value *zero = ib_const_float(b, t, 0.0);
+  if (t->bits == 16) zero = ib_unary(b, OP_TRUNCF, ib_const_float(b, ty_f32(L->ctx), 0.0), t);
+  frac = ib_select(b, ib_unary(b, OP_ISINF, x, ty_bool(L->ctx)), zero, frac);
+  frac = ib_binary(b, OP_COPYSIGN, frac, x);
+  FeVal parts[2] = {val(t, frac), val(t, ip)};
+  return make_tuple(L, 2, parts);
+}
+
+static FeVal lower_numeric_fn(Lower *L, int bi, const PyExpr *e) {
+  bool cuda = bi == BI_FMA || bi == BI_CBRT || bi == BI_SELP;
+  const char *fname = cuda ? arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi)) : math_name(L, bi);
+  unsigned n = bi == BI_FMA || bi == BI_SELP ? 3 : bi == BI_MATH_LDEXP ? 2 : 1;
+  FeVal a[3];
+  if (!positional(L, e, fname, n, n, a)) return poison();
+  if (bi == BI_SELP) {
+    /* numba-cuda's Cuda_selp: the two values of one type among f64, f32, (u)int16, (u)int32, (u)int64 */
+    if (!is_scalar(&a[1]) || !is_scalar(&a[2]) || a[1].type != a[2].type || a[1].type->kind == TY_BOOL ||
+        (a[1].type->kind == TY_INT && a[1].type->bits < 16) || (a[1].type->kind == TY_FLOAT && a[1].type->bits < 32))
+      return lerr(L, e->loc, "no implementation of cuda.selp() for %s and %s (two values of one type: float64, "
+                  "float32 or a 16-, 32- or 64-bit integer)", vname(L, &a[1]), vname(L, &a[2]));
+    at(L, e->loc);
+    FeVal c = truth(L, a[0], arg_loc(e, 0));
+    if (c.kind == FV_POISON) return c;
+    Type *t = a[1].type;
+    return val(t, ib_select(&L->b, mat(L, &c), mat(L, &a[1]), mat(L, &a[2])));
+  }
+  const NbCase *c = resolve_fn(L, bi, a, n, fname, e->loc);
+  if (!c) return poison();
+  at(L, e->loc);
+  Type *t = nb_type(L->ctx, c->ret);
+  Value *x = conv_v(L, a[0], t);
+  switch (bi) {
+  case BI_MATH_FREXP: {
+    FeVal parts[2] = {val(t, ib_unary(&L->b, OP_FREXP_MANT, x, NULL)),
+                      val(ty_i32(L->ctx), ib_unary(&L->b, OP_FREXP_EXP, x, ty_i32(L->ctx)))};
+    return make_tuple(L, 2, parts);
+  }
+  case BI_MATH_MODF: return modf_of(L, x, t);
+  case BI_MATH_LDEXP: {
+    Value *ops[2] = {x, conv_v(L, a[1], ty_i32(L->ctx))};
+    return val(t, op_result(ib_op(&L->b, OP_LDEXP, 2, ops, 1, &t, 0), 0));
+  }
+  case BI_CBRT: return val(t, ib_unary(&L->b, OP_CBRT, x, NULL));
+  default: { /* BI_FMA */
+    Value *ops[3] = {x, conv_v(L, a[1], t), conv_v(L, a[2], t)};
+    return val(t, op_result(ib_op(&L->b, OP_FMA, 3, ops, 1, &t, 0), 0));
+  }
+  }
+}
+
+/* round(x, ndigits) of a float (numba-cuda's cudaimpl round_to_impl: CPython's fallback double_round, in
+ * float64): x scaled by 10**ndigits (as two factors beyond 22 digits, x itself when that overflows), rounded half
+ * to even, scaled back; infinities and NaN are themselves. Built from selects: every branch is computed. It can
+ * differ from CPython's correctly rounded round() in the last digit (round(2.675, 2) is 2.68) and in the sign of
+ * a zero (numba-cuda rounds through an int64). */
+static FeVal round_ndigits(Lower *L, const FeVal *a, const PyExpr *e) {
+  const NbCase *c = resolve_fn(L, BI_ROUND, a, 2, "round", e->loc);
+  if (!c) return poison();
+  at(L, e->loc);
+  IrBuilder *b = &L->b;
+  Type *f64 = ty_f64(L->ctx), *i64 = ty_i64(L->ctx), *i1 = ty_bool(L->ctx);
+  Value *x = conv_v(L, a[0], f64), *n = conv_v(L, a[1], i64);
+  Value *ten = ib_const_float(b, f64, 10.0), *one = ib_const_float(b, f64, 1.0), *k22 = ib_const_int(b, i64, 22);
+  Value *nonneg = ib_cmpi(b, "sge", n, ib_const_int(b, i64, 0)), *big = ib_cmpi(b, "sgt", n, k22);
+  Value *ops[2] = {ten, ib_select(b, big, ib_binary(b, OP_SUBI, n, k22), n)};
+  Value *pow_pos = op_result(ib_op(b, OP_POWI, 2, ops, 1, &f64, 0), 0);
+  ops[1] = ib_binary(b, OP_SUBI, ib_const_int(b, i64, 0), n);
+  Value *pow_neg = op_result(ib_op(b, OP_POWI, 2, ops, 1, &f64, 0), 0);
+  Value *pow1 = ib_select(b, nonneg, pow_pos, pow_neg);
+  Value *pow2 = ib_select(b, big, ib_const_float(b, f64, 1e22), one);
+  Value *y = ib_select(b, nonneg, ib_binary(b, OP_MULF, ib_binary(b, OP_MULF, x, pow1), pow2), ib_binary(b, OP_DIVF, x, pow1));
+  /* numba-cuda rounds to an int64 (a zero loses its sign): + 0.0 does that to the float */
+  Value *z = ib_binary(b, OP_ADDF, ib_unary(b, OP_ROUND, y, NULL), ib_const_float(b, f64, 0.0));
+  z = ib_select(b, nonneg, ib_binary(b, OP_DIVF, ib_binary(b, OP_DIVF, z, pow2), pow1), ib_binary(b, OP_MULF, z, pow1));
+  Value *keep = ib_binary(b, OP_ORI, ib_unary(b, OP_ISINF, x, i1), ib_unary(b, OP_ISNAN, x, i1));
+  keep = ib_binary(b, OP_ORI, keep, ib_binary(b, OP_ANDI, nonneg, ib_unary(b, OP_ISINF, y, i1)));
+  Type *rt = nb_type(L->ctx, c->ret);
+  return conv(L, val(f64, ib_select(b, keep, x, z)), rt);
+}
+
+/* ---- calls: NumPy's ufuncs (numeric.c) ------------------------------------------------------------------------- */
+
+/* An array argument of a ufunc call (an array or a view of one): its rank and element type. */
+static bool ufunc_array(const FeVal *v, unsigned *rank, Type **elem) {
+  if (is_array(v)) {
+    *rank = v->type->rank;
+    *elem = v->type->elem;
+    return true;
+  }
+  if (v->kind == FV_VIEW) {
+    *rank = v->type->rank;
+    *elem = v->type->elem;
+    return true;
+  }
+  return false;
+}
+
+/* A ufunc over arrays with its outputs given (np.add(a, b, out)): a loop nest over the first output's shape;
+ * each input broadcast against it as NumPy broadcasts (axes aligned on the right; an axis of extent 1 repeats),
+ * an extent that neither matches nor is 1 an IndexError (with bounds checks on); each result converted to its
+ * output's type and stored. Returns the output (a tuple of them for divmod). */
+static FeVal ufunc_loops(Lower *L, int u, const char *fname, const NumLoop *loop, FeVal *a, const PyExpr *e) {
+  unsigned nin = loop->nin, nout = loop->nout, rank = 0, r = 0;
+  Type *et = NULL;
+  for (unsigned i = 0; i < nin + nout; i++)
+    if (ufunc_array(&a[i], &r, &et) && r > rank) rank = r;
+  for (unsigned i = nin; i < nin + nout; i++) {
+    ufunc_array(&a[i], &r, &et);
+    if (r != rank)
+      return lerr(L, arg_loc(e, i), "%s(): the output has %u dimension%s, the broadcast inputs %u", fname, r,
+                  r == 1 ? "" : "s", rank);
+    if (!num_can_cast_same_kind(loop->out[i - nin], nb_kind(et)))
+      return lerr(L, arg_loc(e, i), "%s(): the loop's %s result cannot be stored to an array of %s (casting "
+                  "'same_kind')", fname, tname(L, nb_type(L->ctx, loop->out[i - nin])), tname(L, et));
+  }
+  if (rank > 8) return lerr(L, e->loc, "%s() over more than 8 dimensions is not supported", fname);
+  at(L, e->loc);
+  IrBuilder *b = &L->b;
+  Type *i64 = ty_i64(L->ctx);
+  /* scalar inputs are converted once, outside the loops */
+  Value *scalar_in[2] = {NULL, NULL};
+  for (unsigned i = 0; i < nin; i++)
+    if (is_scalar(&a[i])) scalar_in[i] = conv_v(L, a[i], nb_type(L->ctx, loop->in[i]));
+  /* the loop nest over the first output's extents */
+  const FeVal *out0 = &a[nin];
+  Value *out0_arr = out0->kind == FV_VIEW ? out0->tup.elems[0].v : out0->v;
+  unsigned out0_fixed = out0->kind == FV_VIEW ? out0->tup.n - 1 : 0;
+  Value *zero = ib_const_int(b, i64, 0), *one = ib_const_int(b, i64, 1), *ext[8], *iv[8];
+  for (unsigned k = 0; k < rank; k++) ext[k] = ib_dim(b, out0_arr, out0_fixed + k);
+  IrBuilder outer = *b;
+  for (unsigned k = 0; k < rank; k++) {
+    Value *ops[3] = {zero, ext[k], one};
+    Op *f = ib_op(b, OP_FOR, 3, ops, 0, NULL, 1);
+    Block *body = ir_block_new(L->m);
+    ir_region_append_block(&f->regions[0], body);
+    iv[k] = ir_block_add_arg(L->m, body, i64);
+    ib_set_end(b, body);
+    ib_set_before(b, ib_op(b, OP_YIELD, 0, NULL, 0, NULL, 0));
+  }
+  bool checks = L->fe->opts && L->fe->opts->bounds_check;
+  Value *in[2], *res[2];
+  for (unsigned i = 0; i < nin; i++) {
+    if (scalar_in[i]) {
+      in[i] = scalar_in[i];
+      continue;
+    }
+    ufunc_array(&a[i], &r, &et);
+    Value *arr = a[i].kind == FV_VIEW ? a[i].tup.elems[0].v : a[i].v;
+    unsigned fixed = a[i].kind == FV_VIEW ? a[i].tup.n - 1 : 0;
+    FeVal ix[8];
+    for (unsigned j = 0; j < r; j++) {
+      unsigned k = rank - r + j;
+      Value *d = ib_dim(b, arr, fixed + j);
+      Value *unit = ib_cmpi(b, "eq", d, one);
+      if (checks) {
+        /* an extent that is neither the output's nor 1 does not broadcast: d - 1 < the output's extent fails */
+        Value *ops[2] = {ib_select(b, unit, zero, ib_binary(b, OP_SUBI, d, one)), ext[k]};
+        Op *c = ib_op(b, OP_BOUNDS, 2, ops, 0, NULL, 0);
+        ir_op_set_attr(L->m, c, "axis", attr_int(i64, fixed + j));
+      }
+      ix[j] = val(i64, ib_select(b, unit, zero, iv[k]));
+      ix[j].nonneg = true;
+    }
+    Value *base, *idx[33];
+    FeVal el = index_array(L, &a[i], ix, r, e->loc, false, &base, idx);
+    if (el.kind != FV_VAL) return el;
+    FeVal x = load_element(L, base, idx);
+    in[i] = conv_v(L, x, nb_type(L->ctx, loop->in[i]));
+  }
+  num_ufunc_emit(b, u, loop, in, res);
+  for (unsigned o = 0; o < nout; o++) {
+    FeVal ix[8];
+    for (unsigned k = 0; k < rank; k++) {
+      ix[k] = val(i64, iv[k]);
+      ix[k].nonneg = true;
+    }
+    Value *base, *idx[33];
+    FeVal el = index_array(L, &a[nin + o], ix, rank, e->loc, true, &base, idx);
+    if (el.kind != FV_VAL) return el;
+    store_element(L, base, idx, conv_v(L, val(nb_type(L->ctx, loop->out[o]), res[o]), base->type->elem));
+  }
+  *b = outer;
+  if (nout == 1) return a[nin];
+  return make_tuple(L, nout, &a[nin]);
+}
+
+/* cuda.fp16.hadd(a, b), ...: the arguments converted to float16 (numba-cuda's bindings take __half). */
+static FeVal lower_fp16(Lower *L, int k, const PyExpr *e) {
+  const char *fname = arena_printf(&L->fe->arena, "cuda.fp16.%s", num_fp16_name(k));
+  unsigned n = num_fp16_nargs(k);
+  FeVal a[3];
+  if (!positional(L, e, fname, n, n, a)) return poison();
+  Type *f16 = ty_float(L->ctx, 16);
+  for (unsigned i = 0; i < n; i++) {
+    if (a[i].kind == FV_POISON) return a[i];
+    if (!is_scalar(&a[i]) || a[i].type->kind == TY_BOOL)
+      return lerr(L, arg_loc(e, i), "%s() needs float16 arguments, not %s", fname, vname(L, &a[i]));
+  }
+  at(L, e->loc);
+  Value *in[3];
+  for (unsigned i = 0; i < n; i++) in[i] = conv_v(L, a[i], f16);
+  Value *r = num_fp16_emit(&L->b, k, in);
+  return val(r->type, r);
+}
+
+static FeVal lower_ufunc(Lower *L, int u, const PyExpr *e) {
+  const char *fname = arena_printf(&L->fe->arena, "numpy.%s", num_ufunc_name(u));
+  unsigned nin = num_ufunc_nin(u), nout = num_ufunc_nout(u);
+  if (!num_ufunc_supported(u)) return lerr(L, e->loc, "%s() is not supported in kernels", fname);
+  FeVal a[4];
+  if (!positional(L, e, fname, nin, nin + nout, a)) return poison();
+  bool arrays = false, outs = a[nin].kind != FV_UNDEF;
+  unsigned r = 0;
+  Type *et = NULL;
+  for (unsigned i = nin; i < nin + nout; i++) {
+    if (outs && a[i].kind == FV_POISON) return a[i];
+    if (outs && !ufunc_array(&a[i], &r, &et))
+      return lerr(L, arg_loc(e, i), "%s(): the output must be an array (%u output%s), not %s", fname, nout,
+                  nout == 1 ? "" : "s", a[i].kind == FV_UNDEF ? "missing" : vname(L, &a[i]));
+  }
+  int kinds[2];
+  for (unsigned i = 0; i < nin; i++) {
+    if (a[i].kind == FV_POISON) return a[i];
+    if (ufunc_array(&a[i], &r, &et)) {
+      arrays = true;
+      kinds[i] = nb_kind(et);
+    } else if (is_scalar(&a[i])) {
+      kinds[i] = nb_kind(a[i].type);
+    } else {
+      return lerr(L, arg_loc(e, i), "%s() does not accept %s", fname, vname(L, &a[i]));
+    }
+  }
+  if (arrays && !outs)
+    return lerr(L, e->loc, "%s() of arrays needs its output array (%s(x, out)): kernels cannot allocate arrays", fname,
+                fname);
+  NumLoop loop;
+  if (!num_ufunc_loop(u, kinds, nin, &loop)) {
+    StrBuf b;
+    sb_init(&b);
+    for (unsigned i = 0; i < nin; i++) {
+      if (i) sb_puts(&b, ", ");
+      nb_type_name(a[i].type, &b);
+    }
+    FeVal r = lerr(L, e->loc, "no implementation of %s() for argument types (%s)", fname, sb_cstr(&b));
+    sb_free(&b);
+    return r;
+  }
+  if (outs) return ufunc_loops(L, u, fname, &loop, a, e);
+  at(L, e->loc);
+  Value *in[2], *out[2];
+  for (unsigned i = 0; i < nin; i++) in[i] = conv_v(L, a[i], nb_type(L->ctx, loop.in[i]));
+  num_ufunc_emit(&L->b, u, &loop, in, out);
+  if (nout == 1) return val(nb_type(L->ctx, loop.out[0]), out[0]);
+  FeVal parts[2];
+  for (unsigned i = 0; i < nout; i++) parts[i] = val(nb_type(L->ctx, loop.out[i]), out[i]);
+  return make_tuple(L, nout, parts);
 }
 
 static FeVal minmax(Lower *L, bool is_max, const PyExpr *e) {
@@ -1898,6 +2163,8 @@ static const char *atomic_kind(int bi) {
   case BI_ATOMIC_EXCH: return "exch";
   case BI_ATOMIC_INC: return "inc";
   case BI_ATOMIC_DEC: return "dec";
+  case BI_ATOMIC_NANMAX: return "nanmax";
+  case BI_ATOMIC_NANMIN: return "nanmin";
   default: return NULL;
   }
 }
@@ -1905,7 +2172,6 @@ static const char *atomic_kind(int bi) {
 static FeVal lower_atomic(Lower *L, int bi, const PyExpr *e) {
   const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
   bool cas = bi == BI_ATOMIC_CAS, cas_short = bi == BI_ATOMIC_COMPARE_AND_SWAP;
-  if (bi == BI_ATOMIC_NANMAX || bi == BI_ATOMIC_NANMIN) return lerr(L, e->loc, "%s() is not supported by kfront yet", fname);
   unsigned n = cas ? 4 : 3;
   FeVal a[4];
   if (!positional(L, e, fname, n, n, a)) return poison();
@@ -1914,7 +2180,9 @@ static FeVal lower_atomic(Lower *L, int bi, const PyExpr *e) {
   int k = nb_kind(dt);
   bool ints = k == NB_I32 || k == NB_U32 || k == NB_I64 || k == NB_U64;
   bool ok = ints;
-  if (bi == BI_ATOMIC_ADD || bi == BI_ATOMIC_SUB || bi == BI_ATOMIC_MAX || bi == BI_ATOMIC_MIN) ok = ints || k == NB_F32 || k == NB_F64;
+  if (bi == BI_ATOMIC_ADD || bi == BI_ATOMIC_SUB || bi == BI_ATOMIC_MAX || bi == BI_ATOMIC_MIN || bi == BI_ATOMIC_NANMAX ||
+      bi == BI_ATOMIC_NANMIN)
+    ok = ints || k == NB_F32 || k == NB_F64;
   if (bi == BI_ATOMIC_INC || bi == BI_ATOMIC_DEC) ok = k == NB_U32 || k == NB_U64;
   if (!ok) return lerr(L, arg_loc(e, 0), "%s() does not support arrays of %s", fname, tname(L, dt));
   FeVal ix[32];
@@ -2103,7 +2371,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
     return truth(L, a[0], arg_loc(e, 0));
   case BI_ROUND: {
     if (!positional(L, e, fname, 1, 2, a)) return poison();
-    if (a[1].kind != FV_UNDEF) return lerr(L, e->loc, "round() with a number of digits is not supported by kfront yet");
+    if (a[1].kind != FV_UNDEF) return round_ndigits(L, a, e);
     const NbCase *c = resolve_fn(L, bi, a, 1, fname, e->loc);
     if (!c) return poison();
     at(L, e->loc);
@@ -2148,7 +2416,11 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_CLZ:
   case BI_FFS: return lower_bits(L, bi, e);
   case BI_FMA:
-  case BI_CBRT: return lerr(L, e->loc, "cuda.%s() is not supported by kfront yet", fname);
+  case BI_CBRT:
+  case BI_SELP:
+  case BI_MATH_FREXP:
+  case BI_MATH_LDEXP:
+  case BI_MATH_MODF: return lower_numeric_fn(L, bi, e);
   case BI_SHARED_ARRAY:
   case BI_LOCAL_ARRAY: return lower_array_decl(L, bi, e);
   case BI_CONST_ARRAY_LIKE: return lower_const_array(L, e);
@@ -2177,6 +2449,8 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_BLOCKDIM:
   case BI_GRIDDIM: return lerr(L, e->loc, "cuda.%s is not callable", fname);
   default:
+    if (bi >= FE_FP16_BASE) return lower_fp16(L, bi - FE_FP16_BASE, e);
+    if (bi >= FE_UFUNC_BASE) return lower_ufunc(L, bi - FE_UFUNC_BASE, e);
     if (sema_math_op(bi) >= 0 || bi == BI_MATH_DEGREES || bi == BI_MATH_RADIANS) return lower_math(L, bi, e);
     return lerr(L, e->loc, "'%s' is not callable", fname);
   }

@@ -131,6 +131,11 @@ static const struct {
     {"math.isnan", BI_MATH_ISNAN},
     {"math.isinf", BI_MATH_ISINF},
     {"math.isfinite", BI_MATH_ISFINITE},
+    {"math.remainder", BI_MATH_REMAINDER},
+    {"math.frexp", BI_MATH_FREXP},
+    {"math.ldexp", BI_MATH_LDEXP},
+    {"math.modf", BI_MATH_MODF},
+    {"numba.cuda.selp", BI_SELP},
     {"math.pi", BI_MATH_PI},
     {"math.e", BI_MATH_E},
     {"math.tau", BI_MATH_TAU},
@@ -148,7 +153,11 @@ static const char *const builtin_names[BI__COUNT] = {
 #undef X
 };
 
-const char *sema_builtin_name(int bi) { return bi >= 0 && bi < BI__COUNT ? builtin_names[bi] : "?"; }
+const char *sema_builtin_name(int bi) {
+  if (bi >= FE_FP16_BASE) return num_fp16_name(bi - FE_FP16_BASE);
+  if (bi >= FE_UFUNC_BASE) return num_ufunc_name(bi - FE_UFUNC_BASE);
+  return bi >= 0 && bi < BI__COUNT ? builtin_names[bi] : "?";
+}
 
 void sema_init_known(FeCtx *fe) {
   strmap_init(&fe->known);
@@ -160,13 +169,23 @@ void sema_init_known(FeCtx *fe) {
       strmap_putn(&fe->prefixes, p, (size_t)(d - p), (void *)1);
   }
   /* roots whose attributes are types */
-  static const char *const roots[] = {"numba", "numba.types", "numba.core", "numba.core.types", "numpy", "numba.cuda"};
+  static const char *const roots[] = {"numba", "numba.types", "numba.core", "numba.core.types", "numpy", "numba.cuda",
+                                      "numba.cuda.fp16"};
   for (unsigned i = 0; i < sizeof roots / sizeof *roots; i++) strmap_put(&fe->prefixes, roots[i], (void *)1);
 }
 
 int sema_lookup_path(FeCtx *fe, const char *path) {
   void *p = strmap_get(&fe->known, path);
-  return p ? (int)(intptr_t)p - 1 : -1;
+  if (p) return (int)(intptr_t)p - 1;
+  if (strncmp(path, "numpy.", 6) == 0) {
+    int u = num_ufunc_lookup(path + 6);
+    if (u >= 0) return FE_UFUNC_BASE + u;
+  }
+  if (strncmp(path, "numba.cuda.fp16.", 16) == 0) {
+    int k = num_fp16_lookup(path + 16);
+    if (k >= 0) return FE_FP16_BASE + k;
+  }
+  return -1;
 }
 
 bool sema_is_prefix(FeCtx *fe, const char *path) { return strmap_get(&fe->prefixes, path) != NULL; }
@@ -243,6 +262,11 @@ static const NbCase popc_cases[] = {C1(I8, I8), C1(I16, I16), C1(I32, I32), C1(I
 static const NbCase ffs_cases[] = {C1(U32, I8), C1(U32, I16), C1(U32, I32), C1(U32, I64),
                                    C1(U32, U8), C1(U32, U16), C1(U32, U32), C1(U32, U64)};
 static const NbCase brev_cases[] = {C1(U32, U32), C1(U64, U64)};
+/* numba-cuda's cudamath.py / cudadecl.py: remainder, ldexp, frexp and modf (the float of their tuples), fma, cbrt */
+static const NbCase math_ldexp_cases[] = {C2(F32, F32, I32), C2(F64, F64, I32)};
+static const NbCase math_frexp_cases[] = {C1(F32, F32), C1(F64, F64)};
+static const NbCase math_modf_cases[] = {C1(F64, F64), C1(F32, F32)};
+static const NbCase fma_cases[] = {C3(F32, F32, F32, F32), C3(F64, F64, F64, F64)};
 static const NbCase divmod_cases[] = {C2(I64, I64, I64), C2(U64, U64, U64), C2(F32, F32, F32), C2(F64, F64, F64)};
 
 /* numba-cuda's float16 operator templates (tried before the general ones): f16 with an operand that
@@ -305,7 +329,11 @@ const NbCase *sema_fn_cases(int bi, unsigned *n, bool *unsafe_ok, bool *fp16_una
     *n = N(math_unary_cases) - 1; /* no float16 case */
     return math_unary_cases;
   case BI_MATH_ATAN2: case BI_MATH_HYPOT: RET(math_atan2_cases);
-  case BI_MATH_COPYSIGN: case BI_MATH_FMOD: RET(math_binary_cases);
+  case BI_MATH_COPYSIGN: case BI_MATH_FMOD: case BI_MATH_REMAINDER: RET(math_binary_cases);
+  case BI_MATH_LDEXP: RET(math_ldexp_cases);
+  case BI_MATH_FREXP: case BI_CBRT: RET(math_frexp_cases);
+  case BI_MATH_MODF: RET(math_modf_cases);
+  case BI_FMA: RET(fma_cases);
   case BI_MATH_POW: RET(math_pow_cases);
   case BI_MATH_ISNAN: case BI_MATH_ISINF: case BI_MATH_ISFINITE: RET(math_isnan_cases);
   case BI_POPC: case BI_CLZ: RET(popc_cases);
@@ -352,6 +380,7 @@ int sema_math_op(int bi) {
   case BI_MATH_HYPOT: return OP_HYPOT;
   case BI_MATH_COPYSIGN: return OP_COPYSIGN;
   case BI_MATH_FMOD: return OP_FMOD;
+  case BI_MATH_REMAINDER: return OP_REMAINDER;
   case BI_MATH_ISNAN: return OP_ISNAN;
   case BI_MATH_ISINF: return OP_ISINF;
   case BI_MATH_ISFINITE: return OP_ISFINITE;

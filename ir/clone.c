@@ -7,6 +7,8 @@
  * from outside are looked up in the map the caller passes (and stay themselves when absent). Successor
  * blocks inside the clone map to their copies; those outside stay.
  *
+ * ir_module_clone copies a whole module this way (into a new module of the same context).
+ *
  * Two steps, so that forward references (cf form: a block using a value defined in a block after it, or
  * branching to a later block) resolve: first the structure (ops, results, regions, blocks and their
  * arguments, all recorded in the map), then the operands and successors. */
@@ -71,4 +73,15 @@ Op *ir_op_clone(Module *m, const Op *op, PtrMap *map) {
   copy_uses(m, op, c, mp);
   ptrmap_free(&local);
   return c;
+}
+
+Module *ir_module_clone(Module *src) {
+  Module *m = ir_module_new(src->ctx, src->name);
+  if (!m) return NULL;
+  for (const Op *op = ir_module_body(src)->first; op; op = op->next) {
+    Op *c = ir_op_clone(m, op, NULL);
+    ir_block_append(ir_module_body(m), c);
+    if (ir_op_attr(c, "sym_name")) ir_module_add_symbol(m, c);
+  }
+  return m;
 }

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ir/op_semantics.h"
 #include "utils/mem.h"
 
 #include "ir_internal.h"
@@ -39,7 +40,7 @@ const OpInfo ir_op_info[OP__COUNT] = {
 #undef OP
 };
 
-enum { OP_TABLE = 256 };  /* a power of two, more than twice OP__COUNT */
+enum { OP_TABLE = 512 };  /* a power of two, more than twice OP__COUNT */
 _Static_assert(OP__COUNT * 2 <= OP_TABLE, "OP_TABLE holds every op at half load");
 
 int ir_op_lookup(const char *name, size_t len) {
@@ -239,20 +240,6 @@ Attr attr_bool(bool b) { return (Attr){.kind = ATTR_BOOL, .b = b}; }
 Attr attr_int(Type *type, int64_t v) { return (Attr){.kind = ATTR_INT, .type = type, .i = v}; }
 Attr attr_float(Type *type, double v) { return (Attr){.kind = ATTR_FLOAT, .type = type, .f = v}; }
 
-uint64_t ir_float_to_int(double v, unsigned bits, bool sgn) {
-  if (isnan(v)) return 0;
-  if (sgn) {
-    double lo = -ldexp(1.0, (int)bits - 1), hi = ldexp(1.0, (int)bits - 1);
-    if (v <= lo) return (uint64_t)(bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)));
-    if (v >= hi) return bits == 64 ? (uint64_t)INT64_MAX : ((uint64_t)1 << (bits - 1)) - 1;
-    return (uint64_t)(int64_t)v;
-  }
-  double hi = ldexp(1.0, (int)bits);
-  if (v <= -1.0) return 0;
-  if (v >= hi) return bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-  return (uint64_t)v;
-}
-
 double attr_number_f(const Attr *a) {
   return a->kind == ATTR_FLOAT ? a->f : a->kind == ATTR_INT ? (double)a->i : a->kind == ATTR_BOOL ? a->b : 0;
 }
@@ -260,7 +247,7 @@ double attr_number_f(const Attr *a) {
 int64_t attr_number_i(const Attr *a) {
   return a->kind == ATTR_INT    ? a->i
          : a->kind == ATTR_BOOL ? a->b
-         : a->kind == ATTR_FLOAT ? (int64_t)ir_float_to_int(a->f, 64, true)
+         : a->kind == ATTR_FLOAT ? (int64_t)sem_float_to_int(a->f, 64, true)
                                  : 0;
 }
 Attr attr_str(Module *m, const char *s) { return (Attr){.kind = ATTR_STR, .s = arena_strdup(&m->arena, s)}; }

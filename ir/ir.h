@@ -286,12 +286,9 @@ Attr attr_type(Type *t);
 Attr attr_array(Module *m, unsigned n, const Attr *elems);
 bool attr_equal(const Attr *a, const Attr *b);
 /* A number attribute (int, float or bool; 0 for other kinds) as a double, and as an integer, as a const
- * global's element of that kind holds it: a float converted as arith.fptosi runs (ir_float_to_int). */
+ * global's element of that kind holds it: a float converted as arith.fptosi runs (sem_float_to_int). */
 double attr_number_f(const Attr *a);
 int64_t attr_number_i(const Attr *a);
-/* arith.fptosi / fptoui of kfront (the simulator's, a constant's): v toward zero as an integer of `bits` bits,
- * signed or not, saturated at the type's limits, NaN 0 (PTX cvt.rzi.sat); the bits zero-extended. */
-uint64_t ir_float_to_int(double v, unsigned bits, bool sgn);
 /* Shorthands that return a default when the attribute is missing or of another kind. */
 int64_t ir_op_attr_int(const Op *op, const char *name, int64_t dflt);
 const char *ir_op_attr_str(const Op *op, const char *name);   /* ATTR_STR or ATTR_SYM, else NULL */
@@ -353,6 +350,9 @@ size_t ir_count_ops(Op *root);
  * map (old Value * -> new Value *; a value absent from it stays itself), which also receives every result,
  * block argument (and Block *, for successors) of the copy, keyed by the original's; map may be NULL. */
 Op *ir_op_clone(Module *m, const Op *op, PtrMap *map);
+/* A copy of module src, in src's context. The copy's attributes share src's (immutable) attribute values and
+ * strings: src must outlive it. Under a guard (utils/mem.h). */
+Module *ir_module_clone(Module *src);
 
 /* ---- ir/builder.c: building ops at an insertion point ------------------------------------- */
 typedef struct IrBuilder {

@@ -296,6 +296,31 @@ static bool verify_bool_or_int_binary(VerifyCtx *c, Op *op) { return check_binar
 static bool verify_float_binary(VerifyCtx *c, Op *op) { return check_binary(c, op, pred_float, "floats"); }
 static bool verify_int_unary(VerifyCtx *c, Op *op) { return check_unary(c, op, pred_int, "an integer"); }
 static bool verify_float_unary(VerifyCtx *c, Op *op) { return check_unary(c, op, pred_float, "a float"); }
+static bool pred_float_wide(const Type *t) { return ty_is_float(t) && t->bits >= 32; }
+static bool verify_float_binary_wide(VerifyCtx *c, Op *op) { return check_binary(c, op, pred_float_wide, "f32 or f64"); }
+
+static bool verify_float_ternary(VerifyCtx *c, Op *op) {
+  Type *r = RT(op, 0);
+  if (!ty_is_float(r)) return op_error(c, op, "result must be a float, got %s", T(c, r));
+  for (unsigned i = 0; i < 3; i++)
+    if (OT(op, i) != r) return op_error(c, op, "operand #%u must be the result type %s, got %s", i, T(c, r), T(c, OT(op, i)));
+  return true;
+}
+
+static bool verify_ldexp(VerifyCtx *c, Op *op) {
+  Type *a = OT(op, 0), *n = OT(op, 1), *r = RT(op, 0);
+  if (!ty_is_float(a)) return op_error(c, op, "operand #0 must be a float, got %s", T(c, a));
+  if (!ty_is_int(n) || n->bits != 32 || n->is_unsigned) return op_error(c, op, "exponent (operand #1) must be i32, got %s", T(c, n));
+  if (r != a) return op_error(c, op, "result type must match operand #0: %s vs %s", T(c, r), T(c, a));
+  return true;
+}
+
+static bool verify_frexp_exp(VerifyCtx *c, Op *op) {
+  Type *a = OT(op, 0), *r = RT(op, 0);
+  if (!ty_is_float(a)) return op_error(c, op, "operand must be a float, got %s", T(c, a));
+  if (!ty_is_int(r) || r->bits != 32 || r->is_unsigned) return op_error(c, op, "result must be i32, got %s", T(c, r));
+  return true;
+}
 
 static bool check_compare(VerifyCtx *c, Op *op, const char *const *preds, int *pred_index) {
   *pred_index = need_choice(c, op, "pred", preds);
@@ -543,7 +568,7 @@ static bool verify_fence(VerifyCtx *c, Op *op) {
 }
 
 static bool verify_atomic_rmw(VerifyCtx *c, Op *op) {
-  static const char *const kinds[] = {"add", "sub", "and", "or", "xor", "min", "max", "exch", "inc", "dec", NULL};
+  static const char *const kinds[] = {"add", "sub", "and", "or", "xor", "min", "max", "exch", "inc", "dec", "nanmin", "nanmax", NULL};
   int k = need_choice(c, op, "kind", kinds);
   if (k < 0) return false;
   if (op->noperands < 2) return op_error(c, op, "expects an array, its indices and a value, got %u operand%s", op->noperands, plural(op->noperands));

@@ -18,20 +18,15 @@
  *   - scf.if on a constant condition: the taken region is inlined in place of the op, its results
  *     become the values it yielded; scf.for with a zero trip count: its results become the inits.
  *
- * Folding rules worth knowing (no undefined behaviour in the compiler: integer folds work on the raw
- * bits in uint64_t, masked to the type's width; the type's signedness only picks the stored form):
- *   - divsi/remsi/divui/remui by zero: not folded. floordivsi/floormodsi by zero: 0 (ops.def, Numba).
- *     INT_MIN / -1 wraps to INT_MIN, INT_MIN % -1 is 0 (also for the floor variants).
- *   - shifts by a negative amount or by >= the width: not folded (LLVM leaves them poison).
- *   - ipow with a negative exponent: 0 (ops.def).
- *   - float ops in the op's precision: f32 through C float. f16 arithmetic is not folded (no exact
- *     host half type); only the exact ops (negf, fabs, floor, ceil, trunc, round, copysign, compares,
- *     predicates, extf) fold at every width.
- *   - fptosi/fptoui: not folded for NaN or a truncated value outside the target's range.
- *   - math.*: only the correctly rounded or exact ones (sqrt, floor, ceil, trunc, round, fabs, copysign,
- *     fmod, isnan, isinf, isfinite); exp, sin, ... stay, since libm and libdevice may differ in an ulp.
- *   - float identities only where exact for every input: x + -0.0, x - 0.0, x * 1.0, x / 1.0, -(-x);
- *     never x * 0.0 or x - x (NaN, infinities, signed zeros).
+ * Folding: an op whose operands are all constants becomes the constant its row of ir_op_sem
+ * (ir/op_semantics.h) computes — the one definition of what each op computes, which the simulator runs and
+ * the GPU is checked against — unless that row says the result is not one to fold: a division or remainder by
+ * zero, a shift by the width or more, fptosi/fptoui of NaN or out of range, fmod / Python's // and % by zero or
+ * of an infinity, min/max of a NaN or of two zeros of different signs, the bits of a NaN (the cases a program
+ * may never reach, kept as written), and the libm functions (exp, sin, ...: the host's libm and libdevice may
+ * differ in the last place). f16 ops compute in f32 and round, exactly as on the GPU.
+ * Float identities only where exact for every input: x + -0.0, x - 0.0, x * 1.0, x / 1.0, -(-x);
+ * never x * 0.0 or x - x (NaN, infinities, signed zeros).
  * New constants are created right before the op they replace, so they dominate its uses; a constant
  * op is never changed in place (it may have other users).
  *
@@ -40,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/op_semantics.h"
 #include "passes.h"
 #include "utils/mem.h"
 
@@ -146,335 +142,34 @@ static Value *make_op(Canon *c, Op *at, OpKind k, unsigned n, Value *const *oper
   return op_result(op, 0);
 }
 
-/* ---- integer evaluation ----------------------------------------------------------------------- */
+/* ---- constant operands --------------------------------------------------------------------------- */
 
-/* Integer binary op k over w-bit raw operands; false when it must not be folded. type_unsigned: the
- * operands' type is unsigned (decides whether a shift amount or exponent can be negative). */
-static bool eval_int_binary(OpKind k, unsigned w, bool type_unsigned, uint64_t a, uint64_t b, uint64_t *r) {
-  uint64_t m = int_mask(w);
-  int64_t sa = int_sext(a, w), sb = int_sext(b, w);
-  uint64_t v;
-  switch (k) {
-  case OP_ADDI: v = a + b; break;
-  case OP_SUBI: v = a - b; break;
-  case OP_MULI: v = a * b; break;
-  case OP_ANDI: v = a & b; break;
-  case OP_ORI: v = a | b; break;
-  case OP_XORI: v = a ^ b; break;
-  case OP_DIVUI:
-    if (b == 0) return false;
-    v = a / b;
-    break;
-  case OP_REMUI:
-    if (b == 0) return false;
-    v = a % b;
-    break;
-  case OP_DIVSI:
-    if (sb == 0) return false;
-    v = sb == -1 ? 0 - a : (uint64_t)(sa / sb);
-    break;
-  case OP_REMSI:
-    if (sb == 0) return false;
-    v = sb == -1 ? 0 : (uint64_t)(sa % sb);
-    break;
-  case OP_FLOORDIVSI:
-    if (sb == 0) v = 0;
-    else if (sb == -1) v = 0 - a;
-    else {
-      int64_t q = sa / sb;
-      if (sa % sb != 0 && (sa < 0) != (sb < 0)) q--;
-      v = (uint64_t)q;
-    }
-    break;
-  case OP_FLOORMODSI:
-    if (sb == 0 || sb == -1) v = 0;
-    else {
-      int64_t rem = sa % sb;
-      if (rem != 0 && (rem < 0) != (sb < 0)) rem += sb;
-      v = (uint64_t)rem;
-    }
-    break;
-  case OP_MINSI: v = sa < sb ? a : b; break;
-  case OP_MAXSI: v = sa > sb ? a : b; break;
-  case OP_MINUI: v = a < b ? a : b; break;
-  case OP_MAXUI: v = a > b ? a : b; break;
-  case OP_IPOW:
-    if (!type_unsigned && sb < 0) {
-      v = 0;
-      break;
-    }
-    v = 1;
-    for (uint64_t base = a, e = b; e; e >>= 1, base *= base)
-      if (e & 1) v *= base;
-    break;
-  case OP_SHLI:
-  case OP_SHRSI:
-  case OP_SHRUI:
-    if ((!type_unsigned && sb < 0) || b >= w) return false;
-    v = k == OP_SHLI ? a << b : k == OP_SHRUI ? a >> b : (uint64_t)(sa >> b);
-    break;
-  default: return false;
-  }
-  *r = v & m;
-  return true;
-}
-
-static bool eval_int_unary(OpKind k, unsigned w, uint64_t a, uint64_t *r) {
-  uint64_t v = 0;
-  switch (k) {
-  case OP_ABSI: v = int_sext(a, w) < 0 ? 0 - a : a; break;
-  case OP_POPC: v = (uint64_t)__builtin_popcountll(a); break;
-  case OP_CLZ: v = a ? (uint64_t)(__builtin_clzll(a) - (64 - (int)w)) : w; break;
-  case OP_FFS: v = a ? (uint64_t)__builtin_ctzll(a) + 1 : 0; break;
-  case OP_BREV:
-    for (unsigned i = 0; i < w; i++)
-      if ((a >> i) & 1) v |= 1ull << (w - 1 - i);
-    break;
-  default: return false;
-  }
-  *r = v & int_mask(w);
-  return true;
-}
-
-/* ---- comparisons ------------------------------------------------------------------------------ */
-
-enum { P_EQ, P_NE, P_SLT, P_SLE, P_SGT, P_SGE, P_ULT, P_ULE, P_UGT, P_UGE };
-static const char *const cmpi_preds[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge", NULL};
-/* the predicate with its operands swapped */
-static const char *const cmpi_swapped[] = {"eq", "ne", "sgt", "sge", "slt", "sle", "ugt", "uge", "ult", "ule"};
-
-enum { F_OEQ, F_ONE, F_OLT, F_OLE, F_OGT, F_OGE, F_ORD, F_UNE, F_ULT, F_ULE, F_UGT, F_UGE, F_UNO };
-static const char *const cmpf_preds[] = {"oeq", "one", "olt", "ole", "ogt", "oge", "ord",
-                                         "une", "ult", "ule", "ugt", "uge", "uno", NULL};
-static const char *const cmpf_swapped[] = {"oeq", "one", "ogt", "oge", "olt", "ole", "ord",
-                                           "une", "ugt", "uge", "ult", "ule", "uno"};
-
-static int pred_index(const Op *op, const char *const *preds) {
-  const char *p = ir_op_attr_str(op, "pred");
-  if (!p) return -1;
-  for (int i = 0; preds[i]; i++)
-    if (strcmp(p, preds[i]) == 0) return i;
-  return -1;
-}
-
-static bool eval_cmpi(int p, unsigned w, uint64_t a, uint64_t b) {
-  int64_t sa = int_sext(a, w), sb = int_sext(b, w);
-  switch (p) {
-  case P_EQ: return a == b;
-  case P_NE: return a != b;
-  case P_SLT: return sa < sb;
-  case P_SLE: return sa <= sb;
-  case P_SGT: return sa > sb;
-  case P_SGE: return sa >= sb;
-  case P_ULT: return a < b;
-  case P_ULE: return a <= b;
-  case P_UGT: return a > b;
-  default: return a >= b;
-  }
-}
-
-static bool eval_cmpf(int p, double a, double b) {
-  bool uno = isnan(a) || isnan(b);
-  switch (p) {
-  case F_OEQ: return !uno && a == b;
-  case F_ONE: return !uno && a != b;
-  case F_OLT: return !uno && a < b;
-  case F_OLE: return !uno && a <= b;
-  case F_OGT: return !uno && a > b;
-  case F_OGE: return !uno && a >= b;
-  case F_ORD: return !uno;
-  case F_UNE: return uno || a != b;
-  case F_ULT: return uno || a < b;
-  case F_ULE: return uno || a <= b;
-  case F_UGT: return uno || a > b;
-  case F_UGE: return uno || a >= b;
-  default: return uno;
-  }
-}
-
-/* ---- float evaluation ------------------------------------------------------------------------- */
-
-/* Python's float // and % (CPython's float_divmod, which Numba follows), in one precision. */
-#define DEFINE_PY_DIVMOD(name, T, FMOD, FLOOR, COPYSIGN)        \
-  static void name(T a, T b, T *div, T *mod) {                   \
-    T m = FMOD(a, b), d = (a - m) / b;                           \
-    if (m != 0) {                                                \
-      if ((b < 0) != (m < 0)) {                                  \
-        m += b;                                                  \
-        d -= 1;                                                  \
-      }                                                          \
-    } else {                                                     \
-      m = COPYSIGN((T)0, b);                                     \
-    }                                                            \
-    T fd;                                                        \
-    if (d != 0) {                                                \
-      fd = FLOOR(d);                                             \
-      if (d - fd > (T)0.5) fd += 1;                              \
-    } else {                                                     \
-      fd = COPYSIGN((T)0, a / b);                                \
-    }                                                            \
-    *div = fd;                                                   \
-    *mod = m;                                                    \
-  }
-DEFINE_PY_DIVMOD(py_divmod_f64, double, fmod, floor, copysign)
-DEFINE_PY_DIVMOD(py_divmod_f32, float, fmodf, floorf, copysignf)
-
-/* Float binary op k in `bits` precision (32 or 64); false when it must not be folded. */
-static bool eval_float_binary(OpKind k, unsigned bits, double a, double b, double *r) {
-  if (k == OP_COPYSIGN) {
-    *r = copysign(a, b); /* exact at every width */
-    return true;
-  }
-  if (k == OP_MINF || k == OP_MAXF) {
-    /* Python min/max: the NaN and signed-zero cases depend on the operand order; leave them */
-    if (isnan(a) || isnan(b) || (a == b && signbit(a) != signbit(b))) return false;
-    *r = k == OP_MINF ? (a <= b ? a : b) : (a >= b ? a : b);
-    return true;
-  }
-  if (bits != 32 && bits != 64) return false;
-  bool finite = isfinite(a) && isfinite(b);
-  if (bits == 32) {
-    float fa = (float)a, fb = (float)b, v, mod;
-    switch (k) {
-    case OP_ADDF: v = fa + fb; break;
-    case OP_SUBF: v = fa - fb; break;
-    case OP_MULF: v = fa * fb; break;
-    case OP_DIVF: v = fa / fb; break;
-    case OP_REMF:
-    case OP_FMOD:
-      if (fb == 0 || !finite) return false;
-      v = fmodf(fa, fb);
-      break;
-    case OP_FLOORDIVF:
-    case OP_FLOORMODF:
-      if (fb == 0 || !finite) return false;
-      py_divmod_f32(fa, fb, &v, &mod);
-      if (k == OP_FLOORMODF) v = mod;
-      break;
-    default: return false;
-    }
-    *r = v;
-    return true;
-  }
-  double v, mod;
-  switch (k) {
-  case OP_ADDF: v = a + b; break;
-  case OP_SUBF: v = a - b; break;
-  case OP_MULF: v = a * b; break;
-  case OP_DIVF: v = a / b; break;
-  case OP_REMF:
-  case OP_FMOD:
-    if (b == 0 || !finite) return false;
-    v = fmod(a, b);
-    break;
-  case OP_FLOORDIVF:
-  case OP_FLOORMODF:
-    if (b == 0 || !finite) return false;
-    py_divmod_f64(a, b, &v, &mod);
-    if (k == OP_FLOORMODF) v = mod;
-    break;
-  default: return false;
-  }
-  *r = v;
-  return true;
-}
-
-static bool eval_float_unary(OpKind k, unsigned bits, double a, double *r) {
-  switch (k) {
-  /* exact at every width: the result of a representable value is representable */
-  case OP_NEGF: *r = -a; return true;
-  case OP_FABS: *r = fabs(a); return true;
-  case OP_FLOOR: *r = floor(a); return true;
-  case OP_CEIL: *r = ceil(a); return true;
-  case OP_TRUNC: *r = trunc(a); return true;
-  case OP_ROUND: *r = rint(a); return true; /* round half to even in the default rounding mode */
-  case OP_SQRT: /* correctly rounded in IEEE arithmetic, as on the GPU */
-    if (bits == 32) *r = sqrtf((float)a);
-    else if (bits == 64) *r = sqrt(a);
-    else return false;
-    return true;
-  default: return false;
-  }
-}
-
-/* ---- casts ------------------------------------------------------------------------------------ */
-
-static Value *fold_cast_const(Canon *c, Op *op) {
-  Value *x = op_operand(op, 0);
-  Type *from = x->type, *to = op_result(op, 0)->type;
+/* The value of constant v as a SemVal of type t. */
+static bool const_val(const Value *v, SemTy t, SemVal *out) {
   uint64_t u;
   double d;
-  switch (op->kind) {
-  case OP_EXTSI:
-    if (!value_const_bits(x, &u)) return NULL;
-    return make_int(c, op, to, (uint64_t)int_sext(u, ty_int_width(from)));
-  case OP_EXTUI:
-  case OP_TRUNCI:
-    if (!value_const_bits(x, &u)) return NULL;
-    return make_int(c, op, to, u);
-  case OP_SITOFP:
-  case OP_UITOFP: {
-    if (!value_const_bits(x, &u)) return NULL;
-    bool s = op->kind == OP_SITOFP;
-    int64_t sv = int_sext(u, ty_int_width(from));
-    if (to->bits == 32) return make_float(c, op, to, s ? (float)sv : (float)u);
-    if (to->bits == 64) return make_float(c, op, to, s ? (double)sv : (double)u);
-    return NULL;
+  if (!t.is_float) {
+    if (!value_const_bits(v, &u)) return false;
+    *out = sem_from_bits(u, t);
+    return true;
   }
-  case OP_FPTOSI:
-  case OP_FPTOUI: {
-    if (!value_const_float(x, &d) || isnan(d) || to->kind != TY_INT) return NULL;
-    double t = trunc(d), span = ldexp(1.0, (int)to->bits - (op->kind == OP_FPTOSI ? 1 : 0));
-    if (op->kind == OP_FPTOSI) {
-      if (!(t >= -span && t < span)) return NULL;
-      return make_int(c, op, to, (uint64_t)(int64_t)t);
-    }
-    if (!(t >= 0 && t < span)) return NULL;
-    return make_int(c, op, to, (uint64_t)t);
-  }
-  case OP_EXTF:
-    if (!value_const_float(x, &d)) return NULL;
-    return make_float(c, op, to, d); /* exact: the narrower value is representable */
-  case OP_TRUNCF:
-    if (!value_const_float(x, &d) || to->bits != 32) return NULL;
-    return make_float(c, op, to, (float)d);
-  case OP_BITCAST:
-    if (from->kind == TY_INT && to->kind == TY_INT) {
-      if (!value_const_bits(x, &u)) return NULL;
-      return make_int(c, op, to, u);
-    }
-    if (from->kind == TY_INT && to->kind == TY_FLOAT) {
-      if (!value_const_bits(x, &u)) return NULL;
-      if (to->bits == 32) {
-        uint32_t b32 = (uint32_t)u;
-        float f;
-        memcpy(&f, &b32, sizeof f);
-        return make_float(c, op, to, f);
-      }
-      if (to->bits == 64) {
-        memcpy(&d, &u, sizeof d);
-        return make_float(c, op, to, d);
-      }
-      return NULL;
-    }
-    if (from->kind == TY_FLOAT && to->kind == TY_INT) {
-      if (!value_const_float(x, &d)) return NULL;
-      /* NaN payloads do not survive the text form; leave NaNs alone */
-      if (isnan(d)) return NULL;
-      if (from->bits == 32) {
-        float f = (float)d;
-        uint32_t b32;
-        memcpy(&b32, &f, sizeof b32);
-        return make_int(c, op, to, b32);
-      }
-      if (from->bits == 64) {
-        memcpy(&u, &d, sizeof u);
-        return make_int(c, op, to, u);
-      }
-    }
-    return NULL;
-  default: return NULL;
-  }
+  if (!value_const_float(v, &d)) return false;
+  *out = sem_from_double(d, t);
+  return true;
+}
+
+/* op evaluated by its row of ir_op_sem (ir/op_semantics.h) when every operand is a constant and the result is
+ * one to fold; NULL otherwise. */
+static Value *fold_const(Canon *c, Op *op) {
+  SemSig s;
+  if (!ir_op_sem[op->kind].eval || !sem_sig_of(op, &s)) return NULL;
+  SemVal x[3], r;
+  for (unsigned i = 0; i < s.n; i++)
+    if (!const_val(op_operand(op, i), s.a[i], &x[i])) return NULL;
+  bool foldable = false;
+  if (!sem_eval(&s, x, &r, &foldable) || !foldable) return NULL;
+  Type *t = op_result(op, 0)->type;
+  return s.r.is_float ? make_float(c, op, t, sem_to_double(r, s.r)) : make_int(c, op, t, r.u);
 }
 
 /* ---- narrowing float arithmetic ------------------------------------------------------------------ */
@@ -577,9 +272,10 @@ static bool order_operands(Canon *c, Op *op) {
   Value *x = op_operand(op, 0), *y = op_operand(op, 1);
   if (!is_const(x) || is_const(y)) return false;
   if (cmp) {
-    int p = op->kind == OP_CMPI ? pred_index(op, cmpi_preds) : pred_index(op, cmpf_preds);
+    const char *const *names = op->kind == OP_CMPI ? sem_cmpi_names : sem_cmpf_names;
+    int p = sem_name_index(ir_op_attr_str(op, "pred"), names);
     if (p < 0) return false;
-    const char *swapped = op->kind == OP_CMPI ? cmpi_swapped[p] : cmpf_swapped[p];
+    const char *swapped = op->kind == OP_CMPI ? sem_cmpi_swapped[p] : sem_cmpf_swapped[p];
     ir_op_set_attr(c->m, op, "pred", attr_str(c->m, swapped));
   }
   ir_op_set_operand(op, 0, y);
@@ -592,16 +288,17 @@ static bool reassociate(Canon *c, Op *op) {
   if (op->kind != OP_ADDI && op->kind != OP_MULI && op->kind != OP_ANDI && op->kind != OP_ORI && op->kind != OP_XORI)
     return false;
   Value *inner = op_operand(op, 0);
-  uint64_t c1, c2, v;
   Op *d = inner->def;
-  if (!d || d->kind != op->kind || !value_const_bits(op_operand(op, 1), &c2) || !value_const_bits(op_operand(d, 1), &c1) ||
-      is_const(op_operand(d, 0)))
+  SemSig s;
+  SemVal k[2], v;
+  if (!d || d->kind != op->kind || is_const(op_operand(d, 0)) || !sem_sig_of(op, &s) ||
+      !const_val(op_operand(d, 1), s.a[0], &k[0]) || !const_val(op_operand(op, 1), s.a[1], &k[1]))
     return false;
-  Type *t = inner->type;
-  if (!eval_int_binary(op->kind, ty_int_width(t), t->is_unsigned, c1, c2, &v)) return false;
+  bool foldable = false;
+  if (!sem_eval(&s, k, &v, &foldable) || !foldable) return false;
   Op *old_const = op_operand(op, 1)->def;
   ir_op_set_operand(op, 0, op_operand(d, 0));
-  ir_op_set_operand(op, 1, make_int(c, op, t, v));
+  ir_op_set_operand(op, 1, make_int(c, op, inner->type, v.u));
   wl_push(c, d);
   wl_push(c, old_const);
   return true;
@@ -611,9 +308,8 @@ static Value *fold_int_binary(Canon *c, Op *op) {
   Value *x = op_operand(op, 0), *y = op_operand(op, 1);
   Type *t = op_result(op, 0)->type;
   unsigned w = ty_int_width(t);
-  uint64_t a = 0, b = 0, r, ones = int_mask(w);
+  uint64_t a = 0, b = 0, ones = int_mask(w);
   bool ca = value_const_bits(x, &a), cb = value_const_bits(y, &b);
-  if (ca && cb) return eval_int_binary(op->kind, w, t->kind == TY_INT && t->is_unsigned, a, b, &r) ? make_int(c, op, t, r) : NULL;
   switch (op->kind) {
   case OP_ADDI:
   case OP_ORI:
@@ -672,25 +368,16 @@ static Value *fold_int_binary(Canon *c, Op *op) {
 static Value *fold_cmpi(Canon *c, Op *op) {
   Value *x = op_operand(op, 0), *y = op_operand(op, 1);
   Type *i1 = op_result(op, 0)->type;
-  int p = pred_index(op, cmpi_preds);
+  int p = sem_name_index(ir_op_attr_str(op, "pred"), sem_cmpi_names);
   if (p < 0) return NULL;
-  unsigned w = ty_int_width(x->type);
-  uint64_t a = 0, b = 0;
+  uint64_t b = 0;
   bool cb = value_const_bits(y, &b);
-  if (value_const_bits(x, &a) && cb) return make_int(c, op, i1, eval_cmpi(p, w, a, b));
-  if (x == y) return make_int(c, op, i1, p == P_EQ || p == P_SLE || p == P_SGE || p == P_ULE || p == P_UGE);
-  if (cb && ty_is_bool(x->type) && ((p == P_NE && b == 0) || (p == P_EQ && b == 1))) return x;
+  if (x == y) return make_int(c, op, i1, p == SEM_IEQ || p == SEM_ISLE || p == SEM_ISGE || p == SEM_IULE || p == SEM_IUGE);
+  if (cb && ty_is_bool(x->type) && ((p == SEM_INE && b == 0) || (p == SEM_IEQ && b == 1))) return x;
   /* Python truth of a widened bool: (extui b) != 0 is b */
-  if (cb && b == 0 && p == P_NE && x->def && x->def->kind == OP_EXTUI && ty_is_bool(op_operand(x->def, 0)->type))
+  if (cb && b == 0 && p == SEM_INE && x->def && x->def->kind == OP_EXTUI && ty_is_bool(op_operand(x->def, 0)->type))
     return op_operand(x->def, 0);
   return NULL;
-}
-
-static Value *fold_cmpf(Canon *c, Op *op) {
-  double a, b;
-  int p = pred_index(op, cmpf_preds);
-  if (p < 0 || !value_const_float(op_operand(op, 0), &a) || !value_const_float(op_operand(op, 1), &b)) return NULL;
-  return make_int(c, op, op_result(op, 0)->type, eval_cmpf(p, a, b));
 }
 
 static Value *fold_select(Canon *c, Op *op) {
@@ -702,24 +389,11 @@ static Value *fold_select(Canon *c, Op *op) {
   return NULL;
 }
 
-static Value *fold_float(Canon *c, Op *op) {
-  Type *t = op_result(op, 0)->type;
-  Value *x = op_operand(op, 0);
-  double a, b, r;
-  if (op->noperands == 1) {
-    if (op->kind == OP_ISNAN || op->kind == OP_ISINF || op->kind == OP_ISFINITE) {
-      if (!value_const_float(x, &a)) return NULL;
-      bool v = op->kind == OP_ISNAN ? isnan(a) : op->kind == OP_ISINF ? isinf(a) : isfinite(a);
-      return make_int(c, op, t, v);
-    }
-    if (op->kind == OP_NEGF && x->def && x->def->kind == OP_NEGF) return op_operand(x->def, 0);
-    if (value_const_float(x, &a) && eval_float_unary(op->kind, t->bits, a, &r)) return make_float(c, op, t, r);
-    return NULL;
-  }
-  Value *y = op_operand(op, 1);
-  if (value_const_float(x, &a) && value_const_float(y, &b) && eval_float_binary(op->kind, t->bits, a, b, &r))
-    return make_float(c, op, t, r);
+/* Float identities exact for every input. */
+static Value *fold_float(Op *op) {
+  Value *x = op_operand(op, 0), *y = op->noperands > 1 ? op_operand(op, 1) : NULL;
   switch (op->kind) {
+  case OP_NEGF: return x->def && x->def->kind == OP_NEGF ? op_operand(x->def, 0) : NULL;
   case OP_ADDF: return const_f_is(y, -0.0) ? x : NULL;
   case OP_SUBF: return const_f_is(y, 0.0) ? x : NULL;
   case OP_MULF:
@@ -728,32 +402,21 @@ static Value *fold_float(Canon *c, Op *op) {
   }
 }
 
-/* A replacement for the single result of op, or NULL. */
+/* A replacement for the single result of op, or NULL: its value when its operands are constants, else an
+ * identity. */
 static Value *fold(Canon *c, Op *op) {
+  Value *k = fold_const(c, op);
+  if (k) return k;
   switch (op->kind) {
   case OP_ADDI: case OP_SUBI: case OP_MULI: case OP_DIVSI: case OP_DIVUI: case OP_REMSI: case OP_REMUI:
   case OP_FLOORDIVSI: case OP_FLOORMODSI: case OP_MINSI: case OP_MAXSI: case OP_MINUI: case OP_MAXUI:
   case OP_IPOW: case OP_SHLI: case OP_SHRSI: case OP_SHRUI: case OP_ANDI: case OP_ORI: case OP_XORI:
     return fold_int_binary(c, op);
-  case OP_ABSI: case OP_POPC: case OP_CLZ: case OP_FFS: case OP_BREV: {
-    uint64_t a, r;
-    Type *t = op_result(op, 0)->type;
-    if (!value_const_bits(op_operand(op, 0), &a) || !eval_int_unary(op->kind, ty_int_width(op_operand(op, 0)->type), a, &r))
-      return NULL;
-    return make_int(c, op, t, r);
-  }
   case OP_CMPI: return fold_cmpi(c, op);
-  case OP_CMPF: return fold_cmpf(c, op);
   case OP_SELECT: return fold_select(c, op);
   case OP_EXTSI: case OP_EXTUI: case OP_TRUNCI: case OP_SITOFP: case OP_UITOFP: case OP_FPTOSI: case OP_FPTOUI:
-  case OP_EXTF: case OP_TRUNCF: case OP_BITCAST: {
-    Value *v = fold_cast_const(c, op);
-    return v ? v : fold_cast_identity(c, op);
-  }
-  case OP_ADDF: case OP_SUBF: case OP_MULF: case OP_DIVF: case OP_REMF: case OP_FLOORDIVF: case OP_FLOORMODF:
-  case OP_MINF: case OP_MAXF: case OP_NEGF: case OP_SQRT: case OP_FLOOR: case OP_CEIL: case OP_TRUNC:
-  case OP_ROUND: case OP_FABS: case OP_COPYSIGN: case OP_FMOD: case OP_ISNAN: case OP_ISINF: case OP_ISFINITE:
-    return fold_float(c, op);
+  case OP_EXTF: case OP_TRUNCF: case OP_BITCAST: return fold_cast_identity(c, op);
+  case OP_ADDF: case OP_SUBF: case OP_MULF: case OP_DIVF: case OP_NEGF: return fold_float(op);
   case OP_POWI: return const_is(op_operand(op, 1), 1) ? op_operand(op, 0) : NULL;
   case OP_DIM:
   case OP_SIZE: return fold_array_query(c, op);

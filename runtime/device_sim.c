@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ir/op_semantics.h"
 #include "runtime/device.h"
 #include "runtime/runtime.h"
 #include "runtime/sim/sim.h"
@@ -183,7 +184,7 @@ static SimArg unpack_scalar(const Type *t, const void *slot) {
     if (t->bits == 16) {
       uint16_t h;
       memcpy(&h, slot, sizeof h);
-      return sim_arg_float(rt_f16_to_f64(h));
+      return sim_arg_float(sem_f16_value(h));
     }
     if (t->bits == 32) {
       float f;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/op_semantics.h"
 #include "kfront/abi.h"
 #include "runtime/runtime.h"
 #include "utils/mem.h"
@@ -54,54 +55,6 @@ void rt_params_pack(RtParams *p, Type *const *params, unsigned nparams, const kf
 
 /* ---- scalars --------------------------------------------------------------------------------- */
 
-uint16_t rt_f64_to_f16(double v) {
-  uint64_t b;
-  memcpy(&b, &v, sizeof b);
-  uint16_t sign = (uint16_t)((b >> 48) & 0x8000);
-  int exp = (int)((b >> 52) & 0x7ff);
-  uint64_t mant = b & 0xFFFFFFFFFFFFFull;
-  if (exp == 0x7ff) return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
-  int e = exp - 1023 + 15;
-  if (e >= 31) return (uint16_t)(sign | 0x7c00);
-  if (e <= 0) { /* a half subnormal (or zero): units of 2^-24 */
-    if (e < -10) return sign;
-    mant |= 1ull << 52;
-    int shift = 43 - e;
-    uint64_t h = mant >> shift, rem = mant & ((1ull << shift) - 1), halfway = 1ull << (shift - 1);
-    if (rem > halfway || (rem == halfway && (h & 1))) h++;
-    return (uint16_t)(sign | h);
-  }
-  uint32_t h = (uint32_t)e << 10 | (uint32_t)(mant >> 42);
-  uint64_t rem = mant & ((1ull << 42) - 1), halfway = 1ull << 41;
-  if (rem > halfway || (rem == halfway && (h & 1))) h++; /* a carry into the exponent is right, up to inf */
-  return (uint16_t)(sign | h);
-}
-
-double rt_f16_to_f64(uint16_t h) {
-  int sign = h >> 15, exp = (h >> 10) & 31, mant = h & 1023;
-  double v;
-  if (exp == 0) v = ldexp(mant, -24);
-  else if (exp == 31) v = mant ? NAN : INFINITY;
-  else v = ldexp(mant | 1024, exp - 25);
-  return sign ? -v : v;
-}
-
-/* float -> integer of `bits`, truncating toward zero and saturating; NaN gives 0 (PTX cvt.rzi). */
-static uint64_t float_to_int_bits(double f, unsigned bits, bool is_unsigned) {
-  if (isnan(f)) return 0;
-  f = trunc(f);
-  if (is_unsigned) {
-    double max = ldexp(1.0, (int)bits);  /* exclusive */
-    if (f <= 0) return 0;
-    if (f >= max) return bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
-    return (uint64_t)f;
-  }
-  double lim = ldexp(1.0, (int)bits - 1);
-  if (f >= lim) return bits == 64 ? (uint64_t)INT64_MAX : (1ull << (bits - 1)) - 1;
-  if (f < -lim) return bits == 64 ? (uint64_t)INT64_MIN : (uint64_t)(-(int64_t)(1ull << (bits - 1)));
-  return (uint64_t)(int64_t)f;
-}
-
 void rt_convert_scalar(const kf_arg *a, const Type *to, void *out) {
   bool from_float = rt_dtype_is_float(a->dtype), from_unsigned = rt_dtype_is_unsigned(a->dtype);
   switch (to->kind) {
@@ -111,7 +64,7 @@ void rt_convert_scalar(const kf_arg *a, const Type *to, void *out) {
     return;
   }
   case TY_INT: {
-    uint64_t bits = from_float ? float_to_int_bits(a->value.f, to->bits, to->is_unsigned)
+    uint64_t bits = from_float ? sem_float_to_int(a->value.f, to->bits, !to->is_unsigned)
                     : from_unsigned ? a->value.u : (uint64_t)a->value.i;
     /* little-endian: the low bytes are the narrower integer (wrapping, as a C cast does) */
     uint8_t b8 = (uint8_t)bits;
@@ -132,7 +85,7 @@ void rt_convert_scalar(const kf_arg *a, const Type *to, void *out) {
     }
     double d = from_float ? a->value.f : from_unsigned ? (double)a->value.u : (double)a->value.i;
     if (to->bits == 16) {
-      uint16_t h = rt_f64_to_f16(d);
+      uint16_t h = sem_f16_bits(d);
       memcpy(out, &h, 2);
     } else {
       memcpy(out, &d, 8);
@@ -164,7 +117,7 @@ kf_arg rt_scalar_read(const void *p, kf_dtype t) {
   case KF_UINT16: { uint16_t v; memcpy(&v, p, 2); a.value.u = v; break; }
   case KF_UINT32: { uint32_t v; memcpy(&v, p, 4); a.value.u = v; break; }
   case KF_UINT64: memcpy(&a.value.u, p, 8); break;
-  case KF_FLOAT16: { uint16_t h; memcpy(&h, p, 2); a.value.f = rt_f16_to_f64(h); break; }
+  case KF_FLOAT16: { uint16_t h; memcpy(&h, p, 2); a.value.f = sem_f16_value(h); break; }
   case KF_FLOAT32: { float v; memcpy(&v, p, 4); a.value.f = v; break; }
   case KF_FLOAT64: memcpy(&a.value.f, p, 8); break;
   }

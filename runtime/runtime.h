@@ -120,8 +120,6 @@ void rt_convert_to_dtype(const kf_arg *a, kf_dtype to, void *out);
 /* The scalar of dtype t stored at p (the inverse of rt_convert_scalar: signed integers and bool to value.i,
  * unsigned integers to value.u, floats to value.f). */
 kf_arg rt_scalar_read(const void *p, kf_dtype t);
-uint16_t rt_f64_to_f16(double v);
-double rt_f16_to_f64(uint16_t h);
 
 /* Byte range an array's elements span relative to data: [*lo, *hi) (both 0 for an empty array). */
 void rt_array_span(const kf_array *a, int64_t *lo, int64_t *hi);

@@ -24,8 +24,14 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "CUDA_HOME", "KFRONT_LIBNVVM", "HOM
         config.environment[var] = os.environ[var]
 config.substitutions.append(("%shared", config.shared_dir))
 config.substitutions.append(("%python", config.python))
-# ptxas, to check that kfront's PTX assembles (from $CUDA_HOME or /usr/local/cuda; missing, the RUN line fails:
-# it is part of what such a test checks)
-ptxas = next((os.path.join(d, "bin", "ptxas") for d in (os.environ.get("CUDA_HOME"), "/usr/local/cuda")
-              if d and os.path.exists(os.path.join(d, "bin", "ptxas"))), "ptxas-not-found")
-config.substitutions.append(("%ptxas", ptxas))
+
+# %ptxas: ptxas of the CUDA toolkit ($CUDA_HOME/bin, /usr/local/cuda/bin, PATH). A missing ptxas fails the tests
+# that use it (it is part of what they check), never skips them.
+import shutil
+ptxas = None
+for base in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+    if base and os.path.exists(os.path.join(base, "bin", "ptxas")):
+        ptxas = os.path.join(base, "bin", "ptxas")
+        break
+ptxas = ptxas or shutil.which("ptxas")
+config.substitutions.append(("%ptxas", ptxas if ptxas else "sh -c 'echo ptxas not found; exit 1' --"))

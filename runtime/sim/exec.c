@@ -28,51 +28,6 @@
 #include "runtime/sim/sim_internal.h"
 #include "utils/mem.h"
 
-/* ---- float16 ---------------------------------------------------------------------------------- */
-
-uint16_t sim_f16_bits(double x) {
-  uint64_t b;
-  memcpy(&b, &x, 8);
-  uint16_t sign = (uint16_t)((b >> 48) & 0x8000);
-  int exp = (int)((b >> 52) & 0x7ff);
-  uint64_t mant = b & 0xfffffffffffffull;
-  if (exp == 0x7ff) return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
-  int e = exp - 1023 + 15;
-  if (e >= 31) return (uint16_t)(sign | 0x7c00);
-  if (e <= 0) {
-    if (e < -10) return sign;
-    mant |= 1ull << 52;
-    int shift = 43 - e;
-    uint64_t h = mant >> shift, rem = mant & ((1ull << shift) - 1), mid = 1ull << (shift - 1);
-    if (rem > mid || (rem == mid && (h & 1))) h++;
-    return (uint16_t)(sign | h);
-  }
-  uint64_t h = ((uint64_t)e << 10) | (mant >> 42), rem = mant & ((1ull << 42) - 1), mid = 1ull << 41;
-  if (rem > mid || (rem == mid && (h & 1))) h++;
-  return (uint16_t)(sign | h);
-}
-
-float sim_f16_from_bits(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else if (exp == 0) {
-    if (!mant) {
-      bits = sign;
-    } else {
-      float f = (float)mant * 5.9604644775390625e-08f; /* 2^-24 */
-      return sign ? -f : f;
-    }
-  } else {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  }
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
-
-float sim_f16_round(double x) { return sim_f16_from_bits(sim_f16_bits(x)); }
-
 /* ---- launch state ----------------------------------------------------------------------------- */
 
 enum { T_READY, T_BARRIER, T_WARP, T_EXITED, T_FAILED };
@@ -362,7 +317,7 @@ static inline Slot load_elem(const char *p, unsigned ek) {
   case EK_U32: { uint32_t v; memcpy(&v, p, 4); s.u = v; break; }
   case EK_I64:
   case EK_U64: memcpy(&s.u, p, 8); break;
-  case EK_F16: { uint16_t v; memcpy(&v, p, 2); s.f = sim_f16_from_bits(v); break; }
+  case EK_F16: { uint16_t v; memcpy(&v, p, 2); s.f = (float)sem_f16_value(v); break; }
   case EK_F32: memcpy(&s.f, p, 4); break;
   case EK_F64: memcpy(&s.d, p, 8); break;
   }
@@ -380,7 +335,7 @@ static inline void store_elem(char *p, unsigned ek, Slot v) {
   case EK_U32: { uint32_t x = (uint32_t)v.u; memcpy(p, &x, 4); break; }
   case EK_I64:
   case EK_U64: memcpy(p, &v.u, 8); break;
-  case EK_F16: { uint16_t x = sim_f16_bits(v.f); memcpy(p, &x, 2); break; }
+  case EK_F16: { uint16_t x = sem_f16_bits(v.f); memcpy(p, &x, 2); break; }
   case EK_F32: memcpy(p, &v.f, 4); break;
   case EK_F64: memcpy(p, &v.d, 8); break;
   }
@@ -411,68 +366,6 @@ static inline uint64_t norm(const Ins *I, uint64_t v) {
 static inline int64_t sext(uint64_t v, unsigned sh) { return (int64_t)(v << sh) >> sh; }
 static inline uint64_t zext(uint64_t v, unsigned sh) { return (v << sh) >> sh; }
 
-static bool cmpf(double x, double y, unsigned pred) {
-  bool uno = isnan(x) || isnan(y);
-  switch (pred) {
-  case FP_OEQ: return !uno && x == y;
-  case FP_ONE: return !uno && x != y;
-  case FP_OLT: return !uno && x < y;
-  case FP_OLE: return !uno && x <= y;
-  case FP_OGT: return !uno && x > y;
-  case FP_OGE: return !uno && x >= y;
-  case FP_ORD: return !uno;
-  case FP_UNE: return uno || x != y;
-  case FP_ULT: return uno || x < y;
-  case FP_ULE: return uno || x <= y;
-  case FP_UGT: return uno || x > y;
-  case FP_UGE: return uno || x >= y;
-  default: return uno;
-  }
-}
-
-/* Python's float // and % (CPython's float_divmod); by zero as NumPy: a / 0 and NaN. */
-#define PY_FLOORDIV(T, FMOD, FLOOR)                                    \
-  static T pyfloordiv_##T(T a, T b) {                                  \
-    if (b == 0) return a / b;                                          \
-    T mod = FMOD(a, b), div = (a - mod) / b;                           \
-    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;                  \
-    if (div != 0) {                                                    \
-      T fd = FLOOR(div);                                               \
-      if (div - fd > (T)0.5) fd += 1;                                  \
-      return fd;                                                       \
-    }                                                                  \
-    return copysign(0.0, (double)(a / b)) < 0 ? -(T)0 : (T)0;          \
-  }                                                                    \
-  static T pyfloormod_##T(T a, T b) {                                  \
-    if (b == 0) return FMOD(a, b);                                     \
-    T mod = FMOD(a, b);                                                \
-    if (mod != 0) {                                                    \
-      if ((b < 0) != (mod < 0)) mod += b;                              \
-    } else {                                                           \
-      mod = b < 0 ? -(T)0 : (T)0;                                      \
-    }                                                                  \
-    return mod;                                                        \
-  }
-PY_FLOORDIV(float, fmodf, floorf)
-PY_FLOORDIV(double, fmod, floor)
-
-static uint64_t ipow(uint64_t base, uint64_t e) {
-  uint64_t r = 1;
-  while (e) {
-    if (e & 1) r *= base;
-    base *= base;
-    e >>= 1;
-  }
-  return r;
-}
-
-static uint64_t brev64(uint64_t x) {
-  x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
-  x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
-  x = ((x >> 4) & 0x0f0f0f0f0f0f0f0full) | ((x & 0x0f0f0f0f0f0f0f0full) << 4);
-  return __builtin_bswap64(x);
-}
-
 /* ---- atomics ---------------------------------------------------------------------------------- */
 
 static bool is_signed_ek(unsigned ek) { return ek == EK_I8 || ek == EK_I16 || ek == EK_I32 || ek == EK_I64; }
@@ -487,6 +380,9 @@ static Slot atomic_apply(AtomicKind k, unsigned ek, Slot old, Slot v) {
     case AK_SUB: r = a - b; break;
     case AK_MIN: r = b < a ? b : a; break; /* Python's min(old, val), as Numba's CAS loop */
     case AK_MAX: r = b > a ? b : a; break;
+    /* numba-cuda's nanmin / nanmax: a NaN value keeps the old one, a NaN old value is replaced */
+    case AK_NANMIN: r = isnan(b) ? a : isnan(a) || b < a ? b : a; break;
+    case AK_NANMAX: r = isnan(b) ? a : isnan(a) || b > a ? b : a; break;
     case AK_EXCH: r = b; break;
     default: break;
     }
@@ -507,8 +403,10 @@ static Slot atomic_apply(AtomicKind k, unsigned ek, Slot old, Slot v) {
   case AK_AND: n.u = old.u & v.u; break;
   case AK_OR: n.u = old.u | v.u; break;
   case AK_XOR: n.u = old.u ^ v.u; break;
-  case AK_MIN: n.u = (s ? v.i < old.i : v.u < old.u) ? v.u : old.u; break;
-  case AK_MAX: n.u = (s ? v.i > old.i : v.u > old.u) ? v.u : old.u; break;
+  case AK_MIN:
+  case AK_NANMIN: n.u = (s ? v.i < old.i : v.u < old.u) ? v.u : old.u; break;
+  case AK_MAX:
+  case AK_NANMAX: n.u = (s ? v.i > old.i : v.u > old.u) ? v.u : old.u; break;
   case AK_EXCH: n.u = v.u; break;
   case AK_INC: n.u = old.u >= v.u ? 0 : old.u + 1; break;
   case AK_DEC: n.u = (old.u == 0 || old.u > v.u) ? v.u : old.u - 1; break;
@@ -552,6 +450,23 @@ static bool frame_reserve(Thread *t, unsigned depth, size_t bytes) {
 
 static char *frame_local(const SimFn *fn, Slot *regs) {
   return (char *)regs + ((sizeof(Slot) * fn->nslots + 15) & ~(size_t)15);
+}
+
+/* ---- instructions run out of line (their locals stay out of the interpreter loop's frame) ------------- */
+
+/* SEM: the op's row of ir_op_sem evaluates it. */
+static void __attribute__((noinline)) run_sem(const Ins *I, Slot *R) {
+  const SemCall *sc = I->ext;
+  Slot x[3] = {R[I->a], R[I->b], R[I->c]};
+  sc->eval(&sc->sig, x, &R[I->d]);
+}
+
+/* POWIF32 / POWIF64: the exponent's shift in aux, signed when aux2. */
+static void __attribute__((noinline)) run_powi(const Ins *I, Slot *R) {
+  bool neg = I->aux2 && sext(R[I->b].u, I->aux) < 0;
+  uint64_t e = neg ? 0 - (uint64_t)sext(R[I->b].u, I->aux) : zext(R[I->b].u, I->aux);
+  if (I->code == SI_POWIF32) R[I->d].f = sem_powi_f(R[I->a].f, e, neg);
+  else R[I->d].d = sem_powi_d(R[I->a].d, e, neg);
 }
 
 /* ---- the interpreter -------------------------------------------------------------------------- */
@@ -828,95 +743,42 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_ADDI: R[I->d].u = norm(I, R[I->a].u + R[I->b].u); break;
     case SI_SUBI: R[I->d].u = norm(I, R[I->a].u - R[I->b].u); break;
     case SI_MULI: R[I->d].u = norm(I, R[I->a].u * R[I->b].u); break;
-    case SI_DIVSI:
-    case SI_REMSI:
-    case SI_FLOORDIVSI:
-    case SI_FLOORMODSI: {
-      int64_t x = sext(R[I->a].u, I->sh), y = sext(R[I->b].u, I->sh), r;
-      bool div = I->code == SI_DIVSI || I->code == SI_FLOORDIVSI;
-      if (y == 0) r = 0;
-      else if (y == -1) r = div ? (int64_t)(0 - (uint64_t)x) : 0;
-      else if (I->code == SI_DIVSI) r = x / y;
-      else if (I->code == SI_REMSI) r = x % y;
-      else if (I->code == SI_FLOORDIVSI) r = x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
-      else {
-        r = x % y;
-        if (r != 0 && ((r < 0) != (y < 0))) r += y;
-      }
-      R[I->d].u = norm(I, (uint64_t)r);
+    case SI_DIVSI: R[I->d].u = norm(I, sem_divsi(sext(R[I->a].u, I->sh), sext(R[I->b].u, I->sh))); break;
+    case SI_REMSI: R[I->d].u = norm(I, sem_remsi(sext(R[I->a].u, I->sh), sext(R[I->b].u, I->sh))); break;
+    case SI_FLOORDIVSI: R[I->d].u = norm(I, sem_floordivsi(sext(R[I->a].u, I->sh), sext(R[I->b].u, I->sh))); break;
+    case SI_FLOORMODSI: R[I->d].u = norm(I, sem_floormodsi(sext(R[I->a].u, I->sh), sext(R[I->b].u, I->sh))); break;
+    case SI_DIVUI: R[I->d].u = norm(I, sem_divui(zext(R[I->a].u, I->sh), zext(R[I->b].u, I->sh))); break;
+    case SI_REMUI: R[I->d].u = norm(I, sem_remui(zext(R[I->a].u, I->sh), zext(R[I->b].u, I->sh))); break;
+    case SI_MINSI: R[I->d] = sext(R[I->b].u, I->sh) < sext(R[I->a].u, I->sh) ? R[I->b] : R[I->a]; break;
+    case SI_MAXSI: R[I->d] = sext(R[I->b].u, I->sh) > sext(R[I->a].u, I->sh) ? R[I->b] : R[I->a]; break;
+    case SI_MINUI: R[I->d] = zext(R[I->b].u, I->sh) < zext(R[I->a].u, I->sh) ? R[I->b] : R[I->a]; break;
+    case SI_MAXUI: R[I->d] = zext(R[I->b].u, I->sh) > zext(R[I->a].u, I->sh) ? R[I->b] : R[I->a]; break;
+    case SI_IPOW:
+      R[I->d].u = norm(I, sem_ipow(R[I->a].u, zext(R[I->b].u, I->sh), I->sgn && sext(R[I->b].u, I->sh) < 0, 64u - I->sh));
       break;
-    }
-    case SI_DIVUI:
-    case SI_REMUI: {
-      uint64_t x = zext(R[I->a].u, I->sh), y = zext(R[I->b].u, I->sh);
-      R[I->d].u = norm(I, y == 0 ? 0 : I->code == SI_DIVUI ? x / y : x % y);
-      break;
-    }
-    case SI_MINSI: {
-      int64_t x = sext(R[I->a].u, I->sh), y = sext(R[I->b].u, I->sh);
-      R[I->d].u = norm(I, (uint64_t)(x < y ? x : y));
-      break;
-    }
-    case SI_MAXSI: {
-      int64_t x = sext(R[I->a].u, I->sh), y = sext(R[I->b].u, I->sh);
-      R[I->d].u = norm(I, (uint64_t)(x > y ? x : y));
-      break;
-    }
-    case SI_MINUI: {
-      uint64_t x = zext(R[I->a].u, I->sh), y = zext(R[I->b].u, I->sh);
-      R[I->d].u = norm(I, x < y ? x : y);
-      break;
-    }
-    case SI_MAXUI: {
-      uint64_t x = zext(R[I->a].u, I->sh), y = zext(R[I->b].u, I->sh);
-      R[I->d].u = norm(I, x > y ? x : y);
-      break;
-    }
-    case SI_IPOW: {
-      bool negative = I->sgn && sext(R[I->b].u, I->sh) < 0;
-      R[I->d].u = negative ? 0 : norm(I, ipow(R[I->a].u, zext(R[I->b].u, I->sh)));
-      break;
-    }
-    case SI_ABSI: {
-      int64_t x = sext(R[I->a].u, I->sh);
-      R[I->d].u = norm(I, x < 0 ? 0 - (uint64_t)x : (uint64_t)x);
-      break;
-    }
-    case SI_SHLI:
-    case SI_SHRSI:
-    case SI_SHRUI: {
-      unsigned bits = 64 - I->sh;
-      uint64_t s = zext(R[I->b].u, I->sh), r;
-      if (I->code == SI_SHLI) r = s >= bits ? 0 : R[I->a].u << s;
-      else if (I->code == SI_SHRUI) r = s >= bits ? 0 : zext(R[I->a].u, I->sh) >> s;
-      else {
-        int64_t x = sext(R[I->a].u, I->sh);
-        r = (uint64_t)(s >= bits ? (x < 0 ? -1 : 0) : x >> s);
-      }
-      R[I->d].u = norm(I, r);
-      break;
-    }
+    case SI_ABSI: R[I->d].u = norm(I, sem_absi(sext(R[I->a].u, I->sh))); break;
+    case SI_SHLI: R[I->d].u = norm(I, sem_shl(R[I->a].u, zext(R[I->b].u, I->sh), 64u - I->sh)); break;
+    case SI_SHRSI: R[I->d].u = norm(I, sem_shrs(sext(R[I->a].u, I->sh), zext(R[I->b].u, I->sh), 64u - I->sh)); break;
+    case SI_SHRUI: R[I->d].u = norm(I, sem_shru(zext(R[I->a].u, I->sh), zext(R[I->b].u, I->sh), 64u - I->sh)); break;
     case SI_ANDI: R[I->d].u = norm(I, R[I->a].u & R[I->b].u); break;
     case SI_ORI: R[I->d].u = norm(I, R[I->a].u | R[I->b].u); break;
     case SI_XORI: R[I->d].u = norm(I, R[I->a].u ^ R[I->b].u); break;
-    case SI_POPC: R[I->d].u = norm(I, (uint64_t)__builtin_popcountll(zext(R[I->a].u, I->sh))); break;
-    case SI_CLZ: {
-      uint64_t x = zext(R[I->a].u, I->sh);
-      R[I->d].u = norm(I, x ? (uint64_t)(__builtin_clzll(x) - I->sh) : 64u - I->sh);
-      break;
-    }
-    case SI_FFS: R[I->d].u = norm(I, (uint64_t)__builtin_ffsll((long long)zext(R[I->a].u, I->sh))); break;
-    case SI_BREV: R[I->d].u = norm(I, brev64(zext(R[I->a].u, I->sh)) >> I->sh); break;
-    case SI_CMPI_EQ: R[I->d].u = zext(R[I->a].u, I->sh) == zext(R[I->b].u, I->sh); break;
-    case SI_CMPI_NE: R[I->d].u = zext(R[I->a].u, I->sh) != zext(R[I->b].u, I->sh); break;
-    case SI_CMPI_SLT: R[I->d].u = sext(R[I->a].u, I->sh) < sext(R[I->b].u, I->sh); break;
-    case SI_CMPI_SLE: R[I->d].u = sext(R[I->a].u, I->sh) <= sext(R[I->b].u, I->sh); break;
-    case SI_CMPI_SGT: R[I->d].u = sext(R[I->a].u, I->sh) > sext(R[I->b].u, I->sh); break;
-    case SI_CMPI_SGE: R[I->d].u = sext(R[I->a].u, I->sh) >= sext(R[I->b].u, I->sh); break;
-    case SI_CMPI_ULT: R[I->d].u = zext(R[I->a].u, I->sh) < zext(R[I->b].u, I->sh); break;
-    case SI_CMPI_ULE: R[I->d].u = zext(R[I->a].u, I->sh) <= zext(R[I->b].u, I->sh); break;
-    case SI_CMPI_UGT: R[I->d].u = zext(R[I->a].u, I->sh) > zext(R[I->b].u, I->sh); break;
-    case SI_CMPI_UGE: R[I->d].u = zext(R[I->a].u, I->sh) >= zext(R[I->b].u, I->sh); break;
+    case SI_POPC: R[I->d].u = norm(I, sem_popc(zext(R[I->a].u, I->sh))); break;
+    case SI_CLZ: R[I->d].u = norm(I, sem_clz(zext(R[I->a].u, I->sh), 64u - I->sh)); break;
+    case SI_FFS: R[I->d].u = norm(I, sem_ffs(zext(R[I->a].u, I->sh))); break;
+    case SI_BREV: R[I->d].u = norm(I, sem_brev(zext(R[I->a].u, I->sh), 64u - I->sh)); break;
+#define CMPI(p) sem_cmpi((p), sext(R[I->a].u, I->sh), sext(R[I->b].u, I->sh), zext(R[I->a].u, I->sh), zext(R[I->b].u, I->sh))
+    case SI_CMPI_EQ: R[I->d].u = CMPI(SEM_IEQ); break;
+    case SI_CMPI_NE: R[I->d].u = CMPI(SEM_INE); break;
+    case SI_CMPI_SLT: R[I->d].u = CMPI(SEM_ISLT); break;
+    case SI_CMPI_SLE: R[I->d].u = CMPI(SEM_ISLE); break;
+    case SI_CMPI_SGT: R[I->d].u = CMPI(SEM_ISGT); break;
+    case SI_CMPI_SGE: R[I->d].u = CMPI(SEM_ISGE); break;
+    case SI_CMPI_ULT: R[I->d].u = CMPI(SEM_IULT); break;
+    case SI_CMPI_ULE: R[I->d].u = CMPI(SEM_IULE); break;
+    case SI_CMPI_UGT: R[I->d].u = CMPI(SEM_IUGT); break;
+    case SI_CMPI_UGE: R[I->d].u = CMPI(SEM_IUGE); break;
+#undef CMPI
     case SI_SELECT: R[I->d] = R[I->a].u ? R[I->b] : R[I->c]; break;
     case SI_EXTS: R[I->d].u = norm(I, (uint64_t)sext(R[I->a].u, I->aux)); break;
     case SI_EXTU: R[I->d].u = norm(I, zext(R[I->a].u, I->aux)); break;
@@ -927,40 +789,40 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_MULF32: R[I->d].f = R[I->a].f * R[I->b].f; break;
     case SI_DIVF32: R[I->d].f = R[I->a].f / R[I->b].f; break;
     case SI_REMF32: R[I->d].f = fmodf(R[I->a].f, R[I->b].f); break;
-    case SI_FLOORDIVF32: R[I->d].f = pyfloordiv_float(R[I->a].f, R[I->b].f); break;
-    case SI_FLOORMODF32: R[I->d].f = pyfloormod_float(R[I->a].f, R[I->b].f); break;
-    case SI_MINF32: R[I->d].f = R[I->b].f < R[I->a].f ? R[I->b].f : R[I->a].f; break;
-    case SI_MAXF32: R[I->d].f = R[I->b].f > R[I->a].f ? R[I->b].f : R[I->a].f; break;
+    case SI_FLOORDIVF32: R[I->d].f = sem_floordiv_f(R[I->a].f, R[I->b].f); break;
+    case SI_FLOORMODF32: R[I->d].f = sem_floormod_f(R[I->a].f, R[I->b].f); break;
+    case SI_MINF32: R[I->d].f = sem_min_f(R[I->a].f, R[I->b].f); break;
+    case SI_MAXF32: R[I->d].f = sem_max_f(R[I->a].f, R[I->b].f); break;
     case SI_NEGF32: R[I->d].f = -R[I->a].f; break;
     case SI_ADDF64: R[I->d].d = R[I->a].d + R[I->b].d; break;
     case SI_SUBF64: R[I->d].d = R[I->a].d - R[I->b].d; break;
     case SI_MULF64: R[I->d].d = R[I->a].d * R[I->b].d; break;
     case SI_DIVF64: R[I->d].d = R[I->a].d / R[I->b].d; break;
     case SI_REMF64: R[I->d].d = fmod(R[I->a].d, R[I->b].d); break;
-    case SI_FLOORDIVF64: R[I->d].d = pyfloordiv_double(R[I->a].d, R[I->b].d); break;
-    case SI_FLOORMODF64: R[I->d].d = pyfloormod_double(R[I->a].d, R[I->b].d); break;
-    case SI_MINF64: R[I->d].d = R[I->b].d < R[I->a].d ? R[I->b].d : R[I->a].d; break;
-    case SI_MAXF64: R[I->d].d = R[I->b].d > R[I->a].d ? R[I->b].d : R[I->a].d; break;
+    case SI_FLOORDIVF64: R[I->d].d = sem_floordiv_d(R[I->a].d, R[I->b].d); break;
+    case SI_FLOORMODF64: R[I->d].d = sem_floormod_d(R[I->a].d, R[I->b].d); break;
+    case SI_MINF64: R[I->d].d = sem_min_d(R[I->a].d, R[I->b].d); break;
+    case SI_MAXF64: R[I->d].d = sem_max_d(R[I->a].d, R[I->b].d); break;
     case SI_NEGF64: R[I->d].d = -R[I->a].d; break;
-    case SI_CMPF32: R[I->d].u = cmpf(R[I->a].f, R[I->b].f, I->aux); break;
-    case SI_CMPF64: R[I->d].u = cmpf(R[I->a].d, R[I->b].d, I->aux); break;
+    case SI_CMPF32: R[I->d].u = sem_cmpf(I->aux, R[I->a].f, R[I->b].f); break;
+    case SI_CMPF64: R[I->d].u = sem_cmpf(I->aux, R[I->a].d, R[I->b].d); break;
     case SI_SITOF32: R[I->d].f = (float)sext(R[I->a].u, I->aux); break;
     case SI_SITOF64: R[I->d].d = (double)sext(R[I->a].u, I->aux); break;
     case SI_UITOF32: R[I->d].f = (float)zext(R[I->a].u, I->aux); break;
     case SI_UITOF64: R[I->d].d = (double)zext(R[I->a].u, I->aux); break;
-    case SI_F32TOSI: R[I->d].u = norm(I, ir_float_to_int(R[I->a].f, 64u - I->sh, true)); break;
-    case SI_F64TOSI: R[I->d].u = norm(I, ir_float_to_int(R[I->a].d, 64u - I->sh, true)); break;
-    case SI_F32TOUI: R[I->d].u = norm(I, ir_float_to_int(R[I->a].f, 64u - I->sh, false)); break;
-    case SI_F64TOUI: R[I->d].u = norm(I, ir_float_to_int(R[I->a].d, 64u - I->sh, false)); break;
+    case SI_F32TOSI: R[I->d].u = norm(I, sem_float_to_int(R[I->a].f, 64u - I->sh, true)); break;
+    case SI_F64TOSI: R[I->d].u = norm(I, sem_float_to_int(R[I->a].d, 64u - I->sh, true)); break;
+    case SI_F32TOUI: R[I->d].u = norm(I, sem_float_to_int(R[I->a].f, 64u - I->sh, false)); break;
+    case SI_F64TOUI: R[I->d].u = norm(I, sem_float_to_int(R[I->a].d, 64u - I->sh, false)); break;
     case SI_F32TOF64: R[I->d].d = R[I->a].f; break;
     case SI_F64TOF32: R[I->d].f = (float)R[I->a].d; break;
-    case SI_F64TOF16: R[I->d].f = sim_f16_round(R[I->a].d); break;
-    case SI_F16ROUND: R[I->d].f = sim_f16_round(R[I->a].f); break;
+    case SI_F64TOF16: R[I->d].f = sem_f16_round(R[I->a].d); break;
+    case SI_F16ROUND: R[I->d].f = sem_f16_round(R[I->a].f); break;
     case SI_BITCAST_FI: {
       uint64_t b = 0;
       if (I->aux == 64) memcpy(&b, &R[I->a].d, 8);
       else if (I->aux == 32) { uint32_t x; memcpy(&x, &R[I->a].f, 4); b = x; }
-      else b = sim_f16_bits(R[I->a].f);
+      else b = sem_f16_bits(R[I->a].f);
       R[I->d].u = norm(I, b);
       break;
     }
@@ -970,7 +832,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
       v.u = 0;
       if (I->aux == 64) memcpy(&v.d, &b, 8);
       else if (I->aux == 32) { uint32_t x = (uint32_t)b; memcpy(&v.f, &x, 4); }
-      else v.f = sim_f16_from_bits((uint16_t)b);
+      else v.f = (float)sem_f16_value((uint16_t)b);
       R[I->d] = v;
       break;
     }
@@ -978,14 +840,15 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_MATH1F64: R[I->d].d = ((double (*)(double))I->ext)(R[I->a].d); break;
     case SI_MATH2F32: R[I->d].f = ((float (*)(float, float))I->ext)(R[I->a].f, R[I->b].f); break;
     case SI_MATH2F64: R[I->d].d = ((double (*)(double, double))I->ext)(R[I->a].d, R[I->b].d); break;
-    case SI_POWIF32: R[I->d].f = powf(R[I->a].f, (float)sext(R[I->b].u, I->aux)); break;
-    case SI_POWIF64: R[I->d].d = pow(R[I->a].d, (double)sext(R[I->b].u, I->aux)); break;
+    case SI_POWIF32:
+    case SI_POWIF64: run_powi(I, R); break;
     case SI_ISNAN32: R[I->d].u = isnan(R[I->a].f) != 0; break;
     case SI_ISNAN64: R[I->d].u = isnan(R[I->a].d) != 0; break;
     case SI_ISINF32: R[I->d].u = isinf(R[I->a].f) != 0; break;
     case SI_ISINF64: R[I->d].u = isinf(R[I->a].d) != 0; break;
     case SI_ISFIN32: R[I->d].u = isfinite(R[I->a].f) != 0; break;
     case SI_ISFIN64: R[I->d].u = isfinite(R[I->a].d) != 0; break;
+    case SI_SEM: run_sem(I, R); break;
     case SI__COUNT:
       pc--;
       report_fatal(B, t, SIM_ERR_RUNTIME, I, "internal error: an instruction of no known kind");
@@ -1414,11 +1277,11 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
       } else if (pt->kind == TY_FLOAT) {
         double x = a->kind == SIM_ARG_FLOAT ? a->f : a->kind == SIM_ARG_INT ? (double)a->i : (double)a->u;
         if (pt->bits == 64) v.d = x;
-        else v.f = pt->bits == 32 ? (float)x : sim_f16_round(x);
+        else v.f = pt->bits == 32 ? (float)x : sem_f16_round(x);
       } else if (pt->kind == TY_BOOL) {
         v.u = a->kind == SIM_ARG_FLOAT ? a->f != 0 : a->u != 0;
       } else {
-        uint64_t x = a->kind == SIM_ARG_FLOAT ? ir_float_to_int(a->f, 64, true) : a->u;
+        uint64_t x = a->kind == SIM_ARG_FLOAT ? sem_float_to_int(a->f, 64, true) : a->u;
         unsigned sh = 64 - pt->bits;
         v.u = pt->is_unsigned ? zext(x, sh) : (uint64_t)sext(x, sh);
       }

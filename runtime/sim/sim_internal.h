@@ -4,22 +4,21 @@
  * Each func.func becomes a SimFn: an array of Ins over a frame of Slots (one per SSA value, plus
  * temporaries). Integer slots hold the value normalised to its type (sign-extended for signed types,
  * zero-extended for unsigned and i1), so comparisons and widening need no masking; f32 and f16 values
- * are kept as float (f16 rounded after every op), f64 as double. Constants live in the frame template,
+ * are kept as float (f16 rounded after every op), f64 as double: the values of ir/op_semantics.h, whose kernels
+ * the instructions call. The common ops have instructions of their own; every other op that ir_op_sem
+ * evaluates runs as SEM, which calls its row's evaluation. Constants live in the frame template,
  * not in the code. Structured control flow is compiled to jumps; block arguments and loop-carried values
  * are moved by MOV / PMOVE (parallel move). */
 #ifndef KF_RUNTIME_SIM_INTERNAL_H
 #define KF_RUNTIME_SIM_INTERNAL_H
 
+#include "ir/op_semantics.h"
 #include "runtime/sim/sim.h"
 #include "utils/ptrmap.h"
 
-typedef union Slot {
-  int64_t i;
-  uint64_t u;
-  double d;
-  float f;
-  void *p;
-} Slot;
+/* A register: a scalar as ir/op_semantics.h keeps it (so that every op is evaluated by its definition there),
+ * or a pointer to a run-time array. */
+typedef SemVal Slot;
 
 /* Element kinds of array memory. */
 typedef enum { EK_BOOL, EK_I8, EK_I16, EK_I32, EK_I64, EK_U8, EK_U16, EK_U32, EK_U64, EK_F16, EK_F32, EK_F64 } ElemKind;
@@ -59,7 +58,7 @@ typedef struct SimArr {
   X(CMPF32) X(CMPF64) X(SITOF32) X(SITOF64) X(UITOF32) X(UITOF64) X(F32TOSI) X(F64TOSI) X(F32TOUI) X(F64TOUI) \
   X(F32TOF64) X(F64TOF32) X(F64TOF16) X(F16ROUND) X(BITCAST_FI) X(BITCAST_IF) \
   X(MATH1F32) X(MATH1F64) X(MATH2F32) X(MATH2F64) X(POWIF32) X(POWIF64) \
-  X(ISNAN32) X(ISNAN64) X(ISINF32) X(ISINF64) X(ISFIN32) X(ISFIN64)
+  X(ISNAN32) X(ISNAN64) X(ISINF32) X(ISINF64) X(ISFIN32) X(ISFIN64) X(SEM)
 
 typedef enum {
 #define X(n) SI_##n,
@@ -68,10 +67,9 @@ typedef enum {
   SI__COUNT
 } SimOpcode;
 
-/* Float comparison predicates (Ins.aux). */
-typedef enum { FP_OEQ, FP_ONE, FP_OLT, FP_OLE, FP_OGT, FP_OGE, FP_ORD, FP_UNE, FP_ULT, FP_ULE, FP_UGT, FP_UGE, FP_UNO } FPred;
+/* Float comparison predicates (Ins.aux): SemFPred. */
 /* Atomic kinds (AtomicInfo.kind), in ops.def order. */
-typedef enum { AK_ADD, AK_SUB, AK_AND, AK_OR, AK_XOR, AK_MIN, AK_MAX, AK_EXCH, AK_INC, AK_DEC } AtomicKind;
+typedef enum { AK_ADD, AK_SUB, AK_AND, AK_OR, AK_XOR, AK_MIN, AK_MAX, AK_EXCH, AK_INC, AK_DEC, AK_NANMIN, AK_NANMAX } AtomicKind;
 /* Warp-op kinds (WarpInfo.kind) and modes. */
 typedef enum { WK_SHFL, WK_VOTE, WK_SYNCWARP, WK_ACTIVEMASK } WarpKind;
 typedef enum { SH_IDX, SH_UP, SH_DOWN, SH_XOR } ShflMode;
@@ -101,6 +99,12 @@ typedef struct PMoveInfo {
   unsigned n;
   uint32_t *src, *dst;
 } PMoveInfo;
+
+/* SEM: an op evaluated by its row of ir_op_sem (Ins.a, b, c: its operands' slots). */
+typedef struct SemCall {
+  SemEvalFn eval;
+  SemSig sig;
+} SemCall;
 
 typedef struct CallInfo {
   SimFn *callee;
@@ -186,10 +190,5 @@ SimFn *sim_compile_function(SimProgram *p, const Op *func, bool *oom);
 ElemKind sim_elem_kind(const Type *t);
 unsigned sim_elem_size(ElemKind ek);
 extern const char *const sim_opcode_names[SI__COUNT];
-
-/* exec.c: float16 helpers shared with compile.c (constants) */
-float sim_f16_round(double x);
-uint16_t sim_f16_bits(double x);
-float sim_f16_from_bits(uint16_t h);
 
 #endif

@@ -11,7 +11,12 @@
  * divisors, ipow, shifts past the width, min/max with NaN, powi), the bounds-check error record (fields,
  * first failure wins, the context survives, a device function's failure), atomics (native and CAS
  * loops, global and shared, 8/16-bit in their 32-bit word), warp shuffles (32- and 64-bit) and votes, shared-memory tiles with barriers
- * (the seed's fast_matmul), dynamic shared memory extents, const and local arrays. The CUDA Driver API is
+ * (the seed's fast_matmul), dynamic shared memory extents, const and local arrays. And the op-semantics
+ * differential (test_opsem): every op of ir/op_semantics.h in every signature (test/unit/opsem_cases.h, the cases
+ * test/unit/sim_opsem.c runs on the simulator) on the GPU, against the one definition the simulator and constant
+ * folding use: bit for bit, but for the libm functions (SEM_LIBM: host libm against libdevice), whose largest
+ * difference in units in the last place per op and type is printed and must stay within OPSEM_LIBM_ULPS
+ * (gamma and lgamma only printed: both libraries lose accuracy near their poles). The CUDA Driver API is
  * loaded with dlopen; nothing here needs cuda.h. */
 #include <dlfcn.h>
 #include <math.h>
@@ -23,6 +28,7 @@
 
 #include "kfront/abi.h"
 #include "kfront/kfront.h"
+#include "test/unit/opsem_cases.h"
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -272,20 +278,14 @@ static int64_t py_floormod(int64_t a, int64_t b) {
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
-static int64_t py_ipow(int64_t a, int64_t b) {
-  if (b < 0) return 0;
-  uint64_t r = 1, x = (uint64_t)a, e = (uint64_t)b;
-  while (e) {
-    if (e & 1) r *= x;
-    x *= x;
-    e >>= 1;
-  }
-  return (int64_t)r;
-}
+/* a ** b as Numba's int_power (ir/op_semantics.h's definition: 1, +-1, the minimum for 0, else 0 when b < 0) */
+static int64_t py_ipow(int64_t a, int64_t b) { return (int64_t)sem_ipow((uint64_t)a, (uint64_t)b, b < 0, 64); }
 
 static void test_int(void) {
-  static const int64_t xs[] = {7, -7, 7, -7, 0, 1, -1, 123456789, -123456789, 5, 3, -3, 2, 2, 2, 1, -1, 255, 0xF0F0, 1LL << 40, -5, 9, 17, -17};
-  static const int64_t ys[] = {2, 2, -2, -2, 3, 0, 0, 1000, 1000, 1, 4, 3, 10, 62, 63, 64, 70, -1, 4, 3, 1, 0, 5, -5};
+  static const int64_t xs[] = {7, -7, 7, -7, 0, 1, -1, 123456789, -123456789, 5, 3, -3, 2, 2, 2, 1, -1, 255, 0xF0F0, 1LL << 40, -5, 9, 17, -17,
+                               1, -1, -1, 0};
+  static const int64_t ys[] = {2, 2, -2, -2, 3, 0, 0, 1000, 1000, 1, 4, 3, 10, 62, 63, 64, 70, -1, 4, 3, 1, 0, 5, -5,
+                               -3, -3, -4, -2};
   enum { N = sizeof xs / sizeof xs[0] };
   CUmodule m = compile_load(K_INT);
   if (!m) return;
@@ -1045,6 +1045,84 @@ static void test_libdevice(void) {
   cu.ModuleUnload(m);
 }
 
+/* ---- the op-semantics differential ------------------------------------------------------------------ */
+
+enum { OPSEM_N = 128, OPSEM_LIBM_ULPS = 8 };
+
+/* Largest ulp difference seen per op and result type (libm functions), for the report. */
+static uint64_t opsem_max_ulps[2][OP__COUNT][OPSEM_NTYPES];
+static unsigned opsem_kernels[2];
+
+static unsigned opsem_type_index(const char *name) {
+  for (unsigned i = 0; i < OPSEM_NTYPES; i++)
+    if (strcmp(OPSEM_TYPES[i], name) == 0) return i;
+  return 0;
+}
+
+static void opsem_case(OpKind k, unsigned n, const char *const *ops, const char *rt, const char *pred, void *user) {
+  (void)user;
+  StrBuf t;
+  sb_init(&t);
+  opsem_kernel_text(&t, "k", k, n, ops, rt, pred);
+  /* signatures the verifier refuses are no case */
+  kf_context *ctx = kf_context_create();
+  kf_module *km = NULL;
+  bool valid = kf_module_parse(ctx, "opsem.kir", sb_cstr(&t), t.len, &km) == KF_OK && kf_module_verify(km) == KF_OK;
+  kf_module_destroy(km);
+  kf_context_destroy(ctx);
+  if (!valid) {
+    sb_free(&t);
+    return;
+  }
+  CUmodule m = compile_load(sb_cstr(&t));
+  sb_free(&t);
+  if (!m) return;
+  SemSig sig = opsem_sig(k, n, ops, rt, pred);
+  static uint64_t in[3][OPSEM_N], out[OPSEM_N];
+  static SemVal x[3][OPSEM_N];
+  Arr a[4];
+  Args g = {0};
+  for (unsigned i = 0; i < n; i++) {
+    for (unsigned j = 0; j < OPSEM_N; j++) opsem_put(in[i], j, sig.a[i], x[i][j] = opsem_pick(sig.a[i]));
+    a[i] = arr1(in[i], opsem_esize(sig.a[i]), OPSEM_N);
+    arg_arr(&g, &a[i]);
+  }
+  a[n] = arr1(NULL, opsem_esize(sig.r), OPSEM_N);
+  arg_arr(&g, &a[n]);
+  bool libm = (ir_op_sem[k].flags & SEM_LIBM) != 0, report_only = k == OP_GAMMA || k == OP_LGAMMA;
+  if (launch(m, "k", 1, OPSEM_N, 0, &g)) {
+    arr_get(&a[n], out);
+    opsem_kernels[backend_kind]++;
+    int reported = 0;
+    for (unsigned j = 0; j < OPSEM_N; j++) {
+      SemVal v[3], want;
+      for (unsigned i = 0; i < n; i++) v[i] = x[i][j];
+      sem_eval(&sig, v, &want, NULL);
+      SemVal got = opsem_get(out, j, sig.r);
+      uint64_t d = opsem_ulps(got, opsem_stored(want, sig.r), sig.r);
+      uint64_t *mx = &opsem_max_ulps[backend_kind][k][opsem_type_index(rt)];
+      if (libm && d != UINT64_MAX && d > *mx) *mx = d;
+      bool ok = d == 0 || (libm && (report_only ? d != UINT64_MAX : d <= OPSEM_LIBM_ULPS));
+      CHECK(ok || reported >= 3, "%s(%s 0x%llx%s%s) %s%s -> %s: GPU 0x%llx, op_semantics 0x%llx (%llu ulps)", ir_op_info[k].name,
+            ops[0], (unsigned long long)v[0].u, n > 1 ? ", ..." : "", "", pred ? "pred " : "", pred ? pred : "", rt,
+            (unsigned long long)got.u, (unsigned long long)opsem_stored(want, sig.r).u, (unsigned long long)d);
+      if (!ok) reported++;
+    }
+  }
+  for (unsigned i = 0; i <= n; i++) arr_free(&a[i]);
+  cu.ModuleUnload(m);
+}
+
+static void test_opsem(void) {
+  opsem_for_each_case(opsem_case, NULL);
+  printf("op semantics [%s]: %u kernels; largest libm differences (ulps):", backend_name, opsem_kernels[backend_kind]);
+  for (int k = 0; k < OP__COUNT; k++)
+    for (unsigned t = 0; t < OPSEM_NTYPES; t++)
+      if (opsem_max_ulps[backend_kind][k][t]) printf(" %s:%s=%llu", ir_op_info[k].name, OPSEM_TYPES[t],
+                                                     (unsigned long long)opsem_max_ulps[backend_kind][k][t]);
+  printf("\n");
+}
+
 /* Every backend input compiles and loads (its OPTIONS line applied: fastmath, lineinfo). */
 static void test_load_inputs(void) {
   static const char *inputs[] = {"arith", "atomics", "bounds", "call", "cf", "f16", "gpu", "lineinfo", "math", "mem",
@@ -1101,6 +1179,7 @@ int main(void) {
     test_mem();
     test_load_inputs();
     test_libdevice();
+    test_opsem();
     printf("backend %s: %s\n", backend_name, failures == before ? "all passed" : "FAILED");
   }
   printf("%s: %d check(s), %d failure(s)\n", failures ? "FAILED" : "OK", checks, failures);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run_gpu_tests.sh — the seed programs' launches through `kfront run`, checked against NumPy; the IndexError
-# path (foo_grid with 32 threads over 10 elements) and a working launch after it; the on-disk kernel cache
-# (miss, hit, --no-cache, a corrupted entry recompiled). Prints PASS/FAIL/SKIP per case, then
+# path (foo_grid with 32 threads over 10 elements) and a working launch after it; NumPy ufuncs, math functions
+# and CUDA intrinsics (numeric_kernels.py against NumPy, and on a GPU against the simulator); the on-disk kernel
+# cache (miss, hit, --no-cache, a corrupted entry recompiled). Prints PASS/FAIL/SKIP per case, then
 # "N passed, N failed". Builds nothing: give it a built tree.
 #
 #   test/gpu/run_gpu_tests.sh [BUILD_DIR]          (default: build)
@@ -244,6 +245,37 @@ if [ -x "$hftest" ]; then
   fi
 else
   skip host_funcs "no $hftest"
+fi
+
+# ---- numbers: NumPy ufuncs, math functions, CUDA intrinsics (numeric_kernels.py, check_numeric.py) --------
+# against NumPy (libm functions within a few ulps); on a GPU also the GPU's results against the simulator's
+# (the op semantics the simulator runs, from Python source)
+numeric_run() {  # numeric_run DEST [kfront run options]
+  local dest=$1 t
+  shift
+  for t in f64 f32; do
+    mkdir -p "$dest/$t"
+    (cd "$here" && $timeout_cmd "$kfront" run numeric_kernels.py -k numeric --grid 8 --block 32 "$@" -o "$dest/$t" \
+       "$in/numeric/$t/x.npy" "$in/numeric/$t/y.npy" "$in/numeric/$t/out.npy" "$in/numeric/$t/ints.npy") \
+      >>"$tmp/numeric.log" 2>&1 || return 1
+  done
+}
+if ! python3 "$here/check_numeric.py" make "$in/numeric" >"$tmp/numeric.log" 2>&1; then
+  fail numeric "could not write the inputs"
+elif ! numeric_run "$tmp/out/numeric"; then
+  fail numeric "kfront run failed"
+elif ! python3 "$here/check_numeric.py" numpy "$in/numeric" "$tmp/out/numeric" >>"$tmp/numeric.log" 2>&1; then
+  fail numeric "the outputs differ from NumPy's"
+else
+  pass numeric
+fi
+if [ "$sim" = 1 ]; then
+  skip numeric_gpu_vs_simulator "no GPU: both runs would be the simulator's"
+elif numeric_run "$tmp/out/numeric_sim" --sim &&
+     python3 "$here/check_numeric.py" same "$in/numeric" "$tmp/out/numeric" "$tmp/out/numeric_sim" >"$tmp/numeric_gpu_vs_simulator.log" 2>&1; then
+  pass numeric_gpu_vs_simulator
+else
+  fail numeric_gpu_vs_simulator "the GPU's results differ from the simulator's"
 fi
 
 # ---- usage errors ---------------------------------------------------------------------------------

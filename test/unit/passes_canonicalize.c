@@ -107,7 +107,10 @@ static const char *const cmpi_preds[] = {"eq", "ne", "slt", "sle", "sgt", "sge",
     case OP_MINUI: r = a < b ? a : b; break;                                                             \
     case OP_MAXUI: r = a > b ? a : b; break;                                                             \
     case OP_IPOW: {                                                                                      \
-      if (!type_unsigned && sb < 0) { r = 0; break; }                                                    \
+      if (!type_unsigned && sb < 0) { /* Numba's int_power: 1, +-1, the minimum for 0, else 0 */          \
+        r = sa == 1 ? 1 : sa == -1 ? (UT)((b & 1) ? -1 : 1) : sa == 0 ? (UT)((UT)1 << (W - 1)) : 0;       \
+        break;                                                                                           \
+      }                                                                                                  \
       if (b > 200) return false; /* the generator keeps exponents small */                              \
       uint64_t p = 1;                                                                                    \
       for (UT i = 0; i < b; i++) p *= a;                                                                 \
