@@ -100,6 +100,11 @@ kf_status kf_context_first_error(kf_context *ctx, kf_error_info *out) {
     out->axis = f->axis;
     out->index = f->index;
     out->extent = f->extent;
+    out->exception = f->exception;
+    for (unsigned i = 0; i < 3; i++) {
+      out->thread[i] = f->thread[i];
+      out->block[i] = f->block[i];
+    }
   }
   return KF_OK;
 }

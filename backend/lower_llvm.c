@@ -71,8 +71,9 @@ typedef struct FuncInfo {
   LLVMTypeRef fnty;
   bool kernel;
   unsigned kernel_id;
-  LLVMBasicBlockRef oob;     /* the failure block of the function's bounds checks (made at the first one) */
-  LLVMValueRef oob_phi[6];   /* its phis: file_id, line, col, axis (i32), index, extent (i64) */
+  LLVMBasicBlockRef oob;     /* the failure block of the function's checks and raises (made at the first one) */
+  LLVMValueRef oob_phi[7];   /* its phis: file_id, line, col, axis (i32), index, extent (i64), flag (i32) */
+  LLVMBasicBlockRef quit;    /* where a silent check.raise ends the thread (made at the first one) */
 } FuncInfo;
 
 typedef struct GlobalInfo {
@@ -97,9 +98,10 @@ typedef struct Lower {
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64;
   PtrMap called;                /* func.func -> itself, for every function some func.call calls */
   StrMap funcs, globals, files;
-  unsigned nkernels, nfiles;
-  const char **kernel_names, **file_names;
-  unsigned kernel_cap, file_cap;
+  unsigned nkernels, nfiles, nexceptions;
+  const char **kernel_names, **file_names, **exception_names;
+  unsigned kernel_cap, file_cap, exception_cap;
+  StrMap exceptions;            /* check.raise's exception text -> id + 1 */
   LLVMValueRef err_gv, dyn_shared;
   /* lineinfo: a compile unit, one DIFile per source file, one subprogram per function */
   LLVMDIBuilderRef dib;
@@ -410,6 +412,8 @@ static bool declare_function(Lower *L, Op *op) {
     Attr *inl = ir_op_attr(op, "inline");
     bool never =
         inl && ((inl->kind == ATTR_STR && strcmp(inl->s, "never") == 0) || (inl->kind == ATTR_BOOL && !inl->b));
+    bool no_memory; /* under the backend's guard: never set */
+    if (ir_func_recursive(L->m, op, &no_memory)) never = true; /* a recursive function is called, not inlined */
     add_fn_attr(L, fi->fn, never ? "noinline" : "alwaysinline");
   }
   add_fn_attr(L, fi->fn, "nounwind");
@@ -532,6 +536,38 @@ static void free_builder(LLVMBuilderRef b) {
   LLVMDisposeBuilder(b);
 }
 
+/* Ends the thread at b's position: `ret` from a kernel; PTX `exit` from a device function, then a return that
+ * keeps the IR well formed. */
+static void end_thread(Lower *L, LLVMBuilderRef b) {
+  FuncInfo *fi = L->fi;
+  if (fi->kernel) {
+    LLVMBuildRetVoid(b);
+    return;
+  }
+  LLVMBuilderRef saved = L->b;
+  L->b = b;
+  inline_asm(L, L->t_void, "exit;", "", true, NULL, 0);
+  L->b = saved;
+  LLVMTypeRef ret = LLVMGetReturnType(fi->fnty);
+  if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind) LLVMBuildRetVoid(b);
+  else LLVMBuildRet(b, LLVMGetUndef(ret));
+}
+
+/* The block a silent check.raise jumps to: the thread ends, nothing recorded. */
+static LLVMBasicBlockRef quit_block(Lower *L) {
+  FuncInfo *fi = L->fi;
+  if (fi->quit) return fi->quit;
+  LLVMBuilderRef b = new_builder(L->ctx);
+  fi->quit = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "raise.quit");
+  LLVMPositionBuilderAtEnd(b, fi->quit);
+  end_thread(L, b);
+  free_builder(b);
+  return fi->quit;
+}
+
+/* The function's one failure block, shared by its check.bounds and recorded check.raise ops: phis gather
+ * (file_id, line, col, axis, index, extent, flag) from each failing site; the first failure in the grid wins
+ * the record (a CAS of its flag from 0 to KF_ERROR_BOUNDS or KF_ERROR_RAISE), then the thread ends. */
 static LLVMBasicBlockRef oob_block(Lower *L) {
   FuncInfo *fi = L->fi;
   if (fi->oob) return fi->oob;
@@ -542,11 +578,12 @@ static LLVMBasicBlockRef oob_block(Lower *L) {
   LLVMBasicBlockRef write = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "oob.write");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "oob.done");
   LLVMPositionBuilderAtEnd(b, fi->oob);
-  static const char *names[6] = {"oob.file", "oob.line", "oob.col", "oob.axis", "oob.index", "oob.extent"};
-  for (unsigned i = 0; i < 6; i++) fi->oob_phi[i] = LLVMBuildPhi(b, i < 4 ? L->t_i32 : L->t_i64, names[i]);
+  static const char *names[7] = {"oob.file", "oob.line", "oob.col", "oob.axis", "oob.index", "oob.extent", "oob.flag"};
+  for (unsigned i = 0; i < 7; i++)
+    fi->oob_phi[i] = LLVMBuildPhi(b, i < 4 || i == 6 ? L->t_i32 : L->t_i64, names[i]);
   LLVMValueRef idx0[2] = {ci32(L, 0), ci32(L, 0)};
   LLVMValueRef flag = LLVMBuildInBoundsGEP2(b, rt, gv, idx0, 2, "");
-  LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, flag, ci32(L, 0), ci32(L, KF_ERROR_BOUNDS),
+  LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, flag, ci32(L, 0), fi->oob_phi[6],
                                              LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, 0);
   LLVMBuildCondBr(b, LLVMBuildExtractValue(b, pair, 1, ""), write, done);
   LLVMPositionBuilderAtEnd(b, write);
@@ -561,20 +598,39 @@ static LLVMBasicBlockRef oob_block(Lower *L) {
   }
   LLVMBuildBr(b, done);
   LLVMPositionBuilderAtEnd(b, done);
-  if (fi->kernel) {
-    LLVMBuildRetVoid(b);
-  } else {
-    /* A device function ends the thread itself (PTX exit), then returns to keep the IR well formed. */
-    LLVMBuilderRef saved = L->b;
-    L->b = b;
-    inline_asm(L, L->t_void, "exit;", "", true, NULL, 0);
-    L->b = saved;
-    LLVMTypeRef ret = LLVMGetReturnType(fi->fnty);
-    if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind) LLVMBuildRetVoid(b);
-    else LLVMBuildRet(b, LLVMGetUndef(ret));
-  }
+  end_thread(L, b);
   free_builder(b);
   return fi->oob;
+}
+
+/* After a function is lowered: a flag phi whose incoming values are all one constant (a function with only
+ * bounds checks, or only raises) becomes that constant, so the CAS stores it directly. */
+static void fold_flag_phi(Lower *L) {
+  LLVMValueRef phi = L->fi->oob ? L->fi->oob_phi[6] : NULL;
+  if (!phi) return;
+  unsigned n = LLVMCountIncoming(phi);
+  LLVMValueRef first = n ? LLVMGetIncomingValue(phi, 0) : NULL;
+  for (unsigned i = 1; i < n && first; i++)
+    if (LLVMGetIncomingValue(phi, i) != first) first = NULL;
+  if (!first) return;
+  LLVMReplaceAllUsesWith(phi, first);
+  LLVMInstructionEraseFromParent(phi);
+  L->fi->oob_phi[6] = NULL;
+}
+
+/* The id of an exception text in the __kf_error_strings table (its third section). */
+static unsigned exception_id(Lower *L, const char *text) {
+  void *p = strmap_get(&L->exceptions, text);
+  if (p) return (unsigned)(uintptr_t)p - 1;
+  if (L->nexceptions == L->exception_cap) {
+    L->exception_cap = L->exception_cap ? 2 * L->exception_cap : 4;
+    const char **ne = ARENA_ARRAY(&L->arena, const char *, L->exception_cap);
+    if (L->nexceptions) memcpy(ne, L->exception_names, sizeof *ne * L->nexceptions);
+    L->exception_names = ne;
+  }
+  L->exception_names[L->nexceptions] = text;
+  strmap_put(&L->exceptions, text, (void *)(uintptr_t)(L->nexceptions + 1));
+  return L->nexceptions++;
 }
 
 /* __kf_error_strings: kernel names, "", file names, "" (see abi.h). */
@@ -584,6 +640,9 @@ static void emit_error_strings(Lower *L) {
   for (unsigned i = 0; i < L->nkernels; i++) sb_putn(&s, L->kernel_names[i], strlen(L->kernel_names[i]) + 1);
   sb_putc(&s, 0);
   for (unsigned i = 0; i < L->nfiles; i++) sb_putn(&s, L->file_names[i], strlen(L->file_names[i]) + 1);
+  sb_putc(&s, 0);
+  for (unsigned i = 0; i < L->nexceptions; i++)
+    sb_putn(&s, L->exception_names[i], strlen(L->exception_names[i]) + 1);
   sb_putc(&s, 0);
   LLVMValueRef init = LLVMConstStringInContext(L->ctx, s.data, (unsigned)s.len, 1);
   LLVMValueRef gv = LLVMAddGlobalInAddressSpace(L->mod, LLVMTypeOf(init), KF_ERROR_STRINGS_SYMBOL, ADDR_GLOBAL);
@@ -1279,9 +1338,52 @@ static bool lower_check_bounds(Lower *L, Op *op) {
   /* the failure path is cold */
   LLVMValueRef w[3] = {LLVMMDStringInContext(L->ctx, "branch_weights", 14), ci32(L, 2000), ci32(L, 1)};
   LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->ctx, "prof", 4), LLVMMDNodeInContext(L->ctx, w, 3));
-  LLVMValueRef in[6] = {ci32(L, (int32_t)file_id(L, op->loc.file)), ci32(L, op->loc.line), ci32(L, op->loc.col),
-                        ci32(L, ir_op_attr_int(op, "axis", 0)), idx, ext};
-  for (unsigned i = 0; i < 6; i++) LLVMAddIncoming(L->fi->oob_phi[i], &in[i], &here, 1);
+  LLVMValueRef in[7] = {ci32(L, (int32_t)file_id(L, op->loc.file)), ci32(L, op->loc.line), ci32(L, op->loc.col),
+                        ci32(L, ir_op_attr_int(op, "axis", 0)), idx, ext, ci32(L, KF_ERROR_BOUNDS)};
+  for (unsigned i = 0; i < 7; i++) LLVMAddIncoming(L->fi->oob_phi[i], &in[i], &here, 1);
+  LLVMPositionBuilderAtEnd(L->b, cont);
+  return true;
+}
+
+/* x | y << s1 | z << s2 over the zero-extended special registers sreg.{x,y,z} (kf_error_pack_thread/block). */
+static LLVMValueRef packed_sregs(Lower *L, const char *reg, unsigned s1, unsigned s2) {
+  LLVMValueRef v[3];
+  for (unsigned d = 0; d < 3; d++) {
+    char name[64];
+    snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s.%c", reg, "xyz"[d]);
+    v[d] = LLVMBuildZExt(L->b, call0(L, name, L->t_i32), L->t_i64, "");
+  }
+  LLVMValueRef r = LLVMBuildOr(L->b, v[0], LLVMBuildShl(L->b, v[1], ci64(L, s1), ""), "");
+  return LLVMBuildOr(L->b, r, LLVMBuildShl(L->b, v[2], ci64(L, s2), ""), "");
+}
+
+/* check.raise: (when its condition holds) a cold block that reads the thread's position and joins the
+ * failure block with the exception's id, or, silent, ends the thread. The code after an unconditional raise
+ * is unreachable; it is lowered into a block of its own that nothing enters. */
+static bool lower_check_raise(Lower *L, Op *op) {
+  LLVMValueRef cond = op->noperands ? operand(L, op, 0) : NULL;
+  if (op->noperands && !cond) return false;
+  const char *exc = ir_op_attr_str(op, "exception");
+  if (!exc) return fail(L, op, "check.raise without an exception");
+  bool silent = ir_op_attr(op, "silent") != NULL;
+  LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
+  LLVMBasicBlockRef site = silent ? quit_block(L) : LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "raise");
+  if (cond) {
+    LLVMValueRef br = LLVMBuildCondBr(L->b, cond, site, cont);
+    LLVMValueRef w[3] = {LLVMMDStringInContext(L->ctx, "branch_weights", 14), ci32(L, 1), ci32(L, 2000)};
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->ctx, "prof", 4), LLVMMDNodeInContext(L->ctx, w, 3));
+  } else {
+    LLVMBuildBr(L->b, site);
+  }
+  if (!silent) {
+    LLVMBasicBlockRef bad = oob_block(L);
+    LLVMPositionBuilderAtEnd(L->b, site);
+    LLVMValueRef in[7] = {ci32(L, (int32_t)file_id(L, op->loc.file)), ci32(L, op->loc.line), ci32(L, op->loc.col),
+                          ci32(L, (int32_t)exception_id(L, exc)), packed_sregs(L, "tid", 21, 42),
+                          packed_sregs(L, "ctaid", 32, 48), ci32(L, KF_ERROR_RAISE)};
+    LLVMBuildBr(L->b, bad);
+    for (unsigned i = 0; i < 7; i++) LLVMAddIncoming(L->fi->oob_phi[i], &in[i], &site, 1);
+  }
   LLVMPositionBuilderAtEnd(L->b, cont);
   return true;
 }
@@ -1841,6 +1943,7 @@ static bool lower_op(Lower *L, Op *op) {
   case OP_FUNC_RETURN: return lower_return(L, op);
   case OP_FUNC_CALL: return lower_call(L, op);
   case OP_BOUNDS: return lower_check_bounds(L, op);
+  case OP_RAISE: return lower_check_raise(L, op);
   case OP_IF: case OP_FOR: case OP_WHILE: case OP_YIELD: case OP_CONDITION:
     return fail(L, op, "'%s' in the backend's lowering (lower-scf runs before it)", op_name(op));
   case OP_BR: return lower_br(L, op);
@@ -1992,7 +2095,9 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
       set(L, arg, p);
     }
   }
-  return lower_region(L, &f->regions[0], L->entry);
+  bool ok = lower_region(L, &f->regions[0], L->entry);
+  if (ok) fold_flag_phi(L);
+  return ok;
 }
 
 /* NVVM 7.0.1 reads LLVM 7's attribute set: drop anything else (LLVM 14 puts nofree, nosync, willreturn,
@@ -2086,6 +2191,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   strmap_init(&L.funcs);
   strmap_init(&L.globals);
   strmap_init(&L.files);
+  strmap_init(&L.exceptions);
   strmap_init(&L.difiles);
   L.mod = LLVMModuleCreateWithNameInContext(m->name ? m->name : "kfront", ctx);
   if (o->lineinfo) {
@@ -2154,6 +2260,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   ptrmap_free(&L.called);
   strmap_free(&L.globals);
   strmap_free(&L.files);
+  strmap_free(&L.exceptions);
   strmap_free(&L.difiles);
   arena_free(&L.arena);
   if (!ok) {

@@ -92,7 +92,8 @@ class _Value(ctypes.Union):
 
 
 class Arg(ctypes.Structure):
-    _fields_ = [("kind", ctypes.c_int), ("dtype", ctypes.c_int), ("value", _Value), ("array", Array)]
+    _fields_ = [("kind", ctypes.c_int), ("dtype", ctypes.c_int), ("value", _Value), ("array", Array),
+                ("type", ctypes.c_char_p)]
 
 
 class DeviceInfo(ctypes.Structure):

@@ -2,7 +2,7 @@
  * argument types (dtype, rank, layout) against a kernel's parameters, launch dimensions, threads per
  * block and shared memory against the device's limits. Also the names: dtypes <-> kir types, Numba's
  * spelling of types and signatures (the signature of a lazy kernel is spelt from its arguments and handed
- * to the frontend), and the IndexError text. */
+ * to the frontend), and the texts of the error record's errors (an IndexError, a raised exception). */
 #include <inttypes.h>
 #include <string.h>
 
@@ -140,6 +140,10 @@ bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *di
     if (i) sb_puts(out, ", ");
     const kf_arg *a = &args[i];
     kf_dtype dt = a->kind == KF_ARG_ARRAY ? a->array.dtype : a->dtype;
+    if (a->kind == KF_ARG_SCALAR && a->type) { /* an enum member: its type as the frontend reads it */
+      sb_puts(out, a->type);
+      continue;
+    }
     sb_puts(out, rt_dtype_name(dt));
     if (a->kind == KF_ARG_ARRAY) array_dims(a->array.ndim, rt_array_layout(&a->array), out);
   }
@@ -299,6 +303,23 @@ void rt_report_index_error(Diag *diag, const char *kernel, const char *file, uns
   rt_format_index_error(&msg, kernel, file, line, col, axis, index, extent);
   diag_index_error(diag, srcloc(file, file ? line : 0, file ? col : 0), kernel, axis, index, extent, "%s",
                    sb_cstr(&msg));
+  sb_free(&msg);
+}
+
+void rt_report_raised(Diag *diag, const char *kernel, const char *file, unsigned line, unsigned col,
+                      const char *exception, const uint32_t thread[3], const uint32_t block[3]) {
+  StrBuf msg;
+  sb_init(&msg);
+  sb_printf(&msg, "%s (kernel %s", exception && *exception ? exception : "Exception", kernel ? kernel : "?");
+  if (file && *file) {
+    sb_printf(&msg, ", %s", file);
+    if (line) sb_printf(&msg, ":%u", line);
+    if (line && col) sb_printf(&msg, ":%u", col);
+  }
+  sb_printf(&msg, "; thread (%u, %u, %u) of block (%u, %u, %u))", thread[0], thread[1], thread[2], block[0], block[1],
+            block[2]);
+  diag_raised_error(diag, srcloc(file, file ? line : 0, file ? col : 0), kernel, exception, thread, block, "%s",
+                    sb_cstr(&msg));
   sb_free(&msg);
 }
 

@@ -257,14 +257,17 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
     } else if (res->status == SIM_ERR_NOMEM) {
       st = KF_ERROR_OUT_OF_MEMORY;  /* reported by the simulator */
     } else {
-      st = res->status == SIM_ERR_INDEX ? KF_ERROR_OUT_OF_BOUNDS : KF_ERROR_DEVICE;
-      if (res->status == SIM_ERR_INDEX) {
-        const SimIndexError *e = &res->index_error;
+      bool record = res->status == SIM_ERR_INDEX || res->status == SIM_ERR_RAISE;
+      st = record ? KF_ERROR_OUT_OF_BOUNDS : KF_ERROR_DEVICE;
+      const SimIndexError *e = &res->index_error;
+      if (record && e->kind == KF_ERROR_RAISE) {
+        rt_report_raised(diag, e->kernel, e->loc.file, e->loc.line, e->loc.col, e->exception, e->thread, e->block);
+      } else if (record) {
         rt_report_index_error(diag, e->kernel, e->loc.file, e->loc.line, e->loc.col, e->axis, e->index, e->extent);
       } else {
         report(diag, res->message, NOLOC);
       }
-      if (res->status != SIM_ERR_INDEX && res->index_error.set) report(diag, res->index_message, res->index_error.loc);
+      if (!record && res->index_error.set) report(diag, res->index_message, res->index_error.loc);
       if (res->status != SIM_ERR_RACE && res->race.set) report(diag, res->race_message, NOLOC);
       if (res->status != SIM_ERR_BARRIER && res->barrier_divergence) report(diag, res->barrier_message, NOLOC);
       if (res->status != SIM_ERR_OOB && res->oob) report(diag, res->oob_message, NOLOC);

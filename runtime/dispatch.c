@@ -7,6 +7,7 @@
  *     bits 7..10    rank (arrays)
  *     bits 5..6     layout: 0 C, 1 F, 2 A (arrays; rank-1 contiguous arrays are C, as Numba types them)
  *     bit 4         readonly (arrays)
+ *     bit 10        a scalar with a type spelling (kf_arg.type: an enum member), hashed in and compared in full
  * and a multiplicative hash of the words. Computing it validates each argument (the per-launch value
  * checks); comparing it with a known entry replaces the type checks against the kernel's parameters.
  *
@@ -40,12 +41,19 @@ static bool fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, D
     return false;
   }
   uint32_t h = 0x9e3779b9u ^ nargs;
+  fp->typed = false;
+  fp->args = args;
   for (unsigned i = 0; i < nargs; i++) {
     const kf_arg *a = &args[i];
     uint16_t w;
     if (a->kind == KF_ARG_SCALAR) {
       if ((unsigned)a->dtype >= KF_DTYPE_COUNT) return invalid(diag, i, "invalid scalar dtype");
       w = (uint16_t)(a->dtype << 11);
+      if (a->type) {
+        w |= 0x400;
+        for (const char *c = a->type; *c; c++) h = (h ^ (uint8_t)*c) * 0x01000193u;
+        fp->typed = true;
+      }
     } else if (a->kind == KF_ARG_ARRAY) {
       const kf_array *x = &a->array;
       if ((unsigned)x->dtype >= KF_DTYPE_COUNT) return invalid(diag, i, "invalid array dtype");
@@ -93,7 +101,11 @@ bool rt_fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag 
 }
 
 static bool same(const RtDispatchEntry *e, const RtFingerprint *fp) {
-  return e->hash == fp->hash && e->n == fp->n && memcmp(e->words, fp->words, sizeof *fp->words * fp->n) == 0;
+  if (e->hash != fp->hash || e->n != fp->n || memcmp(e->words, fp->words, sizeof *fp->words * fp->n) != 0) return false;
+  for (unsigned i = 0; fp->typed && i < fp->n; i++)
+    if ((fp->words[i] & 0x8400) == 0x400 && (!e->types || !e->types[i] || strcmp(e->types[i], fp->args[i].type) != 0))
+      return false;
+  return true;
 }
 
 RtDispatchEntry *rt_dispatch_find(const RtDispatch *d, const RtFingerprint *fp) {
@@ -120,6 +132,13 @@ static void table_put(RtDispatchTable *t, RtDispatchEntry *e) {
   atomic_store_explicit(&t->slots[i], e, memory_order_release);
 }
 
+static void entry_free(RtDispatchEntry *e) {
+  if (e && e->types)
+    for (unsigned i = 0; i < e->n; i++) mem_free(e->types[i]);
+  if (e) mem_free(e->types);
+  mem_free(e);
+}
+
 RtDispatchEntry *rt_dispatch_insert(RtDispatch *d, const RtFingerprint *fp, RtKernel *kernel) {
   RtDispatchTable *t = atomic_load_explicit(&d->table, memory_order_relaxed);
   if (!t || (d->count + 1) * 2 > t->cap) {
@@ -142,6 +161,17 @@ RtDispatchEntry *rt_dispatch_insert(RtDispatch *d, const RtFingerprint *fp, RtKe
   e->n = fp->n;
   e->kernel = kernel;
   memcpy(e->words, fp->words, sizeof *fp->words * fp->n);
+  if (fp->typed) {
+    if (!(e->types = mem_calloc(fp->n, sizeof *e->types))) {
+      mem_free(e);
+      return NULL;
+    }
+    for (unsigned i = 0; i < fp->n; i++)
+      if ((fp->words[i] & 0x8400) == 0x400 && !(e->types[i] = mem_strdup(fp->args[i].type))) {
+        entry_free(e);
+        return NULL;
+      }
+  }
   table_put(t, e);
   d->count++;
   return e;
@@ -149,7 +179,7 @@ RtDispatchEntry *rt_dispatch_insert(RtDispatch *d, const RtFingerprint *fp, RtKe
 
 void rt_dispatch_free(RtDispatch *d) {
   RtDispatchTable *t = atomic_load_explicit(&d->table, memory_order_relaxed);
-  for (size_t i = 0; t && i < t->cap; i++) mem_free(atomic_load_explicit(&t->slots[i], memory_order_relaxed));
+  for (size_t i = 0; t && i < t->cap; i++) entry_free(atomic_load_explicit(&t->slots[i], memory_order_relaxed));
   mem_free(t);
   for (RtDispatchTable *r = d->retired, *n; r; r = n) {
     n = r->next_retired;

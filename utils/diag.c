@@ -43,6 +43,7 @@ static void first_free(DiagFirst *f) {
   mem_free(f->message);
   mem_free(f->file);
   mem_free(f->kernel);
+  mem_free(f->exception);
   memset(f, 0, sizeof *f);
 }
 
@@ -289,29 +290,51 @@ bool diag_guard(Diag *d, void (*fn)(void *), void *arg) {
   return false;
 }
 
-void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, int64_t index, int64_t extent,
-                      const char *fmt, ...) {
-  DiagKind prev = diag_set_kind(DIAG_KIND_OUT_OF_BOUNDS);
+/* An error of a kernel's error record (an IndexError, a raised exception): reported as kind, its facts kept
+ * when it is the first error. */
+static void record_error(Diag *d, DiagKind kind, SrcLoc loc, const DiagFirst *facts, const char *fmt, va_list ap) {
+  DiagKind prev = diag_set_kind(kind);
   MemGuard *g = lock_d(d);
   bool first = !d->first.set;
-  va_list ap;
-  va_start(ap, fmt);
   bool ok = report_locked(d, DIAG_ERROR, loc, fmt, ap, g != NULL);
-  va_end(ap);
   if (ok && first && d->first.set) {
-    d->first.has_index = true;
-    d->first.kernel = kernel ? mem_strdup(kernel) : NULL;
-    d->first.axis = axis;
-    d->first.index = index;
-    d->first.extent = extent;
-    if (kernel && !d->first.kernel) {
-      first_oom(&d->first);
+    DiagFirst *f = &d->first;
+    f->has_index = true;
+    f->kernel = facts->kernel ? mem_strdup(facts->kernel) : NULL;
+    f->exception = facts->exception ? mem_strdup(facts->exception) : NULL;
+    f->axis = facts->axis;
+    f->index = facts->index;
+    f->extent = facts->extent;
+    memcpy(f->thread, facts->thread, sizeof f->thread);
+    memcpy(f->block, facts->block, sizeof f->block);
+    if ((facts->kernel && !f->kernel) || (facts->exception && !f->exception)) {
+      first_oom(f);
       if (!g) oom_text(d);
       ok = false;
     }
   }
   diag_set_kind(prev);
   unlock_d(d, g, ok);
+}
+
+void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, int64_t index, int64_t extent,
+                      const char *fmt, ...) {
+  DiagFirst facts = {.kernel = (char *)kernel, .axis = axis, .index = index, .extent = extent};
+  va_list ap;
+  va_start(ap, fmt);
+  record_error(d, DIAG_KIND_OUT_OF_BOUNDS, loc, &facts, fmt, ap);
+  va_end(ap);
+}
+
+void diag_raised_error(Diag *d, SrcLoc loc, const char *kernel, const char *exception, const uint32_t thread[3],
+                       const uint32_t block[3], const char *fmt, ...) {
+  DiagFirst facts = {.kernel = (char *)kernel, .exception = (char *)exception};
+  memcpy(facts.thread, thread, sizeof facts.thread);
+  memcpy(facts.block, block, sizeof facts.block);
+  va_list ap;
+  va_start(ap, fmt);
+  record_error(d, DIAG_KIND_RAISED, loc, &facts, fmt, ap);
+  va_end(ap);
 }
 
 #define DIAG_FN(name, level)                                 \

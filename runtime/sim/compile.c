@@ -749,6 +749,14 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
     I->b = opnd(c, op, 1);
     I->imm = ir_op_attr_int(op, "axis", 0);
     return;
+  case OP_RAISE:
+    k = emit(c, SI_RAISE, op);
+    I = INS(c, k);
+    I->a = op->noperands ? opnd(c, op, 0) : UINT32_MAX;
+    I->aux = ir_op_attr(op, "silent") != NULL;
+    I->ext = (void *)ir_op_attr_str(op, "exception");
+    if (!I->ext) cc_error(c, op, "%s without an exception", "check.raise");
+    return;
 
   /* ---- calls ---- */
   case OP_FUNC_CALL: {
