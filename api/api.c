@@ -21,7 +21,6 @@ const char *kf_status_name(kf_status s) {
   case KF_ERROR_OUT_OF_BOUNDS: return "index out of bounds";
   case KF_ERROR_INTERNAL: return "internal error";
   case KF_ERROR_OUT_OF_MEMORY: return "out of memory";
-  case KF_ERROR_KERNEL_EXCEPTION: return "kernel exception";
   }
   return "unknown status";
 }
@@ -84,8 +83,7 @@ void kf_context_clear_diagnostics(kf_context *ctx) {
 }
 
 _Static_assert((int)KF_ERRKIND_INTERNAL == (int)DIAG_KIND_INTERNAL &&
-                   (int)KF_ERRKIND_OUT_OF_MEMORY == (int)DIAG_KIND_OUT_OF_MEMORY &&
-                   (int)KF_ERRKIND_KERNEL_EXCEPTION == (int)DIAG_KIND_KERNEL_EXCEPTION,
+                   (int)KF_ERRKIND_OUT_OF_MEMORY == (int)DIAG_KIND_OUT_OF_MEMORY,
                "kf_error_kind and DiagKind have the same values");
 
 kf_status kf_context_first_error(kf_context *ctx, kf_error_info *out) {
@@ -102,10 +100,11 @@ kf_status kf_context_first_error(kf_context *ctx, kf_error_info *out) {
     out->axis = f->axis;
     out->index = f->index;
     out->extent = f->extent;
-  }
-  if (f->exception) {
-    out->kernel = f->kernel;
     out->exception = f->exception;
+    for (unsigned i = 0; i < 3; i++) {
+      out->thread[i] = f->thread[i];
+      out->block[i] = f->block[i];
+    }
   }
   return KF_OK;
 }

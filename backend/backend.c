@@ -26,12 +26,10 @@ void be_tables_free(BackendTables *t) {
   if (!t) return;
   for (unsigned i = 0; i < t->nkernels && t->kernels; i++) mem_free(t->kernels[i]);
   for (unsigned i = 0; i < t->nfiles && t->files; i++) mem_free(t->files[i]);
-  for (unsigned i = 0; i < t->nmessages && t->messages; i++) mem_free(t->messages[i]);
   mem_free(t->kernels);
   mem_free(t->files);
-  mem_free(t->messages);
-  t->kernels = t->files = t->messages = NULL;
-  t->nkernels = t->nfiles = t->nmessages = 0;
+  t->kernels = t->files = NULL;
+  t->nkernels = t->nfiles = 0;
 }
 
 void be_dispose_context(void *ctx) { LLVMContextDispose(ctx); }

@@ -31,13 +31,12 @@ typedef struct BackendOptions {
   bool lineinfo;        /* -generate-line-info */
 } BackendOptions;
 
-/* What the host needs to name a failed check (see include/kfront/abi.h): kernel names by kernel id, source
- * file names by file id, exception texts by message id. Strings come from mem.h; be_tables_free releases them. */
+/* What the host needs to name a failed bounds check (see include/kfront/abi.h): kernel names by kernel
+ * id and source file names by file id. Strings come from mem.h; be_tables_free releases them. */
 typedef struct BackendTables {
-  unsigned nkernels, nfiles, nmessages;
+  unsigned nkernels, nfiles;
   char **kernels;
   char **files;
-  char **messages;
 } BackendTables;
 
 /* Why a compile failed (the diagnostic says more). */

@@ -71,8 +71,9 @@ typedef struct FuncInfo {
   LLVMTypeRef fnty;
   bool kernel;
   unsigned kernel_id;
-  LLVMBasicBlockRef oob;     /* the failure block of the function's checks (made at the first one) */
+  LLVMBasicBlockRef oob;     /* the failure block of the function's checks and raises (made at the first one) */
   LLVMValueRef oob_phi[7];   /* its phis: file_id, line, col, axis (i32), index, extent (i64), flag (i32) */
+  LLVMBasicBlockRef quit;    /* where a silent check.raise ends the thread (made at the first one) */
 } FuncInfo;
 
 typedef struct GlobalInfo {
@@ -97,10 +98,10 @@ typedef struct Lower {
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64;
   PtrMap called;                /* func.func -> itself, for every function some func.call calls */
   StrMap funcs, globals, files;
-  unsigned nkernels, nfiles, nmessages;
-  const char **kernel_names, **file_names, **messages;
-  unsigned kernel_cap, file_cap, message_cap;
-  StrMap message_ids;           /* exception text -> message id + 1 */
+  unsigned nkernels, nfiles, nexceptions;
+  const char **kernel_names, **file_names, **exception_names;
+  unsigned kernel_cap, file_cap, exception_cap;
+  StrMap exceptions;            /* check.raise's exception text -> id + 1 */
   StrMap print_strings;         /* gpu.print's format and True/False strings -> their global */
   LLVMValueRef err_gv, dyn_shared;
   /* lineinfo: a compile unit, one DIFile per source file, one subprogram per function */
@@ -412,6 +413,8 @@ static bool declare_function(Lower *L, Op *op) {
     Attr *inl = ir_op_attr(op, "inline");
     bool never =
         inl && ((inl->kind == ATTR_STR && strcmp(inl->s, "never") == 0) || (inl->kind == ATTR_BOOL && !inl->b));
+    bool no_memory; /* under the backend's guard: never set */
+    if (ir_func_recursive(L->m, op, &no_memory)) never = true; /* a recursive function is called, not inlined */
     add_fn_attr(L, fi->fn, never ? "noinline" : "alwaysinline");
   }
   add_fn_attr(L, fi->fn, "nounwind");
@@ -421,21 +424,6 @@ static bool declare_function(Lower *L, Op *op) {
   }
   strmap_put(&L->funcs, name, fi);
   return true;
-}
-
-/* The message id of an exception's text ("ValueError: ..."). */
-static unsigned message_id(Lower *L, const char *text) {
-  void *p = strmap_get(&L->message_ids, text);
-  if (p) return (unsigned)(uintptr_t)p - 1;
-  if (L->nmessages == L->message_cap) {
-    L->message_cap = L->message_cap ? 2 * L->message_cap : 4;
-    const char **nm = ARENA_ARRAY(&L->arena, const char *, L->message_cap);
-    if (L->nmessages) memcpy(nm, L->messages, sizeof *nm * L->nmessages);
-    L->messages = nm;
-  }
-  L->messages[L->nmessages] = text;
-  strmap_put(&L->message_ids, text, (void *)(uintptr_t)(L->nmessages + 1));
-  return L->nmessages++;
 }
 
 static unsigned file_id(Lower *L, const char *file) {
@@ -528,9 +516,9 @@ static LLVMValueRef error_global(Lower *L) {
   return L->err_gv;
 }
 
-/* The function's one failure block, made at its first check: phis gather (file_id, line, col, axis, index,
- * extent, flag) from every failing check (check.valid: its message id as the axis, the flag KF_ERROR_EXCEPTION);
- * the first failure in the grid wins the record (a CAS on its flag), then the thread ends. One inlined copy per function: libNVVM compiles this faster than a call to a shared
+/* The function's one failure block, made at its first check.bounds: phis gather (file_id, line, col, axis,
+ * index, extent) from every failing check; the first failure in the grid wins the record (a CAS on its flag),
+ * then the thread ends. One inlined copy per function: libNVVM compiles this faster than a call to a shared
  * noinline reporter, and the checks' fast paths stay a compare and a branch. */
 /* LLVM objects live under the backend's guard (backend.c): each is registered while it lives, so an allocation
  * failure of ours disposes of it (utils/mem.h). */
@@ -549,6 +537,38 @@ static void free_builder(LLVMBuilderRef b) {
   LLVMDisposeBuilder(b);
 }
 
+/* Ends the thread at b's position: `ret` from a kernel; PTX `exit` from a device function, then a return that
+ * keeps the IR well formed. */
+static void end_thread(Lower *L, LLVMBuilderRef b) {
+  FuncInfo *fi = L->fi;
+  if (fi->kernel) {
+    LLVMBuildRetVoid(b);
+    return;
+  }
+  LLVMBuilderRef saved = L->b;
+  L->b = b;
+  inline_asm(L, L->t_void, "exit;", "", true, NULL, 0);
+  L->b = saved;
+  LLVMTypeRef ret = LLVMGetReturnType(fi->fnty);
+  if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind) LLVMBuildRetVoid(b);
+  else LLVMBuildRet(b, LLVMGetUndef(ret));
+}
+
+/* The block a silent check.raise jumps to: the thread ends, nothing recorded. */
+static LLVMBasicBlockRef quit_block(Lower *L) {
+  FuncInfo *fi = L->fi;
+  if (fi->quit) return fi->quit;
+  LLVMBuilderRef b = new_builder(L->ctx);
+  fi->quit = LLVMAppendBasicBlockInContext(L->ctx, fi->fn, "raise.quit");
+  LLVMPositionBuilderAtEnd(b, fi->quit);
+  end_thread(L, b);
+  free_builder(b);
+  return fi->quit;
+}
+
+/* The function's one failure block, shared by its check.bounds and recorded check.raise ops: phis gather
+ * (file_id, line, col, axis, index, extent, flag) from each failing site; the first failure in the grid wins
+ * the record (a CAS of its flag from 0 to KF_ERROR_BOUNDS or KF_ERROR_RAISE), then the thread ends. */
 static LLVMBasicBlockRef oob_block(Lower *L) {
   FuncInfo *fi = L->fi;
   if (fi->oob) return fi->oob;
@@ -579,23 +599,42 @@ static LLVMBasicBlockRef oob_block(Lower *L) {
   }
   LLVMBuildBr(b, done);
   LLVMPositionBuilderAtEnd(b, done);
-  if (fi->kernel) {
-    LLVMBuildRetVoid(b);
-  } else {
-    /* A device function ends the thread itself (PTX exit), then returns to keep the IR well formed. */
-    LLVMBuilderRef saved = L->b;
-    L->b = b;
-    inline_asm(L, L->t_void, "exit;", "", true, NULL, 0);
-    L->b = saved;
-    LLVMTypeRef ret = LLVMGetReturnType(fi->fnty);
-    if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind) LLVMBuildRetVoid(b);
-    else LLVMBuildRet(b, LLVMGetUndef(ret));
-  }
+  end_thread(L, b);
   free_builder(b);
   return fi->oob;
 }
 
-/* __kf_error_strings: kernel names, "", file names, "", exception texts, "" (see abi.h). */
+/* After a function is lowered: a flag phi whose incoming values are all one constant (a function with only
+ * bounds checks, or only raises) becomes that constant, so the CAS stores it directly. */
+static void fold_flag_phi(Lower *L) {
+  LLVMValueRef phi = L->fi->oob ? L->fi->oob_phi[6] : NULL;
+  if (!phi) return;
+  unsigned n = LLVMCountIncoming(phi);
+  LLVMValueRef first = n ? LLVMGetIncomingValue(phi, 0) : NULL;
+  for (unsigned i = 1; i < n && first; i++)
+    if (LLVMGetIncomingValue(phi, i) != first) first = NULL;
+  if (!first) return;
+  LLVMReplaceAllUsesWith(phi, first);
+  LLVMInstructionEraseFromParent(phi);
+  L->fi->oob_phi[6] = NULL;
+}
+
+/* The id of an exception text in the __kf_error_strings table (its third section). */
+static unsigned exception_id(Lower *L, const char *text) {
+  void *p = strmap_get(&L->exceptions, text);
+  if (p) return (unsigned)(uintptr_t)p - 1;
+  if (L->nexceptions == L->exception_cap) {
+    L->exception_cap = L->exception_cap ? 2 * L->exception_cap : 4;
+    const char **ne = ARENA_ARRAY(&L->arena, const char *, L->exception_cap);
+    if (L->nexceptions) memcpy(ne, L->exception_names, sizeof *ne * L->nexceptions);
+    L->exception_names = ne;
+  }
+  L->exception_names[L->nexceptions] = text;
+  strmap_put(&L->exceptions, text, (void *)(uintptr_t)(L->nexceptions + 1));
+  return L->nexceptions++;
+}
+
+/* __kf_error_strings: kernel names, "", file names, "" (see abi.h). */
 static void emit_error_strings(Lower *L) {
   StrBuf s;
   sb_init(&s);
@@ -603,7 +642,8 @@ static void emit_error_strings(Lower *L) {
   sb_putc(&s, 0);
   for (unsigned i = 0; i < L->nfiles; i++) sb_putn(&s, L->file_names[i], strlen(L->file_names[i]) + 1);
   sb_putc(&s, 0);
-  for (unsigned i = 0; i < L->nmessages; i++) sb_putn(&s, L->messages[i], strlen(L->messages[i]) + 1);
+  for (unsigned i = 0; i < L->nexceptions; i++)
+    sb_putn(&s, L->exception_names[i], strlen(L->exception_names[i]) + 1);
   sb_putc(&s, 0);
   LLVMValueRef init = LLVMConstStringInContext(L->ctx, s.data, (unsigned)s.len, 1);
   LLVMValueRef gv = LLVMAddGlobalInAddressSpace(L->mod, LLVMTypeOf(init), KF_ERROR_STRINGS_SYMBOL, ADDR_GLOBAL);
@@ -714,10 +754,8 @@ static bool const_nonzero(LLVMValueRef v) {
   return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) != 0;
 }
 
-/* fptosi/fptoui. A constant operand is converted here as the GPU's cvt.rzi does at run time (saturating, NaN
- * to 0: sem_float_to_int, what the simulator runs): LLVM would fold an out-of-range constant to `poison`, which
- * is undefined and which libNVVM's parser does not accept. */
-static LLVMValueRef fp_to_int(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef rt, bool sgn) {
+/* fptosi/fptoui as LLVM converts, but for constants (below) */
+static LLVMValueRef fp_to_int_unchecked(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef rt, bool sgn) {
   if (LLVMGetTypeKind(rt) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(rt) == 8 && !LLVMIsAConstantFP(x)) {
     /* PTX has no 8-bit cvt: NVPTX converts to 16 bits and keeps the low byte (no saturation at 8 bits); convert
      * to i32 (saturating) and clamp to the byte's range instead */
@@ -733,6 +771,17 @@ static LLVMValueRef fp_to_int(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef rt, 
   LLVMBool loses;
   double v = LLVMConstRealGetDouble(x, &loses);
   return LLVMConstInt(rt, sem_float_to_int(v, LLVMGetIntTypeWidth(rt), sgn), sgn);
+}
+
+/* fptosi/fptoui. A constant operand is converted here as the GPU's cvt.rzi does at run time (saturating, NaN
+ * to 0: sem_float_to_int, what the simulator runs): LLVM would fold an out-of-range constant to `poison`, which
+ * is undefined and which libNVVM's parser does not accept. A NaN operand is selected to 0 explicitly: LLVM's
+ * conversion of NaN is poison, and the H200 gave 0 for some type pairs and the type's minimum for others
+ * (f64 -> i32, f32 -> i64, ...), differently through libNVVM and LLVM's NVPTX. */
+static LLVMValueRef fp_to_int(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef rt, bool sgn) {
+  LLVMValueRef r = fp_to_int_unchecked(b, x, rt, sgn);
+  if (LLVMIsAConstantFP(x) || LLVMGetTypeKind(rt) != LLVMIntegerTypeKind) return r;
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, x, x, ""), LLVMConstNull(rt), r, "");
 }
 
 /* Division-like ops are undefined in LLVM for a zero divisor: divide by 1 instead and select 0 after. */
@@ -1297,22 +1346,45 @@ static bool lower_check_bounds(Lower *L, Op *op) {
   return true;
 }
 
-/* check.valid: the failure path of the checks, with the exception's message id and flag KF_ERROR_EXCEPTION. */
-static bool lower_check_valid(Lower *L, Op *op) {
-  LLVMValueRef ok = operand(L, op, 0);
-  const char *exc = ir_op_attr_str(op, "exception"), *msg = ir_op_attr_str(op, "message");
-  if (!ok || !exc || !msg) return fail(L, op, "malformed check.valid");
-  if (LLVMTypeOf(ok) != L->t_i1) ok = LLVMBuildICmp(L->b, LLVMIntNE, ok, LLVMConstNull(LLVMTypeOf(ok)), "");
-  unsigned id = message_id(L, arena_printf(&L->arena, "%s: %s", exc, msg));
-  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
+/* x | y << s1 | z << s2 over the zero-extended special registers sreg.{x,y,z} (kf_error_pack_thread/block). */
+static LLVMValueRef packed_sregs(Lower *L, const char *reg, unsigned s1, unsigned s2) {
+  LLVMValueRef v[3];
+  for (unsigned d = 0; d < 3; d++) {
+    char name[64];
+    snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s.%c", reg, "xyz"[d]);
+    v[d] = LLVMBuildZExt(L->b, call0(L, name, L->t_i32), L->t_i64, "");
+  }
+  LLVMValueRef r = LLVMBuildOr(L->b, v[0], LLVMBuildShl(L->b, v[1], ci64(L, s1), ""), "");
+  return LLVMBuildOr(L->b, r, LLVMBuildShl(L->b, v[2], ci64(L, s2), ""), "");
+}
+
+/* check.raise: (when its condition holds) a cold block that reads the thread's position and joins the
+ * failure block with the exception's id, or, silent, ends the thread. The code after an unconditional raise
+ * is unreachable; it is lowered into a block of its own that nothing enters. */
+static bool lower_check_raise(Lower *L, Op *op) {
+  LLVMValueRef cond = op->noperands ? operand(L, op, 0) : NULL;
+  if (op->noperands && !cond) return false;
+  const char *exc = ir_op_attr_str(op, "exception");
+  if (!exc) return fail(L, op, "check.raise without an exception");
+  bool silent = ir_op_attr(op, "silent") != NULL;
   LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "");
-  LLVMBasicBlockRef bad = oob_block(L);
-  LLVMValueRef br = LLVMBuildCondBr(L->b, ok, cont, bad);
-  LLVMValueRef w[3] = {LLVMMDStringInContext(L->ctx, "branch_weights", 14), ci32(L, 2000), ci32(L, 1)};
-  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->ctx, "prof", 4), LLVMMDNodeInContext(L->ctx, w, 3));
-  LLVMValueRef in[7] = {ci32(L, (int32_t)file_id(L, op->loc.file)), ci32(L, op->loc.line), ci32(L, op->loc.col),
-                        ci32(L, (int32_t)id), ci64(L, 0), ci64(L, 0), ci32(L, KF_ERROR_EXCEPTION)};
-  for (unsigned i = 0; i < 7; i++) LLVMAddIncoming(L->fi->oob_phi[i], &in[i], &here, 1);
+  LLVMBasicBlockRef site = silent ? quit_block(L) : LLVMAppendBasicBlockInContext(L->ctx, L->fi->fn, "raise");
+  if (cond) {
+    LLVMValueRef br = LLVMBuildCondBr(L->b, cond, site, cont);
+    LLVMValueRef w[3] = {LLVMMDStringInContext(L->ctx, "branch_weights", 14), ci32(L, 1), ci32(L, 2000)};
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->ctx, "prof", 4), LLVMMDNodeInContext(L->ctx, w, 3));
+  } else {
+    LLVMBuildBr(L->b, site);
+  }
+  if (!silent) {
+    LLVMBasicBlockRef bad = oob_block(L);
+    LLVMPositionBuilderAtEnd(L->b, site);
+    LLVMValueRef in[7] = {ci32(L, (int32_t)file_id(L, op->loc.file)), ci32(L, op->loc.line), ci32(L, op->loc.col),
+                          ci32(L, (int32_t)exception_id(L, exc)), packed_sregs(L, "tid", 21, 42),
+                          packed_sregs(L, "ctaid", 32, 48), ci32(L, KF_ERROR_RAISE)};
+    LLVMBuildBr(L->b, bad);
+    for (unsigned i = 0; i < 7; i++) LLVMAddIncoming(L->fi->oob_phi[i], &in[i], &site, 1);
+  }
   LLVMPositionBuilderAtEnd(L->b, cont);
   return true;
 }
@@ -1981,7 +2053,7 @@ static bool lower_op(Lower *L, Op *op) {
   case OP_FUNC_RETURN: return lower_return(L, op);
   case OP_FUNC_CALL: return lower_call(L, op);
   case OP_BOUNDS: return lower_check_bounds(L, op);
-  case OP_VALID: return lower_check_valid(L, op);
+  case OP_RAISE: return lower_check_raise(L, op);
   case OP_IF: case OP_FOR: case OP_WHILE: case OP_YIELD: case OP_CONDITION:
     return fail(L, op, "'%s' in the backend's lowering (lower-scf runs before it)", op_name(op));
   case OP_BR: return lower_br(L, op);
@@ -2133,7 +2205,9 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
       set(L, arg, p);
     }
   }
-  return lower_region(L, &f->regions[0], L->entry);
+  bool ok = lower_region(L, &f->regions[0], L->entry);
+  if (ok) fold_flag_phi(L);
+  return ok;
 }
 
 /* NVVM 7.0.1 reads LLVM 7's attribute set: drop anything else (LLVM 14 puts nofree, nosync, willreturn,
@@ -2227,7 +2301,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   strmap_init(&L.funcs);
   strmap_init(&L.globals);
   strmap_init(&L.files);
-  strmap_init(&L.message_ids);
+  strmap_init(&L.exceptions);
   strmap_init(&L.print_strings);
   strmap_init(&L.difiles);
   L.mod = LLVMModuleCreateWithNameInContext(m->name ? m->name : "kfront", ctx);
@@ -2286,13 +2360,10 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   if (ok && tables) {
     tables->kernels = mem_calloc(L.nkernels ? L.nkernels : 1, sizeof(char *));
     tables->files = mem_calloc(L.nfiles ? L.nfiles : 1, sizeof(char *));
-    tables->messages = mem_calloc(L.nmessages ? L.nmessages : 1, sizeof(char *));
     tables->nkernels = L.nkernels;
     tables->nfiles = L.nfiles;
-    tables->nmessages = L.nmessages;
     for (unsigned i = 0; i < L.nkernels; i++) tables->kernels[i] = mem_strdup(L.kernel_names[i]);
     for (unsigned i = 0; i < L.nfiles; i++) tables->files[i] = mem_strdup(L.file_names[i]);
-    for (unsigned i = 0; i < L.nmessages; i++) tables->messages[i] = mem_strdup(L.messages[i]);
   }
   free_builder(L.b);
   free_builder(L.ab);
@@ -2300,7 +2371,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   ptrmap_free(&L.called);
   strmap_free(&L.globals);
   strmap_free(&L.files);
-  strmap_free(&L.message_ids);
+  strmap_free(&L.exceptions);
   strmap_free(&L.print_strings);
   strmap_free(&L.difiles);
   arena_free(&L.arena);

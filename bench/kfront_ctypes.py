@@ -96,6 +96,7 @@ class Arg(ctypes.Structure):
 
 
 Arg._fields_ = [("kind", ctypes.c_int), ("dtype", ctypes.c_int), ("value", _Value), ("array", Array),
+                ("type", ctypes.c_char_p),
                 ("items", ctypes.POINTER(Arg)), ("nitems", ctypes.c_uint)]  # items, nitems: KF_ARG_TUPLE
 
 

@@ -36,7 +36,7 @@ _Static_assert(NB_BOOL == (int)KF_BOOL && NB_I8 == (int)KF_INT8 && NB_I64 == (in
                "kf_dtype and Numba's scalar kinds are in one order");
 
 static const char *const value_kind_names[] = {"bool", "int", "float", "tuple", "array", "module", "path", "function",
-                                               "namespace"};
+                                               "namespace", "exception", "string"};
 static const char *const function_kind_names[] = {"kernel", "device", "reduce", "vectorize", "guvectorize"};
 static const char *const dtype_names[KF_DTYPE_COUNT] = {"boolean", "int8",   "int16",  "int32",   "int64",   "uint8",
                                                         "uint16",  "uint32", "uint64", "float16", "float32", "float64"};
@@ -181,7 +181,15 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     double f;
     if (!scalar_value(v, &i, &f, why, sizeof why)) return invalid(fe, "%s", why);
     Type *t = nb_type(fe->ctx, (int)v->dtype);
-    return dtype_float(v->dtype) ? fe_const_float(t, f) : fe_const_int(fe, t, i);
+    FeVal r = dtype_float(v->dtype) ? fe_const_float(t, f) : fe_const_int(fe, t, i);
+    if (v->path) { /* an enum member: its type spelt */
+      if (v->kind != KF_VALUE_INT) return invalid(fe, "an enum member must be an integer, not a %s", value_kind_names[v->kind]);
+      const FeEnum *en = fe_enum_parse_text(fe, v->path, srcloc(NULL, 0, 0));
+      if (!en) return invalid(fe, "'%s' does not spell an enum member type", v->path);
+      r = fe_const_int(fe, en->dtype, i);
+      r.enumc = en;
+    }
+    return r;
   }
   case KF_VALUE_TUPLE: {
     if (v->nitems && !v->items) return invalid(fe, "a tuple of %u items with no items pointer", v->nitems);
@@ -213,6 +221,20 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
   case KF_VALUE_PATH:
     if (!v->path || !*v->path) return invalid(fe, "a %s with no path", value_kind_names[v->kind]);
     return v->kind == KF_VALUE_MODULE ? fe_module_value(fe, v->path) : fe_import_value(fe, v->path);
+  case KF_VALUE_STRING: {
+    if (!v->path) return invalid(fe, "a string with no text");
+    FeVal str = {.kind = FV_STR};
+    str.str.s = fe_intern(fe, v->path);
+    str.str.len = strlen(v->path);
+    return str;
+  }
+  case KF_VALUE_EXCEPTION: {
+    if (!v->path || !*v->path) return invalid(fe, "an exception class with no name");
+    FeVal e = {.kind = FV_EXCEPTION};
+    e.str.s = fe_intern(fe, v->path);
+    e.str.len = strlen(v->path);
+    return e;
+  }
   case KF_VALUE_FUNCTION:
     if (!v->function || !*v->function) return invalid(fe, "a function with no name");
     if (v->source >= fe->nsrcs)
@@ -223,6 +245,13 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     if (v->nitems && (!v->items || !v->names)) return invalid(fe, "a namespace of %u members with no items or names", v->nitems);
     FeNamespace *ns = ARENA_NEW(&fe->arena, FeNamespace);
     ns->name = name;
+    if (v->path) { /* an enum class: its members' type spelt */
+      if (!(ns->enumc = fe_enum_parse_text(fe, v->path, srcloc(NULL, 0, 0))))
+        return invalid(fe, "'%s' does not spell an enum member type", v->path);
+      for (unsigned k = 0; k < v->nitems; k++)
+        if (v->items && v->items[k].kind != KF_VALUE_INT)
+          return invalid(fe, "member %u of the enum class is not an integer", k);
+    }
     ns->n = v->nitems;
     ns->names = ARENA_ARRAY(&fe->arena, const char *, v->nitems ? v->nitems : 1);
     ns->vals = ARENA_ARRAY(&fe->arena, FeVal, v->nitems ? v->nitems : 1);
@@ -232,6 +261,10 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
         if (strcmp(ns->names[j], v->names[k]) == 0) return invalid(fe, "the namespace has two members '%s'", v->names[k]);
       ns->names[k] = fe_intern(fe, v->names[k]);
       ns->vals[k] = convert(fe, &v->items[k], arena_printf(&fe->arena, "%s.%s", name, v->names[k]), depth + 1);
+      if (ns->enumc && ns->vals[k].kind == FV_VAL) {
+        ns->vals[k] = fe_const_int(fe, ns->enumc->dtype, ns->vals[k].c.i);
+        ns->vals[k].enumc = ns->enumc;
+      }
     }
     return (FeVal){.kind = FV_NAMESPACE, .ns = ns};
   }
@@ -418,7 +451,7 @@ static bool sorted_names(const void *items, size_t size, unsigned n, const char 
 }
 
 static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
-  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_NAMESPACE) return false;
+  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_STRING) return false;
   sb_printf(b, " %s", value_kind_names[v->kind]);
   switch (v->kind) {
   case KF_VALUE_BOOL:
@@ -433,6 +466,7 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
     else if (dtype_float(v->dtype)) sb_printf(b, " %a", f);
     else if (dtype_unsigned(v->dtype)) sb_printf(b, " %llu", (unsigned long long)(uint64_t)i);
     else sb_printf(b, " %lld", (long long)i);
+    if (v->path) put_str(b, v->path);  /* an enum member's type */
     return true;
   }
   case KF_VALUE_TUPLE:
@@ -459,6 +493,8 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
   }
   case KF_VALUE_MODULE:
   case KF_VALUE_PATH:
+  case KF_VALUE_EXCEPTION:
+  case KF_VALUE_STRING:
     if (!v->path) return false;
     put_str(b, v->path);
     return true;
@@ -472,6 +508,7 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
     /* members by name: (name, index) pairs sorted through their name pointers */
     const char *const **order = mem_alloc(sizeof *order * (v->nitems ? v->nitems : 1));
     bool ok = order && sorted_names(v->names, sizeof *v->names, v->nitems, order);
+    if (ok && v->path) put_str(b, v->path);  /* an enum class's member type */
     if (ok) sb_printf(b, " %u (", v->nitems);
     for (unsigned k = 0; ok && k < v->nitems; k++) {
       put_str(b, *order[k]);

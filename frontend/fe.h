@@ -32,6 +32,7 @@
 #include "ir/ir.h"
 
 typedef struct FeCtx FeCtx;
+typedef struct FeEnum FeEnum;
 typedef struct FeSource FeSource;
 typedef struct FeFunc FeFunc;
 typedef struct FeInst FeInst;
@@ -55,6 +56,7 @@ typedef enum {
   FV_SLICE,   /* a slice (only inside signatures and as a diagnostic) */
   FV_CONSTARR, /* a module-level NumPy array of constants (np.array([...])), for cuda.const.array_like */
   FV_NAMESPACE, /* named members bound by the embedder (an enum class, a module-like object): ns */
+  FV_EXCEPTION, /* an exception class kernels may raise: str.s its name on the host ("ValueError", "mod.MyError") */
   FV_INVALID, /* a name the embedder bound to something kfront cannot use: str.s says why (never a value) */
   FV_METHOD,  /* a method of an array value (a.transpose): type and v the array, builtin the method (lower.c) */
 } FeValKind;
@@ -64,7 +66,18 @@ typedef struct FeNamespace {
   unsigned n;
   const char **names;
   FeVal *vals;
+  const FeEnum *enumc; /* an enum class: its members' type (every vals[i] is a member: FV_VAL with enumc) */
 } FeNamespace;
+
+/* The type of the members of an enum class (Numba's EnumMember / IntEnumMember): one per distinct spelling,
+ * so that two FeEnum pointers are equal exactly when the types are (enums.c). */
+struct FeEnum {
+  const char *name;     /* the class: "Color" (a class of the module) or as the embedder names it ("mod.Color") */
+  const char *spelling; /* the type in signatures: IntEnumMember("mod.Color", int64) */
+  bool is_int;          /* IntEnum / IntFlag: members convert to integers (arithmetic, ordering, indexing) */
+  Type *dtype;          /* the members' values (int64) */
+  unsigned id;          /* numbers the enums of one compile (instance keys, mangled names) */
+};
 
 typedef struct FeConstArr {
   Type *type;     /* array<dtype, rank, C> */
@@ -78,6 +91,7 @@ struct FeVal {
   bool is_const;     /* FV_VAL scalar whose value is known (c) */
   bool nonneg;       /* FV_VAL integer known to be >= 0 */
   bool literal;      /* an AST literal (CPython folds operations between literals) */
+  const FeEnum *enumc; /* FV_VAL: an enum member of this type (its value is the scalar), else NULL */
   Type *type;        /* FV_VAL, FV_NTYPE, FV_VIEW (the view's own array type), FV_TUPLE (may be NULL) */
   Value *v;          /* FV_VAL */
   union {
@@ -90,7 +104,7 @@ struct FeVal {
       FeVal *elems;
     } tup;           /* FV_TUPLE, FV_VIEW */
     struct {
-      const char *s; /* FV_PATH, FV_STR, FV_INVALID */
+      const char *s; /* FV_PATH, FV_STR, FV_EXCEPTION, FV_INVALID */
       size_t len;
     } str;
     int builtin;     /* FV_BUILTIN, FV_METHOD */
@@ -106,6 +120,7 @@ typedef struct FeSig {
   bool has_ret;      /* a return type was written (`float32(...)` rather than `(...)`) */
   unsigned nargs;
   Type **args;
+  const FeEnum **enums; /* NULL, or per argument: the enum member type it is (args[i] its dtype), or NULL */
   SrcLoc loc;
 } FeSig;
 
@@ -173,6 +188,18 @@ struct FeInst {
   FeVal ret;               /* the shape of the result (FV_NONE for none) */
   unsigned nresults;
   bool in_progress, failed, requested;
+  /* recursion (lower.c): while it is being lowered, what a call of it from its own body returns — the declared
+   * type, else the type of the value returns lowered so far — and what the first such call took */
+  bool has_decl_ret;
+  Type *decl_ret;          /* NULL with has_decl_ret: declared void */
+  Type *ret_so_far;
+  const FeEnum *ret_enum;
+  bool rec_called;
+  Type *rec_type;          /* NULL: none */
+  SrcLoc rec_loc;
+  bool rec_unknown;        /* a recursive call came before any value return: lowered again with ret_so_far */
+  bool retry;              /* this is that second attempt */
+  bool tainted;            /* typed on such a call of an enclosing instance: dropped with its first attempt */
 };
 
 /* A name bound by the embedder (embed.c). */
@@ -202,6 +229,8 @@ struct FeCtx {
   StrMap prefixes;         /* every proper prefix of a known path -> 1 */
   unsigned errors0;
   Op *cur_top;             /* the top-level function being lowered: device functions go before it */
+  StrMap enums;            /* enum spelling -> FeEnum* (enums.c) */
+  unsigned nenums;
 };
 
 /* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python ----------------------- */
@@ -317,7 +346,7 @@ int sema_local_index(const FeFunc *fn, const char *name);
 typedef enum { EXIT_NEVER, EXIT_SOMETIMES, EXIT_ALWAYS } ExitKind;
 ExitKind sema_exits(const PyStmt *const *stmts, unsigned n);
 bool sema_contains_break(const PyStmtList *body);    /* a break of this loop (not of nested loops) */
-bool sema_contains_return(const PyStmtList *body);
+bool sema_contains_return(const PyStmtList *body); /* a return or a raise */
 /* Edit distance, for "did you mean". */
 unsigned sema_edit_distance(const char *a, const char *b);
 /* Python's folding of constants (CPython folds operations between literals; module constants are computed
@@ -390,14 +419,18 @@ Value *view_build(IrBuilder *b, Value *arr, const ViewItem *items, unsigned n, T
  * the axes reversed; else result axis d walks axis perm[d]). */
 Type *view_transpose_type(IrContext *ctx, const Type *arr, bool permuted);
 Value *view_transpose(IrBuilder *b, Value *arr, const unsigned *perm, Type *result);
+/* Unless ok (i1) holds, the thread raises ValueError(msg) as Numba raises it at run time: a check.raise recorded
+ * whether or not the kernel is compiled with debug=True (kfront's run-time checks report, as its bounds checks do;
+ * Numba's kernel without debug=True would end the thread silently). */
+void view_value_check(IrBuilder *b, Value *ok, const char *msg);
 /* arr.reshape(dims) of a contiguous (C or F) array: n i64 extents (a negative one inferred, as Numba infers it)
- * read in arr's order, after the check.valid ops (ValueError) of Numba's conditions: at most one negative extent,
+ * read in arr's order, after the checks (view_value_check) of Numba's conditions: at most one negative extent,
  * the size unchanged. */
 Value *view_reshape(IrBuilder *b, Value *arr, Value *const *dims, unsigned n, Type *result);
 /* arr.ravel() of a C array: its elements in order, as a 1-d C array (no condition). */
 Value *view_ravel(IrBuilder *b, Value *arr, Type *result);
 /* arr.view(dtype) of type result (arr's with the new element type), as Numba's _change_dtype makes it, after the
- * check.valid (ValueError) of its condition (the innermost axis's bytes divide; an A array contiguous along one
+ * check (view_value_check) of its condition (the innermost axis's bytes divide; an A array contiguous along one
  * end when the element size changes). */
 Value *view_dtype(IrBuilder *b, Value *arr, Type *result);
 
@@ -410,6 +443,9 @@ FeVal *fe_lookup(FeCtx *fe, const FeSource *src, const char *name);
 void fe_add_func(FeCtx *fe, FeFunc *fn);
 /* An interned string in the frontend arena. */
 const char *fe_intern(FeCtx *fe, const char *s);
+/* A module-level expression evaluated with Python's semantics as module constants are (FV_HOST when it is
+ * not a compile-time constant). */
+FeVal fe_eval_const(FeCtx *fe, const PyExpr *e);
 /* What `from a.b import c` binds c to, for the dotted path "a.b.c": a type, a known builtin (math constants
  * as float64 constants), or a path (a module, or an attribute chain still to be resolved). */
 FeVal fe_import_value(FeCtx *fe, const char *path);
@@ -444,6 +480,37 @@ void embed_after_read(FeCtx *fe);
 /* After compiling without errors: a binding kfront cannot use, which no use reported, is an error naming it. */
 void embed_end(FeCtx *fe);
 void embed_free(FeCtx *fe);
+
+/* ---- enums.c ------------------------------------------------------------------------------------------------ */
+/* The enum member type of that class, kind and dtype (made once per spelling). */
+const FeEnum *fe_enum_get(FeCtx *fe, const char *name, bool is_int, Type *dtype);
+/* Reads a spelling EnumMember("mod.Color", int64) / IntEnumMember(...) (a signature's argument type, the type
+ * of an embedder's bound member); NULL after a located error. */
+const FeEnum *fe_enum_parse(FeCtx *fe, const PyExpr *e);
+/* Whether e looks like such a spelling (a call of EnumMember or IntEnumMember). */
+bool fe_enum_spelled(const PyExpr *e);
+/* The same from text (an embedder's kf_value.path): NULL (reported at loc) when it is not one. */
+const FeEnum *fe_enum_parse_text(FeCtx *fe, const char *text, SrcLoc loc);
+/* Numba's name of the member type: Enum<int64>(Color), IntEnum<int64>(Color). */
+const char *fe_enum_type_name(FeCtx *fe, const FeEnum *e);
+/* What a module-level class statement binds its name to: an enum class of integer members (Enum, IntEnum,
+ * Flag, IntFlag as bases; members assigned integer constants or auto()) as FV_NAMESPACE with enumc; an
+ * enum class kfront cannot use as FV_INVALID saying why; any other class FV_HOST. */
+FeVal fe_enum_class(FeCtx *fe, const PyStmt *cls);
+
+/* ---- exceptions.c ------------------------------------------------------------------------------------------ */
+/* Whether name is one of Python's builtin exception classes (ValueError, ZeroDivisionError, ...). */
+bool fe_builtin_exception(const char *name);
+/* The exception class v names, or NULL: FV_EXCEPTION, or a path to a builtin one ("builtins.ValueError"). */
+const char *fe_exception_name(const FeVal *v);
+/* What a module-level class statement deriving from exception classes binds its name to (FV_EXCEPTION named
+ * by the class; FV_HOST for any other class). */
+FeVal fe_exception_class(FeCtx *fe, const PyStmt *cls);
+/* The text an exception is recorded as (abi.h): the class, then ": " and the message when it has arguments,
+ * the message being str() of the one argument or of the tuple of them. args are constants (numbers, bools,
+ * strings, None); false (with *why) for anything else. */
+bool fe_exception_text(FeCtx *fe, const char *cls, const FeVal *args, unsigned nargs, const char **out,
+                       const char **why);
 
 /* ---- generated.c ------------------------------------------------------------------------------------------ */
 /* Builds the kernel of a @vectorize, @guvectorize or @cuda.reduce function for one signature, named sym. */

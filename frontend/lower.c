@@ -74,6 +74,7 @@ typedef struct Lower {
   bool kernel;
   unsigned nvars;            /* locals + pseudo-variables */
   unsigned v_ret, v_rv, v_brk, v_cont, v_iv0;
+  unsigned v_bound0;         /* v_bound0 + i: whether local i is bound (i1), see "unbound locals" */
   unsigned niv;              /* hidden induction variables in use */
   FeVal *env;
   LoopCtx *loop;
@@ -99,6 +100,9 @@ typedef struct Lower {
 } Lower;
 
 static FeVal lower_expr(Lower *L, const PyExpr *e);
+
+/* Whether the kernel being compiled (or the function compiled on its own) has debug=True. */
+static bool debug_mode(FeCtx *fe) { return fe->cur_top && ir_op_attr(fe->cur_top, "debug"); }
 static FeVal lower_cond(Lower *L, const PyExpr *e);
 static void lower_stmts(Lower *L, PyStmt *const *s, unsigned n);
 
@@ -157,7 +161,7 @@ static const char *tname(Lower *L, const Type *t) { return nb_type_str(&L->fe->a
 /* A value's description for diagnostics: its Numba type, or what kind of object it is. */
 static const char *vname(Lower *L, const FeVal *v) {
   switch (v->kind) {
-  case FV_VAL: return tname(L, v->type);
+  case FV_VAL: return v->enumc ? fe_enum_type_name(L->fe, v->enumc) : tname(L, v->type);
   case FV_TUPLE: {
     if (v->type) return tname(L, v->type);
     StrBuf b;
@@ -223,10 +227,12 @@ static FeVal cfloat(Type *t, double f) { return (FeVal){.kind = FV_VAL, .is_cons
 
 static FeVal cbool(Lower *L, bool b) { return cint(ty_bool(L->ctx), b); }
 
-static bool is_scalar(const FeVal *v) { return v->kind == FV_VAL && ty_is_scalar(v->type); }
+/* An Enum member (not an IntEnum one) is a value but not a number (enums.c, "enums" below). */
+static bool is_enum_only(const FeVal *v) { return v->kind == FV_VAL && v->enumc && !v->enumc->is_int; }
+static bool is_scalar(const FeVal *v) { return v->kind == FV_VAL && ty_is_scalar(v->type) && !is_enum_only(v); }
 static bool is_array(const FeVal *v) { return v->kind == FV_VAL && v->type->kind == TY_ARRAY; }
 static bool is_const_int(const FeVal *v) {
-  return v->kind == FV_VAL && v->is_const && (v->type->kind == TY_INT || v->type->kind == TY_BOOL);
+  return v->kind == FV_VAL && !is_enum_only(v) && v->is_const && (v->type->kind == TY_INT || v->type->kind == TY_BOOL);
 }
 static bool is_true(const FeVal *v) { return v->kind == FV_VAL && v->is_const && v->c.i != 0; }
 
@@ -280,6 +286,7 @@ static FeVal truth(Lower *L, FeVal x, SrcLoc loc) {
   case FV_NONE: return cbool(L, false);
   case FV_TUPLE: return cbool(L, x.tup.n != 0);
   case FV_VAL:
+    if (is_enum_only(&x)) return lerr(L, loc, "the truth value of %s is not supported", vname(L, &x));
     if (ty_is_scalar(x.type)) return conv(L, x, ty_bool(L->ctx));
     return lerr(L, loc, "the truth value of an array (%s) is ambiguous", tname(L, x.type));
   default: return lerr(L, loc, "%s has no truth value in a kernel", vname(L, &x));
@@ -325,7 +332,7 @@ static bool fv_same(const FeVal *a, const FeVal *b) {
   if (a->kind != b->kind) return false;
   switch (a->kind) {
   case FV_VAL:
-    if (a->type != b->type) return false;
+    if (a->type != b->type || a->enumc != b->enumc) return false;
     if (a->v || b->v) return a->v == b->v;
     return a->is_const && b->is_const && a->c.i == b->c.i;
   case FV_TUPLE:
@@ -376,7 +383,8 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
       if (!v) {
         if (ft[i]->kind == TY_ARRAY) {
           if (x->kind == FV_UNDEF)
-            lerr(L, loc, "variable '%s' is an array on one path and undefined on another", var);
+            lerr(L, loc, "variable '%s' holds an array on one path and is unbound on another: not supported by "
+                         "kfront (assign it on every path)", var);
           return false;
         }
         FeVal z = zero_of(ft[i]);
@@ -448,12 +456,31 @@ static Type *merge_type(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, co
   return u;
 }
 
+/* The enum member type a variable keeps where two paths meet: the one class on both (or on the one path that
+ * binds it); an IntEnum member meeting an integer or another IntEnum becomes that integer, as Numba unifies
+ * them; an Enum member meeting anything else is an error (false, reported). */
+static bool merge_enum(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, const char *var, const FeEnum **out) {
+  *out = NULL;
+  bool ua = a->kind == FV_UNDEF, ub = b->kind == FV_UNDEF;
+  const FeEnum *ea = a->kind == FV_VAL ? a->enumc : NULL, *eb = b->kind == FV_VAL ? b->enumc : NULL;
+  if (ua || ub || ea == eb) {
+    *out = ua ? eb : ea;
+    return true;
+  }
+  if ((ea && !ea->is_int) || (eb && !eb->is_int)) {
+    lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, a), vname(L, b), var);
+    return false;
+  }
+  return true;
+}
+
 static const char *var_name(Lower *L, unsigned i) {
   if (i < L->fn->nlocals) return L->fn->locals[i].name;
   if (i == L->v_ret) return "<returned>";
   if (i == L->v_rv) return "<return value>";
   if (i == L->v_brk) return "<break>";
   if (i == L->v_cont) return "<continue>";
+  if (i >= L->v_bound0) return arena_printf(&L->fe->arena, "<%s is bound>", L->fn->locals[i - L->v_bound0].name);
   return "<loop counter>";
 }
 
@@ -527,6 +554,7 @@ static bool var_live(Lower *L, unsigned i, unsigned after) {
   if (i == L->v_ret) return L->pending_fn > 0 || L->loop != NULL;
   if (i == L->v_brk) return L->loop != NULL;
   if (i == L->v_cont) return L->pending_loop > 0;
+  if (i >= L->v_bound0) return live_from(L, i - L->v_bound0, after);
   if (i >= L->fn->nlocals) return true;
   return live_from(L, i, after);
 }
@@ -560,14 +588,14 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after,
 
   ib_set_end(&L->b, bt);
   if (nbits == 1)
-    for (unsigned i = 0; i < nv; i++)
-      if (i >= L->fn->nlocals && (refine_mask >> (i - L->fn->nlocals)) & 1) L->env[i] = cbool(L, true);
+    for (unsigned i = L->fn->nlocals; i < L->v_iv0; i++)
+      if ((refine_mask >> (i - L->fn->nlocals)) & 1) L->env[i] = cbool(L, true);
   if (fthen) fthen(L, athen);
   FeVal *e1 = env_copy(L);
 
   env_set(L, e0);
   ib_set_end(&L->b, be);
-  for (unsigned i = L->fn->nlocals; i < nv; i++)
+  for (unsigned i = L->fn->nlocals; i < L->v_iv0; i++)
     if ((refine_mask >> (i - L->fn->nlocals)) & 1) L->env[i] = cbool(L, false);
   if (felse) felse(L, aelse);
   FeVal *e2 = env_copy(L);
@@ -590,6 +618,11 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after,
     Type *t = merge_type(L, &e1[i], &e2[i], loc, var_name(L, i), &fail);
     if (!t) {
       merged[i] = fail ? poison() : (FeVal){.kind = FV_UNDEF};
+      continue;
+    }
+    const FeEnum *en;
+    if (!merge_enum(L, &e1[i], &e2[i], loc, var_name(L, i), &en)) {
+      merged[i] = poison();
       continue;
     }
     types[i] = t;
@@ -635,6 +668,7 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after,
     FeVal m = unflatten(L, types[i], results, &pos);
     if (m.kind == FV_VAL && m.type->kind == TY_INT)
       m.nonneg = (e1[i].kind == FV_UNDEF || e1[i].nonneg) && (e2[i].kind == FV_UNDEF || e2[i].nonneg);
+    if (m.kind == FV_VAL) merge_enum(L, &e1[i], &e2[i], loc, var_name(L, i), &m.enumc);
     merged[i] = m;
     note_type(L, i, &m);
   }
@@ -727,7 +761,9 @@ static FeVal global_value(Lower *L, const FeVal *g, const char *name, const char
     return lerr(L, loc, "global name '%s' is not a compile-time constant: a kernel can read module constants "
                         "(numbers, tuples of them), modules, types and functions",
                 name);
-  if (g->kind == FV_INVALID) return lerr(L, loc, "'%s' (bound by the embedder): %s", name, g->str.s);
+  if (g->kind == FV_INVALID)
+    return lerr(L, loc, "'%s'%s: %s", name, strmap_get(&L->fe->bindings, name) ? " (bound by the embedder)" : "",
+                g->str.s);
   if (g->kind == FV_CONSTARR) { /* a global NumPy array is a constant, as in Numba */
     at(L, loc);
     return const_array_ref(L, g->carr, hint);
@@ -753,6 +789,31 @@ static FeVal lookup_global(Lower *L, const char *name, SrcLoc loc) {
   return lerr(L, loc, "name '%s' is not defined", name);
 }
 
+/* ---- unbound locals ------------------------------------------------------------------------------------------
+ * A local bound on some paths only (assigned in one branch of an if, in a loop that may not run) may be read
+ * where it is bound on every path that reaches the read, as in Numba. Each local has a pseudo-variable
+ * (v_bound0 + i) saying whether it is bound: a constant where that is known, else an i1 merged at if and
+ * loop joins like any variable (liveness keeps it only where the local may be read). A read where the local
+ * is unbound on every path is a compile-time error; one where it may be unbound is checked at run time: the
+ * thread raises UnboundLocalError, located, through the kernel's error record (check.raise). With run-time
+ * checks off (--bounds-check=off, boundscheck=False) every local counts as bound and such a read gives zero,
+ * as Numba's does. */
+
+static unsigned bound_slot(Lower *L, unsigned local) { return L->v_bound0 + local; }
+
+/* The read of local i (bound on some path): checked when it may be unbound here; bound after the check. */
+static void check_bound(Lower *L, unsigned i, SrcLoc loc) {
+  FeVal *b = &L->env[bound_slot(L, i)];
+  if (b->kind != FV_VAL || (b->is_const && b->c.i)) return;
+  at(L, loc);
+  Value *unbound = b->is_const ? ib_const_bool(&L->b, true) : ib_binary(&L->b, OP_XORI, b->v, ib_const_bool(&L->b, true));
+  Op *c = ib_op(&L->b, OP_RAISE, 1, &unbound, 0, NULL, 0);
+  const char *text = arena_printf(&L->fe->arena, "UnboundLocalError: cannot access local variable '%s' where it is "
+                                  "not associated with a value", L->fn->locals[i].name);
+  ir_op_set_attr(L->m, c, "exception", attr_str(L->m, text));
+  *b = cbool(L, true);
+}
+
 static FeVal lower_name(Lower *L, const PyExpr *e) {
   int i = sema_local_index(L->fn, e->name);
   if (i < 0) return lookup_global(L, e->name, e->loc);
@@ -761,6 +822,7 @@ static FeVal lower_name(Lower *L, const PyExpr *e) {
     if (L->quiet) return lerr(L, e->loc, "undefined");
     return lerr(L, e->loc, "local variable '%s' is referenced before assignment", e->name);
   }
+  check_bound(L, (unsigned)i, e->loc);
   v.literal = false;
   return v;
 }
@@ -839,6 +901,14 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
     return lerr(L, aloc, "unknown attribute '%s' of %s", a, vname(L, &v));
   case FV_VAL:
   case FV_VIEW: {
+    if (v.kind == FV_VAL && v.enumc) { /* an enum member: .value is its value */
+      if (strcmp(a, "value") == 0) {
+        v.enumc = NULL;
+        return v;
+      }
+      return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports .value%s)", a, vname(L, &v),
+                  strcmp(a, "name") == 0 ? "; .name is not supported" : "");
+    }
     if (v.kind == FV_VAL && v.type->kind != TY_ARRAY)
       return lerr(L, aloc, "unknown attribute '%s' of %s", a, tname(L, v.type));
     Value *arr = v.kind == FV_VIEW ? v.tup.elems[0].v : v.v;
@@ -922,7 +992,7 @@ static bool gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n) 
     }
   }
   for (unsigned k = 0; k < *n; k++) {
-    if (out[k].kind != FV_VAL || out[k].type->kind != TY_INT) {
+    if (out[k].kind != FV_VAL || out[k].type->kind != TY_INT || is_enum_only(&out[k])) {
       lerr(L, ie->loc, "array index must be an integer, not %s", vname(L, &out[k]));
       return false;
     }
@@ -1275,9 +1345,7 @@ static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
     Type *i64 = ty_i64(L->ctx);
     Value *size = op_result(ib_op(&L->b, OP_SIZE, 1, (Value *const *)&m->v, 1, &i64, 0), 0);
     Value *ok = ib_cmpi(&L->b, "eq", size, ib_const_int(&L->b, i64, 1));
-    Op *c = ib_op(&L->b, OP_VALID, 1, &ok, 0, NULL, 0);
-    ir_op_set_attr(L->m, c, "exception", attr_str(L->m, "ValueError"));
-    ir_op_set_attr(L->m, c, "message", attr_str(L->m, "item(): can only convert an array of size 1 to a Python scalar"));
+    view_value_check(&L->b, ok, "item(): can only convert an array of size 1 to a Python scalar");
     Value *idx[8];
     for (unsigned d = 0; d < m->type->rank; d++) idx[d] = ib_const_int(&L->b, i64, 0);
     return load_element(L, m->v, idx);
@@ -1355,6 +1423,14 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
     if (r.kind != FV_VAL) return r;
     return load_element(L, base, idx);
   }
+  if (v.kind == FV_NAMESPACE && v.ns->enumc) { /* Color["RED"]: the member of that name */
+    FeVal i = lower_expr(L, e->subscript.index);
+    if (i.kind == FV_POISON) return i;
+    if (i.kind != FV_STR) return lerr(L, e->subscript.index->loc, "an enum class is indexed by a member's name, not %s", vname(L, &i));
+    for (unsigned k = 0; k < v.ns->n; k++)
+      if (strlen(v.ns->names[k]) == i.str.len && memcmp(v.ns->names[k], i.str.s, i.str.len) == 0) return v.ns->vals[k];
+    return lerr(L, e->subscript.index->loc, "enum class '%s' has no member '%.*s'", v.ns->name, (int)i.str.len, i.str.s);
+  }
   if (v.kind == FV_NTYPE) return lerr(L, e->loc, "array types such as %s[:] are not values in a kernel", tname(L, v.type));
   return lerr(L, e->loc, "%s is not subscriptable (only arrays and tuples are)", vname(L, &v));
 }
@@ -1364,7 +1440,7 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
 static bool want_scalars(Lower *L, const FeVal *a, const FeVal *b, const char *op, SrcLoc loc) {
   if (is_scalar(a) && (!b || is_scalar(b))) return true;
   const FeVal *bad = !is_scalar(a) ? a : b;
-  if (bad->kind == FV_VAL || bad->kind == FV_VIEW)
+  if (bad->kind == FV_VIEW || (bad->kind == FV_VAL && bad->type->kind == TY_ARRAY))
     lerr(L, loc, "unsupported operand type%s for %s: %s%s%s (array expressions are not supported in kernels; "
                  "operate on elements)",
          b ? "s" : "", op, vname(L, a), b ? " and " : "", b ? vname(L, b) : "");
@@ -1414,6 +1490,21 @@ static bool fold_int(PyBinOp op, Type *t, int64_t x, int64_t y, int64_t *out) {
   return true;
 }
 
+/* Under debug=True, Numba's Python error model: a division or modulo by zero raises ZeroDivisionError (with
+ * Numba's messages) instead of giving inf, nan or 0. y is the divisor, already of the operation's type. */
+static void zero_division_check(Lower *L, PyBinOp op, FeVal y, SrcLoc loc) {
+  bool is_int = y.type->kind != TY_FLOAT;
+  if (y.is_const && (is_int ? y.c.i != 0 : y.c.f != 0)) return;
+  const char *msg = op == BIN_DIV ? "division by zero" : op == BIN_MOD ? (is_int ? "integer modulo by zero" : "modulo by zero")
+                    : is_int ? "integer division by zero" : "division by zero";
+  at(L, loc);
+  Value *yv = mat(L, &y);
+  Value *zero = is_int ? ib_const_int(&L->b, y.type, 0) : ib_const_float(&L->b, y.type, 0);
+  Value *is_zero = is_int ? ib_cmpi(&L->b, "eq", yv, zero) : ib_cmpf(&L->b, "oeq", yv, zero);
+  Op *c = ib_op(&L->b, OP_RAISE, 1, &is_zero, 0, NULL, 0);
+  ir_op_set_attr(L->m, c, "exception", attr_str(L->m, arena_printf(&L->fe->arena, "ZeroDivisionError: %s", msg)));
+}
+
 static FeVal binop(Lower *L, PyBinOp op, FeVal a, FeVal b, SrcLoc loc) {
   if (a.kind == FV_POISON || b.kind == FV_POISON) return poison();
   if (a.literal && b.literal) {
@@ -1446,6 +1537,7 @@ static FeVal binop(Lower *L, PyBinOp op, FeVal a, FeVal b, SrcLoc loc) {
   }
   FeVal res;
   Value *xv, *yv;
+  if ((op == BIN_DIV || op == BIN_FLOORDIV || op == BIN_MOD) && debug_mode(L->fe)) zero_division_check(L, op, y, loc);
   switch (op) {
   case BIN_ADD:
   case BIN_SUB:
@@ -1560,8 +1652,47 @@ static const char *cmp_pred(PyCmpOp op, Type *t) {
 }
 
 /* One comparison a <op> b -> bool. */
+/* ---- enums (types of enums.c): as Numba types EnumMember and IntEnumMember. Two members of one class compare
+ * (==, !=, is, is not) by value; `is` between values of different types is False; an IntEnum member is an
+ * integer wherever a number is wanted (arithmetic, ordering, ==, indexing, conversions); an Enum member is not a
+ * number (is_scalar is false for it), and == between it and anything but its own class is a typing error; .value
+ * is the member's value. */
+
+static FeVal compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc);
+
+/* A comparison with an enum member: *out the result when it is decided here (true); false to go on as a
+ * comparison of numbers (*a and *b then IntEnum members turned into their integers). */
+static bool enum_compare(Lower *L, PyCmpOp op, FeVal *a, FeVal *b, SrcLoc loc, FeVal *out) {
+  const FeEnum *ea = a->kind == FV_VAL ? a->enumc : NULL, *eb = b->kind == FV_VAL ? b->enumc : NULL;
+  bool same = ea && ea == eb;
+  if (op == CMP_IS || op == CMP_ISNOT) {
+    if (!same) {
+      *out = cbool(L, op == CMP_ISNOT);
+      return true;
+    }
+    op = op == CMP_IS ? CMP_EQ : CMP_NE;
+  } else if (op == CMP_EQ || op == CMP_NE) {
+    if (!same && (is_enum_only(a) || is_enum_only(b))) {
+      *out = lerr(L, loc, "no implementation of '%s' for %s and %s", ast_cmpop_str(op), vname(L, a), vname(L, b));
+      return true;
+    }
+  } else if (is_enum_only(a) || is_enum_only(b)) {
+    return false; /* ordering an Enum member: want_scalars says what is wrong */
+  }
+  a->enumc = b->enumc = NULL;
+  if (same && (op == CMP_EQ || op == CMP_NE)) {
+    *out = compare2(L, op, *a, *b, loc);
+    return true;
+  }
+  return false;
+}
+
 static FeVal compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
   if (a.kind == FV_POISON || b.kind == FV_POISON) return poison();
+  if ((a.kind == FV_VAL && a.enumc) || (b.kind == FV_VAL && b.enumc)) {
+    FeVal r;
+    if (enum_compare(L, op, &a, &b, loc, &r)) return r;
+  }
   if (op == CMP_IS || op == CMP_ISNOT) {
     if (a.kind == FV_NONE || b.kind == FV_NONE) {
       bool same = a.kind == FV_NONE && b.kind == FV_NONE;
@@ -1692,6 +1823,10 @@ static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeV
   if (tv.kind == FV_POISON || ev.kind == FV_POISON) return poison();
   Type *ta = fv_type(L, &tv), *tb = fv_type(L, &ev);
   if (fv_same(&tv, &ev) && block_pure(bt) && block_pure(be)) return tv;
+  if (is_enum_only(&tv) || is_enum_only(&ev)) { /* only with its own class: a select of the values */
+    const FeEnum *en;
+    if (!merge_enum(L, &tv, &ev, loc, "the conditional value", &en)) return poison();
+  }
   if (!ta || !tb || ta->kind == TY_TUPLE || tb->kind == TY_TUPLE) {
     return lerr(L, loc, "a conditional value must be a scalar or an array, not %s / %s", vname(L, &tv), vname(L, &ev));
   }
@@ -1718,6 +1853,7 @@ static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeV
     r = val(u, if_value(L, c.v, bt, tvv, be, evv, u));
   }
   r.nonneg = tv.nonneg && ev.nonneg && u->kind == TY_INT;
+  if (!merge_enum(L, &tv, &ev, loc, "the conditional value", &r.enumc)) return poison();
   return r;
 }
 
@@ -2706,7 +2842,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
     if (!positional(L, e, fname, 1, 1, a)) return poison();
     if (!is_scalar(&a[0])) return lerr(L, arg_loc(e, 0), "int() of %s is not supported", vname(L, &a[0]));
     at(L, e->loc);
-    if (a[0].type->kind == TY_INT) return (a[0].literal = false, a[0]);
+    if (a[0].type->kind == TY_INT) return (a[0].literal = false, a[0].enumc = NULL, a[0]);
     return conv(L, a[0], ty_i64(L->ctx));
   case BI_FLOAT:
     if (!positional(L, e, fname, 1, 1, a)) return poison();
@@ -2811,7 +2947,10 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
 /* The shape of an argument passed to a device function (types only: constants are not specialised on). */
 static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
   switch (v->kind) {
-  case FV_VAL: *out = val(v->type, NULL); return true;
+  case FV_VAL:
+    *out = val(v->type, NULL);
+    out->enumc = v->enumc;
+    return true;
   case FV_TUPLE: {
     FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, v->tup.n ? v->tup.n : 1);
     for (unsigned i = 0; i < v->tup.n; i++)
@@ -2832,8 +2971,10 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
 }
 
 static void shape_key(const FeVal *s, StrBuf *out) {
-  if (s->kind == FV_VAL) nb_mangle(s->type, out);
-  else if (s->kind == FV_VIEW) {
+  if (s->kind == FV_VAL) {
+    nb_mangle(s->type, out);
+    if (s->enumc) sb_printf(out, "E%u", s->enumc->id);
+  } else if (s->kind == FV_VIEW) {
     sb_printf(out, "V%u_", s->tup.n - 1);
     nb_mangle(s->tup.elems[0].type, out);
   } else if (s->kind == FV_TUPLE) {
@@ -2889,7 +3030,11 @@ static void flatten_arg(Lower *L, const FeVal *v, Value **out, unsigned *n) {
 
 /* Rebuilds a value of the given shape from flattened values (parameters, call results). */
 static FeVal from_shape(Lower *L, const FeVal *s, Value *const *vals, unsigned *pos) {
-  if (s->kind == FV_VAL) return val(s->type, vals[(*pos)++]);
+  if (s->kind == FV_VAL) {
+    FeVal v = val(s->type, vals[(*pos)++]);
+    v.enumc = s->enumc;
+    return v;
+  }
   FeVal r = *s;
   r.tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, s->tup.n ? s->tup.n : 1);
   for (unsigned i = 0; i < s->tup.n; i++) r.tup.elems[i] = from_shape(L, &s->tup.elems[i], vals, pos);
@@ -2917,6 +3062,100 @@ static const char *sym_for(Lower *L, FeFunc *f, const char *key) {
   const char *s = base;
   for (unsigned k = 1; (o = ir_module_lookup(L->m, s)) && o->block; k++) s = arena_printf(&L->fe->arena, "%s_%u", base, k);
   return s;
+}
+
+/* ---- recursion ----------------------------------------------------------------------------------------------
+ * A device function may call itself, directly or through others (self and mutual recursion), as numba-cuda
+ * types it: the call of an instance still being lowered (same function, same argument types) returns the
+ * instance's declared type (a signature), else the type of the value returns lowered before the call (fib's
+ * `if n < 2: return n`); with neither, the call cannot be typed (runaway recursion, a located error). The
+ * instance's final return type must be the one the call took. A call with other argument types makes another
+ * instance (bounded: argument types that keep changing are an error). */
+
+enum { MAX_RECURSIVE_INSTANCES = 8 };
+
+/* A value return of the function being lowered: what a recursive call of it returns so far. */
+static void note_return_type(Lower *L, const FeVal *v) {
+  FeInst *in = L->inst;
+  if (in->has_decl_ret) return;
+  Type *t = fv_type(L, v);
+  if (!t) return;
+  Type *u = in->ret_so_far ? nb_unify(L->ctx, in->ret_so_far, t) : t;
+  if (u) in->ret_so_far = u;
+  in->ret_enum = v->kind == FV_VAL && (!in->ret_so_far || in->ret_enum == v->enumc || t == u) ? v->enumc : NULL;
+}
+
+/* Whether the statements return a value somewhere (not None). */
+static bool returns_value(const PyStmtList *l) {
+  for (unsigned i = 0; i < l->n; i++) {
+    const PyStmt *s = l->items[i];
+    switch (s->kind) {
+    case ST_RETURN:
+      if (s->value && s->value->kind != EX_NONE) return true;
+      break;
+    case ST_IF:
+      if (returns_value(&s->if_.body) || returns_value(&s->if_.orelse)) return true;
+      break;
+    case ST_FOR:
+      if (returns_value(&s->for_.body) || returns_value(&s->for_.orelse)) return true;
+      break;
+    case ST_WHILE:
+      if (returns_value(&s->while_.body) || returns_value(&s->while_.orelse)) return true;
+      break;
+    default: break;
+    }
+  }
+  return false;
+}
+
+/* The call of `active`, an instance of f being lowered, from inside itself (or a function it calls). */
+static FeVal recursive_call(Lower *L, FeFunc *f, FeInst *active, const PyExpr *e, FeVal *args, unsigned np) {
+  Type *rt = NULL;
+  const FeEnum *ren = NULL;
+  if (active->has_decl_ret) {
+    rt = active->decl_ret;
+  } else if (active->ret_so_far) {
+    rt = active->ret_so_far;
+    ren = active->ret_enum;
+  } else if (returns_value(&f->def->funcdef.body)) {
+    /* no type yet: the instance is lowered again once its returns have given one (lower_function); the
+     * functions between it and this call are typed on this poison, so they go with its first attempt */
+    if (!active->rec_unknown) active->rec_loc = e->loc;
+    active->rec_unknown = true;
+    if (L->inst != active) L->inst->tainted = true;
+    return poison();
+  }
+  if (!active->rec_called) {
+    active->rec_called = true;
+    active->rec_type = rt;
+    active->rec_loc = e->loc;
+  }
+  at(L, e->loc);
+  Value **vals = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT);
+  unsigned nv = 0;
+  for (unsigned i = 0; i < np; i++) flatten_arg(L, &args[i], vals, &nv);
+  Type **rts = ARENA_ARRAY(&L->fe->arena, Type *, MAX_FLAT);
+  unsigned nr = 0;
+  if (rt) flat_types(rt, rts, &nr);
+  if (nr > MAX_FLAT || nv > MAX_FLAT) return lerr(L, e->loc, "too many values in a recursive call");
+  Op *call = ib_op(&L->b, OP_FUNC_CALL, nv, vals, nr, rts, 0);
+  ir_op_set_attr(L->m, call, "callee", attr_sym(L->m, ir_func_name(active->op)));
+  if (!rt) return (FeVal){.kind = FV_NONE};
+  Value **res = ARENA_ARRAY(&L->fe->arena, Value *, nr ? nr : 1);
+  for (unsigned i = 0; i < nr; i++) res[i] = op_result(call, i);
+  unsigned pos = 0;
+  FeVal r = unflatten(L, rt, res, &pos);
+  if (r.kind == FV_VAL) r.enumc = ren;
+  return r;
+}
+
+/* At the end of an instance that was called recursively: the call must have returned what the function does. */
+static void check_recursive_return(Lower *L, Type *final) {
+  FeInst *in = L->inst;
+  if (!in->rec_called || in->rec_type == final) return;
+  lerr(L, in->rec_loc, "the recursive call of '%s' was typed as returning %s, but '%s' returns %s: declare its "
+                       "signature (e.g. @cuda.jit(\"int64(int64)\", device=True))", L->fn->name,
+       in->rec_type ? tname(L, in->rec_type) : "none", L->fn->name, final ? tname(L, final) : "none");
 }
 
 static FeVal instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args, unsigned np);
@@ -2999,17 +3238,30 @@ static __attribute__((noinline)) FeVal instantiate_and_call(Lower *L, FeFunc *f,
     if (i) sb_puts(&key, "__");
     shape_key(&shapes[i], &key);
   }
+  if (debug_mode(L->fe)) sb_puts(&key, "__dbg"); /* as lower_function keys it */
   const char *k = arena_strdup(&L->fe->arena, sb_cstr(&key));
   sb_free(&key);
-  FeInst *inst = NULL;
+  FeInst *inst = NULL, *active = NULL;
+  unsigned in_progress = 0;
   for (FeInst *in = f->insts; in; in = in->next) {
-    if (in->in_progress && !ir_op_attr(in->op, "kernel"))
-      return lerr(L, e->loc, "recursive calls ('%s') are not supported by kfront", f->name);
-    if (!in->failed && in->op && strcmp(in->key, k) == 0 && ir_op_attr(in->op, "kernel") == NULL) inst = in;
+    bool device = in->op && !ir_op_attr(in->op, "kernel");
+    if (in->in_progress && device) {
+      in_progress++;
+      if (strcmp(in->key, k) == 0) active = in;
+    }
+    if (!in->failed && device && strcmp(in->key, k) == 0) inst = in;
   }
+  if (active) return recursive_call(L, f, active, e, args, np);
+  if (in_progress >= MAX_RECURSIVE_INSTANCES)
+    return lerr(L, e->loc, "'%s' calls itself with argument types that keep changing (%u instances deep): declare its "
+                           "signature", f->name, in_progress);
   if (!inst) {
     inst = lower_function(L->fe, f, shapes, np, sym_for(L, f, k), false, L->quiet > 0, NULL);
     if (L->quiet && inst->failed) L->suppressed++;
+  }
+  if (inst->tainted) { /* typed on a recursive call of an enclosing instance's first attempt: so is this one */
+    L->inst->tainted = true;
+    return poison();
   }
   if (!inst->op) return poison();
   at(L, e->loc);
@@ -3046,6 +3298,7 @@ static FeVal call_of(Lower *L, const PyExpr *e, FeVal f) {
     if (!positional(L, e, fname, 1, 1, &a)) return poison();
     if (!is_scalar(&a)) return lerr(L, arg_loc(e, 0), "cannot convert %s to %s", vname(L, &a), fname);
     at(L, e->loc);
+    a.enumc = NULL; /* int32(an IntEnum member): its value */
     FeVal r = conv(L, a, f.type);
     r.literal = false;
     return r;
@@ -3181,6 +3434,7 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
     v.literal = false;
     if (i >= 0) {
       L->env[i] = v;
+      L->env[bound_slot(L, (unsigned)i)] = cbool(L, true);
       note_type(L, (unsigned)i, &v);
     }
     return;
@@ -3521,9 +3775,7 @@ static bool build_iter(Lower *L, const PyExpr *e, Iter *out, unsigned depth) {
       Value *a = conv_v(L, out->start, i64), *b = conv_v(L, stop, i64), *st = conv_v(L, out->step, i64);
       Value *zero = ib_const_int(&L->b, i64, 0), *one = ib_const_int(&L->b, i64, 1);
       if (!out->step.is_const) {
-        Op *c = ib_op(&L->b, OP_VALID, 1, (Value *[]){ib_cmpi(&L->b, "ne", st, zero)}, 0, NULL, 0);
-        ir_op_set_attr(L->m, c, "exception", attr_str(L->m, "ValueError"));
-        ir_op_set_attr(L->m, c, "message", attr_str(L->m, "range() arg 3 must not be zero"));
+        view_value_check(&L->b, ib_cmpi(&L->b, "ne", st, zero), "range() arg 3 must not be zero");
       }
       Value *pos = ib_cmpi(&L->b, "sgt", st, zero);
       Value *span = ib_select(&L->b, pos, ib_binary(&L->b, OP_SUBI, b, a), ib_binary(&L->b, OP_SUBI, a, b));
@@ -3726,7 +3978,10 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   ue_stmts(L, ls->body, def, ue);
   unsigned here = L->frame->k;
   bool *carry = ARENA_ARRAY(&L->fe->arena, bool, nv);
-  for (unsigned i = 0; i < nl; i++) carry[i] = assigned[i] && (ue[i] || var_live(L, i, here + 1));
+  for (unsigned i = 0; i < nl; i++) {
+    carry[i] = assigned[i] && (ue[i] || var_live(L, i, here + 1));
+    carry[bound_slot(L, i)] = carry[i] && !is_true(&env0[bound_slot(L, i)]);
+  }
   /* what the body frame sees after its end: the next iteration, and the else clause */
   bool *loop_ue = bools(L, ue);
   if (ls->orelse) ue_stmts(L, ls->orelse, bools(L, NULL), loop_ue);
@@ -3738,9 +3993,11 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   }
   Type **T = ARENA_ARRAY(&L->fe->arena, Type *, nv);
   bool *NN = ARENA_ARRAY(&L->fe->arena, bool, nv); /* integers assumed >= 0 at the loop head (verified) */
+  const FeEnum **E = ARENA_ARRAY(&L->fe->arena, const FeEnum *, nv); /* enum members at the head (as T) */
   for (unsigned i = 0; i < nv; i++) {
     T[i] = carry[i] && env0[i].kind != FV_UNDEF ? fv_type(L, &env0[i]) : NULL;
     NN[i] = carry[i] && env0[i].kind == FV_VAL && env0[i].nonneg && T[i] && T[i]->kind == TY_INT;
+    E[i] = env0[i].kind == FV_VAL ? env0[i].enumc : NULL;
   }
   if (wform && ls->has_break) T[L->v_brk] = i1;
   if (wform && ls->has_ret) T[L->v_ret] = i1;
@@ -3806,6 +4063,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
         if (carry[i] && T[i]) {
           L->env[i] = unflatten(L, T[i], before->args, &pos);
           L->env[i].nonneg = NN[i];
+          if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
         }
       L->loop = &lc;
       at(L, s->loc);
@@ -3838,6 +4096,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
       if (carry[i] && T[i]) {
         L->env[i] = unflatten(L, T[i], body->args + first_arg, &pos);
         L->env[i].nonneg = NN[i];
+        if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
       }
     if (wform) {
       L->env[L->v_brk] = cbool(L, false);
@@ -3878,6 +4137,16 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
         lerr(L, s->loc, "'%s' cannot be carried around a loop: it holds %s", var_name(L, i), vname(L, x));
         carry[i] = false;
         continue;
+      }
+      const FeEnum *xe = x->kind == FV_VAL ? x->enumc : NULL;
+      if (xe != E[i]) { /* enum members around the loop: one class, or (IntEnum) integers */
+        FeVal head = T[i] ? (FeVal){.kind = FV_VAL, .type = T[i], .enumc = E[i]} : (FeVal){.kind = FV_UNDEF};
+        const FeEnum *m;
+        if (!merge_enum(L, &head, x, s->loc, var_name(L, i), &m)) continue;
+        if (m != E[i]) {
+          E[i] = m;
+          changed = true;
+        }
       }
       Type *nt = T[i] ? nb_unify(L->ctx, T[i], xt) : xt;
       if (!nt) {
@@ -3928,6 +4197,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     if (carry[i] && T[i]) {
       L->env[i] = unflatten(L, T[i], res, &pos);
       L->env[i].nonneg = NN[i];
+      if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
       note_type(L, i, &L->env[i]);
     } else if (i < nl && assigned[i]) {
       L->env[i] = (FeVal){.kind = FV_UNDEF};
@@ -4100,11 +4370,112 @@ static void lower_return(Lower *L, const PyStmt *s) {
       if (!L->has_value_return) L->first_value_return = s->loc;
       L->has_value_return = true;
       L->env[L->v_rv] = v;
+      note_return_type(L, &v);
     }
   } else {
     L->has_bare_return = true;
   }
   L->env[L->v_ret] = cbool(L, true);
+}
+
+/* ---- raise and assert ------------------------------------------------------------------------------------------
+ * As numba-cuda: `raise Cls`, `raise Cls(constant args...)` and `assert cond[, constant message]` take effect
+ * when the kernel is compiled with debug=True: the thread raises (check.raise: the kernel's error record, so the
+ * host raises that class with its message, located, after the launch). Without debug=True a raise ends the
+ * thread silently (numba-cuda's kernels return) and an assert is not compiled. A raise leaves the function as a
+ * return does. Device functions raise too; their instances are compiled apart under a debug kernel. Cls is a
+ * builtin exception class, one of the source (deriving from one) or one the embedder binds. */
+
+
+/* The exception class an expression names (NULL after a located error). */
+static const char *exception_class(Lower *L, const PyExpr *e) {
+  if (e->kind == EX_NAME) {
+    if (sema_local_index(L->fn, e->name) >= 0) {
+      lerr(L, e->loc, "raising the exception in a variable ('%s') is not supported: raise a class or an instance "
+                      "made in the raise statement", e->name);
+      return NULL;
+    }
+    FeVal *g = L->fn->scope ? strmap_get(L->fn->scope, e->name) : fe_lookup(L->fe, L->fn->src, e->name);
+    if (!g) {
+      if (fe_builtin_exception(e->name)) return e->name;
+      lerr(L, e->loc, "name '%s' is not defined", e->name);
+      return NULL;
+    }
+    const char *n = fe_exception_name(g);
+    if (!n) lerr(L, e->loc, "'%s' is %s, not an exception class kfront can raise", e->name, vname(L, g));
+    return n;
+  }
+  FeVal v = lower_expr(L, e);
+  if (v.kind == FV_POISON) return NULL;
+  const char *n = fe_exception_name(&v);
+  if (!n) lerr(L, e->loc, "%s is not an exception class kfront can raise", vname(L, &v));
+  return n;
+}
+
+/* check.raise of text, when cond (i1; NULL: always). */
+static void emit_raise(Lower *L, Value *cond, const char *text, SrcLoc loc) {
+  at(L, loc);
+  Op *op = ib_op(&L->b, OP_RAISE, cond ? 1 : 0, cond ? &cond : NULL, 0, NULL, 0);
+  ir_op_set_attr(L->m, op, "exception", attr_str(L->m, text));
+  if (!debug_mode(L->fe)) ir_op_set_attr(L->m, op, "silent", attr_unit());
+}
+
+static void lower_raise(Lower *L, const PyStmt *s) {
+  const PyExpr *e = s->raise.exc;
+  if (!e) {
+    lerr(L, s->loc, "a bare raise (re-raising) is not supported in kernels");
+    return;
+  }
+  if (s->raise.cause) {
+    lerr(L, s->raise.cause->loc, "raise ... from ... is not supported in kernels");
+    return;
+  }
+  const char *cls = exception_class(L, e->kind == EX_CALL ? e->call.func : e);
+  if (!cls) return;
+  unsigned n = e->kind == EX_CALL ? e->call.args.n : 0;
+  if (e->kind == EX_CALL && e->call.nkeywords) {
+    lerr(L, e->call.keywords[0]->loc, "keyword arguments of a raised exception are not supported");
+    return;
+  }
+  FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, n ? n : 1);
+  for (unsigned i = 0; i < n; i++) {
+    const PyExpr *a = e->call.args.items[i];
+    if (a->kind == EX_STARRED) {
+      lerr(L, a->loc, "*args in a raised exception are not supported");
+      return;
+    }
+    args[i] = lower_expr(L, a);
+    if (args[i].kind == FV_POISON) return;
+  }
+  const char *text, *why;
+  if (!fe_exception_text(L->fe, cls, args, n, &text, &why)) {
+    lerr(L, n ? e->call.args.items[0]->loc : e->loc, "%s (not supported by kfront)", why);
+    return;
+  }
+  emit_raise(L, NULL, text, s->loc);
+  L->env[L->v_ret] = cbool(L, true); /* the thread leaves the function here */
+}
+
+static void lower_assert(Lower *L, const PyStmt *s) {
+  if (!debug_mode(L->fe)) return; /* numba-cuda compiles assertions only with debug=True */
+  const char *text = "AssertionError", *why;
+  if (s->assert_.msg) {
+    FeVal m = lower_expr(L, s->assert_.msg);
+    if (m.kind == FV_POISON) return;
+    if (!fe_exception_text(L->fe, "AssertionError", &m, 1, &text, &why)) {
+      lerr(L, s->assert_.msg->loc, "the message of an assert must be a constant (not supported by kfront)");
+      return;
+    }
+  }
+  FeVal c = lower_cond(L, s->assert_.test);
+  if (c.kind == FV_POISON || is_true(&c)) return;
+  at(L, s->loc);
+  if (c.is_const) {
+    emit_raise(L, NULL, text, s->loc);
+    L->env[L->v_ret] = cbool(L, true);
+    return;
+  }
+  emit_raise(L, ib_binary(&L->b, OP_XORI, c.v, ib_const_bool(&L->b, true)), text, s->loc);
 }
 
 static void unsupported_stmt(Lower *L, const PyStmt *s) {
@@ -4152,8 +4523,8 @@ static void lower_stmt(Lower *L, const PyStmt *s) {
     return;
   case ST_RETURN: lower_return(L, s); return;
   case ST_PASS: return;
-  case ST_ASSERT: return; /* numba-cuda compiles assertions only in debug mode; kfront ignores them */
-  case ST_RAISE: lerr(L, s->loc, "raise is not supported by kfront yet"); return;
+  case ST_ASSERT: lower_assert(L, s); return;
+  case ST_RAISE: lower_raise(L, s); return;
   case ST_IMPORT:
   case ST_IMPORTFROM: lerr(L, s->loc, "import inside a kernel is not supported (import at module level)"); return;
   case ST_FUNCDEF: lerr(L, s->loc, "nested function definitions are not supported in kernels"); return;
@@ -4244,10 +4615,42 @@ static void param_names(Lower *L, const char *name, const FeVal *shape, Attr *ou
   }
 }
 
+/* lower_function with, for a second attempt, the return type its recursive calls take (ret_hint: learnt from a
+ * first attempt in which a recursive call came before any value return). */
+static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned nparams, const char *sym,
+                                   bool kernel, bool quiet, const FeSig *declared, Type *ret_hint,
+                                   const FeEnum *enum_hint);
+
 FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned nparams, const char *sym, bool kernel,
                        bool quiet, const FeSig *declared) {
+  FeInst *inst = lower_function_hint(fe, fn, params, nparams, sym, kernel, quiet, declared, NULL, NULL);
+  if (!inst->rec_unknown) return inst;
+  /* a recursive call came before any value return (raise_self: `if x == 1: raise ...; elif x > 0: return
+   * raise_self(x - 1); else: return 1`): lowered again, the call taking the type the returns gave */
+  Type *hint = inst->ret_so_far;
+  const FeEnum *ehint = inst->ret_enum;
+  bool top = inst->op && !fe->cur_top;
+  for (FeInst **p = &fn->insts; *p; p = &(*p)->next)
+    if (*p == inst) {
+      *p = inst->next;
+      break;
+    }
+  if (inst->op) {
+    ir_op_drop_uses(inst->op);
+    ir_op_unlink(inst->op);
+  }
+  (void)top;
+  return lower_function_hint(fe, fn, params, nparams, sym, kernel, quiet, declared, hint, ehint);
+}
+
+static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned nparams, const char *sym,
+                                   bool kernel, bool quiet, const FeSig *declared, Type *ret_hint,
+                                   const FeEnum *enum_hint) {
   sema_analyse_function(fe, fn);
   FeInst *inst = ARENA_NEW(&fe->arena, FeInst);
+  inst->ret_so_far = ret_hint;
+  inst->ret_enum = enum_hint;
+  inst->retry = ret_hint != NULL;
   inst->fn = fn;
   inst->nparams = nparams;
   inst->params = ARENA_ARRAY(&fe->arena, FeVal, nparams ? nparams : 1);
@@ -4258,6 +4661,7 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
     if (i) sb_puts(&key, "__");
     shape_key(&params[i], &key);
   }
+  if (!kernel && fe->cur_top && debug_mode(fe)) sb_puts(&key, "__dbg"); /* raises differ under a debug kernel */
   inst->key = arena_strdup(&fe->arena, sb_cstr(&key));
   sb_free(&key);
   FeInst **tail = &fn->insts;
@@ -4281,10 +4685,13 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
   L.v_brk = nl + 2;
   L.v_cont = nl + 3;
   L.v_iv0 = nl + 4;
-  L.nvars = nl + 4 + MAX_HIDDEN_IV;
+  L.v_bound0 = nl + 4 + MAX_HIDDEN_IV;
+  L.nvars = L.v_bound0 + nl;
   L.env = ARENA_ARRAY(&fe->arena, FeVal, L.nvars);
   for (unsigned i = 0; i < L.nvars; i++) L.env[i] = (FeVal){.kind = FV_UNDEF};
   L.env[L.v_ret] = L.env[L.v_brk] = L.env[L.v_cont] = cbool(&L, false);
+  bool checked = fe->opts && fe->opts->bounds_check;
+  for (unsigned i = 0; i < nl; i++) L.env[L.v_bound0 + i] = cbool(&L, i < nparams || !checked);
   ib_init(&L.b, fe->m);
 
   Type **pt = ARENA_ARRAY(&fe->arena, Type *, MAX_FLAT);
@@ -4355,6 +4762,8 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
     }
   }
 
+  inst->has_decl_ret = L.has_declared_ret;
+  inst->decl_ret = L.declared_ret;
   Block *entry = ir_func_entry(f);
   unsigned pos = 0;
   for (unsigned i = 0; i < nparams; i++) {
@@ -4387,20 +4796,36 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
            fn->name);
     } else if (rt && rv.kind != FV_POISON) {
       flat_types(rt, rts, &nr);
-      if (flatten_to(&L, &rv, rt, rvals, &nrv, NULL, L.first_value_return, "<return value>"))
+      if (flatten_to(&L, &rv, rt, rvals, &nrv, NULL, L.first_value_return, "<return value>")) {
         inst->ret = shape_of_type(&L, rt);
-      else
+        if (rv.kind == FV_VAL && !(L.has_declared_ret && L.declared_ret)) inst->ret.enumc = rv.enumc;
+      } else
         nr = nrv = 0;
     }
   }
   ib_op(&L.b, OP_FUNC_RETURN, nrv, rvals, 0, NULL, 0);
+  if (inst->rec_unknown && (L.errors || inst->retry || !inst->ret_so_far)) {
+    /* a recursive call no return statement typed, and none to learn from: runaway recursion */
+    inst->rec_unknown = false;
+    lerr(&L, inst->rec_loc, "cannot type infer runaway recursion: '%s' calls itself and no return statement gives its "
+                            "result type; declare its signature (e.g. @cuda.jit(\"int64(int64)\", device=True))",
+         fn->name);
+  }
+  if (!L.errors && !inst->rec_unknown) check_recursive_return(&L, inst->ret.kind == FV_NONE ? NULL : fv_type(&L, &inst->ret));
   if (nr) {
     ir_op_set_attr(m, f, "function_type", attr_type(ty_func(fe->ctx, np, pt, nr, rts)));
     inst->nresults = nr;
   }
   inst->in_progress = false;
   if (top) fe->cur_top = NULL;
-  if (!L.errors && !(quiet && L.suppressed)) {
+  if (inst->tainted && !inst->rec_unknown) { /* lowered again with the instance it depends on: dropped quietly */
+    inst->failed = true;
+    ir_op_drop_uses(f);
+    ir_op_unlink(f);
+    inst->op = NULL;
+    return inst;
+  }
+  if (!L.errors && !(quiet && L.suppressed) && !inst->rec_unknown) {
     report_notes(&L);
     report_raw_prints(&L);
   }

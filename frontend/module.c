@@ -151,6 +151,7 @@ static bool const_cast_to(FeCtx *fe, const FeVal *v, Type *t, FeVal *out) {
 }
 
 static FeVal eval_const(FeCtx *fe, const PyExpr *e);
+FeVal fe_eval_const(FeCtx *fe, const PyExpr *e) { return eval_const(fe, e); }
 
 /* Shape and elements of nested tuples/lists of numbers; false if ragged or not numbers. */
 static bool nested_numbers(const FeVal *v, unsigned depth, int64_t *dims, unsigned *rank, FeVal *out, unsigned *n,
@@ -738,7 +739,11 @@ static void read_stmts(FeCtx *fe, const PyStmtList *l) {
       }
       break;
     }
-    case ST_CLASSDEF: bind(fe, s->classdef.name, host()); break;
+    case ST_CLASSDEF: {
+      FeVal v = fe_enum_class(fe, s);
+      bind(fe, s->classdef.name, v.kind == FV_HOST ? fe_exception_class(fe, s) : v);
+      break;
+    }
     case ST_IF:
       read_stmts(fe, &s->if_.body);
       read_stmts(fe, &s->if_.orelse);
@@ -802,6 +807,7 @@ static const char *mangled_name(FeCtx *fe, const char *name, const FeSig *sig) {
   for (unsigned i = 0; i < sig->nargs; i++) {
     sb_puts(&b, "__");
     nb_mangle(sig->args[i], &b);
+    if (sig->enums && sig->enums[i]) sb_printf(&b, "E%u", sig->enums[i]->id);
   }
   const char *s = fe_intern(fe, sb_cstr(&b));
   sb_free(&b);
@@ -831,7 +837,10 @@ static void compile_one(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym
       return;
     }
     FeVal *params = ARENA_ARRAY(&fe->arena, FeVal, nparams ? nparams : 1);
-    for (unsigned i = 0; i < nparams; i++) params[i] = lower_param_shape(fe, sig->args[i]);
+    for (unsigned i = 0; i < nparams; i++) {
+      params[i] = lower_param_shape(fe, sig->args[i]);
+      if (sig->enums) params[i].enumc = sig->enums[i];
+    }
     FeInst *inst = lower_function(fe, fn, params, nparams, sym, fn->kind == FN_KERNEL, false, sig);
     if (inst && inst->op) {
       inst->requested = true;
@@ -967,31 +976,36 @@ static bool rename_calls(Op *op, void *user) {
   return true;
 }
 
-/* Drops device-function instances and shared globals nothing references any more (speculative typing
- * of loops may have made some), then gives the instances of a function compiled for several argument
- * types mangled names. */
+static bool collect_callee_refs(Op *callee, Op *call, void *user) {
+  (void)call;
+  if (callee) ir_walk_pre(callee, collect_refs, user);
+  return true;
+}
+
+/* Drops device-function instances and shared globals no kernel or requested function reaches (speculative
+ * typing of loops may have made some; a recursive one refers to itself), then gives the instances of a
+ * function compiled for several argument types mangled names. */
 static void tidy_module(FeCtx *fe) {
   Module *m = fe->m;
-  for (int round = 0; round < 8; round++) {
-    StrMap refs;
-    strmap_init(&refs);
-    RefWalk w = {&refs};
-    ir_walk_module(m, collect_refs, &w);
-    bool erased = false;
-    for (Op *op = ir_module_body(m)->first, *next; op; op = next) {
-      next = op->next;
-      bool device = op->kind == OP_FUNC_FUNC && !ir_op_attr(op, "kernel") && !ir_op_attr(op, "requested");
-      bool global = op->kind == OP_GLOBAL;
-      const char *sym = ir_op_attr_str(op, "sym_name");
-      if ((device || global) && sym && !strmap_get(&refs, sym)) {
-        ir_op_drop_uses(op);
-        ir_op_unlink(op);
-        erased = true;
-      }
-    }
-    strmap_free(&refs);
-    if (!erased) break;
+  StrMap refs;
+  strmap_init(&refs);
+  RefWalk w = {&refs};
+  for (Op *op = ir_module_body(m)->first; op; op = op->next) {
+    if (op->kind != OP_FUNC_FUNC || (!ir_op_attr(op, "kernel") && !ir_op_attr(op, "requested"))) continue;
+    ir_walk_pre(op, collect_refs, &w);
+    ir_walk_callees(m, op, collect_callee_refs, &w); /* each reached function once: cycles end */
   }
+  for (Op *op = ir_module_body(m)->first, *next; op; op = next) {
+    next = op->next;
+    bool device = op->kind == OP_FUNC_FUNC && !ir_op_attr(op, "kernel") && !ir_op_attr(op, "requested");
+    bool global = op->kind == OP_GLOBAL;
+    const char *sym = ir_op_attr_str(op, "sym_name");
+    if ((device || global) && sym && !strmap_get(&refs, sym)) {
+      ir_op_drop_uses(op);
+      ir_op_unlink(op);
+    }
+  }
+  strmap_free(&refs);
   for (Op *op = ir_module_body(m)->first; op; op = op->next) ir_op_remove_attr(op, "requested");
   ir_module_rebuild_symbols(m);
   StrMap renames;
@@ -1062,6 +1076,7 @@ static bool read_sources(FeCtx *fe, IrContext *ctx, Diag *diag, const kf_source 
 /* Frees what read_sources and the compilation built, all but fe->m. */
 static void free_reading(FeCtx *fe) {
   strmap_free(&fe->known);
+  strmap_free(&fe->enums);
   strmap_free(&fe->prefixes);
   for (unsigned i = 0; i < fe->nfuncs; i++)
     if (fe->funcs[i]->analysed) strmap_free(&fe->funcs[i]->local_index);

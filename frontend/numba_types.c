@@ -334,6 +334,11 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
         if (!(elems[i] = nb_parse_type(fe, l->elts.items[i], NULL))) return NULL;
       return ty_tuple(fe->ctx, l->elts.n, elems);
     }
+    if (fe_enum_spelled(e)) { /* enum members are arguments of their own (the signature's top level) */
+      fe_error(fe, e->loc, "an enum member inside a tuple or an array type is not supported by kfront (pass it as an "
+                           "argument of its own)");
+      return NULL;
+    }
     fe_error(fe, e->loc, "expected a type, found a call (a signature where a type belongs?)");
     return NULL;
   }
@@ -388,6 +393,14 @@ bool nb_parse_signature(FeCtx *fe, const PyExpr *e, FeSig *out) {
   out->args = ARENA_ARRAY(&fe->arena, Type *, args->n ? args->n : 1);
   for (unsigned i = 0; i < args->n; i++) {
     bool v;
+    if (fe_enum_spelled(args->items[i])) { /* an enum member: its dtype, and which enum */
+      const FeEnum *en = fe_enum_parse(fe, args->items[i]);
+      if (!en) return false;
+      if (!out->enums) out->enums = ARENA_ARRAY(&fe->arena, const FeEnum *, args->n);
+      out->enums[i] = en;
+      out->args[i] = en->dtype;
+      continue;
+    }
     out->args[i] = nb_parse_type(fe, args->items[i], &v);
     if (!out->args[i]) {
       if (v) fe_error(fe, args->items[i]->loc, "an argument cannot be of type none");
@@ -412,7 +425,8 @@ void nb_sig_print(const FeSig *s, StrBuf *out) {
   sb_putc(out, '(');
   for (unsigned i = 0; i < s->nargs; i++) {
     if (i) sb_puts(out, ", ");
-    nb_type_name(s->args[i], out);
+    if (s->enums && s->enums[i]) sb_puts(out, s->enums[i]->spelling);
+    else nb_type_name(s->args[i], out);
   }
   sb_putc(out, ')');
 }

@@ -479,7 +479,7 @@ int sema_local_index(const FeFunc *fn, const char *name) {
 
 static ExitKind stmt_exits(const PyStmt *s) {
   switch (s->kind) {
-  case ST_RETURN: case ST_BREAK: case ST_CONTINUE: return EXIT_ALWAYS;
+  case ST_RETURN: case ST_RAISE: case ST_BREAK: case ST_CONTINUE: return EXIT_ALWAYS;
   case ST_IF: {
     ExitKind a = sema_exits((const PyStmt *const *)s->if_.body.items, s->if_.body.n);
     ExitKind b = sema_exits((const PyStmt *const *)s->if_.orelse.items, s->if_.orelse.n);
@@ -525,7 +525,7 @@ bool sema_contains_return(const PyStmtList *l) {
   for (unsigned i = 0; i < l->n; i++) {
     const PyStmt *s = l->items[i];
     switch (s->kind) {
-    case ST_RETURN: return true;
+    case ST_RETURN: case ST_RAISE: return true; /* a raise leaves the function as a return does */
     case ST_IF:
       if (sema_contains_return(&s->if_.body) || sema_contains_return(&s->if_.orelse)) return true;
       break;

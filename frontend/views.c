@@ -6,6 +6,7 @@
  * which); this file turns them into the view. Views are arrays like any other kir value: indexing one is
  * checked against the view's own extents, and canonicalize folds mem.dim of a view to the extent computed
  * here, so a loop bounded by it proves the checks in its body. */
+#include <stdio.h>
 #include <string.h>
 
 #include "frontend/fe.h"
@@ -206,12 +207,15 @@ Value *view_transpose(IrBuilder *b, Value *arr, const unsigned *perm, Type *resu
 
 /* ---- reshape, view(dtype) ---------------------------------------------------------------------------------- */
 
-/* check.valid(ok) raising ValueError(msg), as Numba raises it at run time. */
-static void value_check(IrBuilder *b, Value *ok, const char *msg) {
-  Op *c = ib_op(b, OP_VALID, 1, &ok, 0, NULL, 0);
-  ir_op_set_attr(b->m, c, "exception", attr_str(b->m, "ValueError"));
-  ir_op_set_attr(b->m, c, "message", attr_str(b->m, msg));
+void view_value_check(IrBuilder *b, Value *ok, const char *msg) {
+  Value *bad = ib_binary(b, OP_XORI, ok, ib_const_bool(b, true));
+  Op *c = ib_op(b, OP_RAISE, 1, &bad, 0, NULL, 0);
+  char text[256];
+  snprintf(text, sizeof text, "ValueError: %s", msg);
+  ir_op_set_attr(b->m, c, "exception", attr_str(b->m, text));
 }
+
+static void value_check(IrBuilder *b, Value *ok, const char *msg) { view_value_check(b, ok, msg); }
 
 static Value *mem_reinterpret(IrBuilder *b, Value *arr, Value *const *ext, Value *const *stride, Type *result) {
   unsigned r = result->rank;

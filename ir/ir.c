@@ -463,6 +463,32 @@ IrWalkEnd ir_walk_callees(Module *m, Op *func, IrCalleeFn fn, void *user) {
   return w.end;
 }
 
+typedef struct CallsBack {
+  Module *m;
+  Op *func;
+  bool found;
+} CallsBack;
+
+static bool calls_func(Op *op, void *user) {
+  CallsBack *c = user;
+  if (op->kind == OP_FUNC_CALL && ir_call_target(c->m, op) == c->func) c->found = true;
+  return !c->found;
+}
+
+static bool callee_calls_back(Op *callee, Op *call, void *user) {
+  (void)call;
+  if (callee) ir_walk_pre(callee, calls_func, user);
+  return !((CallsBack *)user)->found;
+}
+
+bool ir_func_recursive(Module *m, Op *func, bool *no_memory) {
+  CallsBack c = {m, func, false};
+  *no_memory = false;
+  ir_walk_pre(func, calls_func, &c);
+  if (!c.found && ir_walk_callees(m, func, callee_calls_back, &c) == IR_WALK_NO_MEMORY) *no_memory = true;
+  return c.found;
+}
+
 void ir_module_add_symbol(Module *m, Op *op) {
   const char *name = ir_op_attr_str(op, "sym_name");
   if (name) strmap_put(&m->symbols, name, op);

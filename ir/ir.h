@@ -329,6 +329,9 @@ Op *ir_call_target(Module *m, const Op *op);
 typedef bool (*IrCalleeFn)(Op *callee, Op *call, void *user);
 typedef enum IrWalkEnd { IR_WALK_DONE = 0, IR_WALK_STOPPED, IR_WALK_NO_MEMORY } IrWalkEnd;
 IrWalkEnd ir_walk_callees(Module *m, Op *func, IrCalleeFn fn, void *user);
+/* Whether func can call itself: a call to it in its body or in a function it calls, transitively (self or
+ * mutual recursion). *no_memory is set when the walk could not keep its set (outside a guard). */
+bool ir_func_recursive(Module *m, Op *func, bool *no_memory);
 /* Registers a top-level op (func.func or mem.global) under its sym_name attribute. */
 void ir_module_add_symbol(Module *m, Op *op);
 void ir_module_rebuild_symbols(Module *m);

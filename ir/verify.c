@@ -804,18 +804,6 @@ static bool verify_cond_br(VerifyCtx *c, Op *op) {
   return true;
 }
 
-/* check.valid: an i1 condition; attrs exception (a Python identifier: the class the host raises) and message. */
-static bool verify_valid(VerifyCtx *c, Op *op) {
-  if (!ty_is_bool(OT(op, 0))) return op_error(c, op, "operand must be the i1 condition, got %s", T(c, OT(op, 0)));
-  Attr *e = need_attr(c, op, "exception", ATTR_STR);
-  if (!e || !need_attr(c, op, "message", ATTR_STR)) return false;
-  bool ident = e->s[0] && !(e->s[0] >= '0' && e->s[0] <= '9') && strlen(e->s) < 64;
-  for (const char *p = e->s; *p && ident; p++)
-    ident = *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
-  if (!ident) return op_error(c, op, "attribute 'exception' must name an exception class, got \"%s\"", e->s);
-  return true;
-}
-
 static bool verify_bounds(VerifyCtx *c, Op *op) {
   for (unsigned i = 0; i < 2; i++)
     if (!is_i64(OT(op, i)))
@@ -823,6 +811,28 @@ static bool verify_bounds(VerifyCtx *c, Op *op) {
   Attr *a = need_attr(c, op, "axis", ATTR_INT);
   if (!a) return false;
   if (a->i < 0) return op_error(c, op, "attribute 'axis' must not be negative, got %lld", (long long)a->i);
+  return true;
+}
+
+/* check.raise: at most one i1 operand (the condition); attr exception "Class" or "Class: message", the class
+ * a Python identifier; attr silent, when given, a unit attribute. */
+static bool verify_raise(VerifyCtx *c, Op *op) {
+  if (op->noperands > 1) return op_error(c, op, "expects at most one operand (the condition), got %u", op->noperands);
+  if (op->noperands == 1 && !ty_is_bool(OT(op, 0)))
+    return op_error(c, op, "condition (operand #0) must be i1, got %s", T(c, OT(op, 0)));
+  Attr *e = need_attr(c, op, "exception", ATTR_STR);
+  if (!e) return false;
+  size_t n = 0;
+  while (e->s[n] && e->s[n] != ':') n++;
+  bool ident = n > 0 && !(e->s[0] >= '0' && e->s[0] <= '9');
+  for (size_t i = 0; i < n && ident; i++)
+    ident = e->s[i] == '_' || (e->s[i] >= 'a' && e->s[i] <= 'z') || (e->s[i] >= 'A' && e->s[i] <= 'Z') ||
+            (e->s[i] >= '0' && e->s[i] <= '9') || e->s[i] == '.';
+  if (!ident)
+    return op_error(c, op, "attribute 'exception' must start with a class name (\"ValueError\" or \"ValueError: "
+                           "message\"), got \"%s\"", e->s);
+  Attr *q = ir_op_attr(op, "silent");
+  if (q && q->kind != ATTR_UNIT) return op_error(c, op, "attribute 'silent' must be a unit attribute");
   return true;
 }
 

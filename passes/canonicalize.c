@@ -16,7 +16,7 @@
  *     mem.subview or mem.reinterpret to the extent it was given (mem.stride of a mem.reinterpret to its stride);
  *   - truncf(op(extf x, extf y)) to op on the narrow type for +, -, *, /, sqrt from f64 to f32 (exact:
  *     see narrow_float_op);
- *   - check.valid of a constant true condition is erased;
+ *   - check.raise of a constant false condition is erased;
  *   - scf.if on a constant condition: the taken region is inlined in place of the op, its results
  *     become the values it yielded; scf.for with a zero trip count: its results become the inits.
  *
@@ -508,7 +508,7 @@ static void visit(Canon *c, Op *op) {
     erase_op(c, op);
     return;
   }
-  if (op->kind == OP_VALID && const_is(op_operand(op, 0), 1)) { /* a check that always holds */
+  if (op->kind == OP_RAISE && op->noperands == 1 && const_is(op_operand(op, 0), 0)) { /* a raise that never happens */
     erase_op(c, op);
     return;
   }

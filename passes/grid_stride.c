@@ -50,6 +50,7 @@ static bool scan_op(Op *op, void *user) {
   case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP:
   case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
   case OP_DYN_SHARED:
+  case OP_RAISE: /* ends the thread: the user's blocks after it would not run */
     s->ok = false;
     break;
   case OP_GLOBAL_REF: {

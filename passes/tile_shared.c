@@ -216,6 +216,7 @@ static bool scan_body(Op *op, void *user) {
     break;
   case OP_FUNC_CALL: s->ok = fail(s->t, "the loop calls a function"); break;
   case OP_FUNC_RETURN: s->ok = fail(s->t, "the loop returns"); break;
+  case OP_RAISE: s->ok = fail(s->t, "the loop raises"); break;
   default: break;
   }
   return s->ok;
@@ -1171,7 +1172,7 @@ static bool rb_scan(Op *op, void *user) {
   switch (op->kind) {
   case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
   case OP_FUNC_CALL: case OP_FUNC_RETURN: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_ATOMIC_RMW:
-  case OP_ATOMIC_CAS: case OP_FENCE: case OP_LANE_ID:
+  case OP_ATOMIC_CAS: case OP_FENCE: case OP_LANE_ID: case OP_RAISE:
     *ok = false;
     return false;
   default: return true;

@@ -2,7 +2,7 @@
  * argument types (dtype, rank, layout) against a kernel's parameters, launch dimensions, threads per
  * block and shared memory against the device's limits. Also the names: dtypes <-> kir types, Numba's
  * spelling of types and signatures (the signature of a lazy kernel is spelt from its arguments and handed
- * to the frontend), and the IndexError text. */
+ * to the frontend), and the texts of the error record's errors (an IndexError, a raised exception). */
 #include <inttypes.h>
 #include <string.h>
 
@@ -193,6 +193,10 @@ static void arg_numba(const kf_arg *a, StrBuf *out) {
     }
     sb_free(&first);
     sb_free(&other);
+    return;
+  }
+  if (a->kind == KF_ARG_SCALAR && a->type) { /* an enum member: its type as the frontend reads it */
+    sb_puts(out, a->type);
     return;
   }
   kf_dtype dt = a->kind == KF_ARG_ARRAY ? a->array.dtype : a->dtype;
@@ -413,23 +417,21 @@ void rt_report_index_error(Diag *diag, const char *kernel, const char *file, uns
   sb_free(&msg);
 }
 
-void rt_report_kernel_exception(Diag *diag, const char *kernel, const char *file, unsigned line, unsigned col,
-                                const char *text) {
-  StrBuf msg, cls;
+void rt_report_raised(Diag *diag, const char *kernel, const char *file, unsigned line, unsigned col,
+                      const char *exception, const uint32_t thread[3], const uint32_t block[3]) {
+  StrBuf msg;
   sb_init(&msg);
-  sb_init(&cls);
-  const char *colon = text ? strchr(text, ':') : NULL;
-  sb_putn(&cls, text ? text : "Exception", colon ? (size_t)(colon - text) : strlen(text ? text : "Exception"));
-  sb_printf(&msg, "%s (kernel %s", text ? text : "Exception", kernel ? kernel : "?");
+  sb_printf(&msg, "%s (kernel %s", exception && *exception ? exception : "Exception", kernel ? kernel : "?");
   if (file && *file) {
     sb_printf(&msg, ", %s", file);
     if (line) sb_printf(&msg, ":%u", line);
     if (line && col) sb_printf(&msg, ":%u", col);
   }
-  sb_putc(&msg, ')');
-  diag_kernel_exception(diag, srcloc(file, file ? line : 0, file ? col : 0), kernel, sb_cstr(&cls), "%s", sb_cstr(&msg));
+  sb_printf(&msg, "; thread (%u, %u, %u) of block (%u, %u, %u))", thread[0], thread[1], thread[2], block[0], block[1],
+            block[2]);
+  diag_raised_error(diag, srcloc(file, file ? line : 0, file ? col : 0), kernel, exception, thread, block, "%s",
+                    sb_cstr(&msg));
   sb_free(&msg);
-  sb_free(&cls);
 }
 
 /* ---- kir queries ----------------------------------------------------------------------------- */

@@ -255,8 +255,8 @@ static char *read_strings(Gpu *g, RtDevModule *m, size_t *len) {
   return t;
 }
 
-/* Reads the error record of every dirty module and resets any that is set. The first IndexError found is
- * reported, located in the kernel's source. */
+/* Reads the error record of every dirty module and resets any that is set. The first IndexError or raised
+ * exception found is reported, located in the kernel's source. */
 static kf_status check_records(Gpu *g, Diag *diag) {
   kf_status st = KF_OK;
   pthread_mutex_lock(&g->lock);
@@ -278,16 +278,17 @@ static kf_status check_records(Gpu *g, Diag *diag) {
       file = kf_error_string(table, tlen, KF_ERROR_STRINGS_FILES, rec.file_id);
     if (rec.flag == KF_ERROR_BOUNDS) {
       rt_report_index_error(diag, kernel, file, rec.line, rec.col, rec.axis, rec.index, rec.extent);
-      if (st == KF_OK) st = KF_ERROR_OUT_OF_BOUNDS;
-    } else if (rec.flag == KF_ERROR_EXCEPTION) {
-      const char *text = table ? kf_error_string(table, tlen, KF_ERROR_STRINGS_MESSAGES, rec.axis) : NULL;
-      rt_report_kernel_exception(diag, kernel, file, rec.line, rec.col, text);
-      if (st == KF_OK) st = KF_ERROR_KERNEL_EXCEPTION;
+    } else if (rec.flag == KF_ERROR_RAISE) {
+      const char *exc = table ? kf_error_string(table, tlen, KF_ERROR_STRINGS_EXCEPTIONS, rec.axis) : NULL;
+      uint32_t thread[3], block[3];
+      kf_error_unpack_thread(rec.index, thread);
+      kf_error_unpack_block(rec.extent, block);
+      rt_report_raised(diag, kernel, file, rec.line, rec.col, exc, thread, block);
     } else {
       diag_error(diag, srcloc(file, file ? rec.line : 0, file ? rec.col : 0),
                  "kernel %s failed with device error code %u", kernel ? kernel : "?", rec.flag);
-      if (st == KF_OK) st = KF_ERROR_OUT_OF_BOUNDS;
     }
+    if (st == KF_OK) st = KF_ERROR_OUT_OF_BOUNDS;
     mem_free(table);
     /* reset, so the next launch of this module is checked afresh */
     if (!CU(cuMemsetD8, m->error_record, 0, sizeof rec)) {

@@ -257,18 +257,17 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
     } else if (res->status == SIM_ERR_NOMEM) {
       st = KF_ERROR_OUT_OF_MEMORY;  /* reported by the simulator */
     } else {
+      bool record = res->status == SIM_ERR_INDEX || res->status == SIM_ERR_RAISE;
+      st = record ? KF_ERROR_OUT_OF_BOUNDS : KF_ERROR_DEVICE;
       const SimIndexError *e = &res->index_error;
-      st = res->status != SIM_ERR_INDEX ? KF_ERROR_DEVICE : e->exception ? KF_ERROR_KERNEL_EXCEPTION : KF_ERROR_OUT_OF_BOUNDS;
-      if (res->status == SIM_ERR_INDEX && e->exception) {
-        char text[SIM_MSG_MAX];
-        snprintf(text, sizeof text, "%s: %s", e->exception, e->exception_message);
-        rt_report_kernel_exception(diag, e->kernel, e->loc.file, e->loc.line, e->loc.col, text);
-      } else if (res->status == SIM_ERR_INDEX) {
+      if (record && e->kind == KF_ERROR_RAISE) {
+        rt_report_raised(diag, e->kernel, e->loc.file, e->loc.line, e->loc.col, e->exception, e->thread, e->block);
+      } else if (record) {
         rt_report_index_error(diag, e->kernel, e->loc.file, e->loc.line, e->loc.col, e->axis, e->index, e->extent);
       } else {
         report(diag, res->message, NOLOC);
       }
-      if (res->status != SIM_ERR_INDEX && res->index_error.set) report(diag, res->index_message, res->index_error.loc);
+      if (!record && res->index_error.set) report(diag, res->index_message, res->index_error.loc);
       if (res->status != SIM_ERR_RACE && res->race.set) report(diag, res->race_message, NOLOC);
       if (res->status != SIM_ERR_BARRIER && res->barrier_divergence) report(diag, res->barrier_message, NOLOC);
       if (res->status != SIM_ERR_OOB && res->oob) report(diag, res->oob_message, NOLOC);

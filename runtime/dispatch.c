@@ -7,8 +7,9 @@
  *     bits 7..10    rank (arrays)
  *     bits 5..6     layout: 0 C, 1 F, 2 A (arrays; rank-1 contiguous arrays are C, as Numba types them)
  *     bit 4         readonly (arrays)
- * a tuple is the word 0x7800 | its length (dtype bits 15: no dtype), then its elements' words; and a
- * multiplicative hash of the words. Computing it validates each argument (the per-launch value
+ *     bit 10        a scalar with a type spelling (kf_arg.type: an enum member), hashed in and compared in full
+ * a tuple is the word 0x7800 | its length (dtype bits 15: no dtype; length < 0x400), then its elements' words;
+ * and a multiplicative hash of the words. Computing it validates each argument (the per-launch value
  * checks); comparing it with a known entry replaces the type checks against the kernel's parameters.
  *
  * The table is open addressing over pointers to immutable entries. A reader loads the table and then
@@ -49,7 +50,7 @@ static bool words(const kf_arg *args, unsigned nargs, RtFingerprint *fp, unsigne
     }
     if (a->kind == KF_ARG_TUPLE) {
       if (depth >= KF_MAX_TUPLE_DEPTH) return invalid(diag, i, "tuple nested too deeply");
-      if (a->nitems > 0x7ff || (a->nitems && !a->items)) return invalid(diag, i, "invalid tuple");
+      if (a->nitems >= 0x400 || (a->nitems && !a->items)) return invalid(diag, i, "invalid tuple");
       w = (uint16_t)(0x7800u | a->nitems);
       fp->words[fp->n++] = w;
       *h = (*h ^ w) * 0x01000193u;
@@ -59,6 +60,11 @@ static bool words(const kf_arg *args, unsigned nargs, RtFingerprint *fp, unsigne
     if (a->kind == KF_ARG_SCALAR) {
       if ((unsigned)a->dtype >= KF_DTYPE_COUNT) return invalid(diag, i, "invalid scalar dtype");
       w = (uint16_t)(a->dtype << 11);
+      if (a->type) {
+        w |= 0x400;
+        for (const char *c = a->type; *c; c++) *h = (*h ^ (uint8_t)*c) * 0x01000193u;
+        fp->typed = true;
+      }
     } else if (a->kind == KF_ARG_ARRAY) {
       const kf_array *x = &a->array;
       if ((unsigned)x->dtype >= KF_DTYPE_COUNT) return invalid(diag, i, "invalid array dtype");
@@ -96,6 +102,9 @@ static bool words(const kf_arg *args, unsigned nargs, RtFingerprint *fp, unsigne
 static bool fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag *diag) {
   uint32_t h = 0x9e3779b9u ^ nargs;
   fp->n = 0;
+  fp->typed = false;
+  fp->args = args;
+  fp->nargs = nargs;
   if (!words(args, nargs, fp, 0, 0, &h, diag)) return false;
   fp->hash = h ^ (h >> 15);
   return true;
@@ -111,8 +120,24 @@ bool rt_fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag 
   return false;
 }
 
+/* The type spelling of each word's argument (NULL for all but typed scalars), in word order. */
+static void word_types(const kf_arg *args, unsigned n, const char **out, unsigned *w) {
+  for (unsigned i = 0; i < n && *w < RT_FP_MAX_ARGS; i++) {
+    out[(*w)++] = args[i].kind == KF_ARG_SCALAR ? args[i].type : NULL;
+    if (args[i].kind == KF_ARG_TUPLE) word_types(args[i].items, args[i].nitems, out, w);
+  }
+}
+
 static bool same(const RtDispatchEntry *e, const RtFingerprint *fp) {
-  return e->hash == fp->hash && e->n == fp->n && memcmp(e->words, fp->words, sizeof *fp->words * fp->n) == 0;
+  if (e->hash != fp->hash || e->n != fp->n || memcmp(e->words, fp->words, sizeof *fp->words * fp->n) != 0) return false;
+  if (!fp->typed) return true;
+  const char *types[RT_FP_MAX_ARGS];
+  unsigned w = 0;
+  word_types(fp->args, fp->nargs, types, &w);
+  for (unsigned i = 0; i < fp->n; i++)
+    if ((fp->words[i] & 0x8400) == 0x400 && (!e->types || !e->types[i] || !types[i] || strcmp(e->types[i], types[i]) != 0))
+      return false;
+  return true;
 }
 
 RtDispatchEntry *rt_dispatch_find(const RtDispatch *d, const RtFingerprint *fp) {
@@ -139,6 +164,13 @@ static void table_put(RtDispatchTable *t, RtDispatchEntry *e) {
   atomic_store_explicit(&t->slots[i], e, memory_order_release);
 }
 
+static void entry_free(RtDispatchEntry *e) {
+  if (e && e->types)
+    for (unsigned i = 0; i < e->n; i++) mem_free(e->types[i]);
+  if (e) mem_free(e->types);
+  mem_free(e);
+}
+
 RtDispatchEntry *rt_dispatch_insert(RtDispatch *d, const RtFingerprint *fp, RtKernel *kernel) {
   RtDispatchTable *t = atomic_load_explicit(&d->table, memory_order_relaxed);
   if (!t || (d->count + 1) * 2 > t->cap) {
@@ -161,6 +193,20 @@ RtDispatchEntry *rt_dispatch_insert(RtDispatch *d, const RtFingerprint *fp, RtKe
   e->n = fp->n;
   e->kernel = kernel;
   memcpy(e->words, fp->words, sizeof *fp->words * fp->n);
+  if (fp->typed) {
+    if (!(e->types = mem_calloc(fp->n, sizeof *e->types))) {
+      mem_free(e);
+      return NULL;
+    }
+    const char *types[RT_FP_MAX_ARGS];
+    unsigned w = 0;
+    word_types(fp->args, fp->nargs, types, &w);
+    for (unsigned i = 0; i < fp->n; i++)
+      if ((fp->words[i] & 0x8400) == 0x400 && types[i] && !(e->types[i] = mem_strdup(types[i]))) {
+        entry_free(e);
+        return NULL;
+      }
+  }
   table_put(t, e);
   d->count++;
   return e;
@@ -168,7 +214,7 @@ RtDispatchEntry *rt_dispatch_insert(RtDispatch *d, const RtFingerprint *fp, RtKe
 
 void rt_dispatch_free(RtDispatch *d) {
   RtDispatchTable *t = atomic_load_explicit(&d->table, memory_order_relaxed);
-  for (size_t i = 0; t && i < t->cap; i++) mem_free(atomic_load_explicit(&t->slots[i], memory_order_relaxed));
+  for (size_t i = 0; t && i < t->cap; i++) entry_free(atomic_load_explicit(&t->slots[i], memory_order_relaxed));
   mem_free(t);
   for (RtDispatchTable *r = d->retired, *n; r; r = n) {
     n = r->next_retired;

@@ -617,8 +617,7 @@ static kf_status call_run(Call *c, RtStream *stream) {
     bool back = false;
     for (unsigned j = 0; j < n; j++) {
       const Operand *o = &c->ops[j];
-      bool failed_check = st == KF_ERROR_OUT_OF_BOUNDS || st == KF_ERROR_KERNEL_EXCEPTION;
-      if (!o->tmp || !o->output || !(st == KF_OK || (failed_check && o->copied_in))) continue;
+      if (!o->tmp || !o->output || !(st == KF_OK || (st == KF_ERROR_OUT_OF_BOUNDS && o->copied_in))) continue;
       kf_status b = rt_stage_copy_back(rt, &o->a, o->tmp, stream);
       if (st == KF_OK) st = b;
       back = true;

@@ -35,7 +35,7 @@ static bool copy_value(Arena *a, const kf_value *v, kf_value *out) {
       if (!copy_value(a, &v->items[k], &items[k])) return false;
     out->items = items;
     if (v->kind == KF_VALUE_NAMESPACE && !(out->names = copy_strs(a, v->names, v->nitems))) return false;
-    return true;
+    return !v->path || (out->path = copy_str(a, v->path)) != NULL; /* an enum class's member type */
   }
   case KF_VALUE_ARRAY: {
     const kf_array *src = &v->array;
@@ -55,9 +55,11 @@ static bool copy_value(Arena *a, const kf_value *v, kf_value *out) {
     return true;
   }
   case KF_VALUE_MODULE:
-  case KF_VALUE_PATH: return (out->path = copy_str(a, v->path)) != NULL;
+  case KF_VALUE_PATH:
+  case KF_VALUE_EXCEPTION:
+  case KF_VALUE_STRING: return (out->path = copy_str(a, v->path)) != NULL;
   case KF_VALUE_FUNCTION: return (out->function = copy_str(a, v->function)) != NULL;
-  default: return true;
+  default: return !v->path || (out->path = copy_str(a, v->path)) != NULL; /* a scalar: an enum member's type */
   }
 }
 

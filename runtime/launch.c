@@ -203,7 +203,7 @@ static kf_status launch_flat(RtKernel *k, const RtLaunchShape *user, RtStream *s
     if (st == KF_OK && staged) {
       /* a launch with host arrays completes here, as in Numba: synchronise, check, copy back */
       st = dev->ops->stream_synchronize(dev, s, rt->diag);
-      if (st == KF_OK || st == KF_ERROR_OUT_OF_BOUNDS || st == KF_ERROR_KERNEL_EXCEPTION) {
+      if (st == KF_OK || st == KF_ERROR_OUT_OF_BOUNDS) {
         kf_status back = stage_out(rt, args, nargs, tmp);
         if (st == KF_OK) st = back;
       }

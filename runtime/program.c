@@ -636,6 +636,17 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   RtKernel *k = sb_failed(&tsig) ? NULL : kernel_new(f, ir_func_name(func), params, np, &plan, sb_cstr(&tsig));
   sb_free(&tsig);
   if (!k) return rt_out_of_memory(rt);
+  for (unsigned i = 0; i < nargs; i++)
+    if (args[i].kind == KF_ARG_SCALAR && args[i].type) { /* typed (enum) arguments: the kernel is theirs */
+      char *sig = mem_strdup(argsig);
+      if (!sig) {
+        kernel_free(rt, k);
+        return rt_out_of_memory(rt);
+      }
+      mem_free(k->signature);
+      k->signature = sig;
+      break;
+    }
   /* its tiled variant, in the same module */
   const char *vname = ir_op_attr_str(func, "tiled_variant");
   Op *vfunc = vname ? ir_module_lookup(pm->ir, vname) : NULL;

@@ -93,6 +93,9 @@ enum { RT_FP_MAX_ARGS = 256 };
 typedef struct RtFingerprint {
   unsigned n;
   uint32_t hash;
+  bool typed;                   /* some scalar has a type spelling (kf_arg.type): compared in full */
+  const kf_arg *args;           /* the arguments it was computed from (borrowed; their type spellings) */
+  unsigned nargs;
   uint16_t words[RT_FP_MAX_ARGS];
 } RtFingerprint;
 
@@ -105,6 +108,7 @@ typedef struct RtDispatchEntry {
   uint32_t hash;
   unsigned n;
   RtKernel *kernel;
+  char **types;                 /* NULL, or per word the type spelling of a typed scalar (else NULL) */
   atomic_bool checked;          /* a launch with these argument types has passed the full checks */
   uint16_t words[];
 } RtDispatchEntry;

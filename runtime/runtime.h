@@ -137,10 +137,10 @@ void rt_array_span(const kf_array *a, int64_t *lo, int64_t *hi);
  * source line quoted when the file is registered), with its facts recorded for kf_context_last_error. */
 void rt_report_index_error(Diag *diag, const char *kernel, const char *file, unsigned line, unsigned col,
                            unsigned axis, int64_t index, int64_t extent);
-/* "ValueError: total size of new array must be unchanged (kernel k, file:line:col)": the exception a kernel's
- * check.valid raised (text: "Class: message", as the error strings hold it), reported located like an IndexError,
- * with its facts (kernel, the class) recorded. */
-void rt_report_kernel_exception(Diag *diag, const char *kernel, const char *file, unsigned line, unsigned col,
-                                const char *text);
+/* An exception the kernel raised (its error record's KF_ERROR_RAISE), reported to diag located at
+ * file:line:col as "ValueError: message (kernel foo, k.py:7:9; thread (2, 0, 0) of block (0, 0, 0))", with
+ * its facts recorded (kind RAISED). exception is the record's entry, "Class" or "Class: message". */
+void rt_report_raised(Diag *diag, const char *kernel, const char *file, unsigned line, unsigned col,
+                      const char *exception, const uint32_t thread[3], const uint32_t block[3]);
 
 #endif

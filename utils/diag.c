@@ -290,22 +290,25 @@ bool diag_guard(Diag *d, void (*fn)(void *), void *arg) {
   return false;
 }
 
-/* A failed check of a kernel: an IndexError (exception NULL: axis, index, extent) or an exception. */
-static void kernel_error(Diag *d, SrcLoc loc, const char *kernel, const char *exception, unsigned axis, int64_t index,
-                         int64_t extent, const char *fmt, va_list ap) {
-  DiagKind prev = diag_set_kind(exception ? DIAG_KIND_KERNEL_EXCEPTION : DIAG_KIND_OUT_OF_BOUNDS);
+/* An error of a kernel's error record (an IndexError, a raised exception): reported as kind, its facts kept
+ * when it is the first error. */
+static void record_error(Diag *d, DiagKind kind, SrcLoc loc, const DiagFirst *facts, const char *fmt, va_list ap) {
+  DiagKind prev = diag_set_kind(kind);
   MemGuard *g = lock_d(d);
   bool first = !d->first.set;
   bool ok = report_locked(d, DIAG_ERROR, loc, fmt, ap, g != NULL);
   if (ok && first && d->first.set) {
-    d->first.has_index = !exception;
-    d->first.kernel = kernel ? mem_strdup(kernel) : NULL;
-    d->first.exception = exception ? mem_strdup(exception) : NULL;
-    d->first.axis = axis;
-    d->first.index = index;
-    d->first.extent = extent;
-    if ((kernel && !d->first.kernel) || (exception && !d->first.exception)) {
-      first_oom(&d->first);
+    DiagFirst *f = &d->first;
+    f->has_index = true;
+    f->kernel = facts->kernel ? mem_strdup(facts->kernel) : NULL;
+    f->exception = facts->exception ? mem_strdup(facts->exception) : NULL;
+    f->axis = facts->axis;
+    f->index = facts->index;
+    f->extent = facts->extent;
+    memcpy(f->thread, facts->thread, sizeof f->thread);
+    memcpy(f->block, facts->block, sizeof f->block);
+    if ((facts->kernel && !f->kernel) || (facts->exception && !f->exception)) {
+      first_oom(f);
       if (!g) oom_text(d);
       ok = false;
     }
@@ -316,16 +319,21 @@ static void kernel_error(Diag *d, SrcLoc loc, const char *kernel, const char *ex
 
 void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, int64_t index, int64_t extent,
                       const char *fmt, ...) {
+  DiagFirst facts = {.kernel = (char *)kernel, .axis = axis, .index = index, .extent = extent};
   va_list ap;
   va_start(ap, fmt);
-  kernel_error(d, loc, kernel, NULL, axis, index, extent, fmt, ap);
+  record_error(d, DIAG_KIND_OUT_OF_BOUNDS, loc, &facts, fmt, ap);
   va_end(ap);
 }
 
-void diag_kernel_exception(Diag *d, SrcLoc loc, const char *kernel, const char *exception, const char *fmt, ...) {
+void diag_raised_error(Diag *d, SrcLoc loc, const char *kernel, const char *exception, const uint32_t thread[3],
+                       const uint32_t block[3], const char *fmt, ...) {
+  DiagFirst facts = {.kernel = (char *)kernel, .exception = (char *)exception};
+  memcpy(facts.thread, thread, sizeof facts.thread);
+  memcpy(facts.block, block, sizeof facts.block);
   va_list ap;
   va_start(ap, fmt);
-  kernel_error(d, loc, kernel, exception, 0, 0, 0, fmt, ap);
+  record_error(d, DIAG_KIND_RAISED, loc, &facts, fmt, ap);
   va_end(ap);
 }
 

@@ -36,7 +36,7 @@ typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } DiagLevel;
 typedef enum DiagKind {
   DIAG_KIND_INTERNAL = 1, DIAG_KIND_SYNTAX, DIAG_KIND_TYPING, DIAG_KIND_UNSUPPORTED, DIAG_KIND_ARGUMENT,
   DIAG_KIND_LAUNCH_CONFIG, DIAG_KIND_OUT_OF_BOUNDS, DIAG_KIND_DEVICE, DIAG_KIND_BACKEND, DIAG_KIND_NOT_FOUND,
-  DIAG_KIND_OUT_OF_MEMORY, DIAG_KIND_KERNEL_EXCEPTION,
+  DIAG_KIND_OUT_OF_MEMORY, DIAG_KIND_RAISED,
 } DiagKind;
 
 /* The first error reported since the Diag was made or cleared, as facts. */
@@ -46,11 +46,12 @@ typedef struct DiagFirst {
   char *message;       /* without the location (owned) */
   char *file;          /* owned copy; NULL when unlocated */
   unsigned line, col;
-  bool has_index;      /* an IndexError: */
-  char *kernel;        /* owned (also for a kernel's exception) */
+  bool has_index;      /* an IndexError or an exception a kernel raised: */
+  char *kernel;        /* owned */
   unsigned axis;
   int64_t index, extent;
-  char *exception;     /* a kernel's exception (DIAG_KIND_KERNEL_EXCEPTION): its class name, owned */
+  char *exception;     /* raised: "Class" or "Class: message" (owned) */
+  uint32_t thread[3], block[3];
 } DiagFirst;
 
 typedef struct DiagSource DiagSource;
@@ -93,10 +94,11 @@ bool diag_guard(Diag *d, void (*fn)(void *arg), void *arg);
 /* Reports an IndexError (kind OUT_OF_BOUNDS) located at loc, recording its facts when it is the first. */
 void diag_index_error(Diag *d, SrcLoc loc, const char *kernel, unsigned axis, int64_t index, int64_t extent,
                       const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-/* Reports the exception a kernel's check raised (kind KERNEL_EXCEPTION: class `exception`, e.g. "ValueError")
- * located at loc, recording its facts when it is the first. */
-void diag_kernel_exception(Diag *d, SrcLoc loc, const char *kernel, const char *exception, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+/* Reports an exception a kernel raised (kind RAISED) located at loc: exception is "Class" or "Class: message"
+ * (abi.h's exception entries), thread and block where it was raised; the facts are recorded when it is the
+ * first error. */
+void diag_raised_error(Diag *d, SrcLoc loc, const char *kernel, const char *exception, const uint32_t thread[3],
+                       const uint32_t block[3], const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 /* False when out of memory (outside a guard; under one the failure unwinds to it). */
 bool diag_add_source(Diag *d, const char *file, const char *text, size_t len);
 /* Registers text whose first line is line first_line of file (0 means 1). */

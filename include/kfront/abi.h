@@ -1,6 +1,7 @@
 /* abi.h — the kernel ABI of the PTX that kfront emits: how a host passes arguments to a kernel and
- * reads back a failed bounds check. Plain C, no dependencies: any host (kfront's runtime, the Python
- * module, a C program using the CUDA Driver API directly) can launch kfront kernels with this alone.
+ * reads back a failed bounds check or a raised exception. Plain C, no dependencies: any host (kfront's
+ * runtime, the Python module, a C program using the CUDA Driver API directly) can launch kfront kernels
+ * with this alone.
  *
  * ## Parameters
  * A kernel `void k(P0, P1, ...)` becomes a PTX entry whose parameter list is each kir parameter, in
@@ -52,31 +53,33 @@
  * launch NAME, always correct, or NAME__tiled under those rules.
  *
  * ## The device-side error record
- * A module in which a run-time check remains (check.bounds: an IndexError; check.valid: an exception such as
- * a ValueError) defines two globals the host reads with cuModuleGetGlobal after a launch (a module without
- * checks defines neither: cuModuleGetGlobal fails with CUDA_ERROR_NOT_FOUND, and the host has nothing to
- * read):
+ * A module in which a bounds check (check.bounds) or a recorded exception (check.raise: a `raise` or
+ * `assert` under debug=True, the read of a variable on a path where it is unbound) remains defines two
+ * globals the host reads with cuModuleGetGlobal after a launch (a module without them defines neither:
+ * cuModuleGetGlobal fails with CUDA_ERROR_NOT_FOUND, and the host has nothing to read):
  *
- *   __kf_error          a kf_error_record, zero at module load. The first thread whose check fails
- *                       sets flag 0 -> KF_ERROR_BOUNDS or KF_ERROR_EXCEPTION with an atomic
+ *   __kf_error          a kf_error_record, zero at module load. The first thread whose check fails or
+ *                       that raises sets flag 0 -> KF_ERROR_BOUNDS or KF_ERROR_RAISE with an atomic
  *                       compare-and-swap and, if it won, writes the other fields; then that thread ends
  *                       (returns from the kernel; from inside a device function it executes PTX `exit`).
  *                       It never traps, so the context stays usable. Other threads carry on; later
- *                       failures leave the record alone. After reading a set record the host must zero it
- *                       (e.g. cuMemsetD8 of sizeof(kf_error_record) bytes) before the next launch it wants
- *                       to check.
- *   __kf_error_strings  a constant byte table naming what the record's ids refer to: the module's
- *                       kernel names in kernel-id order, each NUL-terminated, then an empty string,
- *                       then the source file names in file-id order, each NUL-terminated, then an
- *                       empty string, then the exceptions' texts in message-id order ("ValueError: total
- *                       size of new array must be unchanged": the class name, ": ", the message), each
- *                       NUL-terminated, then an empty string. kf_error_string() looks one up. The same
- *                       tables come back at compile time (kf_codegen_result), so a host may also keep
- *                       them itself.
+ *                       failures leave the record alone. After reading a set record the host must zero
+ *                       it (e.g. cuMemsetD8 of sizeof(kf_error_record) bytes) before the next launch it
+ *                       wants to check.
+ *   __kf_error_strings  a constant byte table naming what the record's ids refer to, in sections, each
+ *                       a list of NUL-terminated strings ended by an empty string: the module's kernel
+ *                       names in kernel-id order; the source file names in file-id order; the
+ *                       exceptions the module may raise in exception-id order, each the Python class
+ *                       name alone ("ValueError": raised without arguments) or the class name, ": " and
+ *                       the message ("ValueError: x must be positive"). kf_error_string() looks one up,
+ *                       kf_error_exception() splits an exception into class and message.
  *
  * Kernel ids number the module's kernels (func.func with the `kernel` attribute) in module order from 0.
  * A check inside a device function does not know its kernel: it stores KF_ERROR_KERNEL_UNKNOWN and the
  * host names the kernel it launched. Line and column are 1-based source positions (0 when unknown).
+ * For KF_ERROR_BOUNDS, axis, index and extent describe the failed access. For KF_ERROR_RAISE, axis is
+ * the exception id, index the raising thread's threadIdx and extent its blockIdx, packed by
+ * kf_error_pack_thread / kf_error_pack_block (kf_error_unpack_* read them back).
  */
 #ifndef KFRONT_ABI_H
 #define KFRONT_ABI_H
@@ -91,7 +94,7 @@ extern "C" {
 enum {
   KF_ERROR_NONE = 0,
   KF_ERROR_BOUNDS = 1,           /* a bounds check failed: IndexError */
-  KF_ERROR_EXCEPTION = 2,        /* a check.valid failed: the exception of message `axis` (the strings' section 2) */
+  KF_ERROR_RAISE = 2,            /* the kernel raised an exception (check.raise) */
 };
 
 #define KF_ERROR_KERNEL_UNKNOWN 0xFFFFFFFFu
@@ -99,22 +102,21 @@ enum {
 
 /* The layout of the __kf_error global: 40 bytes, 8-byte aligned, no padding. */
 typedef struct kf_error_record {
-  uint32_t flag;        /* offset  0: KF_ERROR_NONE, or what failed first (KF_ERROR_BOUNDS, KF_ERROR_EXCEPTION) */
+  uint32_t flag;        /* offset  0: KF_ERROR_NONE, or KF_ERROR_BOUNDS / KF_ERROR_RAISE once one happened */
   uint32_t kernel_id;   /* offset  4: index of the failing kernel, or KF_ERROR_KERNEL_UNKNOWN */
   uint32_t line;        /* offset  8: source line of the failing access (1-based, 0 unknown) */
   uint32_t col;         /* offset 12: source column (1-based, 0 unknown) */
-  uint32_t axis;        /* offset 16: the array axis whose index was out of range; KF_ERROR_EXCEPTION: the
-                         *            message id of the exception's text */
+  uint32_t axis;        /* offset 16: the array axis whose index was out of range; RAISE: the exception id */
   uint32_t file_id;     /* offset 20: index of the source file name, or KF_ERROR_FILE_UNKNOWN */
-  int64_t index;        /* offset 24: the index as the kernel computed it (may be negative); 0 for an exception */
-  int64_t extent;       /* offset 32: the extent of that axis; 0 for an exception */
+  int64_t index;        /* offset 24: the index as the kernel computed it (may be negative); RAISE: threadIdx */
+  int64_t extent;       /* offset 32: the extent of that axis; RAISE: blockIdx */
 } kf_error_record;
 
 #define KF_ERROR_RECORD_SYMBOL "__kf_error"
 #define KF_ERROR_STRINGS_SYMBOL "__kf_error_strings"
 
 /* Sections of the __kf_error_strings table. */
-enum { KF_ERROR_STRINGS_KERNELS = 0, KF_ERROR_STRINGS_FILES = 1, KF_ERROR_STRINGS_MESSAGES = 2 };
+enum { KF_ERROR_STRINGS_KERNELS = 0, KF_ERROR_STRINGS_FILES = 1, KF_ERROR_STRINGS_EXCEPTIONS = 2 };
 
 /* Looks up string `id` of `section` in a __kf_error_strings table of `len` bytes copied to the host.
  * Returns a pointer into table, or NULL when there is no such entry. */
@@ -132,6 +134,36 @@ static inline const char *kf_error_string(const char *table, size_t len, int sec
     }
   }
   return NULL;
+}
+
+/* Splits an exception entry of the table ("ValueError" or "ValueError: message") into its class name (the
+ * first *class_len bytes of entry) and its message (NULL when it was raised without arguments). */
+static inline void kf_error_exception(const char *entry, size_t *class_len, const char **message) {
+  size_t n = 0;
+  while (entry[n] && entry[n] != ':') n++;
+  *class_len = n;
+  *message = entry[n] == ':' ? entry + n + (entry[n + 1] == ' ' ? 2 : 1) : NULL;
+}
+
+/* threadIdx (each < 2^21: blocks hold at most 1024 threads) and blockIdx (x < 2^32, y and z < 2^16) of a
+ * KF_ERROR_RAISE record, packed into its index and extent fields. */
+static inline int64_t kf_error_pack_thread(uint32_t x, uint32_t y, uint32_t z) {
+  return (int64_t)((uint64_t)(x & 0x1FFFFF) | (uint64_t)(y & 0x1FFFFF) << 21 | (uint64_t)(z & 0x1FFFFF) << 42);
+}
+static inline int64_t kf_error_pack_block(uint32_t x, uint32_t y, uint32_t z) {
+  return (int64_t)((uint64_t)x | (uint64_t)(y & 0xFFFF) << 32 | (uint64_t)(z & 0xFFFF) << 48);
+}
+static inline void kf_error_unpack_thread(int64_t packed, uint32_t out[3]) {
+  uint64_t p = (uint64_t)packed;
+  out[0] = (uint32_t)(p & 0x1FFFFF);
+  out[1] = (uint32_t)((p >> 21) & 0x1FFFFF);
+  out[2] = (uint32_t)((p >> 42) & 0x1FFFFF);
+}
+static inline void kf_error_unpack_block(int64_t packed, uint32_t out[3]) {
+  uint64_t p = (uint64_t)packed;
+  out[0] = (uint32_t)(p & 0xFFFFFFFFu);
+  out[1] = (uint32_t)((p >> 32) & 0xFFFF);
+  out[2] = (uint32_t)((p >> 48) & 0xFFFF);
 }
 
 /* Number of PTX parameters one kir parameter takes: 1 + 2 * rank for an array, 1 otherwise. */

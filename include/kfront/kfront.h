@@ -37,10 +37,10 @@ typedef enum kf_status {
   KF_ERROR_UNSUPPORTED = 3,     /* valid input kfront does not handle */
   KF_ERROR_BACKEND = 4,         /* libNVVM or LLVM failed */
   KF_ERROR_DEVICE = 5,          /* CUDA driver failure */
-  KF_ERROR_OUT_OF_BOUNDS = 6,   /* a kernel's bounds check failed (IndexError) */
+  KF_ERROR_OUT_OF_BOUNDS = 6,   /* a kernel's error record was set: a bounds check failed (IndexError), or
+                                 * the kernel raised an exception (kf_context_first_error says which) */
   KF_ERROR_INTERNAL = 7,
   KF_ERROR_OUT_OF_MEMORY = 8,   /* an allocation failed (host memory; device memory is KF_ERROR_DEVICE) */
-  KF_ERROR_KERNEL_EXCEPTION = 9, /* a kernel's run-time check raised an exception (a ValueError, ...) */
 } kf_status;
 
 /* A short name for a status ("invalid input", ...). Borrowed, static. */
@@ -112,19 +112,23 @@ typedef enum kf_error_kind {
   KF_ERRKIND_BACKEND = 9,        /* libNVVM or LLVM failed */
   KF_ERRKIND_NOT_FOUND = 10,     /* no such kernel, file or library */
   KF_ERRKIND_OUT_OF_MEMORY = 11,
-  KF_ERRKIND_KERNEL_EXCEPTION = 12, /* a kernel's check raised an exception: kernel and exception below are set */
+  KF_ERRKIND_RAISED = 12,        /* a kernel raised an exception (raise or assert under debug=True, a local read
+                                  * where it is unbound): kernel, exception, thread and block below are set */
 } kf_error_kind;
 typedef struct kf_error_info {
   kf_error_kind kind;
   const char *message;        /* the message alone, without location or source line */
   const char *file;           /* NULL when the error has no location */
   unsigned line, col;         /* 1-based; 0 unknown */
-  /* KF_ERRKIND_OUT_OF_BOUNDS (and KF_ERRKIND_KERNEL_EXCEPTION: kernel): */
+  /* KF_ERRKIND_OUT_OF_BOUNDS and KF_ERRKIND_RAISED: */
   const char *kernel;         /* the kernel's Python name */
+  /* KF_ERRKIND_OUT_OF_BOUNDS: */
   unsigned axis;
   int64_t index, extent;
-  /* KF_ERRKIND_KERNEL_EXCEPTION: */
-  const char *exception;      /* the Python exception class the kernel raised ("ValueError"); message is its text */
+  /* KF_ERRKIND_RAISED: the exception as raised, "ValueError" (no arguments) or "ValueError: message"
+   * (kf_error_exception of abi.h splits it); the raising thread's threadIdx and blockIdx */
+  const char *exception;
+  unsigned thread[3], block[3];
 } kf_error_info;
 /* Fills *out with the first error reported since the last clear; its strings are borrowed, valid until
  * the diagnostics are cleared or the context destroyed. KF_ERROR_NOT_FOUND (and kind NONE) when there was
@@ -217,7 +221,10 @@ typedef enum kf_value_kind {
   KF_VALUE_MODULE,       /* a Python module kfront knows, by dotted name: "numba", "numba.cuda", "math", "numpy", "cmath", "operator", ... */
   KF_VALUE_PATH,         /* a known object by dotted path, as `from numba import float32` binds "numba.float32", "numba.cuda.grid", "math.sqrt", "numpy.float32" */
   KF_VALUE_FUNCTION,     /* a Python function defined in sources[source] under the name `function` (a @cuda.jit device function, possibly from another file) */
-  KF_VALUE_NAMESPACE,    /* named members (names[i] -> items[i]): an enum class (IntEnum/Enum members as ints), or a module-like object */
+  KF_VALUE_NAMESPACE,    /* named members (names[i] -> items[i]): an enum class (its members INT values, path its member type), or a module-like object */
+  KF_VALUE_EXCEPTION,    /* an exception class kernels may raise that is not one of Python's builtins: path is the name the
+                          * embedder knows it by ("mod.MyError"); a raise of it comes back as that name (kf_error_info.exception) */
+  KF_VALUE_STRING,       /* a str (path holds its UTF-8 text): an exception's message, a dtype name */
 } kf_value_kind;
 typedef struct kf_value kf_value;
 struct kf_value {
@@ -228,7 +235,9 @@ struct kf_value {
   const char *const *names;      /* NAMESPACE */
   unsigned nitems;
   kf_array array;                /* ARRAY */
-  const char *path;              /* MODULE, PATH */
+  const char *path;              /* MODULE, PATH, EXCEPTION, STRING; INT: NULL, or an enum member's type (its value is scalar.i),
+                                  * spelt EnumMember("mod.Color", int64) or IntEnumMember("mod.Color", int64);
+                                  * NAMESPACE: NULL, or the type of its members when it is that enum class */
   const char *function;          /* FUNCTION */
   unsigned source;               /* FUNCTION: index into the sources given to the compile */
 };
@@ -364,6 +373,10 @@ struct kf_arg {
   kf_dtype dtype;                 /* KF_ARG_SCALAR: the scalar's type (KF_ARG_ARRAY: array.dtype) */
   union { int64_t i; uint64_t u; double f; } value;
   kf_array array;                 /* KF_ARG_ARRAY */
+  const char *type;               /* KF_ARG_SCALAR: NULL, or the Numba type of a value that is not a plain number:
+                                   * an enum member (value.i its value, dtype KF_INT64), spelt
+                                   * EnumMember("mod.Color", int64) or IntEnumMember("mod.Color", int64); kernels
+                                   * are specialised on it as on a dtype (borrowed for the call) */
   const kf_arg *items;            /* KF_ARG_TUPLE: its elements (borrowed) */
   unsigned nitems;
 };

@@ -1,7 +1,8 @@
 /* convert.c — Python objects to what the C API takes.
  *
  * Kernel arguments (kf_arg), in the order Numba's typeof looks at them: kfront's DeviceArray; Python bool,
- * int (int64, or uint64 above its range) and float (float64); an object with __cuda_array_interface__ (CuPy,
+ * int (int64, or uint64 above its range) and float (float64); enum members (their value as an int64 scalar
+ * typed by their class: kfront._source.enum_spelling, remembered per class); an object with __cuda_array_interface__ (CuPy,
  * PyTorch, Numba's device arrays: device memory used in place); an object with __array_interface__ (NumPy
  * arrays: host memory, copied in and back by the launch; 0-d arrays and NumPy scalars: scalars of their
  * dtype). Which protocol a type speaks is remembered per type, so a launch with device arrays costs no
@@ -201,6 +202,63 @@ int ext_array_from_object(PyObject *o, kf_array *out, const char *what, uintptr_
   return 0;
 }
 
+/* ---- enum members ---------------------------------------------------------------------------------------- */
+
+/* type -> the spelling of its members' type (bytes), for each enum class an argument was a member of; kept for
+ * the process (the spellings are borrowed by kf_arg.type during a call). */
+static PyObject *enum_types, *enum_base, *enum_spelling_fn;
+
+/* 1 with *spelling set when o is an enum member, 0 when it is not, -1 with an exception. */
+static int enum_member(PyObject *o, const char **spelling) {
+  if (!enum_types) {
+    PyObject *em = PyImport_ImportModule("enum"), *src = PyImport_ImportModule("kfront._source");
+    enum_base = em ? PyObject_GetAttrString(em, "Enum") : NULL;
+    enum_spelling_fn = src ? PyObject_GetAttrString(src, "enum_spelling") : NULL;
+    Py_XDECREF(em);
+    Py_XDECREF(src);
+    if (!enum_base || !enum_spelling_fn || !(enum_types = PyDict_New())) {
+      Py_CLEAR(enum_base);
+      Py_CLEAR(enum_spelling_fn);
+      return -1;
+    }
+  }
+  PyObject *t = (PyObject *)Py_TYPE(o);
+  PyObject *sp = PyDict_GetItemWithError(enum_types, t); /* borrowed */
+  if (!sp) {
+    if (PyErr_Occurred()) return -1;
+    int is = PyObject_IsInstance(o, enum_base);
+    if (is <= 0) return is;
+    PyObject *text = PyObject_CallFunctionObjArgs(enum_spelling_fn, t, NULL);
+    sp = text ? PyUnicode_AsUTF8String(text) : NULL;
+    Py_XDECREF(text);
+    if (!sp || PyDict_SetItem(enum_types, t, sp) < 0) {
+      Py_XDECREF(sp);
+      return -1;
+    }
+    Py_DECREF(sp); /* the dict holds it */
+  }
+  *spelling = PyBytes_AsString(sp);
+  return *spelling ? 1 : -1;
+}
+
+/* An enum member as a kernel argument: its value (an integer in int64), typed by its class. */
+static int enum_arg(PyObject *o, const char *spelling, kf_arg *out, const char *what, Py_ssize_t index) {
+  PyObject *v = PyLong_Check(o) ? Py_NewRef(o) : PyObject_GetAttrString(o, "value");
+  if (!v) return -1;
+  long long i = PyLong_Check(v) && !PyBool_Check(v) ? PyLong_AsLongLong(v) : -1;
+  int ok = PyLong_Check(v) && !PyBool_Check(v) && !(i == -1 && PyErr_Occurred());
+  Py_DECREF(v);
+  if (!ok) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s argument %zd: %R: kfront passes enum members whose values are integers in "
+                 "int64", what, index, o);
+    return -1;
+  }
+  *out = kf_arg_int(KF_INT64, i);
+  out->type = spelling;
+  return 0;
+}
+
 /* ---- kernel arguments -------------------------------------------------------------------------------- */
 
 static int scalar_from_memory(const kf_array *a, kf_arg *out) {
@@ -241,6 +299,11 @@ int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t i
     *out = kf_arg_int(KF_BOOL, o == Py_True);
     return 0;
   }
+  if (PyLong_Check(o) && !PyLong_CheckExact(o)) { /* an int subclass: an IntEnum member? */
+    const char *sp;
+    int r = enum_member(o, &sp);
+    if (r) return r < 0 ? -1 : enum_arg(o, sp, out, what, index);
+  }
   if (PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
@@ -269,8 +332,12 @@ int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t i
   }
   int proto = protocol_of(o);
   if (proto == PROTO_NONE) {
+    const char *sp;
+    int r = enum_member(o, &sp);
+    if (r) return r < 0 ? -1 : enum_arg(o, sp, out, what, index);
     PyErr_Format(PyExc_TypeError, "%s argument %zd: kfront cannot pass an object of type %R to a kernel (arrays, "
-                 "device arrays, numbers and NumPy scalars are accepted)", what, index, (PyObject *)Py_TYPE(o));
+                 "device arrays, numbers, NumPy scalars and enum members are accepted)", what, index,
+                 (PyObject *)Py_TYPE(o));
     return -1;
   }
   kf_array a;
@@ -342,6 +409,7 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
   if (!tag) return -1;
   if (strcmp(tag, "scalar") == 0) {
     kf_arg a;
+    if (PyTuple_Size(o) == 3 && !(out->path = str_of(PyTuple_GetItem(o, 2), "an enum member's type"))) return -1;
     if (ext_arg_from_object(v, &a, "bound value", 0, NULL) < 0) return -1;
     if (a.kind != KF_ARG_SCALAR) {
       PyErr_Format(PyExc_TypeError, "('scalar', v): %R is not a scalar", v);
@@ -353,6 +421,9 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
     memcpy(&out->scalar, &a.value, sizeof out->scalar);
     return 0;
   }
+  if (strcmp(tag, "namespace") == 0 && PyTuple_Size(o) == 3 &&
+      !(out->path = str_of(PyTuple_GetItem(o, 2), "an enum class's member type")))
+    return -1;
   if (strcmp(tag, "tuple") == 0 || strcmp(tag, "namespace") == 0) {
     int ns = tag[0] == 'n';
     PyObject *items = ns ? (PyDict_Check(v) ? PyDict_Items(v) : NULL) : PySequence_Tuple(v);
@@ -393,6 +464,14 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
   if (strcmp(tag, "module") == 0 || strcmp(tag, "path") == 0) {
     out->kind = tag[0] == 'm' ? KF_VALUE_MODULE : KF_VALUE_PATH;
     return (out->path = str_of(v, "a module or path")) ? 0 : -1;
+  }
+  if (strcmp(tag, "str") == 0) {
+    out->kind = KF_VALUE_STRING;
+    return (out->path = str_of(v, "a string")) ? 0 : -1;
+  }
+  if (strcmp(tag, "exception") == 0) {
+    out->kind = KF_VALUE_EXCEPTION;
+    return (out->path = str_of(v, "an exception class's name")) ? 0 : -1;
   }
   if (strcmp(tag, "function") == 0 && PyTuple_Size(o) == 3) {
     out->kind = KF_VALUE_FUNCTION;

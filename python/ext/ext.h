@@ -56,7 +56,8 @@ int ext_dtype_from_typestr(const char *ts, kf_dtype *out);
 /* The NumPy typestr of a dtype ("<f4"). */
 const char *ext_typestr(kf_dtype t);
 /* Bound values: the tagged tuples kfront.cuda builds — ('scalar', v), ('tuple', [...]), ('array', a),
- * ('namespace', {name: value}), ('module', path), ('path', path), ('function', source, name) — into kf_values
+ * ('namespace', {name: value}[, enum type]), ('module', path), ('path', path), ('function', source, name) — into
+ * kf_values (an enum member is ('scalar', value, its type spelling), an enum class a namespace with it)
  * allocated in `pool` (freed with ext_pool_free; strings point into the Python objects, which the caller
  * keeps alive). */
 typedef struct ExtPool {

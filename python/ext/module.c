@@ -5,13 +5,14 @@
 #include <string.h>
 
 #include "ext.h"
+#include "kfront/abi.h"
 
 PyTypeObject *Runtime_Type, *Stream_Type, *Event_Type, *Buffer_Type;
 
 /* ---- errors ------------------------------------------------------------------------------------------ */
 
 /* kf_error_kind -> exception class, registered by kfront.errors (set_exceptions); RuntimeError until then. */
-static PyObject *exception_classes[KF_ERRKIND_KERNEL_EXCEPTION + 1];
+static PyObject *exception_classes[KF_ERRKIND_RAISED + 1];
 
 static PyObject *set_exceptions(PyObject *self, PyObject *mapping) {
   (void)self;
@@ -23,7 +24,7 @@ static PyObject *set_exceptions(PyObject *self, PyObject *mapping) {
   Py_ssize_t pos = 0;
   while (PyDict_Next(mapping, &pos, &key, &value)) {
     long k = PyLong_AsLong(key);
-    if (k < 0 || k > KF_ERRKIND_KERNEL_EXCEPTION || !PyType_Check(value)) {
+    if (k < 0 || k > KF_ERRKIND_RAISED || !PyType_Check(value)) {
       if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "set_exceptions: kinds are 0..12, values classes");
       return NULL;
     }
@@ -48,6 +49,51 @@ static int set_attr_long(PyObject *o, const char *name, long long v) {
   return r;
 }
 
+static PyObject *triple(const unsigned v[3]) { return Py_BuildValue("(III)", v[0], v[1], v[2]); }
+
+/* name -> class: the exception classes of the user's modules kernels may raise (register_exception). */
+static PyObject *user_exceptions;
+
+static PyObject *register_exception(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *name, *cls;
+  if (!PyArg_ParseTuple(args, "UO:register_exception", &name, &cls)) return NULL;
+  if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, (PyTypeObject *)PyExc_BaseException)) {
+    PyErr_SetString(PyExc_TypeError, "register_exception: an exception class is needed");
+    return NULL;
+  }
+  if (!user_exceptions && !(user_exceptions = PyDict_New())) return NULL;
+  if (PyDict_SetItem(user_exceptions, name, cls) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* The class a kernel's raised exception is re-raised as: a class of the user's module registered under that
+ * name, else the builtin exception of that name (ValueError, UnboundLocalError, ...), else the class registered
+ * for KF_ERRKIND_RAISED. NULL without an exception set when there is none of them. */
+static PyObject *raised_class(const char *exception) {
+  size_t n = 0;
+  const char *msg;
+  if (exception) kf_error_exception(exception, &n, &msg);
+  PyObject *cls = NULL;
+  if (n && user_exceptions) {
+    PyObject *name = PyUnicode_FromStringAndSize(exception, (Py_ssize_t)n);
+    cls = name ? PyDict_GetItemWithError(user_exceptions, name) : NULL; /* borrowed */
+    Py_XDECREF(name);
+    PyErr_Clear();
+    if (cls) return cls;
+  }
+  if (n && !memchr(exception, '.', n)) {
+    PyObject *builtins = PyEval_GetBuiltins(); /* borrowed */
+    PyObject *name = PyUnicode_FromStringAndSize(exception, (Py_ssize_t)n);
+    cls = builtins && name ? PyDict_GetItemWithError(builtins, name) : NULL; /* borrowed */
+    Py_XDECREF(name);
+    PyErr_Clear();
+    if (cls && !(PyType_Check(cls) && PyType_IsSubtype((PyTypeObject *)cls, (PyTypeObject *)PyExc_BaseException)))
+      cls = NULL;
+  }
+  return cls ? cls : exception_classes[KF_ERRKIND_RAISED];
+}
+
 PyObject *ext_raise(kf_context *ctx, kf_status st) {
   kf_error_info e;
   memset(&e, 0, sizeof e);
@@ -56,7 +102,6 @@ PyObject *ext_raise(kf_context *ctx, kf_status st) {
   if (kind == KF_ERRKIND_NONE) {
     switch (st) {  /* a status without a diagnostic: its kind from the status */
     case KF_ERROR_OUT_OF_BOUNDS: kind = KF_ERRKIND_OUT_OF_BOUNDS; break;
-    case KF_ERROR_KERNEL_EXCEPTION: kind = KF_ERRKIND_KERNEL_EXCEPTION; break;
     case KF_ERROR_DEVICE: kind = KF_ERRKIND_DEVICE; break;
     case KF_ERROR_BACKEND: kind = KF_ERRKIND_BACKEND; break;
     case KF_ERROR_NOT_FOUND: kind = KF_ERRKIND_NOT_FOUND; break;
@@ -71,14 +116,7 @@ PyObject *ext_raise(kf_context *ctx, kf_status st) {
   while (len && text[len - 1] == '\n') len--;
   PyObject *msg = len ? PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "replace")
                       : PyUnicode_FromFormat("kfront: %s", kf_status_name(st));
-  PyObject *cls = exception_classes[kind], *named = NULL;
-  if (kind == KF_ERRKIND_KERNEL_EXCEPTION && e.exception) {
-    /* the builtin exception class the kernel raised (ValueError, ...) */
-    PyObject *builtins = PyEval_GetBuiltins(); /* borrowed */
-    named = builtins ? PyDict_GetItemString(builtins, e.exception) : NULL; /* borrowed */
-    if (named && PyType_Check(named) && PyObject_IsSubclass(named, PyExc_Exception) == 1) cls = named;
-    PyErr_Clear();
-  }
+  PyObject *cls = kind == KF_ERRKIND_RAISED ? raised_class(e.exception) : exception_classes[kind];
   if (!cls) {
     static PyObject *const *defaults[] = {
         [KF_ERRKIND_OUT_OF_BOUNDS] = &PyExc_IndexError, [KF_ERRKIND_ARGUMENT] = &PyExc_TypeError,
@@ -86,6 +124,10 @@ PyObject *ext_raise(kf_context *ctx, kf_status st) {
     cls = kind < sizeof defaults / sizeof *defaults && defaults[kind] ? *defaults[kind] : PyExc_RuntimeError;
   }
   PyObject *exc = msg ? PyObject_CallFunctionObjArgs(cls, msg, NULL) : NULL;
+  if (!exc && msg && kind == KF_ERRKIND_RAISED) { /* a class that takes other arguments: RuntimeError */
+    PyErr_Clear();
+    exc = PyObject_CallFunctionObjArgs(PyExc_RuntimeError, msg, NULL);
+  }
   Py_XDECREF(msg);
   if (exc) {
     /* the facts, for code that wants them (kfront.errors documents them); a builtin class that takes no
@@ -95,10 +137,16 @@ PyObject *ext_raise(kf_context *ctx, kf_status st) {
         set_attr_long(exc, "col", e.col) < 0 ||
         (kind == KF_ERRKIND_OUT_OF_BOUNDS &&
          (set_attr_str(exc, "kernel", e.kernel) < 0 || set_attr_long(exc, "axis", e.axis) < 0 ||
-          set_attr_long(exc, "index", e.index) < 0 || set_attr_long(exc, "extent", e.extent) < 0)) ||
-        (kind == KF_ERRKIND_KERNEL_EXCEPTION &&
-         (set_attr_str(exc, "kernel", e.kernel) < 0 || set_attr_str(exc, "exception", e.exception) < 0)))
+          set_attr_long(exc, "index", e.index) < 0 || set_attr_long(exc, "extent", e.extent) < 0)))
       PyErr_Clear();
+    if (kind == KF_ERRKIND_RAISED) {
+      PyObject *t = triple(e.thread), *b = triple(e.block);
+      if (!t || !b || set_attr_str(exc, "kernel", e.kernel) < 0 || set_attr_str(exc, "exception", e.exception) < 0 ||
+          PyObject_SetAttrString(exc, "thread", t) < 0 || PyObject_SetAttrString(exc, "block", b) < 0)
+        PyErr_Clear();
+      Py_XDECREF(t);
+      Py_XDECREF(b);
+    }
     PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
     Py_DECREF(exc);
   }
@@ -739,6 +787,8 @@ static PyMethodDef module_functions[] = {
     {"current_device", current_device, METH_NOARGS, "The calling thread's current device (0 until set)."},
     {"set_current_device", set_current_device, METH_O, "Sets the calling thread's current device (nothing else)."},
     {"set_exceptions", set_exceptions, METH_O, "set_exceptions({kind: class}): the classes errors are raised as."},
+    {"register_exception", register_exception, METH_VARARGS,
+     "register_exception(name, cls): a kernel's raise of the class named `name` is raised as cls on the host."},
     {"version", version, METH_NOARGS, "kfront's version."},
     {"configure_toolkit", configure_toolkit, METH_VARARGS,
      "configure_toolkit(cuda_home, libnvvm, libdevice, verify=False) -> False if libNVVM is already in use."},

@@ -9,14 +9,19 @@ variables at the first compile.
 Descriptions made by freeze_value (tagged tuples):
 
     ('scalar', v)              v a Python bool, int or float, or a NumPy scalar of a kfront dtype (its dtype
-                               is kept: numpy.float32(0.5) stays float32); an enum member gives its int value
+                               is kept: numpy.float32(0.5) stays float32)
+    ('scalar', v, t)           an enum member: v its int value, t its type (enum_spelling of its class)
     ('tuple', [d, ...])        a tuple (nested allowed; namedtuples too), each item a description
     ('array', ndarray)         a read-only copy of a NumPy array, in native byte order, strides as the
                                original's (order 'K'); it becomes a constant array
-    ('namespace', {m: d})      an enum class (IntEnum, Enum, IntFlag...): member name -> ('scalar', int value),
-                               aliases included
+    ('namespace', {m: d}, t)   an enum class (IntEnum, Enum, IntFlag...): member name -> ('scalar', int value, t),
+                               aliases included; t the members' type (enum_spelling)
     ('module', 'dotted.name')  a module: numba, numba.cuda, math, numpy, cmath, operator, ...
     ('path', 'dotted.name')    a known object: numba.float32, numba.cuda.grid, math.sqrt, numpy.float32, ...
+    ('str', s)                 a str (an exception's message, a dtype name)
+    ('exception', name, cls)   an exception class that is not one of Python's builtins (a builtin one is a
+                               'path'): kernels may raise it; name (module.qualname) is how a raise of it
+                               comes back from the C layer, and the caller registers cls under it
     ('function', obj)          a @cuda.jit dispatcher (an object with a `py_func` Python function); the
                                caller turns it into another source
     None                       anything else: the caller leaves the name unbound and the compiler reports
@@ -161,6 +166,13 @@ def _check_int(name, value):
     return value
 
 
+def enum_spelling(cls):
+    """The type of an enum class's members as kfront spells it (Numba's EnumMember / IntEnumMember of the
+    class): IntEnumMember("module.Qual.Name", int64) for IntEnum and IntFlag (members that are integers),
+    EnumMember("module.Qual.Name", int64) for others."""
+    return str((kftypes.IntEnumMember if issubclass(cls, int) else kftypes.EnumMember)(cls, kftypes.int64))
+
+
 def _enum_value(name, member):
     value = member.value
     if isinstance(value, bool) or not isinstance(value, int):
@@ -168,7 +180,10 @@ def _enum_value(name, member):
         if not (np is not None and isinstance(value, np.integer)):
             raise errors.UnsupportedError(
                 "kfront: %s has the value %r: kfront takes enums whose members are integers" % (name, value))
-    return ("scalar", _check_int(name, int(value)))
+    value = int(value)
+    if not -(1 << 63) <= value < (1 << 63):
+        raise errors.UnsupportedError("kfront: %s has the value %d, which does not fit in int64" % (name, value))
+    return ("scalar", value, enum_spelling(type(member)))
 
 
 def freeze_value(name, value, registry=None):
@@ -189,6 +204,10 @@ def freeze_value(name, value, registry=None):
         return ("scalar", _check_int(name, int(value)))
     if isinstance(value, float):
         return ("scalar", float(value))
+    if cls is str:
+        if "\0" in value:
+            raise errors.UnsupportedError("kfront: the global '%s' is a string with a NUL character" % name)
+        return ("str", value)
     if isinstance(value, complex):
         raise errors.UnsupportedError("kfront: the global '%s' is a complex number; kfront does not support complex "
                                       "numbers" % name)
@@ -216,7 +235,7 @@ def freeze_value(name, value, registry=None):
         items = []
         for i, item in enumerate(value):
             d = freeze_value("%s[%d]" % (name, i), item, registry)
-            if d is None:
+            if d is None or d[0] == "str":  # kfront's constant tuples hold numbers and tuples
                 return None
             items.append(d)
         return ("tuple", items)
@@ -225,7 +244,7 @@ def freeze_value(name, value, registry=None):
         return ("module" if isinstance(value, pytypes.ModuleType) else "path", path)
     if isinstance(value, type) and issubclass(value, enum.Enum):
         return ("namespace", {member: _enum_value("%s.%s" % (value.__name__, member), m)
-                              for member, m in value.__members__.items()})
+                              for member, m in value.__members__.items()}, enum_spelling(value))
     if isinstance(value, pytypes.ModuleType):
         alias = value.__dict__.get("__kfront_alias__")  # a numba alias module (kfront._alias)
         if isinstance(alias, str):
@@ -242,6 +261,8 @@ def freeze_value(name, value, registry=None):
     std = _std_lookup(value)
     if std is not None:
         return std
+    if isinstance(value, type) and issubclass(value, BaseException):
+        return ("exception", "%s.%s" % (value.__module__, value.__qualname__), value)
     try:
         py_func = None if isinstance(value, type) else getattr(value, "py_func", None)
     except Exception:

@@ -21,11 +21,14 @@ The classes:
       KernelArgumentError(TypeError) arguments that do not fit the kernel
       LaunchError(ValueError)        a grid, block or shared-memory size the device cannot launch
       CudaDriverError                the CUDA driver or the device failed (numba's CudaAPIError, CudaDriverError)
+      KernelRaisedError              a kernel raised an exception of a class only the user's module knows
 
 A failed bounds check is Python's own IndexError (with the attributes above plus kernel, axis, index and
-extent), another failed check of a kernel the builtin exception it raises (a ValueError from reshape() of the
-wrong size, ..., with the attributes above plus kernel and exception, its class name), a host allocation
-failure MemoryError. `KIND_CLASSES` maps each kind to its class;
+extent), a host allocation failure MemoryError. An exception a kernel raised (`raise` or `assert` in a kernel
+compiled with debug=True, the read of a local variable where it is unbound) is raised on the host as its own
+class, a builtin (ValueError, UnboundLocalError, ...) or the user's, with the attributes above plus kernel,
+exception (the class name and message as the kernel raised them: "ValueError: bad"), thread and block (the
+raising thread's threadIdx and blockIdx). `KIND_CLASSES` maps each kind to its class;
 `NUMBA_ERRORS` maps the names of numba.core.errors (and numba's warning categories) to kfront's classes,
 for the `numba` drop-in (kfront._alias).
 """
@@ -43,10 +46,10 @@ KIND_DEVICE = 8
 KIND_BACKEND = 9
 KIND_NOT_FOUND = 10
 KIND_OUT_OF_MEMORY = 11
-KIND_KERNEL_EXCEPTION = 12
+KIND_RAISED = 12
 
 KIND_NAMES = ("none", "internal", "syntax", "typing", "unsupported", "argument", "launch_config",
-              "out_of_bounds", "device", "backend", "not_found", "out_of_memory", "kernel_exception")
+              "out_of_bounds", "device", "backend", "not_found", "out_of_memory", "raised")
 
 
 class KfrontError(Exception):
@@ -90,6 +93,13 @@ class SourceUnavailableError(CompilerError):
     """Python keeps no source lines for the function, so kfront cannot compile it."""
 
     kind = KIND_NOT_FOUND
+
+
+class KernelRaisedError(KfrontError):
+    """An exception a kernel raised whose class the C layer does not know by name (a class of the user's
+    module): kfront.cuda raises the user's class instead; `exception` names it."""
+
+    kind = 12
 
 
 class KernelArgumentError(KfrontError, TypeError):
@@ -142,7 +152,7 @@ KIND_CLASSES = {
     KIND_BACKEND: CompilerError,
     KIND_NOT_FOUND: KfrontError,
     KIND_OUT_OF_MEMORY: MemoryError,
-    KIND_KERNEL_EXCEPTION: RuntimeError,  # (the class the kernel raised, a builtin one, takes its place)
+    KIND_RAISED: KernelRaisedError,
 }
 
 # numba.core.errors (and numba.cuda.cudadrv) names -> kfront's classes

@@ -296,6 +296,38 @@ class Tuple(BaseTuple):
         return (Tuple, (self.types,))
 
 
+class EnumMember(Type):
+    """EnumMember(cls, dtype): the type of an enum class's members, numba.types.EnumMember (IntEnumMember: of
+    an IntEnum's or IntFlag's, which convert to integers); cls is the class or its "module.QualName". Its str()
+    is what kfront's signatures read: EnumMember("module.QualName", int64)."""
+
+    _kind = "EnumMember"
+
+    def __new__(cls, enum_class, dtype):
+        name = enum_class if isinstance(enum_class, str) else "%s.%s" % (enum_class.__module__,
+                                                                         enum_class.__qualname__)
+        if not isinstance(dtype, Integer):
+            raise TypeError("kfront: an enum's members must be integers, not %r" % (dtype,))
+
+        def init(t):
+            t.class_name, t.dtype = name, dtype
+            t.name = '%s("%s", %s)' % (cls._kind, name, dtype)
+        return cls._intern((name, dtype), init)
+
+    @property
+    def key(self):
+        return (self.class_name, self.dtype)
+
+    def _reduce(self):
+        return (type(self), (self.class_name, self.dtype))
+
+
+class IntEnumMember(EnumMember):
+    """numba.types.IntEnumMember: see EnumMember."""
+
+    _kind = "IntEnumMember"
+
+
 class Signature:
     """A function's signature: `return_type` (None when only argument types were given, as for
     @guvectorize) and `args`, a tuple of types. str() is "void(float32[:], int64)", or
@@ -396,7 +428,8 @@ def __getattr__(name):
 # every name a signature string may use: numba's, and those kfront's C signature parser also knows
 _SIG_NAMES = {name: value for name, value in globals().items() if isinstance(value, Type)}
 _SIG_NAMES.update({"bool": boolean, "float_": float32, "half": float16, "single": float32,
-                   "UniTuple": UniTuple, "Tuple": Tuple, "Array": Array})
+                   "UniTuple": UniTuple, "Tuple": Tuple, "Array": Array, "EnumMember": EnumMember,
+                   "IntEnumMember": IntEnumMember})
 
 # ---- array specs ----------------------------------------------------------------------------------
 
@@ -482,7 +515,7 @@ def _eval_sig(node):
             if not all(isinstance(a, Type) for a in args):
                 raise _SigSyntaxError("the arguments of a signature must be types")
             return Signature(func, args)
-        if func in (UniTuple, Tuple, Array):
+        if func in (UniTuple, Tuple, Array, EnumMember, IntEnumMember):
             try:
                 return func(*args, **kwargs)
             except (TypeError, ValueError) as e:
@@ -673,6 +706,9 @@ def typeof(value, purpose=None):
         cai = None
     if cai is not None:
         return _typeof_cai(cai)
+    import enum
+    if isinstance(value, enum.Enum):  # an enum member: its class's member type
+        return (IntEnumMember if isinstance(value, int) else EnumMember)(cls, int64)
     if isinstance(value, bool):
         return boolean
     if isinstance(value, int):

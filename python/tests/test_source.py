@@ -281,11 +281,13 @@ def test_freeze_arrays_are_readonly_copies():
 
 
 def test_freeze_enums():
-    assert freeze_value("Color", Color, {}) == ("namespace", {"RED": ("scalar", 1), "GREEN": ("scalar", 2),
-                                                              "VERT": ("scalar", 2)})
-    assert freeze_value("Mode", Mode, {}) == ("namespace", {"FAST": ("scalar", 0), "SLOW": ("scalar", 5)})
-    assert freeze_value("c", Color.GREEN, {}) == ("scalar", 2) and type(freeze_value("c", Color.RED, {})[1]) is int
-    assert freeze_value("m", Mode.SLOW, {}) == ("scalar", 5)
+    c = 'IntEnumMember("%s.Color", int64)' % __name__
+    m = 'EnumMember("%s.Mode", int64)' % __name__
+    assert freeze_value("Color", Color, {}) == ("namespace", {"RED": ("scalar", 1, c), "GREEN": ("scalar", 2, c),
+                                                              "VERT": ("scalar", 2, c)}, c)
+    assert freeze_value("Mode", Mode, {}) == ("namespace", {"FAST": ("scalar", 0, m), "SLOW": ("scalar", 5, m)}, m)
+    assert freeze_value("c", Color.GREEN, {}) == ("scalar", 2, c) and type(freeze_value("c", Color.RED, {})[1]) is int
+    assert freeze_value("m", Mode.SLOW, {}) == ("scalar", 5, m)
     with pytest.raises(errors.UnsupportedError, match="Named.A"):
         freeze_value("Named", Named, {})
     with pytest.raises(errors.UnsupportedError):
@@ -336,7 +338,13 @@ def test_dispatchers_and_everything_else():
     d = Dispatcher(module_level)
     assert freeze_value("dev", d, {}) == ("function", d)
     assert freeze_value("f", module_level, {}) is None       # a plain Python function
-    assert freeze_value("s", "text", {}) is None
+    assert freeze_value("s", "text", {}) == ("str", "text")  # an exception message, a dtype name
+
+    class Oops(ValueError):
+        pass
+
+    assert freeze_value("ValueError", ValueError, {}) == ("path", "builtins.ValueError")
+    assert freeze_value("Oops", Oops, {}) == ("exception", "%s.%s" % (__name__, Oops.__qualname__), Oops)
     assert freeze_value("n", None, {}) is None
     assert freeze_value("l", [1, 2], {}) is None
     assert freeze_value("o", object(), {}) is None

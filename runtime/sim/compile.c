@@ -869,20 +869,20 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
     INS(c, k)->ext = ai;
     return;
   }
-  case OP_VALID:
-    if (!ir_op_attr_str(op, "exception") || !ir_op_attr_str(op, "message")) {
-      cc_error(c, op, "malformed check.valid%s", "");
-      return;
-    }
-    k = emit(c, SI_VALID, op);
-    INS(c, k)->a = opnd(c, op, 0);
-    return;
   case OP_BOUNDS:
     k = emit(c, SI_BOUNDS, op);
     I = INS(c, k);
     I->a = opnd(c, op, 0);
     I->b = opnd(c, op, 1);
     I->imm = ir_op_attr_int(op, "axis", 0);
+    return;
+  case OP_RAISE:
+    k = emit(c, SI_RAISE, op);
+    I = INS(c, k);
+    I->a = op->noperands ? opnd(c, op, 0) : UINT32_MAX;
+    I->aux = ir_op_attr(op, "silent") != NULL;
+    I->ext = (void *)ir_op_attr_str(op, "exception");
+    if (!I->ext) cc_error(c, op, "%s without an exception", "check.raise");
     return;
 
   /* ---- calls ---- */

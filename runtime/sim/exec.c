@@ -173,34 +173,35 @@ static void set_status(Launch *L, SimStatus s, const char *msg) {
 
 static void stop_launch(Launch *L) { __atomic_store_n(&L->abort, 1, __ATOMIC_RELAXED); }
 
-/* A failed check.bounds (index, extent) or check.valid (I's op is one). */
-static void report_index(BlockCtx *B, Thread *t, const Ins *I, int64_t index, int64_t extent) {
+/* The error record (a failed check.bounds: exception NULL; a recorded check.raise: its exception text), kept
+ * for the lowest block that writes it, as the GPU's record keeps one. */
+static void report_record(BlockCtx *B, Thread *t, const Ins *I, int64_t index, int64_t extent, const char *exception) {
   Launch *L = B->L;
   SimResult *r = L->res;
   lock(L);
   if (!r->index_error.set || B->blinear < L->index_block) {
     SimIndexError *e = &r->index_error;
-    bool valid = I->op->kind == OP_VALID;
     e->set = true;
+    e->kind = exception ? KF_ERROR_RAISE : KF_ERROR_BOUNDS;
     e->kernel = L->kname;
     e->loc = I->op->loc;
-    e->axis = valid ? 0 : (unsigned)I->imm;
-    e->index = index;
-    e->extent = extent;
-    e->exception = valid ? ir_op_attr_str(I->op, "exception") : NULL;
-    e->exception_message = valid ? ir_op_attr_str(I->op, "message") : NULL;
+    e->axis = exception ? 0 : (unsigned)I->imm;
+    e->index = exception ? 0 : index;
+    e->extent = exception ? 0 : extent;
+    e->exception = exception;
     memcpy(e->thread, t->tid, sizeof e->thread);
     memcpy(e->block, B->bid, sizeof e->block);
     L->index_block = B->blinear;
     char lb[300];
-    if (valid)
-      snprintf(r->index_message, SIM_MSG_MAX, "%s: %s (kernel %s, %s)", e->exception, e->exception_message, L->kname,
-               loc_text(e->loc, lb, sizeof lb));
+    if (exception)
+      snprintf(r->index_message, SIM_MSG_MAX, "%s (kernel %s, %s; thread (%u, %u, %u) of block (%u, %u, %u))", exception,
+               L->kname, loc_text(e->loc, lb, sizeof lb), t->tid[0], t->tid[1], t->tid[2], B->bid[0], B->bid[1],
+               B->bid[2]);
     else
       snprintf(r->index_message, SIM_MSG_MAX, "IndexError: index %lld is out of bounds for axis %u with size %lld (kernel %s, %s)",
                (long long)index, e->axis, (long long)extent, L->kname, loc_text(e->loc, lb, sizeof lb));
-    if (r->status == SIM_OK || r->status == SIM_ERR_INDEX) {
-      r->status = SIM_ERR_INDEX;
+    if (r->status == SIM_OK || r->status == SIM_ERR_INDEX || r->status == SIM_ERR_RAISE) {
+      r->status = exception ? SIM_ERR_RAISE : SIM_ERR_INDEX;
       snprintf(r->message, SIM_MSG_MAX, "%s", r->index_message);
     }
   }
@@ -811,7 +812,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_BOUNDS: {
       int64_t i = R[I->a].i, ext = R[I->b].i;
       if (i < 0 || i >= ext) {
-        report_index(B, t, I, i, ext);
+        report_record(B, t, I, i, ext, NULL);
         t->state = T_FAILED;
         goto out;
       }
@@ -824,13 +825,15 @@ static void run_thread(BlockCtx *B, Thread *t) {
         goto out;
       }
       break;
-    case SI_VALID:
-      if (!R[I->a].u) {
-        report_index(B, t, I, 0, 0);
-        t->state = T_FAILED;
+    case SI_RAISE:
+      if (I->a != UINT32_MAX && !R[I->a].u) break;
+      if (I->aux) { /* silent: the thread just ends, as a return from the kernel does */
+        t->state = T_EXITED;
         goto out;
       }
-      break;
+      report_record(B, t, I, 0, 0, I->ext);
+      t->state = T_FAILED;
+      goto out;
     case SI_ATOMIC:
     case SI_CAS: {
       const AtomicInfo *ai = I->ext;

@@ -8,13 +8,16 @@
  * What a launch reports (SimResult), each run-time error once (the first occurrence), as text the runtime
  * prints as is:
  *   IndexError: index 10 is out of bounds for axis 0 with size 10 (kernel foo_grid, s000_kernels.py:23:5)
+ *   ValueError: x must be positive (kernel foo, k.py:7:9; thread (2, 0, 0) of block (0, 0, 0))
  *   error: barrier divergence in kernel K at F:L:C: thread (x,y,z) of block (x,y,z) waits here, but ...
  *   error: data race on shared array at F:L:C (and F:L:C): threads (..) and (..) access element [i, j] between two barriers (...)
  *   error: memory access out of bounds (unchecked) in kernel K at F:L:C: ...
  *   error: simulation step limit exceeded (N ops in the launch; kf_runtime_options.sim_max_steps, ...) in kernel K ...
  *   error: simulation time limit exceeded (S s; kf_runtime_options.sim_max_seconds, ...) in kernel K ...
- * A failed check.bounds or unchecked out-of-bounds access ends that thread only (others continue, as on the
- * GPU); barrier divergence, the step and time limits and the call-depth limit stop the launch.
+ * A failed check.bounds, a check.raise or an unchecked out-of-bounds access ends that thread only (others
+ * continue, as on the GPU); barrier divergence, the step and time limits and the call-depth limit stop the
+ * launch. A failed check.bounds and a recorded check.raise share one record (the GPU's __kf_error, abi.h):
+ * its first occurrence, the lowest block first; a silent check.raise just ends its thread.
  *
  * Semantics the simulator fixes where CUDA or C leaves them open (documented in ops.def where it says so):
  *  - integer division and remainder by zero (divsi, divui, remsi, remui, floordivsi, floormodsi) give 0;
@@ -37,6 +40,7 @@
 #include <stdint.h>
 
 #include "ir/ir.h"
+#include "kfront/abi.h"
 
 enum { SIM_MAX_RANK = 8 };
 
@@ -94,7 +98,8 @@ void sim_options_init(SimOptions *o);
 
 typedef enum {
   SIM_OK = 0,
-  SIM_ERR_INDEX,        /* a check.bounds failed (IndexError), or a check.valid (its exception) */
+  SIM_ERR_INDEX,        /* a check.bounds failed (IndexError) */
+  SIM_ERR_RAISE,        /* a check.raise raised an exception (index_error.kind KF_ERROR_RAISE) */
   SIM_ERR_OOB,          /* an unchecked access out of an array's extent */
   SIM_ERR_BARRIER,      /* barrier divergence */
   SIM_ERR_RACE,         /* data race on shared memory */
@@ -104,15 +109,15 @@ typedef enum {
   SIM_ERR_NOMEM,        /* out of (host) memory (reported to diag) */
 } SimStatus;
 
-/* The failed check that ends the launch's kernel: a check.bounds (IndexError) or a check.valid (exception set:
- * the exception it raises). */
+/* The error record (abi.h's kf_error_record): a failed check.bounds or a recorded check.raise. */
 typedef struct SimIndexError {
   bool set;
+  unsigned kind;        /* KF_ERROR_BOUNDS or KF_ERROR_RAISE (abi.h) */
   const char *kernel;   /* borrowed from the module */
-  SrcLoc loc;           /* the check op */
-  unsigned axis;
+  SrcLoc loc;           /* the check.bounds or check.raise op */
+  unsigned axis;        /* bounds: */
   int64_t index, extent;
-  const char *exception, *exception_message;  /* check.valid: its attrs (borrowed from the module), else NULL */
+  const char *exception; /* raise: "Class" or "Class: message" (the op's attribute, borrowed) */
   uint32_t thread[3], block[3];
 } SimIndexError;
 

@@ -1,5 +1,5 @@
 # reshape, ravel and view(dtype): the new extents and strides as a mem.reinterpret of the array, after the
-# check.valid ops of Numba's run-time conditions (ValueError: at most one negative extent, the size unchanged;
+# check.raise ops of Numba's run-time conditions (ValueError: at most one negative extent, the size unchanged;
 # for view, the innermost axis's bytes divide); checks of constant conditions fold away.
 # RUN: kfront compile %s -k shapes --sig 'void(float32[::1], int64, float32[:, ::1])' --emit=kir --pass-pipeline=canonicalize | FileCheck %s --check-prefix=SHAPES
 # RUN: kfront compile %s -k fixed --sig 'void(float32[:, ::1], float32[::1])' --emit=kir | FileCheck %s --check-prefix=FIXED
@@ -16,8 +16,8 @@ from numba import cuda
 @cuda.jit
 def shapes(a, n, out):
     # SHAPES: %[[SIZE:.*]] = mem.size(%0)
-    # SHAPES: check.valid(%{{.*}}) {exception = "ValueError", message = "multiple negative shape values"}
-    # SHAPES: check.valid(%{{.*}}) {exception = "ValueError", message = "total size of new array must be unchanged"}
+    # SHAPES: check.raise(%{{.*}}) {exception = "ValueError: multiple negative shape values"}
+    # SHAPES: check.raise(%{{.*}}) {exception = "ValueError: total size of new array must be unchanged"}
     # SHAPES: mem.reinterpret(%0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (array<f32, 1, C>, i64, i64, i64, i64) -> (array<f32, 2, C>)
     m = a.reshape(n, -1)
     out[0, 0] = m[0, 0]
@@ -26,9 +26,9 @@ def shapes(a, n, out):
 @cuda.jit
 def fixed(m, out):
     # a C array to its size: no check left (the size is the size), the strides constant
-    # FIXED-NOT: check.valid
+    # FIXED-NOT: check.raise
     # FIXED: mem.reinterpret(%0, %{{.*}}, %{{.*}}) : (array<f32, 2, C>, i64, i64) -> (array<f32, 1, C>)
-    # FIXED-NOT: check.valid
+    # FIXED-NOT: check.raise
     # FIXED: }) {sym_name = @fixed
     r = m.ravel()
     out[0] = r[0]
@@ -38,7 +38,7 @@ def fixed(m, out):
 def views(b, out):
     # a C array of bytes as int32: its last axis's bytes must divide by 4
     # VIEWS: arith.remsi
-    # VIEWS: check.valid(%{{.*}}) {exception = "ValueError", message = "new type not compatible with array"}
+    # VIEWS: check.raise(%{{.*}}) {exception = "ValueError: new type not compatible with array"}
     # VIEWS: mem.reinterpret(%0, %{{.*}}, %{{.*}}) : (array<u8, 1, C>, i64, i64) -> (array<i32, 1, C>)
     v = b.view(np.int32)
     out[0] = v[0]

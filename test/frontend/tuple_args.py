@@ -6,6 +6,8 @@
 # RUN: kfront compile %s -k arrays --sig 'void(UniTuple(float32[::1], 2), Tuple((float32, int64)))' --emit=ptx -o %t.arrays.ptx && %ptxas -arch=sm_90 %t.arrays.ptx -o %t.arrays.cubin
 # RUN: kfront compile %s -k nested --sig 'void(Tuple((int64, UniTuple(float32, 2))), float64[:])' --emit=ptx | FileCheck %s --check-prefix=PTX
 # RUN: not kfront compile %s -k nested --sig 'void(UniTuple(int64, 2), float64[:])' 2>&1 | FileCheck %s --check-prefix=BAD
+# RUN: not kfront compile %s -k nested --sig 'void(Tuple((IntEnumMember("m.Color", int64), int64)), float64[:])' 2>&1 | FileCheck %s --check-prefix=ENUM
+# ENUM: <signature>:1:13: error: an enum member inside a tuple or an array type is not supported by kfront (pass it as an argument of its own)
 from numba import cuda
 
 

@@ -1,6 +1,6 @@
 # Variable types unify where paths meet, as in Numba: `tmp = 0.` then `tmp += float32` stays float64; an
 # int reassigned a float in a loop is float64 around the loop (the body is typed again with the wider type);
-# defined on one path only gives a zero on the other. Tuple unpacking, ternaries (select when both sides are
+# defined on one path only gives a zero on the other, and its read there raises UnboundLocalError. Tuple unpacking, ternaries (select when both sides are
 # pure, scf.if otherwise), augmented assignment of an element (load, operation, conversion to the dtype,
 # store, the index computed once).
 # RUN: kfront compile %s -k loops --sig 'void(float32[:], float64[:])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=LOOP
@@ -34,13 +34,14 @@ def loops(a, out):
 @cuda.jit
 def branch(a, out):
     i = cuda.grid(1)
-    # y only defined when i > 2: 0 on the other path, float32
+    # y only defined when i > 2: 0 on the other path, float32, with an i1 saying whether it is bound
     # BRANCH: scf.if({{.*}}) ({
     # BRANCH: mem.load
-    # BRANCH: scf.yield({{.*}}) : (f32) -> ()
+    # BRANCH: scf.yield({{.*}}) : (f32, i1) -> ()
     # BRANCH: }, {
     # BRANCH-NEXT: arith.constant() {value = 0.0 : f32}
-    # BRANCH: }) : (i1) -> (f32)
+    # BRANCH-NEXT: arith.constant() {value = 0 : i1}
+    # BRANCH: }) : (i1) -> (f32, i1)
     if i > 2:
         y = a[i]
     # a ternary of two pure values: select
@@ -51,6 +52,8 @@ def branch(a, out):
     # BRANCH: mem.load
     # BRANCH: }) : (i1) -> (f32)
     w = a[i] if i < a.shape[0] else a[0]
+    # the read of y where it may be unbound is checked
+    # BRANCH: check.raise({{.*}}) {exception = "UnboundLocalError: cannot access local variable 'y' where it is not associated with a value"} : (i1) -> ()
     out[i] = y + z + w
 
 

@@ -523,9 +523,9 @@ static void test_bounds(void) {
   cu.ModuleUnload(m);
 }
 
-/* ---- views: mem.subview, mem.reinterpret, check.valid ------------------------------------------------------ */
+/* ---- views: mem.subview, mem.reinterpret, check.raise ------------------------------------------------------ */
 /* out[t] = a[t][::-1][1] + t.T[...] through views of the 4x6 int32 array a (a reversed row, a column of the
- * transpose, the row reinterpreted as 6 elements of a 2x3 array), and check.valid failing when n > 4. */
+ * transpose, the row reinterpreted as 6 elements of a 2x3 array), and check.raise failing when n > 4. */
 static const char *K_VIEWS =
     "func.func() ({\n"
     "^bb0(%a: array<i32, 2, C>, %out: array<i32, 1, C>, %n: i64):\n"
@@ -537,8 +537,8 @@ static const char *K_VIEWS =
     "  %m1 = arith.constant() {value = -1} : () -> (i64)\n"
     "  %five = arith.constant() {value = 5} : () -> (i64)\n"
     "  %six = arith.constant() {value = 6} : () -> (i64)\n"
-    "  %ok = arith.cmpi(%n, %four) {pred = \"sle\"} : (i64, i64) -> (i1)\n"
-    "  check.valid(%ok) {exception = \"ValueError\", message = \"n too large\"} : (i1) -> ()\n"
+    "  %bad = arith.cmpi(%n, %four) {pred = \"sgt\"} : (i64, i64) -> (i1)\n"
+    "  check.raise(%bad) {exception = \"ValueError: n too large\"} : (i1) -> ()\n"
     "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
     "  %t = arith.extsi(%tx) : (i32) -> (i64)\n"
     "  %rev = mem.subview(%a, %t, %five, %six, %m1) {dims = [1]} : (array<i32, 2, C>, i64, i64, i64, i64) -> (array<i32, 1, A>)\n"
@@ -585,18 +585,78 @@ static void test_views(void) {
   cu_check(cu.ModuleGetGlobal(&str_d, &str_n, m, KF_ERROR_STRINGS_SYMBOL), "cuModuleGetGlobal(__kf_error_strings)");
   char table[256] = {0};
   if (str_n && str_n <= sizeof table) cu_check(cu.MemcpyDtoH(table, str_d, str_n), "read strings");
-  const char *msg = kf_error_string(table, str_n, KF_ERROR_STRINGS_MESSAGES, 0);
+  const char *msg = kf_error_string(table, str_n, KF_ERROR_STRINGS_EXCEPTIONS, 0);
   CHECK(msg && strcmp(msg, "ValueError: n too large") == 0, "exception text %s", msg ? msg : "(none)");
   g.vals[g.n - 1].i = 5;
   if (launch(m, "views", 1, 4, 0, &g)) {
     kf_error_record rec;
     cu_check(cu.MemcpyDtoH(&rec, rec_d, sizeof rec), "read record");
-    CHECK(rec.flag == KF_ERROR_EXCEPTION && rec.axis == 0 && rec.line == 12 && rec.col == 3,
-          "check.valid record: flag %u message %u at %u:%u", rec.flag, rec.axis, rec.line, rec.col);
+    CHECK(rec.flag == KF_ERROR_RAISE && rec.axis == 0 && rec.line == 12 && rec.col == 3,
+          "check.raise record: flag %u message %u at %u:%u", rec.flag, rec.axis, rec.line, rec.col);
   }
   cu_check(cu.MemsetD8(rec_d, 0, sizeof(kf_error_record)), "reset record");
   arr_free(&da);
   arr_free(&out);
+  cu.ModuleUnload(m);
+}
+
+/* ---- check.raise: the same record, flag KF_ERROR_RAISE ----------------------------------------------------- */
+static const char *K_RAISE =
+    "func.func() ({\n"
+    "^bb0(%a: array<i64, 1, C>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %bx = gpu.block_id() {dim = 0} : () -> (i32)\n"
+    "  %bd = gpu.block_dim() {dim = 0} : () -> (i32)\n"
+    "  %m = arith.muli(%bx, %bd) : (i32, i32) -> (i32)\n"
+    "  %t = arith.addi(%m, %tx) : (i32, i32) -> (i32)\n"
+    "  %i = arith.extsi(%t) : (i32) -> (i64)\n"
+    "  %v = mem.load(%a, %i) : (array<i64, 1, C>, i64) -> (i64)\n"
+    "  %z = arith.constant() {value = 0} : () -> (i64)\n"
+    "  %neg = arith.cmpi(%v, %z) {pred = \"slt\"} : (i64, i64) -> (i1)\n"
+    "  check.raise(%neg) {exception = \"ValueError: negative\"} : (i1) -> ()\n"
+    "  %big = arith.cmpi(%v, %i) {pred = \"sgt\"} : (i64, i64) -> (i1)\n"
+    "  check.raise(%big) {exception = \"RuntimeError\", silent} : (i1) -> ()\n"
+    "  %two = arith.constant() {value = 2} : () -> (i64)\n"
+    "  %w = arith.muli(%v, %two) : (i64, i64) -> (i64)\n"
+    "  mem.store(%w, %a, %i) : (i64, array<i64, 1, C>, i64) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @raiser, function_type = (array<i64, 1, C>) -> (), kernel} : () -> ()\n";
+
+static void test_raise(void) {
+  CUmodule m = compile_load(K_RAISE);
+  if (!m) return;
+  CUdeviceptr rec_d, str_d;
+  size_t rec_n = 0, str_n = 0;
+  cu_check(cu.ModuleGetGlobal(&rec_d, &rec_n, m, KF_ERROR_RECORD_SYMBOL), "cuModuleGetGlobal(__kf_error)");
+  cu_check(cu.ModuleGetGlobal(&str_d, &str_n, m, KF_ERROR_STRINGS_SYMBOL), "cuModuleGetGlobal(__kf_error_strings)");
+  char table[256] = {0};
+  if (str_n && str_n <= sizeof table) cu_check(cu.MemcpyDtoH(table, str_d, str_n), "read strings");
+  const char *e0 = kf_error_string(table, str_n, KF_ERROR_STRINGS_EXCEPTIONS, 0);
+  CHECK(e0 && strcmp(e0, "ValueError: negative") == 0, "exception 0: %s", e0 ? e0 : "(none)");
+  CHECK(!kf_error_string(table, str_n, KF_ERROR_STRINGS_EXCEPTIONS, 1), "a silent raise is not in the table");
+  /* 64 threads in 2 blocks: element 40 negative (thread 8 of block 1), element 5 too big (silent) */
+  int64_t init[64];
+  for (int i = 0; i < 64; i++) init[i] = i == 40 ? -1 : i == 5 ? 1000 : i;
+  Arr a = arr1(init, 8, 64);
+  Args g = {0};
+  arg_arr(&g, &a);
+  cu_check(cu.MemsetD8(rec_d, 0, sizeof(kf_error_record)), "reset record");
+  if (launch(m, "raiser", 2, 32, 0, &g)) {
+    kf_error_record rec;
+    cu_check(cu.MemcpyDtoH(&rec, rec_d, sizeof rec), "read record");
+    uint32_t t[3], b[3];
+    kf_error_unpack_thread(rec.index, t);
+    kf_error_unpack_block(rec.extent, b);
+    CHECK(rec.flag == KF_ERROR_RAISE && rec.axis == 0 && rec.kernel_id == 0 && rec.line == 12 && rec.col == 3,
+          "raise record: flag %u exception %u kernel %u at %u:%u", rec.flag, rec.axis, rec.kernel_id, rec.line, rec.col);
+    CHECK(t[0] == 8 && t[1] == 0 && t[2] == 0 && b[0] == 1 && b[1] == 0 && b[2] == 0, "thread (%u,%u,%u) block (%u,%u,%u)",
+          t[0], t[1], t[2], b[0], b[1], b[2]);
+    int64_t v[64];
+    arr_get(&a, v);
+    for (int i = 0; i < 64; i++)
+      CHECK(v[i] == (i == 40 ? -1 : i == 5 ? 1000 : 2 * i), "a[%d] = %lld (the raising threads ended)", i, (long long)v[i]);
+  }
+  arr_free(&a);
   cu.ModuleUnload(m);
 }
 
@@ -1189,6 +1249,7 @@ int main(void) {
     test_float();
     test_bounds();
     test_views();
+    test_raise();
     test_atomics();
     test_small_atomics();
     test_warp();

@@ -13,4 +13,11 @@ printf 'import numpy as np\nnp.row_stack = np.vstack\n' > "$site/sitecustomize.p
 export PYTHONPATH="$dest/python:$site" KFRONT_TEST_GPU=1 KFRONT_CACHE_DIR="$site/cache" KFRONT_BIN="$dest/bin/kfront"
 [ -d "$dest/acceptance" ] && export KFRONT_ACCEPTANCE_DIR="$dest/acceptance"
 unset KFRONT_SIM NUMBA_ENABLE_CUDASIM
-python3 -m pytest -q -rs -p no:cacheprovider python/tests test/gpu/python 2>&1 | tail -25
+# the whole log goes to $OUT/python_gpu.log where the device tool's $OUT is set; the output keeps every failure's
+# and skip's summary line (-rfEs) and the end
+log=${OUT:-$site}/python_gpu.log
+python3 -m pytest -q -rfEs -p no:cacheprovider python/tests test/gpu/python >"$log" 2>&1
+rc=$?
+grep -E '^(FAILED|ERROR|SKIPPED) ' "$log" | head -60
+tail -5 "$log"
+exit $rc

@@ -45,9 +45,9 @@ CASES = [
     ("too many indices", "kfront check {in}", KERNEL_HEAD + "    a[0, 1] = 1.0\n", ".py", 1, r"(too many indices|2 indices|rank)", LOCATED),
     ("assign to a tuple item", "kfront check {in}", KERNEL_HEAD + "    t = (1, 2)\n    t[0] = 3\n", ".py", 1, r"tuples are immutable", LOCATED),
     ("return a value from a kernel", "kfront check {in}", KERNEL_HEAD + "    return 1\n", ".py", 1, r"(return|kernel)", LOCATED),
-    ("recursive device function", "kfront check {in}",
+    ("runaway recursive device function", "kfront check {in}",
      "from numba import cuda\n\n@cuda.jit(device=True)\ndef f(n):\n    return f(n - 1)\n\n"
-     "@cuda.jit(\"void(int64[:])\")\ndef k(a):\n    a[0] = f(3)\n", ".py", 1, r"recursive calls", LOCATED),
+     "@cuda.jit(\"void(int64[:])\")\ndef k(a):\n    a[0] = f(3)\n", ".py", 1, r"runaway recursion", LOCATED),
     ("device function called with too many arguments", "kfront check {in}",
      "from numba import cuda\n\n@cuda.jit(device=True)\ndef f(n):\n    return n\n\n"
      "@cuda.jit(\"void(int64[:])\")\ndef k(a):\n    a[0] = f(1, 2)\n", ".py", 1, r"takes .*1 argument but 2 were given", LOCATED),

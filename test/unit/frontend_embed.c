@@ -430,6 +430,69 @@ static void test_names(void) {
   CHECK_CONTAINS(kf_context_diagnostics(ctx), "ns.py:3:20: error: namespace 'Color' has no attribute 'PURPLE'");
 }
 
+/* ---- enums, exception classes and strings as the Python module binds them ------------------------------------ */
+
+static const char LANG[] =
+    "@cuda.jit(debug=True)\n"
+    "def k(out, c):\n"
+    "    out[0] = c.value\n"
+    "    out[1] = c is Color.GREEN\n"
+    "    out[2] = FAV is Color.RED\n"
+    "    if c is Color.BLUE:\n"
+    "        raise Oops(WHY)\n";
+
+static void test_language_values(void) {
+  const char *spelling = "EnumMember(\"app.Color\", int64)";
+  kf_value members[3] = {v_int(KF_INT64, 1), v_int(KF_INT64, 2), v_int(KF_INT64, 4)};
+  const char *names[3] = {"RED", "GREEN", "BLUE"};
+  kf_value fav = v_int(KF_INT64, 1);
+  fav.path = spelling;
+  kf_binding b[] = {
+      CUDA_BINDING,
+      {"Color", {.kind = KF_VALUE_NAMESPACE, .items = members, .names = names, .nitems = 3, .path = spelling}},
+      {"FAV", fav},
+      {"Oops", {.kind = KF_VALUE_EXCEPTION, .path = "app.Oops"}},
+      {"WHY", {.kind = KF_VALUE_STRING, .path = "blue is not allowed"}},
+  };
+  const char *kname = "k";
+  char sig[128];
+  snprintf(sig, sizeof sig, "void(float64[:], %s)", spelling);
+  const char *sigp = sig;
+  kf_compile_options o;
+  kf_compile_options_init(&o);
+  o.kernels = &kname;
+  o.nkernels = 1;
+  o.signatures = &sigp;
+  o.nsignatures = 1;
+  o.bindings = b;
+  o.nbindings = 5;
+  kf_source s = src("app.py", LANG, 1);
+  kf_module *m = compile(&s, 1, &o, KF_OK);
+  char *text = kir(m);
+  CHECK_CONTAINS(text, "check.raise() {exception = \"app.Oops: blue is not allowed\"}");
+  kf_free(text);
+  /* the enum argument: kf_arg.type, the same spelling as the namespace's */
+  double out[3];
+  kf_arg args[2] = {f64_array(out, 3), kf_arg_int(KF_INT64, 2)};
+  args[1].type = spelling;
+  CHECK(launch(m, "k", 1, args, 2) == KF_OK);
+  CHECK(out[0] == 2 && out[1] == 1 && out[2] == 1);
+  args[1].value.i = 4;
+  CHECK(launch(m, "k", 1, args, 2) == KF_ERROR_OUT_OF_BOUNDS);
+  kf_error_info e;
+  CHECK(kf_context_first_error(ctx, &e) == KF_OK && e.kind == KF_ERRKIND_RAISED && e.exception &&
+        strcmp(e.exception, "app.Oops: blue is not allowed") == 0 && e.line == 7 && e.col == 9);
+  kf_module_destroy(m);
+  /* the canonical key tells the enum types apart */
+  char *k1 = NULL, *k2 = NULL;
+  CHECK(kf_compile_options_key(&o, &k1) == KF_OK);
+  b[1].value.path = "EnumMember(\"app.Other\", int64)";
+  CHECK(kf_compile_options_key(&o, &k2) == KF_OK);
+  CHECK(k1 && k2 && strcmp(k1, k2) != 0);
+  kf_free(k1);
+  kf_free(k2);
+}
+
 /* ---- fragments: one function's lines, indented, at line 40 ------------------------------------------------- */
 
 static void test_fragments(void) {
@@ -665,6 +728,7 @@ int main(void) {
   test_key();
   test_arrays();
   test_names();
+  test_language_values();
   test_fragments();
   test_specs();
   test_bad_input();

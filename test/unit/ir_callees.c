@@ -1,7 +1,8 @@
 /* ir_callees.c — unit tests of ir_walk_callees (ir/ir.c), the one walk over a kernel's transitive callees:
  * each function once, in the order of first call, depth first; the kernel itself never (a recursive call
  * back to it is skipped); a call naming nothing defined comes with callee NULL; calls in nested regions
- * count; a callback returning false stops the walk and makes it return false. */
+ * count; a callback returning false stops the walk and makes it return false. ir_func_recursive: self and
+ * mutual recursion found, a function that only calls others not. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,13 @@ int main(void) {
   Log e = {"", 0, 0};
   CHECK(ir_walk_callees(m, ir_module_lookup(m, "leaf"), record, &e) == IR_WALK_DONE);
   CHECK(e.text[0] == 0);
+  /* recursion: rec calls itself; k calls rec which calls k (mutual); mid and leaf call nothing that comes back */
+  bool oom;
+  CHECK(ir_func_recursive(m, ir_module_lookup(m, "rec"), &oom) && !oom);
+  CHECK(ir_func_recursive(m, k, &oom) && !oom);
+  CHECK(!ir_func_recursive(m, ir_module_lookup(m, "mid"), &oom) && !oom);
+  CHECK(!ir_func_recursive(m, ir_module_lookup(m, "leaf"), &oom));
+  CHECK(!ir_func_recursive(m, ir_module_lookup(m, "unused"), &oom));
   ir_module_free(m);
   diag_free(&d);
   ir_context_free(ctx);

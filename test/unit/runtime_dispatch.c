@@ -79,6 +79,45 @@ static void test_fingerprints(void) {
   CHECK(rt_fingerprint(&e, 1, &y, NULL));
 }
 
+/* Enum members (scalars with a type spelling): specialised on the spelling, compared in full (not by pointer,
+ * nor by hash alone), and the dispatch table keeps one entry per spelling. */
+static void test_typed_scalars(void) {
+  char color[] = "EnumMember(\"m.Color\", int64)", color2[] = "EnumMember(\"m.Color\", int64)",
+       shape[] = "IntEnumMember(\"m.Shape\", int64)";
+  kf_arg a = kf_arg_int(KF_INT64, 1), b = kf_arg_int(KF_INT64, 2), c = kf_arg_int(KF_INT64, 1), p = kf_arg_int(KF_INT64, 1);
+  a.type = color;
+  b.type = color2; /* the same type in another string */
+  c.type = shape;
+  RtFingerprint fa, fb, fc, fp;
+  CHECK(rt_fingerprint(&a, 1, &fa, NULL) && rt_fingerprint(&b, 1, &fb, NULL) && rt_fingerprint(&c, 1, &fc, NULL) &&
+        rt_fingerprint(&p, 1, &fp, NULL));
+  CHECK(fa.typed && fb.typed && fc.typed && !fp.typed);
+  CHECK(fa.hash == fb.hash && fa.hash != fc.hash && fa.words[0] != fp.words[0]);
+  RtDispatch d = {0};
+  RtKernel *k1 = (RtKernel *)&d, *k2 = (RtKernel *)&fa; /* any distinct pointers: the table does not look at them */
+  CHECK(rt_dispatch_insert(&d, &fa, k1));
+  color[0] = 'X'; /* the entry keeps a copy */
+  RtDispatchEntry *e = rt_dispatch_find(&d, &fb);
+  CHECK(e && e->kernel == k1);
+  CHECK(!rt_dispatch_find(&d, &fc) && !rt_dispatch_find(&d, &fp));
+  /* a spelling whose fingerprint collides (forced: another spelling under the same hash and words) is not found */
+  RtFingerprint forged = fb;
+  kf_arg other = b;
+  other.type = shape;
+  forged.args = &other;
+  CHECK(!rt_dispatch_find(&d, &forged));
+  CHECK(rt_dispatch_insert(&d, &forged, k2));
+  CHECK(rt_dispatch_find(&d, &forged)->kernel == k2 && rt_dispatch_find(&d, &fb)->kernel == k1);
+  rt_dispatch_free(&d);
+  /* the argument signature spells the type */
+  StrBuf sig;
+  sb_init(&sig);
+  kf_arg two[2] = {c, p};
+  CHECK(rt_args_signature(two, 2, &sig, NULL));
+  CHECK(strcmp(sb_cstr(&sig), "void(IntEnumMember(\"m.Shape\", int64), int64)") == 0);
+  sb_free(&sig);
+}
+
 typedef struct Shared {
   kf_function *f;
   kf_kernel *got;
@@ -237,6 +276,7 @@ static void test_host_memory(void) {
 
 int main(void) {
   test_fingerprints();
+  test_typed_scalars();
   test_dispatch();
   test_host_memory();
   return test_result("runtime_dispatch");

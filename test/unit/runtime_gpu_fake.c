@@ -202,11 +202,6 @@ static CUresult f_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, u
       }
       *(double *)(out + i * sout) = (double)*(int64_t *)(in + i * sin);
     }
-  } else if (!strcmp(f->name, "vfail")) {
-    /* a failed check.valid: the exception of message 0 */
-    if (fake.rec.flag == KF_ERROR_NONE)
-      fake.rec = (kf_error_record){.flag = KF_ERROR_EXCEPTION, .kernel_id = 0, .line = 7, .col = 9, .axis = 0,
-                                   .file_id = 0};
   } else if (!strcmp(f->name, "twice")) {
     /* grid_stride: the threads of a 1-D grid loop over the user's gx*gy*gz virtual blocks */
     char *in = *(char **)params[0];
@@ -247,6 +242,16 @@ static CUresult f_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, u
         acc += *(double *)(x + b * sb + i * sx);
         *(double *)(out + b * ob + i * os) = acc;
       }
+    }
+  } else if (!strcmp(f->name, "raiser")) {
+    /* check.raise when a[i] < 0 (ValueError, the module's exception 0); the first raising thread records */
+    char *a = *(char **)params[0];
+    int64_t n = *(int64_t *)params[1], sa = *(int64_t *)params[2];
+    for (int64_t i = 0; i < threads && i < n; i++) {
+      if (*(int64_t *)(a + i * sa) >= 0 || fake.rec.flag != KF_ERROR_NONE) continue;
+      fake.rec = (kf_error_record){.flag = KF_ERROR_RAISE, .kernel_id = 0, .line = 7, .col = 9, .axis = 0,
+                                   .file_id = 0, .index = kf_error_pack_thread((uint32_t)(i % bx), 0, 0),
+                                   .extent = kf_error_pack_block((uint32_t)(i / bx), 0, 0)};
     }
   } else if (!strcmp(f->name, "scale__f32")) {
     char *a = *(char **)params[0];
@@ -344,6 +349,23 @@ static const char *KIR =
     "  }) : (i1) -> ()\n"
     "  func.return() : () -> ()\n"
     "}) {sym_name = @scale__f32, function_type = (array<f32, 1, C>, i32) -> (), kernel} : () -> ()\n";
+
+static const char *RAISE_KIR =
+    "func.func() ({\n"
+    "^bb0(%a: array<i64, 1, C>):\n" GRID1
+    "  %n = mem.dim(%a) {axis = 0} : (array<i64, 1, C>) -> (i64)\n"
+    "  %ok = arith.cmpi(%i, %n) {pred = \"slt\"} : (i64, i64) -> (i1)\n"
+    "  scf.if(%ok) ({\n"
+    "    %v = mem.load(%a, %i) : (array<i64, 1, C>, i64) -> (i64)\n"
+    "    %z = arith.constant() {value = 0} : () -> (i64)\n"
+    "    %neg = arith.cmpi(%v, %z) {pred = \"slt\"} : (i64, i64) -> (i1)\n"
+    "    check.raise(%neg) {exception = \"ValueError: negative\"} : (i1) -> () loc(\"k.py\":7:9)\n"
+    "    scf.yield() : () -> ()\n"
+    "  }, {\n"
+    "    scf.yield() : () -> ()\n"
+    "  }) : (i1) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @raiser, function_type = (array<i64, 1, C>) -> (), kernel} : () -> ()\n";
 
 static kf_arg array_arg(void *data, kf_dtype t, unsigned ndim, const int64_t *shape, char order) {
   kf_array a;
@@ -816,70 +838,53 @@ static void test_host_funcs(void) {
   kf_context_destroy(ctx);
 }
 
-/* A kernel's failed check.valid on the GPU: the record's flag KF_ERROR_EXCEPTION, its text from the third section
- * of the module's string table, reported as that exception with its facts (kf_context_first_error). */
-static void test_kernel_exception(void) {
-  char dir[] = "/tmp/kfront-gpu-fake-XXXXXX";
-  CHECK(mkdtemp(dir) != NULL);
-  const char *source = "# a cache hit never reads it\n";
-  const char *argsig = "void(float64[::1])";
-  const char *payload =
-      "kfront-kernel 3\nentry vfail\nplan hidden=- grid=given block=0,0,0 divisor=1,1,1 shared=0\nparams 1\n"
-      "array<f64, 1, A>\nptx\n"
-      "// fake PTX\n.visible .global .align 8 .b8 __kf_error[40];\n"
-      ".visible .global .align 1 .b8 __kf_error_strings[68] = {118, 102, 97, 105, 108, 0, 0, 107, 46, 112, 121, 0, 0, "
-      "86, 97, 108, 117, 101, 69, 114, 114, 111, 114, 58, 32, 116, 111, 116, 97, 108, 32, 115, 105, 122, 101, 32, 111, "
-      "102, 32, 110, 101, 119, 32, 97, 114, 114, 97, 121, 32, 109, 117, 115, 116, 32, 98, 101, 32, 117, 110, 99, 104, "
-      "97, 110, 103, 101, 100, 0, 0};\n"
-      ".visible .entry vfail(\n";
+/* A raise read back from the record: its exception named from the module's table, thread and block unpacked,
+ * reported as the exception it is (kind RAISED), the record reset. */
+static void test_raise_record(void) {
   kf_context *ctx = kf_context_create();
   kf_runtime_options o;
   kf_runtime_options_init(&o);
   o.mode = KF_RUNTIME_GPU;
-  o.cache_dir = dir;
-  o.backend = KF_BACKEND_LLVM;
+  o.disk_cache = 0;
   kf_runtime *rt = NULL;
-  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
+  kf_module *m = NULL;
   kf_program *p = NULL;
-  CHECK(kf_program_create(rt, "k.py", source, strlen(source), NULL, &p) == KF_OK);
-  RtCacheKey key;
-  CHECK(rt_program_cache_key((RtProgram *)p, "vfail", argsig, &key));
-  CHECK(rt_cache_write_entry(dir, &key, payload, strlen(payload), NULL));
-  double a[4] = {0};
-  int64_t n4[1] = {4};
-  kf_arg args[1] = {array_arg(a, KF_FLOAT64, 1, n4, 'C')};
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
+  CHECK(kf_module_parse(ctx, "raise.kir", RAISE_KIR, strlen(RAISE_KIR), &m) == KF_OK);
+  CHECK(rt && m && kf_program_from_module(rt, m, &p) == KF_OK);
+  int64_t a[40], n40[1] = {40};
+  for (int i = 0; i < 40; i++) a[i] = i == 37 ? -1 : i;
+  kf_arg args[1] = {array_arg(a, KF_INT64, 1, n40, 'C')};
   kf_kernel *k = NULL;
-  CHECK(kf_program_get_kernel(p, "vfail", args, 1, &k) == KF_OK && k);
+  CHECK(p && kf_program_get_kernel(p, "raiser", args, 1, &k) == KF_OK && k);
   if (k) {
-    unsigned g[3] = {1, 1, 1}, b[3] = {4, 1, 1};
-    CHECK(kf_launch(k, g, b, 0, NULL, args, 1) == KF_ERROR_KERNEL_EXCEPTION);
+    unsigned g[3] = {2, 1, 1}, b[3] = {32, 1, 1};
+    CHECK(kf_launch(k, g, b, 0, NULL, args, 1) == KF_ERROR_OUT_OF_BOUNDS);
     CHECK_CONTAINS(kf_context_diagnostics(ctx),
-                   "ValueError: total size of new array must be unchanged (kernel vfail, k.py:7:9)");
+                   "k.py:7:9: error: ValueError: negative (kernel raiser, k.py:7:9; thread (5, 0, 0) of block (1, 0, 0))");
     kf_error_info e;
-    CHECK(kf_context_first_error(ctx, &e) == KF_OK);
-    CHECK(e.kind == KF_ERRKIND_KERNEL_EXCEPTION && e.exception && strcmp(e.exception, "ValueError") == 0);
-    CHECK(e.kernel && strcmp(e.kernel, "vfail") == 0 && e.line == 7 && e.col == 9);
-    CHECK(fake.rec.flag == KF_ERROR_NONE); /* reset after reading */
+    CHECK(kf_context_first_error(ctx, &e) == KF_OK && e.kind == KF_ERRKIND_RAISED);
+    CHECK(e.exception && strcmp(e.exception, "ValueError: negative") == 0 && e.kernel && strcmp(e.kernel, "raiser") == 0);
+    CHECK(e.thread[0] == 5 && e.block[0] == 1 && e.line == 7 && e.col == 9);
+    CHECK(fake.rec.flag == KF_ERROR_NONE);  /* reset */
     kf_context_clear_diagnostics(ctx);
+    a[37] = 37;
+    CHECK(kf_launch(k, g, b, 0, NULL, args, 1) == KF_OK);
   }
   kf_program_destroy(p);
+  kf_module_destroy(m);
   kf_runtime_destroy(rt);
   kf_context_destroy(ctx);
-  StrBuf path;
-  sb_init(&path);
-  rt_cache_entry_path(dir, &key, &path);
-  remove(sb_cstr(&path));
-  sb_free(&path);
 }
 
 int main(void) {
   install_fake();
   test_gpu_path();
+  test_raise_record();
   test_host_funcs();
   test_grid_stride();
   test_disk_cache_hit();
   test_disk_cache_refused();
-  test_kernel_exception();
   rt_cuda_install(NULL);
   return test_result("runtime_gpu_fake");
 }

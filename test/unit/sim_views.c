@@ -1,7 +1,7 @@
 /* sim_views.c — array views (mem.subview, mem.reinterpret) on the simulator: views with negative steps,
  * transposed and new axes; array values carried around loops and returned from device functions keeping their
  * descriptors (the op that made one runs again, the frame it was made in is gone); a view outside its array
- * stopped; check.valid raising its exception.
+ * stopped; the check.raise before a reinterpret raising its exception.
  * Each kernel runs in structured form and again after lower-scf. */
 #include "sim_test.h"
 
@@ -191,7 +191,7 @@ static void test_outside(void) {
   kir_free(&k);
 }
 
-/* mem.reinterpret (a reshape, a view of another element type) and check.valid: a failed check ends the launch with
+/* mem.reinterpret (a reshape, a view of another element type) and the frontend's check.raise before it: a raise ends the launch with
  * its exception; a reinterpret reaching outside its array stops it too. */
 static const char *REINTERP =
     "func.func() ({\n"
@@ -201,8 +201,8 @@ static const char *REINTERP =
     "  %four = arith.constant() {value = 4} : () -> (i64)\n"
     "  %n = mem.size(%a) : (array<u8, 1, C>) -> (i64)\n"
     "  %k = arith.muli(%rows, %four) : (i64, i64) -> (i64)\n"
-    "  %ok = arith.cmpi(%k, %n) {pred = \"eq\"} : (i64, i64) -> (i1)\n"
-    "  check.valid(%ok) {exception = \"ValueError\", message = \"total size of new array must be unchanged\"} : (i1) -> ()\n"
+    "  %bad = arith.cmpi(%k, %n) {pred = \"ne\"} : (i64, i64) -> (i1)\n"
+    "  check.raise(%bad) {exception = \"ValueError: total size of new array must be unchanged\"} : (i1) -> ()\n"
     "  %m = mem.reinterpret(%a, %rows, %four, %four, %one) : (array<u8, 1, C>, i64, i64, i64, i64) -> (array<u8, 2, C>)\n"
     "  %w = mem.reinterpret(%m, %rows, %one, %four, %four) : (array<u8, 2, C>, i64, i64, i64, i64) -> (array<i32, 2, C>)\n"
     "  %last = arith.subi(%rows, %one) : (i64, i64) -> (i64)\n"
@@ -212,7 +212,7 @@ static const char *REINTERP =
     "  func.return() : () -> ()\n"
     "}) {sym_name = @reinterp, function_type = (array<u8, 1, C>, array<i32, 1, C>, i64) -> (), kernel} : () -> ()\n";
 
-static void test_reinterpret_and_valid(void) {
+static void test_reinterpret_and_raise(void) {
   Kir k;
   if (!kir_load(&k, REINTERP)) return;
   uint8_t a[12];
@@ -229,9 +229,10 @@ static void test_reinterpret_and_valid(void) {
   /* 2 rows of 4 bytes do not make 12: the check fails with its exception, located */
   args[2] = sim_arg_int(2);
   CHECK(!kir_launch(&k, "reinterp", 1, 1, 1, 1, 0, args, 3, NULL, &r));
-  CHECK(r.status == SIM_ERR_INDEX);
-  CHECK(r.index_error.set && r.index_error.exception && strcmp(r.index_error.exception, "ValueError") == 0);
-  CHECK_CONTAINS(r.message, "ValueError: total size of new array must be unchanged (kernel reinterp, test.kir:9:3)");
+  CHECK(r.status == SIM_ERR_RAISE);
+  CHECK(r.index_error.set && r.index_error.exception &&
+        strcmp(r.index_error.exception, "ValueError: total size of new array must be unchanged") == 0);
+  CHECK_CONTAINS(r.message, "ValueError: total size of new array must be unchanged (kernel reinterp, test.kir:9:3;");
   kir_free(&k);
 }
 
@@ -264,7 +265,7 @@ int main(void) {
   RUN(test_carry_cf);
   RUN(test_returned);
   RUN(test_outside);
-  RUN(test_reinterpret_and_valid);
+  RUN(test_reinterpret_and_raise);
   RUN(test_reinterpret_outside);
   return sim_test_summary("sim_views");
 }

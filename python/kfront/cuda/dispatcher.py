@@ -94,6 +94,9 @@ class _Inputs:
             frozen = _source.freeze_value(name, value, self._registry)
             if frozen is None:
                 continue  # unbound: the compiler reports the name where the kernel uses it
+            if frozen[0] == "exception":  # raised by a kernel, it comes back by this name
+                _kfront.register_exception(frozen[1], frozen[2])
+                frozen = frozen[:2]
             if frozen[0] == "function":
                 dep = frozen[1]
                 if not isinstance(dep, Dispatcher):
@@ -123,9 +126,9 @@ def _same(a, b):
     if a[0] in ("tuple",):
         return len(a[1]) == len(b[1]) and all(_same(x, y) for x, y in zip(a[1], b[1]))
     if a[0] == "namespace":
-        return a[1].keys() == b[1].keys() and all(_same(a[1][k], b[1][k]) for k in a[1])
+        return a[1].keys() == b[1].keys() and all(_same(a[1][k], b[1][k]) for k in a[1]) and a[2:] == b[2:]
     if a[0] == "scalar":
-        return type(a[1]) is type(b[1]) and a[1] == b[1]
+        return type(a[1]) is type(b[1]) and a[1] == b[1] and a[2:] == b[2:]
     return a[1:] == b[1:]
 
 

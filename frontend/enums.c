@@ -1,0 +1,172 @@
+/* enums.c — enum classes and their members' types, as Numba's EnumClass / EnumMember / IntEnumMember.
+ *
+ * An enum class is an FV_NAMESPACE whose members are FV_VAL constants tagged with their FeEnum (the member
+ * type: the class, Enum or IntEnum, the values' dtype). It comes from a class statement of a source
+ * (`class Color(IntEnum): RED = 1`, read here without running Python: members are integer constants or
+ * auto()), or from the embedder (a namespace or a scalar whose kf_value.path spells the member type). A
+ * member type is spelt EnumMember("mod.Color", int64) or IntEnumMember("mod.Color", int64) in signatures
+ * (what a runtime writes for an enum argument), and named as Numba names it (Enum<int64>(Color)) in
+ * diagnostics. One FeEnum per spelling, so pointers compare types. How members type in kernels (==, is,
+ * .value, IntEnum as integers) is lower.c's. */
+#include <string.h>
+
+#include "frontend/fe.h"
+#include "frontend/parser.h"
+
+const FeEnum *fe_enum_get(FeCtx *fe, const char *name, bool is_int, Type *dtype) {
+  StrBuf b;
+  sb_init(&b);
+  sb_printf(&b, "%sEnumMember(\"%s\", ", is_int ? "Int" : "", name);
+  nb_type_name(dtype, &b);
+  sb_putc(&b, ')');
+  FeEnum *e = strmap_get(&fe->enums, sb_cstr(&b));
+  if (!e) {
+    e = ARENA_NEW(&fe->arena, FeEnum);
+    e->name = fe_intern(fe, name);
+    e->spelling = fe_intern(fe, sb_cstr(&b));
+    e->is_int = is_int;
+    e->dtype = dtype;
+    e->id = fe->nenums++;
+    strmap_put(&fe->enums, e->spelling, e);
+  }
+  sb_free(&b);
+  return e;
+}
+
+const char *fe_enum_type_name(FeCtx *fe, const FeEnum *e) {
+  StrBuf b;
+  sb_init(&b);
+  sb_printf(&b, "%sEnum<", e->is_int ? "Int" : "");
+  nb_type_name(e->dtype, &b);
+  sb_printf(&b, ">(%s)", e->name);
+  const char *s = arena_strdup(&fe->arena, sb_cstr(&b));
+  sb_free(&b);
+  return s;
+}
+
+static const char *callee_name(const PyExpr *e) {
+  if (e->kind != EX_CALL) return NULL;
+  const PyExpr *f = e->call.func;
+  if (f->kind == EX_NAME) return f->name;
+  if (f->kind == EX_ATTRIBUTE) return f->attribute.attr; /* types.IntEnumMember(...) */
+  return NULL;
+}
+
+bool fe_enum_spelled(const PyExpr *e) {
+  const char *n = callee_name(e);
+  return n && (strcmp(n, "EnumMember") == 0 || strcmp(n, "IntEnumMember") == 0);
+}
+
+const FeEnum *fe_enum_parse(FeCtx *fe, const PyExpr *e) {
+  if (!fe_enum_spelled(e) || e->call.args.n != 2 || e->call.nkeywords || e->call.args.items[0]->kind != EX_STR ||
+      !e->call.args.items[0]->str.len) {
+    fe_error(fe, e->loc, "an enum member type is spelt EnumMember(\"Class\", int64) or IntEnumMember(\"Class\", int64)");
+    return NULL;
+  }
+  bool is_int = callee_name(e)[0] == 'I';
+  Type *dtype = nb_parse_type(fe, e->call.args.items[1], NULL);
+  if (!dtype) return NULL;
+  if (dtype->kind != TY_INT) {
+    fe_error(fe, e->call.args.items[1]->loc, "kfront supports enums whose members are integers, not %s",
+             nb_type_str(&fe->arena, dtype));
+    return NULL;
+  }
+  return fe_enum_get(fe, e->call.args.items[0]->str.s, is_int, dtype);
+}
+
+const FeEnum *fe_enum_parse_text(FeCtx *fe, const char *text, SrcLoc loc) {
+  PyExpr *e = parse_expression(&fe->arena, fe->diag, loc.file ? loc.file : "<enum type>", text, strlen(text),
+                               loc.line ? loc.line : 1, loc.col ? loc.col : 1);
+  return e ? fe_enum_parse(fe, e) : NULL;
+}
+
+/* ---- enum classes of a source ---------------------------------------------------------------------------- */
+
+typedef enum { BASE_NONE, BASE_ENUM, BASE_INT_ENUM, BASE_FLAG, BASE_INT_FLAG, BASE_OTHER_ENUM } EnumBase;
+
+/* What a base of a class statement is, among enum's classes. */
+static EnumBase enum_base(FeCtx *fe, const PyExpr *e) {
+  FeVal v = fe_eval_const(fe, e);
+  if (v.kind == FV_NAMESPACE && v.ns->enumc) return v.ns->n ? BASE_OTHER_ENUM : (v.ns->enumc->is_int ? BASE_INT_ENUM : BASE_ENUM);
+  if (v.kind != FV_PATH) return BASE_NONE;
+  static const struct {
+    const char *path;
+    EnumBase base;
+  } known[] = {{"enum.Enum", BASE_ENUM}, {"enum.IntEnum", BASE_INT_ENUM}, {"enum.Flag", BASE_FLAG},
+               {"enum.IntFlag", BASE_INT_FLAG}, {"enum.StrEnum", BASE_OTHER_ENUM}, {"enum.ReprEnum", BASE_ENUM}};
+  for (unsigned i = 0; i < sizeof known / sizeof *known; i++)
+    if (strcmp(v.str.s, known[i].path) == 0) return known[i].base;
+  return strncmp(v.str.s, "enum.", 5) == 0 ? BASE_OTHER_ENUM : BASE_NONE;
+}
+
+static FeVal invalid(FeCtx *fe, const char *fmt, const char *a, const char *b) {
+  FeVal v = {.kind = FV_INVALID};
+  v.str.s = arena_printf(&fe->arena, fmt, a, b);
+  v.str.len = strlen(v.str.s);
+  return v;
+}
+
+static bool is_auto(FeCtx *fe, const PyExpr *e) {
+  if (e->kind != EX_CALL || e->call.args.n || e->call.nkeywords) return false;
+  FeVal f = fe_eval_const(fe, e->call.func);
+  return f.kind == FV_PATH && strcmp(f.str.s, "enum.auto") == 0;
+}
+
+FeVal fe_enum_class(FeCtx *fe, const PyStmt *cls) {
+  const char *name = cls->classdef.name;
+  EnumBase base = BASE_NONE;
+  bool int_mixin = false;
+  for (unsigned i = 0; i < cls->classdef.bases.n; i++) {
+    const PyExpr *b = cls->classdef.bases.items[i];
+    if (b->kind == EX_NAME && strcmp(b->name, "int") == 0 && !fe_lookup(fe, fe->cur, "int")) {
+      int_mixin = true;
+      continue;
+    }
+    EnumBase k = enum_base(fe, b);
+    if (k != BASE_NONE) base = k;
+  }
+  if (base == BASE_NONE) return (FeVal){.kind = FV_HOST};
+  if (base == BASE_OTHER_ENUM)
+    return invalid(fe, "the enum class '%s' is not one kfront supports (bases Enum, IntEnum, Flag, IntFlag%s)", name, "");
+  bool is_int = base == BASE_INT_ENUM || base == BASE_INT_FLAG || int_mixin;
+  bool flag = base == BASE_FLAG || base == BASE_INT_FLAG;
+  Type *i64 = ty_i64(fe->ctx);
+  const FeEnum *en = fe_enum_get(fe, name, is_int, i64);
+  const PyStmtList *body = &cls->classdef.body;
+  FeNamespace *ns = ARENA_NEW(&fe->arena, FeNamespace);
+  ns->name = name;
+  ns->enumc = en;
+  ns->names = ARENA_ARRAY(&fe->arena, const char *, body->n ? body->n : 1);
+  ns->vals = ARENA_ARRAY(&fe->arena, FeVal, body->n ? body->n : 1);
+  int64_t last = 0;
+  bool any = false;
+  for (unsigned i = 0; i < body->n; i++) {
+    const PyStmt *s = body->items[i];
+    if (s->kind == ST_PASS || s->kind == ST_FUNCDEF || (s->kind == ST_EXPR && s->expr->kind == EX_STR)) continue;
+    if (s->kind != ST_ASSIGN || s->assign.targets.n != 1 || s->assign.targets.items[0]->kind != EX_NAME)
+      return invalid(fe, "the enum class '%s' defines its members in a way kfront does not read (one 'NAME = "
+                         "value' per member)%s", name, "");
+    const char *member = s->assign.targets.items[0]->name;
+    size_t len = strlen(member);
+    if (len >= 2 && member[0] == '_' && member[len - 1] == '_') continue; /* _ignore_, __doc__: not members */
+    int64_t value;
+    if (is_auto(fe, s->assign.value)) {
+      if (flag) value = !any ? 1 : last <= 0 ? 1 : (int64_t)1 << (64 - __builtin_clzll((unsigned long long)last));
+      else value = any ? last + 1 : 1;
+    } else {
+      FeVal v = fe_eval_const(fe, s->assign.value);
+      if (v.kind == FV_NAMESPACE || v.kind != FV_VAL || !v.is_const || v.type->kind == TY_FLOAT ||
+          (v.type->is_unsigned && v.c.i < 0))
+        return invalid(fe, "'%s.%s' is not an integer constant: kfront supports enums whose members are integers",
+                       name, member);
+      value = v.c.i;
+    }
+    last = value;
+    any = true;
+    ns->names[ns->n] = member;
+    FeVal m = fe_const_int(fe, i64, value);
+    m.enumc = en;
+    ns->vals[ns->n++] = m;
+  }
+  return (FeVal){.kind = FV_NAMESPACE, .ns = ns};
+}
