@@ -55,6 +55,25 @@ static void test_signatures(void) {
   CHECK(rt_fingerprint(left, 2, &a, &d) && rt_fingerprint(right, 2, &c, &d) && rt_fingerprint(s, 3, &e, &d));
   CHECK(a.n == 4 && c.n == 4 && e.n == 3);
   CHECK(memcmp(a.words, c.words, sizeof a.words[0] * 4) != 0);
+  /* a typed scalar (an enum member) inside a tuple: compared by its spelling, found by word */
+  char red[] = "EnumMember(\"m.Color\", int64)", red2[] = "EnumMember(\"m.Color\", int64)",
+       big[] = "EnumMember(\"m.Size\", int64)";
+  kf_arg t1[2] = {kf_arg_int(KF_INT64, 1), s[1]}, t2[2] = {kf_arg_int(KF_INT64, 1), s[1]}, t3[2] = {t1[0], s[1]};
+  t1[0].type = red;
+  t2[0].type = red2;
+  t3[0].type = big;
+  kf_arg w1[2] = {s[0], kf_arg_tuple(t1, 2)}, w2[2] = {s[0], kf_arg_tuple(t2, 2)}, w3[2] = {s[0], kf_arg_tuple(t3, 2)};
+  RtFingerprint f1, f2, f3;
+  CHECK(rt_fingerprint(w1, 2, &f1, &d) && rt_fingerprint(w2, 2, &f2, &d) && rt_fingerprint(w3, 2, &f3, &d));
+  CHECK(f1.typed && f1.n == 4 && f1.hash == f2.hash && f1.hash != f3.hash);
+  RtDispatch disp = {0};
+  CHECK(rt_dispatch_insert(&disp, &f1, (RtKernel *)&disp));
+  red[0] = 'X'; /* the entry keeps a copy */
+  CHECK(rt_dispatch_find(&disp, &f2) && !rt_dispatch_find(&disp, &f3));
+  RtFingerprint forged = f2; /* another spelling under the same words and hash */
+  forged.args = w3;
+  CHECK(!rt_dispatch_find(&disp, &forged));
+  rt_dispatch_free(&disp);
   /* flattened: the elements in order */
   kf_arg stack[4], *flat;
   unsigned n;
