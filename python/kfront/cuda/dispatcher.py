@@ -159,6 +159,20 @@ def _registry():
     return reg
 
 
+class _DebugLauncher:
+    """The launcher of a kernel compiled with debug=True: as numba-cuda's, each launch waits for the kernel and
+    raises what it raised (an exception of `raise`, an IndexError), instead of at the next synchronisation."""
+    __slots__ = ("_launch",)
+
+    def __init__(self, launch):
+        self._launch = launch
+
+    def __call__(self, *args):
+        result = self._launch(*args)
+        _runtime.synchronize()
+        return result
+
+
 class Dispatcher:
     """A @cuda.jit function: a kernel (launched as kernel[griddim, blockdim, stream, sharedmem](*args)) or a
     device function (device=True, called by kernels)."""
@@ -238,6 +252,8 @@ class Dispatcher:
         launcher = self._fn().configure(grid, block, stream, shared, back)
         if not redirect:
             return launcher
+        if self._options["debug"]:  # the outer launcher: a launch redirected to another device returns through it
+            launcher = _DebugLauncher(launcher)
         if _hashable(config):
             if len(self._launchers) > 256:
                 self._launchers.clear()
