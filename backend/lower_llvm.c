@@ -102,6 +102,7 @@ typedef struct Lower {
   const char **kernel_names, **file_names, **exception_names;
   unsigned kernel_cap, file_cap, exception_cap;
   StrMap exceptions;            /* check.raise's exception text -> id + 1 */
+  StrMap print_strings;         /* gpu.print's format and True/False strings -> their global */
   LLVMValueRef err_gv, dyn_shared;
   /* lineinfo: a compile unit, one DIFile per source file, one subprogram per function */
   LLVMDIBuilderRef dib;
@@ -1486,6 +1487,64 @@ static bool lower_cond_br(Lower *L, Op *op) {
   return true;
 }
 
+/* mem.subview: the data pointer moved to the origin (a plain GEP: the origin of an empty view may lie just
+ * outside the array), the extents as given, each stride the step times the walked axis's stride (0 for a new
+ * axis). */
+static bool lower_subview(Lower *L, Op *op) {
+  ArrVal *a = operand_arr(L, op, 0);
+  Attr *dims = ir_op_attr(op, "dims");
+  Type *t = op->results[0].type;
+  if (!a) return false;
+  if (!dims || dims->kind != ATTR_ARRAY || dims->arr.n != t->rank || op->noperands != 1 + a->rank + 2 * t->rank)
+    return fail(L, op, "malformed mem.subview");
+  LLVMValueRef off = NULL;
+  for (unsigned k = 0; k < a->rank; k++) {
+    LLVMValueRef o = operand(L, op, 1 + k);
+    if (!o) return false;
+    if (LLVMIsAConstantInt(o) && LLVMConstIntGetSExtValue(o) == 0) continue;
+    LLVMValueRef term = LLVMBuildMul(L->b, o, a->stride[k], "");
+    off = off ? LLVMBuildAdd(L->b, off, term, "") : term;
+  }
+  ArrVal *v = new_arr(L, t->rank);
+  v->as = a->as;
+  v->data = a->data;
+  if (off) {
+    LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(a->data));
+    LLVMValueRef p8 = LLVMBuildBitCast(L->b, a->data, LLVMPointerType(L->t_i8, a->as), "");
+    p8 = LLVMBuildGEP2(L->b, L->t_i8, p8, &off, 1, "");
+    v->data = LLVMBuildBitCast(L->b, p8, LLVMPointerType(et, a->as), "");
+  }
+  for (unsigned d = 0; d < t->rank; d++) {
+    LLVMValueRef n = operand(L, op, 1 + a->rank + 2 * d), step = operand(L, op, 2 + a->rank + 2 * d);
+    if (!n || !step) return false;
+    int64_t axis = dims->arr.elems[d].kind == ATTR_INT ? dims->arr.elems[d].i : -2;
+    if (axis < -1 || axis >= (int64_t)a->rank) return fail(L, op, "mem.subview names an axis the array does not have");
+    v->shape[d] = n;
+    bool unit = LLVMIsAConstantInt(step) && LLVMConstIntGetSExtValue(step) == 1;
+    v->stride[d] = axis < 0 ? ci64(L, 0) : unit ? a->stride[axis] : LLVMBuildMul(L->b, step, a->stride[axis], "");
+  }
+  set_arr(L, &op->results[0], v);
+  return true;
+}
+
+/* mem.reinterpret: the array's data pointer as one to the result's element type, the extents and strides given. */
+static bool lower_reinterpret(Lower *L, Op *op) {
+  ArrVal *a = operand_arr(L, op, 0);
+  Type *t = op->results[0].type;
+  if (!a) return false;
+  if (op->noperands != 1 + 2 * t->rank) return fail(L, op, "malformed mem.reinterpret");
+  ArrVal *v = new_arr(L, t->rank);
+  v->as = a->as;
+  v->data = LLVMBuildBitCast(L->b, a->data, LLVMPointerType(mem_type(L, t->elem), a->as), "");
+  for (unsigned d = 0; d < t->rank; d++) {
+    v->shape[d] = operand(L, op, 1 + d);
+    v->stride[d] = operand(L, op, 1 + t->rank + d);
+    if (!v->shape[d] || !v->stride[d]) return false;
+  }
+  set_arr(L, &op->results[0], v);
+  return true;
+}
+
 static bool lower_mem_op(Lower *L, Op *op) {
   switch (op->kind) {
   case OP_DIM:
@@ -1604,8 +1663,58 @@ static bool lower_mem_op(Lower *L, Op *op) {
     set_arr(L, &op->results[0], a);
     return true;
   }
+  case OP_SUBVIEW: return lower_subview(L, op);
+  case OP_REINTERPRET: return lower_reinterpret(L, op);
   default: return fail(L, op, "cannot lower '%s'", op_name(op));
   }
+}
+
+/* A NUL-terminated constant string in global memory (one per text), as a generic i8*. */
+static LLVMValueRef string_const(Lower *L, const char *text) {
+  LLVMValueRef gv = strmap_get(&L->print_strings, text);
+  if (!gv) {
+    LLVMValueRef init = LLVMConstStringInContext(L->ctx, text, (unsigned)strlen(text), 0);
+    char name[32];
+    snprintf(name, sizeof name, "__kf_str%u", (unsigned)L->print_strings.count);
+    gv = LLVMAddGlobalInAddressSpace(L->mod, LLVMTypeOf(init), name, ADDR_GLOBAL);
+    LLVMSetInitializer(gv, init);
+    LLVMSetGlobalConstant(gv, 1);
+    LLVMSetLinkage(gv, LLVMInternalLinkage);
+    LLVMSetAlignment(gv, 1);
+    strmap_put(&L->print_strings, arena_strdup(&L->arena, text), gv);
+  }
+  LLVMValueRef z[2] = {ci64(L, 0), ci64(L, 0)};
+  LLVMValueRef p = LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(gv), gv, z, 2);
+  return LLVMConstAddrSpaceCast(p, LLVMPointerType(L->t_i8, 0));
+}
+
+/* gpu.print: vprintf(format, a buffer of the operands at their natural alignments, an i1 as the address of
+ * "True" or "False"), as CUDA C's printf compiles (the driver prints the buffer's lines at synchronisation). */
+static bool lower_print(Lower *L, Op *op) {
+  const char *fmt = ir_op_attr_str(op, "format");
+  if (!fmt) return fail(L, op, "gpu.print without a format");
+  unsigned n = op->noperands;
+  LLVMTypeRef *ts = ARENA_ARRAY(&L->arena, LLVMTypeRef, n ? n : 1);
+  LLVMValueRef *vs = ARENA_ARRAY(&L->arena, LLVMValueRef, n ? n : 1);
+  for (unsigned i = 0; i < n; i++) {
+    if (!(vs[i] = operand(L, op, i))) return false;
+    if (op_operand(op, i)->type->kind == TY_BOOL)
+      vs[i] = LLVMBuildSelect(L->b, vs[i], string_const(L, "True"), string_const(L, "False"), "");
+    ts[i] = LLVMTypeOf(vs[i]);
+  }
+  LLVMTypeRef i8p = LLVMPointerType(L->t_i8, 0);
+  LLVMValueRef buf = LLVMConstNull(i8p);
+  if (n) {
+    LLVMTypeRef st = LLVMStructTypeInContext(L->ctx, ts, n, 0);
+    LLVMValueRef mem = entry_alloca(L, st);
+    for (unsigned i = 0; i < n; i++) LLVMBuildStore(L->b, vs[i], LLVMBuildStructGEP2(L->b, st, mem, i, ""));
+    buf = LLVMBuildBitCast(L->b, mem, i8p, "");
+  }
+  LLVMTypeRef params[2] = {i8p, i8p};
+  LLVMValueRef vprintf = declare(L, "vprintf", L->t_i32, params, 2);
+  LLVMValueRef args[2] = {string_const(L, fmt), buf};
+  LLVMBuildCall2(L->b, LLVMFunctionType(L->t_i32, params, 2, 0), vprintf, args, 2, "");
+  return true;
 }
 
 static bool lower_gpu_op(Lower *L, Op *op) {
@@ -1683,6 +1792,7 @@ static bool lower_gpu_op(Lower *L, Op *op) {
   case OP_ACTIVEMASK:
     set_i32_result(L, op, inline_asm(L, L->t_i32, "activemask.b32 $0;", "=r", true, NULL, 0));
     return true;
+  case OP_PRINT: return lower_print(L, op);
   default: return fail(L, op, "cannot lower '%s'", op_name(op));
   }
 }
@@ -1949,11 +2059,11 @@ static bool lower_op(Lower *L, Op *op) {
   case OP_BR: return lower_br(L, op);
   case OP_COND_BR: return lower_cond_br(L, op);
   case OP_DIM: case OP_STRIDE: case OP_SIZE: case OP_DATA: case OP_ADDR: case OP_LOAD: case OP_STORE:
-  case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED:
+  case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_SUBVIEW: case OP_REINTERPRET:
     return lower_mem_op(L, op);
   case OP_THREAD_ID: case OP_BLOCK_ID: case OP_BLOCK_DIM: case OP_GRID_DIM: case OP_LANE_ID: case OP_WARP_SIZE:
   case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_FENCE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
-  case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
+  case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK: case OP_PRINT:
     return lower_gpu_op(L, op);
   case OP_FUNC_FUNC:
   case OP_GLOBAL: return fail(L, op, "'%s' inside a function", op_name(op));
@@ -2192,6 +2302,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   strmap_init(&L.globals);
   strmap_init(&L.files);
   strmap_init(&L.exceptions);
+  strmap_init(&L.print_strings);
   strmap_init(&L.difiles);
   L.mod = LLVMModuleCreateWithNameInContext(m->name ? m->name : "kfront", ctx);
   if (o->lineinfo) {
@@ -2261,6 +2372,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   strmap_free(&L.globals);
   strmap_free(&L.files);
   strmap_free(&L.exceptions);
+  strmap_free(&L.print_strings);
   strmap_free(&L.difiles);
   arena_free(&L.arena);
   if (!ok) {

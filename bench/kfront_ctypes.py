@@ -92,8 +92,12 @@ class _Value(ctypes.Union):
 
 
 class Arg(ctypes.Structure):
-    _fields_ = [("kind", ctypes.c_int), ("dtype", ctypes.c_int), ("value", _Value), ("array", Array),
-                ("type", ctypes.c_char_p)]
+    pass
+
+
+Arg._fields_ = [("kind", ctypes.c_int), ("dtype", ctypes.c_int), ("value", _Value), ("array", Array),
+                ("type", ctypes.c_char_p),
+                ("items", ctypes.POINTER(Arg)), ("nitems", ctypes.c_uint)]  # items, nitems: KF_ARG_TUPLE
 
 
 class DeviceInfo(ctypes.Structure):

@@ -58,6 +58,7 @@ typedef enum {
   FV_NAMESPACE, /* named members bound by the embedder (an enum class, a module-like object): ns */
   FV_EXCEPTION, /* an exception class kernels may raise: str.s its name on the host ("ValueError", "mod.MyError") */
   FV_INVALID, /* a name the embedder bound to something kfront cannot use: str.s says why (never a value) */
+  FV_METHOD,  /* a method of an array value (a.transpose): type and v the array, builtin the method (lower.c) */
 } FeValKind;
 
 typedef struct FeNamespace {
@@ -106,7 +107,7 @@ struct FeVal {
       const char *s; /* FV_PATH, FV_STR, FV_EXCEPTION, FV_INVALID */
       size_t len;
     } str;
-    int builtin;     /* FV_BUILTIN */
+    int builtin;     /* FV_BUILTIN, FV_METHOD */
     FeFunc *func;    /* FV_FUNC, FV_PYFUNC */
     FeConstArr *carr; /* FV_CONSTARR */
     FeNamespace *ns;  /* FV_NAMESPACE */
@@ -235,6 +236,7 @@ struct FeCtx {
 /* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python ----------------------- */
 #define FE_BUILTINS(X)                                                                     \
   X(RANGE, "range") X(LEN, "len") X(MIN, "min") X(MAX, "max") X(ABS, "abs")              \
+  X(ZIP, "zip") X(ENUMERATE, "enumerate")                                                  \
   X(INT, "int") X(FLOAT, "float") X(BOOL, "bool") X(ROUND, "round") X(PRINT, "print")    \
   X(POW, "pow") X(DIVMOD, "divmod") X(COMPLEX, "complex")                                \
   X(THREADIDX, "threadIdx") X(BLOCKIDX, "blockIdx") X(BLOCKDIM, "blockDim")               \
@@ -392,8 +394,45 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
                        bool quiet, const FeSig *declared);
 /* The kir types of a value shape, flattened (tuples expanded, views as array + indices). */
 void lower_flatten_types(FeCtx *fe, const FeVal *v, Type **out, unsigned *n, unsigned cap);
-/* A parameter shape for a signature argument type. */
-FeVal lower_param_shape(Type *t);
+/* A parameter shape for a signature argument type (a tuple type: a tuple of shapes, its parameters flattened). */
+FeVal lower_param_shape(FeCtx *fe, Type *t);
+
+/* ---- views.c ------------------------------------------------------------------------------------------- */
+/* One item of a basic index a[...]: an integer (lowered, wrapped and checked: an i64 in range), a slice
+ * start:stop:step (bounds as written, i64, NULL when omitted; a nonzero constant step), None (a new axis of
+ * extent 1) or an ellipsis. */
+typedef enum { VI_INT, VI_SLICE, VI_NEWAXIS, VI_ELLIPSIS } ViewItemKind;
+typedef struct ViewItem {
+  ViewItemKind kind;
+  Value *index;            /* VI_INT */
+  Value *start, *stop;     /* VI_SLICE */
+  int64_t step;            /* VI_SLICE: 1 when not written */
+  bool has_step;           /* VI_SLICE: a step was written (numba's slice3: the view is not contiguous) */
+  int axis;                /* set by view_type: the array axis an integer or slice indexes (-1: none) */
+} ViewItem;
+/* The type of arr[items] by Numba's rules: an array (the view) or, when no axis is left, the element type;
+ * NULL and *why when the index does not fit the array. Sets each item's axis. */
+Type *view_type(IrContext *ctx, const Type *arr, ViewItem *items, unsigned n, const char **why);
+/* The mem.subview of arr[items] (of type result, from view_type). */
+Value *view_build(IrBuilder *b, Value *arr, const ViewItem *items, unsigned n, Type *result);
+/* The type of arr.T (permuted: arr.transpose(axes), layout A as in Numba) and the transposed view (perm NULL:
+ * the axes reversed; else result axis d walks axis perm[d]). */
+Type *view_transpose_type(IrContext *ctx, const Type *arr, bool permuted);
+Value *view_transpose(IrBuilder *b, Value *arr, const unsigned *perm, Type *result);
+/* Unless ok (i1) holds, the thread raises ValueError(msg) as Numba raises it at run time: a check.raise recorded
+ * whether or not the kernel is compiled with debug=True (kfront's run-time checks report, as its bounds checks do;
+ * Numba's kernel without debug=True would end the thread silently). */
+void view_value_check(IrBuilder *b, Value *ok, const char *msg);
+/* arr.reshape(dims) of a contiguous (C or F) array: n i64 extents (a negative one inferred, as Numba infers it)
+ * read in arr's order, after the checks (view_value_check) of Numba's conditions: at most one negative extent,
+ * the size unchanged. */
+Value *view_reshape(IrBuilder *b, Value *arr, Value *const *dims, unsigned n, Type *result);
+/* arr.ravel() of a C array: its elements in order, as a 1-d C array (no condition). */
+Value *view_ravel(IrBuilder *b, Value *arr, Type *result);
+/* arr.view(dtype) of type result (arr's with the new element type), as Numba's _change_dtype makes it, after the
+ * check (view_value_check) of its condition (the innermost axis's bytes divide; an A array contiguous along one
+ * end when the element size changes). */
+Value *view_dtype(IrBuilder *b, Value *arr, Type *result);
 
 /* ---- module.c ------------------------------------------------------------------------------------------ */
 void fe_error(FeCtx *fe, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

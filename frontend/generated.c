@@ -291,7 +291,7 @@ bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
   if (result_type) strmap_put(k->scope, "__T__", tt);
   fe_add_func(fe, k);
   FeVal params[64];
-  for (unsigned i = 0; i < nk; i++) params[i] = lower_param_shape(kparams[i]);
+  for (unsigned i = 0; i < nk; i++) params[i] = lower_param_shape(fe, kparams[i]);
   FeInst *inst = lower_function(fe, k, params, nk, sym, true, false, NULL);
   strmap_free(k->scope);
   if (inst && inst->op) inst->requested = true;

@@ -95,6 +95,8 @@ typedef struct Lower {
   struct Suffix *suffixes;
   unsigned nsuffixes, suffixes_cap;
   bool out_of_stack;        /* "nested too deeply for the thread's stack" was said */
+  const PyExpr **raw_prints; /* print() calls of more than 32 items (a warning each when the function is done) */
+  unsigned nraw_prints, raw_prints_cap;
 } Lower;
 
 static FeVal lower_expr(Lower *L, const PyExpr *e);
@@ -103,6 +105,23 @@ static FeVal lower_expr(Lower *L, const PyExpr *e);
 static bool debug_mode(FeCtx *fe) { return fe->cur_top && ir_op_attr(fe->cur_top, "debug"); }
 static FeVal lower_cond(Lower *L, const PyExpr *e);
 static void lower_stmts(Lower *L, PyStmt *const *s, unsigned n);
+
+/* The methods of arrays kfront knows (FV_METHOD's builtin): those Numba's CUDA target compiles without
+ * allocating, and those it names only to say they allocate. */
+#define ARRAY_METHODS(X)                                                                          \
+  X(TRANSPOSE, "transpose") X(RESHAPE, "reshape") X(RAVEL, "ravel") X(VIEW, "view")              \
+  X(COPY, "copy") X(FLATTEN, "flatten") X(ASTYPE, "astype") X(ITEM, "item")
+enum {
+#define X(id, name) M_##id,
+  ARRAY_METHODS(X)
+#undef X
+  M__COUNT
+};
+static const char *const method_names[] = {
+#define X(id, name) name,
+    ARRAY_METHODS(X)
+#undef X
+};
 
 /* ---- diagnostics and locations ------------------------------------------------------------------------ */
 
@@ -167,6 +186,7 @@ static const char *vname(Lower *L, const FeVal *v) {
   case FV_HOST: return "a host object";
   case FV_CONSTARR: return arena_printf(&L->fe->arena, "a constant %s", tname(L, v->carr->type));
   case FV_NAMESPACE: return arena_printf(&L->fe->arena, "namespace '%s'", v->ns->name);
+  case FV_METHOD: return arena_printf(&L->fe->arena, "method '%s' of %s", method_names[v->builtin], tname(L, v->type));
   case FV_UNDEF: return "undefined";
   default: return "?";
   }
@@ -328,6 +348,7 @@ static bool fv_same(const FeVal *a, const FeVal *b) {
   case FV_FUNC:
   case FV_PYFUNC: return a->func == b->func;
   case FV_NAMESPACE: return a->ns == b->ns;
+  case FV_METHOD: return a->builtin == b->builtin && a->v == b->v;
   default: return true;
   }
 }
@@ -851,6 +872,8 @@ static FeVal dims_tuple(Lower *L, Value *arr, unsigned first, unsigned rank) {
   return make_tuple(L, rank - first, elems);
 }
 
+static FeVal array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc aloc);
+
 /* e.attr, given the value v of e (lowered by lower_expr's loop over the chain). */
 static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
   const char *a = e->attribute.attr;
@@ -907,8 +930,7 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
       r.nonneg = true;
       return r;
     }
-    return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports shape, size, ndim and dtype)", a,
-                tname(L, v.type));
+    return array_attribute(L, &v, a, aloc);
   }
   default: return lerr(L, aloc, "unknown attribute '%s' of %s", a, vname(L, &v));
   }
@@ -961,14 +983,6 @@ static bool gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n) 
   }
   for (unsigned k = 0; k < count; k++) {
     const PyExpr *x = items[k];
-    if (x->kind == EX_SLICE) {
-      lerr(L, x->loc, "array slicing is not supported by kfront yet (index with integers)");
-      return false;
-    }
-    if (x->kind == EX_NONE || x->kind == EX_ELLIPSIS) {
-      lerr(L, x->loc, "%s in an index is not supported by kfront", x->kind == EX_NONE ? "None" : "Ellipsis");
-      return false;
-    }
     FeVal v = lower_expr(L, x);
     if (v.kind == FV_POISON) return false;
     if (v.kind == FV_TUPLE && count == 1) {
@@ -1031,16 +1045,362 @@ static void store_element(Lower *L, Value *base, Value **idx, Value *v) {
   ib_op(&L->b, OP_STORE, 2 + rank, ops, 0, NULL, 0);
 }
 
+/* ---- views: slices, new axes, transposes (views.c builds them) ---------------------------------------------- */
+
+/* Whether a subscript's index holds a slice, None or an ellipsis: a view (or a[i, ...]). */
+static bool is_view_index(const PyExpr *ie) {
+  if (ie->kind == EX_SLICE || ie->kind == EX_NONE || ie->kind == EX_ELLIPSIS) return true;
+  if (ie->kind != EX_TUPLE) return false;
+  for (unsigned k = 0; k < ie->elts.n; k++) {
+    PyExprKind x = ie->elts.items[k]->kind;
+    if (x == EX_SLICE || x == EX_NONE || x == EX_ELLIPSIS) return true;
+  }
+  return false;
+}
+
+/* An array value for v: an FV_VIEW (a[i] of an array of higher rank, kept as the array and its leading indices so
+ * that a[i][j] is the access a[i, j]) becomes the mem.subview it stands for; other values are themselves. */
+static FeVal view_value(Lower *L, const FeVal *v) {
+  if (v->kind != FV_VIEW) return *v;
+  const FeVal *b = &v->tup.elems[0];
+  unsigned n = v->tup.n - 1;
+  ViewItem items[32];
+  for (unsigned k = 0; k < n && k < 32; k++) items[k] = (ViewItem){.kind = VI_INT, .index = v->tup.elems[1 + k].v};
+  const char *why = NULL;
+  Type *t = view_type(L->ctx, b->type, items, n, &why); /* (a[i] of rank > 1 always fits) */
+  return val(t, view_build(&L->b, b->v, items, n, t));
+}
+
+/* A bound of a slice: an integer as i64, or NULL for None. False (reported) for anything else. */
+static bool slice_bound(Lower *L, const PyExpr *x, Value **out) {
+  *out = NULL;
+  if (!x) return true;
+  FeVal v = lower_expr(L, x);
+  if (v.kind == FV_POISON) return false;
+  if (v.kind == FV_NONE) return true;
+  if (!is_scalar(&v) || v.type->kind != TY_INT) {
+    lerr(L, x->loc, "slice indices must be integers or None, not %s", vname(L, &v));
+    return false;
+  }
+  at(L, x->loc);
+  *out = conv_v(L, v, ty_i64(L->ctx));
+  return true;
+}
+
+/* a[index] where the index holds slices, None or an ellipsis (is_view_index), of an array or FV_VIEW a: the view
+ * (an FV_VAL array), or, when the index leaves no axis (a[i, j, ...]), an FV_VAL placeholder of the element type
+ * with the element's array and indices in *base and idx. Integer indices are wrapped and checked against their
+ * axis as everywhere; slices are clamped as Python clamps them, so a view never reaches outside its array. */
+static FeVal index_view(Lower *L, FeVal a, const PyExpr *ie, SrcLoc loc, Value **base, Value **idx) {
+  a = view_value(L, &a);
+  const PyExpr *const *x = &ie;
+  unsigned n = 1;
+  if (ie->kind == EX_TUPLE) {
+    x = (const PyExpr *const *)ie->elts.items;
+    n = ie->elts.n;
+  }
+  if (n > 32) return lerr(L, ie->loc, "an index of more than 32 items is not supported");
+  ViewItem items[32];
+  for (unsigned k = 0; k < n; k++) {
+    items[k] = (ViewItem){.kind = VI_INT, .step = 1};
+    if (x[k]->kind == EX_SLICE) {
+      items[k].kind = VI_SLICE;
+      items[k].has_step = x[k]->slice.step != NULL;
+    } else if (x[k]->kind == EX_NONE) {
+      items[k].kind = VI_NEWAXIS;
+    } else if (x[k]->kind == EX_ELLIPSIS) {
+      items[k].kind = VI_ELLIPSIS;
+    }
+  }
+  const char *why = NULL;
+  Type *t = view_type(L->ctx, a.type, items, n, &why);
+  if (!t) return lerr(L, ie->loc, "cannot index %s with this index: %s", tname(L, a.type), why);
+  /* the index items, left to right */
+  for (unsigned k = 0; k < n; k++) {
+    ViewItem *it = &items[k];
+    if (it->kind == VI_INT) {
+      FeVal v = lower_expr(L, x[k]);
+      if (v.kind == FV_POISON) return v;
+      if (!is_scalar(&v) || v.type->kind != TY_INT) {
+        if (x[k]->kind == EX_STARRED || v.kind == FV_TUPLE)
+          return lerr(L, x[k]->loc, "an index holding slices takes integers, slices, None and '...', not %s",
+                      vname(L, &v));
+        return lerr(L, x[k]->loc, "array index must be an integer, not %s", vname(L, &v));
+      }
+      at(L, loc);
+      it->index = index_i64(L, a.v, (unsigned)it->axis, v);
+    } else if (it->kind == VI_SLICE) {
+      const PyExpr *sl = x[k];
+      if (!slice_bound(L, sl->slice.lower, &it->start) || !slice_bound(L, sl->slice.upper, &it->stop)) return poison();
+      if (sl->slice.step) {
+        FeVal st = lower_expr(L, sl->slice.step);
+        if (st.kind == FV_POISON) return st;
+        if (st.kind != FV_NONE) {
+          if (is_scalar(&st) && st.type->kind == TY_INT && !st.is_const)
+            return lerr(L, sl->slice.step->loc, "a slice step that is not a constant is not supported by kfront (this "
+                                                "one is a variable %s)", vname(L, &st));
+          if (!is_const_int(&st) || st.type->kind == TY_BOOL)
+            return lerr(L, sl->slice.step->loc, "slice indices must be integers or None, not %s", vname(L, &st));
+          if (st.c.i == 0) return lerr(L, sl->slice.step->loc, "slice step cannot be zero");
+          if (st.type->is_unsigned && st.c.i < 0)
+            return lerr(L, sl->slice.step->loc, "slice step %llu is too large", (unsigned long long)st.c.i);
+          it->step = st.c.i;
+        }
+      }
+    }
+  }
+  at(L, loc);
+  if (t->kind != TY_ARRAY) { /* no axis left: the element */
+    *base = a.v;
+    for (unsigned k = 0; k < n; k++)
+      if (items[k].kind == VI_INT) idx[items[k].axis] = items[k].index;
+    return val(t, NULL);
+  }
+  return val(t, view_build(&L->b, a.v, items, n, t));
+}
+
+/* Nested loops over every element of the array value arr (scf.for per axis, outermost first); at the innermost,
+ * body(L, arg, indices). */
+typedef void (*ElementFn)(Lower *L, void *arg, Value **idx);
+static void each_element(Lower *L, Value *arr, ElementFn body, void *arg) {
+  Type *i64 = ty_i64(L->ctx);
+  Value *idx[8];
+  IrBuilder saved = L->b;
+  unsigned r = arr->type->rank;
+  for (unsigned d = 0; d < r; d++) {
+    Value *ops[3] = {ib_const_int(&L->b, i64, 0), ib_dim(&L->b, arr, d), ib_const_int(&L->b, i64, 1)};
+    Op *loop = ib_op(&L->b, OP_FOR, 3, ops, 0, NULL, 1);
+    Block *blk = ir_block_new(L->m);
+    ir_region_append_block(&loop->regions[0], blk);
+    idx[d] = ir_block_add_arg(L->m, blk, i64);
+    ib_set_end(&L->b, blk);
+    ib_op(&L->b, OP_YIELD, 0, NULL, 0, NULL, 0);
+    ib_set_before(&L->b, blk->last);
+  }
+  body(L, arg, idx);
+  SrcLoc loc = L->b.loc;
+  L->b = saved;
+  L->b.loc = loc;
+}
+
+static void store_scalar_fn(Lower *L, void *arg, Value **idx) {
+  Value **pair = arg; /* the value, the array */
+  store_element(L, pair[1], idx, pair[0]);
+}
+
+/* a[index] = v where the index makes a view: v (a scalar) stored into each of its elements. */
+static void assign_view(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
+  FeVal a = lower_expr(L, t->subscript.value);
+  if (a.kind == FV_POISON || v.kind == FV_POISON) return;
+  if (!is_array(&a) && a.kind != FV_VIEW) {
+    lerr(L, t->loc, "%s does not support item assignment", vname(L, &a));
+    return;
+  }
+  Value *base, *idx[32];
+  FeVal r = index_view(L, a, t->subscript.index, t->loc, &base, idx);
+  if (r.kind != FV_VAL) return;
+  if (!is_scalar(&v)) {
+    lerr(L, vloc, "kfront can assign a scalar to a slice of an array, not %s", vname(L, &v));
+    return;
+  }
+  at(L, t->loc);
+  if (!r.v) {
+    store_element(L, base, idx, conv_v(L, v, base->type->elem));
+    return;
+  }
+  Value *pair[2] = {conv_v(L, v, r.type->elem), r.v};
+  each_element(L, r.v, store_scalar_fn, pair);
+}
+
+/* a.T, a.strides, a.itemsize, a.nbytes, a method (a.transpose), of an array or FV_VIEW v. */
+static FeVal array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc aloc) {
+  Type *at_ = v->type; /* (an FV_VIEW's own array type) */
+  for (unsigned m = 0; m < M__COUNT; m++)
+    if (strcmp(a, method_names[m]) == 0) {
+      FeVal arr = view_value(L, v);
+      return (FeVal){.kind = FV_METHOD, .type = arr.type, .v = arr.v, .builtin = (int)m};
+    }
+  Type *i64 = ty_i64(L->ctx);
+  int64_t esize = ty_size(at_->elem);
+  if (strcmp(a, "itemsize") == 0) return cint(i64, esize);
+  if (strcmp(a, "T") == 0) {
+    FeVal arr = view_value(L, v);
+    Type *t = view_transpose_type(L->ctx, arr.type, false);
+    return arr.type->rank <= 1 ? arr : val(t, view_transpose(&L->b, arr.v, NULL, t));
+  }
+  if (strcmp(a, "strides") == 0) {
+    FeVal arr = view_value(L, v);
+    FeVal elems[8];
+    for (unsigned k = 0; k < arr.type->rank && k < 8; k++)
+      elems[k] = val(i64, op_result(ib_op(&L->b, OP_STRIDE, 1, &arr.v, 1, &i64, 0), 0));
+    for (unsigned k = 0; k < arr.type->rank && k < 8; k++) ir_op_set_attr(L->m, elems[k].v->def, "axis", attr_int(i64, k));
+    return make_tuple(L, arr.type->rank, elems);
+  }
+  if (strcmp(a, "nbytes") == 0) {
+    FeVal arr = view_value(L, v);
+    Value *n = op_result(ib_op(&L->b, OP_SIZE, 1, &arr.v, 1, &i64, 0), 0);
+    FeVal r = val(i64, ib_binary(&L->b, OP_MULI, n, ib_const_int(&L->b, i64, esize)));
+    r.nonneg = true;
+    return r;
+  }
+  return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports shape, size, ndim, dtype, strides, itemsize, "
+                       "nbytes, T and the methods transpose, reshape, ravel, view and item)", a, tname(L, at_));
+}
+
+static SrcLoc arg_loc(const PyExpr *e, unsigned i);
+static Type *dtype_of(Lower *L, const FeVal *d, SrcLoc loc);
+static bool positional(Lower *L, const PyExpr *e, const char *fname, unsigned nmin, unsigned nmax, FeVal *out);
+
+/* a.transpose(), a.transpose(axes) and a.transpose(*axes) with constant axes. */
+static FeVal lower_transpose(Lower *L, const FeVal *m, const PyExpr *e) {
+  unsigned r = m->type->rank;
+  FeVal args[8], ax[8];
+  unsigned nax = 0;
+  if (!positional(L, e, "transpose", 0, 8, args)) return poison();
+  for (unsigned i = 0; i < 8 && args[i].kind != FV_UNDEF; i++) {
+    FeVal x = args[i];
+    if (i == 0 && e->call.args.n == 1 && x.kind == FV_NONE) break;
+    if (i == 0 && e->call.args.n == 1 && x.kind == FV_TUPLE) {
+      if (x.tup.n > 8) return lerr(L, arg_loc(e, 0), "axes don't match array");
+      for (unsigned k = 0; k < x.tup.n; k++) ax[nax++] = x.tup.elems[k];
+    } else {
+      ax[nax++] = x;
+    }
+  }
+  if (nax == 0) {
+    Type *t = view_transpose_type(L->ctx, m->type, false);
+    return r <= 1 ? val(m->type, m->v) : val(t, view_transpose(&L->b, m->v, NULL, t));
+  }
+  if (nax != r) return lerr(L, e->loc, "axes don't match array: %u given for %s", nax, tname(L, m->type));
+  unsigned perm[8];
+  bool seen[8] = {false};
+  for (unsigned k = 0; k < nax; k++) {
+    if (!is_const_int(&ax[k]) || ax[k].type->kind == TY_BOOL)
+      return lerr(L, e->loc, "transpose() axes must be constant integers in kfront, not %s", vname(L, &ax[k]));
+    int64_t i = ax[k].c.i < 0 && !ax[k].type->is_unsigned ? ax[k].c.i + (int64_t)r : ax[k].c.i;
+    if (i < 0 || i >= (int64_t)r) return lerr(L, e->loc, "axis %lld is out of bounds for array of dimension %u", (long long)ax[k].c.i, r);
+    if (seen[i]) return lerr(L, e->loc, "repeated axis in transpose");
+    seen[i] = true;
+    perm[k] = (unsigned)i;
+  }
+  if (r == 1) return val(m->type, m->v);
+  Type *t = view_transpose_type(L->ctx, m->type, true);
+  return val(t, view_transpose(&L->b, m->v, perm, t));
+}
+
+/* a.reshape(shape) and a.reshape(d0, d1, ...) of a contiguous array, with integer extents (a negative one inferred);
+ * extents that do not keep the size raise ValueError in the kernel, as in Numba. */
+static FeVal lower_reshape(Lower *L, const FeVal *m, const PyExpr *e) {
+  FeVal args[8], dims[8];
+  unsigned n = 0;
+  if (!positional(L, e, "reshape", 1, 8, args)) return poison();
+  if (m->type->layout != LAYOUT_C && m->type->layout != LAYOUT_F)
+    return lerr(L, e->loc, "reshape() supports contiguous array only, not %s", tname(L, m->type));
+  if (e->call.args.n == 1 && args[0].kind == FV_TUPLE) {
+    if (args[0].tup.n > 8) return lerr(L, arg_loc(e, 0), "arrays of more than 8 dimensions are not supported by kfront");
+    for (unsigned k = 0; k < args[0].tup.n; k++) dims[n++] = args[0].tup.elems[k];
+  } else {
+    for (unsigned k = 0; k < 8 && args[k].kind != FV_UNDEF; k++) dims[n++] = args[k];
+  }
+  if (n == 0) return lerr(L, e->loc, "reshape() to a 0-d array is not supported by kfront");
+  Value *ext[8];
+  for (unsigned k = 0; k < n; k++) {
+    if (!is_scalar(&dims[k]) || dims[k].type->kind != TY_INT)
+      return lerr(L, e->call.args.n == 1 ? arg_loc(e, 0) : arg_loc(e, k), "reshape() arg cannot be %s", vname(L, &dims[k]));
+    at(L, e->loc);
+    ext[k] = conv_v(L, dims[k], ty_i64(L->ctx));
+  }
+  at(L, e->loc);
+  Type *t = ty_array(L->ctx, m->type->elem, n, m->type->layout);
+  return val(t, view_reshape(&L->b, m->v, ext, n, t));
+}
+
+/* A call of an array method. */
+static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
+  at(L, e->loc);
+  switch (m->builtin) {
+  case M_TRANSPOSE: return lower_transpose(L, m, e);
+  case M_RESHAPE: return lower_reshape(L, m, e);
+  case M_RAVEL: {
+    FeVal none[1];
+    if (!positional(L, e, "ravel", 0, 0, none)) return poison();
+    if (m->type->layout != LAYOUT_C)
+      return lerr(L, e->loc, "ravel() of %s copies it into a new array, which a kernel cannot allocate (Numba's CUDA "
+                             "target allows it only with its NRT enabled; kfront does not)", tname(L, m->type));
+    Type *t = ty_array(L->ctx, m->type->elem, 1, LAYOUT_C);
+    return m->type->rank == 1 ? val(m->type, m->v) : val(t, view_ravel(&L->b, m->v, t));
+  }
+  case M_VIEW: {
+    FeVal d;
+    if (!positional(L, e, "view", 1, 1, &d)) return poison();
+    Type *dt = dtype_of(L, &d, arg_loc(e, 0));
+    if (!dt) return poison();
+    Type *t = ty_array(L->ctx, dt, m->type->rank, m->type->layout);
+    return val(t, view_dtype(&L->b, m->v, t));
+  }
+  case M_ITEM: {
+    /* the only element of an array of size 1 (else ValueError, as Numba raises it) */
+    FeVal none[1];
+    if (!positional(L, e, "item", 0, 0, none)) return poison();
+    Type *i64 = ty_i64(L->ctx);
+    Value *size = op_result(ib_op(&L->b, OP_SIZE, 1, (Value *const *)&m->v, 1, &i64, 0), 0);
+    Value *ok = ib_cmpi(&L->b, "eq", size, ib_const_int(&L->b, i64, 1));
+    view_value_check(&L->b, ok, "item(): can only convert an array of size 1 to a Python scalar");
+    Value *idx[8];
+    for (unsigned d = 0; d < m->type->rank; d++) idx[d] = ib_const_int(&L->b, i64, 0);
+    return load_element(L, m->v, idx);
+  }
+  case M_COPY:
+  case M_FLATTEN:
+  case M_ASTYPE:
+    return lerr(L, e->loc, "%s() makes a new array, which a kernel cannot allocate (Numba's CUDA target allows it only "
+                           "with its NRT enabled; kfront does not)", method_names[m->builtin]);
+  default: return lerr(L, e->loc, "internal error: an unknown array method");
+  }
+}
+
+/* t[start:stop:step] of a tuple, with constant bounds (Numba slices tuples at compile time). */
+static FeVal slice_tuple(Lower *L, const FeVal *t, const PyExpr *sl) {
+  const PyExpr *part[3] = {sl->slice.lower, sl->slice.upper, sl->slice.step};
+  int64_t c[3];
+  bool given[3];
+  for (unsigned k = 0; k < 3; k++) {
+    given[k] = false;
+    if (!part[k]) continue;
+    FeVal x = lower_expr(L, part[k]);
+    if (x.kind == FV_POISON) return x;
+    if (x.kind == FV_NONE) continue;
+    if (!is_const_int(&x) || x.type->is_unsigned)
+      return lerr(L, part[k]->loc, "a tuple is sliced with constant integers (or None), not %s", vname(L, &x));
+    c[k] = x.c.i;
+    given[k] = true;
+  }
+  int64_t n = t->tup.n, step = given[2] ? c[2] : 1;
+  if (step == 0) return lerr(L, part[2]->loc, "slice step cannot be zero");
+  int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1, b[2];
+  for (unsigned k = 0; k < 2; k++) {
+    if (!given[k]) {
+      b[k] = (k == 0) == (step > 0) ? lo : hi;
+      continue;
+    }
+    int64_t x = c[k] < 0 ? c[k] + n : c[k];
+    b[k] = x < lo ? lo : x > hi ? hi : x;
+  }
+  FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->tup.n ? t->tup.n : 1);
+  unsigned m = 0;
+  for (int64_t i = b[0]; step > 0 ? i < b[1] : i > b[1]; i += step) elems[m++] = t->tup.elems[i];
+  return make_tuple(L, m, elems);
+}
+
 /* e[index], given the value v of e (lowered by lower_expr's loop over the chain). */
 static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
   if (v.kind == FV_POISON) return v;
   if (v.kind == FV_TUPLE) {
+    if (e->subscript.index->kind == EX_SLICE) return slice_tuple(L, &v, e->subscript.index);
     FeVal i = lower_expr(L, e->subscript.index);
     if (i.kind == FV_POISON) return i;
-    if (!is_const_int(&i)) {
-      if (e->subscript.index->kind == EX_SLICE) return lerr(L, e->subscript.index->loc, "tuple slicing is not supported by kfront");
+    if (!is_const_int(&i))
       return lerr(L, e->subscript.index->loc, "a tuple index must be a constant integer, not %s", vname(L, &i));
-    }
     int64_t k = i.c.i < 0 ? i.c.i + (int64_t)v.tup.n : i.c.i;
     if (k < 0 || k >= (int64_t)v.tup.n)
       return lerr(L, e->subscript.index->loc, "tuple index %lld is out of range for a tuple of %u", (long long)i.c.i,
@@ -1050,10 +1410,15 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
     return r;
   }
   if (is_array(&v) || v.kind == FV_VIEW) {
+    Value *base, *idx[32];
+    if (is_view_index(e->subscript.index)) {
+      FeVal r = index_view(L, v, e->subscript.index, e->loc, &base, idx);
+      if (r.kind != FV_VAL || r.v) return r;
+      return load_element(L, base, idx);
+    }
     FeVal ix[32];
     unsigned n;
     if (!gather_indices(L, e->subscript.index, ix, &n)) return poison();
-    Value *base, *idx[32];
     FeVal r = index_array(L, &v, ix, n, e->loc, false, &base, idx);
     if (r.kind != FV_VAL) return r;
     return load_element(L, base, idx);
@@ -2318,12 +2683,133 @@ static FeVal lower_bits(Lower *L, int bi, const PyExpr *e) {
 
 /* ---- calls: Python builtins ---------------------------------------------------------------------------------- */
 
+/* ---- print ------------------------------------------------------------------------------------------------------ */
+
+/* One item of print(): its format text (numba-cuda's printimpl: %lld for signed integers, %llu for unsigned, %f
+ * for floats, True/False for booleans, strings as they are, tuples "(a, b)" and "(a,)", cuda.threadIdx and its kin
+ * "(x, y, z)") into fmt, its values into ops. False after a located error. */
+static bool print_item(Lower *L, const FeVal *v, SrcLoc loc, StrBuf *fmt, Value **ops, unsigned *n, unsigned depth) {
+  Type *i64 = ty_i64(L->ctx);
+  if (*n >= MAX_FLAT || depth > FE_MAX_NESTING) {
+    lerr(L, loc, "print() of more than %d values is not supported", MAX_FLAT);
+    return false;
+  }
+  if (is_scalar(v)) {
+    Type *t = v->type;
+    if (t->kind == TY_BOOL) {
+      sb_puts(fmt, "%s");
+      ops[(*n)++] = mat(L, v);
+    } else if (t->kind == TY_FLOAT) {
+      sb_puts(fmt, "%f");
+      ops[(*n)++] = conv_v(L, *v, ty_f64(L->ctx));
+    } else {
+      sb_puts(fmt, t->is_unsigned ? "%llu" : "%lld");
+      ops[(*n)++] = conv_v(L, *v, t->is_unsigned ? ty_int(L->ctx, 64, true) : i64);
+    }
+    return true;
+  }
+  if (v->kind == FV_STR) {
+    for (size_t i = 0; i < v->str.len; i++) {
+      if (v->str.s[i] == '%') sb_putc(fmt, '%');
+      sb_putc(fmt, v->str.s[i]);
+    }
+    return true;
+  }
+  if (v->kind == FV_TUPLE) {
+    sb_putc(fmt, '(');
+    for (unsigned i = 0; i < v->tup.n; i++) {
+      if (i) sb_puts(fmt, ", ");
+      if (!print_item(L, &v->tup.elems[i], loc, fmt, ops, n, depth + 1)) return false;
+    }
+    sb_puts(fmt, v->tup.n == 1 ? ",)" : ")");
+    return true;
+  }
+  if (v->kind == FV_BUILTIN && v->builtin >= BI_THREADIDX && v->builtin <= BI_GRIDDIM) {
+    static const OpKind ids[] = {OP_THREAD_ID, OP_BLOCK_ID, OP_BLOCK_DIM, OP_GRID_DIM};
+    sb_puts(fmt, "(%lld, %lld, %lld)");
+    for (unsigned d = 0; d < 3; d++) ops[(*n)++] = ib_cast(&L->b, ib_gpu_id(&L->b, ids[v->builtin - BI_THREADIDX], d), i64);
+    return true;
+  }
+  if (v->kind == FV_POISON) return false;
+  lerr(L, loc, "printing %s is not supported in kernels (print() takes numbers, booleans, strings, tuples of them and "
+               "cuda.threadIdx and its kin, as Numba's CUDA target does)", vname(L, v));
+  return false;
+}
+
+/* print(*items): one gpu.print of the items' formats joined by spaces and a newline (vprintf on the GPU). More
+ * than 32 items, as in Numba: the format itself is printed, with a warning. */
+static FeVal lower_print(Lower *L, const PyExpr *e) {
+  if (e->call.nkeywords)
+    return lerr(L, e->call.keywords[0]->loc, "print() keyword arguments are not supported in kernels");
+  unsigned nargs = e->call.args.n;
+  StrBuf fmt;
+  sb_init(&fmt);
+  Value **ops = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT + 3);
+  unsigned n = 0;
+  bool ok = true;
+  for (unsigned i = 0; i < nargs && ok; i++) {
+    const PyExpr *a = e->call.args.items[i];
+    if (a->kind == EX_STARRED) {
+      lerr(L, a->loc, "*args in calls are not supported in kernels");
+      ok = false;
+      break;
+    }
+    FeVal v = lower_expr(L, a);
+    at(L, e->loc);
+    if (i) sb_putc(&fmt, ' ');
+    ok = print_item(L, &v, a->loc, &fmt, ops, &n, 0);
+  }
+  sb_putc(&fmt, '\n');
+  if (!ok || sb_failed(&fmt)) {
+    sb_free(&fmt);
+    return ok ? lerr(L, e->loc, "out of memory") : poison();
+  }
+  const char *text = arena_strdup(&L->fe->arena, sb_cstr(&fmt));
+  sb_free(&fmt);
+  if (nargs > 32) {
+    /* the format printed as it is (%% for each %), as CUDA C's printf cannot take more than 32 values */
+    StrBuf raw;
+    sb_init(&raw);
+    for (const char *p = text; *p; p++) {
+      if (*p == '%') sb_putc(&raw, '%');
+      sb_putc(&raw, *p);
+    }
+    text = arena_strdup(&L->fe->arena, sb_cstr(&raw));
+    sb_free(&raw);
+    n = 0;
+    if (L->nraw_prints == L->raw_prints_cap) {
+      L->raw_prints_cap = L->raw_prints_cap ? 2 * L->raw_prints_cap : 4;
+      const PyExpr **r = ARENA_ARRAY(&L->fe->arena, const PyExpr *, L->raw_prints_cap);
+      if (L->nraw_prints) memcpy(r, L->raw_prints, sizeof *r * L->nraw_prints);
+      L->raw_prints = r;
+    }
+    L->raw_prints[L->nraw_prints++] = e;
+  }
+  at(L, e->loc);
+  Op *p = ib_op(&L->b, OP_PRINT, n, ops, 0, NULL, 0);
+  ir_op_set_attr(L->m, p, "format", attr_str(L->m, text));
+  return (FeVal){.kind = FV_NONE};
+}
+
+/* The warnings of print() calls of more than 32 items (each once: a loop body is lowered more than once). */
+static void report_raw_prints(Lower *L) {
+  for (unsigned i = 0; i < L->nraw_prints; i++) {
+    bool seen = false;
+    for (unsigned j = 0; j < i && !seen; j++) seen = L->raw_prints[j] == L->raw_prints[i];
+    if (!seen)
+      diag_warning(L->fe->diag, user_loc(L, L->raw_prints[i]->loc), "CUDA print() cannot print more than 32 items. The "
+                   "raw format string will be emitted by the kernel instead.");
+  }
+}
+
 static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   const char *fname = sema_builtin_name(bi);
   FeVal a[3];
   switch (bi) {
-  case BI_RANGE: return lerr(L, e->loc, "range() can only be used as the iterable of a for loop in kfront");
-  case BI_PRINT: return lerr(L, e->loc, "print() is not supported by kfront yet");
+  case BI_RANGE:
+  case BI_ZIP:
+  case BI_ENUMERATE: return lerr(L, e->loc, "%s() can only be used as the iterable of a for loop in kfront", fname);
+  case BI_PRINT: return lower_print(L, e);
   case BI_COMPLEX: return lerr(L, e->loc, "complex numbers are not supported by kfront");
   case BI_LEN:
     if (!positional(L, e, fname, 1, 1, a)) return poison();
@@ -2523,8 +3009,12 @@ static FeVal shape_of_type(Lower *L, Type *t) {
   return make_tuple(L, t->n, elems);
 }
 
-FeVal lower_param_shape(Type *t) {
-  FeVal v = {.kind = FV_VAL, .type = t};
+FeVal lower_param_shape(FeCtx *fe, Type *t) {
+  if (t->kind != TY_TUPLE) return (FeVal){.kind = FV_VAL, .type = t};
+  FeVal v = {.kind = FV_TUPLE, .type = t};
+  v.tup.n = t->n;
+  v.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, t->n ? t->n : 1);
+  for (unsigned i = 0; i < t->n; i++) v.tup.elems[i] = lower_param_shape(fe, t->elems[i]);
   return v;
 }
 
@@ -2819,6 +3309,7 @@ static FeVal call_of(Lower *L, const PyExpr *e, FeVal f) {
                 f.func->kind == FN_REDUCE ? "cuda.reduce" : f.func->kind == FN_VECTORIZE ? "vectorize" : "guvectorize");
   case FV_PYFUNC:
     return lerr(L, e->loc, "'%s' is not a device function: decorate it with @cuda.jit(device=True)", f.func->name);
+  case FV_METHOD: return lower_method(L, &f, e);
   default: return lerr(L, e->loc, "%s is not callable", vname(L, &f));
   }
 }
@@ -2907,7 +3398,7 @@ static FeVal lower_leaf(Lower *L, const PyExpr *e) {
   case EX_IFEXP: return lower_ifexp(L, e);
   case EX_TUPLE:
   case EX_LIST: return lower_tuple(L, e);
-  case EX_SLICE: return lerr(L, e->loc, "slices are not supported by kfront yet");
+  case EX_SLICE: return lerr(L, e->loc, "a slice can only index an array");
   case EX_FSTRING: return lerr(L, e->loc, "f-strings are not supported in kernels");
   default:
     return lerr(L, e->loc, "%s is not supported in kernels", ast_expr_kind_name(e->kind));
@@ -2974,6 +3465,10 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
     return;
   }
   case EX_SUBSCRIPT: {
+    if (is_view_index(t->subscript.index)) {
+      assign_view(L, t, v, vloc);
+      return;
+    }
     FeVal a;
     Value *base, *idx[32];
     if (!item_target(L, t, &a, &base, idx) || v.kind == FV_POISON) return;
@@ -3003,7 +3498,23 @@ static void lower_augassign(Lower *L, const PyStmt *s) {
   if (t->kind == EX_SUBSCRIPT) {
     FeVal a;
     Value *base, *idx[32];
-    if (!item_target(L, t, &a, &base, idx)) return;
+    if (is_view_index(t->subscript.index)) {
+      a = lower_expr(L, t->subscript.value);
+      if (a.kind == FV_POISON) return;
+      if (!is_array(&a) && a.kind != FV_VIEW) {
+        lerr(L, t->loc, "%s does not support item assignment", vname(L, &a));
+        return;
+      }
+      FeVal r = index_view(L, a, t->subscript.index, t->loc, &base, idx);
+      if (r.kind != FV_VAL) return;
+      if (r.v) {
+        lerr(L, s->augassign.op_loc, "augmented assignment to a slice of an array is not supported in kernels (it is an "
+                                     "array expression)");
+        return;
+      }
+    } else if (!item_target(L, t, &a, &base, idx)) {
+      return;
+    }
     FeVal old = load_element(L, base, idx);
     FeVal rhs = lower_expr(L, s->augassign.value);
     FeVal nv = binop(L, s->augassign.op, old, rhs, s->augassign.op_loc);
@@ -3212,13 +3723,207 @@ typedef struct LoopSpec {
   FeVal stepv;
   bool iv_nonneg;
   FeVal iter_array; /* for x in arr: the array (kind FV_VAL/FV_VIEW), else FV_POISON */
+  const struct Iter *iter; /* for x in zip(...) / enumerate(...): the item of iteration iv */
   bool has_break, has_ret;
 } LoopSpec;
+
+/* ---- iterables: range(), arrays, tuples, zip(), enumerate() ------------------------------------------------------- */
+
+/* What a for loop iterates over, when zip() or enumerate() is involved: runtime iterables are walked by one counter
+ * k from 0 to len (zip ends with its shortest iterable), each item computed from k; tuples only (IT_TUPLE and zips
+ * and enumerates of them) make a tuple of the items at compile time, and the loop is unrolled. */
+typedef enum { IT_RANGE, IT_ARRAY, IT_TUPLE, IT_ENUMERATE, IT_ZIP } IterKind;
+typedef struct Iter {
+  IterKind kind;
+  Value *len;              /* runtime iterables: the number of items (i64) */
+  Type *ivt;               /* IT_RANGE: the items' type (Numba's range typing) */
+  FeVal start, step;       /* IT_RANGE: in ivt; IT_ENUMERATE: start (int64) */
+  FeVal value;             /* IT_ARRAY: the array or FV_VIEW; IT_TUPLE: the tuple */
+  struct Iter *kids;       /* IT_ENUMERATE: 1; IT_ZIP: nkids */
+  unsigned nkids;
+} Iter;
+
+static bool range_bounds(Lower *L, const PyExpr *call, Type **ivt, FeVal *start, FeVal *stop, FeVal *step);
+
+static bool iter_static(const Iter *it) {
+  if (it->kind == IT_TUPLE) return true;
+  if (it->kind != IT_ENUMERATE && it->kind != IT_ZIP) return false;
+  for (unsigned i = 0; i < it->nkids; i++)
+    if (!iter_static(&it->kids[i])) return false;
+  return it->nkids > 0;
+}
+
+/* The iterable e: a call of range(), zip() or enumerate() (their arguments iterables in turn), or a value (an array,
+ * a view, a tuple). False after a located error. */
+static bool build_iter(Lower *L, const PyExpr *e, Iter *out, unsigned depth) {
+  memset(out, 0, sizeof *out);
+  if (depth > 32) {
+    lerr(L, e->loc, "iterables nested too deeply");
+    return false;
+  }
+  Type *i64 = ty_i64(L->ctx);
+  FeVal callee = e->kind == EX_CALL ? lower_expr(L, e->call.func) : poison();
+  if (e->kind == EX_CALL && callee.kind == FV_BUILTIN &&
+      (callee.builtin == BI_RANGE || callee.builtin == BI_ZIP || callee.builtin == BI_ENUMERATE)) {
+    const char *fname = sema_builtin_name(callee.builtin);
+    if (callee.builtin == BI_RANGE) {
+      FeVal stop;
+      out->kind = IT_RANGE;
+      if (!range_bounds(L, e, &out->ivt, &out->start, &stop, &out->step)) return false;
+      at(L, e->loc);
+      /* the number of items: (stop - start) / step rounded up, at least 0 (a step of 0 raises, as in Python) */
+      Value *a = conv_v(L, out->start, i64), *b = conv_v(L, stop, i64), *st = conv_v(L, out->step, i64);
+      Value *zero = ib_const_int(&L->b, i64, 0), *one = ib_const_int(&L->b, i64, 1);
+      if (!out->step.is_const) {
+        view_value_check(&L->b, ib_cmpi(&L->b, "ne", st, zero), "range() arg 3 must not be zero");
+      }
+      Value *pos = ib_cmpi(&L->b, "sgt", st, zero);
+      Value *span = ib_select(&L->b, pos, ib_binary(&L->b, OP_SUBI, b, a), ib_binary(&L->b, OP_SUBI, a, b));
+      Value *mag = ib_select(&L->b, pos, st, ib_binary(&L->b, OP_SUBI, zero, st));
+      Value *n = ib_binary(&L->b, OP_DIVSI, ib_binary(&L->b, OP_SUBI, ib_binary(&L->b, OP_ADDI, span, mag), one),
+                           ib_select(&L->b, ib_cmpi(&L->b, "eq", mag, zero), one, mag));
+      out->len = ib_binary(&L->b, OP_MAXSI, n, zero);
+      return true;
+    }
+    if (e->call.nkeywords) {
+      lerr(L, e->call.keywords[0]->loc, "%s() takes no keyword arguments", fname);
+      return false;
+    }
+    unsigned n = e->call.args.n;
+    for (unsigned i = 0; i < n; i++)
+      if (e->call.args.items[i]->kind == EX_STARRED) {
+        lerr(L, e->call.args.items[i]->loc, "*args in calls are not supported in kernels");
+        return false;
+      }
+    if (callee.builtin == BI_ENUMERATE) {
+      if (n < 1 || n > 2) {
+        lerr(L, e->loc, "enumerate() takes 1 or 2 arguments but %u were given", n);
+        return false;
+      }
+      out->kind = IT_ENUMERATE;
+      out->kids = ARENA_NEW(&L->fe->arena, Iter);
+      out->nkids = 1;
+      if (!build_iter(L, e->call.args.items[0], out->kids, depth + 1)) return false;
+      out->start = cint(i64, 0);
+      if (n == 2) {
+        FeVal st = lower_expr(L, e->call.args.items[1]);
+        if (st.kind == FV_POISON) return false;
+        if (!is_scalar(&st) || st.type->kind != TY_INT) {
+          lerr(L, e->call.args.items[1]->loc, "Only integers supported as start value in enumerate, not %s", vname(L, &st));
+          return false;
+        }
+        at(L, e->loc);
+        out->start = conv(L, st, i64);
+      }
+      out->len = out->kids->len;
+      return true;
+    }
+    out->kind = IT_ZIP;
+    out->kids = ARENA_ARRAY(&L->fe->arena, Iter, n ? n : 1);
+    out->nkids = n;
+    for (unsigned i = 0; i < n; i++)
+      if (!build_iter(L, e->call.args.items[i], &out->kids[i], depth + 1)) return false;
+    bool any_static = false, all_static = n > 0;
+    for (unsigned i = 0; i < n; i++) {
+      any_static |= iter_static(&out->kids[i]);
+      all_static &= iter_static(&out->kids[i]);
+    }
+    if (any_static && !all_static) {
+      lerr(L, e->loc, "zip() of tuples and of arrays or ranges together is not supported by kfront");
+      return false;
+    }
+    if (all_static) return true;
+    at(L, e->loc);
+    out->len = n ? out->kids[0].len : ib_const_int(&L->b, i64, 0);
+    for (unsigned i = 1; i < n; i++) out->len = ib_binary(&L->b, OP_MINSI, out->len, out->kids[i].len);
+    return true;
+  }
+  FeVal v = e->kind == EX_CALL ? call_of(L, e, callee) : lower_expr(L, e);
+  if (v.kind == FV_POISON) return false;
+  if (v.kind == FV_TUPLE) {
+    out->kind = IT_TUPLE;
+    out->value = v;
+    return true;
+  }
+  if (!is_array(&v) && v.kind != FV_VIEW) {
+    lerr(L, e->loc, "kfront can iterate over range(), arrays, tuples, zip() and enumerate(), not %s", vname(L, &v));
+    return false;
+  }
+  at(L, e->loc);
+  out->kind = IT_ARRAY;
+  out->value = v;
+  Value *arr = v.kind == FV_VIEW ? v.tup.elems[0].v : v.v;
+  out->len = ib_dim(&L->b, arr, v.kind == FV_VIEW ? v.tup.n - 1 : 0);
+  return true;
+}
+
+/* The items of a static iterable (iter_static), as a tuple. */
+static FeVal static_items(Lower *L, const Iter *it) {
+  if (it->kind == IT_TUPLE) return it->value;
+  if (it->kind == IT_ENUMERATE) {
+    FeVal kid = static_items(L, it->kids);
+    FeVal *items = ARENA_ARRAY(&L->fe->arena, FeVal, kid.tup.n ? kid.tup.n : 1);
+    for (unsigned i = 0; i < kid.tup.n; i++) {
+      FeVal pair[2] = {cint(ty_i64(L->ctx), it->start.c.i + (int64_t)i), kid.tup.elems[i]};
+      if (!it->start.is_const) pair[0] = val(ty_i64(L->ctx), ib_binary(&L->b, OP_ADDI, mat(L, &it->start),
+                                                                        ib_const_int(&L->b, ty_i64(L->ctx), i)));
+      items[i] = make_tuple(L, 2, pair);
+    }
+    return make_tuple(L, kid.tup.n, items);
+  }
+  FeVal *kids = ARENA_ARRAY(&L->fe->arena, FeVal, it->nkids);
+  unsigned n = UINT32_MAX;
+  for (unsigned k = 0; k < it->nkids; k++) {
+    kids[k] = static_items(L, &it->kids[k]);
+    if (kids[k].tup.n < n) n = kids[k].tup.n;
+  }
+  FeVal *items = ARENA_ARRAY(&L->fe->arena, FeVal, n ? n : 1);
+  for (unsigned i = 0; i < n; i++) {
+    FeVal *t = ARENA_ARRAY(&L->fe->arena, FeVal, it->nkids);
+    for (unsigned k = 0; k < it->nkids; k++) t[k] = kids[k].tup.elems[i];
+    items[i] = make_tuple(L, it->nkids, t);
+  }
+  return make_tuple(L, n, items);
+}
+
+/* The item of iteration k (i64, 0 <= k < it->len) of a runtime iterable. */
+static FeVal iter_item(Lower *L, const Iter *it, Value *k, SrcLoc loc) {
+  Type *i64 = ty_i64(L->ctx);
+  switch (it->kind) {
+  case IT_RANGE: {
+    Value *x = ib_binary(&L->b, OP_ADDI, conv_v(L, it->start, i64), ib_binary(&L->b, OP_MULI, k, conv_v(L, it->step, i64)));
+    FeVal r = conv(L, val(i64, x), it->ivt);
+    r.nonneg = it->ivt->is_unsigned || (it->start.nonneg && (it->step.nonneg || (it->step.is_const && it->step.c.i > 0)));
+    return r;
+  }
+  case IT_ARRAY: {
+    FeVal ix = val(i64, k);
+    ix.nonneg = true;
+    Value *base, *idx[32];
+    FeVal v = index_array(L, &it->value, &ix, 1, loc, false, &base, idx);
+    return v.kind == FV_VAL ? load_element(L, base, idx) : v;
+  }
+  case IT_ENUMERATE: {
+    FeVal pair[2] = {val(i64, ib_binary(&L->b, OP_ADDI, conv_v(L, it->start, i64), k)), iter_item(L, it->kids, k, loc)};
+    pair[0].nonneg = it->start.nonneg;
+    return make_tuple(L, 2, pair);
+  }
+  case IT_ZIP: {
+    FeVal *items = ARENA_ARRAY(&L->fe->arena, FeVal, it->nkids ? it->nkids : 1);
+    for (unsigned i = 0; i < it->nkids; i++) items[i] = iter_item(L, &it->kids[i], k, loc);
+    return make_tuple(L, it->nkids, items);
+  }
+  default: return poison(); /* (IT_TUPLE: static, unrolled) */
+  }
+}
 
 /* The loop variable's value for iteration index iv (i64). */
 static void assign_target_iv(Lower *L, const LoopSpec *ls, Value *iv) {
   FeVal v;
-  if (ls->iter_array.kind == FV_VAL || ls->iter_array.kind == FV_VIEW) {
+  if (ls->iter) {
+    at(L, ls->s->for_.iter->loc);
+    v = iter_item(L, ls->iter, iv, ls->s->for_.iter->loc);
+  } else if (ls->iter_array.kind == FV_VAL || ls->iter_array.kind == FV_VIEW) {
     FeVal ix = val(ty_i64(L->ctx), iv);
     ix.nonneg = true;
     Value *base, *idx[32];
@@ -3519,6 +4224,43 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   L->env[L->v_cont] = outer_cont;
 }
 
+/* range(...)'s type (Numba's) and bounds, converted to it. False after a located error. */
+static bool range_bounds(Lower *L, const PyExpr *call, Type **ivt, FeVal *start, FeVal *stop, FeVal *step) {
+  FeVal a[3];
+  if (!positional(L, call, "range", 1, 3, a)) return false;
+  unsigned n = call->call.args.n;
+  for (unsigned i = 0; i < n; i++)
+    if (!is_scalar(&a[i]) || a[i].type->kind == TY_FLOAT) {
+      lerr(L, arg_loc(call, i), "range() arguments must be integers, not %s", vname(L, &a[i]));
+      return false;
+    }
+  const NbCase *c = resolve_fn(L, BI_RANGE, a, n, "range", call->loc);
+  if (!c) return false;
+  *ivt = nb_type(L->ctx, c->ret);
+  at(L, call->loc);
+  *start = n == 1 ? cint(*ivt, 0) : conv(L, a[0], *ivt);
+  *stop = conv(L, a[n == 1 ? 0 : 1], *ivt);
+  *step = n == 3 ? conv(L, a[2], *ivt) : cint(*ivt, 1);
+  if (step->is_const && step->c.i == 0) {
+    lerr(L, arg_loc(call, 2), "range() arg 3 must not be zero");
+    return false;
+  }
+  return true;
+}
+
+/* A loop over a tuple's items: unrolled. */
+static void unroll_tuple(Lower *L, const PyStmt *s, const LoopSpec *ls, FeVal seq) {
+  if (ls->has_break || ls->has_ret || sema_exits((const PyStmt *const *)s->for_.body.items, s->for_.body.n) != EXIT_NEVER) {
+    lerr(L, s->loc, "break, continue and return in a loop over a tuple are not supported by kfront");
+    return;
+  }
+  for (unsigned i = 0; i < seq.tup.n; i++) {
+    assign(L, s->for_.target, seq.tup.elems[i], s->loc);
+    lower_stmts(L, s->for_.body.items, s->for_.body.n);
+  }
+  lower_stmts(L, s->for_.orelse.items, s->for_.orelse.n);
+}
+
 static void lower_for(Lower *L, const PyStmt *s) {
   const PyExpr *it = s->for_.iter;
   LoopSpec ls = {.s = s, .target = s->for_.target, .body = &s->for_.body, .orelse = &s->for_.orelse};
@@ -3534,46 +4276,33 @@ static void lower_for(Lower *L, const PyStmt *s) {
   FeVal start, stop, step;
   FeVal callee = it->kind == EX_CALL ? lower_expr(L, it->call.func) : poison();
   if (it->kind == EX_CALL && callee.kind == FV_BUILTIN && callee.builtin == BI_RANGE) {
-    FeVal a[3];
-    if (!positional(L, it, "range", 1, 3, a)) return;
-    unsigned n = it->call.args.n;
-    for (unsigned i = 0; i < n; i++)
-      if (!is_scalar(&a[i]) || a[i].type->kind == TY_FLOAT) {
-        lerr(L, arg_loc(it, i), "range() arguments must be integers, not %s", vname(L, &a[i]));
-        return;
-      }
-    const NbCase *c = resolve_fn(L, BI_RANGE, a, n, "range", it->loc);
-    if (!c) return;
-    ls.ivt = nb_type(L->ctx, c->ret);
-    at(L, it->loc);
-    start = n == 1 ? cint(ls.ivt, 0) : conv(L, a[0], ls.ivt);
-    stop = conv(L, a[n == 1 ? 0 : 1], ls.ivt);
-    step = n == 3 ? conv(L, a[2], ls.ivt) : cint(ls.ivt, 1);
-    if (step.is_const && step.c.i == 0) {
-      lerr(L, arg_loc(it, 2), "range() arg 3 must not be zero");
-      return;
-    }
+    if (!range_bounds(L, it, &ls.ivt, &start, &stop, &step)) return;
     /* a step known to be >= 0 is > 0: range() rejects 0 */
     ls.iv_nonneg = ls.ivt->is_unsigned || (((step.is_const && step.c.i > 0) || step.nonneg) && start.nonneg) ||
                    (step.is_const && step.c.i < 0 && stop.is_const && stop.c.i >= -1);
+  } else if (it->kind == EX_CALL && callee.kind == FV_BUILTIN && (callee.builtin == BI_ZIP || callee.builtin == BI_ENUMERATE)) {
+    /* zip() and enumerate(): one counter over the items (of tuples only: unrolled) */
+    Iter *iter = ARENA_NEW(&L->fe->arena, Iter);
+    if (!build_iter(L, it, iter, 0)) return;
+    if (iter_static(iter)) {
+      unroll_tuple(L, s, &ls, static_items(L, iter));
+      return;
+    }
+    ls.iter = iter;
+    ls.ivt = i64;
+    start = cint(i64, 0);
+    stop = val(i64, iter->len);
+    step = cint(i64, 1);
+    ls.iv_nonneg = true;
   } else {
     FeVal seq = it->kind == EX_CALL ? call_of(L, it, callee) : lower_expr(L, it);
     if (seq.kind == FV_POISON) return;
     if (seq.kind == FV_TUPLE) {
-      /* a loop over a tuple: unrolled */
-      if (ls.has_break || ls.has_ret || sema_exits((const PyStmt *const *)s->for_.body.items, s->for_.body.n) != EXIT_NEVER) {
-        lerr(L, s->loc, "break, continue and return in a loop over a tuple are not supported by kfront");
-        return;
-      }
-      for (unsigned i = 0; i < seq.tup.n; i++) {
-        assign(L, s->for_.target, seq.tup.elems[i], s->loc);
-        lower_stmts(L, s->for_.body.items, s->for_.body.n);
-      }
-      lower_stmts(L, s->for_.orelse.items, s->for_.orelse.n);
+      unroll_tuple(L, s, &ls, seq);
       return;
     }
     if (!is_array(&seq) && seq.kind != FV_VIEW) {
-      lerr(L, it->loc, "kfront can iterate over range(), arrays and tuples, not %s", vname(L, &seq));
+      lerr(L, it->loc, "kfront can iterate over range(), arrays, tuples, zip() and enumerate(), not %s", vname(L, &seq));
       return;
     }
     ls.iter_array = seq;
@@ -4000,6 +4729,14 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
   unsigned nn = 0;
   for (unsigned i = 0; i < nparams; i++) param_names(&L, fn->def->funcdef.params.items[i]->name, &params[i], names, &nn);
   ir_op_set_attr(m, f, "arg_names", attr_array(m, nn, names));
+  /* a kernel taking tuples (their elements are its parameters, flattened): the arguments' own types */
+  bool tuples = false;
+  for (unsigned i = 0; i < nparams; i++) tuples |= params[i].kind == FV_TUPLE;
+  if (kernel && tuples) {
+    Attr *ats = ARENA_ARRAY(&fe->arena, Attr, nparams);
+    for (unsigned i = 0; i < nparams; i++) ats[i] = attr_type(fv_type(&L, &params[i]));
+    ir_op_set_attr(m, f, "arg_types", attr_array(m, nparams, ats));
+  }
   const FeFunc *opts = fn->user ? fn->user : fn;
   if (opts->fastmath == 1) ir_op_set_attr(m, f, "fastmath", attr_unit());
   if (opts->debug == 1) ir_op_set_attr(m, f, "debug", attr_unit());
@@ -4015,7 +4752,8 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
     for (unsigned s = 0; s < fn->nsigs; s++) {
       const FeSig *sig = &fn->sigs[s];
       bool match = sig->nargs == nparams && sig->has_ret;
-      for (unsigned i = 0; i < nparams && match; i++) match = params[i].kind == FV_VAL && params[i].type == sig->args[i];
+      for (unsigned i = 0; i < nparams && match; i++)
+        match = (params[i].kind == FV_VAL || params[i].kind == FV_TUPLE) && fv_type(&L, &params[i]) == sig->args[i];
       if (match) {
         L.has_declared_ret = true;
         L.declared_ret = sig->ret;
@@ -4087,7 +4825,10 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
     inst->op = NULL;
     return inst;
   }
-  if (!L.errors && !(quiet && L.suppressed) && !inst->rec_unknown) report_notes(&L);
+  if (!L.errors && !(quiet && L.suppressed) && !inst->rec_unknown) {
+    report_notes(&L);
+    report_raw_prints(&L);
+  }
   if (L.errors || (quiet && L.suppressed)) {
     inst->failed = true;
     if (quiet || !top) {

@@ -831,12 +831,6 @@ static void compile_one(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym
                fn->name, nparams);
       return;
     }
-    for (unsigned i = 0; i < sig->nargs && fn->kind == FN_KERNEL; i++)
-      if (sig->args[i]->kind == TY_TUPLE) {
-        fe_error(fe, sig->loc, "kernel '%s': tuple arguments to kernels are not supported by kfront (argument %u is %s)",
-                 fn->name, i + 1, nb_type_str(&fe->arena, sig->args[i]));
-        return;
-      }
     if (fn->kind == FN_KERNEL && sig->has_ret && sig->ret) {
       fe_error(fe, sig->loc, "kernel '%s' must return void, but its signature returns %s", fn->name,
                nb_type_str(&fe->arena, sig->ret));
@@ -844,7 +838,7 @@ static void compile_one(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym
     }
     FeVal *params = ARENA_ARRAY(&fe->arena, FeVal, nparams ? nparams : 1);
     for (unsigned i = 0; i < nparams; i++) {
-      params[i] = lower_param_shape(sig->args[i]);
+      params[i] = lower_param_shape(fe, sig->args[i]);
       if (sig->enums) params[i].enumc = sig->enums[i];
     }
     FeInst *inst = lower_function(fe, fn, params, nparams, sym, fn->kind == FN_KERNEL, false, sig);

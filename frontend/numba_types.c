@@ -334,6 +334,11 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
         if (!(elems[i] = nb_parse_type(fe, l->elts.items[i], NULL))) return NULL;
       return ty_tuple(fe->ctx, l->elts.n, elems);
     }
+    if (fe_enum_spelled(e)) { /* enum members are arguments of their own (the signature's top level) */
+      fe_error(fe, e->loc, "an enum member inside a tuple or an array type is not supported by kfront (pass it as an "
+                           "argument of its own)");
+      return NULL;
+    }
     fe_error(fe, e->loc, "expected a type, found a call (a signature where a type belongs?)");
     return NULL;
   }

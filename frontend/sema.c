@@ -22,6 +22,8 @@ static const struct {
   int bi;
 } known_paths[] = {
     {"builtins.range", BI_RANGE},
+    {"builtins.zip", BI_ZIP},
+    {"builtins.enumerate", BI_ENUMERATE},
     {"builtins.len", BI_LEN},
     {"builtins.min", BI_MIN},
     {"builtins.max", BI_MAX},

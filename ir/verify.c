@@ -532,6 +532,71 @@ static bool verify_dyn_shared(VerifyCtx *c, Op *op) {
   return true;
 }
 
+/* mem.reinterpret: the array, then an extent and a stride per result axis (i64). */
+static bool verify_reinterpret(VerifyCtx *c, Op *op) {
+  if (op->noperands < 1) return op_error(c, op, "expects an array operand");
+  if (!need_array_operand(c, op, 0)) return false;
+  Type *r = RT(op, 0);
+  if (!ty_is_array(r)) return op_error(c, op, "result must be an array, got %s", T(c, r));
+  if (op->noperands != 1 + 2 * r->rank)
+    return op_error(c, op, "expects %u operands for a result of rank %u (the array, an extent and a stride per axis), "
+                           "got %u", 1 + 2 * r->rank, r->rank, op->noperands);
+  for (unsigned i = 1; i < op->noperands; i++)
+    if (!is_i64(OT(op, i))) return op_error(c, op, "operand #%u must be i64, got %s", i, T(c, OT(op, i)));
+  return true;
+}
+
+/* Whether v is the constant 1 (an arith.constant). */
+static bool is_const_one(const Value *v) {
+  const Op *d = v->def;
+  const Attr *a = d && d->kind == OP_CONSTANT ? ir_op_attr(d, "value") : NULL;
+  return a && a->kind == ATTR_INT && a->i == 1;
+}
+
+/* mem.subview: operands array, one origin per axis of the array, then (extent, step) per result axis; attr dims
+ * names the array axis of each result axis (-1 for a new one), each at most once. A C or F result walks, from
+ * its innermost axis outwards, the innermost axes of a C or F array with unit steps (slices that keep an array
+ * contiguous, transposes: m.T of a C array is F). That its outer extents are whole is the producer's word. */
+static bool verify_subview(VerifyCtx *c, Op *op) {
+  if (op->noperands < 1) return op_error(c, op, "expects an array operand");
+  if (!need_array_operand(c, op, 0)) return false;
+  Type *base = OT(op, 0), *r = RT(op, 0);
+  if (!ty_is_array(r) || r->elem != base->elem)
+    return op_error(c, op, "result must be an array of the element type %s, got %s", T(c, base->elem), T(c, r));
+  if (op->noperands != 1 + base->rank + 2 * r->rank)
+    return op_error(c, op, "expects %u operands for a view of rank %u of %s (the array, %u origin indices, an extent and "
+                           "a step per result axis), got %u",
+                    1 + base->rank + 2 * r->rank, r->rank, T(c, base), base->rank, op->noperands);
+  for (unsigned i = 1; i < op->noperands; i++)
+    if (!is_i64(OT(op, i))) return op_error(c, op, "operand #%u must be i64, got %s", i, T(c, OT(op, i)));
+  Attr *dims = need_attr(c, op, "dims", ATTR_ARRAY);
+  if (!dims) return false;
+  if (dims->arr.n != r->rank)
+    return op_error(c, op, "attribute 'dims' has %u entr%s but the result has rank %u", dims->arr.n,
+                    dims->arr.n == 1 ? "y" : "ies", r->rank);
+  uint64_t used = 0;
+  for (unsigned d = 0; d < r->rank; d++) {
+    const Attr *e = &dims->arr.elems[d];
+    if (e->kind != ATTR_INT || e->i < -1 || e->i >= (int64_t)base->rank)
+      return op_error(c, op, "attribute 'dims' entry #%u must be an axis of %s or -1", d, T(c, base));
+    if (e->i < 0) continue;
+    if (e->i < 64 && (used >> e->i & 1)) return op_error(c, op, "attribute 'dims' names axis %lld twice", (long long)e->i);
+    if (e->i < 64) used |= 1ull << e->i;
+  }
+  if (r->layout == LAYOUT_A) return true;
+  if (base->layout == LAYOUT_A)
+    return op_error(c, op, "a view of layout %c needs an array of layout C or F, got %s", r->layout, T(c, base));
+  /* from the innermost axis outwards, the view's axes walk the array's innermost axes, with unit steps */
+  for (unsigned k = 0; k < r->rank; k++) {
+    unsigned d = r->layout == LAYOUT_C ? r->rank - 1 - k : k;
+    int64_t want = base->layout == LAYOUT_C ? (int64_t)(base->rank - 1 - k) : (int64_t)k;
+    if (dims->arr.elems[d].i != want || !is_const_one(op_operand(op, 1 + base->rank + 2 * d + 1)))
+      return op_error(c, op, "a view of layout %c of %s must walk its innermost axes, innermost first, with steps of "
+                             "constant 1", r->layout, T(c, base));
+  }
+  return true;
+}
+
 /* ---- gpu ---- */
 
 static bool verify_gpu_dim(VerifyCtx *c, Op *op) {
@@ -611,6 +676,41 @@ static bool verify_vote(VerifyCtx *c, Op *op) {
   Type *r = RT(op, 0);
   if (mode == 3 && !is_int32(r)) return op_error(c, op, "result of a ballot must be a 32-bit integer, got %s", T(c, r));
   if (mode != 3 && !ty_is_bool(r)) return op_error(c, op, "result of vote \"%s\" must be i1, got %s", modes[mode], T(c, r));
+  return true;
+}
+
+/* gpu.print: attr format, whose directives (%lld, %llu, %f, %s; %% is none) match the operands' types in order. */
+static bool verify_print(VerifyCtx *c, Op *op) {
+  Attr *f = need_attr(c, op, "format", ATTR_STR);
+  if (!f) return false;
+  unsigned k = 0;
+  for (const char *p = f->s; *p; p++) {
+    if (*p != '%') continue;
+    p++;
+    if (*p == '%') continue;
+    const char *d, *want;
+    bool fits;
+    Type *t = k < op->noperands ? OT(op, k) : NULL;
+    if (!strncmp(p, "lld", 3)) {
+      d = "lld", want = "i64", p += 2;
+      fits = t && is_i64(t);
+    } else if (!strncmp(p, "llu", 3)) {
+      d = "llu", want = "u64", p += 2;
+      fits = t && t->kind == TY_INT && t->bits == 64 && t->is_unsigned;
+    } else if (*p == 'f') {
+      d = "f", want = "f64";
+      fits = t && t->kind == TY_FLOAT && t->bits == 64;
+    } else if (*p == 's') {
+      d = "s", want = "i1";
+      fits = t && ty_is_bool(t);
+    } else {
+      return op_error(c, op, "attribute 'format' has a directive other than %%lld, %%llu, %%f, %%s and %%%%");
+    }
+    if (!t) return op_error(c, op, "attribute 'format' has more directives than the %u operands", op->noperands);
+    if (!fits) return op_error(c, op, "operand #%u for %%%s must be %s, got %s", k, d, want, T(c, t));
+    k++;
+  }
+  if (k != op->noperands) return op_error(c, op, "attribute 'format' has %u directives for %u operands", k, op->noperands);
   return true;
 }
 

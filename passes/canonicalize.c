@@ -12,9 +12,11 @@
  *     predicate), and reassociating op(op(x, c1), c2) to op(x, c1 op c2) for add/mul/and/or/xor;
  *   - folding it to a constant when its operands are constants, or to one of its operands by an
  *     algebraic identity (x+0, x*1, x&x, x^x = 0, select(c, x, x), trunci(extsi x) = x, ...);
- *   - mem.dim / mem.size of an array of static shape (mem.alloca, mem.global_ref) to the extent;
+ *   - mem.dim / mem.size of an array of static shape (mem.alloca, mem.global_ref) to the extent, of a
+ *     mem.subview or mem.reinterpret to the extent it was given (mem.stride of a mem.reinterpret to its stride);
  *   - truncf(op(extf x, extf y)) to op on the narrow type for +, -, *, /, sqrt from f64 to f32 (exact:
  *     see narrow_float_op);
+ *   - check.raise of a constant false condition is erased;
  *   - scf.if on a constant condition: the taken region is inlined in place of the op, its results
  *     become the values it yielded; scf.for with a zero trip count: its results become the inits.
  *
@@ -248,7 +250,22 @@ static Value *fold_cast_identity(Canon *c, Op *op) {
 
 /* ---- static array shapes ------------------------------------------------------------------------ */
 
+/* mem.dim of a mem.subview or mem.reinterpret is the extent it was given (so is mem.size of one of rank 1), and
+ * mem.stride of a mem.reinterpret the stride. */
+static Value *fold_view_query(Op *op) {
+  Op *v = op_operand(op, 0)->def;
+  Type *t = op_result(v, 0)->type;
+  unsigned first = v->kind == OP_SUBVIEW ? 1 + op_operand(v, 0)->type->rank : 1;
+  int64_t axis = op->kind != OP_SIZE ? ir_op_attr_int(op, "axis", -1) : t->rank == 1 ? 0 : -1;
+  if (axis < 0 || axis >= (int64_t)t->rank || v->noperands != first + 2 * t->rank) return NULL;
+  if (op->kind == OP_STRIDE) return v->kind == OP_REINTERPRET ? op_operand(v, first + t->rank + (unsigned)axis) : NULL;
+  return op_operand(v, v->kind == OP_SUBVIEW ? first + 2 * (unsigned)axis : first + (unsigned)axis);
+}
+
 static Value *fold_array_query(Canon *c, Op *op) {
+  Op *d = op_operand(op, 0)->def;
+  if (d && (d->kind == OP_SUBVIEW || d->kind == OP_REINTERPRET)) return fold_view_query(op);
+  if (op->kind == OP_STRIDE) return NULL;
   const Attr *shape = value_static_shape(c->m, op_operand(op, 0));
   if (!shape) return NULL;
   Type *t = op_result(op, 0)->type;
@@ -419,6 +436,7 @@ static Value *fold(Canon *c, Op *op) {
   case OP_ADDF: case OP_SUBF: case OP_MULF: case OP_DIVF: case OP_NEGF: return fold_float(op);
   case OP_POWI: return const_is(op_operand(op, 1), 1) ? op_operand(op, 0) : NULL;
   case OP_DIM:
+  case OP_STRIDE:
   case OP_SIZE: return fold_array_query(c, op);
   default: return NULL;
   }
@@ -487,6 +505,10 @@ static bool fold_for(Canon *c, Op *op) {
 
 static void visit(Canon *c, Op *op) {
   if (op_is_trivially_dead(op)) {
+    erase_op(c, op);
+    return;
+  }
+  if (op->kind == OP_RAISE && op->noperands == 1 && const_is(op_operand(op, 0), 0)) { /* a raise that never happens */
     erase_op(c, op);
     return;
   }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/runtime.h"
+#include "utils/mem.h"
 
 /* ---- dtypes and types ------------------------------------------------------------------------ */
 
@@ -58,6 +59,13 @@ char rt_array_layout(const kf_array *a) {
 
 Type *rt_arg_type(IrContext *ctx, const kf_arg *a) {
   if (a->kind == KF_ARG_SCALAR) return rt_dtype_type(ctx, a->dtype);
+  if (a->kind == KF_ARG_TUPLE) {
+    if (a->nitems > RT_MAX_FLAT_ARGS || (a->nitems && !a->items)) return NULL;
+    Type *elems[RT_MAX_FLAT_ARGS];
+    for (unsigned i = 0; i < a->nitems; i++)
+      if (!(elems[i] = rt_arg_type(ctx, &a->items[i]))) return NULL;
+    return ty_tuple(ctx, a->nitems, elems);
+  }
   if (a->kind != KF_ARG_ARRAY || a->array.ndim < 1 || a->array.ndim > KF_MAX_RANK) return NULL;
   Type *elem = rt_dtype_type(ctx, a->array.dtype);
   return elem ? ty_array(ctx, elem, a->array.ndim, rt_array_layout(&a->array)) : NULL;
@@ -83,6 +91,24 @@ void rt_type_numba(const Type *t, StrBuf *out) {
     rt_type_numba(t->elem, out);
     array_dims(t->rank, t->layout, out);
     return;
+  case TY_TUPLE: {
+    /* Numba's constructors, as signatures spell them: UniTuple(int64, 2), Tuple((int64, float32)), Tuple(()) */
+    bool uni = t->n > 0;
+    for (unsigned i = 1; i < t->n && uni; i++) uni = t->elems[i] == t->elems[0];
+    if (uni) {
+      sb_puts(out, "UniTuple(");
+      rt_type_numba(t->elems[0], out);
+      sb_printf(out, ", %u)", t->n);
+      return;
+    }
+    sb_puts(out, "Tuple((");
+    for (unsigned i = 0; i < t->n; i++) {
+      if (i) sb_puts(out, ", ");
+      rt_type_numba(t->elems[i], out);
+    }
+    sb_puts(out, t->n == 1 ? ",))" : "))");
+    return;
+  }
   default: ty_print(t, out); return;
   }
 }
@@ -97,6 +123,15 @@ void rt_signature_numba(Type *const *params, unsigned nparams, StrBuf *out) {
 }
 
 static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
+  if (a->kind == KF_ARG_TUPLE) {
+    if (a->nitems && !a->items) {
+      diag_error(diag, srcloc(NULL, 0, 0), "argument %u: a tuple of %u items without them", i + 1, a->nitems);
+      return false;
+    }
+    for (unsigned k = 0; k < a->nitems; k++)
+      if (!check_arg_valid(&a->items[k], i, diag)) return false;
+    return true;
+  }
   if (a->kind == KF_ARG_SCALAR) {
     if (rt_dtype_size(a->dtype) == 0) {
       diag_error(diag, srcloc(NULL, 0, 0), "argument %u: invalid scalar dtype %d", i + 1, (int)a->dtype);
@@ -133,22 +168,98 @@ static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
   return true;
 }
 
+/* One argument's own type, spelt as a signature spells it (checked already). */
+static void arg_numba(const kf_arg *a, StrBuf *out) {
+  if (a->kind == KF_ARG_TUPLE) {
+    bool uni = a->nitems > 0;
+    StrBuf first, other;
+    sb_init(&first);
+    sb_init(&other);
+    if (uni) arg_numba(&a->items[0], &first);
+    for (unsigned i = 1; i < a->nitems && uni; i++) {
+      sb_reset(&other);
+      arg_numba(&a->items[i], &other);
+      uni = strcmp(sb_cstr(&first), sb_cstr(&other)) == 0;
+    }
+    if (uni) {
+      sb_printf(out, "UniTuple(%s, %u)", sb_cstr(&first), a->nitems);
+    } else {
+      sb_puts(out, "Tuple((");
+      for (unsigned i = 0; i < a->nitems; i++) {
+        if (i) sb_puts(out, ", ");
+        arg_numba(&a->items[i], out);
+      }
+      sb_puts(out, a->nitems == 1 ? ",))" : "))");
+    }
+    sb_free(&first);
+    sb_free(&other);
+    return;
+  }
+  if (a->kind == KF_ARG_SCALAR && a->type) { /* an enum member: its type as the frontend reads it */
+    sb_puts(out, a->type);
+    return;
+  }
+  kf_dtype dt = a->kind == KF_ARG_ARRAY ? a->array.dtype : a->dtype;
+  sb_puts(out, rt_dtype_name(dt));
+  if (a->kind == KF_ARG_ARRAY) array_dims(a->array.ndim, rt_array_layout(&a->array), out);
+}
+
 bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *diag) {
   sb_puts(out, "void(");
   for (unsigned i = 0; i < nargs; i++) {
     if (!check_arg_valid(&args[i], i, diag)) return false;
     if (i) sb_puts(out, ", ");
-    const kf_arg *a = &args[i];
-    kf_dtype dt = a->kind == KF_ARG_ARRAY ? a->array.dtype : a->dtype;
-    if (a->kind == KF_ARG_SCALAR && a->type) { /* an enum member: its type as the frontend reads it */
-      sb_puts(out, a->type);
-      continue;
-    }
-    sb_puts(out, rt_dtype_name(dt));
-    if (a->kind == KF_ARG_ARRAY) array_dims(a->array.ndim, rt_array_layout(&a->array), out);
+    arg_numba(&args[i], out);
   }
   sb_putc(out, ')');
   return true;
+}
+
+static unsigned flat_count(const kf_arg *args, unsigned n, unsigned depth) {
+  unsigned c = 0;
+  for (unsigned i = 0; i < n; i++) {
+    if (args[i].kind != KF_ARG_TUPLE) {
+      c++;
+      continue;
+    }
+    if (depth >= KF_MAX_TUPLE_DEPTH || (args[i].nitems && !args[i].items)) return UINT32_MAX;
+    unsigned k = flat_count(args[i].items, args[i].nitems, depth + 1);
+    if (k == UINT32_MAX || k > RT_MAX_FLAT_ARGS) return UINT32_MAX;
+    c += k;
+  }
+  return c > RT_MAX_FLAT_ARGS ? UINT32_MAX : c;
+}
+
+static void flatten(const kf_arg *args, unsigned n, kf_arg *out, unsigned *k) {
+  for (unsigned i = 0; i < n; i++) {
+    if (args[i].kind == KF_ARG_TUPLE) flatten(args[i].items, args[i].nitems, out, k);
+    else out[(*k)++] = args[i];
+  }
+}
+
+bool rt_args_have_tuples(const kf_arg *args, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    if (args[i].kind == KF_ARG_TUPLE) return true;
+  return false;
+}
+
+kf_status rt_flatten_args(const kf_arg *args, unsigned n, kf_arg *stack, unsigned cap, kf_arg **out, unsigned *nout,
+                          Diag *diag) {
+  unsigned c = flat_count(args, n, 0);
+  if (c == UINT32_MAX) {
+    DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
+    diag_error(diag, srcloc(NULL, 0, 0), "tuple arguments nested more than %d deep or holding more than %d values are "
+               "not supported", KF_MAX_TUPLE_DEPTH, RT_MAX_FLAT_ARGS);
+    diag_set_kind(prev);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  kf_arg *v = c <= cap ? stack : mem_alloc(sizeof *v * c);
+  if (!v) return KF_ERROR_OUT_OF_MEMORY;
+  unsigned k = 0;
+  flatten(args, n, v, &k);
+  *out = v;
+  *nout = c;
+  return KF_OK;
 }
 
 /* ---- argument checks ------------------------------------------------------------------------- */

@@ -8,6 +8,7 @@
  *     bits 5..6     layout: 0 C, 1 F, 2 A (arrays; rank-1 contiguous arrays are C, as Numba types them)
  *     bit 4         readonly (arrays)
  *     bit 10        a scalar with a type spelling (kf_arg.type: an enum member), hashed in and compared in full
+ * a tuple is the word 0x7800 | its length (dtype bits 15: no dtype; length < 0x400), then its elements' words;
  * and a multiplicative hash of the words. Computing it validates each argument (the per-launch value
  * checks); comparing it with a known entry replaces the type checks against the kernel's parameters.
  *
@@ -35,23 +36,33 @@ static bool invalid(Diag *diag, unsigned i, const char *what) {
   return false;
 }
 
-static bool fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag *diag) {
-  if (nargs > RT_FP_MAX_ARGS) {
-    if (diag) diag_error(diag, NOLOC, "%u arguments given; kernels take at most %d", nargs, RT_FP_MAX_ARGS);
-    return false;
-  }
-  uint32_t h = 0x9e3779b9u ^ nargs;
-  fp->typed = false;
-  fp->args = args;
-  for (unsigned i = 0; i < nargs; i++) {
-    const kf_arg *a = &args[i];
+/* The words of args (a tuple: its word, then its elements'), appended to fp (fp->n words so far); i names the
+ * top-level argument in messages. */
+static bool words(const kf_arg *args, unsigned nargs, RtFingerprint *fp, unsigned depth, unsigned top, uint32_t *h,
+                  Diag *diag) {
+  for (unsigned j = 0; j < nargs; j++) {
+    const kf_arg *a = &args[j];
+    unsigned i = depth ? top : j;
     uint16_t w;
+    if (fp->n >= RT_FP_MAX_ARGS) {
+      if (diag) diag_error(diag, NOLOC, "kernels take at most %d arguments (tuples count their elements)", RT_FP_MAX_ARGS);
+      return false;
+    }
+    if (a->kind == KF_ARG_TUPLE) {
+      if (depth >= KF_MAX_TUPLE_DEPTH) return invalid(diag, i, "tuple nested too deeply");
+      if (a->nitems >= 0x400 || (a->nitems && !a->items)) return invalid(diag, i, "invalid tuple");
+      w = (uint16_t)(0x7800u | a->nitems);
+      fp->words[fp->n++] = w;
+      *h = (*h ^ w) * 0x01000193u;
+      if (!words(a->items, a->nitems, fp, depth + 1, i, h, diag)) return false;
+      continue;
+    }
     if (a->kind == KF_ARG_SCALAR) {
       if ((unsigned)a->dtype >= KF_DTYPE_COUNT) return invalid(diag, i, "invalid scalar dtype");
       w = (uint16_t)(a->dtype << 11);
       if (a->type) {
         w |= 0x400;
-        for (const char *c = a->type; *c; c++) h = (h ^ (uint8_t)*c) * 0x01000193u;
+        for (const char *c = a->type; *c; c++) *h = (*h ^ (uint8_t)*c) * 0x01000193u;
         fp->typed = true;
       }
     } else if (a->kind == KF_ARG_ARRAY) {
@@ -82,10 +93,19 @@ static bool fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, D
     } else {
       return invalid(diag, i, "invalid argument kind");
     }
-    fp->words[i] = w;
-    h = (h ^ w) * 0x01000193u;
+    fp->words[fp->n++] = w;
+    *h = (*h ^ w) * 0x01000193u;
   }
-  fp->n = nargs;
+  return true;
+}
+
+static bool fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag *diag) {
+  uint32_t h = 0x9e3779b9u ^ nargs;
+  fp->n = 0;
+  fp->typed = false;
+  fp->args = args;
+  fp->nargs = nargs;
+  if (!words(args, nargs, fp, 0, 0, &h, diag)) return false;
   fp->hash = h ^ (h >> 15);
   return true;
 }
@@ -100,10 +120,22 @@ bool rt_fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag 
   return false;
 }
 
+/* The type spelling of each word's argument (NULL for all but typed scalars), in word order. */
+static void word_types(const kf_arg *args, unsigned n, const char **out, unsigned *w) {
+  for (unsigned i = 0; i < n && *w < RT_FP_MAX_ARGS; i++) {
+    out[(*w)++] = args[i].kind == KF_ARG_SCALAR ? args[i].type : NULL;
+    if (args[i].kind == KF_ARG_TUPLE) word_types(args[i].items, args[i].nitems, out, w);
+  }
+}
+
 static bool same(const RtDispatchEntry *e, const RtFingerprint *fp) {
   if (e->hash != fp->hash || e->n != fp->n || memcmp(e->words, fp->words, sizeof *fp->words * fp->n) != 0) return false;
-  for (unsigned i = 0; fp->typed && i < fp->n; i++)
-    if ((fp->words[i] & 0x8400) == 0x400 && (!e->types || !e->types[i] || strcmp(e->types[i], fp->args[i].type) != 0))
+  if (!fp->typed) return true;
+  const char *types[RT_FP_MAX_ARGS];
+  unsigned w = 0;
+  word_types(fp->args, fp->nargs, types, &w);
+  for (unsigned i = 0; i < fp->n; i++)
+    if ((fp->words[i] & 0x8400) == 0x400 && (!e->types || !e->types[i] || !types[i] || strcmp(e->types[i], types[i]) != 0))
       return false;
   return true;
 }
@@ -166,8 +198,11 @@ RtDispatchEntry *rt_dispatch_insert(RtDispatch *d, const RtFingerprint *fp, RtKe
       mem_free(e);
       return NULL;
     }
+    const char *types[RT_FP_MAX_ARGS];
+    unsigned w = 0;
+    word_types(fp->args, fp->nargs, types, &w);
     for (unsigned i = 0; i < fp->n; i++)
-      if ((fp->words[i] & 0x8400) == 0x400 && !(e->types[i] = mem_strdup(fp->args[i].type))) {
+      if ((fp->words[i] & 0x8400) == 0x400 && types[i] && !(e->types[i] = mem_strdup(types[i]))) {
         entry_free(e);
         return NULL;
       }

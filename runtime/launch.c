@@ -123,11 +123,12 @@ static bool check_configuration(RtRuntime *rt, const RtKernel *k, const RtLaunch
   return ok;
 }
 
+static kf_status launch_flat(RtKernel *k, const RtLaunchShape *user, RtStream *stream, const kf_arg *args,
+                             unsigned nargs, RtDispatchEntry *entry);
+
 kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, const kf_arg *args, unsigned nargs,
                     RtDispatchEntry *entry) {
   RtRuntime *rt = k->f->p->rt;
-  RtDevice *dev = rt->dev;
-  const char *name = k->f->name;
   if (nargs && !args) {
     diag_error(rt->diag, NOLOC, "kf_launch: %u arguments announced but none given", nargs);
     return KF_ERROR_INVALID_INPUT;
@@ -137,6 +138,24 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
     if (!rt_fingerprint(args, nargs, &fp, rt->diag)) return KF_ERROR_INVALID_INPUT;
     entry = rt_dispatch_find(&k->f->dispatch, &fp);
   }
+  /* tuple arguments from here on as their elements: the kernel's parameters */
+  kf_arg flat_stack[STACK_ARGS], *flat = NULL;
+  if (rt_args_have_tuples(args, nargs)) {
+    kf_status fs = rt_flatten_args(args, nargs, flat_stack, STACK_ARGS, &flat, &nargs, rt->diag);
+    if (fs != KF_OK) return fs == KF_ERROR_OUT_OF_MEMORY ? rt_out_of_memory(rt) : fs;
+    args = flat;
+  }
+  kf_status st = launch_flat(k, user, stream, args, nargs, entry);
+  if (flat && flat != flat_stack) mem_free(flat);
+  return st;
+}
+
+/* rt_launch of arguments without tuples. */
+static kf_status launch_flat(RtKernel *k, const RtLaunchShape *user, RtStream *stream, const kf_arg *args,
+                             unsigned nargs, RtDispatchEntry *entry) {
+  RtRuntime *rt = k->f->p->rt;
+  RtDevice *dev = rt->dev;
+  const char *name = k->f->name;
   bool trusted = entry && entry->kernel == k && atomic_load_explicit(&entry->checked, memory_order_acquire);
   if (!trusted) {
     DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);

@@ -357,10 +357,12 @@ static kf_status compile_ptx(RtRuntime *rt, RtProgModule *pm, Op *func) {
 }
 
 /* Cache payload: a manifest, then the PTX.
- *   kfront-kernel 3\nentry NAME\nplan PLAN\nparams N\n<kir type>\n...[variant]ptx\n<PTX text>
+ *   kfront-kernel 3\nentry NAME\nplan PLAN\nparams N\n<kir type>\n...[variant][signature SIG\n]ptx\n<PTX text>
  * params lists every kir parameter (the plan's hidden ones included, last). A kernel with a tiled variant
  * (RtKernel.variant: in the same PTX) has its entry, plan and params the same way before `ptx`:
- *   variant NAME\nplan PLAN\nparams N\n<kir type>\n... */
+ *   variant NAME\nplan PLAN\nparams N\n<kir type>\n...
+ * signature, when the kernel takes tuples (its parameters are their elements), is the kernel's Numba signature,
+ * which spells them (the variant's too). */
 enum { MANIFEST_FORMAT = 3, MANIFEST_MAX_PARAMS = 512 };
 
 static void payload_kernel(StrBuf *out, const RtKernel *k) {
@@ -379,6 +381,7 @@ static void payload_build(StrBuf *out, const RtKernel *k, const char *ptx) {
     sb_printf(out, "variant %s\nplan ", k->variant->entry);
     payload_kernel(out, k->variant);
   }
+  if (k->tuple_args) sb_printf(out, "signature %s\n", k->signature);
   sb_puts(out, "ptx\n");
   sb_puts(out, ptx);
 }
@@ -409,6 +412,7 @@ typedef struct ManifestKernel {
 typedef struct Manifest {
   ManifestKernel k, variant;
   bool has_variant;
+  char signature[1024];         /* empty: spelt from params */
   const char *ptx;
 } Manifest;
 
@@ -456,6 +460,13 @@ static bool payload_parse(IrContext *ir, const char *s, size_t len, Manifest *m)
     m->has_variant = true;
   }
   line = next_line(s, len, &pos, &n);
+  m->signature[0] = 0;
+  if (line_is(line, n, "signature ")) {
+    if (n - 10 >= sizeof m->signature) return false;
+    memcpy(m->signature, line + 10, n - 10);
+    m->signature[n - 10] = 0;
+    line = next_line(s, len, &pos, &n);
+  }
   if (!line || n != 3 || memcmp(line, "ptx", 3) != 0) return false;
   m->ptx = s + pos;  /* the payload is NUL-terminated by rt_cache_get */
   return true;
@@ -499,7 +510,7 @@ bool rt_program_cache_key(RtProgram *p, const char *function, const char *argsig
 /* A kernel with every kir parameter (params, nparams >= plan->nhidden: the plan's hidden ones last), not yet
  * loaded. NULL when out of memory. */
 static RtKernel *kernel_new(RtFunction *f, const char *entry, Type *const *params, unsigned nparams,
-                            const RtLaunchPlan *plan) {
+                            const RtLaunchPlan *plan, const char *signature) {
   RtKernel *k = mem_calloc(1, sizeof *k);
   if (!k) return NULL;
   k->f = f;
@@ -510,8 +521,10 @@ static RtKernel *kernel_new(RtFunction *f, const char *entry, Type *const *param
   k->plan = *plan;
   StrBuf sig;
   sb_init(&sig);
-  rt_signature_numba(params, k->nuser, &sig);
+  if (signature && *signature) sb_puts(&sig, signature);
+  else rt_signature_numba(params, k->nuser, &sig);
   k->signature = sb_take(&sig);
+  k->tuple_args = signature && *signature;
   if (!k->entry || !k->params || !k->signature) {
     kernel_free(f->p->rt, k);
     return NULL;
@@ -545,9 +558,11 @@ static RtKernel *kernel_from_cache(RtFunction *f, const RtCacheKey *key, kf_stat
   ManifestJob j = {rt->ir, payload, plen, m, false};
   if (!m) *st = rt_out_of_memory(rt);
   else if (!diag_guard(rt->diag, manifest_job, &j)) *st = KF_ERROR_OUT_OF_MEMORY;
-  else if (j.ok && !(k = kernel_new(f, m->k.entry, m->k.params, m->k.nparams, &m->k.plan))) *st = rt_out_of_memory(rt);
+  else if (j.ok && !(k = kernel_new(f, m->k.entry, m->k.params, m->k.nparams, &m->k.plan, m->signature)))
+    *st = rt_out_of_memory(rt);
   else if (k && m->has_variant &&
-           !(k->variant = kernel_new(f, m->variant.entry, m->variant.params, m->variant.nparams, &m->variant.plan)))
+           !(k->variant = kernel_new(f, m->variant.entry, m->variant.params, m->variant.nparams, &m->variant.plan,
+                                     m->signature)))
     *st = rt_out_of_memory(rt);
   if (k && *st != KF_OK) {
     kernel_free(rt, k);
@@ -606,7 +621,20 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
                f->name, np, plan.nhidden);
     return KF_ERROR_INTERNAL;
   }
-  RtKernel *k = kernel_new(f, ir_func_name(func), params, np, &plan);
+  /* a kernel taking tuples: its signature from the arguments' own types (arg_types), not the flat parameters */
+  StrBuf tsig;
+  sb_init(&tsig);
+  Attr *ats = ir_op_attr(func, "arg_types");
+  if (ats && ats->kind == ATTR_ARRAY) {
+    Type **ts = mem_alloc(sizeof *ts * (ats->arr.n ? ats->arr.n : 1));
+    for (unsigned i = 0; ts && i < ats->arr.n; i++) ts[i] = ats->arr.elems[i].kind == ATTR_TYPE ? ats->arr.elems[i].type : NULL;
+    bool ok = ts != NULL;
+    for (unsigned i = 0; ok && i < ats->arr.n; i++) ok = ts[i] != NULL;
+    if (ok) rt_signature_numba(ts, ats->arr.n, &tsig);
+    mem_free(ts);
+  }
+  RtKernel *k = sb_failed(&tsig) ? NULL : kernel_new(f, ir_func_name(func), params, np, &plan, sb_cstr(&tsig));
+  sb_free(&tsig);
   if (!k) return rt_out_of_memory(rt);
   for (unsigned i = 0; i < nargs; i++)
     if (args[i].kind == KF_ARG_SCALAR && args[i].type) { /* typed (enum) arguments: the kernel is theirs */
@@ -635,7 +663,7 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
       kernel_free(rt, k);
       return KF_ERROR_INTERNAL;
     }
-    if (!(k->variant = kernel_new(f, vname, vparams, vnp, &vplan))) {
+    if (!(k->variant = kernel_new(f, vname, vparams, vnp, &vplan, k->tuple_args ? k->signature : NULL))) {
       kernel_free(rt, k);
       return rt_out_of_memory(rt);
     }
@@ -688,7 +716,12 @@ static kf_status specialize_locked(RtFunction *f, const kf_arg *args, unsigned n
   kf_status st = KF_OK;
   if (!k) {
     bool fresh;
-    st = make_kernel(f, args, nargs, sb_cstr(&argsig), &k);
+    kf_arg stack[16], *flat = (kf_arg *)args;
+    unsigned nflat = nargs;
+    if (rt_args_have_tuples(args, nargs)) st = rt_flatten_args(args, nargs, stack, 16, &flat, &nflat, rt->diag);
+    if (st == KF_OK) st = make_kernel(f, flat, nflat, sb_cstr(&argsig), &k);
+    if (flat != args && flat != stack) mem_free(flat);
+    if (st == KF_ERROR_OUT_OF_MEMORY) st = rt_out_of_memory(rt);
     if (st == KF_OK) {
       fresh = true;
       for (RtKernel *o = f->kernels; o; o = o->next) fresh &= o != k;

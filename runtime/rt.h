@@ -95,6 +95,7 @@ typedef struct RtFingerprint {
   uint32_t hash;
   bool typed;                   /* some scalar has a type spelling (kf_arg.type): compared in full */
   const kf_arg *args;           /* the arguments it was computed from (borrowed; their type spellings) */
+  unsigned nargs;
   uint16_t words[RT_FP_MAX_ARGS];
 } RtFingerprint;
 
@@ -107,7 +108,7 @@ typedef struct RtDispatchEntry {
   uint32_t hash;
   unsigned n;
   RtKernel *kernel;
-  char **types;                 /* NULL, or per argument the type spelling of a typed scalar (else NULL) */
+  char **types;                 /* NULL, or per word the type spelling of a typed scalar (else NULL) */
   atomic_bool checked;          /* a launch with these argument types has passed the full checks */
   uint16_t words[];
 } RtDispatchEntry;
@@ -297,6 +298,7 @@ struct RtKernel {
   RtFunction *f;
   RtKernel *next;
   char *entry, *signature;
+  bool tuple_args;              /* signature spells tuples whose elements are parameters of their own */
   Type **params;                /* every kir parameter (the user's, then the plan's hidden ones) */
   unsigned nparams, nuser;      /* all, the user's */
   unsigned nslots;              /* packed slots of all the parameters (abi.h) */

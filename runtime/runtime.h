@@ -55,6 +55,15 @@ void rt_signature_numba(Type *const *params, unsigned nparams, StrBuf *out);
 /* The signature the arguments spell (each argument's own type). False (after reporting) for an invalid
  * argument (bad dtype, rank 0 or above KF_MAX_RANK, negative extent, NULL data with elements). */
 bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *diag);
+/* Tuple arguments pass their elements as parameters, in order (kfront.h, abi.h). The most parameters a kernel's
+ * arguments flatten to. */
+enum { RT_MAX_FLAT_ARGS = 256 };
+bool rt_args_have_tuples(const kf_arg *args, unsigned n);
+/* The arguments with every tuple replaced by its elements: into stack when they fit in cap, else a new block
+ * (mem_alloc: free it when *out != stack). KF_ERROR_INVALID_INPUT (reported) past KF_MAX_TUPLE_DEPTH or
+ * RT_MAX_FLAT_ARGS, KF_ERROR_OUT_OF_MEMORY. */
+kf_status rt_flatten_args(const kf_arg *args, unsigned n, kf_arg *stack, unsigned cap, kf_arg **out, unsigned *nout,
+                          Diag *diag);
 
 /* Whether arg can be passed to a parameter of type param: arrays need the same dtype and rank, and a
  * C or F parameter needs such strides (A takes any); scalars convert to any scalar type. */

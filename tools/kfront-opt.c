@@ -33,12 +33,12 @@ static void usage(FILE *f) {
 
 static void print_pass(void *user, const char *name, const char *summary) {
   (void)user;
-  printf("  %-16s %s\n", name, summary);
+  tool_printed(printf("  %-16s %s\n", name, summary));
 }
 
 static void print_op(void *user, const char *name, const char *summary, const char *example) {
   (void)user;
-  printf("%s\n  %s\n  example: %s\n\n", name, summary, example);
+  tool_printed(printf("%s\n  %s\n  example: %s\n\n", name, summary, example));
 }
 
 /* Processes one input (one chunk with --split-input-file); appends the printed module to out. */

@@ -42,14 +42,19 @@ static const char usage_text[] =
     "  NAME:DTYPE[D0,D1,...]    a zero-filled array, e.g. out:f32[1000] (written as NAME.npy)\n"
     "  3, -1, 2.5, True         a scalar: int64, float64 or boolean\n"
     "  VALUE:TYPE               a typed scalar: 2.5:f32, 7:i32, 1:u8, 1:b1 (or Numba names: 7:int32)\n"
+    "  (ARG,ARG,...)            a tuple of arguments (nested tuples too): (3,4), '(2.5:f32,a.npy,(1,2))', (7,)\n"
     "types: b1 i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 (bit widths), boolean int8 ... float64\n";
 
-typedef struct RunArg {
+typedef struct RunArg RunArg;
+struct RunArg {
   kf_arg arg;
   const char *out_name;   /* arrays: the file name written under -o DIR */
   bool owned;             /* array data to free: kf_free'd when from kf_npy_load (library memory), else free'd */
   bool from_library;
-} RunArg;
+  RunArg *items;          /* a tuple's elements (arg.items points at item_args) */
+  kf_arg *item_args;
+  unsigned nitems;
+};
 
 static int usage_error(const char *fmt, const char *what) {
   fprintf(stderr, "kfront run: ");
@@ -214,6 +219,125 @@ static bool parse_new_array(const char *text, RunArg *ra, char *err, size_t errl
   }
   ra->out_name = name;
   return true;
+}
+
+enum { MAX_TUPLE_DEPTH = 16 };
+
+/* One argument's text (a .npy file, NAME:DTYPE[SHAPE], VALUE:TYPE, a scalar, or a tuple of those) into ra.
+ * 0 when it is read; 2 for bad text (err says why); 1 when the library reported the failure. */
+static int parse_arg(kf_context *ctx, const char *text, RunArg *ra, char *err, size_t errlen, unsigned depth) {
+  size_t n = strlen(text);
+  if (text[0] == '(') {
+    int balance = 0;
+    for (size_t i = 0; i < n && balance >= 0; i++) {
+      balance += text[i] == '(' || text[i] == '[';
+      balance -= text[i] == ')' || text[i] == ']';
+      if (balance == 0 && i + 1 < n) balance = -1; /* closed before the end: "(1)(2)" */
+    }
+    if (balance != 0) return snprintf(err, errlen, "unbalanced parentheses in '%s'", text), 2;
+    if (n < 2 || text[n - 1] != ')' || depth >= MAX_TUPLE_DEPTH) {
+      snprintf(err, errlen, depth >= MAX_TUPLE_DEPTH ? "tuples nested too deeply in '%s'" : "unbalanced parentheses in '%s'",
+               text);
+      return 2;
+    }
+    /* the items: split at the commas outside brackets and parentheses */
+    char *body = strndup(text + 1, n - 2);
+    if (!body) return snprintf(err, errlen, "out of memory"), 2;
+    unsigned cap = 1;
+    for (const char *c = body; *c; c++) cap += *c == ',';
+    ra->items = calloc(cap, sizeof *ra->items);
+    ra->item_args = calloc(cap, sizeof *ra->item_args);
+    if (!ra->items || !ra->item_args) {
+      free(body);
+      return snprintf(err, errlen, "out of memory"), 2;
+    }
+    /* items at the commas outside brackets and parentheses; "()" has none, "(7,)" one (a trailing comma) */
+    char *item[256];
+    unsigned nitem = 0;
+    int level = 0, r = 0;
+    item[nitem++] = body;
+    for (char *c = body; *c && !r; c++) {
+      if (*c == '(' || *c == '[') level++;
+      else if ((*c == ')' || *c == ']') && --level < 0) r = 2;
+      else if (*c == ',' && level == 0) {
+        *c = 0;
+        if (nitem == 256) r = 2;
+        else item[nitem++] = c + 1;
+      }
+    }
+    if (r) snprintf(err, errlen, "unbalanced parentheses or too many items in '%s'", text);
+    for (unsigned k = 0; k < nitem; k++)
+      while (*item[k] == ' ') item[k]++;
+    if (!r && !*item[nitem - 1] && (nitem > 1 || !*body)) nitem--; /* "(a,)" and "()" */
+    else if (!r && nitem == 1) r = (snprintf(err, errlen, "a tuple of one item is written (x,), not '%s'", text), 2);
+    for (unsigned k = 0; k < nitem && !r; k++) {
+      if (!*item[k]) {
+        r = (snprintf(err, errlen, "an empty item in '%s'", text), 2);
+        break;
+      }
+      r = parse_arg(ctx, item[k], &ra->items[ra->nitems], err, errlen, depth + 1);
+      if (!r) {
+        ra->item_args[ra->nitems] = ra->items[ra->nitems].arg;
+        ra->nitems++;
+      }
+    }
+    if (!r && level != 0) r = (snprintf(err, errlen, "unbalanced parentheses in '%s'", text), 2);
+    free(body);
+    if (r) return r;
+    ra->arg = kf_arg_tuple(ra->item_args, ra->nitems);
+    return 0;
+  }
+  if (ends_with(text, ".npy")) {
+    kf_array arr;
+    if (kf_npy_load(ctx, text, &arr) != KF_OK) return 1;
+    ra->arg = kf_arg_array(&arr);
+    ra->owned = true;
+    ra->from_library = true;
+    ra->out_name = strdup(base_name(text));
+    return 0;
+  }
+  if (parse_new_array(text, ra, err, errlen)) return err[0] ? 2 : 0;
+  const char *colon = strrchr(text, ':');
+  bool ok;
+  if (colon) {
+    char value[256];
+    size_t vl = (size_t)(colon - text);
+    kf_dtype t;
+    if (vl >= sizeof value || kf_dtype_parse(colon + 1, &t) != KF_OK) {
+      snprintf(err, errlen, "unknown type '%s' in '%s'", colon + 1, text);
+      return 2;
+    }
+    memcpy(value, text, vl);
+    value[vl] = 0;
+    ok = parse_typed_scalar(value, t, &ra->arg, err, errlen);
+  } else {
+    ok = parse_scalar(text, &ra->arg, err, errlen);
+  }
+  return ok ? 0 : 2;
+}
+
+/* Writes every array of ra (a tuple's too) to outdir under its name. */
+static bool write_arrays(kf_context *ctx, const char *outdir, const RunArg *ra, bool verbose) {
+  if (ra->nitems || ra->arg.kind == KF_ARG_TUPLE) {
+    for (unsigned i = 0; i < ra->nitems; i++)
+      if (!write_arrays(ctx, outdir, &ra->items[i], verbose)) return false;
+    return true;
+  }
+  if (ra->arg.kind != KF_ARG_ARRAY || !ra->out_name) return true;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", outdir, ra->out_name);
+  if (kf_npy_save(ctx, path, &ra->arg.array) != KF_OK) return false;
+  if (verbose) fprintf(stderr, "kfront run: wrote %s\n", path);
+  return true;
+}
+
+static void free_arg(RunArg *ra) {
+  for (unsigned i = 0; i < ra->nitems; i++) free_arg(&ra->items[i]);
+  free(ra->items);
+  free(ra->item_args);
+  if (ra->owned && ra->from_library) kf_free(ra->arg.array.data);
+  else if (ra->owned) free(ra->arg.array.data);
+  free((char *)ra->out_name);
 }
 
 static bool make_dir(const char *dir) {
@@ -390,42 +514,13 @@ int kfront_run_main(int argc, char **argv) {
   for (unsigned i = 0; i < nargs; i++) {
     const char *text = positional[i + 1];
     char err[512] = "";
-    if (ends_with(text, ".npy")) {
-      kf_array arr;
-      if (kf_npy_load(ctx, text, &arr) != KF_OK) goto cleanup;
-      ra[i].arg = kf_arg_array(&arr);
-      ra[i].owned = true;
-      ra[i].from_library = true;
-      ra[i].out_name = strdup(base_name(text));
-    } else if (parse_new_array(text, &ra[i], err, sizeof err)) {
-      if (err[0]) {
+    int r = parse_arg(ctx, text, &ra[i], err, sizeof err, 0);
+    if (r) {
+      if (r == 2) {
         fprintf(stderr, "kfront run: argument %u: %s\n", i + 1, err);
         status = 2;
-        goto cleanup;
       }
-    } else {
-      const char *colon = strrchr(text, ':');
-      bool ok;
-      if (colon) {
-        char value[256];
-        size_t vl = (size_t)(colon - text);
-        kf_dtype t;
-        if (vl >= sizeof value || kf_dtype_parse(colon + 1, &t) != KF_OK) {
-          fprintf(stderr, "kfront run: argument %u: unknown type '%s' in '%s'\n", i + 1, colon + 1, text);
-          status = 2;
-          goto cleanup;
-        }
-        memcpy(value, text, vl);
-        value[vl] = 0;
-        ok = parse_typed_scalar(value, t, &ra[i].arg, err, sizeof err);
-      } else {
-        ok = parse_scalar(text, &ra[i].arg, err, sizeof err);
-      }
-      if (!ok) {
-        fprintf(stderr, "kfront run: argument %u: %s\n", i + 1, err);
-        status = 2;
-        goto cleanup;
-      }
+      goto cleanup;
     }
     args[i] = ra[i].arg;
   }
@@ -473,13 +568,8 @@ int kfront_run_main(int argc, char **argv) {
       fprintf(stderr, "%s: error: cannot create the output directory: %s\n", outdir, strerror(errno));
       goto cleanup;
     }
-    for (unsigned i = 0; i < nargs; i++) {
-      if (args[i].kind != KF_ARG_ARRAY || !ra[i].out_name) continue;
-      char path[4096];
-      snprintf(path, sizeof path, "%s/%s", outdir, ra[i].out_name);
-      if (kf_npy_save(ctx, path, &args[i].array) != KF_OK) goto cleanup;
-      if (verbose) fprintf(stderr, "kfront run: wrote %s\n", path);
-    }
+    for (unsigned i = 0; i < nargs; i++)
+      if (!write_arrays(ctx, outdir, &ra[i], verbose)) goto cleanup;
   }
   status = 0;
 
@@ -489,11 +579,7 @@ cleanup:
   kf_runtime_destroy(rt);
   kf_context_destroy(ctx);
   kf_free(cache_dir);
-  for (unsigned i = 0; ra && i < nargs; i++) {
-    if (ra[i].owned && ra[i].from_library) kf_free(ra[i].arg.array.data);
-    else if (ra[i].owned) free(ra[i].arg.array.data);
-    free((char *)ra[i].out_name);
-  }
+  for (unsigned i = 0; ra && i < nargs; i++) free_arg(&ra[i]);
   free(ra);
   free(args);
   free(source);

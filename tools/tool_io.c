@@ -72,6 +72,10 @@ bool tool_write_output(const char *tool, const char *path, const void *data, siz
   return ok;
 }
 
+void tool_printed(int r) {
+  if (r < 0 && !stdout_errno) stdout_errno = errno;
+}
+
 int tool_exit(const char *tool, int status) {
   /* fclose flushes; ferror catches a write that failed earlier (its data is lost even if the flush works) */
   bool lost = ferror(stdout) != 0;

@@ -21,6 +21,9 @@ void tool_init(void);
 /* Writes the output: to path atomically (kf_write_file: nothing half-written is left on failure), or to
  * standard output when path is NULL. False after printing "TOOL: error: ..." to stderr. */
 bool tool_write_output(const char *tool, const char *path, const void *data, size_t len);
+/* Call after a printf to standard output with what it returned: a failed write (a flush of a full buffer inside
+ * printf) keeps its errno for tool_exit's message. */
+void tool_printed(int r);
 /* Flushes and closes standard output and returns the exit status: `status`, or 1 when something written to
  * standard output was lost (a full disk, a closed pipe...), after saying so. main returns it. */
 int tool_exit(const char *tool, int status);

@@ -15,6 +15,9 @@
  *              int64 shape[0], ..., shape[R-1]     extents
  *              int64 strides[0], ..., strides[R-1] strides in BYTES (NumPy's convention)
  *   ptr<T, AS>                                     one 64-bit address
+ *   a tuple (UniTuple, Tuple)                      its elements in order, each expanded by these rules (nested
+ *                                                  tuples too): `void(UniTuple(int64, 2), float32[:])` takes
+ *                                                  (t0, t1, data, shape0, stride0), as Numba passes it
  *
  * So a kernel `void(float32[:, :], int64)` takes 6 parameters: (data, shape0, shape1, stride0, stride1,
  * n); `cuLaunchKernel`'s kernelParams is an array of 6 pointers to those values. Layout C arrays must have

@@ -359,10 +359,16 @@ KF_API size_t kf_array_size(const kf_array *a);
 /* Whether the strides are those of a contiguous array in order 'C' or 'F'. */
 KF_API int kf_array_is_contiguous(const kf_array *a, char order);
 
-/* A kernel argument: an array (copied by value; its data is borrowed for the duration of the call) or a
- * scalar of a dtype. Signed integers and bool use value.i, unsigned integers value.u, floats value.f. */
-typedef enum kf_arg_kind { KF_ARG_SCALAR = 0, KF_ARG_ARRAY = 1 } kf_arg_kind;
-typedef struct kf_arg {
+/* A kernel argument: an array (copied by value; its data is borrowed for the duration of the call), a scalar of
+ * a dtype, or a tuple of arguments (Numba's UniTuple and Tuple: scalars, arrays and tuples, nested at most
+ * KF_MAX_TUPLE_DEPTH deep; items borrowed for the call). Signed integers and bool use value.i, unsigned
+ * integers value.u, floats value.f. A tuple passes its elements, in order, as the kernel's parameters (as
+ * Numba does, and abi.h lays them out): kf_kernel_param_count and kf_kernel_param count and describe those
+ * flattened parameters; the kernel's signature spells the tuple ("void(UniTuple(int64, 2), float32[::1])"). */
+typedef enum kf_arg_kind { KF_ARG_SCALAR = 0, KF_ARG_ARRAY = 1, KF_ARG_TUPLE = 2 } kf_arg_kind;
+enum { KF_MAX_TUPLE_DEPTH = 16 };
+typedef struct kf_arg kf_arg;
+struct kf_arg {
   kf_arg_kind kind;
   kf_dtype dtype;                 /* KF_ARG_SCALAR: the scalar's type (KF_ARG_ARRAY: array.dtype) */
   union { int64_t i; uint64_t u; double f; } value;
@@ -371,12 +377,15 @@ typedef struct kf_arg {
                                    * an enum member (value.i its value, dtype KF_INT64), spelt
                                    * EnumMember("mod.Color", int64) or IntEnumMember("mod.Color", int64); kernels
                                    * are specialised on it as on a dtype (borrowed for the call) */
-} kf_arg;
+  const kf_arg *items;            /* KF_ARG_TUPLE: its elements (borrowed) */
+  unsigned nitems;
+};
 
 KF_API kf_arg kf_arg_array(const kf_array *a);
 KF_API kf_arg kf_arg_int(kf_dtype dtype, int64_t v);    /* bool or a signed integer type */
 KF_API kf_arg kf_arg_uint(kf_dtype dtype, uint64_t v);  /* an unsigned integer type */
 KF_API kf_arg kf_arg_float(kf_dtype dtype, double v);   /* float16/32/64 */
+KF_API kf_arg kf_arg_tuple(const kf_arg *items, unsigned n); /* items borrowed (they must outlive the call) */
 
 /* Reads a NumPy .npy file (little-endian b1 i1..i8 u1..u8 f2 f4 f8, C or Fortran order, rank <= 8) into a
  * host array. The caller owns out->data (kf_free). Errors name the file and the reason. */
@@ -627,7 +636,7 @@ KF_API int kf_kernel_cache_source(kf_kernel *k);
 
 /* A parameter of a specialised kernel, as the user passes it (parameters the runtime adds are not listed). */
 typedef struct kf_param_info {
-  kf_arg_kind kind;     /* scalar or array */
+  kf_arg_kind kind;     /* scalar or array (a tuple argument's elements are parameters of their own) */
   kf_dtype dtype;       /* the scalar's or the elements' */
   unsigned ndim;        /* arrays */
   char layout;          /* arrays: 'C', 'F' or 'A' (any strides) */

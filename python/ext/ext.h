@@ -35,6 +35,9 @@ extern PyTypeObject *Runtime_Type, *Stream_Type, *Event_Type, *Buffer_Type;
 /* Raises the Python exception for the runtime context's first error (or `fallback`'s status when there is
  * none), with the rendered diagnostics as its text, and clears the diagnostics. Returns NULL. */
 PyObject *ext_raise(kf_context *ctx, kf_status st);
+/* After a call that succeeded: the warnings ctx holds (a compile's, a launch's) as one kfront.errors.KfrontWarning
+ * (numba's NumbaWarning), then ctx's diagnostics cleared. -1 when the warning became an exception. */
+int ext_flush_warnings(kf_context *ctx);
 /* Creates a type from spec and adds it to m under its short name. */
 int ext_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject **out);
 /* The kf_stream of a Python stream argument: None, 0 or a Stream (NULL with an exception otherwise;

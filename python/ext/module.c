@@ -154,6 +154,25 @@ PyObject *ext_raise(kf_context *ctx, kf_status st) {
   return NULL;
 }
 
+int ext_flush_warnings(kf_context *ctx) {
+  const char *text = kf_context_diagnostics(ctx);
+  if (!*text || kf_context_error_count(ctx)) return 0;
+  size_t len = strlen(text);
+  while (len && text[len - 1] == '\n') len--;
+  PyObject *msg = PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "replace");
+  kf_context_clear_diagnostics(ctx);
+  if (!msg) return -1;
+  PyObject *errors = PyImport_ImportModule("kfront.errors");
+  PyObject *cat = errors ? PyObject_GetAttrString(errors, "KfrontWarning") : NULL;
+  Py_XDECREF(errors);
+  PyErr_Clear();
+  const char *utf8 = PyUnicode_AsUTF8AndSize(msg, NULL);
+  int r = utf8 ? PyErr_WarnEx(cat && PyType_Check(cat) ? cat : PyExc_UserWarning, utf8, 1) : -1;
+  Py_XDECREF(cat);
+  Py_DECREF(msg);
+  return r;
+}
+
 /* ---- Runtime ------------------------------------------------------------------------------------------ */
 
 /* kf_runtime_mode of 'auto', 'gpu' or 'sim' (-1 with an exception otherwise). */

@@ -341,18 +341,40 @@ static int wait_for_producer(FunctionObject *f, uintptr_t producer, kf_stream *c
   return 0;
 }
 
-/* Converts a tuple of Python arguments (into stack, or an allocation when more than STACK_ARGS); when the call
- * uses their data (`use`: launches, not queries), waits for the streams their producers named. */
-static kf_arg *convert_args(FunctionObject *f, PyObject *args, kf_arg *stack, Py_ssize_t *n, const char *what,
-                            int use, kf_stream *consumer) {
+/* One argument; a Python tuple (numba: UniTuple or Tuple) becomes a KF_ARG_TUPLE of its items converted alike, held
+ * in pool. When the call uses their data (`use`), waits for the streams their producers named. */
+static int convert_arg(FunctionObject *f, PyObject *o, kf_arg *out, ExtPool *pool, const char *what, Py_ssize_t index,
+                       int use, kf_stream *consumer, unsigned depth) {
+  if (PyTuple_Check(o)) {
+    if (depth >= KF_MAX_TUPLE_DEPTH) {
+      PyErr_Format(PyExc_ValueError, "%s argument %zd: tuples nested more than %d deep", what, index, KF_MAX_TUPLE_DEPTH);
+      return -1;
+    }
+    Py_ssize_t n = PyTuple_Size(o);
+    kf_arg *items = ext_pool_alloc(pool, sizeof *items * (size_t)(n ? n : 1));
+    if (!items) return -1;
+    for (Py_ssize_t i = 0; i < n; i++)
+      if (convert_arg(f, PyTuple_GetItem(o, i), &items[i], pool, what, index, use, consumer, depth + 1) < 0) return -1;
+    *out = kf_arg_tuple(items, (unsigned)n);
+    return 0;
+  }
+  uintptr_t producer = 0;
+  if (ext_arg_from_object(o, out, what, index, &producer) < 0) return -1;
+  return use ? wait_for_producer(f, producer, consumer) : 0;
+}
+
+/* Converts a tuple of Python arguments (into stack, or an allocation when more than STACK_ARGS; tuples' items in
+ * pool: ext_pool_free after the call); when the call uses their data (`use`: launches, not queries), waits for
+ * the streams their producers named. */
+static kf_arg *convert_args(FunctionObject *f, PyObject *args, kf_arg *stack, ExtPool *pool, Py_ssize_t *n,
+                            const char *what, int use, kf_stream *consumer) {
   *n = PyTuple_Size(args);
   kf_arg *v = *n <= STACK_ARGS ? stack : PyMem_Calloc((size_t)*n, sizeof *v);
   if (!v) return (kf_arg *)PyErr_NoMemory();
   for (Py_ssize_t i = 0; i < *n; i++) {
-    uintptr_t producer = 0;
-    if (ext_arg_from_object(PyTuple_GetItem(args, i), &v[i], what, i, &producer) < 0 ||
-        (use && wait_for_producer(f, producer, consumer) < 0)) {
+    if (convert_arg(f, PyTuple_GetItem(args, i), &v[i], pool, what, i, use, consumer, 0) < 0) {
       if (v != stack) PyMem_Free(v);
+      ext_pool_free(pool);
       return NULL;
     }
   }
@@ -362,13 +384,16 @@ static kf_arg *convert_args(FunctionObject *f, PyObject *args, kf_arg *stack, Py
 static PyObject *Function_specialize(PyObject *o, PyObject *args) {
   FunctionObject *self = (FunctionObject *)o;
   kf_arg stack[STACK_ARGS];
+  ExtPool pool = {0};
   Py_ssize_t n;
-  kf_arg *v = convert_args(self, args, stack, &n, "specialize:", 0, NULL);
+  kf_arg *v = convert_args(self, args, stack, &pool, &n, "specialize:", 0, NULL);
   if (!v) return NULL;
   kf_kernel *k = NULL;
   kf_status st = kf_function_specialize(self->f, v, (unsigned)n, &k);
   if (v != stack) PyMem_Free(v);
+  ext_pool_free(&pool);
   if (st != KF_OK) return ext_raise(ctx_of(self), st);
+  if (ext_flush_warnings(ctx_of(self)) < 0) return NULL;
   return new_kernel(o, k);
 }
 
@@ -450,12 +475,14 @@ static PyObject *Function_ufunc_result(PyObject *o, PyObject *inputs) {
   FunctionObject *self = (FunctionObject *)o;
   if (!PyTuple_Check(inputs)) return PyErr_Format(PyExc_TypeError, "ufunc_result: a tuple of inputs is needed");
   kf_arg stack[STACK_ARGS];
+  ExtPool pool = {0};
   Py_ssize_t n;
-  kf_arg *v = convert_args(self, inputs, stack, &n, "ufunc input", 0, NULL);
+  kf_arg *v = convert_args(self, inputs, stack, &pool, &n, "ufunc input", 0, NULL);
   if (!v) return NULL;
   kf_array out;
   kf_status st = kf_ufunc_result(self->f, v, (unsigned)n, &out);
   if (v != stack) PyMem_Free(v);
+  ext_pool_free(&pool);
   if (st != KF_OK) return ext_raise(ctx_of(self), st);
   PyObject *shape = shape_tuple(&out);
   return shape ? Py_BuildValue("(sN)", ext_typestr(out.dtype), shape) : NULL;
@@ -473,11 +500,13 @@ static PyObject *Function_ufunc_call(PyObject *o, PyObject *args) {
   if (ext_array_from_object(out, &oa, "ufunc out", &producer) < 0 || wait_for_producer(self, producer, s) < 0)
     return NULL;
   kf_arg stack[STACK_ARGS];
+  ExtPool pool = {0};
   Py_ssize_t n;
-  kf_arg *v = convert_args(self, inputs, stack, &n, "ufunc input", 1, s);
+  kf_arg *v = convert_args(self, inputs, stack, &pool, &n, "ufunc input", 1, s);
   if (!v) return NULL;
   kf_status st = kf_ufunc_call(self->f, v, (unsigned)n, &oa, s);
   if (v != stack) PyMem_Free(v);
+  ext_pool_free(&pool);
   if (st != KF_OK) return ext_raise(ctx_of(self), st);
   Py_RETURN_NONE;
 }
@@ -489,12 +518,14 @@ static PyObject *Function_gufunc_result(PyObject *o, PyObject *args) {
   if (!PyArg_ParseTuple(args, "O!I", &PyTuple_Type, &inputs, &nouts)) return NULL;
   if (nouts == 0 || nouts > 64) return PyErr_Format(PyExc_ValueError, "gufunc_result: %u outputs", nouts);
   kf_arg stack[STACK_ARGS];
+  ExtPool pool = {0};
   Py_ssize_t n;
-  kf_arg *v = convert_args(self, inputs, stack, &n, "gufunc input", 0, NULL);
+  kf_arg *v = convert_args(self, inputs, stack, &pool, &n, "gufunc input", 0, NULL);
   if (!v) return NULL;
   kf_array outs[64];
   kf_status st = kf_gufunc_result(self->f, v, (unsigned)n, outs, nouts);
   if (v != stack) PyMem_Free(v);
+  ext_pool_free(&pool);
   if (st != KF_OK) return ext_raise(ctx_of(self), st);
   PyObject *list = PyList_New(nouts);
   for (unsigned i = 0; list && i < nouts; i++) {
@@ -517,11 +548,13 @@ static PyObject *Function_gufunc_call(PyObject *o, PyObject *args) {
   kf_stream *s = ext_stream_arg(stream, &ok);
   if (!ok) return NULL;
   kf_arg stack[STACK_ARGS];
+  ExtPool pool = {0};
   Py_ssize_t n;
-  kf_arg *v = convert_args(self, all, stack, &n, "gufunc argument", 1, s);
+  kf_arg *v = convert_args(self, all, stack, &pool, &n, "gufunc argument", 1, s);
   if (!v) return NULL;
   kf_status st = kf_gufunc_call(self->f, v, (unsigned)n, s);
   if (v != stack) PyMem_Free(v);
+  ext_pool_free(&pool);
   if (st != KF_OK) return ext_raise(ctx_of(self), st);
   Py_RETURN_NONE;
 }
@@ -576,12 +609,15 @@ static PyObject *Launcher_call(PyObject *o, PyObject *args, PyObject *kw) {
   int cur = kf_current_device();  /* a thread-local read: the one-device program's launch pays nothing more */
   if (cur != l->device && !(l = launcher_for(l, cur))) return NULL;
   kf_arg stack[STACK_ARGS];
+  ExtPool pool = {0};
   Py_ssize_t n;
-  kf_arg *v = convert_args(l->function, args, stack, &n, "kernel", 1, l->s);
+  kf_arg *v = convert_args(l->function, args, stack, &pool, &n, "kernel", 1, l->s);
   if (!v) return NULL;
   kf_status st = kf_function_launch(l->function->f, l->grid, l->block, l->shared, l->s, v, (unsigned)n);
   if (v != stack) PyMem_Free(v);
+  ext_pool_free(&pool);
   if (st != KF_OK) return ext_raise(ctx_of(l->function), st);
+  if (ext_flush_warnings(ctx_of(l->function)) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -682,7 +718,7 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
     st = which == 1 ? kf_module_emit_llvm(m, &co, &text, NULL) : kf_module_emit_ptx(m, &co, &text, NULL);
   }
   if (st != KF_OK) ext_raise(ctx, st);
-  else result = PyUnicode_FromString(text);
+  else if (ext_flush_warnings(ctx) == 0) result = PyUnicode_FromString(text);
   kf_free(text);
 done:
   if (m) kf_module_destroy(m);

@@ -678,8 +678,9 @@ def typeof(value, purpose=None):
     bool -> boolean, int -> int64 (uint64 beyond), float -> float64, NumPy scalars their dtype's type,
     NumPy arrays Array(dtype, ndim, layout, readonly=not writeable) with layout C, F or A as NumPy's flags
     say, objects with __cuda_array_interface__ likewise from its typestr, shape, strides and read-only
-    flag, objects with a _numba_type_ that type. UnsupportedError for values Numba types but kfront does
-    not take (complex, tuples, None, 0-d arrays, other dtypes); ValueError for the rest. `purpose` is
+    flag, objects with a _numba_type_ that type, tuples UniTuple or Tuple of their elements' types.
+    UnsupportedError for values Numba types but kfront does not take (complex, None, 0-d arrays, other dtypes);
+    ValueError for the rest. `purpose` is
     accepted for numba.typeof's signature and ignored."""
     cls = type(value)
     t = _PY_SCALARS.get(cls)
@@ -717,7 +718,7 @@ def typeof(value, purpose=None):
     if isinstance(value, complex):
         raise errors.UnsupportedError("kfront: complex numbers are not supported")
     if isinstance(value, tuple):
-        raise errors.UnsupportedError("kfront: tuples cannot be kernel arguments")
+        return Tuple(tuple(typeof(v) for v in value))  # UniTuple when every element has one type, as in Numba
     if value is None:
         raise errors.UnsupportedError("kfront: None cannot be a kernel argument")
     raise ValueError("kfront: cannot determine the Numba type of %r (kernels take arrays, device arrays, numbers and "

@@ -204,8 +204,9 @@ def test_typeof_python_and_numpy_scalars():
         typeof(1j)
     with pytest.raises(errors.UnsupportedError):
         typeof(np.complex64(1))
-    with pytest.raises(errors.UnsupportedError):
-        typeof((1, 2))
+    assert typeof((1, 2)) == UniTuple(int64, 2) and typeof((1, 2.5)) == Tuple((int64, float64))
+    assert typeof((1, (2.5, np.zeros(3, np.float32)))) == Tuple((int64, Tuple((float64, float32[::1]))))
+    assert typeof(()) == Tuple(())
     with pytest.raises(ValueError, match="kfront: cannot determine"):
         typeof("text")
 

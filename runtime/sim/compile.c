@@ -81,6 +81,7 @@ typedef struct Cc {
   Patch *patches;
   uint32_t npatches, patches_cap;
   size_t local_bytes;
+  PtrMap array_bufs;     /* slot + 1 -> offset + 1 of the SimArr it owns (sim_internal.h, CallInfo) */
   bool ok;
 } Cc;
 
@@ -122,13 +123,33 @@ static uint32_t new_slot(Cc *c) {
   return c->nslots++;
 }
 
+/* A SimArr in the frame's local area: its offset. */
+static size_t local_array(Cc *c) {
+  size_t off = c->local_bytes;
+  c->local_bytes += (sizeof(SimArr) + 15) & ~(size_t)15;
+  return off;
+}
+
+/* Whether values move into v's slot (a block argument other than a parameter, a result of a region op or a
+ * call): an array there owns a SimArr the moves copy into. */
+static bool is_move_target(Cc *c, const Value *v) {
+  if (v->block) return v->block != c->fn->func->regions[0].first;
+  return v->def && (v->def->kind == OP_IF || v->def->kind == OP_FOR || v->def->kind == OP_WHILE ||
+                    v->def->kind == OP_FUNC_CALL);
+}
+
 static uint32_t slot_of(Cc *c, const Value *v) {
   uintptr_t s = (uintptr_t)ptrmap_get(&c->slots, v);
   if (s) return (uint32_t)(s - 1);
   uint32_t n = new_slot(c);
   ptrmap_put(&c->slots, v, (void *)(uintptr_t)(n + 1));
+  if (ty_is_array(v->type) && is_move_target(c, v))
+    ptrmap_put(&c->array_bufs, (void *)(uintptr_t)(n + 1), (void *)(uintptr_t)(local_array(c) + 1));
   return n;
 }
+
+/* The offset + 1 of the SimArr slot s owns, or 0. */
+static size_t array_buf(Cc *c, uint32_t s) { return (size_t)(uintptr_t)ptrmap_get(&c->array_bufs, (void *)(uintptr_t)(s + 1)); }
 
 static uint32_t opnd(Cc *c, const Op *op, unsigned i) { return slot_of(c, op_operand(op, i)); }
 static uint32_t res(Cc *c, const Op *op, unsigned i) { return slot_of(c, op_result(op, i)); }
@@ -194,8 +215,43 @@ static void set_norm(Ins *I, const Type *t) {
 
 static uint8_t shift_of(const Type *t) { return (uint8_t)(t->kind == TY_BOOL ? 63 : t->kind == TY_INT ? 64 - t->bits : 0); }
 
-/* Moves src[i] -> dst[i] as if all at once. */
+/* Array moves as if all at once: the descriptors are copied out before any is copied in (a source may point
+ * at a destination's SimArr through a value other than the destination's own slot). */
+static void emit_array_moves(Cc *c, unsigned n, const uint32_t *src, const uint32_t *dst, const Op *op) {
+  AMoveInfo *am = cc_alloc(c, sizeof *am);
+  am->n = 0;
+  am->src = cc_alloc(c, sizeof(uint32_t) * n);
+  am->dst = cc_alloc(c, sizeof(uint32_t) * n);
+  am->dst_buf = cc_alloc(c, sizeof(size_t) * n);
+  for (unsigned i = 0; i < n; i++) {
+    size_t b = array_buf(c, dst[i]);
+    if (!b || src[i] == dst[i]) continue;
+    am->src[am->n] = src[i];
+    am->dst[am->n] = dst[i];
+    am->dst_buf[am->n++] = b - 1;
+  }
+  if (!am->n) return;
+  uint32_t k = emit(c, SI_AMOVE, op);
+  INS(c, k)->ext = am;
+}
+
+/* Moves src[i] -> dst[i] as if all at once (arrays by emit_array_moves, the rest below). */
 static void emit_moves(Cc *c, unsigned n, const uint32_t *src, const uint32_t *dst, const Op *op) {
+  bool arrays = false;
+  for (unsigned i = 0; i < n && !arrays; i++) arrays = array_buf(c, dst[i]) != 0;
+  if (arrays) {
+    emit_array_moves(c, n, src, dst, op);
+    uint32_t *s2 = cc_alloc(c, sizeof(uint32_t) * (n ? n : 1)), *d2 = cc_alloc(c, sizeof(uint32_t) * (n ? n : 1));
+    unsigned m = 0;
+    for (unsigned i = 0; i < n; i++)
+      if (!array_buf(c, dst[i])) {
+        s2[m] = src[i];
+        d2[m++] = dst[i];
+      }
+    src = s2;
+    dst = d2;
+    n = m;
+  }
   bool conflict = false;
   unsigned real = 0;
   for (unsigned i = 0; i < n; i++) {
@@ -625,6 +681,57 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
     INS(c, k)->imm = index;
     return;
   }
+  case OP_SUBVIEW: {
+    const Type *base = op_operand(op, 0)->type, *t = op_result(op, 0)->type;
+    Attr *dims = ir_op_attr(op, "dims");
+    if (!ty_is_array(base) || !ty_is_array(t) || base->rank > SIM_MAX_RANK || t->rank > SIM_MAX_RANK || !dims ||
+        dims->kind != ATTR_ARRAY || dims->arr.n != t->rank || op->noperands != 1 + base->rank + 2 * t->rank) {
+      cc_error(c, op, "malformed mem.subview%s", "");
+      return;
+    }
+    SubviewInfo *si = cc_alloc(c, sizeof *si);
+    si->base_rank = base->rank;
+    si->rank = t->rank;
+    for (unsigned k = 0; k < base->rank; k++) si->origin[k] = opnd(c, op, 1 + k);
+    for (unsigned d = 0; d < t->rank; d++) {
+      const Attr *e = &dims->arr.elems[d];
+      if (e->kind != ATTR_INT || e->i < -1 || e->i >= (int64_t)base->rank) {
+        cc_error(c, op, "mem.subview names an axis the array does not have%s", "");
+        return;
+      }
+      si->dims[d] = (int8_t)e->i;
+      si->extent[d] = opnd(c, op, 1 + base->rank + 2 * d);
+      si->step[d] = opnd(c, op, 2 + base->rank + 2 * d);
+    }
+    si->offset = local_array(c);
+    k = emit(c, SI_SUBVIEW, op);
+    INS(c, k)->d = res(c, op, 0);
+    INS(c, k)->a = opnd(c, op, 0);
+    INS(c, k)->ext = si;
+    return;
+  }
+  case OP_REINTERPRET: {
+    const Type *t = op_result(op, 0)->type;
+    if (!ty_is_array(op_operand(op, 0)->type) || !ty_is_array(t) || t->rank > SIM_MAX_RANK ||
+        op->noperands != 1 + 2 * t->rank) {
+      cc_error(c, op, "malformed mem.reinterpret%s", "");
+      return;
+    }
+    ReinterpInfo *ri = cc_alloc(c, sizeof *ri);
+    ri->rank = t->rank;
+    ri->esize = sim_elem_size(sim_elem_kind(t->elem));
+    ri->base_esize = sim_elem_size(sim_elem_kind(op_operand(op, 0)->type->elem));
+    for (unsigned d = 0; d < t->rank; d++) {
+      ri->extent[d] = opnd(c, op, 1 + d);
+      ri->stride[d] = opnd(c, op, 1 + t->rank + d);
+    }
+    ri->offset = local_array(c);
+    k = emit(c, SI_REINTERP, op);
+    INS(c, k)->d = res(c, op, 0);
+    INS(c, k)->a = opnd(c, op, 0);
+    INS(c, k)->ext = ri;
+    return;
+  }
   case OP_DYN_SHARED: {
     const Type *t = op_result(op, 0)->type;
     if (!ty_is_array(t) || t->rank != 1) {
@@ -680,6 +787,26 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
     return;
   }
   case OP_FENCE: return; /* threads of a block run one at a time: memory is always coherent */
+  case OP_PRINT: {
+    const char *fmt = ir_op_attr_str(op, "format");
+    if (!fmt) {
+      cc_error(c, op, "gpu.print without a format%s", "");
+      return;
+    }
+    PrintInfo *pi = cc_alloc(c, sizeof *pi);
+    pi->format = fmt;
+    pi->n = op->noperands;
+    pi->slots = cc_alloc(c, sizeof(uint32_t) * (pi->n ? pi->n : 1));
+    pi->kinds = cc_alloc(c, pi->n ? pi->n : 1);
+    for (unsigned i = 0; i < pi->n; i++) {
+      const Type *t = op_operand(op, i)->type;
+      pi->slots[i] = opnd(c, op, i);
+      pi->kinds[i] = t->kind == TY_BOOL ? PK_BOOL : t->kind == TY_FLOAT ? PK_F64 : t->is_unsigned ? PK_U64 : PK_I64;
+    }
+    k = emit(c, SI_PRINT, op);
+    INS(c, k)->ext = pi;
+    return;
+  }
   case OP_SYNCWARP:
   case OP_SHFL:
   case OP_VOTE:
@@ -771,6 +898,8 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
     ci->args = slot_list(c, op, 0, op->noperands);
     ci->results.n = op->nresults;
     ci->results.s = result_slots(c, op);
+    ci->result_buf = cc_alloc(c, sizeof(size_t) * (op->nresults ? op->nresults : 1));
+    for (unsigned i = 0; i < op->nresults; i++) ci->result_buf[i] = array_buf(c, ci->results.s[i]);
     if (ci->args.n != ir_func_entry(f)->nargs) {
       cc_error(c, op, "call of @%s with the wrong number of arguments", name);
       return;
@@ -980,6 +1109,7 @@ static void compile_fn(SimProgram *p, SimFn *fn) {
   mem_free(c.labels);
   mem_free(c.patches);
   ptrmap_free(&c.slots);
+  ptrmap_free(&c.array_bufs);
   ptrmap_free(&c.block_labels);
 }
 

@@ -51,6 +51,7 @@ typedef struct Thread {
   Frame *frames;
   unsigned frames_cap;
   uint64_t steps;
+  uint32_t prints;     /* gpu.print lines so far (their order within the thread) */
 } Thread;
 
 struct SimShadow {
@@ -99,7 +100,18 @@ struct Launch {
   bool multi;
   pthread_mutex_t lock;      /* result and global-memory atomics when multi */
   uint64_t index_block;      /* block of the recorded IndexError */
+  /* gpu.print's lines (under the lock), put in order and handed over when the launch ends */
+  struct PrintLine *lines;
+  size_t nlines, lines_cap;
+  StrBuf text;
+  size_t dropped;            /* bytes beyond SIM_PRINT_MAX */
 };
+
+typedef struct PrintLine {
+  uint64_t block;
+  uint32_t thread, seq;
+  size_t off, len;
+} PrintLine;
 
 static void lock(Launch *L) {
   if (L->multi) pthread_mutex_lock(&L->lock);
@@ -357,6 +369,171 @@ static char *element(BlockCtx *B, Thread *t, const Ins *I, const SimArr *a, cons
   return p;
 }
 
+/* The view si makes of a into v; NULL, or why it cannot be made: an element of a non-empty view outside the
+ * array (the frontend never makes one; kir from elsewhere may). */
+static const char *make_subview(const SubviewInfo *si, const Slot *R, const SimArr *a, SimArr *v) {
+  int64_t origin[SIM_MAX_RANK];
+  bool empty = false;
+  for (unsigned d = 0; d < si->rank; d++) {
+    if (R[si->extent[d]].i < 0) return "mem.subview with a negative extent";
+    empty |= R[si->extent[d]].i == 0;
+  }
+  char *p = a->data;
+  for (unsigned k = 0; k < si->base_rank; k++) {
+    origin[k] = R[si->origin[k]].i;
+    if (empty) continue;
+    if ((uint64_t)origin[k] >= (uint64_t)a->shape[k]) return "mem.subview outside its array";
+    p += origin[k] * a->strides[k];
+  }
+  SimArr r = *a;
+  r.data = p;
+  r.rank = si->rank;
+  for (unsigned d = 0; d < si->rank; d++) {
+    int64_t n = R[si->extent[d]].i, st = R[si->step[d]].i;
+    r.shape[d] = n;
+    if (si->dims[d] < 0) {
+      r.strides[d] = 0;
+      continue;
+    }
+    unsigned k = (unsigned)si->dims[d];
+    int64_t last;
+    if (!empty && (__builtin_mul_overflow(n - 1, st, &last) || __builtin_add_overflow(origin[k], last, &last) ||
+                   (uint64_t)last >= (uint64_t)a->shape[k]))
+      return "mem.subview outside its array";
+    r.strides[d] = (int64_t)((uint64_t)st * (uint64_t)a->strides[k]); /* (wraps only where never used) */
+  }
+  *v = r;
+  return NULL;
+}
+
+/* The bytes [*lo, *hi) relative to a's data its elements of esize bytes span (empty: both 0); false on overflow. */
+static bool byte_span(const int64_t *shape, const int64_t *strides, unsigned rank, int64_t esize, int64_t *lo,
+                      int64_t *hi) {
+  *lo = *hi = 0;
+  for (unsigned k = 0; k < rank; k++)
+    if (shape[k] == 0) return true;
+  int64_t l = 0, h = esize;
+  for (unsigned k = 0; k < rank; k++) {
+    int64_t e;
+    if (__builtin_mul_overflow(shape[k] - 1, strides[k], &e)) return false;
+    if ((e < 0 && __builtin_add_overflow(l, e, &l)) || (e > 0 && __builtin_add_overflow(h, e, &h))) return false;
+  }
+  *lo = l;
+  *hi = h;
+  return true;
+}
+
+/* The array ri makes of a's memory into v; NULL, or why it cannot be made: an element outside a's memory. */
+static const char *make_reinterpret(const ReinterpInfo *ri, const Slot *R, const SimArr *a, SimArr *v) {
+  SimArr r = *a;
+  r.rank = ri->rank;
+  for (unsigned d = 0; d < ri->rank; d++) {
+    r.shape[d] = R[ri->extent[d]].i;
+    r.strides[d] = R[ri->stride[d]].i;
+    if (r.shape[d] < 0) return "mem.reinterpret with a negative extent";
+  }
+  int64_t alo, ahi, rlo, rhi;
+  bool empty = false;
+  for (unsigned d = 0; d < ri->rank; d++) empty |= r.shape[d] == 0;
+  if (empty) {
+    *v = r;
+    return NULL;
+  }
+  for (unsigned k = 0; k < a->rank; k++)
+    if (a->shape[k] == 0) return "mem.reinterpret outside its array";
+  if (!byte_span(a->shape, a->strides, a->rank, ri->base_esize, &alo, &ahi) ||
+      !byte_span(r.shape, r.strides, r.rank, ri->esize, &rlo, &rhi) || rlo < alo || rhi > ahi)
+    return "mem.reinterpret outside its array";
+  *v = r;
+  return NULL;
+}
+
+/* ---- print ---------------------------------------------------------------------------------------- */
+
+/* The text gpu.print makes of its format and operands (as C's printf: %lld, %llu, %f, %s of True/False, %%),
+ * recorded for the launch's output. False when out of memory. */
+static bool print_line(BlockCtx *B, Thread *t, const PrintInfo *pi, const Slot *R) {
+  Launch *L = B->L;
+  StrBuf line;
+  sb_init(&line);
+  unsigned k = 0;
+  for (const char *p = pi->format; *p; p++) {
+    if (*p != '%') {
+      sb_putc(&line, *p);
+      continue;
+    }
+    p++;
+    if (*p == '%') {
+      sb_putc(&line, '%');
+      continue;
+    }
+    if (!strncmp(p, "lld", 3) || !strncmp(p, "llu", 3)) p += 2;
+    if (k >= pi->n) break; /* (the verifier matched directives and operands) */
+    Slot v = R[pi->slots[k]];
+    switch (pi->kinds[k++]) {
+    case PK_I64: sb_printf(&line, "%lld", (long long)v.i); break;
+    case PK_U64: sb_printf(&line, "%llu", (unsigned long long)v.u); break;
+    case PK_F64: sb_printf(&line, "%f", v.d); break;
+    case PK_BOOL: sb_puts(&line, v.u ? "True" : "False"); break;
+    }
+  }
+  bool ok = !sb_failed(&line);
+  lock(L);
+  if (ok && L->text.len + line.len > SIM_PRINT_MAX) {
+    L->dropped += line.len;
+  } else if (ok) {
+    if (L->nlines == L->lines_cap) {
+      size_t cap = L->lines_cap ? 2 * L->lines_cap : 64;
+      PrintLine *n = mem_realloc(L->lines, sizeof *n * cap);
+      if (n) {
+        L->lines = n;
+        L->lines_cap = cap;
+      }
+    }
+    if (L->nlines == L->lines_cap) {
+      ok = false;
+    } else {
+      L->lines[L->nlines++] = (PrintLine){B->blinear, t->linear, t->prints++, L->text.len, line.len};
+      sb_putn(&L->text, line.data, line.len);
+      ok = !sb_failed(&L->text);
+    }
+  }
+  unlock(L);
+  sb_free(&line);
+  return ok;
+}
+
+static int line_order(const void *a, const void *b) {
+  const PrintLine *x = a, *y = b;
+  if (x->block != y->block) return x->block < y->block ? -1 : 1;
+  if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The launch's printed lines, in order (blocks, threads, each thread's own order), to opts.print or stdout. */
+static void emit_prints(Launch *L, Diag *diag) {
+  if (L->nlines) {
+    qsort(L->lines, L->nlines, sizeof *L->lines, line_order);
+    StrBuf out;
+    sb_init(&out);
+    for (size_t i = 0; i < L->nlines; i++) sb_putn(&out, L->text.data + L->lines[i].off, L->lines[i].len);
+    if (!sb_failed(&out)) {
+      if (L->opts.print) {
+        L->opts.print(L->opts.print_user, out.data, out.len);
+      } else {
+        fwrite(out.data, 1, out.len, stdout);
+        fflush(stdout);
+      }
+    }
+    sb_free(&out);
+  }
+  if (L->dropped)
+    diag_warning(diag, (SrcLoc){0}, "kernel %s: %zu bytes of print() output beyond %d bytes were dropped (the GPU's "
+                 "printf buffer drops them too)", L->kname, L->dropped, SIM_PRINT_MAX);
+  mem_free(L->lines);
+  sb_free(&L->text);
+}
+
 /* ---- integer and float helpers ---------------------------------------------------------------- */
 
 static inline uint64_t norm(const Ins *I, uint64_t v) {
@@ -528,6 +705,24 @@ static void run_thread(BlockCtx *B, Thread *t) {
       if (buf != tmp) mem_free(buf);
       break;
     }
+    case SI_AMOVE: {
+      const AMoveInfo *am = I->ext;
+      SimArr tmp[4], *buf = am->n <= 4 ? tmp : mem_alloc(sizeof(SimArr) * am->n);
+      if (!buf) {
+        pc--;
+        report_fatal(B, t, SIM_ERR_NOMEM, I, "out of memory");
+        t->state = T_FAILED;
+        goto out;
+      }
+      for (unsigned i = 0; i < am->n; i++) memcpy(&buf[i], R[am->src[i]].p, sizeof(SimArr));
+      for (unsigned i = 0; i < am->n; i++) {
+        SimArr *d = (SimArr *)(frame_local(fn, R) + am->dst_buf[i]);
+        *d = buf[i];
+        R[am->dst[i]].p = d;
+      }
+      if (buf != tmp) mem_free(buf);
+      break;
+    }
     case SI_FORCHK: {
       int64_t i = R[I->a].i, ub = R[I->b].i, st = R[I->c].i;
       if (st == 0) {
@@ -582,7 +777,15 @@ static void run_thread(BlockCtx *B, Thread *t) {
       Frame *caller = &t->frames[--t->depth];
       const Ins *call = &caller->fn->code[caller->pc - 1];
       const CallInfo *ci = call->ext;
-      for (unsigned i = 0; i < ci->results.n && i < rl->n; i++) caller->regs[ci->results.s[i]] = R[rl->s[i]];
+      for (unsigned i = 0; i < ci->results.n && i < rl->n; i++) {
+        if (ci->result_buf[i]) { /* an array: its descriptor into the caller's frame (this one's is left) */
+          SimArr *d = (SimArr *)(frame_local(caller->fn, caller->regs) + ci->result_buf[i] - 1);
+          memmove(d, R[rl->s[i]].p, sizeof *d);
+          caller->regs[ci->results.s[i]].p = d;
+        } else {
+          caller->regs[ci->results.s[i]] = R[rl->s[i]];
+        }
+      }
       fn = caller->fn;
       code = fn->code;
       R = caller->regs;
@@ -615,6 +818,13 @@ static void run_thread(BlockCtx *B, Thread *t) {
       }
       break;
     }
+    case SI_PRINT:
+      if (!print_line(B, t, I->ext, R)) {
+        report_fatal(B, t, SIM_ERR_NOMEM, I, "out of memory");
+        t->state = T_FAILED;
+        goto out;
+      }
+      break;
     case SI_RAISE:
       if (I->a != UINT32_MAX && !R[I->a].u) break;
       if (I->aux) { /* silent: the thread just ends, as a return from the kernel does */
@@ -713,6 +923,28 @@ static void run_thread(BlockCtx *B, Thread *t) {
         race_access(B, t, I, a, p, true, iv);
       }
       store_elem(p, I->aux, R[I->a]);
+      break;
+    }
+    case SI_SUBVIEW: {
+      const char *why = make_subview(I->ext, R, R[I->a].p, (SimArr *)(frame_local(fn, R) + ((const SubviewInfo *)I->ext)->offset));
+      if (why) {
+        report_fatal(B, t, SIM_ERR_RUNTIME, I, why);
+        t->state = T_FAILED;
+        goto out;
+      }
+      R[I->d].p = frame_local(fn, R) + ((const SubviewInfo *)I->ext)->offset;
+      break;
+    }
+    case SI_REINTERP: {
+      const ReinterpInfo *ri = I->ext;
+      SimArr *v = (SimArr *)(frame_local(fn, R) + ri->offset);
+      const char *why = make_reinterpret(ri, R, R[I->a].p, v);
+      if (why) {
+        report_fatal(B, t, SIM_ERR_RUNTIME, I, why);
+        t->state = T_FAILED;
+        goto out;
+      }
+      R[I->d].p = v;
       break;
     }
     case SI_ALLOCA: {
@@ -1098,6 +1330,7 @@ static void run_block(BlockCtx *B, uint64_t blinear) {
     t->state = T_READY;
     t->depth = 0;
     t->steps = 0;
+    t->prints = 0;
     t->fn = k;
     t->pc = 0;
     t->regs = NULL; /* frame set up when the thread first runs */
@@ -1304,6 +1537,7 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
   double t0 = now_s();
   Launch L;
   memset(&L, 0, sizeof L);
+  sb_init(&L.text);
   L.alloc = mem_allocator();
   L.prog = p;
   L.res = result;
@@ -1367,6 +1601,7 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
       worker(&L);
     }
   }
+  emit_prints(&L, diag);
   result->steps = L.steps;
   result->seconds = now_s() - t0;
   mem_free(L.frame0);

@@ -83,7 +83,15 @@ typedef struct SimOptions {
   unsigned nworkers;          /* host threads running blocks in parallel (default 1; 0 = number of CPUs) */
   bool exit_releases_barriers; /* PTX `exit` semantics: a barrier waits for non-exited threads only (default
                                   off: a thread that exits while others wait is reported as divergence) */
+  /* gpu.print's output, handed over when the launch ends: the lines of each thread in the order it printed
+   * them, threads in order within a block, blocks in order (the GPU guarantees no order across threads), at
+   * most SIM_PRINT_MAX bytes (the GPU's printf buffer; the rest is dropped, with a warning to the Diag).
+   * NULL: written to the process's standard output, as the CUDA driver writes a kernel's printf. */
+  void (*print)(void *user, const char *text, size_t len);
+  void *print_user;
 } SimOptions;
+
+enum { SIM_PRINT_MAX = 1 << 20 };
 
 /* Fills o with the defaults. sim_launch(…, opts = NULL, …) uses them too. */
 void sim_options_init(SimOptions *o);

@@ -47,7 +47,9 @@ typedef struct SimArr {
 #define SIM_OPCODES(X) \
   X(NOP) X(JMP) X(JZ) X(JNZ) X(BR2) X(MOV) X(PMOVE) X(FORCHK) X(FORNEXT) X(CALL) X(RET) X(EXIT) \
   X(TID) X(BID) X(BDIM) X(GDIM) X(LANE) X(BARRIER) X(BARRED) X(WARP) X(ATOMIC) X(CAS) X(BOUNDS) X(RAISE) \
+  X(PRINT) \
   X(DIM) X(STRIDE) X(SIZE) X(DATA) X(LOAD1) X(LOADN) X(STORE1) X(STOREN) X(ALLOCA) X(GREF) X(DYNSH) \
+  X(SUBVIEW) X(REINTERP) X(AMOVE) \
   X(ADDI) X(SUBI) X(MULI) X(DIVSI) X(DIVUI) X(REMSI) X(REMUI) X(FLOORDIVSI) X(FLOORMODSI) \
   X(MINSI) X(MAXSI) X(MINUI) X(MAXUI) X(IPOW) X(ABSI) X(SHLI) X(SHRSI) X(SHRUI) X(ANDI) X(ORI) X(XORI) \
   X(POPC) X(CLZ) X(FFS) X(BREV) X(ADDI64) X(SUBI64) X(MULI64) \
@@ -106,10 +108,47 @@ typedef struct SemCall {
   SemSig sig;
 } SemCall;
 
+/* Array values are SimArr descriptors held by value: an op making one (mem.subview) writes it into the frame's
+ * local area and its slot points there; a slot that values move into (an array block argument, an array
+ * result of scf.if/for/while or of a call) has a SimArr of its own there, and a move copies the descriptor
+ * into it (AMOVE; a return copies into the caller's). So a value keeps its descriptor when the op that made
+ * it runs again (the next iteration of a loop) or its frame is gone (a callee's). Offsets below are into
+ * the frame's local area; 0 in a `buf` list means a slot that is not an array. */
 typedef struct CallInfo {
   SimFn *callee;
   SlotList args, results;
+  size_t *result_buf;       /* per result: its SimArr's offset + 1, or 0 */
 } CallInfo;
+
+typedef struct AMoveInfo {
+  unsigned n;
+  uint32_t *src, *dst;
+  size_t *dst_buf;          /* offsets of the destinations' SimArrs */
+} AMoveInfo;
+
+typedef struct SubviewInfo {
+  unsigned base_rank, rank;
+  int8_t dims[SIM_MAX_RANK];        /* per result axis: the array's axis it walks, -1 for a new axis */
+  uint32_t origin[SIM_MAX_RANK];    /* slots: per axis of the array */
+  uint32_t extent[SIM_MAX_RANK], step[SIM_MAX_RANK];  /* slots: per result axis */
+  size_t offset;                    /* of the result's SimArr */
+} SubviewInfo;
+
+/* gpu.print: the format and its operands' slots, each with its directive's kind. */
+typedef enum { PK_I64, PK_U64, PK_F64, PK_BOOL } PrintKind;
+typedef struct PrintInfo {
+  const char *format;
+  unsigned n;
+  uint32_t *slots;
+  uint8_t *kinds;                   /* PrintKind */
+} PrintInfo;
+
+typedef struct ReinterpInfo {
+  unsigned rank;
+  unsigned esize, base_esize;       /* of the result's elements, of the array's */
+  uint32_t extent[SIM_MAX_RANK], stride[SIM_MAX_RANK];  /* slots */
+  size_t offset;                    /* of the result's SimArr */
+} ReinterpInfo;
 
 typedef struct AtomicInfo {
   AtomicKind kind;

@@ -523,6 +523,83 @@ static void test_bounds(void) {
   cu.ModuleUnload(m);
 }
 
+/* ---- views: mem.subview, mem.reinterpret, check.raise ------------------------------------------------------ */
+/* out[t] = a[t][::-1][1] + t.T[...] through views of the 4x6 int32 array a (a reversed row, a column of the
+ * transpose, the row reinterpreted as 6 elements of a 2x3 array), and check.raise failing when n > 4. */
+static const char *K_VIEWS =
+    "func.func() ({\n"
+    "^bb0(%a: array<i32, 2, C>, %out: array<i32, 1, C>, %n: i64):\n"
+    "  %z = arith.constant() {value = 0} : () -> (i64)\n"
+    "  %one = arith.constant() {value = 1} : () -> (i64)\n"
+    "  %two = arith.constant() {value = 2} : () -> (i64)\n"
+    "  %three = arith.constant() {value = 3} : () -> (i64)\n"
+    "  %four = arith.constant() {value = 4} : () -> (i64)\n"
+    "  %m1 = arith.constant() {value = -1} : () -> (i64)\n"
+    "  %five = arith.constant() {value = 5} : () -> (i64)\n"
+    "  %six = arith.constant() {value = 6} : () -> (i64)\n"
+    "  %bad = arith.cmpi(%n, %four) {pred = \"sgt\"} : (i64, i64) -> (i1)\n"
+    "  check.raise(%bad) {exception = \"ValueError: n too large\"} : (i1) -> ()\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %t = arith.extsi(%tx) : (i32) -> (i64)\n"
+    "  %rev = mem.subview(%a, %t, %five, %six, %m1) {dims = [1]} : (array<i32, 2, C>, i64, i64, i64, i64) -> (array<i32, 1, A>)\n"
+    "  %x = mem.load(%rev, %one) : (array<i32, 1, A>, i64) -> (i32)\n"
+    "  %tr = mem.subview(%a, %z, %z, %six, %one, %four, %one) {dims = [1, 0]} : (array<i32, 2, C>, i64, i64, i64, i64, i64, i64) -> (array<i32, 2, F>)\n"
+    "  %y = mem.load(%tr, %two, %t) : (array<i32, 2, F>, i64, i64) -> (i32)\n"
+    "  %row = mem.subview(%a, %t, %z, %six, %one) {dims = [1]} : (array<i32, 2, C>, i64, i64, i64, i64) -> (array<i32, 1, C>)\n"
+    "  %s0 = arith.constant() {value = 12} : () -> (i64)\n"
+    "  %re = mem.reinterpret(%row, %two, %three, %s0, %four) : (array<i32, 1, C>, i64, i64, i64, i64) -> (array<i32, 2, C>)\n"
+    "  %w = mem.load(%re, %one, %two) : (array<i32, 2, C>, i64, i64) -> (i32)\n"
+    "  %s1 = arith.addi(%x, %y) : (i32, i32) -> (i32)\n"
+    "  %s2 = arith.constant() {value = 1000 : i32} : () -> (i32)\n"
+    "  %s3 = arith.muli(%w, %s2) : (i32, i32) -> (i32)\n"
+    "  %s4 = arith.addi(%s1, %s3) : (i32, i32) -> (i32)\n"
+    "  mem.store(%s4, %out, %t) : (i32, array<i32, 1, C>, i64) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @views, function_type = (array<i32, 2, C>, array<i32, 1, C>, i64) -> (), kernel} : () -> ()\n";
+
+static void test_views(void) {
+  CUmodule m = compile_load(K_VIEWS);
+  if (!m) return;
+  int32_t a[4][6];
+  for (int i = 0; i < 24; i++) a[i / 6][i % 6] = i;
+  int64_t shape[2] = {4, 6};
+  Arr da = arr_new(a, 4, 2, shape), out = arr1(NULL, 4, 4);
+  Args g = {0};
+  arg_arr(&g, &da);
+  arg_arr(&g, &out);
+  g.vals[g.n].i = 4;
+  g.ptrs[g.n] = &g.vals[g.n];
+  g.n++;
+  if (launch(m, "views", 1, 4, 0, &g)) {
+    int32_t v[4];
+    arr_get(&out, v);
+    for (int t = 0; t < 4; t++) {
+      int32_t want = a[t][4] + a[t][2] + a[t][5] * 1000; /* row[::-1][1], a.T[2, t], row as 2x3 [1, 2] */
+      CHECK(v[t] == want, "views: out[%d] = %d, want %d", t, v[t], want);
+    }
+  }
+  /* n = 5: every thread fails the check; the record names the exception's message (id 0) */
+  CUdeviceptr rec_d, str_d;
+  size_t rec_n = 0, str_n = 0;
+  cu_check(cu.ModuleGetGlobal(&rec_d, &rec_n, m, KF_ERROR_RECORD_SYMBOL), "cuModuleGetGlobal(__kf_error)");
+  cu_check(cu.ModuleGetGlobal(&str_d, &str_n, m, KF_ERROR_STRINGS_SYMBOL), "cuModuleGetGlobal(__kf_error_strings)");
+  char table[256] = {0};
+  if (str_n && str_n <= sizeof table) cu_check(cu.MemcpyDtoH(table, str_d, str_n), "read strings");
+  const char *msg = kf_error_string(table, str_n, KF_ERROR_STRINGS_EXCEPTIONS, 0);
+  CHECK(msg && strcmp(msg, "ValueError: n too large") == 0, "exception text %s", msg ? msg : "(none)");
+  g.vals[g.n - 1].i = 5;
+  if (launch(m, "views", 1, 4, 0, &g)) {
+    kf_error_record rec;
+    cu_check(cu.MemcpyDtoH(&rec, rec_d, sizeof rec), "read record");
+    CHECK(rec.flag == KF_ERROR_RAISE && rec.axis == 0 && rec.line == 12 && rec.col == 3,
+          "check.raise record: flag %u message %u at %u:%u", rec.flag, rec.axis, rec.line, rec.col);
+  }
+  cu_check(cu.MemsetD8(rec_d, 0, sizeof(kf_error_record)), "reset record");
+  arr_free(&da);
+  arr_free(&out);
+  cu.ModuleUnload(m);
+}
+
 /* ---- check.raise: the same record, flag KF_ERROR_RAISE ----------------------------------------------------- */
 static const char *K_RAISE =
     "func.func() ({\n"
@@ -1171,6 +1248,7 @@ int main(void) {
     test_int();
     test_float();
     test_bounds();
+    test_views();
     test_raise();
     test_atomics();
     test_small_atomics();
