@@ -358,16 +358,25 @@ static bool declare_function(Lower *L, Op *op) {
     if (!abi_param_types(L, op, fty->elems[i], kernel, pts, &k)) return false;
   LLVMTypeRef ret = L->t_void;
   if (kernel && fty->nresults) return fail(L, op, "kernel '%s' must not return values", name);
-  if (fty->nresults == 1) {
+  if (fty->nresults == 1 && fty->results[0]->kind != TY_ARRAY) {
     ret = reg_type(L, fty->results[0]);
-    if (!ret) return fail(L, op, "device function '%s' returns an array or tuple (not supported)", name);
-  } else if (fty->nresults > 1) {
-    LLVMTypeRef *rts = ARENA_ARRAY(&L->arena, LLVMTypeRef, fty->nresults);
+    if (!ret) return fail(L, op, "device function '%s' returns a tuple (not supported)", name);
+  } else if (fty->nresults) {
+    /* several results, or an array (its data pointer, shape and strides, as a parameter passes it): a struct
+     * of them all, flattened */
+    unsigned n = 0;
+    for (unsigned i = 0; i < fty->nresults; i++) n += abi_param_count(fty->results[i]);
+    LLVMTypeRef *rts = ARENA_ARRAY(&L->arena, LLVMTypeRef, n);
+    unsigned k = 0;
     for (unsigned i = 0; i < fty->nresults; i++) {
-      rts[i] = reg_type(L, fty->results[i]);
-      if (!rts[i]) return fail(L, op, "device function '%s' returns an array or tuple (not supported)", name);
+      Type *t = fty->results[i];
+      if (t->kind == TY_ARRAY) {
+        abi_param_types(L, op, t, false, rts, &k);
+        continue;
+      }
+      if (!(rts[k++] = reg_type(L, t))) return fail(L, op, "device function '%s' returns a tuple (not supported)", name);
     }
-    ret = LLVMStructTypeInContext(L->ctx, rts, fty->nresults, 0);
+    ret = LLVMStructTypeInContext(L->ctx, rts, n, 0);
   }
   FuncInfo *fi = ARENA_NEW(&L->arena, FuncInfo);
   fi->op = op;
@@ -1420,9 +1429,27 @@ static bool lower_call(Lower *L, Op *op) {
     if (LLVMTypeOf(args[i]) != pts[i])
       return fail(L, op, "func.call of '%s' with arguments of the wrong types", callee);
   LLVMValueRef r = LLVMBuildCall2(L->b, fi->fnty, fi->fn, args, np, "");
-  if (op->nresults == 1) set(L, &op->results[0], r);
-  else
-    for (unsigned i = 0; i < op->nresults; i++) set(L, &op->results[i], LLVMBuildExtractValue(L->b, r, i, ""));
+  if (op->nresults == 1 && op->results[0].type->kind != TY_ARRAY) {
+    set(L, &op->results[0], r);
+    return true;
+  }
+  /* the flattened struct declare_function made: an array is its data pointer, shape and strides */
+  unsigned k2 = 0;
+  for (unsigned i = 0; i < op->nresults; i++) {
+    Type *t = op->results[i].type;
+    if (t->kind != TY_ARRAY) {
+      set(L, &op->results[i], LLVMBuildExtractValue(L->b, r, k2++, ""));
+      continue;
+    }
+    ArrVal *a = new_arr(L, t->rank);
+    a->data = LLVMBuildExtractValue(L->b, r, k2++, "");
+    a->as = 0;
+    for (unsigned d = 0; d < t->rank; d++) a->shape[d] = LLVMBuildExtractValue(L->b, r, k2++, "");
+    for (unsigned d = 0; d < t->rank; d++) a->stride[d] = LLVMBuildExtractValue(L->b, r, k2++, "");
+    if (t->layout == LAYOUT_C) a->stride[t->rank - 1] = ci64(L, mem_size(t->elem));
+    else if (t->layout == LAYOUT_F) a->stride[0] = ci64(L, mem_size(t->elem));
+    set_arr(L, &op->results[i], a);
+  }
   return true;
 }
 
@@ -1431,17 +1458,27 @@ static bool lower_return(Lower *L, Op *op) {
     LLVMBuildRetVoid(L->b);
     return true;
   }
-  if (op->noperands == 1) {
+  if (op->noperands == 1 && op_operand(op, 0)->type->kind != TY_ARRAY) {
     LLVMValueRef v = operand(L, op, 0);
     if (!v) return false;
     LLVMBuildRet(L->b, v);
     return true;
   }
   LLVMValueRef agg = LLVMGetUndef(LLVMGetReturnType(L->fi->fnty));
+  unsigned k = 0;
   for (unsigned i = 0; i < op->noperands; i++) {
+    Value *x = op_operand(op, i);
+    if (x->type->kind == TY_ARRAY) { /* flattened as declare_function's result struct */
+      ArrVal *a = get_arr(L, x);
+      if (!a) return fail(L, op, "returned array is not available");
+      agg = LLVMBuildInsertValue(L->b, agg, arr_data_in(L, a, mem_type(L, x->type->elem), 0), k++, "");
+      for (unsigned d = 0; d < a->rank; d++) agg = LLVMBuildInsertValue(L->b, agg, a->shape[d], k++, "");
+      for (unsigned d = 0; d < a->rank; d++) agg = LLVMBuildInsertValue(L->b, agg, a->stride[d], k++, "");
+      continue;
+    }
     LLVMValueRef v = operand(L, op, i);
     if (!v) return false;
-    agg = LLVMBuildInsertValue(L->b, agg, v, i, "");
+    agg = LLVMBuildInsertValue(L->b, agg, v, k++, "");
   }
   LLVMBuildRet(L->b, agg);
   return true;

@@ -169,10 +169,11 @@ def test_reload_keeps_the_alias(fake):
 
 
 def test_install_is_idempotent_and_uninstall_restores(fake):
+    before = sys.modules.get("numba")  # a real numba imported earlier in the session (the GPU suite's) comes back
     first = fake()
     assert fake() is first
     uninstall_numba_alias()
-    assert "numba" not in sys.modules
+    assert sys.modules.get("numba") is before
     assert not any(isinstance(f, importlib.abc.MetaPathFinder) and type(f).__module__ == "kfront._alias"
                    for f in sys.meta_path)
 

@@ -27,7 +27,7 @@ def views(a, out, shape):
             s += v
         col = a[::-1, i % a.shape[1]]
         t = a.T
-        r = a.ravel().reshape(shape)
+        r = a.reshape(shape)  # (not a.ravel(): numba-cuda's needs its NRT, off on CUDA)
         out[i, 0] = s
         out[i, 1] = col[0] + col[len(col) - 1]
         out[i, 2] = t[i % a.shape[1], i]
