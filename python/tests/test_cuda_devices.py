@@ -167,7 +167,10 @@ def test_programs_and_caches_per_device(ndev):
         a1 = cuda.device_array(64, dtype=np.int32)
         fill[1, 64](a1, 3)
         after = _runtime.runtime(1).stats()
-        assert after["compiles"] > before["compiles"] and after["launches"] == before["launches"] + 1
+        # device 1's own program made the kernel: compiled, or (GPUs of one kind share disk-cache entries, as on
+        # the 2-GPU machine) read from the disk cache device 0's compile wrote
+        made = lambda s: s["compiles"] + s["cache_disk_hits"]  # noqa: E731
+        assert made(after) > made(before) and after["launches"] == before["launches"] + 1
         assert list(fill.overloads) == ["void(int32[::1], int64)"]
     assert _runtime.runtime(0).stats()["compiles"] == stats0["compiles"]  # device 0 compiled nothing more
     np.testing.assert_array_equal(a0.copy_to_host(), 2)
