@@ -219,6 +219,13 @@ static ArrVal *new_arr(Lower *L, unsigned rank) {
   return a;
 }
 
+/* An array passed (or returned) as data, shape and strides, of a contiguous layout: its element stride is
+ * known (abi.h requires it), a constant instead of the value passed. */
+static void known_element_stride(Lower *L, ArrVal *a, const Type *t) {
+  if (t->layout == LAYOUT_C) a->stride[t->rank - 1] = ci64(L, mem_size(t->elem));
+  else if (t->layout == LAYOUT_F) a->stride[0] = ci64(L, mem_size(t->elem));
+}
+
 /* The data pointer of a in address space `as` (addrspacecast through generic when needed). */
 static LLVMValueRef arr_data_in(Lower *L, const ArrVal *a, LLVMTypeRef elem, unsigned as) {
   if (a->as == as) return a->data;
@@ -1446,8 +1453,7 @@ static bool lower_call(Lower *L, Op *op) {
     a->as = 0;
     for (unsigned d = 0; d < t->rank; d++) a->shape[d] = LLVMBuildExtractValue(L->b, r, k2++, "");
     for (unsigned d = 0; d < t->rank; d++) a->stride[d] = LLVMBuildExtractValue(L->b, r, k2++, "");
-    if (t->layout == LAYOUT_C) a->stride[t->rank - 1] = ci64(L, mem_size(t->elem));
-    else if (t->layout == LAYOUT_F) a->stride[0] = ci64(L, mem_size(t->elem));
+    known_element_stride(L, a, t);
     set_arr(L, &op->results[i], a);
   }
   return true;
@@ -2232,9 +2238,7 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
       }
       for (unsigned d = 0; d < t->rank; d++) a->shape[d] = LLVMGetParam(fi->fn, k++);
       for (unsigned d = 0; d < t->rank; d++) a->stride[d] = LLVMGetParam(fi->fn, k++);
-      /* contiguous layouts: the element stride is known (abi.h requires it) */
-      if (t->layout == LAYOUT_C) a->stride[t->rank - 1] = ci64(L, mem_size(t->elem));
-      else if (t->layout == LAYOUT_F) a->stride[0] = ci64(L, mem_size(t->elem));
+      known_element_stride(L, a, t);
       set_arr(L, arg, a);
     } else {
       LLVMValueRef p = LLVMGetParam(fi->fn, k++);
