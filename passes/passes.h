@@ -51,6 +51,9 @@ const PassInfo *pass_info(PassKind k);
 /* The default pipeline after lowering (kfront compile; the runtime appends grid-stride). */
 #define PASS_DEFAULT_PIPELINE "canonicalize,cse,bce,pad-shared,tile-shared,cse,hoist-checks,unroll,dce"
 const PassInfo *pass_lookup(const char *name, size_t len);
+/* Whether a value, block argument or function type of m is complex (passes/lower_complex.c): then the
+ * simulator and the backend run lower-complex on a copy first. */
+bool pass_module_has_complex(Module *m);
 
 /* ---- passes/pass_manager.c ------------------------------------------------------------------- */
 typedef struct PipelineEntry {

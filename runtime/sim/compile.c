@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passes/passes.h"
 #include "runtime/sim/sim_internal.h"
 #include "utils/mem.h"
 
@@ -39,6 +40,7 @@ const char *const sim_opcode_names[SI__COUNT] = {
 
 ElemKind sim_elem_kind(const Type *t) {
   if (t->kind == TY_BOOL) return EK_BOOL;
+  if (t->kind == TY_COMPLEX) return t->elem->bits == 32 ? EK_C64 : EK_C128;
   if (t->kind == TY_FLOAT) return t->bits == 16 ? EK_F16 : t->bits == 32 ? EK_F32 : EK_F64;
   switch (t->bits) {
   case 8: return t->is_unsigned ? EK_U8 : EK_I8;
@@ -49,7 +51,7 @@ ElemKind sim_elem_kind(const Type *t) {
 }
 
 unsigned sim_elem_size(ElemKind ek) {
-  static const unsigned size[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8};
+  static const unsigned size[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 8, 16};
   return size[ek];
 }
 
@@ -1162,6 +1164,11 @@ static void pending_job(void *arg) {
 
 SimFn *sim_compile_function(SimProgram *p, const Op *func, bool *oom) {
   *oom = false;
+  if (p->lowered) { /* the caller's function: its lowered copy */
+    const char *name = ir_func_name(func);
+    Op *own = name ? ir_module_lookup(p->lowered, name) : NULL;
+    if (own) func = own;
+  }
   PendingJob j = {p, func, NULL, false};
   p->round++;
   if (!diag_guard(p->diag, pending_job, &j)) {
@@ -1231,6 +1238,7 @@ static bool add_global(SimProgram *p, const Op *g) {
         case EK_F16: { uint16_t h = sem_f16_bits(f); memcpy(dst, &h, 2); break; }
         case EK_F32: { float ff = (float)f; memcpy(dst, &ff, 4); break; }
         case EK_F64: memcpy(dst, &f, 8); break;
+        case EK_C64: case EK_C128: break;  /* the verifier refuses a value for complex elements */
         }
       }
     }
@@ -1254,7 +1262,17 @@ static void new_job(void *arg) {
   arena_init_owned(&p->arena, p);
   p->fns.owner = p;
   p->globals.owner = p;
-  for (Op *op = ir_module_body(j->m)->first; op; op = op->next)
+  if (pass_module_has_complex(j->m)) { /* complex values become floats first (lower-complex defines them) */
+    p->lowered = ir_module_clone(j->m);
+    int64_t options[PASS_MAX_OPTIONS] = {0};
+    PassContext pc = {j->diag, options};
+    p->m = p->lowered;
+    if (!pass_lower_complex(p->lowered, &pc)) {
+      sim_program_free(p);
+      return;
+    }
+  }
+  for (Op *op = ir_module_body(p->m)->first; op; op = op->next)
     if (op->kind == OP_GLOBAL && !add_global(p, op)) {
       sim_program_free(p);
       return;
@@ -1270,6 +1288,7 @@ SimProgram *sim_program_new(Module *m, Diag *diag, bool *oom) {
 
 void sim_program_free(SimProgram *p) {
   if (!p) return;
+  if (p->lowered) ir_module_free(p->lowered);
   ptrmap_free(&p->fns);
   ptrmap_free(&p->globals);
   mem_free(p->globals_v);
