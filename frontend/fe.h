@@ -284,7 +284,7 @@ typedef enum {
 
 /* ---- numba_types.c ---------------------------------------------------------------------------------- */
 /* Numba's scalar kinds, in the order of the tables. */
-enum { NB_BOOL, NB_I8, NB_I16, NB_I32, NB_I64, NB_U8, NB_U16, NB_U32, NB_U64, NB_F16, NB_F32, NB_F64, NB_NKINDS };
+enum { NB_BOOL, NB_I8, NB_I16, NB_I32, NB_I64, NB_U8, NB_U16, NB_U32, NB_U64, NB_F16, NB_F32, NB_F64, NB_C64, NB_C128, NB_NKINDS };
 enum { CONV_NONE, CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE };
 
 /* A signature of a case list: return kind, argument kinds (NB_*). */

@@ -148,6 +148,51 @@ static Pair complex_div(LC *c, Pair a, Pair b) {
   return (Pair){re, ib_select(&c->b, scale_zero, nan, y)};
 }
 
+/* numba-cuda's complex power (mathimpl.py cpow_implement, its translation of CPython's _Py_c_pow), its ifs turned
+ * into selects and its complex products written out as they compute: sin(phase) * 1j and len * (...) keep the
+ * products with the zero parts. */
+static Pair complex_pow(LC *c, Pair a, Pair b) {
+  Type *t = a.re->type;
+  Value *zero = fconst(c, t, 0), *one = fconst(c, t, 1), *x, *y;
+  x = ib_cmpf(&c->b, "oeq", b.re, zero);
+  y = ib_cmpf(&c->b, "oeq", b.im, zero);
+  Value *b_zero = bin(c, OP_ANDI, x, y);
+  x = ib_cmpf(&c->b, "oeq", a.re, zero);
+  Value *a_b_re_zero = bin(c, OP_ANDI, x, ib_cmpf(&c->b, "oeq", b.re, zero));
+  Value *vabs = bin(c, OP_HYPOT, a.re, a.im);
+  Value *len = bin(c, OP_POW, vabs, b.re);
+  Value *at = bin(c, OP_ATAN2, a.im, a.re);
+  Value *phase = bin(c, OP_MULF, at, b.re);
+  Value *b_im_nz = ib_cmpf(&c->b, "une", b.im, zero);
+  x = bin(c, OP_MULF, at, b.im);
+  x = bin(c, OP_DIVF, len, un(c, OP_EXP, x));
+  len = ib_select(&c->b, b_im_nz, x, len);
+  x = bin(c, OP_MULF, b.im, un(c, OP_LOG, vabs));
+  x = bin(c, OP_ADDF, phase, x);
+  phase = ib_select(&c->b, b_im_nz, x, phase);
+  Value *cs = un(c, OP_COS, phase), *sn = un(c, OP_SIN, phase);
+  /* (sn + 0j) * (0 + 1j) */
+  x = bin(c, OP_MULF, sn, zero);
+  y = bin(c, OP_MULF, zero, one);
+  Value *t_re = bin(c, OP_SUBF, x, y);
+  x = bin(c, OP_MULF, sn, one);
+  y = bin(c, OP_MULF, zero, zero);
+  Value *t_im = bin(c, OP_ADDF, x, y);
+  /* (cs + 0j) + t */
+  Value *u_re = bin(c, OP_ADDF, cs, t_re), *u_im = bin(c, OP_ADDF, zero, t_im);
+  /* (len + 0j) * u */
+  x = bin(c, OP_MULF, len, u_re);
+  y = bin(c, OP_MULF, zero, u_im);
+  Value *r_re = bin(c, OP_SUBF, x, y);
+  x = bin(c, OP_MULF, len, u_im);
+  y = bin(c, OP_MULF, zero, u_re);
+  Value *r_im = bin(c, OP_ADDF, x, y);
+  r_re = ib_select(&c->b, a_b_re_zero, zero, r_re);
+  r_im = ib_select(&c->b, a_b_re_zero, zero, r_im);
+  r_re = ib_select(&c->b, b_zero, one, r_re);
+  return (Pair){r_re, ib_select(&c->b, b_zero, zero, r_im)};
+}
+
 /* mem.reinterpret of a complex array as floats with a trailing axis (re, im). */
 static Value *float_view(LC *c, Value *arr) {
   Type *at = arr->type, *ft = at->elem->elem;
@@ -234,6 +279,11 @@ static void expand(LC *c, Op *op) {
     return;
   case OP_COMPLEX_DIV: {
     Pair q = complex_div(c, a, b);
+    set_pair(c, res, q.re, q.im);
+    return;
+  }
+  case OP_COMPLEX_POW: {
+    Pair q = complex_pow(c, a, b);
     set_pair(c, res, q.re, q.im);
     return;
   }

@@ -25,6 +25,8 @@ Type *rt_dtype_type(IrContext *ctx, kf_dtype t) {
   case KF_FLOAT16: return ty_float(ctx, 16);
   case KF_FLOAT32: return ty_float(ctx, 32);
   case KF_FLOAT64: return ty_float(ctx, 64);
+  case KF_COMPLEX64: return ty_complex(ctx, ty_float(ctx, 32));
+  case KF_COMPLEX128: return ty_complex(ctx, ty_float(ctx, 64));
   }
   return NULL;
 }
@@ -47,6 +49,7 @@ bool rt_type_dtype(const Type *t, kf_dtype *out) {
     case 64: *out = KF_FLOAT64; return true;
     }
     return false;
+  case TY_COMPLEX: *out = t->elem->bits == 32 ? KF_COMPLEX64 : KF_COMPLEX128; return true;
   default: return false;
   }
 }

@@ -120,6 +120,8 @@ kf_arg rt_scalar_read(const void *p, kf_dtype t) {
   case KF_FLOAT16: { uint16_t h; memcpy(&h, p, 2); a.value.f = sem_f16_value(h); break; }
   case KF_FLOAT32: { float v; memcpy(&v, p, 4); a.value.f = v; break; }
   case KF_FLOAT64: memcpy(&a.value.f, p, 8); break;
+  case KF_COMPLEX64: { float v[2]; memcpy(v, p, 8); a.value.f = v[0]; a.imag = v[1]; break; }
+  case KF_COMPLEX128: { double v[2]; memcpy(v, p, 16); a.value.f = v[0]; a.imag = v[1]; break; }
   }
   return a;
 }

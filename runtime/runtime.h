@@ -26,6 +26,7 @@ const char *rt_dtype_name(kf_dtype t);
 bool rt_dtype_parse(const char *text, kf_dtype *out);
 bool rt_dtype_is_float(kf_dtype t);
 bool rt_dtype_is_unsigned(kf_dtype t);
+bool rt_dtype_is_complex(kf_dtype t);
 void rt_array_init(kf_array *a, void *data, kf_memory memory, kf_dtype dtype, unsigned ndim, const int64_t *shape,
                    char order);
 size_t rt_array_size(const kf_array *a);

@@ -185,7 +185,13 @@ def test_dtypes_round_trip():
         t.as_dtype(float32[:])
 
 
-@pytest.mark.parametrize("dt", ["c8", "c16", "U3", "O", "M8[s]", [("a", "f4")], ">f4" if sys.byteorder == "little"
+def test_complex_dtypes():
+    assert t.from_dtype("c8") is t.complex64 and t.from_dtype(np.complex128) is t.complex128
+    assert t.as_dtype(t.complex64) == np.complex64 and t.complex128.underlying_float is t.float64
+    assert str(t.complex64[:, ::1]) == "complex64[:, ::1]"
+
+
+@pytest.mark.parametrize("dt", ["U3", "O", "M8[s]", [("a", "f4")], ">f4" if sys.byteorder == "little"
                                 else "<f4"])
 def test_unsupported_dtypes(dt):
     with pytest.raises(errors.UnsupportedError, match="kfront: dtype"):
@@ -225,8 +231,7 @@ def test_typeof_arrays():
     assert typeof(np.broadcast_to(np.zeros(3), (2, 3))) == Array(float64, 2, "A", readonly=True)
     with pytest.raises(errors.UnsupportedError, match="0-dimensional"):
         typeof(np.zeros(()))
-    with pytest.raises(errors.UnsupportedError):
-        typeof(np.zeros(3, np.complex128))
+    assert typeof(np.zeros(3, np.complex128)) is t.complex128[::1]
 
 
 class FakeDeviceArray:
