@@ -231,6 +231,8 @@ struct FeCtx {
   Op *cur_top;             /* the top-level function being lowered: device functions go before it */
   StrMap enums;            /* enum spelling -> FeEnum* (enums.c) */
   unsigned nenums;
+  StrMap *cmath_funcs;     /* cmath.c: name -> FeFunc* of its Python source (NULL until first used) */
+  StrMap *cmath_scope;     /* the names that source sees (math, cmath) */
 };
 
 /* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python ----------------------- */
@@ -273,7 +275,15 @@ struct FeCtx {
   X(MATH_ISNAN, "isnan") X(MATH_ISINF, "isinf") X(MATH_ISFINITE, "isfinite")             \
   X(MATH_PI, "pi") X(MATH_E, "e") X(MATH_TAU, "tau") X(MATH_INF, "inf") X(MATH_NAN, "nan")     \
   X(MATH_REMAINDER, "remainder") X(MATH_FREXP, "frexp") X(MATH_LDEXP, "ldexp")             \
-  X(MATH_MODF, "modf") X(SELP, "selp")
+  X(MATH_MODF, "modf") X(SELP, "selp")                                                    \
+  X(CMATH_EXP, "cmath.exp") X(CMATH_LOG, "cmath.log") X(CMATH_LOG10, "cmath.log10")          \
+  X(CMATH_SQRT, "cmath.sqrt") X(CMATH_SIN, "cmath.sin") X(CMATH_COS, "cmath.cos")             \
+  X(CMATH_TAN, "cmath.tan") X(CMATH_ASIN, "cmath.asin") X(CMATH_ACOS, "cmath.acos")          \
+  X(CMATH_ATAN, "cmath.atan") X(CMATH_SINH, "cmath.sinh") X(CMATH_COSH, "cmath.cosh")         \
+  X(CMATH_TANH, "cmath.tanh") X(CMATH_ASINH, "cmath.asinh") X(CMATH_ACOSH, "cmath.acosh")     \
+  X(CMATH_ATANH, "cmath.atanh") X(CMATH_ISNAN, "cmath.isnan") X(CMATH_ISINF, "cmath.isinf")   \
+  X(CMATH_ISFINITE, "cmath.isfinite") X(CMATH_PHASE, "cmath.phase")                           \
+  X(CMATH_POLAR, "cmath.polar") X(CMATH_RECT, "cmath.rect")
 
 typedef enum {
 #define X(id, name) BI_##id,
@@ -354,6 +364,13 @@ unsigned sema_edit_distance(const char *a, const char *b);
 bool sema_py_binop(IrContext *ctx, PyBinOp op, const FeVal *a, const FeVal *b, FeVal *out);
 bool sema_py_unary(IrContext *ctx, PyUnaryOp op, const FeVal *a, FeVal *out);
 bool sema_py_compare(IrContext *ctx, PyCmpOp op, const FeVal *a, const FeVal *b, FeVal *out);
+
+/* ---- cmath.c: the cmath functions, written once in Python and compiled as device functions -------------- */
+/* The function of that name (exp, log, log_base, log10, sqrt, cos, cosh, sin, sinh, tan, tanh, acos, acosh, asin,
+ * asinh, atan, atanh, rect), parsed on first use; NULL for another name. */
+FeFunc *fe_cmath_function(FeCtx *fe, const char *name);
+/* Frees what fe_cmath_function made. */
+void fe_cmath_free(FeCtx *fe);
 
 /* ---- numeric.c: NumPy's ufuncs in kernels ---------------------------------------------------------------- */
 /* A ufunc is the builtin id FE_UFUNC_BASE + its index (sema_lookup_path gives it for "numpy.<name>"). */

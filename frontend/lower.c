@@ -2911,9 +2911,76 @@ static void report_raw_prints(Lower *L) {
   }
 }
 
+/* ---- calls: cmath (numba-cuda's cmathdecl.py and cmathimpl.py) ----------------------------------------------
+ * acos, asin, asinh, atan, atanh, cos, exp, sin, sqrt, tan, log (one or two arguments), isnan, isinf, isfinite are
+ * typed on complex64 / complex128 (a real argument converts); acosh, cosh, sinh, tanh, log10, phase and polar are
+ * numba-cuda overloads that take a complex argument only, rect two floats. The predicates, phase and polar are
+ * built here; the rest are the Python of cmath.c, compiled as device functions, their result converted to the
+ * argument's type as numba-cuda returns it. */
+static FeVal instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args, unsigned np);
+
+static FeVal lower_cmath(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = sema_builtin_name(bi), *name = fname + strlen("cmath.");
+  FeVal a[3];
+  if (bi == BI_CMATH_RECT) {
+    if (!positional(L, e, fname, 2, 2, a)) return poison();
+    for (unsigned i = 0; i < 2; i++)
+      if (!is_scalar(&a[i]) || a[i].type->kind != TY_FLOAT)
+        return lerr(L, arg_loc(e, i), "%s() takes two floats, not %s", fname, vname(L, &a[i]));
+    at(L, e->loc);
+    return instantiate_and_call(L, fe_cmath_function(L->fe, "rect"), e, a, 2);
+  }
+  bool overload = bi == BI_CMATH_ACOSH || bi == BI_CMATH_COSH || bi == BI_CMATH_SINH || bi == BI_CMATH_TANH ||
+                  bi == BI_CMATH_LOG10 || bi == BI_CMATH_PHASE || bi == BI_CMATH_POLAR;
+  if (!positional(L, e, fname, 1, bi == BI_CMATH_LOG ? 2 : 1, a)) return poison();
+  unsigned n = bi == BI_CMATH_LOG && a[1].kind != FV_UNDEF ? 2 : 1;
+  for (unsigned i = 0; i < n; i++)
+    if (!is_scalar(&a[i]) || (overload && !is_complex(&a[i])))
+      return lerr(L, arg_loc(e, i), "%s() takes %s, not %s", fname, overload ? "a complex number" : "a number",
+                  vname(L, &a[i]));
+  Type *t = a[0].type;
+  if (!overload) {
+    static const NbCase cases1[] = {{NB_C64, 1, {NB_C64}}, {NB_C128, 1, {NB_C128}}};
+    static const NbCase cases2[] = {{NB_C64, 2, {NB_C64, NB_C64}}, {NB_C128, 2, {NB_C128, NB_C128}}};
+    int kinds[2] = {nb_kind(a[0].type), n == 2 ? nb_kind(a[1].type) : -1};
+    const NbCase *c = nb_resolve(n == 2 ? cases2 : cases1, 2, kinds, n, true);
+    if (!c) return lerr(L, e->loc, "%s() does not take %s", fname, vname(L, &a[0]));
+    t = nb_type(L->ctx, c->ret);
+  }
+  at(L, e->loc);
+  for (unsigned i = 0; i < n; i++) a[i] = conv(L, a[i], t);
+  Value *z = mat(L, &a[0]), *re = complex_part(L, z, false), *im = complex_part(L, z, true);
+  Type *b1 = ty_bool(L->ctx);
+  switch (bi) {
+  case BI_CMATH_ISNAN: return val(b1, ib_cmpf(&L->b, "uno", re, im));
+  case BI_CMATH_ISINF:
+  case BI_CMATH_ISFINITE: {
+    OpKind k = bi == BI_CMATH_ISINF ? OP_ISINF : OP_ISFINITE;
+    Value *x = ib_unary(&L->b, k, re, b1), *y = ib_unary(&L->b, k, im, b1);
+    return val(b1, ib_binary(&L->b, bi == BI_CMATH_ISINF ? OP_ORI : OP_ANDI, x, y));
+  }
+  case BI_CMATH_PHASE: return val(t->elem, ib_binary(&L->b, OP_ATAN2, im, re));
+  case BI_CMATH_POLAR: {
+    FeVal parts[2] = {val(t->elem, ib_binary(&L->b, OP_HYPOT, re, im)), val(t->elem, ib_binary(&L->b, OP_ATAN2, im, re))};
+    return make_tuple(L, 2, parts);
+  }
+  default: break;
+  }
+  unsigned np = n;
+  if (bi == BI_CMATH_SQRT) /* its overflow threshold, numba-cuda's FLT_MAX or DBL_MAX / (1 + sqrt(2)), in t's floats */
+    a[np++] = cfloat(t->elem, t->elem->bits == 32 ? (double)(float)1.4094955303793193e+38 : 7.446288774449766e+307);
+  FeFunc *f = fe_cmath_function(L->fe, n == 2 ? "log_base" : name);
+  if (!f) return lerr(L, e->loc, "internal error: no cmath source for %s", fname);
+  FeVal r = instantiate_and_call(L, f, e, a, np);
+  if (r.kind == FV_POISON) return r;
+  at(L, e->loc);
+  return conv(L, r, t);
+}
+
 static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   const char *fname = sema_builtin_name(bi);
   FeVal a[3];
+  if (bi >= BI_CMATH_EXP && bi <= BI_CMATH_RECT) return lower_cmath(L, bi, e);
   switch (bi) {
   case BI_RANGE:
   case BI_ZIP:
