@@ -391,6 +391,9 @@ bool num_ufunc_supported(int u);
 bool num_can_cast_same_kind(int from, int to);
 /* The loop NumPy and numba-cuda choose for inputs of these kinds; false when there is none. */
 bool num_ufunc_loop(int u, const int *kinds, unsigned nin, NumLoop *out);
+/* The cmath function (cmath.c's name) a ufunc's complex loop is, as numba-cuda's ufunc_db takes it from its cmath;
+ * NULL for the others. lower.c builds those loops; num_ufunc_emit the rest. */
+const char *num_ufunc_cmath(int u);
 /* Builds what the loop computes at b's insertion point, from inputs of the loop's input types. */
 void num_ufunc_emit(IrBuilder *b, int u, const NumLoop *loop, Value *const *in, Value **out);
 

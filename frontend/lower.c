@@ -2255,6 +2255,22 @@ static bool ufunc_array(const FeVal *v, unsigned *rank, Type **elem) {
   return false;
 }
 
+static FeVal cmath_call(Lower *L, const char *name, FeVal z, const PyExpr *e);
+
+/* One application of a ufunc's loop: num_ufunc_emit's, or for a complex loop numba-cuda takes from its cmath,
+ * kfront's cmath function of that name. */
+static bool ufunc_emit(Lower *L, int u, const NumLoop *loop, Value *const *in, Value **out, const PyExpr *e) {
+  const char *cm = loop->in[0] == NB_C64 || loop->in[0] == NB_C128 ? num_ufunc_cmath(u) : NULL;
+  if (!cm) {
+    num_ufunc_emit(&L->b, u, loop, in, out);
+    return true;
+  }
+  FeVal r = cmath_call(L, cm, val(in[0]->type, in[0]), e);
+  if (r.kind != FV_VAL) return false;
+  out[0] = mat(L, &r);
+  return true;
+}
+
 /* A ufunc over arrays with its outputs given (np.add(a, b, out)): a loop nest over the first output's shape;
  * each input broadcast against it as NumPy broadcasts (axes aligned on the right; an axis of extent 1 repeats),
  * an extent that neither matches nor is 1 an IndexError (with bounds checks on); each result converted to its
@@ -2327,7 +2343,10 @@ static FeVal ufunc_loops(Lower *L, int u, const char *fname, const NumLoop *loop
     FeVal x = load_element(L, base, idx);
     in[i] = conv_v(L, x, nb_type(L->ctx, loop->in[i]));
   }
-  num_ufunc_emit(b, u, loop, in, res);
+  if (!ufunc_emit(L, u, loop, in, res, e)) {
+    *b = outer;
+    return poison();
+  }
   for (unsigned o = 0; o < nout; o++) {
     FeVal ix[8];
     for (unsigned k = 0; k < rank; k++) {
@@ -2409,7 +2428,7 @@ static FeVal lower_ufunc(Lower *L, int u, const PyExpr *e) {
   at(L, e->loc);
   Value *in[2], *out[2];
   for (unsigned i = 0; i < nin; i++) in[i] = conv_v(L, a[i], nb_type(L->ctx, loop.in[i]));
-  num_ufunc_emit(&L->b, u, &loop, in, out);
+  if (!ufunc_emit(L, u, &loop, in, out, e)) return poison();
   if (nout == 1) return val(nb_type(L->ctx, loop.out[0]), out[0]);
   FeVal parts[2];
   for (unsigned i = 0; i < nout; i++) parts[i] = val(nb_type(L->ctx, loop.out[i]), out[i]);
@@ -2966,11 +2985,25 @@ static FeVal lower_cmath(Lower *L, int bi, const PyExpr *e) {
   }
   default: break;
   }
-  unsigned np = n;
-  if (bi == BI_CMATH_SQRT) /* its overflow threshold, numba-cuda's FLT_MAX or DBL_MAX / (1 + sqrt(2)), in t's floats */
+  if (n == 2) {
+    FeVal r = instantiate_and_call(L, fe_cmath_function(L->fe, "log_base"), e, a, 2);
+    if (r.kind == FV_POISON) return r;
+    at(L, e->loc);
+    return conv(L, r, t);
+  }
+  return cmath_call(L, name, a[0], e);
+}
+
+/* cmath.<name>(z) of a complex z, from kfront's cmath source, its result converted to z's type (as numba-cuda's
+ * compile_internal returns it). */
+static FeVal cmath_call(Lower *L, const char *name, FeVal z, const PyExpr *e) {
+  Type *t = z.type;
+  FeVal a[2] = {z};
+  unsigned np = 1;
+  if (strcmp(name, "sqrt") == 0) /* its overflow threshold, numba-cuda's FLT_MAX or DBL_MAX / (1 + sqrt(2)) */
     a[np++] = cfloat(t->elem, t->elem->bits == 32 ? (double)(float)1.4094955303793193e+38 : 7.446288774449766e+307);
-  FeFunc *f = fe_cmath_function(L->fe, n == 2 ? "log_base" : name);
-  if (!f) return lerr(L, e->loc, "internal error: no cmath source for %s", fname);
+  FeFunc *f = fe_cmath_function(L->fe, name);
+  if (!f) return lerr(L, e->loc, "internal error: no cmath source for cmath.%s", name);
   FeVal r = instantiate_and_call(L, f, e, a, np);
   if (r.kind == FV_POISON) return r;
   at(L, e->loc);

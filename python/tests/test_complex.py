@@ -448,3 +448,77 @@ def refuse_atomic(out, a, f):
 def test_refusals(kernel, match):
     with pytest.raises(errors.CompilerError, match=match):
         kernel[1, 1](np.zeros(2, np.complex128), np.ones(2, np.complex128), np.zeros(2))
+
+
+# ---- NumPy's ufuncs: their complex loops (numba-cuda's ufunc_db), scalars and arrays with out ----------------------
+
+@cuda.jit
+def ufuncs_scalar(out, flags, f, a, b):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i, 0] = np.add(a[i], b[i])
+        out[i, 1] = np.subtract(a[i], b[i])
+        out[i, 2] = np.multiply(a[i], b[i])
+        out[i, 3] = np.divide(a[i], b[i])
+        out[i, 4] = np.negative(a[i])
+        out[i, 5] = np.conjugate(a[i])
+        out[i, 6] = np.reciprocal(a[i])
+        out[i, 7] = np.square(a[i])
+        out[i, 8] = np.exp(a[i])
+        out[i, 9] = np.log(a[i])
+        out[i, 10] = np.sqrt(a[i])
+        out[i, 11] = np.sin(a[i])
+        out[i, 12] = np.arctan(a[i])
+        f[i] = np.absolute(a[i])
+        flags[i, 0] = np.isnan(a[i])
+        flags[i, 1] = np.isinf(a[i])
+        flags[i, 2] = np.isfinite(a[i])
+        flags[i, 3] = np.equal(a[i], b[i])
+        flags[i, 4] = np.not_equal(a[i], b[i])
+        flags[i, 5] = np.logical_and(a[i], b[i])
+
+
+def test_ufunc_complex_loops_match_numpy():
+    vals = [complex(x, y) for x, y in itertools.product([0.0, -1.0, 2.5, -0.5], repeat=2)]
+    a = np.array([x for x in vals for _ in vals])
+    b = np.array([y for _ in vals for y in vals])
+    out = np.zeros((len(a), 13), np.complex128)
+    flags = np.zeros((len(a), 6), np.bool_)
+    f = np.zeros(len(a))
+    run(ufuncs_scalar, out, flags, f, a, b)
+    with np.errstate(all="ignore"):
+        want = [np.add(a, b), np.subtract(a, b), np.multiply(a, b), np.divide(a, b), np.negative(a), np.conjugate(a),
+                np.reciprocal(a), np.square(a), np.exp(a), np.log(a), np.sqrt(a), np.sin(a), np.arctan(a)]
+        wflags = [np.isnan(a), np.isinf(a), np.isfinite(a), np.equal(a, b), np.not_equal(a, b), np.logical_and(a, b)]
+    for j, w in enumerate(want):
+        for i in range(len(a)):
+            assert close(complex(out[i, j]), complex(w[i]), ulps=4, sign_of_zero=j not in (6, 12)), (j, a[i], b[i], out[i, j], w[i])
+    for j, w in enumerate(wflags):
+        assert (flags[:, j] == w).all(), j
+    assert np.allclose(f, np.abs(a), rtol=1e-15)
+
+
+@cuda.jit
+def ufunc_arrays(a, b, o, r):
+    np.multiply(a, b, o)
+    np.sqrt(a, r)
+
+
+def test_ufunc_complex_arrays_with_out():
+    a = (np.arange(12).reshape(3, 4) + 1j * np.arange(12)[::-1].reshape(3, 4)).astype(np.complex64)
+    b = np.array([1 - 1j, 2j, -0.5, 3 + 0.25j], np.complex64)  # broadcast along the rows
+    o = np.zeros((3, 4), np.complex64)
+    r = np.zeros((3, 4), np.complex128)  # complex64 results stored into complex128 (same kind)
+    ufunc_arrays[1, 1](a, b, o, r)
+    assert np.allclose(o, a * b, rtol=1e-6)
+    assert np.allclose(r, np.sqrt(a), rtol=1e-6)
+
+
+@cuda.jit
+def ufunc_bad_out(a, f):
+    np.add(a, a, f)
+
+
+def test_ufunc_complex_result_into_real_array_refused():
+    with pytest.raises(errors.CompilerError, match="cannot be stored to an array of float64"):
+        ufunc_bad_out[1, 1](np.zeros(2, np.complex128), np.zeros(2))
