@@ -140,6 +140,11 @@ static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
       diag_error(diag, srcloc(NULL, 0, 0), "argument %u: invalid scalar dtype %d", i + 1, (int)a->dtype);
       return false;
     }
+    if (rt_dtype_is_complex(a->dtype)) {
+      diag_error(diag, srcloc(NULL, 0, 0), "argument %u: a complex scalar cannot be a kernel argument yet (pass it in a "
+                 "1-element array)", i + 1);
+      return false;
+    }
     return true;
   }
   if (a->kind != KF_ARG_ARRAY) {

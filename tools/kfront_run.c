@@ -43,7 +43,8 @@ static const char usage_text[] =
     "  3, -1, 2.5, True         a scalar: int64, float64 or boolean\n"
     "  VALUE:TYPE               a typed scalar: 2.5:f32, 7:i32, 1:u8, 1:b1 (or Numba names: 7:int32)\n"
     "  (ARG,ARG,...)            a tuple of arguments (nested tuples too): (3,4), '(2.5:f32,a.npy,(1,2))', (7,)\n"
-    "types: b1 i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 (bit widths), boolean int8 ... float64\n";
+    "types: b1 i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 c8 c16 (bytes for complex), boolean int8 ... float64\n"
+    "       complex64 complex128 (arrays only)\n";
 
 typedef struct RunArg RunArg;
 struct RunArg {
@@ -305,6 +306,11 @@ static int parse_arg(kf_context *ctx, const char *text, RunArg *ra, char *err, s
     kf_dtype t;
     if (vl >= sizeof value || kf_dtype_parse(colon + 1, &t) != KF_OK) {
       snprintf(err, errlen, "unknown type '%s' in '%s'", colon + 1, text);
+      return 2;
+    }
+    if (t == KF_COMPLEX64 || t == KF_COMPLEX128) {
+      snprintf(err, errlen, "'%s': a complex scalar cannot be a kernel argument yet (pass it in a 1-element .npy array)",
+               text);
       return 2;
     }
     memcpy(value, text, vl);
