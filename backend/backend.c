@@ -7,8 +7,8 @@
  * of memory"; the text and the tables reach the caller only when the compile finished. LLVM's and libNVVM's
  * own allocations are outside the hook (kfront.h).
  *
- * Structured control flow reaches the lowering as blocks and branches, complex values as their floats: a module
- * with scf ops or complex values is copied and run through lower-complex (passes/lower_complex.c) and lower-scf (passes/lower_scf.c, the one lowering of scf.if/for/while), so the module given stays as it
+ * Structured control flow reaches the lowering as blocks and branches: a module with scf ops is copied and run
+ * through lower-scf (passes/lower_scf.c, the one lowering of scf.if/for/while), so the module given stays as it
  * was. */
 #include "backend/backend.h"
 #include "passes/passes.h"
@@ -83,35 +83,11 @@ static void compile_ptx(BeJob *j, LLVMContextRef ctx) {
   }
 }
 
-static bool find_scf(Op *op, void *found) {
-  if (op->kind != OP_IF && op->kind != OP_FOR && op->kind != OP_WHILE) return true;
-  *(bool *)found = true;
-  return false;
-}
-
-/* m when it holds no scf op and no complex value, else a copy of m through lower-complex and lower-scf (freed
- * by the caller; under the job's guard a failed allocation takes it along); NULL when lower-complex failed
- * (reported). */
-static Module *cf_module(Module *m, Diag *diag) {
-  bool found = false, cplx = pass_module_has_complex(m);
-  ir_walk_module(m, find_scf, &found);
-  if (!found && !cplx) return m;
-  Module *c = ir_module_clone(m);
-  int64_t options[PASS_MAX_OPTIONS] = {0};
-  PassContext pc = {diag, options};
-  if (cplx && !pass_lower_complex(c, &pc)) {
-    ir_module_free(c);
-    return NULL;
-  }
-  pass_lower_scf(c, &pc);
-  return c;
-}
-
 static void run_job(void *arg) {
   BeJob *j = arg;
   Module *given = j->m;
-  j->m = cf_module(given, j->diag);
-  if (!j->m) {
+  j->m = lower_scf_copy(given, j->diag);
+  if (!j->m) { /* lower-complex failed (reported) */
     j->st = BE_UNSUPPORTED;
     j->m = given;
     return;

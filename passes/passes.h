@@ -56,6 +56,12 @@ const PassInfo *pass_lookup(const char *name, size_t len);
 bool pass_module_has_complex(Module *m);
 
 /* ---- passes/pass_manager.c ------------------------------------------------------------------- */
+
+/* ---- passes/lower_scf.c: for the consumers of cf (the backend, the simulator) ---------------------- */
+/* m when it holds no scf op and no complex value, else a copy of m through lower-complex (passes/lower_complex.c)
+ * and lower-scf (the caller frees it); NULL when lower-complex failed (reported to diag). Runs under the caller's
+ * guard (utils/mem.h). */
+Module *lower_scf_copy(Module *m, Diag *diag);
 typedef struct PipelineEntry {
   const PassInfo *pass;
   int64_t options[PASS_MAX_OPTIONS];
