@@ -60,6 +60,12 @@ static kf_arg scalar(kf_dtype dtype) {
 kf_arg kf_arg_int(kf_dtype dtype, int64_t v) { kf_arg r = scalar(dtype); r.value.i = v; return r; }
 kf_arg kf_arg_uint(kf_dtype dtype, uint64_t v) { kf_arg r = scalar(dtype); r.value.u = v; return r; }
 kf_arg kf_arg_float(kf_dtype dtype, double v) { kf_arg r = scalar(dtype); r.value.f = v; return r; }
+kf_arg kf_arg_complex(kf_dtype dtype, double re, double im) {
+  kf_arg r = scalar(dtype);
+  r.value.f = re;
+  r.imag = im;
+  return r;
+}
 kf_arg kf_arg_tuple(const kf_arg *items, unsigned n) {
   kf_arg r;
   memset(&r, 0, sizeof r);

@@ -90,6 +90,7 @@ void rt_type_numba(const Type *t, StrBuf *out) {
   case TY_BOOL: sb_puts(out, "boolean"); return;
   case TY_INT: sb_printf(out, "%sint%u", t->is_unsigned ? "u" : "", t->bits); return;
   case TY_FLOAT: sb_printf(out, "float%u", t->bits); return;
+  case TY_COMPLEX: sb_printf(out, "complex%u", 2 * t->elem->bits); return;
   case TY_ARRAY:
     rt_type_numba(t->elem, out);
     array_dims(t->rank, t->layout, out);
@@ -138,11 +139,6 @@ static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
   if (a->kind == KF_ARG_SCALAR) {
     if (rt_dtype_size(a->dtype) == 0) {
       diag_error(diag, srcloc(NULL, 0, 0), "argument %u: invalid scalar dtype %d", i + 1, (int)a->dtype);
-      return false;
-    }
-    if (rt_dtype_is_complex(a->dtype)) {
-      diag_error(diag, srcloc(NULL, 0, 0), "argument %u: a complex scalar cannot be a kernel argument yet (pass it in a "
-                 "1-element array)", i + 1);
       return false;
     }
     return true;
@@ -273,7 +269,10 @@ kf_status rt_flatten_args(const kf_arg *args, unsigned n, kf_arg *stack, unsigne
 /* ---- argument checks ------------------------------------------------------------------------- */
 
 bool rt_arg_fits(const Type *param, const kf_arg *arg) {
-  if (ty_is_scalar(param)) return arg->kind == KF_ARG_SCALAR && rt_dtype_size(arg->dtype) != 0;
+  /* a number converts to a complex parameter (Numba's casts); a complex one to no real parameter */
+  if (param->kind == TY_COMPLEX) return arg->kind == KF_ARG_SCALAR && rt_dtype_size(arg->dtype) != 0;
+  if (ty_is_scalar(param))
+    return arg->kind == KF_ARG_SCALAR && rt_dtype_size(arg->dtype) != 0 && !rt_dtype_is_complex(arg->dtype);
   if (param->kind != TY_ARRAY || arg->kind != KF_ARG_ARRAY) return false;
   kf_dtype want;
   if (!rt_type_dtype(param->elem, &want) || want != arg->array.dtype || param->rank != arg->array.ndim) return false;

@@ -59,8 +59,6 @@ static bool words(const kf_arg *args, unsigned nargs, RtFingerprint *fp, unsigne
     }
     if (a->kind == KF_ARG_SCALAR) {
       if ((unsigned)a->dtype >= KF_DTYPE_COUNT) return invalid(diag, i, "invalid scalar dtype");
-      if (rt_dtype_is_complex(a->dtype))
-        return invalid(diag, i, "a complex scalar cannot be a kernel argument yet (pass it in a 1-element array)");
       w = (uint16_t)(a->dtype << 11);
       if (a->type) {
         w |= 0x400;

@@ -387,6 +387,7 @@ KF_API kf_arg kf_arg_array(const kf_array *a);
 KF_API kf_arg kf_arg_int(kf_dtype dtype, int64_t v);    /* bool or a signed integer type */
 KF_API kf_arg kf_arg_uint(kf_dtype dtype, uint64_t v);  /* an unsigned integer type */
 KF_API kf_arg kf_arg_float(kf_dtype dtype, double v);   /* float16/32/64 */
+KF_API kf_arg kf_arg_complex(kf_dtype dtype, double re, double im); /* complex64/128 (two parameters: abi.h) */
 KF_API kf_arg kf_arg_tuple(const kf_arg *items, unsigned n); /* items borrowed (they must outlive the call) */
 
 /* Reads a NumPy .npy file (little-endian b1 i1..i8 u1..u8 f2 f4 f8, C or Fortran order, rank <= 8) into a

@@ -326,8 +326,8 @@ int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t i
     return 0;
   }
   if (PyComplex_Check(o)) {
-    PyErr_Format(PyExc_TypeError, "%s argument %zd: kfront does not support complex arguments yet", what, index);
-    return -1;
+    *out = kf_arg_complex(KF_COMPLEX128, PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
+    return 0;
   }
   int proto = protocol_of(o);
   if (proto == PROTO_NONE) {

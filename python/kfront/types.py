@@ -24,8 +24,7 @@ inferred return type); from_dtype(dtype) / as_dtype(type) between NumPy dtypes a
 -> the type of a kernel argument as Numba's typeof gives it (bool, int, float, NumPy scalars and arrays,
 objects with __cuda_array_interface__ or a _numba_type_).
 
-Differences from Numba: only kfront's scalar types exist (no records, datetimes, strings; complex64 and
-complex128 are types of arrays and values inside kernels, not yet of scalar kernel arguments); array
+Differences from Numba: only kfront's scalar types exist (no records, datetimes, strings); array
 types by slicing accept only ':' and '::1' with '::1' first (F) or last (C), as kfront's signature
 parser does (Numba silently makes float32[::2] or float32[:, ::1, :] layout A); arrays have 1 or more
 dimensions. NumPy is imported only when a function needs it (from_dtype, as_dtype, casts such as
@@ -737,7 +736,7 @@ def _typeof_ndarray(arr):
     return Array(from_dtype(arr.dtype), arr.ndim, layout, readonly=not flags.writeable)
 
 
-_PY_SCALARS = {bool: boolean, float: float64}
+_PY_SCALARS = {bool: boolean, float: float64, complex: complex128}
 
 
 def typeof(value, purpose=None):
@@ -766,9 +765,6 @@ def typeof(value, purpose=None):
         if isinstance(value, np.ndarray):
             return _typeof_ndarray(value)
         if isinstance(value, np.generic):
-            if value.dtype.kind == "c":
-                raise errors.UnsupportedError("kfront: a complex scalar (%s) cannot be a kernel argument yet (pass it in "
-                                              "a 1-element array)" % (value.dtype,))
             return from_dtype(value.dtype)
     try:
         cai = getattr(value, "__cuda_array_interface__", None)
@@ -786,8 +782,7 @@ def typeof(value, purpose=None):
     if isinstance(value, float):
         return float64
     if isinstance(value, complex):
-        raise errors.UnsupportedError("kfront: a complex scalar cannot be a kernel argument yet (pass it in a "
-                                      "1-element array)")
+        return complex128
     if isinstance(value, tuple):
         return Tuple(tuple(typeof(v) for v in value))  # UniTuple when every element has one type, as in Numba
     if value is None:

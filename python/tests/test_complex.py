@@ -522,3 +522,33 @@ def ufunc_bad_out(a, f):
 def test_ufunc_complex_result_into_real_array_refused():
     with pytest.raises(errors.CompilerError, match="cannot be stored to an array of float64"):
         ufunc_bad_out[1, 1](np.zeros(2, np.complex128), np.zeros(2))
+
+
+# ---- complex scalars as kernel arguments (two parameters each: abi.h) ----------------------------------------------
+
+@cuda.jit
+def axpy_c(out, a, z, x):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i] = a[i] * z + x
+
+
+@cuda.jit("void(complex64[::1], complex64, float64)")
+def axpy_c64(a, z, x):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        a[i] = a[i] * z + x
+
+
+def test_complex_scalar_arguments():
+    a = np.array([1 + 2j, -0.5j, 3.0])
+    out = np.zeros(3, np.complex128)
+    axpy_c[1, 3](out, a, 2 - 1j, 0.25)           # a Python complex: complex128
+    assert (out == a * (2 - 1j) + 0.25).all()
+    axpy_c[1, 3](out, a, np.complex64(1j), 1j)  # NumPy's complex64 scalar; a complex where a float went before
+    assert (out == a * 1j + 1j).all()
+    b = a.astype(np.complex64)
+    axpy_c64[1, 3](b, 3, 0.5)                    # an int converted to the complex64 parameter
+    assert (b == (a * 3 + 0.5).astype(np.complex64)).all()
+    with pytest.raises(Exception, match="complex"):
+        axpy_c64[1, 3](np.zeros(3, np.float32), 1j, 0.5)

@@ -206,10 +206,7 @@ def test_typeof_python_and_numpy_scalars():
         assert typeof(t.as_dtype(s).type(1)) is s
     with pytest.raises(ValueError):
         typeof(2 ** 64)
-    with pytest.raises(errors.UnsupportedError):
-        typeof(1j)
-    with pytest.raises(errors.UnsupportedError):
-        typeof(np.complex64(1))
+    assert typeof(1j) is t.complex128 and typeof(np.complex64(1)) is t.complex64
     assert typeof((1, 2)) == UniTuple(int64, 2) and typeof((1, 2.5)) == Tuple((int64, float64))
     assert typeof((1, (2.5, np.zeros(3, np.float32)))) == Tuple((int64, Tuple((float64, float32[::1]))))
     assert typeof(()) == Tuple(())

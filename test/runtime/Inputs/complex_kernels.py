@@ -14,3 +14,10 @@ def cabs(a, out):
     i = cuda.grid(1)
     if i < a.size:
         out[i] = abs(a[i]) + a[i].imag
+
+
+@cuda.jit
+def scale(a, z, x):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = a[i] * z + x
