@@ -275,7 +275,7 @@ struct FeCtx {
   X(MATH_ISNAN, "isnan") X(MATH_ISINF, "isinf") X(MATH_ISFINITE, "isfinite")             \
   X(MATH_PI, "pi") X(MATH_E, "e") X(MATH_TAU, "tau") X(MATH_INF, "inf") X(MATH_NAN, "nan")     \
   X(MATH_REMAINDER, "remainder") X(MATH_FREXP, "frexp") X(MATH_LDEXP, "ldexp")             \
-  X(MATH_MODF, "modf") X(MATH_NEXTAFTER, "nextafter") X(SELP, "selp")                                                  \
+  X(MATH_MODF, "modf") X(MATH_NEXTAFTER, "nextafter") X(SELP, "selp")                     \
   X(CMATH_EXP, "cmath.exp") X(CMATH_LOG, "cmath.log") X(CMATH_LOG10, "cmath.log10")          \
   X(CMATH_SQRT, "cmath.sqrt") X(CMATH_SIN, "cmath.sin") X(CMATH_COS, "cmath.cos")             \
   X(CMATH_TAN, "cmath.tan") X(CMATH_ASIN, "cmath.asin") X(CMATH_ACOS, "cmath.acos")          \
