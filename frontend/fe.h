@@ -59,6 +59,7 @@ typedef enum {
   FV_EXCEPTION, /* an exception class kernels may raise: str.s its name on the host ("ValueError", "mod.MyError") */
   FV_INVALID, /* a name the embedder bound to something kfront cannot use: str.s says why (never a value) */
   FV_METHOD,  /* a method of an array value (a.transpose): type and v the array, builtin the method (lower.c) */
+  FV_VECTOR,  /* a CUDA vector value (float32x4): type its vector type, tup its fields (FV_VAL scalars; vectors.c) */
 } FeValKind;
 
 typedef struct FeNamespace {
@@ -102,7 +103,7 @@ struct FeVal {
     struct {
       unsigned n;
       FeVal *elems;
-    } tup;           /* FV_TUPLE, FV_VIEW */
+    } tup;           /* FV_TUPLE, FV_VIEW, FV_VECTOR */
     struct {
       const char *s; /* FV_PATH, FV_STR, FV_EXCEPTION, FV_INVALID */
       size_t len;
@@ -385,6 +386,19 @@ unsigned num_fp16_nargs(int k);
 /* Builds the intrinsic on float16 inputs; its result (f16, i1 for comparisons, i32 for hisinf). */
 Value *num_fp16_emit(IrBuilder *b, int k, Value *const *in);
 
+/* ---- vectors.c: CUDA vector types --------------------------------------------------------------------------------- */
+/* A vector type's constructor is the builtin id FE_VECTOR_BASE + k ("numba.cuda.float32x4", aliases too), k in
+ * 0..39: base type k / 4 (int8 ... float64), k % 4 + 1 fields. */
+enum { FE_VECTOR_BASE = FE_FP16_BASE + 256, FE_VECTOR_COUNT = 40 };
+int vec_lookup(const char *name);  /* k of a type named by its name or an alias ("float32x4", "float4"), or -1 */
+const char *vec_name(int k);       /* numba-cuda's name: "float32x4" */
+Type *vec_type(IrContext *ctx, int k);
+/* The index of the field attr (x y z w) of vector type vt, or -1. */
+int vec_field(const Type *vt, const char *attr);
+/* Whether vt's constructor takes arguments of these types (numba-cuda's overloads; NULL: not a runtime value);
+ * else *why. */
+bool vec_ctor_accepts(const Type *vt, Type *const *args, unsigned n, const char **why);
+
 /* ---- lower.c ------------------------------------------------------------------------------------------ */
 /* Compiles one function for the given parameter shapes: a kernel (kernel attr) or a device function.
  * sym is its symbol name. declared: the signature it is compiled for (its return type is the function's),
@@ -455,7 +469,7 @@ FeVal fe_module_value(FeCtx *fe, const char *path);
  * module level (np.array data included). Tuples are made by combining others, so without them a few lines
  * (T = (T, T), repeated) would make a tuple too deep for the recursive walks over it or too large to visit. */
 enum { FE_MAX_NESTING = 64, FE_MAX_CONST_ITEMS = 1 << 16 };
-/* Whether the tuple v holds at most max_items values (non-tuples, nested ones counted) and nests at most
+/* Whether the tuple v holds at most max_items values (non-tuples, nested ones and vectors' fields counted) and nests at most
  * FE_MAX_NESTING deep. Its elements are assumed to be such tuples (so the walk is bounded). */
 bool fe_tuple_fits(const FeVal *v, unsigned max_items);
 /* Constants of type t as module-level constants are kept (i: integers and bools; unsigned ones as their bits). */

@@ -176,7 +176,8 @@ static const char *vname(Lower *L, const FeVal *v) {
     sb_free(&b);
     return s;
   }
-  case FV_VIEW: return tname(L, v->type);
+  case FV_VIEW:
+  case FV_VECTOR: return tname(L, v->type);
   case FV_PATH: return arena_printf(&L->fe->arena, "module '%s'", v->str.s);
   case FV_BUILTIN: return arena_printf(&L->fe->arena, "function '%s'", sema_builtin_name(v->builtin));
   case FV_NTYPE: return arena_printf(&L->fe->arena, "class(%s)", tname(L, v->type));
@@ -197,7 +198,7 @@ static const char *vname(Lower *L, const FeVal *v) {
 static void note_type(Lower *L, unsigned i, const FeVal *v) {
   const FeOptions *o = L->fe->opts;
   if (!o || !o->on_type || i >= L->fn->nlocals || L->fn->kind == FN_TEMPLATE) return;
-  if (v->kind != FV_VAL && v->kind != FV_TUPLE && v->kind != FV_VIEW) return;
+  if (v->kind != FV_VAL && v->kind != FV_TUPLE && v->kind != FV_VIEW && v->kind != FV_VECTOR) return;
   if (L->nnotes == L->notes_cap) {
     L->notes_cap = L->notes_cap ? 2 * L->notes_cap : 32;
     Note *n = ARENA_ARRAY(&L->fe->arena, Note, L->notes_cap);
@@ -295,7 +296,7 @@ static FeVal truth(Lower *L, FeVal x, SrcLoc loc) {
 
 /* The runtime type of a value (tuples as tuple types), or NULL. */
 static Type *fv_type(Lower *L, const FeVal *v) {
-  if (v->kind == FV_VAL) return v->type;
+  if (v->kind == FV_VAL || v->kind == FV_VECTOR) return v->type;
   if (v->kind == FV_TUPLE) {
     if (v->type) return v->type;
     if (v->tup.n > MAX_FLAT) return NULL;
@@ -314,6 +315,14 @@ static FeVal make_tuple(Lower *L, unsigned n, const FeVal *elems) {
   if (n) memcpy(t.tup.elems, elems, sizeof(FeVal) * n);
   t.type = fv_type(L, &t);
   return t;
+}
+
+/* A vector value of type t from its fields (FV_VAL scalars of its base type; the array is kept). */
+static FeVal make_vector(Type *t, FeVal *fields) {
+  FeVal v = {.kind = FV_VECTOR, .type = t};
+  v.tup.n = t->n;
+  v.tup.elems = fields;
+  return v;
 }
 
 /* A tuple the kernel builds (a literal, a concatenation): at most MAX_FLAT values, nested ones counted, and
@@ -337,7 +346,8 @@ static bool fv_same(const FeVal *a, const FeVal *b) {
     return a->is_const && b->is_const && a->c.i == b->c.i;
   case FV_TUPLE:
   case FV_VIEW:
-    if (a->tup.n != b->tup.n) return false;
+  case FV_VECTOR:
+    if (a->tup.n != b->tup.n || (a->kind == FV_VECTOR && a->type != b->type)) return false;
     for (unsigned i = 0; i < a->tup.n; i++)
       if (!fv_same(&a->tup.elems[i], &b->tup.elems[i])) return false;
     return true;
@@ -395,7 +405,7 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
     return true;
   }
   if (t->kind == TY_TUPLE) {
-    if (x->kind != FV_TUPLE || x->tup.n != t->n) {
+    if (t->vector ? x->kind != FV_VECTOR || x->type != t : x->kind != FV_TUPLE || x->tup.n != t->n) {
       lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, x), tname(L, t), var);
       return false;
     }
@@ -426,7 +436,7 @@ static FeVal unflatten(Lower *L, Type *t, Value *const *vals, unsigned *pos) {
   if (t->kind != TY_TUPLE) return val(t, vals[(*pos)++]);
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) elems[i] = unflatten(L, t->elems[i], vals, pos);
-  return make_tuple(L, t->n, elems);
+  return t->vector ? make_vector(t, elems) : make_tuple(L, t->n, elems);
 }
 
 /* The type a variable gets where two paths meet, or NULL (error already reported unless quiet). */
@@ -899,6 +909,15 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
       return lerr(L, aloc, "'%s' has no attribute '%s' (use .x, .y or .z)", sema_builtin_name(v.builtin), a);
     }
     return lerr(L, aloc, "unknown attribute '%s' of %s", a, vname(L, &v));
+  case FV_VECTOR: {
+    int k = vec_field(v.type, a);
+    if (k < 0)
+      return lerr(L, aloc, "%s has no attribute '%s' (its fields are %s)", vname(L, &v), a,
+                  (const char *const[]){".x", ".x and .y", ".x, .y and .z", ".x, .y, .z and .w"}[v.tup.n - 1]);
+    FeVal r = v.tup.elems[k];
+    r.literal = false;
+    return r;
+  }
   case FV_VAL:
   case FV_VIEW: {
     if (v.kind == FV_VAL && v.enumc) { /* an enum member: .value is its value */
@@ -2346,6 +2365,47 @@ static FeVal minmax(Lower *L, bool is_max, const PyExpr *e) {
   return r;
 }
 
+/* ---- calls: CUDA vector types (vectors.c) ------------------------------------------------------------------------ */
+
+/* cuda.float32x4(...): its fields from the arguments in order (a scalar converted to the base type, a vector's
+ * fields as they are), by numba-cuda's overloads. */
+static FeVal lower_vector_ctor(Lower *L, int k, const PyExpr *e) {
+  Type *vt = vec_type(L->ctx, k);
+  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", vec_name(k));
+  FeVal a[4];
+  if (e->call.args.n == 0 || e->call.args.n > vt->n) {
+    return lerr(L, e->loc, "%s() takes %u field%s (scalars and vectors of %s), not %u arguments", fname, vt->n,
+                vt->n == 1 ? "" : "s", tname(L, vt->elems[0]), e->call.args.n);
+  }
+  if (!positional(L, e, fname, 1, vt->n, a)) return poison();
+  Type *types[4];
+  for (unsigned i = 0; i < e->call.args.n; i++)
+    types[i] = a[i].kind == FV_VECTOR || is_scalar(&a[i]) ? a[i].type : NULL;
+  const char *why;
+  if (!vec_ctor_accepts(vt, types, e->call.args.n, &why)) {
+    StrBuf b;
+    sb_init(&b);
+    for (unsigned i = 0; i < e->call.args.n; i++) sb_printf(&b, "%s%s", i ? ", " : "", vname(L, &a[i]));
+    FeVal r = lerr(L, e->loc, "no overload of %s() for (%s): %s", fname, sb_cstr(&b), why);
+    sb_free(&b);
+    return r;
+  }
+  at(L, e->loc);
+  FeVal *fields = ARENA_ARRAY(&L->fe->arena, FeVal, 4);
+  unsigned n = 0;
+  for (unsigned i = 0; i < e->call.args.n; i++) {
+    if (a[i].kind == FV_VECTOR) {
+      for (unsigned j = 0; j < a[i].tup.n; j++) fields[n++] = a[i].tup.elems[j];
+    } else {
+      FeVal f = conv(L, a[i], vt->elems[0]);
+      f.literal = false;
+      f.enumc = NULL;
+      fields[n++] = f;
+    }
+  }
+  return make_vector(vt, fields);
+}
+
 /* ---- calls: cuda.* ------------------------------------------------------------------------------------------- */
 
 static FeVal grid_values(Lower *L, bool size, const PyExpr *e) {
@@ -2935,6 +2995,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_BLOCKDIM:
   case BI_GRIDDIM: return lerr(L, e->loc, "cuda.%s is not callable", fname);
   default:
+    if (bi >= FE_VECTOR_BASE) return lower_vector_ctor(L, bi - FE_VECTOR_BASE, e);
     if (bi >= FE_FP16_BASE) return lower_fp16(L, bi - FE_FP16_BASE, e);
     if (bi >= FE_UFUNC_BASE) return lower_ufunc(L, bi - FE_UFUNC_BASE, e);
     if (sema_math_op(bi) >= 0 || bi == BI_MATH_DEGREES || bi == BI_MATH_RADIANS) return lower_math(L, bi, e);
@@ -2951,11 +3012,12 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
     *out = val(v->type, NULL);
     out->enumc = v->enumc;
     return true;
-  case FV_TUPLE: {
+  case FV_TUPLE:
+  case FV_VECTOR: {
     FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, v->tup.n ? v->tup.n : 1);
     for (unsigned i = 0; i < v->tup.n; i++)
       if (!arg_shape(L, &v->tup.elems[i], &elems[i], loc)) return false;
-    *out = make_tuple(L, v->tup.n, elems);
+    *out = v->kind == FV_VECTOR ? make_vector(v->type, elems) : make_tuple(L, v->tup.n, elems);
     return true;
   }
   case FV_VIEW: {
@@ -2971,7 +3033,7 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
 }
 
 static void shape_key(const FeVal *s, StrBuf *out) {
-  if (s->kind == FV_VAL) {
+  if (s->kind == FV_VAL || s->kind == FV_VECTOR) {
     nb_mangle(s->type, out);
     if (s->enumc) sb_printf(out, "E%u", s->enumc->id);
   } else if (s->kind == FV_VIEW) {
@@ -3006,12 +3068,12 @@ static FeVal shape_of_type(Lower *L, Type *t) {
   if (t->kind != TY_TUPLE) return val(t, NULL);
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) elems[i] = shape_of_type(L, t->elems[i]);
-  return make_tuple(L, t->n, elems);
+  return t->vector ? make_vector(t, elems) : make_tuple(L, t->n, elems);
 }
 
 FeVal lower_param_shape(FeCtx *fe, Type *t) {
   if (t->kind != TY_TUPLE) return (FeVal){.kind = FV_VAL, .type = t};
-  FeVal v = {.kind = FV_TUPLE, .type = t};
+  FeVal v = {.kind = t->vector ? FV_VECTOR : FV_TUPLE, .type = t};
   v.tup.n = t->n;
   v.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) v.tup.elems[i] = lower_param_shape(fe, t->elems[i]);
@@ -3480,7 +3542,16 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
     store_element(L, base, idx, conv_v(L, v, base->type->elem));
     return;
   }
-  case EX_ATTRIBUTE: lerr(L, t->attribute.attr_loc, "cannot assign to attribute '%s' in a kernel", t->attribute.attr); return;
+  case EX_ATTRIBUTE: {
+    FeVal obj = lower_expr(L, t->attribute.value);
+    if (obj.kind == FV_POISON) return;
+    if (obj.kind == FV_VECTOR)
+      lerr(L, t->attribute.attr_loc, "the fields of %s are immutable: cannot assign to '.%s' (numba-cuda's vector "
+                                     "types are read-only after construction)", vname(L, &obj), t->attribute.attr);
+    else
+      lerr(L, t->attribute.attr_loc, "cannot assign to attribute '%s' in a kernel", t->attribute.attr);
+    return;
+  }
   case EX_STARRED: lerr(L, t->loc, "starred assignment targets are not supported in kernels"); return;
   default: lerr(L, t->loc, "cannot assign to %s", ast_expr_kind_name(t->kind)); return;
   }
@@ -4609,8 +4680,9 @@ static void param_names(Lower *L, const char *name, const FeVal *shape, Attr *ou
     return;
   }
   for (unsigned i = 0; i < shape->tup.n; i++) {
-    const char *sub = shape->kind == FV_VIEW ? (i == 0 ? name : arena_printf(&L->fe->arena, "%s.i%u", name, i - 1))
-                                             : arena_printf(&L->fe->arena, "%s.%u", name, i);
+    const char *sub = shape->kind == FV_VIEW   ? (i == 0 ? name : arena_printf(&L->fe->arena, "%s.i%u", name, i - 1))
+                      : shape->kind == FV_VECTOR ? arena_printf(&L->fe->arena, "%s.%c", name, "xyzw"[i])
+                                                 : arena_printf(&L->fe->arena, "%s.%u", name, i);
     param_names(L, sub, &shape->tup.elems[i], out, n);
   }
 }

@@ -156,6 +156,7 @@ static const char *const builtin_names[BI__COUNT] = {
 };
 
 const char *sema_builtin_name(int bi) {
+  if (bi >= FE_VECTOR_BASE) return vec_name(bi - FE_VECTOR_BASE);
   if (bi >= FE_FP16_BASE) return num_fp16_name(bi - FE_FP16_BASE);
   if (bi >= FE_UFUNC_BASE) return num_ufunc_name(bi - FE_UFUNC_BASE);
   return bi >= 0 && bi < BI__COUNT ? builtin_names[bi] : "?";
@@ -186,6 +187,10 @@ int sema_lookup_path(FeCtx *fe, const char *path) {
   if (strncmp(path, "numba.cuda.fp16.", 16) == 0) {
     int k = num_fp16_lookup(path + 16);
     if (k >= 0) return FE_FP16_BASE + k;
+  }
+  if (strncmp(path, "numba.cuda.", 11) == 0 && !strchr(path + 11, '.')) {
+    int k = vec_lookup(path + 11);
+    if (k >= 0) return FE_VECTOR_BASE + k;
   }
   return -1;
 }
