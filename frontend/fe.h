@@ -399,6 +399,31 @@ int vec_field(const Type *vt, const char *attr);
  * else *why. */
 bool vec_ctor_accepts(const Type *vt, Type *const *args, unsigned n, const char **why);
 
+/* ---- sema.c: Python's operator module as functions ------------------------------------------------------------ */
+/* operator.add, operator.__add__, from operator import iadd...: the builtin id FE_OPERATOR_BASE + k. Each is lowered
+ * as the syntax it stands for (operator.add(a, b) as a + b, operator.getitem(a, i) as a[i]), as Numba types both
+ * with the same templates; the in-place forms (iadd...) as the plain operator, which is what they do on the immutable
+ * values of a kernel. */
+typedef enum {
+  OPF_BINOP,    /* op: PyBinOp */
+  OPF_CMP,      /* op: PyCmpOp */
+  OPF_UNARY,    /* op: PyUnaryOp (not_ included) */
+  OPF_CONTAINS, /* contains(a, b): b in a */
+  OPF_TRUTH,    /* numba-cuda types it for booleans only */
+  OPF_ABS,      /* numba-cuda types it for float16 only (cuda_fp16's operator.abs) */
+  OPF_GETITEM,  /* a[i] */
+  OPF_SETITEM,  /* a[i] = v */
+  OPF_UNTYPED,  /* a function of the module numba-cuda does not type in kernels (index, concat, ...) */
+} FeOperatorKind;
+typedef struct FeOperatorFn {
+  const char *name; /* "operator.add", "operator.iadd", "operator.not_" */
+  uint8_t kind;     /* FeOperatorKind */
+  uint8_t op;
+  uint8_t nargs;
+} FeOperatorFn;
+enum { FE_OPERATOR_BASE = FE_VECTOR_BASE + FE_VECTOR_COUNT };
+const FeOperatorFn *sema_operator_fn(int k);
+
 /* ---- lower.c ------------------------------------------------------------------------------------------ */
 /* Compiles one function for the given parameter shapes: a kernel (kernel attr) or a device function.
  * sym is its symbol name. declared: the signature it is compiled for (its return type is the function's),

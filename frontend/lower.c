@@ -2862,6 +2862,66 @@ static void report_raw_prints(Lower *L) {
   }
 }
 
+/* abs(x) (and cuda_fp16's operator.abs), by Numba's case list of abs. */
+static FeVal abs_of(Lower *L, FeVal a, const char *fname, SrcLoc loc) {
+  const NbCase *c = resolve_fn(L, BI_ABS, &a, 1, fname, loc);
+  if (!c) return poison();
+  at(L, loc);
+  Type *t = nb_type(L->ctx, c->args[0]);
+  FeVal x = conv(L, a, t);
+  if (t->kind == TY_INT && t->is_unsigned) return x;
+  if (x.is_const && t->kind == TY_INT) return cint(t, x.c.i < 0 ? (int64_t)(0 - (uint64_t)x.c.i) : x.c.i);
+  if (x.is_const && t->kind == TY_FLOAT && t->bits > 16) return cfloat(t, fabs(x.c.f));
+  FeVal r = val(t, ib_unary(&L->b, t->kind == TY_FLOAT ? OP_FABS : OP_ABSI, mat(L, &x), NULL));
+  r.nonneg = t->kind == TY_INT;
+  return r;
+}
+
+static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc);
+
+/* ---- calls: the operator module (sema.c's table) ------------------------------------------------------------- */
+
+/* operator.add(a, b) and the rest: the syntax's own typing and lowering (binop, compare2, unop, a subscript and its
+ * assignment), so that each operator has one definition. Numba types a + b as operator.add(a, b); CPython folds
+ * no call, so the arguments are not literals here. */
+static FeVal lower_operator(Lower *L, int k, const PyExpr *e) {
+  const FeOperatorFn *f = sema_operator_fn(k);
+  if (f->kind == OPF_UNTYPED)
+    return lerr(L, e->loc, "%s() is not supported in kernels (numba-cuda does not type it)", f->name);
+  if (f->kind == OPF_GETITEM || f->kind == OPF_SETITEM) { /* a[i] and a[i] = v, from the argument expressions */
+    bool plain = e->call.args.n == f->nargs && e->call.nkeywords == 0;
+    for (unsigned i = 0; plain && i < e->call.args.n; i++) plain = e->call.args.items[i]->kind != EX_STARRED;
+    if (!plain) return lerr(L, e->loc, "%s() takes %u positional arguments", f->name, f->nargs);
+    PyExpr *sub = ARENA_NEW(&L->fe->arena, PyExpr);
+    sub->kind = EX_SUBSCRIPT;
+    sub->loc = e->loc;
+    sub->subscript.value = e->call.args.items[0];
+    sub->subscript.index = e->call.args.items[1];
+    if (f->kind == OPF_GETITEM) return lower_expr(L, sub);
+    const PyExpr *v = e->call.args.items[2];
+    assign(L, sub, lower_expr(L, v), v->loc);
+    return (FeVal){.kind = FV_NONE};
+  }
+  FeVal a[2];
+  if (!positional(L, e, f->name, f->nargs, f->nargs, a)) return poison();
+  a[0].literal = a[1].literal = false;
+  switch ((FeOperatorKind)f->kind) {
+  case OPF_BINOP: return binop(L, (PyBinOp)f->op, a[0], a[1], e->loc);
+  case OPF_CMP: return compare2(L, (PyCmpOp)f->op, a[0], a[1], e->loc);
+  case OPF_CONTAINS: return compare2(L, CMP_IN, a[1], a[0], e->loc);
+  case OPF_UNARY: return unop(L, (PyUnaryOp)f->op, a[0], e->loc);
+  case OPF_TRUTH:
+    if (a[0].kind == FV_VAL && a[0].type->kind == TY_BOOL) return a[0];
+    return lerr(L, arg_loc(e, 0), "operator.truth() of %s is not supported (numba-cuda types it for booleans only)",
+                vname(L, &a[0]));
+  case OPF_ABS:
+    if (a[0].kind == FV_VAL && nb_kind(a[0].type) == NB_F16) return abs_of(L, a[0], f->name, e->loc);
+    return lerr(L, arg_loc(e, 0), "operator.abs() of %s is not supported (numba-cuda types it for float16 only; "
+                                  "use abs())", vname(L, &a[0]));
+  default: return poison();
+  }
+}
+
 static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   const char *fname = sema_builtin_name(bi);
   FeVal a[3];
@@ -2884,20 +2944,9 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
     return lerr(L, arg_loc(e, 0), "len() of %s is not supported", vname(L, &a[0]));
   case BI_MIN:
   case BI_MAX: return minmax(L, bi == BI_MAX, e);
-  case BI_ABS: {
+  case BI_ABS:
     if (!positional(L, e, fname, 1, 1, a)) return poison();
-    const NbCase *c = resolve_fn(L, bi, a, 1, fname, e->loc);
-    if (!c) return poison();
-    at(L, e->loc);
-    Type *t = nb_type(L->ctx, c->args[0]);
-    FeVal x = conv(L, a[0], t);
-    if (t->kind == TY_INT && t->is_unsigned) return x;
-    if (x.is_const && t->kind == TY_INT) return cint(t, x.c.i < 0 ? (int64_t)(0 - (uint64_t)x.c.i) : x.c.i);
-    if (x.is_const && t->kind == TY_FLOAT && t->bits > 16) return cfloat(t, fabs(x.c.f));
-    FeVal r = val(t, ib_unary(&L->b, t->kind == TY_FLOAT ? OP_FABS : OP_ABSI, mat(L, &x), NULL));
-    r.nonneg = t->kind == TY_INT;
-    return r;
-  }
+    return abs_of(L, a[0], fname, e->loc);
   case BI_INT:
     if (!positional(L, e, fname, 1, 1, a)) return poison();
     if (!is_scalar(&a[0])) return lerr(L, arg_loc(e, 0), "int() of %s is not supported", vname(L, &a[0]));
@@ -2995,6 +3044,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_BLOCKDIM:
   case BI_GRIDDIM: return lerr(L, e->loc, "cuda.%s is not callable", fname);
   default:
+    if (bi >= FE_OPERATOR_BASE) return lower_operator(L, bi - FE_OPERATOR_BASE, e);
     if (bi >= FE_VECTOR_BASE) return lower_vector_ctor(L, bi - FE_VECTOR_BASE, e);
     if (bi >= FE_FP16_BASE) return lower_fp16(L, bi - FE_FP16_BASE, e);
     if (bi >= FE_UFUNC_BASE) return lower_ufunc(L, bi - FE_UFUNC_BASE, e);
