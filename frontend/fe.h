@@ -438,14 +438,15 @@ FeVal lower_param_shape(FeCtx *fe, Type *t);
 
 /* ---- views.c ------------------------------------------------------------------------------------------- */
 /* One item of a basic index a[...]: an integer (lowered, wrapped and checked: an i64 in range), a slice
- * start:stop:step (bounds as written, i64, NULL when omitted; a nonzero constant step), None (a new axis of
- * extent 1) or an ellipsis. */
+ * start:stop:step (bounds as written, i64, NULL when omitted; a nonzero constant step, or one known at run time:
+ * view_build checks it is not 0 as Numba does, ValueError), None (a new axis of extent 1) or an ellipsis. */
 typedef enum { VI_INT, VI_SLICE, VI_NEWAXIS, VI_ELLIPSIS } ViewItemKind;
 typedef struct ViewItem {
   ViewItemKind kind;
   Value *index;            /* VI_INT */
   Value *start, *stop;     /* VI_SLICE */
   int64_t step;            /* VI_SLICE: 1 when not written */
+  Value *step_v;           /* VI_SLICE: the step (i64) when it is not a constant, else NULL */
   bool has_step;           /* VI_SLICE: a step was written (numba's slice3: the view is not contiguous) */
   int axis;                /* set by view_type: the array axis an integer or slice indexes (-1: none) */
 } ViewItem;

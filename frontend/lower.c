@@ -1154,10 +1154,10 @@ static FeVal index_view(Lower *L, FeVal a, const PyExpr *ie, SrcLoc loc, Value *
       if (sl->slice.step) {
         FeVal st = lower_expr(L, sl->slice.step);
         if (st.kind == FV_POISON) return st;
-        if (st.kind != FV_NONE) {
-          if (is_scalar(&st) && st.type->kind == TY_INT && !st.is_const)
-            return lerr(L, sl->slice.step->loc, "a slice step that is not a constant is not supported by kfront (this "
-                                                "one is a variable %s)", vname(L, &st));
+        if (st.kind != FV_NONE && is_scalar(&st) && st.type->kind == TY_INT && !st.is_const) {
+          at(L, loc);
+          it->step_v = conv_v(L, st, ty_i64(L->ctx)); /* (view_build checks it is not 0) */
+        } else if (st.kind != FV_NONE) {
           if (!is_const_int(&st) || st.type->kind == TY_BOOL)
             return lerr(L, sl->slice.step->loc, "slice indices must be integers or None, not %s", vname(L, &st));
           if (st.c.i == 0) return lerr(L, sl->slice.step->loc, "slice step cannot be zero");
@@ -1207,7 +1207,162 @@ static void store_scalar_fn(Lower *L, void *arg, Value **idx) {
   store_element(L, pair[1], idx, pair[0]);
 }
 
-/* a[index] = v where the index makes a view: v (a scalar) stored into each of its elements. */
+/* ---- assigning to a view: dst[...] = scalar, array or tuple (Numba's setitem_array / fancy_setslice) ---------- */
+
+/* The bytes [*lo, *hi) an array value's elements span, from its address (i64; for a non-empty array). */
+static void memory_extent(Lower *L, Value *arr, Value **lo, Value **hi) {
+  Type *i64 = ty_i64(L->ctx), *u64 = ty_int(L->ctx, 64, true);
+  Value *zero = ib_const_int(&L->b, i64, 0), *one = ib_const_int(&L->b, i64, 1);
+  Value *addr = ib_cast(&L->b, op_result(ib_op(&L->b, OP_ADDR, 1, &arr, 1, &u64, 0), 0), i64);
+  Value *down = zero, *up = ib_const_int(&L->b, i64, ty_size(arr->type->elem));
+  for (unsigned d = 0; d < arr->type->rank; d++) {
+    Value *stride = op_result(ib_op(&L->b, OP_STRIDE, 1, &arr, 1, &i64, 0), 0);
+    ir_op_set_attr(L->m, stride->def, "axis", attr_int(i64, d));
+    Value *span = ib_binary(&L->b, OP_MULI, ib_binary(&L->b, OP_SUBI, ib_dim(&L->b, arr, d), one), stride);
+    down = ib_binary(&L->b, OP_ADDI, down, ib_binary(&L->b, OP_MINSI, span, zero));
+    up = ib_binary(&L->b, OP_ADDI, up, ib_binary(&L->b, OP_MAXSI, span, zero));
+  }
+  *lo = ib_binary(&L->b, OP_ADDI, addr, down);
+  *hi = ib_binary(&L->b, OP_ADDI, addr, up);
+}
+
+typedef struct CopyArg {
+  Value *dst, *src;
+  unsigned skip;      /* the source's leading axes of extent 1 beyond the destination's rank */
+  int shift;          /* source axis of destination axis d: d - shift (< 0: a new axis of the source, index 0) */
+  Value *bcast[8];    /* per destination axis: the source's extent there is 1 (broadcast: index 0) */
+  Value *reverse[8];  /* per destination axis: walk it from its last index (an overlapping copy, see copy_into) */
+} CopyArg;
+
+static void copy_element_fn(Lower *L, void *arg, Value **idx) {
+  CopyArg *c = arg;
+  Type *i64 = ty_i64(L->ctx);
+  Value *zero = ib_const_int(&L->b, i64, 0), *one = ib_const_int(&L->b, i64, 1), *di[8], *si[8];
+  unsigned r = c->dst->type->rank;
+  for (unsigned d = 0; d < r; d++) {
+    Value *last = ib_binary(&L->b, OP_SUBI, ib_dim(&L->b, c->dst, d), one);
+    di[d] = ib_select(&L->b, c->reverse[d], ib_binary(&L->b, OP_SUBI, last, idx[d]), idx[d]);
+  }
+  for (unsigned k = 0; k < c->skip; k++) si[k] = zero;
+  for (unsigned d = 0; d < r; d++)
+    if ((int)d - c->shift >= 0) si[c->skip + d - (unsigned)c->shift] = ib_select(&L->b, c->bcast[d], zero, di[d]);
+  FeVal x = load_element(L, c->src, si);
+  store_element(L, c->dst, di, conv_v(L, x, c->dst->type->elem));
+}
+
+static Value *stride_of(Lower *L, Value *arr, unsigned axis) {
+  Type *i64 = ty_i64(L->ctx);
+  Value *s = op_result(ib_op(&L->b, OP_STRIDE, 1, &arr, 1, &i64, 0), 0);
+  ir_op_set_attr(L->m, s->def, "axis", attr_int(i64, axis));
+  return s;
+}
+
+/* dst = src, src an array broadcast onto dst as Numba broadcasts it (extra leading source axes of extent 1 dropped,
+ * missing ones added, axes of extent 1 repeated; else ValueError at run time, Numba's messages).
+ * Overlap: Numba copies a source whose memory overlaps dst's into a new array first (its NRT). kfront has no
+ * allocator; it copies in place when the two walk their elements alike (the same element size and strides: a
+ * shifted view, a[1:] = a[:-1], m[1:, :] = m[:-1, :]) with strides nested as in a C or F array (each axis's
+ * stride longer than the span of the axes inside it), visiting the elements in decreasing address order when the
+ * destination lies above the source and in increasing order otherwise (as memmove does), so each source element
+ * is read before it is overwritten; any other overlap raises NotImplementedError at the statement's line. */
+static void copy_into(Lower *L, Value *dst, Value *src) {
+  Type *i64 = ty_i64(L->ctx);
+  IrBuilder *b = &L->b;
+  unsigned r = dst->type->rank, rs = src->type->rank;
+  Value *one = ib_const_int(b, i64, 1), *zero = ib_const_int(b, i64, 0), *yes = ib_const_bool(b, true);
+  CopyArg c = {.dst = dst, .src = src, .skip = rs > r ? rs - r : 0, .shift = rs < r ? (int)(r - rs) : 0};
+  if (c.skip) {
+    Value *ok = yes;
+    for (unsigned k = 0; k < c.skip; k++) ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, "eq", ib_dim(b, src, k), one));
+    view_value_check(b, ok, "cannot broadcast source array for assignment");
+  }
+  Value *fits = yes;
+  for (unsigned d = 0; d < r; d++) {
+    if ((int)d < c.shift) {
+      c.bcast[d] = yes;
+      continue;
+    }
+    Value *se = ib_dim(b, src, c.skip + d - (unsigned)c.shift), *de = ib_dim(b, dst, d);
+    c.bcast[d] = ib_cmpi(b, "eq", se, one);
+    fits = ib_binary(b, OP_ANDI, fits, ib_binary(b, OP_ORI, c.bcast[d], ib_cmpi(b, "eq", se, de)));
+  }
+  view_value_check(b, fits, "cannot assign slice from input of different size");
+  /* overlap: both non-empty and their bytes intersect */
+  Value *dlo, *dhi, *slo, *shi;
+  memory_extent(L, dst, &dlo, &dhi);
+  memory_extent(L, src, &slo, &shi);
+  Value *dsize = op_result(ib_op(b, OP_SIZE, 1, &dst, 1, &i64, 0), 0);
+  Value *ssize = op_result(ib_op(b, OP_SIZE, 1, &src, 1, &i64, 0), 0);
+  Value *overlap = ib_binary(b, OP_ANDI, ib_cmpi(b, "slt", slo, dhi), ib_cmpi(b, "slt", dlo, shi));
+  overlap = ib_binary(b, OP_ANDI, overlap, ib_binary(b, OP_ANDI, ib_cmpi(b, "sgt", dsize, zero),
+                                                     ib_cmpi(b, "sgt", ssize, zero)));
+  /* whether an in-place copy in address order is safe: same element size, same strides (on axes of extent > 1),
+   * all multiples of the element size as is the distance between the two, nested strides */
+  int64_t esize = ty_size(dst->type->elem);
+  Value *ev = ib_const_int(b, i64, esize);
+  Value *safe = ib_const_bool(b, esize == (int64_t)ty_size(src->type->elem));
+  safe = ib_binary(b, OP_ANDI, safe, ib_cmpi(b, "eq", ib_binary(b, OP_REMSI, ib_binary(b, OP_SUBI, dlo, slo), ev), zero));
+  Value *backwards = ib_cmpi(b, "sgt", dlo, slo), *inner = zero, *dstr[8];
+  for (unsigned k = r; k-- > 0;) {
+    dstr[k] = stride_of(L, dst, k);
+    Value *ext = ib_dim(b, dst, k), *sstr = zero;
+    if ((int)k >= c.shift) sstr = ib_select(b, c.bcast[k], zero, stride_of(L, src, c.skip + k - (unsigned)c.shift));
+    Value *trivial = ib_cmpi(b, "sle", ext, one);
+    Value *mag = ib_select(b, ib_cmpi(b, "slt", dstr[k], zero), ib_binary(b, OP_SUBI, zero, dstr[k]), dstr[k]);
+    Value *ok = ib_binary(b, OP_ANDI, ib_cmpi(b, "eq", dstr[k], sstr), ib_cmpi(b, "sgt", mag, inner));
+    ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, "eq", ib_binary(b, OP_REMSI, dstr[k], ev), zero));
+    safe = ib_binary(b, OP_ANDI, safe, ib_binary(b, OP_ORI, trivial, ok));
+    inner = ib_select(b, trivial, inner, ib_binary(b, OP_ADDI, inner, ib_binary(b, OP_MULI, mag, ib_binary(b, OP_SUBI, ext, one))));
+    /* decreasing addresses along a positive stride: from the last index */
+    c.reverse[k] = ib_binary(b, OP_ANDI, overlap, ib_binary(b, OP_XORI, backwards, ib_cmpi(b, "slt", dstr[k], zero)));
+  }
+  Value *bad = ib_binary(b, OP_ANDI, overlap, ib_binary(b, OP_XORI, safe, yes));
+  Op *raise = ib_op(b, OP_RAISE, 1, &bad, 0, NULL, 0);
+  ir_op_set_attr(L->m, raise, "exception",
+                 attr_str(L->m, "NotImplementedError: kfront: the source of this slice assignment overlaps its "
+                                "destination in a way only a copy into a new array handles (Numba makes one with its "
+                                "NRT; kfront has no allocator in kernels)"));
+  each_element(L, dst, copy_element_fn, &c);
+}
+
+/* dst = v for an array value dst (a view): a scalar stored into each element, an array broadcast onto it
+ * (copy_into), a homogeneous tuple into a 1-d dst of its length (Numba's sequence case; no NRT needed). */
+static void store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc) {
+  if (is_scalar(&v)) {
+    Value *pair[2] = {conv_v(L, v, dst->type->elem), dst};
+    each_element(L, dst, store_scalar_fn, pair);
+    return;
+  }
+  if (is_array(&v) || v.kind == FV_VIEW) {
+    FeVal src = view_value(L, &v);
+    if (src.type->elem->kind == TY_TUPLE || !ty_is_scalar(src.type->elem)) {
+      lerr(L, vloc, "cannot assign %s to a slice of %s", vname(L, &v), tname(L, dst->type));
+      return;
+    }
+    copy_into(L, dst, src.v);
+    return;
+  }
+  if (v.kind == FV_TUPLE) {
+    bool uni = v.type && v.type->kind == TY_TUPLE && !v.type->vector && v.tup.n > 0;
+    for (unsigned i = 0; uni && i < v.tup.n; i++) uni = is_scalar(&v.tup.elems[i]) && v.type->elems[i] == v.type->elems[0];
+    if (!uni || dst->type->rank != 1) {
+      lerr(L, vloc, "a tuple is assigned to a 1-d slice only, and only a homogeneous one (Numba's UniTuple), not %s "
+                    "to %s", vname(L, &v), tname(L, dst->type));
+      return;
+    }
+    Type *i64 = ty_i64(L->ctx);
+    view_value_check(&L->b, ib_cmpi(&L->b, "eq", ib_dim(&L->b, dst, 0), ib_const_int(&L->b, i64, v.tup.n)),
+                     "cannot assign slice from input of different size");
+    for (unsigned i = 0; i < v.tup.n; i++) {
+      Value *k = ib_const_int(&L->b, i64, i);
+      store_element(L, dst, &k, conv_v(L, v.tup.elems[i], dst->type->elem));
+    }
+    return;
+  }
+  lerr(L, vloc, "cannot assign %s to a slice of %s", vname(L, &v), tname(L, dst->type));
+}
+
+/* a[index] = v where the index makes a view (or, with only integers, a sub-array: a[i] of a 2-d a): store_into. */
 static void assign_view(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
   FeVal a = lower_expr(L, t->subscript.value);
   if (a.kind == FV_POISON || v.kind == FV_POISON) return;
@@ -1218,17 +1373,16 @@ static void assign_view(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
   Value *base, *idx[32];
   FeVal r = index_view(L, a, t->subscript.index, t->loc, &base, idx);
   if (r.kind != FV_VAL) return;
-  if (!is_scalar(&v)) {
-    lerr(L, vloc, "kfront can assign a scalar to a slice of an array, not %s", vname(L, &v));
-    return;
-  }
   at(L, t->loc);
   if (!r.v) {
+    if (!is_scalar(&v)) {
+      lerr(L, vloc, "cannot store %s into an element of %s", vname(L, &v), tname(L, base->type));
+      return;
+    }
     store_element(L, base, idx, conv_v(L, v, base->type->elem));
     return;
   }
-  Value *pair[2] = {conv_v(L, v, r.type->elem), r.v};
-  each_element(L, r.v, store_scalar_fn, pair);
+  store_into(L, r.v, v, vloc);
 }
 
 /* a.T, a.strides, a.itemsize, a.nbytes, a method (a.transpose), of an array or FV_VIEW v. */
@@ -3520,9 +3674,11 @@ static FeVal lower_leaf(Lower *L, const PyExpr *e) {
 /* ---- assignment ------------------------------------------------------------------------------------------------- */
 
 /* The element a subscript target `a[i, ...]` names (assignment and augmented assignment): its array and i64
- * indices, wrapped and bounds-checked by index_array; *array is the subscripted value. False after a located
+ * indices, wrapped and bounds-checked by index_array; *array is the subscripted value. With sub, fewer indices than
+ * the rank give the sub-array (*sub an FV_VIEW; else FV_NONE); without, they are an error. False after a located
  * error. */
-static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, Value **idx) {
+static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, Value **idx, FeVal *sub) {
+  if (sub) sub->kind = FV_NONE;
   FeVal a = *array = lower_expr(L, t->subscript.value);
   if (a.kind == FV_POISON) return false;
   if (a.kind == FV_TUPLE) {
@@ -3536,7 +3692,9 @@ static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, V
   FeVal ix[32];
   unsigned n;
   if (!gather_indices(L, t->subscript.index, ix, &n)) return false;
-  return index_array(L, &a, ix, n, t->loc, true, base, idx).kind == FV_VAL;
+  FeVal r = index_array(L, &a, ix, n, t->loc, sub == NULL, base, idx);
+  if (sub && r.kind == FV_VIEW) *sub = r;
+  return r.kind == FV_VAL || r.kind == FV_VIEW;
 }
 
 static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
@@ -3581,9 +3739,15 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
       assign_view(L, t, v, vloc);
       return;
     }
-    FeVal a;
+    FeVal a, sub;
     Value *base, *idx[32];
-    if (!item_target(L, t, &a, &base, idx) || v.kind == FV_POISON) return;
+    if (!item_target(L, t, &a, &base, idx, &sub) || v.kind == FV_POISON) return;
+    if (sub.kind == FV_VIEW) { /* a[i] = row of a 2-d a: the sub-array as a view */
+      at(L, t->loc);
+      FeVal dst = view_value(L, &sub);
+      store_into(L, dst.v, v, vloc);
+      return;
+    }
     if (!is_scalar(&v)) {
       lerr(L, vloc, "cannot store %s into an element of %s", vname(L, &v), tname(L, a.type));
       return;
@@ -3633,7 +3797,7 @@ static void lower_augassign(Lower *L, const PyStmt *s) {
                                      "array expression)");
         return;
       }
-    } else if (!item_target(L, t, &a, &base, idx)) {
+    } else if (!item_target(L, t, &a, &base, idx, NULL)) {
       return;
     }
     FeVal old = load_element(L, base, idx);
