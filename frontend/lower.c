@@ -2000,6 +2000,20 @@ static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeV
     const FeEnum *en;
     if (!merge_enum(L, &tv, &ev, loc, "the conditional value", &en)) return poison();
   }
+  if (tv.kind == FV_VECTOR && ta == tb && (c.is_const || (block_pure(bt) && block_pure(be)))) {
+    /* two vectors of one type (Numba unifies them): a select per field */
+    at(L, loc);
+    if (c.is_const) {
+      splice_block(L, c.c.i ? bt : be);
+      return c.c.i ? tv : ev;
+    }
+    splice_block(L, bt);
+    splice_block(L, be);
+    FeVal *fields = ARENA_ARRAY(&L->fe->arena, FeVal, ta->n);
+    for (unsigned i = 0; i < ta->n; i++)
+      fields[i] = val(ta->elems[0], ib_select(&L->b, c.v, mat(L, &tv.tup.elems[i]), mat(L, &ev.tup.elems[i])));
+    return make_vector(ta, fields);
+  }
   if (!ta || !tb || ta->kind == TY_TUPLE || tb->kind == TY_TUPLE) {
     return lerr(L, loc, "a conditional value must be a scalar or an array, not %s / %s", vname(L, &tv), vname(L, &ev));
   }

@@ -156,7 +156,7 @@ def device_calls(points, out, c, s):
             best = xy
         out[i, 0] = best.x
         out[i, 1] = best.y
-        out[i, 2] = cuda.uint8x2(i, 7).x
+        out[i, 2] = cuda.uint8x2(i, 7).x + (xy if z > 0 else cuda.float2(100, 0)).x
 
 
 def test_device_functions_loops_ifs():
@@ -171,7 +171,7 @@ def test_device_functions_loops_ifs():
         for _ in range(3):
             ax, ay = np.float32(c * ax - s * ay), np.float32(s * ax + c * ay)
         want[i, :2] = (ax, ay) if z > 0 else (x, y)
-        want[i, 2] = i
+        want[i, 2] = i + (x if z > 0 else 100)
     np.testing.assert_allclose(out, want, rtol=1e-6)
 
 
