@@ -386,7 +386,7 @@ unsigned num_fp16_nargs(int k);
 /* Builds the intrinsic on float16 inputs; its result (f16, i1 for comparisons, i32 for hisinf). */
 Value *num_fp16_emit(IrBuilder *b, int k, Value *const *in);
 
-/* ---- vectors.c: CUDA vector types --------------------------------------------------------------------------------- */
+/* ---- vectors.c: CUDA vector types ------------------------------------------------------------------------------ */
 /* A vector type's constructor is the builtin id FE_VECTOR_BASE + k ("numba.cuda.float32x4", aliases too), k in
  * 0..39: base type k / 4 (int8 ... float64), k % 4 + 1 fields. */
 enum { FE_VECTOR_BASE = FE_FP16_BASE + 256, FE_VECTOR_COUNT = 40 };
@@ -495,8 +495,8 @@ FeVal fe_module_value(FeCtx *fe, const char *path);
  * module level (np.array data included). Tuples are made by combining others, so without them a few lines
  * (T = (T, T), repeated) would make a tuple too deep for the recursive walks over it or too large to visit. */
 enum { FE_MAX_NESTING = 64, FE_MAX_CONST_ITEMS = 1 << 16 };
-/* Whether the tuple v holds at most max_items values (non-tuples, nested ones and vectors' fields counted) and nests at most
- * FE_MAX_NESTING deep. Its elements are assumed to be such tuples (so the walk is bounded). */
+/* Whether the tuple v holds at most max_items values (non-tuples, nested ones and vectors' fields counted) and
+ * nests at most FE_MAX_NESTING deep. Its elements are assumed to be such tuples (so the walk is bounded). */
 bool fe_tuple_fits(const FeVal *v, unsigned max_items);
 /* Constants of type t as module-level constants are kept (i: integers and bools; unsigned ones as their bits). */
 FeVal fe_const_int(FeCtx *fe, Type *t, int64_t i);

@@ -1301,7 +1301,8 @@ static void copy_into(Lower *L, Value *dst, Value *src) {
   int64_t esize = ty_size(dst->type->elem);
   Value *ev = ib_const_int(b, i64, esize);
   Value *safe = ib_const_bool(b, esize == (int64_t)ty_size(src->type->elem));
-  safe = ib_binary(b, OP_ANDI, safe, ib_cmpi(b, "eq", ib_binary(b, OP_REMSI, ib_binary(b, OP_SUBI, dlo, slo), ev), zero));
+  Value *apart = ib_binary(b, OP_SUBI, dlo, slo);
+  safe = ib_binary(b, OP_ANDI, safe, ib_cmpi(b, "eq", ib_binary(b, OP_REMSI, apart, ev), zero));
   Value *backwards = ib_cmpi(b, "sgt", dlo, slo), *inner = zero, *dstr[8];
   for (unsigned k = r; k-- > 0;) {
     dstr[k] = stride_of(L, dst, k);
@@ -1312,7 +1313,8 @@ static void copy_into(Lower *L, Value *dst, Value *src) {
     Value *ok = ib_binary(b, OP_ANDI, ib_cmpi(b, "eq", dstr[k], sstr), ib_cmpi(b, "sgt", mag, inner));
     ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, "eq", ib_binary(b, OP_REMSI, dstr[k], ev), zero));
     safe = ib_binary(b, OP_ANDI, safe, ib_binary(b, OP_ORI, trivial, ok));
-    inner = ib_select(b, trivial, inner, ib_binary(b, OP_ADDI, inner, ib_binary(b, OP_MULI, mag, ib_binary(b, OP_SUBI, ext, one))));
+    Value *span = ib_binary(b, OP_MULI, mag, ib_binary(b, OP_SUBI, ext, one));
+    inner = ib_select(b, trivial, inner, ib_binary(b, OP_ADDI, inner, span));
     /* decreasing addresses along a positive stride: from the last index */
     c.reverse[k] = ib_binary(b, OP_ANDI, overlap, ib_binary(b, OP_XORI, backwards, ib_cmpi(b, "slt", dstr[k], zero)));
   }
@@ -1344,7 +1346,8 @@ static void store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc) {
   }
   if (v.kind == FV_TUPLE) {
     bool uni = v.type && v.type->kind == TY_TUPLE && !v.type->vector && v.tup.n > 0;
-    for (unsigned i = 0; uni && i < v.tup.n; i++) uni = is_scalar(&v.tup.elems[i]) && v.type->elems[i] == v.type->elems[0];
+    for (unsigned i = 0; uni && i < v.tup.n; i++)
+      uni = is_scalar(&v.tup.elems[i]) && v.type->elems[i] == v.type->elems[0];
     if (!uni || dst->type->rank != 1) {
       lerr(L, vloc, "a tuple is assigned to a 1-d slice only, and only a homogeneous one (Numba's UniTuple), not %s "
                     "to %s", vname(L, &v), tname(L, dst->type));
