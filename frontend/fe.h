@@ -273,7 +273,8 @@ struct FeCtx {
   X(MATH_ISNAN, "isnan") X(MATH_ISINF, "isinf") X(MATH_ISFINITE, "isfinite")             \
   X(MATH_PI, "pi") X(MATH_E, "e") X(MATH_TAU, "tau") X(MATH_INF, "inf") X(MATH_NAN, "nan")     \
   X(MATH_REMAINDER, "remainder") X(MATH_FREXP, "frexp") X(MATH_LDEXP, "ldexp")             \
-  X(MATH_MODF, "modf") X(SELP, "selp")
+  X(MATH_MODF, "modf") X(SELP, "selp")                                                     \
+  X(CG_THIS_GRID, "cg.this_grid") X(GRID_GROUP, "GridGroup") X(GRID_SYNC, "GridGroup.sync")
 
 typedef enum {
 #define X(id, name) BI_##id,

@@ -138,6 +138,7 @@ static const struct {
     {"math.ldexp", BI_MATH_LDEXP},
     {"math.modf", BI_MATH_MODF},
     {"numba.cuda.selp", BI_SELP},
+    {"numba.cuda.cg.this_grid", BI_CG_THIS_GRID},
     {"math.pi", BI_MATH_PI},
     {"math.e", BI_MATH_E},
     {"math.tau", BI_MATH_TAU},

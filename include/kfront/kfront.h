@@ -633,6 +633,16 @@ KF_API kf_status kf_program_get_kernel(kf_program *p, const char *name, const kf
 KF_API const char *kf_kernel_signature(kf_kernel *k);
 /* Where its code came from: 0 compiled, 1 memory cache, 2 disk cache (simulator: always 0 or 1). */
 KF_API int kf_kernel_cache_source(kf_kernel *k);
+/* 1 when k synchronises its grid (cuda.cg.this_grid(), numba-cuda's `cooperative`): kf_launch then launches it
+ * cooperatively (cuLaunchCooperativeKernel) and refuses, as a launch configuration error, a grid with more
+ * blocks than its device holds at once; 0 otherwise. */
+KF_API int kf_kernel_is_cooperative(kf_kernel *k);
+/* The most blocks of threads_per_block threads with shared_bytes of dynamic shared memory that its device
+ * holds at once (numba-cuda's max_cooperative_grid_blocks: the occupancy of k times the multiprocessors; a
+ * simulated device holds 64 blocks of any size). KF_ERROR_INVALID_INPUT when threads_per_block is 0 or above
+ * the device's limit. */
+KF_API kf_status kf_kernel_max_cooperative_blocks(kf_kernel *k, unsigned threads_per_block, size_t shared_bytes,
+                                                  unsigned *out);
 
 /* A parameter of a specialised kernel, as the user passes it (parameters the runtime adds are not listed). */
 typedef struct kf_param_info {
