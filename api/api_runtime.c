@@ -512,6 +512,16 @@ int kf_kernel_cache_source(kf_kernel *k) {
   API_RT(k ? KER(k)->f->p->rt : NULL);
   return atomic_load(&KER(k)->cache_source);
 }
+void kf_xoroshiro128p_init_states(uint64_t *states, size_t n, uint64_t seed, uint64_t subsequence_start) {
+  rt_xoroshiro128p_init(states, n, seed, subsequence_start);
+}
+
+kf_status kf_xoroshiro128p_init_device(kf_runtime *rt, void *dptr, size_t n, uint64_t seed, uint64_t subsequence_start,
+                                       kf_stream *s) {
+  API_RT(RT(rt));
+  return rt_xoroshiro128p_init_device(RT(rt), dptr, n, seed, subsequence_start, STREAM(s));
+}
+
 int kf_kernel_is_cooperative(kf_kernel *k) {
   API_RT(k ? KER(k)->f->p->rt : NULL);
   return KER(k)->plan.cooperative;

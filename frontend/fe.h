@@ -145,6 +145,7 @@ struct FeSource {
   StrMap globals;          /* module-level name -> FeVal* */
   unsigned *line_starts;   /* byte offset of each line of text (for locations inside string literals) */
   unsigned nlines;
+  bool prelude;            /* kfront's own source (random.c): the embedder's bindings do not apply */
 };
 
 struct FeFunc {
@@ -231,6 +232,7 @@ struct FeCtx {
   Op *cur_top;             /* the top-level function being lowered: device functions go before it */
   StrMap enums;            /* enum spelling -> FeEnum* (enums.c) */
   unsigned nenums;
+  FeSource *random_src;    /* numba.cuda.random's prelude once read (random.c), else NULL */
 };
 
 /* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python ----------------------- */
@@ -385,6 +387,13 @@ const char *num_fp16_name(int k);
 unsigned num_fp16_nargs(int k);
 /* Builds the intrinsic on float16 inputs; its result (f16, i1 for comparisons, i32 for hisinf). */
 Value *num_fp16_emit(IrBuilder *b, int k, Value *const *in);
+
+/* ---- random.c: numba.cuda.random ------------------------------------------------------------------------ */
+/* path is "numba.cuda.random" (the module: *out its path) or one of its device functions (*out the FV_FUNC of
+ * kfront's prelude, read on first use); false for any other path. */
+bool fe_random_path(FeCtx *fe, const char *path, FeVal *out);
+/* Reads the top level of src (parsed: src->py) with fe->cur = src (module.c). */
+void fe_read_source_stmts(FeCtx *fe, FeSource *src);
 
 /* ---- lower.c ------------------------------------------------------------------------------------------ */
 /* Compiles one function for the given parameter shapes: a kernel (kernel attr) or a device function.

@@ -671,6 +671,19 @@ KF_API kf_status kf_kernel_param(kf_kernel *k, unsigned i, kf_param_info *out);
 KF_API kf_status kf_launch(kf_kernel *k, const unsigned grid[3], const unsigned block[3], size_t shared_bytes,
                            kf_stream *stream, const kf_arg *args, unsigned nargs);
 
+/* ---- numba.cuda.random: xoroshiro128+ generator states ----
+ * Kernels call numba.cuda.random's device functions (xoroshiro128p_uniform_float32(states, i), ...) on a state
+ * array of n generators: a uint64 array of shape (n, 2), row i the (s0, s1) of generator i — the bytes of
+ * numba-cuda's xoroshiro128p_dtype records. These make the states as numba-cuda's create_xoroshiro128p_states
+ * does (SplitMix64 of the seed, then 2**64-step jumps between generators, subsequence_start jumps first), so
+ * the kernels draw numba-cuda's numbers. */
+/* Into host memory: states holds 2 * n uint64. */
+KF_API void kf_xoroshiro128p_init_states(uint64_t *states, size_t n, uint64_t seed, uint64_t subsequence_start);
+/* Into device memory of rt (n * 16 bytes at dptr): computed on the host, copied on stream s (NULL: the default
+ * stream); complete on return. */
+KF_API kf_status kf_xoroshiro128p_init_device(kf_runtime *rt, void *dptr, size_t n, uint64_t seed,
+                                              uint64_t subsequence_start, kf_stream *s);
+
 /* ---- @cuda.reduce, @vectorize, @guvectorize: calling them from the host ----
  * What numba.cuda's Reduce, ufunc and gufunc objects do when called, over the kernels kfront generates for
  * them (each a kf_function of the program, found by the Python name), through kf_launch's one launch path.

@@ -151,11 +151,14 @@ def _registry():
         for name in sorted(names, key=lambda n: str(getattr(types, n)) != n):
             paths.setdefault(id(getattr(types, name)), "numba." + name)
         paths[id(cuda)] = "numba.cuda"
+        paths[id(cuda.random)] = "numba.cuda.random"
         _TYPE_PATHS = paths
     reg = dict(_TYPE_PATHS)
     for name in cuda.intrinsics.KERNEL_NAMES:
         for obj, path in getattr(cuda, name).walk():
             reg[id(obj)] = path
+    for name in cuda.random.DEVICE_FUNCTIONS:
+        reg[id(getattr(cuda.random, name))] = "numba.cuda.random." + name
     return reg
 
 
