@@ -570,6 +570,16 @@ static void end_thread(Lower *L, LLVMBuilderRef b) {
   else LLVMBuildRet(b, LLVMGetUndef(ret));
 }
 
+/* The error record's flag as it is now (a volatile load: another block may have set it). */
+static LLVMValueRef error_flag(Lower *L) {
+  LLVMValueRef idx0[2] = {ci32(L, 0), ci32(L, 0)};
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(L->b, error_record_type(L), error_global(L), idx0, 2, "");
+  LLVMValueRef v = LLVMBuildLoad2(L->b, L->t_i32, p, "");
+  LLVMSetVolatile(v, 1);
+  LLVMSetAlignment(v, 8);
+  return v;
+}
+
 /* The block a silent check.raise jumps to: the thread ends, nothing recorded. */
 static LLVMBasicBlockRef quit_block(Lower *L) {
   FuncInfo *fi = L->fi;
@@ -1767,7 +1777,10 @@ static bool lower_print(Lower *L, Op *op) {
  * 0x80000000 - (blocks - 1) and the others 1, so that the word's top bit flips when the last block arrives;
  * it spins until the bit differs from the one it saw, with device-scope fences before the add and after the
  * spin; then a block barrier again. The runtime launches such kernels with cuLaunchCooperativeKernel (which
- * refuses a grid that is not resident at once) after checking the grid fits (runtime/launch.c). */
+ * refuses a grid that is not resident at once) after checking the grid fits (runtime/launch.c).
+ * A failed bounds check or a raise ends its thread, and a block whose threads all ended never arrives: so the
+ * spin also stops once the error record's flag is set, and after the barrier every thread ends if it is (the
+ * kernel stops at its next grid barrier once an error is recorded, as on the simulator) instead of hanging. */
 static bool lower_grid_sync(Lower *L) {
   LLVMValueRef fn = L->fi->fn;
   call0(L, "llvm.nvvm.barrier0", L->t_void);
@@ -1803,12 +1816,16 @@ static bool lower_grid_sync(Lower *L) {
   LLVMValueRef same = LLVMBuildICmp(L->b, LLVMIntEQ,
                                     LLVMBuildAnd(L->b, LLVMBuildXor(L->b, old, cur, ""), ci32(L, (int64_t)0x80000000u), ""),
                                     ci32(L, 0), "");
-  LLVMBuildCondBr(L->b, same, spin, out);
+  LLVMValueRef wait = LLVMBuildAnd(L->b, same, LLVMBuildICmp(L->b, LLVMIntEQ, error_flag(L), ci32(L, 0), ""), "");
+  LLVMBuildCondBr(L->b, wait, spin, out);
   LLVMPositionBuilderAtEnd(L->b, out);
   call0(L, "llvm.nvvm.membar.gl", L->t_void);
   LLVMBuildBr(L->b, done);
   LLVMPositionBuilderAtEnd(L->b, done);
   call0(L, "llvm.nvvm.barrier0", L->t_void);
+  LLVMBasicBlockRef go_on = LLVMAppendBasicBlockInContext(L->ctx, fn, "gridsync.next");
+  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, error_flag(L), ci32(L, 0), ""), go_on, quit_block(L));
+  LLVMPositionBuilderAtEnd(L->b, go_on);
   return true;
 }
 

@@ -13,8 +13,10 @@
  * it ends or all of its threads wait at a grid barrier (gpu.grid_sync: a block barrier first, so the same
  * rules hold within the block); when every block waits at the same grid barrier, all are released. A block
  * that ended, or waits at another grid barrier, while others wait is a barrier divergence error (on the GPU
- * the grid would hang). The runtime has checked the grid fits the simulated device (resident_blocks). A grid
- * barrier in a launch that is not cooperative is an error.
+ * the grid would hang). Once the error record is set (a failed bounds check, a recorded raise), the launch ends
+ * at the next grid barrier instead, as the GPU's code does (backend/lower_llvm.c, lower_grid_sync). The runtime
+ * has checked the grid fits the simulated device (resident_blocks). A grid barrier in a launch that is not
+ * cooperative is an error.
  * Shared-memory accesses are checked for races with a shadow entry per element (last writer, up to two
  * readers, each with the barrier epoch and its warp's syncwarp epoch); a barrier starts a new epoch.
  * Every load, store and atomic is checked against the array's extents whether or not check.bounds ops
@@ -1476,6 +1478,7 @@ static void run_cooperative(Launch *L) {
       }
     }
     if (aborted(L) || waiting == 0) break;
+    if (L->res->index_error.set) break; /* an error recorded: every thread ends at the grid barrier */
     /* every block waits at the grid barrier of the first, or the launch cannot go on */
     const Ins *at = waiting_at(grid_waiter(&blocks[first]));
     for (uint64_t b = 0; b < n; b++) {

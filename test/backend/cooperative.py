@@ -1,7 +1,8 @@
 # cuda.cg grid barriers from Python source to kir, LLVM IR and PTX through ptxas (both backends): the kernel (and a
 # device function that synchronises the grid, and every caller of one) carries `cooperative`; the barrier is the
 # cooperative-groups sequence (block barrier, thread 0 adds to the grid workspace's barrier word read from
-# %envreg1/%envreg2 and spins, fences, block barrier), no cudadevrt call.
+# %envreg1/%envreg2 and spins, fences, block barrier), no cudadevrt call; the spin also stops, and every thread
+# ends after the barrier, once the error record's flag is set (a block ended by an IndexError never arrives).
 # RUN: kfront compile %s -k grid_sum --sig 'void(float64[::1], float64[::1], float64[::1])' --emit=kir | FileCheck %s --check-prefix=KIR
 # RUN: kfront compile %s -k grid_sum --sig 'void(float64[::1], float64[::1], float64[::1])' --emit=llvm | FileCheck %s --check-prefix=LL
 # RUN: kfront compile %s -k grid_sum --sig 'void(float64[::1], float64[::1], float64[::1])' --emit=ptx --arch=sm_90 -o %t.ptx
@@ -64,8 +65,10 @@ def grid_sum(x, partial, out):
 # PTX: membar.gl;
 # PTX: atom.add.u32
 # PTX: ld.volatile.u32
+# PTX: ld.volatile.global.u32 {{.*}}[__kf_error];
 # PTX: membar.gl;
 # PTX: bar.sync 0;
+# PTX-NEXT: ld.volatile.global.u32 {{.*}}[__kf_error];
 # PTX-NOT: cudaCG
 
 

@@ -165,3 +165,33 @@ def test_kfront_refuses_a_grid_too_large():
         k[mb + 1, 32](A)
     k[mb, 32](A)  # the largest that fits runs
     np.testing.assert_array_equal(A[1, :mb * 32], 1)
+
+
+INDEX_ERROR_PROGRAM = """
+import numpy as np
+from kfront import cuda
+
+@cuda.jit
+def index_error(A, out):
+    i = cuda.grid(1)
+    A[i] = 1  # the threads of every block but the first fail here and end
+    cuda.cg.this_grid().sync()
+    out[i] = 2
+
+try:
+    index_error[8, 32](np.zeros(32, np.int32), np.zeros(256, np.int32))
+except IndexError as e:
+    print("IndexError:", e)
+"""
+
+
+def test_kfront_index_error_before_a_grid_barrier_does_not_hang(tmp_path):
+    # blocks ended by a failed bounds check never arrive: the others stop at the barrier (the error record's flag)
+    import subprocess
+    import sys
+    path = tmp_path / "coop_index_error.py"  # a file: kfront reads the kernel's source lines
+    path.write_text(INDEX_ERROR_PROGRAM)
+    cp = subprocess.run([sys.executable, str(path)], capture_output=True, timeout=120)
+    out = cp.stdout.decode()
+    assert cp.returncode == 0, cp.stderr.decode()
+    assert "IndexError: index 32 is out of bounds for axis 0 with size 32" in out, out

@@ -64,3 +64,21 @@ def diverges(A):
 @cuda.jit
 def plain(A):
     A[cuda.grid(1)] = 1
+
+
+@cuda.jit
+def thread_diverges(A):
+    g = cuda.cg.this_grid()
+    if cuda.threadIdx.x == 0:
+        g.sync()
+    A[cuda.grid(1)] = 1
+
+
+@cuda.jit
+def index_error(A, out):
+    # block 1's threads all fail a bounds check before the grid barrier: the others must not wait for ever
+    i = cuda.grid(1)
+    A[i] = 1
+    g = cuda.cg.this_grid()
+    g.sync()
+    out[i] = 2
