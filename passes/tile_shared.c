@@ -1761,7 +1761,8 @@ bool pass_tile_shared(Module *m, const PassContext *pc) {
   }
   t.ra = range_analysis_new(m);
   for (Op *f = ir_module_body(m)->first; f; f = f->next)
-    if (f->kind == OP_FUNC_FUNC && ir_op_attr(f, "kernel")) tile_kernel(&t, f);
+    /* a cooperative kernel keeps the user's grid (its variant could not: register blocking divides it) */
+    if (f->kind == OP_FUNC_FUNC && ir_op_attr(f, "kernel") && !ir_op_attr(f, "cooperative")) tile_kernel(&t, f);
   range_analysis_free(t.ra);
   return true;
 }

@@ -12,6 +12,7 @@
 # RUN: %ptxas -arch=sm_90 %t.llvm.ptx -o %t.llvm.cubin
 # RUN: kfront compile %s -k only_this_grid --sig 'void(int32[::1])' --emit=kir | FileCheck %s --check-prefix=THIS
 # RUN: kfront compile %s -k plain --sig 'void(int32[::1])' --emit=kir | FileCheck %s --check-prefix=PLAIN
+# RUN: kfront compile %s -k coop_matmul --sig 'void(float32[:, ::1], float32[:, ::1], float32[:, ::1])' --emit=kir | FileCheck %s --check-prefix=NOTILE
 from numba import cuda, float64
 from numba.cuda import cg
 
@@ -86,3 +87,18 @@ def plain(A):
     A[0] = cuda.grid(1)
 
 # PLAIN-NOT: cooperative
+
+
+@cuda.jit
+def coop_matmul(A, B, C):
+    # a cooperative kernel keeps the user's grid: no tiled variant (it would divide the grid), no grid-stride
+    cuda.cg.this_grid()
+    i, j = cuda.grid(2)
+    if i < C.shape[0] and j < C.shape[1]:
+        acc = 0.0
+        for k in range(A.shape[1]):
+            acc += A[i, k] * B[k, j]
+        C[i, j] = acc
+
+# NOTILE: {sym_name = @coop_matmul, {{.*}}cooperative}
+# NOTILE-NOT: __tiled
