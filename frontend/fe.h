@@ -391,8 +391,8 @@ unsigned num_fp16_nargs(int k);
 Value *num_fp16_emit(IrBuilder *b, int k, Value *const *in);
 
 /* ---- random.c: numba.cuda.random ------------------------------------------------------------------------ */
-/* path is "numba.cuda.random" (the module: *out its path) or one of its device functions (*out the FV_FUNC of
- * kfront's prelude, read on first use); false for any other path. */
+/* path is "numba.cuda.random" (the module: *out its path), one of its device functions (*out the FV_FUNC of
+ * kfront's prelude, read on first use) or host functions (*out FV_INVALID saying so); false for any other path. */
 bool fe_random_path(FeCtx *fe, const char *path, FeVal *out);
 /* Reads the top level of src (parsed: src->py) with fe->cur = src (module.c). */
 void fe_read_source_stmts(FeCtx *fe, FeSource *src);

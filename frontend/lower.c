@@ -853,7 +853,7 @@ static FeVal builtin_value(Lower *L, int bi) {
 static FeVal path_attr(Lower *L, const FeVal *v, const char *attr, SrcLoc loc) {
   char *p = arena_printf(&L->fe->arena, "%s.%s", v->str.s, attr);
   FeVal r;
-  if (fe_random_path(L->fe, p, &r)) return r;
+  if (fe_random_path(L->fe, p, &r)) return r.kind == FV_INVALID ? lerr(L, loc, "'%s': %s", p, r.str.s) : r;
   Type *t = sema_path_type(L->fe, p);
   if (t) return (FeVal){.kind = FV_NTYPE, .type = t};
   int bi = sema_lookup_path(L->fe, p);

@@ -122,6 +122,9 @@ static const char *const functions[] = {
     "uint64_to_unit_float32", "xoroshiro128p_uniform_float32", "xoroshiro128p_uniform_float64",
     "xoroshiro128p_normal_float32", "xoroshiro128p_normal_float64"};
 
+/* numba.cuda.random's host functions: named in a kernel, a located error says what they are */
+static const char *const host_functions[] = {"create_xoroshiro128p_states", "init_xoroshiro128p_states"};
+
 static const char module_path[] = "numba.cuda.random";
 
 /* Reads the prelude once per compile (its module-level names and device functions). */
@@ -156,6 +159,14 @@ bool fe_random_path(FeCtx *fe, const char *path, FeVal *out) {
     return true;
   }
   const char *name = path + n + 1;
+  for (unsigned i = 0; i < sizeof host_functions / sizeof *host_functions; i++) {
+    if (strcmp(name, host_functions[i]) != 0) continue;
+    *out = (FeVal){.kind = FV_INVALID};
+    out->str.s = "numba.cuda.random's host function cannot be used in a kernel: call it on the host and pass the "
+                 "states it returns";
+    out->str.len = strlen(out->str.s);
+    return true;
+  }
   for (unsigned i = 0; i < sizeof functions / sizeof *functions; i++) {
     if (strcmp(name, functions[i]) != 0) continue;
     FeFunc *fn = fe_find_func(fe, prelude_source(fe), name);
