@@ -167,7 +167,7 @@ def _registry():
         paths[id(cuda.random)] = "numba.cuda.random"
         _TYPE_PATHS = paths
     reg = dict(_TYPE_PATHS)
-    for name in cuda.intrinsics.KERNEL_NAMES:
+    for name in cuda.intrinsics.KERNEL_NAMES + cuda.intrinsics.VECTOR_TYPES:
         for obj, path in getattr(cuda, name).walk():
             reg[id(obj)] = path
     for name in cuda.random.DEVICE_FUNCTIONS:
