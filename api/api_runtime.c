@@ -519,6 +519,35 @@ int kf_kernel_cache_source(kf_kernel *k) {
   API_RT(k ? KER(k)->f->p->rt : NULL);
   return atomic_load(&KER(k)->cache_source);
 }
+void kf_xoroshiro128p_init_states(uint64_t *states, size_t n, uint64_t seed, uint64_t subsequence_start) {
+  rt_xoroshiro128p_init(states, n, seed, subsequence_start);
+}
+
+kf_status kf_xoroshiro128p_init_device(kf_runtime *rt, void *dptr, size_t n, uint64_t seed, uint64_t subsequence_start,
+                                       kf_stream *s) {
+  API_RT(RT(rt));
+  return rt_xoroshiro128p_init_device(RT(rt), dptr, n, seed, subsequence_start, STREAM(s));
+}
+
+int kf_kernel_is_cooperative(kf_kernel *k) {
+  API_RT(k ? KER(k)->f->p->rt : NULL);
+  return KER(k)->plan.cooperative;
+}
+
+kf_status kf_kernel_max_cooperative_blocks(kf_kernel *k, unsigned threads_per_block, size_t shared_bytes,
+                                           unsigned *out) {
+  RtRuntime *rt = KER(k)->f->p->rt;
+  API_RT(rt);
+  *out = 0;
+  if (threads_per_block == 0 || threads_per_block > rt->limits.max_threads_per_block) {
+    diag_error(rt->diag, NOLOC, "max_cooperative_grid_blocks of %s: a block of %u threads (the device takes 1 to %u)",
+               KER(k)->f->name, threads_per_block, rt->limits.max_threads_per_block);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  *out = rt_plan_resident_blocks(rt->dev, &KER(k)->fn, threads_per_block, shared_bytes, &KER(k)->resident_memo);
+  return KF_OK;
+}
+
 unsigned kf_kernel_param_count(kf_kernel *k) {
   API_RT(k ? KER(k)->f->p->rt : NULL);
   return KER(k)->nuser;

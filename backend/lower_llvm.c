@@ -572,6 +572,16 @@ static void end_thread(Lower *L, LLVMBuilderRef b) {
   else LLVMBuildRet(b, LLVMGetUndef(ret));
 }
 
+/* The error record's flag as it is now (a volatile load: another block may have set it). */
+static LLVMValueRef error_flag(Lower *L) {
+  LLVMValueRef idx0[2] = {ci32(L, 0), ci32(L, 0)};
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(L->b, error_record_type(L), error_global(L), idx0, 2, "");
+  LLVMValueRef v = LLVMBuildLoad2(L->b, L->t_i32, p, "");
+  LLVMSetVolatile(v, 1);
+  LLVMSetAlignment(v, 8);
+  return v;
+}
+
 /* The block a silent check.raise jumps to: the thread ends, nothing recorded. */
 static LLVMBasicBlockRef quit_block(Lower *L) {
   FuncInfo *fi = L->fi;
@@ -1762,6 +1772,65 @@ static bool lower_print(Lower *L, Op *op) {
   return true;
 }
 
+/* gpu.grid_sync, as CUDA's cooperative groups implement grid.sync() in their headers (no cudadevrt, so nothing
+ * to link: kfront hands PTX text to the driver): a block barrier; then thread 0 of each block adds to the
+ * barrier word of the grid workspace the driver gives a cooperative launch (its address in %envreg2 (low
+ * half) and %envreg1 (high half); the word follows the workspace's 32-bit size), block 0 adding
+ * 0x80000000 - (blocks - 1) and the others 1, so that the word's top bit flips when the last block arrives;
+ * it spins until the bit differs from the one it saw, with device-scope fences before the add and after the
+ * spin; then a block barrier again. The runtime launches such kernels with cuLaunchCooperativeKernel (which
+ * refuses a grid that is not resident at once) after checking the grid fits (runtime/launch.c).
+ * A failed bounds check or a raise ends its thread, and a block whose threads all ended never arrives: so the
+ * spin also stops once the error record's flag is set, and after the barrier every thread ends if it is (the
+ * kernel stops at its next grid barrier once an error is recorded, as on the simulator) instead of hanging. */
+static bool lower_grid_sync(Lower *L) {
+  LLVMValueRef fn = L->fi->fn;
+  call0(L, "llvm.nvvm.barrier0", L->t_void);
+  LLVMValueRef t = LLVMBuildOr(L->b, call0(L, "llvm.nvvm.read.ptx.sreg.tid.x", L->t_i32),
+                               LLVMBuildOr(L->b, call0(L, "llvm.nvvm.read.ptx.sreg.tid.y", L->t_i32),
+                                           call0(L, "llvm.nvvm.read.ptx.sreg.tid.z", L->t_i32), ""), "");
+  LLVMBasicBlockRef arrive = LLVMAppendBasicBlockInContext(L->ctx, fn, "gridsync.arrive");
+  LLVMBasicBlockRef spin = LLVMAppendBasicBlockInContext(L->ctx, fn, "gridsync.spin");
+  LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->ctx, fn, "gridsync.out");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, fn, "gridsync.done");
+  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, t, ci32(L, 0), ""), arrive, done);
+  LLVMPositionBuilderAtEnd(L->b, arrive);
+  LLVMValueRef lo = inline_asm(L, L->t_i32, "mov.u32 $0, %envreg2;", "=r", true, NULL, 0);
+  LLVMValueRef hi = inline_asm(L, L->t_i32, "mov.u32 $0, %envreg1;", "=r", true, NULL, 0);
+  LLVMValueRef ws = LLVMBuildOr(L->b, LLVMBuildShl(L->b, LLVMBuildZExt(L->b, hi, L->t_i64, ""), ci64(L, 32), ""),
+                                LLVMBuildZExt(L->b, lo, L->t_i64, ""), "");
+  LLVMValueRef word = LLVMBuildIntToPtr(L->b, LLVMBuildAdd(L->b, ws, ci64(L, 4), ""), LLVMPointerType(L->t_i32, 0), "");
+  LLVMValueRef b = LLVMBuildOr(L->b, call0(L, "llvm.nvvm.read.ptx.sreg.ctaid.x", L->t_i32),
+                               LLVMBuildOr(L->b, call0(L, "llvm.nvvm.read.ptx.sreg.ctaid.y", L->t_i32),
+                                           call0(L, "llvm.nvvm.read.ptx.sreg.ctaid.z", L->t_i32), ""), "");
+  LLVMValueRef blocks = LLVMBuildMul(L->b, call0(L, "llvm.nvvm.read.ptx.sreg.nctaid.x", L->t_i32),
+                                     LLVMBuildMul(L->b, call0(L, "llvm.nvvm.read.ptx.sreg.nctaid.y", L->t_i32),
+                                                  call0(L, "llvm.nvvm.read.ptx.sreg.nctaid.z", L->t_i32), ""), "");
+  LLVMValueRef first = LLVMBuildSub(L->b, ci32(L, (int64_t)0x80000000u), LLVMBuildSub(L->b, blocks, ci32(L, 1), ""), "");
+  LLVMValueRef add = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, b, ci32(L, 0), ""), first, ci32(L, 1), "");
+  call0(L, "llvm.nvvm.membar.gl", L->t_void);
+  LLVMValueRef old = LLVMBuildAtomicRMW(L->b, LLVMAtomicRMWBinOpAdd, word, add, LLVMAtomicOrderingMonotonic, 0);
+  LLVMBuildBr(L->b, spin);
+  LLVMPositionBuilderAtEnd(L->b, spin);
+  LLVMValueRef cur = LLVMBuildLoad2(L->b, L->t_i32, word, "");
+  LLVMSetVolatile(cur, 1);
+  LLVMSetAlignment(cur, 4);
+  LLVMValueRef same = LLVMBuildICmp(L->b, LLVMIntEQ,
+                                    LLVMBuildAnd(L->b, LLVMBuildXor(L->b, old, cur, ""), ci32(L, (int64_t)0x80000000u), ""),
+                                    ci32(L, 0), "");
+  LLVMValueRef wait = LLVMBuildAnd(L->b, same, LLVMBuildICmp(L->b, LLVMIntEQ, error_flag(L), ci32(L, 0), ""), "");
+  LLVMBuildCondBr(L->b, wait, spin, out);
+  LLVMPositionBuilderAtEnd(L->b, out);
+  call0(L, "llvm.nvvm.membar.gl", L->t_void);
+  LLVMBuildBr(L->b, done);
+  LLVMPositionBuilderAtEnd(L->b, done);
+  call0(L, "llvm.nvvm.barrier0", L->t_void);
+  LLVMBasicBlockRef go_on = LLVMAppendBasicBlockInContext(L->ctx, fn, "gridsync.next");
+  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, error_flag(L), ci32(L, 0), ""), go_on, quit_block(L));
+  LLVMPositionBuilderAtEnd(L->b, go_on);
+  return true;
+}
+
 static bool lower_gpu_op(Lower *L, Op *op) {
   char name[96];
   switch (op->kind) {
@@ -1780,6 +1849,7 @@ static bool lower_gpu_op(Lower *L, Op *op) {
   case OP_LANE_ID: set_i32_result(L, op, call0(L, "llvm.nvvm.read.ptx.sreg.laneid", L->t_i32)); return true;
   case OP_WARP_SIZE: set_i32_result(L, op, ci32(L, 32)); return true;
   case OP_BARRIER: call0(L, "llvm.nvvm.barrier0", L->t_void); return true;
+  case OP_GRID_SYNC: return lower_grid_sync(L);
   case OP_BARRIER_RED: {
     LLVMValueRef p = operand(L, op, 0);
     if (!p) return false;
@@ -2108,7 +2178,7 @@ static bool lower_op(Lower *L, Op *op) {
     return lower_mem_op(L, op);
   case OP_THREAD_ID: case OP_BLOCK_ID: case OP_BLOCK_DIM: case OP_GRID_DIM: case OP_LANE_ID: case OP_WARP_SIZE:
   case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_FENCE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
-  case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK: case OP_PRINT:
+  case OP_GRID_SYNC: case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK: case OP_PRINT:
     return lower_gpu_op(L, op);
   case OP_FUNC_FUNC:
   case OP_GLOBAL: return fail(L, op, "'%s' inside a function", op_name(op));

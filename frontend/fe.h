@@ -146,6 +146,7 @@ struct FeSource {
   StrMap globals;          /* module-level name -> FeVal* */
   unsigned *line_starts;   /* byte offset of each line of text (for locations inside string literals) */
   unsigned nlines;
+  bool prelude;            /* kfront's own source (random.c): the embedder's bindings do not apply */
 };
 
 struct FeFunc {
@@ -234,6 +235,7 @@ struct FeCtx {
   unsigned nenums;
   StrMap *cmath_funcs;     /* cmath.c: name -> FeFunc* of its Python source (NULL until first used) */
   StrMap *cmath_scope;     /* the names that source sees (math, cmath) */
+  FeSource *random_src;    /* numba.cuda.random's prelude once read (random.c), else NULL */
 };
 
 /* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python ----------------------- */
@@ -284,7 +286,8 @@ struct FeCtx {
   X(CMATH_TANH, "cmath.tanh") X(CMATH_ASINH, "cmath.asinh") X(CMATH_ACOSH, "cmath.acosh")     \
   X(CMATH_ATANH, "cmath.atanh") X(CMATH_ISNAN, "cmath.isnan") X(CMATH_ISINF, "cmath.isinf")   \
   X(CMATH_ISFINITE, "cmath.isfinite") X(CMATH_PHASE, "cmath.phase")                           \
-  X(CMATH_POLAR, "cmath.polar") X(CMATH_RECT, "cmath.rect")
+  X(CMATH_POLAR, "cmath.polar") X(CMATH_RECT, "cmath.rect")                                  \
+  X(CG_THIS_GRID, "cg.this_grid") X(GRID_GROUP, "GridGroup") X(GRID_SYNC, "GridGroup.sync")
 
 typedef enum {
 #define X(id, name) BI_##id,
@@ -407,6 +410,13 @@ const char *num_fp16_name(int k);
 unsigned num_fp16_nargs(int k);
 /* Builds the intrinsic on float16 inputs; its result (f16, i1 for comparisons, i32 for hisinf). */
 Value *num_fp16_emit(IrBuilder *b, int k, Value *const *in);
+
+/* ---- random.c: numba.cuda.random ------------------------------------------------------------------------ */
+/* path is "numba.cuda.random" (the module: *out its path), one of its device functions (*out the FV_FUNC of
+ * kfront's prelude, read on first use) or host functions (*out FV_INVALID saying so); false for any other path. */
+bool fe_random_path(FeCtx *fe, const char *path, FeVal *out);
+/* Reads the top level of src (parsed: src->py) with fe->cur = src (module.c). */
+void fe_read_source_stmts(FeCtx *fe, FeSource *src);
 
 /* ---- vectors.c: CUDA vector types ------------------------------------------------------------------------------ */
 /* A vector type's constructor is the builtin id FE_VECTOR_BASE + k ("numba.cuda.float32x4", aliases too), k in

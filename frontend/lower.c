@@ -180,7 +180,9 @@ static const char *vname(Lower *L, const FeVal *v) {
   case FV_VIEW:
   case FV_VECTOR: return tname(L, v->type);
   case FV_PATH: return arena_printf(&L->fe->arena, "module '%s'", v->str.s);
-  case FV_BUILTIN: return arena_printf(&L->fe->arena, "function '%s'", sema_builtin_name(v->builtin));
+  case FV_BUILTIN:
+    if (v->builtin == BI_GRID_GROUP) return "GridGroup";
+    return arena_printf(&L->fe->arena, "function '%s'", sema_builtin_name(v->builtin));
   case FV_NTYPE: return arena_printf(&L->fe->arena, "class(%s)", tname(L, v->type));
   case FV_FUNC: case FV_PYFUNC: return arena_printf(&L->fe->arena, "function '%s'", v->func->name);
   case FV_NONE: return "none";
@@ -871,6 +873,8 @@ static FeVal builtin_value(Lower *L, int bi) {
 
 static FeVal path_attr(Lower *L, const FeVal *v, const char *attr, SrcLoc loc) {
   char *p = arena_printf(&L->fe->arena, "%s.%s", v->str.s, attr);
+  FeVal r;
+  if (fe_random_path(L->fe, p, &r)) return r.kind == FV_INVALID ? lerr(L, loc, "'%s': %s", p, r.str.s) : r;
   Type *t = sema_path_type(L->fe, p);
   if (t) return (FeVal){.kind = FV_NTYPE, .type = t};
   int bi = sema_lookup_path(L->fe, p);
@@ -918,6 +922,10 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
         return r;
       }
       return lerr(L, aloc, "'%s' has no attribute '%s' (use .x, .y or .z)", sema_builtin_name(v.builtin), a);
+    }
+    if (v.builtin == BI_GRID_GROUP) {
+      if (strcmp(a, "sync") == 0) return (FeVal){.kind = FV_BUILTIN, .builtin = BI_GRID_SYNC};
+      return lerr(L, aloc, "unknown attribute '%s' of GridGroup (numba-cuda's grid group has only sync())", a);
     }
     return lerr(L, aloc, "unknown attribute '%s' of %s", a, vname(L, &v));
   case FV_VECTOR: {
@@ -3027,6 +3035,23 @@ static FeVal lower_sync(Lower *L, int bi, const PyExpr *e) {
   return val(i32, op_result(op, 0));
 }
 
+/* The function being lowered needs a cooperative launch (numba-cuda: this_grid() or a grid sync in it, or a call
+ * of such a function); the runtime reads the kernel's attribute (runtime/plan.c). */
+static void mark_cooperative(Lower *L) {
+  if (L->func_op && !ir_op_attr(L->func_op, "cooperative")) ir_op_set_attr(L->m, L->func_op, "cooperative", attr_unit());
+}
+
+/* cuda.cg.this_grid() (a compile-time object: the grid group has no run-time data) and its sync(). */
+static FeVal lower_cg(Lower *L, int bi, const PyExpr *e) {
+  FeVal a;
+  if (!positional(L, e, bi == BI_CG_THIS_GRID ? "cuda.cg.this_grid" : "GridGroup.sync", 0, 0, &a)) return poison();
+  at(L, e->loc);
+  mark_cooperative(L);
+  if (bi == BI_CG_THIS_GRID) return (FeVal){.kind = FV_BUILTIN, .builtin = BI_GRID_GROUP};
+  ib_op(&L->b, OP_GRID_SYNC, 0, NULL, 0, NULL, 0);
+  return cint(ty_i32(L->ctx), 0); /* numba-cuda's sync() returns cudaCGSynchronize's status: 0 */
+}
+
 static FeVal lower_bits(Lower *L, int bi, const PyExpr *e) {
   const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
   FeVal a;
@@ -3390,6 +3415,9 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_THREADFENCE:
   case BI_THREADFENCE_BLOCK:
   case BI_THREADFENCE_SYSTEM: return lower_sync(L, bi, e);
+  case BI_CG_THIS_GRID:
+  case BI_GRID_SYNC: return lower_cg(L, bi, e);
+  case BI_GRID_GROUP: return lerr(L, e->loc, "a GridGroup is not callable");
   case BI_SYNCWARP:
   case BI_SHFL_SYNC:
   case BI_SHFL_UP_SYNC:
@@ -3472,7 +3500,14 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
     return true;
   }
   case FV_POISON: return false;
-  default: lerr(L, loc, "cannot pass %s to a device function", vname(L, v)); return false;
+  default:
+    if (v->kind == FV_BUILTIN && v->builtin == BI_GRID_GROUP) {
+      lerr(L, loc, "passing a GridGroup to a device function is not supported by kfront: call cuda.cg.this_grid() "
+                   "in the device function");
+      return false;
+    }
+    lerr(L, loc, "cannot pass %s to a device function", vname(L, v));
+    return false;
   }
 }
 
@@ -3786,6 +3821,7 @@ static __attribute__((noinline)) FeVal instantiate_and_call(Lower *L, FeFunc *f,
   if (inst->ret.kind != FV_NONE) flatten_shape_types(&inst->ret, rts, &nr);
   Op *call = ib_op(&L->b, OP_FUNC_CALL, nv, vals, nr, rts, 0);
   ir_op_set_attr(L->m, call, "callee", attr_sym(L->m, ir_func_name(inst->op)));
+  if (ir_op_attr(inst->op, "cooperative")) mark_cooperative(L);
   if (inst->ret.kind == FV_NONE) return (FeVal){.kind = FV_NONE};
   Value **res = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT);
   for (unsigned i = 0; i < nr; i++) res[i] = op_result(call, i);

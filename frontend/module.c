@@ -52,7 +52,7 @@ static bool fe_failed(FeCtx *fe) { return fe->diag->nerrors > fe->errors0; }
 const char *fe_intern(FeCtx *fe, const char *s) { return arena_strdup(&fe->arena, s); }
 
 FeVal *fe_lookup(FeCtx *fe, const FeSource *src, const char *name) {
-  FeVal *v = fe->nbinds ? strmap_get(&fe->bindings, name) : NULL;
+  FeVal *v = fe->nbinds && !src->prelude ? strmap_get(&fe->bindings, name) : NULL;
   return v ? v : strmap_get(&src->globals, name);
 }
 
@@ -73,11 +73,13 @@ FeFunc *fe_find_func(FeCtx *fe, const FeSource *src, const char *name) {
 
 void fe_add_func(FeCtx *fe, FeFunc *fn) {
   if (!fn->src) fn->src = fe->cur;
-  /* symbols: a function named as one of an earlier source gets its source's suffix */
+  /* symbols: a function named as one of an earlier source gets its source's suffix; a prelude's functions
+   * (random.c) have symbols of their own, kfront_random__NAME, whatever the user's are named */
   fn->sym = fn->name;
-  for (unsigned i = 0; i < fe->nfuncs && fn->kind != FN_TEMPLATE; i++) {
+  if (fn->src->prelude) fn->sym = arena_printf(&fe->arena, "kfront_random__%s", fn->name);
+  for (unsigned i = 0; i < fe->nfuncs && fn->kind != FN_TEMPLATE && !fn->src->prelude; i++) {
     const FeFunc *o = fe->funcs[i];
-    if (o->kind != FN_TEMPLATE && o->src != fn->src && strcmp(o->name, fn->name) == 0) {
+    if (o->kind != FN_TEMPLATE && !o->src->prelude && o->src != fn->src && strcmp(o->name, fn->name) == 0) {
       fn->sym = arena_printf(&fe->arena, "%s__s%u", fn->name, fn->src->index);
       break;
     }
@@ -104,6 +106,8 @@ FeVal fe_module_value(FeCtx *fe, const char *path) { return path_val(fe, path); 
 
 /* What a dotted path stands for: a type, a known builtin, a module (prefix), or nothing. */
 static FeVal resolve_path(FeCtx *fe, const char *path) {
+  FeVal r;
+  if (fe_random_path(fe, path, &r)) return r;
   Type *t = sema_path_type(fe, path);
   if (t) return (FeVal){.kind = FV_NTYPE, .type = t};
   int bi = sema_lookup_path(fe, path);
@@ -1028,6 +1032,8 @@ static void tidy_module(FeCtx *fe) {
 /* ---- entry points ------------------------------------------------------------------------------------------ */
 
 /* Parses and reads one source (fe->cur). */
+void fe_read_source_stmts(FeCtx *fe, FeSource *src) { read_stmts(fe, &src->py->body); }
+
 static void read_source(FeCtx *fe, Module *m, FeSource *src, unsigned index, const kf_source *ks) {
   src->index = index;
   src->filename = ks->filename ? ks->filename : "<input>";
@@ -1072,6 +1078,7 @@ static void free_reading(FeCtx *fe) {
   for (unsigned i = 0; i < fe->nfuncs; i++)
     if (fe->funcs[i]->analysed) strmap_free(&fe->funcs[i]->local_index);
   for (unsigned i = 0; i < fe->nsrcs; i++) strmap_free(&fe->srcs[i].globals);
+  if (fe->random_src) strmap_free(&fe->random_src->globals);
   embed_free(fe);
   arena_free(&fe->arena);
 }

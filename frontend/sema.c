@@ -166,6 +166,7 @@ static const struct {
     {"cmath.tau", BI_MATH_TAU},
     {"cmath.inf", BI_MATH_INF},
     {"cmath.nan", BI_MATH_NAN},
+    {"numba.cuda.cg.this_grid", BI_CG_THIS_GRID},
     {"math.pi", BI_MATH_PI},
     {"math.e", BI_MATH_E},
     {"math.tau", BI_MATH_TAU},

@@ -652,6 +652,14 @@ static bool need_mask(VerifyCtx *c, const Op *op) {
 
 static bool verify_syncwarp(VerifyCtx *c, Op *op) { return need_mask(c, op); }
 
+/* Grid barriers need the cooperative launch: the function they are in says so (the runtime reads the kernel's). */
+static bool verify_grid_sync(VerifyCtx *c, Op *op) {
+  Op *f = ir_op_parent_func(op);
+  if (f && !ir_op_attr(f, "cooperative"))
+    return op_error(c, op, "is in a function without the 'cooperative' attribute (a grid barrier needs a cooperative launch)");
+  return true;
+}
+
 static bool verify_fence(VerifyCtx *c, Op *op) {
   static const char *const scopes[] = {"block", "device", "system", NULL};
   return need_choice(c, op, "scope", scopes) >= 0;

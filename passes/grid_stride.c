@@ -47,7 +47,7 @@ typedef struct GsScan {
 static bool scan_op(Op *op, void *user) {
   GsScan *s = user;
   switch (op->kind) {
-  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP:
+  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_GRID_SYNC:
   case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
   case OP_DYN_SHARED:
   case OP_RAISE: /* ends the thread: the user's blocks after it would not run */
@@ -93,7 +93,8 @@ static bool scan_callee(Op *callee, Op *call, void *user) {
 }
 
 static bool eligible(Module *m, Op *func, bool all_grids) {
-  if (!ir_op_attr(func, "kernel") || ir_op_attr(func, "grid_stride")) return false;
+  /* a cooperative kernel keeps the user's grid (cuda.cg.this_grid() sees it) */
+  if (!ir_op_attr(func, "kernel") || ir_op_attr(func, "grid_stride") || ir_op_attr(func, "cooperative")) return false;
   Block *entry = ir_func_entry(func);
   if (!entry || entry->next) return false;
   Op *term = ir_block_terminator(entry);

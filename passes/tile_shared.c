@@ -211,7 +211,7 @@ typedef struct BodyScan {
 static bool scan_body(Op *op, void *user) {
   BodyScan *s = user;
   switch (op->kind) {
-  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
+  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_GRID_SYNC: case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
     s->ok = fail(s->t, "the loop synchronises threads (barrier or warp op)");
     break;
   case OP_FUNC_CALL: s->ok = fail(s->t, "the loop calls a function"); break;
@@ -1170,7 +1170,7 @@ static void rewrite_halo(Ts *t) {
 static bool rb_scan(Op *op, void *user) {
   bool *ok = user;
   switch (op->kind) {
-  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
+  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_GRID_SYNC: case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
   case OP_FUNC_CALL: case OP_FUNC_RETURN: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_ATOMIC_RMW:
   case OP_ATOMIC_CAS: case OP_FENCE: case OP_LANE_ID: case OP_RAISE:
     *ok = false;
@@ -1761,7 +1761,8 @@ bool pass_tile_shared(Module *m, const PassContext *pc) {
   }
   t.ra = range_analysis_new(m);
   for (Op *f = ir_module_body(m)->first; f; f = f->next)
-    if (f->kind == OP_FUNC_FUNC && ir_op_attr(f, "kernel")) tile_kernel(&t, f);
+    /* a cooperative kernel keeps the user's grid (its variant could not: register blocking divides it) */
+    if (f->kind == OP_FUNC_FUNC && ir_op_attr(f, "kernel") && !ir_op_attr(f, "cooperative")) tile_kernel(&t, f);
   range_analysis_free(t.ra);
   return true;
 }

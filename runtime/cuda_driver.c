@@ -40,6 +40,7 @@ bool rt_cuda_open(RtCuda *t, const char *path, StrBuf *err) {
   *(void **)&tmp.cuMemcpyPeer = dlsym(lib, "cuMemcpyPeer");
   *(void **)&tmp.cuMemcpyPeerAsync = dlsym(lib, "cuMemcpyPeerAsync");
   *(void **)&tmp.cuPointerGetAttribute = dlsym(lib, "cuPointerGetAttribute");
+  *(void **)&tmp.cuLaunchCooperativeKernel = dlsym(lib, "cuLaunchCooperativeKernel");
   *t = tmp;
   return true;
 }

@@ -154,6 +154,9 @@ typedef struct RtCuda {
                                 CUstream s);
   /* Which device memory belongs to (CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL): without it, no device is known. */
   CUresult (*cuPointerGetAttribute)(void *data, int attribute, CUdeviceptr ptr);
+  /* Cooperative launches (kernels with a grid barrier): without it they are refused. */
+  CUresult (*cuLaunchCooperativeKernel)(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                        unsigned bz, unsigned shared_bytes, CUstream stream, void **params);
 } RtCuda;
 
 /* Blocks of fn (block_threads threads, dynamic_shared bytes) that fit on one multiprocessor at once:

@@ -38,6 +38,8 @@ typedef struct RtDevFunction {
   unsigned max_threads;      /* threads per block its resources allow (0: the device's limit) */
   size_t static_shared;      /* bytes of static shared memory */
   size_t dynamic_optin;      /* GPU: dynamic shared bytes the function has been allowed (cuFuncSetAttribute) */
+  bool cooperative;          /* launched cooperatively, every block resident (a grid barrier): set by the runtime
+                              * from the launch plan; the runtime has checked the grid fits (resident_blocks) */
 } RtDevFunction;
 
 typedef enum RtCopyKind { RT_COPY_HTOD, RT_COPY_DTOH, RT_COPY_DTOD } RtCopyKind;

@@ -476,10 +476,21 @@ static kf_status gpu_launch(RtDevice *d, RtDevFunction *fn, const unsigned grid[
       return KF_ERROR_DEVICE;
     fn->dynamic_optin = shared;
   }
-  CUresult r = g->cu->cuLaunchKernel(fn->handle, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                                     (unsigned)shared, (CUstream)stream, params, NULL);
+  CUresult r;
+  if (fn->cooperative) {
+    if (!g->cu->cuLaunchCooperativeKernel) {
+      diag_error(diag, srcloc(NULL, 0, 0), "kernel %s synchronises its grid, but the CUDA driver lacks "
+                 "cuLaunchCooperativeKernel", fn->kernel ? fn->kernel : "?");
+      return KF_ERROR_DEVICE;
+    }
+    r = g->cu->cuLaunchCooperativeKernel(fn->handle, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                         (unsigned)shared, (CUstream)stream, params);
+  } else {
+    r = g->cu->cuLaunchKernel(fn->handle, grid[0], grid[1], grid[2], block[0], block[1], block[2], (unsigned)shared,
+                              (CUstream)stream, params, NULL);
+  }
   if (r != CUDA_SUCCESS) {
-    rt_cu_check(g->cu, r, "cuLaunchKernel", diag);
+    rt_cu_check(g->cu, r, fn->cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel", diag);
     return KF_ERROR_DEVICE;
   }
   RtDevModule *m = fn->module;

@@ -3,7 +3,8 @@
  *      entry) already passed them for this kernel; the fingerprint itself validated the values;
  *   2. the kernel's tiled variant instead where its plan allows (its block shape, its arrays disjoint); the
  *      launch plan: the block shape the variant needs, the physical grid/block/shared bytes and the hidden
- *      parameters; then the launch configuration against the device's limits;
+ *      parameters; then the launch configuration against the device's limits, and a cooperative kernel's grid
+ *      against the blocks the device holds at once (rt_plan_fit_coop);
  *   3. host arrays staged in device memory (unless the device reads host memory: the simulator), by
  *      rt_stage_array, which host_funcs.c uses too; a device array said to be on another device, or a stream
  *      of another device, is refused (a comparison each: the launch path stays as it was);
@@ -174,6 +175,7 @@ static kf_status launch_flat(RtKernel *k, const RtLaunchShape *user, RtStream *s
   RtLaunchShape phys;
   int64_t hidden[RT_PLAN_MAX_HIDDEN];
   rt_plan_apply(&k->plan, user, dev, &k->fn, &k->resident_memo, &phys, hidden);
+  if (!rt_plan_fit_coop(&k->plan, &phys, dev, &k->fn, &k->resident_memo, name, rt->diag)) return KF_ERROR_INVALID_INPUT;
 
   uint64_t stack_storage[STACK_SLOTS], stack_data[STACK_ARGS], stack_tmp[STACK_ARGS];
   void *stack_ptrs[STACK_SLOTS];

@@ -10,12 +10,14 @@
  *     the program must launch another variant); `launch_block_divisor` (3 ints): the physical block is
  *     the user's divided by it (register blocking); `launch_dynamic_shared` (int): bytes of dynamic shared
  *     memory the variant adds to the user's;
+ *   - `cooperative` (unit): the kernel synchronises its grid (cuda.cg): a cooperative launch, every block of the
+ *     user's grid resident at once (the launch refuses a grid the device cannot hold; plan.rt_plan_fit_coop);
  *   - `launch_grid_divisor` (3 ints): the physical grid is the user's divided by it, rounded up (a tiled
  *     variant whose blocks each compute those of several of the user's, passes/tile_shared.c; it takes the
  *     user's grid as hidden parameters); `launch_disjoint` (ints, pairs): the arrays of each pair of the
  *     user's parameters must not overlap for the variant to run (checked at each launch).
  * Text form (manifest): `hidden=grid_x,grid_y,grid_z grid=resident block=0,0,0 divisor=1,1,1 shared=0`, then
- * where they are not the defaults ` gdiv=4,4,1` and ` disjoint=0:2,1:2`. */
+ * where they are not the defaults ` gdiv=4,4,1`, ` disjoint=0:2,1:2` and ` coop`. */
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -119,6 +121,13 @@ bool rt_plan_from_kir(Op *func, RtLaunchPlan *p, Diag *diag) {
     return false;
   }
   p->dynamic_shared = (size_t)shared;
+  p->cooperative = ir_op_attr(func, "cooperative") != NULL;
+  if (p->cooperative && (p->grid != RT_GRID_AS_GIVEN || p->grid_divisor[0] != 1 || p->grid_divisor[1] != 1 ||
+                         p->grid_divisor[2] != 1)) {
+    diag_error(diag, func->loc, "a cooperative kernel runs on the user's grid: it cannot be grid_stride or have a "
+               "launch_grid_divisor");
+    return false;
+  }
   return true;
 }
 
@@ -133,6 +142,7 @@ void rt_plan_print(const RtLaunchPlan *p, StrBuf *out) {
     sb_printf(out, " gdiv=%u,%u,%u", p->grid_divisor[0], p->grid_divisor[1], p->grid_divisor[2]);
   for (unsigned i = 0; i < p->ndisjoint; i++)
     sb_printf(out, "%s%u:%u", i ? "," : " disjoint=", p->disjoint[i][0], p->disjoint[i][1]);
+  if (p->cooperative) sb_puts(out, " coop");
 }
 
 bool rt_plan_parse(const char *s, size_t len, RtLaunchPlan *p) {
@@ -164,6 +174,10 @@ bool rt_plan_parse(const char *s, size_t len, RtLaunchPlan *p) {
       if (sscanf(rest, "%u:%u%n", &pair[0], &pair[1], &more) != 2) return false;
       rest += more;
     } while (*rest == ',' && rest++);
+  }
+  if (strcmp(rest, " coop") == 0) {
+    p->cooperative = true;
+    rest += 5;
   }
   if (*rest) return false;
   if (strcmp(hidden, "-") != 0) {
@@ -221,6 +235,27 @@ static unsigned resident_blocks(RtDevice *dev, RtDevFunction *fn, unsigned threa
   if (blocks < (1u << 24) && threads < (1u << 16) && shared < (1u << 24))
     atomic_store_explicit(memo, key | blocks, memory_order_relaxed);
   return blocks;
+}
+
+bool rt_plan_fit_coop(const RtLaunchPlan *p, const RtLaunchShape *phys, RtDevice *dev, RtDevFunction *fn,
+                      _Atomic uint64_t *resident_memo, const char *kernel, Diag *diag) {
+  if (!p->cooperative) return true;
+  uint64_t total = (uint64_t)phys->grid[0] * phys->grid[1] * phys->grid[2];
+  unsigned threads = phys->block[0] * phys->block[1] * phys->block[2];
+  uint64_t resident = resident_blocks(dev, fn, threads, phys->shared, resident_memo);
+  if (total <= resident) return true;
+  DiagKind prev = diag_set_kind(DIAG_KIND_LAUNCH_CONFIG);
+  diag_error(diag, srcloc(NULL, 0, 0), "invalid launch of %s: it synchronises its grid (cuda.cg.this_grid), so all "
+             "%" PRIu64 " blocks of the grid (%u, %u, %u) must be resident at once, but the device holds at most %" PRIu64
+             " blocks of %u threads (max_cooperative_grid_blocks; CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)", kernel,
+             total, phys->grid[0], phys->grid[1], phys->grid[2], resident, threads);
+  diag_set_kind(prev);
+  return false;
+}
+
+unsigned rt_plan_resident_blocks(RtDevice *dev, RtDevFunction *fn, unsigned threads, size_t shared,
+                                 _Atomic uint64_t *resident_memo) {
+  return resident_blocks(dev, fn, threads, shared, resident_memo);
 }
 
 void rt_plan_apply(const RtLaunchPlan *p, const RtLaunchShape *user, RtDevice *dev, RtDevFunction *fn,

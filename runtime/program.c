@@ -542,6 +542,7 @@ static kf_status attach(RtKernel *k, RtDevModule *m, Op *func) {
   k->module = m;
   k->fn.kernel = k->f->name;
   k->fn.entry = k->entry;
+  k->fn.cooperative = k->plan.cooperative;
   return KF_OK;
 }
 

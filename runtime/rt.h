@@ -60,6 +60,7 @@ typedef struct RtLaunchPlan {
   size_t dynamic_shared;       /* added to the user's dynamic shared bytes */
   unsigned ndisjoint;          /* pairs of the user's parameters whose arrays must not overlap */
   unsigned disjoint[RT_PLAN_MAX_DISJOINT][2];
+  bool cooperative;            /* a grid barrier: launched with every block resident, the grid checked to fit */
 } RtLaunchPlan;
 
 typedef struct RtLaunchShape {
@@ -84,6 +85,14 @@ bool rt_plan_args_disjoint(const RtLaunchPlan *p, const kf_arg *args, unsigned n
  * the resident-grid rule (one per kernel, zero-initialised). */
 void rt_plan_apply(const RtLaunchPlan *p, const RtLaunchShape *user, RtDevice *dev, RtDevFunction *fn,
                    _Atomic uint64_t *resident_memo, RtLaunchShape *phys, int64_t hidden[RT_PLAN_MAX_HIDDEN]);
+/* A cooperative plan's physical grid against the blocks the device holds at once: false (reported as a launch
+ * configuration error naming the kernel) when it does not fit; true for any other plan. */
+bool rt_plan_fit_coop(const RtLaunchPlan *p, const RtLaunchShape *phys, RtDevice *dev, RtDevFunction *fn,
+                      _Atomic uint64_t *resident_memo, const char *kernel, Diag *diag);
+/* Blocks of fn (threads per block, dynamic shared bytes) the device holds at once (occupancy x
+ * multiprocessors; the simulator's fixed count), memoised in resident_memo. */
+unsigned rt_plan_resident_blocks(RtDevice *dev, RtDevFunction *fn, unsigned threads, size_t shared,
+                                 _Atomic uint64_t *resident_memo);
 
 /* ---- runtime/dispatch.c ---------------------------------------------------------------------- */
 
@@ -362,6 +371,14 @@ kf_status rt_stage_array_checked(RtRuntime *rt, const kf_array *a, const char *w
                                  RtStream *s, uint64_t *data, uint64_t *tmp, bool *staged);
 kf_status rt_stage_copy_back(RtRuntime *rt, const kf_array *a, uint64_t tmp, RtStream *s);
 void rt_stage_free(RtRuntime *rt, uint64_t tmp);
+
+/* ---- runtime/random.c ------------------------------------------------------------------------ */
+
+/* n xoroshiro128+ states (rows of s0, s1) as numba-cuda's init_xoroshiro128p_states makes them. */
+void rt_xoroshiro128p_init(uint64_t *states, size_t n, uint64_t seed, uint64_t subsequence_start);
+/* The same into device memory dptr (n * 16 bytes), copied on s (complete on return). */
+kf_status rt_xoroshiro128p_init_device(RtRuntime *rt, void *dptr, size_t n, uint64_t seed, uint64_t subsequence_start,
+                                       RtStream *s);
 
 /* ---- runtime/host_funcs.c ---------------------------------------------------------------------- */
 

@@ -636,6 +636,16 @@ KF_API kf_status kf_program_get_kernel(kf_program *p, const char *name, const kf
 KF_API const char *kf_kernel_signature(kf_kernel *k);
 /* Where its code came from: 0 compiled, 1 memory cache, 2 disk cache (simulator: always 0 or 1). */
 KF_API int kf_kernel_cache_source(kf_kernel *k);
+/* 1 when k synchronises its grid (cuda.cg.this_grid(), numba-cuda's `cooperative`): kf_launch then launches it
+ * cooperatively (cuLaunchCooperativeKernel) and refuses, as a launch configuration error, a grid with more
+ * blocks than its device holds at once; 0 otherwise. */
+KF_API int kf_kernel_is_cooperative(kf_kernel *k);
+/* The most blocks of threads_per_block threads with shared_bytes of dynamic shared memory that its device
+ * holds at once (numba-cuda's max_cooperative_grid_blocks: the occupancy of k times the multiprocessors; a
+ * simulated device holds 64 blocks of any size). KF_ERROR_INVALID_INPUT when threads_per_block is 0 or above
+ * the device's limit. */
+KF_API kf_status kf_kernel_max_cooperative_blocks(kf_kernel *k, unsigned threads_per_block, size_t shared_bytes,
+                                                  unsigned *out);
 
 /* A parameter of a specialised kernel, as the user passes it (parameters the runtime adds are not listed). */
 typedef struct kf_param_info {
@@ -663,6 +673,19 @@ KF_API kf_status kf_kernel_param(kf_kernel *k, unsigned i, kf_param_info *out);
  * after which the runtime stays usable. */
 KF_API kf_status kf_launch(kf_kernel *k, const unsigned grid[3], const unsigned block[3], size_t shared_bytes,
                            kf_stream *stream, const kf_arg *args, unsigned nargs);
+
+/* ---- numba.cuda.random: xoroshiro128+ generator states ----
+ * Kernels call numba.cuda.random's device functions (xoroshiro128p_uniform_float32(states, i), ...) on a state
+ * array of n generators: a uint64 array of shape (n, 2), row i the (s0, s1) of generator i — the bytes of
+ * numba-cuda's xoroshiro128p_dtype records. These make the states as numba-cuda's create_xoroshiro128p_states
+ * does (SplitMix64 of the seed, then 2**64-step jumps between generators, subsequence_start jumps first), so
+ * the kernels draw numba-cuda's numbers. */
+/* Into host memory: states holds 2 * n uint64. */
+KF_API void kf_xoroshiro128p_init_states(uint64_t *states, size_t n, uint64_t seed, uint64_t subsequence_start);
+/* Into device memory of rt (n * 16 bytes at dptr): computed on the host, copied on stream s (NULL: the default
+ * stream); complete on return. */
+KF_API kf_status kf_xoroshiro128p_init_device(kf_runtime *rt, void *dptr, size_t n, uint64_t seed,
+                                              uint64_t subsequence_start, kf_stream *s);
 
 /* ---- @cuda.reduce, @vectorize, @guvectorize: calling them from the host ----
  * What numba.cuda's Reduce, ufunc and gufunc objects do when called, over the kernels kfront generates for

@@ -779,7 +779,28 @@ static PyObject *set_current_device(PyObject *self, PyObject *arg) {
   Py_RETURN_NONE;
 }
 
+/* xoroshiro128p_init(address, n, seed, subsequence_start): n states (2n uint64 of host memory at address, the
+ * caller's contiguous array) as numba-cuda's init_xoroshiro128p_states makes them. Seeds are taken modulo 2**64,
+ * as numba-cuda's uint64(seed). */
+static PyObject *xoroshiro128p_init(PyObject *self, PyObject *args) {
+  (void)self;
+  unsigned long long addr, n;
+  PyObject *seed_o, *sub_o;
+  if (!PyArg_ParseTuple(args, "KKOO", &addr, &n, &seed_o, &sub_o)) return NULL;
+  unsigned long long seed = PyLong_AsUnsignedLongLongMask(seed_o);
+  if (seed == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+  unsigned long long sub = PyLong_AsUnsignedLongLongMask(sub_o);
+  if (sub == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+  if (n && !addr) return PyErr_Format(PyExc_ValueError, "xoroshiro128p_init: no memory for %llu states", n);
+  Py_BEGIN_ALLOW_THREADS
+  kf_xoroshiro128p_init_states((uint64_t *)(uintptr_t)addr, (size_t)n, seed, sub);
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef module_functions[] = {
+    {"xoroshiro128p_init", xoroshiro128p_init, METH_VARARGS,
+     "xoroshiro128p_init(address, n, seed, subsequence_start): numba.cuda.random's states into host memory."},
     {"device_count", (PyCFunction)(void (*)(void))device_count, METH_VARARGS | METH_KEYWORDS,
      "device_count(mode='auto', libcuda=None, sim_devices=1): how many devices runtimes with these options use."},
     {"device_info", (PyCFunction)(void (*)(void))device_info, METH_VARARGS | METH_KEYWORDS,

@@ -642,6 +642,45 @@ static PyObject *Kernel_get_cache_source(PyObject *o, void *c) {
   return PyUnicode_FromString(s >= 0 && s <= 2 ? names[s] : "unknown");
 }
 
+static PyObject *Kernel_get_cooperative(PyObject *o, void *c) {
+  (void)c;
+  return PyBool_FromLong(kf_kernel_is_cooperative(((KernelObject *)o)->k));
+}
+
+/* max_cooperative_grid_blocks(blockdim, dynsmemsize=0): blockdim an int or a tuple of up to 3 ints (their
+ * product is what counts, as in numba-cuda). */
+static PyObject *Kernel_max_cooperative_grid_blocks(PyObject *o, PyObject *args, PyObject *kw) {
+  KernelObject *self = (KernelObject *)o;
+  static char *names[] = {"blockdim", "dynsmemsize", NULL};
+  PyObject *bd;
+  unsigned long long shared = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|K", names, &bd, &shared)) return NULL;
+  unsigned long long threads = 1;
+  PyObject *seq = PyTuple_Check(bd) || PyList_Check(bd) ? PySequence_Tuple(bd) : PyTuple_Pack(1, bd);
+  if (!seq) return NULL;
+  Py_ssize_t n = PyTuple_Size(seq);
+  for (Py_ssize_t i = 0; i < n && n <= 3; i++) {
+    long long d = PyLong_AsLongLong(PyTuple_GetItem(seq, i));
+    if (d == -1 && PyErr_Occurred()) {
+      Py_DECREF(seq);
+      return NULL;
+    }
+    threads = d > 0 && threads <= 1u << 20 ? threads * (unsigned long long)d : 0;
+  }
+  Py_DECREF(seq);
+  if (n < 1 || n > 3 || threads == 0 || threads > 1u << 20)
+    return PyErr_Format(PyExc_ValueError, "blockdim must be a positive int or a tuple of 1 to 3 positive ints");
+  unsigned blocks;
+  kf_status st = kf_kernel_max_cooperative_blocks(self->k, (unsigned)threads, (size_t)shared, &blocks);
+  if (st != KF_OK) return ext_raise(ctx_of(self->function), st);
+  return PyLong_FromUnsignedLong(blocks);
+}
+
+static PyMethodDef Kernel_methods[] = {
+    {"max_cooperative_grid_blocks", (PyCFunction)(void (*)(void))Kernel_max_cooperative_grid_blocks,
+     METH_VARARGS | METH_KEYWORDS, "blocks of blockdim (and dynsmemsize bytes) the device holds at once"},
+    {NULL, NULL, 0, NULL}};
+
 /* [(kind 'array'|'scalar', typestr, ndim, layout, readonly)] */
 static PyObject *Kernel_get_params(PyObject *o, void *c) {
   (void)c;
@@ -771,8 +810,10 @@ static PyGetSetDef Kernel_getset[] = {
     {"signature", Kernel_get_signature, NULL, "the Numba signature", NULL},
     {"cache_source", Kernel_get_cache_source, NULL, "'compiled', 'memory' or 'disk'", NULL},
     {"params", Kernel_get_params, NULL, "[(kind, typestr, ndim, layout, readonly)]", NULL},
+    {"cooperative", Kernel_get_cooperative, NULL, "whether it synchronises its grid (a cooperative launch)", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
-static PyType_Slot Kernel_slots[] = {{Py_tp_dealloc, Kernel_dealloc}, {Py_tp_getset, Kernel_getset}, {0, NULL}};
+static PyType_Slot Kernel_slots[] = {
+    {Py_tp_dealloc, Kernel_dealloc}, {Py_tp_getset, Kernel_getset}, {Py_tp_methods, Kernel_methods}, {0, NULL}};
 static PyType_Spec Kernel_spec = {"kfront._kfront.Kernel", sizeof(KernelObject), 0, Py_TPFLAGS_DEFAULT, Kernel_slots};
 
 int ext_program_init_types(PyObject *m) {

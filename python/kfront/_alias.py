@@ -4,8 +4,8 @@ install_numba_alias() puts a thin module object under each name of the table bel
 (`numba`, `numba.cuda`, `numba.core.config`, ...), replacing (and keeping, for uninstall_numba_alias) any
 numba module already imported, and puts a finder first on sys.meta_path. Entries of sys.modules are found
 before any finder, so the aliases win over a real numba and over numba-cuda's import hook that redirects
-`numba.cuda`; the finder answers the imports the table does not cover (`import numba.cuda.random`,
-`from numba import njit`) with an ImportError saying "kfront: numba.cuda.random is not supported (...)",
+`numba.cuda`; the finder answers the imports the table does not cover (`import numba.typed`,
+`from numba import cfunc`) with an ImportError saying "kfront: numba.typed is not supported (...)",
 and a later importlib.reload() of an alias with the same alias.
 
 The alias modules (AliasModule, a types.ModuleType) hold nothing themselves: an attribute is looked up,
@@ -16,7 +16,8 @@ it forwards every read and every assignment to kfront.config). What each alias f
     numba                          vectorize, guvectorize, __version__ (kfront); typeof, from_dtype and the
                                    type names (kfront.types); numba.core.errors' names (kfront.errors);
                                    the submodules cuda, core, np, config, types, errors
-    numba.cuda                     every public name of kfront.cuda; the submodule cudadrv
+    numba.cuda                     every public name of kfront.cuda; the submodules cudadrv, random
+    numba.cuda.random              every public name of kfront.cuda.random (xoroshiro128+ generators)
     numba.cuda.cudadrv.driver      CudaAPIError, CudaDriverError (kfront.errors.CudaDriverError)
     numba.cuda.cudadrv.devicearray DeviceNDArray (kfront.cuda)
     numba.core.config              kfront.config, reads and assignments (also as numba.config)
@@ -120,7 +121,8 @@ _MODULES = {
          _TypeNames(), _ErrorNames()),
         {"cuda": "numba.cuda", "core": "numba.core", "np": "numba.np", "config": "numba.core.config",
          "types": "numba.core.types", "errors": "numba.core.errors"}),
-    "numba.cuda": _Spec((_Star("kfront.cuda"),), {"cudadrv": "numba.cuda.cudadrv"}),
+    "numba.cuda": _Spec((_Star("kfront.cuda"),), {"cudadrv": "numba.cuda.cudadrv", "random": "numba.cuda.random"}),
+    "numba.cuda.random": _Spec((_Star("kfront.cuda.random"),)),
     "numba.cuda.cudadrv": _Spec((), {"driver": "numba.cuda.cudadrv.driver",
                                      "devicearray": "numba.cuda.cudadrv.devicearray"}),
     "numba.cuda.cudadrv.driver": _Spec((_ErrorNames(("CudaAPIError", "CudaDriverError")),)),
@@ -145,7 +147,6 @@ _HINTS = {
     "numba.prange": "CPU parallel loops are not part of kfront", "numba.objmode": "object mode is not part of kfront",
     "numba.typed": "typed containers are not part of kfront",
     "numba.extending": "numba's extension API is not part of kfront",
-    "numba.cuda.random": "cuda.random's xoroshiro128+ generators are not implemented by kfront",
     "numba.cuda.simulator": "kfront has its own simulator: set KFRONT_SIM=1 or NUMBA_ENABLE_CUDASIM=1",
 }
 _DEFAULT_HINT = ("kfront's drop-in provides numba.cuda's kernel API, numba.types, numba.config, vectorize and "

@@ -90,6 +90,21 @@ def test_kernel_defined_in_a_function_with_closure():
     np.testing.assert_array_equal(a, np.arange(10) * 7)
 
 
+def test_eager_overloads_before_any_launch():
+    # numba-cuda compiles declared signatures at once: overloads[sig] is there before the first launch
+    def g(a, x, t):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            a[i] = x + t[0]
+
+    k = cuda.jit(["void(float32[::1], float32, UniTuple(int64, 2))", "void(float32[:], float64, UniTuple(int64, 2))",
+                  "void(float64[::1], int32, Tuple((float32, int64)))"])(g)
+    assert set(k.overloads) == {"void(float32[:], float64, UniTuple(int64, 2))",
+                                "void(float32[::1], float32, UniTuple(int64, 2))",
+                                "void(float64[::1], int32, Tuple((float32, int64)))"}
+    assert k.overloads["void(float32[:], float64, UniTuple(int64, 2))"].params[0][3] == "A"
+
+
 def test_eager_signature_and_specialize():
     @cuda.jit(void(float32[:], float32))
     def fill(a, v):

@@ -833,6 +833,7 @@ static void compile_op(Cc *c, const Op *op) {
     c->init[res(c, op, 0)].i = 32;
     return;
   case OP_BARRIER: emit(c, SI_BARRIER, op); return;
+  case OP_GRID_SYNC: emit(c, SI_GRIDSYNC, op); return;
   case OP_BARRIER_RED: {
     int kind = choice(c, op, "kind", bred_names);
     if (kind < 0) return;

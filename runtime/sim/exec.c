@@ -8,6 +8,15 @@
  *   - when every thread of the block waits at a barrier or has ended, the barrier is released if all of
  *     them wait at the same one (barrier_reduce computed over them) and none exited; otherwise that is a
  *     barrier divergence error. Threads ended by a failed bounds check do not count.
+ * A cooperative launch (the kernel's `cooperative` attribute: it synchronises its grid) keeps every block of
+ * the grid alive at once, each with its own BlockCtx, on one host thread: the blocks run in turn, each until
+ * it ends or all of its threads wait at a grid barrier (gpu.grid_sync: a block barrier first, so the same
+ * rules hold within the block); when every block waits at the same grid barrier, all are released. A block
+ * that ended, or waits at another grid barrier, while others wait is a barrier divergence error (on the GPU
+ * the grid would hang). Once the error record is set (a failed bounds check, a recorded raise), the launch ends
+ * at the next grid barrier instead, as the GPU's code does (backend/lower_llvm.c, lower_grid_sync). The runtime
+ * has checked the grid fits the simulated device (resident_blocks). A grid barrier in a launch that is not
+ * cooperative is an error.
  * Shared-memory accesses are checked for races with a shadow entry per element (last writer, up to two
  * readers, each with the barrier epoch and its warp's syncwarp epoch); a barrier starts a new epoch.
  * Every load, store and atomic is checked against the array's extents whether or not check.bounds ops
@@ -98,6 +107,7 @@ struct Launch {
   uint64_t next_block;
   double deadline;     /* now_s() past which the launch stops (opts.max_seconds; 0: never) */
   bool multi;
+  bool cooperative;          /* every block resident at once (run_cooperative) */
   pthread_mutex_t lock;      /* result and global-memory atomics when multi */
   uint64_t index_block;      /* block of the recorded IndexError */
   /* gpu.print's lines (under the lock), put in order and handed over when the launch ends */
@@ -785,6 +795,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_LANE: R[I->d].i = t->linear % 32; break;
     case SI_BARRIER:
     case SI_BARRED:
+    case SI_GRIDSYNC:
       pc--;
       t->state = T_BARRIER;
       goto out;
@@ -1213,6 +1224,7 @@ static bool release_barrier(BlockCtx *B, Thread *first) {
     divergence(B, first, other ? other : exited);
     return false;
   }
+  if (I->code == SI_GRIDSYNC) return true; /* the whole block waits at the grid barrier: released with the grid */
   uint64_t v = I->aux == BR_COUNT ? count : I->aux == BR_AND ? count == n : count != 0;
   for (unsigned i = 0; i < B->nthreads; i++) {
     Thread *t = &B->threads[i];
@@ -1307,7 +1319,8 @@ static void block_free(BlockCtx *B) {
   mem_free(B->dyn_shadow);
 }
 
-static void run_block(BlockCtx *B, uint64_t blinear) {
+/* Sets B up to run block blinear from its start. */
+static void block_start(BlockCtx *B, uint64_t blinear) {
   Launch *L = B->L;
   SimProgram *p = L->prog;
   const SimFn *k = L->kernel;
@@ -1319,7 +1332,6 @@ static void run_block(BlockCtx *B, uint64_t blinear) {
     if (p->globals_v[i].shared) memset(B->gmem[i], 0, p->globals_v[i].nbytes);
   if (B->dyn_mem) memset(B->dyn_mem, 0, L->dyn_bytes);
   B->epoch++; /* shadow entries of the previous block are stale */
-  size_t nslot_bytes = sizeof(Slot) * k->nslots;
   for (unsigned i = 0; i < B->nthreads; i++) {
     Thread *t = &B->threads[i];
     t->linear = i;
@@ -1334,6 +1346,15 @@ static void run_block(BlockCtx *B, uint64_t blinear) {
     t->pc = 0;
     t->regs = NULL; /* frame set up when the thread first runs */
   }
+}
+
+typedef enum { BLOCK_RUNNING, BLOCK_DONE, BLOCK_AT_GRID_BARRIER, BLOCK_STOPPED } BlockState;
+
+/* Runs B's threads until the block ends, every thread waits at a grid barrier, or the launch stops. */
+static BlockState block_run(BlockCtx *B) {
+  Launch *L = B->L;
+  const SimFn *k = L->kernel;
+  size_t nslot_bytes = sizeof(Slot) * k->nslots;
   for (;;) {
     for (unsigned w = 0; w < B->nwarps; w++) {
       unsigned lo = w * 32, hi = lo + 32 < B->nthreads ? lo + 32 : B->nthreads;
@@ -1345,23 +1366,137 @@ static void run_block(BlockCtx *B, uint64_t blinear) {
             if (!frame_reserve(t, 0, k->frame_bytes)) {
               report_fatal(B, t, SIM_ERR_NOMEM, NULL, "out of memory");
               t->state = T_FAILED;
-              return;
+              return BLOCK_STOPPED;
             }
             t->frames[0].fn = k;
             t->regs = t->frames[0].regs;
             memcpy(t->regs, L->frame0, nslot_bytes);
           }
           run_thread(B, t);
-          if (aborted(L)) return;
+          if (aborted(L)) return BLOCK_STOPPED;
         }
       } while (resolve_warp(B, w));
     }
     Thread *first = NULL;
     for (unsigned i = 0; i < B->nthreads && !first; i++)
       if (B->threads[i].state == T_BARRIER) first = &B->threads[i];
-    if (!first) break;
-    if (!release_barrier(B, first)) return;
+    if (!first) return BLOCK_DONE;
+    if (!release_barrier(B, first)) return BLOCK_STOPPED;
+    if (waiting_at(first)->code == SI_GRIDSYNC) {
+      if (L->cooperative) return BLOCK_AT_GRID_BARRIER;
+      report_fatal(B, first, SIM_ERR_RUNTIME, waiting_at(first),
+                   "grid barrier (cuda.cg.this_grid().sync()) in a kernel not launched cooperatively");
+      return BLOCK_STOPPED;
+    }
   }
+}
+
+static void run_block(BlockCtx *B, uint64_t blinear) {
+  block_start(B, blinear);
+  block_run(B);
+}
+
+/* A thread of B that waits at a barrier (B waits at a grid barrier: every thread that has not failed does). */
+static const Thread *grid_waiter(const BlockCtx *B) {
+  for (unsigned i = 0; i < B->nthreads; i++)
+    if (B->threads[i].state == T_BARRIER) return &B->threads[i];
+  return &B->threads[0];
+}
+
+/* Releases the grid barrier every thread of every block waits at. */
+static void release_grid_barrier(BlockCtx *blocks, uint64_t n) {
+  for (uint64_t b = 0; b < n; b++) {
+    BlockCtx *B = &blocks[b];
+    for (unsigned i = 0; i < B->nthreads; i++) {
+      Thread *t = &B->threads[i];
+      if (t->state != T_BARRIER) continue;
+      t->pc++;
+      t->state = T_READY;
+    }
+    B->epoch++;
+    B->barriers++;
+  }
+}
+
+/* A grid barrier some blocks wait at while block `other` has ended or waits at another one. */
+static void grid_divergence(BlockCtx *waiter, BlockCtx *other, BlockState other_state) {
+  Launch *L = waiter->L;
+  char msg[SIM_MSG_MAX], lb[300], lb2[300], what[400];
+  const Thread *wt = grid_waiter(waiter);
+  if (other_state == BLOCK_DONE)
+    snprintf(what, sizeof what, "block (%u,%u,%u) has ended", other->bid[0], other->bid[1], other->bid[2]);
+  else
+    snprintf(what, sizeof what, "block (%u,%u,%u) waits at the grid barrier at %s", other->bid[0], other->bid[1],
+             other->bid[2], loc_text(waiting_at(grid_waiter(other))->op->loc, lb2, sizeof lb2));
+  msgf(msg, sizeof msg, "error: grid barrier divergence in kernel %s at %s: block (%u,%u,%u) waits here, but %s",
+       L->kname, loc_text(waiting_at(wt)->op->loc, lb, sizeof lb), waiter->bid[0], waiter->bid[1], waiter->bid[2],
+       what);
+  if (!L->res->barrier_divergence) {
+    L->res->barrier_divergence = true;
+    snprintf(L->res->barrier_message, SIM_MSG_MAX, "%s", msg);
+  }
+  set_status(L, SIM_ERR_BARRIER, msg);
+  stop_launch(L);
+}
+
+/* A cooperative launch: every block alive at once (see the top of the file), on the calling thread. */
+static void run_cooperative(Launch *L) {
+  uint64_t n = L->nblocks;
+  BlockCtx *blocks = mem_calloc(n, sizeof *blocks);
+  BlockState *state = mem_calloc(n, sizeof *state);
+  uint64_t ready = 0;
+  bool ok = blocks && state;
+  for (; ok && ready < n; ready++) {
+    if (!block_init(&blocks[ready], L)) {
+      ready++; /* partly made: freed below */
+      ok = false;
+      break;
+    }
+    block_start(&blocks[ready], ready);
+  }
+  if (!ok) {
+    set_status(L, SIM_ERR_NOMEM, "error: out of memory");
+    stop_launch(L);
+  }
+  while (ok && !aborted(L)) {
+    if (L->deadline && now_s() >= L->deadline) {
+      char what[200], msg[SIM_MSG_MAX];
+      time_limit_message(what, sizeof what, L->opts.max_seconds);
+      msgf(msg, sizeof msg, "error: %s in kernel %s (a cooperative launch of %llu blocks)", what, L->kname,
+           (unsigned long long)n);
+      set_status(L, SIM_ERR_STEP_LIMIT, msg);
+      stop_launch(L);
+      break;
+    }
+    uint64_t waiting = 0, first = n;
+    for (uint64_t b = 0; b < n && !aborted(L); b++) {
+      if (state[b] == BLOCK_DONE) continue;
+      state[b] = block_run(&blocks[b]);
+      if (state[b] == BLOCK_AT_GRID_BARRIER) {
+        waiting++;
+        if (first == n) first = b;
+      }
+    }
+    if (aborted(L) || waiting == 0) break;
+    if (L->res->index_error.set) break; /* an error recorded: every thread ends at the grid barrier */
+    /* every block waits at the grid barrier of the first, or the launch cannot go on */
+    const Ins *at = waiting_at(grid_waiter(&blocks[first]));
+    for (uint64_t b = 0; b < n; b++) {
+      if (state[b] == BLOCK_AT_GRID_BARRIER && waiting_at(grid_waiter(&blocks[b])) == at) continue;
+      grid_divergence(&blocks[first], &blocks[b], state[b]);
+      break;
+    }
+    if (aborted(L)) break;
+    release_grid_barrier(blocks, n);
+  }
+  for (uint64_t b = 0; b < ready; b++) {
+    L->res->blocks++;
+    L->res->threads += blocks[b].nthreads;
+    L->res->barriers += blocks[b].barriers;
+    block_free(&blocks[b]);
+  }
+  mem_free(blocks);
+  mem_free(state);
 }
 
 static void *worker(void *arg) {
@@ -1583,8 +1718,11 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
     }
     if (nw > 64) nw = 64;
     if ((uint64_t)nw > L.nblocks) nw = (unsigned)L.nblocks;
-    L.multi = nw > 1;
-    if (L.multi) {
+    L.cooperative = ir_op_attr(kernel_func, "cooperative") != NULL;
+    L.multi = nw > 1 && !L.cooperative;
+    if (L.cooperative) {
+      run_cooperative(&L);
+    } else if (L.multi) {
       pthread_mutex_init(&L.lock, NULL);
       pthread_t tids[64];
       unsigned started = 0;

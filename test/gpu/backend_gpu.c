@@ -12,7 +12,8 @@
  * first failure wins, the context survives, a device function's failure), atomics (native and CAS
  * loops, global and shared, 8/16-bit in their 32-bit word), warp shuffles (32- and 64-bit) and votes, shared-memory tiles with barriers
  * (the seed's fast_matmul), dynamic shared memory extents, const and local arrays, the complex dialect (through
- * lower-complex: arithmetic, CPython's division, numba-cuda's power, abs, ==, != on complex128 arrays). And the op-semantics
+ * lower-complex: arithmetic, CPython's division, numba-cuda's power, abs, ==, != on complex128 arrays), the grid
+ * barrier (gpu.grid_sync over the driver's grid workspace) in a cooperative launch of every block the GPU holds. And the op-semantics
  * differential (test_opsem): every op of ir/op_semantics.h in every signature (test/unit/opsem_cases.h, the cases
  * test/unit/sim_opsem.c runs on the simulator) on the GPU, against the one definition the simulator and constant
  * folding use: bit for bit, but for the libm functions (SEM_LIBM: host libm against libdevice), whose largest
@@ -53,6 +54,10 @@ static struct {
                            void **, void **);
   CUresult (*CtxSynchronize)(void);
   CUresult (*GetErrorName)(CUresult, const char **);
+  CUresult (*LaunchCooperativeKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                      void *, void **);
+  CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
+  CUresult (*DeviceGetAttribute)(int *, int, int);
 } cu;
 
 static int failures, checks;
@@ -99,6 +104,9 @@ static bool load_cuda(void) {
   S(LaunchKernel, "cuLaunchKernel");
   S(CtxSynchronize, "cuCtxSynchronize");
   S(GetErrorName, "cuGetErrorName");
+  S(LaunchCooperativeKernel, "cuLaunchCooperativeKernel");
+  S(OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  S(DeviceGetAttribute, "cuDeviceGetAttribute");
 #undef S
   int dev;
   CUcontext ctx;
@@ -1083,6 +1091,75 @@ static void test_warp(void) {
   cu.ModuleUnload(m);
 }
 
+/* ---- the grid barrier: gpu.grid_sync in a cooperative launch ---------------------------------------- */
+/* Each thread writes a[i], the grid synchronises, reads the element of the opposite thread (another block) into
+ * b[i], synchronises again, and doubles the opposite b into a[i]: a[i] == 2 (i + 1) only if both barriers held
+ * every block of the grid. */
+static const char *K_GRID_SYNC =
+    "func.func() ({\n"
+    "^bb0(%a: array<i64, 1, C>, %b: array<i64, 1, C>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %bx = gpu.block_id() {dim = 0} : () -> (i32)\n"
+    "  %bw = gpu.block_dim() {dim = 0} : () -> (i32)\n"
+    "  %g0 = arith.muli(%bx, %bw) : (i32, i32) -> (i32)\n"
+    "  %g1 = arith.addi(%g0, %tx) : (i32, i32) -> (i32)\n"
+    "  %i = arith.extsi(%g1) : (i32) -> (i64)\n"
+    "  %n = mem.dim(%a) {axis = 0} : (array<i64, 1, C>) -> (i64)\n"
+    "  %one = arith.constant() {value = 1} : () -> (i64)\n"
+    "  %v = arith.addi(%i, %one) : (i64, i64) -> (i64)\n"
+    "  mem.store(%v, %a, %i) : (i64, array<i64, 1, C>, i64) -> ()\n"
+    "  gpu.grid_sync() : () -> ()\n"
+    "  %n1 = arith.subi(%n, %one) : (i64, i64) -> (i64)\n"
+    "  %j = arith.subi(%n1, %i) : (i64, i64) -> (i64)\n"
+    "  %w = mem.load(%a, %j) : (array<i64, 1, C>, i64) -> (i64)\n"
+    "  mem.store(%w, %b, %i) : (i64, array<i64, 1, C>, i64) -> ()\n"
+    "  gpu.grid_sync() : () -> ()\n"
+    "  %u = mem.load(%b, %j) : (array<i64, 1, C>, i64) -> (i64)\n"
+    "  %u2 = arith.addi(%u, %u) : (i64, i64) -> (i64)\n"
+    "  mem.store(%u2, %a, %i) : (i64, array<i64, 1, C>, i64) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @gsync, function_type = (array<i64, 1, C>, array<i64, 1, C>) -> (), kernel, cooperative} : () -> ()\n";
+
+static void test_grid_sync(void) {
+  if (!cu.LaunchCooperativeKernel || !cu.OccupancyMaxActiveBlocksPerMultiprocessor || !cu.DeviceGetAttribute) {
+    CHECK(false, "the driver lacks cuLaunchCooperativeKernel or the occupancy query");
+    return;
+  }
+  CUmodule m = compile_load(K_GRID_SYNC);
+  if (!m) return;
+  CUfunction f;
+  cu_check(cu.ModuleGetFunction(&f, m, "gsync"), "gsync");
+  int per_sm = 0, sms = 0;
+  enum { BX = 256 };
+  cu_check(cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, BX, 0), "occupancy");
+  cu_check(cu.DeviceGetAttribute(&sms, 16 /* MULTIPROCESSOR_COUNT */, 0), "multiprocessors");
+  unsigned blocks = (unsigned)(per_sm * sms);
+  CHECK(blocks >= 1, "no resident block: %d per SM, %d SMs", per_sm, sms);
+  int64_t n = (int64_t)blocks * BX;
+  Arr a = arr1(NULL, 8, n), b = arr1(NULL, 8, n);
+  Args g = {0};
+  arg_arr(&g, &a);
+  arg_arr(&g, &b);
+  CUresult r = cu.LaunchCooperativeKernel(f, blocks, 1, 1, BX, 1, 1, 0, NULL, g.ptrs);
+  cu_check(r, "cuLaunchCooperativeKernel");
+  if (!r) cu_check(r = cu.CtxSynchronize(), "cuCtxSynchronize");
+  if (!r) {
+    int64_t *ha = malloc((size_t)n * 8), *hb = malloc((size_t)n * 8);
+    arr_get(&a, ha);
+    arr_get(&b, hb);
+    int64_t bad = -1;
+    for (int64_t i = 0; i < n && bad < 0; i++)
+      if (hb[i] != n - i || ha[i] != 2 * (i + 1)) bad = i;
+    CHECK(bad < 0, "grid barrier over %u blocks of %d: element %lld is a=%lld b=%lld", blocks, BX, (long long)bad,
+          bad < 0 ? 0LL : (long long)ha[bad], bad < 0 ? 0LL : (long long)hb[bad]);
+    free(ha);
+    free(hb);
+  }
+  arr_free(&a);
+  arr_free(&b);
+  cu.ModuleUnload(m);
+}
+
 /* ---- shared tiles with barriers (seed fast_matmul), dynamic shared, const and local arrays -------- */
 static char *read_text(const char *path) {
   FILE *fp = fopen(path, "rb");
@@ -1403,6 +1480,7 @@ int main(void) {
     test_atomics();
     test_small_atomics();
     test_warp();
+    test_grid_sync();
     test_matmul();
     test_mem();
     test_load_inputs();

@@ -6,8 +6,10 @@
  * turned into the located IndexError, reset, and a launch after it working; the kernel's own thread limit,
  * dynamic shared memory opt-in, asynchronous launches reporting at synchronisation, a kernel loaded from
  * a disk-cache entry without compiling anything (its launch plan restored), and a grid_stride kernel
- * launched on a smaller 1-D grid (SMs x occupancy) with the user's grid dims as 3 trailing parameters; and the
- * host side of @vectorize, @cuda.reduce and @guvectorize, whose host operands are staged on this path. */
+ * launched on a smaller 1-D grid (SMs x occupancy) with the user's grid dims as 3 trailing parameters; a
+ * cooperative kernel (a grid barrier) launched through cuLaunchCooperativeKernel after its grid is checked to
+ * fit (SMs x occupancy), refused when it does not or when the driver lacks the entry point; and the host side
+ * of @vectorize, @cuda.reduce and @guvectorize, whose host operands are staged on this path. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,6 +47,7 @@ static struct {
   int32_t last_gs[3];    /* and their values */
   int occupancy;         /* cuOccupancyMaxActiveBlocksPerMultiprocessor's answer; 0: it fails */
   int occ_calls;
+  int coop_launches;     /* through cuLaunchCooperativeKernel */
 } fake;
 
 static CUresult f_init(unsigned flags) { return CUDA_SUCCESS; }
@@ -253,6 +256,19 @@ static CUresult f_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, u
                                    .file_id = 0, .index = kf_error_pack_thread((uint32_t)(i % bx), 0, 0),
                                    .extent = kf_error_pack_block((uint32_t)(i / bx), 0, 0)};
     }
+  } else if (!strcmp(f->name, "gsum")) {
+    /* cooperative: each block writes its sum to partial[b], grid barrier, every thread i < n writes the total */
+    char *in = *(char **)params[0], *partial = *(char **)params[3], *out = *(char **)params[6];
+    int64_t n = *(int64_t *)params[1], si = *(int64_t *)params[2], sp = *(int64_t *)params[5], so = *(int64_t *)params[8];
+    double total = 0;
+    for (int64_t b = 0; b < gx; b++) {
+      double acc = 0;
+      for (int64_t t = 0; t < bx; t++)
+        if (b * bx + t < n) acc += *(double *)(in + (b * bx + t) * si);
+      *(double *)(partial + b * sp) = acc;
+    }
+    for (int64_t b = 0; b < gx; b++) total += *(double *)(partial + b * sp);
+    for (int64_t i = 0; i < threads && i < n; i++) *(double *)(out + i * so) = total;
   } else if (!strcmp(f->name, "scale__f32")) {
     char *a = *(char **)params[0];
     int64_t n = *(int64_t *)params[1], st = *(int64_t *)params[2];
@@ -260,6 +276,11 @@ static CUresult f_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, u
     for (int64_t i = 0; i < threads && i < n; i++) *(float *)(a + i * st) *= (float)k;
   }
   return CUDA_SUCCESS;
+}
+static CUresult f_coop_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                              unsigned bz, unsigned shared, CUstream s, void **params) {
+  fake.coop_launches++;
+  return f_launch(fn, gx, gy, gz, bx, by, bz, shared, s, params, NULL);
 }
 static CUresult f_occupancy(int *blocks, CUfunction fn, int block_size, size_t shared) {
   fake.occ_calls++;
@@ -292,7 +313,7 @@ static CUresult f_esync(CUevent e) { return CUDA_SUCCESS; }
 static CUresult f_elapsed(float *ms, CUevent a, CUevent b) { *ms = 1.5f; return CUDA_SUCCESS; }
 static CUresult f_edestroy(CUevent e) { free(e); return CUDA_SUCCESS; }
 
-static void install_fake(void) {
+static void install_fake_with(bool cooperative) {
   RtCuda t = {
       .cuInit = f_init, .cuDriverGetVersion = f_version, .cuGetErrorName = f_errname, .cuGetErrorString = f_errstring,
       .cuDeviceGetCount = f_count, .cuDeviceGet = f_get, .cuDeviceGetName = f_name, .cuDeviceGetAttribute = f_attr,
@@ -307,9 +328,12 @@ static void install_fake(void) {
       .cuStreamSynchronize = f_ssync, .cuEventCreate = f_ecreate, .cuEventRecord = f_erecord,
       .cuEventSynchronize = f_esync, .cuEventElapsedTime = f_elapsed, .cuEventDestroy = f_edestroy,
       .cuOccupancyMaxActiveBlocksPerMultiprocessor = f_occupancy,
+      .cuLaunchCooperativeKernel = cooperative ? f_coop_launch : NULL,
   };
   rt_cuda_install(&t);
 }
+
+static void install_fake(void) { install_fake_with(true); }
 
 /* ---- the kernels ------------------------------------------------------------------------------------ */
 
@@ -734,6 +758,103 @@ static void test_grid_stride(void) {
   kf_context_destroy(ctx);
 }
 
+/* A cooperative kernel (as kfront compiles cuda.cg.this_grid().sync()): block sums, grid barrier, the total. */
+static const char *GSUM =
+    "func.func() ({\n"
+    "^bb0(%in: array<f64, 1, A>, %partial: array<f64, 1, A>, %out: array<f64, 1, A>):\n" GRID1
+    "  gpu.grid_sync() : () -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @gsum, function_type = (array<f64, 1, A>, array<f64, 1, A>, array<f64, 1, A>) -> (), kernel, "
+    "cooperative} : () -> ()\n";
+
+static void test_cooperative(void) {
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.disk_cache = 0;
+  kf_runtime *rt = NULL;
+  kf_module *m = NULL, *plain = NULL;
+  kf_program *p = NULL, *pp = NULL;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK && rt);
+  CHECK(kf_module_parse(ctx, "gsum.kir", GSUM, strlen(GSUM), &m) == KF_OK);
+  CHECK(kf_module_parse(ctx, "k.kir", KIR, strlen(KIR), &plain) == KF_OK);
+  CHECK(rt && m && kf_program_from_module(rt, m, &p) == KF_OK);
+  CHECK(rt && plain && kf_program_from_module(rt, plain, &pp) == KF_OK);
+  enum { N = 1000 };
+  double in[N], partial[300], out[N];
+  for (int i = 0; i < N; i++) in[i] = i;
+  int64_t n[1] = {N}, n8[1] = {300};
+  kf_arg args[3] = {array_arg(in, KF_FLOAT64, 1, n, 'C'), array_arg(partial, KF_FLOAT64, 1, n8, 'C'),
+                    array_arg(out, KF_FLOAT64, 1, n, 'C')};
+  kf_kernel *k = NULL, *tk = NULL;
+  CHECK(p && kf_program_get_kernel(p, "gsum", args, 3, &k) == KF_OK && k);
+  int64_t ints[N];
+  for (int i = 0; i < N; i++) ints[i] = i;
+  kf_arg targs[2] = {array_arg(ints, KF_INT64, 1, n, 'C'), args[2]};
+  CHECK(pp && kf_program_get_kernel(pp, "foo_grid", targs, 2, &tk) == KF_OK && tk);
+  if (k && tk) {
+    CHECK(kf_kernel_is_cooperative(k) == 1 && kf_kernel_is_cooperative(tk) == 0);
+    fake.occupancy = 2;
+    unsigned blocks = 0;
+    CHECK(kf_kernel_max_cooperative_blocks(k, 256, 0, &blocks) == KF_OK && blocks == 132 * 2);
+    CHECK(kf_kernel_max_cooperative_blocks(k, 0, 0, &blocks) == KF_ERROR_INVALID_INPUT && blocks == 0);
+    CHECK_CONTAINS(kf_context_diagnostics(ctx), "max_cooperative_grid_blocks of gsum: a block of 0 threads");
+    kf_context_clear_diagnostics(ctx);
+    /* a grid that fits: the cooperative entry point, the results of the kernel */
+    int coop = fake.coop_launches, launches = fake.launches;
+    unsigned g[3] = {4, 1, 1}, b[3] = {256, 1, 1};
+    CHECK(kf_launch(k, g, b, 0, NULL, args, 3) == KF_OK);
+    CHECK(fake.coop_launches == coop + 1 && fake.launches == launches + 1 && fake.last_grid[0] == 4);
+    bool same = true;
+    for (int i = 0; i < N; i++) same = same && out[i] == 499500.0;
+    CHECK(same);
+    /* a plain kernel: cuLaunchKernel */
+    unsigned b250[3] = {250, 1, 1};
+    CHECK(kf_launch(tk, g, b250, 0, NULL, targs, 2) == KF_OK && fake.coop_launches == coop + 1 && out[999] == 999.0);
+    /* one block too many: refused before the driver sees it */
+    launches = fake.launches;
+    unsigned big[3] = {132 * 2 + 1, 1, 1};
+    CHECK(kf_launch(k, big, b, 0, NULL, args, 3) == KF_ERROR_INVALID_INPUT && fake.launches == launches);
+    CHECK_CONTAINS(kf_context_diagnostics(ctx), "invalid launch of gsum: it synchronises its grid (cuda.cg.this_grid), "
+                   "so all 265 blocks of the grid (265, 1, 1) must be resident at once, but the device holds at most "
+                   "264 blocks of 256 threads");
+    kf_error_info e;
+    CHECK(kf_context_first_error(ctx, &e) == KF_OK && e.kind == KF_ERRKIND_LAUNCH_CONFIG);
+    kf_context_clear_diagnostics(ctx);
+    unsigned g2d[3] = {12, 22, 1};  /* 264 blocks over two dimensions fit */
+    CHECK(kf_launch(k, g2d, b, 0, NULL, args, 3) == KF_OK && fake.coop_launches == coop + 2);
+    fake.occupancy = 0;
+  }
+  kf_program_destroy(p);
+  kf_program_destroy(pp);
+  kf_module_destroy(m);
+  kf_module_destroy(plain);
+  kf_runtime_destroy(rt);
+  /* a driver without cuLaunchCooperativeKernel: the launch is refused with the reason */
+  install_fake_with(false);
+  rt = NULL;
+  m = NULL;
+  p = NULL;
+  kf_context_clear_diagnostics(ctx);
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK && rt);
+  CHECK(kf_module_parse(ctx, "gsum.kir", GSUM, strlen(GSUM), &m) == KF_OK);
+  CHECK(rt && m && kf_program_from_module(rt, m, &p) == KF_OK);
+  k = NULL;
+  CHECK(p && kf_program_get_kernel(p, "gsum", args, 3, &k) == KF_OK && k);
+  if (k) {
+    unsigned g[3] = {2, 1, 1}, b[3] = {32, 1, 1};
+    CHECK(kf_launch(k, g, b, 0, NULL, args, 3) == KF_ERROR_DEVICE);
+    CHECK_CONTAINS(kf_context_diagnostics(ctx), "kernel gsum synchronises its grid, but the CUDA driver lacks "
+                   "cuLaunchCooperativeKernel");
+  }
+  kf_program_destroy(p);
+  kf_module_destroy(m);
+  kf_runtime_destroy(rt);
+  kf_context_destroy(ctx);
+  install_fake();
+}
+
 /* The host side of @vectorize, @cuda.reduce and @guvectorize (runtime/host_funcs.c) on the GPU path, where host
  * operands are staged in device memory: kernels with the `generated` contracts of compile.h (run in C above),
  * their results, and every temporary freed. */
@@ -883,6 +1004,7 @@ int main(void) {
   test_raise_record();
   test_host_funcs();
   test_grid_stride();
+  test_cooperative();
   test_disk_cache_hit();
   test_disk_cache_refused();
   rt_cuda_install(NULL);

@@ -487,7 +487,29 @@ done:
   kf_context_destroy(ctx);
 }
 
+/* A cooperative plan's text (the cache manifest) and back: ` coop` last, after the other optional fields. */
+static void test_plan_text(void) {
+  RtLaunchPlan p, q;
+  rt_plan_init(&p);
+  p.cooperative = true;
+  p.ndisjoint = 1;
+  p.disjoint[0][0] = 0;
+  p.disjoint[0][1] = 2;
+  StrBuf b;
+  sb_init(&b);
+  rt_plan_print(&p, &b);
+  const char *want = "hidden=- grid=given block=0,0,0 divisor=1,1,1 shared=0 disjoint=0:2 coop";
+  CHECK(strcmp(sb_cstr(&b), want) == 0);
+  CHECK(rt_plan_parse(sb_cstr(&b), strlen(sb_cstr(&b)), &q) && q.cooperative && q.ndisjoint == 1 && q.disjoint[0][1] == 2);
+  const char *plain = "hidden=- grid=given block=0,0,0 divisor=1,1,1 shared=0";
+  CHECK(rt_plan_parse(plain, strlen(plain), &q) && !q.cooperative);
+  const char *bad = "hidden=- grid=given block=0,0,0 divisor=1,1,1 shared=0 coop disjoint=0:2";
+  CHECK(!rt_plan_parse(bad, strlen(bad), &q));
+  sb_free(&b);
+}
+
 int main(void) {
+  test_plan_text();
   test_launch_checks();
   test_tiled_variant();
   test_signatures();

@@ -26,6 +26,7 @@ from kfront.cuda.devicearray import (DeviceNDArray, MappedNDArray, as_cuda_array
 from kfront.cuda._dlpack import from_dlpack
 from kfront.cuda.dispatcher import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
 from kfront.cuda.ufuncs import reduce
+from kfront.cuda import random
 
 globals().update(intrinsics.make_namespace("numba.cuda"))
 

@@ -58,6 +58,19 @@ def _dim(value, what):
         raise TypeError("kfront: %s must be an int or a tuple of ints, not %r" % (what, value)) from None
 
 
+def _example(t):
+    """A host value of type t (values never matter), to compile a declared signature before any launch: arrays of
+    its dtype, rank and layout (A: strided), scalars, tuples of them."""
+    if isinstance(t, types.Array):
+        a = np.zeros((3,) * t.ndim, dtype=types.as_dtype(t.dtype))
+        if t.layout == "F":
+            return np.asfortranarray(a)
+        return a[(slice(None, None, 2),) * t.ndim] if t.layout == "A" and t.ndim else a
+    if isinstance(t, types.BaseTuple):
+        return tuple(_example(e) for e in t)
+    return types.as_dtype(t).type(0)
+
+
 def _sig_strings(sigs):
     if sigs is None:
         return []
@@ -151,11 +164,14 @@ def _registry():
         for name in sorted(names, key=lambda n: str(getattr(types, n)) != n):
             paths.setdefault(id(getattr(types, name)), "numba." + name)
         paths[id(cuda)] = "numba.cuda"
+        paths[id(cuda.random)] = "numba.cuda.random"
         _TYPE_PATHS = paths
     reg = dict(_TYPE_PATHS)
     for name in cuda.intrinsics.KERNEL_NAMES + cuda.intrinsics.VECTOR_TYPES:
         for obj, path in getattr(cuda, name).walk():
             reg[id(obj)] = path
+    for name in cuda.random.DEVICE_FUNCTIONS:
+        reg[id(getattr(cuda.random, name))] = "numba.cuda.random." + name
     return reg
 
 
@@ -303,6 +319,13 @@ class Dispatcher:
         """Signature -> compiled kernel (kfront._kfront.Kernel: `signature`, `params`), for every
         specialisation made so far (eager signatures once compiled, and one per new argument-type signature)."""
         f = self._functions.get(_kfront.current_device())
+        if self._kind == "kernel" and self._sigs:
+            # as numba-cuda, a kernel's declared signatures are there before any launch: compiled now
+            f = self._fn()
+            have = {k.signature for k in f.kernels()}
+            for sig in self._sigs:
+                if sig not in have:
+                    f.specialize(*[_example(a) for a in types.parse_signature(sig)[0]])
         if f is None:
             return {}
         return {k.signature: k for k in f.kernels()}

@@ -1,0 +1,116 @@
+"""Cooperative groups as numba-cuda's test_cooperative_groups checks them (its kernels): cuda.cg.this_grid() and
+grid.sync(), the overloads' `cooperative` flag, max_cooperative_grid_blocks, and the launch refused when the grid
+does not fit the device at once. On the simulator every block of a cooperative launch is resident (64 blocks of
+any size), so the grid barrier is exercised for real."""
+import numpy as np
+import pytest
+
+from kfront import cuda
+from kfront.errors import LaunchError
+
+
+@cuda.jit
+def this_grid(A):
+    cuda.cg.this_grid()
+    A[0] = 1.0
+
+
+@cuda.jit
+def sync_group(A):
+    g = cuda.cg.this_grid()
+    g.sync()
+    A[0] = 1.0
+
+
+@cuda.jit
+def no_sync(A):
+    A[0] = cuda.grid(1)
+
+
+def sequential_rows(M):
+    col = cuda.grid(1)
+    g = cuda.cg.this_grid()
+    rows = M.shape[0]
+    cols = M.shape[1]
+    for row in range(1, rows):
+        opposite = cols - col - 1
+        M[row, col] = M[row - 1, opposite] + 1
+        g.sync()
+
+
+def test_this_grid_is_cooperative():
+    A = np.full(1, fill_value=np.nan)
+    this_grid[1, 1](A)
+    assert not np.isnan(A[0])
+    assert [o.cooperative for o in this_grid.overloads.values()] == [True]
+
+
+def test_sync_group_is_cooperative():
+    A = np.full(1, fill_value=np.nan)
+    sync_group[1, 1](A)
+    assert not np.isnan(A[0])
+    assert [o.cooperative for o in sync_group.overloads.values()] == [True]
+
+
+def test_no_sync_is_not_cooperative():
+    A = np.full(1, fill_value=np.nan)
+    no_sync[1, 1](A)
+    assert [o.cooperative for o in no_sync.overloads.values()] == [False]
+
+
+def test_sync_at_matrix_row():
+    shape = (32, 256)
+    A = np.zeros(shape, dtype=np.int32)
+    blockdim = 8
+    griddim = A.shape[1] // blockdim
+    k = cuda.jit("void(int32[:, ::1])")(sequential_rows)
+    overload = k.overloads["void(int32[:, ::1])"]
+    assert griddim <= overload.max_cooperative_grid_blocks(blockdim)
+    k[griddim, blockdim](A)
+    np.testing.assert_equal(A, np.tile(np.arange(shape[0]), (shape[1], 1)).T)
+
+
+def test_max_cooperative_grid_blocks():
+    k = cuda.jit("void(int32[:, ::1])")(sequential_rows)
+    overload = k.overloads["void(int32[:, ::1])"]
+    b1 = overload.max_cooperative_grid_blocks(256)
+    assert b1 == overload.max_cooperative_grid_blocks((16, 16)) == overload.max_cooperative_grid_blocks((16, 4, 4))
+    assert b1 >= 1
+    with pytest.raises(ValueError):
+        overload.max_cooperative_grid_blocks((0, 4))
+
+
+def test_grid_too_large():
+    k = cuda.jit("void(int32[:, ::1])")(sequential_rows)
+    mb = k.overloads["void(int32[:, ::1])"].max_cooperative_grid_blocks(1)
+    A = np.zeros((2, mb + 1), dtype=np.int32)
+    with pytest.raises(LaunchError, match="must be resident at once"):
+        k[mb + 1, 1](A)
+    k[mb, 1](A[:, :mb].copy())  # the largest grid that fits runs
+
+
+def test_grid_reduction():
+    @cuda.jit
+    def grid_sum(x, partial, out):
+        sm = cuda.shared.array(32, np.float64)
+        i = cuda.grid(1)
+        t = cuda.threadIdx.x
+        sm[t] = x[i] if i < x.size else 0.0
+        cuda.syncthreads()
+        if t == 0:
+            s = 0.0
+            for k in range(cuda.blockDim.x):
+                s += sm[k]
+            partial[cuda.blockIdx.x] = s
+        cuda.cg.this_grid().sync()
+        if i == 0:
+            total = 0.0
+            for b in range(cuda.gridDim.x):
+                total += partial[b]
+            out[0] = total
+
+    x = np.random.default_rng(1).random(300)
+    partial = np.zeros(10)
+    out = np.zeros(1)
+    grid_sum[10, 32](x, partial, out)
+    assert out[0] == pytest.approx(x.sum())

@@ -1,0 +1,53 @@
+# cuda.cg: this_grid() gives the grid group (a compile-time object), its sync() the grid barrier (int32 0, as
+# numba-cuda's); what kfront refuses is located.
+# RUN: kfront compile %s -k ok --sig 'void(int32[:])' --emit=kir --pass-pipeline= | FileCheck %s
+# RUN: not kfront compile %s -k bad_attr --sig 'void(int32[:])' --emit=kir 2>&1 | FileCheck %s --check-prefix=ATTR
+# RUN: not kfront compile %s -k bad_args --sig 'void(int32[:])' --emit=kir 2>&1 | FileCheck %s --check-prefix=ARGS
+# RUN: not kfront compile %s -k pass_group --sig 'void(int32[:])' --emit=kir 2>&1 | FileCheck %s --check-prefix=PASS
+# RUN: not kfront compile %s -k call_group --sig 'void(int32[:])' --emit=kir 2>&1 | FileCheck %s --check-prefix=CALL
+from numba import cuda
+from numba.cuda import cg
+
+
+@cuda.jit(device=True)
+def dev(g):
+    g.sync()
+
+
+@cuda.jit
+def ok(A):
+    # CHECK-LABEL: func.func
+    g = cg.this_grid()
+    # CHECK: gpu.grid_sync() : () -> ()
+    r = g.sync()
+    # CHECK: %[[Z:.*]] = arith.constant() {value = 0 : i32} : () -> (i32)
+    # CHECK: mem.store(%[[Z]], %0
+    A[0] = r
+    # CHECK: gpu.grid_sync() : () -> ()
+    cuda.cg.this_grid().sync()
+    # CHECK: {sym_name = @ok, {{.*}}cooperative}
+
+
+@cuda.jit
+def bad_attr(A):
+    g = cuda.cg.this_grid()
+    g.size
+    # ATTR: cooperative.py:[[@LINE-1]]:7: error: unknown attribute 'size' of GridGroup (numba-cuda's grid group has only sync())
+
+
+@cuda.jit
+def bad_args(A):
+    cuda.cg.this_grid(1)
+    # ARGS: cooperative.py:[[@LINE-1]]:23: error: cuda.cg.this_grid() takes 0 arguments but 1 were given
+
+
+@cuda.jit
+def pass_group(A):
+    dev(cuda.cg.this_grid())
+    # PASS: cooperative.py:[[@LINE-1]]:9: error: passing a GridGroup to a device function is not supported by kfront: call cuda.cg.this_grid() in the device function
+
+
+@cuda.jit
+def call_group(A):
+    cuda.cg.this_grid()()
+    # CALL: cooperative.py:[[@LINE-1]]:5: error: a GridGroup is not callable
