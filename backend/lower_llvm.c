@@ -50,6 +50,7 @@ typedef struct ArrVal {
   unsigned rank;
   LLVMValueRef *shape;   /* rank i64 values */
   LLVMValueRef *stride;  /* rank i64 values, bytes */
+  unsigned align;        /* alignment its elements are known to have, in bytes; 0: their size (natural) */
 } ArrVal;
 
 typedef struct Slot {
@@ -172,11 +173,18 @@ static LLVMTypeRef reg_type(Lower *L, const Type *t) {
 
 static LLVMTypeRef mem_type(Lower *L, const Type *t) {
   if (t->kind == TY_BOOL) return L->t_i8;
+  if (t->kind == TY_RECORD) return LLVMArrayType(L->t_i8, t->size); /* its fields are reached by mem.field */
   if (t->kind == TY_ARRAY || t->kind == TY_TUPLE || t->kind == TY_FUNC) return L->t_i8;
   return reg_type(L, t);
 }
 
 static unsigned mem_size(const Type *t) { return t->kind == TY_BOOL ? 1 : ty_size(t); }
+
+/* The alignment of a load or store of an element of a: natural unless a is a field of packed records. */
+static unsigned access_align(const ArrVal *a, const Type *elem) {
+  unsigned n = mem_size(elem);
+  return a->align && a->align < n ? a->align : n;
+}
 
 /* Converts a loaded memory value to its register form, and back. */
 static LLVMValueRef from_mem(Lower *L, const Type *t, LLVMValueRef v) {
@@ -1588,6 +1596,41 @@ static bool lower_reinterpret(Lower *L, Op *op) {
   return true;
 }
 
+/* mem.field: data + the field's offset as a pointer to the field's elements, the array's shape and strides, then
+ * the nested shape with C-contiguous strides. The elements' alignment is what the records' guarantees: every
+ * record starts at a multiple of the array's (power-of-two) alignment, the field at its offset in it. */
+static bool lower_field(Lower *L, Op *op) {
+  ArrVal *a = operand_arr(L, op, 0);
+  if (!a) return false;
+  Type *rec = op_operand(op, 0)->type->elem, *t = op->results[0].type;
+  const char *name = ir_op_attr_str(op, "name");
+  int k = name ? ty_record_field(rec, name, strlen(name)) : -1;
+  if (k < 0) return fail(L, op, "malformed mem.field");
+  const RecordField *f = &rec->fields[k];
+  ArrVal *v = new_arr(L, t->rank);
+  v->as = a->as;
+  LLVMValueRef off = ci64(L, f->offset);
+  LLVMValueRef p8 = LLVMBuildBitCast(L->b, a->data, LLVMPointerType(L->t_i8, a->as), "");
+  p8 = LLVMBuildInBoundsGEP2(L->b, L->t_i8, p8, &off, 1, "");
+  v->data = LLVMBuildBitCast(L->b, p8, LLVMPointerType(mem_type(L, t->elem), a->as), "");
+  for (unsigned d = 0; d < a->rank; d++) {
+    v->shape[d] = a->shape[d];
+    v->stride[d] = a->stride[d];
+  }
+  int64_t stride = mem_size(t->elem);
+  for (unsigned d = f->ndims; d-- > 0;) {
+    v->shape[a->rank + d] = ci64(L, f->dims[d]);
+    v->stride[a->rank + d] = ci64(L, stride);
+    stride *= f->dims[d];
+  }
+  unsigned base = a->align ? a->align : rec->align;
+  unsigned align = base;
+  while (align > 1 && (f->offset % align || rec->size % align)) align /= 2;
+  v->align = align ? align : 1;
+  set_arr(L, &op->results[0], v);
+  return true;
+}
+
 static bool lower_mem_op(Lower *L, Op *op) {
   switch (op->kind) {
   case OP_DIM:
@@ -1633,7 +1676,7 @@ static bool lower_mem_op(Lower *L, Op *op) {
     LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[1], op->noperands - 1, op);
     if (!p) return false;
     LLVMValueRef v = LLVMBuildLoad2(L->b, mem_type(L, elem), p, "");
-    LLVMSetAlignment(v, mem_size(elem));
+    LLVMSetAlignment(v, access_align(a, elem));
     set(L, &op->results[0], from_mem(L, elem, v));
     return true;
   }
@@ -1645,7 +1688,7 @@ static bool lower_mem_op(Lower *L, Op *op) {
     LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[2], op->noperands - 2, op);
     if (!p) return false;
     LLVMValueRef st = LLVMBuildStore(L->b, to_mem(L, elem, v), p);
-    LLVMSetAlignment(st, mem_size(elem));
+    LLVMSetAlignment(st, access_align(a, elem));
     return true;
   }
   case OP_ALLOCA: {
@@ -1708,6 +1751,7 @@ static bool lower_mem_op(Lower *L, Op *op) {
   }
   case OP_SUBVIEW: return lower_subview(L, op);
   case OP_REINTERPRET: return lower_reinterpret(L, op);
+  case OP_FIELD: return lower_field(L, op);
   default: return fail(L, op, "cannot lower '%s'", op_name(op));
   }
 }
@@ -2102,7 +2146,7 @@ static bool lower_op(Lower *L, Op *op) {
   case OP_BR: return lower_br(L, op);
   case OP_COND_BR: return lower_cond_br(L, op);
   case OP_DIM: case OP_STRIDE: case OP_SIZE: case OP_DATA: case OP_ADDR: case OP_LOAD: case OP_STORE:
-  case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_SUBVIEW: case OP_REINTERPRET:
+  case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_SUBVIEW: case OP_REINTERPRET: case OP_FIELD:
     return lower_mem_op(L, op);
   case OP_THREAD_ID: case OP_BLOCK_ID: case OP_BLOCK_DIM: case OP_GRID_DIM: case OP_LANE_ID: case OP_WARP_SIZE:
   case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_FENCE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:

@@ -448,6 +448,19 @@ static const char *make_reinterpret(const ReinterpInfo *ri, const Slot *R, const
   return NULL;
 }
 
+/* mem.field: the records' field as an array (the array's axes, then the field's nested ones). */
+static void make_field(const FieldInfo *fi, const SimArr *a, SimArr *v) {
+  *v = *a;
+  v->data = a->data + fi->offset_bytes;
+  int64_t stride = fi->esize;
+  for (unsigned d = fi->ndims; d-- > 0;) {
+    v->shape[a->rank + d] = fi->dims[d];
+    v->strides[a->rank + d] = stride;
+    stride *= fi->dims[d];
+  }
+  v->rank = a->rank + fi->ndims;
+}
+
 /* ---- print ---------------------------------------------------------------------------------------- */
 
 /* The text gpu.print makes of its format and operands (as C's printf: %lld, %llu, %f, %s of True/False, %%),
@@ -947,6 +960,13 @@ static void run_thread(BlockCtx *B, Thread *t) {
       R[I->d].p = v;
       break;
     }
+    case SI_FIELD: {
+      const FieldInfo *fi = I->ext;
+      SimArr *v = (SimArr *)(frame_local(fn, R) + fi->offset);
+      make_field(fi, R[I->a].p, v);
+      R[I->d].p = v;
+      break;
+    }
     case SI_ALLOCA: {
       const AllocaInfo *ai = I->ext;
       SimArr *a = (SimArr *)(frame_local(fn, R) + ai->offset);
@@ -954,7 +974,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
       a->data = (char *)a + ((sizeof(SimArr) + 15) & ~(size_t)15);
       a->rank = ai->rank;
       a->flags = ARR_LOCAL;
-      int64_t st = sim_elem_size(ai->ek);
+      int64_t st = ai->esize;
       for (unsigned k = 0; k < ai->rank; k++) {
         unsigned ax = ai->layout == 'F' ? k : ai->rank - 1 - k;
         a->shape[ax] = ai->shape[ax];
@@ -1263,7 +1283,7 @@ static bool block_init(BlockCtx *B, Launch *L) {
     a->flags = ARR_SHARED;
     if (L->opts.detect_races) {
       a->gshift = 0;
-      while ((1u << a->gshift) < g->esize) a->gshift++;
+      while ((1u << a->gshift) < g->granule) a->gshift++;
       if (!(B->gshadow[i] = mem_calloc((g->nbytes >> a->gshift) + 1, sizeof(SimShadow)))) return false;
       a->shadow = B->gshadow[i];
       a->flags |= ARR_RACE;
