@@ -32,6 +32,16 @@ const char *kf_dtype_name(kf_dtype t) { return rt_dtype_name(t); }
 kf_status kf_dtype_parse(const char *text, kf_dtype *out) {
   return rt_dtype_parse(text, out) ? KF_OK : KF_ERROR_INVALID_INPUT;
 }
+kf_status kf_dtype_record(kf_context *ctx, const char *spelling, kf_dtype *out) {
+  API_CONTEXT(ctx);
+  const char *why = "no spelling given";
+  if (spelling && rt_record_dtype_parse(spelling, out, &why)) return KF_OK;
+  diag_error(&ctx->diag, srcloc("<record dtype>", 0, 0), "invalid record dtype '%s': %s", spelling ? spelling : "",
+             why);
+  return KF_ERROR_INVALID_INPUT;
+}
+int kf_dtype_is_record(kf_dtype t) { return rt_dtype_is_record(t); }
+size_t kf_dtype_alignment(kf_dtype t) { return rt_dtype_align(t); }
 void kf_array_init(kf_array *a, void *data, kf_memory memory, kf_dtype dtype, unsigned ndim, const int64_t *shape,
                    char order) {
   rt_array_init(a, data, memory, dtype, ndim, shape, order);
@@ -527,6 +537,10 @@ kf_status kf_kernel_param(kf_kernel *k, unsigned i, kf_param_info *out) {
     out->ndim = t->rank;
     out->layout = t->layout == LAYOUT_C ? 'C' : t->layout == LAYOUT_F ? 'F' : 'A';
     t = t->elem;
+  } else if (t->kind == TY_RECORD) { /* one record: a 0-d array of its dtype */
+    out->kind = KF_ARG_ARRAY;
+    out->ndim = 0;
+    out->layout = 'C';
   } else {
     out->kind = KF_ARG_SCALAR;
   }

@@ -337,9 +337,9 @@ static const char *param_base_name(Lower *L, const Op *func, unsigned i) {
 
 /* Appends the LLVM parameter types of one kir parameter (the kernel ABI). */
 static bool abi_param_types(Lower *L, const Op *func, Type *t, bool kernel, LLVMTypeRef *out, unsigned *n) {
-  if (t->kind == TY_ARRAY) {
-    out[(*n)++] = LLVMPointerType(mem_type(L, t->elem), 0);
-    for (unsigned k = 0; k < 2 * t->rank; k++) out[(*n)++] = L->t_i64;
+  if (ty_abi_rank(t)) { /* an array; a record as an array of one */
+    out[(*n)++] = LLVMPointerType(mem_type(L, ty_abi_elem(t)), 0);
+    for (unsigned k = 0; k < 2 * ty_abi_rank(t); k++) out[(*n)++] = L->t_i64;
     return true;
   }
   if (t->kind == TY_BOOL) {
@@ -352,7 +352,7 @@ static bool abi_param_types(Lower *L, const Op *func, Type *t, bool kernel, LLVM
   return true;
 }
 
-static unsigned abi_param_count(const Type *t) { return t->kind == TY_ARRAY ? 1 + 2 * t->rank : 1; }
+static unsigned abi_param_count(const Type *t) { return ty_abi_rank(t) ? 1 + 2 * ty_abi_rank(t) : 1; }
 
 static bool note_callee(Op *op, void *user) {
   Lower *L = user;
@@ -405,15 +405,15 @@ static bool declare_function(Lower *L, Op *op) {
   for (unsigned i = 0; i < fty->n; i++) {
     const char *base = param_base_name(L, op, i);
     Type *t = fty->elems[i];
-    if (t->kind == TY_ARRAY) {
+    if (ty_abi_rank(t)) {
       char buf[256];
       snprintf(buf, sizeof buf, "%s_data", base);
       LLVMSetValueName2(LLVMGetParam(fi->fn, k++), buf, strlen(buf));
-      for (unsigned d = 0; d < t->rank; d++) {
+      for (unsigned d = 0; d < ty_abi_rank(t); d++) {
         snprintf(buf, sizeof buf, "%s_shape%u", base, d);
         LLVMSetValueName2(LLVMGetParam(fi->fn, k++), buf, strlen(buf));
       }
-      for (unsigned d = 0; d < t->rank; d++) {
+      for (unsigned d = 0; d < ty_abi_rank(t); d++) {
         snprintf(buf, sizeof buf, "%s_stride%u", base, d);
         LLVMSetValueName2(LLVMGetParam(fi->fn, k++), buf, strlen(buf));
       }
@@ -1752,6 +1752,12 @@ static bool lower_mem_op(Lower *L, Op *op) {
   case OP_SUBVIEW: return lower_subview(L, op);
   case OP_REINTERPRET: return lower_reinterpret(L, op);
   case OP_FIELD: return lower_field(L, op);
+  case OP_RECORD_ARRAY: { /* the parameter's array of one record, as it came */
+    ArrVal *a = get_arr(L, op_operand(op, 0));
+    if (!a) return fail(L, op, "record operand of mem.record_array is not available");
+    set_arr(L, &op->results[0], a);
+    return true;
+  }
   default: return fail(L, op, "cannot lower '%s'", op_name(op));
   }
 }
@@ -2146,7 +2152,7 @@ static bool lower_op(Lower *L, Op *op) {
   case OP_BR: return lower_br(L, op);
   case OP_COND_BR: return lower_cond_br(L, op);
   case OP_DIM: case OP_STRIDE: case OP_SIZE: case OP_DATA: case OP_ADDR: case OP_LOAD: case OP_STORE:
-  case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_SUBVIEW: case OP_REINTERPRET: case OP_FIELD:
+  case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_SUBVIEW: case OP_REINTERPRET: case OP_FIELD: case OP_RECORD_ARRAY:
     return lower_mem_op(L, op);
   case OP_THREAD_ID: case OP_BLOCK_ID: case OP_BLOCK_DIM: case OP_GRID_DIM: case OP_LANE_ID: case OP_WARP_SIZE:
   case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_FENCE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
@@ -2268,10 +2274,10 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
   for (unsigned i = 0; i < fty->n; i++) {
     Type *t = fty->elems[i];
     Value *arg = entry->args[i];
-    if (t->kind == TY_ARRAY) {
-      ArrVal *a = new_arr(L, t->rank);
+    if (ty_abi_rank(t)) { /* an array; a record, as an array of one (mem.record_array reads it) */
+      ArrVal *a = new_arr(L, ty_abi_rank(t));
       LLVMValueRef data = LLVMGetParam(fi->fn, k++);
-      LLVMTypeRef et = mem_type(L, t->elem);
+      LLVMTypeRef et = mem_type(L, ty_abi_elem(t));
       if (fi->kernel) {
         /* kernel arrays live in global memory: loads and stores become ld.global/st.global */
         a->data = LLVMBuildAddrSpaceCast(L->b, data, LLVMPointerType(et, ADDR_GLOBAL), "");
@@ -2280,9 +2286,10 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
         a->data = data;
         a->as = 0;
       }
-      for (unsigned d = 0; d < t->rank; d++) a->shape[d] = LLVMGetParam(fi->fn, k++);
-      for (unsigned d = 0; d < t->rank; d++) a->stride[d] = LLVMGetParam(fi->fn, k++);
-      known_element_stride(L, a, t);
+      for (unsigned d = 0; d < a->rank; d++) a->shape[d] = LLVMGetParam(fi->fn, k++);
+      for (unsigned d = 0; d < a->rank; d++) a->stride[d] = LLVMGetParam(fi->fn, k++);
+      if (t->kind == TY_ARRAY) known_element_stride(L, a, t);
+      else a->shape[0] = ci64(L, 1), a->stride[0] = ci64(L, t->size);
       set_arr(L, arg, a);
     } else {
       LLVMValueRef p = LLVMGetParam(fi->fn, k++);

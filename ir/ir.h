@@ -128,6 +128,11 @@ static inline bool ty_is_array(const Type *t) { return t->kind == TY_ARRAY; }
 static inline bool ty_is_record(const Type *t) { return t->kind == TY_RECORD; }
 /* What an array may hold: a scalar or a record. */
 static inline bool ty_is_element(const Type *t) { return ty_is_scalar(t) || t->kind == TY_RECORD; }
+/* The rank of a parameter of type t in the kernel ABI (kfront/abi.h): an array's rank; 1 for a record (passed as
+ * an array of one record); 0 for a scalar. */
+static inline unsigned ty_abi_rank(const Type *t) { return t->kind == TY_ARRAY ? t->rank : t->kind == TY_RECORD ? 1 : 0; }
+/* The element type of a parameter passed as an array (ty_abi_rank > 0): an array's elements, or the record. */
+static inline Type *ty_abi_elem(Type *t) { return t->kind == TY_RECORD ? t : t->elem; }
 /* Size in bytes of a scalar, pointer or record type (i1 counts as 1). */
 unsigned ty_size(const Type *t);
 void ty_print(const Type *t, StrBuf *out);

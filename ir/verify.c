@@ -563,6 +563,15 @@ static bool verify_field(VerifyCtx *c, Op *op) {
   return true;
 }
 
+/* mem.record_array: a record value to array<record, 1, C> of the same record. */
+static bool verify_record_array(VerifyCtx *c, Op *op) {
+  Type *r = OT(op, 0), *t = RT(op, 0);
+  if (!ty_is_record(r)) return op_error(c, op, "operand must be a record, got %s", T(c, r));
+  if (!ty_is_array(t) || t->elem != r || t->rank != 1 || t->layout != LAYOUT_C)
+    return op_error(c, op, "result must be a 1-d C array of the record, got %s", T(c, t));
+  return true;
+}
+
 /* Whether v is the constant 1 (an arith.constant). */
 static bool is_const_one(const Value *v) {
   const Op *d = v->def;

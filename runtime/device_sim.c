@@ -231,14 +231,14 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
   unsigned slot = 0;
   for (unsigned i = 0; i < n; i++) {
     const Type *t = types[i];
-    if (t->kind == TY_ARRAY) {
+    if (ty_abi_rank(t)) { /* an array; a record, as an array of one */
       SimArray *a = &args[i].array;
       args[i].kind = SIM_ARG_ARRAY;
       a->data = (void *)(uintptr_t)*(const uint64_t *)params[slot++];
-      a->elem = t->elem;
-      a->rank = t->rank;
-      for (unsigned k = 0; k < t->rank; k++) a->shape[k] = *(const int64_t *)params[slot++];
-      for (unsigned k = 0; k < t->rank; k++) a->strides[k] = *(const int64_t *)params[slot++];
+      a->elem = ty_abi_elem((Type *)t);
+      a->rank = ty_abi_rank(t);
+      for (unsigned k = 0; k < a->rank; k++) a->shape[k] = *(const int64_t *)params[slot++];
+      for (unsigned k = 0; k < a->rank; k++) a->strides[k] = *(const int64_t *)params[slot++];
     } else {
       args[i] = unpack_scalar(t, params[slot++]);
     }

@@ -757,6 +757,11 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
     INS(c, k)->ext = fi;
     return;
   }
+  case OP_RECORD_ARRAY: /* a record parameter is its array of one record already */
+    k = emit(c, SI_MOV, op);
+    INS(c, k)->d = res(c, op, 0);
+    INS(c, k)->a = opnd(c, op, 0);
+    return;
   case OP_DYN_SHARED: {
     const Type *t = op_result(op, 0)->type;
     if (!ty_is_array(t) || t->rank != 1) {

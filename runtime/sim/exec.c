@@ -1449,6 +1449,17 @@ SimArg sim_arg_array_c(void *data, Type *elem, unsigned rank, const int64_t *sha
 }
 
 static bool same_scalar(const Type *a, const Type *b) {
+  if (a && b && a->kind == TY_RECORD && b->kind == TY_RECORD) { /* records: the same layout, spelt the same */
+    StrBuf x, y;
+    sb_init(&x);
+    sb_init(&y);
+    ty_print(a, &x);
+    ty_print(b, &y);
+    bool same = !sb_failed(&x) && !sb_failed(&y) && strcmp(sb_cstr(&x), sb_cstr(&y)) == 0;
+    sb_free(&x);
+    sb_free(&y);
+    return same;
+  }
   return a && b && a->kind == b->kind && a->bits == b->bits && a->is_unsigned == b->is_unsigned;
 }
 
@@ -1500,13 +1511,14 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
     StrBuf tb;  /* the parameter's type, printed for an error only */
     sb_init(&tb);
     bool ok = true;
-    if (pt->kind == TY_ARRAY) {
+    if (ty_abi_rank(pt)) { /* an array; a record, passed as an array of one */
       const SimArray *sa = &a->array;
-      if (a->kind != SIM_ARG_ARRAY || sa->rank != pt->rank || !same_scalar(sa->elem, pt->elem)) {
+      if (a->kind != SIM_ARG_ARRAY || sa->rank != ty_abi_rank(pt) || !same_scalar(sa->elem, ty_abi_elem((Type *)pt)) ||
+          (pt->kind == TY_RECORD && sa->shape[0] != 1)) {
         diag_error(diag, f->loc, "simulator: argument %u of kernel %s must be an array of type %s", i, k->name,
                    type_text(pt, &tb));
         ok = false;
-      } else if (pt->layout != 'A' && !contiguous(sa, pt->layout, ty_size(pt->elem))) {
+      } else if (pt->kind == TY_ARRAY && pt->layout != 'A' && !contiguous(sa, pt->layout, ty_size(pt->elem))) {
         diag_error(diag, f->loc, "simulator: argument %u of kernel %s (%s) is not %c-contiguous", i, k->name,
                    type_text(pt, &tb), pt->layout);
         ok = false;
