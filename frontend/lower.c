@@ -1100,6 +1100,11 @@ static const char *record_fields_list(Lower *L, const Type *rec) {
 static FeVal record_field_at(Lower *L, const FeVal *r, unsigned k, SrcLoc loc, Value **base, Value **idx) {
   Value *arr = r->tup.elems[0].v;
   unsigned rank = r->tup.n - 1;
+  /* as Numba's CUDA target (strict alignment): a field must sit at a multiple of its type's alignment in its
+   * record (a packed record's fields are then read a byte at a time when its itemsize does not keep them aligned) */
+  const RecordField *rf = &r->type->fields[k];
+  if (rf->offset % ty_align(r->type->elems[k]))
+    return lerr(L, loc, "%s.%s of type %s is not aligned", tname(L, r->type), rf->name, tname(L, r->type->elems[k]));
   at(L, loc);
   Value *fa = field_array(L, arr, k);
   const RecordField *f = &r->type->fields[k];
@@ -3800,7 +3805,7 @@ static void lower_augassign(Lower *L, const PyStmt *s) {
       return;
     }
     if (whole.kind != FV_POISON) {
-      lerr(L, s->augassign.op_loc, "augmented assignment to %s is not supported (it is not a number)", vname(L, &whole));
+      lerr(L, s->augassign.op_loc, "invalid augmented assignment: %s is a record or nested array, not a number", vname(L, &whole));
       return;
     }
     FeVal old = load_element(L, base, idx);

@@ -253,11 +253,15 @@ def freeze_value(name, value, registry=None):
         return ("module", _KFRONT_MODULES.get(modname, modname))
     if isinstance(value, (kftypes.Integer, kftypes.Float, kftypes.Boolean)):
         return ("path", "numba." + str(value))
+    if isinstance(value, kftypes.Record):  # a record type (numba.from_dtype(dt)): its spelling, as a dtype
+        return ("str", str(value))
     if np is not None and isinstance(value, np.dtype):
         try:
-            return ("path", "numpy." + str(kftypes.from_dtype(value)))
+            t = kftypes.from_dtype(value)
         except errors.UnsupportedError:
             return None
+        # a structured dtype is passed as its Record type's spelling, which kernels take as a dtype
+        return ("str", str(t)) if isinstance(t, kftypes.Record) else ("path", "numpy." + str(t))
     std = _std_lookup(value)
     if std is not None:
         return std
