@@ -1038,7 +1038,11 @@ static FeVal index_array(Lower *L, const FeVal *a, const FeVal *ix, unsigned n, 
   return v;
 }
 
+static FeVal record_ref(Lower *L, Value *arr, Value *const *idx);
+
+/* base[idx...]: its value (a scalar), or a reference to it (a record). */
 static FeVal load_element(Lower *L, Value *base, Value **idx) {
+  if (ty_is_record(base->type->elem)) return record_ref(L, base, idx);
   unsigned rank = base->type->rank;
   Value *ops[33];
   ops[0] = base;
