@@ -98,7 +98,20 @@ kf_status kf_npy_load(kf_context *ctx, const char *path, kf_array *out) {
     diag_error(&ctx->diag, srcloc(path, 0, 0), "%s", err);
     return errno == ENOENT && strstr(err, "cannot open") ? KF_ERROR_NOT_FOUND : KF_ERROR_INVALID_INPUT;
   }
-  rt_array_init(out, n.data, KF_MEMORY_HOST, npy_to_dtype[n.type], n.ndim, n.shape, n.fortran_order ? 'F' : 'C');
+  kf_dtype dt = KF_BOOL;
+  if (n.type == NPY_RECORD) { /* a structured dtype: its record dtype */
+    const char *why;
+    bool ok = rt_record_dtype_parse(n.record, &dt, &why);
+    if (!ok) diag_error(&ctx->diag, srcloc(path, 0, 0), "unsupported structured dtype %s: %s", n.record, why);
+    mem_free(n.record);
+    if (!ok) {
+      mem_free(n.data);
+      return KF_ERROR_INVALID_INPUT;
+    }
+  } else {
+    dt = npy_to_dtype[n.type];
+  }
+  rt_array_init(out, n.data, KF_MEMORY_HOST, dt, n.ndim, n.shape, n.fortran_order ? 'F' : 'C');
   return KF_OK;
 }
 
@@ -115,6 +128,17 @@ kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
   NpyArray n = {.ndim = a->ndim};
   for (int t = 0; t < NPY__COUNT; t++)
     if (npy_to_dtype[t] == a->dtype) n.type = (NpyType)t;
+  StrBuf descr;
+  sb_init(&descr);
+  if (rt_dtype_is_record(a->dtype)) { /* a record: NumPy's descr list of it */
+    if (!rt_record_descr(a->dtype, &descr)) {
+      sb_free(&descr);
+      return api_out_of_memory(ctx);
+    }
+    n.type = NPY_RECORD;
+    n.record = (char *)sb_cstr(&descr);
+    n.itemsize = rt_dtype_size(a->dtype);
+  }
   for (unsigned d = 0; d < a->ndim; d++) n.shape[d] = a->shape[d];
   n.nbytes = rt_array_size(a) * rt_dtype_size(a->dtype);
   char *copy = NULL;
@@ -125,7 +149,10 @@ kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
     n.fortran_order = a->ndim > 1;
   } else {
     copy = mem_alloc(n.nbytes ? n.nbytes : 1);
-    if (!copy) return api_out_of_memory(ctx);
+    if (!copy) {
+      sb_free(&descr);
+      return api_out_of_memory(ctx);
+    }
     rt_array_gather(a, copy);
     n.data = copy;
   }
@@ -133,6 +160,7 @@ kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
   errno = 0;
   bool ok = npy_write_file(path, &n, err, sizeof err);
   mem_free(copy);
+  sb_free(&descr);
   if (!ok && errno == ENOMEM) return api_out_of_memory(ctx);
   if (!ok) {
     diag_error(&ctx->diag, srcloc(path, 0, 0), "%s", err);

@@ -93,6 +93,40 @@ bool rt_record_dtype_parse(const char *spelling, kf_dtype *out, const char **why
   return ok;
 }
 
+/* NumPy's descr list of a record type: its fields in offset order, '' padding fields ('|Vn') for the gaps and the
+ * tail, nested records as nested lists, nested arrays with their shape (what np.save writes). */
+static void record_descr(const Type *t, StrBuf *out) {
+  static const char *codes[] = {"|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "<f2", "<f4", "<f8"};
+  sb_putc(out, '[');
+  unsigned at = 0;
+  for (unsigned i = 0; i < t->n; i++) {
+    const RecordField *f = &t->fields[i];
+    if (f->offset > at) sb_printf(out, "('', '|V%u'), ", f->offset - at);
+    sb_printf(out, "('%s', ", f->name);
+    kf_dtype d;
+    if (t->elems[i]->kind == TY_RECORD) record_descr(t->elems[i], out);
+    else if (rt_type_dtype(t->elems[i], &d)) sb_printf(out, "'%s'", codes[d]);
+    if (f->ndims) {
+      sb_puts(out, ", (");
+      for (unsigned k = 0; k < f->ndims; k++) sb_printf(out, "%s%u", k ? ", " : "", f->dims[k]);
+      sb_puts(out, f->ndims == 1 ? ",)" : ")");
+    }
+    sb_puts(out, "), ");
+    unsigned end = f->offset + ty_size(t->elems[i]) * ty_field_count(f);
+    if (end > at) at = end;
+  }
+  if (t->size > at) sb_printf(out, "('', '|V%u'), ", t->size - at);
+  sb_putc(out, ']');
+}
+
+bool rt_record_descr(kf_dtype t, StrBuf *out) {
+  IrContext *ctx = ir_context_new();
+  Type *rec = ctx ? rt_record_type(ctx, t) : NULL;
+  if (rec) record_descr(rec, out);
+  ir_context_free(ctx);
+  return rec && !sb_failed(out);
+}
+
 Type *rt_record_type(IrContext *ctx, kf_dtype t) {
   const RecDtype *r = record_of(t);
   if (!r) return NULL;

@@ -49,6 +49,8 @@ size_t rt_dtype_align(kf_dtype t);
 bool rt_record_dtype_of(const Type *t, kf_dtype *out);
 bool rt_record_dtype_parse(const char *spelling, kf_dtype *out, const char **why);
 Type *rt_record_type(IrContext *ctx, kf_dtype t);
+/* NumPy's descr list (a Python list literal, as np.save writes it) of a record dtype; false when out of memory. */
+bool rt_record_descr(kf_dtype t, StrBuf *out);
 bool rt_type_dtype(const Type *t, kf_dtype *out);
 /* 'C' when the strides are C-contiguous (rank 1 contiguous arrays count as C), 'F' when F-contiguous,
  * else 'A'. */
