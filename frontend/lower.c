@@ -444,6 +444,9 @@ static Type *merge_type(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, co
     if (a->kind == FV_VIEW || b->kind == FV_VIEW)
       lerr(L, loc, "'%s' holds an array view (a[i] of an array of higher rank) that differs between paths; "
                "index the array directly", var);
+    else if (a->kind == FV_RECORD || b->kind == FV_RECORD)
+      lerr(L, loc, "'%s' holds a record (a[i]) that differs between paths, which kfront does not support; "
+               "index the array directly (a[k].x with k chosen on the paths)", var);
     else
       lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, a), vname(L, b), var);
     return NULL;

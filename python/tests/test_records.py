@@ -471,3 +471,50 @@ def test_fields_by_position_and_alignment_as_numba():
     assert (ra["a"] == ra["b"]).all()
     with pytest.raises(errors.TypingError, match=r"\.b of type float64 is not aligned"):
         misaligned[1, 3](np.zeros(3, np.dtype([("a", "int32"), ("b", "float64")])))
+
+
+CONST_RECS = np.array([(1.0, 2), (3.0, 4)], dtype=[("x", float), ("y", int)])
+
+
+@cuda.jit(device=True)
+def get_record(a, i):
+    return a[i]
+
+
+@cuda.jit
+def returns_record(a, out):
+    out[0] = get_record(a, 1).x
+
+
+@cuda.jit
+def dynamic_records(out):
+    s = cuda.shared.array(0, dtype=PT)
+    out[0] = s[0].x
+
+
+@cuda.jit
+def record_on_paths(a, c, out):
+    if c:
+        r = a[0]
+    else:
+        r = a[1]
+    out[0] = r.x
+
+
+@cuda.jit
+def const_records(out):
+    c = cuda.const.array_like(CONST_RECS)
+    out[0] = c[1].x
+
+
+def test_what_is_not_supported_says_so():
+    a = np.zeros(2, PT)
+    out = np.zeros(1)
+    with pytest.raises(errors.TypingError, match="a device function can return scalars, arrays and tuples"):
+        returns_record[1, 1](a, out)
+    with pytest.raises(errors.UnsupportedError, match="dynamic shared arrays of records"):
+        dynamic_records[1, 1](out)
+    with pytest.raises(errors.TypingError, match="'r' holds a record"):
+        record_on_paths[1, 1](a, True, out)
+    with pytest.raises(errors.UnsupportedError, match="constant arrays of records"):
+        const_records[1, 1](out)
