@@ -115,6 +115,24 @@ def test_inspect_kir_and_ptx():
     assert ".func" in ptx and str(resty) == "float64"
 
 
+def test_compile_ptx_infers_the_return_type():
+    """Argument types only: the return type is the one kfront's typing gives, as numba-cuda's compile_ptx does."""
+    def mixed(a, b):
+        return a * b + 1
+
+    def pair(a, b):
+        return a // 2, b
+
+    def store(x, v):
+        x[0] = v
+
+    assert str(cuda.compile_ptx(mixed, "(int32, float32)", device=True)[1]) == "float64"
+    assert str(cuda.compile_ptx(mixed, "(int32, uint8)", device=True)[1]) == "int64"
+    assert str(cuda.compile_ptx(pair, "(int16, float32)", device=True)[1]) == "Tuple((int64, float32))"
+    assert str(cuda.compile_ptx(store, "(float32[:], float32)", device=True)[1]) == "none"
+    assert str(cuda.compile_ptx(store, "(float32[:], float32)")[1]) == "none"
+
+
 def test_forall():
     a = np.zeros(1000, dtype=np.float32)
     x = np.arange(1000, dtype=np.float32)
