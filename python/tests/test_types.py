@@ -185,7 +185,7 @@ def test_dtypes_round_trip():
         t.as_dtype(float32[:])
 
 
-@pytest.mark.parametrize("dt", ["c8", "c16", "U3", "O", "M8[s]", [("a", "f4")], ">f4" if sys.byteorder == "little"
+@pytest.mark.parametrize("dt", ["c8", "c16", "U3", "O", "M8[s]", [("a", "c8")], ">f4" if sys.byteorder == "little"
                                 else "<f4"])
 def test_unsupported_dtypes(dt):
     with pytest.raises(errors.UnsupportedError, match="kfront: dtype"):
