@@ -317,6 +317,7 @@ class Dispatcher:
         return sigs
 
     def _compile_text(self, emit, signature, **codegen):
+        errors.register()  # compiling needs no runtime, but its errors are raised as kfront.errors' classes
         inputs = self._frozen()
         name = self.py_func.__code__.co_name
         out = {}
