@@ -103,7 +103,7 @@ kf_status kf_npy_load(kf_context *ctx, const char *path, kf_array *out) {
     const char *why;
     bool ok = rt_record_dtype_parse(n.record, &dt, &why);
     if (!ok) diag_error(&ctx->diag, srcloc(path, 0, 0), "unsupported structured dtype %s: %s", n.record, why);
-    mem_free(n.record);
+    npy_free_record(&n);
     if (!ok) {
       mem_free(n.data);
       return KF_ERROR_INVALID_INPUT;
@@ -136,7 +136,7 @@ kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
       return api_out_of_memory(ctx);
     }
     n.type = NPY_RECORD;
-    n.record = (char *)sb_cstr(&descr);
+    n.descr = (char *)sb_cstr(&descr);
     n.itemsize = rt_dtype_size(a->dtype);
   }
   for (unsigned d = 0; d < a->ndim; d++) n.shape[d] = a->shape[d];

@@ -58,6 +58,12 @@ static bool fail(char *err, size_t errlen, const char *fmt, ...) {
   return false;
 }
 
+void npy_free_record(NpyArray *a) {
+  mem_free(a->record);
+  mem_free(a->descr);
+  a->record = a->descr = NULL;
+}
+
 /* ---- the header dict ------------------------------------------------------------------------ */
 
 typedef struct HeaderParser {
@@ -277,6 +283,7 @@ static bool parse_header(const char *text, size_t len, NpyArray *a, char *err, s
       if (h.p < h.end && *h.p == '[') {
         StrBuf spell;
         sb_init(&spell);
+        const char *descr_start = h.p;
         bool ok = parse_record_descr(&h, &spell, &a->itemsize, 0, err, errlen);
         if (ok && sb_failed(&spell)) {
           errno = ENOMEM;
@@ -286,11 +293,18 @@ static bool parse_header(const char *text, size_t len, NpyArray *a, char *err, s
           sb_free(&spell);
           return false;
         }
-        mem_free(a->record);
+        npy_free_record(a);
         a->record = sb_take(&spell);
+        a->descr = mem_strndup(descr_start, (size_t)(h.p - descr_start));
+        if (!a->record || !a->descr) {
+          npy_free_record(a);
+          errno = ENOMEM;
+          return fail(err, errlen, "out of memory");
+        }
         a->type = NPY_RECORD;
         have_descr = true;
       } else {
+        npy_free_record(a); /* (a 'descr' given twice: the last one counts) */
         if (!parse_string(&h, &s, &n)) return fail(err, errlen, "malformed 'descr'");
         if (!parse_descr(s, n, a, err, errlen)) return false;
       }
@@ -320,6 +334,7 @@ static bool parse_header(const char *text, size_t len, NpyArray *a, char *err, s
 
 static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
+
 bool npy_read_mem(const void *buf, size_t len, NpyArray *out, char *err, size_t errlen) {
   const unsigned char *b = buf;
   memset(out, 0, sizeof *out);
@@ -338,28 +353,24 @@ bool npy_read_mem(const void *buf, size_t len, NpyArray *out, char *err, size_t 
   }
   if (hlen > len - start) return fail(err, errlen, "truncated header");
   if (!parse_header((const char *)b + start, hlen, out, err, errlen)) {
-    mem_free(out->record);
-    out->record = NULL;
+    npy_free_record(out);
     return false;
   }
   size_t count;
   size_t isz = out->type == NPY_RECORD ? out->itemsize : npy_type_size(out->type);
   if (!npy_count(out->ndim, out->shape, &count) || (isz && count > SIZE_MAX / isz)) {
-    mem_free(out->record);
-    out->record = NULL;
+    npy_free_record(out);
     return fail(err, errlen, "array is too large");
   }
   size_t nbytes = count * isz, at = start + hlen;
   if (len - at < nbytes) {
-    mem_free(out->record);
-    out->record = NULL;
+    npy_free_record(out);
     return fail(err, errlen, "truncated data: the header promises %zu bytes, the file holds %zu", nbytes, len - at);
   }
   out->nbytes = nbytes;
   out->data = mem_alloc(nbytes ? nbytes : 1);
   if (!out->data) {
-    mem_free(out->record);
-    out->record = NULL;
+    npy_free_record(out);
     errno = ENOMEM;
     return fail(err, errlen, "out of memory (%zu bytes)", nbytes);
   }
@@ -382,7 +393,7 @@ bool npy_read_file(const char *path, NpyArray *out, char *err, size_t errlen) {
 void npy_write_mem(const NpyArray *a, StrBuf *out) {
   StrBuf h;
   sb_init(&h);
-  if (a->type == NPY_RECORD) sb_printf(&h, "{'descr': %s, 'fortran_order': %s, 'shape': (", a->record,
+  if (a->type == NPY_RECORD) sb_printf(&h, "{'descr': %s, 'fortran_order': %s, 'shape': (", a->descr,
                                        a->fortran_order ? "True" : "False");
   else sb_printf(&h, "{'descr': '%s', 'fortran_order': %s, 'shape': (", npy_type_descr(a->type),
                  a->fortran_order ? "True" : "False");

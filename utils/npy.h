@@ -31,9 +31,11 @@ typedef struct NpyArray {
   bool fortran_order;            /* data is in Fortran (column-major) order, else C order */
   void *data;                    /* nbytes, from mem_alloc by npy_read_*: the caller frees it (mem_free) */
   size_t nbytes;
-  char *record;                  /* NPY_RECORD: Numba's spelling of the record (reading: mem_alloc'd, the caller
-                                  * frees it); writing: the descr list to write (a Python list literal) */
-  size_t itemsize;               /* NPY_RECORD */
+  /* NPY_RECORD: Numba's spelling of the record (read; mem_alloc'd: the caller frees it, npy_free_record), the
+   * descr list literal as the header has it (read, likewise; npy_write_* write it), the itemsize */
+  char *record;
+  char *descr;
+  size_t itemsize;
 } NpyArray;
 
 /* Bytes per element. */
@@ -43,7 +45,11 @@ const char *npy_type_descr(NpyType t);
 /* Product of the extents (1 for rank 0); false on overflow. */
 bool npy_count(unsigned ndim, const int64_t *shape, size_t *count);
 
-/* Parses a whole .npy image. On success out->data is a fresh copy the caller frees. */
+/* Frees what a read left in a->record and a->descr (a record's spelling and descr), and clears them. */
+void npy_free_record(NpyArray *a);
+
+/* Parses a whole .npy image. On success out->data is a fresh copy the caller frees (and, for a structured dtype,
+ * out->record and out->descr: npy_free_record). */
 bool npy_read_mem(const void *buf, size_t len, NpyArray *out, char *err, size_t errlen);
 bool npy_read_file(const char *path, NpyArray *out, char *err, size_t errlen);
 

@@ -411,6 +411,7 @@ def test_device_arrays_of_records():
     want = a.copy()
     want["y"] += 2
     np.testing.assert_array_equal(got, want)
+    assert T.typeof(d) == from_dtype(REC)[::1] and T.typeof(a) == from_dtype(REC)[::1]
     e = cuda.device_array(4, dtype=REC)
     eager[1, 8](e, 0)
     assert e.copy_to_host().dtype == REC

@@ -152,7 +152,18 @@ static void test_structured(void) {
                                      "(3,));offset=16],r[type=Record(p[type=bool;offset=0],q[type=float64;offset=8];16;"
                                      "False);offset=22],m[type=nestedarray(float32, (1, 1));offset=38];42;False)") == 0);
   CHECK(r.data && memcmp(r.data, d, sizeof d) == 0);
-  mem_free(r.record);
+  CHECK(r.descr && strncmp(r.descr, "[('x', '<f4')", 13) == 0);
+  /* written back with the same descr, it reads as the same record */
+  StrBuf w;
+  sb_init(&w);
+  npy_write_mem(&r, &w);
+  NpyArray r2;
+  CHECK(npy_read_mem(w.data, w.len, &r2, err, sizeof err));
+  CHECK(r2.type == NPY_RECORD && r2.record && r.record && strcmp(r2.record, r.record) == 0 && r2.nbytes == 84);
+  npy_free_record(&r2);
+  mem_free(r2.data);
+  sb_free(&w);
+  npy_free_record(&r);
   mem_free(r.data);
   sb_free(&b);
 }

@@ -121,6 +121,14 @@ class DeviceNDArray(_kfront.DeviceArray):
             raise TypeError("len() of a 0-d device array")
         return self.shape[0]
 
+    @property
+    def _numba_type_(self):
+        """Its Numba type (numba.typeof): Array(dtype's type — a Record for a structured dtype —, ndim, layout)."""
+        if not self.ndim:
+            raise AttributeError("_numba_type_")  # a 0-d device array is no kernel argument
+        layout = "C" if self.is_c_contiguous() else "F" if self.is_f_contiguous() else "A"
+        return _types.Array(_types.from_dtype(self.dtype), self.ndim, layout, readonly=bool(self._readonly))
+
     def is_c_contiguous(self):
         return self.strides == _c_strides(self.shape, self.dtype.itemsize) or self.size <= 1
 
