@@ -61,6 +61,7 @@ typedef enum {
   FV_METHOD,  /* a method of an array value (a.transpose): type and v the array, builtin the method (lower.c) */
   FV_RECORD,  /* one record of an array of records (a[i], a record parameter): type the record type, tup.elems[0]
                * the array (FV_VAL), elems[1..] its i64 index per axis; fields are reached through mem.field */
+  FV_VECTOR,  /* a CUDA vector value (float32x4): type its vector type, tup its fields (FV_VAL scalars; vectors.c) */
 } FeValKind;
 
 typedef struct FeNamespace {
@@ -104,7 +105,7 @@ struct FeVal {
     struct {
       unsigned n;
       FeVal *elems;
-    } tup;           /* FV_TUPLE, FV_VIEW, FV_RECORD */
+    } tup;           /* FV_TUPLE, FV_VIEW, FV_RECORD, FV_VECTOR */
     struct {
       const char *s; /* FV_PATH, FV_STR, FV_EXCEPTION, FV_INVALID */
       size_t len;
@@ -279,7 +280,7 @@ struct FeCtx {
   X(MATH_ISNAN, "isnan") X(MATH_ISINF, "isinf") X(MATH_ISFINITE, "isfinite")             \
   X(MATH_PI, "pi") X(MATH_E, "e") X(MATH_TAU, "tau") X(MATH_INF, "inf") X(MATH_NAN, "nan")     \
   X(MATH_REMAINDER, "remainder") X(MATH_FREXP, "frexp") X(MATH_LDEXP, "ldexp")             \
-  X(MATH_MODF, "modf") X(SELP, "selp")
+  X(MATH_MODF, "modf") X(MATH_NEXTAFTER, "nextafter") X(SELP, "selp")
 
 typedef enum {
 #define X(id, name) BI_##id,
@@ -335,6 +336,8 @@ bool sema_is_prefix(FeCtx *fe, const char *path);
 /* Numba type named by a path ("numba.float32", "numpy.int32", "numba.types.uint8"), or NULL. */
 Type *sema_path_type(FeCtx *fe, const char *path);
 const char *sema_builtin_name(int bi);
+/* The i-th dotted path the frontend knows a builtin by ("math.sqrt", "numba.cuda.popc", ...), NULL past the last. */
+const char *sema_known_path(unsigned i);
 
 /* Operator typing with Numba's templates. op: the PyBinOp / PyCmpOp / PyUnaryOp of ast.h, in the
  * families below. Returns the chosen case (argument and result kinds), or NULL if none applies. */
@@ -391,6 +394,44 @@ unsigned num_fp16_nargs(int k);
 /* Builds the intrinsic on float16 inputs; its result (f16, i1 for comparisons, i32 for hisinf). */
 Value *num_fp16_emit(IrBuilder *b, int k, Value *const *in);
 
+/* ---- vectors.c: CUDA vector types ------------------------------------------------------------------------------ */
+/* A vector type's constructor is the builtin id FE_VECTOR_BASE + k ("numba.cuda.float32x4", aliases too), k in
+ * 0..39: base type k / 4 (int8 ... float64), k % 4 + 1 fields. */
+enum { FE_VECTOR_BASE = FE_FP16_BASE + 256, FE_VECTOR_COUNT = 40 };
+int vec_lookup(const char *name);  /* k of a type named by its name or an alias ("float32x4", "float4"), or -1 */
+const char *vec_name(int k);       /* numba-cuda's name: "float32x4" */
+Type *vec_type(IrContext *ctx, int k);
+/* The index of the field attr (x y z w) of vector type vt, or -1. */
+int vec_field(const Type *vt, const char *attr);
+/* Whether vt's constructor takes arguments of these types (numba-cuda's overloads; NULL: not a runtime value);
+ * else *why. */
+bool vec_ctor_accepts(const Type *vt, Type *const *args, unsigned n, const char **why);
+
+/* ---- sema.c: Python's operator module as functions ------------------------------------------------------------ */
+/* operator.add, operator.__add__, from operator import iadd...: the builtin id FE_OPERATOR_BASE + k. Each is lowered
+ * as the syntax it stands for (operator.add(a, b) as a + b, operator.getitem(a, i) as a[i]), as Numba types both
+ * with the same templates; the in-place forms (iadd...) as the plain operator, which is what they do on the immutable
+ * values of a kernel. */
+typedef enum {
+  OPF_BINOP,    /* op: PyBinOp */
+  OPF_CMP,      /* op: PyCmpOp */
+  OPF_UNARY,    /* op: PyUnaryOp (not_ included) */
+  OPF_CONTAINS, /* contains(a, b): b in a */
+  OPF_TRUTH,    /* numba-cuda types it for booleans only */
+  OPF_ABS,      /* numba-cuda types it for float16 only (cuda_fp16's operator.abs) */
+  OPF_GETITEM,  /* a[i] */
+  OPF_SETITEM,  /* a[i] = v */
+  OPF_UNTYPED,  /* a function of the module numba-cuda does not type in kernels (index, concat, ...) */
+} FeOperatorKind;
+typedef struct FeOperatorFn {
+  const char *name; /* "operator.add", "operator.iadd", "operator.not_" */
+  uint8_t kind;     /* FeOperatorKind */
+  uint8_t op;
+  uint8_t nargs;
+} FeOperatorFn;
+enum { FE_OPERATOR_BASE = FE_VECTOR_BASE + FE_VECTOR_COUNT };
+const FeOperatorFn *sema_operator_fn(int k);
+
 /* ---- lower.c ------------------------------------------------------------------------------------------ */
 /* Compiles one function for the given parameter shapes: a kernel (kernel attr) or a device function.
  * sym is its symbol name. declared: the signature it is compiled for (its return type is the function's),
@@ -405,14 +446,15 @@ FeVal lower_param_shape(FeCtx *fe, Type *t);
 
 /* ---- views.c ------------------------------------------------------------------------------------------- */
 /* One item of a basic index a[...]: an integer (lowered, wrapped and checked: an i64 in range), a slice
- * start:stop:step (bounds as written, i64, NULL when omitted; a nonzero constant step), None (a new axis of
- * extent 1) or an ellipsis. */
+ * start:stop:step (bounds as written, i64, NULL when omitted; a nonzero constant step, or one known at run time:
+ * view_build checks it is not 0 as Numba does, ValueError), None (a new axis of extent 1) or an ellipsis. */
 typedef enum { VI_INT, VI_SLICE, VI_NEWAXIS, VI_ELLIPSIS } ViewItemKind;
 typedef struct ViewItem {
   ViewItemKind kind;
   Value *index;            /* VI_INT */
   Value *start, *stop;     /* VI_SLICE */
   int64_t step;            /* VI_SLICE: 1 when not written */
+  Value *step_v;           /* VI_SLICE: the step (i64) when it is not a constant, else NULL */
   bool has_step;           /* VI_SLICE: a step was written (numba's slice3: the view is not contiguous) */
   int axis;                /* set by view_type: the array axis an integer or slice indexes (-1: none) */
 } ViewItem;
@@ -461,8 +503,8 @@ FeVal fe_module_value(FeCtx *fe, const char *path);
  * module level (np.array data included). Tuples are made by combining others, so without them a few lines
  * (T = (T, T), repeated) would make a tuple too deep for the recursive walks over it or too large to visit. */
 enum { FE_MAX_NESTING = 64, FE_MAX_CONST_ITEMS = 1 << 16 };
-/* Whether the tuple v holds at most max_items values (non-tuples, nested ones counted) and nests at most
- * FE_MAX_NESTING deep. Its elements are assumed to be such tuples (so the walk is bounded). */
+/* Whether the tuple v holds at most max_items values (non-tuples, nested ones and vectors' fields counted) and
+ * nests at most FE_MAX_NESTING deep. Its elements are assumed to be such tuples (so the walk is bounded). */
 bool fe_tuple_fits(const FeVal *v, unsigned max_items);
 /* Constants of type t as module-level constants are kept (i: integers and bools; unsigned ones as their bits). */
 FeVal fe_const_int(FeCtx *fe, Type *t, int64_t i);
