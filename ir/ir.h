@@ -47,7 +47,7 @@ typedef struct IrContext IrContext;
 
 /* ---------------------------------------------------------------------------------------------
  * Types (ir/types.c). Interned in an IrContext: equal types are the same pointer.
- * Text: i1 i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 ptr<f32, 1> array<f32, 2, C> tuple<i64, f32>
+ * Text: i1 i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 complex<f32> ptr<f32, 1> array<f32, 2, C> tuple<i64, f32>
  *       (i64, f32) -> (f32)   (function type; `() -> ()` for no parameters and results)
  *       record<a: f64 @0, b: i32 @8, h: f32[2, 3] @12; size 40, align 8, aligned>   (a NumPy structured
  *       dtype: named fields at byte offsets, each a scalar, a record, or a fixed-shape nested array of
@@ -57,6 +57,9 @@ typedef enum {
   TY_BOOL,   /* i1 */
   TY_INT,    /* bits 8/16/32/64, is_unsigned */
   TY_FLOAT,  /* bits 16/32/64 */
+  TY_COMPLEX,/* elem: f32 (complex64) or f64 (complex128); two floats (re, im) as NumPy lays them out: a value of
+              * the complex dialect, which lower-complex turns into its two floats before the simulator and
+              * the backend see it (arrays keep complex elements) */
   TY_PTR,    /* elem, addrspace (0 generic, 1 global, 3 shared, 4 const, 5 local) */
   TY_ARRAY,  /* elem (a scalar or record type), rank >= 1, layout C/F/A: data pointer + shape + strides */
   TY_TUPLE,  /* n elems */
@@ -102,6 +105,7 @@ void ir_context_free(IrContext *ctx);
 Type *ty_bool(IrContext *ctx);
 Type *ty_int(IrContext *ctx, unsigned bits, bool is_unsigned);
 Type *ty_float(IrContext *ctx, unsigned bits);
+Type *ty_complex(IrContext *ctx, Type *elem);  /* elem: f32 or f64 */
 Type *ty_ptr(IrContext *ctx, Type *elem, unsigned addrspace);
 Type *ty_array(IrContext *ctx, Type *elem, unsigned rank, char layout);
 Type *ty_tuple(IrContext *ctx, unsigned n, Type *const *elems);
@@ -128,16 +132,19 @@ static inline bool ty_is_bool(const Type *t) { return t->kind == TY_BOOL; }
 static inline bool ty_is_int_or_bool(const Type *t) { return t->kind == TY_INT || t->kind == TY_BOOL; }
 static inline bool ty_is_float(const Type *t) { return t->kind == TY_FLOAT; }
 static inline bool ty_is_scalar(const Type *t) { return t->kind <= TY_FLOAT; }
+static inline bool ty_is_complex(const Type *t) { return t->kind == TY_COMPLEX; }
+/* A scalar or a complex number: what an array may hold. */
+static inline bool ty_is_number(const Type *t) { return t->kind <= TY_COMPLEX; }
 static inline bool ty_is_array(const Type *t) { return t->kind == TY_ARRAY; }
 static inline bool ty_is_record(const Type *t) { return t->kind == TY_RECORD; }
 /* What an array may hold: a scalar or a record. */
-static inline bool ty_is_element(const Type *t) { return ty_is_scalar(t) || t->kind == TY_RECORD; }
+static inline bool ty_is_element(const Type *t) { return ty_is_number(t) || t->kind == TY_RECORD; }
 /* The rank of a parameter of type t in the kernel ABI (kfront/abi.h): an array's rank; 1 for a record (passed as
  * an array of one record); 0 for a scalar. */
 static inline unsigned ty_abi_rank(const Type *t) { return t->kind == TY_ARRAY ? t->rank : t->kind == TY_RECORD ? 1 : 0; }
 /* The element type of a parameter passed as an array (ty_abi_rank > 0): an array's elements, or the record. */
 static inline Type *ty_abi_elem(Type *t) { return t->kind == TY_RECORD ? t : t->elem; }
-/* Size in bytes of a scalar, pointer or record type (i1 counts as 1). */
+/* Size in bytes of a scalar, complex, pointer or record type (i1 counts as 1; complex: two floats). */
 unsigned ty_size(const Type *t);
 void ty_print(const Type *t, StrBuf *out);
 /* Parses one type from text[*pos..]; advances *pos. NULL (and *pos unchanged) on failure. */
