@@ -32,6 +32,16 @@ const char *kf_dtype_name(kf_dtype t) { return rt_dtype_name(t); }
 kf_status kf_dtype_parse(const char *text, kf_dtype *out) {
   return rt_dtype_parse(text, out) ? KF_OK : KF_ERROR_INVALID_INPUT;
 }
+kf_status kf_dtype_record(kf_context *ctx, const char *spelling, kf_dtype *out) {
+  API_CONTEXT(ctx);
+  const char *why = "no spelling given";
+  if (spelling && rt_record_dtype_parse(spelling, out, &why)) return KF_OK;
+  diag_error(&ctx->diag, srcloc("<record dtype>", 0, 0), "invalid record dtype '%s': %s", spelling ? spelling : "",
+             why);
+  return KF_ERROR_INVALID_INPUT;
+}
+int kf_dtype_is_record(kf_dtype t) { return rt_dtype_is_record(t); }
+size_t kf_dtype_alignment(kf_dtype t) { return rt_dtype_align(t); }
 void kf_array_init(kf_array *a, void *data, kf_memory memory, kf_dtype dtype, unsigned ndim, const int64_t *shape,
                    char order) {
   rt_array_init(a, data, memory, dtype, ndim, shape, order);
@@ -95,7 +105,20 @@ kf_status kf_npy_load(kf_context *ctx, const char *path, kf_array *out) {
     diag_error(&ctx->diag, srcloc(path, 0, 0), "%s", err);
     return errno == ENOENT && strstr(err, "cannot open") ? KF_ERROR_NOT_FOUND : KF_ERROR_INVALID_INPUT;
   }
-  rt_array_init(out, n.data, KF_MEMORY_HOST, npy_to_dtype[n.type], n.ndim, n.shape, n.fortran_order ? 'F' : 'C');
+  kf_dtype dt = KF_BOOL;
+  if (n.type == NPY_RECORD) { /* a structured dtype: its record dtype */
+    const char *why;
+    bool ok = rt_record_dtype_parse(n.record, &dt, &why);
+    if (!ok) diag_error(&ctx->diag, srcloc(path, 0, 0), "unsupported structured dtype %s: %s", n.record, why);
+    npy_free_record(&n);
+    if (!ok) {
+      mem_free(n.data);
+      return KF_ERROR_INVALID_INPUT;
+    }
+  } else {
+    dt = npy_to_dtype[n.type];
+  }
+  rt_array_init(out, n.data, KF_MEMORY_HOST, dt, n.ndim, n.shape, n.fortran_order ? 'F' : 'C');
   return KF_OK;
 }
 
@@ -112,6 +135,17 @@ kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
   NpyArray n = {.ndim = a->ndim};
   for (int t = 0; t < NPY__COUNT; t++)
     if (npy_to_dtype[t] == a->dtype) n.type = (NpyType)t;
+  StrBuf descr;
+  sb_init(&descr);
+  if (rt_dtype_is_record(a->dtype)) { /* a record: NumPy's descr list of it */
+    if (!rt_record_descr(a->dtype, &descr)) {
+      sb_free(&descr);
+      return api_out_of_memory(ctx);
+    }
+    n.type = NPY_RECORD;
+    n.descr = (char *)sb_cstr(&descr);
+    n.itemsize = rt_dtype_size(a->dtype);
+  }
   for (unsigned d = 0; d < a->ndim; d++) n.shape[d] = a->shape[d];
   n.nbytes = rt_array_size(a) * rt_dtype_size(a->dtype);
   char *copy = NULL;
@@ -122,7 +156,10 @@ kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
     n.fortran_order = a->ndim > 1;
   } else {
     copy = mem_alloc(n.nbytes ? n.nbytes : 1);
-    if (!copy) return api_out_of_memory(ctx);
+    if (!copy) {
+      sb_free(&descr);
+      return api_out_of_memory(ctx);
+    }
     rt_array_gather(a, copy);
     n.data = copy;
   }
@@ -130,6 +167,7 @@ kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
   errno = 0;
   bool ok = npy_write_file(path, &n, err, sizeof err);
   mem_free(copy);
+  sb_free(&descr);
   if (!ok && errno == ENOMEM) return api_out_of_memory(ctx);
   if (!ok) {
     diag_error(&ctx->diag, srcloc(path, 0, 0), "%s", err);
@@ -563,6 +601,10 @@ kf_status kf_kernel_param(kf_kernel *k, unsigned i, kf_param_info *out) {
     out->ndim = t->rank;
     out->layout = t->layout == LAYOUT_C ? 'C' : t->layout == LAYOUT_F ? 'F' : 'A';
     t = t->elem;
+  } else if (t->kind == TY_RECORD) { /* one record: a 0-d array of its dtype */
+    out->kind = KF_ARG_ARRAY;
+    out->ndim = 0;
+    out->layout = 'C';
   } else {
     out->kind = KF_ARG_SCALAR;
   }

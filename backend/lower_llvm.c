@@ -50,6 +50,7 @@ typedef struct ArrVal {
   unsigned rank;
   LLVMValueRef *shape;   /* rank i64 values */
   LLVMValueRef *stride;  /* rank i64 values, bytes */
+  unsigned align;        /* alignment its elements are known to have, in bytes; 0: their size (natural) */
 } ArrVal;
 
 typedef struct Slot {
@@ -172,6 +173,7 @@ static LLVMTypeRef reg_type(Lower *L, const Type *t) {
 
 static LLVMTypeRef mem_type(Lower *L, const Type *t) {
   if (t->kind == TY_BOOL) return L->t_i8;
+  if (t->kind == TY_RECORD) return LLVMArrayType(L->t_i8, t->size); /* its fields are reached by mem.field */
   /* complex elements (lower-complex leaves them in memory only, read and written as their two floats) */
   if (t->kind == TY_COMPLEX) return LLVMArrayType(reg_type(L, t->elem), 2);
   if (t->kind == TY_ARRAY || t->kind == TY_TUPLE || t->kind == TY_FUNC) return L->t_i8;
@@ -179,6 +181,12 @@ static LLVMTypeRef mem_type(Lower *L, const Type *t) {
 }
 
 static unsigned mem_size(const Type *t) { return t->kind == TY_BOOL ? 1 : ty_size(t); }
+
+/* The alignment of a load or store of an element of a: natural unless a is a field of packed records. */
+static unsigned access_align(const ArrVal *a, const Type *elem) {
+  unsigned n = mem_size(elem);
+  return a->align && a->align < n ? a->align : n;
+}
 
 /* Converts a loaded memory value to its register form, and back. */
 static LLVMValueRef from_mem(Lower *L, const Type *t, LLVMValueRef v) {
@@ -331,9 +339,9 @@ static const char *param_base_name(Lower *L, const Op *func, unsigned i) {
 
 /* Appends the LLVM parameter types of one kir parameter (the kernel ABI). */
 static bool abi_param_types(Lower *L, const Op *func, Type *t, bool kernel, LLVMTypeRef *out, unsigned *n) {
-  if (t->kind == TY_ARRAY) {
-    out[(*n)++] = LLVMPointerType(mem_type(L, t->elem), 0);
-    for (unsigned k = 0; k < 2 * t->rank; k++) out[(*n)++] = L->t_i64;
+  if (ty_abi_rank(t)) { /* an array; a record as an array of one */
+    out[(*n)++] = LLVMPointerType(mem_type(L, ty_abi_elem(t)), 0);
+    for (unsigned k = 0; k < 2 * ty_abi_rank(t); k++) out[(*n)++] = L->t_i64;
     return true;
   }
   if (t->kind == TY_BOOL) {
@@ -346,7 +354,7 @@ static bool abi_param_types(Lower *L, const Op *func, Type *t, bool kernel, LLVM
   return true;
 }
 
-static unsigned abi_param_count(const Type *t) { return t->kind == TY_ARRAY ? 1 + 2 * t->rank : 1; }
+static unsigned abi_param_count(const Type *t) { return ty_abi_rank(t) ? 1 + 2 * ty_abi_rank(t) : 1; }
 
 static bool note_callee(Op *op, void *user) {
   Lower *L = user;
@@ -399,15 +407,15 @@ static bool declare_function(Lower *L, Op *op) {
   for (unsigned i = 0; i < fty->n; i++) {
     const char *base = param_base_name(L, op, i);
     Type *t = fty->elems[i];
-    if (t->kind == TY_ARRAY) {
+    if (ty_abi_rank(t)) {
       char buf[256];
       snprintf(buf, sizeof buf, "%s_data", base);
       LLVMSetValueName2(LLVMGetParam(fi->fn, k++), buf, strlen(buf));
-      for (unsigned d = 0; d < t->rank; d++) {
+      for (unsigned d = 0; d < ty_abi_rank(t); d++) {
         snprintf(buf, sizeof buf, "%s_shape%u", base, d);
         LLVMSetValueName2(LLVMGetParam(fi->fn, k++), buf, strlen(buf));
       }
-      for (unsigned d = 0; d < t->rank; d++) {
+      for (unsigned d = 0; d < ty_abi_rank(t); d++) {
         snprintf(buf, sizeof buf, "%s_stride%u", base, d);
         LLVMSetValueName2(LLVMGetParam(fi->fn, k++), buf, strlen(buf));
       }
@@ -1600,6 +1608,41 @@ static bool lower_reinterpret(Lower *L, Op *op) {
   return true;
 }
 
+/* mem.field: data + the field's offset as a pointer to the field's elements, the array's shape and strides, then
+ * the nested shape with C-contiguous strides. The elements' alignment is what the records' guarantees: every
+ * record starts at a multiple of the array's (power-of-two) alignment, the field at its offset in it. */
+static bool lower_field(Lower *L, Op *op) {
+  ArrVal *a = operand_arr(L, op, 0);
+  if (!a) return false;
+  Type *rec = op_operand(op, 0)->type->elem, *t = op->results[0].type;
+  const char *name = ir_op_attr_str(op, "name");
+  int k = name ? ty_record_field(rec, name, strlen(name)) : -1;
+  if (k < 0) return fail(L, op, "malformed mem.field");
+  const RecordField *f = &rec->fields[k];
+  ArrVal *v = new_arr(L, t->rank);
+  v->as = a->as;
+  LLVMValueRef off = ci64(L, f->offset);
+  LLVMValueRef p8 = LLVMBuildBitCast(L->b, a->data, LLVMPointerType(L->t_i8, a->as), "");
+  p8 = LLVMBuildInBoundsGEP2(L->b, L->t_i8, p8, &off, 1, "");
+  v->data = LLVMBuildBitCast(L->b, p8, LLVMPointerType(mem_type(L, t->elem), a->as), "");
+  for (unsigned d = 0; d < a->rank; d++) {
+    v->shape[d] = a->shape[d];
+    v->stride[d] = a->stride[d];
+  }
+  int64_t stride = mem_size(t->elem);
+  for (unsigned d = f->ndims; d-- > 0;) {
+    v->shape[a->rank + d] = ci64(L, f->dims[d]);
+    v->stride[a->rank + d] = ci64(L, stride);
+    stride *= f->dims[d];
+  }
+  unsigned base = a->align ? a->align : rec->align;
+  unsigned align = base;
+  while (align > 1 && (f->offset % align || rec->size % align)) align /= 2;
+  v->align = align ? align : 1;
+  set_arr(L, &op->results[0], v);
+  return true;
+}
+
 static bool lower_mem_op(Lower *L, Op *op) {
   switch (op->kind) {
   case OP_DIM:
@@ -1645,7 +1688,7 @@ static bool lower_mem_op(Lower *L, Op *op) {
     LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[1], op->noperands - 1, op);
     if (!p) return false;
     LLVMValueRef v = LLVMBuildLoad2(L->b, mem_type(L, elem), p, "");
-    LLVMSetAlignment(v, mem_size(elem));
+    LLVMSetAlignment(v, access_align(a, elem));
     set(L, &op->results[0], from_mem(L, elem, v));
     return true;
   }
@@ -1657,7 +1700,7 @@ static bool lower_mem_op(Lower *L, Op *op) {
     LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[2], op->noperands - 2, op);
     if (!p) return false;
     LLVMValueRef st = LLVMBuildStore(L->b, to_mem(L, elem, v), p);
-    LLVMSetAlignment(st, mem_size(elem));
+    LLVMSetAlignment(st, access_align(a, elem));
     return true;
   }
   case OP_ALLOCA: {
@@ -1720,6 +1763,13 @@ static bool lower_mem_op(Lower *L, Op *op) {
   }
   case OP_SUBVIEW: return lower_subview(L, op);
   case OP_REINTERPRET: return lower_reinterpret(L, op);
+  case OP_FIELD: return lower_field(L, op);
+  case OP_RECORD_ARRAY: { /* the parameter's array of one record, as it came */
+    ArrVal *a = get_arr(L, op_operand(op, 0));
+    if (!a) return fail(L, op, "record operand of mem.record_array is not available");
+    set_arr(L, &op->results[0], a);
+    return true;
+  }
   default: return fail(L, op, "cannot lower '%s'", op_name(op));
   }
 }
@@ -2174,7 +2224,7 @@ static bool lower_op(Lower *L, Op *op) {
   case OP_BR: return lower_br(L, op);
   case OP_COND_BR: return lower_cond_br(L, op);
   case OP_DIM: case OP_STRIDE: case OP_SIZE: case OP_DATA: case OP_ADDR: case OP_LOAD: case OP_STORE:
-  case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_SUBVIEW: case OP_REINTERPRET:
+  case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_SUBVIEW: case OP_REINTERPRET: case OP_FIELD: case OP_RECORD_ARRAY:
     return lower_mem_op(L, op);
   case OP_THREAD_ID: case OP_BLOCK_ID: case OP_BLOCK_DIM: case OP_GRID_DIM: case OP_LANE_ID: case OP_WARP_SIZE:
   case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_FENCE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
@@ -2296,10 +2346,10 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
   for (unsigned i = 0; i < fty->n; i++) {
     Type *t = fty->elems[i];
     Value *arg = entry->args[i];
-    if (t->kind == TY_ARRAY) {
-      ArrVal *a = new_arr(L, t->rank);
+    if (ty_abi_rank(t)) { /* an array; a record, as an array of one (mem.record_array reads it) */
+      ArrVal *a = new_arr(L, ty_abi_rank(t));
       LLVMValueRef data = LLVMGetParam(fi->fn, k++);
-      LLVMTypeRef et = mem_type(L, t->elem);
+      LLVMTypeRef et = mem_type(L, ty_abi_elem(t));
       if (fi->kernel) {
         /* kernel arrays live in global memory: loads and stores become ld.global/st.global */
         a->data = LLVMBuildAddrSpaceCast(L->b, data, LLVMPointerType(et, ADDR_GLOBAL), "");
@@ -2308,9 +2358,10 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
         a->data = data;
         a->as = 0;
       }
-      for (unsigned d = 0; d < t->rank; d++) a->shape[d] = LLVMGetParam(fi->fn, k++);
-      for (unsigned d = 0; d < t->rank; d++) a->stride[d] = LLVMGetParam(fi->fn, k++);
-      known_element_stride(L, a, t);
+      for (unsigned d = 0; d < a->rank; d++) a->shape[d] = LLVMGetParam(fi->fn, k++);
+      for (unsigned d = 0; d < a->rank; d++) a->stride[d] = LLVMGetParam(fi->fn, k++);
+      if (t->kind == TY_ARRAY) known_element_stride(L, a, t);
+      else a->shape[0] = ci64(L, 1), a->stride[0] = ci64(L, t->size);
       set_arr(L, arg, a);
     } else {
       LLVMValueRef p = LLVMGetParam(fi->fn, k++);

@@ -125,4 +125,13 @@ typedef struct FeLayout {
 bool fe_layout_parse(const char *text, FeLayout *out);
 static inline unsigned fe_layout_ndims(const FeLayout *l, unsigned arg) { return l->first[arg + 1] - l->first[arg]; }
 
+/* ---- records (records.c) ----
+ * Numba's spelling of a record type (a NumPy structured dtype), the one grammar for signatures, the runtime's
+ * record dtypes and kernel signatures:
+ *   Record(a[type=float64;offset=0],h[type=nestedarray(float32, (2,));offset=8],r[type=Record(...);offset=16];32;True)
+ * Parses one from s[*pos..len) (pos may be NULL: from 0), advancing *pos; NULL with *why set when malformed. */
+Type *fe_record_parse(IrContext *ctx, const char *s, size_t len, size_t *pos, const char **why);
+/* Writes the spelling of a record type (a scalar field type: its Numba name). */
+void fe_record_spell(const Type *t, StrBuf *out);
+
 #endif

@@ -59,6 +59,8 @@ typedef enum {
   FV_EXCEPTION, /* an exception class kernels may raise: str.s its name on the host ("ValueError", "mod.MyError") */
   FV_INVALID, /* a name the embedder bound to something kfront cannot use: str.s says why (never a value) */
   FV_METHOD,  /* a method of an array value (a.transpose): type and v the array, builtin the method (lower.c) */
+  FV_RECORD,  /* one record of an array of records (a[i], a record parameter): type the record type, tup.elems[0]
+               * the array (FV_VAL), elems[1..] its i64 index per axis; fields are reached through mem.field */
   FV_VECTOR,  /* a CUDA vector value (float32x4): type its vector type, tup its fields (FV_VAL scalars; vectors.c) */
 } FeValKind;
 
@@ -103,7 +105,7 @@ struct FeVal {
     struct {
       unsigned n;
       FeVal *elems;
-    } tup;           /* FV_TUPLE, FV_VIEW, FV_VECTOR */
+    } tup;           /* FV_TUPLE, FV_VIEW, FV_RECORD, FV_VECTOR */
     struct {
       const char *s; /* FV_PATH, FV_STR, FV_EXCEPTION, FV_INVALID */
       size_t len;
@@ -236,7 +238,11 @@ struct FeCtx {
   StrMap *cmath_funcs;     /* cmath.c: name -> FeFunc* of its Python source (NULL until first used) */
   StrMap *cmath_scope;     /* the names that source sees (math, cmath) */
   FeSource *random_src;    /* numba.cuda.random's prelude once read (random.c), else NULL */
+  Type **records;          /* record types read from signature text (FE_RECORD_PLACEHOLDER<k> names records[k]) */
+  unsigned nrecords, records_cap;
 };
+#define FE_RECORD_PLACEHOLDER "__kf_rec"
+
 
 /* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python ----------------------- */
 #define FE_BUILTINS(X)                                                                     \

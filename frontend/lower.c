@@ -178,6 +178,7 @@ static const char *vname(Lower *L, const FeVal *v) {
     return s;
   }
   case FV_VIEW:
+  case FV_RECORD:
   case FV_VECTOR: return tname(L, v->type);
   case FV_PATH: return arena_printf(&L->fe->arena, "module '%s'", v->str.s);
   case FV_BUILTIN:
@@ -201,7 +202,8 @@ static const char *vname(Lower *L, const FeVal *v) {
 static void note_type(Lower *L, unsigned i, const FeVal *v) {
   const FeOptions *o = L->fe->opts;
   if (!o || !o->on_type || i >= L->fn->nlocals || L->fn->kind == FN_TEMPLATE) return;
-  if (v->kind != FV_VAL && v->kind != FV_TUPLE && v->kind != FV_VIEW && v->kind != FV_VECTOR) return;
+  if (v->kind != FV_VAL && v->kind != FV_TUPLE && v->kind != FV_VIEW && v->kind != FV_RECORD && v->kind != FV_VECTOR)
+    return;
   if (L->nnotes == L->notes_cap) {
     L->notes_cap = L->notes_cap ? 2 * L->notes_cap : 32;
     Note *n = ARENA_ARRAY(&L->fe->arena, Note, L->notes_cap);
@@ -359,6 +361,7 @@ static bool fv_same(const FeVal *a, const FeVal *b) {
     return a->is_const && b->is_const && a->c.i == b->c.i;
   case FV_TUPLE:
   case FV_VIEW:
+  case FV_RECORD:
   case FV_VECTOR:
     if (a->tup.n != b->tup.n || (a->kind == FV_VECTOR && a->type != b->type)) return false;
     for (unsigned i = 0; i < a->tup.n; i++)
@@ -465,6 +468,9 @@ static Type *merge_type(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, co
     if (a->kind == FV_VIEW || b->kind == FV_VIEW)
       lerr(L, loc, "'%s' holds an array view (a[i] of an array of higher rank) that differs between paths; "
                "index the array directly", var);
+    else if (a->kind == FV_RECORD || b->kind == FV_RECORD)
+      lerr(L, loc, "'%s' holds a record (a[i]) that differs between paths, which kfront does not support; "
+               "index the array directly (a[k].x with k chosen on the paths)", var);
     else
       lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, a), vname(L, b), var);
     return NULL;
@@ -898,6 +904,9 @@ static FeVal dims_tuple(Lower *L, Value *arr, unsigned first, unsigned rank) {
 }
 
 static FeVal array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc aloc);
+static FeVal load_element(Lower *L, Value *base, Value **idx);
+static FeVal record_field(Lower *L, const FeVal *r, const char *name, size_t len, SrcLoc loc, Value **base,
+                          Value **idx);
 
 /* e.attr, given the value v of e (lowered by lower_expr's loop over the chain). */
 static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
@@ -979,6 +988,12 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
       return r;
     }
     return array_attribute(L, &v, a, aloc);
+  }
+  case FV_RECORD: {
+    Value *base, *idx[32];
+    FeVal r = record_field(L, &v, a, strlen(a), aloc, &base, idx);
+    if (r.kind != FV_VAL || r.v) return r;
+    return load_element(L, base, idx);
   }
   default: return lerr(L, aloc, "unknown attribute '%s' of %s", a, vname(L, &v));
   }
@@ -1075,7 +1090,11 @@ static FeVal index_array(Lower *L, const FeVal *a, const FeVal *ix, unsigned n, 
   return v;
 }
 
+static FeVal record_ref(Lower *L, Value *arr, Value *const *idx);
+
+/* base[idx...]: its value (a scalar), or a reference to it (a record). */
 static FeVal load_element(Lower *L, Value *base, Value **idx) {
+  if (ty_is_record(base->type->elem)) return record_ref(L, base, idx);
   unsigned rank = base->type->rank;
   Value *ops[33];
   ops[0] = base;
@@ -1091,6 +1110,221 @@ static void store_element(Lower *L, Value *base, Value **idx, Value *v) {
   ops[1] = base;
   for (unsigned k = 0; k < rank; k++) ops[2 + k] = idx[k];
   ib_op(&L->b, OP_STORE, 2 + rank, ops, 0, NULL, 0);
+}
+
+/* ---- records (NumPy structured dtypes) -----------------------------------------------------------------------
+ * A record is reached as FV_RECORD: the array of records it is in and its (checked) index per axis. A field is
+ * the mem.field view of that array at the same indices: a scalar field is loaded or stored there, a nested record
+ * is an FV_RECORD of the field view, a nested array the FV_VIEW of the field view with the record's indices fixed
+ * (r.v[j] is then checked against the nested extent as any view access). Assigning a whole record, or a whole
+ * nested array, copies it value by value. */
+
+enum { MAX_RECORD_COPY = 4096 };
+static void emit_raise(Lower *L, Value *cond, const char *text, SrcLoc loc); /* values one record or nested-array assignment may copy (unrolled) */
+
+static FeVal record_ref(Lower *L, Value *arr, Value *const *idx) {
+  unsigned rank = arr->type->rank;
+  FeVal r = {.kind = FV_RECORD, .type = arr->type->elem};
+  r.tup.n = 1 + rank;
+  r.tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, 1 + rank);
+  r.tup.elems[0] = val(arr->type, arr);
+  for (unsigned k = 0; k < rank; k++) r.tup.elems[1 + k] = val(ty_i64(L->ctx), idx[k]);
+  return r;
+}
+
+/* The array of the field k of every record of arr (mem.field). */
+static Value *field_array(Lower *L, Value *arr, unsigned k) {
+  Type *rec = arr->type->elem;
+  const RecordField *f = &rec->fields[k];
+  Type *t = ty_array(L->ctx, rec->elems[k], arr->type->rank + f->ndims, LAYOUT_A);
+  Op *op = ib_op(&L->b, OP_FIELD, 1, &arr, 1, &t, 0);
+  ir_op_set_attr(L->m, op, "name", attr_str(L->m, f->name));
+  return op_result(op, 0);
+}
+
+static const char *record_fields_list(Lower *L, const Type *rec) {
+  StrBuf b;
+  sb_init(&b);
+  for (unsigned i = 0; i < rec->n; i++) sb_printf(&b, "%s%s", i ? ", " : "", rec->fields[i].name);
+  const char *s = arena_strdup(&L->fe->arena, sb_cstr(&b));
+  sb_free(&b);
+  return s;
+}
+
+/* Field k of the record r: a scalar field as val(type, NULL) with *base and idx (the record's indices) where it
+ * is; a nested record as FV_RECORD; a nested array as FV_VIEW. */
+static FeVal record_field_at(Lower *L, const FeVal *r, unsigned k, SrcLoc loc, Value **base, Value **idx) {
+  Value *arr = r->tup.elems[0].v;
+  unsigned rank = r->tup.n - 1;
+  /* as Numba's CUDA target (strict alignment): a field must sit at a multiple of its type's alignment in its
+   * record (a packed record's fields are then read a byte at a time when its itemsize does not keep them aligned) */
+  const RecordField *rf = &r->type->fields[k];
+  if (rf->offset % ty_align(r->type->elems[k]))
+    return lerr(L, loc, "%s.%s of type %s is not aligned", tname(L, r->type), rf->name, tname(L, r->type->elems[k]));
+  at(L, loc);
+  Value *fa = field_array(L, arr, k);
+  const RecordField *f = &r->type->fields[k];
+  Value *ridx[32];
+  for (unsigned i = 0; i < rank; i++) ridx[i] = idx[i] = r->tup.elems[1 + i].v;
+  if (f->ndims) {
+    FeVal v = {.kind = FV_VIEW};
+    v.type = ty_array(L->ctx, fa->type->elem, f->ndims, LAYOUT_C);
+    v.tup.n = 1 + rank;
+    v.tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, 1 + rank);
+    v.tup.elems[0] = val(fa->type, fa);
+    for (unsigned i = 0; i < rank; i++) v.tup.elems[1 + i] = val(ty_i64(L->ctx), ridx[i]);
+    return v;
+  }
+  if (ty_is_record(fa->type->elem)) return record_ref(L, fa, ridx);
+  *base = fa;
+  return val(fa->type->elem, NULL);
+}
+
+/* r.name or r['name']. */
+static FeVal record_field(Lower *L, const FeVal *r, const char *name, size_t len, SrcLoc loc, Value **base,
+                          Value **idx) {
+  int k = ty_record_field(r->type, name, len);
+  if (k < 0)
+    return lerr(L, loc, "record has no field '%.*s' (its fields: %s)", (int)len, name, record_fields_list(L, r->type));
+  return record_field_at(L, r, (unsigned)k, loc, base, idx);
+}
+
+/* r[index]: a field by name (a constant string) or by position (a constant integer), as Numba allows. */
+static FeVal record_item(Lower *L, const FeVal *r, const PyExpr *ie, Value **base, Value **idx) {
+  FeVal i = lower_expr(L, ie);
+  if (i.kind == FV_POISON) return i;
+  if (i.kind == FV_STR) return record_field(L, r, i.str.s, i.str.len, ie->loc, base, idx);
+  if (is_const_int(&i) && i.type->kind == TY_INT) {
+    int64_t k = i.c.i < 0 ? i.c.i + (int64_t)r->type->n : i.c.i;
+    if (k < 0 || k >= (int64_t)r->type->n)
+      return lerr(L, ie->loc, "record field index %lld is out of range for a record of %u fields", (long long)i.c.i,
+                  r->type->n);
+    return record_field_at(L, r, (unsigned)k, ie->loc, base, idx);
+  }
+  return lerr(L, ie->loc, "a record is indexed by a field name or a constant integer, not %s", vname(L, &i));
+}
+
+/* The nested shape of the field array that an FV_VIEW of a nested-array field walks (its trailing axes). */
+static unsigned nested_dims(const FeVal *v, unsigned *dims) {
+  Value *fa = v->tup.elems[0].v;
+  const Op *d = fa->def;
+  if (!d || d->kind != OP_FIELD) return 0;
+  Type *rec = op_operand(d, 0)->type->elem;
+  const char *name = ir_op_attr_str(d, "name");
+  int k = name ? ty_record_field(rec, name, strlen(name)) : -1;
+  if (k < 0) return 0;
+  for (unsigned i = 0; i < rec->fields[k].ndims; i++) dims[i] = rec->fields[k].dims[i];
+  return rec->fields[k].ndims;
+}
+
+static bool is_nested_view(const FeVal *v) {
+  unsigned dims[TY_MAX_FIELD_DIMS];
+  return v->kind == FV_VIEW && nested_dims(v, dims) && v->tup.n - 1 + nested_dims(v, dims) == v->tup.elems[0].v->type->rank;
+}
+
+static void store_element(Lower *L, Value *base, Value **idx, Value *v);
+
+/* Copies element by element: every value of the record (elem a record) or scalar at src[sidx] to dst[didx]. */
+static bool copy_values(Lower *L, Value *dst, Value **didx, Value *src, Value **sidx, unsigned *budget, SrcLoc loc) {
+  Type *et = dst->type->elem;
+  if (!ty_is_record(et)) {
+    if ((*budget)-- == 0) {
+      lerr(L, loc, "kfront copies records and nested arrays value by value, at most %d values in one assignment",
+           MAX_RECORD_COPY);
+      return false;
+    }
+    FeVal x = load_element(L, src, sidx);
+    store_element(L, dst, didx, x.v);
+    return true;
+  }
+  unsigned rank = dst->type->rank, srank = src->type->rank;
+  for (unsigned k = 0; k < et->n; k++) {
+    const RecordField *f = &et->fields[k];
+    Value *fd = field_array(L, dst, k), *fs = field_array(L, src, k);
+    Value *di[40], *si[40];
+    for (unsigned i = 0; i < rank; i++) di[i] = didx[i];
+    for (unsigned i = 0; i < srank; i++) si[i] = sidx[i];
+    unsigned count = ty_field_count(f);
+    for (unsigned e = 0; e < count; e++) {
+      unsigned rest = e;
+      for (unsigned d = f->ndims; d-- > 0;) {
+        Value *c = ib_const_int(&L->b, ty_i64(L->ctx), rest % f->dims[d]);
+        di[rank + d] = si[srank + d] = c;
+        rest /= f->dims[d];
+      }
+      if (!copy_values(L, fd, di, fs, si, budget, loc)) return false;
+    }
+  }
+  return true;
+}
+
+/* target = v where target is a whole record (FV_RECORD) or nested array (an FV_VIEW of a nested-array field). */
+static void assign_composite(Lower *L, const FeVal *target, FeVal v, SrcLoc tloc, SrcLoc vloc) {
+  if (v.kind == FV_POISON) return;
+  unsigned budget = MAX_RECORD_COPY;
+  at(L, tloc);
+  if (target->kind == FV_RECORD) {
+    if (v.kind != FV_RECORD || v.type != target->type) {
+      lerr(L, vloc, "cannot assign %s to a record of type %s", vname(L, &v), tname(L, target->type));
+      return;
+    }
+    Value *di[32], *si[32];
+    for (unsigned i = 0; i + 1 < target->tup.n; i++) di[i] = target->tup.elems[1 + i].v;
+    for (unsigned i = 0; i + 1 < v.tup.n; i++) si[i] = v.tup.elems[1 + i].v;
+    copy_values(L, target->tup.elems[0].v, di, v.tup.elems[0].v, si, &budget, vloc);
+    return;
+  }
+  /* a nested array, from a nested array of the same shape or from an array of its shape (checked at run time:
+   * ValueError otherwise) */
+  unsigned dims[TY_MAX_FIELD_DIMS], nd = nested_dims(target, dims);
+  Value *dst = target->tup.elems[0].v;
+  unsigned fixed = target->tup.n - 1;
+  Value *src;
+  unsigned sfixed = 0;
+  Value *si[40], *di[40];
+  for (unsigned i = 0; i < fixed; i++) di[i] = target->tup.elems[1 + i].v;
+  if (is_nested_view(&v)) {
+    unsigned sd[TY_MAX_FIELD_DIMS], snd = nested_dims(&v, sd);
+    bool same = snd == nd && v.tup.elems[0].v->type->elem == dst->type->elem;
+    for (unsigned i = 0; same && i < nd; i++) same = sd[i] == dims[i];
+    if (!same) {
+      lerr(L, vloc, "cannot assign %s to a nested array of type %s", vname(L, &v), tname(L, target->type));
+      return;
+    }
+    src = v.tup.elems[0].v;
+    sfixed = v.tup.n - 1;
+    for (unsigned i = 0; i < sfixed; i++) si[i] = v.tup.elems[1 + i].v;
+  } else if (is_array(&v) && v.type->rank == nd && !ty_is_record(v.type->elem) && !ty_is_record(dst->type->elem)) {
+    src = v.v;
+    Value *ok = ib_const_bool(&L->b, true);
+    for (unsigned d = 0; d < nd; d++) {
+      Value *eq = ib_cmpi(&L->b, "eq", ib_dim(&L->b, src, d), ib_const_int(&L->b, ty_i64(L->ctx), dims[d]));
+      ok = ib_binary(&L->b, OP_ANDI, ok, eq);
+    }
+    Value *bad = ib_binary(&L->b, OP_XORI, ok, ib_const_bool(&L->b, true));
+    emit_raise(L, bad, "ValueError: cannot assign an array of another shape to a nested array", tloc);
+  } else {
+    lerr(L, vloc, "cannot assign %s to a nested array of type %s (kfront assigns a nested array of the same shape or "
+                  "an array of that shape)", vname(L, &v), tname(L, target->type));
+    return;
+  }
+  unsigned count = 1;
+  for (unsigned d = 0; d < nd; d++) count *= dims[d];
+  for (unsigned e = 0; e < count; e++) {
+    unsigned rest = e;
+    for (unsigned d = nd; d-- > 0;) {
+      Value *c = ib_const_int(&L->b, ty_i64(L->ctx), rest % dims[d]);
+      di[fixed + d] = si[sfixed + d] = c;
+      rest /= dims[d];
+    }
+    Value *sv = src;
+    if (sv->type->elem != dst->type->elem && !ty_is_record(dst->type->elem)) { /* an array of another dtype */
+      FeVal x = load_element(L, src, si);
+      store_element(L, dst, di, conv_v(L, x, dst->type->elem));
+      continue;
+    }
+    if (!copy_values(L, dst, di, sv, si, &budget, vloc)) return;
+  }
 }
 
 /* ---- views: slices, new axes, transposes (views.c builds them) ---------------------------------------------- */
@@ -1628,6 +1862,7 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
     if (is_view_index(e->subscript.index)) {
       FeVal r = index_view(L, v, e->subscript.index, e->loc, &base, idx);
       if (r.kind != FV_VAL || r.v) return r;
+      if (ty_is_record(base->type->elem)) return record_ref(L, base, idx);
       return load_element(L, base, idx);
     }
     FeVal ix[32];
@@ -1635,6 +1870,13 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
     if (!gather_indices(L, e->subscript.index, ix, &n)) return poison();
     FeVal r = index_array(L, &v, ix, n, e->loc, false, &base, idx);
     if (r.kind != FV_VAL) return r;
+    if (ty_is_record(base->type->elem)) return record_ref(L, base, idx);
+    return load_element(L, base, idx);
+  }
+  if (v.kind == FV_RECORD) {
+    Value *base, *idx[32];
+    FeVal r = record_item(L, &v, e->subscript.index, &base, idx);
+    if (r.kind != FV_VAL || r.v) return r;
     return load_element(L, base, idx);
   }
   if (v.kind == FV_NAMESPACE && v.ns->enumc) { /* Color["RED"]: the member of that name */
@@ -2759,10 +3001,17 @@ static void memo_put(Lower *L, const PyExpr *key, Op *op) {
 }
 
 static Type *dtype_of(Lower *L, const FeVal *d, SrcLoc loc) {
-  if (d->kind == FV_NTYPE && ty_is_number(d->type)) return d->type;
+  if (d->kind == FV_NTYPE && ty_is_element(d->type)) return d->type;
   if (d->kind == FV_STR) {
     Type *t = nb_named_type(L->ctx, d->str.s, NULL);
     if (t) return t;
+    if (d->str.len >= 7 && memcmp(d->str.s, "Record(", 7) == 0) { /* a record dtype, as the embedder spells it */
+      const char *why;
+      size_t pos = 0;
+      t = fe_record_parse(L->ctx, d->str.s, d->str.len, &pos, &why);
+      if (t && pos == d->str.len) return t;
+      return lerr(L, loc, "invalid record dtype: %s", t ? "text after the record" : why), NULL;
+    }
   }
   if (d->kind != FV_POISON) lerr(L, loc, "dtype must be a Numba or NumPy scalar type such as float32, not %s", vname(L, d));
   return NULL;
@@ -2804,6 +3053,7 @@ static FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
   }
   at(L, e->loc);
   if (shared && rank == 1 && dims[0] == 0 && a[0].kind == FV_VAL) {
+    if (ty_is_record(dt)) return lerr(L, shape_loc, "dynamic shared arrays of records are not supported by kfront");
     Type *t = ty_array(L->ctx, dt, 1, LAYOUT_C);
     return val(t, op_result(ib_op(&L->b, OP_DYN_SHARED, 0, NULL, 1, &t, 0), 0));
   }
@@ -3492,7 +3742,8 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
     *out = v->kind == FV_VECTOR ? make_vector(v->type, elems) : make_tuple(L, v->tup.n, elems);
     return true;
   }
-  case FV_VIEW: {
+  case FV_VIEW:
+  case FV_RECORD: {
     *out = *v;
     out->tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, v->tup.n);
     out->tup.elems[0] = val(v->tup.elems[0].type, NULL);
@@ -3515,8 +3766,8 @@ static void shape_key(const FeVal *s, StrBuf *out) {
   if (s->kind == FV_VAL || s->kind == FV_VECTOR) {
     nb_mangle(s->type, out);
     if (s->enumc) sb_printf(out, "E%u", s->enumc->id);
-  } else if (s->kind == FV_VIEW) {
-    sb_printf(out, "V%u_", s->tup.n - 1);
+  } else if (s->kind == FV_VIEW || s->kind == FV_RECORD) {
+    sb_printf(out, "%c%u_", s->kind == FV_VIEW ? 'V' : 'Q', s->tup.n - 1);
     nb_mangle(s->tup.elems[0].type, out);
   } else if (s->kind == FV_TUPLE) {
     sb_printf(out, "T%u", s->tup.n);
@@ -3958,13 +4209,20 @@ static FeVal lower_leaf(Lower *L, const PyExpr *e) {
  * indices, wrapped and bounds-checked by index_array; *array is the subscripted value. With sub, fewer indices than
  * the rank give the sub-array (*sub an FV_VIEW; else FV_NONE); without, they are an error. False after a located
  * error. */
-static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, Value **idx, FeVal *sub) {
-  if (sub) sub->kind = FV_NONE;
+static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, Value **idx, FeVal *sub,
+                        bool partial_ok) {
+  sub->kind = FV_NONE;
   FeVal a = *array = lower_expr(L, t->subscript.value);
   if (a.kind == FV_POISON) return false;
   if (a.kind == FV_TUPLE) {
     lerr(L, t->loc, "tuples are immutable: cannot assign to an element");
     return false;
+  }
+  if (a.kind == FV_RECORD) { /* r['x'] (or r[0]): a scalar field, else a whole nested record or array */
+    FeVal f = record_item(L, &a, t->subscript.index, base, idx);
+    if (f.kind == FV_POISON) return false;
+    if (f.kind != FV_VAL) *sub = f;
+    return true;
   }
   if (!is_array(&a) && a.kind != FV_VIEW) {
     lerr(L, t->loc, "%s does not support item assignment", vname(L, &a));
@@ -3973,9 +4231,34 @@ static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, V
   FeVal ix[32];
   unsigned n;
   if (!gather_indices(L, t->subscript.index, ix, &n)) return false;
-  FeVal r = index_array(L, &a, ix, n, t->loc, sub == NULL, base, idx);
-  if (sub && r.kind == FV_VIEW) *sub = r;
-  return r.kind == FV_VAL || r.kind == FV_VIEW;
+  FeVal r = index_array(L, &a, ix, n, t->loc, !partial_ok, base, idx);
+  if (r.kind == FV_VIEW) { /* a[i] of a 2-d a: the sub-array */
+    *sub = r;
+    return true;
+  }
+  if (r.kind != FV_VAL) return false;
+  if (ty_is_record((*base)->type->elem)) *sub = record_ref(L, *base, idx); /* a[i] = record */
+  return true;
+}
+
+/* The field a target `r.name` names (assignment and augmented assignment), as item_target does. */
+static bool field_target(Lower *L, const PyExpr *t, Value **base, Value **idx, FeVal *composite) {
+  composite->kind = FV_NONE;
+  FeVal r = lower_expr(L, t->attribute.value);
+  if (r.kind == FV_POISON) return false;
+  if (r.kind == FV_VECTOR) {
+    lerr(L, t->attribute.attr_loc, "the fields of %s are immutable: cannot assign to '.%s' (numba-cuda's vector "
+                                   "types are read-only after construction)", vname(L, &r), t->attribute.attr);
+    return false;
+  }
+  if (r.kind != FV_RECORD) {
+    lerr(L, t->attribute.attr_loc, "cannot assign to attribute '%s' of %s in a kernel", t->attribute.attr, vname(L, &r));
+    return false;
+  }
+  FeVal f = record_field(L, &r, t->attribute.attr, strlen(t->attribute.attr), t->attribute.attr_loc, base, idx);
+  if (f.kind == FV_POISON) return false;
+  if (f.kind != FV_VAL) *composite = f;
+  return true;
 }
 
 static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
@@ -4022,7 +4305,11 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
     }
     FeVal a, sub;
     Value *base, *idx[32];
-    if (!item_target(L, t, &a, &base, idx, &sub) || v.kind == FV_POISON) return;
+    if (!item_target(L, t, &a, &base, idx, &sub, true) || v.kind == FV_POISON) return;
+    if (sub.kind == FV_RECORD || is_nested_view(&sub)) { /* a whole record, or a record's nested array */
+      assign_composite(L, &sub, v, t->loc, vloc);
+      return;
+    }
     if (sub.kind == FV_VIEW) { /* a[i] = row of a 2-d a: the sub-array as a view */
       at(L, t->loc);
       FeVal dst = view_value(L, &sub);
@@ -4038,14 +4325,20 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
     store_element(L, base, idx, conv_v(L, v, base->type->elem));
     return;
   }
-  case EX_ATTRIBUTE: {
-    FeVal obj = lower_expr(L, t->attribute.value);
-    if (obj.kind == FV_POISON) return;
-    if (obj.kind == FV_VECTOR)
-      lerr(L, t->attribute.attr_loc, "the fields of %s are immutable: cannot assign to '.%s' (numba-cuda's vector "
-                                     "types are read-only after construction)", vname(L, &obj), t->attribute.attr);
-    else
-      lerr(L, t->attribute.attr_loc, "cannot assign to attribute '%s' in a kernel", t->attribute.attr);
+  case EX_ATTRIBUTE: { /* a field of a record (a CUDA vector's are read-only) */
+    FeVal whole;
+    Value *base, *idx[32];
+    if (!field_target(L, t, &base, idx, &whole) || v.kind == FV_POISON) return;
+    if (whole.kind != FV_NONE) {
+      assign_composite(L, &whole, v, t->loc, vloc);
+      return;
+    }
+    if (!is_scalar(&v)) {
+      lerr(L, vloc, "cannot store %s into a field of type %s", vname(L, &v), tname(L, base->type->elem));
+      return;
+    }
+    at(L, t->loc);
+    store_element(L, base, idx, conv_v(L, v, base->type->elem));
     return;
   }
   case EX_STARRED: lerr(L, t->loc, "starred assignment targets are not supported in kernels"); return;
@@ -4062,10 +4355,13 @@ static void lower_augassign(Lower *L, const PyStmt *s) {
     assign(L, t, r, s->augassign.value->loc);
     return;
   }
-  if (t->kind == EX_SUBSCRIPT) {
-    FeVal a;
+  if (t->kind == EX_SUBSCRIPT || t->kind == EX_ATTRIBUTE) {
+    FeVal a = poison(), whole = {.kind = FV_NONE};
     Value *base, *idx[32];
-    if (is_view_index(t->subscript.index)) {
+    if (t->kind == EX_ATTRIBUTE) {
+      if (!field_target(L, t, &base, idx, &whole)) return;
+      a = val(base->type, base);
+    } else if (is_view_index(t->subscript.index)) {
       a = lower_expr(L, t->subscript.value);
       if (a.kind == FV_POISON) return;
       if (!is_array(&a) && a.kind != FV_VIEW) {
@@ -4079,7 +4375,12 @@ static void lower_augassign(Lower *L, const PyStmt *s) {
                                      "array expression)");
         return;
       }
-    } else if (!item_target(L, t, &a, &base, idx, NULL)) {
+    } else if (!item_target(L, t, &a, &base, idx, &whole, false)) {
+      return;
+    }
+    if (whole.kind != FV_NONE) {
+      lerr(L, s->augassign.op_loc, "invalid augmented assignment: %s is a record or nested array, not a number",
+           vname(L, &whole));
       return;
     }
     FeVal old = load_element(L, base, idx);
@@ -4092,10 +4393,6 @@ static void lower_augassign(Lower *L, const PyStmt *s) {
     }
     at(L, t->loc);
     store_element(L, base, idx, conv_v(L, nv, base->type->elem));
-    return;
-  }
-  if (t->kind == EX_ATTRIBUTE) {
-    lerr(L, t->attribute.attr_loc, "cannot assign to attribute '%s' in a kernel", t->attribute.attr);
     return;
   }
   lerr(L, t->loc, "cannot assign to %s", ast_expr_kind_name(t->kind));
@@ -5176,7 +5473,8 @@ static void param_names(Lower *L, const char *name, const FeVal *shape, Attr *ou
     return;
   }
   for (unsigned i = 0; i < shape->tup.n; i++) {
-    const char *sub = shape->kind == FV_VIEW   ? (i == 0 ? name : arena_printf(&L->fe->arena, "%s.i%u", name, i - 1))
+    const char *sub = shape->kind == FV_VIEW || shape->kind == FV_RECORD
+                          ? (i == 0 ? name : arena_printf(&L->fe->arena, "%s.i%u", name, i - 1))
                       : shape->kind == FV_VECTOR ? arena_printf(&L->fe->arena, "%s.%c", name, "xyzw"[i])
                                                  : arena_printf(&L->fe->arena, "%s.%u", name, i);
     param_names(L, sub, &shape->tup.elems[i], out, n);
@@ -5340,6 +5638,15 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
   }
   ib_set_end(&L.b, entry);
   at(&L, fn->loc);
+  for (unsigned i = 0; i < nparams; i++) {
+    if (L.env[i].kind != FV_VAL || !ty_is_record(L.env[i].type)) continue;
+    /* a record parameter: the record it refers to, element 0 of its array of one */
+    Type *t = ty_array(fe->ctx, L.env[i].type, 1, LAYOUT_C);
+    Value *rv = L.env[i].v, *zero[1];
+    Value *arr = op_result(ib_op(&L.b, OP_RECORD_ARRAY, 1, &rv, 1, &t, 0), 0);
+    zero[0] = ib_const_int(&L.b, ty_i64(fe->ctx), 0);
+    L.env[i] = record_ref(&L, arr, zero);
+  }
   const PyStmtList *body = &fn->def->funcdef.body;
   if (fn->def->funcdef.is_async) lerr(&L, fn->loc, "async functions cannot be kernels");
   lower_stmts(&L, body->items, body->n);

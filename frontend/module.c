@@ -234,10 +234,71 @@ FeVal fe_const_array(FeCtx *fe, Type *dtype, unsigned rank, const int64_t *dims,
   return (FeVal){.kind = FV_CONSTARR, .carr = ca};
 }
 
+/* The record type of a structured dtype's field list [(name, type[, shape]), ...] as NumPy lays it out: fields one
+ * after another, packed, or (align) each at a multiple of its alignment and the itemsize a multiple of the
+ * largest; a field's type a scalar type, a record dtype, or (nested) another field list. NULL when it is not one. */
+static Type *eval_dtype_fields(FeCtx *fe, const PyExpr *list, bool align, unsigned depth) {
+  if ((list->kind != EX_LIST && list->kind != EX_TUPLE) || list->elts.n == 0 || list->elts.n > 64 || depth > 8)
+    return NULL;
+  unsigned n = list->elts.n, offset = 0, max_align = 1;
+  RecordField *fields = ARENA_ARRAY(&fe->arena, RecordField, n);
+  Type **types = ARENA_ARRAY(&fe->arena, Type *, n);
+  for (unsigned i = 0; i < n; i++) {
+    const PyExpr *item = list->elts.items[i];
+    if (item->kind != EX_TUPLE || item->elts.n < 2 || item->elts.n > 3 || item->elts.items[0]->kind != EX_STR)
+      return NULL;
+    RecordField *f = &fields[i];
+    memset(f, 0, sizeof *f);
+    f->name = arena_strndup(&fe->arena, item->elts.items[0]->str.s, item->elts.items[0]->str.len);
+    const PyExpr *te = item->elts.items[1];
+    if (te->kind == EX_LIST) {
+      types[i] = eval_dtype_fields(fe, te, align, depth + 1);
+    } else {
+      FeVal t = eval_const(fe, te);
+      types[i] = t.kind == FV_NTYPE && ty_is_element(t.type) ? t.type
+                 : t.kind == FV_STR ? nb_named_type(fe->ctx, t.str.s, NULL) : NULL;
+    }
+    if (!types[i]) return NULL;
+    if (item->elts.n == 3) {
+      FeVal sh = eval_const(fe, item->elts.items[2]);
+      unsigned nd = sh.kind == FV_TUPLE ? sh.tup.n : 1;
+      if (nd == 0 || nd > TY_MAX_FIELD_DIMS) return NULL;
+      for (unsigned d = 0; d < nd; d++) {
+        const FeVal *x = sh.kind == FV_TUPLE ? &sh.tup.elems[d] : &sh;
+        if (x->kind != FV_VAL || !x->is_const || x->type->kind != TY_INT || x->c.i < 1 || x->c.i > (1 << 20)) return NULL;
+        f->dims[d] = (unsigned)x->c.i;
+      }
+      f->ndims = nd;
+    }
+    unsigned a = align ? ty_align(types[i]) : 1;
+    if (a > max_align) max_align = a;
+    offset = (offset + a - 1) / a * a;
+    f->offset = offset;
+    offset += ty_size(types[i]) * ty_field_count(f);
+  }
+  unsigned size = align ? (offset + max_align - 1) / max_align * max_align : offset;
+  return ty_record(fe->ctx, n, fields, types, size, align ? max_align : 1, align);
+}
+
+/* np.dtype([(name, type[, shape]), ...], align=...): a record dtype. */
+static FeVal eval_np_dtype(FeCtx *fe, const PyExpr *e) {
+  if (e->call.args.n != 1) return host();
+  bool align = false;
+  for (unsigned k = 0; k < e->call.nkeywords; k++) {
+    const PyKeyword *kw = e->call.keywords[k];
+    FeVal v = kw->arg && strcmp(kw->arg, "align") == 0 ? eval_const(fe, kw->value) : host();
+    if (v.kind != FV_VAL || !v.is_const) return host();
+    align = v.c.i != 0;
+  }
+  Type *t = eval_dtype_fields(fe, e->call.args.items[0], align, 0);
+  return t ? (FeVal){.kind = FV_NTYPE, .type = t} : host();
+}
+
 static FeVal eval_call_const(FeCtx *fe, const PyExpr *e) {
   FeVal f = eval_const(fe, e->call.func);
   if (f.kind == FV_PATH && (strcmp(f.str.s, "numpy.array") == 0 || strcmp(f.str.s, "numpy.asarray") == 0))
     return eval_np_array(fe, e);
+  if (f.kind == FV_PATH && strcmp(f.str.s, "numpy.dtype") == 0) return eval_np_dtype(fe, e);
   if (e->call.nkeywords) return host();
   unsigned n = e->call.args.n;
   FeVal a[4];

@@ -10,6 +10,9 @@
  * The type syntax is the one of signatures: `void(float32[:], int64)`, `float32[:, ::1]` (C layout),
  * `float32[::1, :]` (F), `float32[:]` (A), `UniTuple(int64, 2)`, `Tuple((int64, float32))`, and a tuple of
  * argument types `(float32[:, :], float32[:, :])` as @guvectorize takes it. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "frontend/fe.h"
@@ -201,6 +204,7 @@ void nb_type_name(const Type *t, StrBuf *out) {
     sb_putc(out, ')');
     return;
   }
+  case TY_RECORD: fe_record_spell(t, out); return;
   default: ty_print(t, out); return;
   }
 }
@@ -231,6 +235,12 @@ void nb_mangle(const Type *t, StrBuf *out) {
       nb_mangle(t->elems[i], out);
     }
     sb_puts(out, "_E");
+  } else if (t->kind == TY_RECORD) { /* records differ in their layout: a hash of their spelling names them */
+    StrBuf b;
+    sb_init(&b);
+    fe_record_spell(t, &b);
+    sb_printf(out, "R%016llx", (unsigned long long)hash_bytes(sb_cstr(&b), b.len));
+    sb_free(&b);
   } else {
     sb_puts(out, "x");
   }
@@ -331,8 +341,8 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
       if (v) fe_error(fe, e->loc, "an array of none is not a type");
       return NULL;
     }
-    if (!ty_is_number(elem)) {
-      fe_error(fe, e->loc, "array elements must be scalars, not %s", nb_type_str(&fe->arena, elem));
+    if (!ty_is_element(elem)) {
+      fe_error(fe, e->loc, "array elements must be scalars or records, not %s", nb_type_str(&fe->arena, elem));
       return NULL;
     }
     return parse_array_type(fe, e, elem);
@@ -382,6 +392,10 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
     return ty_tuple(fe->ctx, e->elts.n, elems);
   }
   const char *name = type_expr_name(e);
+  if (e->kind == EX_NAME && strncmp(name, FE_RECORD_PLACEHOLDER, strlen(FE_RECORD_PLACEHOLDER)) == 0) {
+    unsigned k = (unsigned)atoi(name + strlen(FE_RECORD_PLACEHOLDER));
+    if (k < fe->nrecords) return fe->records[k];
+  }
   if (name) {
     Type *t = nb_named_type(fe->ctx, name, &v);
     if (t || v) {
@@ -439,8 +453,52 @@ bool nb_parse_signature(FeCtx *fe, const PyExpr *e, FeSig *out) {
   return true;
 }
 
+/* Record types spelt as Numba spells them (Record(a[type=float64;offset=0];8;False): no Python expression) are read
+ * here, each replaced in a copy of the text by a name of the same length (FE_RECORD_PLACEHOLDER<k>, padded with
+ * spaces) that nb_parse_type reads as fe->records[k]; columns after it stay true. False after a located error. */
+static bool take_records(FeCtx *fe, char *s, size_t len, const char *file, unsigned line, unsigned col) {
+  for (size_t i = 0; i + 7 <= len; i++) {
+    if (memcmp(s + i, "Record(", 7) != 0 || (i && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_' || s[i - 1] == '.')))
+      continue;
+    size_t end = i;
+    const char *why;
+    Type *t = fe_record_parse(fe->ctx, s, len, &end, &why);
+    if (!t) {
+      fe_error(fe, srcloc(file, line, col + (unsigned)i), "%s", why);
+      return false;
+    }
+    char name[32];
+    int n = snprintf(name, sizeof name, "%s%u", FE_RECORD_PLACEHOLDER, fe->nrecords);
+    if ((size_t)n > end - i) {
+      fe_error(fe, srcloc(file, line, col + (unsigned)i), "record type too short to be read");
+      return false;
+    }
+    if (fe->nrecords == fe->records_cap) {
+      unsigned cap = fe->records_cap ? 2 * fe->records_cap : 8;
+      Type **r = ARENA_ARRAY(&fe->arena, Type *, cap);
+      if (fe->nrecords) memcpy(r, fe->records, sizeof *r * fe->nrecords);
+      fe->records = r;
+      fe->records_cap = cap;
+    }
+    fe->records[fe->nrecords++] = t;
+    memcpy(s + i, name, (size_t)n);
+    memset(s + i + n, ' ', end - i - (size_t)n);
+    i = end - 1;
+  }
+  return true;
+}
+
 bool nb_parse_signature_text(FeCtx *fe, const char *s, size_t len, const char *file, unsigned line, unsigned col,
                              FeSig *out) {
+  bool has_record = false;
+  for (size_t i = 0; i + 7 <= len && !has_record; i++) has_record = memcmp(s + i, "Record(", 7) == 0;
+  if (has_record) {
+    char *copy = arena_alloc(&fe->arena, len + 1);
+    memcpy(copy, s, len);
+    copy[len] = 0;
+    if (!take_records(fe, copy, len, file, line, col)) return false;
+    s = copy;
+  }
   PyExpr *e = parse_expression(&fe->arena, fe->diag, file, s, len, line, col);
   if (!e) return false;
   return nb_parse_signature(fe, e, out);

@@ -49,6 +49,9 @@ typedef struct IrContext IrContext;
  * Types (ir/types.c). Interned in an IrContext: equal types are the same pointer.
  * Text: i1 i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 complex<f32> ptr<f32, 1> array<f32, 2, C> tuple<i64, f32>
  *       (i64, f32) -> (f32)   (function type; `() -> ()` for no parameters and results)
+ *       record<a: f64 @0, b: i32 @8, h: f32[2, 3] @12; size 40, align 8, aligned>   (a NumPy structured
+ *       dtype: named fields at byte offsets, each a scalar, a record, or a fixed-shape nested array of
+ *       one of those; its itemsize, alignment and whether NumPy laid it out with align=True)
  * ------------------------------------------------------------------------------------------- */
 typedef enum {
   TY_BOOL,   /* i1 */
@@ -58,10 +61,21 @@ typedef enum {
               * the complex dialect, which lower-complex turns into its two floats before the simulator and
               * the backend see it (arrays keep complex elements) */
   TY_PTR,    /* elem, addrspace (0 generic, 1 global, 3 shared, 4 const, 5 local) */
-  TY_ARRAY,  /* elem (a scalar type), rank >= 1, layout C/F/A: data pointer + shape + strides */
+  TY_ARRAY,  /* elem (a scalar or record type), rank >= 1, layout C/F/A: data pointer + shape + strides */
   TY_TUPLE,  /* n elems */
   TY_FUNC,   /* n params (elems), nresults results */
+  TY_RECORD, /* n fields (elems their element types, fields their names, offsets and nested shapes), size, align */
 } TypeKind;
+
+/* One field of a record: a scalar or record of type elems[i] at byte offset `offset`, or a C-contiguous nested
+ * array of them of shape dims[0..ndims) (NumPy's subarray: ('v', np.float32, (3, 2))). */
+enum { TY_MAX_FIELD_DIMS = 7 };
+typedef struct RecordField {
+  const char *name;
+  unsigned offset;
+  unsigned ndims;
+  unsigned dims[TY_MAX_FIELD_DIMS];
+} RecordField;
 
 typedef enum { LAYOUT_C = 'C', LAYOUT_F = 'F', LAYOUT_A = 'A' } ArrayLayout;
 
@@ -78,6 +92,9 @@ struct Type {
   bool vector;          /* TY_TUPLE: a CUDA vector type (float32x4...): n (1-4) equal scalar fields x, y, z, w */
   unsigned nresults;    /* TY_FUNC */
   Type **results;
+  RecordField *fields;  /* TY_RECORD: n of them */
+  unsigned size, align; /* TY_RECORD: itemsize and alignment in bytes */
+  bool aligned;         /* TY_RECORD: NumPy's isalignedstruct (align=True) */
   unsigned id;          /* interning order, for hashing */
 };
 
@@ -96,6 +113,15 @@ Type *ty_tuple(IrContext *ctx, unsigned n, Type *const *elems);
  * vector<f32, 4>). Like tuples, its values are scalarised by the frontend and never reach kir ops. */
 Type *ty_vector(IrContext *ctx, Type *elem, unsigned n);
 Type *ty_func(IrContext *ctx, unsigned nparams, Type *const *params, unsigned nresults, Type *const *results);
+/* A record of n fields (names copied; distinct, fields inside size, align a power of two): NULL when malformed. */
+Type *ty_record(IrContext *ctx, unsigned n, const RecordField *fields, Type *const *types, unsigned size,
+                unsigned align, bool aligned);
+/* The field named name (len bytes) of a record, or -1. */
+int ty_record_field(const Type *rec, const char *name, size_t len);
+/* Elements of a field (the product of its nested shape; 1 for a plain field). */
+unsigned ty_field_count(const RecordField *f);
+/* Alignment in bytes of a scalar, pointer or record type. */
+unsigned ty_align(const Type *t);
 #define ty_i32(ctx) ty_int((ctx), 32, false)
 #define ty_i64(ctx) ty_int((ctx), 64, false)
 #define ty_u32(ctx) ty_int((ctx), 32, true)
@@ -110,7 +136,15 @@ static inline bool ty_is_complex(const Type *t) { return t->kind == TY_COMPLEX; 
 /* A scalar or a complex number: what an array may hold. */
 static inline bool ty_is_number(const Type *t) { return t->kind <= TY_COMPLEX; }
 static inline bool ty_is_array(const Type *t) { return t->kind == TY_ARRAY; }
-/* Size in bytes of a scalar, complex or pointer type (i1 counts as 1; complex: two floats). */
+static inline bool ty_is_record(const Type *t) { return t->kind == TY_RECORD; }
+/* What an array may hold: a scalar or a record. */
+static inline bool ty_is_element(const Type *t) { return ty_is_number(t) || t->kind == TY_RECORD; }
+/* The rank of a parameter of type t in the kernel ABI (kfront/abi.h): an array's rank; 1 for a record (passed as
+ * an array of one record); 0 for a scalar. */
+static inline unsigned ty_abi_rank(const Type *t) { return t->kind == TY_ARRAY ? t->rank : t->kind == TY_RECORD ? 1 : 0; }
+/* The element type of a parameter passed as an array (ty_abi_rank > 0): an array's elements, or the record. */
+static inline Type *ty_abi_elem(Type *t) { return t->kind == TY_RECORD ? t : t->elem; }
+/* Size in bytes of a scalar, complex, pointer or record type (i1 counts as 1; complex: two floats). */
 unsigned ty_size(const Type *t);
 void ty_print(const Type *t, StrBuf *out);
 /* Parses one type from text[*pos..]; advances *pos. NULL (and *pos unchanged) on failure. */

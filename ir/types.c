@@ -27,6 +27,18 @@ static uint64_t type_hash(const Type *t) {
   for (unsigned i = 0; i < t->n; i++) h = hash_mix(h, t->elems[i]->id);
   h = hash_mix(h, t->nresults);
   for (unsigned i = 0; i < t->nresults; i++) h = hash_mix(h, t->results[i]->id);
+  if (t->kind == TY_RECORD) {
+    h = hash_mix(h, t->size);
+    h = hash_mix(h, t->align);
+    h = hash_mix(h, t->aligned);
+    for (unsigned i = 0; i < t->n; i++) {
+      const RecordField *f = &t->fields[i];
+      h = hash_mix(h, hash_bytes(f->name, strlen(f->name)));
+      h = hash_mix(h, f->offset);
+      h = hash_mix(h, f->ndims);
+      for (unsigned d = 0; d < f->ndims; d++) h = hash_mix(h, f->dims[d]);
+    }
+  }
   return h;
 }
 
@@ -39,6 +51,15 @@ static bool type_equal(const Type *a, const Type *b) {
     if (a->elems[i] != b->elems[i]) return false;
   for (unsigned i = 0; i < a->nresults; i++)
     if (a->results[i] != b->results[i]) return false;
+  if (a->kind == TY_RECORD) {
+    if (a->size != b->size || a->align != b->align || a->aligned != b->aligned) return false;
+    for (unsigned i = 0; i < a->n; i++) {
+      const RecordField *f = &a->fields[i], *g = &b->fields[i];
+      if (strcmp(f->name, g->name) != 0 || f->offset != g->offset || f->ndims != g->ndims) return false;
+      for (unsigned d = 0; d < f->ndims; d++)
+        if (f->dims[d] != g->dims[d]) return false;
+    }
+  }
   return true;
 }
 
@@ -93,6 +114,18 @@ static Type *intern(IrContext *ctx, const Type *key) {
     t->results = ARENA_ARRAY(&ctx->arena, Type *, key->nresults);
     if (!t->results) return NULL;
     memcpy(t->results, key->results, sizeof(Type *) * key->nresults);
+  }
+  if (key->kind == TY_RECORD) {
+    t->fields = ARENA_ARRAY(&ctx->arena, RecordField, key->n);
+    if (!t->fields) return NULL;
+    for (unsigned i = 0; i < key->n; i++) {
+      t->fields[i] = key->fields[i];
+      size_t len = strlen(key->fields[i].name);
+      char *name = arena_alloc(&ctx->arena, len + 1);
+      if (!name) return NULL;
+      memcpy(name, key->fields[i].name, len + 1);
+      t->fields[i].name = name;
+    }
   }
   t->id = (unsigned)++ctx->ntypes;  /* published: everything above is in place */
   ctx->types[j] = t;
@@ -152,9 +185,56 @@ unsigned ty_size(const Type *t) {
   case TY_INT:
   case TY_FLOAT: return t->bits / 8;
   case TY_PTR: return 8;
+  case TY_RECORD: return t->size;
   case TY_COMPLEX: return 2 * t->elem->bits / 8;
   default: return 0;
   }
+}
+
+unsigned ty_align(const Type *t) { return t->kind == TY_RECORD ? t->align : ty_size(t); }
+
+/* ---- records ---------------------------------------------------------------------------------- */
+
+unsigned ty_field_count(const RecordField *f) {
+  unsigned n = 1;
+  for (unsigned d = 0; d < f->ndims; d++) n *= f->dims[d];
+  return n;
+}
+
+static bool valid_field_name(const char *s) {
+  if (!s || !*s) return false;
+  for (const char *c = s; *c; c++)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '_' || (c != s && *c >= '0' && *c <= '9')))
+      return false;
+  return true;
+}
+
+Type *ty_record(IrContext *ctx, unsigned n, const RecordField *fields, Type *const *types, unsigned size,
+                unsigned align, bool aligned) {
+  if (n == 0 || size == 0 || align == 0 || (align & (align - 1)) || align > 256) return NULL;
+  for (unsigned i = 0; i < n; i++) {
+    const RecordField *f = &fields[i];
+    if (!types[i] || !ty_is_element(types[i]) || !valid_field_name(f->name) || f->ndims > TY_MAX_FIELD_DIMS)
+      return NULL;
+    uint64_t count = 1;
+    for (unsigned d = 0; d < f->ndims; d++) {
+      if (f->dims[d] == 0 || f->dims[d] > (1u << 20)) return NULL;
+      count *= f->dims[d];
+    }
+    if ((uint64_t)f->offset + count * ty_size(types[i]) > size) return NULL;
+    for (unsigned j = 0; j < i; j++)
+      if (strcmp(fields[j].name, f->name) == 0) return NULL;
+  }
+  Type k = {.kind = TY_RECORD, .n = n, .elems = (Type **)types, .fields = (RecordField *)fields, .size = size,
+            .align = align, .aligned = aligned};
+  return intern(ctx, &k);
+}
+
+int ty_record_field(const Type *rec, const char *name, size_t len) {
+  if (rec->kind != TY_RECORD) return -1;
+  for (unsigned i = 0; i < rec->n; i++)
+    if (strlen(rec->fields[i].name) == len && memcmp(rec->fields[i].name, name, len) == 0) return (int)i;
+  return -1;
 }
 
 static void print_list(Type *const *ts, unsigned n, StrBuf *out) {
@@ -201,6 +281,21 @@ void ty_print(const Type *t, StrBuf *out) {
     sb_puts(out, ") -> (");
     print_list(t->results, t->nresults, out);
     sb_putc(out, ')');
+    break;
+  case TY_RECORD:
+    sb_puts(out, "record<");
+    for (unsigned i = 0; i < t->n; i++) {
+      const RecordField *f = &t->fields[i];
+      sb_printf(out, "%s%s: ", i ? ", " : "", f->name);
+      ty_print(t->elems[i], out);
+      if (f->ndims) {
+        sb_putc(out, '[');
+        for (unsigned d = 0; d < f->ndims; d++) sb_printf(out, "%s%u", d ? ", " : "", f->dims[d]);
+        sb_putc(out, ']');
+      }
+      sb_printf(out, " @%u", f->offset);
+    }
+    sb_printf(out, "; size %u, align %u%s>", t->size, t->align, t->aligned ? ", aligned" : "");
     break;
   }
 }
@@ -265,6 +360,54 @@ static bool parse_type_list(TyParser *p, char close, Type **buf, unsigned cap, u
 
 enum { MAX_TYPE_LIST = 64 };
 
+/* record<name: type[dims] @offset, ...; size N, align A[, aligned]> (after `record`) */
+static Type *parse_record(TyParser *p) {
+  RecordField fields[MAX_TYPE_LIST];
+  Type *types[MAX_TYPE_LIST];
+  char names[MAX_TYPE_LIST][64];
+  unsigned n = 0, size, align;
+  if (!eat(p, '<')) return NULL;
+  do {
+    if (n >= MAX_TYPE_LIST) return NULL;
+    skip_ws(p);
+    size_t start = p->pos;
+    while (p->pos < p->len && p->pos - start < 63 &&
+           ((p->s[p->pos] >= 'a' && p->s[p->pos] <= 'z') || (p->s[p->pos] >= 'A' && p->s[p->pos] <= 'Z') ||
+            (p->s[p->pos] >= '0' && p->s[p->pos] <= '9') || p->s[p->pos] == '_'))
+      p->pos++;
+    size_t end = p->pos;
+    if (end == start || !eat(p, ':')) return NULL;
+    memcpy(names[n], p->s + start, end - start);
+    names[n][end - start] = 0;
+    RecordField *f = &fields[n];
+    memset(f, 0, sizeof *f);
+    f->name = names[n];
+    if (!(types[n] = parse_type(p)) || !ty_is_element(types[n])) return NULL;
+    if (eat(p, '[')) {
+      do {
+        if (f->ndims >= TY_MAX_FIELD_DIMS || !parse_uint(p, &f->dims[f->ndims])) return NULL;
+        f->ndims++;
+      } while (eat(p, ','));
+      if (!eat(p, ']')) return NULL;
+    }
+    if (!eat(p, '@') || !parse_uint(p, &f->offset)) return NULL;
+    n++;
+  } while (eat(p, ','));
+  if (!eat(p, ';')) return NULL;
+  skip_ws(p);
+  if (!eat_word(p, "size") || !parse_uint(p, &size) || !eat(p, ',')) return NULL;
+  skip_ws(p);
+  if (!eat_word(p, "align") || !parse_uint(p, &align)) return NULL;
+  bool aligned = false;
+  if (eat(p, ',')) {
+    skip_ws(p);
+    if (!eat_word(p, "aligned")) return NULL;
+    aligned = true;
+  }
+  if (!eat(p, '>')) return NULL;
+  return ty_record(p->ctx, n, fields, types, size, align, aligned);
+}
+
 static Type *parse_type(TyParser *p) {
   skip_ws(p);
   if (p->pos >= p->len || ++p->depth > 64) return NULL;
@@ -290,7 +433,7 @@ static Type *parse_type(TyParser *p) {
   } else if (eat_word(p, "array")) {
     unsigned rank;
     Type *elem;
-    if (eat(p, '<') && (elem = parse_type(p)) && ty_is_number(elem) && eat(p, ',') && parse_uint(p, &rank) &&
+    if (eat(p, '<') && (elem = parse_type(p)) && ty_is_element(elem) && eat(p, ',') && parse_uint(p, &rank) &&
         rank >= 1 && rank <= 8 && eat(p, ',')) {
       skip_ws(p);
       char l = p->pos < p->len ? p->s[p->pos] : 0;
@@ -299,6 +442,8 @@ static Type *parse_type(TyParser *p) {
         if (eat(p, '>')) result = ty_array(p->ctx, elem, rank, l);
       }
     }
+  } else if (eat_word(p, "record")) {
+    result = parse_record(p);
   } else if (eat_word(p, "vector")) {
     unsigned n;
     Type *elem;

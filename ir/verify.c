@@ -571,6 +571,32 @@ static bool verify_reinterpret(VerifyCtx *c, Op *op) {
   return true;
 }
 
+/* mem.field: an array of records; attr name one of its fields; the result an array (layout A) of the field's
+ * element type whose rank is the array's plus the field's nested dimensions. */
+static bool verify_field(VerifyCtx *c, Op *op) {
+  if (!need_array_operand(c, op, 0)) return false;
+  Type *base = OT(op, 0), *r = RT(op, 0);
+  if (!ty_is_record(base->elem)) return op_error(c, op, "operand must be an array of records, got %s", T(c, base));
+  const Attr *name = ir_op_attr(op, "name");
+  if (!name || name->kind != ATTR_STR) return op_error(c, op, "expects a string attribute 'name'");
+  int k = ty_record_field(base->elem, name->s, strlen(name->s));
+  if (k < 0) return op_error(c, op, "the record has no field '%s'", name->s);
+  const RecordField *f = &base->elem->fields[k];
+  if (!ty_is_array(r) || r->elem != base->elem->elems[k] || r->rank != base->rank + f->ndims || r->layout != LAYOUT_A)
+    return op_error(c, op, "result must be array<%s, %u, A>, got %s", T(c, base->elem->elems[k]),
+                    base->rank + f->ndims, T(c, r));
+  return true;
+}
+
+/* mem.record_array: a record value to array<record, 1, C> of the same record. */
+static bool verify_record_array(VerifyCtx *c, Op *op) {
+  Type *r = OT(op, 0), *t = RT(op, 0);
+  if (!ty_is_record(r)) return op_error(c, op, "operand must be a record, got %s", T(c, r));
+  if (!ty_is_array(t) || t->elem != r || t->rank != 1 || t->layout != LAYOUT_C)
+    return op_error(c, op, "result must be a 1-d C array of the record, got %s", T(c, t));
+  return true;
+}
+
 /* Whether v is the constant 1 (an arith.constant). */
 static bool is_const_one(const Value *v) {
   const Op *d = v->def;

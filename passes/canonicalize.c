@@ -262,9 +262,39 @@ static Value *fold_view_query(Op *op) {
   return op_operand(v, v->kind == OP_SUBVIEW ? first + 2 * (unsigned)axis : first + (unsigned)axis);
 }
 
+/* mem.dim and mem.stride of a mem.field: along the array's axes the array's (the same query of the array), along
+ * a nested array's axes its constant extent and C-contiguous stride; of a mem.record_array: its one record. */
+static Value *fold_field_query(Canon *c, Op *op) {
+  Op *d = op_operand(op, 0)->def;
+  Type *t = op_result(op, 0)->type;
+  if (d->kind == OP_RECORD_ARRAY) {
+    Type *rec = op_operand(d, 0)->type;
+    return make_int(c, op, t, op->kind == OP_STRIDE ? rec->size : 1);
+  }
+  Value *base = op_operand(d, 0);
+  Type *rec = base->type->elem;
+  const char *name = ir_op_attr_str(d, "name");
+  int k = name && ty_is_record(rec) ? ty_record_field(rec, name, strlen(name)) : -1;
+  if (k < 0 || op->kind == OP_SIZE) return NULL;
+  int64_t axis = ir_op_attr_int(op, "axis", -1);
+  unsigned rank = base->type->rank;
+  const RecordField *f = &rec->fields[k];
+  if (axis < 0 || axis >= (int64_t)(rank + f->ndims)) return NULL;
+  if (axis < (int64_t)rank) {
+    Value *r = make_op(c, op, op->kind, 1, &base, t);
+    ir_op_set_attr(c->m, r->def, "axis", attr_int(ty_i64(c->m->ctx), axis));
+    return r;
+  }
+  if (op->kind == OP_DIM) return make_int(c, op, t, f->dims[axis - rank]);
+  uint64_t stride = ty_size(rec->elems[k]);
+  for (unsigned i = (unsigned)(axis - rank) + 1; i < f->ndims; i++) stride *= f->dims[i];
+  return make_int(c, op, t, stride);
+}
+
 static Value *fold_array_query(Canon *c, Op *op) {
   Op *d = op_operand(op, 0)->def;
   if (d && (d->kind == OP_SUBVIEW || d->kind == OP_REINTERPRET)) return fold_view_query(op);
+  if (d && (d->kind == OP_FIELD || d->kind == OP_RECORD_ARRAY)) return fold_field_query(c, op);
   if (op->kind == OP_STRIDE) return NULL;
   const Attr *shape = value_static_shape(c->m, op_operand(op, 0));
   if (!shape) return NULL;

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "frontend/compile.h"
 #include "runtime/runtime.h"
 #include "utils/mem.h"
 
@@ -28,7 +29,7 @@ Type *rt_dtype_type(IrContext *ctx, kf_dtype t) {
   case KF_COMPLEX64: return ty_complex(ctx, ty_float(ctx, 32));
   case KF_COMPLEX128: return ty_complex(ctx, ty_float(ctx, 64));
   }
-  return NULL;
+  return rt_record_type(ctx, t);
 }
 
 bool rt_type_dtype(const Type *t, kf_dtype *out) {
@@ -49,6 +50,7 @@ bool rt_type_dtype(const Type *t, kf_dtype *out) {
     case 64: *out = KF_FLOAT64; return true;
     }
     return false;
+  case TY_RECORD: return rt_record_dtype_of(t, out);
   case TY_COMPLEX: *out = t->elem->bits == 32 ? KF_COMPLEX64 : KF_COMPLEX128; return true;
   default: return false;
   }
@@ -69,6 +71,8 @@ Type *rt_arg_type(IrContext *ctx, const kf_arg *a) {
       if (!(elems[i] = rt_arg_type(ctx, &a->items[i]))) return NULL;
     return ty_tuple(ctx, a->nitems, elems);
   }
+  if (a->kind == KF_ARG_ARRAY && a->array.ndim == 0 && rt_dtype_is_record(a->array.dtype))
+    return rt_dtype_type(ctx, a->array.dtype); /* one record */
   if (a->kind != KF_ARG_ARRAY || a->array.ndim < 1 || a->array.ndim > KF_MAX_RANK) return NULL;
   Type *elem = rt_dtype_type(ctx, a->array.dtype);
   return elem ? ty_array(ctx, elem, a->array.ndim, rt_array_layout(&a->array)) : NULL;
@@ -113,6 +117,7 @@ void rt_type_numba(const Type *t, StrBuf *out) {
     sb_puts(out, t->n == 1 ? ",))" : "))");
     return;
   }
+  case TY_RECORD: fe_record_spell(t, out); return;
   default: ty_print(t, out); return;
   }
 }
@@ -152,7 +157,7 @@ static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
     diag_error(diag, srcloc(NULL, 0, 0), "argument %u: invalid array dtype %d", i + 1, (int)x->dtype);
     return false;
   }
-  if (x->ndim < 1 || x->ndim > KF_MAX_RANK) {
+  if ((x->ndim < 1 && !rt_dtype_is_record(x->dtype)) || x->ndim > KF_MAX_RANK) {
     diag_error(diag, srcloc(NULL, 0, 0), "argument %u: arrays of rank %u cannot be passed to a kernel "
                "(ranks 1 to %d are supported)", i + 1, x->ndim, KF_MAX_RANK);
     return false;
@@ -205,7 +210,7 @@ static void arg_numba(const kf_arg *a, StrBuf *out) {
   }
   kf_dtype dt = a->kind == KF_ARG_ARRAY ? a->array.dtype : a->dtype;
   sb_puts(out, rt_dtype_name(dt));
-  if (a->kind == KF_ARG_ARRAY) array_dims(a->array.ndim, rt_array_layout(&a->array), out);
+  if (a->kind == KF_ARG_ARRAY && a->array.ndim) array_dims(a->array.ndim, rt_array_layout(&a->array), out);
 }
 
 bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *diag) {
@@ -269,6 +274,11 @@ kf_status rt_flatten_args(const kf_arg *args, unsigned n, kf_arg *stack, unsigne
 /* ---- argument checks ------------------------------------------------------------------------- */
 
 bool rt_arg_fits(const Type *param, const kf_arg *arg) {
+  if (param->kind == TY_RECORD) { /* one record: a 0-d array of its dtype */
+    kf_dtype want;
+    return arg->kind == KF_ARG_ARRAY && arg->array.ndim == 0 && rt_type_dtype(param, &want) &&
+           want == arg->array.dtype;
+  }
   /* a number converts to a complex parameter (Numba's casts); a complex one to no real parameter */
   if (param->kind == TY_COMPLEX) return arg->kind == KF_ARG_SCALAR && rt_dtype_size(arg->dtype) != 0;
   if (ty_is_scalar(param))
@@ -287,6 +297,10 @@ static void describe_arg(const kf_arg *a, StrBuf *out) {
     return;
   }
   const kf_array *x = &a->array;
+  if (x->ndim == 0) {
+    sb_printf(out, "a record %s", rt_dtype_name(x->dtype));
+    return;
+  }
   char layout = rt_array_layout(x);
   sb_printf(out, "%s array of rank %u (%s", rt_dtype_name(x->dtype), x->ndim,
             layout == 'C' ? "C-contiguous" : layout == 'F' ? "F-contiguous" : "non-contiguous");
@@ -322,7 +336,10 @@ bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, co
     sb_init(&got);
     rt_type_numba(params[i], &want);
     describe_arg(&args[i], &got);
-    const char *what = ty_is_scalar(params[i]) ? "a scalar " : params[i]->kind == TY_ARRAY ? "an array " : "";
+    const char *what = ty_is_scalar(params[i])            ? "a scalar "
+                       : params[i]->kind == TY_ARRAY   ? "an array "
+                       : params[i]->kind == TY_RECORD ? "a record "
+                                                       : "";
     diag_error(diag, srcloc(NULL, 0, 0), "argument %u of kernel %s (%s): expected %s%s, got %s", i + 1, kernel,
                sb_cstr(&sig), what, sb_cstr(&want), sb_cstr(&got));
     sb_free(&want);

@@ -236,14 +236,14 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
     if (t->kind == TY_COMPLEX) {
       args[ai++] = unpack_scalar(t->elem, params[slot++]);
       args[ai++] = unpack_scalar(t->elem, params[slot++]);
-    } else if (t->kind == TY_ARRAY) {
+    } else if (ty_abi_rank(t)) { /* an array; a record, as an array of one */
       SimArray *a = &args[ai].array;
       args[ai++].kind = SIM_ARG_ARRAY;
       a->data = (void *)(uintptr_t)*(const uint64_t *)params[slot++];
-      a->elem = t->elem;
-      a->rank = t->rank;
-      for (unsigned k = 0; k < t->rank; k++) a->shape[k] = *(const int64_t *)params[slot++];
-      for (unsigned k = 0; k < t->rank; k++) a->strides[k] = *(const int64_t *)params[slot++];
+      a->elem = ty_abi_elem((Type *)t);
+      a->rank = ty_abi_rank(t);
+      for (unsigned k = 0; k < a->rank; k++) a->shape[k] = *(const int64_t *)params[slot++];
+      for (unsigned k = 0; k < a->rank; k++) a->strides[k] = *(const int64_t *)params[slot++];
     } else {
       args[ai++] = unpack_scalar(t, params[slot++]);
     }

@@ -67,8 +67,9 @@ static bool words(const kf_arg *args, unsigned nargs, RtFingerprint *fp, unsigne
       }
     } else if (a->kind == KF_ARG_ARRAY) {
       const kf_array *x = &a->array;
-      if ((unsigned)x->dtype >= KF_DTYPE_COUNT) return invalid(diag, i, "invalid array dtype");
-      if (x->ndim < 1 || x->ndim > KF_MAX_RANK) {
+      bool record = rt_dtype_is_record(x->dtype);
+      if ((unsigned)x->dtype >= KF_DTYPE_COUNT && !record) return invalid(diag, i, "invalid array dtype");
+      if ((x->ndim < 1 && !record) || x->ndim > KF_MAX_RANK) {
         if (diag)
           diag_error(diag, NOLOC, "argument %u: arrays of rank %u cannot be passed to a kernel (ranks 1 to %d are "
                      "supported)", i + 1, x->ndim, KF_MAX_RANK);
@@ -89,7 +90,18 @@ static bool words(const kf_arg *args, unsigned nargs, RtFingerprint *fp, unsigne
         return false;
       }
       unsigned layout = rt_array_is_contiguous(x, 'C') ? 0 : rt_array_is_contiguous(x, 'F') ? 1 : 2;
-      w = (uint16_t)(0x8000u | (unsigned)x->dtype << 11 | x->ndim << 7 | layout << 5 | (x->readonly ? 1u : 0u) << 4);
+      /* records: dtype code 15, then a word of their own with the record's number (a 0-d array is one record) */
+      unsigned code = record ? 15u : (unsigned)x->dtype;
+      w = (uint16_t)(0x8000u | code << 11 | x->ndim << 7 | layout << 5 | (x->readonly ? 1u : 0u) << 4);
+      if (record) {
+        if (fp->n + 1 >= RT_FP_MAX_ARGS) {
+          if (diag) diag_error(diag, NOLOC, "kernels take at most %d arguments (tuples count their elements)", RT_FP_MAX_ARGS);
+          return false;
+        }
+        fp->words[fp->n++] = w;
+        *h = (*h ^ w) * 0x01000193u;
+        w = (uint16_t)(0x8000u | ((unsigned)x->dtype - KF_DTYPE_RECORD_BASE));
+      }
     } else {
       return invalid(diag, i, "invalid argument kind");
     }
@@ -124,6 +136,8 @@ bool rt_fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag 
 static void word_types(const kf_arg *args, unsigned n, const char **out, unsigned *w) {
   for (unsigned i = 0; i < n && *w < RT_FP_MAX_ARGS; i++) {
     out[(*w)++] = args[i].kind == KF_ARG_SCALAR ? args[i].type : NULL;
+    if (args[i].kind == KF_ARG_ARRAY && rt_dtype_is_record(args[i].array.dtype) && *w < RT_FP_MAX_ARGS)
+      out[(*w)++] = NULL; /* the record's number */
     if (args[i].kind == KF_ARG_TUPLE) word_types(args[i].items, args[i].nitems, out, w);
   }
 }

@@ -1,9 +1,138 @@
 /* dtype.c — the runtime's element types (kf_dtype: size, Numba's name, parsing, NumPy's safe casts) and
  * host-side array facts (element count, contiguity as NumPy defines it, gathering elements in C order). One
- * table for every dtype. */
+ * table for every scalar dtype; record dtypes (NumPy structured dtypes) in a process-wide registry below. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
+#include "frontend/compile.h"
 #include "runtime/runtime.h"
+#include "utils/mem.h"
+
+/* ---- record dtypes ----------------------------------------------------------------------------------
+ * kf_dtype KF_DTYPE_RECORD_BASE + i is records[i]: a record layout, interned by its Numba spelling (the
+ * frontend's one grammar, fe_record_parse, read and printed back canonically), so one layout has one dtype in
+ * the whole process, whichever context or runtime registered it. Entries are published once (an atomic
+ * pointer, then the count) and never change or go: lookups take no lock. They are made with the default
+ * allocator (no context's allocator holds them) and live until the process ends. */
+typedef struct RecDtype {
+  char *spelling;
+  size_t size, align;
+} RecDtype;
+static RecDtype *_Atomic records[KF_MAX_RECORD_DTYPES];
+static atomic_uint nrecords;
+static pthread_mutex_t records_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const RecDtype *record_of(kf_dtype t) {
+  unsigned i = (unsigned)t - KF_DTYPE_RECORD_BASE;
+  if ((unsigned)t < KF_DTYPE_RECORD_BASE || i >= atomic_load(&nrecords)) return NULL;
+  return atomic_load(&records[i]);
+}
+
+bool rt_dtype_is_record(kf_dtype t) { return record_of(t) != NULL; }
+
+size_t rt_dtype_align(kf_dtype t) {
+  const RecDtype *r = record_of(t);
+  return r ? r->align : rt_dtype_size(t);
+}
+
+/* The dtype of a record type (interning it). False when out of memory or the registry is full. */
+bool rt_record_dtype_of(const Type *t, kf_dtype *out) {
+  StrBuf b;
+  sb_init(&b);
+  fe_record_spell(t, &b);
+  if (sb_failed(&b)) {
+    sb_free(&b);
+    return false;
+  }
+  bool ok = false;
+  MemGuard *g = mem_guard_pause();
+  MemAllocator prev = mem_set_allocator(mem_default_allocator());
+  pthread_mutex_lock(&records_lock);
+  unsigned n = atomic_load(&nrecords);
+  for (unsigned i = 0; i < n && !ok; i++)
+    if (strcmp(atomic_load(&records[i])->spelling, sb_cstr(&b)) == 0) {
+      *out = (kf_dtype)(KF_DTYPE_RECORD_BASE + i);
+      ok = true;
+    }
+  if (!ok && n < KF_MAX_RECORD_DTYPES) {
+    RecDtype *r = mem_alloc(sizeof *r);
+    char *sp = mem_strdup(sb_cstr(&b));
+    if (r && sp) {
+      r->spelling = sp;
+      r->size = t->size;
+      r->align = t->align;
+      atomic_store(&records[n], r);
+      atomic_store(&nrecords, n + 1);
+      *out = (kf_dtype)(KF_DTYPE_RECORD_BASE + n);
+      ok = true;
+    } else {
+      mem_free(r);
+      mem_free(sp);
+    }
+  }
+  pthread_mutex_unlock(&records_lock);
+  mem_set_allocator(prev);
+  mem_guard_resume(g);
+  sb_free(&b);
+  return ok;
+}
+
+bool rt_record_dtype_parse(const char *spelling, kf_dtype *out, const char **why) {
+  IrContext *ctx = ir_context_new();
+  if (!ctx) {
+    *why = "out of memory";
+    return false;
+  }
+  size_t len = strlen(spelling), pos = 0;
+  Type *t = fe_record_parse(ctx, spelling, len, &pos, why);
+  bool ok = false;
+  if (t && pos != len) *why = "unexpected text after the record type";
+  else if (t && !(ok = rt_record_dtype_of(t, out))) *why = "out of memory, or too many record dtypes";
+  ir_context_free(ctx);
+  return ok;
+}
+
+/* NumPy's descr list of a record type: its fields in offset order, '' padding fields ('|Vn') for the gaps and the
+ * tail, nested records as nested lists, nested arrays with their shape (what np.save writes). */
+static void record_descr(const Type *t, StrBuf *out) {
+  static const char *codes[] = {"|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "<f2", "<f4", "<f8"};
+  sb_putc(out, '[');
+  unsigned at = 0;
+  for (unsigned i = 0; i < t->n; i++) {
+    const RecordField *f = &t->fields[i];
+    if (f->offset > at) sb_printf(out, "('', '|V%u'), ", f->offset - at);
+    sb_printf(out, "('%s', ", f->name);
+    kf_dtype d;
+    if (t->elems[i]->kind == TY_RECORD) record_descr(t->elems[i], out);
+    else if (rt_type_dtype(t->elems[i], &d)) sb_printf(out, "'%s'", codes[d]);
+    if (f->ndims) {
+      sb_puts(out, ", (");
+      for (unsigned k = 0; k < f->ndims; k++) sb_printf(out, "%s%u", k ? ", " : "", f->dims[k]);
+      sb_puts(out, f->ndims == 1 ? ",)" : ")");
+    }
+    sb_puts(out, "), ");
+    unsigned end = f->offset + ty_size(t->elems[i]) * ty_field_count(f);
+    if (end > at) at = end;
+  }
+  if (t->size > at) sb_printf(out, "('', '|V%u'), ", t->size - at);
+  sb_putc(out, ']');
+}
+
+bool rt_record_descr(kf_dtype t, StrBuf *out) {
+  IrContext *ctx = ir_context_new();
+  Type *rec = ctx ? rt_record_type(ctx, t) : NULL;
+  if (rec) record_descr(rec, out);
+  ir_context_free(ctx);
+  return rec && !sb_failed(out);
+}
+
+Type *rt_record_type(IrContext *ctx, kf_dtype t) {
+  const RecDtype *r = record_of(t);
+  if (!r) return NULL;
+  const char *why;
+  return fe_record_parse(ctx, r->spelling, strlen(r->spelling), NULL, &why);
+}
 
 static const struct {
   const char *name, *short_name;
@@ -26,14 +155,26 @@ static const struct {
     [KF_COMPLEX128] = {"complex128", "c16", 16, false, false, true},
 };
 
-size_t rt_dtype_size(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT ? dtypes[t].size : 0; }
-const char *rt_dtype_name(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT ? dtypes[t].name : "invalid"; }
+size_t rt_dtype_size(kf_dtype t) {
+  if ((unsigned)t < KF_DTYPE_COUNT) return dtypes[t].size;
+  const RecDtype *r = record_of(t);
+  return r ? r->size : 0;
+}
+const char *rt_dtype_name(kf_dtype t) {
+  if ((unsigned)t < KF_DTYPE_COUNT) return dtypes[t].name;
+  const RecDtype *r = record_of(t);
+  return r ? r->spelling : "invalid";
+}
 bool rt_dtype_is_float(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT && dtypes[t].is_float; }
 bool rt_dtype_is_unsigned(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT && dtypes[t].is_unsigned; }
 bool rt_dtype_is_complex(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT && dtypes[t].is_complex; }
 
 bool rt_dtype_parse(const char *text, kf_dtype *out) {
   if (!text) return false;
+  if (strncmp(text, "Record(", 7) == 0) {
+    const char *why;
+    return rt_record_dtype_parse(text, out, &why);
+  }
   for (int i = 0; i < KF_DTYPE_COUNT; i++) {
     if (strcmp(text, dtypes[i].name) == 0 || strcmp(text, dtypes[i].short_name) == 0) {
       *out = (kf_dtype)i;

@@ -15,7 +15,7 @@
 unsigned rt_param_slots(Type *const *params, unsigned nparams) {
   unsigned n = 0;
   for (unsigned i = 0; i < nparams; i++)
-    n += params[i]->kind == TY_COMPLEX ? KF_ABI_COMPLEX_PARAMS : kf_abi_param_count(params[i]->kind == TY_ARRAY ? params[i]->rank : 0);
+    n += params[i]->kind == TY_COMPLEX ? KF_ABI_COMPLEX_PARAMS : kf_abi_param_count(ty_abi_rank(params[i]));
   return n;
 }
 
@@ -41,7 +41,11 @@ void rt_params_pack(RtParams *p, Type *const *params, unsigned nparams, const kf
                     const uint64_t *device_data) {
   unsigned k = 0;
   for (unsigned i = 0; i < nparams; i++) {
-    if (params[i]->kind == TY_ARRAY) {
+    if (params[i]->kind == TY_RECORD) { /* a record (a 0-d array of one): as an array of one */
+      p->storage[k++] = device_data[i];
+      p->storage[k++] = 1;
+      p->storage[k++] = params[i]->size;
+    } else if (params[i]->kind == TY_ARRAY) {
       const kf_array *a = &args[i].array;
       p->storage[k++] = device_data[i];
       for (unsigned d = 0; d < a->ndim; d++) p->storage[k++] = (uint64_t)a->shape[d];

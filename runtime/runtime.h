@@ -42,6 +42,16 @@ void rt_array_gather(const kf_array *a, void *dst);
 
 /* kir element type of a dtype, and back (false for a non-scalar type). */
 Type *rt_dtype_type(IrContext *ctx, kf_dtype t);
+/* Record dtypes (dtype.c): whether t is one; its alignment (a scalar's: its size); the dtype of a record type
+ * (registered once per layout, process-wide; false when out of memory or full); a dtype from Numba's spelling
+ * of a record (false, *why set, when malformed); the record type of a record dtype in ctx (NULL if none). */
+bool rt_dtype_is_record(kf_dtype t);
+size_t rt_dtype_align(kf_dtype t);
+bool rt_record_dtype_of(const Type *t, kf_dtype *out);
+bool rt_record_dtype_parse(const char *spelling, kf_dtype *out, const char **why);
+Type *rt_record_type(IrContext *ctx, kf_dtype t);
+/* NumPy's descr list (a Python list literal, as np.save writes it) of a record dtype; false when out of memory. */
+bool rt_record_descr(kf_dtype t, StrBuf *out);
 bool rt_type_dtype(const Type *t, kf_dtype *out);
 /* 'C' when the strides are C-contiguous (rank 1 contiguous arrays count as C), 'F' when F-contiguous,
  * else 'A'. */

@@ -59,6 +59,12 @@ static bool fail(char *err, size_t errlen, const char *fmt, ...) {
   return false;
 }
 
+void npy_free_record(NpyArray *a) {
+  mem_free(a->record);
+  mem_free(a->descr);
+  a->record = a->descr = NULL;
+}
+
 /* ---- the header dict ------------------------------------------------------------------------ */
 
 typedef struct HeaderParser {
@@ -150,6 +156,122 @@ static bool parse_descr(const char *s, size_t n, NpyArray *a, char *err, size_t 
   return fail(err, errlen, "unsupported dtype '%.*s' (supported: b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8 c8 c16)", (int)n, s);
 }
 
+/* ---- structured dtypes ----
+ * descr := '[' field (',' field)* [','] ']'
+ * field := '(' name ',' (typestr | descr) [',' shape] [','] ')'   (name '' with '|Vn': n bytes of padding)
+ * written as Numba's spelling of the record: Record(name[type=T;offset=N],...;SIZE;False). */
+static const char *numba_scalar_name(NpyType t) {
+  static const char *names[NPY__COUNT] = {"bool",   "int8",   "int16",  "int32",   "int64",   "uint8",
+                                          "uint16", "uint32", "uint64", "float16", "float32", "float64"};
+  return names[t];
+}
+
+static bool parse_record_descr(HeaderParser *h, StrBuf *spell, size_t *size, unsigned depth, char *err,
+                               size_t errlen) {
+  if (depth > 8) return fail(err, errlen, "structured dtype nested too deeply");
+  if (!accept(h, '[')) return fail(err, errlen, "malformed structured 'descr'");
+  sb_puts(spell, "Record(");
+  size_t offset = 0;
+  unsigned nfields = 0;
+  while (!accept(h, ']')) {
+    const char *name, *ts;
+    size_t nlen, tlen;
+    if (!accept(h, '(') || !parse_string(h, &name, &nlen) || !accept(h, ','))
+      return fail(err, errlen, "malformed field in a structured 'descr'");
+    for (size_t i = 0; i < nlen; i++) {
+      char c = name[i];
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i && c >= '0' && c <= '9')))
+        return fail(err, errlen, "field name '%.*s' is not an identifier", (int)nlen, name);
+    }
+    StrBuf ft;
+    sb_init(&ft);
+    size_t fsize = 0;
+    skip_ws(h);
+    bool padding = false;
+    if (h->p < h->end && *h->p == '[') {
+      if (!parse_record_descr(h, &ft, &fsize, depth + 1, err, errlen)) {
+        sb_free(&ft);
+        return false;
+      }
+    } else if (parse_string(h, &ts, &tlen)) {
+      if (nlen == 0 && tlen >= 2 && ts[0] == '|' && ts[1] == 'V') { /* padding */
+        for (size_t i = 2; i < tlen; i++) {
+          if (ts[i] < '0' || ts[i] > '9' || fsize > (1u << 24)) {
+            sb_free(&ft);
+            return fail(err, errlen, "malformed padding '%.*s'", (int)tlen, ts);
+          }
+          fsize = fsize * 10 + (size_t)(ts[i] - '0');
+        }
+        padding = true;
+      } else {
+        NpyArray one;
+        memset(&one, 0, sizeof one);
+        if (!parse_descr(ts, tlen, &one, err, errlen)) {
+          sb_free(&ft);
+          return false;
+        }
+        if (one.type == NPY_C64 || one.type == NPY_C128) {
+          sb_free(&ft);
+          return fail(err, errlen, "complex fields of structured dtypes are not supported");
+        }
+        sb_puts(&ft, numba_scalar_name(one.type));
+        fsize = npy_type_size(one.type);
+      }
+    } else {
+      sb_free(&ft);
+      return fail(err, errlen, "malformed field type in a structured 'descr'");
+    }
+    if (nlen == 0 && !padding) {
+      sb_free(&ft);
+      return fail(err, errlen, "a structured dtype's field has no name");
+    }
+    size_t count = 1;
+    if (accept(h, ',') && (skip_ws(h), h->p < h->end && *h->p == '(')) {
+      NpyArray sh;
+      memset(&sh, 0, sizeof sh);
+      if (!parse_shape(h, &sh, err, errlen) || sh.ndim == 0 || sh.ndim > 7) {
+        sb_free(&ft);
+        return fail(err, errlen, "malformed subarray shape in a structured 'descr'");
+      }
+      StrBuf nested;
+      sb_init(&nested);
+      sb_printf(&nested, "nestedarray(%s, (", sb_cstr(&ft));
+      for (unsigned d = 0; d < sh.ndim; d++) {
+        if (sh.shape[d] < 1 || sh.shape[d] > (1 << 20) || count > (1u << 24)) {
+          sb_free(&ft);
+          sb_free(&nested);
+          return fail(err, errlen, "bad subarray extent in a structured 'descr'");
+        }
+        sb_printf(&nested, "%s%lld", d ? ", " : "", (long long)sh.shape[d]);
+        count *= (size_t)sh.shape[d];
+      }
+      sb_puts(&nested, sh.ndim == 1 ? ",))" : "))");
+      sb_free(&ft);
+      ft = nested;
+      accept(h, ',');
+    }
+    if (!accept(h, ')')) {
+      sb_free(&ft);
+      return fail(err, errlen, "malformed field in a structured 'descr'");
+    }
+    if (!padding) {
+      sb_printf(spell, "%s%.*s[type=%s;offset=%zu]", nfields ? "," : "", (int)nlen, name, sb_cstr(&ft), offset);
+      nfields++;
+    }
+    sb_free(&ft);
+    offset += fsize * count;
+    if (offset > (1u << 28)) return fail(err, errlen, "structured dtype too large");
+    if (!accept(h, ',')) {
+      if (!accept(h, ']')) return fail(err, errlen, "malformed structured 'descr'");
+      break;
+    }
+  }
+  if (nfields == 0) return fail(err, errlen, "a structured dtype without fields");
+  sb_printf(spell, ";%zu;False)", offset);
+  *size = offset;
+  return true;
+}
+
 static bool parse_header(const char *text, size_t len, NpyArray *a, char *err, size_t errlen) {
   HeaderParser h = {text, text + len};
   bool have_descr = false, have_order = false, have_shape = false;
@@ -163,9 +285,34 @@ static bool parse_header(const char *text, size_t len, NpyArray *a, char *err, s
       const char *s;
       size_t n;
       skip_ws(&h);
-      if (h.p < h.end && *h.p == '[') return fail(err, errlen, "structured dtypes are not supported");
-      if (!parse_string(&h, &s, &n)) return fail(err, errlen, "malformed 'descr'");
-      if (!parse_descr(s, n, a, err, errlen)) return false;
+      if (h.p < h.end && *h.p == '[') {
+        StrBuf spell;
+        sb_init(&spell);
+        const char *descr_start = h.p;
+        bool ok = parse_record_descr(&h, &spell, &a->itemsize, 0, err, errlen);
+        if (ok && sb_failed(&spell)) {
+          errno = ENOMEM;
+          ok = fail(err, errlen, "out of memory");
+        }
+        if (!ok) {
+          sb_free(&spell);
+          return false;
+        }
+        npy_free_record(a);
+        a->record = sb_take(&spell);
+        a->descr = mem_strndup(descr_start, (size_t)(h.p - descr_start));
+        if (!a->record || !a->descr) {
+          npy_free_record(a);
+          errno = ENOMEM;
+          return fail(err, errlen, "out of memory");
+        }
+        a->type = NPY_RECORD;
+        have_descr = true;
+      } else {
+        npy_free_record(a); /* (a 'descr' given twice: the last one counts) */
+        if (!parse_string(&h, &s, &n)) return fail(err, errlen, "malformed 'descr'");
+        if (!parse_descr(s, n, a, err, errlen)) return false;
+      }
       have_descr = true;
     } else if (klen == 13 && memcmp(key, "fortran_order", 13) == 0) {
       if (parse_word(&h, "True")) a->fortran_order = true;
@@ -192,6 +339,7 @@ static bool parse_header(const char *text, size_t len, NpyArray *a, char *err, s
 
 static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
+
 bool npy_read_mem(const void *buf, size_t len, NpyArray *out, char *err, size_t errlen) {
   const unsigned char *b = buf;
   memset(out, 0, sizeof *out);
@@ -209,17 +357,25 @@ bool npy_read_mem(const void *buf, size_t len, NpyArray *out, char *err, size_t 
     return fail(err, errlen, "unsupported .npy format version %u.%u", major, minor);
   }
   if (hlen > len - start) return fail(err, errlen, "truncated header");
-  if (!parse_header((const char *)b + start, hlen, out, err, errlen)) return false;
+  if (!parse_header((const char *)b + start, hlen, out, err, errlen)) {
+    npy_free_record(out);
+    return false;
+  }
   size_t count;
-  size_t isz = npy_type_size(out->type);
-  if (!npy_count(out->ndim, out->shape, &count) || count > SIZE_MAX / isz)
+  size_t isz = out->type == NPY_RECORD ? out->itemsize : npy_type_size(out->type);
+  if (!npy_count(out->ndim, out->shape, &count) || (isz && count > SIZE_MAX / isz)) {
+    npy_free_record(out);
     return fail(err, errlen, "array is too large");
+  }
   size_t nbytes = count * isz, at = start + hlen;
-  if (len - at < nbytes)
+  if (len - at < nbytes) {
+    npy_free_record(out);
     return fail(err, errlen, "truncated data: the header promises %zu bytes, the file holds %zu", nbytes, len - at);
+  }
   out->nbytes = nbytes;
   out->data = mem_alloc(nbytes ? nbytes : 1);
   if (!out->data) {
+    npy_free_record(out);
     errno = ENOMEM;
     return fail(err, errlen, "out of memory (%zu bytes)", nbytes);
   }
@@ -242,8 +398,10 @@ bool npy_read_file(const char *path, NpyArray *out, char *err, size_t errlen) {
 void npy_write_mem(const NpyArray *a, StrBuf *out) {
   StrBuf h;
   sb_init(&h);
-  sb_printf(&h, "{'descr': '%s', 'fortran_order': %s, 'shape': (", npy_type_descr(a->type),
-            a->fortran_order ? "True" : "False");
+  if (a->type == NPY_RECORD) sb_printf(&h, "{'descr': %s, 'fortran_order': %s, 'shape': (", a->descr,
+                                       a->fortran_order ? "True" : "False");
+  else sb_printf(&h, "{'descr': '%s', 'fortran_order': %s, 'shape': (", npy_type_descr(a->type),
+                 a->fortran_order ? "True" : "False");
   for (unsigned i = 0; i < a->ndim; i++) sb_printf(&h, "%lld,%s", (long long)a->shape[i], i + 1 < a->ndim ? " " : "");
   sb_puts(&h, "), }");
   if (sb_failed(&h)) {  /* out of memory: out fails too (and the padding below would never end) */

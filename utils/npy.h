@@ -1,8 +1,10 @@
 /* npy.h — reading and writing NumPy .npy files (format versions 1.0, 2.0 and 3.0).
  *
- * Supported: little-endian (or byte-order-free '|') scalar dtypes b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8,
- * C or Fortran order, rank 0..NPY_MAX_RANK. Everything else (big-endian data, object, string, complex and
- * structured dtypes, truncated files, malformed headers) is refused with a message that says why.
+ * Supported: little-endian (or byte-order-free '|') scalar dtypes b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8, and
+ * structured dtypes of them (a descr list of fields, nested subarrays and structures, '' padding fields: the
+ * record is given as Numba's spelling of its Record type, fields at the offsets the list lays out, unaligned),
+ * C or Fortran order, rank 0..NPY_MAX_RANK. Everything else (big-endian data, object, string and complex
+ * dtypes, titles, truncated files, malformed headers) is refused with a message that says why.
  * Errors are written to a caller buffer (`err`, `errlen`), never printed; out of memory also sets errno to
  * ENOMEM. */
 #ifndef KF_UTILS_NPY_H
@@ -19,7 +21,8 @@ enum { NPY_MAX_RANK = 8 };
 typedef enum NpyType {
   NPY_BOOL, NPY_I8, NPY_I16, NPY_I32, NPY_I64, NPY_U8, NPY_U16, NPY_U32, NPY_U64, NPY_F16, NPY_F32, NPY_F64,
   NPY_C64, NPY_C128,
-  NPY__COUNT
+  NPY__COUNT,
+  NPY_RECORD = NPY__COUNT /* a structured dtype: record, itemsize */
 } NpyType;
 
 typedef struct NpyArray {
@@ -29,6 +32,11 @@ typedef struct NpyArray {
   bool fortran_order;            /* data is in Fortran (column-major) order, else C order */
   void *data;                    /* nbytes, from mem_alloc by npy_read_*: the caller frees it (mem_free) */
   size_t nbytes;
+  /* NPY_RECORD: Numba's spelling of the record (read; mem_alloc'd: the caller frees it, npy_free_record), the
+   * descr list literal as the header has it (read, likewise; npy_write_* write it), the itemsize */
+  char *record;
+  char *descr;
+  size_t itemsize;
 } NpyArray;
 
 /* Bytes per element. */
@@ -38,7 +46,11 @@ const char *npy_type_descr(NpyType t);
 /* Product of the extents (1 for rank 0); false on overflow. */
 bool npy_count(unsigned ndim, const int64_t *shape, size_t *count);
 
-/* Parses a whole .npy image. On success out->data is a fresh copy the caller frees. */
+/* Frees what a read left in a->record and a->descr (a record's spelling and descr), and clears them. */
+void npy_free_record(NpyArray *a);
+
+/* Parses a whole .npy image. On success out->data is a fresh copy the caller frees (and, for a structured dtype,
+ * out->record and out->descr: npy_free_record). */
 bool npy_read_mem(const void *buf, size_t len, NpyArray *out, char *err, size_t errlen);
 bool npy_read_file(const char *path, NpyArray *out, char *err, size_t errlen);
 

@@ -14,6 +14,10 @@
  *                                                  bool elements are 1 byte each)
  *              int64 shape[0], ..., shape[R-1]     extents
  *              int64 strides[0], ..., strides[R-1] strides in BYTES (NumPy's convention)
+ *   record<...> (one record, Numba's Record)       3 parameters, as an array<record<...>, 1, C> of that one
+ *                                                  record: its address, extent 1, stride its itemsize
+ *                                                  (arrays of records are arrays: T is the record, its
+ *                                                  fields at their NumPy offsets in each element)
  *   ptr<T, AS>                                     one 64-bit address
  *   a tuple (UniTuple, Tuple)                      its elements in order, each expanded by these rules (nested
  *                                                  tuples too): `void(UniTuple(int64, 2), float32[:])` takes
@@ -167,8 +171,8 @@ static inline void kf_error_unpack_block(int64_t packed, uint32_t out[3]) {
   out[2] = (uint32_t)((p >> 48) & 0xFFFF);
 }
 
-/* Number of PTX parameters one kir parameter takes: 1 + 2 * rank for an array, 1 otherwise (a complex scalar:
- * KF_ABI_COMPLEX_PARAMS). */
+/* Number of PTX parameters one kir parameter takes: 1 + 2 * rank for an array (rank 1 for a record), 1 otherwise
+ * (a complex scalar: KF_ABI_COMPLEX_PARAMS). */
 enum { KF_ABI_COMPLEX_PARAMS = 2 };
 static inline unsigned kf_abi_param_count(unsigned array_rank) { return array_rank ? 1 + 2 * array_rank : 1; }
 

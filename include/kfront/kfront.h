@@ -177,6 +177,9 @@ typedef enum kf_dtype {
   KF_COMPLEX64, KF_COMPLEX128,  /* NumPy's complex64 / complex128: two floats (re, im) */
 } kf_dtype;
 enum { KF_DTYPE_COUNT = 14, KF_MAX_RANK = 8 };
+/* Record dtypes (NumPy structured dtypes, Numba's Record types) are kf_dtype values from KF_DTYPE_RECORD_BASE on,
+ * made by kf_dtype_record (or kf_dtype_parse of the same spelling). */
+enum { KF_DTYPE_RECORD_BASE = 256, KF_MAX_RECORD_DTYPES = 4096 };
 
 typedef enum kf_memory { KF_MEMORY_HOST = 0, KF_MEMORY_DEVICE = 1 } kf_memory;
 
@@ -337,13 +340,27 @@ KF_API void kf_op_registry_foreach(void (*fn)(void *user, const char *name, cons
  * Errors (bad launches, driver failures, IndexError from a failed bounds check) go to the diagnostics of
  * the runtime's context. A runtime, and everything made from it, may be used by one thread at a time. */
 
-/* Bytes per element (bool: 1); 0 for an invalid value. */
+/* Bytes per element (bool: 1; a record: its itemsize); 0 for an invalid value. */
 KF_API size_t kf_dtype_size(kf_dtype t);
-/* Numba's name: "boolean", "int8" ... "float64". Borrowed, static. */
+/* Numba's name: "boolean", "int8" ... "float64"; a record's spelling (kf_dtype_record). Borrowed, static. */
 KF_API const char *kf_dtype_name(kf_dtype t);
 /* Parses a Numba name ("float32", "int64", "boolean", "bool"), or a short form: b1, i8 i16 i32 i64,
- * u8 u16 u32 u64, f16 f32 f64 (bit widths, not NumPy's byte counts). KF_OK or KF_ERROR_INVALID_INPUT. */
+ * u8 u16 u32 u64, f16 f32 f64 (bit widths, not NumPy's byte counts), or a record's spelling as kf_dtype_record
+ * takes it. KF_OK or KF_ERROR_INVALID_INPUT. */
 KF_API kf_status kf_dtype_parse(const char *text, kf_dtype *out);
+/* A record dtype (a NumPy structured dtype) from Numba's spelling of its Record type, e.g.
+ *   Record(x[type=float32;offset=0],v[type=nestedarray(int16, (3,));offset=4],r[type=Record(...);offset=16];32;True)
+ * fields in offset order, each with its type (bool, an integer or float type, a record, or a nestedarray of one of
+ * those) and byte offset, then the itemsize and whether NumPy laid the dtype out with align=True (its alignment is
+ * then its fields' largest, else 1). The same layout gives the same dtype in the whole process (records are
+ * registered once and never freed; at most KF_MAX_RECORD_DTYPES of them). Arrays of records are kf_arrays of
+ * that dtype; a single record (NumPy's np.void / np.record, Numba's Record argument) is a kf_array of ndim 0 (its
+ * one record at data), copied in and back like any array. Kernels spell the type the same way in signatures:
+ * "void(Record(...)[::1], Record(...))". Errors (the reason) go to ctx's diagnostics. */
+KF_API kf_status kf_dtype_record(kf_context *ctx, const char *spelling, kf_dtype *out);
+/* 1 when t is a record dtype. Its alignment in bytes (a scalar dtype's: its size). */
+KF_API int kf_dtype_is_record(kf_dtype t);
+KF_API size_t kf_dtype_alignment(kf_dtype t);
 
 /* Fills *a with a contiguous array of the given shape in order 'C' (row-major) or 'F' (column-major); its device
  * is not said (kf_array_set_device says it). */

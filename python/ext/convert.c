@@ -21,10 +21,17 @@ static const char *const typestrs[KF_DTYPE_COUNT] = {
     [KF_UINT64] = "<u8", [KF_FLOAT16] = "<f2", [KF_FLOAT32] = "<f4", [KF_FLOAT64] = "<f8",
     [KF_COMPLEX64] = "<c8", [KF_COMPLEX128] = "<c16"};
 
-const char *ext_typestr(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT ? typestrs[t] : "|V0"; }
+const char *ext_typestr(kf_dtype t) {
+  return (unsigned)t < KF_DTYPE_COUNT ? typestrs[t] : kf_dtype_is_record(t) ? kf_dtype_name(t) : "|V0";
+}
 
 int ext_dtype_from_typestr(const char *ts, kf_dtype *out) {
   size_t n = strlen(ts);
+  if (strncmp(ts, "Record(", 7) == 0) { /* a record dtype, as kfront.types.record_spelling spells it */
+    if (kf_dtype_parse(ts, out) == KF_OK) return 0;
+    PyErr_Format(PyExc_TypeError, "kfront does not support the record dtype '%s'", ts);
+    return -1;
+  }
   if (n >= 3) {
     char order = ts[0];
     int native = order == '<' || order == '|' || order == '=';
@@ -82,9 +89,43 @@ static int intern_names(void) {
   return k_shape && k_typestr && k_data && k_strides && k_mask && k_stream && a_cuda && a_host ? 0 : -1;
 }
 
+/* The record dtype of a structured NumPy dtype (kfront.types.record_spelling, remembered per dtype). */
+static PyObject *record_dtypes, *record_spelling_fn;
+
+static int record_dtype_of(PyObject *dtype, kf_dtype *out) {
+  if (!record_dtypes) {
+    PyObject *types = PyImport_ImportModule("kfront.types");
+    record_spelling_fn = types ? PyObject_GetAttrString(types, "record_spelling") : NULL;
+    Py_XDECREF(types);
+    if (!record_spelling_fn || !(record_dtypes = PyDict_New())) {
+      Py_CLEAR(record_spelling_fn);
+      return -1;
+    }
+  }
+  PyObject *known = PyDict_GetItemWithError(record_dtypes, dtype); /* borrowed */
+  if (known) {
+    *out = (kf_dtype)PyLong_AsLong(known);
+    return 0;
+  }
+  if (PyErr_Occurred()) return -1;
+  PyObject *text = PyObject_CallFunctionObjArgs(record_spelling_fn, dtype, NULL);
+  const char *sp = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
+  int r = sp ? ext_dtype_from_typestr(sp, out) : -1;
+  Py_XDECREF(text);
+  if (r < 0) return -1;
+  PyObject *v = PyLong_FromLong((long)*out);
+  if (!v || PyDict_SetItem(record_dtypes, dtype, v) < 0) {
+    Py_XDECREF(v);
+    return -1;
+  }
+  Py_DECREF(v);
+  return 0;
+}
+
 /* Reads an array interface dict (NumPy's __array_interface__ or CUDA's __cuda_array_interface__) into *a.
- * A 0-d array gives ndim 0. */
-static int read_interface(PyObject *d, kf_array *a, kf_memory memory, const char *what, uintptr_t *producer) {
+ * A 0-d array gives ndim 0. A structured (void) typestr takes the record dtype of owner.dtype. */
+static int read_interface(PyObject *d, kf_array *a, kf_memory memory, const char *what, uintptr_t *producer,
+                          PyObject *owner) {
   if (!PyDict_Check(d)) {
     PyErr_Format(PyExc_TypeError, "%s: the array interface is not a dict", what);
     return -1;
@@ -103,7 +144,15 @@ static int read_interface(PyObject *d, kf_array *a, kf_memory memory, const char
     return -1;
   }
   const char *ts = PyUnicode_AsUTF8AndSize(typestr, NULL);
-  if (!ts || ext_dtype_from_typestr(ts, &a->dtype) < 0) return -1;
+  if (!ts) return -1;
+  if (ts[0] == '|' && ts[1] == 'V' && owner) { /* a structured dtype: its record */
+    PyObject *dt = PyObject_GetAttrString(owner, "dtype");
+    int r = dt ? record_dtype_of(dt, &a->dtype) : -1;
+    Py_XDECREF(dt);
+    if (r < 0) return -1;
+  } else if (ext_dtype_from_typestr(ts, &a->dtype) < 0) {
+    return -1;
+  }
   if (tuple_int64s(shape, a->shape, KF_MAX_RANK, &a->ndim, "shape") < 0) return -1;
   if (!PyTuple_Check(data) || PyTuple_Size(data) != 2) {
     PyErr_Format(PyExc_TypeError, "%s: the array interface's data must be a (pointer, read-only) tuple", what);
@@ -175,7 +224,7 @@ static int array_of_protocol(PyObject *o, int proto, kf_array *a, const char *wh
   if (intern_names() < 0) return -1;
   PyObject *d = PyObject_GetAttr(o, proto == PROTO_CUDA ? a_cuda : a_host);
   if (!d) return -1;
-  int r = read_interface(d, a, proto == PROTO_CUDA ? KF_MEMORY_DEVICE : KF_MEMORY_HOST, what, producer);
+  int r = read_interface(d, a, proto == PROTO_CUDA ? KF_MEMORY_DEVICE : KF_MEMORY_HOST, what, producer, o);
   Py_DECREF(d);
   return r;
 }
@@ -341,6 +390,12 @@ int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t i
   }
   kf_array a;
   if (array_of_protocol(o, proto, &a, what, producer) < 0) return -1;
+  if (a.ndim == 0 && kf_dtype_is_record(a.dtype)) { /* one record (np.void, np.record): passed by reference */
+    out->kind = KF_ARG_ARRAY;
+    out->dtype = a.dtype;
+    out->array = a;
+    return 0;
+  }
   if (a.ndim == 0) {
     if (proto == PROTO_CUDA) {
       PyErr_Format(PyExc_TypeError, "%s argument %zd: a 0-d device array cannot be passed as a scalar", what, index);

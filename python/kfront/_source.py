@@ -214,6 +214,10 @@ def freeze_value(name, value, registry=None):
     np = sys.modules.get("numpy")  # a NumPy value means NumPy is loaded
     if np is not None:
         if isinstance(value, np.ndarray):
+            if value.dtype.fields is not None:
+                raise errors.UnsupportedError("kfront: the global '%s' is an array of records (dtype %s): constant "
+                                              "arrays of records (cuda.const.array_like) are not supported" %
+                                              (name, value.dtype))
             if value.dtype.kind == "c":
                 raise errors.UnsupportedError("kfront: the global '%s' is an array of dtype %s; kfront does not support "
                                               "complex constant arrays (pass it as a kernel argument)" % (name, value.dtype))
@@ -259,11 +263,15 @@ def freeze_value(name, value, registry=None):
         return ("module", _KFRONT_MODULES.get(modname, modname))
     if isinstance(value, (kftypes.Integer, kftypes.Float, kftypes.Boolean)):
         return ("path", "numba." + str(value))
+    if isinstance(value, kftypes.Record):  # a record type (numba.from_dtype(dt)): its spelling, as a dtype
+        return ("str", str(value))
     if np is not None and isinstance(value, np.dtype):
         try:
-            return ("path", "numpy." + str(kftypes.from_dtype(value)))
+            t = kftypes.from_dtype(value)
         except errors.UnsupportedError:
             return None
+        # a structured dtype is passed as its Record type's spelling, which kernels take as a dtype
+        return ("str", str(t)) if isinstance(t, kftypes.Record) else ("path", "numpy." + str(t))
     std = _std_lookup(value)
     if std is not None:
         return std

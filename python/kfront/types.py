@@ -39,7 +39,7 @@ from kfront import errors
 __all__ = [
     "Type", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array", "BaseTuple", "UniTuple", "Tuple",
     "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_kir", "from_dtype",
-    "as_dtype", "typeof",
+    "as_dtype", "typeof", "Record", "NestedArray",
     "boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "complex64", "complex128", "c8", "c16", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
     "byte", "double", "intp", "uintp", "intc", "uintc", "ssize_t", "size_t", "char", "uchar", "short",
@@ -198,13 +198,124 @@ def _array_dims(ndim, layout):
     return "[" + ", ".join(dims) + "]"
 
 
+# ---- records (NumPy structured dtypes) -------------------------------------------------------------
+
+
+class NestedArray(Type):
+    """The type of a record field that is an array of fixed shape (NumPy's subarray, ('v', np.float32, (3,))):
+    nestedarray(float32, (3,)), as Numba spells it."""
+
+    def __new__(cls, dtype, shape):
+        shape = tuple(int(n) for n in shape)
+
+        def init(t):
+            t.dtype, t.shape, t.ndim = dtype, shape, len(shape)
+            t.name = "nestedarray(%s, %s)" % (dtype, shape)
+        return cls._intern((dtype, shape), init)
+
+    @property
+    def key(self):
+        return (self.dtype, self.shape)
+
+    def _reduce(self):
+        return (NestedArray, (self.dtype, self.shape))
+
+
+class Record(Type):
+    """A record type (a NumPy structured dtype): Record(fields, size, aligned) with fields a list of (name, type,
+    offset) — each type a scalar, a Record or a NestedArray — the itemsize, and whether NumPy laid it out with
+    align=True. str() is Numba's spelling, which kfront's signatures, C API and kernel signatures share:
+    Record(x[type=float32;offset=0],y[type=int64;offset=8];16;True). Slicing makes an array type (rec[:])."""
+
+    def __new__(cls, fields, size, aligned):
+        fields = tuple(sorted(((str(n), t, int(o)) for n, t, o in fields), key=lambda f: (f[2], f[0])))
+
+        def init(t):
+            t.fields = {n: (ft, o) for n, ft, o in fields}
+            t.members = [(n, ft) for n, ft, o in fields]
+            t.size, t.aligned = int(size), bool(aligned)
+            t.bitwidth = 8 * t.size
+            t.name = "Record(%s;%d;%s)" % (",".join("%s[type=%s;offset=%d]" % f for f in fields), t.size, t.aligned)
+        return cls._intern((fields, int(size), bool(aligned)), init)
+
+    @property
+    def key(self):
+        return self.name
+
+    def offset(self, name):
+        return self.fields[name][1]
+
+    def typeof(self, name):
+        return self.fields[name][0]
+
+    def __len__(self):
+        return len(self.fields)
+
+    def __getitem__(self, index):
+        ndim, layout = _array_spec(index)
+        return Array(self, ndim, layout)
+
+    @property
+    def dtype(self):
+        return as_dtype(self)
+
+    def _reduce(self):
+        return (Record, ([(n, ft, o) for n, (ft, o) in self.fields.items()], self.size, self.aligned))
+
+
+def _record_field_type(dt):
+    if dt.subdtype is not None:
+        base, shape = dt.subdtype
+        return NestedArray(_element_type(base), shape)
+    return _element_type(dt)
+
+
+def _element_type(dt):
+    if dt.fields is not None:
+        return _record_of_dtype(dt)
+    if dt.kind == "c":
+        raise errors.UnsupportedError("kfront: dtype %s: record fields of complex types are not supported yet" % (dt,))
+    return from_dtype(dt)
+
+
+def _record_of_dtype(dt):
+    fields = []
+    for name, info in dt.fields.items():
+        if len(info) > 2:
+            raise errors.UnsupportedError("kfront: record fields with titles are not supported (dtype %s)" % (dt,))
+        if not name.isidentifier():
+            raise errors.UnsupportedError("kfront: record field names must be identifiers, not %r" % (name,))
+        fields.append((name, _record_field_type(info[0]), info[1]))
+    if not fields:
+        raise errors.UnsupportedError("kfront: a record dtype needs at least one field")
+    return Record(fields, dt.itemsize, dt.isalignedstruct)
+
+
+def _dtype_of_element(t):
+    if isinstance(t, Record):
+        return as_dtype(t)
+    if isinstance(t, NestedArray):
+        return _np().dtype((_dtype_of_element(t.dtype), t.shape))
+    return _np().dtype(t.name)
+
+
+def record_spelling(dtype):
+    """Numba's spelling of a structured dtype's Record type (what kfront's C layer takes as a record dtype)."""
+    return _record_of_dtype(dtype).name
+
+
+def dtype_typestr(dtype):
+    """What kfront's C layer takes as an array's element type: NumPy's typestr, a record's spelling."""
+    return record_spelling(dtype) if dtype.fields is not None else dtype.str
+
+
 class Array(Type):
     """An array type: Array(dtype, ndim, layout, readonly=False). dtype is the element's Numba type, ndim
     >= 1, layout 'C', 'F' or 'A' (any strides). str() is the slice spelling: float32[:, ::1]."""
 
     def __new__(cls, dtype, ndim, layout, readonly=False, aligned=True):
-        if not _is_scalar(dtype):
-            raise TypeError("kfront: array elements must be scalar types, not %r" % (dtype,))
+        if not _is_scalar(dtype) and not isinstance(dtype, Record):
+            raise TypeError("kfront: array elements must be scalar or record types, not %r" % (dtype,))
         if isinstance(ndim, bool) or not isinstance(ndim, int) or ndim < 1:
             raise ValueError("kfront: an array type needs 1 or more dimensions, not %r" % (ndim,))
         if layout not in ("C", "F", "A"):
@@ -644,14 +755,17 @@ _BY_KIND = {("b", 1): boolean, ("i", 1): int8, ("i", 2): int16, ("i", 4): int32,
             ("u", 1): uint8, ("u", 2): uint16, ("u", 4): uint32, ("u", 8): uint64,
             ("f", 2): float16, ("f", 4): float32, ("f", 8): float64, ("c", 8): complex64, ("c", 16): complex128}
 
-_SUPPORTED = "bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128"
+_SUPPORTED = "bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128, and records of them"
 
 
 def from_dtype(dtype):
-    """The scalar type of a NumPy dtype (or of anything numpy.dtype() takes: numpy.float32, 'f4').
-    UnsupportedError for dtypes kfront has no type for (complex, records, strings, non-native byte order)."""
+    """The Numba type of a NumPy dtype (or of anything numpy.dtype() takes: numpy.float32, 'f4'): a scalar type, or
+    for a structured dtype its Record. UnsupportedError for dtypes kfront has no type for (complex, strings,
+    non-native byte order, records with titles or such fields)."""
     np = _np()
     dt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+    if dt.fields is not None:
+        return _record_of_dtype(dt)
     t = _BY_KIND.get((dt.kind, dt.itemsize)) if dt.fields is None else None
     if t is None:
         raise errors.UnsupportedError("kfront: dtype %s is not supported (kfront supports %s)" % (dt, _SUPPORTED))
@@ -661,7 +775,11 @@ def from_dtype(dtype):
 
 
 def as_dtype(t):
-    """The NumPy dtype of a scalar type."""
+    """The NumPy dtype of a scalar or record type."""
+    if isinstance(t, Record):
+        names = [n for n, _ in t.members]
+        return _np().dtype({"names": names, "formats": [_dtype_of_element(t.fields[n][0]) for n in names],
+                            "offsets": [t.fields[n][1] for n in names], "itemsize": t.size, "aligned": t.aligned})
     if not _is_scalar(t):
         raise TypeError("kfront: %r has no NumPy dtype (only scalar types have one)" % (t,))
     return _np().dtype(t.name)
@@ -765,7 +883,7 @@ def typeof(value, purpose=None):
         if isinstance(value, np.ndarray):
             return _typeof_ndarray(value)
         if isinstance(value, np.generic):
-            return from_dtype(value.dtype)
+            return from_dtype(value.dtype)  # a record (np.void, np.record): its Record type
     try:
         cai = getattr(value, "__cuda_array_interface__", None)
     except Exception:

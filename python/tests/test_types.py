@@ -191,7 +191,7 @@ def test_complex_dtypes():
     assert str(t.complex64[:, ::1]) == "complex64[:, ::1]"
 
 
-@pytest.mark.parametrize("dt", ["U3", "O", "M8[s]", [("a", "f4")], ">f4" if sys.byteorder == "little"
+@pytest.mark.parametrize("dt", ["U3", "O", "M8[s]", [("a", "c8")], ">f4" if sys.byteorder == "little"
                                 else "<f4"])
 def test_unsupported_dtypes(dt):
     with pytest.raises(errors.UnsupportedError, match="kfront: dtype"):

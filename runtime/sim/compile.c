@@ -38,6 +38,7 @@ const char *const sim_opcode_names[SI__COUNT] = {
 
 ElemKind sim_elem_kind(const Type *t) {
   if (t->kind == TY_BOOL) return EK_BOOL;
+  if (t->kind == TY_RECORD) return EK_U8; /* records are only moved as bytes (sim_type_size) */
   if (t->kind == TY_COMPLEX) return t->elem->bits == 32 ? EK_C64 : EK_C128;
   if (t->kind == TY_FLOAT) return t->bits == 16 ? EK_F16 : t->bits == 32 ? EK_F32 : EK_F64;
   switch (t->bits) {
@@ -52,6 +53,8 @@ unsigned sim_elem_size(ElemKind ek) {
   static const unsigned size[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 8, 16};
   return size[ek];
 }
+
+unsigned sim_type_size(const Type *t) { return t->kind == TY_RECORD ? t->size : sim_elem_size(sim_elem_kind(t)); }
 
 static unsigned log2u(unsigned x) {
   unsigned l = 0;
@@ -707,6 +710,7 @@ static void compile_op(Cc *c, const Op *op) {
     }
     AllocaInfo *ai = cc_alloc(c, sizeof *ai);
     ai->ek = sim_elem_kind(t->elem);
+    ai->esize = sim_type_size(t->elem);
     ai->rank = t->rank;
     ai->layout = t->layout;
     size_t count = 1;
@@ -719,7 +723,7 @@ static void compile_op(Cc *c, const Op *op) {
       ai->shape[i] = e;
       count *= (size_t)e;
     }
-    ai->bytes = count * sim_elem_size(ai->ek);
+    ai->bytes = count * ai->esize;
     if (ai->bytes > (64u << 20)) {
       cc_error(c, op, "mem.alloca of more than 64 MiB%s", "");
       return;
@@ -777,8 +781,8 @@ static void compile_op(Cc *c, const Op *op) {
     }
     ReinterpInfo *ri = cc_alloc(c, sizeof *ri);
     ri->rank = t->rank;
-    ri->esize = sim_elem_size(sim_elem_kind(t->elem));
-    ri->base_esize = sim_elem_size(sim_elem_kind(op_operand(op, 0)->type->elem));
+    ri->esize = sim_type_size(t->elem);
+    ri->base_esize = sim_type_size(op_operand(op, 0)->type->elem);
     for (unsigned d = 0; d < t->rank; d++) {
       ri->extent[d] = opnd(c, op, 1 + d);
       ri->stride[d] = opnd(c, op, 1 + t->rank + d);
@@ -790,6 +794,32 @@ static void compile_op(Cc *c, const Op *op) {
     INS(c, k)->ext = ri;
     return;
   }
+  case OP_FIELD: {
+    const Type *base = op_operand(op, 0)->type, *t = op_result(op, 0)->type;
+    const char *name = ir_op_attr_str(op, "name");
+    int f = name && ty_is_array(base) ? ty_record_field(base->elem, name, strlen(name)) : -1;
+    if (f < 0 || !ty_is_array(t) || t->rank > SIM_MAX_RANK) {
+      cc_error(c, op, "malformed mem.field%s", "");
+      return;
+    }
+    const RecordField *rf = &base->elem->fields[f];
+    FieldInfo *fi = cc_alloc(c, sizeof *fi);
+    fi->offset_bytes = rf->offset;
+    fi->ndims = rf->ndims;
+    fi->esize = sim_type_size(t->elem);
+    for (unsigned d = 0; d < rf->ndims; d++) fi->dims[d] = rf->dims[d];
+    fi->offset = local_array(c);
+    k = emit(c, SI_FIELD, op);
+    INS(c, k)->d = res(c, op, 0);
+    INS(c, k)->a = opnd(c, op, 0);
+    INS(c, k)->ext = fi;
+    return;
+  }
+  case OP_RECORD_ARRAY: /* a record parameter is its array of one record already */
+    k = emit(c, SI_MOV, op);
+    INS(c, k)->d = res(c, op, 0);
+    INS(c, k)->a = opnd(c, op, 0);
+    return;
   case OP_DYN_SHARED: {
     const Type *t = op_result(op, 0)->type;
     if (!ty_is_array(t) || t->rank != 1) {
@@ -797,7 +827,7 @@ static void compile_op(Cc *c, const Op *op) {
       return;
     }
     ElemKind ek = sim_elem_kind(t->elem);
-    unsigned gs = log2u(sim_elem_size(ek));
+    unsigned gs = t->elem->kind == TY_RECORD ? 0 : log2u(sim_elem_size(ek));
     if (!c->p->uses_dyn || gs < c->p->dyn_gshift) c->p->dyn_gshift = gs;
     c->p->uses_dyn = true;
     k = emit(c, SI_DYNSH, op);
@@ -1163,7 +1193,8 @@ static bool add_global(SimProgram *p, const Op *g) {
   sg->name = name;
   sg->shared = strcmp(space, "shared") == 0;
   sg->ek = sim_elem_kind(t->elem);
-  sg->esize = sim_elem_size(sg->ek);
+  sg->esize = sim_type_size(t->elem);
+  sg->granule = t->elem->kind == TY_RECORD ? 1 : sg->esize;
   sg->rank = t->rank;
   sg->layout = t->layout;
   size_t count = 1;

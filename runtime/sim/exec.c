@@ -458,6 +458,19 @@ static const char *make_reinterpret(const ReinterpInfo *ri, const Slot *R, const
   return NULL;
 }
 
+/* mem.field: the records' field as an array (the array's axes, then the field's nested ones). */
+static void make_field(const FieldInfo *fi, const SimArr *a, SimArr *v) {
+  *v = *a;
+  v->data = a->data + fi->offset_bytes;
+  int64_t stride = fi->esize;
+  for (unsigned d = fi->ndims; d-- > 0;) {
+    v->shape[a->rank + d] = fi->dims[d];
+    v->strides[a->rank + d] = stride;
+    stride *= fi->dims[d];
+  }
+  v->rank = a->rank + fi->ndims;
+}
+
 /* ---- print ---------------------------------------------------------------------------------------- */
 
 /* The text gpu.print makes of its format and operands (as C's printf: %lld, %llu, %f, %s of True/False, %%),
@@ -941,6 +954,13 @@ static void run_thread(BlockCtx *B, Thread *t) {
       R[I->d].p = v;
       break;
     }
+    case SI_FIELD: {
+      const FieldInfo *fi = I->ext;
+      SimArr *v = (SimArr *)(frame_local(fn, R) + fi->offset);
+      make_field(fi, R[I->a].p, v);
+      R[I->d].p = v;
+      break;
+    }
     case SI_ALLOCA: {
       const AllocaInfo *ai = I->ext;
       SimArr *a = (SimArr *)(frame_local(fn, R) + ai->offset);
@@ -948,7 +968,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
       a->data = (char *)a + ((sizeof(SimArr) + 15) & ~(size_t)15);
       a->rank = ai->rank;
       a->flags = ARR_LOCAL;
-      int64_t st = sim_elem_size(ai->ek);
+      int64_t st = ai->esize;
       for (unsigned k = 0; k < ai->rank; k++) {
         unsigned ax = ai->layout == 'F' ? k : ai->rank - 1 - k;
         a->shape[ax] = ai->shape[ax];
@@ -1274,7 +1294,7 @@ static bool block_init(BlockCtx *B, Launch *L) {
     a->flags = ARR_SHARED;
     if (L->opts.detect_races) {
       a->gshift = 0;
-      while ((1u << a->gshift) < g->esize) a->gshift++;
+      while ((1u << a->gshift) < g->granule) a->gshift++;
       if (!(B->gshadow[i] = mem_calloc((g->nbytes >> a->gshift) + 1, sizeof(SimShadow)))) return false;
       a->shadow = B->gshadow[i];
       a->flags |= ARR_RACE;
@@ -1563,6 +1583,17 @@ SimArg sim_arg_array_c(void *data, Type *elem, unsigned rank, const int64_t *sha
 }
 
 static bool same_scalar(const Type *a, const Type *b) {
+  if (a && b && a->kind == TY_RECORD && b->kind == TY_RECORD) { /* records: the same layout, spelt the same */
+    StrBuf x, y;
+    sb_init(&x);
+    sb_init(&y);
+    ty_print(a, &x);
+    ty_print(b, &y);
+    bool same = !sb_failed(&x) && !sb_failed(&y) && strcmp(sb_cstr(&x), sb_cstr(&y)) == 0;
+    sb_free(&x);
+    sb_free(&y);
+    return same;
+  }
   return a && b && a->kind == b->kind && a->bits == b->bits && a->is_unsigned == b->is_unsigned;
 }
 
@@ -1614,13 +1645,14 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
     StrBuf tb;  /* the parameter's type, printed for an error only */
     sb_init(&tb);
     bool ok = true;
-    if (pt->kind == TY_ARRAY) {
+    if (ty_abi_rank(pt)) { /* an array; a record, passed as an array of one */
       const SimArray *sa = &a->array;
-      if (a->kind != SIM_ARG_ARRAY || sa->rank != pt->rank || !same_scalar(sa->elem, pt->elem)) {
+      if (a->kind != SIM_ARG_ARRAY || sa->rank != ty_abi_rank(pt) || !same_scalar(sa->elem, ty_abi_elem((Type *)pt)) ||
+          (pt->kind == TY_RECORD && sa->shape[0] != 1)) {
         diag_error(diag, f->loc, "simulator: argument %u of kernel %s must be an array of type %s", i, k->name,
                    type_text(pt, &tb));
         ok = false;
-      } else if (pt->layout != 'A' && !contiguous(sa, pt->layout, ty_size(pt->elem))) {
+      } else if (pt->kind == TY_ARRAY && pt->layout != 'A' && !contiguous(sa, pt->layout, ty_size(pt->elem))) {
         diag_error(diag, f->loc, "simulator: argument %u of kernel %s (%s) is not %c-contiguous", i, k->name,
                    type_text(pt, &tb), pt->layout);
         ok = false;

@@ -50,7 +50,7 @@ typedef struct SimArr {
   X(TID) X(BID) X(BDIM) X(GDIM) X(LANE) X(BARRIER) X(BARRED) X(GRIDSYNC) X(WARP) X(ATOMIC) X(CAS) X(BOUNDS) X(RAISE) \
   X(PRINT) \
   X(DIM) X(STRIDE) X(SIZE) X(DATA) X(LOAD1) X(LOADN) X(STORE1) X(STOREN) X(ALLOCA) X(GREF) X(DYNSH) \
-  X(SUBVIEW) X(REINTERP) X(AMOVE) \
+  X(SUBVIEW) X(REINTERP) X(FIELD) X(AMOVE) \
   X(ADDI) X(SUBI) X(MULI) X(DIVSI) X(DIVUI) X(REMSI) X(REMUI) X(FLOORDIVSI) X(FLOORMODSI) \
   X(MINSI) X(MAXSI) X(MINUI) X(MAXUI) X(IPOW) X(ABSI) X(SHLI) X(SHRSI) X(SHRUI) X(ANDI) X(ORI) X(XORI) \
   X(POPC) X(CLZ) X(FFS) X(BREV) X(ADDI64) X(SUBI64) X(MULI64) \
@@ -153,6 +153,14 @@ typedef struct ReinterpInfo {
   size_t offset;                    /* of the result's SimArr */
 } ReinterpInfo;
 
+/* mem.field: the field's byte offset and nested shape (appended to the array's axes, C-contiguous). */
+typedef struct FieldInfo {
+  unsigned offset_bytes;
+  unsigned ndims, esize;
+  int64_t dims[SIM_MAX_RANK];
+  size_t offset;                    /* of the result's SimArr */
+} FieldInfo;
+
 typedef struct AtomicInfo {
   AtomicKind kind;
   ElemKind ek;
@@ -168,6 +176,7 @@ typedef struct WarpInfo {
 
 typedef struct AllocaInfo {
   ElemKind ek;
+  unsigned esize;           /* bytes per element (a record's itemsize) */
   unsigned rank;
   char layout;
   int64_t shape[SIM_MAX_RANK];
@@ -199,6 +208,7 @@ typedef struct SimGlobal {
   bool shared;              /* else const */
   ElemKind ek;
   unsigned esize;
+  unsigned granule;         /* race-detection granule: the element size, 1 byte for records */
   unsigned rank;
   char layout;
   int64_t shape[SIM_MAX_RANK];
@@ -232,6 +242,8 @@ bool sim_compile_pending(SimProgram *p);
 SimFn *sim_compile_function(SimProgram *p, const Op *func, bool *oom);
 ElemKind sim_elem_kind(const Type *t);
 unsigned sim_elem_size(ElemKind ek);
+/* Bytes of one array element of type t (a scalar or a record). */
+unsigned sim_type_size(const Type *t);
 extern const char *const sim_opcode_names[SI__COUNT];
 
 #endif

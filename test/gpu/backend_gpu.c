@@ -757,6 +757,85 @@ static void test_views(void) {
   cu.ModuleUnload(m);
 }
 
+/* ---- records: mem.field, mem.record_array ----------------------------------------------------------------- */
+/* A packed record of 11 bytes (d: f64 @0, s: i16 @8, b: i1 @10): record t's fields sit at 11 t + offset, misaligned
+ * for odd t, so the backend must access them a byte at a time (align 1) or the GPU faults. Each thread t reads
+ * d and s of record t, writes s = t, b = d > 2 and out[t] = d + s + r.x, with r a single record parameter
+ * (x: f32 @0, v: i16[3] @4; 12 bytes) passed as an array of one: out[t] also adds r.v[2]. */
+static const char *K_RECORDS =
+    "func.func() ({\n"
+    "^bb0(%a: array<record<d: f64 @0, s: i16 @8, b: i1 @10; size 11, align 1>, 1, C>, %r: record<x: f32 @0, v: i16[3] @4; size 12, align 4, aligned>, %out: array<f64, 1, C>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %t = arith.extsi(%tx) : (i32) -> (i64)\n"
+    "  %z = arith.constant() {value = 0} : () -> (i64)\n"
+    "  %two = arith.constant() {value = 2} : () -> (i64)\n"
+    "  %fd = mem.field(%a) {name = \"d\"} : (array<record<d: f64 @0, s: i16 @8, b: i1 @10; size 11, align 1>, 1, C>) -> (array<f64, 1, A>)\n"
+    "  %fs = mem.field(%a) {name = \"s\"} : (array<record<d: f64 @0, s: i16 @8, b: i1 @10; size 11, align 1>, 1, C>) -> (array<i16, 1, A>)\n"
+    "  %fb = mem.field(%a) {name = \"b\"} : (array<record<d: f64 @0, s: i16 @8, b: i1 @10; size 11, align 1>, 1, C>) -> (array<i1, 1, A>)\n"
+    "  %d = mem.load(%fd, %t) : (array<f64, 1, A>, i64) -> (f64)\n"
+    "  %s = mem.load(%fs, %t) : (array<i16, 1, A>, i64) -> (i16)\n"
+    "  %ra = mem.record_array(%r) : (record<x: f32 @0, v: i16[3] @4; size 12, align 4, aligned>) -> (array<record<x: f32 @0, v: i16[3] @4; size 12, align 4, aligned>, 1, C>)\n"
+    "  %fx = mem.field(%ra) {name = \"x\"} : (array<record<x: f32 @0, v: i16[3] @4; size 12, align 4, aligned>, 1, C>) -> (array<f32, 1, A>)\n"
+    "  %fv = mem.field(%ra) {name = \"v\"} : (array<record<x: f32 @0, v: i16[3] @4; size 12, align 4, aligned>, 1, C>) -> (array<i16, 2, A>)\n"
+    "  %x = mem.load(%fx, %z) : (array<f32, 1, A>, i64) -> (f32)\n"
+    "  %v = mem.load(%fv, %z, %two) : (array<i16, 2, A>, i64, i64) -> (i16)\n"
+    "  %sf = arith.sitofp(%s) : (i16) -> (f64)\n"
+    "  %xf = arith.extf(%x) : (f32) -> (f64)\n"
+    "  %vf = arith.sitofp(%v) : (i16) -> (f64)\n"
+    "  %o1 = arith.addf(%d, %sf) : (f64, f64) -> (f64)\n"
+    "  %o2 = arith.addf(%o1, %xf) : (f64, f64) -> (f64)\n"
+    "  %o3 = arith.addf(%o2, %vf) : (f64, f64) -> (f64)\n"
+    "  mem.store(%o3, %out, %t) : (f64, array<f64, 1, C>, i64) -> ()\n"
+    "  %ts = arith.trunci(%t) : (i64) -> (i16)\n"
+    "  mem.store(%ts, %fs, %t) : (i16, array<i16, 1, A>, i64) -> ()\n"
+    "  %c2 = arith.constant() {value = 2.0} : () -> (f64)\n"
+    "  %gt = arith.cmpf(%d, %c2) {pred = \"ogt\"} : (f64, f64) -> (i1)\n"
+    "  mem.store(%gt, %fb, %t) : (i1, array<i1, 1, A>, i64) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @records, function_type = (array<record<d: f64 @0, s: i16 @8, b: i1 @10; size 11, align 1>, 1, C>, record<x: f32 @0, v: i16[3] @4; size 12, align 4, aligned>, array<f64, 1, C>) -> (), kernel} : () -> ()\n";
+
+static void test_records(void) {
+  CUmodule m = compile_load(K_RECORDS);
+  if (!m) return;
+  enum { N = 8 };
+  unsigned char recs[N * 11];
+  memset(recs, 0, sizeof recs);
+  for (int t = 0; t < N; t++) {
+    double d = 0.5 * t;
+    int16_t s = (int16_t)(100 + t);
+    memcpy(recs + 11 * t, &d, 8);
+    memcpy(recs + 11 * t + 8, &s, 2);
+  }
+  unsigned char one[12] = {0};
+  float x = 1.5f;
+  int16_t v[3] = {7, 8, 9};
+  memcpy(one, &x, 4);
+  memcpy(one + 4, v, 6);
+  Arr a = arr1(recs, 11, N), r = arr1(one, 12, 1), out = arr1(NULL, 8, N);
+  Args g = {0};
+  arg_arr(&g, &a);
+  arg_arr(&g, &r); /* a record parameter: data, extent 1, stride 12 (abi.h) */
+  arg_arr(&g, &out);
+  if (launch(m, "records", 1, N, 0, &g)) {
+    double o[N];
+    unsigned char back[N * 11];
+    arr_get(&out, o);
+    arr_get(&a, back);
+    for (int t = 0; t < N; t++) {
+      double want = 0.5 * t + (100 + t) + 1.5 + 9;
+      CHECK(o[t] == want, "records: out[%d] = %g, want %g", t, o[t], want);
+      int16_t s;
+      memcpy(&s, back + 11 * t + 8, 2);
+      CHECK(s == t && back[11 * t + 10] == (0.5 * t > 2), "records: record %d s=%d b=%d", t, s, back[11 * t + 10]);
+      CHECK(memcmp(back + 11 * t, recs + 11 * t, 8) == 0, "records: record %d's d changed", t);
+    }
+  }
+  arr_free(&a);
+  arr_free(&r);
+  arr_free(&out);
+  cu.ModuleUnload(m);
+}
+
 /* ---- check.raise: the same record, flag KF_ERROR_RAISE ----------------------------------------------------- */
 static const char *K_RAISE =
     "func.func() ({\n"
@@ -1429,7 +1508,7 @@ static void test_opsem(void) {
 /* Every backend input compiles and loads (its OPTIONS line applied: fastmath, lineinfo). */
 static void test_load_inputs(void) {
   static const char *inputs[] = {"arith", "atomics", "bounds", "call", "cf", "f16", "gpu", "lineinfo", "math", "mem",
-                                 "seed_fast_matmul", "warp"};
+                                 "records", "seed_fast_matmul", "warp"};
   for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
     char path[256];
     snprintf(path, sizeof path, "test/backend/Inputs/%s.kir", inputs[i]);
@@ -1476,6 +1555,7 @@ int main(void) {
     test_complex();
     test_bounds();
     test_views();
+    test_records();
     test_raise();
     test_atomics();
     test_small_atomics();

@@ -83,13 +83,13 @@ static Module *roundtrip(const char *file, const char *text) {
 /* ---- ops.def examples ---------------------------------------------------------------------------- */
 
 typedef struct {
-  char name[32], type[64];
+  char name[32], type[192];
 } Arg;
 
 typedef struct {
   char name[32];
   unsigned nargs;
-  char types[4][64];
+  char types[4][192];
 } Succ;
 
 static bool ident_char(char c) {
@@ -133,7 +133,7 @@ static unsigned names_in(const char *s, size_t a, size_t b, char out[][32], unsi
 }
 
 /* The comma-separated types of s[a..b) (inside the parentheses). */
-static unsigned types_in(const char *s, size_t a, size_t b, char out[][64], unsigned cap) {
+static unsigned types_in(const char *s, size_t a, size_t b, char out[][192], unsigned cap) {
   unsigned n = 0;
   int level = 0;
   size_t start = a;
@@ -142,7 +142,7 @@ static unsigned types_in(const char *s, size_t a, size_t b, char out[][64], unsi
     if (i < b && (s[i] == '>' || s[i] == ')') && s[i - 1] != '-') level--;
     if (i == b || (s[i] == ',' && level == 0)) {
       while (start < i && s[start] == ' ') start++;
-      if (i > start && n < cap) snprintf(out[n++], 64, "%.*s", (int)(i - start), s + start);
+      if (i > start && n < cap) snprintf(out[n++], 192, "%.*s", (int)(i - start), s + start);
       start = i + 1;
     }
   }
@@ -194,7 +194,7 @@ static char *wrap_example(OpKind k) {
     if (ex[p] != ':') break;
     p = skip_sp(ex, p + 1);
     size_t sig = p, sig_end = match(ex, p);
-    char names[16][32], types[16][64];
+    char names[16][32], types[16][192];
     unsigned n = names_in(ex, opnds, opnds_end, names, 16);
     unsigned nmain = n;
     if (succ) n += names_in(ex, succ, succ_end, names + n, 16 - n);
@@ -207,13 +207,13 @@ static char *wrap_example(OpKind k) {
         continue;
       }
       if (t >= nt) break;
-      if (a >= nmain && nsuccs) snprintf(succs[nsuccs - 1].types[succs[nsuccs - 1].nargs++], 64, "%.63s", types[t]);
+      if (a >= nmain && nsuccs) snprintf(succs[nsuccs - 1].types[succs[nsuccs - 1].nargs++], 192, "%.191s", types[t]);
       if (!has_name(defs, ndefs, names[a])) {
         bool seen = false;
         for (unsigned q = 0; q < nargs; q++) seen |= strcmp(args[q].name, names[a]) == 0;
         if (!seen) {
           snprintf(args[nargs].name, 32, "%.31s", names[a]);
-          snprintf(args[nargs].type, 64, "%.63s", types[t]);
+          snprintf(args[nargs].type, 192, "%.191s", types[t]);
           nargs++;
         }
       }

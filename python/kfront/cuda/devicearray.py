@@ -14,6 +14,7 @@ import contextlib
 import numpy as np
 
 from kfront import _kfront
+from kfront import types as _types
 from kfront.cuda import _runtime
 
 _HTOD, _DTOH, _DTOD = 0, 1, 2
@@ -79,7 +80,8 @@ class DeviceNDArray(_kfront.DeviceArray):
         # (foreign memory through the CUDA array interface, which names no device: taken to be the launch's own)
         if isinstance(gpu_data, _kfront.Buffer):
             device = gpu_data.runtime.device
-        super().__init__(ptr, shape, strides, dtype.str, gpu_data, readonly, -1 if device is None else device)
+        super().__init__(ptr, shape, strides, _types.dtype_typestr(dtype), gpu_data, readonly,
+                         -1 if device is None else device)
         self.shape = shape
         self.strides = strides
         self.dtype = dtype
@@ -119,6 +121,14 @@ class DeviceNDArray(_kfront.DeviceArray):
             raise TypeError("len() of a 0-d device array")
         return self.shape[0]
 
+    @property
+    def _numba_type_(self):
+        """Its Numba type (numba.typeof): Array(dtype's type — a Record for a structured dtype —, ndim, layout)."""
+        if not self.ndim:
+            raise AttributeError("_numba_type_")  # a 0-d device array is no kernel argument
+        layout = "C" if self.is_c_contiguous() else "F" if self.is_f_contiguous() else "A"
+        return _types.Array(_types.from_dtype(self.dtype), self.ndim, layout, readonly=bool(self._readonly))
+
     def is_c_contiguous(self):
         return self.strides == _c_strides(self.shape, self.dtype.itemsize) or self.size <= 1
 
@@ -133,6 +143,7 @@ class DeviceNDArray(_kfront.DeviceArray):
     def __cuda_array_interface__(self):
         return {"shape": self.shape, "strides": None if self.is_c_contiguous() else self.strides,
                 "data": (self._ptr if self.size else 0, bool(self._readonly)), "typestr": self.dtype.str,
+                **({"descr": self.dtype.descr} if self.dtype.fields is not None else {}),
                 "stream": None, "version": 3}
 
     def __repr__(self):

@@ -1,0 +1,246 @@
+"""GPU-only: records (NumPy structured dtypes) in kfront against numba-cuda on the same kernels and inputs (run by
+test/gpu/run_python_gpu.sh on the GPU machine, where both are installed): fields of every kind in aligned and
+packed layouts (a packed itemsize that leaves odd records' fields misaligned: both read them a byte at a time),
+single records passed by reference, nested arrays and nested records, whole-record assignment, records in shared and
+local arrays, records passed to device functions, explicit signatures with from_dtype types, device arrays of
+records. The same checks run against NumPy on the simulator in python/tests/test_records.py."""
+import linecache
+import os
+
+import numba.cuda as ncuda  # the GPU machine has numba-cuda: missing, the suite fails (it is not skipped)
+import numpy as np
+
+from kfront import cuda as kcuda
+from kfront import from_dtype as kfrom_dtype
+
+os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+
+ALIGNED = np.dtype([("flag", np.bool_), ("i8", np.int8), ("f64", np.float64), ("u16", np.uint16), ("f16", np.float16),
+                    ("i32", np.int32), ("u64", np.uint64), ("f32", np.float32), ("i16", np.int16), ("u8", np.uint8),
+                    ("i64", np.int64), ("u32", np.uint32)], align=True)
+PACKED = np.dtype([("f64", np.float64), ("u64", np.uint64), ("i64", np.int64), ("f32", np.float32), ("i32", np.int32),
+                   ("u32", np.uint32), ("u16", np.uint16), ("f16", np.float16), ("i16", np.int16), ("flag", np.bool_),
+                   ("i8", np.int8), ("u8", np.uint8)])
+PT = np.dtype([("x", np.float32), ("y", np.float32), ("n", np.int32)], align=True)
+NESTED = np.dtype([("m", np.float32, (3, 2)), ("inner", [("q", np.float64), ("w", np.float32, (2,)), ("p", np.int16)]),
+                   ("tag", np.uint8)], align=True)
+
+COPY_FIELDS = """
+def copy_fields(src, dst):
+    i = cuda.grid(1)
+    if i < src.shape[0]:
+        s = src[i]
+        d = dst[i]
+        d.flag = not s.flag
+        d.i8 = s.i8 + 1
+        d.f64 = s.f64 * 2.0
+        d.u16 = s.u16 + 3
+        d.f16 = s.f16
+        d.i32 = s['i32'] - 5
+        d['u64'] = s.u64 * 2
+        d.f32 = s.f32 + 0.5
+        d.i16 = -s.i16
+        d.u8 = s.u8 + 1
+        d.i64 = s.i64 * 3
+        d.u32 = s.u32 ^ 7
+"""
+
+SINGLE = """
+def single(r, out):
+    out[0] = r.x
+    out[1] = r.n
+    r.y = r.x * 3
+    r.n = 11
+"""
+
+NESTED_K = """
+def nested(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        r = a[i]
+        s = 0.0
+        for j in range(r.m.shape[0]):
+            for k in range(r.m.shape[1]):
+                s += r.m[j, k] * (j + 1)
+        out[i, 0] = s
+        out[i, 1] = r.inner.q + r.inner.p
+        out[i, 2] = r['inner']['w'][1]
+        r.inner.p = i
+        r.inner.w[0] = r.m[2, 1]
+        a[i].m[0, 0] += 1.0
+"""
+
+COPY_RECORDS = """
+def copy_records(a, i, j):
+    a[i] = a[j]
+"""
+
+SHARED = """
+def shared(a, out):
+    tile = cuda.shared.array(32, dtype=PT)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        tile[t] = a[i]
+        tile[t].n += t
+    cuda.syncthreads()
+    if i < a.shape[0]:
+        src = tile[31 - t]
+        out[i].x = src.y
+        out[i].y = src.x
+        out[i].n = src.n
+"""
+
+LOCAL = """
+def local(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        tmp = cuda.local.array(3, dtype=PT)
+        for k in range(3):
+            tmp[k].x = a[i].x * k
+            tmp[k].y = a[i].y + k
+            tmp[k].n = k
+        s = 0.0
+        for k in range(3):
+            s += tmp[k].x + tmp[k].y + tmp[k].n
+        out[i] = s
+"""
+
+DEVICE = """
+@cuda.jit(device=True)
+def norm2(r):
+    return r.x * r.x + r.y * r.y
+
+
+@cuda.jit(device=True)
+def scale(r, k):
+    r.x *= k
+    r.y *= k
+
+
+def with_device(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i] = norm2(a[i])
+        scale(a[i], 2.0)
+"""
+
+
+def compile_both(src, name, sig=None):
+    kernels = []
+    for module in (ncuda, kcuda):
+        fname = "<vs-numba %s %s>" % (name, module.__name__)
+        linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+        scope = {"cuda": module, "np": np, "PT": PT}
+        exec(compile(src, fname, "exec"), scope)
+        kernels.append(module.jit(scope[name]) if sig is None else module.jit(sig(module))(scope[name]))
+    return kernels
+
+
+def sample(dt, n, seed):
+    rng = np.random.default_rng(seed)
+    a = np.zeros(n, dt)
+    for name in dt.names:
+        ft = dt.fields[name][0]
+        shape = (n,) + ft.shape
+        base = ft.base
+        if base.fields is not None:
+            a[name] = sample(base, int(np.prod(shape)), seed + 1).reshape(shape)
+        elif base.kind == "b":
+            a[name] = rng.integers(0, 2, shape).astype(bool)
+        elif base.kind in "iu":
+            a[name] = rng.integers(0, 100, shape).astype(base)
+        else:
+            a[name] = (rng.standard_normal(shape) * 10).astype(base)
+    return a
+
+
+def test_every_field_kind_matches_numba():
+    for dt in (ALIGNED, PACKED):
+        src = sample(dt, 45, seed=1)
+        kernels = compile_both(COPY_FIELDS, "copy_fields")
+        outs = [np.zeros(45, dt) for _ in kernels]
+        for k, out in zip(kernels, outs):
+            k[2, 32](src, out)
+        np.testing.assert_array_equal(outs[0], outs[1])
+        assert outs[0].tobytes() == outs[1].tobytes()
+
+
+def test_single_record_matches_numba():
+    kernels = compile_both(SINGLE, "single")
+    results = []
+    for k in kernels:
+        a = sample(PT, 3, seed=2)
+        out = np.zeros(2)
+        k[1, 1](a[1], out)
+        results.append((a, out))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def test_nested_matches_numba():
+    kernels = compile_both(NESTED_K, "nested")
+    results = []
+    for k in kernels:
+        a = sample(NESTED, 9, seed=3)
+        out = np.zeros((9, 3))
+        k[1, 16](a, out)
+        results.append((a, out))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def test_record_assignment_matches_numba():
+    kernels = compile_both(COPY_RECORDS, "copy_records")
+    results = []
+    for k in kernels:
+        a = sample(NESTED, 4, seed=4)
+        k[1, 1](a, 0, 2)
+        results.append(a)
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_shared_and_local_records_match_numba():
+    a = sample(PT, 32, seed=5)
+    kernels = compile_both(SHARED, "shared")
+    outs = [np.zeros(32, PT) for _ in kernels]
+    for k, out in zip(kernels, outs):
+        k[1, 32](a, out)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    kernels = compile_both(LOCAL, "local")
+    outs = [np.zeros(32) for _ in kernels]
+    for k, out in zip(kernels, outs):
+        k[1, 32](a, out)
+    np.testing.assert_array_equal(outs[0], outs[1])
+
+
+def test_device_functions_and_device_arrays_match_numba():
+    kernels = compile_both(DEVICE, "with_device")
+    results = []
+    for module, k in zip((ncuda, kcuda), kernels):
+        a = sample(PT, 40, seed=6)
+        d = module.to_device(a)
+        out = np.zeros(40)
+        k[2, 32](d, out)
+        results.append((d.copy_to_host(), out))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def test_explicit_signatures_match_numba():
+    from numba.cuda.np.numpy_support import from_dtype as nfrom_dtype
+    from numba.cuda import types as ntypes
+
+    def sig(module):
+        if module is ncuda:
+            return (nfrom_dtype(PT)[::1], ntypes.intp, ntypes.intp)
+        from kfront import int64
+        return (kfrom_dtype(PT)[::1], int64, int64)
+
+    kernels = compile_both(COPY_RECORDS, "copy_records", sig)
+    results = []
+    for k in kernels:
+        a = sample(PT, 5, seed=7)
+        k[1, 1](a, 4, 1)
+        results.append(a)
+    np.testing.assert_array_equal(results[0], results[1])
