@@ -1080,6 +1080,11 @@ static void free_reading(FeCtx *fe) {
   strmap_free(&fe->prefixes);
   for (unsigned i = 0; i < fe->nfuncs; i++)
     if (fe->funcs[i]->analysed) strmap_free(&fe->funcs[i]->local_index);
+  for (size_t i = 0; i < fe->inner_funcs.cap; i++) {
+    FeFunc *f = fe->inner_funcs.keys && fe->inner_funcs.keys[i] ? fe->inner_funcs.vals[i] : NULL;
+    if (f && f->analysed) strmap_free(&f->local_index);
+  }
+  ptrmap_free(&fe->inner_funcs);
   for (unsigned i = 0; i < fe->nsrcs; i++) strmap_free(&fe->srcs[i].globals);
   embed_free(fe);
   arena_free(&fe->arena);
