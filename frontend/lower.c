@@ -4761,14 +4761,34 @@ static void emit_raise(Lower *L, Value *cond, const char *text, SrcLoc loc) {
   if (!debug_mode(L->fe)) ir_op_set_attr(L->m, op, "silent", attr_unit());
 }
 
+/* Whether a raised exception's argument is a compile-time constant (what numba-cuda can raise: its CUDA calling
+ * convention has no dynamic exceptions, so a run-time value fails its lowering). */
+static bool constant_exc_arg(const FeVal *v) {
+  switch (v->kind) {
+  case FV_VAL: return v->is_const;
+  case FV_STR:
+  case FV_NONE: return true;
+  case FV_TUPLE:
+    for (unsigned i = 0; i < v->tup.n; i++)
+      if (!constant_exc_arg(&v->tup.elems[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+/* raise Cls, raise Cls(args): as above. A bare raise, with no active exception in a kernel (try statements are
+ * not part of the language), raises RuntimeError as Python does (numba-cuda compiles it, and its host then fails
+ * raising None). `raise X from Y` is refused as Numba refuses it. */
 static void lower_raise(Lower *L, const PyStmt *s) {
   const PyExpr *e = s->raise.exc;
   if (!e) {
-    lerr(L, s->loc, "a bare raise (re-raising) is not supported in kernels");
+    emit_raise(L, NULL, "RuntimeError: No active exception to reraise", s->loc);
+    L->env[L->v_ret] = cbool(L, true);
     return;
   }
   if (s->raise.cause) {
-    lerr(L, s->raise.cause->loc, "raise ... from ... is not supported in kernels");
+    lerr(L, s->raise.cause->loc, "raise ... from ...: multiple argument raise is not supported (Numba refuses it; "
+                                 "raise the exception alone)");
     return;
   }
   const char *cls = exception_class(L, e->kind == EX_CALL ? e->call.func : e);
@@ -4787,6 +4807,12 @@ static void lower_raise(Lower *L, const PyStmt *s) {
     }
     args[i] = lower_expr(L, a);
     if (args[i].kind == FV_POISON) return;
+    if (!constant_exc_arg(&args[i])) {
+      lerr(L, a->loc, "the arguments of a raised exception must be compile-time constants: this one is %s, known only "
+                      "at run time (numba-cuda cannot raise exceptions with dynamic arguments on CUDA)",
+           vname(L, &args[i]));
+      return;
+    }
   }
   const char *text, *why;
   if (!fe_exception_text(L->fe, cls, args, n, &text, &why)) {

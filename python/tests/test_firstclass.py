@@ -123,6 +123,43 @@ def test_closures_and_functions_passed_to_device_functions():
     assert text.count('py_name = "consumer"') == 2
 
 
+K = 7
+
+
+@cuda.jit(device=True)
+def call_with(func1, func2):
+    return func2(func1)
+
+
+@cuda.jit
+def functions_in_tuples(out, x):
+    acc = 0.0
+    for f in (square, negate):  # a tuple of device functions, unrolled
+        acc += f(x)
+    out[0] = acc
+
+    def g(v):
+        return v + K  # a module constant
+
+    fs = (g, lambda v: v * 2)
+    out[1] = fs[0](1) + fs[1](3)
+
+    def inner():
+        return 10
+
+    def call(q):
+        return q()
+
+    out[2] = call_with(inner, call)  # numba-cuda's test_nested_escape
+    out[3] = (lambda: 5)()
+
+
+def test_functions_in_tuples_and_closures_taking_closures():
+    out = np.zeros(4)
+    functions_in_tuples[1, 1](out, 3.0)
+    np.testing.assert_array_equal(out, [6, 14, 10, 5])
+
+
 def test_what_numba_refuses_with_closures():
     def nonconst(out, n):
         def g(v):

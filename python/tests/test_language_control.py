@@ -492,16 +492,29 @@ def test_raise_in_recursive_device_function():
     raise_self_kernel[1, 1](0)
 
 
-def test_raise_forms_kfront_refuses():
+def test_raise_forms():
+    # numba-cuda cannot lower a raise with run-time arguments (no dynamic exceptions on CUDA): refused, located
     @cuda.jit(debug=True)
     def dynamic(a):
-        raise ValueError(a[0])
+        raise ValueError("bad", a[0])
 
     @cuda.jit(debug=True)
     def bare(a):
-        raise
+        if a[0] < 0:
+            raise  # no active exception in a kernel: RuntimeError, as in Python
+        a[0] = 1
 
-    with pytest.raises(errors.CompilerError, match="arguments of a raised exception must be constants"):
+    @cuda.jit(debug=True)
+    def chained(a):
+        raise ValueError("x") from KeyError("y")
+
+    with pytest.raises(errors.CompilerError, match=r":\d+:33: error: the arguments of a raised exception must be "
+                                                   r"compile-time constants: this one is float64"):
         dynamic[1, 1](np.zeros(1))
-    with pytest.raises(errors.CompilerError, match="bare raise"):
-        bare[1, 1](np.zeros(1))
+    with pytest.raises(RuntimeError, match="No active exception to reraise"):
+        bare[1, 1](-np.ones(1))
+    a = np.zeros(1)
+    bare[1, 1](a)
+    assert a[0] == 1
+    with pytest.raises(errors.CompilerError, match="multiple argument raise is not supported"):
+        chained[1, 1](np.zeros(1))
