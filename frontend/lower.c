@@ -927,8 +927,8 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
         v.enumc = NULL;
         return v;
       }
-      return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports .value%s)", a, vname(L, &v),
-                  strcmp(a, "name") == 0 ? "; .name is not supported" : "");
+      return lerr(L, aloc, "unknown attribute '%s' of %s (Numba's enum members have .value only%s)", a, vname(L, &v),
+                  strcmp(a, "name") == 0 ? ": its CUDA target has no strings to give .name as" : "");
     }
     if (v.kind == FV_VAL && v.type->kind != TY_ARRAY)
       return lerr(L, aloc, "unknown attribute '%s' of %s", a, tname(L, v.type));

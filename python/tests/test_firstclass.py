@@ -3,8 +3,10 @@ closures and first-class values of Numba's CUDA language (issue 12) — inner de
 enclosing function's variables (called where defined, or passed on to device functions as Numba's
 MakeFunctionToJitFunction allows), device functions, intrinsics (cuda.atomic.add) and Numba types passed to
 device functions (one specialisation per value), constant arguments a callee needs as literals (numba-cuda's
-test_atomics helpers), `is` between such values; and what Numba refuses, refused located. Results are
-hand-computed."""
+test_atomics helpers), `is` between such values; enums of float and bool members (typed as Numba's typeof types
+them), members in tuples; and what Numba refuses, refused located. Results are hand-computed."""
+import enum
+
 import numpy as np
 import pytest
 
@@ -364,3 +366,73 @@ def test_a_function_value_that_cannot_be_called_so_is_located():
     with pytest.raises(errors.TypingError, match=r"test_firstclass.py:\d+:\d+: error: cannot convert array\(float64, "
                                                  r"1d, C\) to float32"):
         cuda.jit(bad)[1, 1](np.zeros(1))
+
+
+# ---- enums beyond integers; members in tuples ------------------------------------------------------------
+
+
+class Scale(enum.Enum):
+    SMALL = 0.5
+    LARGE = 2.5
+
+
+class Switch(enum.Enum):
+    ON = True
+    OFF = False
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 10
+
+
+@cuda.jit(device=True)
+def scaled(s, x):
+    return s.value * x
+
+
+@cuda.jit
+def non_integer_enums(out, s, sw):
+    out[0] = Scale.LARGE.value
+    out[1] = scaled(s, 4.0)  # the device function specialised on Enum<float64>(Scale)
+    if s == Scale.SMALL:
+        out[2] = 1
+    if sw is Switch.ON and sw.value:
+        out[3] = 1
+    t = (Scale.SMALL, Level.HIGH, Switch.OFF)
+    out[4] = t[0].value + t[1]
+    acc = 0.0
+    for m in (Level.LOW, Level.HIGH):
+        acc += m
+    out[5] = acc
+
+
+def test_float_and_bool_enums_and_members_in_tuples():
+    out = np.zeros(6)
+    non_integer_enums[1, 1](out, Scale.SMALL, Switch.ON)
+    np.testing.assert_array_equal(out, [2.5, 2.0, 1, 1, 10.5, 11])
+    out = np.zeros(6)
+    non_integer_enums[1, 1](out, Scale.LARGE, Switch.OFF)
+    np.testing.assert_array_equal(out, [2.5, 10.0, 0, 0, 10.5, 11])
+    assert str(types.typeof(Scale.SMALL)) == 'EnumMember("%s.Scale", float64)' % __name__
+    assert str(types.typeof(Switch.ON)) == 'EnumMember("%s.Switch", bool)' % __name__
+
+
+def test_enums_numba_cannot_type():
+    class Mixed(enum.Enum):
+        ONE = 1
+        HALF = 0.5
+
+    def mixed(out):
+        out[0] = Mixed.ONE.value
+
+    with pytest.raises(errors.UnsupportedError, match="Cannot type heterogeneous enum Mixed: got value types float64, "
+                                                      "int64"):
+        cuda.jit(mixed)[1, 1](np.zeros(1))
+
+    def name(out):
+        out[0] = Level.LOW.name == "LOW"
+
+    with pytest.raises(errors.TypingError, match="unknown attribute 'name' of IntEnum<int64>.*enum members have .value "
+                                                 "only"):
+        cuda.jit(name)[1, 1](np.zeros(1))

@@ -246,7 +246,7 @@ def test_enum_errors_are_compile_errors():
     def planet(out):
         out[0] = Planet.EARTH == Planet.EARTH
 
-    with pytest.raises(errors.UnsupportedError, match="integers"):
+    with pytest.raises(errors.UnsupportedError, match="numbers or booleans"):
         planet[1, 1](np.zeros(1, dtype=np.int64))
 
 

@@ -3,7 +3,8 @@ machine, where both are installed): closures and first-class values (issue 12) â
 where they are defined (Numba inlines them), closures passed to device functions with their constant captures and
 defaults (numba-cuda's test_make_function_to_jit_function cases), and numba-cuda's test_atomics helpers, which take
 the dtype, the array size, the atomic op and a cast function as arguments. The same text is compiled by each (its
-decorators included)."""
+decorators included); enums whose members are floats (Numba types them float64) as constants and arguments."""
+import enum
 import linecache
 import os
 
@@ -170,3 +171,41 @@ def test_atomic_helpers_match_numba():
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(res[1][0], np.bincount(ary, minlength=32))
     np.testing.assert_array_equal(res[1][1], a2 - 1)
+
+
+class Scale(enum.Enum):
+    SMALL = 0.5
+    LARGE = 2.5
+
+
+ENUMS = """
+@cuda.jit(device=True)
+def scaled(s, x):
+    return s.value * x
+
+
+@cuda.jit
+def enums(out, s):
+    out[0] = Scale.LARGE.value
+    out[1] = scaled(s, 4.0)
+    if s == Scale.SMALL:
+        out[2] = 1.0
+    t = (Scale.SMALL, Scale.LARGE)
+    out[3] = t[0].value + t[1].value
+"""
+
+
+def test_float_enums_match_numba():
+    outs = []
+    for module in (ncuda, kcuda):
+        fname = "<vs-numba enums %s>" % module.__name__
+        linecache.cache[fname] = (len(ENUMS), None, ENUMS.splitlines(True), fname)
+        scope = {"cuda": module, "Scale": Scale}
+        exec(compile(ENUMS, fname, "exec"), scope)
+        for s in (Scale.SMALL, Scale.LARGE):
+            out = np.zeros(4)
+            scope["enums"][1, 1](out, s)
+            outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[2])
+    np.testing.assert_array_equal(outs[1], outs[3])
+    np.testing.assert_array_equal(outs[2], [2.5, 2.0, 1.0, 3.0])
