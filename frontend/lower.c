@@ -100,6 +100,7 @@ typedef struct Lower {
 } Lower;
 
 static FeVal lower_expr(Lower *L, const PyExpr *e);
+static FeVal view_value(Lower *L, const FeVal *v);
 
 /* Whether the kernel being compiled (or the function compiled on its own) has debug=True. */
 static bool debug_mode(FeCtx *fe) { return fe->cur_top && ir_op_attr(fe->cur_top, "debug"); }
@@ -389,6 +390,22 @@ static void flat_types(const Type *t, Type **out, unsigned *n) {
   for (unsigned i = 0; i < t->n; i++) flat_types(t->elems[i], out, n);
 }
 
+/* The value an array variable has on a path where it is unbound (its bound flag says so: a read there raises
+ * UnboundLocalError, "unbound locals" below): an empty array of type t, a view of no elements of a local array of
+ * one (made at the function's entry), so that even an unchecked read is reported by the simulator. */
+static Value *empty_array(Lower *L, Type *t) {
+  Type *base = ty_array(L->ctx, t->elem, 1, LAYOUT_C);
+  Op *alloca = ir_op_create(L->m, OP_ALLOCA, L->b.loc, 0, NULL, 1, &base, 0);
+  Attr one = attr_int(ty_i64(L->ctx), 1);
+  ir_op_set_attr(L->m, alloca, "shape", attr_array(L->m, 1, &one));
+  ir_block_prepend(ir_func_entry(L->func_op), alloca);
+  Value *ops[1 + 16];
+  ops[0] = op_result(alloca, 0);
+  Value *z = ib_const_int(&L->b, ty_i64(L->ctx), 0);
+  for (unsigned d = 0; d < 2 * t->rank; d++) ops[1 + d] = z;
+  return op_result(ib_op(&L->b, OP_REINTERPRET, 1 + 2 * t->rank, ops, 1, &t, 0), 0);
+}
+
 /* Values of x converted to type t, appended to out. A missing value (undefined on this path, or an error)
  * takes the fallback values when given, else zeros. False (after a diagnostic) if x cannot be t. */
 static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned *n, Value *const *fallback,
@@ -402,13 +419,12 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
       Value *v = fallback ? fallback[i] : NULL;
       if (!v) {
         if (ft[i]->kind == TY_ARRAY) {
-          if (x->kind == FV_UNDEF)
-            lerr(L, loc, "variable '%s' holds an array on one path and is unbound on another: not supported by "
-                         "kfront (assign it on every path)", var);
-          return false;
+          if (x->kind != FV_UNDEF) return false;
+          v = empty_array(L, ft[i]);
+        } else {
+          FeVal z = zero_of(ft[i]);
+          v = mat(L, &z);
         }
-        FeVal z = zero_of(ft[i]);
-        v = mat(L, &z);
       }
       out[(*n)++] = v;
     }
@@ -431,6 +447,11 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
     return false;
   }
   if (t->kind == TY_ARRAY || x->type->kind == TY_ARRAY) {
+    if (x->type != t && t->kind == TY_ARRAY && x->type->kind == TY_ARRAY && t->layout == LAYOUT_A &&
+        x->type->elem == t->elem && x->type->rank == t->rank) {
+      out[(*n)++] = view_build(&L->b, x->v, NULL, 0, t); /* a C or F array where layouts meet: as A (Numba's unify) */
+      return true;
+    }
     if (x->type != t) {
       lerr(L, loc, "cannot unify %s and %s for '%s'", tname(L, x->type), tname(L, t), var);
       return false;
@@ -634,6 +655,15 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after,
     if (!var_live(L, i, after)) {
       merged[i] = (FeVal){.kind = FV_UNDEF};
       continue;
+    }
+    /* a view a[i] that differs between the branches (or is bound on one only): the array it stands for, made in
+     * its branch */
+    if (e1[i].kind == FV_VIEW || e2[i].kind == FV_VIEW) {
+      ib_set_end(&L->b, bt);
+      e1[i] = view_value(L, &e1[i]);
+      ib_set_end(&L->b, be);
+      e2[i] = view_value(L, &e2[i]);
+      L->b = saved;
     }
     bool fail;
     Type *t = merge_type(L, &e1[i], &e2[i], loc, var_name(L, i), &fail);

@@ -4,7 +4,8 @@ enclosing function's variables (called where defined, or passed on to device fun
 MakeFunctionToJitFunction allows), device functions, intrinsics (cuda.atomic.add) and Numba types passed to
 device functions (one specialisation per value), constant arguments a callee needs as literals (numba-cuda's
 test_atomics helpers), `is` between such values; enums of float and bool members (typed as Numba's typeof types
-them), members in tuples; and what Numba refuses, refused located. Results are hand-computed."""
+them), members in tuples; array variables (slices, rows a[i]) bound on some paths only; and what Numba refuses,
+refused located. Results are hand-computed."""
 import enum
 
 import numpy as np
@@ -436,3 +437,61 @@ def test_enums_numba_cannot_type():
     with pytest.raises(errors.TypingError, match="unknown attribute 'name' of IntEnum<int64>.*enum members have .value "
                                                  "only"):
         cuda.jit(name)[1, 1](np.zeros(1))
+
+
+# ---- arrays bound on some paths only -------------------------------------------------------------------
+
+
+@cuda.jit
+def arrays_on_some_paths(out, a, b, m, n):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        if i < n:
+            src = a
+        elif i < 2 * n:
+            src = b[1:]
+        if i < n:
+            row = m[i]  # a view a[i] of a matrix, bound on one path
+        else:
+            row = m[0, ::2]
+        if i < 2 * n:
+            out[i, 0] = src[i % 3]  # read where it is bound
+        out[i, 1] = row[1]
+        for j in range(i):
+            last = a[j % 3:]  # bound only if the loop runs
+        if i > 0:
+            out[i, 2] = last[0]
+
+
+@cuda.jit
+def array_read_unbound(out, a, n):
+    i = cuda.grid(1)
+    if i < out.size:
+        if i < n:
+            src = a[::2]
+        out[i] = src[0]
+
+
+def test_array_variables_bound_on_some_paths():
+    out = np.zeros((8, 3))
+    a = np.arange(3.0)
+    b = np.arange(10.0, 14.0)
+    m = np.arange(32.0).reshape(8, 4)
+    arrays_on_some_paths[1, 8](out, a, b, m, 3)
+    expect = np.zeros((8, 3))
+    for i in range(8):
+        if i < 6:
+            expect[i, 0] = (a if i < 3 else b[1:])[i % 3]
+        expect[i, 1] = m[i][1] if i < 3 else m[0, ::2][1]
+        if i > 0:
+            expect[i, 2] = a[(i - 1) % 3:][0]
+    np.testing.assert_array_equal(out, expect)
+
+
+def test_an_array_read_where_unbound_raises_unbound_local_error():
+    out = np.zeros(8)
+    with pytest.raises(UnboundLocalError, match=r"test_firstclass.py:\d+:\d+: error: UnboundLocalError: cannot access "
+                                                r"local variable 'src'"):
+        array_read_unbound[1, 8](out, np.arange(6.0), 3)
+    array_read_unbound[1, 8](out, np.arange(6.0), 8)
+    np.testing.assert_array_equal(out, np.zeros(8))

@@ -3,7 +3,8 @@ machine, where both are installed): closures and first-class values (issue 12) â
 where they are defined (Numba inlines them), closures passed to device functions with their constant captures and
 defaults (numba-cuda's test_make_function_to_jit_function cases), and numba-cuda's test_atomics helpers, which take
 the dtype, the array size, the atomic op and a cast function as arguments. The same text is compiled by each (its
-decorators included); enums whose members are floats (Numba types them float64) as constants and arguments."""
+decorators included); enums whose members are floats (Numba types them float64) as constants and arguments; array
+variables (slices, rows) bound on some paths only, read where bound."""
 import enum
 import linecache
 import os
@@ -209,3 +210,38 @@ def test_float_enums_match_numba():
     np.testing.assert_array_equal(outs[0], outs[2])
     np.testing.assert_array_equal(outs[1], outs[3])
     np.testing.assert_array_equal(outs[2], [2.5, 2.0, 1.0, 3.0])
+
+
+ARRAYS = """
+@cuda.jit
+def arrays(out, a, b, m, n):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        if i < n:
+            src = a
+        elif i < 2 * n:
+            src = b[1:]
+        if i < n:
+            row = m[i]
+        else:
+            row = m[0, ::2]
+        if i < 2 * n:
+            out[i, 0] = src[i % 3]
+        out[i, 1] = row[1]
+        for j in range(i):
+            last = a[j % 3:]
+        if i > 0:
+            out[i, 2] = last[0]
+"""
+
+
+def test_arrays_bound_on_some_paths_match_numba():
+    a = np.arange(3.0)
+    b = np.arange(10.0, 14.0)
+    m = np.arange(32.0).reshape(8, 4)
+    outs = []
+    for k in compile_both(ARRAYS, "arrays", "arrays"):
+        out = np.zeros((8, 3))
+        k[1, 8](out, a, b, m, 3)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
