@@ -134,6 +134,8 @@ typedef struct FeSig {
   unsigned nargs;
   Type **args;
   const FeEnum **enums; /* NULL, or per argument: the enum member type it is (args[i] its dtype), or NULL */
+  const FeVal *shapes;  /* NULL, or per argument: its parameter shape when it is a tuple holding enum members
+                         * (FV_TUPLE of FV_VAL shapes, enumc set on the members), else kind FV_POISON */
   SrcLoc loc;
 } FeSig;
 

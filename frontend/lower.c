@@ -3117,6 +3117,13 @@ static FeVal shape_of_type(Lower *L, Type *t) {
   return make_tuple(L, t->n, elems);
 }
 
+/* The enum member types of v's members, onto the shape of its type (a returned tuple's members stay enum members). */
+static void copy_enums(FeVal *shape, const FeVal *v) {
+  if (shape->kind == FV_VAL && v->kind == FV_VAL) shape->enumc = v->enumc;
+  if (shape->kind == FV_TUPLE && v->kind == FV_TUPLE && shape->tup.n == v->tup.n)
+    for (unsigned i = 0; i < v->tup.n; i++) copy_enums(&shape->tup.elems[i], &v->tup.elems[i]);
+}
+
 FeVal lower_param_shape(FeCtx *fe, Type *t) {
   if (t->kind != TY_TUPLE) return (FeVal){.kind = FV_VAL, .type = t};
   FeVal v = {.kind = FV_TUPLE, .type = t};
@@ -5197,7 +5204,7 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
       flat_types(rt, rts, &nr);
       if (flatten_to(&L, &rv, rt, rvals, &nrv, NULL, L.first_value_return, "<return value>")) {
         inst->ret = shape_of_type(&L, rt);
-        if (rv.kind == FV_VAL && !(L.has_declared_ret && L.declared_ret)) inst->ret.enumc = rv.enumc;
+        if (!(L.has_declared_ret && L.declared_ret)) copy_enums(&inst->ret, &rv);
       } else
         nr = nrv = 0;
     }

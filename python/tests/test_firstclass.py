@@ -419,6 +419,29 @@ def test_float_and_bool_enums_and_members_in_tuples():
     assert str(types.typeof(Switch.ON)) == 'EnumMember("%s.Switch", bool)' % __name__
 
 
+@cuda.jit(device=True)
+def pair_with_high(m):
+    return (m, Level.HIGH)  # a tuple of enum members returned: its members stay enum members
+
+
+@cuda.jit
+def enums_in_tuple_arguments(out, t):
+    out[0] = t[0].value + t[1]  # (Enum<float64>(Scale), IntEnum<int64>(Level))
+    out[1] = 1 if t[0] is Scale.SMALL else 0
+    p = pair_with_high(t[0])
+    out[2] = p[0].value * p[1]
+
+
+def test_enum_members_inside_tuple_arguments():
+    out = np.zeros(3)
+    enums_in_tuple_arguments[1, 1](out, (Scale.SMALL, Level.HIGH))
+    np.testing.assert_array_equal(out, [10.5, 1, 5])
+    enums_in_tuple_arguments[1, 1](out, (Scale.LARGE, Level.LOW))
+    np.testing.assert_array_equal(out, [3.5, 0, 25])
+    with pytest.raises(errors.TypingError, match="unknown attribute 'value' of float64"):
+        enums_in_tuple_arguments[1, 1](out, (0.5, 10))  # plain numbers: another specialisation, typed on its own
+
+
 def test_enums_numba_cannot_type():
     class Mixed(enum.Enum):
         ONE = 1

@@ -3,7 +3,7 @@ machine, where both are installed): closures and first-class values (issue 12) â
 where they are defined (Numba inlines them), closures passed to device functions with their constant captures and
 defaults (numba-cuda's test_make_function_to_jit_function cases), and numba-cuda's test_atomics helpers, which take
 the dtype, the array size, the atomic op and a cast function as arguments. The same text is compiled by each (its
-decorators included); enums whose members are floats (Numba types them float64) as constants and arguments; array
+decorators included); enums whose members are floats (Numba types them float64) as constants and arguments, in tuples too; array
 variables (slices, rows) bound on some paths only, read where bound."""
 import enum
 import linecache
@@ -186,13 +186,14 @@ def scaled(s, x):
 
 
 @cuda.jit
-def enums(out, s):
+def enums(out, s, pair):
     out[0] = Scale.LARGE.value
     out[1] = scaled(s, 4.0)
     if s == Scale.SMALL:
         out[2] = 1.0
     t = (Scale.SMALL, Scale.LARGE)
     out[3] = t[0].value + t[1].value
+    out[4] = pair[0].value * pair[1].value
 """
 
 
@@ -204,12 +205,12 @@ def test_float_enums_match_numba():
         scope = {"cuda": module, "Scale": Scale}
         exec(compile(ENUMS, fname, "exec"), scope)
         for s in (Scale.SMALL, Scale.LARGE):
-            out = np.zeros(4)
-            scope["enums"][1, 1](out, s)
+            out = np.zeros(5)
+            scope["enums"][1, 1](out, s, (s, Scale.LARGE))
             outs.append(out)
     np.testing.assert_array_equal(outs[0], outs[2])
     np.testing.assert_array_equal(outs[1], outs[3])
-    np.testing.assert_array_equal(outs[2], [2.5, 2.0, 1.0, 3.0])
+    np.testing.assert_array_equal(outs[2], [2.5, 2.0, 1.0, 3.0, 1.25])
 
 
 ARRAYS = """
