@@ -1961,25 +1961,46 @@ static FeVal lower_boolop(Lower *L, const PyExpr *e) {
 /* ---- calls: arguments ---------------------------------------------------------------------------------------- */
 
 /* Binds a call's arguments to parameter names (positional first, then keywords) and lowers them; a
- * missing optional parameter stays FV_UNDEF. */
-static bool bind_args(Lower *L, const PyExpr *e, const char *fname, const char *const *names, unsigned nmin,
-                      unsigned nmax, FeVal *out) {
+ * missing optional parameter stays FV_UNDEF. `*t` of a tuple passes its elements. rest (a device function's
+ * *args parameter): where positional arguments beyond nmax go, as a tuple; NULL: they are an error. */
+static bool bind_args_rest(Lower *L, const PyExpr *e, const char *fname, const char *const *names, unsigned nmin,
+                           unsigned nmax, FeVal *out, FeVal *rest) {
   const PyExprList *args = &e->call.args;
   for (unsigned i = 0; i < nmax; i++) out[i] = (FeVal){.kind = FV_UNDEF};
-  if (args->n > nmax) {
-    lerr(L, args->items[nmax]->loc, "%s() takes %s%u argument%s but %u were given", fname, nmin == nmax ? "" : "at most ",
-         nmax, nmax == 1 ? "" : "s", args->n);
-    return false;
-  }
+  FeVal *pos = ARENA_ARRAY(&L->fe->arena, FeVal, MAX_FLAT);
+  SrcLoc *pos_loc = ARENA_ARRAY(&L->fe->arena, SrcLoc, MAX_FLAT);
+  unsigned npos = 0;
   bool ok = true;
   for (unsigned i = 0; i < args->n; i++) {
-    if (args->items[i]->kind == EX_STARRED) {
-      lerr(L, args->items[i]->loc, "*args in calls are not supported in kernels");
+    const PyExpr *a = args->items[i];
+    FeVal v = lower_expr(L, a->kind == EX_STARRED ? a->value : a);
+    if (v.kind == FV_POISON) {
+      ok = false;
+      continue;
+    }
+    unsigned n = a->kind == EX_STARRED ? v.tup.n : 1;
+    if (a->kind == EX_STARRED && v.kind != FV_TUPLE) {
+      lerr(L, a->loc, "*%s in a call: kernels unpack tuples only", vname(L, &v));
       return false;
     }
-    out[i] = lower_expr(L, args->items[i]);
-    if (out[i].kind == FV_POISON) ok = false;
+    if (npos + n > MAX_FLAT) {
+      lerr(L, a->loc, "more than %d arguments in a call", MAX_FLAT);
+      return false;
+    }
+    for (unsigned k = 0; k < n; k++) {
+      pos_loc[npos] = a->loc;
+      pos[npos] = a->kind == EX_STARRED ? v.tup.elems[k] : v;
+      pos[npos++].literal = a->kind == EX_STARRED ? false : v.literal;
+    }
   }
+  if (!ok) return false;
+  if (npos > nmax && !rest) {
+    lerr(L, pos_loc[nmax], "%s() takes %s%u argument%s but %u were given", fname, nmin == nmax ? "" : "at most ",
+         nmax, nmax == 1 ? "" : "s", npos);
+    return false;
+  }
+  for (unsigned i = 0; i < npos && i < nmax; i++) out[i] = pos[i];
+  if (rest) *rest = make_tuple(L, npos > nmax ? npos - nmax : 0, pos + nmax);
   for (unsigned k = 0; k < e->call.nkeywords; k++) {
     const PyKeyword *kw = e->call.keywords[k];
     unsigned i = 0;
@@ -2002,6 +2023,11 @@ static bool bind_args(Lower *L, const PyExpr *e, const char *fname, const char *
     }
   }
   return ok;
+}
+
+static bool bind_args(Lower *L, const PyExpr *e, const char *fname, const char *const *names, unsigned nmin,
+                      unsigned nmax, FeVal *out) {
+  return bind_args_rest(L, e, fname, names, nmin, nmax, out, NULL);
 }
 
 static bool positional(Lower *L, const PyExpr *e, const char *fname, unsigned nmin, unsigned nmax, FeVal *out) {
@@ -3278,21 +3304,35 @@ static void check_recursive_return(Lower *L, Type *final) {
 static FeVal instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args, unsigned np);
 static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc);
 
+/* The parameters of a device function or closure: their names, and the index of a final *args parameter (np when
+ * there is none); false after a located error (**kwargs, parameters after *args). */
+static bool param_names_of(Lower *L, const PyParams *ps, const char **names, unsigned *varargs) {
+  *varargs = ps->n;
+  for (unsigned i = 0; i < ps->n; i++) {
+    names[i] = ps->items[i]->name;
+    PyParamKind k = ps->items[i]->kind;
+    if (k == PARAM_VARKW || (k == PARAM_VARARGS && i + 1 != ps->n) || k == PARAM_KWONLY) {
+      lerr(L, ps->items[i]->loc, "%s parameters are not supported in device functions (a final *args is)",
+           k == PARAM_VARKW ? "**kwargs" : k == PARAM_KWONLY ? "keyword-only" : "*args followed by other");
+      return false;
+    }
+    if (k == PARAM_VARARGS) *varargs = i;
+  }
+  return true;
+}
+
 static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
   const PyParams *ps = &f->def->funcdef.params;
-  unsigned np = ps->n;
+  unsigned np = ps->n, va;
   if (np > 64) return lerr(L, e->loc, "device functions with more than 64 parameters are not supported");
   const char **names = ARENA_ARRAY(&L->fe->arena, const char *, 64);
-  for (unsigned i = 0; i < np; i++) {
-    names[i] = ps->items[i]->name;
-    if (ps->items[i]->kind == PARAM_VARARGS || ps->items[i]->kind == PARAM_VARKW)
-      return lerr(L, ps->items[i]->loc, "*args and **kwargs parameters are not supported in device functions");
-  }
+  if (!param_names_of(L, ps, names, &va)) return poison();
+  if (va < np && f->nsigs) return lerr(L, e->loc, "'%s' takes *args: it cannot have declared signatures", f->name);
   FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, 64);
   unsigned nreq = 0;
-  for (unsigned i = 0; i < np; i++)
+  for (unsigned i = 0; i < va; i++)
     if (!ps->items[i]->defval) nreq = i + 1;
-  if (!bind_args(L, e, f->name, names, 0, np, args)) return poison();
+  if (!bind_args_rest(L, e, f->name, names, 0, va, args, va < np ? &args[va] : NULL)) return poison();
   for (unsigned i = 0; i < np; i++) {
     if (args[i].kind != FV_UNDEF) continue;
     if (i < nreq || !ps->items[i]->defval) return lerr(L, e->loc, "%s() missing required argument '%s'", f->name, names[i]);
@@ -3514,8 +3554,9 @@ static FeVal make_closure(Lower *L, FeFunc *f) {
   FeVal *defaults = ARENA_ARRAY(&L->fe->arena, FeVal, ps->n ? ps->n : 1);
   for (unsigned i = 0; i < ps->n; i++) {
     const PyParam *p = ps->items[i];
-    if (p->kind == PARAM_VARARGS || p->kind == PARAM_VARKW)
-      return lerr(L, p->loc, "*args and **kwargs parameters are not supported in device functions");
+    if (p->kind == PARAM_VARKW || p->kind == PARAM_KWONLY || (p->kind == PARAM_VARARGS && i + 1 != ps->n))
+      return lerr(L, p->loc, "%s parameters are not supported in device functions (a final *args is)",
+                  p->kind == PARAM_VARKW ? "**kwargs" : p->kind == PARAM_KWONLY ? "keyword-only" : "*args followed by other");
     defaults[i] = (FeVal){.kind = FV_UNDEF};
     if (!p->defval) continue;
     defaults[i] = lower_expr(L, p->defval);
@@ -3640,14 +3681,14 @@ static bool closure_snapshot(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
 static FeVal call_closure(Lower *L, const FeClosure *c, const PyExpr *e) {
   FeFunc *f = c->fn;
   const PyParams *ps = &f->def->funcdef.params;
-  unsigned np = ps->n, nc = f->ncaptures;
+  unsigned np = ps->n, nc = f->ncaptures, va;
   if (np + nc > 64) return lerr(L, e->loc, "device functions with more than 64 parameters are not supported");
   const char **names = ARENA_ARRAY(&L->fe->arena, const char *, 64);
-  for (unsigned i = 0; i < np; i++) names[i] = ps->items[i]->name;
+  if (!param_names_of(L, ps, names, &va)) return poison();
   FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, 64);
   const char *fname = f->name;
-  if (!bind_args(L, e, fname, names, 0, np, args)) return poison();
-  for (unsigned i = 0; i < np; i++) {
+  if (!bind_args_rest(L, e, fname, names, 0, va, args, va < np ? &args[va] : NULL)) return poison();
+  for (unsigned i = 0; i < va; i++) {
     if (args[i].kind != FV_UNDEF) continue;
     if (c->defaults[i].kind == FV_UNDEF) return lerr(L, e->loc, "%s() missing required argument '%s'", fname, names[i]);
     args[i] = c->defaults[i];

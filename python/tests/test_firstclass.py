@@ -163,6 +163,57 @@ def test_functions_in_tuples_and_closures_taking_closures():
     np.testing.assert_array_equal(out, [6, 14, 10, 5])
 
 
+@cuda.jit(device=True)
+def forward(func, *args):
+    return func(*args)
+
+
+@cuda.jit(device=True)
+def total(*xs):
+    s = 0
+    for x in xs:
+        s += x
+    return s + len(xs)
+
+
+@cuda.jit
+def star_args(out, x):
+    t = 12
+
+    def inner(a, b, c, d1=123, d2=456):  # numba-cuda's test_escape_with_kwargs
+        z = 4
+        return d1 + d2 + z + t + a + b + c
+
+    out[0] = forward(inner, 1, 2, 3, 73)
+    out[1] = forward(inner, 1, 2, 3)
+    out[2] = total(1, 2, 3)
+    out[3] = total()
+    args = (4, 5)
+    out[4] = total(*args, 1)
+
+    def callinner(*z):  # numba-cuda's test_with_overload
+        if len(z) == 1:
+            tmp = z[0]
+        else:
+            tmp = z[0] + z[1]
+        return 10 + tmp
+
+    out[5] = forward(callinner, x) + forward(callinner, x, x)
+
+
+def test_star_args_in_device_functions_and_calls():
+    out = np.zeros(6, np.int64)
+    star_args[1, 1](out, 5)
+    np.testing.assert_array_equal(out, [551, 601, 9, 0, 13, 35])
+
+    def kwargs_param(out):
+        f = lambda **kw: 1  # noqa: E731
+        out[0] = f()
+
+    with pytest.raises(errors.UnsupportedError, match=r"\*\*kwargs parameters are not supported in device functions"):
+        cuda.jit(kwargs_param)[1, 1](np.zeros(1))
+
+
 def test_what_numba_refuses_with_closures():
     def nonconst(out, n):
         def g(v):

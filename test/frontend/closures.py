@@ -17,6 +17,9 @@
 # RUN: %ptxas -arch=sm_90 %t.capture.ptx -o /dev/null
 # RUN: kfront compile %s -k literal --sig 'void(float64[:])' --emit=ptx --arch=sm_90 -o %t.literal.ptx
 # RUN: %ptxas -arch=sm_90 %t.literal.ptx -o /dev/null
+# RUN: kfront compile %s -k star --sig 'void(float64[:])' --emit=kir | FileCheck %s --check-prefix=STAR
+# RUN: kfront compile %s -k star --sig 'void(float64[:])' --emit=ptx --arch=sm_90 -o %t.star.ptx
+# RUN: %ptxas -arch=sm_90 %t.star.ptx -o /dev/null
 # RUN: not kfront compile %s -k escapes_nonconst --sig 'void(float64[:], float64)' 2>&1 | FileCheck %s --check-prefix=NONCONST
 # RUN: not kfront compile %s -k escapes_multidef --sig 'void(float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=MULTIDEF
 # RUN: not kfront compile %s -k free_unbound --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=UNBOUND
@@ -88,6 +91,22 @@ def make_shared(n, dtype):
 @cuda.jit
 def literal(a):
     a[0] = make_shared(16, np.float32)
+
+
+@cuda.jit(device=True)
+def forward(func, *args):
+    return func(*args)
+
+
+# STAR: sym_name = @forward__Ftwice__T1_f64_E, function_type = (f64) -> (f64), device, py_name = "forward", arg_names = ["args.0"]
+# STAR: sym_name = @forward__Cstar__add3__T3_f64_i64_i64_E, function_type = (f64, i64, i64) -> (f64), device, py_name = "forward", arg_names = ["args.0", "args.1", "args.2"]
+@cuda.jit
+def star(a):
+    def add3(x, y, z):
+        return x + y + z
+    a[0] = forward(twice, a[1])
+    t = (1, 2)
+    a[1] = forward(add3, a[2], *t)
 
 
 @cuda.jit

@@ -170,8 +170,8 @@ def with_stmt(a):
 # RUN: not kfront compile %s -k lambda_expr --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=LAMBDA
 @cuda.jit
 def lambda_expr(a):
-    f = lambda x, *xs: x + 1
-    # LAMBDA: diagnostics.py:[[@LINE-1]]:20: error: *args and **kwargs parameters are not supported in device functions
+    f = lambda x, **kw: x + 1
+    # LAMBDA: diagnostics.py:[[@LINE-1]]:21: error: **kwargs parameters are not supported in device functions (a final *args is)
 
 
 # RUN: not kfront compile %s -k comprehension --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=COMP

@@ -47,8 +47,8 @@ def closures(out, a):
 
 ESCAPES = """
 @cuda.jit(device=True)
-def consumer(func, x, y, z):
-    return func(x, y, z)
+def consumer(func, *args):
+    return func(*args)
 
 
 @cuda.jit(device=True)
@@ -65,7 +65,7 @@ def escapes(out, x):
         return mydefault1 + mydefault2 + z + t + a + b + c
 
     out[0] = inner(1, 2, 5, 91, 53)
-    out[1] = consumer(inner, 1, 2, 3)
+    out[1] = consumer(inner, 1, 2, 3, 73)
     out[2] = consumer_kw(inner, 1, 2, x)
     out[3] = inner(1, 2, 4)
 """
