@@ -61,6 +61,7 @@ typedef enum {
   FV_INVALID, /* a name the embedder bound to something kfront cannot use: str.s says why (never a value) */
   FV_METHOD,  /* a method of an array value (a.transpose): type and v the array, builtin the method (lower.c) */
   FV_CLOSURE, /* an inner def or a lambda of the function being lowered: clo (lower.c, "closures") */
+  FV_EXCINST, /* an exception instance made in a kernel (ValueError("x")), to raise: str.s the text it is recorded as */
 } FeValKind;
 
 /* An inner def or lambda as a value: the function it defines, its default values (evaluated where it is defined,

@@ -183,6 +183,8 @@ static const char *vname(Lower *L, const FeVal *v) {
   case FV_NTYPE: return arena_printf(&L->fe->arena, "class(%s)", tname(L, v->type));
   case FV_FUNC: case FV_PYFUNC: return arena_printf(&L->fe->arena, "function '%s'", v->func->name);
   case FV_CLOSURE: return arena_printf(&L->fe->arena, "function '%s'", v->clo->fn->name);
+  case FV_EXCINST: return "an exception instance";
+  case FV_EXCEPTION: return arena_printf(&L->fe->arena, "exception class '%s'", v->str.s);
   case FV_NONE: return "none";
   case FV_STR: return "unicode_type";
   case FV_HOST: return "a host object";
@@ -834,6 +836,12 @@ static FeVal lookup_global(Lower *L, const char *name, SrcLoc loc) {
     snprintf(buf, sizeof buf, "builtins.%s", name);
     int bi = sema_lookup_path(L->fe, buf);
     if (bi >= 0) return (FeVal){.kind = FV_BUILTIN, .builtin = bi};
+  }
+  if (fe_builtin_exception(name)) { /* ValueError(...): an instance to raise */
+    FeVal x = {.kind = FV_EXCEPTION};
+    x.str.s = name;
+    x.str.len = strlen(name);
+    return x;
   }
   const char *s = suggest(L, name);
   if (s) return lerr(L, loc, "name '%s' is not defined (did you mean '%s'?)", name, s);
@@ -3303,6 +3311,7 @@ static void check_recursive_return(Lower *L, Type *final) {
 
 static FeVal instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args, unsigned np);
 static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc);
+static const char *exception_text(Lower *L, const char *cls, const PyExpr *e, SrcLoc loc);
 
 /* The parameters of a device function or closure: their names, and the index of a final *args parameter (np when
  * there is none); false after a located error (**kwargs, parameters after *args). */
@@ -3728,6 +3737,14 @@ static FeVal call_of(Lower *L, const PyExpr *e, FeVal f) {
     return lerr(L, e->loc, "'%s' is not a device function: decorate it with @cuda.jit(device=True)", f.func->name);
   case FV_METHOD: return lower_method(L, &f, e);
   case FV_CLOSURE: return call_closure(L, f.clo, e);
+  case FV_EXCEPTION: { /* an exception instance, to raise (its arguments constants, as Numba infers them) */
+    const char *text = exception_text(L, f.str.s, e, e->loc);
+    if (!text) return poison();
+    FeVal x = {.kind = FV_EXCINST};
+    x.str.s = text;
+    x.str.len = strlen(text);
+    return x;
+  }
   default: return lerr(L, e->loc, "%s is not callable", vname(L, &f));
   }
 }
@@ -4857,6 +4874,40 @@ static bool constant_exc_arg(const FeVal *v) {
 /* raise Cls, raise Cls(args): as above. A bare raise, with no active exception in a kernel (try statements are
  * not part of the language), raises RuntimeError as Python does (numba-cuda compiles it, and its host then fails
  * raising None). `raise X from Y` is refused as Numba refuses it. */
+/* The text an exception of class cls made by the call e (NULL: the class alone) is recorded as; NULL after a
+ * located error. Its arguments must be constants. */
+static const char *exception_text(Lower *L, const char *cls, const PyExpr *e, SrcLoc loc) {
+  unsigned n = e ? e->call.args.n : 0;
+  if (e && e->call.nkeywords) {
+    lerr(L, e->call.keywords[0]->loc, "keyword arguments of a raised exception are not supported");
+    return NULL;
+  }
+  FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, n ? n : 1);
+  for (unsigned i = 0; i < n; i++) {
+    const PyExpr *a = e->call.args.items[i];
+    if (a->kind == EX_STARRED) {
+      lerr(L, a->loc, "*args in a raised exception are not supported");
+      return NULL;
+    }
+    args[i] = lower_expr(L, a);
+    if (args[i].kind == FV_POISON) return NULL;
+    if (!constant_exc_arg(&args[i])) {
+      lerr(L, a->loc, "the arguments of a raised exception must be compile-time constants: this one is %s, known only "
+                      "at run time (numba-cuda cannot raise exceptions with dynamic arguments on CUDA)",
+           vname(L, &args[i]));
+      return NULL;
+    }
+  }
+  const char *text, *why;
+  if (!fe_exception_text(L->fe, cls, args, n, &text, &why)) {
+    lerr(L, n ? e->call.args.items[0]->loc : loc, "%s (not supported by kfront)", why);
+    return NULL;
+  }
+  return text;
+}
+
+/* raise Cls, raise Cls(args), raise e (a variable holding an instance made with constant arguments, or a class, as
+ * Numba infers the constant it was assigned). */
 static void lower_raise(Lower *L, const PyStmt *s) {
   const PyExpr *e = s->raise.exc;
   if (!e) {
@@ -4869,33 +4920,21 @@ static void lower_raise(Lower *L, const PyStmt *s) {
                                  "raise the exception alone)");
     return;
   }
-  const char *cls = exception_class(L, e->kind == EX_CALL ? e->call.func : e);
-  if (!cls) return;
-  unsigned n = e->kind == EX_CALL ? e->call.args.n : 0;
-  if (e->kind == EX_CALL && e->call.nkeywords) {
-    lerr(L, e->call.keywords[0]->loc, "keyword arguments of a raised exception are not supported");
-    return;
-  }
-  FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, n ? n : 1);
-  for (unsigned i = 0; i < n; i++) {
-    const PyExpr *a = e->call.args.items[i];
-    if (a->kind == EX_STARRED) {
-      lerr(L, a->loc, "*args in a raised exception are not supported");
+  const char *text;
+  if (e->kind == EX_NAME && sema_local_index(L->fn, e->name) >= 0) {
+    FeVal v = lower_expr(L, e);
+    if (v.kind == FV_POISON) return;
+    if (v.kind == FV_EXCINST) {
+      text = v.str.s;
+    } else if (v.kind == FV_EXCEPTION) {
+      if (!(text = exception_text(L, v.str.s, NULL, e->loc))) return;
+    } else {
+      lerr(L, e->loc, "'%s' is %s, not an exception kfront can raise", e->name, vname(L, &v));
       return;
     }
-    args[i] = lower_expr(L, a);
-    if (args[i].kind == FV_POISON) return;
-    if (!constant_exc_arg(&args[i])) {
-      lerr(L, a->loc, "the arguments of a raised exception must be compile-time constants: this one is %s, known only "
-                      "at run time (numba-cuda cannot raise exceptions with dynamic arguments on CUDA)",
-           vname(L, &args[i]));
-      return;
-    }
-  }
-  const char *text, *why;
-  if (!fe_exception_text(L->fe, cls, args, n, &text, &why)) {
-    lerr(L, n ? e->call.args.items[0]->loc : e->loc, "%s (not supported by kfront)", why);
-    return;
+  } else {
+    const char *cls = exception_class(L, e->kind == EX_CALL ? e->call.func : e);
+    if (!cls || !(text = exception_text(L, cls, e->kind == EX_CALL ? e : NULL, e->loc))) return;
   }
   emit_raise(L, NULL, text, s->loc);
   L->env[L->v_ret] = cbool(L, true); /* the thread leaves the function here */

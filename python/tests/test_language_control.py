@@ -518,3 +518,22 @@ def test_raise_forms():
     assert a[0] == 1
     with pytest.raises(errors.CompilerError, match="multiple argument raise is not supported"):
         chained[1, 1](np.zeros(1))
+
+    # an instance kept in a variable, or a class: raised as Numba infers the constant it was assigned
+    @cuda.jit(debug=True)
+    def in_variable(a):
+        e = ValueError("bad", 3)
+        cls = KeyError
+        if a[0] < 0:
+            raise e
+        if a[0] > 9:
+            raise cls
+        a[0] = 1
+
+    with pytest.raises(ValueError, match=r"ValueError: \('bad', 3\)"):
+        in_variable[1, 1](-np.ones(1))
+    with pytest.raises(KeyError):
+        in_variable[1, 1](np.full(1, 10.0))
+    a = np.zeros(1)
+    in_variable[1, 1](a)
+    assert a[0] == 1

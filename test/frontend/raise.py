@@ -17,6 +17,7 @@
 # RUN: not kfront compile %s -k dynamic --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=DYN
 # RUN: not kfront compile %s -k not_a_class --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=NOTCLS
 # RUN: not kfront compile %s -k in_variable --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=VAR
+# RUN: kfront compile %s -k instance_in_variable --sig 'void(int64[:])' --emit=kir | FileCheck %s --check-prefix=INST
 from numba import cuda
 
 LIMIT = 100
@@ -160,5 +161,18 @@ def not_a_class(a):
 @cuda.jit(debug=True)
 def in_variable(a):
     e = 1
-    # VAR: raise.py:[[@LINE+1]]:11: error: raising the exception in a variable ('e') is not supported
+    # VAR: raise.py:[[@LINE+1]]:11: error: 'e' is int64, not an exception kfront can raise
     raise e
+
+
+# An instance made with constant arguments and kept in a variable is raised as Numba infers it (RewriteConstRaises)
+# INST: check.raise({{.*}}) {exception = "ValueError: ('bad', 3)"}
+# INST: check.raise({{.*}}) {exception = "KeyError"}
+@cuda.jit(debug=True)
+def instance_in_variable(a):
+    e = ValueError("bad", 3)
+    cls = KeyError
+    if a[0] < 0:
+        raise e
+    if a[0] > 9:
+        raise cls
