@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "utils/stack.h"
 
 /* ---- known paths -------------------------------------------------------------------------------------- */
 
@@ -496,6 +497,7 @@ static void nested_free(Names *N, const PyParams *ps, const PyStmtList *body, co
 /* Names read in e: loads of this scope (when direct, less its locals) and nested lambdas' free names. Chains are
  * followed by a loop (ast_chain_next). */
 static void scope_expr(Names *N, const PyExpr *e, const StrMap *locals, bool direct) {
+  if (stack_exhausted()) return; /* the lowering, whose frames are larger, reports the nesting */
   while (e) {
     const PyExpr *next = ast_chain_next(e);
     switch (e->kind) {
@@ -561,6 +563,7 @@ static void nested_free(Names *N, const PyParams *ps, const PyStmtList *body, co
 }
 
 static void scope_stmts(Names *N, const PyStmtList *l, const StrMap *locals, bool direct) {
+  if (stack_exhausted()) return; /* as scope_expr */
   for (unsigned i = 0; i < l->n; i++) {
     const PyStmt *s = l->items[i];
     switch (s->kind) {
@@ -666,6 +669,7 @@ static unsigned count_target(const PyExpr *t, const char *name) {
 
 static unsigned count_defs(const PyStmtList *l, const char *name) {
   unsigned n = 0;
+  if (stack_exhausted()) return 0; /* (only a closure passed on asks: its lowering went deeper) */
   for (unsigned i = 0; i < l->n; i++) {
     const PyStmt *s = l->items[i];
     switch (s->kind) {
