@@ -26,6 +26,7 @@ int nb_kind(const Type *t) {
     return (t->is_unsigned ? NB_U8 : NB_I8) + w;
   }
   case TY_FLOAT: return t->bits == 16 ? NB_F16 : t->bits == 32 ? NB_F32 : NB_F64;
+  case TY_COMPLEX: return t->elem->bits == 32 ? NB_C64 : NB_C128;
   default: return -1;
   }
 }
@@ -38,25 +39,31 @@ Type *nb_type(IrContext *ctx, int k) {
   case NB_F16: return ty_float(ctx, 16);
   case NB_F32: return ty_float(ctx, 32);
   case NB_F64: return ty_float(ctx, 64);
+  case NB_C64: return ty_complex(ctx, ty_float(ctx, 32));
+  case NB_C128: return ty_complex(ctx, ty_float(ctx, 64));
   default: return NULL;
   }
 }
 
-/* can_convert(row -> column): E exact, P promote, S safe, U unsafe (numba's default type manager). */
+/* can_convert(row -> column): E exact, P promote, S safe, U unsafe, N none (numba's default type manager: a
+ * complex converts to no real type; float32 -> complex64 and float64 -> complex128 are safe, complex64 ->
+ * complex128 a promotion, the rest by the paths through them). */
 static const char conv_table[NB_NKINDS][NB_NKINDS + 1] = {
-    /*          b  i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 */
-    /* bool */ "ESSSSSSSSSSS",
-    /* i8   */ "UEPPPUUUUSSS",
-    /* i16  */ "UUEPPUUUUUSS",
-    /* i32  */ "UUUEPUUUUUUS",
-    /* i64  */ "UUUUEUUUUUUS",
-    /* u8   */ "UUSSSEPPPUSS",
-    /* u16  */ "UUUSSUEPPUUS",
-    /* u32  */ "UUUUSUUEPUUS",
-    /* u64  */ "UUUUUUUUEUUS",
-    /* f16  */ "UUUUUUUUUEPP",
-    /* f32  */ "UUUUUUUUUUEP",
-    /* f64  */ "UUUUUUUUUUUE",
+    /*          b  i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 c64 c128 */
+    /* bool */ "ESSSSSSSSSSSSS",
+    /* i8   */ "UEPPPUUUUSSSSS",
+    /* i16  */ "UUEPPUUUUUSSSS",
+    /* i32  */ "UUUEPUUUUUUSUS",
+    /* i64  */ "UUUUEUUUUUUSUS",
+    /* u8   */ "UUSSSEPPPUSSSS",
+    /* u16  */ "UUUSSUEPPUUSUS",
+    /* u32  */ "UUUUSUUEPUUSUS",
+    /* u64  */ "UUUUUUUUEUUSUS",
+    /* f16  */ "UUUUUUUUUEPPSS",
+    /* f32  */ "UUUUUUUUUUEPSS",
+    /* f64  */ "UUUUUUUUUUUEUS",
+    /* c64  */ "NNNNNNNNNNNNEP",
+    /* c128 */ "NNNNNNNNNNNNUE",
 };
 
 int nb_can_convert(int from, int to) {
@@ -65,6 +72,7 @@ int nb_can_convert(int from, int to) {
   case 'E': return CONV_EXACT;
   case 'P': return CONV_PROMOTE;
   case 'S': return CONV_SAFE;
+  case 'N': return CONV_NONE;
   default: return CONV_UNSAFE;
   }
 }
@@ -100,8 +108,19 @@ const NbCase *nb_resolve(const NbCase *cases, unsigned ncases, const int *args, 
 
 /* ---- unification ----------------------------------------------------------------------------------- */
 
+static Type *unify_scalar(IrContext *ctx, Type *a, Type *b);
+
+/* NumPy's promotion with a complex side: complex of the precision the two parts' floats promote to. */
+static Type *unify_complex(IrContext *ctx, Type *a, Type *b) {
+  Type *fa = a->kind == TY_COMPLEX ? a->elem : a, *fb = b->kind == TY_COMPLEX ? b->elem : b;
+  Type *f = unify_scalar(ctx, fa, fb);
+  if (f->kind != TY_FLOAT) f = ty_f64(ctx);  /* a complex part and a bool */
+  return ty_complex(ctx, f->bits <= 32 ? ty_f32(ctx) : ty_f64(ctx));
+}
+
 static Type *unify_scalar(IrContext *ctx, Type *a, Type *b) {
   if (a == b) return a;
+  if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX) return unify_complex(ctx, a, b);
   if (a->kind == TY_BOOL) return b;
   if (b->kind == TY_BOOL) return a;
   if (a->kind == TY_FLOAT && b->kind == TY_FLOAT) return a->bits >= b->bits ? a : b;
@@ -121,7 +140,7 @@ static Type *unify_scalar(IrContext *ctx, Type *a, Type *b) {
 Type *nb_unify(IrContext *ctx, Type *a, Type *b) {
   if (!a || !b) return NULL;
   if (a == b) return a;
-  if (ty_is_scalar(a) && ty_is_scalar(b)) return unify_scalar(ctx, a, b);
+  if (ty_is_number(a) && ty_is_number(b)) return unify_scalar(ctx, a, b);
   if (a->kind == TY_ARRAY && b->kind == TY_ARRAY) {
     if (a->elem != b->elem || a->rank != b->rank) return NULL;
     return ty_array(ctx, a->elem, a->rank, LAYOUT_A);
@@ -139,9 +158,10 @@ Type *nb_unify(IrContext *ctx, Type *a, Type *b) {
 /* ---- names ------------------------------------------------------------------------------------------ */
 
 static const char *const kind_names[NB_NKINDS] = {"bool",   "int8",   "int16",   "int32",   "int64",   "uint8",
-                                                  "uint16", "uint32", "uint64", "float16", "float32", "float64"};
-static const char *const kind_mangle[NB_NKINDS] = {"b1",  "i8",  "i16", "i32", "i64", "u8",
-                                                   "u16", "u32", "u64", "f16", "f32", "f64"};
+                                                  "uint16", "uint32", "uint64", "float16", "float32", "float64",
+                                                  "complex64", "complex128"};
+static const char *const kind_mangle[NB_NKINDS] = {"b1",  "i8",  "i16", "i32", "i64", "u8",  "u16",
+                                                   "u32", "u64", "f16", "f32", "f64", "c8", "c16"};
 
 void nb_type_name(const Type *t, StrBuf *out) {
   if (!t) {
@@ -229,7 +249,8 @@ static const struct {
     {"intc", NB_I32},     {"uintc", NB_U32},   {"byte", NB_U8},       {"char", NB_I8},       {"uchar", NB_U8},
     {"short", NB_I16},    {"ushort", NB_U16},  {"long_", NB_I64},     {"ulong", NB_U64},     {"longlong", NB_I64},
     {"ulonglong", NB_U64}, {"size_t", NB_U64}, {"ssize_t", NB_I64},   {"double", NB_F64},    {"half", NB_F16},
-    {"single", NB_F32},   {"void", -1},        {"none", -1},
+    {"single", NB_F32},   {"complex64", NB_C64}, {"complex128", NB_C128}, {"c8", NB_C64}, {"c16", NB_C128},
+    {"csingle", NB_C64},  {"cdouble", NB_C128}, {"complex_", NB_C128}, {"void", -1},        {"none", -1},
 };
 
 Type *nb_named_type(IrContext *ctx, const char *name, bool *is_void) {
@@ -310,7 +331,7 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
       if (v) fe_error(fe, e->loc, "an array of none is not a type");
       return NULL;
     }
-    if (!ty_is_scalar(elem)) {
+    if (!ty_is_number(elem)) {
       fe_error(fe, e->loc, "array elements must be scalars, not %s", nb_type_str(&fe->arena, elem));
       return NULL;
     }

@@ -73,7 +73,7 @@ typedef struct BlockCtx {
   SimArr *garr;        /* per global: shared ones point into this block's memory */
   char **gmem;         /* shared globals' buffers */
   SimShadow **gshadow;
-  SimArr dyn[EK_F64 + 1];
+  SimArr dyn[EK_C128 + 1];
   char *dyn_mem;
   SimShadow *dyn_shadow;
   uint32_t epoch;
@@ -1272,7 +1272,7 @@ static bool block_init(BlockCtx *B, Launch *L) {
     if (!(B->dyn_mem = mem_alloc(L->dyn_bytes ? L->dyn_bytes : 16))) return false;  /* 16-aligned */
     if (L->opts.detect_races && !(B->dyn_shadow = mem_calloc((L->dyn_bytes >> p->dyn_gshift) + 1, sizeof(SimShadow))))
       return false;
-    for (unsigned ek = 0; ek <= EK_F64; ek++) {
+    for (unsigned ek = 0; ek <= EK_C128; ek++) {
       SimArr *a = &B->dyn[ek];
       a->data = a->base = B->dyn_mem;
       a->rank = 1;
