@@ -58,7 +58,7 @@ typedef struct PyStmt PyStmt;
   X(LIST, "list", 1)                                                                 \
   X(DICT, "dict display", 0)                                                         \
   X(SET, "set display", 0)                                                           \
-  X(LAMBDA, "lambda", 0)                                                             \
+  X(LAMBDA, "lambda", 1)                                                             \
   X(LISTCOMP, "list comprehension", 0)                                               \
   X(SETCOMP, "set comprehension", 0)                                                 \
   X(DICTCOMP, "dict comprehension", 0)                                               \

@@ -190,11 +190,14 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     if (!scalar_value(v, &i, &f, why, sizeof why)) return invalid(fe, "%s", why);
     Type *t = nb_type(fe->ctx, (int)v->dtype);
     FeVal r = dtype_float(v->dtype) ? fe_const_float(t, f) : fe_const_int(fe, t, i);
-    if (v->path) { /* an enum member: its type spelt */
-      if (v->kind != KF_VALUE_INT) return invalid(fe, "an enum member must be an integer, not a %s", value_kind_names[v->kind]);
+    if (v->path) { /* an enum member: its type spelt (its value of the kind of the members' type) */
       const FeEnum *en = fe_enum_parse_text(fe, v->path, srcloc(NULL, 0, 0));
       if (!en) return invalid(fe, "'%s' does not spell an enum member type", v->path);
-      r = fe_const_int(fe, en->dtype, i);
+      TypeKind want = en->dtype->kind;
+      if ((want == TY_INT && v->kind != KF_VALUE_INT) || (want == TY_FLOAT && v->kind != KF_VALUE_FLOAT) ||
+          (want == TY_BOOL && v->kind != KF_VALUE_BOOL))
+        return invalid(fe, "an enum member of %s cannot be a %s", v->path, value_kind_names[v->kind]);
+      r = want == TY_FLOAT ? fe_const_float(en->dtype, f) : fe_const_int(fe, en->dtype, i);
       r.enumc = en;
     }
     return r;
@@ -256,9 +259,12 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     if (v->path) { /* an enum class: its members' type spelt */
       if (!(ns->enumc = fe_enum_parse_text(fe, v->path, srcloc(NULL, 0, 0))))
         return invalid(fe, "'%s' does not spell an enum member type", v->path);
+      kf_value_kind want = ns->enumc->dtype->kind == TY_FLOAT  ? KF_VALUE_FLOAT
+                           : ns->enumc->dtype->kind == TY_BOOL ? KF_VALUE_BOOL
+                                                               : KF_VALUE_INT;
       for (unsigned k = 0; k < v->nitems; k++)
-        if (v->items && v->items[k].kind != KF_VALUE_INT)
-          return invalid(fe, "member %u of the enum class is not an integer", k);
+        if (v->items && v->items[k].kind != want)
+          return invalid(fe, "member %u of the enum class is not of its members' type", k);
     }
     ns->n = v->nitems;
     ns->names = ARENA_ARRAY(&fe->arena, const char *, v->nitems ? v->nitems : 1);

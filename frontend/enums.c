@@ -66,9 +66,9 @@ const FeEnum *fe_enum_parse(FeCtx *fe, const PyExpr *e) {
   bool is_int = callee_name(e)[0] == 'I';
   Type *dtype = nb_parse_type(fe, e->call.args.items[1], NULL);
   if (!dtype) return NULL;
-  if (dtype->kind != TY_INT) {
-    fe_error(fe, e->call.args.items[1]->loc, "kfront supports enums whose members are integers, not %s",
-             nb_type_str(&fe->arena, dtype));
+  if (!ty_is_scalar(dtype) || (is_int && dtype->kind != TY_INT)) {
+    fe_error(fe, e->call.args.items[1]->loc, "kfront supports enums whose members are %s, not %s",
+             is_int ? "integers (IntEnumMember)" : "numbers or booleans", nb_type_str(&fe->arena, dtype));
     return NULL;
   }
   return fe_enum_get(fe, e->call.args.items[0]->str.s, is_int, dtype);
@@ -130,12 +130,10 @@ FeVal fe_enum_class(FeCtx *fe, const PyStmt *cls) {
     return invalid(fe, "the enum class '%s' is not one kfront supports (bases Enum, IntEnum, Flag, IntFlag%s)", name, "");
   bool is_int = base == BASE_INT_ENUM || base == BASE_INT_FLAG || int_mixin;
   bool flag = base == BASE_FLAG || base == BASE_INT_FLAG;
-  Type *i64 = ty_i64(fe->ctx);
-  const FeEnum *en = fe_enum_get(fe, name, is_int, i64);
+  Type *i64 = ty_i64(fe->ctx), *dtype = NULL;
   const PyStmtList *body = &cls->classdef.body;
   FeNamespace *ns = ARENA_NEW(&fe->arena, FeNamespace);
   ns->name = name;
-  ns->enumc = en;
   ns->names = ARENA_ARRAY(&fe->arena, const char *, body->n ? body->n : 1);
   ns->vals = ARENA_ARRAY(&fe->arena, FeVal, body->n ? body->n : 1);
   int64_t last = 0;
@@ -149,24 +147,40 @@ FeVal fe_enum_class(FeCtx *fe, const PyStmt *cls) {
     const char *member = s->assign.targets.items[0]->name;
     size_t len = strlen(member);
     if (len >= 2 && member[0] == '_' && member[len - 1] == '_') continue; /* _ignore_, __doc__: not members */
-    int64_t value;
+    FeVal m;
     if (is_auto(fe, s->assign.value)) {
+      if (dtype && dtype != i64) return invalid(fe, "'%s.%s': auto() in an enum whose members are not integers", name, member);
+      int64_t value;
       if (flag) value = !any ? 1 : last <= 0 ? 1 : (int64_t)1 << (64 - __builtin_clzll((unsigned long long)last));
       else value = any ? last + 1 : 1;
+      m = fe_const_int(fe, i64, value);
     } else {
+      /* Numba types the class by its members' values (typeof): integers int64, floats float64, bools boolean */
       FeVal v = fe_eval_const(fe, s->assign.value);
-      if (v.kind == FV_NAMESPACE || v.kind != FV_VAL || !v.is_const || v.type->kind == TY_FLOAT ||
-          (v.type->is_unsigned && v.c.i < 0))
-        return invalid(fe, "'%s.%s' is not an integer constant: kfront supports enums whose members are integers",
+      if (v.kind != FV_VAL || !v.is_const || (v.type->is_unsigned && v.c.i < 0))
+        return invalid(fe, "'%s.%s' is not a number: kfront supports enums whose members are numbers or booleans",
                        name, member);
-      value = v.c.i;
+      if (v.type->kind == TY_INT) m = fe_const_int(fe, i64, v.c.i);
+      else if (v.type->kind == TY_FLOAT && !is_int && !flag) m = fe_const_float(ty_f64(fe->ctx), v.c.f);
+      else if (v.type->kind == TY_BOOL && !is_int && !flag) m = fe_const_int(fe, ty_bool(fe->ctx), v.c.i != 0);
+      else
+        return invalid(fe, "'%s.%s' is not an integer: IntEnum and Flag members are "
+                           "integers", name, member);
     }
-    last = value;
+    if (dtype && m.type != dtype) {
+      const char *a = nb_type_str(&fe->arena, dtype), *b = nb_type_str(&fe->arena, m.type);
+      return invalid(fe, "Cannot type heterogeneous enum '%s': got value types %s", name,
+                     strcmp(a, b) < 0 ? arena_printf(&fe->arena, "%s, %s", a, b) : arena_printf(&fe->arena, "%s, %s", b, a));
+    }
+    dtype = m.type;
+    if (m.type == i64) last = m.c.i;
     any = true;
     ns->names[ns->n] = member;
-    FeVal m = fe_const_int(fe, i64, value);
-    m.enumc = en;
     ns->vals[ns->n++] = m;
   }
+  /* the members' type: an empty class is typed int64 (Numba cannot type it; it has no members to use) */
+  const FeEnum *en = fe_enum_get(fe, name, is_int, dtype ? dtype : i64);
+  ns->enumc = en;
+  for (unsigned i = 0; i < ns->n; i++) ns->vals[i].enumc = en;
   return (FeVal){.kind = FV_NAMESPACE, .ns = ns};
 }

@@ -30,6 +30,7 @@
 #include "frontend/ast.h"
 #include "frontend/compile.h"
 #include "ir/ir.h"
+#include "utils/ptrmap.h"
 
 typedef struct FeCtx FeCtx;
 typedef struct FeEnum FeEnum;
@@ -62,7 +63,19 @@ typedef enum {
   FV_RECORD,  /* one record of an array of records (a[i], a record parameter): type the record type, tup.elems[0]
                * the array (FV_VAL), elems[1..] its i64 index per axis; fields are reached through mem.field */
   FV_VECTOR,  /* a CUDA vector value (float32x4): type its vector type, tup its fields (FV_VAL scalars; vectors.c) */
+  FV_CLOSURE, /* an inner def or a lambda of the function being lowered: clo (lower.c, "closures") */
+  FV_EXCINST, /* an exception instance made in a kernel (ValueError("x")), to raise: str.s the text it is recorded as */
 } FeValKind;
+
+/* An inner def or lambda as a value: the function it defines, its default values (evaluated where it is defined,
+ * as Python does), and its captured variables' values. Those are read from the defining function's variables
+ * when it is called there (Python's cells, read at the call); a closure passed to another function carries
+ * them (captured, set then: they must be constants, as Numba's MakeFunctionToJitFunction requires). */
+typedef struct FeClosure {
+  FeFunc *fn;            /* kind FN_DEVICE, outer set */
+  const FeVal *defaults; /* per parameter: FV_UNDEF when it has none */
+  const FeVal *captured; /* fn->ncaptures values, or NULL: read from the defining function's environment */
+} FeClosure;
 
 typedef struct FeNamespace {
   const char *name;  /* the name it was bound to (diagnostics, constant symbols) */
@@ -114,6 +127,7 @@ struct FeVal {
     FeFunc *func;    /* FV_FUNC, FV_PYFUNC */
     FeConstArr *carr; /* FV_CONSTARR */
     FeNamespace *ns;  /* FV_NAMESPACE */
+    FeClosure *clo;   /* FV_CLOSURE */
   };
 };
 
@@ -124,6 +138,8 @@ typedef struct FeSig {
   unsigned nargs;
   Type **args;
   const FeEnum **enums; /* NULL, or per argument: the enum member type it is (args[i] its dtype), or NULL */
+  const FeVal *shapes;  /* NULL, or per argument: its parameter shape when it is a tuple holding enum members
+                         * (FV_TUPLE of FV_VAL shapes, enumc set on the members), else kind FV_POISON */
   SrcLoc loc;
 } FeSig;
 
@@ -179,6 +195,12 @@ struct FeFunc {
   StrMap *scope;
   FeFunc *user;            /* generated kernels: the user's function (for locations) */
   const char *py_name;     /* the Python name when `name` is not (the device copy of a @vectorize...) */
+  /* closures (an inner def or lambda): the function it is defined in, and the names it reads from that function's
+   * variables, which become its locals after its parameters (their values passed as extra arguments) */
+  FeFunc *outer;
+  const char **captures;
+  unsigned ncaptures;
+  bool *captured;          /* per local: read by an inner def or lambda (so live wherever the function goes on) */
 };
 
 /* One compiled (function, argument types) pair. */
@@ -234,6 +256,7 @@ struct FeCtx {
   unsigned errors0;
   Op *cur_top;             /* the top-level function being lowered: device functions go before it */
   StrMap enums;            /* enum spelling -> FeEnum* (enums.c) */
+  PtrMap inner_funcs;      /* an inner def (PyStmt) or lambda (PyExpr) -> its FeFunc (lower.c, "closures") */
   unsigned nenums;
   StrMap *cmath_funcs;     /* cmath.c: name -> FeFunc* of its Python source (NULL until first used) */
   StrMap *cmath_scope;     /* the names that source sees (math, cmath) */
@@ -361,8 +384,14 @@ const NbCase *sema_fn_cases(int bi, unsigned *n, bool *unsafe_ok, bool *fp16_las
 /* The kir op of a math function (OP_SQRT...), or -1. */
 int sema_math_op(int bi);
 
-/* Per-function facts: the locals (parameters first). */
+/* Per-function facts: the locals (parameters first, then a closure's captured names), and which of them inner
+ * defs and lambdas read (fn->captured). */
 void sema_analyse_function(FeCtx *fe, FeFunc *fn);
+/* The names an inner def (or a lambda's synthetic def) reads that are not its own locals, nested functions' free
+ * names included, in order of first appearance (*out in the arena). */
+unsigned sema_free_names(FeCtx *fe, const PyStmt *def, const char ***out);
+/* How many times fn's body binds name (parameters, assignments, loop targets, defs). */
+unsigned sema_definitions(const FeFunc *fn, const char *name);
 int sema_local_index(const FeFunc *fn, const char *name);
 /* Exit analysis of statements at one loop level: whether they return/break/continue. */
 typedef enum { EXIT_NEVER, EXIT_SOMETIMES, EXIT_ALWAYS } ExitKind;

@@ -100,6 +100,7 @@ typedef struct Lower {
 } Lower;
 
 static FeVal lower_expr(Lower *L, const PyExpr *e);
+static FeVal view_value(Lower *L, const FeVal *v);
 
 /* Whether the kernel being compiled (or the function compiled on its own) has debug=True. */
 static bool debug_mode(FeCtx *fe) { return fe->cur_top && ir_op_attr(fe->cur_top, "debug"); }
@@ -186,6 +187,9 @@ static const char *vname(Lower *L, const FeVal *v) {
     return arena_printf(&L->fe->arena, "function '%s'", sema_builtin_name(v->builtin));
   case FV_NTYPE: return arena_printf(&L->fe->arena, "class(%s)", tname(L, v->type));
   case FV_FUNC: case FV_PYFUNC: return arena_printf(&L->fe->arena, "function '%s'", v->func->name);
+  case FV_CLOSURE: return arena_printf(&L->fe->arena, "function '%s'", v->clo->fn->name);
+  case FV_EXCINST: return "an exception instance";
+  case FV_EXCEPTION: return arena_printf(&L->fe->arena, "exception class '%s'", v->str.s);
   case FV_NONE: return "none";
   case FV_STR: return "unicode_type";
   case FV_HOST: return "a host object";
@@ -243,6 +247,17 @@ static bool is_const_int(const FeVal *v) {
   return v->kind == FV_VAL && !is_enum_only(v) && v->is_const && (v->type->kind == TY_INT || v->type->kind == TY_BOOL);
 }
 static bool is_true(const FeVal *v) { return v->kind == FV_VAL && v->is_const && v->c.i != 0; }
+/* Compile-time values passed to device functions: functions (device functions, closures, intrinsics), Numba types
+ * and None. The callee is specialised on each (one instance per distinct value, as Numba's dispatcher types and
+ * function literals make one per value): the value is part of the instance's key and has no kir parameter. */
+/* Values made of others (tup): tuples, views a[i] (the array and the indices), CUDA vectors (the fields). */
+static bool has_fields(const FeVal *v) { return v->kind == FV_TUPLE || v->kind == FV_VIEW || v->kind == FV_VECTOR; }
+
+static bool is_static(const FeVal *v) {
+  return v->kind == FV_FUNC || v->kind == FV_BUILTIN || v->kind == FV_NTYPE || v->kind == FV_NONE ||
+         v->kind == FV_CLOSURE;
+}
+
 
 /* The constant as a kir value (made at the insertion point each time it is used). */
 static Value *complex_make(Lower *L, Value *re, Value *im, Type *t);
@@ -375,6 +390,17 @@ static bool fv_same(const FeVal *a, const FeVal *b) {
   case FV_PYFUNC: return a->func == b->func;
   case FV_NAMESPACE: return a->ns == b->ns;
   case FV_METHOD: return a->builtin == b->builtin && a->v == b->v;
+  case FV_CLOSURE: {
+    const FeClosure *x = a->clo, *y = b->clo;
+    if (x == y) return true;
+    if (x->fn != y->fn || !x->captured != !y->captured) return false;
+    const PyParams *ps = &x->fn->def->funcdef.params;
+    for (unsigned i = 0; i < ps->n; i++)
+      if (!fv_same(&x->defaults[i], &y->defaults[i])) return false;
+    for (unsigned i = 0; x->captured && i < x->fn->ncaptures; i++)
+      if (!fv_same(&x->captured[i], &y->captured[i])) return false;
+    return true;
+  }
   default: return true;
   }
 }
@@ -395,6 +421,22 @@ static void flat_types(const Type *t, Type **out, unsigned *n) {
   for (unsigned i = 0; i < t->n; i++) flat_types(t->elems[i], out, n);
 }
 
+/* The value an array variable has on a path where it is unbound (its bound flag says so: a read there raises
+ * UnboundLocalError, "unbound locals" below): an empty array of type t, a view of no elements of a local array of
+ * one (made at the function's entry), so that even an unchecked read is reported by the simulator. */
+static Value *empty_array(Lower *L, Type *t) {
+  Type *base = ty_array(L->ctx, t->elem, 1, LAYOUT_C);
+  Op *alloca = ir_op_create(L->m, OP_ALLOCA, L->b.loc, 0, NULL, 1, &base, 0);
+  Attr one = attr_int(ty_i64(L->ctx), 1);
+  ir_op_set_attr(L->m, alloca, "shape", attr_array(L->m, 1, &one));
+  ir_block_prepend(ir_func_entry(L->func_op), alloca);
+  Value *ops[1 + 16];
+  ops[0] = op_result(alloca, 0);
+  Value *z = ib_const_int(&L->b, ty_i64(L->ctx), 0);
+  for (unsigned d = 0; d < 2 * t->rank; d++) ops[1 + d] = z;
+  return op_result(ib_op(&L->b, OP_REINTERPRET, 1 + 2 * t->rank, ops, 1, &t, 0), 0);
+}
+
 /* Values of x converted to type t, appended to out. A missing value (undefined on this path, or an error)
  * takes the fallback values when given, else zeros. False (after a diagnostic) if x cannot be t. */
 static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned *n, Value *const *fallback,
@@ -408,13 +450,12 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
       Value *v = fallback ? fallback[i] : NULL;
       if (!v) {
         if (ft[i]->kind == TY_ARRAY) {
-          if (x->kind == FV_UNDEF)
-            lerr(L, loc, "variable '%s' holds an array on one path and is unbound on another: not supported by "
-                         "kfront (assign it on every path)", var);
-          return false;
+          if (x->kind != FV_UNDEF) return false;
+          v = empty_array(L, ft[i]);
+        } else {
+          FeVal z = zero_of(ft[i]);
+          v = mat(L, &z);
         }
-        FeVal z = zero_of(ft[i]);
-        v = mat(L, &z);
       }
       out[(*n)++] = v;
     }
@@ -437,6 +478,11 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
     return false;
   }
   if (t->kind == TY_ARRAY || x->type->kind == TY_ARRAY) {
+    if (x->type != t && t->kind == TY_ARRAY && x->type->kind == TY_ARRAY && t->layout == LAYOUT_A &&
+        x->type->elem == t->elem && x->type->rank == t->rank) {
+      out[(*n)++] = view_build(&L->b, x->v, NULL, 0, t); /* a C or F array where layouts meet: as A (Numba's unify) */
+      return true;
+    }
     if (x->type != t) {
       lerr(L, loc, "cannot unify %s and %s for '%s'", tname(L, x->type), tname(L, t), var);
       return false;
@@ -583,8 +629,9 @@ static bool var_live(Lower *L, unsigned i, unsigned after) {
   if (i == L->v_ret) return L->pending_fn > 0 || L->loop != NULL;
   if (i == L->v_brk) return L->loop != NULL;
   if (i == L->v_cont) return L->pending_loop > 0;
-  if (i >= L->v_bound0) return live_from(L, i - L->v_bound0, after);
-  if (i >= L->fn->nlocals) return true;
+  if (i >= L->v_bound0) i -= L->v_bound0;
+  else if (i >= L->fn->nlocals) return true;
+  if (L->fn->captured[i]) return true; /* read by an inner def or lambda, wherever it is called */
   return live_from(L, i, after);
 }
 
@@ -642,6 +689,15 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after,
     if (!var_live(L, i, after)) {
       merged[i] = (FeVal){.kind = FV_UNDEF};
       continue;
+    }
+    /* a view a[i] that differs between the branches (or is bound on one only): the array it stands for, made in
+     * its branch */
+    if (e1[i].kind == FV_VIEW || e2[i].kind == FV_VIEW) {
+      ib_set_end(&L->b, bt);
+      e1[i] = view_value(L, &e1[i]);
+      ib_set_end(&L->b, be);
+      e2[i] = view_value(L, &e2[i]);
+      L->b = saved;
     }
     bool fail;
     Type *t = merge_type(L, &e1[i], &e2[i], loc, var_name(L, i), &fail);
@@ -813,6 +869,12 @@ static FeVal lookup_global(Lower *L, const char *name, SrcLoc loc) {
     int bi = sema_lookup_path(L->fe, buf);
     if (bi >= 0) return (FeVal){.kind = FV_BUILTIN, .builtin = bi};
   }
+  if (fe_builtin_exception(name)) { /* ValueError(...): an instance to raise */
+    FeVal x = {.kind = FV_EXCEPTION};
+    x.str.s = name;
+    x.str.len = strlen(name);
+    return x;
+  }
   const char *s = suggest(L, name);
   if (s) return lerr(L, loc, "name '%s' is not defined (did you mean '%s'?)", name, s);
   return lerr(L, loc, "name '%s' is not defined", name);
@@ -953,8 +1015,8 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
         v.enumc = NULL;
         return v;
       }
-      return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports .value%s)", a, vname(L, &v),
-                  strcmp(a, "name") == 0 ? "; .name is not supported" : "");
+      return lerr(L, aloc, "unknown attribute '%s' of %s (Numba's enum members have .value only%s)", a, vname(L, &v),
+                  strcmp(a, "name") == 0 ? ": its CUDA target has no strings to give .name as" : "");
     }
     if (v.kind == FV_VAL && v.type->kind != TY_ARRAY) {
       /* .real, .imag and .conjugate() of numbers (numba-cuda: of complex, float and integer values) */
@@ -2224,8 +2286,9 @@ static FeVal compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
     if (enum_compare(L, op, &a, &b, loc, &r)) return r;
   }
   if (op == CMP_IS || op == CMP_ISNOT) {
-    if (a.kind == FV_NONE || b.kind == FV_NONE) {
-      bool same = a.kind == FV_NONE && b.kind == FV_NONE;
+    /* None, functions and types are compile-time values: `is` compares them (a runtime value is none of them) */
+    if (is_static(&a) || is_static(&b)) {
+      bool same = fv_same(&a, &b);
       return cbool(L, op == CMP_IS ? same : !same);
     }
     return lerr(L, loc, "'%s' is only supported with None in kernels", ast_cmpop_str(op));
@@ -2458,25 +2521,46 @@ static FeVal lower_boolop(Lower *L, const PyExpr *e) {
 /* ---- calls: arguments ---------------------------------------------------------------------------------------- */
 
 /* Binds a call's arguments to parameter names (positional first, then keywords) and lowers them; a
- * missing optional parameter stays FV_UNDEF. */
-static bool bind_args(Lower *L, const PyExpr *e, const char *fname, const char *const *names, unsigned nmin,
-                      unsigned nmax, FeVal *out) {
+ * missing optional parameter stays FV_UNDEF. `*t` of a tuple passes its elements. rest (a device function's
+ * *args parameter): where positional arguments beyond nmax go, as a tuple; NULL: they are an error. */
+static bool bind_args_rest(Lower *L, const PyExpr *e, const char *fname, const char *const *names, unsigned nmin,
+                           unsigned nmax, FeVal *out, FeVal *rest) {
   const PyExprList *args = &e->call.args;
   for (unsigned i = 0; i < nmax; i++) out[i] = (FeVal){.kind = FV_UNDEF};
-  if (args->n > nmax) {
-    lerr(L, args->items[nmax]->loc, "%s() takes %s%u argument%s but %u were given", fname, nmin == nmax ? "" : "at most ",
-         nmax, nmax == 1 ? "" : "s", args->n);
-    return false;
-  }
+  FeVal *pos = ARENA_ARRAY(&L->fe->arena, FeVal, MAX_FLAT);
+  SrcLoc *pos_loc = ARENA_ARRAY(&L->fe->arena, SrcLoc, MAX_FLAT);
+  unsigned npos = 0;
   bool ok = true;
   for (unsigned i = 0; i < args->n; i++) {
-    if (args->items[i]->kind == EX_STARRED) {
-      lerr(L, args->items[i]->loc, "*args in calls are not supported in kernels");
+    const PyExpr *a = args->items[i];
+    FeVal v = lower_expr(L, a->kind == EX_STARRED ? a->value : a);
+    if (v.kind == FV_POISON) {
+      ok = false;
+      continue;
+    }
+    unsigned n = a->kind == EX_STARRED ? v.tup.n : 1;
+    if (a->kind == EX_STARRED && v.kind != FV_TUPLE) {
+      lerr(L, a->loc, "*%s in a call: kernels unpack tuples only", vname(L, &v));
       return false;
     }
-    out[i] = lower_expr(L, args->items[i]);
-    if (out[i].kind == FV_POISON) ok = false;
+    if (npos + n > MAX_FLAT) {
+      lerr(L, a->loc, "more than %d arguments in a call", MAX_FLAT);
+      return false;
+    }
+    for (unsigned k = 0; k < n; k++) {
+      pos_loc[npos] = a->loc;
+      pos[npos] = a->kind == EX_STARRED ? v.tup.elems[k] : v;
+      pos[npos++].literal = a->kind == EX_STARRED ? false : v.literal;
+    }
   }
+  if (!ok) return false;
+  if (npos > nmax && !rest) {
+    lerr(L, pos_loc[nmax], "%s() takes %s%u argument%s but %u were given", fname, nmin == nmax ? "" : "at most ",
+         nmax, nmax == 1 ? "" : "s", npos);
+    return false;
+  }
+  for (unsigned i = 0; i < npos && i < nmax; i++) out[i] = pos[i];
+  if (rest) *rest = make_tuple(L, npos > nmax ? npos - nmax : 0, pos + nmax);
   for (unsigned k = 0; k < e->call.nkeywords; k++) {
     const PyKeyword *kw = e->call.keywords[k];
     unsigned i = 0;
@@ -2499,6 +2583,11 @@ static bool bind_args(Lower *L, const PyExpr *e, const char *fname, const char *
     }
   }
   return ok;
+}
+
+static bool bind_args(Lower *L, const PyExpr *e, const char *fname, const char *const *names, unsigned nmin,
+                      unsigned nmax, FeVal *out) {
+  return bind_args_rest(L, e, fname, names, nmin, nmax, out, NULL);
 }
 
 static bool positional(Lower *L, const PyExpr *e, const char *fname, unsigned nmin, unsigned nmax, FeVal *out) {
@@ -3727,9 +3816,66 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
 
 /* ---- calls: device functions --------------------------------------------------------------------------------- */
 
-/* The shape of an argument passed to a device function (types only: constants are not specialised on). */
+static bool closure_snapshot(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc);
+
+/* The key of a constant scalar (a closure's captured value or default): type and bits, symbol characters only. */
+static void const_key(const FeVal *v, StrBuf *out) {
+  nb_mangle(v->type, out);
+  uint64_t bits;
+  if (v->type->kind == TY_FLOAT) memcpy(&bits, &v->c.f, sizeof bits);
+  else bits = (uint64_t)v->c.i;
+  sb_printf(out, "x%llx", (unsigned long long)bits);
+}
+
+static void shape_key(const FeVal *s, StrBuf *out);
+
+static void static_key(const FeVal *s, StrBuf *out) {
+  switch (s->kind) {
+  case FV_FUNC: sb_printf(out, "F%s", s->func->sym); break;
+  case FV_BUILTIN:
+    sb_putc(out, 'B');
+    for (const char *c = sema_builtin_name(s->builtin); *c; c++) sb_putc(out, *c == '.' ? '_' : *c);
+    break;
+  case FV_NTYPE: sb_putc(out, 'N'); nb_mangle(s->type, out); break;
+  case FV_NONE: sb_puts(out, "None"); break;
+  case FV_CLOSURE: {
+    const FeClosure *c = s->clo;
+    sb_printf(out, "C%s", c->fn->sym);
+    const PyParams *ps = &c->fn->def->funcdef.params;
+    for (unsigned i = 0; i < ps->n; i++)
+      if (c->defaults[i].kind != FV_UNDEF) {
+        sb_puts(out, "_d");
+        shape_key(&c->defaults[i], out);
+      }
+    for (unsigned i = 0; i < c->fn->ncaptures; i++) {
+      sb_puts(out, "_c");
+      shape_key(&c->captured[i], out);
+    }
+    break;
+  }
+  default: break;
+  }
+}
+
+/* The shape of an argument passed to a device function (types only: constants are not specialised on, except
+ * compile-time values, which are the shape themselves). */
 static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
   switch (v->kind) {
+  case FV_FUNC:
+    if (v->func->kind != FN_DEVICE && v->func->kind != FN_KERNEL) break;
+    *out = *v;
+    return true;
+  case FV_BUILTIN:
+    if (v->builtin == BI_GRID_GROUP) {
+      lerr(L, loc, "passing a GridGroup to a device function is not supported by kfront: call cuda.cg.this_grid() "
+                   "in the device function");
+      return false;
+    }
+    *out = *v;
+    return true;
+  case FV_NTYPE:
+  case FV_NONE: *out = *v; return true;
+  case FV_CLOSURE: return closure_snapshot(L, v, out, loc);
   case FV_VAL:
     *out = val(v->type, NULL);
     out->enumc = v->enumc;
@@ -3751,20 +3897,16 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
     return true;
   }
   case FV_POISON: return false;
-  default:
-    if (v->kind == FV_BUILTIN && v->builtin == BI_GRID_GROUP) {
-      lerr(L, loc, "passing a GridGroup to a device function is not supported by kfront: call cuda.cg.this_grid() "
-                   "in the device function");
-      return false;
-    }
-    lerr(L, loc, "cannot pass %s to a device function", vname(L, v));
-    return false;
+  default: break;
   }
+  lerr(L, loc, "cannot pass %s to a device function", vname(L, v));
+  return false;
 }
 
 static void shape_key(const FeVal *s, StrBuf *out) {
   if (s->kind == FV_VAL || s->kind == FV_VECTOR) {
-    nb_mangle(s->type, out);
+    if (s->kind == FV_VAL && s->is_const) const_key(s, out); /* a closure's captured constant (arguments' shapes have none) */
+    else nb_mangle(s->type, out);
     if (s->enumc) sb_printf(out, "E%u", s->enumc->id);
   } else if (s->kind == FV_VIEW || s->kind == FV_RECORD) {
     sb_printf(out, "%c%u_", s->kind == FV_VIEW ? 'V' : 'Q', s->tup.n - 1);
@@ -3776,14 +3918,17 @@ static void shape_key(const FeVal *s, StrBuf *out) {
       shape_key(&s->tup.elems[i], out);
     }
     sb_puts(out, "_E");
+  } else {
+    static_key(s, out);
   }
 }
 
 static void flatten_shape_types(const FeVal *s, Type **out, unsigned *n) {
+  if (s->kind == FV_VAL && s->is_const) return; /* a literal argument */
   if (s->kind == FV_VAL) {
     if (*n < MAX_FLAT) out[*n] = s->type;
     (*n)++;
-  } else {
+  } else if (has_fields(s)) {
     for (unsigned i = 0; i < s->tup.n; i++) flatten_shape_types(&s->tup.elems[i], out, n);
   }
 }
@@ -3801,6 +3946,13 @@ static FeVal shape_of_type(Lower *L, Type *t) {
   return t->vector ? make_vector(t, elems) : make_tuple(L, t->n, elems);
 }
 
+/* The enum member types of v's members, onto the shape of its type (a returned tuple's members stay enum members). */
+static void copy_enums(FeVal *shape, const FeVal *v) {
+  if (shape->kind == FV_VAL && v->kind == FV_VAL) shape->enumc = v->enumc;
+  if (shape->kind == FV_TUPLE && v->kind == FV_TUPLE && shape->tup.n == v->tup.n)
+    for (unsigned i = 0; i < v->tup.n; i++) copy_enums(&shape->tup.elems[i], &v->tup.elems[i]);
+}
+
 FeVal lower_param_shape(FeCtx *fe, Type *t) {
   if (t->kind != TY_TUPLE) return (FeVal){.kind = FV_VAL, .type = t};
   FeVal v = {.kind = t->vector ? FV_VECTOR : FV_TUPLE, .type = t};
@@ -3815,18 +3967,20 @@ static void flatten_arg(Lower *L, const FeVal *v, Value **out, unsigned *n) {
   if (v->kind == FV_VAL) {
     if (*n < MAX_FLAT) out[*n] = mat(L, v);
     (*n)++;
-  } else {
+  } else if (has_fields(v)) {
     for (unsigned i = 0; i < v->tup.n; i++) flatten_arg(L, &v->tup.elems[i], out, n);
   }
 }
 
 /* Rebuilds a value of the given shape from flattened values (parameters, call results). */
 static FeVal from_shape(Lower *L, const FeVal *s, Value *const *vals, unsigned *pos) {
+  if (s->kind == FV_VAL && s->is_const) return *s; /* a literal argument */
   if (s->kind == FV_VAL) {
     FeVal v = val(s->type, vals[(*pos)++]);
     v.enumc = s->enumc;
     return v;
   }
+  if (!has_fields(s)) return *s; /* a compile-time value */
   FeVal r = *s;
   r.tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, s->tup.n ? s->tup.n : 1);
   for (unsigned i = 0; i < s->tup.n; i++) r.tup.elems[i] = from_shape(L, &s->tup.elems[i], vals, pos);
@@ -3951,22 +4105,38 @@ static void check_recursive_return(Lower *L, Type *final) {
 }
 
 static FeVal instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args, unsigned np);
+static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc);
+static const char *exception_text(Lower *L, const char *cls, const PyExpr *e, SrcLoc loc);
+
+/* The parameters of a device function or closure: their names, and the index of a final *args parameter (np when
+ * there is none); false after a located error (**kwargs, parameters after *args). */
+static bool param_names_of(Lower *L, const PyParams *ps, const char **names, unsigned *varargs) {
+  *varargs = ps->n;
+  for (unsigned i = 0; i < ps->n; i++) {
+    names[i] = ps->items[i]->name;
+    PyParamKind k = ps->items[i]->kind;
+    if (k == PARAM_VARKW || (k == PARAM_VARARGS && i + 1 != ps->n) || k == PARAM_KWONLY) {
+      lerr(L, ps->items[i]->loc, "%s parameters are not supported in device functions (a final *args is)",
+           k == PARAM_VARKW ? "**kwargs" : k == PARAM_KWONLY ? "keyword-only" : "*args followed by other");
+      return false;
+    }
+    if (k == PARAM_VARARGS) *varargs = i;
+  }
+  return true;
+}
 
 static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
   const PyParams *ps = &f->def->funcdef.params;
-  unsigned np = ps->n;
+  unsigned np = ps->n, va;
   if (np > 64) return lerr(L, e->loc, "device functions with more than 64 parameters are not supported");
   const char **names = ARENA_ARRAY(&L->fe->arena, const char *, 64);
-  for (unsigned i = 0; i < np; i++) {
-    names[i] = ps->items[i]->name;
-    if (ps->items[i]->kind == PARAM_VARARGS || ps->items[i]->kind == PARAM_VARKW)
-      return lerr(L, ps->items[i]->loc, "*args and **kwargs parameters are not supported in device functions");
-  }
+  if (!param_names_of(L, ps, names, &va)) return poison();
+  if (va < np && f->nsigs) return lerr(L, e->loc, "'%s' takes *args: it cannot have declared signatures", f->name);
   FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, 64);
   unsigned nreq = 0;
-  for (unsigned i = 0; i < np; i++)
+  for (unsigned i = 0; i < va; i++)
     if (!ps->items[i]->defval) nreq = i + 1;
-  if (!bind_args(L, e, f->name, names, 0, np, args)) return poison();
+  if (!bind_args_rest(L, e, f->name, names, 0, va, args, va < np ? &args[va] : NULL)) return poison();
   for (unsigned i = 0; i < np; i++) {
     if (args[i].kind != FV_UNDEF) continue;
     if (i < nreq || !ps->items[i]->defval) return lerr(L, e->loc, "%s() missing required argument '%s'", f->name, names[i]);
@@ -4017,22 +4187,74 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
 
 /* The call of f with its bound arguments: the instance for their shapes (lowered now if new), and the
  * func.call. Apart from call_device's frame, which stays on the stack while arguments are lowered. */
-static __attribute__((noinline)) FeVal instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args,
-                                                            unsigned np) {
-  FeVal shapes[64];
+/* The instance key of argument shapes (as lower_function keys it). */
+static const char *shapes_key(Lower *L, const FeVal *shapes, unsigned np) {
   StrBuf key;
   sb_init(&key);
   for (unsigned i = 0; i < np; i++) {
-    if (!arg_shape(L, &args[i], &shapes[i], arg_loc(e, i))) {
-      sb_free(&key);
-      return poison();
-    }
     if (i) sb_puts(&key, "__");
     shape_key(&shapes[i], &key);
   }
-  if (debug_mode(L->fe)) sb_puts(&key, "__dbg"); /* as lower_function keys it */
+  if (debug_mode(L->fe)) sb_puts(&key, "__dbg");
   const char *k = arena_strdup(&L->fe->arena, sb_cstr(&key));
   sb_free(&key);
+  return k;
+}
+
+/* The literal shape of an argument: a constant number (or a tuple holding one) is kept as its value, as Numba
+ * types a constant argument Literal[int](32) when the callee cannot be typed without (cuda.shared.array(n, ...)
+ * with n a parameter). True when some constant was kept. */
+static bool literal_shape(Lower *L, const FeVal *arg, FeVal *shape) {
+  if (arg->kind == FV_VAL && arg->is_const && !arg->enumc) {
+    *shape = *arg;
+    shape->v = NULL;
+    shape->literal = false;
+    return true;
+  }
+  if (arg->kind != FV_TUPLE || shape->kind != FV_TUPLE) return false;
+  bool any = false;
+  FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, arg->tup.n ? arg->tup.n : 1);
+  for (unsigned i = 0; i < arg->tup.n; i++) {
+    elems[i] = shape->tup.elems[i];
+    any |= literal_shape(L, &arg->tup.elems[i], &elems[i]);
+  }
+  if (any) {
+    *shape = make_tuple(L, arg->tup.n, elems);
+    shape->type = NULL;
+  }
+  return any;
+}
+
+/* Values of an argument, flattened as the callee's parameter shape takes them (literals and compile-time values
+ * take no parameter). */
+static void flatten_arg_as(Lower *L, const FeVal *v, const FeVal *shape, Value **out, unsigned *n) {
+  if (shape->kind == FV_VAL) {
+    if (shape->is_const) return;
+    if (*n < MAX_FLAT) out[*n] = mat(L, v);
+    (*n)++;
+  } else if (has_fields(shape)) {
+    for (unsigned i = 0; i < v->tup.n; i++) flatten_arg_as(L, &v->tup.elems[i], &shape->tup.elems[i], out, n);
+  }
+}
+
+/* The lowered instance of f for these shapes and key, if any. */
+static FeInst *find_inst(FeFunc *f, const char *k) {
+  for (FeInst *in = f->insts; in; in = in->next)
+    if (!in->failed && !in->in_progress && in->op && !ir_op_attr(in->op, "kernel") && strcmp(in->key, k) == 0)
+      return in;
+  return NULL;
+}
+
+static __attribute__((noinline)) FeVal instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args,
+                                                            unsigned np) {
+  FeVal shapes[64] = {{0}}, lits[64];
+  bool any_literal = false;
+  for (unsigned i = 0; i < np; i++) {
+    if (!arg_shape(L, &args[i], &shapes[i], arg_loc(e, i))) return poison();
+    lits[i] = shapes[i];
+    any_literal |= literal_shape(L, &args[i], &lits[i]);
+  }
+  const char *k = shapes_key(L, shapes, np);
   FeInst *inst = NULL, *active = NULL;
   unsigned in_progress = 0;
   for (FeInst *in = f->insts; in; in = in->next) {
@@ -4047,6 +4269,17 @@ static __attribute__((noinline)) FeVal instantiate_and_call(Lower *L, FeFunc *f,
   if (in_progress >= MAX_RECURSIVE_INSTANCES)
     return lerr(L, e->loc, "'%s' calls itself with argument types that keep changing (%u instances deep): declare its "
                            "signature", f->name, in_progress);
+  /* constant arguments: the instance for their types, else (when that cannot be typed) one for their values */
+  const char *lk = any_literal && !in_progress ? shapes_key(L, lits, np) : NULL; /* not within recursion */
+  if (!inst && lk && (inst = find_inst(f, lk))) memcpy(shapes, lits, sizeof(FeVal) * np);
+  if (!inst && lk) {
+    inst = lower_function(L->fe, f, shapes, np, sym_for(L, f, k), false, true, NULL);
+    if (inst->failed && !inst->tainted) {
+      inst = lower_function(L->fe, f, lits, np, sym_for(L, f, lk), false, true, NULL);
+      if (!inst->failed) memcpy(shapes, lits, sizeof(FeVal) * np);
+      else if (!inst->tainted) inst = NULL; /* reported below as the types' instance */
+    }
+  }
   if (!inst) {
     inst = lower_function(L->fe, f, shapes, np, sym_for(L, f, k), false, L->quiet > 0, NULL);
     if (L->quiet && inst->failed) L->suppressed++;
@@ -4065,7 +4298,7 @@ static __attribute__((noinline)) FeVal instantiate_and_call(Lower *L, FeFunc *f,
       if (args[i].type->kind == TY_ARRAY) return lerr(L, arg_loc(e, i), "array layouts differ: %s given, %s expected",
                                                       tname(L, args[i].type), tname(L, shapes[i].type));
     }
-    flatten_arg(L, &args[i], vals, &nv);
+    flatten_arg_as(L, &args[i], &shapes[i], vals, &nv);
   }
   Type **rts = ARENA_ARRAY(&L->fe->arena, Type *, MAX_FLAT);
   unsigned nr = 0;
@@ -4078,6 +4311,202 @@ static __attribute__((noinline)) FeVal instantiate_and_call(Lower *L, FeFunc *f,
   for (unsigned i = 0; i < nr; i++) res[i] = op_result(call, i);
   unsigned pos = 0;
   return from_shape(L, &inst->ret, res, &pos);
+}
+
+/* ---- closures ----------------------------------------------------------------------------------------------
+ * An inner def or a lambda is a device function of its own (FN_DEVICE, `outer` the function it is defined in),
+ * specialised per call like any other, whose captured variables (its free names that are locals of the enclosing
+ * function) are extra parameters after its own. Called where it is defined, it gets their values at the call,
+ * as Python reads cells (Numba inlines such calls, reading the variables there). Passed to another function it
+ * escapes: as Numba's MakeFunctionToJitFunction, each captured variable must then have one definition, a
+ * constant, which goes with it (part of the callee's specialisation). Its default values are evaluated where it
+ * is defined. Numba refuses `nonlocal` (the statement stays unsupported) and functions as results. */
+
+/* The function an inner def (or a lambda's synthetic def) of L's function defines, made once per definition. */
+static FeFunc *inner_func(Lower *L, const void *key, const PyStmt *def, const char *name) {
+  FeFunc *f = ptrmap_get(&L->fe->inner_funcs, key);
+  if (f) return f;
+  f = ARENA_NEW(&L->fe->arena, FeFunc);
+  const FeFunc *o = L->fn;
+  f->def = def;
+  f->name = name;
+  f->py_name = name;
+  f->sym = arena_printf(&L->fe->arena, "%s__%s", o->sym, def->kind == ST_FUNCDEF && key == def ? name : "lambda");
+  f->src = o->src;
+  f->kind = FN_DEVICE;
+  f->loc = f->deco_loc = def->loc;
+  f->lazy = true;
+  f->fastmath = o->fastmath;
+  f->debug = o->debug;
+  f->lineinfo = o->lineinfo;
+  f->opt = o->opt;
+  f->cache = -1;
+  f->outer = L->fn;
+  const char **free;
+  unsigned nfree = sema_free_names(L->fe, def, &free);
+  f->captures = ARENA_ARRAY(&L->fe->arena, const char *, nfree ? nfree : 1);
+  for (unsigned i = 0; i < nfree; i++)
+    if (sema_local_index(L->fn, free[i]) >= 0) f->captures[f->ncaptures++] = free[i];
+  ptrmap_put(&L->fe->inner_funcs, key, f);
+  return f;
+}
+
+/* The closure value of an inner def or lambda, its defaults evaluated here. */
+static FeVal make_closure(Lower *L, FeFunc *f) {
+  const PyParams *ps = &f->def->funcdef.params;
+  FeClosure *c = ARENA_NEW(&L->fe->arena, FeClosure);
+  c->fn = f;
+  FeVal *defaults = ARENA_ARRAY(&L->fe->arena, FeVal, ps->n ? ps->n : 1);
+  for (unsigned i = 0; i < ps->n; i++) {
+    const PyParam *p = ps->items[i];
+    if (p->kind == PARAM_VARKW || p->kind == PARAM_KWONLY || (p->kind == PARAM_VARARGS && i + 1 != ps->n))
+      return lerr(L, p->loc, "%s parameters are not supported in device functions (a final *args is)",
+                  p->kind == PARAM_VARKW ? "**kwargs" : p->kind == PARAM_KWONLY ? "keyword-only" : "*args followed by other");
+    defaults[i] = (FeVal){.kind = FV_UNDEF};
+    if (!p->defval) continue;
+    defaults[i] = lower_expr(L, p->defval);
+    if (defaults[i].kind == FV_POISON) return poison();
+    defaults[i].literal = false;
+  }
+  c->defaults = defaults;
+  return (FeVal){.kind = FV_CLOSURE, .clo = c};
+}
+
+static void lower_funcdef(Lower *L, const PyStmt *s) {
+  if (s->funcdef.decorators.n) {
+    lerr(L, s->funcdef.decorators.items[0]->loc, "a decorated function cannot be defined inside a kernel or device "
+                                                 "function: define it at module level (an undecorated inner def is "
+                                                 "compiled with the function that defines it)");
+    PyExpr target = {.kind = EX_NAME, .loc = s->funcdef.name_loc, .name = s->funcdef.name};
+    assign(L, &target, poison(), s->loc);
+    return;
+  }
+  if (s->funcdef.is_async) {
+    lerr(L, s->loc, "async functions are not supported in kernels");
+    return;
+  }
+  FeVal v = make_closure(L, inner_func(L, s, s, s->funcdef.name));
+  PyExpr target = {.kind = EX_NAME, .loc = s->funcdef.name_loc, .name = s->funcdef.name};
+  assign(L, &target, v, s->loc);
+}
+
+/* A lambda: the closure of a def made of it (`def <lambda>(params): return body`), made once per lambda. */
+static FeVal lower_lambda(Lower *L, const PyExpr *e) {
+  FeFunc *f = ptrmap_get(&L->fe->inner_funcs, e);
+  if (!f) {
+    PyStmt *ret = ARENA_NEW(&L->fe->arena, PyStmt);
+    ret->kind = ST_RETURN;
+    ret->loc = e->lambda.body->loc;
+    ret->end_line = ret->loc.line;
+    ret->value = e->lambda.body;
+    PyStmt *def = ARENA_NEW(&L->fe->arena, PyStmt);
+    def->kind = ST_FUNCDEF;
+    def->loc = e->loc;
+    def->end_line = e->loc.line;
+    def->funcdef.name = "<lambda>";
+    def->funcdef.name_loc = e->loc;
+    def->funcdef.params = e->lambda.params;
+    def->funcdef.body.items = ARENA_ARRAY(&L->fe->arena, PyStmt *, 1);
+    def->funcdef.body.items[0] = ret;
+    def->funcdef.body.n = 1;
+    f = inner_func(L, e, def, "<lambda>");
+  }
+  return make_closure(L, f);
+}
+
+/* The values of a closure's captured variables at a call in the function that defines it (their current values:
+ * Python's cells); false after a located error. */
+static bool captured_here(Lower *L, const FeClosure *c, const PyExpr *e, FeVal *out) {
+  for (unsigned k = 0; k < c->fn->ncaptures; k++) {
+    const char *name = c->fn->captures[k];
+    int i = sema_local_index(L->fn, name);
+    if (i < 0 || L->env[i].kind == FV_UNDEF) {
+      lerr(L, e->loc, "free variable '%s' referenced before assignment in enclosing scope (it is read by '%s')", name,
+           c->fn->name);
+      return false;
+    }
+    if (L->env[i].kind == FV_POISON) return false;
+    check_bound(L, (unsigned)i, e->loc);
+    out[k] = L->env[i];
+    out[k].literal = false;
+  }
+  return true;
+}
+
+/* A closure passed to another function: its captured variables' values go with it, constants with one definition
+ * each (Numba's conditions for a function that may escape), as do its defaults. */
+static bool closure_snapshot(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
+  const FeClosure *c = v->clo;
+  FeFunc *f = c->fn;
+  const PyParams *ps = &f->def->funcdef.params;
+  for (unsigned i = 0; i < ps->n; i++) {
+    const FeVal *d = &c->defaults[i];
+    if (d->kind != FV_UNDEF && !is_static(d) && !(d->kind == FV_VAL && d->is_const)) {
+      lerr(L, ps->items[i]->defval->loc, "the default value of '%s' of '%s' must be a constant: '%s' is passed to "
+                                         "another function (it may escape)", ps->items[i]->name, f->name, f->name);
+      return false;
+    }
+  }
+  if (c->captured) {
+    *out = *v;
+    return true;
+  }
+  if (L->fn != f->outer) {
+    lerr(L, loc, "cannot pass %s here", vname(L, v));
+    return false;
+  }
+  FeVal *cap = ARENA_ARRAY(&L->fe->arena, FeVal, f->ncaptures ? f->ncaptures : 1);
+  for (unsigned k = 0; k < f->ncaptures; k++) {
+    const char *name = f->captures[k];
+    int i = sema_local_index(L->fn, name);
+    if (sema_definitions(L->fn, name) > 1) {
+      lerr(L, loc, "Cannot capture a constant value for variable '%s' as there are multiple definitions present "
+                   "('%s' is passed to another function: it may escape)", name, f->name);
+      return false;
+    }
+    const FeVal *x = &L->env[i];
+    if (x->kind == FV_POISON) return false;
+    bool param = (unsigned)i < L->fn->def->funcdef.params.n || (unsigned)i < L->inst->nparams;
+    if (param || !(x->kind == FV_VAL && x->is_const)) {
+      lerr(L, loc, "Cannot capture the non-constant value associated with variable '%s' in a function that may "
+                   "escape ('%s' is passed to another function)", name, f->name);
+      return false;
+    }
+    cap[k] = *x;
+    cap[k].literal = false;
+  }
+  FeClosure *snap = ARENA_NEW(&L->fe->arena, FeClosure);
+  *snap = *c;
+  snap->captured = cap;
+  *out = (FeVal){.kind = FV_CLOSURE, .clo = snap};
+  return true;
+}
+
+/* A call of a closure: its parameters bound as a device function's, then its captured variables' values. */
+static FeVal call_closure(Lower *L, const FeClosure *c, const PyExpr *e) {
+  FeFunc *f = c->fn;
+  const PyParams *ps = &f->def->funcdef.params;
+  unsigned np = ps->n, nc = f->ncaptures, va;
+  if (np + nc > 64) return lerr(L, e->loc, "device functions with more than 64 parameters are not supported");
+  const char **names = ARENA_ARRAY(&L->fe->arena, const char *, 64);
+  if (!param_names_of(L, ps, names, &va)) return poison();
+  FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, 64);
+  const char *fname = f->name;
+  if (!bind_args_rest(L, e, fname, names, 0, va, args, va < np ? &args[va] : NULL)) return poison();
+  for (unsigned i = 0; i < va; i++) {
+    if (args[i].kind != FV_UNDEF) continue;
+    if (c->defaults[i].kind == FV_UNDEF) return lerr(L, e->loc, "%s() missing required argument '%s'", fname, names[i]);
+    args[i] = c->defaults[i];
+  }
+  if (c->captured) {
+    for (unsigned k = 0; k < nc; k++) args[np + k] = c->captured[k];
+  } else if (L->fn == f->outer) {
+    if (!captured_here(L, c, e, args + np)) return poison();
+  } else {
+    return lerr(L, e->loc, "'%s' cannot be called here", fname);
+  }
+  if (stack_left() < 2 * STACK_RESERVE) return out_of_stack(L, e->loc, "device function calls");
+  return instantiate_and_call(L, f, e, args, np + nc);
 }
 
 /* A call, given the value f of its callee (lowered by lower_expr's loop over the chain, or by lower_for). */
@@ -4104,6 +4533,15 @@ static FeVal call_of(Lower *L, const PyExpr *e, FeVal f) {
   case FV_PYFUNC:
     return lerr(L, e->loc, "'%s' is not a device function: decorate it with @cuda.jit(device=True)", f.func->name);
   case FV_METHOD: return lower_method(L, &f, e);
+  case FV_CLOSURE: return call_closure(L, f.clo, e);
+  case FV_EXCEPTION: { /* an exception instance, to raise (its arguments constants, as Numba infers them) */
+    const char *text = exception_text(L, f.str.s, e, e->loc);
+    if (!text) return poison();
+    FeVal x = {.kind = FV_EXCINST};
+    x.str.s = text;
+    x.str.len = strlen(text);
+    return x;
+  }
   default: return lerr(L, e->loc, "%s is not callable", vname(L, &f));
   }
 }
@@ -4198,6 +4636,7 @@ static FeVal lower_leaf(Lower *L, const PyExpr *e) {
   case EX_LIST: return lower_tuple(L, e);
   case EX_SLICE: return lerr(L, e->loc, "a slice can only index an array");
   case EX_FSTRING: return lerr(L, e->loc, "f-strings are not supported in kernels");
+  case EX_LAMBDA: return lower_lambda(L, e);
   default:
     return lerr(L, e->loc, "%s is not supported in kernels", ast_expr_kind_name(e->kind));
   }
@@ -5284,37 +5723,85 @@ static void emit_raise(Lower *L, Value *cond, const char *text, SrcLoc loc) {
   if (!debug_mode(L->fe)) ir_op_set_attr(L->m, op, "silent", attr_unit());
 }
 
-static void lower_raise(Lower *L, const PyStmt *s) {
-  const PyExpr *e = s->raise.exc;
-  if (!e) {
-    lerr(L, s->loc, "a bare raise (re-raising) is not supported in kernels");
-    return;
+/* Whether a raised exception's argument is a compile-time constant (what numba-cuda can raise: its CUDA calling
+ * convention has no dynamic exceptions, so a run-time value fails its lowering). */
+static bool constant_exc_arg(const FeVal *v) {
+  switch (v->kind) {
+  case FV_VAL: return v->is_const;
+  case FV_STR:
+  case FV_NONE: return true;
+  case FV_TUPLE:
+    for (unsigned i = 0; i < v->tup.n; i++)
+      if (!constant_exc_arg(&v->tup.elems[i])) return false;
+    return true;
+  default: return false;
   }
-  if (s->raise.cause) {
-    lerr(L, s->raise.cause->loc, "raise ... from ... is not supported in kernels");
-    return;
-  }
-  const char *cls = exception_class(L, e->kind == EX_CALL ? e->call.func : e);
-  if (!cls) return;
-  unsigned n = e->kind == EX_CALL ? e->call.args.n : 0;
-  if (e->kind == EX_CALL && e->call.nkeywords) {
+}
+
+/* raise Cls, raise Cls(args): as above. A bare raise, with no active exception in a kernel (try statements are
+ * not part of the language), raises RuntimeError as Python does (numba-cuda compiles it, and its host then fails
+ * raising None). `raise X from Y` is refused as Numba refuses it. */
+/* The text an exception of class cls made by the call e (NULL: the class alone) is recorded as; NULL after a
+ * located error. Its arguments must be constants. */
+static const char *exception_text(Lower *L, const char *cls, const PyExpr *e, SrcLoc loc) {
+  unsigned n = e ? e->call.args.n : 0;
+  if (e && e->call.nkeywords) {
     lerr(L, e->call.keywords[0]->loc, "keyword arguments of a raised exception are not supported");
-    return;
+    return NULL;
   }
   FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, n ? n : 1);
   for (unsigned i = 0; i < n; i++) {
     const PyExpr *a = e->call.args.items[i];
     if (a->kind == EX_STARRED) {
       lerr(L, a->loc, "*args in a raised exception are not supported");
-      return;
+      return NULL;
     }
     args[i] = lower_expr(L, a);
-    if (args[i].kind == FV_POISON) return;
+    if (args[i].kind == FV_POISON) return NULL;
+    if (!constant_exc_arg(&args[i])) {
+      lerr(L, a->loc, "the arguments of a raised exception must be compile-time constants: this one is %s, known only "
+                      "at run time (numba-cuda cannot raise exceptions with dynamic arguments on CUDA)",
+           vname(L, &args[i]));
+      return NULL;
+    }
   }
   const char *text, *why;
   if (!fe_exception_text(L->fe, cls, args, n, &text, &why)) {
-    lerr(L, n ? e->call.args.items[0]->loc : e->loc, "%s (not supported by kfront)", why);
+    lerr(L, n ? e->call.args.items[0]->loc : loc, "%s (not supported by kfront)", why);
+    return NULL;
+  }
+  return text;
+}
+
+/* raise Cls, raise Cls(args), raise e (a variable holding an instance made with constant arguments, or a class, as
+ * Numba infers the constant it was assigned). */
+static void lower_raise(Lower *L, const PyStmt *s) {
+  const PyExpr *e = s->raise.exc;
+  if (!e) {
+    emit_raise(L, NULL, "RuntimeError: No active exception to reraise", s->loc);
+    L->env[L->v_ret] = cbool(L, true);
     return;
+  }
+  if (s->raise.cause) {
+    lerr(L, s->raise.cause->loc, "raise ... from ...: multiple argument raise is not supported (Numba refuses it; "
+                                 "raise the exception alone)");
+    return;
+  }
+  const char *text;
+  if (e->kind == EX_NAME && sema_local_index(L->fn, e->name) >= 0) {
+    FeVal v = lower_expr(L, e);
+    if (v.kind == FV_POISON) return;
+    if (v.kind == FV_EXCINST) {
+      text = v.str.s;
+    } else if (v.kind == FV_EXCEPTION) {
+      if (!(text = exception_text(L, v.str.s, NULL, e->loc))) return;
+    } else {
+      lerr(L, e->loc, "'%s' is %s, not an exception kfront can raise", e->name, vname(L, &v));
+      return;
+    }
+  } else {
+    const char *cls = exception_class(L, e->kind == EX_CALL ? e->call.func : e);
+    if (!cls || !(text = exception_text(L, cls, e->kind == EX_CALL ? e : NULL, e->loc))) return;
   }
   emit_raise(L, NULL, text, s->loc);
   L->env[L->v_ret] = cbool(L, true); /* the thread leaves the function here */
@@ -5391,7 +5878,7 @@ static void lower_stmt(Lower *L, const PyStmt *s) {
   case ST_RAISE: lower_raise(L, s); return;
   case ST_IMPORT:
   case ST_IMPORTFROM: lerr(L, s->loc, "import inside a kernel is not supported (import at module level)"); return;
-  case ST_FUNCDEF: lerr(L, s->loc, "nested function definitions are not supported in kernels"); return;
+  case ST_FUNCDEF: lower_funcdef(L, s); return;
   default: unsupported_stmt(L, s); return;
   }
 }
@@ -5468,10 +5955,12 @@ static void lower_stmts_in(Lower *L, PyStmt *const *s, unsigned n) {
 /* ---- functions ----------------------------------------------------------------------------------------------------- */
 
 static void param_names(Lower *L, const char *name, const FeVal *shape, Attr *out, unsigned *n) {
+  if (shape->kind == FV_VAL && shape->is_const) return; /* a literal argument: no parameter */
   if (shape->kind == FV_VAL) {
     out[(*n)++] = attr_str(L->m, name);
     return;
   }
+  if (!has_fields(shape)) return; /* a compile-time value: no parameter */
   for (unsigned i = 0; i < shape->tup.n; i++) {
     const char *sub = shape->kind == FV_VIEW || shape->kind == FV_RECORD
                           ? (i == 0 ? name : arena_printf(&L->fe->arena, "%s.i%u", name, i - 1))
@@ -5593,7 +6082,7 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
   }
   Attr *names = ARENA_ARRAY(&fe->arena, Attr, MAX_FLAT);
   unsigned nn = 0;
-  for (unsigned i = 0; i < nparams; i++) param_names(&L, fn->def->funcdef.params.items[i]->name, &params[i], names, &nn);
+  for (unsigned i = 0; i < nparams; i++) param_names(&L, fn->locals[i].name, &params[i], names, &nn);
   ir_op_set_attr(m, f, "arg_names", attr_array(m, nn, names));
   /* a kernel taking tuples (their elements are its parameters, flattened): the arguments' own types */
   bool tuples = false;
@@ -5673,7 +6162,7 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
       flat_types(rt, rts, &nr);
       if (flatten_to(&L, &rv, rt, rvals, &nrv, NULL, L.first_value_return, "<return value>")) {
         inst->ret = shape_of_type(&L, rt);
-        if (rv.kind == FV_VAL && !(L.has_declared_ret && L.declared_ret)) inst->ret.enumc = rv.enumc;
+        if (!(L.has_declared_ret && L.declared_ret)) copy_enums(&inst->ret, &rv);
       } else
         nr = nrv = 0;
     }

@@ -855,6 +855,13 @@ static void mark_host_targets(FeCtx *fe, const PyStmtList *l) {
 
 /* ---- compiling requests ------------------------------------------------------------------------------- */
 
+/* The enum member types inside a tuple argument's shape, in order (symbols of tuples holding enum members). */
+static void shape_enum_ids(const FeVal *s, StrBuf *b) {
+  if (s->kind == FV_VAL && s->enumc) sb_printf(b, "E%u", s->enumc->id);
+  if (s->kind == FV_TUPLE)
+    for (unsigned i = 0; i < s->tup.n; i++) shape_enum_ids(&s->tup.elems[i], b);
+}
+
 static const char *mangled_name(FeCtx *fe, const char *name, const FeSig *sig) {
   StrBuf b;
   sb_init(&b);
@@ -863,6 +870,7 @@ static const char *mangled_name(FeCtx *fe, const char *name, const FeSig *sig) {
     sb_puts(&b, "__");
     nb_mangle(sig->args[i], &b);
     if (sig->enums && sig->enums[i]) sb_printf(&b, "E%u", sig->enums[i]->id);
+    if (sig->shapes && sig->shapes[i].kind == FV_TUPLE) shape_enum_ids(&sig->shapes[i], &b);
   }
   const char *s = fe_intern(fe, sb_cstr(&b));
   sb_free(&b);
@@ -893,7 +901,7 @@ static void compile_one(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym
     }
     FeVal *params = ARENA_ARRAY(&fe->arena, FeVal, nparams ? nparams : 1);
     for (unsigned i = 0; i < nparams; i++) {
-      params[i] = lower_param_shape(fe, sig->args[i]);
+      params[i] = sig->shapes && sig->shapes[i].kind == FV_TUPLE ? sig->shapes[i] : lower_param_shape(fe, sig->args[i]);
       if (sig->enums) params[i].enumc = sig->enums[i];
     }
     FeInst *inst = lower_function(fe, fn, params, nparams, sym, fn->kind == FN_KERNEL, false, sig);
@@ -1138,6 +1146,11 @@ static void free_reading(FeCtx *fe) {
   fe_cmath_free(fe);
   for (unsigned i = 0; i < fe->nfuncs; i++)
     if (fe->funcs[i]->analysed) strmap_free(&fe->funcs[i]->local_index);
+  for (size_t i = 0; i < fe->inner_funcs.cap; i++) {
+    FeFunc *f = fe->inner_funcs.keys && fe->inner_funcs.keys[i] ? fe->inner_funcs.vals[i] : NULL;
+    if (f && f->analysed) strmap_free(&f->local_index);
+  }
+  ptrmap_free(&fe->inner_funcs);
   for (unsigned i = 0; i < fe->nsrcs; i++) strmap_free(&fe->srcs[i].globals);
   if (fe->random_src) strmap_free(&fe->random_src->globals);
   embed_free(fe);

@@ -411,6 +411,62 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
   return NULL;
 }
 
+/* A tuple type expression (UniTuple(t, n), Tuple((a, b)), (a, b)) holding enum members somewhere: its parameter
+ * shape (enum members FV_VAL of their dtype with enumc). False when e is not such a tuple (*out untouched) or
+ * after a reported error (*err). */
+static bool tuple_enum_shape(FeCtx *fe, const PyExpr *e, FeVal *out, bool *err, unsigned depth) {
+  const PyExprList *items = NULL;
+  unsigned count = 0;
+  const char *fname = e->kind == EX_CALL ? type_expr_name(e->call.func) : NULL;
+  if (fname && strcmp(fname, "UniTuple") == 0 && e->call.args.n == 2) {
+    const PyExpr *cnt = e->call.args.items[1];
+    if (cnt->kind != EX_INT || cnt->intlit.value < 0 || cnt->intlit.value > 64) return false;
+    items = &e->call.args; /* items[0] repeated */
+    count = (unsigned)cnt->intlit.value;
+  } else if (fname && strcmp(fname, "Tuple") == 0 && e->call.args.n == 1 &&
+             (e->call.args.items[0]->kind == EX_TUPLE || e->call.args.items[0]->kind == EX_LIST)) {
+    items = &e->call.args.items[0]->elts;
+    count = items->n;
+  } else if (e->kind == EX_TUPLE) {
+    items = &e->elts;
+    count = items->n;
+  } else {
+    return false;
+  }
+  if (count > 64 || depth > FE_MAX_NESTING) return false;
+  bool uni = fname && strcmp(fname, "UniTuple") == 0, any = false;
+  FeVal *elems = ARENA_ARRAY(&fe->arena, FeVal, count ? count : 1);
+  for (unsigned i = 0; i < count; i++) {
+    const PyExpr *it = items->items[uni ? 0 : i];
+    if (fe_enum_spelled(it)) {
+      const FeEnum *en = fe_enum_parse(fe, it);
+      if (!en) {
+        *err = true;
+        return false;
+      }
+      elems[i] = (FeVal){.kind = FV_VAL, .type = en->dtype, .enumc = en};
+      any = true;
+    } else if (tuple_enum_shape(fe, it, &elems[i], err, depth + 1)) {
+      any = true;
+    } else {
+      if (*err) return false;
+      Type *t = nb_parse_type(fe, it, NULL);
+      if (!t) {
+        *err = true;
+        return false;
+      }
+      elems[i] = lower_param_shape(fe, t);
+    }
+  }
+  if (!any) return false;
+  Type **ts = ARENA_ARRAY(&fe->arena, Type *, count ? count : 1);
+  for (unsigned i = 0; i < count; i++) ts[i] = elems[i].type;
+  *out = (FeVal){.kind = FV_TUPLE, .type = ty_tuple(fe->ctx, count, ts)};
+  out->tup.n = count;
+  out->tup.elems = elems;
+  return true;
+}
+
 bool nb_parse_signature(FeCtx *fe, const PyExpr *e, FeSig *out) {
   memset(out, 0, sizeof *out);
   out->loc = e->loc;
@@ -444,6 +500,19 @@ bool nb_parse_signature(FeCtx *fe, const PyExpr *e, FeSig *out) {
       out->args[i] = en->dtype;
       continue;
     }
+    FeVal shape;
+    bool err = false;
+    if (tuple_enum_shape(fe, args->items[i], &shape, &err, 0)) { /* a tuple holding enum members */
+      if (!out->shapes) {
+        FeVal *sh = ARENA_ARRAY(&fe->arena, FeVal, args->n);
+        for (unsigned k = 0; k < args->n; k++) sh[k] = (FeVal){.kind = FV_POISON};
+        out->shapes = sh;
+      }
+      ((FeVal *)out->shapes)[i] = shape;
+      out->args[i] = shape.type;
+      continue;
+    }
+    if (err) return false;
     out->args[i] = nb_parse_type(fe, args->items[i], &v);
     if (!out->args[i]) {
       if (v) fe_error(fe, args->items[i]->loc, "an argument cannot be of type none");
@@ -504,6 +573,25 @@ bool nb_parse_signature_text(FeCtx *fe, const char *s, size_t len, const char *f
   return nb_parse_signature(fe, e, out);
 }
 
+/* A tuple shape holding enum members, spelt as a signature spells it: Tuple((EnumMember("m.C", int64), int64)). */
+static void shape_print(const FeVal *s, StrBuf *out) {
+  if (s->kind == FV_VAL) {
+    if (s->enumc) sb_puts(out, s->enumc->spelling);
+    else nb_type_name(s->type, out);
+    return;
+  }
+  if (s->kind != FV_TUPLE) {
+    if (s->type) nb_type_name(s->type, out);
+    return;
+  }
+  sb_puts(out, "Tuple((");
+  for (unsigned i = 0; i < s->tup.n; i++) {
+    if (i) sb_puts(out, ", ");
+    shape_print(&s->tup.elems[i], out);
+  }
+  sb_puts(out, s->tup.n == 1 ? ",))" : "))");
+}
+
 void nb_sig_print(const FeSig *s, StrBuf *out) {
   if (s->has_ret) {
     if (s->ret) nb_type_name(s->ret, out);
@@ -513,6 +601,7 @@ void nb_sig_print(const FeSig *s, StrBuf *out) {
   for (unsigned i = 0; i < s->nargs; i++) {
     if (i) sb_puts(out, ", ");
     if (s->enums && s->enums[i]) sb_puts(out, s->enums[i]->spelling);
+    else if (s->shapes && s->shapes[i].kind == FV_TUPLE) shape_print(&s->shapes[i], out);
     else nb_type_name(s->args[i], out);
   }
   sb_putc(out, ')');

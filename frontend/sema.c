@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "utils/stack.h"
 
 /* ---- known paths -------------------------------------------------------------------------------------- */
 
@@ -547,6 +548,171 @@ static void an_stmts(Analysis *A, const PyStmtList *l) {
   }
 }
 
+/* ---- free names: what inner defs and lambdas read from enclosing functions ---------------------------------- */
+
+typedef struct Names {
+  FeCtx *fe;
+  StrMap set;
+  const char **v;
+  unsigned n, cap;
+} Names;
+
+static void names_add(Names *N, const char *s) {
+  if (strmap_get(&N->set, s)) return;
+  strmap_put(&N->set, s, (void *)1);
+  if (N->n == N->cap) {
+    N->cap = N->cap ? 2 * N->cap : 8;
+    const char **nv = ARENA_ARRAY(&N->fe->arena, const char *, N->cap);
+    if (N->n) memcpy(nv, N->v, sizeof *nv * N->n);
+    N->v = nv;
+  }
+  N->v[N->n++] = s;
+}
+
+/* The locals of a def or lambda (parameters and assigned names) in fn->local_index of a scratch FeFunc. */
+static void scope_locals(FeCtx *fe, const PyParams *ps, const PyStmtList *body, FeFunc *scratch) {
+  memset(scratch, 0, sizeof *scratch);
+  strmap_init(&scratch->local_index);
+  Analysis A = {.fe = fe, .fn = scratch};
+  for (unsigned i = 0; i < ps->n; i++) add_local(&A, ps->items[i]->name, ps->items[i]->loc);
+  if (body) an_stmts(&A, body);
+}
+
+static void scope_stmts(Names *N, const PyStmtList *l, const StrMap *locals, bool direct);
+static void nested_free(Names *N, const PyParams *ps, const PyStmtList *body, const PyExpr *lambda_body,
+                        const StrMap *locals);
+
+/* Names read in e: loads of this scope (when direct, less its locals) and nested lambdas' free names. Chains are
+ * followed by a loop (ast_chain_next). */
+static void scope_expr(Names *N, const PyExpr *e, const StrMap *locals, bool direct) {
+  if (stack_exhausted()) return; /* the lowering, whose frames are larger, reports the nesting */
+  while (e) {
+    const PyExpr *next = ast_chain_next(e);
+    switch (e->kind) {
+    case EX_NAME:
+      if (direct && !strmap_get(locals, e->name)) names_add(N, e->name);
+      break;
+    case EX_UNARY: scope_expr(N, e->unary.operand, locals, direct); break;
+    case EX_BINARY: scope_expr(N, e->binary.rhs, locals, direct); break;
+    case EX_BOOLOP:
+      for (unsigned i = 0; i < e->boolop.values.n; i++) scope_expr(N, e->boolop.values.items[i], locals, direct);
+      break;
+    case EX_COMPARE:
+      scope_expr(N, e->compare.left, locals, direct);
+      for (unsigned i = 0; i < e->compare.comparators.n; i++)
+        scope_expr(N, e->compare.comparators.items[i], locals, direct);
+      break;
+    case EX_IFEXP:
+      scope_expr(N, e->ifexp.test, locals, direct);
+      scope_expr(N, e->ifexp.body, locals, direct);
+      scope_expr(N, e->ifexp.orelse, locals, direct);
+      break;
+    case EX_CALL:
+      for (unsigned i = 0; i < e->call.args.n; i++) scope_expr(N, e->call.args.items[i], locals, direct);
+      for (unsigned i = 0; i < e->call.nkeywords; i++) scope_expr(N, e->call.keywords[i]->value, locals, direct);
+      break;
+    case EX_SUBSCRIPT: scope_expr(N, e->subscript.index, locals, direct); break;
+    case EX_SLICE:
+      scope_expr(N, e->slice.lower, locals, direct);
+      scope_expr(N, e->slice.upper, locals, direct);
+      scope_expr(N, e->slice.step, locals, direct);
+      break;
+    case EX_TUPLE:
+    case EX_LIST:
+    case EX_SET:
+      for (unsigned i = 0; i < e->elts.n; i++) scope_expr(N, e->elts.items[i], locals, direct);
+      break;
+    case EX_STARRED: scope_expr(N, e->value, locals, direct); break;
+    case EX_LAMBDA:
+      for (unsigned i = 0; i < e->lambda.params.n; i++)
+        if (e->lambda.params.items[i]->defval) scope_expr(N, e->lambda.params.items[i]->defval, locals, direct);
+      nested_free(N, &e->lambda.params, NULL, e->lambda.body, locals);
+      break;
+    default: break; /* literals; constructs kernels refuse (comprehensions...) are reported when lowered */
+    }
+    e = next;
+  }
+}
+
+/* Adds the free names of a nested def (body) or lambda (lambda_body) that are not locals of the enclosing scope
+ * (locals NULL: all of them). */
+static void nested_free(Names *N, const PyParams *ps, const PyStmtList *body, const PyExpr *lambda_body,
+                        const StrMap *locals) {
+  FeFunc scratch;
+  scope_locals(N->fe, ps, body, &scratch);
+  Names sub = {.fe = N->fe};
+  strmap_init(&sub.set);
+  if (body) scope_stmts(&sub, body, &scratch.local_index, true);
+  else scope_expr(&sub, lambda_body, &scratch.local_index, true);
+  for (unsigned i = 0; i < sub.n; i++)
+    if (!locals || !strmap_get(locals, sub.v[i])) names_add(N, sub.v[i]);
+  strmap_free(&sub.set);
+  strmap_free(&scratch.local_index);
+}
+
+static void scope_stmts(Names *N, const PyStmtList *l, const StrMap *locals, bool direct) {
+  if (stack_exhausted()) return; /* as scope_expr */
+  for (unsigned i = 0; i < l->n; i++) {
+    const PyStmt *s = l->items[i];
+    switch (s->kind) {
+    case ST_EXPR: scope_expr(N, s->expr, locals, direct); break;
+    case ST_ASSIGN:
+      for (unsigned t = 0; t < s->assign.targets.n; t++) scope_expr(N, s->assign.targets.items[t], locals, direct);
+      scope_expr(N, s->assign.value, locals, direct);
+      break;
+    case ST_AUGASSIGN:
+      scope_expr(N, s->augassign.target, locals, direct);
+      scope_expr(N, s->augassign.value, locals, direct);
+      break;
+    case ST_ANNASSIGN:
+      scope_expr(N, s->annassign.target, locals, direct);
+      scope_expr(N, s->annassign.value, locals, direct);
+      break;
+    case ST_IF:
+      scope_expr(N, s->if_.test, locals, direct);
+      scope_stmts(N, &s->if_.body, locals, direct);
+      scope_stmts(N, &s->if_.orelse, locals, direct);
+      break;
+    case ST_FOR:
+      scope_expr(N, s->for_.target, locals, direct);
+      scope_expr(N, s->for_.iter, locals, direct);
+      scope_stmts(N, &s->for_.body, locals, direct);
+      scope_stmts(N, &s->for_.orelse, locals, direct);
+      break;
+    case ST_WHILE:
+      scope_expr(N, s->while_.test, locals, direct);
+      scope_stmts(N, &s->while_.body, locals, direct);
+      scope_stmts(N, &s->while_.orelse, locals, direct);
+      break;
+    case ST_RETURN: scope_expr(N, s->value, locals, direct); break;
+    case ST_ASSERT:
+      scope_expr(N, s->assert_.test, locals, direct);
+      scope_expr(N, s->assert_.msg, locals, direct);
+      break;
+    case ST_RAISE:
+      scope_expr(N, s->raise.exc, locals, direct);
+      scope_expr(N, s->raise.cause, locals, direct);
+      break;
+    case ST_FUNCDEF:
+      for (unsigned d = 0; d < s->funcdef.decorators.n; d++) scope_expr(N, s->funcdef.decorators.items[d], locals, direct);
+      for (unsigned p = 0; p < s->funcdef.params.n; p++)
+        if (s->funcdef.params.items[p]->defval) scope_expr(N, s->funcdef.params.items[p]->defval, locals, direct);
+      nested_free(N, &s->funcdef.params, &s->funcdef.body, NULL, locals);
+      break;
+    default: break;
+    }
+  }
+}
+
+unsigned sema_free_names(FeCtx *fe, const PyStmt *def, const char ***out) {
+  Names N = {.fe = fe};
+  strmap_init(&N.set);
+  nested_free(&N, &def->funcdef.params, &def->funcdef.body, NULL, NULL);
+  strmap_free(&N.set);
+  *out = N.v;
+  return N.n;
+}
+
 void sema_analyse_function(FeCtx *fe, FeFunc *fn) {
   if (fn->analysed) return;
   fn->analysed = true;
@@ -554,6 +720,7 @@ void sema_analyse_function(FeCtx *fe, FeFunc *fn) {
   Analysis A = {.fe = fe, .fn = fn};
   const PyParams *ps = &fn->def->funcdef.params;
   for (unsigned i = 0; i < ps->n; i++) add_local(&A, ps->items[i]->name, ps->items[i]->loc);
+  for (unsigned i = 0; i < fn->ncaptures; i++) add_local(&A, fn->captures[i], fn->loc);
   an_stmts(&A, &fn->def->funcdef.body);
   fn->nlocals = A.n;
   fn->locals = ARENA_ARRAY(&fe->arena, FeLocal, A.n ? A.n : 1);
@@ -561,6 +728,64 @@ void sema_analyse_function(FeCtx *fe, FeFunc *fn) {
     fn->locals[i].name = A.names[i];
     fn->locals[i].first_assign = A.first[i];
   }
+  /* the locals inner defs and lambdas read: their free names, less what the inner ones define themselves */
+  fn->captured = ARENA_ARRAY(&fe->arena, bool, A.n ? A.n : 1);
+  Names N = {.fe = fe};
+  strmap_init(&N.set);
+  scope_stmts(&N, &fn->def->funcdef.body, NULL, false);
+  for (unsigned i = 0; i < N.n; i++) {
+    int k = sema_local_index(fn, N.v[i]);
+    if (k >= 0) fn->captured[k] = true;
+  }
+  strmap_free(&N.set);
+}
+
+/* Counts the bindings of name in statements (for sema_definitions). */
+static unsigned count_target(const PyExpr *t, const char *name) {
+  switch (t->kind) {
+  case EX_NAME: return t->name == name || strcmp(t->name, name) == 0;
+  case EX_TUPLE:
+  case EX_LIST: {
+    unsigned n = 0;
+    for (unsigned i = 0; i < t->elts.n; i++) n += count_target(t->elts.items[i], name);
+    return n;
+  }
+  case EX_STARRED: return count_target(t->value, name);
+  default: return 0;
+  }
+}
+
+static unsigned count_defs(const PyStmtList *l, const char *name) {
+  unsigned n = 0;
+  if (stack_exhausted()) return 0; /* (only a closure passed on asks: its lowering went deeper) */
+  for (unsigned i = 0; i < l->n; i++) {
+    const PyStmt *s = l->items[i];
+    switch (s->kind) {
+    case ST_ASSIGN:
+      for (unsigned t = 0; t < s->assign.targets.n; t++) n += count_target(s->assign.targets.items[t], name);
+      break;
+    case ST_AUGASSIGN: n += count_target(s->augassign.target, name); break;
+    case ST_ANNASSIGN:
+      if (s->annassign.value) n += count_target(s->annassign.target, name);
+      break;
+    case ST_IF: n += count_defs(&s->if_.body, name) + count_defs(&s->if_.orelse, name); break;
+    case ST_FOR:
+      n += count_target(s->for_.target, name) + count_defs(&s->for_.body, name) + count_defs(&s->for_.orelse, name);
+      break;
+    case ST_WHILE: n += count_defs(&s->while_.body, name) + count_defs(&s->while_.orelse, name); break;
+    case ST_FUNCDEF: n += strcmp(s->funcdef.name, name) == 0; break;
+    default: break;
+    }
+  }
+  return n;
+}
+
+unsigned sema_definitions(const FeFunc *fn, const char *name) {
+  unsigned n = 0;
+  const PyParams *ps = &fn->def->funcdef.params;
+  for (unsigned i = 0; i < ps->n; i++) n += strcmp(ps->items[i]->name, name) == 0;
+  for (unsigned i = 0; i < fn->ncaptures; i++) n += strcmp(fn->captures[i], name) == 0;
+  return n + count_defs(&fn->def->funcdef.body, name);
 }
 
 int sema_local_index(const FeFunc *fn, const char *name) {

@@ -587,6 +587,15 @@ static RtKernel *kernel_from_cache(RtFunction *f, const RtCacheKey *key, kf_stat
 }
 
 /* Compiles (or finds, for eager and borrowed modules) the kernel for these arguments. */
+/* Whether an argument is, or holds, a scalar with a type spelling (an enum member). */
+static bool arg_typed(const kf_arg *a) {
+  if (a->kind == KF_ARG_SCALAR) return a->type != NULL;
+  if (a->kind != KF_ARG_TUPLE) return false;
+  for (unsigned i = 0; i < a->nitems; i++)
+    if (arg_typed(&a->items[i])) return true;
+  return false;
+}
+
 static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, const char *argsig, RtKernel **out) {
   RtProgram *p = f->p;
   RtRuntime *rt = p->rt;
@@ -638,7 +647,7 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   sb_free(&tsig);
   if (!k) return rt_out_of_memory(rt);
   for (unsigned i = 0; i < nargs; i++)
-    if (args[i].kind == KF_ARG_SCALAR && args[i].type) { /* typed (enum) arguments: the kernel is theirs */
+    if (arg_typed(&args[i])) { /* typed (enum) arguments, also inside tuples: the kernel is theirs */
       char *sig = mem_strdup(argsig);
       if (!sig) {
         kernel_free(rt, k);

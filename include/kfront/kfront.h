@@ -393,8 +393,9 @@ struct kf_arg {
   double imag;                    /* KF_ARG_SCALAR of a complex dtype: the imaginary part (value.f the real one) */
   kf_array array;                 /* KF_ARG_ARRAY */
   const char *type;               /* KF_ARG_SCALAR: NULL, or the Numba type of a value that is not a plain number:
-                                   * an enum member (value.i its value, dtype KF_INT64), spelt
-                                   * EnumMember("mod.Color", int64) or IntEnumMember("mod.Color", int64); kernels
+                                   * an enum member (its value in value, of dtype KF_INT64, KF_FLOAT64 or KF_BOOL as
+                                   * the class's members are typed), spelt EnumMember("mod.Color", int64) or
+                                   * IntEnumMember("mod.Color", int64), also as an item of a tuple argument; kernels
                                    * are specialised on it as on a dtype (borrowed for the call) */
   const kf_arg *items;            /* KF_ARG_TUPLE: its elements (borrowed) */
   unsigned nitems;

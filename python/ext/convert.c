@@ -287,20 +287,30 @@ static int enum_member(PyObject *o, const char **spelling) {
   return *spelling ? 1 : -1;
 }
 
-/* An enum member as a kernel argument: its value (an integer in int64), typed by its class. */
+/* An enum member as a kernel argument: its value (an integer in int64, a float in float64 or a bool, as its class's
+ * spelling types the members), typed by its class. */
 static int enum_arg(PyObject *o, const char *spelling, kf_arg *out, const char *what, Py_ssize_t index) {
   PyObject *v = PyLong_Check(o) ? Py_NewRef(o) : PyObject_GetAttrString(o, "value");
   if (!v) return -1;
-  long long i = PyLong_Check(v) && !PyBool_Check(v) ? PyLong_AsLongLong(v) : -1;
-  int ok = PyLong_Check(v) && !PyBool_Check(v) && !(i == -1 && PyErr_Occurred());
+  int ok;
+  if (PyBool_Check(v)) {
+    *out = kf_arg_int(KF_BOOL, v == Py_True);
+    ok = 1;
+  } else if (PyFloat_Check(v)) {
+    *out = kf_arg_float(KF_FLOAT64, PyFloat_AsDouble(v));
+    ok = 1;
+  } else {
+    long long i = PyLong_Check(v) ? PyLong_AsLongLong(v) : -1;
+    ok = PyLong_Check(v) && !(i == -1 && PyErr_Occurred());
+    *out = kf_arg_int(KF_INT64, i);
+  }
   Py_DECREF(v);
   if (!ok) {
     PyErr_Clear();
-    PyErr_Format(PyExc_TypeError, "%s argument %zd: %R: kfront passes enum members whose values are integers in "
-                 "int64", what, index, o);
+    PyErr_Format(PyExc_TypeError, "%s argument %zd: %R: kfront passes enum members whose values are numbers (int64, "
+                 "float64) or booleans", what, index, o);
     return -1;
   }
-  *out = kf_arg_int(KF_INT64, i);
   out->type = spelling;
   return 0;
 }

@@ -169,17 +169,48 @@ def _check_int(name, value):
 def enum_spelling(cls):
     """The type of an enum class's members as kfront spells it (Numba's EnumMember / IntEnumMember of the
     class): IntEnumMember("module.Qual.Name", int64) for IntEnum and IntFlag (members that are integers),
-    EnumMember("module.Qual.Name", int64) for others."""
-    return str((kftypes.IntEnumMember if issubclass(cls, int) else kftypes.EnumMember)(cls, kftypes.int64))
+    EnumMember("module.Qual.Name", dtype) for others, dtype the members' values' type as Numba's typeof finds it
+    (int64, float64, bool)."""
+    if issubclass(cls, int):
+        return str(kftypes.IntEnumMember(cls, kftypes.int64))
+    return str(kftypes.EnumMember(cls, enum_dtype(cls)))
+
+
+def _value_dtype(value):
+    np = sys.modules.get("numpy")
+    if isinstance(value, bool) or (np is not None and isinstance(value, np.bool_)):
+        return kftypes.boolean
+    if isinstance(value, int) or (np is not None and isinstance(value, np.integer)):
+        return kftypes.int64
+    if isinstance(value, float) or (np is not None and isinstance(value, np.floating)):
+        return kftypes.float64
+    return None
+
+
+def enum_dtype(cls):
+    """The type of an Enum class's member values, as Numba's typeof of the class: one type for all of them (int64,
+    float64 or bool here), else UnsupportedError (Numba: "Cannot type heterogeneous enum")."""
+    dtypes = {_value_dtype(m.value) for m in cls.__members__.values()}
+    if None in dtypes:
+        bad = next(m for m in cls.__members__.values() if _value_dtype(m.value) is None)
+        raise errors.UnsupportedError("kfront: %s has the value %r: kfront takes enums whose members are numbers "
+                                      "or booleans" % (bad, bad.value))
+    if len(dtypes) > 1:
+        raise errors.UnsupportedError("kfront: Cannot type heterogeneous enum %s: got value types %s" % (
+            cls.__name__, ", ".join(sorted(str(t) for t in dtypes))))
+    return dtypes.pop() if dtypes else kftypes.int64
 
 
 def _enum_value(name, member):
     value = member.value
-    if isinstance(value, bool) or not isinstance(value, int):
-        np = sys.modules.get("numpy")
-        if not (np is not None and isinstance(value, np.integer)):
-            raise errors.UnsupportedError(
-                "kfront: %s has the value %r: kfront takes enums whose members are integers" % (name, value))
+    dtype = kftypes.int64 if isinstance(member, int) else enum_dtype(type(member))
+    if dtype is kftypes.boolean:
+        return ("scalar", bool(value), enum_spelling(type(member)))
+    if dtype is kftypes.float64:
+        return ("scalar", float(value), enum_spelling(type(member)))
+    if isinstance(value, bool) or _value_dtype(value) is not kftypes.int64:
+        raise errors.UnsupportedError(
+            "kfront: %s has the value %r: kfront takes IntEnum members that are integers" % (name, value))
     value = int(value)
     if not -(1 << 63) <= value < (1 << 63):
         raise errors.UnsupportedError("kfront: %s has the value %d, which does not fit in int64" % (name, value))

@@ -435,8 +435,10 @@ class EnumMember(Type):
     def __new__(cls, enum_class, dtype):
         name = enum_class if isinstance(enum_class, str) else "%s.%s" % (enum_class.__module__,
                                                                          enum_class.__qualname__)
-        if not isinstance(dtype, Integer):
-            raise TypeError("kfront: an enum's members must be integers, not %r" % (dtype,))
+        if not isinstance(dtype, (Integer, Float, Boolean)) or (cls._kind == "IntEnumMember" and
+                                                               not isinstance(dtype, Integer)):
+            raise TypeError("kfront: an enum's members must be numbers or booleans (IntEnum: integers), not %r" %
+                            (dtype,))
 
         def init(t):
             t.class_name, t.dtype = name, dtype
@@ -892,7 +894,10 @@ def typeof(value, purpose=None):
         return _typeof_cai(cai)
     import enum
     if isinstance(value, enum.Enum):  # an enum member: its class's member type
-        return (IntEnumMember if isinstance(value, int) else EnumMember)(cls, int64)
+        if isinstance(value, int):
+            return IntEnumMember(cls, int64)
+        from kfront._source import enum_dtype
+        return EnumMember(cls, enum_dtype(cls))
     if isinstance(value, bool):
         return boolean
     if isinstance(value, int):

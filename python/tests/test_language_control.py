@@ -246,7 +246,7 @@ def test_enum_errors_are_compile_errors():
     def planet(out):
         out[0] = Planet.EARTH == Planet.EARTH
 
-    with pytest.raises(errors.UnsupportedError, match="integers"):
+    with pytest.raises(errors.UnsupportedError, match="numbers or booleans"):
         planet[1, 1](np.zeros(1, dtype=np.int64))
 
 
@@ -492,16 +492,48 @@ def test_raise_in_recursive_device_function():
     raise_self_kernel[1, 1](0)
 
 
-def test_raise_forms_kfront_refuses():
+def test_raise_forms():
+    # numba-cuda cannot lower a raise with run-time arguments (no dynamic exceptions on CUDA): refused, located
     @cuda.jit(debug=True)
     def dynamic(a):
-        raise ValueError(a[0])
+        raise ValueError("bad", a[0])
 
     @cuda.jit(debug=True)
     def bare(a):
-        raise
+        if a[0] < 0:
+            raise  # no active exception in a kernel: RuntimeError, as in Python
+        a[0] = 1
 
-    with pytest.raises(errors.CompilerError, match="arguments of a raised exception must be constants"):
+    @cuda.jit(debug=True)
+    def chained(a):
+        raise ValueError("x") from KeyError("y")
+
+    with pytest.raises(errors.CompilerError, match=r":\d+:33: error: the arguments of a raised exception must be "
+                                                   r"compile-time constants: this one is float64"):
         dynamic[1, 1](np.zeros(1))
-    with pytest.raises(errors.CompilerError, match="bare raise"):
-        bare[1, 1](np.zeros(1))
+    with pytest.raises(RuntimeError, match="No active exception to reraise"):
+        bare[1, 1](-np.ones(1))
+    a = np.zeros(1)
+    bare[1, 1](a)
+    assert a[0] == 1
+    with pytest.raises(errors.CompilerError, match="multiple argument raise is not supported"):
+        chained[1, 1](np.zeros(1))
+
+    # an instance kept in a variable, or a class: raised as Numba infers the constant it was assigned
+    @cuda.jit(debug=True)
+    def in_variable(a):
+        e = ValueError("bad", 3)
+        cls = KeyError
+        if a[0] < 0:
+            raise e
+        if a[0] > 9:
+            raise cls
+        a[0] = 1
+
+    with pytest.raises(ValueError, match=r"ValueError: \('bad', 3\)"):
+        in_variable[1, 1](-np.ones(1))
+    with pytest.raises(KeyError):
+        in_variable[1, 1](np.full(1, 10.0))
+    a = np.zeros(1)
+    in_variable[1, 1](a)
+    assert a[0] == 1

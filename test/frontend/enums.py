@@ -15,7 +15,12 @@
 # RUN: not kfront compile %s -k enum_name --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=NAME
 # RUN: not kfront compile %s -k enum_unify --sig 'void(int64[:], int64)' 2>&1 | FileCheck %s --check-prefix=UNIFY
 # RUN: not kfront compile %s -k tuple_valued --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=TUPLE
-# RUN: not kfront compile %s -k member_args --sig 'void(EnumMember("Color", float64), int64, int64[:])' 2>&1 | FileCheck %s --check-prefix=SPELL
+# RUN: not kfront compile %s -k member_args --sig 'void(EnumMember("Color", int64), IntEnumMember("Shape", float64), int64[:])' 2>&1 | FileCheck %s --check-prefix=SPELL
+# RUN: kfront compile %s -k float_members --sig 'void(float64[:], EnumMember("Scale", float64))' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=FLOAT
+# RUN: kfront compile %s -k float_members --sig 'void(float64[:], EnumMember("Scale", float64))' --emit=ptx --arch=sm_90 -o %t.float.ptx
+# RUN: %ptxas -arch=sm_90 %t.float.ptx -o /dev/null
+# RUN: not kfront compile %s -k heterogeneous --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=HETERO
+# RUN: kfront compile %s -k in_tuples --sig 'void(int64[:])' --emit=kir | FileCheck %s --check-prefix=INTUPLE
 import enum
 from enum import Enum, IntEnum, auto
 
@@ -41,6 +46,17 @@ class Perm(enum.IntFlag):
 
 class Planet(Enum):
     EARTH = (5.976e24, 6.37814e6)
+
+
+# Numba types an enum by its members' values: floats float64, bools boolean; mixed kinds it cannot type
+class Scale(Enum):
+    SMALL = 0.5
+    LARGE = 2.5
+
+
+class Mixed(Enum):
+    ONE = 1
+    HALF = 0.5
 
 
 @cuda.jit
@@ -120,7 +136,7 @@ def enum_order(a):
 
 @cuda.jit
 def enum_name(a):
-    # NAME: enums.py:[[@LINE+1]]:22: error: unknown attribute 'name' of Enum<int64>(Color) (kfront supports .value; .name is not supported)
+    # NAME: enums.py:[[@LINE+1]]:22: error: unknown attribute 'name' of Enum<int64>(Color) (Numba's enum members have .value only: its CUDA target has no strings to give .name as)
     a[0] = Color.RED.name
 
 
@@ -135,7 +151,43 @@ def enum_unify(a, n):
 
 @cuda.jit
 def tuple_valued(a):
-    # TUPLE: enums.py:[[@LINE+1]]:12: error: 'Planet': 'Planet.EARTH' is not an integer constant: kfront supports enums whose members are integers
+    # TUPLE: enums.py:[[@LINE+1]]:12: error: 'Planet': 'Planet.EARTH' is not a number: kfront supports enums whose members are numbers or booleans
     a[0] = Planet.EARTH.value
 
-# SPELL: error: kfront supports enums whose members are integers, not float64
+# SPELL: error: kfront supports enums whose members are integers (IntEnumMember), not float64
+
+
+# FLOAT: func.func()
+# FLOAT-NEXT: ^bb0(%0: array<f64, 1, A>, %1: f64):
+# FLOAT: arith.constant() {value = 2.5} : () -> (f64)
+# FLOAT: arith.cmpf(%1, %{{.*}}) {pred = "oeq"}
+@cuda.jit
+def float_members(a, s):
+    a[0] = Scale.LARGE.value
+    if s == Scale.SMALL:
+        a[1] = s.value * 2
+
+
+@cuda.jit
+def heterogeneous(a):
+    # HETERO: enums.py:[[@LINE+1]]:12: error: 'Mixed': Cannot type heterogeneous enum 'Mixed': got value types float64, int64
+    a[0] = Mixed.ONE.value
+
+
+# members in tuples: indexed, iterated (unrolled), passed to device functions and returned from them
+# INTUPLE: ^bb0(%0: i64, %1: i64):
+# INTUPLE: sym_name = @tuple_first, function_type = (i64, i64) -> (i64)
+# INTUPLE: func.call(%1, %2) {callee = @tuple_first}
+# INTUPLE: arith.constant() {value = 1001} : () -> (i64)
+@cuda.jit(device=True)
+def tuple_first(t):
+    return t[0]
+
+
+@cuda.jit
+def in_tuples(a):
+    t = (Color.RED, Shape.SQUARE)
+    total = 0
+    for m in t:
+        total += m.value
+    a[0] = total + (1 if tuple_first(t) is Color.RED else 0) + t[1] - 500 + 4

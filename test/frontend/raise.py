@@ -12,11 +12,12 @@
 # RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 # RUN: kfront compile %s -k divides --sig 'void(float64[:], int64)' --emit=kir | FileCheck %s --check-prefix=ZDIV
 # RUN: kfront compile %s -k divides_quietly --sig 'void(float64[:], int64)' --emit=kir | FileCheck %s --check-prefix=NOZDIV
-# RUN: not kfront compile %s -k bare --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=BARE
+# RUN: kfront compile %s -k bare --sig 'void(int64[:])' --emit=kir | FileCheck %s --check-prefix=BARE
 # RUN: not kfront compile %s -k chained --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=FROM
 # RUN: not kfront compile %s -k dynamic --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=DYN
 # RUN: not kfront compile %s -k not_a_class --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=NOTCLS
 # RUN: not kfront compile %s -k in_variable --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=VAR
+# RUN: kfront compile %s -k instance_in_variable --sig 'void(int64[:])' --emit=kir | FileCheck %s --check-prefix=INST
 from numba import cuda
 
 LIMIT = 100
@@ -130,22 +131,25 @@ def divides_quietly(a, n):
 # PTX: atom.global.cas.b32
 
 
+# A bare raise has no active exception to re-raise in a kernel (no try statements): RuntimeError, as in Python.
+# BARE: check.raise() {exception = "RuntimeError: No active exception to reraise"}
+# BARE-NOT: mem.store
 @cuda.jit(debug=True)
 def bare(a):
-    # BARE: raise.py:[[@LINE+1]]:5: error: a bare raise (re-raising) is not supported in kernels
     raise
+    a[0] = 1
 
 
 @cuda.jit(debug=True)
 def chained(a):
-    # FROM: raise.py:[[@LINE+1]]:32: error: raise ... from ... is not supported in kernels
+    # FROM: raise.py:[[@LINE+1]]:32: error: raise ... from ...: multiple argument raise is not supported (Numba refuses it; raise the exception alone)
     raise ValueError("x") from TooBig("y")
 
 
 @cuda.jit(debug=True)
 def dynamic(a):
-    # DYN: raise.py:[[@LINE+1]]:22: error: the arguments of a raised exception must be constants (strings, numbers, booleans or None) (not supported by kfront)
-    raise ValueError(a[0])
+    # DYN: raise.py:[[@LINE+1]]:29: error: the arguments of a raised exception must be compile-time constants: this one is int64, known only at run time (numba-cuda cannot raise exceptions with dynamic arguments on CUDA)
+    raise ValueError("bad", a[0])
 
 
 @cuda.jit(debug=True)
@@ -157,5 +161,18 @@ def not_a_class(a):
 @cuda.jit(debug=True)
 def in_variable(a):
     e = 1
-    # VAR: raise.py:[[@LINE+1]]:11: error: raising the exception in a variable ('e') is not supported
+    # VAR: raise.py:[[@LINE+1]]:11: error: 'e' is int64, not an exception kfront can raise
     raise e
+
+
+# An instance made with constant arguments and kept in a variable is raised as Numba infers it (RewriteConstRaises)
+# INST: check.raise({{.*}}) {exception = "ValueError: ('bad', 3)"}
+# INST: check.raise({{.*}}) {exception = "KeyError"}
+@cuda.jit(debug=True)
+def instance_in_variable(a):
+    e = ValueError("bad", 3)
+    cls = KeyError
+    if a[0] < 0:
+        raise e
+    if a[0] > 9:
+        raise cls

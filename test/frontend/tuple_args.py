@@ -6,8 +6,12 @@
 # RUN: kfront compile %s -k arrays --sig 'void(UniTuple(float32[::1], 2), Tuple((float32, int64)))' --emit=ptx -o %t.arrays.ptx && %ptxas -arch=sm_90 %t.arrays.ptx -o %t.arrays.cubin
 # RUN: kfront compile %s -k nested --sig 'void(Tuple((int64, UniTuple(float32, 2))), float64[:])' --emit=ptx | FileCheck %s --check-prefix=PTX
 # RUN: not kfront compile %s -k nested --sig 'void(UniTuple(int64, 2), float64[:])' 2>&1 | FileCheck %s --check-prefix=BAD
-# RUN: not kfront compile %s -k nested --sig 'void(Tuple((IntEnumMember("m.Color", int64), int64)), float64[:])' 2>&1 | FileCheck %s --check-prefix=ENUM
-# ENUM: <signature>:1:13: error: an enum member inside a tuple or an array type is not supported by kfront (pass it as an argument of its own)
+# Enum members inside tuple arguments (as Numba types them): the members' dtypes are the parameters, the kernel is
+# typed on the enum member types (t[0] is an IntEnum member: an integer where one is wanted)
+# RUN: kfront compile %s -k nested --sig 'void(Tuple((IntEnumMember("m.Color", int64), UniTuple(float32, 2))), float64[:])' --emit=kir | FileCheck %s --check-prefix=ENUM
+# ENUM: ^bb0(%0: i64, %1: f32, %2: f32, %3: array<f64, 1, A>):
+# ENUM: arg_types = [tuple<i64, tuple<f32, f32>>, array<f64, 1, A>]
+# RUN: not kfront compile %s -k enum_in_tuple --sig 'void(UniTuple(EnumMember("m.Color", int64), 2), float64[:])' 2>&1 | FileCheck %s --check-prefix=ENUMOP
 from numba import cuda
 
 
@@ -19,6 +23,12 @@ def nested(t, out):
     a, (b, c) = t
     # BAD: tuple_args.py:[[@LINE+1]]:14: error: int64 is not subscriptable (only arrays and tuples are)
     out[0] = t[1][0] * c + a + b
+
+
+@cuda.jit
+def enum_in_tuple(t, out):
+    # ENUMOP: tuple_args.py:[[@LINE+1]]:19: error: unsupported operand types for '+': Enum<int64>(m.Color) and Enum<int64>(m.Color)
+    out[0] = t[0] + t[1]
 
 
 @cuda.jit

@@ -3,7 +3,9 @@
 # on one branch, after a loop that may not run, in a loop before the assignment of the previous iteration):
 # an i1 says whether they are bound, merged like any variable, and the read raises UnboundLocalError
 # (check.raise, through the kernel's error record) when they are not. A read where the local is unbound on
-# every path is a compile-time error; an array unbound on one path is not supported. With run-time checks
+# every path is a compile-time error. An array (a view, a[i] of a matrix, too) unbound on a path takes an empty
+# array there (mem.reinterpret of a one-element local array to no elements: even an unchecked read stays in its
+# memory), and arrays of one element type and rank but other layouts meet as layout A. With run-time checks
 # off (--bounds-check=off) every local counts as bound, and such a read gives zero as in Numba.
 # RUN: kfront compile %s -k both_arms --sig 'void(float64[:], int64)' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=BOTH
 # RUN: kfront compile %s -k read_inside --sig 'void(float64[:], int64)' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=INSIDE
@@ -12,7 +14,10 @@
 # RUN: kfront compile %s -k previous --sig 'void(float64[:], int64)' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=PREV
 # RUN: kfront compile %s -k read_after --sig 'void(float64[:], int64)' --emit=kir --bounds-check=off | FileCheck %s --check-prefix=OFF
 # RUN: not kfront compile %s -k never --sig 'void(float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=NEVER
-# RUN: not kfront compile %s -k array_one_path --sig 'void(float64[:], float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=ARRAY
+# RUN: kfront compile %s -k array_one_path --sig 'void(float64[:], float64[::1], int64)' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=ARRAY
+# RUN: kfront compile %s -k array_one_path --sig 'void(float64[:], float64[::1], int64)' --emit=ptx --arch=sm_90 -o %t.array.ptx
+# RUN: %ptxas -arch=sm_90 %t.array.ptx -o /dev/null
+# RUN: kfront compile %s -k row_one_path --sig 'void(float64[:], float64[:, ::1], int64)' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=ROW
 # RUN: kfront compile %s -k read_after --sig 'void(float64[:], int64)' --emit=ptx --arch=sm_90 -o %t.ptx
 # RUN: %ptxas -arch=sm_90 %t.ptx -o /dev/null
 # RUN: FileCheck %s --check-prefix=PTX < %t.ptx
@@ -93,10 +98,28 @@ def never(a, n):
 
 @cuda.jit
 def array_one_path(a, b, n):
-    # ARRAY: unbound_locals.py:[[@LINE+1]]:5: error: variable 'c' holds an array on one path and is unbound on another: not supported by kfront (assign it on every path)
+    # ARRAY: ^bb0(%0: array<f64, 1, A>, %1: array<f64, 1, C>, %2: i64):
+    # ARRAY-NEXT: %[[ONE:[0-9]+]] = mem.alloca() {shape = [1]} : () -> (array<f64, 1, C>)
+    # ARRAY: scf.if
+    # ARRAY: scf.yield(%1, %{{[0-9]+}}) : (array<f64, 1, C>, i1) -> ()
+    # ARRAY: mem.reinterpret(%[[ONE]], %{{[0-9]+}}, %{{[0-9]+}}) : (array<f64, 1, C>, i64, i64) -> (array<f64, 1, C>)
+    # ARRAY: }) : (i1) -> (array<f64, 1, C>, i1)
+    # ARRAY: check.raise
+    # ARRAY-SAME: UnboundLocalError: cannot access local variable 'c'
     if n > 0:
         c = b
     a[0] = c[0]
+
+
+@cuda.jit
+def row_one_path(a, m, n):
+    # a view a[i] bound on one path: the row's array (its subview) there
+    # ROW: scf.if
+    # ROW: mem.subview
+    # ROW: }) : (i1) -> (array<f64, 1, C>, i1)
+    if n > 0:
+        r = m[n]
+    a[0] = r[0]
 
 # The raising thread writes the record (flag 2, KF_ERROR_RAISE) and ends; the exception is named in the
 # third section of __kf_error_strings ("UnboundLocalError: ...": 85 = 'U').

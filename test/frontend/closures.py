@@ -1,0 +1,147 @@
+# Closures and first-class values (issue 12). An inner def or a lambda is a device function of its own whose
+# captured variables (free names that are locals of the enclosing function) are parameters after its own: called
+# where it is defined, it gets their values at the call. Passed to a device function it goes with its captured
+# constants, and the callee is specialised on it; so are device functions, intrinsics (cuda.atomic.add) and Numba
+# types passed as arguments (no kir parameter: the value is in the instance's key and symbol). A constant
+# argument the callee cannot be typed without (cuda.shared.array(n, dtype)) is passed as a literal.
+# RUN: kfront compile %s -k capture --sig 'void(float64[:], float64)' --emit=kir | FileCheck %s --check-prefix=CAPTURE
+# RUN: kfront compile %s -k passed --sig 'void(float64[:])' --emit=kir | FileCheck %s --check-prefix=PASSED
+# RUN: kfront compile %s -k intrinsic --sig 'void(float64[:])' --emit=kir | FileCheck %s --check-prefix=INTRINSIC
+# RUN: kfront compile %s -k literal --sig 'void(float64[:])' --emit=kir | FileCheck %s --check-prefix=LITERAL
+# RUN: kfront compile %s -k passed --sig 'void(float64[:])' --emit=ptx --arch=sm_90 -o %t.passed.ptx
+# RUN: %ptxas -arch=sm_90 %t.passed.ptx -o /dev/null
+# RUN: kfront compile %s -k intrinsic --sig 'void(float64[:])' --emit=ptx --arch=sm_90 -o %t.intrinsic.ptx
+# RUN: %ptxas -arch=sm_90 %t.intrinsic.ptx -o /dev/null
+# RUN: FileCheck %s --check-prefix=PTX < %t.intrinsic.ptx
+# RUN: kfront compile %s -k capture --sig 'void(float64[:], float64)' --emit=ptx --arch=sm_90 -o %t.capture.ptx
+# RUN: %ptxas -arch=sm_90 %t.capture.ptx -o /dev/null
+# RUN: kfront compile %s -k literal --sig 'void(float64[:])' --emit=ptx --arch=sm_90 -o %t.literal.ptx
+# RUN: %ptxas -arch=sm_90 %t.literal.ptx -o /dev/null
+# RUN: kfront compile %s -k star --sig 'void(float64[:])' --emit=kir | FileCheck %s --check-prefix=STAR
+# RUN: kfront compile %s -k star --sig 'void(float64[:])' --emit=ptx --arch=sm_90 -o %t.star.ptx
+# RUN: %ptxas -arch=sm_90 %t.star.ptx -o /dev/null
+# RUN: not kfront compile %s -k escapes_nonconst --sig 'void(float64[:], float64)' 2>&1 | FileCheck %s --check-prefix=NONCONST
+# RUN: not kfront compile %s -k escapes_multidef --sig 'void(float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=MULTIDEF
+# RUN: not kfront compile %s -k free_unbound --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=UNBOUND
+# RUN: not kfront compile %s -k decorated_inner --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=DECORATED
+from numba import cuda
+import numpy as np
+
+
+@cuda.jit(device=True)
+def apply(f, x):
+    return f(x)
+
+
+@cuda.jit(device=True)
+def twice(x):
+    return 2 * x
+
+
+# CAPTURE: func.func()
+# CAPTURE-NEXT: ^bb0(%0: f64, %1: array<f64, 1, A>, %2: f64):
+# CAPTURE: arith.mulf(%0, %2)
+# CAPTURE: sym_name = @capture__scale, function_type = (f64, array<f64, 1, A>, f64) -> (f64), device, py_name = "scale", arg_names = ["v", "a", "s"]
+# CAPTURE: func.call(%4, %0, %1) {callee = @capture__scale}
+@cuda.jit
+def capture(a, s):
+    def scale(v):
+        return v * s + a[0]
+    a[1] = scale(a[2])
+
+
+# PASSED-DAG: sym_name = @passed__lambda, function_type = (f64, f64) -> (f64), device, py_name = "<lambda>", arg_names = ["v", "t"]
+# PASSED-DAG: sym_name = @apply__Cpassed__lambda_cf64x4008000000000000__f64, function_type = (f64) -> (f64)
+# PASSED-DAG: sym_name = @apply__Ftwice__f64, function_type = (f64) -> (f64)
+# PASSED-DAG: sym_name = @apply__Nf32__f64, function_type = (f64) -> (f32)
+@cuda.jit
+def passed(a):
+    t = 3.0
+    a[0] = apply(lambda v: v + t, a[1])
+    a[1] = apply(twice, a[2])
+    a[2] = apply(np.float32, a[3])
+
+
+@cuda.jit(device=True)
+def accumulate(op, arr, v):
+    op(arr, 0, v)
+
+
+# INTRINSIC-DAG: gpu.atomic_rmw(%0, %2, %1) {kind = "add"}
+# INTRINSIC-DAG: sym_name = @accumulate__Batomic_add__f64_1A__f64, function_type = (array<f64, 1, A>, f64) -> ()
+# INTRINSIC-DAG: gpu.atomic_rmw(%0, %2, %1) {kind = "max"}
+# INTRINSIC-DAG: sym_name = @accumulate__Batomic_max__f64_1A__f64
+# PTX-DAG: atom.global.add.f64
+# PTX-DAG: atom.global.cas.b64
+@cuda.jit
+def intrinsic(a):
+    accumulate(cuda.atomic.add, a, 1.0)
+    accumulate(cuda.atomic.max, a, 2.0)
+
+
+@cuda.jit(device=True)
+def make_shared(n, dtype):
+    sm = cuda.shared.array(n, dtype)
+    sm[0] = 1
+    return sm[0]
+
+
+# LITERAL: sym_name = @make_shared, function_type = () -> (f32), device, py_name = "make_shared", arg_names = []
+# LITERAL: mem.global() {sym_name = @make_shared__sm, type = array<f32, 1, C>, shape = [16], space = "shared"}
+@cuda.jit
+def literal(a):
+    a[0] = make_shared(16, np.float32)
+
+
+@cuda.jit(device=True)
+def forward(func, *args):
+    return func(*args)
+
+
+# STAR: sym_name = @forward__Ftwice__T1_f64_E, function_type = (f64) -> (f64), device, py_name = "forward", arg_names = ["args.0"]
+# STAR: sym_name = @forward__Cstar__add3__T3_f64_i64_i64_E, function_type = (f64, i64, i64) -> (f64), device, py_name = "forward", arg_names = ["args.0", "args.1", "args.2"]
+@cuda.jit
+def star(a):
+    def add3(x, y, z):
+        return x + y + z
+    a[0] = forward(twice, a[1])
+    t = (1, 2)
+    a[1] = forward(add3, a[2], *t)
+
+
+@cuda.jit
+def escapes_nonconst(a, s):
+    def g(v):
+        return v + s
+    # NONCONST: closures.py:[[@LINE+1]]:18: error: Cannot capture the non-constant value associated with variable 's' in a function that may escape ('g' is passed to another function)
+    a[0] = apply(g, 1.0)
+
+
+@cuda.jit
+def escapes_multidef(a, c):
+    x = 3
+    if c:
+        x = 6
+
+    def g(v):
+        return v + x
+    # MULTIDEF: closures.py:[[@LINE+1]]:18: error: Cannot capture a constant value for variable 'x' as there are multiple definitions present
+    a[0] = apply(g, 1.0)
+
+
+@cuda.jit
+def free_unbound(a):
+    def g():
+        return y
+    # UNBOUND: closures.py:[[@LINE+1]]:12: error: free variable 'y' referenced before assignment in enclosing scope (it is read by 'g')
+    a[0] = g()
+    y = 2.0
+
+
+@cuda.jit
+def decorated_inner(a):
+    # DECORATED: closures.py:[[@LINE+1]]:6: error: a decorated function cannot be defined inside a kernel or device function
+    @cuda.jit(device=True)
+    def g(v):
+        return v
+    a[0] = g(1.0)
