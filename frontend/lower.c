@@ -115,12 +115,14 @@ enum {
 #define X(id, name) M_##id,
   ARRAY_METHODS(X)
 #undef X
-  M__COUNT
+  M__COUNT,
+  M_INT_BIT_COUNT = M__COUNT, /* the methods of integers (FV_METHOD of an integer value) */
 };
 static const char *const method_names[] = {
 #define X(id, name) name,
     ARRAY_METHODS(X)
 #undef X
+    "bit_count",
 };
 
 /* ---- diagnostics and locations ------------------------------------------------------------------------ */
@@ -909,6 +911,9 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
       return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports .value%s)", a, vname(L, &v),
                   strcmp(a, "name") == 0 ? "; .name is not supported" : "");
     }
+    /* int.bit_count() (numba-cuda: cuda.popc of the integer) */
+    if (v.kind == FV_VAL && v.type->kind == TY_INT && strcmp(a, "bit_count") == 0)
+      return (FeVal){.kind = FV_METHOD, .type = v.type, .v = mat(L, &v), .builtin = M_INT_BIT_COUNT};
     if (v.kind == FV_VAL && v.type->kind != TY_ARRAY)
       return lerr(L, aloc, "unknown attribute '%s' of %s", a, tname(L, v.type));
     Value *arr = v.kind == FV_VIEW ? v.tup.elems[0].v : v.v;
@@ -1315,7 +1320,7 @@ static FeVal lower_reshape(Lower *L, const FeVal *m, const PyExpr *e) {
   return val(t, view_reshape(&L->b, m->v, ext, n, t));
 }
 
-/* A call of an array method. */
+/* A call of an array method (or of an integer's: bit_count). */
 static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
   at(L, e->loc);
   switch (m->builtin) {
@@ -1349,6 +1354,12 @@ static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
     Value *idx[8];
     for (unsigned d = 0; d < m->type->rank; d++) idx[d] = ib_const_int(&L->b, i64, 0);
     return load_element(L, m->v, idx);
+  }
+  case M_INT_BIT_COUNT: {
+    /* numba-cuda's overload: cuda.popc(i), the integer's type */
+    FeVal none[1];
+    if (!positional(L, e, "bit_count", 0, 0, none)) return poison();
+    return val(m->type, ib_unary(&L->b, OP_POPC, m->v, NULL));
   }
   case M_COPY:
   case M_FLATTEN:
