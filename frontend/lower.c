@@ -1999,8 +1999,9 @@ static const NbCase *resolve_fn(Lower *L, int bi, const FeVal *args, unsigned n,
   unsigned ncases;
   bool unsafe_ok, fp16;
   const NbCase *cases = sema_fn_cases(bi, &ncases, &unsafe_ok, &fp16);
-  static const NbCase f16 = {NB_F16, 1, {NB_F16}};
+  static const NbCase f16 = {NB_F16, 1, {NB_F16}}, bf16 = {NB_BF16, 1, {NB_BF16}};
   if (fp16 && n == 1 && kinds[0] == NB_F16) return &f16;
+  if (n == 1 && kinds[0] == NB_BF16 && sema_bf16_math(bi)) return &bf16;
   const NbCase *c = nb_resolve(cases, ncases, kinds, n, unsafe_ok);
   if (!c) {
     StrBuf b;
@@ -2246,22 +2247,23 @@ static FeVal ufunc_loops(Lower *L, int u, const char *fname, const NumLoop *loop
   return make_tuple(L, nout, &a[nin]);
 }
 
-/* cuda.fp16.hadd(a, b), ...: the arguments converted to float16 (numba-cuda's bindings take __half). */
-static FeVal lower_fp16(Lower *L, int k, const PyExpr *e) {
-  const char *fname = arena_printf(&L->fe->arena, "cuda.fp16.%s", num_fp16_name(k));
-  unsigned n = num_fp16_nargs(k);
+/* cuda.fp16.hadd(a, b), cuda.bf16.float2bfloat16_rz(x), ...: the arguments converted to the intrinsic's types
+ * (numba-cuda's bindings are ConcreteTemplates of __half / __nv_bfloat16 and C's integer and float types). */
+static FeVal lower_lowp(Lower *L, bool bf16, int k, const PyExpr *e) {
+  const char *fname = arena_printf(&L->fe->arena, "cuda.%s.%s", bf16 ? "bf16" : "fp16", num_lowp_name(k));
+  unsigned n = num_lowp_nargs(k);
   FeVal a[3];
   if (!positional(L, e, fname, n, n, a)) return poison();
-  Type *f16 = ty_float(L->ctx, 16);
+  Type *h = bf16 ? ty_bf16(L->ctx) : ty_float(L->ctx, 16), *t = num_lowp_arg_type(L->ctx, k, h);
   for (unsigned i = 0; i < n; i++) {
     if (a[i].kind == FV_POISON) return a[i];
     if (!is_scalar(&a[i]) || a[i].type->kind == TY_BOOL)
-      return lerr(L, arg_loc(e, i), "%s() needs float16 arguments, not %s", fname, vname(L, &a[i]));
+      return lerr(L, arg_loc(e, i), "%s() needs %s arguments, not %s", fname, tname(L, t), vname(L, &a[i]));
   }
   at(L, e->loc);
   Value *in[3];
-  for (unsigned i = 0; i < n; i++) in[i] = conv_v(L, a[i], f16);
-  Value *r = num_fp16_emit(&L->b, k, in);
+  for (unsigned i = 0; i < n; i++) in[i] = conv_v(L, a[i], t);
+  Value *r = num_lowp_emit(&L->b, k, h, in);
   return val(r->type, r);
 }
 
@@ -2946,7 +2948,8 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_BLOCKDIM:
   case BI_GRIDDIM: return lerr(L, e->loc, "cuda.%s is not callable", fname);
   default:
-    if (bi >= FE_FP16_BASE) return lower_fp16(L, bi - FE_FP16_BASE, e);
+    if (bi >= FE_BF16_BASE) return lower_lowp(L, true, bi - FE_BF16_BASE, e);
+    if (bi >= FE_FP16_BASE) return lower_lowp(L, false, bi - FE_FP16_BASE, e);
     if (bi >= FE_UFUNC_BASE) return lower_ufunc(L, bi - FE_UFUNC_BASE, e);
     if (sema_math_op(bi) >= 0 || bi == BI_MATH_DEGREES || bi == BI_MATH_RADIANS) return lower_math(L, bi, e);
     return lerr(L, e->loc, "'%s' is not callable", fname);

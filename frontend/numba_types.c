@@ -25,7 +25,7 @@ int nb_kind(const Type *t) {
     int w = t->bits == 8 ? 0 : t->bits == 16 ? 1 : t->bits == 32 ? 2 : 3;
     return (t->is_unsigned ? NB_U8 : NB_I8) + w;
   }
-  case TY_FLOAT: return t->bits == 16 ? NB_F16 : t->bits == 32 ? NB_F32 : NB_F64;
+  case TY_FLOAT: return t->bfloat ? NB_BF16 : t->bits == 16 ? NB_F16 : t->bits == 32 ? NB_F32 : NB_F64;
   default: return -1;
   }
 }
@@ -38,25 +38,29 @@ Type *nb_type(IrContext *ctx, int k) {
   case NB_F16: return ty_float(ctx, 16);
   case NB_F32: return ty_float(ctx, 32);
   case NB_F64: return ty_float(ctx, 64);
+  case NB_BF16: return ty_bf16(ctx);
   default: return NULL;
   }
 }
 
-/* can_convert(row -> column): E exact, P promote, S safe, U unsafe (numba's default type manager). */
+/* can_convert(row -> column): E exact, P promote, S safe, U unsafe (numba's default type manager), N none.
+ * bfloat16 is numba-cuda's types.bfloat16 (ext_types.Bfloat16): from any float unsafe, from 8-bit integers
+ * safe, from other integers unsafe; to float32 and float64 safe, to float16 and integers unsafe; bool neither. */
 static const char conv_table[NB_NKINDS][NB_NKINDS + 1] = {
-    /*          b  i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 */
-    /* bool */ "ESSSSSSSSSSS",
-    /* i8   */ "UEPPPUUUUSSS",
-    /* i16  */ "UUEPPUUUUUSS",
-    /* i32  */ "UUUEPUUUUUUS",
-    /* i64  */ "UUUUEUUUUUUS",
-    /* u8   */ "UUSSSEPPPUSS",
-    /* u16  */ "UUUSSUEPPUUS",
-    /* u32  */ "UUUUSUUEPUUS",
-    /* u64  */ "UUUUUUUUEUUS",
-    /* f16  */ "UUUUUUUUUEPP",
-    /* f32  */ "UUUUUUUUUUEP",
-    /* f64  */ "UUUUUUUUUUUE",
+    /*          b  i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 bf16 */
+    /* bool */ "ESSSSSSSSSSSN",
+    /* i8   */ "UEPPPUUUUSSSS",
+    /* i16  */ "UUEPPUUUUUSSU",
+    /* i32  */ "UUUEPUUUUUUSU",
+    /* i64  */ "UUUUEUUUUUUSU",
+    /* u8   */ "UUSSSEPPPUSSS",
+    /* u16  */ "UUUSSUEPPUUSU",
+    /* u32  */ "UUUUSUUEPUUSU",
+    /* u64  */ "UUUUUUUUEUUSU",
+    /* f16  */ "UUUUUUUUUEPPU",
+    /* f32  */ "UUUUUUUUUUEPU",
+    /* f64  */ "UUUUUUUUUUUEU",
+    /* bf16 */ "NUUUUUUUUUSSE",
 };
 
 int nb_can_convert(int from, int to) {
@@ -65,6 +69,7 @@ int nb_can_convert(int from, int to) {
   case 'E': return CONV_EXACT;
   case 'P': return CONV_PROMOTE;
   case 'S': return CONV_SAFE;
+  case 'N': return CONV_NONE;
   default: return CONV_UNSAFE;
   }
 }
@@ -104,6 +109,11 @@ static Type *unify_scalar(IrContext *ctx, Type *a, Type *b) {
   if (a == b) return a;
   if (a->kind == TY_BOOL) return b;
   if (b->kind == TY_BOOL) return a;
+  /* bfloat16 with a number: the one it converts to safely (f32, f64), else none (numba's unify_pairs) */
+  if (ty_is_bf16(a) || ty_is_bf16(b)) {
+    Type *o = ty_is_bf16(a) ? b : a;
+    return o->kind == TY_FLOAT && o->bits >= 32 ? o : NULL;
+  }
   if (a->kind == TY_FLOAT && b->kind == TY_FLOAT) return a->bits >= b->bits ? a : b;
   if (a->kind == TY_INT && b->kind == TY_INT) {
     if (a->is_unsigned == b->is_unsigned) return a->bits >= b->bits ? a : b;
@@ -139,9 +149,10 @@ Type *nb_unify(IrContext *ctx, Type *a, Type *b) {
 /* ---- names ------------------------------------------------------------------------------------------ */
 
 static const char *const kind_names[NB_NKINDS] = {"bool",   "int8",   "int16",   "int32",   "int64",   "uint8",
-                                                  "uint16", "uint32", "uint64", "float16", "float32", "float64"};
+                                                  "uint16", "uint32", "uint64", "float16", "float32", "float64",
+                                                  "bfloat16"};
 static const char *const kind_mangle[NB_NKINDS] = {"b1",  "i8",  "i16", "i32", "i64", "u8",
-                                                   "u16", "u32", "u64", "f16", "f32", "f64"};
+                                                   "u16", "u32", "u64", "f16", "f32", "f64", "bf16"};
 
 void nb_type_name(const Type *t, StrBuf *out) {
   if (!t) {
@@ -221,7 +232,7 @@ static const struct {
     {"intc", NB_I32},     {"uintc", NB_U32},   {"byte", NB_U8},       {"char", NB_I8},       {"uchar", NB_U8},
     {"short", NB_I16},    {"ushort", NB_U16},  {"long_", NB_I64},     {"ulong", NB_U64},     {"longlong", NB_I64},
     {"ulonglong", NB_U64}, {"size_t", NB_U64}, {"ssize_t", NB_I64},   {"double", NB_F64},    {"half", NB_F16},
-    {"single", NB_F32},   {"void", -1},        {"none", -1},
+    {"single", NB_F32},   {"bfloat16", NB_BF16}, {"void", -1},      {"none", -1},
 };
 
 Type *nb_named_type(IrContext *ctx, const char *name, bool *is_void) {

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "ir/op_semantics.h"
 #include "utils/stack.h"
 
 typedef struct VerifyCtx {
@@ -379,13 +380,36 @@ static bool verify_int_widen(VerifyCtx *c, Op *op) {
 static bool verify_int_narrow(VerifyCtx *c, Op *op) {
   return check_cast(c, op, pred_int, "an integer", pred_int_or_bool, "an integer or i1", -1);
 }
+/* The optional attr round of a conversion to a float (arith.truncf, sitofp, uitofp): "rn" (the default, to nearest
+ * even), "rz", "rd" or "ru" (toward zero, -inf, +inf) */
+static bool round_attr_ok(VerifyCtx *c, Op *op) {
+  Attr *a = ir_op_attr(op, "round");
+  if (a && (a->kind != ATTR_STR || sem_name_index(a->s, sem_round_names) < 0))
+    return op_error(c, op, "attr round must be \"rn\", \"rz\", \"rd\" or \"ru\"");
+  return true;
+}
 static bool verify_int_to_float(VerifyCtx *c, Op *op) {
-  if (op->kind == OP_UITOFP) return check_cast(c, op, pred_int_or_bool, "an integer or i1", pred_float, "a float", 0);
-  return check_cast(c, op, pred_int, "an integer", pred_float, "a float", 0);
+  if (op->kind == OP_UITOFP)
+    return check_cast(c, op, pred_int_or_bool, "an integer or i1", pred_float, "a float", 0) && round_attr_ok(c, op);
+  return check_cast(c, op, pred_int, "an integer", pred_float, "a float", 0) && round_attr_ok(c, op);
 }
 static bool verify_float_to_int(VerifyCtx *c, Op *op) { return check_cast(c, op, pred_float, "a float", pred_int, "an integer", 0); }
-static bool verify_float_widen(VerifyCtx *c, Op *op) { return check_cast(c, op, pred_float, "a float", pred_float, "a float", 1); }
-static bool verify_float_narrow(VerifyCtx *c, Op *op) { return check_cast(c, op, pred_float, "a float", pred_float, "a float", -1); }
+/* extf: to a float holding every value of the operand's type (f16 and bf16 hold each other's only in part: truncf
+ * converts between them, rounding) */
+static bool verify_float_widen(VerifyCtx *c, Op *op) {
+  if (!check_cast(c, op, pred_float, "a float", pred_float, "a float", 0)) return false;
+  Type *a = OT(op, 0), *r = RT(op, 0);
+  if (a == r || !ty_float_holds(r, a))
+    return op_error(c, op, "result type must be wider than the operand type: %s -> %s", T(c, a), T(c, r));
+  return true;
+}
+static bool verify_float_narrow(VerifyCtx *c, Op *op) {
+  if (!check_cast(c, op, pred_float, "a float", pred_float, "a float", 0)) return false;
+  Type *a = OT(op, 0), *r = RT(op, 0);
+  if (a == r || ty_float_holds(r, a))
+    return op_error(c, op, "result type must be narrower than the operand type: %s -> %s", T(c, a), T(c, r));
+  return round_attr_ok(c, op);
+}
 
 static bool pred_int_or_float(const Type *t) { return t->kind == TY_INT || t->kind == TY_FLOAT; }
 static bool verify_bitcast(VerifyCtx *c, Op *op) {

@@ -22,6 +22,7 @@ static const struct {
     [KF_FLOAT16] = {"float16", "f16", 2, true},
     [KF_FLOAT32] = {"float32", "f32", 4, true},
     [KF_FLOAT64] = {"float64", "f64", 8, true},
+    [KF_BFLOAT16] = {"bfloat16", "bf16", 2, true},
 };
 
 size_t rt_dtype_size(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT ? dtypes[t].size : 0; }
@@ -84,6 +85,8 @@ bool rt_dtype_can_cast(kf_dtype from, kf_dtype to) {
   if (from == to || from == KF_BOOL) return true;
   if (to == KF_BOOL) return false;
   size_t fs = dtypes[from].size, ts = dtypes[to].size;
+  /* bfloat16 to f32 and f64 (NumPy with ml_dtypes: "safe"); nothing else to or from it but bool */
+  if (from == KF_BFLOAT16 || to == KF_BFLOAT16) return from == KF_BFLOAT16 && (to == KF_FLOAT32 || to == KF_FLOAT64);
   if (dtypes[from].is_float) return dtypes[to].is_float && ts >= fs;
   /* integers: to a float that holds every value (and, as NumPy says, int64/uint64 to float64) */
   if (dtypes[to].is_float) return ts > fs || to == KF_FLOAT64;

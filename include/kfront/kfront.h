@@ -174,8 +174,9 @@ KF_API void kf_pass_registry_foreach(void (*fn)(void *user, const char *name, co
 typedef enum kf_dtype {
   KF_BOOL, KF_INT8, KF_INT16, KF_INT32, KF_INT64, KF_UINT8, KF_UINT16, KF_UINT32, KF_UINT64,
   KF_FLOAT16, KF_FLOAT32, KF_FLOAT64,
+  KF_BFLOAT16, /* bfloat16 (numba-cuda's types.bfloat16; ml_dtypes.bfloat16 arrays) */
 } kf_dtype;
-enum { KF_DTYPE_COUNT = 12, KF_MAX_RANK = 8 };
+enum { KF_DTYPE_COUNT = 13, KF_MAX_RANK = 8 };
 
 typedef enum kf_memory { KF_MEMORY_HOST = 0, KF_MEMORY_DEVICE = 1 } kf_memory;
 

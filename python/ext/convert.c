@@ -284,6 +284,13 @@ static int scalar_from_memory(const kf_array *a, kf_arg *out) {
   }
   case KF_FLOAT32: out->value.f = *(const float *)p; break;
   case KF_FLOAT64: out->value.f = *(const double *)p; break;
+  case KF_BFLOAT16: { /* bfloat16 -> float32, exactly */
+    uint32_t u = (uint32_t)(*(const uint16_t *)p) << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    out->value.f = f;
+    break;
+  }
   }
   return 0;
 }
@@ -416,7 +423,7 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
       return -1;
     }
     out->kind = a.dtype == KF_BOOL ? KF_VALUE_BOOL
-                : a.dtype >= KF_FLOAT16 ? KF_VALUE_FLOAT : KF_VALUE_INT;
+                : a.dtype >= KF_FLOAT16 ? KF_VALUE_FLOAT : KF_VALUE_INT; /* bfloat16 too */
     out->dtype = a.dtype;
     memcpy(&out->scalar, &a.value, sizeof out->scalar);
     return 0;

@@ -39,7 +39,7 @@ const char *const sim_opcode_names[SI__COUNT] = {
 
 ElemKind sim_elem_kind(const Type *t) {
   if (t->kind == TY_BOOL) return EK_BOOL;
-  if (t->kind == TY_FLOAT) return t->bits == 16 ? EK_F16 : t->bits == 32 ? EK_F32 : EK_F64;
+  if (t->kind == TY_FLOAT) return t->bfloat ? EK_BF16 : t->bits == 16 ? EK_F16 : t->bits == 32 ? EK_F32 : EK_F64;
   switch (t->bits) {
   case 8: return t->is_unsigned ? EK_U8 : EK_I8;
   case 16: return t->is_unsigned ? EK_U16 : EK_I16;
@@ -49,7 +49,7 @@ ElemKind sim_elem_kind(const Type *t) {
 }
 
 unsigned sim_elem_size(ElemKind ek) {
-  static const unsigned size[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8};
+  static const unsigned size[EK__COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 2};
   return size[ek];
 }
 
@@ -304,7 +304,7 @@ static uint32_t *result_slots(Cc *c, const Op *op) {
 static void compile_region(Cc *c, const Region *r, YieldCtx *y);
 
 static bool is_f64(const Type *t) { return t->kind == TY_FLOAT && t->bits == 64; }
-static bool is_f16(const Type *t) { return t->kind == TY_FLOAT && t->bits == 16; }
+static bool is_f16(const Type *t) { return ty_is_f16(t); }
 
 static void f16_fix(Cc *c, const Op *op, const Type *t, uint32_t d) {
   if (!is_f16(t)) return;
@@ -370,6 +370,17 @@ static bool sem_generic(Cc *c, const Op *op) {
   return true;
 }
 
+/* Whether a scalar op has a bf16 operand or result, or converts to a float by a rounding mode other than the
+ * default (its attr round): both run as SEM. */
+static bool involves_bf16(const Op *op) {
+  if (ir_op_attr(op, "round")) return true;
+  for (unsigned i = 0; i < op->nresults; i++)
+    if (ty_is_bf16(op_result(op, i)->type)) return true;
+  for (unsigned i = 0; i < op->noperands; i++)
+    if (op_operand(op, i) && ty_is_bf16(op_operand(op, i)->type)) return true;
+  return false;
+}
+
 static bool set_const(Cc *c, const Op *op) {
   const Type *t = op_result(op, 0)->type;
   Attr *a = ir_op_attr(op, "value");
@@ -380,7 +391,7 @@ static bool set_const(Cc *c, const Op *op) {
   if (t->kind == TY_FLOAT) {
     double x = a->kind == ATTR_FLOAT ? a->f : a->kind == ATTR_INT ? (double)a->i : 0.0;
     if (t->bits == 64) v.d = x;
-    else v.f = t->bits == 32 ? (float)x : sem_f16_round(x);
+    else v.f = t->bits == 32 ? (float)x : sem_narrow_round(sem_ty(t), x);
   } else if (t->kind == TY_BOOL || t->kind == TY_INT) {
     uint64_t x = a->kind == ATTR_INT ? (uint64_t)a->i : a->kind == ATTR_BOOL ? (uint64_t)a->b : 0;
     unsigned sh = shift_of(t);
@@ -435,6 +446,8 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
   static const char *const bred_names[] = {"count", "and", "or", NULL};
   uint32_t k;
   Ins *I;
+  /* bf16 arithmetic runs as SEM (the simulator's fast instructions know f32, f64 and f16) */
+  if (involves_bf16(op) && sem_generic(c, op)) return;
   switch (op->kind) {
   case OP_CONSTANT: set_const(c, op); return;
   case OP_ADDI: int_binary(c, op, SI_ADDI); return;
@@ -1229,6 +1242,8 @@ static bool add_global(SimProgram *p, const Op *g) {
         case EK_I32: case EK_U32: { uint32_t b = (uint32_t)x; memcpy(dst, &b, 4); break; }
         case EK_I64: case EK_U64: memcpy(dst, &x, 8); break;
         case EK_F16: { uint16_t h = sem_f16_bits(f); memcpy(dst, &h, 2); break; }
+        case EK_BF16: { uint16_t h = sem_bf16_bits(f); memcpy(dst, &h, 2); break; }
+        case EK__COUNT: break;
         case EK_F32: { float ff = (float)f; memcpy(dst, &ff, 4); break; }
         case EK_F64: memcpy(dst, &f, 8); break;
         }

@@ -3,10 +3,11 @@
  *
  * Each func.func becomes a SimFn: an array of Ins over a frame of Slots (one per SSA value, plus
  * temporaries). Integer slots hold the value normalised to its type (sign-extended for signed types,
- * zero-extended for unsigned and i1), so comparisons and widening need no masking; f32 and f16 values
+ * zero-extended for unsigned and i1), so comparisons and widening need no masking; f32, f16 and bf16 values
  * are kept as float (f16 rounded after every op), f64 as double: the values of ir/op_semantics.h, whose kernels
  * the instructions call. The common ops have instructions of their own; every other op that ir_op_sem
- * evaluates runs as SEM, which calls its row's evaluation. Constants live in the frame template,
+ * evaluates runs as SEM, which calls its row's evaluation (every op on bf16, and every conversion by a rounding
+ * mode, runs as SEM). Constants live in the frame template,
  * not in the code. Structured control flow is compiled to jumps; block arguments and loop-carried values
  * are moved by MOV / PMOVE (parallel move). */
 #ifndef KF_RUNTIME_SIM_INTERNAL_H
@@ -21,7 +22,7 @@
 typedef SemVal Slot;
 
 /* Element kinds of array memory. */
-typedef enum { EK_BOOL, EK_I8, EK_I16, EK_I32, EK_I64, EK_U8, EK_U16, EK_U32, EK_U64, EK_F16, EK_F32, EK_F64 } ElemKind;
+typedef enum { EK_BOOL, EK_I8, EK_I16, EK_I32, EK_I64, EK_U8, EK_U16, EK_U32, EK_U64, EK_F16, EK_F32, EK_F64, EK_BF16, EK__COUNT } ElemKind;
 
 /* Flags of a run-time array. */
 enum { ARR_SHARED = 1, ARR_CONST = 2, ARR_LOCAL = 4, ARR_RACE = 8 };
