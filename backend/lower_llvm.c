@@ -36,6 +36,7 @@
 #include <llvm-c/DebugInfo.h>
 
 #include "backend/backend.h"
+#include "ir/libdevice.h"
 #include "ir/op_semantics.h"
 #include "kfront/abi.h"
 #include "utils/mem.h"
@@ -2013,6 +2014,47 @@ static bool lower_frexp(Lower *L, Op *op) {
   return true;
 }
 
+/* math.libdevice: a call of __nv_<name> with libdevice's own prototype; the values it stores through its pointer
+ * parameters go to stack slots, result number `part` is the op's result. */
+static LLVMTypeRef ld_type(Lower *L, char letter) {
+  switch (letter) {
+  case 'h': return L->t_i16;
+  case 'i': return L->t_i32;
+  case 'l': return L->t_i64;
+  case 'f': return L->t_f32;
+  case 'd': return L->t_f64;
+  default: return L->t_void;
+  }
+}
+
+static bool lower_libdevice(Lower *L, Op *op) {
+  const char *name = ir_op_attr_str(op, "name");
+  const LibdeviceFn *f = name && strncmp(name, "__nv_", 5) == 0 ? ir_libdevice_lookup(name + 5) : NULL;
+  if (!f) return fail(L, op, "math.libdevice of an unknown function");
+  LdShape sh;
+  ir_libdevice_shape(f, &sh);
+  unsigned part = (unsigned)ir_op_attr_int(op, "part", 0);
+  LLVMValueRef args[LD_MAX_ARGS + LD_MAX_RESULTS], slots[LD_MAX_RESULTS];
+  unsigned nslots = 0, ni = 0;
+  for (unsigned i = 0; i < sh.nproto; i++) {
+    char c = sh.proto[i];
+    if (c >= 'A' && c <= 'Z') {
+      args[i] = slots[nslots++] = entry_alloca(L, ld_type(L, (char)(c - 'A' + 'a')));
+    } else if (!(args[i] = operand(L, op, ni++))) {
+      return false;
+    }
+  }
+  LLVMValueRef r = calln(L, name, ld_type(L, sh.ret), args, sh.nproto);
+  bool has_ret = sh.ret != 'v';
+  if (has_ret && part == 0) {
+    set(L, &op->results[0], r);
+  } else {
+    unsigned k = part - (has_ret ? 1 : 0);
+    set(L, &op->results[0], LLVMBuildLoad2(L->b, ld_type(L, sh.results[part]), slots[k], ""));
+  }
+  return true;
+}
+
 static bool lower_math(Lower *L, Op *op) {
   LLVMValueRef x = operand(L, op, 0);
   if (!x) return false;
@@ -2299,6 +2341,7 @@ static bool lower_op_kind(Lower *L, Op *op) {
   case OP_GLOBAL: return fail(L, op, "'%s' inside a function", op_name(op));
   case OP_POWI: case OP_ISNAN: case OP_ISINF: case OP_ISFINITE: return lower_math(L, op);
   case OP_FREXP_MANT: case OP_FREXP_EXP: return lower_frexp(L, op);
+  case OP_LIBDEVICE: return lower_libdevice(L, op);
   default:
     /* a libdevice function of ir_op_sem's table (sin, pow, ...) */
     if (ir_op_sem[op->kind].libdevice) return lower_math(L, op);

@@ -385,6 +385,8 @@ Value *num_float_minmax(IrBuilder *b, Value *x, Value *y, bool is_max, bool nan_
 /* ---- lowp.c: cuda.fp16 and cuda.bf16 ------------------------------------------------------------------- */
 /* An intrinsic of cuda.fp16 is the builtin id FE_FP16_BASE + its index, of cuda.bf16 FE_BF16_BASE + index. */
 enum { FE_FP16_BASE = FE_UFUNC_BASE + 256, FE_BF16_BASE = FE_FP16_BASE + 256 };
+/* cuda.libdevice.NAME: the builtin id FE_LIBDEVICE_BASE + its row of ir/libdevice.def */
+enum { FE_LIBDEVICE_BASE = FE_BF16_BASE + 256 };
 typedef enum { LOWP_FP16, LOWP_BF16, LOWP_BF16_INTERNAL } LowpModule;
 /* The index of a name of module m (numba.cuda.fp16, numba.cuda.bf16, numba.cuda._internal.cuda_bf16), or -1. */
 int num_lowp_lookup(LowpModule m, const char *name);

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "ir/libdevice.h"
 #include "utils/stack.h"
 
 enum { MAX_HIDDEN_IV = 16, MAX_FLAT = 256 };
@@ -2267,6 +2268,39 @@ static FeVal lower_lowp(Lower *L, bool bf16, int k, const PyExpr *e) {
   return val(r->type, r);
 }
 
+/* cuda.libdevice.NAME(args): numba-cuda's ConcreteTemplate of the function (the arguments that are no pointers,
+ * converted to its types); the return value followed by what it stores through its pointers, a tuple when more
+ * than one. Each result is a math.libdevice op (a call of __nv_NAME on the GPU). */
+static FeVal lower_libdevice(Lower *L, int k, const PyExpr *e) {
+  const LibdeviceFn *f = ir_libdevice_at(k);
+  const char *fname = arena_printf(&L->fe->arena, "cuda.libdevice.%s", f->name);
+  if (ir_libdevice_kind(f) == LD_UNSUPPORTED)
+    return lerr(L, e->loc, "%s() is not supported: %s", fname, ir_libdevice_why(f));
+  LdShape sh;
+  ir_libdevice_shape(f, &sh);
+  FeVal a[LD_MAX_ARGS];
+  if (!positional(L, e, fname, sh.nargs, sh.nargs, a)) return poison();
+  for (unsigned i = 0; i < sh.nargs; i++) {
+    if (a[i].kind == FV_POISON) return a[i];
+    if (!is_scalar(&a[i]) || ty_is_bf16(a[i].type))
+      return lerr(L, arg_loc(e, i), "%s() needs %s arguments, not %s", fname, ir_libdevice_type_name(sh.args[i]),
+                  vname(L, &a[i]));
+  }
+  at(L, e->loc);
+  Value *in[LD_MAX_ARGS];
+  for (unsigned i = 0; i < sh.nargs; i++) in[i] = conv_v(L, a[i], ir_libdevice_type(L->ctx, sh.args[i]));
+  FeVal parts[LD_MAX_RESULTS];
+  const char *cname = arena_printf(&L->fe->arena, "__nv_%s", f->name);
+  for (unsigned p = 0; p < sh.nresults; p++) {
+    Type *rt = ir_libdevice_type(L->ctx, sh.results[p]);
+    Op *op = ib_op(&L->b, OP_LIBDEVICE, sh.nargs, in, 1, &rt, 0);
+    ir_op_set_attr(L->m, op, "name", attr_str(L->m, cname));
+    if (p) ir_op_set_attr(L->m, op, "part", attr_int(ty_i64(L->ctx), p));
+    parts[p] = val(rt, op_result(op, 0));
+  }
+  return sh.nresults == 1 ? parts[0] : make_tuple(L, sh.nresults, parts);
+}
+
 static FeVal lower_ufunc(Lower *L, int u, const PyExpr *e) {
   const char *fname = arena_printf(&L->fe->arena, "numpy.%s", num_ufunc_name(u));
   unsigned nin = num_ufunc_nin(u), nout = num_ufunc_nout(u);
@@ -2948,6 +2982,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_BLOCKDIM:
   case BI_GRIDDIM: return lerr(L, e->loc, "cuda.%s is not callable", fname);
   default:
+    if (bi >= FE_LIBDEVICE_BASE) return lower_libdevice(L, bi - FE_LIBDEVICE_BASE, e);
     if (bi >= FE_BF16_BASE) return lower_lowp(L, true, bi - FE_BF16_BASE, e);
     if (bi >= FE_FP16_BASE) return lower_lowp(L, false, bi - FE_FP16_BASE, e);
     if (bi >= FE_UFUNC_BASE) return lower_ufunc(L, bi - FE_UFUNC_BASE, e);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "ir/libdevice.h"
 
 /* ---- known paths -------------------------------------------------------------------------------------- */
 
@@ -156,6 +157,7 @@ static const char *const builtin_names[BI__COUNT] = {
 };
 
 const char *sema_builtin_name(int bi) {
+  if (bi >= FE_LIBDEVICE_BASE) return ir_libdevice_at(bi - FE_LIBDEVICE_BASE)->name;
   if (bi >= FE_BF16_BASE) return num_lowp_name(bi - FE_BF16_BASE);
   if (bi >= FE_FP16_BASE) return num_lowp_name(bi - FE_FP16_BASE);
   if (bi >= FE_UFUNC_BASE) return num_ufunc_name(bi - FE_UFUNC_BASE);
@@ -174,7 +176,7 @@ void sema_init_known(FeCtx *fe) {
   /* roots whose attributes are types */
   static const char *const roots[] = {"numba", "numba.types", "numba.core", "numba.core.types", "numpy", "numba.cuda",
                                       "numba.cuda.fp16", "numba.cuda.bf16", "numba.cuda._internal",
-                                      "numba.cuda._internal.cuda_bf16"};
+                                      "numba.cuda._internal.cuda_bf16", "numba.cuda.libdevice"};
   for (unsigned i = 0; i < sizeof roots / sizeof *roots; i++) strmap_put(&fe->prefixes, roots[i], (void *)1);
 }
 
@@ -188,6 +190,10 @@ int sema_lookup_path(FeCtx *fe, const char *path) {
   if (strncmp(path, "numba.cuda.fp16.", 16) == 0) {
     int k = num_lowp_lookup(LOWP_FP16, path + 16);
     if (k >= 0) return FE_FP16_BASE + k;
+  }
+  if (strncmp(path, "numba.cuda.libdevice.", 21) == 0) {
+    const LibdeviceFn *f = ir_libdevice_lookup(path + 21);
+    if (f) return FE_LIBDEVICE_BASE + ir_libdevice_index(f);
   }
   if (strncmp(path, "numba.cuda.bf16.", 16) == 0) {
     int k = num_lowp_lookup(LOWP_BF16, path + 16);

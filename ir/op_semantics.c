@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "ir/libdevice.h"
+
 /* ---- predicates and signatures -------------------------------------------------------------------------- */
 
 const char *const sem_cmpi_names[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge", NULL};
@@ -57,6 +59,13 @@ bool sem_sig_of(const Op *op, SemSig *s) {
   if (op->kind == OP_CMPI || op->kind == OP_CMPF) {
     s->pred = (int8_t)sem_name_index(ir_op_attr_str(op, "pred"), op->kind == OP_CMPI ? sem_cmpi_names : sem_cmpf_names);
     if (s->pred < 0) return false;
+  }
+  if (op->kind == OP_LIBDEVICE) {
+    const char *name = ir_op_attr_str(op, "name");
+    const LibdeviceFn *f = name && strncmp(name, "__nv_", 5) == 0 ? ir_libdevice_lookup(name + 5) : NULL;
+    if (!f) return false;
+    s->fn = (uint16_t)(1 + ir_libdevice_index(f));
+    s->pred = (int8_t)ir_op_attr_int(op, "part", 0);
   }
   if (op->kind == OP_TRUNCF || op->kind == OP_SITOFP || op->kind == OP_UITOFP) {
     const char *round = ir_op_attr_str(op, "round");
@@ -352,6 +361,20 @@ static bool eval_frexp_exp(const SemSig *s, const SemVal *x, SemVal *r) {
   return true;
 }
 
+/* math.libdevice: the function's definition (ir/libdevice.c), result number `part`; folded when exact */
+static bool eval_libdevice(const SemSig *s, const SemVal *x, SemVal *r) {
+  const LibdeviceFn *f = ir_libdevice_at(s->fn - 1);
+  LdEval ev = f ? ir_libdevice_eval(f) : NULL;
+  r->u = 0;
+  if (!ev) return false;
+  SemVal out[LD_MAX_RESULTS];
+  memset(out, 0, sizeof out);
+  ev(x, out);
+  *r = out[s->pred >= 0 && s->pred < LD_MAX_RESULTS ? s->pred : 0];
+  if (!s->r.is_float) RES(r->u);
+  return ir_libdevice_kind(f) == LD_EXACT;
+}
+
 static bool eval_isnan(const SemSig *s, const SemVal *x, SemVal *r) { r->u = isnan(sem_to_double(x[0], s->a[0])) != 0; return true; }
 static bool eval_isinf(const SemSig *s, const SemVal *x, SemVal *r) { r->u = isinf(sem_to_double(x[0], s->a[0])) != 0; return true; }
 static bool eval_isfinite(const SemSig *s, const SemVal *x, SemVal *r) { r->u = isfinite(sem_to_double(x[0], s->a[0])) != 0; return true; }
@@ -548,4 +571,5 @@ const OpSem ir_op_sem[OP__COUNT] = {
     [OP_LDEXP] = {eval_ldexp, EXACT, "ldexp", NULL, NULL, NULL, NULL},
     EVAL(FREXP_MANT, eval_frexp_mant), /* backend: __nv_frexp (lower_frexp) */
     EVAL(FREXP_EXP, eval_frexp_exp),
+    EVAL(LIBDEVICE, eval_libdevice), /* backend: a call of __nv_<name> (lower_libdevice) */
 };

@@ -54,7 +54,9 @@ typedef struct SemTy {
 typedef struct SemSig {
   uint16_t kind;  /* OpKind */
   uint8_t n;      /* operands */
-  int8_t pred;    /* SemIPred / SemFPred, -1 for none; for arith.truncf / sitofp / uitofp the SemRound of attr round */
+  int8_t pred;    /* SemIPred / SemFPred, -1 for none; for arith.truncf / sitofp / uitofp the SemRound of attr round;
+                   * for math.libdevice its attr part */
+  uint16_t fn;    /* math.libdevice: 1 + the function's row of ir/libdevice.def; 0 for other ops */
   SemTy r, a[3];
 } SemSig;
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "ir/libdevice.h"
 #include "ir/op_semantics.h"
 #include "utils/stack.h"
 
@@ -416,6 +417,24 @@ static bool verify_bitcast(VerifyCtx *c, Op *op) {
   if (!check_cast(c, op, pred_int_or_float, "an integer or float", pred_int_or_float, "an integer or float", 0)) return false;
   Type *a = OT(op, 0), *r = RT(op, 0);
   if (a->bits != r->bits) return op_error(c, op, "operand and result must have the same width: %s -> %s", T(c, a), T(c, r));
+  return true;
+}
+
+/* math.libdevice: a function of ir/libdevice.def, its arguments' types, the type of its result number part */
+static bool verify_libdevice(VerifyCtx *c, Op *op) {
+  const char *name = ir_op_attr_str(op, "name");
+  const LibdeviceFn *f = name && strncmp(name, "__nv_", 5) == 0 ? ir_libdevice_lookup(name + 5) : NULL;
+  if (!f) return op_error(c, op, "attr name must name a libdevice function of cuda.libdevice (\"__nv_sin\", ...)");
+  LdShape sh;
+  ir_libdevice_shape(f, &sh);
+  int64_t part = ir_op_attr_int(op, "part", 0);
+  if (op->noperands != sh.nargs) return op_error(c, op, "%s takes %u arguments, got %u", name, sh.nargs, op->noperands);
+  for (unsigned i = 0; i < sh.nargs; i++)
+    if (!ir_libdevice_type_is(OT(op, i), sh.args[i]))
+      return op_error(c, op, "argument #%u of %s must be %s, got %s", i, name, ir_libdevice_type_name(sh.args[i]), T(c, OT(op, i)));
+  if (part < 0 || part >= (int64_t)sh.nresults) return op_error(c, op, "attr part must be below %u", sh.nresults);
+  if (!ir_libdevice_type_is(RT(op, 0), sh.results[part]))
+    return op_error(c, op, "result #%d of %s is %s, not %s", (int)part, name, ir_libdevice_type_name(sh.results[part]), T(c, RT(op, 0)));
   return true;
 }
 

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "runtime/sim/sim_internal.h"
+#include "ir/libdevice.h"
 #include "utils/mem.h"
 
 const char *const sim_opcode_names[SI__COUNT] = {
@@ -448,6 +449,15 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
   Ins *I;
   /* bf16 arithmetic runs as SEM (the simulator's fast instructions know f32, f64 and f16) */
   if (involves_bf16(op) && sem_generic(c, op)) return;
+  if (op->kind == OP_LIBDEVICE) { /* a libdevice function: SEM, if ir/libdevice.c defines it */
+    const char *name = ir_op_attr_str(op, "name");
+    const LibdeviceFn *f = name && strncmp(name, "__nv_", 5) == 0 ? ir_libdevice_lookup(name + 5) : NULL;
+    if (!f || !ir_libdevice_eval(f)) {
+      cc_error(c, op, "the simulator cannot run this libdevice function: %s", f ? ir_libdevice_why(f) : "unknown");
+      return;
+    }
+    if (sem_generic(c, op)) return;
+  }
   switch (op->kind) {
   case OP_CONSTANT: set_const(c, op); return;
   case OP_ADDI: int_binary(c, op, SI_ADDI); return;

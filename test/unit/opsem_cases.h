@@ -3,7 +3,8 @@
  * every op of ir_op_sem with an evaluation, in every type signature of scalar types (the operands' type and the
  * result's: every result type for one operand, the operand's own and i1 for more; every exponent type for
  * math.powi and math.ldexp; every predicate of the comparisons; every rounding mode (attr round) of arith.truncf,
- * sitofp and uitofp), as a kernel @k that loads its operands from arrays in%u, applies
+ * sitofp and uitofp; every result of every libdevice function of math.libdevice the simulator runs, but jn / yn,
+ * whose integer order the random operands make huge), as a kernel @k that loads its operands from arrays in%u, applies
  * the op and stores to out; operand values (edge values and random bits) and their element form in memory.
  * Signatures the verifier refuses are the callers' to skip. */
 #ifndef KF_TEST_OPSEM_CASES_H
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/libdevice.h"
 #include "ir/op_semantics.h"
 #include "utils/strbuf.h"
 
@@ -170,7 +172,12 @@ static inline void opsem_kernel_text(StrBuf *t, const char *name, OpKind k, unsi
   sb_printf(t, "  %%r = %s(", ir_op_info[k].name);
   for (unsigned i = 0; i < n; i++) sb_printf(t, "%s%%x%u", i ? ", " : "", i);
   sb_puts(t, ")");
-  if (pred) sb_printf(t, " {%s = \"%s\"}", opsem_rounds(k) ? "round" : "pred", pred);
+  if (pred && k == OP_LIBDEVICE) { /* pred: "name/part" */
+    const char *slash = strchr(pred, '/');
+    sb_printf(t, " {name = \"__nv_%.*s\", part = %s}", (int)(slash - pred), pred, slash + 1);
+  } else if (pred) {
+    sb_printf(t, " {%s = \"%s\"}", opsem_rounds(k) ? "round" : "pred", pred);
+  }
   sb_puts(t, " : (");
   for (unsigned i = 0; i < n; i++) sb_printf(t, "%s%s", i ? ", " : "", ops[i]);
   sb_printf(t, ") -> (%s)\n", rt);
@@ -188,15 +195,41 @@ static inline SemSig opsem_sig(OpKind k, unsigned n, const char *const *ops, con
   s.n = (uint8_t)n;
   s.r = opsem_ty(rt);
   for (unsigned i = 0; i < n; i++) s.a[i] = opsem_ty(ops[i]);
-  if (opsem_rounds(k)) s.pred = (int8_t)(pred ? sem_name_index(pred, sem_round_names) : SEM_RN);
+  if (k == OP_LIBDEVICE) {
+    const char *slash = strchr(pred, '/');
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(slash - pred), pred);
+    s.fn = (uint16_t)(1 + ir_libdevice_index(ir_libdevice_lookup(name)));
+    s.pred = (int8_t)atoi(slash + 1);
+  } else if (opsem_rounds(k)) s.pred = (int8_t)(pred ? sem_name_index(pred, sem_round_names) : SEM_RN);
   else s.pred = (int8_t)(pred ? sem_name_index(pred, k == OP_CMPI ? sem_cmpi_names : sem_cmpf_names) : -1);
   return s;
 }
 
 typedef void (*OpsemCaseFn)(OpKind k, unsigned n, const char *const *ops, const char *rt, const char *pred, void *user);
 
+/* The libdevice cases: each function the simulator runs, each of its results ("name/part" as the case's pred). */
+static inline void opsem_for_each_libdevice_case(OpsemCaseFn fn, void *user) {
+  for (unsigned k = 0; k < ir_libdevice_count(); k++) {
+    const LibdeviceFn *f = ir_libdevice_at((int)k);
+    if (!ir_libdevice_eval(f) || strcmp(f->name, "jn") == 0 || strcmp(f->name, "jnf") == 0 ||
+        strcmp(f->name, "yn") == 0 || strcmp(f->name, "ynf") == 0)
+      continue;
+    LdShape sh;
+    ir_libdevice_shape(f, &sh);
+    const char *ops[LD_MAX_ARGS];
+    for (unsigned i = 0; i < sh.nargs; i++) ops[i] = ir_libdevice_type_name(sh.args[i]);
+    for (unsigned p = 0; p < sh.nresults; p++) {
+      static char pred[80]; /* the callbacks copy what they keep */
+      snprintf(pred, sizeof pred, "%s/%u", f->name, p);
+      fn(OP_LIBDEVICE, sh.nargs, ops, ir_libdevice_type_name(sh.results[p]), pred, user);
+    }
+  }
+}
+
 /* Calls fn for every case (see the top of the file). */
 static inline void opsem_for_each_case(OpsemCaseFn fn, void *user) {
+  opsem_for_each_libdevice_case(fn, user);
   for (int k = 0; k < OP__COUNT; k++) {
     if (!ir_op_sem[k].eval) continue;
     int n = ir_op_info[k].noperands;
