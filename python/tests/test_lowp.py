@@ -638,3 +638,31 @@ def test_float16_conversions_every_mode():
     same_bits(out[:, 10], relu, "f16 hfma_relu")
     np.testing.assert_array_equal(ints[:, 8], [1] * len(h))
     np.testing.assert_array_equal(ints[:, 9], [int(math.isnan(v) or v < 1) for v in h])
+
+
+def test_numba_cuda_bf16_fp16_libdevice_modules_under_the_drop_in():
+    """`from numba.cuda.bf16 import hadd`, `from numba.cuda.fp16 import __float2half_rd`, `import numba.cuda.bf16`
+    as numba-cuda's programs write them, under kfront's drop-in (install_numba_alias)."""
+    from kfront._alias import install_numba_alias, uninstall_numba_alias
+    install_numba_alias()
+    try:
+        from numba import cuda as ncuda
+        from numba.cuda.bf16 import bfloat16, hadd, float32_to_bfloat16_rz, bfloat16_to_float32
+        from numba.cuda.fp16 import __float2half_rd as f2h_rd
+        from numba.cuda import libdevice
+        import numba.cuda.bf16 as B
+
+        @ncuda.jit
+        def k(out, x):
+            a = hadd(bfloat16(x[0]), B.bfloat16(1.0))
+            out[0] = bfloat16_to_float32(a) + bfloat16_to_float32(float32_to_bfloat16_rz(x[1]))
+            out[1] = np.float32(f2h_rd(x[1]))
+            out[2] = libdevice.fsqrt_rd(x[0])
+
+        out = np.zeros(3, np.float32)
+        k[1, 1](out, np.array([2.0, 0.1], np.float32))
+    finally:
+        uninstall_numba_alias()
+    assert out[0] == np.float32(3.0 + bf16_value(round_bits(float(np.float32(0.1)), BF16, "rz")))
+    assert out[1] == f16_value(round_bits(float(np.float32(0.1)), F16, "rd"))
+    assert out[2] == np.float32(1.4142135)

@@ -27,7 +27,7 @@ class KernelOnly:
         self._children = {}
 
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("__") and name.endswith("__"):  # not cuda.fp16.__hadd: a name numba-cuda spells so
             raise AttributeError(name)
         child = self._children.get(name)
         if child is None:
