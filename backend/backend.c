@@ -83,29 +83,10 @@ static void compile_ptx(BeJob *j, LLVMContextRef ctx) {
   }
 }
 
-static bool find_scf(Op *op, void *found) {
-  if (op->kind != OP_IF && op->kind != OP_FOR && op->kind != OP_WHILE) return true;
-  *(bool *)found = true;
-  return false;
-}
-
-/* m when it holds no scf op, else a copy of m through lower-scf (freed by the caller; under the job's guard a
- * failed allocation takes it along). */
-static Module *cf_module(Module *m, Diag *diag) {
-  bool found = false;
-  ir_walk_module(m, find_scf, &found);
-  if (!found) return m;
-  Module *c = ir_module_clone(m);
-  int64_t options[PASS_MAX_OPTIONS] = {0};
-  PassContext pc = {diag, options};
-  pass_lower_scf(c, &pc);
-  return c;
-}
-
 static void run_job(void *arg) {
   BeJob *j = arg;
   Module *given = j->m;
-  j->m = cf_module(given, j->diag);
+  j->m = lower_scf_copy(given, j->diag);
   LLVMContextRef ctx = LLVMContextCreate();
   mem_guard_defer(be_dispose_context, ctx);  /* with it, every module made in it */
   if (j->ptx) compile_ptx(j, ctx);

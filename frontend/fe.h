@@ -273,7 +273,7 @@ struct FeCtx {
   X(MATH_ISNAN, "isnan") X(MATH_ISINF, "isinf") X(MATH_ISFINITE, "isfinite")             \
   X(MATH_PI, "pi") X(MATH_E, "e") X(MATH_TAU, "tau") X(MATH_INF, "inf") X(MATH_NAN, "nan")     \
   X(MATH_REMAINDER, "remainder") X(MATH_FREXP, "frexp") X(MATH_LDEXP, "ldexp")             \
-  X(MATH_MODF, "modf") X(SELP, "selp")
+  X(MATH_MODF, "modf") X(MATH_NEXTAFTER, "nextafter") X(SELP, "selp")
 
 typedef enum {
 #define X(id, name) BI_##id,
@@ -329,6 +329,8 @@ bool sema_is_prefix(FeCtx *fe, const char *path);
 /* Numba type named by a path ("numba.float32", "numpy.int32", "numba.types.uint8"), or NULL. */
 Type *sema_path_type(FeCtx *fe, const char *path);
 const char *sema_builtin_name(int bi);
+/* The i-th dotted path the frontend knows a builtin by ("math.sqrt", "numba.cuda.popc", ...), NULL past the last. */
+const char *sema_known_path(unsigned i);
 
 /* Operator typing with Numba's templates. op: the PyBinOp / PyCmpOp / PyUnaryOp of ast.h, in the
  * families below. Returns the chosen case (argument and result kinds), or NULL if none applies. */

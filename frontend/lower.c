@@ -2025,7 +2025,7 @@ static const char *math_name(Lower *L, int bi) {
 static FeVal lower_math(Lower *L, int bi, const PyExpr *e) {
   const char *fname = math_name(L, bi);
   unsigned n = bi == BI_MATH_POW || bi == BI_MATH_ATAN2 || bi == BI_MATH_HYPOT || bi == BI_MATH_COPYSIGN ||
-                       bi == BI_MATH_FMOD || bi == BI_MATH_REMAINDER
+                       bi == BI_MATH_FMOD || bi == BI_MATH_REMAINDER || bi == BI_MATH_NEXTAFTER
                    ? 2
                    : 1;
   FeVal a[2];

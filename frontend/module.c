@@ -369,19 +369,7 @@ static FeVal eval_const(FeCtx *fe, const PyExpr *e) {
       return host();
     }
     if (v.kind != FV_PATH) return host();
-    char *p = arena_printf(&fe->arena, "%s.%s", v.str.s, e->attribute.attr);
-    FeVal r = resolve_path(fe, p);
-    if (r.kind == FV_BUILTIN) {
-      switch (r.builtin) {
-      case BI_MATH_PI: return fe_const_float(ty_f64(ctx), M_PI);
-      case BI_MATH_E: return fe_const_float(ty_f64(ctx), M_E);
-      case BI_MATH_TAU: return fe_const_float(ty_f64(ctx), 2 * M_PI);
-      case BI_MATH_INF: return fe_const_float(ty_f64(ctx), INFINITY);
-      case BI_MATH_NAN: return fe_const_float(ty_f64(ctx), NAN);
-      default: break;
-      }
-    }
-    return r;
+    return fe_import_value(fe, arena_printf(&fe->arena, "%s.%s", v.str.s, e->attribute.attr));
   }
   case EX_UNARY: {
     FeVal a = eval_const(fe, e->unary.operand);
@@ -674,11 +662,11 @@ static void read_import(FeCtx *fe, const PyStmt *s) {
         for (unsigned k = 0; k < sizeof tn / sizeof *tn; k++)
           bind(fe, tn[k], resolve_path(fe, arena_printf(&fe->arena, "numba.%s", tn[k])));
       } else if (strcmp(mod, "math") == 0) {
-        static const char *const mn[] = {"sqrt", "exp",  "log",  "log2", "log10", "sin",   "cos",  "tan",  "floor",
-                                         "ceil", "fabs", "pi",   "e",    "inf",   "nan",   "pow",  "atan2", "hypot",
-                                         "erf",  "tanh", "asin", "acos", "atan",  "isnan", "isinf", "trunc"};
-        for (unsigned k = 0; k < sizeof mn / sizeof *mn; k++)
-          bind(fe, mn[k], resolve_path(fe, arena_printf(&fe->arena, "math.%s", mn[k])));
+        /* every name of math the frontend knows */
+        for (unsigned k = 0; sema_known_path(k); k++) {
+          const char *p = sema_known_path(k);
+          if (strncmp(p, "math.", 5) == 0 && !strchr(p + 5, '.')) bind(fe, p + 5, fe_import_value(fe, p));
+        }
       }
       continue;
     }

@@ -138,6 +138,7 @@ static const struct {
     {"math.frexp", BI_MATH_FREXP},
     {"math.ldexp", BI_MATH_LDEXP},
     {"math.modf", BI_MATH_MODF},
+    {"math.nextafter", BI_MATH_NEXTAFTER},
     {"numba.cuda.selp", BI_SELP},
     {"math.pi", BI_MATH_PI},
     {"math.e", BI_MATH_E},
@@ -163,6 +164,8 @@ const char *sema_builtin_name(int bi) {
   if (bi >= FE_UFUNC_BASE) return num_ufunc_name(bi - FE_UFUNC_BASE);
   return bi >= 0 && bi < BI__COUNT ? builtin_names[bi] : "?";
 }
+
+const char *sema_known_path(unsigned i) { return i < sizeof known_paths / sizeof *known_paths ? known_paths[i].path : NULL; }
 
 void sema_init_known(FeCtx *fe) {
   strmap_init(&fe->known);
@@ -360,15 +363,16 @@ const NbCase *sema_fn_cases(int bi, unsigned *n, bool *unsafe_ok, bool *fp16_una
   case BI_RANGE: RET(range_cases);
   case BI_MATH_SIN: case BI_MATH_COS: case BI_MATH_CEIL: case BI_MATH_FLOOR: case BI_MATH_SQRT: case BI_MATH_LOG:
   case BI_MATH_LOG2: case BI_MATH_LOG10: case BI_MATH_EXP: case BI_MATH_FABS: case BI_MATH_TRUNC: case BI_MATH_EXP2:
+  case BI_MATH_TANH: /* numba-cuda's float16 overload (cuda.fp16.htanh) */
     RET(math_unary_cases);
   case BI_MATH_ACOS: case BI_MATH_ACOSH: case BI_MATH_ASIN: case BI_MATH_ASINH: case BI_MATH_ATAN: case BI_MATH_ATANH:
   case BI_MATH_COSH: case BI_MATH_DEGREES: case BI_MATH_ERF: case BI_MATH_ERFC: case BI_MATH_EXPM1:
   case BI_MATH_GAMMA: case BI_MATH_LGAMMA: case BI_MATH_LOG1P: case BI_MATH_RADIANS: case BI_MATH_SINH:
-  case BI_MATH_TANH: case BI_MATH_TAN:
+  case BI_MATH_TAN:
     *n = N(math_unary_cases) - 1; /* no float16 case */
     return math_unary_cases;
   case BI_MATH_ATAN2: case BI_MATH_HYPOT: RET(math_atan2_cases);
-  case BI_MATH_COPYSIGN: case BI_MATH_FMOD: case BI_MATH_REMAINDER: RET(math_binary_cases);
+  case BI_MATH_COPYSIGN: case BI_MATH_FMOD: case BI_MATH_REMAINDER: case BI_MATH_NEXTAFTER: RET(math_binary_cases);
   case BI_MATH_LDEXP: RET(math_ldexp_cases);
   case BI_MATH_FREXP: case BI_CBRT: RET(math_frexp_cases);
   case BI_MATH_MODF: RET(math_modf_cases);
@@ -420,6 +424,7 @@ int sema_math_op(int bi) {
   case BI_MATH_COPYSIGN: return OP_COPYSIGN;
   case BI_MATH_FMOD: return OP_FMOD;
   case BI_MATH_REMAINDER: return OP_REMAINDER;
+  case BI_MATH_NEXTAFTER: return OP_NEXTAFTER;
   case BI_MATH_ISNAN: return OP_ISNAN;
   case BI_MATH_ISINF: return OP_ISINF;
   case BI_MATH_ISFINITE: return OP_ISFINITE;

@@ -8,18 +8,22 @@
  * the last first, which keeps the splitting of blocks linear), so when an op is lowered its
  * regions already hold plain blocks (several, if something nested was lowered) whose exits end in the
  * op's own scf.yield / scf.condition. Each op is rewritten in place in its block B:
- *   - the ops after it move to a new continuation block (ir_block_splice_tail), whose arguments take
- *     the place of the op's results;
+ *   - the ops after it move to a new continuation block (ir_block_splice_tail); the op's results become
+ *     its arguments, or, where one branch alone enters it (a loop's exit), that branch's values directly
+ *     (the block it leaves dominates the continuation), so no values move on the way out;
  *   - its regions' blocks move into B's region, between B and the continuation;
  *   - scf.if:    B ends in cf.cond_br(c) [then, else]; each scf.yield becomes cf.br [cont(values)].
  *   - scf.for:   B ends in cf.br [header(lb, inits)]; the header block has the induction variable and
  *                the carried values as arguments (the body's entry arguments are replaced by them) and
- *                ends in cf.cond_br(cond) [body, cont(carried)]; cond follows Python's range: iv < ub
- *                for a step > 0, iv > ub for a step < 0; with a constant step only that compare is
- *                emitted, else both, chosen by step > 0 (computed once in B) with arith.select. Each
+ *                ends in cf.cond_br(cond) [body, cont]; the loop's results are the header's carried
+ *                arguments; cond follows Python's range: iv < ub
+ *                for a step > 0, iv > ub for a step < 0; with a constant step that compare, else
+ *                (iv ^ f) < (ub ^ f) with f = step >> 63 (all ones counting down: ~iv < ~ub is iv > ub;
+ *                f and ub ^ f computed once in B). A step of 0 runs while iv < ub, without end. Each
  *                scf.yield becomes iv + step and cf.br [header(next iv, values)].
  *   - scf.while: B ends in cf.br [before(inits)]; scf.condition(c, v) becomes cf.cond_br(c)
- *                [after(v), cont(v)] and the after-region's scf.yield(v) becomes cf.br [before(v)].
+ *                [after(v), cont(v)] and the after-region's scf.yield(v) becomes cf.br [before(v)]; with
+ *                one scf.condition (the usual case), after and cont take no arguments: v replaces them.
  * Branch targets are never a region's entry block (the verifier forbids it): B, or a block before it,
  * stays the entry. */
 #include <stdlib.h>
@@ -55,14 +59,15 @@ static void collect_block(Lower *L, Block *b) {
 
 /* ---- building blocks and branches --------------------------------------------------------------- */
 
-/* A new block after op's block holding the ops after op; its arguments replace op's results. */
-static Block *split_after(Lower *L, Op *op) {
+/* A new block after op's block holding the ops after op. op's results are replaced by `values` when given
+ * (what the one branch into the block carries), else by new arguments of the block. */
+static Block *split_after(Lower *L, Op *op, Value *const *values) {
   Block *b = op->block, *cont = ir_block_new(L->m);
   ir_region_insert_block_after(b->region, b, cont);
   if (op->next) ir_block_splice_tail(cont, op->next);
   for (unsigned i = 0; i < op->nresults; i++) {
-    Value *arg = ir_block_add_arg(L->m, cont, op->results[i].type);
-    ir_value_replace_all_uses(op_result(op, i), arg);
+    Value *v = values ? values[i] : ir_block_add_arg(L->m, cont, op->results[i].type);
+    ir_value_replace_all_uses(op_result(op, i), v);
   }
   return cont;
 }
@@ -133,7 +138,7 @@ static void yields_to_br(Lower *L, Region *r, Block *dest, Value *iv, Value *ste
 static void lower_if(Lower *L, Op *op) {
   Block *b = op->block;
   Region *r = b->region;
-  Block *cont = split_after(L, op);
+  Block *cont = split_after(L, op, NULL);
   Block *then_entry = op->regions[0].first, *else_entry = op->regions[1].first;
   yields_to_br(L, &op->regions[0], cont, NULL, NULL);
   yields_to_br(L, &op->regions[1], cont, NULL, NULL);
@@ -153,14 +158,14 @@ static void lower_for(Lower *L, Op *op) {
   unsigned ncarried = op->noperands - 3;
   Value **inits = operands_from(L, op, 3);
   Block *body = op->regions[0].first;
-  Block *cont = split_after(L, op);
 
-  /* header(iv, carried...) takes the place of the body's entry arguments */
+  /* header(iv, carried...) takes the place of the body's entry arguments and of the loop's results */
   Block *header = ir_block_new(L->m);
-  ir_region_insert_block_after(r, b, header);
   Value **hargs = ARENA_ARRAY(&L->m->arena, Value *, ncarried + 1);
   hargs[0] = ir_block_add_arg(L->m, header, lb->type);
   for (unsigned i = 0; i < ncarried; i++) hargs[1 + i] = ir_block_add_arg(L->m, header, inits[i]->type);
+  Block *cont = split_after(L, op, hargs + 1);
+  ir_region_insert_block_after(r, b, header);
   for (unsigned i = 0; i < body->nargs && i <= ncarried; i++) ir_value_replace_all_uses(body->args[i], hargs[i]);
   while (body->nargs) ir_block_erase_arg(body, body->nargs - 1);
   yields_to_br(L, &op->regions[0], header, hargs[0], step);
@@ -172,8 +177,12 @@ static void lower_for(Lower *L, Op *op) {
   ib_set_end(&L->b, b);
   int64_t st;
   bool const_step = value_const_int(step, &st);
-  Value *up = NULL;
-  if (!const_step) up = ib_cmpi(&L->b, "sgt", step, ib_const_int(&L->b, step->type, 0));
+  Value *flip = NULL, *ub_flipped = NULL;
+  if (!const_step) {
+    /* all ones counting down, else 0: iv > ub is ~iv < ~ub, so one compare serves both directions */
+    flip = ib_binary(&L->b, OP_SHRSI, step, ib_const_int(&L->b, step->type, (int64_t)step->type->bits - 1));
+    ub_flipped = ib_binary(&L->b, OP_XORI, ub, flip);
+  }
   Value **entry_args = ARENA_ARRAY(&L->m->arena, Value *, ncarried + 1);
   entry_args[0] = lb;
   for (unsigned i = 0; i < ncarried; i++) entry_args[1 + i] = inits[i];
@@ -182,13 +191,9 @@ static void lower_for(Lower *L, Op *op) {
   /* header: iv < ub (counting up) or iv > ub (counting down) */
   ib_set_end(&L->b, header);
   Value *cond;
-  if (const_step) {
-    cond = ib_cmpi(&L->b, st > 0 ? "slt" : "sgt", hargs[0], ub);
-  } else {
-    Value *lt = ib_cmpi(&L->b, "slt", hargs[0], ub), *gt = ib_cmpi(&L->b, "sgt", hargs[0], ub);
-    cond = ib_select(&L->b, up, lt, gt);
-  }
-  emit_cond_br(L, header, loc, cond, body, 0, NULL, cont, ncarried, hargs + 1);
+  if (const_step) cond = ib_cmpi(&L->b, st > 0 ? "slt" : "sgt", hargs[0], ub);
+  else cond = ib_cmpi(&L->b, "slt", ib_binary(&L->b, OP_XORI, hargs[0], flip), ub_flipped);
+  emit_cond_br(L, header, loc, cond, body, 0, NULL, cont, 0, NULL);
 }
 
 static void lower_while(Lower *L, Op *op) {
@@ -198,13 +203,27 @@ static void lower_while(Lower *L, Op *op) {
   unsigned ninit = op->noperands;
   Value **inits = operands_from(L, op, 0);
   Block *before = op->regions[0].first, *after = op->regions[1].first;
-  Block *cont = split_after(L, op);
+
+  /* with one scf.condition, its values stand for the after-region's arguments and the loop's results */
+  Op *only = NULL;
+  unsigned nconditions = 0;
+  for (Block *blk = op->regions[0].first; blk; blk = blk->next)
+    if (blk->last && blk->last->kind == OP_CONDITION) {
+      only = blk->last;
+      nconditions++;
+    }
+  Value **direct = nconditions == 1 ? operands_from(L, only, 1) : NULL;
+  Block *cont = split_after(L, op, direct);
+  if (direct && after) {
+    for (unsigned i = 0; i < after->nargs; i++) ir_value_replace_all_uses(after->args[i], direct[i]);
+    while (after->nargs) ir_block_erase_arg(after, after->nargs - 1);
+  }
 
   for (Block *blk = op->regions[0].first; blk; blk = blk->next) {
     Op *t = blk->last;
     if (!t || t->kind != OP_CONDITION) continue;
     Value *c = op_operand(t, 0);
-    unsigned n = t->noperands - 1;
+    unsigned n = direct ? 0 : t->noperands - 1;
     Value **vals = operands_from(L, t, 1);
     SrcLoc tloc = t->loc;
     ir_op_erase(t);
@@ -230,4 +249,21 @@ bool pass_lower_scf(Module *m, const PassContext *pc) {
   }
   mem_free(L.ops);
   return true;
+}
+
+static bool find_scf(Op *op, void *found) {
+  if (op->kind != OP_IF && op->kind != OP_FOR && op->kind != OP_WHILE) return true;
+  *(bool *)found = true;
+  return false;
+}
+
+Module *lower_scf_copy(Module *m, Diag *diag) {
+  bool found = false;
+  ir_walk_module(m, find_scf, &found);
+  if (!found) return m;
+  Module *c = ir_module_clone(m);
+  int64_t options[PASS_MAX_OPTIONS] = {0};
+  PassContext pc = {diag, options};
+  pass_lower_scf(c, &pc);
+  return c;
 }

@@ -53,6 +53,11 @@ const PassInfo *pass_info(PassKind k);
 const PassInfo *pass_lookup(const char *name, size_t len);
 
 /* ---- passes/pass_manager.c ------------------------------------------------------------------- */
+
+/* ---- passes/lower_scf.c: for the consumers of cf (the backend, the simulator) ---------------------- */
+/* m when it holds no scf op, else a copy of m through lower-scf (the caller frees it). Runs under the
+ * caller's guard (utils/mem.h). */
+Module *lower_scf_copy(Module *m, Diag *diag);
 typedef struct PipelineEntry {
   const PassInfo *pass;
   int64_t options[PASS_MAX_OPTIONS];

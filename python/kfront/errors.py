@@ -218,9 +218,16 @@ def make_error(kind, text, *, message=None, file=None, line=0, col=0, **facts):
     return exc
 
 
+_registered_with = None
+
+
 def register():
     """Registers KIND_CLASSES with the C extension (kfront._kfront.set_exceptions), so that its errors are
-    raised as these classes. Called by kfront.cuda when it makes its runtime."""
+    raised as these classes. Called by kfront.cuda when it makes its runtime or compiles without one (once per
+    extension module)."""
+    global _registered_with
     import importlib
     ext = importlib.import_module("kfront._kfront")
-    ext.set_exceptions(dict(KIND_CLASSES))
+    if _registered_with is not ext:
+        ext.set_exceptions(dict(KIND_CLASSES))
+        _registered_with = ext

@@ -19,7 +19,8 @@ signature parser reads back: "void(float32[:], int64)", "float32[:, ::1]", "floa
 
 Functions: normalize_signature(sig) -> the canonical string of a signature given as a string, a
 Signature or a tuple of argument types; parse_signature(sig) -> (argument types, return type or None);
-return_type(sig); from_dtype(dtype) / as_dtype(type) between NumPy dtypes and scalar types; typeof(value)
+return_type(sig); from_kir(text) -> the type of a kir type's text (what compile_ptx reports as a device function's
+inferred return type); from_dtype(dtype) / as_dtype(type) between NumPy dtypes and scalar types; typeof(value)
 -> the type of a kernel argument as Numba's typeof gives it (bool, int, float, NumPy scalars and arrays,
 objects with __cuda_array_interface__ or a _numba_type_).
 
@@ -37,7 +38,7 @@ from kfront import errors
 
 __all__ = [
     "Type", "Number", "Integer", "Float", "Boolean", "NoneType", "Array", "BaseTuple", "UniTuple", "Tuple",
-    "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_dtype",
+    "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_kir", "from_dtype",
     "as_dtype", "typeof",
     "boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
@@ -570,6 +571,52 @@ def return_type(sig):
     """The return type of a signature (see parse_signature): a type, none for void, or None when only
     argument types were given."""
     return parse_signature(sig)[1]
+
+
+# ---- kir types ------------------------------------------------------------------------------------
+
+_KIR_SCALARS = {"i1": "boolean", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+                "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16", "f32": "float32",
+                "f64": "float64"}
+
+
+def _kir_split(text):
+    """The comma-separated items of text, at the top level of its <...> nesting."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i].strip())
+            start = i + 1
+    items.append(text[start:].strip())
+    return [t for t in items if t]
+
+
+def from_kir(text):
+    """The Numba type of a kir type's text (what kfront's typed IR says a value is: "f64", "tuple<i64, f32>",
+    "array<f32, 2, C>"), or of a function's results: "()" is none, "(f64)" float64, and several results a
+    tuple (a function returning a tuple returns its elements). ValueError for a type with no Numba type."""
+    t = text.strip()
+    if t in ("()", ""):
+        return none
+    if t.startswith("(") and t.endswith(")"):
+        results = _kir_split(t[1:-1])
+        return from_kir(results[0]) if len(results) == 1 else from_kir("tuple<%s>" % ", ".join(results))
+    if t in _KIR_SCALARS:
+        return globals()[_KIR_SCALARS[t]]
+    if t.startswith("tuple<") and t.endswith(">"):
+        elems = [from_kir(e) for e in _kir_split(t[6:-1])]
+        if elems and all(e == elems[0] for e in elems):
+            return UniTuple(elems[0], len(elems))
+        return Tuple(elems)
+    if t.startswith("array<") and t.endswith(">"):
+        parts = _kir_split(t[6:-1])
+        if len(parts) == 3 and parts[2] in ("C", "F", "A"):
+            return Array(from_kir(parts[0]), int(parts[1]), parts[2])
+    raise ValueError("kfront: kir type %r has no Numba type" % text)
 
 
 # ---- NumPy dtypes ---------------------------------------------------------------------------------

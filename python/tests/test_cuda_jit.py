@@ -2,6 +2,9 @@
 globals and closures frozen at the first compile, device functions, eager signatures, specialize, inspect_*,
 forall, and the errors (TypingError located at the kernel's true line, IndexError, a bad launch
 configuration, wrong argument types), each leaving the module usable."""
+import os
+import subprocess
+import sys
 import math
 import enum
 
@@ -113,6 +116,35 @@ def test_inspect_kir_and_ptx():
     assert ".visible .entry" in ptx
     ptx, resty = cuda.compile_ptx(twice.py_func, "float64(float64)", device=True)
     assert ".func" in ptx and str(resty) == "float64"
+
+
+def test_compile_ptx_infers_the_return_type():
+    """Argument types only: the return type is the one kfront's typing gives, as numba-cuda's compile_ptx does."""
+    def mixed(a, b):
+        return a * b + 1
+
+    def pair(a, b):
+        return a // 2, b
+
+    def store(x, v):
+        x[0] = v
+
+    assert str(cuda.compile_ptx(mixed, "(int32, float32)", device=True)[1]) == "float64"
+    assert str(cuda.compile_ptx(mixed, "(int32, uint8)", device=True)[1]) == "int64"
+    assert str(cuda.compile_ptx(pair, "(int16, float32)", device=True)[1]) == "Tuple((int64, float32))"
+    assert str(cuda.compile_ptx(store, "(float32[:], float32)", device=True)[1]) == "none"
+    assert str(cuda.compile_ptx(store, "(float32[:], float32)")[1]) == "none"
+
+
+def test_compile_ptx_raises_typing_errors_without_a_runtime(tmp_path):
+    """compile_ptx needs no runtime; its errors are kfront.errors' classes all the same (a fresh process)."""
+    prog = tmp_path / "prog.py"
+    prog.write_text("from kfront import cuda, errors\n"
+                    "def f(a):\n    return a.no_such_attribute\n"
+                    "try:\n    cuda.compile_ptx(f, '(int32,)', device=True)\n"
+                    "except errors.TypingError as e:\n    print('TypingError', e.line)\n")
+    out = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True, env=os.environ)
+    assert out.stdout.strip() == "TypingError 3", out.stderr
 
 
 def test_forall():

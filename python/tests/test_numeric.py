@@ -9,6 +9,7 @@ import importlib.util
 import math
 import sys
 from fractions import Fraction
+from math import nextafter
 
 import numpy as np
 import pytest
@@ -108,6 +109,28 @@ def test_math_frexp_ldexp_modf_remainder(dt):
         want = np.array(want).astype(dt)  # exact values (ldexp's already rounded in dt)
         assert_same(out[i], want, 0, f"x = {v!r}")
         assert e[i] == ex, f"frexp({v!r}) exponent"
+
+
+@cuda.jit
+def nextafter_tanh16(x, out, h, hout):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i, 0] = math.nextafter(x[i], x[(i + 1) % x.size])
+        out[i, 1] = nextafter(x[i], -x[i])  # from math import nextafter
+    if i < h.size:
+        hout[i] = math.tanh(h[i])  # numba-cuda's float16 overload: float16 in, float16 out
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32])
+def test_math_nextafter_and_float16_tanh(dt):
+    x = values(dt)
+    out = np.zeros((x.size, 2), dtype=dt)
+    h = np.array([0.5, -2.0, 0.0, -0.0, 10.0, np.inf, -np.inf, np.nan, 6e-8, 1e-3], dtype=np.float16)
+    hout = np.zeros(h.size, dtype=np.float16)
+    nextafter_tanh16[1, 64](x, out, h, hout)
+    assert_same(out[:, 0], np.nextafter(x, np.roll(x, -1)), 0, "math.nextafter")
+    assert_same(out[:, 1], np.nextafter(x, -x), 0, "from math import nextafter")
+    assert_same(hout, np.tanh(h.astype(np.float32)).astype(np.float16), 1, "math.tanh(float16)")
 
 
 @cuda.jit

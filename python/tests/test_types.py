@@ -291,3 +291,18 @@ def test_canonical_text_is_what_kfront_parses(tmp_path, sig, kernel):
     r = subprocess.run([_kfront_binary(), "check", str(src), "-k", kernel, "--sig", normalize_signature(sig)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("i1", "bool"), ("u16", "uint16"), ("f16", "float16"), ("(f64)", "float64"), ("()", "none"),
+    ("tuple<i64, i64>", "UniTuple(int64, 2)"), ("(i32, f32)", "Tuple((int32, float32))"),
+    ("tuple<i64, tuple<f32, f32>>", "Tuple((int64, UniTuple(float32, 2)))"), ("array<f32, 2, C>", "float32[:, ::1]"),
+    ("(array<u8, 1, A>)", "uint8[:]"),
+])
+def test_from_kir(text, expected):
+    assert str(t.from_kir(text)) == expected
+
+
+def test_from_kir_refuses_what_numba_cannot_spell():
+    with pytest.raises(ValueError, match="has no Numba type"):
+        t.from_kir("ptr<f32, 1>")

@@ -1,20 +1,18 @@
 /* compile.c — kir functions to the simulator's register-machine form (see sim_internal.h).
  *
- * One walk per function: every SSA value gets a frame slot (constants are preset in the frame template
- * and cost nothing at run time), every op one or a few Ins. Structured control flow becomes jumps:
- *   scf.if     JZ c, Lelse; then; [moves]; JMP Lend; Lelse: else; [moves]; Lend:
- *   scf.for    moves(lb, inits -> iv, carried); FORCHK iv, ub, step -> Lexit; Lbody: body; moves(yield ->
- *              carried); FORNEXT iv, ub, step -> Lbody; Lexit: moves(carried -> results)
- *   scf.while  moves(inits -> before args); Lhead: before; at scf.condition: JZ c, Lfalse; moves(-> after
- *              args); after; moves(yield -> before args); JMP Lhead; Lfalse: moves(-> results)
- * and cf branches move their operands into the target block's argument slots (a parallel move when a
- * source is also a destination). Callees are compiled on first reference (sim_get_fn + pending list).
- * lower-scf (passes/lower_scf.c) is the definition of structured control flow, which the backend consumes; this
- * structured compile is the simulator's fast path of the same thing (the tiled matmul of bench/sim_speed.c
- * runs 2,058 instructions per thread here against 3,469 through lower-scf's blocks, 1.3-1.4x the time), and
- * test/unit/passes_differential.c runs random programs both ways and requires identical results. One
- * difference is known: a range whose next value would overflow int64 ends here (as Python's does), while
- * lower-scf's iv + step wraps.
+ * The simulator runs what lower-scf (passes/lower_scf.c, the one definition of structured control flow, which
+ * the backend consumes too) makes of a module: sim_program_new takes a copy through it when the module holds
+ * scf ops. One walk per function then: every SSA value gets a frame slot (constants are preset in the frame
+ * template and cost nothing at run time), every op one or a few Ins, blocks in their order, and a branch moves
+ * its operands into the target block's argument slots (a parallel move when a source is also a destination).
+ * Three rewrites keep a loop iteration about as cheap as a structured compile made it:
+ *   - a compare whose one use is the branch right after it is fused with it (JCMP_<pred> a, b -> t, f);
+ *   - a branch to a small block (a loop's header: compare and branch) runs a copy of that block in place of
+ *     the jump, once deep (the copy's own branches jump) — the same instructions writing the same slots;
+ *   - the value a branch passes, made by the op right before the branch and used nowhere else, is made in
+ *     the target's argument slot (the latch's iv + step), when no other moved value reads that slot;
+ * and a jump to the block placed next is left out. Callees are compiled on first reference (sim_get_fn +
+ * pending list).
  *
  * Memory: sim_program_new and each sim_compile_function run under a guard (utils/mem.h) reporting to the
  * Diag. The program and its SimFns outlive those guards, so their arena and tables belong to the program's
@@ -26,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passes/passes.h"
 #include "runtime/sim/sim_internal.h"
 #include "ir/libdevice.h"
 #include "utils/mem.h"
@@ -83,20 +82,9 @@ typedef struct Cc {
   uint32_t npatches, patches_cap;
   size_t local_bytes;
   PtrMap array_bufs;     /* slot + 1 -> offset + 1 of the SimArr it owns (sim_internal.h, CallInfo) */
+  const Op *fused;       /* the compare the current block's branch takes in (compiled with the branch) */
   bool ok;
 } Cc;
-
-/* What a region's terminator does. */
-typedef enum { Y_NONE, Y_MOVE, Y_WHILE } YieldKind;
-typedef struct YieldCtx {
-  YieldKind kind;
-  unsigned n;
-  uint32_t *dsts;        /* Y_MOVE: where scf.yield's operands go */
-  uint32_t exit;         /* label after the region's code (for yields not at its end) */
-  /* Y_WHILE: the scf.while being compiled */
-  const Op *loop;
-  uint32_t head, wexit;
-} YieldCtx;
 
 /* Grows an array owned like `owner` (NULL: the compile's guard; a SimProgram's arrays: the program). Under
  * the guard an allocation never fails (utils/mem.h). */
@@ -131,12 +119,11 @@ static size_t local_array(Cc *c) {
   return off;
 }
 
-/* Whether values move into v's slot (a block argument other than a parameter, a result of a region op or a
- * call): an array there owns a SimArr the moves copy into. */
+/* Whether values move into v's slot (a block argument other than a parameter, a result of a call): an array
+ * there owns a SimArr the moves copy into. */
 static bool is_move_target(Cc *c, const Value *v) {
   if (v->block) return v->block != c->fn->func->regions[0].first;
-  return v->def && (v->def->kind == OP_IF || v->def->kind == OP_FOR || v->def->kind == OP_WHILE ||
-                    v->def->kind == OP_FUNC_CALL);
+  return v->def && v->def->kind == OP_FUNC_CALL;
 }
 
 static uint32_t slot_of(Cc *c, const Value *v) {
@@ -302,7 +289,6 @@ static uint32_t *result_slots(Cc *c, const Op *op) {
 
 /* ---- ops ------------------------------------------------------------------------------------- */
 
-static void compile_region(Cc *c, const Region *r, YieldCtx *y);
 
 static bool is_f64(const Type *t) { return t->kind == TY_FLOAT && t->bits == 64; }
 static bool is_f16(const Type *t) { return ty_is_f16(t); }
@@ -428,7 +414,34 @@ static SimGlobal *global_of(Cc *c, const Op *op, unsigned *index) {
   return &c->p->globals_v[i - 1];
 }
 
-static void compile_cf_branch(Cc *c, const Op *op, unsigned s) {
+static void compile_op(Cc *c, const Op *op);
+
+/* Blocks short enough to run a copy of in place of a jump to them: pure ops, at most this many besides
+ * constants, then a branch. */
+enum { THREAD_MAX_OPS = 4 };
+
+static bool small_block(const Block *b) {
+  unsigned n = 0;
+  if (!b->last || (b->last->kind != OP_BR && b->last->kind != OP_COND_BR)) return false;
+  for (const Op *op = b->first; op != b->last; op = op->next)
+    if (!op_has(op, OPT_PURE) || op->nregions || (op->kind != OP_CONSTANT && ++n > THREAD_MAX_OPS)) return false;
+  return true;
+}
+
+/* The integer compare right before cond_br `br` whose only use is br's condition, or NULL. */
+static const Op *fusable_compare(const Op *br) {
+  if (br->kind != OP_COND_BR || !br->prev || br->prev->kind != OP_CMPI) return NULL;
+  const Op *cmp = br->prev;
+  const Value *v = op_result((Op *)cmp, 0);
+  if (op_operand(br, 0) != v || !v->uses || v->uses->next) return NULL;
+  return cmp;
+}
+
+static void compile_terminator(Cc *c, const Op *op, const Block *next, bool copy);
+
+/* A branch's moves into successor s and the way there: nothing when s is the block placed next, a copy of s
+ * when it is small (and this is not itself a copy), else a jump. */
+static void compile_edge(Cc *c, const Op *op, unsigned s, const Block *next, bool copy) {
   Block *target = op->successors[s];
   unsigned n = op->succ_operand_count[s], start = op_succ_operand_start(op, s);
   if (n != target->nargs) {
@@ -436,11 +449,55 @@ static void compile_cf_branch(Cc *c, const Op *op, unsigned s) {
     return;
   }
   emit_moves(c, n, operand_slots(c, op, start, n), arg_slots(c, target, 0), op);
+  if (target == next) return;
+  if (!copy && small_block(target)) {
+    const Op *saved = c->fused;
+    c->fused = fusable_compare(target->last);
+    for (const Op *o = target->first; o && c->ok; o = o->next)
+      if (o != target->last && o != c->fused) compile_op(c, o);
+    if (c->ok) compile_terminator(c, target->last, next, true);
+    c->fused = saved;
+    return;
+  }
   uint32_t k = emit(c, SI_JMP, op);
   jump_to(c, k, label_of_block(c, target), false);
 }
 
-static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
+/* cf.br / cf.cond_br ending a block placed before `next` (NULL: the last); `copy`: compiled as a copy of its
+ * block in place of a jump. The condition of a cond_br is c->fused when set (a compare not compiled on its
+ * own). */
+static void compile_terminator(Cc *c, const Op *op, const Block *next, bool copy) {
+  if (op->kind == OP_BR) {
+    compile_edge(c, op, 0, next, copy);
+    return;
+  }
+  uint32_t k;
+  if (c->fused) {
+    int p = choice(c, c->fused, "pred", sem_cmpi_names);
+    if (p < 0) return;
+    k = emit(c, (SimOpcode)(SI_JCMP_EQ + p), op);
+    Ins *I = INS(c, k);
+    I->a = opnd(c, c->fused, 0);
+    I->c = opnd(c, c->fused, 1);  /* b is the false target */
+    I->sh = shift_of(op_operand(c->fused, 0)->type);
+  } else {
+    k = emit(c, SI_BR2, op);
+    INS(c, k)->a = opnd(c, op, 0);
+  }
+  /* without values to move, straight to the blocks; else through each side's moves */
+  bool plain = !op->succ_operand_count[0] && !op->succ_operand_count[1];
+  uint32_t lt = plain ? label_of_block(c, op->successors[0]) : new_label(c);
+  uint32_t lf = plain ? label_of_block(c, op->successors[1]) : new_label(c);
+  jump_to(c, k, lt, false);
+  jump_to(c, k, lf, true);
+  if (plain) return;
+  place_label(c, lt);
+  compile_edge(c, op, 0, NULL, true);
+  place_label(c, lf);
+  compile_edge(c, op, 1, next, copy);
+}
+
+static void compile_op(Cc *c, const Op *op) {
   static const char *const atomic_names[] = {"add", "sub", "and", "or", "xor", "min", "max", "exch", "inc", "dec", "nanmin", "nanmax", NULL};
   static const char *const shfl_names[] = {"idx", "up", "down", "xor", NULL};
   static const char *const vote_names[] = {"all", "any", "uni", "ballot", NULL};
@@ -939,139 +996,6 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
     return;
   }
 
-  /* ---- control flow ---- */
-  case OP_BR: compile_cf_branch(c, op, 0); return;
-  case OP_COND_BR: {
-    uint32_t cond = opnd(c, op, 0);
-    if (!op->succ_operand_count[0] && !op->succ_operand_count[1]) {
-      k = emit(c, SI_BR2, op);
-      INS(c, k)->a = cond;
-      jump_to(c, k, label_of_block(c, op->successors[0]), false);
-      jump_to(c, k, label_of_block(c, op->successors[1]), true);
-      return;
-    }
-    uint32_t lfalse = new_label(c);
-    k = emit(c, SI_JZ, op);
-    INS(c, k)->a = cond;
-    jump_to(c, k, lfalse, false);
-    compile_cf_branch(c, op, 0);
-    place_label(c, lfalse);
-    compile_cf_branch(c, op, 1);
-    return;
-  }
-  case OP_YIELD: {
-    if (!y || y->kind != Y_MOVE || y->n != op->noperands) {
-      cc_error(c, op, "scf.yield outside of a region that takes its values%s", "");
-      return;
-    }
-    emit_moves(c, y->n, operand_slots(c, op, 0, op->noperands), y->dsts, op);
-    if (!at_region_end) {
-      k = emit(c, SI_JMP, op);
-      jump_to(c, k, y->exit, false);
-    }
-    return;
-  }
-  case OP_CONDITION: {
-    if (!y || y->kind != Y_WHILE || op->noperands < 1) {
-      cc_error(c, op, "scf.condition outside of the before-region of scf.while%s", "");
-      return;
-    }
-    const Op *w = y->loop;
-    const Block *after = w->regions[1].first;
-    unsigned n = op->noperands - 1;
-    if (n != w->nresults || (after && after->nargs != n)) {
-      cc_error(c, op, "scf.condition passes the wrong number of values%s", "");
-      return;
-    }
-    uint32_t *vals = operand_slots(c, op, 1, n);
-    uint32_t lfalse = new_label(c);
-    k = emit(c, SI_JZ, op);
-    INS(c, k)->a = opnd(c, op, 0);
-    jump_to(c, k, lfalse, false);
-    if (after) {
-      emit_moves(c, n, vals, arg_slots(c, after, 0), op);
-      const Block *before = w->regions[0].first;
-      YieldCtx ay = {.kind = Y_MOVE, .n = before->nargs, .dsts = arg_slots(c, before, 0), .exit = new_label(c)};
-      compile_region(c, &w->regions[1], &ay);
-      place_label(c, ay.exit);
-    }
-    k = emit(c, SI_JMP, op);
-    jump_to(c, k, y->head, false);
-    place_label(c, lfalse);
-    emit_moves(c, n, vals, result_slots(c, w), op);
-    if (!at_region_end) {
-      k = emit(c, SI_JMP, op);
-      jump_to(c, k, y->wexit, false);
-    }
-    return;
-  }
-  case OP_IF: {
-    uint32_t *results = result_slots(c, op);
-    bool has_else = op->regions[1].first != NULL;
-    uint32_t lelse = new_label(c), lend = new_label(c);
-    k = emit(c, SI_JZ, op);
-    INS(c, k)->a = opnd(c, op, 0);
-    jump_to(c, k, has_else ? lelse : lend, false);
-    YieldCtx ty = {.kind = Y_MOVE, .n = op->nresults, .dsts = results, .exit = new_label(c)};
-    compile_region(c, &op->regions[0], &ty);
-    place_label(c, ty.exit);
-    if (has_else) {
-      k = emit(c, SI_JMP, op);
-      jump_to(c, k, lend, false);
-      place_label(c, lelse);
-      YieldCtx ey = {.kind = Y_MOVE, .n = op->nresults, .dsts = results, .exit = lend};
-      compile_region(c, &op->regions[1], &ey);
-    } else if (op->nresults) {
-      cc_error(c, op, "scf.if with results needs an else region%s", "");
-    }
-    place_label(c, lend);
-    return;
-  }
-  case OP_FOR: {
-    const Block *body = op->regions[0].first;
-    if (op->noperands < 3 || !body || body->nargs != op->noperands - 2 || op->nresults != op->noperands - 3) {
-      cc_error(c, op, "malformed scf.for%s", "");
-      return;
-    }
-    unsigned n = op->nresults;
-    uint32_t lb = opnd(c, op, 0), ub = opnd(c, op, 1), step = opnd(c, op, 2);
-    uint32_t *init_src = cc_alloc(c, sizeof(uint32_t) * (n + 1));
-    init_src[0] = lb;
-    for (unsigned i = 0; i < n; i++) init_src[i + 1] = opnd(c, op, 3 + i);
-    uint32_t *args = arg_slots(c, body, 0);
-    emit_moves(c, n + 1, init_src, args, op);
-    uint32_t lbody = new_label(c), lexit = new_label(c);
-    k = emit(c, SI_FORCHK, op);
-    INS(c, k)->a = args[0];
-    INS(c, k)->b = ub;
-    INS(c, k)->c = step;
-    jump_to(c, k, lexit, false);
-    place_label(c, lbody);
-    YieldCtx by = {.kind = Y_MOVE, .n = n, .dsts = args + 1, .exit = new_label(c)};
-    compile_region(c, &op->regions[0], &by);
-    place_label(c, by.exit);
-    k = emit(c, SI_FORNEXT, op);
-    INS(c, k)->a = args[0];
-    INS(c, k)->b = ub;
-    INS(c, k)->c = step;
-    jump_to(c, k, lbody, false);
-    place_label(c, lexit);
-    emit_moves(c, n, args + 1, result_slots(c, op), op);
-    return;
-  }
-  case OP_WHILE: {
-    const Block *before = op->regions[0].first;
-    if (!before || before->nargs != op->noperands) {
-      cc_error(c, op, "malformed scf.while%s", "");
-      return;
-    }
-    emit_moves(c, op->noperands, operand_slots(c, op, 0, op->noperands), arg_slots(c, before, 0), op);
-    YieldCtx wy = {.kind = Y_WHILE, .loop = op, .head = new_label(c), .wexit = new_label(c)};
-    place_label(c, wy.head);
-    compile_region(c, &op->regions[0], &wy);
-    place_label(c, wy.wexit);
-    return;
-  }
   default:
     if (ir_op_sem[op->kind].f1 || ir_op_sem[op->kind].f2) {
       math_fn(c, op, &ir_op_sem[op->kind]);
@@ -1082,11 +1006,39 @@ static void compile_op(Cc *c, const Op *op, YieldCtx *y, bool at_region_end) {
   if (!sem_generic(c, op)) cc_error(c, op, "'%s' cannot appear in a function the simulator runs", op_name(op));
 }
 
-static void compile_region(Cc *c, const Region *r, YieldCtx *y) {
-  for (const Block *b = r->first; b; b = b->next) {
-    if (b != r->first || r->first != r->last) place_label(c, label_of_block(c, b));
-    for (const Op *op = b->first; op && c->ok; op = op->next)
-      compile_op(c, op, y, !b->next && !op->next);
+/* The value the op right before br makes for target argument `arg`, made in that argument's slot instead:
+ * a scalar used by br alone, when no other value br passes reads the slot. */
+static void coalesce_into_target(Cc *c, const Op *br) {
+  const Op *d = br->prev;
+  if (br->kind != OP_BR || !d || d->nresults != 1 || d->kind == OP_CONSTANT || d->kind == OP_FUNC_CALL) return;
+  const Value *v = op_result((Op *)d, 0);
+  if (ty_is_array(v->type) || !v->uses || v->uses->next || ptrmap_get(&c->slots, v)) return;
+  const Block *target = br->successors[0];
+  unsigned n = br->succ_operand_count[0], at = n;
+  for (unsigned i = 0; i < n; i++)
+    if (op_operand((Op *)br, i) == v) at = i;
+  if (at == n || target == br->block) return;
+  uint32_t dst = slot_of(c, target->args[at]);
+  for (unsigned i = 0; i < n; i++)
+    if (i != at && slot_of(c, op_operand((Op *)br, i)) == dst) return;
+  ptrmap_put(&c->slots, v, (void *)(uintptr_t)(dst + 1));
+}
+
+static void compile_blocks(Cc *c, const Region *r) {
+  for (const Block *b = r->first; b && c->ok; b = b->next) {
+    place_label(c, label_of_block(c, b));
+    const Op *term = b->last;
+    if (!term || (term->kind != OP_BR && term->kind != OP_COND_BR)) {
+      /* ends in func.return (or, unverified, in nothing: then on to the return compile_fn adds) */
+      for (const Op *op = b->first; op && c->ok; op = op->next) compile_op(c, op);
+      continue;
+    }
+    coalesce_into_target(c, term);
+    c->fused = fusable_compare(term);
+    for (const Op *op = b->first; op != term && c->ok; op = op->next)
+      if (op != c->fused) compile_op(c, op);
+    if (c->ok) compile_terminator(c, term, b->next, false);
+    c->fused = NULL;
   }
 }
 
@@ -1097,7 +1049,7 @@ static void compile_fn(SimProgram *p, SimFn *fn) {
   fn->nparams = entry->nargs;
   fn->params = arena_alloc(&p->arena, sizeof(uint32_t) * (entry->nargs ? entry->nargs : 1));
   for (unsigned i = 0; i < entry->nargs; i++) fn->params[i] = slot_of(&c, entry->args[i]);
-  compile_region(&c, &func->regions[0], NULL);
+  compile_blocks(&c, &func->regions[0]);
   /* falling off the end returns (a verified function never does) */
   uint32_t k = emit(&c, SI_RET, func);
   SlotList *none = cc_alloc(&c, sizeof *none);
@@ -1185,6 +1137,16 @@ static void pending_job(void *arg) {
 
 SimFn *sim_compile_function(SimProgram *p, const Op *func, bool *oom) {
   *oom = false;
+  if (p->m != p->given) {
+    /* a function of the module given: its copy, of the same name, in the module that runs */
+    const char *name = ir_func_name(func);
+    Op *copy = name ? ir_module_lookup(p->m, name) : NULL;
+    if (!copy || copy->kind != OP_FUNC_FUNC) {
+      diag_error(p->diag, func->loc, "simulator: function @%s is not in the program", name ? name : "?");
+      return NULL;
+    }
+    func = copy;
+  }
   PendingJob j = {p, func, NULL, false};
   p->round++;
   if (!diag_guard(p->diag, pending_job, &j)) {
@@ -1273,13 +1235,14 @@ typedef struct NewJob {
 static void new_job(void *arg) {
   NewJob *j = arg;
   SimProgram *p = mem_calloc(1, sizeof *p);
-  p->m = j->m;
+  p->given = j->m;
+  p->m = lower_scf_copy(j->m, j->diag);
   p->diag = j->diag;
   /* the program outlives this guard and is compiled into under later ones: its memory is its own */
   arena_init_owned(&p->arena, p);
   p->fns.owner = p;
   p->globals.owner = p;
-  for (Op *op = ir_module_body(j->m)->first; op; op = op->next)
+  for (Op *op = ir_module_body(p->m)->first; op; op = op->next)
     if (op->kind == OP_GLOBAL && !add_global(p, op)) {
       sim_program_free(p);
       return;
@@ -1300,5 +1263,6 @@ void sim_program_free(SimProgram *p) {
   mem_free(p->globals_v);
   mem_free(p->pending);
   arena_free(&p->arena);
+  if (p->m != p->given) ir_module_free(p->m);
   mem_free(p);
 }

@@ -725,23 +725,6 @@ static void run_thread(BlockCtx *B, Thread *t) {
       if (buf != tmp) mem_free(buf);
       break;
     }
-    case SI_FORCHK: {
-      int64_t i = R[I->a].i, ub = R[I->b].i, st = R[I->c].i;
-      if (st == 0) {
-        report_fatal(B, t, SIM_ERR_RUNTIME, I, "scf.for with step 0 (range() arg 3 must not be zero)");
-        t->state = T_FAILED;
-        goto out;
-      }
-      if (st > 0 ? i >= ub : i <= ub) pc = (uint32_t)I->imm;
-      break;
-    }
-    case SI_FORNEXT: {
-      int64_t i, ub = R[I->b].i, st = R[I->c].i;
-      if (__builtin_add_overflow(R[I->a].i, st, &i)) break;
-      R[I->a].i = i;
-      if (st > 0 ? i < ub : i > ub) pc = (uint32_t)I->imm;
-      break;
-    }
     case SI_CALL: {
       const CallInfo *ci = I->ext;
       const SimFn *callee = ci->callee;
@@ -1012,6 +995,22 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_CMPI_ULE: R[I->d].u = CMPI(SEM_IULE); break;
     case SI_CMPI_UGT: R[I->d].u = CMPI(SEM_IUGT); break;
     case SI_CMPI_UGE: R[I->d].u = CMPI(SEM_IUGE); break;
+    /* JCMP_<pred>: compare slots a and c, to imm when true, else to b */
+#define JCMP(p) \
+  pc = sem_cmpi((p), sext(R[I->a].u, I->sh), sext(R[I->c].u, I->sh), zext(R[I->a].u, I->sh), zext(R[I->c].u, I->sh)) \
+           ? (uint32_t)I->imm                                                                                        \
+           : I->b
+    case SI_JCMP_EQ: JCMP(SEM_IEQ); break;
+    case SI_JCMP_NE: JCMP(SEM_INE); break;
+    case SI_JCMP_SLT: JCMP(SEM_ISLT); break;
+    case SI_JCMP_SLE: JCMP(SEM_ISLE); break;
+    case SI_JCMP_SGT: JCMP(SEM_ISGT); break;
+    case SI_JCMP_SGE: JCMP(SEM_ISGE); break;
+    case SI_JCMP_ULT: JCMP(SEM_IULT); break;
+    case SI_JCMP_ULE: JCMP(SEM_IULE); break;
+    case SI_JCMP_UGT: JCMP(SEM_IUGT); break;
+    case SI_JCMP_UGE: JCMP(SEM_IUGE); break;
+#undef JCMP
 #undef CMPI
     case SI_SELECT: R[I->d] = R[I->a].u ? R[I->b] : R[I->c]; break;
     case SI_EXTS: R[I->d].u = norm(I, (uint64_t)sext(R[I->a].u, I->aux)); break;

@@ -6,10 +6,10 @@
  * zero-extended for unsigned and i1), so comparisons and widening need no masking; f32, f16 and bf16 values
  * are kept as float (f16 rounded after every op), f64 as double: the values of ir/op_semantics.h, whose kernels
  * the instructions call. The common ops have instructions of their own; every other op that ir_op_sem
- * evaluates runs as SEM, which calls its row's evaluation (every op on bf16, and every conversion by a rounding
- * mode, runs as SEM). Constants live in the frame template,
- * not in the code. Structured control flow is compiled to jumps; block arguments and loop-carried values
- * are moved by MOV / PMOVE (parallel move). */
+ * evaluates runs as SEM, which calls its row's evaluation (every op on bf16, every conversion by a rounding mode and
+ * every math.libdevice run as SEM). Constants live in the frame template, not in the code. Functions run as
+ * lower-scf leaves them: blocks and branches (a compare feeding a branch is one instruction, JCMP_*); block
+ * arguments are moved by MOV / PMOVE (parallel move). */
 #ifndef KF_RUNTIME_SIM_INTERNAL_H
 #define KF_RUNTIME_SIM_INTERNAL_H
 
@@ -46,7 +46,7 @@ typedef struct SimArr {
 /* Opcodes. Integer ops normalise their result with Ins.sh / Ins.sgn; float ops come in f32 and f64 forms
  * (f16 uses f32 plus F16ROUND). */
 #define SIM_OPCODES(X) \
-  X(NOP) X(JMP) X(JZ) X(JNZ) X(BR2) X(MOV) X(PMOVE) X(FORCHK) X(FORNEXT) X(CALL) X(RET) X(EXIT) \
+  X(NOP) X(JMP) X(JZ) X(JNZ) X(BR2) X(MOV) X(PMOVE) X(CALL) X(RET) X(EXIT) \
   X(TID) X(BID) X(BDIM) X(GDIM) X(LANE) X(BARRIER) X(BARRED) X(WARP) X(ATOMIC) X(CAS) X(BOUNDS) X(RAISE) \
   X(PRINT) \
   X(DIM) X(STRIDE) X(SIZE) X(DATA) X(LOAD1) X(LOADN) X(STORE1) X(STOREN) X(ALLOCA) X(GREF) X(DYNSH) \
@@ -55,7 +55,9 @@ typedef struct SimArr {
   X(MINSI) X(MAXSI) X(MINUI) X(MAXUI) X(IPOW) X(ABSI) X(SHLI) X(SHRSI) X(SHRUI) X(ANDI) X(ORI) X(XORI) \
   X(POPC) X(CLZ) X(FFS) X(BREV) X(ADDI64) X(SUBI64) X(MULI64) \
   X(CMPI_EQ) X(CMPI_NE) X(CMPI_SLT) X(CMPI_SLE) X(CMPI_SGT) X(CMPI_SGE) \
-  X(CMPI_ULT) X(CMPI_ULE) X(CMPI_UGT) X(CMPI_UGE) X(SELECT) X(EXTS) X(EXTU) \
+  X(CMPI_ULT) X(CMPI_ULE) X(CMPI_UGT) X(CMPI_UGE) \
+  X(JCMP_EQ) X(JCMP_NE) X(JCMP_SLT) X(JCMP_SLE) X(JCMP_SGT) X(JCMP_SGE) \
+  X(JCMP_ULT) X(JCMP_ULE) X(JCMP_UGT) X(JCMP_UGE) X(SELECT) X(EXTS) X(EXTU) \
   X(ADDF32) X(SUBF32) X(MULF32) X(DIVF32) X(REMF32) X(FLOORDIVF32) X(FLOORMODF32) X(MINF32) X(MAXF32) X(NEGF32) \
   X(ADDF64) X(SUBF64) X(MULF64) X(DIVF64) X(REMF64) X(FLOORDIVF64) X(FLOORMODF64) X(MINF64) X(MAXF64) X(NEGF64) \
   X(CMPF32) X(CMPF64) X(SITOF32) X(SITOF64) X(UITOF32) X(UITOF64) X(F32TOSI) X(F64TOSI) X(F32TOUI) X(F64TOUI) \
@@ -205,7 +207,8 @@ typedef struct SimGlobal {
 } SimGlobal;
 
 struct SimProgram {
-  Module *m;
+  Module *given;            /* the module sim_program_new was given */
+  Module *m;                /* what runs: given, or its copy through lower-scf (owned) */
   Arena arena;
   PtrMap fns;               /* func.func Op -> SimFn */
   PtrMap globals;           /* mem.global Op -> index + 1 */

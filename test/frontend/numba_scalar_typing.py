@@ -22,6 +22,7 @@ if not hasattr(np, "row_stack"):
 from numba.cuda import types  # noqa: E402
 from numba.cuda.descriptor import cuda_target  # noqa: E402
 from numba.cuda import cudadecl  # noqa: E402,F401
+from numba.cuda import fp16  # noqa: E402,F401  (its @overloads: math.tanh of a float16 is a float16, as compiling shows)
 
 SCALARS = [types.boolean, types.int8, types.int16, types.int32, types.int64, types.uint8, types.uint16,
            types.uint32, types.uint64, types.float16, types.float32, types.float64]

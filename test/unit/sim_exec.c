@@ -267,13 +267,15 @@ static void test_for_negative_step(void) {
   run_range(&k, 0, 10, -1, NULL, 0);
   run_range(&k, 5, 5, 1, NULL, 0);
   run_range(&k, -3, 4, 100, (const int64_t[]){-3}, 1);
-  /* step 0 is an error, not a hang */
+  /* step 0 (which the frontend refuses, as range() does) runs as lower-scf defines it: while iv < ub, so not at
+   * all from above ub and without end from below: here the store past `out`'s end stops it (an error, not a
+   * hang) */
+  run_range(&k, 10, 0, 0, NULL, 0);
   int64_t out[16];
   SimArg args[4] = {arr_c(&k, out, "i64", 1, 16, 0), sim_arg_int(0), sim_arg_int(10), sim_arg_int(0)};
   SimResult r;
   CHECK(!kir_launch(&k, "range", 1, 1, 1, 1, 0, args, 4, NULL, &r));
-  CHECK(r.status == SIM_ERR_RUNTIME);
-  CHECK_CONTAINS(r.message, "step 0");
+  CHECK(r.status == SIM_ERR_OOB);
   kir_free(&k);
 }
 

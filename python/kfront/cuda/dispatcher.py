@@ -317,6 +317,7 @@ class Dispatcher:
         return sigs
 
     def _compile_text(self, emit, signature, **codegen):
+        errors.register()  # compiling needs no runtime, but its errors are raised as kfront.errors' classes
         inputs = self._frozen()
         name = self.py_func.__code__.co_name
         out = {}
@@ -411,14 +412,42 @@ def jit(func_or_sig=None, device=False, **options):
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,
                 abi="numba", abi_info=None, output="ptx"):
     """numba.cuda.compile_ptx: (PTX text, return type) of pyfunc compiled for sig (cc: (major, minor); by
-    default 7.5, the oldest architecture CUDA 13's libNVVM targets, as numba-cuda picks the toolkit's oldest)."""
+    default 7.5, the oldest architecture CUDA 13's libNVVM targets, as numba-cuda picks the toolkit's oldest).
+    The return type is the signature's, or, when it gives argument types only, the one kfront's typing infers
+    (void for a kernel), as Numba's does."""
     if output not in ("ptx",):
         raise errors.UnsupportedError("kfront: compile_ptx(output=%r) is not supported (only 'ptx')" % (output,))
     d = Dispatcher(pyfunc, [sig], device=device, debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt)
     cc = cc or (7, 5)
     text = d._compile_text("ptx", sig, arch=cc[0] * 10 + cc[1], opt=d._options["opt"], fastmath=bool(fastmath),
                            lineinfo=bool(lineinfo))
-    return text, types.return_type(types.normalize_signature(sig))
+    resty = types.return_type(types.normalize_signature(sig))
+    if resty is None:
+        resty = _inferred_return_type(d, sig) if device else types.none
+    return text, resty
+
+
+def _balanced_end(text, start):
+    """The end of the parenthesised group starting at text[start] ("(...)")."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += text[i] == "("
+        depth -= text[i] == ")"
+        if depth == 0:
+            return i + 1
+    return len(text)
+
+
+def _inferred_return_type(dispatcher, sig):
+    """The return type kfront's typing gave the device function compiled for sig: its kir function type's."""
+    name = dispatcher.py_func.__code__.co_name
+    kir = dispatcher._compile_text("kir", sig)
+    for line in kir.splitlines():
+        if "sym_name = @%s," % name in line and "function_type = " in line:
+            ftype = line.split("function_type = ", 1)[1]
+            results = ftype[_balanced_end(ftype, 0):].split("->", 1)[1].lstrip()
+            return types.from_kir(results[:_balanced_end(results, 0)])
+    raise errors.KfrontError("kfront: no function @%s in the compiled kir" % name)
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
