@@ -387,6 +387,8 @@ static bool round_attr_ok(VerifyCtx *c, Op *op) {
   Attr *a = ir_op_attr(op, "round");
   if (a && (a->kind != ATTR_STR || sem_name_index(a->s, sem_round_names) < 0))
     return op_error(c, op, "attr round must be \"rn\", \"rz\", \"rd\" or \"ru\"");
+  /* to f64 only integers of 64 bits round; ir/op_semantics defines rounding to f32, f16 and bf16 */
+  if (a && RT(op, 0)->bits == 64) return op_error(c, op, "attr round needs a result narrower than f64");
   return true;
 }
 static bool verify_int_to_float(VerifyCtx *c, Op *op) {

@@ -18,7 +18,8 @@
 static const char *const typestrs[KF_DTYPE_COUNT] = {
     [KF_BOOL] = "|b1",   [KF_INT8] = "|i1",   [KF_INT16] = "<i2",  [KF_INT32] = "<i4",
     [KF_INT64] = "<i8",  [KF_UINT8] = "|u1",  [KF_UINT16] = "<u2", [KF_UINT32] = "<u4",
-    [KF_UINT64] = "<u8", [KF_FLOAT16] = "<f2", [KF_FLOAT32] = "<f4", [KF_FLOAT64] = "<f8"};
+    [KF_UINT64] = "<u8", [KF_FLOAT16] = "<f2", [KF_FLOAT32] = "<f4", [KF_FLOAT64] = "<f8",
+    [KF_BFLOAT16] = "<V2"}; /* bfloat16: ml_dtypes' typestr, a 2-byte void, is no dtype of its own (not parsed) */
 
 const char *ext_typestr(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT ? typestrs[t] : "|V0"; }
 
@@ -30,7 +31,7 @@ int ext_dtype_from_typestr(const char *ts, kf_dtype *out) {
     int size1 = ts[2] == '1' && ts[3] == 0;
     if (native || (order == '>' && size1)) {
       for (int t = 0; t < KF_DTYPE_COUNT; t++)
-        if (strcmp(ts + 1, typestrs[t] + 1) == 0) {
+        if (t != KF_BFLOAT16 && strcmp(ts + 1, typestrs[t] + 1) == 0) {
           *out = (kf_dtype)t;
           return 0;
         }
@@ -43,6 +44,11 @@ int ext_dtype_from_typestr(const char *ts, kf_dtype *out) {
       PyErr_Format(PyExc_TypeError, "kfront does not support big-endian arrays (dtype '%s')", ts);
       return -1;
     }
+  }
+  if (strcmp(ts + 1, "V2") == 0) {
+    PyErr_Format(PyExc_TypeError, "kfront does not support arrays of dtype '%s' (ml_dtypes' bfloat16 arrays are not "
+                 "supported yet: pass float32 arrays and convert with cuda.bf16.float32_to_bfloat16)", ts);
+    return -1;
   }
   PyErr_Format(PyExc_TypeError, "kfront does not support arrays of dtype '%s'", ts);
   return -1;

@@ -666,3 +666,16 @@ def test_numba_cuda_bf16_fp16_libdevice_modules_under_the_drop_in():
     assert out[0] == np.float32(3.0 + bf16_value(round_bits(float(np.float32(0.1)), BF16, "rz")))
     assert out[1] == f16_value(round_bits(float(np.float32(0.1)), F16, "rd"))
     assert out[2] == np.float32(1.4142135)
+
+
+@cuda.jit
+def copy_first(out, x):
+    out[0] = x[0]
+
+
+def test_arrays_of_unsupported_dtypes_are_errors():
+    # ml_dtypes' bfloat16 arrays have NumPy's typestr of a 2-byte void, which kfront does not take for bfloat16
+    with pytest.raises(TypeError, match=r"kfront does not support arrays of dtype '\|V2' \(ml_dtypes' bfloat16"):
+        copy_first[1, 1](np.zeros(1, np.float32), np.zeros(4, "V2"))
+    with pytest.raises(TypeError, match=r"kfront does not support complex arrays yet"):
+        copy_first[1, 1](np.zeros(1, np.float32), np.zeros(4, np.complex64))
