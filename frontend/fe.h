@@ -59,6 +59,7 @@ typedef enum {
   FV_EXCEPTION, /* an exception class kernels may raise: str.s its name on the host ("ValueError", "mod.MyError") */
   FV_INVALID, /* a name the embedder bound to something kfront cannot use: str.s says why (never a value) */
   FV_METHOD,  /* a method of an array value (a.transpose): type and v the array, builtin the method (lower.c) */
+  FV_VECTOR,  /* a CUDA vector value (float32x4): type its vector type, tup its fields (FV_VAL scalars; vectors.c) */
 } FeValKind;
 
 typedef struct FeNamespace {
@@ -102,7 +103,7 @@ struct FeVal {
     struct {
       unsigned n;
       FeVal *elems;
-    } tup;           /* FV_TUPLE, FV_VIEW */
+    } tup;           /* FV_TUPLE, FV_VIEW, FV_VECTOR */
     struct {
       const char *s; /* FV_PATH, FV_STR, FV_EXCEPTION, FV_INVALID */
       size_t len;
@@ -385,10 +386,9 @@ void num_ufunc_emit(IrBuilder *b, int u, const NumLoop *loop, Value *const *in, 
 Value *num_float_minmax(IrBuilder *b, Value *x, Value *y, bool is_max, bool nan_wins);
 
 /* ---- lowp.c: cuda.fp16 and cuda.bf16 ------------------------------------------------------------------- */
-/* An intrinsic of cuda.fp16 is the builtin id FE_FP16_BASE + its index, of cuda.bf16 FE_BF16_BASE + index. */
-enum { FE_FP16_BASE = FE_UFUNC_BASE + 256, FE_BF16_BASE = FE_FP16_BASE + 256 };
-/* cuda.libdevice.NAME: the builtin id FE_LIBDEVICE_BASE + its row of ir/libdevice.def */
-enum { FE_LIBDEVICE_BASE = FE_BF16_BASE + 256 };
+/* An intrinsic of cuda.fp16 is the builtin id FE_FP16_BASE + its index, of cuda.bf16 FE_BF16_BASE + index (after
+ * the operator functions' ids, below). */
+enum { FE_FP16_BASE = FE_UFUNC_BASE + 256 };
 typedef enum { LOWP_FP16, LOWP_BF16, LOWP_BF16_INTERNAL } LowpModule;
 /* The index of a name of module m (numba.cuda.fp16, numba.cuda.bf16, numba.cuda._internal.cuda_bf16), or -1. */
 int num_lowp_lookup(LowpModule m, const char *name);
@@ -399,6 +399,46 @@ Type *num_lowp_arg_type(IrContext *ctx, int k, Type *h);
 /* Builds the intrinsic on arguments of num_lowp_arg_type; its result (h, i1 for comparisons, i32 for hisinf, the
  * conversion's type). */
 Value *num_lowp_emit(IrBuilder *b, int k, Type *h, Value *const *in);
+
+/* ---- vectors.c: CUDA vector types ------------------------------------------------------------------------------ */
+/* A vector type's constructor is the builtin id FE_VECTOR_BASE + k ("numba.cuda.float32x4", aliases too), k in
+ * 0..39: base type k / 4 (int8 ... float64), k % 4 + 1 fields. */
+enum { FE_VECTOR_BASE = FE_FP16_BASE + 256, FE_VECTOR_COUNT = 40 };
+int vec_lookup(const char *name);  /* k of a type named by its name or an alias ("float32x4", "float4"), or -1 */
+const char *vec_name(int k);       /* numba-cuda's name: "float32x4" */
+Type *vec_type(IrContext *ctx, int k);
+/* The index of the field attr (x y z w) of vector type vt, or -1. */
+int vec_field(const Type *vt, const char *attr);
+/* Whether vt's constructor takes arguments of these types (numba-cuda's overloads; NULL: not a runtime value);
+ * else *why. */
+bool vec_ctor_accepts(const Type *vt, Type *const *args, unsigned n, const char **why);
+
+/* ---- sema.c: Python's operator module as functions ------------------------------------------------------------ */
+/* operator.add, operator.__add__, from operator import iadd...: the builtin id FE_OPERATOR_BASE + k. Each is lowered
+ * as the syntax it stands for (operator.add(a, b) as a + b, operator.getitem(a, i) as a[i]), as Numba types both
+ * with the same templates; the in-place forms (iadd...) as the plain operator, which is what they do on the immutable
+ * values of a kernel. */
+typedef enum {
+  OPF_BINOP,    /* op: PyBinOp */
+  OPF_CMP,      /* op: PyCmpOp */
+  OPF_UNARY,    /* op: PyUnaryOp (not_ included) */
+  OPF_CONTAINS, /* contains(a, b): b in a */
+  OPF_TRUTH,    /* numba-cuda types it for booleans only */
+  OPF_ABS,      /* numba-cuda types it for float16 only (cuda_fp16's operator.abs) */
+  OPF_GETITEM,  /* a[i] */
+  OPF_SETITEM,  /* a[i] = v */
+  OPF_UNTYPED,  /* a function of the module numba-cuda does not type in kernels (index, concat, ...) */
+} FeOperatorKind;
+typedef struct FeOperatorFn {
+  const char *name; /* "operator.add", "operator.iadd", "operator.not_" */
+  uint8_t kind;     /* FeOperatorKind */
+  uint8_t op;
+  uint8_t nargs;
+} FeOperatorFn;
+enum { FE_OPERATOR_BASE = FE_VECTOR_BASE + FE_VECTOR_COUNT };
+/* cuda.bf16's intrinsics (lowp.c), then cuda.libdevice.NAME: FE_LIBDEVICE_BASE + its row of ir/libdevice.def */
+enum { FE_BF16_BASE = FE_OPERATOR_BASE + 256, FE_LIBDEVICE_BASE = FE_BF16_BASE + 256 };
+const FeOperatorFn *sema_operator_fn(int k);
 
 /* ---- lower.c ------------------------------------------------------------------------------------------ */
 /* Compiles one function for the given parameter shapes: a kernel (kernel attr) or a device function.
@@ -414,14 +454,15 @@ FeVal lower_param_shape(FeCtx *fe, Type *t);
 
 /* ---- views.c ------------------------------------------------------------------------------------------- */
 /* One item of a basic index a[...]: an integer (lowered, wrapped and checked: an i64 in range), a slice
- * start:stop:step (bounds as written, i64, NULL when omitted; a nonzero constant step), None (a new axis of
- * extent 1) or an ellipsis. */
+ * start:stop:step (bounds as written, i64, NULL when omitted; a nonzero constant step, or one known at run time:
+ * view_build checks it is not 0 as Numba does, ValueError), None (a new axis of extent 1) or an ellipsis. */
 typedef enum { VI_INT, VI_SLICE, VI_NEWAXIS, VI_ELLIPSIS } ViewItemKind;
 typedef struct ViewItem {
   ViewItemKind kind;
   Value *index;            /* VI_INT */
   Value *start, *stop;     /* VI_SLICE */
   int64_t step;            /* VI_SLICE: 1 when not written */
+  Value *step_v;           /* VI_SLICE: the step (i64) when it is not a constant, else NULL */
   bool has_step;           /* VI_SLICE: a step was written (numba's slice3: the view is not contiguous) */
   int axis;                /* set by view_type: the array axis an integer or slice indexes (-1: none) */
 } ViewItem;
@@ -470,8 +511,8 @@ FeVal fe_module_value(FeCtx *fe, const char *path);
  * module level (np.array data included). Tuples are made by combining others, so without them a few lines
  * (T = (T, T), repeated) would make a tuple too deep for the recursive walks over it or too large to visit. */
 enum { FE_MAX_NESTING = 64, FE_MAX_CONST_ITEMS = 1 << 16 };
-/* Whether the tuple v holds at most max_items values (non-tuples, nested ones counted) and nests at most
- * FE_MAX_NESTING deep. Its elements are assumed to be such tuples (so the walk is bounded). */
+/* Whether the tuple v holds at most max_items values (non-tuples, nested ones and vectors' fields counted) and
+ * nests at most FE_MAX_NESTING deep. Its elements are assumed to be such tuples (so the walk is bounded). */
 bool fe_tuple_fits(const FeVal *v, unsigned max_items);
 /* Constants of type t as module-level constants are kept (i: integers and bools; unsigned ones as their bits). */
 FeVal fe_const_int(FeCtx *fe, Type *t, int64_t i);

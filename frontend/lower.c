@@ -179,7 +179,8 @@ static const char *vname(Lower *L, const FeVal *v) {
     sb_free(&b);
     return s;
   }
-  case FV_VIEW: return tname(L, v->type);
+  case FV_VIEW:
+  case FV_VECTOR: return tname(L, v->type);
   case FV_PATH: return arena_printf(&L->fe->arena, "module '%s'", v->str.s);
   case FV_BUILTIN: return arena_printf(&L->fe->arena, "function '%s'", sema_builtin_name(v->builtin));
   case FV_NTYPE: return arena_printf(&L->fe->arena, "class(%s)", tname(L, v->type));
@@ -200,7 +201,7 @@ static const char *vname(Lower *L, const FeVal *v) {
 static void note_type(Lower *L, unsigned i, const FeVal *v) {
   const FeOptions *o = L->fe->opts;
   if (!o || !o->on_type || i >= L->fn->nlocals || L->fn->kind == FN_TEMPLATE) return;
-  if (v->kind != FV_VAL && v->kind != FV_TUPLE && v->kind != FV_VIEW) return;
+  if (v->kind != FV_VAL && v->kind != FV_TUPLE && v->kind != FV_VIEW && v->kind != FV_VECTOR) return;
   if (L->nnotes == L->notes_cap) {
     L->notes_cap = L->notes_cap ? 2 * L->notes_cap : 32;
     Note *n = ARENA_ARRAY(&L->fe->arena, Note, L->notes_cap);
@@ -298,7 +299,7 @@ static FeVal truth(Lower *L, FeVal x, SrcLoc loc) {
 
 /* The runtime type of a value (tuples as tuple types), or NULL. */
 static Type *fv_type(Lower *L, const FeVal *v) {
-  if (v->kind == FV_VAL) return v->type;
+  if (v->kind == FV_VAL || v->kind == FV_VECTOR) return v->type;
   if (v->kind == FV_TUPLE) {
     if (v->type) return v->type;
     if (v->tup.n > MAX_FLAT) return NULL;
@@ -317,6 +318,14 @@ static FeVal make_tuple(Lower *L, unsigned n, const FeVal *elems) {
   if (n) memcpy(t.tup.elems, elems, sizeof(FeVal) * n);
   t.type = fv_type(L, &t);
   return t;
+}
+
+/* A vector value of type t from its fields (FV_VAL scalars of its base type; the array is kept). */
+static FeVal make_vector(Type *t, FeVal *fields) {
+  FeVal v = {.kind = FV_VECTOR, .type = t};
+  v.tup.n = t->n;
+  v.tup.elems = fields;
+  return v;
 }
 
 /* A tuple the kernel builds (a literal, a concatenation): at most MAX_FLAT values, nested ones counted, and
@@ -340,7 +349,8 @@ static bool fv_same(const FeVal *a, const FeVal *b) {
     return a->is_const && b->is_const && a->c.i == b->c.i;
   case FV_TUPLE:
   case FV_VIEW:
-    if (a->tup.n != b->tup.n) return false;
+  case FV_VECTOR:
+    if (a->tup.n != b->tup.n || (a->kind == FV_VECTOR && a->type != b->type)) return false;
     for (unsigned i = 0; i < a->tup.n; i++)
       if (!fv_same(&a->tup.elems[i], &b->tup.elems[i])) return false;
     return true;
@@ -398,7 +408,7 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
     return true;
   }
   if (t->kind == TY_TUPLE) {
-    if (x->kind != FV_TUPLE || x->tup.n != t->n) {
+    if (t->vector ? x->kind != FV_VECTOR || x->type != t : x->kind != FV_TUPLE || x->tup.n != t->n) {
       lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, x), tname(L, t), var);
       return false;
     }
@@ -429,7 +439,7 @@ static FeVal unflatten(Lower *L, Type *t, Value *const *vals, unsigned *pos) {
   if (t->kind != TY_TUPLE) return val(t, vals[(*pos)++]);
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) elems[i] = unflatten(L, t->elems[i], vals, pos);
-  return make_tuple(L, t->n, elems);
+  return t->vector ? make_vector(t, elems) : make_tuple(L, t->n, elems);
 }
 
 /* The type a variable gets where two paths meet, or NULL (error already reported unless quiet). */
@@ -902,6 +912,15 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
       return lerr(L, aloc, "'%s' has no attribute '%s' (use .x, .y or .z)", sema_builtin_name(v.builtin), a);
     }
     return lerr(L, aloc, "unknown attribute '%s' of %s", a, vname(L, &v));
+  case FV_VECTOR: {
+    int k = vec_field(v.type, a);
+    if (k < 0)
+      return lerr(L, aloc, "%s has no attribute '%s' (its fields are %s)", vname(L, &v), a,
+                  (const char *const[]){".x", ".x and .y", ".x, .y and .z", ".x, .y, .z and .w"}[v.tup.n - 1]);
+    FeVal r = v.tup.elems[k];
+    r.literal = false;
+    return r;
+  }
   case FV_VAL:
   case FV_VIEW: {
     if (v.kind == FV_VAL && v.enumc) { /* an enum member: .value is its value */
@@ -1141,10 +1160,10 @@ static FeVal index_view(Lower *L, FeVal a, const PyExpr *ie, SrcLoc loc, Value *
       if (sl->slice.step) {
         FeVal st = lower_expr(L, sl->slice.step);
         if (st.kind == FV_POISON) return st;
-        if (st.kind != FV_NONE) {
-          if (is_scalar(&st) && st.type->kind == TY_INT && !st.is_const)
-            return lerr(L, sl->slice.step->loc, "a slice step that is not a constant is not supported by kfront (this "
-                                                "one is a variable %s)", vname(L, &st));
+        if (st.kind != FV_NONE && is_scalar(&st) && st.type->kind == TY_INT && !st.is_const) {
+          at(L, loc);
+          it->step_v = conv_v(L, st, ty_i64(L->ctx)); /* (view_build checks it is not 0) */
+        } else if (st.kind != FV_NONE) {
           if (!is_const_int(&st) || st.type->kind == TY_BOOL)
             return lerr(L, sl->slice.step->loc, "slice indices must be integers or None, not %s", vname(L, &st));
           if (st.c.i == 0) return lerr(L, sl->slice.step->loc, "slice step cannot be zero");
@@ -1194,7 +1213,165 @@ static void store_scalar_fn(Lower *L, void *arg, Value **idx) {
   store_element(L, pair[1], idx, pair[0]);
 }
 
-/* a[index] = v where the index makes a view: v (a scalar) stored into each of its elements. */
+/* ---- assigning to a view: dst[...] = scalar, array or tuple (Numba's setitem_array / fancy_setslice) ---------- */
+
+/* The bytes [*lo, *hi) an array value's elements span, from its address (i64; for a non-empty array). */
+static void memory_extent(Lower *L, Value *arr, Value **lo, Value **hi) {
+  Type *i64 = ty_i64(L->ctx), *u64 = ty_int(L->ctx, 64, true);
+  Value *zero = ib_const_int(&L->b, i64, 0), *one = ib_const_int(&L->b, i64, 1);
+  Value *addr = ib_cast(&L->b, op_result(ib_op(&L->b, OP_ADDR, 1, &arr, 1, &u64, 0), 0), i64);
+  Value *down = zero, *up = ib_const_int(&L->b, i64, ty_size(arr->type->elem));
+  for (unsigned d = 0; d < arr->type->rank; d++) {
+    Value *stride = op_result(ib_op(&L->b, OP_STRIDE, 1, &arr, 1, &i64, 0), 0);
+    ir_op_set_attr(L->m, stride->def, "axis", attr_int(i64, d));
+    Value *span = ib_binary(&L->b, OP_MULI, ib_binary(&L->b, OP_SUBI, ib_dim(&L->b, arr, d), one), stride);
+    down = ib_binary(&L->b, OP_ADDI, down, ib_binary(&L->b, OP_MINSI, span, zero));
+    up = ib_binary(&L->b, OP_ADDI, up, ib_binary(&L->b, OP_MAXSI, span, zero));
+  }
+  *lo = ib_binary(&L->b, OP_ADDI, addr, down);
+  *hi = ib_binary(&L->b, OP_ADDI, addr, up);
+}
+
+typedef struct CopyArg {
+  Value *dst, *src;
+  unsigned skip;      /* the source's leading axes of extent 1 beyond the destination's rank */
+  int shift;          /* source axis of destination axis d: d - shift (< 0: a new axis of the source, index 0) */
+  Value *bcast[8];    /* per destination axis: the source's extent there is 1 (broadcast: index 0) */
+  Value *reverse[8];  /* per destination axis: walk it from its last index (an overlapping copy, see copy_into) */
+} CopyArg;
+
+static void copy_element_fn(Lower *L, void *arg, Value **idx) {
+  CopyArg *c = arg;
+  Type *i64 = ty_i64(L->ctx);
+  Value *zero = ib_const_int(&L->b, i64, 0), *one = ib_const_int(&L->b, i64, 1), *di[8], *si[8];
+  unsigned r = c->dst->type->rank;
+  for (unsigned d = 0; d < r; d++) {
+    Value *last = ib_binary(&L->b, OP_SUBI, ib_dim(&L->b, c->dst, d), one);
+    di[d] = ib_select(&L->b, c->reverse[d], ib_binary(&L->b, OP_SUBI, last, idx[d]), idx[d]);
+  }
+  for (unsigned k = 0; k < c->skip; k++) si[k] = zero;
+  for (unsigned d = 0; d < r; d++)
+    if ((int)d - c->shift >= 0) si[c->skip + d - (unsigned)c->shift] = ib_select(&L->b, c->bcast[d], zero, di[d]);
+  FeVal x = load_element(L, c->src, si);
+  store_element(L, c->dst, di, conv_v(L, x, c->dst->type->elem));
+}
+
+static Value *stride_of(Lower *L, Value *arr, unsigned axis) {
+  Type *i64 = ty_i64(L->ctx);
+  Value *s = op_result(ib_op(&L->b, OP_STRIDE, 1, &arr, 1, &i64, 0), 0);
+  ir_op_set_attr(L->m, s->def, "axis", attr_int(i64, axis));
+  return s;
+}
+
+/* dst = src, src an array broadcast onto dst as Numba broadcasts it (extra leading source axes of extent 1 dropped,
+ * missing ones added, axes of extent 1 repeated; else ValueError at run time, Numba's messages).
+ * Overlap: Numba copies a source whose memory overlaps dst's into a new array first (its NRT). kfront has no
+ * allocator; it copies in place when the two walk their elements alike (the same element size and strides: a
+ * shifted view, a[1:] = a[:-1], m[1:, :] = m[:-1, :]) with strides nested as in a C or F array (each axis's
+ * stride longer than the span of the axes inside it), visiting the elements in decreasing address order when the
+ * destination lies above the source and in increasing order otherwise (as memmove does), so each source element
+ * is read before it is overwritten; any other overlap raises NotImplementedError at the statement's line. */
+static void copy_into(Lower *L, Value *dst, Value *src) {
+  Type *i64 = ty_i64(L->ctx);
+  IrBuilder *b = &L->b;
+  unsigned r = dst->type->rank, rs = src->type->rank;
+  Value *one = ib_const_int(b, i64, 1), *zero = ib_const_int(b, i64, 0), *yes = ib_const_bool(b, true);
+  CopyArg c = {.dst = dst, .src = src, .skip = rs > r ? rs - r : 0, .shift = rs < r ? (int)(r - rs) : 0};
+  if (c.skip) {
+    Value *ok = yes;
+    for (unsigned k = 0; k < c.skip; k++) ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, "eq", ib_dim(b, src, k), one));
+    view_value_check(b, ok, "cannot broadcast source array for assignment");
+  }
+  Value *fits = yes;
+  for (unsigned d = 0; d < r; d++) {
+    if ((int)d < c.shift) {
+      c.bcast[d] = yes;
+      continue;
+    }
+    Value *se = ib_dim(b, src, c.skip + d - (unsigned)c.shift), *de = ib_dim(b, dst, d);
+    c.bcast[d] = ib_cmpi(b, "eq", se, one);
+    fits = ib_binary(b, OP_ANDI, fits, ib_binary(b, OP_ORI, c.bcast[d], ib_cmpi(b, "eq", se, de)));
+  }
+  view_value_check(b, fits, "cannot assign slice from input of different size");
+  /* overlap: both non-empty and their bytes intersect */
+  Value *dlo, *dhi, *slo, *shi;
+  memory_extent(L, dst, &dlo, &dhi);
+  memory_extent(L, src, &slo, &shi);
+  Value *dsize = op_result(ib_op(b, OP_SIZE, 1, &dst, 1, &i64, 0), 0);
+  Value *ssize = op_result(ib_op(b, OP_SIZE, 1, &src, 1, &i64, 0), 0);
+  Value *overlap = ib_binary(b, OP_ANDI, ib_cmpi(b, "slt", slo, dhi), ib_cmpi(b, "slt", dlo, shi));
+  overlap = ib_binary(b, OP_ANDI, overlap, ib_binary(b, OP_ANDI, ib_cmpi(b, "sgt", dsize, zero),
+                                                     ib_cmpi(b, "sgt", ssize, zero)));
+  /* whether an in-place copy in address order is safe: same element size, same strides (on axes of extent > 1),
+   * all multiples of the element size as is the distance between the two, nested strides */
+  int64_t esize = ty_size(dst->type->elem);
+  Value *ev = ib_const_int(b, i64, esize);
+  Value *safe = ib_const_bool(b, esize == (int64_t)ty_size(src->type->elem));
+  Value *apart = ib_binary(b, OP_SUBI, dlo, slo);
+  safe = ib_binary(b, OP_ANDI, safe, ib_cmpi(b, "eq", ib_binary(b, OP_REMSI, apart, ev), zero));
+  Value *backwards = ib_cmpi(b, "sgt", dlo, slo), *inner = zero, *dstr[8];
+  for (unsigned k = r; k-- > 0;) {
+    dstr[k] = stride_of(L, dst, k);
+    Value *ext = ib_dim(b, dst, k), *sstr = zero;
+    if ((int)k >= c.shift) sstr = ib_select(b, c.bcast[k], zero, stride_of(L, src, c.skip + k - (unsigned)c.shift));
+    Value *trivial = ib_cmpi(b, "sle", ext, one);
+    Value *mag = ib_select(b, ib_cmpi(b, "slt", dstr[k], zero), ib_binary(b, OP_SUBI, zero, dstr[k]), dstr[k]);
+    Value *ok = ib_binary(b, OP_ANDI, ib_cmpi(b, "eq", dstr[k], sstr), ib_cmpi(b, "sgt", mag, inner));
+    ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, "eq", ib_binary(b, OP_REMSI, dstr[k], ev), zero));
+    safe = ib_binary(b, OP_ANDI, safe, ib_binary(b, OP_ORI, trivial, ok));
+    Value *span = ib_binary(b, OP_MULI, mag, ib_binary(b, OP_SUBI, ext, one));
+    inner = ib_select(b, trivial, inner, ib_binary(b, OP_ADDI, inner, span));
+    /* decreasing addresses along a positive stride: from the last index */
+    c.reverse[k] = ib_binary(b, OP_ANDI, overlap, ib_binary(b, OP_XORI, backwards, ib_cmpi(b, "slt", dstr[k], zero)));
+  }
+  Value *bad = ib_binary(b, OP_ANDI, overlap, ib_binary(b, OP_XORI, safe, yes));
+  Op *raise = ib_op(b, OP_RAISE, 1, &bad, 0, NULL, 0);
+  ir_op_set_attr(L->m, raise, "exception",
+                 attr_str(L->m, "NotImplementedError: kfront: the source of this slice assignment overlaps its "
+                                "destination in a way only a copy into a new array handles (Numba makes one with its "
+                                "NRT; kfront has no allocator in kernels)"));
+  each_element(L, dst, copy_element_fn, &c);
+}
+
+/* dst = v for an array value dst (a view): a scalar stored into each element, an array broadcast onto it
+ * (copy_into), a homogeneous tuple into a 1-d dst of its length (Numba's sequence case; no NRT needed). */
+static void store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc) {
+  if (is_scalar(&v)) {
+    Value *pair[2] = {conv_v(L, v, dst->type->elem), dst};
+    each_element(L, dst, store_scalar_fn, pair);
+    return;
+  }
+  if (is_array(&v) || v.kind == FV_VIEW) {
+    FeVal src = view_value(L, &v);
+    if (src.type->elem->kind == TY_TUPLE || !ty_is_scalar(src.type->elem)) {
+      lerr(L, vloc, "cannot assign %s to a slice of %s", vname(L, &v), tname(L, dst->type));
+      return;
+    }
+    copy_into(L, dst, src.v);
+    return;
+  }
+  if (v.kind == FV_TUPLE) {
+    bool uni = v.type && v.type->kind == TY_TUPLE && !v.type->vector && v.tup.n > 0;
+    for (unsigned i = 0; uni && i < v.tup.n; i++)
+      uni = is_scalar(&v.tup.elems[i]) && v.type->elems[i] == v.type->elems[0];
+    if (!uni || dst->type->rank != 1) {
+      lerr(L, vloc, "a tuple is assigned to a 1-d slice only, and only a homogeneous one (Numba's UniTuple), not %s "
+                    "to %s", vname(L, &v), tname(L, dst->type));
+      return;
+    }
+    Type *i64 = ty_i64(L->ctx);
+    view_value_check(&L->b, ib_cmpi(&L->b, "eq", ib_dim(&L->b, dst, 0), ib_const_int(&L->b, i64, v.tup.n)),
+                     "cannot assign slice from input of different size");
+    for (unsigned i = 0; i < v.tup.n; i++) {
+      Value *k = ib_const_int(&L->b, i64, i);
+      store_element(L, dst, &k, conv_v(L, v.tup.elems[i], dst->type->elem));
+    }
+    return;
+  }
+  lerr(L, vloc, "cannot assign %s to a slice of %s", vname(L, &v), tname(L, dst->type));
+}
+
+/* a[index] = v where the index makes a view (or, with only integers, a sub-array: a[i] of a 2-d a): store_into. */
 static void assign_view(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
   FeVal a = lower_expr(L, t->subscript.value);
   if (a.kind == FV_POISON || v.kind == FV_POISON) return;
@@ -1205,17 +1382,16 @@ static void assign_view(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
   Value *base, *idx[32];
   FeVal r = index_view(L, a, t->subscript.index, t->loc, &base, idx);
   if (r.kind != FV_VAL) return;
-  if (!is_scalar(&v)) {
-    lerr(L, vloc, "kfront can assign a scalar to a slice of an array, not %s", vname(L, &v));
-    return;
-  }
   at(L, t->loc);
   if (!r.v) {
+    if (!is_scalar(&v)) {
+      lerr(L, vloc, "cannot store %s into an element of %s", vname(L, &v), tname(L, base->type));
+      return;
+    }
     store_element(L, base, idx, conv_v(L, v, base->type->elem));
     return;
   }
-  Value *pair[2] = {conv_v(L, v, r.type->elem), r.v};
-  each_element(L, r.v, store_scalar_fn, pair);
+  store_into(L, r.v, v, vloc);
 }
 
 /* a.T, a.strides, a.itemsize, a.nbytes, a method (a.transpose), of an array or FV_VIEW v. */
@@ -1839,6 +2015,20 @@ static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeV
     const FeEnum *en;
     if (!merge_enum(L, &tv, &ev, loc, "the conditional value", &en)) return poison();
   }
+  if (tv.kind == FV_VECTOR && ta == tb && (c.is_const || (block_pure(bt) && block_pure(be)))) {
+    /* two vectors of one type (Numba unifies them): a select per field */
+    at(L, loc);
+    if (c.is_const) {
+      splice_block(L, c.c.i ? bt : be);
+      return c.c.i ? tv : ev;
+    }
+    splice_block(L, bt);
+    splice_block(L, be);
+    FeVal *fields = ARENA_ARRAY(&L->fe->arena, FeVal, ta->n);
+    for (unsigned i = 0; i < ta->n; i++)
+      fields[i] = val(ta->elems[0], ib_select(&L->b, c.v, mat(L, &tv.tup.elems[i]), mat(L, &ev.tup.elems[i])));
+    return make_vector(ta, fields);
+  }
   if (!ta || !tb || ta->kind == TY_TUPLE || tb->kind == TY_TUPLE) {
     return lerr(L, loc, "a conditional value must be a scalar or an array, not %s / %s", vname(L, &tv), vname(L, &ev));
   }
@@ -2393,6 +2583,47 @@ static FeVal minmax(Lower *L, bool is_max, const PyExpr *e) {
   return r;
 }
 
+/* ---- calls: CUDA vector types (vectors.c) ------------------------------------------------------------------------ */
+
+/* cuda.float32x4(...): its fields from the arguments in order (a scalar converted to the base type, a vector's
+ * fields as they are), by numba-cuda's overloads. */
+static FeVal lower_vector_ctor(Lower *L, int k, const PyExpr *e) {
+  Type *vt = vec_type(L->ctx, k);
+  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", vec_name(k));
+  FeVal a[4];
+  if (e->call.args.n == 0 || e->call.args.n > vt->n) {
+    return lerr(L, e->loc, "%s() takes %u field%s (scalars and vectors of %s), not %u arguments", fname, vt->n,
+                vt->n == 1 ? "" : "s", tname(L, vt->elems[0]), e->call.args.n);
+  }
+  if (!positional(L, e, fname, 1, vt->n, a)) return poison();
+  Type *types[4];
+  for (unsigned i = 0; i < e->call.args.n; i++)
+    types[i] = a[i].kind == FV_VECTOR || is_scalar(&a[i]) ? a[i].type : NULL;
+  const char *why;
+  if (!vec_ctor_accepts(vt, types, e->call.args.n, &why)) {
+    StrBuf b;
+    sb_init(&b);
+    for (unsigned i = 0; i < e->call.args.n; i++) sb_printf(&b, "%s%s", i ? ", " : "", vname(L, &a[i]));
+    FeVal r = lerr(L, e->loc, "no overload of %s() for (%s): %s", fname, sb_cstr(&b), why);
+    sb_free(&b);
+    return r;
+  }
+  at(L, e->loc);
+  FeVal *fields = ARENA_ARRAY(&L->fe->arena, FeVal, 4);
+  unsigned n = 0;
+  for (unsigned i = 0; i < e->call.args.n; i++) {
+    if (a[i].kind == FV_VECTOR) {
+      for (unsigned j = 0; j < a[i].tup.n; j++) fields[n++] = a[i].tup.elems[j];
+    } else {
+      FeVal f = conv(L, a[i], vt->elems[0]);
+      f.literal = false;
+      f.enumc = NULL;
+      fields[n++] = f;
+    }
+  }
+  return make_vector(vt, fields);
+}
+
 /* ---- calls: cuda.* ------------------------------------------------------------------------------------------- */
 
 static FeVal grid_values(Lower *L, bool size, const PyExpr *e) {
@@ -2849,6 +3080,66 @@ static void report_raw_prints(Lower *L) {
   }
 }
 
+/* abs(x) (and cuda_fp16's operator.abs), by Numba's case list of abs. */
+static FeVal abs_of(Lower *L, FeVal a, const char *fname, SrcLoc loc) {
+  const NbCase *c = resolve_fn(L, BI_ABS, &a, 1, fname, loc);
+  if (!c) return poison();
+  at(L, loc);
+  Type *t = nb_type(L->ctx, c->args[0]);
+  FeVal x = conv(L, a, t);
+  if (t->kind == TY_INT && t->is_unsigned) return x;
+  if (x.is_const && t->kind == TY_INT) return cint(t, x.c.i < 0 ? (int64_t)(0 - (uint64_t)x.c.i) : x.c.i);
+  if (x.is_const && t->kind == TY_FLOAT && t->bits > 16) return cfloat(t, fabs(x.c.f));
+  FeVal r = val(t, ib_unary(&L->b, t->kind == TY_FLOAT ? OP_FABS : OP_ABSI, mat(L, &x), NULL));
+  r.nonneg = t->kind == TY_INT;
+  return r;
+}
+
+static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc);
+
+/* ---- calls: the operator module (sema.c's table) ------------------------------------------------------------- */
+
+/* operator.add(a, b) and the rest: the syntax's own typing and lowering (binop, compare2, unop, a subscript and its
+ * assignment), so that each operator has one definition. Numba types a + b as operator.add(a, b); CPython folds
+ * no call, so the arguments are not literals here. */
+static FeVal lower_operator(Lower *L, int k, const PyExpr *e) {
+  const FeOperatorFn *f = sema_operator_fn(k);
+  if (f->kind == OPF_UNTYPED)
+    return lerr(L, e->loc, "%s() is not supported in kernels (numba-cuda does not type it)", f->name);
+  if (f->kind == OPF_GETITEM || f->kind == OPF_SETITEM) { /* a[i] and a[i] = v, from the argument expressions */
+    bool plain = e->call.args.n == f->nargs && e->call.nkeywords == 0;
+    for (unsigned i = 0; plain && i < e->call.args.n; i++) plain = e->call.args.items[i]->kind != EX_STARRED;
+    if (!plain) return lerr(L, e->loc, "%s() takes %u positional arguments", f->name, f->nargs);
+    PyExpr *sub = ARENA_NEW(&L->fe->arena, PyExpr);
+    sub->kind = EX_SUBSCRIPT;
+    sub->loc = e->loc;
+    sub->subscript.value = e->call.args.items[0];
+    sub->subscript.index = e->call.args.items[1];
+    if (f->kind == OPF_GETITEM) return lower_expr(L, sub);
+    const PyExpr *v = e->call.args.items[2];
+    assign(L, sub, lower_expr(L, v), v->loc);
+    return (FeVal){.kind = FV_NONE};
+  }
+  FeVal a[2];
+  if (!positional(L, e, f->name, f->nargs, f->nargs, a)) return poison();
+  a[0].literal = a[1].literal = false;
+  switch ((FeOperatorKind)f->kind) {
+  case OPF_BINOP: return binop(L, (PyBinOp)f->op, a[0], a[1], e->loc);
+  case OPF_CMP: return compare2(L, (PyCmpOp)f->op, a[0], a[1], e->loc);
+  case OPF_CONTAINS: return compare2(L, CMP_IN, a[1], a[0], e->loc);
+  case OPF_UNARY: return unop(L, (PyUnaryOp)f->op, a[0], e->loc);
+  case OPF_TRUTH:
+    if (a[0].kind == FV_VAL && a[0].type->kind == TY_BOOL) return a[0];
+    return lerr(L, arg_loc(e, 0), "operator.truth() of %s is not supported (numba-cuda types it for booleans only)",
+                vname(L, &a[0]));
+  case OPF_ABS:
+    if (a[0].kind == FV_VAL && nb_kind(a[0].type) == NB_F16) return abs_of(L, a[0], f->name, e->loc);
+    return lerr(L, arg_loc(e, 0), "operator.abs() of %s is not supported (numba-cuda types it for float16 only; "
+                                  "use abs())", vname(L, &a[0]));
+  default: return poison();
+  }
+}
+
 static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   const char *fname = sema_builtin_name(bi);
   FeVal a[3];
@@ -2871,20 +3162,9 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
     return lerr(L, arg_loc(e, 0), "len() of %s is not supported", vname(L, &a[0]));
   case BI_MIN:
   case BI_MAX: return minmax(L, bi == BI_MAX, e);
-  case BI_ABS: {
+  case BI_ABS:
     if (!positional(L, e, fname, 1, 1, a)) return poison();
-    const NbCase *c = resolve_fn(L, bi, a, 1, fname, e->loc);
-    if (!c) return poison();
-    at(L, e->loc);
-    Type *t = nb_type(L->ctx, c->args[0]);
-    FeVal x = conv(L, a[0], t);
-    if (t->kind == TY_INT && t->is_unsigned) return x;
-    if (x.is_const && t->kind == TY_INT) return cint(t, x.c.i < 0 ? (int64_t)(0 - (uint64_t)x.c.i) : x.c.i);
-    if (x.is_const && t->kind == TY_FLOAT && t->bits > 16) return cfloat(t, fabs(x.c.f));
-    FeVal r = val(t, ib_unary(&L->b, t->kind == TY_FLOAT ? OP_FABS : OP_ABSI, mat(L, &x), NULL));
-    r.nonneg = t->kind == TY_INT;
-    return r;
-  }
+    return abs_of(L, a[0], fname, e->loc);
   case BI_INT:
     if (!positional(L, e, fname, 1, 1, a)) return poison();
     if (!is_scalar(&a[0])) return lerr(L, arg_loc(e, 0), "int() of %s is not supported", vname(L, &a[0]));
@@ -2984,6 +3264,8 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   default:
     if (bi >= FE_LIBDEVICE_BASE) return lower_libdevice(L, bi - FE_LIBDEVICE_BASE, e);
     if (bi >= FE_BF16_BASE) return lower_lowp(L, true, bi - FE_BF16_BASE, e);
+    if (bi >= FE_OPERATOR_BASE) return lower_operator(L, bi - FE_OPERATOR_BASE, e);
+    if (bi >= FE_VECTOR_BASE) return lower_vector_ctor(L, bi - FE_VECTOR_BASE, e);
     if (bi >= FE_FP16_BASE) return lower_lowp(L, false, bi - FE_FP16_BASE, e);
     if (bi >= FE_UFUNC_BASE) return lower_ufunc(L, bi - FE_UFUNC_BASE, e);
     if (sema_math_op(bi) >= 0 || bi == BI_MATH_DEGREES || bi == BI_MATH_RADIANS) return lower_math(L, bi, e);
@@ -3000,11 +3282,12 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
     *out = val(v->type, NULL);
     out->enumc = v->enumc;
     return true;
-  case FV_TUPLE: {
+  case FV_TUPLE:
+  case FV_VECTOR: {
     FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, v->tup.n ? v->tup.n : 1);
     for (unsigned i = 0; i < v->tup.n; i++)
       if (!arg_shape(L, &v->tup.elems[i], &elems[i], loc)) return false;
-    *out = make_tuple(L, v->tup.n, elems);
+    *out = v->kind == FV_VECTOR ? make_vector(v->type, elems) : make_tuple(L, v->tup.n, elems);
     return true;
   }
   case FV_VIEW: {
@@ -3020,7 +3303,7 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
 }
 
 static void shape_key(const FeVal *s, StrBuf *out) {
-  if (s->kind == FV_VAL) {
+  if (s->kind == FV_VAL || s->kind == FV_VECTOR) {
     nb_mangle(s->type, out);
     if (s->enumc) sb_printf(out, "E%u", s->enumc->id);
   } else if (s->kind == FV_VIEW) {
@@ -3055,12 +3338,12 @@ static FeVal shape_of_type(Lower *L, Type *t) {
   if (t->kind != TY_TUPLE) return val(t, NULL);
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) elems[i] = shape_of_type(L, t->elems[i]);
-  return make_tuple(L, t->n, elems);
+  return t->vector ? make_vector(t, elems) : make_tuple(L, t->n, elems);
 }
 
 FeVal lower_param_shape(FeCtx *fe, Type *t) {
   if (t->kind != TY_TUPLE) return (FeVal){.kind = FV_VAL, .type = t};
-  FeVal v = {.kind = FV_TUPLE, .type = t};
+  FeVal v = {.kind = t->vector ? FV_VECTOR : FV_TUPLE, .type = t};
   v.tup.n = t->n;
   v.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) v.tup.elems[i] = lower_param_shape(fe, t->elems[i]);
@@ -3457,9 +3740,11 @@ static FeVal lower_leaf(Lower *L, const PyExpr *e) {
 /* ---- assignment ------------------------------------------------------------------------------------------------- */
 
 /* The element a subscript target `a[i, ...]` names (assignment and augmented assignment): its array and i64
- * indices, wrapped and bounds-checked by index_array; *array is the subscripted value. False after a located
+ * indices, wrapped and bounds-checked by index_array; *array is the subscripted value. With sub, fewer indices than
+ * the rank give the sub-array (*sub an FV_VIEW; else FV_NONE); without, they are an error. False after a located
  * error. */
-static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, Value **idx) {
+static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, Value **idx, FeVal *sub) {
+  if (sub) sub->kind = FV_NONE;
   FeVal a = *array = lower_expr(L, t->subscript.value);
   if (a.kind == FV_POISON) return false;
   if (a.kind == FV_TUPLE) {
@@ -3473,7 +3758,9 @@ static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, V
   FeVal ix[32];
   unsigned n;
   if (!gather_indices(L, t->subscript.index, ix, &n)) return false;
-  return index_array(L, &a, ix, n, t->loc, true, base, idx).kind == FV_VAL;
+  FeVal r = index_array(L, &a, ix, n, t->loc, sub == NULL, base, idx);
+  if (sub && r.kind == FV_VIEW) *sub = r;
+  return r.kind == FV_VAL || r.kind == FV_VIEW;
 }
 
 static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
@@ -3518,9 +3805,15 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
       assign_view(L, t, v, vloc);
       return;
     }
-    FeVal a;
+    FeVal a, sub;
     Value *base, *idx[32];
-    if (!item_target(L, t, &a, &base, idx) || v.kind == FV_POISON) return;
+    if (!item_target(L, t, &a, &base, idx, &sub) || v.kind == FV_POISON) return;
+    if (sub.kind == FV_VIEW) { /* a[i] = row of a 2-d a: the sub-array as a view */
+      at(L, t->loc);
+      FeVal dst = view_value(L, &sub);
+      store_into(L, dst.v, v, vloc);
+      return;
+    }
     if (!is_scalar(&v)) {
       lerr(L, vloc, "cannot store %s into an element of %s", vname(L, &v), tname(L, a.type));
       return;
@@ -3529,7 +3822,16 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
     store_element(L, base, idx, conv_v(L, v, base->type->elem));
     return;
   }
-  case EX_ATTRIBUTE: lerr(L, t->attribute.attr_loc, "cannot assign to attribute '%s' in a kernel", t->attribute.attr); return;
+  case EX_ATTRIBUTE: {
+    FeVal obj = lower_expr(L, t->attribute.value);
+    if (obj.kind == FV_POISON) return;
+    if (obj.kind == FV_VECTOR)
+      lerr(L, t->attribute.attr_loc, "the fields of %s are immutable: cannot assign to '.%s' (numba-cuda's vector "
+                                     "types are read-only after construction)", vname(L, &obj), t->attribute.attr);
+    else
+      lerr(L, t->attribute.attr_loc, "cannot assign to attribute '%s' in a kernel", t->attribute.attr);
+    return;
+  }
   case EX_STARRED: lerr(L, t->loc, "starred assignment targets are not supported in kernels"); return;
   default: lerr(L, t->loc, "cannot assign to %s", ast_expr_kind_name(t->kind)); return;
   }
@@ -3561,7 +3863,7 @@ static void lower_augassign(Lower *L, const PyStmt *s) {
                                      "array expression)");
         return;
       }
-    } else if (!item_target(L, t, &a, &base, idx)) {
+    } else if (!item_target(L, t, &a, &base, idx, NULL)) {
       return;
     }
     FeVal old = load_element(L, base, idx);
@@ -4658,8 +4960,9 @@ static void param_names(Lower *L, const char *name, const FeVal *shape, Attr *ou
     return;
   }
   for (unsigned i = 0; i < shape->tup.n; i++) {
-    const char *sub = shape->kind == FV_VIEW ? (i == 0 ? name : arena_printf(&L->fe->arena, "%s.i%u", name, i - 1))
-                                             : arena_printf(&L->fe->arena, "%s.%u", name, i);
+    const char *sub = shape->kind == FV_VIEW   ? (i == 0 ? name : arena_printf(&L->fe->arena, "%s.i%u", name, i - 1))
+                      : shape->kind == FV_VECTOR ? arena_printf(&L->fe->arena, "%s.%c", name, "xyzw"[i])
+                                                 : arena_printf(&L->fe->arena, "%s.%u", name, i);
     param_names(L, sub, &shape->tup.elems[i], out, n);
   }
 }

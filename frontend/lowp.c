@@ -132,6 +132,8 @@ static const LowpFn LOWP[] = {
     CV("ushort_as_bfloat16", "uint16_as_bfloat16", H_AS_H, NB_U16, 0, LP_BF16 | LP_UNDER),
 };
 enum { NLOWP = sizeof LOWP / sizeof *LOWP };
+_Static_assert(FE_FP16_BASE + NLOWP <= FE_VECTOR_BASE && FE_BF16_BASE + NLOWP <= FE_LIBDEVICE_BASE,
+               "cuda.fp16's and cuda.bf16's ids fit their ranges");
 
 int num_lowp_lookup(LowpModule m, const char *name) {
   bool under = name[0] == '_' && name[1] == '_';

@@ -305,7 +305,9 @@ static bool tuple_fits(const FeVal *v, unsigned depth, unsigned *items, unsigned
   if (depth > FE_MAX_NESTING) return false;
   for (unsigned i = 0; i < v->tup.n; i++) {
     const FeVal *x = &v->tup.elems[i];
-    if (x->kind == FV_TUPLE ? !tuple_fits(x, depth + 1, items, max_items) : ++*items > max_items) return false;
+    if (x->kind == FV_TUPLE ? !tuple_fits(x, depth + 1, items, max_items)
+                            : (*items += x->kind == FV_VECTOR ? x->tup.n : 1) > max_items) /* a vector: its fields */
+      return false;
   }
   return true;
 }

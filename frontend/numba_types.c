@@ -136,7 +136,7 @@ Type *nb_unify(IrContext *ctx, Type *a, Type *b) {
     if (a->elem != b->elem || a->rank != b->rank) return NULL;
     return ty_array(ctx, a->elem, a->rank, LAYOUT_A);
   }
-  if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && a->n == b->n) {
+  if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && a->n == b->n && !a->vector && !b->vector) {
     Type *elems[64];
     if (a->n > 64) return NULL;
     for (unsigned i = 0; i < a->n; i++)
@@ -171,6 +171,11 @@ void nb_type_name(const Type *t, StrBuf *out) {
     sb_printf(out, ", %ud, %c)", t->rank, t->layout);
     return;
   case TY_TUPLE: {
+    if (t->vector) { /* numba-cuda's names: float32x4 */
+      nb_type_name(t->elems[0], out);
+      sb_printf(out, "x%u", t->n);
+      return;
+    }
     bool uni = t->n > 0;
     for (unsigned i = 1; i < t->n; i++) uni = uni && t->elems[i] == t->elems[0];
     if (uni) {
@@ -207,6 +212,9 @@ void nb_mangle(const Type *t, StrBuf *out) {
   } else if (t->kind == TY_ARRAY) {
     nb_mangle(t->elem, out);
     sb_printf(out, "_%u%c", t->rank, t->layout);
+  } else if (t->kind == TY_TUPLE && t->vector) {
+    nb_mangle(t->elems[0], out);
+    sb_printf(out, "x%u", t->n);
   } else if (t->kind == TY_TUPLE) {
     sb_printf(out, "T%u", t->n);
     for (unsigned i = 0; i < t->n; i++) {

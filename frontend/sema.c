@@ -151,6 +151,49 @@ static const struct {
     {"numpy.nan", BI_MATH_NAN},
 };
 
+/* ---- the operator module ---------------------------------------------------------------------------------------- */
+
+static const FeOperatorFn operator_fns[] = {
+#define BINOP2(name, iname, op) {"operator." name, OPF_BINOP, op, 2}, {"operator." iname, OPF_BINOP, op, 2}
+#define BINOP(name, op) BINOP2(name, "i" name, op)
+    BINOP("add", BIN_ADD), BINOP("sub", BIN_SUB), BINOP("mul", BIN_MUL), BINOP("truediv", BIN_DIV),
+    BINOP("floordiv", BIN_FLOORDIV), BINOP("mod", BIN_MOD), BINOP("pow", BIN_POW), BINOP("lshift", BIN_LSHIFT),
+    BINOP("rshift", BIN_RSHIFT), BINOP2("and_", "iand", BIN_BITAND), BINOP2("or_", "ior", BIN_BITOR),
+    BINOP("xor", BIN_BITXOR), BINOP("matmul", BIN_MATMUL),
+#undef BINOP
+#undef BINOP2
+    {"operator.eq", OPF_CMP, CMP_EQ, 2}, {"operator.ne", OPF_CMP, CMP_NE, 2}, {"operator.lt", OPF_CMP, CMP_LT, 2},
+    {"operator.le", OPF_CMP, CMP_LE, 2}, {"operator.gt", OPF_CMP, CMP_GT, 2}, {"operator.ge", OPF_CMP, CMP_GE, 2},
+    {"operator.is_", OPF_CMP, CMP_IS, 2}, {"operator.is_not", OPF_CMP, CMP_ISNOT, 2},
+    {"operator.contains", OPF_CONTAINS, CMP_IN, 2}, {"operator.neg", OPF_UNARY, UN_NEG, 1},
+    {"operator.pos", OPF_UNARY, UN_POS, 1}, {"operator.invert", OPF_UNARY, UN_INVERT, 1},
+    {"operator.inv", OPF_UNARY, UN_INVERT, 1}, {"operator.not_", OPF_UNARY, UN_NOT, 1},
+    {"operator.truth", OPF_TRUTH, 0, 1}, {"operator.abs", OPF_ABS, 0, 1}, {"operator.getitem", OPF_GETITEM, 0, 2},
+    {"operator.setitem", OPF_SETITEM, 0, 3}, {"operator.index", OPF_UNTYPED, 0, 1},
+    {"operator.concat", OPF_UNTYPED, 0, 2}, {"operator.iconcat", OPF_UNTYPED, 0, 2},
+    {"operator.delitem", OPF_UNTYPED, 0, 2}, {"operator.countOf", OPF_UNTYPED, 0, 2},
+    {"operator.indexOf", OPF_UNTYPED, 0, 2}, {"operator.length_hint", OPF_UNTYPED, 0, 1},
+};
+enum { NOPERATOR_FNS = sizeof operator_fns / sizeof *operator_fns };
+_Static_assert(FE_OPERATOR_BASE + NOPERATOR_FNS <= FE_BF16_BASE, "the operator functions' ids end before cuda.bf16's");
+
+const FeOperatorFn *sema_operator_fn(int k) { return k >= 0 && k < NOPERATOR_FNS ? &operator_fns[k] : NULL; }
+
+/* operator.NAME and its dunder spelling operator.__NAME__ (__and__ for and_, none for is_, is_not and truth). */
+static void add_operator_paths(FeCtx *fe) {
+  for (int k = 0; k < NOPERATOR_FNS; k++) {
+    const char *name = operator_fns[k].name + 9;
+    void *id = (void *)(intptr_t)(FE_OPERATOR_BASE + k + 1);
+    strmap_put(&fe->known, operator_fns[k].name, id);
+    size_t n = strlen(name);
+    if (operator_fns[k].kind != OPF_TRUTH && strcmp(name, "is_") != 0 && strcmp(name, "is_not") != 0 &&
+        strcmp(name, "countOf") != 0 && strcmp(name, "indexOf") != 0 && strcmp(name, "length_hint") != 0)
+      strmap_put(&fe->known, arena_printf(&fe->arena, "operator.__%.*s__", (int)(name[n - 1] == '_' ? n - 1 : n), name),
+                 id);
+  }
+  strmap_put(&fe->prefixes, "operator", (void *)1);
+}
+
 static const char *const builtin_names[BI__COUNT] = {
 #define X(id, name) [BI_##id] = name,
     FE_BUILTINS(X)
@@ -160,6 +203,8 @@ static const char *const builtin_names[BI__COUNT] = {
 const char *sema_builtin_name(int bi) {
   if (bi >= FE_LIBDEVICE_BASE) return ir_libdevice_at(bi - FE_LIBDEVICE_BASE)->name;
   if (bi >= FE_BF16_BASE) return num_lowp_name(bi - FE_BF16_BASE);
+  if (bi >= FE_OPERATOR_BASE && bi < FE_OPERATOR_BASE + NOPERATOR_FNS) return operator_fns[bi - FE_OPERATOR_BASE].name;
+  if (bi >= FE_VECTOR_BASE) return vec_name(bi - FE_VECTOR_BASE);
   if (bi >= FE_FP16_BASE) return num_lowp_name(bi - FE_FP16_BASE);
   if (bi >= FE_UFUNC_BASE) return num_ufunc_name(bi - FE_UFUNC_BASE);
   return bi >= 0 && bi < BI__COUNT ? builtin_names[bi] : "?";
@@ -176,6 +221,7 @@ void sema_init_known(FeCtx *fe) {
     for (const char *d = strchr(p, '.'); d; d = strchr(d + 1, '.'))
       strmap_putn(&fe->prefixes, p, (size_t)(d - p), (void *)1);
   }
+  add_operator_paths(fe);
   /* roots whose attributes are types */
   static const char *const roots[] = {"numba", "numba.types", "numba.core", "numba.core.types", "numpy", "numba.cuda",
                                       "numba.cuda.fp16", "numba.cuda.bf16", "numba.cuda._internal",
@@ -205,6 +251,10 @@ int sema_lookup_path(FeCtx *fe, const char *path) {
   if (strncmp(path, "numba.cuda._internal.cuda_bf16.", 31) == 0) {
     int k = num_lowp_lookup(LOWP_BF16_INTERNAL, path + 31);
     if (k >= 0) return FE_BF16_BASE + k;
+  }
+  if (strncmp(path, "numba.cuda.", 11) == 0 && !strchr(path + 11, '.')) {
+    int k = vec_lookup(path + 11);
+    if (k >= 0) return FE_VECTOR_BASE + k;
   }
   return -1;
 }

@@ -105,9 +105,35 @@ static Value *clamp_bound(IrBuilder *b, Value *x, Value *n, Value *lo, Value *hi
   return ib_binary(b, OP_MINSI, ib_binary(b, OP_MAXSI, w, lo), hi);
 }
 
+static void raise_when(IrBuilder *b, Value *bad, const char *msg);
+
+/* slice_bounds with a step known only at run time (it->step_v): both of Python's cases (step > 0, step < 0) selected
+ * by its sign, after the check that it is not 0 (Numba's ValueError). */
+static void slice_bounds_dynamic(IrBuilder *b, Value *n, const ViewItem *it, Value **origin, Value **len) {
+  Type *i64 = ty_i64(b->ctx);
+  Value *st = it->step_v, *zero = ib_const_int(b, i64, 0), *one = ib_const_int(b, i64, 1);
+  Value *m1 = ib_const_int(b, i64, -1);
+  Value *is_zero = ib_cmpi(b, "eq", st, zero);
+  raise_when(b, is_zero, "slice step cannot be zero");
+  Value *neg = ib_cmpi(b, "slt", st, zero);
+  Value *lo = ib_select(b, neg, m1, zero), *hi = ib_select(b, neg, ib_binary(b, OP_ADDI, n, m1), n);
+  Value *s = it->start ? clamp_bound(b, it->start, n, lo, hi) : ib_select(b, neg, hi, lo);
+  Value *e = it->stop ? clamp_bound(b, it->stop, n, lo, hi) : ib_select(b, neg, lo, hi);
+  Value *span = ib_select(b, neg, ib_binary(b, OP_SUBI, s, e), ib_binary(b, OP_SUBI, e, s));
+  Value *mag = ib_select(b, neg, ib_binary(b, OP_SUBI, zero, st), st);
+  mag = ib_select(b, is_zero, one, mag); /* (never divides by 0, even where the check above is not reached first) */
+  Value *d = ib_binary(b, OP_MAXSI, span, zero);
+  *origin = s;
+  *len = ib_binary(b, OP_DIVSI, ib_binary(b, OP_ADDI, d, ib_binary(b, OP_SUBI, mag, one)), mag);
+}
+
 /* start:stop:step of an axis of extent n as Python computes it: the first index (*origin; for an empty slice it
  * may be n or -1, never used) and the number of indices (*len). */
 static void slice_bounds(IrBuilder *b, Value *n, const ViewItem *it, Value **origin, Value **len) {
+  if (it->step_v) {
+    slice_bounds_dynamic(b, n, it, origin, len);
+    return;
+  }
   Type *i64 = ty_i64(b->ctx);
   int64_t step = it->step;
   Value *zero = ib_const_int(b, i64, 0), *s, *e, *d;
@@ -164,7 +190,7 @@ Value *view_build(IrBuilder *b, Value *arr, const ViewItem *items, unsigned n, T
     case VI_INT: origin[pos++] = it->index; break;
     case VI_SLICE:
       slice_bounds(b, ib_dim(b, arr, pos), it, &origin[pos], &ext[r]);
-      step[r] = ib_const_int(b, i64, it->step);
+      step[r] = it->step_v ? it->step_v : ib_const_int(b, i64, it->step);
       dims[r++] = (int)pos++;
       break;
     case VI_NEWAXIS:
@@ -207,12 +233,16 @@ Value *view_transpose(IrBuilder *b, Value *arr, const unsigned *perm, Type *resu
 
 /* ---- reshape, view(dtype) ---------------------------------------------------------------------------------- */
 
-void view_value_check(IrBuilder *b, Value *ok, const char *msg) {
-  Value *bad = ib_binary(b, OP_XORI, ok, ib_const_bool(b, true));
+/* The thread raises ValueError(msg) when bad (i1) holds (view_value_check). */
+static void raise_when(IrBuilder *b, Value *bad, const char *msg) {
   Op *c = ib_op(b, OP_RAISE, 1, &bad, 0, NULL, 0);
   char text[256];
   snprintf(text, sizeof text, "ValueError: %s", msg);
   ir_op_set_attr(b->m, c, "exception", attr_str(b->m, text));
+}
+
+void view_value_check(IrBuilder *b, Value *ok, const char *msg) {
+  raise_when(b, ib_binary(b, OP_XORI, ok, ib_const_bool(b, true)), msg);
 }
 
 static void value_check(IrBuilder *b, Value *ok, const char *msg) { view_value_check(b, ok, msg); }

@@ -73,6 +73,7 @@ struct Type {
   char layout;          /* TY_ARRAY: ArrayLayout */
   unsigned n;           /* TY_TUPLE: elements; TY_FUNC: parameters */
   Type **elems;
+  bool vector;          /* TY_TUPLE: a CUDA vector type (float32x4...): n (1-4) equal scalar fields x, y, z, w */
   unsigned nresults;    /* TY_FUNC */
   Type **results;
   unsigned id;          /* interning order, for hashing */
@@ -89,6 +90,9 @@ Type *ty_bf16(IrContext *ctx);
 Type *ty_ptr(IrContext *ctx, Type *elem, unsigned addrspace);
 Type *ty_array(IrContext *ctx, Type *elem, unsigned rank, char layout);
 Type *ty_tuple(IrContext *ctx, unsigned n, Type *const *elems);
+/* A CUDA vector type: a tuple of n (1-4) fields of the scalar type elem, distinct from the plain tuple (printed
+ * vector<f32, 4>). Like tuples, its values are scalarised by the frontend and never reach kir ops. */
+Type *ty_vector(IrContext *ctx, Type *elem, unsigned n);
 Type *ty_func(IrContext *ctx, unsigned nparams, Type *const *params, unsigned nresults, Type *const *results);
 #define ty_i32(ctx) ty_int((ctx), 32, false)
 #define ty_i64(ctx) ty_int((ctx), 64, false)

@@ -350,8 +350,10 @@ static bool at_type(Parser *P) {
   size_t avail = (size_t)(P->end - p), n = 0;
   if (!avail) return false;
   if (*p == '(' || ((*p == 'i' || *p == 'u' || *p == 'f') && avail > 1 && is_digit((unsigned char)p[1]))) return true;
-  while (n < avail && n < 6 && is_ident_char((unsigned char)p[n])) n++;
-  return (n == 3 && memcmp(p, "ptr", 3) == 0) || (n == 5 && (memcmp(p, "array", 5) == 0 || memcmp(p, "tuple", 5) == 0));
+  while (n < avail && n < 7 && is_ident_char((unsigned char)p[n])) n++;
+  return (n == 3 && memcmp(p, "ptr", 3) == 0) ||
+         (n == 5 && (memcmp(p, "array", 5) == 0 || memcmp(p, "tuple", 5) == 0)) ||
+         (n == 6 && memcmp(p, "vector", 6) == 0);
 }
 
 /* A scalar type at the cursor without going through ty_parse and the intern table (most types are). */

@@ -24,6 +24,7 @@ static uint64_t type_hash(const Type *t) {
   h = hash_mix(h, t->rank);
   h = hash_mix(h, (uint64_t)t->layout);
   h = hash_mix(h, t->n);
+  h = hash_mix(h, t->vector);
   for (unsigned i = 0; i < t->n; i++) h = hash_mix(h, t->elems[i]->id);
   h = hash_mix(h, t->nresults);
   for (unsigned i = 0; i < t->nresults; i++) h = hash_mix(h, t->results[i]->id);
@@ -33,7 +34,7 @@ static uint64_t type_hash(const Type *t) {
 static bool type_equal(const Type *a, const Type *b) {
   if (a->kind != b->kind || a->bits != b->bits || a->is_unsigned != b->is_unsigned || a->bfloat != b->bfloat ||
       a->addrspace != b->addrspace || a->elem != b->elem || a->rank != b->rank || a->layout != b->layout ||
-      a->n != b->n || a->nresults != b->nresults)
+      a->n != b->n || a->vector != b->vector || a->nresults != b->nresults)
     return false;
   for (unsigned i = 0; i < a->n; i++)
     if (a->elems[i] != b->elems[i]) return false;
@@ -134,6 +135,13 @@ Type *ty_tuple(IrContext *ctx, unsigned n, Type *const *elems) {
   return intern(ctx, &k);
 }
 
+Type *ty_vector(IrContext *ctx, Type *elem, unsigned n) {
+  Type *elems[4] = {elem, elem, elem, elem};
+  if (n < 1 || n > 4) return NULL;
+  Type k = {.kind = TY_TUPLE, .n = n, .elems = elems, .vector = true};
+  return intern(ctx, &k);
+}
+
 Type *ty_func(IrContext *ctx, unsigned nparams, Type *const *params, unsigned nresults, Type *const *results) {
   Type k = {.kind = TY_FUNC, .n = nparams, .elems = (Type **)params, .nresults = nresults, .results = (Type **)results};
   return intern(ctx, &k);
@@ -172,6 +180,12 @@ void ty_print(const Type *t, StrBuf *out) {
     sb_printf(out, ", %u, %c>", t->rank, t->layout);
     break;
   case TY_TUPLE:
+    if (t->vector) {
+      sb_puts(out, "vector<");
+      ty_print(t->elems[0], out);
+      sb_printf(out, ", %u>", t->n);
+      break;
+    }
     sb_puts(out, "tuple<");
     print_list(t->elems, t->n, out);
     sb_putc(out, '>');
@@ -278,6 +292,12 @@ static Type *parse_type(TyParser *p) {
         if (eat(p, '>')) result = ty_array(p->ctx, elem, rank, l);
       }
     }
+  } else if (eat_word(p, "vector")) {
+    unsigned n;
+    Type *elem;
+    if (eat(p, '<') && (elem = parse_type(p)) && ty_is_scalar(elem) && eat(p, ',') && parse_uint(p, &n) && n >= 1 &&
+        n <= 4 && eat(p, '>'))
+      result = ty_vector(p->ctx, elem, n);
   } else if (eat_word(p, "tuple")) {
     Type *buf[MAX_TYPE_LIST];
     unsigned n;

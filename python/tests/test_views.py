@@ -2,7 +2,11 @@
 and columns (a[i, :], a[:, j]), slices with steps (negative too) and clamped bounds, views of views, new axes and
 ellipses, m.T and transpose(axes), iteration and len over views, a scalar stored into a slice, views passed to and
 returned from device functions and carried around loops, views of shared and local arrays, strides/itemsize/
-nbytes, tuples sliced; an access through a view out of its extent raises IndexError at the kernel's line."""
+nbytes, tuples sliced; an access through a view out of its extent raises IndexError at the kernel's line; slice
+steps known at run time (a zero step raising ValueError); arrays, views and tuples assigned to slices with Numba's
+broadcasting and errors, overlapping sources copied in place where that is safe."""
+import linecache
+
 import numpy as np
 import pytest
 
@@ -306,14 +310,15 @@ def test_unsupported_forms_are_located_errors():
     assert "copy() makes a new array" in str(e.value)
     assert e.value.line == copies.py_func.__code__.co_firstlineno + 2
 
-    @cuda.jit
-    def variable_step(a, n):
-        b = a[::n]
-        a[0] = b[0]
-
-    with pytest.raises(errors.UnsupportedError) as e:
-        variable_step[1, 1](np.zeros(3), 2)
-    assert "a slice step that is not a constant is not supported" in str(e.value)
+    for method in ("flatten()", "astype(np.float32)"):
+        src = "def allocates(a):\n    b = a.%s\n    a[0] = b[0]\n" % method
+        fname = "<allocates %s>" % method
+        linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+        scope = {"np": np}
+        exec(compile(src, fname, "exec"), scope)
+        with pytest.raises(errors.TypingError, match=r"makes a new array, which a kernel cannot allocate .*NRT") as e:
+            cuda.jit(scope["allocates"])[1, 1](np.zeros(3))
+        assert e.value.line == 2
 
 
 @cuda.jit
@@ -433,3 +438,179 @@ def test_item():
     with pytest.raises(ValueError) as e:
         only_item[1, 1](np.zeros((3, 2)), out)  # the view has no element
     assert "item(): can only convert an array of size 1 to a Python scalar" in str(e.value)
+
+
+# ---- slice steps known at run time -------------------------------------------------------------------------------
+
+@cuda.jit
+def runtime_step(a, out, start, stop, step):
+    v = a[start:stop:step]
+    for k in range(len(v)):
+        out[k] = v[k]
+    out[out.size - 1] = len(v)
+
+
+@cuda.jit
+def runtime_step_open(a, out, step):
+    v = a[::step]
+    w = v[1::step]  # a view of the view
+    for k in range(len(v)):
+        out[k] = v[k]
+    out[out.size - 2] = len(v)
+    out[out.size - 1] = len(w)
+
+
+@pytest.mark.parametrize("start, stop, step", [(0, 10, 3), (9, 0, -2), (-1, -11, -1), (2, 100, 4), (5, 5, -1),
+                                               (-100, 100, 7), (8, -100, -3), (3, 7, 100), (7, 3, -100),
+                                               (0, 10, -1), (10, 0, 1)])
+def test_runtime_steps(start, stop, step):
+    a = np.arange(10, dtype=np.float32) * 1.5
+    out = np.full(12, -1, dtype=np.float32)
+    runtime_step[1, 1](a, out, start, stop, step)
+    want = a[start:stop:step]
+    assert out[-1] == len(want)
+    np.testing.assert_array_equal(out[:len(want)], want)
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, -1, -2, -4, 11, -11])
+def test_runtime_steps_open(step):
+    a = np.arange(10, dtype=np.int64)
+    out = np.full(13, -1, dtype=np.int64)
+    runtime_step_open[1, 1](a, out, step)
+    v = a[::step]
+    assert (out[-2], out[-1]) == (len(v), len(v[1::step]))
+    np.testing.assert_array_equal(out[:len(v)], v)
+
+
+@cuda.jit
+def runtime_step_2d(m, out, s0, s1):
+    v = m[::s0, 1::s1]
+    for i in range(v.shape[0]):
+        for j in range(v.shape[1]):
+            out[i, j] = v[i, j]
+
+
+def test_runtime_steps_2d():
+    m = np.arange(42, dtype=np.float64).reshape(6, 7)
+    for s0, s1 in [(2, 3), (-1, 2), (-4, -1), (5, -5)]:
+        want = m[::s0, 1::s1]
+        out = np.zeros((6, 7))
+        runtime_step_2d[1, 1](m, out, s0, s1)
+        np.testing.assert_array_equal(out[:want.shape[0], :want.shape[1]], want)
+
+
+def test_zero_step_raises_value_error():
+    with pytest.raises(ValueError, match="slice step cannot be zero") as e:
+        runtime_step[1, 1](np.zeros(4, dtype=np.float32), np.zeros(5, dtype=np.float32), 0, 4, 0)
+    assert e.value.line == runtime_step.py_func.__code__.co_firstlineno + 2
+
+
+@cuda.jit
+def stepped_oob(a, out, step):
+    v = a[::step]
+    out[0] = v[len(v)]
+
+
+def test_index_error_through_a_stepped_view():
+    with pytest.raises(IndexError) as e:
+        stepped_oob[1, 1](np.zeros(10), np.zeros(1), -3)
+    assert "index 4 is out of bounds for axis 0 with size 4" in str(e.value)
+    assert e.value.line == stepped_oob.py_func.__code__.co_firstlineno + 3
+
+
+# ---- arrays, views and tuples assigned to slices ---------------------------------------------------------------
+
+@cuda.jit
+def assign_slices(a, b, m, r, t):
+    a[1:5] = b            # an array (float64 into float32)
+    m[1, :] = r           # a row from another array
+    m[2] = r[::-1]        # a[i] of a 2-d array is its row
+    m[3] = 7              # a scalar fills it
+    m[0, 1:] = (1, 2, 3)  # a homogeneous tuple into a 1-d slice of its length
+    m[4:, :] = r          # a row broadcast over two rows
+    m[:, 0] = m[:, 3]     # a column into another (the same array: no overlap)
+    t[:, :] = r[None, ::2]  # a leading axis of extent 1 broadcast, a strided source
+    t[1:, 1] = 5
+
+
+def test_assign_arrays_to_slices():
+    a = np.zeros(8, dtype=np.float32)
+    b = np.arange(4.0) + 0.5
+    m = np.zeros((6, 4), np.float32)
+    r = np.arange(4, dtype=np.int64) * 10
+    t = np.zeros((3, 2), np.int32)
+    assign_slices[1, 1](a, b, m, r, t)
+    A, M, T = np.zeros(8, np.float32), np.zeros((6, 4), np.float32), np.zeros((3, 2), np.int32)
+    A[1:5] = b
+    M[1, :] = r
+    M[2] = r[::-1]
+    M[3] = 7
+    M[0, 1:] = (1, 2, 3)
+    M[4:, :] = r
+    M[:, 0] = M[:, 3]
+    T[:, :] = r[None, ::2]
+    T[1:, 1] = 5
+    np.testing.assert_array_equal(a, A)
+    np.testing.assert_array_equal(m, M)
+    np.testing.assert_array_equal(t, T)
+
+
+@cuda.jit
+def assign_mismatch(a, b):
+    a[1:4] = b
+
+
+@cuda.jit
+def assign_unbroadcastable(a, m):
+    a[:] = m
+
+
+@cuda.jit
+def assign_tuple(a, n):
+    a[:n] = (1.0, 2.0)
+
+
+def test_assign_shape_errors():
+    with pytest.raises(ValueError, match="cannot assign slice from input of different size") as e:
+        assign_mismatch[1, 1](np.zeros(8), np.zeros(5))
+    assert e.value.line == assign_mismatch.py_func.__code__.co_firstlineno + 2
+    with pytest.raises(ValueError, match="cannot broadcast source array for assignment"):
+        assign_unbroadcastable[1, 1](np.zeros(4), np.zeros((2, 4)))
+    with pytest.raises(ValueError, match="cannot assign slice from input of different size"):
+        assign_tuple[1, 1](np.zeros(4), 3)
+    a = np.zeros(4)
+    assign_unbroadcastable[1, 1](a, np.ones((1, 1, 4)))  # leading axes of extent 1 are dropped
+    np.testing.assert_array_equal(a, np.ones(4))
+    assign_tuple[1, 1](a, 2)
+    np.testing.assert_array_equal(a, [1, 2, 1, 1])
+
+
+OVERLAPS = ["m[1:, :] = m[:-1, :]", "m[:-1, :] = m[1:, :]", "m[:, 1:] = m[:, :-1]", "m[:-1, :-1] = m[1:, 1:]",
+            "m[::-1][:-1, :] = m[::-1][1:, :]", "m[1:, :] = m[0]", "m[1::2] = m[:-1:2]", "m[0, 1:] = m[0, :-1]",
+            "m[0, ::-1][1:] = m[0, ::-1][:-1]", "m[:, :] = m"]
+
+
+@pytest.mark.parametrize("stmt", OVERLAPS)
+def test_overlapping_sources_copied_in_place(stmt):
+    src = "def overlap(m):\n    %s\n" % stmt
+    fname = "<overlap %s>" % stmt
+    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+    scope = {}
+    exec(compile(src, fname, "exec"), scope)
+    m = np.arange(30.0).reshape(5, 6)
+    want = m.copy()
+    exec(stmt, {"m": want})  # NumPy copies an overlapping source first
+    cuda.jit(scope["overlap"])[1, 1](m)
+    np.testing.assert_array_equal(m, want)
+
+
+@pytest.mark.parametrize("stmt", ["m[:, :] = m[:, ::-1]", "m[:, :] = m.T", "m[0, ::-1] = m[0]"])
+def test_other_overlaps_raise(stmt):
+    src = "def overlap(m):\n    %s\n" % stmt
+    fname = "<overlap %s>" % stmt
+    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+    scope = {}
+    exec(compile(src, fname, "exec"), scope)
+    with pytest.raises(NotImplementedError, match="overlaps its destination") as e:
+        cuda.jit(scope["overlap"])[1, 1](np.zeros((4, 4)))
+    assert e.value.line == 2

@@ -62,8 +62,8 @@ static void test_compile_errors(void) {
       {"syntax", "from numba import cuda\n@cuda.jit\ndef k(a, i:\n    pass\n", "k", KF_ERRKIND_SYNTAX, "", 3, 0},
       {"typing", "from numba import cuda\n@cuda.jit\ndef k(a, i):\n    a[i] = undefined_name\n", "k",
        KF_ERRKIND_TYPING, "undefined_name", 4, 12},
-      {"unsupported", "from numba import cuda\n@cuda.jit\ndef k(a, i):\n    b = a[1::i]\n", "k", KF_ERRKIND_UNSUPPORTED,
-       "not supported", 4, 0},
+      {"unsupported", "from numba import cuda\n@cuda.jit\ndef k(a, i):\n    b = a[i] @ a[i]\n", "k",
+       KF_ERRKIND_UNSUPPORTED, "not supported", 4, 0},
       {"not found", GOOD, "nope", KF_ERRKIND_NOT_FOUND, "nope", 0, 0},
   };
   for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {

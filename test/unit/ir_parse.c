@@ -423,7 +423,8 @@ static void test_valid_misc(void) {
       "  %r = arith.addi(%arg0,%arg0):(i64,i64)->(i64)loc(unknown)\n"
       "  func.return(%x.1$-y) : (f32) -> ()\n"
       "}) {sym_name = @\"weird name\", function_type = (i64, f32) -> (f32), k1, k2 = [], k3 = [[1, 2], [3]],\n"
-      "    big = 18446744073709551615 : u64, f = 1 : f32, e = 1e3, ty = ptr<tuple<i1, u16>, 5>} : () -> ()\n"
+      "    big = 18446744073709551615 : u64, f = 1 : f32, e = 1e3, ty = ptr<tuple<i1, u16>, 5>,\n"
+      "    vt = vector<f32, 4>, vt1 = tuple<vector<u8, 1>, f32>} : () -> ()\n"
       "mem.global() {sym_name = @g, type = array<f32, 1, C>, shape = [4], space = \"const\", value = [1.0, 2.0, inf, -inf]} : () -> ()\n";
   m = roundtrip("n.kir", text);
   if (m) {
@@ -438,6 +439,9 @@ static void test_valid_misc(void) {
       CHECK(ir_op_attr(f, "f")->kind == ATTR_FLOAT && ir_op_attr(f, "f")->f == 1.0);
       CHECK(ir_op_attr(f, "e")->kind == ATTR_FLOAT && ir_op_attr(f, "e")->f == 1000.0);
       CHECK(ir_op_attr(f, "k3")->arr.n == 2 && ir_op_attr(f, "k3")->arr.elems[0].arr.elems[1].i == 2);
+      const Attr *vt = ir_op_attr(f, "vt");
+      CHECK(vt && vt->kind == ATTR_TYPE && vt->type->vector && vt->type->n == 4 &&
+            vt->type != ty_tuple(ctx, 4, vt->type->elems));
     }
     ir_module_free(m);
   }

@@ -153,7 +153,7 @@ def _registry():
         paths[id(cuda)] = "numba.cuda"
         _TYPE_PATHS = paths
     reg = dict(_TYPE_PATHS)
-    for name in cuda.intrinsics.KERNEL_NAMES:
+    for name in cuda.intrinsics.KERNEL_NAMES + cuda.intrinsics.VECTOR_TYPES:
         for obj, path in getattr(cuda, name).walk():
             reg[id(obj)] = path
     return reg

@@ -16,6 +16,16 @@ KERNEL_NAMES = (
     "ffs", "fma", "cbrt", "selp", "nanosleep", "fp16", "bf16", "libdevice", "cg", "vote_sync_intrinsic",
 )
 
+# numba-cuda's vector types (numba.cuda.vector_types): <base>x<N>, and the C-style aliases of each (float4 is
+# float32x4; long and ulong are 64-bit, as on Linux); an alias is the same object as the type it names
+VECTOR_BASES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
+VECTOR_TYPES = tuple("%sx%d" % (base, n) for base in VECTOR_BASES for n in (1, 2, 3, 4))
+VECTOR_ALIAS_BASES = {"char": "int8", "short": "int16", "int": "int32", "long": "int64", "longlong": "int64",
+                      "uchar": "uint8", "ushort": "uint16", "uint": "uint32", "ulong": "uint64",
+                      "ulonglong": "uint64", "float": "float32", "double": "float64"}
+VECTOR_ALIASES = {"%s%d" % (alias, n): "%sx%d" % (base, n)
+                  for alias, base in VECTOR_ALIAS_BASES.items() for n in (1, 2, 3, 4)}
+
 
 class KernelOnly:
     """A name usable only in kernel code, known by its numba path."""
@@ -48,5 +58,7 @@ class KernelOnly:
 
 
 def make_namespace(prefix):
-    """{name: KernelOnly(prefix.name)} for every kernel-side name."""
-    return {name: KernelOnly(prefix + "." + name) for name in KERNEL_NAMES}
+    """{name: KernelOnly(prefix.name)} for every kernel-side name and vector type, and the vector types' aliases."""
+    names = {name: KernelOnly(prefix + "." + name) for name in KERNEL_NAMES + VECTOR_TYPES}
+    names.update((alias, names[name]) for alias, name in VECTOR_ALIASES.items())
+    return names

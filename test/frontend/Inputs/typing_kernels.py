@@ -1,6 +1,7 @@
 # Kernels whose variable types kfront must give exactly as numba-cuda does (see ../numba_types.py and
 # test/unit/frontend_typing.c); typing_rows.tsv lists the signatures they are compiled for.
 import math
+import operator
 
 import numba
 import numpy as np
@@ -220,3 +221,18 @@ def unify(a, out):
     if i > 3:
         z = i
     out[i] = tmp + x + y + z
+
+
+@cuda.jit
+def vectors_operators(a, out):
+    i = cuda.grid(1)
+    v = cuda.float32x4(a[0], 1.0, 2, a[1])
+    h = cuda.short2(i, 3)
+    u = cuda.uint8x3(cuda.uint8x2(1, 2), i)
+    f = v.x
+    g = h.y
+    s = operator.add(i, 1)
+    d = operator.truediv(i, 2)
+    c = operator.lt(f, 2.5)
+    n = operator.neg(g)
+    out[i] = f + g + u.z + s + d + c + n

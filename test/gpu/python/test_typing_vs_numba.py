@@ -2,7 +2,7 @@
 where numba-cuda is installed; its compile_ptx needs no GPU, only the machine's toolkit).
 
 Each case is a device function of one expression (an operator, a builtin, a math or cmath function, a NumPy ufunc
-on scalars, a CUDA intrinsic) compiled by both for the same argument types with compile_ptx(..., device=True); the
+on scalars, a CUDA intrinsic, an operator-module function, a CUDA vector type's field) compiled by both for the same argument types with compile_ptx(..., device=True); the
 return types must be equal. A case numba-cuda refuses is not compared (kfront may accept more); a case kfront
 refuses and numba-cuda accepts is a failure. The cases are the product of the expression families below with
 argument types chosen per family (every pair of scalar types for +, / and **, smaller sets elsewhere): about 2,000
@@ -48,6 +48,13 @@ UFUNC2 = ["np.add(a, b)", "np.true_divide(a, b)", "np.floor_divide(a, b)", "np.p
           "np.hypot(a, b)", "np.remainder(a, b)"]
 INTRINSIC1 = ["cuda.popc(a)", "cuda.clz(a)", "cuda.ffs(a)", "cuda.brev(a)", "cuda.cbrt(a)"]
 INTRINSIC3 = ["cuda.fma(a, b, b)", "cuda.selp(a > 0, a, b)"]
+OPERATOR1 = ["operator.neg(a)", "operator.pos(a)", "operator.invert(a)", "operator.not_(a)", "operator.truth(a)",
+             "operator.abs(a)"]
+OPERATOR2 = ["operator.add(a, b)", "operator.truediv(a, b)", "operator.floordiv(a, b)", "operator.pow(a, b)",
+             "operator.ilshift(a, b)", "operator.and_(a, b)", "operator.ne(a, b)", "operator.ge(a, b)",
+             "operator.imod(a, b)", "operator.getitem((a, b), 1)"]
+VECTOR2 = ["cuda.float32x2(a, b).y", "cuda.int16x3(a, cuda.int16x2(b, a)).z", "cuda.uint8x4(cuda.uint8x1(a), b, a, b).w",
+           "cuda.float64x2(a, b).x + cuda.double1(b).x", "cuda.long3(a, b, a).y"]
 
 
 def cases():
@@ -59,10 +66,10 @@ def cases():
     for e in UNARY:
         for t in SCALARS + COMPLEX:
             yield e, (t,)
-    for e in BUILTIN2 + MATH2 + UFUNC2 + INTRINSIC3:
+    for e in BUILTIN2 + MATH2 + UFUNC2 + INTRINSIC3 + OPERATOR2 + VECTOR2:
         for p in MIXED + [(t, t) for t in SMALL]:
             yield e, p
-    for e in MATH1 + UFUNC1 + INTRINSIC1:
+    for e in MATH1 + UFUNC1 + INTRINSIC1 + OPERATOR1:
         for t in SCALARS:
             yield e, (t,)
     for e in CMATH:
@@ -80,7 +87,8 @@ def device_function(module, expr, nargs):
     linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
     import cmath
     import math
-    scope = {"cuda": module, "np": np, "math": math, "cmath": cmath}
+    import operator
+    scope = {"cuda": module, "np": np, "math": math, "cmath": cmath, "operator": operator}
     exec(compile(src, fname, "exec"), scope)
     return scope["f"]
 
