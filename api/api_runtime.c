@@ -60,6 +60,12 @@ static kf_arg scalar(kf_dtype dtype) {
 kf_arg kf_arg_int(kf_dtype dtype, int64_t v) { kf_arg r = scalar(dtype); r.value.i = v; return r; }
 kf_arg kf_arg_uint(kf_dtype dtype, uint64_t v) { kf_arg r = scalar(dtype); r.value.u = v; return r; }
 kf_arg kf_arg_float(kf_dtype dtype, double v) { kf_arg r = scalar(dtype); r.value.f = v; return r; }
+kf_arg kf_arg_complex(kf_dtype dtype, double re, double im) {
+  kf_arg r = scalar(dtype);
+  r.value.f = re;
+  r.imag = im;
+  return r;
+}
 kf_arg kf_arg_tuple(const kf_arg *items, unsigned n) {
   kf_arg r;
   memset(&r, 0, sizeof r);
@@ -75,6 +81,7 @@ static const kf_dtype npy_to_dtype[NPY__COUNT] = {
     [NPY_BOOL] = KF_BOOL,  [NPY_I8] = KF_INT8,    [NPY_I16] = KF_INT16,  [NPY_I32] = KF_INT32,
     [NPY_I64] = KF_INT64,  [NPY_U8] = KF_UINT8,   [NPY_U16] = KF_UINT16, [NPY_U32] = KF_UINT32,
     [NPY_U64] = KF_UINT64, [NPY_F16] = KF_FLOAT16, [NPY_F32] = KF_FLOAT32, [NPY_F64] = KF_FLOAT64,
+    [NPY_C64] = KF_COMPLEX64, [NPY_C128] = KF_COMPLEX128,
 };
 
 kf_status kf_npy_load(kf_context *ctx, const char *path, kf_array *out) {

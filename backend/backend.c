@@ -87,6 +87,11 @@ static void run_job(void *arg) {
   BeJob *j = arg;
   Module *given = j->m;
   j->m = lower_scf_copy(given, j->diag);
+  if (!j->m) { /* lower-complex failed (reported) */
+    j->st = BE_UNSUPPORTED;
+    j->m = given;
+    return;
+  }
   LLVMContextRef ctx = LLVMContextCreate();
   mem_guard_defer(be_dispose_context, ctx);  /* with it, every module made in it */
   if (j->ptx) compile_ptx(j, ctx);

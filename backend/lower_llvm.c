@@ -176,6 +176,8 @@ static LLVMTypeRef reg_type(Lower *L, const Type *t) {
 
 static LLVMTypeRef mem_type(Lower *L, const Type *t) {
   if (t->kind == TY_BOOL) return L->t_i8;
+  /* complex elements (lower-complex leaves them in memory only, read and written as their two floats) */
+  if (t->kind == TY_COMPLEX) return LLVMArrayType(reg_type(L, t->elem), 2);
   if (t->kind == TY_ARRAY || t->kind == TY_TUPLE || t->kind == TY_FUNC) return L->t_i8;
   return reg_type(L, t);
 }

@@ -40,8 +40,8 @@ static const char *const value_kind_names[] = {"bool", "int", "float", "tuple", 
 static const char *const function_kind_names[] = {"kernel", "device", "reduce", "vectorize", "guvectorize"};
 static const char *const dtype_names[KF_DTYPE_COUNT] = {"boolean", "int8",   "int16",  "int32",   "int64",   "uint8",
                                                         "uint16",  "uint32", "uint64", "float16", "float32", "float64",
-                                                        "bfloat16"};
-static const unsigned dtype_bytes[KF_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 2};
+                                                        "complex64", "complex128", "bfloat16"};
+static const unsigned dtype_bytes[KF_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 8, 16, 2};
 
 static bool dtype_valid(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT; }
 static bool dtype_float(kf_dtype t) { return t == KF_FLOAT16 || t == KF_FLOAT32 || t == KF_FLOAT64 || t == KF_BFLOAT16; }
@@ -55,6 +55,10 @@ static bool scalar_value(const kf_value *v, int64_t *i, double *f, char *why, si
   kf_dtype t = v->dtype;
   if (!dtype_valid(t)) {
     snprintf(why, nwhy, "invalid dtype %d", (int)t);
+    return false;
+  }
+  if (t == KF_COMPLEX64 || t == KF_COMPLEX128) {
+    snprintf(why, nwhy, "a %s scalar cannot be bound (complex constants are not supported as bindings)", dtype_names[t]);
     return false;
   }
   bool ok = v->kind == KF_VALUE_BOOL ? t == KF_BOOL : v->kind == KF_VALUE_FLOAT ? dtype_float(t) : t != KF_BOOL && !dtype_float(t);
@@ -91,6 +95,8 @@ static bool scalar_value(const kf_value *v, int64_t *i, double *f, char *why, si
 static bool array_readable(const kf_array *a, size_t *count, char *why, size_t nwhy) {
   if (a->memory != KF_MEMORY_HOST) return snprintf(why, nwhy, "a device array cannot be a constant (copy it to the host)"), false;
   if (!dtype_valid(a->dtype)) return snprintf(why, nwhy, "an array of invalid dtype %d", (int)a->dtype), false;
+  if (a->dtype == KF_COMPLEX64 || a->dtype == KF_COMPLEX128)
+    return snprintf(why, nwhy, "a constant array of %s is not supported (pass it as a kernel argument)", dtype_names[a->dtype]), false;
   if (a->ndim < 1 || a->ndim > KF_MAX_RANK)
     return snprintf(why, nwhy, "an array of rank %u (kfront takes constant arrays of rank 1 to %d)", a->ndim, KF_MAX_RANK), false;
   size_t n = 1;
@@ -137,6 +143,7 @@ static void element_value(kf_dtype t, const unsigned char *p, int64_t *i, double
   case KF_FLOAT16: { uint16_t x; memcpy(&x, p, 2); *f = sem_f16_value(x); break; }
   case KF_FLOAT32: { float x; memcpy(&x, p, 4); *f = x; break; }
   case KF_FLOAT64: memcpy(f, p, 8); break;
+  case KF_COMPLEX64: case KF_COMPLEX128: break;  /* refused before (const_array) */
   case KF_BFLOAT16: { uint16_t x; memcpy(&x, p, 2); *f = sem_bf16_value(x); break; }
   }
 }

@@ -232,6 +232,8 @@ struct FeCtx {
   Op *cur_top;             /* the top-level function being lowered: device functions go before it */
   StrMap enums;            /* enum spelling -> FeEnum* (enums.c) */
   unsigned nenums;
+  StrMap *cmath_funcs;     /* cmath.c: name -> FeFunc* of its Python source (NULL until first used) */
+  StrMap *cmath_scope;     /* the names that source sees (math, cmath) */
 };
 
 /* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python ----------------------- */
@@ -274,7 +276,15 @@ struct FeCtx {
   X(MATH_ISNAN, "isnan") X(MATH_ISINF, "isinf") X(MATH_ISFINITE, "isfinite")             \
   X(MATH_PI, "pi") X(MATH_E, "e") X(MATH_TAU, "tau") X(MATH_INF, "inf") X(MATH_NAN, "nan")     \
   X(MATH_REMAINDER, "remainder") X(MATH_FREXP, "frexp") X(MATH_LDEXP, "ldexp")             \
-  X(MATH_MODF, "modf") X(MATH_NEXTAFTER, "nextafter") X(SELP, "selp")
+  X(MATH_MODF, "modf") X(MATH_NEXTAFTER, "nextafter") X(SELP, "selp")                     \
+  X(CMATH_EXP, "cmath.exp") X(CMATH_LOG, "cmath.log") X(CMATH_LOG10, "cmath.log10")          \
+  X(CMATH_SQRT, "cmath.sqrt") X(CMATH_SIN, "cmath.sin") X(CMATH_COS, "cmath.cos")             \
+  X(CMATH_TAN, "cmath.tan") X(CMATH_ASIN, "cmath.asin") X(CMATH_ACOS, "cmath.acos")          \
+  X(CMATH_ATAN, "cmath.atan") X(CMATH_SINH, "cmath.sinh") X(CMATH_COSH, "cmath.cosh")         \
+  X(CMATH_TANH, "cmath.tanh") X(CMATH_ASINH, "cmath.asinh") X(CMATH_ACOSH, "cmath.acosh")     \
+  X(CMATH_ATANH, "cmath.atanh") X(CMATH_ISNAN, "cmath.isnan") X(CMATH_ISINF, "cmath.isinf")   \
+  X(CMATH_ISFINITE, "cmath.isfinite") X(CMATH_PHASE, "cmath.phase")                           \
+  X(CMATH_POLAR, "cmath.polar") X(CMATH_RECT, "cmath.rect")
 
 typedef enum {
 #define X(id, name) BI_##id,
@@ -285,7 +295,8 @@ typedef enum {
 
 /* ---- numba_types.c ---------------------------------------------------------------------------------- */
 /* Numba's scalar kinds, in the order of the tables. */
-enum { NB_BOOL, NB_I8, NB_I16, NB_I32, NB_I64, NB_U8, NB_U16, NB_U32, NB_U64, NB_F16, NB_F32, NB_F64, NB_BF16, NB_NKINDS };
+enum { NB_BOOL, NB_I8, NB_I16, NB_I32, NB_I64, NB_U8, NB_U16, NB_U32, NB_U64, NB_F16, NB_F32, NB_F64, NB_C64, NB_C128,
+       NB_BF16, NB_NKINDS };
 enum { CONV_NONE, CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE };
 
 /* A signature of a case list: return kind, argument kinds (NB_*). */
@@ -360,6 +371,13 @@ bool sema_py_binop(IrContext *ctx, PyBinOp op, const FeVal *a, const FeVal *b, F
 bool sema_py_unary(IrContext *ctx, PyUnaryOp op, const FeVal *a, FeVal *out);
 bool sema_py_compare(IrContext *ctx, PyCmpOp op, const FeVal *a, const FeVal *b, FeVal *out);
 
+/* ---- cmath.c: the cmath functions, written once in Python and compiled as device functions -------------- */
+/* The function of that name (exp, log, log_base, log10, sqrt, cos, cosh, sin, sinh, tan, tanh, acos, acosh, asin,
+ * asinh, atan, atanh, rect), parsed on first use; NULL for another name. */
+FeFunc *fe_cmath_function(FeCtx *fe, const char *name);
+/* Frees what fe_cmath_function made. */
+void fe_cmath_free(FeCtx *fe);
+
 /* ---- numeric.c: NumPy's ufuncs in kernels ---------------------------------------------------------------- */
 /* A ufunc is the builtin id FE_UFUNC_BASE + its index (sema_lookup_path gives it for "numpy.<name>"). */
 enum { FE_UFUNC_BASE = BI__COUNT };
@@ -379,6 +397,9 @@ bool num_ufunc_supported(int u);
 bool num_can_cast_same_kind(int from, int to);
 /* The loop NumPy and numba-cuda choose for inputs of these kinds; false when there is none. */
 bool num_ufunc_loop(int u, const int *kinds, unsigned nin, NumLoop *out);
+/* The cmath function (cmath.c's name) a ufunc's complex loop is, as numba-cuda's ufunc_db takes it from its cmath;
+ * NULL for the others. lower.c builds those loops; num_ufunc_emit the rest. */
+const char *num_ufunc_cmath(int u);
 /* Builds what the loop computes at b's insertion point, from inputs of the loop's input types. */
 void num_ufunc_emit(IrBuilder *b, int u, const NumLoop *loop, Value *const *in, Value **out);
 

@@ -179,12 +179,12 @@ bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
   Type *result_type = NULL;
   switch (fn->kind) {
   case FN_VECTORIZE:
-    if (!sig->has_ret || !sig->ret || !ty_is_scalar(sig->ret)) {
+    if (!sig->has_ret || !sig->ret || !ty_is_number(sig->ret)) {
       fe_error(fe, sig->loc, "a @vectorize signature needs a scalar return type, such as 'float32(float32)'");
       return false;
     }
     for (unsigned i = 0; i < sig->nargs; i++) {
-      if (!ty_is_scalar(sig->args[i])) {
+      if (!ty_is_number(sig->args[i])) {
         fe_error(fe, sig->loc, "@vectorize signatures take scalar arguments, not %s", nb_type_str(&fe->arena, sig->args[i]));
         return false;
       }
@@ -212,7 +212,7 @@ bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
     for (unsigned i = 0; i < nargs; i++) {
       Type *t = sig->args[i];
       unsigned r = t->kind == TY_ARRAY ? t->rank : 0, dims = fe_layout_ndims(&layout, i);
-      if ((t->kind != TY_ARRAY && !ty_is_scalar(t)) || r != dims) {
+      if ((t->kind != TY_ARRAY && !ty_is_number(t)) || r != dims) {
         fe_error(fe, fn->gu_layout_loc, "argument %u is %s but the layout '%s' gives it %u dimension%s", i + 1,
                  nb_type_str(&fe->arena, t), fn->gu_layout, dims, dims == 1 ? "" : "s");
         return false;
@@ -235,7 +235,7 @@ bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
     break;
   }
   case FN_REDUCE:
-    if (nparams != 2 || !sig->has_ret || !sig->ret || !ty_is_scalar(sig->ret) || !ty_is_scalar(sig->args[0]) ||
+    if (nparams != 2 || !sig->has_ret || !sig->ret || !ty_is_number(sig->ret) || !ty_is_number(sig->args[0]) ||
         sig->args[0] != sig->args[1]) {
       fe_error(fe, sig->loc, "a @cuda.reduce function takes two values of one scalar type and returns a scalar, e.g. "
                              "'float32(float32, float32)'");

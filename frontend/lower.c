@@ -111,7 +111,8 @@ static void lower_stmts(Lower *L, PyStmt *const *s, unsigned n);
  * allocating, and those it names only to say they allocate. */
 #define ARRAY_METHODS(X)                                                                          \
   X(TRANSPOSE, "transpose") X(RESHAPE, "reshape") X(RAVEL, "ravel") X(VIEW, "view")              \
-  X(COPY, "copy") X(FLATTEN, "flatten") X(ASTYPE, "astype") X(ITEM, "item")
+  X(COPY, "copy") X(FLATTEN, "flatten") X(ASTYPE, "astype") X(ITEM, "item")                     \
+  X(CONJUGATE, "conjugate")
 enum {
 #define X(id, name) M_##id,
   ARRAY_METHODS(X)
@@ -233,7 +234,9 @@ static FeVal cbool(Lower *L, bool b) { return cint(ty_bool(L->ctx), b); }
 
 /* An Enum member (not an IntEnum one) is a value but not a number (enums.c, "enums" below). */
 static bool is_enum_only(const FeVal *v) { return v->kind == FV_VAL && v->enumc && !v->enumc->is_int; }
-static bool is_scalar(const FeVal *v) { return v->kind == FV_VAL && ty_is_scalar(v->type) && !is_enum_only(v); }
+/* a number: a scalar or a complex value */
+static bool is_scalar(const FeVal *v) { return v->kind == FV_VAL && ty_is_number(v->type) && !is_enum_only(v); }
+static bool is_complex(const FeVal *v) { return v->kind == FV_VAL && v->type->kind == TY_COMPLEX; }
 static bool is_array(const FeVal *v) { return v->kind == FV_VAL && v->type->kind == TY_ARRAY; }
 static bool is_const_int(const FeVal *v) {
   return v->kind == FV_VAL && !is_enum_only(v) && v->is_const && (v->type->kind == TY_INT || v->type->kind == TY_BOOL);
@@ -241,9 +244,14 @@ static bool is_const_int(const FeVal *v) {
 static bool is_true(const FeVal *v) { return v->kind == FV_VAL && v->is_const && v->c.i != 0; }
 
 /* The constant as a kir value (made at the insertion point each time it is used). */
+static Value *complex_make(Lower *L, Value *re, Value *im, Type *t);
+static Value *complex_part(Lower *L, Value *z, bool imag);
+
 static Value *mat(Lower *L, const FeVal *x) {
   if (x->v) return x->v;
   Type *t = x->type;
+  if (t->kind == TY_COMPLEX) /* a zero (zero_of): complex values are otherwise never constants */
+    return complex_make(L, ib_const_float(&L->b, t->elem, x->c.f), ib_const_float(&L->b, t->elem, 0), t);
   if (t->kind == TY_FLOAT) {
     if (t->bits == 16) return ib_unary(&L->b, OP_TRUNCF, ib_const_float(&L->b, ty_f32(L->ctx), x->c.f), t);
     return ib_const_float(&L->b, t, x->c.f);
@@ -252,8 +260,11 @@ static Value *mat(Lower *L, const FeVal *x) {
 }
 
 /* Numba's cast of a scalar to another scalar type (constants folded). */
+static FeVal conv_complex(Lower *L, FeVal x, Type *t);
+
 static FeVal conv(Lower *L, FeVal x, Type *t) {
   if (x.kind != FV_VAL || x.type == t) return x;
+  if (t->kind == TY_COMPLEX || x.type->kind == TY_COMPLEX) return conv_complex(L, x, t);
   if (x.is_const && !(t->kind == TY_FLOAT && t->bits == 16)) {
     bool from_float = x.type->kind == TY_FLOAT;
     double f = from_float ? x.c.f : x.type->is_unsigned ? (double)(uint64_t)x.c.i : (double)x.c.i;
@@ -281,7 +292,7 @@ static Value *conv_v(Lower *L, FeVal x, Type *t) {
   return mat(L, &r);
 }
 
-static FeVal zero_of(Type *t) { return t->kind == TY_FLOAT ? cfloat(t, 0) : cint(t, 0); }
+static FeVal zero_of(Type *t) { return t->kind == TY_FLOAT || t->kind == TY_COMPLEX ? cfloat(t, 0) : cint(t, 0); }
 
 /* Python truth of a value as i1 (FeVal, possibly constant). */
 static FeVal truth(Lower *L, FeVal x, SrcLoc loc) {
@@ -291,7 +302,7 @@ static FeVal truth(Lower *L, FeVal x, SrcLoc loc) {
   case FV_TUPLE: return cbool(L, x.tup.n != 0);
   case FV_VAL:
     if (is_enum_only(&x)) return lerr(L, loc, "the truth value of %s is not supported", vname(L, &x));
-    if (ty_is_scalar(x.type)) return conv(L, x, ty_bool(L->ctx));
+    if (ty_is_number(x.type)) return conv(L, x, ty_bool(L->ctx));
     return lerr(L, loc, "the truth value of an array (%s) is ambiguous", tname(L, x.type));
   default: return lerr(L, loc, "%s has no truth value in a kernel", vname(L, &x));
   }
@@ -934,8 +945,18 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
     /* int.bit_count() (numba-cuda: cuda.popc of the integer) */
     if (v.kind == FV_VAL && v.type->kind == TY_INT && strcmp(a, "bit_count") == 0)
       return (FeVal){.kind = FV_METHOD, .type = v.type, .v = mat(L, &v), .builtin = M_INT_BIT_COUNT};
-    if (v.kind == FV_VAL && v.type->kind != TY_ARRAY)
+    if (v.kind == FV_VAL && v.type->kind != TY_ARRAY) {
+      /* .real, .imag and .conjugate() of numbers (numba-cuda: of complex, float and integer values) */
+      bool num = ty_is_number(v.type) && v.type->kind != TY_BOOL;
+      if (num && (strcmp(a, "real") == 0 || strcmp(a, "imag") == 0)) {
+        bool im = a[0] == 'i';
+        if (v.type->kind == TY_COMPLEX) return val(v.type->elem, complex_part(L, mat(L, &v), im));
+        if (!im) return (v.literal = false, v);
+        return zero_of(v.type);
+      }
+      if (num && strcmp(a, "conjugate") == 0) return (FeVal){.kind = FV_METHOD, .type = v.type, .v = mat(L, &v), .builtin = M_CONJUGATE};
       return lerr(L, aloc, "unknown attribute '%s' of %s", a, tname(L, v.type));
+    }
     Value *arr = v.kind == FV_VIEW ? v.tup.elems[0].v : v.v;
     unsigned first = v.kind == FV_VIEW ? v.tup.n - 1 : 0;
     unsigned rank = arr->type->rank;
@@ -1502,6 +1523,15 @@ static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
   at(L, e->loc);
   switch (m->builtin) {
   case M_TRANSPOSE: return lower_transpose(L, m, e);
+  case M_CONJUGATE: {
+    FeVal none[1];
+    if (!positional(L, e, "conjugate", 0, 0, none)) return poison();
+    if (m->type->kind == TY_ARRAY)
+      return lerr(L, e->loc, "conjugate() of an array makes a new array, which a kernel cannot allocate; conjugate its "
+                             "elements");
+    if (m->type->kind != TY_COMPLEX) return val(m->type, m->v);
+    return val(m->type, op_result(ib_op(&L->b, OP_COMPLEX_CONJ, 1, (Value *const *)&m->v, 1, (Type *const *)&m->type, 0), 0));
+  }
   case M_RESHAPE: return lower_reshape(L, m, e);
   case M_RAVEL: {
     FeVal none[1];
@@ -1638,6 +1668,77 @@ static bool want_scalars(Lower *L, const FeVal *a, const FeVal *b, const char *o
   return false;
 }
 
+/* ---- complex numbers: values of the complex dialect (lower-complex defines what its ops compute) ---------------
+ * As numba-cuda: 1j is complex128; arithmetic and ==, != promote as Numba's templates (float32 with complex64 is
+ * complex64, an int64 with complex64 complex128 by unification, ...); a complex converts to no real type (only to
+ * bool, by its truth value); `/` by 0 + 0j raises ZeroDivisionError (a thread without debug=True just ends, as
+ * numba-cuda's kernels return); `**` is numba-cuda's _Py_c_pow translation (complex.pow). */
+
+static void emit_raise(Lower *L, Value *cond, const char *text, SrcLoc loc);
+
+static Value *complex_make(Lower *L, Value *re, Value *im, Type *t) {
+  Value *ops[2] = {re, im};
+  return op_result(ib_op(&L->b, OP_COMPLEX_CREATE, 2, ops, 1, &t, 0), 0);
+}
+
+static Value *complex_part(Lower *L, Value *z, bool imag) {
+  Type *ft = z->type->elem;
+  return op_result(ib_op(&L->b, imag ? OP_COMPLEX_IM : OP_COMPLEX_RE, 1, &z, 1, &ft, 0), 0);
+}
+
+/* Numba's casts to and from complex: a real to its complex (imaginary part 0), complex to complex part by part,
+ * complex to bool its truth (a part != 0, unordered). Any other target is not a conversion Numba has: the callers
+ * refuse it first (complex_to_real_error); the real part converted here is never reached by a typed program. */
+static FeVal conv_complex(Lower *L, FeVal x, Type *t) {
+  if (x.type->kind == TY_COMPLEX) {
+    Value *z = mat(L, &x);
+    if (t->kind == TY_COMPLEX) {
+      Value *re = ib_cast(&L->b, complex_part(L, z, false), t->elem), *im = ib_cast(&L->b, complex_part(L, z, true), t->elem);
+      return val(t, complex_make(L, re, im, t));
+    }
+    Value *re = complex_part(L, z, false), *im = complex_part(L, z, true);
+    if (t->kind == TY_BOOL) {
+      Value *zero = ib_const_float(&L->b, re->type, 0);
+      Value *a = ib_cmpf(&L->b, "une", re, zero), *b = ib_cmpf(&L->b, "une", im, zero);
+      return val(t, ib_binary(&L->b, OP_ORI, a, b));
+    }
+    return val(t, ib_cast(&L->b, re, t));
+  }
+  FeVal re = conv(L, x, t->elem);
+  Value *rv = mat(L, &re);
+  return val(t, complex_make(L, rv, ib_const_float(&L->b, t->elem, 0), t));
+}
+
+/* Whether a value of type from may become a t where Numba converts implicitly (a complex to a real: never). */
+static bool complex_to_real_error(Lower *L, const FeVal *v, Type *t, SrcLoc loc, const char *what) {
+  if (!is_complex(v) || t->kind == TY_COMPLEX) return false;
+  lerr(L, loc, "cannot convert %s to %s%s (Numba converts a complex number to no real type; take .real, .imag or "
+               "abs())", tname(L, v->type), tname(L, t), what);
+  return true;
+}
+
+static FeVal complex_binop(Lower *L, PyBinOp op, FeVal x, FeVal y, Type *rt, SrcLoc loc) {
+  Value *xv = conv_v(L, x, rt), *yv = conv_v(L, y, rt), *ops[2] = {xv, yv};
+  OpKind k;
+  switch (op) {
+  case BIN_ADD: k = OP_COMPLEX_ADD; break;
+  case BIN_SUB: k = OP_COMPLEX_SUB; break;
+  case BIN_MUL: k = OP_COMPLEX_MUL; break;
+  case BIN_POW: k = OP_COMPLEX_POW; break;
+  case BIN_DIV: {
+    k = OP_COMPLEX_DIV;
+    Value *zero = ib_const_float(&L->b, rt->elem, 0);
+    Value *re0 = ib_cmpf(&L->b, "oeq", complex_part(L, yv, false), zero);
+    Value *im0 = ib_cmpf(&L->b, "oeq", complex_part(L, yv, true), zero);
+    emit_raise(L, ib_binary(&L->b, OP_ANDI, re0, im0), "ZeroDivisionError: complex division by zero", loc);
+    at(L, loc);
+    break;
+  }
+  default: return lerr(L, loc, "unsupported operand types for '%s': %s and %s", ast_binop_str(op), tname(L, x.type), tname(L, y.type));
+  }
+  return val(rt, op_result(ib_op(&L->b, k, 2, ops, 1, &rt, 0), 0));
+}
+
 /* Folds an integer operation at the width of t (wrapping), for constants that are not literals. */
 static bool fold_int(PyBinOp op, Type *t, int64_t x, int64_t y, int64_t *out) {
   uint64_t ux = (uint64_t)x, uy = (uint64_t)y, r;
@@ -1716,6 +1817,7 @@ static FeVal binop(Lower *L, PyBinOp op, FeVal a, FeVal b, SrcLoc loc) {
   Type *ta = nb_type(L->ctx, c->args[0]), *tb = nb_type(L->ctx, c->args[1]), *rt = nb_type(L->ctx, c->ret);
   at(L, loc);
   FeVal x = conv(L, a, ta), y = conv(L, b, tb);
+  if (rt->kind == TY_COMPLEX) return complex_binop(L, op, x, y, rt, loc);
   bool nonneg_in = x.nonneg && y.nonneg;
   /* constants that are not literals (module constants): fold integer arithmetic */
   if (x.is_const && y.is_const && rt->kind == TY_INT && (op != BIN_POW && op != BIN_LSHIFT && op != BIN_RSHIFT)) {
@@ -1812,6 +1914,8 @@ static FeVal unop(Lower *L, PyUnaryOp op, FeVal a, SrcLoc loc) {
   Type *ta = nb_type(L->ctx, c->args[0]), *rt = nb_type(L->ctx, c->ret);
   FeVal x = conv(L, a, ta);
   if (op == UN_POS) return conv(L, x, rt);
+  if (op == UN_NEG && rt->kind == TY_COMPLEX)
+    return val(rt, op_result(ib_op(&L->b, OP_COMPLEX_NEG, 1, (Value *[]){mat(L, &x)}, 1, &rt, 0), 0));
   if (op == UN_NEG) {
     FeVal xr = conv(L, x, rt);
     if (xr.is_const && rt->kind == TY_INT) return cint(rt, (int64_t)(0 - (uint64_t)xr.c.i));
@@ -1923,6 +2027,11 @@ static FeVal compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
     y = conv(L, y, t);
   }
   Value *xv = mat(L, &x), *yv = mat(L, &y);
+  if (t->kind == TY_COMPLEX) {
+    Type *b1 = ty_bool(L->ctx);
+    Value *ops[2] = {xv, yv};
+    return val(b1, op_result(ib_op(&L->b, op == CMP_EQ ? OP_COMPLEX_EQ : OP_COMPLEX_NE, 2, ops, 1, &b1, 0), 0));
+  }
   Value *r = t->kind == TY_FLOAT ? ib_cmpf(&L->b, cmp_pred(op, t), xv, yv) : ib_cmpi(&L->b, cmp_pred(op, t), xv, yv);
   return val(ty_bool(L->ctx), r);
 }
@@ -2349,6 +2458,22 @@ static bool ufunc_array(const FeVal *v, unsigned *rank, Type **elem) {
   return false;
 }
 
+static FeVal cmath_call(Lower *L, const char *name, FeVal z, const PyExpr *e);
+
+/* One application of a ufunc's loop: num_ufunc_emit's, or for a complex loop numba-cuda takes from its cmath,
+ * kfront's cmath function of that name. */
+static bool ufunc_emit(Lower *L, int u, const NumLoop *loop, Value *const *in, Value **out, const PyExpr *e) {
+  const char *cm = loop->in[0] == NB_C64 || loop->in[0] == NB_C128 ? num_ufunc_cmath(u) : NULL;
+  if (!cm) {
+    num_ufunc_emit(&L->b, u, loop, in, out);
+    return true;
+  }
+  FeVal r = cmath_call(L, cm, val(in[0]->type, in[0]), e);
+  if (r.kind != FV_VAL) return false;
+  out[0] = mat(L, &r);
+  return true;
+}
+
 /* A ufunc over arrays with its outputs given (np.add(a, b, out)): a loop nest over the first output's shape;
  * each input broadcast against it as NumPy broadcasts (axes aligned on the right; an axis of extent 1 repeats),
  * an extent that neither matches nor is 1 an IndexError (with bounds checks on); each result converted to its
@@ -2421,7 +2546,10 @@ static FeVal ufunc_loops(Lower *L, int u, const char *fname, const NumLoop *loop
     FeVal x = load_element(L, base, idx);
     in[i] = conv_v(L, x, nb_type(L->ctx, loop->in[i]));
   }
-  num_ufunc_emit(b, u, loop, in, res);
+  if (!ufunc_emit(L, u, loop, in, res, e)) {
+    *b = outer;
+    return poison();
+  }
   for (unsigned o = 0; o < nout; o++) {
     FeVal ix[8];
     for (unsigned k = 0; k < rank; k++) {
@@ -2537,7 +2665,7 @@ static FeVal lower_ufunc(Lower *L, int u, const PyExpr *e) {
   at(L, e->loc);
   Value *in[2], *out[2];
   for (unsigned i = 0; i < nin; i++) in[i] = conv_v(L, a[i], nb_type(L->ctx, loop.in[i]));
-  num_ufunc_emit(&L->b, u, &loop, in, out);
+  if (!ufunc_emit(L, u, &loop, in, out, e)) return poison();
   if (nout == 1) return val(nb_type(L->ctx, loop.out[0]), out[0]);
   FeVal parts[2];
   for (unsigned i = 0; i < nout; i++) parts[i] = val(nb_type(L->ctx, loop.out[i]), out[i]);
@@ -2670,7 +2798,7 @@ static void memo_put(Lower *L, const PyExpr *key, Op *op) {
 }
 
 static Type *dtype_of(Lower *L, const FeVal *d, SrcLoc loc) {
-  if (d->kind == FV_NTYPE && ty_is_scalar(d->type)) return d->type;
+  if (d->kind == FV_NTYPE && ty_is_number(d->type)) return d->type;
   if (d->kind == FV_STR) {
     Type *t = nb_named_type(L->ctx, d->str.s, NULL);
     if (t) return t;
@@ -3080,6 +3208,86 @@ static void report_raw_prints(Lower *L) {
   }
 }
 
+/* ---- calls: cmath (numba-cuda's cmathdecl.py and cmathimpl.py) ----------------------------------------------
+ * acos, asin, asinh, atan, atanh, cos, exp, sin, sqrt, tan, log (one or two arguments), isnan, isinf, isfinite are
+ * typed on complex64 / complex128 (a real argument converts); acosh, cosh, sinh, tanh, log10, phase and polar are
+ * numba-cuda overloads that take a complex argument only, rect two floats. The predicates, phase and polar are
+ * built here; the rest are the Python of cmath.c, compiled as device functions, their result converted to the
+ * argument's type as numba-cuda returns it. */
+static FeVal instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args, unsigned np);
+
+static FeVal lower_cmath(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = sema_builtin_name(bi), *name = fname + strlen("cmath.");
+  FeVal a[3];
+  if (bi == BI_CMATH_RECT) {
+    if (!positional(L, e, fname, 2, 2, a)) return poison();
+    for (unsigned i = 0; i < 2; i++)
+      if (!is_scalar(&a[i]) || a[i].type->kind != TY_FLOAT)
+        return lerr(L, arg_loc(e, i), "%s() takes two floats, not %s", fname, vname(L, &a[i]));
+    at(L, e->loc);
+    return instantiate_and_call(L, fe_cmath_function(L->fe, "rect"), e, a, 2);
+  }
+  bool overload = bi == BI_CMATH_ACOSH || bi == BI_CMATH_COSH || bi == BI_CMATH_SINH || bi == BI_CMATH_TANH ||
+                  bi == BI_CMATH_LOG10 || bi == BI_CMATH_PHASE || bi == BI_CMATH_POLAR;
+  if (!positional(L, e, fname, 1, bi == BI_CMATH_LOG ? 2 : 1, a)) return poison();
+  unsigned n = bi == BI_CMATH_LOG && a[1].kind != FV_UNDEF ? 2 : 1;
+  for (unsigned i = 0; i < n; i++)
+    if (!is_scalar(&a[i]) || (overload && !is_complex(&a[i])))
+      return lerr(L, arg_loc(e, i), "%s() takes %s, not %s", fname, overload ? "a complex number" : "a number",
+                  vname(L, &a[i]));
+  Type *t = a[0].type;
+  if (!overload) {
+    static const NbCase cases1[] = {{NB_C64, 1, {NB_C64}}, {NB_C128, 1, {NB_C128}}};
+    static const NbCase cases2[] = {{NB_C64, 2, {NB_C64, NB_C64}}, {NB_C128, 2, {NB_C128, NB_C128}}};
+    int kinds[2] = {nb_kind(a[0].type), n == 2 ? nb_kind(a[1].type) : -1};
+    const NbCase *c = nb_resolve(n == 2 ? cases2 : cases1, 2, kinds, n, true);
+    if (!c) return lerr(L, e->loc, "%s() does not take %s", fname, vname(L, &a[0]));
+    t = nb_type(L->ctx, c->ret);
+  }
+  at(L, e->loc);
+  for (unsigned i = 0; i < n; i++) a[i] = conv(L, a[i], t);
+  Value *z = mat(L, &a[0]), *re = complex_part(L, z, false), *im = complex_part(L, z, true);
+  Type *b1 = ty_bool(L->ctx);
+  switch (bi) {
+  case BI_CMATH_ISNAN: return val(b1, ib_cmpf(&L->b, "uno", re, im));
+  case BI_CMATH_ISINF:
+  case BI_CMATH_ISFINITE: {
+    OpKind k = bi == BI_CMATH_ISINF ? OP_ISINF : OP_ISFINITE;
+    Value *x = ib_unary(&L->b, k, re, b1), *y = ib_unary(&L->b, k, im, b1);
+    return val(b1, ib_binary(&L->b, bi == BI_CMATH_ISINF ? OP_ORI : OP_ANDI, x, y));
+  }
+  case BI_CMATH_PHASE: return val(t->elem, ib_binary(&L->b, OP_ATAN2, im, re));
+  case BI_CMATH_POLAR: {
+    FeVal parts[2] = {val(t->elem, ib_binary(&L->b, OP_HYPOT, re, im)), val(t->elem, ib_binary(&L->b, OP_ATAN2, im, re))};
+    return make_tuple(L, 2, parts);
+  }
+  default: break;
+  }
+  if (n == 2) {
+    FeVal r = instantiate_and_call(L, fe_cmath_function(L->fe, "log_base"), e, a, 2);
+    if (r.kind == FV_POISON) return r;
+    at(L, e->loc);
+    return conv(L, r, t);
+  }
+  return cmath_call(L, name, a[0], e);
+}
+
+/* cmath.<name>(z) of a complex z, from kfront's cmath source, its result converted to z's type (as numba-cuda's
+ * compile_internal returns it). */
+static FeVal cmath_call(Lower *L, const char *name, FeVal z, const PyExpr *e) {
+  Type *t = z.type;
+  FeVal a[2] = {z};
+  unsigned np = 1;
+  if (strcmp(name, "sqrt") == 0) /* its overflow threshold, numba-cuda's FLT_MAX or DBL_MAX / (1 + sqrt(2)) */
+    a[np++] = cfloat(t->elem, t->elem->bits == 32 ? (double)(float)1.4094955303793193e+38 : 7.446288774449766e+307);
+  FeFunc *f = fe_cmath_function(L->fe, name);
+  if (!f) return lerr(L, e->loc, "internal error: no cmath source for cmath.%s", name);
+  FeVal r = instantiate_and_call(L, f, e, a, np);
+  if (r.kind == FV_POISON) return r;
+  at(L, e->loc);
+  return conv(L, r, t);
+}
+
 /* abs(x) (and cuda_fp16's operator.abs), by Numba's case list of abs. */
 static FeVal abs_of(Lower *L, FeVal a, const char *fname, SrcLoc loc) {
   const NbCase *c = resolve_fn(L, BI_ABS, &a, 1, fname, loc);
@@ -3087,6 +3295,8 @@ static FeVal abs_of(Lower *L, FeVal a, const char *fname, SrcLoc loc) {
   at(L, loc);
   Type *t = nb_type(L->ctx, c->args[0]);
   FeVal x = conv(L, a, t);
+  if (t->kind == TY_COMPLEX)
+    return val(t->elem, op_result(ib_op(&L->b, OP_COMPLEX_ABS, 1, (Value *[]){mat(L, &x)}, 1, &t->elem, 0), 0));
   if (t->kind == TY_INT && t->is_unsigned) return x;
   if (x.is_const && t->kind == TY_INT) return cint(t, x.c.i < 0 ? (int64_t)(0 - (uint64_t)x.c.i) : x.c.i);
   if (x.is_const && t->kind == TY_FLOAT && t->bits > 16) return cfloat(t, fabs(x.c.f));
@@ -3143,12 +3353,25 @@ static FeVal lower_operator(Lower *L, int k, const PyExpr *e) {
 static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   const char *fname = sema_builtin_name(bi);
   FeVal a[3];
+  if (bi >= BI_CMATH_EXP && bi <= BI_CMATH_RECT) return lower_cmath(L, bi, e);
   switch (bi) {
   case BI_RANGE:
   case BI_ZIP:
   case BI_ENUMERATE: return lerr(L, e->loc, "%s() can only be used as the iterable of a for loop in kfront", fname);
   case BI_PRINT: return lower_print(L, e);
-  case BI_COMPLEX: return lerr(L, e->loc, "complex numbers are not supported by kfront");
+  case BI_COMPLEX: { /* numba-cuda's typing: complex64 from a float32 (or two), else complex128 */
+    if (!positional(L, e, fname, 1, 2, a)) return poison();
+    unsigned n = a[1].kind == FV_UNDEF ? 1 : 2;
+    for (unsigned i = 0; i < n; i++)
+      if (!is_scalar(&a[i]) || a[i].type->kind == TY_BOOL || (n == 2 && is_complex(&a[i])))
+        return lerr(L, arg_loc(e, i), "complex() takes %s, not %s", n == 1 ? "a number" : "two real numbers", vname(L, &a[i]));
+    bool single = a[0].type == ty_f32(L->ctx) && (n == 1 || a[1].type == a[0].type);
+    Type *t = ty_complex(L->ctx, single ? ty_f32(L->ctx) : ty_f64(L->ctx));
+    at(L, e->loc);
+    if (n == 1) return conv(L, a[0], t);
+    Value *re = conv_v(L, a[0], t->elem), *im = conv_v(L, a[1], t->elem);
+    return val(t, complex_make(L, re, im, t));
+  }
   case BI_LEN:
     if (!positional(L, e, fname, 1, 1, a)) return poison();
     if (a[0].kind == FV_TUPLE) return cint(ty_i64(L->ctx), a[0].tup.n);
@@ -3167,14 +3390,14 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
     return abs_of(L, a[0], fname, e->loc);
   case BI_INT:
     if (!positional(L, e, fname, 1, 1, a)) return poison();
-    if (!is_scalar(&a[0])) return lerr(L, arg_loc(e, 0), "int() of %s is not supported", vname(L, &a[0]));
+    if (!is_scalar(&a[0]) || is_complex(&a[0])) return lerr(L, arg_loc(e, 0), "int() of %s is not supported", vname(L, &a[0]));
     at(L, e->loc);
     if (a[0].type->kind == TY_INT) return (a[0].literal = false, a[0].enumc = NULL, a[0]);
     return conv(L, a[0], ty_i64(L->ctx));
   case BI_FLOAT:
     if (!positional(L, e, fname, 1, 1, a)) return poison();
-    if (!is_scalar(&a[0]) || a[0].type->kind == TY_BOOL)
-      return lerr(L, arg_loc(e, 0), "float() only supports numbers, not %s", vname(L, &a[0]));
+    if (!is_scalar(&a[0]) || a[0].type->kind == TY_BOOL || is_complex(&a[0]))
+      return lerr(L, arg_loc(e, 0), "float() only supports real numbers, not %s", vname(L, &a[0]));
     at(L, e->loc);
     if (a[0].type->kind == TY_FLOAT) return (a[0].literal = false, a[0]);
     return conv(L, a[0], ty_f64(L->ctx));
@@ -3524,7 +3747,7 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
       bool ok = true;
       for (unsigned i = 0; i < np && ok; i++) {
         Type *want = cand->args[i];
-        if (is_scalar(&args[i]) && ty_is_scalar(want)) {
+        if (is_scalar(&args[i]) && ty_is_number(want)) {
           int c = nb_can_convert(nb_kind(args[i].type), nb_kind(want));
           if (c == CONV_UNSAFE) rate[0]++;
           else if (c == CONV_SAFE) rate[1]++;
@@ -3629,6 +3852,7 @@ static FeVal call_of(Lower *L, const PyExpr *e, FeVal f) {
     const char *fname = tname(L, f.type);
     if (!positional(L, e, fname, 1, 1, &a)) return poison();
     if (!is_scalar(&a)) return lerr(L, arg_loc(e, 0), "cannot convert %s to %s", vname(L, &a), fname);
+    if (complex_to_real_error(L, &a, f.type, arg_loc(e, 0), "")) return poison();
     at(L, e->loc);
     a.enumc = NULL; /* int32(an IntEnum member): its value */
     FeVal r = conv(L, a, f.type);
@@ -3720,7 +3944,11 @@ static FeVal lower_leaf(Lower *L, const PyExpr *e) {
     v.str.len = e->str.len;
     return v;
   }
-  case EX_COMPLEX: return lerr(L, e->loc, "complex numbers are not supported by kfront");
+  case EX_COMPLEX: { /* an imaginary literal: complex128, real part +0.0 */
+    at(L, e->loc);
+    Type *t = ty_complex(L->ctx, ty_f64(L->ctx));
+    return val(t, complex_make(L, ib_const_float(&L->b, t->elem, 0), ib_const_float(&L->b, t->elem, e->fval), t));
+  }
   case EX_UNARY: {
     FeVal a = lower_expr(L, e->unary.operand);
     return unop(L, e->unary.op, a, e->loc);
@@ -3818,6 +4046,7 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
       lerr(L, vloc, "cannot store %s into an element of %s", vname(L, &v), tname(L, a.type));
       return;
     }
+    if (complex_to_real_error(L, &v, base->type->elem, vloc, " to store it into an element")) return;
     at(L, t->loc);
     store_element(L, base, idx, conv_v(L, v, base->type->elem));
     return;

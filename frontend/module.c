@@ -1068,6 +1068,7 @@ static void free_reading(FeCtx *fe) {
   strmap_free(&fe->known);
   strmap_free(&fe->enums);
   strmap_free(&fe->prefixes);
+  fe_cmath_free(fe);
   for (unsigned i = 0; i < fe->nfuncs; i++)
     if (fe->funcs[i]->analysed) strmap_free(&fe->funcs[i]->local_index);
   for (unsigned i = 0; i < fe->nsrcs; i++) strmap_free(&fe->srcs[i].globals);

@@ -26,6 +26,7 @@ int nb_kind(const Type *t) {
     return (t->is_unsigned ? NB_U8 : NB_I8) + w;
   }
   case TY_FLOAT: return t->bfloat ? NB_BF16 : t->bits == 16 ? NB_F16 : t->bits == 32 ? NB_F32 : NB_F64;
+  case TY_COMPLEX: return t->elem->bits == 32 ? NB_C64 : NB_C128;
   default: return -1;
   }
 }
@@ -38,29 +39,35 @@ Type *nb_type(IrContext *ctx, int k) {
   case NB_F16: return ty_float(ctx, 16);
   case NB_F32: return ty_float(ctx, 32);
   case NB_F64: return ty_float(ctx, 64);
+  case NB_C64: return ty_complex(ctx, ty_float(ctx, 32));
+  case NB_C128: return ty_complex(ctx, ty_float(ctx, 64));
   case NB_BF16: return ty_bf16(ctx);
   default: return NULL;
   }
 }
 
-/* can_convert(row -> column): E exact, P promote, S safe, U unsafe (numba's default type manager), N none.
- * bfloat16 is numba-cuda's types.bfloat16 (ext_types.Bfloat16): from any float unsafe, from 8-bit integers
- * safe, from other integers unsafe; to float32 and float64 safe, to float16 and integers unsafe; bool neither. */
+/* can_convert(row -> column): E exact, P promote, S safe, U unsafe, N none (numba's default type manager: a
+ * complex converts to no real type; float32 -> complex64 and float64 -> complex128 are safe, complex64 ->
+ * complex128 a promotion, the rest by the paths through them). bfloat16 is numba-cuda's types.bfloat16
+ * (ext_types.Bfloat16): from any float unsafe, from 8-bit integers safe, from other integers unsafe; to float32
+ * and float64 safe, to float16 and integers unsafe; bool and complex neither. */
 static const char conv_table[NB_NKINDS][NB_NKINDS + 1] = {
-    /*          b  i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 bf16 */
-    /* bool */ "ESSSSSSSSSSSN",
-    /* i8   */ "UEPPPUUUUSSSS",
-    /* i16  */ "UUEPPUUUUUSSU",
-    /* i32  */ "UUUEPUUUUUUSU",
-    /* i64  */ "UUUUEUUUUUUSU",
-    /* u8   */ "UUSSSEPPPUSSS",
-    /* u16  */ "UUUSSUEPPUUSU",
-    /* u32  */ "UUUUSUUEPUUSU",
-    /* u64  */ "UUUUUUUUEUUSU",
-    /* f16  */ "UUUUUUUUUEPPU",
-    /* f32  */ "UUUUUUUUUUEPU",
-    /* f64  */ "UUUUUUUUUUUEU",
-    /* bf16 */ "NUUUUUUUUUSSE",
+    /*          b  i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 c64 c128 bf16 */
+    /* bool */ "ESSSSSSSSSSSSSN",
+    /* i8   */ "UEPPPUUUUSSSSSS",
+    /* i16  */ "UUEPPUUUUUSSSSU",
+    /* i32  */ "UUUEPUUUUUUSUSU",
+    /* i64  */ "UUUUEUUUUUUSUSU",
+    /* u8   */ "UUSSSEPPPUSSSSS",
+    /* u16  */ "UUUSSUEPPUUSUSU",
+    /* u32  */ "UUUUSUUEPUUSUSU",
+    /* u64  */ "UUUUUUUUEUUSUSU",
+    /* f16  */ "UUUUUUUUUEPPSSU",
+    /* f32  */ "UUUUUUUUUUEPSSU",
+    /* f64  */ "UUUUUUUUUUUEUSU",
+    /* c64  */ "NNNNNNNNNNNNEPN",
+    /* c128 */ "NNNNNNNNNNNNUEN",
+    /* bf16 */ "NUUUUUUUUUSSNNE",
 };
 
 int nb_can_convert(int from, int to) {
@@ -105,8 +112,19 @@ const NbCase *nb_resolve(const NbCase *cases, unsigned ncases, const int *args, 
 
 /* ---- unification ----------------------------------------------------------------------------------- */
 
+static Type *unify_scalar(IrContext *ctx, Type *a, Type *b);
+
+/* NumPy's promotion with a complex side: complex of the precision the two parts' floats promote to. */
+static Type *unify_complex(IrContext *ctx, Type *a, Type *b) {
+  Type *fa = a->kind == TY_COMPLEX ? a->elem : a, *fb = b->kind == TY_COMPLEX ? b->elem : b;
+  Type *f = unify_scalar(ctx, fa, fb);
+  if (f->kind != TY_FLOAT) f = ty_f64(ctx);  /* a complex part and a bool */
+  return ty_complex(ctx, f->bits <= 32 ? ty_f32(ctx) : ty_f64(ctx));
+}
+
 static Type *unify_scalar(IrContext *ctx, Type *a, Type *b) {
   if (a == b) return a;
+  if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX) return unify_complex(ctx, a, b);
   if (a->kind == TY_BOOL) return b;
   if (b->kind == TY_BOOL) return a;
   /* bfloat16 with a number: the one it converts to safely (f32, f64), else none (numba's unify_pairs) */
@@ -131,7 +149,7 @@ static Type *unify_scalar(IrContext *ctx, Type *a, Type *b) {
 Type *nb_unify(IrContext *ctx, Type *a, Type *b) {
   if (!a || !b) return NULL;
   if (a == b) return a;
-  if (ty_is_scalar(a) && ty_is_scalar(b)) return unify_scalar(ctx, a, b);
+  if (ty_is_number(a) && ty_is_number(b)) return unify_scalar(ctx, a, b);
   if (a->kind == TY_ARRAY && b->kind == TY_ARRAY) {
     if (a->elem != b->elem || a->rank != b->rank) return NULL;
     return ty_array(ctx, a->elem, a->rank, LAYOUT_A);
@@ -150,9 +168,9 @@ Type *nb_unify(IrContext *ctx, Type *a, Type *b) {
 
 static const char *const kind_names[NB_NKINDS] = {"bool",   "int8",   "int16",   "int32",   "int64",   "uint8",
                                                   "uint16", "uint32", "uint64", "float16", "float32", "float64",
-                                                  "bfloat16"};
-static const char *const kind_mangle[NB_NKINDS] = {"b1",  "i8",  "i16", "i32", "i64", "u8",
-                                                   "u16", "u32", "u64", "f16", "f32", "f64", "bf16"};
+                                                  "complex64", "complex128", "bfloat16"};
+static const char *const kind_mangle[NB_NKINDS] = {"b1",  "i8",  "i16", "i32", "i64", "u8",  "u16", "u32",
+                                                   "u64", "f16", "f32", "f64", "c8",  "c16", "bf16"};
 
 void nb_type_name(const Type *t, StrBuf *out) {
   if (!t) {
@@ -240,7 +258,9 @@ static const struct {
     {"intc", NB_I32},     {"uintc", NB_U32},   {"byte", NB_U8},       {"char", NB_I8},       {"uchar", NB_U8},
     {"short", NB_I16},    {"ushort", NB_U16},  {"long_", NB_I64},     {"ulong", NB_U64},     {"longlong", NB_I64},
     {"ulonglong", NB_U64}, {"size_t", NB_U64}, {"ssize_t", NB_I64},   {"double", NB_F64},    {"half", NB_F16},
-    {"single", NB_F32},   {"bfloat16", NB_BF16}, {"void", -1},      {"none", -1},
+    {"single", NB_F32},   {"complex64", NB_C64}, {"complex128", NB_C128}, {"c8", NB_C64}, {"c16", NB_C128},
+    {"csingle", NB_C64},  {"cdouble", NB_C128}, {"complex_", NB_C128}, {"bfloat16", NB_BF16}, {"void", -1},
+    {"none", -1},
 };
 
 Type *nb_named_type(IrContext *ctx, const char *name, bool *is_void) {
@@ -321,7 +341,7 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
       if (v) fe_error(fe, e->loc, "an array of none is not a type");
       return NULL;
     }
-    if (!ty_is_scalar(elem)) {
+    if (!ty_is_number(elem)) {
       fe_error(fe, e->loc, "array elements must be scalars, not %s", nb_type_str(&fe->arena, elem));
       return NULL;
     }

@@ -140,6 +140,33 @@ static const struct {
     {"math.modf", BI_MATH_MODF},
     {"math.nextafter", BI_MATH_NEXTAFTER},
     {"numba.cuda.selp", BI_SELP},
+    {"cmath.exp", BI_CMATH_EXP},
+    {"cmath.log", BI_CMATH_LOG},
+    {"cmath.log10", BI_CMATH_LOG10},
+    {"cmath.sqrt", BI_CMATH_SQRT},
+    {"cmath.sin", BI_CMATH_SIN},
+    {"cmath.cos", BI_CMATH_COS},
+    {"cmath.tan", BI_CMATH_TAN},
+    {"cmath.asin", BI_CMATH_ASIN},
+    {"cmath.acos", BI_CMATH_ACOS},
+    {"cmath.atan", BI_CMATH_ATAN},
+    {"cmath.sinh", BI_CMATH_SINH},
+    {"cmath.cosh", BI_CMATH_COSH},
+    {"cmath.tanh", BI_CMATH_TANH},
+    {"cmath.asinh", BI_CMATH_ASINH},
+    {"cmath.acosh", BI_CMATH_ACOSH},
+    {"cmath.atanh", BI_CMATH_ATANH},
+    {"cmath.isnan", BI_CMATH_ISNAN},
+    {"cmath.isinf", BI_CMATH_ISINF},
+    {"cmath.isfinite", BI_CMATH_ISFINITE},
+    {"cmath.phase", BI_CMATH_PHASE},
+    {"cmath.polar", BI_CMATH_POLAR},
+    {"cmath.rect", BI_CMATH_RECT},
+    {"cmath.pi", BI_MATH_PI},
+    {"cmath.e", BI_MATH_E},
+    {"cmath.tau", BI_MATH_TAU},
+    {"cmath.inf", BI_MATH_INF},
+    {"cmath.nan", BI_MATH_NAN},
     {"math.pi", BI_MATH_PI},
     {"math.e", BI_MATH_E},
     {"math.tau", BI_MATH_TAU},
@@ -297,6 +324,8 @@ Type *sema_path_type(FeCtx *fe, const char *path) {
 #define F16 NB_F16
 #define F32 NB_F32
 #define F64 NB_F64
+#define Z64 NB_C64
+#define Z128 NB_C128
 #define BF16 NB_BF16
 #define C1(r, a) {r, 1, {a}}
 #define C2(r, a, b) {r, 2, {a, b}}
@@ -306,15 +335,18 @@ Type *sema_path_type(FeCtx *fe, const char *path) {
   C2(I64, I64, I64), C2(I64, I64, U64), C2(I64, U64, I64), C2(U64, U64, U64)
 
 static const NbCase binop_cases[] = {INT_BINOP(), C2(F32, F32, F32), C2(F64, F64, F64)};
-/* + - * / and the comparisons with numba-cuda's bfloat16 case after the others (cuda_bf16.py's BinOp.cases +
+/* + - * / ** ==, != and unary - + not take complex too (numba's templates add the complex domain; // and % not) */
+#define COMPLEX_BINOP C2(Z64, Z64, Z64), C2(Z128, Z128, Z128)
+/* + - * / and the comparisons also have numba-cuda's bfloat16 case after the others (cuda_bf16.py's BinOp.cases +
  * [bfloat16(bfloat16, bfloat16)], ...: the best rated case wins, bfloat16 only when both are bfloat16 or one
  * converts to it safely, an 8-bit integer) */
-static const NbCase binop_bf16_cases[] = {INT_BINOP(), C2(F32, F32, F32), C2(F64, F64, F64), C2(BF16, BF16, BF16)};
-static const NbCase truediv_bf16_cases[] = {C2(F64, I64, I64), C2(F64, I64, U64), C2(F64, U64, I64),  C2(F64, U64, U64),
-                                            C2(F32, F32, F32), C2(F64, F64, F64), C2(BF16, BF16, BF16)};
+#define BF16_BINOP C2(BF16, BF16, BF16)
+static const NbCase arith_cases[] = {INT_BINOP(), C2(F32, F32, F32), C2(F64, F64, F64), COMPLEX_BINOP, BF16_BINOP};
+static const NbCase truediv_cases[] = {C2(F64, I64, I64), C2(F64, I64, U64), C2(F64, U64, I64), C2(F64, U64, U64),
+                                       C2(F32, F32, F32), C2(F64, F64, F64), COMPLEX_BINOP, BF16_BINOP};
 static const NbCase pow_cases[] = {INT_BINOP(),         C2(F32, F32, I32),  C2(F32, F32, I64), C2(F32, F32, U64),
                                    C2(F64, F64, I32),  C2(F64, F64, I64),  C2(F64, F64, U64), C2(F32, F32, F32),
-                                   C2(F64, F64, F64)};
+                                   C2(F64, F64, F64),  COMPLEX_BINOP};
 static const NbCase shift_cases[] = {
     C2(I64, I8, U64),  C2(I64, I8, I64),  C2(I64, I16, U64), C2(I64, I16, I64), C2(I64, I32, U64), C2(I64, I32, I64),
     C2(I64, I64, U64), C2(I64, I64, I64), C2(U64, U8, U64),  C2(U64, U8, I64),  C2(U64, U16, U64), C2(U64, U16, I64),
@@ -323,14 +355,19 @@ static const NbCase bitwise_cases[] = {C2(B, B, B), INT_BINOP()};
 static const NbCase invert_cases[] = {C1(B, B),     C1(U64, U8),  C1(U64, U16), C1(U64, U32), C1(U64, U64),
                                       C1(I64, I8), C1(I64, I16), C1(I64, I32), C1(I64, I64)};
 static const NbCase unary_cases[] = {C1(U64, U8),  C1(U64, U16), C1(U64, U32), C1(U64, U64), C1(I64, I8), C1(I64, I16),
-                                     C1(I64, I32), C1(I64, I64), C1(F32, F32), C1(F64, F64), C1(I64, B), C1(BF16, BF16)};
+                                     C1(I64, I32), C1(I64, I64), C1(F32, F32), C1(F64, F64), C1(I64, B),
+                                     C1(Z64, Z64), C1(Z128, Z128), C1(BF16, BF16)};
 static const NbCase not_cases[] = {C1(B, B),   C1(B, I8),  C1(B, I16), C1(B, I32), C1(B, I64), C1(B, U8),
-                                   C1(B, U16), C1(B, U32), C1(B, U64), C1(B, F32), C1(B, F64)};
+                                   C1(B, U16), C1(B, U32), C1(B, U64), C1(B, F32), C1(B, F64), C1(B, Z64), C1(B, Z128)};
 static const NbCase cmp_cases[] = {C2(B, B, B),     C2(B, I8, I8),   C2(B, I16, I16), C2(B, I32, I32), C2(B, I64, I64),
                                    C2(B, U8, U8),   C2(B, U16, U16), C2(B, U32, U32), C2(B, U64, U64), C2(B, F32, F32),
                                    C2(B, F64, F64), C2(B, BF16, BF16)};
+static const NbCase eq_cases[] = {C2(B, B, B),     C2(B, I8, I8),   C2(B, I16, I16), C2(B, I32, I32), C2(B, I64, I64),
+                                  C2(B, U8, U8),   C2(B, U16, U16), C2(B, U32, U32), C2(B, U64, U64), C2(B, F32, F32),
+                                  C2(B, F64, F64), C2(B, Z64, Z64), C2(B, Z128, Z128), C2(B, BF16, BF16)};
 static const NbCase abs_cases[] = {C1(I8, I8),   C1(I16, I16), C1(I32, I32), C1(I64, I64), C1(U8, U8),
-                                   C1(U16, U16), C1(U32, U32), C1(U64, U64), C1(F32, F32), C1(F64, F64)};
+                                   C1(U16, U16), C1(U32, U32), C1(U64, U64), C1(F32, F32), C1(F64, F64),
+                                   C1(F32, Z64), C1(F64, Z128)};
 static const NbCase round_cases[] = {C1(I64, F32), C1(I64, F64), C2(F32, F32, I64), C2(F64, F64, I64)};
 static const NbCase range_cases[] = {C1(I32, I32), C2(I32, I32, I32), C3(I32, I32, I32, I32),
                                      C1(I64, I64), C2(I64, I64, I64), C3(I64, I64, I64, I64),
@@ -368,10 +405,10 @@ const NbCase *sema_op_case(NbFamily fam, int op, const int *args, unsigned nargs
     switch ((PyBinOp)op) {
     case BIN_ADD: case BIN_SUB: case BIN_MUL:
       if (fp16_binary(args, nargs)) return &f16_binop;
-      return nb_resolve(binop_bf16_cases, N(binop_bf16_cases), args, nargs, true);
+      return nb_resolve(arith_cases, N(arith_cases), args, nargs, true);
     case BIN_DIV:
       if (fp16_binary(args, nargs)) return &f16_binop;
-      return nb_resolve(truediv_bf16_cases, N(truediv_bf16_cases), args, nargs, true);
+      return nb_resolve(truediv_cases, N(truediv_cases), args, nargs, true);
     case BIN_FLOORDIV: case BIN_MOD: return nb_resolve(binop_cases, N(binop_cases), args, nargs, true);
     case BIN_POW: return nb_resolve(pow_cases, N(pow_cases), args, nargs, true);
     case BIN_LSHIFT: case BIN_RSHIFT: return nb_resolve(shift_cases, N(shift_cases), args, nargs, false);
@@ -381,6 +418,7 @@ const NbCase *sema_op_case(NbFamily fam, int op, const int *args, unsigned nargs
     }
   case NBF_CMP:
     if (fp16_binary(args, nargs)) return &f16_cmp;
+    if (op == CMP_EQ || op == CMP_NE) return nb_resolve(eq_cases, N(eq_cases), args, nargs, true);
     return nb_resolve(cmp_cases, N(cmp_cases), args, nargs, true);
   case NBF_UNARY:
     switch ((PyUnaryOp)op) {

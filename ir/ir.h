@@ -47,13 +47,16 @@ typedef struct IrContext IrContext;
 
 /* ---------------------------------------------------------------------------------------------
  * Types (ir/types.c). Interned in an IrContext: equal types are the same pointer.
- * Text: i1 i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 ptr<f32, 1> array<f32, 2, C> tuple<i64, f32>
+ * Text: i1 i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 complex<f32> ptr<f32, 1> array<f32, 2, C> tuple<i64, f32>
  *       (i64, f32) -> (f32)   (function type; `() -> ()` for no parameters and results)
  * ------------------------------------------------------------------------------------------- */
 typedef enum {
   TY_BOOL,   /* i1 */
   TY_INT,    /* bits 8/16/32/64, is_unsigned */
   TY_FLOAT,  /* bits 16/32/64; a 16-bit float is binary16 (f16) or, with bfloat, bfloat16 (bf16) */
+  TY_COMPLEX,/* elem: f32 (complex64) or f64 (complex128); two floats (re, im) as NumPy lays them out: a value of
+              * the complex dialect, which lower-complex turns into its two floats before the simulator and
+              * the backend see it (arrays keep complex elements) */
   TY_PTR,    /* elem, addrspace (0 generic, 1 global, 3 shared, 4 const, 5 local) */
   TY_ARRAY,  /* elem (a scalar type), rank >= 1, layout C/F/A: data pointer + shape + strides */
   TY_TUPLE,  /* n elems */
@@ -86,6 +89,7 @@ void ir_context_free(IrContext *ctx);
 Type *ty_bool(IrContext *ctx);
 Type *ty_int(IrContext *ctx, unsigned bits, bool is_unsigned);
 Type *ty_float(IrContext *ctx, unsigned bits);
+Type *ty_complex(IrContext *ctx, Type *elem);  /* elem: f32 or f64 */
 Type *ty_bf16(IrContext *ctx);
 Type *ty_ptr(IrContext *ctx, Type *elem, unsigned addrspace);
 Type *ty_array(IrContext *ctx, Type *elem, unsigned rank, char layout);
@@ -111,8 +115,11 @@ static inline bool ty_float_holds(const Type *to, const Type *from) {
   return to == from || (to->bits > from->bits && !(to->bits == 16 && from->bits == 16));
 }
 static inline bool ty_is_scalar(const Type *t) { return t->kind <= TY_FLOAT; }
+static inline bool ty_is_complex(const Type *t) { return t->kind == TY_COMPLEX; }
+/* A scalar or a complex number: what an array may hold. */
+static inline bool ty_is_number(const Type *t) { return t->kind <= TY_COMPLEX; }
 static inline bool ty_is_array(const Type *t) { return t->kind == TY_ARRAY; }
-/* Size in bytes of a scalar or pointer type (i1 counts as 1). */
+/* Size in bytes of a scalar, complex or pointer type (i1 counts as 1; complex: two floats). */
 unsigned ty_size(const Type *t);
 void ty_print(const Type *t, StrBuf *out);
 /* Parses one type from text[*pos..]; advances *pos. NULL (and *pos unchanged) on failure. */

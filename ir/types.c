@@ -62,7 +62,7 @@ static Type *intern(IrContext *ctx, const Type *key) {
     if (!key->elems[i]) return NULL;  /* an element type that could not be made */
   for (unsigned i = 0; i < key->nresults; i++)
     if (!key->results[i]) return NULL;
-  if ((key->kind == TY_PTR || key->kind == TY_ARRAY) && !key->elem) return NULL;
+  if ((key->kind == TY_PTR || key->kind == TY_ARRAY || key->kind == TY_COMPLEX) && !key->elem) return NULL;
   if ((ctx->ntypes + 1) * 2 > ctx->types_cap) {
     size_t cap = ctx->types_cap ? ctx->types_cap * 2 : 64;
     Type **slots = mem_calloc_like(ctx->types ? (const void *)ctx->types : ctx, cap, sizeof *slots);
@@ -115,6 +115,11 @@ Type *ty_float(IrContext *ctx, unsigned bits) {
   return intern(ctx, &k);
 }
 
+Type *ty_complex(IrContext *ctx, Type *elem) {
+  Type k = {.kind = TY_COMPLEX, .elem = elem};
+  return intern(ctx, &k);
+}
+
 Type *ty_bf16(IrContext *ctx) {
   Type k = {.kind = TY_FLOAT, .bits = 16, .bfloat = true};
   return intern(ctx, &k);
@@ -153,6 +158,7 @@ unsigned ty_size(const Type *t) {
   case TY_INT:
   case TY_FLOAT: return t->bits / 8;
   case TY_PTR: return 8;
+  case TY_COMPLEX: return 2 * t->elem->bits / 8;
   default: return 0;
   }
 }
@@ -169,6 +175,11 @@ void ty_print(const Type *t, StrBuf *out) {
   case TY_BOOL: sb_puts(out, "i1"); break;
   case TY_INT: sb_printf(out, "%c%u", t->is_unsigned ? 'u' : 'i', t->bits); break;
   case TY_FLOAT: sb_printf(out, "%sf%u", t->bfloat ? "b" : "", t->bits); break;
+  case TY_COMPLEX:
+    sb_puts(out, "complex<");
+    ty_print(t->elem, out);
+    sb_putc(out, '>');
+    break;
   case TY_PTR:
     sb_puts(out, "ptr<");
     ty_print(t->elem, out);
@@ -280,10 +291,14 @@ static Type *parse_type(TyParser *p) {
     Type *elem;
     if (eat(p, '<') && (elem = parse_type(p)) && eat(p, ',') && parse_uint(p, &as) && eat(p, '>'))
       result = ty_ptr(p->ctx, elem, as);
+  } else if (eat_word(p, "complex")) {
+    Type *elem;
+    if (eat(p, '<') && (elem = parse_type(p)) && elem->kind == TY_FLOAT && elem->bits >= 32 && eat(p, '>'))
+      result = ty_complex(p->ctx, elem);
   } else if (eat_word(p, "array")) {
     unsigned rank;
     Type *elem;
-    if (eat(p, '<') && (elem = parse_type(p)) && ty_is_scalar(elem) && eat(p, ',') && parse_uint(p, &rank) &&
+    if (eat(p, '<') && (elem = parse_type(p)) && ty_is_number(elem) && eat(p, ',') && parse_uint(p, &rank) &&
         rank >= 1 && rank <= 8 && eat(p, ',')) {
       skip_ws(p);
       char l = p->pos < p->len ? p->s[p->pos] : 0;

@@ -309,6 +309,30 @@ static bool verify_float_ternary(VerifyCtx *c, Op *op) {
   return true;
 }
 
+/* ---- complex ---- */
+static bool verify_complex_create(VerifyCtx *c, Op *op) {
+  Type *r = RT(op, 0);
+  if (!ty_is_complex(r)) return op_error(c, op, "result must be a complex type, got %s", T(c, r));
+  for (unsigned i = 0; i < 2; i++)
+    if (OT(op, i) != r->elem) return op_error(c, op, "operand #%u must be %s, got %s", i, T(c, r->elem), T(c, OT(op, i)));
+  return true;
+}
+static bool verify_complex_part(VerifyCtx *c, Op *op) {
+  Type *a = OT(op, 0);
+  if (!ty_is_complex(a)) return op_error(c, op, "operand must be a complex type, got %s", T(c, a));
+  if (RT(op, 0) != a->elem) return op_error(c, op, "result must be %s, got %s", T(c, a->elem), T(c, RT(op, 0)));
+  return true;
+}
+static bool pred_complex(const Type *t) { return ty_is_complex(t); }
+static bool verify_complex_binary(VerifyCtx *c, Op *op) { return check_binary(c, op, pred_complex, "complex"); }
+static bool verify_complex_unary(VerifyCtx *c, Op *op) { return check_unary(c, op, pred_complex, "complex"); }
+static bool verify_complex_cmp(VerifyCtx *c, Op *op) {
+  if (OT(op, 0) != OT(op, 1)) return op_error(c, op, "operand types must match: %s vs %s", T(c, OT(op, 0)), T(c, OT(op, 1)));
+  if (!ty_is_complex(OT(op, 0))) return op_error(c, op, "operands must be complex, got %s", T(c, OT(op, 0)));
+  if (!ty_is_bool(RT(op, 0))) return op_error(c, op, "result must be i1, got %s", T(c, RT(op, 0)));
+  return true;
+}
+
 static bool verify_ldexp(VerifyCtx *c, Op *op) {
   Type *a = OT(op, 0), *n = OT(op, 1), *r = RT(op, 0);
   if (!ty_is_float(a)) return op_error(c, op, "operand #0 must be a float, got %s", T(c, a));
@@ -548,6 +572,7 @@ static bool verify_global(VerifyCtx *c, Op *op) {
   if (!v) return true;
   if (space != 1) return op_error(c, op, "only a \"const\" global may have attribute 'value'");
   if (v->kind != ATTR_ARRAY) return op_error(c, op, "attribute 'value' must be an array");
+  if (!ty_is_scalar(t->elem)) return op_error(c, op, "attribute 'value' needs scalar elements, got %s", T(c, t));
   if ((int64_t)v->arr.n != count)
     return op_error(c, op, "attribute 'value' has %u element%s but the shape holds %lld", v->arr.n, plural(v->arr.n),
                     (long long)count);
@@ -684,6 +709,7 @@ static bool verify_atomic_rmw(VerifyCtx *c, Op *op) {
   if (op->noperands < 2) return op_error(c, op, "expects an array, its indices and a value, got %u operand%s", op->noperands, plural(op->noperands));
   if (!need_array_operand(c, op, 0) || !check_indices(c, op, 0, 1, 1)) return false;
   Type *elem = OT(op, 0)->elem, *v = OT(op, op->noperands - 1);
+  if (!ty_is_scalar(elem)) return op_error(c, op, "needs an array of scalars, got %s", T(c, OT(op, 0)));
   if (v != elem) return op_error(c, op, "value type must be the element type of the array: %s vs %s", T(c, v), T(c, elem));
   if (RT(op, 0) != elem) return op_error(c, op, "result type must be the element type of the array: %s vs %s", T(c, RT(op, 0)), T(c, elem));
   bool int_only = k == 2 || k == 3 || k == 4 || k == 8 || k == 9;
@@ -695,6 +721,7 @@ static bool verify_atomic_cas(VerifyCtx *c, Op *op) {
   if (op->noperands < 3) return op_error(c, op, "expects an array, its indices, an expected and a new value, got %u operand%s", op->noperands, plural(op->noperands));
   if (!need_array_operand(c, op, 0) || !check_indices(c, op, 0, 1, 2)) return false;
   Type *elem = OT(op, 0)->elem;
+  if (!ty_is_scalar(elem)) return op_error(c, op, "needs an array of scalars, got %s", T(c, OT(op, 0)));
   for (unsigned i = op->noperands - 2; i < op->noperands; i++)
     if (OT(op, i) != elem)
       return op_error(c, op, "operand #%u type must be the element type of the array: %s vs %s", i, T(c, OT(op, i)), T(c, elem));

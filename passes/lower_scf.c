@@ -258,12 +258,16 @@ static bool find_scf(Op *op, void *found) {
 }
 
 Module *lower_scf_copy(Module *m, Diag *diag) {
-  bool found = false;
+  bool found = false, cplx = pass_module_has_complex(m);
   ir_walk_module(m, find_scf, &found);
-  if (!found) return m;
+  if (!found && !cplx) return m;
   Module *c = ir_module_clone(m);
   int64_t options[PASS_MAX_OPTIONS] = {0};
   PassContext pc = {diag, options};
-  pass_lower_scf(c, &pc);
+  if (cplx && !pass_lower_complex(c, &pc)) { /* complex values first: lower-complex works on scf */
+    ir_module_free(c);
+    return NULL;
+  }
+  if (found) pass_lower_scf(c, &pc);
   return c;
 }

@@ -51,12 +51,16 @@ const PassInfo *pass_info(PassKind k);
 /* The default pipeline after lowering (kfront compile; the runtime appends grid-stride). */
 #define PASS_DEFAULT_PIPELINE "canonicalize,cse,bce,pad-shared,tile-shared,cse,hoist-checks,unroll,dce"
 const PassInfo *pass_lookup(const char *name, size_t len);
+/* Whether a value, block argument or function type of m is complex (passes/lower_complex.c): then the
+ * simulator and the backend run lower-complex on a copy first. */
+bool pass_module_has_complex(Module *m);
 
 /* ---- passes/pass_manager.c ------------------------------------------------------------------- */
 
 /* ---- passes/lower_scf.c: for the consumers of cf (the backend, the simulator) ---------------------- */
-/* m when it holds no scf op, else a copy of m through lower-scf (the caller frees it). Runs under the
- * caller's guard (utils/mem.h). */
+/* m when it holds no scf op and no complex value, else a copy of m through lower-complex (passes/lower_complex.c)
+ * and lower-scf (the caller frees it); NULL when lower-complex failed (reported to diag). Runs under the caller's
+ * guard (utils/mem.h). */
 Module *lower_scf_copy(Module *m, Diag *diag);
 typedef struct PipelineEntry {
   const PassInfo *pass;

@@ -25,6 +25,8 @@ Type *rt_dtype_type(IrContext *ctx, kf_dtype t) {
   case KF_FLOAT16: return ty_float(ctx, 16);
   case KF_FLOAT32: return ty_float(ctx, 32);
   case KF_FLOAT64: return ty_float(ctx, 64);
+  case KF_COMPLEX64: return ty_complex(ctx, ty_float(ctx, 32));
+  case KF_COMPLEX128: return ty_complex(ctx, ty_float(ctx, 64));
   case KF_BFLOAT16: return ty_bf16(ctx);
   }
   return NULL;
@@ -48,6 +50,7 @@ bool rt_type_dtype(const Type *t, kf_dtype *out) {
     case 64: *out = KF_FLOAT64; return true;
     }
     return false;
+  case TY_COMPLEX: *out = t->elem->bits == 32 ? KF_COMPLEX64 : KF_COMPLEX128; return true;
   default: return false;
   }
 }
@@ -88,6 +91,7 @@ void rt_type_numba(const Type *t, StrBuf *out) {
   case TY_BOOL: sb_puts(out, "boolean"); return;
   case TY_INT: sb_printf(out, "%sint%u", t->is_unsigned ? "u" : "", t->bits); return;
   case TY_FLOAT: sb_printf(out, "float%u", t->bits); return;
+  case TY_COMPLEX: sb_printf(out, "complex%u", 2 * t->elem->bits); return;
   case TY_ARRAY:
     rt_type_numba(t->elem, out);
     array_dims(t->rank, t->layout, out);
@@ -266,7 +270,10 @@ kf_status rt_flatten_args(const kf_arg *args, unsigned n, kf_arg *stack, unsigne
 /* ---- argument checks ------------------------------------------------------------------------- */
 
 bool rt_arg_fits(const Type *param, const kf_arg *arg) {
-  if (ty_is_scalar(param)) return arg->kind == KF_ARG_SCALAR && rt_dtype_size(arg->dtype) != 0;
+  /* a number converts to a complex parameter (Numba's casts); a complex one to no real parameter */
+  if (param->kind == TY_COMPLEX) return arg->kind == KF_ARG_SCALAR && rt_dtype_size(arg->dtype) != 0;
+  if (ty_is_scalar(param))
+    return arg->kind == KF_ARG_SCALAR && rt_dtype_size(arg->dtype) != 0 && !rt_dtype_is_complex(arg->dtype);
   if (param->kind != TY_ARRAY || arg->kind != KF_ARG_ARRAY) return false;
   kf_dtype want;
   if (!rt_type_dtype(param->elem, &want) || want != arg->array.dtype || param->rank != arg->array.ndim) return false;

@@ -221,31 +221,36 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
   unsigned n;
   Type *const *types = rt_kir_params(func, &n);
   SimArg stack_args[16];
-  SimArg *args = n <= 16 ? stack_args : mem_calloc(n, sizeof *args);
+  unsigned nsim = 0;  /* the simulator's parameters: a complex one is two floats, as lower-complex passes it */
+  for (unsigned i = 0; i < n; i++) nsim += types[i]->kind == TY_COMPLEX ? 2 : 1;
+  SimArg *args = nsim <= 16 ? stack_args : mem_calloc(nsim, sizeof *args);
   SimResult *res = mem_calloc(1, sizeof *res);
   if (!args || !res) {
     if (args != stack_args) mem_free(args);
     mem_free(res);
     return out_of_memory(diag);
   }
-  unsigned slot = 0;
+  unsigned slot = 0, ai = 0;
   for (unsigned i = 0; i < n; i++) {
     const Type *t = types[i];
-    if (t->kind == TY_ARRAY) {
-      SimArray *a = &args[i].array;
-      args[i].kind = SIM_ARG_ARRAY;
+    if (t->kind == TY_COMPLEX) {
+      args[ai++] = unpack_scalar(t->elem, params[slot++]);
+      args[ai++] = unpack_scalar(t->elem, params[slot++]);
+    } else if (t->kind == TY_ARRAY) {
+      SimArray *a = &args[ai].array;
+      args[ai++].kind = SIM_ARG_ARRAY;
       a->data = (void *)(uintptr_t)*(const uint64_t *)params[slot++];
       a->elem = t->elem;
       a->rank = t->rank;
       for (unsigned k = 0; k < t->rank; k++) a->shape[k] = *(const int64_t *)params[slot++];
       for (unsigned k = 0; k < t->rank; k++) a->strides[k] = *(const int64_t *)params[slot++];
     } else {
-      args[i] = unpack_scalar(t, params[slot++]);
+      args[ai++] = unpack_scalar(t, params[slot++]);
     }
   }
   uint32_t g[3] = {grid[0], grid[1], grid[2]}, b[3] = {block[0], block[1], block[2]};
   pthread_mutex_lock(&fn->module->lock);
-  bool ok = slot == nparams && sim_program_launch(fn->module->sim, func, g, b, shared, args, n, &s->opts, res, diag);
+  bool ok = slot == nparams && sim_program_launch(fn->module->sim, func, g, b, shared, args, nsim, &s->opts, res, diag);
   pthread_mutex_unlock(&fn->module->lock);
   kf_status st = KF_OK;
   if (slot != nparams) {

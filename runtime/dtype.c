@@ -8,7 +8,7 @@
 static const struct {
   const char *name, *short_name;
   size_t size;
-  bool is_float, is_unsigned;
+  bool is_float, is_unsigned, is_complex;
 } dtypes[KF_DTYPE_COUNT] = {
     [KF_BOOL] = {"boolean", "b1", 1},
     [KF_INT8] = {"int8", "i8", 1},
@@ -22,6 +22,8 @@ static const struct {
     [KF_FLOAT16] = {"float16", "f16", 2, true},
     [KF_FLOAT32] = {"float32", "f32", 4, true},
     [KF_FLOAT64] = {"float64", "f64", 8, true},
+    [KF_COMPLEX64] = {"complex64", "c8", 8, false, false, true},
+    [KF_COMPLEX128] = {"complex128", "c16", 16, false, false, true},
     [KF_BFLOAT16] = {"bfloat16", "bf16", 2, true},
 };
 
@@ -29,6 +31,7 @@ size_t rt_dtype_size(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT ? dtypes[
 const char *rt_dtype_name(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT ? dtypes[t].name : "invalid"; }
 bool rt_dtype_is_float(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT && dtypes[t].is_float; }
 bool rt_dtype_is_unsigned(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT && dtypes[t].is_unsigned; }
+bool rt_dtype_is_complex(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT && dtypes[t].is_complex; }
 
 bool rt_dtype_parse(const char *text, kf_dtype *out) {
   if (!text) return false;
@@ -87,6 +90,9 @@ bool rt_dtype_can_cast(kf_dtype from, kf_dtype to) {
   size_t fs = dtypes[from].size, ts = dtypes[to].size;
   /* bfloat16 to f32 and f64 (NumPy with ml_dtypes: "safe"); nothing else to or from it but bool */
   if (from == KF_BFLOAT16 || to == KF_BFLOAT16) return from == KF_BFLOAT16 && (to == KF_FLOAT32 || to == KF_FLOAT64);
+  if (dtypes[from].is_complex) return dtypes[to].is_complex && ts >= fs;
+  if (dtypes[to].is_complex) /* as to a float of half its size */
+    return rt_dtype_can_cast(from, ts == 8 ? KF_FLOAT32 : KF_FLOAT64);
   if (dtypes[from].is_float) return dtypes[to].is_float && ts >= fs;
   /* integers: to a float that holds every value (and, as NumPy says, int64/uint64 to float64) */
   if (dtypes[to].is_float) return ts > fs || to == KF_FLOAT64;

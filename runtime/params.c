@@ -14,7 +14,8 @@
 
 unsigned rt_param_slots(Type *const *params, unsigned nparams) {
   unsigned n = 0;
-  for (unsigned i = 0; i < nparams; i++) n += kf_abi_param_count(params[i]->kind == TY_ARRAY ? params[i]->rank : 0);
+  for (unsigned i = 0; i < nparams; i++)
+    n += params[i]->kind == TY_COMPLEX ? KF_ABI_COMPLEX_PARAMS : kf_abi_param_count(params[i]->kind == TY_ARRAY ? params[i]->rank : 0);
   return n;
 }
 
@@ -45,6 +46,10 @@ void rt_params_pack(RtParams *p, Type *const *params, unsigned nparams, const kf
       p->storage[k++] = device_data[i];
       for (unsigned d = 0; d < a->ndim; d++) p->storage[k++] = (uint64_t)a->shape[d];
       for (unsigned d = 0; d < a->ndim; d++) p->storage[k++] = (uint64_t)a->strides[d];
+    } else if (params[i]->kind == TY_COMPLEX) {
+      p->storage[k] = p->storage[k + 1] = 0;
+      rt_convert_complex(&args[i], params[i], &p->storage[k], &p->storage[k + 1]);
+      k += 2;
     } else {
       p->storage[k] = 0;
       rt_convert_scalar(&args[i], params[i], &p->storage[k]);
@@ -56,7 +61,8 @@ void rt_params_pack(RtParams *p, Type *const *params, unsigned nparams, const kf
 /* ---- scalars --------------------------------------------------------------------------------- */
 
 void rt_convert_scalar(const kf_arg *a, const Type *to, void *out) {
-  bool from_float = rt_dtype_is_float(a->dtype), from_unsigned = rt_dtype_is_unsigned(a->dtype);
+  /* (a complex value reaches a real type only as its real part: rt_convert_complex) */
+  bool from_float = rt_dtype_is_float(a->dtype) || rt_dtype_is_complex(a->dtype), from_unsigned = rt_dtype_is_unsigned(a->dtype);
   switch (to->kind) {
   case TY_BOOL: {
     uint8_t v = from_float ? a->value.f != 0 : from_unsigned ? a->value.u != 0 : a->value.i != 0;
@@ -96,6 +102,19 @@ void rt_convert_scalar(const kf_arg *a, const Type *to, void *out) {
   }
 }
 
+void rt_convert_complex(const kf_arg *a, const Type *to, void *re, void *im) {
+  kf_arg r = *a, i = *a;
+  if (rt_dtype_is_complex(a->dtype)) {
+    r.dtype = i.dtype = KF_FLOAT64;
+    i.value.f = a->imag;
+  } else {
+    i.dtype = KF_FLOAT64;
+    i.value.f = 0;
+  }
+  rt_convert_scalar(&r, to->elem, re);
+  rt_convert_scalar(&i, to->elem, im);
+}
+
 void rt_convert_to_dtype(const kf_arg *a, kf_dtype to, void *out) {
   Type t = {.kind = to == KF_BOOL ? TY_BOOL : rt_dtype_is_float(to) ? TY_FLOAT : TY_INT,
             .bits = to == KF_BOOL ? 1 : (unsigned)rt_dtype_size(to) * 8, .is_unsigned = rt_dtype_is_unsigned(to),
@@ -121,6 +140,8 @@ kf_arg rt_scalar_read(const void *p, kf_dtype t) {
   case KF_FLOAT16: { uint16_t h; memcpy(&h, p, 2); a.value.f = sem_f16_value(h); break; }
   case KF_FLOAT32: { float v; memcpy(&v, p, 4); a.value.f = v; break; }
   case KF_FLOAT64: memcpy(&a.value.f, p, 8); break;
+  case KF_COMPLEX64: { float v[2]; memcpy(v, p, 8); a.value.f = v[0]; a.imag = v[1]; break; }
+  case KF_COMPLEX128: { double v[2]; memcpy(v, p, 16); a.value.f = v[0]; a.imag = v[1]; break; }
   case KF_BFLOAT16: { uint16_t h; memcpy(&h, p, 2); a.value.f = sem_bf16_value(h); break; }
   }
   return a;

@@ -26,6 +26,7 @@ const char *rt_dtype_name(kf_dtype t);
 bool rt_dtype_parse(const char *text, kf_dtype *out);
 bool rt_dtype_is_float(kf_dtype t);
 bool rt_dtype_is_unsigned(kf_dtype t);
+bool rt_dtype_is_complex(kf_dtype t);
 void rt_array_init(kf_array *a, void *data, kf_memory memory, kf_dtype dtype, unsigned ndim, const int64_t *shape,
                    char order);
 size_t rt_array_size(const kf_array *a);
@@ -124,6 +125,8 @@ void rt_params_pack(RtParams *p, Type *const *params, unsigned nparams, const kf
 /* Converts a scalar argument to a scalar kir type, writing ty_size(to) bytes (bool: one byte 0/1) to out.
  * Integers wrap; floats to integers truncate toward zero, saturating (NaN gives 0); f16 rounds to nearest. */
 void rt_convert_scalar(const kf_arg *a, const Type *to, void *out);
+/* A number converted to the complex type to, as its real and imaginary parts (the two parameters it takes). */
+void rt_convert_complex(const kf_arg *a, const Type *to, void *re, void *im);
 /* rt_convert_scalar to the scalar type of a dtype (without interning a kir type: any thread may call it). */
 void rt_convert_to_dtype(const kf_arg *a, kf_dtype to, void *out);
 /* The scalar of dtype t stored at p (the inverse of rt_convert_scalar: signed integers and bool to value.i,

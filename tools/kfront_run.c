@@ -43,7 +43,8 @@ static const char usage_text[] =
     "  3, -1, 2.5, True         a scalar: int64, float64 or boolean\n"
     "  VALUE:TYPE               a typed scalar: 2.5:f32, 7:i32, 1:u8, 1:b1 (or Numba names: 7:int32)\n"
     "  (ARG,ARG,...)            a tuple of arguments (nested tuples too): (3,4), '(2.5:f32,a.npy,(1,2))', (7,)\n"
-    "types: b1 i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 (bit widths), boolean int8 ... float64\n";
+    "types: b1 i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 c8 c16 (bytes for complex), boolean int8 ... float64\n"
+    "       complex64 complex128 (scalars written 1.5+2j:c16)\n";
 
 typedef struct RunArg RunArg;
 struct RunArg {
@@ -309,6 +310,25 @@ static int parse_arg(kf_context *ctx, const char *text, RunArg *ra, char *err, s
     }
     memcpy(value, text, vl);
     value[vl] = 0;
+    if (t == KF_COMPLEX64 || t == KF_COMPLEX128) { /* re, re+imj, re-imj or imj, as Python writes them */
+      char *end;
+      double re = strtod(value, &end), im = 0;
+      if (end != value && (*end == 'j' || *end == 'J') && !end[1]) {
+        im = re;
+        re = 0;
+      } else if (end != value && (*end == '+' || *end == '-')) {
+        char *e2;
+        im = strtod(end, &e2);
+        if (e2 == end || (*e2 != 'j' && *e2 != 'J') || e2[1]) end = value;
+        else end = e2 + 1;
+      }
+      if (end == value || *end) {
+        snprintf(err, errlen, "'%s' is not a complex number (write re, re+imj or imj)", text);
+        return 2;
+      }
+      ra->arg = kf_arg_complex(t, re, im);
+      return 0;
+    }
     ok = parse_typed_scalar(value, t, &ra->arg, err, errlen);
   } else {
     ok = parse_scalar(text, &ra->arg, err, errlen);

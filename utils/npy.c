@@ -22,6 +22,7 @@ static const struct {
     {"b1", NPY_BOOL, 1}, {"i1", NPY_I8, 1},  {"i2", NPY_I16, 2}, {"i4", NPY_I32, 4},
     {"i8", NPY_I64, 8},  {"u1", NPY_U8, 1},  {"u2", NPY_U16, 2}, {"u4", NPY_U32, 4},
     {"u8", NPY_U64, 8},  {"f2", NPY_F16, 2}, {"f4", NPY_F32, 4}, {"f8", NPY_F64, 8},
+    {"c8", NPY_C64, 8},  {"c16", NPY_C128, 16},
 };
 
 size_t npy_type_size(NpyType t) {
@@ -32,7 +33,7 @@ size_t npy_type_size(NpyType t) {
 
 const char *npy_type_descr(NpyType t) {
   static const char *descr[NPY__COUNT] = {"|b1", "|i1", "<i2", "<i4", "<i8", "|u1",
-                                          "<u2", "<u4", "<u8", "<f2", "<f4", "<f8"};
+                                          "<u2", "<u4", "<u8", "<f2", "<f4", "<f8", "<c8", "<c16"};
   return (unsigned)t < NPY__COUNT ? descr[t] : "?";
 }
 
@@ -146,7 +147,7 @@ static bool parse_descr(const char *s, size_t n, NpyArray *a, char *err, size_t 
     a->type = npy_types[i].type;
     return true;
   }
-  return fail(err, errlen, "unsupported dtype '%.*s' (supported: b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8)", (int)n, s);
+  return fail(err, errlen, "unsupported dtype '%.*s' (supported: b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8 c8 c16)", (int)n, s);
 }
 
 static bool parse_header(const char *text, size_t len, NpyArray *a, char *err, size_t errlen) {

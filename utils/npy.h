@@ -18,6 +18,7 @@ enum { NPY_MAX_RANK = 8 };
 
 typedef enum NpyType {
   NPY_BOOL, NPY_I8, NPY_I16, NPY_I32, NPY_I64, NPY_U8, NPY_U16, NPY_U32, NPY_U64, NPY_F16, NPY_F32, NPY_F64,
+  NPY_C64, NPY_C128,
   NPY__COUNT
 } NpyType;
 

@@ -25,7 +25,8 @@
  * A arrays may have any strides. The parameter names in the PTX are the kir parameter names when the
  * function has an `arg_names` attribute, else p0, p1, ...; arrays add `_data`, `_shape<k>`,
  * `_stride<k>` (e.g. `a_data`, `a_shape0`, `a_stride0`). Hosts should rely on the order only.
- * kf_abi_param_count() gives the count for one kir parameter.
+ * A complex64 / complex128 scalar takes two parameters, its real then its imaginary part (float32 / float64;
+ * KF_ABI_COMPLEX_PARAMS). kf_abi_param_count() gives the count for one array or real kir parameter.
  *
  * Dynamic shared memory (cuda.shared.array(0, dtype)) is the launch's sharedMemBytes: its extent as seen
  * by the kernel is sharedMemBytes / sizeof(dtype).
@@ -166,7 +167,9 @@ static inline void kf_error_unpack_block(int64_t packed, uint32_t out[3]) {
   out[2] = (uint32_t)((p >> 48) & 0xFFFF);
 }
 
-/* Number of PTX parameters one kir parameter takes: 1 + 2 * rank for an array, 1 otherwise. */
+/* Number of PTX parameters one kir parameter takes: 1 + 2 * rank for an array, 1 otherwise (a complex scalar:
+ * KF_ABI_COMPLEX_PARAMS). */
+enum { KF_ABI_COMPLEX_PARAMS = 2 };
 static inline unsigned kf_abi_param_count(unsigned array_rank) { return array_rank ? 1 + 2 * array_rank : 1; }
 
 #ifdef __cplusplus

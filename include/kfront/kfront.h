@@ -174,9 +174,10 @@ KF_API void kf_pass_registry_foreach(void (*fn)(void *user, const char *name, co
 typedef enum kf_dtype {
   KF_BOOL, KF_INT8, KF_INT16, KF_INT32, KF_INT64, KF_UINT8, KF_UINT16, KF_UINT32, KF_UINT64,
   KF_FLOAT16, KF_FLOAT32, KF_FLOAT64,
+  KF_COMPLEX64, KF_COMPLEX128,  /* NumPy's complex64 / complex128: two floats (re, im) */
   KF_BFLOAT16, /* bfloat16 (numba-cuda's types.bfloat16; ml_dtypes.bfloat16 arrays) */
 } kf_dtype;
-enum { KF_DTYPE_COUNT = 13, KF_MAX_RANK = 8 };
+enum { KF_DTYPE_COUNT = 15, KF_MAX_RANK = 8 };
 
 typedef enum kf_memory { KF_MEMORY_HOST = 0, KF_MEMORY_DEVICE = 1 } kf_memory;
 
@@ -373,6 +374,7 @@ struct kf_arg {
   kf_arg_kind kind;
   kf_dtype dtype;                 /* KF_ARG_SCALAR: the scalar's type (KF_ARG_ARRAY: array.dtype) */
   union { int64_t i; uint64_t u; double f; } value;
+  double imag;                    /* KF_ARG_SCALAR of a complex dtype: the imaginary part (value.f the real one) */
   kf_array array;                 /* KF_ARG_ARRAY */
   const char *type;               /* KF_ARG_SCALAR: NULL, or the Numba type of a value that is not a plain number:
                                    * an enum member (value.i its value, dtype KF_INT64), spelt
@@ -386,6 +388,7 @@ KF_API kf_arg kf_arg_array(const kf_array *a);
 KF_API kf_arg kf_arg_int(kf_dtype dtype, int64_t v);    /* bool or a signed integer type */
 KF_API kf_arg kf_arg_uint(kf_dtype dtype, uint64_t v);  /* an unsigned integer type */
 KF_API kf_arg kf_arg_float(kf_dtype dtype, double v);   /* float16/32/64 */
+KF_API kf_arg kf_arg_complex(kf_dtype dtype, double re, double im); /* complex64/128 (two parameters: abi.h) */
 KF_API kf_arg kf_arg_tuple(const kf_arg *items, unsigned n); /* items borrowed (they must outlive the call) */
 
 /* Reads a NumPy .npy file (little-endian b1 i1..i8 u1..u8 f2 f4 f8, C or Fortran order, rank <= 8) into a

@@ -19,6 +19,7 @@ static const char *const typestrs[KF_DTYPE_COUNT] = {
     [KF_BOOL] = "|b1",   [KF_INT8] = "|i1",   [KF_INT16] = "<i2",  [KF_INT32] = "<i4",
     [KF_INT64] = "<i8",  [KF_UINT8] = "|u1",  [KF_UINT16] = "<u2", [KF_UINT32] = "<u4",
     [KF_UINT64] = "<u8", [KF_FLOAT16] = "<f2", [KF_FLOAT32] = "<f4", [KF_FLOAT64] = "<f8",
+    [KF_COMPLEX64] = "<c8", [KF_COMPLEX128] = "<c16",
     [KF_BFLOAT16] = "<V2"}; /* bfloat16: ml_dtypes' typestr, a 2-byte void, is no dtype of its own (not parsed) */
 
 const char *ext_typestr(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT ? typestrs[t] : "|V0"; }
@@ -35,10 +36,6 @@ int ext_dtype_from_typestr(const char *ts, kf_dtype *out) {
           *out = (kf_dtype)t;
           return 0;
         }
-    }
-    if (ts[1] == 'c') {
-      PyErr_Format(PyExc_TypeError, "kfront does not support complex arrays yet (dtype '%s')", ts);
-      return -1;
     }
     if (order == '>' && !size1) {
       PyErr_Format(PyExc_TypeError, "kfront does not support big-endian arrays (dtype '%s')", ts);
@@ -290,6 +287,8 @@ static int scalar_from_memory(const kf_array *a, kf_arg *out) {
   }
   case KF_FLOAT32: out->value.f = *(const float *)p; break;
   case KF_FLOAT64: out->value.f = *(const double *)p; break;
+  case KF_COMPLEX64: out->value.f = ((const float *)p)[0]; out->imag = ((const float *)p)[1]; break;
+  case KF_COMPLEX128: out->value.f = ((const double *)p)[0]; out->imag = ((const double *)p)[1]; break;
   case KF_BFLOAT16: { /* bfloat16 -> float32, exactly */
     uint32_t u = (uint32_t)(*(const uint16_t *)p) << 16;
     float f;
@@ -340,8 +339,8 @@ int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t i
     return 0;
   }
   if (PyComplex_Check(o)) {
-    PyErr_Format(PyExc_TypeError, "%s argument %zd: kfront does not support complex arguments yet", what, index);
-    return -1;
+    *out = kf_arg_complex(KF_COMPLEX128, PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
+    return 0;
   }
   int proto = protocol_of(o);
   if (proto == PROTO_NONE) {

@@ -210,10 +210,13 @@ def freeze_value(name, value, registry=None):
         return ("str", value)
     if isinstance(value, complex):
         raise errors.UnsupportedError("kfront: the global '%s' is a complex number; kfront does not support complex "
-                                      "numbers" % name)
+                                      "constants (make it in the kernel: complex(re, im))" % name)
     np = sys.modules.get("numpy")  # a NumPy value means NumPy is loaded
     if np is not None:
         if isinstance(value, np.ndarray):
+            if value.dtype.kind == "c":
+                raise errors.UnsupportedError("kfront: the global '%s' is an array of dtype %s; kfront does not support "
+                                              "complex constant arrays (pass it as a kernel argument)" % (name, value.dtype))
             try:
                 kftypes.from_dtype(value.dtype.newbyteorder("="))
             except errors.UnsupportedError as e:
@@ -223,6 +226,9 @@ def freeze_value(name, value, registry=None):
             arr.flags.writeable = False
             return ("array", arr)
         if isinstance(value, np.generic):
+            if isinstance(value, np.complexfloating):
+                raise errors.UnsupportedError("kfront: the global '%s' is a NumPy %s; kfront does not support complex "
+                                              "constants" % (name, value.dtype))
             if isinstance(value, np.number) or isinstance(value, np.bool_):
                 try:
                     kftypes.from_dtype(value.dtype)

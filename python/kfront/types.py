@@ -24,7 +24,7 @@ inferred return type); from_dtype(dtype) / as_dtype(type) between NumPy dtypes a
 -> the type of a kernel argument as Numba's typeof gives it (bool, int, float, NumPy scalars and arrays,
 objects with __cuda_array_interface__ or a _numba_type_).
 
-Differences from Numba: only kfront's scalar types exist (no complex, records, datetimes, strings); array
+Differences from Numba: only kfront's scalar types exist (no records, datetimes, strings); array
 types by slicing accept only ':' and '::1' with '::1' first (F) or last (C), as kfront's signature
 parser does (Numba silently makes float32[::2] or float32[:, ::1, :] layout A); arrays have 1 or more
 dimensions. NumPy is imported only when a function needs it (from_dtype, as_dtype, casts such as
@@ -37,11 +37,11 @@ import sys
 from kfront import errors
 
 __all__ = [
-    "Type", "Number", "Integer", "Float", "Boolean", "NoneType", "Array", "BaseTuple", "UniTuple", "Tuple",
+    "Type", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array", "BaseTuple", "UniTuple", "Tuple",
     "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_kir", "from_dtype",
     "as_dtype", "typeof",
     "boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
+    "float16", "float32", "float64", "complex64", "complex128", "c8", "c16", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
     "byte", "double", "intp", "uintp", "intc", "uintc", "ssize_t", "size_t", "char", "uchar", "short",
     "ushort", "int_", "uint", "long_", "ulong", "longlong", "ulonglong", "none", "void",
 ]
@@ -141,6 +141,23 @@ class Float(_Scalar, Number):
         return (Float, (self.name,))
 
 
+class Complex(_Scalar, Number):
+    """complex64, complex128: two floats (underlying_float) as NumPy lays them out."""
+
+    def __new__(cls, name):
+        def init(t):
+            t.name = name
+            t.bitwidth = int(name[7:])
+        return cls._intern(name, init)
+
+    @property
+    def underlying_float(self):
+        return float32 if self.bitwidth == 64 else float64
+
+    def _reduce(self):
+        return (Complex, (self.name,))
+
+
 class Boolean(_Scalar, Type):
     """boolean (Numba's name for it, and its spelling, is "bool")."""
 
@@ -170,7 +187,7 @@ class NoneType(Type):
 
 
 def _is_scalar(t):
-    return isinstance(t, (Integer, Float, Boolean))
+    return isinstance(t, (Integer, Float, Complex, Boolean))
 
 
 def _array_dims(ndim, layout):
@@ -396,6 +413,8 @@ uint64 = u8 = Integer("uint64")
 float16 = f2 = Float("float16")
 float32 = f4 = Float("float32")
 float64 = f8 = double = Float("float64")
+complex64 = c8 = Complex("complex64")
+complex128 = c16 = Complex("complex128")
 none = void = NoneType("none")
 
 _SIGNED = {1: int8, 2: int16, 4: int32, 8: int64}
@@ -577,7 +596,7 @@ def return_type(sig):
 
 _KIR_SCALARS = {"i1": "boolean", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
                 "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16", "f32": "float32",
-                "f64": "float64"}
+                "f64": "float64", "complex<f32>": "complex64", "complex<f64>": "complex128"}
 
 
 def _kir_split(text):
@@ -623,9 +642,9 @@ def from_kir(text):
 
 _BY_KIND = {("b", 1): boolean, ("i", 1): int8, ("i", 2): int16, ("i", 4): int32, ("i", 8): int64,
             ("u", 1): uint8, ("u", 2): uint16, ("u", 4): uint32, ("u", 8): uint64,
-            ("f", 2): float16, ("f", 4): float32, ("f", 8): float64}
+            ("f", 2): float16, ("f", 4): float32, ("f", 8): float64, ("c", 8): complex64, ("c", 16): complex128}
 
-_SUPPORTED = "bool, int8..int64, uint8..uint64, float16, float32, float64"
+_SUPPORTED = "bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128"
 
 
 def from_dtype(dtype):
@@ -717,7 +736,7 @@ def _typeof_ndarray(arr):
     return Array(from_dtype(arr.dtype), arr.ndim, layout, readonly=not flags.writeable)
 
 
-_PY_SCALARS = {bool: boolean, float: float64}
+_PY_SCALARS = {bool: boolean, float: float64, complex: complex128}
 
 
 def typeof(value, purpose=None):
@@ -763,7 +782,7 @@ def typeof(value, purpose=None):
     if isinstance(value, float):
         return float64
     if isinstance(value, complex):
-        raise errors.UnsupportedError("kfront: complex numbers are not supported")
+        return complex128
     if isinstance(value, tuple):
         return Tuple(tuple(typeof(v) for v in value))  # UniTuple when every element has one type, as in Numba
     if value is None:

@@ -185,7 +185,13 @@ def test_dtypes_round_trip():
         t.as_dtype(float32[:])
 
 
-@pytest.mark.parametrize("dt", ["c8", "c16", "U3", "O", "M8[s]", [("a", "f4")], ">f4" if sys.byteorder == "little"
+def test_complex_dtypes():
+    assert t.from_dtype("c8") is t.complex64 and t.from_dtype(np.complex128) is t.complex128
+    assert t.as_dtype(t.complex64) == np.complex64 and t.complex128.underlying_float is t.float64
+    assert str(t.complex64[:, ::1]) == "complex64[:, ::1]"
+
+
+@pytest.mark.parametrize("dt", ["U3", "O", "M8[s]", [("a", "f4")], ">f4" if sys.byteorder == "little"
                                 else "<f4"])
 def test_unsupported_dtypes(dt):
     with pytest.raises(errors.UnsupportedError, match="kfront: dtype"):
@@ -200,10 +206,7 @@ def test_typeof_python_and_numpy_scalars():
         assert typeof(t.as_dtype(s).type(1)) is s
     with pytest.raises(ValueError):
         typeof(2 ** 64)
-    with pytest.raises(errors.UnsupportedError):
-        typeof(1j)
-    with pytest.raises(errors.UnsupportedError):
-        typeof(np.complex64(1))
+    assert typeof(1j) is t.complex128 and typeof(np.complex64(1)) is t.complex64
     assert typeof((1, 2)) == UniTuple(int64, 2) and typeof((1, 2.5)) == Tuple((int64, float64))
     assert typeof((1, (2.5, np.zeros(3, np.float32)))) == Tuple((int64, Tuple((float64, float32[::1]))))
     assert typeof(()) == Tuple(())
@@ -225,8 +228,7 @@ def test_typeof_arrays():
     assert typeof(np.broadcast_to(np.zeros(3), (2, 3))) == Array(float64, 2, "A", readonly=True)
     with pytest.raises(errors.UnsupportedError, match="0-dimensional"):
         typeof(np.zeros(()))
-    with pytest.raises(errors.UnsupportedError):
-        typeof(np.zeros(3, np.complex128))
+    assert typeof(np.zeros(3, np.complex128)) is t.complex128[::1]
 
 
 class FakeDeviceArray:

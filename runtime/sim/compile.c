@@ -39,6 +39,7 @@ const char *const sim_opcode_names[SI__COUNT] = {
 
 ElemKind sim_elem_kind(const Type *t) {
   if (t->kind == TY_BOOL) return EK_BOOL;
+  if (t->kind == TY_COMPLEX) return t->elem->bits == 32 ? EK_C64 : EK_C128;
   if (t->kind == TY_FLOAT) return t->bfloat ? EK_BF16 : t->bits == 16 ? EK_F16 : t->bits == 32 ? EK_F32 : EK_F64;
   switch (t->bits) {
   case 8: return t->is_unsigned ? EK_U8 : EK_I8;
@@ -49,7 +50,7 @@ ElemKind sim_elem_kind(const Type *t) {
 }
 
 unsigned sim_elem_size(ElemKind ek) {
-  static const unsigned size[EK__COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 2};
+  static const unsigned size[EK__COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 8, 16, 2};
   return size[ek];
 }
 
@@ -1218,6 +1219,7 @@ static bool add_global(SimProgram *p, const Op *g) {
         case EK__COUNT: break;
         case EK_F32: { float ff = (float)f; memcpy(dst, &ff, 4); break; }
         case EK_F64: memcpy(dst, &f, 8); break;
+        case EK_C64: case EK_C128: break;  /* the verifier refuses a value for complex elements */
         }
       }
     }
@@ -1238,6 +1240,10 @@ static void new_job(void *arg) {
   p->given = j->m;
   p->m = lower_scf_copy(j->m, j->diag);
   p->diag = j->diag;
+  if (!p->m) { /* lower-complex failed (reported) */
+    mem_free(p);
+    return;
+  }
   /* the program outlives this guard and is compiled into under later ones: its memory is its own */
   arena_init_owned(&p->arena, p);
   p->fns.owner = p;

@@ -22,7 +22,11 @@
 typedef SemVal Slot;
 
 /* Element kinds of array memory. */
-typedef enum { EK_BOOL, EK_I8, EK_I16, EK_I32, EK_I64, EK_U8, EK_U16, EK_U32, EK_U64, EK_F16, EK_F32, EK_F64, EK_BF16, EK__COUNT } ElemKind;
+/* EK_C64 / EK_C128: complex elements, which only size arrays (lower-complex reads and writes them as floats) */
+typedef enum {
+  EK_BOOL, EK_I8, EK_I16, EK_I32, EK_I64, EK_U8, EK_U16, EK_U32, EK_U64, EK_F16, EK_F32, EK_F64, EK_C64, EK_C128, EK_BF16,
+  EK__COUNT
+} ElemKind;
 
 /* Flags of a run-time array. */
 enum { ARR_SHARED = 1, ARR_CONST = 2, ARR_LOCAL = 4, ARR_RACE = 8 };

@@ -25,7 +25,7 @@ from numba.cuda import cudadecl  # noqa: E402,F401
 from numba.cuda import fp16  # noqa: E402,F401  (its @overloads: math.tanh of a float16 is a float16, as compiling shows)
 
 SCALARS = [types.boolean, types.int8, types.int16, types.int32, types.int64, types.uint8, types.uint16,
-           types.uint32, types.uint64, types.float16, types.float32, types.float64]
+           types.uint32, types.uint64, types.float16, types.float32, types.float64, types.complex64, types.complex128]
 
 BINARY = [("add", operator.add), ("sub", operator.sub), ("mul", operator.mul), ("truediv", operator.truediv),
           ("floordiv", operator.floordiv), ("mod", operator.mod), ("pow", operator.pow),

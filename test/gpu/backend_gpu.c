@@ -11,7 +11,8 @@
  * divisors, ipow, shifts past the width, min/max with NaN, powi), the bounds-check error record (fields,
  * first failure wins, the context survives, a device function's failure), atomics (native and CAS
  * loops, global and shared, 8/16-bit in their 32-bit word), warp shuffles (32- and 64-bit) and votes, shared-memory tiles with barriers
- * (the seed's fast_matmul), dynamic shared memory extents, const and local arrays. And the op-semantics
+ * (the seed's fast_matmul), dynamic shared memory extents, const and local arrays, the complex dialect (through
+ * lower-complex: arithmetic, CPython's division, numba-cuda's power, abs, ==, != on complex128 arrays). And the op-semantics
  * differential (test_opsem): every op of ir/op_semantics.h in every signature (test/unit/opsem_cases.h, the cases
  * test/unit/sim_opsem.c runs on the simulator) on the GPU, against the one definition the simulator and constant
  * folding use: bit for bit, but for the libm functions (SEM_LIBM: host libm against libdevice), whose largest
@@ -425,6 +426,154 @@ static void test_float(void) {
   arr_free(&y);
   arr_free(&e);
   arr_free(&out);
+  cu.ModuleUnload(m);
+}
+
+/* ---- complex numbers: the complex dialect through lower-complex, against CPython's definitions --------- */
+static const char *K_COMPLEX =
+    "func.func() ({\n"
+    "^bb0(%x: array<complex<f64>, 1, C>, %y: array<complex<f64>, 1, C>, %out: array<complex<f64>, 2, C>, %outf: array<f64, 2, C>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %i = arith.extsi(%tx) : (i32) -> (i64)\n"
+    "  %n = mem.dim(%x) {axis = 0} : (array<complex<f64>, 1, C>) -> (i64)\n"
+    "  %in = arith.cmpi(%i, %n) {pred = \"slt\"} : (i64, i64) -> (i1)\n"
+    "  cf.cond_br(%in) [^bb1, ^bb2] : (i1) -> ()\n"
+    "^bb1:\n"
+    "  %a = mem.load(%x, %i) : (array<complex<f64>, 1, C>, i64) -> (complex<f64>)\n"
+    "  %b = mem.load(%y, %i) : (array<complex<f64>, 1, C>, i64) -> (complex<f64>)\n"
+    "  %c0 = arith.constant() {value = 0} : () -> (i64)\n"
+    "  %c1 = arith.constant() {value = 1} : () -> (i64)\n"
+    "  %c2 = arith.constant() {value = 2} : () -> (i64)\n"
+    "  %c3 = arith.constant() {value = 3} : () -> (i64)\n"
+    "  %c4 = arith.constant() {value = 4} : () -> (i64)\n"
+    "  %c5 = arith.constant() {value = 5} : () -> (i64)\n"
+    "  %c6 = arith.constant() {value = 6} : () -> (i64)\n"
+    "  %f0 = arith.constant() {value = 0.0} : () -> (f64)\n"
+    "  %f1 = arith.constant() {value = 1.0} : () -> (f64)\n"
+    "  %r0 = complex.add(%a, %b) : (complex<f64>, complex<f64>) -> (complex<f64>)\n"
+    "  mem.store(%r0, %out, %i, %c0) : (complex<f64>, array<complex<f64>, 2, C>, i64, i64) -> ()\n"
+    "  %r1 = complex.sub(%a, %b) : (complex<f64>, complex<f64>) -> (complex<f64>)\n"
+    "  mem.store(%r1, %out, %i, %c1) : (complex<f64>, array<complex<f64>, 2, C>, i64, i64) -> ()\n"
+    "  %r2 = complex.mul(%a, %b) : (complex<f64>, complex<f64>) -> (complex<f64>)\n"
+    "  mem.store(%r2, %out, %i, %c2) : (complex<f64>, array<complex<f64>, 2, C>, i64, i64) -> ()\n"
+    "  %r3 = complex.div(%a, %b) : (complex<f64>, complex<f64>) -> (complex<f64>)\n"
+    "  mem.store(%r3, %out, %i, %c3) : (complex<f64>, array<complex<f64>, 2, C>, i64, i64) -> ()\n"
+    "  %r4 = complex.neg(%a) : (complex<f64>) -> (complex<f64>)\n"
+    "  mem.store(%r4, %out, %i, %c4) : (complex<f64>, array<complex<f64>, 2, C>, i64, i64) -> ()\n"
+    "  %r5 = complex.conj(%a) : (complex<f64>) -> (complex<f64>)\n"
+    "  mem.store(%r5, %out, %i, %c5) : (complex<f64>, array<complex<f64>, 2, C>, i64, i64) -> ()\n"
+    "  %r6 = complex.pow(%a, %b) : (complex<f64>, complex<f64>) -> (complex<f64>)\n"
+    "  mem.store(%r6, %out, %i, %c6) : (complex<f64>, array<complex<f64>, 2, C>, i64, i64) -> ()\n"
+    "  %h = complex.abs(%a) : (complex<f64>) -> (f64)\n"
+    "  mem.store(%h, %outf, %i, %c0) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %eq = complex.eq(%a, %b) : (complex<f64>, complex<f64>) -> (i1)\n"
+    "  %eqf = arith.select(%eq, %f1, %f0) : (i1, f64, f64) -> (f64)\n"
+    "  mem.store(%eqf, %outf, %i, %c1) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %ne = complex.ne(%a, %b) : (complex<f64>, complex<f64>) -> (i1)\n"
+    "  %nef = arith.select(%ne, %f1, %f0) : (i1, f64, f64) -> (f64)\n"
+    "  mem.store(%nef, %outf, %i, %c2) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %re = complex.re(%a) : (complex<f64>) -> (f64)\n"
+    "  %im = complex.im(%b) : (complex<f64>) -> (f64)\n"
+    "  %mk = complex.create(%im, %re) : (f64, f64) -> (complex<f64>)\n"
+    "  %mkr = complex.re(%mk) : (complex<f64>) -> (f64)\n"
+    "  mem.store(%mkr, %outf, %i, %c3) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  cf.br() [^bb2] : () -> ()\n"
+    "^bb2:\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @pycomplex, function_type = (array<complex<f64>, 1, C>, array<complex<f64>, 1, C>, array<complex<f64>, 2, C>, array<f64, 2, C>) -> (), kernel} : () -> ()\n";
+
+/* CPython's _Py_c_quot, as numba-cuda divides */
+static void py_cquot(double ar, double ai, double br, double bi, double *rr, double *ri) {
+  double abr = fabs(br), abi = fabs(bi);
+  if (abr >= abi) {
+    if (br == 0) { *rr = *ri = NAN; return; }
+    double ratio = bi / br, denom = br + bi * ratio;
+    *rr = (ar + ai * ratio) / denom;
+    *ri = (ai - ar * ratio) / denom;
+  } else if (abi >= abr) {
+    double ratio = br / bi, denom = br * ratio + bi;
+    *rr = (ar * ratio + ai) / denom;
+    *ri = (ai * ratio - ar) / denom;
+  } else {
+    *rr = *ri = NAN;
+  }
+}
+
+/* numba-cuda's complex power (mathimpl.py cpow_implement) */
+static void nb_cpow(double ar, double ai, double br, double bi, double *rr, double *ri) {
+  if (br == 0 && bi == 0) { *rr = 1; *ri = 0; return; }
+  if (ar == 0 && br == 0) { *rr = 0; *ri = 0; return; }
+  double vabs = hypot(ar, ai), len = pow(vabs, br), at = atan2(ai, ar), phase = at * br;
+  if (bi != 0) {
+    len /= exp(at * bi);
+    phase += bi * log(vabs);
+  }
+  double s = sin(phase), c = cos(phase);
+  double tr = s * 0.0 - 0.0 * 1.0, ti = s * 1.0 + 0.0 * 0.0, ur = c + tr, ui = 0.0 + ti;
+  *rr = len * ur - 0.0 * ui;
+  *ri = len * ui + 0.0 * ur;
+}
+
+/* a and b alike, or within u units in the last place (the GPU may contract a product and a sum into one fma, and
+ * libdevice is not the host's libm) */
+static bool near_ulps(double a, double b, uint64_t u) {
+  if (same(a, b)) return true;
+  if (isnan(a) || isnan(b) || signbit(a) != signbit(b)) return false;
+  int64_t x, y;
+  memcpy(&x, &a, 8);
+  memcpy(&y, &b, 8);
+  return (uint64_t)(x > y ? x - y : y - x) <= u;
+}
+
+static void test_complex(void) {
+  static const double xr[] = {1.0, -2.5, 0.0, -0.0, 3.0, INFINITY, NAN, 1e300, 0.5, -1.0, 2.0, 0.0};
+  static const double xi[] = {2.0, 0.5, 0.0, 1.0, -4.0, 0.0, 1.0, 1e300, -0.25, 0.0, 0.0, -0.0};
+  static const double yr[] = {3.0, 0.0, 2.0, 1.5, 3.0, 1.0, 2.0, 2.0, 0.5, 0.5, 0.0, 1.0};
+  static const double yi[] = {-1.0, -2.0, 0.0, -0.0, -4.0, 1.0, 0.0, 0.0, 1.5, 0.0, 0.0, 0.25};
+  enum { N = sizeof xr / sizeof xr[0] };
+  CUmodule m = compile_load(K_COMPLEX);
+  if (!m) return;
+  double xs[N][2], ys[N][2];
+  for (int i = 0; i < N; i++) {
+    xs[i][0] = xr[i], xs[i][1] = xi[i];
+    ys[i][0] = yr[i], ys[i][1] = yi[i];
+  }
+  int64_t shape[2] = {N, 7}, fshape[2] = {N, 4};
+  Arr x = arr1(xs, 16, N), y = arr1(ys, 16, N), out = arr_new(NULL, 16, 2, shape), outf = arr_new(NULL, 8, 2, fshape);
+  Args g = {0};
+  arg_arr(&g, &x);
+  arg_arr(&g, &y);
+  arg_arr(&g, &out);
+  arg_arr(&g, &outf);
+  if (launch(m, "pycomplex", 1, 32, 0, &g)) {
+    double r[N][7][2], f[N][4];
+    arr_get(&out, r);
+    arr_get(&outf, f);
+    for (int i = 0; i < N; i++) {
+      double ar = xr[i], ai = xi[i], br = yr[i], bi = yi[i], w[7][2];
+      w[0][0] = ar + br, w[0][1] = ai + bi;
+      w[1][0] = ar - br, w[1][1] = ai - bi;
+      w[2][0] = ar * br - ai * bi, w[2][1] = ar * bi + ai * br;
+      py_cquot(ar, ai, br, bi, &w[3][0], &w[3][1]);
+      w[4][0] = -ar, w[4][1] = -ai;
+      w[5][0] = ar, w[5][1] = -ai;
+      nb_cpow(ar, ai, br, bi, &w[6][0], &w[6][1]);
+      static const char *names[7] = {"add", "sub", "mul", "div", "neg", "conj", "pow"};
+      static const uint64_t tol[7] = {0, 0, 2, 4, 0, 0, 64};
+      for (int k = 0; k < 7; k++)
+        for (int p = 0; p < 2; p++)
+          CHECK(near_ulps(r[i][k][p], w[k][p], tol[k]), "complex.%s(%g%+gj, %g%+gj) part %d = %.17g, want %.17g", names[k],
+                ar, ai, br, bi, p, r[i][k][p], w[k][p]);
+      CHECK(near_ulps(f[i][0], hypot(ar, ai), 2), "complex.abs(%g%+gj) = %.17g", ar, ai, f[i][0]);
+      CHECK(f[i][1] == ((ar == br && ai == bi) ? 1.0 : 0.0), "complex.eq(%g%+gj, %g%+gj)", ar, ai, br, bi);
+      CHECK(f[i][2] == ((ar != br || ai != bi) ? 1.0 : 0.0), "complex.ne(%g%+gj, %g%+gj)", ar, ai, br, bi);
+      CHECK(same(f[i][3], bi), "complex.create/re (%g)", bi);
+    }
+  }
+  arr_free(&x);
+  arr_free(&y);
+  arr_free(&out);
+  arr_free(&outf);
   cu.ModuleUnload(m);
 }
 
@@ -1252,6 +1401,7 @@ int main(void) {
     int before = failures;
     test_int();
     test_float();
+    test_complex();
     test_bounds();
     test_views();
     test_raise();

@@ -18,7 +18,8 @@ static int passed, failed;
 
 static int kind_of(const char *s) {
   static const char *const names[NB_NKINDS] = {"bool",   "int8",   "int16",   "int32",   "int64",   "uint8",
-                                               "uint16", "uint32", "uint64", "float16", "float32", "float64"};
+                                               "uint16", "uint32", "uint64", "float16", "float32", "float64",
+                                               "complex64", "complex128"};
   for (int k = 0; k < NB_NKINDS; k++)
     if (strcmp(s, names[k]) == 0) return k;
   return -1;

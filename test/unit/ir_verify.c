@@ -984,6 +984,99 @@ static void test_scale(void) {
   fx_free(&f);
 }
 
+/* The complex type and dialect: a valid use of every op, then each verifier rule once. */
+static void test_complex(void) {
+  Fx f;
+  fx_init(&f, "complex");
+  Type *c32 = ty_complex(f.ctx, f.f32), *c64 = ty_complex(f.ctx, f.f64);
+  CHECK(ty_complex(f.ctx, f.f32) == c32 && c32 != c64 && ty_size(c32) == 8 && ty_size(c64) == 16);
+  CHECK(ty_is_complex(c32) && ty_is_number(c32) && !ty_is_scalar(c32));
+  StrBuf b;
+  sb_init(&b);
+  ty_print(c64, &b);
+  CHECK(strcmp(sb_cstr(&b), "complex<f64>") == 0);
+  size_t pos = 0;
+  CHECK(ty_parse(f.ctx, "complex<f64>", 12, &pos) == c64 && pos == 12);
+  pos = 0;
+  CHECK(ty_parse(f.ctx, "complex<i32>", 12, &pos) == NULL && pos == 0);
+  pos = 0;
+  CHECK(ty_parse(f.ctx, "complex<f16>", 12, &pos) == NULL);
+  sb_free(&b);
+  Type *params[2] = {c32, f.f32};
+  Op *fn = func(&f, "ok", 2, params, 1, &c32);
+  Block *e = ir_func_entry(fn);
+  Value *z = e->args[0], *x = e->args[1];
+  Value *mk = op_result(op1(&f, OP_COMPLEX_CREATE, 2, (Value *[]){x, x}, c32), 0);
+  Value *re = op_result(op1(&f, OP_COMPLEX_RE, 1, &z, f.f32), 0);
+  op1(&f, OP_COMPLEX_IM, 1, &z, f.f32);
+  op1(&f, OP_COMPLEX_ABS, 1, &z, f.f32);
+  OpKind bins[] = {OP_COMPLEX_ADD, OP_COMPLEX_SUB, OP_COMPLEX_MUL, OP_COMPLEX_DIV, OP_COMPLEX_POW};
+  Value *acc = mk;
+  for (unsigned i = 0; i < sizeof bins / sizeof *bins; i++) acc = op_result(op1(&f, bins[i], 2, (Value *[]){acc, z}, c32), 0);
+  acc = op_result(op1(&f, OP_COMPLEX_NEG, 1, &acc, c32), 0);
+  acc = op_result(op1(&f, OP_COMPLEX_CONJ, 1, &acc, c32), 0);
+  op1(&f, OP_COMPLEX_EQ, 2, (Value *[]){acc, z}, f.i1);
+  op1(&f, OP_COMPLEX_NE, 2, (Value *[]){acc, z}, f.i1);
+  (void)re;
+  ret(&f, 1, &acc);
+  expect_ok(&f);
+  fx_free(&f);
+
+  fx_init(&f, "complex_create_bad");
+  c32 = ty_complex(f.ctx, f.f32), c64 = ty_complex(f.ctx, f.f64);
+  params[0] = c32, params[1] = f.f32;
+  fn = func(&f, "bad", 2, params, 0, NULL);
+  at(&f, 2);
+  op1(&f, OP_COMPLEX_CREATE, 2, (Value *[]){ir_func_entry(fn)->args[1], ir_func_entry(fn)->args[1]}, c64);
+  ret(&f, 0, NULL);
+  expect_error(&f, "t.kir:2:1: error: 'complex.create' op operand #0 must be f64, got f32");
+  fx_free(&f);
+
+  fx_init(&f, "complex_part_bad");
+  c32 = ty_complex(f.ctx, f.f32), c64 = ty_complex(f.ctx, f.f64);
+  params[0] = c32, params[1] = f.f32;
+  fn = func(&f, "bad", 2, params, 0, NULL);
+  at(&f, 2);
+  op1(&f, OP_COMPLEX_RE, 1, &ir_func_entry(fn)->args[0], f.f64);
+  ret(&f, 0, NULL);
+  expect_error(&f, "'complex.re' op result must be f32, got f64");
+  fx_free(&f);
+
+  fx_init(&f, "complex_binary_bad");
+  c32 = ty_complex(f.ctx, f.f32), c64 = ty_complex(f.ctx, f.f64);
+  params[0] = c32, params[1] = f.f32;
+  fn = func(&f, "bad", 2, params, 0, NULL);
+  at(&f, 2);
+  op1(&f, OP_COMPLEX_MUL, 2, (Value *[]){ir_func_entry(fn)->args[1], ir_func_entry(fn)->args[1]}, f.f32);
+  ret(&f, 0, NULL);
+  expect_error(&f, "'complex.mul' op operands must be complex, got f32");
+  fx_free(&f);
+
+  fx_init(&f, "complex_cmp_bad");
+  c32 = ty_complex(f.ctx, f.f32), c64 = ty_complex(f.ctx, f.f64);
+  params[0] = c32, params[1] = f.f32;
+  fn = func(&f, "bad", 2, params, 0, NULL);
+  at(&f, 2);
+  op1(&f, OP_COMPLEX_EQ, 2, (Value *[]){ir_func_entry(fn)->args[0], ir_func_entry(fn)->args[0]}, c32);
+  ret(&f, 0, NULL);
+  expect_error(&f, "'complex.eq' op result must be i1, got complex<f32>");
+  fx_free(&f);
+
+  /* atomics need arrays of scalars */
+  fx_init(&f, "complex_atomic_bad");
+  c32 = ty_complex(f.ctx, f.f32);
+  Type *arr = ty_array(f.ctx, c32, 1, 'C');
+  Type *aparams[2] = {arr, c32};
+  fn = func(&f, "bad", 2, aparams, 0, NULL);
+  at(&f, 2);
+  Value *i0 = ib_const_int(&f.b, f.i64, 0);
+  Op *a = op1(&f, OP_ATOMIC_RMW, 3, (Value *[]){ir_func_entry(fn)->args[0], i0, ir_func_entry(fn)->args[1]}, c32);
+  set_str(&f, a, "kind", "add");
+  ret(&f, 0, NULL);
+  expect_error(&f, "'gpu.atomic_rmw' op needs an array of scalars, got array<complex<f32>, 1, C>");
+  fx_free(&f);
+}
+
 int main(void) {
   test_valid_structured();
   test_valid_cf();
@@ -1013,6 +1106,7 @@ int main(void) {
   test_detached();
   test_keeps_going();
   test_scale();
+  test_complex();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

@@ -41,8 +41,8 @@ static void expect_error(const char *header, unsigned major, const void *data, s
 static void test_round_trip_types(void) {
   for (int t = 0; t < NPY__COUNT; t++) {
     size_t isz = npy_type_size((NpyType)t);
-    CHECK(isz == 1 || isz == 2 || isz == 4 || isz == 8);
-    unsigned char data[6 * 8];
+    CHECK(isz == 1 || isz == 2 || isz == 4 || isz == 8 || isz == 16);
+    unsigned char data[6 * 16];
     for (size_t i = 0; i < sizeof data; i++) data[i] = (unsigned char)(i * 7 + (unsigned)t);
     NpyArray a = {.type = (NpyType)t, .ndim = 2, .shape = {2, 3}, .fortran_order = t % 2, .data = data,
                   .nbytes = 6 * isz};
@@ -139,7 +139,7 @@ static void test_malformed(void) {
   expect_error("{'descr': '>f8', 'fortran_order': False, 'shape': (4,), }", 1, d, sizeof d, "big-endian");
   expect_error("{'descr': '|O', 'fortran_order': False, 'shape': (4,), }", 1, d, sizeof d, "object arrays");
   expect_error("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (4,), }", 1, d, sizeof d, "structured");
-  expect_error("{'descr': '<c8', 'fortran_order': False, 'shape': (4,), }", 1, d, sizeof d, "unsupported dtype '<c8'");
+  expect_error("{'descr': '<c32', 'fortran_order': False, 'shape': (4,), }", 1, d, sizeof d, "unsupported dtype '<c32'");
   expect_error("{'descr': '<U3', 'fortran_order': False, 'shape': (4,), }", 1, d, sizeof d, "unsupported dtype");
   expect_error("{'descr': '|f8', 'fortran_order': False, 'shape': (4,), }", 1, d, sizeof d, "malformed dtype");
   expect_error("{'descr': '<f8', 'fortran_order': False, 'shape': (5,), }", 1, d, sizeof d, "truncated data");

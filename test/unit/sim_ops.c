@@ -1,6 +1,6 @@
 /* sim_ops.c — the simulator against C, op by op: every math op in f64 and f32 (f32 computed in float),
  * float arithmetic and every cmpf predicate (with NaN), every integer op on i32, u32, i8 and i64 operands,
- * conversions, and each atomic kind. Kernels are generated as kir text from the tables below: one thread
+ * conversions, each atomic kind, and the complex dialect (through lower-complex). Kernels are generated as kir text from the tables below: one thread
  * stores one result per op into an output array, compared with the same computation in C. */
 #include <stdint.h>
 
@@ -533,10 +533,164 @@ static void test_atomic_kinds(void) {
   kir_free(&k);
 }
 
+/* ---- complex: the complex dialect through lower-complex (which sim_launch runs), against C ---------------- */
+
+static const char *K_COMPLEX =
+    "func.func() ({\n"
+    "^bb0(%x: array<complex<f64>, 1, C>, %y: array<complex<f64>, 1, C>, %out: array<complex<f64>, 2, C>, %outf: array<f64, 2, C>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %i = arith.extsi(%tx) : (i32) -> (i64)\n"
+    "  %n = mem.dim(%x) {axis = 0} : (array<complex<f64>, 1, C>) -> (i64)\n"
+    "  %in = arith.cmpi(%i, %n) {pred = \"slt\"} : (i64, i64) -> (i1)\n"
+    "  cf.cond_br(%in) [^bb1, ^bb2] : (i1) -> ()\n"
+    "^bb1:\n"
+    "  %a = mem.load(%x, %i) : (array<complex<f64>, 1, C>, i64) -> (complex<f64>)\n"
+    "  %b = mem.load(%y, %i) : (array<complex<f64>, 1, C>, i64) -> (complex<f64>)\n"
+    "  %c0 = arith.constant() {value = 0} : () -> (i64)\n"
+    "  %c1 = arith.constant() {value = 1} : () -> (i64)\n"
+    "  %c2 = arith.constant() {value = 2} : () -> (i64)\n"
+    "  %c3 = arith.constant() {value = 3} : () -> (i64)\n"
+    "  %c4 = arith.constant() {value = 4} : () -> (i64)\n"
+    "  %c5 = arith.constant() {value = 5} : () -> (i64)\n"
+    "  %c6 = arith.constant() {value = 6} : () -> (i64)\n"
+    "  %f0 = arith.constant() {value = 0.0} : () -> (f64)\n"
+    "  %f1 = arith.constant() {value = 1.0} : () -> (f64)\n"
+    "  %r0 = complex.add(%a, %b) : (complex<f64>, complex<f64>) -> (complex<f64>)\n"
+    "  mem.store(%r0, %out, %i, %c0) : (complex<f64>, array<complex<f64>, 2, C>, i64, i64) -> ()\n"
+    "  %r1 = complex.sub(%a, %b) : (complex<f64>, complex<f64>) -> (complex<f64>)\n"
+    "  mem.store(%r1, %out, %i, %c1) : (complex<f64>, array<complex<f64>, 2, C>, i64, i64) -> ()\n"
+    "  %r2 = complex.mul(%a, %b) : (complex<f64>, complex<f64>) -> (complex<f64>)\n"
+    "  mem.store(%r2, %out, %i, %c2) : (complex<f64>, array<complex<f64>, 2, C>, i64, i64) -> ()\n"
+    "  %r3 = complex.div(%a, %b) : (complex<f64>, complex<f64>) -> (complex<f64>)\n"
+    "  mem.store(%r3, %out, %i, %c3) : (complex<f64>, array<complex<f64>, 2, C>, i64, i64) -> ()\n"
+    "  %r4 = complex.neg(%a) : (complex<f64>) -> (complex<f64>)\n"
+    "  mem.store(%r4, %out, %i, %c4) : (complex<f64>, array<complex<f64>, 2, C>, i64, i64) -> ()\n"
+    "  %r5 = complex.conj(%a) : (complex<f64>) -> (complex<f64>)\n"
+    "  mem.store(%r5, %out, %i, %c5) : (complex<f64>, array<complex<f64>, 2, C>, i64, i64) -> ()\n"
+    "  %r6 = complex.pow(%a, %b) : (complex<f64>, complex<f64>) -> (complex<f64>)\n"
+    "  mem.store(%r6, %out, %i, %c6) : (complex<f64>, array<complex<f64>, 2, C>, i64, i64) -> ()\n"
+    "  %h = complex.abs(%a) : (complex<f64>) -> (f64)\n"
+    "  mem.store(%h, %outf, %i, %c0) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %eq = complex.eq(%a, %b) : (complex<f64>, complex<f64>) -> (i1)\n"
+    "  %eqf = arith.select(%eq, %f1, %f0) : (i1, f64, f64) -> (f64)\n"
+    "  mem.store(%eqf, %outf, %i, %c1) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %ne = complex.ne(%a, %b) : (complex<f64>, complex<f64>) -> (i1)\n"
+    "  %nef = arith.select(%ne, %f1, %f0) : (i1, f64, f64) -> (f64)\n"
+    "  mem.store(%nef, %outf, %i, %c2) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  %re = complex.re(%a) : (complex<f64>) -> (f64)\n"
+    "  %im = complex.im(%b) : (complex<f64>) -> (f64)\n"
+    "  %mk = complex.create(%im, %re) : (f64, f64) -> (complex<f64>)\n"
+    "  %mkr = complex.re(%mk) : (complex<f64>) -> (f64)\n"
+    "  mem.store(%mkr, %outf, %i, %c3) : (f64, array<f64, 2, C>, i64, i64) -> ()\n"
+    "  cf.br() [^bb2] : () -> ()\n"
+    "^bb2:\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @pycomplex, function_type = (array<complex<f64>, 1, C>, array<complex<f64>, 1, C>, array<complex<f64>, 2, C>, array<f64, 2, C>) -> (), kernel} : () -> ()\n"
+    "func.func() ({\n"
+    "^bb0(%z: complex<f64>, %w: complex<f64>, %n: i64):\n"
+    "  %lb = arith.constant() {value = 0 : i64} : () -> (i64)\n"
+    "  %st = arith.constant() {value = 1 : i64} : () -> (i64)\n"
+    "  %r = scf.for(%lb, %n, %st, %z) ({\n"
+    "  ^bb0(%i: i64, %acc: complex<f64>):\n"
+    "    %s = complex.mul(%acc, %w) : (complex<f64>, complex<f64>) -> (complex<f64>)\n"
+    "    %t = complex.add(%s, %z) : (complex<f64>, complex<f64>) -> (complex<f64>)\n"
+    "    scf.yield(%t) : (complex<f64>) -> ()\n"
+    "  }) : (i64, i64, i64, complex<f64>) -> (complex<f64>)\n"
+    "  func.return(%r) : (complex<f64>) -> ()\n"
+    "}) {sym_name = @horner, function_type = (complex<f64>, complex<f64>, i64) -> (complex<f64>)} : () -> ()\n"
+    "func.func() ({\n"
+    "^bb0(%x: array<complex<f64>, 1, C>, %y: array<complex<f64>, 1, C>, %out: array<complex<f64>, 1, C>):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %i = arith.extsi(%tx) : (i32) -> (i64)\n"
+    "  %a = mem.load(%x, %i) : (array<complex<f64>, 1, C>, i64) -> (complex<f64>)\n"
+    "  %b = mem.load(%y, %i) : (array<complex<f64>, 1, C>, i64) -> (complex<f64>)\n"
+    "  %n = arith.constant() {value = 3 : i64} : () -> (i64)\n"
+    "  %h = func.call(%a, %b, %n) {callee = @horner} : (complex<f64>, complex<f64>, i64) -> (complex<f64>)\n"
+    "  mem.store(%h, %out, %i) : (complex<f64>, array<complex<f64>, 1, C>, i64) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @loops, function_type = (array<complex<f64>, 1, C>, array<complex<f64>, 1, C>, array<complex<f64>, 1, C>) -> (), kernel} : () -> ()\n";
+
+static void cquot(double ar, double ai, double br, double bi, double *rr, double *ri) { /* CPython's _Py_c_quot */
+  if (fabs(br) >= fabs(bi)) {
+    if (br == 0) { *rr = *ri = NAN; return; }
+    double ratio = bi / br, denom = br + bi * ratio;
+    *rr = (ar + ai * ratio) / denom, *ri = (ai - ar * ratio) / denom;
+  } else if (fabs(bi) >= fabs(br)) {
+    double ratio = br / bi, denom = br * ratio + bi;
+    *rr = (ar * ratio + ai) / denom, *ri = (ai * ratio - ar) / denom;
+  } else {
+    *rr = *ri = NAN;
+  }
+}
+
+static void cpow_nb(double ar, double ai, double br, double bi, double *rr, double *ri) { /* numba-cuda's cpow */
+  if (br == 0 && bi == 0) { *rr = 1, *ri = 0; return; }
+  if (ar == 0 && br == 0) { *rr = 0, *ri = 0; return; }
+  double vabs = hypot(ar, ai), len = pow(vabs, br), at = atan2(ai, ar), phase = at * br;
+  if (bi != 0) len /= exp(at * bi), phase += bi * log(vabs);
+  double s = sin(phase), c = cos(phase), tr = s * 0.0 - 0.0 * 1.0, ti = s * 1.0 + 0.0 * 0.0;
+  double ur = c + tr, ui = 0.0 + ti;
+  *rr = len * ur - 0.0 * ui, *ri = len * ui + 0.0 * ur;
+}
+
+static bool same_bits(double a, double b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
+
+static void test_complex(void) {
+  static const double xr[] = {1.0, -2.5, 0.0, -0.0, 3.0, INFINITY, NAN, 1e300, 0.5, -1.0, 2.0, 0.0};
+  static const double xi[] = {2.0, 0.5, 0.0, 1.0, -4.0, 0.0, 1.0, 1e300, -0.25, 0.0, 0.0, -0.0};
+  static const double yr[] = {3.0, 0.0, 2.0, 1.5, 3.0, 1.0, 2.0, 2.0, 0.5, 0.5, 0.0, 1.0};
+  static const double yi[] = {-1.0, -2.0, 0.0, -0.0, -4.0, 1.0, 0.0, 0.0, 1.5, 0.0, 0.0, 0.25};
+  enum { N = sizeof xr / sizeof xr[0] };
+  Kir k;
+  if (!kir_load(&k, K_COMPLEX)) return;
+  double x[N][2], y[N][2], out[N][7][2], outf[N][4], h[N][2];
+  for (int i = 0; i < N; i++) x[i][0] = xr[i], x[i][1] = xi[i], y[i][0] = yr[i], y[i][1] = yi[i];
+  memset(out, 0, sizeof out);
+  memset(outf, 0, sizeof outf);
+  SimArg args[4] = {arr_c(&k, x, "complex<f64>", 1, N, 0), arr_c(&k, y, "complex<f64>", 1, N, 0),
+                    arr_c(&k, out, "complex<f64>", 2, N, 7), arr_c(&k, outf, "f64", 2, N, 4)};
+  SimResult r;
+  CHECK(kir_launch(&k, "pycomplex", 1, 1, 32, 1, 0, args, 4, NULL, &r));
+  for (int i = 0; i < N; i++) {
+    double ar = xr[i], ai = xi[i], br = yr[i], bi = yi[i], w[7][2];
+    w[0][0] = ar + br, w[0][1] = ai + bi;
+    w[1][0] = ar - br, w[1][1] = ai - bi;
+    w[2][0] = ar * br - ai * bi, w[2][1] = ar * bi + ai * br;
+    cquot(ar, ai, br, bi, &w[3][0], &w[3][1]);
+    w[4][0] = -ar, w[4][1] = -ai;
+    w[5][0] = ar, w[5][1] = -ai;
+    cpow_nb(ar, ai, br, bi, &w[6][0], &w[6][1]);
+    for (int c = 0; c < 7; c++)
+      for (int p = 0; p < 2; p++) {
+        CHECK(same_bits(out[i][c][p], w[c][p]));
+        if (!same_bits(out[i][c][p], w[c][p]))
+          fprintf(stderr, "  op %d of (%g%+gj, %g%+gj) part %d: %.17g, want %.17g\n", c, ar, ai, br, bi, p, out[i][c][p], w[c][p]);
+      }
+    CHECK(same_bits(outf[i][0], hypot(ar, ai)));
+    CHECK(outf[i][1] == ((ar == br && ai == bi) ? 1.0 : 0.0));
+    CHECK(outf[i][2] == ((ar != br || ai != bi) ? 1.0 : 0.0));
+    CHECK(same_bits(outf[i][3], bi));
+  }
+  /* a complex value carried by a loop and passed to and returned from a device function */
+  SimArg args2[3] = {arr_c(&k, x, "complex<f64>", 1, N, 0), arr_c(&k, y, "complex<f64>", 1, N, 0),
+                     arr_c(&k, h, "complex<f64>", 1, N, 0)};
+  CHECK(kir_launch(&k, "loops", 1, 1, N, 1, 0, args2, 3, NULL, &r));
+  for (int i = 0; i < N; i++) {
+    double accr = xr[i], acci = xi[i];
+    for (int j = 0; j < 3; j++) {
+      double sr = accr * yr[i] - acci * yi[i], si = accr * yi[i] + acci * yr[i];
+      accr = sr + xr[i], acci = si + xi[i];
+    }
+    CHECK(same_bits(h[i][0], accr) && same_bits(h[i][1], acci));
+  }
+  kir_free(&k);
+}
+
 int main(void) {
   RUN(test_math);
   RUN(test_float_ops);
   RUN(test_int_ops);
   RUN(test_atomic_kinds);
+  RUN(test_complex);
   return sim_test_summary("sim_ops");
 }

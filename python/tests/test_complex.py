@@ -1,0 +1,554 @@
+"""complex64 / complex128 in kernels on the simulator (the GPU run of this suite checks the same; test/gpu/python/
+test_complex_vs_numba.py compares with numba-cuda itself): arrays of complex through the module, literals,
+arithmetic with Numba's promotions, comparisons, abs, .real/.imag/.conjugate(), complex(), casts, truth values, the
+cmath functions over edge values (signed zeros, infinities, NaN, large and subnormal parts), local arrays and device
+functions of complex values; against Python's complex arithmetic and cmath, and hand-derived values where numba-cuda's
+algorithms answer differently from CPython (NaN parts). What Numba refuses raises a located TypingError."""
+import cmath
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from kfront import cuda, errors
+
+REALS = [-0.0, 0.0, 1.0, -1.0, 1.5, -3.5, math.pi, -math.inf, math.inf, 1e300, -2e-310, 3.0e38]
+VALUES = np.array([complex(x, y) for x, y in itertools.product(REALS, REALS)])
+NAN_REALS = [0.0, -1.0, math.inf, math.nan]
+NAN_VALUES = np.array([complex(x, y) for x, y in itertools.product(NAN_REALS, NAN_REALS)])
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's casts of the large values to complex64
+
+
+def close(got, want, ulps=4, sign_of_zero=True):
+    """Parts equal to a few units in the last place (NaN matches NaN, infinities and zeros by sign)."""
+    for g, w in ((got.real, want.real), (got.imag, want.imag)):
+        if math.isnan(w) or math.isnan(g):
+            if not (math.isnan(w) and math.isnan(g)):
+                return False
+            continue
+        if w == 0 or math.isinf(w) or g == 0 or math.isinf(g):
+            if g != w or (sign_of_zero and math.copysign(1, g) != math.copysign(1, w)):
+                return False
+            continue
+        if abs(g - w) > ulps * math.ulp(max(abs(g), abs(w))) and abs(g - w) > ulps * 5e-324:
+            return False
+    return True
+
+
+def run(kernel, *args):
+    n = max(a.shape[0] for a in args)
+    kernel[(n + 63) // 64, 64](*args)
+
+
+# ---- arrays, literals, arithmetic --------------------------------------------------------------------------------
+
+@cuda.jit
+def arith(out, a, b):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i, 0] = a[i] + b[i]
+        out[i, 1] = a[i] - b[i]
+        out[i, 2] = a[i] * b[i]
+        out[i, 3] = -a[i]
+        out[i, 4] = +a[i]
+        out[i, 5] = a[i].conjugate()
+
+
+@cuda.jit
+def divide(out, a, b):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i] = a[i] / b[i]
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_arithmetic_matches_python(dt):
+    a = np.repeat(VALUES, len(VALUES)).astype(dt)
+    b = np.tile(VALUES, len(VALUES)).astype(dt)
+    out = np.zeros((len(a), 6), dt)
+    run(arith, out, a, b)
+    f = np.float32 if dt == np.complex64 else np.float64
+    for i in range(len(a)):
+        x, y = complex(a[i]), complex(b[i])
+        with np.errstate(all="ignore"):  # the product as the kernel computes it, each operation in its precision
+            prod = complex(f(f(x.real) * f(y.real)) - f(f(x.imag) * f(y.imag)),
+                           f(f(x.real) * f(y.imag)) + f(f(x.imag) * f(y.real)))
+        want = [x + y, x - y, prod, -x, x, x.conjugate()]
+        for j, w in enumerate(want):
+            if dt == np.complex64:
+                with np.errstate(all="ignore"):
+                    w = complex(dt(w))
+            got = complex(out[i, j])
+            if j == 2:  # the GPU may contract a product and a sum into one fma: within a unit or two there
+                assert close(got, w, ulps=2 * (2 ** 29 if dt == np.complex64 else 1)), (x, y, got, w)
+            else:
+                assert close(got, w, ulps=0), (x, y, j, got, w)
+
+
+def test_division_is_cpython_quotient_and_zero_ends_the_thread():
+    a = np.repeat(VALUES, len(VALUES))
+    b = np.tile(VALUES, len(VALUES))
+    out = np.full(len(a), 7 + 7j)
+    run(divide, out, a, b)
+    for i in range(len(a)):
+        x, y = complex(a[i]), complex(b[i])
+        if y == 0:
+            assert out[i] == 7 + 7j  # ZeroDivisionError: the thread ends (numba-cuda's kernels return), as without debug
+            continue
+        assert close(complex(out[i]), x / y, ulps=2), (x, y, out[i], x / y)
+
+
+@cuda.jit
+def mixed(out, f32, f64, i64, c64):
+    i = cuda.grid(1)
+    if i < f32.shape[0]:
+        out[i, 0] = f32[i] * c64[i]      # complex64
+        out[i, 1] = f64[i] + c64[i]      # complex128
+        out[i, 2] = i64[i] - c64[i]      # complex128 (unified as NumPy: int64 with complex64)
+        out[i, 3] = c64[i] * 1j          # 1j is complex128
+        out[i, 4] = complex(f32[i], f32[i])
+        out[i, 5] = complex(f64[i])
+        out[i, 6] = 2 + 3j
+
+
+def test_promotions_and_literals():
+    f32 = np.array([0.5, -1.25, 3.0], np.float32)
+    f64 = np.array([0.1, 2.0, -7.5])
+    i64 = np.array([3, -4, 5])
+    c64 = np.array([1 + 2j, -0.5 + 0.25j, 3 - 1j], np.complex64)
+    out = np.zeros((3, 7), np.complex128)
+    run(mixed, out, f32, f64, i64, c64)
+    for i in range(3):
+        assert out[i, 0] == complex(np.complex64(f32[i] * c64[i]))
+        assert out[i, 1] == f64[i] + complex(c64[i])
+        assert out[i, 2] == i64[i] - complex(c64[i])
+        assert out[i, 3] == complex(c64[i]) * 1j
+        assert out[i, 4] == complex(f32[i], f32[i])
+        assert out[i, 5] == complex(f64[i])
+        assert out[i, 6] == 2 + 3j
+
+
+@cuda.jit
+def parts(out, a):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        z = a[i]
+        out[i, 0] = z.real
+        out[i, 1] = z.imag
+        out[i, 2] = abs(z)
+        out[i, 3] = 1.0 if z else 0.0
+        out[i, 4] = 1.0 if z == z.conjugate() else 0.0
+        out[i, 5] = 1.0 if z != 0 else 0.0
+        out[i, 6] = z.real.real + z.real.imag  # .real / .imag of a float: itself and 0
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_parts_abs_truth_comparisons(dt):
+    a = np.concatenate([VALUES, NAN_VALUES]).astype(dt)
+    ft = np.float32 if dt == np.complex64 else np.float64
+    out = np.zeros((len(a), 7), ft)
+    run(parts, out, a)
+    for i, z in enumerate(a):
+        z = complex(z)
+        assert close(complex(out[i, 0]), complex(ft(z.real))) and close(complex(out[i, 1]), complex(ft(z.imag)))
+        want_abs = ft(math.hypot(z.real, z.imag)) if dt == np.complex128 else np.hypot(ft(z.real), ft(z.imag))
+        assert close(complex(out[i, 2]), complex(want_abs), ulps=1), (z, out[i, 2])
+        assert out[i, 3] == bool(z)
+        assert out[i, 4] == (z == z.conjugate())
+        assert out[i, 5] == (z != 0)
+
+
+# ---- ** : numba-cuda's translation of CPython's _Py_c_pow ----------------------------------------------------------
+
+def numba_cuda_cpow(a, b):
+    """numba-cuda's complex power (mathimpl.py), step by step in IEEE doubles: the reference for complex128."""
+    f = np.float64
+    ar, ai, br, bi = f(a.real), f(a.imag), f(b.real), f(b.imag)
+    if br == 0.0 and bi == 0.0:
+        return 1 + 0j
+    if ar == 0.0 and br == 0.0:
+        return 0j
+    with np.errstate(all="ignore"):
+        vabs = np.hypot(ar, ai)
+        length = np.power(vabs, br)
+        at = np.arctan2(ai, ar)
+        phase = at * br
+        if bi != 0.0:
+            length = length / np.exp(at * bi)
+            phase = phase + bi * np.log(vabs)
+        s, c = np.sin(phase), np.cos(phase)
+        zero, one = f(0.0), f(1.0)
+        t_re, t_im = s * zero - zero * one, s * one + zero * zero
+        u_re, u_im = c + t_re, zero + t_im
+        return complex(length * u_re - zero * u_im, length * u_im + zero * u_re)
+
+
+@cuda.jit
+def power(out, a, b):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i] = a[i] ** b[i]
+
+
+def test_power():
+    vals = [complex(x, y) for x, y in itertools.product([0.0, 1.0, -1.5, 2.0, 0.5], [0.0, 1.0, -0.75])]
+    a = np.array([x for x in vals for _ in vals])
+    b = np.array([y for _ in vals for y in vals])
+    out = np.zeros(len(a), np.complex128)
+    run(power, out, a, b)
+    for i in range(len(a)):
+        assert close(complex(out[i]), numba_cuda_cpow(complex(a[i]), complex(b[i])), ulps=8), (a[i], b[i], out[i])
+
+
+# ---- cmath ------------------------------------------------------------------------------------------------------
+
+CMATH = ["exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
+         "acosh", "atanh"]
+
+
+@cuda.jit
+def cmath_all(out, a):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        z = a[i]
+        out[i, 0] = cmath.exp(z)
+        out[i, 1] = cmath.log(z)
+        out[i, 2] = cmath.log10(z)
+        out[i, 3] = cmath.sqrt(z)
+        out[i, 4] = cmath.sin(z)
+        out[i, 5] = cmath.cos(z)
+        out[i, 6] = cmath.tan(z)
+        out[i, 7] = cmath.asin(z)
+        out[i, 8] = cmath.acos(z)
+        out[i, 9] = cmath.atan(z)
+        out[i, 10] = cmath.sinh(z)
+        out[i, 11] = cmath.cosh(z)
+        out[i, 12] = cmath.tanh(z)
+        out[i, 13] = cmath.asinh(z)
+        out[i, 14] = cmath.acosh(z)
+        out[i, 15] = cmath.atanh(z)
+
+
+def test_cmath_complex128_matches_cpython():
+    out = np.zeros((len(VALUES), len(CMATH)), np.complex128)
+    run(cmath_all, out, VALUES)
+    for i, z in enumerate(VALUES):
+        for j, name in enumerate(CMATH):
+            try:
+                want = getattr(cmath, name)(complex(z))
+            except (ValueError, OverflowError):
+                continue  # CPython raises (math domain error, overflow); numba-cuda's tests skip these too
+            sign = name not in ("tan", "tanh", "atanh")  # numba-cuda's tests ignore the sign of zero there
+            # CPython rescales subnormal parts first; numba-cuda's algorithms do not (their subnormal intermediate
+            # steps lose bits): relatively close there
+            got = complex(out[i, j])
+            if 0 < min(abs(z.real) or 1, abs(z.imag) or 1) < 1e-300:
+                assert close(got, want, ulps=4, sign_of_zero=sign) or abs(got - want) <= 1e-12 * abs(want), \
+                    (name, z, got, want)
+                continue
+            assert close(got, want, ulps=4, sign_of_zero=sign), (name, z, got, want)
+
+
+def test_cmath_complex64_close_to_cpython():
+    vals = np.array([complex(x, y) for x, y in itertools.product([-0.0, 0.0, 1.0, -1.0, 1.5, -3.5, 0.25], repeat=2)],
+                    np.complex64)
+    out = np.zeros((len(vals), len(CMATH)), np.complex64)
+    run(cmath_all, out, vals)
+    for i, z in enumerate(vals):
+        for j, name in enumerate(CMATH):
+            try:
+                want = getattr(cmath, name)(complex(z))
+            except (ValueError, OverflowError):
+                continue
+            got = complex(out[i, j])
+            assert (abs(got - want) <= 4e-6 * max(1.0, abs(want)) or close(got, complex(np.complex64(want)))), \
+                (name, z, got, want)
+
+
+# numba-cuda's algorithms where a part is NaN (they answer differently from CPython's special-value tables there),
+# derived by hand from numba/cuda/cpython/cmathimpl.py
+NAN = math.nan
+NAN_CASES = [
+    ("sin", complex(0.0, NAN), (NAN, NAN)),         # sinh(nan + 0j) = (cos 0 * sinh nan, sin 0 * cosh nan)
+    ("cos", complex(0.0, NAN), (NAN, NAN)),
+    ("atan", complex(1.0, NAN), (math.pi / 2, NAN)),  # atanh(nan + 1j): the large branch, imag = pi/2
+    ("atan", complex(-1.0, NAN), (-math.pi / 2, NAN)),
+    ("exp", complex(NAN, 0.0), (NAN, 0.0)),          # nan + 0j keeps the zero
+    ("exp", complex(NAN, 1.0), (NAN, NAN)),
+    ("exp", complex(math.inf, 0.0), (math.inf, 0.0)),
+    ("exp", complex(-math.inf, math.inf), (0.0, 0.0)),
+    ("sqrt", complex(NAN, math.inf), (math.inf, math.inf)),
+    ("sqrt", complex(-math.inf, NAN), (NAN, math.inf)),  # |b - b| is NaN, copysign(-inf, +nan) is +inf
+    ("cosh", complex(math.inf, NAN), (math.inf, NAN)),
+    ("tanh", complex(math.inf, NAN), (1.0, 0.0)),
+]
+
+
+@cuda.jit
+def cmath_one(out, a, which):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        z = a[i]
+        w = which[i]
+        if w == 0:
+            out[i] = cmath.sin(z)
+        elif w == 1:
+            out[i] = cmath.cos(z)
+        elif w == 2:
+            out[i] = cmath.atan(z)
+        elif w == 3:
+            out[i] = cmath.exp(z)
+        elif w == 4:
+            out[i] = cmath.sqrt(z)
+        elif w == 5:
+            out[i] = cmath.cosh(z)
+        else:
+            out[i] = cmath.tanh(z)
+
+
+def test_cmath_nan_parts_as_numba_cuda():
+    index = {"sin": 0, "cos": 1, "atan": 2, "exp": 3, "sqrt": 4, "cosh": 5, "tanh": 6}
+    a = np.array([z for _, z, _ in NAN_CASES])
+    which = np.array([index[n] for n, _, _ in NAN_CASES])
+    out = np.zeros(len(a), np.complex128)
+    run(cmath_one, out, a, which)
+    for i, (name, z, want) in enumerate(NAN_CASES):
+        assert close(complex(out[i]), complex(*want), ulps=2), (name, z, out[i], want)
+
+
+@cuda.jit
+def cmath_misc(out, flags, a):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        z = a[i]
+        flags[i, 0] = cmath.isnan(z)
+        flags[i, 1] = cmath.isinf(z)
+        flags[i, 2] = cmath.isfinite(z)
+        out[i, 0] = cmath.phase(z)
+        r, p = cmath.polar(z)
+        out[i, 1] = r
+        out[i, 2] = p
+        w = cmath.rect(z.real, z.imag)
+        out[i, 3] = w.real
+        out[i, 4] = w.imag
+        v = cmath.log(z, 2 + 0j)
+        out[i, 5] = v.real
+
+
+def test_cmath_predicates_phase_polar_rect():
+    a = np.concatenate([VALUES, NAN_VALUES])
+    flags = np.zeros((len(a), 3), np.bool_)
+    out = np.zeros((len(a), 6))
+    run(cmath_misc, out, flags, a)
+    for i, z in enumerate(a):
+        z = complex(z)
+        assert list(flags[i]) == [cmath.isnan(z), cmath.isinf(z), cmath.isfinite(z)]
+        assert close(complex(out[i, 0]), complex(math.atan2(z.imag, z.real)), ulps=1)  # cmath.phase, without its raise
+        assert close(complex(out[i, 1]), complex(math.hypot(z.real, z.imag)), ulps=1)
+        assert close(complex(out[i, 2]), complex(math.atan2(z.imag, z.real)), ulps=1)
+        if math.isfinite(z.real) and math.isfinite(z.imag) and abs(z.real) < 1e300:
+            w = cmath.rect(z.real, z.imag)
+            assert close(complex(out[i, 3], out[i, 4]), w, ulps=2), (z, out[i, 3:5], w)
+        if z != 0 and math.isfinite(z.real) and math.isfinite(z.imag):
+            assert close(complex(out[i, 5]), complex((cmath.log(z) / cmath.log(2)).real), ulps=4)
+
+
+# ---- local arrays, device functions, loops ----------------------------------------------------------------------
+
+@cuda.jit(device=True)
+def twice_minus_sqrt(z, w):
+    return z * w - cmath.sqrt(z)
+
+
+@cuda.jit
+def composite(out, a):
+    i = cuda.grid(1)
+    sh = cuda.shared.array(64, np.complex128)
+    loc = cuda.local.array(2, np.complex64)
+    if i < a.shape[0]:
+        z = a[i]
+        acc = 0j
+        for _ in range(3):
+            acc += twice_minus_sqrt(z, z)
+        loc[0] = z
+        loc[1] = loc[0] * 2
+        sh[cuda.threadIdx.x] = acc
+    cuda.syncthreads()
+    if i < a.shape[0]:
+        out[i] = sh[cuda.threadIdx.x] + loc[1]
+
+
+def test_device_functions_local_and_shared_arrays():
+    a = np.array([1 + 2j, -3 + 0.5j, 0.25 - 1j], np.complex64)
+    out = np.zeros(3, np.complex128)
+    run(composite, out, a)
+    for i, z in enumerate(a):
+        z64 = np.complex64(z)
+        step = np.complex64(z64 * z64 - np.complex64(cmath.sqrt(complex(z64))))
+        acc = 0j
+        for _ in range(3):
+            acc += complex(step)
+        want = acc + complex(np.complex64(z64 * np.complex64(2)))
+        assert abs(out[i] - want) < 1e-5 * abs(want), (out[i], want)
+
+
+# ---- what Numba refuses ---------------------------------------------------------------------------------------------
+
+@cuda.jit
+def refuse_order(out, a, f):
+    out[0] = 1.0 if a[0] < a[1] else 0.0
+
+
+@cuda.jit
+def refuse_floordiv(out, a, f):
+    out[0] = a[0] // a[1]
+
+
+@cuda.jit
+def refuse_store_real(out, a, f):
+    f[0] = a[0]
+
+
+@cuda.jit
+def refuse_float(out, a, f):
+    f[0] = float(a[0])
+
+
+@cuda.jit
+def refuse_cosh_real(out, a, f):
+    out[0] = cmath.cosh(1.0)
+
+
+@cuda.jit
+def refuse_rect_ints(out, a, f):
+    out[0] = cmath.rect(1, 2)
+
+
+@cuda.jit
+def refuse_complex_parts(out, a, f):
+    out[0] = complex(a[0], a[1])
+
+
+@cuda.jit
+def refuse_atomic(out, a, f):
+    cuda.atomic.add(out, 0, a[0])
+
+
+@pytest.mark.parametrize("kernel,match", [
+    (refuse_order, "unsupported operand types for '<'"),
+    (refuse_floordiv, "unsupported operand types for '//'"),
+    (refuse_store_real, "cannot convert complex128 to float64"),
+    (refuse_float, "float\\(\\) only supports real numbers"),
+    (refuse_cosh_real, "takes a complex number"),
+    (refuse_rect_ints, "takes two floats"),
+    (refuse_complex_parts, "two real numbers"),
+    (refuse_atomic, "complex"),
+])
+def test_refusals(kernel, match):
+    with pytest.raises(errors.CompilerError, match=match):
+        kernel[1, 1](np.zeros(2, np.complex128), np.ones(2, np.complex128), np.zeros(2))
+
+
+# ---- NumPy's ufuncs: their complex loops (numba-cuda's ufunc_db), scalars and arrays with out ----------------------
+
+@cuda.jit
+def ufuncs_scalar(out, flags, f, a, b):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i, 0] = np.add(a[i], b[i])
+        out[i, 1] = np.subtract(a[i], b[i])
+        out[i, 2] = np.multiply(a[i], b[i])
+        out[i, 3] = np.divide(a[i], b[i])
+        out[i, 4] = np.negative(a[i])
+        out[i, 5] = np.conjugate(a[i])
+        out[i, 6] = np.reciprocal(a[i])
+        out[i, 7] = np.square(a[i])
+        out[i, 8] = np.exp(a[i])
+        out[i, 9] = np.log(a[i])
+        out[i, 10] = np.sqrt(a[i])
+        out[i, 11] = np.sin(a[i])
+        out[i, 12] = np.arctan(a[i])
+        f[i] = np.absolute(a[i])
+        flags[i, 0] = np.isnan(a[i])
+        flags[i, 1] = np.isinf(a[i])
+        flags[i, 2] = np.isfinite(a[i])
+        flags[i, 3] = np.equal(a[i], b[i])
+        flags[i, 4] = np.not_equal(a[i], b[i])
+        flags[i, 5] = np.logical_and(a[i], b[i])
+
+
+def test_ufunc_complex_loops_match_numpy():
+    vals = [complex(x, y) for x, y in itertools.product([0.0, -1.0, 2.5, -0.5], repeat=2)]
+    a = np.array([x for x in vals for _ in vals])
+    b = np.array([y for _ in vals for y in vals])
+    out = np.zeros((len(a), 13), np.complex128)
+    flags = np.zeros((len(a), 6), np.bool_)
+    f = np.zeros(len(a))
+    run(ufuncs_scalar, out, flags, f, a, b)
+    with np.errstate(all="ignore"):
+        want = [np.add(a, b), np.subtract(a, b), np.multiply(a, b), np.divide(a, b), np.negative(a), np.conjugate(a),
+                np.reciprocal(a), np.square(a), np.exp(a), np.log(a), np.sqrt(a), np.sin(a), np.arctan(a)]
+        wflags = [np.isnan(a), np.isinf(a), np.isfinite(a), np.equal(a, b), np.not_equal(a, b), np.logical_and(a, b)]
+    for j, w in enumerate(want):
+        for i in range(len(a)):
+            assert close(complex(out[i, j]), complex(w[i]), ulps=4, sign_of_zero=j not in (6, 12)), (j, a[i], b[i], out[i, j], w[i])
+    for j, w in enumerate(wflags):
+        assert (flags[:, j] == w).all(), j
+    assert np.allclose(f, np.abs(a), rtol=1e-15)
+
+
+@cuda.jit
+def ufunc_arrays(a, b, o, r):
+    np.multiply(a, b, o)
+    np.sqrt(a, r)
+
+
+def test_ufunc_complex_arrays_with_out():
+    a = (np.arange(12).reshape(3, 4) + 1j * np.arange(12)[::-1].reshape(3, 4)).astype(np.complex64)
+    b = np.array([1 - 1j, 2j, -0.5, 3 + 0.25j], np.complex64)  # broadcast along the rows
+    o = np.zeros((3, 4), np.complex64)
+    r = np.zeros((3, 4), np.complex128)  # complex64 results stored into complex128 (same kind)
+    ufunc_arrays[1, 1](a, b, o, r)
+    assert np.allclose(o, a * b, rtol=1e-6)
+    assert np.allclose(r, np.sqrt(a), rtol=1e-6)
+
+
+@cuda.jit
+def ufunc_bad_out(a, f):
+    np.add(a, a, f)
+
+
+def test_ufunc_complex_result_into_real_array_refused():
+    with pytest.raises(errors.CompilerError, match="cannot be stored to an array of float64"):
+        ufunc_bad_out[1, 1](np.zeros(2, np.complex128), np.zeros(2))
+
+
+# ---- complex scalars as kernel arguments (two parameters each: abi.h) ----------------------------------------------
+
+@cuda.jit
+def axpy_c(out, a, z, x):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i] = a[i] * z + x
+
+
+@cuda.jit("void(complex64[::1], complex64, float64)")
+def axpy_c64(a, z, x):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        a[i] = a[i] * z + x
+
+
+def test_complex_scalar_arguments():
+    a = np.array([1 + 2j, -0.5j, 3.0])
+    out = np.zeros(3, np.complex128)
+    axpy_c[1, 3](out, a, 2 - 1j, 0.25)           # a Python complex: complex128
+    assert (out == a * (2 - 1j) + 0.25).all()
+    axpy_c[1, 3](out, a, np.complex64(1j), 1j)  # NumPy's complex64 scalar; a complex where a float went before
+    assert (out == a * 1j + 1j).all()
+    b = a.astype(np.complex64)
+    axpy_c64[1, 3](b, 3, 0.5)                    # an int converted to the complex64 parameter
+    assert (b == (a * 3 + 0.5).astype(np.complex64)).all()
+    with pytest.raises(Exception, match="complex"):
+        axpy_c64[1, 3](np.zeros(3, np.float32), 1j, 0.5)

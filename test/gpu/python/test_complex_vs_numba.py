@@ -1,0 +1,201 @@
+"""GPU-only: kfront against numba-cuda on the same complex kernels and inputs (run by test/gpu/run_python_gpu.sh on the
+GPU machine, where both are installed): complex64 / complex128 arrays, arithmetic and Numba's promotions, comparisons,
+abs / .real / .imag / .conjugate(), complex(), **, every cmath function numba-cuda supports and the complex loops of
+NumPy's ufuncs, over numba-cuda's own test values (signed zeros, +-1, +-pi, infinities, NaN parts) and larger ones.
+
+Both compile the same text with libdevice underneath, kfront's cmath being numba-cuda's algorithms at Numba's
+precisions: the answers agree to a few units in the last place (the two compilers may contract a product and a sum
+into one fma differently), NaN where NaN, infinities and zeros alike."""
+import itertools
+import linecache
+import math
+import os
+
+import numba.cuda as ncuda  # the GPU machine has numba-cuda: missing, the suite fails (it is not skipped)
+import numpy as np
+import pytest
+
+from kfront import cuda as kcuda
+
+os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+
+REALS = [-0.0, 0.0, 1.0, -1.0, 1.5, -3.5, math.pi, -math.pi, math.inf, -math.inf, math.nan, 1e30, 7e-3]
+VALUES = np.array([complex(x, y) for x, y in itertools.product(REALS, REALS)])
+
+
+def compile_both(src, name):
+    kernels = []
+    for module in (ncuda, kcuda):
+        fname = "<complex-vs-numba %s %s>" % (name, module.__name__)
+        text = "import cmath\nimport math\n" + src
+        linecache.cache[fname] = (len(text), None, text.splitlines(True), fname)
+        scope = {"cuda": module, "np": np}
+        exec(compile(text, fname, "exec"), scope)
+        kernels.append(module.jit(scope[name]))
+    return kernels
+
+
+def agree(k_out, n_out, dt):
+    """Parts agree: NaN where NaN, infinities and zeros (with their signs) alike, the rest within a few ulps."""
+    rtol = 4 * np.finfo(np.float32 if dt in (np.complex64, np.float32) else np.float64).eps
+    for part in ((lambda z: z.real), (lambda z: z.imag)) if np.iscomplexobj(k_out) else ((lambda z: z),):
+        a, b = part(k_out), part(n_out)
+        assert (np.isnan(a) == np.isnan(b)).all(), np.argwhere(np.isnan(a) != np.isnan(b))[:5]
+        fin = np.isfinite(a) & np.isfinite(b)
+        same = (a == b) | np.isnan(a)
+        assert (same | fin).all()  # infinities alike
+        big = fin & ~same
+        assert np.allclose(a[big], b[big], rtol=rtol, atol=0), (a[big][:5], b[big][:5])
+
+
+ARITH = """
+def arith(out, a, b, f):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        z = a[i]
+        w = b[i]
+        out[i, 0] = z + w
+        out[i, 1] = z - w
+        out[i, 2] = z * w
+        out[i, 3] = -z
+        out[i, 4] = z.conjugate() * f[i]
+        out[i, 5] = z * 1j + f[i]
+        out[i, 6] = complex(f[i], f[i]) + abs(z)
+        out[i, 7] = 1.0 if z == w else (2.0 if z != w else 3.0)
+        out[i, 8] = z.real + z.imag * 1j
+        if w != 0:
+            out[i, 9] = z / w
+"""
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_arithmetic_matches_numba(dt):
+    a = np.repeat(VALUES, 16).astype(dt)
+    b = np.tile(VALUES[::11], len(VALUES))[:len(a)].astype(dt)
+    f = np.linspace(-2, 2, len(a)).astype(np.float32 if dt == np.complex64 else np.float64)
+    outs = []
+    for k in compile_both(ARITH, "arith"):
+        out = np.zeros((len(a), 10), dt)
+        k[(len(a) + 127) // 128, 128](out, a, b, f)
+        outs.append(out)
+    agree(outs[1], outs[0], dt)
+
+
+POWER = """
+def power(out, a, b):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i] = a[i] ** b[i]
+"""
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_power_matches_numba(dt):
+    vals = np.array([complex(x, y) for x, y in itertools.product([0.0, 1.0, -1.5, 2.0, 0.5], [0.0, 1.0, -0.75])], dt)
+    a, b = np.repeat(vals, len(vals)), np.tile(vals, len(vals))
+    outs = []
+    for k in compile_both(POWER, "power"):
+        out = np.zeros(len(a), dt)
+        k[1, len(a)](out, a, b)
+        outs.append(out)
+    agree(outs[1], outs[0], dt)
+
+
+CMATH = ["exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
+         "acosh", "atanh"]
+CMATH_KERNEL = "def cm(out, flags, f, a):\n    i = cuda.grid(1)\n    if i < a.shape[0]:\n        z = a[i]\n" + "".join(
+    "        out[i, %d] = cmath.%s(z)\n" % (j, n) for j, n in enumerate(CMATH)) + """
+        flags[i, 0] = cmath.isnan(z)
+        flags[i, 1] = cmath.isinf(z)
+        flags[i, 2] = cmath.isfinite(z)
+        f[i, 0] = cmath.phase(z)
+        r, p = cmath.polar(z)
+        f[i, 1] = r
+        f[i, 2] = p
+        w = cmath.rect(z.real, z.imag)
+        f[i, 3] = w.real
+        f[i, 4] = w.imag
+"""
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_cmath_matches_numba(dt):
+    a = VALUES.astype(dt)
+    ft = np.float32 if dt == np.complex64 else np.float64
+    outs = []
+    for k in compile_both(CMATH_KERNEL, "cm"):
+        out = np.zeros((len(a), len(CMATH)), dt)
+        flags = np.zeros((len(a), 3), np.bool_)
+        f = np.zeros((len(a), 5), ft)
+        k[(len(a) + 63) // 64, 64](out, flags, f, a)
+        outs.append((out, flags, f))
+    for j, name in enumerate(CMATH):
+        agree(outs[1][0][:, j], outs[0][0][:, j], dt)
+    assert (outs[1][1] == outs[0][1]).all()
+    agree(outs[1][2], outs[0][2], ft)
+
+
+UFUNCS = """
+def uf(out, flags, f, a, b):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i, 0] = np.add(a[i], b[i])
+        out[i, 1] = np.multiply(a[i], b[i])
+        out[i, 2] = np.divide(a[i], b[i])
+        out[i, 3] = np.reciprocal(a[i])
+        out[i, 4] = np.square(a[i])
+        out[i, 5] = np.conjugate(a[i])
+        out[i, 6] = np.exp(a[i])
+        out[i, 7] = np.log(a[i])
+        out[i, 8] = np.sqrt(a[i])
+        out[i, 9] = np.sin(a[i])
+        out[i, 10] = np.arccos(a[i])
+        out[i, 11] = np.arctanh(a[i])
+        f[i] = np.absolute(a[i])
+        flags[i, 0] = np.isnan(a[i])
+        flags[i, 1] = np.isinf(a[i])
+        flags[i, 2] = np.equal(a[i], b[i])
+        flags[i, 3] = np.logical_or(a[i], b[i])
+"""
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_ufuncs_match_numba(dt):
+    a = np.repeat(VALUES, 4).astype(dt)
+    b = np.tile(VALUES[::37], len(VALUES))[:len(a)].astype(dt)
+    ft = np.float32 if dt == np.complex64 else np.float64
+    outs = []
+    for k in compile_both(UFUNCS, "uf"):
+        out = np.zeros((len(a), 12), dt)
+        flags = np.zeros((len(a), 4), np.bool_)
+        f = np.zeros(len(a), ft)
+        k[(len(a) + 127) // 128, 128](out, flags, f, a, b)
+        outs.append((out, flags, f))
+    agree(outs[1][0], outs[0][0], dt)
+    assert (outs[1][1] == outs[0][1]).all()
+    agree(outs[1][2], outs[0][2], ft)
+
+
+ARRAYS = """
+def arrays(a, b, o, r):
+    np.multiply(a, b, o)
+    np.sqrt(a, r)
+    loc = cuda.local.array(2, np.complex64)
+    sh = cuda.shared.array(4, np.complex128)
+    loc[0] = a[0, 0]
+    sh[0] = loc[0] * 2
+    r[0, 0] = sh[0] + r[0, 0]
+"""
+
+
+def test_arrays_local_and_shared_match_numba():
+    a = (np.arange(12).reshape(3, 4) + 1j * np.arange(12)[::-1].reshape(3, 4)).astype(np.complex64)
+    b = np.array([1 - 1j, 2j, -0.5, 3 + 0.25j], np.complex64)
+    outs = []
+    for k in compile_both(ARRAYS, "arrays"):
+        o = np.zeros((3, 4), np.complex64)
+        r = np.zeros((3, 4), np.complex128)
+        k[1, 1](a, b, o, r)
+        outs.append((o, r))
+    agree(outs[1][0], outs[0][0], np.complex64)
+    agree(outs[1][1], outs[0][1], np.complex64)
