@@ -36,6 +36,7 @@
 #include <llvm-c/DebugInfo.h>
 
 #include "backend/backend.h"
+#include "ir/libdevice.h"
 #include "ir/op_semantics.h"
 #include "kfront/abi.h"
 #include "utils/mem.h"
@@ -116,6 +117,7 @@ typedef struct Lower {
   unsigned nslots;
   Target **block_targets;
   unsigned nblocks;
+  bool bf16_as_f32;             /* lower_bf16: bf16 values are in registers as f32 for the op being lowered */
 } Lower;
 
 static bool lower_region(Lower *L, Region *r, LLVMBasicBlockRef entry_bb);
@@ -165,7 +167,9 @@ static LLVMTypeRef reg_type(Lower *L, const Type *t) {
   switch (t->kind) {
   case TY_BOOL: return L->t_i1;
   case TY_INT: return LLVMIntTypeInContext(L->ctx, t->bits);
-  case TY_FLOAT: return t->bits == 16 ? L->t_f16 : t->bits == 32 ? L->t_f32 : L->t_f64;
+  case TY_FLOAT:
+    if (t->bfloat) return L->bf16_as_f32 ? L->t_f32 : L->t_i16; /* bfloat16: its bits (lower_bf16) */
+    return t->bits == 16 ? L->t_f16 : t->bits == 32 ? L->t_f32 : L->t_f64;
   case TY_PTR: return LLVMPointerType(mem_type(L, t->elem), t->addrspace);
   default: return NULL;
   }
@@ -1187,7 +1191,7 @@ static bool lower_constant(Lower *L, Op *op) {
   if (!a || !rt) return fail(L, op, "arith.constant needs a scalar value attribute");
   if (t->kind == TY_FLOAT) {
     double f = a->kind == ATTR_FLOAT ? a->f : a->kind == ATTR_INT ? (double)a->i : a->kind == ATTR_BOOL ? a->b : 0;
-    set(L, &op->results[0], LLVMConstReal(rt, f));
+    set(L, &op->results[0], t->bfloat ? LLVMConstInt(L->t_i16, sem_bf16_bits(f), 0) : LLVMConstReal(rt, f));
   } else if (t->kind == TY_BOOL || t->kind == TY_INT) {
     int64_t i = a->kind == ATTR_INT ? a->i : a->kind == ATTR_BOOL ? a->b : a->kind == ATTR_FLOAT ? (int64_t)a->f : 0;
     if (t->kind == TY_BOOL) i = i != 0;
@@ -2132,6 +2136,47 @@ static bool lower_frexp(Lower *L, Op *op) {
   return true;
 }
 
+/* math.libdevice: a call of __nv_<name> with libdevice's own prototype; the values it stores through its pointer
+ * parameters go to stack slots, result number `part` is the op's result. */
+static LLVMTypeRef ld_type(Lower *L, char letter) {
+  switch (letter) {
+  case 'h': return L->t_i16;
+  case 'i': return L->t_i32;
+  case 'l': return L->t_i64;
+  case 'f': return L->t_f32;
+  case 'd': return L->t_f64;
+  default: return L->t_void;
+  }
+}
+
+static bool lower_libdevice(Lower *L, Op *op) {
+  const char *name = ir_op_attr_str(op, "name");
+  const LibdeviceFn *f = name && strncmp(name, "__nv_", 5) == 0 ? ir_libdevice_lookup(name + 5) : NULL;
+  if (!f) return fail(L, op, "math.libdevice of an unknown function");
+  LdShape sh;
+  ir_libdevice_shape(f, &sh);
+  unsigned part = (unsigned)ir_op_attr_int(op, "part", 0);
+  LLVMValueRef args[LD_MAX_ARGS + LD_MAX_RESULTS], slots[LD_MAX_RESULTS];
+  unsigned nslots = 0, ni = 0;
+  for (unsigned i = 0; i < sh.nproto; i++) {
+    char c = sh.proto[i];
+    if (c >= 'A' && c <= 'Z') {
+      args[i] = slots[nslots++] = entry_alloca(L, ld_type(L, (char)(c - 'A' + 'a')));
+    } else if (!(args[i] = operand(L, op, ni++))) {
+      return false;
+    }
+  }
+  LLVMValueRef r = calln(L, name, ld_type(L, sh.ret), args, sh.nproto);
+  bool has_ret = sh.ret != 'v';
+  if (has_ret && part == 0) {
+    set(L, &op->results[0], r);
+  } else {
+    unsigned k = part - (has_ret ? 1 : 0);
+    set(L, &op->results[0], LLVMBuildLoad2(L->b, ld_type(L, sh.results[part]), slots[k], ""));
+  }
+  return true;
+}
+
 static bool lower_math(Lower *L, Op *op) {
   LLVMValueRef x = operand(L, op, 0);
   if (!x) return false;
@@ -2211,8 +2256,192 @@ static void di_set_location(Lower *L, const Op *op) {
                                  LLVMDIBuilderCreateDebugLocation(L->ctx, op->loc.line, op->loc.col, L->sp, NULL));
 }
 
+/* ---- bfloat16, and conversions by a rounding mode -------------------------------------------------------------
+ *
+ * A bf16 is its 16 bits in an i16 (LLVM 14's NVPTX and libNVVM have no bfloat arithmetic to rely on). An op on
+ * bf16 values computes as ir/op_semantics.h defines it: on the f32 of each bf16 operand, the op's own f32 lowering,
+ * its f32 result rounded to bf16 (round_bits); math.fma of bf16 rounds the exact result once; conversions to a
+ * float by a rounding mode (attr round) and those to bf16 round through round_bits too. */
+
+/* A bf16's bits as the f32 of the same value. */
+static LLVMValueRef bf16_widen(Lower *L, LLVMValueRef h) {
+  LLVMValueRef w = LLVMBuildShl(L->b, LLVMBuildZExt(L->b, h, L->t_i32, ""), LLVMConstInt(L->t_i32, 16, 0), "");
+  return LLVMBuildBitCast(L->b, w, L->t_f32, "");
+}
+
+static LLVMValueRef c64(Lower *L, uint64_t v) { return LLVMConstInt(L->t_i64, v, 0); }
+
+/* The bits (i32) of the f64 d rounded to format f by mode: sem_round_bits's steps (ir/op_semantics.c). */
+static LLVMValueRef round_bits(Lower *L, LLVMValueRef d, SemFormat f, unsigned mode) {
+  LLVMBuilderRef b = L->b;
+  LLVMValueRef bits = LLVMBuildBitCast(b, d, L->t_i64, "");
+  LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, bits, c64(L, 0), "");
+  uint64_t inf = (((uint64_t)1 << f.ebits) - 1) << f.mbits;
+  LLVMValueRef sign = LLVMBuildSelect(b, neg, c64(L, (uint64_t)1 << (f.ebits + f.mbits)), c64(L, 0), "");
+  LLVMValueRef exp = LLVMBuildAnd(b, LLVMBuildLShr(b, bits, c64(L, 52), ""), c64(L, 0x7ff), "");
+  LLVMValueRef mant = LLVMBuildAnd(b, bits, c64(L, ((uint64_t)1 << 52) - 1), "");
+  LLVMValueRef exp0 = LLVMBuildICmp(b, LLVMIntEQ, exp, c64(L, 0), "");
+  int64_t emin = 2 - ((int64_t)1 << (f.ebits - 1));
+  LLVMValueRef sig = LLVMBuildOr(b, mant, LLVMBuildSelect(b, exp0, c64(L, 0), c64(L, (uint64_t)1 << 52), ""), "");
+  LLVMValueRef e = LLVMBuildSelect(b, exp0, c64(L, (uint64_t)-1022), LLVMBuildSub(b, exp, c64(L, 1023), ""), "");
+  LLVMValueRef te = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, e, c64(L, (uint64_t)emin), ""), e, c64(L, (uint64_t)emin), "");
+  LLVMValueRef shift = LLVMBuildAdd(b, LLVMBuildSub(b, te, e, ""), c64(L, 52 - f.mbits), "");
+  LLVMValueRef in_range = LLVMBuildICmp(b, LLVMIntULT, shift, c64(L, 64), "");
+  LLVMValueRef sh = LLVMBuildSelect(b, in_range, shift, c64(L, 63), ""); /* no shift by 64 or more */
+  LLVMValueRef low = LLVMBuildSub(b, LLVMBuildShl(b, c64(L, 1), sh, ""), c64(L, 1), "");
+  LLVMValueRef half = LLVMBuildShl(b, c64(L, 1), LLVMBuildSub(b, sh, c64(L, 1), ""), "");
+  LLVMValueRef rest = LLVMBuildAnd(b, sig, low, "");
+  LLVMValueRef q = LLVMBuildSelect(b, in_range, LLVMBuildLShr(b, sig, sh, ""), c64(L, 0), "");
+  LLVMValueRef f0 = LLVMConstInt(L->t_i1, 0, 0);
+  LLVMValueRef above = LLVMBuildSelect(b, in_range, LLVMBuildICmp(b, LLVMIntUGT, rest, half, ""), f0, "");
+  LLVMValueRef tie = LLVMBuildSelect(b, in_range, LLVMBuildICmp(b, LLVMIntEQ, rest, half, ""), f0, "");
+  LLVMValueRef inexact = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildSelect(b, in_range, rest, sig, ""), c64(L, 0), "");
+  LLVMValueRef up;
+  if (mode == SEM_RN) {
+    LLVMValueRef odd = LLVMBuildTrunc(b, q, L->t_i1, "");
+    up = LLVMBuildOr(b, above, LLVMBuildAnd(b, tie, odd, ""), "");
+  } else if (mode == SEM_RD) {
+    up = LLVMBuildAnd(b, inexact, neg, "");
+  } else if (mode == SEM_RU) {
+    up = LLVMBuildAnd(b, inexact, LLVMBuildNot(b, neg, ""), "");
+  } else {
+    up = f0;
+  }
+  LLVMValueRef r = LLVMBuildShl(b, LLVMBuildSub(b, te, c64(L, (uint64_t)emin), ""), c64(L, f.mbits), "");
+  r = LLVMBuildAdd(b, LLVMBuildAdd(b, r, q, ""), LLVMBuildZExt(b, up, L->t_i64, ""), "");
+  LLVMValueRef over = LLVMBuildICmp(b, LLVMIntUGE, r, c64(L, inf), "");
+  LLVMValueRef big = mode == SEM_RN ? c64(L, inf)
+                     : mode == SEM_RZ ? c64(L, inf - 1)
+                                      : LLVMBuildSelect(b, mode == SEM_RD ? neg : LLVMBuildNot(b, neg, ""), c64(L, inf), c64(L, inf - 1), "");
+  r = LLVMBuildOr(b, LLVMBuildSelect(b, over, big, r, ""), sign, "");
+  /* infinities and NaN */
+  LLVMValueRef special = LLVMBuildICmp(b, LLVMIntEQ, exp, c64(L, 0x7ff), "");
+  LLVMValueRef nan = LLVMBuildAnd(b, special, LLVMBuildICmp(b, LLVMIntNE, mant, c64(L, 0), ""), "");
+  LLVMValueRef nan_bits = f.ebits == 5 ? LLVMBuildOr(b, sign, c64(L, inf | ((uint64_t)1 << (f.mbits - 1))), "")
+                                       : c64(L, inf | (((uint64_t)1 << f.mbits) - 1));
+  r = LLVMBuildSelect(b, special, LLVMBuildSelect(b, nan, nan_bits, LLVMBuildOr(b, sign, c64(L, inf), ""), ""), r, "");
+  return LLVMBuildTrunc(b, r, L->t_i32, "");
+}
+
+/* An integer as an f64: exact below 2^53, else rounded to odd (sem_int_to_double). */
+static LLVMValueRef int_to_double_odd(Lower *L, LLVMValueRef x, bool sgn) {
+  LLVMBuilderRef b = L->b;
+  LLVMValueRef w = LLVMGetIntTypeWidth(LLVMTypeOf(x)) == 64 ? x : sgn ? LLVMBuildSExt(b, x, L->t_i64, "") : LLVMBuildZExt(b, x, L->t_i64, "");
+  LLVMValueRef neg = sgn ? LLVMBuildICmp(b, LLVMIntSLT, w, c64(L, 0), "") : LLVMConstInt(L->t_i1, 0, 0);
+  LLVMValueRef m = sgn ? LLVMBuildSelect(b, neg, LLVMBuildNeg(b, w, ""), w, "") : w;
+  LLVMValueRef odd = LLVMBuildOr(b, LLVMBuildLShr(b, m, c64(L, 11), ""),
+                                 LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, m, c64(L, 0x7ff), ""), c64(L, 0), ""), L->t_i64, ""), "");
+  LLVMValueRef big = LLVMBuildFMul(b, LLVMBuildUIToFP(b, odd, L->t_f64, ""), LLVMConstReal(L->t_f64, 2048.0), "");
+  LLVMValueRef d = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, m, c64(L, (uint64_t)1 << 53), ""), big,
+                                   LLVMBuildUIToFP(b, m, L->t_f64, ""), "");
+  return sgn ? LLVMBuildSelect(b, neg, fneg(L, d), d, "") : d;
+}
+
+/* The f64 d (exact, or rounded to odd) as a value of float type t, rounded by mode. */
+static LLVMValueRef round_to(Lower *L, LLVMValueRef d, const Type *t, unsigned mode) {
+  if (t->bits == 64) return d;
+  if (t->bits == 32) {
+    if (mode == SEM_RN) return LLVMBuildFPTrunc(L->b, d, L->t_f32, "");
+    return LLVMBuildBitCast(L->b, round_bits(L, d, SEM_FMT_F32, mode), L->t_f32, "");
+  }
+  LLVMValueRef h = LLVMBuildTrunc(L->b, round_bits(L, d, t->bfloat ? SEM_FMT_BF16 : SEM_FMT_F16, mode), L->t_i16, "");
+  return t->bfloat ? h : LLVMBuildBitCast(L->b, h, L->t_f16, "");
+}
+
+/* A float value of kir type t (bf16 as its bits) as an f64, exactly. */
+static LLVMValueRef float_to_double(Lower *L, LLVMValueRef x, const Type *t) {
+  if (t->bfloat) x = bf16_widen(L, x);
+  return t->bits == 64 ? x : LLVMBuildFPExt(L->b, x, L->t_f64, "");
+}
+
+/* math.fma of bf16 (f32 operands): a * b exact in f64, the sum rounded to odd (TwoSum's error), then to bf16. */
+static LLVMValueRef bf16_fma(Lower *L, LLVMValueRef a, LLVMValueRef b_, LLVMValueRef c) {
+  LLVMBuilderRef b = L->b;
+  LLVMValueRef pa = LLVMBuildFPExt(b, a, L->t_f64, ""), pb = LLVMBuildFPExt(b, b_, L->t_f64, ""), pc = LLVMBuildFPExt(b, c, L->t_f64, "");
+  LLVMValueRef p = LLVMBuildFMul(b, pa, pb, ""), s = LLVMBuildFAdd(b, p, pc, "");
+  LLVMValueRef bb = LLVMBuildFSub(b, s, p, "");
+  LLVMValueRef err = LLVMBuildFAdd(b, LLVMBuildFSub(b, p, LLVMBuildFSub(b, s, bb, ""), ""), LLVMBuildFSub(b, pc, bb, ""), "");
+  LLVMValueRef zero = LLVMConstReal(L->t_f64, 0.0);
+  LLVMValueRef u = LLVMBuildBitCast(b, s, L->t_i64, "");
+  LLVMValueRef even = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, u, c64(L, 1), ""), c64(L, 0), "");
+  /* s - s is 0 for a finite s, NaN otherwise */
+  LLVMValueRef is_finite = LLVMBuildFCmp(b, LLVMRealOEQ, LLVMBuildFSub(b, s, s, ""), zero, "");
+  LLVMValueRef adjust = LLVMBuildAnd(b, LLVMBuildAnd(b, is_finite, even, ""), LLVMBuildFCmp(b, LLVMRealONE, err, zero, ""), "");
+  LLVMValueRef toward = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildFCmp(b, LLVMRealOGT, err, zero, ""), LLVMBuildFCmp(b, LLVMRealOGT, s, zero, ""), "");
+  LLVMValueRef step = LLVMBuildSelect(b, toward, c64(L, 1), c64(L, (uint64_t)-1), "");
+  u = LLVMBuildSelect(b, adjust, LLVMBuildAdd(b, u, step, ""), u, "");
+  return LLVMBuildTrunc(b, round_bits(L, LLVMBuildBitCast(b, u, L->t_f64, ""), SEM_FMT_BF16, SEM_RN), L->t_i16, "");
+}
+
+static bool lower_op_kind(Lower *L, Op *op);
+
+/* Whether op is a scalar op lowered by lower_bf16: one of ir_op_sem's with a bf16 operand or result (but select
+ * and bitcast, which move the bits as they are), or a conversion by a rounding mode. */
+static bool is_bf16_op(const Op *op) {
+  if (!ir_op_sem[op->kind].eval || op->kind == OP_SELECT || op->kind == OP_BITCAST) return false;
+  if (ir_op_attr(op, "round")) return true;
+  for (unsigned i = 0; i < op->nresults; i++)
+    if (ty_is_bf16(op->results[i].type)) return true;
+  for (unsigned i = 0; i < op->noperands; i++)
+    if (op_operand(op, i) && ty_is_bf16(op_operand(op, i)->type)) return true;
+  return false;
+}
+
+static bool lower_bf16(Lower *L, Op *op) {
+  Type *rt = op->results[0].type;
+  SemSig sig;
+  if (!sem_sig_of(op, &sig)) return fail(L, op, "cannot lower '%s' of these types", op_name(op));
+  bool to_float = op->kind == OP_TRUNCF || op->kind == OP_SITOFP || op->kind == OP_UITOFP;
+  if (to_float) {
+    Value *v = op_operand(op, 0);
+    LLVMValueRef x = operand(L, op, 0);
+    if (!x) return false;
+    LLVMValueRef d = op->kind == OP_TRUNCF ? float_to_double(L, x, v->type)
+                     : v->type->kind == TY_BOOL ? LLVMBuildUIToFP(L->b, x, L->t_f64, "")
+                                                : int_to_double_odd(L, x, op->kind == OP_SITOFP);
+    set(L, &op->results[0], round_to(L, d, rt, (unsigned)sig.pred));
+    return true;
+  }
+  /* the operands as f32 for the op's own lowering, then its bf16 results rounded */
+  enum { MAXOPS = 3 };
+  LLVMValueRef saved[MAXOPS] = {NULL, NULL, NULL}, wide[MAXOPS] = {NULL, NULL, NULL};
+  unsigned n = op->noperands < MAXOPS ? op->noperands : MAXOPS;
+  for (unsigned i = 0; i < n; i++) {
+    Value *v = op_operand(op, i);
+    if (!v || !ty_is_bf16(v->type)) continue;
+    if (!(saved[i] = operand(L, op, i))) return false;
+    wide[i] = bf16_widen(L, saved[i]);
+  }
+  if (op->kind == OP_FMA && ty_is_bf16(rt)) {
+    set(L, &op->results[0], bf16_fma(L, wide[0], wide[1], wide[2]));
+    return true;
+  }
+  if (op->kind == OP_EXTF) { /* bf16 -> f32 exactly, f64 beyond */
+    set(L, &op->results[0], rt->bits == 64 ? LLVMBuildFPExt(L->b, wide[0], L->t_f64, "") : wide[0]);
+    return true;
+  }
+  for (unsigned i = 0; i < n; i++)
+    if (wide[i]) slot(L, op_operand(op, i))->v = wide[i];
+  L->bf16_as_f32 = true;
+  bool ok = lower_op_kind(L, op);
+  L->bf16_as_f32 = false;
+  for (unsigned i = n; i-- > 0;)
+    if (saved[i]) slot(L, op_operand(op, i))->v = saved[i];
+  if (!ok) return false;
+  if (ty_is_bf16(rt)) {
+    LLVMValueRef r = get(L, &op->results[0]);
+    set(L, &op->results[0], LLVMBuildTrunc(L->b, round_bits(L, LLVMBuildFPExt(L->b, r, L->t_f64, ""), SEM_FMT_BF16, SEM_RN), L->t_i16, ""));
+  }
+  return true;
+}
+
 static bool lower_op(Lower *L, Op *op) {
   di_set_location(L, op);
+  if (is_bf16_op(op)) return lower_bf16(L, op);
+  return lower_op_kind(L, op);
+}
+
+static bool lower_op_kind(Lower *L, Op *op) {
   switch (op->kind) {
   case OP_CONSTANT: return lower_constant(L, op);
   case OP_FUNC_RETURN: return lower_return(L, op);
@@ -2234,6 +2463,7 @@ static bool lower_op(Lower *L, Op *op) {
   case OP_GLOBAL: return fail(L, op, "'%s' inside a function", op_name(op));
   case OP_POWI: case OP_ISNAN: case OP_ISINF: case OP_ISFINITE: return lower_math(L, op);
   case OP_FREXP_MANT: case OP_FREXP_EXP: return lower_frexp(L, op);
+  case OP_LIBDEVICE: return lower_libdevice(L, op);
   default:
     /* a libdevice function of ir_op_sem's table (sin, pow, ...) */
     if (ir_op_sem[op->kind].libdevice) return lower_math(L, op);

@@ -31,7 +31,7 @@
 #include "utils/mem.h"
 
 _Static_assert(NB_BOOL == (int)KF_BOOL && NB_I8 == (int)KF_INT8 && NB_I64 == (int)KF_INT64 && NB_U8 == (int)KF_UINT8 &&
-                   NB_U64 == (int)KF_UINT64 && NB_F16 == (int)KF_FLOAT16 && NB_F64 == (int)KF_FLOAT64 &&
+                   NB_U64 == (int)KF_UINT64 && NB_F16 == (int)KF_FLOAT16 && NB_F64 == (int)KF_FLOAT64 && NB_BF16 == (int)KF_BFLOAT16 &&
                    NB_NKINDS == (int)KF_DTYPE_COUNT,
                "kf_dtype and Numba's scalar kinds are in one order");
 
@@ -40,11 +40,11 @@ static const char *const value_kind_names[] = {"bool", "int", "float", "tuple", 
 static const char *const function_kind_names[] = {"kernel", "device", "reduce", "vectorize", "guvectorize"};
 static const char *const dtype_names[KF_DTYPE_COUNT] = {"boolean", "int8",   "int16",  "int32",   "int64",   "uint8",
                                                         "uint16",  "uint32", "uint64", "float16", "float32", "float64",
-                                                        "complex64", "complex128"};
-static const unsigned dtype_bytes[KF_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 8, 16};
+                                                        "complex64", "complex128", "bfloat16"};
+static const unsigned dtype_bytes[KF_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 8, 16, 2};
 
 static bool dtype_valid(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT; }
-static bool dtype_float(kf_dtype t) { return t == KF_FLOAT16 || t == KF_FLOAT32 || t == KF_FLOAT64; }
+static bool dtype_float(kf_dtype t) { return t == KF_FLOAT16 || t == KF_FLOAT32 || t == KF_FLOAT64 || t == KF_BFLOAT16; }
 static bool dtype_unsigned(kf_dtype t) { return t >= KF_UINT8 && t <= KF_UINT64; }
 
 /* ---- scalars ------------------------------------------------------------------------------------------ */
@@ -71,7 +71,10 @@ static bool scalar_value(const kf_value *v, int64_t *i, double *f, char *why, si
   if (t == KF_BOOL) {
     *i = v->scalar.i != 0;
   } else if (dtype_float(t)) {
-    *f = t == KF_FLOAT64 ? v->scalar.f : t == KF_FLOAT32 ? (double)(float)v->scalar.f : (double)sem_f16_round(v->scalar.f);
+    *f = t == KF_FLOAT64   ? v->scalar.f
+         : t == KF_FLOAT32 ? (double)(float)v->scalar.f
+         : t == KF_BFLOAT16 ? (double)sem_bf16_round(v->scalar.f)
+                           : (double)sem_f16_round(v->scalar.f);
   } else {
     unsigned bits = 8 * dtype_bytes[t];
     bool fits = dtype_unsigned(t) ? bits == 64 || v->scalar.u < (1ull << bits)
@@ -141,6 +144,7 @@ static void element_value(kf_dtype t, const unsigned char *p, int64_t *i, double
   case KF_FLOAT32: { float x; memcpy(&x, p, 4); *f = x; break; }
   case KF_FLOAT64: memcpy(f, p, 8); break;
   case KF_COMPLEX64: case KF_COMPLEX128: break;  /* refused before (const_array) */
+  case KF_BFLOAT16: { uint16_t x; memcpy(&x, p, 2); *f = sem_bf16_value(x); break; }
   }
 }
 

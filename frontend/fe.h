@@ -327,7 +327,8 @@ typedef enum {
 
 /* ---- numba_types.c ---------------------------------------------------------------------------------- */
 /* Numba's scalar kinds, in the order of the tables. */
-enum { NB_BOOL, NB_I8, NB_I16, NB_I32, NB_I64, NB_U8, NB_U16, NB_U32, NB_U64, NB_F16, NB_F32, NB_F64, NB_C64, NB_C128, NB_NKINDS };
+enum { NB_BOOL, NB_I8, NB_I16, NB_I32, NB_I64, NB_U8, NB_U16, NB_U32, NB_U64, NB_F16, NB_F32, NB_F64, NB_C64, NB_C128,
+       NB_BF16, NB_NKINDS };
 enum { CONV_NONE, CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE };
 
 /* A signature of a case list: return kind, argument kinds (NB_*). */
@@ -381,6 +382,8 @@ typedef enum { NBF_BINOP, NBF_CMP, NBF_UNARY } NbFamily;
 const NbCase *sema_op_case(NbFamily fam, int op, const int *args, unsigned nargs);
 /* Case lists of the builtin and math functions, by builtin id (NULL for the ones typed by hand). */
 const NbCase *sema_fn_cases(int bi, unsigned *n, bool *unsafe_ok, bool *fp16_last);
+/* Whether builtin bi (math.sin, ...) of a bfloat16 is numba-cuda's bfloat16 overload (a bfloat16 result). */
+bool sema_bf16_math(int bi);
 /* The kir op of a math function (OP_SQRT...), or -1. */
 int sema_math_op(int bi);
 
@@ -438,13 +441,23 @@ const char *num_ufunc_cmath(int u);
 /* Builds what the loop computes at b's insertion point, from inputs of the loop's input types. */
 void num_ufunc_emit(IrBuilder *b, int u, const NumLoop *loop, Value *const *in, Value **out);
 
-/* cuda.fp16's intrinsics: the builtin id FE_FP16_BASE + index ("numba.cuda.fp16.<name>", __-prefixed too). */
+/* numpy's maximum/minimum (nan_wins) and fmax/fmin on floats, as numba's npyfuncs. */
+Value *num_float_minmax(IrBuilder *b, Value *x, Value *y, bool is_max, bool nan_wins);
+
+/* ---- lowp.c: cuda.fp16 and cuda.bf16 ------------------------------------------------------------------- */
+/* An intrinsic of cuda.fp16 is the builtin id FE_FP16_BASE + its index, of cuda.bf16 FE_BF16_BASE + index (after
+ * the operator functions' ids, below). */
 enum { FE_FP16_BASE = FE_UFUNC_BASE + 256 };
-int num_fp16_lookup(const char *name);
-const char *num_fp16_name(int k);
-unsigned num_fp16_nargs(int k);
-/* Builds the intrinsic on float16 inputs; its result (f16, i1 for comparisons, i32 for hisinf). */
-Value *num_fp16_emit(IrBuilder *b, int k, Value *const *in);
+typedef enum { LOWP_FP16, LOWP_BF16, LOWP_BF16_INTERNAL } LowpModule;
+/* The index of a name of module m (numba.cuda.fp16, numba.cuda.bf16, numba.cuda._internal.cuda_bf16), or -1. */
+int num_lowp_lookup(LowpModule m, const char *name);
+const char *num_lowp_name(int k);
+unsigned num_lowp_nargs(int k);
+/* The type every argument converts to (h: the module's type, f16 or bf16). */
+Type *num_lowp_arg_type(IrContext *ctx, int k, Type *h);
+/* Builds the intrinsic on arguments of num_lowp_arg_type; its result (h, i1 for comparisons, i32 for hisinf, the
+ * conversion's type). */
+Value *num_lowp_emit(IrBuilder *b, int k, Type *h, Value *const *in);
 
 /* ---- random.c: numba.cuda.random ------------------------------------------------------------------------ */
 /* path is "numba.cuda.random" (the module: *out its path), one of its device functions (*out the FV_FUNC of
@@ -489,6 +502,8 @@ typedef struct FeOperatorFn {
   uint8_t nargs;
 } FeOperatorFn;
 enum { FE_OPERATOR_BASE = FE_VECTOR_BASE + FE_VECTOR_COUNT };
+/* cuda.bf16's intrinsics (lowp.c), then cuda.libdevice.NAME: FE_LIBDEVICE_BASE + its row of ir/libdevice.def */
+enum { FE_BF16_BASE = FE_OPERATOR_BASE + 256, FE_LIBDEVICE_BASE = FE_BF16_BASE + 256 };
 const FeOperatorFn *sema_operator_fn(int k);
 
 /* ---- lower.c ------------------------------------------------------------------------------------------ */

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "ir/libdevice.h"
 #include "utils/stack.h"
 
 enum { MAX_HIDDEN_IV = 16, MAX_FLAT = 256 };
@@ -117,12 +118,14 @@ enum {
 #define X(id, name) M_##id,
   ARRAY_METHODS(X)
 #undef X
-  M__COUNT
+  M__COUNT,
+  M_INT_BIT_COUNT = M__COUNT, /* the methods of integers (FV_METHOD of an integer value) */
 };
 static const char *const method_names[] = {
 #define X(id, name) name,
     ARRAY_METHODS(X)
 #undef X
+    "bit_count",
 };
 
 /* ---- diagnostics and locations ------------------------------------------------------------------------ */
@@ -1018,6 +1021,9 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
       return lerr(L, aloc, "unknown attribute '%s' of %s (Numba's enum members have .value only%s)", a, vname(L, &v),
                   strcmp(a, "name") == 0 ? ": its CUDA target has no strings to give .name as" : "");
     }
+    /* int.bit_count() (numba-cuda: cuda.popc of the integer) */
+    if (v.kind == FV_VAL && v.type->kind == TY_INT && strcmp(a, "bit_count") == 0)
+      return (FeVal){.kind = FV_METHOD, .type = v.type, .v = mat(L, &v), .builtin = M_INT_BIT_COUNT};
     if (v.kind == FV_VAL && v.type->kind != TY_ARRAY) {
       /* .real, .imag and .conjugate() of numbers (numba-cuda: of complex, float and integer values) */
       bool num = ty_is_number(v.type) && v.type->kind != TY_BOOL;
@@ -1816,7 +1822,7 @@ static FeVal lower_reshape(Lower *L, const FeVal *m, const PyExpr *e) {
   return val(t, view_reshape(&L->b, m->v, ext, n, t));
 }
 
-/* A call of an array method. */
+/* A call of an array method (or of an integer's: bit_count). */
 static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
   at(L, e->loc);
   switch (m->builtin) {
@@ -1859,6 +1865,12 @@ static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
     Value *idx[8];
     for (unsigned d = 0; d < m->type->rank; d++) idx[d] = ib_const_int(&L->b, i64, 0);
     return load_element(L, m->v, idx);
+  }
+  case M_INT_BIT_COUNT: {
+    /* numba-cuda's overload: cuda.popc(i), the integer's type */
+    FeVal none[1];
+    if (!positional(L, e, "bit_count", 0, 0, none)) return poison();
+    return val(m->type, ib_unary(&L->b, OP_POPC, m->v, NULL));
   }
   case M_COPY:
   case M_FLATTEN:
@@ -2626,8 +2638,9 @@ static const NbCase *resolve_fn(Lower *L, int bi, const FeVal *args, unsigned n,
   unsigned ncases;
   bool unsafe_ok, fp16;
   const NbCase *cases = sema_fn_cases(bi, &ncases, &unsafe_ok, &fp16);
-  static const NbCase f16 = {NB_F16, 1, {NB_F16}};
+  static const NbCase f16 = {NB_F16, 1, {NB_F16}}, bf16 = {NB_BF16, 1, {NB_BF16}};
   if (fp16 && n == 1 && kinds[0] == NB_F16) return &f16;
+  if (n == 1 && kinds[0] == NB_BF16 && sema_bf16_math(bi)) return &bf16;
   const NbCase *c = nb_resolve(cases, ncases, kinds, n, unsafe_ok);
   if (!c) {
     StrBuf b;
@@ -2892,23 +2905,57 @@ static FeVal ufunc_loops(Lower *L, int u, const char *fname, const NumLoop *loop
   return make_tuple(L, nout, &a[nin]);
 }
 
-/* cuda.fp16.hadd(a, b), ...: the arguments converted to float16 (numba-cuda's bindings take __half). */
-static FeVal lower_fp16(Lower *L, int k, const PyExpr *e) {
-  const char *fname = arena_printf(&L->fe->arena, "cuda.fp16.%s", num_fp16_name(k));
-  unsigned n = num_fp16_nargs(k);
+/* cuda.fp16.hadd(a, b), cuda.bf16.float2bfloat16_rz(x), ...: the arguments converted to the intrinsic's types
+ * (numba-cuda's bindings are ConcreteTemplates of __half / __nv_bfloat16 and C's integer and float types). */
+static FeVal lower_lowp(Lower *L, bool bf16, int k, const PyExpr *e) {
+  const char *fname = arena_printf(&L->fe->arena, "cuda.%s.%s", bf16 ? "bf16" : "fp16", num_lowp_name(k));
+  unsigned n = num_lowp_nargs(k);
   FeVal a[3];
   if (!positional(L, e, fname, n, n, a)) return poison();
-  Type *f16 = ty_float(L->ctx, 16);
+  Type *h = bf16 ? ty_bf16(L->ctx) : ty_float(L->ctx, 16), *t = num_lowp_arg_type(L->ctx, k, h);
   for (unsigned i = 0; i < n; i++) {
     if (a[i].kind == FV_POISON) return a[i];
     if (!is_scalar(&a[i]) || a[i].type->kind == TY_BOOL)
-      return lerr(L, arg_loc(e, i), "%s() needs float16 arguments, not %s", fname, vname(L, &a[i]));
+      return lerr(L, arg_loc(e, i), "%s() needs %s arguments, not %s", fname, tname(L, t), vname(L, &a[i]));
   }
   at(L, e->loc);
   Value *in[3];
-  for (unsigned i = 0; i < n; i++) in[i] = conv_v(L, a[i], f16);
-  Value *r = num_fp16_emit(&L->b, k, in);
+  for (unsigned i = 0; i < n; i++) in[i] = conv_v(L, a[i], t);
+  Value *r = num_lowp_emit(&L->b, k, h, in);
   return val(r->type, r);
+}
+
+/* cuda.libdevice.NAME(args): numba-cuda's ConcreteTemplate of the function (the arguments that are no pointers,
+ * converted to its types); the return value followed by what it stores through its pointers, a tuple when more
+ * than one. Each result is a math.libdevice op (a call of __nv_NAME on the GPU). */
+static FeVal lower_libdevice(Lower *L, int k, const PyExpr *e) {
+  const LibdeviceFn *f = ir_libdevice_at(k);
+  const char *fname = arena_printf(&L->fe->arena, "cuda.libdevice.%s", f->name);
+  if (ir_libdevice_kind(f) == LD_UNSUPPORTED)
+    return lerr(L, e->loc, "%s() is not supported: %s", fname, ir_libdevice_why(f));
+  LdShape sh;
+  ir_libdevice_shape(f, &sh);
+  FeVal a[LD_MAX_ARGS];
+  if (!positional(L, e, fname, sh.nargs, sh.nargs, a)) return poison();
+  for (unsigned i = 0; i < sh.nargs; i++) {
+    if (a[i].kind == FV_POISON) return a[i];
+    if (!is_scalar(&a[i]) || ty_is_bf16(a[i].type))
+      return lerr(L, arg_loc(e, i), "%s() needs %s arguments, not %s", fname, ir_libdevice_type_name(sh.args[i]),
+                  vname(L, &a[i]));
+  }
+  at(L, e->loc);
+  Value *in[LD_MAX_ARGS];
+  for (unsigned i = 0; i < sh.nargs; i++) in[i] = conv_v(L, a[i], ir_libdevice_type(L->ctx, sh.args[i]));
+  FeVal parts[LD_MAX_RESULTS];
+  const char *cname = arena_printf(&L->fe->arena, "__nv_%s", f->name);
+  for (unsigned p = 0; p < sh.nresults; p++) {
+    Type *rt = ir_libdevice_type(L->ctx, sh.results[p]);
+    Op *op = ib_op(&L->b, OP_LIBDEVICE, sh.nargs, in, 1, &rt, 0);
+    ir_op_set_attr(L->m, op, "name", attr_str(L->m, cname));
+    if (p) ir_op_set_attr(L->m, op, "part", attr_int(ty_i64(L->ctx), p));
+    parts[p] = val(rt, op_result(op, 0));
+  }
+  return sh.nresults == 1 ? parts[0] : make_tuple(L, sh.nresults, parts);
 }
 
 static FeVal lower_ufunc(Lower *L, int u, const PyExpr *e) {
@@ -3805,9 +3852,11 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_BLOCKDIM:
   case BI_GRIDDIM: return lerr(L, e->loc, "cuda.%s is not callable", fname);
   default:
+    if (bi >= FE_LIBDEVICE_BASE) return lower_libdevice(L, bi - FE_LIBDEVICE_BASE, e);
+    if (bi >= FE_BF16_BASE) return lower_lowp(L, true, bi - FE_BF16_BASE, e);
     if (bi >= FE_OPERATOR_BASE) return lower_operator(L, bi - FE_OPERATOR_BASE, e);
     if (bi >= FE_VECTOR_BASE) return lower_vector_ctor(L, bi - FE_VECTOR_BASE, e);
-    if (bi >= FE_FP16_BASE) return lower_fp16(L, bi - FE_FP16_BASE, e);
+    if (bi >= FE_FP16_BASE) return lower_lowp(L, false, bi - FE_FP16_BASE, e);
     if (bi >= FE_UFUNC_BASE) return lower_ufunc(L, bi - FE_UFUNC_BASE, e);
     if (sema_math_op(bi) >= 0 || bi == BI_MATH_DEGREES || bi == BI_MATH_RADIANS) return lower_math(L, bi, e);
     return lerr(L, e->loc, "'%s' is not callable", fname);

@@ -28,7 +28,7 @@ int nb_kind(const Type *t) {
     int w = t->bits == 8 ? 0 : t->bits == 16 ? 1 : t->bits == 32 ? 2 : 3;
     return (t->is_unsigned ? NB_U8 : NB_I8) + w;
   }
-  case TY_FLOAT: return t->bits == 16 ? NB_F16 : t->bits == 32 ? NB_F32 : NB_F64;
+  case TY_FLOAT: return t->bfloat ? NB_BF16 : t->bits == 16 ? NB_F16 : t->bits == 32 ? NB_F32 : NB_F64;
   case TY_COMPLEX: return t->elem->bits == 32 ? NB_C64 : NB_C128;
   default: return -1;
   }
@@ -44,29 +44,33 @@ Type *nb_type(IrContext *ctx, int k) {
   case NB_F64: return ty_float(ctx, 64);
   case NB_C64: return ty_complex(ctx, ty_float(ctx, 32));
   case NB_C128: return ty_complex(ctx, ty_float(ctx, 64));
+  case NB_BF16: return ty_bf16(ctx);
   default: return NULL;
   }
 }
 
 /* can_convert(row -> column): E exact, P promote, S safe, U unsafe, N none (numba's default type manager: a
  * complex converts to no real type; float32 -> complex64 and float64 -> complex128 are safe, complex64 ->
- * complex128 a promotion, the rest by the paths through them). */
+ * complex128 a promotion, the rest by the paths through them). bfloat16 is numba-cuda's types.bfloat16
+ * (ext_types.Bfloat16): from any float unsafe, from 8-bit integers safe, from other integers unsafe; to float32
+ * and float64 safe, to float16 and integers unsafe; bool and complex neither. */
 static const char conv_table[NB_NKINDS][NB_NKINDS + 1] = {
-    /*          b  i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 c64 c128 */
-    /* bool */ "ESSSSSSSSSSSSS",
-    /* i8   */ "UEPPPUUUUSSSSS",
-    /* i16  */ "UUEPPUUUUUSSSS",
-    /* i32  */ "UUUEPUUUUUUSUS",
-    /* i64  */ "UUUUEUUUUUUSUS",
-    /* u8   */ "UUSSSEPPPUSSSS",
-    /* u16  */ "UUUSSUEPPUUSUS",
-    /* u32  */ "UUUUSUUEPUUSUS",
-    /* u64  */ "UUUUUUUUEUUSUS",
-    /* f16  */ "UUUUUUUUUEPPSS",
-    /* f32  */ "UUUUUUUUUUEPSS",
-    /* f64  */ "UUUUUUUUUUUEUS",
-    /* c64  */ "NNNNNNNNNNNNEP",
-    /* c128 */ "NNNNNNNNNNNNUE",
+    /*          b  i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 c64 c128 bf16 */
+    /* bool */ "ESSSSSSSSSSSSSN",
+    /* i8   */ "UEPPPUUUUSSSSSS",
+    /* i16  */ "UUEPPUUUUUSSSSU",
+    /* i32  */ "UUUEPUUUUUUSUSU",
+    /* i64  */ "UUUUEUUUUUUSUSU",
+    /* u8   */ "UUSSSEPPPUSSSSS",
+    /* u16  */ "UUUSSUEPPUUSUSU",
+    /* u32  */ "UUUUSUUEPUUSUSU",
+    /* u64  */ "UUUUUUUUEUUSUSU",
+    /* f16  */ "UUUUUUUUUEPPSSU",
+    /* f32  */ "UUUUUUUUUUEPSSU",
+    /* f64  */ "UUUUUUUUUUUEUSU",
+    /* c64  */ "NNNNNNNNNNNNEPN",
+    /* c128 */ "NNNNNNNNNNNNUEN",
+    /* bf16 */ "NUUUUUUUUUSSNNE",
 };
 
 int nb_can_convert(int from, int to) {
@@ -126,6 +130,11 @@ static Type *unify_scalar(IrContext *ctx, Type *a, Type *b) {
   if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX) return unify_complex(ctx, a, b);
   if (a->kind == TY_BOOL) return b;
   if (b->kind == TY_BOOL) return a;
+  /* bfloat16 with a number: the one it converts to safely (f32, f64), else none (numba's unify_pairs) */
+  if (ty_is_bf16(a) || ty_is_bf16(b)) {
+    Type *o = ty_is_bf16(a) ? b : a;
+    return o->kind == TY_FLOAT && o->bits >= 32 ? o : NULL;
+  }
   if (a->kind == TY_FLOAT && b->kind == TY_FLOAT) return a->bits >= b->bits ? a : b;
   if (a->kind == TY_INT && b->kind == TY_INT) {
     if (a->is_unsigned == b->is_unsigned) return a->bits >= b->bits ? a : b;
@@ -162,9 +171,9 @@ Type *nb_unify(IrContext *ctx, Type *a, Type *b) {
 
 static const char *const kind_names[NB_NKINDS] = {"bool",   "int8",   "int16",   "int32",   "int64",   "uint8",
                                                   "uint16", "uint32", "uint64", "float16", "float32", "float64",
-                                                  "complex64", "complex128"};
-static const char *const kind_mangle[NB_NKINDS] = {"b1",  "i8",  "i16", "i32", "i64", "u8",  "u16",
-                                                   "u32", "u64", "f16", "f32", "f64", "c8", "c16"};
+                                                  "complex64", "complex128", "bfloat16"};
+static const char *const kind_mangle[NB_NKINDS] = {"b1",  "i8",  "i16", "i32", "i64", "u8",  "u16", "u32",
+                                                   "u64", "f16", "f32", "f64", "c8",  "c16", "bf16"};
 
 void nb_type_name(const Type *t, StrBuf *out) {
   if (!t) {
@@ -260,7 +269,8 @@ static const struct {
     {"short", NB_I16},    {"ushort", NB_U16},  {"long_", NB_I64},     {"ulong", NB_U64},     {"longlong", NB_I64},
     {"ulonglong", NB_U64}, {"size_t", NB_U64}, {"ssize_t", NB_I64},   {"double", NB_F64},    {"half", NB_F16},
     {"single", NB_F32},   {"complex64", NB_C64}, {"complex128", NB_C128}, {"c8", NB_C64}, {"c16", NB_C128},
-    {"csingle", NB_C64},  {"cdouble", NB_C128}, {"complex_", NB_C128}, {"void", -1},        {"none", -1},
+    {"csingle", NB_C64},  {"cdouble", NB_C128}, {"complex_", NB_C128}, {"bfloat16", NB_BF16}, {"void", -1},
+    {"none", -1},
 };
 
 Type *nb_named_type(IrContext *ctx, const char *name, bool *is_void) {

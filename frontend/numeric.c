@@ -198,7 +198,7 @@ static bool kind_is_complex(int k) { return k == NB_C64 || k == NB_C128; }
 static bool kind_is_int(int k) { return k >= NB_I8 && k <= NB_U64; }
 static bool kind_is_unsigned(int k) { return k >= NB_U8 && k <= NB_U64; }
 static unsigned kind_bits(int k) {
-  static const unsigned bits[NB_NKINDS] = {1, 8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64, 64, 128};
+  static const unsigned bits[NB_NKINDS] = {1, 8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64, 64, 128, 16};
   return bits[k];
 }
 
@@ -292,7 +292,7 @@ static Value *mixed_cmp(IrBuilder *b, int pred, Value *x, Value *y, bool signed_
 }
 
 /* numpy's maximum/minimum (NaN wins) and fmax/fmin (NaN loses) on floats, as numba's npyfuncs. */
-static Value *float_minmax(IrBuilder *b, Value *x, Value *y, bool is_max, bool nan_wins) {
+Value *num_float_minmax(IrBuilder *b, Value *x, Value *y, bool is_max, bool nan_wins) {
   Value *x_nan = ib_cmpf(b, "uno", x, x), *y_nan = ib_cmpf(b, "uno", y, y), *any_nan = ib_cmpf(b, "uno", x, y);
   Value *nan_result = nan_wins ? ib_select(b, x_nan, x, y) : is_max ? ib_select(b, y_nan, x, y) : ib_select(b, x_nan, y, x);
   Value *pick_x = ib_cmpf(b, is_max ? "oge" : "ole", x, y);
@@ -542,7 +542,7 @@ void num_ufunc_emit(IrBuilder *b, int u, const NumLoop *l, Value *const *in, Val
   case U_FMAX:
   case U_FMIN: {
     bool is_max = f->impl == U_MAXIMUM || f->impl == U_FMAX;
-    if (is_float) r = float_minmax(b, x, y, is_max, f->impl == U_MAXIMUM || f->impl == U_MINIMUM);
+    if (is_float) r = num_float_minmax(b, x, y, is_max, f->impl == U_MAXIMUM || f->impl == U_MINIMUM);
     else if (is_bool) r = binary(b, is_max ? OP_ORI : OP_ANDI, x, y);
     else r = ib_select(b, ib_cmpi(b, is_max ? (is_unsigned ? "uge" : "sge") : (is_unsigned ? "ule" : "sle"), x, y), x, y);
     break;
@@ -593,92 +593,4 @@ void num_ufunc_emit(IrBuilder *b, int u, const NumLoop *l, Value *const *in, Val
   }
   (void)l;
   out[0] = r;
-}
-
-/* ---- cuda.fp16: numba-cuda's float16 intrinsics -------------------------------------------------------------
- *
- * The common ones of numba.cuda.fp16 (cuda_fp16.h's __hadd, ... as numba-cuda binds them): arithmetic,
- * comparisons, max/min, fma and the math functions, on float16 values (arguments converted to float16 as a
- * ConcreteTemplate converts them). Each is a kir op on f16 (computed in f32 and rounded once: ir/op_semantics.h);
- * the GPU's half-precision approximations (hsin, hexp, hrsqrt, ... use approximate instructions) may differ from
- * that in the last place of a float16. */
-
-typedef enum {
-  H_BINARY,   /* f16 x f16 -> f16: Fp16Fn.op */
-  H_UNARY,    /* f16 -> f16: Fp16Fn.op */
-  H_CMP,      /* f16 x f16 -> bool: Fp16Fn.pred (a cmpf predicate) */
-  H_FMA, H_NEG, H_RCP, H_RSQRT, H_EXP10, H_MAX, H_MIN, H_MAX_NAN, H_MIN_NAN, H_ISNAN, H_ISINF,
-} Fp16Impl;
-
-typedef struct Fp16Fn {
-  const char *name;
-  unsigned nargs;
-  Fp16Impl impl;
-  int op;
-  const char *pred;
-} Fp16Fn;
-
-static const Fp16Fn FP16[] = {
-    {"hadd", 2, H_BINARY, OP_ADDF, NULL},      {"hsub", 2, H_BINARY, OP_SUBF, NULL},
-    {"hmul", 2, H_BINARY, OP_MULF, NULL},      {"hdiv", 2, H_BINARY, OP_DIVF, NULL},
-    {"hfma", 3, H_FMA, 0, NULL},               {"hneg", 1, H_NEG, 0, NULL},
-    {"habs", 1, H_UNARY, OP_FABS, NULL},       {"heq", 2, H_CMP, 0, "oeq"},
-    {"hne", 2, H_CMP, 0, "one"},               {"hlt", 2, H_CMP, 0, "olt"},
-    {"hle", 2, H_CMP, 0, "ole"},               {"hgt", 2, H_CMP, 0, "ogt"},
-    {"hge", 2, H_CMP, 0, "oge"},               {"hmax", 2, H_MAX, 0, NULL},
-    {"hmin", 2, H_MIN, 0, NULL},               {"hmax_nan", 2, H_MAX_NAN, 0, NULL},
-    {"hmin_nan", 2, H_MIN_NAN, 0, NULL},       {"hsin", 1, H_UNARY, OP_SIN, NULL},
-    {"hcos", 1, H_UNARY, OP_COS, NULL},        {"hexp", 1, H_UNARY, OP_EXP, NULL},
-    {"hexp2", 1, H_UNARY, OP_EXP2, NULL},      {"hexp10", 1, H_EXP10, 0, NULL},
-    {"hlog", 1, H_UNARY, OP_LOG, NULL},        {"hlog2", 1, H_UNARY, OP_LOG2, NULL},
-    {"hlog10", 1, H_UNARY, OP_LOG10, NULL},    {"hsqrt", 1, H_UNARY, OP_SQRT, NULL},
-    {"hrsqrt", 1, H_RSQRT, 0, NULL},           {"hrcp", 1, H_RCP, 0, NULL},
-    {"hceil", 1, H_UNARY, OP_CEIL, NULL},      {"hfloor", 1, H_UNARY, OP_FLOOR, NULL},
-    {"htrunc", 1, H_UNARY, OP_TRUNC, NULL},    {"hrint", 1, H_UNARY, OP_ROUND, NULL},
-    {"htanh", 1, H_UNARY, OP_TANH, NULL},      {"hisnan", 1, H_ISNAN, 0, NULL},
-    {"hisinf", 1, H_ISINF, 0, NULL},
-};
-enum { NFP16 = sizeof FP16 / sizeof *FP16 };
-
-int num_fp16_lookup(const char *name) {
-  if (name[0] == '_' && name[1] == '_') name += 2; /* __hadd is hadd */
-  for (int k = 0; k < NFP16; k++)
-    if (strcmp(name, FP16[k].name) == 0) return k;
-  return -1;
-}
-
-const char *num_fp16_name(int k) { return k >= 0 && k < NFP16 ? FP16[k].name : "?"; }
-unsigned num_fp16_nargs(int k) { return FP16[k].nargs; }
-
-Value *num_fp16_emit(IrBuilder *b, int k, Value *const *in) {
-  const Fp16Fn *f = &FP16[k];
-  Value *x = in[0], *y = f->nargs > 1 ? in[1] : NULL;
-  Type *h = x->type, *f32 = ty_f32(b->ctx), *i1 = ty_bool(b->ctx);
-  switch (f->impl) {
-  case H_BINARY: return binary(b, (OpKind)f->op, x, y);
-  case H_UNARY: return unary(b, (OpKind)f->op, x);
-  case H_CMP: return ib_cmpf(b, f->pred, x, y);
-  case H_FMA: {
-    Value *ops[3] = {x, y, in[2]};
-    return op_result(ib_op(b, OP_FMA, 3, ops, 1, &h, 0), 0);
-  }
-  case H_NEG: return unary(b, OP_NEGF, x);
-  case H_RCP: return ib_cast(b, binary(b, OP_DIVF, fconst(b, f32, 1.0), ib_cast(b, x, f32)), h);
-  case H_RSQRT: return ib_cast(b, binary(b, OP_DIVF, fconst(b, f32, 1.0), unary(b, OP_SQRT, ib_cast(b, x, f32))), h);
-  case H_EXP10: return ib_cast(b, binary(b, OP_POW, fconst(b, f32, 10.0), ib_cast(b, x, f32)), h);
-  /* __hmax / __hmin: the other value when one is NaN (fmax); the _nan forms propagate NaN (maximum) */
-  case H_MAX: return float_minmax(b, x, y, true, false);
-  case H_MIN: return float_minmax(b, x, y, false, false);
-  case H_MAX_NAN: return float_minmax(b, x, y, true, true);
-  case H_MIN_NAN: return float_minmax(b, x, y, false, true);
-  case H_ISNAN: return ib_unary(b, OP_ISNAN, x, i1);
-  case H_ISINF: {
-    /* __hisinf: 1 for +inf, -1 for -inf, else 0 (int32) */
-    Type *i32 = ty_i32(b->ctx);
-    Value *inf = ib_unary(b, OP_ISINF, x, i1), *neg = ib_cmpf(b, "olt", x, fconst(b, h, 0.0));
-    Value *sgn = ib_select(b, neg, iconst(b, i32, -1), iconst(b, i32, 1));
-    return ib_select(b, inf, sgn, iconst(b, i32, 0));
-  }
-  }
-  return x;
 }

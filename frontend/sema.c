@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "ir/libdevice.h"
 #include "utils/stack.h"
 
 /* ---- known paths -------------------------------------------------------------------------------------- */
@@ -203,6 +204,7 @@ static const FeOperatorFn operator_fns[] = {
     {"operator.indexOf", OPF_UNTYPED, 0, 2}, {"operator.length_hint", OPF_UNTYPED, 0, 1},
 };
 enum { NOPERATOR_FNS = sizeof operator_fns / sizeof *operator_fns };
+_Static_assert(FE_OPERATOR_BASE + NOPERATOR_FNS <= FE_BF16_BASE, "the operator functions' ids end before cuda.bf16's");
 
 const FeOperatorFn *sema_operator_fn(int k) { return k >= 0 && k < NOPERATOR_FNS ? &operator_fns[k] : NULL; }
 
@@ -228,9 +230,11 @@ static const char *const builtin_names[BI__COUNT] = {
 };
 
 const char *sema_builtin_name(int bi) {
+  if (bi >= FE_LIBDEVICE_BASE) return ir_libdevice_at(bi - FE_LIBDEVICE_BASE)->name;
+  if (bi >= FE_BF16_BASE) return num_lowp_name(bi - FE_BF16_BASE);
   if (bi >= FE_OPERATOR_BASE && bi < FE_OPERATOR_BASE + NOPERATOR_FNS) return operator_fns[bi - FE_OPERATOR_BASE].name;
   if (bi >= FE_VECTOR_BASE) return vec_name(bi - FE_VECTOR_BASE);
-  if (bi >= FE_FP16_BASE) return num_fp16_name(bi - FE_FP16_BASE);
+  if (bi >= FE_FP16_BASE) return num_lowp_name(bi - FE_FP16_BASE);
   if (bi >= FE_UFUNC_BASE) return num_ufunc_name(bi - FE_UFUNC_BASE);
   return bi >= 0 && bi < BI__COUNT ? builtin_names[bi] : "?";
 }
@@ -249,7 +253,8 @@ void sema_init_known(FeCtx *fe) {
   add_operator_paths(fe);
   /* roots whose attributes are types */
   static const char *const roots[] = {"numba", "numba.types", "numba.core", "numba.core.types", "numpy", "numba.cuda",
-                                      "numba.cuda.fp16"};
+                                      "numba.cuda.fp16", "numba.cuda.bf16", "numba.cuda._internal",
+                                      "numba.cuda._internal.cuda_bf16", "numba.cuda.libdevice"};
   for (unsigned i = 0; i < sizeof roots / sizeof *roots; i++) strmap_put(&fe->prefixes, roots[i], (void *)1);
 }
 
@@ -261,8 +266,20 @@ int sema_lookup_path(FeCtx *fe, const char *path) {
     if (u >= 0) return FE_UFUNC_BASE + u;
   }
   if (strncmp(path, "numba.cuda.fp16.", 16) == 0) {
-    int k = num_fp16_lookup(path + 16);
+    int k = num_lowp_lookup(LOWP_FP16, path + 16);
     if (k >= 0) return FE_FP16_BASE + k;
+  }
+  if (strncmp(path, "numba.cuda.libdevice.", 21) == 0) {
+    const LibdeviceFn *f = ir_libdevice_lookup(path + 21);
+    if (f) return FE_LIBDEVICE_BASE + ir_libdevice_index(f);
+  }
+  if (strncmp(path, "numba.cuda.bf16.", 16) == 0) {
+    int k = num_lowp_lookup(LOWP_BF16, path + 16);
+    if (k >= 0) return FE_BF16_BASE + k;
+  }
+  if (strncmp(path, "numba.cuda._internal.cuda_bf16.", 31) == 0) {
+    int k = num_lowp_lookup(LOWP_BF16_INTERNAL, path + 31);
+    if (k >= 0) return FE_BF16_BASE + k;
   }
   if (strncmp(path, "numba.cuda.", 11) == 0 && !strchr(path + 11, '.')) {
     int k = vec_lookup(path + 11);
@@ -274,6 +291,12 @@ int sema_lookup_path(FeCtx *fe, const char *path) {
 bool sema_is_prefix(FeCtx *fe, const char *path) { return strmap_get(&fe->prefixes, path) != NULL; }
 
 Type *sema_path_type(FeCtx *fe, const char *path) {
+  /* numba-cuda's bfloat16 type: numba.cuda.types.bfloat16, numba.cuda.bf16.bfloat16, cuda_bf16.nv_bfloat16 */
+  static const char *const bf16_paths[] = {"numba.cuda.types.bfloat16", "numba.cuda.bf16.bfloat16",
+                                           "numba.cuda._internal.cuda_bf16.nv_bfloat16",
+                                           "numba.cuda._internal.cuda_bf16.bfloat16"};
+  for (unsigned i = 0; i < sizeof bf16_paths / sizeof *bf16_paths; i++)
+    if (strcmp(path, bf16_paths[i]) == 0) return ty_bf16(fe->ctx);
   const char *dot = strrchr(path, '.');
   if (!dot) return NULL;
   size_t n = (size_t)(dot - path);
@@ -285,7 +308,8 @@ Type *sema_path_type(FeCtx *fe, const char *path) {
   const char *name = dot + 1;
   bool v;
   /* numpy spells the boolean type bool_ (np.bool is the same since numpy 2) */
-  return nb_named_type(fe->ctx, name, &v);
+  Type *t = nb_named_type(fe->ctx, name, &v);
+  return t && ty_is_bf16(t) ? NULL : t; /* bfloat16 only by the paths above */
 }
 
 /* ---- case lists ------------------------------------------------------------------------------------ */
@@ -304,6 +328,7 @@ Type *sema_path_type(FeCtx *fe, const char *path) {
 #define F64 NB_F64
 #define Z64 NB_C64
 #define Z128 NB_C128
+#define BF16 NB_BF16
 #define C1(r, a) {r, 1, {a}}
 #define C2(r, a, b) {r, 2, {a, b}}
 #define C3(r, a, b, c) {r, 3, {a, b, c}}
@@ -314,9 +339,13 @@ Type *sema_path_type(FeCtx *fe, const char *path) {
 static const NbCase binop_cases[] = {INT_BINOP(), C2(F32, F32, F32), C2(F64, F64, F64)};
 /* + - * / ** ==, != and unary - + not take complex too (numba's templates add the complex domain; // and % not) */
 #define COMPLEX_BINOP C2(Z64, Z64, Z64), C2(Z128, Z128, Z128)
-static const NbCase arith_cases[] = {INT_BINOP(), C2(F32, F32, F32), C2(F64, F64, F64), COMPLEX_BINOP};
+/* + - * / and the comparisons also have numba-cuda's bfloat16 case after the others (cuda_bf16.py's BinOp.cases +
+ * [bfloat16(bfloat16, bfloat16)], ...: the best rated case wins, bfloat16 only when both are bfloat16 or one
+ * converts to it safely, an 8-bit integer) */
+#define BF16_BINOP C2(BF16, BF16, BF16)
+static const NbCase arith_cases[] = {INT_BINOP(), C2(F32, F32, F32), C2(F64, F64, F64), COMPLEX_BINOP, BF16_BINOP};
 static const NbCase truediv_cases[] = {C2(F64, I64, I64), C2(F64, I64, U64), C2(F64, U64, I64), C2(F64, U64, U64),
-                                       C2(F32, F32, F32), C2(F64, F64, F64), COMPLEX_BINOP};
+                                       C2(F32, F32, F32), C2(F64, F64, F64), COMPLEX_BINOP, BF16_BINOP};
 static const NbCase pow_cases[] = {INT_BINOP(),         C2(F32, F32, I32),  C2(F32, F32, I64), C2(F32, F32, U64),
                                    C2(F64, F64, I32),  C2(F64, F64, I64),  C2(F64, F64, U64), C2(F32, F32, F32),
                                    C2(F64, F64, F64),  COMPLEX_BINOP};
@@ -329,15 +358,15 @@ static const NbCase invert_cases[] = {C1(B, B),     C1(U64, U8),  C1(U64, U16), 
                                       C1(I64, I8), C1(I64, I16), C1(I64, I32), C1(I64, I64)};
 static const NbCase unary_cases[] = {C1(U64, U8),  C1(U64, U16), C1(U64, U32), C1(U64, U64), C1(I64, I8), C1(I64, I16),
                                      C1(I64, I32), C1(I64, I64), C1(F32, F32), C1(F64, F64), C1(I64, B),
-                                     C1(Z64, Z64), C1(Z128, Z128)};
+                                     C1(Z64, Z64), C1(Z128, Z128), C1(BF16, BF16)};
 static const NbCase not_cases[] = {C1(B, B),   C1(B, I8),  C1(B, I16), C1(B, I32), C1(B, I64), C1(B, U8),
                                    C1(B, U16), C1(B, U32), C1(B, U64), C1(B, F32), C1(B, F64), C1(B, Z64), C1(B, Z128)};
 static const NbCase cmp_cases[] = {C2(B, B, B),     C2(B, I8, I8),   C2(B, I16, I16), C2(B, I32, I32), C2(B, I64, I64),
                                    C2(B, U8, U8),   C2(B, U16, U16), C2(B, U32, U32), C2(B, U64, U64), C2(B, F32, F32),
-                                   C2(B, F64, F64)};
+                                   C2(B, F64, F64), C2(B, BF16, BF16)};
 static const NbCase eq_cases[] = {C2(B, B, B),     C2(B, I8, I8),   C2(B, I16, I16), C2(B, I32, I32), C2(B, I64, I64),
                                   C2(B, U8, U8),   C2(B, U16, U16), C2(B, U32, U32), C2(B, U64, U64), C2(B, F32, F32),
-                                  C2(B, F64, F64), C2(B, Z64, Z64), C2(B, Z128, Z128)};
+                                  C2(B, F64, F64), C2(B, Z64, Z64), C2(B, Z128, Z128), C2(B, BF16, BF16)};
 static const NbCase abs_cases[] = {C1(I8, I8),   C1(I16, I16), C1(I32, I32), C1(I64, I64), C1(U8, U8),
                                    C1(U16, U16), C1(U32, U32), C1(U64, U64), C1(F32, F32), C1(F64, F64),
                                    C1(F32, Z64), C1(F64, Z128)};
@@ -403,6 +432,15 @@ const NbCase *sema_op_case(NbFamily fam, int op, const int *args, unsigned nargs
     }
   }
   return NULL;
+}
+
+bool sema_bf16_math(int bi) {
+  switch (bi) {
+  /* numba-cuda's bf16.py overloads: math.trunc ... math.exp2 of a bfloat16 call htrunc ... hexp2 */
+  case BI_MATH_TRUNC: case BI_MATH_CEIL: case BI_MATH_FLOOR: case BI_MATH_SQRT: case BI_MATH_LOG: case BI_MATH_LOG10:
+  case BI_MATH_COS: case BI_MATH_SIN: case BI_MATH_TANH: case BI_MATH_EXP: case BI_MATH_EXP2: return true;
+  default: return false;
+  }
 }
 
 const NbCase *sema_fn_cases(int bi, unsigned *n, bool *unsafe_ok, bool *fp16_unary) {

@@ -47,7 +47,7 @@ typedef struct IrContext IrContext;
 
 /* ---------------------------------------------------------------------------------------------
  * Types (ir/types.c). Interned in an IrContext: equal types are the same pointer.
- * Text: i1 i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 complex<f32> ptr<f32, 1> array<f32, 2, C> tuple<i64, f32>
+ * Text: i1 i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 complex<f32> ptr<f32, 1> array<f32, 2, C> tuple<i64, f32>
  *       (i64, f32) -> (f32)   (function type; `() -> ()` for no parameters and results)
  *       record<a: f64 @0, b: i32 @8, h: f32[2, 3] @12; size 40, align 8, aligned>   (a NumPy structured
  *       dtype: named fields at byte offsets, each a scalar, a record, or a fixed-shape nested array of
@@ -56,7 +56,7 @@ typedef struct IrContext IrContext;
 typedef enum {
   TY_BOOL,   /* i1 */
   TY_INT,    /* bits 8/16/32/64, is_unsigned */
-  TY_FLOAT,  /* bits 16/32/64 */
+  TY_FLOAT,  /* bits 16/32/64; a 16-bit float is binary16 (f16) or, with bfloat, bfloat16 (bf16) */
   TY_COMPLEX,/* elem: f32 (complex64) or f64 (complex128); two floats (re, im) as NumPy lays them out: a value of
               * the complex dialect, which lower-complex turns into its two floats before the simulator and
               * the backend see it (arrays keep complex elements) */
@@ -83,6 +83,7 @@ struct Type {
   TypeKind kind;
   unsigned bits;        /* TY_BOOL: 1; TY_INT/TY_FLOAT: width */
   bool is_unsigned;     /* TY_INT */
+  bool bfloat;          /* TY_FLOAT of 16 bits: bfloat16 (8 exponent bits, 7 fraction bits), not binary16 */
   unsigned addrspace;   /* TY_PTR */
   Type *elem;           /* TY_PTR, TY_ARRAY */
   unsigned rank;        /* TY_ARRAY */
@@ -106,6 +107,7 @@ Type *ty_bool(IrContext *ctx);
 Type *ty_int(IrContext *ctx, unsigned bits, bool is_unsigned);
 Type *ty_float(IrContext *ctx, unsigned bits);
 Type *ty_complex(IrContext *ctx, Type *elem);  /* elem: f32 or f64 */
+Type *ty_bf16(IrContext *ctx);
 Type *ty_ptr(IrContext *ctx, Type *elem, unsigned addrspace);
 Type *ty_array(IrContext *ctx, Type *elem, unsigned rank, char layout);
 Type *ty_tuple(IrContext *ctx, unsigned n, Type *const *elems);
@@ -131,6 +133,13 @@ static inline bool ty_is_int(const Type *t) { return t->kind == TY_INT; }
 static inline bool ty_is_bool(const Type *t) { return t->kind == TY_BOOL; }
 static inline bool ty_is_int_or_bool(const Type *t) { return t->kind == TY_INT || t->kind == TY_BOOL; }
 static inline bool ty_is_float(const Type *t) { return t->kind == TY_FLOAT; }
+/* binary16 (f16) and bfloat16 (bf16): the two 16-bit floats */
+static inline bool ty_is_f16(const Type *t) { return t->kind == TY_FLOAT && t->bits == 16 && !t->bfloat; }
+static inline bool ty_is_bf16(const Type *t) { return t->kind == TY_FLOAT && t->bfloat; }
+/* Whether every value of float type `from` is a value of float type `to` (a widening conversion). */
+static inline bool ty_float_holds(const Type *to, const Type *from) {
+  return to == from || (to->bits > from->bits && !(to->bits == 16 && from->bits == 16));
+}
 static inline bool ty_is_scalar(const Type *t) { return t->kind <= TY_FLOAT; }
 static inline bool ty_is_complex(const Type *t) { return t->kind == TY_COMPLEX; }
 /* A scalar or a complex number: what an array may hold. */

@@ -7,12 +7,15 @@
 
 #include <string.h>
 
+#include "ir/libdevice.h"
+
 /* ---- predicates and signatures -------------------------------------------------------------------------- */
 
 const char *const sem_cmpi_names[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge", NULL};
 const char *const sem_cmpi_swapped[] = {"eq", "ne", "sgt", "sge", "slt", "sle", "ugt", "uge", "ult", "ule", NULL};
 const char *const sem_cmpf_names[] = {"oeq", "one", "olt", "ole", "ogt", "oge", "ord",
                                       "une", "ult", "ule", "ugt", "uge", "uno", NULL};
+const char *const sem_round_names[] = {"rn", "rz", "rd", "ru", NULL};
 const char *const sem_cmpf_swapped[] = {"oeq", "one", "ogt", "oge", "olt", "ole", "ord",
                                         "une", "ugt", "uge", "ult", "ule", "uno", NULL};
 
@@ -34,6 +37,7 @@ SemTy sem_ty(const Type *t) {
   } else if (t->kind == TY_FLOAT) {
     s.bits = (uint8_t)t->bits;
     s.is_float = true;
+    s.bf = t->bfloat;
   }
   return s;
 }
@@ -54,6 +58,18 @@ bool sem_sig_of(const Op *op, SemSig *s) {
   }
   if (op->kind == OP_CMPI || op->kind == OP_CMPF) {
     s->pred = (int8_t)sem_name_index(ir_op_attr_str(op, "pred"), op->kind == OP_CMPI ? sem_cmpi_names : sem_cmpf_names);
+    if (s->pred < 0) return false;
+  }
+  if (op->kind == OP_LIBDEVICE) {
+    const char *name = ir_op_attr_str(op, "name");
+    const LibdeviceFn *f = name && strncmp(name, "__nv_", 5) == 0 ? ir_libdevice_lookup(name + 5) : NULL;
+    if (!f) return false;
+    s->fn = (uint16_t)(1 + ir_libdevice_index(f));
+    s->pred = (int8_t)ir_op_attr_int(op, "part", 0);
+  }
+  if (op->kind == OP_TRUNCF || op->kind == OP_SITOFP || op->kind == OP_UITOFP) {
+    const char *round = ir_op_attr_str(op, "round");
+    s->pred = (int8_t)(round ? sem_name_index(round, sem_round_names) : SEM_RN);
     if (s->pred < 0) return false;
   }
   return true;
@@ -81,26 +97,50 @@ bool sem_float_to_int_in_range(double v, unsigned bits, bool sgn) {
   return sgn ? t >= -span && t < span : t >= 0 && t < span;
 }
 
-uint16_t sem_f16_bits(double x) {
+/* On the bits of x (the backend's lowering, backend/lower_llvm.c round_bits, does the same steps): x's significand
+ * sig (the implicit bit included) has its leading place at exponent e; the result's last place is at te - mbits,
+ * te = max(e, the format's smallest normal exponent); the `shift` bits of sig below it decide the rounding. */
+uint32_t sem_round_bits(double x, SemFormat f, unsigned mode) {
   uint64_t b;
-  memcpy(&b, &x, sizeof b);
-  uint16_t sign = (uint16_t)((b >> 48) & 0x8000);
+  memcpy(&b, &x, 8);
+  bool neg = b >> 63;
+  uint32_t sign = neg ? 1u << (f.ebits + f.mbits) : 0;
+  uint32_t inf = ((1u << f.ebits) - 1) << f.mbits;
   int exp = (int)((b >> 52) & 0x7ff);
-  uint64_t mant = b & 0xfffffffffffffull;
-  if (exp == 0x7ff) return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
-  int e = exp - 1023 + 15;
-  if (e >= 31) return (uint16_t)(sign | 0x7c00);
-  if (e <= 0) { /* a binary16 subnormal (or zero): units of 2^-24 */
-    if (e < -10) return sign;
-    mant |= 1ull << 52;
-    int shift = 43 - e;
-    uint64_t h = mant >> shift, rem = mant & ((1ull << shift) - 1), halfway = 1ull << (shift - 1);
-    if (rem > halfway || (rem == halfway && (h & 1))) h++;
-    return (uint16_t)(sign | h);
+  uint64_t mant = b & ((1ull << 52) - 1);
+  if (exp == 0x7ff) {
+    if (!mant) return sign | inf;
+    return f.ebits == 5 ? sign | inf | (1u << (f.mbits - 1)) : inf | ((1u << f.mbits) - 1);
   }
-  uint64_t h = ((uint64_t)e << 10) | (mant >> 42), rem = mant & ((1ull << 42) - 1), halfway = 1ull << 41;
-  if (rem > halfway || (rem == halfway && (h & 1))) h++; /* a carry into the exponent is right, up to infinity */
-  return (uint16_t)(sign | h);
+  int emin = 2 - (1 << (f.ebits - 1));
+  uint64_t sig = mant | (exp ? 1ull << 52 : 0);
+  int e = exp ? exp - 1023 : -1022;
+  int te = e > emin ? e : emin;
+  int shift = te - e + 52 - (int)f.mbits; /* >= 52 - mbits > 0 */
+  uint64_t q = 0;
+  bool above = false, tie = false, inexact = sig != 0;
+  if (shift < 64) {
+    uint64_t rest = sig & ((1ull << shift) - 1), half = 1ull << (shift - 1);
+    q = sig >> shift;
+    above = rest > half;
+    tie = rest == half;
+    inexact = rest != 0;
+  }
+  bool up = mode == SEM_RN ? above || (tie && (q & 1)) : mode == SEM_RD ? inexact && neg : mode == SEM_RU && inexact && !neg;
+  /* a normal value's leading bit (q >= 2^mbits) lands in the exponent field: bits = (te - emin) << mbits + q */
+  uint64_t bits = ((uint64_t)(te - emin) << f.mbits) + q + up;
+  if (bits >= inf) {
+    bool to_inf = mode == SEM_RN || (mode == SEM_RD && neg) || (mode == SEM_RU && !neg);
+    bits = to_inf ? inf : inf - 1;
+  }
+  return sign | (uint32_t)bits;
+}
+
+double sem_int_to_double(int64_t sx, uint64_t zx, bool sgn) {
+  bool neg = sgn && sx < 0;
+  uint64_t m = neg ? 0 - (uint64_t)sx : sgn ? (uint64_t)sx : zx;
+  double d = m >> 53 ? (double)((m >> 11) | ((m & 0x7ff) != 0)) * 2048.0 : (double)m;
+  return neg ? -d : d;
 }
 
 double sem_f16_value(uint16_t h) {
@@ -121,14 +161,14 @@ SemVal sem_from_double(double d, SemTy t) {
   if (!t.is_float) v.u = sem_norm(sem_float_to_int(d, t.bits, t.sgn), t.sh, t.sgn);
   else if (t.bits == 64) v.d = d;
   else if (t.bits == 32) v.f = (float)d;
-  else v.f = sem_f16_round(d);
+  else v.f = sem_narrow_round(t, d);
   return v;
 }
 
 double sem_to_double(SemVal v, SemTy t) { return t.bits == 64 ? v.d : (double)v.f; }
 
-/* A float result of type t computed in float (f16: rounded to binary16). */
-static inline float f_res(SemTy t, float x) { return t.bits == 16 ? sem_f16_round(x) : x; }
+/* A float result of type t computed in float (f16, bf16: rounded to binary16, bfloat16). */
+static inline float f_res(SemTy t, float x) { return t.bits == 16 ? sem_narrow_round(t, x) : x; }
 
 /* ---- integers --------------------------------------------------------------------------------------------- */
 
@@ -248,6 +288,8 @@ static bool eval_powi(const SemSig *s, const SemVal *x, SemVal *r) {
     r->d = sem_powi_d(x[0].d, e, neg);
   } else if (s->r.bits == 32) {
     r->f = sem_powi_f(x[0].f, e, neg);
+  } else if (s->r.bf) { /* bf16: in f32, rounded once (as the backend computes bf16 ops) */
+    r->f = sem_bf16_round(sem_powi_f(x[0].f, e, neg));
   } else {
     float b = x[0].f, p = 1;
     for (; e; e >>= 1, b = sem_f16_round(b * b))
@@ -270,8 +312,23 @@ static bool eval_nextafter(const SemSig *s, const SemVal *x, SemVal *r) {
   return true;
 }
 
+/* bf16: a * b is exact in f64 (16 bits); the sum p + c rounded to odd (TwoSum's error or'ed into the last place)
+ * keeps enough bits to round to bfloat16 once, as fma.rn.bf16 */
+static float bf16_fma(float a, float b, float c) {
+  double p = (double)a * (double)b, s = p + (double)c;
+  if (isfinite(s)) {
+    double bb = s - p, err = (p - (s - bb)) + ((double)c - bb);
+    uint64_t u;
+    memcpy(&u, &s, 8);
+    if (err != 0 && !(u & 1)) u += (err > 0) == (s > 0) ? 1 : -1; /* toward the exact sum: odd */
+    memcpy(&s, &u, 8);
+  }
+  return sem_bf16_round(s);
+}
+
 static bool eval_fma(const SemSig *s, const SemVal *x, SemVal *r) {
   if (s->r.bits == 64) r->d = fma(x[0].d, x[1].d, x[2].d);
+  else if (s->r.bf) r->f = bf16_fma(x[0].f, x[1].f, x[2].f);
   else r->f = f_res(s->r, fmaf(x[0].f, x[1].f, x[2].f));
   return true;
 }
@@ -304,6 +361,20 @@ static bool eval_frexp_exp(const SemSig *s, const SemVal *x, SemVal *r) {
   return true;
 }
 
+/* math.libdevice: the function's definition (ir/libdevice.c), result number `part`; folded when exact */
+static bool eval_libdevice(const SemSig *s, const SemVal *x, SemVal *r) {
+  const LibdeviceFn *f = ir_libdevice_at(s->fn - 1);
+  LdEval ev = f ? ir_libdevice_eval(f) : NULL;
+  r->u = 0;
+  if (!ev) return false;
+  SemVal out[LD_MAX_RESULTS];
+  memset(out, 0, sizeof out);
+  ev(x, out);
+  *r = out[s->pred >= 0 && s->pred < LD_MAX_RESULTS ? s->pred : 0];
+  if (!s->r.is_float) RES(r->u);
+  return ir_libdevice_kind(f) == LD_EXACT;
+}
+
 static bool eval_isnan(const SemSig *s, const SemVal *x, SemVal *r) { r->u = isnan(sem_to_double(x[0], s->a[0])) != 0; return true; }
 static bool eval_isinf(const SemSig *s, const SemVal *x, SemVal *r) { r->u = isinf(sem_to_double(x[0], s->a[0])) != 0; return true; }
 static bool eval_isfinite(const SemSig *s, const SemVal *x, SemVal *r) { r->u = isfinite(sem_to_double(x[0], s->a[0])) != 0; return true; }
@@ -314,10 +385,29 @@ static bool eval_extsi(const SemSig *s, const SemVal *x, SemVal *r) { RES((uint6
 static bool eval_extui(const SemSig *s, const SemVal *x, SemVal *r) { RES(ZX(0)); return true; }
 static bool eval_trunci(const SemSig *s, const SemVal *x, SemVal *r) { RES(x[0].u); return true; }
 
+/* d (exact, or rounded to odd) rounded to float type t by mode */
+static bool eval_round_to(SemTy t, double d, unsigned mode, SemVal *r) {
+  r->u = 0;
+  if (t.bits == 64) {
+    r->d = d; /* the integers and floats converted by mode are exact in f64 */
+  } else if (t.bits == 32) {
+    uint32_t b = sem_round_bits(d, SEM_FMT_F32, mode);
+    memcpy(&r->f, &b, 4);
+  } else {
+    r->f = sem_narrow_value(t, (uint16_t)sem_round_bits(d, t.bf ? SEM_FMT_BF16 : SEM_FMT_F16, mode));
+  }
+  return true;
+}
+
+/* to nearest (the default), or by attr round: through sem_int_to_double, exact or rounded to odd */
 static bool eval_itofp(const SemSig *s, const SemVal *x, SemVal *r, bool sgn) {
+  if (s->pred > SEM_RN) {
+    double d = sem_int_to_double(SX(0), ZX(0), sgn);
+    return eval_round_to(s->r, d, (unsigned)s->pred, r);
+  }
   if (s->r.bits == 64) r->d = sgn ? (double)SX(0) : (double)ZX(0);
   else if (s->r.bits == 32) r->f = sgn ? (float)SX(0) : (float)ZX(0);
-  else r->f = sem_f16_round(sgn ? (double)SX(0) : (double)ZX(0)); /* exact below 2^53; beyond 65504 infinite */
+  else r->f = sem_narrow_round(s->r, sem_int_to_double(SX(0), ZX(0), sgn));
   return true;
 }
 static bool eval_sitofp(const SemSig *s, const SemVal *x, SemVal *r) { return eval_itofp(s, x, r, true); }
@@ -332,8 +422,10 @@ static bool eval_fptoi(const SemSig *s, const SemVal *x, SemVal *r, bool sgn) {
 static bool eval_fptosi(const SemSig *s, const SemVal *x, SemVal *r) { return eval_fptoi(s, x, r, true); }
 static bool eval_fptoui(const SemSig *s, const SemVal *x, SemVal *r) { return eval_fptoi(s, x, r, false); }
 
-/* arith.extf / truncf: exact widening; narrowing rounds to nearest even (f64 -> f16 once, not through f32) */
+/* arith.extf / truncf: exact widening; narrowing rounds to nearest even (f64 -> f16 once, not through f32), or
+ * by attr round */
 static bool eval_fconvert(const SemSig *s, const SemVal *x, SemVal *r) {
+  if (s->kind == OP_TRUNCF && s->pred > SEM_RN) return eval_round_to(s->r, sem_to_double(x[0], s->a[0]), (unsigned)s->pred, r);
   *r = sem_from_double(sem_to_double(x[0], s->a[0]), s->r);
   return true;
 }
@@ -351,7 +443,7 @@ static bool eval_bitcast(const SemSig *s, const SemVal *x, SemVal *r) {
       memcpy(&b32, &x[0].f, 4);
       bits = b32;
     } else {
-      bits = sem_f16_bits(x[0].f);
+      bits = sem_narrow_bits(from, x[0].f);
     }
     fold = !isnan(sem_to_double(x[0], from));
   }
@@ -365,7 +457,7 @@ static bool eval_bitcast(const SemSig *s, const SemVal *x, SemVal *r) {
     memcpy(&r->f, &b32, 4);
   } else {
     r->u = 0;
-    r->f = (float)sem_f16_value((uint16_t)bits);
+    r->f = sem_narrow_value(to, (uint16_t)bits);
   }
   return fold;
 }
@@ -479,4 +571,5 @@ const OpSem ir_op_sem[OP__COUNT] = {
     [OP_LDEXP] = {eval_ldexp, EXACT, "ldexp", NULL, NULL, NULL, NULL},
     EVAL(FREXP_MANT, eval_frexp_mant), /* backend: __nv_frexp (lower_frexp) */
     EVAL(FREXP_EXP, eval_frexp_exp),
+    EVAL(LIBDEVICE, eval_libdevice), /* backend: a call of __nv_<name> (lower_libdevice) */
 };

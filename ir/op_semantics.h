@@ -11,7 +11,8 @@
  * an unsigned type's and i1's zero-extended (the form of integer constants' attributes and of the simulator's
  * registers); an f64 in d; an f32 in f; an f16 in f, holding a binary16 value: f16 ops compute in f32 and
  * round the result to binary16 (for +, -, *, /, sqrt that is the correctly rounded binary16 result, as on the
- * GPU: f32 has more than 2 * 11 + 2 bits). The inline kernels below are the definitions the simulator's own
+ * GPU: f32 has more than 2 * 11 + 2 bits); a bf16 in f, holding a bfloat16 value, the same way (f32 has more
+ * than 2 * 8 + 2 bits), but for math.fma, rounded once from the exact a * b + c. The inline kernels below are the definitions the simulator's own
  * fast instructions call; the evaluations in op_semantics.c call the same kernels.
  *
  * Where Python raises (an integer division by zero, ...) or C leaves a case undefined, kfront defines a result
@@ -26,6 +27,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ir/ir.h"
 
@@ -45,13 +47,16 @@ typedef struct SemTy {
   uint8_t sh;     /* integers: 64 - bits; a value's normal form is (v << sh) >> sh */
   bool is_float;
   bool sgn;       /* integers: a signed type (normalised by sign extension) */
+  bool bf;        /* a 16-bit float that is bfloat16 (not binary16) */
 } SemTy;
 
 /* One op's types: its result and operands, and its predicate (arith.cmpi / cmpf). */
 typedef struct SemSig {
   uint16_t kind;  /* OpKind */
   uint8_t n;      /* operands */
-  int8_t pred;    /* SemIPred / SemFPred, -1 for none */
+  int8_t pred;    /* SemIPred / SemFPred, -1 for none; for arith.truncf / sitofp / uitofp the SemRound of attr round;
+                   * for math.libdevice its attr part */
+  uint16_t fn;    /* math.libdevice: 1 + the function's row of ir/libdevice.def; 0 for other ops */
   SemTy r, a[3];
 } SemSig;
 
@@ -72,6 +77,9 @@ extern const char *const sem_cmpi_names[];
 extern const char *const sem_cmpf_names[];
 extern const char *const sem_cmpi_swapped[];
 extern const char *const sem_cmpf_swapped[];
+/* The rounding modes of a conversion to a float (attr round: to nearest even, toward zero, -inf, +inf). */
+typedef enum { SEM_RN, SEM_RZ, SEM_RD, SEM_RU } SemRound;
+extern const char *const sem_round_names[];
 /* Index of name in a NULL-terminated list, or -1. */
 int sem_name_index(const char *name, const char *const *names);
 
@@ -203,11 +211,40 @@ SEM_FLOAT_KERNELS(double, d, fmod, floor, copysign)
 uint64_t sem_float_to_int(double v, unsigned bits, bool sgn);
 /* Whether v converts without saturating (not NaN, its truncation within the type's range). */
 bool sem_float_to_int_in_range(double v, unsigned bits, bool sgn);
+/* A binary float format narrower than f64: exponent and fraction bits. */
+typedef struct SemFormat {
+  unsigned ebits, mbits;
+} SemFormat;
+#define SEM_FMT_F16 ((SemFormat){5, 10})
+#define SEM_FMT_BF16 ((SemFormat){8, 7})
+#define SEM_FMT_F32 ((SemFormat){8, 23})
+/* The bits of x rounded to format f by mode (SemRound): IEEE's rounding, subnormals kept; a value beyond the
+ * largest finite one gives infinity or the largest finite value as the mode says (rz: the largest; rd: -inf
+ * below, the largest above; ru the other way). NaN gives the format's NaN: binary16 a quiet NaN of x's sign
+ * (0x7e00), bfloat16 and f32 the canonical NaN (0x7fff, 0x7fffffff) as PTX's cvt writes them. x must be the exact
+ * value or one rounded to odd with at least mbits + 3 bits (sem_int_to_double). */
+uint32_t sem_round_bits(double x, SemFormat f, unsigned mode);
 /* binary16: x rounded to the nearest (ties to even; beyond the largest finite value to infinity; NaN stays a
  * quiet NaN), and a binary16 value exactly. */
-uint16_t sem_f16_bits(double x);
+static inline uint16_t sem_f16_bits(double x) { return (uint16_t)sem_round_bits(x, SEM_FMT_F16, SEM_RN); }
 double sem_f16_value(uint16_t h);
 static inline float sem_f16_round(double x) { return (float)sem_f16_value(sem_f16_bits(x)); }
+/* bfloat16: the same (NaN: 0x7fff); a bfloat16 value is the f32 of its bits << 16. */
+static inline uint16_t sem_bf16_bits(double x) { return (uint16_t)sem_round_bits(x, SEM_FMT_BF16, SEM_RN); }
+static inline float sem_bf16_value(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline float sem_bf16_round(double x) { return sem_bf16_value(sem_bf16_bits(x)); }
+/* A 16-bit float of type t (f16 or bf16): x rounded, its bits, and the value of bits. */
+static inline float sem_narrow_round(SemTy t, double x) { return t.bf ? sem_bf16_round(x) : sem_f16_round(x); }
+static inline uint16_t sem_narrow_bits(SemTy t, double x) { return t.bf ? sem_bf16_bits(x) : sem_f16_bits(x); }
+static inline float sem_narrow_value(SemTy t, uint16_t h) { return t.bf ? sem_bf16_value(h) : (float)sem_f16_value(h); }
+/* An integer (signed: sx, else zx) as a double: exact below 2^53, else rounded to odd (the bits shifted out
+ * or'ed into the last place kept), from which any narrower format rounds correctly by any mode. */
+double sem_int_to_double(int64_t sx, uint64_t zx, bool sgn);
 
 /* A value of type t made from an integer's bits (normalised) or from a double (rounded to t's precision; for
  * an integer type converted as arith.fptosi/fptoui), and a float value as a double. */

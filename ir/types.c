@@ -18,6 +18,7 @@
 static uint64_t type_hash(const Type *t) {
   uint64_t h = hash_mix(t->kind, t->bits);
   h = hash_mix(h, t->is_unsigned);
+  h = hash_mix(h, t->bfloat);
   h = hash_mix(h, t->addrspace);
   h = hash_mix(h, t->elem ? t->elem->id : 0);
   h = hash_mix(h, t->rank);
@@ -43,7 +44,7 @@ static uint64_t type_hash(const Type *t) {
 }
 
 static bool type_equal(const Type *a, const Type *b) {
-  if (a->kind != b->kind || a->bits != b->bits || a->is_unsigned != b->is_unsigned ||
+  if (a->kind != b->kind || a->bits != b->bits || a->is_unsigned != b->is_unsigned || a->bfloat != b->bfloat ||
       a->addrspace != b->addrspace || a->elem != b->elem || a->rank != b->rank || a->layout != b->layout ||
       a->n != b->n || a->vector != b->vector || a->nresults != b->nresults)
     return false;
@@ -152,6 +153,11 @@ Type *ty_complex(IrContext *ctx, Type *elem) {
   return intern(ctx, &k);
 }
 
+Type *ty_bf16(IrContext *ctx) {
+  Type k = {.kind = TY_FLOAT, .bits = 16, .bfloat = true};
+  return intern(ctx, &k);
+}
+
 Type *ty_ptr(IrContext *ctx, Type *elem, unsigned addrspace) {
   Type k = {.kind = TY_PTR, .elem = elem, .addrspace = addrspace};
   return intern(ctx, &k);
@@ -248,7 +254,7 @@ void ty_print(const Type *t, StrBuf *out) {
   switch (t->kind) {
   case TY_BOOL: sb_puts(out, "i1"); break;
   case TY_INT: sb_printf(out, "%c%u", t->is_unsigned ? 'u' : 'i', t->bits); break;
-  case TY_FLOAT: sb_printf(out, "f%u", t->bits); break;
+  case TY_FLOAT: sb_printf(out, "%sf%u", t->bfloat ? "b" : "", t->bits); break;
   case TY_COMPLEX:
     sb_puts(out, "complex<");
     ty_print(t->elem, out);
@@ -421,6 +427,8 @@ static Type *parse_type(TyParser *p) {
     if (c == 'i' && bits == 1) result = ty_bool(p->ctx);
     else if (c != 'f' && (bits == 8 || bits == 16 || bits == 32 || bits == 64)) result = ty_int(p->ctx, bits, c == 'u');
     else if (c == 'f' && (bits == 16 || bits == 32 || bits == 64)) result = ty_float(p->ctx, bits);
+  } else if (eat_word(p, "bf16")) {
+    result = ty_bf16(p->ctx);
   } else if (eat_word(p, "ptr")) {
     unsigned as;
     Type *elem;

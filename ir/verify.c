@@ -22,6 +22,8 @@
 #include <string.h>
 
 #include "ir.h"
+#include "ir/libdevice.h"
+#include "ir/op_semantics.h"
 #include "utils/stack.h"
 
 typedef struct VerifyCtx {
@@ -403,19 +405,62 @@ static bool verify_int_widen(VerifyCtx *c, Op *op) {
 static bool verify_int_narrow(VerifyCtx *c, Op *op) {
   return check_cast(c, op, pred_int, "an integer", pred_int_or_bool, "an integer or i1", -1);
 }
+/* The optional attr round of a conversion to a float (arith.truncf, sitofp, uitofp): "rn" (the default, to nearest
+ * even), "rz", "rd" or "ru" (toward zero, -inf, +inf) */
+static bool round_attr_ok(VerifyCtx *c, Op *op) {
+  Attr *a = ir_op_attr(op, "round");
+  if (a && (a->kind != ATTR_STR || sem_name_index(a->s, sem_round_names) < 0))
+    return op_error(c, op, "attr round must be \"rn\", \"rz\", \"rd\" or \"ru\"");
+  /* to f64 only integers of 64 bits round; ir/op_semantics defines rounding to f32, f16 and bf16 */
+  if (a && RT(op, 0)->bits == 64) return op_error(c, op, "attr round needs a result narrower than f64");
+  return true;
+}
 static bool verify_int_to_float(VerifyCtx *c, Op *op) {
-  if (op->kind == OP_UITOFP) return check_cast(c, op, pred_int_or_bool, "an integer or i1", pred_float, "a float", 0);
-  return check_cast(c, op, pred_int, "an integer", pred_float, "a float", 0);
+  if (op->kind == OP_UITOFP)
+    return check_cast(c, op, pred_int_or_bool, "an integer or i1", pred_float, "a float", 0) && round_attr_ok(c, op);
+  return check_cast(c, op, pred_int, "an integer", pred_float, "a float", 0) && round_attr_ok(c, op);
 }
 static bool verify_float_to_int(VerifyCtx *c, Op *op) { return check_cast(c, op, pred_float, "a float", pred_int, "an integer", 0); }
-static bool verify_float_widen(VerifyCtx *c, Op *op) { return check_cast(c, op, pred_float, "a float", pred_float, "a float", 1); }
-static bool verify_float_narrow(VerifyCtx *c, Op *op) { return check_cast(c, op, pred_float, "a float", pred_float, "a float", -1); }
+/* extf: to a float holding every value of the operand's type (f16 and bf16 hold each other's only in part: truncf
+ * converts between them, rounding) */
+static bool verify_float_widen(VerifyCtx *c, Op *op) {
+  if (!check_cast(c, op, pred_float, "a float", pred_float, "a float", 0)) return false;
+  Type *a = OT(op, 0), *r = RT(op, 0);
+  if (a == r || !ty_float_holds(r, a))
+    return op_error(c, op, "result type must be wider than the operand type: %s -> %s", T(c, a), T(c, r));
+  return true;
+}
+static bool verify_float_narrow(VerifyCtx *c, Op *op) {
+  if (!check_cast(c, op, pred_float, "a float", pred_float, "a float", 0)) return false;
+  Type *a = OT(op, 0), *r = RT(op, 0);
+  if (a == r || ty_float_holds(r, a))
+    return op_error(c, op, "result type must be narrower than the operand type: %s -> %s", T(c, a), T(c, r));
+  return round_attr_ok(c, op);
+}
 
 static bool pred_int_or_float(const Type *t) { return t->kind == TY_INT || t->kind == TY_FLOAT; }
 static bool verify_bitcast(VerifyCtx *c, Op *op) {
   if (!check_cast(c, op, pred_int_or_float, "an integer or float", pred_int_or_float, "an integer or float", 0)) return false;
   Type *a = OT(op, 0), *r = RT(op, 0);
   if (a->bits != r->bits) return op_error(c, op, "operand and result must have the same width: %s -> %s", T(c, a), T(c, r));
+  return true;
+}
+
+/* math.libdevice: a function of ir/libdevice.def, its arguments' types, the type of its result number part */
+static bool verify_libdevice(VerifyCtx *c, Op *op) {
+  const char *name = ir_op_attr_str(op, "name");
+  const LibdeviceFn *f = name && strncmp(name, "__nv_", 5) == 0 ? ir_libdevice_lookup(name + 5) : NULL;
+  if (!f) return op_error(c, op, "attr name must name a libdevice function of cuda.libdevice (\"__nv_sin\", ...)");
+  LdShape sh;
+  ir_libdevice_shape(f, &sh);
+  int64_t part = ir_op_attr_int(op, "part", 0);
+  if (op->noperands != sh.nargs) return op_error(c, op, "%s takes %u arguments, got %u", name, sh.nargs, op->noperands);
+  for (unsigned i = 0; i < sh.nargs; i++)
+    if (!ir_libdevice_type_is(OT(op, i), sh.args[i]))
+      return op_error(c, op, "argument #%u of %s must be %s, got %s", i, name, ir_libdevice_type_name(sh.args[i]), T(c, OT(op, i)));
+  if (part < 0 || part >= (int64_t)sh.nresults) return op_error(c, op, "attr part must be below %u", sh.nresults);
+  if (!ir_libdevice_type_is(RT(op, 0), sh.results[part]))
+    return op_error(c, op, "result #%d of %s is %s, not %s", (int)part, name, ir_libdevice_type_name(sh.results[part]), T(c, RT(op, 0)));
   return true;
 }
 

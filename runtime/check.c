@@ -28,6 +28,7 @@ Type *rt_dtype_type(IrContext *ctx, kf_dtype t) {
   case KF_FLOAT64: return ty_float(ctx, 64);
   case KF_COMPLEX64: return ty_complex(ctx, ty_float(ctx, 32));
   case KF_COMPLEX128: return ty_complex(ctx, ty_float(ctx, 64));
+  case KF_BFLOAT16: return ty_bf16(ctx);
   }
   return rt_record_type(ctx, t);
 }
@@ -45,7 +46,7 @@ bool rt_type_dtype(const Type *t, kf_dtype *out) {
     return false;
   case TY_FLOAT:
     switch (t->bits) {
-    case 16: *out = KF_FLOAT16; return true;
+    case 16: *out = t->bfloat ? KF_BFLOAT16 : KF_FLOAT16; return true;
     case 32: *out = KF_FLOAT32; return true;
     case 64: *out = KF_FLOAT64; return true;
     }

@@ -184,7 +184,7 @@ static SimArg unpack_scalar(const Type *t, const void *slot) {
     if (t->bits == 16) {
       uint16_t h;
       memcpy(&h, slot, sizeof h);
-      return sim_arg_float(sem_f16_value(h));
+      return sim_arg_float(sem_narrow_value(sem_ty(t), h));
     }
     if (t->bits == 32) {
       float f;

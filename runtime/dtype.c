@@ -153,6 +153,7 @@ static const struct {
     [KF_FLOAT64] = {"float64", "f64", 8, true},
     [KF_COMPLEX64] = {"complex64", "c8", 8, false, false, true},
     [KF_COMPLEX128] = {"complex128", "c16", 16, false, false, true},
+    [KF_BFLOAT16] = {"bfloat16", "bf16", 2, true},
 };
 
 size_t rt_dtype_size(kf_dtype t) {
@@ -228,6 +229,8 @@ bool rt_dtype_can_cast(kf_dtype from, kf_dtype to) {
   if (from == to || from == KF_BOOL) return true;
   if (to == KF_BOOL) return false;
   size_t fs = dtypes[from].size, ts = dtypes[to].size;
+  /* bfloat16 to f32 and f64 (NumPy with ml_dtypes: "safe"); nothing else to or from it but bool */
+  if (from == KF_BFLOAT16 || to == KF_BFLOAT16) return from == KF_BFLOAT16 && (to == KF_FLOAT32 || to == KF_FLOAT64);
   if (dtypes[from].is_complex) return dtypes[to].is_complex && ts >= fs;
   if (dtypes[to].is_complex) /* as to a float of half its size */
     return rt_dtype_can_cast(from, ts == 8 ? KF_FLOAT32 : KF_FLOAT64);

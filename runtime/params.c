@@ -95,7 +95,7 @@ void rt_convert_scalar(const kf_arg *a, const Type *to, void *out) {
     }
     double d = from_float ? a->value.f : from_unsigned ? (double)a->value.u : (double)a->value.i;
     if (to->bits == 16) {
-      uint16_t h = sem_f16_bits(d);
+      uint16_t h = sem_narrow_bits(sem_ty(to), d);
       memcpy(out, &h, 2);
     } else {
       memcpy(out, &d, 8);
@@ -121,7 +121,8 @@ void rt_convert_complex(const kf_arg *a, const Type *to, void *re, void *im) {
 
 void rt_convert_to_dtype(const kf_arg *a, kf_dtype to, void *out) {
   Type t = {.kind = to == KF_BOOL ? TY_BOOL : rt_dtype_is_float(to) ? TY_FLOAT : TY_INT,
-            .bits = to == KF_BOOL ? 1 : (unsigned)rt_dtype_size(to) * 8, .is_unsigned = rt_dtype_is_unsigned(to)};
+            .bits = to == KF_BOOL ? 1 : (unsigned)rt_dtype_size(to) * 8, .is_unsigned = rt_dtype_is_unsigned(to),
+            .bfloat = to == KF_BFLOAT16};
   rt_convert_scalar(a, &t, out);
 }
 
@@ -145,6 +146,7 @@ kf_arg rt_scalar_read(const void *p, kf_dtype t) {
   case KF_FLOAT64: memcpy(&a.value.f, p, 8); break;
   case KF_COMPLEX64: { float v[2]; memcpy(v, p, 8); a.value.f = v[0]; a.imag = v[1]; break; }
   case KF_COMPLEX128: { double v[2]; memcpy(v, p, 16); a.value.f = v[0]; a.imag = v[1]; break; }
+  case KF_BFLOAT16: { uint16_t h; memcpy(&h, p, 2); a.value.f = sem_bf16_value(h); break; }
   }
   return a;
 }

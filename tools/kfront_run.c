@@ -91,7 +91,7 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-static bool is_float_dtype(kf_dtype t) { return t == KF_FLOAT16 || t == KF_FLOAT32 || t == KF_FLOAT64; }
+static bool is_float_dtype(kf_dtype t) { return t == KF_FLOAT16 || t == KF_FLOAT32 || t == KF_FLOAT64 || t == KF_BFLOAT16; }
 static bool is_unsigned_dtype(kf_dtype t) {
   return t == KF_UINT8 || t == KF_UINT16 || t == KF_UINT32 || t == KF_UINT64;
 }

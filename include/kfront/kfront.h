@@ -175,8 +175,9 @@ typedef enum kf_dtype {
   KF_BOOL, KF_INT8, KF_INT16, KF_INT32, KF_INT64, KF_UINT8, KF_UINT16, KF_UINT32, KF_UINT64,
   KF_FLOAT16, KF_FLOAT32, KF_FLOAT64,
   KF_COMPLEX64, KF_COMPLEX128,  /* NumPy's complex64 / complex128: two floats (re, im) */
+  KF_BFLOAT16, /* bfloat16 (numba-cuda's types.bfloat16; ml_dtypes.bfloat16 arrays) */
 } kf_dtype;
-enum { KF_DTYPE_COUNT = 14, KF_MAX_RANK = 8 };
+enum { KF_DTYPE_COUNT = 15, KF_MAX_RANK = 8 };
 /* Record dtypes (NumPy structured dtypes, Numba's Record types) are kf_dtype values from KF_DTYPE_RECORD_BASE on,
  * made by kf_dtype_record (or kf_dtype_parse of the same spelling). */
 enum { KF_DTYPE_RECORD_BASE = 256, KF_MAX_RECORD_DTYPES = 4096 };

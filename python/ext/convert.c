@@ -19,7 +19,8 @@ static const char *const typestrs[KF_DTYPE_COUNT] = {
     [KF_BOOL] = "|b1",   [KF_INT8] = "|i1",   [KF_INT16] = "<i2",  [KF_INT32] = "<i4",
     [KF_INT64] = "<i8",  [KF_UINT8] = "|u1",  [KF_UINT16] = "<u2", [KF_UINT32] = "<u4",
     [KF_UINT64] = "<u8", [KF_FLOAT16] = "<f2", [KF_FLOAT32] = "<f4", [KF_FLOAT64] = "<f8",
-    [KF_COMPLEX64] = "<c8", [KF_COMPLEX128] = "<c16"};
+    [KF_COMPLEX64] = "<c8", [KF_COMPLEX128] = "<c16",
+    [KF_BFLOAT16] = "<V2"}; /* bfloat16: ml_dtypes' typestr, a 2-byte void, is no dtype of its own (not parsed) */
 
 const char *ext_typestr(kf_dtype t) {
   return (unsigned)t < KF_DTYPE_COUNT ? typestrs[t] : kf_dtype_is_record(t) ? kf_dtype_name(t) : "|V0";
@@ -38,7 +39,7 @@ int ext_dtype_from_typestr(const char *ts, kf_dtype *out) {
     int size1 = ts[2] == '1' && ts[3] == 0;
     if (native || (order == '>' && size1)) {
       for (int t = 0; t < KF_DTYPE_COUNT; t++)
-        if (strcmp(ts + 1, typestrs[t] + 1) == 0) {
+        if (t != KF_BFLOAT16 && strcmp(ts + 1, typestrs[t] + 1) == 0) {
           *out = (kf_dtype)t;
           return 0;
         }
@@ -47,6 +48,11 @@ int ext_dtype_from_typestr(const char *ts, kf_dtype *out) {
       PyErr_Format(PyExc_TypeError, "kfront does not support big-endian arrays (dtype '%s')", ts);
       return -1;
     }
+  }
+  if (strcmp(ts + 1, "V2") == 0) {
+    PyErr_Format(PyExc_TypeError, "kfront does not support arrays of dtype '%s' (ml_dtypes' bfloat16 arrays are not "
+                 "supported yet: pass float32 arrays and convert with cuda.bf16.float32_to_bfloat16)", ts);
+    return -1;
   }
   PyErr_Format(PyExc_TypeError, "kfront does not support arrays of dtype '%s'", ts);
   return -1;
@@ -342,6 +348,13 @@ static int scalar_from_memory(const kf_array *a, kf_arg *out) {
   case KF_FLOAT64: out->value.f = *(const double *)p; break;
   case KF_COMPLEX64: out->value.f = ((const float *)p)[0]; out->imag = ((const float *)p)[1]; break;
   case KF_COMPLEX128: out->value.f = ((const double *)p)[0]; out->imag = ((const double *)p)[1]; break;
+  case KF_BFLOAT16: { /* bfloat16 -> float32, exactly */
+    uint32_t u = (uint32_t)(*(const uint16_t *)p) << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    out->value.f = f;
+    break;
+  }
   }
   return 0;
 }
@@ -480,7 +493,7 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
       return -1;
     }
     out->kind = a.dtype == KF_BOOL ? KF_VALUE_BOOL
-                : a.dtype >= KF_FLOAT16 ? KF_VALUE_FLOAT : KF_VALUE_INT;
+                : a.dtype >= KF_FLOAT16 ? KF_VALUE_FLOAT : KF_VALUE_INT; /* bfloat16 too */
     out->dtype = a.dtype;
     memcpy(&out->scalar, &a.value, sizeof out->scalar);
     return 0;

@@ -16,8 +16,10 @@ it forwards every read and every assignment to kfront.config). What each alias f
     numba                          vectorize, guvectorize, __version__ (kfront); typeof, from_dtype and the
                                    type names (kfront.types); numba.core.errors' names (kfront.errors);
                                    the submodules cuda, core, np, config, types, errors
-    numba.cuda                     every public name of kfront.cuda; the submodules cudadrv, random
+    numba.cuda                     every public name of kfront.cuda; the submodules cudadrv, random, fp16, bf16,
+                                   libdevice
     numba.cuda.random              every public name of kfront.cuda.random (xoroshiro128+ generators)
+    numba.cuda.fp16 / bf16 / libdevice   the kernel-side names of kfront.cuda.fp16 / bf16 / libdevice (hadd, ...)
     numba.cuda.cudadrv.driver      CudaAPIError, CudaDriverError (kfront.errors.CudaDriverError)
     numba.cuda.cudadrv.devicearray DeviceNDArray (kfront.cuda)
     numba.core.config              kfront.config, reads and assignments (also as numba.config)
@@ -105,6 +107,22 @@ class _ErrorNames:
         return [n for n in table if self.only is None or n in self.only]
 
 
+class _KernelNamespace:
+    """The kernel-side names of a namespace of kfront.cuda (fp16, bf16, libdevice: KernelOnly objects), as the
+    numba-cuda module of that name has them (`from numba.cuda.bf16 import hadd`)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def lookup(self, alias, name):
+        if name.startswith("__") and name.endswith("__"):
+            return _MISSING
+        return getattr(getattr(alias._kfront_target("kfront.cuda", name), self.name), name)
+
+    def names(self, alias):
+        return []
+
+
 class _Spec:
     def __init__(self, providers=(), children=None, forward_set=None):
         self.providers = providers
@@ -121,8 +139,13 @@ _MODULES = {
          _TypeNames(), _ErrorNames()),
         {"cuda": "numba.cuda", "core": "numba.core", "np": "numba.np", "config": "numba.core.config",
          "types": "numba.core.types", "errors": "numba.core.errors"}),
-    "numba.cuda": _Spec((_Star("kfront.cuda"),), {"cudadrv": "numba.cuda.cudadrv", "random": "numba.cuda.random"}),
+    "numba.cuda": _Spec((_Star("kfront.cuda"),), {"cudadrv": "numba.cuda.cudadrv", "random": "numba.cuda.random",
+                                                  "fp16": "numba.cuda.fp16", "bf16": "numba.cuda.bf16",
+                                                  "libdevice": "numba.cuda.libdevice"}),
     "numba.cuda.random": _Spec((_Star("kfront.cuda.random"),)),
+    "numba.cuda.fp16": _Spec((_KernelNamespace("fp16"),)),
+    "numba.cuda.bf16": _Spec((_KernelNamespace("bf16"),)),
+    "numba.cuda.libdevice": _Spec((_KernelNamespace("libdevice"),)),
     "numba.cuda.cudadrv": _Spec((), {"driver": "numba.cuda.cudadrv.driver",
                                      "devicearray": "numba.cuda.cudadrv.devicearray"}),
     "numba.cuda.cudadrv.driver": _Spec((_ErrorNames(("CudaAPIError", "CudaDriverError")),)),
@@ -193,7 +216,8 @@ class AliasModule(types.ModuleType):
                 value = importlib.import_module(child)
         elif name == "__all__":
             return sorted(set(self._kfront_names()) - {"__all__"})
-        elif name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+        elif (name.startswith("_") and not (name.startswith("__") and name.endswith("__")) and
+              not any(isinstance(p, _KernelNamespace) for p in spec.providers)):  # (cuda.fp16 has __hadd)
             raise AttributeError("module %r has no attribute %r" % (self.__name__, name))
         else:
             value = _MISSING

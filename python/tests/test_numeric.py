@@ -509,3 +509,29 @@ def test_unsupported_forms_are_located_errors():
     out = np.zeros(4, dtype=np.bool_)
     ufunc_types[1, 1](out)
     assert out.all() == False  # noqa: E712 (element 2 is False)
+
+
+# ---- int.bit_count() (numba-cuda: cuda.popc of the integer, its type) ---------------------------------------------
+
+@cuda.jit
+def bit_count(out, a, b, c, d):
+    out[0] = a.bit_count()
+    out[1] = b.bit_count()
+    out[2] = c.bit_count()
+    out[3] = d.bit_count()
+    out[4] = (a & 0xF).bit_count()
+
+
+def test_int_bit_count():
+    out = np.zeros(5, np.int64)
+    bit_count[1, 1](out, np.uint8(0xFF), np.int16(-1), np.uint64(0xFFFFFFFFFFFFFFFF), np.int32(0x12345678))
+    assert out.tolist() == [8, 16, 64, bin(0x12345678).count("1"), 4]
+
+
+def test_bit_count_of_a_float_is_an_error():
+    @cuda.jit
+    def bad(out, x):
+        out[0] = x.bit_count()
+
+    with pytest.raises(errors.TypingError, match=r"unknown attribute 'bit_count' of float64"):
+        bad[1, 1](np.zeros(1), 1.5)

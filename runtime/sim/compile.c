@@ -26,6 +26,7 @@
 
 #include "passes/passes.h"
 #include "runtime/sim/sim_internal.h"
+#include "ir/libdevice.h"
 #include "utils/mem.h"
 
 const char *const sim_opcode_names[SI__COUNT] = {
@@ -40,7 +41,7 @@ ElemKind sim_elem_kind(const Type *t) {
   if (t->kind == TY_BOOL) return EK_BOOL;
   if (t->kind == TY_RECORD) return EK_U8; /* records are only moved as bytes (sim_type_size) */
   if (t->kind == TY_COMPLEX) return t->elem->bits == 32 ? EK_C64 : EK_C128;
-  if (t->kind == TY_FLOAT) return t->bits == 16 ? EK_F16 : t->bits == 32 ? EK_F32 : EK_F64;
+  if (t->kind == TY_FLOAT) return t->bfloat ? EK_BF16 : t->bits == 16 ? EK_F16 : t->bits == 32 ? EK_F32 : EK_F64;
   switch (t->bits) {
   case 8: return t->is_unsigned ? EK_U8 : EK_I8;
   case 16: return t->is_unsigned ? EK_U16 : EK_I16;
@@ -50,7 +51,7 @@ ElemKind sim_elem_kind(const Type *t) {
 }
 
 unsigned sim_elem_size(ElemKind ek) {
-  static const unsigned size[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 8, 16};
+  static const unsigned size[EK__COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 8, 16, 2};
   return size[ek];
 }
 
@@ -294,7 +295,7 @@ static uint32_t *result_slots(Cc *c, const Op *op) {
 
 
 static bool is_f64(const Type *t) { return t->kind == TY_FLOAT && t->bits == 64; }
-static bool is_f16(const Type *t) { return t->kind == TY_FLOAT && t->bits == 16; }
+static bool is_f16(const Type *t) { return ty_is_f16(t); }
 
 static void f16_fix(Cc *c, const Op *op, const Type *t, uint32_t d) {
   if (!is_f16(t)) return;
@@ -360,6 +361,17 @@ static bool sem_generic(Cc *c, const Op *op) {
   return true;
 }
 
+/* Whether a scalar op has a bf16 operand or result, or converts to a float by a rounding mode other than the
+ * default (its attr round): both run as SEM. */
+static bool involves_bf16(const Op *op) {
+  if (ir_op_attr(op, "round")) return true;
+  for (unsigned i = 0; i < op->nresults; i++)
+    if (ty_is_bf16(op_result(op, i)->type)) return true;
+  for (unsigned i = 0; i < op->noperands; i++)
+    if (op_operand(op, i) && ty_is_bf16(op_operand(op, i)->type)) return true;
+  return false;
+}
+
 static bool set_const(Cc *c, const Op *op) {
   const Type *t = op_result(op, 0)->type;
   Attr *a = ir_op_attr(op, "value");
@@ -370,7 +382,7 @@ static bool set_const(Cc *c, const Op *op) {
   if (t->kind == TY_FLOAT) {
     double x = a->kind == ATTR_FLOAT ? a->f : a->kind == ATTR_INT ? (double)a->i : 0.0;
     if (t->bits == 64) v.d = x;
-    else v.f = t->bits == 32 ? (float)x : sem_f16_round(x);
+    else v.f = t->bits == 32 ? (float)x : sem_narrow_round(sem_ty(t), x);
   } else if (t->kind == TY_BOOL || t->kind == TY_INT) {
     uint64_t x = a->kind == ATTR_INT ? (uint64_t)a->i : a->kind == ATTR_BOOL ? (uint64_t)a->b : 0;
     unsigned sh = shift_of(t);
@@ -496,6 +508,17 @@ static void compile_op(Cc *c, const Op *op) {
   static const char *const bred_names[] = {"count", "and", "or", NULL};
   uint32_t k;
   Ins *I;
+  /* bf16 arithmetic runs as SEM (the simulator's fast instructions know f32, f64 and f16) */
+  if (involves_bf16(op) && sem_generic(c, op)) return;
+  if (op->kind == OP_LIBDEVICE) { /* a libdevice function: SEM, if ir/libdevice.c defines it */
+    const char *name = ir_op_attr_str(op, "name");
+    const LibdeviceFn *f = name && strncmp(name, "__nv_", 5) == 0 ? ir_libdevice_lookup(name + 5) : NULL;
+    if (!f || !ir_libdevice_eval(f)) {
+      cc_error(c, op, "the simulator cannot run this libdevice function: %s", f ? ir_libdevice_why(f) : "unknown");
+      return;
+    }
+    if (sem_generic(c, op)) return;
+  }
   switch (op->kind) {
   case OP_CONSTANT: set_const(c, op); return;
   case OP_ADDI: int_binary(c, op, SI_ADDI); return;
@@ -1224,6 +1247,8 @@ static bool add_global(SimProgram *p, const Op *g) {
         case EK_I32: case EK_U32: { uint32_t b = (uint32_t)x; memcpy(dst, &b, 4); break; }
         case EK_I64: case EK_U64: memcpy(dst, &x, 8); break;
         case EK_F16: { uint16_t h = sem_f16_bits(f); memcpy(dst, &h, 2); break; }
+        case EK_BF16: { uint16_t h = sem_bf16_bits(f); memcpy(dst, &h, 2); break; }
+        case EK__COUNT: break;
         case EK_F32: { float ff = (float)f; memcpy(dst, &ff, 4); break; }
         case EK_F64: memcpy(dst, &f, 8); break;
         case EK_C64: case EK_C128: break;  /* the verifier refuses a value for complex elements */

@@ -82,7 +82,7 @@ typedef struct BlockCtx {
   SimArr *garr;        /* per global: shared ones point into this block's memory */
   char **gmem;         /* shared globals' buffers */
   SimShadow **gshadow;
-  SimArr dyn[EK_C128 + 1];
+  SimArr dyn[EK__COUNT];
   char *dyn_mem;
   SimShadow *dyn_shadow;
   uint32_t epoch;
@@ -340,6 +340,7 @@ static inline Slot load_elem(const char *p, unsigned ek) {
   case EK_I64:
   case EK_U64: memcpy(&s.u, p, 8); break;
   case EK_F16: { uint16_t v; memcpy(&v, p, 2); s.f = (float)sem_f16_value(v); break; }
+  case EK_BF16: { uint16_t v; memcpy(&v, p, 2); s.f = sem_bf16_value(v); break; }
   case EK_F32: memcpy(&s.f, p, 4); break;
   case EK_F64: memcpy(&s.d, p, 8); break;
   }
@@ -358,6 +359,7 @@ static inline void store_elem(char *p, unsigned ek, Slot v) {
   case EK_I64:
   case EK_U64: memcpy(p, &v.u, 8); break;
   case EK_F16: { uint16_t x = sem_f16_bits(v.f); memcpy(p, &x, 2); break; }
+  case EK_BF16: { uint16_t x = sem_bf16_bits(v.f); memcpy(p, &x, 2); break; }
   case EK_F32: memcpy(p, &v.f, 4); break;
   case EK_F64: memcpy(p, &v.d, 8); break;
   }
@@ -572,8 +574,8 @@ static bool is_signed_ek(unsigned ek) { return ek == EK_I8 || ek == EK_I16 || ek
 
 static Slot atomic_apply(AtomicKind k, unsigned ek, Slot old, Slot v) {
   Slot n = old;
-  if (ek == EK_F16 || ek == EK_F32 || ek == EK_F64) {
-    bool f = ek != EK_F64; /* f16 computes in float; store_elem rounds it */
+  if (ek == EK_F16 || ek == EK_BF16 || ek == EK_F32 || ek == EK_F64) {
+    bool f = ek != EK_F64; /* f16 and bf16 compute in float; store_elem rounds them */
     double a = f ? old.f : old.d, b = f ? v.f : v.d, r = a;
     switch (k) {
     case AK_ADD: r = a + b; break;
@@ -1304,7 +1306,7 @@ static bool block_init(BlockCtx *B, Launch *L) {
     if (!(B->dyn_mem = mem_alloc(L->dyn_bytes ? L->dyn_bytes : 16))) return false;  /* 16-aligned */
     if (L->opts.detect_races && !(B->dyn_shadow = mem_calloc((L->dyn_bytes >> p->dyn_gshift) + 1, sizeof(SimShadow))))
       return false;
-    for (unsigned ek = 0; ek <= EK_C128; ek++) {
+    for (unsigned ek = 0; ek < EK__COUNT; ek++) {
       SimArr *a = &B->dyn[ek];
       a->data = a->base = B->dyn_mem;
       a->rank = 1;
@@ -1676,7 +1678,7 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
       } else if (pt->kind == TY_FLOAT) {
         double x = a->kind == SIM_ARG_FLOAT ? a->f : a->kind == SIM_ARG_INT ? (double)a->i : (double)a->u;
         if (pt->bits == 64) v.d = x;
-        else v.f = pt->bits == 32 ? (float)x : sem_f16_round(x);
+        else v.f = pt->bits == 32 ? (float)x : sem_narrow_round(sem_ty(pt), x);
       } else if (pt->kind == TY_BOOL) {
         v.u = a->kind == SIM_ARG_FLOAT ? a->f != 0 : a->u != 0;
       } else {

@@ -3,12 +3,13 @@
  *
  * Each func.func becomes a SimFn: an array of Ins over a frame of Slots (one per SSA value, plus
  * temporaries). Integer slots hold the value normalised to its type (sign-extended for signed types,
- * zero-extended for unsigned and i1), so comparisons and widening need no masking; f32 and f16 values
+ * zero-extended for unsigned and i1), so comparisons and widening need no masking; f32, f16 and bf16 values
  * are kept as float (f16 rounded after every op), f64 as double: the values of ir/op_semantics.h, whose kernels
  * the instructions call. The common ops have instructions of their own; every other op that ir_op_sem
- * evaluates runs as SEM, which calls its row's evaluation. Constants live in the frame template,
- * not in the code. Functions run as lower-scf leaves them: blocks and branches (a compare feeding a branch is
- * one instruction, JCMP_*); block arguments are moved by MOV / PMOVE (parallel move). */
+ * evaluates runs as SEM, which calls its row's evaluation (every op on bf16, every conversion by a rounding mode and
+ * every math.libdevice run as SEM). Constants live in the frame template, not in the code. Functions run as
+ * lower-scf leaves them: blocks and branches (a compare feeding a branch is one instruction, JCMP_*); block
+ * arguments are moved by MOV / PMOVE (parallel move). */
 #ifndef KF_RUNTIME_SIM_INTERNAL_H
 #define KF_RUNTIME_SIM_INTERNAL_H
 
@@ -22,7 +23,10 @@ typedef SemVal Slot;
 
 /* Element kinds of array memory. */
 /* EK_C64 / EK_C128: complex elements, which only size arrays (lower-complex reads and writes them as floats) */
-typedef enum { EK_BOOL, EK_I8, EK_I16, EK_I32, EK_I64, EK_U8, EK_U16, EK_U32, EK_U64, EK_F16, EK_F32, EK_F64, EK_C64, EK_C128 } ElemKind;
+typedef enum {
+  EK_BOOL, EK_I8, EK_I16, EK_I32, EK_I64, EK_U8, EK_U16, EK_U32, EK_U64, EK_F16, EK_F32, EK_F64, EK_C64, EK_C128, EK_BF16,
+  EK__COUNT
+} ElemKind;
 
 /* Flags of a run-time array. */
 enum { ARR_SHARED = 1, ARR_CONST = 2, ARR_LOCAL = 4, ARR_RACE = 8 };

@@ -2,7 +2,9 @@
  * simulator against ir/op_semantics.h) and test/gpu/backend_gpu.c (the GPU against the same definitions):
  * every op of ir_op_sem with an evaluation, in every type signature of scalar types (the operands' type and the
  * result's: every result type for one operand, the operand's own and i1 for more; every exponent type for
- * math.powi and math.ldexp; every predicate of the comparisons), as a kernel @k that loads its operands from arrays in%u, applies
+ * math.powi and math.ldexp; every predicate of the comparisons; every rounding mode (attr round) of arith.truncf,
+ * sitofp and uitofp; every result of every libdevice function of math.libdevice the simulator runs, but jn / yn,
+ * whose integer order the random operands make huge), as a kernel @k that loads its operands from arrays in%u, applies
  * the op and stores to out; operand values (edge values and random bits) and their element form in memory.
  * Signatures the verifier refuses are the callers' to skip. */
 #ifndef KF_TEST_OPSEM_CASES_H
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/libdevice.h"
 #include "ir/op_semantics.h"
 #include "utils/strbuf.h"
 
@@ -24,14 +27,15 @@ static inline uint64_t opsem_rnd(void) {
   return opsem_rng;
 }
 
-static const char *const OPSEM_TYPES[] = {"i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64"};
+static const char *const OPSEM_TYPES[] = {"i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64"};
 enum { OPSEM_NTYPES = sizeof OPSEM_TYPES / sizeof *OPSEM_TYPES };
 
 /* The SemTy of a scalar type name of OPSEM_TYPES. */
 static inline SemTy opsem_ty(const char *name) {
-  SemTy t = {0, 0, false, false};
-  t.is_float = name[0] == 'f';
-  t.bits = (uint8_t)atoi(name + 1);
+  SemTy t = {0, 0, false, false, false};
+  t.bf = name[0] == 'b';
+  t.is_float = name[0] == 'f' || t.bf;
+  t.bits = (uint8_t)atoi(name + 1 + t.bf);
   if (!t.is_float) {
     t.sh = (uint8_t)(64 - t.bits);
     t.sgn = name[0] == 'i' && t.bits > 1;
@@ -62,7 +66,7 @@ static inline SemVal opsem_pick(SemTy t) {
   } else {
     uint64_t b = opsem_rnd();
     if (t.bits == 16) {
-      d = sem_f16_value((uint16_t)b);
+      d = sem_narrow_value(t, (uint16_t)b);
     } else if (t.bits == 32) {
       uint32_t b32 = (uint32_t)b;
       float f;
@@ -81,7 +85,7 @@ static inline size_t opsem_esize(SemTy t) { return t.bits == 1 ? 1 : t.bits / 8;
 static inline void opsem_put(void *base, unsigned i, SemTy t, SemVal v) {
   char *p = (char *)base + (size_t)i * opsem_esize(t);
   if (t.is_float && t.bits == 16) {
-    uint16_t h = sem_f16_bits(v.f);
+    uint16_t h = sem_narrow_bits(t, v.f);
     memcpy(p, &h, 2);
   } else if (t.is_float && t.bits == 32) {
     memcpy(p, &v.f, 4);
@@ -97,7 +101,7 @@ static inline SemVal opsem_get(const void *base, unsigned i, SemTy t) {
   if (t.is_float && t.bits == 16) {
     uint16_t h;
     memcpy(&h, p, 2);
-    v.f = (float)sem_f16_value(h);
+    v.f = sem_narrow_value(t, h);
   } else if (t.is_float && t.bits == 32) {
     memcpy(&v.f, p, 4);
   } else if (t.is_float) {
@@ -138,14 +142,17 @@ static inline uint64_t opsem_ulps(SemVal a, SemVal b, SemTy t) {
     ix = a32;
     iy = b32;
   } else {
-    ix = (int16_t)sem_f16_bits(x);
-    iy = (int16_t)sem_f16_bits(y);
+    ix = (int16_t)sem_narrow_bits(t, x);
+    iy = (int16_t)sem_narrow_bits(t, y);
   }
   int64_t top = t.bits == 64 ? INT64_MIN : -((int64_t)1 << (t.bits - 1));
   if (ix < 0) ix = top - ix;
   if (iy < 0) iy = top - iy;
   return ix > iy ? (uint64_t)ix - (uint64_t)iy : (uint64_t)iy - (uint64_t)ix;
 }
+
+/* Whether op k converts to a float by a rounding mode (its attr round; a case's pred names the mode). */
+static inline bool opsem_rounds(OpKind k) { return k == OP_TRUNCF || k == OP_SITOFP || k == OP_UITOFP; }
 
 /* The kir text of kernel @name: out[i] = op(in0[i], ...) for i = the global thread index (no guard: launch
  * exactly as many threads as elements). */
@@ -165,7 +172,12 @@ static inline void opsem_kernel_text(StrBuf *t, const char *name, OpKind k, unsi
   sb_printf(t, "  %%r = %s(", ir_op_info[k].name);
   for (unsigned i = 0; i < n; i++) sb_printf(t, "%s%%x%u", i ? ", " : "", i);
   sb_puts(t, ")");
-  if (pred) sb_printf(t, " {pred = \"%s\"}", pred);
+  if (pred && k == OP_LIBDEVICE) { /* pred: "name/part" */
+    const char *slash = strchr(pred, '/');
+    sb_printf(t, " {name = \"__nv_%.*s\", part = %s}", (int)(slash - pred), pred, slash + 1);
+  } else if (pred) {
+    sb_printf(t, " {%s = \"%s\"}", opsem_rounds(k) ? "round" : "pred", pred);
+  }
   sb_puts(t, " : (");
   for (unsigned i = 0; i < n; i++) sb_printf(t, "%s%s", i ? ", " : "", ops[i]);
   sb_printf(t, ") -> (%s)\n", rt);
@@ -183,19 +195,47 @@ static inline SemSig opsem_sig(OpKind k, unsigned n, const char *const *ops, con
   s.n = (uint8_t)n;
   s.r = opsem_ty(rt);
   for (unsigned i = 0; i < n; i++) s.a[i] = opsem_ty(ops[i]);
-  s.pred = (int8_t)(pred ? sem_name_index(pred, k == OP_CMPI ? sem_cmpi_names : sem_cmpf_names) : -1);
+  if (k == OP_LIBDEVICE) {
+    const char *slash = strchr(pred, '/');
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(slash - pred), pred);
+    s.fn = (uint16_t)(1 + ir_libdevice_index(ir_libdevice_lookup(name)));
+    s.pred = (int8_t)atoi(slash + 1);
+  } else if (opsem_rounds(k)) s.pred = (int8_t)(pred ? sem_name_index(pred, sem_round_names) : SEM_RN);
+  else s.pred = (int8_t)(pred ? sem_name_index(pred, k == OP_CMPI ? sem_cmpi_names : sem_cmpf_names) : -1);
   return s;
 }
 
 typedef void (*OpsemCaseFn)(OpKind k, unsigned n, const char *const *ops, const char *rt, const char *pred, void *user);
 
+/* The libdevice cases: each function the simulator runs, each of its results ("name/part" as the case's pred). */
+static inline void opsem_for_each_libdevice_case(OpsemCaseFn fn, void *user) {
+  for (unsigned k = 0; k < ir_libdevice_count(); k++) {
+    const LibdeviceFn *f = ir_libdevice_at((int)k);
+    if (!ir_libdevice_eval(f) || strcmp(f->name, "jn") == 0 || strcmp(f->name, "jnf") == 0 ||
+        strcmp(f->name, "yn") == 0 || strcmp(f->name, "ynf") == 0)
+      continue;
+    LdShape sh;
+    ir_libdevice_shape(f, &sh);
+    const char *ops[LD_MAX_ARGS];
+    for (unsigned i = 0; i < sh.nargs; i++) ops[i] = ir_libdevice_type_name(sh.args[i]);
+    for (unsigned p = 0; p < sh.nresults; p++) {
+      static char pred[80]; /* the callbacks copy what they keep */
+      snprintf(pred, sizeof pred, "%s/%u", f->name, p);
+      fn(OP_LIBDEVICE, sh.nargs, ops, ir_libdevice_type_name(sh.results[p]), pred, user);
+    }
+  }
+}
+
 /* Calls fn for every case (see the top of the file). */
 static inline void opsem_for_each_case(OpsemCaseFn fn, void *user) {
+  opsem_for_each_libdevice_case(fn, user);
   for (int k = 0; k < OP__COUNT; k++) {
     if (!ir_op_sem[k].eval) continue;
     int n = ir_op_info[k].noperands;
     if (n < 1 || n > 3) continue;
     const char *const *preds = k == OP_CMPI ? sem_cmpi_names : k == OP_CMPF ? sem_cmpf_names : NULL;
+    if (opsem_rounds((OpKind)k)) preds = sem_round_names + SEM_RZ; /* rn is the case without the attr */
     for (unsigned a = 0; a < OPSEM_NTYPES; a++) {
       const char *ops[3] = {OPSEM_TYPES[a], OPSEM_TYPES[a], OPSEM_TYPES[a]};
       if (k == OP_SELECT) ops[0] = "i1";
@@ -206,6 +246,7 @@ static inline void opsem_for_each_case(OpsemCaseFn fn, void *user) {
           continue;
         }
         if (n > 1 && r != a && strcmp(OPSEM_TYPES[r], "i1") != 0) continue;
+        if (opsem_rounds((OpKind)k)) fn((OpKind)k, (unsigned)n, ops, OPSEM_TYPES[r], NULL, user);
         if (preds)
           for (unsigned p = 0; preds[p]; p++) fn((OpKind)k, (unsigned)n, ops, OPSEM_TYPES[r], preds[p], user);
         else

@@ -13,7 +13,7 @@ KERNEL_NAMES = (
     "shared", "local", "const", "atomic", "threadfence", "threadfence_block", "threadfence_system",
     "activemask", "lanemask_lt", "ballot_sync", "all_sync", "any_sync", "eq_sync", "match_any_sync",
     "match_all_sync", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "popc", "brev", "clz",
-    "ffs", "fma", "cbrt", "selp", "nanosleep", "fp16", "libdevice", "cg", "vote_sync_intrinsic",
+    "ffs", "fma", "cbrt", "selp", "nanosleep", "fp16", "bf16", "libdevice", "cg", "vote_sync_intrinsic",
 )
 
 # numba-cuda's vector types (numba.cuda.vector_types): <base>x<N>, and the C-style aliases of each (float4 is
@@ -37,7 +37,7 @@ class KernelOnly:
         self._children = {}
 
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("__") and name.endswith("__"):  # not cuda.fp16.__hadd: a name numba-cuda spells so
             raise AttributeError(name)
         child = self._children.get(name)
         if child is None:

@@ -1,0 +1,398 @@
+/* libdevice.c — what each function of cuda.libdevice computes (see libdevice.h): one row per function of the
+ * generated ir/libdevice.def, its implementation found by name in IMPLS below. Values are SemVals of the row's
+ * types (int16 / int32 / int64 in i, sign-extended; float32 in f; float64 in d); the caller normalises the
+ * results to their types.
+ *
+ * Directed-rounding arithmetic (dadd_rd, fmul_rz, fsqrt_ru, ...) runs on the host's FPU in that rounding mode
+ * (fesetround around the one operation, which a compiler barrier keeps inside); directed conversions use
+ * sem_round_bits (ir/op_semantics.c) and the saturating sem_float_to_int, as PTX's cvt. */
+#define _GNU_SOURCE /* exp10 */
+#include "ir/libdevice.h"
+
+#include <fenv.h>
+#include <math.h>
+#include <string.h>
+
+#include "ir/ir.h"
+
+/* ---- helpers ------------------------------------------------------------------------------------------------- */
+
+#define BARRIER(v) __asm__ volatile("" : "+m"(v))
+
+/* a op b in the host's rounding mode `mode` (FE_*): the operands and the result pass through memory barriers so
+ * that the operation happens while the mode is set */
+#define DIRECTED(T, NAME, EXPR)                                      \
+  static T NAME(T a, T b, T c, int mode) {                         \
+    int old = fegetround();                                        \
+    fesetround(mode);                                              \
+    BARRIER(a);                                                    \
+    BARRIER(b);                                                    \
+    BARRIER(c);                                                    \
+    T r = EXPR;                                                    \
+    BARRIER(r);                                                    \
+    fesetround(old);                                               \
+    return r;                                                      \
+  }
+DIRECTED(double, d_add, a + b)
+DIRECTED(double, d_mul, a * b)
+DIRECTED(double, d_div, a / b)
+DIRECTED(double, d_sqrt, sqrt(a))
+DIRECTED(double, d_fma, fma(a, b, c))
+DIRECTED(float, f_add, a + b)
+DIRECTED(float, f_sub, a - b)
+DIRECTED(float, f_mul, a * b)
+DIRECTED(float, f_div, a / b)
+DIRECTED(float, f_sqrt, sqrtf(a))
+DIRECTED(float, f_fma, fmaf(a, b, c))
+#undef DIRECTED
+
+/* 64-bit integers to double in the host's rounding mode `mode` */
+static double ll_to_double(int64_t v, int mode) {
+  int old = fegetround();
+  fesetround(mode);
+  BARRIER(v);
+  double r = (double)v;
+  BARRIER(r);
+  fesetround(old);
+  return r;
+}
+static double ull_to_double(uint64_t v, int mode) {
+  int old = fegetround();
+  fesetround(mode);
+  BARRIER(v);
+  double r = (double)v;
+  BARRIER(r);
+  fesetround(old);
+  return r;
+}
+
+static float f32_of_bits(uint32_t b) {
+  float f;
+  memcpy(&f, &b, 4);
+  return f;
+}
+static uint32_t bits_of_f32(float f) {
+  uint32_t b;
+  memcpy(&b, &f, 4);
+  return b;
+}
+static uint64_t bits_of_f64(double d) {
+  uint64_t b;
+  memcpy(&b, &d, 8);
+  return b;
+}
+static double f64_of_bits(uint64_t b) {
+  double d;
+  memcpy(&d, &b, 8);
+  return d;
+}
+/* a double (exact or rounded to odd) to float32 by a SemRound mode */
+static float to_f32(double d, unsigned mode) { return f32_of_bits(sem_round_bits(d, SEM_FMT_F32, mode)); }
+/* a float rounded to an integer by mode, then to an integer of `bits` bits saturating (NaN 0), as cvt.rni ... */
+static int64_t to_int(double v, unsigned mode, unsigned bits, bool sgn) {
+  double r = mode == SEM_RN ? rint(v) : mode == SEM_RD ? floor(v) : mode == SEM_RU ? ceil(v) : trunc(v);
+  uint64_t u = sem_float_to_int(r, bits, sgn);
+  return bits == 64 ? (int64_t)u : sgn ? sem_sext(u, 64 - bits) : (int64_t)u;
+}
+static int32_t i32(const SemVal *x, int k) { return (int32_t)x[k].i; }
+static uint32_t u32(const SemVal *x, int k) { return (uint32_t)x[k].u; }
+
+/* ---- the implementations --------------------------------------------------------------------------------------- */
+
+#define EV(name) static void ld_##name(const SemVal *x, SemVal *r)
+/* libm: the host function of the same name, float64 and float32 */
+#define LIBM1(n)                        \
+  EV(n) { r[0].d = n(x[0].d); }          \
+  EV(n##f) { r[0].f = n##f(x[0].f); }
+#define LIBM2(n)                              \
+  EV(n) { r[0].d = n(x[0].d, x[1].d); }        \
+  EV(n##f) { r[0].f = n##f(x[0].f, x[1].f); }
+LIBM1(acos) LIBM1(acosh) LIBM1(asin) LIBM1(asinh) LIBM1(atan) LIBM1(atanh) LIBM1(cbrt) LIBM1(cos) LIBM1(cosh)
+LIBM1(erf) LIBM1(erfc) LIBM1(exp) LIBM1(exp10) LIBM1(exp2) LIBM1(expm1) LIBM1(lgamma) LIBM1(log) LIBM1(log10)
+LIBM1(log1p) LIBM1(log2) LIBM1(sin) LIBM1(sinh) LIBM1(tan) LIBM1(tanh) LIBM1(tgamma) LIBM1(j0) LIBM1(j1) LIBM1(y0)
+LIBM1(y1) LIBM1(ceil) LIBM1(fabs) LIBM1(floor) LIBM1(logb) LIBM1(nearbyint) LIBM1(rint) LIBM1(round) LIBM1(sqrt)
+LIBM1(trunc)
+LIBM2(atan2) LIBM2(hypot) LIBM2(pow) LIBM2(copysign) LIBM2(fdim) LIBM2(fmax) LIBM2(fmin) LIBM2(fmod)
+LIBM2(nextafter) LIBM2(remainder)
+EV(fma) { r[0].d = fma(x[0].d, x[1].d, x[2].d); }
+EV(fmaf) { r[0].f = fmaf(x[0].f, x[1].f, x[2].f); }
+EV(jn) { r[0].d = jn(i32(x, 0), x[1].d); }
+EV(jnf) { r[0].f = jnf(i32(x, 0), x[1].f); }
+EV(yn) { r[0].d = yn(i32(x, 0), x[1].d); }
+EV(ynf) { r[0].f = ynf(i32(x, 0), x[1].f); }
+EV(ldexp) { r[0].d = ldexp(x[0].d, i32(x, 1)); }
+EV(ldexpf) { r[0].f = ldexpf(x[0].f, i32(x, 1)); }
+EV(scalbn) { r[0].d = scalbn(x[0].d, i32(x, 1)); }
+EV(scalbnf) { r[0].f = scalbnf(x[0].f, i32(x, 1)); }
+EV(powi) { r[0].d = pow(x[0].d, (double)i32(x, 1)); }
+EV(powif) { r[0].f = powf(x[0].f, (float)i32(x, 1)); }
+/* ilogb: 0 and NaN INT_MIN, infinities INT_MAX (CUDA's, and glibc's on x86) */
+EV(ilogb) { r[0].i = isnan(x[0].d) || x[0].d == 0 ? INT32_MIN : isinf(x[0].d) ? INT32_MAX : ilogb(x[0].d); }
+EV(ilogbf) { r[0].i = isnan(x[0].f) || x[0].f == 0 ? INT32_MIN : isinf(x[0].f) ? INT32_MAX : ilogbf(x[0].f); }
+EV(rsqrt) { r[0].d = 1.0 / sqrt(x[0].d); }
+EV(rsqrtf) { r[0].f = (float)(1.0 / sqrt((double)x[0].f)); }
+EV(frsqrt_rn) { r[0].f = (float)(1.0 / sqrt((double)x[0].f)); }
+EV(rcbrt) { r[0].d = 1.0 / cbrt(x[0].d); }
+EV(rcbrtf) { r[0].f = (float)(1.0 / cbrt((double)x[0].f)); }
+EV(normcdf) { r[0].d = 0.5 * erfc(-x[0].d * M_SQRT1_2); }
+EV(normcdff) { r[0].f = (float)(0.5 * erfc(-(double)x[0].f * M_SQRT1_2)); }
+EV(sincos) { r[0].d = sin(x[0].d); r[1].d = cos(x[0].d); }
+EV(sincosf) { r[0].f = sinf(x[0].f); r[1].f = cosf(x[0].f); }
+/* frexp of 0, infinities and NaN: (x, 0), as math.frexp */
+EV(frexp) {
+  int e = 0;
+  r[0].d = x[0].d == 0 || !isfinite(x[0].d) ? x[0].d : frexp(x[0].d, &e);
+  r[1].i = e;
+}
+EV(frexpf) {
+  int e = 0;
+  r[0].f = x[0].f == 0 || !isfinite(x[0].f) ? x[0].f : frexpf(x[0].f, &e);
+  r[1].i = e;
+}
+EV(modf) { r[0].d = modf(x[0].d, &r[1].d); }
+EV(modff) { r[0].f = modff(x[0].f, &r[1].f); }
+EV(llrint) { r[0].i = to_int(x[0].d, SEM_RN, 64, true); }
+EV(llrintf) { r[0].i = to_int(x[0].f, SEM_RN, 64, true); }
+EV(llround) { r[0].i = (int64_t)sem_float_to_int(round(x[0].d), 64, true); }
+EV(llroundf) { r[0].i = (int64_t)sem_float_to_int(roundf(x[0].f), 64, true); }
+EV(saturatef) { r[0].f = !(x[0].f > 0) ? 0.0f : x[0].f < 1 ? x[0].f : 1.0f; }
+/* predicates: 1 or 0 */
+EV(isnand) { r[0].i = isnan(x[0].d) != 0; }
+EV(isnanf) { r[0].i = isnan(x[0].f) != 0; }
+EV(isinfd) { r[0].i = isinf(x[0].d) != 0; }
+EV(isinff) { r[0].i = isinf(x[0].f) != 0; }
+EV(isfinited) { r[0].i = isfinite(x[0].d) != 0; }
+EV(finitef) { r[0].i = isfinite(x[0].f) != 0; }
+EV(signbitd) { r[0].i = signbit(x[0].d) != 0; }
+EV(signbitf) { r[0].i = signbit(x[0].f) != 0; }
+
+/* integers (int32 arguments of an unsigned function are their bits) */
+EV(abs) { r[0].i = (int32_t)(i32(x, 0) < 0 ? 0u - u32(x, 0) : u32(x, 0)); }
+EV(llabs) { r[0].i = (int64_t)(x[0].i < 0 ? 0 - x[0].u : x[0].u); }
+EV(brev) { r[0].i = (int32_t)sem_brev(u32(x, 0), 32); }
+EV(brevll) { r[0].i = (int64_t)sem_brev(x[0].u, 64); }
+EV(clz) { r[0].i = (int64_t)sem_clz(u32(x, 0), 32); }
+EV(clzll) { r[0].i = (int64_t)sem_clz(x[0].u, 64); }
+EV(ffs) { r[0].i = (int64_t)sem_ffs(u32(x, 0)); }
+EV(ffsll) { r[0].i = (int64_t)sem_ffs(x[0].u); }
+EV(popc) { r[0].i = (int64_t)sem_popc(u32(x, 0)); }
+EV(popcll) { r[0].i = (int64_t)sem_popc(x[0].u); }
+/* __byte_perm(x, y, s): byte k of the result is byte (s >> 4k) & 7 of the eight bytes y:x */
+EV(byte_perm) {
+  uint64_t both = ((uint64_t)u32(x, 1) << 32) | u32(x, 0);
+  uint32_t s = u32(x, 2), v = 0;
+  for (int k = 0; k < 4; k++) v |= (uint32_t)((both >> (8 * ((s >> (4 * k)) & 7))) & 0xff) << (8 * k);
+  r[0].i = (int32_t)v;
+}
+EV(hadd) { r[0].i = (int32_t)(((int64_t)i32(x, 0) + i32(x, 1)) >> 1); }
+EV(rhadd) { r[0].i = (int32_t)(((int64_t)i32(x, 0) + i32(x, 1) + 1) >> 1); }
+EV(uhadd) { r[0].i = (int32_t)(uint32_t)(((uint64_t)u32(x, 0) + u32(x, 1)) >> 1); }
+EV(urhadd) { r[0].i = (int32_t)(uint32_t)(((uint64_t)u32(x, 0) + u32(x, 1) + 1) >> 1); }
+EV(max) { r[0].i = i32(x, 0) > i32(x, 1) ? i32(x, 0) : i32(x, 1); }
+EV(min) { r[0].i = i32(x, 0) < i32(x, 1) ? i32(x, 0) : i32(x, 1); }
+EV(umax) { r[0].i = (int32_t)(u32(x, 0) > u32(x, 1) ? u32(x, 0) : u32(x, 1)); }
+EV(umin) { r[0].i = (int32_t)(u32(x, 0) < u32(x, 1) ? u32(x, 0) : u32(x, 1)); }
+EV(llmax) { r[0].i = x[0].i > x[1].i ? x[0].i : x[1].i; }
+EV(llmin) { r[0].i = x[0].i < x[1].i ? x[0].i : x[1].i; }
+EV(ullmax) { r[0].u = x[0].u > x[1].u ? x[0].u : x[1].u; }
+EV(ullmin) { r[0].u = x[0].u < x[1].u ? x[0].u : x[1].u; }
+/* mul24: the low 32 bits of the product of the low 24 bits (signed / unsigned) */
+EV(mul24) { r[0].i = (int32_t)(uint32_t)((uint64_t)(sem_sext(u32(x, 0), 40) * sem_sext(u32(x, 1), 40))); }
+EV(umul24) { r[0].i = (int32_t)(uint32_t)((uint64_t)(u32(x, 0) & 0xffffff) * (u32(x, 1) & 0xffffff)); }
+EV(mulhi) { r[0].i = (int32_t)(((int64_t)i32(x, 0) * i32(x, 1)) >> 32); }
+EV(umulhi) { r[0].i = (int32_t)(uint32_t)(((uint64_t)u32(x, 0) * u32(x, 1)) >> 32); }
+EV(mul64hi) { r[0].i = (int64_t)(((__int128)x[0].i * x[1].i) >> 64); }
+EV(umul64hi) { r[0].u = (uint64_t)(((unsigned __int128)x[0].u * x[1].u) >> 64); }
+/* sad: |x - y| + z */
+EV(sad) {
+  int64_t d = (int64_t)i32(x, 0) - i32(x, 1);
+  r[0].i = (int32_t)(uint32_t)((uint64_t)(d < 0 ? -d : d) + u32(x, 2));
+}
+EV(usad) {
+  uint32_t a = u32(x, 0), b = u32(x, 1);
+  r[0].i = (int32_t)((a > b ? a - b : b - a) + u32(x, 2));
+}
+
+/* bits */
+EV(double2hiint) { r[0].i = (int32_t)(bits_of_f64(x[0].d) >> 32); }
+EV(double2loint) { r[0].i = (int32_t)(uint32_t)bits_of_f64(x[0].d); }
+EV(hiloint2double) { r[0].d = f64_of_bits(((uint64_t)u32(x, 0) << 32) | u32(x, 1)); }
+EV(double_as_longlong) { r[0].i = (int64_t)bits_of_f64(x[0].d); }
+EV(longlong_as_double) { r[0].d = f64_of_bits(x[0].u); }
+EV(float_as_int) { r[0].i = (int32_t)bits_of_f32(x[0].f); }
+EV(int_as_float) { r[0].f = f32_of_bits(u32(x, 0)); }
+EV(float2half_rn) { r[0].i = (int16_t)sem_f16_bits(x[0].f); }
+EV(half2float) { r[0].f = (float)sem_f16_value((uint16_t)x[0].u); }
+
+/* the four rounding modes of an arithmetic or a conversion: NAME_rn, _rz, _rd, _ru */
+#define MODES(NAME, BODY)                                  \
+  EV(NAME##_rn) { const unsigned m = SEM_RN; BODY; }        \
+  EV(NAME##_rz) { const unsigned m = SEM_RZ; BODY; }        \
+  EV(NAME##_rd) { const unsigned m = SEM_RD; BODY; }        \
+  EV(NAME##_ru) { const unsigned m = SEM_RU; BODY; }
+static const int fe_mode[] = {[SEM_RN] = FE_TONEAREST, [SEM_RZ] = FE_TOWARDZERO, [SEM_RD] = FE_DOWNWARD,
+                              [SEM_RU] = FE_UPWARD};
+MODES(dadd, r[0].d = d_add(x[0].d, x[1].d, 0, fe_mode[m]))
+MODES(dmul, r[0].d = d_mul(x[0].d, x[1].d, 0, fe_mode[m]))
+MODES(ddiv, r[0].d = d_div(x[0].d, x[1].d, 0, fe_mode[m]))
+MODES(drcp, r[0].d = d_div(1.0, x[0].d, 0, fe_mode[m]))
+MODES(dsqrt, r[0].d = d_sqrt(x[0].d, 0, 0, fe_mode[m]))
+MODES(fma, r[0].d = d_fma(x[0].d, x[1].d, x[2].d, fe_mode[m]))
+MODES(fadd, r[0].f = f_add(x[0].f, x[1].f, 0, fe_mode[m]))
+MODES(fsub, r[0].f = f_sub(x[0].f, x[1].f, 0, fe_mode[m]))
+MODES(fmul, r[0].f = f_mul(x[0].f, x[1].f, 0, fe_mode[m]))
+MODES(fdiv, r[0].f = f_div(x[0].f, x[1].f, 0, fe_mode[m]))
+MODES(frcp, r[0].f = f_div(1.0f, x[0].f, 0, fe_mode[m]))
+MODES(fsqrt, r[0].f = f_sqrt(x[0].f, 0, 0, fe_mode[m]))
+MODES(fmaf, r[0].f = f_fma(x[0].f, x[1].f, x[2].f, fe_mode[m]))
+MODES(double2float, r[0].f = to_f32(x[0].d, m))
+MODES(double2int, r[0].i = to_int(x[0].d, m, 32, true))
+MODES(double2uint, r[0].i = (int32_t)(uint32_t)to_int(x[0].d, m, 32, false))
+MODES(double2ll, r[0].i = to_int(x[0].d, m, 64, true))
+MODES(double2ull, r[0].i = to_int(x[0].d, m, 64, false))
+MODES(float2int, r[0].i = to_int(x[0].f, m, 32, true))
+MODES(float2uint, r[0].i = (int32_t)(uint32_t)to_int(x[0].f, m, 32, false))
+MODES(float2ll, r[0].i = to_int(x[0].f, m, 64, true))
+MODES(float2ull, r[0].i = to_int(x[0].f, m, 64, false))
+MODES(int2float, r[0].f = to_f32((double)i32(x, 0), m))
+MODES(uint2float, r[0].f = to_f32((double)u32(x, 0), m))
+MODES(ll2float, r[0].f = to_f32(sem_int_to_double(x[0].i, x[0].u, true), m))
+MODES(ull2float, r[0].f = to_f32(sem_int_to_double(x[0].i, x[0].u, false), m))
+MODES(ll2double, r[0].d = ll_to_double(x[0].i, fe_mode[m]))
+MODES(ull2double, r[0].d = ull_to_double(x[0].u, fe_mode[m]))
+EV(int2double_rn) { r[0].d = (double)i32(x, 0); }
+EV(uint2double_rn) { r[0].d = (double)u32(x, 0); }
+
+/* ---- the table ------------------------------------------------------------------------------------------------- */
+
+typedef struct Impl {
+  const char *name;
+  LdKind kind;
+  LdEval eval;
+  const char *why;
+} Impl;
+
+#define X(n) {#n, LD_EXACT, ld_##n, NULL}
+#define XF(n) X(n), X(n##f)
+#define L(n) {#n, LD_LIBM, ld_##n, NULL}
+#define LF(n) L(n), L(n##f)
+#define LOOSE(n) {#n, LD_LOOSE, ld_##n, NULL}, {#n "f", LD_LOOSE, ld_##n##f, NULL}
+#define X4(n) X(n##_rn), X(n##_rz), X(n##_rd), X(n##_ru)
+#define NO(n, why) {#n, LD_UNSUPPORTED, NULL, why}
+#define APPROX "an approximate hardware instruction (the .approx forms of sin, cos, ex2, lg2, rcp, div) whose results the simulator cannot reproduce"
+#define NOHOST "no function of the host computes it as libdevice does, so the simulator cannot"
+
+static const Impl IMPLS[] = {
+    LF(acos), LF(acosh), LF(asin), LF(asinh), LF(atan), LF(atanh), LF(atan2), LF(cbrt), LF(cos), LF(cosh), LF(erf),
+    LF(erfc), LF(exp), LF(exp10), LF(exp2), LF(expm1), LF(hypot), LF(log), LF(log10), LF(log1p), LF(log2), LF(pow),
+    LF(sin), LF(sinh), LF(tan), LF(tanh), LF(rsqrt), LF(rcbrt), LF(normcdf), LF(powi), LF(sincos), L(frsqrt_rn),
+    LOOSE(lgamma), LOOSE(tgamma), LOOSE(j0), LOOSE(j1), LOOSE(jn), LOOSE(y0), LOOSE(y1), LOOSE(yn),
+    XF(ceil), XF(copysign), XF(fabs), XF(fdim), XF(floor), XF(fma), XF(fmax), XF(fmin), XF(fmod), XF(ilogb),
+    XF(ldexp), XF(logb), XF(nearbyint), XF(nextafter), XF(remainder), XF(rint), XF(round), XF(scalbn), XF(sqrt),
+    XF(trunc), XF(frexp), XF(modf), XF(llrint), XF(llround), X(saturatef), X(isnand), X(isnanf), X(isinfd), X(isinff),
+    X(isfinited), X(finitef), X(signbitd), X(signbitf),
+    X(abs), X(llabs), X(brev), X(brevll), X(clz), X(clzll), X(ffs), X(ffsll), X(popc), X(popcll), X(byte_perm),
+    X(hadd), X(rhadd), X(uhadd), X(urhadd), X(max), X(min), X(umax), X(umin), X(llmax), X(llmin), X(ullmax),
+    X(ullmin), X(mul24), X(umul24), X(mulhi), X(umulhi), X(mul64hi), X(umul64hi), X(sad), X(usad),
+    X(double2hiint), X(double2loint), X(hiloint2double), X(double_as_longlong), X(longlong_as_double),
+    X(float_as_int), X(int_as_float), X(float2half_rn), X(half2float),
+    X4(dadd), X4(dmul), X4(ddiv), X4(drcp), X4(dsqrt), X4(fma), X4(fadd), X4(fsub), X4(fmul), X4(fdiv), X4(frcp),
+    X4(fsqrt), X4(fmaf), X4(double2float), X4(double2int), X4(double2uint), X4(double2ll), X4(double2ull),
+    X4(float2int), X4(float2uint), X4(float2ll), X4(float2ull), X4(int2float), X4(uint2float), X4(ll2float),
+    X4(ull2float), X4(ll2double), X4(ull2double), X(int2double_rn), X(uint2double_rn),
+    NO(fast_cosf, APPROX), NO(fast_exp10f, APPROX), NO(fast_expf, APPROX), NO(fast_fdividef, APPROX),
+    NO(fast_log10f, APPROX), NO(fast_log2f, APPROX), NO(fast_logf, APPROX), NO(fast_powf, APPROX),
+    NO(fast_sincosf, APPROX), NO(fast_sinf, APPROX), NO(fast_tanf, APPROX),
+    NO(erfinv, NOHOST), NO(erfinvf, NOHOST), NO(erfcinv, NOHOST), NO(erfcinvf, NOHOST), NO(normcdfinv, NOHOST),
+    NO(normcdfinvf, NOHOST), NO(erfcx, NOHOST), NO(erfcxf, NOHOST), NO(cospi, NOHOST), NO(cospif, NOHOST),
+    NO(sinpi, NOHOST), NO(sinpif, NOHOST), NO(sincospi, NOHOST), NO(sincospif, NOHOST),
+    NO(remquo, "the quotient bits it stores are libdevice's own (C leaves all but three unspecified)"),
+    NO(remquof, "the quotient bits it stores are libdevice's own (C leaves all but three unspecified)"),
+};
+
+static const Impl *impl_of(const char *name) {
+  for (size_t i = 0; i < sizeof IMPLS / sizeof *IMPLS; i++)
+    if (strcmp(IMPLS[i].name, name) == 0) return &IMPLS[i];
+  return NULL;
+}
+
+static const LibdeviceFn ROWS[] = {
+#define LD(name, sig) {#name, sig},
+#include "ir/libdevice.def"
+#undef LD
+};
+enum { NROWS = sizeof ROWS / sizeof *ROWS };
+
+unsigned ir_libdevice_count(void) { return NROWS; }
+const LibdeviceFn *ir_libdevice_at(int k) { return k >= 0 && k < NROWS ? &ROWS[k] : NULL; }
+int ir_libdevice_index(const LibdeviceFn *f) { return f ? (int)(f - ROWS) : -1; }
+
+const LibdeviceFn *ir_libdevice_lookup(const char *name) {
+  for (int k = 0; k < NROWS; k++)
+    if (strcmp(ROWS[k].name, name) == 0) return &ROWS[k];
+  return NULL;
+}
+
+/* A row's implementation, found by name at its first use and kept (atomically: threads compile concurrently;
+ * each finds the same one). */
+static const Impl *impl(const LibdeviceFn *f) {
+  static const Impl *cache[NROWS];
+  static const Impl none = {NULL, LD_UNSUPPORTED, NULL, "kfront has no definition of it"};
+  int k = ir_libdevice_index(f);
+  const Impl *im = __atomic_load_n(&cache[k], __ATOMIC_ACQUIRE);
+  if (!im) {
+    im = impl_of(f->name);
+    if (!im) im = &none;
+    __atomic_store_n(&cache[k], im, __ATOMIC_RELEASE);
+  }
+  return im;
+}
+
+LdKind ir_libdevice_kind(const LibdeviceFn *f) { return impl(f)->kind; }
+LdEval ir_libdevice_eval(const LibdeviceFn *f) { return impl(f)->eval; }
+const char *ir_libdevice_why(const LibdeviceFn *f) { return impl(f)->why; }
+
+void ir_libdevice_shape(const LibdeviceFn *f, LdShape *out) {
+  memset(out, 0, sizeof *out);
+  const char *s = f->sig;
+  out->ret = s[0];
+  if (out->ret != 'v') out->results[out->nresults++] = out->ret;
+  for (s += 2; *s; s++) {
+    bool ptr = *s == '*';
+    if (ptr) s++;
+    if (out->nproto < LD_MAX_ARGS + LD_MAX_RESULTS) out->proto[out->nproto++] = ptr ? (char)(*s - 'a' + 'A') : *s;
+    if (ptr && out->nresults < LD_MAX_RESULTS) out->results[out->nresults++] = *s;
+    else if (!ptr && out->nargs < LD_MAX_ARGS) out->args[out->nargs++] = *s;
+  }
+}
+
+Type *ir_libdevice_type(IrContext *ctx, char letter) {
+  switch (letter) {
+  case 'h': return ty_int(ctx, 16, false);
+  case 'i': return ty_i32(ctx);
+  case 'l': return ty_i64(ctx);
+  case 'f': return ty_f32(ctx);
+  case 'd': return ty_f64(ctx);
+  default: return NULL;
+  }
+}
+
+bool ir_libdevice_type_is(const Type *t, char letter) {
+  switch (letter) {
+  case 'h': case 'i': case 'l':
+    return t->kind == TY_INT && !t->is_unsigned && t->bits == (letter == 'h' ? 16u : letter == 'i' ? 32u : 64u);
+  case 'f': case 'd': return t->kind == TY_FLOAT && !t->bfloat && t->bits == (letter == 'f' ? 32u : 64u);
+  default: return false;
+  }
+}
+
+const char *ir_libdevice_type_name(char letter) {
+  switch (letter) {
+  case 'h': return "i16";
+  case 'i': return "i32";
+  case 'l': return "i64";
+  case 'f': return "f32";
+  case 'd': return "f64";
+  default: return "void";
+  }
+}
