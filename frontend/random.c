@@ -8,7 +8,7 @@
  *
  * The state array: numba-cuda's is a 1-D array of records (s0, s1: uint64, aligned, 16 bytes); kfront's is the
  * same bytes typed uint64[:, 2] (n rows of s0, s1), as create_xoroshiro128p_states (python/kfront/cuda/random.py)
- * and kf_xoroshiro128p_init_states (runtime/random.c) make it. The prelude sees no embedder binding (a user's
+ * and kf_xoroshiro128p_init_states (runtime/random_states.c) make it. The prelude sees no embedder binding (a user's
  * `rotl` cannot replace its own); its functions' symbols are kfront_random__NAME (module.c's fe_add_func), apart
  * from the user's whatever they are named. */
 #include <string.h>

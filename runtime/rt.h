@@ -372,7 +372,7 @@ kf_status rt_stage_array_checked(RtRuntime *rt, const kf_array *a, const char *w
 kf_status rt_stage_copy_back(RtRuntime *rt, const kf_array *a, uint64_t tmp, RtStream *s);
 void rt_stage_free(RtRuntime *rt, uint64_t tmp);
 
-/* ---- runtime/random.c ------------------------------------------------------------------------ */
+/* ---- runtime/random_states.c ------------------------------------------------------------------------ */
 
 /* n xoroshiro128+ states (rows of s0, s1) as numba-cuda's init_xoroshiro128p_states makes them. */
 void rt_xoroshiro128p_init(uint64_t *states, size_t n, uint64_t seed, uint64_t subsequence_start);
