@@ -253,8 +253,10 @@ static bool is_true(const FeVal *v) { return v->kind == FV_VAL && v->is_const &&
 /* Compile-time values passed to device functions: functions (device functions, closures, intrinsics), Numba types
  * and None. The callee is specialised on each (one instance per distinct value, as Numba's dispatcher types and
  * function literals make one per value): the value is part of the instance's key and has no kir parameter. */
-/* Values made of others (tup): tuples, views a[i] (the array and the indices), CUDA vectors (the fields). */
-static bool has_fields(const FeVal *v) { return v->kind == FV_TUPLE || v->kind == FV_VIEW || v->kind == FV_VECTOR; }
+/* Values made of others (tup): tuples, views and records a[i] (the array and the indices), CUDA vectors (the fields). */
+static bool has_fields(const FeVal *v) {
+  return v->kind == FV_TUPLE || v->kind == FV_VIEW || v->kind == FV_RECORD || v->kind == FV_VECTOR;
+}
 
 static bool is_static(const FeVal *v) {
   return v->kind == FV_FUNC || v->kind == FV_BUILTIN || v->kind == FV_NTYPE || v->kind == FV_NONE ||

@@ -151,9 +151,11 @@ static int read_interface(PyObject *d, kf_array *a, kf_memory memory, const char
   }
   const char *ts = PyUnicode_AsUTF8AndSize(typestr, NULL);
   if (!ts) return -1;
-  if (ts[0] == '|' && ts[1] == 'V' && owner) { /* a structured dtype: its record */
+  if (ts[0] == '|' && ts[1] == 'V' && owner) { /* a structured dtype: its record (a plain void one: refused below) */
     PyObject *dt = PyObject_GetAttrString(owner, "dtype");
-    int r = dt ? record_dtype_of(dt, &a->dtype) : -1;
+    PyObject *fields = dt ? PyObject_GetAttrString(dt, "fields") : NULL;
+    int r = !fields ? -1 : fields != Py_None ? record_dtype_of(dt, &a->dtype) : ext_dtype_from_typestr(ts, &a->dtype);
+    Py_XDECREF(fields);
     Py_XDECREF(dt);
     if (r < 0) return -1;
   } else if (ext_dtype_from_typestr(ts, &a->dtype) < 0) {
