@@ -89,7 +89,10 @@ static double f64_of_bits(uint64_t b) {
 /* a double (exact or rounded to odd) to float32 by a SemRound mode */
 static float to_f32(double d, unsigned mode) { return f32_of_bits(sem_round_bits(d, SEM_FMT_F32, mode)); }
 /* a float rounded to an integer by mode, then to an integer of `bits` bits saturating (NaN 0), as cvt.rni ... */
+/* libdevice's conversions are PTX's cvt.rXi: NaN gives the bit pattern 1 << (bits - 1) whatever the signedness
+ * (INT_MIN; 0x80000000 as a uint32), as the H200 showed (kfront's own arith.fptosi selects 0 for NaN instead). */
 static int64_t to_int(double v, unsigned mode, unsigned bits, bool sgn) {
+  if (isnan(v)) return bits == 64 ? INT64_MIN : INT32_MIN;
   double r = mode == SEM_RN ? rint(v) : mode == SEM_RD ? floor(v) : mode == SEM_RU ? ceil(v) : trunc(v);
   uint64_t u = sem_float_to_int(r, bits, sgn);
   return bits == 64 ? (int64_t)u : sgn ? sem_sext(u, 64 - bits) : (int64_t)u;
@@ -221,7 +224,8 @@ EV(double_as_longlong) { r[0].i = (int64_t)bits_of_f64(x[0].d); }
 EV(longlong_as_double) { r[0].d = f64_of_bits(x[0].u); }
 EV(float_as_int) { r[0].i = (int32_t)bits_of_f32(x[0].f); }
 EV(int_as_float) { r[0].f = f32_of_bits(u32(x, 0)); }
-EV(float2half_rn) { r[0].i = (int16_t)sem_f16_bits(x[0].f); }
+/* cvt.rn.f16.f32: a NaN becomes the canonical 0x7fff on the GPU (not the quiet NaN 0x7e00 of sem_f16_bits) */
+EV(float2half_rn) { r[0].i = isnan(x[0].f) ? 0x7fff : (int16_t)sem_f16_bits(x[0].f); }
 EV(half2float) { r[0].f = (float)sem_f16_value((uint16_t)x[0].u); }
 
 /* the four rounding modes of an arithmetic or a conversion: NAME_rn, _rz, _rd, _ru */
