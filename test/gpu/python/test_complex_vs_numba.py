@@ -135,25 +135,22 @@ def test_cmath_matches_numba(dt):
     agree(outs[1][2], outs[0][2], ft)
 
 
+# only the ufuncs numba-cuda 0.30.4's CUDA ufunc table has (numba/cuda/ufuncs.py: no add, multiply, sqrt, exp,
+# absolute, ... in kernels); python/tests/test_complex.py checks kfront's other complex loops against NumPy
 UFUNCS = """
 def uf(out, flags, f, a, b):
     i = cuda.grid(1)
     if i < a.shape[0]:
-        out[i, 0] = np.add(a[i], b[i])
-        out[i, 1] = np.multiply(a[i], b[i])
-        out[i, 2] = np.divide(a[i], b[i])
-        out[i, 3] = np.reciprocal(a[i])
-        out[i, 4] = np.square(a[i])
-        out[i, 5] = np.conjugate(a[i])
-        out[i, 6] = np.exp(a[i])
-        out[i, 7] = np.log(a[i])
-        out[i, 8] = np.sqrt(a[i])
-        out[i, 9] = np.sin(a[i])
-        out[i, 10] = np.arccos(a[i])
-        out[i, 11] = np.arctanh(a[i])
-        f[i] = np.absolute(a[i])
+        out[i, 0] = np.divide(a[i], b[i])
+        out[i, 1] = np.conjugate(a[i])
+        out[i, 2] = np.log(a[i])
+        out[i, 3] = np.sin(a[i])
+        out[i, 4] = np.arccos(a[i])
+        out[i, 5] = np.arctanh(a[i])
+        out[i, 6] = np.tan(a[i])
+        out[i, 7] = np.arcsin(a[i])
         flags[i, 0] = np.isnan(a[i])
-        flags[i, 1] = np.isinf(a[i])
+        flags[i, 1] = np.not_equal(a[i], b[i])
         flags[i, 2] = np.equal(a[i], b[i])
         flags[i, 3] = np.logical_or(a[i], b[i])
 """
@@ -163,23 +160,21 @@ def uf(out, flags, f, a, b):
 def test_ufuncs_match_numba(dt):
     a = np.repeat(VALUES, 4).astype(dt)
     b = np.tile(VALUES[::37], len(VALUES))[:len(a)].astype(dt)
-    ft = np.float32 if dt == np.complex64 else np.float64
     outs = []
     for k in compile_both(UFUNCS, "uf"):
-        out = np.zeros((len(a), 12), dt)
+        out = np.zeros((len(a), 8), dt)
         flags = np.zeros((len(a), 4), np.bool_)
-        f = np.zeros(len(a), ft)
+        f = np.zeros(len(a), np.float64)
         k[(len(a) + 127) // 128, 128](out, flags, f, a, b)
-        outs.append((out, flags, f))
+        outs.append((out, flags))
     agree(outs[1][0], outs[0][0], dt)
     assert (outs[1][1] == outs[0][1]).all()
-    agree(outs[1][2], outs[0][2], ft)
 
 
 ARRAYS = """
 def arrays(a, b, o, r):
-    np.multiply(a, b, o)
-    np.sqrt(a, r)
+    np.divide(a, b, o)
+    np.log(a, r)
     loc = cuda.local.array(2, np.complex64)
     sh = cuda.shared.array(4, np.complex128)
     loc[0] = a[0, 0]
