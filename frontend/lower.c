@@ -1173,7 +1173,23 @@ static FeVal load_element(Lower *L, Value *base, Value **idx) {
   return val(et, op_result(ib_op(&L->b, OP_LOAD, 1 + rank, ops, 1, &et, 0), 0));
 }
 
+/* Whether arr is (a view of) a constant array: cuda.const.array_like's, in read-only constant memory. */
+static bool in_const_memory(Lower *L, const Value *arr) {
+  while (arr->def && (arr->def->kind == OP_SUBVIEW || arr->def->kind == OP_REINTERPRET || arr->def->kind == OP_FIELD))
+    arr = op_operand(arr->def, 0);
+  if (!arr->def || arr->def->kind != OP_GLOBAL_REF) return false;
+  const char *name = ir_op_attr_str(arr->def, "name");
+  Op *g = name ? ir_module_lookup(L->m, name) : NULL;
+  const char *space = g ? ir_op_attr_str(g, "space") : NULL;
+  return space && strcmp(space, "const") == 0;
+}
+
 static void store_element(Lower *L, Value *base, Value **idx, Value *v) {
+  if (in_const_memory(L, base)) {
+    lerr(L, L->b.loc, "cannot assign to an element of a constant array (cuda.const.array_like): constant memory is "
+                      "read-only in kernels");
+    return;
+  }
   unsigned rank = base->type->rank;
   Value *ops[34];
   ops[0] = v;

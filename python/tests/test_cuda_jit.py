@@ -272,3 +272,29 @@ def test_njit_functions_run_on_the_host_and_in_kernels():
     np.testing.assert_array_equal(a, [0.0, 0.5, 1.0])
     with pytest.raises(TypeError):
         clamp[1, 1](a)
+
+
+CONSTANTS = np.arange(4.0)
+
+
+@cuda.jit
+def writes_a_constant_array(out):
+    c = cuda.const.array_like(CONSTANTS)
+    c[0] = 1.0
+    out[0] = c[1]
+
+
+@cuda.jit
+def updates_a_constant_view(out):
+    c = cuda.const.array_like(CONSTANTS)[1:]
+    c[0] += 2.0
+    out[0] = c[0]
+
+
+def test_stores_to_constant_arrays_are_located_errors():
+    """cuda.const.array_like's array lives in read-only constant memory: a store to it, or to a view of it, is refused
+    where it is written (the simulator would fail at run time, the GPU fault)."""
+    for kernel, line in ((writes_a_constant_array, "c[0] = 1.0"), (updates_a_constant_view, "c[0] += 2.0")):
+        with pytest.raises(errors.TypingError, match="cannot assign to an element of a constant array") as e:
+            kernel[1, 1](np.zeros(2))
+        assert line in str(e.value)
