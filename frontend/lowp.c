@@ -233,10 +233,13 @@ Value *num_lowp_emit(IrBuilder *b, int k, Type *h, Value *const *in) {
   case H_FROM: {
     Type *to = nb_type(b->ctx, f->kind);
     if (to->kind == TY_FLOAT) return ib_cast(b, x, to);
-    /* cvt.rni / rzi / rmi / rpi with saturation: the rounded value, converted saturating (NaN: 0) */
+    /* cvt.rni / rzi / rmi / rpi with saturation: the rounded value, converted saturating; NaN gives 0, but
+     * INT64_MIN to a 64-bit integer, as numba-cuda's conversions gave on the H200 (__half2ll_rn) */
     static const OpKind round_op[] = {[SEM_RN] = OP_ROUND, [SEM_RD] = OP_FLOOR, [SEM_RU] = OP_CEIL};
     Value *r = f->op == SEM_RZ ? x : ib_unary(b, round_op[f->op], x, NULL);
-    return ib_cast(b, r, to);
+    Value *c = ib_cast(b, r, to);
+    if (to->bits != 64) return c;
+    return ib_select(b, ib_unary(b, OP_ISNAN, x, i1), ib_const_int(b, to, INT64_MIN), c);
   }
   case H_AS: return ib_unary(b, OP_BITCAST, x, nb_type(b->ctx, f->kind));
   case H_AS_H: return ib_unary(b, OP_BITCAST, x, h);

@@ -89,13 +89,17 @@ static double f64_of_bits(uint64_t b) {
 /* a double (exact or rounded to odd) to float32 by a SemRound mode */
 static float to_f32(double d, unsigned mode) { return f32_of_bits(sem_round_bits(d, SEM_FMT_F32, mode)); }
 /* a float rounded to an integer by mode, then to an integer of `bits` bits saturating (NaN 0), as cvt.rni ... */
-/* libdevice's conversions are PTX's cvt.rXi: NaN gives the bit pattern 1 << (bits - 1) whatever the signedness
- * (INT_MIN; 0x80000000 as a uint32), as the H200 showed (kfront's own arith.fptosi selects 0 for NaN instead). */
+/* libdevice's conversions are PTX's cvt.rXi, whose NaN result the H200 showed: 0 from a float32 to a 32-bit integer
+ * (to_int_f32), else the bit pattern 1 << (bits - 1) whatever the signedness (INT_MIN; 0x80000000 as a uint32).
+ * kfront's own arith.fptosi selects 0 for every NaN instead. */
 static int64_t to_int(double v, unsigned mode, unsigned bits, bool sgn) {
   if (isnan(v)) return bits == 64 ? INT64_MIN : INT32_MIN;
   double r = mode == SEM_RN ? rint(v) : mode == SEM_RD ? floor(v) : mode == SEM_RU ? ceil(v) : trunc(v);
   uint64_t u = sem_float_to_int(r, bits, sgn);
   return bits == 64 ? (int64_t)u : sgn ? sem_sext(u, 64 - bits) : (int64_t)u;
+}
+static int64_t to_int_f32(float v, unsigned mode, unsigned bits, bool sgn) {
+  return isnan(v) && bits == 32 ? 0 : to_int(v, mode, bits, sgn);
 }
 static int32_t i32(const SemVal *x, int k) { return (int32_t)x[k].i; }
 static uint32_t u32(const SemVal *x, int k) { return (uint32_t)x[k].u; }
@@ -254,8 +258,8 @@ MODES(double2int, r[0].i = to_int(x[0].d, m, 32, true))
 MODES(double2uint, r[0].i = (int32_t)(uint32_t)to_int(x[0].d, m, 32, false))
 MODES(double2ll, r[0].i = to_int(x[0].d, m, 64, true))
 MODES(double2ull, r[0].i = to_int(x[0].d, m, 64, false))
-MODES(float2int, r[0].i = to_int(x[0].f, m, 32, true))
-MODES(float2uint, r[0].i = (int32_t)(uint32_t)to_int(x[0].f, m, 32, false))
+MODES(float2int, r[0].i = to_int_f32(x[0].f, m, 32, true))
+MODES(float2uint, r[0].i = (int32_t)(uint32_t)to_int_f32(x[0].f, m, 32, false))
 MODES(float2ll, r[0].i = to_int(x[0].f, m, 64, true))
 MODES(float2ull, r[0].i = to_int(x[0].f, m, 64, false))
 MODES(int2float, r[0].f = to_f32((double)i32(x, 0), m))

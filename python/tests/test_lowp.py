@@ -201,9 +201,10 @@ def test_integers_to_bfloat16_every_mode(dt):
 
 
 def sat_int(v, dt, mode):
-    """v (a float) rounded to an integer by mode, saturated to dt's range, NaN 0 (PTX's cvt.rni.sat ...)."""
+    """v (a float) rounded to an integer by mode, saturated to dt's range (PTX's cvt.rni.sat ...); NaN 0, but to a
+    64-bit integer 1 << 63, as numba-cuda's __half2ll_rn gave on the H200."""
     if math.isnan(v):
-        return 0
+        return np.array(1 << 63, np.uint64).astype(dt) if np.dtype(dt).itemsize == 8 else 0
     info = np.iinfo(dt)
     if math.isinf(v):
         return info.max if v > 0 else info.min

@@ -96,7 +96,9 @@ def as_rows(states):
     return h
 
 
-@pytest.mark.parametrize("seed,sub", [(0, 0), (1, 0), (12345, 3), (2 ** 63 + 11, 1)])
+# (numba-cuda's host initialiser types the seed as int64: 2**63 + 11 overflows there, H200 run of 09:36; kfront takes
+# any uint64 seed, checked against the reimplementation in python/tests/test_random.py)
+@pytest.mark.parametrize("seed,sub", [(0, 0), (1, 0), (12345, 3), (2 ** 63 - 25, 1)])
 def test_states_match_numba(seed, sub):
     n = ncuda.random.create_xoroshiro128p_states(257, seed=seed, subsequence_start=sub)
     k = kcuda.random.create_xoroshiro128p_states(257, seed=seed, subsequence_start=sub)
