@@ -160,8 +160,8 @@ EV(modf) { r[0].d = modf(x[0].d, &r[1].d); }
 EV(modff) { r[0].f = modff(x[0].f, &r[1].f); }
 EV(llrint) { r[0].i = to_int(x[0].d, SEM_RN, 64, true); }
 EV(llrintf) { r[0].i = to_int(x[0].f, SEM_RN, 64, true); }
-EV(llround) { r[0].i = (int64_t)sem_float_to_int(round(x[0].d), 64, true); }
-EV(llroundf) { r[0].i = (int64_t)sem_float_to_int(roundf(x[0].f), 64, true); }
+EV(llround) { r[0].i = isnan(x[0].d) ? INT64_MIN : (int64_t)sem_float_to_int(round(x[0].d), 64, true); }
+EV(llroundf) { r[0].i = isnan(x[0].f) ? INT64_MIN : (int64_t)sem_float_to_int(roundf(x[0].f), 64, true); }
 EV(saturatef) { r[0].f = !(x[0].f > 0) ? 0.0f : x[0].f < 1 ? x[0].f : 1.0f; }
 /* predicates: 1 or 0 */
 EV(isnand) { r[0].i = isnan(x[0].d) != 0; }

@@ -171,7 +171,7 @@ def conversions(x, n, u, ints, fl, dd):
 
 def sat(v, lo, hi, mode, nan=None):
     """libdevice's conversion of v (cvt.rXi): saturated, and NaN to the pattern 1 << (bits - 1) (INT_MIN; 2**31 as a
-    uint32), as the H200 gives it; a float32's NaN to a 32-bit integer and llround's NaN are 0 (nan=0)."""
+    uint32), as the H200 gives it (llround's too); a float32's NaN to a 32-bit integer is 0 (nan=0)."""
     if math.isnan(v):
         return nan if nan is not None else lo if lo < 0 else (hi + 1) // 2
     if math.isinf(v):
@@ -202,7 +202,7 @@ def test_conversions_every_mode():
         assert ints[i, 7] == sat(float(np.float32(v)), *I32, "ru", nan=0), i
         assert ints[i, 8] == sat(v, -2 ** 63, 2 ** 63 - 1, "rn"), i
         rnd = math.nan if math.isnan(v) else (v if math.isinf(v) else float(math.floor(abs(v) + 0.5)) * math.copysign(1, v))
-        assert ints[i, 9] == sat(rnd, -2 ** 63, 2 ** 63 - 1, "rz", nan=0), i
+        assert ints[i, 9] == sat(rnd, -2 ** 63, 2 ** 63 - 1, "rz"), i
     for i, (a, b) in enumerate(zip(n.tolist(), u.tolist())):
         assert f32_bits(fl[i, 0]) == round_bits(a, F32, "rd"), i
         assert f32_bits(fl[i, 1]) == round_bits(a, F32, "ru"), i
