@@ -209,7 +209,7 @@ def bf16_typing(out):
     out[0] = a + tiny
     out[1] = a + np.float32(2.0 ** -8)
     out[2] = a + 2.0 ** -8
-    out[3] = a + np.int8(1)
+    out[3] = a - bf16.bfloat16(0.5)  # (not a + np.int8(1): numba-cuda 0.30.4 types it but cannot lower it)
     out[4] = a * 3
     out[5] = bf16.bfloat16(3.7)
     out[6] = np.float32(bf16.bfloat16(-3.9))
