@@ -2166,6 +2166,17 @@ static bool lower_libdevice(Lower *L, Op *op) {
       return false;
     }
   }
+  /* LLVM 14's NVPTX selects round-to-nearest for libdevice's toward-zero integer-to-float conversions (the H200's
+   * backend_gpu run): through the LLVM backend they are the PTX instruction itself */
+  static const struct { const char *name, *text, *constraints; } rz[] = {
+      {"__nv_int2float_rz", "cvt.rz.f32.s32 $0, $1;", "=f,r"}, {"__nv_uint2float_rz", "cvt.rz.f32.u32 $0, $1;", "=f,r"},
+      {"__nv_ll2float_rz", "cvt.rz.f32.s64 $0, $1;", "=f,l"}, {"__nv_ull2float_rz", "cvt.rz.f32.u64 $0, $1;", "=f,l"},
+      {"__nv_ll2double_rz", "cvt.rz.f64.s64 $0, $1;", "=d,l"}, {"__nv_ull2double_rz", "cvt.rz.f64.u64 $0, $1;", "=d,l"}};
+  for (unsigned i = 0; !L->nvvm && i < sizeof rz / sizeof *rz; i++)
+    if (strcmp(name, rz[i].name) == 0) {
+      set(L, &op->results[0], inline_asm(L, ld_type(L, sh.ret), rz[i].text, rz[i].constraints, false, args, 1));
+      return true;
+    }
   LLVMValueRef r = calln(L, name, ld_type(L, sh.ret), args, sh.nproto);
   bool has_ret = sh.ret != 'v';
   if (has_ret && part == 0) {
