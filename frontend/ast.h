@@ -335,6 +335,10 @@ const PyExpr *ast_docstring(PyStmtList body);
  * (a + b + ... + z, a.b.c, f()()), while all other nesting is bounded by the parser (PARSE_MAX_DEPTH): walkers
  * of whole expressions follow chains with a loop, not by recursion. */
 const PyExpr *ast_chain_next(const PyExpr *e);
+/* Calls fn on each operand expression of e but ast_chain_next(e) (absent ones skipped): a walk of what an expression
+ * reads follows chains by looping and everything else through this. A lambda's parameters and body, literals and
+ * names have none here. */
+void ast_expr_operands(const PyExpr *e, void (*fn)(const PyExpr *operand, void *arg), void *arg);
 /* e's chain in the arena: links[0] is e, links[i + 1] = ast_chain_next(links[i]), *n links (0 when e
  * continues no chain); the innermost operand is ast_chain_next(links[*n - 1]). NULL when out of memory. */
 const PyExpr **ast_chain(Arena *a, const PyExpr *e, size_t *n);

@@ -68,6 +68,47 @@ const PyExpr *ast_chain_next(const PyExpr *e) {
   }
 }
 
+void ast_expr_operands(const PyExpr *e, void (*fn)(const PyExpr *operand, void *arg), void *arg) {
+#define VISIT(x)                   \
+  do {                             \
+    if (x) fn((x), arg);           \
+  } while (0)
+  switch (e->kind) {
+  case EX_UNARY: VISIT(e->unary.operand); break;
+  case EX_BINARY: VISIT(e->binary.rhs); break;
+  case EX_BOOLOP:
+    for (unsigned i = 0; i < e->boolop.values.n; i++) VISIT(e->boolop.values.items[i]);
+    break;
+  case EX_COMPARE:
+    VISIT(e->compare.left);
+    for (unsigned i = 0; i < e->compare.comparators.n; i++) VISIT(e->compare.comparators.items[i]);
+    break;
+  case EX_IFEXP:
+    VISIT(e->ifexp.test);
+    VISIT(e->ifexp.body);
+    VISIT(e->ifexp.orelse);
+    break;
+  case EX_CALL:
+    for (unsigned i = 0; i < e->call.args.n; i++) VISIT(e->call.args.items[i]);
+    for (unsigned i = 0; i < e->call.nkeywords; i++) VISIT(e->call.keywords[i]->value);
+    break;
+  case EX_SUBSCRIPT: VISIT(e->subscript.index); break;
+  case EX_SLICE:
+    VISIT(e->slice.lower);
+    VISIT(e->slice.upper);
+    VISIT(e->slice.step);
+    break;
+  case EX_TUPLE:
+  case EX_LIST:
+  case EX_SET:
+    for (unsigned i = 0; i < e->elts.n; i++) VISIT(e->elts.items[i]);
+    break;
+  case EX_STARRED: VISIT(e->value); break;
+  default: break; /* literals, names, lambdas; constructs kernels refuse (comprehensions...) are reported when lowered */
+  }
+#undef VISIT
+}
+
 const PyExpr **ast_chain(Arena *a, const PyExpr *e, size_t *n) {
   size_t k = 0;
   for (const PyExpr *x = e; ast_chain_next(x); x = ast_chain_next(x)) k++;

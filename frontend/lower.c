@@ -4931,44 +4931,25 @@ static void ue_expr(Lower *L, const PyExpr *e, const bool *def, bool *ue) {
 }
 
 /* What ue_expr marks for e's operands but the one continuing its chain. */
+typedef struct UeWalk {
+  Lower *L;
+  const bool *def;
+  bool *ue;
+} UeWalk;
+
+static void ue_operand(const PyExpr *e, void *arg) {
+  const UeWalk *w = arg;
+  ue_expr(w->L, e, w->def, w->ue);
+}
+
 static void ue_operands(Lower *L, const PyExpr *e, const bool *def, bool *ue) {
-  switch (e->kind) {
-  case EX_NAME: {
+  if (e->kind == EX_NAME) {
     int i = sema_local_index(L->fn, e->name);
     if (i >= 0 && !def[i]) ue[i] = true;
-    break;
+    return;
   }
-  case EX_UNARY: ue_expr(L, e->unary.operand, def, ue); break;
-  case EX_BINARY: ue_expr(L, e->binary.rhs, def, ue); break;
-  case EX_BOOLOP:
-    for (unsigned i = 0; i < e->boolop.values.n; i++) ue_expr(L, e->boolop.values.items[i], def, ue);
-    break;
-  case EX_COMPARE:
-    ue_expr(L, e->compare.left, def, ue);
-    for (unsigned i = 0; i < e->compare.comparators.n; i++) ue_expr(L, e->compare.comparators.items[i], def, ue);
-    break;
-  case EX_IFEXP:
-    ue_expr(L, e->ifexp.test, def, ue);
-    ue_expr(L, e->ifexp.body, def, ue);
-    ue_expr(L, e->ifexp.orelse, def, ue);
-    break;
-  case EX_CALL:
-    for (unsigned i = 0; i < e->call.args.n; i++) ue_expr(L, e->call.args.items[i], def, ue);
-    for (unsigned i = 0; i < e->call.nkeywords; i++) ue_expr(L, e->call.keywords[i]->value, def, ue);
-    break;
-  case EX_SUBSCRIPT: ue_expr(L, e->subscript.index, def, ue); break;
-  case EX_SLICE:
-    ue_expr(L, e->slice.lower, def, ue);
-    ue_expr(L, e->slice.upper, def, ue);
-    ue_expr(L, e->slice.step, def, ue);
-    break;
-  case EX_TUPLE:
-  case EX_LIST:
-    for (unsigned i = 0; i < e->elts.n; i++) ue_expr(L, e->elts.items[i], def, ue);
-    break;
-  case EX_STARRED: ue_expr(L, e->value, def, ue); break;
-  default: break;
-  }
+  UeWalk w = {L, def, ue};
+  ast_expr_operands(e, ue_operand, &w);
 }
 
 static void ue_target(Lower *L, const PyExpr *t, bool *def, bool *ue) {

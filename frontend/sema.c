@@ -622,53 +622,34 @@ static void nested_free(Names *N, const PyParams *ps, const PyStmtList *body, co
 
 /* Names read in e: loads of this scope (when direct, less its locals) and nested lambdas' free names. Chains are
  * followed by a loop (ast_chain_next). */
+static void scope_expr(Names *N, const PyExpr *e, const StrMap *locals, bool direct);
+
+typedef struct ScopeWalk {
+  Names *N;
+  const StrMap *locals;
+  bool direct;
+} ScopeWalk;
+
+static void scope_operand(const PyExpr *e, void *arg) {
+  const ScopeWalk *w = arg;
+  scope_expr(w->N, e, w->locals, w->direct);
+}
+
 static void scope_expr(Names *N, const PyExpr *e, const StrMap *locals, bool direct) {
   if (stack_exhausted()) return; /* the lowering, whose frames are larger, reports the nesting */
-  while (e) {
-    const PyExpr *next = ast_chain_next(e);
+  ScopeWalk w = {N, locals, direct};
+  for (; e; e = ast_chain_next(e)) {
     switch (e->kind) {
     case EX_NAME:
       if (direct && !strmap_get(locals, e->name)) names_add(N, e->name);
       break;
-    case EX_UNARY: scope_expr(N, e->unary.operand, locals, direct); break;
-    case EX_BINARY: scope_expr(N, e->binary.rhs, locals, direct); break;
-    case EX_BOOLOP:
-      for (unsigned i = 0; i < e->boolop.values.n; i++) scope_expr(N, e->boolop.values.items[i], locals, direct);
-      break;
-    case EX_COMPARE:
-      scope_expr(N, e->compare.left, locals, direct);
-      for (unsigned i = 0; i < e->compare.comparators.n; i++)
-        scope_expr(N, e->compare.comparators.items[i], locals, direct);
-      break;
-    case EX_IFEXP:
-      scope_expr(N, e->ifexp.test, locals, direct);
-      scope_expr(N, e->ifexp.body, locals, direct);
-      scope_expr(N, e->ifexp.orelse, locals, direct);
-      break;
-    case EX_CALL:
-      for (unsigned i = 0; i < e->call.args.n; i++) scope_expr(N, e->call.args.items[i], locals, direct);
-      for (unsigned i = 0; i < e->call.nkeywords; i++) scope_expr(N, e->call.keywords[i]->value, locals, direct);
-      break;
-    case EX_SUBSCRIPT: scope_expr(N, e->subscript.index, locals, direct); break;
-    case EX_SLICE:
-      scope_expr(N, e->slice.lower, locals, direct);
-      scope_expr(N, e->slice.upper, locals, direct);
-      scope_expr(N, e->slice.step, locals, direct);
-      break;
-    case EX_TUPLE:
-    case EX_LIST:
-    case EX_SET:
-      for (unsigned i = 0; i < e->elts.n; i++) scope_expr(N, e->elts.items[i], locals, direct);
-      break;
-    case EX_STARRED: scope_expr(N, e->value, locals, direct); break;
     case EX_LAMBDA:
       for (unsigned i = 0; i < e->lambda.params.n; i++)
         if (e->lambda.params.items[i]->defval) scope_expr(N, e->lambda.params.items[i]->defval, locals, direct);
       nested_free(N, &e->lambda.params, NULL, e->lambda.body, locals);
       break;
-    default: break; /* literals; constructs kernels refuse (comprehensions...) are reported when lowered */
+    default: ast_expr_operands(e, scope_operand, &w); break;
     }
-    e = next;
   }
 }
 
