@@ -12,7 +12,8 @@
  * registers); an f64 in d; an f32 in f; an f16 in f, holding a binary16 value: f16 ops compute in f32 and
  * round the result to binary16 (for +, -, *, /, sqrt that is the correctly rounded binary16 result, as on the
  * GPU: f32 has more than 2 * 11 + 2 bits); a bf16 in f, holding a bfloat16 value, the same way (f32 has more
- * than 2 * 8 + 2 bits), but for math.fma, rounded once from the exact a * b + c. The inline kernels below are the definitions the simulator's own
+ * than 2 * 8 + 2 bits). math.fma of either is rounded once from the exact a * b + c (fma.rn.f16 / .bf16), and
+ * of f32 and f64 too. The inline kernels below are the definitions the simulator's own
  * fast instructions call; the evaluations in op_semantics.c call the same kernels.
  *
  * Where Python raises (an integer division by zero, ...) or C leaves a case undefined, kfront defines a result

@@ -1,8 +1,8 @@
 /* compile.c — kir functions to the simulator's register-machine form (see sim_internal.h).
  *
- * The simulator runs what lower-scf (passes/lower_scf.c, the one definition of structured control flow, which
- * the backend consumes too) makes of a module: sim_program_new takes a copy through it when the module holds
- * scf ops. One walk per function then: every SSA value gets a frame slot (constants are preset in the frame
+ * The simulator runs what lower_for_execution (passes/lower_scf.c: lower-complex, lower-scf, contract, the one
+ * lowering the backend consumes too) makes of a module: sim_program_new takes a copy through it when one of
+ * them has something to do. One walk per function then: every SSA value gets a frame slot (constants are preset in the frame
  * template and cost nothing at run time), every op one or a few Ins, blocks in their order, and a branch moves
  * its operands into the target block's argument slots (a parallel move when a source is also a destination).
  * Three rewrites keep a loop iteration about as cheap as a structured compile made it:
@@ -1270,7 +1270,7 @@ static void new_job(void *arg) {
   NewJob *j = arg;
   SimProgram *p = mem_calloc(1, sizeof *p);
   p->given = j->m;
-  p->m = lower_scf_copy(j->m, j->diag);
+  p->m = lower_for_execution(j->m, j->diag);
   p->diag = j->diag;
   if (!p->m) { /* lower-complex failed (reported) */
     mem_free(p);
