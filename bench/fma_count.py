@@ -8,16 +8,18 @@ signatures) listed below, and every `kfront compile FILE -k K --sig S` line of t
   python3 bench/fma_count.py --kfront build/bin/kfront [--before OTHER/bin/kfront] [--backend nvvm|llvm] [--all]
 
 prints, per group, the kernels compiled and their fma.rn count (and the before count and the difference with
---before); --all lists every kernel, else only those whose counts differ. Needs libNVVM for --backend nvvm (the
+--before); --all lists every kernel, else the seeds', examples' and benchmarks' and the lit tests' whose counts differ. Needs libNVVM for --backend nvvm (the
 default), as `kfront compile --emit=ptx` does; kernels that do not compile are counted apart, not as zero.
 """
 import argparse
+import ast
 import glob
 import os
 import re
 import shlex
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -39,6 +41,19 @@ def seeds_dir():
     return None
 
 
+def kernel_lines(text, name):
+    """The source lines of the top-level function name (decorators included) of text, or of a module-level string
+    holding kernel source (bench/tiling_vs_numba.py's NAIVE)."""
+    tree = ast.parse(text)
+    texts = [text] + [n.value.value for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+                      and isinstance(n.value.value, str) and "@cuda.jit" in n.value.value]
+    for t in texts:
+        for n in ast.parse(t).body:
+            if isinstance(n, ast.FunctionDef) and n.name == name:
+                return t.splitlines()[n.decorator_list[0].lineno - 1:n.end_lineno]
+    raise SystemExit("fma_count: no kernel %s" % name)
+
+
 def corpus():
     groups = {"seeds": [], "examples+bench": [], "lit tests": []}
     sd = seeds_dir()
@@ -49,11 +64,17 @@ def corpus():
             f = line.rstrip("\n").split("\t")
             if len(f) >= 4 and f[3] == "ptx":
                 groups["seeds"].append((os.path.join(sd, f[0]), f[1], f[2]))
-    for f, k, s in EXTRA:
-        groups["examples+bench"].append((os.path.join(ROOT, f), k, s))
+    tmp = tempfile.mkdtemp(prefix="fma_count")
+    for f, k, s in EXTRA:  # the kernel alone, importing from numba (the CLI reads `from numba import cuda`)
+        path = os.path.join(ROOT, f)
+        lines = kernel_lines(open(path).read(), k)
+        src = os.path.join(tmp, "%s_%s.py" % (os.path.basename(f)[:-3], k))
+        with open(src, "w") as out:
+            out.write("from numba import cuda, float32, float64\nimport numpy as np\n\n\n" + "\n".join(lines) + "\n")
+        groups["examples+bench"].append((src, k, s))
     seen = set()
     for path in sorted(glob.glob(os.path.join(ROOT, "test", "**", "*"), recursive=True)):
-        if not os.path.isfile(path) or "/gpu/" in path:
+        if not os.path.isfile(path) or "/gpu/" in path or "/fuzz/" in path:
             continue
         try:
             text = open(path, encoding="utf-8").read()
@@ -103,8 +124,8 @@ def main():
             n += 1
             after_sum += after
             before_sum += before
-            if a.all or after != before:
-                rel = os.path.relpath(src, ROOT)
+            if a.all or after != before or group != "lit tests":
+                rel = os.path.relpath(src, ROOT) if src.startswith(ROOT) else os.path.basename(src)
                 print("  %-44s %-28s %5s %5d %+4d" % (rel[-44:], k[:28], before if a.before else "", after, after - before))
         total[group] = (n, failed, before_sum, after_sum)
     print("%-16s %8s %8s %8s %8s" % ("group", "kernels", "failed", "before", "after"))
