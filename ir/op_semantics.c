@@ -329,8 +329,8 @@ static float narrow_fma(SemTy t, float a, float b, float c) {
 }
 
 static bool eval_fma(const SemSig *s, const SemVal *x, SemVal *r) {
-  if (s->r.bits == 64) r->d = fma(x[0].d, x[1].d, x[2].d);
-  else if (s->r.bits == 32) r->f = fmaf(x[0].f, x[1].f, x[2].f);
+  if (s->r.bits == 64) r->d = sem_fma_d(x[0].d, x[1].d, x[2].d);
+  else if (s->r.bits == 32) r->f = sem_fma_f(x[0].f, x[1].f, x[2].f);
   else r->f = narrow_fma(s->r, x[0].f, x[1].f, x[2].f);
   return true;
 }

@@ -175,8 +175,9 @@ static inline bool sem_cmpf(unsigned pred, double x, double y) {
  *   sem_min / sem_max: Python's min(a, b) / max(a, b): b when b < a (b > a), else a (NaN and signed zeros by
  *     that rule);
  *   sem_powi: x ** n for an integer n by squaring (as Numba and the GPU code: r = 1; while n: if n & 1: r *= x;
- *     x *= x; n >>= 1), 1 / r for a negative n (neg, magnitude e). */
-#define SEM_FLOAT_KERNELS(T, S, FMOD, FLOOR, COPYSIGN)                  \
+ *     x *= x; n >>= 1), 1 / r for a negative n (neg, magnitude e);
+ *   sem_fma: math.fma, a * b + c rounded once (C's fma, fma.rn on the GPU; f16 and bf16: op_semantics.c). */
+#define SEM_FLOAT_KERNELS(T, S, FMOD, FLOOR, COPYSIGN, FMA)             \
   static inline T sem_floordiv_##S(T a, T b) {                          \
     if (b == 0) return a / b;                                           \
     T mod = FMOD(a, b), div = (a - mod) / b;                            \
@@ -195,14 +196,15 @@ static inline bool sem_cmpf(unsigned pred, double x, double y) {
   }                                                                     \
   static inline T sem_min_##S(T a, T b) { return b < a ? b : a; }       \
   static inline T sem_max_##S(T a, T b) { return b > a ? b : a; }       \
+  static inline T sem_fma_##S(T a, T b, T c) { return FMA(a, b, c); }   \
   static inline T sem_powi_##S(T x, uint64_t e, bool neg) {             \
     T r = 1;                                                            \
     for (; e; e >>= 1, x *= x)                                          \
       if (e & 1) r *= x;                                                \
     return neg ? 1 / r : r;                                             \
   }
-SEM_FLOAT_KERNELS(float, f, fmodf, floorf, copysignf)
-SEM_FLOAT_KERNELS(double, d, fmod, floor, copysign)
+SEM_FLOAT_KERNELS(float, f, fmodf, floorf, copysignf, fmaf)
+SEM_FLOAT_KERNELS(double, d, fmod, floor, copysign, fma)
 #undef SEM_FLOAT_KERNELS
 
 /* ---- conversions ------------------------------------------------------------------------------------------ */

@@ -24,6 +24,9 @@
  *   - Nothing else contracts: a product in another block (a loop-invariant product used in a loop, a product
  *     carried through a block argument), through a conversion (arith.extf) or a negation, of integers, or
  *     of bf16. x * y + z * w gives fma(x, y, z * w) with z * w rounded.
+ * LLVM 14's llc -mtriple=nvptx64 -fp-contract=fast fuses as this rule does on the lit cases of test/passes/contract.kir
+ * (complex product, a product of several uses, two products in a subtraction); libNVVM is NVIDIA's LLVM, whose
+ * choices numba-cuda gets: test/gpu/python/test_contract_vs_numba.py compares on the GPU.
  * The rounding of the result is math.fma's: f32 and f64 rounded once; f16 rounded once to binary16
  * (fma.rn.f16, ir/op_semantics.c). Unused products are erased.
  *

@@ -585,6 +585,18 @@ static void compile_op(Cc *c, const Op *op) {
   case OP_MINF: float_op(c, op, SI_MINF32, SI_MINF64); return;
   case OP_MAXF: float_op(c, op, SI_MAXF32, SI_MAXF64); return;
   case OP_NEGF: float_op(c, op, SI_NEGF32, SI_NEGF64); return;
+  case OP_FMA: { /* f32, f64: sem_fma (op_semantics.h), an instruction of its own as the contract pass puts one in
+                 * most loops; f16 (rounded once from the exact sum) runs as SEM */
+    const Type *t = op_result(op, 0)->type;
+    if (t->kind != TY_FLOAT || (t->bits != 32 && t->bits != 64)) break;
+    k = emit(c, is_f64(t) ? SI_FMAF64 : SI_FMAF32, op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->a = opnd(c, op, 0);
+    I->b = opnd(c, op, 1);
+    I->c = opnd(c, op, 2);
+    return;
+  }
   case OP_CMPF: {
     int p = choice(c, op, "pred", sem_cmpf_names);
     if (p < 0) return;
