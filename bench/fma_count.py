@@ -2,14 +2,15 @@
 kfront builds (before and after a change to contraction: passes/contract.c).
 
 The corpus: every row of the acceptance seeds' manifest that compiles to PTX (../shared/acceptance/seeds, or
-KFRONT_SEEDS), the kernels of examples/ and of the benchmarks (bench/tiling_vs_numba.py, bench/kernels_vs_numba.py's
-signatures) listed below, and every `kfront compile FILE -k K --sig S` line of the lit tests under test/.
+KFRONT_SEEDS), the kernels of examples/ and bench/tiling_vs_numba.py listed below (EXTRA), and every
+`kfront compile FILE -k K --sig S` line of the lit tests under test/.
 
   python3 bench/fma_count.py --kfront build/bin/kfront [--before OTHER/bin/kfront] [--backend nvvm|llvm] [--all]
 
 prints, per group, the kernels compiled and their fma.rn count (and the before count and the difference with
---before); --all lists every kernel, else the seeds', examples' and benchmarks' and the lit tests' whose counts differ. Needs libNVVM for --backend nvvm (the
-default), as `kfront compile --emit=ptx` does; kernels that do not compile are counted apart, not as zero.
+--before); --all lists every kernel, else the seeds', examples' and benchmarks' and the lit tests' whose counts
+differ. Needs libNVVM for --backend nvvm (the default), as `kfront compile --emit=ptx` does; kernels that do not
+compile are counted apart, not as zero.
 """
 import argparse
 import ast

@@ -55,10 +55,10 @@ const PassInfo *pass_lookup(const char *name, size_t len);
  * simulator and the backend run lower-complex on a copy first. */
 bool pass_module_has_complex(Module *m);
 
-/* ---- passes/pass_manager.c ------------------------------------------------------------------- */
-
 /* Whether m has an addition or subtraction the contract pass fuses (passes/contract.c). */
 bool pass_module_has_contractible(Module *m);
+
+/* ---- passes/pass_manager.c ------------------------------------------------------------------- */
 
 /* ---- passes/lower_scf.c: for the consumers of cf (the backend, the simulator) ---------------------- */
 /* The one lowering both run before executing a module, in this order: lower-complex (passes/lower_complex.c),
