@@ -448,8 +448,9 @@ static bool declare_function(Lower *L, Op *op) {
     add_fn_attr(L, fi->fn, never ? "noinline" : "alwaysinline");
   }
   add_fn_attr(L, fi->fn, "nounwind");
-  /* fastmath through LLVM's NVPTX: ftz here, approximate f32 division in lower_op_kind; no "unsafe-fp-math",
-   * which would let the DAG combiner contract x * y + z (passes/contract.c has contracted what kfront contracts) */
+  /* fastmath through LLVM's NVPTX: ftz. No "unsafe-fp-math": LLVM 14's NVPTX reads that attribute only to allow
+   * contracting x * y + z (passes/contract.c has contracted what kfront contracts); its f32 division and sqrt
+   * follow the target's options, so they are what they were with it (div.rn.ftz, libdevice's sqrt) */
   if (!L->nvvm && L->o->fastmath) add_fn_str_attr(L, fi->fn, "denormal-fp-math-f32", "preserve-sign,preserve-sign");
   strmap_put(&L->funcs, name, fi);
   return true;
@@ -2063,14 +2064,7 @@ static bool lower_arith(Lower *L, Op *op) {
   case OP_MULF: r = L->nvvm ? uncontracted_nvvm(L, op->kind, x, y) : op->kind == OP_ADDF ? LLVMBuildFAdd(b, x, y, "")
                                  : op->kind == OP_SUBF ? LLVMBuildFSub(b, x, y, "") : LLVMBuildFMul(b, x, y, "");
     break;
-  case OP_DIVF:
-    if (!L->nvvm && L->o->fastmath && LLVMTypeOf(x) == L->t_f32) { /* div.approx.ftz.f32, as -prec-div=0 */
-      LLVMValueRef args[2] = {x, y};
-      r = calln(L, "llvm.nvvm.div.approx.ftz.f", L->t_f32, args, 2);
-    } else {
-      r = LLVMBuildFDiv(b, x, y, "");
-    }
-    break;
+  case OP_DIVF: r = LLVMBuildFDiv(b, x, y, ""); break;
   case OP_REMF:
   case OP_FLOORDIVF:
   case OP_FLOORMODF: {

@@ -14,6 +14,8 @@
 # RUN: FileCheck %s --check-prefix=FAST < %t.fast2.ptx
 # RUN: kfront compile %s -k dot --sig 'void(float32[::1], float32[::1], float32[::1])' -o %t.dot.ptx
 # RUN: FileCheck %s --check-prefix=DOT < %t.dot.ptx
+# RUN: kfront compile %s -k q --sig 'void(float32[::1])' --fastmath --backend=llvm -o %t.q.ptx
+# RUN: FileCheck %s --check-prefix=QUOT < %t.q.ptx
 from numba import cuda, float32
 from numba.cuda import fp16
 
@@ -55,3 +57,12 @@ def dot(a, b, out):
     for i in range(a.shape[0]):
         s += a[i] * b[i]
     out[0] = s
+
+
+# fastmath through LLVM's NVPTX without unsafe-fp-math (which only allowed contraction there): the f32 division is
+# what it was with it, div.rn.ftz.
+# QUOT-LABEL: .entry q(
+# QUOT: div.rn.ftz.f32
+@cuda.jit
+def q(a):
+    a[2] = a[0] / a[1]
