@@ -327,3 +327,63 @@ def test_libdevice_and_bit_count_match_numba():
     assert same.all(), [(k, a[np.nonzero(~same[:, k])[0][:3], k], b[np.nonzero(~same[:, k])[0][:3], k])
                         for k in range(a.shape[1]) if not same[:, k].all()]
     np.testing.assert_array_equal(kf[3], nb[3])
+
+
+LIBDEVICE_NO_HOST = """
+def libdev_more(x, y, out, iout, fout):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        f = np.float32(v)
+        out[i, 0] = libdevice.sinpi(v)
+        out[i, 1] = libdevice.cospi(v)
+        s, c = libdevice.sincospi(v)
+        out[i, 2] = s
+        out[i, 3] = c
+        out[i, 4] = libdevice.erfinv(y[i])
+        out[i, 5] = libdevice.erfcinv(y[i] + 1.0)
+        out[i, 6] = libdevice.normcdfinv(y[i] * 0.5 + 0.5)
+        out[i, 7] = libdevice.erfcx(v)
+        r, q = libdevice.remquo(v, y[i])
+        out[i, 8] = r
+        iout[i, 0] = q
+        rf, qf = libdevice.remquof(f, np.float32(y[i]))
+        fout[i, 0] = rf
+        iout[i, 1] = qf
+        fout[i, 1] = libdevice.sinpif(f)
+        fout[i, 2] = libdevice.cospif(f)
+        fout[i, 3] = libdevice.erfinvf(np.float32(y[i]))
+        fout[i, 4] = libdevice.erfcxf(f)
+        fout[i, 5] = libdevice.fast_expf(f)
+        fout[i, 6] = libdevice.fast_logf(f)
+        fout[i, 7] = libdevice.fast_sinf(f)
+        s2, c2 = libdevice.fast_sincosf(f)
+        fout[i, 8] = c2
+        fout[i, 9] = libdevice.fast_tanf(f)
+        fout[i, 10] = libdevice.fast_powf(f, np.float32(y[i]))
+        fout[i, 11] = libdevice.fast_fdividef(f, np.float32(y[i]))
+        fout[i, 12] = libdevice.fast_exp10f(f)
+        fout[i, 13] = libdevice.fast_log2f(f)
+        fout[i, 14] = libdevice.fast_log10f(f)
+"""
+
+
+def test_libdevice_functions_no_host_has_match_numba():
+    """sinpi ... remquo and the approximate fast_* functions: kfront's GPU kernel calls libdevice as numba-cuda's
+    does, so the bits are numba-cuda's (the simulator's values for these are checked against mpmath and against
+    the GPU within libdevice's bounds by python/tests/test_libdevice.py and test/gpu/backend_gpu.c)"""
+    rng = np.random.default_rng(13)
+    x = np.concatenate([[0.5, -2.5, 3.0, 1e-300, -0.0, 0.0, 100.0, np.inf, -np.inf, np.nan, 1e300, 4e9, -30.0, 1.25],
+                        rng.standard_normal(114) * 20])
+    y = np.concatenate([[0.5, -0.5, 0.999, -1.0, 1.0, 0.0, -0.0, 0.375, np.nan, 2.0, 1e-300, -0.1, 0.75, 1e-20],
+                        rng.uniform(-1, 1, 114)])
+
+    def args():
+        return [x.copy(), y.copy(), np.zeros((x.size, 9)), np.zeros((x.size, 2), np.int64),
+                np.zeros((x.size, 15), np.float32)]
+    nb, kf = run_both(LIBDEVICE_NO_HOST, "libdev_more", 2, 64, args)
+    for a, b, wide in ((kf[2], nb[2], np.int64), (kf[4], nb[4], np.int32)):
+        same = (a.view(wide) == b.view(wide)) | (np.isnan(a) & np.isnan(b))
+        assert same.all(), [(k, a[np.nonzero(~same[:, k])[0][:3], k], b[np.nonzero(~same[:, k])[0][:3], k])
+                            for k in range(a.shape[1]) if not same[:, k].all()]
+    np.testing.assert_array_equal(kf[3], nb[3])
