@@ -641,6 +641,53 @@ def test_float16_conversions_every_mode():
     np.testing.assert_array_equal(ints[:, 9], [int(math.isnan(v) or v < 1) for v in h])
 
 
+@cuda.jit
+def to_unsigned(hb, bb, ints):
+    k = cuda.grid(1)
+    if k < hb.size:
+        h = fp16.__ushort_as_half(hb[k])
+        ints[k, 0] = fp16.__half2ushort_rn(h)
+        ints[k, 1] = fp16.__half2ushort_rz(h)
+        ints[k, 2] = fp16.__half2ushort_rd(h)
+        ints[k, 3] = fp16.__half2ushort_ru(h)
+        ints[k, 4] = fp16.__half2uint_rn(h)
+        ints[k, 5] = fp16.__half2uint_rz(h)
+        ints[k, 6] = fp16.__half2uint_rd(h)
+        ints[k, 7] = fp16.__half2uint_ru(h)
+        ints[k, 8] = fp16.__half2ull_rn(h)
+        ints[k, 9] = fp16.__half2ull_rz(h)
+        ints[k, 10] = fp16.__half2ull_rd(h)
+        ints[k, 11] = fp16.__half2ull_ru(h)
+        ints[k, 12] = fp16.__half2uchar_rz(h)
+        b = bf16.uint16_as_bfloat16(bb[k])
+        ints[k, 13] = bf16.bfloat16_to_uint16_ru(b)
+        ints[k, 14] = bf16.bfloat16_to_uint32_rd(b)
+        ints[k, 15] = bf16.bfloat16_to_uint64_rn(b)
+        ints[k, 16] = bf16.bfloat16_to_uint8_rz(b)
+
+
+def test_conversions_to_unsigned_nan_negative_overflow():
+    """cuda.fp16's and cuda.bf16's conversions to unsigned integers as PTX's cvt.rni / rzi / rmi / rpi .u16 / .u32 /
+    .u64 / .u8 compute them: saturating (a negative value 0, past the maximum the maximum, +inf the maximum), NaN 0
+    but 1 << 63 for a 64-bit result (the H200's cvt to 64 bits, as numba-cuda's __half2ll_rn showed)"""
+    vals = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, -0.4, -0.5, -0.6, -1.5, -300.0, 0.5, 1.5, 2.5, 255.5, 256.0,
+            65504.0, -65504.0, 6e-8, 0.99]
+    hb = np.array(vals, np.float16).view(np.uint16)
+    bvals = vals[:16] + [3.0e38, 65536.0, 1e20, 300.0]
+    bb = (np.array(bvals, np.float32).view(np.uint32) >> 16).astype(np.uint16)  # exact in bfloat16 (or NaN / inf)
+    ints = np.zeros((len(vals), 17), np.uint64)
+    to_unsigned[1, 32](hb, bb, ints)
+    h = [float(v) for v in np.array(vals, np.float16)]
+    b = [float(np.array([x << 16], np.uint32).view(np.float32)[0]) for x in bb.tolist()]
+    cols = [(h, np.uint16, m) for m in MODES] + [(h, np.uint32, m) for m in MODES] + [(h, np.uint64, m) for m in MODES]
+    cols += [(h, np.uint8, "rz"), (b, np.uint16, "ru"), (b, np.uint32, "rd"), (b, np.uint64, "rn"), (b, np.uint8, "rz")]
+    for k, (src, dt, mode) in enumerate(cols):
+        want = [int(sat_int(v, dt, mode)) for v in src]
+        assert ints[:, k].tolist() == want, (k, dt, mode, ints[:, k].tolist(), want)
+    # the NaN rows, spelled out: 0 below 64 bits, 1 << 63 at 64
+    assert ints[0, :8].tolist() == [0] * 8 and ints[0, 8:12].tolist() == [1 << 63] * 4 and ints[0, 12] == 0
+
+
 def test_numba_cuda_bf16_fp16_libdevice_modules_under_the_drop_in():
     """`from numba.cuda.bf16 import hadd`, `from numba.cuda.fp16 import __float2half_rd`, `import numba.cuda.bf16`
     as numba-cuda's programs write them, under kfront's drop-in (install_numba_alias)."""

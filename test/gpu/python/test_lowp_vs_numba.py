@@ -387,3 +387,46 @@ def test_libdevice_functions_no_host_has_match_numba():
         assert same.all(), [(k, a[np.nonzero(~same[:, k])[0][:3], k], b[np.nonzero(~same[:, k])[0][:3], k])
                             for k in range(a.shape[1]) if not same[:, k].all()]
     np.testing.assert_array_equal(kf[3], nb[3])
+
+
+TO_UNSIGNED = """
+def to_unsigned(hb, bb, ints):
+    k = cuda.grid(1)
+    if k < hb.size:
+        h = fp16.__ushort_as_half(hb[k])
+        ints[k, 0] = fp16.__half2ushort_rn(h)
+        ints[k, 1] = fp16.__half2ushort_rz(h)
+        ints[k, 2] = fp16.__half2ushort_rd(h)
+        ints[k, 3] = fp16.__half2ushort_ru(h)
+        ints[k, 4] = fp16.__half2uint_rn(h)
+        ints[k, 5] = fp16.__half2uint_rz(h)
+        ints[k, 6] = fp16.__half2uint_rd(h)
+        ints[k, 7] = fp16.__half2uint_ru(h)
+        ints[k, 8] = fp16.__half2ull_rn(h)
+        ints[k, 9] = fp16.__half2ull_rz(h)
+        ints[k, 10] = fp16.__half2ull_rd(h)
+        ints[k, 11] = fp16.__half2ull_ru(h)
+        ints[k, 12] = fp16.__half2uchar_rz(h)
+        b = bf16.uint16_as_bfloat16(bb[k])
+        ints[k, 13] = bf16.bfloat16_to_uint16_ru(b)
+        ints[k, 14] = bf16.bfloat16_to_uint32_rd(b)
+        ints[k, 15] = bf16.bfloat16_to_uint64_rn(b)
+        ints[k, 16] = bf16.bfloat16_to_uint8_rz(b)
+        ints[k, 17] = bf16.bfloat16_to_uint16_rn(b)
+        ints[k, 18] = bf16.bfloat16_to_uint32_ru(b)
+"""
+
+
+def test_conversions_to_unsigned_match_numba():
+    """__half2ushort_* / __half2uint_* / __half2ull_* / __half2uchar_rz and bfloat16's to unsigned integers on NaN,
+    negative values, past the maximum and +-inf: PTX's cvt.r?i.u16/u32/u64/u8 as numba-cuda's bindings emit them,
+    against kfront's saturating conversions (NaN 0, but 1 << 63 to 64 bits)"""
+    vals = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, -0.4, -0.5, -0.6, -1.5, -300.0, 0.5, 1.5, 2.5, 255.5, 256.0,
+            65504.0, -65504.0, 6e-8, 0.99] + list(np.random.default_rng(7).standard_normal(44) * 300)
+    hb = np.array(vals, np.float16).view(np.uint16)
+    bb = (np.array(vals[:60] + [3.0e38, 65536.0, 1e20, 5e9], np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+    def args():
+        return [hb.copy(), bb.copy(), np.zeros((len(vals), 19), np.uint64)]
+    nb, kf = run_both(TO_UNSIGNED, "to_unsigned", 1, 64, args)
+    np.testing.assert_array_equal(kf[2], nb[2])
