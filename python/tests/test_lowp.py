@@ -722,9 +722,68 @@ def copy_first(out, x):
 
 
 def test_arrays_of_unsupported_dtypes_are_errors():
-    # ml_dtypes' bfloat16 arrays have NumPy's typestr of a 2-byte void, which kfront does not take for bfloat16
-    with pytest.raises(TypeError, match=r"kfront does not support arrays of dtype '\|V2' \(ml_dtypes' bfloat16"):
+    # a plain 2-byte void (ml_dtypes' bfloat16 has the same typestr; its dtype tells them apart)
+    with pytest.raises(TypeError, match=r"kfront does not support arrays of dtype '\|V2' \(a 2-byte void: bfloat16"):
         copy_first[1, 1](np.zeros(1, np.float32), np.zeros(4, "V2"))
     # a dtype after the table's last row (bfloat16's, which is never matched) is refused, not a crash
     with pytest.raises(TypeError, match=r"kfront does not support arrays of dtype '<U1'"):
         copy_first[1, 1](np.zeros(1, np.float32), np.zeros(4, "U1"))
+
+
+# ---- bfloat16 host arrays (ml_dtypes, as numba-cuda takes them), and what numba-cuda's bf16 does not have --------
+
+@cuda.jit
+def bf16_arrays(a, out, widened):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] * bf16.bfloat16(3.0) + a[a.size - 1 - i]
+        widened[i] = np.float32(a[i])
+
+
+def test_bfloat16_host_and_device_arrays():
+    """ml_dtypes.bfloat16 NumPy arrays as kernel arguments (copied in and back), through cuda.to_device /
+    device_array / copy_to_host, typed bfloat16[::1] as numba-cuda types them; each product and sum rounded to
+    bfloat16 once (computed in float32, exact here, then rounded by ml_dtypes)"""
+    import ml_dtypes
+    from kfront import types
+    a = np.array([1.5, -2.25, 3.0, 1e30, -0.0, np.inf, np.nan, 0.1, 255.0, -7.0], ml_dtypes.bfloat16)
+    out = np.zeros(a.size, ml_dtypes.bfloat16)
+    widened = np.zeros(a.size, np.float32)
+    bf16_arrays[1, 32](a, out, widened)
+    af = a.astype(np.float32)
+    want = ((af * np.float32(3.0)).astype(ml_dtypes.bfloat16).astype(np.float32) + af[::-1]).astype(ml_dtypes.bfloat16)
+    nan = np.isnan(af) | np.isnan(af[::-1])
+    np.testing.assert_array_equal(out.view(np.uint16)[~nan], want.view(np.uint16)[~nan])
+    assert np.isnan(out.astype(np.float32)[nan]).all()
+    np.testing.assert_array_equal(widened.view(np.uint32), af.view(np.uint32))
+    d, o = cuda.to_device(a), cuda.device_array(a.size, ml_dtypes.bfloat16)
+    bf16_arrays[1, 32](d, o, cuda.device_array(a.size, np.float32))
+    back = o.copy_to_host()
+    assert back.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(back.view(np.uint16), out.view(np.uint16))
+    assert str(types.typeof(a)) == "bfloat16[::1]" and types.from_dtype(a.dtype) is types.bfloat16
+    assert types.as_dtype(types.bfloat16) == np.dtype(ml_dtypes.bfloat16)
+    # a plain 2-byte void array is no bfloat16
+    with pytest.raises(TypeError, match="2-byte void"):
+        bf16_arrays[1, 32](np.zeros(3, "V2"), out, widened)
+
+
+def test_bfloat16_atomics_and_vectors_are_located_errors():
+    """numba-cuda's cuda.atomic takes no bfloat16 (nor float16) arrays, and numba.cuda.bf16 has no vector type"""
+    import ml_dtypes
+
+    @cuda.jit
+    def add(a):
+        cuda.atomic.add(a, 0, bf16.bfloat16(1.0))
+
+    with pytest.raises(errors.TypingError, match=r"cuda.atomic.add\(\) does not support arrays of bfloat16: numba-cuda") as e:
+        add[1, 1](np.zeros(2, ml_dtypes.bfloat16))
+    assert "test_lowp.py" in str(e.value)
+
+    @cuda.jit
+    def pair(a):
+        v = bf16.bfloat162(a[0], a[1])  # noqa: F841
+
+    with pytest.raises(errors.UnsupportedError, match=r"numba.cuda.bf16 has no vector type") as e:
+        pair[1, 1](np.zeros(2, ml_dtypes.bfloat16))
+    assert "test_lowp.py" in str(e.value)

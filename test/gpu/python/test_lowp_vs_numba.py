@@ -1,7 +1,8 @@
 """GPU-only: kfront against numba-cuda on the same kernels and inputs (run by test/gpu/run_python_gpu.sh on the GPU
 machine, where both are installed): bfloat16 (cuda.bf16: conversions by every rounding mode, arithmetic, the
-intrinsics, numba-cuda's typing), cuda.fp16's conversions by a rounding mode and its saturating / relu / unordered
-intrinsics, cuda.libdevice's functions and int.bit_count(). The results must be numba-cuda's bit for bit (NaN: any
+intrinsics, numba-cuda's typing, ml_dtypes.bfloat16 host arrays), cuda.fp16's conversions by a rounding mode (to
+unsigned integers on NaN, negative values and overflow too) and its saturating / relu / unordered intrinsics,
+cuda.libdevice's functions (sinpi ... remquo and the approximate fast_* among them) and int.bit_count(). The results must be numba-cuda's bit for bit (NaN: any
 NaN; +0 and -0 alike where PTX's max/min leave the sign of a zero open), but where numba-cuda's bindings use
 approximate instructions (hdiv's div.approx.f32, hsqrt's sqrt.approx.f32, hexp's ex2.approx.f32, ... : kfront rounds
 the correctly rounded float32 result): there within one unit in the last place of the narrow type."""
@@ -430,3 +431,26 @@ def test_conversions_to_unsigned_match_numba():
         return [hb.copy(), bb.copy(), np.zeros((len(vals), 19), np.uint64)]
     nb, kf = run_both(TO_UNSIGNED, "to_unsigned", 1, 64, args)
     np.testing.assert_array_equal(kf[2], nb[2])
+
+
+BF16_ARRAYS = """
+def bf16_arrays(a, out, widened):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] * bf16.bfloat16(3.0) + a[a.size - 1 - i]
+        widened[i] = np.float32(a[i])
+"""
+
+
+def test_bfloat16_host_arrays_match_numba():
+    """ml_dtypes.bfloat16 NumPy arrays as kernel arguments: numba-cuda 0.30.4 types them bfloat16 where ml_dtypes is
+    installed (numba/cuda/np/numpy_support.py), and so does kfront"""
+    import ml_dtypes
+    rng = np.random.default_rng(17)
+    a = np.concatenate([[1.5, -2.25, 3.0, 1e30, -0.0, np.inf, 0.1, 255.0], rng.standard_normal(120) * 100]).astype(ml_dtypes.bfloat16)
+
+    def args():
+        return [a.copy(), np.zeros(a.size, ml_dtypes.bfloat16), np.zeros(a.size, np.float32)]
+    nb, kf = run_both(BF16_ARRAYS, "bf16_arrays", 2, 64, args)
+    assert_bits(kf[1].view(np.uint16), nb[1].view(np.uint16), what="bf16 arrays")
+    np.testing.assert_array_equal(kf[2].view(np.uint32), nb[2].view(np.uint32))
