@@ -768,6 +768,21 @@ def test_bfloat16_host_and_device_arrays():
         bf16_arrays[1, 32](np.zeros(3, "V2"), out, widened)
 
 
+@cuda.jit
+def bf16_scalar(s, out):
+    out[0] = s * bf16.bfloat16(3.0)
+
+
+def test_bfloat16_scalar_argument():
+    """an ml_dtypes.bfloat16 scalar is a bfloat16 kernel argument (its 0-d array interface, typed by its dtype)"""
+    import ml_dtypes
+    out = np.zeros(1, ml_dtypes.bfloat16)
+    bf16_scalar[1, 1](ml_dtypes.bfloat16(1.5), out)
+    assert out.view(np.uint16)[0] == np.array([4.5], ml_dtypes.bfloat16).view(np.uint16)[0]
+    bf16_scalar[1, 1](ml_dtypes.bfloat16(1.0 + 2 ** -7), out)  # 3 + 3 * 2**-7 rounds to nearest even bfloat16
+    assert out.view(np.uint16)[0] == np.array([3.0 + 3 * 2 ** -7], np.float32).astype(ml_dtypes.bfloat16).view(np.uint16)[0]
+
+
 def test_bfloat16_atomics_and_vectors_are_located_errors():
     """numba-cuda's cuda.atomic takes no bfloat16 (nor float16) arrays, and numba.cuda.bf16 has no vector type"""
     import ml_dtypes
