@@ -29,7 +29,8 @@ typedef enum {
 /* How far libdevice's result may lie from the simulator's (the CUDA C++ Programming Guide's bounds): within
  * ulps + ulps_per_arg * |x| units in the last place (ulps 0: the GPU suite's default for the kind), or within
  * abs_err where x lies in [abs_lo, abs_hi]; bounded only where x lies in [lo, hi] (elsewhere the GPU suite checks
- * only that both results are NaN or neither). x is argument `arg` (its magnitude when abs_of_arg). */
+ * only that both results are NaN or neither). x is argument `arg` (its magnitude when abs_of_arg). All zero: no
+ * bound recorded (the suite's default for the kind). */
 typedef struct LdAccuracy {
   double ulps, ulps_per_arg, abs_err, abs_lo, abs_hi, lo, hi;
   unsigned arg;

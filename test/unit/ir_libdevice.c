@@ -163,7 +163,9 @@ static void test_kinds(void) {
   CHECK(ir_libdevice_kind(ir_libdevice_lookup("remquo")) == LD_EXACT);
   CHECK(ir_libdevice_kind(ir_libdevice_lookup("erfinv")) == LD_LIBM);
   const LdAccuracy *a = ir_libdevice_accuracy(ir_libdevice_lookup("erfcinvf"));
-  CHECK(a->ulps == 4);
+  CHECK(a->ulps == 4 && a->lo == -INFINITY && a->hi == INFINITY);
+  a = ir_libdevice_accuracy(ir_libdevice_lookup("sin")); /* none recorded: all zero */
+  CHECK(a->ulps == 0 && a->abs_err == 0 && a->lo == 0 && a->hi == 0);
   a = ir_libdevice_accuracy(ir_libdevice_lookup("fast_expf"));
   CHECK(a->ulps == 2 && a->ulps_per_arg == 1.173 && a->lo == -INFINITY);
   a = ir_libdevice_accuracy(ir_libdevice_lookup("fast_fdividef"));
