@@ -4210,6 +4210,15 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
     args[i] = const_default(L, f->src, ps->items[i]->defval);
     if (args[i].kind == FV_POISON) return poison();
   }
+  /* numba.cuda.random's device functions index numba-cuda's state array: another argument is refused at the call */
+  if (f->src->prelude && np && strcmp(names[0], "states") == 0) {
+    const Type *t = args[0].kind == FV_VAL || args[0].kind == FV_VIEW ? args[0].type : NULL;
+    if (!t || t->kind != TY_ARRAY || t->rank != 1 || !ty_is_record(t->elem) ||
+        ty_record_field(t->elem, "s0", 2) < 0 || ty_record_field(t->elem, "s1", 2) < 0)
+      return lerr(L, arg_loc(e, 0),
+                  "%s() takes numba.cuda.random's state array, a 1-D array of xoroshiro128p_dtype records (as "
+                  "create_xoroshiro128p_states makes it), not %s", f->name, vname(L, &args[0]));
+  }
   /* a device function declared with signatures: the best one for the arguments (as numba's overloads) */
   const FeSig *sig = NULL;
   if (f->nsigs) {

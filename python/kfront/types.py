@@ -834,11 +834,15 @@ def _typeof_int(value):
     raise ValueError("kfront: the integer %d does not fit in int64 or uint64" % value)
 
 
-def _typeof_cai(cai):
+def _typeof_cai(cai, owner=None):
     if cai.get("mask") is not None:
         raise errors.UnsupportedError("kfront: masked arrays (__cuda_array_interface__ with a mask) are not supported")
     shape = tuple(cai["shape"])
-    dtype = _from_typestr(cai["typestr"])
+    owner_dtype = getattr(owner, "dtype", None)
+    if cai["typestr"].startswith("|V") and getattr(owner_dtype, "fields", None) is not None:
+        dtype = from_dtype(owner_dtype)  # a structured dtype (numba-cuda's arrays give no descr): the owner's record
+    else:
+        dtype = _from_typestr(cai["typestr"])
     if not shape:
         raise errors.UnsupportedError("kfront: a 0-dimensional device array cannot be a kernel argument")
     strides = cai.get("strides")
@@ -891,7 +895,7 @@ def typeof(value, purpose=None):
     except Exception:
         cai = None
     if cai is not None:
-        return _typeof_cai(cai)
+        return _typeof_cai(cai, value)
     import enum
     if isinstance(value, enum.Enum):  # an enum member: its class's member type
         if isinstance(value, int):
