@@ -122,7 +122,7 @@ Type *ty_record(IrContext *ctx, unsigned n, const RecordField *fields, Type *con
 int ty_record_field(const Type *rec, const char *name, size_t len);
 /* Elements of a field (the product of its nested shape; 1 for a plain field). */
 unsigned ty_field_count(const RecordField *f);
-/* Alignment in bytes of a scalar, pointer or record type. */
+/* Alignment in bytes of a scalar (a complex: its parts'), pointer or record type. */
 unsigned ty_align(const Type *t);
 #define ty_i32(ctx) ty_int((ctx), 32, false)
 #define ty_i64(ctx) ty_int((ctx), 64, false)

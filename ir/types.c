@@ -197,7 +197,10 @@ unsigned ty_size(const Type *t) {
   }
 }
 
-unsigned ty_align(const Type *t) { return t->kind == TY_RECORD ? t->align : ty_size(t); }
+/* A complex is aligned as its parts are (NumPy's and the LLVM ABI's alignment of complex128 is 8). */
+unsigned ty_align(const Type *t) {
+  return t->kind == TY_RECORD ? t->align : t->kind == TY_COMPLEX ? ty_size(t->elem) : ty_size(t);
+}
 
 /* ---- records ---------------------------------------------------------------------------------- */
 

@@ -273,8 +273,6 @@ def _record_field_type(dt):
 def _element_type(dt):
     if dt.fields is not None:
         return _record_of_dtype(dt)
-    if dt.kind == "c":
-        raise errors.UnsupportedError("kfront: dtype %s: record fields of complex types are not supported yet" % (dt,))
     return from_dtype(dt)
 
 

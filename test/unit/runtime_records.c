@@ -53,12 +53,23 @@ static void test_types(void) {
   const char *packed = "Record(x[type=float32;offset=0],y[type=int64;offset=4];12;False)";
   Type *p = fe_record_parse(ctx, packed, strlen(packed), NULL, &why);
   CHECK(p && p != t && p->align == 1 && !p->aligned && p->size == 12);
+  /* complex fields: aligned as their parts (complex128: 8), spelt back the same */
+  const char *cplx = "Record(a[type=int8;offset=0],z[type=complex128;offset=8],c[type=complex64;offset=24];32;True)";
+  Type *c = fe_record_parse(ctx, cplx, strlen(cplx), NULL, &why);
+  CHECK(c && c->align == 8 && ty_is_complex(c->elems[1]) && ty_size(c->elems[1]) == 16 && ty_align(c->elems[1]) == 8);
+  if (c) {
+    StrBuf cb;
+    sb_init(&cb);
+    fe_record_spell(c, &cb);
+    CHECK(strcmp(sb_cstr(&cb), cplx) == 0);
+    sb_free(&cb);
+  }
   /* malformed: each with its reason */
   static const struct {
     const char *text, *why;
   } bad[] = {
       {"Record(x[type=float64;offset=4];8;False)", "does not fit"},
-      {"Record(x[type=complex64;offset=0];8;False)", "complex"},
+      {"Record(x[type=complex32;offset=0];8;False)", "integer, float or complex type"},
       {"Record(x[type=int8;offset=0],x[type=int8;offset=1];2;False)", "twice"},
       {"Record(x[type=int8;offset=0];1;Maybe)", "True"},
       {"Record(x[type=int8;offset=0;title=t];1;False)", "titles"},
