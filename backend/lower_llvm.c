@@ -1643,10 +1643,7 @@ static bool lower_field(Lower *L, Op *op) {
     v->stride[a->rank + d] = ci64(L, stride);
     stride *= f->dims[d];
   }
-  unsigned base = a->align ? a->align : rec->align;
-  unsigned align = base;
-  while (align > 1 && (f->offset % align || rec->size % align)) align /= 2;
-  v->align = align ? align : 1;
+  v->align = ty_field_align(rec, (unsigned)k, a->align);
   set_arr(L, &op->results[0], v);
   return true;
 }

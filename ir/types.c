@@ -202,6 +202,12 @@ unsigned ty_align(const Type *t) {
   return t->kind == TY_RECORD ? t->align : t->kind == TY_COMPLEX ? ty_size(t->elem) : ty_size(t);
 }
 
+unsigned ty_field_align(const Type *rec, unsigned k, unsigned base) {
+  unsigned align = base ? base : rec->align;
+  while (align > 1 && (rec->fields[k].offset % align || rec->size % align)) align /= 2;
+  return align ? align : 1;
+}
+
 /* ---- records ---------------------------------------------------------------------------------- */
 
 unsigned ty_field_count(const RecordField *f) {

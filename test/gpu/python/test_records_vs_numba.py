@@ -3,7 +3,9 @@ test/gpu/run_python_gpu.sh on the GPU machine, where both are installed): fields
 packed layouts (a packed itemsize that leaves odd records' fields misaligned: both read them a byte at a time),
 single records passed by reference, nested arrays and nested records, whole-record assignment, records in shared and
 local arrays, records passed to device functions, explicit signatures with from_dtype types, device arrays of
-records; complex fields (aligned and packed). The same checks run against NumPy on the simulator in python/tests/test_records.py."""
+records; complex fields (aligned and packed); records where values meet (branches, loops, conditional expressions)
+and returned by device functions; field arrays of arrays of records (a.x, a['x']); dynamic shared arrays of records;
+atomics on record fields; `is` between records of two types. The same checks run against NumPy on the simulator in python/tests/test_records.py."""
 import linecache
 import os
 
@@ -275,3 +277,152 @@ def test_complex_fields_match_numba():
             results.append((a, out))
         assert results[0][0].tobytes() == results[1][0].tobytes()
         np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+VALUES_K = """
+@cuda.jit(device=True)
+def largest(a):
+    best = a[0]
+    for i in range(1, a.shape[0]):
+        if a[i].x > best.x:
+            best = a[i]
+    return best
+
+
+def values(a, c, out):
+    r = largest(a)
+    out[0] = r.x
+    r.n += 100
+    a[0] = largest(a)
+    if c:
+        r = a[1]
+    else:
+        r = a[2]
+    out[1] = r.x
+    r.n = 7
+    s = a[2] if out[1] > 2 else a[3]
+    out[2] = s.y
+    for k in range(a.shape[0]):
+        if a[k].y < s.y:
+            s = a[k]
+    out[3] = s.y
+"""
+
+FIELD_ARRAYS_K = """
+def field_arrays(a, out):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        g = a.g
+        h = a['h']
+        out[i, j] = g[i, j] + h[i, j, 1] * 10 + h.ndim * 1000 + len(a[i]['g']) * 10000
+        a.g[i, j] = j - i
+        a[i]['h'][j, 0] = i + j
+"""
+
+PACKED_FIELD_K = """
+def packed_field(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i] = a.b[i]
+        a['b'][i] += 0.5
+"""
+
+DYNAMIC_K = """
+def dynamic(a, out):
+    s = cuda.shared.array(0, dtype=PT)
+    t = cuda.threadIdx.x
+    if t < len(s):
+        s[t] = a[t]
+        s[t].n += t
+    cuda.syncthreads()
+    if t < len(s):
+        out[t] = s[len(s) - 1 - t]
+    if t == 0:
+        out[len(s)].n = len(s)
+"""
+
+ATOMICS_K = """
+def atomics(a, r):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        cuda.atomic.add(a[i].h, 1, 2.0)
+        cuda.atomic.add(r.h, 0, 1.0)
+        cuda.atomic.max(a.g, i, i)
+        cuda.atomic.add(a.h, (0, 0), 1.0)
+"""
+
+IS_K = """
+def identity(a, b, out):
+    out[0] = a[0] is b[0]
+    out[1] = a[0] is not None
+"""
+
+GH = np.dtype([("g", np.int32), ("h", np.float32, (2,))], align=True)
+
+
+def test_records_where_values_meet_match_numba():
+    kernels = compile_both(VALUES_K, "values")
+    for c in (True, False):
+        results = []
+        for k in kernels:
+            a = sample(PT, 6, seed=8)
+            a["x"] = [1, 5, 3, 9, 2, 4]
+            out = np.zeros(4)
+            k[1, 1](a, c, out)
+            results.append((a, out))
+        assert results[0][0].tobytes() == results[1][0].tobytes()
+        np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def test_field_arrays_match_numba():
+    kernels = compile_both(FIELD_ARRAYS_K, "field_arrays")
+    results = []
+    for k in kernels:
+        a = sample(GH, 12, seed=9).reshape(3, 4)
+        out = np.zeros((3, 4))
+        k[(1, 1), (4, 4)](a, out)
+        results.append((a, out))
+    assert results[0][0].tobytes() == results[1][0].tobytes()
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    kernels = compile_both(PACKED_FIELD_K, "packed_field")
+    results = []
+    for k in kernels:
+        a = np.zeros(5, np.dtype([("a", "int32"), ("b", "float64")]))
+        a["b"] = np.arange(5) * 1.25
+        out = np.zeros(5)
+        k[1, 8](a, out)
+        results.append((a, out))
+    assert results[0][0].tobytes() == results[1][0].tobytes()
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def test_dynamic_shared_records_match_numba():
+    kernels = compile_both(DYNAMIC_K, "dynamic")
+    outs = []
+    for k in kernels:
+        out = np.zeros(9, PT)
+        k[1, 8, 0, 6 * PT.itemsize + 5](sample(PT, 8, seed=10), out)
+        outs.append(out)
+    assert outs[0].tobytes() == outs[1].tobytes()
+
+
+def test_atomics_on_record_fields_match_numba():
+    kernels = compile_both(ATOMICS_K, "atomics")
+    results = []
+    for k in kernels:
+        a = np.zeros(40, GH)
+        r = np.zeros(1, GH)[0]
+        k[2, 32](a, r)
+        results.append((a, r))
+    assert results[0][0].tobytes() == results[1][0].tobytes()
+    assert results[0][1].tobytes() == results[1][1].tobytes()
+
+
+def test_is_between_records_matches_numba():
+    kernels = compile_both(IS_K, "identity")
+    outs = []
+    for k in kernels:
+        out = np.full(2, 5.0)
+        k[1, 1](np.zeros(2, PT), np.zeros(2, GH), out)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
