@@ -3345,6 +3345,8 @@ static FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
 /* cuda.const.array_like(ARR) of a module-level np.array of constants: a "const" mem.global with its values. */
 static FeVal const_array_ref(Lower *L, const FeConstArr *ca, const char *hint) {
   Type *t = ca->type;
+  bool records = ty_is_record(t->elem); /* its bytes in a u8 global (aligned 16), seen as the records */
+  Type *gt = records ? ty_array(L->ctx, ty_int(L->ctx, 8, true), 1, LAYOUT_C) : t;
   const PyExpr *key = (const PyExpr *)(const void *)ca;
   Op *memo = memo_get(L, key);
   if (!memo) {
@@ -3353,19 +3355,31 @@ static FeVal const_array_ref(Lower *L, const FeConstArr *ca, const char *hint) {
     for (unsigned k = 1; ir_module_lookup(L->m, sym); k++) sym = arena_printf(&L->fe->arena, "%s_%u", base, k);
     Attr dims[8];
     for (unsigned i = 0; i < t->rank; i++) dims[i] = attr_int(ty_i64(L->ctx), ca->dims[i]);
+    if (records) dims[0] = attr_int(ty_i64(L->ctx), ca->n);
     memo = ir_op_create(L->m, OP_GLOBAL, L->b.loc, 0, NULL, 0, NULL, 0);
     ir_op_set_attr(L->m, memo, "sym_name", attr_sym(L->m, sym));
-    ir_op_set_attr(L->m, memo, "type", attr_type(t));
-    ir_op_set_attr(L->m, memo, "shape", attr_array(L->m, t->rank, dims));
+    ir_op_set_attr(L->m, memo, "type", attr_type(gt));
+    ir_op_set_attr(L->m, memo, "shape", attr_array(L->m, gt->rank, dims));
     ir_op_set_attr(L->m, memo, "space", attr_str(L->m, "const"));
     ir_op_set_attr(L->m, memo, "value", attr_array(L->m, ca->n, ca->values));
     ir_op_insert_before(L->fe->cur_top, memo);
     ir_module_add_symbol(L->m, memo);
     memo_put(L, key, memo);
   }
-  Op *ref = ib_op(&L->b, OP_GLOBAL_REF, 0, NULL, 1, &t, 0);
+  Op *ref = ib_op(&L->b, OP_GLOBAL_REF, 0, NULL, 1, &gt, 0);
   ir_op_set_attr(L->m, ref, "name", attr_sym(L->m, ir_op_attr_str(memo, "sym_name")));
-  FeVal r = val(t, op_result(ref, 0));
+  FeVal r = val(gt, op_result(ref, 0));
+  if (records) { /* the records over the bytes: the shape, C-contiguous strides */
+    Value *ops[1 + 16];
+    ops[0] = r.v;
+    int64_t stride = t->elem->size;
+    for (unsigned d = t->rank; d-- > 0;) {
+      ops[1 + d] = ib_const_int(&L->b, ty_i64(L->ctx), ca->dims[d]);
+      ops[1 + t->rank + d] = ib_const_int(&L->b, ty_i64(L->ctx), stride);
+      stride *= ca->dims[d];
+    }
+    r = val(t, op_result(ib_op(&L->b, OP_REINTERPRET, 1 + 2 * t->rank, ops, 1, &t, 0), 0));
+  }
   r.is_const = true; /* a constant array (what cuda.const.array_like accepts) */
   return r;
 }

@@ -222,7 +222,8 @@ typedef enum kf_value_kind {
   KF_VALUE_BOOL, KF_VALUE_INT, KF_VALUE_FLOAT,  /* scalar of `dtype` (Python int: int64, float: float64, bool: boolean; NumPy scalars their own dtype) */
   KF_VALUE_TUPLE,        /* items[0..nitems): scalars and tuples (nested allowed) */
   KF_VALUE_ARRAY,        /* a host array (kf_array, memory HOST; rank 1..KF_MAX_RANK, any strides); its elements are
-                          * copied at compile: a constant array in constant memory, as Numba makes a global array */
+                          * copied at compile: a constant array in constant memory, as Numba makes a global array;
+                          * an array of records (a record dtype) spells its record in path (kf_dtype_name's text) */
   KF_VALUE_MODULE,       /* a Python module kfront knows, by dotted name: "numba", "numba.cuda", "math", "numpy", "cmath", "operator", ... */
   KF_VALUE_PATH,         /* a known object by dotted path, as `from numba import float32` binds "numba.float32", "numba.cuda.grid", "math.sqrt", "numpy.float32" */
   KF_VALUE_FUNCTION,     /* a Python function defined in sources[source] under the name `function` (a @cuda.jit device function, possibly from another file) */
@@ -240,7 +241,8 @@ struct kf_value {
   const char *const *names;      /* NAMESPACE */
   unsigned nitems;
   kf_array array;                /* ARRAY */
-  const char *path;              /* MODULE, PATH, EXCEPTION, STRING; INT: NULL, or an enum member's type (its value is scalar.i),
+  const char *path;              /* MODULE, PATH, EXCEPTION, STRING; ARRAY of records: its record's spelling;
+                                  * INT: NULL, or an enum member's type (its value is scalar.i),
                                   * spelt EnumMember("mod.Color", int64) or IntEnumMember("mod.Color", int64);
                                   * NAMESPACE: NULL, or the type of its members when it is that enum class */
   const char *function;          /* FUNCTION */

@@ -692,13 +692,60 @@ def test_is_and_comparisons_of_records_as_numba():
         compared_records[1, 1](a, out)
 
 
+CONST_RECORD_ALIGN = np.array([(1, 2, 3, 0xDEADBEEF, 8), (4, 5, 6, 0xBEEFDEAD, 10)],
+                              dtype=np.dtype([("a", np.uint8), ("b", np.uint8), ("x", np.uint8), ("y", np.uint32),
+                                              ("z", np.uint8)], align=True))
+CONST_NESTED = np.zeros((2, 3), np.dtype([("v", np.int16, (2,)), ("r", [("p", np.float64), ("q", np.int8)])]))
+CONST_NESTED["v"] = np.arange(12).reshape(2, 3, 2)
+CONST_NESTED["r"]["p"] = np.arange(6).reshape(2, 3) * 0.5
+
+
 @cuda.jit
-def const_records(out):
+def const_records(a, b):
     c = cuda.const.array_like(CONST_RECS)
-    out[0] = c[1].x
+    i = cuda.grid(1)
+    a[i] = c[i]["x"]
+    b[i] = c[i].y
 
 
-def test_what_is_not_supported_says_so():
-    out = np.zeros(1)
-    with pytest.raises(errors.UnsupportedError, match="constant arrays of records"):
-        const_records[1, 1](out)
+@cuda.jit
+def const_records_align(a, b, c, d, e):
+    z = cuda.const.array_like(CONST_RECORD_ALIGN)
+    i = cuda.grid(1)
+    a[i] = z[i]["a"]
+    b[i] = z[i]["b"]
+    c[i] = z[i]["x"]
+    d[i] = z.y[i]
+    e[i] = z[i]["z"]
+
+
+@cuda.jit
+def const_nested(out):
+    c = cuda.const.array_like(CONST_NESTED)
+    i, j = cuda.grid(2)
+    if i < c.shape[0] and j < c.shape[1]:
+        out[i, j] = c[i, j].v[1] + c[i, j].r.p + len(c) * 100
+
+
+@cuda.jit
+def const_records_written(out):
+    c = cuda.const.array_like(CONST_RECS)
+    c[0].x = 1.0
+
+
+def test_constant_arrays_of_records():
+    # numba-cuda's test_constmem (test_const_record, test_const_record_align): a global structured array is a
+    # constant array of its bytes, NumPy's layout
+    a, b = np.zeros(2), np.zeros(2, np.int64)
+    const_records[2, 1](a, b)
+    np.testing.assert_array_equal(a, CONST_RECS["x"])
+    np.testing.assert_array_equal(b, CONST_RECS["y"])
+    outs = [np.zeros(2) for _ in range(5)]
+    const_records_align[2, 1](*outs)
+    for out, name in zip(outs, "abxyz"):
+        np.testing.assert_array_equal(out, CONST_RECORD_ALIGN[name])
+    o = np.zeros((2, 3))
+    const_nested[(1, 1), (2, 4)](o)
+    np.testing.assert_array_equal(o, CONST_NESTED["v"][:, :, 1] + CONST_NESTED["r"]["p"] + 200)
+    with pytest.raises(errors.TypingError, match=r"cannot assign to an element of a constant array"):
+        const_records_written[1, 1](np.zeros(1))

@@ -5,7 +5,7 @@ single records passed by reference, nested arrays and nested records, whole-reco
 local arrays, records passed to device functions, explicit signatures with from_dtype types, device arrays of
 records; complex fields (aligned and packed); records where values meet (branches, loops, conditional expressions)
 and returned by device functions; field arrays of arrays of records (a.x, a['x']); dynamic shared arrays of records;
-atomics on record fields; `is` between records of two types. The same checks run against NumPy on the simulator in python/tests/test_records.py."""
+atomics on record fields; `is` between records of two types; constant arrays of records. The same checks run against NumPy on the simulator in python/tests/test_records.py."""
 import linecache
 import os
 
@@ -140,12 +140,12 @@ def cfields(a, out):
 """
 
 
-def compile_both(src, name, sig=None):
+def compile_both(src, name, sig=None, **globals_):
     kernels = []
     for module in (ncuda, kcuda):
         fname = "<vs-numba %s %s>" % (name, module.__name__)
         linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
-        scope = {"cuda": module, "np": np, "PT": PT}
+        scope = {"cuda": module, "np": np, "PT": PT, **globals_}
         exec(compile(src, fname, "exec"), scope)
         kernels.append(module.jit(scope[name]) if sig is None else module.jit(sig(module))(scope[name]))
     return kernels
@@ -424,5 +424,34 @@ def test_is_between_records_matches_numba():
     for k in kernels:
         out = np.full(2, 5.0)
         k[1, 1](np.zeros(2, PT), np.zeros(2, GH), out)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
+
+
+CONST_K = """
+def consts(a, out):
+    c = cuda.const.array_like(CONST_RECORD_ALIGN)
+    n = cuda.const.array_like(CONST_NESTED)
+    i = cuda.grid(1)
+    if i < 2:
+        out[i, 0] = c[i]['a'] + c[i].b * 10 + c[i]['x'] * 100 + c.z[i] * 1000
+        out[i, 1] = c[i].y
+        out[i, 2] = n[i, 1].v[1] + n[i, 2].r.p + len(n)
+"""
+
+
+def test_constant_arrays_of_records_match_numba():
+    # numba-cuda's test_constmem: a global structured array is a constant array of its bytes
+    align = np.array([(1, 2, 3, 0xDEADBEEF, 8), (4, 5, 6, 0xBEEFDEAD, 10)],
+                     dtype=np.dtype([("a", np.uint8), ("b", np.uint8), ("x", np.uint8), ("y", np.uint32),
+                                     ("z", np.uint8)], align=True))
+    nested = np.zeros((2, 3), np.dtype([("v", np.int16, (2,)), ("r", [("p", np.float64), ("q", np.int8)])]))
+    nested["v"] = np.arange(12).reshape(2, 3, 2)
+    nested["r"]["p"] = np.arange(6).reshape(2, 3) * 0.5
+    kernels = compile_both(CONST_K, "consts", CONST_RECORD_ALIGN=align, CONST_NESTED=nested)
+    outs = []
+    for k in kernels:
+        out = np.zeros((2, 3))
+        k[1, 2](np.zeros(1), out)
         outs.append(out)
     np.testing.assert_array_equal(outs[0], outs[1])
