@@ -80,7 +80,7 @@ static Type *parse_elem(RecParser *p) {
 }
 
 /* name[type=T;offset=N(;alignment=N)?] with T a scalar, a Record(...) or nestedarray(E, (d0, d1, ...)) */
-static bool parse_field(RecParser *p, RecordField *f, Type **type, char *name, size_t cap) {
+static bool parse_field(RecParser *p, RecordField *f, Type **type, char *name, char *title, size_t cap) {
   while (p->pos < p->len && p->s[p->pos] == ' ') p->pos++;
   size_t start = p->pos;
   while (p->pos < p->len && ident_char(p->s[p->pos])) p->pos++;
@@ -112,8 +112,15 @@ static bool parse_field(RecParser *p, RecordField *f, Type **type, char *name, s
   if (rp_lit(p, ";alignment=")) {
     unsigned a;
     if (!rp_uint(p, &a)) return rp_fail(p, "bad field alignment");
-  } else if (rp_lit(p, ";title=")) {
-    return rp_fail(p, "record fields with titles are not supported by kfront");
+  } else if (rp_lit(p, ";title=")) { /* NumPy's title: an identifier here (kernels reach the field by it) */
+    size_t ts = p->pos;
+    while (p->pos < p->len && ident_char(p->s[p->pos])) p->pos++;
+    size_t tn = p->pos - ts;
+    if (tn == 0 || tn >= cap || (p->s[ts] >= '0' && p->s[ts] <= '9') || p->pos == p->len || p->s[p->pos] != ']')
+      return rp_fail(p, "record field titles must be identifiers (letters, digits, underscores)");
+    memcpy(title, p->s + ts, tn);
+    title[tn] = 0;
+    f->title = title;
   }
   if (!rp_lit(p, "]")) return rp_fail(p, "expected ']' after a record field");
   return true;
@@ -132,14 +139,14 @@ static Type *parse_record(RecParser *p) {
   }
   RecordField fields[MAX_FIELDS];
   Type *types[MAX_FIELDS];
-  char names[MAX_FIELDS][MAX_NAME];
+  char names[MAX_FIELDS][MAX_NAME], titles[MAX_FIELDS][MAX_NAME];
   unsigned n = 0, size;
   do {
     if (n == MAX_FIELDS) {
       rp_fail(p, "records of more than 64 fields are not supported");
       return NULL;
     }
-    if (!parse_field(p, &fields[n], &types[n], names[n], MAX_NAME)) return NULL;
+    if (!parse_field(p, &fields[n], &types[n], names[n], titles[n], MAX_NAME)) return NULL;
     n++;
   } while (rp_lit(p, ","));
   if (!rp_lit(p, ";") || !rp_uint(p, &size)) {
@@ -207,7 +214,9 @@ void fe_record_spell(const Type *t, StrBuf *out) {
     } else {
       spell_scalar(t->elems[i], out);
     }
-    sb_printf(out, ";offset=%u]", f->offset);
+    sb_printf(out, ";offset=%u", f->offset);
+    if (f->title) sb_printf(out, ";title=%s", f->title);
+    sb_putc(out, ']');
   }
   sb_printf(out, ";%u;%s)", t->size, t->aligned ? "True" : "False");
 }

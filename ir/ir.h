@@ -72,6 +72,8 @@ typedef enum {
 enum { TY_MAX_FIELD_DIMS = 7 };
 typedef struct RecordField {
   const char *name;
+  const char *title;    /* NumPy's title of the field, or NULL: Numba's Record has an entry by the name and one by the
+                         * title (both with this title), two fields at one offset */
   unsigned offset;
   unsigned ndims;
   unsigned dims[TY_MAX_FIELD_DIMS];

@@ -749,3 +749,41 @@ def test_constant_arrays_of_records():
     np.testing.assert_array_equal(o, CONST_NESTED["v"][:, :, 1] + CONST_NESTED["r"]["p"] + 200)
     with pytest.raises(errors.TypingError, match=r"cannot assign to an element of a constant array"):
         const_records_written[1, 1](np.zeros(1))
+
+
+TITLED = np.dtype([(("t", "n"), np.int32), ("b", np.float64), (("w", "v"), np.float32, (2,))], align=True)
+
+
+@cuda.jit
+def titled_fields(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i] = a[i].n + a[i].t * 10 + a[i]["t"] * 100 + a[i].w[1] + a.v[i, 0]
+        a[i].t = i
+        a[i].w[0] = 2 * i
+        a[i]["b"] = a[i][1]  # by position, the title's entry counts (numba-cuda's Record lists it)
+
+
+def test_fields_with_titles():
+    # NumPy's titles: numba-cuda's from_struct_dtype makes an entry by the name and one by the title (both
+    # ';title=t'), so a kernel reaches the field by either
+    t = from_dtype(TITLED)
+    assert str(t) == ("Record(n[type=int32;offset=0;title=t],t[type=int32;offset=0;title=t],b[type=float64;offset=8],"
+                      "v[type=nestedarray(float32, (2,));offset=16;title=w],w[type=nestedarray(float32, (2,));offset=16;"
+                      "title=w];24;True)")
+    assert T.as_dtype(t) == TITLED
+    a = np.zeros(3, TITLED)
+    a["n"] = [1, 2, 3]
+    a["v"] = [[1, 2], [3, 4], [5, 6]]
+    want = a.copy()
+    out = np.zeros(3)
+    titled_fields[1, 4](a, out)
+    np.testing.assert_array_equal(out, want["n"] * 111 + want["v"][:, 1] + want["v"][:, 0])
+    np.testing.assert_array_equal(a["n"], [0, 1, 2])
+    np.testing.assert_array_equal(a["b"], [0, 1, 2])
+    np.testing.assert_array_equal(a["v"][:, 0], [0, 2, 4])
+    d = cuda.to_device(want)
+    titled_fields[1, 4](d, out)
+    np.testing.assert_array_equal(d.copy_to_host(), a)
+    with pytest.raises(errors.UnsupportedError, match="must be identifiers"):
+        from_dtype(np.dtype([(("my title", "n"), np.int32)]))

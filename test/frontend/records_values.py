@@ -1,7 +1,9 @@
 # Records as values (Numba's Record: a reference to one record): a record that differs between branches, loops and
 # conditional expressions is carried as its array of one record (array<record, 1, A>); a device function returns
 # one the same way; a.x / a['x'] of an array of records is the field's array (layout A, the nested dims after the
-# array's); dynamic shared arrays of records; atomics on record fields. kir, LLVM, ptxas, and the refusals (located).
+# array's); dynamic shared arrays of records; atomics on record fields; fields with NumPy titles (Numba's Record has
+# an entry by the name and one by the title, both spelt ';title=t', kir's `@0 title t`, which kfront-opt reads back).
+# kir, LLVM, ptxas, and the refusals (located).
 # RUN: kfront compile %s -k paths --sig 'void(Record(x[type=float32;offset=0],n[type=int32;offset=4];8;True)[::1], boolean, float64[::1])' --emit=kir | FileCheck %s --check-prefix=PATHS
 # RUN: kfront compile %s -k paths --sig 'void(Record(x[type=float32;offset=0],n[type=int32;offset=4];8;True)[::1], boolean, float64[::1])' -o %t.paths.ptx && %ptxas -arch=sm_90 %t.paths.ptx -o %t.paths.cubin
 # RUN: kfront compile %s -k returned --sig 'void(Record(x[type=float32;offset=0],n[type=int32;offset=4];8;True)[::1], float64[::1])' --emit=kir | FileCheck %s --check-prefix=RET
@@ -17,6 +19,10 @@
 # RUN: not kfront compile %s -k compared --sig 'void(Record(x[type=float32;offset=0],n[type=int32;offset=4];8;True)[::1], float64[::1])' 2>&1 | FileCheck %s --check-prefix=CMP
 # RUN: not kfront compile %s -k packedatomic --sig 'void(Record(a[type=int32;offset=0],b[type=float64;offset=4];12;False)[::1], float64[::1])' 2>&1 | FileCheck %s --check-prefix=PATOM
 # RUN: not kfront compile %s -k nofield --sig 'void(Record(x[type=float32;offset=0],n[type=int32;offset=4];8;True)[::1], float64[::1])' 2>&1 | FileCheck %s --check-prefix=NOFIELD
+# RUN: kfront compile %s -k titled --sig 'void(Record(n[type=int32;offset=0;title=t],t[type=int32;offset=0;title=t],b[type=float64;offset=8];16;True)[::1], float64[::1])' --emit=kir | FileCheck %s --check-prefix=TITLE
+# RUN: kfront compile %s -k titled --sig 'void(Record(n[type=int32;offset=0;title=t],t[type=int32;offset=0;title=t],b[type=float64;offset=8];16;True)[::1], float64[::1])' --emit=kir | kfront-opt - | FileCheck %s --check-prefix=TITLE
+# RUN: kfront compile %s -k titled --sig 'void(Record(n[type=int32;offset=0;title=t],t[type=int32;offset=0;title=t],b[type=float64;offset=8];16;True)[::1], float64[::1])' -o %t.title.ptx && %ptxas -arch=sm_90 %t.title.ptx -o %t.title.cubin
+# RUN: not kfront compile %s -k titled --sig 'void(Record(n[type=int32;offset=0;title=my title];4;True)[::1], float64[::1])' 2>&1 | FileCheck %s --check-prefix=BADTITLE
 import numpy as np
 from numba import cuda
 
@@ -130,3 +136,13 @@ def packedatomic(a, out):
 def nofield(a, out):
     # NOFIELD: records_values.py:[[@LINE+1]]:16: error: record has no field 'z' (its fields: x, n)
     out[0] = a['z'][0]
+
+
+@cuda.jit
+def titled(a, out):
+    # TITLE: mem.field(%0) {name = "t"} : (array<record<n: i32 @0 title t, t: i32 @0 title t, b: f64 @8; size 16, align 8, aligned>, 1, C>) -> (array<i32, 1, A>)
+    # BADTITLE: error: {{.*}}record field titles must be identifiers
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i] = a[i].n + a[i].t * 10
+        a[i].t = i

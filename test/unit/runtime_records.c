@@ -72,7 +72,7 @@ static void test_types(void) {
       {"Record(x[type=complex32;offset=0];8;False)", "integer, float or complex type"},
       {"Record(x[type=int8;offset=0],x[type=int8;offset=1];2;False)", "twice"},
       {"Record(x[type=int8;offset=0];1;Maybe)", "True"},
-      {"Record(x[type=int8;offset=0;title=t];1;False)", "titles"},
+      {"Record(x[type=int8;offset=0;title=t t];1;False)", "titles must be identifiers"},
       {"Record(x[type=nestedarray(int8, ());offset=0];1;False)", "dimension"},
       {"Record(1x[type=int8;offset=0];1;False)", "identifiers"},
   };
@@ -110,6 +110,13 @@ static void test_dtypes(void) {
   kf_context_clear_diagnostics(ctx);
   CHECK(kf_dtype_record(ctx, "Record(x[type=int8;offset=0];1;False) tail", &b) == KF_ERROR_INVALID_INPUT);
   CHECK(kf_dtype_size((kf_dtype)(KF_DTYPE_RECORD_BASE + KF_MAX_RECORD_DTYPES - 1)) == 0);
+  /* NumPy titles, as Numba spells them: an entry by the name and one by the title; another title, another dtype */
+  const char *titled = "Record(n[type=int32;offset=0;title=t],t[type=int32;offset=0;title=t];4;False)";
+  CHECK(kf_dtype_record(ctx, titled, &b) == KF_OK && strcmp(kf_dtype_name(b), titled) == 0 && kf_dtype_size(b) == 4);
+  CHECK(kf_dtype_record(ctx, "Record(n[type=int32;offset=0;title=u],u[type=int32;offset=0;title=u];4;False)", &c) ==
+            KF_OK && c != b);
+  CHECK(kf_dtype_record(ctx, "Record(n[type=int32;offset=0;title=a b];4;False)", &c) == KF_ERROR_INVALID_INPUT);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "titles must be identifiers");
   kf_context_destroy(ctx);
 }
 

@@ -5,7 +5,8 @@ single records passed by reference, nested arrays and nested records, whole-reco
 local arrays, records passed to device functions, explicit signatures with from_dtype types, device arrays of
 records; complex fields (aligned and packed); records where values meet (branches, loops, conditional expressions)
 and returned by device functions; field arrays of arrays of records (a.x, a['x']); dynamic shared arrays of records;
-atomics on record fields; `is` between records of two types; constant arrays of records. The same checks run against NumPy on the simulator in python/tests/test_records.py."""
+atomics on record fields; `is` between records of two types; constant arrays of records; fields with titles. The
+same checks run against NumPy on the simulator in python/tests/test_records.py."""
 import linecache
 import os
 
@@ -455,3 +456,29 @@ def test_constant_arrays_of_records_match_numba():
         k[1, 2](np.zeros(1), out)
         outs.append(out)
     np.testing.assert_array_equal(outs[0], outs[1])
+
+
+TITLES_K = """
+def titled(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i] = a[i].n + a[i].t * 10 + a[i]['t'] * 100 + a[i].w[1] + a.v[i, 0]
+        a[i].t = i
+        a[i].w[0] = 2 * i
+        a[i]['b'] = a[i][1]
+"""
+
+
+def test_fields_with_titles_match_numba():
+    from numba.cuda.np.numpy_support import from_dtype as nfrom_dtype
+    dt = np.dtype([(("t", "n"), np.int32), ("b", np.float64), (("w", "v"), np.float32, (2,))], align=True)
+    assert str(kfrom_dtype(dt)) == str(nfrom_dtype(dt))  # the same spelling, titles included
+    kernels = compile_both(TITLES_K, "titled")
+    results = []
+    for k in kernels:
+        a = sample(dt, 40, seed=11)
+        out = np.zeros(40)
+        k[2, 32](a, out)
+        results.append((a, out))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
