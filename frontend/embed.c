@@ -120,7 +120,6 @@ static bool array_readable(const kf_array *a, bool record, size_t *count, char *
       return snprintf(why, nwhy, "an array too large to be a constant"), false;
     n *= (size_t)a->shape[k];
   }
-  if (n == 0) return snprintf(why, nwhy, "an empty array (kfront's constant arrays have elements)"), false;
   if (!a->data) return snprintf(why, nwhy, "an array with no data pointer"), false;
   *count = n;
   return true;
@@ -143,6 +142,8 @@ static void collect_bytes(void *user, kf_dtype t, const unsigned char *p) {
 static void array_each(const kf_array *a, void (*fn)(void *user, kf_dtype t, const unsigned char *elem), void *user) {
   int64_t idx[KF_MAX_RANK] = {0};
   const unsigned char *base = a->data;
+  for (unsigned k = 0; k < a->ndim; k++)
+    if (a->shape[k] == 0) return; /* no elements */
   for (;;) {
     int64_t off = 0;
     for (unsigned k = 0; k < a->ndim; k++) off += idx[k] * a->strides[k];

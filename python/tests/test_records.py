@@ -727,6 +727,20 @@ def const_nested(out):
         out[i, j] = c[i, j].v[1] + c[i, j].r.p + len(c) * 100
 
 
+CONST_EMPTY = np.array([])
+CONST_RECORD_EMPTY = np.array([], dtype=[("x", float), ("y", int)])
+
+
+@cuda.jit
+def const_empty(out, k):
+    c = cuda.const.array_like(CONST_EMPTY)
+    r = cuda.const.array_like(CONST_RECORD_EMPTY)
+    out[0] = len(c)
+    out[1] = len(r)
+    if k >= 0:
+        out[2] = r[k].x
+
+
 @cuda.jit
 def const_records_written(out):
     c = cuda.const.array_like(CONST_RECS)
@@ -749,6 +763,13 @@ def test_constant_arrays_of_records():
     np.testing.assert_array_equal(o, CONST_NESTED["v"][:, :, 1] + CONST_NESTED["r"]["p"] + 200)
     with pytest.raises(errors.TypingError, match=r"cannot assign to an element of a constant array"):
         const_records_written[1, 1](np.zeros(1))
+    # numba-cuda's test_const_record_empty / test_const_array empty: an empty constant array has length 0, and an
+    # index into it is out of bounds
+    out = np.full(3, -1.0)
+    const_empty[1, 1](out, -1)
+    np.testing.assert_array_equal(out, [0, 0, -1])
+    with pytest.raises(IndexError):
+        const_empty[1, 1](out, 0)
 
 
 TITLED = np.dtype([(("t", "n"), np.int32), ("b", np.float64), (("w", "v"), np.float32, (2,))], align=True)

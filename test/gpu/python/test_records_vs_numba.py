@@ -482,3 +482,23 @@ def test_fields_with_titles_match_numba():
         results.append((a, out))
     np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+EMPTY_K = """
+def empty(out):
+    c = cuda.const.array_like(CONST_EMPTY)
+    r = cuda.const.array_like(CONST_RECORD_EMPTY)
+    out[0] = len(c)
+    out[1] = len(r)
+"""
+
+
+def test_empty_constant_arrays_match_numba():
+    kernels = compile_both(EMPTY_K, "empty", CONST_EMPTY=np.array([]),
+                           CONST_RECORD_EMPTY=np.array([], dtype=[("x", float), ("y", int)]))
+    outs = []
+    for k in kernels:
+        out = np.full(2, -1.0)
+        k[1, 1](out)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
