@@ -570,6 +570,29 @@ def test_records_where_values_meet_and_returned():
         assert out[2] == min(want["y"][s], want["y"].min())
 
 
+@cuda.jit(from_dtype(PT)(from_dtype(PT)[::1], int64), device=True)
+def pick(a, i):
+    return a[i]
+
+
+@cuda.jit
+def picked(a, out):
+    r = pick(a, 1)
+    out[0] = r.x
+    a[0] = pick(a, 2)
+    t = (pick(a, 1), 5)  # a tuple holding a record
+    out[1] = t[0].n + t[1]
+
+
+def test_record_result_with_an_explicit_signature():
+    a = sample(PT, 3, seed=13)
+    want = a.copy()
+    out = np.zeros(2)
+    picked[1, 1](a, out)
+    assert out[0] == np.float64(want["x"][1]) and out[1] == want["n"][1] + 5
+    np.testing.assert_array_equal(a[0], want[2])
+
+
 @cuda.jit
 def field_arrays(a, out):
     i, j = cuda.grid(2)
