@@ -5070,9 +5070,12 @@ typedef struct LoopSpec {
   const PyStmtList *body, *orelse;
   const PyExpr *test;
   Type *ivt;
-  Value *lb, *ub, *step;
+  Value *lb, *ub, *step;  /* the i64 loop kfront runs (range_loop_bounds: an unsigned range's is biased) */
   FeVal stepv;
   bool iv_nonneg;
+  Value *ubias;           /* uint64 range, constant step < 2**63: the item is iv ^ ubias (MIN), else NULL */
+  Value *ustart, *ustep;  /* uint64 range, other steps: the item is ustart + (iv ^ MIN) * ustep, else NULL */
+  IbRange range;          /* LOOP_WHILE_RANGE: its tests (ir/builder.c) */
   FeVal iter_array; /* for x in arr: the array (kind FV_VAL/FV_VIEW), else FV_POISON */
   const struct Iter *iter; /* for x in zip(...) / enumerate(...): the item of iteration iv */
   bool has_break, has_ret;
@@ -5095,6 +5098,31 @@ typedef struct Iter {
 } Iter;
 
 static bool range_bounds(Lower *L, const PyExpr *call, Type **ivt, FeVal *start, FeVal *stop, FeVal *step);
+
+/* Python's number of items of range(start, stop, step) in ivt (Numba's range type), exactly, as an unsigned
+ * 64-bit count in an i64 (up to 2**64 - 1: range(MIN, MAX) has that many); a step of 0 (a run-time one: range()
+ * refuses a constant 0 at compile time) raises ValueError, as in Python. */
+static Value *range_count(Lower *L, Type *ivt, FeVal start, FeVal stop, FeVal step) {
+  Type *i64 = ty_i64(L->ctx);
+  Value *a = conv_v(L, start, i64), *b = conv_v(L, stop, i64), *st = conv_v(L, step, i64);
+  Value *zero = ib_const_int(&L->b, i64, 0), *one = ib_const_int(&L->b, i64, 1);
+  if (!step.is_const) view_value_check(&L->b, ib_cmpi(&L->b, "ne", st, zero), "range() arg 3 must not be zero");
+  Value *span, *mag, *nonempty;
+  if (ivt->is_unsigned) { /* a uint64 step is positive, however large */
+    span = ib_binary(&L->b, OP_SUBI, b, a);
+    mag = st;
+    nonempty = ib_cmpi(&L->b, "ult", a, b);
+  } else {
+    Value *pos = ib_cmpi(&L->b, "sgt", st, zero);
+    span = ib_select(&L->b, pos, ib_binary(&L->b, OP_SUBI, b, a), ib_binary(&L->b, OP_SUBI, a, b));
+    mag = ib_select(&L->b, pos, st, ib_binary(&L->b, OP_SUBI, zero, st)); /* |MIN| is 2**63, unsigned */
+    nonempty = ib_select(&L->b, pos, ib_cmpi(&L->b, "slt", a, b), ib_cmpi(&L->b, "sgt", a, b));
+  }
+  /* (span - 1) / |step| + 1 items, in unsigned arithmetic (span < 2**64 when the range is not empty) */
+  Value *safe = ib_select(&L->b, ib_cmpi(&L->b, "eq", mag, zero), one, mag);
+  Value *n = ib_binary(&L->b, OP_ADDI, ib_binary(&L->b, OP_DIVUI, ib_binary(&L->b, OP_SUBI, span, one), safe), one);
+  return ib_select(&L->b, nonempty, n, zero);
+}
 
 static bool iter_static(const Iter *it) {
   if (it->kind == IT_TUPLE) return true;
@@ -5122,18 +5150,9 @@ static bool build_iter(Lower *L, const PyExpr *e, Iter *out, unsigned depth) {
       out->kind = IT_RANGE;
       if (!range_bounds(L, e, &out->ivt, &out->start, &stop, &out->step)) return false;
       at(L, e->loc);
-      /* the number of items: (stop - start) / step rounded up, at least 0 (a step of 0 raises, as in Python) */
-      Value *a = conv_v(L, out->start, i64), *b = conv_v(L, stop, i64), *st = conv_v(L, out->step, i64);
-      Value *zero = ib_const_int(&L->b, i64, 0), *one = ib_const_int(&L->b, i64, 1);
-      if (!out->step.is_const) {
-        view_value_check(&L->b, ib_cmpi(&L->b, "ne", st, zero), "range() arg 3 must not be zero");
-      }
-      Value *pos = ib_cmpi(&L->b, "sgt", st, zero);
-      Value *span = ib_select(&L->b, pos, ib_binary(&L->b, OP_SUBI, b, a), ib_binary(&L->b, OP_SUBI, a, b));
-      Value *mag = ib_select(&L->b, pos, st, ib_binary(&L->b, OP_SUBI, zero, st));
-      Value *n = ib_binary(&L->b, OP_DIVSI, ib_binary(&L->b, OP_SUBI, ib_binary(&L->b, OP_ADDI, span, mag), one),
-                           ib_select(&L->b, ib_cmpi(&L->b, "eq", mag, zero), one, mag));
-      out->len = ib_binary(&L->b, OP_MAXSI, n, zero);
+      /* the number of items, at most INT64_MAX (more could never be walked) */
+      out->len = ib_binary(&L->b, OP_MINUI, range_count(L, out->ivt, out->start, stop, out->step),
+                           ib_const_int(&L->b, i64, INT64_MAX));
       return true;
     }
     if (e->call.nkeywords) {
@@ -5283,18 +5302,15 @@ static void assign_target_iv(Lower *L, const LoopSpec *ls, Value *iv) {
     if (v.kind == FV_VAL) v = load_element(L, base, idx);
   } else {
     at(L, ls->s->loc);
-    v = conv(L, val(ty_i64(L->ctx), iv), ls->ivt);
+    Type *i64 = ty_i64(L->ctx);
+    if (ls->ubias) iv = ib_binary(&L->b, OP_XORI, iv, ls->ubias);
+    if (ls->ustart)
+      iv = ib_binary(&L->b, OP_ADDI, ls->ustart,
+                     ib_binary(&L->b, OP_MULI, ib_binary(&L->b, OP_XORI, iv, ib_const_int(&L->b, i64, INT64_MIN)), ls->ustep));
+    v = conv(L, val(i64, iv), ls->ivt);
     v.nonneg = ls->iv_nonneg;
   }
   assign(L, ls->target, v, ls->s->loc);
-}
-
-static Value *range_test(Lower *L, const LoopSpec *ls, Value *iv) {
-  if (ls->stepv.nonneg && !ls->stepv.is_const) return ib_cmpi(&L->b, "slt", iv, ls->ub);
-  if (ls->stepv.is_const) return ib_cmpi(&L->b, ls->stepv.c.i > 0 ? "slt" : "sgt", iv, ls->ub);
-  Value *up = ib_cmpi(&L->b, "slt", iv, ls->ub), *down = ib_cmpi(&L->b, "sgt", iv, ls->ub);
-  Value *pos = ib_cmpi(&L->b, "sgt", ls->step, ib_const_int(&L->b, ty_i64(L->ctx), 0));
-  return ib_select(&L->b, pos, up, down);
 }
 
 typedef struct NotFlagsArg {
@@ -5318,6 +5334,8 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     }
     ivvar = L->v_iv0 + L->niv++;
     env0[ivvar] = val(i64, ls->lb);
+    /* the hidden iv holds the next item, or ub once there is none (its test then fails) */
+    ls->range = ib_range_init(&L->b, ls->ub, ls->step, ls->stepv.nonneg ? 1 : 0);
   }
   if (wform) env0[L->v_brk] = cbool(L, false);
   /* which variables go around the loop */
@@ -5427,7 +5445,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
       }
       FeVal user;
       if (ls->kind == LOOP_WHILE_RANGE) {
-        user = val(i1, range_test(L, ls, L->env[ivvar].v));
+        user = val(i1, ib_range_in(&L->b, &ls->range, L->env[ivvar].v));
         go = go.is_const ? user : val(i1, ib_binary(&L->b, OP_ANDI, go.v, user.v));
       } else {
         NotFlagsArg a = {ls->test};
@@ -5462,7 +5480,8 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     } else if (ls->kind == LOOP_WHILE_RANGE) {
       Value *iv = L->env[ivvar].v;
       at(L, s->loc);
-      L->env[ivvar] = val(i64, ib_binary(&L->b, OP_ADDI, iv, ls->step));
+      Value *next, *more = ib_range_step(&L->b, &ls->range, iv, &next);
+      L->env[ivvar] = val(i64, ib_select(&L->b, more, next, ls->ub));
       assign_target_iv(L, ls, iv);
     }
     lower_stmts(L, ls->body->items, ls->body->n);
@@ -5666,6 +5685,25 @@ static void lower_for(Lower *L, const PyStmt *s) {
     ls.iv_nonneg = true;
   }
   at(L, it->loc);
+  if (ls.ivt->is_unsigned && !(step.is_const && step.c.i > 0)) {
+    /* a uint64 range with a run-time step, or one of 2**63 or more: the loop counts the items, from MIN */
+    Value *n = range_count(L, ls.ivt, start, stop, step);
+    ls.ustart = conv_v(L, start, i64);
+    ls.ustep = conv_v(L, step, i64);
+    start = cint(i64, INT64_MIN);
+    stop = val(i64, ib_binary(&L->b, OP_XORI, n, ib_const_int(&L->b, i64, INT64_MIN)));
+    step = cint(i64, 1);
+  } else if (ls.ivt->is_unsigned) {
+    /* a uint64 range with a constant step below 2**63: the same loop over the values ^ MIN, whose signed
+     * order is the unsigned one */
+    ls.ubias = ib_const_int(&L->b, i64, INT64_MIN);
+    start = val(i64, ib_binary(&L->b, OP_XORI, conv_v(L, start, i64), ls.ubias));
+    stop = val(i64, ib_binary(&L->b, OP_XORI, conv_v(L, stop, i64), ls.ubias));
+  } else if (!step.is_const) {
+    /* range() raises for a step of 0, as Python does (a constant 0 is refused when compiling) */
+    view_value_check(&L->b, ib_cmpi(&L->b, "ne", conv_v(L, step, i64), ib_const_int(&L->b, i64, 0)),
+                     "range() arg 3 must not be zero");
+  }
   ls.lb = conv_v(L, start, i64);
   ls.ub = conv_v(L, stop, i64);
   ls.stepv = conv(L, step, i64);

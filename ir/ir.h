@@ -438,6 +438,27 @@ Value *ib_cast(IrBuilder *b, Value *v, Type *to);
 Value *ib_gpu_id(IrBuilder *b, OpKind kind, unsigned dim); /* gpu.thread_id/block_id/block_dim/grid_dim */
 Value *ib_dim(IrBuilder *b, Value *array, unsigned axis);
 
+/* Python's range(lb, ub, step) over i64 without overflow, for loops that test before each step (the one
+ * definition of a counted loop's tests: lower-scf's scf.for, the frontend's range loops with break).
+ * ib_range_init emits, at the builder, what is computed once: for a step counting up, lim = ub - step (MIN
+ * where that is below MIN); counting down, lim = ub - step (MAX where above MAX); for a step whose sign is
+ * known only at run time, both in the flipped order (x ^ f, f = step >> 63: all ones counting down, where
+ * ~x < ~y is x > y); nothing for a constant step of 1 or -1. `dir` is 1 or -1 when the step's sign is known
+ * (a constant step's own sign wins), 0 when not. ib_range_in(iv) is whether iv is an item: iv < ub (iv > ub
+ * counting down). ib_range_step(iv), for an item iv, makes *next = iv + step and returns whether it is an
+ * item too, tested on iv (iv < lim, iv > lim) so that a step past the range may wrap unobserved, or on
+ * *next itself for a step of 1 or -1 (which cannot wrap). A step of 0 (which range() refuses) runs while
+ * lb < ub, without end. */
+typedef struct IbRange {
+  int dir;                /* 1 up, -1 down, 0 by the run-time sign (flip set) */
+  bool unit;              /* the step is the constant 1 or -1 */
+  Value *ub, *lim, *flip; /* ub and lim flipped (x ^ flip) when dir == 0 */
+  Value *step;
+} IbRange;
+IbRange ib_range_init(IrBuilder *b, Value *ub, Value *step, int dir);
+Value *ib_range_in(IrBuilder *b, const IbRange *r, Value *iv);
+Value *ib_range_step(IrBuilder *b, const IbRange *r, Value *iv, Value **next);
+
 /* ---- ir/print.c: the text form --------------------------------------------------------------- */
 typedef struct IrPrintOptions {
   bool debug_info;      /* print loc(...) on every op that has a location */
