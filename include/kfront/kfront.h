@@ -661,7 +661,8 @@ KF_API int kf_kernel_cache_source(kf_kernel *k);
 KF_API int kf_kernel_is_cooperative(kf_kernel *k);
 /* The most blocks of threads_per_block threads with shared_bytes of dynamic shared memory that its device
  * holds at once (numba-cuda's max_cooperative_grid_blocks: the occupancy of k times the multiprocessors; a
- * simulated device holds 64 blocks of any size). KF_ERROR_INVALID_INPUT when threads_per_block is 0 or above
+ * simulated device has two sm_90 multiprocessors for it: 32 blocks, 2048 threads in whole warps and 228 KiB of
+ * shared memory each, 1 KiB more per block). KF_ERROR_INVALID_INPUT when threads_per_block is 0 or above
  * the device's limit. */
 KF_API kf_status kf_kernel_max_cooperative_blocks(kf_kernel *k, unsigned threads_per_block, size_t shared_bytes,
                                                   unsigned *out);
