@@ -102,6 +102,8 @@ typedef struct Lower {
 
 static FeVal lower_expr(Lower *L, const PyExpr *e);
 static FeVal view_value(Lower *L, const FeVal *v);
+static bool holds_view(const FeVal *v);
+static FeVal views_as_arrays(Lower *L, const FeVal *v);
 
 /* Whether the kernel being compiled (or the function compiled on its own) has debug=True. */
 static bool debug_mode(FeCtx *fe) { return fe->cur_top && ir_op_attr(fe->cur_top, "debug"); }
@@ -697,11 +699,11 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after,
     }
     /* a view a[i] that differs between the branches (or is bound on one only): the array it stands for, made in
      * its branch */
-    if (e1[i].kind == FV_VIEW || e2[i].kind == FV_VIEW) {
+    if (holds_view(&e1[i]) || holds_view(&e2[i])) {
       ib_set_end(&L->b, bt);
-      e1[i] = view_value(L, &e1[i]);
+      e1[i] = views_as_arrays(L, &e1[i]);
       ib_set_end(&L->b, be);
-      e2[i] = view_value(L, &e2[i]);
+      e2[i] = views_as_arrays(L, &e2[i]);
       L->b = saved;
     }
     bool fail;
@@ -1437,6 +1439,24 @@ static FeVal view_value(Lower *L, const FeVal *v) {
   const char *why = NULL;
   Type *t = view_type(L->ctx, b->type, items, n, &why); /* (a[i] of rank > 1 always fits) */
   return val(t, view_build(&L->b, b->v, items, n, t));
+}
+
+/* Whether v is or holds (in a tuple) an FV_VIEW. */
+static bool holds_view(const FeVal *v) {
+  if (v->kind == FV_VIEW) return true;
+  if (v->kind != FV_TUPLE) return false;
+  for (unsigned i = 0; i < v->tup.n; i++)
+    if (holds_view(&v->tup.elems[i])) return true;
+  return false;
+}
+
+/* v with each FV_VIEW in it (itself or its tuples' elements) made the array it stands for (view_value). */
+static FeVal views_as_arrays(Lower *L, const FeVal *v) {
+  if (v->kind == FV_VIEW) return view_value(L, v);
+  if (!holds_view(v)) return *v;
+  FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, v->tup.n);
+  for (unsigned i = 0; i < v->tup.n; i++) elems[i] = views_as_arrays(L, &v->tup.elems[i]);
+  return make_tuple(L, v->tup.n, elems);
 }
 
 /* A bound of a slice: an integer as i64, or NULL for None. False (reported) for anything else. */
@@ -2446,9 +2466,63 @@ static FeVal lower_cond(Lower *L, const PyExpr *e) {
   return truth(L, v, e->loc);
 }
 
+/* select_value of values of aggregate type u (Numba's unification of the two sides' types: tuples element by
+ * element, arrays of one dtype and rank as layout A): each side's values converted to u's flat values in its own
+ * block, then chosen one by one (a select where both blocks are pure and no array is among them, else one scf.if
+ * yielding them all), and made into a value of u again. */
+static FeVal select_flat(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeVal ev, Type *u, SrcLoc loc) {
+  unsigned k = type_slots(u);
+  if (k > MAX_FLAT) return lerr(L, loc, "a conditional value of more than %d scalars and arrays is not supported", MAX_FLAT);
+  Type **ft = ARENA_ARRAY(&L->fe->arena, Type *, MAX_FLAT);
+  Value **tvals = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT), **evals = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT);
+  unsigned nft = 0, nt = 0, ne = 0;
+  flat_types(u, ft, &nft);
+  IrBuilder saved = L->b;
+  ib_set_end(&L->b, bt);
+  bool ok = flatten_to(L, &tv, u, tvals, &nt, NULL, loc, "the conditional value");
+  ib_set_end(&L->b, be);
+  ok = ok && flatten_to(L, &ev, u, evals, &ne, NULL, loc, "the conditional value");
+  L->b = saved;
+  if (!ok) return poison();
+  at(L, loc);
+  Value **vals = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT);
+  bool arrays = false;
+  for (unsigned i = 0; i < k; i++) arrays |= ft[i]->kind == TY_ARRAY;
+  if (c.is_const) {
+    splice_block(L, c.c.i ? bt : be);
+    memcpy(vals, c.c.i ? tvals : evals, sizeof *vals * k);
+  } else if (!arrays && block_pure(bt) && block_pure(be)) {
+    splice_block(L, bt);
+    splice_block(L, be);
+    for (unsigned i = 0; i < k; i++) vals[i] = ib_select(&L->b, c.v, tvals[i], evals[i]);
+  } else {
+    IrBuilder at_if = L->b;
+    ib_set_end(&L->b, bt);
+    ib_op(&L->b, OP_YIELD, k, tvals, 0, NULL, 0);
+    ib_set_end(&L->b, be);
+    ib_op(&L->b, OP_YIELD, k, evals, 0, NULL, 0);
+    L->b = at_if;
+    Op *op = ib_op(&L->b, OP_IF, 1, &c.v, k, ft, 2);
+    ir_region_append_block(&op->regions[0], bt);
+    ir_region_append_block(&op->regions[1], be);
+    for (unsigned i = 0; i < k; i++) vals[i] = op_result(op, i);
+  }
+  unsigned pos = 0;
+  return unflatten(L, u, vals, &pos);
+}
+
 /* x if c else y, and the values of `a and b` / `a or b` (Python gives back an operand, not a bool). */
 static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeVal ev, SrcLoc loc) {
   if (tv.kind == FV_POISON || ev.kind == FV_POISON) return poison();
+  if ((holds_view(&tv) || holds_view(&ev)) && !(fv_same(&tv, &ev) && block_pure(bt) && block_pure(be))) {
+    /* rows a[i] of arrays of higher rank (also in tuples): as arrays, each made in its own branch */
+    IrBuilder saved = L->b;
+    ib_set_end(&L->b, bt);
+    tv = views_as_arrays(L, &tv);
+    ib_set_end(&L->b, be);
+    ev = views_as_arrays(L, &ev);
+    L->b = saved;
+  }
   Type *ta = fv_type(L, &tv), *tb = fv_type(L, &ev);
   if (fv_same(&tv, &ev) && block_pure(bt) && block_pure(be)) return tv;
   if (is_enum_only(&tv) || is_enum_only(&ev)) { /* only with its own class: a select of the values */
@@ -2469,13 +2543,14 @@ static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeV
       fields[i] = val(ta->elems[0], ib_select(&L->b, c.v, mat(L, &tv.tup.elems[i]), mat(L, &ev.tup.elems[i])));
     return make_vector(ta, fields);
   }
-  if (!ta || !tb || ta->kind == TY_TUPLE || tb->kind == TY_TUPLE) {
-    return lerr(L, loc, "a conditional value must be a scalar or an array, not %s / %s", vname(L, &tv), vname(L, &ev));
+  if (!ta || !tb || (ta->kind == TY_TUPLE && ta->vector) || (tb->kind == TY_TUPLE && tb->vector)) {
+    return lerr(L, loc, "a conditional value must be a scalar, an array or a tuple of them, not %s / %s",
+                vname(L, &tv), vname(L, &ev));
   }
   Type *u = nb_unify(L->ctx, ta, tb);
   if (!u) return lerr(L, loc, "cannot unify %s and %s", tname(L, ta), tname(L, tb));
-  if (u->kind == TY_ARRAY && (ta != u || tb != u))
-    return lerr(L, loc, "cannot unify %s and %s", tname(L, ta), tname(L, tb));
+  if (u->kind == TY_TUPLE || (u->kind == TY_ARRAY && (ta != u || tb != u)))
+    return select_flat(L, c, bt, tv, be, ev, u, loc);
   IrBuilder saved = L->b;
   ib_set_end(&L->b, bt);
   Value *tvv = u->kind == TY_ARRAY ? tv.v : conv_v(L, tv, u);
