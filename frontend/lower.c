@@ -255,6 +255,9 @@ static bool is_true(const FeVal *v) { return v->kind == FV_VAL && v->is_const &&
 /* Compile-time values passed to device functions: functions (device functions, closures, intrinsics), Numba types
  * and None. The callee is specialised on each (one instance per distinct value, as Numba's dispatcher types and
  * function literals make one per value): the value is part of the instance's key and has no kir parameter. */
+/* cuda.cg.this_grid()'s group: a compile-time value (no run-time data), passed to and returned from device
+ * functions as such. */
+static bool is_grid_group(const FeVal *v) { return v->kind == FV_BUILTIN && v->builtin == BI_GRID_GROUP; }
 /* Values made of others (tup): tuples, views and records a[i] (the array and the indices), CUDA vectors (the fields). */
 static bool has_fields(const FeVal *v) {
   return v->kind == FV_TUPLE || v->kind == FV_VIEW || v->kind == FV_RECORD || v->kind == FV_VECTOR;
@@ -4007,12 +4010,7 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
     if (v->func->kind != FN_DEVICE && v->func->kind != FN_KERNEL) break;
     *out = *v;
     return true;
-  case FV_BUILTIN:
-    if (v->builtin == BI_GRID_GROUP) {
-      lerr(L, loc, "passing a GridGroup to a device function is not supported by kfront: call cuda.cg.this_grid() "
-                   "in the device function");
-      return false;
-    }
+  case FV_BUILTIN: /* intrinsics, and a GridGroup: g.sync() in the callee makes it (and its callers) cooperative */
     *out = *v;
     return true;
   case FV_NTYPE:
@@ -5827,7 +5825,7 @@ static void lower_return(Lower *L, const PyStmt *s) {
            L->fn->user ? L->fn->user->name : L->fn->name);
     } else if (v.kind != FV_POISON) {
       v.literal = false;
-      if (!fv_type(L, &v)) {
+      if (!fv_type(L, &v) && !is_grid_group(&v)) {
         lerr(L, s->value->loc, "a device function can return scalars, arrays and tuples of them, not %s", vname(L, &v));
         v = poison();
       }
@@ -6319,6 +6317,8 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
       lerr(&L, L.first_value_return,
            "'%s' returns a value on some paths but not on all of them (kfront does not support Optional results)",
            fn->name);
+    } else if (is_grid_group(&rv) && !(L.has_declared_ret && L.declared_ret)) {
+      inst->ret = rv; /* a compile-time value: no results (the callee's this_grid() made it cooperative) */
     } else if (rt && rv.kind != FV_POISON) {
       flat_types(rt, rts, &nr);
       if (flatten_to(&L, &rv, rt, rvals, &nrv, NULL, L.first_value_return, "<return value>")) {

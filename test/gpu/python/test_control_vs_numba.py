@@ -1,6 +1,7 @@
 """GPU-only: kfront against numba-cuda on the same kernels and inputs (run by test/gpu/run_python_gpu.sh on the GPU
 machine, where both are installed): conditional expressions whose values are tuples (unified element by element),
-tuples holding arrays and rows, arrays of different layouts."""
+tuples holding arrays and rows, arrays of different layouts; a grid group passed to and returned from device
+functions, synchronised there (both kernels cooperative)."""
 import linecache
 import os
 
@@ -57,3 +58,40 @@ def test_conditional_values_match_numba(c):
         k[1, 1](out, m, 0.25, 3, c)
         outs.append(out)
     np.testing.assert_array_equal(outs[0], outs[1])
+
+
+GROUPS = """
+@cuda.jit(device=True)
+def row_step(g, M, row, col):
+    M[row, col] = M[row - 1, M.shape[1] - col - 1] + 1
+    return g.sync()
+
+
+@cuda.jit(device=True)
+def the_grid():
+    return cuda.cg.this_grid()
+
+
+def groups(M, status):
+    col = cuda.grid(1)
+    g = cuda.cg.this_grid()
+    s = 0
+    for row in range(1, M.shape[0]):
+        s += row_step(g, M, row, col)
+    the_grid().sync()
+    status[col] = s + 7
+"""
+
+
+def test_grid_group_in_device_functions_matches_numba():
+    outs = []
+    for k in compile_both(GROUPS, "groups"):
+        A = np.zeros((64, 1024), dtype=np.int32)
+        status = np.zeros(1024, dtype=np.int32)
+        k[8, 128](A, status)
+        (overload,) = k.overloads.values()
+        assert overload.cooperative
+        outs.append((A, status))
+    np.testing.assert_array_equal(outs[0][0], np.tile(np.arange(64), (1024, 1)).T)
+    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+    np.testing.assert_array_equal(outs[0][1], outs[1][1])
