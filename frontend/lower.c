@@ -104,6 +104,11 @@ static FeVal lower_expr(Lower *L, const PyExpr *e);
 static FeVal view_value(Lower *L, const FeVal *v);
 static bool holds_view(const FeVal *v);
 static FeVal views_as_arrays(Lower *L, const FeVal *v);
+static bool is_slice_obj(const FeVal *v);
+static bool positional(Lower *L, const PyExpr *e, const char *fname, unsigned nmin, unsigned nmax, FeVal *out);
+static SrcLoc arg_loc(const PyExpr *e, unsigned i);
+static FeVal slice_attr(Lower *L, const FeVal *s, const char *a, SrcLoc aloc);
+static FeVal slice_indices(Lower *L, const FeVal *s, const PyExpr *e);
 
 /* Whether the kernel being compiled (or the function compiled on its own) has debug=True. */
 static bool debug_mode(FeCtx *fe) { return fe->cur_top && ir_op_attr(fe->cur_top, "debug"); }
@@ -122,12 +127,13 @@ enum {
 #undef X
   M__COUNT,
   M_INT_BIT_COUNT = M__COUNT, /* the methods of integers (FV_METHOD of an integer value) */
+  M_SLICE_INDICES,            /* slice.indices (FV_METHOD of a slice object: recv the slice) */
 };
 static const char *const method_names[] = {
 #define X(id, name) name,
     ARRAY_METHODS(X)
 #undef X
-    "bit_count",
+    "bit_count", "indices",
 };
 
 /* ---- diagnostics and locations ------------------------------------------------------------------------ */
@@ -472,7 +478,7 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
     return true;
   }
   if (t->kind == TY_TUPLE) {
-    if (t->vector ? x->kind != FV_VECTOR || x->type != t : x->kind != FV_TUPLE || x->tup.n != t->n) {
+    if (ty_is_struct_tuple(t) ? x->kind != FV_VECTOR || x->type != t : x->kind != FV_TUPLE || x->tup.n != t->n) {
       lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, x), tname(L, t), var);
       return false;
     }
@@ -508,7 +514,7 @@ static FeVal unflatten(Lower *L, Type *t, Value *const *vals, unsigned *pos) {
   if (t->kind != TY_TUPLE) return val(t, vals[(*pos)++]);
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) elems[i] = unflatten(L, t->elems[i], vals, pos);
-  return t->vector ? make_vector(t, elems) : make_tuple(L, t->n, elems);
+  return ty_is_struct_tuple(t) ? make_vector(t, elems) : make_tuple(L, t->n, elems);
 }
 
 /* The type a variable gets where two paths meet, or NULL (error already reported unless quiet). */
@@ -1010,6 +1016,7 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
     }
     return lerr(L, aloc, "unknown attribute '%s' of %s", a, vname(L, &v));
   case FV_VECTOR: {
+    if (is_slice_obj(&v)) return slice_attr(L, &v, a, aloc);
     int k = vec_field(v.type, a);
     if (k < 0)
       return lerr(L, aloc, "%s has no attribute '%s' (its fields are %s)", vname(L, &v), a,
@@ -1111,8 +1118,11 @@ static Value *index_i64(Lower *L, Value *arr, unsigned axis, FeVal idx) {
 }
 
 /* The index values of a subscript: a[i], a[i, j], a[t] with t a tuple. */
-static bool gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n) {
+/* The values of an index without slices written in it (a[i], a[i, j], a[t] of a tuple t): integers, and slice
+ * objects or None, which make the index a view (*views). */
+static bool gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n, bool *views) {
   *n = 0;
+  *views = false;
   const PyExpr *const *items = &ie;
   unsigned count = 1;
   if (ie->kind == EX_TUPLE) {
@@ -1130,6 +1140,10 @@ static bool gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n) 
     }
   }
   for (unsigned k = 0; k < *n; k++) {
+    if (is_slice_obj(&out[k]) || out[k].kind == FV_NONE) {
+      *views = true;
+      continue;
+    }
     if (out[k].kind != FV_VAL || out[k].type->kind != TY_INT || is_enum_only(&out[k])) {
       lerr(L, ie->loc, "array index must be an integer, not %s", vname(L, &out[k]));
       return false;
@@ -1462,6 +1476,98 @@ static FeVal views_as_arrays(Lower *L, const FeVal *v) {
   return make_tuple(L, v->tup.n, elems);
 }
 
+/* ---- slice objects (Numba's slice2_type and slice3_type) ------------------------------------------------------
+ * slice(stop), slice(start, stop[, step]) of integers or None: an FV_VECTOR of a ty_slice (slice3 when three
+ * arguments are given, as Numba types it) holding start, stop and step as int64, the omitted ones filled in as
+ * Numba's constructor fills them (step 1; start 0 and stop INT64_MAX for a positive step, start INT64_MAX and stop
+ * INT64_MIN for a negative one), so that .start, .stop and .step read what numba-cuda reads. A slice object passes
+ * to and returns from device functions, sits in tuples and is carried around loops as its three fields. An array
+ * indexed with one (a[s], a[s, i], a[t] with t = (s, i)) is the view a[start:stop:step] (view_item_of; a slice3 is
+ * strided whatever its step, as Numba lays it out); a tuple indexed with one of constants is sliced at compile
+ * time. s.indices(n) is Python's (ValueError for n < 0 or a step of 0, at run time as in Numba). */
+
+static bool is_slice_obj(const FeVal *v) { return v->kind == FV_VECTOR && v->type->slice; }
+
+/* A slice object's step: a slice2's is the constant 1 (as numba-cuda's .step of one), wherever it came from. */
+static FeVal slice_step(Lower *L, const FeVal *s) {
+  return s->type->slice == 2 ? cint(ty_i64(L->ctx), 1) : s->tup.elems[2];
+}
+
+static FeVal lower_slice_ctor(Lower *L, const PyExpr *e) {
+  FeVal a[3];
+  if (!positional(L, e, "slice", 1, 3, a)) return poison();
+  unsigned n = e->call.args.n;
+  Type *i64 = ty_i64(L->ctx);
+  FeVal f[3] = {{.kind = FV_NONE}, {.kind = FV_NONE}, {.kind = FV_NONE}}; /* start, stop, step */
+  for (unsigned k = 0; k < n; k++) {
+    if (a[k].kind == FV_NONE) continue;
+    if (!is_scalar(&a[k]) || a[k].type->kind != TY_INT)
+      return lerr(L, arg_loc(e, k), "slice() takes integers or None, not %s", vname(L, &a[k]));
+    at(L, e->loc);
+    FeVal x = conv(L, a[k], i64);
+    x.literal = false;
+    x.enumc = NULL;
+    f[n == 1 ? 1 : k] = x;
+  }
+  at(L, e->loc);
+  if (f[2].kind == FV_NONE) f[2] = cint(i64, 1);
+  if (f[2].is_const) {
+    bool neg = f[2].c.i < 0;
+    if (f[0].kind == FV_NONE) f[0] = cint(i64, neg ? INT64_MAX : 0);
+    if (f[1].kind == FV_NONE) f[1] = cint(i64, neg ? INT64_MIN : INT64_MAX);
+  } else {
+    Value *neg = ib_cmpi(&L->b, "slt", f[2].v, ib_const_int(&L->b, i64, 0));
+    if (f[0].kind == FV_NONE)
+      f[0] = val(i64, ib_select(&L->b, neg, ib_const_int(&L->b, i64, INT64_MAX), ib_const_int(&L->b, i64, 0)));
+    if (f[1].kind == FV_NONE)
+      f[1] = val(i64, ib_select(&L->b, neg, ib_const_int(&L->b, i64, INT64_MIN), ib_const_int(&L->b, i64, INT64_MAX)));
+  }
+  FeVal *fields = ARENA_ARRAY(&L->fe->arena, FeVal, 3);
+  memcpy(fields, f, sizeof f);
+  return make_vector(ty_slice(L->ctx, n == 3), fields);
+}
+
+/* s.start, s.stop, s.step (int64) and s.indices of a slice object s. */
+static FeVal slice_attr(Lower *L, const FeVal *s, const char *a, SrcLoc aloc) {
+  static const char *const names[] = {"start", "stop", "step"};
+  for (unsigned k = 0; k < 3; k++)
+    if (strcmp(a, names[k]) == 0) return k == 2 ? slice_step(L, s) : s->tup.elems[k];
+  if (strcmp(a, "indices") == 0) {
+    FeVal *recv = ARENA_NEW(&L->fe->arena, FeVal);
+    *recv = *s;
+    return (FeVal){.kind = FV_METHOD, .type = s->type, .recv = recv, .builtin = M_SLICE_INDICES};
+  }
+  return lerr(L, aloc, "unknown attribute '%s' of %s (a slice has start, stop, step and indices())", a, vname(L, s));
+}
+
+/* s.indices(n): (start, stop, step) of s applied to a sequence of length n, as Python's slice.indices and
+ * numba-cuda's (its fix_slice: a bound < 0 has n added, then is clamped to [0, n], or [-1, n - 1] for a negative
+ * step); n < 0 or a step of 0 raise ValueError. */
+static FeVal slice_indices(Lower *L, const FeVal *s, const PyExpr *e) {
+  FeVal n;
+  if (!positional(L, e, "indices", 1, 1, &n)) return poison();
+  if (!is_scalar(&n) || n.type->kind != TY_INT)
+    return lerr(L, arg_loc(e, 0), "'%s' object cannot be interpreted as an integer", vname(L, &n));
+  at(L, e->loc);
+  Type *i64 = ty_i64(L->ctx);
+  Value *len = conv_v(L, n, i64), *zero = ib_const_int(&L->b, i64, 0), *m1 = ib_const_int(&L->b, i64, -1);
+  view_value_check(&L->b, ib_cmpi(&L->b, "sge", len, zero), "length should not be negative");
+  FeVal st = slice_step(L, s);
+  Value *step = mat(L, &st);
+  view_value_check(&L->b, ib_cmpi(&L->b, "ne", step, zero), "slice step cannot be zero");
+  Value *neg = ib_cmpi(&L->b, "slt", step, zero);
+  Value *lo = ib_select(&L->b, neg, m1, zero), *hi = ib_select(&L->b, neg, ib_binary(&L->b, OP_ADDI, len, m1), len);
+  FeVal *out = ARENA_ARRAY(&L->fe->arena, FeVal, 3);
+  for (unsigned k = 0; k < 2; k++) {
+    Value *b = mat(L, &s->tup.elems[k]);
+    Value *w = ib_select(&L->b, ib_cmpi(&L->b, "slt", b, zero), ib_binary(&L->b, OP_ADDI, b, len), b);
+    Value *clamped = ib_select(&L->b, ib_cmpi(&L->b, "slt", w, zero), lo, ib_select(&L->b, ib_cmpi(&L->b, "sge", w, len), hi, w));
+    out[k] = val(i64, clamped);
+  }
+  out[2] = val(i64, step);
+  return make_tuple(L, 3, out);
+}
+
 /* A bound of a slice: an integer as i64, or NULL for None. False (reported) for anything else. */
 static bool slice_bound(Lower *L, const PyExpr *x, Value **out) {
   *out = NULL;
@@ -1478,12 +1584,55 @@ static bool slice_bound(Lower *L, const PyExpr *x, Value **out) {
   return true;
 }
 
-/* a[index] where the index holds slices, None or an ellipsis (is_view_index), of an array or FV_VIEW a: the view
- * (an FV_VAL array), or, when the index leaves no axis (a[i, j, ...]), an FV_VAL placeholder of the element type
- * with the element's array and indices in *base and idx. Integer indices are wrapped and checked against their
- * axis as everywhere; slices are clamped as Python clamps them, so a view never reaches outside its array. */
-static FeVal index_view(Lower *L, FeVal a, const PyExpr *ie, SrcLoc loc, Value **base, Value **idx) {
+/* One item of an index given as a value: an integer (VI_INT, wrapped against its axis later), a slice object
+ * (VI_SLICE of its start, stop and step; a step of 0, constant or not, raises ValueError at run time as Numba's
+ * does) or None (a new axis). False when it is none of those. */
+static bool view_item_of(Lower *L, const FeVal *v, ViewItem *it, SrcLoc loc) {
+  *it = (ViewItem){.kind = VI_INT, .step = 1};
+  if (v->kind == FV_NONE) {
+    it->kind = VI_NEWAXIS;
+    return true;
+  }
+  if (is_slice_obj(v)) {
+    at(L, loc);
+    it->kind = VI_SLICE;
+    it->has_step = v->type->slice == 3;
+    it->start = mat(L, &v->tup.elems[0]);
+    it->stop = mat(L, &v->tup.elems[1]);
+    FeVal st = slice_step(L, v);
+    if (st.is_const && st.c.i != 0) it->step = st.c.i;
+    else it->step_v = mat(L, &st);
+    return true;
+  }
+  return is_scalar(v) && v->type->kind == TY_INT;
+}
+
+/* a[items] of an array or FV_VIEW a, the items' kinds known and their slices lowered, ints[k] the value of each
+ * VI_INT item: the view (an FV_VAL array), or, when no axis is left (a[i, j, ...]), an FV_VAL placeholder of the
+ * element type with the element's array and indices in *base and idx. Integer indices are wrapped and checked
+ * against their axis as everywhere; slices are clamped as Python clamps them, so a view never reaches outside its
+ * array. */
+static FeVal view_of_items(Lower *L, FeVal a, ViewItem *items, const FeVal *ints, unsigned n, SrcLoc iloc,
+                           SrcLoc loc, Value **base, Value **idx) {
   a = view_value(L, &a);
+  const char *why = NULL;
+  Type *t = view_type(L->ctx, a.type, items, n, &why);
+  if (!t) return lerr(L, iloc, "cannot index %s with this index: %s", tname(L, a.type), why);
+  at(L, loc);
+  for (unsigned k = 0; k < n; k++)
+    if (items[k].kind == VI_INT) items[k].index = index_i64(L, a.v, (unsigned)items[k].axis, ints[k]);
+  if (t->kind != TY_ARRAY) { /* no axis left: the element */
+    *base = a.v;
+    for (unsigned k = 0; k < n; k++)
+      if (items[k].kind == VI_INT) idx[items[k].axis] = items[k].index;
+    return val(t, NULL);
+  }
+  return val(t, view_build(&L->b, a.v, items, n, t));
+}
+
+/* a[index] where the index holds slices, None or an ellipsis (is_view_index): its items lowered left to right
+ * (slices written in it, and values: integers, slice objects, None), then view_of_items. */
+static FeVal index_view(Lower *L, FeVal a, const PyExpr *ie, SrcLoc loc, Value **base, Value **idx) {
   const PyExpr *const *x = &ie;
   unsigned n = 1;
   if (ie->kind == EX_TUPLE) {
@@ -1492,36 +1641,14 @@ static FeVal index_view(Lower *L, FeVal a, const PyExpr *ie, SrcLoc loc, Value *
   }
   if (n > 32) return lerr(L, ie->loc, "an index of more than 32 items is not supported");
   ViewItem items[32];
-  for (unsigned k = 0; k < n; k++) {
-    items[k] = (ViewItem){.kind = VI_INT, .step = 1};
-    if (x[k]->kind == EX_SLICE) {
-      items[k].kind = VI_SLICE;
-      items[k].has_step = x[k]->slice.step != NULL;
-    } else if (x[k]->kind == EX_NONE) {
-      items[k].kind = VI_NEWAXIS;
-    } else if (x[k]->kind == EX_ELLIPSIS) {
-      items[k].kind = VI_ELLIPSIS;
-    }
-  }
-  const char *why = NULL;
-  Type *t = view_type(L->ctx, a.type, items, n, &why);
-  if (!t) return lerr(L, ie->loc, "cannot index %s with this index: %s", tname(L, a.type), why);
-  /* the index items, left to right */
+  FeVal ints[32];
   for (unsigned k = 0; k < n; k++) {
     ViewItem *it = &items[k];
-    if (it->kind == VI_INT) {
-      FeVal v = lower_expr(L, x[k]);
-      if (v.kind == FV_POISON) return v;
-      if (!is_scalar(&v) || v.type->kind != TY_INT) {
-        if (x[k]->kind == EX_STARRED || v.kind == FV_TUPLE)
-          return lerr(L, x[k]->loc, "an index holding slices takes integers, slices, None and '...', not %s",
-                      vname(L, &v));
-        return lerr(L, x[k]->loc, "array index must be an integer, not %s", vname(L, &v));
-      }
-      at(L, loc);
-      it->index = index_i64(L, a.v, (unsigned)it->axis, v);
-    } else if (it->kind == VI_SLICE) {
+    *it = (ViewItem){.kind = VI_INT, .step = 1};
+    if (x[k]->kind == EX_SLICE) {
       const PyExpr *sl = x[k];
+      it->kind = VI_SLICE;
+      it->has_step = sl->slice.step != NULL;
       if (!slice_bound(L, sl->slice.lower, &it->start) || !slice_bound(L, sl->slice.upper, &it->stop)) return poison();
       if (sl->slice.step) {
         FeVal st = lower_expr(L, sl->slice.step);
@@ -1538,16 +1665,31 @@ static FeVal index_view(Lower *L, FeVal a, const PyExpr *ie, SrcLoc loc, Value *
           it->step = st.c.i;
         }
       }
+    } else if (x[k]->kind == EX_NONE) {
+      it->kind = VI_NEWAXIS;
+    } else if (x[k]->kind == EX_ELLIPSIS) {
+      it->kind = VI_ELLIPSIS;
+    } else {
+      FeVal v = lower_expr(L, x[k]);
+      if (v.kind == FV_POISON) return v;
+      if (!view_item_of(L, &v, it, loc)) {
+        if (x[k]->kind == EX_STARRED || v.kind == FV_TUPLE)
+          return lerr(L, x[k]->loc, "an index holding slices takes integers, slices, None and '...', not %s",
+                      vname(L, &v));
+        return lerr(L, x[k]->loc, "array index must be an integer, not %s", vname(L, &v));
+      }
+      ints[k] = v;
     }
   }
-  at(L, loc);
-  if (t->kind != TY_ARRAY) { /* no axis left: the element */
-    *base = a.v;
-    for (unsigned k = 0; k < n; k++)
-      if (items[k].kind == VI_INT) idx[items[k].axis] = items[k].index;
-    return val(t, NULL);
-  }
-  return val(t, view_build(&L->b, a.v, items, n, t));
+  return view_of_items(L, a, items, ints, n, ie->loc, loc, base, idx);
+}
+
+/* a[ix] where the values gathered (gather_indices) hold slice objects or None: view_of_items. */
+static FeVal index_view_values(Lower *L, FeVal a, const FeVal *ix, unsigned n, const PyExpr *ie, SrcLoc loc,
+                               Value **base, Value **idx) {
+  ViewItem items[32];
+  for (unsigned k = 0; k < n; k++) view_item_of(L, &ix[k], &items[k], loc); /* (gather_indices checked them) */
+  return view_of_items(L, a, items, ix, n, ie->loc, loc, base, idx);
 }
 
 /* Nested loops over every element of the array value arr (scf.for per axis, outermost first); at the innermost,
@@ -1717,7 +1859,7 @@ static void store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc) {
     return;
   }
   if (v.kind == FV_TUPLE) {
-    bool uni = v.type && v.type->kind == TY_TUPLE && !v.type->vector && v.tup.n > 0;
+    bool uni = v.type && v.type->kind == TY_TUPLE && !ty_is_struct_tuple(v.type) && v.tup.n > 0;
     for (unsigned i = 0; uni && i < v.tup.n; i++)
       uni = is_scalar(&v.tup.elems[i]) && v.type->elems[i] == v.type->elems[0];
     if (!uni || dst->type->rank != 1) {
@@ -1907,6 +2049,7 @@ static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
     for (unsigned d = 0; d < m->type->rank; d++) idx[d] = ib_const_int(&L->b, i64, 0);
     return load_element(L, m->v, idx);
   }
+  case M_SLICE_INDICES: return slice_indices(L, m->recv, e);
   case M_INT_BIT_COUNT: {
     /* numba-cuda's overload: cuda.popc(i), the integer's type */
     FeVal none[1];
@@ -1923,6 +2066,9 @@ static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
 }
 
 /* t[start:stop:step] of a tuple, with constant bounds (Numba slices tuples at compile time). */
+static FeVal slice_tuple_by(Lower *L, const FeVal *t, const bool *given, const int64_t *c, SrcLoc step_loc);
+
+/* t[lower:upper:step] of a tuple t, written with constant bounds. */
 static FeVal slice_tuple(Lower *L, const FeVal *t, const PyExpr *sl) {
   const PyExpr *part[3] = {sl->slice.lower, sl->slice.upper, sl->slice.step};
   int64_t c[3];
@@ -1938,8 +2084,13 @@ static FeVal slice_tuple(Lower *L, const FeVal *t, const PyExpr *sl) {
     c[k] = x.c.i;
     given[k] = true;
   }
+  return slice_tuple_by(L, t, given, c, part[2] ? part[2]->loc : sl->loc);
+}
+
+/* t[start:stop:step] of a tuple t, each bound a constant when given[k]: a tuple (Python's clamping). */
+static FeVal slice_tuple_by(Lower *L, const FeVal *t, const bool *given, const int64_t *c, SrcLoc step_loc) {
   int64_t n = t->tup.n, step = given[2] ? c[2] : 1;
-  if (step == 0) return lerr(L, part[2]->loc, "slice step cannot be zero");
+  if (step == 0) return lerr(L, step_loc, "slice step cannot be zero");
   int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1, b[2];
   for (unsigned k = 0; k < 2; k++) {
     if (!given[k]) {
@@ -1962,6 +2113,17 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
     if (e->subscript.index->kind == EX_SLICE) return slice_tuple(L, &v, e->subscript.index);
     FeVal i = lower_expr(L, e->subscript.index);
     if (i.kind == FV_POISON) return i;
+    if (is_slice_obj(&i)) { /* a slice object of constants, as Numba folds `t[s]` to a static getitem */
+      bool given[3] = {true, true, true};
+      int64_t c[3];
+      for (unsigned k = 0; k < 3; k++) {
+        if (!is_const_int(&i.tup.elems[k]))
+          return lerr(L, e->subscript.index->loc, "a tuple is sliced with a slice of constants, not one whose %s is "
+                      "known only at run time", (const char *const[]){"start", "stop", "step"}[k]);
+        c[k] = i.tup.elems[k].c.i;
+      }
+      return slice_tuple_by(L, &v, given, c, e->subscript.index->loc);
+    }
     if (!is_const_int(&i))
       return lerr(L, e->subscript.index->loc, "a tuple index must be a constant integer, not %s", vname(L, &i));
     int64_t k = i.c.i < 0 ? i.c.i + (int64_t)v.tup.n : i.c.i;
@@ -1982,8 +2144,11 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
     }
     FeVal ix[32];
     unsigned n;
-    if (!gather_indices(L, e->subscript.index, ix, &n)) return poison();
-    FeVal r = index_array(L, &v, ix, n, e->loc, false, &base, idx);
+    bool views;
+    if (!gather_indices(L, e->subscript.index, ix, &n, &views)) return poison();
+    FeVal r = views ? index_view_values(L, v, ix, n, e->subscript.index, e->loc, &base, idx)
+                    : index_array(L, &v, ix, n, e->loc, false, &base, idx);
+    if (r.kind != FV_VAL || (views && r.v)) return r;
     if (r.kind != FV_VAL) return r;
     if (ty_is_record(base->type->elem)) return record_ref(L, base, idx);
     return load_element(L, base, idx);
@@ -2546,7 +2711,7 @@ static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeV
       fields[i] = val(ta->elems[0], ib_select(&L->b, c.v, mat(L, &tv.tup.elems[i]), mat(L, &ev.tup.elems[i])));
     return make_vector(ta, fields);
   }
-  if (!ta || !tb || (ta->kind == TY_TUPLE && ta->vector) || (tb->kind == TY_TUPLE && tb->vector)) {
+  if (!ta || !tb || ty_is_struct_tuple(ta) || ty_is_struct_tuple(tb)) {
     return lerr(L, loc, "a conditional value must be a scalar, an array or a tuple of them, not %s / %s",
                 vname(L, &tv), vname(L, &ev));
   }
@@ -3819,6 +3984,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_ZIP:
   case BI_ENUMERATE: return lerr(L, e->loc, "%s() can only be used as the iterable of a for loop in kfront", fname);
   case BI_PRINT: return lower_print(L, e);
+  case BI_SLICE: return lower_slice_ctor(L, e);
   case BI_COMPLEX: { /* numba-cuda's typing: complex64 from a float32 (or two), else complex128 */
     if (!positional(L, e, fname, 1, 2, a)) return poison();
     unsigned n = a[1].kind == FV_UNDEF ? 1 : 2;
@@ -4083,7 +4249,7 @@ static FeVal shape_of_type(Lower *L, Type *t) {
   if (t->kind != TY_TUPLE) return val(t, NULL);
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) elems[i] = shape_of_type(L, t->elems[i]);
-  return t->vector ? make_vector(t, elems) : make_tuple(L, t->n, elems);
+  return ty_is_struct_tuple(t) ? make_vector(t, elems) : make_tuple(L, t->n, elems);
 }
 
 /* The enum member types of v's members, onto the shape of its type (a returned tuple's members stay enum members). */
@@ -4095,7 +4261,7 @@ static void copy_enums(FeVal *shape, const FeVal *v) {
 
 FeVal lower_param_shape(FeCtx *fe, Type *t) {
   if (t->kind != TY_TUPLE) return (FeVal){.kind = FV_VAL, .type = t};
-  FeVal v = {.kind = t->vector ? FV_VECTOR : FV_TUPLE, .type = t};
+  FeVal v = {.kind = ty_is_struct_tuple(t) ? FV_VECTOR : FV_TUPLE, .type = t};
   v.tup.n = t->n;
   v.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) v.tup.elems[i] = lower_param_shape(fe, t->elems[i]);
@@ -4809,7 +4975,20 @@ static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, V
   }
   FeVal ix[32];
   unsigned n;
-  if (!gather_indices(L, t->subscript.index, ix, &n)) return false;
+  bool views;
+  if (!gather_indices(L, t->subscript.index, ix, &n, &views)) return false;
+  if (views) { /* a[s] of a slice object s: the element, or the view (to store into, not augmented) */
+    FeVal r = index_view_values(L, a, ix, n, t->subscript.index, t->loc, base, idx);
+    if (r.kind != FV_VAL) return false;
+    if (r.v && !partial_ok) {
+      lerr(L, t->loc, "augmented assignment to a slice of an array is not supported in kernels (it is an array "
+                      "expression)");
+      return false;
+    }
+    if (r.v) *sub = r;
+    else if (ty_is_record((*base)->type->elem)) *sub = record_ref(L, *base, idx);
+    return true;
+  }
   FeVal r = index_array(L, &a, ix, n, t->loc, !partial_ok, base, idx);
   if (r.kind == FV_VIEW) { /* a[i] of a 2-d a: the sub-array */
     *sub = r;
@@ -4889,7 +5068,7 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
       assign_composite(L, &sub, v, t->loc, vloc);
       return;
     }
-    if (sub.kind == FV_VIEW) { /* a[i] = row of a 2-d a: the sub-array as a view */
+    if (sub.kind == FV_VIEW || is_array(&sub)) { /* a[i] = row of a 2-d a, a[s] = x: the sub-array as a view */
       at(L, t->loc);
       FeVal dst = view_value(L, &sub);
       store_into(L, dst.v, v, vloc);
@@ -6123,6 +6302,8 @@ static void param_names(Lower *L, const char *name, const FeVal *shape, Attr *ou
   for (unsigned i = 0; i < shape->tup.n; i++) {
     const char *sub = shape->kind == FV_VIEW || shape->kind == FV_RECORD
                           ? (i == 0 ? name : arena_printf(&L->fe->arena, "%s.i%u", name, i - 1))
+                      : is_slice_obj(shape) ? arena_printf(&L->fe->arena, "%s.%s", name,
+                                                           (const char *const[]){"start", "stop", "step"}[i])
                       : shape->kind == FV_VECTOR ? arena_printf(&L->fe->arena, "%s.%c", name, "xyzw"[i])
                                                  : arena_printf(&L->fe->arena, "%s.%u", name, i);
     param_names(L, sub, &shape->tup.elems[i], out, n);

@@ -91,6 +91,8 @@ struct Type {
   unsigned n;           /* TY_TUPLE: elements; TY_FUNC: parameters */
   Type **elems;
   bool vector;          /* TY_TUPLE: a CUDA vector type (float32x4...): n (1-4) equal scalar fields x, y, z, w */
+  unsigned char slice;  /* TY_TUPLE: Numba's slice2_type (2) or slice3_type (3, a step given): fields start, stop,
+                           step of i64 */
   unsigned nresults;    /* TY_FUNC */
   Type **results;
   RecordField *fields;  /* TY_RECORD: n of them */
@@ -114,6 +116,11 @@ Type *ty_tuple(IrContext *ctx, unsigned n, Type *const *elems);
 /* A CUDA vector type: a tuple of n (1-4) fields of the scalar type elem, distinct from the plain tuple (printed
  * vector<f32, 4>). Like tuples, its values are scalarised by the frontend and never reach kir ops. */
 Type *ty_vector(IrContext *ctx, Type *elem, unsigned n);
+/* A slice object's type, Numba's slice2_type (has_step false) or slice3_type: a tuple of three i64 fields (start,
+ * stop, step), distinct from the plain tuple (printed slice2, slice3). Scalarised by the frontend like vectors. */
+Type *ty_slice(IrContext *ctx, bool has_step);
+/* A tuple type that is a type of its own (a CUDA vector, a slice) rather than a Python tuple. */
+static inline bool ty_is_struct_tuple(const Type *t) { return t->kind == TY_TUPLE && (t->vector || t->slice); }
 Type *ty_func(IrContext *ctx, unsigned nparams, Type *const *params, unsigned nresults, Type *const *results);
 /* A record of n fields (names copied; distinct, fields inside size, align a power of two): NULL when malformed. */
 Type *ty_record(IrContext *ctx, unsigned n, const RecordField *fields, Type *const *types, unsigned size,

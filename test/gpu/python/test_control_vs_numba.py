@@ -1,7 +1,9 @@
 """GPU-only: kfront against numba-cuda on the same kernels and inputs (run by test/gpu/run_python_gpu.sh on the GPU
 machine, where both are installed): conditional expressions whose values are tuples (unified element by element),
 tuples holding arrays and rows, arrays of different layouts; a grid group passed to and returned from device
-functions, synchronised there (both kernels cooperative)."""
+functions, synchronised there (both kernels cooperative); slice objects (their fields as Numba fills them in,
+indices(), arrays read and written through them, passed to and returned from device functions, in tuples, chosen
+by a condition, carried around a loop, tuples sliced by constant ones) and the ValueError of a zero step."""
 import linecache
 import os
 
@@ -95,3 +97,83 @@ def test_grid_group_in_device_functions_matches_numba():
     np.testing.assert_array_equal(outs[0][0], np.tile(np.arange(64), (1024, 1)).T)
     np.testing.assert_array_equal(outs[0][0], outs[1][0])
     np.testing.assert_array_equal(outs[0][1], outs[1][1])
+
+
+SLICES = """
+@cuda.jit(device=True)
+def window(lo, hi, st):
+    return slice(lo, hi, st)
+
+
+@cuda.jit(device=True)
+def sum_of(a, s):
+    t = 0.0
+    for v in a[s]:
+        t += v
+    return t
+
+
+def slices(m, out, info, lo, hi, st, n):
+    a = slice(n)
+    b = slice(None, None, st)
+    info[0] = a.start
+    info[1] = a.stop
+    info[2] = a.step
+    info[3] = b.start
+    info[4] = b.stop
+    info[5] = b.step
+    i, j, k = slice(lo, hi, st).indices(n)
+    info[6] = i
+    info[7] = j
+    info[8] = k
+    s = window(lo, hi, st)
+    row = m[1, s]
+    for q in range(len(row)):
+        out[0, q] = row[q]
+    t = (slice(1, 3), s)
+    sub = m[t]
+    for p in range(sub.shape[0]):
+        for q in range(sub.shape[1]):
+            out[1 + p, q] = sub[p, q]
+    out[3, 0] = sum_of(m[0], s)
+    c = slice(0, 1)
+    for _ in range(n):
+        c = slice(c.start + 1, c.stop + 2)
+    out[3, 1] = len(m[0, c])
+    u = (1, 2, 3, 4, 5)[slice(None, None, -2)]
+    out[3, 2] = u[0] * 100 + u[1] * 10 + u[2]
+    w = slice(1, None, st) if lo > 0 else slice(None, 2, st)
+    m[4, w] = -5.0
+    m[w, 5] = m[w, 4]
+"""
+
+
+@pytest.mark.parametrize("lo,hi,st", [(1, 5, 2), (-1, -7, -1), (0, 4, 1), (5, 0, -2)])
+def test_slice_objects_match_numba(lo, hi, st):
+    results = []
+    for k in compile_both(SLICES, "slices"):
+        m = np.arange(36.0).reshape(6, 6)
+        out = np.zeros((4, 6))
+        info = np.zeros(9, np.int64)
+        k[1, 1](m, out, info, lo, hi, st, 2)
+        results.append((m, out, info))
+    for x, y in zip(*results):
+        np.testing.assert_array_equal(x, y)
+
+
+ZERO_STEP = """
+def zero_step(a, z):
+    v = a[slice(0, 4, z)]
+    a[0] = len(v)
+"""
+
+
+def test_zero_step_raises_like_numba():
+    numba_k, kfront_k = compile_both(ZERO_STEP, "zero_step")
+    # numba-cuda raises in the kernel only with debug=True; kfront's run-time checks always report
+    with pytest.raises(ValueError, match="slice step cannot be zero"):
+        kfront_k[1, 1](np.zeros(5), 0)
+        kcuda.synchronize()
+    ndebug = ncuda.jit(debug=True, opt=False)(numba_k.py_func)
+    with pytest.raises(ValueError, match="slice step cannot be zero"):
+        ndebug[1, 1](np.zeros(5), 0)
