@@ -586,6 +586,10 @@ bool fe_tuple_fits(const FeVal *v, unsigned max_items);
 /* Constants of type t as module-level constants are kept (i: integers and bools; unsigned ones as their bits). */
 FeVal fe_const_int(FeCtx *fe, Type *t, int64_t i);
 FeVal fe_const_float(Type *t, double f);
+/* A slice object constant (a module-level or bound slice), each field NULL for None: as Numba types a slice value
+ * (slice3_type when its step is given and not 1, else slice2_type) and lowers it (make_slice_from_constant: the
+ * omitted fields filled in as slice() fills them); a step of 0 stays, to raise where it is used. */
+FeVal fe_const_slice(FeCtx *fe, const int64_t *start, const int64_t *stop, const int64_t *step);
 /* A constant array (FV_CONSTARR, what np.array([...], dtype=...) at module level gives) of dtype with the
  * given extents (rank 1..8) from n constants in C order, each converted to dtype as np.array converts it;
  * FV_HOST when one cannot be. */

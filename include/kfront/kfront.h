@@ -230,6 +230,9 @@ typedef enum kf_value_kind {
   KF_VALUE_EXCEPTION,    /* an exception class kernels may raise that is not one of Python's builtins: path is the name the
                           * embedder knows it by ("mod.MyError"); a raise of it comes back as that name (kf_error_info.exception) */
   KF_VALUE_STRING,       /* a str (path holds its UTF-8 text): an exception's message, a dtype name */
+  KF_VALUE_NONE,         /* None */
+  KF_VALUE_SLICE,        /* a slice object: items[0..3) its start, stop and step, each INT (an integer dtype) or NONE;
+                          * Numba's slice3_type when the step is given and not 1, else slice2_type (its typeof) */
 } kf_value_kind;
 typedef struct kf_value kf_value;
 struct kf_value {

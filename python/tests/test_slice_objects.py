@@ -240,6 +240,47 @@ def test_refusals_are_located():
     assert "unknown attribute 'end' of slice<a:b>" in refused(unknown, out)
 
 
+EVERY_OTHER = slice(None, None, 2)
+TAIL = slice(1, None, 1)  # a step of 1: Numba's typeof makes it a slice2 (the view stays C)
+BAD = slice(0.5, 2)
+
+
+@cuda.jit
+def globals_and_closures(a, out):
+    v = a[EVERY_OTHER]
+    w = a[TAIL]
+    out[0] = len(v)
+    out[1] = v[1]
+    out[2] = w[0]
+    out[3] = EVERY_OTHER.start + EVERY_OTHER.step * 10 + TAIL.step * 100
+
+
+def test_global_slices_as_numba_freezes_them():
+    a = np.arange(9.0)
+    out = np.zeros(4)
+    globals_and_closures[1, 1](a, out)
+    assert out.tolist() == [5, 2, 1, 120]
+
+
+def test_closure_slices_and_refusals():
+    s = slice(-3, None)
+
+    @cuda.jit
+    def tail(a, out):
+        out[0] = a[s][0] + s.start
+
+    out = np.zeros(1)
+    tail[1, 1](np.arange(9.0), out)
+    assert out[0] == 6 - 3
+
+    @cuda.jit
+    def bad(out):
+        out[0] = BAD.stop
+
+    with pytest.raises(errors.UnsupportedError, match="kfront takes slices of int64 integers and None"):
+        bad[1, 1](np.zeros(1))
+
+
 def test_slice_objects_are_not_kernel_arguments():
     # numba-cuda cannot pass one either (its kernel argument packing has no slice case)
     @cuda.jit

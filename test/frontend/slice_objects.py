@@ -7,12 +7,17 @@
 # RUN: kfront compile %s -k views --sig 'void(float64[::1], float64[::1], int64, int64)' -o %t.views.ptx && %ptxas -arch=sm_90 %t.views.ptx -o %t.views.cubin
 # RUN: kfront compile %s -k attrs --sig 'void(int64[::1], int64)' --emit=kir | FileCheck %s --check-prefix=ATTRS
 # RUN: kfront compile %s -k attrs --sig 'void(int64[::1], int64)' -o %t.attrs.ptx && %ptxas -arch=sm_90 %t.attrs.ptx -o %t.attrs.cubin
+# RUN: kfront compile %s -k module_level --sig 'void(float64[::1])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=MODULE
 # RUN: not kfront compile %s -k floats --sig 'void(int64[::1])' --emit=kir 2>&1 | FileCheck %s --check-prefix=FLOAT
 # RUN: not kfront compile %s -k kinds --sig 'void(int64[::1], int64)' --emit=kir 2>&1 | FileCheck %s --check-prefix=KINDS
 # RUN: not kfront compile %s -k tuple_rt --sig 'void(int64[::1], int64)' --emit=kir 2>&1 | FileCheck %s --check-prefix=TUPLE
 # RUN: not kfront compile %s -k unknown --sig 'void(int64[::1])' --emit=kir 2>&1 | FileCheck %s --check-prefix=ATTR
 # RUN: not kfront compile %s -k compare --sig 'void(int64[::1])' --emit=kir 2>&1 | FileCheck %s --check-prefix=CMP
 from numba import cuda
+
+# module-level slices are constants, typed as Numba's typeof types a slice value: a step of None or 1 is a slice2
+TAIL = slice(1, None, 1)
+EVERY_OTHER = slice(None, None, 2)
 
 
 @cuda.jit(device=True)
@@ -65,6 +70,17 @@ def attrs(out, n):
     # ATTRS-NOT: slice step cannot be zero
     i, j, k = slice(-3, None, 2).indices(n)
     out[4] = i + j + k
+
+
+@cuda.jit
+def module_level(a):
+    # MODULE: %[[T:.*]] = mem.subview({{.*}}) {dims = [0]} : (array<f64, 1, C>, i64, i64, i64) -> (array<f64, 1, C>)
+    # MODULE: %[[E:.*]] = mem.subview({{.*}}) {dims = [0]} : (array<f64, 1, C>, i64, i64, i64) -> (array<f64, 1, A>)
+    # (the step, a constant, folds into the sum)
+    # MODULE: arith.constant() {value = 2.0} : () -> (f64)
+    t = a[TAIL]
+    e = a[EVERY_OTHER]
+    a[0] = t[0] + e[0] + EVERY_OTHER.step
 
 
 @cuda.jit

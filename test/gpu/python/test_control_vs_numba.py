@@ -177,3 +177,28 @@ def test_zero_step_raises_like_numba():
     ndebug = ncuda.jit(debug=True, opt=False)(numba_k.py_func)
     with pytest.raises(ValueError, match="slice step cannot be zero"):
         ndebug[1, 1](np.zeros(5), 0)
+
+
+GLOBAL_SLICES = """
+EVERY = slice(None, None, 2)
+BACK = slice(None, -6, -1)
+
+
+def global_slices(a, out):
+    v = a[EVERY]
+    out[0] = len(v)
+    out[1] = v[1]
+    out[2] = EVERY.start
+    out[3] = BACK.stop
+    out[4] = a[BACK][0]
+"""
+
+
+def test_global_slices_match_numba():
+    outs = []
+    for k in compile_both(GLOBAL_SLICES, "global_slices"):
+        out = np.zeros(5, np.int64)
+        k[1, 1](np.arange(7, dtype=np.int64), out)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], [4, 2, 0, -6, 6])
+    np.testing.assert_array_equal(outs[0], outs[1])
