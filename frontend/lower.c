@@ -2106,7 +2106,13 @@ static FeVal slice_tuple_by(Lower *L, const FeVal *t, const bool *given, const i
   }
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->tup.n ? t->tup.n : 1);
   unsigned m = 0;
-  for (int64_t i = b[0]; step > 0 ? i < b[1] : i > b[1]; i += step) elems[m++] = t->tup.elems[i];
+  for (int64_t i = b[0]; step > 0 ? i < b[1] : i > b[1];) {
+    elems[m++] = t->tup.elems[i];
+    /* the next index, unless it passes the stop (a step near INT64_MAX must not overflow i) */
+    uint64_t left = step > 0 ? (uint64_t)b[1] - (uint64_t)i : (uint64_t)i - (uint64_t)b[1];
+    if (left <= (step > 0 ? (uint64_t)step : 0 - (uint64_t)step)) break;
+    i += step;
+  }
   return make_tuple(L, m, elems);
 }
 

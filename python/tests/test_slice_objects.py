@@ -178,12 +178,15 @@ def tuple_slices(out):
     out[1] = u[1]
     out[2] = u[2]
     out[3] = len(t[slice(1, 3)])
+    out[4] = len(t[slice(1, None, 9223372036854775807)]) * 10 + t[1::9223372036854775807][0]
+    out[5] = t[slice(3, None, -9223372036854775808)][0]
 
 
 def test_tuples_sliced_by_constant_slices():
-    out = np.zeros(4, np.int64)
+    out = np.zeros(6, np.int64)
     tuple_slices[1, 1](out)
-    assert out.tolist() == [5, 3, 1, 2]
+    t = (1, 2, 3, 4, 5)
+    assert out.tolist() == [5, 3, 1, 2, len(t[1::2**63 - 1]) * 10 + t[1::2**63 - 1][0], t[3::-2**63][0]]
 
 
 @cuda.jit

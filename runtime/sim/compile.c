@@ -496,7 +496,10 @@ static bool edge_moves(Cc *c, const Op *br, unsigned s) {
  * branch (its compare or condition, the stepped add) or by the false edge's moves. */
 static bool hoistable_moves(Cc *c, const Op *br, const Block *next) {
   const Block *target = br->successors[0];
-  if (target != next && c->labels[label_of_block(c, target)] < 0) return false;
+  if (target != next) {
+    uint32_t l = label_of_block(c, target); /* (may grow c->labels: read it after) */
+    if (c->labels[l] < 0) return false;
+  }
   unsigned start = op_succ_operand_start(br, 0), n = br->succ_operand_count[0];
   unsigned fstart = op_succ_operand_start(br, 1), fn = br->succ_operand_count[1];
   for (unsigned i = 0; i < n; i++) {
