@@ -395,6 +395,9 @@ void sema_analyse_function(FeCtx *fe, FeFunc *fn);
 unsigned sema_free_names(FeCtx *fe, const PyStmt *def, const char ***out);
 /* How many times fn's body binds name (parameters, assignments, loop targets, defs). */
 unsigned sema_definitions(const FeFunc *fn, const char *name);
+/* Whether name (a local of fn read by an inner def or lambda, site) is bound before site in the order Python compiles
+ * fn's body (parameters first): Numba makes the closure's cells from the variables stored by then. */
+bool sema_bound_before(const FeFunc *fn, const char *name, const void *site);
 int sema_local_index(const FeFunc *fn, const char *name);
 /* Exit analysis of statements at one loop level: whether they return/break/continue. */
 typedef enum { EXIT_NEVER, EXIT_SOMETIMES, EXIT_ALWAYS } ExitKind;

@@ -372,6 +372,12 @@ static FeVal user_tuple(Lower *L, unsigned n, const FeVal *elems, SrcLoc loc) {
   return make_tuple(L, n, elems);
 }
 
+/* " (defined at line N)" for an inner def or lambda, to tell apart functions of one name; else "". */
+static const char *def_line(Lower *L, const FeVal *v) {
+  if (v->kind != FV_CLOSURE) return "";
+  return arena_printf(&L->fe->arena, " (defined at line %u)", v->clo->fn->loc.line);
+}
+
 static bool fv_same(const FeVal *a, const FeVal *b) {
   if (a->kind != b->kind) return false;
   switch (a->kind) {
@@ -536,6 +542,32 @@ static Type *merge_type(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, co
   return u;
 }
 
+/* A compile-time value (a function, a closure, a Numba type, None: is_static) where two paths meet: the value
+ * bound on both, or on the one path that binds it (its bound flag, merged like any variable, says where: "unbound
+ * locals"). Two different functions would make a first-class function value, which numba-cuda cannot lower on
+ * CUDA (a function pointer: "Cannot cast type(CUDADispatcher) to FunctionType"): an error, as is a static value
+ * meeting a run-time one. 0 when neither is static; 1 with *out set, or -1 after a located error. */
+static int merge_static(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, const char *var, FeVal *out) {
+  if (!is_static(a) && !is_static(b)) return 0;
+  if (a->kind == FV_POISON || b->kind == FV_POISON) return -1;
+  if (a->kind == FV_UNDEF || b->kind == FV_UNDEF || fv_same(a, b)) {
+    *out = a->kind == FV_UNDEF ? *b : *a;
+    return 1;
+  }
+  if (a->kind == FV_CLOSURE && b->kind == FV_CLOSURE && a->clo->fn == b->clo->fn)
+    lerr(L, loc, "'%s' holds %s with default values (or captured constants) that differ between paths: not "
+                 "supported (kfront keeps one value of each, evaluated where the function is defined)", var,
+         vname(L, a));
+  else if (is_static(a) && is_static(b) && a->kind != FV_NONE && b->kind != FV_NONE)
+    lerr(L, loc, "'%s' holds %s%s on one path and %s%s on another: a function chosen at run time is a first-class "
+                 "function value, which is not supported on CUDA (numba-cuda: Cannot cast type(CUDADispatcher) to "
+                 "FunctionType); call each function on its own path", var, vname(L, a), def_line(L, a), vname(L, b),
+         def_line(L, b));
+  else
+    lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, a), vname(L, b), var);
+  return -1;
+}
+
 /* The enum member type a variable keeps where two paths meet: the one class on both (or on the one path that
  * binds it); an IntEnum member meeting an integer or another IntEnum becomes that integer, as Numba unifies
  * them; an Enum member meeting anything else is an error (false, reported). */
@@ -693,6 +725,11 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after,
     }
     if (!var_live(L, i, after)) {
       merged[i] = (FeVal){.kind = FV_UNDEF};
+      continue;
+    }
+    int st = merge_static(L, &e1[i], &e2[i], loc, var_name(L, i), &merged[i]);
+    if (st) {
+      if (st < 0) merged[i] = poison();
       continue;
     }
     /* a view a[i] that differs between the branches (or is bound on one only): the array it stands for, made in
@@ -4439,6 +4476,26 @@ static FeVal make_closure(Lower *L, FeFunc *f) {
   return (FeVal){.kind = FV_CLOSURE, .clo = c};
 }
 
+/* Numba makes a closure's cells where it is defined, from the variables stored so far (in the order Python compiles
+ * the body): one that reads a variable assigned only later, itself included (a self-recursive inner def), is
+ * refused as numba-cuda's interpreter refuses it. False after a located error. */
+static bool cells_bound(Lower *L, const FeFunc *f, const void *site, SrcLoc loc) {
+  for (unsigned k = 0; k < f->ncaptures; k++) {
+    const char *name = f->captures[k];
+    if (sema_bound_before(L->fn, name, site)) continue;
+    if (site == f->def && strcmp(name, f->name) == 0)
+      lerr(L, loc, "a self-recursive inner function is not supported: '%s' reads its own name, which is not yet bound "
+                   "where it is defined (numba-cuda: Unsupported use of cell variable encountered); define it at "
+                   "module level with @cuda.jit(device=True)", f->name);
+    else
+      lerr(L, loc, "'%s' reads '%s', which is assigned only after it is defined here: not supported (numba-cuda: "
+                   "Unsupported use of cell variable encountered); assign '%s' before defining '%s'", f->name, name,
+           name, f->name);
+    return false;
+  }
+  return true;
+}
+
 static void lower_funcdef(Lower *L, const PyStmt *s) {
   if (s->funcdef.decorators.n) {
     lerr(L, s->funcdef.decorators.items[0]->loc, "a decorated function cannot be defined inside a kernel or device "
@@ -4452,7 +4509,8 @@ static void lower_funcdef(Lower *L, const PyStmt *s) {
     lerr(L, s->loc, "async functions are not supported in kernels");
     return;
   }
-  FeVal v = make_closure(L, inner_func(L, s, s, s->funcdef.name));
+  FeFunc *f = inner_func(L, s, s, s->funcdef.name);
+  FeVal v = cells_bound(L, f, s, s->funcdef.name_loc) ? make_closure(L, f) : poison();
   PyExpr target = {.kind = EX_NAME, .loc = s->funcdef.name_loc, .name = s->funcdef.name};
   assign(L, &target, v, s->loc);
 }
@@ -4478,6 +4536,7 @@ static FeVal lower_lambda(Lower *L, const PyExpr *e) {
     def->funcdef.body.n = 1;
     f = inner_func(L, e, def, "<lambda>");
   }
+  if (!cells_bound(L, f, e, e->loc)) return poison();
   return make_closure(L, f);
 }
 
@@ -5352,6 +5411,10 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   }
   if (wform && ls->has_break) T[L->v_brk] = i1;
   if (wform && ls->has_ret) T[L->v_ret] = i1;
+  /* compile-time values (functions, closures...) around the loop: one value on every iteration, none carried */
+  FeVal *S = ARENA_ARRAY(&L->fe->arena, FeVal, nv);
+  for (unsigned i = 0; i < nv; i++)
+    S[i] = carry[i] && is_static(&env0[i]) ? env0[i] : (FeVal){.kind = FV_UNDEF};
 
   LoopCtx lc = {L->loop};
   int base_quiet = L->quiet;
@@ -5415,6 +5478,8 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
           L->env[i] = unflatten(L, T[i], before->args, &pos);
           L->env[i].nonneg = NN[i];
           if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
+        } else if (carry[i] && S[i].kind != FV_UNDEF) {
+          L->env[i] = S[i];
         }
       L->loop = &lc;
       at(L, s->loc);
@@ -5448,6 +5513,8 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
         L->env[i] = unflatten(L, T[i], body->args + first_arg, &pos);
         L->env[i].nonneg = NN[i];
         if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
+      } else if (carry[i] && S[i].kind != FV_UNDEF) {
+        L->env[i] = S[i];
       }
     if (wform) {
       L->env[L->v_brk] = cbool(L, false);
@@ -5482,6 +5549,16 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
       if (NN[i] && !x->nonneg) {
         NN[i] = false;
         changed = true;
+      }
+      if (is_static(x) || S[i].kind != FV_UNDEF) {
+        FeVal head = T[i] ? (FeVal){.kind = FV_VAL, .type = T[i]} : S[i], m;
+        if (merge_static(L, &head, x, s->loc, var_name(L, i), &m) < 0) {
+          if (!L->quiet) S[i] = poison(); /* reported (a quiet attempt is made again aloud) */
+        } else if (S[i].kind == FV_UNDEF) {
+          S[i] = m;
+          changed = true;
+        }
+        continue;
       }
       Type *xt = fv_type(L, x);
       if (!xt) {
@@ -5550,6 +5627,8 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
       L->env[i].nonneg = NN[i];
       if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
       note_type(L, i, &L->env[i]);
+    } else if (carry[i] && S[i].kind != FV_UNDEF) {
+      L->env[i] = S[i];
     } else if (i < nl && assigned[i]) {
       L->env[i] = (FeVal){.kind = FV_UNDEF};
     }

@@ -244,7 +244,9 @@ def test_what_numba_refuses_with_closures():
         out[0] = g()
         y = 2
 
-    with pytest.raises(errors.TypingError, match="free variable 'y' referenced before assignment"):
+    # Numba makes the closure's cells where it is defined: y is not stored yet there
+    with pytest.raises(errors.UnsupportedError, match="'g' reads 'y', which is assigned only after it is defined "
+                                                      "here: not supported"):
         cuda.jit(unbound_free)[1, 1](np.zeros(1))
 
     def uses_nonlocal(out):
@@ -287,6 +289,103 @@ def test_what_numba_refuses_with_closures():
     out = np.zeros(6)
     closures[1, 1](out, np.array([0.5, 0.0]))
     assert out[0] == 3.5
+
+
+# ---- closures redefined in branches and loops -------------------------------------------------------------
+
+
+@cuda.jit
+def redefined(out, c, n):
+    if c:
+        def f(x):  # one function per branch, each called in its branch
+            return x + c
+        out[0] = f(3.0)
+    else:
+        def f(x):
+            return x - 10 * c
+        out[0] = f(3.0)
+    for i in range(n):
+        g = lambda x: x + i  # noqa: E731 (bound in the loop, called after it: i's last value)
+    out[1] = g(1.0)
+    if c > 1:
+        h = lambda x: x * c  # noqa: E731 (bound on one path only, called where it is bound)
+    if c > 1:
+        out[2] = h(2.0)
+    op = cuda.atomic.add
+    for i in range(n):
+        op = cuda.atomic.add  # the same function on every iteration
+        cast = np.float32
+    op(out, 3, cast(0.5))
+
+
+def test_closures_redefined_in_branches_and_loops():
+    out = np.zeros(4)
+    redefined[1, 1](out, 2, 4)
+    np.testing.assert_array_equal(out, [5.0, 4.0, 4.0, 0.5])
+    out = np.zeros(4)
+    redefined[1, 1](out, 0, 1)
+    np.testing.assert_array_equal(out, [3.0, 1.0, 0.0, 0.5])
+
+
+def test_a_closure_read_where_unbound_raises_unbound_local_error():
+    out = np.zeros(4)
+    with pytest.raises(UnboundLocalError, match="cannot access local variable 'g' where it is not associated"):
+        redefined[1, 1](out, 2, 0)
+        cuda.synchronize()
+
+
+def test_keyword_arguments_to_inner_and_device_functions():
+    @cuda.jit(device=True)
+    def d_pos(x, y=1.0, z=2.0):
+        return x - y * z
+
+    @cuda.jit
+    def keywords(out):
+        def f(x, y=1.0, z=2.0):
+            return x - y * z
+
+        out[0] = f(5.0, z=10.0)  # Python's binding (numba-cuda's inliner drops the keywords: 3.0)
+        out[1] = f(z=1.0, y=4.0, x=3.0)
+        out[2] = d_pos(5.0, z=10.0)
+        out[3] = d_pos(z=1.0, x=2.0)
+
+    out = np.zeros(4)
+    keywords[1, 1](out)
+    np.testing.assert_array_equal(out, [-5.0, -1.0, -5.0, 1.0])
+
+
+def test_what_numba_refuses_with_redefined_closures():
+    def chosen(out, c):
+        if c:
+            def f(x):
+                return x + 1
+        else:
+            def f(x):
+                return x + 2
+        out[0] = f(3.0)
+
+    with pytest.raises(errors.UnsupportedError, match="a function chosen at run time is a first-class function value, "
+                                                      "which is not supported on CUDA"):
+        cuda.jit(chosen)[1, 1](np.zeros(1), 1)
+
+    def self_recursive(out, n):
+        def fact(k):
+            return 1 if k <= 1 else k * fact(k - 1)
+
+        out[0] = fact(n)
+
+    with pytest.raises(errors.UnsupportedError, match="a self-recursive inner function is not supported") as e:
+        cuda.jit(self_recursive)[1, 1](np.zeros(1), 3)
+    assert e.value.line == self_recursive.__code__.co_firstlineno + 1
+
+    def kwonly(out):
+        def f(x, *, y=3.0):
+            return x + y
+
+        out[0] = f(1.0)
+
+    with pytest.raises(errors.UnsupportedError, match="keyword-only parameters are not supported in device functions"):
+        cuda.jit(kwonly)[1, 1](np.zeros(1))
 
 
 # ---- functions, intrinsics and Numba types as values ----------------------------------------------------
