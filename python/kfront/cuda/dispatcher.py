@@ -312,7 +312,20 @@ class Dispatcher:
 
     @property
     def signatures(self):
-        return list(self._sigs)
+        """The signatures compiled so far on the current device, as numba-cuda's list(dispatcher.overloads): the
+        declared ones, then one per new argument-type signature a launch or specialize() compiled; each a key of
+        `overloads` (kfront's keys are signature texts, "void(float32[::1], int64)"). A device function lists its
+        declared signatures (kfront compiles it inside the kernels that call it)."""
+        sigs = list(self._sigs)
+        f = self._functions.get(_kfront.current_device())
+        if f is not None:
+            sigs += [k.signature for k in f.kernels()]
+        return list(dict.fromkeys(sigs))
+
+    @property
+    def nopython_signatures(self):
+        """numba's nopython_signatures: each of `signatures` as a Signature object (return type, argument types)."""
+        return [types.Signature(*reversed(types.parse_signature(s))) for s in self.signatures]
 
     @property
     def overloads(self):
@@ -366,9 +379,20 @@ class Dispatcher:
 
     inspect_ptx = inspect_asm
 
-    def inspect_types(self, file=None):
+    def inspect_types(self, file=None, signature=None, pretty=False, style="default", **kwargs):
+        """numba's inspect_types: per compiled signature (or the one given), its name and signature, then the typed
+        code — kfront's typed IR (kir) — between rules, as numba prints its type annotations."""
         import sys
-        print(self.inspect_kir(), file=file or sys.stdout)
+        if pretty:
+            raise errors.UnsupportedError("kfront: inspect_types(pretty=True) is not supported (kfront annotates "
+                                          "its typed IR, kir, as text)")
+        sigs = [types.normalize_signature(signature)] if signature is not None else self.signatures
+        file = file or sys.stdout
+        for sig in sigs:
+            print("%s %s" % (self.py_func.__name__, sig), file=file)
+            print("-" * 80, file=file)
+            print(self.inspect_kir(sig), file=file)
+            print("=" * 80, file=file)
 
     def __repr__(self):
         return "<kfront %s %s>" % ("device function" if self._kind == "device" else "kernel", self.__qualname__)
