@@ -180,6 +180,31 @@ static FeVal invalid(FeCtx *fe, const char *fmt, ...) {
   return v;
 }
 
+static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned depth);
+
+/* An enum class whose members' values are tuples or strings (a NAMESPACE whose path spells
+ * EnumMember("mod.Color", UniTuple(int64, 2)) or EnumMember("mod.Color", unicode_type), its items the values). */
+static FeVal valued_enum(FeCtx *fe, const kf_value *v, const char *name, unsigned depth) {
+  const char *p = v->path, *q = strstr(p, "\", ");
+  size_t len = strlen(p);
+  if (strncmp(p, "EnumMember(\"", 12) != 0 || !q || p[len - 1] != ')')
+    return invalid(fe, "'%s' does not spell the member type of an enum of tuples or strings", p);
+  const char *cls = arena_strndup(&fe->arena, p + 12, (size_t)(q - (p + 12)));
+  const char *vtype = arena_strndup(&fe->arena, q + 3, (size_t)(p + len - 1 - (q + 3)));
+  const char **names = ARENA_ARRAY(&fe->arena, const char *, v->nitems);
+  FeVal *values = ARENA_ARRAY(&fe->arena, FeVal, v->nitems);
+  for (unsigned k = 0; k < v->nitems; k++) {
+    if (!v->names || !v->names[k] || !*v->names[k]) return invalid(fe, "member %u of the namespace has no name", k);
+    names[k] = fe_intern(fe, v->names[k]);
+    values[k] = convert(fe, &v->items[k], arena_printf(&fe->arena, "%s.%s", name, names[k]), depth + 1);
+    if (values[k].kind == FV_INVALID) return values[k];
+    const char *t = fe_enum_value_type(fe, &values[k]);
+    if (!t || strcmp(t, vtype) != 0)
+      return invalid(fe, "member '%s' of the enum class is not of its members' type %s", names[k], vtype);
+  }
+  return fe_enum_valued_namespace(fe, cls, name, vtype, names, values, v->nitems);
+}
+
 /* What v means to a kernel; `name` says where it is (the binding, "Color.RED"). FUNCTION values are FV_HOST
  * here, until embed_after_read finds the function. */
 static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned depth) {
@@ -258,6 +283,8 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     return (FeVal){.kind = FV_HOST};
   case KF_VALUE_NAMESPACE: {
     if (v->nitems && (!v->items || !v->names)) return invalid(fe, "a namespace of %u members with no items or names", v->nitems);
+    if (v->path && v->nitems && (v->items[0].kind == KF_VALUE_TUPLE || v->items[0].kind == KF_VALUE_STRING))
+      return valued_enum(fe, v, name, depth);
     FeNamespace *ns = ARENA_NEW(&fe->arena, FeNamespace);
     ns->name = name;
     if (v->path) { /* an enum class: its members' type spelt */

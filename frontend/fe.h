@@ -91,8 +91,13 @@ struct FeEnum {
   const char *name;     /* the class: "Color" (a class of the module) or as the embedder names it ("mod.Color") */
   const char *spelling; /* the type in signatures: IntEnumMember("mod.Color", int64) */
   bool is_int;          /* IntEnum / IntFlag: members convert to integers (arithmetic, ordering, indexing) */
-  Type *dtype;          /* the members' values (int64) */
+  Type *dtype;          /* the members' values (int64); for a valued enum, the members' index (int64) */
   unsigned id;          /* numbers the enums of one compile (instance keys, mangled names) */
+  /* A valued enum (members whose values are tuples or strings, Numba's EnumMember of a tuple or unicode_type): a
+   * member is the index of its value in values (FV_TUPLE constants or FV_STR); value_type is their type's name. */
+  const FeVal *values;
+  unsigned nvalues;
+  const char *value_type;
 };
 
 typedef struct FeConstArr {
@@ -609,6 +614,18 @@ void embed_free(FeCtx *fe);
 /* ---- enums.c ------------------------------------------------------------------------------------------------ */
 /* The enum member type of that class, kind and dtype (made once per spelling). */
 const FeEnum *fe_enum_get(FeCtx *fe, const char *name, bool is_int, Type *dtype);
+/* The member type of a class whose members' values are tuples or strings (value_type their type's name,
+ * "UniTuple(int64, 2)" or "unicode_type"), values[i] the value of member index i; made once per spelling (the
+ * first class's values kept). */
+const FeEnum *fe_enum_get_valued(FeCtx *fe, const char *name, const char *value_type, const FeVal *values,
+                                 unsigned n);
+/* The enum class (FV_NAMESPACE, named ns_name) of a valued enum cls: member i named names[i], of value values[i]
+ * (an alias, equal to an earlier member's value, is that member). */
+FeVal fe_enum_valued_namespace(FeCtx *fe, const char *cls, const char *ns_name, const char *value_type,
+                               const char *const *names, const FeVal *values, unsigned n);
+/* The name of the type of value v as a valued enum's members have it ("UniTuple(int64, 2)", "unicode_type"), or
+ * NULL when v is not a tuple of numbers (nested ones included) or a string. */
+const char *fe_enum_value_type(FeCtx *fe, const FeVal *v);
 /* Reads a spelling EnumMember("mod.Color", int64) / IntEnumMember(...) (a signature's argument type, the type
  * of an embedder's bound member); NULL after a located error. */
 const FeEnum *fe_enum_parse(FeCtx *fe, const PyExpr *e);

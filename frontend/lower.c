@@ -1012,6 +1012,44 @@ static FeVal load_element(Lower *L, Value *base, Value **idx);
 static FeVal record_field(Lower *L, const FeVal *r, const char *name, size_t len, SrcLoc loc, Value **base,
                           Value **idx);
 
+/* The value of a member of a valued enum (tuples or strings as values: the member is their index): a constant
+ * member's value itself; a run-time member's tuple chosen element by element (arith.select over the members); a
+ * run-time member's string has no CUDA representation (kfront has no run-time strings). */
+static FeVal member_tuple(Lower *L, const FeEnum *en, Value *idx, const FeVal *const *vals, unsigned depth) {
+  const FeVal *first = vals[0];
+  if (first->kind == FV_TUPLE) {
+    FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, first->tup.n);
+    const FeVal **sub = ARENA_ARRAY(&L->fe->arena, const FeVal *, en->nvalues);
+    for (unsigned i = 0; i < first->tup.n; i++) {
+      for (unsigned k = 0; k < en->nvalues; k++) sub[k] = &vals[k]->tup.elems[i];
+      elems[i] = member_tuple(L, en, idx, sub, depth + 1);
+    }
+    return make_tuple(L, first->tup.n, elems);
+  }
+  Value *r = mat(L, vals[en->nvalues - 1]);
+  for (unsigned k = en->nvalues - 1; k-- > 0;) {
+    Value *is_k = ib_cmpi(&L->b, "eq", idx, ib_const_int(&L->b, ty_i64(L->ctx), k));
+    r = ib_select(&L->b, is_k, mat(L, vals[k]), r);
+  }
+  return val(first->type, r);
+}
+
+static FeVal valued_member_value(Lower *L, const FeVal *m, SrcLoc loc) {
+  const FeEnum *en = m->enumc;
+  if (m->is_const && m->c.i >= 0 && (uint64_t)m->c.i < en->nvalues) {
+    FeVal r = en->values[m->c.i];
+    r.literal = false;
+    return r;
+  }
+  if (en->values[0].kind == FV_STR)
+    return lerr(L, loc, "the value of %s chosen at run time is a string, which is not supported in CUDA kernels "
+                        "(kfront has no run-time strings; compare the members instead)", vname(L, m));
+  const FeVal **vals = ARENA_ARRAY(&L->fe->arena, const FeVal *, en->nvalues);
+  for (unsigned k = 0; k < en->nvalues; k++) vals[k] = &en->values[k];
+  at(L, loc);
+  return member_tuple(L, en, mat(L, m), vals, 0);
+}
+
 /* e.attr, given the value v of e (lowered by lower_expr's loop over the chain). */
 static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
   const char *a = e->attribute.attr;
@@ -1053,6 +1091,7 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
   case FV_VAL:
   case FV_VIEW: {
     if (v.kind == FV_VAL && v.enumc) { /* an enum member: .value is its value */
+      if (strcmp(a, "value") == 0 && v.enumc->values) return valued_member_value(L, &v, aloc);
       if (strcmp(a, "value") == 0) {
         v.enumc = NULL;
         return v;
@@ -3794,6 +3833,13 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_LEN:
     if (!positional(L, e, fname, 1, 1, a)) return poison();
     if (a[0].kind == FV_TUPLE) return cint(ty_i64(L->ctx), a[0].tup.n);
+    if (a[0].kind == FV_STR) { /* a constant string (a str enum member's value): its code points, as Numba folds it */
+      int64_t n = 0;
+      for (size_t i = 0; i < a[0].str.len; i++) n += ((unsigned char)a[0].str.s[i] & 0xC0) != 0x80;
+      FeVal r = cint(ty_i64(L->ctx), n);
+      r.nonneg = true;
+      return r;
+    }
     if (is_array(&a[0]) || a[0].kind == FV_VIEW) {
       at(L, e->loc);
       Value *arr = a[0].kind == FV_VIEW ? a[0].tup.elems[0].v : a[0].v;

@@ -173,6 +173,11 @@ def enum_spelling(cls):
     (int64, float64, bool)."""
     if issubclass(cls, int):
         return str(kftypes.IntEnumMember(cls, kftypes.int64))
+    if _valued_enum(cls) is not None:
+        raise errors.UnsupportedError(
+            "kfront: the members of %s have tuple or string values: as kernel arguments (or bound alone) they are "
+            "not supported; use them through their class in the kernel (%s.%s)" % (
+                cls.__name__, cls.__name__, next(iter(cls.__members__))))
     return str(kftypes.EnumMember(cls, enum_dtype(cls)))
 
 
@@ -199,6 +204,44 @@ def enum_dtype(cls):
         raise errors.UnsupportedError("kfront: Cannot type heterogeneous enum %s: got value types %s" % (
             cls.__name__, ", ".join(sorted(str(t) for t in dtypes))))
     return dtypes.pop() if dtypes else kftypes.int64
+
+
+def _valued_type(value):
+    """The name of the type of an enum member's value that is a tuple of numbers (nested ones included) or a string,
+    as Numba's typeof names it (UniTuple(int64, 2), Tuple(int64, float64), unicode_type); None for anything else."""
+    if isinstance(value, str):
+        return None if "\0" in value else "unicode_type"
+    if isinstance(value, tuple) and value:
+        names = []
+        for item in value:
+            t = _value_dtype(item)
+            name = str(t) if t is not None else _valued_type(item) if isinstance(item, tuple) else None
+            if name is None:
+                return None
+            names.append(name)
+        if len(set(names)) == 1:
+            return "UniTuple(%s, %d)" % (names[0], len(names))
+        return "Tuple(%s)" % ", ".join(names)
+    return None
+
+
+def _valued_enum(cls):
+    """An Enum class whose members' values are tuples or strings (Numba: EnumMember of a tuple or unicode_type):
+    ('namespace', {member: its value frozen}, spelling), or None when its values are numbers."""
+    members = list(cls.__members__.items())
+    kinds = {_valued_type(m.value) for _, m in members}
+    if not members or not any(isinstance(m.value, (tuple, str)) for _, m in members) or issubclass(cls, int):
+        return None
+    if None in kinds:
+        bad = next(m for _, m in members if _valued_type(m.value) is None)
+        raise errors.UnsupportedError("kfront: %s has the value %r: kfront takes enums whose members are numbers, "
+                                      "booleans, tuples of numbers or strings" % (bad, bad.value))
+    if len(kinds) > 1:
+        raise errors.UnsupportedError("kfront: Cannot type heterogeneous enum %s: got value types %s" % (
+            cls.__name__, ", ".join(sorted(kinds))))
+    spelling = 'EnumMember("%s.%s", %s)' % (cls.__module__, cls.__qualname__, kinds.pop())
+    return ("namespace", {name: freeze_value("%s.%s" % (cls.__name__, name), m.value) for name, m in members},
+            spelling)
 
 
 def _enum_value(name, member):
@@ -284,6 +327,9 @@ def freeze_value(name, value, registry=None):
     if path is not None:
         return ("module" if isinstance(value, pytypes.ModuleType) else "path", path)
     if isinstance(value, type) and issubclass(value, enum.Enum):
+        valued = _valued_enum(value)
+        if valued is not None:
+            return valued
         return ("namespace", {member: _enum_value("%s.%s" % (value.__name__, member), m)
                               for member, m in value.__members__.items()}, enum_spelling(value))
     if isinstance(value, pytypes.ModuleType):

@@ -592,6 +592,88 @@ def test_enum_members_inside_tuple_arguments():
         enums_in_tuple_arguments[1, 1](out, (0.5, 10))  # plain numbers: another specialisation, typed on its own
 
 
+class Planet(enum.Enum):  # tuple values: Numba's EnumMember of a Tuple
+    EARTH = (5.976e24, 6.37814e6, 3)
+    MARS = (6.421e23, 3.3972e6, 4)
+    TERRA = (5.976e24, 6.37814e6, 3)  # an alias of EARTH
+
+
+class Grid(enum.Enum):  # nested tuples of one type: a UniTuple of UniTuples
+    SMALL = ((2, 2), (1, 1))
+    LARGE = ((8, 4), (2, 2))
+
+
+class Letter(enum.Enum):  # str values: Numba's EnumMember of unicode_type
+    A = "a"
+    BEE = "bee"
+
+
+@cuda.jit(device=True)
+def radius(p):
+    return p.value[1]
+
+
+@cuda.jit
+def valued_enums(out, n):
+    p = Planet.EARTH
+    if n > 0:
+        p = Planet.MARS  # a member chosen at run time: its value chosen element by element
+    out[0] = p.value[0] / 1e23
+    out[1] = radius(p)  # passed to a device function, specialised on the enum
+    out[2] = p.value[2]
+    out[3] = p == Planet.MARS
+    out[4] = Planet.TERRA is Planet.EARTH
+    g = Grid.LARGE if n > 1 else Grid.SMALL
+    shape, step = g.value
+    out[5] = shape[0] * shape[1] + step[0]
+    out[6] = len(Letter.BEE.value)
+    s = Letter.A
+    if n > 0:
+        s = Letter.BEE
+    out[7] = s == Letter.BEE
+    acc = 0
+    for v in Grid.LARGE.value[0]:  # a constant member's tuple, iterated
+        acc += v
+    out[8] = acc
+
+
+def test_enums_with_tuple_and_str_values():
+    out = np.zeros(9)
+    valued_enums[1, 1](out, 0)
+    np.testing.assert_allclose(out, [59.76, 6.37814e6, 3, 0, 1, 5, 3, 0, 12])
+    valued_enums[1, 1](out, 2)
+    np.testing.assert_allclose(out, [6.421, 3.3972e6, 4, 1, 1, 34, 3, 1, 12])
+
+    def str_value_at_run_time(out, n):
+        s = Letter.A
+        if n > 0:
+            s = Letter.BEE
+        out[0] = len(s.value)
+
+    with pytest.raises(errors.UnsupportedError, match=r"the value of Enum<unicode_type>\(.*Letter\) chosen at run "
+                                                      "time is a string, which is not supported"):
+        cuda.jit(str_value_at_run_time)[1, 1](np.zeros(1), 1)
+
+    @cuda.jit
+    def member_arg(out, p):
+        out[0] = p.value[0]
+
+    with pytest.raises(errors.UnsupportedError, match="the members of Planet have tuple or string values: as kernel "
+                                                      "arguments .* not supported"):
+        member_arg[1, 1](np.zeros(1), Planet.EARTH)
+
+    class Mixed(enum.Enum):
+        PAIR = (1, 2)
+        TRIPLE = (1, 2, 3)
+
+    def mixed(out):
+        out[0] = Mixed.PAIR.value[0]
+
+    with pytest.raises(errors.UnsupportedError, match=r"Cannot type heterogeneous enum Mixed: got value types "
+                                                      r"UniTuple\(int64, 2\), UniTuple\(int64, 3\)"):
+        cuda.jit(mixed)[1, 1](np.zeros(1))
+
+
 def test_enums_numba_cannot_type():
     class Mixed(enum.Enum):
         ONE = 1

@@ -14,7 +14,13 @@
 # RUN: not kfront compile %s -k enum_order --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=ORDER
 # RUN: not kfront compile %s -k enum_name --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=NAME
 # RUN: not kfront compile %s -k enum_unify --sig 'void(int64[:], int64)' 2>&1 | FileCheck %s --check-prefix=UNIFY
-# RUN: not kfront compile %s -k tuple_valued --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=TUPLE
+# RUN: kfront compile %s -k tuple_valued --sig 'void(float64[:], int64)' --emit=kir | FileCheck %s --check-prefix=TUPLE
+# RUN: kfront compile %s -k tuple_valued --sig 'void(float64[:], int64)' --emit=ptx --arch=sm_90 -o %t.tuple.ptx
+# RUN: %ptxas -arch=sm_90 %t.tuple.ptx -o /dev/null
+# RUN: kfront compile %s -k str_valued --sig 'void(int64[:], int64)' --emit=kir | FileCheck %s --check-prefix=STR
+# RUN: not kfront compile %s -k str_at_run_time --sig 'void(int64[:], int64)' 2>&1 | FileCheck %s --check-prefix=STRRT
+# RUN: not kfront compile %s -k tuple_name --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=TUPLENAME
+# RUN: not kfront compile %s -k tuple_arg --sig 'void(int64[:], EnumMember("Planet", UniTuple(float64, 2)))' 2>&1 | FileCheck %s --check-prefix=TUPLEARG
 # RUN: not kfront compile %s -k member_args --sig 'void(EnumMember("Color", int64), IntEnumMember("Shape", float64), int64[:])' 2>&1 | FileCheck %s --check-prefix=SPELL
 # RUN: kfront compile %s -k float_members --sig 'void(float64[:], EnumMember("Scale", float64))' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=FLOAT
 # RUN: kfront compile %s -k float_members --sig 'void(float64[:], EnumMember("Scale", float64))' --emit=ptx --arch=sm_90 -o %t.float.ptx
@@ -46,6 +52,13 @@ class Perm(enum.IntFlag):
 
 class Planet(Enum):
     EARTH = (5.976e24, 6.37814e6)
+    MARS = (6.421e23, 3.3972e6)
+    TERRA = (5.976e24, 6.37814e6)  # an alias of EARTH (an equal value)
+
+
+class Letter(Enum):
+    A = "a"
+    BEE = "bee"
 
 
 # Numba types an enum by its members' values: floats float64, bools boolean; mixed kinds it cannot type
@@ -150,9 +163,54 @@ def enum_unify(a, n):
 
 
 @cuda.jit
-def tuple_valued(a):
-    # TUPLE: enums.py:[[@LINE+1]]:12: error: 'Planet': 'Planet.EARTH' is not a number: kfront supports enums whose members are numbers or booleans
-    a[0] = Planet.EARTH.value
+def tuple_valued(a, n):
+    a[0] = Planet.EARTH.value[1]
+    p = Planet.EARTH
+    if n > 0:
+        p = Planet.MARS
+    a[1] = p.value[0]
+    a[2] = Planet.TERRA is Planet.EARTH
+    a[3] = p == Planet.MARS
+
+
+# Tuple and str values (Numba's EnumMember of a UniTuple or unicode_type): a member is the index of its value; a
+# constant member's .value is the value, a run-time one's is chosen by arith.select over the members; aliases are
+# the member they repeat.
+# TUPLE: arith.constant() {value = 6.37814e+06}
+# TUPLE: %[[IDX:[0-9]+]] = scf.if
+# TUPLE: %[[ISM:[0-9]+]] = arith.cmpi(%[[IDX]], %{{[0-9]+}}) {pred = "eq"}
+# TUPLE: arith.select(%[[ISM]], %{{[0-9]+}}, %{{[0-9]+}})
+
+
+# STR: arith.constant() {value = 3}
+@cuda.jit
+def str_valued(a, n):
+    a[0] = len(Letter.BEE.value)
+    s = Letter.A
+    if n > 0:
+        s = Letter.BEE
+    a[1] = s == Letter.BEE
+
+
+@cuda.jit
+def str_at_run_time(a, n):
+    s = Letter.A
+    if n > 0:
+        s = Letter.BEE
+    # STRRT: enums.py:[[@LINE+1]]:18: error: the value of Enum<unicode_type>(Letter) chosen at run time is a string, which is not supported in CUDA kernels
+    a[0] = len(s.value)
+
+
+@cuda.jit
+def tuple_name(a):
+    # TUPLENAME: enums.py:[[@LINE+1]]:22: error: unknown attribute 'name' of Enum<UniTuple(float64, 2)>(Planet)
+    x = Planet.EARTH.name
+
+
+# TUPLEARG: error: kfront supports enums whose members are numbers or booleans, not UniTuple(float64 x 2)
+@cuda.jit
+def tuple_arg(a, p):
+    a[0] = p.value[0]
 
 # SPELL: error: kfront supports enums whose members are integers (IntEnumMember), not float64
 
