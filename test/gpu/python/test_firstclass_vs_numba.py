@@ -4,7 +4,9 @@ where they are defined (Numba inlines them), closures passed to device functions
 defaults (numba-cuda's test_make_function_to_jit_function cases), and numba-cuda's test_atomics helpers, which take
 the dtype, the array size, the atomic op and a cast function as arguments. The same text is compiled by each (its
 decorators included); enums whose members are floats (Numba types them float64) as constants and arguments, in tuples too; array
-variables (slices, rows) bound on some paths only, read where bound."""
+variables (slices, rows) bound on some paths only, read where bound; inner defs redefined per branch and lambdas
+bound in loops, keyword arguments to device functions, enums of tuple and str values, and dispatcher.signatures
+after lazy launches."""
 import enum
 import linecache
 import os
@@ -246,3 +248,132 @@ def test_arrays_bound_on_some_paths_match_numba():
         k[1, 8](out, a, b, m, 3)
         outs.append(out)
     np.testing.assert_array_equal(outs[0], outs[1])
+
+
+REDEFINED = """
+@cuda.jit(device=True)
+def d_pos(x, y=1.0, z=2.0):
+    return x - y * z
+
+
+@cuda.jit
+def redefined(out, c, n):
+    if c:
+        def f(x):
+            return x + 1.0
+        out[0] = f(3.0)
+    else:
+        def f(x):
+            return x - 10.0
+        out[0] = f(3.0)
+    for i in range(n):
+        g = lambda x: x + i
+    out[1] = g(1.0)
+    acc = 0.0
+    for i in range(n):
+        h = lambda x: x * i
+        acc += h(2.0)
+    out[2] = acc
+    out[3] = d_pos(5.0, z=10.0)
+    out[4] = d_pos(z=1.0, x=2.0)
+    out[5] = d_pos(1.0, 2.0)
+"""
+
+
+def test_closures_redefined_in_branches_and_loops_match_numba():
+    """Inner defs redefined per branch and called there (numba-cuda makes each a function of its own), a lambda
+    bound in a loop and called after it (numba-cuda inlines it, reading the loop variable's last value), keyword
+    arguments to a device function (folded by numba-cuda's dispatcher)."""
+    outs = []
+    for k in compile_both(REDEFINED, "redefined", "redefined"):
+        for c, n in ((1, 4), (0, 3)):
+            out = np.zeros(6)
+            k[1, 1](out, c, n)
+            outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[2])
+    np.testing.assert_array_equal(outs[1], outs[3])
+    np.testing.assert_array_equal(outs[2], [4.0, 4.0, 12.0, -5.0, 1.0, -3.0])
+    np.testing.assert_array_equal(outs[3], [-7.0, 3.0, 6.0, -5.0, 1.0, -3.0])
+
+
+class Planet(enum.Enum):
+    EARTH = (5.976e24, 6.37814e6)
+    MARS = (6.421e23, 3.3972e6)
+
+
+class Grid(enum.Enum):
+    SMALL = ((2, 2), (1, 1))
+    LARGE = ((8, 4), (2, 2))
+
+
+class Letter(enum.Enum):
+    A = "a"
+    BEE = "bee"
+
+
+VALUED = """
+@cuda.jit(device=True)
+def radius(p):
+    return p.value[1]
+
+
+@cuda.jit
+def valued(out, n):
+    p = Planet.EARTH
+    if n > 0:
+        p = Planet.MARS
+    out[0] = p.value[0] / 1e23
+    out[1] = radius(p)
+    out[2] = p == Planet.MARS
+    out[3] = len(Letter.BEE.value)
+    s = Letter.A
+    if n > 0:
+        s = Letter.BEE
+    out[4] = s == Letter.BEE
+    g = Grid.SMALL
+    if n > 1:
+        g = Grid.LARGE
+    shape, step = g.value
+    out[5] = shape[0] * shape[1] + step[0]
+"""
+
+
+def test_tuple_and_str_enums_match_numba():
+    """Enums whose values are tuples (numba-cuda: EnumMember of a UniTuple) or strings (of unicode_type): members
+    chosen at run time, their tuple values, a device function taking a member, len() of a constant member's string."""
+    outs = []
+    for module in (ncuda, kcuda):
+        fname = "<vs-numba valued %s>" % module.__name__
+        linecache.cache[fname] = (len(VALUED), None, VALUED.splitlines(True), fname)
+        scope = {"cuda": module, "Planet": Planet, "Grid": Grid, "Letter": Letter}
+        exec(compile(VALUED, fname, "exec"), scope)
+        for n in (0, 2):
+            out = np.zeros(6)
+            scope["valued"][1, 1](out, n)
+            outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[2])
+    np.testing.assert_array_equal(outs[1], outs[3])
+    np.testing.assert_allclose(outs[2], [59.76, 6.37814e6, 0, 3, 0, 5])
+    np.testing.assert_allclose(outs[3], [6.421, 3.3972e6, 1, 3, 1, 34])
+
+
+def test_signatures_after_lazy_launches_match_numba():
+    """dispatcher.signatures lists what the launches compiled, in order, as numba-cuda's does (kfront spells each
+    as its signature text, numba-cuda as a tuple of argument types)."""
+    src = """
+@cuda.jit
+def put(a, x):
+    a[0] = x
+"""
+    sigs = []
+    for k in compile_both(src, "put", "signatures"):
+        assert k.signatures == []
+        k[1, 1](np.zeros(2), 1.5)
+        k[1, 1](np.zeros(2, np.float32), 2)
+        k[1, 1](np.zeros(2), 2.5)
+        assert list(k.signatures) == list(k.overloads)
+        sigs.append(k.signatures)
+    assert [len(s) for s in sigs[0]] == [2, 2] and len(sigs[1]) == 2
+    assert [[str(t) for t in s] for s in sigs[0]] == [["array(float64, 1d, C)", "float64"],
+                                                      ["array(float32, 1d, C)", "int64"]]
+    assert sigs[1] == ["void(float64[::1], float64)", "void(float32[::1], int64)"]
