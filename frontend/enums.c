@@ -51,6 +51,20 @@ const FeEnum *fe_enum_get_valued(FeCtx *fe, const char *name, const char *value_
   return e;
 }
 
+const FeEnum *fe_enum_strings(FeCtx *fe, const FeEnum *e) {
+  const char *key = arena_printf(&fe->arena, "unicode_type of %s", e->spelling);
+  FeEnum *t = strmap_get(&fe->enums, key);
+  if (!t) {
+    t = ARENA_NEW(&fe->arena, FeEnum);
+    *t = *e;
+    t->spelling = fe_intern(fe, key);
+    t->id = fe->nenums++;
+    t->strings_of = e;
+    strmap_put(&fe->enums, t->spelling, t);
+  }
+  return t;
+}
+
 /* Appends the name of constant v's type to b (numbers and tuples of them); false for anything else. */
 static bool value_type_name(FeCtx *fe, const FeVal *v, StrBuf *b, unsigned depth) {
   if (v->kind == FV_VAL && v->is_const && ty_is_number(v->type) && v->type->kind != TY_COMPLEX) {
@@ -94,6 +108,7 @@ const char *fe_enum_value_type(FeCtx *fe, const FeVal *v) {
 }
 
 const char *fe_enum_type_name(FeCtx *fe, const FeEnum *e) {
+  if (e->strings_of) return "unicode_type";
   if (e->values) return arena_printf(&fe->arena, "Enum<%s>(%s)", e->value_type, e->name);
   StrBuf b;
   sb_init(&b);

@@ -98,6 +98,9 @@ struct FeEnum {
   const FeVal *values;
   unsigned nvalues;
   const char *value_type;
+  /* Set on the tag of the string values of a valued enum of strings (fe_enum_strings): a value with this tag is
+   * the string values[index] of that enum's member index, chosen at run time (typed unicode_type). */
+  const FeEnum *strings_of;
 };
 
 typedef struct FeConstArr {
@@ -623,6 +626,8 @@ const FeEnum *fe_enum_get_valued(FeCtx *fe, const char *name, const char *value_
  * (an alias, equal to an earlier member's value, is that member). */
 FeVal fe_enum_valued_namespace(FeCtx *fe, const char *cls, const char *ns_name, const char *value_type,
                                const char *const *names, const FeVal *values, unsigned n);
+/* The tag of the strings of valued enum e's members (see FeEnum.strings_of), made once. */
+const FeEnum *fe_enum_strings(FeCtx *fe, const FeEnum *e);
 /* The name of the type of value v as a valued enum's members have it ("UniTuple(int64, 2)", "unicode_type"), or
  * NULL when v is not a tuple of numbers (nested ones included) or a string. */
 const char *fe_enum_value_type(FeCtx *fe, const FeVal *v);

@@ -528,6 +528,9 @@ static Type *merge_type(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, co
     else if (a->kind == FV_RECORD || b->kind == FV_RECORD)
       lerr(L, loc, "'%s' holds a record (a[i]) that differs between paths, which kfront does not support; "
                "index the array directly (a[k].x with k chosen on the paths)", var);
+    else if (a->kind == FV_STR || b->kind == FV_STR)
+      lerr(L, loc, "'%s' holds a different string on each path: a string chosen at run time is not supported, but "
+                   "for the value of a member of one enum of strings chosen at run time (choose the member)", var);
     else
       lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, a), vname(L, b), var);
     return NULL;
@@ -1012,9 +1015,65 @@ static FeVal load_element(Lower *L, Value *base, Value **idx);
 static FeVal record_field(Lower *L, const FeVal *r, const char *name, size_t len, SrcLoc loc, Value **base,
                           Value **idx);
 
+/* A string chosen at run time: one of the string values of a valued enum (what .value of a member chosen at run
+ * time gives), its index in the enum's values; no string is made at run time in a kernel (numba-cuda's unicode
+ * operations that would need one need its NRT), so len() and comparisons are chosen among the candidates'. */
+static bool is_run_time_string(const FeVal *v) { return v->kind == FV_VAL && v->enumc && v->enumc->strings_of; }
+
+static bool same_string(const FeVal *a, const char *s, size_t n) {
+  return a->kind == FV_STR && a->str.len == n && memcmp(a->str.s, s, n) == 0;
+}
+
+/* len() of a run-time string: its candidates' lengths in code points, chosen by its index. */
+static FeVal run_time_string_len(Lower *L, const FeVal *v, SrcLoc loc) {
+  const FeEnum *en = v->enumc;
+  at(L, loc);
+  Type *i64 = ty_i64(L->ctx);
+  Value *idx = mat(L, v), *r = NULL;
+  for (unsigned k = en->nvalues; k-- > 0;) {
+    int64_t n = 0;
+    for (size_t i = 0; i < en->values[k].str.len; i++) n += ((unsigned char)en->values[k].str.s[i] & 0xC0) != 0x80;
+    Value *c = ib_const_int(&L->b, i64, n);
+    r = r ? ib_select(&L->b, ib_cmpi(&L->b, "eq", idx, ib_const_int(&L->b, i64, k)), c, r) : c;
+  }
+  FeVal out = val(i64, r);
+  out.nonneg = true;
+  return out;
+}
+
+/* a == b or a != b where one is a run-time string and the other a string (constant or of the same enum): true
+ * with *out set; false when neither is a run-time string. */
+static bool run_time_string_compare(Lower *L, PyCmpOp op, const FeVal *a, const FeVal *b, SrcLoc loc, FeVal *out) {
+  if (!is_run_time_string(a) && !is_run_time_string(b)) return false;
+  const FeVal *x = is_run_time_string(a) ? a : b, *y = x == a ? b : a;
+  if (op != CMP_EQ && op != CMP_NE) {
+    *out = lerr(L, loc, "'%s' between strings chosen at run time is not supported (kfront compares them with == and "
+                        "!=)", ast_cmpop_str(op));
+    return true;
+  }
+  at(L, loc);
+  Value *idx = mat(L, x), *eq;
+  Type *i64 = ty_i64(L->ctx);
+  if (is_run_time_string(y) && y->enumc == x->enumc) {
+    eq = ib_cmpi(&L->b, "eq", idx, mat(L, y)); /* distinct members have distinct strings (equal ones are aliases) */
+  } else if (y->kind == FV_STR) {
+    eq = ib_const_bool(&L->b, false);
+    const FeEnum *en = x->enumc;
+    for (unsigned k = 0; k < en->nvalues; k++)
+      if (same_string(&en->values[k], y->str.s, y->str.len))
+        eq = ib_binary(&L->b, OP_ORI, eq, ib_cmpi(&L->b, "eq", idx, ib_const_int(&L->b, i64, k)));
+  } else {
+    *out = lerr(L, loc, "no implementation of '%s' for %s and %s", ast_cmpop_str(op), vname(L, a), vname(L, b));
+    return true;
+  }
+  if (op == CMP_NE) eq = ib_binary(&L->b, OP_XORI, eq, ib_const_bool(&L->b, true));
+  *out = val(ty_bool(L->ctx), eq);
+  return true;
+}
+
 /* The value of a member of a valued enum (tuples or strings as values: the member is their index): a constant
- * member's value itself; a run-time member's tuple chosen element by element (arith.select over the members); a
- * run-time member's string has no CUDA representation (kfront has no run-time strings). */
+ * member's value itself; a run-time member's tuple chosen element by element (arith.select over the members), its
+ * string a run-time string (above). */
 static FeVal member_tuple(Lower *L, const FeEnum *en, Value *idx, const FeVal *const *vals, unsigned depth) {
   const FeVal *first = vals[0];
   if (first->kind == FV_TUPLE) {
@@ -1041,9 +1100,12 @@ static FeVal valued_member_value(Lower *L, const FeVal *m, SrcLoc loc) {
     r.literal = false;
     return r;
   }
-  if (en->values[0].kind == FV_STR)
-    return lerr(L, loc, "the value of %s chosen at run time is a string, which is not supported in CUDA kernels "
-                        "(kfront has no run-time strings; compare the members instead)", vname(L, m));
+  if (en->values[0].kind == FV_STR) { /* its string: the member's index, tagged as the strings of the enum */
+    FeVal r = *m;
+    r.enumc = fe_enum_strings(L->fe, en);
+    r.literal = false;
+    return r;
+  }
   const FeVal **vals = ARENA_ARRAY(&L->fe->arena, const FeVal *, en->nvalues);
   for (unsigned k = 0; k < en->nvalues; k++) vals[k] = &en->values[k];
   at(L, loc);
@@ -1090,6 +1152,9 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
   }
   case FV_VAL:
   case FV_VIEW: {
+    if (is_run_time_string(&v))
+      return lerr(L, aloc, "attribute '%s' of a string chosen at run time is not supported (kfront takes len(), == and "
+                           "!= of such strings)", a);
     if (v.kind == FV_VAL && v.enumc) { /* an enum member: .value is its value */
       if (strcmp(a, "value") == 0 && v.enumc->values) return valued_member_value(L, &v, aloc);
       if (strcmp(a, "value") == 0) {
@@ -2387,6 +2452,12 @@ static bool enum_compare(Lower *L, PyCmpOp op, FeVal *a, FeVal *b, SrcLoc loc, F
 
 static FeVal compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
   if (a.kind == FV_POISON || b.kind == FV_POISON) return poison();
+  {
+    FeVal r;
+    if (run_time_string_compare(L, op, &a, &b, loc, &r)) return r;
+    if (a.kind == FV_STR && b.kind == FV_STR && (op == CMP_EQ || op == CMP_NE)) /* constants: folded, as Numba's */
+      return cbool(L, (a.str.len == b.str.len && memcmp(a.str.s, b.str.s, a.str.len) == 0) == (op == CMP_EQ));
+  }
   if ((a.kind == FV_VAL && a.enumc) || (b.kind == FV_VAL && b.enumc)) {
     FeVal r;
     if (enum_compare(L, op, &a, &b, loc, &r)) return r;
@@ -3833,6 +3904,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_LEN:
     if (!positional(L, e, fname, 1, 1, a)) return poison();
     if (a[0].kind == FV_TUPLE) return cint(ty_i64(L->ctx), a[0].tup.n);
+    if (is_run_time_string(&a[0])) return run_time_string_len(L, &a[0], e->loc);
     if (a[0].kind == FV_STR) { /* a constant string (a str enum member's value): its code points, as Numba folds it */
       int64_t n = 0;
       for (size_t i = 0; i < a[0].str.len; i++) n += ((unsigned char)a[0].str.s[i] & 0xC0) != 0x80;

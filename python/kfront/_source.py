@@ -173,11 +173,6 @@ def enum_spelling(cls):
     (int64, float64, bool)."""
     if issubclass(cls, int):
         return str(kftypes.IntEnumMember(cls, kftypes.int64))
-    if _valued_enum(cls) is not None:
-        raise errors.UnsupportedError(
-            "kfront: the members of %s have tuple or string values: as kernel arguments (or bound alone) they are "
-            "not supported; use them through their class in the kernel (%s.%s)" % (
-                cls.__name__, cls.__name__, next(iter(cls.__members__))))
     return str(kftypes.EnumMember(cls, enum_dtype(cls)))
 
 
@@ -194,7 +189,13 @@ def _value_dtype(value):
 
 def enum_dtype(cls):
     """The type of an Enum class's member values, as Numba's typeof of the class: one type for all of them (int64,
-    float64 or bool here), else UnsupportedError (Numba: "Cannot type heterogeneous enum")."""
+    float64 or bool here), else UnsupportedError (Numba: "Cannot type heterogeneous enum"; a class of tuple or str
+    values is bound as a namespace of them, see _valued_enum, and its members are not taken alone)."""
+    if _valued_enum(cls) is not None:
+        raise errors.UnsupportedError(
+            "kfront: the members of %s have tuple or string values: as kernel arguments (or bound alone) they are "
+            "not supported; use them through their class in the kernel (%s.%s)" % (
+                cls.__name__, cls.__name__, next(iter(cls.__members__))))
     dtypes = {_value_dtype(m.value) for m in cls.__members__.values()}
     if None in dtypes:
         bad = next(m for m in cls.__members__.values() if _value_dtype(m.value) is None)

@@ -644,15 +644,48 @@ def test_enums_with_tuple_and_str_values():
     valued_enums[1, 1](out, 2)
     np.testing.assert_allclose(out, [6.421, 3.3972e6, 4, 1, 1, 34, 3, 1, 12])
 
+    @cuda.jit(device=True)
+    def length(v):
+        return len(v)
+
+    @cuda.jit
     def str_value_at_run_time(out, n):
         s = Letter.A
         if n > 0:
             s = Letter.BEE
-        out[0] = len(s.value)
+        v = s.value  # a string chosen at run time: one of the members' values, len() and ==/!= chosen among them
+        out[0] = len(v)
+        out[1] = v == "bee"
+        out[2] = "a" != v
+        out[3] = v == Letter.BEE.value
+        out[4] = length(v)
+        out[5] = Letter.A.value == "a"
 
-    with pytest.raises(errors.UnsupportedError, match=r"the value of Enum<unicode_type>\(.*Letter\) chosen at run "
-                                                      "time is a string, which is not supported"):
-        cuda.jit(str_value_at_run_time)[1, 1](np.zeros(1), 1)
+    out = np.zeros(6)
+    str_value_at_run_time[1, 1](out, 0)
+    np.testing.assert_array_equal(out, [1, 0, 0, 0, 1, 1])
+    str_value_at_run_time[1, 1](out, 1)
+    np.testing.assert_array_equal(out, [3, 1, 1, 1, 3, 1])
+
+    def str_method(out, n):
+        s = Letter.A
+        if n > 0:
+            s = Letter.BEE
+        out[0] = s.value.upper() == "A"
+
+    with pytest.raises(errors.UnsupportedError, match="attribute 'upper' of a string chosen at run time is not "
+                                                      "supported"):
+        cuda.jit(str_method)[1, 1](np.zeros(1), 1)
+
+    def strings_on_paths(out, n):
+        v = "ab"
+        if n > 0:
+            v = "abc"
+        out[0] = len(v)
+
+    with pytest.raises(errors.UnsupportedError, match="'v' holds a different string on each path: a string chosen at "
+                                                      "run time is not supported"):
+        cuda.jit(strings_on_paths)[1, 1](np.zeros(1), 1)
 
     @cuda.jit
     def member_arg(out, p):

@@ -288,9 +288,10 @@ def test_freeze_enums():
     assert freeze_value("Mode", Mode, {}) == ("namespace", {"FAST": ("scalar", 0, m), "SLOW": ("scalar", 5, m)}, m)
     assert freeze_value("c", Color.GREEN, {}) == ("scalar", 2, c) and type(freeze_value("c", Color.RED, {})[1]) is int
     assert freeze_value("m", Mode.SLOW, {}) == ("scalar", 5, m)
-    with pytest.raises(errors.UnsupportedError, match="Named.A"):
-        freeze_value("Named", Named, {})
-    with pytest.raises(errors.UnsupportedError):
+    # str (and tuple) values: Numba's EnumMember of unicode_type, a namespace of the values with that spelling
+    n = 'EnumMember("%s.Named", unicode_type)' % __name__
+    assert freeze_value("Named", Named, {}) == ("namespace", {"A": ("str", "a")}, n)
+    with pytest.raises(errors.UnsupportedError, match="the members of Named have tuple or string values"):
         freeze_value("n", Named.A, {})
 
 

@@ -18,7 +18,10 @@
 # RUN: kfront compile %s -k tuple_valued --sig 'void(float64[:], int64)' --emit=ptx --arch=sm_90 -o %t.tuple.ptx
 # RUN: %ptxas -arch=sm_90 %t.tuple.ptx -o /dev/null
 # RUN: kfront compile %s -k str_valued --sig 'void(int64[:], int64)' --emit=kir | FileCheck %s --check-prefix=STR
-# RUN: not kfront compile %s -k str_at_run_time --sig 'void(int64[:], int64)' 2>&1 | FileCheck %s --check-prefix=STRRT
+# RUN: kfront compile %s -k str_at_run_time --sig 'void(int64[:], int64)' --emit=kir | FileCheck %s --check-prefix=STRRT
+# RUN: kfront compile %s -k str_at_run_time --sig 'void(int64[:], int64)' --emit=ptx --arch=sm_90 -o %t.strrt.ptx
+# RUN: %ptxas -arch=sm_90 %t.strrt.ptx -o /dev/null
+# RUN: not kfront compile %s -k str_ordered --sig 'void(int64[:], int64)' 2>&1 | FileCheck %s --check-prefix=STRORD
 # RUN: not kfront compile %s -k tuple_name --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=TUPLENAME
 # RUN: not kfront compile %s -k tuple_arg --sig 'void(int64[:], EnumMember("Planet", UniTuple(float64, 2)))' 2>&1 | FileCheck %s --check-prefix=TUPLEARG
 # RUN: not kfront compile %s -k member_args --sig 'void(EnumMember("Color", int64), IntEnumMember("Shape", float64), int64[:])' 2>&1 | FileCheck %s --check-prefix=SPELL
@@ -192,13 +195,28 @@ def str_valued(a, n):
     a[1] = s == Letter.BEE
 
 
+# A member's string chosen at run time is its index: len() and == choose among the members' strings.
+# STRRT: %[[IDX:[0-9]+]] = scf.if
+# STRRT: %[[IS1:[0-9]+]] = arith.cmpi(%[[IDX]], %{{[0-9]+}}) {pred = "eq"}
+# STRRT: arith.select(%[[IS1]], %{{[0-9]+}}, %{{[0-9]+}})
+# STRRT: %[[IS2:[0-9]+]] = arith.cmpi(%[[IDX]], %{{[0-9]+}}) {pred = "eq"}
+# STRRT: arith.extui(%[[IS2]])
 @cuda.jit
 def str_at_run_time(a, n):
     s = Letter.A
     if n > 0:
         s = Letter.BEE
-    # STRRT: enums.py:[[@LINE+1]]:18: error: the value of Enum<unicode_type>(Letter) chosen at run time is a string, which is not supported in CUDA kernels
     a[0] = len(s.value)
+    a[1] = s.value == "bee"
+
+
+@cuda.jit
+def str_ordered(a, n):
+    s = Letter.A
+    if n > 0:
+        s = Letter.BEE
+    # STRORD: enums.py:[[@LINE+1]]:20: error: '<' between strings chosen at run time is not supported
+    a[0] = s.value < "b"
 
 
 @cuda.jit

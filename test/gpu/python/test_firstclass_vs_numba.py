@@ -335,12 +335,16 @@ def valued(out, n):
         g = Grid.LARGE
     shape, step = g.value
     out[5] = shape[0] * shape[1] + step[0]
+    v = s.value
+    out[6] = len(v)
+    out[7] = v == "bee"
 """
 
 
 def test_tuple_and_str_enums_match_numba():
     """Enums whose values are tuples (numba-cuda: EnumMember of a UniTuple) or strings (of unicode_type): members
-    chosen at run time, their tuple values, a device function taking a member, len() of a constant member's string."""
+    chosen at run time, their tuple values, a device function taking a member, len() of a constant member's string,
+    len() and == of a string chosen at run time (numba-cuda's unicode_type; kfront chooses among the members')."""
     outs = []
     for module in (ncuda, kcuda):
         fname = "<vs-numba valued %s>" % module.__name__
@@ -348,13 +352,13 @@ def test_tuple_and_str_enums_match_numba():
         scope = {"cuda": module, "Planet": Planet, "Grid": Grid, "Letter": Letter}
         exec(compile(VALUED, fname, "exec"), scope)
         for n in (0, 2):
-            out = np.zeros(6)
+            out = np.zeros(8)
             scope["valued"][1, 1](out, n)
             outs.append(out)
     np.testing.assert_array_equal(outs[0], outs[2])
     np.testing.assert_array_equal(outs[1], outs[3])
-    np.testing.assert_allclose(outs[2], [59.76, 6.37814e6, 0, 3, 0, 5])
-    np.testing.assert_allclose(outs[3], [6.421, 3.3972e6, 1, 3, 1, 34])
+    np.testing.assert_allclose(outs[2], [59.76, 6.37814e6, 0, 3, 0, 5, 1, 0])
+    np.testing.assert_allclose(outs[3], [6.421, 3.3972e6, 1, 3, 1, 34, 3, 1])
 
 
 def test_signatures_after_lazy_launches_match_numba():
