@@ -167,7 +167,17 @@ def test_ufuncs_match_numba(dt):
         f = np.zeros(len(a), np.float64)
         k[(len(a) + 127) // 128, 128](out, flags, f, a, b)
         outs.append((out, flags))
-    agree(outs[1][0], outs[0][0], dt)
+    # np.divide by a zero: numba-cuda's source (np_complex_div_impl, NumPy's loop) divides the parts by |0|, giving
+    # NumPy's (inf+nanj) for 1/(-0-0j), but its kernels on the H200 give (-inf+nanj), the sign of the zero (104
+    # such rows per dtype, 2026-11-24). kfront keeps the answer of NumPy and of numba-cuda's source: those rows are
+    # checked against NumPy instead.
+    zero = b == 0
+    with np.errstate(all="ignore"):
+        agree(outs[1][0][zero, 0], np.divide(a[zero], b[zero]), dt)
+    numba_div = outs[0][0][:, 0].copy()
+    numba_div[zero] = outs[1][0][zero, 0]
+    agree(outs[1][0][:, 0], numba_div, dt)
+    agree(outs[1][0][:, 1:], outs[0][0][:, 1:], dt)
     assert (outs[1][1] == outs[0][1]).all()
 
 
