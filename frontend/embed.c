@@ -182,27 +182,24 @@ static FeVal invalid(FeCtx *fe, const char *fmt, ...) {
 
 static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned depth);
 
-/* An enum class whose members' values are tuples or strings (a NAMESPACE whose path spells
- * EnumMember("mod.Color", UniTuple(int64, 2)) or EnumMember("mod.Color", unicode_type), its items the values). */
+/* An enum class whose members' values are tuples or strings: a NAMESPACE whose path spells its member type with
+ * the values, EnumMember("mod.Color", UniTuple(int64, 2), (values...)) (fe_enum_parse), its items the same values. */
 static FeVal valued_enum(FeCtx *fe, const kf_value *v, const char *name, unsigned depth) {
-  const char *p = v->path, *q = strstr(p, "\", ");
-  size_t len = strlen(p);
-  if (strncmp(p, "EnumMember(\"", 12) != 0 || !q || p[len - 1] != ')')
-    return invalid(fe, "'%s' does not spell the member type of an enum of tuples or strings", p);
-  const char *cls = arena_strndup(&fe->arena, p + 12, (size_t)(q - (p + 12)));
-  const char *vtype = arena_strndup(&fe->arena, q + 3, (size_t)(p + len - 1 - (q + 3)));
+  const FeEnum *en = fe_enum_parse_text(fe, v->path, srcloc(NULL, 0, 0));
+  if (!en || !en->values) return invalid(fe, "'%s' does not spell the member type of an enum of tuples or strings", v->path);
+  if (en->nvalues != v->nitems)
+    return invalid(fe, "the enum class has %u members but its type spells %u values", v->nitems, en->nvalues);
   const char **names = ARENA_ARRAY(&fe->arena, const char *, v->nitems);
-  FeVal *values = ARENA_ARRAY(&fe->arena, FeVal, v->nitems);
   for (unsigned k = 0; k < v->nitems; k++) {
     if (!v->names || !v->names[k] || !*v->names[k]) return invalid(fe, "member %u of the namespace has no name", k);
     names[k] = fe_intern(fe, v->names[k]);
-    values[k] = convert(fe, &v->items[k], arena_printf(&fe->arena, "%s.%s", name, names[k]), depth + 1);
-    if (values[k].kind == FV_INVALID) return values[k];
-    const char *t = fe_enum_value_type(fe, &values[k]);
-    if (!t || strcmp(t, vtype) != 0)
-      return invalid(fe, "member '%s' of the enum class is not of its members' type %s", names[k], vtype);
+    FeVal x = convert(fe, &v->items[k], arena_printf(&fe->arena, "%s.%s", name, names[k]), depth + 1);
+    if (x.kind == FV_INVALID) return x;
+    const char *t = fe_enum_value_type(fe, &x);
+    if (!t || strcmp(t, en->value_type) != 0)
+      return invalid(fe, "member '%s' of the enum class is not of its members' type %s", names[k], en->value_type);
   }
-  return fe_enum_valued_namespace(fe, cls, name, vtype, names, values, v->nitems);
+  return fe_enum_valued_namespace(fe, en->name, name, en->value_type, names, en->values, en->nvalues);
 }
 
 /* What v means to a kernel; `name` says where it is (the binding, "Color.RED"). FUNCTION values are FV_HOST
@@ -222,6 +219,8 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     if (v->path) { /* an enum member: its type spelt (its value of the kind of the members' type) */
       const FeEnum *en = fe_enum_parse_text(fe, v->path, srcloc(NULL, 0, 0));
       if (!en) return invalid(fe, "'%s' does not spell an enum member type", v->path);
+      if (en->values && (v->kind != KF_VALUE_INT || i < 0 || (uint64_t)i >= en->nvalues))
+        return invalid(fe, "a member of %s is the index of its value, 0 to %u", v->path, en->nvalues - 1);
       TypeKind want = en->dtype->kind;
       if ((want == TY_INT && v->kind != KF_VALUE_INT) || (want == TY_FLOAT && v->kind != KF_VALUE_FLOAT) ||
           (want == TY_BOOL && v->kind != KF_VALUE_BOOL))

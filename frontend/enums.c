@@ -133,18 +133,78 @@ bool fe_enum_spelled(const PyExpr *e) {
   return n && (strcmp(n, "EnumMember") == 0 || strcmp(n, "IntEnumMember") == 0);
 }
 
-const FeEnum *fe_enum_parse(FeCtx *fe, const PyExpr *e) {
-  if (!fe_enum_spelled(e) || e->call.args.n != 2 || e->call.nkeywords || e->call.args.items[0]->kind != EX_STR ||
-      !e->call.args.items[0]->str.len) {
-    fe_error(fe, e->loc, "an enum member type is spelt EnumMember(\"Class\", int64) or IntEnumMember(\"Class\", int64)");
+/* Whether two constant enum values (numbers, tuples of them, strings) are equal: Python makes the later member
+ * an alias of the earlier. */
+static bool const_equal(const FeVal *a, const FeVal *b) {
+  if (a->kind != b->kind) return false;
+  if (a->kind == FV_STR) return a->str.len == b->str.len && memcmp(a->str.s, b->str.s, a->str.len) == 0;
+  if (a->kind == FV_VAL) return a->type == b->type && (a->type->kind == TY_FLOAT ? a->c.f == b->c.f : a->c.i == b->c.i);
+  if (a->kind != FV_TUPLE || a->tup.n != b->tup.n) return false;
+  for (unsigned i = 0; i < a->tup.n; i++)
+    if (!const_equal(&a->tup.elems[i], &b->tup.elems[i])) return false;
+  return true;
+}
+
+/* The type of constant v (a number, or a tuple of numbers and such tuples), interned; NULL for anything else. */
+static Type *constant_type(FeCtx *fe, const FeVal *v, unsigned depth) {
+  if (v->kind == FV_VAL && v->is_const && ty_is_number(v->type) && v->type->kind != TY_COMPLEX) return v->type;
+  if (v->kind != FV_TUPLE || !v->tup.n || depth > FE_MAX_NESTING) return NULL;
+  Type **elems = ARENA_ARRAY(&fe->arena, Type *, v->tup.n);
+  for (unsigned i = 0; i < v->tup.n; i++)
+    if (!(elems[i] = constant_type(fe, &v->tup.elems[i], depth + 1))) return NULL;
+  return ty_tuple(fe->ctx, v->tup.n, elems);
+}
+
+/* EnumMember("Class", value type, (values...)): a valued enum, its members' values spelt after their type (one per
+ * member, aliases included, in the class's order), so that a member passed as a kernel argument (its index) and
+ * the class bound by an embedder name the same type. NULL after a located error. */
+static const FeEnum *parse_valued(FeCtx *fe, const PyExpr *e) {
+  const PyExpr *vt = e->call.args.items[1], *vs = e->call.args.items[2];
+  FeVal tup = fe_eval_const(fe, vs);
+  if (tup.kind != FV_TUPLE || !tup.tup.n) {
+    fe_error(fe, vs->loc, "the values of an enum of tuples or strings are spelt as a tuple, one per member");
     return NULL;
   }
+  bool strings = vt->kind == EX_NAME && strcmp(vt->name, "unicode_type") == 0;
+  Type *want = strings ? NULL : nb_parse_type(fe, vt, NULL);
+  if (!strings && !want) return NULL;
+  bool same = true;
+  for (unsigned i = 0; same && i < tup.tup.n; i++)
+    same = strings ? tup.tup.elems[i].kind == FV_STR : constant_type(fe, &tup.tup.elems[i], 0) == want;
+  if (!same) {
+    fe_error(fe, vs->loc, "the values of an enum of %s must all be of that type",
+             strings ? "unicode_type" : nb_type_str(&fe->arena, want));
+    return NULL;
+  }
+  const char *vtype = fe_enum_value_type(fe, &tup.tup.elems[0]);
+  const FeEnum *en = fe_enum_get_valued(fe, e->call.args.items[0]->str.s, vtype, tup.tup.elems, tup.tup.n);
+  bool agree = en->nvalues == tup.tup.n;
+  for (unsigned i = 0; agree && i < tup.tup.n; i++) agree = const_equal(&en->values[i], &tup.tup.elems[i]);
+  if (!agree) { /* the class was met before (a class statement of the source, a binding) with other values */
+    fe_error(fe, vs->loc, "the values spelt for %s are not those of its members (%u of them, in the class's order)",
+             en->name, en->nvalues);
+    return NULL;
+  }
+  return en;
+}
+
+const FeEnum *fe_enum_parse(FeCtx *fe, const PyExpr *e) {
+  bool valued = fe_enum_spelled(e) && e->call.args.n == 3 && callee_name(e)[0] == 'E';
+  if (!fe_enum_spelled(e) || (e->call.args.n != 2 && !valued) || e->call.nkeywords ||
+      e->call.args.items[0]->kind != EX_STR || !e->call.args.items[0]->str.len) {
+    fe_error(fe, e->loc, "an enum member type is spelt EnumMember(\"Class\", int64) or IntEnumMember(\"Class\", int64) "
+                         "(an enum of tuples or strings: EnumMember(\"Class\", UniTuple(int64, 2), (values...)))");
+    return NULL;
+  }
+  if (valued) return parse_valued(fe, e);
   bool is_int = callee_name(e)[0] == 'I';
   Type *dtype = nb_parse_type(fe, e->call.args.items[1], NULL);
   if (!dtype) return NULL;
   if (!ty_is_scalar(dtype) || (is_int && dtype->kind != TY_INT)) {
-    fe_error(fe, e->call.args.items[1]->loc, "kfront supports enums whose members are %s, not %s",
-             is_int ? "integers (IntEnumMember)" : "numbers or booleans", nb_type_str(&fe->arena, dtype));
+    fe_error(fe, e->call.args.items[1]->loc, "kfront supports enums whose members are %s, not %s%s",
+             is_int ? "integers (IntEnumMember)" : "numbers or booleans", nb_type_str(&fe->arena, dtype),
+             dtype->kind == TY_TUPLE ? " (an enum of tuples is spelt with its members' values: EnumMember(\"Class\", "
+                                       "UniTuple(int64, 2), (values...)))" : "");
     return NULL;
   }
   return fe_enum_get(fe, e->call.args.items[0]->str.s, is_int, dtype);
@@ -186,18 +246,6 @@ static bool is_auto(FeCtx *fe, const PyExpr *e) {
   if (e->kind != EX_CALL || e->call.args.n || e->call.nkeywords) return false;
   FeVal f = fe_eval_const(fe, e->call.func);
   return f.kind == FV_PATH && strcmp(f.str.s, "enum.auto") == 0;
-}
-
-/* Whether two constant enum values (numbers, tuples of them, strings) are equal: Python makes the later member
- * an alias of the earlier. */
-static bool const_equal(const FeVal *a, const FeVal *b) {
-  if (a->kind != b->kind) return false;
-  if (a->kind == FV_STR) return a->str.len == b->str.len && memcmp(a->str.s, b->str.s, a->str.len) == 0;
-  if (a->kind == FV_VAL) return a->type == b->type && (a->type->kind == TY_FLOAT ? a->c.f == b->c.f : a->c.i == b->c.i);
-  if (a->kind != FV_TUPLE || a->tup.n != b->tup.n) return false;
-  for (unsigned i = 0; i < a->tup.n; i++)
-    if (!const_equal(&a->tup.elems[i], &b->tup.elems[i])) return false;
-  return true;
 }
 
 FeVal fe_enum_valued_namespace(FeCtx *fe, const char *cls, const char *ns_name, const char *value_type,

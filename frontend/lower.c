@@ -4544,6 +4544,21 @@ static __attribute__((noinline)) FeVal instantiate_and_call(Lower *L, FeFunc *f,
   return from_shape(L, &inst->ret, res, &pos);
 }
 
+/* A kernel argument that is a member of an enum of tuples or strings is its index (kf_arg): one that names no
+ * member raises ValueError, as Python's Color(value) would, through the kernel's error record. */
+static void check_member_index(Lower *L, const FeVal *v) {
+  if (v->kind == FV_TUPLE) {
+    for (unsigned i = 0; i < v->tup.n; i++) check_member_index(L, &v->tup.elems[i]);
+    return;
+  }
+  if (v->kind != FV_VAL || !v->enumc || !v->enumc->values || v->is_const) return;
+  Value *bad = ib_cmpi(&L->b, "uge", v->v, ib_const_int(&L->b, ty_i64(L->ctx), v->enumc->nvalues));
+  Op *c = ib_op(&L->b, OP_RAISE, 1, &bad, 0, NULL, 0);
+  ir_op_set_attr(L->m, c, "exception", attr_str(L->m, arena_printf(&L->fe->arena, "ValueError: an argument of %s that is "
+                                                                   "not the index of one of its %u members",
+                                                                   vname(L, v), v->enumc->nvalues)));
+}
+
 /* ---- closures ----------------------------------------------------------------------------------------------
  * An inner def or a lambda is a device function of its own (FN_DEVICE, `outer` the function it is defined in),
  * specialised per call like any other, whose captured variables (its free names that are locals of the enclosing
@@ -6390,6 +6405,8 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
     zero[0] = ib_const_int(&L.b, ty_i64(fe->ctx), 0);
     L.env[i] = record_ref(&L, arr, zero);
   }
+  if (kernel)
+    for (unsigned i = 0; i < nparams; i++) check_member_index(&L, &L.env[i]);
   const PyStmtList *body = &fn->def->funcdef.body;
   if (fn->def->funcdef.is_async) lerr(&L, fn->loc, "async functions cannot be kernels");
   lower_stmts(&L, body->items, body->n);

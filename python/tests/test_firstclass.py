@@ -687,14 +687,6 @@ def test_enums_with_tuple_and_str_values():
                                                       "run time is not supported"):
         cuda.jit(strings_on_paths)[1, 1](np.zeros(1), 1)
 
-    @cuda.jit
-    def member_arg(out, p):
-        out[0] = p.value[0]
-
-    with pytest.raises(errors.UnsupportedError, match="the members of Planet have tuple or string values: as kernel "
-                                                      "arguments .* not supported"):
-        member_arg[1, 1](np.zeros(1), Planet.EARTH)
-
     class Mixed(enum.Enum):
         PAIR = (1, 2)
         TRIPLE = (1, 2, 3)
@@ -705,6 +697,49 @@ def test_enums_with_tuple_and_str_values():
     with pytest.raises(errors.UnsupportedError, match=r"Cannot type heterogeneous enum Mixed: got value types "
                                                       r"UniTuple\(int64, 2\), UniTuple\(int64, 3\)"):
         cuda.jit(mixed)[1, 1](np.zeros(1))
+
+
+@cuda.jit
+def compare_members(a, b, out):  # numba-cuda's test_enums.test_compare, with enums of tuples among the pairs
+    out[0] = a == b
+    out[1] = a != b
+    out[2] = a is b
+    out[3] = a is not b
+
+
+@cuda.jit
+def tuple_member_args(out, p, t):
+    out[0] = p.value[0] / 1e23
+    out[1] = radius(p)  # on to a device function
+    out[2] = p.value[2]
+    out[3] = p == Planet.MARS
+    g, k = t  # a member inside a tuple argument
+    shape, step = g.value
+    out[4] = shape[0] * shape[1] + step[1] * k
+
+
+def test_members_of_enums_of_tuples_as_kernel_arguments():
+    for a, b in [(Planet.EARTH, Planet.EARTH), (Planet.EARTH, Planet.MARS), (Planet.TERRA, Planet.EARTH),
+                 (Grid.SMALL, Grid.LARGE), (Level.LOW, Level.LOW)]:
+        got = np.zeros(4, np.bool_)
+        compare_members[1, 1](a, b, got)
+        np.testing.assert_array_equal(got, [a == b, a != b, a is b, a is not b])
+    out = np.zeros(5)
+    tuple_member_args[1, 1](out, Planet.MARS, (Grid.LARGE, 3))
+    np.testing.assert_allclose(out, [6.421, 3.3972e6, 4, 1, 38])
+    tuple_member_args[1, 1](out, Planet.TERRA, (Grid.SMALL, 1))  # an alias is its member
+    np.testing.assert_allclose(out, [59.76, 6.37814e6, 3, 0, 5])
+    # one specialisation per enum class, whichever member
+    assert len(tuple_member_args.signatures) == 1
+
+    @cuda.jit
+    def letter_arg(out, s):
+        out[0] = len(s.value)
+
+    # numba-cuda cannot pass a unicode_type to a kernel (its _prepare_args has no case for it)
+    with pytest.raises(errors.UnsupportedError, match="the members of Letter have string values: as kernel "
+                                                      "arguments .* not supported"):
+        letter_arg[1, 1](np.zeros(1), Letter.BEE)
 
 
 def test_enums_numba_cannot_type():

@@ -23,7 +23,12 @@
 # RUN: %ptxas -arch=sm_90 %t.strrt.ptx -o /dev/null
 # RUN: not kfront compile %s -k str_ordered --sig 'void(int64[:], int64)' 2>&1 | FileCheck %s --check-prefix=STRORD
 # RUN: not kfront compile %s -k tuple_name --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=TUPLENAME
-# RUN: not kfront compile %s -k tuple_arg --sig 'void(int64[:], EnumMember("Planet", UniTuple(float64, 2)))' 2>&1 | FileCheck %s --check-prefix=TUPLEARG
+# RUN: not kfront compile %s -k tuple_arg --sig 'void(float64[:], EnumMember("Planet", UniTuple(float64, 2)))' 2>&1 | FileCheck %s --check-prefix=TUPLEARG
+# RUN: kfront compile %s -k tuple_arg --sig 'void(float64[:], EnumMember("Planet", UniTuple(float64, 2), ((5.976e24, 6.37814e6), (6.421e23, 3.3972e6), (5.976e24, 6.37814e6))))' --emit=kir | FileCheck %s --check-prefix=TUPLEIDX
+# RUN: kfront compile %s -k tuple_arg --sig 'void(float64[:], EnumMember("Planet", UniTuple(float64, 2), ((5.976e24, 6.37814e6), (6.421e23, 3.3972e6), (5.976e24, 6.37814e6))))' --emit=ptx --arch=sm_90 -o %t.tupleidx.ptx
+# RUN: %ptxas -arch=sm_90 %t.tupleidx.ptx -o /dev/null
+# RUN: not kfront compile %s -k tuple_arg --sig 'void(float64[:], EnumMember("Planet", UniTuple(float64, 2), ((1.0, 2.0), (3.0, 4.0))))' 2>&1 | FileCheck %s --check-prefix=TUPLEVALS
+# RUN: not kfront compile %s -k tuple_arg --sig 'void(float64[:], EnumMember("Planet", UniTuple(float64, 2), ((1.0, 2.0), (3, 4))))' 2>&1 | FileCheck %s --check-prefix=TUPLEMIXED
 # RUN: not kfront compile %s -k member_args --sig 'void(EnumMember("Color", int64), IntEnumMember("Shape", float64), int64[:])' 2>&1 | FileCheck %s --check-prefix=SPELL
 # RUN: kfront compile %s -k float_members --sig 'void(float64[:], EnumMember("Scale", float64))' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=FLOAT
 # RUN: kfront compile %s -k float_members --sig 'void(float64[:], EnumMember("Scale", float64))' --emit=ptx --arch=sm_90 -o %t.float.ptx
@@ -225,7 +230,16 @@ def tuple_name(a):
     x = Planet.EARTH.name
 
 
-# TUPLEARG: error: kfront supports enums whose members are numbers or booleans, not UniTuple(float64 x 2)
+# TUPLEARG: error: kfront supports enums whose members are numbers or booleans, not UniTuple(float64 x 2) (an enum of tuples is spelt with its members' values
+# A member of an enum of tuples as a kernel argument is the index of its value (Numba passes the value; the index
+# names the member), checked on entry: one that names no member raises ValueError.
+# TUPLEIDX: ^bb0(%0: array<f64, 1, A>, %1: i64):
+# TUPLEIDX-NEXT: %2 = arith.constant() {value = 3} : () -> (i64)
+# TUPLEIDX-NEXT: %3 = arith.cmpi(%1, %2) {pred = "uge"}
+# TUPLEIDX-NEXT: check.raise(%3) {exception = "ValueError: an argument of Enum<UniTuple(float64, 2)>(Planet) that is not the index of one of its 3 members"}
+# TUPLEIDX: arith.select
+# TUPLEVALS: <signature>:1:61: error: the values spelt for Planet are not those of its members (3 of them, in the class's order)
+# TUPLEMIXED: <signature>:1:61: error: the values of an enum of UniTuple(float64 x 2) must all be of that type
 @cuda.jit
 def tuple_arg(a, p):
     a[0] = p.value[0]

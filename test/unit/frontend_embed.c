@@ -493,6 +493,66 @@ static void test_language_values(void) {
   kf_free(k2);
 }
 
+/* An enum class of tuple values bound (a namespace whose spelling lists the values) and one of its members as a
+ * kernel argument: the index of its value, an alias the index of the member it repeats, an index that names no
+ * member a ValueError raised by the kernel. */
+static const char VALUED[] =
+    "from numba import cuda\n"
+    "\n"
+    "@cuda.jit\n"
+    "def k(out, p):\n"
+    "    out[0] = p.value[0] + p.value[1]\n"
+    "    out[1] = p == Pair.LOW\n"
+    "    out[2] = p is Pair.SAME\n";
+
+static void test_valued_enum_arguments(void) {
+  const char *spelling = "EnumMember(\"app.Pair\", UniTuple(int64, 2), ((1, 2), (30, 40), (1, 2)))";
+  kf_value low[2] = {v_int(KF_INT64, 1), v_int(KF_INT64, 2)}, high[2] = {v_int(KF_INT64, 30), v_int(KF_INT64, 40)};
+  kf_value members[3] = {{.kind = KF_VALUE_TUPLE, .items = low, .nitems = 2},
+                         {.kind = KF_VALUE_TUPLE, .items = high, .nitems = 2},
+                         {.kind = KF_VALUE_TUPLE, .items = low, .nitems = 2}};
+  const char *names[3] = {"LOW", "HIGH", "SAME"}; /* SAME: an alias of LOW */
+  kf_binding b[] = {CUDA_BINDING,
+                    {"Pair", {.kind = KF_VALUE_NAMESPACE, .items = members, .names = names, .nitems = 3,
+                              .path = spelling}}};
+  const char *kname = "k";
+  char sig[160];
+  snprintf(sig, sizeof sig, "void(float64[:], %s)", spelling);
+  const char *sigp = sig;
+  kf_compile_options o;
+  kf_compile_options_init(&o);
+  o.kernels = &kname;
+  o.nkernels = 1;
+  o.signatures = &sigp;
+  o.nsignatures = 1;
+  o.bindings = b;
+  o.nbindings = 2;
+  kf_source s = src("app.py", VALUED, 1);
+  kf_module *m = compile(&s, 1, &o, KF_OK);
+  double out[3];
+  kf_arg args[2] = {f64_array(out, 3), kf_arg_int(KF_INT64, 1)};
+  args[1].type = spelling;
+  CHECK(launch(m, "k", 1, args, 2) == KF_OK);
+  CHECK(out[0] == 70 && out[1] == 0 && out[2] == 0);
+  args[1].value.i = 0;
+  CHECK(launch(m, "k", 1, args, 2) == KF_OK);
+  CHECK(out[0] == 3 && out[1] == 1 && out[2] == 1);
+  kf_context_clear_diagnostics(ctx);
+  args[1].value.i = 3;
+  CHECK(launch(m, "k", 1, args, 2) != KF_OK);
+  kf_error_info e;
+  CHECK(kf_context_first_error(ctx, &e) == KF_OK && e.kind == KF_ERRKIND_RAISED && e.exception);
+  if (e.exception)
+    CHECK_CONTAINS(e.exception, "ValueError: an argument of Enum<UniTuple(int64, 2)>(app.Pair) that is not the index "
+                                "of one of its 3 members");
+  kf_module_destroy(m);
+  /* a spelling whose values are not the class's is refused, located in the signature */
+  sigp = "void(float64[:], EnumMember(\"app.Pair\", UniTuple(int64, 2), ((1, 2), (3, 4))))";
+  m = compile(&s, 1, &o, KF_ERROR_INVALID_INPUT);
+  CHECK(!m);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "error: the values spelt for app.Pair are not those of its members");
+}
+
 /* ---- fragments: one function's lines, indented, at line 40 ------------------------------------------------- */
 
 static void test_fragments(void) {
@@ -729,6 +789,7 @@ int main(void) {
   test_arrays();
   test_names();
   test_language_values();
+  test_valued_enum_arguments();
   test_fragments();
   test_specs();
   test_bad_input();

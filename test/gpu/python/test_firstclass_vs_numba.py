@@ -5,8 +5,8 @@ defaults (numba-cuda's test_make_function_to_jit_function cases), and numba-cuda
 the dtype, the array size, the atomic op and a cast function as arguments. The same text is compiled by each (its
 decorators included); enums whose members are floats (Numba types them float64) as constants and arguments, in tuples too; array
 variables (slices, rows) bound on some paths only, read where bound; inner defs redefined per branch and lambdas
-bound in loops, keyword arguments to device functions, enums of tuple and str values, and dispatcher.signatures
-after lazy launches."""
+bound in loops, keyword arguments to device functions, enums of tuple and str values (members of enums of tuples
+as kernel arguments too), and dispatcher.signatures after lazy launches."""
 import enum
 import linecache
 import os
@@ -359,6 +359,54 @@ def test_tuple_and_str_enums_match_numba():
     np.testing.assert_array_equal(outs[1], outs[3])
     np.testing.assert_allclose(outs[2], [59.76, 6.37814e6, 0, 3, 0, 5, 1, 0])
     np.testing.assert_allclose(outs[3], [6.421, 3.3972e6, 1, 3, 1, 34, 3, 1])
+
+
+MEMBER_ARGS = """
+@cuda.jit
+def compare(a, b, out):
+    out[0] = a == b
+    out[1] = a != b
+    out[2] = a is b
+    out[3] = a is not b
+
+
+@cuda.jit
+def member_args(out, p, t):
+    out[0] = p.value[0] / 1e23
+    out[1] = radius(p)
+    out[2] = p == Planet.MARS
+    g, k = t
+    shape, step = g.value
+    out[3] = shape[0] * shape[1] + step[1] * k
+
+
+@cuda.jit(device=True)
+def radius(p):
+    return p.value[1]
+"""
+
+
+def test_members_of_enums_of_tuples_as_kernel_arguments_match_numba():
+    """Members of enums of tuples as kernel arguments (numba-cuda passes the value, typed EnumMember of the tuple;
+    kfront the member's index), alone and inside a tuple; numba-cuda's test_enums.test_compare pairs."""
+    outs = []
+    for module in (ncuda, kcuda):
+        fname = "<vs-numba member args %s>" % module.__name__
+        linecache.cache[fname] = (len(MEMBER_ARGS), None, MEMBER_ARGS.splitlines(True), fname)
+        scope = {"cuda": module, "Planet": Planet, "Grid": Grid}
+        exec(compile(MEMBER_ARGS, fname, "exec"), scope)
+        for a, b in [(Planet.EARTH, Planet.EARTH), (Planet.EARTH, Planet.MARS), (Grid.SMALL, Grid.LARGE)]:
+            got = np.zeros(4, np.bool_)
+            scope["compare"][1, 1](a, b, got)
+            outs.append(got)
+        for p, t in [(Planet.MARS, (Grid.LARGE, 3)), (Planet.EARTH, (Grid.SMALL, 1))]:
+            out = np.zeros(4)
+            scope["member_args"][1, 1](out, p, t)
+            outs.append(out)
+    half = len(outs) // 2
+    for x, y in zip(outs[:half], outs[half:]):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_allclose(outs[half + 3], [6.421, 3.3972e6, 1, 38])
 
 
 def test_signatures_after_lazy_launches_match_numba():
