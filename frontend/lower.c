@@ -2703,9 +2703,10 @@ static FeVal lower_boolop(Lower *L, const PyExpr *e) {
 
 /* Binds a call's arguments to parameter names (positional first, then keywords) and lowers them; a
  * missing optional parameter stays FV_UNDEF. `*t` of a tuple passes its elements. rest (a device function's
- * *args parameter): where positional arguments beyond nmax go, as a tuple; NULL: they are an error. */
+ * *args parameter): where positional arguments beyond nmax go, as a tuple; NULL: they are an error. The first
+ * nposonly parameters are positional-only (before '/'): a keyword naming one is an error, as in Python. */
 static bool bind_args_rest(Lower *L, const PyExpr *e, const char *fname, const char *const *names, unsigned nmin,
-                           unsigned nmax, FeVal *out, FeVal *rest) {
+                           unsigned nmax, unsigned nposonly, FeVal *out, FeVal *rest) {
   const PyExprList *args = &e->call.args;
   for (unsigned i = 0; i < nmax; i++) out[i] = (FeVal){.kind = FV_UNDEF};
   FeVal *pos = ARENA_ARRAY(&L->fe->arena, FeVal, MAX_FLAT);
@@ -2744,10 +2745,19 @@ static bool bind_args_rest(Lower *L, const PyExpr *e, const char *fname, const c
   if (rest) *rest = make_tuple(L, npos > nmax ? npos - nmax : 0, pos + nmax);
   for (unsigned k = 0; k < e->call.nkeywords; k++) {
     const PyKeyword *kw = e->call.keywords[k];
+    if (!kw->arg) {
+      lerr(L, kw->loc, "**mapping in a call is not supported: kernels have no dicts (Numba: CALL_FUNCTION_EX with "
+                       "**kwargs not supported)");
+      return false;
+    }
     unsigned i = 0;
-    while (i < nmax && (!kw->arg || strcmp(names[i], kw->arg) != 0)) i++;
+    while (i < nmax && strcmp(names[i], kw->arg) != 0) i++;
     if (i == nmax) {
-      lerr(L, kw->loc, "%s() got an unexpected keyword argument '%s'", fname, kw->arg ? kw->arg : "**");
+      lerr(L, kw->loc, "%s() got an unexpected keyword argument '%s'", fname, kw->arg);
+      return false;
+    }
+    if (i < nposonly) {
+      lerr(L, kw->loc, "%s() got some positional-only arguments passed as keyword arguments: '%s'", fname, kw->arg);
       return false;
     }
     if (out[i].kind != FV_UNDEF) {
@@ -2768,7 +2778,7 @@ static bool bind_args_rest(Lower *L, const PyExpr *e, const char *fname, const c
 
 static bool bind_args(Lower *L, const PyExpr *e, const char *fname, const char *const *names, unsigned nmin,
                       unsigned nmax, FeVal *out) {
-  return bind_args_rest(L, e, fname, names, nmin, nmax, out, NULL);
+  return bind_args_rest(L, e, fname, names, nmin, nmax, 0, out, NULL);
 }
 
 static bool positional(Lower *L, const PyExpr *e, const char *fname, unsigned nmin, unsigned nmax, FeVal *out) {
@@ -4339,35 +4349,56 @@ static FeVal instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *a
 static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc);
 static const char *exception_text(Lower *L, const char *cls, const PyExpr *e, SrcLoc loc);
 
-/* The parameters of a device function or closure: their names, and the index of a final *args parameter (np when
- * there is none); false after a located error (**kwargs, parameters after *args). */
-static bool param_names_of(Lower *L, const PyParams *ps, const char **names, unsigned *varargs) {
-  *varargs = ps->n;
+/* Whether a device function's or closure's parameters are of kinds numba-cuda binds: positional ones (with
+ * defaults, positional-only ones too) and a final *args. Keyword-only parameters are not: numba-cuda's dispatcher
+ * folds them as trailing positional arguments (fold_arguments), which no call binds as Python does, and an inner def
+ * with keyword-only defaults stops its interpreter (op_MAKE_FUNCTION with kwdefaults); nor is **kwargs (Numba:
+ * "Explicit **kwargs are not supported"). False after a located error. */
+static bool params_supported(Lower *L, const PyParams *ps) {
   for (unsigned i = 0; i < ps->n; i++) {
-    names[i] = ps->items[i]->name;
-    PyParamKind k = ps->items[i]->kind;
-    if (k == PARAM_VARKW || (k == PARAM_VARARGS && i + 1 != ps->n) || k == PARAM_KWONLY) {
-      lerr(L, ps->items[i]->loc, "%s parameters are not supported in device functions (a final *args is)",
-           k == PARAM_VARKW ? "**kwargs" : k == PARAM_KWONLY ? "keyword-only" : "*args followed by other");
+    const PyParam *p = ps->items[i];
+    if (p->kind == PARAM_VARKW) {
+      lerr(L, p->loc, "**%s: **kwargs parameters are not supported in device functions, as Numba supports no "
+                      "explicit **kwargs; name the parameters (keyword arguments and defaults are supported)",
+           p->name);
       return false;
     }
-    if (k == PARAM_VARARGS) *varargs = i;
+    if (p->kind == PARAM_KWONLY) {
+      lerr(L, p->loc, "'%s' is a keyword-only parameter: they are not supported in device functions, as numba-cuda's "
+                      "dispatcher cannot bind them; make it a positional parameter (keyword arguments and defaults are "
+                      "supported)", p->name);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* The parameters of a device function or closure: their names, the index of a final *args parameter (np when
+ * there is none) and how many are positional-only; false after a located error (params_supported). */
+static bool param_names_of(Lower *L, const PyParams *ps, const char **names, unsigned *varargs, unsigned *nposonly) {
+  if (!params_supported(L, ps)) return false;
+  *varargs = ps->n;
+  *nposonly = 0;
+  for (unsigned i = 0; i < ps->n; i++) {
+    names[i] = ps->items[i]->name;
+    if (ps->items[i]->kind == PARAM_VARARGS) *varargs = i;
+    if (ps->items[i]->kind == PARAM_POSONLY) *nposonly = i + 1;
   }
   return true;
 }
 
 static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
   const PyParams *ps = &f->def->funcdef.params;
-  unsigned np = ps->n, va;
+  unsigned np = ps->n, va, npo;
   if (np > 64) return lerr(L, e->loc, "device functions with more than 64 parameters are not supported");
   const char **names = ARENA_ARRAY(&L->fe->arena, const char *, 64);
-  if (!param_names_of(L, ps, names, &va)) return poison();
+  if (!param_names_of(L, ps, names, &va, &npo)) return poison();
   if (va < np && f->nsigs) return lerr(L, e->loc, "'%s' takes *args: it cannot have declared signatures", f->name);
   FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, 64);
   unsigned nreq = 0;
   for (unsigned i = 0; i < va; i++)
     if (!ps->items[i]->defval) nreq = i + 1;
-  if (!bind_args_rest(L, e, f->name, names, 0, va, args, va < np ? &args[va] : NULL)) return poison();
+  if (!bind_args_rest(L, e, f->name, names, 0, va, npo, args, va < np ? &args[va] : NULL)) return poison();
   for (unsigned i = 0; i < np; i++) {
     if (args[i].kind != FV_UNDEF) continue;
     if (i < nreq || !ps->items[i]->defval) return lerr(L, e->loc, "%s() missing required argument '%s'", f->name, names[i]);
@@ -4603,11 +4634,9 @@ static FeVal make_closure(Lower *L, FeFunc *f) {
   FeClosure *c = ARENA_NEW(&L->fe->arena, FeClosure);
   c->fn = f;
   FeVal *defaults = ARENA_ARRAY(&L->fe->arena, FeVal, ps->n ? ps->n : 1);
+  if (!params_supported(L, ps)) return poison();
   for (unsigned i = 0; i < ps->n; i++) {
     const PyParam *p = ps->items[i];
-    if (p->kind == PARAM_VARKW || p->kind == PARAM_KWONLY || (p->kind == PARAM_VARARGS && i + 1 != ps->n))
-      return lerr(L, p->loc, "%s parameters are not supported in device functions (a final *args is)",
-                  p->kind == PARAM_VARKW ? "**kwargs" : p->kind == PARAM_KWONLY ? "keyword-only" : "*args followed by other");
     defaults[i] = (FeVal){.kind = FV_UNDEF};
     if (!p->defval) continue;
     defaults[i] = lower_expr(L, p->defval);
@@ -4754,13 +4783,13 @@ static bool closure_snapshot(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
 static FeVal call_closure(Lower *L, const FeClosure *c, const PyExpr *e) {
   FeFunc *f = c->fn;
   const PyParams *ps = &f->def->funcdef.params;
-  unsigned np = ps->n, nc = f->ncaptures, va;
+  unsigned np = ps->n, nc = f->ncaptures, va, npo;
   if (np + nc > 64) return lerr(L, e->loc, "device functions with more than 64 parameters are not supported");
   const char **names = ARENA_ARRAY(&L->fe->arena, const char *, 64);
-  if (!param_names_of(L, ps, names, &va)) return poison();
+  if (!param_names_of(L, ps, names, &va, &npo)) return poison();
   FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, 64);
   const char *fname = f->name;
-  if (!bind_args_rest(L, e, fname, names, 0, va, args, va < np ? &args[va] : NULL)) return poison();
+  if (!bind_args_rest(L, e, fname, names, 0, va, npo, args, va < np ? &args[va] : NULL)) return poison();
   for (unsigned i = 0; i < va; i++) {
     if (args[i].kind != FV_UNDEF) continue;
     if (c->defaults[i].kind == FV_UNDEF) return lerr(L, e->loc, "%s() missing required argument '%s'", fname, names[i]);

@@ -210,7 +210,8 @@ def test_star_args_in_device_functions_and_calls():
         f = lambda **kw: 1  # noqa: E731
         out[0] = f()
 
-    with pytest.raises(errors.UnsupportedError, match=r"\*\*kwargs parameters are not supported in device functions"):
+    with pytest.raises(errors.UnsupportedError, match=r"\*\*kw: \*\*kwargs parameters are not supported in device "
+                                                      r"functions, as Numba supports no explicit \*\*kwargs"):
         cuda.jit(kwargs_param)[1, 1](np.zeros(1))
 
 
@@ -384,8 +385,79 @@ def test_what_numba_refuses_with_redefined_closures():
 
         out[0] = f(1.0)
 
-    with pytest.raises(errors.UnsupportedError, match="keyword-only parameters are not supported in device functions"):
+    with pytest.raises(errors.UnsupportedError, match="'y' is a keyword-only parameter: they are not supported in "
+                                                      "device functions, as numba-cuda's dispatcher cannot bind them"):
         cuda.jit(kwonly)[1, 1](np.zeros(1))
+
+    @cuda.jit(device=True)
+    def d_kwonly(x, *, y):
+        return x + y
+
+    def kwonly_device(out):
+        out[0] = d_kwonly(1.0, y=2.0)
+
+    with pytest.raises(errors.UnsupportedError, match="'y' is a keyword-only parameter") as e:
+        cuda.jit(kwonly_device)[1, 1](np.zeros(1))
+    assert e.value.line == d_kwonly.py_func.__code__.co_firstlineno + 1
+
+    def mutual(out, n):
+        def ev(k):
+            return True if k == 0 else od(k - 1)
+
+        def od(k):
+            return False if k == 0 else ev(k - 1)
+
+        out[0] = ev(n)
+
+    # ev's closure needs od's cell before od is bound: numba-cuda's interpreter refuses it as the self-recursive case
+    with pytest.raises(errors.UnsupportedError, match="'ev' reads 'od', which is assigned only after it is defined "
+                                                      "here: not supported .numba-cuda: Unsupported use of cell "
+                                                      "variable encountered.") as e:
+        cuda.jit(mutual)[1, 1](np.zeros(1), 3)
+    assert e.value.line == mutual.__code__.co_firstlineno + 1
+
+    def lambda_self(out, n):
+        f = lambda k: 1 if k <= 1 else k * f(k - 1)  # noqa: E731
+        out[0] = f(n)
+
+    with pytest.raises(errors.UnsupportedError, match="'<lambda>' reads 'f', which is assigned only after"):
+        cuda.jit(lambda_self)[1, 1](np.zeros(1), 3)
+
+    @cuda.jit(device=True)
+    def d_pos(x, y=1.0):
+        return x - y
+
+    def mapping(out, t):
+        out[0] = d_pos(1.0, **t)
+
+    with pytest.raises(errors.UnsupportedError, match=r"\*\*mapping in a call is not supported: kernels have no dicts"):
+        cuda.jit(mapping)[1, 1](np.zeros(1), (2.0,))
+
+
+def test_positional_only_parameters():
+    @cuda.jit(device=True)
+    def d(x, y=2.0, /, z=3.0):
+        return x * 100.0 + y * 10.0 + z
+
+    @cuda.jit
+    def posonly(out):
+        def f(x, /, y):
+            return x - y
+
+        out[0] = f(1.0, y=5.0)
+        out[1] = d(1.0, z=5.0)
+        out[2] = d(1.0, 4.0)
+
+    out = np.zeros(3)
+    posonly[1, 1](out)
+    np.testing.assert_array_equal(out, [-4.0, 125.0, 143.0])
+
+    def by_keyword(out):
+        out[0] = d(x=1.0)
+
+    with pytest.raises(errors.TypingError, match="d.. got some positional-only arguments passed as keyword "
+                                                 "arguments: 'x'"):
+        cuda.jit(by_keyword)[1, 1](np.zeros(1))
 
 
 # ---- functions, intrinsics and Numba types as values ----------------------------------------------------

@@ -35,6 +35,11 @@
 # RUN: not kfront compile %s -k kwonly_device --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=KWONLYDEV
 # RUN: not kfront compile %s -k varkw_device --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=VARKWDEV
 # RUN: kfront compile %s -k keywords --sig 'void(float64[:])' --emit=kir | FileCheck %s --check-prefix=KEYWORDS
+# RUN: not kfront compile %s -k mutual_inner --sig 'void(float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=MUTUAL
+# RUN: not kfront compile %s -k lambda_self --sig 'void(float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=LAMBDASELF
+# RUN: kfront compile %s -k positional_only --sig 'void(float64[:])' --emit=kir | FileCheck %s --check-prefix=POSONLY
+# RUN: not kfront compile %s -k posonly_keyword --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=POSONLYKW
+# RUN: not kfront compile %s -k mapping_call --sig 'void(float64[:], UniTuple(float64, 1))' 2>&1 | FileCheck %s --check-prefix=MAPPING
 from numba import cuda
 import numpy as np
 
@@ -227,13 +232,13 @@ def self_recursive(a, n):
 # its dispatcher's argument folding fails on them); calls with keyword arguments bind as Python binds them.
 @cuda.jit
 def kwonly_inner(a):
-    # KWONLY: closures.py:[[@LINE+1]]:17: error: keyword-only parameters are not supported in device functions (a final *args is)
+    # KWONLY: closures.py:[[@LINE+1]]:17: error: 'y' is a keyword-only parameter: they are not supported in device functions, as numba-cuda's dispatcher cannot bind them; make it a positional parameter (keyword arguments and defaults are supported)
     def f(x, *, y=3.0):
         return x + y
     a[0] = f(1.0)
 
 
-# KWONLYDEV: closures.py:[[@LINE+2]]:20: error: keyword-only parameters are not supported in device functions (a final *args is)
+# KWONLYDEV: closures.py:[[@LINE+2]]:20: error: 'y' is a keyword-only parameter: they are not supported in device functions
 @cuda.jit(device=True)
 def d_kwonly(x, *, y):
     return x + y
@@ -244,7 +249,7 @@ def kwonly_device(a):
     a[0] = d_kwonly(1.0, y=2.0)
 
 
-# VARKWDEV: closures.py:[[@LINE+2]]:18: error: **kwargs parameters are not supported in device functions (a final *args is)
+# VARKWDEV: closures.py:[[@LINE+2]]:18: error: **kw: **kwargs parameters are not supported in device functions, as Numba supports no explicit **kwargs; name the parameters (keyword arguments and defaults are supported)
 @cuda.jit(device=True)
 def d_varkw(x, **kw):
     return x
@@ -277,3 +282,48 @@ def keywords(a):
     a[0] = f(5.0, z=10.0)
     a[1] = f(z=1.0, y=4.0, x=3.0)
     a[2] = d_pos(5.0, z=10.0)
+
+
+# Inner defs calling each other: the first one's closure needs the second's cell before it is bound, which
+# numba-cuda's interpreter refuses as it refuses a self-recursive inner def (LOAD_CLOSURE of an unbound cell).
+@cuda.jit
+def mutual_inner(a, n):
+    # MUTUAL: closures.py:[[@LINE+1]]:9: error: 'ev' reads 'od', which is assigned only after it is defined here: not supported (numba-cuda: Unsupported use of cell variable encountered)
+    def ev(k):
+        return True if k == 0 else od(k - 1)
+    def od(k):
+        return False if k == 0 else ev(k - 1)
+    a[0] = ev(n)
+
+
+@cuda.jit
+def lambda_self(a, n):
+    # LAMBDASELF: closures.py:[[@LINE+1]]:9: error: '<lambda>' reads 'f', which is assigned only after it is defined here
+    f = lambda k: 1 if k <= 1 else k * f(k - 1)
+    a[0] = f(n)
+
+
+# Positional-only parameters (before '/') bind positionally; a keyword naming one is Python's TypeError.
+# POSONLY: %[[ONE:[0-9]+]] = arith.constant() {value = 1.0}
+# POSONLY-NEXT: %[[TWO:[0-9]+]] = arith.constant() {value = 2.0}
+# POSONLY-NEXT: %[[FIVE:[0-9]+]] = arith.constant() {value = 5.0}
+# POSONLY-NEXT: func.call(%[[ONE]], %[[TWO]], %[[FIVE]]) {callee = @positional_only__f}
+@cuda.jit
+def positional_only(a):
+    def f(x, y=2.0, /, z=3.0):
+        return x * 100.0 + y * 10.0 + z
+    a[0] = f(1.0, z=5.0)
+
+
+@cuda.jit
+def posonly_keyword(a):
+    def f(x, /, y):
+        return x - y
+    # POSONLYKW: closures.py:[[@LINE+1]]:14: error: f() got some positional-only arguments passed as keyword arguments: 'x'
+    a[0] = f(x=1.0, y=5.0)
+
+
+@cuda.jit
+def mapping_call(a, t):
+    # MAPPING: closures.py:[[@LINE+1]]:23: error: **mapping in a call is not supported: kernels have no dicts (Numba: CALL_FUNCTION_EX with **kwargs not supported)
+    a[0] = d_pos(1.0, **t)
