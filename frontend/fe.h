@@ -278,7 +278,7 @@ struct FeCtx {
 /* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python ----------------------- */
 #define FE_BUILTINS(X)                                                                     \
   X(RANGE, "range") X(LEN, "len") X(MIN, "min") X(MAX, "max") X(ABS, "abs")              \
-  X(ZIP, "zip") X(ENUMERATE, "enumerate")                                                  \
+  X(ZIP, "zip") X(ENUMERATE, "enumerate") X(LITERAL_UNROLL, "literal_unroll")             \
   X(INT, "int") X(FLOAT, "float") X(BOOL, "bool") X(ROUND, "round") X(PRINT, "print")    \
   X(POW, "pow") X(DIVMOD, "divmod") X(COMPLEX, "complex")                                \
   X(THREADIDX, "threadIdx") X(BLOCKIDX, "blockIdx") X(BLOCKDIM, "blockDim")               \

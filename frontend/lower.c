@@ -3898,6 +3898,32 @@ static FeVal lower_operator(Lower *L, int k, const PyExpr *e) {
   }
 }
 
+/* numba-cuda's literal_unroll(t): t itself, a tuple (a list of constants becomes the tuple of them, as numba-cuda's
+ * TransformLiteralUnrollConstListToTuple makes it); a for loop over it is unrolled per item, as any loop over a
+ * tuple is here (numba-cuda's MixedContainerUnroller versions the body per item type). Anything else is refused
+ * with numba-cuda's reason. */
+static FeVal lower_literal_unroll(Lower *L, const PyExpr *e) {
+  if (e->call.nkeywords || e->call.args.n != 1 || e->call.args.items[0]->kind == EX_STARRED)
+    return lerr(L, e->loc, "literal_unroll takes one argument, found %u", e->call.args.n + e->call.nkeywords);
+  const PyExpr *arg = e->call.args.items[0];
+  if (arg->kind == EX_LIST) {
+    unsigned n = arg->elts.n;
+    FeVal *items = ARENA_ARRAY(&L->fe->arena, FeVal, n ? n : 1);
+    for (unsigned i = 0; i < n; i++) {
+      items[i] = lower_expr(L, arg->elts.items[i]);
+      if (items[i].kind == FV_POISON) return poison();
+      if (!(items[i].kind == FV_VAL && items[i].is_const) && items[i].kind != FV_STR)
+        return lerr(L, arg->elts.items[i]->loc, "Found non-constant value at position %u in a list argument to "
+                                                "literal_unroll", i);
+    }
+    return make_tuple(L, n, items);
+  }
+  FeVal v = lower_expr(L, arg);
+  if (v.kind == FV_POISON || v.kind == FV_TUPLE) return v;
+  return lerr(L, arg->loc, "Invalid use of literal_unroll, argument should be a tuple or a list of constant values, "
+                           "not %s", vname(L, &v));
+}
+
 static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   const char *fname = sema_builtin_name(bi);
   FeVal a[3];
@@ -3906,6 +3932,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_RANGE:
   case BI_ZIP:
   case BI_ENUMERATE: return lerr(L, e->loc, "%s() can only be used as the iterable of a for loop in kfront", fname);
+  case BI_LITERAL_UNROLL: return lower_literal_unroll(L, e);
   case BI_PRINT: return lower_print(L, e);
   case BI_COMPLEX: { /* numba-cuda's typing: complex64 from a float32 (or two), else complex128 */
     if (!positional(L, e, fname, 1, 2, a)) return poison();

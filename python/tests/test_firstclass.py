@@ -524,6 +524,37 @@ def test_functions_intrinsics_and_types_passed_to_device_functions():
     assert out[0] == float(np.float32(np.float32(2.7) + np.float32(np.float32(2.7) + 3)))
 
 
+@cuda.jit
+def unrolled(out, x, t):
+    acc = 0.0
+    for f in cuda.literal_unroll((square, negate, twice)):  # a tuple of functions: one body per function
+        acc += f(x)
+    out[0] = acc
+    for i, f in enumerate(cuda.literal_unroll((square, negate))):
+        out[1 + i] = f(x)
+    i = 3
+    for v in cuda.literal_unroll(t):  # an argument tuple of mixed types
+        out[i] = v
+        i += 1
+    for c in cuda.literal_unroll([0.5, 2]):  # a list of constants: the tuple of them
+        out[6] += c
+
+
+def test_literal_unroll_over_functions_and_mixed_tuples():
+    out = np.zeros(7)
+    unrolled[1, 1](out, 3.0, (1, 2.5, True))
+    np.testing.assert_array_equal(out, [9 - 3 + 6, 9, -3, 1, 2.5, 1, 2.5])
+    assert cuda.literal_unroll((1, 2)) == (1, 2)  # on the host: the container itself
+
+    def over_array(out):
+        for v in cuda.literal_unroll(out):
+            out[0] = v
+
+    with pytest.raises(errors.TypingError, match="Invalid use of literal_unroll, argument should be a tuple or a "
+                                                 "list of constant values, not array"):
+        cuda.jit(over_array)[1, 1](np.zeros(2))
+
+
 # numba-cuda's test_atomics helpers: the dtype, the size (a constant: a literal where the callee needs one), the
 # atomic op and a cast function are all arguments of the device function
 @cuda.jit(device=True)

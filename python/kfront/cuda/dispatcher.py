@@ -165,6 +165,7 @@ def _registry():
             paths.setdefault(id(getattr(types, name)), "numba." + name)
         paths[id(cuda)] = "numba.cuda"
         paths[id(cuda.random)] = "numba.cuda.random"
+        paths[id(cuda.literal_unroll)] = "numba.cuda.literal_unroll"
         _TYPE_PATHS = paths
     reg = dict(_TYPE_PATHS)
     for name in cuda.intrinsics.KERNEL_NAMES + cuda.intrinsics.VECTOR_TYPES:

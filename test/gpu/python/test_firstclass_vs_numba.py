@@ -6,7 +6,7 @@ the dtype, the array size, the atomic op and a cast function as arguments. The s
 decorators included); enums whose members are floats (Numba types them float64) as constants and arguments, in tuples too; array
 variables (slices, rows) bound on some paths only, read where bound; inner defs redefined per branch and lambdas
 bound in loops, keyword arguments to device functions, enums of tuple and str values (members of enums of tuples
-as kernel arguments too), dispatcher.signatures after lazy launches, positional-only parameters, and the recursive
+as kernel arguments too), dispatcher.signatures after lazy launches, positional-only parameters, literal_unroll, and the recursive
 inner defs, keyword-only and **kwargs parameters numba-cuda refuses, refused."""
 import enum
 import linecache
@@ -499,6 +499,44 @@ def posonly(out):
         outs.append(out)
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_array_equal(outs[1], [125.0, 143.0, 146.0])
+
+
+UNROLLED = """
+@cuda.jit(device=True)
+def square(x):
+    return x * x
+
+
+@cuda.jit(device=True)
+def negate(x):
+    return -x
+
+
+@cuda.jit
+def unrolled(out, x, t):
+    acc = 0.0
+    for f in cuda.literal_unroll((square, negate)):
+        acc += f(x)
+    out[0] = acc
+    i = 1
+    for v in cuda.literal_unroll(t):
+        out[i] = v
+        i += 1
+    for c in cuda.literal_unroll([0.5, 2]):
+        out[4] += c
+"""
+
+
+def test_literal_unroll_matches_numba():
+    """numba-cuda's literal_unroll over a tuple of device functions, a mixed-type tuple argument and a list of
+    constants (which it makes a tuple)."""
+    outs = []
+    for k in compile_both(UNROLLED, "unrolled", "unrolled"):
+        out = np.zeros(5)
+        k[1, 1](out, 3.0, (1, 2.5, True))
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[1], [6.0, 1.0, 2.5, 1.0, 2.5])
 
 
 def test_signatures_after_lazy_launches_match_numba():
