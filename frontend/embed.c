@@ -237,8 +237,10 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     t.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, v->nitems ? v->nitems : 1);
     for (unsigned k = 0; k < v->nitems; k++) {
       const kf_value *it = &v->items[k];
-      if (it->kind != KF_VALUE_BOOL && it->kind != KF_VALUE_INT && it->kind != KF_VALUE_FLOAT && it->kind != KF_VALUE_TUPLE)
-        return invalid(fe, "item %u of the tuple is a %s: kfront's constant tuples hold numbers and tuples", k,
+      if (it->kind == KF_VALUE_NAMESPACE || it->kind == KF_VALUE_EXCEPTION || it->kind == KF_VALUE_STRING ||
+          (unsigned)it->kind > KF_VALUE_STRING)
+        return invalid(fe, "item %u of the tuple is a %s: kfront's constant tuples hold numbers, arrays, functions "
+                           "and tuples of them", k,
                        (unsigned)it->kind < sizeof value_kind_names / sizeof *value_kind_names ? value_kind_names[it->kind]
                                                                                           : "value of unknown kind");
       t.tup.elems[k] = convert(fe, it, name, depth + 1);
@@ -320,6 +322,10 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
 static void bind_functions(FeCtx *fe, FeVal *slot, const kf_value *v) {
   if (v->kind == KF_VALUE_NAMESPACE && slot->kind == FV_NAMESPACE) {
     for (unsigned k = 0; k < slot->ns->n; k++) bind_functions(fe, &slot->ns->vals[k], &v->items[k]);
+    return;
+  }
+  if (v->kind == KF_VALUE_TUPLE && slot->kind == FV_TUPLE) { /* (square, negate): a tuple of device functions */
+    for (unsigned k = 0; k < slot->tup.n; k++) bind_functions(fe, &slot->tup.elems[k], &v->items[k]);
     return;
   }
   if (v->kind != KF_VALUE_FUNCTION || slot->kind != FV_HOST) return;

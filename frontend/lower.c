@@ -884,6 +884,26 @@ static const char *suggest(Lower *L, const char *name) {
 
 static FeVal const_array_ref(Lower *L, const FeConstArr *ca, const char *hint);
 
+/* Whether constant tuple v holds a constant array (at any depth). */
+static bool holds_const_array(const FeVal *v, unsigned depth) {
+  if (v->kind == FV_CONSTARR) return true;
+  if (v->kind != FV_TUPLE || depth > FE_MAX_NESTING) return false;
+  for (unsigned k = 0; k < v->tup.n; k++)
+    if (holds_const_array(&v->tup.elems[k], depth + 1)) return true;
+  return false;
+}
+
+/* A global tuple as a kernel reads it: its constant arrays referenced as a global array is (their symbols named
+ * after the tuple and the item, hint_0_1), the rest as it is. */
+static FeVal global_tuple(Lower *L, const FeVal *g, const char *hint, unsigned depth) {
+  if (g->kind == FV_CONSTARR) return const_array_ref(L, g->carr, hint);
+  if (g->kind != FV_TUPLE || !holds_const_array(g, depth)) return *g;
+  FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, g->tup.n);
+  for (unsigned k = 0; k < g->tup.n; k++)
+    elems[k] = global_tuple(L, &g->tup.elems[k], arena_printf(&L->fe->arena, "%s_%u", hint, k), depth + 1);
+  return make_tuple(L, g->tup.n, elems);
+}
+
 /* The value of a global (a module-level name, a binding, a namespace member) as a kernel reads it; name
  * says which in diagnostics, hint names the symbol of a constant array. */
 static FeVal global_value(Lower *L, const FeVal *g, const char *name, const char *hint, SrcLoc loc) {
@@ -897,6 +917,10 @@ static FeVal global_value(Lower *L, const FeVal *g, const char *name, const char
   if (g->kind == FV_CONSTARR) { /* a global NumPy array is a constant, as in Numba */
     at(L, loc);
     return const_array_ref(L, g->carr, hint);
+  }
+  if (g->kind == FV_TUPLE && holds_const_array(g, 0)) { /* (a, b): the arrays as the globals they would be */
+    at(L, loc);
+    return global_tuple(L, g, hint, 0);
   }
   FeVal v = *g;
   v.literal = false;

@@ -220,7 +220,7 @@ typedef struct kf_source {
  * for the duration of the call that takes it (a compile copies what it keeps). */
 typedef enum kf_value_kind {
   KF_VALUE_BOOL, KF_VALUE_INT, KF_VALUE_FLOAT,  /* scalar of `dtype` (Python int: int64, float: float64, bool: boolean; NumPy scalars their own dtype) */
-  KF_VALUE_TUPLE,        /* items[0..nitems): scalars and tuples (nested allowed) */
+  KF_VALUE_TUPLE,        /* items[0..nitems): scalars, arrays, functions, paths and tuples of them (nested allowed) */
   KF_VALUE_ARRAY,        /* a host array (kf_array, memory HOST; rank 1..KF_MAX_RANK, any strides); its elements are
                           * copied at compile: a constant array in constant memory, as Numba makes a global array */
   KF_VALUE_MODULE,       /* a Python module kfront knows, by dotted name: "numba", "numba.cuda", "math", "numpy", "cmath", "operator", ... */

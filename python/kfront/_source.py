@@ -362,8 +362,8 @@ def freeze_value(name, value, registry=None):
         items = []
         for i, item in enumerate(value):
             d = freeze_value("%s[%d]" % (name, i), item, registry)
-            if d is None or d[0] == "str":  # kfront's constant tuples hold numbers and tuples
-                return None
+            if d is None or d[0] in ("str", "namespace", "exception"):  # kfront's constant tuples hold numbers,
+                return None                                               # arrays, functions and tuples of them
             items.append(d)
         return ("tuple", items)
     path = registry.get(id(value)) if registry else None

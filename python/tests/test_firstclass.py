@@ -555,6 +555,33 @@ def test_literal_unroll_over_functions_and_mixed_tuples():
         cuda.jit(over_array)[1, 1](np.zeros(2))
 
 
+FUNCTIONS = (square, negate)  # a global tuple of device functions (numba-cuda: a Tuple of Dispatcher types)
+WEIGHTED = ((square, 1.0), (negate, 2.0), (twice, 0.5))
+CASES = (np.arange(4.0), np.ones((2, 3), np.int32), np.float32([[1.5]]))  # arrays of different ranks and dtypes
+
+
+@cuda.jit
+def global_tuples(out, x):
+    acc = 0.0
+    for f in cuda.literal_unroll(FUNCTIONS):
+        acc += f(x)
+    out[0] = acc
+    for f, w in WEIGHTED:
+        out[1] += f(x) * w
+    out[2] = FUNCTIONS[1](x)
+    i = 3
+    for case in cuda.literal_unroll(CASES):  # numba-cuda's test_array_reductions form
+        out[i] = case.size
+        i += 1
+    out[6] = CASES[0][3] + CASES[1][1, 2] + CASES[2][0, 0]
+
+
+def test_global_tuples_of_functions_and_arrays():
+    out = np.zeros(7)
+    global_tuples[1, 1](out, 3.0)
+    np.testing.assert_array_equal(out, [6.0, 9 - 6 + 3, -3, 4, 6, 1, 3 + 1 + 1.5])
+
+
 # numba-cuda's test_atomics helpers: the dtype, the size (a constant: a literal where the callee needs one), the
 # atomic op and a cast function are all arguments of the device function
 @cuda.jit(device=True)

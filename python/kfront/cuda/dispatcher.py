@@ -110,14 +110,24 @@ class _Inputs:
             if frozen[0] == "exception":  # raised by a kernel, it comes back by this name
                 _kfront.register_exception(frozen[1], frozen[2])
                 frozen = frozen[:2]
-            if frozen[0] == "function":
-                dep = frozen[1]
-                if not isinstance(dep, Dispatcher):
-                    continue
-                if id(dep) not in self._index:
-                    self._add(dep)
-                frozen = ("function", self._index[id(dep)], dep.py_func.__code__.co_name)
-            self._bind(name, frozen)
+            frozen = self._functions_bound(frozen)
+            if frozen is not None:
+                self._bind(name, frozen)
+
+    def _functions_bound(self, frozen):
+        """frozen with each device function in it (itself, or an item of a tuple) as ('function', source index,
+        name), its source added; None when one is a function that is not a @cuda.jit one."""
+        if frozen[0] == "tuple":
+            items = [self._functions_bound(item) for item in frozen[1]]
+            return None if None in items else ("tuple", items)
+        if frozen[0] != "function":
+            return frozen
+        dep = frozen[1]
+        if not isinstance(dep, Dispatcher):
+            return None
+        if id(dep) not in self._index:
+            self._add(dep)
+        return ("function", self._index[id(dep)], dep.py_func.__code__.co_name)
 
     def _bind(self, name, frozen):
         old = self.bindings.get(name)

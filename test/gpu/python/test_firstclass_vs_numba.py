@@ -6,7 +6,7 @@ the dtype, the array size, the atomic op and a cast function as arguments. The s
 decorators included); enums whose members are floats (Numba types them float64) as constants and arguments, in tuples too; array
 variables (slices, rows) bound on some paths only, read where bound; inner defs redefined per branch and lambdas
 bound in loops, keyword arguments to device functions, enums of tuple and str values (members of enums of tuples
-as kernel arguments too), dispatcher.signatures after lazy launches, positional-only parameters, literal_unroll, and the recursive
+as kernel arguments too), dispatcher.signatures after lazy launches, positional-only parameters, literal_unroll, global tuples of functions and arrays, and the recursive
 inner defs, keyword-only and **kwargs parameters numba-cuda refuses, refused."""
 import enum
 import linecache
@@ -537,6 +537,51 @@ def test_literal_unroll_matches_numba():
         outs.append(out)
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_array_equal(outs[1], [6.0, 1.0, 2.5, 1.0, 2.5])
+
+
+GLOBAL_TUPLES = """
+@cuda.jit(device=True)
+def square(x):
+    return x * x
+
+
+@cuda.jit(device=True)
+def negate(x):
+    return -x
+
+
+FUNCTIONS = (square, negate)
+WEIGHTED = ((square, 1.0), (negate, 2.0))
+CASES = (np.arange(4.0), np.ones((2, 3), np.int32), np.float32([[1.5]]))
+
+
+@cuda.jit
+def global_tuples(out, x):
+    acc = 0.0
+    for f in cuda.literal_unroll(FUNCTIONS):
+        acc += f(x)
+    out[0] = acc
+    for p in cuda.literal_unroll(WEIGHTED):
+        out[1] += p[0](x) * p[1]
+    out[2] = FUNCTIONS[1](x)
+    i = 3
+    for case in cuda.literal_unroll(CASES):
+        out[i] = case.size
+        i += 1
+    out[6] = CASES[0][3] + CASES[1][1, 2] + CASES[2][0, 0]
+"""
+
+
+def test_global_tuples_of_functions_and_arrays_match_numba():
+    """Module-level tuples of device functions (numba-cuda: a Tuple of Dispatcher types) and of arrays of different
+    ranks and dtypes (constant arrays), iterated with literal_unroll and indexed."""
+    outs = []
+    for k in compile_both(GLOBAL_TUPLES, "global_tuples", "global tuples"):
+        out = np.zeros(7)
+        k[1, 1](out, 3.0)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[1], [6.0, 3.0, -3.0, 4.0, 6.0, 1.0, 5.5])
 
 
 def test_signatures_after_lazy_launches_match_numba():
