@@ -4129,6 +4129,7 @@ static void static_key(const FeVal *s, StrBuf *out) {
     for (const char *c = sema_builtin_name(s->builtin); *c; c++) sb_putc(out, *c == '.' ? '_' : *c);
     break;
   case FV_NTYPE: sb_putc(out, 'N'); nb_mangle(s->type, out); break;
+  case FV_NAMESPACE: sb_printf(out, "K%u", s->ns->enumc->id); break; /* an enum class (arg_shape) */
   case FV_NONE: sb_puts(out, "None"); break;
   case FV_CLOSURE: {
     const FeClosure *c = s->clo;
@@ -4167,6 +4168,10 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
     return true;
   case FV_NTYPE:
   case FV_NONE: *out = *v; return true;
+  case FV_NAMESPACE: /* an enum class: numba-cuda's EnumClass, a compile-time value as a type is */
+    if (!v->ns->enumc || v->ns->enumc->strings_of) break;
+    *out = *v;
+    return true;
   case FV_CLOSURE: return closure_snapshot(L, v, out, loc);
   case FV_VAL:
     *out = val(v->type, NULL);

@@ -872,6 +872,47 @@ def test_members_of_enums_of_tuples_as_kernel_arguments():
         letter_arg[1, 1](np.zeros(1), Letter.BEE)
 
 
+@cuda.jit(device=True)
+def first_member_value(cls):
+    return cls.EARTH.value
+
+
+@cuda.jit(device=True)
+def low_of(cls):
+    return cls["LOW"] == cls.LOW
+
+
+@cuda.jit
+def enum_classes_passed(out, lv):
+    out[0] = first_member_value(Planet)[1]  # an enum class to a device function: numba-cuda's EnumClass argument
+    out[1] = low_of(Level)  # another class: another specialisation
+    t = (Scale, Level)
+    out[2] = low_of(t[1]) + t[0].LARGE.value
+
+    def is_low(cls):  # and to a closure
+        return lv == cls.LOW
+
+    out[3] = is_low(Level)
+
+
+def test_enum_classes_passed_to_device_functions():
+    out = np.zeros(4)
+    enum_classes_passed[1, 1](out, Level.LOW)
+    np.testing.assert_array_equal(out, [6.37814e6, 1, 1 + Scale.LARGE.value, 1])
+
+    @cuda.jit
+    def strings_class(out):
+        out[0] = len_first(Letter)
+
+    @cuda.jit(device=True)
+    def len_first(cls):
+        return len(cls.A.value)
+
+    out = np.zeros(1)
+    strings_class[1, 1](out)
+    assert out[0] == 1
+
+
 def test_enums_numba_cannot_type():
     class Mixed(enum.Enum):
         ONE = 1

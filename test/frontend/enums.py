@@ -35,6 +35,9 @@
 # RUN: %ptxas -arch=sm_90 %t.float.ptx -o /dev/null
 # RUN: not kfront compile %s -k heterogeneous --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=HETERO
 # RUN: kfront compile %s -k in_tuples --sig 'void(int64[:])' --emit=kir | FileCheck %s --check-prefix=INTUPLE
+# RUN: kfront compile %s -k classes_passed --sig 'void(int64[:])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=CLASSARG
+# RUN: kfront compile %s -k classes_passed --sig 'void(int64[:])' --emit=ptx --arch=sm_90 -o %t.classarg.ptx
+# RUN: %ptxas -arch=sm_90 %t.classarg.ptx -o /dev/null
 import enum
 from enum import Enum, IntEnum, auto
 
@@ -281,3 +284,26 @@ def in_tuples(a):
     for m in t:
         total += m.value
     a[0] = total + (1 if tuple_first(t) is Color.RED else 0) + t[1] - 500 + 4
+
+
+# An enum class passed to a device function (numba-cuda's EnumClass, an opaque argument): a compile-time value,
+# one specialisation per class, no parameter for it.
+# CLASSARG: arith.constant() {value = 3} : () -> (i64)
+# CLASSARG: {sym_name = @blue_value__K[[A:[0-9]+]], function_type = () -> (i64)
+# CLASSARG: arith.constant() {value = 7} : () -> (i64)
+# CLASSARG: {sym_name = @blue_value__K[[B:[0-9]+]], function_type = () -> (i64)
+# CLASSARG: func.call() {callee = @blue_value__K[[A]]}
+# CLASSARG: func.call() {callee = @blue_value__K[[B]]}
+class Hue(Enum):
+    BLUE = 7
+
+
+@cuda.jit(device=True)
+def blue_value(cls):
+    return cls.BLUE.value
+
+
+@cuda.jit
+def classes_passed(a):
+    a[0] = blue_value(Color)
+    a[1] = blue_value(Hue)

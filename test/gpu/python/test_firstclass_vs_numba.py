@@ -6,7 +6,8 @@ the dtype, the array size, the atomic op and a cast function as arguments. The s
 decorators included); enums whose members are floats (Numba types them float64) as constants and arguments, in tuples too; array
 variables (slices, rows) bound on some paths only, read where bound; inner defs redefined per branch and lambdas
 bound in loops, keyword arguments to device functions, enums of tuple and str values (members of enums of tuples
-as kernel arguments too), dispatcher.signatures after lazy launches, positional-only parameters, literal_unroll, global tuples of functions and arrays, and the recursive
+as kernel arguments too), dispatcher.signatures after lazy launches, positional-only parameters, literal_unroll, global tuples of functions and arrays, enum
+classes passed to device functions, and the recursive
 inner defs, keyword-only and **kwargs parameters numba-cuda refuses, refused."""
 import enum
 import linecache
@@ -582,6 +583,46 @@ def test_global_tuples_of_functions_and_arrays_match_numba():
         outs.append(out)
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_array_equal(outs[1], [6.0, 3.0, -3.0, 4.0, 6.0, 1.0, 5.5])
+
+
+class Hue(enum.Enum):
+    RED = 7
+    GREEN = 8
+
+
+ENUM_CLASSES = """
+@cuda.jit(device=True)
+def red_value(cls):
+    return cls.RED.value
+
+
+@cuda.jit
+def enum_classes(out, c):
+    out[0] = red_value(Hue)
+    out[1] = red_value(Scale2)
+    out[2] = c == Hue.GREEN
+"""
+
+
+class Scale2(enum.Enum):
+    RED = 2.5
+    BLUE = 0.5
+
+
+def test_enum_classes_passed_to_device_functions_match_numba():
+    """An enum class as a device function's argument (numba-cuda's EnumClass, an opaque value): one
+    specialisation per class."""
+    outs = []
+    for module in (ncuda, kcuda):
+        fname = "<vs-numba enum classes %s>" % module.__name__
+        linecache.cache[fname] = (len(ENUM_CLASSES), None, ENUM_CLASSES.splitlines(True), fname)
+        scope = {"cuda": module, "Hue": Hue, "Scale2": Scale2}
+        exec(compile(ENUM_CLASSES, fname, "exec"), scope)
+        out = np.zeros(3)
+        scope["enum_classes"][1, 1](out, Hue.GREEN)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[1], [7.0, 2.5, 1.0])
 
 
 def test_signatures_after_lazy_launches_match_numba():
