@@ -331,10 +331,6 @@ def freeze_value(name, value, registry=None):
     np = sys.modules.get("numpy")  # a NumPy value means NumPy is loaded
     if np is not None:
         if isinstance(value, np.ndarray):
-            if value.dtype.fields is not None:
-                raise errors.UnsupportedError("kfront: the global '%s' is an array of records (dtype %s): constant "
-                                              "arrays of records (cuda.const.array_like) are not supported" %
-                                              (name, value.dtype))
             if value.dtype.kind == "c":
                 raise errors.UnsupportedError("kfront: the global '%s' is an array of dtype %s; kfront does not support "
                                               "complex constant arrays (pass it as a kernel argument)" % (name, value.dtype))
