@@ -208,6 +208,28 @@ static FeVal invalid(FeCtx *fe, const char *fmt, ...) {
   return v;
 }
 
+static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned depth);
+
+/* An enum class whose members' values are tuples or strings: a NAMESPACE whose path spells its member type with
+ * the values, EnumMember("mod.Color", UniTuple(int64, 2), (values...)) (fe_enum_parse), its items the same values. */
+static FeVal valued_enum(FeCtx *fe, const kf_value *v, const char *name, unsigned depth) {
+  const FeEnum *en = fe_enum_parse_text(fe, v->path, srcloc(NULL, 0, 0));
+  if (!en || !en->values) return invalid(fe, "'%s' does not spell the member type of an enum of tuples or strings", v->path);
+  if (en->nvalues != v->nitems)
+    return invalid(fe, "the enum class has %u members but its type spells %u values", v->nitems, en->nvalues);
+  const char **names = ARENA_ARRAY(&fe->arena, const char *, v->nitems);
+  for (unsigned k = 0; k < v->nitems; k++) {
+    if (!v->names || !v->names[k] || !*v->names[k]) return invalid(fe, "member %u of the namespace has no name", k);
+    names[k] = fe_intern(fe, v->names[k]);
+    FeVal x = convert(fe, &v->items[k], arena_printf(&fe->arena, "%s.%s", name, names[k]), depth + 1);
+    if (x.kind == FV_INVALID) return x;
+    const char *t = fe_enum_value_type(fe, &x);
+    if (!t || strcmp(t, en->value_type) != 0)
+      return invalid(fe, "member '%s' of the enum class is not of its members' type %s", names[k], en->value_type);
+  }
+  return fe_enum_valued_namespace(fe, en->name, name, en->value_type, names, en->values, en->nvalues);
+}
+
 /* What v means to a kernel; `name` says where it is (the binding, "Color.RED"). FUNCTION values are FV_HOST
  * here, until embed_after_read finds the function. */
 static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned depth) {
@@ -225,6 +247,8 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     if (v->path) { /* an enum member: its type spelt (its value of the kind of the members' type) */
       const FeEnum *en = fe_enum_parse_text(fe, v->path, srcloc(NULL, 0, 0));
       if (!en) return invalid(fe, "'%s' does not spell an enum member type", v->path);
+      if (en->values && (v->kind != KF_VALUE_INT || i < 0 || (uint64_t)i >= en->nvalues))
+        return invalid(fe, "a member of %s is the index of its value, 0 to %u", v->path, en->nvalues - 1);
       TypeKind want = en->dtype->kind;
       if ((want == TY_INT && v->kind != KF_VALUE_INT) || (want == TY_FLOAT && v->kind != KF_VALUE_FLOAT) ||
           (want == TY_BOOL && v->kind != KF_VALUE_BOOL))
@@ -241,8 +265,10 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     t.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, v->nitems ? v->nitems : 1);
     for (unsigned k = 0; k < v->nitems; k++) {
       const kf_value *it = &v->items[k];
-      if (it->kind != KF_VALUE_BOOL && it->kind != KF_VALUE_INT && it->kind != KF_VALUE_FLOAT && it->kind != KF_VALUE_TUPLE)
-        return invalid(fe, "item %u of the tuple is a %s: kfront's constant tuples hold numbers and tuples", k,
+      if (it->kind == KF_VALUE_NAMESPACE || it->kind == KF_VALUE_EXCEPTION || it->kind == KF_VALUE_STRING ||
+          (unsigned)it->kind > KF_VALUE_STRING)
+        return invalid(fe, "item %u of the tuple is a %s: kfront's constant tuples hold numbers, arrays, functions "
+                           "and tuples of them", k,
                        (unsigned)it->kind < sizeof value_kind_names / sizeof *value_kind_names ? value_kind_names[it->kind]
                                                                                           : "value of unknown kind");
       t.tup.elems[k] = convert(fe, it, name, depth + 1);
@@ -312,6 +338,8 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     return (FeVal){.kind = FV_HOST};
   case KF_VALUE_NAMESPACE: {
     if (v->nitems && (!v->items || !v->names)) return invalid(fe, "a namespace of %u members with no items or names", v->nitems);
+    if (v->path && v->nitems && (v->items[0].kind == KF_VALUE_TUPLE || v->items[0].kind == KF_VALUE_STRING))
+      return valued_enum(fe, v, name, depth);
     FeNamespace *ns = ARENA_NEW(&fe->arena, FeNamespace);
     ns->name = name;
     if (v->path) { /* an enum class: its members' type spelt */
@@ -348,6 +376,10 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
 static void bind_functions(FeCtx *fe, FeVal *slot, const kf_value *v) {
   if (v->kind == KF_VALUE_NAMESPACE && slot->kind == FV_NAMESPACE) {
     for (unsigned k = 0; k < slot->ns->n; k++) bind_functions(fe, &slot->ns->vals[k], &v->items[k]);
+    return;
+  }
+  if (v->kind == KF_VALUE_TUPLE && slot->kind == FV_TUPLE) { /* (square, negate): a tuple of device functions */
+    for (unsigned k = 0; k < slot->tup.n; k++) bind_functions(fe, &slot->tup.elems[k], &v->items[k]);
     return;
   }
   if (v->kind != KF_VALUE_FUNCTION || slot->kind != FV_HOST) return;

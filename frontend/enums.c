@@ -33,7 +33,83 @@ const FeEnum *fe_enum_get(FeCtx *fe, const char *name, bool is_int, Type *dtype)
   return e;
 }
 
+const FeEnum *fe_enum_get_valued(FeCtx *fe, const char *name, const char *value_type, const FeVal *values,
+                                 unsigned n) {
+  const char *spelling = arena_printf(&fe->arena, "EnumMember(\"%s\", %s)", name, value_type);
+  FeEnum *e = strmap_get(&fe->enums, spelling);
+  if (!e) {
+    e = ARENA_NEW(&fe->arena, FeEnum);
+    e->name = fe_intern(fe, name);
+    e->spelling = fe_intern(fe, spelling);
+    e->dtype = ty_i64(fe->ctx);
+    e->id = fe->nenums++;
+    e->values = values;
+    e->nvalues = n;
+    e->value_type = fe_intern(fe, value_type);
+    strmap_put(&fe->enums, e->spelling, e);
+  }
+  return e;
+}
+
+const FeEnum *fe_enum_strings(FeCtx *fe, const FeEnum *e) {
+  const char *key = arena_printf(&fe->arena, "unicode_type of %s", e->spelling);
+  FeEnum *t = strmap_get(&fe->enums, key);
+  if (!t) {
+    t = ARENA_NEW(&fe->arena, FeEnum);
+    *t = *e;
+    t->spelling = fe_intern(fe, key);
+    t->id = fe->nenums++;
+    t->strings_of = e;
+    strmap_put(&fe->enums, t->spelling, t);
+  }
+  return t;
+}
+
+/* Appends the name of constant v's type to b (numbers and tuples of them); false for anything else. */
+static bool value_type_name(FeCtx *fe, const FeVal *v, StrBuf *b, unsigned depth) {
+  if (v->kind == FV_VAL && v->is_const && ty_is_number(v->type) && v->type->kind != TY_COMPLEX) {
+    nb_type_name(v->type, b);
+    return true;
+  }
+  if (v->kind != FV_TUPLE || !v->tup.n || depth > FE_MAX_NESTING) return false;
+  bool uni = true;
+  StrBuf first;
+  sb_init(&first);
+  bool ok = value_type_name(fe, &v->tup.elems[0], &first, depth + 1);
+  for (unsigned i = 1; ok && i < v->tup.n; i++) {
+    StrBuf e;
+    sb_init(&e);
+    ok = value_type_name(fe, &v->tup.elems[i], &e, depth + 1);
+    uni = uni && ok && strcmp(sb_cstr(&e), sb_cstr(&first)) == 0;
+    sb_free(&e);
+  }
+  if (ok && uni) {
+    sb_printf(b, "UniTuple(%s, %u)", sb_cstr(&first), v->tup.n);
+  } else if (ok) {
+    sb_puts(b, "Tuple(");
+    for (unsigned i = 0; i < v->tup.n; i++) {
+      if (i) sb_puts(b, ", ");
+      value_type_name(fe, &v->tup.elems[i], b, depth + 1);
+    }
+    sb_putc(b, ')');
+  }
+  sb_free(&first);
+  return ok;
+}
+
+const char *fe_enum_value_type(FeCtx *fe, const FeVal *v) {
+  if (v->kind == FV_STR) return "unicode_type";
+  if (v->kind != FV_TUPLE) return NULL;
+  StrBuf b;
+  sb_init(&b);
+  const char *r = value_type_name(fe, v, &b, 0) ? fe_intern(fe, sb_cstr(&b)) : NULL;
+  sb_free(&b);
+  return r;
+}
+
 const char *fe_enum_type_name(FeCtx *fe, const FeEnum *e) {
+  if (e->strings_of) return "unicode_type";
+  if (e->values) return arena_printf(&fe->arena, "Enum<%s>(%s)", e->value_type, e->name);
   StrBuf b;
   sb_init(&b);
   sb_printf(&b, "%sEnum<", e->is_int ? "Int" : "");
@@ -57,18 +133,78 @@ bool fe_enum_spelled(const PyExpr *e) {
   return n && (strcmp(n, "EnumMember") == 0 || strcmp(n, "IntEnumMember") == 0);
 }
 
-const FeEnum *fe_enum_parse(FeCtx *fe, const PyExpr *e) {
-  if (!fe_enum_spelled(e) || e->call.args.n != 2 || e->call.nkeywords || e->call.args.items[0]->kind != EX_STR ||
-      !e->call.args.items[0]->str.len) {
-    fe_error(fe, e->loc, "an enum member type is spelt EnumMember(\"Class\", int64) or IntEnumMember(\"Class\", int64)");
+/* Whether two constant enum values (numbers, tuples of them, strings) are equal: Python makes the later member
+ * an alias of the earlier. */
+static bool const_equal(const FeVal *a, const FeVal *b) {
+  if (a->kind != b->kind) return false;
+  if (a->kind == FV_STR) return a->str.len == b->str.len && memcmp(a->str.s, b->str.s, a->str.len) == 0;
+  if (a->kind == FV_VAL) return a->type == b->type && (a->type->kind == TY_FLOAT ? a->c.f == b->c.f : a->c.i == b->c.i);
+  if (a->kind != FV_TUPLE || a->tup.n != b->tup.n) return false;
+  for (unsigned i = 0; i < a->tup.n; i++)
+    if (!const_equal(&a->tup.elems[i], &b->tup.elems[i])) return false;
+  return true;
+}
+
+/* The type of constant v (a number, or a tuple of numbers and such tuples), interned; NULL for anything else. */
+static Type *constant_type(FeCtx *fe, const FeVal *v, unsigned depth) {
+  if (v->kind == FV_VAL && v->is_const && ty_is_number(v->type) && v->type->kind != TY_COMPLEX) return v->type;
+  if (v->kind != FV_TUPLE || !v->tup.n || depth > FE_MAX_NESTING) return NULL;
+  Type **elems = ARENA_ARRAY(&fe->arena, Type *, v->tup.n);
+  for (unsigned i = 0; i < v->tup.n; i++)
+    if (!(elems[i] = constant_type(fe, &v->tup.elems[i], depth + 1))) return NULL;
+  return ty_tuple(fe->ctx, v->tup.n, elems);
+}
+
+/* EnumMember("Class", value type, (values...)): a valued enum, its members' values spelt after their type (one per
+ * member, aliases included, in the class's order), so that a member passed as a kernel argument (its index) and
+ * the class bound by an embedder name the same type. NULL after a located error. */
+static const FeEnum *parse_valued(FeCtx *fe, const PyExpr *e) {
+  const PyExpr *vt = e->call.args.items[1], *vs = e->call.args.items[2];
+  FeVal tup = fe_eval_const(fe, vs);
+  if (tup.kind != FV_TUPLE || !tup.tup.n) {
+    fe_error(fe, vs->loc, "the values of an enum of tuples or strings are spelt as a tuple, one per member");
     return NULL;
   }
+  bool strings = vt->kind == EX_NAME && strcmp(vt->name, "unicode_type") == 0;
+  Type *want = strings ? NULL : nb_parse_type(fe, vt, NULL);
+  if (!strings && !want) return NULL;
+  bool same = true;
+  for (unsigned i = 0; same && i < tup.tup.n; i++)
+    same = strings ? tup.tup.elems[i].kind == FV_STR : constant_type(fe, &tup.tup.elems[i], 0) == want;
+  if (!same) {
+    fe_error(fe, vs->loc, "the values of an enum of %s must all be of that type",
+             strings ? "unicode_type" : nb_type_str(&fe->arena, want));
+    return NULL;
+  }
+  const char *vtype = fe_enum_value_type(fe, &tup.tup.elems[0]);
+  const FeEnum *en = fe_enum_get_valued(fe, e->call.args.items[0]->str.s, vtype, tup.tup.elems, tup.tup.n);
+  bool agree = en->nvalues == tup.tup.n;
+  for (unsigned i = 0; agree && i < tup.tup.n; i++) agree = const_equal(&en->values[i], &tup.tup.elems[i]);
+  if (!agree) { /* the class was met before (a class statement of the source, a binding) with other values */
+    fe_error(fe, vs->loc, "the values spelt for %s are not those of its members (%u of them, in the class's order)",
+             en->name, en->nvalues);
+    return NULL;
+  }
+  return en;
+}
+
+const FeEnum *fe_enum_parse(FeCtx *fe, const PyExpr *e) {
+  bool valued = fe_enum_spelled(e) && e->call.args.n == 3 && callee_name(e)[0] == 'E';
+  if (!fe_enum_spelled(e) || (e->call.args.n != 2 && !valued) || e->call.nkeywords ||
+      e->call.args.items[0]->kind != EX_STR || !e->call.args.items[0]->str.len) {
+    fe_error(fe, e->loc, "an enum member type is spelt EnumMember(\"Class\", int64) or IntEnumMember(\"Class\", int64) "
+                         "(an enum of tuples or strings: EnumMember(\"Class\", UniTuple(int64, 2), (values...)))");
+    return NULL;
+  }
+  if (valued) return parse_valued(fe, e);
   bool is_int = callee_name(e)[0] == 'I';
   Type *dtype = nb_parse_type(fe, e->call.args.items[1], NULL);
   if (!dtype) return NULL;
   if (!ty_is_scalar(dtype) || (is_int && dtype->kind != TY_INT)) {
-    fe_error(fe, e->call.args.items[1]->loc, "kfront supports enums whose members are %s, not %s",
-             is_int ? "integers (IntEnumMember)" : "numbers or booleans", nb_type_str(&fe->arena, dtype));
+    fe_error(fe, e->call.args.items[1]->loc, "kfront supports enums whose members are %s, not %s%s",
+             is_int ? "integers (IntEnumMember)" : "numbers or booleans", nb_type_str(&fe->arena, dtype),
+             dtype->kind == TY_TUPLE ? " (an enum of tuples is spelt with its members' values: EnumMember(\"Class\", "
+                                       "UniTuple(int64, 2), (values...)))" : "");
     return NULL;
   }
   return fe_enum_get(fe, e->call.args.items[0]->str.s, is_int, dtype);
@@ -112,6 +248,26 @@ static bool is_auto(FeCtx *fe, const PyExpr *e) {
   return f.kind == FV_PATH && strcmp(f.str.s, "enum.auto") == 0;
 }
 
+FeVal fe_enum_valued_namespace(FeCtx *fe, const char *cls, const char *ns_name, const char *value_type,
+                               const char *const *names, const FeVal *values, unsigned n) {
+  FeNamespace *ns = ARENA_NEW(&fe->arena, FeNamespace);
+  ns->name = ns_name;
+  ns->n = n;
+  ns->names = ARENA_ARRAY(&fe->arena, const char *, n ? n : 1);
+  ns->vals = ARENA_ARRAY(&fe->arena, FeVal, n ? n : 1);
+  const FeEnum *en = fe_enum_get_valued(fe, cls, value_type, values, n);
+  for (unsigned i = 0; i < n; i++) {
+    unsigned idx = i; /* an alias (a value equal to an earlier member's) is that member */
+    for (unsigned k = 0; k < i && idx == i; k++)
+      if (const_equal(&values[k], &values[i])) idx = k;
+    ns->names[i] = names[i];
+    ns->vals[i] = fe_const_int(fe, ty_i64(fe->ctx), idx);
+    ns->vals[i].enumc = en;
+  }
+  ns->enumc = en;
+  return (FeVal){.kind = FV_NAMESPACE, .ns = ns};
+}
+
 FeVal fe_enum_class(FeCtx *fe, const PyStmt *cls) {
   const char *name = cls->classdef.name;
   EnumBase base = BASE_NONE;
@@ -138,6 +294,8 @@ FeVal fe_enum_class(FeCtx *fe, const PyStmt *cls) {
   ns->vals = ARENA_ARRAY(&fe->arena, FeVal, body->n ? body->n : 1);
   int64_t last = 0;
   bool any = false;
+  const char *valued = NULL; /* the members' value type, when they are tuples or strings */
+  FeVal *values = ARENA_ARRAY(&fe->arena, FeVal, body->n ? body->n : 1);
   for (unsigned i = 0; i < body->n; i++) {
     const PyStmt *s = body->items[i];
     if (s->kind == ST_PASS || s->kind == ST_FUNCDEF || (s->kind == ST_EXPR && s->expr->kind == EX_STR)) continue;
@@ -157,6 +315,22 @@ FeVal fe_enum_class(FeCtx *fe, const PyStmt *cls) {
     } else {
       /* Numba types the class by its members' values (typeof): integers int64, floats float64, bools boolean */
       FeVal v = fe_eval_const(fe, s->assign.value);
+      if (!is_int && !flag && (v.kind == FV_TUPLE || v.kind == FV_STR)) {
+        if (any && !valued) return invalid(fe, "Cannot type heterogeneous enum '%s': %s", name, "its members' values are of several kinds");
+        const char *vt = fe_enum_value_type(fe, &v);
+        if (!vt)
+          return invalid(fe, "'%s.%s' is a tuple kfront cannot type as an enum value (tuples of numbers, nested ones "
+                             "included, and strings are)%s", name, member);
+        if (valued && strcmp(vt, valued) != 0)
+          return invalid(fe, "Cannot type heterogeneous enum '%s': got value types %s", name,
+                         arena_printf(&fe->arena, "%s, %s", valued, vt));
+        valued = vt;
+        values[ns->n] = v;
+        any = true;
+        ns->names[ns->n++] = member;
+        continue;
+      }
+      if (valued) return invalid(fe, "Cannot type heterogeneous enum '%s': %s", name, "its members' values are of several kinds");
       if (v.kind != FV_VAL || !v.is_const || (v.type->is_unsigned && v.c.i < 0))
         return invalid(fe, "'%s.%s' is not a number: kfront supports enums whose members are numbers or booleans",
                        name, member);
@@ -178,6 +352,7 @@ FeVal fe_enum_class(FeCtx *fe, const PyStmt *cls) {
     ns->names[ns->n] = member;
     ns->vals[ns->n++] = m;
   }
+  if (valued) return fe_enum_valued_namespace(fe, name, name, valued, ns->names, values, ns->n);
   /* the members' type: an empty class is typed int64 (Numba cannot type it; it has no members to use) */
   const FeEnum *en = fe_enum_get(fe, name, is_int, dtype ? dtype : i64);
   ns->enumc = en;

@@ -93,8 +93,16 @@ struct FeEnum {
   const char *name;     /* the class: "Color" (a class of the module) or as the embedder names it ("mod.Color") */
   const char *spelling; /* the type in signatures: IntEnumMember("mod.Color", int64) */
   bool is_int;          /* IntEnum / IntFlag: members convert to integers (arithmetic, ordering, indexing) */
-  Type *dtype;          /* the members' values (int64) */
+  Type *dtype;          /* the members' values (int64); for a valued enum, the members' index (int64) */
   unsigned id;          /* numbers the enums of one compile (instance keys, mangled names) */
+  /* A valued enum (members whose values are tuples or strings, Numba's EnumMember of a tuple or unicode_type): a
+   * member is the index of its value in values (FV_TUPLE constants or FV_STR); value_type is their type's name. */
+  const FeVal *values;
+  unsigned nvalues;
+  const char *value_type;
+  /* Set on the tag of the string values of a valued enum of strings (fe_enum_strings): a value with this tag is
+   * the string values[index] of that enum's member index, chosen at run time (typed unicode_type). */
+  const FeEnum *strings_of;
 };
 
 typedef struct FeConstArr {
@@ -274,6 +282,7 @@ struct FeCtx {
 #define FE_BUILTINS(X)                                                                     \
   X(RANGE, "range") X(LEN, "len") X(MIN, "min") X(MAX, "max") X(ABS, "abs")              \
   X(ZIP, "zip") X(ENUMERATE, "enumerate") X(SLICE, "slice")                                \
+  X(LITERAL_UNROLL, "literal_unroll")                                                    \
   X(INT, "int") X(FLOAT, "float") X(BOOL, "bool") X(ROUND, "round") X(PRINT, "print")    \
   X(POW, "pow") X(DIVMOD, "divmod") X(COMPLEX, "complex")                                \
   X(THREADIDX, "threadIdx") X(BLOCKIDX, "blockIdx") X(BLOCKDIM, "blockDim")               \
@@ -398,6 +407,9 @@ void sema_analyse_function(FeCtx *fe, FeFunc *fn);
 unsigned sema_free_names(FeCtx *fe, const PyStmt *def, const char ***out);
 /* How many times fn's body binds name (parameters, assignments, loop targets, defs). */
 unsigned sema_definitions(const FeFunc *fn, const char *name);
+/* Whether name (a local of fn read by an inner def or lambda, site) is bound before site in the order Python compiles
+ * fn's body (parameters first): Numba makes the closure's cells from the variables stored by then. */
+bool sema_bound_before(const FeFunc *fn, const char *name, const void *site);
 int sema_local_index(const FeFunc *fn, const char *name);
 /* Exit analysis of statements at one loop level: whether they return/break/continue. */
 typedef enum { EXIT_NEVER, EXIT_SOMETIMES, EXIT_ALWAYS } ExitKind;
@@ -616,6 +628,20 @@ void embed_free(FeCtx *fe);
 /* ---- enums.c ------------------------------------------------------------------------------------------------ */
 /* The enum member type of that class, kind and dtype (made once per spelling). */
 const FeEnum *fe_enum_get(FeCtx *fe, const char *name, bool is_int, Type *dtype);
+/* The member type of a class whose members' values are tuples or strings (value_type their type's name,
+ * "UniTuple(int64, 2)" or "unicode_type"), values[i] the value of member index i; made once per spelling (the
+ * first class's values kept). */
+const FeEnum *fe_enum_get_valued(FeCtx *fe, const char *name, const char *value_type, const FeVal *values,
+                                 unsigned n);
+/* The enum class (FV_NAMESPACE, named ns_name) of a valued enum cls: member i named names[i], of value values[i]
+ * (an alias, equal to an earlier member's value, is that member). */
+FeVal fe_enum_valued_namespace(FeCtx *fe, const char *cls, const char *ns_name, const char *value_type,
+                               const char *const *names, const FeVal *values, unsigned n);
+/* The tag of the strings of valued enum e's members (see FeEnum.strings_of), made once. */
+const FeEnum *fe_enum_strings(FeCtx *fe, const FeEnum *e);
+/* The name of the type of value v as a valued enum's members have it ("UniTuple(int64, 2)", "unicode_type"), or
+ * NULL when v is not a tuple of numbers (nested ones included) or a string. */
+const char *fe_enum_value_type(FeCtx *fe, const FeVal *v);
 /* Reads a spelling EnumMember("mod.Color", int64) / IntEnumMember(...) (a signature's argument type, the type
  * of an embedder's bound member); NULL after a located error. */
 const FeEnum *fe_enum_parse(FeCtx *fe, const PyExpr *e);

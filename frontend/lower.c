@@ -384,6 +384,12 @@ static FeVal user_tuple(Lower *L, unsigned n, const FeVal *elems, SrcLoc loc) {
   return make_tuple(L, n, elems);
 }
 
+/* " (defined at line N)" for an inner def or lambda, to tell apart functions of one name; else "". */
+static const char *def_line(Lower *L, const FeVal *v) {
+  if (v->kind != FV_CLOSURE) return "";
+  return arena_printf(&L->fe->arena, " (defined at line %u)", v->clo->fn->loc.line);
+}
+
 static bool fv_same(const FeVal *a, const FeVal *b) {
   if (a->kind != b->kind) return false;
   switch (a->kind) {
@@ -563,6 +569,9 @@ static Type *merge_type(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, co
     if (a->kind == FV_VIEW || b->kind == FV_VIEW)
       lerr(L, loc, "'%s' holds an array view (a[i] of an array of higher rank) that differs between paths; "
                "index the array directly", var);
+    else if (a->kind == FV_STR || b->kind == FV_STR)
+      lerr(L, loc, "'%s' holds a different string on each path: a string chosen at run time is not supported, but "
+                   "for the value of a member of one enum of strings chosen at run time (choose the member)", var);
     else
       lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, a), vname(L, b), var);
     return NULL;
@@ -575,6 +584,32 @@ static Type *merge_type(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, co
     lerr(L, loc, "cannot unify %s and %s for '%s'", tname(L, ta), tname(L, tb), var);
   }
   return u;
+}
+
+/* A compile-time value (a function, a closure, a Numba type, None: is_static) where two paths meet: the value
+ * bound on both, or on the one path that binds it (its bound flag, merged like any variable, says where: "unbound
+ * locals"). Two different functions would make a first-class function value, which numba-cuda cannot lower on
+ * CUDA (a function pointer: "Cannot cast type(CUDADispatcher) to FunctionType"): an error, as is a static value
+ * meeting a run-time one. 0 when neither is static; 1 with *out set, or -1 after a located error. */
+static int merge_static(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, const char *var, FeVal *out) {
+  if (!is_static(a) && !is_static(b)) return 0;
+  if (a->kind == FV_POISON || b->kind == FV_POISON) return -1;
+  if (a->kind == FV_UNDEF || b->kind == FV_UNDEF || fv_same(a, b)) {
+    *out = a->kind == FV_UNDEF ? *b : *a;
+    return 1;
+  }
+  if (a->kind == FV_CLOSURE && b->kind == FV_CLOSURE && a->clo->fn == b->clo->fn)
+    lerr(L, loc, "'%s' holds %s with default values (or captured constants) that differ between paths: not "
+                 "supported (kfront keeps one value of each, evaluated where the function is defined)", var,
+         vname(L, a));
+  else if (is_static(a) && is_static(b) && a->kind != FV_NONE && b->kind != FV_NONE)
+    lerr(L, loc, "'%s' holds %s%s on one path and %s%s on another: a function chosen at run time is a first-class "
+                 "function value, which is not supported on CUDA (numba-cuda: Cannot cast type(CUDADispatcher) to "
+                 "FunctionType); call each function on its own path", var, vname(L, a), def_line(L, a), vname(L, b),
+         def_line(L, b));
+  else
+    lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, a), vname(L, b), var);
+  return -1;
 }
 
 /* The enum member type a variable keeps where two paths meet: the one class on both (or on the one path that
@@ -736,6 +771,11 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after,
       merged[i] = (FeVal){.kind = FV_UNDEF};
       continue;
     }
+    int st = merge_static(L, &e1[i], &e2[i], loc, var_name(L, i), &merged[i]);
+    if (st) {
+      if (st < 0) merged[i] = poison();
+      continue;
+    }
     /* a view a[i] that differs between the branches (or is bound on one only): the array it stands for, made in
      * its branch */
     if (holds_view(&e1[i]) || holds_view(&e2[i])) {
@@ -885,6 +925,26 @@ static const char *suggest(Lower *L, const char *name) {
 
 static FeVal const_array_ref(Lower *L, const FeConstArr *ca, const char *hint);
 
+/* Whether constant tuple v holds a constant array (at any depth). */
+static bool holds_const_array(const FeVal *v, unsigned depth) {
+  if (v->kind == FV_CONSTARR) return true;
+  if (v->kind != FV_TUPLE || depth > FE_MAX_NESTING) return false;
+  for (unsigned k = 0; k < v->tup.n; k++)
+    if (holds_const_array(&v->tup.elems[k], depth + 1)) return true;
+  return false;
+}
+
+/* A global tuple as a kernel reads it: its constant arrays referenced as a global array is (their symbols named
+ * after the tuple and the item, hint_0_1), the rest as it is. */
+static FeVal global_tuple(Lower *L, const FeVal *g, const char *hint, unsigned depth) {
+  if (g->kind == FV_CONSTARR) return const_array_ref(L, g->carr, hint);
+  if (g->kind != FV_TUPLE || !holds_const_array(g, depth)) return *g;
+  FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, g->tup.n);
+  for (unsigned k = 0; k < g->tup.n; k++)
+    elems[k] = global_tuple(L, &g->tup.elems[k], arena_printf(&L->fe->arena, "%s_%u", hint, k), depth + 1);
+  return make_tuple(L, g->tup.n, elems);
+}
+
 /* The value of a global (a module-level name, a binding, a namespace member) as a kernel reads it; name
  * says which in diagnostics, hint names the symbol of a constant array. */
 static FeVal global_value(Lower *L, const FeVal *g, const char *name, const char *hint, SrcLoc loc) {
@@ -898,6 +958,10 @@ static FeVal global_value(Lower *L, const FeVal *g, const char *name, const char
   if (g->kind == FV_CONSTARR) { /* a global NumPy array is a constant, as in Numba */
     at(L, loc);
     return const_array_ref(L, g->carr, hint);
+  }
+  if (g->kind == FV_TUPLE && holds_const_array(g, 0)) { /* (a, b): the arrays as the globals they would be */
+    at(L, loc);
+    return global_tuple(L, g, hint, 0);
   }
   FeVal v = *g;
   v.literal = false;
@@ -1020,6 +1084,103 @@ static FeVal load_element(Lower *L, Value *base, Value **idx);
 static FeVal record_field(Lower *L, const FeVal *r, const char *name, size_t len, SrcLoc loc, Value **base,
                           Value **idx);
 
+/* A string chosen at run time: one of the string values of a valued enum (what .value of a member chosen at run
+ * time gives), its index in the enum's values; no string is made at run time in a kernel (numba-cuda's unicode
+ * operations that would need one need its NRT), so len() and comparisons are chosen among the candidates'. */
+static bool is_run_time_string(const FeVal *v) { return v->kind == FV_VAL && v->enumc && v->enumc->strings_of; }
+
+static bool same_string(const FeVal *a, const char *s, size_t n) {
+  return a->kind == FV_STR && a->str.len == n && memcmp(a->str.s, s, n) == 0;
+}
+
+/* len() of a run-time string: its candidates' lengths in code points, chosen by its index. */
+static FeVal run_time_string_len(Lower *L, const FeVal *v, SrcLoc loc) {
+  const FeEnum *en = v->enumc;
+  at(L, loc);
+  Type *i64 = ty_i64(L->ctx);
+  Value *idx = mat(L, v), *r = NULL;
+  for (unsigned k = en->nvalues; k-- > 0;) {
+    int64_t n = 0;
+    for (size_t i = 0; i < en->values[k].str.len; i++) n += ((unsigned char)en->values[k].str.s[i] & 0xC0) != 0x80;
+    Value *c = ib_const_int(&L->b, i64, n);
+    r = r ? ib_select(&L->b, ib_cmpi(&L->b, "eq", idx, ib_const_int(&L->b, i64, k)), c, r) : c;
+  }
+  FeVal out = val(i64, r);
+  out.nonneg = true;
+  return out;
+}
+
+/* a == b or a != b where one is a run-time string and the other a string (constant or of the same enum): true
+ * with *out set; false when neither is a run-time string. */
+static bool run_time_string_compare(Lower *L, PyCmpOp op, const FeVal *a, const FeVal *b, SrcLoc loc, FeVal *out) {
+  if (!is_run_time_string(a) && !is_run_time_string(b)) return false;
+  const FeVal *x = is_run_time_string(a) ? a : b, *y = x == a ? b : a;
+  if (op != CMP_EQ && op != CMP_NE) {
+    *out = lerr(L, loc, "'%s' between strings chosen at run time is not supported (kfront compares them with == and "
+                        "!=)", ast_cmpop_str(op));
+    return true;
+  }
+  at(L, loc);
+  Value *idx = mat(L, x), *eq;
+  Type *i64 = ty_i64(L->ctx);
+  if (is_run_time_string(y) && y->enumc == x->enumc) {
+    eq = ib_cmpi(&L->b, "eq", idx, mat(L, y)); /* distinct members have distinct strings (equal ones are aliases) */
+  } else if (y->kind == FV_STR) {
+    eq = ib_const_bool(&L->b, false);
+    const FeEnum *en = x->enumc;
+    for (unsigned k = 0; k < en->nvalues; k++)
+      if (same_string(&en->values[k], y->str.s, y->str.len))
+        eq = ib_binary(&L->b, OP_ORI, eq, ib_cmpi(&L->b, "eq", idx, ib_const_int(&L->b, i64, k)));
+  } else {
+    *out = lerr(L, loc, "no implementation of '%s' for %s and %s", ast_cmpop_str(op), vname(L, a), vname(L, b));
+    return true;
+  }
+  if (op == CMP_NE) eq = ib_binary(&L->b, OP_XORI, eq, ib_const_bool(&L->b, true));
+  *out = val(ty_bool(L->ctx), eq);
+  return true;
+}
+
+/* The value of a member of a valued enum (tuples or strings as values: the member is their index): a constant
+ * member's value itself; a run-time member's tuple chosen element by element (arith.select over the members), its
+ * string a run-time string (above). */
+static FeVal member_tuple(Lower *L, const FeEnum *en, Value *idx, const FeVal *const *vals, unsigned depth) {
+  const FeVal *first = vals[0];
+  if (first->kind == FV_TUPLE) {
+    FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, first->tup.n);
+    const FeVal **sub = ARENA_ARRAY(&L->fe->arena, const FeVal *, en->nvalues);
+    for (unsigned i = 0; i < first->tup.n; i++) {
+      for (unsigned k = 0; k < en->nvalues; k++) sub[k] = &vals[k]->tup.elems[i];
+      elems[i] = member_tuple(L, en, idx, sub, depth + 1);
+    }
+    return make_tuple(L, first->tup.n, elems);
+  }
+  Value *r = mat(L, vals[en->nvalues - 1]);
+  for (unsigned k = en->nvalues - 1; k-- > 0;) {
+    Value *is_k = ib_cmpi(&L->b, "eq", idx, ib_const_int(&L->b, ty_i64(L->ctx), k));
+    r = ib_select(&L->b, is_k, mat(L, vals[k]), r);
+  }
+  return val(first->type, r);
+}
+
+static FeVal valued_member_value(Lower *L, const FeVal *m, SrcLoc loc) {
+  const FeEnum *en = m->enumc;
+  if (m->is_const && m->c.i >= 0 && (uint64_t)m->c.i < en->nvalues) {
+    FeVal r = en->values[m->c.i];
+    r.literal = false;
+    return r;
+  }
+  if (en->values[0].kind == FV_STR) { /* its string: the member's index, tagged as the strings of the enum */
+    FeVal r = *m;
+    r.enumc = fe_enum_strings(L->fe, en);
+    r.literal = false;
+    return r;
+  }
+  const FeVal **vals = ARENA_ARRAY(&L->fe->arena, const FeVal *, en->nvalues);
+  for (unsigned k = 0; k < en->nvalues; k++) vals[k] = &en->values[k];
+  at(L, loc);
+  return member_tuple(L, en, mat(L, m), vals, 0);
+}
+
 /* e.attr, given the value v of e (lowered by lower_expr's loop over the chain). */
 static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
   const char *a = e->attribute.attr;
@@ -1061,7 +1222,11 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
   }
   case FV_VAL:
   case FV_VIEW: {
+    if (is_run_time_string(&v))
+      return lerr(L, aloc, "attribute '%s' of a string chosen at run time is not supported (kfront takes len(), == and "
+                           "!= of such strings)", a);
     if (v.kind == FV_VAL && v.enumc) { /* an enum member: .value is its value */
+      if (strcmp(a, "value") == 0 && v.enumc->values) return valued_member_value(L, &v, aloc);
       if (strcmp(a, "value") == 0) {
         v.enumc = NULL;
         return v;
@@ -2569,6 +2734,12 @@ static bool enum_compare(Lower *L, PyCmpOp op, FeVal *a, FeVal *b, SrcLoc loc, F
 
 static FeVal compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
   if (a.kind == FV_POISON || b.kind == FV_POISON) return poison();
+  {
+    FeVal r;
+    if (run_time_string_compare(L, op, &a, &b, loc, &r)) return r;
+    if (a.kind == FV_STR && b.kind == FV_STR && (op == CMP_EQ || op == CMP_NE)) /* constants: folded, as Numba's */
+      return cbool(L, (a.str.len == b.str.len && memcmp(a.str.s, b.str.s, a.str.len) == 0) == (op == CMP_EQ));
+  }
   if ((a.kind == FV_VAL && a.enumc) || (b.kind == FV_VAL && b.enumc)) {
     FeVal r;
     if (enum_compare(L, op, &a, &b, loc, &r)) return r;
@@ -2890,9 +3061,10 @@ static FeVal lower_boolop(Lower *L, const PyExpr *e) {
 
 /* Binds a call's arguments to parameter names (positional first, then keywords) and lowers them; a
  * missing optional parameter stays FV_UNDEF. `*t` of a tuple passes its elements. rest (a device function's
- * *args parameter): where positional arguments beyond nmax go, as a tuple; NULL: they are an error. */
+ * *args parameter): where positional arguments beyond nmax go, as a tuple; NULL: they are an error. The first
+ * nposonly parameters are positional-only (before '/'): a keyword naming one is an error, as in Python. */
 static bool bind_args_rest(Lower *L, const PyExpr *e, const char *fname, const char *const *names, unsigned nmin,
-                           unsigned nmax, FeVal *out, FeVal *rest) {
+                           unsigned nmax, unsigned nposonly, FeVal *out, FeVal *rest) {
   const PyExprList *args = &e->call.args;
   for (unsigned i = 0; i < nmax; i++) out[i] = (FeVal){.kind = FV_UNDEF};
   FeVal *pos = ARENA_ARRAY(&L->fe->arena, FeVal, MAX_FLAT);
@@ -2931,10 +3103,19 @@ static bool bind_args_rest(Lower *L, const PyExpr *e, const char *fname, const c
   if (rest) *rest = make_tuple(L, npos > nmax ? npos - nmax : 0, pos + nmax);
   for (unsigned k = 0; k < e->call.nkeywords; k++) {
     const PyKeyword *kw = e->call.keywords[k];
+    if (!kw->arg) {
+      lerr(L, kw->loc, "**mapping in a call is not supported: kernels have no dicts (Numba: CALL_FUNCTION_EX with "
+                       "**kwargs not supported)");
+      return false;
+    }
     unsigned i = 0;
-    while (i < nmax && (!kw->arg || strcmp(names[i], kw->arg) != 0)) i++;
+    while (i < nmax && strcmp(names[i], kw->arg) != 0) i++;
     if (i == nmax) {
-      lerr(L, kw->loc, "%s() got an unexpected keyword argument '%s'", fname, kw->arg ? kw->arg : "**");
+      lerr(L, kw->loc, "%s() got an unexpected keyword argument '%s'", fname, kw->arg);
+      return false;
+    }
+    if (i < nposonly) {
+      lerr(L, kw->loc, "%s() got some positional-only arguments passed as keyword arguments: '%s'", fname, kw->arg);
       return false;
     }
     if (out[i].kind != FV_UNDEF) {
@@ -2955,7 +3136,7 @@ static bool bind_args_rest(Lower *L, const PyExpr *e, const char *fname, const c
 
 static bool bind_args(Lower *L, const PyExpr *e, const char *fname, const char *const *names, unsigned nmin,
                       unsigned nmax, FeVal *out) {
-  return bind_args_rest(L, e, fname, names, nmin, nmax, out, NULL);
+  return bind_args_rest(L, e, fname, names, nmin, nmax, 0, out, NULL);
 }
 
 static bool positional(Lower *L, const PyExpr *e, const char *fname, unsigned nmin, unsigned nmax, FeVal *out) {
@@ -4121,6 +4302,32 @@ static FeVal lower_operator(Lower *L, int k, const PyExpr *e) {
   }
 }
 
+/* numba-cuda's literal_unroll(t): t itself, a tuple (a list of constants becomes the tuple of them, as numba-cuda's
+ * TransformLiteralUnrollConstListToTuple makes it); a for loop over it is unrolled per item, as any loop over a
+ * tuple is here (numba-cuda's MixedContainerUnroller versions the body per item type). Anything else is refused
+ * with numba-cuda's reason. */
+static FeVal lower_literal_unroll(Lower *L, const PyExpr *e) {
+  if (e->call.nkeywords || e->call.args.n != 1 || e->call.args.items[0]->kind == EX_STARRED)
+    return lerr(L, e->loc, "literal_unroll takes one argument, found %u", e->call.args.n + e->call.nkeywords);
+  const PyExpr *arg = e->call.args.items[0];
+  if (arg->kind == EX_LIST) {
+    unsigned n = arg->elts.n;
+    FeVal *items = ARENA_ARRAY(&L->fe->arena, FeVal, n ? n : 1);
+    for (unsigned i = 0; i < n; i++) {
+      items[i] = lower_expr(L, arg->elts.items[i]);
+      if (items[i].kind == FV_POISON) return poison();
+      if (!(items[i].kind == FV_VAL && items[i].is_const) && items[i].kind != FV_STR)
+        return lerr(L, arg->elts.items[i]->loc, "Found non-constant value at position %u in a list argument to "
+                                                "literal_unroll", i);
+    }
+    return make_tuple(L, n, items);
+  }
+  FeVal v = lower_expr(L, arg);
+  if (v.kind == FV_POISON || v.kind == FV_TUPLE) return v;
+  return lerr(L, arg->loc, "Invalid use of literal_unroll, argument should be a tuple or a list of constant values, "
+                           "not %s", vname(L, &v));
+}
+
 static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   const char *fname = sema_builtin_name(bi);
   FeVal a[3];
@@ -4129,6 +4336,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_RANGE:
   case BI_ZIP:
   case BI_ENUMERATE: return lerr(L, e->loc, "%s() can only be used as the iterable of a for loop in kfront", fname);
+  case BI_LITERAL_UNROLL: return lower_literal_unroll(L, e);
   case BI_PRINT: return lower_print(L, e);
   case BI_SLICE: return lower_slice_ctor(L, e);
   case BI_COMPLEX: { /* numba-cuda's typing: complex64 from a float32 (or two), else complex128 */
@@ -4147,6 +4355,14 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_LEN:
     if (!positional(L, e, fname, 1, 1, a)) return poison();
     if (a[0].kind == FV_TUPLE) return cint(ty_i64(L->ctx), a[0].tup.n);
+    if (is_run_time_string(&a[0])) return run_time_string_len(L, &a[0], e->loc);
+    if (a[0].kind == FV_STR) { /* a constant string (a str enum member's value): its code points, as Numba folds it */
+      int64_t n = 0;
+      for (size_t i = 0; i < a[0].str.len; i++) n += ((unsigned char)a[0].str.s[i] & 0xC0) != 0x80;
+      FeVal r = cint(ty_i64(L->ctx), n);
+      r.nonneg = true;
+      return r;
+    }
     if (is_array(&a[0]) || a[0].kind == FV_VIEW) {
       at(L, e->loc);
       Value *arr = a[0].kind == FV_VIEW ? a[0].tup.elems[0].v : a[0].v;
@@ -4294,6 +4510,7 @@ static void static_key(const FeVal *s, StrBuf *out) {
     for (const char *c = sema_builtin_name(s->builtin); *c; c++) sb_putc(out, *c == '.' ? '_' : *c);
     break;
   case FV_NTYPE: sb_putc(out, 'N'); nb_mangle(s->type, out); break;
+  case FV_NAMESPACE: sb_printf(out, "K%u", s->ns->enumc->id); break; /* an enum class (arg_shape) */
   case FV_NONE: sb_puts(out, "None"); break;
   case FV_CLOSURE: {
     const FeClosure *c = s->clo;
@@ -4327,6 +4544,10 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
     return true;
   case FV_NTYPE:
   case FV_NONE: *out = *v; return true;
+  case FV_NAMESPACE: /* an enum class: numba-cuda's EnumClass, a compile-time value as a type is */
+    if (!v->ns->enumc || v->ns->enumc->strings_of) break;
+    *out = *v;
+    return true;
   case FV_CLOSURE: return closure_snapshot(L, v, out, loc);
   case FV_VAL:
     *out = val(v->type, NULL);
@@ -4568,35 +4789,56 @@ static FeVal instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *a
 static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc);
 static const char *exception_text(Lower *L, const char *cls, const PyExpr *e, SrcLoc loc);
 
-/* The parameters of a device function or closure: their names, and the index of a final *args parameter (np when
- * there is none); false after a located error (**kwargs, parameters after *args). */
-static bool param_names_of(Lower *L, const PyParams *ps, const char **names, unsigned *varargs) {
-  *varargs = ps->n;
+/* Whether a device function's or closure's parameters are of kinds numba-cuda binds: positional ones (with
+ * defaults, positional-only ones too) and a final *args. Keyword-only parameters are not: numba-cuda's dispatcher
+ * folds them as trailing positional arguments (fold_arguments), which no call binds as Python does, and an inner def
+ * with keyword-only defaults stops its interpreter (op_MAKE_FUNCTION with kwdefaults); nor is **kwargs (Numba:
+ * "Explicit **kwargs are not supported"). False after a located error. */
+static bool params_supported(Lower *L, const PyParams *ps) {
   for (unsigned i = 0; i < ps->n; i++) {
-    names[i] = ps->items[i]->name;
-    PyParamKind k = ps->items[i]->kind;
-    if (k == PARAM_VARKW || (k == PARAM_VARARGS && i + 1 != ps->n) || k == PARAM_KWONLY) {
-      lerr(L, ps->items[i]->loc, "%s parameters are not supported in device functions (a final *args is)",
-           k == PARAM_VARKW ? "**kwargs" : k == PARAM_KWONLY ? "keyword-only" : "*args followed by other");
+    const PyParam *p = ps->items[i];
+    if (p->kind == PARAM_VARKW) {
+      lerr(L, p->loc, "**%s: **kwargs parameters are not supported in device functions, as Numba supports no "
+                      "explicit **kwargs; name the parameters (keyword arguments and defaults are supported)",
+           p->name);
       return false;
     }
-    if (k == PARAM_VARARGS) *varargs = i;
+    if (p->kind == PARAM_KWONLY) {
+      lerr(L, p->loc, "'%s' is a keyword-only parameter: they are not supported in device functions, as numba-cuda's "
+                      "dispatcher cannot bind them; make it a positional parameter (keyword arguments and defaults are "
+                      "supported)", p->name);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* The parameters of a device function or closure: their names, the index of a final *args parameter (np when
+ * there is none) and how many are positional-only; false after a located error (params_supported). */
+static bool param_names_of(Lower *L, const PyParams *ps, const char **names, unsigned *varargs, unsigned *nposonly) {
+  if (!params_supported(L, ps)) return false;
+  *varargs = ps->n;
+  *nposonly = 0;
+  for (unsigned i = 0; i < ps->n; i++) {
+    names[i] = ps->items[i]->name;
+    if (ps->items[i]->kind == PARAM_VARARGS) *varargs = i;
+    if (ps->items[i]->kind == PARAM_POSONLY) *nposonly = i + 1;
   }
   return true;
 }
 
 static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
   const PyParams *ps = &f->def->funcdef.params;
-  unsigned np = ps->n, va;
+  unsigned np = ps->n, va, npo;
   if (np > 64) return lerr(L, e->loc, "device functions with more than 64 parameters are not supported");
   const char **names = ARENA_ARRAY(&L->fe->arena, const char *, 64);
-  if (!param_names_of(L, ps, names, &va)) return poison();
+  if (!param_names_of(L, ps, names, &va, &npo)) return poison();
   if (va < np && f->nsigs) return lerr(L, e->loc, "'%s' takes *args: it cannot have declared signatures", f->name);
   FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, 64);
   unsigned nreq = 0;
   for (unsigned i = 0; i < va; i++)
     if (!ps->items[i]->defval) nreq = i + 1;
-  if (!bind_args_rest(L, e, f->name, names, 0, va, args, va < np ? &args[va] : NULL)) return poison();
+  if (!bind_args_rest(L, e, f->name, names, 0, va, npo, args, va < np ? &args[va] : NULL)) return poison();
   for (unsigned i = 0; i < np; i++) {
     if (args[i].kind != FV_UNDEF) continue;
     if (i < nreq || !ps->items[i]->defval) return lerr(L, e->loc, "%s() missing required argument '%s'", f->name, names[i]);
@@ -4782,6 +5024,21 @@ static __attribute__((noinline)) FeVal instantiate_and_call(Lower *L, FeFunc *f,
   return from_shape(L, &inst->ret, res, &pos);
 }
 
+/* A kernel argument that is a member of an enum of tuples or strings is its index (kf_arg): one that names no
+ * member raises ValueError, as Python's Color(value) would, through the kernel's error record. */
+static void check_member_index(Lower *L, const FeVal *v) {
+  if (v->kind == FV_TUPLE) {
+    for (unsigned i = 0; i < v->tup.n; i++) check_member_index(L, &v->tup.elems[i]);
+    return;
+  }
+  if (v->kind != FV_VAL || !v->enumc || !v->enumc->values || v->is_const) return;
+  Value *bad = ib_cmpi(&L->b, "uge", v->v, ib_const_int(&L->b, ty_i64(L->ctx), v->enumc->nvalues));
+  Op *c = ib_op(&L->b, OP_RAISE, 1, &bad, 0, NULL, 0);
+  ir_op_set_attr(L->m, c, "exception", attr_str(L->m, arena_printf(&L->fe->arena, "ValueError: an argument of %s that is "
+                                                                   "not the index of one of its %u members",
+                                                                   vname(L, v), v->enumc->nvalues)));
+}
+
 /* ---- closures ----------------------------------------------------------------------------------------------
  * An inner def or a lambda is a device function of its own (FN_DEVICE, `outer` the function it is defined in),
  * specialised per call like any other, whose captured variables (its free names that are locals of the enclosing
@@ -4826,11 +5083,9 @@ static FeVal make_closure(Lower *L, FeFunc *f) {
   FeClosure *c = ARENA_NEW(&L->fe->arena, FeClosure);
   c->fn = f;
   FeVal *defaults = ARENA_ARRAY(&L->fe->arena, FeVal, ps->n ? ps->n : 1);
+  if (!params_supported(L, ps)) return poison();
   for (unsigned i = 0; i < ps->n; i++) {
     const PyParam *p = ps->items[i];
-    if (p->kind == PARAM_VARKW || p->kind == PARAM_KWONLY || (p->kind == PARAM_VARARGS && i + 1 != ps->n))
-      return lerr(L, p->loc, "%s parameters are not supported in device functions (a final *args is)",
-                  p->kind == PARAM_VARKW ? "**kwargs" : p->kind == PARAM_KWONLY ? "keyword-only" : "*args followed by other");
     defaults[i] = (FeVal){.kind = FV_UNDEF};
     if (!p->defval) continue;
     defaults[i] = lower_expr(L, p->defval);
@@ -4839,6 +5094,26 @@ static FeVal make_closure(Lower *L, FeFunc *f) {
   }
   c->defaults = defaults;
   return (FeVal){.kind = FV_CLOSURE, .clo = c};
+}
+
+/* Numba makes a closure's cells where it is defined, from the variables stored so far (in the order Python compiles
+ * the body): one that reads a variable assigned only later, itself included (a self-recursive inner def), is
+ * refused as numba-cuda's interpreter refuses it. False after a located error. */
+static bool cells_bound(Lower *L, const FeFunc *f, const void *site, SrcLoc loc) {
+  for (unsigned k = 0; k < f->ncaptures; k++) {
+    const char *name = f->captures[k];
+    if (sema_bound_before(L->fn, name, site)) continue;
+    if (site == f->def && strcmp(name, f->name) == 0)
+      lerr(L, loc, "a self-recursive inner function is not supported: '%s' reads its own name, which is not yet bound "
+                   "where it is defined (numba-cuda: Unsupported use of cell variable encountered); define it at "
+                   "module level with @cuda.jit(device=True)", f->name);
+    else
+      lerr(L, loc, "'%s' reads '%s', which is assigned only after it is defined here: not supported (numba-cuda: "
+                   "Unsupported use of cell variable encountered); assign '%s' before defining '%s'", f->name, name,
+           name, f->name);
+    return false;
+  }
+  return true;
 }
 
 static void lower_funcdef(Lower *L, const PyStmt *s) {
@@ -4854,7 +5129,8 @@ static void lower_funcdef(Lower *L, const PyStmt *s) {
     lerr(L, s->loc, "async functions are not supported in kernels");
     return;
   }
-  FeVal v = make_closure(L, inner_func(L, s, s, s->funcdef.name));
+  FeFunc *f = inner_func(L, s, s, s->funcdef.name);
+  FeVal v = cells_bound(L, f, s, s->funcdef.name_loc) ? make_closure(L, f) : poison();
   PyExpr target = {.kind = EX_NAME, .loc = s->funcdef.name_loc, .name = s->funcdef.name};
   assign(L, &target, v, s->loc);
 }
@@ -4880,6 +5156,7 @@ static FeVal lower_lambda(Lower *L, const PyExpr *e) {
     def->funcdef.body.n = 1;
     f = inner_func(L, e, def, "<lambda>");
   }
+  if (!cells_bound(L, f, e, e->loc)) return poison();
   return make_closure(L, f);
 }
 
@@ -4955,13 +5232,13 @@ static bool closure_snapshot(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
 static FeVal call_closure(Lower *L, const FeClosure *c, const PyExpr *e) {
   FeFunc *f = c->fn;
   const PyParams *ps = &f->def->funcdef.params;
-  unsigned np = ps->n, nc = f->ncaptures, va;
+  unsigned np = ps->n, nc = f->ncaptures, va, npo;
   if (np + nc > 64) return lerr(L, e->loc, "device functions with more than 64 parameters are not supported");
   const char **names = ARENA_ARRAY(&L->fe->arena, const char *, 64);
-  if (!param_names_of(L, ps, names, &va)) return poison();
+  if (!param_names_of(L, ps, names, &va, &npo)) return poison();
   FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, 64);
   const char *fname = f->name;
-  if (!bind_args_rest(L, e, fname, names, 0, va, args, va < np ? &args[va] : NULL)) return poison();
+  if (!bind_args_rest(L, e, fname, names, 0, va, npo, args, va < np ? &args[va] : NULL)) return poison();
   for (unsigned i = 0; i < va; i++) {
     if (args[i].kind != FV_UNDEF) continue;
     if (c->defaults[i].kind == FV_UNDEF) return lerr(L, e->loc, "%s() missing required argument '%s'", fname, names[i]);
@@ -5785,6 +6062,10 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   }
   if (wform && ls->has_break) T[L->v_brk] = i1;
   if (wform && ls->has_ret) T[L->v_ret] = i1;
+  /* compile-time values (functions, closures...) around the loop: one value on every iteration, none carried */
+  FeVal *S = ARENA_ARRAY(&L->fe->arena, FeVal, nv);
+  for (unsigned i = 0; i < nv; i++)
+    S[i] = carry[i] && is_static(&env0[i]) ? env0[i] : (FeVal){.kind = FV_UNDEF};
 
   LoopCtx lc = {L->loop};
   int base_quiet = L->quiet;
@@ -5848,6 +6129,8 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
           L->env[i] = unflatten(L, T[i], before->args, &pos);
           L->env[i].nonneg = NN[i];
           if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
+        } else if (carry[i] && S[i].kind != FV_UNDEF) {
+          L->env[i] = S[i];
         }
       L->loop = &lc;
       at(L, s->loc);
@@ -5881,6 +6164,8 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
         L->env[i] = unflatten(L, T[i], body->args + first_arg, &pos);
         L->env[i].nonneg = NN[i];
         if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
+      } else if (carry[i] && S[i].kind != FV_UNDEF) {
+        L->env[i] = S[i];
       }
     if (wform) {
       L->env[L->v_brk] = cbool(L, false);
@@ -5916,6 +6201,16 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
       if (NN[i] && !x->nonneg) {
         NN[i] = false;
         changed = true;
+      }
+      if (is_static(x) || S[i].kind != FV_UNDEF) {
+        FeVal head = T[i] ? (FeVal){.kind = FV_VAL, .type = T[i]} : S[i], m;
+        if (merge_static(L, &head, x, s->loc, var_name(L, i), &m) < 0) {
+          if (!L->quiet) S[i] = poison(); /* reported (a quiet attempt is made again aloud) */
+        } else if (S[i].kind == FV_UNDEF) {
+          S[i] = m;
+          changed = true;
+        }
+        continue;
       }
       Type *xt = fv_type(L, x);
       if (!xt) {
@@ -5984,6 +6279,8 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
       L->env[i].nonneg = NN[i];
       if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
       note_type(L, i, &L->env[i]);
+    } else if (carry[i] && S[i].kind != FV_UNDEF) {
+      L->env[i] = S[i];
     } else if (i < nl && assigned[i]) {
       L->env[i] = (FeVal){.kind = FV_UNDEF};
     }
@@ -6640,6 +6937,8 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
     zero[0] = ib_const_int(&L.b, ty_i64(fe->ctx), 0);
     L.env[i] = record_ref(&L, arr, zero);
   }
+  if (kernel)
+    for (unsigned i = 0; i < nparams; i++) check_member_index(&L, &L.env[i]);
   const PyStmtList *body = &fn->def->funcdef.body;
   if (fn->def->funcdef.is_async) lerr(&L, fn->loc, "async functions cannot be kernels");
   lower_stmts(&L, body->items, body->n);

@@ -26,6 +26,10 @@ static const struct {
     {"builtins.range", BI_RANGE},
     {"builtins.zip", BI_ZIP},
     {"builtins.enumerate", BI_ENUMERATE},
+    {"numba.cuda.literal_unroll", BI_LITERAL_UNROLL},
+    {"numba.literal_unroll", BI_LITERAL_UNROLL},
+    {"numba.cuda.misc.special.literal_unroll", BI_LITERAL_UNROLL},
+    {"numba.misc.special.literal_unroll", BI_LITERAL_UNROLL},
     {"builtins.slice", BI_SLICE},
     {"builtins.len", BI_LEN},
     {"builtins.min", BI_MIN},
@@ -806,6 +810,110 @@ unsigned sema_definitions(const FeFunc *fn, const char *name) {
   for (unsigned i = 0; i < ps->n; i++) n += strcmp(ps->items[i]->name, name) == 0;
   for (unsigned i = 0; i < fn->ncaptures; i++) n += strcmp(fn->captures[i], name) == 0;
   return n + count_defs(&fn->def->funcdef.body, name);
+}
+
+/* Whether a binding of name comes before site (an inner def statement or a lambda expression) in the order Python
+ * compiles fn's body: statements in source order, an assignment's targets after its value, a loop's target before
+ * its body, a def's name after its defaults. Numba's interpreter makes a closure's cells from the variables stored
+ * so far in that order. */
+typedef struct SiteFind {
+  const void *site;
+  bool found;
+} SiteFind;
+
+static bool expr_holds(const PyExpr *e, const void *site);
+
+static void holds_operand(const PyExpr *e, void *arg) {
+  SiteFind *f = arg;
+  if (!f->found) f->found = expr_holds(e, f->site);
+}
+
+static bool expr_holds(const PyExpr *e, const void *site) {
+  if (stack_exhausted()) return false;
+  for (; e; e = ast_chain_next(e)) {
+    if (e == site) return true;
+    if (e->kind == EX_LAMBDA) {
+      for (unsigned i = 0; i < e->lambda.params.n; i++)
+        if (e->lambda.params.items[i]->defval && expr_holds(e->lambda.params.items[i]->defval, site)) return true;
+      continue; /* its body is its own scope */
+    }
+    SiteFind f = {site, false};
+    ast_expr_operands(e, holds_operand, &f);
+    if (f.found) return true;
+  }
+  return false;
+}
+
+/* Walks l up to site, setting *stored at each binding of name before it; true once the site is reached. */
+static bool walk_to_site(const PyStmtList *l, const char *name, const void *site, bool *stored) {
+  if (stack_exhausted()) return false;
+  for (unsigned i = 0; i < l->n; i++) {
+    const PyStmt *s = l->items[i];
+    if (s == site) return true;
+    switch (s->kind) {
+    case ST_EXPR:
+      if (expr_holds(s->expr, site)) return true;
+      break;
+    case ST_RETURN:
+      if (expr_holds(s->value, site)) return true;
+      break;
+    case ST_ASSERT:
+      if (expr_holds(s->assert_.test, site) || expr_holds(s->assert_.msg, site)) return true;
+      break;
+    case ST_RAISE:
+      if (expr_holds(s->raise.exc, site) || expr_holds(s->raise.cause, site)) return true;
+      break;
+    case ST_ASSIGN:
+      if (expr_holds(s->assign.value, site)) return true;
+      for (unsigned t = 0; t < s->assign.targets.n; t++) {
+        if (expr_holds(s->assign.targets.items[t], site)) return true;
+        *stored |= count_target(s->assign.targets.items[t], name) > 0;
+      }
+      break;
+    case ST_AUGASSIGN:
+      if (expr_holds(s->augassign.value, site) || expr_holds(s->augassign.target, site)) return true;
+      *stored |= count_target(s->augassign.target, name) > 0;
+      break;
+    case ST_ANNASSIGN:
+      if (expr_holds(s->annassign.value, site)) return true;
+      if (s->annassign.value) *stored |= count_target(s->annassign.target, name) > 0;
+      break;
+    case ST_IF:
+      if (expr_holds(s->if_.test, site) || walk_to_site(&s->if_.body, name, site, stored) ||
+          walk_to_site(&s->if_.orelse, name, site, stored))
+        return true;
+      break;
+    case ST_FOR:
+      if (expr_holds(s->for_.iter, site)) return true;
+      *stored |= count_target(s->for_.target, name) > 0;
+      if (walk_to_site(&s->for_.body, name, site, stored) || walk_to_site(&s->for_.orelse, name, site, stored))
+        return true;
+      break;
+    case ST_WHILE:
+      if (expr_holds(s->while_.test, site) || walk_to_site(&s->while_.body, name, site, stored) ||
+          walk_to_site(&s->while_.orelse, name, site, stored))
+        return true;
+      break;
+    case ST_FUNCDEF:
+      for (unsigned p = 0; p < s->funcdef.params.n; p++)
+        if (s->funcdef.params.items[p]->defval && expr_holds(s->funcdef.params.items[p]->defval, site)) return true;
+      *stored |= strcmp(s->funcdef.name, name) == 0;
+      break;
+    default: break;
+    }
+  }
+  return false;
+}
+
+bool sema_bound_before(const FeFunc *fn, const char *name, const void *site) {
+  const PyParams *ps = &fn->def->funcdef.params;
+  for (unsigned i = 0; i < ps->n; i++)
+    if (strcmp(ps->items[i]->name, name) == 0) return true;
+  for (unsigned i = 0; i < fn->ncaptures; i++) /* a free variable of fn: its enclosing function's cell */
+    if (strcmp(fn->captures[i], name) == 0) return true;
+  bool stored = false;
+  walk_to_site(&fn->def->funcdef.body, name, site, &stored);
+  return stored;
 }
 
 int sema_local_index(const FeFunc *fn, const char *name) {

@@ -220,7 +220,7 @@ typedef struct kf_source {
  * for the duration of the call that takes it (a compile copies what it keeps). */
 typedef enum kf_value_kind {
   KF_VALUE_BOOL, KF_VALUE_INT, KF_VALUE_FLOAT,  /* scalar of `dtype` (Python int: int64, float: float64, bool: boolean; NumPy scalars their own dtype) */
-  KF_VALUE_TUPLE,        /* items[0..nitems): scalars and tuples (nested allowed) */
+  KF_VALUE_TUPLE,        /* items[0..nitems): scalars, arrays, functions, paths and tuples of them (nested allowed) */
   KF_VALUE_ARRAY,        /* a host array (kf_array, memory HOST; rank 1..KF_MAX_RANK, any strides); its elements are
                           * copied at compile: a constant array in constant memory, as Numba makes a global array;
                           * an array of records (a record dtype) spells its record in path (kf_dtype_name's text) */
@@ -247,7 +247,11 @@ struct kf_value {
   const char *path;              /* MODULE, PATH, EXCEPTION, STRING; ARRAY of records: its record's spelling;
                                   * INT: NULL, or an enum member's type (its value is scalar.i),
                                   * spelt EnumMember("mod.Color", int64) or IntEnumMember("mod.Color", int64);
-                                  * NAMESPACE: NULL, or the type of its members when it is that enum class */
+                                  * for an enum of tuples or strings EnumMember("mod.Color", UniTuple(int64, 2),
+                                  * ((1, 2), (3, 4))) with every member's value, and scalar.i is the member's index
+                                  * (of the first member of an equal value);
+                                  * NAMESPACE: NULL, or the type of its members when it is that enum class (its items
+                                  * then the members' values) */
   const char *function;          /* FUNCTION */
   unsigned source;               /* FUNCTION: index into the sources given to the compile */
 };
@@ -401,8 +405,10 @@ struct kf_arg {
   const char *type;               /* KF_ARG_SCALAR: NULL, or the Numba type of a value that is not a plain number:
                                    * an enum member (its value in value, of dtype KF_INT64, KF_FLOAT64 or KF_BOOL as
                                    * the class's members are typed), spelt EnumMember("mod.Color", int64) or
-                                   * IntEnumMember("mod.Color", int64), also as an item of a tuple argument; kernels
-                                   * are specialised on it as on a dtype (borrowed for the call) */
+                                   * IntEnumMember("mod.Color", int64), also as an item of a tuple argument; a member
+                                   * of an enum of tuples is its index (KF_INT64, below the number of values: another
+                                   * raises ValueError in the kernel), its type spelt with the values as kf_value's path;
+                                   * kernels are specialised on it as on a dtype (borrowed for the call) */
   const kf_arg *items;            /* KF_ARG_TUPLE: its elements (borrowed) */
   unsigned nitems;
 };

@@ -330,9 +330,15 @@ static int enum_member(PyObject *o, const char **spelling) {
 }
 
 /* An enum member as a kernel argument: its value (an integer in int64, a float in float64 or a bool, as its class's
- * spelling types the members), typed by its class. */
+ * spelling types the members), typed by its class; a member of an enum of tuples is its index. */
 static int enum_arg(PyObject *o, const char *spelling, kf_arg *out, const char *what, Py_ssize_t index) {
   PyObject *v = PyLong_Check(o) ? Py_NewRef(o) : PyObject_GetAttrString(o, "value");
+  if (v && (PyTuple_Check(v) || PyUnicode_Check(v))) { /* an enum of tuples: the member's index (_source.enum_index) */
+    Py_DECREF(v);
+    PyObject *src = PyImport_ImportModule("kfront._source");
+    v = src ? PyObject_CallMethod(src, "enum_index", "O", o) : NULL;
+    Py_XDECREF(src);
+  }
   if (!v) return -1;
   int ok;
   if (PyBool_Check(v)) {

@@ -17,7 +17,8 @@ it forwards every read and every assignment to kfront.config). What each alias f
                                    type names (kfront.types); numba.core.errors' names (kfront.errors);
                                    the submodules cuda, core, np, config, types, errors
     numba.cuda                     every public name of kfront.cuda; the submodules cudadrv, random, fp16, bf16,
-                                   libdevice
+                                   libdevice, misc
+    numba.cuda.misc.special        literal_unroll (kfront.cuda; also numba.literal_unroll)
     numba.cuda.random              every public name of kfront.cuda.random (xoroshiro128+ generators)
     numba.cuda.fp16 / bf16 / libdevice   the kernel-side names of kfront.cuda.fp16 / bf16 / libdevice (hadd, ...)
     numba.cuda.cudadrv.driver      CudaAPIError, CudaDriverError (kfront.errors.CudaDriverError)
@@ -135,13 +136,16 @@ _MODULES = {
         (_Names({"vectorize": ("kfront", "vectorize"), "guvectorize": ("kfront", "guvectorize"),
                  "jit": ("kfront", "jit"), "njit": ("kfront", "njit"),
                  "__version__": ("kfront", "__version__"), "typeof": ("kfront.types", "typeof"),
-                 "from_dtype": ("kfront.types", "from_dtype")}),
+                 "from_dtype": ("kfront.types", "from_dtype"),
+                 "literal_unroll": ("kfront.cuda", "literal_unroll")}),
          _TypeNames(), _ErrorNames()),
         {"cuda": "numba.cuda", "core": "numba.core", "np": "numba.np", "config": "numba.core.config",
          "types": "numba.core.types", "errors": "numba.core.errors"}),
     "numba.cuda": _Spec((_Star("kfront.cuda"),), {"cudadrv": "numba.cuda.cudadrv", "random": "numba.cuda.random",
                                                   "fp16": "numba.cuda.fp16", "bf16": "numba.cuda.bf16",
-                                                  "libdevice": "numba.cuda.libdevice"}),
+                                                  "libdevice": "numba.cuda.libdevice", "misc": "numba.cuda.misc"}),
+    "numba.cuda.misc": _Spec((), {"special": "numba.cuda.misc.special"}),
+    "numba.cuda.misc.special": _Spec((_Names({"literal_unroll": ("kfront.cuda", "literal_unroll")}),)),
     "numba.cuda.random": _Spec((_Star("kfront.cuda.random"),)),
     "numba.cuda.fp16": _Spec((_KernelNamespace("fp16"),)),
     "numba.cuda.bf16": _Spec((_KernelNamespace("bf16"),)),

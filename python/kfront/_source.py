@@ -174,6 +174,14 @@ def enum_spelling(cls):
     (int64, float64, bool)."""
     if issubclass(cls, int):
         return str(kftypes.IntEnumMember(cls, kftypes.int64))
+    valued = _valued_spelling(cls)
+    if valued is not None:
+        if any(isinstance(m.value, str) for m in cls.__members__.values()):
+            raise errors.UnsupportedError(
+                "kfront: the members of %s have string values: as kernel arguments (or bound alone) they are not "
+                "supported, as numba-cuda cannot pass a unicode_type to a kernel; use them through their class in "
+                "the kernel (%s.%s)" % (cls.__name__, cls.__name__, next(iter(cls.__members__))))
+        return valued
     return str(kftypes.EnumMember(cls, enum_dtype(cls)))
 
 
@@ -190,7 +198,8 @@ def _value_dtype(value):
 
 def enum_dtype(cls):
     """The type of an Enum class's member values, as Numba's typeof of the class: one type for all of them (int64,
-    float64 or bool here), else UnsupportedError (Numba: "Cannot type heterogeneous enum")."""
+    float64 or bool here), else UnsupportedError (Numba: "Cannot type heterogeneous enum"). A class of tuple or str
+    values has no such type (_valued_spelling)."""
     dtypes = {_value_dtype(m.value) for m in cls.__members__.values()}
     if None in dtypes:
         bad = next(m for m in cls.__members__.values() if _value_dtype(m.value) is None)
@@ -202,7 +211,84 @@ def enum_dtype(cls):
     return dtypes.pop() if dtypes else kftypes.int64
 
 
+def _valued_type(value, spelt=False):
+    """The name of the type of an enum member's value that is a tuple of numbers (nested ones included) or a string,
+    as Numba's typeof names it (UniTuple(int64, 2), Tuple(int64, float64), unicode_type), or with spelt=True as a
+    signature spells it (Tuple((int64, float64))); None for anything else."""
+    if isinstance(value, str):
+        return None if "\0" in value else "unicode_type"
+    if isinstance(value, tuple) and value:
+        names = []
+        for item in value:
+            t = _value_dtype(item)
+            name = str(t) if t is not None else _valued_type(item, spelt) if isinstance(item, tuple) else None
+            if name is None:
+                return None
+            names.append(name)
+        if len(set(names)) == 1:
+            return "UniTuple(%s, %d)" % (names[0], len(names))
+        return ("Tuple((%s))" if spelt else "Tuple(%s)") % ", ".join(names)
+    return None
+
+
+def _spelt_value(v):
+    """An enum member's value (a number, a string, a tuple of them) as Python source kfront reads back exactly."""
+    if isinstance(v, tuple):
+        return "(%s%s)" % (", ".join(_spelt_value(x) for x in v), "," if len(v) == 1 else "")
+    if isinstance(v, str):
+        return repr(v)
+    t = _value_dtype(v)
+    if t is kftypes.boolean:
+        return "True" if v else "False"
+    if t is kftypes.int64:
+        return str(int(v))
+    v = float(v)
+    if v != v:
+        raise errors.UnsupportedError("kfront: an enum value holding a NaN is not supported")
+    return repr(v) if v not in (float("inf"), float("-inf")) else ("1e999" if v > 0 else "-1e999")
+
+
+def _valued_spelling(cls):
+    """The member type of an Enum class whose members' values are tuples or strings (Numba: EnumMember of a tuple
+    or unicode_type), with the values of its members in order, aliases included (what kfront reads them from):
+    EnumMember("module.QualName", UniTuple(int64, 2), ((1, 2), (3, 4))). None when its values are numbers."""
+    members = list(cls.__members__.values())
+    if not members or issubclass(cls, int) or not any(isinstance(m.value, (tuple, str)) for m in members):
+        return None
+    kinds = {_valued_type(m.value) for m in members}
+    if None in kinds:
+        bad = next(m for m in members if _valued_type(m.value) is None)
+        raise errors.UnsupportedError("kfront: %s has the value %r: kfront takes enums whose members are numbers, "
+                                      "booleans, tuples of numbers or strings" % (bad, bad.value))
+    if len(kinds) > 1:
+        raise errors.UnsupportedError("kfront: Cannot type heterogeneous enum %s: got value types %s" % (
+            cls.__name__, ", ".join(sorted(kinds))))
+    return 'EnumMember("%s.%s", %s, %s)' % (cls.__module__, cls.__qualname__, _valued_type(members[0].value, True),
+                                            _spelt_value(tuple(m.value for m in members)))
+
+
+def _valued_enum(cls):
+    """An Enum class of tuple or str values bound: ('namespace', {member: its value frozen}, its spelling), or None
+    when its values are numbers."""
+    spelling = _valued_spelling(cls)
+    if spelling is None:
+        return None
+    return ("namespace", {name: freeze_value("%s.%s" % (cls.__name__, name), m.value)
+                          for name, m in cls.__members__.items()}, spelling)
+
+
+def enum_index(member):
+    """A member of an enum of tuple or str values as kfront passes it: the index of its first name in its class's
+    members (an alias's is its member's), which the kernel maps to the value."""
+    for i, m in enumerate(type(member).__members__.values()):
+        if m is member:
+            return i
+    raise ValueError("kfront: %r is not a member of its class" % (member,))
+
+
 def _enum_value(name, member):
+    if not isinstance(member, int) and _valued_spelling(type(member)) is not None:
+        return ("scalar", enum_index(member), enum_spelling(type(member)))
     value = member.value
     dtype = kftypes.int64 if isinstance(member, int) else enum_dtype(type(member))
     if dtype is kftypes.boolean:
@@ -285,14 +371,17 @@ def freeze_value(name, value, registry=None):
         items = []
         for i, item in enumerate(value):
             d = freeze_value("%s[%d]" % (name, i), item, registry)
-            if d is None or d[0] == "str":  # kfront's constant tuples hold numbers and tuples
-                return None
+            if d is None or d[0] in ("str", "namespace", "exception"):  # kfront's constant tuples hold numbers,
+                return None                                               # arrays, functions and tuples of them
             items.append(d)
         return ("tuple", items)
     path = registry.get(id(value)) if registry else None
     if path is not None:
         return ("module" if isinstance(value, pytypes.ModuleType) else "path", path)
     if isinstance(value, type) and issubclass(value, enum.Enum):
+        valued = _valued_enum(value)
+        if valued is not None:
+            return valued
         return ("namespace", {member: _enum_value("%s.%s" % (value.__name__, member), m)
                               for member, m in value.__members__.items()}, enum_spelling(value))
     if isinstance(value, pytypes.ModuleType):

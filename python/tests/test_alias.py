@@ -31,6 +31,8 @@ def jit(fn=None, **options):
     return ("jit", fn, options)
 def grid(n):
     return n
+def literal_unroll(container):
+    return container
 class DeviceNDArray:
     pass
 _private = 1
@@ -92,6 +94,10 @@ def test_imports_of_submodules(fake):
     assert CudaAPIError is CudaDriverError is kfront.errors.CudaDriverError
     assert DeviceNDArray is fakekf.cuda.DeviceNDArray
     assert from_dtype is kfront.types.from_dtype and as_dtype is kfront.types.as_dtype
+    # literal_unroll: numba-cuda's numba.cuda.misc.special, also numba's top level
+    import numba
+    from numba.cuda.misc.special import literal_unroll
+    assert literal_unroll is numba.literal_unroll is numba.cuda.literal_unroll is fakekf.cuda.literal_unroll
 
 
 def test_targets_are_imported_lazily_and_cached(fake):

@@ -133,6 +133,46 @@ def test_inspect_kir_and_ptx():
     assert ".func" in ptx and str(resty) == "float64"
 
 
+def test_signatures_list_what_lazy_launches_compiled():
+    """As numba-cuda's dispatcher: signatures (and nopython_signatures) grow with each new argument-type signature a
+    launch compiles, each a key of overloads; inspect_types prints each with its typed code."""
+    import io
+
+    from kfront import types
+
+    @cuda.jit
+    def put(a, x):
+        a[0] = x
+
+    assert put.signatures == [] and put.nopython_signatures == []
+    put[1, 1](np.zeros(2), 1.5)
+    put[1, 1](np.zeros(2, np.float32), 2)
+    put[1, 1](np.zeros(2), 2.5)  # seen before: nothing new
+    assert put.signatures == ["void(float64[::1], float64)", "void(float32[::1], int64)"]
+    assert put.signatures == list(put.overloads)
+    assert put.nopython_signatures == [types.void(types.float64[::1], types.float64),
+                                       types.void(types.float32[::1], types.int64)]
+    buf = io.StringIO()
+    put.inspect_types(file=buf)
+    text = buf.getvalue()
+    assert text.count("-" * 80) == 2 and text.count("=" * 80) == 2
+    assert text.startswith("put void(float64[::1], float64)\n" + "-" * 80 + "\nfunc.func")
+    assert "put void(float32[::1], int64)\n" in text and "arith.sitofp" in text
+    buf = io.StringIO()
+    put.inspect_types(file=buf, signature="void(float32[::1], int64)")
+    assert buf.getvalue().count("=" * 80) == 1
+    with pytest.raises(errors.UnsupportedError, match="pretty=True"):
+        put.inspect_types(pretty=True)
+
+    @cuda.jit("void(float32[:], float32)")
+    def eager(a, x):
+        a[0] = x
+
+    assert eager.signatures == ["void(float32[:], float32)"]
+    eager[1, 1](np.zeros(2, np.float32), 1.0)  # converted to the declared signature: nothing new
+    assert eager.signatures == ["void(float32[:], float32)"]
+
+
 def test_compile_ptx_infers_the_return_type():
     """Argument types only: the return type is the one kfront's typing gives, as numba-cuda's compile_ptx does."""
     def mixed(a, b):

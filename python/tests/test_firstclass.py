@@ -210,7 +210,8 @@ def test_star_args_in_device_functions_and_calls():
         f = lambda **kw: 1  # noqa: E731
         out[0] = f()
 
-    with pytest.raises(errors.UnsupportedError, match=r"\*\*kwargs parameters are not supported in device functions"):
+    with pytest.raises(errors.UnsupportedError, match=r"\*\*kw: \*\*kwargs parameters are not supported in device "
+                                                      r"functions, as Numba supports no explicit \*\*kwargs"):
         cuda.jit(kwargs_param)[1, 1](np.zeros(1))
 
 
@@ -244,7 +245,9 @@ def test_what_numba_refuses_with_closures():
         out[0] = g()
         y = 2
 
-    with pytest.raises(errors.TypingError, match="free variable 'y' referenced before assignment"):
+    # Numba makes the closure's cells where it is defined: y is not stored yet there
+    with pytest.raises(errors.UnsupportedError, match="'g' reads 'y', which is assigned only after it is defined "
+                                                      "here: not supported"):
         cuda.jit(unbound_free)[1, 1](np.zeros(1))
 
     def uses_nonlocal(out):
@@ -287,6 +290,174 @@ def test_what_numba_refuses_with_closures():
     out = np.zeros(6)
     closures[1, 1](out, np.array([0.5, 0.0]))
     assert out[0] == 3.5
+
+
+# ---- closures redefined in branches and loops -------------------------------------------------------------
+
+
+@cuda.jit
+def redefined(out, c, n):
+    if c:
+        def f(x):  # one function per branch, each called in its branch
+            return x + c
+        out[0] = f(3.0)
+    else:
+        def f(x):
+            return x - 10 * c
+        out[0] = f(3.0)
+    for i in range(n):
+        g = lambda x: x + i  # noqa: E731 (bound in the loop, called after it: i's last value)
+    out[1] = g(1.0)
+    if c > 1:
+        h = lambda x: x * c  # noqa: E731 (bound on one path only, called where it is bound)
+    if c > 1:
+        out[2] = h(2.0)
+    op = cuda.atomic.add
+    for i in range(n):
+        op = cuda.atomic.add  # the same function on every iteration
+        cast = np.float32
+    op(out, 3, cast(0.5))
+
+
+def test_closures_redefined_in_branches_and_loops():
+    out = np.zeros(4)
+    redefined[1, 1](out, 2, 4)
+    np.testing.assert_array_equal(out, [5.0, 4.0, 4.0, 0.5])
+    out = np.zeros(4)
+    redefined[1, 1](out, 0, 1)
+    np.testing.assert_array_equal(out, [3.0, 1.0, 0.0, 0.5])
+
+
+def test_a_closure_read_where_unbound_raises_unbound_local_error():
+    out = np.zeros(4)
+    with pytest.raises(UnboundLocalError, match="cannot access local variable 'g' where it is not associated"):
+        redefined[1, 1](out, 2, 0)
+        cuda.synchronize()
+
+
+def test_keyword_arguments_to_inner_and_device_functions():
+    @cuda.jit(device=True)
+    def d_pos(x, y=1.0, z=2.0):
+        return x - y * z
+
+    @cuda.jit
+    def keywords(out):
+        def f(x, y=1.0, z=2.0):
+            return x - y * z
+
+        out[0] = f(5.0, z=10.0)  # Python's binding (numba-cuda's inliner drops the keywords: 3.0)
+        out[1] = f(z=1.0, y=4.0, x=3.0)
+        out[2] = d_pos(5.0, z=10.0)
+        out[3] = d_pos(z=1.0, x=2.0)
+
+    out = np.zeros(4)
+    keywords[1, 1](out)
+    np.testing.assert_array_equal(out, [-5.0, -1.0, -5.0, 1.0])
+
+
+def test_what_numba_refuses_with_redefined_closures():
+    def chosen(out, c):
+        if c:
+            def f(x):
+                return x + 1
+        else:
+            def f(x):
+                return x + 2
+        out[0] = f(3.0)
+
+    with pytest.raises(errors.UnsupportedError, match="a function chosen at run time is a first-class function value, "
+                                                      "which is not supported on CUDA"):
+        cuda.jit(chosen)[1, 1](np.zeros(1), 1)
+
+    def self_recursive(out, n):
+        def fact(k):
+            return 1 if k <= 1 else k * fact(k - 1)
+
+        out[0] = fact(n)
+
+    with pytest.raises(errors.UnsupportedError, match="a self-recursive inner function is not supported") as e:
+        cuda.jit(self_recursive)[1, 1](np.zeros(1), 3)
+    assert e.value.line == self_recursive.__code__.co_firstlineno + 1
+
+    def kwonly(out):
+        def f(x, *, y=3.0):
+            return x + y
+
+        out[0] = f(1.0)
+
+    with pytest.raises(errors.UnsupportedError, match="'y' is a keyword-only parameter: they are not supported in "
+                                                      "device functions, as numba-cuda's dispatcher cannot bind them"):
+        cuda.jit(kwonly)[1, 1](np.zeros(1))
+
+    @cuda.jit(device=True)
+    def d_kwonly(x, *, y):
+        return x + y
+
+    def kwonly_device(out):
+        out[0] = d_kwonly(1.0, y=2.0)
+
+    with pytest.raises(errors.UnsupportedError, match="'y' is a keyword-only parameter") as e:
+        cuda.jit(kwonly_device)[1, 1](np.zeros(1))
+    assert e.value.line == d_kwonly.py_func.__code__.co_firstlineno + 1
+
+    def mutual(out, n):
+        def ev(k):
+            return True if k == 0 else od(k - 1)
+
+        def od(k):
+            return False if k == 0 else ev(k - 1)
+
+        out[0] = ev(n)
+
+    # ev's closure needs od's cell before od is bound: numba-cuda's interpreter refuses it as the self-recursive case
+    with pytest.raises(errors.UnsupportedError, match="'ev' reads 'od', which is assigned only after it is defined "
+                                                      "here: not supported .numba-cuda: Unsupported use of cell "
+                                                      "variable encountered.") as e:
+        cuda.jit(mutual)[1, 1](np.zeros(1), 3)
+    assert e.value.line == mutual.__code__.co_firstlineno + 1
+
+    def lambda_self(out, n):
+        f = lambda k: 1 if k <= 1 else k * f(k - 1)  # noqa: E731
+        out[0] = f(n)
+
+    with pytest.raises(errors.UnsupportedError, match="'<lambda>' reads 'f', which is assigned only after"):
+        cuda.jit(lambda_self)[1, 1](np.zeros(1), 3)
+
+    @cuda.jit(device=True)
+    def d_pos(x, y=1.0):
+        return x - y
+
+    def mapping(out, t):
+        out[0] = d_pos(1.0, **t)
+
+    with pytest.raises(errors.UnsupportedError, match=r"\*\*mapping in a call is not supported: kernels have no dicts"):
+        cuda.jit(mapping)[1, 1](np.zeros(1), (2.0,))
+
+
+def test_positional_only_parameters():
+    @cuda.jit(device=True)
+    def d(x, y=2.0, /, z=3.0):
+        return x * 100.0 + y * 10.0 + z
+
+    @cuda.jit
+    def posonly(out):
+        def f(x, /, y):
+            return x - y
+
+        out[0] = f(1.0, y=5.0)
+        out[1] = d(1.0, z=5.0)
+        out[2] = d(1.0, 4.0)
+
+    out = np.zeros(3)
+    posonly[1, 1](out)
+    np.testing.assert_array_equal(out, [-4.0, 125.0, 143.0])
+
+    def by_keyword(out):
+        out[0] = d(x=1.0)
+
+    with pytest.raises(errors.TypingError, match="d.. got some positional-only arguments passed as keyword "
+                                                 "arguments: 'x'"):
+        cuda.jit(by_keyword)[1, 1](np.zeros(1))
 
 
 # ---- functions, intrinsics and Numba types as values ----------------------------------------------------
@@ -351,6 +522,64 @@ def test_functions_intrinsics_and_types_passed_to_device_functions():
     assert acc[0] == 64 and top[0] == 63
     np.testing.assert_allclose(out, [np.float32(2.7) * 2 + 3, 7, 6, 16, 1, 1, 0], rtol=1e-6)
     assert out[0] == float(np.float32(np.float32(2.7) + np.float32(np.float32(2.7) + 3)))
+
+
+@cuda.jit
+def unrolled(out, x, t):
+    acc = 0.0
+    for f in cuda.literal_unroll((square, negate, twice)):  # a tuple of functions: one body per function
+        acc += f(x)
+    out[0] = acc
+    for i, f in enumerate(cuda.literal_unroll((square, negate))):
+        out[1 + i] = f(x)
+    i = 3
+    for v in cuda.literal_unroll(t):  # an argument tuple of mixed types
+        out[i] = v
+        i += 1
+    for c in cuda.literal_unroll([0.5, 2]):  # a list of constants: the tuple of them
+        out[6] += c
+
+
+def test_literal_unroll_over_functions_and_mixed_tuples():
+    out = np.zeros(7)
+    unrolled[1, 1](out, 3.0, (1, 2.5, True))
+    np.testing.assert_array_equal(out, [9 - 3 + 6, 9, -3, 1, 2.5, 1, 2.5])
+    assert cuda.literal_unroll((1, 2)) == (1, 2)  # on the host: the container itself
+
+    def over_array(out):
+        for v in cuda.literal_unroll(out):
+            out[0] = v
+
+    with pytest.raises(errors.TypingError, match="Invalid use of literal_unroll, argument should be a tuple or a "
+                                                 "list of constant values, not array"):
+        cuda.jit(over_array)[1, 1](np.zeros(2))
+
+
+FUNCTIONS = (square, negate)  # a global tuple of device functions (numba-cuda: a Tuple of Dispatcher types)
+WEIGHTED = ((square, 1.0), (negate, 2.0), (twice, 0.5))
+CASES = (np.arange(4.0), np.ones((2, 3), np.int32), np.float32([[1.5]]))  # arrays of different ranks and dtypes
+
+
+@cuda.jit
+def global_tuples(out, x):
+    acc = 0.0
+    for f in cuda.literal_unroll(FUNCTIONS):
+        acc += f(x)
+    out[0] = acc
+    for f, w in WEIGHTED:
+        out[1] += f(x) * w
+    out[2] = FUNCTIONS[1](x)
+    i = 3
+    for case in cuda.literal_unroll(CASES):  # numba-cuda's test_array_reductions form
+        out[i] = case.size
+        i += 1
+    out[6] = CASES[0][3] + CASES[1][1, 2] + CASES[2][0, 0]
+
+
+def test_global_tuples_of_functions_and_arrays():
+    out = np.zeros(7)
+    global_tuples[1, 1](out, 3.0)
+    np.testing.assert_array_equal(out, [6.0, 9 - 6 + 3, -3, 4, 6, 1, 3 + 1 + 1.5])
 
 
 # numba-cuda's test_atomics helpers: the dtype, the size (a constant: a literal where the callee needs one), the
@@ -491,6 +720,197 @@ def test_enum_members_inside_tuple_arguments():
     np.testing.assert_array_equal(out, [3.5, 0, 25])
     with pytest.raises(errors.TypingError, match="unknown attribute 'value' of float64"):
         enums_in_tuple_arguments[1, 1](out, (0.5, 10))  # plain numbers: another specialisation, typed on its own
+
+
+class Planet(enum.Enum):  # tuple values: Numba's EnumMember of a Tuple
+    EARTH = (5.976e24, 6.37814e6, 3)
+    MARS = (6.421e23, 3.3972e6, 4)
+    TERRA = (5.976e24, 6.37814e6, 3)  # an alias of EARTH
+
+
+class Grid(enum.Enum):  # nested tuples of one type: a UniTuple of UniTuples
+    SMALL = ((2, 2), (1, 1))
+    LARGE = ((8, 4), (2, 2))
+
+
+class Letter(enum.Enum):  # str values: Numba's EnumMember of unicode_type
+    A = "a"
+    BEE = "bee"
+
+
+@cuda.jit(device=True)
+def radius(p):
+    return p.value[1]
+
+
+@cuda.jit
+def valued_enums(out, n):
+    p = Planet.EARTH
+    if n > 0:
+        p = Planet.MARS  # a member chosen at run time: its value chosen element by element
+    out[0] = p.value[0] / 1e23
+    out[1] = radius(p)  # passed to a device function, specialised on the enum
+    out[2] = p.value[2]
+    out[3] = p == Planet.MARS
+    out[4] = Planet.TERRA is Planet.EARTH
+    g = Grid.LARGE if n > 1 else Grid.SMALL
+    shape, step = g.value
+    out[5] = shape[0] * shape[1] + step[0]
+    out[6] = len(Letter.BEE.value)
+    s = Letter.A
+    if n > 0:
+        s = Letter.BEE
+    out[7] = s == Letter.BEE
+    acc = 0
+    for v in Grid.LARGE.value[0]:  # a constant member's tuple, iterated
+        acc += v
+    out[8] = acc
+
+
+def test_enums_with_tuple_and_str_values():
+    out = np.zeros(9)
+    valued_enums[1, 1](out, 0)
+    np.testing.assert_allclose(out, [59.76, 6.37814e6, 3, 0, 1, 5, 3, 0, 12])
+    valued_enums[1, 1](out, 2)
+    np.testing.assert_allclose(out, [6.421, 3.3972e6, 4, 1, 1, 34, 3, 1, 12])
+
+    @cuda.jit(device=True)
+    def length(v):
+        return len(v)
+
+    @cuda.jit
+    def str_value_at_run_time(out, n):
+        s = Letter.A
+        if n > 0:
+            s = Letter.BEE
+        v = s.value  # a string chosen at run time: one of the members' values, len() and ==/!= chosen among them
+        out[0] = len(v)
+        out[1] = v == "bee"
+        out[2] = "a" != v
+        out[3] = v == Letter.BEE.value
+        out[4] = length(v)
+        out[5] = Letter.A.value == "a"
+
+    out = np.zeros(6)
+    str_value_at_run_time[1, 1](out, 0)
+    np.testing.assert_array_equal(out, [1, 0, 0, 0, 1, 1])
+    str_value_at_run_time[1, 1](out, 1)
+    np.testing.assert_array_equal(out, [3, 1, 1, 1, 3, 1])
+
+    def str_method(out, n):
+        s = Letter.A
+        if n > 0:
+            s = Letter.BEE
+        out[0] = s.value.upper() == "A"
+
+    with pytest.raises(errors.UnsupportedError, match="attribute 'upper' of a string chosen at run time is not "
+                                                      "supported"):
+        cuda.jit(str_method)[1, 1](np.zeros(1), 1)
+
+    def strings_on_paths(out, n):
+        v = "ab"
+        if n > 0:
+            v = "abc"
+        out[0] = len(v)
+
+    with pytest.raises(errors.UnsupportedError, match="'v' holds a different string on each path: a string chosen at "
+                                                      "run time is not supported"):
+        cuda.jit(strings_on_paths)[1, 1](np.zeros(1), 1)
+
+    class Mixed(enum.Enum):
+        PAIR = (1, 2)
+        TRIPLE = (1, 2, 3)
+
+    def mixed(out):
+        out[0] = Mixed.PAIR.value[0]
+
+    with pytest.raises(errors.UnsupportedError, match=r"Cannot type heterogeneous enum Mixed: got value types "
+                                                      r"UniTuple\(int64, 2\), UniTuple\(int64, 3\)"):
+        cuda.jit(mixed)[1, 1](np.zeros(1))
+
+
+@cuda.jit
+def compare_members(a, b, out):  # numba-cuda's test_enums.test_compare, with enums of tuples among the pairs
+    out[0] = a == b
+    out[1] = a != b
+    out[2] = a is b
+    out[3] = a is not b
+
+
+@cuda.jit
+def tuple_member_args(out, p, t):
+    out[0] = p.value[0] / 1e23
+    out[1] = radius(p)  # on to a device function
+    out[2] = p.value[2]
+    out[3] = p == Planet.MARS
+    g, k = t  # a member inside a tuple argument
+    shape, step = g.value
+    out[4] = shape[0] * shape[1] + step[1] * k
+
+
+def test_members_of_enums_of_tuples_as_kernel_arguments():
+    for a, b in [(Planet.EARTH, Planet.EARTH), (Planet.EARTH, Planet.MARS), (Planet.TERRA, Planet.EARTH),
+                 (Grid.SMALL, Grid.LARGE), (Level.LOW, Level.LOW)]:
+        got = np.zeros(4, np.bool_)
+        compare_members[1, 1](a, b, got)
+        np.testing.assert_array_equal(got, [a == b, a != b, a is b, a is not b])
+    out = np.zeros(5)
+    tuple_member_args[1, 1](out, Planet.MARS, (Grid.LARGE, 3))
+    np.testing.assert_allclose(out, [6.421, 3.3972e6, 4, 1, 38])
+    tuple_member_args[1, 1](out, Planet.TERRA, (Grid.SMALL, 1))  # an alias is its member
+    np.testing.assert_allclose(out, [59.76, 6.37814e6, 3, 0, 5])
+    # one specialisation per enum class, whichever member
+    assert len(tuple_member_args.signatures) == 1
+
+    @cuda.jit
+    def letter_arg(out, s):
+        out[0] = len(s.value)
+
+    # numba-cuda cannot pass a unicode_type to a kernel (its _prepare_args has no case for it)
+    with pytest.raises(errors.UnsupportedError, match="the members of Letter have string values: as kernel "
+                                                      "arguments .* not supported"):
+        letter_arg[1, 1](np.zeros(1), Letter.BEE)
+
+
+@cuda.jit(device=True)
+def first_member_value(cls):
+    return cls.EARTH.value
+
+
+@cuda.jit(device=True)
+def low_of(cls):
+    return cls["LOW"] == cls.LOW
+
+
+@cuda.jit
+def enum_classes_passed(out, lv):
+    out[0] = first_member_value(Planet)[1]  # an enum class to a device function: numba-cuda's EnumClass argument
+    out[1] = low_of(Level)  # another class: another specialisation
+    t = (Scale, Level)
+    out[2] = low_of(t[1]) + t[0].LARGE.value
+
+    def is_low(cls):  # and to a closure
+        return lv == cls.LOW
+
+    out[3] = is_low(Level)
+
+
+def test_enum_classes_passed_to_device_functions():
+    out = np.zeros(4)
+    enum_classes_passed[1, 1](out, Level.LOW)
+    np.testing.assert_array_equal(out, [6.37814e6, 1, 1 + Scale.LARGE.value, 1])
+
+    @cuda.jit
+    def strings_class(out):
+        out[0] = len_first(Letter)
+
+    @cuda.jit(device=True)
+    def len_first(cls):
+        return len(cls.A.value)
+
+    out = np.zeros(1)
+    strings_class[1, 1](out)
+    assert out[0] == 1
 
 
 def test_enums_numba_cannot_type():

@@ -224,6 +224,12 @@ class Mode(enum.Enum):
     SLOW = 5
 
 
+class Pairs(enum.Enum):
+    ONE = (1, 0.5)
+    TWO = (2, 1.5)
+    ALIAS = (1, 0.5)
+
+
 class Named(enum.Enum):
     A = "a"
 
@@ -288,10 +294,16 @@ def test_freeze_enums():
     assert freeze_value("Mode", Mode, {}) == ("namespace", {"FAST": ("scalar", 0, m), "SLOW": ("scalar", 5, m)}, m)
     assert freeze_value("c", Color.GREEN, {}) == ("scalar", 2, c) and type(freeze_value("c", Color.RED, {})[1]) is int
     assert freeze_value("m", Mode.SLOW, {}) == ("scalar", 5, m)
-    with pytest.raises(errors.UnsupportedError, match="Named.A"):
-        freeze_value("Named", Named, {})
-    with pytest.raises(errors.UnsupportedError):
+    # str (and tuple) values: Numba's EnumMember of unicode_type, a namespace of the values with that spelling
+    n = 'EnumMember("%s.Named", unicode_type, (\'a\',))' % __name__
+    assert freeze_value("Named", Named, {}) == ("namespace", {"A": ("str", "a")}, n)
+    with pytest.raises(errors.UnsupportedError, match="the members of Named have string values"):
         freeze_value("n", Named.A, {})
+    # a member of an enum of tuples: the index of its value, typed by a spelling that lists every member's value
+    p = 'EnumMember("%s.Pairs", Tuple((int64, float64)), ((1, 0.5), (2, 1.5), (1, 0.5)))' % __name__
+    assert freeze_value("Pairs", Pairs, {})[2] == p
+    assert freeze_value("q", Pairs.TWO, {}) == ("scalar", 1, p)
+    assert freeze_value("q", Pairs.ALIAS, {}) == ("scalar", 0, p)
 
 
 def test_freeze_modules_and_known_objects():

@@ -24,6 +24,22 @@
 # RUN: not kfront compile %s -k escapes_multidef --sig 'void(float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=MULTIDEF
 # RUN: not kfront compile %s -k free_unbound --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=UNBOUND
 # RUN: not kfront compile %s -k decorated_inner --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=DECORATED
+# RUN: kfront compile %s -k loop_bound --sig 'void(float64[:], int64)' --emit=kir | FileCheck %s --check-prefix=LOOPBOUND
+# RUN: kfront compile %s -k loop_bound --sig 'void(float64[:], int64)' --emit=ptx --arch=sm_90 -o %t.loop_bound.ptx
+# RUN: %ptxas -arch=sm_90 %t.loop_bound.ptx -o /dev/null
+# RUN: kfront compile %s -k per_branch --sig 'void(float64[:], int64)' --emit=kir | FileCheck %s --check-prefix=PERBRANCH
+# RUN: not kfront compile %s -k chosen_at_run_time --sig 'void(float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=CHOSEN
+# RUN: not kfront compile %s -k chosen_in_loop --sig 'void(float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=CHOSENLOOP
+# RUN: not kfront compile %s -k self_recursive --sig 'void(float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=SELFREC
+# RUN: not kfront compile %s -k kwonly_inner --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=KWONLY
+# RUN: not kfront compile %s -k kwonly_device --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=KWONLYDEV
+# RUN: not kfront compile %s -k varkw_device --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=VARKWDEV
+# RUN: kfront compile %s -k keywords --sig 'void(float64[:])' --emit=kir | FileCheck %s --check-prefix=KEYWORDS
+# RUN: not kfront compile %s -k mutual_inner --sig 'void(float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=MUTUAL
+# RUN: not kfront compile %s -k lambda_self --sig 'void(float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=LAMBDASELF
+# RUN: kfront compile %s -k positional_only --sig 'void(float64[:])' --emit=kir | FileCheck %s --check-prefix=POSONLY
+# RUN: not kfront compile %s -k posonly_keyword --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=POSONLYKW
+# RUN: not kfront compile %s -k mapping_call --sig 'void(float64[:], UniTuple(float64, 1))' 2>&1 | FileCheck %s --check-prefix=MAPPING
 from numba import cuda
 import numpy as np
 
@@ -129,11 +145,13 @@ def escapes_multidef(a, c):
     a[0] = apply(g, 1.0)
 
 
+# Numba makes a closure's cells where it is defined, from the variables stored so far (in the order Python compiles
+# the body): reading one assigned only later is refused, a self-recursive inner def included.
 @cuda.jit
 def free_unbound(a):
+    # UNBOUND: closures.py:[[@LINE+1]]:9: error: 'g' reads 'y', which is assigned only after it is defined here: not supported (numba-cuda: Unsupported use of cell variable encountered)
     def g():
         return y
-    # UNBOUND: closures.py:[[@LINE+1]]:12: error: free variable 'y' referenced before assignment in enclosing scope (it is read by 'g')
     a[0] = g()
     y = 2.0
 
@@ -145,3 +163,167 @@ def decorated_inner(a):
     def g(v):
         return v
     a[0] = g(1.0)
+
+
+# A closure bound on some paths only (in a loop that may not run, in one branch) is read where it is bound, as
+# Numba inlines it (a run-time UnboundLocalError where it may not be): here after the loop, reading the loop
+# variable's last value as Python's cell would.
+# LOOPBOUND: sym_name = @loop_bound__lambda, function_type = (f64, i64) -> (f64), device, py_name = "<lambda>", arg_names = ["x", "i"]
+# LOOPBOUND: check.raise(%{{[0-9]+}}) {exception = "UnboundLocalError: cannot access local variable 'f' where it is not associated with a value"}
+# LOOPBOUND: func.call(%{{[0-9]+}}, %{{[0-9]+}}) {callee = @loop_bound__lambda}
+@cuda.jit
+def loop_bound(a, n):
+    for i in range(n):
+        f = lambda x: x + i
+    a[0] = f(1.0)
+
+
+# Redefined in each branch and called there: each call is its own function's (Numba: each make_function becomes
+# a function of its own).
+# PERBRANCH-DAG: sym_name = @per_branch__f, function_type = (f64, i64) -> (f64), device
+# PERBRANCH-DAG: arith.addf
+# PERBRANCH-DAG: arith.subf
+@cuda.jit
+def per_branch(a, c):
+    if c:
+        def f(x):
+            return x + c
+        a[0] = f(3.0)
+    else:
+        def f(x):
+            return x - c
+        a[0] = f(3.0)
+
+
+# A different function on each path, called where they meet, is a first-class function value: numba-cuda types it
+# (UndefinedFunctionType) but cannot lower it on CUDA.
+@cuda.jit
+def chosen_at_run_time(a, c):
+    # CHOSEN: closures.py:[[@LINE+1]]:5: error: 'f' holds function 'f' (defined at line [[@LINE+2]]) on one path and function 'f' (defined at line [[@LINE+5]]) on another: a function chosen at run time is a first-class function value, which is not supported on CUDA
+    if c:
+        def f(x):
+            return x + 1
+    else:
+        def f(x):
+            return x + 2
+    a[0] = f(3.0)
+
+
+@cuda.jit
+def chosen_in_loop(a, n):
+    f = twice
+    # CHOSENLOOP: closures.py:[[@LINE+1]]:5: error: 'f' holds function 'twice' on one path and function '<lambda>' (defined at line [[@LINE+2]]) on another
+    for i in range(n):
+        f = lambda x: x + 1
+    a[0] = f(3.0)
+
+
+@cuda.jit
+def self_recursive(a, n):
+    # SELFREC: closures.py:[[@LINE+1]]:9: error: a self-recursive inner function is not supported: 'fact' reads its own name, which is not yet bound where it is defined (numba-cuda: Unsupported use of cell variable encountered)
+    def fact(k):
+        if k <= 1:
+            return 1
+        return k * fact(k - 1)
+    a[0] = fact(n)
+
+
+# numba-cuda refuses keyword-only and **kwargs parameters (op_MAKE_FUNCTION with kwdefaults is not implemented;
+# its dispatcher's argument folding fails on them); calls with keyword arguments bind as Python binds them.
+@cuda.jit
+def kwonly_inner(a):
+    # KWONLY: closures.py:[[@LINE+1]]:17: error: 'y' is a keyword-only parameter: they are not supported in device functions, as numba-cuda's dispatcher cannot bind them; make it a positional parameter (keyword arguments and defaults are supported)
+    def f(x, *, y=3.0):
+        return x + y
+    a[0] = f(1.0)
+
+
+# KWONLYDEV: closures.py:[[@LINE+2]]:20: error: 'y' is a keyword-only parameter: they are not supported in device functions
+@cuda.jit(device=True)
+def d_kwonly(x, *, y):
+    return x + y
+
+
+@cuda.jit
+def kwonly_device(a):
+    a[0] = d_kwonly(1.0, y=2.0)
+
+
+# VARKWDEV: closures.py:[[@LINE+2]]:18: error: **kw: **kwargs parameters are not supported in device functions, as Numba supports no explicit **kwargs; name the parameters (keyword arguments and defaults are supported)
+@cuda.jit(device=True)
+def d_varkw(x, **kw):
+    return x
+
+
+@cuda.jit
+def varkw_device(a):
+    a[0] = d_varkw(1.0)
+
+
+@cuda.jit(device=True)
+def d_pos(x, y=1.0, z=2.0):
+    return x - y * z
+
+
+# Keyword arguments to a device function and to an inner def bind by name, defaults filling the rest (numba-cuda
+# folds them for a device function; for an inner def its inliner drops them, computing 3.0 for f(5.0, z=10.0)).
+# KEYWORDS: %[[FIVE:[0-9]+]] = arith.constant() {value = 5.0}
+# KEYWORDS-NEXT: %[[ONE:[0-9]+]] = arith.constant() {value = 1.0}
+# KEYWORDS-NEXT: %[[TEN:[0-9]+]] = arith.constant() {value = 1e+01}
+# KEYWORDS-NEXT: func.call(%[[FIVE]], %[[ONE]], %[[TEN]]) {callee = @keywords__f}
+# KEYWORDS: %[[THREE:[0-9]+]] = arith.constant() {value = 3.0}
+# KEYWORDS-NEXT: %[[FOUR:[0-9]+]] = arith.constant() {value = 4.0}
+# KEYWORDS-NEXT: func.call(%[[THREE]], %[[FOUR]], %[[ONE]]) {callee = @keywords__f}
+# KEYWORDS: func.call(%[[FIVE]], %[[ONE]], %[[TEN]]) {callee = @d_pos}
+@cuda.jit
+def keywords(a):
+    def f(x, y=1.0, z=2.0):
+        return x - y * z
+    a[0] = f(5.0, z=10.0)
+    a[1] = f(z=1.0, y=4.0, x=3.0)
+    a[2] = d_pos(5.0, z=10.0)
+
+
+# Inner defs calling each other: the first one's closure needs the second's cell before it is bound, which
+# numba-cuda's interpreter refuses as it refuses a self-recursive inner def (LOAD_CLOSURE of an unbound cell).
+@cuda.jit
+def mutual_inner(a, n):
+    # MUTUAL: closures.py:[[@LINE+1]]:9: error: 'ev' reads 'od', which is assigned only after it is defined here: not supported (numba-cuda: Unsupported use of cell variable encountered)
+    def ev(k):
+        return True if k == 0 else od(k - 1)
+    def od(k):
+        return False if k == 0 else ev(k - 1)
+    a[0] = ev(n)
+
+
+@cuda.jit
+def lambda_self(a, n):
+    # LAMBDASELF: closures.py:[[@LINE+1]]:9: error: '<lambda>' reads 'f', which is assigned only after it is defined here
+    f = lambda k: 1 if k <= 1 else k * f(k - 1)
+    a[0] = f(n)
+
+
+# Positional-only parameters (before '/') bind positionally; a keyword naming one is Python's TypeError.
+# POSONLY: %[[ONE:[0-9]+]] = arith.constant() {value = 1.0}
+# POSONLY-NEXT: %[[TWO:[0-9]+]] = arith.constant() {value = 2.0}
+# POSONLY-NEXT: %[[FIVE:[0-9]+]] = arith.constant() {value = 5.0}
+# POSONLY-NEXT: func.call(%[[ONE]], %[[TWO]], %[[FIVE]]) {callee = @positional_only__f}
+@cuda.jit
+def positional_only(a):
+    def f(x, y=2.0, /, z=3.0):
+        return x * 100.0 + y * 10.0 + z
+    a[0] = f(1.0, z=5.0)
+
+
+@cuda.jit
+def posonly_keyword(a):
+    def f(x, /, y):
+        return x - y
+    # POSONLYKW: closures.py:[[@LINE+1]]:14: error: f() got some positional-only arguments passed as keyword arguments: 'x'
+    a[0] = f(x=1.0, y=5.0)
+
+
+@cuda.jit
+def mapping_call(a, t):
+    # MAPPING: closures.py:[[@LINE+1]]:23: error: **mapping in a call is not supported: kernels have no dicts (Numba: CALL_FUNCTION_EX with **kwargs not supported)
+    a[0] = d_pos(1.0, **t)

@@ -171,7 +171,7 @@ def with_stmt(a):
 @cuda.jit
 def lambda_expr(a):
     f = lambda x, **kw: x + 1
-    # LAMBDA: diagnostics.py:[[@LINE-1]]:21: error: **kwargs parameters are not supported in device functions (a final *args is)
+    # LAMBDA: diagnostics.py:[[@LINE-1]]:21: error: **kw: **kwargs parameters are not supported in device functions
 
 
 # RUN: not kfront compile %s -k comprehension --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=COMP

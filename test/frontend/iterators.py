@@ -9,7 +9,13 @@
 # RUN: kfront compile %s -k zipped --sig 'void(float32[::1], int32[::1], float64[::1])' --emit=ptx -o %t.zip.ptx && %ptxas -arch=sm_90 %t.zip.ptx -o %t.zip.cubin
 # RUN: kfront compile %s -k ranged --sig 'void(int64[::1])' --emit=ptx -o %t.range.ptx && %ptxas -arch=sm_90 %t.range.ptx -o %t.range.cubin
 # RUN: not kfront compile %s -k not_iterable --sig 'void(float32[::1])' 2>&1 | FileCheck %s --check-prefix=NOTIT
-from numba import cuda
+# RUN: kfront compile %s -k unrolled_literally --sig 'void(float64[::1], Tuple((int64, float64)))' --emit=kir | FileCheck %s --check-prefix=LITERAL
+# RUN: kfront compile %s -k unrolled_literally --sig 'void(float64[::1], Tuple((int64, float64)))' --emit=ptx -o %t.lit.ptx && %ptxas -arch=sm_90 %t.lit.ptx -o %t.lit.cubin
+# RUN: not kfront compile %s -k unroll_array --sig 'void(float64[::1])' 2>&1 | FileCheck %s --check-prefix=UNROLLARRAY
+# RUN: not kfront compile %s -k unroll_list --sig 'void(float64[::1], float64)' 2>&1 | FileCheck %s --check-prefix=UNROLLLIST
+# RUN: not kfront compile %s -k unroll_two --sig 'void(float64[::1])' 2>&1 | FileCheck %s --check-prefix=UNROLLTWO
+from numba import cuda, literal_unroll
+from numba.cuda.misc.special import literal_unroll as special_unroll
 
 
 @cuda.jit
@@ -59,3 +65,48 @@ def not_iterable(x):
     # NOTIT: iterators.py:[[@LINE+1]]:24: error: kfront can iterate over range(), arrays, tuples, zip() and enumerate(), not float32
     for a, b in zip(x, x[0]):
         x[0] = a
+
+
+# literal_unroll(t), numba-cuda's: t itself (a list of constants as the tuple of them); a loop over it runs its body
+# once per item, each item typed on its own (an int64 then a float64 here: one store of each type).
+# LITERAL-NOT: scf.for
+# LITERAL: ^bb0(%0: array<f64, 1, C>, %1: i64, %2: f64):
+# LITERAL: arith.sitofp(%1)
+# LITERAL: mem.store
+# LITERAL: mem.store(%2,
+# LITERAL: arith.constant() {value = 2.5}
+# LITERAL: arith.constant() {value = 9.5}
+@cuda.jit
+def unrolled_literally(out, t):
+    i = 0
+    for v in literal_unroll(t):
+        out[i] = v
+        i += 1
+    acc = 0.0
+    for c in special_unroll([2, 0.5]):
+        acc += c
+    out[2] = acc
+    for j, c in enumerate(cuda.literal_unroll((3, 4.0))):
+        acc += c
+    out[3] = acc
+
+
+@cuda.jit
+def unroll_array(out):
+    # UNROLLARRAY: iterators.py:[[@LINE+1]]:29: error: Invalid use of literal_unroll, argument should be a tuple or a list of constant values, not array(float64, 1d, C)
+    for v in literal_unroll(out):
+        out[0] = v
+
+
+@cuda.jit
+def unroll_list(out, x):
+    # UNROLLLIST: iterators.py:[[@LINE+1]]:33: error: Found non-constant value at position 1 in a list argument to literal_unroll
+    for v in literal_unroll([1, x]):
+        out[0] = v
+
+
+@cuda.jit
+def unroll_two(out):
+    # UNROLLTWO: iterators.py:[[@LINE+1]]:14: error: literal_unroll takes one argument, found 2
+    for v in literal_unroll((1, 2), (3,)):
+        out[0] = v

@@ -546,6 +546,122 @@ static void test_slices(void) {
   CHECK_CONTAINS(kf_context_diagnostics(ctx), "a slice needs 3 items (start, stop, step), not 2");
 }
 
+/* An enum class of tuple values bound (a namespace whose spelling lists the values) and one of its members as a
+ * kernel argument: the index of its value, an alias the index of the member it repeats, an index that names no
+ * member a ValueError raised by the kernel. */
+static const char VALUED[] =
+    "from numba import cuda\n"
+    "\n"
+    "@cuda.jit\n"
+    "def k(out, p):\n"
+    "    out[0] = p.value[0] + p.value[1]\n"
+    "    out[1] = p == Pair.LOW\n"
+    "    out[2] = p is Pair.SAME\n";
+
+static void test_valued_enum_arguments(void) {
+  const char *spelling = "EnumMember(\"app.Pair\", UniTuple(int64, 2), ((1, 2), (30, 40), (1, 2)))";
+  kf_value low[2] = {v_int(KF_INT64, 1), v_int(KF_INT64, 2)}, high[2] = {v_int(KF_INT64, 30), v_int(KF_INT64, 40)};
+  kf_value members[3] = {{.kind = KF_VALUE_TUPLE, .items = low, .nitems = 2},
+                         {.kind = KF_VALUE_TUPLE, .items = high, .nitems = 2},
+                         {.kind = KF_VALUE_TUPLE, .items = low, .nitems = 2}};
+  const char *names[3] = {"LOW", "HIGH", "SAME"}; /* SAME: an alias of LOW */
+  kf_binding b[] = {CUDA_BINDING,
+                    {"Pair", {.kind = KF_VALUE_NAMESPACE, .items = members, .names = names, .nitems = 3,
+                              .path = spelling}}};
+  const char *kname = "k";
+  char sig[160];
+  snprintf(sig, sizeof sig, "void(float64[:], %s)", spelling);
+  const char *sigp = sig;
+  kf_compile_options o;
+  kf_compile_options_init(&o);
+  o.kernels = &kname;
+  o.nkernels = 1;
+  o.signatures = &sigp;
+  o.nsignatures = 1;
+  o.bindings = b;
+  o.nbindings = 2;
+  kf_source s = src("app.py", VALUED, 1);
+  kf_module *m = compile(&s, 1, &o, KF_OK);
+  double out[3];
+  kf_arg args[2] = {f64_array(out, 3), kf_arg_int(KF_INT64, 1)};
+  args[1].type = spelling;
+  CHECK(launch(m, "k", 1, args, 2) == KF_OK);
+  CHECK(out[0] == 70 && out[1] == 0 && out[2] == 0);
+  args[1].value.i = 0;
+  CHECK(launch(m, "k", 1, args, 2) == KF_OK);
+  CHECK(out[0] == 3 && out[1] == 1 && out[2] == 1);
+  kf_context_clear_diagnostics(ctx);
+  args[1].value.i = 3;
+  CHECK(launch(m, "k", 1, args, 2) != KF_OK);
+  kf_error_info e;
+  CHECK(kf_context_first_error(ctx, &e) == KF_OK && e.kind == KF_ERRKIND_RAISED && e.exception);
+  if (e.exception)
+    CHECK_CONTAINS(e.exception, "ValueError: an argument of Enum<UniTuple(int64, 2)>(app.Pair) that is not the index "
+                                "of one of its 3 members");
+  kf_module_destroy(m);
+  /* a spelling whose values are not the class's is refused, located in the signature */
+  sigp = "void(float64[:], EnumMember(\"app.Pair\", UniTuple(int64, 2), ((1, 2), (3, 4))))";
+  m = compile(&s, 1, &o, KF_ERROR_INVALID_INPUT);
+  CHECK(!m);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "error: the values spelt for app.Pair are not those of its members");
+}
+
+/* A tuple binding holding device functions (of another source), a path (math.sin) and an array: the functions
+ * called through the tuple, the array read as a constant array (symbol named after the tuple and the item). */
+static const char TUPLED[] =
+    "from numba import cuda\n"
+    "\n"
+    "@cuda.jit\n"
+    "def k(out, x):\n"
+    "    for f in cuda.literal_unroll(FS):\n"
+    "        out[0] += f(x)\n"
+    "    out[1] = FS[2](0.0) + MIXED[1][2]\n";
+static const char TUPLED_HELPERS[] =
+    "from numba import cuda\n"
+    "\n"
+    "@cuda.jit(device=True)\n"
+    "def square(x):\n"
+    "    return x * x\n"
+    "\n"
+    "@cuda.jit(device=True)\n"
+    "def negate(x):\n"
+    "    return -x\n";
+
+static void test_tuples_of_functions_and_arrays(void) {
+  kf_value fs[3] = {v_function(1, "square"), v_function(1, "negate"), v_path("math.sin")};
+  double table[3] = {1, 2, 40};
+  int64_t n = 3;
+  kf_value mixed[2] = {v_function(1, "square"), v_array(table, KF_FLOAT64, 1, &n, NULL)};
+  kf_binding b[] = {CUDA_BINDING,
+                    {"FS", {.kind = KF_VALUE_TUPLE, .items = fs, .nitems = 3}},
+                    {"MIXED", {.kind = KF_VALUE_TUPLE, .items = mixed, .nitems = 2}}};
+  const char *kname = "k", *sig = "void(float64[:], float64)";
+  kf_compile_options o;
+  kf_compile_options_init(&o);
+  o.kernels = &kname;
+  o.nkernels = 1;
+  o.signatures = &sig;
+  o.nsignatures = 1;
+  o.bindings = b;
+  o.nbindings = 3;
+  kf_source s[2] = {src("app.py", TUPLED, 1), src("helpers.py", TUPLED_HELPERS, 1)};
+  kf_module *m = compile(s, 2, &o, KF_OK);
+  char *text = kir(m);
+  if (text) CHECK_CONTAINS(text, "sym_name = @k__MIXED_1");
+  kf_free(text);
+  double out[2] = {0, 0};
+  kf_arg args[2] = {f64_array(out, 2), kf_arg_float(KF_FLOAT64, 3)};
+  CHECK(launch(m, "k", 1, args, 2) == KF_OK);
+  CHECK(out[0] == 9 - 3 + sin(3.0) && out[1] == 40);
+  kf_module_destroy(m);
+  /* a tuple may not hold a namespace (nor an exception class, nor a string) */
+  kf_value bad[2] = {v_function(1, "square"), {.kind = KF_VALUE_STRING, .path = "s"}};
+  b[2].value.items = bad;
+  m = compile(s, 2, &o, KF_ERROR_INVALID_INPUT);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "item 1 of the tuple is a string: kfront's constant tuples hold "
+                                              "numbers, arrays, functions and tuples of them");
+}
+
 /* ---- fragments: one function's lines, indented, at line 40 ------------------------------------------------- */
 
 static void test_fragments(void) {
@@ -783,6 +899,8 @@ int main(void) {
   test_names();
   test_language_values();
   test_slices();
+  test_valued_enum_arguments();
+  test_tuples_of_functions_and_arrays();
   test_fragments();
   test_specs();
   test_bad_input();

@@ -33,6 +33,13 @@ globals().update(intrinsics.make_namespace("numba.cuda"))
 Reduce = reduce
 
 
+def literal_unroll(container):
+    """numba-cuda's literal_unroll: on the host the container itself; in a kernel, `for x in literal_unroll(t)`
+    runs the loop body once per item of the tuple t, each item with its own type (t may mix types: functions,
+    arrays of different ranks, numbers)."""
+    return container
+
+
 def is_supported_version():
     return True
 

@@ -110,14 +110,24 @@ class _Inputs:
             if frozen[0] == "exception":  # raised by a kernel, it comes back by this name
                 _kfront.register_exception(frozen[1], frozen[2])
                 frozen = frozen[:2]
-            if frozen[0] == "function":
-                dep = frozen[1]
-                if not isinstance(dep, Dispatcher):
-                    continue
-                if id(dep) not in self._index:
-                    self._add(dep)
-                frozen = ("function", self._index[id(dep)], dep.py_func.__code__.co_name)
-            self._bind(name, frozen)
+            frozen = self._functions_bound(frozen)
+            if frozen is not None:
+                self._bind(name, frozen)
+
+    def _functions_bound(self, frozen):
+        """frozen with each device function in it (itself, or an item of a tuple) as ('function', source index,
+        name), its source added; None when one is a function that is not a @cuda.jit one."""
+        if frozen[0] == "tuple":
+            items = [self._functions_bound(item) for item in frozen[1]]
+            return None if None in items else ("tuple", items)
+        if frozen[0] != "function":
+            return frozen
+        dep = frozen[1]
+        if not isinstance(dep, Dispatcher):
+            return None
+        if id(dep) not in self._index:
+            self._add(dep)
+        return ("function", self._index[id(dep)], dep.py_func.__code__.co_name)
 
     def _bind(self, name, frozen):
         old = self.bindings.get(name)
@@ -165,6 +175,7 @@ def _registry():
             paths.setdefault(id(getattr(types, name)), "numba." + name)
         paths[id(cuda)] = "numba.cuda"
         paths[id(cuda.random)] = "numba.cuda.random"
+        paths[id(cuda.literal_unroll)] = "numba.cuda.literal_unroll"
         _TYPE_PATHS = paths
     reg = dict(_TYPE_PATHS)
     for name in cuda.intrinsics.KERNEL_NAMES + cuda.intrinsics.VECTOR_TYPES:
@@ -312,7 +323,20 @@ class Dispatcher:
 
     @property
     def signatures(self):
-        return list(self._sigs)
+        """The signatures compiled so far on the current device, as numba-cuda's list(dispatcher.overloads): the
+        declared ones, then one per new argument-type signature a launch or specialize() compiled; each a key of
+        `overloads` (kfront's keys are signature texts, "void(float32[::1], int64)"). A device function lists its
+        declared signatures (kfront compiles it inside the kernels that call it)."""
+        sigs = list(self._sigs)
+        f = self._functions.get(_kfront.current_device())
+        if f is not None:
+            sigs += [k.signature for k in f.kernels()]
+        return list(dict.fromkeys(sigs))
+
+    @property
+    def nopython_signatures(self):
+        """numba's nopython_signatures: each of `signatures` as a Signature object (return type, argument types)."""
+        return [types.Signature(*reversed(types.parse_signature(s))) for s in self.signatures]
 
     @property
     def overloads(self):
@@ -366,9 +390,20 @@ class Dispatcher:
 
     inspect_ptx = inspect_asm
 
-    def inspect_types(self, file=None):
+    def inspect_types(self, file=None, signature=None, pretty=False, style="default", **kwargs):
+        """numba's inspect_types: per compiled signature (or the one given), its name and signature, then the typed
+        code — kfront's typed IR (kir) — between rules, as numba prints its type annotations."""
         import sys
-        print(self.inspect_kir(), file=file or sys.stdout)
+        if pretty:
+            raise errors.UnsupportedError("kfront: inspect_types(pretty=True) is not supported (kfront annotates "
+                                          "its typed IR, kir, as text)")
+        sigs = [types.normalize_signature(signature)] if signature is not None else self.signatures
+        file = file or sys.stdout
+        for sig in sigs:
+            print("%s %s" % (self.py_func.__name__, sig), file=file)
+            print("-" * 80, file=file)
+            print(self.inspect_kir(sig), file=file)
+            print("=" * 80, file=file)
 
     def __repr__(self):
         return "<kfront %s %s>" % ("device function" if self._kind == "device" else "kernel", self.__qualname__)
