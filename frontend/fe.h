@@ -435,11 +435,16 @@ bool num_ufunc_supported(int u);
 bool num_can_cast_same_kind(int from, int to);
 /* The loop NumPy and numba-cuda choose for inputs of these kinds; false when there is none. */
 bool num_ufunc_loop(int u, const int *kinds, unsigned nin, NumLoop *out);
-/* The cmath function (cmath.c's name) a ufunc's complex loop is, as numba-cuda's ufunc_db takes it from its cmath;
- * NULL for the others. lower.c builds those loops; num_ufunc_emit the rest. */
-const char *num_ufunc_cmath(int u);
-/* Builds what the loop computes at b's insertion point, from inputs of the loop's input types. */
-void num_ufunc_emit(IrBuilder *b, int u, const NumLoop *loop, Value *const *in, Value **out);
+/* How num_ufunc_emit calls a function of kfront's cmath source (cmath.c) that a complex loop is built on: call
+ * (lower.c's) compiles it for z's type and calls it at b's insertion point, giving its result in z's type, or NULL
+ * after reporting an error. */
+typedef struct NumCmath {
+  Value *(*call)(void *ctx, const char *name, Value *z);
+  void *ctx;
+} NumCmath;
+/* Builds what the loop computes at b's insertion point, from inputs of the loop's input types; false when a cmath
+ * function it calls failed to compile (reported). */
+bool num_ufunc_emit(IrBuilder *b, int u, const NumLoop *loop, Value *const *in, Value **out, const NumCmath *cm);
 
 /* numpy's maximum/minimum (nan_wins) and fmax/fmin on floats, as numba's npyfuncs. */
 Value *num_float_minmax(IrBuilder *b, Value *x, Value *y, bool is_max, bool nan_wins);

@@ -2817,18 +2817,27 @@ static bool ufunc_array(const FeVal *v, unsigned *rank, Type **elem) {
 
 static FeVal cmath_call(Lower *L, const char *name, FeVal z, const PyExpr *e);
 
-/* One application of a ufunc's loop: num_ufunc_emit's, or for a complex loop numba-cuda takes from its cmath,
- * kfront's cmath function of that name. */
+/* A complex loop's call of a cmath.c function (NumCmath): at the ufunc call's expression. */
+typedef struct UfuncCmath {
+  Lower *L;
+  const PyExpr *e;
+} UfuncCmath;
+
+static Value *ufunc_cmath_call(void *ctx, const char *name, Value *z) {
+  UfuncCmath *c = ctx;
+  FeVal r = cmath_call(c->L, name, val(z->type, z), c->e);
+  return r.kind == FV_VAL ? mat(c->L, &r) : NULL;
+}
+
+/* One application of a ufunc's loop (num_ufunc_emit's; a complex loop may call kfront's cmath functions). */
 static bool ufunc_emit(Lower *L, int u, const NumLoop *loop, Value *const *in, Value **out, const PyExpr *e) {
-  const char *cm = loop->in[0] == NB_C64 || loop->in[0] == NB_C128 ? num_ufunc_cmath(u) : NULL;
-  if (!cm) {
-    num_ufunc_emit(&L->b, u, loop, in, out);
-    return true;
-  }
-  FeVal r = cmath_call(L, cm, val(in[0]->type, in[0]), e);
-  if (r.kind != FV_VAL) return false;
-  out[0] = mat(L, &r);
-  return true;
+  UfuncCmath c = {L, e};
+  NumCmath cm = {ufunc_cmath_call, &c};
+  unsigned errors = diag_errors(L->fe->diag);
+  if (num_ufunc_emit(&L->b, u, loop, in, out, &cm)) return true;
+  if (diag_errors(L->fe->diag) == errors)
+    lerr(L, e->loc, "internal error: numpy.%s has no implementation of its loop for these types", num_ufunc_name(u));
+  return false;
 }
 
 /* A ufunc over arrays with its outputs given (np.add(a, b, out)): a loop nest over the first output's shape;
