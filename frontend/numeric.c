@@ -230,7 +230,7 @@ bool num_ufunc_loop(int u, const int *kinds, unsigned nin, NumLoop *out) {
   bool has_int = false, has_float = false;
   for (unsigned i = 0; i < nin; i++) {
     has_int |= kind_is_int(kinds[i]);
-    has_float |= kind_is_float(kinds[i]);
+    has_float |= kind_is_float(kinds[i]) || kind_is_complex(kinds[i]); /* numba: dt.kind in "cf" */
   }
   for (const char *p = f->loops; *p;) {
     while (*p == ' ') p++;

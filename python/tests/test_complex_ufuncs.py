@@ -16,6 +16,7 @@ import cmath
 import ctypes
 import ctypes.util
 import itertools
+import linecache
 import math
 
 import numpy as np
@@ -373,3 +374,27 @@ def bad_arctan2(a):
 def test_loops_numba_cuda_lacks_are_refused(kernel, match):
     with pytest.raises(errors.CompilerError, match=match):
         kernel[1, 1](np.zeros(3, np.complex128))
+
+
+def test_typing_as_numba_cuda():
+    """A ufunc's loop is NumPy's first whose inputs the arguments cast to safely, an integer to any complex when it
+    meets a complex (numba's ufunc_can_cast: mixed kinds); float_power has only complex128 (test/gpu/python/
+    test_typing_vs_numba.py compares these with numba-cuda's compile_ptx)."""
+    from kfront import types
+
+    def typed(expr, *argtypes):
+        ns = {"np": np}
+        src = "def f(%s):\n    return %s\n" % (", ".join("ab"[:len(argtypes)]), expr)
+        name = "<complex-ufunc-typing %s>" % expr
+        linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+        exec(compile(src, name, "exec"), ns)
+        return str(cuda.compile_ptx(ns["f"], argtypes, device=True)[1])
+
+    c64, c128, i32, f64 = types.complex64, types.complex128, types.int32, types.float64
+    assert typed("np.maximum(a, b)", c64, i32) == "complex64"
+    assert typed("np.less(a, b)", c64, i32) == "bool"
+    assert typed("np.power(a, b)", c64, i32) == "complex64"
+    assert typed("np.power(a, b)", c64, f64) == "complex128"
+    assert typed("np.float_power(a, b)", c64, c64) == "complex128"
+    assert typed("np.sinh(a)", c64) == "complex64"
+    assert typed("np.sign(a)", c128) == "complex128"
