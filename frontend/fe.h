@@ -316,6 +316,7 @@ struct FeCtx {
   X(CMATH_ATANH, "cmath.atanh") X(CMATH_ISNAN, "cmath.isnan") X(CMATH_ISINF, "cmath.isinf")   \
   X(CMATH_ISFINITE, "cmath.isfinite") X(CMATH_PHASE, "cmath.phase")                           \
   X(CMATH_POLAR, "cmath.polar") X(CMATH_RECT, "cmath.rect")                                  \
+  X(NP_REAL, "np.real") X(NP_IMAG, "np.imag")                                                \
   X(CG_THIS_GRID, "cg.this_grid") X(GRID_GROUP, "GridGroup") X(GRID_SYNC, "GridGroup.sync")
 
 typedef enum {
@@ -546,6 +547,10 @@ Value *view_build(IrBuilder *b, Value *arr, const ViewItem *items, unsigned n, T
  * the axes reversed; else result axis d walks axis perm[d]). */
 Type *view_transpose_type(IrContext *ctx, const Type *arr, bool permuted);
 Value *view_transpose(IrBuilder *b, Value *arr, const unsigned *perm, Type *result);
+/* arr.real / arr.imag of a complex array (rank 1..7), as numba-cuda's array_complex_attr makes it: a view of the
+ * parts, result the part's float array (layout A), the array's extents and strides (mem.reinterpret of the
+ * elements as pairs of floats, mem.subview of one of the pair); reading and writing it reads and writes the parts. */
+Value *view_complex_part(IrBuilder *b, Value *arr, bool imag, Type *result);
 /* Unless ok (i1) holds, the thread raises ValueError(msg) as Numba raises it at run time: a check.raise recorded
  * whether or not the kernel is compiled with debug=True (kfront's run-time checks report, as its bounds checks do;
  * Numba's kernel without debug=True would end the thread silently). */

@@ -1748,6 +1748,25 @@ static FeVal array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc alo
   Type *i64 = ty_i64(L->ctx);
   int64_t esize = ty_size(at_->elem);
   if (strcmp(a, "itemsize") == 0) return cint(i64, esize);
+  if (strcmp(a, "real") == 0 || strcmp(a, "imag") == 0) {
+    /* numba-cuda's array_complex_attr: a complex array's parts as a float view (A); a real array's .real is itself,
+     * its .imag a new read-only array of zeros (its NRT) */
+    bool im = a[0] == 'i';
+    FeVal arr = view_value(L, v);
+    if (arr.type->elem->kind == TY_COMPLEX) {
+      if (arr.type->rank >= 8)
+        return lerr(L, aloc, ".%s of %s: kfront makes it as an array of one more axis, and arrays of more than 8 "
+                             "dimensions are not supported", a, tname(L, arr.type));
+      Type *t = ty_array(L->ctx, arr.type->elem->elem, arr.type->rank, LAYOUT_A);
+      return val(t, view_complex_part(&L->b, arr.v, im, t));
+    }
+    bool number = ty_is_number(arr.type->elem) && arr.type->elem->kind != TY_BOOL; /* numba's number_domain */
+    if (number && !im) return arr;
+    if (number)
+      return lerr(L, aloc, ".imag of %s makes a new array of zeros, which a kernel cannot allocate (Numba's CUDA "
+                           "target allows it only with its NRT enabled; kfront does not)", tname(L, arr.type));
+    return lerr(L, aloc, "cannot access .%s of array of %s", a, tname(L, arr.type->elem));
+  }
   if (strcmp(a, "T") == 0) {
     FeVal arr = view_value(L, v);
     Type *t = view_transpose_type(L->ctx, arr.type, false);
@@ -1769,7 +1788,7 @@ static FeVal array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc alo
     return r;
   }
   return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports shape, size, ndim, dtype, strides, itemsize, "
-                       "nbytes, T and the methods transpose, reshape, ravel, view and item)", a, tname(L, at_));
+                       "nbytes, T, real, imag and the methods transpose, reshape, ravel, view and item)", a, tname(L, at_));
 }
 
 static SrcLoc arg_loc(const PyExpr *e, unsigned i);
@@ -3750,6 +3769,17 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_ZIP:
   case BI_ENUMERATE: return lerr(L, e->loc, "%s() can only be used as the iterable of a for loop in kfront", fname);
   case BI_PRINT: return lower_print(L, e);
+  case BI_NP_REAL:
+  case BI_NP_IMAG: { /* numba-cuda's overloads: val.real, val.imag (numbers and arrays), the attribute itself */
+    if (e->call.args.n != 1 || e->call.nkeywords || e->call.args.items[0]->kind == EX_STARRED)
+      return lerr(L, e->loc, "%s() takes exactly one positional argument", fname);
+    PyExpr *attr = ARENA_NEW(&L->fe->arena, PyExpr);
+    attr->kind = EX_ATTRIBUTE;
+    attr->loc = attr->attribute.attr_loc = e->loc;
+    attr->attribute.value = e->call.args.items[0];
+    attr->attribute.attr = bi == BI_NP_REAL ? "real" : "imag";
+    return lower_expr(L, attr);
+  }
   case BI_COMPLEX: { /* numba-cuda's typing: complex64 from a float32 (or two), else complex128 */
     if (!positional(L, e, fname, 1, 2, a)) return poison();
     unsigned n = a[1].kind == FV_UNDEF ? 1 : 2;

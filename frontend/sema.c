@@ -178,6 +178,8 @@ static const struct {
     {"numpy.e", BI_MATH_E},
     {"numpy.inf", BI_MATH_INF},
     {"numpy.nan", BI_MATH_NAN},
+    {"numpy.real", BI_NP_REAL},
+    {"numpy.imag", BI_NP_IMAG},
 };
 
 /* ---- the operator module ---------------------------------------------------------------------------------------- */

@@ -552,3 +552,86 @@ def test_complex_scalar_arguments():
     assert (b == (a * 3 + 0.5).astype(np.complex64)).all()
     with pytest.raises(Exception, match="complex"):
         axpy_c64[1, 3](np.zeros(3, np.float32), 1j, 0.5)
+
+
+# ---- .real / .imag of arrays, np.real / np.imag ---------------------------------------------------------------------
+
+@cuda.jit
+def array_parts(a, b, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i, 0] = a.real[i]
+        out[i, 1] = a.imag[i]
+        out[i, 2] = np.real(a)[i] + np.imag(a[i])
+        a.imag[i] = -a.imag[i]             # writes the imaginary parts in place
+        np.real(a)[i] += 1.0
+        b.real[i, ::-1] = a.imag[i]        # a stepped view of the parts, a scalar broadcast into it
+        out[i, 3] = a[1:].real.shape[0] + b.T.imag.strides[0]
+
+
+def test_array_parts_are_views():
+    a = np.array([1 + 2j, -3.5 - 0.25j, 0.5j], np.complex64)
+    b = (np.arange(9).reshape(3, 3) + 1j * np.arange(9, 18).reshape(3, 3)).astype(np.complex128)
+    a0, b0 = a.copy(), b.copy()
+    out = np.zeros((3, 4))
+    array_parts[1, 3](a, b, out)
+    assert (out[:, 0] == a0.real).all() and (out[:, 1] == a0.imag).all()
+    assert (out[:, 2] == a0.real + a0.imag).all()
+    want = a0.copy()
+    want.imag = -want.imag
+    want.real += 1
+    assert (a == want).all()
+    wb = b0.copy()
+    wb.real = -a0.imag[:, None]
+    assert (b == wb).all()
+    assert (out[:, 3] == 2 + b0.T.imag.strides[0]).all()  # NumPy's strides: the complex array's
+
+
+@cuda.jit
+def atomic_parts(a, n):
+    i = cuda.grid(1)
+    if i < n:
+        cuda.atomic.add(a.real, i % 2, 1.0)
+        cuda.atomic.add(a.imag, i % 2, -2.0)
+
+
+def test_atomics_on_array_parts():
+    a = np.zeros(2, np.complex64)
+    atomic_parts[2, 32](a, 64)
+    assert (a == np.array([32 - 64j, 32 - 64j], np.complex64)).all()
+
+
+@cuda.jit
+def real_of_real(f, out):
+    out[0] = f.real[1] + np.real(f)[0] + np.imag(f[0]) + f[0].imag
+
+
+@cuda.jit
+def imag_of_real_array(f, out):
+    out[0] = f.imag[0]
+
+
+@cuda.jit
+def parts_of_bool_array(f, out):
+    out[0] = f.real[0]
+
+
+CONST_F = np.array([1.5, 2.0])
+
+
+@cuda.jit
+def store_to_const_part(f, out):
+    c = cuda.const.array_like(CONST_F)
+    c.real[0] = 1.0
+
+
+def test_parts_of_real_arrays_and_refusals():
+    out = np.zeros(1)
+    real_of_real[1, 1](np.array([1.5, 2.0]), out)  # .real of a real array is the array itself, .imag of a number 0
+    assert out[0] == 3.5
+    with pytest.raises(errors.CompilerError, match=r"\.imag of array\(float64, 1d, C\) makes a new array of zeros"):
+        imag_of_real_array[1, 1](np.zeros(2), out)
+    with pytest.raises(errors.CompilerError, match=r"cannot access \.real of array of bool"):
+        parts_of_bool_array[1, 1](np.zeros(2, np.bool_), out)
+    with pytest.raises(errors.CompilerError, match="read-only"):
+        store_to_const_part[1, 1](np.zeros(2), out)
