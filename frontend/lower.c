@@ -958,6 +958,10 @@ static FeVal path_attr(Lower *L, const FeVal *v, const char *attr, SrcLoc loc) {
     r.str.len = strlen(p);
     return r;
   }
+  if (strstr(p, "bf16.") && (strstr(attr, "bfloat162") || (strlen(attr) > 2 && attr[strlen(attr) - 1] == '2' &&
+                                                             strchr("hH_", attr[attr[0] == '_' ? 2 : 0]))))
+    return lerr(L, loc, "'%s' is not supported: numba-cuda's numba.cuda.bf16 has no vector type (its internal "
+                "cuda_bf16 bindings' __nv_bfloat162 and the h...2 intrinsics on it are not part of kfront)", p);
   return lerr(L, loc, "module '%s' has no attribute '%s' that kfront knows", v->str.s, attr);
 }
 
@@ -3348,6 +3352,11 @@ static FeVal lower_atomic(Lower *L, int bi, const PyExpr *e) {
       bi == BI_ATOMIC_NANMIN)
     ok = ints || k == NB_F32 || k == NB_F64;
   if (bi == BI_ATOMIC_INC || bi == BI_ATOMIC_DEC) ok = k == NB_U32 || k == NB_U64;
+  if (!ok && dt->kind == TY_FLOAT && dt->bits == 16) /* numba-cuda's atomics take neither: say so */
+    return lerr(L, arg_loc(e, 0), "%s() does not support arrays of %s: numba-cuda's cuda.atomic functions take "
+                "int32, uint32, int64, uint64%s arrays only", fname, tname(L, dt), ints || bi == BI_ATOMIC_INC ||
+                bi == BI_ATOMIC_DEC || bi == BI_ATOMIC_AND || bi == BI_ATOMIC_OR || bi == BI_ATOMIC_XOR ||
+                bi == BI_ATOMIC_EXCH || cas || cas_short ? "" : ", float32, float64");
   if (!ok) return lerr(L, arg_loc(e, 0), "%s() does not support arrays of %s", fname, tname(L, dt));
   FeVal ix[32];
   unsigned nix = 0;

@@ -273,6 +273,175 @@ MODES(ull2double, r[0].d = ull_to_double(x[0].u, fe_mode[m]))
 EV(int2double_rn) { r[0].d = (double)i32(x, 0); }
 EV(uint2double_rn) { r[0].d = (double)u32(x, 0); }
 
+/* ---- the functions no host library has ------------------------------------------------------------------------
+ * Computed in long double (x86's 64-bit significand) and rounded once to the result's type: within one ulp of the
+ * exact value, inside libdevice's documented bounds (the CUDA C++ Programming Guide's tables: sinpi/cospi 1 ulp
+ * (f32) and 2 (f64); erfinv 2 / 5, erfcinv 4 / 6, normcdfinv 5 / 8, erfcx 4 / 4; remquo exact). The special values
+ * are libdevice's, as its code (libdevice.10.bc) computes them. */
+
+/* sin(pi r) or cos(pi r) for |r| <= 1/4, in long double */
+static long double sinpi_small(long double r) { return sinl(3.14159265358979323846264338327950288L * r); }
+static long double cospi_small(long double r) { return cosl(3.14159265358979323846264338327950288L * r); }
+
+/* sinpi / cospi of a finite x: x = n/2 + r with n = rint(2x) (2x exact), |r| <= 1/4 exact; the quadrant n mod 4
+ * picks sin or cos of pi r and its sign. Integers give sinpi x * 0 (the sign of x), half-integers cospi +0 (as
+ * libdevice: its negations are 0 - v); |x| at or past 2^53 (2^24 for float32) is an even integer. */
+static void sincospi_ld(double x, long double *s, long double *c) {
+  if (!isfinite(x)) {
+    *s = *c = NAN;
+    return;
+  }
+  double n = rint(2 * x), r = x - n / 2; /* exact: r is x minus the nearest multiple of 1/2 */
+  int q = (int)fmod(fabs(n), 4.0);
+  if (n < 0) q = (4 - q) & 3;
+  long double sv = sinpi_small(r), cv = cospi_small(r);
+  long double sin_v = q == 0 ? sv : q == 1 ? cv : q == 2 ? -sv : -cv;
+  long double cos_v = q == 0 ? cv : q == 1 ? -sv : q == 2 ? -cv : sv;
+  if (x == trunc(x)) sin_v = x * 0.0; /* +-0 by the sign of x */
+  if (cos_v == 0) cos_v = 0.0L;        /* +0 at half-integers */
+  *s = sin_v;
+  *c = cos_v;
+}
+EV(sinpi) { long double s, c; sincospi_ld(x[0].d, &s, &c); r[0].d = (double)s; }
+EV(cospi) { long double s, c; sincospi_ld(x[0].d, &s, &c); r[0].d = (double)c; }
+EV(sincospi) { long double s, c; sincospi_ld(x[0].d, &s, &c); r[0].d = (double)s; r[1].d = (double)c; }
+EV(sinpif) { long double s, c; sincospi_ld(x[0].f, &s, &c); r[0].f = (float)s; }
+EV(cospif) { long double s, c; sincospi_ld(x[0].f, &s, &c); r[0].f = (float)c; }
+EV(sincospif) { long double s, c; sincospi_ld(x[0].f, &s, &c); r[0].f = (float)s; r[1].f = (float)c; }
+
+/* remquo: the IEEE remainder (exact) and the low three bits of the magnitude of the integral quotient (x/y
+ * rounded to nearest even), negated when the signs of x and y differ; 0 where the remainder is NaN. libdevice
+ * keeps exactly three bits (its __nv_remquo and __nv_remquof mask the quotient with 7); the host's remquo gives
+ * at least three, which is all that is kept of them. */
+static int quo_bits(int q, bool neg, bool nan) { return nan ? 0 : neg ? -((q < 0 ? -q : q) & 7) : (q < 0 ? -q : q) & 7; }
+EV(remquo) {
+  int q = 0;
+  r[0].d = remquo(x[0].d, x[1].d, &q);
+  r[1].i = quo_bits(q, signbit(x[0].d) != signbit(x[1].d), isnan(r[0].d));
+}
+EV(remquof) {
+  int q = 0;
+  r[0].f = remquof(x[0].f, x[1].f, &q);
+  r[1].i = quo_bits(q, signbit(x[0].f) != signbit(x[1].f), isnan(r[0].f));
+}
+
+/* The root of F(t) = target on [lo, hi] where F is monotonic with derivative dF: Newton's steps kept inside the
+ * bracket (a bisection where a step would leave it), to long double precision. */
+typedef long double (*LdFn)(long double);
+static long double solve_ld(LdFn F, LdFn dF, bool increasing, long double target, long double lo, long double hi,
+                            long double t) {
+  for (int it = 0; it < 200; it++) {
+    long double f = F(t) - target;
+    if (f == 0) return t;
+    if ((f < 0) == increasing) lo = t;
+    else hi = t;
+    long double d = dF(t), next = d != 0 ? t - f / d : (lo + hi) / 2;
+    if (!(next > lo && next < hi)) next = (lo + hi) / 2;
+    if (fabsl(next - t) <= fabsl(t) * 0x1p-66L || next == t) return next;
+    t = next;
+  }
+  return t;
+}
+static long double erf_ld(long double t) { return erfl(t); }
+static long double erfc_ld(long double t) { return erfcl(t); }
+static long double derf_ld(long double t) { return 1.12837916709551257389615890312154517L * expl(-t * t); }
+static long double derfc_ld(long double t) { return -derf_ld(t); }
+
+/* erfinv of y in [0, 1/2] (erf's slope keeps Newton fast there) and the inverse of erfc at c in (0, 1/2]; the
+ * starting points are the leading terms of the series and of erfc's asymptotic expansion */
+static long double erfinv_small(long double y) {
+  if (y == 0) return y;
+  return solve_ld(erf_ld, derf_ld, true, y, 0, 0.5L, y * 0.886226925452758013649L);
+}
+static long double erfcinv_tail(long double c) {
+  long double w = -logl(c), t = sqrtl(w);
+  for (int k = 0; k < 3; k++) t = sqrtl(fmaxl(w - logl(t * 1.77245385090551602729816748334L), 0.2L));
+  return solve_ld(erfc_ld, derfc_ld, false, c, 0.47L, 110.0L, t);
+}
+/* erfinv(y) for y in [-1, 1]: the odd function; past 1/2 through erfc with 1 - |y| (exact) */
+static long double erfinv_ld(double y) {
+  if (isnan(y) || fabs(y) > 1) return NAN;
+  if (fabs(y) == 1) return copysign(INFINITY, y);
+  long double a = fabs(y) <= 0.5 ? erfinv_small(fabs(y)) : erfcinv_tail(1 - fabs(y));
+  return signbit(y) ? -a : a;
+}
+/* erfcinv(z) for z in [0, 2]: erfinv(1 - z) from 1/2 on (1 - z exact), the tail below */
+static long double erfcinv_ld(double z) {
+  if (isnan(z) || z < 0 || z > 2) return NAN;
+  if (z == 0) return INFINITY;
+  if (z == 2) return -INFINITY;
+  return z >= 0.5 ? erfinv_ld(1 - z) : erfcinv_tail(z);
+}
+EV(erfinv) { r[0].d = (double)erfinv_ld(x[0].d); }
+EV(erfinvf) { r[0].f = (float)erfinv_ld(x[0].f); }
+EV(erfcinv) { r[0].d = (double)erfcinv_ld(x[0].d); }
+EV(erfcinvf) { r[0].f = (float)erfcinv_ld(x[0].f); }
+/* normcdfinv(p) = -sqrt(2) erfcinv(2p) (2p exact), p in [0, 1] */
+static long double normcdfinv_ld(double p) {
+  if (isnan(p) || p < 0 || p > 1) return NAN;
+  return -1.41421356237309504880168872420969808L * erfcinv_ld(2 * p) + 0.0L; /* +0 at 1/2, as libdevice's */
+}
+EV(normcdfinv) { r[0].d = (double)normcdfinv_ld(x[0].d); }
+EV(normcdfinvf) { r[0].f = (float)normcdfinv_ld(x[0].f); }
+
+/* erfcx(x) = exp(x^2) erfc(x): directly while erfc stays inside long double's range (x^2 split into a rounded
+ * part and its exact residue), else erfc's asymptotic series 1/(x sqrt(pi)) sum (-1)^n (2n-1)!! / (2x^2)^n; for
+ * x < 0, 2 exp(x^2) - erfcx(-x), overflowing to +inf */
+static long double erfcx_ld(double x) {
+  if (isnan(x)) return x;
+  if (x == INFINITY) return 0;
+  if (x == -INFINITY) return INFINITY;
+  long double t = x, hi = t * t, lo = fmal(t, t, -hi);
+  if (x < 0) {
+    if (x < -107) return INFINITY;
+    return 2 * expl(hi) * (1 + lo) - erfcx_ld(-x);
+  }
+  if (x < 100) return expl(hi) * (1 + lo) * erfcl(t);
+  long double v = 1 / (2 * hi), term = 1, sum = 1;
+  for (int n = 1; n < 12; n++) {
+    term *= -(2 * n - 1) * v;
+    sum += term;
+  }
+  return sum / (t * 1.77245385090551602729816748334L);
+}
+EV(erfcx) { r[0].d = (double)erfcx_ld(x[0].d); }
+EV(erfcxf) { r[0].f = (float)erfcx_ld(x[0].f); }
+
+/* ---- the approximate functions (fast_*) -----------------------------------------------------------------------
+ * libdevice builds them from PTX's approximate instructions (ex2.approx, lg2.approx, sin.approx, cos.approx,
+ * div.approx; the .ftz forms under fastmath), whose results the PTX ISA bounds but does not define. The
+ * simulator's definition: libdevice's composition with each approximate instruction replaced by the correctly
+ * rounded float32 value of what it approximates, the rest (the float32 multiplications by log2(e), log10(2), ...)
+ * as libdevice computes it: __expf(x) = ex2(x * 0x1.715476p0f), __logf(x) = lg2(x) * 0x1.62e430p-1f,
+ * __powf(x, y) = ex2(y * lg2(x)), __tanf(x) = div(sin(x), cos(x)), __fdividef(x, y) = x / y but 0 (NaN for an
+ * infinite x) where 2^126 < |y| < 2^128, as div.approx gives. The GPU differential (test/gpu/backend_gpu.c) holds
+ * the GPU to the CUDA C++ Programming Guide's bounds for the intrinsics (ir_libdevice_accuracy). */
+static float cr_f(double v) { return (float)v; } /* a double result (exact to 2^-53 or better) rounded once */
+static float ex2_f(float a) { return cr_f(exp2((double)a)); }
+static float lg2_f(float a) { return cr_f(log2((double)a)); }
+static float sin_f(float a) { return cr_f(sin((double)a)); }
+static float cos_f(float a) { return cr_f(cos((double)a)); }
+static float div_f(float a, float b) {
+  if (fabsf(b) > 0x1p126f && isfinite(b) && !isnan(a)) return isinf(a) ? NAN : copysignf(0.0f, a) * copysignf(1.0f, b);
+  return a / b;
+}
+static float mul_f(float a, float b) {
+  float v = a * b;
+  BARRIER(v);
+  return v;
+}
+EV(fast_expf) { r[0].f = ex2_f(mul_f(x[0].f, 0x1.715476p0f)); }
+EV(fast_exp10f) { r[0].f = ex2_f(mul_f(x[0].f, 0x1.a934f0p1f)); }
+EV(fast_log2f) { r[0].f = lg2_f(x[0].f); }
+EV(fast_logf) { r[0].f = mul_f(lg2_f(x[0].f), 0x1.62e430p-1f); }
+EV(fast_log10f) { r[0].f = mul_f(0x1.344136p-2f, lg2_f(x[0].f)); }
+EV(fast_powf) { r[0].f = ex2_f(mul_f(x[1].f, lg2_f(x[0].f))); }
+EV(fast_sinf) { r[0].f = sin_f(x[0].f); }
+EV(fast_cosf) { r[0].f = cos_f(x[0].f); }
+EV(fast_sincosf) { r[0].f = sin_f(x[0].f); r[1].f = cos_f(x[0].f); }
+EV(fast_tanf) { r[0].f = div_f(sin_f(x[0].f), cos_f(x[0].f)); }
+EV(fast_fdividef) { r[0].f = div_f(x[0].f, x[1].f); }
+
 /* ---- the table ------------------------------------------------------------------------------------------------- */
 
 typedef struct Impl {
@@ -280,28 +449,36 @@ typedef struct Impl {
   LdKind kind;
   LdEval eval;
   const char *why;
+  LdAccuracy acc; /* for LD_LIBM and LD_APPROX (all zero: none recorded, the GPU suite's default) */
 } Impl;
 
-#define X(n) {#n, LD_EXACT, ld_##n, NULL}
+#define X(n) {#n, LD_EXACT, ld_##n, NULL, {0}}
 #define XF(n) X(n), X(n##f)
-#define L(n) {#n, LD_LIBM, ld_##n, NULL}
+#define L(n) {#n, LD_LIBM, ld_##n, NULL, {0}}
 #define LF(n) L(n), L(n##f)
-#define LOOSE(n) {#n, LD_LOOSE, ld_##n, NULL}, {#n "f", LD_LOOSE, ld_##n##f, NULL}
+/* a libm function with libdevice's documented bound (ulps) for float32 and float64 */
+#define LU(n, uf, ud)                                                                      \
+  {#n, LD_LIBM, ld_##n, NULL, {.ulps = ud, .lo = -INFINITY, .hi = INFINITY}},              \
+  {#n "f", LD_LIBM, ld_##n##f, NULL, {.ulps = uf, .lo = -INFINITY, .hi = INFINITY}}
+#define LOOSE(n) {#n, LD_LOOSE, ld_##n, NULL, {0}}, {#n "f", LD_LOOSE, ld_##n##f, NULL, {0}}
 #define X4(n) X(n##_rn), X(n##_rz), X(n##_rd), X(n##_ru)
-#define NO(n, why) {#n, LD_UNSUPPORTED, NULL, why}
-#define APPROX "an approximate hardware instruction (the .approx forms of sin, cos, ex2, lg2, rcp, div) whose results the simulator cannot reproduce"
-#define NOHOST "no function of the host computes it as libdevice does, so the simulator cannot"
+#define NO(n, why) {#n, LD_UNSUPPORTED, NULL, why, {0}}
+/* an approximate function and the CUDA C++ Programming Guide's bound for its intrinsic (__expf, __sinf, ...) */
+#define AP(n, ...) {#n, LD_APPROX, ld_##n, NULL, {__VA_ARGS__}}
+#define PI_F 3.14159274f /* [-pi, pi] as float32 bounds it */
 
 static const Impl IMPLS[] = {
     LF(acos), LF(acosh), LF(asin), LF(asinh), LF(atan), LF(atanh), LF(atan2), LF(cbrt), LF(cos), LF(cosh), LF(erf),
     LF(erfc), LF(exp), LF(exp10), LF(exp2), LF(expm1), LF(hypot), LF(log), LF(log10), LF(log1p), LF(log2), LF(pow),
     LF(sin), LF(sinh), LF(tan), LF(tanh), LF(rsqrt), LF(rcbrt), LF(powi), LF(sincos), L(frsqrt_rn),
+    LU(sinpi, 1, 2), LU(cospi, 1, 2), LU(sincospi, 1, 2), LU(erfinv, 2, 5), LU(erfcinv, 4, 6), LU(normcdfinv, 5, 8),
+    LU(erfcx, 4, 4),
     LOOSE(normcdf), /* far in the tails the host's erfc and libdevice differ by hundreds of ulps (H200) */
     LOOSE(lgamma), LOOSE(tgamma), LOOSE(j0), LOOSE(j1), LOOSE(jn), LOOSE(y0), LOOSE(y1), LOOSE(yn),
     XF(ceil), XF(copysign), XF(fabs), XF(fdim), XF(floor), XF(fma), XF(fmax), XF(fmin), XF(fmod), XF(ilogb),
     XF(ldexp), XF(logb), XF(nearbyint), XF(nextafter), XF(remainder), XF(rint), XF(round), XF(scalbn), XF(sqrt),
-    XF(trunc), XF(frexp), XF(modf), XF(llrint), XF(llround), X(saturatef), X(isnand), X(isnanf), X(isinfd), X(isinff),
-    X(isfinited), X(finitef), X(signbitd), X(signbitf),
+    XF(trunc), XF(frexp), XF(modf), XF(llrint), XF(llround), XF(remquo), X(saturatef), X(isnand), X(isnanf), X(isinfd),
+    X(isinff), X(isfinited), X(finitef), X(signbitd), X(signbitf),
     X(abs), X(llabs), X(brev), X(brevll), X(clz), X(clzll), X(ffs), X(ffsll), X(popc), X(popcll), X(byte_perm),
     X(hadd), X(rhadd), X(uhadd), X(urhadd), X(max), X(min), X(umax), X(umin), X(llmax), X(llmin), X(ullmax),
     X(ullmin), X(mul24), X(umul24), X(mulhi), X(umulhi), X(mul64hi), X(umul64hi), X(sad), X(usad),
@@ -311,14 +488,21 @@ static const Impl IMPLS[] = {
     X4(fsqrt), X4(fmaf), X4(double2float), X4(double2int), X4(double2uint), X4(double2ll), X4(double2ull),
     X4(float2int), X4(float2uint), X4(float2ll), X4(float2ull), X4(int2float), X4(uint2float), X4(ll2float),
     X4(ull2float), X4(ll2double), X4(ull2double), X(int2double_rn), X(uint2double_rn),
-    NO(fast_cosf, APPROX), NO(fast_exp10f, APPROX), NO(fast_expf, APPROX), NO(fast_fdividef, APPROX),
-    NO(fast_log10f, APPROX), NO(fast_log2f, APPROX), NO(fast_logf, APPROX), NO(fast_powf, APPROX),
-    NO(fast_sincosf, APPROX), NO(fast_sinf, APPROX), NO(fast_tanf, APPROX),
-    NO(erfinv, NOHOST), NO(erfinvf, NOHOST), NO(erfcinv, NOHOST), NO(erfcinvf, NOHOST), NO(normcdfinv, NOHOST),
-    NO(normcdfinvf, NOHOST), NO(erfcx, NOHOST), NO(erfcxf, NOHOST), NO(cospi, NOHOST), NO(cospif, NOHOST),
-    NO(sinpi, NOHOST), NO(sinpif, NOHOST), NO(sincospi, NOHOST), NO(sincospif, NOHOST),
-    NO(remquo, "the quotient bits it stores are libdevice's own (C leaves all but three unspecified)"),
-    NO(remquof, "the quotient bits it stores are libdevice's own (C leaves all but three unspecified)"),
+    /* __expf: 2 + floor(|1.173 x|) ulps; __exp10f: 2 + floor(|2.97 x|) */
+    AP(fast_expf, .ulps = 2, .ulps_per_arg = 1.173, .lo = -INFINITY, .hi = INFINITY),
+    AP(fast_exp10f, .ulps = 2, .ulps_per_arg = 2.97, .lo = -INFINITY, .hi = INFINITY),
+    /* __logf, __log2f, __log10f: an absolute error in [0.5, 2] (2^-21.41, 2^-22, 2^-24), else 3, 2, 3 ulps */
+    AP(fast_logf, .ulps = 3, .abs_err = 0x1.8p-22 /* 2^-21.41 */, .abs_lo = 0.5, .abs_hi = 2, .lo = -INFINITY, .hi = INFINITY),
+    AP(fast_log2f, .ulps = 2, .abs_err = 0x1p-22, .abs_lo = 0.5, .abs_hi = 2, .lo = -INFINITY, .hi = INFINITY),
+    AP(fast_log10f, .ulps = 3, .abs_err = 0x1p-24, .abs_lo = 0.5, .abs_hi = 2, .lo = -INFINITY, .hi = INFINITY),
+    /* __sinf, __cosf: 2^-21.41 and 2^-21.19 absolute in [-pi, pi], "larger otherwise" (unbounded) */
+    AP(fast_sinf, .abs_err = 0x1.8p-22, .abs_lo = -PI_F, .abs_hi = PI_F, .lo = -PI_F, .hi = PI_F),
+    AP(fast_cosf, .abs_err = 0x1.c4p-22 /* 2^-21.19 */, .abs_lo = -PI_F, .abs_hi = PI_F, .lo = -PI_F, .hi = PI_F),
+    AP(fast_sincosf, .abs_err = 0x1.c4p-22, .abs_lo = -PI_F, .abs_hi = PI_F, .lo = -PI_F, .hi = PI_F),
+    /* __tanf and __powf: "derived from" __sinf / __cosf and __log2f / exp2: no bound of their own */
+    AP(fast_tanf, .lo = 1, .hi = 0), AP(fast_powf, .lo = 1, .hi = 0),
+    /* __fdividef: 2 ulps for 2^-126 <= |y| <= 2^126 */
+    AP(fast_fdividef, .ulps = 2, .arg = 1, .lo = 0x1p-126, .hi = 0x1p126, .abs_of_arg = true),
 };
 
 static const Impl *impl_of(const char *name) {
@@ -348,7 +532,7 @@ const LibdeviceFn *ir_libdevice_lookup(const char *name) {
  * each finds the same one). */
 static const Impl *impl(const LibdeviceFn *f) {
   static const Impl *cache[NROWS];
-  static const Impl none = {NULL, LD_UNSUPPORTED, NULL, "kfront has no definition of it"};
+  static const Impl none = {NULL, LD_UNSUPPORTED, NULL, "kfront has no definition of it", {0}};
   int k = ir_libdevice_index(f);
   const Impl *im = __atomic_load_n(&cache[k], __ATOMIC_ACQUIRE);
   if (!im) {
@@ -360,6 +544,7 @@ static const Impl *impl(const LibdeviceFn *f) {
 }
 
 LdKind ir_libdevice_kind(const LibdeviceFn *f) { return impl(f)->kind; }
+const LdAccuracy *ir_libdevice_accuracy(const LibdeviceFn *f) { return &impl(f)->acc; }
 LdEval ir_libdevice_eval(const LibdeviceFn *f) { return impl(f)->eval; }
 const char *ir_libdevice_why(const LibdeviceFn *f) { return impl(f)->why; }
 

@@ -5,8 +5,9 @@
  * A function computes its results (its return value, then the values it stores through its pointer arguments)
  * from its other arguments. Each is one of: exact (integer functions, IEEE-exact float functions, the directed
  * rounding arithmetic and conversions: bit for bit libdevice's), libm (the host's libm function of the same
- * meaning, within a few ulps of libdevice's, as the math.* ops), or unsupported, with the reason (no host
- * function computes it, or it is an approximate hardware instruction): those are located errors in kernels. */
+ * meaning, or an implementation in long double where the host has none, within libdevice's documented ulps),
+ * approximate (the fast_* functions, built from PTX's approximate instructions: a defined value near them, see
+ * ir/libdevice.c), or unsupported with the reason (none is, today): those are located errors in kernels. */
 #ifndef KF_IR_LIBDEVICE_H
 #define KF_IR_LIBDEVICE_H
 
@@ -20,8 +21,21 @@ typedef enum {
   LD_EXACT,       /* bit for bit libdevice's */
   LD_LIBM,        /* the host's libm: within a few ulps of libdevice's (never folded) */
   LD_LOOSE,       /* the host's libm where libdevice's error bound is large (Bessel, gamma): the GPU suite reports */
+  LD_APPROX,      /* built from PTX's approximate instructions (fast_*): the simulator's defined value, the GPU's
+                   * within the bounds of ir_libdevice_accuracy */
   LD_UNSUPPORTED, /* no simulation: LibdeviceFn.why */
 } LdKind;
+
+/* How far libdevice's result may lie from the simulator's (the CUDA C++ Programming Guide's bounds): within
+ * ulps + ulps_per_arg * |x| units in the last place (ulps 0: the GPU suite's default for the kind), or within
+ * abs_err where x lies in [abs_lo, abs_hi]; bounded only where x lies in [lo, hi] (elsewhere the GPU suite checks
+ * only that both results are NaN or neither). x is argument `arg` (its magnitude when abs_of_arg). All zero: no
+ * bound recorded (the suite's default for the kind). */
+typedef struct LdAccuracy {
+  double ulps, ulps_per_arg, abs_err, abs_lo, abs_hi, lo, hi;
+  unsigned arg;
+  bool abs_of_arg;
+} LdAccuracy;
 
 typedef void (*LdEval)(const SemVal *x, SemVal *r);
 
@@ -34,6 +48,7 @@ typedef struct LibdeviceFn {
 LdKind ir_libdevice_kind(const LibdeviceFn *f);
 LdEval ir_libdevice_eval(const LibdeviceFn *f);
 const char *ir_libdevice_why(const LibdeviceFn *f);
+const LdAccuracy *ir_libdevice_accuracy(const LibdeviceFn *f);
 
 /* A function's signature, from its sig. */
 typedef struct LdShape {

@@ -32,8 +32,9 @@ if [ ${#need[@]} -gt 0 ]; then
   $sudo apt-get install -y -qq "${need[@]}"
 fi
 
-# the Python module: numpy and pytest for its tests, scikit-build-core for `pip install .` (pyproject.toml)
-if ! python3 -c 'import numpy, pytest, scikit_build_core' 2>/dev/null; then
-  python3 -m pip install -q numpy pytest 'scikit-build-core>=0.8'
+# the Python module: numpy and pytest for its tests, scikit-build-core for `pip install .` (pyproject.toml), mpmath
+# for the tests' reference values (libdevice's erfinv, sinpi, ...), ml_dtypes for bfloat16 host arrays in tests
+if ! python3 -c 'import numpy, pytest, scikit_build_core, mpmath, ml_dtypes' 2>/dev/null; then
+  python3 -m pip install -q numpy pytest 'scikit-build-core>=0.8' mpmath ml_dtypes
 fi
 echo "setup: ok"

@@ -28,6 +28,10 @@ const char *ext_typestr(kf_dtype t) {
 
 int ext_dtype_from_typestr(const char *ts, kf_dtype *out) {
   size_t n = strlen(ts);
+  if (strcmp(ts, "bfloat16") == 0) { /* ml_dtypes.bfloat16, as kfront.types.dtype_typestr spells it */
+    *out = KF_BFLOAT16;
+    return 0;
+  }
   if (strncmp(ts, "Record(", 7) == 0) { /* a record dtype, as kfront.types.record_spelling spells it */
     if (kf_dtype_parse(ts, out) == KF_OK) return 0;
     PyErr_Format(PyExc_TypeError, "kfront does not support the record dtype '%s'", ts);
@@ -49,9 +53,9 @@ int ext_dtype_from_typestr(const char *ts, kf_dtype *out) {
       return -1;
     }
   }
-  if (strcmp(ts + 1, "V2") == 0) {
-    PyErr_Format(PyExc_TypeError, "kfront does not support arrays of dtype '%s' (ml_dtypes' bfloat16 arrays are not "
-                 "supported yet: pass float32 arrays and convert with cuda.bf16.float32_to_bfloat16)", ts);
+  if (strcmp(ts + 1, "V2") == 0) { /* no owner told a bfloat16 array (read_interface) from another 2-byte void */
+    PyErr_Format(PyExc_TypeError, "kfront does not support arrays of dtype '%s' (a 2-byte void: bfloat16 arrays are "
+                 "ml_dtypes.bfloat16 NumPy arrays, or device arrays made from them)", ts);
     return -1;
   }
   PyErr_Format(PyExc_TypeError, "kfront does not support arrays of dtype '%s'", ts);
@@ -128,8 +132,31 @@ static int record_dtype_of(PyObject *dtype, kf_dtype *out) {
   return 0;
 }
 
+/* Whether dtype is ml_dtypes' bfloat16 (numba-cuda types its arrays as bfloat16 when ml_dtypes is installed):
+ * its scalar type ml_dtypes.bfloat16, found by name so that ml_dtypes is never imported here. */
+int ext_dtype_is_bfloat16(PyObject *dtype) {
+  PyObject *type = dtype ? PyObject_GetAttrString(dtype, "type") : NULL;
+  if (!type) {
+    PyErr_Clear();
+    return 0;
+  }
+  int yes = 0;
+  if (PyType_Check(type)) {
+    PyObject *mod = PyObject_GetAttrString(type, "__module__"), *name = PyObject_GetAttrString(type, "__name__");
+    const char *m = mod && PyUnicode_Check(mod) ? PyUnicode_AsUTF8AndSize(mod, NULL) : NULL;
+    const char *n = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8AndSize(name, NULL) : NULL;
+    yes = m && n && strcmp(m, "ml_dtypes") == 0 && strcmp(n, "bfloat16") == 0;
+    Py_XDECREF(mod);
+    Py_XDECREF(name);
+    PyErr_Clear();
+  }
+  Py_DECREF(type);
+  return yes;
+}
+
 /* Reads an array interface dict (NumPy's __array_interface__ or CUDA's __cuda_array_interface__) into *a.
- * A 0-d array gives ndim 0. A structured (void) typestr takes the record dtype of owner.dtype. */
+ * A 0-d array gives ndim 0. A structured (void) typestr takes the record dtype of owner.dtype; a 2-byte void one
+ * is bfloat16 where owner.dtype is ml_dtypes.bfloat16. */
 static int read_interface(PyObject *d, kf_array *a, kf_memory memory, const char *what, uintptr_t *producer,
                           PyObject *owner) {
   if (!PyDict_Check(d)) {
@@ -158,6 +185,13 @@ static int read_interface(PyObject *d, kf_array *a, kf_memory memory, const char
     Py_XDECREF(fields);
     Py_XDECREF(dt);
     if (r < 0) return -1;
+  } else if (strcmp(ts + 1, "V2") == 0 && owner) {
+    PyObject *dt = PyObject_GetAttrString(owner, "dtype");
+    if (!dt) PyErr_Clear();
+    int bf = ext_dtype_is_bfloat16(dt);
+    Py_XDECREF(dt);
+    if (bf) a->dtype = KF_BFLOAT16;
+    else if (ext_dtype_from_typestr(ts, &a->dtype) < 0) return -1;
   } else if (ext_dtype_from_typestr(ts, &a->dtype) < 0) {
     return -1;
   }

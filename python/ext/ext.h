@@ -53,6 +53,8 @@ int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t i
 PyObject *ext_scalar_to_object(const kf_arg *a);
 /* kf_dtype of a NumPy typestr ("<f4", "|b1"); -1 (with an exception) when kfront has no such type. */
 int ext_dtype_from_typestr(const char *ts, kf_dtype *out);
+/* Whether a dtype object is ml_dtypes.bfloat16 (by its scalar type's module and name; ml_dtypes is not imported). */
+int ext_dtype_is_bfloat16(PyObject *dtype);
 /* The NumPy typestr of a dtype ("<f4"). */
 const char *ext_typestr(kf_dtype t);
 /* Bound values: the tagged tuples kfront.cuda builds — ('scalar', v), ('tuple', [...]), ('array', a),

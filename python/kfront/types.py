@@ -41,7 +41,7 @@ __all__ = [
     "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_kir", "from_dtype",
     "as_dtype", "typeof", "Record", "NestedArray",
     "boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128", "c8", "c16", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "c8", "c16", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
     "byte", "double", "intp", "uintp", "intc", "uintc", "ssize_t", "size_t", "char", "uchar", "short",
     "ushort", "int_", "uint", "long_", "ulong", "longlong", "ulonglong", "none", "void",
 ]
@@ -129,13 +129,16 @@ class Integer(_Scalar, Number):
 
 
 class Float(_Scalar, Number):
-    """float16, float32, float64."""
+    """float16, float32, float64, and bfloat16 (numba-cuda's; its NumPy dtype is ml_dtypes.bfloat16)."""
 
     def __new__(cls, name):
         def init(t):
             t.name = name
-            t.bitwidth = int(name[5:])
+            t.bitwidth = int(name[-2:])
         return cls._intern(name, init)
+
+    def cast_python_value(self, value):
+        return _bfloat16_dtype().type(value) if self.name == "bfloat16" else getattr(_np(), self.name)(value)
 
     def _reduce(self):
         return (Float, (self.name,))
@@ -306,7 +309,7 @@ def record_spelling(dtype):
 
 def dtype_typestr(dtype):
     """What kfront's C layer takes as an array's element type: NumPy's typestr, a record's spelling."""
-    return record_spelling(dtype) if dtype.fields is not None else dtype.str
+    return record_spelling(dtype) if dtype.fields is not None else "bfloat16" if _is_bfloat16_dtype(dtype) else dtype.str
 
 
 class Array(Type):
@@ -524,6 +527,7 @@ uint16 = u2 = Integer("uint16")
 uint32 = u4 = Integer("uint32")
 uint64 = u8 = Integer("uint64")
 float16 = f2 = Float("float16")
+bfloat16 = Float("bfloat16")
 float32 = f4 = Float("float32")
 float64 = f8 = double = Float("float64")
 complex64 = c8 = Complex("complex64")
@@ -708,7 +712,7 @@ def return_type(sig):
 # ---- kir types ------------------------------------------------------------------------------------
 
 _KIR_SCALARS = {"i1": "boolean", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
-                "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16", "f32": "float32",
+                "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16", "bf16": "bfloat16", "f32": "float32",
                 "f64": "float64", "complex<f32>": "complex64", "complex<f64>": "complex128"}
 
 
@@ -760,6 +764,21 @@ _BY_KIND = {("b", 1): boolean, ("i", 1): int8, ("i", 2): int16, ("i", 4): int32,
 _SUPPORTED = "bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128, and records of them"
 
 
+def _is_bfloat16_dtype(dt):
+    """ml_dtypes.bfloat16's dtype (told by its scalar type, so that ml_dtypes need not be importable)"""
+    return getattr(dt.type, "__module__", None) == "ml_dtypes" and dt.type.__name__ == "bfloat16"
+
+
+def _bfloat16_dtype():
+    """NumPy's dtype for bfloat16: ml_dtypes', which numba-cuda also takes (an UnsupportedError without it)"""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise errors.UnsupportedError("kfront: bfloat16 arrays on the host need ml_dtypes (pip install ml_dtypes), "
+                                      "whose bfloat16 dtype numba-cuda takes too") from None
+    return _np().dtype(ml_dtypes.bfloat16)
+
+
 def from_dtype(dtype):
     """The Numba type of a NumPy dtype (or of anything numpy.dtype() takes: numpy.float32, 'f4'): a scalar type, or
     for a structured dtype its Record. UnsupportedError for dtypes kfront has no type for (complex, strings,
@@ -768,6 +787,8 @@ def from_dtype(dtype):
     dt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
     if dt.fields is not None:
         return _record_of_dtype(dt)
+    if _is_bfloat16_dtype(dt):
+        return bfloat16
     t = _BY_KIND.get((dt.kind, dt.itemsize)) if dt.fields is None else None
     if t is None:
         raise errors.UnsupportedError("kfront: dtype %s is not supported (kfront supports %s)" % (dt, _SUPPORTED))
@@ -784,7 +805,7 @@ def as_dtype(t):
                             "offsets": [t.fields[n][1] for n in names], "itemsize": t.size, "aligned": t.aligned})
     if not _is_scalar(t):
         raise TypeError("kfront: %r has no NumPy dtype (only scalar types have one)" % (t,))
-    return _np().dtype(t.name)
+    return _bfloat16_dtype() if t is bfloat16 else _np().dtype(t.name)
 
 
 # typestrs of __cuda_array_interface__ in this machine's byte order

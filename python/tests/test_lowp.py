@@ -641,6 +641,53 @@ def test_float16_conversions_every_mode():
     np.testing.assert_array_equal(ints[:, 9], [int(math.isnan(v) or v < 1) for v in h])
 
 
+@cuda.jit
+def to_unsigned(hb, bb, ints):
+    k = cuda.grid(1)
+    if k < hb.size:
+        h = fp16.__ushort_as_half(hb[k])
+        ints[k, 0] = fp16.__half2ushort_rn(h)
+        ints[k, 1] = fp16.__half2ushort_rz(h)
+        ints[k, 2] = fp16.__half2ushort_rd(h)
+        ints[k, 3] = fp16.__half2ushort_ru(h)
+        ints[k, 4] = fp16.__half2uint_rn(h)
+        ints[k, 5] = fp16.__half2uint_rz(h)
+        ints[k, 6] = fp16.__half2uint_rd(h)
+        ints[k, 7] = fp16.__half2uint_ru(h)
+        ints[k, 8] = fp16.__half2ull_rn(h)
+        ints[k, 9] = fp16.__half2ull_rz(h)
+        ints[k, 10] = fp16.__half2ull_rd(h)
+        ints[k, 11] = fp16.__half2ull_ru(h)
+        ints[k, 12] = fp16.__half2uchar_rz(h)
+        b = bf16.uint16_as_bfloat16(bb[k])
+        ints[k, 13] = bf16.bfloat16_to_uint16_ru(b)
+        ints[k, 14] = bf16.bfloat16_to_uint32_rd(b)
+        ints[k, 15] = bf16.bfloat16_to_uint64_rn(b)
+        ints[k, 16] = bf16.bfloat16_to_uint8_rz(b)
+
+
+def test_conversions_to_unsigned_nan_negative_overflow():
+    """cuda.fp16's and cuda.bf16's conversions to unsigned integers as PTX's cvt.rni / rzi / rmi / rpi .u16 / .u32 /
+    .u64 / .u8 compute them: saturating (a negative value 0, past the maximum the maximum, +inf the maximum), NaN 0
+    but 1 << 63 for a 64-bit result (the H200's cvt to 64 bits, as numba-cuda's __half2ll_rn showed)"""
+    vals = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, -0.4, -0.5, -0.6, -1.5, -300.0, 0.5, 1.5, 2.5, 255.5, 256.0,
+            65504.0, -65504.0, 6e-8, 0.99]
+    hb = np.array(vals, np.float16).view(np.uint16)
+    bvals = vals[:16] + [3.0e38, 65536.0, 1e20, 300.0]
+    bb = (np.array(bvals, np.float32).view(np.uint32) >> 16).astype(np.uint16)  # exact in bfloat16 (or NaN / inf)
+    ints = np.zeros((len(vals), 17), np.uint64)
+    to_unsigned[1, 32](hb, bb, ints)
+    h = [float(v) for v in np.array(vals, np.float16)]
+    b = [float(np.array([x << 16], np.uint32).view(np.float32)[0]) for x in bb.tolist()]
+    cols = [(h, np.uint16, m) for m in MODES] + [(h, np.uint32, m) for m in MODES] + [(h, np.uint64, m) for m in MODES]
+    cols += [(h, np.uint8, "rz"), (b, np.uint16, "ru"), (b, np.uint32, "rd"), (b, np.uint64, "rn"), (b, np.uint8, "rz")]
+    for k, (src, dt, mode) in enumerate(cols):
+        want = [int(sat_int(v, dt, mode)) for v in src]
+        assert ints[:, k].tolist() == want, (k, dt, mode, ints[:, k].tolist(), want)
+    # the NaN rows, spelled out: 0 below 64 bits, 1 << 63 at 64
+    assert ints[0, :8].tolist() == [0] * 8 and ints[0, 8:12].tolist() == [1 << 63] * 4 and ints[0, 12] == 0
+
+
 def test_numba_cuda_bf16_fp16_libdevice_modules_under_the_drop_in():
     """`from numba.cuda.bf16 import hadd`, `from numba.cuda.fp16 import __float2half_rd`, `import numba.cuda.bf16`
     as numba-cuda's programs write them, under kfront's drop-in (install_numba_alias)."""
@@ -675,9 +722,83 @@ def copy_first(out, x):
 
 
 def test_arrays_of_unsupported_dtypes_are_errors():
-    # ml_dtypes' bfloat16 arrays have NumPy's typestr of a 2-byte void, which kfront does not take for bfloat16
-    with pytest.raises(TypeError, match=r"kfront does not support arrays of dtype '\|V2' \(ml_dtypes' bfloat16"):
+    # a plain 2-byte void (ml_dtypes' bfloat16 has the same typestr; its dtype tells them apart)
+    with pytest.raises(TypeError, match=r"kfront does not support arrays of dtype '\|V2' \(a 2-byte void: bfloat16"):
         copy_first[1, 1](np.zeros(1, np.float32), np.zeros(4, "V2"))
     # a dtype after the table's last row (bfloat16's, which is never matched) is refused, not a crash
     with pytest.raises(TypeError, match=r"kfront does not support arrays of dtype '<U1'"):
         copy_first[1, 1](np.zeros(1, np.float32), np.zeros(4, "U1"))
+
+
+# ---- bfloat16 host arrays (ml_dtypes, as numba-cuda takes them), and what numba-cuda's bf16 does not have --------
+
+@cuda.jit
+def bf16_arrays(a, out, widened):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] * bf16.bfloat16(3.0) + a[a.size - 1 - i]
+        widened[i] = np.float32(a[i])
+
+
+def test_bfloat16_host_and_device_arrays():
+    """ml_dtypes.bfloat16 NumPy arrays as kernel arguments (copied in and back), through cuda.to_device /
+    device_array / copy_to_host, typed bfloat16[::1] as numba-cuda types them; each product and sum rounded to
+    bfloat16 once (computed in float32, exact here, then rounded by ml_dtypes)"""
+    import ml_dtypes
+    from kfront import types
+    a = np.array([1.5, -2.25, 3.0, 1e30, -0.0, np.inf, np.nan, 0.1, 255.0, -7.0], ml_dtypes.bfloat16)
+    out = np.zeros(a.size, ml_dtypes.bfloat16)
+    widened = np.zeros(a.size, np.float32)
+    bf16_arrays[1, 32](a, out, widened)
+    af = a.astype(np.float32)
+    want = ((af * np.float32(3.0)).astype(ml_dtypes.bfloat16).astype(np.float32) + af[::-1]).astype(ml_dtypes.bfloat16)
+    nan = np.isnan(af) | np.isnan(af[::-1])
+    np.testing.assert_array_equal(out.view(np.uint16)[~nan], want.view(np.uint16)[~nan])
+    assert np.isnan(out.astype(np.float32)[nan]).all()
+    np.testing.assert_array_equal(widened.view(np.uint32), af.view(np.uint32))
+    d, o = cuda.to_device(a), cuda.device_array(a.size, ml_dtypes.bfloat16)
+    bf16_arrays[1, 32](d, o, cuda.device_array(a.size, np.float32))
+    back = o.copy_to_host()
+    assert back.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(back.view(np.uint16), out.view(np.uint16))
+    assert str(types.typeof(a)) == "bfloat16[::1]" and types.from_dtype(a.dtype) is types.bfloat16
+    assert types.as_dtype(types.bfloat16) == np.dtype(ml_dtypes.bfloat16)
+    # a plain 2-byte void array is no bfloat16
+    with pytest.raises(TypeError, match="2-byte void"):
+        bf16_arrays[1, 32](np.zeros(3, "V2"), out, widened)
+
+
+@cuda.jit
+def bf16_scalar(s, out):
+    out[0] = s * bf16.bfloat16(3.0)
+
+
+def test_bfloat16_scalar_argument():
+    """an ml_dtypes.bfloat16 scalar is a bfloat16 kernel argument (its 0-d array interface, typed by its dtype)"""
+    import ml_dtypes
+    out = np.zeros(1, ml_dtypes.bfloat16)
+    bf16_scalar[1, 1](ml_dtypes.bfloat16(1.5), out)
+    assert out.view(np.uint16)[0] == np.array([4.5], ml_dtypes.bfloat16).view(np.uint16)[0]
+    bf16_scalar[1, 1](ml_dtypes.bfloat16(1.0 + 2 ** -7), out)  # 3 + 3 * 2**-7 rounds to nearest even bfloat16
+    assert out.view(np.uint16)[0] == np.array([3.0 + 3 * 2 ** -7], np.float32).astype(ml_dtypes.bfloat16).view(np.uint16)[0]
+
+
+def test_bfloat16_atomics_and_vectors_are_located_errors():
+    """numba-cuda's cuda.atomic takes no bfloat16 (nor float16) arrays, and numba.cuda.bf16 has no vector type"""
+    import ml_dtypes
+
+    @cuda.jit
+    def add(a):
+        cuda.atomic.add(a, 0, bf16.bfloat16(1.0))
+
+    with pytest.raises(errors.TypingError, match=r"cuda.atomic.add\(\) does not support arrays of bfloat16: numba-cuda") as e:
+        add[1, 1](np.zeros(2, ml_dtypes.bfloat16))
+    assert "test_lowp.py" in str(e.value)
+
+    @cuda.jit
+    def pair(a):
+        v = bf16.bfloat162(a[0], a[1])  # noqa: F841
+
+    with pytest.raises(errors.UnsupportedError, match=r"numba.cuda.bf16 has no vector type") as e:
+        pair[1, 1](np.zeros(2, ml_dtypes.bfloat16))
+    assert "test_lowp.py" in str(e.value)

@@ -19,6 +19,10 @@ def ld(d, i, f):
         d[k] = s + c + fr + ip + cuda.libdevice.dsqrt_ru(d[k]) + cuda.libdevice.j1(d[k])
         i[k] = e + cuda.libdevice.mul64hi(i[k], i[k]) + cuda.libdevice.double2ll_rd(d[k]) + cuda.libdevice.clzll(i[k])
         f[k] = m + cuda.libdevice.fmaf_rz(f[k], f[k], m) + cuda.libdevice.ull2float_ru(i[k])
+        r, q = cuda.libdevice.remquo(d[k], 0.75)
+        s2, c2 = cuda.libdevice.fast_sincosf(f[k])
+        d[k] += r + q + cuda.libdevice.erfinv(d[k]) + cuda.libdevice.erfcx(d[k]) + cuda.libdevice.sinpi(d[k])
+        f[k] += s2 + c2 + cuda.libdevice.fast_powf(f[k], m) + cuda.libdevice.normcdfinvf(f[k])
 
 
 # LL-LABEL: define void @ld
@@ -28,3 +32,10 @@ def ld(d, i, f):
 # LL: call double @__nv_dsqrt_ru(
 # LL: call i64 @__nv_mul64hi(
 # LL: call float @__nv_fmaf_rz(
+# LL: call double @__nv_remquo(double %{{[0-9]+}}, double 7.500000e-01, i32* %{{[0-9]+}})
+# LL: call void @__nv_fast_sincosf(float %{{[0-9]+}}, float* %{{[0-9]+}}, float* %{{[0-9]+}})
+# LL: call double @__nv_erfinv(
+# LL: call double @__nv_erfcx(
+# LL: call double @__nv_sinpi(
+# LL: call float @__nv_fast_powf(
+# LL: call float @__nv_normcdfinvf(

@@ -1,9 +1,10 @@
 # cuda.libdevice.NAME from Python source to kir: numba-cuda's ConcreteTemplate of each function (the arguments that
 # are no pointers converted to its types), each result a math.libdevice op naming __nv_NAME (part: the result's
-# number, the return value first, then what the function stores through its pointers, as a tuple); the functions
-# the simulator cannot compute are located errors.
+# number, the return value first, then what the function stores through its pointers, as a tuple): remquo's
+# (remainder, quotient bits), sincospi's (sin, cos), the approximate fast_* functions as the others; a call with
+# arguments of the wrong kind is a located error.
 # RUN: kfront compile %s -k ld --sig 'void(float64[::1], int64[::1])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=LD
-# RUN: not kfront check %s -k bad_fast --sig 'void(float32[::1])' 2>&1 | FileCheck %s --check-prefix=ERR1
+# RUN: kfront compile %s -k fast --sig 'void(float32[::1], int64[::1])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=FAST
 # RUN: not kfront check %s -k bad_arg --sig 'void(float64[::1])' 2>&1 | FileCheck %s --check-prefix=ERR2
 import numpy as np
 from numba import cuda
@@ -33,9 +34,21 @@ def ld(d, i):
 
 
 @cuda.jit
-def bad_fast(f):
-    f[0] = cuda.libdevice.fast_expf(f[1])
-    # ERR1: libdevice.py:[[@LINE-1]]:12: error: cuda.libdevice.fast_expf() is not supported: an approximate hardware instruction
+def fast(f, i):
+    # FAST-LABEL: func.func
+    f[0] = cuda.libdevice.fast_expf(f[1]) + cuda.libdevice.fast_fdividef(f[2], f[3])
+    # FAST: math.libdevice(%{{[0-9]+}}) {name = "__nv_fast_expf"} : (f32) -> (f32)
+    # FAST: math.libdevice(%{{[0-9]+}}, %{{[0-9]+}}) {name = "__nv_fast_fdividef"} : (f32, f32) -> (f32)
+    r, q = cuda.libdevice.remquof(f[1], f[2])
+    # FAST: math.libdevice(%{{[0-9]+}}, %{{[0-9]+}}) {name = "__nv_remquof"} : (f32, f32) -> (f32)
+    # FAST: math.libdevice(%{{[0-9]+}}, %{{[0-9]+}}) {name = "__nv_remquof", part = 1} : (f32, f32) -> (i32)
+    f[4] = r
+    i[0] = q
+    s, c = cuda.libdevice.sincospif(f[5])
+    # FAST: math.libdevice(%{{[0-9]+}}) {name = "__nv_sincospif"} : (f32) -> (f32)
+    # FAST: math.libdevice(%{{[0-9]+}}) {name = "__nv_sincospif", part = 1} : (f32) -> (f32)
+    f[6] = s + c + cuda.libdevice.erfcinvf(f[7])
+    # FAST: math.libdevice(%{{[0-9]+}}) {name = "__nv_erfcinvf"} : (f32) -> (f32)
 
 
 @cuda.jit

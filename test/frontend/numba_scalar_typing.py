@@ -10,6 +10,7 @@ output, kept in Inputs/numba_scalar_typing.txt. Regenerate with:
 
 (needs `pip install numba numba-cuda`; typing runs on the CPU, no GPU or driver is used).
 """
+import contextlib
 import math
 import operator
 import sys
@@ -42,7 +43,23 @@ def name(t):
     return str(t)
 
 
+def cuda_local_target():
+    """Type as inside a CUDA compile: where numba proper is installed beside numba-cuda, its function types order
+    the templates by the *local* target (the CPU outside a compile), so an @overload(..., target="cuda") comes after
+    the generic templates (math.tanh of a float16 would read float32; compiling gives float16)."""
+    try:
+        from numba.core.target_extension import target_override
+    except ImportError:  # numba-cuda alone: its own ordering puts the CUDA templates first already
+        return contextlib.nullcontext()
+    return target_override("cuda")
+
+
 def main():
+    with cuda_local_target():
+        dump()
+
+
+def dump():
     ctx = cuda_target.typing_context
     ctx.refresh()
     out = sys.stdout

@@ -18,7 +18,9 @@
  * test/unit/sim_opsem.c runs on the simulator) on the GPU, against the one definition the simulator and constant
  * folding use: bit for bit, but for the libm functions (SEM_LIBM: host libm against libdevice), whose largest
  * difference in units in the last place per op and type is printed and must stay within OPSEM_LIBM_ULPS
- * (gamma and lgamma only printed: both libraries lose accuracy near their poles). The CUDA Driver API is
+ * (gamma and lgamma only printed: both libraries lose accuracy near their poles); libdevice's functions per function
+ * (printed per function and result), those with documented bounds within them (ir_libdevice_accuracy: sinpi, erfinv,
+ * ... and the approximate fast_* against the simulator's defined values). The CUDA Driver API is
  * loaded with dlopen; nothing here needs cuda.h. */
 #include <dlfcn.h>
 #include <math.h>
@@ -1431,8 +1433,27 @@ static void test_libdevice(void) {
 
 enum { OPSEM_N = 128, OPSEM_LIBM_ULPS = 8 };
 
-/* Largest ulp difference seen per op and result type (libm functions), for the report. */
+/* Largest ulp difference seen per op and result type (libm functions), and per libdevice function and result, for
+ * the report (one figure for all of math.libdevice hid which function differed: the 4278190080 of the fourth
+ * session's runs was powif's +inf against -inf, fixed since; 20123779 a Bessel function or lgamma, printed only). */
 static uint64_t opsem_max_ulps[2][OP__COUNT][OPSEM_NTYPES];
+enum { LIBDEVICE_MAX_FNS = 400 };
+static uint64_t libdevice_max_ulps[2][LIBDEVICE_MAX_FNS][LD_MAX_RESULTS];
+
+/* The GPU's result got of a libdevice function against the simulator's want (d ulps apart) within the function's
+ * documented accuracy (ir_libdevice_accuracy): its ulps (OPSEM_LIBM_ULPS when none is recorded) plus ulps_per_arg
+ * per unit of |x| and one for the simulator's own rounding, or its absolute error where x lies in [abs_lo, abs_hi];
+ * outside [lo, hi] only NaN against NaN. */
+static bool libdevice_within(const LdAccuracy *acc, const SemVal *v, SemSig sig, SemVal got, SemVal want, uint64_t d) {
+  double x = sem_to_double(v[acc->arg < sig.n ? acc->arg : 0], sig.a[acc->arg < sig.n ? acc->arg : 0]);
+  double g = sem_to_double(got, sig.r), w = sem_to_double(want, sig.r);
+  if (acc->abs_of_arg) x = fabs(x);
+  if (!(x >= acc->lo && x <= acc->hi)) return isnan(g) == isnan(w);
+  if (d == UINT64_MAX) return false;
+  double ulps = acc->ulps ? acc->ulps + acc->ulps_per_arg * fabs(x) + 1 : OPSEM_LIBM_ULPS;
+  if ((double)d <= ulps) return true;
+  return acc->abs_err > 0 && x >= acc->abs_lo && x <= acc->abs_hi && fabs(g - w) <= acc->abs_err + 0x1p-24 * fabs(w);
+}
 static unsigned opsem_kernels[2];
 
 static unsigned opsem_type_index(const char *name) {
@@ -1440,6 +1461,8 @@ static unsigned opsem_type_index(const char *name) {
     if (strcmp(OPSEM_TYPES[i], name) == 0) return i;
   return 0;
 }
+
+_Static_assert(LD_MAX_RESULTS == 3, "libdevice_max_ulps keeps three results");
 
 static void opsem_case(OpKind k, unsigned n, const char *const *ops, const char *rt, const char *pred, void *user) {
   (void)user;
@@ -1472,10 +1495,16 @@ static void opsem_case(OpKind k, unsigned n, const char *const *ops, const char 
   a[n] = arr1(NULL, opsem_esize(sig.r), OPSEM_N);
   arg_arr(&g, &a[n]);
   bool libm = (ir_op_sem[k].flags & SEM_LIBM) != 0, report_only = k == OP_GAMMA || k == OP_LGAMMA;
-  if (k == OP_LIBDEVICE) { /* per function: exact ones bit for bit, the host's libm within ulps, Bessel and gamma reported */
-    LdKind kind = ir_libdevice_kind(ir_libdevice_at(sig.fn - 1));
+  const LibdeviceFn *ldf = NULL;
+  const LdAccuracy *acc = NULL;
+  if (k == OP_LIBDEVICE) { /* per function: exact ones bit for bit, the others within libdevice's bounds (8 ulps
+                            * where none is recorded), Bessel and gamma reported */
+    ldf = ir_libdevice_at(sig.fn - 1);
+    LdKind kind = ir_libdevice_kind(ldf);
     libm = kind != LD_EXACT;
     report_only = kind == LD_LOOSE;
+    acc = kind == LD_LIBM || kind == LD_APPROX ? ir_libdevice_accuracy(ldf) : NULL;
+    if (acc && acc->ulps == 0 && acc->abs_err == 0 && acc->lo == 0 && acc->hi == 0) acc = NULL; /* none recorded */
   }
   if (launch(m, "k", 1, OPSEM_N, 0, &g)) {
     arr_get(&a[n], out);
@@ -1487,9 +1516,11 @@ static void opsem_case(OpKind k, unsigned n, const char *const *ops, const char 
       sem_eval(&sig, v, &want, NULL);
       SemVal got = opsem_get(out, j, sig.r);
       uint64_t d = opsem_ulps(got, opsem_stored(want, sig.r), sig.r);
-      uint64_t *mx = &opsem_max_ulps[backend_kind][k][opsem_type_index(rt)];
+      uint64_t *mx = ldf ? &libdevice_max_ulps[backend_kind][ir_libdevice_index(ldf)][sig.pred & 3]
+                         : &opsem_max_ulps[backend_kind][k][opsem_type_index(rt)];
       if (libm && d != UINT64_MAX && d > *mx) *mx = d;
       bool ok = d == 0 || (libm && (report_only ? d != UINT64_MAX : d <= OPSEM_LIBM_ULPS));
+      if (acc && d != 0) ok = libdevice_within(acc, v, sig, got, opsem_stored(want, sig.r), d);
       CHECK(ok || reported >= 3, "%s(%s 0x%llx%s%s) %s%s -> %s: GPU 0x%llx, op_semantics 0x%llx (%llu ulps)", ir_op_info[k].name,
             ops[0], (unsigned long long)v[0].u, n > 1 ? ", ..." : "", "", pred ? "pred " : "", pred ? pred : "", rt,
             (unsigned long long)got.u, (unsigned long long)opsem_stored(want, sig.r).u, (unsigned long long)d);
@@ -1501,12 +1532,23 @@ static void opsem_case(OpKind k, unsigned n, const char *const *ops, const char 
 }
 
 static void test_opsem(void) {
+  CHECK(ir_libdevice_count() <= LIBDEVICE_MAX_FNS, "libdevice_max_ulps holds %d functions, the table has %u",
+        LIBDEVICE_MAX_FNS, ir_libdevice_count());
+  if (ir_libdevice_count() > LIBDEVICE_MAX_FNS) return;
   opsem_for_each_case(opsem_case, NULL);
   printf("op semantics [%s]: %u kernels; largest libm differences (ulps):", backend_name, opsem_kernels[backend_kind]);
   for (int k = 0; k < OP__COUNT; k++)
     for (unsigned t = 0; t < OPSEM_NTYPES; t++)
       if (opsem_max_ulps[backend_kind][k][t]) printf(" %s:%s=%llu", ir_op_info[k].name, OPSEM_TYPES[t],
                                                      (unsigned long long)opsem_max_ulps[backend_kind][k][t]);
+  /* per libdevice function and result: the Bessel functions near their zeros and lgamma / tgamma near their poles
+   * give large relative (ulp) differences where libdevice bounds the absolute error; printed, not checked */
+  printf("\nlibdevice [%s] largest differences (ulps):", backend_name);
+  for (unsigned f = 0; f < ir_libdevice_count(); f++)
+    for (unsigned p = 0; p < LD_MAX_RESULTS; p++)
+      if (libdevice_max_ulps[backend_kind][f][p])
+        printf(" %s%s=%llu", ir_libdevice_at((int)f)->name, p ? (p == 1 ? "/1" : "/2") : "",
+               (unsigned long long)libdevice_max_ulps[backend_kind][f][p]);
   printf("\n");
 }
 

@@ -169,24 +169,18 @@ def test_ufuncs_match_numba(dt):
         f = np.zeros(len(a), np.float64)
         k[(len(a) + 127) // 128, 128](out, flags, f, a, b)
         outs.append((out, flags))
-    # np.divide by a zero divisor divides the parts by the divisor's |re| and |im| (NumPy's loops.c.src): kfront
-    # gives NumPy's infinities; numba-cuda's np_complex_div_impl takes |x| as (x < 0 ? -x : x), which keeps -0.0,
-    # so a divisor with a negative zero part (-0-0j here) flips the sign of its infinities. Those rows of the
-    # quotient are compared with NumPy, and numba-cuda's are checked to be the flipped ones.
-    neg_zero = (b == 0) & (np.signbit(b.real) | np.signbit(b.imag))
-    assert neg_zero.any()
-    agree(outs[1][0][~neg_zero], outs[0][0][~neg_zero], dt)
-    agree(outs[1][0][neg_zero, 1:], outs[0][0][neg_zero, 1:], dt)
+    # np.divide by a zero: numba-cuda's source (np_complex_div_impl, NumPy's loop) divides the parts by |0|, giving
+    # NumPy's (inf+nanj) for 1/(-0-0j), but its kernels on the H200 give (-inf+nanj), the sign of the zero (104
+    # such rows per dtype, 2026-11-24). kfront keeps the answer of NumPy and of numba-cuda's source: those rows are
+    # checked against NumPy instead.
+    zero = b == 0
     with np.errstate(all="ignore"):
-        numpy_q = np.divide(a[neg_zero], b[neg_zero])
-        numba_q = np.empty(neg_zero.sum(), dt)
-        numba_q.real = a[neg_zero].real / b[neg_zero].real  # the zeros' own signs
-        numba_q.imag = a[neg_zero].imag / b[neg_zero].imag
-    agree(outs[1][0][neg_zero, 0], numpy_q.astype(dt), dt)
-    agree(outs[0][0][neg_zero, 0], numba_q.astype(dt), dt)
-    for j in range(4):
-        bad = np.flatnonzero(outs[1][1][:, j] != outs[0][1][:, j])
-        assert not len(bad), (j, [(a[i], b[i], outs[1][1][i, j], outs[0][1][i, j]) for i in bad[:5]])
+        agree(outs[1][0][zero, 0], np.divide(a[zero], b[zero]), dt)
+    numba_div = outs[0][0][:, 0].copy()
+    numba_div[zero] = outs[1][0][zero, 0]
+    agree(outs[1][0][:, 0], numba_div, dt)
+    agree(outs[1][0][:, 1:], outs[0][0][:, 1:], dt)
+    assert (outs[1][1] == outs[0][1]).all()
 
 
 # the other complex loops numba-cuda 0.30.4's CUDA table has (exp2, expm1, log1p, sign, rint, power, float_power are

@@ -1,7 +1,8 @@
 """GPU-only: kfront against numba-cuda on the same kernels and inputs (run by test/gpu/run_python_gpu.sh on the GPU
 machine, where both are installed): bfloat16 (cuda.bf16: conversions by every rounding mode, arithmetic, the
-intrinsics, numba-cuda's typing), cuda.fp16's conversions by a rounding mode and its saturating / relu / unordered
-intrinsics, cuda.libdevice's functions and int.bit_count(). The results must be numba-cuda's bit for bit (NaN: any
+intrinsics, numba-cuda's typing, ml_dtypes.bfloat16 host arrays), cuda.fp16's conversions by a rounding mode (to
+unsigned integers on NaN, negative values and overflow too) and its saturating / relu / unordered intrinsics,
+cuda.libdevice's functions (sinpi ... remquo and the approximate fast_* among them) and int.bit_count(). The results must be numba-cuda's bit for bit (NaN: any
 NaN; +0 and -0 alike where PTX's max/min leave the sign of a zero open), but where numba-cuda's bindings use
 approximate instructions (hdiv's div.approx.f32, hsqrt's sqrt.approx.f32, hexp's ex2.approx.f32, ... : kfront rounds
 the correctly rounded float32 result): there within one unit in the last place of the narrow type."""
@@ -327,3 +328,129 @@ def test_libdevice_and_bit_count_match_numba():
     assert same.all(), [(k, a[np.nonzero(~same[:, k])[0][:3], k], b[np.nonzero(~same[:, k])[0][:3], k])
                         for k in range(a.shape[1]) if not same[:, k].all()]
     np.testing.assert_array_equal(kf[3], nb[3])
+
+
+LIBDEVICE_NO_HOST = """
+def libdev_more(x, y, out, iout, fout):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        f = np.float32(v)
+        out[i, 0] = libdevice.sinpi(v)
+        out[i, 1] = libdevice.cospi(v)
+        s, c = libdevice.sincospi(v)
+        out[i, 2] = s
+        out[i, 3] = c
+        out[i, 4] = libdevice.erfinv(y[i])
+        out[i, 5] = libdevice.erfcinv(y[i] + 1.0)
+        out[i, 6] = libdevice.normcdfinv(y[i] * 0.5 + 0.5)
+        out[i, 7] = libdevice.erfcx(v)
+        r, q = libdevice.remquo(v, y[i])
+        out[i, 8] = r
+        iout[i, 0] = q
+        rf, qf = libdevice.remquof(f, np.float32(y[i]))
+        fout[i, 0] = rf
+        iout[i, 1] = qf
+        fout[i, 1] = libdevice.sinpif(f)
+        fout[i, 2] = libdevice.cospif(f)
+        fout[i, 3] = libdevice.erfinvf(np.float32(y[i]))
+        fout[i, 4] = libdevice.erfcxf(f)
+        fout[i, 5] = libdevice.fast_expf(f)
+        fout[i, 6] = libdevice.fast_logf(f)
+        fout[i, 7] = libdevice.fast_sinf(f)
+        s2, c2 = libdevice.fast_sincosf(f)
+        fout[i, 8] = c2
+        fout[i, 9] = libdevice.fast_tanf(f)
+        fout[i, 10] = libdevice.fast_powf(f, np.float32(y[i]))
+        fout[i, 11] = libdevice.fast_fdividef(f, np.float32(y[i]))
+        fout[i, 12] = libdevice.fast_exp10f(f)
+        fout[i, 13] = libdevice.fast_log2f(f)
+        fout[i, 14] = libdevice.fast_log10f(f)
+"""
+
+
+def test_libdevice_functions_no_host_has_match_numba():
+    """sinpi ... remquo and the approximate fast_* functions: kfront's GPU kernel calls libdevice as numba-cuda's
+    does, so the bits are numba-cuda's (the simulator's values for these are checked against mpmath and against
+    the GPU within libdevice's bounds by python/tests/test_libdevice.py and test/gpu/backend_gpu.c)"""
+    rng = np.random.default_rng(13)
+    x = np.concatenate([[0.5, -2.5, 3.0, 1e-300, -0.0, 0.0, 100.0, np.inf, -np.inf, np.nan, 1e300, 4e9, -30.0, 1.25],
+                        rng.standard_normal(114) * 20])
+    y = np.concatenate([[0.5, -0.5, 0.999, -1.0, 1.0, 0.0, -0.0, 0.375, np.nan, 2.0, 1e-300, -0.1, 0.75, 1e-20],
+                        rng.uniform(-1, 1, 114)])
+
+    def args():
+        return [x.copy(), y.copy(), np.zeros((x.size, 9)), np.zeros((x.size, 2), np.int64),
+                np.zeros((x.size, 15), np.float32)]
+    nb, kf = run_both(LIBDEVICE_NO_HOST, "libdev_more", 2, 64, args)
+    for a, b, wide in ((kf[2], nb[2], np.int64), (kf[4], nb[4], np.int32)):
+        same = (a.view(wide) == b.view(wide)) | (np.isnan(a) & np.isnan(b))
+        assert same.all(), [(k, a[np.nonzero(~same[:, k])[0][:3], k], b[np.nonzero(~same[:, k])[0][:3], k])
+                            for k in range(a.shape[1]) if not same[:, k].all()]
+    np.testing.assert_array_equal(kf[3], nb[3])
+
+
+TO_UNSIGNED = """
+def to_unsigned(hb, bb, ints):
+    k = cuda.grid(1)
+    if k < hb.size:
+        h = fp16.__ushort_as_half(hb[k])
+        ints[k, 0] = fp16.__half2ushort_rn(h)
+        ints[k, 1] = fp16.__half2ushort_rz(h)
+        ints[k, 2] = fp16.__half2ushort_rd(h)
+        ints[k, 3] = fp16.__half2ushort_ru(h)
+        ints[k, 4] = fp16.__half2uint_rn(h)
+        ints[k, 5] = fp16.__half2uint_rz(h)
+        ints[k, 6] = fp16.__half2uint_rd(h)
+        ints[k, 7] = fp16.__half2uint_ru(h)
+        ints[k, 8] = fp16.__half2ull_rn(h)
+        ints[k, 9] = fp16.__half2ull_rz(h)
+        ints[k, 10] = fp16.__half2ull_rd(h)
+        ints[k, 11] = fp16.__half2ull_ru(h)
+        ints[k, 12] = fp16.__half2uchar_rz(h)
+        b = bf16.uint16_as_bfloat16(bb[k])
+        ints[k, 13] = bf16.bfloat16_to_uint16_ru(b)
+        ints[k, 14] = bf16.bfloat16_to_uint32_rd(b)
+        ints[k, 15] = bf16.bfloat16_to_uint64_rn(b)
+        ints[k, 16] = bf16.bfloat16_to_uint8_rz(b)
+        ints[k, 17] = bf16.bfloat16_to_uint16_rn(b)
+        ints[k, 18] = bf16.bfloat16_to_uint32_ru(b)
+"""
+
+
+def test_conversions_to_unsigned_match_numba():
+    """__half2ushort_* / __half2uint_* / __half2ull_* / __half2uchar_rz and bfloat16's to unsigned integers on NaN,
+    negative values, past the maximum and +-inf: PTX's cvt.r?i.u16/u32/u64/u8 as numba-cuda's bindings emit them,
+    against kfront's saturating conversions (NaN 0, but 1 << 63 to 64 bits)"""
+    vals = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, -0.4, -0.5, -0.6, -1.5, -300.0, 0.5, 1.5, 2.5, 255.5, 256.0,
+            65504.0, -65504.0, 6e-8, 0.99] + list(np.random.default_rng(7).standard_normal(44) * 300)
+    hb = np.array(vals, np.float16).view(np.uint16)
+    bb = (np.array(vals[:60] + [3.0e38, 65536.0, 1e20, 5e9], np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+    def args():
+        return [hb.copy(), bb.copy(), np.zeros((len(vals), 19), np.uint64)]
+    nb, kf = run_both(TO_UNSIGNED, "to_unsigned", 1, 64, args)
+    np.testing.assert_array_equal(kf[2], nb[2])
+
+
+BF16_ARRAYS = """
+def bf16_arrays(a, out, widened):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] * bf16.bfloat16(3.0) + a[a.size - 1 - i]
+        widened[i] = np.float32(a[i])
+"""
+
+
+def test_bfloat16_host_arrays_match_numba():
+    """ml_dtypes.bfloat16 NumPy arrays as kernel arguments: numba-cuda 0.30.4 types them bfloat16 where ml_dtypes is
+    installed (numba/cuda/np/numpy_support.py), and so does kfront"""
+    import ml_dtypes
+    rng = np.random.default_rng(17)
+    a = np.concatenate([[1.5, -2.25, 3.0, 1e30, -0.0, np.inf, 0.1, 255.0], rng.standard_normal(120) * 100]).astype(ml_dtypes.bfloat16)
+
+    def args():
+        return [a.copy(), np.zeros(a.size, ml_dtypes.bfloat16), np.zeros(a.size, np.float32)]
+    nb, kf = run_both(BF16_ARRAYS, "bf16_arrays", 2, 64, args)
+    assert_bits(kf[1].view(np.uint16), nb[1].view(np.uint16), what="bf16 arrays")
+    np.testing.assert_array_equal(kf[2].view(np.uint32), nb[2].view(np.uint32))
