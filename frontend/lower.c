@@ -3512,11 +3512,17 @@ static FeVal lower_bits(Lower *L, int bi, const PyExpr *e) {
 
 /* One item of print(): its format text (numba-cuda's printimpl: %lld for signed integers, %llu for unsigned, %f
  * for floats, True/False for booleans, strings as they are, tuples "(a, b)" and "(a,)", cuda.threadIdx and its kin
- * "(x, y, z)") into fmt, its values into ops. False after a located error. */
+ * "(x, y, z)") into fmt, its values into ops. False after a located error (complex numbers among them: numba-cuda
+ * has no print of them). */
 static bool print_item(Lower *L, const FeVal *v, SrcLoc loc, StrBuf *fmt, Value **ops, unsigned *n, unsigned depth) {
   Type *i64 = ty_i64(L->ctx);
   if (*n >= MAX_FLAT || depth > FE_MAX_NESTING) {
     lerr(L, loc, "print() of more than %d values is not supported", MAX_FLAT);
+    return false;
+  }
+  if (is_complex(v)) { /* numba-cuda's print_item has no complex implementation: its lowering fails */
+    lerr(L, loc, "printing a %s is not supported in kernels (numba-cuda: \"printing unimplemented for values of type "
+                 "%s\"; print its .real and .imag)", tname(L, v->type), tname(L, v->type));
     return false;
   }
   if (is_scalar(v)) {

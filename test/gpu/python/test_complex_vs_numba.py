@@ -253,3 +253,19 @@ def test_arrays_local_and_shared_match_numba():
         outs.append((o, r))
     agree(outs[1][0], outs[0][0], np.complex64)
     agree(outs[1][1], outs[0][1], np.complex64)
+
+
+PRINT = """
+def printc(a):
+    print(a[0].real, a[0])
+"""
+
+
+def test_print_of_complex_refused_as_numba():
+    # numba-cuda's printimpl has no complex implementation: its lowering fails; kfront refuses it, located
+    a = np.array([1 + 2j], np.complex64)
+    nk, kk = compile_both(PRINT, "printc")
+    with pytest.raises(Exception, match="printing unimplemented for values of type complex64"):
+        nk[1, 1](a)
+    with pytest.raises(Exception, match=r":5:22: error: printing a complex64 is not supported"):
+        kk[1, 1](a)
