@@ -110,9 +110,13 @@ struct FeVal {
   const FeEnum *enumc; /* FV_VAL: an enum member of this type (its value is the scalar), else NULL */
   Type *type;        /* FV_VAL, FV_NTYPE, FV_VIEW (the view's own array type), FV_TUPLE (may be NULL) */
   Value *v;          /* FV_VAL */
-  union {
-    int64_t i;       /* integers and bools (unsigned values as their bits) */
-    double f;
+  struct {
+    union {
+      int64_t i;     /* integers and bools (unsigned values as their bits) */
+      double f;      /* floats; complex numbers: the real part */
+    };
+    double im;       /* complex numbers: the imaginary part (module-level constants: lower.c makes a kernel's
+                      * value of one where it reads it, global_value) */
   } c;
   union {
     struct {
@@ -593,6 +597,7 @@ bool fe_tuple_fits(const FeVal *v, unsigned max_items);
 /* Constants of type t as module-level constants are kept (i: integers and bools; unsigned ones as their bits). */
 FeVal fe_const_int(FeCtx *fe, Type *t, int64_t i);
 FeVal fe_const_float(Type *t, double f);
+FeVal fe_const_complex(Type *t, double re, double im);
 /* A constant array (FV_CONSTARR, what np.array([...], dtype=...) at module level gives) of dtype with the
  * given extents (rank 1..8) from n constants in C order, each converted to dtype as np.array converts it;
  * FV_HOST when one cannot be. */

@@ -271,8 +271,10 @@ static Value *complex_part(Lower *L, Value *z, bool imag);
 static Value *mat(Lower *L, const FeVal *x) {
   if (x->v) return x->v;
   Type *t = x->type;
-  if (t->kind == TY_COMPLEX) /* a zero (zero_of): complex values are otherwise never constants */
-    return complex_make(L, ib_const_float(&L->b, t->elem, x->c.f), ib_const_float(&L->b, t->elem, 0), t);
+  if (t->kind == TY_COMPLEX) { /* a zero (zero_of): complex values are otherwise never constants in kernels */
+    Value *re = ib_const_float(&L->b, t->elem, x->c.f), *im = ib_const_float(&L->b, t->elem, x->c.im);
+    return complex_make(L, re, im, t);
+  }
   if (t->kind == TY_FLOAT) {
     if (t->bits == 16) return ib_unary(&L->b, OP_TRUNCF, ib_const_float(&L->b, ty_f32(L->ctx), x->c.f), t);
     return ib_const_float(&L->b, t, x->c.f);
@@ -844,6 +846,29 @@ static const char *suggest(Lower *L, const char *name) {
 
 static FeVal const_array_ref(Lower *L, const FeConstArr *ca, const char *hint);
 
+static bool has_complex_constant(const FeVal *v) {
+  if (v->kind == FV_VAL) return v->is_const && v->type->kind == TY_COMPLEX;
+  if (v->kind != FV_TUPLE) return false;
+  for (unsigned i = 0; i < v->tup.n; i++)
+    if (has_complex_constant(&v->tup.elems[i])) return true;
+  return false;
+}
+
+/* A global's complex constants (itself, or items of a tuple) as the kernel's values, made where it is read: in
+ * kernels complex values are never constants (numba-cuda freezes them as constants of their type). */
+static FeVal complex_constants(Lower *L, FeVal v, SrcLoc loc) {
+  if (v.kind == FV_VAL && v.is_const && v.type->kind == TY_COMPLEX) {
+    at(L, loc);
+    Type *t = v.type;
+    Value *re = ib_const_float(&L->b, t->elem, v.c.f), *im = ib_const_float(&L->b, t->elem, v.c.im);
+    return val(t, complex_make(L, re, im, t));
+  }
+  if (v.kind != FV_TUPLE || !has_complex_constant(&v)) return v;
+  FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, v.tup.n);
+  for (unsigned i = 0; i < v.tup.n; i++) elems[i] = complex_constants(L, v.tup.elems[i], loc);
+  return make_tuple(L, v.tup.n, elems);
+}
+
 /* The value of a global (a module-level name, a binding, a namespace member) as a kernel reads it; name
  * says which in diagnostics, hint names the symbol of a constant array. */
 static FeVal global_value(Lower *L, const FeVal *g, const char *name, const char *hint, SrcLoc loc) {
@@ -860,7 +885,7 @@ static FeVal global_value(Lower *L, const FeVal *g, const char *name, const char
   }
   FeVal v = *g;
   v.literal = false;
-  return v;
+  return complex_constants(L, v, loc);
 }
 
 /* A name that is not a local: the template's own scope (generated kernels see only it and the builtins),

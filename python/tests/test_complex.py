@@ -635,3 +635,64 @@ def test_parts_of_real_arrays_and_refusals():
         parts_of_bool_array[1, 1](np.zeros(2, np.bool_), out)
     with pytest.raises(errors.CompilerError, match="read-only"):
         store_to_const_part[1, 1](np.zeros(2), out)
+
+
+# ---- complex constants: globals and closure variables frozen as numba-cuda freezes them ------------------------------
+
+GC = 1 + 2j
+GT = (GC, 3.5 - 1j, (-0.0 - 2j, 1))
+G64 = np.complex64(0.1 + 0.2j)
+G128 = np.complex128(-1.5 + 0.25j)
+GA = np.array([[1 + 2j, 3], [0.5j, -1]], dtype=np.complex64)
+GB = np.array([1j, 2, -3.5 - 4j])[::2]  # strided: its elements are copied in order
+
+
+@cuda.jit
+def complex_globals(out, o64):
+    out[0] = GC
+    out[1] = GT[1]
+    out[2] = GT[2][0] + GT[2][1]
+    out[3] = G128 * GC
+    out[4] = GB[0] + GB[1]
+    c = cuda.const.array_like(GA)
+    o64[0] = G64
+    o64[1] = c[1, 0] + GA[0, 1]
+    o64[2] = G64 * GA[0, 0]  # complex64 throughout, as Numba types it
+    s = 0j
+    for z in GT[:2]:
+        s += z
+    out[5] = s
+
+
+def test_complex_globals():
+    out, o64 = np.zeros(6, np.complex128), np.zeros(3, np.complex64)
+    complex_globals[1, 1](out, o64)
+    assert (out == [GC, GT[1], GT[2][0] + GT[2][1], G128 * GC, GB[0] + GB[1], GT[0] + GT[1]]).all(), out
+    assert np.signbit(out[2].real) is np.False_ and out[2] == 1 - 2j
+    assert (o64 == np.array([G64, GA[1, 0] + GA[0, 1], G64 * GA[0, 0]], np.complex64)).all(), o64
+
+
+def test_complex_closure_variable_and_types():
+    w = np.complex64(2 - 1j)
+    z = complex(-0.0, 0.0)
+
+    @cuda.jit
+    def closure(out, f):
+        out[0] = w * 2  # complex64 * int64: complex128, as Numba unifies them
+        out[1] = z
+        f[0] = w.real + abs(w)
+
+    out, f = np.zeros(2, np.complex128), np.zeros(1, np.float32)
+    closure[1, 1](out, f)
+    assert out[0] == 4 - 2j and np.signbit(out[1].real) and not np.signbit(out[1].imag)
+    assert f[0] == np.float32(2 + np.sqrt(np.float32(5)))
+
+
+@cuda.jit
+def store_to_complex_global(out):
+    GA[0, 0] = 1j
+
+
+def test_complex_global_array_is_read_only():
+    with pytest.raises(errors.CompilerError, match="read-only"):
+        store_to_complex_global[1, 1](np.zeros(1))

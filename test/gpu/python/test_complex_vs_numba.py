@@ -269,3 +269,37 @@ def test_print_of_complex_refused_as_numba():
         nk[1, 1](a)
     with pytest.raises(Exception, match=r":5:22: error: printing a complex64 is not supported"):
         kk[1, 1](a)
+
+
+CONSTS = """
+C = 1 + 2j
+D = -C * 2 - 1j / (2 + 1j)
+T = (C, 3.5 - 1j, (complex(-0.0, -2.0), 1))
+F = np.complex64(0.1 + 0.2j)
+A = np.array([[1 + 2j, 3], [0.5j, -1]], dtype=np.complex64)
+B = np.array([1j, 2, -3.5 - 4j])
+
+
+def consts(out, o64):
+    out[0] = C
+    out[1] = D
+    out[2] = T[1]
+    out[3] = T[2][0] * T[2][1]
+    out[4] = B[0] + B[2] * C
+    c = cuda.const.array_like(A)
+    o64[0] = F
+    o64[1] = c[1, 0] + A[0, 1]
+    o64[2] = F * A[0, 0]
+"""
+
+
+def test_complex_constants_match_numba():
+    # globals frozen as numba-cuda freezes them: complex128 numbers, a complex64 scalar, a tuple, constant arrays
+    outs = []
+    for k in compile_both(CONSTS, "consts"):
+        out, o64 = np.zeros(5, np.complex128), np.zeros(3, np.complex64)
+        k[1, 1](out, o64)
+        outs.append((out, o64))
+    agree(outs[1][0], outs[0][0], np.complex128)
+    agree(outs[1][1], outs[0][1], np.complex64)
+    assert np.signbit(outs[1][0][3].real) == np.signbit(outs[0][0][3].real)
