@@ -696,3 +696,34 @@ def store_to_complex_global(out):
 def test_complex_global_array_is_read_only():
     with pytest.raises(errors.CompilerError, match="read-only"):
         store_to_complex_global[1, 1](np.zeros(1))
+
+
+@cuda.jit("void(complex64[:, ::1], complex64[:, ::1], complex64[:, ::1])")
+def complex_matmul(a, b, c):
+    i, j = cuda.grid(2)
+    if i < c.shape[0] and j < c.shape[1]:
+        s = 0j
+        for k in range(a.shape[1]):
+            s += a[i, k] * b[k, j]
+        c[i, j] = s
+
+
+@cuda.jit
+def complex_sum_by_iteration(a, out):
+    s = 0j
+    for z in a:
+        s += z
+    out[0] = s
+
+
+def test_tiled_complex_loops():
+    # tile-shared stages complex tiles (zeros past the edges: extents that are not multiples of the tile)
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((37, 29)) + 1j * rng.standard_normal((37, 29))).astype(np.complex64)
+    b = (rng.standard_normal((29, 41)) + 1j * rng.standard_normal((29, 41))).astype(np.complex64)
+    c = np.zeros((37, 41), np.complex64)
+    complex_matmul[(3, 3), (16, 16)](a, b, c)
+    assert np.allclose(c, a.astype(np.complex128) @ b, rtol=1e-5, atol=1e-5)
+    out = np.zeros(1, np.complex128)
+    complex_sum_by_iteration[1, 1](np.array([1j, 2, -0.5 + 3j]), out)
+    assert out[0] == 1.5 + 4j
