@@ -1707,16 +1707,25 @@ static void copy_into(Lower *L, Value *dst, Value *src) {
 
 /* dst = v for an array value dst (a view): a scalar stored into each element, an array broadcast onto it
  * (copy_into), a homogeneous tuple into a 1-d dst of its length (Numba's sequence case; no NRT needed). */
+static bool complex_to_real_error(Lower *L, const FeVal *v, Type *t, SrcLoc loc, const char *what);
+
 static void store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc) {
   if (is_scalar(&v)) {
+    if (complex_to_real_error(L, &v, dst->type->elem, vloc, " to store it into the elements of a slice")) return;
     Value *pair[2] = {conv_v(L, v, dst->type->elem), dst};
     each_element(L, dst, store_scalar_fn, pair);
     return;
   }
   if (is_array(&v) || v.kind == FV_VIEW) {
     FeVal src = view_value(L, &v);
-    if (src.type->elem->kind == TY_TUPLE || !ty_is_scalar(src.type->elem)) {
+    Type *se = src.type->elem;
+    if (se->kind == TY_TUPLE || (!ty_is_scalar(se) && se->kind != TY_COMPLEX)) {
       lerr(L, vloc, "cannot assign %s to a slice of %s", vname(L, &v), tname(L, dst->type));
+      return;
+    }
+    if (se->kind == TY_COMPLEX && dst->type->elem->kind != TY_COMPLEX) { /* as element stores: never to a real */
+      lerr(L, vloc, "cannot assign %s to a slice of %s (Numba converts a complex number to no real type; take .real, "
+                    ".imag or abs())", vname(L, &v), tname(L, dst->type));
       return;
     }
     copy_into(L, dst, src.v);
@@ -1734,6 +1743,8 @@ static void store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc) {
     Type *i64 = ty_i64(L->ctx);
     view_value_check(&L->b, ib_cmpi(&L->b, "eq", ib_dim(&L->b, dst, 0), ib_const_int(&L->b, i64, v.tup.n)),
                      "cannot assign slice from input of different size");
+    if (complex_to_real_error(L, &v.tup.elems[0], dst->type->elem, vloc, " to store it into the elements of a slice"))
+      return;
     for (unsigned i = 0; i < v.tup.n; i++) {
       Value *k = ib_const_int(&L->b, i64, i);
       store_element(L, dst, &k, conv_v(L, v.tup.elems[i], dst->type->elem));
@@ -1760,6 +1771,7 @@ static void assign_view(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
       lerr(L, vloc, "cannot store %s into an element of %s", vname(L, &v), tname(L, base->type));
       return;
     }
+    if (complex_to_real_error(L, &v, base->type->elem, vloc, " to store it into an element")) return;
     store_element(L, base, idx, conv_v(L, v, base->type->elem));
     return;
   }
@@ -4922,6 +4934,7 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
       lerr(L, vloc, "cannot store %s into a field of type %s", vname(L, &v), tname(L, base->type->elem));
       return;
     }
+    if (complex_to_real_error(L, &v, base->type->elem, vloc, " to store it into a field")) return;
     at(L, t->loc);
     store_element(L, base, idx, conv_v(L, v, base->type->elem));
     return;
@@ -4976,6 +4989,7 @@ static void lower_augassign(Lower *L, const PyStmt *s) {
       lerr(L, s->augassign.value->loc, "cannot store %s into an element of %s", vname(L, &nv), tname(L, a.type));
       return;
     }
+    if (complex_to_real_error(L, &nv, base->type->elem, s->augassign.op_loc, " to store it into an element")) return;
     at(L, t->loc);
     store_element(L, base, idx, conv_v(L, nv, base->type->elem));
     return;

@@ -435,7 +435,31 @@ def refuse_atomic(out, a, f):
     cuda.atomic.add(out, 0, a[0])
 
 
+@cuda.jit
+def refuse_slice_of_real(out, a, f):
+    f[0:2] = a[0]
+
+
+@cuda.jit
+def refuse_augassign_real(out, a, f):
+    f[0] += a[0]
+
+
+@cuda.jit
+def refuse_array_into_real(out, a, f):
+    f[:] = a
+
+
+@cuda.jit
+def refuse_tuple_into_real(out, a, f):
+    f[0:2] = (a[0], a[1])
+
+
 @pytest.mark.parametrize("kernel,match", [
+    (refuse_slice_of_real, r":\d+:14: error: cannot convert complex128 to float64 to store it into the elements of a slice"),
+    (refuse_augassign_real, r":\d+:10: error: cannot convert complex128 to float64 to store it into an element"),
+    (refuse_array_into_real, r"cannot assign array\(complex128, 1d, C\) to a slice of array\(float64, 1d, C\)"),
+    (refuse_tuple_into_real, "cannot convert complex128 to float64 to store it into the elements of a slice"),
     (refuse_order, "unsupported operand types for '<'"),
     (refuse_floordiv, "unsupported operand types for '//'"),
     (refuse_store_real, "cannot convert complex128 to float64"),
@@ -727,3 +751,21 @@ def test_tiled_complex_loops():
     out = np.zeros(1, np.complex128)
     complex_sum_by_iteration[1, 1](np.array([1j, 2, -0.5 + 3j]), out)
     assert out[0] == 1.5 + 4j
+
+
+@cuda.jit
+def complex_slices(a, b, c):
+    a[1:3] = b[:2]           # arrays of complex into a slice
+    a[3:] = b[0] * 1j        # a complex number into each element
+    b[1:] = b[:-1]           # overlapping: copied from the end
+    c[:, 0] = a[:2]          # complex64 from complex128
+    c[:, 1] = (1j, -2.5 + 0j)  # a tuple of complex numbers
+    c[0, 0] += 0.5j
+
+
+def test_slice_stores_of_complex():
+    a, b, c = np.zeros(5, np.complex128), np.array([1j, 2, 3 + 3j]), np.zeros((2, 2), np.complex64)
+    complex_slices[1, 1](a, b, c)
+    assert (a == [0, 1j, 2, -1, -1]).all(), a
+    assert (b == [1j, 1j, 2]).all(), b
+    assert (c == np.array([[0.5j, 1j], [1j, -2.5]], np.complex64)).all(), c

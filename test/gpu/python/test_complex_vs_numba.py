@@ -328,3 +328,24 @@ def test_tiled_complex_matmul_matches_numba():
         outs.append(c)
     assert np.allclose(outs[1], outs[0], rtol=1e-5, atol=1e-5)
     assert np.allclose(outs[1], a.astype(np.complex128) @ b, rtol=1e-4, atol=1e-4)
+
+
+SLICES = """
+def slices(a, b, c):
+    a[1:3] = b[:2]
+    a[3:] = b[0] * 1j
+    b[1:] = b[:-1]
+    c[:, 0] = a[:2]
+    c[:, 1] = (1j, -2.5 + 0j)
+    c[0, 0] += 0.5j
+"""
+
+
+def test_slice_stores_match_numba():
+    outs = []
+    for k in compile_both(SLICES, "slices"):
+        a, b, c = np.zeros(5, np.complex128), np.array([1j, 2, 3 + 3j]), np.zeros((2, 2), np.complex64)
+        k[1, 1](a, b, c)
+        outs.append((a, b, c))
+    for x, y in zip(outs[1], outs[0]):
+        assert x.dtype == y.dtype and (x == y).all(), (x, y)
