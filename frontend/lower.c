@@ -446,6 +446,8 @@ static Value *empty_array(Lower *L, Type *t) {
 
 /* Values of x converted to type t, appended to out. A missing value (undefined on this path, or an error)
  * takes the fallback values when given, else zeros. False (after a diagnostic) if x cannot be t. */
+static bool complex_to_real_error(Lower *L, const FeVal *v, Type *t, SrcLoc loc, const char *what);
+
 static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned *n, Value *const *fallback,
                        SrcLoc loc, const char *var) {
   if (x->kind == FV_POISON || x->kind == FV_UNDEF) {
@@ -497,6 +499,8 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
     out[(*n)++] = x->v;
     return true;
   }
+  const char *what = strcmp(var, "<return value>") == 0 ? " to return it" : arena_printf(&L->fe->arena, " for '%s'", var);
+  if (complex_to_real_error(L, x, t, loc, what)) return false;
   out[(*n)++] = conv_v(L, *x, t);
   return true;
 }
@@ -1707,8 +1711,6 @@ static void copy_into(Lower *L, Value *dst, Value *src) {
 
 /* dst = v for an array value dst (a view): a scalar stored into each element, an array broadcast onto it
  * (copy_into), a homogeneous tuple into a 1-d dst of its length (Numba's sequence case; no NRT needed). */
-static bool complex_to_real_error(Lower *L, const FeVal *v, Type *t, SrcLoc loc, const char *what);
-
 static void store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc) {
   if (is_scalar(&v)) {
     if (complex_to_real_error(L, &v, dst->type->elem, vloc, " to store it into the elements of a slice")) return;
@@ -4314,7 +4316,8 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
         Type *want = cand->args[i];
         if (is_scalar(&args[i]) && ty_is_number(want)) {
           int c = nb_can_convert(nb_kind(args[i].type), nb_kind(want));
-          if (c == CONV_UNSAFE) rate[0]++;
+          if (c == CONV_NONE) ok = false; /* a complex argument for a real parameter: no conversion, as Numba */
+          else if (c == CONV_UNSAFE) rate[0]++;
           else if (c == CONV_SAFE) rate[1]++;
           else if (c == CONV_PROMOTE) rate[2]++;
         } else {

@@ -455,7 +455,29 @@ def refuse_tuple_into_real(out, a, f):
     f[0:2] = (a[0], a[1])
 
 
+@cuda.jit("float64(float64)", device=True)
+def real_param(x):
+    return x * 2
+
+
+@cuda.jit("float64(complex128)", device=True)
+def returns_complex_as_real(z):
+    return z
+
+
+@cuda.jit
+def refuse_complex_for_real_param(out, a, f):
+    f[0] = real_param(a[0])
+
+
+@cuda.jit
+def refuse_complex_returned_as_real(out, a, f):
+    f[0] = returns_complex_as_real(a[0])
+
+
 @pytest.mark.parametrize("kernel,match", [
+    (refuse_complex_for_real_param, "no signature of 'real_param' matches the argument types of this call"),
+    (refuse_complex_returned_as_real, r":\d+:5: error: cannot convert complex128 to float64 to return it"),
     (refuse_slice_of_real, r":\d+:14: error: cannot convert complex128 to float64 to store it into the elements of a slice"),
     (refuse_augassign_real, r":\d+:10: error: cannot convert complex128 to float64 to store it into an element"),
     (refuse_array_into_real, r"cannot assign array\(complex128, 1d, C\) to a slice of array\(float64, 1d, C\)"),

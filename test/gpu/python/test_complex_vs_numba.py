@@ -349,3 +349,23 @@ def test_slice_stores_match_numba():
         outs.append((a, b, c))
     for x, y in zip(outs[1], outs[0]):
         assert x.dtype == y.dtype and (x == y).all(), (x, y)
+
+
+REAL_FROM_COMPLEX = """
+def to_real_slice(f, a):
+    f[0:2] = a[0]
+
+
+def to_real_aug(f, a):
+    f[0] += a[0]
+"""
+
+
+@pytest.mark.parametrize("name", ["to_real_slice", "to_real_aug"])
+def test_complex_into_real_refused_as_numba(name):
+    # Numba converts a complex number to no real type: a store of one into a real array does not compile
+    nk, kk = compile_both(REAL_FROM_COMPLEX, name)
+    with pytest.raises(Exception):
+        nk[1, 1](np.zeros(2), np.ones(1, np.complex128))
+    with pytest.raises(Exception, match="cannot convert complex128 to float64"):
+        kk[1, 1](np.zeros(2), np.ones(1, np.complex128))
