@@ -7,9 +7,11 @@
  * of memory"; the text and the tables reach the caller only when the compile finished. LLVM's and libNVVM's
  * own allocations are outside the hook (kfront.h).
  *
- * Structured control flow reaches the lowering as blocks and branches: a module with scf ops is copied and run
- * through lower-scf (passes/lower_scf.c, the one lowering of scf.if/for/while), so the module given stays as it
- * was. */
+ * Structured control flow reaches the lowering as blocks and branches, complex values as floats, and x * y + z
+ * contracted as the simulator contracts it: the module is copied through lower_for_execution (passes/lower_scf.c:
+ * lower-complex, lower-scf, contract), so the module given stays as it was; the code generators contract nothing
+ * themselves (libNVVM: kfront's +, -, * are .rn operations, lower_llvm.c's uncontracted_nvvm; LLVM's NVPTX: no
+ * unsafe-fp-math). */
 #include "backend/backend.h"
 #include "passes/passes.h"
 #include "utils/mem.h"
@@ -86,7 +88,7 @@ static void compile_ptx(BeJob *j, LLVMContextRef ctx) {
 static void run_job(void *arg) {
   BeJob *j = arg;
   Module *given = j->m;
-  j->m = lower_scf_copy(given, j->diag);
+  j->m = lower_for_execution(given, j->diag);
   if (!j->m) { /* lower-complex failed (reported) */
     j->st = BE_UNSUPPORTED;
     j->m = given;

@@ -448,10 +448,10 @@ static bool declare_function(Lower *L, Op *op) {
     add_fn_attr(L, fi->fn, never ? "noinline" : "alwaysinline");
   }
   add_fn_attr(L, fi->fn, "nounwind");
-  if (!L->nvvm && L->o->fastmath) {
-    add_fn_str_attr(L, fi->fn, "unsafe-fp-math", "true");
-    add_fn_str_attr(L, fi->fn, "denormal-fp-math-f32", "preserve-sign,preserve-sign");
-  }
+  /* fastmath through LLVM's NVPTX: ftz. No "unsafe-fp-math": LLVM 14's NVPTX reads that attribute only to allow
+   * contracting x * y + z (passes/contract.c has contracted what kfront contracts); its f32 division and sqrt
+   * follow the target's options, so they are what they were with it (div.rn.ftz, libdevice's sqrt) */
+  if (!L->nvvm && L->o->fastmath) add_fn_str_attr(L, fi->fn, "denormal-fp-math-f32", "preserve-sign,preserve-sign");
   strmap_put(&L->funcs, name, fi);
   return true;
 }
@@ -1973,6 +1973,27 @@ static bool lower_gpu_op(Lower *L, Op *op) {
   }
 }
 
+/* ---- floating +, -, * through libNVVM: never contracted -------------------------------------------------------
+ *
+ * kfront contracts x * y + z itself (passes/contract.c, the simulator's definition too); what is left must stay
+ * as it is. libNVVM is run with its default -fma=1, as numba-cuda runs it, so that libdevice's functions compute
+ * as NVIDIA compiles them; kfront's own additions, subtractions and products are therefore the .rn operations
+ * (which neither libNVVM nor ptxas fuse): llvm.nvvm.{add,mul}.rn[.ftz].{f,d}, and for f16 the PTX instruction.
+ * LLVM's NVPTX (nvptx.c) contracts nothing: there they are plain fadd / fsub / fmul. */
+static LLVMValueRef uncontracted_nvvm(Lower *L, OpKind kind, LLVMValueRef x, LLVMValueRef y) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  bool mul = kind == OP_MULF;
+  if (kind == OP_SUBF && t != L->t_f16) y = fneg(L, y); /* x - y is x + (-y), exactly */
+  LLVMValueRef args[2] = {x, y};
+  if (t == L->t_f16)
+    return inline_asm(L, t, mul ? "mul.rn.f16 $0, $1, $2;" : kind == OP_ADDF ? "add.rn.f16 $0, $1, $2;" : "sub.rn.f16 $0, $1, $2;",
+                      "=h,h,h", false, args, 2);
+  char name[40];
+  snprintf(name, sizeof name, "llvm.nvvm.%s.rn%s.%s", mul ? "mul" : "add",
+           t == L->t_f32 && L->o->fastmath ? ".ftz" : "", t == L->t_f32 ? "f" : "d");
+  return calln(L, name, t, args, 2);
+}
+
 static bool lower_arith(Lower *L, Op *op) {
   LLVMBuilderRef b = L->b;
   Type *rty = op->nresults ? op->results[0].type : NULL;
@@ -2045,9 +2066,11 @@ static bool lower_arith(Lower *L, Op *op) {
     break;
   }
   case OP_BREV: r = intrinsic1(L, "bitreverse", x); break;
-  case OP_ADDF: r = LLVMBuildFAdd(b, x, y, ""); break;
-  case OP_SUBF: r = LLVMBuildFSub(b, x, y, ""); break;
-  case OP_MULF: r = LLVMBuildFMul(b, x, y, ""); break;
+  case OP_ADDF:
+  case OP_SUBF:
+  case OP_MULF: r = L->nvvm ? uncontracted_nvvm(L, op->kind, x, y) : op->kind == OP_ADDF ? LLVMBuildFAdd(b, x, y, "")
+                                 : op->kind == OP_SUBF ? LLVMBuildFSub(b, x, y, "") : LLVMBuildFMul(b, x, y, "");
+    break;
   case OP_DIVF: r = LLVMBuildFDiv(b, x, y, ""); break;
   case OP_REMF:
   case OP_FLOORDIVF:
@@ -2219,6 +2242,13 @@ static bool lower_math(Lower *L, Op *op) {
     LLVMValueRef ax = libdevice(L, "fabs", &x, 1);
     LLVMValueRef inf = LLVMConstReal(LLVMTypeOf(x), __builtin_inf());
     r = LLVMBuildFCmp(L->b, op->kind == OP_ISINF ? LLVMRealOEQ : LLVMRealOLT, ax, inf, "");
+    break;
+  }
+  case OP_FMA: { /* f32, f64: libdevice's fma (fma.rn); f16 rounded once to binary16 (ir/op_semantics.c), not in f32 */
+    LLVMValueRef args[3] = {x, operand(L, op, 1), operand(L, op, 2)};
+    if (!args[1] || !args[2]) return false;
+    r = LLVMTypeOf(x) == L->t_f16 ? inline_asm(L, L->t_f16, "fma.rn.f16 $0, $1, $2, $3;", "=h,h,h,h", false, args, 3)
+                                  : libdevice(L, "fma", args, 3);
     break;
   }
   default: {

@@ -21,6 +21,7 @@
 
 typedef enum {
   H_BINARY,   /* h x h -> h: LowpFn.op */
+  H_BINARY_RN, /* h x h -> h: LowpFn.op marked nocontract (never fused into an fma: passes/contract.c) */
   H_UNARY,    /* h -> h: LowpFn.op */
   H_CMP,      /* h x h -> bool: LowpFn.pred (a cmpf predicate) */
   H_CMP_UEQ,  /* h x h -> bool: unordered or equal */
@@ -79,9 +80,9 @@ static const LowpFn LOWP[] = {
     /* arithmetic */
     G("hadd", 2, H_BINARY, OP_ADDF, NULL, BOTH | LP_UNDER), G("hsub", 2, H_BINARY, OP_SUBF, NULL, BOTH | LP_UNDER),
     G("hmul", 2, H_BINARY, OP_MULF, NULL, BOTH | LP_UNDER), G("hdiv", 2, H_BINARY, OP_DIVF, NULL, BOTH | LP_UNDER),
-    /* _rn: never contracted into an fma (kfront contracts no f16 / bf16 op) */
-    G("hadd_rn", 2, H_BINARY, OP_ADDF, NULL, BOTH | LP_UNDER), G("hsub_rn", 2, H_BINARY, OP_SUBF, NULL, BOTH | LP_UNDER),
-    G("hmul_rn", 2, H_BINARY, OP_MULF, NULL, BOTH | LP_UNDER),
+    /* _rn: never contracted into an fma (hadd ... are contracted as + - * are: passes/contract.c) */
+    G("hadd_rn", 2, H_BINARY_RN, OP_ADDF, NULL, BOTH | LP_UNDER), G("hsub_rn", 2, H_BINARY_RN, OP_SUBF, NULL, BOTH | LP_UNDER),
+    G("hmul_rn", 2, H_BINARY_RN, OP_MULF, NULL, BOTH | LP_UNDER),
     G("hadd_sat", 2, H_SAT, OP_ADDF, NULL, BOTH | LP_UNDER), G("hsub_sat", 2, H_SAT, OP_SUBF, NULL, BOTH | LP_UNDER),
     G("hmul_sat", 2, H_SAT, OP_MULF, NULL, BOTH | LP_UNDER), G("hfma_sat", 3, H_SAT, OP_FMA, NULL, BOTH | LP_UNDER),
     G("hfma", 3, H_FMA, 0, NULL, BOTH | LP_UNDER), G("hfma_relu", 3, H_RELU, 0, NULL, BOTH | LP_UNDER),
@@ -188,6 +189,11 @@ Value *num_lowp_emit(IrBuilder *b, int k, Type *h, Value *const *in) {
   Type *f32 = ty_f32(b->ctx), *i1 = ty_bool(b->ctx);
   switch (f->impl) {
   case H_BINARY: return ib_binary(b, (OpKind)f->op, x, y);
+  case H_BINARY_RN: {
+    Value *r = ib_binary(b, (OpKind)f->op, x, y);
+    if (r->def && r->def->kind == (OpKind)f->op) ir_op_set_attr(b->m, r->def, "nocontract", attr_unit());
+    return r;
+  }
   case H_UNARY: return ib_unary(b, (OpKind)f->op, x, NULL);
   case H_CMP: return ib_cmpf(b, f->pred, x, y);
   case H_CMP_UEQ: {

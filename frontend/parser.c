@@ -836,79 +836,42 @@ static PyExpr *factor(Parser *p) {
   return e;
 }
 
-/* term: term ('*' | '/' | '//' | '%' | '@') factor | factor */
-static PyExpr *term(Parser *p) {
-  SrcLoc start = peek(p)->loc;
-  PyExpr *e = factor(p);
-  for (;;) {
-    PyBinOp op;
-    switch (kind(p)) {
-    case TK_STAR: op = BIN_MUL; break;
-    case TK_SLASH: op = BIN_DIV; break;
-    case TK_DOUBLESLASH: op = BIN_FLOORDIV; break;
-    case TK_PERCENT: op = BIN_MOD; break;
-    case TK_AT: op = BIN_MATMUL; break;
-    default: return e;
-    }
-    const Token *t = advance(p);
-    e = binary(p, op, start, t, e, factor(p));
-  }
+/* The binary operators from bitwise_or down to term, Python's grammar:
+ *   bitwise_or: bitwise_or '|' bitwise_xor     bitwise_xor: bitwise_xor '^' bitwise_and
+ *   bitwise_and: bitwise_and '&' shift_expr    shift_expr: shift_expr ('<<' | '>>') sum
+ *   sum: sum ('+' | '-') term                  term: term ('*' | '/' | '//' | '%' | '@') factor
+ * each level left-associative over the next; level 0 binds loosest. */
+static const struct {
+  TokKind tok;
+  PyBinOp op;
+  unsigned level;
+} BINARY_OPS[] = {
+    {TK_VBAR, BIN_BITOR, 0},    {TK_CIRCUMFLEX, BIN_BITXOR, 1}, {TK_AMPER, BIN_BITAND, 2},
+    {TK_LSHIFT, BIN_LSHIFT, 3}, {TK_RSHIFT, BIN_RSHIFT, 3},     {TK_PLUS, BIN_ADD, 4},
+    {TK_MINUS, BIN_SUB, 4},     {TK_STAR, BIN_MUL, 5},          {TK_SLASH, BIN_DIV, 5},
+    {TK_DOUBLESLASH, BIN_FLOORDIV, 5}, {TK_PERCENT, BIN_MOD, 5}, {TK_AT, BIN_MATMUL, 5},
+};
+enum { BINARY_LEVELS = 6 };
+
+/* The operator of the given level at the cursor: its index in BINARY_OPS, or -1. */
+static int binary_op_at(Parser *p, unsigned level) {
+  for (unsigned i = 0; i < sizeof BINARY_OPS / sizeof *BINARY_OPS; i++)
+    if (BINARY_OPS[i].level == level && BINARY_OPS[i].tok == kind(p)) return (int)i;
+  return -1;
 }
 
-/* sum: sum ('+' | '-') term | term */
-static PyExpr *sum(Parser *p) {
+static PyExpr *binary_level(Parser *p, unsigned level) {
+  if (level == BINARY_LEVELS) return factor(p);
   SrcLoc start = peek(p)->loc;
-  PyExpr *e = term(p);
-  while (kind(p) == TK_PLUS || kind(p) == TK_MINUS) {
+  PyExpr *e = binary_level(p, level + 1);
+  for (int i; (i = binary_op_at(p, level)) >= 0;) {
     const Token *t = advance(p);
-    e = binary(p, t->kind == TK_PLUS ? BIN_ADD : BIN_SUB, start, t, e, term(p));
+    e = binary(p, BINARY_OPS[i].op, start, t, e, binary_level(p, level + 1));
   }
   return e;
 }
 
-/* shift_expr: shift_expr ('<<' | '>>') sum | sum */
-static PyExpr *shift_expr(Parser *p) {
-  SrcLoc start = peek(p)->loc;
-  PyExpr *e = sum(p);
-  while (kind(p) == TK_LSHIFT || kind(p) == TK_RSHIFT) {
-    const Token *t = advance(p);
-    e = binary(p, t->kind == TK_LSHIFT ? BIN_LSHIFT : BIN_RSHIFT, start, t, e, sum(p));
-  }
-  return e;
-}
-
-/* bitwise_and: bitwise_and '&' shift_expr | shift_expr */
-static PyExpr *bitwise_and(Parser *p) {
-  SrcLoc start = peek(p)->loc;
-  PyExpr *e = shift_expr(p);
-  while (kind(p) == TK_AMPER) {
-    const Token *t = advance(p);
-    e = binary(p, BIN_BITAND, start, t, e, shift_expr(p));
-  }
-  return e;
-}
-
-/* bitwise_xor: bitwise_xor '^' bitwise_and | bitwise_and */
-static PyExpr *bitwise_xor(Parser *p) {
-  SrcLoc start = peek(p)->loc;
-  PyExpr *e = bitwise_and(p);
-  while (kind(p) == TK_CIRCUMFLEX) {
-    const Token *t = advance(p);
-    e = binary(p, BIN_BITXOR, start, t, e, bitwise_and(p));
-  }
-  return e;
-}
-
-/* bitwise_or: bitwise_or '|' bitwise_xor | bitwise_xor */
-static PyExpr *bitwise_or(Parser *p) {
-  SrcLoc start = peek(p)->loc;
-  PyExpr *e = bitwise_xor(p);
-  while (kind(p) == TK_VBAR) {
-    const Token *t = advance(p);
-    e = binary(p, BIN_BITOR, start, t, e, bitwise_xor(p));
-  }
-  return e;
-}
+static PyExpr *bitwise_or(Parser *p) { return binary_level(p, 0); }
 
 /* compare_op: '==' | '!=' | '<=' | '<' | '>=' | '>' | 'not' 'in' | 'in' | 'is' 'not' | 'is'
  * Returns the number of tokens of the operator at the cursor, 0 if there is none. */

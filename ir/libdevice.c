@@ -119,8 +119,19 @@ LIBM1(erf) LIBM1(erfc) LIBM1(exp) LIBM1(exp10) LIBM1(exp2) LIBM1(expm1) LIBM1(lg
 LIBM1(log1p) LIBM1(log2) LIBM1(sin) LIBM1(sinh) LIBM1(tan) LIBM1(tanh) LIBM1(tgamma) LIBM1(j0) LIBM1(j1) LIBM1(y0)
 LIBM1(y1) LIBM1(ceil) LIBM1(fabs) LIBM1(floor) LIBM1(logb) LIBM1(nearbyint) LIBM1(rint) LIBM1(round) LIBM1(sqrt)
 LIBM1(trunc)
-LIBM2(atan2) LIBM2(hypot) LIBM2(pow) LIBM2(copysign) LIBM2(fdim) LIBM2(fmax) LIBM2(fmin) LIBM2(fmod)
-LIBM2(nextafter) LIBM2(remainder)
+LIBM2(atan2) LIBM2(hypot) LIBM2(pow) LIBM2(copysign) LIBM2(fdim) LIBM2(fmod) LIBM2(nextafter) LIBM2(remainder)
+/* fmax/fmin: the PTX max/min instructions libdevice uses: a NaN operand yields the other, and -0 orders below +0
+ * (C leaves the sign of fmax(-0, +0) open; the host's libm and the H200 differ there) */
+#define MINMAX(T, S)                                                                                            \
+  static T max_##S(T a, T b) { return isnan(a) ? b : isnan(b) ? a : a == b ? (signbit(a) ? b : a) : a > b ? a : b; } \
+  static T min_##S(T a, T b) { return isnan(a) ? b : isnan(b) ? a : a == b ? (signbit(a) ? a : b) : a < b ? a : b; }
+MINMAX(double, d)
+MINMAX(float, f)
+#undef MINMAX
+EV(fmax) { r[0].d = max_d(x[0].d, x[1].d); }
+EV(fmaxf) { r[0].f = max_f(x[0].f, x[1].f); }
+EV(fmin) { r[0].d = min_d(x[0].d, x[1].d); }
+EV(fminf) { r[0].f = min_f(x[0].f, x[1].f); }
 EV(fma) { r[0].d = fma(x[0].d, x[1].d, x[2].d); }
 EV(fmaf) { r[0].f = fmaf(x[0].f, x[1].f, x[2].f); }
 EV(jn) { r[0].d = jn(i32(x, 0), x[1].d); }

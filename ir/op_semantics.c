@@ -312,9 +312,11 @@ static bool eval_nextafter(const SemSig *s, const SemVal *x, SemVal *r) {
   return true;
 }
 
-/* bf16: a * b is exact in f64 (16 bits); the sum p + c rounded to odd (TwoSum's error or'ed into the last place)
- * keeps enough bits to round to bfloat16 once, as fma.rn.bf16 */
-static float bf16_fma(float a, float b, float c) {
+/* f16 and bf16: a * b is exact in f64 (22 or 16 bits); the sum p + c rounded to odd (TwoSum's error or'ed into
+ * the last place) keeps enough bits (53 > 11 + 2) to round to the 16-bit format once, as fma.rn.f16 and
+ * fma.rn.bf16 do: the correctly rounded a * b + c (rounding the sum to nearest in f64 or f32 first could round
+ * twice) */
+static float narrow_fma(SemTy t, float a, float b, float c) {
   double p = (double)a * (double)b, s = p + (double)c;
   if (isfinite(s)) {
     double bb = s - p, err = (p - (s - bb)) + ((double)c - bb);
@@ -323,13 +325,13 @@ static float bf16_fma(float a, float b, float c) {
     if (err != 0 && !(u & 1)) u += (err > 0) == (s > 0) ? 1 : -1; /* toward the exact sum: odd */
     memcpy(&s, &u, 8);
   }
-  return sem_bf16_round(s);
+  return sem_narrow_round(t, s);
 }
 
 static bool eval_fma(const SemSig *s, const SemVal *x, SemVal *r) {
-  if (s->r.bits == 64) r->d = fma(x[0].d, x[1].d, x[2].d);
-  else if (s->r.bf) r->f = bf16_fma(x[0].f, x[1].f, x[2].f);
-  else r->f = f_res(s->r, fmaf(x[0].f, x[1].f, x[2].f));
+  if (s->r.bits == 64) r->d = sem_fma_d(x[0].d, x[1].d, x[2].d);
+  else if (s->r.bits == 32) r->f = sem_fma_f(x[0].f, x[1].f, x[2].f);
+  else r->f = narrow_fma(s->r, x[0].f, x[1].f, x[2].f);
   return true;
 }
 

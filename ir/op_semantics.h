@@ -12,7 +12,8 @@
  * registers); an f64 in d; an f32 in f; an f16 in f, holding a binary16 value: f16 ops compute in f32 and
  * round the result to binary16 (for +, -, *, /, sqrt that is the correctly rounded binary16 result, as on the
  * GPU: f32 has more than 2 * 11 + 2 bits); a bf16 in f, holding a bfloat16 value, the same way (f32 has more
- * than 2 * 8 + 2 bits), but for math.fma, rounded once from the exact a * b + c. The inline kernels below are the definitions the simulator's own
+ * than 2 * 8 + 2 bits). math.fma of either is rounded once from the exact a * b + c (fma.rn.f16 / .bf16), and
+ * of f32 and f64 too. The inline kernels below are the definitions the simulator's own
  * fast instructions call; the evaluations in op_semantics.c call the same kernels.
  *
  * Where Python raises (an integer division by zero, ...) or C leaves a case undefined, kfront defines a result
@@ -174,8 +175,9 @@ static inline bool sem_cmpf(unsigned pred, double x, double y) {
  *   sem_min / sem_max: Python's min(a, b) / max(a, b): b when b < a (b > a), else a (NaN and signed zeros by
  *     that rule);
  *   sem_powi: x ** n for an integer n by squaring (as Numba and the GPU code: r = 1; while n: if n & 1: r *= x;
- *     x *= x; n >>= 1), 1 / r for a negative n (neg, magnitude e). */
-#define SEM_FLOAT_KERNELS(T, S, FMOD, FLOOR, COPYSIGN)                  \
+ *     x *= x; n >>= 1), 1 / r for a negative n (neg, magnitude e);
+ *   sem_fma: math.fma, a * b + c rounded once (C's fma, fma.rn on the GPU; f16 and bf16: op_semantics.c). */
+#define SEM_FLOAT_KERNELS(T, S, FMOD, FLOOR, COPYSIGN, FMA)             \
   static inline T sem_floordiv_##S(T a, T b) {                          \
     if (b == 0) return a / b;                                           \
     T mod = FMOD(a, b), div = (a - mod) / b;                            \
@@ -194,14 +196,15 @@ static inline bool sem_cmpf(unsigned pred, double x, double y) {
   }                                                                     \
   static inline T sem_min_##S(T a, T b) { return b < a ? b : a; }       \
   static inline T sem_max_##S(T a, T b) { return b > a ? b : a; }       \
+  static inline T sem_fma_##S(T a, T b, T c) { return FMA(a, b, c); }   \
   static inline T sem_powi_##S(T x, uint64_t e, bool neg) {             \
     T r = 1;                                                            \
     for (; e; e >>= 1, x *= x)                                          \
       if (e & 1) r *= x;                                                \
     return neg ? 1 / r : r;                                             \
   }
-SEM_FLOAT_KERNELS(float, f, fmodf, floorf, copysignf)
-SEM_FLOAT_KERNELS(double, d, fmod, floor, copysign)
+SEM_FLOAT_KERNELS(float, f, fmodf, floorf, copysignf, fmaf)
+SEM_FLOAT_KERNELS(double, d, fmod, floor, copysign, fma)
 #undef SEM_FLOAT_KERNELS
 
 /* ---- conversions ------------------------------------------------------------------------------------------ */

@@ -257,10 +257,10 @@ static bool find_scf(Op *op, void *found) {
   return false;
 }
 
-Module *lower_scf_copy(Module *m, Diag *diag) {
+Module *lower_for_execution(Module *m, Diag *diag) {
   bool found = false, cplx = pass_module_has_complex(m);
   ir_walk_module(m, find_scf, &found);
-  if (!found && !cplx) return m;
+  if (!found && !cplx && !pass_module_has_contractible(m)) return m;
   Module *c = ir_module_clone(m);
   int64_t options[PASS_MAX_OPTIONS] = {0};
   PassContext pc = {diag, options};
@@ -269,5 +269,6 @@ Module *lower_scf_copy(Module *m, Diag *diag) {
     return NULL;
   }
   if (found) pass_lower_scf(c, &pc);
+  pass_contract(c, &pc); /* last: it sees the complex arithmetic as floats, and the blocks the backend compiles */
   return c;
 }

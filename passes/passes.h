@@ -55,13 +55,17 @@ const PassInfo *pass_lookup(const char *name, size_t len);
  * simulator and the backend run lower-complex on a copy first. */
 bool pass_module_has_complex(Module *m);
 
+/* Whether m has an addition or subtraction the contract pass fuses (passes/contract.c). */
+bool pass_module_has_contractible(Module *m);
+
 /* ---- passes/pass_manager.c ------------------------------------------------------------------- */
 
 /* ---- passes/lower_scf.c: for the consumers of cf (the backend, the simulator) ---------------------- */
-/* m when it holds no scf op and no complex value, else a copy of m through lower-complex (passes/lower_complex.c)
- * and lower-scf (the caller frees it); NULL when lower-complex failed (reported to diag). Runs under the caller's
- * guard (utils/mem.h). */
-Module *lower_scf_copy(Module *m, Diag *diag);
+/* The one lowering both run before executing a module, in this order: lower-complex (passes/lower_complex.c),
+ * lower-scf, contract (passes/contract.c). m itself when none of them has anything to do, else a copy (the
+ * caller frees it); NULL when lower-complex failed (reported to diag). Runs under the caller's guard
+ * (utils/mem.h). */
+Module *lower_for_execution(Module *m, Diag *diag);
 typedef struct PipelineEntry {
   const PassInfo *pass;
   int64_t options[PASS_MAX_OPTIONS];

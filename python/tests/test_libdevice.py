@@ -7,6 +7,7 @@ normcdfinv, erfcx, remquo: ir/libdevice.c computes them in long double) against 
 functions against the simulator's definition (libdevice's composition of approximate instructions, each replaced by
 the correctly rounded value, computed here with NumPy)."""
 import math
+import os
 from fractions import Fraction
 
 import numpy as np
@@ -15,6 +16,8 @@ import pytest
 from kfront import cuda, errors
 
 libdevice = cuda.libdevice
+# test/gpu/run_python_gpu.sh runs this file on a GPU too: there libdevice itself computes, within its documented bounds
+ON_GPU = os.environ.get("KFRONT_TEST_GPU") == "1"
 
 F64 = (11, 52)
 F32 = (8, 23)
@@ -457,6 +460,9 @@ def no_host_f32(x, out):
 
 
 NO_HOST = ["sinpi", "cospi", "sinpi", "cospi", "erfinv", "erfcinv", "normcdfinv", "erfcx"]
+# the CUDA Math API's maximum ulp errors (float32, float64), which the GPU's libdevice keeps (ir/libdevice.c's table)
+NO_HOST_ULPS = {"sinpi": (1, 2), "cospi": (1, 2), "erfinv": (2, 5), "erfcinv": (4, 6), "normcdfinv": (5, 8),
+                "erfcx": (4, 4)}
 
 
 def no_host_inputs(dtype):
@@ -472,8 +478,9 @@ def no_host_inputs(dtype):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_functions_no_host_has_against_mpmath(dtype):
-    """Within one ulp of the exact value (libdevice's documented bounds are 1 to 8), libdevice's special values:
-    sinpi of an integer a zero of the integer's sign, cospi of a half-integer +0, normcdfinv(0.5) +0"""
+    """Within one ulp of the exact value on the simulator (on a GPU within libdevice's documented bounds, 1 to 8),
+    libdevice's special values: sinpi of an integer a zero of the integer's sign, cospi of a half-integer +0,
+    normcdfinv(0.5) +0"""
     x = no_host_inputs(dtype)
     out = np.zeros((x.size, 8), dtype)
     (no_host_f64 if dtype == np.float64 else no_host_f32)[(x.size + 63) // 64, 64](x, out)
@@ -486,7 +493,8 @@ def test_functions_no_host_has_against_mpmath(dtype):
                     d = ulps_f32(got, float(np.float32(want)))
             else:
                 d = ulps64(got, want)
-            assert d <= 1, (name, v, got, want)
+            bound = NO_HOST_ULPS[name][dtype == np.float64] if ON_GPU else 1
+            assert d <= bound, (name, v, got, want)
             if want == 0:
                 assert math.copysign(1, got) == math.copysign(1, want), (name, v, got, want)
 
@@ -548,7 +556,8 @@ def fast_fns(x, y, out):
 def test_fast_functions_defined_values():
     """fast_*: libdevice's composition of approximate instructions (ex2, lg2, sin, cos, div .approx), each replaced
     by the correctly rounded float32 value; the float32 products by libdevice's constants as it computes them;
-    __fdividef's 0 (NaN for an infinite dividend) where 2**126 < |y| < 2**128"""
+    __fdividef's 0 (NaN for an infinite dividend) where 2**126 < |y| < 2**128; on a GPU the instructions' own
+    results, within the bounds fast_within checks"""
     f = np.float32
     x = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.14159, -20.0, 88.0, -100.0, 1e-40, np.inf, -np.inf, np.nan, 7.5,
                   1e30, 0.3, 1.5, 40.0, np.inf], f)
@@ -568,4 +577,32 @@ def test_fast_functions_defined_values():
     for k, w in enumerate(want):
         w = np.asarray(w, f)
         same = (out[:, k].view(np.uint32) == w.view(np.uint32)) | (np.isnan(out[:, k]) & np.isnan(w))
+        if ON_GPU:  # the approximate instructions themselves: within the CUDA Math API's bounds of the intrinsics
+            same |= fast_within(k, x, y, out[:, k], w)
         assert same.all(), (k, x[~same], out[~same, k], w[~same])
+
+
+def fast_within(k, x, y, got, want):
+    """Where got (the GPU's column k of fast_fns) lies within the CUDA Math API's bounds of the intrinsic around
+    want (its composition with correctly rounded steps): __expf 2 + floor(|1.173 x|) ulps, __exp10f 2 + floor(|2.97 x|),
+    the logarithms 2**-21.41 absolute on [0.5, 2] else 3 ulps, __sinf/__cosf 2**-21.41 absolute on [-pi, pi] (beyond
+    it only a value in [-1, 1]), __tanf as their quotient, __powf as __exp2f of y * __log2f(x), __fdividef 2 ulps;
+    infinities and NaNs exactly where want has them"""
+    with np.errstate(all="ignore"):
+        g, w, xd = got.astype(np.float64), want.astype(np.float64), x.astype(np.float64)
+        finite = np.isfinite(g) & np.isfinite(w)
+        d = np.array([ulps_f32(float(a), float(b)) for a, b in zip(got, want)], np.float64)
+        err = np.abs(g - w)
+        if k in (0, 1):
+            ok = d <= 2 + np.floor(np.abs((1.173 if k == 0 else 2.97) * xd))
+        elif k in (2, 3, 4):
+            ok = np.where((xd >= 0.5) & (xd <= 2), err <= 2.0 ** -21.41, d <= 3)
+        elif k in (5, 6, 7, 8):
+            ok = np.where(np.abs(xd) <= np.pi, err <= 2.0 ** -21.41, np.abs(g) <= 1)
+        elif k == 9:
+            ok = np.where(np.abs(xd) <= np.pi, err <= 2.0 ** -20 * (1 + w * w) / np.abs(np.cos(xd)), True)
+        elif k == 10:
+            ok = d <= 2 + np.floor(np.abs(2 * y.astype(np.float64) * np.log2(np.abs(xd))))
+        else:
+            ok = d <= 2
+        return finite & ok

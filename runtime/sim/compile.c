@@ -1,8 +1,8 @@
 /* compile.c — kir functions to the simulator's register-machine form (see sim_internal.h).
  *
- * The simulator runs what lower-scf (passes/lower_scf.c, the one definition of structured control flow, which
- * the backend consumes too) makes of a module: sim_program_new takes a copy through it when the module holds
- * scf ops. One walk per function then: every SSA value gets a frame slot (constants are preset in the frame
+ * The simulator runs what lower_for_execution (passes/lower_scf.c: lower-complex, lower-scf, contract, the one
+ * lowering the backend consumes too) makes of a module: sim_program_new takes a copy through it when one of
+ * them has something to do. One walk per function then: every SSA value gets a frame slot (constants are preset in the frame
  * template and cost nothing at run time), every op one or a few Ins, blocks in their order, and a branch moves
  * its operands into the target block's argument slots (a parallel move when a source is also a destination).
  * Three rewrites keep a loop iteration about as cheap as a structured compile made it:
@@ -585,6 +585,18 @@ static void compile_op(Cc *c, const Op *op) {
   case OP_MINF: float_op(c, op, SI_MINF32, SI_MINF64); return;
   case OP_MAXF: float_op(c, op, SI_MAXF32, SI_MAXF64); return;
   case OP_NEGF: float_op(c, op, SI_NEGF32, SI_NEGF64); return;
+  case OP_FMA: { /* f32, f64: sem_fma (op_semantics.h), an instruction of its own as the contract pass puts one in
+                 * most loops; f16 (rounded once from the exact sum) runs as SEM */
+    const Type *t = op_result(op, 0)->type;
+    if (t->kind != TY_FLOAT || (t->bits != 32 && t->bits != 64)) break;
+    k = emit(c, is_f64(t) ? SI_FMAF64 : SI_FMAF32, op);
+    I = INS(c, k);
+    I->d = res(c, op, 0);
+    I->a = opnd(c, op, 0);
+    I->b = opnd(c, op, 1);
+    I->c = opnd(c, op, 2);
+    return;
+  }
   case OP_CMPF: {
     int p = choice(c, op, "pred", sem_cmpf_names);
     if (p < 0) return;
@@ -1281,7 +1293,7 @@ static void new_job(void *arg) {
   NewJob *j = arg;
   SimProgram *p = mem_calloc(1, sizeof *p);
   p->given = j->m;
-  p->m = lower_scf_copy(j->m, j->diag);
+  p->m = lower_for_execution(j->m, j->diag);
   p->diag = j->diag;
   if (!p->m) { /* lower-complex failed (reported) */
     mem_free(p);

@@ -1068,6 +1068,8 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_MINF64: R[I->d].d = sem_min_d(R[I->a].d, R[I->b].d); break;
     case SI_MAXF64: R[I->d].d = sem_max_d(R[I->a].d, R[I->b].d); break;
     case SI_NEGF64: R[I->d].d = -R[I->a].d; break;
+    case SI_FMAF32: R[I->d].f = sem_fma_f(R[I->a].f, R[I->b].f, R[I->c].f); break;
+    case SI_FMAF64: R[I->d].d = sem_fma_d(R[I->a].d, R[I->b].d, R[I->c].d); break;
     case SI_CMPF32: R[I->d].u = sem_cmpf(I->aux, R[I->a].f, R[I->b].f); break;
     case SI_CMPF64: R[I->d].u = sem_cmpf(I->aux, R[I->a].d, R[I->b].d); break;
     case SI_SITOF32: R[I->d].f = (float)sext(R[I->a].u, I->aux); break;

@@ -17,7 +17,8 @@ from numba import cuda
 
 # LL-LABEL: define{{.*}} void @arith(
 # LL: load float
-# LL: fmul float
+# LL: call float @llvm.nvvm.mul.rn.f(
+# LL: call float @__nv_fmaf(
 # LL: fdiv double
 # LL: call float @__nv_hypotf
 # PTX: .entry arith(

@@ -84,9 +84,35 @@ static void test_every_op(void) {
   CHECK(kernels > 100);
 }
 
+/* math.fma of f16 rounds a * b + c once (fma.rn.f16): cases where rounding the sum to f32 first (fmaf) and then to
+ * binary16 gives another value (the f32 sum lands on a binary16 tie, or is rounded to the midpoint) */
+static void test_f16_fma_rounds_once(void) {
+  static const struct {
+    uint16_t a, b, c, once, twice;
+  } cases[] = {
+      {0x4ddc, 0xe300, 0x89a1, 0xf521, 0xf520}, /* 23.4375 * -896 - 0.0001718: -21000.0001718, past the tie */
+      {0xb4c9, 0xbeb0, 0x659c, 0x659d, 0x659c},
+      {0x48b0, 0x5c60, 0x0626, 0x6921, 0x6920},
+      {0x0c1a, 0x5dda, 0xd54d, 0xd54b, 0xd54c},
+  };
+  SemSig sig = {.kind = OP_FMA, .n = 3, .pred = -1};
+  sig.r = sig.a[0] = sig.a[1] = sig.a[2] = (SemTy){.bits = 16, .is_float = true};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    SemVal x[3] = {{.f = (float)sem_f16_value(cases[i].a)}, {.f = (float)sem_f16_value(cases[i].b)},
+                   {.f = (float)sem_f16_value(cases[i].c)}};
+    SemVal r = {0};
+    CHECK(sem_eval(&sig, x, &r, NULL));
+    uint16_t got = sem_f16_bits(r.f);
+    CHECK(got == cases[i].once);
+    /* the case is one: rounding through f32 differs */
+    CHECK(sem_f16_bits(fmaf(x[0].f, x[1].f, x[2].f)) == cases[i].twice && cases[i].twice != cases[i].once);
+  }
+}
+
 int main(void) {
   const char *seed = getenv("KF_SEED");
   if (seed) opsem_rng = strtoull(seed, NULL, 0) | 1;
+  RUN(test_f16_fma_rounds_once);
   RUN(test_every_op);
   printf("sim_opsem: %u kernels, %u values checked\n", kernels, values);
   return sim_test_summary("sim_opsem");

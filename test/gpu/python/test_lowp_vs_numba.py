@@ -443,14 +443,23 @@ def bf16_arrays(a, out, widened):
 
 
 def test_bfloat16_host_arrays_match_numba():
-    """ml_dtypes.bfloat16 NumPy arrays as kernel arguments: numba-cuda 0.30.4 types them bfloat16 where ml_dtypes is
-    installed (numba/cuda/np/numpy_support.py), and so does kfront"""
+    """ml_dtypes.bfloat16 arrays as kernel arguments: kfront takes the NumPy arrays themselves (copied in and back).
+    numba-cuda 0.30.4 types them bfloat16 (numba/cuda/np/numpy_support.py) but cannot copy them (on the H200, a host
+    array raises cuda.core's DLPack BufferError and cuda.to_device "cannot include dtype 'E' in a buffer"): its
+    device arrays of bfloat16, filled and read through uint16 views, run the same kernel"""
     import ml_dtypes
+    bf = ml_dtypes.bfloat16
     rng = np.random.default_rng(17)
-    a = np.concatenate([[1.5, -2.25, 3.0, 1e30, -0.0, np.inf, 0.1, 255.0], rng.standard_normal(120) * 100]).astype(ml_dtypes.bfloat16)
-
-    def args():
-        return [a.copy(), np.zeros(a.size, ml_dtypes.bfloat16), np.zeros(a.size, np.float32)]
-    nb, kf = run_both(BF16_ARRAYS, "bf16_arrays", 2, 64, args)
-    assert_bits(kf[1].view(np.uint16), nb[1].view(np.uint16), what="bf16 arrays")
-    np.testing.assert_array_equal(kf[2].view(np.uint32), nb[2].view(np.uint32))
+    a = np.concatenate([[1.5, -2.25, 3.0, 1e30, -0.0, np.inf, 0.1, 255.0], rng.standard_normal(120) * 100]).astype(bf)
+    nbk, kfk = compile_both(BF16_ARRAYS, "bf16_arrays")
+    kf = [a.copy(), np.zeros(a.size, bf), np.zeros(a.size, np.float32)]
+    kfk[2, 64](*kf)
+    d_a, d_out = ncuda.device_array(a.size, bf), ncuda.device_array(a.size, bf)
+    d_a.view(np.uint16).copy_to_device(a.view(np.uint16))
+    d_out.view(np.uint16).copy_to_device(np.zeros(a.size, np.uint16))
+    d_wide = ncuda.to_device(np.zeros(a.size, np.float32))
+    nbk[2, 64](d_a, d_out, d_wide)
+    assert_bits(kf[1].view(np.uint16), d_out.view(np.uint16).copy_to_host(), what="bf16 arrays")
+    np.testing.assert_array_equal(kf[2].view(np.uint32), d_wide.copy_to_host().view(np.uint32))
+    with pytest.raises((ValueError, BufferError)):  # what kfront adds over numba-cuda 0.30.4
+        ncuda.to_device(a)
