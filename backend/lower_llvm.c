@@ -1597,11 +1597,13 @@ static bool lower_subview(Lower *L, Op *op) {
     bool unit = LLVMIsAConstantInt(step) && LLVMConstIntGetSExtValue(step) == 1;
     v->stride[d] = axis < 0 ? ci64(L, 0) : unit ? a->stride[axis] : LLVMBuildMul(L->b, step, a->stride[axis], "");
   }
+  v->align = a->align; /* its elements are some of a's: a packed record's field stays accessed as packed */
   set_arr(L, &op->results[0], v);
   return true;
 }
 
-/* mem.reinterpret: the array's data pointer as one to the result's element type, the extents and strides given. */
+/* mem.reinterpret: the array's data pointer as one to the result's element type, the extents and strides given
+ * (the elements keep the alignment a's are known to have: access_align caps it at their size). */
 static bool lower_reinterpret(Lower *L, Op *op) {
   ArrVal *a = operand_arr(L, op, 0);
   Type *t = op->results[0].type;
@@ -1615,6 +1617,8 @@ static bool lower_reinterpret(Lower *L, Op *op) {
     v->stride[d] = operand(L, op, 1 + t->rank + d);
     if (!v->shape[d] || !v->stride[d]) return false;
   }
+  /* the elements lie in a's at multiples of their size (a complex's parts): what a's guarantee, at most their size */
+  v->align = a->align;
   set_arr(L, &op->results[0], v);
   return true;
 }
@@ -1646,10 +1650,7 @@ static bool lower_field(Lower *L, Op *op) {
     v->stride[a->rank + d] = ci64(L, stride);
     stride *= f->dims[d];
   }
-  unsigned base = a->align ? a->align : rec->align;
-  unsigned align = base;
-  while (align > 1 && (f->offset % align || rec->size % align)) align /= 2;
-  v->align = align ? align : 1;
+  v->align = ty_field_align(rec, (unsigned)k, a->align);
   set_arr(L, &op->results[0], v);
   return true;
 }

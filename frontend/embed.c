@@ -98,9 +98,23 @@ static bool scalar_value(const kf_value *v, int64_t *i, double *f, double *im, c
 /* ---- arrays ------------------------------------------------------------------------------------------- */
 
 /* Whether a can be read as a constant array; *count its elements. */
-static bool array_readable(const kf_array *a, size_t *count, char *why, size_t nwhy) {
+/* The record type a bound array of records names in its value's path (kf_value: the dtype's spelling), parsed in
+ * ctx; NULL when path is not a record's spelling. */
+static Type *bound_record(IrContext *ctx, const kf_value *v) {
+  if (!v->path) return NULL;
+  size_t len = strlen(v->path), pos = 0;
+  const char *why = NULL;
+  Type *t = fe_record_parse(ctx, v->path, len, &pos, &why);
+  return t && pos == len ? t : NULL;
+}
+
+/* Whether the array can be a constant (*count its elements); record: a is an array of records whose record type
+ * its binding spells (its dtype a record dtype, not a scalar one). */
+static bool array_readable(const kf_array *a, bool record, size_t *count, char *why, size_t nwhy) {
   if (a->memory != KF_MEMORY_HOST) return snprintf(why, nwhy, "a device array cannot be a constant (copy it to the host)"), false;
-  if (!dtype_valid(a->dtype)) return snprintf(why, nwhy, "an array of invalid dtype %d", (int)a->dtype), false;
+  if (!record && (unsigned)a->dtype >= KF_DTYPE_RECORD_BASE)
+    return snprintf(why, nwhy, "an array of a record dtype whose binding does not spell the record in its path"), false;
+  if (!record && !dtype_valid(a->dtype)) return snprintf(why, nwhy, "an array of invalid dtype %d", (int)a->dtype), false;
   if (a->ndim < 1 || a->ndim > KF_MAX_RANK)
     return snprintf(why, nwhy, "an array of rank %u (kfront takes constant arrays of rank 1 to %d)", a->ndim, KF_MAX_RANK), false;
   size_t n = 1;
@@ -110,16 +124,30 @@ static bool array_readable(const kf_array *a, size_t *count, char *why, size_t n
       return snprintf(why, nwhy, "an array too large to be a constant"), false;
     n *= (size_t)a->shape[k];
   }
-  if (n == 0) return snprintf(why, nwhy, "an empty array (kfront's constant arrays have elements)"), false;
   if (!a->data) return snprintf(why, nwhy, "an array with no data pointer"), false;
   *count = n;
   return true;
+}
+
+/* The bytes of each element of an array of records (of size bytes each), in C order. */
+typedef struct ByteCollect {
+  unsigned char *out;
+  size_t size, n;
+} ByteCollect;
+
+static void collect_bytes(void *user, kf_dtype t, const unsigned char *p) {
+  (void)t;
+  ByteCollect *c = user;
+  memcpy(c->out + c->n, p, c->size);
+  c->n += c->size;
 }
 
 /* Calls fn with each element's bytes, in C order, read through the strides. */
 static void array_each(const kf_array *a, void (*fn)(void *user, kf_dtype t, const unsigned char *elem), void *user) {
   int64_t idx[KF_MAX_RANK] = {0};
   const unsigned char *base = a->data;
+  for (unsigned k = 0; k < a->ndim; k++)
+    if (a->shape[k] == 0) return; /* no elements */
   for (;;) {
     int64_t off = 0;
     for (unsigned k = 0; k < a->ndim; k++) off += idx[k] * a->strides[k];
@@ -234,7 +262,15 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
   case KF_VALUE_ARRAY: {
     const kf_array *a = &v->array;
     size_t n;
-    if (!array_readable(a, &n, why, sizeof why)) return invalid(fe, "%s", why);
+    Type *rec = (unsigned)a->dtype >= KF_DTYPE_RECORD_BASE ? bound_record(fe->ctx, v) : NULL;
+    if (!array_readable(a, rec != NULL, &n, why, sizeof why)) return invalid(fe, "%s", why);
+    if (rec) { /* an array of records: its bytes, as numba-cuda's constant arrays are */
+      if ((size_t)rec->size * n > UINT32_MAX) return invalid(fe, "an array too large to be a constant");
+      ByteCollect bc = {ARENA_ARRAY(&fe->arena, unsigned char, rec->size * n), rec->size, 0};
+      array_each(a, collect_bytes, &bc);
+      FeVal r = fe_const_record_array(fe, rec, a->ndim, a->shape, bc.out, bc.n);
+      return r.kind == FV_CONSTARR ? r : invalid(fe, "an array of records kfront cannot make a constant of");
+    }
     ElemCollect c = {fe, nb_type(fe->ctx, (int)a->dtype), ARENA_ARRAY(&fe->arena, FeVal, n), 0};
     array_each(a, collect_element, &c);
     FeVal r = fe_const_array(fe, c.t, a->ndim, a->shape, c.out, c.n);
@@ -459,6 +495,17 @@ static void hash_element(void *user, kf_dtype t, const unsigned char *p) {
   sha256_update(user, t == KF_BOOL ? &one : p, dtype_bytes[t]);
 }
 
+typedef struct HashRecord {
+  Sha256 *h;
+  size_t size;
+} HashRecord;
+
+static void hash_record(void *user, kf_dtype t, const unsigned char *p) {
+  (void)t;
+  HashRecord *r = user;
+  sha256_update(r->h, p, r->size);
+}
+
 static int by_name(const void *a, const void *b) {
   return strcmp(**(const char *const *const *)a, **(const char *const *const *)b);
 }
@@ -508,12 +555,20 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
     const kf_array *a = &v->array;
     size_t n;
     char why[160];
-    if (!array_readable(a, &n, why, sizeof why)) return false;
-    sb_printf(b, " %s %u", dtype_names[a->dtype], a->ndim);
+    IrContext *ctx = (unsigned)a->dtype >= KF_DTYPE_RECORD_BASE ? ir_context_new() : NULL;
+    Type *rec = ctx ? bound_record(ctx, v) : NULL;
+    unsigned rec_size = rec ? rec->size : 0;
+    if (ctx) ir_context_free(ctx);
+    if (!array_readable(a, rec_size != 0, &n, why, sizeof why)) return false;
+    if (rec_size) put_str(b, v->path);
+    else sb_printf(b, " %s", dtype_names[a->dtype]);
+    sb_printf(b, " %u", a->ndim);
     for (unsigned k = 0; k < a->ndim; k++) sb_printf(b, " %lld", (long long)a->shape[k]);
     Sha256 h;
     sha256_init(&h);
-    array_each(a, hash_element, &h);
+    HashRecord hr = {&h, rec_size};
+    if (rec_size) array_each(a, hash_record, &hr);
+    else array_each(a, hash_element, &h);
     unsigned char digest[32];
     sha256_final(&h, digest);
     put_sha(b, digest);

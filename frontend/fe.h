@@ -98,8 +98,8 @@ struct FeEnum {
 typedef struct FeConstArr {
   Type *type;     /* array<dtype, rank, C> */
   int64_t dims[8];
-  unsigned n;     /* elements */
-  Attr *values;   /* n attributes of the element type, in C order */
+  unsigned n;     /* elements; of an array of records, bytes */
+  Attr *values;   /* n attributes of the element type, in C order; of an array of records, its bytes (u8) */
 } FeConstArr;
 
 struct FeVal {
@@ -602,6 +602,9 @@ FeVal fe_const_complex(Type *t, double re, double im);
  * given extents (rank 1..8) from n constants in C order, each converted to dtype as np.array converts it;
  * FV_HOST when one cannot be. */
 FeVal fe_const_array(FeCtx *fe, Type *dtype, unsigned rank, const int64_t *dims, const FeVal *elems, unsigned n);
+/* The constant array of records of type rec and shape dims whose bytes (C order, NumPy's layout) are bytes[0..n). */
+FeVal fe_const_record_array(FeCtx *fe, Type *rec, unsigned rank, const int64_t *dims, const unsigned char *bytes,
+                            size_t n);
 /* The function named `name` (decorated or specified) of source src, or NULL. */
 FeFunc *fe_find_func(FeCtx *fe, const FeSource *src, const char *name);
 

@@ -334,6 +334,7 @@ static FeVal truth(Lower *L, FeVal x, SrcLoc loc) {
 /* The runtime type of a value (tuples as tuple types), or NULL. */
 static Type *fv_type(Lower *L, const FeVal *v) {
   if (v->kind == FV_VAL || v->kind == FV_VECTOR) return v->type;
+  if (v->kind == FV_RECORD) return v->type; /* a reference to a record: carried as its array of one (flat_types) */
   if (v->kind == FV_TUPLE) {
     if (v->type) return v->type;
     if (v->tup.n > MAX_FLAT) return NULL;
@@ -419,13 +420,17 @@ static unsigned type_slots(const Type *t) {
   return n;
 }
 
-static void flat_types(const Type *t, Type **out, unsigned *n) {
+/* A record (a reference to one, Numba's Record value) where values meet (branches, loops, device function results)
+ * is carried as the array of that one record: a view of one element of the array it is in. */
+static Type *record_ref_type(IrContext *ctx, Type *rec) { return ty_array(ctx, rec, 1, LAYOUT_A); }
+
+static void flat_types(IrContext *ctx, const Type *t, Type **out, unsigned *n) {
   if (t->kind != TY_TUPLE) {
-    if (*n < MAX_FLAT) out[*n] = (Type *)t;
+    if (*n < MAX_FLAT) out[*n] = t->kind == TY_RECORD ? record_ref_type(ctx, (Type *)t) : (Type *)t;
     (*n)++;
     return;
   }
-  for (unsigned i = 0; i < t->n; i++) flat_types(t->elems[i], out, n);
+  for (unsigned i = 0; i < t->n; i++) flat_types(ctx, t->elems[i], out, n);
 }
 
 /* The value an array variable has on a path where it is unbound (its bound flag says so: a read there raises
@@ -444,6 +449,25 @@ static Value *empty_array(Lower *L, Type *t) {
   return op_result(ib_op(&L->b, OP_REINTERPRET, 1 + 2 * t->rank, ops, 1, &t, 0), 0);
 }
 
+static FeVal record_ref(Lower *L, Value *arr, Value *const *idx);
+
+/* The record r as the array of it alone (record_ref_type): a view of its one element. */
+static Value *record_as_array(Lower *L, const FeVal *r) {
+  Value *arr = r->tup.elems[0].v;
+  ViewItem items[9];
+  unsigned n = 0;
+  for (unsigned k = 1; k < r->tup.n && n < 8; k++)
+    items[n++] = (ViewItem){.kind = VI_INT, .index = mat(L, &r->tup.elems[k]), .axis = (int)k - 1};
+  items[n++] = (ViewItem){.kind = VI_NEWAXIS, .axis = -1};
+  return view_build(&L->b, arr, items, n, record_ref_type(L->ctx, r->type));
+}
+
+/* The record an array of one record (record_as_array's) stands for. */
+static FeVal record_of_array(Lower *L, Value *arr) {
+  Value *zero = ib_const_int(&L->b, ty_i64(L->ctx), 0);
+  return record_ref(L, arr, &zero);
+}
+
 /* Values of x converted to type t, appended to out. A missing value (undefined on this path, or an error)
  * takes the fallback values when given, else zeros. False (after a diagnostic) if x cannot be t. */
 static bool complex_to_real_error(Lower *L, const FeVal *v, Type *t, SrcLoc loc, const char *what);
@@ -454,7 +478,7 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
     unsigned k = type_slots(t);
     Type **ft = ARENA_ARRAY(&L->fe->arena, Type *, k > MAX_FLAT ? k : MAX_FLAT);
     unsigned nt = 0;
-    flat_types(t, ft, &nt);
+    flat_types(L->ctx, t, ft, &nt);
     for (unsigned i = 0; i < k; i++) {
       Value *v = fallback ? fallback[i] : NULL;
       if (!v) {
@@ -482,6 +506,14 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
     }
     return true;
   }
+  if (t->kind == TY_RECORD || x->kind == FV_RECORD) {
+    if (x->kind != FV_RECORD || x->type != t) {
+      lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, x), tname(L, t), var);
+      return false;
+    }
+    out[(*n)++] = record_as_array(L, x);
+    return true;
+  }
   if (x->kind != FV_VAL) {
     lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, x), tname(L, t), var);
     return false;
@@ -506,6 +538,7 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
 }
 
 static FeVal unflatten(Lower *L, Type *t, Value *const *vals, unsigned *pos) {
+  if (t->kind == TY_RECORD) return record_of_array(L, vals[(*pos)++]);
   if (t->kind != TY_TUPLE) return val(t, vals[(*pos)++]);
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) elems[i] = unflatten(L, t->elems[i], vals, pos);
@@ -525,9 +558,6 @@ static Type *merge_type(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, co
     if (a->kind == FV_VIEW || b->kind == FV_VIEW)
       lerr(L, loc, "'%s' holds an array view (a[i] of an array of higher rank) that differs between paths; "
                "index the array directly", var);
-    else if (a->kind == FV_RECORD || b->kind == FV_RECORD)
-      lerr(L, loc, "'%s' holds a record (a[i]) that differs between paths, which kfront does not support; "
-               "index the array directly (a[k].x with k chosen on the paths)", var);
     else
       lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, a), vname(L, b), var);
     return NULL;
@@ -731,7 +761,7 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after,
   bool ok = true;
   for (unsigned i = 0; i < nv; i++) {
     if (!types[i]) continue;
-    flat_types(types[i], rt, &nt);
+    flat_types(L->ctx, types[i], rt, &nt);
     ib_set_end(&L->b, bt);
     ok = flatten_to(L, &e1[i], types[i], v1, &n1, NULL, loc, var_name(L, i)) && ok;
     ib_set_end(&L->b, be);
@@ -1138,18 +1168,12 @@ static Value *index_i64(Lower *L, Value *arr, unsigned axis, FeVal idx) {
   return iv;
 }
 
-/* The index values of a subscript: a[i], a[i, j], a[t] with t a tuple. */
-static bool gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n) {
+/* The index values of a subscript ie whose parts are lowered to vals[0..count) (a tuple value as one part
+ * spreads): False after a located error when one is not an integer. */
+static bool index_values(Lower *L, const PyExpr *ie, const FeVal *vals, unsigned count, FeVal *out, unsigned *n) {
   *n = 0;
-  const PyExpr *const *items = &ie;
-  unsigned count = 1;
-  if (ie->kind == EX_TUPLE) {
-    items = (const PyExpr *const *)ie->elts.items;
-    count = ie->elts.n;
-  }
   for (unsigned k = 0; k < count; k++) {
-    const PyExpr *x = items[k];
-    FeVal v = lower_expr(L, x);
+    FeVal v = vals[k];
     if (v.kind == FV_POISON) return false;
     if (v.kind == FV_TUPLE && count == 1) {
       for (unsigned j = 0; j < v.tup.n && *n < 32; j++) out[(*n)++] = v.tup.elems[j];
@@ -1164,6 +1188,20 @@ static bool gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n) 
     }
   }
   return true;
+}
+
+/* The index values of a subscript: a[i], a[i, j], a[t] with t a tuple. */
+static bool gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n) {
+  const PyExpr *const *items = &ie;
+  unsigned count = 1;
+  if (ie->kind == EX_TUPLE) {
+    items = (const PyExpr *const *)ie->elts.items;
+    count = ie->elts.n;
+  }
+  FeVal vals[32];
+  for (unsigned k = 0; k < count && k < 32; k++)
+    if ((vals[k] = lower_expr(L, items[k])).kind == FV_POISON) return false;
+  return index_values(L, ie, vals, count < 32 ? count : 32, out, n);
 }
 
 /* a[ix...] of an array or a view. Full indexing fills base/idx and returns a FV_VAL placeholder of the
@@ -1780,6 +1818,20 @@ static void assign_view(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
   store_into(L, r.v, v, vloc);
 }
 
+/* a.x or a['x'] of an array (or view) of records: field x of every record, an array of layout A of the array's rank
+ * plus the field's nested dimensions, as Numba's (which, unlike a record's field, it does not refuse when the field
+ * is misaligned: the elements are then accessed as packed). */
+static FeVal records_field_array(Lower *L, const FeVal *v, const char *name, size_t len, SrcLoc loc) {
+  const Type *rec = (v->kind == FV_VIEW ? v->tup.elems[0].type : v->type)->elem;
+  int k = ty_record_field(rec, name, len);
+  if (k < 0)
+    return lerr(L, loc, "record has no field '%.*s' (its fields: %s)", (int)len, name, record_fields_list(L, rec));
+  FeVal arr = view_value(L, v);
+  at(L, loc);
+  Value *fa = field_array(L, arr.v, (unsigned)k);
+  return val(fa->type, fa);
+}
+
 /* a.T, a.strides, a.itemsize, a.nbytes, a method (a.transpose), of an array or FV_VIEW v. */
 static FeVal array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc aloc) {
   Type *at_ = v->type; /* (an FV_VIEW's own array type) */
@@ -1830,6 +1882,7 @@ static FeVal array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc alo
     r.nonneg = true;
     return r;
   }
+  if (ty_is_record(at_->elem)) return records_field_array(L, v, a, strlen(a), aloc); /* a.x: a field, or no such */
   return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports shape, size, ndim, dtype, strides, itemsize, "
                        "nbytes, T, real, imag and the methods transpose, reshape, ravel, view and item)", a, tname(L, at_));
 }
@@ -2019,9 +2072,16 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
       if (ty_is_record(base->type->elem)) return record_ref(L, base, idx);
       return load_element(L, base, idx);
     }
+    const PyExpr *ie = e->subscript.index;
     FeVal ix[32];
     unsigned n;
-    if (!gather_indices(L, e->subscript.index, ix, &n)) return poison();
+    if (ie->kind != EX_TUPLE && ty_is_record((v.kind == FV_VIEW ? v.tup.elems[0].type : v.type)->elem)) {
+      FeVal i = lower_expr(L, ie); /* a['x'] of an array of records is a.x */
+      if (i.kind == FV_STR) return records_field_array(L, &v, i.str.s, i.str.len, ie->loc);
+      if (!index_values(L, ie, &i, 1, ix, &n)) return poison();
+    } else if (!gather_indices(L, ie, ix, &n)) {
+      return poison();
+    }
     FeVal r = index_array(L, &v, ix, n, e->loc, false, &base, idx);
     if (r.kind != FV_VAL) return r;
     if (ty_is_record(base->type->elem)) return record_ref(L, base, idx);
@@ -2383,8 +2443,18 @@ static FeVal compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
       bool same = fv_same(&a, &b);
       return cbool(L, op == CMP_IS ? same : !same);
     }
+    if (a.kind == FV_RECORD || b.kind == FV_RECORD) { /* as Numba: values of two types are never the same; records
+                                                           * are mutable, with no default `is` between two of one type */
+      if (a.kind == FV_RECORD && b.kind == FV_RECORD && a.type == b.type)
+        return lerr(L, loc, "no default '%s' implementation for records (%s and %s)", ast_cmpop_str(op),
+                    vname(L, &a), vname(L, &b));
+      return cbool(L, op == CMP_ISNOT);
+    }
     return lerr(L, loc, "'%s' is only supported with None in kernels", ast_cmpop_str(op));
   }
+  if (a.kind == FV_RECORD || b.kind == FV_RECORD) /* Numba types no comparison of records: compare their fields */
+    return lerr(L, loc, "no implementation of '%s' for %s and %s (Numba does not compare records; compare their "
+                        "fields)", ast_cmpop_str(op), vname(L, &a), vname(L, &b));
   if (op == CMP_IN || op == CMP_NOTIN) return lerr(L, loc, "'%s' is not supported in kernels", ast_cmpop_str(op));
   if (a.literal && b.literal) {
     FeVal r;
@@ -2530,6 +2600,21 @@ static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeV
     for (unsigned i = 0; i < ta->n; i++)
       fields[i] = val(ta->elems[0], ib_select(&L->b, c.v, mat(L, &tv.tup.elems[i]), mat(L, &ev.tup.elems[i])));
     return make_vector(ta, fields);
+  }
+  if (tv.kind == FV_RECORD || ev.kind == FV_RECORD) { /* two records of one type: the one chosen, by reference */
+    if (ta != tb) return lerr(L, loc, "cannot unify %s and %s", vname(L, &tv), vname(L, &ev));
+    IrBuilder saved = L->b;
+    ib_set_end(&L->b, bt);
+    Value *tvv = record_as_array(L, &tv);
+    ib_set_end(&L->b, be);
+    Value *evv = record_as_array(L, &ev);
+    L->b = saved;
+    at(L, loc);
+    if (c.is_const) {
+      splice_block(L, c.c.i ? bt : be);
+      return record_of_array(L, c.c.i ? tvv : evv);
+    }
+    return record_of_array(L, if_value(L, c.v, bt, tvv, be, evv, tvv->type));
   }
   if (!ta || !tb || ta->kind == TY_TUPLE || tb->kind == TY_TUPLE) {
     return lerr(L, loc, "a conditional value must be a scalar or an array, not %s / %s", vname(L, &tv), vname(L, &ev));
@@ -3278,8 +3363,14 @@ static FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
   }
   at(L, e->loc);
   if (shared && rank == 1 && dims[0] == 0 && a[0].kind == FV_VAL) {
-    if (ty_is_record(dt)) return lerr(L, shape_loc, "dynamic shared arrays of records are not supported by kfront");
     Type *t = ty_array(L->ctx, dt, 1, LAYOUT_C);
+    if (ty_is_record(dt)) { /* records: the dynamic shared bytes seen as as many records as fit, as Numba does */
+      Type *bt = ty_array(L->ctx, ty_int(L->ctx, 8, true), 1, LAYOUT_C);
+      Value *bytes = op_result(ib_op(&L->b, OP_DYN_SHARED, 0, NULL, 1, &bt, 0), 0);
+      Value *size = ib_const_int(&L->b, ty_i64(L->ctx), dt->size);
+      Value *ops[3] = {bytes, ib_binary(&L->b, OP_DIVUI, ib_dim(&L->b, bytes, 0), size), size};
+      return val(t, op_result(ib_op(&L->b, OP_REINTERPRET, 3, ops, 1, &t, 0), 0));
+    }
     return val(t, op_result(ib_op(&L->b, OP_DYN_SHARED, 0, NULL, 1, &t, 0), 0));
   }
   int64_t total = 1;
@@ -3325,6 +3416,8 @@ static FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
 /* cuda.const.array_like(ARR) of a module-level np.array of constants: a "const" mem.global with its values. */
 static FeVal const_array_ref(Lower *L, const FeConstArr *ca, const char *hint) {
   Type *t = ca->type;
+  bool records = ty_is_record(t->elem); /* its bytes in a u8 global (aligned 16), seen as the records */
+  Type *gt = records ? ty_array(L->ctx, ty_int(L->ctx, 8, true), 1, LAYOUT_C) : t;
   const PyExpr *key = (const PyExpr *)(const void *)ca;
   Op *memo = memo_get(L, key);
   if (!memo) {
@@ -3333,19 +3426,31 @@ static FeVal const_array_ref(Lower *L, const FeConstArr *ca, const char *hint) {
     for (unsigned k = 1; ir_module_lookup(L->m, sym); k++) sym = arena_printf(&L->fe->arena, "%s_%u", base, k);
     Attr dims[8];
     for (unsigned i = 0; i < t->rank; i++) dims[i] = attr_int(ty_i64(L->ctx), ca->dims[i]);
+    if (records) dims[0] = attr_int(ty_i64(L->ctx), ca->n);
     memo = ir_op_create(L->m, OP_GLOBAL, L->b.loc, 0, NULL, 0, NULL, 0);
     ir_op_set_attr(L->m, memo, "sym_name", attr_sym(L->m, sym));
-    ir_op_set_attr(L->m, memo, "type", attr_type(t));
-    ir_op_set_attr(L->m, memo, "shape", attr_array(L->m, t->rank, dims));
+    ir_op_set_attr(L->m, memo, "type", attr_type(gt));
+    ir_op_set_attr(L->m, memo, "shape", attr_array(L->m, gt->rank, dims));
     ir_op_set_attr(L->m, memo, "space", attr_str(L->m, "const"));
     ir_op_set_attr(L->m, memo, "value", attr_array(L->m, ca->n, ca->values));
     ir_op_insert_before(L->fe->cur_top, memo);
     ir_module_add_symbol(L->m, memo);
     memo_put(L, key, memo);
   }
-  Op *ref = ib_op(&L->b, OP_GLOBAL_REF, 0, NULL, 1, &t, 0);
+  Op *ref = ib_op(&L->b, OP_GLOBAL_REF, 0, NULL, 1, &gt, 0);
   ir_op_set_attr(L->m, ref, "name", attr_sym(L->m, ir_op_attr_str(memo, "sym_name")));
-  FeVal r = val(t, op_result(ref, 0));
+  FeVal r = val(gt, op_result(ref, 0));
+  if (records) { /* the records over the bytes: the shape, C-contiguous strides */
+    Value *ops[1 + 16];
+    ops[0] = r.v;
+    int64_t stride = t->elem->size;
+    for (unsigned d = t->rank; d-- > 0;) {
+      ops[1 + d] = ib_const_int(&L->b, ty_i64(L->ctx), ca->dims[d]);
+      ops[1 + t->rank + d] = ib_const_int(&L->b, ty_i64(L->ctx), stride);
+      stride *= ca->dims[d];
+    }
+    r = val(t, op_result(ib_op(&L->b, OP_REINTERPRET, 1 + 2 * t->rank, ops, 1, &t, 0), 0));
+  }
   r.is_const = true; /* a constant array (what cuda.const.array_like accepts) */
   return r;
 }
@@ -3356,6 +3461,28 @@ static FeVal lower_const_array(Lower *L, const PyExpr *e) {
   if (is_array(&a) && a.is_const) return a;
   return lerr(L, arg_loc(e, 0), "cuda.const.array_like() needs a module-level NumPy array of constants "
                                 "(np.array([...])), not %s", vname(L, &a));
+}
+
+/* The record type whose field array (mem.field) arr is or views, or NULL. */
+static Type *field_record(const Value *arr) {
+  while (arr->def && (arr->def->kind == OP_SUBVIEW || arr->def->kind == OP_REINTERPRET))
+    arr = op_operand(arr->def, 0);
+  return arr->def && arr->def->kind == OP_FIELD ? op_operand(arr->def, 0)->type->elem : NULL;
+}
+
+/* The alignment arr's elements are known to have (the backend's: natural, unless they are fields of packed records,
+ * ty_field_align), in bytes. */
+static unsigned elem_align(const Value *arr) {
+  unsigned natural = ty_align(arr->type->elem);
+  while (arr->def && (arr->def->kind == OP_SUBVIEW || arr->def->kind == OP_REINTERPRET))
+    arr = op_operand(arr->def, 0);
+  if (!arr->def || arr->def->kind != OP_FIELD) return natural;
+  const Value *recs = op_operand(arr->def, 0);
+  const char *name = ir_op_attr_str(arr->def, "name");
+  int k = name ? ty_record_field(recs->type->elem, name, strlen(name)) : -1;
+  if (k < 0) return natural;
+  unsigned a = ty_field_align(recs->type->elem, (unsigned)k, elem_align(recs));
+  return a < natural ? a : natural;
 }
 
 static const char *atomic_kind(int bi) {
@@ -3418,6 +3545,10 @@ static FeVal lower_atomic(Lower *L, int bi, const PyExpr *e) {
   Value *base, *idx[32];
   FeVal r = index_array(L, &a[0], ix, nix, e->loc, true, &base, idx);
   if (r.kind != FV_VAL) return r;
+  if (elem_align(base) < ty_align(dt)) /* an atomic on a misaligned address faults on the GPU */
+    return lerr(L, e->loc, "%s() on a field of packed records whose elements may be misaligned (%s in records of "
+                           "%s): kfront needs each element at a multiple of its size", fname, tname(L, dt),
+                tname(L, field_record(base)));
   at(L, e->loc);
   unsigned rank = base->type->rank;
   Value *ops[36];
@@ -4100,6 +4231,13 @@ void lower_flatten_types(FeCtx *fe, const FeVal *v, Type **out, unsigned *n, uns
 }
 
 static FeVal shape_of_type(Lower *L, Type *t) {
+  if (t->kind == TY_RECORD) { /* a returned record: its array of one (from_shape makes the record of it) */
+    FeVal r = {.kind = FV_RECORD, .type = t};
+    r.tup.n = 1;
+    r.tup.elems = ARENA_NEW(&L->fe->arena, FeVal);
+    r.tup.elems[0] = val(record_ref_type(L->ctx, t), NULL);
+    return r;
+  }
   if (t->kind != TY_TUPLE) return val(t, NULL);
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) elems[i] = shape_of_type(L, t->elems[i]);
@@ -4141,6 +4279,7 @@ static FeVal from_shape(Lower *L, const FeVal *s, Value *const *vals, unsigned *
     return v;
   }
   if (!has_fields(s)) return *s; /* a compile-time value */
+  if (s->kind == FV_RECORD && s->tup.n == 1) return record_of_array(L, vals[(*pos)++]); /* shape_of_type's */
   FeVal r = *s;
   r.tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, s->tup.n ? s->tup.n : 1);
   for (unsigned i = 0; i < s->tup.n; i++) r.tup.elems[i] = from_shape(L, &s->tup.elems[i], vals, pos);
@@ -4242,7 +4381,7 @@ static FeVal recursive_call(Lower *L, FeFunc *f, FeInst *active, const PyExpr *e
   for (unsigned i = 0; i < np; i++) flatten_arg(L, &args[i], vals, &nv);
   Type **rts = ARENA_ARRAY(&L->fe->arena, Type *, MAX_FLAT);
   unsigned nr = 0;
-  if (rt) flat_types(rt, rts, &nr);
+  if (rt) flat_types(L->ctx, rt, rts, &nr);
   if (nr > MAX_FLAT || nv > MAX_FLAT) return lerr(L, e->loc, "too many values in a recursive call");
   Op *call = ib_op(&L->b, OP_FUNC_CALL, nv, vals, nr, rts, 0);
   ir_op_set_attr(L->m, call, "callee", attr_sym(L->m, ir_func_name(active->op)));
@@ -4302,6 +4441,15 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
     if (i < nreq || !ps->items[i]->defval) return lerr(L, e->loc, "%s() missing required argument '%s'", f->name, names[i]);
     args[i] = const_default(L, f->src, ps->items[i]->defval);
     if (args[i].kind == FV_POISON) return poison();
+  }
+  /* numba.cuda.random's device functions index numba-cuda's state array: another argument is refused at the call */
+  if (f->src->prelude && np && strcmp(names[0], "states") == 0) {
+    const Type *t = args[0].kind == FV_VAL || args[0].kind == FV_VIEW ? args[0].type : NULL;
+    if (!t || t->kind != TY_ARRAY || t->rank != 1 || !ty_is_record(t->elem) ||
+        ty_record_field(t->elem, "s0", 2) < 0 || ty_record_field(t->elem, "s1", 2) < 0)
+      return lerr(L, arg_loc(e, 0),
+                  "%s() takes numba.cuda.random's state array, a 1-D array of xoroshiro128p_dtype records (as "
+                  "create_xoroshiro128p_states makes it), not %s", f->name, vname(L, &args[0]));
   }
   /* a device function declared with signatures: the best one for the arguments (as numba's overloads) */
   const FeSig *sig = NULL;
@@ -5480,7 +5628,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
         return;
       }
       (void)before;
-      flat_types(T[i], rt, &nrt);
+      flat_types(L->ctx, T[i], rt, &nrt);
     }
     Block *body = ir_block_new(L->m);
     Block *before = NULL;
@@ -5628,7 +5776,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
       ny = before;
       Type **ft = ARENA_ARRAY(&L->fe->arena, Type *, MAX_FLAT);
       unsigned nt = 0;
-      flat_types(T[i], ft, &nt);
+      flat_types(L->ctx, T[i], ft, &nt);
       for (unsigned k = 0; k < nt; k++) yv[ny++] = fallback[before + k];
     }
   }
@@ -5811,7 +5959,8 @@ static void lower_return(Lower *L, const PyStmt *s) {
     } else if (v.kind != FV_POISON) {
       v.literal = false;
       if (!fv_type(L, &v)) {
-        lerr(L, s->value->loc, "a device function can return scalars, arrays and tuples of them, not %s", vname(L, &v));
+        lerr(L, s->value->loc, "a device function can return scalars, arrays, records and tuples of them, not %s",
+             vname(L, &v));
         v = poison();
       }
       if (!L->has_value_return) L->first_value_return = s->loc;
@@ -6303,7 +6452,7 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
            "'%s' returns a value on some paths but not on all of them (kfront does not support Optional results)",
            fn->name);
     } else if (rt && rv.kind != FV_POISON) {
-      flat_types(rt, rts, &nr);
+      flat_types(L.ctx, rt, rts, &nr);
       if (flatten_to(&L, &rv, rt, rvals, &nrv, NULL, L.first_value_return, "<return value>")) {
         inst->ret = shape_of_type(&L, rt);
         if (!(L.has_declared_ret && L.declared_ret)) copy_enums(&inst->ret, &rv);

@@ -251,6 +251,18 @@ FeVal fe_const_array(FeCtx *fe, Type *dtype, unsigned rank, const int64_t *dims,
   return (FeVal){.kind = FV_CONSTARR, .carr = ca};
 }
 
+FeVal fe_const_record_array(FeCtx *fe, Type *rec, unsigned rank, const int64_t *dims, const unsigned char *bytes,
+                            size_t n) {
+  if (rank == 0 || rank > 8 || n > UINT32_MAX) return host();
+  FeConstArr *ca = ARENA_NEW(&fe->arena, FeConstArr);
+  ca->type = ty_array(fe->ctx, rec, rank, LAYOUT_C);
+  memcpy(ca->dims, dims, sizeof *dims * rank);
+  ca->n = (unsigned)n;
+  ca->values = ARENA_ARRAY(&fe->arena, Attr, n ? n : 1);
+  for (size_t i = 0; i < n; i++) ca->values[i] = attr_int(ty_int(fe->ctx, 8, true), bytes[i]);
+  return (FeVal){.kind = FV_CONSTARR, .carr = ca};
+}
+
 /* The record type of a structured dtype's field list [(name, type[, shape]), ...] as NumPy lays it out: fields one
  * after another, packed, or (align) each at a multiple of its alignment and the itemsize a multiple of the
  * largest; a field's type a scalar type, a record dtype, or (nested) another field list. NULL when it is not one. */

@@ -50,15 +50,17 @@ static bool ident_char(char c) {
 static Type *scalar_named(IrContext *ctx, const char *s, size_t n) {
   static const struct {
     const char *name;
-    char kind; /* b i u f */
+    char kind; /* b i u f c */
     unsigned bits;
   } names[] = {{"bool", 'b', 1},      {"boolean", 'b', 1}, {"int8", 'i', 8},    {"int16", 'i', 16}, {"int32", 'i', 32},
                {"int64", 'i', 64},    {"uint8", 'u', 8},   {"uint16", 'u', 16}, {"uint32", 'u', 32}, {"uint64", 'u', 64},
-               {"float16", 'f', 16},  {"float32", 'f', 32}, {"float64", 'f', 64}};
+               {"float16", 'f', 16},  {"float32", 'f', 32}, {"float64", 'f', 64}, {"complex64", 'c', 32},
+               {"complex128", 'c', 64}};
   for (unsigned i = 0; i < sizeof names / sizeof *names; i++) {
     if (strlen(names[i].name) != n || memcmp(names[i].name, s, n) != 0) continue;
     if (names[i].kind == 'b') return ty_bool(ctx);
     if (names[i].kind == 'f') return ty_float(ctx, names[i].bits);
+    if (names[i].kind == 'c') return ty_complex(ctx, ty_float(ctx, names[i].bits));
     return ty_int(ctx, names[i].bits, names[i].kind == 'u');
   }
   return NULL;
@@ -73,17 +75,12 @@ static Type *parse_elem(RecParser *p) {
   if (p->len - p->pos >= 7 && memcmp(p->s + p->pos, "Record(", 7) == 0) return parse_record(p);
   while (p->pos < p->len && ident_char(p->s[p->pos])) p->pos++;
   Type *t = scalar_named(p->ctx, p->s + start, p->pos - start);
-  if (!t) {
-    if (p->pos - start >= 7 && memcmp(p->s + start, "complex", 7) == 0)
-      rp_fail(p, "record fields of complex types are not supported by kfront yet");
-    else
-      rp_fail(p, "a record field's type must be bool, an integer or float type, a nested array or a record");
-  }
+  if (!t) rp_fail(p, "a record field's type must be bool, an integer, float or complex type, a nested array or a record");
   return t;
 }
 
 /* name[type=T;offset=N(;alignment=N)?] with T a scalar, a Record(...) or nestedarray(E, (d0, d1, ...)) */
-static bool parse_field(RecParser *p, RecordField *f, Type **type, char *name, size_t cap) {
+static bool parse_field(RecParser *p, RecordField *f, Type **type, char *name, char *title, size_t cap) {
   while (p->pos < p->len && p->s[p->pos] == ' ') p->pos++;
   size_t start = p->pos;
   while (p->pos < p->len && ident_char(p->s[p->pos])) p->pos++;
@@ -115,8 +112,15 @@ static bool parse_field(RecParser *p, RecordField *f, Type **type, char *name, s
   if (rp_lit(p, ";alignment=")) {
     unsigned a;
     if (!rp_uint(p, &a)) return rp_fail(p, "bad field alignment");
-  } else if (rp_lit(p, ";title=")) {
-    return rp_fail(p, "record fields with titles are not supported by kfront");
+  } else if (rp_lit(p, ";title=")) { /* NumPy's title: an identifier here (kernels reach the field by it) */
+    size_t ts = p->pos;
+    while (p->pos < p->len && ident_char(p->s[p->pos])) p->pos++;
+    size_t tn = p->pos - ts;
+    if (tn == 0 || tn >= cap || (p->s[ts] >= '0' && p->s[ts] <= '9') || p->pos == p->len || p->s[p->pos] != ']')
+      return rp_fail(p, "record field titles must be identifiers (letters, digits, underscores)");
+    memcpy(title, p->s + ts, tn);
+    title[tn] = 0;
+    f->title = title;
   }
   if (!rp_lit(p, "]")) return rp_fail(p, "expected ']' after a record field");
   return true;
@@ -135,14 +139,14 @@ static Type *parse_record(RecParser *p) {
   }
   RecordField fields[MAX_FIELDS];
   Type *types[MAX_FIELDS];
-  char names[MAX_FIELDS][MAX_NAME];
+  char names[MAX_FIELDS][MAX_NAME], titles[MAX_FIELDS][MAX_NAME];
   unsigned n = 0, size;
   do {
     if (n == MAX_FIELDS) {
       rp_fail(p, "records of more than 64 fields are not supported");
       return NULL;
     }
-    if (!parse_field(p, &fields[n], &types[n], names[n], MAX_NAME)) return NULL;
+    if (!parse_field(p, &fields[n], &types[n], names[n], titles[n], MAX_NAME)) return NULL;
     n++;
   } while (rp_lit(p, ","));
   if (!rp_lit(p, ";") || !rp_uint(p, &size)) {
@@ -188,6 +192,7 @@ static void spell_scalar(const Type *t, StrBuf *out) {
   if (t->kind == TY_BOOL) sb_puts(out, "bool");
   else if (t->kind == TY_INT) sb_printf(out, "%sint%u", t->is_unsigned ? "u" : "", t->bits);
   else if (t->kind == TY_FLOAT) sb_printf(out, "float%u", t->bits);
+  else if (t->kind == TY_COMPLEX) sb_printf(out, "complex%u", 2 * t->elem->bits);
   else fe_record_spell(t, out);
 }
 
@@ -209,7 +214,9 @@ void fe_record_spell(const Type *t, StrBuf *out) {
     } else {
       spell_scalar(t->elems[i], out);
     }
-    sb_printf(out, ";offset=%u]", f->offset);
+    sb_printf(out, ";offset=%u", f->offset);
+    if (f->title) sb_printf(out, ";title=%s", f->title);
+    sb_putc(out, ']');
   }
   sb_printf(out, ";%u;%s)", t->size, t->aligned ? "True" : "False");
 }

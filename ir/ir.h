@@ -72,6 +72,8 @@ typedef enum {
 enum { TY_MAX_FIELD_DIMS = 7 };
 typedef struct RecordField {
   const char *name;
+  const char *title;    /* NumPy's title of the field, or NULL: Numba's Record has an entry by the name and one by the
+                         * title (both with this title), two fields at one offset */
   unsigned offset;
   unsigned ndims;
   unsigned dims[TY_MAX_FIELD_DIMS];
@@ -122,8 +124,12 @@ Type *ty_record(IrContext *ctx, unsigned n, const RecordField *fields, Type *con
 int ty_record_field(const Type *rec, const char *name, size_t len);
 /* Elements of a field (the product of its nested shape; 1 for a plain field). */
 unsigned ty_field_count(const RecordField *f);
-/* Alignment in bytes of a scalar, pointer or record type. */
+/* Alignment in bytes of a scalar (a complex: its parts'), pointer or record type. */
 unsigned ty_align(const Type *t);
+/* The alignment field k's elements are known to have in records that start at multiples of base bytes (a power
+ * of two; 0: the record's own alignment): the largest power of two dividing base, the field's offset and the
+ * record's size (a packed record's fields, in an array of such records, may sit at any byte). */
+unsigned ty_field_align(const Type *rec, unsigned k, unsigned base);
 #define ty_i32(ctx) ty_int((ctx), 32, false)
 #define ty_i64(ctx) ty_int((ctx), 64, false)
 #define ty_u32(ctx) ty_int((ctx), 32, true)

@@ -35,6 +35,7 @@ static uint64_t type_hash(const Type *t) {
     for (unsigned i = 0; i < t->n; i++) {
       const RecordField *f = &t->fields[i];
       h = hash_mix(h, hash_bytes(f->name, strlen(f->name)));
+      h = hash_mix(h, f->title ? hash_bytes(f->title, strlen(f->title)) : 0);
       h = hash_mix(h, f->offset);
       h = hash_mix(h, f->ndims);
       for (unsigned d = 0; d < f->ndims; d++) h = hash_mix(h, f->dims[d]);
@@ -57,6 +58,7 @@ static bool type_equal(const Type *a, const Type *b) {
     for (unsigned i = 0; i < a->n; i++) {
       const RecordField *f = &a->fields[i], *g = &b->fields[i];
       if (strcmp(f->name, g->name) != 0 || f->offset != g->offset || f->ndims != g->ndims) return false;
+      if (!f->title != !g->title || (f->title && strcmp(f->title, g->title) != 0)) return false;
       for (unsigned d = 0; d < f->ndims; d++)
         if (f->dims[d] != g->dims[d]) return false;
     }
@@ -126,6 +128,13 @@ static Type *intern(IrContext *ctx, const Type *key) {
       if (!name) return NULL;
       memcpy(name, key->fields[i].name, len + 1);
       t->fields[i].name = name;
+      if (key->fields[i].title) {
+        size_t tlen = strlen(key->fields[i].title);
+        char *title = arena_alloc(&ctx->arena, tlen + 1);
+        if (!title) return NULL;
+        memcpy(title, key->fields[i].title, tlen + 1);
+        t->fields[i].title = title;
+      }
     }
   }
   t->id = (unsigned)++ctx->ntypes;  /* published: everything above is in place */
@@ -197,7 +206,16 @@ unsigned ty_size(const Type *t) {
   }
 }
 
-unsigned ty_align(const Type *t) { return t->kind == TY_RECORD ? t->align : ty_size(t); }
+/* A complex is aligned as its parts are (NumPy's and the LLVM ABI's alignment of complex128 is 8). */
+unsigned ty_align(const Type *t) {
+  return t->kind == TY_RECORD ? t->align : t->kind == TY_COMPLEX ? ty_size(t->elem) : ty_size(t);
+}
+
+unsigned ty_field_align(const Type *rec, unsigned k, unsigned base) {
+  unsigned align = base ? base : rec->align;
+  while (align > 1 && (rec->fields[k].offset % align || rec->size % align)) align /= 2;
+  return align ? align : 1;
+}
 
 /* ---- records ---------------------------------------------------------------------------------- */
 
@@ -220,7 +238,8 @@ Type *ty_record(IrContext *ctx, unsigned n, const RecordField *fields, Type *con
   if (n == 0 || size == 0 || align == 0 || (align & (align - 1)) || align > 256) return NULL;
   for (unsigned i = 0; i < n; i++) {
     const RecordField *f = &fields[i];
-    if (!types[i] || !ty_is_element(types[i]) || !valid_field_name(f->name) || f->ndims > TY_MAX_FIELD_DIMS)
+    if (!types[i] || !ty_is_element(types[i]) || !valid_field_name(f->name) || f->ndims > TY_MAX_FIELD_DIMS ||
+        (f->title && !valid_field_name(f->title)))
       return NULL;
     uint64_t count = 1;
     for (unsigned d = 0; d < f->ndims; d++) {
@@ -300,6 +319,7 @@ void ty_print(const Type *t, StrBuf *out) {
         sb_putc(out, ']');
       }
       sb_printf(out, " @%u", f->offset);
+      if (f->title) sb_printf(out, " title %s", f->title);
     }
     sb_printf(out, "; size %u, align %u%s>", t->size, t->align, t->aligned ? ", aligned" : "");
     break;
@@ -370,7 +390,7 @@ enum { MAX_TYPE_LIST = 64 };
 static Type *parse_record(TyParser *p) {
   RecordField fields[MAX_TYPE_LIST];
   Type *types[MAX_TYPE_LIST];
-  char names[MAX_TYPE_LIST][64];
+  char names[MAX_TYPE_LIST][64], titles[MAX_TYPE_LIST][64];
   unsigned n = 0, size, align;
   if (!eat(p, '<')) return NULL;
   do {
@@ -397,6 +417,19 @@ static Type *parse_record(TyParser *p) {
       if (!eat(p, ']')) return NULL;
     }
     if (!eat(p, '@') || !parse_uint(p, &f->offset)) return NULL;
+    skip_ws(p);
+    if (eat_word(p, "title")) { /* x: i32 @0 title t */
+      skip_ws(p);
+      size_t ts = p->pos;
+      while (p->pos < p->len && p->pos - ts < 63 &&
+             ((p->s[p->pos] >= 'a' && p->s[p->pos] <= 'z') || (p->s[p->pos] >= 'A' && p->s[p->pos] <= 'Z') ||
+              (p->s[p->pos] >= '0' && p->s[p->pos] <= '9') || p->s[p->pos] == '_'))
+        p->pos++;
+      if (p->pos == ts) return NULL;
+      memcpy(titles[n], p->s + ts, p->pos - ts);
+      titles[n][p->pos - ts] = 0;
+      f->title = titles[n];
+    }
     n++;
   } while (eat(p, ','));
   if (!eat(p, ';')) return NULL;

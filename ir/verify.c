@@ -163,8 +163,9 @@ static int need_choice(VerifyCtx *c, const Op *op, const char *name, const char 
   return -1;
 }
 
-/* Attribute `shape`: an array of rank positive integers; *count gets their product (saturated). */
-static bool check_shape(VerifyCtx *c, const Op *op, unsigned rank, int64_t *count) {
+/* Attribute `shape`: an array of rank positive integers (or, with empty_ok, non-negative: a constant array may be
+ * empty, as NumPy's); *count gets their product (saturated). */
+static bool check_shape(VerifyCtx *c, const Op *op, unsigned rank, bool empty_ok, int64_t *count) {
   Attr *a = need_attr(c, op, "shape", ATTR_ARRAY);
   if (!a) return false;
   if (a->arr.n != rank)
@@ -173,9 +174,9 @@ static bool check_shape(VerifyCtx *c, const Op *op, unsigned rank, int64_t *coun
   int64_t prod = 1;
   for (unsigned i = 0; i < a->arr.n; i++) {
     const Attr *e = &a->arr.elems[i];
-    if (e->kind != ATTR_INT || e->i <= 0)
+    if (e->kind != ATTR_INT || e->i < 0 || (e->i == 0 && !empty_ok))
       return op_error(c, op, "attribute 'shape' extent #%u must be a positive integer", i);
-    prod = prod > INT64_MAX / e->i ? INT64_MAX : prod * e->i;
+    prod = e->i == 0 ? 0 : prod > INT64_MAX / e->i ? INT64_MAX : prod * e->i;
   }
   *count = prod;
   return true;
@@ -553,7 +554,7 @@ static bool verify_alloca(VerifyCtx *c, Op *op) {
   Type *r = RT(op, 0);
   if (!ty_is_array(r)) return op_error(c, op, "result must be an array, got %s", T(c, r));
   int64_t n;
-  return check_shape(c, op, r->rank, &n);
+  return check_shape(c, op, r->rank, false, &n);
 }
 
 static bool verify_global(VerifyCtx *c, Op *op) {
@@ -563,11 +564,11 @@ static bool verify_global(VerifyCtx *c, Op *op) {
   if (!ta) return false;
   Type *t = ta->type;
   if (!t || !ty_is_array(t)) return op_error(c, op, "attribute 'type' must be an array type, got %s", T(c, t));
-  int64_t count;
-  if (!check_shape(c, op, t->rank, &count)) return false;
   static const char *const spaces[] = {"shared", "const", NULL};
   int space = need_choice(c, op, "space", spaces);
   if (space < 0) return false;
+  int64_t count;
+  if (!check_shape(c, op, t->rank, space == 1, &count)) return false;
   Attr *v = ir_op_attr(op, "value");
   if (!v) return true;
   if (space != 1) return op_error(c, op, "only a \"const\" global may have attribute 'value'");

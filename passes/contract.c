@@ -9,10 +9,10 @@
  * on its own (kfront-opt).
  *
  * The rule, LLVM's NVPTX DAG combiner's (aggressive fusion, visitFADDForFMACombine / visitFSUBForFMACombine):
- *   - An arith.addf or arith.subf of f16, f32 or f64 (bf16: never; kfront computes it in f32 and rounds each
- *     op) takes in one of its operands an arith.mulf of the same block. Such a product is fused into each
- *     addition or subtraction of its block that uses it, whatever its other uses (a product used elsewhere
- *     stays for those uses):
+ *   - An arith.addf or arith.subf of f16, bf16, f32 or f64 takes in one of its operands an arith.mulf of the
+ *     same block (bf16 too: numba-cuda's bf16 operators are libNVVM's, which the H200 run shows fused into one
+ *     rounding). Such a product is fused into each addition or subtraction of its block that uses it, whatever
+ *     its other uses (a product used elsewhere stays for those uses):
  *       (x * y) + z  ->  fma(x, y, z)        z + (x * y)  ->  fma(x, y, z)
  *       (x * y) - z  ->  fma(x, y, -z)       z - (x * y)  ->  fma(-x, y, z)
  *   - When both operands are such products, the one with fewer uses is fused (the other stays an operand),
@@ -22,20 +22,20 @@
  *   - An op marked nocontract (a unit attr: cuda.fp16's hadd_rn, hsub_rn, hmul_rn, as CUDA's __hadd_rn ...)
  *     neither fuses nor is fused.
  *   - Nothing else contracts: a product in another block (a loop-invariant product used in a loop, a product
- *     carried through a block argument), through a conversion (arith.extf) or a negation, of integers, or
- *     of bf16. x * y + z * w gives fma(x, y, z * w) with z * w rounded.
+ *     carried through a block argument), through a conversion (arith.extf) or a negation, or of integers.
+ *     x * y + z * w gives fma(x, y, z * w) with z * w rounded.
  * LLVM 14's llc -mtriple=nvptx64 -fp-contract=fast fuses as this rule does on the lit cases of test/passes/contract.kir
  * (complex product, a product of several uses, two products in a subtraction); libNVVM is NVIDIA's LLVM, whose
  * choices numba-cuda gets: test/gpu/python/test_contract_vs_numba.py compares on the GPU.
- * The rounding of the result is math.fma's: f32 and f64 rounded once; f16 rounded once to binary16
- * (fma.rn.f16, ir/op_semantics.c). Unused products are erased.
+ * The rounding of the result is math.fma's: f32 and f64 rounded once; f16 and bf16 rounded once to
+ * the 16-bit format (fma.rn.f16 / fma.rn.bf16, ir/op_semantics.c). Unused products are erased.
  *
  * Requires: valid IR (structured or cf form; each block is contracted on its own). Preserves: validity; the
  * results change by the rounding the fusion saves, which is the point. */
 #include "passes.h"
 #include "utils/mem.h"
 
-static bool contractible_type(const Type *t) { return ty_is_float(t) && !ty_is_bf16(t); }
+static bool contractible_type(const Type *t) { return ty_is_float(t); }
 
 /* An addf / subf / mulf the rule may fuse: of a contractible type, not marked nocontract (__hadd_rn ...). */
 static bool contractible(const Op *op) {

@@ -8,7 +8,8 @@
  * Every complex value becomes a pair of floats (re, im):
  *   - complex.create is its operands; complex.re / complex.im are the parts;
  *   - the arithmetic expands as numba-cuda computes it (numba/cuda/cpython/numbers.py): add, sub, neg, conj
- *     part by part; mul (ac - bd) + (ad + bc) j with no special cases; div CPython's _Py_c_quot, branches
+ *     part by part; mul (ac - bd) + (bc + ad) j with no special cases (numba-cuda's ad + bc, its operands in the
+ *     order that makes the contract pass fuse bc, as libNVVM fuses numba-cuda's on the H200); div CPython's _Py_c_quot, branches
  *     turned into selects (a NaN part or a zero divisor part giving NaN + NaN j; the division by 0 + 0j is the
  *     frontend's ZeroDivisionError); abs hypot(re, im); eq ordered and ne unordered part by part;
  *   - mem.load / mem.store of a complex element read / write its two floats; arith.select selects each part;
@@ -274,7 +275,7 @@ static void expand(LC *c, Op *op) {
     u = bin(c, OP_SUBF, x, y);
     x = bin(c, OP_MULF, a.re, b.im);
     y = bin(c, OP_MULF, a.im, b.re);
-    v = bin(c, OP_ADDF, x, y);
+    v = bin(c, OP_ADDF, y, x); /* bc + ad: the contract pass fuses bc, as numba-cuda's ad + bc is fused on the H200 */
     set_pair(c, res, u, v);
     return;
   case OP_COMPLEX_DIV: {

@@ -52,7 +52,7 @@ static bool copy_value(Arena *a, const kf_value *v, kf_value *out) {
       out->array.strides[k] = stride;
       stride *= src->shape[k];
     }
-    return true;
+    return !v->path || (out->path = copy_str(a, v->path)) != NULL; /* an array of records: its record's spelling */
   }
   case KF_VALUE_MODULE:
   case KF_VALUE_PATH:
@@ -98,6 +98,18 @@ static bool copy_all(RtInputs *in, const kf_source *extra, unsigned nextra, cons
   return true;
 }
 
+/* Whether every bound array of records (v or inside it) spells its record dtype in its path, as kf_value says: the
+ * frontend reads the elements as that record. */
+static bool records_spelled(const kf_value *v, unsigned depth) {
+  if (depth > 64) return true; /* fe_options_key refuses values nested this deep */
+  if (v->kind == KF_VALUE_ARRAY && rt_dtype_is_record(v->array.dtype))
+    return v->path && strcmp(v->path, rt_dtype_name(v->array.dtype)) == 0;
+  if ((v->kind == KF_VALUE_TUPLE || v->kind == KF_VALUE_NAMESPACE) && v->items)
+    for (unsigned k = 0; k < v->nitems; k++)
+      if (!records_spelled(&v->items[k], depth + 1)) return false;
+  return true;
+}
+
 /* fe_options_key's text of the inputs, and its SHA-256. */
 typedef struct KeyJob {
   FeOptions fo;
@@ -126,6 +138,12 @@ kf_status rt_inputs_copy(RtInputs *in, const kf_source *extra, unsigned nextra, 
   for (unsigned i = 0; i < nextra; i++)
     if (extra[i].len && !extra[i].text) {
       diag_error(diag, NOLOC, "kf_program_create: source %u has a length but no text", i + 1);
+      return KF_ERROR_INVALID_INPUT;
+    }
+  for (unsigned i = 0; i < o->nbindings; i++)
+    if (!records_spelled(&o->bindings[i].value, 0)) {
+      diag_error(diag, NOLOC, "kf_program_create: the binding '%s' is (or holds) an array of records whose path is "
+                 "not its record dtype's spelling (kf_dtype_name)", o->bindings[i].name ? o->bindings[i].name : "?");
       return KF_ERROR_INVALID_INPUT;
     }
   /* read (and so checked) once, by the one canonical reader; the copy relies on what it checked */

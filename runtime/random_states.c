@@ -1,8 +1,8 @@
 /* random_states.c — the host side of numba.cuda.random: xoroshiro128+ states initialised as numba-cuda's
  * init_xoroshiro128p_states does it on the CPU (random.py): state 0 from the seed by SplitMix64 (s0 = s1 = z),
  * advanced by subsequence_start jumps of 2**64 steps, then each next state the previous one jumped once, so that
- * the generators' sequences do not overlap. The states are n rows of (s0, s1) uint64: the bytes of numba-cuda's
- * xoroshiro128p_dtype records, the layout the device functions (frontend/random.c) read. */
+ * the generators' sequences do not overlap. The states are n numba-cuda xoroshiro128p_dtype records (s0, s1: uint64,
+ * 16 bytes each), seen here as 2n uint64, the records the device functions (frontend/random.c) read. */
 #include <stdint.h>
 
 #include "runtime/rt.h"

@@ -374,7 +374,7 @@ void rt_stage_free(RtRuntime *rt, uint64_t tmp);
 
 /* ---- runtime/random_states.c ------------------------------------------------------------------------ */
 
-/* n xoroshiro128+ states (rows of s0, s1) as numba-cuda's init_xoroshiro128p_states makes them. */
+/* n xoroshiro128+ states (xoroshiro128p_dtype records: s0, s1) as numba-cuda's init_xoroshiro128p_states makes them. */
 void rt_xoroshiro128p_init(uint64_t *states, size_t n, uint64_t seed, uint64_t subsequence_start);
 /* The same into device memory dptr (n * 16 bytes), copied on s (complete on return). */
 kf_status rt_xoroshiro128p_init_device(RtRuntime *rt, void *dptr, size_t n, uint64_t seed, uint64_t subsequence_start,

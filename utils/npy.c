@@ -161,8 +161,9 @@ static bool parse_descr(const char *s, size_t n, NpyArray *a, char *err, size_t 
  * field := '(' name ',' (typestr | descr) [',' shape] [','] ')'   (name '' with '|Vn': n bytes of padding)
  * written as Numba's spelling of the record: Record(name[type=T;offset=N],...;SIZE;False). */
 static const char *numba_scalar_name(NpyType t) {
-  static const char *names[NPY__COUNT] = {"bool",   "int8",   "int16",  "int32",   "int64",   "uint8",
-                                          "uint16", "uint32", "uint64", "float16", "float32", "float64"};
+  static const char *names[NPY__COUNT] = {"bool",    "int8",    "int16",   "int32",     "int64",     "uint8",
+                                          "uint16",  "uint32",  "uint64",  "float16",   "float32",   "float64",
+                                          "complex64", "complex128"};
   return names[t];
 }
 
@@ -209,10 +210,6 @@ static bool parse_record_descr(HeaderParser *h, StrBuf *spell, size_t *size, uns
         if (!parse_descr(ts, tlen, &one, err, errlen)) {
           sb_free(&ft);
           return false;
-        }
-        if (one.type == NPY_C64 || one.type == NPY_C128) {
-          sb_free(&ft);
-          return fail(err, errlen, "complex fields of structured dtypes are not supported");
         }
         sb_puts(&ft, numba_scalar_name(one.type));
         fsize = npy_type_size(one.type);

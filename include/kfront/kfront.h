@@ -223,7 +223,8 @@ typedef enum kf_value_kind {
                                                  * boolean; NumPy scalars their own dtype); a complex one is a FLOAT (scalar.f, imag) */
   KF_VALUE_TUPLE,        /* items[0..nitems): scalars and tuples (nested allowed) */
   KF_VALUE_ARRAY,        /* a host array (kf_array, memory HOST; rank 1..KF_MAX_RANK, any strides); its elements are
-                          * copied at compile: a constant array in constant memory, as Numba makes a global array */
+                          * copied at compile: a constant array in constant memory, as Numba makes a global array;
+                          * an array of records (a record dtype) spells its record in path (kf_dtype_name's text) */
   KF_VALUE_MODULE,       /* a Python module kfront knows, by dotted name: "numba", "numba.cuda", "math", "numpy", "cmath", "operator", ... */
   KF_VALUE_PATH,         /* a known object by dotted path, as `from numba import float32` binds "numba.float32", "numba.cuda.grid", "math.sqrt", "numpy.float32" */
   KF_VALUE_FUNCTION,     /* a Python function defined in sources[source] under the name `function` (a @cuda.jit device function, possibly from another file) */
@@ -241,7 +242,8 @@ struct kf_value {
   const char *const *names;      /* NAMESPACE */
   unsigned nitems;
   kf_array array;                /* ARRAY */
-  const char *path;              /* MODULE, PATH, EXCEPTION, STRING; INT: NULL, or an enum member's type (its value is scalar.i),
+  const char *path;              /* MODULE, PATH, EXCEPTION, STRING; ARRAY of records: its record's spelling;
+                                  * INT: NULL, or an enum member's type (its value is scalar.i),
                                   * spelt EnumMember("mod.Color", int64) or IntEnumMember("mod.Color", int64);
                                   * NAMESPACE: NULL, or the type of its members when it is that enum class */
   const char *function;          /* FUNCTION */
@@ -697,11 +699,14 @@ KF_API kf_status kf_launch(kf_kernel *k, const unsigned grid[3], const unsigned 
 
 /* ---- numba.cuda.random: xoroshiro128+ generator states ----
  * Kernels call numba.cuda.random's device functions (xoroshiro128p_uniform_float32(states, i), ...) on a state
- * array of n generators: a uint64 array of shape (n, 2), row i the (s0, s1) of generator i — the bytes of
- * numba-cuda's xoroshiro128p_dtype records. These make the states as numba-cuda's create_xoroshiro128p_states
- * does (SplitMix64 of the seed, then 2**64-step jumps between generators, subsequence_start jumps first), so
- * the kernels draw numba-cuda's numbers. */
-/* Into host memory: states holds 2 * n uint64. */
+ * array of n generators: numba-cuda's, a 1-D array of n xoroshiro128p_dtype records, each two uint64 (s0 at byte 0,
+ * s1 at byte 8; 16 bytes, aligned) — the record dtype KF_XOROSHIRO128P_RECORD spells (kf_dtype_record), the type
+ * kernel signatures name as "KF_XOROSHIRO128P_RECORD[::1]". In memory that is 2 * n uint64: s0 and s1 of generator
+ * 0, then of generator 1, ... These functions make the states as numba-cuda's create_xoroshiro128p_states does
+ * (SplitMix64 of the seed, then 2**64-step jumps between generators, subsequence_start jumps first), so the
+ * kernels draw numba-cuda's numbers, and states numba-cuda made can be used by kfront's kernels and back. */
+#define KF_XOROSHIRO128P_RECORD "Record(s0[type=uint64;offset=0],s1[type=uint64;offset=8];16;True)"
+/* Into host memory: states holds 2 * n uint64 (n records). */
 KF_API void kf_xoroshiro128p_init_states(uint64_t *states, size_t n, uint64_t seed, uint64_t subsequence_start);
 /* Into device memory of rt (n * 16 bytes at dptr): computed on the host, copied on stream s (NULL: the default
  * stream); complete on return. */

@@ -573,6 +573,7 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
       PyErr_SetString(PyExc_TypeError, "a global array must be a host (NumPy) array: it becomes a constant array");
       return -1;
     }
+    if (kf_dtype_is_record(out->array.dtype)) out->path = kf_dtype_name(out->array.dtype); /* the record's spelling */
     return 0;
   }
   if (strcmp(tag, "module") == 0 || strcmp(tag, "path") == 0) {

@@ -244,10 +244,6 @@ def freeze_value(name, value, registry=None):
     np = sys.modules.get("numpy")  # a NumPy value means NumPy is loaded
     if np is not None:
         if isinstance(value, np.ndarray):
-            if value.dtype.fields is not None:
-                raise errors.UnsupportedError("kfront: the global '%s' is an array of records (dtype %s): constant "
-                                              "arrays of records (cuda.const.array_like) are not supported" %
-                                              (name, value.dtype))
             try:
                 kftypes.from_dtype(value.dtype.newbyteorder("="))
             except errors.UnsupportedError as e:

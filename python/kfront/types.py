@@ -231,14 +231,19 @@ class Record(Type):
     Record(x[type=float32;offset=0],y[type=int64;offset=8];16;True). Slicing makes an array type (rec[:])."""
 
     def __new__(cls, fields, size, aligned):
-        fields = tuple(sorted(((str(n), t, int(o)) for n, t, o in fields), key=lambda f: (f[2], f[0])))
+        # (name, type, offset[, title]); a titled NumPy field is two entries, by its name and by its title, as Numba's
+        fields = tuple(sorted(((str(f[0]), f[1], int(f[2]), None if len(f) < 4 or f[3] is None else str(f[3]))
+                              for f in fields), key=lambda f: (f[2], f[0])))
 
         def init(t):
-            t.fields = {n: (ft, o) for n, ft, o in fields}
-            t.members = [(n, ft) for n, ft, o in fields]
+            t.fields = {n: (ft, o) for n, ft, o, _ in fields}
+            t.titles = {n: title for n, _, _, title in fields if title is not None}
+            t.members = [(n, ft) for n, ft, o, _ in fields]
             t.size, t.aligned = int(size), bool(aligned)
             t.bitwidth = 8 * t.size
-            t.name = "Record(%s;%d;%s)" % (",".join("%s[type=%s;offset=%d]" % f for f in fields), t.size, t.aligned)
+            t.name = "Record(%s;%d;%s)" % (",".join("%s[type=%s;offset=%d%s]" % (n, ft, o, "" if title is None else
+                                                                                 ";title=%s" % title)
+                                                    for n, ft, o, title in fields), t.size, t.aligned)
         return cls._intern((fields, int(size), bool(aligned)), init)
 
     @property
@@ -263,7 +268,8 @@ class Record(Type):
         return as_dtype(self)
 
     def _reduce(self):
-        return (Record, ([(n, ft, o) for n, (ft, o) in self.fields.items()], self.size, self.aligned))
+        return (Record, ([(n, ft, o, self.titles.get(n)) for n, (ft, o) in self.fields.items()], self.size,
+                         self.aligned))
 
 
 def _record_field_type(dt):
@@ -276,19 +282,17 @@ def _record_field_type(dt):
 def _element_type(dt):
     if dt.fields is not None:
         return _record_of_dtype(dt)
-    if dt.kind == "c":
-        raise errors.UnsupportedError("kfront: dtype %s: record fields of complex types are not supported yet" % (dt,))
     return from_dtype(dt)
 
 
 def _record_of_dtype(dt):
     fields = []
-    for name, info in dt.fields.items():
-        if len(info) > 2:
-            raise errors.UnsupportedError("kfront: record fields with titles are not supported (dtype %s)" % (dt,))
-        if not name.isidentifier():
-            raise errors.UnsupportedError("kfront: record field names must be identifiers, not %r" % (name,))
-        fields.append((name, _record_field_type(info[0]), info[1]))
+    for name, info in dt.fields.items():  # a titled field is here by its name and by its title, as in Numba's
+        title = info[2] if len(info) > 2 else None
+        if not isinstance(name, str) or not name.isidentifier():
+            raise errors.UnsupportedError("kfront: record field names%s must be identifiers, not %r" %
+                                          (" and titles" if title is not None else "", name))
+        fields.append((name, _record_field_type(info[0]), info[1], title))
     if not fields:
         raise errors.UnsupportedError("kfront: a record dtype needs at least one field")
     return Record(fields, dt.itemsize, dt.isalignedstruct)
@@ -782,7 +786,7 @@ def _bfloat16_dtype():
 def from_dtype(dtype):
     """The Numba type of a NumPy dtype (or of anything numpy.dtype() takes: numpy.float32, 'f4'): a scalar type, or
     for a structured dtype its Record. UnsupportedError for dtypes kfront has no type for (complex, strings,
-    non-native byte order, records with titles or such fields)."""
+    non-native byte order, records with such fields or with field names or titles that are not identifiers)."""
     np = _np()
     dt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
     if dt.fields is not None:
@@ -800,9 +804,10 @@ def from_dtype(dtype):
 def as_dtype(t):
     """The NumPy dtype of a scalar or record type."""
     if isinstance(t, Record):
-        names = [n for n, _ in t.members]
+        names = [n for n, _ in t.members if t.titles.get(n) != n]  # a title's own entry comes with its field
         return _np().dtype({"names": names, "formats": [_dtype_of_element(t.fields[n][0]) for n in names],
-                            "offsets": [t.fields[n][1] for n in names], "itemsize": t.size, "aligned": t.aligned})
+                            "offsets": [t.fields[n][1] for n in names], "titles": [t.titles.get(n) for n in names],
+                            "itemsize": t.size, "aligned": t.aligned})
     if not _is_scalar(t):
         raise TypeError("kfront: %r has no NumPy dtype (only scalar types have one)" % (t,))
     return _bfloat16_dtype() if t is bfloat16 else _np().dtype(t.name)
@@ -855,11 +860,15 @@ def _typeof_int(value):
     raise ValueError("kfront: the integer %d does not fit in int64 or uint64" % value)
 
 
-def _typeof_cai(cai):
+def _typeof_cai(cai, owner=None):
     if cai.get("mask") is not None:
         raise errors.UnsupportedError("kfront: masked arrays (__cuda_array_interface__ with a mask) are not supported")
     shape = tuple(cai["shape"])
-    dtype = _from_typestr(cai["typestr"])
+    owner_dtype = getattr(owner, "dtype", None)
+    if cai["typestr"].startswith("|V") and getattr(owner_dtype, "fields", None) is not None:
+        dtype = from_dtype(owner_dtype)  # a structured dtype (numba-cuda's arrays give no descr): the owner's record
+    else:
+        dtype = _from_typestr(cai["typestr"])
     if not shape:
         raise errors.UnsupportedError("kfront: a 0-dimensional device array cannot be a kernel argument")
     strides = cai.get("strides")
@@ -912,7 +921,7 @@ def typeof(value, purpose=None):
     except Exception:
         cai = None
     if cai is not None:
-        return _typeof_cai(cai)
+        return _typeof_cai(cai, value)
     import enum
     if isinstance(value, enum.Enum):  # an enum member: its class's member type
         if isinstance(value, int):

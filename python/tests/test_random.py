@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 from kfront import cuda
-from kfront.cuda.random import (create_xoroshiro128p_states, init_xoroshiro128p_states, xoroshiro128p_jump,
-                                xoroshiro128p_next, xoroshiro128p_normal_float32, xoroshiro128p_normal_float64,
-                                xoroshiro128p_uniform_float32, xoroshiro128p_uniform_float64)
+from kfront import errors, from_dtype
+from kfront.cuda.random import (create_xoroshiro128p_states, init_xoroshiro128p_states, xoroshiro128p_dtype,
+                                xoroshiro128p_jump, xoroshiro128p_next, xoroshiro128p_normal_float32,
+                                xoroshiro128p_normal_float64, xoroshiro128p_type, xoroshiro128p_uniform_float32,
+                                xoroshiro128p_uniform_float64)
 
 M64 = (1 << 64) - 1
 
@@ -82,18 +84,31 @@ def ref_normal64(s):  # numba-cuda draws float32 uniforms here too
 
 # ---- states -----------------------------------------------------------------------------------------------------
 
+def rows(states):
+    """A state array (xoroshiro128p_dtype records) as a list of [s0, s1] rows."""
+    return [[int(r["s0"]), int(r["s1"])] for r in states]
+
+
+def test_state_dtype_is_numbas():
+    # numba-cuda's xoroshiro128p_dtype: two uint64 fields s0, s1, aligned, 16 bytes; its Numba type spelled so
+    assert xoroshiro128p_dtype == np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
+    assert xoroshiro128p_dtype.isalignedstruct and xoroshiro128p_dtype.itemsize == 16
+    assert str(xoroshiro128p_type) == "Record(s0[type=uint64;offset=0],s1[type=uint64;offset=8];16;True)"
+    assert xoroshiro128p_type == from_dtype(xoroshiro128p_dtype)
+
+
 def test_states_known_values():
     # SplitMix64's first output from state 0 and 1 (its published sequence), the seed state of generator 0
     s = create_xoroshiro128p_states(3, seed=0).copy_to_host()
-    assert s.dtype == np.uint64 and s.shape == (3, 2)
-    assert int(s[0, 0]) == int(s[0, 1]) == 0xE220A8397B1DCDAF
-    assert int(create_xoroshiro128p_states(1, seed=1).copy_to_host()[0, 0]) == 0x910A2DEC89025CC1
+    assert s.dtype == xoroshiro128p_dtype and s.shape == (3,)
+    assert int(s[0]["s0"]) == int(s[0]["s1"]) == 0xE220A8397B1DCDAF
+    assert int(create_xoroshiro128p_states(1, seed=1).copy_to_host()[0]["s0"]) == 0x910A2DEC89025CC1
 
 
 @pytest.mark.parametrize("seed,sub", [(1, 0), (12345, 0), (2 ** 64 - 1, 2), (-1, 0)])
 def test_states_match_reference(seed, sub):
     got = create_xoroshiro128p_states(7, seed=seed, subsequence_start=sub).copy_to_host()
-    assert got.tolist() == ref_states(7, seed, sub)
+    assert rows(got) == ref_states(7, seed, sub)
 
 
 def test_create_like_numba():
@@ -107,11 +122,63 @@ def test_create_like_numba():
 
 
 def test_init_into_existing_array():
-    d = cuda.device_array((5, 2), dtype=np.uint64)
+    d = cuda.device_array(5, dtype=xoroshiro128p_dtype)
     init_xoroshiro128p_states(d, 99)
-    assert d.copy_to_host().tolist() == ref_states(5, 99)
-    with pytest.raises(TypeError, match="uint64 array of shape"):
-        init_xoroshiro128p_states(cuda.device_array(5, dtype=np.uint64), 1)
+    assert rows(d.copy_to_host()) == ref_states(5, 99)
+    with pytest.raises(TypeError, match="1-D array of xoroshiro128p_dtype records"):
+        init_xoroshiro128p_states(cuda.device_array((5, 2), dtype=np.uint64), 1)
+
+
+def test_states_from_host_records():
+    # any array of xoroshiro128p_dtype records is a state array (a host array here, copied in and back)
+    h = np.zeros(3, xoroshiro128p_dtype)
+    for i, (s0, s1) in enumerate(ref_states(3, 5)):
+        h[i] = (s0, s1)
+    out = np.zeros(3, np.uint64)
+    jump_and_draw[1, 3](h, out)
+    ref = ref_states(4, 5)
+    assert [int(v) for v in out] == [ref_next(list(ref[t + 1])) for t in range(3)]
+    assert rows(h) == [ref_after_next(ref[t + 1]) for t in range(3)]
+
+
+def ref_after_next(s):
+    s = list(s)
+    ref_next(s)
+    return s
+
+
+class ForeignStates:
+    """What numba-cuda's DeviceNDArray of records shows: a void typestr without descr, and its dtype attribute."""
+
+    def __init__(self, d):
+        self._d, self.dtype, self.shape = d, d.dtype, d.shape
+
+    @property
+    def __cuda_array_interface__(self):
+        cai = dict(self._d.__cuda_array_interface__)
+        cai.pop("descr", None)
+        cai["typestr"] = self.dtype.str
+        return cai
+
+
+def test_states_of_another_library():
+    # a device array of xoroshiro128p_dtype records made elsewhere (typestr |V16): typed by its dtype, used in place
+    from kfront import typeof
+    d = create_xoroshiro128p_states(4, seed=3)
+    f = ForeignStates(d)
+    assert f.__cuda_array_interface__["typestr"] == "|V16"
+    assert typeof(f).dtype == xoroshiro128p_type
+    out = np.zeros(4, np.uint64)
+    jump_and_draw[1, 4](f, out)
+    ref = ref_states(5, 3)
+    assert [int(v) for v in out] == [ref_next(list(ref[t + 1])) for t in range(4)]
+    assert rows(d.copy_to_host()) == [ref_after_next(ref[t + 1]) for t in range(4)]
+
+
+def test_states_of_another_dtype_refused():
+    # numba-cuda's device functions index records: a uint64 (n, 2) array is a typing error, located at the call
+    with pytest.raises(errors.TypingError, match="test_random.py"):
+        jump_and_draw[1, 1](np.zeros((2, 2), np.uint64), np.zeros(2, np.uint64))
 
 
 # ---- streams drawn in kernels -------------------------------------------------------------------------------------
@@ -149,7 +216,7 @@ def test_streams_match_reference():
             assert n64[j] == pytest.approx(ref_normal64(s), rel=1e-6, abs=1e-7)
             assert int(raw[j]) == ref_next(s)
     # the states advanced in place, as the reference did
-    assert states.copy_to_host().tolist() == ref
+    assert rows(states.copy_to_host()) == ref
 
 
 @cuda.jit

@@ -115,6 +115,48 @@ def test_augmented_assignment(align):
     np.testing.assert_array_equal(a, want)
 
 
+@cuda.jit
+def complex_fields(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        r = a[i]
+        out[i] = r.z * r.c + r.f
+        r.c = r.c.conjugate() * 2
+        r['z'] += 1j
+        r.h[1] = r.h[0] - r.c
+        out[i] += abs(r.h[1])
+
+
+@pytest.mark.parametrize("align", [False, True])
+def test_complex_fields(align):
+    # complex64 and complex128 fields and a nested array of complex64 (numba-cuda's test_record_dtype sets and reads
+    # a complex64 field); packed, record i's complex parts sit at odd addresses
+    # (fields at multiples of their alignment, as Numba's CUDA target requires; packed, the itemsize is 45)
+    dt = np.dtype([("z", np.complex128), ("c", np.complex64), ("h", np.complex64, (2,)), ("f", np.float32),
+                   ("t", np.int8)], align=align)
+    assert from_dtype(dt).size == dt.itemsize
+    rng = np.random.default_rng(5)
+    n = 11
+    a = np.zeros(n, dt)
+    a["f"] = rng.standard_normal(n)
+    a["c"] = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    a["z"] = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    a["h"] = rng.standard_normal((n, 2)) + 1j * rng.standard_normal((n, 2))
+    a["t"] = np.arange(n)
+    want = a.copy()
+    out = np.zeros(n, np.complex128)
+    complex_fields[1, 16](a, out)
+    w_out = want["z"] * want["c"].astype(np.complex128) + want["f"]
+    want["c"] = np.conj(want["c"]) * np.complex64(2)
+    want["z"] += 1j
+    want["h"][:, 1] = want["h"][:, 0] - want["c"]
+    w_out += np.abs(want["h"][:, 1].astype(np.complex128))
+    np.testing.assert_allclose(out, w_out, rtol=1e-6)
+    for name in ("f", "c", "z", "h", "t"):
+        np.testing.assert_allclose(a[name], want[name], rtol=1e-6, err_msg=name)
+    assert "complex64" in str(from_dtype(dt)) and "complex128" in str(from_dtype(dt))
+
+
 def test_layout_matches_numpy():
     for align in (False, True):
         dt = np.dtype([("a", np.int8), ("v", np.float32, (3,)), ("r", [("p", np.int16), ("q", np.float64)]),
@@ -440,8 +482,6 @@ def test_errors_are_located():
         bad_store[1, 1](np.zeros(2, dt), np.zeros(2, np.dtype([("x", np.int32)])))
     with pytest.raises(errors.TypingError, match="invalid augmented assignment"):
         bad_aug[1, 1](np.zeros(2, dt))
-    with pytest.raises(errors.UnsupportedError, match="complex"):
-        from_dtype(np.dtype([("c", np.complex64)]))
 
 
 @cuda.jit
@@ -478,19 +518,20 @@ CONST_RECS = np.array([(1.0, 2), (3.0, 4)], dtype=[("x", float), ("y", int)])
 
 
 @cuda.jit(device=True)
-def get_record(a, i):
-    return a[i]
+def largest(a):
+    best = a[0]
+    for i in range(1, a.shape[0]):
+        if a[i].x > best.x:
+            best = a[i]
+    return best
 
 
 @cuda.jit
 def returns_record(a, out):
-    out[0] = get_record(a, 1).x
-
-
-@cuda.jit
-def dynamic_records(out):
-    s = cuda.shared.array(0, dtype=PT)
-    out[0] = s[0].x
+    r = largest(a)
+    out[0] = r.x
+    r.n += 100
+    a[0] = largest(a)
 
 
 @cuda.jit
@@ -500,22 +541,293 @@ def record_on_paths(a, c, out):
     else:
         r = a[1]
     out[0] = r.x
+    r.n = 7
+    s = a[2] if out[0] > 2 else a[3]
+    out[1] = s.y
+    for k in range(a.shape[0]):
+        if a[k].y < s.y:
+            s = a[k]
+    out[2] = s.y
+
+
+def test_records_where_values_meet_and_returned():
+    # numba-cuda's Record is a reference: a variable holding one record or another (branches, loops, conditional
+    # expressions) and a device function returning one (numba-cuda's test_getitem_idx) refer to the array's record
+    a = sample(PT, 6, seed=10)
+    a["x"] = [1, 5, 3, 9, 2, 4]
+    want = a.copy()
+    out = np.zeros(3)
+    returns_record[1, 1](a, out)
+    assert out[0] == 9 and a["n"][3] == want["n"][3] + 100
+    np.testing.assert_array_equal(a[0], a[3])  # a[0] = largest(a): the whole record copied
+    for c in (True, False):
+        b = want.copy()
+        record_on_paths[1, 1](b, c, out)
+        k = 0 if c else 1
+        assert out[0] == want["x"][k] and b["n"][k] == 7 and (np.delete(b["n"], k) == np.delete(want["n"], k)).all()
+        s = 2 if want["x"][k] > 2 else 3
+        assert out[1] == want["y"][s]
+        assert out[2] == min(want["y"][s], want["y"].min())
+
+
+@cuda.jit(from_dtype(PT)(from_dtype(PT)[::1], int64), device=True)
+def pick(a, i):
+    return a[i]
 
 
 @cuda.jit
-def const_records(out):
-    c = cuda.const.array_like(CONST_RECS)
-    out[0] = c[1].x
+def picked(a, out):
+    r = pick(a, 1)
+    out[0] = r.x
+    a[0] = pick(a, 2)
+    t = (pick(a, 1), 5)  # a tuple holding a record
+    out[1] = t[0].n + t[1]
 
 
-def test_what_is_not_supported_says_so():
+def test_record_result_with_an_explicit_signature():
+    a = sample(PT, 3, seed=13)
+    want = a.copy()
+    out = np.zeros(2)
+    picked[1, 1](a, out)
+    assert out[0] == np.float64(want["x"][1]) and out[1] == want["n"][1] + 5
+    np.testing.assert_array_equal(a[0], want[2])
+
+
+@cuda.jit
+def field_arrays(a, out):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        g = a.g
+        h = a["h"]
+        out[i, j] = g[i, j] + h[i, j, 1] * 10 + h.ndim * 1000 + len(a[i]["g"]) * 10000
+        a.g[i, j] = j - i
+        a[i]["h"][j, 0] = i + j
+
+
+@cuda.jit
+def packed_field_array(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i] = a.b[i]
+        a["b"][i] += 0.5
+
+
+def test_field_arrays_of_arrays_of_records():
+    # a.x / a['x'] of an array of records: the field of every record (numba-cuda's array_record_getattr), nested
+    # dimensions after the array's, layout A; a misaligned field of a packed record as Numba does (accessed packed)
+    dt = np.dtype([("g", np.int32), ("h", np.float32, (2,))], align=True)
+    a = sample(dt, 12, seed=11).reshape(3, 4)
+    want = a.copy()
+    out = np.zeros((3, 4))
+    field_arrays[(1, 1), (4, 4)](a, out)
+    np.testing.assert_array_equal(out, want["g"] + want["h"][:, :, 1].astype(np.float64) * 10 + 3000 + 40000)
+    np.testing.assert_array_equal(a["g"], np.arange(4)[None, :] - np.arange(3)[:, None])
+    np.testing.assert_array_equal(a["h"][:, :, 0], np.arange(4)[None, :] + np.arange(3)[:, None])
+    np.testing.assert_array_equal(a["h"][:, :, 1], want["h"][:, :, 1])
+    pk = np.dtype([("a", "int32"), ("b", "float64")])
+    p = np.zeros(5, pk)
+    p["b"] = np.arange(5) * 1.25
+    o = np.zeros(5)
+    packed_field_array[1, 8](p, o)
+    np.testing.assert_array_equal(o, np.arange(5) * 1.25)
+    np.testing.assert_array_equal(p["b"], np.arange(5) * 1.25 + 0.5)
+
+
+@cuda.jit
+def dynamic_records(a, out):
+    s = cuda.shared.array(0, dtype=PT)
+    t = cuda.threadIdx.x
+    if t < len(s):
+        s[t] = a[t]
+        s[t].n += t
+    cuda.syncthreads()
+    if t < len(s):
+        out[t] = s[len(s) - 1 - t]
+    if t == 0:
+        out[len(s)].n = len(s)
+
+
+def test_dynamic_shared_arrays_of_records():
+    # as numba-cuda: the dynamic shared bytes seen as as many records as fit (itemsize 12 here)
+    a = sample(PT, 8, seed=12)
+    out = np.zeros(9, PT)
+    dynamic_records[1, 8, 0, 6 * PT.itemsize + 5](a, out)
+    want = a[:6].copy()
+    want["n"] += np.arange(6)
+    np.testing.assert_array_equal(out[:6], want[::-1])
+    assert out["n"][6] == 6
+
+
+@cuda.jit
+def record_atomics(a, r):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        cuda.atomic.add(a[i].h, 1, 2.0)
+        cuda.atomic.add(r.h, 0, 1.0)
+        cuda.atomic.max(a.g, i, i)
+        cuda.atomic.add(a.h, (0, 0), 1.0)
+
+
+@cuda.jit
+def packed_atomic(a):
+    cuda.atomic.add(a.b, 0, 1.0)
+
+
+def test_atomics_on_record_fields():
+    # numba-cuda's atomics take any array: a record's nested array, a field array of an array of records
+    dt = np.dtype([("g", np.int32), ("h", np.float32, (2,))], align=True)
+    a = np.zeros(40, dt)
+    r = np.zeros(1, dt)[0]
+    record_atomics[2, 32](a, r)
+    np.testing.assert_array_equal(a["h"][:, 1], 2.0)
+    np.testing.assert_array_equal(a["g"], np.arange(40))
+    assert a["h"][0, 0] == 40 and r["h"][0] == 40 and r["h"][1] == 0
+    # an atomic on a misaligned address faults on the GPU: kfront refuses it where it cannot know the alignment
+    with pytest.raises(errors.TypingError, match=r"on a field of packed records whose elements may be misaligned"):
+        packed_atomic[1, 1](np.zeros(3, np.dtype([("a", "int32"), ("b", "float64")])))
+
+
+@cuda.jit
+def same_record(a, out):
+    out[0] = a[0] is a[1]
+
+
+@cuda.jit
+def other_record(a, b, out):
+    out[0] = a[0] is b[0]
+    out[1] = a[0] is not None
+
+
+@cuda.jit
+def compared_records(a, out):
+    out[0] = a[0] == a[1]
+
+
+def test_is_and_comparisons_of_records_as_numba():
     a = np.zeros(2, PT)
-    out = np.zeros(1)
-    with pytest.raises(errors.TypingError, match="a device function can return scalars, arrays and tuples"):
-        returns_record[1, 1](a, out)
-    with pytest.raises(errors.UnsupportedError, match="dynamic shared arrays of records"):
-        dynamic_records[1, 1](out)
-    with pytest.raises(errors.TypingError, match="'r' holds a record"):
-        record_on_paths[1, 1](a, True, out)
-    with pytest.raises(errors.UnsupportedError, match="constant arrays of records"):
-        const_records[1, 1](out)
+    out = np.zeros(2)
+    # numba-cuda: records are mutable, so `is` between two of one type has no implementation; of two types it is False
+    with pytest.raises(errors.TypingError, match=r"no default 'is' implementation for records"):
+        same_record[1, 1](a, out)
+    other_record[1, 1](a, np.zeros(2, REC), out)
+    np.testing.assert_array_equal(out, [0, 1])
+    with pytest.raises(errors.TypingError, match=r"no implementation of '==' for .* compare their fields"):
+        compared_records[1, 1](a, out)
+
+
+CONST_RECORD_ALIGN = np.array([(1, 2, 3, 0xDEADBEEF, 8), (4, 5, 6, 0xBEEFDEAD, 10)],
+                              dtype=np.dtype([("a", np.uint8), ("b", np.uint8), ("x", np.uint8), ("y", np.uint32),
+                                              ("z", np.uint8)], align=True))
+CONST_NESTED = np.zeros((2, 3), np.dtype([("v", np.int16, (2,)), ("r", [("p", np.float64), ("q", np.int8)])]))
+CONST_NESTED["v"] = np.arange(12).reshape(2, 3, 2)
+CONST_NESTED["r"]["p"] = np.arange(6).reshape(2, 3) * 0.5
+
+
+@cuda.jit
+def const_records(a, b):
+    c = cuda.const.array_like(CONST_RECS)
+    i = cuda.grid(1)
+    a[i] = c[i]["x"]
+    b[i] = c[i].y
+
+
+@cuda.jit
+def const_records_align(a, b, c, d, e):
+    z = cuda.const.array_like(CONST_RECORD_ALIGN)
+    i = cuda.grid(1)
+    a[i] = z[i]["a"]
+    b[i] = z[i]["b"]
+    c[i] = z[i]["x"]
+    d[i] = z.y[i]
+    e[i] = z[i]["z"]
+
+
+@cuda.jit
+def const_nested(out):
+    c = cuda.const.array_like(CONST_NESTED)
+    i, j = cuda.grid(2)
+    if i < c.shape[0] and j < c.shape[1]:
+        out[i, j] = c[i, j].v[1] + c[i, j].r.p + len(c) * 100
+
+
+CONST_EMPTY = np.array([])
+CONST_RECORD_EMPTY = np.array([], dtype=[("x", float), ("y", int)])
+
+
+@cuda.jit
+def const_empty(out, k):
+    c = cuda.const.array_like(CONST_EMPTY)
+    r = cuda.const.array_like(CONST_RECORD_EMPTY)
+    out[0] = len(c)
+    out[1] = len(r)
+    if k >= 0:
+        out[2] = r[k].x
+
+
+@cuda.jit
+def const_records_written(out):
+    c = cuda.const.array_like(CONST_RECS)
+    c[0].x = 1.0
+
+
+def test_constant_arrays_of_records():
+    # numba-cuda's test_constmem (test_const_record, test_const_record_align): a global structured array is a
+    # constant array of its bytes, NumPy's layout
+    a, b = np.zeros(2), np.zeros(2, np.int64)
+    const_records[2, 1](a, b)
+    np.testing.assert_array_equal(a, CONST_RECS["x"])
+    np.testing.assert_array_equal(b, CONST_RECS["y"])
+    outs = [np.zeros(2) for _ in range(5)]
+    const_records_align[2, 1](*outs)
+    for out, name in zip(outs, "abxyz"):
+        np.testing.assert_array_equal(out, CONST_RECORD_ALIGN[name])
+    o = np.zeros((2, 3))
+    const_nested[(1, 1), (2, 4)](o)
+    np.testing.assert_array_equal(o, CONST_NESTED["v"][:, :, 1] + CONST_NESTED["r"]["p"] + 200)
+    with pytest.raises(errors.TypingError, match=r"cannot assign to an element of a constant array"):
+        const_records_written[1, 1](np.zeros(1))
+    # numba-cuda's test_const_record_empty / test_const_array empty: an empty constant array has length 0, and an
+    # index into it is out of bounds
+    out = np.full(3, -1.0)
+    const_empty[1, 1](out, -1)
+    np.testing.assert_array_equal(out, [0, 0, -1])
+    with pytest.raises(IndexError):
+        const_empty[1, 1](out, 0)
+
+
+TITLED = np.dtype([(("t", "n"), np.int32), ("b", np.float64), (("w", "v"), np.float32, (2,))], align=True)
+
+
+@cuda.jit
+def titled_fields(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i] = a[i].n + a[i].t * 10 + a[i]["t"] * 100 + a[i].w[1] + a.v[i, 0]
+        a[i].t = i
+        a[i].w[0] = 2 * i
+        a[i]["b"] = a[i][1]  # by position, the title's entry counts (numba-cuda's Record lists it)
+
+
+def test_fields_with_titles():
+    # NumPy's titles: numba-cuda's from_struct_dtype makes an entry by the name and one by the title (both
+    # ';title=t'), so a kernel reaches the field by either
+    t = from_dtype(TITLED)
+    assert str(t) == ("Record(n[type=int32;offset=0;title=t],t[type=int32;offset=0;title=t],b[type=float64;offset=8],"
+                      "v[type=nestedarray(float32, (2,));offset=16;title=w],w[type=nestedarray(float32, (2,));offset=16;"
+                      "title=w];24;True)")
+    assert T.as_dtype(t) == TITLED
+    a = np.zeros(3, TITLED)
+    a["n"] = [1, 2, 3]
+    a["v"] = [[1, 2], [3, 4], [5, 6]]
+    want = a.copy()
+    out = np.zeros(3)
+    titled_fields[1, 4](a, out)
+    np.testing.assert_array_equal(out, want["n"] * 111 + want["v"][:, 1] + want["v"][:, 0])
+    np.testing.assert_array_equal(a["n"], [0, 1, 2])
+    np.testing.assert_array_equal(a["b"], [0, 1, 2])
+    np.testing.assert_array_equal(a["v"][:, 0], [0, 2, 4])
+    d = cuda.to_device(want)
+    titled_fields[1, 4](d, out)
+    np.testing.assert_array_equal(d.copy_to_host(), a)
+    with pytest.raises(errors.UnsupportedError, match="must be identifiers"):
+        from_dtype(np.dtype([(("my title", "n"), np.int32)]))

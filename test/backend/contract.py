@@ -30,7 +30,7 @@ from numba.cuda import fp16
 # CHECK: fma.rn.f16
 # CHECK: mul.rn.f16
 # CHECK: add.rn.f16
-# complex64 product: re = fma(a, c, -(b*d)), im = fma(a, d, b*c)
+# complex64 product: re = fma(a, c, -(b*d)), im = fma(b, c, a*d)
 # CHECK-COUNT-2: fma.rn.f32
 # CHECK-NOT: {{^[[:space:]]*(fma|mad)\.}}
 # CHECK-NOT: {{^[[:space:]]*(add|sub|mul)\.(f16|f32|f64)}}

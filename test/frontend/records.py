@@ -11,7 +11,6 @@
 # RUN: kfront compile %s -k shared --sig 'void(float32[::1])' -o %t.shared.ptx && %ptxas -arch=sm_90 %t.shared.ptx -o %t.shared.cubin
 # RUN: not kfront compile %s -k nofield --sig 'void(Record(x[type=float32;offset=0];4;False)[::1])' 2>&1 | FileCheck %s --check-prefix=NOFIELD
 # RUN: not kfront compile %s -k misaligned --sig 'void(Record(a[type=int32;offset=0],b[type=float64;offset=4];12;False)[::1])' 2>&1 | FileCheck %s --check-prefix=MISALIGNED
-# RUN: not kfront compile %s -k fields --sig 'void(Record(x[type=complex64;offset=0];8;False)[::1], float64[::1])' 2>&1 | FileCheck %s --check-prefix=COMPLEX
 # RUN: not kfront compile %s -k fields --sig 'void(Record(x[type=float64;offset=4];8;False)[::1], float64[::1])' 2>&1 | FileCheck %s --check-prefix=FIT
 import numpy as np
 from numba import cuda
@@ -82,5 +81,4 @@ def misaligned(a):
     # MISALIGNED: records.py:[[@LINE+1]]:19: error: Record(a[type=int32;offset=0],b[type=float64;offset=4];12;False).b of type float64 is not aligned
     a[0].a = a[0].b
 
-# COMPLEX: error: record fields of complex types are not supported by kfront yet
 # FIT: error: a record field does not fit in the record's size

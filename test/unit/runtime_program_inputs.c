@@ -151,6 +151,20 @@ static void test_bad_inputs(void) {
   inputs_init(in, 2, 1);
   in->bindings[2].value.array.memory = KF_MEMORY_DEVICE;  /* a constant array must be host memory */
   CHECK(kf_program_create_sources(rt, in->sources, 2, &in->opts, &p) == KF_ERROR_INVALID_INPUT && !p);
+  /* an array of records spells its record dtype in path (kf_value): missing or another spelling is refused */
+  inputs_init(in, 2, 1);
+  kf_dtype rec;
+  const char *spelling = "Record(x[type=float64;offset=0];8;False)";
+  CHECK(kf_dtype_record(ctx, spelling, &rec) == KF_OK);
+  int64_t three = 3;
+  kf_array_init(&in->bindings[2].value.array, in->table, KF_MEMORY_HOST, rec, 1, &three, 'C');
+  CHECK(kf_program_create_sources(rt, in->sources, 2, &in->opts, &p) == KF_ERROR_INVALID_INPUT && !p);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "array of records whose path is not its record dtype's spelling");
+  in->bindings[2].value.path = "Record(x[type=float32;offset=0];4;False)";
+  CHECK(kf_program_create_sources(rt, in->sources, 2, &in->opts, &p) == KF_ERROR_INVALID_INPUT && !p);
+  in->bindings[2].value.path = spelling;  /* spelt: TABLE is a constant array of records (TABLE[i] a record) */
+  CHECK(kf_program_create_sources(rt, in->sources, 2, &in->opts, &p) == KF_OK && p);
+  kf_program_destroy(p);
   inputs_init(in, 2, 1);
   in->opts.nbindings = 4;
   in->opts.bindings = NULL;

@@ -1,8 +1,9 @@
 /* runtime_random.c — numba.cuda.random from C: kf_xoroshiro128p_init_states against SplitMix64's published
  * outputs and the jump relation between generators (generator i+1 is generator i jumped, subsequence_start
  * skips whole generators), kf_xoroshiro128p_init_device on a simulated device, and a kernel from Python source
- * drawing with numba.cuda.random's device functions (kfront's prelude) compared with a reimplementation in C of
- * numba-cuda's xoroshiro128+ and its float conversion. */
+ * drawing with numba.cuda.random's device functions (kfront's prelude) on the states as a 1-D array of
+ * KF_XOROSHIRO128P_RECORD records, compared with a reimplementation in C of numba-cuda's xoroshiro128+ and its float
+ * conversion; the same memory as a uint64 (n, 2) array is refused at the call. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,12 +68,19 @@ static void test_device(void) {
   double u[N];
   uint64_t raw[N];
   int64_t sshape[2] = {N, 2}, n[1] = {N};
-  kf_array sa, ua, ra;
-  kf_array_init(&sa, d, KF_MEMORY_DEVICE, KF_UINT64, 2, sshape, 'C');
+  kf_dtype rec;
+  CHECK(kf_dtype_record(ctx, KF_XOROSHIRO128P_RECORD, &rec) == KF_OK && kf_dtype_size(rec) == 16);
+  kf_array sa, ua, ra, rows;
+  kf_array_init(&sa, d, KF_MEMORY_DEVICE, rec, 1, n, 'C');
+  kf_array_init(&rows, d, KF_MEMORY_DEVICE, KF_UINT64, 2, sshape, 'C');
   kf_array_init(&ua, u, KF_MEMORY_HOST, KF_FLOAT64, 1, n, 'C');
   kf_array_init(&ra, raw, KF_MEMORY_HOST, KF_UINT64, 1, n, 'C');
   kf_arg args[3] = {kf_arg_array(&sa), kf_arg_array(&ua), kf_arg_array(&ra)};
   kf_kernel *k = NULL;
+  kf_arg bad[3] = {kf_arg_array(&rows), kf_arg_array(&ua), kf_arg_array(&ra)};
+  CHECK(p && kf_program_get_kernel(p, "draw", bad, 3, &k) != KF_OK && !k);
+  CHECK(strstr(kf_context_diagnostics(ctx), "draw.py:8:46: error: xoroshiro128p_uniform_float64() takes numba.cuda.random's "
+                                             "state array, a 1-D array of xoroshiro128p_dtype records") != NULL);
   CHECK(p && kf_program_get_kernel(p, "draw", args, 3, &k) == KF_OK && k);
   if (k) {
     unsigned g[3] = {2, 1, 1}, b[3] = {32, 1, 1};

@@ -53,15 +53,26 @@ static void test_types(void) {
   const char *packed = "Record(x[type=float32;offset=0],y[type=int64;offset=4];12;False)";
   Type *p = fe_record_parse(ctx, packed, strlen(packed), NULL, &why);
   CHECK(p && p != t && p->align == 1 && !p->aligned && p->size == 12);
+  /* complex fields: aligned as their parts (complex128: 8), spelt back the same */
+  const char *cplx = "Record(a[type=int8;offset=0],z[type=complex128;offset=8],c[type=complex64;offset=24];32;True)";
+  Type *c = fe_record_parse(ctx, cplx, strlen(cplx), NULL, &why);
+  CHECK(c && c->align == 8 && ty_is_complex(c->elems[1]) && ty_size(c->elems[1]) == 16 && ty_align(c->elems[1]) == 8);
+  if (c) {
+    StrBuf cb;
+    sb_init(&cb);
+    fe_record_spell(c, &cb);
+    CHECK(strcmp(sb_cstr(&cb), cplx) == 0);
+    sb_free(&cb);
+  }
   /* malformed: each with its reason */
   static const struct {
     const char *text, *why;
   } bad[] = {
       {"Record(x[type=float64;offset=4];8;False)", "does not fit"},
-      {"Record(x[type=complex64;offset=0];8;False)", "complex"},
+      {"Record(x[type=complex32;offset=0];8;False)", "integer, float or complex type"},
       {"Record(x[type=int8;offset=0],x[type=int8;offset=1];2;False)", "twice"},
       {"Record(x[type=int8;offset=0];1;Maybe)", "True"},
-      {"Record(x[type=int8;offset=0;title=t];1;False)", "titles"},
+      {"Record(x[type=int8;offset=0;title=t t];1;False)", "titles must be identifiers"},
       {"Record(x[type=nestedarray(int8, ());offset=0];1;False)", "dimension"},
       {"Record(1x[type=int8;offset=0];1;False)", "identifiers"},
   };
@@ -99,6 +110,13 @@ static void test_dtypes(void) {
   kf_context_clear_diagnostics(ctx);
   CHECK(kf_dtype_record(ctx, "Record(x[type=int8;offset=0];1;False) tail", &b) == KF_ERROR_INVALID_INPUT);
   CHECK(kf_dtype_size((kf_dtype)(KF_DTYPE_RECORD_BASE + KF_MAX_RECORD_DTYPES - 1)) == 0);
+  /* NumPy titles, as Numba spells them: an entry by the name and one by the title; another title, another dtype */
+  const char *titled = "Record(n[type=int32;offset=0;title=t],t[type=int32;offset=0;title=t];4;False)";
+  CHECK(kf_dtype_record(ctx, titled, &b) == KF_OK && strcmp(kf_dtype_name(b), titled) == 0 && kf_dtype_size(b) == 4);
+  CHECK(kf_dtype_record(ctx, "Record(n[type=int32;offset=0;title=u],u[type=int32;offset=0;title=u];4;False)", &c) ==
+            KF_OK && c != b);
+  CHECK(kf_dtype_record(ctx, "Record(n[type=int32;offset=0;title=a b];4;False)", &c) == KF_ERROR_INVALID_INPUT);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "titles must be identifiers");
   kf_context_destroy(ctx);
 }
 

@@ -7,15 +7,18 @@ Kernel side: xoroshiro128p_uniform_float32/64, xoroshiro128p_normal_float32/64, 
 xoroshiro128p_jump, init_xoroshiro128p_state, ... compiled by kfront from its own Python source
 (frontend/random.c); here they are names a kernel resolves by path, as cuda.grid is.
 
-The state array: numba-cuda's is a 1-D array of xoroshiro128p_dtype records (s0, s1: uint64); kfront's holds the
-same bytes as a uint64 array of shape (n, 2) (row i: s0, s1 of generator i), which is what kernels are given.
+The state array is numba-cuda's: a 1-D array of xoroshiro128p_dtype records (s0, s1: uint64, aligned; Numba type
+xoroshiro128p_type), so states made here and states made by numba-cuda's host functions are interchangeable (same
+dtype, same bytes for the same seed).
 """
 import numpy as np
 
 from kfront import _kfront
 from kfront.cuda.intrinsics import KernelOnly
+from kfront.types import from_dtype
 
 xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
+xoroshiro128p_type = from_dtype(xoroshiro128p_dtype)
 
 # the device functions: kernels name them by their numba paths
 DEVICE_FUNCTIONS = (
@@ -27,25 +30,25 @@ globals().update({name: KernelOnly("numba.cuda.random." + name) for name in DEVI
 
 
 def _host_states(n, seed, subsequence_start):
-    """The states of n generators in host memory: a uint64 array of shape (n, 2)."""
-    states = np.empty((n, 2), dtype=np.uint64)
+    """The states of n generators in host memory: a 1-D array of xoroshiro128p_dtype records."""
+    states = np.empty(n, dtype=xoroshiro128p_dtype)
     _kfront.xoroshiro128p_init(states.ctypes.data, n, int(seed), int(subsequence_start))
     return states
 
 
 def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
-    """Initialises the states of a device array of shape (n, 2), dtype uint64, for n generators each 2**64 steps
-    of the sequence apart (subsequence_start jumps first), as numba-cuda does."""
-    if states.dtype != np.uint64 or states.ndim != 2 or states.shape[1] != 2:
-        raise TypeError("kfront: xoroshiro128p states are a uint64 array of shape (n, 2), not %s %s"
+    """Initialises a device array of n xoroshiro128p_dtype records for n generators, each 2**64 steps of the
+    sequence apart (subsequence_start jumps first), as numba-cuda does."""
+    if states.dtype != xoroshiro128p_dtype or states.ndim != 1:
+        raise TypeError("kfront: xoroshiro128p states are a 1-D array of xoroshiro128p_dtype records, not %s %s"
                         % (states.dtype, states.shape))
     states.copy_to_device(_host_states(states.shape[0], seed, subsequence_start), stream=stream)
 
 
 def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):
-    """A new device array of the states of n generators (uint64, shape (n, 2)), initialised for the seed."""
+    """A new device array of the states of n generators (xoroshiro128p_dtype records), initialised for the seed."""
     from kfront import cuda
-    states = cuda.device_array((n, 2), dtype=np.uint64, stream=stream)
+    states = cuda.device_array(n, dtype=xoroshiro128p_dtype, stream=stream)
     init_xoroshiro128p_states(states, seed, subsequence_start, stream)
     return states
 

@@ -1,7 +1,8 @@
 """GPU-only: kfront against numba-cuda (run by test/gpu/run_python_gpu.sh on the GPU machine, where both are
-installed): numba.cuda.random — the states create_xoroshiro128p_states makes (numba-cuda's records, kfront's
-uint64 rows: the same bytes) and the numbers the same kernel draws from them for the same seed (uniforms and
-raw outputs bit for bit, normals to an ulp: both take log/cos from libdevice) — and cooperative groups: numba-cuda's
+installed): numba.cuda.random — the states create_xoroshiro128p_states makes (both numba-cuda's xoroshiro128p_dtype
+records: same dtype, same bytes), each library's states used by the other's kernels, and the numbers the same kernel
+draws from them for the same seed (uniforms and raw outputs bit for bit, normals to an ulp: both take log/cos from
+libdevice) — and cooperative groups: numba-cuda's
 sequential_rows and a reduction across blocks with grid.sync(), both kernels marked cooperative, and kfront's
 refusal of a grid larger than max_cooperative_grid_blocks (numba-cuda's launch fails in the driver:
 CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)."""
@@ -89,20 +90,40 @@ def compile_both(src, name):
 
 
 def as_rows(states):
-    """A numba-cuda state array (records s0, s1) or kfront's (uint64 rows) as uint64 rows."""
+    """A state array (xoroshiro128p_dtype records s0, s1) as uint64 rows."""
     h = states.copy_to_host()
-    if h.dtype.names:
-        return np.stack([h["s0"], h["s1"]], axis=1).astype(np.uint64)
-    return h
+    return np.stack([h["s0"], h["s1"]], axis=1).astype(np.uint64)
 
 
 # (numba-cuda's host initialiser types the seed as int64: 2**63 + 11 overflows there, H200 run of 09:36; kfront takes
 # any uint64 seed, checked against the reimplementation in python/tests/test_random.py)
 @pytest.mark.parametrize("seed,sub", [(0, 0), (1, 0), (12345, 3), (2 ** 63 - 25, 1)])
 def test_states_match_numba(seed, sub):
-    n = ncuda.random.create_xoroshiro128p_states(257, seed=seed, subsequence_start=sub)
-    k = kcuda.random.create_xoroshiro128p_states(257, seed=seed, subsequence_start=sub)
-    np.testing.assert_array_equal(as_rows(n), as_rows(k))
+    n = ncuda.random.create_xoroshiro128p_states(257, seed=seed, subsequence_start=sub).copy_to_host()
+    k = kcuda.random.create_xoroshiro128p_states(257, seed=seed, subsequence_start=sub).copy_to_host()
+    assert n.dtype == k.dtype == ncuda.random.xoroshiro128p_dtype == kcuda.random.xoroshiro128p_dtype
+    assert n.shape == k.shape == (257,)
+    assert n.tobytes() == k.tobytes()
+    assert str(kcuda.random.xoroshiro128p_type) == str(ncuda.random.xoroshiro128p_type)
+
+
+def test_states_interchangeable():
+    # numba-cuda's device array of states drawn from by kfront's kernel (in place, through its
+    # __cuda_array_interface__ and dtype), kfront's states (through the host) by numba-cuda's: the same numbers
+    nthreads, count = 200, 4
+    nk, kk = compile_both(DRAW, "draw")
+    results = []
+    for kernel, states in ((kk, ncuda.random.create_xoroshiro128p_states(nthreads, seed=77)),
+                           (nk, ncuda.to_device(kcuda.random.create_xoroshiro128p_states(nthreads, seed=77)
+                                                .copy_to_host())),
+                           (nk, ncuda.random.create_xoroshiro128p_states(nthreads, seed=77))):
+        out = [np.zeros(nthreads * count, t) for t in (np.float32, np.float64, np.float32, np.float64, np.uint64)]
+        kernel[(nthreads + 127) // 128, 128](states, count, *out)
+        ncuda.synchronize()
+        results.append(out[:2] + out[4:] + [as_rows(states)])
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            np.testing.assert_array_equal(a, b)
 
 
 def test_streams_match_numba():
