@@ -37,7 +37,7 @@ _Static_assert(NB_BOOL == (int)KF_BOOL && NB_I8 == (int)KF_INT8 && NB_I64 == (in
                "kf_dtype and Numba's scalar kinds are in one order");
 
 static const char *const value_kind_names[] = {"bool", "int", "float", "tuple", "array", "module", "path", "function",
-                                               "namespace", "exception", "string"};
+                                               "namespace", "exception", "string", "none", "slice"};
 static const char *const function_kind_names[] = {"kernel", "device", "reduce", "vectorize", "guvectorize"};
 static const char *const dtype_names[KF_DTYPE_COUNT] = {"boolean", "int8",   "int16",  "int32",   "int64",   "uint8",
                                                         "uint16",  "uint32", "uint64", "float16", "float32", "float64",
@@ -287,6 +287,24 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     str.str.len = strlen(v->path);
     return str;
   }
+  case KF_VALUE_NONE: return (FeVal){.kind = FV_NONE};
+  case KF_VALUE_SLICE: {
+    if (v->nitems != 3 || !v->items) return invalid(fe, "a slice needs 3 items (start, stop, step), not %u", v->nitems);
+    int64_t field[3];
+    bool given[3];
+    for (unsigned k = 0; k < 3; k++) {
+      const kf_value *it = &v->items[k];
+      double f, im;
+      const char *part = (const char *const[]){"start", "stop", "step"}[k];
+      given[k] = it->kind != KF_VALUE_NONE;
+      if (given[k] && it->kind != KF_VALUE_INT) return invalid(fe, "the %s of a slice must be an integer or None", part);
+      if (given[k] && !scalar_value(it, &field[k], &f, &im, why, sizeof why))
+        return invalid(fe, "the %s of a slice: %s", part, why);
+      if (given[k] && (it->dtype == KF_UINT64 && field[k] < 0))
+        return invalid(fe, "the %s of a slice does not fit in int64", part);
+    }
+    return fe_const_slice(fe, given[0] ? &field[0] : NULL, given[1] ? &field[1] : NULL, given[2] ? &field[2] : NULL);
+  }
   case KF_VALUE_EXCEPTION: {
     if (!v->path || !*v->path) return invalid(fe, "an exception class with no name");
     FeVal e = {.kind = FV_EXCEPTION};
@@ -524,7 +542,7 @@ static bool sorted_names(const void *items, size_t size, unsigned n, const char 
 }
 
 static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
-  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_STRING) return false;
+  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_SLICE) return false;
   sb_printf(b, " %s", value_kind_names[v->kind]);
   switch (v->kind) {
   case KF_VALUE_BOOL:
@@ -580,6 +598,12 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
   case KF_VALUE_STRING:
     if (!v->path) return false;
     put_str(b, v->path);
+    return true;
+  case KF_VALUE_NONE: return true;
+  case KF_VALUE_SLICE:
+    if (v->nitems != 3 || !v->items) return false;
+    for (unsigned k = 0; k < 3; k++)
+      if (!key_value(&v->items[k], depth + 1, b)) return false;
     return true;
   case KF_VALUE_FUNCTION:
     if (!v->function) return false;

@@ -59,10 +59,12 @@ typedef enum {
   FV_NAMESPACE, /* named members bound by the embedder (an enum class, a module-like object): ns */
   FV_EXCEPTION, /* an exception class kernels may raise: str.s its name on the host ("ValueError", "mod.MyError") */
   FV_INVALID, /* a name the embedder bound to something kfront cannot use: str.s says why (never a value) */
-  FV_METHOD,  /* a method of an array value (a.transpose): type and v the array, builtin the method (lower.c) */
+  FV_METHOD,  /* a method of an array value (a.transpose): type and v the array, builtin the method (lower.c); of a
+               * slice object (s.indices): type its type, recv the slice */
   FV_RECORD,  /* one record of an array of records (a[i], a record parameter): type the record type, tup.elems[0]
                * the array (FV_VAL), elems[1..] its i64 index per axis; fields are reached through mem.field */
-  FV_VECTOR,  /* a CUDA vector value (float32x4): type its vector type, tup its fields (FV_VAL scalars; vectors.c) */
+  FV_VECTOR,  /* a CUDA vector value (float32x4): type its vector type, tup its fields (FV_VAL scalars; vectors.c);
+               * also a slice object (type a ty_slice, tup its start, stop, step as i64 FV_VALs) */
   FV_CLOSURE, /* an inner def or a lambda of the function being lowered: clo (lower.c, "closures") */
   FV_EXCINST, /* an exception instance made in a kernel (ValueError("x")), to raise: str.s the text it is recorded as */
 } FeValKind;
@@ -110,6 +112,7 @@ struct FeVal {
   const FeEnum *enumc; /* FV_VAL: an enum member of this type (its value is the scalar), else NULL */
   Type *type;        /* FV_VAL, FV_NTYPE, FV_VIEW (the view's own array type), FV_TUPLE (may be NULL) */
   Value *v;          /* FV_VAL */
+  const FeVal *recv; /* FV_METHOD of a value made of others (a slice object): the value */
   struct {
     union {
       int64_t i;     /* integers and bools (unsigned values as their bits) */
@@ -274,7 +277,7 @@ struct FeCtx {
 /* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python ----------------------- */
 #define FE_BUILTINS(X)                                                                     \
   X(RANGE, "range") X(LEN, "len") X(MIN, "min") X(MAX, "max") X(ABS, "abs")              \
-  X(ZIP, "zip") X(ENUMERATE, "enumerate")                                                  \
+  X(ZIP, "zip") X(ENUMERATE, "enumerate") X(SLICE, "slice")                                \
   X(INT, "int") X(FLOAT, "float") X(BOOL, "bool") X(ROUND, "round") X(PRINT, "print")    \
   X(POW, "pow") X(DIVMOD, "divmod") X(COMPLEX, "complex")                                \
   X(THREADIDX, "threadIdx") X(BLOCKIDX, "blockIdx") X(BLOCKDIM, "blockDim")               \
@@ -598,6 +601,10 @@ bool fe_tuple_fits(const FeVal *v, unsigned max_items);
 FeVal fe_const_int(FeCtx *fe, Type *t, int64_t i);
 FeVal fe_const_float(Type *t, double f);
 FeVal fe_const_complex(Type *t, double re, double im);
+/* A slice object constant (a module-level or bound slice), each field NULL for None: as Numba types a slice value
+ * (slice3_type when its step is given and not 1, else slice2_type) and lowers it (make_slice_from_constant: the
+ * omitted fields filled in as slice() fills them); a step of 0 stays, to raise where it is used. */
+FeVal fe_const_slice(FeCtx *fe, const int64_t *start, const int64_t *stop, const int64_t *step);
 /* A constant array (FV_CONSTARR, what np.array([...], dtype=...) at module level gives) of dtype with the
  * given extents (rank 1..8) from n constants in C order, each converted to dtype as np.array converts it;
  * FV_HOST when one cannot be. */

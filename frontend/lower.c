@@ -102,6 +102,13 @@ typedef struct Lower {
 
 static FeVal lower_expr(Lower *L, const PyExpr *e);
 static FeVal view_value(Lower *L, const FeVal *v);
+static bool holds_view(const FeVal *v);
+static FeVal views_as_arrays(Lower *L, const FeVal *v);
+static bool is_slice_obj(const FeVal *v);
+static bool positional(Lower *L, const PyExpr *e, const char *fname, unsigned nmin, unsigned nmax, FeVal *out);
+static SrcLoc arg_loc(const PyExpr *e, unsigned i);
+static FeVal slice_attr(Lower *L, const FeVal *s, const char *a, SrcLoc aloc);
+static FeVal slice_indices(Lower *L, const FeVal *s, const PyExpr *e);
 
 /* Whether the kernel being compiled (or the function compiled on its own) has debug=True. */
 static bool debug_mode(FeCtx *fe) { return fe->cur_top && ir_op_attr(fe->cur_top, "debug"); }
@@ -120,12 +127,13 @@ enum {
 #undef X
   M__COUNT,
   M_INT_BIT_COUNT = M__COUNT, /* the methods of integers (FV_METHOD of an integer value) */
+  M_SLICE_INDICES,            /* slice.indices (FV_METHOD of a slice object: recv the slice) */
 };
 static const char *const method_names[] = {
 #define X(id, name) name,
     ARRAY_METHODS(X)
 #undef X
-    "bit_count",
+    "bit_count", "indices",
 };
 
 /* ---- diagnostics and locations ------------------------------------------------------------------------ */
@@ -253,6 +261,9 @@ static bool is_true(const FeVal *v) { return v->kind == FV_VAL && v->is_const &&
 /* Compile-time values passed to device functions: functions (device functions, closures, intrinsics), Numba types
  * and None. The callee is specialised on each (one instance per distinct value, as Numba's dispatcher types and
  * function literals make one per value): the value is part of the instance's key and has no kir parameter. */
+/* cuda.cg.this_grid()'s group: a compile-time value (no run-time data), passed to and returned from device
+ * functions as such. */
+static bool is_grid_group(const FeVal *v) { return v->kind == FV_BUILTIN && v->builtin == BI_GRID_GROUP; }
 /* Values made of others (tup): tuples, views and records a[i] (the array and the indices), CUDA vectors (the fields). */
 static bool has_fields(const FeVal *v) {
   return v->kind == FV_TUPLE || v->kind == FV_VIEW || v->kind == FV_RECORD || v->kind == FV_VECTOR;
@@ -495,7 +506,7 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
     return true;
   }
   if (t->kind == TY_TUPLE) {
-    if (t->vector ? x->kind != FV_VECTOR || x->type != t : x->kind != FV_TUPLE || x->tup.n != t->n) {
+    if (ty_is_struct_tuple(t) ? x->kind != FV_VECTOR || x->type != t : x->kind != FV_TUPLE || x->tup.n != t->n) {
       lerr(L, loc, "cannot unify %s and %s for '%s'", vname(L, x), tname(L, t), var);
       return false;
     }
@@ -542,7 +553,7 @@ static FeVal unflatten(Lower *L, Type *t, Value *const *vals, unsigned *pos) {
   if (t->kind != TY_TUPLE) return val(t, vals[(*pos)++]);
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) elems[i] = unflatten(L, t->elems[i], vals, pos);
-  return t->vector ? make_vector(t, elems) : make_tuple(L, t->n, elems);
+  return ty_is_struct_tuple(t) ? make_vector(t, elems) : make_tuple(L, t->n, elems);
 }
 
 /* The type a variable gets where two paths meet, or NULL (error already reported unless quiet). */
@@ -733,11 +744,11 @@ static void emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after,
     }
     /* a view a[i] that differs between the branches (or is bound on one only): the array it stands for, made in
      * its branch */
-    if (e1[i].kind == FV_VIEW || e2[i].kind == FV_VIEW) {
+    if (holds_view(&e1[i]) || holds_view(&e2[i])) {
       ib_set_end(&L->b, bt);
-      e1[i] = view_value(L, &e1[i]);
+      e1[i] = views_as_arrays(L, &e1[i]);
       ib_set_end(&L->b, be);
-      e2[i] = view_value(L, &e2[i]);
+      e2[i] = views_as_arrays(L, &e2[i]);
       L->b = saved;
     }
     bool fail;
@@ -1068,6 +1079,7 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
     }
     return lerr(L, aloc, "unknown attribute '%s' of %s", a, vname(L, &v));
   case FV_VECTOR: {
+    if (is_slice_obj(&v)) return slice_attr(L, &v, a, aloc);
     int k = vec_field(v.type, a);
     if (k < 0)
       return lerr(L, aloc, "%s has no attribute '%s' (its fields are %s)", vname(L, &v), a,
@@ -1169,9 +1181,12 @@ static Value *index_i64(Lower *L, Value *arr, unsigned axis, FeVal idx) {
 }
 
 /* The index values of a subscript ie whose parts are lowered to vals[0..count) (a tuple value as one part
- * spreads): False after a located error when one is not an integer. */
-static bool index_values(Lower *L, const PyExpr *ie, const FeVal *vals, unsigned count, FeVal *out, unsigned *n) {
+ * spreads): integers, and slice objects or None, which make the index a view (*views). False after a located
+ * error when one is neither. */
+static bool index_values(Lower *L, const PyExpr *ie, const FeVal *vals, unsigned count, FeVal *out, unsigned *n,
+                         bool *views) {
   *n = 0;
+  *views = false;
   for (unsigned k = 0; k < count; k++) {
     FeVal v = vals[k];
     if (v.kind == FV_POISON) return false;
@@ -1182,6 +1197,10 @@ static bool index_values(Lower *L, const PyExpr *ie, const FeVal *vals, unsigned
     }
   }
   for (unsigned k = 0; k < *n; k++) {
+    if (is_slice_obj(&out[k]) || out[k].kind == FV_NONE) {
+      *views = true;
+      continue;
+    }
     if (out[k].kind != FV_VAL || out[k].type->kind != TY_INT || is_enum_only(&out[k])) {
       lerr(L, ie->loc, "array index must be an integer, not %s", vname(L, &out[k]));
       return false;
@@ -1190,8 +1209,8 @@ static bool index_values(Lower *L, const PyExpr *ie, const FeVal *vals, unsigned
   return true;
 }
 
-/* The index values of a subscript: a[i], a[i, j], a[t] with t a tuple. */
-static bool gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n) {
+/* The index values of a subscript: a[i], a[i, j], a[t] with t a tuple (index_values). */
+static bool gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n, bool *views) {
   const PyExpr *const *items = &ie;
   unsigned count = 1;
   if (ie->kind == EX_TUPLE) {
@@ -1201,7 +1220,7 @@ static bool gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n) 
   FeVal vals[32];
   for (unsigned k = 0; k < count && k < 32; k++)
     if ((vals[k] = lower_expr(L, items[k])).kind == FV_POISON) return false;
-  return index_values(L, ie, vals, count < 32 ? count : 32, out, n);
+  return index_values(L, ie, vals, count < 32 ? count : 32, out, n, views);
 }
 
 /* a[ix...] of an array or a view. Full indexing fills base/idx and returns a FV_VAL placeholder of the
@@ -1510,6 +1529,116 @@ static FeVal view_value(Lower *L, const FeVal *v) {
   return val(t, view_build(&L->b, b->v, items, n, t));
 }
 
+/* Whether v is or holds (in a tuple) an FV_VIEW. */
+static bool holds_view(const FeVal *v) {
+  if (v->kind == FV_VIEW) return true;
+  if (v->kind != FV_TUPLE) return false;
+  for (unsigned i = 0; i < v->tup.n; i++)
+    if (holds_view(&v->tup.elems[i])) return true;
+  return false;
+}
+
+/* v with each FV_VIEW in it (itself or its tuples' elements) made the array it stands for (view_value). */
+static FeVal views_as_arrays(Lower *L, const FeVal *v) {
+  if (v->kind == FV_VIEW) return view_value(L, v);
+  if (!holds_view(v)) return *v;
+  FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, v->tup.n);
+  for (unsigned i = 0; i < v->tup.n; i++) elems[i] = views_as_arrays(L, &v->tup.elems[i]);
+  return make_tuple(L, v->tup.n, elems);
+}
+
+/* ---- slice objects (Numba's slice2_type and slice3_type) ------------------------------------------------------
+ * slice(stop), slice(start, stop[, step]) of integers or None: an FV_VECTOR of a ty_slice (slice3 when three
+ * arguments are given, as Numba types it) holding start, stop and step as int64, the omitted ones filled in as
+ * Numba's constructor fills them (step 1; start 0 and stop INT64_MAX for a positive step, start INT64_MAX and stop
+ * INT64_MIN for a negative one), so that .start, .stop and .step read what numba-cuda reads. A slice object passes
+ * to and returns from device functions, sits in tuples and is carried around loops as its three fields. An array
+ * indexed with one (a[s], a[s, i], a[t] with t = (s, i)) is the view a[start:stop:step] (view_item_of; a slice3 is
+ * strided whatever its step, as Numba lays it out); a tuple indexed with one of constants is sliced at compile
+ * time. s.indices(n) is Python's (ValueError for n < 0 or a step of 0, at run time as in Numba). */
+
+static bool is_slice_obj(const FeVal *v) { return v->kind == FV_VECTOR && v->type->slice; }
+
+/* A slice object's step: a slice2's is the constant 1 (as numba-cuda's .step of one), wherever it came from. */
+static FeVal slice_step(Lower *L, const FeVal *s) {
+  return s->type->slice == 2 ? cint(ty_i64(L->ctx), 1) : s->tup.elems[2];
+}
+
+static FeVal lower_slice_ctor(Lower *L, const PyExpr *e) {
+  FeVal a[3];
+  if (!positional(L, e, "slice", 1, 3, a)) return poison();
+  unsigned n = e->call.args.n;
+  Type *i64 = ty_i64(L->ctx);
+  FeVal f[3] = {{.kind = FV_NONE}, {.kind = FV_NONE}, {.kind = FV_NONE}}; /* start, stop, step */
+  for (unsigned k = 0; k < n; k++) {
+    if (a[k].kind == FV_NONE) continue;
+    if (!is_scalar(&a[k]) || a[k].type->kind != TY_INT)
+      return lerr(L, arg_loc(e, k), "slice() takes integers or None, not %s", vname(L, &a[k]));
+    at(L, e->loc);
+    FeVal x = conv(L, a[k], i64);
+    x.literal = false;
+    x.enumc = NULL;
+    f[n == 1 ? 1 : k] = x;
+  }
+  at(L, e->loc);
+  if (f[2].kind == FV_NONE) f[2] = cint(i64, 1);
+  if (f[2].is_const) {
+    bool neg = f[2].c.i < 0;
+    if (f[0].kind == FV_NONE) f[0] = cint(i64, neg ? INT64_MAX : 0);
+    if (f[1].kind == FV_NONE) f[1] = cint(i64, neg ? INT64_MIN : INT64_MAX);
+  } else {
+    Value *neg = ib_cmpi(&L->b, "slt", f[2].v, ib_const_int(&L->b, i64, 0));
+    if (f[0].kind == FV_NONE)
+      f[0] = val(i64, ib_select(&L->b, neg, ib_const_int(&L->b, i64, INT64_MAX), ib_const_int(&L->b, i64, 0)));
+    if (f[1].kind == FV_NONE)
+      f[1] = val(i64, ib_select(&L->b, neg, ib_const_int(&L->b, i64, INT64_MIN), ib_const_int(&L->b, i64, INT64_MAX)));
+  }
+  FeVal *fields = ARENA_ARRAY(&L->fe->arena, FeVal, 3);
+  memcpy(fields, f, sizeof f);
+  return make_vector(ty_slice(L->ctx, n == 3), fields);
+}
+
+/* s.start, s.stop, s.step (int64) and s.indices of a slice object s. */
+static FeVal slice_attr(Lower *L, const FeVal *s, const char *a, SrcLoc aloc) {
+  static const char *const names[] = {"start", "stop", "step"};
+  for (unsigned k = 0; k < 3; k++)
+    if (strcmp(a, names[k]) == 0) return k == 2 ? slice_step(L, s) : s->tup.elems[k];
+  if (strcmp(a, "indices") == 0) {
+    FeVal *recv = ARENA_NEW(&L->fe->arena, FeVal);
+    *recv = *s;
+    return (FeVal){.kind = FV_METHOD, .type = s->type, .recv = recv, .builtin = M_SLICE_INDICES};
+  }
+  return lerr(L, aloc, "unknown attribute '%s' of %s (a slice has start, stop, step and indices())", a, vname(L, s));
+}
+
+/* s.indices(n): (start, stop, step) of s applied to a sequence of length n, as Python's slice.indices and
+ * numba-cuda's (its fix_slice: a bound < 0 has n added, then is clamped to [0, n], or [-1, n - 1] for a negative
+ * step); n < 0 or a step of 0 raise ValueError. */
+static FeVal slice_indices(Lower *L, const FeVal *s, const PyExpr *e) {
+  FeVal n;
+  if (!positional(L, e, "indices", 1, 1, &n)) return poison();
+  if (!is_scalar(&n) || n.type->kind != TY_INT)
+    return lerr(L, arg_loc(e, 0), "'%s' object cannot be interpreted as an integer", vname(L, &n));
+  at(L, e->loc);
+  Type *i64 = ty_i64(L->ctx);
+  Value *len = conv_v(L, n, i64), *zero = ib_const_int(&L->b, i64, 0), *m1 = ib_const_int(&L->b, i64, -1);
+  view_value_check(&L->b, ib_cmpi(&L->b, "sge", len, zero), "length should not be negative");
+  FeVal st = slice_step(L, s);
+  Value *step = mat(L, &st);
+  view_value_check(&L->b, ib_cmpi(&L->b, "ne", step, zero), "slice step cannot be zero");
+  Value *neg = ib_cmpi(&L->b, "slt", step, zero);
+  Value *lo = ib_select(&L->b, neg, m1, zero), *hi = ib_select(&L->b, neg, ib_binary(&L->b, OP_ADDI, len, m1), len);
+  FeVal *out = ARENA_ARRAY(&L->fe->arena, FeVal, 3);
+  for (unsigned k = 0; k < 2; k++) {
+    Value *b = mat(L, &s->tup.elems[k]);
+    Value *w = ib_select(&L->b, ib_cmpi(&L->b, "slt", b, zero), ib_binary(&L->b, OP_ADDI, b, len), b);
+    Value *clamped = ib_select(&L->b, ib_cmpi(&L->b, "slt", w, zero), lo, ib_select(&L->b, ib_cmpi(&L->b, "sge", w, len), hi, w));
+    out[k] = val(i64, clamped);
+  }
+  out[2] = val(i64, step);
+  return make_tuple(L, 3, out);
+}
+
 /* A bound of a slice: an integer as i64, or NULL for None. False (reported) for anything else. */
 static bool slice_bound(Lower *L, const PyExpr *x, Value **out) {
   *out = NULL;
@@ -1526,12 +1655,55 @@ static bool slice_bound(Lower *L, const PyExpr *x, Value **out) {
   return true;
 }
 
-/* a[index] where the index holds slices, None or an ellipsis (is_view_index), of an array or FV_VIEW a: the view
- * (an FV_VAL array), or, when the index leaves no axis (a[i, j, ...]), an FV_VAL placeholder of the element type
- * with the element's array and indices in *base and idx. Integer indices are wrapped and checked against their
- * axis as everywhere; slices are clamped as Python clamps them, so a view never reaches outside its array. */
-static FeVal index_view(Lower *L, FeVal a, const PyExpr *ie, SrcLoc loc, Value **base, Value **idx) {
+/* One item of an index given as a value: an integer (VI_INT, wrapped against its axis later), a slice object
+ * (VI_SLICE of its start, stop and step; a step of 0, constant or not, raises ValueError at run time as Numba's
+ * does) or None (a new axis). False when it is none of those. */
+static bool view_item_of(Lower *L, const FeVal *v, ViewItem *it, SrcLoc loc) {
+  *it = (ViewItem){.kind = VI_INT, .step = 1};
+  if (v->kind == FV_NONE) {
+    it->kind = VI_NEWAXIS;
+    return true;
+  }
+  if (is_slice_obj(v)) {
+    at(L, loc);
+    it->kind = VI_SLICE;
+    it->has_step = v->type->slice == 3;
+    it->start = mat(L, &v->tup.elems[0]);
+    it->stop = mat(L, &v->tup.elems[1]);
+    FeVal st = slice_step(L, v);
+    if (st.is_const && st.c.i != 0) it->step = st.c.i;
+    else it->step_v = mat(L, &st);
+    return true;
+  }
+  return is_scalar(v) && v->type->kind == TY_INT;
+}
+
+/* a[items] of an array or FV_VIEW a, the items' kinds known and their slices lowered, ints[k] the value of each
+ * VI_INT item: the view (an FV_VAL array), or, when no axis is left (a[i, j, ...]), an FV_VAL placeholder of the
+ * element type with the element's array and indices in *base and idx. Integer indices are wrapped and checked
+ * against their axis as everywhere; slices are clamped as Python clamps them, so a view never reaches outside its
+ * array. */
+static FeVal view_of_items(Lower *L, FeVal a, ViewItem *items, const FeVal *ints, unsigned n, SrcLoc iloc,
+                           SrcLoc loc, Value **base, Value **idx) {
   a = view_value(L, &a);
+  const char *why = NULL;
+  Type *t = view_type(L->ctx, a.type, items, n, &why);
+  if (!t) return lerr(L, iloc, "cannot index %s with this index: %s", tname(L, a.type), why);
+  at(L, loc);
+  for (unsigned k = 0; k < n; k++)
+    if (items[k].kind == VI_INT) items[k].index = index_i64(L, a.v, (unsigned)items[k].axis, ints[k]);
+  if (t->kind != TY_ARRAY) { /* no axis left: the element */
+    *base = a.v;
+    for (unsigned k = 0; k < n; k++)
+      if (items[k].kind == VI_INT) idx[items[k].axis] = items[k].index;
+    return val(t, NULL);
+  }
+  return val(t, view_build(&L->b, a.v, items, n, t));
+}
+
+/* a[index] where the index holds slices, None or an ellipsis (is_view_index): its items lowered left to right
+ * (slices written in it, and values: integers, slice objects, None), then view_of_items. */
+static FeVal index_view(Lower *L, FeVal a, const PyExpr *ie, SrcLoc loc, Value **base, Value **idx) {
   const PyExpr *const *x = &ie;
   unsigned n = 1;
   if (ie->kind == EX_TUPLE) {
@@ -1540,36 +1712,14 @@ static FeVal index_view(Lower *L, FeVal a, const PyExpr *ie, SrcLoc loc, Value *
   }
   if (n > 32) return lerr(L, ie->loc, "an index of more than 32 items is not supported");
   ViewItem items[32];
-  for (unsigned k = 0; k < n; k++) {
-    items[k] = (ViewItem){.kind = VI_INT, .step = 1};
-    if (x[k]->kind == EX_SLICE) {
-      items[k].kind = VI_SLICE;
-      items[k].has_step = x[k]->slice.step != NULL;
-    } else if (x[k]->kind == EX_NONE) {
-      items[k].kind = VI_NEWAXIS;
-    } else if (x[k]->kind == EX_ELLIPSIS) {
-      items[k].kind = VI_ELLIPSIS;
-    }
-  }
-  const char *why = NULL;
-  Type *t = view_type(L->ctx, a.type, items, n, &why);
-  if (!t) return lerr(L, ie->loc, "cannot index %s with this index: %s", tname(L, a.type), why);
-  /* the index items, left to right */
+  FeVal ints[32];
   for (unsigned k = 0; k < n; k++) {
     ViewItem *it = &items[k];
-    if (it->kind == VI_INT) {
-      FeVal v = lower_expr(L, x[k]);
-      if (v.kind == FV_POISON) return v;
-      if (!is_scalar(&v) || v.type->kind != TY_INT) {
-        if (x[k]->kind == EX_STARRED || v.kind == FV_TUPLE)
-          return lerr(L, x[k]->loc, "an index holding slices takes integers, slices, None and '...', not %s",
-                      vname(L, &v));
-        return lerr(L, x[k]->loc, "array index must be an integer, not %s", vname(L, &v));
-      }
-      at(L, loc);
-      it->index = index_i64(L, a.v, (unsigned)it->axis, v);
-    } else if (it->kind == VI_SLICE) {
+    *it = (ViewItem){.kind = VI_INT, .step = 1};
+    if (x[k]->kind == EX_SLICE) {
       const PyExpr *sl = x[k];
+      it->kind = VI_SLICE;
+      it->has_step = sl->slice.step != NULL;
       if (!slice_bound(L, sl->slice.lower, &it->start) || !slice_bound(L, sl->slice.upper, &it->stop)) return poison();
       if (sl->slice.step) {
         FeVal st = lower_expr(L, sl->slice.step);
@@ -1586,16 +1736,31 @@ static FeVal index_view(Lower *L, FeVal a, const PyExpr *ie, SrcLoc loc, Value *
           it->step = st.c.i;
         }
       }
+    } else if (x[k]->kind == EX_NONE) {
+      it->kind = VI_NEWAXIS;
+    } else if (x[k]->kind == EX_ELLIPSIS) {
+      it->kind = VI_ELLIPSIS;
+    } else {
+      FeVal v = lower_expr(L, x[k]);
+      if (v.kind == FV_POISON) return v;
+      if (!view_item_of(L, &v, it, loc)) {
+        if (x[k]->kind == EX_STARRED || v.kind == FV_TUPLE)
+          return lerr(L, x[k]->loc, "an index holding slices takes integers, slices, None and '...', not %s",
+                      vname(L, &v));
+        return lerr(L, x[k]->loc, "array index must be an integer, not %s", vname(L, &v));
+      }
+      ints[k] = v;
     }
   }
-  at(L, loc);
-  if (t->kind != TY_ARRAY) { /* no axis left: the element */
-    *base = a.v;
-    for (unsigned k = 0; k < n; k++)
-      if (items[k].kind == VI_INT) idx[items[k].axis] = items[k].index;
-    return val(t, NULL);
-  }
-  return val(t, view_build(&L->b, a.v, items, n, t));
+  return view_of_items(L, a, items, ints, n, ie->loc, loc, base, idx);
+}
+
+/* a[ix] where the values gathered (gather_indices) hold slice objects or None: view_of_items. */
+static FeVal index_view_values(Lower *L, FeVal a, const FeVal *ix, unsigned n, const PyExpr *ie, SrcLoc loc,
+                               Value **base, Value **idx) {
+  ViewItem items[32];
+  for (unsigned k = 0; k < n; k++) view_item_of(L, &ix[k], &items[k], loc); /* (gather_indices checked them) */
+  return view_of_items(L, a, items, ix, n, ie->loc, loc, base, idx);
 }
 
 /* Nested loops over every element of the array value arr (scf.for per axis, outermost first); at the innermost,
@@ -1772,7 +1937,7 @@ static void store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc) {
     return;
   }
   if (v.kind == FV_TUPLE) {
-    bool uni = v.type && v.type->kind == TY_TUPLE && !v.type->vector && v.tup.n > 0;
+    bool uni = v.type && v.type->kind == TY_TUPLE && !ty_is_struct_tuple(v.type) && v.tup.n > 0;
     for (unsigned i = 0; uni && i < v.tup.n; i++)
       uni = is_scalar(&v.tup.elems[i]) && v.type->elems[i] == v.type->elems[0];
     if (!uni || dst->type->rank != 1) {
@@ -1999,6 +2164,7 @@ static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
     for (unsigned d = 0; d < m->type->rank; d++) idx[d] = ib_const_int(&L->b, i64, 0);
     return load_element(L, m->v, idx);
   }
+  case M_SLICE_INDICES: return slice_indices(L, m->recv, e);
   case M_INT_BIT_COUNT: {
     /* numba-cuda's overload: cuda.popc(i), the integer's type */
     FeVal none[1];
@@ -2015,6 +2181,9 @@ static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
 }
 
 /* t[start:stop:step] of a tuple, with constant bounds (Numba slices tuples at compile time). */
+static FeVal slice_tuple_by(Lower *L, const FeVal *t, const bool *given, const int64_t *c, SrcLoc step_loc);
+
+/* t[lower:upper:step] of a tuple t, written with constant bounds. */
 static FeVal slice_tuple(Lower *L, const FeVal *t, const PyExpr *sl) {
   const PyExpr *part[3] = {sl->slice.lower, sl->slice.upper, sl->slice.step};
   int64_t c[3];
@@ -2030,8 +2199,13 @@ static FeVal slice_tuple(Lower *L, const FeVal *t, const PyExpr *sl) {
     c[k] = x.c.i;
     given[k] = true;
   }
+  return slice_tuple_by(L, t, given, c, part[2] ? part[2]->loc : sl->loc);
+}
+
+/* t[start:stop:step] of a tuple t, each bound a constant when given[k]: a tuple (Python's clamping). */
+static FeVal slice_tuple_by(Lower *L, const FeVal *t, const bool *given, const int64_t *c, SrcLoc step_loc) {
   int64_t n = t->tup.n, step = given[2] ? c[2] : 1;
-  if (step == 0) return lerr(L, part[2]->loc, "slice step cannot be zero");
+  if (step == 0) return lerr(L, step_loc, "slice step cannot be zero");
   int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1, b[2];
   for (unsigned k = 0; k < 2; k++) {
     if (!given[k]) {
@@ -2043,7 +2217,13 @@ static FeVal slice_tuple(Lower *L, const FeVal *t, const PyExpr *sl) {
   }
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->tup.n ? t->tup.n : 1);
   unsigned m = 0;
-  for (int64_t i = b[0]; step > 0 ? i < b[1] : i > b[1]; i += step) elems[m++] = t->tup.elems[i];
+  for (int64_t i = b[0]; step > 0 ? i < b[1] : i > b[1];) {
+    elems[m++] = t->tup.elems[i];
+    /* the next index, unless it passes the stop (a step near INT64_MAX must not overflow i) */
+    uint64_t left = step > 0 ? (uint64_t)b[1] - (uint64_t)i : (uint64_t)i - (uint64_t)b[1];
+    if (left <= (step > 0 ? (uint64_t)step : 0 - (uint64_t)step)) break;
+    i += step;
+  }
   return make_tuple(L, m, elems);
 }
 
@@ -2054,6 +2234,17 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
     if (e->subscript.index->kind == EX_SLICE) return slice_tuple(L, &v, e->subscript.index);
     FeVal i = lower_expr(L, e->subscript.index);
     if (i.kind == FV_POISON) return i;
+    if (is_slice_obj(&i)) { /* a slice object of constants, as Numba folds `t[s]` to a static getitem */
+      bool given[3] = {true, true, true};
+      int64_t c[3];
+      for (unsigned k = 0; k < 3; k++) {
+        if (!is_const_int(&i.tup.elems[k]))
+          return lerr(L, e->subscript.index->loc, "a tuple is sliced with a slice of constants, not one whose %s is "
+                      "known only at run time", (const char *const[]){"start", "stop", "step"}[k]);
+        c[k] = i.tup.elems[k].c.i;
+      }
+      return slice_tuple_by(L, &v, given, c, e->subscript.index->loc);
+    }
     if (!is_const_int(&i))
       return lerr(L, e->subscript.index->loc, "a tuple index must be a constant integer, not %s", vname(L, &i));
     int64_t k = i.c.i < 0 ? i.c.i + (int64_t)v.tup.n : i.c.i;
@@ -2075,14 +2266,17 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
     const PyExpr *ie = e->subscript.index;
     FeVal ix[32];
     unsigned n;
+    bool views;
     if (ie->kind != EX_TUPLE && ty_is_record((v.kind == FV_VIEW ? v.tup.elems[0].type : v.type)->elem)) {
       FeVal i = lower_expr(L, ie); /* a['x'] of an array of records is a.x */
       if (i.kind == FV_STR) return records_field_array(L, &v, i.str.s, i.str.len, ie->loc);
-      if (!index_values(L, ie, &i, 1, ix, &n)) return poison();
-    } else if (!gather_indices(L, ie, ix, &n)) {
+      if (!index_values(L, ie, &i, 1, ix, &n, &views)) return poison();
+    } else if (!gather_indices(L, ie, ix, &n, &views)) {
       return poison();
     }
-    FeVal r = index_array(L, &v, ix, n, e->loc, false, &base, idx);
+    FeVal r = views ? index_view_values(L, v, ix, n, ie, e->loc, &base, idx)
+                    : index_array(L, &v, ix, n, e->loc, false, &base, idx);
+    if (r.kind != FV_VAL || (views && r.v)) return r;
     if (r.kind != FV_VAL) return r;
     if (ty_is_record(base->type->elem)) return record_ref(L, base, idx);
     return load_element(L, base, idx);
@@ -2578,9 +2772,63 @@ static FeVal lower_cond(Lower *L, const PyExpr *e) {
   return truth(L, v, e->loc);
 }
 
+/* select_value of values of aggregate type u (Numba's unification of the two sides' types: tuples element by
+ * element, arrays of one dtype and rank as layout A): each side's values converted to u's flat values in its own
+ * block, then chosen one by one (a select where both blocks are pure and no array is among them, else one scf.if
+ * yielding them all), and made into a value of u again. */
+static FeVal select_flat(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeVal ev, Type *u, SrcLoc loc) {
+  unsigned k = type_slots(u);
+  if (k > MAX_FLAT) return lerr(L, loc, "a conditional value of more than %d scalars and arrays is not supported", MAX_FLAT);
+  Type **ft = ARENA_ARRAY(&L->fe->arena, Type *, MAX_FLAT);
+  Value **tvals = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT), **evals = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT);
+  unsigned nft = 0, nt = 0, ne = 0;
+  flat_types(L->ctx, u, ft, &nft);
+  IrBuilder saved = L->b;
+  ib_set_end(&L->b, bt);
+  bool ok = flatten_to(L, &tv, u, tvals, &nt, NULL, loc, "the conditional value");
+  ib_set_end(&L->b, be);
+  ok = ok && flatten_to(L, &ev, u, evals, &ne, NULL, loc, "the conditional value");
+  L->b = saved;
+  if (!ok) return poison();
+  at(L, loc);
+  Value **vals = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT);
+  bool arrays = false;
+  for (unsigned i = 0; i < k; i++) arrays |= ft[i]->kind == TY_ARRAY;
+  if (c.is_const) {
+    splice_block(L, c.c.i ? bt : be);
+    memcpy(vals, c.c.i ? tvals : evals, sizeof *vals * k);
+  } else if (!arrays && block_pure(bt) && block_pure(be)) {
+    splice_block(L, bt);
+    splice_block(L, be);
+    for (unsigned i = 0; i < k; i++) vals[i] = ib_select(&L->b, c.v, tvals[i], evals[i]);
+  } else {
+    IrBuilder at_if = L->b;
+    ib_set_end(&L->b, bt);
+    ib_op(&L->b, OP_YIELD, k, tvals, 0, NULL, 0);
+    ib_set_end(&L->b, be);
+    ib_op(&L->b, OP_YIELD, k, evals, 0, NULL, 0);
+    L->b = at_if;
+    Op *op = ib_op(&L->b, OP_IF, 1, &c.v, k, ft, 2);
+    ir_region_append_block(&op->regions[0], bt);
+    ir_region_append_block(&op->regions[1], be);
+    for (unsigned i = 0; i < k; i++) vals[i] = op_result(op, i);
+  }
+  unsigned pos = 0;
+  return unflatten(L, u, vals, &pos);
+}
+
 /* x if c else y, and the values of `a and b` / `a or b` (Python gives back an operand, not a bool). */
 static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeVal ev, SrcLoc loc) {
   if (tv.kind == FV_POISON || ev.kind == FV_POISON) return poison();
+  if ((holds_view(&tv) || holds_view(&ev)) && !(fv_same(&tv, &ev) && block_pure(bt) && block_pure(be))) {
+    /* rows a[i] of arrays of higher rank (also in tuples): as arrays, each made in its own branch */
+    IrBuilder saved = L->b;
+    ib_set_end(&L->b, bt);
+    tv = views_as_arrays(L, &tv);
+    ib_set_end(&L->b, be);
+    ev = views_as_arrays(L, &ev);
+    L->b = saved;
+  }
   Type *ta = fv_type(L, &tv), *tb = fv_type(L, &ev);
   if (fv_same(&tv, &ev) && block_pure(bt) && block_pure(be)) return tv;
   if (is_enum_only(&tv) || is_enum_only(&ev)) { /* only with its own class: a select of the values */
@@ -2616,13 +2864,14 @@ static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeV
     }
     return record_of_array(L, if_value(L, c.v, bt, tvv, be, evv, tvv->type));
   }
-  if (!ta || !tb || ta->kind == TY_TUPLE || tb->kind == TY_TUPLE) {
-    return lerr(L, loc, "a conditional value must be a scalar or an array, not %s / %s", vname(L, &tv), vname(L, &ev));
+  if (!ta || !tb || ty_is_struct_tuple(ta) || ty_is_struct_tuple(tb)) {
+    return lerr(L, loc, "a conditional value must be a scalar, an array or a tuple of them, not %s / %s",
+                vname(L, &tv), vname(L, &ev));
   }
   Type *u = nb_unify(L->ctx, ta, tb);
   if (!u) return lerr(L, loc, "cannot unify %s and %s", tname(L, ta), tname(L, tb));
-  if (u->kind == TY_ARRAY && (ta != u || tb != u))
-    return lerr(L, loc, "cannot unify %s and %s", tname(L, ta), tname(L, tb));
+  if (u->kind == TY_TUPLE || (u->kind == TY_ARRAY && (ta != u || tb != u)))
+    return select_flat(L, c, bt, tv, be, ev, u, loc);
   IrBuilder saved = L->b;
   ib_set_end(&L->b, bt);
   Value *tvv = u->kind == TY_ARRAY ? tv.v : conv_v(L, tv, u);
@@ -3965,6 +4214,7 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
     attr->attribute.attr = bi == BI_NP_REAL ? "real" : "imag";
     return lower_expr(L, attr);
   }
+  case BI_SLICE: return lower_slice_ctor(L, e);
   case BI_COMPLEX: { /* numba-cuda's typing: complex64 from a float32 (or two), else complex128 */
     if (!positional(L, e, fname, 1, 2, a)) return poison();
     unsigned n = a[1].kind == FV_UNDEF ? 1 : 2;
@@ -4156,12 +4406,7 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
     if (v->func->kind != FN_DEVICE && v->func->kind != FN_KERNEL) break;
     *out = *v;
     return true;
-  case FV_BUILTIN:
-    if (v->builtin == BI_GRID_GROUP) {
-      lerr(L, loc, "passing a GridGroup to a device function is not supported by kfront: call cuda.cg.this_grid() "
-                   "in the device function");
-      return false;
-    }
+  case FV_BUILTIN: /* intrinsics, and a GridGroup: g.sync() in the callee makes it (and its callers) cooperative */
     *out = *v;
     return true;
   case FV_NTYPE:
@@ -4241,7 +4486,7 @@ static FeVal shape_of_type(Lower *L, Type *t) {
   if (t->kind != TY_TUPLE) return val(t, NULL);
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) elems[i] = shape_of_type(L, t->elems[i]);
-  return t->vector ? make_vector(t, elems) : make_tuple(L, t->n, elems);
+  return ty_is_struct_tuple(t) ? make_vector(t, elems) : make_tuple(L, t->n, elems);
 }
 
 /* The enum member types of v's members, onto the shape of its type (a returned tuple's members stay enum members). */
@@ -4253,7 +4498,7 @@ static void copy_enums(FeVal *shape, const FeVal *v) {
 
 FeVal lower_param_shape(FeCtx *fe, Type *t) {
   if (t->kind != TY_TUPLE) return (FeVal){.kind = FV_VAL, .type = t};
-  FeVal v = {.kind = t->vector ? FV_VECTOR : FV_TUPLE, .type = t};
+  FeVal v = {.kind = ty_is_struct_tuple(t) ? FV_VECTOR : FV_TUPLE, .type = t};
   v.tup.n = t->n;
   v.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) v.tup.elems[i] = lower_param_shape(fe, t->elems[i]);
@@ -4978,7 +5223,20 @@ static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, V
   }
   FeVal ix[32];
   unsigned n;
-  if (!gather_indices(L, t->subscript.index, ix, &n)) return false;
+  bool views;
+  if (!gather_indices(L, t->subscript.index, ix, &n, &views)) return false;
+  if (views) { /* a[s] of a slice object s: the element, or the view (to store into, not augmented) */
+    FeVal r = index_view_values(L, a, ix, n, t->subscript.index, t->loc, base, idx);
+    if (r.kind != FV_VAL) return false;
+    if (r.v && !partial_ok) {
+      lerr(L, t->loc, "augmented assignment to a slice of an array is not supported in kernels (it is an array "
+                      "expression)");
+      return false;
+    }
+    if (r.v) *sub = r;
+    else if (ty_is_record((*base)->type->elem)) *sub = record_ref(L, *base, idx);
+    return true;
+  }
   FeVal r = index_array(L, &a, ix, n, t->loc, !partial_ok, base, idx);
   if (r.kind == FV_VIEW) { /* a[i] of a 2-d a: the sub-array */
     *sub = r;
@@ -5058,7 +5316,7 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
       assign_composite(L, &sub, v, t->loc, vloc);
       return;
     }
-    if (sub.kind == FV_VIEW) { /* a[i] = row of a 2-d a: the sub-array as a view */
+    if (sub.kind == FV_VIEW || is_array(&sub)) { /* a[i] = row of a 2-d a, a[s] = x: the sub-array as a view */
       at(L, t->loc);
       FeVal dst = view_value(L, &sub);
       store_into(L, dst.v, v, vloc);
@@ -5314,9 +5572,12 @@ typedef struct LoopSpec {
   const PyStmtList *body, *orelse;
   const PyExpr *test;
   Type *ivt;
-  Value *lb, *ub, *step;
+  Value *lb, *ub, *step;  /* the i64 loop kfront runs (range_loop_bounds: an unsigned range's is biased) */
   FeVal stepv;
   bool iv_nonneg;
+  Value *ubias;           /* uint64 range, constant step < 2**63: the item is iv ^ ubias (MIN), else NULL */
+  Value *ustart, *ustep;  /* uint64 range, other steps: the item is ustart + (iv ^ MIN) * ustep, else NULL */
+  IbRange range;          /* LOOP_WHILE_RANGE: its tests (ir/builder.c) */
   FeVal iter_array; /* for x in arr: the array (kind FV_VAL/FV_VIEW), else FV_POISON */
   const struct Iter *iter; /* for x in zip(...) / enumerate(...): the item of iteration iv */
   bool has_break, has_ret;
@@ -5339,6 +5600,31 @@ typedef struct Iter {
 } Iter;
 
 static bool range_bounds(Lower *L, const PyExpr *call, Type **ivt, FeVal *start, FeVal *stop, FeVal *step);
+
+/* Python's number of items of range(start, stop, step) in ivt (Numba's range type), exactly, as an unsigned
+ * 64-bit count in an i64 (up to 2**64 - 1: range(MIN, MAX) has that many); a step of 0 (a run-time one: range()
+ * refuses a constant 0 at compile time) raises ValueError, as in Python. */
+static Value *range_count(Lower *L, Type *ivt, FeVal start, FeVal stop, FeVal step) {
+  Type *i64 = ty_i64(L->ctx);
+  Value *a = conv_v(L, start, i64), *b = conv_v(L, stop, i64), *st = conv_v(L, step, i64);
+  Value *zero = ib_const_int(&L->b, i64, 0), *one = ib_const_int(&L->b, i64, 1);
+  if (!step.is_const) view_value_check(&L->b, ib_cmpi(&L->b, "ne", st, zero), "range() arg 3 must not be zero");
+  Value *span, *mag, *nonempty;
+  if (ivt->is_unsigned) { /* a uint64 step is positive, however large */
+    span = ib_binary(&L->b, OP_SUBI, b, a);
+    mag = st;
+    nonempty = ib_cmpi(&L->b, "ult", a, b);
+  } else {
+    Value *pos = ib_cmpi(&L->b, "sgt", st, zero);
+    span = ib_select(&L->b, pos, ib_binary(&L->b, OP_SUBI, b, a), ib_binary(&L->b, OP_SUBI, a, b));
+    mag = ib_select(&L->b, pos, st, ib_binary(&L->b, OP_SUBI, zero, st)); /* |MIN| is 2**63, unsigned */
+    nonempty = ib_select(&L->b, pos, ib_cmpi(&L->b, "slt", a, b), ib_cmpi(&L->b, "sgt", a, b));
+  }
+  /* (span - 1) / |step| + 1 items, in unsigned arithmetic (span < 2**64 when the range is not empty) */
+  Value *safe = ib_select(&L->b, ib_cmpi(&L->b, "eq", mag, zero), one, mag);
+  Value *n = ib_binary(&L->b, OP_ADDI, ib_binary(&L->b, OP_DIVUI, ib_binary(&L->b, OP_SUBI, span, one), safe), one);
+  return ib_select(&L->b, nonempty, n, zero);
+}
 
 static bool iter_static(const Iter *it) {
   if (it->kind == IT_TUPLE) return true;
@@ -5366,18 +5652,9 @@ static bool build_iter(Lower *L, const PyExpr *e, Iter *out, unsigned depth) {
       out->kind = IT_RANGE;
       if (!range_bounds(L, e, &out->ivt, &out->start, &stop, &out->step)) return false;
       at(L, e->loc);
-      /* the number of items: (stop - start) / step rounded up, at least 0 (a step of 0 raises, as in Python) */
-      Value *a = conv_v(L, out->start, i64), *b = conv_v(L, stop, i64), *st = conv_v(L, out->step, i64);
-      Value *zero = ib_const_int(&L->b, i64, 0), *one = ib_const_int(&L->b, i64, 1);
-      if (!out->step.is_const) {
-        view_value_check(&L->b, ib_cmpi(&L->b, "ne", st, zero), "range() arg 3 must not be zero");
-      }
-      Value *pos = ib_cmpi(&L->b, "sgt", st, zero);
-      Value *span = ib_select(&L->b, pos, ib_binary(&L->b, OP_SUBI, b, a), ib_binary(&L->b, OP_SUBI, a, b));
-      Value *mag = ib_select(&L->b, pos, st, ib_binary(&L->b, OP_SUBI, zero, st));
-      Value *n = ib_binary(&L->b, OP_DIVSI, ib_binary(&L->b, OP_SUBI, ib_binary(&L->b, OP_ADDI, span, mag), one),
-                           ib_select(&L->b, ib_cmpi(&L->b, "eq", mag, zero), one, mag));
-      out->len = ib_binary(&L->b, OP_MAXSI, n, zero);
+      /* the number of items, at most INT64_MAX (more could never be walked) */
+      out->len = ib_binary(&L->b, OP_MINUI, range_count(L, out->ivt, out->start, stop, out->step),
+                           ib_const_int(&L->b, i64, INT64_MAX));
       return true;
     }
     if (e->call.nkeywords) {
@@ -5527,18 +5804,15 @@ static void assign_target_iv(Lower *L, const LoopSpec *ls, Value *iv) {
     if (v.kind == FV_VAL) v = load_element(L, base, idx);
   } else {
     at(L, ls->s->loc);
-    v = conv(L, val(ty_i64(L->ctx), iv), ls->ivt);
+    Type *i64 = ty_i64(L->ctx);
+    if (ls->ubias) iv = ib_binary(&L->b, OP_XORI, iv, ls->ubias);
+    if (ls->ustart)
+      iv = ib_binary(&L->b, OP_ADDI, ls->ustart,
+                     ib_binary(&L->b, OP_MULI, ib_binary(&L->b, OP_XORI, iv, ib_const_int(&L->b, i64, INT64_MIN)), ls->ustep));
+    v = conv(L, val(i64, iv), ls->ivt);
     v.nonneg = ls->iv_nonneg;
   }
   assign(L, ls->target, v, ls->s->loc);
-}
-
-static Value *range_test(Lower *L, const LoopSpec *ls, Value *iv) {
-  if (ls->stepv.nonneg && !ls->stepv.is_const) return ib_cmpi(&L->b, "slt", iv, ls->ub);
-  if (ls->stepv.is_const) return ib_cmpi(&L->b, ls->stepv.c.i > 0 ? "slt" : "sgt", iv, ls->ub);
-  Value *up = ib_cmpi(&L->b, "slt", iv, ls->ub), *down = ib_cmpi(&L->b, "sgt", iv, ls->ub);
-  Value *pos = ib_cmpi(&L->b, "sgt", ls->step, ib_const_int(&L->b, ty_i64(L->ctx), 0));
-  return ib_select(&L->b, pos, up, down);
 }
 
 typedef struct NotFlagsArg {
@@ -5562,6 +5836,8 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     }
     ivvar = L->v_iv0 + L->niv++;
     env0[ivvar] = val(i64, ls->lb);
+    /* the hidden iv holds the next item, or ub once there is none (its test then fails) */
+    ls->range = ib_range_init(&L->b, ls->ub, ls->step, ls->stepv.nonneg ? 1 : 0);
   }
   if (wform) env0[L->v_brk] = cbool(L, false);
   /* which variables go around the loop */
@@ -5671,7 +5947,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
       }
       FeVal user;
       if (ls->kind == LOOP_WHILE_RANGE) {
-        user = val(i1, range_test(L, ls, L->env[ivvar].v));
+        user = val(i1, ib_range_in(&L->b, &ls->range, L->env[ivvar].v));
         go = go.is_const ? user : val(i1, ib_binary(&L->b, OP_ANDI, go.v, user.v));
       } else {
         NotFlagsArg a = {ls->test};
@@ -5706,7 +5982,8 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     } else if (ls->kind == LOOP_WHILE_RANGE) {
       Value *iv = L->env[ivvar].v;
       at(L, s->loc);
-      L->env[ivvar] = val(i64, ib_binary(&L->b, OP_ADDI, iv, ls->step));
+      Value *next, *more = ib_range_step(&L->b, &ls->range, iv, &next);
+      L->env[ivvar] = val(i64, ib_select(&L->b, more, next, ls->ub));
       assign_target_iv(L, ls, iv);
     }
     lower_stmts(L, ls->body->items, ls->body->n);
@@ -5910,6 +6187,25 @@ static void lower_for(Lower *L, const PyStmt *s) {
     ls.iv_nonneg = true;
   }
   at(L, it->loc);
+  if (ls.ivt->is_unsigned && !(step.is_const && step.c.i > 0)) {
+    /* a uint64 range with a run-time step, or one of 2**63 or more: the loop counts the items, from MIN */
+    Value *n = range_count(L, ls.ivt, start, stop, step);
+    ls.ustart = conv_v(L, start, i64);
+    ls.ustep = conv_v(L, step, i64);
+    start = cint(i64, INT64_MIN);
+    stop = val(i64, ib_binary(&L->b, OP_XORI, n, ib_const_int(&L->b, i64, INT64_MIN)));
+    step = cint(i64, 1);
+  } else if (ls.ivt->is_unsigned) {
+    /* a uint64 range with a constant step below 2**63: the same loop over the values ^ MIN, whose signed
+     * order is the unsigned one */
+    ls.ubias = ib_const_int(&L->b, i64, INT64_MIN);
+    start = val(i64, ib_binary(&L->b, OP_XORI, conv_v(L, start, i64), ls.ubias));
+    stop = val(i64, ib_binary(&L->b, OP_XORI, conv_v(L, stop, i64), ls.ubias));
+  } else if (!step.is_const) {
+    /* range() raises for a step of 0, as Python does (a constant 0 is refused when compiling) */
+    view_value_check(&L->b, ib_cmpi(&L->b, "ne", conv_v(L, step, i64), ib_const_int(&L->b, i64, 0)),
+                     "range() arg 3 must not be zero");
+  }
   ls.lb = conv_v(L, start, i64);
   ls.ub = conv_v(L, stop, i64);
   ls.stepv = conv(L, step, i64);
@@ -5958,9 +6254,9 @@ static void lower_return(Lower *L, const PyStmt *s) {
            L->fn->user ? L->fn->user->name : L->fn->name);
     } else if (v.kind != FV_POISON) {
       v.literal = false;
-      if (!fv_type(L, &v)) {
-        lerr(L, s->value->loc, "a device function can return scalars, arrays, records and tuples of them, not %s",
-             vname(L, &v));
+      if (!fv_type(L, &v) && !is_grid_group(&v)) {
+        lerr(L, s->value->loc, "a device function can return scalars, arrays, records, grid groups and tuples of them, "
+                               "not %s", vname(L, &v));
         v = poison();
       }
       if (!L->has_value_return) L->first_value_return = s->loc;
@@ -6257,6 +6553,8 @@ static void param_names(Lower *L, const char *name, const FeVal *shape, Attr *ou
   for (unsigned i = 0; i < shape->tup.n; i++) {
     const char *sub = shape->kind == FV_VIEW || shape->kind == FV_RECORD
                           ? (i == 0 ? name : arena_printf(&L->fe->arena, "%s.i%u", name, i - 1))
+                      : is_slice_obj(shape) ? arena_printf(&L->fe->arena, "%s.%s", name,
+                                                           (const char *const[]){"start", "stop", "step"}[i])
                       : shape->kind == FV_VECTOR ? arena_printf(&L->fe->arena, "%s.%c", name, "xyzw"[i])
                                                  : arena_printf(&L->fe->arena, "%s.%u", name, i);
     param_names(L, sub, &shape->tup.elems[i], out, n);
@@ -6451,6 +6749,8 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
       lerr(&L, L.first_value_return,
            "'%s' returns a value on some paths but not on all of them (kfront does not support Optional results)",
            fn->name);
+    } else if (is_grid_group(&rv) && !(L.has_declared_ret && L.declared_ret)) {
+      inst->ret = rv; /* a compile-time value: no results (the callee's this_grid() made it cooperative) */
     } else if (rt && rv.kind != FV_POISON) {
       flat_types(L.ctx, rt, rts, &nr);
       if (flatten_to(&L, &rv, rt, rvals, &nrv, NULL, L.first_value_return, "<return value>")) {

@@ -128,6 +128,19 @@ FeVal fe_const_complex(Type *t, double re, double im) {
   return v;
 }
 
+FeVal fe_const_slice(FeCtx *fe, const int64_t *start, const int64_t *stop, const int64_t *step) {
+  Type *i64 = ty_i64(fe->ctx);
+  int64_t st = step ? *step : 1;
+  FeVal *fields = ARENA_ARRAY(&fe->arena, FeVal, 3);
+  fields[0] = fe_const_int(fe, i64, start ? *start : st < 0 ? INT64_MAX : 0);
+  fields[1] = fe_const_int(fe, i64, stop ? *stop : st < 0 ? INT64_MIN : INT64_MAX);
+  fields[2] = fe_const_int(fe, i64, st);
+  FeVal v = {.kind = FV_VECTOR, .type = ty_slice(fe->ctx, st != 1)};
+  v.tup.n = 3;
+  v.tup.elems = fields;
+  return v;
+}
+
 static bool is_const_scalar(const FeVal *v) { return v->kind == FV_VAL && v->is_const; }
 
 /* Cast of a constant to a numpy/numba scalar type (np.float32(x)), as the value would be stored. */
@@ -332,6 +345,19 @@ static FeVal eval_call_const(FeCtx *fe, const PyExpr *e) {
   unsigned n = e->call.args.n;
   FeVal a[4];
   if (n > 4) return host();
+  if (f.kind == FV_BUILTIN && f.builtin == BI_SLICE && n >= 1 && n <= 3) { /* a slice of constant integers or None */
+    int64_t c[3];
+    bool given[3] = {false, false, false};
+    for (unsigned i = 0; i < n; i++) {
+      FeVal x = eval_const(fe, e->call.args.items[i]);
+      unsigned k = n == 1 ? 1 : i;
+      if (x.kind == FV_NONE) continue;
+      if (x.kind != FV_VAL || !x.is_const || x.type->kind != TY_INT || (x.type->is_unsigned && x.c.i < 0)) return host();
+      c[k] = x.c.i;
+      given[k] = true;
+    }
+    return fe_const_slice(fe, given[0] ? &c[0] : NULL, given[1] ? &c[1] : NULL, given[2] ? &c[2] : NULL);
+  }
   for (unsigned i = 0; i < n; i++) {
     a[i] = eval_const(fe, e->call.args.items[i]);
     if (a[i].kind != FV_VAL || !a[i].is_const) {

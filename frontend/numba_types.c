@@ -157,7 +157,8 @@ Type *nb_unify(IrContext *ctx, Type *a, Type *b) {
     if (a->elem != b->elem || a->rank != b->rank) return NULL;
     return ty_array(ctx, a->elem, a->rank, LAYOUT_A);
   }
-  if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && a->n == b->n && !a->vector && !b->vector) {
+  if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && a->n == b->n && !ty_is_struct_tuple(a) &&
+      !ty_is_struct_tuple(b)) {
     Type *elems[64];
     if (a->n > 64) return NULL;
     for (unsigned i = 0; i < a->n; i++)
@@ -195,6 +196,10 @@ void nb_type_name(const Type *t, StrBuf *out) {
     if (t->vector) { /* numba-cuda's names: float32x4 */
       nb_type_name(t->elems[0], out);
       sb_printf(out, "x%u", t->n);
+      return;
+    }
+    if (t->slice) { /* Numba's names of slice2_type and slice3_type */
+      sb_puts(out, t->slice == 3 ? "slice<a:b:c>" : "slice<a:b>");
       return;
     }
     bool uni = t->n > 0;
@@ -237,6 +242,8 @@ void nb_mangle(const Type *t, StrBuf *out) {
   } else if (t->kind == TY_TUPLE && t->vector) {
     nb_mangle(t->elems[0], out);
     sb_printf(out, "x%u", t->n);
+  } else if (t->kind == TY_TUPLE && t->slice) {
+    sb_printf(out, "S%u", t->slice);
   } else if (t->kind == TY_TUPLE) {
     sb_printf(out, "T%u", t->n);
     for (unsigned i = 0; i < t->n; i++) {

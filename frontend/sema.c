@@ -26,6 +26,7 @@ static const struct {
     {"builtins.range", BI_RANGE},
     {"builtins.zip", BI_ZIP},
     {"builtins.enumerate", BI_ENUMERATE},
+    {"builtins.slice", BI_SLICE},
     {"builtins.len", BI_LEN},
     {"builtins.min", BI_MIN},
     {"builtins.max", BI_MAX},

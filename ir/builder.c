@@ -120,3 +120,63 @@ Value *ib_dim(IrBuilder *b, Value *array, unsigned axis) {
   ir_op_set_attr(b->m, op, "axis", attr_int(i64, axis));
   return op_result(op, 0);
 }
+
+/* ---- counted loops: Python's range without overflow (ir.h, IbRange) ------------------------------------------- */
+
+static bool const_int_of(const Value *v, int64_t *out) {
+  if (!v->def || v->def->kind != OP_CONSTANT) return false;
+  Attr *a = ir_op_attr(v->def, "value");
+  if (!a || a->kind != ATTR_INT) return false;
+  *out = a->i;
+  return true;
+}
+
+IbRange ib_range_init(IrBuilder *b, Value *ub, Value *step, int dir) {
+  Type *t = ub->type;
+  IbRange r = {.dir = dir, .ub = ub, .step = step};
+  int64_t st, u;
+  bool cst = const_int_of(step, &st), cub = const_int_of(ub, &u);
+  if (cst) r.dir = st < 0 ? -1 : 1;
+  r.unit = cst && (st == 1 || st == -1);
+  if (r.unit) return r; /* iv + 1 < ub is tested on the step itself: iv < ub <= MAX, so it cannot wrap */
+  if (r.dir > 0 || r.dir < 0) {
+    /* up: lim = max(ub, MIN + step) - step; down: lim = min(ub, MAX + step) - step (each bound in range) */
+    int64_t edge = r.dir > 0 ? INT64_MIN : INT64_MAX;
+    if (cst && cub) {
+      int64_t lim = (r.dir > 0 ? u < edge + st : u > edge + st) ? edge : (int64_t)((uint64_t)u - (uint64_t)st);
+      r.lim = ib_const_int(b, t, lim);
+      return r;
+    }
+    Value *e = cst ? ib_const_int(b, t, edge + st) : ib_binary(b, OP_ADDI, ib_const_int(b, t, edge), step);
+    r.lim = ib_binary(b, OP_SUBI, ib_binary(b, r.dir > 0 ? OP_MAXSI : OP_MINSI, ub, e), step);
+    return r;
+  }
+  /* flipped, every range counts up by |step| = (step ^ f) - f (2^63 for MIN, as an unsigned amount; MIN + it
+   * is 0, in range) */
+  r.flip = ib_binary(b, OP_SHRSI, step, ib_const_int(b, t, (int64_t)t->bits - 1));
+  Value *mag = ib_binary(b, OP_SUBI, ib_binary(b, OP_XORI, step, r.flip), r.flip);
+  r.ub = ib_binary(b, OP_XORI, ub, r.flip);
+  Value *edge = ib_binary(b, OP_ADDI, ib_const_int(b, t, INT64_MIN), mag);
+  r.lim = ib_binary(b, OP_SUBI, ib_binary(b, OP_MAXSI, r.ub, edge), mag);
+  return r;
+}
+
+static Value *range_cmp(IrBuilder *b, const IbRange *r, Value *x, Value *bound) {
+  if (r->dir) return ib_cmpi(b, r->dir > 0 ? "slt" : "sgt", x, bound);
+  return ib_cmpi(b, "slt", ib_binary(b, OP_XORI, x, r->flip), bound);
+}
+
+Value *ib_range_in(IrBuilder *b, const IbRange *r, Value *iv) { return range_cmp(b, r, iv, r->ub); }
+
+Value *ib_range_step(IrBuilder *b, const IbRange *r, Value *iv, Value **next) {
+  if (r->unit) {
+    *next = ib_binary(b, OP_ADDI, iv, r->step);
+    return range_cmp(b, r, *next, r->ub);
+  }
+  Value *more = range_cmp(b, r, iv, r->lim);
+  Op *at = b->before;
+  ib_set_before(b, more->def); /* the step right before the compare (the simulator fuses the two) */
+  *next = ib_binary(b, OP_ADDI, iv, r->step);
+  b->before = at;
+  return more;
+}

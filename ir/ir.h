@@ -93,6 +93,8 @@ struct Type {
   unsigned n;           /* TY_TUPLE: elements; TY_FUNC: parameters */
   Type **elems;
   bool vector;          /* TY_TUPLE: a CUDA vector type (float32x4...): n (1-4) equal scalar fields x, y, z, w */
+  unsigned char slice;  /* TY_TUPLE: Numba's slice2_type (2) or slice3_type (3, a step given): fields start, stop,
+                           step of i64 */
   unsigned nresults;    /* TY_FUNC */
   Type **results;
   RecordField *fields;  /* TY_RECORD: n of them */
@@ -116,6 +118,11 @@ Type *ty_tuple(IrContext *ctx, unsigned n, Type *const *elems);
 /* A CUDA vector type: a tuple of n (1-4) fields of the scalar type elem, distinct from the plain tuple (printed
  * vector<f32, 4>). Like tuples, its values are scalarised by the frontend and never reach kir ops. */
 Type *ty_vector(IrContext *ctx, Type *elem, unsigned n);
+/* A slice object's type, Numba's slice2_type (has_step false) or slice3_type: a tuple of three i64 fields (start,
+ * stop, step), distinct from the plain tuple (printed slice2, slice3). Scalarised by the frontend like vectors. */
+Type *ty_slice(IrContext *ctx, bool has_step);
+/* A tuple type that is a type of its own (a CUDA vector, a slice) rather than a Python tuple. */
+static inline bool ty_is_struct_tuple(const Type *t) { return t->kind == TY_TUPLE && (t->vector || t->slice); }
 Type *ty_func(IrContext *ctx, unsigned nparams, Type *const *params, unsigned nresults, Type *const *results);
 /* A record of n fields (names copied; distinct, fields inside size, align a power of two): NULL when malformed. */
 Type *ty_record(IrContext *ctx, unsigned n, const RecordField *fields, Type *const *types, unsigned size,
@@ -444,6 +451,27 @@ Value *ib_select(IrBuilder *b, Value *c, Value *x, Value *y);
 Value *ib_cast(IrBuilder *b, Value *v, Type *to);
 Value *ib_gpu_id(IrBuilder *b, OpKind kind, unsigned dim); /* gpu.thread_id/block_id/block_dim/grid_dim */
 Value *ib_dim(IrBuilder *b, Value *array, unsigned axis);
+
+/* Python's range(lb, ub, step) over i64 without overflow, for loops that test before each step (the one
+ * definition of a counted loop's tests: lower-scf's scf.for, the frontend's range loops with break).
+ * ib_range_init emits, at the builder, what is computed once: for a step counting up, lim = ub - step (MIN
+ * where that is below MIN); counting down, lim = ub - step (MAX where above MAX); for a step whose sign is
+ * known only at run time, both in the flipped order (x ^ f, f = step >> 63: all ones counting down, where
+ * ~x < ~y is x > y); nothing for a constant step of 1 or -1. `dir` is 1 or -1 when the step's sign is known
+ * (a constant step's own sign wins), 0 when not. ib_range_in(iv) is whether iv is an item: iv < ub (iv > ub
+ * counting down). ib_range_step(iv), for an item iv, makes *next = iv + step and returns whether it is an
+ * item too, tested on iv (iv < lim, iv > lim) so that a step past the range may wrap unobserved, or on
+ * *next itself for a step of 1 or -1 (which cannot wrap). A step of 0 (which range() refuses) runs while
+ * lb < ub, without end. */
+typedef struct IbRange {
+  int dir;                /* 1 up, -1 down, 0 by the run-time sign (flip set) */
+  bool unit;              /* the step is the constant 1 or -1 */
+  Value *ub, *lim, *flip; /* ub and lim flipped (x ^ flip) when dir == 0 */
+  Value *step;
+} IbRange;
+IbRange ib_range_init(IrBuilder *b, Value *ub, Value *step, int dir);
+Value *ib_range_in(IrBuilder *b, const IbRange *r, Value *iv);
+Value *ib_range_step(IrBuilder *b, const IbRange *r, Value *iv, Value **next);
 
 /* ---- ir/print.c: the text form --------------------------------------------------------------- */
 typedef struct IrPrintOptions {

@@ -353,7 +353,7 @@ static bool at_type(Parser *P) {
   while (n < avail && n < 7 && is_ident_char((unsigned char)p[n])) n++;
   return (n == 3 && memcmp(p, "ptr", 3) == 0) ||
          (n == 5 && (memcmp(p, "array", 5) == 0 || memcmp(p, "tuple", 5) == 0)) ||
-         (n == 6 && memcmp(p, "vector", 6) == 0);
+         (n == 6 && (memcmp(p, "vector", 6) == 0 || memcmp(p, "slice2", 6) == 0 || memcmp(p, "slice3", 6) == 0));
 }
 
 /* A scalar type at the cursor without going through ty_parse and the intern table (most types are). */

@@ -25,6 +25,7 @@ static uint64_t type_hash(const Type *t) {
   h = hash_mix(h, (uint64_t)t->layout);
   h = hash_mix(h, t->n);
   h = hash_mix(h, t->vector);
+  h = hash_mix(h, t->slice);
   for (unsigned i = 0; i < t->n; i++) h = hash_mix(h, t->elems[i]->id);
   h = hash_mix(h, t->nresults);
   for (unsigned i = 0; i < t->nresults; i++) h = hash_mix(h, t->results[i]->id);
@@ -47,7 +48,7 @@ static uint64_t type_hash(const Type *t) {
 static bool type_equal(const Type *a, const Type *b) {
   if (a->kind != b->kind || a->bits != b->bits || a->is_unsigned != b->is_unsigned || a->bfloat != b->bfloat ||
       a->addrspace != b->addrspace || a->elem != b->elem || a->rank != b->rank || a->layout != b->layout ||
-      a->n != b->n || a->vector != b->vector || a->nresults != b->nresults)
+      a->n != b->n || a->vector != b->vector || a->slice != b->slice || a->nresults != b->nresults)
     return false;
   for (unsigned i = 0; i < a->n; i++)
     if (a->elems[i] != b->elems[i]) return false;
@@ -189,6 +190,13 @@ Type *ty_vector(IrContext *ctx, Type *elem, unsigned n) {
   return intern(ctx, &k);
 }
 
+Type *ty_slice(IrContext *ctx, bool has_step) {
+  Type *i64 = ty_int(ctx, 64, false);
+  Type *elems[3] = {i64, i64, i64};
+  Type k = {.kind = TY_TUPLE, .n = 3, .elems = elems, .slice = has_step ? 3 : 2};
+  return intern(ctx, &k);
+}
+
 Type *ty_func(IrContext *ctx, unsigned nparams, Type *const *params, unsigned nresults, Type *const *results) {
   Type k = {.kind = TY_FUNC, .n = nparams, .elems = (Type **)params, .nresults = nresults, .results = (Type **)results};
   return intern(ctx, &k);
@@ -294,6 +302,10 @@ void ty_print(const Type *t, StrBuf *out) {
       sb_puts(out, "vector<");
       ty_print(t->elems[0], out);
       sb_printf(out, ", %u>", t->n);
+      break;
+    }
+    if (t->slice) {
+      sb_printf(out, "slice%u", t->slice);
       break;
     }
     sb_puts(out, "tuple<");
@@ -491,6 +503,8 @@ static Type *parse_type(TyParser *p) {
     if (eat(p, '<') && (elem = parse_type(p)) && ty_is_scalar(elem) && eat(p, ',') && parse_uint(p, &n) && n >= 1 &&
         n <= 4 && eat(p, '>'))
       result = ty_vector(p->ctx, elem, n);
+  } else if (eat_word(p, "slice2") || eat_word(p, "slice3")) {
+    result = ty_slice(p->ctx, p->s[p->pos - 1] == '3');
   } else if (eat_word(p, "tuple")) {
     Type *buf[MAX_TYPE_LIST];
     unsigned n;

@@ -13,14 +13,16 @@
  *     (the block it leaves dominates the continuation), so no values move on the way out;
  *   - its regions' blocks move into B's region, between B and the continuation;
  *   - scf.if:    B ends in cf.cond_br(c) [then, else]; each scf.yield becomes cf.br [cont(values)].
- *   - scf.for:   B ends in cf.br [header(lb, inits)]; the header block has the induction variable and
- *                the carried values as arguments (the body's entry arguments are replaced by them) and
- *                ends in cf.cond_br(cond) [body, cont]; the loop's results are the header's carried
- *                arguments; cond follows Python's range: iv < ub
- *                for a step > 0, iv > ub for a step < 0; with a constant step that compare, else
- *                (iv ^ f) < (ub ^ f) with f = step >> 63 (all ones counting down: ~iv < ~ub is iv > ub;
- *                f and ub ^ f computed once in B). A step of 0 runs while iv < ub, without end. Each
- *                scf.yield becomes iv + step and cf.br [header(next iv, values)].
+ *   - scf.for:   rotated, so that no step is taken past the range (Python's trip count, never a wrapped
+ *                iv + step near INT64_MAX): B computes the loop's limits once (ib_range_init, ir/builder.c,
+ *                the one definition of the tests) and ends in cf.cond_br(lb in range) [body(lb, inits),
+ *                cont(inits)]; the body's entry block keeps its arguments (iv, carried...); each scf.yield
+ *                becomes cf.cond_br(iv + step in range, tested on iv as iv < ub - step, saturated, or, for a
+ *                step of 1 or -1, on iv + step) [body(iv + step, values), cont(values)]; cont's arguments
+ *                are the loop's results. A step known only at run time (of a sign the value ranges,
+ *                passes/range.h, do not know) is tested in the flipped order
+ *                ((x ^ f) < (y ^ f), f = step >> 63: one compare for both directions). A step of 0 runs
+ *                while lb < ub, without end (range() refuses it before).
  *   - scf.while: B ends in cf.br [before(inits)]; scf.condition(c, v) becomes cf.cond_br(c)
  *                [after(v), cont(v)] and the after-region's scf.yield(v) becomes cf.br [before(v)]; with
  *                one scf.condition (the usual case), after and cont take no arguments: v replaces them.
@@ -29,12 +31,14 @@
 #include <stdlib.h>
 
 #include "passes.h"
+#include "passes/range.h"
 #include "utils/mem.h"
 
 typedef struct Lower {
   Module *m;
   IrBuilder b;
   Op **ops;
+  signed char *dirs; /* per scf.for in ops: its step's sign where the value ranges know it (1, -1), else 0 */
   size_t n, cap;
 } Lower;
 
@@ -113,20 +117,13 @@ static Value **operands_from(Lower *L, Op *op, unsigned start) {
   return v;
 }
 
-/* Replaces the scf.yield ending each block of r with cf.br [dest(iv + step, yielded)] (for a loop: step
- * non-NULL) or cf.br [dest(yielded)]. */
-static void yields_to_br(Lower *L, Region *r, Block *dest, Value *iv, Value *step) {
+/* Replaces the scf.yield ending each block of r with cf.br [dest(yielded)]. */
+static void yields_to_br(Lower *L, Region *r, Block *dest) {
   for (Block *b = r->first; b; b = b->next) {
     Op *y = b->last;
     if (!y || y->kind != OP_YIELD) continue;
-    unsigned extra = step ? 1 : 0, n = y->noperands + extra;
-    Value **args = ARENA_ARRAY(&L->m->arena, Value *, n ? n : 1);
-    if (step) {
-      ib_set_before(&L->b, y);
-      L->b.loc = y->loc;
-      args[0] = ib_binary(&L->b, OP_ADDI, iv, step);
-    }
-    for (unsigned i = 0; i < y->noperands; i++) args[extra + i] = op_operand(y, i);
+    Value **args = operands_from(L, y, 0);
+    unsigned n = y->noperands;
     SrcLoc loc = y->loc;
     ir_op_erase(y);
     emit_br(L, b, loc, dest, n, args);
@@ -140,8 +137,8 @@ static void lower_if(Lower *L, Op *op) {
   Region *r = b->region;
   Block *cont = split_after(L, op, NULL);
   Block *then_entry = op->regions[0].first, *else_entry = op->regions[1].first;
-  yields_to_br(L, &op->regions[0], cont, NULL, NULL);
-  yields_to_br(L, &op->regions[1], cont, NULL, NULL);
+  yields_to_br(L, &op->regions[0], cont);
+  yields_to_br(L, &op->regions[1], cont);
   Block *last = move_blocks(&op->regions[0], r, b);
   move_blocks(&op->regions[1], r, last);
   Value *cond = op_operand(op, 0);
@@ -150,7 +147,7 @@ static void lower_if(Lower *L, Op *op) {
   emit_cond_br(L, b, loc, cond, then_entry ? then_entry : cont, 0, NULL, else_entry ? else_entry : cont, 0, NULL);
 }
 
-static void lower_for(Lower *L, Op *op) {
+static void lower_for(Lower *L, Op *op, int dir) {
   Block *b = op->block;
   Region *r = b->region;
   SrcLoc loc = op->loc;
@@ -158,42 +155,37 @@ static void lower_for(Lower *L, Op *op) {
   unsigned ncarried = op->noperands - 3;
   Value **inits = operands_from(L, op, 3);
   Block *body = op->regions[0].first;
+  Block *cont = split_after(L, op, NULL); /* its arguments: the loop's results */
 
-  /* header(iv, carried...) takes the place of the body's entry arguments and of the loop's results */
-  Block *header = ir_block_new(L->m);
-  Value **hargs = ARENA_ARRAY(&L->m->arena, Value *, ncarried + 1);
-  hargs[0] = ir_block_add_arg(L->m, header, lb->type);
-  for (unsigned i = 0; i < ncarried; i++) hargs[1 + i] = ir_block_add_arg(L->m, header, inits[i]->type);
-  Block *cont = split_after(L, op, hargs + 1);
-  ir_region_insert_block_after(r, b, header);
-  for (unsigned i = 0; i < body->nargs && i <= ncarried; i++) ir_value_replace_all_uses(body->args[i], hargs[i]);
-  while (body->nargs) ir_block_erase_arg(body, body->nargs - 1);
-  yields_to_br(L, &op->regions[0], header, hargs[0], step);
-  move_blocks(&op->regions[0], r, header);
-  ir_op_erase(op);
-
-  /* B: the loop's direction (when the step is not constant), then into the header */
+  /* B: what the tests need (ib_range_init), then into the body with (lb, inits) or out with inits */
   L->b.loc = loc;
   ib_set_end(&L->b, b);
-  int64_t st;
-  bool const_step = value_const_int(step, &st);
-  Value *flip = NULL, *ub_flipped = NULL;
-  if (!const_step) {
-    /* all ones counting down, else 0: iv > ub is ~iv < ~ub, so one compare serves both directions */
-    flip = ib_binary(&L->b, OP_SHRSI, step, ib_const_int(&L->b, step->type, (int64_t)step->type->bits - 1));
-    ub_flipped = ib_binary(&L->b, OP_XORI, ub, flip);
-  }
+  IbRange range = ib_range_init(&L->b, ub, step, dir);
+  Value *enter = ib_range_in(&L->b, &range, lb);
   Value **entry_args = ARENA_ARRAY(&L->m->arena, Value *, ncarried + 1);
   entry_args[0] = lb;
   for (unsigned i = 0; i < ncarried; i++) entry_args[1 + i] = inits[i];
-  emit_br(L, b, loc, header, ncarried + 1, entry_args);
 
-  /* header: iv < ub (counting up) or iv > ub (counting down) */
-  ib_set_end(&L->b, header);
-  Value *cond;
-  if (const_step) cond = ib_cmpi(&L->b, st > 0 ? "slt" : "sgt", hargs[0], ub);
-  else cond = ib_cmpi(&L->b, "slt", ib_binary(&L->b, OP_XORI, hargs[0], flip), ub_flipped);
-  emit_cond_br(L, header, loc, cond, body, 0, NULL, cont, 0, NULL);
+  /* each latch: iv + step, and back to the body with it when it is still an item (tested on iv, before the
+   * step: no overflow), else out with the carried values */
+  Value *iv = body->args[0];
+  for (Block *blk = op->regions[0].first; blk; blk = blk->next) {
+    Op *y = blk->last;
+    if (!y || y->kind != OP_YIELD) continue;
+    unsigned n = y->noperands;
+    Value **vals = operands_from(L, y, 0);
+    Value **back = ARENA_ARRAY(&L->m->arena, Value *, n + 1);
+    SrcLoc yloc = y->loc;
+    ir_op_erase(y);
+    L->b.loc = yloc;
+    ib_set_end(&L->b, blk);
+    Value *more = ib_range_step(&L->b, &range, iv, &back[0]);
+    for (unsigned i = 0; i < n; i++) back[1 + i] = vals[i];
+    emit_cond_br(L, blk, yloc, more, body, n + 1, back, cont, n, vals);
+  }
+  move_blocks(&op->regions[0], r, b);
+  ir_op_erase(op);
+  emit_cond_br(L, b, loc, enter, body, ncarried + 1, entry_args, cont, ncarried, inits);
 }
 
 static void lower_while(Lower *L, Op *op) {
@@ -229,7 +221,7 @@ static void lower_while(Lower *L, Op *op) {
     ir_op_erase(t);
     emit_cond_br(L, blk, tloc, c, after, n, vals, cont, n, vals);
   }
-  yields_to_br(L, &op->regions[1], before, NULL, NULL);
+  yields_to_br(L, &op->regions[1], before);
   Block *last = move_blocks(&op->regions[0], r, b);
   move_blocks(&op->regions[1], r, last);
   ir_op_erase(op);
@@ -241,13 +233,31 @@ bool pass_lower_scf(Module *m, const PassContext *pc) {
   Lower L = {.m = m};
   ib_init(&L.b, m);
   collect_block(&L, ir_module_body(m));
+  /* the sign of each run-time step the value ranges know (a grid-stride loop's), asked while all is structured:
+   * one compare per iteration instead of the flipped order's two ops */
+  L.dirs = mem_alloc(L.n ? L.n : 1);
+  RangeAnalysis *ra = NULL;
+  for (size_t i = 0; i < L.n; i++) {
+    Op *op = L.ops[i];
+    int64_t st;
+    L.dirs[i] = 0;
+    if (op->kind != OP_FOR || value_const_int(op_operand(op, 2), &st)) continue;
+    if (!ra) ra = range_analysis_new(m);
+    RangeMark mk = range_scope_open(ra);
+    range_assume_context(ra, op);
+    Range r = range_of_value(ra, op_operand(op, 2));
+    range_scope_close(ra, mk);
+    L.dirs[i] = (signed char)(r.lo >= 1 ? 1 : r.hi <= -1 ? -1 : 0);
+  }
+  if (ra) range_analysis_free(ra);
   for (size_t i = 0; i < L.n; i++) {
     Op *op = L.ops[i];
     if (op->kind == OP_IF) lower_if(&L, op);
-    else if (op->kind == OP_FOR) lower_for(&L, op);
+    else if (op->kind == OP_FOR) lower_for(&L, op, L.dirs[i]);
     else lower_while(&L, op);
   }
   mem_free(L.ops);
+  mem_free(L.dirs);
   return true;
 }
 

@@ -40,10 +40,11 @@ static void unroll_loop(Unroll *u, Op *L) {
     ir_op_remove_attr(L, "unroll");
     return;
   }
-  int64_t trips = ub > lb ? (ub - lb + step - 1) / step : 0;
+  /* Python's count, in unsigned arithmetic (ub - lb may exceed INT64_MAX) */
+  uint64_t trips = ub > lb ? ((uint64_t)ub - (uint64_t)lb - 1) / (uint64_t)step + 1 : 0;
   Block *body = L->regions[0].first;
   size_t body_ops = ir_count_ops(L);
-  if (trips > u->max_ops || (int64_t)body_ops * trips > u->max_ops) {
+  if (trips > (uint64_t)u->max_ops || (uint64_t)body_ops * trips > (uint64_t)u->max_ops) {
     ir_op_remove_attr(L, "unroll");
     return;
   }
@@ -56,9 +57,9 @@ static void unroll_loop(Unroll *u, Op *L) {
   b.loc = L->loc;
   ib_set_before(&b, L);
   Type *ivt = body->args[0]->type;
-  for (int64_t k = 0; k < trips; k++) {
+  for (uint64_t k = 0; k < trips; k++) {
     PtrMap map = {0};
-    ptrmap_put(&map, body->args[0], ib_const_int(&b, ivt, lb + k * step));
+    ptrmap_put(&map, body->args[0], ib_const_int(&b, ivt, (int64_t)((uint64_t)lb + k * (uint64_t)step)));
     for (unsigned i = 0; i < nc; i++) ptrmap_put(&map, body->args[1 + i], vals[i]);
     for (Op *op = body->first; op != term; op = op->next) ib_insert(&b, ir_op_clone(u->m, op, &map));
     for (unsigned i = 0; i < nc; i++) {

@@ -358,7 +358,22 @@ void rt_limits_sim(RtLimits *l) {
                   .max_block = {1024, 1024, 64},
                   .max_grid = {2147483647u, 65535, 65535},
                   .max_shared = 48 * 1024,
-                  .max_shared_optin = 227 * 1024};
+                  .max_shared_optin = 227 * 1024,
+                  .sms = 2,
+                  .max_threads_per_sm = 2048,
+                  .max_blocks_per_sm = 32,
+                  .max_shared_per_sm = 228 * 1024};
+}
+
+unsigned rt_limits_resident_blocks(const RtLimits *l, unsigned threads, size_t shared) {
+  enum { WARP = 32, BLOCK_RESERVED_SHARED = 1024 };
+  uint64_t warps = ((uint64_t)threads + WARP - 1) / WARP;
+  if (!warps) return 0;
+  uint64_t per_sm = l->max_blocks_per_sm, by_threads = l->max_threads_per_sm / (warps * WARP);
+  uint64_t by_shared = l->max_shared_per_sm / ((uint64_t)shared + BLOCK_RESERVED_SHARED);
+  if (by_threads < per_sm) per_sm = by_threads;
+  if (by_shared < per_sm) per_sm = by_shared;
+  return (unsigned)(per_sm * l->sms);
 }
 
 void rt_limits_from_info(RtLimits *l, const kf_device_info *info) {

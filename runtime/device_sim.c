@@ -170,12 +170,12 @@ static kf_status sim_function(RtDevice *d, RtDevModule *m, const char *entry, Op
   return KF_OK;
 }
 
-/* Grid-stride style launches on the simulator run on at most this many blocks (any count is correct;
- * a few keep the loop over the user's blocks exercised). */
-enum { SIM_RESIDENT_BLOCKS = 64 };
-
+/* The blocks the simulated device holds at once (a cooperative launch's limit, a grid-stride launch's grid): by
+ * the occupancy of its multiprocessors, as a GPU's (rt_limits_sim). */
 static unsigned sim_resident_blocks(RtDevice *d, RtDevFunction *fn, unsigned threads, size_t shared) {
-  return SIM_RESIDENT_BLOCKS;
+  RtLimits l;
+  rt_limits_sim(&l);
+  return rt_limits_resident_blocks(&l, threads, shared + fn->static_shared);
 }
 
 /* One packed scalar slot as a simulator argument, by its kir type. */

@@ -28,6 +28,7 @@ static bool copy_value(Arena *a, const kf_value *v, kf_value *out) {
   *out = *v;
   switch (v->kind) {
   case KF_VALUE_TUPLE:
+  case KF_VALUE_SLICE:
   case KF_VALUE_NAMESPACE: {
     kf_value *items = ARENA_ARRAY(a, kf_value, v->nitems ? v->nitems : 1);
     if (!items) return false;

@@ -245,10 +245,13 @@ bool rt_plan_fit_coop(const RtLaunchPlan *p, const RtLaunchShape *phys, RtDevice
   uint64_t resident = resident_blocks(dev, fn, threads, phys->shared, resident_memo);
   if (total <= resident) return true;
   DiagKind prev = diag_set_kind(DIAG_KIND_LAUNCH_CONFIG);
+  char mem[64] = "";
+  size_t shared = phys->shared + fn->static_shared;
+  if (shared) snprintf(mem, sizeof mem, " using %zu bytes of shared memory", shared);
   diag_error(diag, srcloc(NULL, 0, 0), "invalid launch of %s: it synchronises its grid (cuda.cg.this_grid), so all "
              "%" PRIu64 " blocks of the grid (%u, %u, %u) must be resident at once, but the device holds at most %" PRIu64
-             " blocks of %u threads (max_cooperative_grid_blocks; CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)", kernel,
-             total, phys->grid[0], phys->grid[1], phys->grid[2], resident, threads);
+             " blocks of %u threads%s (max_cooperative_grid_blocks; CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)", kernel,
+             total, phys->grid[0], phys->grid[1], phys->grid[2], resident, threads, mem);
   diag_set_kind(prev);
   return false;
 }

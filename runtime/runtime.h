@@ -88,10 +88,21 @@ typedef struct RtLimits {
   unsigned max_block[3], max_grid[3];
   size_t max_shared;        /* per block without opt-in */
   size_t max_shared_optin;  /* per block with opt-in */
+  /* The simulated device's multiprocessors (rt_limits_sim only; a GPU's driver answers for its own through its
+   * occupancy calculator): how many blocks it holds at once, rt_limits_resident_blocks. */
+  unsigned sms;                  /* multiprocessors holding a cooperative launch's blocks */
+  unsigned max_threads_per_sm;   /* in whole warps */
+  unsigned max_blocks_per_sm;
+  size_t max_shared_per_sm;      /* each block also takes the system's 1 KiB (sm_80 on) */
 } RtLimits;
 
-/* The limits of the simulated device (those of an sm_90 GPU). */
+/* The limits of the simulated device (those of an sm_90 GPU, with two multiprocessors for what must be resident
+ * at once). */
 void rt_limits_sim(RtLimits *l);
+/* The blocks of `threads` threads using `shared` bytes of shared memory (static and dynamic) that the simulated
+ * device l holds at once: its multiprocessors times the fewest that one's threads, blocks and shared memory
+ * allow (registers are not modelled: kir has none); 0 when a block does not fit one at all. */
+unsigned rt_limits_resident_blocks(const RtLimits *l, unsigned threads, size_t shared);
 void rt_limits_from_info(RtLimits *l, const kf_device_info *info);
 /* Checks a launch configuration before launching. kernel_max_threads: the kernel's own limit (from its
  * register use), 0 if unknown. Reports "invalid launch of K: ..." naming the limit. */

@@ -232,6 +232,9 @@ typedef enum kf_value_kind {
   KF_VALUE_EXCEPTION,    /* an exception class kernels may raise that is not one of Python's builtins: path is the name the
                           * embedder knows it by ("mod.MyError"); a raise of it comes back as that name (kf_error_info.exception) */
   KF_VALUE_STRING,       /* a str (path holds its UTF-8 text): an exception's message, a dtype name */
+  KF_VALUE_NONE,         /* None */
+  KF_VALUE_SLICE,        /* a slice object: items[0..3) its start, stop and step, each INT (an integer dtype) or NONE;
+                          * Numba's slice3_type when the step is given and not 1, else slice2_type (its typeof) */
 } kf_value_kind;
 typedef struct kf_value kf_value;
 struct kf_value {
@@ -665,7 +668,8 @@ KF_API int kf_kernel_cache_source(kf_kernel *k);
 KF_API int kf_kernel_is_cooperative(kf_kernel *k);
 /* The most blocks of threads_per_block threads with shared_bytes of dynamic shared memory that its device
  * holds at once (numba-cuda's max_cooperative_grid_blocks: the occupancy of k times the multiprocessors; a
- * simulated device holds 64 blocks of any size). KF_ERROR_INVALID_INPUT when threads_per_block is 0 or above
+ * simulated device has two sm_90 multiprocessors for it: 32 blocks, 2048 threads in whole warps and 228 KiB of
+ * shared memory each, 1 KiB more per block). KF_ERROR_INVALID_INPUT when threads_per_block is 0 or above
  * the device's limit. */
 KF_API kf_status kf_kernel_max_cooperative_blocks(kf_kernel *k, unsigned threads_per_block, size_t shared_bytes,
                                                   unsigned *out);

@@ -538,7 +538,11 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
   if (strcmp(tag, "namespace") == 0 && PyTuple_Size(o) == 3 &&
       !(out->path = str_of(PyTuple_GetItem(o, 2), "an enum class's member type")))
     return -1;
-  if (strcmp(tag, "tuple") == 0 || strcmp(tag, "namespace") == 0) {
+  if (strcmp(tag, "none") == 0) {
+    out->kind = KF_VALUE_NONE;
+    return 0;
+  }
+  if (strcmp(tag, "tuple") == 0 || strcmp(tag, "namespace") == 0 || strcmp(tag, "slice") == 0) {
     int ns = tag[0] == 'n';
     PyObject *items = ns ? (PyDict_Check(v) ? PyDict_Items(v) : NULL) : PySequence_Tuple(v);
     if (!items) {
@@ -560,7 +564,7 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
     }
     Py_DECREF(items);
     if (r < 0) return -1;
-    out->kind = ns ? KF_VALUE_NAMESPACE : KF_VALUE_TUPLE;
+    out->kind = ns ? KF_VALUE_NAMESPACE : tag[0] == 's' ? KF_VALUE_SLICE : KF_VALUE_TUPLE;
     out->items = vals;
     out->names = names;
     out->nitems = (unsigned)n;

@@ -19,6 +19,7 @@ Descriptions made by freeze_value (tagged tuples):
     ('module', 'dotted.name')  a module: numba, numba.cuda, math, numpy, cmath, operator, ...
     ('path', 'dotted.name')    a known object: numba.float32, numba.cuda.grid, math.sqrt, numpy.float32, ...
     ('str', s)                 a str (an exception's message, a dtype name)
+    ('slice', [d, d, d])       a slice: its start, stop and step, each ('scalar', int) or ('none', None)
     ('exception', name, cls)   an exception class that is not one of Python's builtins (a builtin one is a
                                'path'): kernels may raise it; name (module.qualname) is how a raise of it
                                comes back from the C layer, and the caller registers cls under it
@@ -261,6 +262,18 @@ def freeze_value(name, value, registry=None):
                                                   (name, value.dtype, e)) from None
                 return ("scalar", value)
             return None
+    if cls is slice:
+        fields = []
+        for part in ("start", "stop", "step"):
+            x = getattr(value, part)
+            if x is None:
+                fields.append(("none", None))
+            elif isinstance(x, int) and not isinstance(x, bool) and -(1 << 63) <= x < (1 << 63):
+                fields.append(("scalar", int(x)))
+            else:
+                raise errors.UnsupportedError("kfront: the global '%s' is %r: kfront takes slices of int64 integers "
+                                              "and None" % (name, value))
+        return ("slice", fields)
     if isinstance(value, tuple):
         items = []
         for i, item in enumerate(value):

@@ -270,8 +270,8 @@ def test_what_numba_refuses_with_closures():
     def returns_closure(out):
         out[0] = make()(1)
 
-    with pytest.raises(errors.TypingError, match="a device function can return scalars, arrays, records and tuples of "
-                                                 "them, not function 'g'"):
+    with pytest.raises(errors.TypingError, match="a device function can return scalars, arrays, records, grid groups "
+                                                 "and tuples of them, not function 'g'"):
         cuda.jit(returns_closure)[1, 1](np.zeros(1))
 
     def decorated(out):

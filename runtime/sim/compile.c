@@ -87,6 +87,7 @@ typedef struct Cc {
   size_t local_bytes;
   PtrMap array_bufs;     /* slot + 1 -> offset + 1 of the SimArr it owns (sim_internal.h, CallInfo) */
   const Op *fused;       /* the compare the current block's branch takes in (compiled with the branch) */
+  const Op *stepped;     /* the iv + step the current block's branch makes (JSTEP, with fused), or NULL */
   bool ok;
 } Cc;
 
@@ -441,26 +442,107 @@ static const Op *fusable_compare(const Op *br) {
   return cmp;
 }
 
+/* A counted loop's latch (lower-scf): `next = iv + step` right before the fused compare `cmp`, next passed by
+ * cond_br `br` on its true edge for the target's argument iv and used by cmp alone besides, no other value br
+ * passes in iv's slot. Then next is made in iv's slot: by the add itself when cmp does not read iv (NULL returned),
+ * or, when cmp is iv <pred> y (slt / sgt, 64 bits), by the branch (JSTEP: compare, then step), which takes the
+ * add in (returned). The same answer every time it is asked for one br (a block compiled again as a copy):
+ * the decision is the slot given to next. */
+static const Op *latch_step(Cc *c, const Op *br, const Op *cmp) {
+  const Op *d = cmp ? cmp->prev : NULL;
+  if (!d || d->kind != OP_ADDI || br->kind != OP_COND_BR) return NULL;
+  const Value *next = op_result((Op *)d, 0);
+  if (ty_is_array(next->type)) return NULL;
+  unsigned nbr = 0;
+  for (const Use *u = next->uses; u; u = u->next) {
+    if (u->user != br && u->user != cmp) return NULL;
+    nbr += u->user == br;
+  }
+  if (nbr != 1) return NULL;
+  const Block *target = br->successors[0];
+  unsigned start = op_succ_operand_start(br, 0), n = br->succ_operand_count[0], at = n;
+  for (unsigned i = 0; i < n; i++)
+    if (op_operand((Op *)br, start + i) == next) at = i;
+  if (at == n) return NULL;
+  const Value *iv = target->args[at];
+  if (op_operand((Op *)d, 0) != iv && op_operand((Op *)d, 1) != iv) return NULL;
+  uint32_t dst = slot_of(c, iv);
+  uintptr_t known = (uintptr_t)ptrmap_get(&c->slots, next);
+  if (known && known - 1 != dst) return NULL; /* decided against (or compiled) before */
+  bool reads0 = op_operand((Op *)cmp, 0) == iv, reads1 = op_operand((Op *)cmp, 1) == iv;
+  const char *pred = ir_op_attr_str(cmp, "pred");
+  bool jstep = reads0 && !reads1 && op_operand((Op *)cmp, 1) != next && op_operand((Op *)d, 0) == iv &&
+               iv->type->bits == 64 && pred && (strcmp(pred, "slt") == 0 || strcmp(pred, "sgt") == 0);
+  if (!known) {
+    if ((reads0 || reads1) && !jstep) return NULL;
+    for (unsigned i = 1; i < br->noperands; i++)
+      if (i != start + at && slot_of(c, op_operand((Op *)br, i)) == dst) return NULL;
+    ptrmap_put(&c->slots, next, (void *)(uintptr_t)(dst + 1));
+  }
+  return jstep ? d : NULL;
+}
+
+/* Whether successor s of br takes values that move (a source slot other than its argument's). */
+static bool edge_moves(Cc *c, const Op *br, unsigned s) {
+  unsigned start = op_succ_operand_start(br, s), n = br->succ_operand_count[s];
+  if (n != br->successors[s]->nargs) return true; /* (compile_edge reports it) */
+  for (unsigned i = 0; i < n; i++)
+    if (opnd(c, br, start + i) != slot_of(c, br->successors[s]->args[i])) return true;
+  return false;
+}
+
+/* Whether the true edge's moves of cond_br `br` may run before the branch: a loop's back edge (its target
+ * placed already) or its entry (the target placed next), no arrays, and no slot they write read by the
+ * branch (its compare or condition, the stepped add) or by the false edge's moves. */
+static bool hoistable_moves(Cc *c, const Op *br, const Block *next) {
+  const Block *target = br->successors[0];
+  if (target != next) {
+    uint32_t l = label_of_block(c, target); /* (may grow c->labels: read it after) */
+    if (c->labels[l] < 0) return false;
+  }
+  unsigned start = op_succ_operand_start(br, 0), n = br->succ_operand_count[0];
+  unsigned fstart = op_succ_operand_start(br, 1), fn = br->succ_operand_count[1];
+  for (unsigned i = 0; i < n; i++) {
+    uint32_t dst = slot_of(c, target->args[i]);
+    if (ty_is_array(target->args[i]->type)) return false;
+    if (opnd(c, br, start + i) == dst) continue;
+    for (unsigned j = 0; j < fn; j++)
+      if (opnd(c, br, fstart + j) == dst) return false;
+    const Op *reads[2] = {c->fused ? c->fused : br, c->stepped};
+    for (unsigned r = 0; r < 2; r++)
+      for (unsigned j = 0; reads[r] && j < (reads[r] == br ? 1u : reads[r]->noperands); j++)
+        if (opnd(c, reads[r], j) == dst) return false;
+  }
+  return true;
+}
+
 static void compile_terminator(Cc *c, const Op *op, const Block *next, bool copy);
+
+/* The moves of a branch's values into successor s's arguments. */
+static void compile_edge_moves(Cc *c, const Op *op, unsigned s) {
+  unsigned n = op->succ_operand_count[s], start = op_succ_operand_start(op, s);
+  emit_moves(c, n, operand_slots(c, op, start, n), arg_slots(c, op->successors[s], 0), op);
+}
 
 /* A branch's moves into successor s and the way there: nothing when s is the block placed next, a copy of s
  * when it is small (and this is not itself a copy), else a jump. */
 static void compile_edge(Cc *c, const Op *op, unsigned s, const Block *next, bool copy) {
   Block *target = op->successors[s];
-  unsigned n = op->succ_operand_count[s], start = op_succ_operand_start(op, s);
-  if (n != target->nargs) {
+  if (op->succ_operand_count[s] != target->nargs) {
     cc_error(c, op, "branch passes the wrong number of block arguments%s", "");
     return;
   }
-  emit_moves(c, n, operand_slots(c, op, start, n), arg_slots(c, target, 0), op);
+  compile_edge_moves(c, op, s);
   if (target == next) return;
   if (!copy && small_block(target)) {
-    const Op *saved = c->fused;
+    const Op *saved = c->fused, *saved_step = c->stepped;
     c->fused = fusable_compare(target->last);
+    c->stepped = latch_step(c, target->last, c->fused);
     for (const Op *o = target->first; o && c->ok; o = o->next)
-      if (o != target->last && o != c->fused) compile_op(c, o);
+      if (o != target->last && o != c->fused && o != c->stepped) compile_op(c, o);
     if (c->ok) compile_terminator(c, target->last, next, true);
     c->fused = saved;
+    c->stepped = saved_step;
     return;
   }
   uint32_t k = emit(c, SI_JMP, op);
@@ -475,8 +557,23 @@ static void compile_terminator(Cc *c, const Op *op, const Block *next, bool copy
     compile_edge(c, op, 0, next, copy);
     return;
   }
+  /* a loop's back edge or entry: its moves before the branch (when nothing the branch reads is written), so
+   * that the branch goes straight to the loop's block */
+  bool moves0 = edge_moves(c, op, 0), moves1 = edge_moves(c, op, 1);
+  if (moves0 && hoistable_moves(c, op, next)) {
+    compile_edge_moves(c, op, 0);
+    moves0 = false;
+  }
   uint32_t k;
-  if (c->fused) {
+  if (c->stepped) {
+    const Op *cmp = c->fused;
+    bool up = strcmp(ir_op_attr_str(cmp, "pred"), "slt") == 0;
+    k = emit(c, up ? SI_JSTEP_SLT : SI_JSTEP_SGT, op);
+    Ins *I = INS(c, k);
+    I->a = opnd(c, cmp, 0);
+    I->c = opnd(c, cmp, 1);  /* b is the false target */
+    I->d = opnd(c, c->stepped, 1);
+  } else if (c->fused) {
     int p = choice(c, c->fused, "pred", sem_cmpi_names);
     if (p < 0) return;
     k = emit(c, (SimOpcode)(SI_JCMP_EQ + p), op);
@@ -488,17 +585,19 @@ static void compile_terminator(Cc *c, const Op *op, const Block *next, bool copy
     k = emit(c, SI_BR2, op);
     INS(c, k)->a = opnd(c, op, 0);
   }
-  /* without values to move, straight to the blocks; else through each side's moves */
-  bool plain = !op->succ_operand_count[0] && !op->succ_operand_count[1];
-  uint32_t lt = plain ? label_of_block(c, op->successors[0]) : new_label(c);
-  uint32_t lf = plain ? label_of_block(c, op->successors[1]) : new_label(c);
+  /* an edge without values to move goes straight to its block; else through its moves */
+  uint32_t lt = moves0 ? new_label(c) : label_of_block(c, op->successors[0]);
+  uint32_t lf = moves1 ? new_label(c) : label_of_block(c, op->successors[1]);
   jump_to(c, k, lt, false);
   jump_to(c, k, lf, true);
-  if (plain) return;
-  place_label(c, lt);
-  compile_edge(c, op, 0, NULL, true);
-  place_label(c, lf);
-  compile_edge(c, op, 1, next, copy);
+  if (moves0) {
+    place_label(c, lt);
+    compile_edge(c, op, 0, NULL, true);
+  }
+  if (moves1) {
+    place_label(c, lf);
+    compile_edge(c, op, 1, next, copy);
+  }
 }
 
 static void compile_op(Cc *c, const Op *op) {
@@ -1079,10 +1178,12 @@ static void compile_blocks(Cc *c, const Region *r) {
     }
     coalesce_into_target(c, term);
     c->fused = fusable_compare(term);
+    c->stepped = latch_step(c, term, c->fused);
     for (const Op *op = b->first; op != term && c->ok; op = op->next)
-      if (op != c->fused) compile_op(c, op);
+      if (op != c->fused && op != c->stepped) compile_op(c, op);
     if (c->ok) compile_terminator(c, term, b->next, false);
     c->fused = NULL;
+    c->stepped = NULL;
   }
 }
 

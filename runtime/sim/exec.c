@@ -1043,6 +1043,23 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_JCMP_UGE: JCMP(SEM_IUGE); break;
 #undef JCMP
 #undef CMPI
+    /* JSTEP_<pred>: a counted loop's latch (i64): compare slots a and c; when true, a += d and to imm, else to b */
+    case SI_JSTEP_SLT:
+      if ((int64_t)R[I->a].u < (int64_t)R[I->c].u) {
+        R[I->a].u += R[I->d].u;
+        pc = (uint32_t)I->imm;
+      } else {
+        pc = I->b;
+      }
+      break;
+    case SI_JSTEP_SGT:
+      if ((int64_t)R[I->a].u > (int64_t)R[I->c].u) {
+        R[I->a].u += R[I->d].u;
+        pc = (uint32_t)I->imm;
+      } else {
+        pc = I->b;
+      }
+      break;
     case SI_SELECT: R[I->d] = R[I->a].u ? R[I->b] : R[I->c]; break;
     case SI_EXTS: R[I->d].u = norm(I, (uint64_t)sext(R[I->a].u, I->aux)); break;
     case SI_EXTU: R[I->d].u = norm(I, zext(R[I->a].u, I->aux)); break;

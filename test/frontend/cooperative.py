@@ -1,9 +1,12 @@
 # cuda.cg: this_grid() gives the grid group (a compile-time object), its sync() the grid barrier (int32 0, as
-# numba-cuda's); what kfront refuses is located.
+# numba-cuda's); the group passes to and returns from device functions (a compile-time value, no parameter), whose
+# g.sync() makes them and their callers cooperative; what kfront refuses is located.
 # RUN: kfront compile %s -k ok --sig 'void(int32[:])' --emit=kir --pass-pipeline= | FileCheck %s
 # RUN: not kfront compile %s -k bad_attr --sig 'void(int32[:])' --emit=kir 2>&1 | FileCheck %s --check-prefix=ATTR
 # RUN: not kfront compile %s -k bad_args --sig 'void(int32[:])' --emit=kir 2>&1 | FileCheck %s --check-prefix=ARGS
-# RUN: not kfront compile %s -k pass_group --sig 'void(int32[:])' --emit=kir 2>&1 | FileCheck %s --check-prefix=PASS
+# RUN: kfront compile %s -k pass_group --sig 'void(int32[:])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=PASS
+# RUN: kfront compile %s -k pass_group --sig 'void(int32[:])' -o %t.pass.ptx && %ptxas -arch=sm_90 %t.pass.ptx -o %t.pass.cubin
+# RUN: not kfront compile %s -k declared_ret --sig 'void(int32[:])' --emit=kir 2>&1 | FileCheck %s --check-prefix=DECL
 # RUN: not kfront compile %s -k call_group --sig 'void(int32[:])' --emit=kir 2>&1 | FileCheck %s --check-prefix=CALL
 from numba import cuda
 from numba.cuda import cg
@@ -12,6 +15,17 @@ from numba.cuda import cg
 @cuda.jit(device=True)
 def dev(g):
     g.sync()
+
+
+@cuda.jit(device=True)
+def group():
+    return cuda.cg.this_grid()
+
+
+@cuda.jit("int32()", device=True)
+def group_as_int():
+    return cuda.cg.this_grid()
+    # DECL: cooperative.py:[[@LINE-1]]:5: error: cannot unify GridGroup and int32 for '<return value>'
 
 
 @cuda.jit
@@ -43,8 +57,23 @@ def bad_args(A):
 
 @cuda.jit
 def pass_group(A):
-    dev(cuda.cg.this_grid())
-    # PASS: cooperative.py:[[@LINE-1]]:9: error: passing a GridGroup to a device function is not supported by kfront: call cuda.cg.this_grid() in the device function
+    # the callees first: group() and dev(g) take and give no values, and are cooperative
+    # PASS: func.func() ({
+    # PASS-NEXT: func.return() : () -> ()
+    # PASS-NEXT: }) {sym_name = @{{.*}}group{{.*}}, function_type = () -> (), device, {{.*}}cooperative}
+    # PASS: func.func() ({
+    # PASS-NEXT: gpu.grid_sync() : () -> ()
+    # PASS: }) {sym_name = @{{.*}}dev{{.*}}, function_type = () -> (), device, {{.*}}cooperative}
+    # PASS: ^bb0(%0: array<i32, 1, A>):
+    # PASS-NEXT: func.call() {callee = @{{.*}}group
+    # PASS-NEXT: func.call() {callee = @{{.*}}dev
+    # PASS: {sym_name = @pass_group, {{.*}}cooperative}
+    dev(group())
+
+
+@cuda.jit
+def declared_ret(A):
+    A[0] = group_as_int()
 
 
 @cuda.jit

@@ -4,8 +4,9 @@
 # 1. python/tests (the simulator suite of CI) on the GPU; 2. every acceptance program, gpu+cupy ones included
 #    (KFRONT_TEST_GPU=1); 3. test/gpu/python (CuPy and PyTorch interop, streams, events, asynchronous errors;
 #    views, tuple arguments, zip/enumerate and print(), vector types, operator functions, run-time slice steps and
-#    slice assignment against numba-cuda on the same kernels; the return types of about 2,000 expressions against
-#    numba-cuda's typing, test_typing_vs_numba.py).
+#    slice assignment, conditional values of tuples, slice objects and grid groups in device functions
+#    (test_control_vs_numba.py) against numba-cuda on the same kernels; the return types of about 2,000 expressions
+#    against numba-cuda's typing, test_typing_vs_numba.py).
 # numba-cuda needs np.row_stack on NumPy 2: sitecustomize in a temporary folder sets it for every process.
 set -uo pipefail
 dest=$(cd "${1:?usage: run_python_gpu.sh DEST}" && pwd)

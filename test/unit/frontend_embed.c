@@ -549,6 +549,59 @@ static void test_language_values(void) {
   kf_free(k2);
 }
 
+/* ---- slices: KF_VALUE_SLICE of INT and NONE items, as Numba freezes a global slice --------------------------- */
+
+static const char SLICES[] =
+    "from numba import cuda\n"
+    "@cuda.jit\n"
+    "def k(a, out):\n"
+    "    v = a[EVERY]\n"
+    "    out[0] = len(v)\n"
+    "    out[1] = v[1]\n"
+    "    out[2] = EVERY.start\n"
+    "    out[3] = BACK.start\n"
+    "    out[4] = a[BACK][0]\n";
+
+static void test_slices(void) {
+  kf_value none = {.kind = KF_VALUE_NONE};
+  kf_value every[3] = {none, none, v_int(KF_INT64, 2)};      /* slice(None, None, 2) */
+  kf_value back[3] = {none, v_int(KF_INT32, -6), v_int(KF_INT64, -1)};  /* slice(None, -6, -1) */
+  kf_binding b[] = {CUDA_BINDING,
+                    {"EVERY", {.kind = KF_VALUE_SLICE, .items = every, .nitems = 3}},
+                    {"BACK", {.kind = KF_VALUE_SLICE, .items = back, .nitems = 3}}};
+  kf_compile_options o;
+  kf_compile_options_init(&o);
+  o.bindings = b;
+  o.nbindings = 3;
+  const char *kname = "k", *sig = "void(float64[::1], float64[::1])";
+  o.kernels = &kname;
+  o.nkernels = 1;
+  o.signatures = &sig;
+  o.nsignatures = 1;
+  kf_source s = src("slices.py", SLICES, 1);
+  kf_module *m = compile(&s, 1, &o, KF_OK);
+  double a[7] = {0, 1, 2, 3, 4, 5, 6}, out[5] = {0};
+  kf_arg args[2] = {f64_array(a, 7), f64_array(out, 5)};
+  CHECK(launch(m, "k", 1, args, 2) == KF_OK);
+  CHECK(out[0] == 4 && out[1] == 2 && out[2] == 0 && out[3] == (double)INT64_MAX && out[4] == 6);
+  kf_module_destroy(m);
+  /* the key tells slices apart; a slice of a float, or of two items, is a located error where it is used */
+  char *k1 = NULL, *k2 = NULL;
+  CHECK(kf_compile_options_key(&o, &k1) == KF_OK);
+  every[2] = v_int(KF_INT64, 3);
+  CHECK(kf_compile_options_key(&o, &k2) == KF_OK);
+  CHECK(k1 && k2 && strcmp(k1, k2) != 0);
+  kf_free(k1);
+  kf_free(k2);
+  every[2] = v_float(KF_FLOAT64, 2.0);
+  compile(&s, 1, &o, KF_ERROR_INVALID_INPUT);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "the step of a slice must be an integer or None");
+  every[2] = v_int(KF_INT64, 2);
+  b[1].value.nitems = 2;
+  compile(&s, 1, &o, KF_ERROR_INVALID_INPUT);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "a slice needs 3 items (start, stop, step), not 2");
+}
+
 /* ---- fragments: one function's lines, indented, at line 40 ------------------------------------------------- */
 
 static void test_fragments(void) {
@@ -786,6 +839,7 @@ int main(void) {
   test_arrays();
   test_names();
   test_language_values();
+  test_slices();
   test_fragments();
   test_specs();
   test_bad_input();

@@ -424,7 +424,7 @@ static void test_valid_misc(void) {
       "  func.return(%x.1$-y) : (f32) -> ()\n"
       "}) {sym_name = @\"weird name\", function_type = (i64, f32) -> (f32), k1, k2 = [], k3 = [[1, 2], [3]],\n"
       "    big = 18446744073709551615 : u64, f = 1 : f32, e = 1e3, ty = ptr<tuple<i1, u16>, 5>,\n"
-      "    vt = vector<f32, 4>, vt1 = tuple<vector<u8, 1>, f32>} : () -> ()\n"
+      "    vt = vector<f32, 4>, vt1 = tuple<vector<u8, 1>, f32>, s2 = slice2, s3 = tuple<slice3, i64>} : () -> ()\n"
       "mem.global() {sym_name = @g, type = array<f32, 1, C>, shape = [4], space = \"const\", value = [1.0, 2.0, inf, -inf]} : () -> ()\n";
   m = roundtrip("n.kir", text);
   if (m) {
@@ -442,6 +442,10 @@ static void test_valid_misc(void) {
       const Attr *vt = ir_op_attr(f, "vt");
       CHECK(vt && vt->kind == ATTR_TYPE && vt->type->vector && vt->type->n == 4 &&
             vt->type != ty_tuple(ctx, 4, vt->type->elems));
+      const Attr *s2 = ir_op_attr(f, "s2"), *s3 = ir_op_attr(f, "s3");
+      CHECK(s2 && s2->kind == ATTR_TYPE && s2->type == ty_slice(ctx, false) && s2->type->n == 3 &&
+            s2->type != ty_tuple(ctx, 3, s2->type->elems) && s2->type != ty_slice(ctx, true));
+      CHECK(s3 && s3->kind == ATTR_TYPE && s3->type->elems[0] == ty_slice(ctx, true));
     }
     ir_module_free(m);
   }

@@ -136,7 +136,7 @@ def _same(a, b):
         return False
     if a[0] == "array":
         return a[1].dtype == b[1].dtype and a[1].shape == b[1].shape and np.array_equal(a[1], b[1])
-    if a[0] in ("tuple",):
+    if a[0] in ("tuple", "slice"):
         return len(a[1]) == len(b[1]) and all(_same(x, y) for x, y in zip(a[1], b[1]))
     if a[0] == "namespace":
         return a[1].keys() == b[1].keys() and all(_same(a[1][k], b[1][k]) for k in a[1]) and a[2:] == b[2:]

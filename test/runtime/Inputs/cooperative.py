@@ -82,3 +82,15 @@ def index_error(A, out):
     g = cuda.cg.this_grid()
     g.sync()
     out[i] = 2
+
+
+@cuda.jit
+def big_shared(A):
+    # 48 KiB of shared memory per block: the simulated device's multiprocessors (228 KiB each, 1 KiB more per
+    # block) hold 4 blocks each, whatever their size
+    sm = cuda.shared.array(6144, float64)
+    t = cuda.threadIdx.x
+    sm[t] = t
+    g = cuda.cg.this_grid()
+    g.sync()
+    A[cuda.grid(1)] = sm[t]
