@@ -113,13 +113,9 @@ struct FeVal {
   Type *type;        /* FV_VAL, FV_NTYPE, FV_VIEW (the view's own array type), FV_TUPLE (may be NULL) */
   Value *v;          /* FV_VAL */
   const FeVal *recv; /* FV_METHOD of a value made of others (a slice object): the value */
-  struct {
-    union {
-      int64_t i;     /* integers and bools (unsigned values as their bits) */
-      double f;      /* floats; complex numbers: the real part */
-    };
-    double im;       /* complex numbers: the imaginary part (module-level constants: lower.c makes a kernel's
-                      * value of one where it reads it, global_value) */
+  union {
+    int64_t i;       /* integers and bools (unsigned values as their bits) */
+    double f;        /* floats; complex numbers: the real part */
   } c;
   union {
     struct {
@@ -135,6 +131,8 @@ struct FeVal {
     FeConstArr *carr; /* FV_CONSTARR */
     FeNamespace *ns;  /* FV_NAMESPACE */
     FeClosure *clo;   /* FV_CLOSURE */
+    double im;        /* FV_VAL complex constant: the imaginary part (module-level constants: lower.c makes a kernel's
+                       * value of one where it reads it, global_value; kept here so FeVal grows not: deep recursion) */
   };
 };
 

@@ -283,7 +283,7 @@ static Value *mat(Lower *L, const FeVal *x) {
   if (x->v) return x->v;
   Type *t = x->type;
   if (t->kind == TY_COMPLEX) { /* a zero (zero_of): complex values are otherwise never constants in kernels */
-    Value *re = ib_const_float(&L->b, t->elem, x->c.f), *im = ib_const_float(&L->b, t->elem, x->c.im);
+    Value *re = ib_const_float(&L->b, t->elem, x->c.f), *im = ib_const_float(&L->b, t->elem, x->im);
     return complex_make(L, re, im, t);
   }
   if (t->kind == TY_FLOAT) {
@@ -905,7 +905,7 @@ static FeVal complex_constants(Lower *L, FeVal v, SrcLoc loc) {
   if (v.kind == FV_VAL && v.is_const && v.type->kind == TY_COMPLEX) {
     at(L, loc);
     Type *t = v.type;
-    Value *re = ib_const_float(&L->b, t->elem, v.c.f), *im = ib_const_float(&L->b, t->elem, v.c.im);
+    Value *re = ib_const_float(&L->b, t->elem, v.c.f), *im = ib_const_float(&L->b, t->elem, v.im);
     return val(t, complex_make(L, re, im, t));
   }
   if (v.kind != FV_TUPLE || !has_complex_constant(&v)) return v;

@@ -124,7 +124,7 @@ FeVal fe_const_int(FeCtx *fe, Type *t, int64_t i) {
 FeVal fe_const_float(Type *t, double f) { return (FeVal){.kind = FV_VAL, .is_const = true, .type = t, .c.f = f}; }
 FeVal fe_const_complex(Type *t, double re, double im) {
   FeVal v = fe_const_float(t, re);
-  v.c.im = im;
+  v.im = im;
   return v;
 }
 
@@ -151,7 +151,7 @@ static bool const_cast_to(FeCtx *fe, const FeVal *v, Type *t, FeVal *out) {
   bool from_float = v->type->kind == TY_FLOAT || from_complex;
   double f = from_float ? v->c.f : v->type->is_unsigned ? (double)(uint64_t)v->c.i : (double)v->c.i;
   if (t->kind == TY_COMPLEX) { /* np.complex64(x): each part rounded to the part's precision */
-    double im = from_complex ? v->c.im : 0;
+    double im = from_complex ? v->im : 0;
     *out = t->elem->bits == 32 ? fe_const_complex(t, (float)f, (float)im) : fe_const_complex(t, f, im);
     return true;
   }
@@ -257,7 +257,7 @@ FeVal fe_const_array(FeCtx *fe, Type *dtype, unsigned rank, const int64_t *dims,
     FeVal c;
     if (!const_cast_to(fe, &elems[i], dtype, &c)) return host();
     if (dtype->kind == TY_COMPLEX) /* an element of a complex array: its two parts */
-      ca->values[i] = attr_array(fe->m, 2, (Attr[]){attr_float(dtype->elem, c.c.f), attr_float(dtype->elem, c.c.im)});
+      ca->values[i] = attr_array(fe->m, 2, (Attr[]){attr_float(dtype->elem, c.c.f), attr_float(dtype->elem, c.im)});
     else
       ca->values[i] = dtype->kind == TY_FLOAT ? attr_float(dtype, c.c.f) : attr_int(dtype, c.c.i);
   }
@@ -390,7 +390,7 @@ static FeVal eval_call_const(FeCtx *fe, const PyExpr *e) {
   case BI_ABS:
     if (n != 1) return host();
     if (a[0].type->kind == TY_COMPLEX) {
-      double r = hypot(a[0].c.f, a[0].c.im);
+      double r = hypot(a[0].c.f, a[0].im);
       return fe_const_float(a[0].type->elem, a[0].type->elem->bits == 32 ? (double)(float)r : r);
     }
     if (a[0].type->kind == TY_FLOAT) return fe_const_float(a[0].type, fabs(a[0].c.f));

@@ -956,7 +956,7 @@ static double py_fmod(double a, double b) {
 static bool py_complex(const FeVal *v, double *re, double *im) {
   if (v->kind == FV_VAL && v->is_const && v->type && v->type->kind == TY_COMPLEX && v->type->elem->bits == 64) {
     *re = v->c.f;
-    *im = v->c.im;
+    *im = v->im;
     return true;
   }
   PyNum n;
@@ -969,7 +969,7 @@ static bool py_complex(const FeVal *v, double *re, double *im) {
 static FeVal py_cplx(IrContext *ctx, double re, double im) {
   FeVal v = {.kind = FV_VAL, .is_const = true, .literal = true, .type = ty_complex(ctx, ty_f64(ctx))};
   v.c.f = re;
-  v.c.im = im;
+  v.im = im;
   return v;
 }
 
