@@ -144,7 +144,10 @@ def slices(m, out, info, lo, hi, st, n):
     out[3, 2] = u[0] * 100 + u[1] * 10 + u[2]
     w = slice(1, None, st) if lo > 0 else slice(None, 2, st)
     m[4, w] = -5.0
-    m[w, 5] = m[w, 4]
+    src = m[w, 4]  # (m[w, 5] = m[w, 4] itself: numba-cuda 0.30.4 wants NRT for an array copied into a slice)
+    dst = m[w, 5]
+    for q in range(src.shape[0]):
+        dst[q] = src[q]
 """
 
 
