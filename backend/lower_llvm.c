@@ -473,6 +473,13 @@ static unsigned file_id(Lower *L, const char *file) {
 
 /* Flattens the value attribute of a const global into n elements of type elem. */
 static void flatten_init(Lower *L, const Attr *a, Type *elem, LLVMValueRef *out, unsigned *k, unsigned n) {
+  if (elem->kind == TY_COMPLEX && a->kind == ATTR_ARRAY && a->arr.n == 2 && a->arr.elems[0].kind != ATTR_ARRAY) {
+    if (*k >= n) return; /* a complex element [re, im]: its two floats (mem_type) */
+    LLVMTypeRef ft = reg_type(L, elem->elem);
+    LLVMValueRef parts[2] = {LLVMConstReal(ft, attr_number_f(&a->arr.elems[0])), LLVMConstReal(ft, attr_number_f(&a->arr.elems[1]))};
+    out[(*k)++] = LLVMConstArray(ft, parts, 2);
+    return;
+  }
   if (a->kind == ATTR_ARRAY) {
     for (unsigned i = 0; i < a->arr.n; i++) flatten_init(L, &a->arr.elems[i], elem, out, k, n);
     return;

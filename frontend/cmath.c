@@ -9,6 +9,9 @@
  * simulator and the backend run like any other code. lower.c (lower_cmath) types the call as numba-cuda's cmath
  * templates do and converts the result to the argument's complex type, as numba-cuda's compile_internal returns it.
  *
+ * numba-cuda's complex loop of np.sign (npyfuncs.py np_complex_sign_impl, NumPy 2's z / |z|) is Python compiled the
+ * same way: np_sign below, called by numeric.c's loop (no cmath name reaches it).
+ *
  * Names resolve in a scope of their own: math, cmath. A constant that depends on the precision comes in as an
  * argument of that precision (sqrt's threshold: numba-cuda's FLT_MAX or DBL_MAX over 1 + sqrt(2), a float32 for
  * complex64 as NumPy 2 computes it). */
@@ -225,6 +228,12 @@ static const char cmath_source[] =
     "    if negate:\n"
     "        return complex(-re, -im)\n"
     "    return complex(re, im)\n"
+    "\n"
+    "def np_sign(z):\n"
+    "    a = math.hypot(z.real, z.imag)\n"
+    "    if a == 0:\n"
+    "        return 0 + 0j\n"
+    "    return z / a\n"
     "\n"
     "def rect(r, phi):\n"
     "    if not math.isfinite(phi):\n"

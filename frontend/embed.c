@@ -3,7 +3,8 @@
  *
  * Bindings become the FeVals the module-level machinery of module.c gives the same Python objects, so that
  * lowering sees no difference between a bound name and a module-level one: a scalar is the constant of its
- * dtype (fe_const_int / fe_const_float, as `N = 5` or `X = np.float32(0.5)`), a tuple a tuple of them, an
+ * dtype (fe_const_int / fe_const_float / fe_const_complex, as `N = 5`, `X = np.float32(0.5)` or `Z = 1 + 2j`), a
+ * tuple a tuple of them, an
  * array the constant array np.array([...], dtype=...) makes (fe_const_array: elements read through the
  * strides in C order), a module or path what the import would bind (fe_module_value, fe_import_value), a
  * function the FeFunc of that name in its source, a namespace (FV_NAMESPACE) its members. What cannot be
@@ -46,29 +47,34 @@ static const unsigned dtype_bytes[KF_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 
 static bool dtype_valid(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT; }
 static bool dtype_float(kf_dtype t) { return t == KF_FLOAT16 || t == KF_FLOAT32 || t == KF_FLOAT64 || t == KF_BFLOAT16; }
 static bool dtype_unsigned(kf_dtype t) { return t >= KF_UINT8 && t <= KF_UINT64; }
+static bool dtype_complex(kf_dtype t) { return t == KF_COMPLEX64 || t == KF_COMPLEX128; }
 
 /* ---- scalars ------------------------------------------------------------------------------------------ */
 
 /* The value of a scalar of dtype t as kfront keeps it: integers (and bools as 0/1) in *i, floats rounded to
- * their precision in *f. False, with the reason in why, when the value is not one of dtype t. */
-static bool scalar_value(const kf_value *v, int64_t *i, double *f, char *why, size_t nwhy) {
+ * their precision in *f, a complex one's parts rounded to theirs in *f and *im. False, with the reason in why, when
+ * the value is not one of dtype t. */
+static bool scalar_value(const kf_value *v, int64_t *i, double *f, double *im, char *why, size_t nwhy) {
   kf_dtype t = v->dtype;
   if (!dtype_valid(t)) {
     snprintf(why, nwhy, "invalid dtype %d", (int)t);
     return false;
   }
-  if (t == KF_COMPLEX64 || t == KF_COMPLEX128) {
-    snprintf(why, nwhy, "a %s scalar cannot be bound (complex constants are not supported as bindings)", dtype_names[t]);
-    return false;
-  }
-  bool ok = v->kind == KF_VALUE_BOOL ? t == KF_BOOL : v->kind == KF_VALUE_FLOAT ? dtype_float(t) : t != KF_BOOL && !dtype_float(t);
+  bool cplx = dtype_complex(t);
+  bool ok = v->kind == KF_VALUE_BOOL    ? t == KF_BOOL
+            : v->kind == KF_VALUE_FLOAT ? dtype_float(t) || cplx
+                                        : t != KF_BOOL && !dtype_float(t) && !cplx;
   if (!ok) {
     snprintf(why, nwhy, "a value of kind %s cannot have dtype %s", value_kind_names[v->kind], dtype_names[t]);
     return false;
   }
   *i = 0;
   *f = 0;
-  if (t == KF_BOOL) {
+  *im = 0;
+  if (cplx) {
+    *f = t == KF_COMPLEX128 ? v->scalar.f : (double)(float)v->scalar.f;
+    *im = t == KF_COMPLEX128 ? v->imag : (double)(float)v->imag;
+  } else if (t == KF_BOOL) {
     *i = v->scalar.i != 0;
   } else if (dtype_float(t)) {
     *f = t == KF_FLOAT64   ? v->scalar.f
@@ -109,8 +115,6 @@ static bool array_readable(const kf_array *a, bool record, size_t *count, char *
   if (!record && (unsigned)a->dtype >= KF_DTYPE_RECORD_BASE)
     return snprintf(why, nwhy, "an array of a record dtype whose binding does not spell the record in its path"), false;
   if (!record && !dtype_valid(a->dtype)) return snprintf(why, nwhy, "an array of invalid dtype %d", (int)a->dtype), false;
-  if (a->dtype == KF_COMPLEX64 || a->dtype == KF_COMPLEX128)
-    return snprintf(why, nwhy, "a constant array of %s is not supported (pass it as a kernel argument)", dtype_names[a->dtype]), false;
   if (a->ndim < 1 || a->ndim > KF_MAX_RANK)
     return snprintf(why, nwhy, "an array of rank %u (kfront takes constant arrays of rank 1 to %d)", a->ndim, KF_MAX_RANK), false;
   size_t n = 1;
@@ -154,10 +158,11 @@ static void array_each(const kf_array *a, void (*fn)(void *user, kf_dtype t, con
   }
 }
 
-/* An element's value: integers (bools 0/1) in *i, floats in *f. */
-static void element_value(kf_dtype t, const unsigned char *p, int64_t *i, double *f) {
+/* An element's value: integers (bools 0/1) in *i, floats in *f, complex numbers' parts in *f and *im. */
+static void element_value(kf_dtype t, const unsigned char *p, int64_t *i, double *f, double *im) {
   *i = 0;
   *f = 0;
+  *im = 0;
   switch (t) {
   case KF_BOOL: *i = p[0] != 0; break;
   case KF_INT8: { int8_t x; memcpy(&x, p, 1); *i = x; break; }
@@ -171,7 +176,8 @@ static void element_value(kf_dtype t, const unsigned char *p, int64_t *i, double
   case KF_FLOAT16: { uint16_t x; memcpy(&x, p, 2); *f = sem_f16_value(x); break; }
   case KF_FLOAT32: { float x; memcpy(&x, p, 4); *f = x; break; }
   case KF_FLOAT64: memcpy(f, p, 8); break;
-  case KF_COMPLEX64: case KF_COMPLEX128: break;  /* refused before (const_array) */
+  case KF_COMPLEX64: { float x[2]; memcpy(x, p, 8); *f = x[0]; *im = x[1]; break; }
+  case KF_COMPLEX128: { double x[2]; memcpy(x, p, 16); *f = x[0]; *im = x[1]; break; }
   case KF_BFLOAT16: { uint16_t x; memcpy(&x, p, 2); *f = sem_bf16_value(x); break; }
   }
 }
@@ -186,9 +192,10 @@ typedef struct ElemCollect {
 static void collect_element(void *user, kf_dtype t, const unsigned char *p) {
   ElemCollect *c = user;
   int64_t i;
-  double f;
-  element_value(t, p, &i, &f);
-  c->out[c->n++] = dtype_float(t) ? fe_const_float(c->t, f) : fe_const_int(c->fe, c->t, i);
+  double f, im;
+  element_value(t, p, &i, &f, &im);
+  c->out[c->n++] = dtype_complex(t) ? fe_const_complex(c->t, f, im)
+                   : dtype_float(t) ? fe_const_float(c->t, f) : fe_const_int(c->fe, c->t, i);
 }
 
 /* ---- bindings to FeVals ---------------------------------------------------------------------------------- */
@@ -240,10 +247,11 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
   case KF_VALUE_INT:
   case KF_VALUE_FLOAT: {
     int64_t i;
-    double f;
-    if (!scalar_value(v, &i, &f, why, sizeof why)) return invalid(fe, "%s", why);
+    double f, im;
+    if (!scalar_value(v, &i, &f, &im, why, sizeof why)) return invalid(fe, "%s", why);
     Type *t = nb_type(fe->ctx, (int)v->dtype);
-    FeVal r = dtype_float(v->dtype) ? fe_const_float(t, f) : fe_const_int(fe, t, i);
+    FeVal r = dtype_complex(v->dtype) ? fe_const_complex(t, f, im) : dtype_float(v->dtype) ? fe_const_float(t, f) : fe_const_int(fe, t, i);
+    if (v->path && dtype_complex(v->dtype)) return invalid(fe, "an enum member cannot be a %s", dtype_names[v->dtype]);
     if (v->path) { /* an enum member: its type spelt (its value of the kind of the members' type) */
       const FeEnum *en = fe_enum_parse_text(fe, v->path, srcloc(NULL, 0, 0));
       if (!en) return invalid(fe, "'%s' does not spell an enum member type", v->path);
@@ -312,11 +320,11 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     bool given[3];
     for (unsigned k = 0; k < 3; k++) {
       const kf_value *it = &v->items[k];
-      double f;
+      double f, im;
       const char *part = (const char *const[]){"start", "stop", "step"}[k];
       given[k] = it->kind != KF_VALUE_NONE;
       if (given[k] && it->kind != KF_VALUE_INT) return invalid(fe, "the %s of a slice must be an integer or None", part);
-      if (given[k] && !scalar_value(it, &field[k], &f, why, sizeof why))
+      if (given[k] && !scalar_value(it, &field[k], &f, &im, why, sizeof why))
         return invalid(fe, "the %s of a slice: %s", part, why);
       if (given[k] && (it->dtype == KF_UINT64 && field[k] < 0))
         return invalid(fe, "the %s of a slice does not fit in int64", part);
@@ -574,10 +582,12 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
   case KF_VALUE_FLOAT: {
     if (!dtype_valid(v->dtype)) return false;
     int64_t i;
-    double f;
+    double f, im;
     char why[160];
     sb_printf(b, " %s", dtype_names[v->dtype]);
-    if (!scalar_value(v, &i, &f, why, sizeof why)) sb_printf(b, " invalid %lld %a", (long long)v->scalar.i, v->scalar.f);
+    if (!scalar_value(v, &i, &f, &im, why, sizeof why))
+      sb_printf(b, " invalid %lld %a %a", (long long)v->scalar.i, v->scalar.f, v->imag);
+    else if (dtype_complex(v->dtype)) sb_printf(b, " %a %a", f, im);
     else if (dtype_float(v->dtype)) sb_printf(b, " %a", f);
     else if (dtype_unsigned(v->dtype)) sb_printf(b, " %llu", (unsigned long long)(uint64_t)i);
     else sb_printf(b, " %lld", (long long)i);

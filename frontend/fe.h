@@ -123,7 +123,7 @@ struct FeVal {
   const FeVal *recv; /* FV_METHOD of a value made of others (a slice object): the value */
   union {
     int64_t i;       /* integers and bools (unsigned values as their bits) */
-    double f;
+    double f;        /* floats; complex numbers: the real part */
   } c;
   union {
     struct {
@@ -139,6 +139,8 @@ struct FeVal {
     FeConstArr *carr; /* FV_CONSTARR */
     FeNamespace *ns;  /* FV_NAMESPACE */
     FeClosure *clo;   /* FV_CLOSURE */
+    double im;        /* FV_VAL complex constant: the imaginary part (module-level constants: lower.c makes a kernel's
+                       * value of one where it reads it, global_value; kept here so FeVal grows not: deep recursion) */
   };
 };
 
@@ -328,6 +330,7 @@ struct FeCtx {
   X(CMATH_ATANH, "cmath.atanh") X(CMATH_ISNAN, "cmath.isnan") X(CMATH_ISINF, "cmath.isinf")   \
   X(CMATH_ISFINITE, "cmath.isfinite") X(CMATH_PHASE, "cmath.phase")                           \
   X(CMATH_POLAR, "cmath.polar") X(CMATH_RECT, "cmath.rect")                                  \
+  X(NP_REAL, "np.real") X(NP_IMAG, "np.imag")                                                \
   X(CG_THIS_GRID, "cg.this_grid") X(GRID_GROUP, "GridGroup") X(GRID_SYNC, "GridGroup.sync")
 
 typedef enum {
@@ -450,11 +453,16 @@ bool num_ufunc_supported(int u);
 bool num_can_cast_same_kind(int from, int to);
 /* The loop NumPy and numba-cuda choose for inputs of these kinds; false when there is none. */
 bool num_ufunc_loop(int u, const int *kinds, unsigned nin, NumLoop *out);
-/* The cmath function (cmath.c's name) a ufunc's complex loop is, as numba-cuda's ufunc_db takes it from its cmath;
- * NULL for the others. lower.c builds those loops; num_ufunc_emit the rest. */
-const char *num_ufunc_cmath(int u);
-/* Builds what the loop computes at b's insertion point, from inputs of the loop's input types. */
-void num_ufunc_emit(IrBuilder *b, int u, const NumLoop *loop, Value *const *in, Value **out);
+/* How num_ufunc_emit calls a function of kfront's cmath source (cmath.c) that a complex loop is built on: call
+ * (lower.c's) compiles it for z's type and calls it at b's insertion point, giving its result in z's type, or NULL
+ * after reporting an error. */
+typedef struct NumCmath {
+  Value *(*call)(void *ctx, const char *name, Value *z);
+  void *ctx;
+} NumCmath;
+/* Builds what the loop computes at b's insertion point, from inputs of the loop's input types; false when a cmath
+ * function it calls failed to compile (reported). */
+bool num_ufunc_emit(IrBuilder *b, int u, const NumLoop *loop, Value *const *in, Value **out, const NumCmath *cm);
 
 /* numpy's maximum/minimum (nan_wins) and fmax/fmin on floats, as numba's npyfuncs. */
 Value *num_float_minmax(IrBuilder *b, Value *x, Value *y, bool is_max, bool nan_wins);
@@ -556,6 +564,10 @@ Value *view_build(IrBuilder *b, Value *arr, const ViewItem *items, unsigned n, T
  * the axes reversed; else result axis d walks axis perm[d]). */
 Type *view_transpose_type(IrContext *ctx, const Type *arr, bool permuted);
 Value *view_transpose(IrBuilder *b, Value *arr, const unsigned *perm, Type *result);
+/* arr.real / arr.imag of a complex array (rank 1..7), as numba-cuda's array_complex_attr makes it: a view of the
+ * parts, result the part's float array (layout A), the array's extents and strides (mem.reinterpret of the
+ * elements as pairs of floats, mem.subview of one of the pair); reading and writing it reads and writes the parts. */
+Value *view_complex_part(IrBuilder *b, Value *arr, bool imag, Type *result);
 /* Unless ok (i1) holds, the thread raises ValueError(msg) as Numba raises it at run time: a check.raise recorded
  * whether or not the kernel is compiled with debug=True (kfront's run-time checks report, as its bounds checks do;
  * Numba's kernel without debug=True would end the thread silently). */
@@ -598,6 +610,7 @@ bool fe_tuple_fits(const FeVal *v, unsigned max_items);
 /* Constants of type t as module-level constants are kept (i: integers and bools; unsigned ones as their bits). */
 FeVal fe_const_int(FeCtx *fe, Type *t, int64_t i);
 FeVal fe_const_float(Type *t, double f);
+FeVal fe_const_complex(Type *t, double re, double im);
 /* A slice object constant (a module-level or bound slice), each field NULL for None: as Numba types a slice value
  * (slice3_type when its step is given and not 1, else slice2_type) and lowers it (make_slice_from_constant: the
  * omitted fields filled in as slice() fills them); a step of 0 stays, to raise where it is used. */

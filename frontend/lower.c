@@ -282,8 +282,10 @@ static Value *complex_part(Lower *L, Value *z, bool imag);
 static Value *mat(Lower *L, const FeVal *x) {
   if (x->v) return x->v;
   Type *t = x->type;
-  if (t->kind == TY_COMPLEX) /* a zero (zero_of): complex values are otherwise never constants */
-    return complex_make(L, ib_const_float(&L->b, t->elem, x->c.f), ib_const_float(&L->b, t->elem, 0), t);
+  if (t->kind == TY_COMPLEX) { /* a zero (zero_of): complex values are otherwise never constants in kernels */
+    Value *re = ib_const_float(&L->b, t->elem, x->c.f), *im = ib_const_float(&L->b, t->elem, x->im);
+    return complex_make(L, re, im, t);
+  }
   if (t->kind == TY_FLOAT) {
     if (t->bits == 16) return ib_unary(&L->b, OP_TRUNCF, ib_const_float(&L->b, ty_f32(L->ctx), x->c.f), t);
     return ib_const_float(&L->b, t, x->c.f);
@@ -485,6 +487,8 @@ static FeVal record_of_array(Lower *L, Value *arr) {
 
 /* Values of x converted to type t, appended to out. A missing value (undefined on this path, or an error)
  * takes the fallback values when given, else zeros. False (after a diagnostic) if x cannot be t. */
+static bool complex_to_real_error(Lower *L, const FeVal *v, Type *t, SrcLoc loc, const char *what);
+
 static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned *n, Value *const *fallback,
                        SrcLoc loc, const char *var) {
   if (x->kind == FV_POISON || x->kind == FV_UNDEF) {
@@ -544,6 +548,8 @@ static bool flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned 
     out[(*n)++] = x->v;
     return true;
   }
+  const char *what = strcmp(var, "<return value>") == 0 ? " to return it" : arena_printf(&L->fe->arena, " for '%s'", var);
+  if (complex_to_real_error(L, x, t, loc, what)) return false;
   out[(*n)++] = conv_v(L, *x, t);
   return true;
 }
@@ -945,6 +951,29 @@ static FeVal global_tuple(Lower *L, const FeVal *g, const char *hint, unsigned d
   return make_tuple(L, g->tup.n, elems);
 }
 
+static bool has_complex_constant(const FeVal *v) {
+  if (v->kind == FV_VAL) return v->is_const && v->type->kind == TY_COMPLEX;
+  if (v->kind != FV_TUPLE) return false;
+  for (unsigned i = 0; i < v->tup.n; i++)
+    if (has_complex_constant(&v->tup.elems[i])) return true;
+  return false;
+}
+
+/* A global's complex constants (itself, or items of a tuple) as the kernel's values, made where it is read: in
+ * kernels complex values are never constants (numba-cuda freezes them as constants of their type). */
+static FeVal complex_constants(Lower *L, FeVal v, SrcLoc loc) {
+  if (v.kind == FV_VAL && v.is_const && v.type->kind == TY_COMPLEX) {
+    at(L, loc);
+    Type *t = v.type;
+    Value *re = ib_const_float(&L->b, t->elem, v.c.f), *im = ib_const_float(&L->b, t->elem, v.im);
+    return val(t, complex_make(L, re, im, t));
+  }
+  if (v.kind != FV_TUPLE || !has_complex_constant(&v)) return v;
+  FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, v.tup.n);
+  for (unsigned i = 0; i < v.tup.n; i++) elems[i] = complex_constants(L, v.tup.elems[i], loc);
+  return make_tuple(L, v.tup.n, elems);
+}
+
 /* The value of a global (a module-level name, a binding, a namespace member) as a kernel reads it; name
  * says which in diagnostics, hint names the symbol of a constant array. */
 static FeVal global_value(Lower *L, const FeVal *g, const char *name, const char *hint, SrcLoc loc) {
@@ -961,11 +990,11 @@ static FeVal global_value(Lower *L, const FeVal *g, const char *name, const char
   }
   if (g->kind == FV_TUPLE && holds_const_array(g, 0)) { /* (a, b): the arrays as the globals they would be */
     at(L, loc);
-    return global_tuple(L, g, hint, 0);
+    return complex_constants(L, global_tuple(L, g, hint, 0), loc);
   }
   FeVal v = *g;
   v.literal = false;
-  return v;
+  return complex_constants(L, v, loc);
 }
 
 /* A name that is not a local: the template's own scope (generated kernels see only it and the builtins),
@@ -2052,14 +2081,21 @@ static void copy_into(Lower *L, Value *dst, Value *src) {
  * (copy_into), a homogeneous tuple into a 1-d dst of its length (Numba's sequence case; no NRT needed). */
 static void store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc) {
   if (is_scalar(&v)) {
+    if (complex_to_real_error(L, &v, dst->type->elem, vloc, " to store it into the elements of a slice")) return;
     Value *pair[2] = {conv_v(L, v, dst->type->elem), dst};
     each_element(L, dst, store_scalar_fn, pair);
     return;
   }
   if (is_array(&v) || v.kind == FV_VIEW) {
     FeVal src = view_value(L, &v);
-    if (src.type->elem->kind == TY_TUPLE || !ty_is_scalar(src.type->elem)) {
+    Type *se = src.type->elem;
+    if (se->kind == TY_TUPLE || (!ty_is_scalar(se) && se->kind != TY_COMPLEX)) {
       lerr(L, vloc, "cannot assign %s to a slice of %s", vname(L, &v), tname(L, dst->type));
+      return;
+    }
+    if (se->kind == TY_COMPLEX && dst->type->elem->kind != TY_COMPLEX) { /* as element stores: never to a real */
+      lerr(L, vloc, "cannot assign %s to a slice of %s (Numba converts a complex number to no real type; take .real, "
+                    ".imag or abs())", vname(L, &v), tname(L, dst->type));
       return;
     }
     copy_into(L, dst, src.v);
@@ -2077,6 +2113,8 @@ static void store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc) {
     Type *i64 = ty_i64(L->ctx);
     view_value_check(&L->b, ib_cmpi(&L->b, "eq", ib_dim(&L->b, dst, 0), ib_const_int(&L->b, i64, v.tup.n)),
                      "cannot assign slice from input of different size");
+    if (complex_to_real_error(L, &v.tup.elems[0], dst->type->elem, vloc, " to store it into the elements of a slice"))
+      return;
     for (unsigned i = 0; i < v.tup.n; i++) {
       Value *k = ib_const_int(&L->b, i64, i);
       store_element(L, dst, &k, conv_v(L, v.tup.elems[i], dst->type->elem));
@@ -2103,6 +2141,7 @@ static void assign_view(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
       lerr(L, vloc, "cannot store %s into an element of %s", vname(L, &v), tname(L, base->type));
       return;
     }
+    if (complex_to_real_error(L, &v, base->type->elem, vloc, " to store it into an element")) return;
     store_element(L, base, idx, conv_v(L, v, base->type->elem));
     return;
   }
@@ -2134,6 +2173,25 @@ static FeVal array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc alo
   Type *i64 = ty_i64(L->ctx);
   int64_t esize = ty_size(at_->elem);
   if (strcmp(a, "itemsize") == 0) return cint(i64, esize);
+  if (strcmp(a, "real") == 0 || strcmp(a, "imag") == 0) {
+    /* numba-cuda's array_complex_attr: a complex array's parts as a float view (A); a real array's .real is itself,
+     * its .imag a new read-only array of zeros (its NRT) */
+    bool im = a[0] == 'i';
+    FeVal arr = view_value(L, v);
+    if (arr.type->elem->kind == TY_COMPLEX) {
+      if (arr.type->rank >= 8)
+        return lerr(L, aloc, ".%s of %s: kfront makes it as an array of one more axis, and arrays of more than 8 "
+                             "dimensions are not supported", a, tname(L, arr.type));
+      Type *t = ty_array(L->ctx, arr.type->elem->elem, arr.type->rank, LAYOUT_A);
+      return val(t, view_complex_part(&L->b, arr.v, im, t));
+    }
+    bool number = ty_is_number(arr.type->elem) && arr.type->elem->kind != TY_BOOL; /* numba's number_domain */
+    if (number && !im) return arr;
+    if (number)
+      return lerr(L, aloc, ".imag of %s makes a new array of zeros, which a kernel cannot allocate (Numba's CUDA "
+                           "target allows it only with its NRT enabled; kfront does not)", tname(L, arr.type));
+    return lerr(L, aloc, "cannot access .%s of array of %s", a, tname(L, arr.type->elem));
+  }
   if (strcmp(a, "T") == 0) {
     FeVal arr = view_value(L, v);
     Type *t = view_transpose_type(L->ctx, arr.type, false);
@@ -2156,7 +2214,7 @@ static FeVal array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc alo
   }
   if (ty_is_record(at_->elem)) return records_field_array(L, v, a, strlen(a), aloc); /* a.x: a field, or no such */
   return lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports shape, size, ndim, dtype, strides, itemsize, "
-                       "nbytes, T and the methods transpose, reshape, ravel, view and item)", a, tname(L, at_));
+                       "nbytes, T, real, imag and the methods transpose, reshape, ravel, view and item)", a, tname(L, at_));
 }
 
 static SrcLoc arg_loc(const PyExpr *e, unsigned i);
@@ -3336,18 +3394,27 @@ static bool ufunc_array(const FeVal *v, unsigned *rank, Type **elem) {
 
 static FeVal cmath_call(Lower *L, const char *name, FeVal z, const PyExpr *e);
 
-/* One application of a ufunc's loop: num_ufunc_emit's, or for a complex loop numba-cuda takes from its cmath,
- * kfront's cmath function of that name. */
+/* A complex loop's call of a cmath.c function (NumCmath): at the ufunc call's expression. */
+typedef struct UfuncCmath {
+  Lower *L;
+  const PyExpr *e;
+} UfuncCmath;
+
+static Value *ufunc_cmath_call(void *ctx, const char *name, Value *z) {
+  UfuncCmath *c = ctx;
+  FeVal r = cmath_call(c->L, name, val(z->type, z), c->e);
+  return r.kind == FV_VAL ? mat(c->L, &r) : NULL;
+}
+
+/* One application of a ufunc's loop (num_ufunc_emit's; a complex loop may call kfront's cmath functions). */
 static bool ufunc_emit(Lower *L, int u, const NumLoop *loop, Value *const *in, Value **out, const PyExpr *e) {
-  const char *cm = loop->in[0] == NB_C64 || loop->in[0] == NB_C128 ? num_ufunc_cmath(u) : NULL;
-  if (!cm) {
-    num_ufunc_emit(&L->b, u, loop, in, out);
-    return true;
-  }
-  FeVal r = cmath_call(L, cm, val(in[0]->type, in[0]), e);
-  if (r.kind != FV_VAL) return false;
-  out[0] = mat(L, &r);
-  return true;
+  UfuncCmath c = {L, e};
+  NumCmath cm = {ufunc_cmath_call, &c};
+  unsigned errors = diag_errors(L->fe->diag);
+  if (num_ufunc_emit(&L->b, u, loop, in, out, &cm)) return true;
+  if (diag_errors(L->fe->diag) == errors)
+    lerr(L, e->loc, "internal error: numpy.%s has no implementation of its loop for these types", num_ufunc_name(u));
+  return false;
 }
 
 /* A ufunc over arrays with its outputs given (np.add(a, b, out)): a loop nest over the first output's shape;
@@ -4045,11 +4112,17 @@ static FeVal lower_bits(Lower *L, int bi, const PyExpr *e) {
 
 /* One item of print(): its format text (numba-cuda's printimpl: %lld for signed integers, %llu for unsigned, %f
  * for floats, True/False for booleans, strings as they are, tuples "(a, b)" and "(a,)", cuda.threadIdx and its kin
- * "(x, y, z)") into fmt, its values into ops. False after a located error. */
+ * "(x, y, z)") into fmt, its values into ops. False after a located error (complex numbers among them: numba-cuda
+ * has no print of them). */
 static bool print_item(Lower *L, const FeVal *v, SrcLoc loc, StrBuf *fmt, Value **ops, unsigned *n, unsigned depth) {
   Type *i64 = ty_i64(L->ctx);
   if (*n >= MAX_FLAT || depth > FE_MAX_NESTING) {
     lerr(L, loc, "print() of more than %d values is not supported", MAX_FLAT);
+    return false;
+  }
+  if (is_complex(v)) { /* numba-cuda's print_item has no complex implementation: its lowering fails */
+    lerr(L, loc, "printing a %s is not supported in kernels (numba-cuda: \"printing unimplemented for values of type "
+                 "%s\"; print its .real and .imag)", tname(L, v->type), tname(L, v->type));
     return false;
   }
   if (is_scalar(v)) {
@@ -4338,6 +4411,17 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_ENUMERATE: return lerr(L, e->loc, "%s() can only be used as the iterable of a for loop in kfront", fname);
   case BI_LITERAL_UNROLL: return lower_literal_unroll(L, e);
   case BI_PRINT: return lower_print(L, e);
+  case BI_NP_REAL:
+  case BI_NP_IMAG: { /* numba-cuda's overloads: val.real, val.imag (numbers and arrays), the attribute itself */
+    if (e->call.args.n != 1 || e->call.nkeywords || e->call.args.items[0]->kind == EX_STARRED)
+      return lerr(L, e->loc, "%s() takes exactly one positional argument", fname);
+    PyExpr *attr = ARENA_NEW(&L->fe->arena, PyExpr);
+    attr->kind = EX_ATTRIBUTE;
+    attr->loc = attr->attribute.attr_loc = e->loc;
+    attr->attribute.value = e->call.args.items[0];
+    attr->attribute.attr = bi == BI_NP_REAL ? "real" : "imag";
+    return lower_expr(L, attr);
+  }
   case BI_SLICE: return lower_slice_ctor(L, e);
   case BI_COMPLEX: { /* numba-cuda's typing: complex64 from a float32 (or two), else complex128 */
     if (!positional(L, e, fname, 1, 2, a)) return poison();
@@ -4867,7 +4951,8 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
         Type *want = cand->args[i];
         if (is_scalar(&args[i]) && ty_is_number(want)) {
           int c = nb_can_convert(nb_kind(args[i].type), nb_kind(want));
-          if (c == CONV_UNSAFE) rate[0]++;
+          if (c == CONV_NONE) ok = false; /* a complex argument for a real parameter: no conversion, as Numba */
+          else if (c == CONV_UNSAFE) rate[0]++;
           else if (c == CONV_SAFE) rate[1]++;
           else if (c == CONV_PROMOTE) rate[2]++;
         } else {
@@ -5535,6 +5620,7 @@ static void assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
       lerr(L, vloc, "cannot store %s into a field of type %s", vname(L, &v), tname(L, base->type->elem));
       return;
     }
+    if (complex_to_real_error(L, &v, base->type->elem, vloc, " to store it into a field")) return;
     at(L, t->loc);
     store_element(L, base, idx, conv_v(L, v, base->type->elem));
     return;
@@ -5589,6 +5675,7 @@ static void lower_augassign(Lower *L, const PyStmt *s) {
       lerr(L, s->augassign.value->loc, "cannot store %s into an element of %s", vname(L, &nv), tname(L, a.type));
       return;
     }
+    if (complex_to_real_error(L, &nv, base->type->elem, s->augassign.op_loc, " to store it into an element")) return;
     at(L, t->loc);
     store_element(L, base, idx, conv_v(L, nv, base->type->elem));
     return;

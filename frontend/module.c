@@ -122,6 +122,11 @@ FeVal fe_const_int(FeCtx *fe, Type *t, int64_t i) {
   return (FeVal){.kind = FV_VAL, .is_const = true, .type = t, .c.i = i, .nonneg = t->is_unsigned || i >= 0};
 }
 FeVal fe_const_float(Type *t, double f) { return (FeVal){.kind = FV_VAL, .is_const = true, .type = t, .c.f = f}; }
+FeVal fe_const_complex(Type *t, double re, double im) {
+  FeVal v = fe_const_float(t, re);
+  v.im = im;
+  return v;
+}
 
 FeVal fe_const_slice(FeCtx *fe, const int64_t *start, const int64_t *stop, const int64_t *step) {
   Type *i64 = ty_i64(fe->ctx);
@@ -141,8 +146,15 @@ static bool is_const_scalar(const FeVal *v) { return v->kind == FV_VAL && v->is_
 /* Cast of a constant to a numpy/numba scalar type (np.float32(x)), as the value would be stored. */
 static bool const_cast_to(FeCtx *fe, const FeVal *v, Type *t, FeVal *out) {
   if (!is_const_scalar(v)) return false;
-  bool from_float = v->type->kind == TY_FLOAT;
+  bool from_complex = v->type->kind == TY_COMPLEX;
+  if (from_complex && t->kind != TY_COMPLEX) return false; /* Python: TypeError; NumPy drops the imaginary part */
+  bool from_float = v->type->kind == TY_FLOAT || from_complex;
   double f = from_float ? v->c.f : v->type->is_unsigned ? (double)(uint64_t)v->c.i : (double)v->c.i;
+  if (t->kind == TY_COMPLEX) { /* np.complex64(x): each part rounded to the part's precision */
+    double im = from_complex ? v->im : 0;
+    *out = t->elem->bits == 32 ? fe_const_complex(t, (float)f, (float)im) : fe_const_complex(t, f, im);
+    return true;
+  }
   if (t->kind == TY_FLOAT) {
     if (t->bits == 32) f = (float)f;
     *out = fe_const_float(t, f);
@@ -212,7 +224,7 @@ static FeVal eval_np_array(FeCtx *fe, const PyExpr *e) {
     const PyKeyword *kw = e->call.keywords[k];
     if (!kw->arg || strcmp(kw->arg, "dtype") != 0) return host();
     FeVal d = eval_const(fe, kw->value);
-    if (d.kind == FV_NTYPE && ty_is_scalar(d.type)) dtype = d.type;
+    if (d.kind == FV_NTYPE && (ty_is_scalar(d.type) || d.type->kind == TY_COMPLEX)) dtype = d.type;
     else if (d.kind == FV_STR) dtype = nb_named_type(fe->ctx, d.str.s, NULL);
     if (!dtype) return host();
   }
@@ -222,12 +234,14 @@ static FeVal eval_np_array(FeCtx *fe, const PyExpr *e) {
   unsigned rank = 0, n = 0;
   if (!nested_numbers(&data, 0, dims, &rank, elems, &n, CAP) || rank == 0) return host();
   if (!dtype) {
-    bool any_float = false, all_bool = true;
+    bool any_float = false, any_complex = false, all_bool = true;
     for (unsigned i = 0; i < n; i++) {
       any_float = any_float || elems[i].type->kind == TY_FLOAT;
+      any_complex = any_complex || elems[i].type->kind == TY_COMPLEX;
       all_bool = all_bool && elems[i].type->kind == TY_BOOL;
     }
-    dtype = any_float ? ty_f64(fe->ctx) : all_bool ? ty_bool(fe->ctx) : ty_i64(fe->ctx);
+    dtype = any_complex ? ty_complex(fe->ctx, ty_f64(fe->ctx)) : any_float ? ty_f64(fe->ctx)
+            : all_bool  ? ty_bool(fe->ctx) : ty_i64(fe->ctx);
   }
   return fe_const_array(fe, dtype, rank, dims, elems, n);
 }
@@ -242,7 +256,10 @@ FeVal fe_const_array(FeCtx *fe, Type *dtype, unsigned rank, const int64_t *dims,
   for (unsigned i = 0; i < n; i++) {
     FeVal c;
     if (!const_cast_to(fe, &elems[i], dtype, &c)) return host();
-    ca->values[i] = dtype->kind == TY_FLOAT ? attr_float(dtype, c.c.f) : attr_int(dtype, c.c.i);
+    if (dtype->kind == TY_COMPLEX) /* an element of a complex array: its two parts */
+      ca->values[i] = attr_array(fe->m, 2, (Attr[]){attr_float(dtype->elem, c.c.f), attr_float(dtype->elem, c.im)});
+    else
+      ca->values[i] = dtype->kind == TY_FLOAT ? attr_float(dtype, c.c.f) : attr_int(dtype, c.c.i);
   }
   return (FeVal){.kind = FV_CONSTARR, .carr = ca};
 }
@@ -355,13 +372,27 @@ static FeVal eval_call_const(FeCtx *fe, const PyExpr *e) {
   if (f.kind != FV_BUILTIN) return host();
   switch (f.builtin) {
   case BI_INT:
+    if (n == 1 && a[0].type->kind == TY_COMPLEX) return host(); /* Python: TypeError */
     if (n == 1 && a[0].type->kind == TY_FLOAT) return const_cast_to(fe, &a[0], ty_i64(ctx), &out) ? out : host();
     if (n == 1 && a[0].type->kind == TY_BOOL) return fe_const_int(fe, ty_i64(ctx), a[0].c.i);
     return n == 1 ? a[0] : host();
   case BI_FLOAT:
     return n == 1 && const_cast_to(fe, &a[0], ty_f64(ctx), &out) ? out : host();
+  case BI_COMPLEX: { /* complex(re[, im]) of real constants (or one complex) */
+    Type *c128 = ty_complex(ctx, ty_f64(ctx));
+    if (n == 1) return const_cast_to(fe, &a[0], c128, &out) ? out : host();
+    FeVal re, im;
+    if (n != 2 || a[0].type->kind == TY_COMPLEX || a[1].type->kind == TY_COMPLEX ||
+        !const_cast_to(fe, &a[0], ty_f64(ctx), &re) || !const_cast_to(fe, &a[1], ty_f64(ctx), &im))
+      return host();
+    return fe_const_complex(c128, re.c.f, im.c.f);
+  }
   case BI_ABS:
     if (n != 1) return host();
+    if (a[0].type->kind == TY_COMPLEX) {
+      double r = hypot(a[0].c.f, a[0].im);
+      return fe_const_float(a[0].type->elem, a[0].type->elem->bits == 32 ? (double)(float)r : r);
+    }
     if (a[0].type->kind == TY_FLOAT) return fe_const_float(a[0].type, fabs(a[0].c.f));
     if (a[0].type->kind == TY_INT && !a[0].type->is_unsigned && a[0].c.i != INT64_MIN)
       return fe_const_int(fe, a[0].type, a[0].c.i < 0 ? -a[0].c.i : a[0].c.i);
@@ -446,6 +477,7 @@ static FeVal eval_const(FeCtx *fe, const PyExpr *e) {
     if (e->intlit.big == 1) return fe_const_int(fe, ty_int(ctx, 64, true), e->intlit.value);
     return host();
   case EX_FLOAT: return fe_const_float(ty_f64(ctx), e->fval);
+  case EX_COMPLEX: return fe_const_complex(ty_complex(ctx, ty_f64(ctx)), 0, e->fval);
   case EX_BOOL: return fe_const_int(fe, ty_bool(ctx), e->bval);
   case EX_NONE: return (FeVal){.kind = FV_NONE};
   case EX_STR: {

@@ -63,7 +63,7 @@ static const Ufunc UFUNCS[] = {
     {"absolute", 1, 1, U_ABSOLUTE, 0, 0, "^->^ " INT_LOOPS1 " f->f d->d F->f D->d"},
     {"add", 2, 1, U_ADD, 0, 0, "^^->^ " INT_LOOPS2 " ff->f dd->d" C2},
     {"arccos", 1, 1, U_MATH1, OP_ACOS, 0, F1 C1},
-    {"arccosh", 1, 1, U_MATH1, OP_ACOSH, 0, F1},
+    {"arccosh", 1, 1, U_MATH1, OP_ACOSH, 0, F1 C1},
     {"arcsin", 1, 1, U_MATH1, OP_ASIN, 0, F1 C1},
     {"arcsinh", 1, 1, U_MATH1, OP_ASINH, 0, F1 C1},
     {"arctan", 1, 1, U_MATH1, OP_ATAN, 0, F1 C1},
@@ -77,25 +77,25 @@ static const Ufunc UFUNCS[] = {
     {"conjugate", 1, 1, U_POSITIVE, 0, 0, INT_LOOPS1 " f->f d->d" C1},
     {"copysign", 2, 1, U_MATH2, OP_COPYSIGN, 0, F2},
     {"cos", 1, 1, U_MATH1, OP_COS, 0, F1 C1},
-    {"cosh", 1, 1, U_MATH1, OP_COSH, 0, F1},
+    {"cosh", 1, 1, U_MATH1, OP_COSH, 0, F1 C1},
     {"deg2rad", 1, 1, U_DEG2RAD, 0, 0, F1},
     {"degrees", 1, 1, U_RAD2DEG, 0, 0, F1},
     {"divmod", 2, 2, U_DIVMOD, 0, 0, "bb->bb BB->BB hh->hh HH->HH ii->ii II->II ll->ll LL->LL qq->qq QQ->QQ ff->ff dd->dd"},
     {"equal", 2, 1, U_CMP, 0, SEM_IEQ, CMP_LOOPS CCMP},
     {"exp", 1, 1, U_MATH1, OP_EXP, 0, F1 C1},
-    {"exp2", 1, 1, U_MATH1, OP_EXP2, 0, F1},
-    {"expm1", 1, 1, U_MATH1, OP_EXPM1, 0, F1},
+    {"exp2", 1, 1, U_MATH1, OP_EXP2, 0, F1 C1},
+    {"expm1", 1, 1, U_MATH1, OP_EXPM1, 0, F1 C1},
     {"fabs", 1, 1, U_MATH1, OP_FABS, 0, F1},
-    {"float_power", 2, 1, U_MATH2, OP_POW, 0, "dd->d"},
+    {"float_power", 2, 1, U_MATH2, OP_POW, 0, "dd->d DD->D"},
     {"floor", 1, 1, U_ROUNDING, OP_FLOOR, 0, "^->^ " INT_LOOPS1 " f->f d->d"},
     {"floor_divide", 2, 1, U_FLOOR_DIVIDE, 0, 0, INT_LOOPS2 " ff->f dd->d"},
-    {"fmax", 2, 1, U_FMAX, 0, 0, "^^->^ " INT_LOOPS2 " ff->f dd->d"},
-    {"fmin", 2, 1, U_FMIN, 0, 0, "^^->^ " INT_LOOPS2 " ff->f dd->d"},
+    {"fmax", 2, 1, U_FMAX, 0, 0, "^^->^ " INT_LOOPS2 " ff->f dd->d" C2},
+    {"fmin", 2, 1, U_FMIN, 0, 0, "^^->^ " INT_LOOPS2 " ff->f dd->d" C2},
     {"fmod", 2, 1, U_FMOD, 0, 0, INT_LOOPS2 " ff->f dd->d"},
     {"frexp", 1, 2, U_UNSUPPORTED, 0, 0, ""},
     {"gcd", 2, 1, U_GCD, 0, 0, INT_LOOPS2},
-    {"greater", 2, 1, U_CMP, 0, SEM_ISGT, CMP_LOOPS},
-    {"greater_equal", 2, 1, U_CMP, 0, SEM_ISGE, CMP_LOOPS},
+    {"greater", 2, 1, U_CMP, 0, SEM_ISGT, CMP_LOOPS CCMP},
+    {"greater_equal", 2, 1, U_CMP, 0, SEM_ISGE, CMP_LOOPS CCMP},
     {"hypot", 2, 1, U_MATH2, OP_HYPOT, 0, F2},
     {"invert", 1, 1, U_INVERT, 0, 0, "^->^ " INT_LOOPS1},
     {"isfinite", 1, 1, U_ISFINITE, 0, 0, PRED1_LOOPS CPRED},
@@ -104,43 +104,43 @@ static const Ufunc UFUNCS[] = {
     {"lcm", 2, 1, U_LCM, 0, 0, INT_LOOPS2},
     {"ldexp", 2, 1, U_LDEXP, 0, 0, "fi->f fl->f di->d dl->d"},
     {"left_shift", 2, 1, U_LEFT_SHIFT, 0, 0, INT_LOOPS2},
-    {"less", 2, 1, U_CMP, 0, SEM_ISLT, CMP_LOOPS},
-    {"less_equal", 2, 1, U_CMP, 0, SEM_ISLE, CMP_LOOPS},
+    {"less", 2, 1, U_CMP, 0, SEM_ISLT, CMP_LOOPS CCMP},
+    {"less_equal", 2, 1, U_CMP, 0, SEM_ISLE, CMP_LOOPS CCMP},
     {"log", 1, 1, U_MATH1, OP_LOG, 0, F1 C1},
-    {"log10", 1, 1, U_MATH1, OP_LOG10, 0, F1},
-    {"log1p", 1, 1, U_MATH1, OP_LOG1P, 0, F1},
-    {"log2", 1, 1, U_MATH1, OP_LOG2, 0, F1},
+    {"log10", 1, 1, U_MATH1, OP_LOG10, 0, F1 C1},
+    {"log1p", 1, 1, U_MATH1, OP_LOG1P, 0, F1 C1},
+    {"log2", 1, 1, U_MATH1, OP_LOG2, 0, F1 C1},
     {"logaddexp", 2, 1, U_LOGADDEXP, 0, 0, F2},
     {"logaddexp2", 2, 1, U_LOGADDEXP2, 0, 0, F2},
     {"logical_and", 2, 1, U_LOGICAL_AND, 0, 0, LOGIC_LOOPS CCMP},
     {"logical_not", 1, 1, U_LOGICAL_NOT, 0, 0, PRED1_LOOPS CPRED},
     {"logical_or", 2, 1, U_LOGICAL_OR, 0, 0, LOGIC_LOOPS CCMP},
     {"logical_xor", 2, 1, U_LOGICAL_XOR, 0, 0, LOGIC_LOOPS CCMP},
-    {"maximum", 2, 1, U_MAXIMUM, 0, 0, "^^->^ " INT_LOOPS2 " ff->f dd->d"},
-    {"minimum", 2, 1, U_MINIMUM, 0, 0, "^^->^ " INT_LOOPS2 " ff->f dd->d"},
+    {"maximum", 2, 1, U_MAXIMUM, 0, 0, "^^->^ " INT_LOOPS2 " ff->f dd->d" C2},
+    {"minimum", 2, 1, U_MINIMUM, 0, 0, "^^->^ " INT_LOOPS2 " ff->f dd->d" C2},
     {"modf", 1, 2, U_UNSUPPORTED, 0, 0, ""},
     {"multiply", 2, 1, U_MULTIPLY, 0, 0, "^^->^ " INT_LOOPS2 " ff->f dd->d" C2},
     {"negative", 1, 1, U_NEGATIVE, 0, 0, INT_LOOPS1 " f->f d->d" C1},
     {"nextafter", 2, 1, U_MATH2, OP_NEXTAFTER, 0, F2},
     {"not_equal", 2, 1, U_CMP, 0, SEM_INE, CMP_LOOPS CCMP},
     {"positive", 1, 1, U_POSITIVE, 0, 0, INT_LOOPS1 " f->f d->d" C1},
-    {"power", 2, 1, U_POWER, 0, 0, INT_LOOPS2 " ff->f dd->d"},
+    {"power", 2, 1, U_POWER, 0, 0, INT_LOOPS2 " ff->f dd->d" C2},
     {"rad2deg", 1, 1, U_RAD2DEG, 0, 0, F1},
     {"radians", 1, 1, U_DEG2RAD, 0, 0, F1},
     {"reciprocal", 1, 1, U_RECIPROCAL, 0, 0, INT_LOOPS1 " f->f d->d" C1},
     {"remainder", 2, 1, U_REMAINDER, 0, 0, INT_LOOPS2 " ff->f dd->d"},
     {"right_shift", 2, 1, U_RIGHT_SHIFT, 0, 0, INT_LOOPS2},
-    {"rint", 1, 1, U_RINT, 0, 0, F1},
-    {"sign", 1, 1, U_SIGN, 0, 0, INT_LOOPS1 " f->f d->d"},
+    {"rint", 1, 1, U_RINT, 0, 0, F1 C1},
+    {"sign", 1, 1, U_SIGN, 0, 0, INT_LOOPS1 " f->f d->d" C1},
     {"signbit", 1, 1, U_SIGNBIT, 0, 0, "f->^ d->^"},
     {"sin", 1, 1, U_MATH1, OP_SIN, 0, F1 C1},
-    {"sinh", 1, 1, U_MATH1, OP_SINH, 0, F1},
+    {"sinh", 1, 1, U_MATH1, OP_SINH, 0, F1 C1},
     {"spacing", 1, 1, U_SPACING, 0, 0, F1},
     {"sqrt", 1, 1, U_MATH1, OP_SQRT, 0, F1 C1},
     {"square", 1, 1, U_SQUARE, 0, 0, INT_LOOPS1 " f->f d->d" C1},
     {"subtract", 2, 1, U_SUBTRACT, 0, 0, INT_LOOPS2 " ff->f dd->d" C2},
     {"tan", 1, 1, U_MATH1, OP_TAN, 0, F1 C1},
-    {"tanh", 1, 1, U_MATH1, OP_TANH, 0, F1},
+    {"tanh", 1, 1, U_MATH1, OP_TANH, 0, F1 C1},
     {"true_divide", 2, 1, U_TRUE_DIVIDE, 0, 0, F2 C2},
     {"trunc", 1, 1, U_ROUNDING, OP_TRUNC, 0, "^->^ " INT_LOOPS1 " f->f d->d"},
 };
@@ -230,7 +230,7 @@ bool num_ufunc_loop(int u, const int *kinds, unsigned nin, NumLoop *out) {
   bool has_int = false, has_float = false;
   for (unsigned i = 0; i < nin; i++) {
     has_int |= kind_is_int(kinds[i]);
-    has_float |= kind_is_float(kinds[i]);
+    has_float |= kind_is_float(kinds[i]) || kind_is_complex(kinds[i]); /* numba: dt.kind in "cf" */
   }
   for (const char *p = f->loops; *p;) {
     while (*p == ' ') p++;
@@ -407,20 +407,123 @@ static Value *np_complex_reciprocal(IrBuilder *b, Value *x) {
   return cmake(b, ib_select(b, by_re, inv1, re2), ib_select(b, by_re, im1, im2), t);
 }
 
-/* The ufuncs whose complex loops numba-cuda takes from its cmath (cmathimpl.py): built by lower.c from kfront's cmath
- * source (cmath.c), as cmath.<name> is. */
-const char *num_ufunc_cmath(int u) {
-  static const char *const map[][2] = {{"exp", "exp"},       {"log", "log"},         {"sqrt", "sqrt"},
-                                       {"sin", "sin"},       {"cos", "cos"},         {"tan", "tan"},
-                                       {"arcsin", "asin"},   {"arccos", "acos"},     {"arctan", "atan"},
-                                       {"arcsinh", "asinh"}, {"arctanh", "atanh"}};
-  for (unsigned i = 0; i < sizeof map / sizeof *map; i++)
-    if (strcmp(UFUNCS[u].name, map[i][0]) == 0) return map[i][1];
-  return NULL;
+/* NumPy's constants as numba-cuda's npyfuncs has them, made in the loop's float type (rounded to float32 for
+ * complex64, as its context.get_constant rounds them). */
+#define NPY_LOGE2 0.693147180559945309417232121458176568
+#define NPY_LOG2E 1.442695040888963407359924681001892137
+#define NPY_LOG10E 0.434294481903251827651128918916605082
+static Value *tconst(IrBuilder *b, Type *ft, double v) { return fconst(b, ft, ft->bits == 32 ? (double)(float)v : v); }
+
+/* (k * z.re, k * z.im) in z's float type */
+static Value *cscale(IrBuilder *b, Value *z, double k) {
+  Type *ft = z->type->elem;
+  Value *c = tconst(b, ft, k);
+  return cmake(b, binary(b, OP_MULF, c, cpart(b, z, false)), binary(b, OP_MULF, c, cpart(b, z, true)), z->type);
 }
 
-/* A complex loop of a ufunc; false when kfront has none for it. */
-static bool complex_ufunc_emit(IrBuilder *b, const Ufunc *f, Value *x, Value *y, Value **out) {
+/* NumPy's lexicographic order of complex numbers (numba-cuda's np_complex_gt_impl ..., NumPy's CGT/CGE/CLT/CLE):
+ * x.re beyond y.re with neither imaginary part NaN, or equal real parts and the imaginary parts in order. */
+static Value *complex_order(IrBuilder *b, int pred, Value *x, Value *y) {
+  Value *xr = cpart(b, x, false), *xi = cpart(b, x, true), *yr = cpart(b, y, false), *yi = cpart(b, y, true);
+  bool greater = pred == SEM_ISGT || pred == SEM_ISGE;
+  Value *first = binary(b, OP_ANDI, ib_cmpf(b, greater ? "ogt" : "olt", xr, yr), ib_cmpf(b, "ord", xi, yi));
+  Value *second = binary(b, OP_ANDI, ib_cmpf(b, "oeq", xr, yr), ib_cmpf(b, float_pred(pred), xi, yi));
+  return binary(b, OP_ORI, first, second);
+}
+
+/* numba-cuda's np_complex_maximum_impl / minimum / fmax / fmin: NaN (a NaN part) wins for maximum and minimum
+ * (x's when both are), loses for fmax and fmin (x when both are); else the lexicographic order picks. */
+static Value *complex_minmax(IrBuilder *b, Value *x, Value *y, bool is_max, bool nan_wins) {
+  Value *x_nan = ib_cmpf(b, "uno", cpart(b, x, false), cpart(b, x, true));
+  Value *y_nan = ib_cmpf(b, "uno", cpart(b, y, false), cpart(b, y, true));
+  Value *nan_result = nan_wins ? ib_select(b, x_nan, x, y) : ib_select(b, y_nan, x, y);
+  Value *pick_x = complex_order(b, is_max ? SEM_ISGE : SEM_ISLE, x, y);
+  return ib_select(b, binary(b, OP_ORI, x_nan, y_nan), nan_result, ib_select(b, pick_x, x, y));
+}
+
+/* numba-cuda's np_complex_sinh_impl / cosh / tanh (NumPy's funcs.inc.src formulas, no special cases), each step
+ * in the parts' float type. */
+static Value *complex_hyperbolic(IrBuilder *b, OpKind k, Value *z) {
+  Type *t = z->type, *ft = t->elem;
+  Value *xr = cpart(b, z, false), *xi = cpart(b, z, true);
+  Value *s = unary(b, OP_SIN, xi), *c = unary(b, OP_COS, xi), *sh = unary(b, OP_SINH, xr), *ch = unary(b, OP_COSH, xr);
+  if (k == OP_SINH) return cmake(b, binary(b, OP_MULF, c, sh), binary(b, OP_MULF, s, ch), t);
+  if (k == OP_COSH) return cmake(b, binary(b, OP_MULF, c, ch), binary(b, OP_MULF, s, sh), t);
+  Value *rs = binary(b, OP_MULF, c, sh), *is = binary(b, OP_MULF, s, ch);
+  Value *rc = binary(b, OP_MULF, c, ch), *ic = binary(b, OP_MULF, s, sh);
+  Value *d = binary(b, OP_ADDF, binary(b, OP_MULF, rc, rc), binary(b, OP_MULF, ic, ic));
+  Value *inv_d = binary(b, OP_DIVF, fconst(b, ft, 1.0), d);
+  Value *numr = binary(b, OP_ADDF, binary(b, OP_MULF, rs, rc), binary(b, OP_MULF, is, ic));
+  Value *numi = binary(b, OP_SUBF, binary(b, OP_MULF, is, rc), binary(b, OP_MULF, rs, ic));
+  return cmake(b, binary(b, OP_MULF, numr, inv_d), binary(b, OP_MULF, numi, inv_d), t);
+}
+
+/* The cmath function (cmath.c's name) numba-cuda's complex loop of a math ufunc is (its ufunc_db takes them from
+ * cmathimpl.py); NULL for the others. */
+static const char *cmath_of(OpKind k) {
+  switch (k) {
+  case OP_EXP: return "exp";
+  case OP_LOG: return "log";
+  case OP_SQRT: return "sqrt";
+  case OP_SIN: return "sin";
+  case OP_COS: return "cos";
+  case OP_TAN: return "tan";
+  case OP_ASIN: return "asin";
+  case OP_ACOS: return "acos";
+  case OP_ATAN: return "atan";
+  case OP_ASINH: return "asinh";
+  case OP_ATANH: return "atanh";
+  default: return NULL;
+  }
+}
+
+/* A complex math ufunc (U_MATH1): kfront's cmath function, or numba-cuda's npyfuncs built around one (exp2, log2,
+ * log10, arccosh) or from the parts (sinh, cosh, tanh, expm1, log1p). NULL when a cmath call failed. */
+static Value *complex_math1(IrBuilder *b, OpKind k, Value *z, const NumCmath *cm) {
+  Type *t = z->type, *ft = t->elem;
+  const char *name = cmath_of(k);
+  if (name) return cm->call(cm->ctx, name, z);
+  switch (k) {
+  case OP_SINH:
+  case OP_COSH:
+  case OP_TANH: return complex_hyperbolic(b, k, z);
+  case OP_EXP2: return cm->call(cm->ctx, "exp", cscale(b, z, NPY_LOGE2)); /* exp(log(2) z) */
+  case OP_LOG2:
+  case OP_LOG10: { /* log(z) scaled */
+    Value *w = cm->call(cm->ctx, "log", z);
+    return w ? cscale(b, w, k == OP_LOG2 ? NPY_LOG2E : NPY_LOG10E) : NULL;
+  }
+  case OP_EXPM1: { /* (exp(re) cos(im) - 1, exp(re) sin(im)) */
+    Value *a = unary(b, OP_EXP, cpart(b, z, false)), *im = cpart(b, z, true);
+    Value *re = binary(b, OP_ADDF, binary(b, OP_MULF, a, unary(b, OP_COS, im)), fconst(b, ft, -1.0));
+    return cmake(b, re, binary(b, OP_MULF, a, unary(b, OP_SIN, im)), t);
+  }
+  case OP_LOG1P: { /* (log(hypot(re + 1, im)), atan2(im, re + 1)) */
+    Value *r1 = binary(b, OP_ADDF, cpart(b, z, false), fconst(b, ft, 1.0)), *im = cpart(b, z, true);
+    return cmake(b, unary(b, OP_LOG, binary(b, OP_HYPOT, r1, im)), binary(b, OP_ATAN2, im, r1), t);
+  }
+  case OP_ACOSH: { /* log(z + sqrt(z + 1) * sqrt(z - 1)) */
+    Value *one = cmake(b, fconst(b, ft, 1.0), fconst(b, ft, 0.0), t);
+    Value *sp = cm->call(cm->ctx, "sqrt", cx(b, OP_COMPLEX_ADD, z, one));
+    Value *sm = sp ? cm->call(cm->ctx, "sqrt", cx(b, OP_COMPLEX_SUB, z, one)) : NULL;
+    return sm ? cm->call(cm->ctx, "log", cx(b, OP_COMPLEX_ADD, z, cx(b, OP_COMPLEX_MUL, sp, sm))) : NULL;
+  }
+  default: return NULL;
+  }
+}
+
+/* numba's complex_power_impl (power and float_power): the product z * z for an exponent of exactly 2 + 0j, else
+ * kfront's complex ** (numba-cuda's translation of CPython's _Py_c_pow: numba's own loop calls numba_cpow, a
+ * helper numba-cuda's kernels do not link). */
+static Value *complex_power(IrBuilder *b, Value *x, Value *y) {
+  Type *ft = x->type->elem;
+  Value *two = binary(b, OP_ANDI, ib_cmpf(b, "oeq", cpart(b, y, false), fconst(b, ft, 2.0)),
+                      ib_cmpf(b, "oeq", cpart(b, y, true), fconst(b, ft, 0.0)));
+  return ib_select(b, two, cx(b, OP_COMPLEX_MUL, x, x), cx(b, OP_COMPLEX_POW, x, y));
+}
+
+/* A complex loop of a ufunc (numba-cuda's ufunc_db's). Returns false when a cmath call failed (reported). */
+static bool complex_ufunc_emit(IrBuilder *b, const Ufunc *f, Value *x, Value *y, Value **out, const NumCmath *cm) {
   IrContext *ctx = b->ctx;
   Type *i1 = ty_bool(ctx);
   Value *r = NULL;
@@ -432,14 +535,22 @@ static bool complex_ufunc_emit(IrBuilder *b, const Ufunc *f, Value *x, Value *y,
     r = op_result(ib_op(b, OP_COMPLEX_ABS, 1, &x, 1, &ft, 0), 0);
     break;
   }
+  case U_SIGN: r = cm->call(cm->ctx, "np_sign", x); break; /* NumPy 2's z / |z| (numba-cuda's Python) */
   case U_ADD: r = cx(b, OP_COMPLEX_ADD, x, y); break;
   case U_SUBTRACT: r = cx(b, OP_COMPLEX_SUB, x, y); break;
   case U_MULTIPLY: r = cx(b, OP_COMPLEX_MUL, x, y); break;
   case U_SQUARE: r = cx(b, OP_COMPLEX_MUL, x, x); break;
   case U_TRUE_DIVIDE: r = np_complex_div(b, x, y); break;
   case U_RECIPROCAL: r = np_complex_reciprocal(b, x); break;
+  case U_POWER: r = complex_power(b, x, y); break;
+  case U_MATH2: r = f->op == OP_POW ? complex_power(b, x, y) : NULL; break; /* float_power */
+  case U_MATH1: r = complex_math1(b, (OpKind)f->op, x, cm); break;
+  case U_RINT: r = cmake(b, unary(b, OP_ROUND, cpart(b, x, false)), unary(b, OP_ROUND, cpart(b, x, true)), x->type); break;
   case U_CMP: {
-    if (f->pred != SEM_IEQ && f->pred != SEM_INE) return false;
+    if (f->pred != SEM_IEQ && f->pred != SEM_INE) {
+      r = complex_order(b, f->pred, x, y);
+      break;
+    }
     Value *ops[2] = {x, y};
     r = op_result(ib_op(b, f->pred == SEM_IEQ ? OP_COMPLEX_EQ : OP_COMPLEX_NE, 2, ops, 1, &i1, 0), 0);
     break;
@@ -448,6 +559,12 @@ static bool complex_ufunc_emit(IrBuilder *b, const Ufunc *f, Value *x, Value *y,
   case U_LOGICAL_OR: r = binary(b, OP_ORI, ctruth(b, x), ctruth(b, y)); break;
   case U_LOGICAL_XOR: r = binary(b, OP_XORI, ctruth(b, x), ctruth(b, y)); break;
   case U_LOGICAL_NOT: r = binary(b, OP_XORI, ctruth(b, x), ib_const_bool(b, true)); break;
+  case U_MAXIMUM:
+  case U_MINIMUM:
+  case U_FMAX:
+  case U_FMIN:
+    r = complex_minmax(b, x, y, f->impl == U_MAXIMUM || f->impl == U_FMAX, f->impl == U_MAXIMUM || f->impl == U_MINIMUM);
+    break;
   case U_ISNAN: r = ib_cmpf(b, "uno", cpart(b, x, false), cpart(b, x, true)); break;
   case U_ISINF:
   case U_ISFINITE: {
@@ -456,17 +573,17 @@ static bool complex_ufunc_emit(IrBuilder *b, const Ufunc *f, Value *x, Value *y,
     r = binary(b, f->impl == U_ISINF ? OP_ORI : OP_ANDI, a, c);
     break;
   }
-  default: return false;
+  default: r = NULL; break;
   }
   out[0] = r;
-  return true;
+  return r != NULL;
 }
 
-void num_ufunc_emit(IrBuilder *b, int u, const NumLoop *l, Value *const *in, Value **out) {
+bool num_ufunc_emit(IrBuilder *b, int u, const NumLoop *l, Value *const *in, Value **out, const NumCmath *cm) {
   const Ufunc *f = &UFUNCS[u];
   IrContext *ctx = b->ctx;
   Value *x = in[0], *y = f->nin > 1 ? in[1] : NULL;
-  if (x->type->kind == TY_COMPLEX && complex_ufunc_emit(b, f, x, y, out)) return;
+  if (x->type->kind == TY_COMPLEX) return complex_ufunc_emit(b, f, x, y, out, cm);
   Type *t = x->type, *i1 = ty_bool(ctx);
   bool is_float = t->kind == TY_FLOAT, is_bool = t->kind == TY_BOOL, is_unsigned = t->kind == TY_INT && t->is_unsigned;
   Value *r = NULL;
@@ -593,4 +710,5 @@ void num_ufunc_emit(IrBuilder *b, int u, const NumLoop *l, Value *const *in, Val
   }
   (void)l;
   out[0] = r;
+  return true;
 }

@@ -183,6 +183,8 @@ static const struct {
     {"numpy.e", BI_MATH_E},
     {"numpy.inf", BI_MATH_INF},
     {"numpy.nan", BI_MATH_NAN},
+    {"numpy.real", BI_NP_REAL},
+    {"numpy.imag", BI_NP_IMAG},
 };
 
 /* ---- the operator module ---------------------------------------------------------------------------------------- */
@@ -1055,7 +1057,62 @@ static double py_fmod(double a, double b) {
   return m;
 }
 
+/* ---- complex constants (module level: `C = 1 + 2j`) ----
+ * Python's complex arithmetic on complex128 constants, a real operand converted to complex first (Python 3.13's
+ * rules); folded only where every part is finite (Python's answers with infinities and NaN differ between its
+ * versions), else the expression is not a compile-time constant (FV_HOST). */
+static bool py_complex(const FeVal *v, double *re, double *im) {
+  if (v->kind == FV_VAL && v->is_const && v->type && v->type->kind == TY_COMPLEX && v->type->elem->bits == 64) {
+    *re = v->c.f;
+    *im = v->im;
+    return true;
+  }
+  PyNum n;
+  if (!py_num(v, &n)) return false;
+  *re = n.is_float ? n.f : (double)n.i;
+  *im = 0;
+  return true;
+}
+
+static FeVal py_cplx(IrContext *ctx, double re, double im) {
+  FeVal v = {.kind = FV_VAL, .is_const = true, .literal = true, .type = ty_complex(ctx, ty_f64(ctx))};
+  v.c.f = re;
+  v.im = im;
+  return v;
+}
+
+static bool is_complex_const(const FeVal *v) {
+  return v->kind == FV_VAL && v->is_const && v->type && v->type->kind == TY_COMPLEX;
+}
+
+static bool complex_binop(IrContext *ctx, PyBinOp op, const FeVal *a, const FeVal *b, FeVal *out) {
+  double ar, ai, br, bi, r, i;
+  if (!py_complex(a, &ar, &ai) || !py_complex(b, &br, &bi)) return false;
+  if (!isfinite(ar) || !isfinite(ai) || !isfinite(br) || !isfinite(bi)) return false;
+  switch (op) {
+  case BIN_ADD: r = ar + br, i = ai + bi; break;
+  case BIN_SUB: r = ar - br, i = ai - bi; break;
+  case BIN_MUL: r = ar * br - ai * bi, i = ar * bi + ai * br; break;
+  case BIN_DIV: { /* Python's quotient: scaled by the divisor's larger part (Smith's method) */
+    if (br == 0 && bi == 0) return false; /* ZeroDivisionError */
+    if (fabs(br) >= fabs(bi)) {
+      double ratio = bi / br, denom = br + bi * ratio;
+      r = (ar + ai * ratio) / denom, i = (ai - ar * ratio) / denom;
+    } else {
+      double ratio = br / bi, denom = br * ratio + bi;
+      r = (ar * ratio + ai) / denom, i = (ai * ratio - ar) / denom;
+    }
+    break;
+  }
+  default: return false; /* ** and the rest: not folded */
+  }
+  if (!isfinite(r) || !isfinite(i)) return false;
+  *out = py_cplx(ctx, r, i);
+  return true;
+}
+
 bool sema_py_binop(IrContext *ctx, PyBinOp op, const FeVal *a, const FeVal *b, FeVal *out) {
+  if (is_complex_const(a) || is_complex_const(b)) return complex_binop(ctx, op, a, b, out);
   PyNum x, y;
   if (!py_num(a, &x) || !py_num(b, &y)) return false;
   bool both_bool = a->type->kind == TY_BOOL && b->type->kind == TY_BOOL;
@@ -1132,6 +1189,12 @@ bool sema_py_binop(IrContext *ctx, PyBinOp op, const FeVal *a, const FeVal *b, F
 }
 
 bool sema_py_unary(IrContext *ctx, PyUnaryOp op, const FeVal *a, FeVal *out) {
+  double re, im;
+  if (is_complex_const(a) && py_complex(a, &re, &im)) {
+    if (op == UN_NOT) *out = py_bool(ctx, re == 0 && im == 0);
+    else if (op == UN_POS || op == UN_NEG) *out = op == UN_POS ? py_cplx(ctx, re, im) : py_cplx(ctx, -re, -im);
+    return op != UN_INVERT;
+  }
   PyNum x;
   if (!py_num(a, &x)) return false;
   switch (op) {
@@ -1151,6 +1214,12 @@ bool sema_py_unary(IrContext *ctx, PyUnaryOp op, const FeVal *a, FeVal *out) {
 }
 
 bool sema_py_compare(IrContext *ctx, PyCmpOp op, const FeVal *a, const FeVal *b, FeVal *out) {
+  if (is_complex_const(a) || is_complex_const(b)) { /* == and != only, as Python */
+    double ar, ai, br, bi;
+    if ((op != CMP_EQ && op != CMP_NE) || !py_complex(a, &ar, &ai) || !py_complex(b, &br, &bi)) return false;
+    *out = py_bool(ctx, (ar == br && ai == bi) == (op == CMP_EQ));
+    return true;
+  }
   PyNum x, y;
   if (!py_num(a, &x) || !py_num(b, &y)) return false;
   int c;

@@ -153,6 +153,8 @@ static void slice_bounds(IrBuilder *b, Value *n, const ViewItem *it, Value **ori
   *len = d;
 }
 
+static Value *mem_reinterpret(IrBuilder *b, Value *arr, Value *const *ext, Value *const *stride, Type *result);
+
 static Value *subview(IrBuilder *b, Value *arr, Value *const *origin, Value *const *ext, Value *const *step,
                       const int *dims, Type *result) {
   unsigned rb = arr->type->rank, r = result->rank;
@@ -229,6 +231,32 @@ Value *view_transpose(IrBuilder *b, Value *arr, const unsigned *perm, Type *resu
     dims[d] = (int)k;
   }
   return subview(b, arr, origin, ext, step, dims, result);
+}
+
+/* ---- .real / .imag of complex arrays ---------------------------------------------------------------------- */
+
+Value *view_complex_part(IrBuilder *b, Value *arr, bool imag, Type *result) {
+  Type *i64 = ty_i64(b->ctx), *t = arr->type;
+  unsigned r = t->rank;
+  /* the elements as (re, im) pairs: a trailing axis of 2 floats, then that axis fixed at 0 or 1 */
+  Value *ext[9], *stride[9];
+  for (unsigned d = 0; d < r; d++) {
+    ext[d] = ib_dim(b, arr, d);
+    stride[d] = op_result(ib_op(b, OP_STRIDE, 1, &arr, 1, &i64, 0), 0);
+    ir_op_set_attr(b->m, stride[d]->def, "axis", attr_int(i64, d));
+  }
+  ext[r] = ib_const_int(b, i64, 2);
+  stride[r] = ib_const_int(b, i64, ty_size(result->elem));
+  Value *pairs = mem_reinterpret(b, arr, ext, stride, ty_array(b->ctx, result->elem, r + 1, LAYOUT_A));
+  Value *origin[9], *step[8], *zero = ib_const_int(b, i64, 0), *one = ib_const_int(b, i64, 1);
+  int dims[8];
+  for (unsigned d = 0; d < r; d++) {
+    origin[d] = zero;
+    step[d] = one;
+    dims[d] = (int)d;
+  }
+  origin[r] = imag ? one : zero;
+  return subview(b, pairs, origin, ext, step, dims, result);
 }
 
 /* ---- reshape, view(dtype) ---------------------------------------------------------------------------------- */

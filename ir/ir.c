@@ -244,6 +244,8 @@ double attr_number_f(const Attr *a) {
   return a->kind == ATTR_FLOAT ? a->f : a->kind == ATTR_INT ? (double)a->i : a->kind == ATTR_BOOL ? a->b : 0;
 }
 
+bool attr_is_number(const Attr *a) { return a->kind == ATTR_INT || a->kind == ATTR_FLOAT || a->kind == ATTR_BOOL; }
+
 int64_t attr_number_i(const Attr *a) {
   return a->kind == ATTR_INT    ? a->i
          : a->kind == ATTR_BOOL ? a->b

@@ -356,6 +356,7 @@ bool attr_equal(const Attr *a, const Attr *b);
  * global's element of that kind holds it: a float converted as arith.fptosi runs (sem_float_to_int). */
 double attr_number_f(const Attr *a);
 int64_t attr_number_i(const Attr *a);
+bool attr_is_number(const Attr *a); /* int, float or bool */
 /* Shorthands that return a default when the attribute is missing or of another kind. */
 int64_t ir_op_attr_int(const Op *op, const char *name, int64_t dflt);
 const char *ir_op_attr_str(const Op *op, const char *name);   /* ATTR_STR or ATTR_SYM, else NULL */

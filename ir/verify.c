@@ -573,14 +573,20 @@ static bool verify_global(VerifyCtx *c, Op *op) {
   if (!v) return true;
   if (space != 1) return op_error(c, op, "only a \"const\" global may have attribute 'value'");
   if (v->kind != ATTR_ARRAY) return op_error(c, op, "attribute 'value' must be an array");
-  if (!ty_is_scalar(t->elem)) return op_error(c, op, "attribute 'value' needs scalar elements, got %s", T(c, t));
+  bool cplx = t->elem->kind == TY_COMPLEX;
+  if (!ty_is_scalar(t->elem) && !cplx)
+    return op_error(c, op, "attribute 'value' needs scalar or complex elements, got %s", T(c, t));
   if ((int64_t)v->arr.n != count)
     return op_error(c, op, "attribute 'value' has %u element%s but the shape holds %lld", v->arr.n, plural(v->arr.n),
                     (long long)count);
   for (unsigned i = 0; i < v->arr.n; i++) {
-    AttrKind k = v->arr.elems[i].kind;
-    if (k != ATTR_INT && k != ATTR_FLOAT && k != ATTR_BOOL)
+    const Attr *e = &v->arr.elems[i];
+    if (cplx) { /* a complex element: [re, im] */
+      if (e->kind != ATTR_ARRAY || e->arr.n != 2 || !attr_is_number(&e->arr.elems[0]) || !attr_is_number(&e->arr.elems[1]))
+        return op_error(c, op, "attribute 'value' element #%u must be [real, imaginary] of a complex element", i);
+    } else if (!attr_is_number(e)) {
       return op_error(c, op, "attribute 'value' element #%u must be a number", i);
+    }
   }
   return true;
 }

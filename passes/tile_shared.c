@@ -769,8 +769,13 @@ static Value *tile_value(Ts *t, IrBuilder *b, const Tile *tl, Value *const coord
   Value *v = op_result(ib_op(&y, OP_LOAD, 1 + tl->rank, lops, 1, &et, 0), 0);
   ib_op(&y, OP_YIELD, 1, &v, 0, NULL, 0);
   ib_set_end(&y, no);
-  Value *zero = ty_is_float(et) ? ib_const_float(&y, et, 0.0) : ty_is_bool(et) ? ib_const_bool(&y, false)
-                                                                              : ib_const_int(&y, et, 0);
+  Value *zero;
+  if (et->kind == TY_COMPLEX) { /* a complex element: complex.create of two zeros */
+    Value *parts[2] = {ib_const_float(&y, et->elem, 0.0), ib_const_float(&y, et->elem, 0.0)};
+    zero = op_result(ib_op(&y, OP_COMPLEX_CREATE, 2, parts, 1, &et, 0), 0);
+  } else {
+    zero = ty_is_float(et) ? ib_const_float(&y, et, 0.0) : ty_is_bool(et) ? ib_const_bool(&y, false) : ib_const_int(&y, et, 0);
+  }
   ib_op(&y, OP_YIELD, 1, &zero, 0, NULL, 0);
   return op_result(pick, 0);
 }

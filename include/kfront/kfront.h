@@ -219,7 +219,8 @@ typedef struct kf_source {
  * as Numba freezes globals and closure variables at the first compile. Everything it points to is borrowed
  * for the duration of the call that takes it (a compile copies what it keeps). */
 typedef enum kf_value_kind {
-  KF_VALUE_BOOL, KF_VALUE_INT, KF_VALUE_FLOAT,  /* scalar of `dtype` (Python int: int64, float: float64, bool: boolean; NumPy scalars their own dtype) */
+  KF_VALUE_BOOL, KF_VALUE_INT, KF_VALUE_FLOAT,  /* scalar of `dtype` (Python int: int64, float: float64, complex: complex128, bool:
+                                                 * boolean; NumPy scalars their own dtype); a complex one is a FLOAT (scalar.f, imag) */
   KF_VALUE_TUPLE,        /* items[0..nitems): scalars, arrays, functions, paths and tuples of them (nested allowed) */
   KF_VALUE_ARRAY,        /* a host array (kf_array, memory HOST; rank 1..KF_MAX_RANK, any strides); its elements are
                           * copied at compile: a constant array in constant memory, as Numba makes a global array;
@@ -238,8 +239,8 @@ typedef enum kf_value_kind {
 typedef struct kf_value kf_value;
 struct kf_value {
   kf_value_kind kind;
-  kf_dtype dtype;                /* scalars: BOOL with KF_BOOL, INT with an integer dtype, FLOAT with a float dtype */
-  union { int64_t i; uint64_t u; double f; } scalar;   /* signed ints and bool: i; unsigned: u; floats: f */
+  kf_dtype dtype;                /* scalars: BOOL with KF_BOOL, INT with an integer dtype, FLOAT with a float or complex dtype */
+  union { int64_t i; uint64_t u; double f; } scalar;   /* signed ints and bool: i; unsigned: u; floats: f; complex: the real part */
   const kf_value *items;         /* TUPLE, NAMESPACE */
   const char *const *names;      /* NAMESPACE */
   unsigned nitems;
@@ -254,6 +255,7 @@ struct kf_value {
                                   * then the members' values) */
   const char *function;          /* FUNCTION */
   unsigned source;               /* FUNCTION: index into the sources given to the compile */
+  double imag;                   /* FLOAT of a complex dtype: the imaginary part */
 };
 typedef struct kf_binding { const char *name; kf_value value; } kf_binding;
 

@@ -538,6 +538,7 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
                 : a.dtype >= KF_FLOAT16 ? KF_VALUE_FLOAT : KF_VALUE_INT; /* bfloat16 too */
     out->dtype = a.dtype;
     memcpy(&out->scalar, &a.value, sizeof out->scalar);
+    out->imag = a.imag; /* complex: the imaginary part */
     return 0;
   }
   if (strcmp(tag, "namespace") == 0 && PyTuple_Size(o) == 3 &&

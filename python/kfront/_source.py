@@ -8,8 +8,8 @@ variables at the first compile.
 
 Descriptions made by freeze_value (tagged tuples):
 
-    ('scalar', v)              v a Python bool, int or float, or a NumPy scalar of a kfront dtype (its dtype
-                               is kept: numpy.float32(0.5) stays float32)
+    ('scalar', v)              v a Python bool, int, float or complex, or a NumPy scalar of a kfront dtype (its
+                               dtype is kept: numpy.float32(0.5) stays float32, numpy.complex64 complex64)
     ('scalar', v, t)           an enum member: v its int value, t its type (enum_spelling of its class)
     ('tuple', [d, ...])        a tuple (nested allowed; namedtuples too), each item a description
     ('array', ndarray)         a read-only copy of a NumPy array, in native byte order, strides as the
@@ -28,8 +28,8 @@ Descriptions made by freeze_value (tagged tuples):
     None                       anything else: the caller leaves the name unbound and the compiler reports
                                it where the kernel uses it
 
-Values kfront's C layer cannot represent at all raise UnsupportedError naming the variable (complex
-numbers, integers beyond int64/uint64, arrays and NumPy scalars of other dtypes, enums with non-integer
+Values kfront's C layer cannot represent at all raise UnsupportedError naming the variable (integers
+beyond int64/uint64, arrays and NumPy scalars of other dtypes, enums with non-integer
 values); values it can represent but may refuse (an empty or 0-d array, an array in a tuple) are passed
 on, and the compiler reports them located at their use.
 """
@@ -310,7 +310,7 @@ def freeze_value(name, value, registry=None):
     knows (kfront.cuda's kernel-side names, ...); it is consulted before the standard modules (builtins,
     math, cmath, operator, numpy), which are recognised by identity."""
     cls = type(value)
-    if cls is bool or cls is float:
+    if cls is bool or cls is float or cls is complex:
         return ("scalar", value)
     if cls is int:
         return ("scalar", _check_int(name, value))
@@ -322,19 +322,15 @@ def freeze_value(name, value, registry=None):
         return ("scalar", _check_int(name, int(value)))
     if isinstance(value, float):
         return ("scalar", float(value))
+    if isinstance(value, complex):  # numpy.complex128 too (numpy.complex64 is a NumPy scalar below)
+        return ("scalar", complex(value))
     if cls is str:
         if "\0" in value:
             raise errors.UnsupportedError("kfront: the global '%s' is a string with a NUL character" % name)
         return ("str", value)
-    if isinstance(value, complex):
-        raise errors.UnsupportedError("kfront: the global '%s' is a complex number; kfront does not support complex "
-                                      "constants (make it in the kernel: complex(re, im))" % name)
     np = sys.modules.get("numpy")  # a NumPy value means NumPy is loaded
     if np is not None:
         if isinstance(value, np.ndarray):
-            if value.dtype.kind == "c":
-                raise errors.UnsupportedError("kfront: the global '%s' is an array of dtype %s; kfront does not support "
-                                              "complex constant arrays (pass it as a kernel argument)" % (name, value.dtype))
             try:
                 kftypes.from_dtype(value.dtype.newbyteorder("="))
             except errors.UnsupportedError as e:
@@ -344,9 +340,6 @@ def freeze_value(name, value, registry=None):
             arr.flags.writeable = False
             return ("array", arr)
         if isinstance(value, np.generic):
-            if isinstance(value, np.complexfloating):
-                raise errors.UnsupportedError("kfront: the global '%s' is a NumPy %s; kfront does not support complex "
-                                              "constants" % (name, value.dtype))
             if isinstance(value, np.number) or isinstance(value, np.bool_):
                 try:
                     kftypes.from_dtype(value.dtype)

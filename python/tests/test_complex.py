@@ -428,7 +428,53 @@ def refuse_atomic(out, a, f):
     cuda.atomic.add(out, 0, a[0])
 
 
+@cuda.jit
+def refuse_slice_of_real(out, a, f):
+    f[0:2] = a[0]
+
+
+@cuda.jit
+def refuse_augassign_real(out, a, f):
+    f[0] += a[0]
+
+
+@cuda.jit
+def refuse_array_into_real(out, a, f):
+    f[:] = a
+
+
+@cuda.jit
+def refuse_tuple_into_real(out, a, f):
+    f[0:2] = (a[0], a[1])
+
+
+@cuda.jit("float64(float64)", device=True)
+def real_param(x):
+    return x * 2
+
+
+@cuda.jit("float64(complex128)", device=True)
+def returns_complex_as_real(z):
+    return z
+
+
+@cuda.jit
+def refuse_complex_for_real_param(out, a, f):
+    f[0] = real_param(a[0])
+
+
+@cuda.jit
+def refuse_complex_returned_as_real(out, a, f):
+    f[0] = returns_complex_as_real(a[0])
+
+
 @pytest.mark.parametrize("kernel,match", [
+    (refuse_complex_for_real_param, "no signature of 'real_param' matches the argument types of this call"),
+    (refuse_complex_returned_as_real, r":\d+:5: error: cannot convert complex128 to float64 to return it"),
+    (refuse_slice_of_real, r":\d+:14: error: cannot convert complex128 to float64 to store it into the elements of a slice"),
+    (refuse_augassign_real, r":\d+:10: error: cannot convert complex128 to float64 to store it into an element"),
+    (refuse_array_into_real, r"cannot assign array\(complex128, 1d, C\) to a slice of array\(float64, 1d, C\)"),
+    (refuse_tuple_into_real, "cannot convert complex128 to float64 to store it into the elements of a slice"),
     (refuse_order, "unsupported operand types for '<'"),
     (refuse_floordiv, "unsupported operand types for '//'"),
     (refuse_store_real, "cannot convert complex128 to float64"),
@@ -555,3 +601,196 @@ def test_complex_scalar_arguments():
     assert (b == (a * 3 + 0.5).astype(np.complex64)).all()
     with pytest.raises(Exception, match="complex"):
         axpy_c64[1, 3](np.zeros(3, np.float32), 1j, 0.5)
+
+
+# ---- .real / .imag of arrays, np.real / np.imag ---------------------------------------------------------------------
+
+@cuda.jit
+def array_parts(a, b, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i, 0] = a.real[i]
+        out[i, 1] = a.imag[i]
+        out[i, 2] = np.real(a)[i] + np.imag(a[i])
+        a.imag[i] = -a.imag[i]             # writes the imaginary parts in place
+        np.real(a)[i] += 1.0
+        b.real[i, ::-1] = a.imag[i]        # a stepped view of the parts, a scalar broadcast into it
+        out[i, 3] = a[1:].real.shape[0] + b.T.imag.strides[0]
+
+
+def test_array_parts_are_views():
+    a = np.array([1 + 2j, -3.5 - 0.25j, 0.5j], np.complex64)
+    b = (np.arange(9).reshape(3, 3) + 1j * np.arange(9, 18).reshape(3, 3)).astype(np.complex128)
+    a0, b0 = a.copy(), b.copy()
+    out = np.zeros((3, 4))
+    array_parts[1, 3](a, b, out)
+    assert (out[:, 0] == a0.real).all() and (out[:, 1] == a0.imag).all()
+    assert (out[:, 2] == a0.real + a0.imag).all()
+    want = a0.copy()
+    want.imag = -want.imag
+    want.real += 1
+    assert (a == want).all()
+    wb = b0.copy()
+    wb.real = -a0.imag[:, None]
+    assert (b == wb).all()
+    assert (out[:, 3] == 2 + b0.T.imag.strides[0]).all()  # NumPy's strides: the complex array's
+
+
+@cuda.jit
+def atomic_parts(a, n):
+    i = cuda.grid(1)
+    if i < n:
+        cuda.atomic.add(a.real, i % 2, 1.0)
+        cuda.atomic.add(a.imag, i % 2, -2.0)
+
+
+def test_atomics_on_array_parts():
+    a = np.zeros(2, np.complex64)
+    atomic_parts[2, 32](a, 64)
+    assert (a == np.array([32 - 64j, 32 - 64j], np.complex64)).all()
+
+
+@cuda.jit
+def real_of_real(f, out):
+    out[0] = f.real[1] + np.real(f)[0] + np.imag(f[0]) + f[0].imag
+
+
+@cuda.jit
+def imag_of_real_array(f, out):
+    out[0] = f.imag[0]
+
+
+@cuda.jit
+def parts_of_bool_array(f, out):
+    out[0] = f.real[0]
+
+
+CONST_F = np.array([1.5, 2.0])
+
+
+@cuda.jit
+def store_to_const_part(f, out):
+    c = cuda.const.array_like(CONST_F)
+    c.real[0] = 1.0
+
+
+def test_parts_of_real_arrays_and_refusals():
+    out = np.zeros(1)
+    real_of_real[1, 1](np.array([1.5, 2.0]), out)  # .real of a real array is the array itself, .imag of a number 0
+    assert out[0] == 3.5
+    with pytest.raises(errors.CompilerError, match=r"\.imag of array\(float64, 1d, C\) makes a new array of zeros"):
+        imag_of_real_array[1, 1](np.zeros(2), out)
+    with pytest.raises(errors.CompilerError, match=r"cannot access \.real of array of bool"):
+        parts_of_bool_array[1, 1](np.zeros(2, np.bool_), out)
+    with pytest.raises(errors.CompilerError, match="read-only"):
+        store_to_const_part[1, 1](np.zeros(2), out)
+
+
+# ---- complex constants: globals and closure variables frozen as numba-cuda freezes them ------------------------------
+
+GC = 1 + 2j
+GT = (GC, 3.5 - 1j, (-0.0 - 2j, 1))
+G64 = np.complex64(0.1 + 0.2j)
+G128 = np.complex128(-1.5 + 0.25j)
+GA = np.array([[1 + 2j, 3], [0.5j, -1]], dtype=np.complex64)
+GB = np.array([1j, 2, -3.5 - 4j])[::2]  # strided: its elements are copied in order
+
+
+@cuda.jit
+def complex_globals(out, o64):
+    out[0] = GC
+    out[1] = GT[1]
+    out[2] = GT[2][0] + GT[2][1]
+    out[3] = G128 * GC
+    out[4] = GB[0] + GB[1]
+    c = cuda.const.array_like(GA)
+    o64[0] = G64
+    o64[1] = c[1, 0] + GA[0, 1]
+    o64[2] = G64 * GA[0, 0]  # complex64 throughout, as Numba types it
+    s = 0j
+    for z in GT[:2]:
+        s += z
+    out[5] = s
+
+
+def test_complex_globals():
+    out, o64 = np.zeros(6, np.complex128), np.zeros(3, np.complex64)
+    complex_globals[1, 1](out, o64)
+    assert (out == [GC, GT[1], GT[2][0] + GT[2][1], G128 * GC, GB[0] + GB[1], GT[0] + GT[1]]).all(), out
+    assert np.signbit(out[2].real) is np.False_ and out[2] == 1 - 2j
+    assert (o64 == np.array([G64, GA[1, 0] + GA[0, 1], G64 * GA[0, 0]], np.complex64)).all(), o64
+
+
+def test_complex_closure_variable_and_types():
+    w = np.complex64(2 - 1j)
+    z = complex(-0.0, 0.0)
+
+    @cuda.jit
+    def closure(out, f):
+        out[0] = w * 2  # complex64 * int64: complex128, as Numba unifies them
+        out[1] = z
+        f[0] = w.real + abs(w)
+
+    out, f = np.zeros(2, np.complex128), np.zeros(1, np.float32)
+    closure[1, 1](out, f)
+    assert out[0] == 4 - 2j and np.signbit(out[1].real) and not np.signbit(out[1].imag)
+    assert f[0] == np.float32(2 + np.sqrt(np.float32(5)))
+
+
+@cuda.jit
+def store_to_complex_global(out):
+    GA[0, 0] = 1j
+
+
+def test_complex_global_array_is_read_only():
+    with pytest.raises(errors.CompilerError, match="read-only"):
+        store_to_complex_global[1, 1](np.zeros(1))
+
+
+@cuda.jit("void(complex64[:, ::1], complex64[:, ::1], complex64[:, ::1])")
+def complex_matmul(a, b, c):
+    i, j = cuda.grid(2)
+    if i < c.shape[0] and j < c.shape[1]:
+        s = 0j
+        for k in range(a.shape[1]):
+            s += a[i, k] * b[k, j]
+        c[i, j] = s
+
+
+@cuda.jit
+def complex_sum_by_iteration(a, out):
+    s = 0j
+    for z in a:
+        s += z
+    out[0] = s
+
+
+def test_tiled_complex_loops():
+    # tile-shared stages complex tiles (zeros past the edges: extents that are not multiples of the tile)
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((37, 29)) + 1j * rng.standard_normal((37, 29))).astype(np.complex64)
+    b = (rng.standard_normal((29, 41)) + 1j * rng.standard_normal((29, 41))).astype(np.complex64)
+    c = np.zeros((37, 41), np.complex64)
+    complex_matmul[(3, 3), (16, 16)](a, b, c)
+    assert np.allclose(c, a.astype(np.complex128) @ b, rtol=1e-5, atol=1e-5)
+    out = np.zeros(1, np.complex128)
+    complex_sum_by_iteration[1, 1](np.array([1j, 2, -0.5 + 3j]), out)
+    assert out[0] == 1.5 + 4j
+
+
+@cuda.jit
+def complex_slices(a, b, c):
+    a[1:3] = b[:2]           # arrays of complex into a slice
+    a[3:] = b[0] * 1j        # a complex number into each element
+    b[1:] = b[:-1]           # overlapping: copied from the end
+    c[:, 0] = a[:2]          # complex64 from complex128
+    c[:, 1] = (1j, -2.5 + 0j)  # a tuple of complex numbers
+    c[0, 0] += 0.5j
+
+
+def test_slice_stores_of_complex():
+    a, b, c = np.zeros(5, np.complex128), np.array([1j, 2, 3 + 3j]), np.zeros((2, 2), np.complex64)
+    complex_slices[1, 1](a, b, c)
+    assert (a == [0, 1j, 2, -1, -1]).all(), a
+    assert (b == [1j, 1j, 2]).all(), b
+    assert (c == np.array([[0.5j, 1j], [1j, -2.5]], np.complex64)).all(), c

@@ -105,3 +105,15 @@ def test_too_many_args(capfd):
     with pytest.warns(Warning, match="CUDA print\\(\\) cannot print more than 32 items"):
         print_too_many[1, 1](np.arange(33))
     assert " ".join(["%lld" for _ in range(33)]) in "\n".join(lines(capfd))
+
+
+@cuda.jit
+def print_complex(a):
+    print(a[0].real, a[0])
+
+
+def test_complex_refused():
+    # numba-cuda's printimpl has no complex implementation ("printing unimplemented for values of type complex64")
+    a = np.array([1 + 2j], np.complex64)
+    with pytest.raises(Exception, match=r"test_print.py:\d+:22: error: printing a complex64 is not supported"):
+        print_complex[1, 1](a)

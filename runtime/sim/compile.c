@@ -1364,7 +1364,18 @@ static bool add_global(SimProgram *p, const Op *g) {
         case EK__COUNT: break;
         case EK_F32: { float ff = (float)f; memcpy(dst, &ff, 4); break; }
         case EK_F64: memcpy(dst, &f, 8); break;
-        case EK_C64: case EK_C128: break;  /* the verifier refuses a value for complex elements */
+        case EK_C64: case EK_C128: { /* [re, im] (as the verifier checks it) */
+          if (e->kind != ATTR_ARRAY || e->arr.n != 2) break;
+          const Attr *re = &e->arr.elems[0], *im = &e->arr.elems[1];
+          if (sg->ek == EK_C64) {
+            float parts[2] = {(float)attr_number_f(re), (float)attr_number_f(im)};
+            memcpy(dst, parts, sizeof parts);
+          } else {
+            double parts[2] = {attr_number_f(re), attr_number_f(im)};
+            memcpy(dst, parts, sizeof parts);
+          }
+          break;
+        }
         }
       }
     }

@@ -1,7 +1,8 @@
 # print() as numba-cuda's printimpl formats it: one gpu.print per call, the items' formats joined by spaces and a
 # newline: %lld (signed integers, widened to i64), %llu (unsigned, u64), %f (floats as f64), %s of an i1 (True or
 # False), strings as they are (% doubled), tuples "(a, b)" and "(a,)", cuda.threadIdx "(x, y, z)"; vprintf on the
-# GPU. More than 32 items: the format itself is printed, with a warning (Numba's rule).
+# GPU. More than 32 items: the format itself is printed, with a warning (Numba's rule). Complex numbers are not
+# printed: numba-cuda's printimpl has no implementation for them (its lowering fails), so kfront refuses them, located.
 # RUN: kfront compile %s -k items --sig 'void(int32, uint8, float32, boolean)' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=ITEMS
 # RUN: kfront compile %s -k tuples --sig 'void(Tuple((int64, Tuple((UniTuple(int64, 2), float64)), UniTuple(int64, 1))))' --emit=kir | FileCheck %s --check-prefix=TUPLES
 # RUN: kfront compile %s -k items --sig 'void(int32, uint8, float32, boolean)' --emit=llvm | FileCheck %s --check-prefix=LLVM
@@ -11,6 +12,8 @@
 # RUN: kfront compile %s -k too_many --sig 'void(int64[::1])' --emit=kir 2>&1 | FileCheck %s --check-prefix=MANY
 # RUN: not kfront compile %s -k arrays --sig 'void(float32[::1])' 2>&1 | FileCheck %s --check-prefix=ARRAY
 # RUN: not kfront compile %s -k keywords --sig 'void(float32[::1])' 2>&1 | FileCheck %s --check-prefix=KW
+# RUN: not kfront compile %s -k complexes --sig 'void(complex64[::1])' 2>&1 | FileCheck %s --check-prefix=COMPLEX
+# RUN: not kfront compile %s -k complex_tuple --sig 'void(float64)' 2>&1 | FileCheck %s --check-prefix=CTUPLE
 from numba import cuda
 
 
@@ -65,3 +68,16 @@ def arrays(a):
 def keywords(a):
     # KW: print.py:[[@LINE+1]]:17: error: print() keyword arguments are not supported in kernels
     print(a[0], end="")
+
+
+@cuda.jit
+def complexes(a):
+    # COMPLEX: print.py:[[@LINE+1]]:14: error: printing a complex64 is not supported in kernels (numba-cuda: "printing unimplemented for values of type complex64"; print its .real and .imag)
+    print(1, a[0])
+    # COMPLEX-NOT: error
+
+
+@cuda.jit
+def complex_tuple(x):
+    # CTUPLE: print.py:[[@LINE+1]]:11: error: printing a complex128 is not supported in kernels
+    print((x, x * 1j))

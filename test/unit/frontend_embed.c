@@ -1,6 +1,6 @@
 /* frontend_embed.c — compiling kernels the way an embedder (the Python module) does, through the public API
  * only: sources that are one function's lines as they stand in their file (indented, at line 40), several
- * sources, names bound to values (scalars of several dtypes, nested tuples, constant arrays of any strides,
+ * sources, names bound to values (scalars of several dtypes, complex ones too, nested tuples, constant arrays of any strides,
  * modules, paths, functions of another source, an enum namespace), function specs instead of decorators,
  * the canonical options key, and bad embedder input. Each feature is checked in the kir and, where it
  * matters, by running the kernel on the simulator (kf_runtime with KF_RUNTIME_SIM). */
@@ -203,6 +203,62 @@ static void test_dtypes(void) {
   CHECK(out[1] == (double)((1ull << 63) + 4096));
   CHECK(out[2] == 1 && out[3] == -0.5);
   kf_module_destroy(m);
+}
+
+/* complex numbers: scalars of both dtypes (complex64's parts rounded to float32), in a tuple, and a strided constant
+ * array of complex64 (its elements [re, im] in order); the key tells imaginary parts apart */
+static const char COMPLEXES[] =
+    "@cuda.jit\n"
+    "def z(out):\n"
+    "    w = Z * T[1] + A[1]\n"
+    "    out[0] = w.real\n"
+    "    out[1] = w.imag\n"
+    "    out[2] = Z64.real\n"
+    "    out[3] = Z64.imag\n"
+    "    out[4] = T[0]\n";
+
+static kf_value v_complex(kf_dtype t, double re, double im) {
+  return (kf_value){.kind = KF_VALUE_FLOAT, .dtype = t, .scalar.f = re, .imag = im};
+}
+
+static void test_complex(void) {
+  float abuf[8] = {1, 2, -9, -9, 0.5f, -0.25f, -9, -9}; /* A = [1+2j, 0.5-0.25j], every other element */
+  int64_t n2[1] = {2}, astride[1] = {16};
+  kf_value items[2] = {v_int(KF_INT64, 7), v_complex(KF_COMPLEX128, 0, -1)};
+  kf_binding b[] = {CUDA_BINDING,
+                    {"Z", v_complex(KF_COMPLEX128, 1.5, -2)},
+                    {"Z64", v_complex(KF_COMPLEX64, 0.1, 0.2)},
+                    {"T", {.kind = KF_VALUE_TUPLE, .items = items, .nitems = 2}},
+                    {"A", v_array(abuf, KF_COMPLEX64, 1, n2, astride)}};
+  const char *kname = "z", *sig = "void(float64[:])";
+  kf_compile_options o;
+  kf_compile_options_init(&o);
+  o.kernels = &kname;
+  o.nkernels = 1;
+  o.signatures = &sig;
+  o.nsignatures = 1;
+  o.bindings = b;
+  o.nbindings = 5;
+  kf_source s = src("complexes.py", COMPLEXES, 1);
+  kf_module *m = compile(&s, 1, &o, KF_OK);
+  char *text = kir(m);
+  CHECK_CONTAINS(text, "type = array<complex<f32>, 1, C>, shape = [2], space = \"const\", value = [[1.0 : f32, 2.0 : f32], "
+                       "[0.5 : f32, -0.25 : f32]]}");
+  kf_free(text);
+  double out[5];
+  run_out(m, "z", out, 5);
+  /* (1.5-2j)(-1j) + (0.5-0.25j) = (-2-1.5j) + (0.5-0.25j) */
+  CHECK(out[0] == -1.5 && out[1] == -1.75);
+  CHECK(out[2] == (double)0.1f && out[3] == (double)0.2f);
+  CHECK(out[4] == 7);
+  kf_module_destroy(m);
+  char *k1 = NULL, *k2 = NULL;
+  CHECK(kf_compile_options_key(&o, &k1) == KF_OK);
+  b[1].value.imag = 2;
+  CHECK(kf_compile_options_key(&o, &k2) == KF_OK);
+  CHECK(k1 && k2 && strcmp(k1, k2) != 0);
+  kf_free(k1);
+  kf_free(k2);
 }
 
 /* ---- the options key: a changed value changes the result and the key -------------------------------------- */
@@ -894,6 +950,7 @@ int main(void) {
   }
   test_scalars();
   test_dtypes();
+  test_complex();
   test_key();
   test_arrays();
   test_names();

@@ -53,6 +53,11 @@ OPERATOR1 = ["operator.neg(a)", "operator.pos(a)", "operator.invert(a)", "operat
 OPERATOR2 = ["operator.add(a, b)", "operator.truediv(a, b)", "operator.floordiv(a, b)", "operator.pow(a, b)",
              "operator.ilshift(a, b)", "operator.and_(a, b)", "operator.ne(a, b)", "operator.ge(a, b)",
              "operator.imod(a, b)", "operator.getitem((a, b), 1)"]
+# the complex loops of NumPy's ufuncs (numba-cuda compiles those of its CUDA table; the rest it types and cannot lower)
+CUFUNC1 = ["np.sinh(a)", "np.cosh(a)", "np.tanh(a)", "np.arccosh(a)", "np.arcsinh(a)", "np.log2(a)", "np.log10(a)",
+           "np.exp2(a)", "np.expm1(a)", "np.log1p(a)", "np.sign(a)", "np.rint(a)", "np.isinf(a)", "np.isfinite(a)"]
+CUFUNC2 = ["np.maximum(a, b)", "np.minimum(a, b)", "np.fmax(a, b)", "np.fmin(a, b)", "np.greater(a, b)",
+           "np.less_equal(a, b)", "np.power(a, b)", "np.float_power(a, b)", "np.logical_xor(a, b)"]
 VECTOR2 = ["cuda.float32x2(a, b).y", "cuda.int16x3(a, cuda.int16x2(b, a)).z", "cuda.uint8x4(cuda.uint8x1(a), b, a, b).w",
            "cuda.float64x2(a, b).x + cuda.double1(b).x", "cuda.long3(a, b, a).y"]
 
@@ -77,6 +82,12 @@ def cases():
             yield e, (t,)
     for e in ["a + b", "a * b", "a / b", "a ** b", "a == b", "np.add(a, b)", "np.power(a, b)"]:
         for p in itertools.product(COMPLEX, ["int32", "float32", "float64"] + COMPLEX):
+            yield e, p
+    for e in CUFUNC1:
+        for t in COMPLEX:
+            yield e, (t,)
+    for e in CUFUNC2:
+        for p in itertools.product(COMPLEX, ["int32", "float32"] + COMPLEX):
             yield e, p
 
 
