@@ -2392,6 +2392,34 @@ static FeVal slice_tuple_by(Lower *L, const FeVal *t, const bool *given, const i
   return make_tuple(L, m, elems);
 }
 
+/* t[i] with i an integer known only at run time, for a tuple whose elements are scalars of one type (Numba's
+ * getitem of a UniTuple, cpython/tupleobj.py getitem_unituple): a negative i counts from the end, an i out of range
+ * raises IndexError("tuple index out of range") at the user's line; the element is chosen by a select chain. Other
+ * tuples (heterogeneous, of arrays, tuples or records, or empty) are refused as Numba refuses them. */
+static FeVal tuple_item_at_run_time(Lower *L, const FeVal *t, FeVal i, SrcLoc loc) {
+  if (i.kind != FV_VAL || is_enum_only(&i) || i.type->kind != TY_INT)
+    return lerr(L, loc, "a tuple index must be an integer, not %s", vname(L, &i));
+  const FeVal *el = t->tup.elems;
+  bool uniform = t->tup.n > 0;
+  for (unsigned k = 0; k < t->tup.n && uniform; k++)
+    uniform = is_scalar(&el[k]) && !el[k].enumc && el[k].type == el[0].type;
+  if (!uniform)
+    return lerr(L, loc, "a tuple indexed with an integer known only at run time must have elements of one scalar type "
+                        "(Numba's UniTuple); %s is not (index it with a constant)", vname(L, t));
+  at(L, loc);
+  Type *i64 = ty_i64(L->ctx);
+  int64_t n = (int64_t)t->tup.n;
+  FeVal wide = conv(L, i, i64);
+  Value *raw = mat(L, &wide);
+  Value *neg = ib_cmpi(&L->b, "slt", raw, ib_const_int(&L->b, i64, 0));
+  Value *k = ib_select(&L->b, neg, ib_binary(&L->b, OP_ADDI, raw, ib_const_int(&L->b, i64, n)), raw);
+  emit_raise(L, ib_cmpi(&L->b, "uge", k, ib_const_int(&L->b, i64, n)), "IndexError: tuple index out of range", loc);
+  Value *r = mat(L, &el[n - 1]);
+  for (int64_t j = n - 1; j-- > 0;)
+    r = ib_select(&L->b, ib_cmpi(&L->b, "eq", k, ib_const_int(&L->b, i64, j)), mat(L, &el[j]), r);
+  return val(el[0].type, r);
+}
+
 /* e[index], given the value v of e (lowered by lower_expr's loop over the chain). */
 static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
   if (v.kind == FV_POISON) return v;
@@ -2410,8 +2438,7 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
       }
       return slice_tuple_by(L, &v, given, c, e->subscript.index->loc);
     }
-    if (!is_const_int(&i))
-      return lerr(L, e->subscript.index->loc, "a tuple index must be a constant integer, not %s", vname(L, &i));
+    if (!is_const_int(&i)) return tuple_item_at_run_time(L, &v, i, e->subscript.index->loc);
     int64_t k = i.c.i < 0 ? i.c.i + (int64_t)v.tup.n : i.c.i;
     if (k < 0 || k >= (int64_t)v.tup.n)
       return lerr(L, e->subscript.index->loc, "tuple index %lld is out of range for a tuple of %u", (long long)i.c.i,

@@ -1,7 +1,9 @@
 """GPU-only: kfront against numba-cuda on the same kernels and inputs (run by test/gpu/run_python_gpu.sh on the GPU
 machine, where both are installed): tuple comparisons (==, != and the orderings; NaN, promotions between int and
-float elements, tuples of different lengths, nested tuples), and the compile error both give for ordered complex
-elements."""
+float elements, tuples of different lengths, nested tuples) and homogeneous tuples indexed with an integer known
+only at run time (negative indices; with debug=True the IndexError of an index out of range on the host, without
+it the thread ending at the raise), and the compile errors both give for heterogeneous tuples indexed at run time
+and for ordered complex elements."""
 import linecache
 import os
 
@@ -62,13 +64,68 @@ def test_comparisons_match_numba():
     np.testing.assert_array_equal(outs[1], outs[0])
 
 
+INDEX = """
+def index(a, out, lo):
+    t = (a[0], a[1], a[2], a[3])
+    for i in range(lo, 4):
+        out[i - lo] = t[i]
+"""
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64, np.complex64, np.bool_])
+def test_run_time_index_matches_numba(dtype):
+    a = np.array([3, 0, 1, 7]).astype(dtype)
+    outs = []
+    for k in compile_both(INDEX, "index"):
+        out = np.zeros(8, dtype=dtype)
+        k[1, 1](a, out, np.int64(-4))
+        outs.append(out)
+    np.testing.assert_array_equal(outs[1], outs[0])
+
+
+PICK = """
+def pick(out, i):
+    t = (10, 20, 30)
+    out[0] = -1
+    out[0] = t[i]
+"""
+
+
+def test_out_of_range_matches_numba():
+    nk, kk = compile_both(PICK, "pick", debug=True, opt=False)
+    for i in [-3, -1, 0, 2]:
+        outs = []
+        for k in (nk, kk):
+            out = np.zeros(1, dtype=np.int64)
+            k[1, 1](out, i)
+            outs.append(out[0])
+        assert outs[0] == outs[1] == (10, 20, 30)[i]
+    for i in [3, -4]:
+        for k in (nk, kk):
+            with pytest.raises(IndexError, match="tuple index out of range"):
+                k[1, 1](np.zeros(1, dtype=np.int64), i)
+    # without debug the thread ends at the raise, in both
+    nk, kk = compile_both(PICK, "pick")
+    for k in (nk, kk):
+        out = np.zeros(1, dtype=np.int64)
+        k[1, 1](out, 7)
+        assert out[0] == -1
+
+
+HETERO = """
+def hetero(out, i):
+    t = (1, 2.5)
+    out[0] = t[i]
+"""
+
 COMPLEX_ORDER = """
 def complex_order(out, z):
     out[0] = (1, z) < (1, z)
 """
 
 
-@pytest.mark.parametrize("src,name,args", [(COMPLEX_ORDER, "complex_order", (np.zeros(1, dtype=np.bool_), 1j))])
+@pytest.mark.parametrize("src,name,args", [(HETERO, "hetero", (np.zeros(1), 0)),
+                                           (COMPLEX_ORDER, "complex_order", (np.zeros(1, dtype=np.bool_), 1j))])
 def test_refusals_match_numba(src, name, args):
     nk, kk = compile_both(src, name)
     with pytest.raises(Exception):  # numba-cuda's TypingError
