@@ -2830,6 +2830,32 @@ static FeVal bool_and(Lower *L, FeVal x, FeVal y) {
   return val(ty_bool(L->ctx), ib_binary(&L->b, OP_ANDI, x.v, y.v));
 }
 
+/* x or y of booleans (constants folded). */
+static FeVal bool_or(Lower *L, FeVal x, FeVal y) {
+  if (x.is_const) return x.c.i ? x : y;
+  if (y.is_const) return y.c.i ? y : x;
+  return val(ty_bool(L->ctx), ib_binary(&L->b, OP_ORI, x.v, y.v));
+}
+
+/* x in t / x not in t of a tuple t, as Numba's in_seq for its homogeneous tuples (a UniTuple is a Sequence: some
+ * element == x) and its empty tuple (False); a tuple of elements of several types has no `in` in Numba. */
+static FeVal tuple_contains(Lower *L, PyCmpOp op, FeVal x, FeVal t, SrcLoc loc) {
+  Type *tt = fv_type(L, &t);
+  for (unsigned i = 1; tt && i < tt->n; i++)
+    if (tt->elems[i] != tt->elems[0])
+      return lerr(L, loc, "'%s' of %s: Numba has it for tuples of one element type only", ast_cmpop_str(op),
+                  vname(L, &t));
+  FeVal r = cbool(L, false);
+  for (unsigned i = 0; i < t.tup.n; i++) {
+    FeVal e = compare2(L, CMP_EQ, t.tup.elems[i], x, loc);
+    if (e.kind == FV_POISON) return e;
+    r = bool_or(L, r, e);
+  }
+  if (op == CMP_IN || r.is_const) return op == CMP_IN ? r : cbool(L, !r.c.i);
+  at(L, loc);
+  return val(ty_bool(L->ctx), ib_binary(&L->b, OP_XORI, r.v, ib_const_bool(&L->b, true)));
+}
+
 /* a OP b where a or b is a tuple, as Numba's tuple comparisons (cpython/tupleobj.py): both must be tuples; == is
  * the elements' == and-ed (False for tuples of different lengths), != its negation; an ordering is decided by the
  * first pair of elements that are != (their ordering), else by the lengths (Python's rule) -- a select chain over
@@ -2902,7 +2928,9 @@ static FeVal compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
   if (a.kind == FV_RECORD || b.kind == FV_RECORD) /* Numba types no comparison of records: compare their fields */
     return lerr(L, loc, "no implementation of '%s' for %s and %s (Numba does not compare records; compare their "
                         "fields)", ast_cmpop_str(op), vname(L, &a), vname(L, &b));
-  if (op == CMP_IN || op == CMP_NOTIN) return lerr(L, loc, "'%s' is not supported in kernels", ast_cmpop_str(op));
+  if ((op == CMP_IN || op == CMP_NOTIN) && b.kind == FV_TUPLE) return tuple_contains(L, op, a, b, loc);
+  if (op == CMP_IN || op == CMP_NOTIN)
+    return lerr(L, loc, "'%s' is supported in kernels for tuples only", ast_cmpop_str(op));
   if (a.literal && b.literal) {
     FeVal r;
     if (sema_py_compare(L->ctx, op, &a, &b, &r)) return r;

@@ -79,3 +79,37 @@ def test_uncomparable_pairs_are_located_errors():
     with pytest.raises(errors.CompilerError, match="Numba compares a tuple only with a tuple") as e:
         tuple_vs_int[1, 1](np.zeros(1, dtype=np.bool_), 1)
     assert e.value.line == tuple_vs_int.py_func.__code__.co_firstlineno + 2
+
+
+@cuda.jit
+def membership(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        v = x[i]
+        out[i, 0] = v in (1.0, 2.5, -3.0)
+        out[i, 1] = v not in (1.0, 2.5, -3.0)
+        out[i, 2] = v in (1, 7)  # int64 elements against a float64: Numba's promotion, as ==
+        out[i, 3] = v in ()
+
+
+def test_in_and_not_in_of_homogeneous_tuples():
+    """x in t as numba-cuda's in_seq of a UniTuple (some element == x; NaN is in no tuple), the empty tuple False"""
+    x = np.array([1.0, 2.5, -3.0, 7.0, 0.0, np.nan, 1.0000001])
+    out = np.zeros((x.size, 4), np.bool_)
+    membership[1, 32](x, out)
+    for i, v in enumerate(x.tolist()):
+        want = [v in (1.0, 2.5, -3.0), v not in (1.0, 2.5, -3.0), v in (1, 7), False]
+        assert out[i].tolist() == want, (v, out[i])
+
+
+def test_in_of_mixed_tuples_and_other_containers_are_located_errors():
+    def mixed(out):
+        out[0] = 1 in (1, 2.5)
+
+    def in_array(out, a):
+        out[0] = 2.0 in a  # numba-cuda has it (np/arraymath.py); kfront not yet
+
+    with pytest.raises(errors.TypingError, match="tuples of one element type only"):
+        cuda.jit(mixed)[1, 1](np.zeros(1, np.bool_))
+    with pytest.raises(errors.TypingError, match="supported in kernels for tuples only"):
+        cuda.jit(in_array)[1, 1](np.zeros(1, np.bool_), np.arange(3.0))

@@ -6,6 +6,8 @@
 # RUN: kfront compile %s -k cmp --sig 'void(boolean[::1], int64, float64)' -o %t.ptx && %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 # RUN: not kfront compile %s -k mixed --sig 'void(boolean[::1], int64)' --emit=kir 2>&1 | FileCheck %s --check-prefix=MIXED
 # RUN: not kfront compile %s -k cplx --sig 'void(boolean[::1], complex128)' --emit=kir 2>&1 | FileCheck %s --check-prefix=CPLX
+# RUN: kfront compile %s -k member --sig 'void(boolean[::1], float64)' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=IN
+# RUN: not kfront compile %s -k member_mixed --sig 'void(boolean[::1], int64)' --emit=kir 2>&1 | FileCheck %s --check-prefix=INMIXED
 from numba import cuda
 
 
@@ -53,3 +55,23 @@ def mixed(out, x):
 def cplx(out, z):
     # CPLX: tuple_compare.py:[[@LINE+1]]:21: error: unsupported operand types for '<': complex128 and complex128
     out[0] = (1, z) < (1, z)
+
+
+@cuda.jit
+def member(out, y):
+    # x in t of a homogeneous tuple: the elements' == or-ed (Numba's in_seq); not in negates it
+    # IN: %[[A:.*]] = arith.cmpf({{.*}}) {pred = "oeq"}
+    # IN: %[[B:.*]] = arith.cmpf({{.*}}) {pred = "oeq"}
+    # IN: %[[OR:.*]] = arith.ori(%[[A]], %[[B]])
+    # IN: mem.store(%[[OR]]
+    out[0] = y in (1.0, 2.5)
+    # IN: arith.ori(
+    # IN: %[[NOT:.*]] = arith.xori(
+    # IN: mem.store(%[[NOT]]
+    out[1] = y not in (1.0, 2.5)
+
+
+@cuda.jit
+def member_mixed(out, x):
+    # INMIXED: tuple_compare.py:[[@LINE+1]]:16: error: 'in' of Tuple(int64, float64): Numba has it for tuples of one element type only
+    out[0] = x in (1, 2.5)

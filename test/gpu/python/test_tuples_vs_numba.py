@@ -49,6 +49,8 @@ def compare(a, b, out):
         out[i, 8] = (u, 1) == (v, 1)
         out[i, 9] = (i, u[0]) <= (2, v[0])
         out[i, 10] = (u[0],) != u
+        out[i, 11] = a[i, 0] in (b[i, 0], b[i, 1], 2.5)
+        out[i, 12] = a[i, 1] not in (b[i, 0], 0.0)
 """
 
 
@@ -58,7 +60,7 @@ def test_comparisons_match_numba():
     a, b = np.ascontiguousarray(grid[:, :2]), np.ascontiguousarray(grid[:, 2:])
     outs = []
     for k in compile_both(COMPARE, "compare"):
-        out = np.zeros((len(a), 11), dtype=np.bool_)
+        out = np.zeros((len(a), 13), dtype=np.bool_)
         k[(len(a) + 63) // 64, 64](a, b, out)
         outs.append(out)
     np.testing.assert_array_equal(outs[1], outs[0])
