@@ -275,9 +275,9 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     for (unsigned k = 0; k < v->nitems; k++) {
       const kf_value *it = &v->items[k];
       if (it->kind == KF_VALUE_NAMESPACE || it->kind == KF_VALUE_EXCEPTION || it->kind == KF_VALUE_STRING ||
-          (unsigned)it->kind > KF_VALUE_STRING)
-        return invalid(fe, "item %u of the tuple is a %s: kfront's constant tuples hold numbers, arrays, functions "
-                           "and tuples of them", k,
+          (unsigned)it->kind > KF_VALUE_SLICE)
+        return invalid(fe, "item %u of the tuple is a %s: kfront's constant tuples hold numbers, arrays, functions, "
+                           "None, slices and tuples of them", k,
                        (unsigned)it->kind < sizeof value_kind_names / sizeof *value_kind_names ? value_kind_names[it->kind]
                                                                                           : "value of unknown kind");
       t.tup.elems[k] = convert(fe, it, name, depth + 1);

@@ -329,6 +329,8 @@ def freeze_value(name, value, registry=None):
     knows (kfront.cuda's kernel-side names, ...); it is consulted before the standard modules (builtins,
     math, cmath, operator, numpy), which are recognised by identity."""
     cls = type(value)
+    if value is None:  # Numba's none type: `x is None` and None arguments of device functions
+        return ("none", None)
     if cls is bool or cls is float or cls is complex:
         return ("scalar", value)
     if cls is int:

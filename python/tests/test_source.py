@@ -264,7 +264,7 @@ def test_freeze_tuples():
     assert freeze_value("s", (), {}) == ("tuple", [])
     assert freeze_value("p", Point(1, 2.0), {}) == ("tuple", [("scalar", 1), ("scalar", 2.0)])
     assert freeze_value("s", (1, "text"), {}) is None
-    assert freeze_value("s", (1, (2, None)), {}) is None
+    assert freeze_value("s", (1, (2, None)), {}) == ("tuple", [("scalar", 1), ("tuple", [("scalar", 2), ("none", None)])])
     kind, items = freeze_value("s", (1, TABLE), {})
     assert kind == "tuple" and items[1][0] == "array"  # the compiler reports the array in a tuple, located
     with pytest.raises(errors.UnsupportedError, match=r"s\[1\]"):
@@ -366,7 +366,7 @@ def test_dispatchers_and_everything_else():
 
     assert freeze_value("ValueError", ValueError, {}) == ("path", "builtins.ValueError")
     assert freeze_value("Oops", Oops, {}) == ("exception", "%s.%s" % (__name__, Oops.__qualname__), Oops)
-    assert freeze_value("n", None, {}) is None
+    assert freeze_value("n", None, {}) == ("none", None)  # Numba's none type
     assert freeze_value("l", [1, 2], {}) is None
     assert freeze_value("o", object(), {}) is None
     assert freeze_value("cls", Dispatcher, {}) is None
@@ -403,3 +403,28 @@ def test_values_kernels_cannot_use_are_reported_where_read():
         assert "test_source.py:" in msg and what in msg and "which kernels cannot use" in msg, msg
     assert _source.describe_unusable(len) == "a Python function that is not a @cuda.jit device function (len)"
     assert _source.describe_unusable(int) == "the class int"
+
+
+NONE_GLOBAL = None
+NONE_TUPLE = (1, None, slice(1, 3))
+
+
+def test_none_globals_and_tuples_holding_none_and_slices():
+    """None globals are Numba's none type (`is None`, None arguments of device functions); constant tuples may hold
+    None and slices"""
+    from kfront import cuda
+
+    @cuda.jit(device=True)
+    def scaled(x, factor):
+        return x if factor is None else x * factor
+
+    def reads(out, a):
+        out[0] = scaled(3.0, NONE_GLOBAL)
+        out[1] = 1.0 if NONE_TUPLE[1] is None else 2.0
+        out[2] = a[NONE_TUPLE[2]][1]
+        one, nothing, _ = NONE_TUPLE
+        out[3] = one + (5 if nothing is None else 6)
+
+    out = np.zeros(4)
+    cuda.jit(reads)[1, 1](out, np.arange(5.0))
+    assert out.tolist() == [3.0, 1.0, 2.0, 6.0]

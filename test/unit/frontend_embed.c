@@ -715,7 +715,7 @@ static void test_tuples_of_functions_and_arrays(void) {
   b[2].value.items = bad;
   m = compile(s, 2, &o, KF_ERROR_INVALID_INPUT);
   CHECK_CONTAINS(kf_context_diagnostics(ctx), "item 1 of the tuple is a string: kfront's constant tuples hold "
-                                              "numbers, arrays, functions and tuples of them");
+                                              "numbers, arrays, functions, None, slices and tuples of them");
 }
 
 /* ---- fragments: one function's lines, indented, at line 40 ------------------------------------------------- */
