@@ -185,6 +185,16 @@ static const struct {
     {"numpy.nan", BI_MATH_NAN},
     {"numpy.real", BI_NP_REAL},
     {"numpy.imag", BI_NP_IMAG},
+    {"numpy.sum", BI_NP_SUM},
+    {"numpy.prod", BI_NP_PROD},
+    {"numpy.min", BI_NP_MIN},
+    {"numpy.amin", BI_NP_MIN},
+    {"numpy.max", BI_NP_MAX},
+    {"numpy.amax", BI_NP_MAX},
+    {"numpy.all", BI_NP_ALL},
+    {"numpy.any", BI_NP_ANY},
+    {"numpy.mean", BI_NP_MEAN},
+    {"numpy.count_nonzero", BI_NP_COUNT_NONZERO},
 };
 
 /* ---- the operator module ---------------------------------------------------------------------------------------- */
