@@ -334,8 +334,10 @@ struct FeCtx {
   X(CMATH_POLAR, "cmath.polar") X(CMATH_RECT, "cmath.rect")                                  \
   X(NP_REAL, "np.real") X(NP_IMAG, "np.imag")                                                \
   X(NP_SUM, "np.sum") X(NP_PROD, "np.prod") X(NP_MIN, "np.min") X(NP_MAX, "np.max")          \
-  X(NP_ALL, "np.all") X(NP_ANY, "np.any") X(NP_MEAN, "np.mean")                              \
-  X(NP_COUNT_NONZERO, "np.count_nonzero")                                                    \
+  X(NP_ALL, "np.all") X(NP_ANY, "np.any") X(NP_MEAN, "np.mean") X(NP_VAR, "np.var")          \
+  X(NP_STD, "np.std") X(NP_COUNT_NONZERO, "np.count_nonzero") X(NP_NANSUM, "np.nansum")      \
+  X(NP_NANPROD, "np.nanprod") X(NP_NANMIN, "np.nanmin") X(NP_NANMAX, "np.nanmax")            \
+  X(NP_NANMEAN, "np.nanmean") X(NP_NANVAR, "np.nanvar") X(NP_NANSTD, "np.nanstd")            \
   X(CG_THIS_GRID, "cg.this_grid") X(GRID_GROUP, "GridGroup") X(GRID_SYNC, "GridGroup.sync")
 
 typedef enum {
@@ -440,7 +442,8 @@ FeFunc *fe_cmath_function(FeCtx *fe, const char *name);
 void fe_cmath_free(FeCtx *fe);
 
 /* ---- reductions.c: NumPy's whole-array reductions, written once in the kernel language ------------------------ */
-/* The reduction NAME (sum, prod, min, max, all, any, count_nonzero, mean) over arrays of `rank` axes, its source
+/* The reduction NAME (sum, prod, min, max, all, any, count_nonzero, mean, var, std, nansum, nanprod, nanmin,
+ * nanmax, nanmean, nanvar, nanstd) over arrays of `rank` axes, its source
  * generated for that rank on first use; NULL for another name. */
 FeFunc *fe_reduce_function(FeCtx *fe, const char *name, unsigned rank);
 /* Frees what fe_reduce_function made. */

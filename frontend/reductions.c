@@ -1,34 +1,51 @@
 /* reductions.c — NumPy's whole-array reductions in kernels (np.sum, np.prod, np.min/amin, np.max/amax, np.all,
- * np.any, np.mean, np.count_nonzero and the array methods of the same names), written once in the kernel language
- * and compiled by kfront itself, as cmath.c's functions are. numba-cuda's implementations (numba's arraymath.py:
- * array_sum, array_prod, npy_min/npy_max, np_all/np_any, array_mean, np_count_nonzero) walk the array with
- * np.nditer in C order, accumulating from a start value of the result's type; the source below does the same with
- * one loop per axis, so a view of any layout reduces in place and floating sums round as numba-cuda's do. A
- * function's source depends on the rank only (its loop nest), so each rank's functions are generated on first use
- * (fe_reduce_function) and then specialised on the argument types like any device function. lower.c
- * (lower_reduction) types the call, passes the start value of the right type and converts the result. */
+ * np.any, np.mean, np.var, np.std, np.count_nonzero, np.nansum, np.nanprod, np.nanmin, np.nanmax, np.nanmean,
+ * np.nanvar, np.nanstd and the array methods sum, prod, min, max, all, any, mean, var, std), written once in the
+ * kernel language and compiled by kfront itself, as cmath.c's functions are. numba-cuda's implementations (its
+ * np/arraymath.py: array_sum, array_prod, npy_min/npy_max, np_all/np_any, array_mean, array_var/array_std,
+ * np_count_nonzero, np_nansum/np_nanprod/np_nanmean/np_nanvar, nan_min_max_factory) walk the array with np.nditer
+ * in C order, accumulating from a start value; the source below does the same with one loop per axis, so a view of
+ * any layout reduces in place and floating sums round as numba-cuda's do. A function's source depends on the rank
+ * only (its loop nest), so each rank's functions are generated on first use (fe_reduce_function) and then
+ * specialised on the argument types like any device function. lower.c (lower_reduction) types the call, passes the
+ * start values of numba's types and converts the result where numba's typing fixes it. */
 #include <stdio.h>
 #include <string.h>
 
 #include "frontend/fe.h"
 #include "frontend/parser.h"
 
-/* One reduction: its parameters, the statements run on each element `v` (lines, '\n'-separated), the last
- * statement. */
+/* One reduction: its parameters, the statements before the loops, those run on each element `v` (lines,
+ * '\n'-separated), the last statement. `v == v` is numba's not-isnan (false only for a NaN, or a complex value
+ * with a NaN part). */
 typedef struct {
-  const char *name, *params, *body, *result;
+  const char *name, *params, *prologue, *body, *result;
 } Reduction;
 
 static const Reduction reductions[] = {
-    {"sum", "a, acc", "acc += v", "return acc"},
-    {"prod", "a, acc", "acc *= v", "return acc"},
+    {"sum", "a, acc", NULL, "acc += v", "return acc"},
+    {"prod", "a, acc", NULL, "acc *= v", "return acc"},
     /* acc: the first element (lower.c checks the size); a NaN is the answer, as NumPy's and numba's */
-    {"min", "a, acc", "if v != v:\n    return v\nif v < acc:\n    acc = v", "return acc"},
-    {"max", "a, acc", "if v != v:\n    return v\nif v > acc:\n    acc = v", "return acc"},
-    {"all", "a", "if not v:\n    return False", "return True"},
-    {"any", "a", "if v:\n    return True", "return False"},
-    {"count_nonzero", "a, acc", "if v:\n    acc += 1", "return acc"},
-    {"mean", "a, acc", "acc += v", "return acc / a.size"},
+    {"min", "a, acc", NULL, "if v != v:\n    return v\nif v < acc:\n    acc = v", "return acc"},
+    {"max", "a, acc", NULL, "if v != v:\n    return v\nif v > acc:\n    acc = v", "return acc"},
+    {"all", "a", NULL, "if not v:\n    return False", "return True"},
+    {"any", "a", NULL, "if v:\n    return True", "return False"},
+    {"count_nonzero", "a, acc", NULL, "if v:\n    acc += 1", "return acc"},
+    {"mean", "a, acc", NULL, "acc += v", "return acc / a.size"},
+    /* m: the mean (np.mean's, float64 or complex128); ssd: 0.0 (numba's `ssd = 0` becomes float64 on its first addition) */
+    {"var", "a, m, ssd", NULL, "val = v - m\nssd += np.real(val * np.conj(val))", "return ssd / a.size"},
+    {"std", "a, m, ssd", NULL, "val = v - m\nssd += np.real(val * np.conj(val))", "return (ssd / a.size) ** 0.5"},
+    {"nansum", "a, acc", NULL, "if v == v:\n    acc += v", "return acc"},
+    {"nanprod", "a, acc", NULL, "if v == v:\n    acc *= v", "return acc"},
+    /* acc: the first element, replaced by any later element not NaN that it is not below (above) */
+    {"nanmin", "a, acc", NULL, "if v == v:\n    if not acc < v:\n        acc = v", "return acc"},
+    {"nanmax", "a, acc", NULL, "if v == v:\n    if not acc > v:\n        acc = v", "return acc"},
+    {"nanmean", "a, acc", "count = 0", "if v == v:\n    acc += v\n    count += 1", "return acc / count"},
+    {"nanvar", "a, m, ssd", "count = 0",
+     "if v == v:\n    val = v - m\n    ssd += np.real(val * np.conj(val))\n    count += 1", "return ssd / count"},
+    {"nanstd", "a, m, ssd", "count = 0",
+     "if v == v:\n    val = v - m\n    ssd += np.real(val * np.conj(val))\n    count += 1",
+     "return (ssd / count) ** 0.5"},
 };
 
 /* Appends `depth` levels of indentation and the lines of `text`, each indented so. */
@@ -62,6 +79,7 @@ static char *rank_source(Arena *a, unsigned rank, size_t *len_out) {
     const Reduction *red = &reductions[r];
     snprintf(line, sizeof line, "def %s(%s):", red->name, red->params);
     append_lines(a, &buf, &len, &cap, 0, line);
+    if (red->prologue) append_lines(a, &buf, &len, &cap, 1, red->prologue);
     for (unsigned d = 0; d < rank; d++) {
       snprintf(line, sizeof line, "for i%u in range(a.shape[%u]):", d, d);
       append_lines(a, &buf, &len, &cap, 1 + d, line);
@@ -85,6 +103,11 @@ FeFunc *fe_reduce_function(FeCtx *fe, const char *name, unsigned rank) {
     strmap_init(fe->reduce_funcs);
     fe->reduce_scope = ARENA_NEW(&fe->arena, StrMap);
     strmap_init(fe->reduce_scope);
+    FeVal *np = ARENA_NEW(&fe->arena, FeVal);
+    *np = (FeVal){.kind = FV_PATH};
+    np->str.s = "numpy";
+    np->str.len = strlen("numpy");
+    strmap_put(fe->reduce_scope, "np", np);
   }
   const char *key = arena_printf(&fe->arena, "%s_%u", name, rank);
   FeFunc *f = strmap_get(fe->reduce_funcs, key);

@@ -195,6 +195,15 @@ static const struct {
     {"numpy.any", BI_NP_ANY},
     {"numpy.mean", BI_NP_MEAN},
     {"numpy.count_nonzero", BI_NP_COUNT_NONZERO},
+    {"numpy.var", BI_NP_VAR},
+    {"numpy.std", BI_NP_STD},
+    {"numpy.nansum", BI_NP_NANSUM},
+    {"numpy.nanprod", BI_NP_NANPROD},
+    {"numpy.nanmin", BI_NP_NANMIN},
+    {"numpy.nanmax", BI_NP_NANMAX},
+    {"numpy.nanmean", BI_NP_NANMEAN},
+    {"numpy.nanvar", BI_NP_NANVAR},
+    {"numpy.nanstd", BI_NP_NANSTD},
 };
 
 /* ---- the operator module ---------------------------------------------------------------------------------------- */

@@ -1,5 +1,5 @@
-"""NumPy's whole-array reductions in kernels (np.sum/prod/min/amin/max/amax/all/any/mean/count_nonzero and the
-array methods sum/prod/min/max/all/any/mean), on the simulator against NumPy: every dtype kind (bool, signed and
+"""NumPy's whole-array reductions in kernels (np.sum/prod/min/amin/max/amax/all/any/mean/var/std/count_nonzero,
+the nan* ones and the array methods sum/prod/min/max/all/any/mean/var/std), on the simulator against NumPy: every dtype kind (bool, signed and
 unsigned integers, float32/float64, complex), arrays of rank 1 to 3 and views of any layout (reversed, stepped,
 transposed), NaN, empty arrays (min/max raise ValueError as numba-cuda does; sum 0, prod 1, mean NaN, all True, any
 False). Sums of integers and booleans accumulate in int64 (uint64 for unsigned), as NumPy's default accumulator and
@@ -71,7 +71,7 @@ def expected(a):
     p = in_order(a, lambda x, y: acc.type(x * y), np.ones((), acc)[()])
     mean_t = np.float64 if acc.kind in "iu" else a.dtype.type  # accumulated in that type, divided in float64
     with np.errstate(all="ignore"):
-        m = mean_t(in_order(a, lambda x, y: mean_t(x + y), mean_t(0)) / np.float64(a.size))
+        m = in_order(a, lambda x, y: mean_t(x + y), mean_t(0)) / np.float64(a.size)
     return s, p, m
 
 
@@ -90,7 +90,7 @@ ARRAYS = [
 @pytest.mark.parametrize("a", ARRAYS, ids=lambda a: f"{a.dtype}-{a.ndim}d")
 def test_functions_and_methods_against_numpy(a):
     acc = accumulator(a.dtype)
-    mean_t = np.float64 if a.dtype.kind in "biu" else a.dtype
+    mean_t = np.float64 if a.dtype.kind in "biuf" else np.complex128
     s, p, m = expected(a)
     sums, mins = np.zeros(3, acc), np.zeros(4, a.dtype)
     means = np.zeros(3, mean_t)
@@ -122,10 +122,11 @@ def test_result_types():
     f = np.full(10, np.float32(0.1))
     fs = np.zeros(3, np.float64)
     methods[1, 1](f, fs, np.zeros(2, np.float32), np.zeros(2, np.bool_))
-    # a float32 sum, added in float32 one by one, then stored in float64
+    # a float32 sum, added in float32 one by one, then stored in float64; the mean divides it in float64 (numba-cuda's
+    # overload returns float64 for a float32 array)
     assert fs[0] == in_order(f, lambda x, y: np.float32(x + y), np.float32(0))
     assert fs[0] != np.float64(f.astype(np.float64).sum())
-    assert fs[2] == np.float32(np.float64(fs[0]) / 10)
+    assert fs[2] == np.float64(fs[0]) / 10 and fs[2] != np.float32(fs[2])
 
 
 def test_views():
@@ -205,6 +206,86 @@ def test_empty(dtype):
         kmin[1, 1](a, np.zeros(1))
     with pytest.raises(ValueError, match="zero-size array to reduction operation maximum which has no identity"):
         kmax[1, 1](a, np.zeros(1))
+
+
+@cuda.jit
+def spreads(a, out):
+    out[0] = np.var(a)
+    out[1] = a.std()
+    out[2] = a.var()
+    out[3] = np.std(a)
+    out[4] = np.nansum(a)
+    out[5] = np.nanprod(a)
+    out[6] = np.nanmean(a)
+    out[7] = np.nanvar(a)
+    out[8] = np.nanstd(a)
+    out[9] = np.nanmin(a)
+    out[10] = np.nanmax(a)
+
+
+def numba_var(a, skip_nan):
+    """numba-cuda's array_var/np_nanvar: the mean, then squared differences summed in float64 in C order."""
+    vals = [x for x in a.ravel() if not (skip_nan and np.isnan(x))]
+    acc_t = np.float64 if a.dtype.kind in "biu" or skip_nan else a.dtype.type
+    m = functools.reduce(lambda x, y: acc_t(x + y), vals, acc_t(0)) / np.float64(len(vals))
+    ssd = functools.reduce(lambda x, y: x + np.float64(y - m) ** 2, vals, np.float64(0))
+    return ssd / len(vals)
+
+
+@pytest.mark.parametrize("a", [
+    np.arange(1, 13, dtype=np.int32).reshape(3, 4)[:, ::-1],
+    np.array([[3, 0], [250, 7]], dtype=np.uint8),
+    np.array([True, False, True]),
+    np.linspace(-2.0, 5.0, 11, dtype=np.float32).reshape(1, 11),
+    np.array([1.5, np.nan, 2.25, -4.0, np.nan, 3.0]),
+    (np.arange(24.0).reshape(2, 3, 4) * 0.37)[1:, ::2, 1::2],
+], ids=lambda a: f"{a.dtype}-{a.ndim}d")
+def test_spreads_and_nan_reductions(a):
+    out = np.zeros(11)
+    spreads[1, 1](a, out)
+    with np.errstate(all="ignore"):
+        for k in range(4):
+            if np.isnan(a).any():
+                assert np.isnan(out[k])
+            else:
+                want = numba_var(a, False) ** (1.0 if k % 2 == 0 else 0.5)
+                assert out[k] == want or np.isclose(out[k], want, rtol=1e-15, atol=0)
+                np.testing.assert_allclose(out[k], (np.var if k % 2 == 0 else np.std)(a.astype(np.float64)), rtol=1e-12)
+        np.testing.assert_allclose(out[4:9], [np.nansum(a), np.nanprod(a), np.nanmean(a.astype(np.float64)),
+                                              np.nanvar(a.astype(np.float64)), np.nanstd(a.astype(np.float64))],
+                                   rtol=1e-5 if a.dtype == np.float32 else 1e-12)
+        assert out[7] == numba_var(a, True) or np.isclose(out[7], numba_var(a, True), rtol=1e-15, atol=0)
+    assert out[9] == np.nanmin(a) and out[10] == np.nanmax(a)
+
+
+def test_nan_reductions_of_nothing():
+    out = np.zeros(11)
+
+    @cuda.jit
+    def counted(a, out):
+        out[4] = np.nansum(a)
+        out[5] = np.nanprod(a)
+        out[6] = np.nanmean(a)
+        out[7] = np.nanvar(a)
+        out[8] = np.nanstd(a)
+
+    counted[1, 1](np.array([np.nan, np.nan]), out)
+    assert out[4] == 0 and out[5] == 1 and np.isnan(out[6:9]).all()  # no element counted: 0/0
+    out = np.zeros(11)
+    spreads[1, 1](np.array([np.nan, np.nan]), out)
+    assert np.isnan(out[9]) and np.isnan(out[10])  # nothing replaces the first element
+    with pytest.raises(ValueError, match="zero-size array to reduction operation not possible"):
+        spreads[1, 1](np.zeros((0, 2)), out)
+
+
+def test_nanmin_ties_are_numbas():
+    """numba-cuda's nanmin replaces its answer by any later element it is not below: of 0.0 and -0.0 the last wins
+    (NumPy's answer may be either)."""
+    out = np.zeros(11)
+    spreads[1, 1](np.array([0.0, np.nan, -0.0]), out)
+    assert np.signbit(out[9]) and np.signbit(out[10])
+    spreads[1, 1](np.array([-0.0, 0.0]), out)
+    assert not np.signbit(out[9]) and not np.signbit(out[10])
 
 
 @cuda.jit

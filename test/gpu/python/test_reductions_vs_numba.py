@@ -1,6 +1,6 @@
 """GPU-only: NumPy's whole-array reductions in kfront against numba-cuda on the same kernels and inputs (run by
-test/gpu/run_python_gpu.sh on the GPU machine): np.sum/prod/min/amin/max/amax/all/any/mean/count_nonzero and the
-methods sum/prod/min/max/all/any/mean, over bool, signed and unsigned integers, float32/float64 with NaN and
+test/gpu/run_python_gpu.sh on the GPU machine): np.sum/prod/min/amin/max/amax/all/any/mean/var/std/count_nonzero,
+np.nansum/nanprod/nanmin/nanmax/nanmean/nanvar/nanstd and the methods sum/prod/min/max/all/any/mean/var/std, over bool, signed and unsigned integers, float32/float64 with NaN and
 infinities, complex, arrays of rank 1 to 3 and non-contiguous views, and empty arrays. numba-cuda compiles these
 only with its NRT enabled (they allocate nothing; its typing asks for it), set here around its compiles and
 launches. Both add in C order one element at a time, so every result must be bit for bit the same."""
@@ -37,12 +37,31 @@ def reduce(a, sums, mins, flags, counts):
 
 COMPLEX = """
 def reduce_complex(a, sums, flags, counts):
+    sums[3] = np.var(a)
+    sums[4] = np.nanmean(a)
+    sums[5] = np.nansum(a)
     sums[0] = a.sum()
     sums[1] = np.prod(a)
     sums[2] = a.mean()
     flags[0] = a.all()
     flags[1] = np.any(a)
     counts[0] = np.count_nonzero(a)
+"""
+
+
+SPREADS = """
+def spreads(a, out, cout):
+    out[0] = np.var(a)
+    out[1] = a.std()
+    out[2] = np.mean(a)
+    out[3] = np.nanvar(a)
+    out[4] = np.nanstd(a)
+    cout[0] = np.nanmean(a)
+    cout[1] = np.nansum(a)
+    cout[2] = np.nanprod(a)
+    if a.size:
+        cout[3] = np.nanmin(a)
+        cout[4] = np.nanmax(a)
 """
 
 
@@ -120,13 +139,41 @@ def test_reductions_match_numba(a):
         assert mins[0] == a.min() or (np.isnan(mins[0]) and np.isnan(a).any())
 
 
+SPREAD_ARRAYS = [
+    np.arange(1, 13, dtype=np.int32).reshape(3, 4)[:, ::-1],
+    np.array([[3, 0], [250, 7]], dtype=np.uint8),
+    np.array([2**63, 5, 2**64 - 1], dtype=np.uint64),  # nansum/nanprod accumulate in float64, as numba's unify
+    np.array([True, False, True]),
+    np.linspace(-2.0, 5.0, 11, dtype=np.float32).reshape(1, 11),
+    np.array([1.5, np.nan, 2.25, -4.0, np.nan, 3.0, 0.0, -0.0]),
+    np.array([np.nan, np.nan], dtype=np.float32),
+    rng.random((3, 4, 5)).transpose(1, 2, 0)[::2],
+    np.zeros(0),
+]
+
+
+@pytest.mark.parametrize("a", SPREAD_ARRAYS, ids=lambda a: f"{a.dtype}-{a.shape}")
+def test_spreads_and_nan_reductions_match_numba(a):
+    results = []
+
+    def run_both():
+        for k in compile_both(SPREADS, "spreads"):
+            out, cout = np.zeros(5), np.zeros(5, a.dtype if a.dtype.kind == "f" else np.float64)
+            k[1, 1](a, out, cout)
+            results.append((out, cout))
+
+    with_numba_nrt(run_both)
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_complex_reductions_match_numba():
     a = np.array([[1 + 2j, -3.5j], [0.5, 2 - 1j]])[:, ::-1]
     results = []
 
     def run_both():
         for k in compile_both(COMPLEX, "reduce_complex"):
-            sums, flags, counts = np.zeros(3, np.complex128), np.zeros(2, np.bool_), np.zeros(1, np.int64)
+            sums, flags, counts = np.zeros(6, np.complex128), np.zeros(2, np.bool_), np.zeros(1, np.int64)
             k[1, 1](a, sums, flags, counts)
             results.append((sums, flags, counts))
 
