@@ -331,6 +331,16 @@ static void float_op(Cc *c, const Op *op, SimOpcode f32, SimOpcode f64) {
   f16_fix(c, op, t, d);
 }
 
+/* An instruction of three operands and one result (select, fma). */
+static void ternary_op(Cc *c, const Op *op, SimOpcode opcode) {
+  uint32_t k = emit(c, opcode, op); /* before INS: emit may move c->code */
+  Ins *I = INS(c, k);
+  I->d = res(c, op, 0);
+  I->a = opnd(c, op, 0);
+  I->b = opnd(c, op, 1);
+  I->c = opnd(c, op, 2);
+}
+
 /* A libm function of ir_op_sem's row: MATH1/MATH2 call the row's host function (f16 in f32, then rounded). */
 static void math_fn(Cc *c, const Op *op, const OpSem *o) {
   const Type *t = op_result(op, 0)->type;
@@ -656,14 +666,7 @@ static void compile_op(Cc *c, const Op *op) {
     I->sh = shift_of(op_operand(op, 0)->type);
     return;
   }
-  case OP_SELECT:
-    k = emit(c, SI_SELECT, op);
-    I = INS(c, k);
-    I->d = res(c, op, 0);
-    I->a = opnd(c, op, 0);
-    I->b = opnd(c, op, 1);
-    I->c = opnd(c, op, 2);
-    return;
+  case OP_SELECT: ternary_op(c, op, SI_SELECT); return;
   case OP_EXTSI:
   case OP_EXTUI:
   case OP_TRUNCI:
@@ -685,15 +688,10 @@ static void compile_op(Cc *c, const Op *op) {
   case OP_MAXF: float_op(c, op, SI_MAXF32, SI_MAXF64); return;
   case OP_NEGF: float_op(c, op, SI_NEGF32, SI_NEGF64); return;
   case OP_FMA: { /* f32, f64: sem_fma (op_semantics.h), an instruction of its own as the contract pass puts one in
-                 * most loops; f16 (rounded once from the exact sum) runs as SEM */
+                 * most loops; f16 and bf16 (rounded once from the exact sum) run as SEM */
     const Type *t = op_result(op, 0)->type;
     if (t->kind != TY_FLOAT || (t->bits != 32 && t->bits != 64)) break;
-    k = emit(c, is_f64(t) ? SI_FMAF64 : SI_FMAF32, op);
-    I = INS(c, k);
-    I->d = res(c, op, 0);
-    I->a = opnd(c, op, 0);
-    I->b = opnd(c, op, 1);
-    I->c = opnd(c, op, 2);
+    ternary_op(c, op, is_f64(t) ? SI_FMAF64 : SI_FMAF32);
     return;
   }
   case OP_CMPF: {
