@@ -5,6 +5,8 @@
 # RUN: kfront compile %s -k red --sig 'void(int8[:, :], uint16[::1], float32[:, :, ::1], float64[::1], boolean[::1])' --emit=kir --pass-pipeline= | FileCheck %s
 # RUN: kfront compile %s -k red --sig 'void(int8[:, :], uint16[::1], float32[:, :, ::1], float64[::1], boolean[::1])' --emit=ptx --arch=sm_90 -o %t.ptx
 # RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+# RUN: kfront compile %s -k spread --sig 'void(float32[:, ::1], uint64[::1], complex64[::1], float64[::1], complex128[::1])' --emit=ptx --arch=sm_90 -o %t.spread.ptx
+# RUN: %ptxas -arch=sm_90 %t.spread.ptx -o %t.spread.cubin
 # RUN: kfront compile %s -k spread --sig 'void(float32[:, ::1], uint64[::1], complex64[::1], float64[::1], complex128[::1])' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=SPREAD
 # RUN: not kfront check %s -k bad_axis --sig 'void(float32[:, :])' 2>&1 | FileCheck %s --check-prefix=AXIS
 # RUN: not kfront check %s -k bad_axis_pos --sig 'void(float32[:, :])' 2>&1 | FileCheck %s --check-prefix=AXIS2
