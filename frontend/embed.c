@@ -37,7 +37,8 @@ _Static_assert(NB_BOOL == (int)KF_BOOL && NB_I8 == (int)KF_INT8 && NB_I64 == (in
                "kf_dtype and Numba's scalar kinds are in one order");
 
 static const char *const value_kind_names[] = {"bool", "int", "float", "tuple", "array", "module", "path", "function",
-                                               "namespace", "exception", "string", "none", "slice"};
+                                               "namespace", "exception", "string", "none", "slice",
+                                               "unsupported"};
 static const char *const function_kind_names[] = {"kernel", "device", "reduce", "vectorize", "guvectorize"};
 static const char *const dtype_names[KF_DTYPE_COUNT] = {"boolean", "int8",   "int16",  "int32",   "int64",   "uint8",
                                                         "uint16",  "uint32", "uint64", "float16", "float32", "float64",
@@ -314,6 +315,7 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     return str;
   }
   case KF_VALUE_NONE: return (FeVal){.kind = FV_NONE};
+  case KF_VALUE_UNSUPPORTED: return invalid(fe, "%s, which kernels cannot use", v->path ? v->path : "a value");
   case KF_VALUE_SLICE: {
     if (v->nitems != 3 || !v->items) return invalid(fe, "a slice needs 3 items (start, stop, step), not %u", v->nitems);
     int64_t field[3];
@@ -574,7 +576,7 @@ static bool sorted_names(const void *items, size_t size, unsigned n, const char 
 }
 
 static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
-  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_SLICE) return false;
+  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_UNSUPPORTED) return false;
   sb_printf(b, " %s", value_kind_names[v->kind]);
   switch (v->kind) {
   case KF_VALUE_BOOL:
@@ -628,6 +630,7 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
   case KF_VALUE_PATH:
   case KF_VALUE_EXCEPTION:
   case KF_VALUE_STRING:
+  case KF_VALUE_UNSUPPORTED:
     if (!v->path) return false;
     put_str(b, v->path);
     return true;

@@ -2493,6 +2493,34 @@ static FeVal slice_tuple_by(Lower *L, const FeVal *t, const bool *given, const i
   return make_tuple(L, m, elems);
 }
 
+/* t[i] with i an integer known only at run time, for a tuple whose elements are scalars of one type (Numba's
+ * getitem of a UniTuple, cpython/tupleobj.py getitem_unituple): a negative i counts from the end, an i out of range
+ * raises IndexError("tuple index out of range") at the user's line; the element is chosen by a select chain. Other
+ * tuples (heterogeneous, of arrays, tuples or records, or empty) are refused as Numba refuses them. */
+static FeVal tuple_item_at_run_time(Lower *L, const FeVal *t, FeVal i, SrcLoc loc) {
+  if (i.kind != FV_VAL || is_enum_only(&i) || i.type->kind != TY_INT)
+    return lerr(L, loc, "a tuple index must be an integer, not %s", vname(L, &i));
+  const FeVal *el = t->tup.elems;
+  bool uniform = t->tup.n > 0;
+  for (unsigned k = 0; k < t->tup.n && uniform; k++)
+    uniform = is_scalar(&el[k]) && !el[k].enumc && el[k].type == el[0].type;
+  if (!uniform)
+    return lerr(L, loc, "a tuple indexed with an integer known only at run time must have elements of one scalar type "
+                        "(Numba's UniTuple); %s is not (index it with a constant)", vname(L, t));
+  at(L, loc);
+  Type *i64 = ty_i64(L->ctx);
+  int64_t n = (int64_t)t->tup.n;
+  FeVal wide = conv(L, i, i64);
+  Value *raw = mat(L, &wide);
+  Value *neg = ib_cmpi(&L->b, "slt", raw, ib_const_int(&L->b, i64, 0));
+  Value *k = ib_select(&L->b, neg, ib_binary(&L->b, OP_ADDI, raw, ib_const_int(&L->b, i64, n)), raw);
+  emit_raise(L, ib_cmpi(&L->b, "uge", k, ib_const_int(&L->b, i64, n)), "IndexError: tuple index out of range", loc);
+  Value *r = mat(L, &el[n - 1]);
+  for (int64_t j = n - 1; j-- > 0;)
+    r = ib_select(&L->b, ib_cmpi(&L->b, "eq", k, ib_const_int(&L->b, i64, j)), mat(L, &el[j]), r);
+  return val(el[0].type, r);
+}
+
 /* e[index], given the value v of e (lowered by lower_expr's loop over the chain). */
 static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
   if (v.kind == FV_POISON) return v;
@@ -2511,8 +2539,7 @@ static FeVal subscript_of(Lower *L, const PyExpr *e, FeVal v) {
       }
       return slice_tuple_by(L, &v, given, c, e->subscript.index->loc);
     }
-    if (!is_const_int(&i))
-      return lerr(L, e->subscript.index->loc, "a tuple index must be a constant integer, not %s", vname(L, &i));
+    if (!is_const_int(&i)) return tuple_item_at_run_time(L, &v, i, e->subscript.index->loc);
     int64_t k = i.c.i < 0 ? i.c.i + (int64_t)v.tup.n : i.c.i;
     if (k < 0 || k >= (int64_t)v.tup.n)
       return lerr(L, e->subscript.index->loc, "tuple index %lld is out of range for a tuple of %u", (long long)i.c.i,
@@ -2891,6 +2918,87 @@ static bool enum_compare(Lower *L, PyCmpOp op, FeVal *a, FeVal *b, SrcLoc loc, F
   return false;
 }
 
+/* c ? x : y of booleans, folded when c is a constant. */
+static FeVal bool_select(Lower *L, FeVal c, FeVal x, FeVal y) {
+  if (c.is_const) return c.c.i ? x : y;
+  return val(ty_bool(L->ctx), ib_select(&L->b, c.v, mat(L, &x), mat(L, &y)));
+}
+
+/* x and y of booleans (constants folded). */
+static FeVal bool_and(Lower *L, FeVal x, FeVal y) {
+  if (x.is_const) return x.c.i ? y : x;
+  if (y.is_const) return y.c.i ? x : y;
+  return val(ty_bool(L->ctx), ib_binary(&L->b, OP_ANDI, x.v, y.v));
+}
+
+/* x or y of booleans (constants folded). */
+static FeVal bool_or(Lower *L, FeVal x, FeVal y) {
+  if (x.is_const) return x.c.i ? x : y;
+  if (y.is_const) return y.c.i ? y : x;
+  return val(ty_bool(L->ctx), ib_binary(&L->b, OP_ORI, x.v, y.v));
+}
+
+/* x in t / x not in t of a tuple t, as Numba's in_seq for its homogeneous tuples (a UniTuple is a Sequence: some
+ * element == x) and its empty tuple (False); a tuple of elements of several types has no `in` in Numba. */
+static FeVal tuple_contains(Lower *L, PyCmpOp op, FeVal x, FeVal t, SrcLoc loc) {
+  Type *tt = fv_type(L, &t);
+  for (unsigned i = 1; tt && i < tt->n; i++)
+    if (tt->elems[i] != tt->elems[0])
+      return lerr(L, loc, "'%s' of %s: Numba has it for tuples of one element type only", ast_cmpop_str(op),
+                  vname(L, &t));
+  FeVal r = cbool(L, false);
+  for (unsigned i = 0; i < t.tup.n; i++) {
+    FeVal e = compare2(L, CMP_EQ, t.tup.elems[i], x, loc);
+    if (e.kind == FV_POISON) return e;
+    r = bool_or(L, r, e);
+  }
+  if (op == CMP_IN || r.is_const) return op == CMP_IN ? r : cbool(L, !r.c.i);
+  at(L, loc);
+  return val(ty_bool(L->ctx), ib_binary(&L->b, OP_XORI, r.v, ib_const_bool(&L->b, true)));
+}
+
+/* a OP b where a or b is a tuple, as Numba's tuple comparisons (cpython/tupleobj.py): both must be tuples; == is
+ * the elements' == and-ed (False for tuples of different lengths), != its negation; an ordering is decided by the
+ * first pair of elements that are != (their ordering), else by the lengths (Python's rule) -- a select chain over
+ * the pairs, all compared (pure). Each pair goes through compare2 (Numba's promotions, nested tuples recursively),
+ * so a pair Numba cannot compare is compare2's located error, as Numba types each pair of the shorter length. */
+static FeVal compare_tuples(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
+  if (a.kind != FV_TUPLE || b.kind != FV_TUPLE)
+    return lerr(L, loc, "no implementation of '%s' for %s and %s (Numba compares a tuple only with a tuple)",
+                ast_cmpop_str(op), vname(L, &a), vname(L, &b));
+  unsigned n = a.tup.n < b.tup.n ? a.tup.n : b.tup.n;
+  if (op == CMP_EQ || op == CMP_NE) {
+    FeVal r = cbool(L, true);
+    for (unsigned i = 0; i < n; i++) {
+      FeVal e = compare2(L, CMP_EQ, a.tup.elems[i], b.tup.elems[i], loc);
+      if (e.kind == FV_POISON) return e;
+      r = bool_and(L, r, e);
+    }
+    if (a.tup.n != b.tup.n) r = cbool(L, false);
+    if (op == CMP_EQ || r.is_const) return op == CMP_EQ ? r : cbool(L, !r.c.i);
+    at(L, loc);
+    return val(ty_bool(L->ctx), ib_binary(&L->b, OP_XORI, r.v, ib_const_bool(&L->b, true)));
+  }
+  bool by_length;
+  switch (op) {
+  case CMP_LT: by_length = a.tup.n < b.tup.n; break;
+  case CMP_LE: by_length = a.tup.n <= b.tup.n; break;
+  case CMP_GT: by_length = a.tup.n > b.tup.n; break;
+  default: by_length = a.tup.n >= b.tup.n; break;
+  }
+  FeVal *ordered = ARENA_ARRAY(&L->fe->arena, FeVal, n ? n : 1), *differ = ARENA_ARRAY(&L->fe->arena, FeVal, n ? n : 1);
+  for (unsigned i = 0; i < n; i++) {
+    ordered[i] = compare2(L, op, a.tup.elems[i], b.tup.elems[i], loc);
+    if (ordered[i].kind == FV_POISON) return ordered[i];
+    differ[i] = compare2(L, CMP_NE, a.tup.elems[i], b.tup.elems[i], loc);
+    if (differ[i].kind == FV_POISON) return differ[i];
+  }
+  at(L, loc);
+  FeVal r = cbool(L, by_length);
+  for (unsigned i = n; i-- > 0;) r = bool_select(L, differ[i], ordered[i], r);
+  return r;
+}
+
 static FeVal compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
   if (a.kind == FV_POISON || b.kind == FV_POISON) return poison();
   {
@@ -2921,14 +3029,16 @@ static FeVal compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
   if (a.kind == FV_RECORD || b.kind == FV_RECORD) /* Numba types no comparison of records: compare their fields */
     return lerr(L, loc, "no implementation of '%s' for %s and %s (Numba does not compare records; compare their "
                         "fields)", ast_cmpop_str(op), vname(L, &a), vname(L, &b));
-  if (op == CMP_IN || op == CMP_NOTIN) return lerr(L, loc, "'%s' is not supported in kernels", ast_cmpop_str(op));
+  if ((op == CMP_IN || op == CMP_NOTIN) && b.kind == FV_TUPLE) return tuple_contains(L, op, a, b, loc);
+  if (op == CMP_IN || op == CMP_NOTIN)
+    return lerr(L, loc, "'%s' is supported in kernels for tuples only", ast_cmpop_str(op));
   if (a.literal && b.literal) {
     FeVal r;
     if (sema_py_compare(L->ctx, op, &a, &b, &r)) return r;
   }
   char opname[8];
   snprintf(opname, sizeof opname, "'%s'", ast_cmpop_str(op));
-  if (a.kind == FV_TUPLE || b.kind == FV_TUPLE) return lerr(L, loc, "comparing tuples is not supported by kfront yet");
+  if (a.kind == FV_TUPLE || b.kind == FV_TUPLE) return compare_tuples(L, op, a, b, loc);
   if (!want_scalars(L, &a, &b, opname, loc)) return poison();
   int kinds[2] = {nb_kind(a.type), nb_kind(b.type)};
   const NbCase *c = sema_op_case(NBF_CMP, op, kinds, 2);

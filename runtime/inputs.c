@@ -58,7 +58,8 @@ static bool copy_value(Arena *a, const kf_value *v, kf_value *out) {
   case KF_VALUE_MODULE:
   case KF_VALUE_PATH:
   case KF_VALUE_EXCEPTION:
-  case KF_VALUE_STRING: return (out->path = copy_str(a, v->path)) != NULL;
+  case KF_VALUE_STRING:
+  case KF_VALUE_UNSUPPORTED: return (out->path = copy_str(a, v->path)) != NULL;
   case KF_VALUE_FUNCTION: return (out->function = copy_str(a, v->function)) != NULL;
   default: return !v->path || (out->path = copy_str(a, v->path)) != NULL; /* a scalar: an enum member's type */
   }

@@ -235,6 +235,8 @@ typedef enum kf_value_kind {
   KF_VALUE_NONE,         /* None */
   KF_VALUE_SLICE,        /* a slice object: items[0..3) its start, stop and step, each INT (an integer dtype) or NONE;
                           * Numba's slice3_type when the step is given and not 1, else slice2_type (its typeof) */
+  KF_VALUE_UNSUPPORTED,  /* a value kernels cannot use (a Python list, a plain Python function, ...): path says what it
+                          * is; a kernel that reads the name gets a located error saying so (not "not defined") */
 } kf_value_kind;
 typedef struct kf_value kf_value;
 struct kf_value {

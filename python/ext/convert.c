@@ -590,9 +590,9 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
     out->kind = tag[0] == 'm' ? KF_VALUE_MODULE : KF_VALUE_PATH;
     return (out->path = str_of(v, "a module or path")) ? 0 : -1;
   }
-  if (strcmp(tag, "str") == 0) {
-    out->kind = KF_VALUE_STRING;
-    return (out->path = str_of(v, "a string")) ? 0 : -1;
+  if (strcmp(tag, "str") == 0 || strcmp(tag, "unsupported") == 0) {
+    out->kind = tag[0] == 's' ? KF_VALUE_STRING : KF_VALUE_UNSUPPORTED;
+    return (out->path = str_of(v, tag[0] == 's' ? "a string" : "what the value is")) ? 0 : -1;
   }
   if (strcmp(tag, "exception") == 0) {
     out->kind = KF_VALUE_EXCEPTION;

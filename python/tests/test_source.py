@@ -370,3 +370,36 @@ def test_dispatchers_and_everything_else():
     assert freeze_value("l", [1, 2], {}) is None
     assert freeze_value("o", object(), {}) is None
     assert freeze_value("cls", Dispatcher, {}) is None
+
+
+UNUSABLE_LIST = [1, 2, 3]
+UNUSABLE_TUPLE = (1, [2])
+
+
+def plain_python(x):
+    return x
+
+
+def test_values_kernels_cannot_use_are_reported_where_read():
+    """A global kfront cannot bind (a list, a plain Python function, a tuple holding one) is named with what it is
+    at the kernel's use of it, not as an undefined name"""
+    from kfront import cuda
+
+    def reads_list(out):
+        out[0] = UNUSABLE_LIST[0]
+
+    def calls_plain(out):
+        out[0] = plain_python(1.0)
+
+    def reads_tuple(out):
+        out[0] = UNUSABLE_TUPLE[0]
+
+    for fn, what in ((reads_list, "a Python list"),
+                     (calls_plain, "a Python function that is not a @cuda.jit device function"),
+                     (reads_tuple, "a tuple holding a Python list")):
+        with pytest.raises(errors.TypingError) as e:
+            cuda.jit(fn)[1, 1](np.zeros(1))
+        msg = str(e.value)
+        assert "test_source.py:" in msg and what in msg and "which kernels cannot use" in msg, msg
+    assert _source.describe_unusable(len) == "a Python function that is not a @cuda.jit device function (len)"
+    assert _source.describe_unusable(int) == "the class int"

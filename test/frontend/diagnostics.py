@@ -354,8 +354,8 @@ def tuple_store(a):
 # RUN: not kfront compile %s -k tuple_index --sig 'void(float32[:], int64)' 2>&1 | FileCheck %s --check-prefix=TINDEX
 @cuda.jit
 def tuple_index(a, i):
-    # TINDEX: diagnostics.py:[[@LINE+1]]:20: error: a tuple index must be a constant integer, not int64
-    a[0] = a.shape[i]
+    # TINDEX: diagnostics.py:[[@LINE+1]]:22: error: a tuple indexed with an integer known only at run time must have elements of one scalar type (Numba's UniTuple); Tuple(float32, int64) is not (index it with a constant)
+    a[0] = (a[0], i)[i]
 
 
 # RUN: not kfront compile %s -k lazy_kernel 2>&1 | FileCheck %s --check-prefix=LAZY

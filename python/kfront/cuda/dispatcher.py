@@ -105,14 +105,13 @@ class _Inputs:
             if value is d and name == fn.__code__.co_name:
                 continue  # recursion: the function's own name is defined in its own source
             frozen = _source.freeze_value(name, value, self._registry)
-            if frozen is None:
-                continue  # unbound: the compiler reports the name where the kernel uses it
-            if frozen[0] == "exception":  # raised by a kernel, it comes back by this name
+            if frozen is not None and frozen[0] == "exception":  # raised by a kernel, it comes back by this name
                 _kfront.register_exception(frozen[1], frozen[2])
                 frozen = frozen[:2]
-            frozen = self._functions_bound(frozen)
             if frozen is not None:
-                self._bind(name, frozen)
+                frozen = self._functions_bound(frozen)
+            # a value kernels cannot use: the compiler says what it is where a kernel reads the name
+            self._bind(name, frozen if frozen is not None else ("unsupported", _source.describe_unusable(value)))
 
     def _functions_bound(self, frozen):
         """frozen with each device function in it (itself, or an item of a tuple) as ('function', source index,
