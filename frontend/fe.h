@@ -273,6 +273,8 @@ struct FeCtx {
   unsigned nenums;
   StrMap *cmath_funcs;     /* cmath.c: name -> FeFunc* of its Python source (NULL until first used) */
   StrMap *cmath_scope;     /* the names that source sees (math, cmath) */
+  StrMap *reduce_funcs;    /* reductions.c: "NAME_RANK" -> FeFunc* of its generated source (NULL until used) */
+  StrMap *reduce_scope;    /* the names that source sees (none) */
   FeSource *random_src;    /* numba.cuda.random's prelude once read (random.c), else NULL */
   Type **records;          /* record types read from signature text (FE_RECORD_PLACEHOLDER<k> names records[k]) */
   unsigned nrecords, records_cap;
@@ -331,6 +333,11 @@ struct FeCtx {
   X(CMATH_ISFINITE, "cmath.isfinite") X(CMATH_PHASE, "cmath.phase")                           \
   X(CMATH_POLAR, "cmath.polar") X(CMATH_RECT, "cmath.rect")                                  \
   X(NP_REAL, "np.real") X(NP_IMAG, "np.imag")                                                \
+  X(NP_SUM, "np.sum") X(NP_PROD, "np.prod") X(NP_MIN, "np.min") X(NP_MAX, "np.max")          \
+  X(NP_ALL, "np.all") X(NP_ANY, "np.any") X(NP_MEAN, "np.mean") X(NP_VAR, "np.var")          \
+  X(NP_STD, "np.std") X(NP_COUNT_NONZERO, "np.count_nonzero") X(NP_NANSUM, "np.nansum")      \
+  X(NP_NANPROD, "np.nanprod") X(NP_NANMIN, "np.nanmin") X(NP_NANMAX, "np.nanmax")            \
+  X(NP_NANMEAN, "np.nanmean") X(NP_NANVAR, "np.nanvar") X(NP_NANSTD, "np.nanstd")            \
   X(CG_THIS_GRID, "cg.this_grid") X(GRID_GROUP, "GridGroup") X(GRID_SYNC, "GridGroup.sync")
 
 typedef enum {
@@ -433,6 +440,14 @@ bool sema_py_compare(IrContext *ctx, PyCmpOp op, const FeVal *a, const FeVal *b,
 FeFunc *fe_cmath_function(FeCtx *fe, const char *name);
 /* Frees what fe_cmath_function made. */
 void fe_cmath_free(FeCtx *fe);
+
+/* ---- reductions.c: NumPy's whole-array reductions, written once in the kernel language ------------------------ */
+/* The reduction NAME (sum, prod, min, max, all, any, count_nonzero, mean, var, std, nansum, nanprod, nanmin,
+ * nanmax, nanmean, nanvar, nanstd) over arrays of `rank` axes, its source
+ * generated for that rank on first use; NULL for another name. */
+FeFunc *fe_reduce_function(FeCtx *fe, const char *name, unsigned rank);
+/* Frees what fe_reduce_function made. */
+void fe_reduce_free(FeCtx *fe);
 
 /* ---- numeric.c: NumPy's ufuncs in kernels ---------------------------------------------------------------- */
 /* A ufunc is the builtin id FE_UFUNC_BASE + its index (sema_lookup_path gives it for "numpy.<name>"). */

@@ -120,7 +120,8 @@ static void lower_stmts(Lower *L, PyStmt *const *s, unsigned n);
 #define ARRAY_METHODS(X)                                                                          \
   X(TRANSPOSE, "transpose") X(RESHAPE, "reshape") X(RAVEL, "ravel") X(VIEW, "view")              \
   X(COPY, "copy") X(FLATTEN, "flatten") X(ASTYPE, "astype") X(ITEM, "item")                     \
-  X(CONJUGATE, "conjugate")
+  X(CONJUGATE, "conjugate") X(SUM, "sum") X(PROD, "prod") X(MIN, "min") X(MAX, "max")          \
+  X(ALL, "all") X(ANY, "any") X(MEAN, "mean") X(VAR, "var") X(STD, "std")
 enum {
 #define X(id, name) M_##id,
   ARRAY_METHODS(X)
@@ -2285,6 +2286,94 @@ static FeVal lower_reshape(Lower *L, const FeVal *m, const PyExpr *e) {
   return val(t, view_reshape(&L->b, m->v, ext, n, t));
 }
 
+static FeVal instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args, unsigned np);
+
+/* ---- NumPy's whole-array reductions (numba-cuda's np/arraymath.py; the loops are reductions.c's source) ----------
+ * np.sum, np.prod (of integers and booleans: int64, of unsigned integers: uint64, as NumPy's default accumulator),
+ * np.min/amin and np.max/amax (ValueError on an empty array; a NaN is the answer), np.all, np.any, np.mean (the
+ * sum in float64 for integers and booleans, else in the dtype, divided in float64: a float32 array's mean is
+ * float64, as numba-cuda's overload returns it), np.var and np.std (float64), np.count_nonzero (int64), np.nansum
+ * and np.nanprod (int64 for integers), np.nanmin/np.nanmax (ValueError on an empty array), np.nanmean, np.nanvar,
+ * np.nanstd (float64, complex128 for nanmean of complex; NaN when no element counts), and the array methods sum,
+ * prod, min, max, all, any, mean, var, std. Whole arrays only: an axis (or any other argument) is refused, as are
+ * min/max/nanmin/nanmax of complex. `nargs` is how many of the call's positional arguments are the array (1 for
+ * np.NAME(a), 0 for a.NAME()). */
+static FeVal reduction_call(Lower *L, const char *name, FeVal *args, unsigned n, const PyExpr *e) {
+  FeFunc *f = fe_reduce_function(L->fe, name, args[0].type->rank);
+  if (!f) return lerr(L, e->loc, "internal error: no reduction source for %s", name);
+  FeVal r = instantiate_and_call(L, f, e, args, n);
+  if (r.kind != FV_POISON) at(L, e->loc);
+  return r;
+}
+
+static FeVal lower_reduction(Lower *L, const char *name, const char *fname, FeVal arr, const PyExpr *e, unsigned nargs) {
+  for (unsigned k = 0; k < e->call.nkeywords; k++) {
+    const PyKeyword *kw = e->call.keywords[k];
+    if (kw->arg && strcmp(kw->arg, "axis") == 0)
+      return lerr(L, kw->loc, "%s(): the axis argument is not supported by kfront (whole-array reductions only)", fname);
+    return lerr(L, kw->loc, "%s() takes no keyword arguments in kfront", fname);
+  }
+  if (e->call.args.n > nargs)
+    return lerr(L, arg_loc(e, nargs), "%s(): the axis argument is not supported by kfront (whole-array reductions only)",
+                fname);
+  if (arr.kind != FV_VAL || arr.type->kind != TY_ARRAY)
+    return lerr(L, nargs ? arg_loc(e, 0) : e->loc, "%s() of %s is not supported by kfront (an array only)", fname,
+                vname(L, &arr));
+  Type *et = arr.type->elem, *i64 = ty_i64(L->ctx), *f64 = ty_f64(L->ctx);
+  bool nan = strncmp(name, "nan", 3) == 0;
+  const char *base = nan ? name + 3 : name; /* nanmin -> min */
+  bool minmax = strcmp(base, "min") == 0 || strcmp(base, "max") == 0;
+  bool number = et->kind == TY_INT || et->kind == TY_BOOL || (et->kind == TY_FLOAT && et->bits >= 32) ||
+                (et->kind == TY_COMPLEX && !minmax);
+  if (!number)
+    return lerr(L, nargs ? arg_loc(e, 0) : e->loc, "%s() of an array of %s is not supported by kfront", fname,
+                tname(L, et));
+  bool exact = et->kind == TY_INT || et->kind == TY_BOOL;
+  at(L, e->loc);
+  FeVal a[3] = {arr};
+  if (minmax) { /* the first element starts it */
+    Value *size = op_result(ib_op(&L->b, OP_SIZE, 1, (Value *const *)&arr.v, 1, &i64, 0), 0);
+    view_value_check(&L->b, ib_cmpi(&L->b, "ne", size, ib_const_int(&L->b, i64, 0)),
+                     nan ? "zero-size array to reduction operation not possible"
+                     : base[1] == 'i' ? "zero-size array to reduction operation minimum which has no identity"
+                                      : "zero-size array to reduction operation maximum which has no identity");
+    Value *idx[8];
+    for (unsigned d = 0; d < arr.type->rank; d++) idx[d] = ib_const_int(&L->b, i64, 0);
+    a[1] = load_element(L, arr.v, idx);
+    FeVal r = reduction_call(L, name, a, 2, e);
+    return r.kind == FV_POISON ? r : conv(L, r, et);
+  }
+  if (strcmp(name, "all") == 0 || strcmp(name, "any") == 0) {
+    FeVal r = reduction_call(L, name, a, 1, e);
+    return r.kind == FV_POISON ? r : conv(L, r, ty_bool(L->ctx));
+  }
+  if (strcmp(name, "sum") == 0 || strcmp(name, "prod") == 0 || strcmp(name, "count_nonzero") == 0) {
+    Type *t = et; /* numba's result type, the accumulator's */
+    if (exact) t = et->kind == TY_INT && et->is_unsigned ? ty_int(L->ctx, 64, true) : i64;
+    if (name[0] == 'c') t = i64;
+    a[1] = conv(L, cint(i64, name[0] == 'p'), t);
+    FeVal r = reduction_call(L, name, a, 2, e);
+    return r.kind == FV_POISON ? r : conv(L, r, t);
+  }
+  if (strcmp(name, "nansum") == 0 || strcmp(name, "nanprod") == 0) {
+    /* numba's intp start for integers; with uint64 elements numba's accumulator unifies int64 and float64 (the
+     * type of int64 + uint64) to float64, so it starts as float64 */
+    Type *t = et->kind == TY_INT && et->is_unsigned && et->bits == 64 ? f64 : exact ? i64 : et;
+    a[1] = conv(L, cint(i64, name[3] == 'p'), t);
+    return reduction_call(L, name, a, 2, e);
+  }
+  /* mean, nanmean and the variances: the mean accumulates in float64 for integers (numba's nanmean always starts
+   * from 0.0, so complex in complex128) */
+  Type *acc = exact ? f64 : et;
+  if (nan) acc = et->kind == TY_COMPLEX ? ty_complex(L->ctx, f64) : f64;
+  a[1] = conv(L, cint(i64, 0), acc);
+  FeVal m = reduction_call(L, nan ? "nanmean" : "mean", a, 2, e);
+  if (m.kind == FV_POISON || strcmp(base, "mean") == 0) return m;
+  a[1] = m;
+  a[2] = cfloat(f64, 0.0);
+  return reduction_call(L, name, a, 3, e);
+}
+
 /* A call of an array method (or of an integer's: bit_count). */
 static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
   at(L, e->loc);
@@ -2328,6 +2417,18 @@ static FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
     Value *idx[8];
     for (unsigned d = 0; d < m->type->rank; d++) idx[d] = ib_const_int(&L->b, i64, 0);
     return load_element(L, m->v, idx);
+  }
+  case M_SUM:
+  case M_PROD:
+  case M_MIN:
+  case M_MAX:
+  case M_ALL:
+  case M_ANY:
+  case M_MEAN:
+  case M_VAR:
+  case M_STD: {
+    const char *name = method_names[m->builtin];
+    return lower_reduction(L, name, name, val(m->type, m->v), e, 0);
   }
   case M_SLICE_INDICES: return slice_indices(L, m->recv, e);
   case M_INT_BIT_COUNT: {
@@ -4531,6 +4632,30 @@ static FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
     attr->attribute.value = e->call.args.items[0];
     attr->attribute.attr = bi == BI_NP_REAL ? "real" : "imag";
     return lower_expr(L, attr);
+  }
+  case BI_NP_SUM:
+  case BI_NP_PROD:
+  case BI_NP_MIN:
+  case BI_NP_MAX:
+  case BI_NP_ALL:
+  case BI_NP_ANY:
+  case BI_NP_MEAN:
+  case BI_NP_VAR:
+  case BI_NP_STD:
+  case BI_NP_COUNT_NONZERO:
+  case BI_NP_NANSUM:
+  case BI_NP_NANPROD:
+  case BI_NP_NANMIN:
+  case BI_NP_NANMAX:
+  case BI_NP_NANMEAN:
+  case BI_NP_NANVAR:
+  case BI_NP_NANSTD: {
+    if (e->call.args.n < 1 || e->call.args.items[0]->kind == EX_STARRED)
+      return lerr(L, e->loc, "%s() takes an array as its first positional argument", fname);
+    FeVal arr = lower_expr(L, e->call.args.items[0]);
+    if (arr.kind == FV_POISON) return arr;
+    if (arr.kind == FV_VIEW) arr = view_value(L, &arr);
+    return lower_reduction(L, fname + strlen("np."), fname, arr, e, 1);
   }
   case BI_SLICE: return lower_slice_ctor(L, e);
   case BI_COMPLEX: { /* numba-cuda's typing: complex64 from a float32 (or two), else complex128 */

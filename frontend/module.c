@@ -1214,6 +1214,7 @@ static void free_reading(FeCtx *fe) {
   strmap_free(&fe->enums);
   strmap_free(&fe->prefixes);
   fe_cmath_free(fe);
+  fe_reduce_free(fe);
   for (unsigned i = 0; i < fe->nfuncs; i++)
     if (fe->funcs[i]->analysed) strmap_free(&fe->funcs[i]->local_index);
   for (size_t i = 0; i < fe->inner_funcs.cap; i++) {
