@@ -2356,11 +2356,13 @@ static FeVal lower_reduction(Lower *L, const char *name, const char *fname, FeVa
     return r.kind == FV_POISON ? r : conv(L, r, t);
   }
   if (strcmp(name, "nansum") == 0 || strcmp(name, "nanprod") == 0) {
-    /* numba's intp start for integers; with uint64 elements numba's accumulator unifies int64 and float64 (the
-     * type of int64 + uint64) to float64, so it starts as float64 */
-    Type *t = et->kind == TY_INT && et->is_unsigned && et->bits == 64 ? f64 : exact ? i64 : et;
+    /* integers and booleans: numba's intp result. Of uint64 elements numba-cuda 0.30.4 computes on the H200 the
+     * 64-bit wrapping sum (product) and returns its bits as int64 (test_reductions_vs_numba.py): accumulated in
+     * uint64 here, then converted */
+    Type *t = et->kind == TY_INT && et->is_unsigned && et->bits == 64 ? et : exact ? i64 : et;
     a[1] = conv(L, cint(i64, name[3] == 'p'), t);
-    return reduction_call(L, name, a, 2, e);
+    FeVal r = reduction_call(L, name, a, 2, e);
+    return r.kind == FV_POISON || !exact ? r : conv(L, r, i64);
   }
   /* mean, nanmean and the variances: the mean accumulates in float64 for integers (numba's nanmean always starts
    * from 0.0, so complex in complex128) */

@@ -323,3 +323,19 @@ def test_refusals_are_located(kernel, text, msg):
     line = kernel.py_func.__code__.co_firstlineno + 2
     col = linecache.getline(__file__, line).index(text) + 1
     assert f"test_reductions.py:{line}:{col}:" in s
+
+
+def test_nansum_nanprod_of_uint64_wrap_as_int64():
+    """numba-cuda 0.30.4 (on the H200) returns an integer array's nansum/nanprod as intp: of uint64 elements the
+    64-bit wrapping sum and product, their bits read as int64"""
+    @cuda.jit
+    def wrapped(a, out):
+        out[0] = np.nansum(a)
+        out[1] = np.nanprod(a)
+
+    a = np.array([2**63, 5, 2**64 - 1], np.uint64)
+    out = np.zeros(2, np.int64)
+    wrapped[1, 1](a, out)
+    total = (2**63 + 5 + 2**64 - 1) % 2**64
+    product = (2**63 * 5 * (2**64 - 1)) % 2**64
+    assert out.tolist() == [total - 2**64 if total >= 2**63 else total, product - 2**64 if product >= 2**63 else product]
