@@ -47,14 +47,14 @@ def red(a, b, c, d, e):
 
 
 # the mean of float32 is float64 (numba-cuda's overload divides by the size in float64), var/std float64 from a
-# float64 mean; nanmean starts from 0.0 (complex128 for complex); nansum of uint64 accumulates in float64 as numba's
-# int64 start unifies with int64 + uint64; nanmin/nanmax check the size with their own message.
+# float64 mean; nanmean starts from 0.0 (complex128 for complex); nansum/nanprod of uint64 wrap in 64 bits and give
+# int64, as numba-cuda on the H200; nanmin/nanmax check the size with their own message.
 # SPREAD: sym_name = @numpy__mean_2, function_type = (array<f32, 2, C>, f32) -> (f64)
 # SPREAD: arith.mulf(%{{.*}}, %{{.*}}) : (f64, f64) -> (f64)
 # SPREAD: sym_name = @numpy__var_2, function_type = (array<f32, 2, C>, f64, f64) -> (f64)
 # SPREAD: sym_name = @numpy__std_2, function_type = (array<f32, 2, C>, f64, f64) -> (f64)
-# SPREAD: sym_name = @numpy__nansum_1, function_type = (array<u64, 1, C>, f64) -> (f64)
-# SPREAD: sym_name = @numpy__nanprod_1, function_type = (array<u64, 1, C>, f64) -> (f64)
+# SPREAD: sym_name = @numpy__nansum_1, function_type = (array<u64, 1, C>, u64) -> (u64)
+# SPREAD: sym_name = @numpy__nanprod_1, function_type = (array<u64, 1, C>, u64) -> (u64)
 # SPREAD: sym_name = @numpy__nanmean_1, function_type = (array<complex<f32>, 1, C>, complex<f64>) -> (complex<f64>)
 # SPREAD: sym_name = @numpy__nanvar_1, function_type = (array<complex<f32>, 1, C>, complex<f64>, f64) -> (f64)
 # SPREAD: sym_name = @numpy__nanstd_1, function_type = (array<f64, 1, C>, f64, f64) -> (f64)
