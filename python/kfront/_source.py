@@ -304,15 +304,15 @@ def _enum_value(name, member):
     return ("scalar", value, enum_spelling(type(member)))
 
 
-def describe_unusable(value, depth=0):
+def describe_unusable(value, registry=None, depth=0):
     """What a global or closure value freeze_value cannot bind is, for the error where a kernel reads it: "a Python
     list", "a Python function that is not a @cuda.jit device function", "a tuple holding a Python list" (its
     first item that kernels cannot use)."""
     if isinstance(value, tuple) and depth < 8:
         for item in value:
-            if freeze_value("", item) is None or (isinstance(getattr(item, "py_func", None), pytypes.FunctionType) and
-                                                   not hasattr(item, "_kind")):
-                return "a tuple holding %s" % describe_unusable(item, depth + 1)
+            if freeze_value("", item, registry) is None or (
+                    isinstance(getattr(item, "py_func", None), pytypes.FunctionType) and not hasattr(item, "_kind")):
+                return "a tuple holding %s" % describe_unusable(item, registry, depth + 1)
         return "a tuple holding strings, enum classes or exception classes"
     if isinstance(value, (pytypes.FunctionType, pytypes.BuiltinFunctionType, pytypes.MethodType)):
         return "a Python function that is not a @cuda.jit device function (%s)" % getattr(value, "__qualname__", value)

@@ -111,7 +111,7 @@ class _Inputs:
             if frozen is not None:
                 frozen = self._functions_bound(frozen)
             # a value kernels cannot use: the compiler says what it is where a kernel reads the name
-            self._bind(name, frozen if frozen is not None else ("unsupported", _source.describe_unusable(value)))
+            self._bind(name, frozen if frozen is not None else ("unsupported", _source.describe_unusable(value, self._registry)))
 
     def _functions_bound(self, frozen):
         """frozen with each device function in it (itself, or an item of a tuple) as ('function', source index,
