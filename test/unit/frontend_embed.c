@@ -40,6 +40,19 @@ static kf_source src(const char *file, const char *text, unsigned first_line) {
 #define CUDA_BINDING {"cuda", {.kind = KF_VALUE_MODULE, .path = "numba.cuda"}}
 
 /* Compiles; on failure prints the diagnostics unless a failure is expected. */
+/* Options compiling one kernel (*kname) for one signature (*sig) with the bindings b[0..nb). */
+static kf_compile_options one_kernel(const char **kname, const char **sig, const kf_binding *b, unsigned nb) {
+  kf_compile_options o;
+  kf_compile_options_init(&o);
+  o.kernels = kname;
+  o.nkernels = 1;
+  o.signatures = sig;
+  o.nsignatures = 1;
+  o.bindings = b;
+  o.nbindings = nb;
+  return o;
+}
+
 static kf_module *compile(const kf_source *s, unsigned n, const kf_compile_options *o, kf_status expect) {
   kf_module *m = NULL;
   kf_context_clear_diagnostics(ctx);
@@ -118,14 +131,7 @@ static void test_scalars(void) {
       {"H", v_int(KF_INT8, -7)},          {"U", v_uint(KF_UINT16, 65535)}, {"S", v_float(KF_FLOAT32, 0.1)},
       {"T", {.kind = KF_VALUE_TUPLE, .items = tup, .nitems = 2}},
   };
-  kf_compile_options o;
-  kf_compile_options_init(&o);
-  o.kernels = &kname;
-  o.nkernels = 1;
-  o.signatures = &sig;
-  o.nsignatures = 1;
-  o.bindings = b;
-  o.nbindings = sizeof b / sizeof *b;
+  kf_compile_options o = one_kernel(&kname, &sig, b, sizeof b / sizeof *b);
   kf_source s = src("scalars.py", SCALARS, 1);
   kf_module *m = compile(&s, 1, &o, KF_OK);
   char *text = kir(m);
@@ -183,14 +189,7 @@ static void test_dtypes(void) {
                     {"BA", v_array(bools, KF_BOOL, 1, n3, NULL)},
                     {"HA", v_array(halves, KF_FLOAT16, 1, n2, NULL)}};
   const char *kname = "d", *sig = "void(float64[:])";
-  kf_compile_options o;
-  kf_compile_options_init(&o);
-  o.kernels = &kname;
-  o.nkernels = 1;
-  o.signatures = &sig;
-  o.nsignatures = 1;
-  o.bindings = b;
-  o.nbindings = 5;
+  kf_compile_options o = one_kernel(&kname, &sig, b, 5);
   kf_source s = src("dtypes.py", DTYPES, 1);
   kf_module *m = compile(&s, 1, &o, KF_OK);
   char *text = kir(m);
@@ -231,14 +230,7 @@ static void test_complex(void) {
                     {"T", {.kind = KF_VALUE_TUPLE, .items = items, .nitems = 2}},
                     {"A", v_array(abuf, KF_COMPLEX64, 1, n2, astride)}};
   const char *kname = "z", *sig = "void(float64[:])";
-  kf_compile_options o;
-  kf_compile_options_init(&o);
-  o.kernels = &kname;
-  o.nkernels = 1;
-  o.signatures = &sig;
-  o.nsignatures = 1;
-  o.bindings = b;
-  o.nbindings = 5;
+  kf_compile_options o = one_kernel(&kname, &sig, b, 5);
   kf_source s = src("complexes.py", COMPLEXES, 1);
   kf_module *m = compile(&s, 1, &o, KF_OK);
   char *text = kir(m);
@@ -271,14 +263,7 @@ static const char SCALE[] =
 static double scale_with(kf_value factor, char **key) {
   kf_binding b[] = {CUDA_BINDING, {"FACTOR", factor}};
   const char *kname = "scale", *sig = "void(float64[:])";
-  kf_compile_options o;
-  kf_compile_options_init(&o);
-  o.kernels = &kname;
-  o.nkernels = 1;
-  o.signatures = &sig;
-  o.nsignatures = 1;
-  o.bindings = b;
-  o.nbindings = 2;
+  kf_compile_options o = one_kernel(&kname, &sig, b, 2);
   CHECK(kf_compile_options_key(&o, key) == KF_OK && *key);
   kf_source s = src("scale.py", SCALE, 1);
   kf_module *m = compile(&s, 1, &o, KF_OK);
@@ -391,14 +376,7 @@ static void test_arrays(void) {
                     {"M", v_array(mbuf, KF_INT32, 2, m34, mstrides)},
                     {"G", v_array(gbuf, KF_FLOAT32, 2, g42, gstrides)}};
   const char *kname = "arr", *sig = "void(float64[:])";
-  kf_compile_options o;
-  kf_compile_options_init(&o);
-  o.kernels = &kname;
-  o.nkernels = 1;
-  o.signatures = &sig;
-  o.nsignatures = 1;
-  o.bindings = b;
-  o.nbindings = 5;
+  kf_compile_options o = one_kernel(&kname, &sig, b, 5);
   kf_source s = src("arrays.py", ARRAYS, 1);
   kf_module *m = compile(&s, 1, &o, KF_OK);
   char *text = kir(m);
@@ -449,14 +427,7 @@ static void test_names(void) {
       {"Color", {.kind = KF_VALUE_NAMESPACE, .items = members, .names = names, .nitems = 3}},
   };
   const char *kname = "k", *sig = "void(float64[:], float64[:])";
-  kf_compile_options o;
-  kf_compile_options_init(&o);
-  o.kernels = &kname;
-  o.nkernels = 1;
-  o.signatures = &sig;
-  o.nsignatures = 1;
-  o.bindings = b;
-  o.nbindings = 5;
+  kf_compile_options o = one_kernel(&kname, &sig, b, 5);
   kf_source s[2] = {src("main.py", MAIN, 1), src("helpers.py", HELPERS, 10)};
   kf_module *m = compile(s, 2, &o, KF_OK);
   char *text = kir(m);
@@ -514,14 +485,7 @@ static void test_language_values(void) {
   char sig[128];
   snprintf(sig, sizeof sig, "void(float64[:], %s)", spelling);
   const char *sigp = sig;
-  kf_compile_options o;
-  kf_compile_options_init(&o);
-  o.kernels = &kname;
-  o.nkernels = 1;
-  o.signatures = &sigp;
-  o.nsignatures = 1;
-  o.bindings = b;
-  o.nbindings = 5;
+  kf_compile_options o = one_kernel(&kname, &sigp, b, 5);
   kf_source s = src("app.py", LANG, 1);
   kf_module *m = compile(&s, 1, &o, KF_OK);
   char *text = kir(m);
@@ -569,15 +533,8 @@ static void test_slices(void) {
   kf_binding b[] = {CUDA_BINDING,
                     {"EVERY", {.kind = KF_VALUE_SLICE, .items = every, .nitems = 3}},
                     {"BACK", {.kind = KF_VALUE_SLICE, .items = back, .nitems = 3}}};
-  kf_compile_options o;
-  kf_compile_options_init(&o);
-  o.bindings = b;
-  o.nbindings = 3;
   const char *kname = "k", *sig = "void(float64[::1], float64[::1])";
-  o.kernels = &kname;
-  o.nkernels = 1;
-  o.signatures = &sig;
-  o.nsignatures = 1;
+  kf_compile_options o = one_kernel(&kname, &sig, b, 3);
   kf_source s = src("slices.py", SLICES, 1);
   kf_module *m = compile(&s, 1, &o, KF_OK);
   double a[7] = {0, 1, 2, 3, 4, 5, 6}, out[5] = {0};
@@ -628,14 +585,7 @@ static void test_valued_enum_arguments(void) {
   char sig[160];
   snprintf(sig, sizeof sig, "void(float64[:], %s)", spelling);
   const char *sigp = sig;
-  kf_compile_options o;
-  kf_compile_options_init(&o);
-  o.kernels = &kname;
-  o.nkernels = 1;
-  o.signatures = &sigp;
-  o.nsignatures = 1;
-  o.bindings = b;
-  o.nbindings = 2;
+  kf_compile_options o = one_kernel(&kname, &sigp, b, 2);
   kf_source s = src("app.py", VALUED, 1);
   kf_module *m = compile(&s, 1, &o, KF_OK);
   double out[3];
@@ -692,14 +642,7 @@ static void test_tuples_of_functions_and_arrays(void) {
                     {"FS", {.kind = KF_VALUE_TUPLE, .items = fs, .nitems = 3}},
                     {"MIXED", {.kind = KF_VALUE_TUPLE, .items = mixed, .nitems = 2}}};
   const char *kname = "k", *sig = "void(float64[:], float64)";
-  kf_compile_options o;
-  kf_compile_options_init(&o);
-  o.kernels = &kname;
-  o.nkernels = 1;
-  o.signatures = &sig;
-  o.nsignatures = 1;
-  o.bindings = b;
-  o.nbindings = 3;
+  kf_compile_options o = one_kernel(&kname, &sig, b, 3);
   kf_source s[2] = {src("app.py", TUPLED, 1), src("helpers.py", TUPLED_HELPERS, 1)};
   kf_module *m = compile(s, 2, &o, KF_OK);
   char *text = kir(m);
@@ -728,14 +671,7 @@ static void test_fragments(void) {
       "        a[0] = x + nope\n";
   kf_binding b[] = {CUDA_BINDING};
   const char *kname = "bad", *sig = "void(float64[:])";
-  kf_compile_options o;
-  kf_compile_options_init(&o);
-  o.kernels = &kname;
-  o.nkernels = 1;
-  o.signatures = &sig;
-  o.nsignatures = 1;
-  o.bindings = b;
-  o.nbindings = 1;
+  kf_compile_options o = one_kernel(&kname, &sig, b, 1);
   kf_source s = src("file.py", TYPO, 40);
   compile(&s, 1, &o, KF_ERROR_INVALID_INPUT);
   CHECK_CONTAINS(kf_context_diagnostics(ctx), "file.py:43:20: error: name 'nope' is not defined\n"
@@ -866,14 +802,7 @@ static const char PLAIN[] = "@cuda.jit\ndef k(out):\n    out[0] = 1\n";
 static void expect_bad(const kf_source *s, unsigned n, const kf_binding *b, unsigned nb, const kf_function_spec *sp,
                        unsigned nsp, const char *message) {
   const char *kname = "k", *sig = "void(float64[:])";
-  kf_compile_options o;
-  kf_compile_options_init(&o);
-  o.kernels = &kname;
-  o.nkernels = 1;
-  o.signatures = &sig;
-  o.nsignatures = 1;
-  o.bindings = b;
-  o.nbindings = nb;
+  kf_compile_options o = one_kernel(&kname, &sig, b, nb);
   o.functions = sp;
   o.nfunctions = nsp;
   compile(s, n, &o, KF_ERROR_INVALID_INPUT);
