@@ -425,6 +425,8 @@ int sema_local_index(const FeFunc *fn, const char *name);
 typedef enum { EXIT_NEVER, EXIT_SOMETIMES, EXIT_ALWAYS } ExitKind;
 ExitKind sema_exits(const PyStmt *const *stmts, unsigned n);
 bool sema_contains_break(const PyStmtList *body);    /* a break of this loop (not of nested loops) */
+/* whether the statements may end the iteration of the loop around them early: a break or continue of that loop */
+bool sema_leaves_iteration(PyStmt *const *stmts, unsigned n);
 bool sema_contains_return(const PyStmtList *body); /* a return or a raise */
 /* Edit distance, for "did you mean". */
 unsigned sema_edit_distance(const char *a, const char *b);

@@ -653,8 +653,12 @@ static const char *var_name(Lower *L, unsigned i) {
  * frames (statement lists and the index in each); a variable is live after statement k of a frame if the
  * rest of that list reads it before assigning it on some path, else (when the rest does not assign it on
  * every path) if the frame is a loop body and the loop reads it before assigning it (next iteration), or
- * if it is live after the statement that holds the frame in the enclosing frame. The read-before-assigned
- * and assigned-on-every-path sets of every suffix of a list are computed once per list, backwards. */
+ * if it is live after the statement that holds the frame in the enclosing frame. A break or continue on the
+ * way skips the rest of every list up to the loop's body: where the rest of a list (or the statement at hand,
+ * whose results are merged after any break in it has set its flag) may leave the iteration, the variable is
+ * also live if it is live at the end of the innermost loop body (its next iteration, or what follows the
+ * loop), whatever the lists in between assign. The read-before-assigned and assigned-on-every-path sets of
+ * every suffix of a list, and whether it may leave the iteration, are computed once per list, backwards. */
 
 static void ue_stmts(Lower *L, const PyStmtList *l, bool *def, bool *ue);
 
@@ -662,6 +666,7 @@ typedef struct Suffix {
   PyStmt *const *list;
   unsigned n;
   bool *ue, *def; /* (n + 1) rows of nlocals: read-before-assigned / assigned-on-every-path, from index k on */
+  bool *leaves;   /* n + 1: whether the statements from index k on may break or continue the loop around them */
 } Suffix;
 
 static const Suffix *suffix_of(Lower *L, PyStmt *const *list, unsigned n) {
@@ -679,12 +684,14 @@ static const Suffix *suffix_of(Lower *L, PyStmt *const *list, unsigned n) {
   sx->n = n;
   sx->ue = ARENA_ARRAY(&L->fe->arena, bool, (size_t)(n + 1) * nl);
   sx->def = ARENA_ARRAY(&L->fe->arena, bool, (size_t)(n + 1) * nl);
+  sx->leaves = ARENA_ARRAY(&L->fe->arena, bool, (size_t)n + 1);
   bool *u1 = ARENA_ARRAY(&L->fe->arena, bool, nl), *d1 = ARENA_ARRAY(&L->fe->arena, bool, nl);
   for (unsigned k = n; k-- > 0;) {
     memset(u1, 0, nl);
     memset(d1, 0, nl);
     PyStmtList one = {(PyStmt **)&list[k], 1};
     ue_stmts(L, &one, d1, u1);
+    sx->leaves[k] = sx->leaves[k + 1] || sema_leaves_iteration(&list[k], 1);
     bool *ue = sx->ue + (size_t)k * nl, *def = sx->def + (size_t)k * nl;
     const bool *ue_next = ue + nl, *def_next = def + nl;
     for (unsigned v = 0; v < nl; v++) {
@@ -695,18 +702,31 @@ static const Suffix *suffix_of(Lower *L, PyStmt *const *list, unsigned n) {
   return sx;
 }
 
-/* Whether local v may be read after position `from` of the innermost frame. */
+/* Whether local v may be read after position `from` of the innermost frame. Two paths are followed outwards at
+ * once: falling through (live while no list assigns v first), and leaving the iteration by a break or continue
+ * (pending from the first list whose rest may, it rejoins the first at the end of the loop's body). */
 static bool live_from(Lower *L, unsigned v, unsigned from) {
   unsigned nl = L->fn->nlocals;
+  bool through = true, leaving = false;
+  if (!L->frame) return false;
+  unsigned leaves_from = from < L->frame->k ? from : L->frame->k; /* the statement at hand may break, too */
   for (Frame *f = L->frame; f; f = f->outer) {
     const Suffix *sx = suffix_of(L, f->s, f->n);
-    if (from < f->n) {
-      if (sx->ue[(size_t)from * nl + v]) return true;
-      if (sx->def[(size_t)from * nl + v]) return false;
+    if (through) {
+      if (leaves_from < f->n && sx->leaves[leaves_from]) leaving = true;
+      if (from < f->n) {
+        if (sx->ue[(size_t)from * nl + v]) return true;
+        if (sx->def[(size_t)from * nl + v]) through = false;
+      }
     }
-    if (f->loop_ue && f->loop_ue[v]) return true;
+    if (f->loop_ue) { /* the end of a loop body: the next iteration and, through the loop, what follows it */
+      through = through || leaving;
+      leaving = false;
+      if (through && f->loop_ue[v]) return true;
+    }
+    if (!through && !leaving) return false;
     if (!f->outer) return false;
-    from = f->outer->k + 1;
+    from = leaves_from = f->outer->k + 1;
   }
   return false;
 }
@@ -6619,12 +6639,16 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     if (wform && ls->has_break) skip = L->env[L->v_brk];
     if (wform && ls->has_ret && L->env[L->v_ret].v)
       skip = skip.v ? val(i1, ib_binary(&L->b, OP_ORI, skip.v, L->env[L->v_ret].v)) : L->env[L->v_ret];
+    /* the else clause belongs to the enclosing loop: a break or continue in it is that loop's */
+    L->env[L->v_brk] = outer_brk;
+    L->env[L->v_cont] = outer_cont;
     if (skip.is_const) {
       if (!skip.c.i) lower_stmts(L, ls->orelse->items, ls->orelse->n);
     } else {
       StmtSeq q = {ls->orelse->items, ls->orelse->n};
       emit_if(L, skip.v, 0, here + 1, s->loc, NULL, NULL, seq_fn, &q);
     }
+    return;
   }
   L->env[L->v_brk] = outer_brk;
   L->env[L->v_cont] = outer_cont;

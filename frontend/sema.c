@@ -974,19 +974,27 @@ ExitKind sema_exits(const PyStmt *const *stmts, unsigned n) {
   return k;
 }
 
-static bool list_has_break(const PyStmtList *l) {
+/* Whether l may leave the loop it is the body of: by break, or (with_continue) by continue too. */
+static bool list_leaves_loop(const PyStmtList *l, bool with_continue) {
   for (unsigned i = 0; i < l->n; i++) {
     const PyStmt *s = l->items[i];
-    if (s->kind == ST_BREAK) return true;
-    if (s->kind == ST_IF && (list_has_break(&s->if_.body) || list_has_break(&s->if_.orelse))) return true;
+    if (s->kind == ST_BREAK || (with_continue && s->kind == ST_CONTINUE)) return true;
+    if (s->kind == ST_IF &&
+        (list_leaves_loop(&s->if_.body, with_continue) || list_leaves_loop(&s->if_.orelse, with_continue)))
+      return true;
     /* a loop's own else clause belongs to the enclosing loop level */
-    if (s->kind == ST_FOR && list_has_break(&s->for_.orelse)) return true;
-    if (s->kind == ST_WHILE && list_has_break(&s->while_.orelse)) return true;
+    if (s->kind == ST_FOR && list_leaves_loop(&s->for_.orelse, with_continue)) return true;
+    if (s->kind == ST_WHILE && list_leaves_loop(&s->while_.orelse, with_continue)) return true;
   }
   return false;
 }
 
-bool sema_contains_break(const PyStmtList *body) { return list_has_break(body); }
+bool sema_contains_break(const PyStmtList *body) { return list_leaves_loop(body, false); }
+
+bool sema_leaves_iteration(PyStmt *const *stmts, unsigned n) {
+  PyStmtList l = {(PyStmt **)stmts, n};
+  return list_leaves_loop(&l, true);
+}
 
 bool sema_contains_return(const PyStmtList *l) {
   for (unsigned i = 0; i < l->n; i++) {
