@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frontend/lower.h"
+#include "ir/op_semantics.h"
 
 /* ---- operators ------------------------------------------------------------------------------------------------ */
 
@@ -83,7 +84,8 @@ static FeVal complex_binop(Lower *L, PyBinOp op, FeVal x, FeVal y, Type *rt, Src
   return val(rt, op_result(ib_op(&L->b, k, 2, ops, 1, &rt, 0), 0));
 }
 
-/* Folds an integer operation at the width of t (wrapping), for constants that are not literals. */
+/* Folds an integer operation at the width of t (wrapping) as the op computes it (ir/op_semantics), for constants
+ * that are not literals. */
 static bool fold_int(PyBinOp op, Type *t, int64_t x, int64_t y, int64_t *out) {
   uint64_t ux = (uint64_t)x, uy = (uint64_t)y, r;
   bool u = t->is_unsigned;
@@ -94,32 +96,11 @@ static bool fold_int(PyBinOp op, Type *t, int64_t x, int64_t y, int64_t *out) {
   case BIN_BITAND: r = ux & uy; break;
   case BIN_BITOR: r = ux | uy; break;
   case BIN_BITXOR: r = ux ^ uy; break;
-  case BIN_FLOORDIV:
-  case BIN_MOD:
-    if (y == 0) {
-      r = 0;
-    } else if (u) {
-      r = op == BIN_FLOORDIV ? ux / uy : ux % uy;
-    } else {
-      if (x == INT64_MIN && y == -1) r = op == BIN_FLOORDIV ? (uint64_t)INT64_MIN : 0;
-      else {
-        int64_t d = x / y, m = x % y;
-        if (m != 0 && ((m < 0) != (y < 0))) {
-          d -= 1;
-          m += y;
-        }
-        r = (uint64_t)(op == BIN_FLOORDIV ? d : m);
-      }
-    }
-    break;
+  case BIN_FLOORDIV: r = u ? sem_divui(ux, uy) : sem_floordivsi(x, y); break;
+  case BIN_MOD: r = u ? sem_remui(ux, uy) : sem_floormodsi(x, y); break;
   default: return false;
   }
-  if (t->bits < 64) {
-    uint64_t mask = (1ull << t->bits) - 1;
-    r &= mask;
-    if (!u && (r >> (t->bits - 1))) r |= ~mask;
-  }
-  *out = (int64_t)r;
+  *out = (int64_t)sem_norm(r, 64 - t->bits, !u);
   return true;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frontend/lower.h"
+#include "ir/op_semantics.h"
 
 /* ---- diagnostics and locations ------------------------------------------------------------------------ */
 
@@ -121,16 +122,12 @@ FeVal lw_conv(Lower *L, FeVal x, Type *t) {
     double f = from_float ? x.c.f : x.type->is_unsigned ? (double)(uint64_t)x.c.i : (double)x.c.i;
     if (t->kind == TY_FLOAT) return cfloat(t, t->bits == 32 ? (double)(float)f : f);
     if (t->kind == TY_BOOL) return cint(t, from_float ? f != 0 : x.c.i != 0);
-    if (!from_float || (f > -9.2e18 && f < 9.2e18)) {
-      int64_t i = from_float ? (int64_t)f : x.c.i;
-      if (t->bits < 64) {
-        uint64_t mask = (1ull << t->bits) - 1, u = (uint64_t)i & mask;
-        i = t->is_unsigned || !(u >> (t->bits - 1)) ? (int64_t)u : (int64_t)(u | ~mask);
-      }
-      FeVal r = cint(t, i);
-      if (t->is_unsigned) r.nonneg = true;
-      return r;
-    }
+    /* folded as the op computes it at run time (ir/op_semantics: arith.fptosi/fptoui saturate, arith.trunci and
+     * the extensions keep the low bits), held sign- or zero-extended from the type's width */
+    uint64_t bits = from_float ? sem_float_to_int(f, t->bits, !t->is_unsigned) : (uint64_t)x.c.i;
+    FeVal r = cint(t, (int64_t)sem_norm(bits, 64 - t->bits, !t->is_unsigned));
+    if (t->is_unsigned) r.nonneg = true;
+    return r;
   }
   FeVal r = val(t, ib_cast(&L->b, lw_mat(L, &x), t));
   r.nonneg = x.nonneg && t->kind == TY_INT && x.type->kind != TY_FLOAT &&
