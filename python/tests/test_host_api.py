@@ -47,3 +47,12 @@ def test_devices_as_numba_cuda_lists_them():
     assert dev.supports_float16 is (dev.compute_capability >= (5, 3))
     assert dev.supports_bfloat16 is (dev.compute_capability >= (8, 0))
     assert dev.supports_fp8 is (dev.compute_capability >= (8, 9))
+
+
+def test_low_precision_support_queries():
+    assert cuda.is_float16_supported() is True
+    dev = cuda.get_current_device()
+    assert cuda.is_bfloat16_supported() is dev.supports_bfloat16
+    assert cuda.is_fp8_supported() is dev.supports_fp8
+    if SIM:  # the simulator is of compute capability 9.0 and computes in bfloat16 (numba-cuda's simulator cannot)
+        assert cuda.is_bfloat16_supported() is True

@@ -1,6 +1,7 @@
 """The process's kfront runtimes, devices, streams and events — numba.cuda's `synchronize`, `stream`,
 `default_stream`, `external_stream`, `event`, `event_elapsed_time`, `is_available`, `detect`, `gpus`,
-`select_device`, `get_current_device`, `current_context`, `list_devices`, `close`.
+`select_device`, `get_current_device`, `current_context`, `list_devices`, `close`, `is_float16_supported`,
+`is_bfloat16_supported`, `is_fp8_supported`.
 
 One `kfront._kfront.Runtime` per device, made on first use from kfront.config (the GPUs when a CUDA driver and at
 least one device are found, else the simulator, which presents KFRONT_SIM_DEVICES devices; `KFRONT_SIM=1` or
@@ -183,6 +184,21 @@ def detect():
     print("\t%d/%d devices are supported" % (supported, len(devs)))
     return supported > 0
 
+
+def is_float16_supported():
+    """numba-cuda's: float16 is always supported (kfront's kernels compute in float16 on every device)."""
+    return True
+
+
+def is_bfloat16_supported():
+    """Whether the current device computes in bfloat16 (compute capability 8.0 or above, as numba-cuda says; kfront's
+    simulator, of compute capability 9.0, simulates it — numba-cuda's simulator says False, having no bfloat16)."""
+    return get_current_device().supports_bfloat16
+
+
+def is_fp8_supported():
+    """Whether the current device has FP8 (compute capability 8.9 or above, as numba-cuda says)."""
+    return get_current_device().supports_fp8
 
 # ---- devices and contexts --------------------------------------------------------------------------------
 
