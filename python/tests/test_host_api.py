@@ -56,3 +56,36 @@ def test_low_precision_support_queries():
     assert cuda.is_fp8_supported() is dev.supports_fp8
     if SIM:  # the simulator is of compute capability 9.0 and computes in bfloat16 (numba-cuda's simulator cannot)
         assert cuda.is_bfloat16_supported() is True
+
+
+# ---- forceinline --------------------------------------------------------------------------------------
+
+@cuda.jit(device=True, forceinline=True)
+def _triple_plus_one(x):
+    return x * 3 + 1
+
+
+@cuda.jit(forceinline=True)  # accepted on kernels too, as numba-cuda's jit accepts it
+def _apply_triple(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = _triple_plus_one(a[i])
+
+
+def test_forceinline_device_function_is_alwaysinline():
+    a = np.arange(4, dtype=np.float32)
+    _apply_triple[1, 4](a)
+    assert list(a) == [1, 4, 7, 10]
+    assert _triple_plus_one.targetoptions["forceinline"] is True
+    llvm = _apply_triple.inspect_llvm((types.float32[::1],))
+    group = re.search(r"define internal \S+ @_triple_plus_one\([^)]*\) #(\d+)", llvm).group(1)
+    assert re.search(r"attributes #%s = \{[^}]*\balwaysinline\b" % group, llvm)
+
+
+def test_forceinline_of_a_kernel_in_compile_ptx_is_numba_cudas_value_error():
+    def kern(a):
+        a[0] = 1
+    with pytest.raises(ValueError, match="Cannot force-inline kernels"):
+        cuda.compile_ptx(kern, (types.float32[::1],), forceinline=True)
+    ptx, resty = cuda.compile_ptx(_triple_plus_one.py_func, (types.float32,), device=True, forceinline=True)
+    assert resty == types.float64 and ".func" in ptx

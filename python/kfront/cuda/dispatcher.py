@@ -204,7 +204,7 @@ class Dispatcher:
     device function (device=True, called by kernels)."""
 
     def __init__(self, py_func, sigs=None, device=False, fastmath=False, debug=False, lineinfo=False, opt=True,
-                 cache=False, inline="never", **extra):
+                 cache=False, inline="never", forceinline=False, **extra):
         unknown = set(extra) - {"link", "max_registers", "boundscheck", "lto", "extensions"}
         if unknown:
             raise TypeError("kfront: cuda.jit() got unknown option(s) %s" % ", ".join(sorted(unknown)))
@@ -221,6 +221,9 @@ class Dispatcher:
         self._options = dict(fastmath=bool(fastmath), debug=bool(debug), lineinfo=bool(lineinfo),
                              opt=(3 if opt is True or opt is None else 0 if opt is False else int(opt)),
                              inline=(1 if inline in ("always", True) else 0), cache=bool(cache))
+        # numba-cuda's forceinline=True gives the device function LLVM's alwaysinline: what kfront gives every
+        # device function that is not recursive, so the option is recorded and changes nothing
+        self._forceinline = bool(forceinline)
         self._bounds_check = extra.get("boundscheck") is not False
         self._inputs = None
         self._functions = {}   # device ordinal -> its _kfront.Function (of a program on that device's runtime)
@@ -230,7 +233,7 @@ class Dispatcher:
 
     @property
     def targetoptions(self):
-        return dict(self._options, device=self._kind == "device")
+        return dict(self._options, device=self._kind == "device", forceinline=self._forceinline)
 
     def _spec_options(self):
         o = self._options
@@ -311,7 +314,7 @@ class Dispatcher:
         if d is None:
             d = Dispatcher(self.py_func, [sig], device=self._kind == "device", boundscheck=self._bounds_check,
                            **{k: v for k, v in self._options.items() if k != "inline"},
-                           inline="always" if self._options["inline"] else "never")
+                           inline="always" if self._options["inline"] else "never", forceinline=self._forceinline)
             d._inputs = self._frozen()
             self._specialized[sig] = d
         return d
@@ -467,13 +470,15 @@ def jit(func_or_sig=None, device=False, **options):
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,
-                abi="numba", abi_info=None, output="ptx"):
+                abi="numba", abi_info=None, output="ptx", forceinline=False):
     """numba.cuda.compile_ptx: (PTX text, return type) of pyfunc compiled for sig (cc: (major, minor); by
     default 7.5, the oldest architecture CUDA 13's libNVVM targets, as numba-cuda picks the toolkit's oldest).
     The return type is the signature's, or, when it gives argument types only, the one kfront's typing infers
     (void for a kernel), as Numba's does."""
     if output not in ("ptx",):
         raise errors.UnsupportedError("kfront: compile_ptx(output=%r) is not supported (only 'ptx')" % (output,))
+    if forceinline and not device:
+        raise ValueError("Cannot force-inline kernels")  # numba-cuda's error (device functions are inlined anyway)
     d = Dispatcher(pyfunc, [sig], device=device, debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt)
     cc = cc or (7, 5)
     text = d._compile_text("ptx", sig, arch=cc[0] * 10 + cc[1], opt=d._options["opt"], fastmath=bool(fastmath),
@@ -508,6 +513,6 @@ def _inferred_return_type(dispatcher, sig):
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
-                                   opt=True, abi="numba", abi_info=None, output="ptx"):
+                                   opt=True, abi="numba", abi_info=None, output="ptx", forceinline=False):
     return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
-                       cc=get_current_cc(), opt=opt, abi=abi, output=output)
+                       cc=get_current_cc(), opt=opt, abi=abi, output=output, forceinline=forceinline)
