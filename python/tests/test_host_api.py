@@ -89,3 +89,54 @@ def test_forceinline_of_a_kernel_in_compile_ptx_is_numba_cudas_value_error():
         cuda.compile_ptx(kern, (types.float32[::1],), forceinline=True)
     ptx, resty = cuda.compile_ptx(_triple_plus_one.py_func, (types.float32,), device=True, forceinline=True)
     assert resty == types.float64 and ".func" in ptx
+
+
+# ---- overloads keyed by argument types, compile ----------------------------------------------------------
+
+@cuda.jit
+def _put(a, n):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = n
+
+
+def test_overloads_and_signatures_are_argument_type_tuples():
+    _put[1, 4](np.zeros(4, np.float32), 3)
+    key = (types.float32[::1], types.int64)
+    assert key in _put.overloads and key in _put.signatures
+    assert all(isinstance(k, tuple) for k in _put.overloads)
+    assert _put.overloads[key] is _put.overloads["void(float32[::1], int64)"]  # text still looked up
+    assert _put.overloads[types.void(types.float32[::1], types.int64)] is _put.overloads[key]
+    assert types.void(types.float32[::1], types.int64) in _put.nopython_signatures
+    ptx = _put.inspect_ptx(key)
+    assert ".visible .entry" in ptx and _put.inspect_asm(key) == ptx
+    assert "define" in _put.inspect_llvm(key)
+    assert set(_put.inspect_ptx()) == set(_put.overloads)  # every signature, keyed as overloads
+    buf = io.StringIO()
+    _put.inspect_types(file=buf, signature=key)
+    assert buf.getvalue().startswith("_put (float32[::1], int64)\n" + "-" * 80)
+
+
+def test_compile_returns_the_kernel_of_overloads():
+    @cuda.jit
+    def fill(a, v):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = v
+
+    key = (types.float64[::1], types.float64)
+    kernel = fill.compile(key)  # compiled now, before any launch
+    assert fill.signatures == [key] and fill.overloads[key] is kernel
+    assert fill.compile(types.void(*key)) is kernel and fill.compile("void(float64[::1], float64)") is kernel
+    a = np.zeros(3)
+    fill[1, 3](a, 2.5)
+    assert list(a) == [2.5] * 3 and len(fill.overloads) == 1
+    with pytest.raises(TypeError, match="void"):
+        fill.compile(types.float64(types.float64[::1], types.float64))
+
+    @cuda.jit("void(float32[::1], float32)")
+    def eager(a, v):
+        a[0] = v
+
+    # numba-cuda: a dispatcher of one declared signature is specialized; compile() gives its kernel
+    assert eager.compile((types.float64[::1], types.float64)) is eager.overloads[(types.float32[::1], types.float32)]
