@@ -140,3 +140,78 @@ def test_compile_returns_the_kernel_of_overloads():
 
     # numba-cuda: a dispatcher of one declared signature is specialized; compile() gives its kernel
     assert eager.compile((types.float64[::1], types.float64)) is eager.overloads[(types.float32[::1], types.float32)]
+
+
+# ---- NumbaPerformanceWarning ------------------------------------------------------------------------------
+
+@cuda.jit
+def _touch(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+
+
+@pytest.fixture
+def warnings_on():
+    saved = config.CUDA_LOW_OCCUPANCY_WARNINGS, config.CUDA_WARN_ON_IMPLICIT_COPY, config.DISABLE_PERFORMANCE_WARNINGS
+    config.CUDA_LOW_OCCUPANCY_WARNINGS, config.CUDA_WARN_ON_IMPLICIT_COPY, config.DISABLE_PERFORMANCE_WARNINGS = 1, 1, 0
+    yield
+    config.CUDA_LOW_OCCUPANCY_WARNINGS, config.CUDA_WARN_ON_IMPLICIT_COPY, config.DISABLE_PERFORMANCE_WARNINGS = saved
+
+
+def _performance_warnings(launch):
+    import warnings
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        launch()
+    return [str(w.message) for w in got if issubclass(w.category, errors.PerformanceWarning)]
+
+
+LOW = "Grid size %d will likely result in GPU under-utilization due to low occupancy."
+COPY = "Host array used in CUDA kernel will incur copy overhead to/from device."
+
+
+def test_performance_warnings_as_numba_cuda_gives_them(warnings_on):
+    from kfront import _alias  # noqa: F401  (numba.core.errors.NumbaPerformanceWarning is this class)
+    assert errors.NUMBA_ERRORS["NumbaPerformanceWarning"] is errors.PerformanceWarning
+    assert (config.CUDA_LOW_OCCUPANCY_WARNINGS, config.CUDA_WARN_ON_IMPLICIT_COPY) == (1, 1)  # numba-cuda's defaults
+    host = np.zeros(256, dtype=np.float32)
+    dev = cuda.to_device(host)
+    # a grid of fewer than 128 blocks, at each kernel[...] (the launcher cached or not)
+    assert _performance_warnings(lambda: _touch[2, 128](dev)) == [LOW % 2]
+    assert _performance_warnings(lambda: _touch[2, 128](dev)) == [LOW % 2]
+    assert _performance_warnings(lambda: _touch[(2, 2), 32](dev)) == [LOW % 4]
+    assert _performance_warnings(lambda: _touch[[1, 2], 32](dev)) == [LOW % 2]  # an unhashable configuration
+    assert _performance_warnings(lambda: _touch[128, 2](dev)) == []
+    # each host array a launch copies in and back, tuples' items too; device arrays are used in place
+    assert _performance_warnings(lambda: _touch[128, 2](host)) == [COPY]
+
+    @cuda.jit
+    def pair(t):
+        t[0][0] = t[1][0]
+
+    assert _performance_warnings(lambda: pair[128, 1]((host, host))) == [COPY, COPY]
+    assert _performance_warnings(lambda: pair[128, 1]((dev, dev))) == []
+
+
+def test_performance_warnings_follow_the_config(warnings_on):
+    host = np.zeros(4, dtype=np.float32)
+    config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+    assert _performance_warnings(lambda: _touch[1, 4](host)) == [COPY]
+    config.CUDA_LOW_OCCUPANCY_WARNINGS, config.CUDA_WARN_ON_IMPLICIT_COPY = 1, 0
+    assert _performance_warnings(lambda: _touch[1, 4](host)) == [LOW % 1]
+    config.CUDA_WARN_ON_IMPLICIT_COPY, config.DISABLE_PERFORMANCE_WARNINGS = 1, 1
+    assert _performance_warnings(lambda: _touch[1, 4](host)) == []
+
+
+def test_performance_warning_as_error_stops_the_launch(warnings_on):
+    import warnings
+    host = np.zeros(4, dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", errors.PerformanceWarning)
+        with pytest.raises(errors.PerformanceWarning, match="copy overhead"):
+            _touch[128, 4](host)
+    assert list(host) == [0, 0, 0, 0]
+    _touch[128, 4](host)  # the module works on
+    assert list(host) == [1, 1, 1, 1]
+

@@ -17,11 +17,13 @@ is current, it launches through that device's launcher of the same configuration
 import functools
 import math
 import operator
+import warnings
 import weakref
 
 import numpy as np
 
 from kfront import _kfront, _source, errors, types
+from kfront import config as _config  # (kernel[...] calls its launch configuration `config`)
 from kfront.cuda import _runtime
 
 _dispatchers = weakref.WeakSet()
@@ -36,6 +38,37 @@ def _forget_programs(devnum=None):
         else:
             d._functions.pop(devnum, None)
         d._launchers.clear()
+
+
+# numba-cuda warns of a launch of fewer blocks than this (its fixed threshold: about 2 x the SMs of a large GPU)
+_MIN_GRID_SIZE = 128
+
+
+def _performance_warnings(setting):
+    return bool(getattr(_config, setting)) and not _config.DISABLE_PERFORMANCE_WARNINGS
+
+
+def _small_grid(grid):
+    """grid when it has fewer blocks than numba-cuda's threshold, else None."""
+    return grid if math.prod(grid) < _MIN_GRID_SIZE else None
+
+
+def _warn_low_occupancy(grid):
+    """numba-cuda's warning, at kernel[griddim, blockdim], of a grid of fewer than 128 blocks (governed by
+    config.CUDA_LOW_OCCUPANCY_WARNINGS and DISABLE_PERFORMANCE_WARNINGS)."""
+    if _performance_warnings("CUDA_LOW_OCCUPANCY_WARNINGS"):
+        size = math.prod(grid)
+        warnings.warn(errors.PerformanceWarning(
+            "Grid size %d will likely result in GPU under-utilization due to low occupancy." % size), stacklevel=3)
+
+
+def warn_implicit_copies(count):
+    """numba-cuda's warning for each host (NumPy) array a launch copies to the device and back (governed by
+    config.CUDA_WARN_ON_IMPLICIT_COPY and DISABLE_PERFORMANCE_WARNINGS); the launcher (ext/program.c) calls it."""
+    if _performance_warnings("CUDA_WARN_ON_IMPLICIT_COPY"):
+        for _ in range(count):
+            warnings.warn(errors.PerformanceWarning(
+                "Host array used in CUDA kernel will incur copy overhead to/from device."), stacklevel=2)
 
 
 def _redirect(ref, config):
@@ -229,6 +262,7 @@ class Dispatcher:
         self._functions = {}   # device ordinal -> its _kfront.Function (of a program on that device's runtime)
         self._launchers = {}
         self._specialized = {}
+        self._small_grids = {}     # launch configuration -> its grid, for those numba-cuda warns of (low occupancy)
         self._kernel_objects = {}  # device ordinal -> (its _kfront.Function, {signature: Kernel}): one object each
         _dispatchers.add(self)
 
@@ -260,9 +294,13 @@ class Dispatcher:
 
     # -- launching --------------------------------------------------------------------------------------
     def __getitem__(self, config):
-        launcher = self._launchers.get(config) if _hashable(config) else None
+        hashable = _hashable(config)
+        launcher = self._launchers.get(config) if hashable else None
         if launcher is None:
             launcher = self._configure(config)
+        grid = self._small_grids.get(config) if hashable else _small_grid(_dim(config[0], "griddim"))
+        if grid is not None:
+            _warn_low_occupancy(grid)
         return launcher
 
     def _configure(self, config, redirect=True):
@@ -287,6 +325,9 @@ class Dispatcher:
         if _hashable(config):
             if len(self._launchers) > 256:
                 self._launchers.clear()
+                self._small_grids.clear()
+            if _small_grid(grid) is not None:
+                self._small_grids[config] = grid
             self._launchers[config] = launcher
         return launcher
 
