@@ -215,3 +215,24 @@ def test_performance_warning_as_error_stops_the_launch(warnings_on):
     _touch[128, 4](host)  # the module works on
     assert list(host) == [1, 1, 1, 1]
 
+
+# ---- exceptions raised in kernels -----------------------------------------------------------------------
+
+def test_raised_exception_has_numba_cudas_thread_prefix_then_kfronts_location():
+    @cuda.jit(debug=True, opt=False)
+    def raiser(a):
+        if cuda.threadIdx.x == 1 and cuda.blockIdx.x == 2:
+            raise ValueError("bad value")
+        if cuda.threadIdx.y == 1:
+            raise KeyError
+
+    with pytest.raises(ValueError) as info:
+        raiser[3, 2](np.zeros(2))
+    text = str(info.value)
+    first, located = text.split("\n", 1)
+    assert first == "tid=[1, 0, 0] ctaid=[2, 0, 0]: bad value"  # numba-cuda's simulator's words
+    assert re.match(r".*test_host_api\.py:\d+:\d+: error: ValueError: bad value \(kernel raiser", located)
+    assert info.value.thread == (1, 0, 0) and info.value.block == (2, 0, 0)
+    with pytest.raises(KeyError) as info:
+        raiser[1, (1, 2)](np.zeros(2))
+    assert info.value.args[0].split("\n")[0] == "tid=[0, 1, 0] ctaid=[0, 0, 0]"  # raised without arguments
