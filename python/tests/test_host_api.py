@@ -236,3 +236,44 @@ def test_raised_exception_has_numba_cudas_thread_prefix_then_kfronts_location():
     with pytest.raises(KeyError) as info:
         raiser[1, (1, 2)](np.zeros(2))
     assert info.value.args[0].split("\n")[0] == "tid=[0, 1, 0] ctaid=[0, 0, 0]"  # raised without arguments
+
+
+# ---- ufuncs and gufuncs with out= -------------------------------------------------------------------------
+
+def test_gufunc_out_keyword_and_outputs_returned_as_numba_cuda_does():
+    from kfront import guvectorize, vectorize
+
+    @guvectorize(["void(float32[:], float32[:])"], "(n)->(n)", target="cuda")
+    def twice(a, out):
+        for i in range(a.shape[0]):
+            out[i] = 2 * a[i]
+
+    a = np.arange(8, dtype=np.float32).reshape(2, 4)
+    out = np.zeros((2, 4), np.float32)
+    assert twice(a, out=out) is out
+    np.testing.assert_array_equal(out, 2 * a)
+    out2 = np.zeros((2, 4), np.float32)
+    assert twice(a, out2) is out2  # outputs given positionally are returned too
+    dev = cuda.device_array((2, 4), np.float32)
+    assert twice(a, out=dev) is dev
+    np.testing.assert_array_equal(dev.copy_to_host(), 2 * a)
+    with pytest.raises(ValueError, match="cannot specify argument 'out' as both positional and keyword"):
+        twice(a, out, out=out)
+    with pytest.raises(ValueError, match="output shape mismatch"):
+        twice(a, out=np.zeros(4, np.float32))
+    with pytest.raises(TypeError, match=r"This gufunc accepts 1 positional argument \(when providing input only\) "
+                                        r"or 2 positional arguments \(when providing input and output\)\. Got 3"):
+        twice(a, a, a)
+
+    @vectorize(["float32(float32, float32)"], target="cuda")
+    def add(x, y):
+        return x + y
+
+    s = cuda.stream()
+    res = cuda.device_array(4, np.float32)
+    x = np.arange(4, dtype=np.float32)
+    assert add(cuda.to_device(x), cuda.to_device(x), out=res, stream=s) is res
+    s.synchronize()
+    np.testing.assert_array_equal(res.copy_to_host(), 2 * x)
+    host = np.zeros(4, np.float32)
+    assert add(x, x, out=host) is host and list(host) == [0, 2, 4, 6]
