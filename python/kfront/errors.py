@@ -26,7 +26,9 @@ The classes:
 A failed bounds check is Python's own IndexError (with the attributes above plus kernel, axis, index and
 extent), a host allocation failure MemoryError. An exception a kernel raised (`raise` or `assert` in a kernel
 compiled with debug=True, the read of a local variable where it is unbound) is raised on the host as its own
-class, a builtin (ValueError, UnboundLocalError, ...) or the user's, with the attributes above plus kernel,
+class, a builtin (ValueError, UnboundLocalError, ...) or the user's; its text is numba-cuda's, "tid=[1, 0, 0]
+ctaid=[0, 0, 0]: message" (threadIdx and blockIdx, x first, as numba-cuda's simulator lists them), then on the next
+line kfront's located diagnostic; it has the attributes above plus kernel,
 exception (the class name and message as the kernel raised them: "ValueError: bad"), thread and block (the
 raising thread's threadIdx and blockIdx). `KIND_CLASSES` maps each kind to its class;
 `NUMBA_ERRORS` maps the names of numba.core.errors (and numba's warning categories) to kfront's classes,

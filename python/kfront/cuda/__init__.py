@@ -20,6 +20,7 @@ from kfront.cuda._runtime import (Device, Event, Stream, close, current_context,
                                   event_elapsed_time, external_stream, get_current_device, gpus,
                                   is_available, legacy_default_stream, list_devices, per_thread_default_stream,
                                   select_device, stream, synchronize)
+from kfront.cuda._runtime import is_bfloat16_supported, is_float16_supported, is_fp8_supported
 from kfront.cuda.devicearray import (DeviceNDArray, MappedNDArray, as_cuda_array, device_array, device_array_like,
                                      from_cuda_array_interface, is_cuda_array, mapped, mapped_array, pinned,
                                      pinned_array, to_device)

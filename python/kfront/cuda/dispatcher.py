@@ -17,11 +17,13 @@ is current, it launches through that device's launcher of the same configuration
 import functools
 import math
 import operator
+import warnings
 import weakref
 
 import numpy as np
 
 from kfront import _kfront, _source, errors, types
+from kfront import config as _config  # (kernel[...] calls its launch configuration `config`)
 from kfront.cuda import _runtime
 
 _dispatchers = weakref.WeakSet()
@@ -36,6 +38,37 @@ def _forget_programs(devnum=None):
         else:
             d._functions.pop(devnum, None)
         d._launchers.clear()
+
+
+# numba-cuda warns of a launch of fewer blocks than this (its fixed threshold: about 2 x the SMs of a large GPU)
+_MIN_GRID_SIZE = 128
+
+
+def _performance_warnings(setting):
+    return bool(getattr(_config, setting)) and not _config.DISABLE_PERFORMANCE_WARNINGS
+
+
+def _small_grid(grid):
+    """grid when it has fewer blocks than numba-cuda's threshold, else None."""
+    return grid if math.prod(grid) < _MIN_GRID_SIZE else None
+
+
+def _warn_low_occupancy(grid):
+    """numba-cuda's warning, at kernel[griddim, blockdim], of a grid of fewer than 128 blocks (governed by
+    config.CUDA_LOW_OCCUPANCY_WARNINGS and DISABLE_PERFORMANCE_WARNINGS)."""
+    if _performance_warnings("CUDA_LOW_OCCUPANCY_WARNINGS"):
+        size = math.prod(grid)
+        warnings.warn(errors.PerformanceWarning(
+            "Grid size %d will likely result in GPU under-utilization due to low occupancy." % size), stacklevel=3)
+
+
+def warn_implicit_copies(count):
+    """numba-cuda's warning for each host (NumPy) array a launch copies to the device and back (governed by
+    config.CUDA_WARN_ON_IMPLICIT_COPY and DISABLE_PERFORMANCE_WARNINGS); the launcher (ext/program.c) calls it."""
+    if _performance_warnings("CUDA_WARN_ON_IMPLICIT_COPY"):
+        for _ in range(count):
+            warnings.warn(errors.PerformanceWarning(
+                "Host array used in CUDA kernel will incur copy overhead to/from device."), stacklevel=2)
 
 
 def _redirect(ref, config):
@@ -204,7 +237,7 @@ class Dispatcher:
     device function (device=True, called by kernels)."""
 
     def __init__(self, py_func, sigs=None, device=False, fastmath=False, debug=False, lineinfo=False, opt=True,
-                 cache=False, inline="never", **extra):
+                 cache=False, inline="never", forceinline=False, **extra):
         unknown = set(extra) - {"link", "max_registers", "boundscheck", "lto", "extensions"}
         if unknown:
             raise TypeError("kfront: cuda.jit() got unknown option(s) %s" % ", ".join(sorted(unknown)))
@@ -221,16 +254,21 @@ class Dispatcher:
         self._options = dict(fastmath=bool(fastmath), debug=bool(debug), lineinfo=bool(lineinfo),
                              opt=(3 if opt is True or opt is None else 0 if opt is False else int(opt)),
                              inline=(1 if inline in ("always", True) else 0), cache=bool(cache))
+        # numba-cuda's forceinline=True gives the device function LLVM's alwaysinline: what kfront gives every
+        # device function that is not recursive, so the option is recorded and changes nothing
+        self._forceinline = bool(forceinline)
         self._bounds_check = extra.get("boundscheck") is not False
         self._inputs = None
         self._functions = {}   # device ordinal -> its _kfront.Function (of a program on that device's runtime)
         self._launchers = {}
         self._specialized = {}
+        self._small_grids = {}     # launch configuration -> its grid, for those numba-cuda warns of (low occupancy)
+        self._kernel_objects = {}  # device ordinal -> (its _kfront.Function, {signature: Kernel}): one object each
         _dispatchers.add(self)
 
     @property
     def targetoptions(self):
-        return dict(self._options, device=self._kind == "device")
+        return dict(self._options, device=self._kind == "device", forceinline=self._forceinline)
 
     def _spec_options(self):
         o = self._options
@@ -256,9 +294,13 @@ class Dispatcher:
 
     # -- launching --------------------------------------------------------------------------------------
     def __getitem__(self, config):
-        launcher = self._launchers.get(config) if _hashable(config) else None
+        hashable = _hashable(config)
+        launcher = self._launchers.get(config) if hashable else None
         if launcher is None:
             launcher = self._configure(config)
+        grid = self._small_grids.get(config) if hashable else _small_grid(_dim(config[0], "griddim"))
+        if grid is not None:
+            _warn_low_occupancy(grid)
         return launcher
 
     def _configure(self, config, redirect=True):
@@ -283,6 +325,9 @@ class Dispatcher:
         if _hashable(config):
             if len(self._launchers) > 256:
                 self._launchers.clear()
+                self._small_grids.clear()
+            if _small_grid(grid) is not None:
+                self._small_grids[config] = grid
             self._launchers[config] = launcher
         return launcher
 
@@ -311,7 +356,7 @@ class Dispatcher:
         if d is None:
             d = Dispatcher(self.py_func, [sig], device=self._kind == "device", boundscheck=self._bounds_check,
                            **{k: v for k, v in self._options.items() if k != "inline"},
-                           inline="always" if self._options["inline"] else "never")
+                           inline="always" if self._options["inline"] else "never", forceinline=self._forceinline)
             d._inputs = self._frozen()
             self._specialized[sig] = d
         return d
@@ -322,55 +367,93 @@ class Dispatcher:
 
     @property
     def signatures(self):
-        """The signatures compiled so far on the current device, as numba-cuda's list(dispatcher.overloads): the
-        declared ones, then one per new argument-type signature a launch or specialize() compiled; each a key of
-        `overloads` (kfront's keys are signature texts, "void(float32[::1], int64)"). A device function lists its
-        declared signatures (kfront compiles it inside the kernels that call it)."""
-        sigs = list(self._sigs)
+        """As numba-cuda's: list(overloads), the argument-type tuples compiled so far on the current device (the
+        declared ones first, then one per new argument-type signature a launch, compile() or specialize() compiled),
+        e.g. (float32[::1], int64). A device function lists its declared signatures (kfront compiles it inside the
+        kernels that call it)."""
+        keys = [signature_key(s) for s in self._sigs]
         f = self._functions.get(_kfront.current_device())
-        if f is not None:
-            sigs += [k.signature for k in f.kernels()]
-        return list(dict.fromkeys(sigs))
+        if f is not None and self._kind == "kernel":
+            keys += [signature_key(k.signature) for k in f.kernels()]
+        return list(dict.fromkeys(keys))
 
     @property
     def nopython_signatures(self):
-        """numba's nopython_signatures: each of `signatures` as a Signature object (return type, argument types)."""
-        return [types.Signature(*reversed(types.parse_signature(s))) for s in self.signatures]
+        """numba's nopython_signatures: a Signature object (return type, argument types) per compiled signature."""
+        out = {}
+        for s in self._sigs + [k.signature for k in self._kernels()]:
+            args, restype = types.parse_signature(s)
+            out.setdefault(tuple(args), types.Signature(restype if restype is not None else types.none, args))
+        return list(out.values())
+
+    def _kernels(self):
+        """The current device's compiled kernels, oldest first, each the same object every time it is asked for."""
+        dev = _kfront.current_device()
+        f = self._functions.get(dev)
+        if f is None or self._kind != "kernel":
+            return []
+        seen = self._kernel_objects.get(dev)
+        if seen is None or seen[0] is not f:
+            seen = self._kernel_objects[dev] = (f, {})
+        return [seen[1].setdefault(k.signature, k) for k in f.kernels()]
 
     @property
     def overloads(self):
-        """Signature -> compiled kernel (kfront._kfront.Kernel: `signature`, `params`), for every
-        specialisation made so far (eager signatures once compiled, and one per new argument-type signature)."""
-        f = self._functions.get(_kfront.current_device())
+        """As numba-cuda's: argument-type tuple -> compiled kernel (kfront._kfront.Kernel: `signature`, `params`,
+        `cooperative`), for every specialisation made so far on the current device (declared signatures compiled
+        when it is first read, as numba-cuda compiles them at decoration). Keys are tuples of kfront.types
+        ((float32[::1], int64)); a lookup also takes a signature as text or a Signature ("void(float32[::1],
+        int64)")."""
         if self._kind == "kernel" and self._sigs:
-            # as numba-cuda, a kernel's declared signatures are there before any launch: compiled now
-            f = self._fn()
-            have = {k.signature for k in f.kernels()}
-            for sig in self._sigs:
-                if sig not in have:
-                    f.specialize(*[_example(a) for a in types.parse_signature(sig)[0]])
-        if f is None:
-            return {}
-        return {k.signature: k for k in f.kernels()}
+            for sig in self._sigs:  # as numba-cuda, a kernel's declared signatures are there before any launch
+                self.compile(sig)
+        return Overloads((signature_key(k.signature), k) for k in self._kernels())
+
+    def compile(self, sig):
+        """numba-cuda's Dispatcher.compile: the kernel specialised for sig (a tuple of argument types, a Signature
+        or its text, whose return type must be void), compiled now on the current device if it is not yet; a key
+        of `overloads` from then on. A specialized dispatcher (one declared signature) returns its kernel."""
+        if self._kind == "device":
+            raise TypeError("kfront: %s is a device function (device=True): kfront compiles it inside the kernels "
+                            "that call it" % self.__name__)
+        if self.specialized:  # numba-cuda: a dispatcher of one declared signature compiles that one only
+            sig = self._sigs[0]
+        argtypes, restype = types.parse_signature(types.normalize_signature(sig))
+        if restype is not None and restype != types.none:
+            raise TypeError("kfront: a kernel returns nothing: its signature's return type must be void, not %s"
+                            % restype)
+        f = self._fn()
+        key = tuple(argtypes)
+        for _ in range(2):
+            for k in self._kernels():
+                if signature_key(k.signature) == key:
+                    return k
+            f.specialize(*[_example(a) for a in argtypes])
+        raise errors.CompilerError("kfront: compiling %s for %s gave another signature" % (self.__name__, key))
 
     def _signature_for(self, signature):
+        """The signatures (texts) to compile for an inspect_* call: the one given, else every compiled one."""
         if signature is not None:
             return [types.normalize_signature(signature)]
-        sigs = list(dict.fromkeys(self._sigs + list(self._specialized) + list(self.overloads)))
+        sigs = {}
+        for s in self._sigs + list(self._specialized) + [k.signature for k in self.overloads.values()]:
+            sigs.setdefault(signature_key(s), s)
         if not sigs:
             raise ValueError("kfront: %s has no compiled signature yet: give one (inspect_ptx(signature)), or "
                              "declare it in cuda.jit" % self.__name__)
-        return sigs
+        return list(sigs.values())
 
     def _compile_text(self, emit, signature, **codegen):
+        """The text (kir, LLVM IR, PTX) of the signature given, else {argument-type tuple: text} for every compiled
+        signature, as numba-cuda's inspect_* return them."""
         errors.register()  # compiling needs no runtime, but its errors are raised as kfront.errors' classes
         inputs = self._frozen()
         name = self.py_func.__code__.co_name
         out = {}
         for sig in self._signature_for(signature):
-            out[sig] = _kfront.compile(inputs.sources, inputs.binding_list(), inputs.specs, [name], [sig],
-                                       emit=emit, bounds_check=self._bounds_check, **codegen)
-        return out[types.normalize_signature(signature)] if signature is not None else out
+            out[signature_key(sig)] = _kfront.compile(inputs.sources, inputs.binding_list(), inputs.specs, [name],
+                                                      [sig], emit=emit, bounds_check=self._bounds_check, **codegen)
+        return out[signature_key(signature)] if signature is not None else out
 
     def _codegen(self):
         cc = get_current_cc()
@@ -396,7 +479,7 @@ class Dispatcher:
         if pretty:
             raise errors.UnsupportedError("kfront: inspect_types(pretty=True) is not supported (kfront annotates "
                                           "its typed IR, kir, as text)")
-        sigs = [types.normalize_signature(signature)] if signature is not None else self.signatures
+        sigs = [signature_key(signature)] if signature is not None else self.signatures
         file = file or sys.stdout
         for sig in sigs:
             print("%s %s" % (self.py_func.__name__, sig), file=file)
@@ -438,6 +521,40 @@ def host_jit(signature_or_function=None, **options):
     return lambda fn: HostJit(fn, sigs, device=True, fastmath=fastmath)
 
 
+def signature_key(sig):
+    """The argument-type tuple of a signature given as text, a Signature or a tuple of types: numba-cuda's key of
+    Dispatcher.overloads. A kernel's signature text that kfront.types cannot read back (a record array argument,
+    an enum member whose values are tuples) is its own key."""
+    if isinstance(sig, tuple) and all(isinstance(t, types.Type) for t in sig):
+        return sig
+    try:
+        return tuple(types.parse_signature(types.normalize_signature(sig))[0])
+    except TypeError:
+        if isinstance(sig, str):
+            return sig
+        raise
+
+
+class Overloads(dict):
+    """A dispatcher's overloads: argument-type tuple -> compiled kernel, as numba-cuda keys them; `[sig]`, `in` and
+    `get` also take a signature as text or a Signature, read as its argument types."""
+
+    def _key(self, sig):
+        try:
+            return signature_key(sig)
+        except (TypeError, ValueError):
+            return sig
+
+    def __getitem__(self, sig):
+        return dict.__getitem__(self, self._key(sig))
+
+    def __contains__(self, sig):
+        return dict.__contains__(self, self._key(sig))
+
+    def get(self, sig, default=None):
+        return dict.get(self, self._key(sig), default)
+
+
 def _hashable(config):
     try:
         hash(config)
@@ -467,13 +584,15 @@ def jit(func_or_sig=None, device=False, **options):
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,
-                abi="numba", abi_info=None, output="ptx"):
+                abi="numba", abi_info=None, output="ptx", forceinline=False):
     """numba.cuda.compile_ptx: (PTX text, return type) of pyfunc compiled for sig (cc: (major, minor); by
     default 7.5, the oldest architecture CUDA 13's libNVVM targets, as numba-cuda picks the toolkit's oldest).
     The return type is the signature's, or, when it gives argument types only, the one kfront's typing infers
     (void for a kernel), as Numba's does."""
     if output not in ("ptx",):
         raise errors.UnsupportedError("kfront: compile_ptx(output=%r) is not supported (only 'ptx')" % (output,))
+    if forceinline and not device:
+        raise ValueError("Cannot force-inline kernels")  # numba-cuda's error (device functions are inlined anyway)
     d = Dispatcher(pyfunc, [sig], device=device, debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt)
     cc = cc or (7, 5)
     text = d._compile_text("ptx", sig, arch=cc[0] * 10 + cc[1], opt=d._options["opt"], fastmath=bool(fastmath),
@@ -508,6 +627,6 @@ def _inferred_return_type(dispatcher, sig):
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
-                                   opt=True, abi="numba", abi_info=None, output="ptx"):
+                                   opt=True, abi="numba", abi_info=None, output="ptx", forceinline=False):
     return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
-                       cc=get_current_cc(), opt=opt, abi=abi, output=output)
+                       cc=get_current_cc(), opt=opt, abi=abi, output=output, forceinline=forceinline)
