@@ -338,6 +338,108 @@ def test_plain_python_c_and_stdin_file(tmp_path):
     assert "python -m kfront - < prog.py" in r.stderr
 
 
+# ---- dispatchers pickled to another process -------------------------------------------------------------
+
+def test_pickled_dispatcher_runs_where_its_file_is_not(tmp_path, monkeypatch):
+    """a kernel pickled (as multiprocessing, Dask and Ray do) runs in a process that has neither its file nor its
+    module: its source, globals, closure cells and device functions travel with it"""
+    import pickle
+    path = _write_module(tmp_path, "kfront_pickled_mod", """
+        import math
+        import numpy as np
+        from kfront import cuda, float64
+
+        TABLE = np.array([1.0, 4.0, 9.0, 16.0])
+
+        @cuda.jit(device=True)
+        def fact(n):
+            if n <= 1:
+                return 1
+            return n * fact(n - 1)
+
+        def make(offset):
+            @cuda.jit("void(float64[:])")
+            def k(out):
+                i = cuda.grid(1)
+                out[i] = math.sqrt(TABLE[i]) + float64(offset) + fact(3)
+            return k
+    """)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import kfront_pickled_mod as mod
+    data = pickle.dumps(mod.make(10))
+    path.unlink()
+    child = textwrap.dedent("""
+        import pickle, sys
+        import numpy as np
+        k = pickle.loads(sys.stdin.buffer.read())
+        assert "kfront_pickled_mod" not in sys.modules
+        out = np.zeros(4)
+        k[1, 4](out)
+        print(out.tolist(), k.py_func.__qualname__, k.signatures)
+    """)
+    r = _run(["-c", child], input=data.decode("latin-1"), cwd=str(tmp_path.parent), encoding="latin-1")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("[17.0, 18.0, 19.0, 20.0] make.<locals>.k ['void(float64[:])"), r.stdout
+
+
+def test_pickled_dispatcher_with_multiprocessing_spawn(tmp_path):
+    """multiprocessing with spawn: a kernel defined in `python -c` (no file to re-import) passed to a worker"""
+    program = textwrap.dedent("""
+        import multiprocessing as mp
+        import numpy as np
+        from kfront import cuda
+
+        SCALE = 2.5
+
+        @cuda.jit
+        def scaled(out, x):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = x[i] * SCALE
+
+        def work(kernel):
+            x = np.arange(4.0)
+            out = np.zeros(4)
+            kernel[1, 4](out, x)
+            return out.tolist()
+
+        if __name__ == "__main__":
+            with mp.get_context("spawn").Pool(1) as pool:
+                print(pool.apply(work, (scaled,)))
+    """)
+    path = tmp_path / "spawner.py"
+    path.write_text(program)
+    r = _run([str(path)], cwd=str(tmp_path))
+    assert (r.returncode, r.stdout) == (0, "[0.0, 2.5, 5.0, 7.5]\n"), r.stderr
+
+
+def test_pickling_a_kernel_that_reads_a_device_array_is_refused():
+    import pickle
+    from kfront import cuda
+    d_arr = cuda.to_device(np.zeros(2))
+
+    @cuda.jit
+    def k(out):
+        out[0] = d_arr[0]
+
+    with pytest.raises(pickle.PicklingError, match="global device arrays"):
+        pickle.dumps(k)
+
+
+def test_pickled_kernel_keeps_options_and_module_globals():
+    import pickle
+    from kfront import cuda
+
+    @cuda.jit(device=True, fastmath=True)
+    def dev(x):
+        return math.sqrt(x) * SCALE
+
+    again = pickle.loads(pickle.dumps(dev))
+    assert again is not dev and again.targetoptions == dev.targetoptions and again._kind == "device"
+    assert again.py_func.__globals__["math"] is math and again.py_func.__globals__["SCALE"] == SCALE
+    assert function_source(dev.py_func) == again._source
+
+
 def test_lambda_is_refused():
     # decision: kfront compiles functions defined with def; a lambda's lines are those of the expression
     # around it, which kfront's parser would have to search, so it is refused with a clear error

@@ -23,7 +23,7 @@ import weakref
 
 import numpy as np
 
-from kfront import _capture, _kfront, _source, errors, types
+from kfront import _capture, _kfront, _pickle, _source, errors, types
 from kfront.cuda import _runtime
 
 _dispatchers = weakref.WeakSet()
@@ -409,6 +409,21 @@ class Dispatcher:
 
     def __repr__(self):
         return "<kfront %s %s>" % ("device function" if self._kind == "device" else "kernel", self.__qualname__)
+
+    # -- pickling (kfront._pickle) --------------------------------------------------------------------------
+    def __reduce__(self):
+        o = self._options
+        options = dict(device=self._kind == "device", fastmath=o["fastmath"], debug=o["debug"],
+                       lineinfo=o["lineinfo"], opt=o["opt"], cache=o["cache"],
+                       inline="always" if o["inline"] else "never", boundscheck=self._bounds_check)
+        source = None if isinstance(self._source, BaseException) else self._source
+        return (_pickle.new_dispatcher, (type(self),),
+                {"function": _pickle.function_state(self.py_func, _registry()), "signatures": list(self._sigs),
+                 "options": options, "source": source})
+
+    def __setstate__(self, state):
+        Dispatcher.__init__(self, _pickle.rebuild_function(state["function"]), state["signatures"] or None,
+                            source=state["source"], **state["options"])
 
 
 class HostJit(Dispatcher):
