@@ -383,7 +383,7 @@ def test_pickled_dispatcher_runs_where_its_file_is_not(tmp_path, monkeypatch):
 
 
 def test_pickled_dispatcher_with_multiprocessing_spawn(tmp_path):
-    """multiprocessing with spawn: a kernel defined in `python -c` (no file to re-import) passed to a worker"""
+    """multiprocessing with spawn: a script's kernel passed to a pool worker, pickled by value"""
     program = textwrap.dedent("""
         import multiprocessing as mp
         import numpy as np
