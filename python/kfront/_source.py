@@ -1,10 +1,9 @@
 """kfront._source — what the compiler needs to know about a Python function, as plain data.
 
-kfront compiles a function from its source lines, not its bytecode: `function_source` finds them (in their
-file, or in linecache for notebook cells and registered exec'd code), `referenced_names` lists the globals
-and closure variables the function reads, and `freeze_value` turns each value into the description of a
-bound value that kfront's C layer takes (kf_value of kfront.h), frozen as Numba freezes globals and closure
-variables at the first compile.
+kfront compiles a function from its source text, not its bytecode (kfront._capture takes that text when
+@cuda.jit runs); `referenced_names` lists the globals and closure variables the function reads, and
+`freeze_value` turns each value into the description of a bound value that kfront's C layer takes (kf_value of
+kfront.h), frozen as Numba freezes globals and closure variables at the first compile.
 
 Descriptions made by freeze_value (tagged tuples):
 
@@ -35,60 +34,11 @@ on, and the compiler reports them located at their use.
 """
 import dis
 import enum
-import linecache
-import re
 import sys
 import types as pytypes
 
 from kfront import errors
 from kfront import types as kftypes
-
-
-# ---- source lines -------------------------------------------------------------------------------------
-
-
-def _where(code):
-    return "%s:%d" % (code.co_filename, code.co_firstlineno)
-
-
-def function_source(fn):
-    """(filename, text, first_line) of a Python function: its lines exactly as they stand in their file,
-    decorators included and indentation kept (a function nested in a function or a class is indented),
-    from the file or from linecache (IPython and Jupyter cells, the 3.13 REPL, and exec'd code whose
-    text was registered in linecache). first_line is the file line of the text's first line.
-
-    SourceUnavailableError when Python keeps no lines for it (exec'd from a string not registered in
-    linecache; defined in `python -c` before Python 3.13, which registers that text) or the lines no longer
-    define it (its file changed since); UnsupportedError for a lambda: kfront compiles functions defined
-    with def."""
-    code = getattr(fn, "__code__", None)
-    if not isinstance(code, pytypes.CodeType):
-        raise TypeError("kfront: %r is not a Python function" % (fn,))
-    name = code.co_name
-    qualname = getattr(fn, "__qualname__", name)
-    if name == "<lambda>":
-        raise errors.UnsupportedError(
-            "kfront: cannot compile the lambda at %s: kfront compiles functions defined with def (give it a "
-            "name: def f(...): ...)" % _where(code), file=code.co_filename, line=code.co_firstlineno)
-    filename = code.co_filename
-    first = code.co_firstlineno
-    linecache.checkcache(filename)
-    lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
-    if not lines or first > len(lines):
-        raise errors.SourceUnavailableError(
-            "kfront: the source of function '%s' (%s) is not available: kfront compiles a function from its "
-            "source lines, which Python keeps for functions defined in files, notebook cells and code "
-            "registered with linecache (not for an exec'd string, nor for `python -c` before Python 3.13)" %
-            (qualname, _where(code)),
-            file=filename, line=first)
-    import inspect
-    block = inspect.getblock(lines[first - 1:])
-    defines = re.compile(r"\s*(async\s+)?def\s+%s\b" % re.escape(name))
-    if not any(defines.match(line) for line in block):
-        raise errors.SourceUnavailableError(
-            "kfront: the source lines at %s do not define function '%s' (was the file changed after the "
-            "function was defined?)" % (_where(code), qualname), file=filename, line=first)
-    return filename, "".join(block), first
 
 
 # ---- names a function reads -----------------------------------------------------------------------------

@@ -17,7 +17,7 @@ The classes:
       CompilerError                  a function could not be compiled (numba's NumbaError / CompilerError)
         TypingError                  Numba's typing rules refuse it (numba.core.errors.TypingError)
         UnsupportedError             valid Numba that kfront does not handle (numba's UnsupportedError)
-        SourceUnavailableError       Python keeps no source lines for the function (python -c, exec)
+        SourceUnavailableError       no text is the function's source (kfront._capture: code from an AST, a pipe)
       KernelArgumentError(TypeError) arguments that do not fit the kernel
       LaunchError(ValueError)        a grid, block or shared-memory size the device cannot launch
       CudaDriverError                the CUDA driver or the device failed (numba's CudaAPIError, CudaDriverError)
@@ -92,7 +92,8 @@ class UnsupportedError(CompilerError):
 
 
 class SourceUnavailableError(CompilerError):
-    """Python keeps no source lines for the function, so kfront cannot compile it."""
+    """No text kfront found when the function was decorated is its source (kfront._capture), so kfront cannot
+    compile it."""
 
     kind = KIND_NOT_FOUND
 

@@ -1,8 +1,9 @@
 """cuda.jit: kernels and device functions as numba.cuda's Dispatcher.
 
-At the first launch (or specialize / inspect_* call) a dispatcher freezes what its function reads, as Numba
-freezes globals and closure variables at the first compile: its source lines as they stand in their file (true
-line numbers in every diagnostic), the values of the globals and closure variables it names (numbers, tuples,
+A dispatcher takes its function's source text when it is made (kfront._capture: the text Python compiled it
+from, checked exactly; true line numbers in every diagnostic), so an edited file or a text Python keeps nowhere
+changes nothing. At the first launch (or specialize / inspect_* call) it freezes what its function reads, as Numba
+freezes globals and closure variables at the first compile: the values of the globals and closure variables it names (numbers, tuples,
 arrays as constant arrays, enums, modules and numba objects by path), and the device functions it calls
 (their sources and what they read in turn). These become one kfront program (kfront._kfront.Program) in
 which the runtime specialises the kernel per argument types — a lock-free lookup by type fingerprint on every
@@ -17,12 +18,13 @@ is current, it launches through that device's launcher of the same configuration
 import functools
 import math
 import operator
+import sys
 import warnings
 import weakref
 
 import numpy as np
 
-from kfront import _kfront, _source, errors, types
+from kfront import _capture, _kfront, _pickle, _source, errors, types
 from kfront import config as _config  # (kernel[...] calls its launch configuration `config`)
 from kfront.cuda import _runtime
 
@@ -129,7 +131,7 @@ class _Inputs:
         index = len(self.sources)
         self._index[id(d)] = index
         fn = d.py_func
-        self.sources.append(_source.function_source(fn))
+        self.sources.append(taken_source(d))
         spec = {"name": fn.__code__.co_name, "source": index, "kind": d._kind, "signatures": d._sigs}
         spec.update(d._spec_options())
         self.specs.append(spec)
@@ -237,7 +239,7 @@ class Dispatcher:
     device function (device=True, called by kernels)."""
 
     def __init__(self, py_func, sigs=None, device=False, fastmath=False, debug=False, lineinfo=False, opt=True,
-                 cache=False, inline="never", forceinline=False, **extra):
+                 cache=False, inline="never", forceinline=False, source=None, **extra):
         unknown = set(extra) - {"link", "max_registers", "boundscheck", "lto", "extensions"}
         if unknown:
             raise TypeError("kfront: cuda.jit() got unknown option(s) %s" % ", ".join(sorted(unknown)))
@@ -258,6 +260,7 @@ class Dispatcher:
         # device function that is not recursive, so the option is recorded and changes nothing
         self._forceinline = bool(forceinline)
         self._bounds_check = extra.get("boundscheck") is not False
+        self._source = source_now(py_func) if source is None else source
         self._inputs = None
         self._functions = {}   # device ordinal -> its _kfront.Function (of a program on that device's runtime)
         self._launchers = {}
@@ -355,6 +358,7 @@ class Dispatcher:
         d = self._specialized.get(sig)
         if d is None:
             d = Dispatcher(self.py_func, [sig], device=self._kind == "device", boundscheck=self._bounds_check,
+                           source=self._source,
                            **{k: v for k, v in self._options.items() if k != "inline"},
                            inline="always" if self._options["inline"] else "never", forceinline=self._forceinline)
             d._inputs = self._frozen()
@@ -475,7 +479,6 @@ class Dispatcher:
     def inspect_types(self, file=None, signature=None, pretty=False, style="default", **kwargs):
         """numba's inspect_types: per compiled signature (or the one given), its name and signature, then the typed
         code — kfront's typed IR (kir) — between rules, as numba prints its type annotations."""
-        import sys
         if pretty:
             raise errors.UnsupportedError("kfront: inspect_types(pretty=True) is not supported (kfront annotates "
                                           "its typed IR, kir, as text)")
@@ -489,6 +492,22 @@ class Dispatcher:
 
     def __repr__(self):
         return "<kfront %s %s>" % ("device function" if self._kind == "device" else "kernel", self.__qualname__)
+
+    # -- pickling (kfront._pickle) --------------------------------------------------------------------------
+    def __reduce__(self):
+        o = self._options
+        options = dict(device=self._kind == "device", fastmath=o["fastmath"], debug=o["debug"],
+                       lineinfo=o["lineinfo"], opt=o["opt"], cache=o["cache"],
+                       inline="always" if o["inline"] else "never", forceinline=self._forceinline,
+                       boundscheck=self._bounds_check)
+        source = None if isinstance(self._source, BaseException) else self._source
+        return (_pickle.new_dispatcher, (type(self),),
+                {"function": _pickle.function_state(self.py_func, _registry()), "signatures": list(self._sigs),
+                 "options": options, "source": source})
+
+    def __setstate__(self, state):
+        Dispatcher.__init__(self, _pickle.rebuild_function(state["function"]), state["signatures"] or None,
+                            source=state["source"], **state["options"])
 
 
 class HostJit(Dispatcher):
@@ -553,6 +572,27 @@ class Overloads(dict):
 
     def get(self, sig, default=None):
         return dict.get(self, self._key(sig), default)
+
+
+def source_now(py_func):
+    """py_func's source as it is now (kfront._capture.function_source, searching from the first frame outside
+    kfront), or the error saying why there is none, which taken_source raises at the first compile: as
+    numba-cuda's, a decoration never fails for want of source."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("kfront."):
+        frame = frame.f_back
+    try:
+        return _capture.function_source(py_func, frame)
+    except (errors.KfrontError, TypeError) as e:
+        return e
+
+
+def taken_source(d):
+    """(filename, text, first line) of a dispatcher's function as source_now took it when the dispatcher was made,
+    or the error saying why there was none."""
+    if isinstance(d._source, BaseException):
+        raise d._source.with_traceback(None)
+    return d._source
 
 
 def _hashable(config):

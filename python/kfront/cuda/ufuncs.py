@@ -10,7 +10,7 @@ import numpy as np
 
 from kfront import _kfront, _source, errors, types
 from kfront.cuda import _runtime, devicearray
-from kfront.cuda.dispatcher import _Inputs, _dispatchers
+from kfront.cuda.dispatcher import _Inputs, _dispatchers, source_now
 
 
 class _Generated:
@@ -24,6 +24,7 @@ class _Generated:
         self.__doc__ = getattr(py_func, "__doc__", None)
         self._sigs = [types.normalize_signature(s) for s in sigs]
         self._layout = layout
+        self._source = source_now(py_func)  # taken now, as a dispatcher's
         self._inputs = None
         self._functions = {}  # device ordinal -> _kfront.Function (a program per device, as dispatchers have)
         self._launchers = {}
