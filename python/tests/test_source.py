@@ -379,7 +379,7 @@ def test_pickled_dispatcher_runs_where_its_file_is_not(tmp_path, monkeypatch):
     """)
     r = _run(["-c", child], input=data.decode("latin-1"), cwd=str(tmp_path.parent), encoding="latin-1")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith("[17.0, 18.0, 19.0, 20.0] make.<locals>.k ['void(float64[:])"), r.stdout
+    assert r.stdout.startswith("[17.0, 18.0, 19.0, 20.0] make.<locals>.k [(float64[:],)]"), r.stdout
 
 
 def test_pickled_dispatcher_with_multiprocessing_spawn(tmp_path):
