@@ -668,7 +668,15 @@ def _eval_sig(node):
 def parse_signature(sig):
     """(argument types, return type) of a signature given as a string ("void(float32[:], int64)",
     "(float32[:, :], float32[:, :])"), a Signature, or a tuple of argument types. The return type is
-    None when only argument types are given. TypeError for anything else, with the reason."""
+    None when only argument types are given. TypeError for anything else, with the reason. numba's own signature
+    objects and types (beside a real numba: kfront._numba_interop) are taken as kfront's."""
+    if not isinstance(sig, (Signature, str)) and "numba" in sys.modules:
+        from kfront import _numba_interop
+        foreign = _numba_interop.foreign_type(sig)
+        if foreign is not None:
+            sig = foreign
+        elif isinstance(sig, tuple):
+            sig = tuple(_numba_interop.foreign_type(a) or a for a in sig)
     if isinstance(sig, Signature):
         return sig.args, sig.return_type
     if isinstance(sig, tuple):
