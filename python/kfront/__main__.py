@@ -3,8 +3,8 @@
     python -m kfront prog.py [args...]     runs prog.py as __main__ with sys.argv = [prog.py, args...]
     python -m kfront -m module [args...]   runs a module as __main__, as python -m does
 
-For the run, `numba` and its submodules resolve to kfront (kfront._alias.install_numba_alias), so
-`from numba import cuda` gives kfront's. The program runs as `python prog.py` would run it: its directory
+For the run, numba.cuda and the modules numba-cuda provides resolve to kfront (kfront._alias.install_numba_alias),
+so `from numba import cuda` gives kfront's; where numba is not installed, `numba` and its submodules do. The program runs as `python prog.py` would run it: its directory
 first on sys.path, __name__ == "__main__", __file__ its absolute path (and, unlike python's, sys.argv[0]
 too: runpy.run_path sets it). The exit status is Python's: the
 program's sys.exit() status, 1 after an uncaught exception (its traceback printed through sys.excepthook,
@@ -17,7 +17,8 @@ import sys
 
 USAGE = """usage: python -m kfront prog.py [args...]
        python -m kfront -m module [args...]
-Runs a numba-cuda program unchanged on kfront: `numba` and `numba.cuda` resolve to kfront for the run.
+Runs a numba-cuda program unchanged on kfront: `numba.cuda` (and `numba`, where numba is not installed)
+resolves to kfront for the run.
 Environment: KFRONT_SIM=1 (or NUMBA_ENABLE_CUDASIM=1) runs kernels on kfront's simulator."""
 
 
