@@ -62,6 +62,8 @@ import sys
 import types
 import warnings
 
+from kfront import types as kftypes
+
 _MISSING = object()
 
 
@@ -187,13 +189,6 @@ class _Spec:
         return any(isinstance(p, _KernelNamespace) or name in getattr(p, "table", ()) for p in self.providers)
 
 
-# numba-cuda 0.30's numba.cuda.types.__all__ (what `from numba.cuda.types import *` and numba.cuda re-export), less
-# the types kfront does not have (deferred_type, optional, ffi, ffi_forced_object, Dim3, dim3, GridGroup, grid_group)
-_CUDA_TYPE_EXPORTS = (
-    "b1", "bfloat16", "bool", "bool_", "boolean", "byte", "c16", "c8", "char", "complex128", "complex64", "double",
-    "f4", "f8", "float32", "float64", "i1", "i2", "i4", "i8", "int16", "int32", "int64", "int8", "int_", "intc",
-    "intp", "long_", "longlong", "none", "short", "size_t", "ssize_t", "u1", "u2", "u4", "u8", "uchar", "uint",
-    "uint16", "uint32", "uint64", "uint8", "uintc", "uintp", "ulong", "ulonglong", "ushort", "void")
 # the numba-cuda release whose API kfront follows: numba_cuda.__version__ under the alias
 NUMBA_CUDA_VERSION = "0.30.4"
 _FROM_TO_DTYPE = {"from_dtype": ("kfront.types", "from_dtype"), "as_dtype": ("kfront.types", "as_dtype")}
@@ -208,7 +203,7 @@ _CUDA_MODULES = {
          "cg": "numba.cuda.cg", "types": "numba.cuda.types", "config": "numba.cuda.core.config",
          "core": "numba.cuda.core", "np": "numba.cuda.np", "dispatcher": "numba.cuda.dispatcher",
          "vectorizers": "numba.cuda.vectorizers"}),
-    "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=_CUDA_TYPE_EXPORTS, kernel_path="numba.types"),
+    "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
     "numba.cuda.core": _Spec((), {"config": "numba.cuda.core.config", "errors": "numba.cuda.core.errors"}),
     "numba.cuda.core.config": _Spec(**_CONFIG),
     "numba.cuda.core.errors": _Spec((_ErrorNames(),)),

@@ -29,11 +29,8 @@ from kfront.cuda.ufuncs import reduce
 from kfront.cuda import random
 from kfront.cuda.vectorizers import guvectorize, vectorize
 from kfront import config, types
-# numba-cuda 0.30 re-exports numba.cuda.types' type names (numba.cuda.types.__all__, those kfront has)
-from kfront.types import (b1, bfloat16, bool_, boolean, byte, c8, c16, char, complex64, complex128, double,  # noqa: F401
-                          f4, f8, float32, float64, i1, i2, i4, i8, int8, int16, int32, int64, int_, intc, intp,
-                          long_, longlong, none, short, size_t, ssize_t, u1, u2, u4, u8, uchar, uint, uint8, uint16,
-                          uint32, uint64, uintc, uintp, ulong, ulonglong, ushort, void)
+# numba-cuda 0.30 re-exports numba.cuda.types' type names (`bool` only under the alias: here it would be the builtin's)
+globals().update((name, getattr(types, name)) for name in types.CUDA_TYPE_NAMES if name != "bool")
 
 globals().update(intrinsics.make_namespace("numba.cuda"))
 
