@@ -5,8 +5,8 @@
     python -m kfront -c 'text' [args...]   runs the text as __main__ (sys.argv = ['-c', args...]), as python -c does
     python -m kfront - [args...]           runs the program read from standard input (sys.argv = ['-', args...])
 
-For the run, `numba` and its submodules resolve to kfront (kfront._alias.install_numba_alias), so
-`from numba import cuda` gives kfront's. The program runs as `python prog.py` would run it: its directory
+For the run, numba.cuda and the modules numba-cuda provides resolve to kfront (kfront._alias.install_numba_alias),
+so `from numba import cuda` gives kfront's; where numba is not installed, `numba` and its submodules do. The program runs as `python prog.py` would run it: its directory
 first on sys.path, __name__ == "__main__", __file__ its absolute path (and, unlike python's, sys.argv[0]
 too: runpy.run_path sets it); a text given with -c or read from standard input runs in a fresh __main__ as
 python runs it (file name "<string>" or "<stdin>", the current directory first on sys.path), and its text is
@@ -25,7 +25,8 @@ USAGE = """usage: python -m kfront prog.py [args...]
        python -m kfront -m module [args...]
        python -m kfront -c 'program text' [args...]
        python -m kfront - [args...]    (the program read from standard input)
-Runs a numba-cuda program unchanged on kfront: `numba` and `numba.cuda` resolve to kfront for the run.
+Runs a numba-cuda program unchanged on kfront: `numba.cuda` (and `numba`, where numba is not installed)
+resolves to kfront for the run.
 Environment: KFRONT_SIM=1 (or NUMBA_ENABLE_CUDASIM=1) runs kernels on kfront's simulator."""
 
 

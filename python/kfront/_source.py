@@ -37,7 +37,7 @@ import enum
 import sys
 import types as pytypes
 
-from kfront import errors
+from kfront import _numba_interop, errors
 from kfront import types as kftypes
 
 
@@ -376,4 +376,10 @@ def freeze_value(name, value, registry=None):
         py_func = None
     if isinstance(py_func, pytypes.FunctionType):
         return ("function", value)
+    try:
+        foreign = _numba_interop.foreign_type(value)  # one of numba's types, beside a real numba
+    except errors.UnsupportedError:
+        return None
+    if foreign is not None and not isinstance(foreign, kftypes.Signature):
+        return freeze_value(name, foreign, registry)
     return None

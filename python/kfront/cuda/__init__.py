@@ -28,6 +28,10 @@ from kfront.cuda._dlpack import from_dlpack
 from kfront.cuda.dispatcher import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
 from kfront.cuda.ufuncs import reduce
 from kfront.cuda import random
+from kfront.cuda.vectorizers import guvectorize, vectorize
+from kfront import config, types
+# numba-cuda 0.30 re-exports numba.cuda.types' type names (`bool` only under the alias: here it would be the builtin's)
+globals().update((name, getattr(types, name)) for name in types.CUDA_TYPE_NAMES if name != "bool")
 
 globals().update(intrinsics.make_namespace("numba.cuda"))
 

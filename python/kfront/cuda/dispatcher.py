@@ -24,7 +24,7 @@ import weakref
 
 import numpy as np
 
-from kfront import _capture, _kfront, _pickle, _source, errors, types
+from kfront import _capture, _kfront, _numba_interop, _pickle, _source, errors, types
 from kfront import config as _config  # (kernel[...] calls its launch configuration `config`)
 from kfront.cuda import _runtime
 
@@ -109,6 +109,8 @@ def _example(t):
 def _sig_strings(sigs):
     if sigs is None:
         return []
+    if not isinstance(sigs, (str, list, tuple, types.Signature)):
+        sigs = _numba_interop.foreign_type(sigs) or sigs  # numba's signature object, beside a real numba
     if isinstance(sigs, (str, types.Signature)) or (isinstance(sigs, tuple) and not
                                                     any(isinstance(s, (str, types.Signature, tuple)) for s in sigs)):
         sigs = [sigs]
@@ -158,7 +160,9 @@ class _Inputs:
             return frozen
         dep = frozen[1]
         if not isinstance(dep, Dispatcher):
-            return None
+            dep = _numba_interop.device_function(dep)  # numba's @jit function beside a real numba, or None
+            if dep is None:
+                return None
         if id(dep) not in self._index:
             self._add(dep)
         return ("function", self._index[id(dep)], dep.py_func.__code__.co_name)
@@ -207,6 +211,7 @@ def _registry():
         # a type's own name first (float64 rather than its alias double), then the aliases
         for name in sorted(names, key=lambda n: str(getattr(types, n)) != n):
             paths.setdefault(id(getattr(types, name)), "numba." + name)
+        paths[id(types.bfloat16)] = "numba.cuda.types.bfloat16"  # numba-cuda's only (numba.types has none)
         paths[id(cuda)] = "numba.cuda"
         paths[id(cuda.random)] = "numba.cuda.random"
         paths[id(cuda.literal_unroll)] = "numba.cuda.literal_unroll"
