@@ -25,10 +25,13 @@
  *  - fptosi/fptoui saturate (NaN gives 0), as PTX cvt.rzi does;
  *  - shared and local memory start zeroed; a shuffle from a lane that is not taking part returns the
  *    caller's own value;
- *  - a thread that exits while others of its block wait at a barrier is a barrier divergence (CUDA C leaves
- *    __syncthreads in divergent code undefined) unless opts.exit_releases_barriers asks for PTX's rule that a
- *    barrier waits for non-exited threads only; a thread ended by a failed bounds check or an unchecked
- *    out-of-bounds access never counts (its error is the error).
+ *  - barriers follow PTX for threads that have exited (a return from the kernel, a silent raise): a barrier
+ *    waits for the threads of the block that have not exited, so `if i >= n: return` before
+ *    cuda.syncthreads() is fine, and so is a thread finishing while others wait (opts.strict_barriers asks
+ *    for CUDA C's rule instead: every thread reaches each barrier); a grid barrier waits for every block, each
+ *    arriving through its thread (0,0,0) as on the GPU; live threads at different barriers are a divergence.
+ *    A thread ended by a failed bounds check or an unchecked out-of-bounds access never counts (its error is
+ *    the error).
  *
  * Ownership: a SimProgram borrows its Module (which must outlive it and not change meanwhile); argument
  * data is borrowed for the duration of the launch. Nothing here prints or exits. */
@@ -81,8 +84,9 @@ typedef struct SimOptions {
                                * of a thread and before each block */
   unsigned max_call_depth;    /* nested func.call depth (default 256) */
   unsigned nworkers;          /* host threads running blocks in parallel (default 1; 0 = number of CPUs) */
-  bool exit_releases_barriers; /* PTX `exit` semantics: a barrier waits for non-exited threads only (default
-                                  off: a thread that exits while others wait is reported as divergence) */
+  bool strict_barriers;       /* CUDA C's stricter rule: every thread of the block reaches each barrier, so a
+                               * thread that has exited while others wait is a divergence (default off: PTX's
+                               * `exit`, a barrier waits for the threads that have not exited) */
   /* gpu.print's output, handed over when the launch ends: the lines of each thread in the order it printed
    * them, threads in order within a block, blocks in order (the GPU guarantees no order across threads), at
    * most SIM_PRINT_MAX bytes (the GPU's printf buffer; the rest is dropped, with a warning to the Diag).
