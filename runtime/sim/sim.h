@@ -10,6 +10,8 @@
  *   IndexError: index 10 is out of bounds for axis 0 with size 10 (kernel foo_grid, s000_kernels.py:23:5)
  *   ValueError: x must be positive (kernel foo, k.py:7:9; thread (2, 0, 0) of block (0, 0, 0))
  *   error: barrier divergence in kernel K at F:L:C: thread (x,y,z) of block (x,y,z) waits here, but ...
+ *   error: grid barrier divergence in kernel K at F:L:C: block (x,y,z) waits here, but ...
+ *   error: shuffle from an absent lane in kernel K at F:L:C: thread (x,y,z) of block (x,y,z) reads lane L ...
  *   error: data race on shared array at F:L:C (and F:L:C): threads (..) and (..) access element [i, j] between two barriers (...)
  *   error: memory access out of bounds (unchecked) in kernel K at F:L:C: ...
  *   error: simulation step limit exceeded (N ops in the launch; kf_runtime_options.sim_max_steps, ...) in kernel K ...
@@ -23,8 +25,9 @@
  *  - integer division and remainder by zero (divsi, divui, remsi, remui, floordivsi, floormodsi) give 0;
  *    INT_MIN / -1 wraps; shifts by the width or more give 0 (shrsi: the sign);
  *  - fptosi/fptoui saturate (NaN gives 0), as PTX cvt.rzi does;
- *  - shared and local memory start zeroed; a shuffle from a lane that is not taking part returns the
- *    caller's own value;
+ *  - shared and local memory start zeroed; a shuffle from a live lane that waits elsewhere returns the
+ *    caller's own value (one from a lane that has exited, or past the block's last thread, is an error: its
+ *    value is undefined on the GPU);
  *  - barriers follow PTX for threads that have exited (a return from the kernel, a silent raise): a barrier
  *    waits for the threads of the block that have not exited, so `if i >= n: return` before
  *    cuda.syncthreads() is fine, and so is a thread finishing while others wait (opts.strict_barriers asks
