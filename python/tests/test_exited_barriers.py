@@ -5,7 +5,8 @@ cooperative groups, and kfront's lower_grid_sync). numba-cuda runs these kernels
 too, with the same answers (checked here against NumPy; the one-block launches were also run on numba-cuda's
 simulator). What the GPU leaves undefined or would hang on stays a located error on the simulator: live threads at
 different barriers (numba-cuda's simulator releases any barrier with any other; CUDA C leaves it undefined), a
-block of a grid of several that never reaches the grid barrier, and a shuffle that reads an exited lane. Those
+shuffle whose mask names a lane waiting at a block barrier, a block of a grid of several that never reaches the
+grid barrier, and a shuffle that reads an exited lane. Those
 error cases run on the simulator only; the rest also run on the GPU (test/gpu/run_python_gpu.sh), and
 test/gpu/python/test_exited_barriers_vs_numba.py compares them with numba-cuda there."""
 import os
@@ -289,3 +290,28 @@ def test_shuffle_from_an_exited_lane():
     with pytest.raises(CudaDriverError, match=r"reads lane 16 of its warp, which the block does not have \(its last "
                        r"warp has 16 threads\)"):
         warp_ops_after_return[1, 16](out, ballots, 16, 8)
+
+
+@cuda.jit
+def half_warp_shuffles(out, mask):
+    # lanes 0..15 swap with their neighbour while lanes 16..31 go on to the block barrier
+    t = cuda.threadIdx.x
+    v = t
+    if t < 16:
+        v = cuda.shfl_xor_sync(mask, t, 1)
+    cuda.syncthreads()
+    out[t] = v
+
+
+def test_shuffle_of_half_a_warp():
+    out = np.zeros(32, dtype=np.int64)
+    half_warp_shuffles[1, 32](out, 0xFFFF)
+    np.testing.assert_array_equal(out, np.r_[np.arange(16) ^ 1, np.arange(16, 32)])
+
+
+@sim_only
+def test_shuffle_mask_names_a_lane_at_a_barrier():
+    out = np.zeros(32, dtype=np.int64)
+    with pytest.raises(CudaDriverError, match=r"barrier divergence in kernel half_warp_shuffles at .*: thread "
+                       r"\(0,0,0\) of block \(0,0,0\) waits here, but thread \(16,0,0\) waits at"):
+        half_warp_shuffles[1, 32](out, 0xFFFFFFFF)

@@ -5,6 +5,8 @@
  * runs until it reaches a barrier, a warp op, or its end:
  *   - warp by warp, the ready lanes run; lanes stopped at warp ops (shfl, vote, syncwarp, activemask)
  *     are then resolved together, grouped by the op they wait at (lockstep up to the warp op), and run on;
+ *     lanes that have exited do not hold a warp op their mask names (PTX), but a lane the mask names that
+ *     waits at a block barrier is a divergence, and a shuffle reading an exited lane an error;
  *   - when every thread of the block waits at a barrier or has ended, the barrier is released if all of
  *     those that wait wait at the same one (barrier_reduce computed over them); threads at different
  *     barriers are a barrier divergence error. Threads that have exited do not take part (PTX's `exit`: a
@@ -1157,6 +1159,30 @@ out:
 
 static inline const Ins *waiting_at(const Thread *t) { return &t->fn->code[t->pc]; }
 
+/* A barrier (or a warp op, whose mask names `other`) that `waiter` waits at while `other` has exited or waits at
+ * another barrier. */
+static void divergence(BlockCtx *B, Thread *waiter, Thread *other) {
+  Launch *L = B->L;
+  char msg[SIM_MSG_MAX], lb[300], lb2[300], what[400];
+  if (other->state == T_EXITED)
+    snprintf(what, sizeof what, "thread (%u,%u,%u) has exited", other->tid[0], other->tid[1], other->tid[2]);
+  else
+    snprintf(what, sizeof what, "thread (%u,%u,%u) waits at %s", other->tid[0], other->tid[1], other->tid[2],
+             loc_text(waiting_at(other)->op->loc, lb2, sizeof lb2));
+  msgf(msg, sizeof msg,
+           "error: barrier divergence in kernel %s at %s: thread (%u,%u,%u) of block (%u,%u,%u) waits here, but %s",
+           L->kname, loc_text(waiting_at(waiter)->op->loc, lb, sizeof lb), waiter->tid[0], waiter->tid[1],
+           waiter->tid[2], B->bid[0], B->bid[1], B->bid[2], what);
+  lock(L);
+  if (!L->res->barrier_divergence) {
+    L->res->barrier_divergence = true;
+    snprintf(L->res->barrier_message, SIM_MSG_MAX, "%s", msg);
+  }
+  set_status(L, SIM_ERR_BARRIER, msg);
+  unlock(L);
+  stop_launch(L);
+}
+
 /* A shuffle of lane t that reads lane src of its warp, which has exited or is past the block's last thread:
  * PTX leaves the value undefined (an exited lane named in the mask does not hold the shuffle up, but it has
  * nothing to give). Stops the launch. */
@@ -1182,7 +1208,7 @@ static void shuffle_from_absent(BlockCtx *B, Thread *t, const Ins *I, unsigned s
 }
 
 /* Resolves the lanes of warp w that wait at warp ops, one group per op. Returns true if any ran (false, the
- * launch stopped, on a shuffle from an absent lane). */
+ * launch stopped, on a shuffle from an absent lane or a lane named in a mask that waits at a block barrier). */
 static bool resolve_warp(BlockCtx *B, unsigned w) {
   Thread *lanes = &B->threads[w * 32];
   unsigned nl = B->nthreads - w * 32 < 32 ? B->nthreads - w * 32 : 32;
@@ -1200,6 +1226,19 @@ static bool resolve_warp(BlockCtx *B, unsigned w) {
     }
     pending &= ~group;
     const WarpInfo *wi = I->ext;
+    if (wi->kind != WK_ACTIVEMASK) {
+      /* a lane the mask names that waits at a block barrier: neither could go on on the GPU */
+      uint32_t present = nl == 32 ? ~0u : (1u << nl) - 1;
+      for (uint32_t m = group; m; m &= m - 1) {
+        Thread *t = &lanes[__builtin_ctz(m)];
+        uint32_t named = (uint32_t)t->regs[wi->mask].u & present & ~group;
+        for (; named; named &= named - 1)
+          if (lanes[__builtin_ctz(named)].state == T_BARRIER) {
+            divergence(B, t, &lanes[__builtin_ctz(named)]);
+            return false;
+          }
+      }
+    }
     Slot out[32];
     for (uint32_t m = group; m; m &= m - 1) {
       unsigned l = (unsigned)__builtin_ctz(m);
@@ -1255,28 +1294,6 @@ static bool resolve_warp(BlockCtx *B, unsigned w) {
     }
   }
   return any;
-}
-
-static void divergence(BlockCtx *B, Thread *waiter, Thread *other) {
-  Launch *L = B->L;
-  char msg[SIM_MSG_MAX], lb[300], lb2[300], what[400];
-  if (other->state == T_EXITED)
-    snprintf(what, sizeof what, "thread (%u,%u,%u) has exited", other->tid[0], other->tid[1], other->tid[2]);
-  else
-    snprintf(what, sizeof what, "thread (%u,%u,%u) waits at %s", other->tid[0], other->tid[1], other->tid[2],
-             loc_text(waiting_at(other)->op->loc, lb2, sizeof lb2));
-  msgf(msg, sizeof msg,
-           "error: barrier divergence in kernel %s at %s: thread (%u,%u,%u) of block (%u,%u,%u) waits here, but %s",
-           L->kname, loc_text(waiting_at(waiter)->op->loc, lb, sizeof lb), waiter->tid[0], waiter->tid[1],
-           waiter->tid[2], B->bid[0], B->bid[1], B->bid[2], what);
-  lock(L);
-  if (!L->res->barrier_divergence) {
-    L->res->barrier_divergence = true;
-    snprintf(L->res->barrier_message, SIM_MSG_MAX, "%s", msg);
-  }
-  set_status(L, SIM_ERR_BARRIER, msg);
-  unlock(L);
-  stop_launch(L);
 }
 
 /* Releases the barrier every waiting thread stands at. False on divergence (reported). */

@@ -32,7 +32,8 @@
  *    waits for the threads of the block that have not exited, so `if i >= n: return` before
  *    cuda.syncthreads() is fine, and so is a thread finishing while others wait (opts.strict_barriers asks
  *    for CUDA C's rule instead: every thread reaches each barrier); a grid barrier waits for every block, each
- *    arriving through its thread (0,0,0) as on the GPU; live threads at different barriers are a divergence.
+ *    arriving through its thread (0,0,0) as on the GPU; live threads at different barriers, or at a warp op
+ *    whose mask names a thread waiting at a block barrier, are a divergence.
  *    A thread ended by a failed bounds check or an unchecked out-of-bounds access never counts (its error is
  *    the error).
  *

@@ -103,3 +103,8 @@ def test_warp_ops_wait_for_live_lanes(n, delta):
         np.testing.assert_array_equal(out[:44], np.arange(44))
     else:
         np.testing.assert_array_equal(out[:32], np.r_[np.arange(16, 32), np.arange(16, 32)])
+
+
+def test_shuffle_of_half_a_warp():
+    out, = assert_same(sim.half_warp_shuffles, (1, 32), np.zeros(32, dtype=np.int64), 0xFFFF)
+    np.testing.assert_array_equal(out, np.r_[np.arange(16) ^ 1, np.arange(16, 32)])
