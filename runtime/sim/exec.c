@@ -20,8 +20,8 @@
  * released. On the GPU a block arrives at a grid barrier through its thread (0,0,0) (backend/lower_llvm.c,
  * lower_grid_sync, as CUDA's cooperative groups do), so in a grid of several blocks a block that ended (all
  * its threads exited), that waits at another grid barrier, or whose thread (0,0,0) has exited while the others
- * wait, is a grid barrier divergence error (the GPU would hang). Once the error record is set (a failed bounds check, a recorded raise), the launch ends
- * at the next grid barrier instead, as the GPU's code does (backend/lower_llvm.c, lower_grid_sync). The runtime
+ * wait, is a grid barrier divergence error (the GPU would hang). Once the error record is set (a failed bounds
+ * check, a recorded raise), the launch ends at the next grid barrier instead, as the GPU's code does. The runtime
  * has checked the grid fits the simulated device (resident_blocks). A grid barrier in a launch that is not
  * cooperative is an error.
  * Shared-memory accesses are checked for races with a shadow entry per element (last writer, up to two
