@@ -86,6 +86,8 @@ typedef struct FeNamespace {
   const char **names;
   FeVal *vals;
   const FeEnum *enumc; /* an enum class: its members' type (every vals[i] is a member: FV_VAL with enumc) */
+  const char *module;  /* a Python module of the embedder's (KF_VALUE_PYMODULE): its name; its members the attributes
+                        * kernels read */
 } FeNamespace;
 
 /* The type of the members of an enum class (Numba's EnumMember / IntEnumMember): one per distinct spelling,
@@ -286,7 +288,7 @@ struct FeCtx {
 /* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python ----------------------- */
 #define FE_BUILTINS(X)                                                                     \
   X(RANGE, "range") X(LEN, "len") X(MIN, "min") X(MAX, "max") X(ABS, "abs")              \
-  X(ZIP, "zip") X(ENUMERATE, "enumerate") X(SLICE, "slice")                                \
+  X(ZIP, "zip") X(ENUMERATE, "enumerate") X(SLICE, "slice") X(TUPLE, "tuple")              \
   X(LITERAL_UNROLL, "literal_unroll")                                                    \
   X(INT, "int") X(FLOAT, "float") X(BOOL, "bool") X(ROUND, "round") X(PRINT, "print")    \
   X(POW, "pow") X(DIVMOD, "divmod") X(COMPLEX, "complex")                                \

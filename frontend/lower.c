@@ -330,6 +330,7 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
       if (strcmp(v.ns->names[i], a) == 0)
         return global_value(L, &v.ns->vals[i], arena_printf(&L->fe->arena, "%s.%s", v.ns->name, a),
                             arena_printf(&L->fe->arena, "%s__%s", v.ns->name, a), aloc);
+    if (v.ns->module) return lw_lerr(L, aloc, "module '%s' has no attribute '%s'", v.ns->module, a);
     return lw_lerr(L, aloc, "namespace '%s' has no attribute '%s'", v.ns->name, a);
   case FV_BUILTIN:
     if (v.builtin == BI_THREADIDX || v.builtin == BI_BLOCKIDX || v.builtin == BI_BLOCKDIM || v.builtin == BI_GRIDDIM) {

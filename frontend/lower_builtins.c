@@ -250,6 +250,12 @@ FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
     return lower_reduction(L, fname + strlen("np."), fname, arr, e, 1);
   }
   case BI_SLICE: return lower_slice_ctor(L, e);
+  case BI_TUPLE: /* numba-cuda's TupleConstructor: tuple() is the empty tuple, tuple(t) of a tuple is t itself */
+    if (!lw_positional(L, e, fname, 0, 1, a)) return poison();
+    if (a[0].kind == FV_UNDEF) return lw_make_tuple(L, 0, NULL);
+    if (a[0].kind == FV_TUPLE) return (a[0].literal = false, a[0]);
+    return lw_lerr(L, arg_loc(e, 0), "no implementation of tuple() for %s (numba-cuda's tuple() takes a tuple, or nothing "
+                                     "for the empty tuple)", lw_vname(L, &a[0]));
   case BI_COMPLEX: { /* numba-cuda's typing: complex64 from a float32 (or two), else complex128 */
     if (!lw_positional(L, e, fname, 1, 2, a)) return poison();
     unsigned n = a[1].kind == FV_UNDEF ? 1 : 2;

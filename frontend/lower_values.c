@@ -67,7 +67,9 @@ const char *lw_vname(Lower *L, const FeVal *v) {
   case FV_STR: return "unicode_type";
   case FV_HOST: return "a host object";
   case FV_CONSTARR: return arena_printf(&L->fe->arena, "a constant %s", tname(L, v->carr->type));
-  case FV_NAMESPACE: return arena_printf(&L->fe->arena, "namespace '%s'", v->ns->name);
+  case FV_NAMESPACE:
+    if (v->ns->module) return arena_printf(&L->fe->arena, "Module(<module '%s'>)", v->ns->module);
+    return arena_printf(&L->fe->arena, "namespace '%s'", v->ns->name);
   case FV_METHOD: return arena_printf(&L->fe->arena, "method '%s' of %s", lw_method_names[v->builtin], tname(L, v->type));
   case FV_UNDEF: return "undefined";
   default: return "?";

@@ -633,8 +633,12 @@ def test_freeze_modules_and_known_objects():
     assert freeze_value("pi", math.pi, {}) == ("scalar", math.pi)
     assert freeze_value("t", kftypes.float32, {}) == ("path", "numba.float32")
     assert freeze_value("t", kftypes.boolean, {}) == ("path", "numba.bool")
+    # a module of the program's own: the attributes the function reads that it has (never walked whole)
     other = pytypes.ModuleType("somewhere.else")
-    assert freeze_value("m", other, {}) == ("module", "somewhere.else")
+    other.X, other.L, other.unread = 3, [1], 4
+    assert freeze_value("m", other, {}) == ("pymodule", "somewhere.else", {})
+    assert freeze_value("m", other, {}, {"X", "L", "Y"}) == (
+        "pymodule", "somewhere.else", {"X": ("scalar", 3), "L": ("unsupported", "a Python list")})
 
 
 def test_registry_comes_first():

@@ -138,10 +138,11 @@ class _Inputs:
         spec.update(d._spec_options())
         self.specs.append(spec)
         globals_, closure = _source.referenced_names(fn)
+        attrs = _source.attribute_names(fn.__code__)  # what it may read of the program's own modules
         for name, value in list(globals_.items()) + list(closure.items()):
             if value is d and name == fn.__code__.co_name:
                 continue  # recursion: the function's own name is defined in its own source
-            frozen = _source.freeze_value(name, value, self._registry)
+            frozen = _source.freeze_value(name, value, self._registry, attrs)
             if frozen is not None and frozen[0] == "exception":  # raised by a kernel, it comes back by this name
                 _kfront.register_exception(frozen[1], frozen[2])
                 frozen = frozen[:2]
@@ -156,6 +157,17 @@ class _Inputs:
         if frozen[0] == "tuple":
             items = [self._functions_bound(item) for item in frozen[1]]
             return None if None in items else ("tuple", items)
+        if frozen[0] == "pymodule":  # its device functions (mod.f(x)); another function is one kernels cannot use
+            members = {}
+            for attr, item in frozen[2].items():
+                if item[0] == "exception":  # raised by a kernel as mod.MyError, it comes back by its name
+                    _kfront.register_exception(item[1], item[2])
+                    item = item[:2]
+                bound = self._functions_bound(item)
+                members[attr] = bound if bound is not None else ("unsupported", (
+                    _source.describe_unusable(item[1], self._registry) if item[0] == "function" else
+                    "a tuple holding a Python function that is not a @cuda.jit device function"))
+            return ("pymodule", frozen[1], members)
         if frozen[0] != "function":
             return frozen
         dep = frozen[1]
@@ -169,6 +181,8 @@ class _Inputs:
 
     def _bind(self, name, frozen):
         old = self.bindings.get(name)
+        if old is not None and old[0] == frozen[0] == "pymodule" and old[1] == frozen[1]:
+            frozen = _merged_module(old, frozen)  # one module read by several functions: the attributes of each
         if old is not None and not _same(old, frozen):
             raise errors.UnsupportedError(
                 "kfront: the name %r means different things in the functions of one kernel (%s and %s); kfront "
@@ -177,6 +191,14 @@ class _Inputs:
 
     def binding_list(self):
         return list(self.bindings.items())
+
+
+def _merged_module(a, b):
+    members = dict(a[2])
+    for attr, d in b[2].items():
+        old = members.get(attr)
+        members[attr] = _merged_module(old, d) if old is not None and old[0] == d[0] == "pymodule" else d
+    return ("pymodule", a[1], members)
 
 
 def _same(a, b):
@@ -188,13 +210,15 @@ def _same(a, b):
         return len(a[1]) == len(b[1]) and all(_same(x, y) for x, y in zip(a[1], b[1]))
     if a[0] == "namespace":
         return a[1].keys() == b[1].keys() and all(_same(a[1][k], b[1][k]) for k in a[1]) and a[2:] == b[2:]
+    if a[0] == "pymodule":
+        return a[1] == b[1] and a[2].keys() == b[2].keys() and all(_same(a[2][k], b[2][k]) for k in a[2])
     if a[0] == "scalar":
         return type(a[1]) is type(b[1]) and a[1] == b[1] and a[2:] == b[2:]
     return a[1:] == b[1:]
 
 
 def _describe(frozen):
-    return frozen[0] if frozen[0] in ("array", "namespace", "tuple") else "%s %r" % (frozen[0], frozen[1])
+    return frozen[0] if frozen[0] in ("array", "namespace", "tuple", "pymodule") else "%s %r" % (frozen[0], frozen[1])
 
 
 _TYPE_PATHS = None
