@@ -437,17 +437,19 @@ def report(args):
             "numba-cuda %s" % info.get("numba-cuda", "")
         lines.append("| %s | %s | %s | %s | %s | %s |" % (l, info.get("date", ""), info.get("machine", ""), impl,
                                                            info.get("numba", ""), info.get("per-test limit", "")))
-    lines += ["", "## Totals", "", _counts_header("label")]
+    lines += ["", "## Totals", "", "`of the baseline's`: the tests this run passes among those its baseline (numba-cuda "
+              "on the same machine, -sim or -gpu) passes. A module whose import fails is one `<module>` row (error): "
+              "its tests are not counted one by one.", "", _counts_header("label")]
     folder_tables = {}
     for l in labels:
         per_module, per_folder = _table_counts(data[l])
         folder_tables[l] = (per_module, per_folder)
-        lines.append(_counts_row(l, _count(o for o, _ in data[l].values())))
+        lines.append(_counts_row(l, _count(o for o, _ in data[l].values()), _kept(data, l)))
     lines += ["", "## Per folder", ""]
     for folder in FOLDERS:
         lines += ["### %s" % folder, "", _counts_header("label")]
         for l in labels:
-            lines.append(_counts_row(l, folder_tables[l][1].get(folder, _count([]))))
+            lines.append(_counts_row(l, folder_tables[l][1].get(folder, _count([])), _kept(data, l, folder + "/")))
         lines.append("")
     modules = sorted({m for l in labels for m in folder_tables[l][0]})
     lines += ["## Per module: passed / tests", "", "| module | " + " | ".join(labels) + " |",
@@ -465,11 +467,20 @@ def report(args):
 
 
 def _counts_header(first):
-    return "| %s | %s |\n|---|%s" % (first, " | ".join(OUTCOMES), "---|" * len(OUTCOMES))
+    return "| %s | %s | of the baseline's |\n|---|%s---|" % (first, " | ".join(OUTCOMES), "---|" * len(OUTCOMES))
 
 
-def _counts_row(name, counts):
-    return "| %s | %s |" % (name, " | ".join(str(counts.get(k, 0)) for k in OUTCOMES))
+def _counts_row(name, counts, kept):
+    return "| %s | %s | %s |" % (name, " | ".join(str(counts.get(k, 0)) for k in OUTCOMES), kept)
+
+
+def _kept(data, label, prefix=""):
+    """`passed / baseline passes` over tests under prefix, against the baseline of label's machine (-sim, -gpu)."""
+    base = data.get("numba-cuda-" + label.rsplit("-", 1)[-1])
+    if base is None:
+        return ""
+    wanted = [t for t, (o, _) in base.items() if o == "pass" and t.startswith(prefix)]
+    return "%d / %d" % (sum(1 for t in wanted if data[label].get(t, ("",))[0] == "pass"), len(wanted))
 
 
 def write_classification(data, labels, scope, rules):
@@ -508,7 +519,12 @@ def write_classification(data, labels, scope, rules):
                                                                       -len(kv[1]), kv[0])):
             md.append("| %s | %d | `%s` |" % (cls.replace("|", "\\|"), len(members),
                                               members[0][0].replace("|", "\\|")))
-        md.append("")
+        kinds = {}
+        for r in rows:
+            kind = r[2].split(":")[0]
+            kinds[kind] = kinds.get(kind, 0) + 1
+        md += ["", "By kind (the class up to its colon): " + ", ".join(
+            "%s %d" % kv for kv in sorted(kinds.items(), key=lambda kv: -kv[1])) + ".", ""]
         extra = [t for t, (o, _) in sorted(data[kf].items()) if o == "pass" and data[base].get(t, ("",))[0] != "pass"]
         if extra:
             md += ["Tests kfront passes that numba-cuda's run does not (%d): %s" % (
