@@ -64,6 +64,9 @@ typedef struct Frame {
   PyStmt *const *s;
   unsigned n, k;
   const bool *loop_ue;
+  /* the list holds the rest of the enclosing frame's (the statements after one that may exit, or after an if
+   * whose other branch always exits): after it, control goes on after the enclosing frame's last statement */
+  bool holds_rest;
 } Frame;
 
 struct Suffix;
@@ -98,6 +101,7 @@ typedef struct Lower {
   unsigned nnotes, notes_cap;
   Frame *frame;
   const bool *next_loop_ue; /* set by lower_loop for the body frame lower_stmts pushes next */
+  bool next_holds_rest;     /* set by seq_fn for the frame lower_stmts pushes next (Frame.holds_rest) */
   struct Suffix *suffixes;
   unsigned nsuffixes, suffixes_cap;
   bool out_of_stack;        /* "nested too deeply for the thread's stack" was said */
@@ -124,9 +128,11 @@ enum {
 typedef void (*BranchFn)(Lower *L, void *arg);
 /* c && <lazy> where <lazy> is produced by fn into the current insertion point: pure -> andi, else scf.if. */
 typedef FeVal (*LazyFn)(Lower *L, void *arg);
+/* A statement list lowered by seq_fn; holds_rest: it holds the rest of the frame at hand (Frame.holds_rest). */
 typedef struct StmtSeq {
   PyStmt *const *s;
   unsigned n;
+  bool holds_rest;
 } StmtSeq;
 
 /* ---- what the files of the lowering share (their other functions are their own) ------------------------------ */
@@ -406,6 +412,7 @@ static inline void mark_cooperative(Lower *L) {
 
 static inline void seq_fn(Lower *L, void *arg) {
   StmtSeq *q = arg;
+  L->next_holds_rest = q->holds_rest;
   lower_stmts(L, q->s, q->n);
 }
 
