@@ -302,6 +302,8 @@ struct FeCtx {
   X(SHFL_DOWN_SYNC, "shfl_down_sync") X(SHFL_XOR_SYNC, "shfl_xor_sync")                  \
   X(ALL_SYNC, "all_sync") X(ANY_SYNC, "any_sync") X(EQ_SYNC, "eq_sync")                  \
   X(BALLOT_SYNC, "ballot_sync") X(ACTIVEMASK, "activemask") X(POPC, "popc")              \
+  X(LANEMASK_LT, "lanemask_lt") X(MATCH_ANY_SYNC, "match_any_sync")                       \
+  X(MATCH_ALL_SYNC, "match_all_sync")                                                    \
   X(BREV, "brev") X(CLZ, "clz") X(FFS, "ffs") X(FMA, "fma") X(CBRT, "cbrt")             \
   X(SHARED_ARRAY, "shared.array") X(LOCAL_ARRAY, "local.array")                          \
   X(CONST_ARRAY_LIKE, "const.array_like")                                                \
