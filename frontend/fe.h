@@ -390,6 +390,14 @@ bool nb_parse_signature_text(FeCtx *fe, const char *s, size_t len, const char *f
                              FeSig *out);
 void nb_sig_print(const FeSig *s, StrBuf *out);
 
+/* ---- match.c ----------------------------------------------------------------------------------------- */
+/* The function definition with its match statements rewritten into the if/elif chains CPython compiles them to
+ * (def itself when it has none); those with a pattern numba-cuda refuses are left as they are. */
+const PyStmt *match_rewrite_function(FeCtx *fe, const PyStmt *def);
+/* For a match statement: the opcode of the first pattern numba-cuda refuses ("MATCH_SEQUENCE", ...) and, in
+ * *loc, where that pattern is; NULL when it has none. */
+const char *match_refused(const PyStmt *s, SrcLoc *loc);
+
 /* ---- sema.c ------------------------------------------------------------------------------------------ */
 /* Registers every known dotted path (fe->known, fe->prefixes). */
 void sema_init_known(FeCtx *fe);

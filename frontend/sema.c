@@ -765,6 +765,7 @@ unsigned sema_free_names(FeCtx *fe, const PyStmt *def, const char ***out) {
 void sema_analyse_function(FeCtx *fe, FeFunc *fn) {
   if (fn->analysed) return;
   fn->analysed = true;
+  fn->def = match_rewrite_function(fe, fn->def);
   strmap_init(&fn->local_index);
   Analysis A = {.fe = fe, .fn = fn};
   const PyParams *ps = &fn->def->funcdef.params;
