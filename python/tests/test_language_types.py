@@ -1,7 +1,8 @@
 """kfront.cuda on the simulator (KFRONT_SIM=1 in the test command; on the GPU by test/gpu/run_python_gpu.sh):
 kernel-language features real numba-cuda code uses (issue 22, item 5), each with numba-cuda 0.30.4's typing —
 the warp intrinsics lanemask_lt, match_any_sync and match_all_sync (cudadecl.py's cases; numba-cuda's own
-simulator has none of them, so the expected values are PTX's definitions and numba-cuda's test_warp_ops)."""
+simulator has none of them, so the expected values are PTX's definitions and numba-cuda's test_warp_ops);
+lambdas as cuda.reduce's function (numba-cuda's documented example) and as device functions."""
 import numpy as np
 import pytest
 
@@ -136,3 +137,68 @@ def test_match_sync_value_types_refused():
     with pytest.raises(errors.TypingError, match=r"match_any_sync\(\) for \(int64, complex128\)") as e:
         complex_value[1, 1](np.zeros(1, np.int32), 1j)
     assert "test_language_types.py" in str(e.value)
+
+
+# ---- lambdas: cuda.reduce(lambda a, b: a + b), device functions ----------------------------------------------
+
+
+def test_reduce_lambda_numba_cuda_doc_example():
+    # numba-cuda's docs/source/user/reduction.rst
+    sum_reduce = cuda.reduce(lambda a, b: a + b)
+    A = (np.arange(1234, dtype=np.float64)) + 1
+    expect = A.sum()
+    got = sum_reduce(A)
+    assert expect == got
+
+
+def test_reduce_lambda_options():
+    max_reduce = cuda.reduce(lambda a, b: max(a, b))
+    values = np.array([3, -9, 27, 4, 11], dtype=np.int32)
+    assert max_reduce(values) == 27
+    assert max_reduce(values, size=2) == 3  # the first two elements
+    assert max_reduce(values, init=100) == 100
+    sum_reduce = cuda.reduce(lambda a, b: a + b)
+    d = cuda.to_device(np.arange(100, dtype=np.int64))
+    res = cuda.device_array(3, dtype=np.int64)
+    stream = cuda.stream()
+    assert sum_reduce(d, res=res, init=5, stream=stream) is None
+    stream.synchronize()
+    assert res.copy_to_host()[0] == 4950 + 5
+    assert sum_reduce(np.zeros(0, dtype=np.float32), init=2.5) == 2.5  # an empty array gives init
+
+
+def test_two_lambdas_on_one_line_each_their_own():
+    add, mul = cuda.reduce(lambda a, b: a + b), cuda.reduce(lambda a, b: a * b)
+    values = np.arange(1, 7, dtype=np.int64)
+    assert add(values) == 21
+    assert mul(values, init=1) == 720
+
+
+def test_lambda_device_function():
+    twice = cuda.jit(device=True)(lambda x: 2 * x +
+                                  1)  # a body over two lines
+
+    @cuda.jit
+    def apply(a):
+        i = cuda.grid(1)
+        a[i] = twice(a[i])
+
+    a = np.arange(8, dtype=np.float32)
+    apply[1, 8](a)
+    np.testing.assert_array_equal(a, 2 * np.arange(8, dtype=np.float32) + 1)
+
+
+def test_lambda_from_exec_on_its_first_line():
+    namespace = {"cuda": cuda}
+    exec("r = cuda.reduce(lambda a, b: a if a > b else b)", namespace)
+    assert namespace["r"](np.array([4.0, 8.5, -1.0])) == 8.5
+
+
+def test_lambda_typing_error_located_in_the_lambda():
+    bad = cuda.reduce(lambda a, b: a + b.nope)
+    with pytest.raises(errors.TypingError) as e:
+        bad(np.arange(4.0))
+    assert e.value.file == __file__
+    line = open(__file__).read().splitlines()[e.value.line - 1]
+    assert "b.nope" in line
+    assert line[e.value.col - 1:].startswith(("b.nope", "nope"))  # the column in the file, exactly
