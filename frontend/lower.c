@@ -821,6 +821,17 @@ static void lower_stmt(Lower *L, const PyStmt *s) {
   case ST_IMPORT:
   case ST_IMPORTFROM: lw_lerr(L, s->loc, "import inside a kernel is not supported (import at module level)"); return;
   case ST_FUNCDEF: lower_funcdef(L, s); return;
+  case ST_MATCH: { /* one match_rewrite_function left: a pattern numba-cuda's bytecode front end refuses */
+    SrcLoc where;
+    const char *opcode = match_refused(s, &where);
+    if (opcode)
+      lw_lerr(L, where, "Use of unsupported opcode (%s) found: numba-cuda compiles match statements whose patterns "
+                        "are literals, dotted names, captures, the wildcard, or- and as-patterns, not %s patterns",
+              opcode, strcmp(opcode, "MATCH_SEQUENCE") == 0 ? "sequence" : strcmp(opcode, "MATCH_MAPPING") == 0 ? "mapping" : "class");
+    else
+      unsupported_stmt(L, s);
+    return;
+  }
   default: unsupported_stmt(L, s); return;
   }
 }

@@ -174,6 +174,7 @@ NUMBA_ERRORS = {
     "UntypedAttributeError": TypingError,
     "NotDefinedError": TypingError,
     "UnsupportedError": UnsupportedError,
+    "UnsupportedBytecodeError": UnsupportedError,  # numba's, for bytecode it has no support for (match patterns)
     "CudaAPIError": CudaDriverError,
     "CudaDriverError": CudaDriverError,
     "NumbaWarning": KfrontWarning,

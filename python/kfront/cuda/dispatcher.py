@@ -134,13 +134,13 @@ class _Inputs:
         self._index[id(d)] = index
         fn = d.py_func
         self.sources.append(taken_source(d))
-        spec = {"name": fn.__code__.co_name, "source": index, "kind": d._kind, "signatures": d._sigs}
+        spec = {"name": _capture.compiled_name(fn), "source": index, "kind": d._kind, "signatures": d._sigs}
         spec.update(d._spec_options())
         self.specs.append(spec)
         globals_, closure = _source.referenced_names(fn)
         attrs = _source.attribute_names(fn.__code__)  # what it may read of the program's own modules
         for name, value in list(globals_.items()) + list(closure.items()):
-            if value is d and name == fn.__code__.co_name:
+            if value is d and name == _capture.compiled_name(fn):
                 continue  # recursion: the function's own name is defined in its own source
             frozen = _source.freeze_value(name, value, self._registry, attrs)
             if frozen is not None and frozen[0] == "exception":  # raised by a kernel, it comes back by this name
@@ -177,7 +177,7 @@ class _Inputs:
                 return None
         if id(dep) not in self._index:
             self._add(dep)
-        return ("function", self._index[id(dep)], dep.py_func.__code__.co_name)
+        return ("function", self._index[id(dep)], _capture.compiled_name(dep.py_func))
 
     def _bind(self, name, frozen):
         old = self.bindings.get(name)
@@ -321,7 +321,7 @@ class Dispatcher:
             inputs = self._frozen()
             program = _kfront.Program(_runtime.runtime(dev), inputs.sources, inputs.binding_list(), inputs.specs,
                                       bounds_check=self._bounds_check)
-            f = self._functions[dev] = program.function(self.py_func.__code__.co_name)
+            f = self._functions[dev] = program.function(_capture.compiled_name(self.py_func))
         return f
 
     # -- launching --------------------------------------------------------------------------------------
@@ -481,7 +481,7 @@ class Dispatcher:
         signature, as numba-cuda's inspect_* return them."""
         errors.register()  # compiling needs no runtime, but its errors are raised as kfront.errors' classes
         inputs = self._frozen()
-        name = self.py_func.__code__.co_name
+        name = _capture.compiled_name(self.py_func)
         out = {}
         for sig in self._signature_for(signature):
             out[signature_key(sig)] = _kfront.compile(inputs.sources, inputs.binding_list(), inputs.specs, [name],
@@ -685,7 +685,7 @@ def _balanced_end(text, start):
 
 def _inferred_return_type(dispatcher, sig):
     """The return type kfront's typing gave the device function compiled for sig: its kir function type's."""
-    name = dispatcher.py_func.__code__.co_name
+    name = _capture.compiled_name(dispatcher.py_func)
     kir = dispatcher._compile_text("kir", sig)
     for line in kir.splitlines():
         if "sym_name = @%s," % name in line and "function_type = " in line:
