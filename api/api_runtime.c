@@ -586,6 +586,13 @@ kf_status kf_kernel_max_cooperative_blocks(kf_kernel *k, unsigned threads_per_bl
   return KF_OK;
 }
 
+kf_status kf_kernel_get_attributes(kf_kernel *k, kf_kernel_attributes *out) {
+  RtRuntime *rt = KER(k)->f->p->rt;
+  API_RT(rt);
+  memset(out, 0, sizeof *out);
+  return rt->dev->ops->function_attributes(rt->dev, &KER(k)->fn, out, rt->diag);
+}
+
 unsigned kf_kernel_param_count(kf_kernel *k) {
   API_RT(k ? KER(k)->f->p->rt : NULL);
   return KER(k)->nuser;

@@ -72,6 +72,8 @@ typedef struct RtDeviceOps {
   kf_status (*load)(RtDevice *d, Module *kir, const char *ptx, RtDevModule **out, Diag *diag);
   void (*unload)(RtDevice *d, RtDevModule *m);
   kf_status (*function)(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag);
+  /* What fn's compiled code uses (kfront.h's kf_kernel_attributes: -1 for what the device cannot tell). */
+  kf_status (*function_attributes)(RtDevice *d, RtDevFunction *fn, kf_kernel_attributes *out, Diag *diag);
   /* Blocks of fn (block_threads threads, shared bytes) the whole device runs at once. */
   unsigned (*resident_blocks)(RtDevice *d, RtDevFunction *fn, unsigned block_threads, size_t shared);
   /* Runs fn over the physical grid x block with the parameters packed per abi.h (params[i] points at slot

@@ -459,6 +459,24 @@ static kf_status gpu_function(RtDevice *d, RtDevModule *m, const char *entry, Op
   return KF_OK;
 }
 
+static kf_status gpu_function_attributes(RtDevice *d, RtDevFunction *fn, kf_kernel_attributes *out, Diag *diag) {
+  Gpu *g = G(d);
+  BINDING(g);
+  if (!bind(&binding, diag)) return KF_ERROR_DEVICE;
+  static const int attrs[] = {CU_FUNC_ATTRIBUTE_NUM_REGS, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+                              CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES,
+                              CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK};
+  int v[5];
+  for (int i = 0; i < 5; i++)
+    if (!CU(cuFuncGetAttribute, &v[i], attrs[i], (CUfunction)fn->handle)) return KF_ERROR_DEVICE;
+  out->regs_per_thread = v[0];
+  out->local_bytes = v[1];
+  out->shared_bytes = v[2];
+  out->const_bytes = v[3];
+  out->max_threads_per_block = v[4];
+  return KF_OK;
+}
+
 static unsigned gpu_resident_blocks(RtDevice *d, RtDevFunction *fn, unsigned threads, size_t shared) {
   Gpu *g = G(d);
   unsigned per_sm = rt_cu_occupancy(g->cu, fn->handle, threads, shared);
@@ -589,6 +607,7 @@ static const RtDeviceOps gpu_ops = {
     .load = gpu_load,
     .unload = gpu_unload,
     .function = gpu_function,
+    .function_attributes = gpu_function_attributes,
     .resident_blocks = gpu_resident_blocks,
     .launch = gpu_launch,
     .make_current = gpu_make_current,

@@ -170,6 +170,19 @@ static kf_status sim_function(RtDevice *d, RtDevModule *m, const char *entry, Op
   return KF_OK;
 }
 
+/* The simulator runs kir: no registers, no local-memory frame (not known: -1); the shared and constant arrays the
+ * kernel declares; the device's block limit. */
+static kf_status sim_function_attributes(RtDevice *d, RtDevFunction *fn, kf_kernel_attributes *out, Diag *diag) {
+  size_t consts = 0;
+  if (!rt_kir_static_bytes(fn->module->kir, fn->handle, "const", &consts)) return out_of_memory(diag);
+  out->regs_per_thread = -1;
+  out->local_bytes = -1;
+  out->shared_bytes = (int64_t)fn->static_shared;
+  out->const_bytes = (int64_t)consts;
+  out->max_threads_per_block = fn->max_threads ? (int64_t)fn->max_threads : d->info.max_threads_per_block;
+  return KF_OK;
+}
+
 /* The blocks the simulated device holds at once (a cooperative launch's limit, a grid-stride launch's grid): by
  * the occupancy of its multiprocessors, as a GPU's (rt_limits_sim). */
 static unsigned sim_resident_blocks(RtDevice *d, RtDevFunction *fn, unsigned threads, size_t shared) {
@@ -326,6 +339,7 @@ static const RtDeviceOps sim_ops = {
     .load = sim_load,
     .unload = sim_unload,
     .function = sim_function,
+    .function_attributes = sim_function_attributes,
     .resident_blocks = sim_resident_blocks,
     .launch = sim_launch_fn,
     .make_current = sim_make_current,

@@ -682,6 +682,22 @@ KF_API int kf_kernel_is_cooperative(kf_kernel *k);
 KF_API kf_status kf_kernel_max_cooperative_blocks(kf_kernel *k, unsigned threads_per_block, size_t shared_bytes,
                                                   unsigned *out);
 
+/* What the compiled code of a kernel uses, as numba-cuda's kernel attributes give it (regs_per_thread,
+ * local_mem_per_thread, shared_mem_per_block, const_mem_size, max_threads_per_block). On a GPU each is the
+ * driver's cuFuncGetAttribute of the kernel's function (CU_FUNC_ATTRIBUTE_NUM_REGS, LOCAL_SIZE_BYTES,
+ * SHARED_SIZE_BYTES, CONST_SIZE_BYTES, MAX_THREADS_PER_BLOCK). The simulator runs kir, which has no registers
+ * and no local-memory frame: those two are -1 (not known); shared_bytes and const_bytes count the shared and
+ * constant arrays the kernel and the functions it calls declare (each once; the GPU's figure can add alignment
+ * and the module's error-string table), and max_threads_per_block is the simulated device's limit. */
+typedef struct kf_kernel_attributes {
+  int64_t regs_per_thread;       /* registers per thread; -1 not known */
+  int64_t local_bytes;           /* local memory per thread, bytes; -1 not known */
+  int64_t shared_bytes;          /* static shared memory per block, bytes */
+  int64_t const_bytes;           /* constant memory, bytes */
+  int64_t max_threads_per_block; /* the most threads a block of this kernel may have */
+} kf_kernel_attributes;
+KF_API kf_status kf_kernel_get_attributes(kf_kernel *k, kf_kernel_attributes *out);
+
 /* A parameter of a specialised kernel, as the user passes it (parameters the runtime adds are not listed). */
 typedef struct kf_param_info {
   kf_arg_kind kind;     /* scalar or array (a tuple argument's elements are parameters of their own) */

@@ -22,6 +22,8 @@ The classes:
       LaunchError(ValueError)        a grid, block or shared-memory size the device cannot launch
       CudaDriverError                the CUDA driver or the device failed (numba's CudaAPIError, CudaDriverError)
       KernelRaisedError              a kernel raised an exception of a class only the user's module knows
+      UnsupportedError
+        NotOnSimulatorError(AttributeError)  what only a GPU has (a kernel's registers, IPC), asked of the simulator
 
 A failed bounds check is Python's own IndexError (with the attributes above plus kernel, axis, index and
 extent), a host allocation failure MemoryError. An exception a kernel raised (`raise` or `assert` in a kernel
@@ -95,6 +97,20 @@ class SourceUnavailableError(CompilerError):
     """Python keeps no source lines for the function, so kfront cannot compile it."""
 
     kind = KIND_NOT_FOUND
+
+
+class NotOnSimulatorError(UnsupportedError, AttributeError):
+    """What only a GPU has, asked of kfront's simulator: a compiled kernel's registers and local memory (the
+    simulator runs kfront's IR, which has neither), memory shared with other processes (IPC). An AttributeError
+    too, as numba-cuda's simulator has no such attributes: code that probes for them (hasattr, getattr with a
+    default, except AttributeError) takes the same path under both."""
+
+
+def not_on_simulator(what):
+    """The NotOnSimulatorError for `what` (a kernel attribute's name; the C extension raises it)."""
+    why = {"regs_per_thread": "the simulator runs kfront's IR, which has no registers",
+           "local_mem_per_thread": "the simulator runs kfront's IR, which has no local-memory frame"}.get(what, "")
+    return NotOnSimulatorError("kfront: %s is known on a GPU only%s" % (what, " (%s)" % why if why else ""))
 
 
 class KernelRaisedError(KfrontError):

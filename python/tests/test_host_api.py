@@ -142,6 +142,74 @@ def test_compile_returns_the_kernel_of_overloads():
     assert eager.compile((types.float64[::1], types.float64)) is eager.overloads[(types.float32[::1], types.float32)]
 
 
+# ---- kernel attributes ----------------------------------------------------------------------------------
+
+_COEFS = np.arange(10, dtype=np.float64)
+
+
+@cuda.jit(device=True)
+def _scratch_sum(x):
+    tmp = cuda.shared.array(16, dtype=np.int32)  # a device function's shared array counts for its kernel
+    tmp[cuda.threadIdx.x % 16] = 1
+    return x + tmp[0]
+
+
+@cuda.jit
+def _uses_memory(ary):
+    sm = cuda.shared.array(100, dtype=ary.dtype)
+    i = cuda.grid(1)
+    sm[i % 100] = ary[i % ary.size]
+    cuda.syncthreads()
+    ary[i % ary.size] = _scratch_sum(sm[0]) + _COEFS[i % 10]
+
+
+def test_kernel_attributes_per_signature_as_numba_cuda_gives_them():
+    _uses_memory[1, 1](np.zeros(4, np.float32))
+    _uses_memory[1, 1](np.zeros(4, np.float64))
+    f32, f64 = types.void(types.float32[::1]), types.void(types.float64[::1])
+    # static shared memory: 100 elements of the array's dtype plus the device function's 16 int32
+    assert _uses_memory.get_shared_mem_per_block(f32) == 400 + 64
+    assert _uses_memory.get_shared_mem_per_block(f64) == 800 + 64
+    # numba-cuda: without a signature, {argument types: value} for every compiled kernel
+    assert _uses_memory.get_shared_mem_per_block() == {f32.args: 464, f64.args: 864}
+    assert _uses_memory.get_shared_mem_per_block("void(float64[::1])") == 864  # kfront also takes text
+    kernel = _uses_memory.overloads[f32.args]
+    assert kernel.shared_mem_per_block == 464  # numba-cuda's _Kernel properties, on the objects overloads holds
+    const = _uses_memory.get_const_mem_size(f32)
+    assert isinstance(const, int) and const >= _COEFS.nbytes
+    limit = cuda.get_current_device().MAX_THREADS_PER_BLOCK
+    max_threads = _uses_memory.get_max_threads_per_block(f32)
+    assert isinstance(max_threads, int) and 0 < max_threads <= limit
+    if SIM:
+        # the simulator's are what it has: the kernel's constant arrays, the simulated device's block limit
+        assert const == _COEFS.nbytes and max_threads == limit
+
+
+def test_kernel_attributes_of_a_specialized_dispatcher_are_its_kernels():
+    @cuda.jit("void(float32[::1])")
+    def smem(ary):
+        sm = cuda.shared.array(100, dtype=np.float32)
+        i = cuda.grid(1)
+        sm[i] = ary[i]
+        ary[i] = sm[i]
+
+    assert smem.get_shared_mem_per_block() == 400  # numba-cuda's test_get_shared_mem_per_block_specialized
+    assert isinstance(smem.get_max_threads_per_block(), int)
+
+
+@pytest.mark.skipif(not SIM, reason="the simulator's answer; test/gpu/python/test_host_api_gpu.py has the GPU's")
+def test_registers_and_local_memory_are_not_known_on_the_simulator():
+    _uses_memory[1, 1](np.zeros(4, np.float32))
+    kernel = _uses_memory.overloads[(types.float32[::1],)]
+    for get, attr in ((_uses_memory.get_regs_per_thread, "regs_per_thread"),
+                      (_uses_memory.get_local_mem_per_thread, "local_mem_per_thread")):
+        with pytest.raises(errors.NotOnSimulatorError, match="known on a GPU only") as info:
+            get((types.float32[::1],))
+        # an AttributeError, as numba-cuda's simulator has no such attribute: probing code takes the same path
+        assert isinstance(info.value, AttributeError)
+        assert not hasattr(kernel, attr)
+
+
 # ---- NumbaPerformanceWarning ------------------------------------------------------------------------------
 
 @cuda.jit

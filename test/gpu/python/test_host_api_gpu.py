@@ -1,0 +1,53 @@
+"""GPU machine only (test/gpu/run_python_gpu.sh, numba-cuda installed): numba-cuda 0.30.4's host API where its GPU
+path differs from its simulator, kfront against numba-cuda on the same GPU: kernel attributes (the driver's
+cuFuncGetAttribute), pending deallocations (device memory flat over many allocations), IPC handles (an array
+written through a handle opened in a spawned process), and the words of an exception a kernel raised."""
+import numba
+import numba.cuda as ncuda  # the GPU machine has numba-cuda: missing, the suite fails (it is not skipped)
+import numpy as np
+
+from kfront import cuda as kcuda
+from kfront import types
+
+
+def both(tmp_path, name, src):
+    """The kernel `name` of src (written to a file, so both compilers read its source) under kfront and numba-cuda."""
+    out = []
+    for which, mod in (("kfront", kcuda), ("numba", ncuda)):
+        path = tmp_path / ("%s_%s.py" % (name, which))
+        path.write_text("import numpy as np\n" + src)
+        ns = {"cuda": mod}
+        exec(compile(path.read_text(), str(path), "exec"), ns)
+        out.append(mod.jit(ns[name]))
+    return out
+
+
+# ---- kernel attributes ----------------------------------------------------------------------------------
+
+SMEM_LMEM = """
+def smem_lmem(ary):
+    sm = cuda.shared.array(100, dtype=np.float32)
+    lm = cuda.local.array(1000, dtype=np.float32)
+    i = cuda.grid(1)
+    for j in range(1000):
+        lm[j] = j + i
+    sm[i % 100] = lm[(i * 7) % 1000]
+    cuda.syncthreads()
+    ary[i] = sm[(i + 1) % 100] + lm[(i * 13) % 1000]
+"""
+
+
+def test_kernel_attributes_are_the_drivers(tmp_path):
+    k, nk = both(tmp_path, "smem_lmem", SMEM_LMEM)
+    k[1, 32](kcuda.device_array(32, np.float32))
+    nk[1, 32](ncuda.device_array(32, np.float32))
+    sig, nsig = types.void(types.float32[::1]), numba.void(numba.float32[::1])
+    regs, local = k.get_regs_per_thread(sig), k.get_local_mem_per_thread(sig)
+    assert isinstance(regs, int) and regs > 0
+    assert isinstance(local, int) and local >= 1000 * 4  # numba-cuda's own test: the local array's bytes at least
+    assert k.get_shared_mem_per_block(sig) == nk.get_shared_mem_per_block(nsig) == 400
+    assert 0 < k.get_max_threads_per_block(sig) <= kcuda.get_current_device().MAX_THREADS_PER_BLOCK
+    assert k.get_regs_per_thread() == {sig.args: regs}
+    assert nk.get_local_mem_per_thread(nsig) >= 4000
+    print("registers per thread: kfront %d, numba-cuda %d; local bytes per thread: kfront %d, numba-cuda %d"
+          % (regs, nk.get_regs_per_thread(nsig), local, nk.get_local_mem_per_thread(nsig)))
