@@ -332,6 +332,35 @@ kf_status kf_device_free(kf_runtime *rt, void *dptr) {
   return rt_device_free(RT(rt), dptr);
 }
 
+void kf_runtime_allocated(kf_runtime *rt, size_t *bytes, size_t *count) {
+  API_RT(RT(rt));
+  rt_device_allocated(RT(rt), bytes, count);
+}
+kf_status kf_device_free_deferred(kf_runtime *rt, void *dptr) {
+  API_RT(RT(rt));
+  return rt_device_free_deferred(RT(rt), dptr);
+}
+kf_status kf_host_free_deferred(kf_runtime *rt, void *p, size_t bytes) {
+  API_RT(RT(rt));
+  return rt_host_free_deferred(RT(rt), p, bytes);
+}
+kf_status kf_deallocations_flush(kf_runtime *rt) {
+  API_RT(RT(rt));
+  return rt_deallocs_flush(RT(rt));
+}
+kf_status kf_deallocations_defer(kf_runtime *rt, int defer) {
+  API_RT(RT(rt));
+  return rt_deallocs_defer(RT(rt), defer != 0);
+}
+void kf_deallocations_get(kf_runtime *rt, kf_deallocations *out) {
+  API_RT(RT(rt));
+  rt_deallocs_get(RT(rt), out);
+}
+kf_status kf_deallocations_set_limits(kf_runtime *rt, size_t max_count, size_t max_bytes) {
+  API_RT(RT(rt));
+  return rt_deallocs_set_limits(RT(rt), max_count, max_bytes);
+}
+
 kf_status kf_memcpy_to_device(kf_runtime *rt, void *dst, const void *src, size_t bytes, kf_stream *s) {
   API_RT(RT(rt));
   return rt_copy(RT(rt), RT_COPY_HTOD, dst, src, bytes, STREAM(s));

@@ -63,6 +63,9 @@ typedef struct RtDeviceOps {
   void (*stream_destroy)(RtDevice *d, void *stream);
   kf_status (*stream_synchronize)(RtDevice *d, void *stream, Diag *diag);
   kf_status (*synchronize)(RtDevice *d, Diag *diag);
+  /* Waits until the work of every stream is done, without reading the error records (the next synchronisation
+   * reads them): before memory that kernels may use is freed (diag may be NULL). */
+  kf_status (*finish)(RtDevice *d, Diag *diag);
   kf_status (*event_create)(RtDevice *d, void **out, Diag *diag);
   void (*event_destroy)(RtDevice *d, void *event);
   bool (*event_record)(RtDevice *d, void *event, void *stream, Diag *diag);

@@ -323,6 +323,12 @@ static kf_status gpu_synchronize(RtDevice *d, Diag *diag) {
   return check_records(g, diag);
 }
 
+static kf_status gpu_finish(RtDevice *d, Diag *diag) {
+  Gpu *g = G(d);
+  BINDING(g);
+  return bind(&binding, diag) && CU(cuCtxSynchronize) ? KF_OK : KF_ERROR_DEVICE;
+}
+
 static kf_status gpu_event_create(RtDevice *d, void **out, Diag *diag) {
   Gpu *g = G(d);
   BINDING(g);
@@ -599,6 +605,7 @@ static const RtDeviceOps gpu_ops = {
     .stream_destroy = gpu_stream_destroy,
     .stream_synchronize = gpu_stream_synchronize,
     .synchronize = gpu_synchronize,
+    .finish = gpu_finish,
     .event_create = gpu_event_create,
     .event_destroy = gpu_event_destroy,
     .event_record = gpu_event_record,

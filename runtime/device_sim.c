@@ -114,6 +114,7 @@ static kf_status sim_stream_create(RtDevice *d, void **out, Diag *diag) {
 static void sim_stream_destroy(RtDevice *d, void *s) { mem_free(s); }
 static kf_status sim_stream_synchronize(RtDevice *d, void *s, Diag *diag) { return KF_OK; }
 static kf_status sim_synchronize(RtDevice *d, Diag *diag) { return KF_OK; }
+static kf_status sim_finish(RtDevice *d, Diag *diag) { return KF_OK; }  /* launches ran to completion */
 
 static kf_status sim_event_create(RtDevice *d, void **out, Diag *diag) {
   *out = mem_calloc(1, sizeof(SimEvent));
@@ -331,6 +332,7 @@ static const RtDeviceOps sim_ops = {
     .stream_destroy = sim_stream_destroy,
     .stream_synchronize = sim_stream_synchronize,
     .synchronize = sim_synchronize,
+    .finish = sim_finish,
     .event_create = sim_event_create,
     .event_destroy = sim_event_destroy,
     .event_record = sim_event_record,

@@ -529,6 +529,33 @@ typedef struct kf_stream kf_stream;
  * bytes == 0 gives NULL. */
 KF_API kf_status kf_device_alloc(kf_runtime *rt, size_t bytes, void **dptr);
 KF_API kf_status kf_device_free(kf_runtime *rt, void *dptr);
+/* Device memory rt has allocated and not yet freed: bytes and blocks (those waiting among the pending
+ * deallocations below included). */
+KF_API void kf_runtime_allocated(kf_runtime *rt, size_t *bytes, size_t *count);
+
+/* Pending deallocations, as numba-cuda's (its cudadrv/driver.py _PendingDeallocs): kf_device_free_deferred and
+ * kf_host_free_deferred queue a block instead of freeing it; the queue is flushed (every block freed) when it holds
+ * more than max_count blocks or more than max_bytes bytes (by default numba-cuda's CUDA_DEALLOCS_COUNT, 10, and
+ * CUDA_DEALLOCS_RATIO, 0.2, of the device's memory), by kf_deallocations_flush, and when an allocation finds the
+ * device full (then it is tried again) — unless deferral is on: kf_deallocations_defer(rt, 1) turns it on, nested,
+ * (rt, 0) undoes one level, and while it is on nothing is flushed (numba-cuda's defer_cleanup; the queue waits for
+ * the next flush after it). A flush first waits until the device has finished the work of every stream, so memory
+ * is never freed while a kernel that may use it runs (a free per block would synchronise the device at each). A
+ * queued block still counts as allocated (kf_runtime_allocated); freeing it again is KF_ERROR_INVALID_INPUT. */
+typedef struct kf_deallocations {
+  size_t pending, pending_bytes;  /* blocks waiting, their bytes */
+  size_t max_count, max_bytes;    /* the limits (kf_deallocations_set_limits) */
+  unsigned deferring;             /* nesting depth of kf_deallocations_defer(rt, 1); 0: flushes happen */
+} kf_deallocations;
+KF_API kf_status kf_device_free_deferred(kf_runtime *rt, void *dptr);
+/* p: pinned memory of kf_host_alloc, of `bytes` bytes (what the limit counts). */
+KF_API kf_status kf_host_free_deferred(kf_runtime *rt, void *p, size_t bytes);
+KF_API kf_status kf_deallocations_flush(kf_runtime *rt);
+KF_API kf_status kf_deallocations_defer(kf_runtime *rt, int defer);
+KF_API void kf_deallocations_get(kf_runtime *rt, kf_deallocations *out);
+/* New limits; a queue already over them is flushed. */
+KF_API kf_status kf_deallocations_set_limits(kf_runtime *rt, size_t max_count, size_t max_bytes);
+
 /* Copies; with a stream the copy is asynchronous on it (host memory must then stay valid until the stream
  * is synchronised; it is truly asynchronous only for pinned host memory), with NULL it completes before
  * returning. */

@@ -350,6 +350,52 @@ static PyObject *Runtime_stats(PyObject *o, PyObject *unused) {
                        "cache_writes", s.cache_writes, "compiles", s.compiles, "launches", s.launches);
 }
 
+/* ---- pending deallocations (kf_device_free_deferred: a Buffer's memory waits there when it goes) ---------- */
+
+static PyObject *Runtime_allocated(PyObject *o, PyObject *unused) {
+  (void)unused;
+  size_t bytes = 0, count = 0;
+  kf_runtime_allocated(((RuntimeObject *)o)->rt, &bytes, &count);
+  return Py_BuildValue("(nn)", (Py_ssize_t)bytes, (Py_ssize_t)count);
+}
+
+static PyObject *Runtime_deallocations(PyObject *o, PyObject *unused) {
+  (void)unused;
+  kf_deallocations d;
+  kf_deallocations_get(((RuntimeObject *)o)->rt, &d);
+  return Py_BuildValue("{s:n,s:n,s:n,s:n,s:I}", "pending", (Py_ssize_t)d.pending, "pending_bytes",
+                       (Py_ssize_t)d.pending_bytes, "max_count", (Py_ssize_t)d.max_count, "max_bytes",
+                       (Py_ssize_t)d.max_bytes, "deferring", d.deferring);
+}
+
+static PyObject *Runtime_flush_deallocations(PyObject *o, PyObject *unused) {
+  (void)unused;
+  RuntimeObject *self = (RuntimeObject *)o;
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_deallocations_flush(self->rt);
+  Py_END_ALLOW_THREADS
+  if (st != KF_OK) return ext_raise(self->ctx, st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *Runtime_defer_deallocations(PyObject *o, PyObject *arg) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  int defer = PyObject_IsTrue(arg);
+  if (defer < 0) return NULL;
+  RT_CALL(self, kf_deallocations_defer(self->rt, defer));
+  Py_RETURN_NONE;
+}
+
+static PyObject *Runtime_set_deallocation_limits(PyObject *o, PyObject *args) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  Py_ssize_t count, bytes;
+  if (!PyArg_ParseTuple(args, "nn", &count, &bytes)) return NULL;
+  if (count < 0 || bytes < 0) return PyErr_Format(PyExc_ValueError, "set_deallocation_limits: negative limits");
+  RT_CALL(self, kf_deallocations_set_limits(self->rt, (size_t)count, (size_t)bytes));
+  Py_RETURN_NONE;
+}
+
 static PyObject *Runtime_synchronize(PyObject *o, PyObject *unused) {
   (void)unused;
   RuntimeObject *self = (RuntimeObject *)o;
@@ -424,7 +470,7 @@ static PyObject *Runtime_host_device_pointer(PyObject *o, PyObject *arg) {
   return PyLong_FromUnsignedLongLong((uintptr_t)d);
 }
 
-/* ---- Buffer: device memory, or pinned host memory, freed with the object ---------------------------- */
+/* ---- Buffer: device memory, or pinned host memory, given to the pending deallocations with the object ------ */
 
 typedef struct BufferObject {
   PyObject_HEAD
@@ -455,7 +501,9 @@ static void Buffer_dealloc(PyObject *o) {
   BufferObject *b = (BufferObject *)o;
   PyTypeObject *tp = Py_TYPE(o);
   if (b->ptr) {
-    kf_status st = b->host ? kf_host_free(b->runtime->rt, b->ptr) : kf_device_free(b->runtime->rt, b->ptr);
+    /* numba-cuda's pending deallocations: the memory waits, and is freed with the others after the device's work */
+    kf_status st = b->host ? kf_host_free_deferred(b->runtime->rt, b->ptr, b->nbytes)
+                           : kf_device_free_deferred(b->runtime->rt, b->ptr);
     if (st != KF_OK) kf_context_clear_diagnostics(b->runtime->ctx);  /* nothing to raise to in a destructor */
   }
   Py_XDECREF(b->runtime);
@@ -639,6 +687,15 @@ static PyMethodDef Runtime_methods[] = {
     {"memory_info", Runtime_memory_info, METH_NOARGS, "(free, total) device memory in bytes."},
     {"stats", Runtime_stats, METH_NOARGS, "Cache and launch counters."},
     {"synchronize", Runtime_synchronize, METH_NOARGS, "Waits for all work; raises a pending IndexError."},
+    {"allocated", Runtime_allocated, METH_NOARGS, "(bytes, blocks) of device memory allocated and not yet freed."},
+    {"deallocations", Runtime_deallocations, METH_NOARGS,
+     "The pending deallocations: {pending, pending_bytes, max_count, max_bytes, deferring}."},
+    {"flush_deallocations", Runtime_flush_deallocations, METH_NOARGS,
+     "Frees the pending deallocations (after the device's work), unless deferral is on."},
+    {"defer_deallocations", Runtime_defer_deallocations, METH_O,
+     "defer_deallocations(True) defers flushes (nested); (False) undoes one level."},
+    {"set_deallocation_limits", Runtime_set_deallocation_limits, METH_VARARGS,
+     "set_deallocation_limits(count, bytes): flushed when more blocks or bytes than these are pending."},
     {"memcpy", Runtime_memcpy, METH_VARARGS, "memcpy(kind, dst, src, nbytes, stream=None): 0 HtoD, 1 DtoH, 2 DtoD."},
     {"memset", Runtime_memset, METH_VARARGS, "memset(dst, value, nbytes, stream=None) on device memory."},
     {"alloc", Runtime_alloc, METH_O, "alloc(nbytes) -> Buffer of device memory."},

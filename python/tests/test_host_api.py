@@ -210,6 +210,114 @@ def test_registers_and_local_memory_are_not_known_on_the_simulator():
         assert not hasattr(kernel, attr)
 
 
+# ---- pending deallocations, defer_cleanup, memory information ---------------------------------------------
+# numba-cuda's tests/cudadrv/test_deallocations.py, which its simulator skips (it has no deallocations); kfront's
+# simulator runs the same queue as the GPU.
+
+@pytest.fixture
+def deallocs():
+    d = cuda.current_context().memory_manager.deallocations
+    assert cuda.current_context().deallocations is not None and len(cuda.current_context().deallocations) == len(d)
+    d.clear()
+    assert len(d) == 0
+    return d
+
+
+def test_pending_deallocations_flush_past_the_count(deallocs):
+    for i in range(config.CUDA_DEALLOCS_COUNT):
+        cuda.to_device(np.arange(1))
+        assert len(deallocs) == i + 1
+    cuda.to_device(np.arange(1))  # one more: past CUDA_DEALLOCS_COUNT, all are freed
+    assert len(deallocs) == 0
+    saved = config.CUDA_DEALLOCS_COUNT
+    try:
+        config.CUDA_DEALLOCS_COUNT = 2  # numba-cuda reads the setting at each deallocation
+        for n in (1, 2, 0):
+            cuda.to_device(np.arange(1))
+            assert len(deallocs) == n
+    finally:
+        config.CUDA_DEALLOCS_COUNT = saved
+
+
+def test_pending_deallocations_flush_past_the_bytes(deallocs):
+    max_pending = 10**6
+    saved = config.CUDA_DEALLOCS_RATIO
+    try:
+        config.CUDA_DEALLOCS_RATIO = max_pending / deallocs.memory_capacity
+        assert abs(deallocs._max_pending_bytes - max_pending) <= 1
+        cuda.to_device(np.ones(max_pending // 2, dtype=np.int8))
+        assert len(deallocs) == 1
+        cuda.to_device(np.ones(deallocs._max_pending_bytes - deallocs._size, dtype=np.int8))
+        assert len(deallocs) == 2
+        cuda.to_device(np.ones(1, dtype=np.int8))  # one byte more: all are freed
+        assert len(deallocs) == 0
+    finally:
+        config.CUDA_DEALLOCS_RATIO = saved
+
+
+def test_defer_cleanup_defers_every_free_nested_and_through_exceptions(deallocs):
+    harr = np.arange(5)
+    darr1 = cuda.to_device(harr)
+    with cuda.defer_cleanup():
+        with cuda.defer_cleanup():
+            darr2 = cuda.to_device(harr)
+            del darr1
+            assert len(deallocs) == 1
+            del darr2
+            assert len(deallocs) == 2
+            deallocs.clear()  # numba-cuda: a no-op while deferred
+            assert len(deallocs) == 2 and deallocs.is_disabled
+        for _ in range(2 * config.CUDA_DEALLOCS_COUNT):  # past the count: still deferred
+            cuda.to_device(harr)
+        assert len(deallocs) == 2 + 2 * config.CUDA_DEALLOCS_COUNT
+    assert not deallocs.is_disabled and len(deallocs) == 2 + 2 * config.CUDA_DEALLOCS_COUNT  # until the next flush
+    deallocs.clear()
+    assert len(deallocs) == 0
+
+    class CustomError(Exception):
+        pass
+
+    with pytest.raises(CustomError):
+        with cuda.defer_cleanup():
+            cuda.to_device(harr)
+            raise CustomError
+    assert not deallocs.is_disabled and len(deallocs) == 1
+    deallocs.clear()
+    assert len(deallocs) == 0
+
+
+def test_device_memory_is_flat_over_many_allocations(deallocs):
+    from kfront.cuda import _runtime
+    rt = _runtime.runtime()
+    base_bytes, base_blocks = rt.allocated()
+
+    @cuda.jit
+    def add_one(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] += 1
+
+    for i in range(500):
+        d = cuda.to_device(np.full(1000 + i, i, dtype=np.float32))
+        add_one[4, 256](d)
+        if i % 50 == 0:
+            assert d.copy_to_host()[0] == i + 1
+        del d
+        assert len(deallocs) <= config.CUDA_DEALLOCS_COUNT
+        assert rt.allocated()[1] <= base_blocks + config.CUDA_DEALLOCS_COUNT  # waiting blocks are still allocated
+    deallocs.clear()
+    assert rt.allocated() == (base_bytes, base_blocks)  # nothing leaked
+
+
+def test_memory_information_as_numba_cuda_gives_it():
+    info = cuda.current_context().get_memory_info()
+    assert info == (info.free, info.total) and cuda.current_context().memory_manager.get_memory_info() == info
+    if SIM:
+        assert info.free == info.total == float("inf")  # numba-cuda's simulator: its memory is the host's, unbounded
+    else:
+        assert 0 < info.free <= info.total
+
+
 # ---- NumbaPerformanceWarning ------------------------------------------------------------------------------
 
 @cuda.jit

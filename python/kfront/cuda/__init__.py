@@ -16,8 +16,8 @@ with the source line and a caret), IndexError for a failed bounds check, kfront.
 launch configuration, kfront.errors.CudaDriverError.
 """
 from kfront.cuda import intrinsics
-from kfront.cuda._runtime import (Device, Event, Stream, close, current_context, default_stream, detect, event,
-                                  event_elapsed_time, external_stream, get_current_device, gpus,
+from kfront.cuda._runtime import (Device, Event, Stream, close, current_context, default_stream, defer_cleanup,
+                                  detect, event, event_elapsed_time, external_stream, get_current_device, gpus,
                                   is_available, legacy_default_stream, list_devices, per_thread_default_stream,
                                   select_device, stream, synchronize)
 from kfront.cuda._runtime import is_bfloat16_supported, is_float16_supported, is_fp8_supported

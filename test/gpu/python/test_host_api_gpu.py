@@ -51,3 +51,34 @@ def test_kernel_attributes_are_the_drivers(tmp_path):
     assert nk.get_local_mem_per_thread(nsig) >= 4000
     print("registers per thread: kfront %d, numba-cuda %d; local bytes per thread: kfront %d, numba-cuda %d"
           % (regs, nk.get_regs_per_thread(nsig), local, nk.get_local_mem_per_thread(nsig)))
+
+
+# ---- pending deallocations ------------------------------------------------------------------------------
+
+def test_device_memory_is_flat_and_frees_wait_for_kernels_on_other_streams():
+    ctx = kcuda.current_context()
+    deallocs = ctx.deallocations
+    deallocs.clear()
+    free0 = ctx.get_memory_info().free
+    spin = kcuda.jit("void(float32[::1], int64)")(_spin)
+    s = kcuda.stream()
+    out = kcuda.device_array(1 << 20, np.float32)
+    for i in range(200):
+        tmp = kcuda.to_device(np.full(1 << 20, i, np.float32), stream=s)  # 4 MiB each
+        spin[1024, 256, s](tmp, 2000)
+        out.copy_to_device(tmp, stream=s)
+        del tmp  # waits; flushed past CUDA_DEALLOCS_COUNT only after the device has finished the kernels using it
+        assert len(deallocs) <= 10
+    s.synchronize()
+    assert (out.copy_to_host() == 199 + 2000).all()
+    deallocs.clear()
+    assert abs(ctx.get_memory_info().free - free0) < (64 << 20)  # flat: nothing leaked (the driver's granularity)
+
+
+def _spin(a, n):
+    i = kcuda.grid(1)
+    if i < a.size:
+        v = a[i]
+        for _ in range(n):
+            v += 1.0
+        a[i] = v
