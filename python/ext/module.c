@@ -94,14 +94,39 @@ static PyObject *raised_class(const char *exception) {
   return cls ? cls : exception_classes[KF_ERRKIND_RAISED];
 }
 
-/* The text of an exception a kernel raised, as numba-cuda words it (its simulator's order, x first), then kfront's
- * located diagnostic: "tid=[1, 0, 0] ctaid=[0, 0, 0]: message\nfile:line:col: error: ...". Steals diag. */
-static PyObject *with_thread_prefix(PyObject *diag, const kf_error_info *e) {
+/* The contexts of the runtimes on a GPU (an exception their kernels raised is worded as numba-cuda words it on a
+ * GPU; the simulator's as numba-cuda's simulator does). Read and written under the GIL. */
+enum { MAX_GPU_CONTEXTS = 64 };
+static kf_context *gpu_contexts[MAX_GPU_CONTEXTS];
+
+static void set_gpu_context(kf_context *ctx, int on) {
+  for (int i = 0; i < MAX_GPU_CONTEXTS; i++)
+    if (on ? !gpu_contexts[i] : gpu_contexts[i] == ctx) {
+      gpu_contexts[i] = on ? ctx : NULL;
+      return;
+    }
+}
+
+static int is_gpu_context(kf_context *ctx) {
+  for (int i = 0; i < MAX_GPU_CONTEXTS; i++)
+    if (gpu_contexts[i] == ctx) return 1;
+  return 0;
+}
+
+/* The text of an exception a kernel raised, as numba-cuda words it — kfront.errors.kernel_exception_prefix gives
+ * its head, "tid=[1, 0, 0] ctaid=[0, 0, 0]" (the simulator's) or "In function 'k', file F, line L, tid=[0, 0, 1]
+ * ctaid=[0, 0, 0]" (the GPU's) —, then ": message" when it has one, then kfront's located diagnostic on the next
+ * line. Steals diag. */
+static PyObject *with_thread_prefix(PyObject *diag, const kf_error_info *e, int gpu) {
   size_t n = 0;
   const char *message = NULL;
   if (e->exception) kf_error_exception(e->exception, &n, &message);
-  PyObject *head = PyUnicode_FromFormat("tid=[%u, %u, %u] ctaid=[%u, %u, %u]", e->thread[0], e->thread[1],
-                                        e->thread[2], e->block[0], e->block[1], e->block[2]);
+  PyObject *errors = PyImport_ImportModule("kfront.errors");
+  PyObject *head = errors ? PyObject_CallMethod(errors, "kernel_exception_prefix", "Ozzi(III)(III)", gpu ? Py_True
+                                                : Py_False, e->kernel, e->file, (int)e->line, e->thread[0], e->thread[1],
+                                                e->thread[2], e->block[0], e->block[1], e->block[2])
+                          : NULL;
+  Py_XDECREF(errors);
   PyObject *text = !head ? NULL
                    : message ? PyUnicode_FromFormat("%U: %s\n%U", head, message, diag)
                              : PyUnicode_FromFormat("%U\n%U", head, diag);
@@ -132,7 +157,7 @@ PyObject *ext_raise(kf_context *ctx, kf_status st) {
   while (len && text[len - 1] == '\n') len--;
   PyObject *msg = len ? PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "replace")
                       : PyUnicode_FromFormat("kfront: %s", kf_status_name(st));
-  if (msg && kind == KF_ERRKIND_RAISED) msg = with_thread_prefix(msg, &e);
+  if (msg && kind == KF_ERRKIND_RAISED) msg = with_thread_prefix(msg, &e, is_gpu_context(ctx));
   PyObject *cls = kind == KF_ERRKIND_RAISED ? raised_class(e.exception) : exception_classes[kind];
   if (!cls) {
     static PyObject *const *defaults[] = {
@@ -252,6 +277,7 @@ static PyObject *Runtime_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     Py_DECREF(self);
     return NULL;
   }
+  if (kf_runtime_get_mode(self->rt) == KF_RUNTIME_GPU) set_gpu_context(self->ctx, 1);
   return (PyObject *)self;
 }
 
@@ -259,7 +285,10 @@ static void Runtime_dealloc(PyObject *o) {
   RuntimeObject *self = (RuntimeObject *)o;
   PyTypeObject *tp = Py_TYPE(o);
   if (self->rt) kf_runtime_destroy(self->rt);
-  if (self->ctx) kf_context_destroy(self->ctx);
+  if (self->ctx) {
+    set_gpu_context(self->ctx, 0);
+    kf_context_destroy(self->ctx);
+  }
   ((freefunc)PyType_GetSlot(tp, Py_tp_free))(o);
   Py_DECREF(tp);
 }

@@ -414,6 +414,19 @@ def test_raised_exception_has_numba_cudas_thread_prefix_then_kfronts_location():
     assert info.value.args[0].split("\n")[0] == "tid=[0, 1, 0] ctaid=[0, 0, 0]"  # raised without arguments
 
 
+def test_gpu_wording_of_a_raised_exception_is_numba_cudas(tmp_path):
+    # numba-cuda 0.30.4 on a GPU (its dispatcher's launch): "In function %r, file %s, line %s, " with the function
+    # whose def is the nearest above the raise, the absolute file and the raise's line, then tid and ctaid listed
+    # z, y, x; kfront's GPU runtimes word them so (test/gpu/python/test_host_api_gpu.py compares them on the GPU)
+    src = tmp_path / "kern.py"
+    src.write_text("def helper(x):\n    if x:\n        raise ValueError('bad')\n\n\ndef k(a):\n    helper(a[0])\n")
+    gpu = errors.kernel_exception_prefix(True, "k", str(src), 3, (1, 2, 3), (4, 5, 6))
+    assert gpu == "In function 'helper', file %s, line 3, tid=[3, 2, 1] ctaid=[6, 5, 4]" % src
+    assert errors.kernel_exception_prefix(True, "k", None, 0, (1, 0, 0), (0, 0, 0)) == "tid=[0, 0, 1] ctaid=[0, 0, 0]"
+    assert errors.kernel_exception_prefix(False, "k", str(src), 3, (1, 2, 3), (4, 5, 6)) == \
+        "tid=[1, 2, 3] ctaid=[4, 5, 6]"  # numba-cuda's simulator: x first, no location
+
+
 # ---- ufuncs and gufuncs with out= -------------------------------------------------------------------------
 
 def test_gufunc_out_keyword_and_outputs_returned_as_numba_cuda_does():

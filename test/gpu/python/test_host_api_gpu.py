@@ -82,3 +82,37 @@ def _spin(a, n):
         for _ in range(n):
             v += 1.0
         a[i] = v
+
+
+# ---- the words of an exception a kernel raised ----------------------------------------------------------
+
+RAISER = """
+def helper(x):
+    if x == 5:
+        raise KeyError
+
+
+def raiser(a):
+    if cuda.threadIdx.x == 1 and cuda.blockIdx.x == 2:
+        raise ValueError("bad value")
+    helper(cuda.threadIdx.y * 5)
+"""
+
+
+def test_raised_exception_words_are_numba_cudas_on_the_gpu(tmp_path):
+    texts = []
+    for k, mod in zip(both_debug(tmp_path, "raiser", RAISER), (kcuda, ncuda)):
+        got = []
+        for grid, block, cls in ((3, 2, ValueError), (1, (1, 2), KeyError)):
+            try:
+                k[grid, block](mod.device_array(2))
+                mod.synchronize()
+            except cls as e:
+                got.append(str(e.args[0]).split("\n")[0])  # kfront's located diagnostic follows on the next lines
+        texts.append(got)
+    kf, nb = texts
+    assert len(nb) == 2 and kf == [t.replace("raiser_numba", "raiser_kfront") for t in nb], (kf, nb)
+
+
+def both_debug(tmp_path, name, src):
+    return [mod.jit(debug=True, opt=False)(k.py_func) for k, mod in zip(both(tmp_path, name, src), (kcuda, ncuda))]
