@@ -361,6 +361,22 @@ kf_status kf_deallocations_set_limits(kf_runtime *rt, size_t max_count, size_t m
   return rt_deallocs_set_limits(RT(rt), max_count, max_bytes);
 }
 
+kf_status kf_ipc_get_handle(kf_runtime *rt, void *dptr, unsigned char handle[KF_IPC_HANDLE_BYTES]) {
+  API_RT(RT(rt));
+  return RT(rt)->dev->ops->ipc_get_handle(RT(rt)->dev, (uint64_t)(uintptr_t)dptr, handle, RT(rt)->diag);
+}
+kf_status kf_ipc_open_handle(kf_runtime *rt, const unsigned char handle[KF_IPC_HANDLE_BYTES], void **dptr) {
+  API_RT(RT(rt));
+  uint64_t p = 0;
+  kf_status st = RT(rt)->dev->ops->ipc_open_handle(RT(rt)->dev, handle, &p, RT(rt)->diag);
+  *dptr = st == KF_OK ? (void *)(uintptr_t)p : NULL;
+  return st;
+}
+kf_status kf_ipc_close_handle(kf_runtime *rt, void *dptr) {
+  API_RT(RT(rt));
+  return RT(rt)->dev->ops->ipc_close_handle(RT(rt)->dev, (uint64_t)(uintptr_t)dptr, RT(rt)->diag);
+}
+
 kf_status kf_memcpy_to_device(kf_runtime *rt, void *dst, const void *src, size_t bytes, kf_stream *s) {
   API_RT(RT(rt));
   return rt_copy(RT(rt), RT_COPY_HTOD, dst, src, bytes, STREAM(s));

@@ -93,6 +93,11 @@ typedef struct RtDeviceOps {
    * return). */
   bool (*copy_peer)(RtDevice *d, RtDevice *dst_dev, uint64_t dst, RtDevice *src_dev, uint64_t src, size_t bytes,
                     void *stream, Diag *diag);
+  /* IPC (memory shared with other processes): a handle of the allocation at ptr, and opening and closing a handle
+   * another process made (KF_ERROR_UNSUPPORTED, reported, where the device cannot share memory: the simulator). */
+  kf_status (*ipc_get_handle)(RtDevice *d, uint64_t ptr, unsigned char handle[KF_IPC_HANDLE_BYTES], Diag *diag);
+  kf_status (*ipc_open_handle)(RtDevice *d, const unsigned char handle[KF_IPC_HANDLE_BYTES], uint64_t *out, Diag *diag);
+  kf_status (*ipc_close_handle)(RtDevice *d, uint64_t ptr, Diag *diag);
   /* The ordinal of the device whose memory ptr is (memory made by anyone: CuPy's, PyTorch's), or -1 when the
    * device cannot tell (host memory, the simulator, a driver without the query). */
   int (*pointer_device)(RtDevice *d, uint64_t ptr);

@@ -323,6 +323,44 @@ static kf_status gpu_synchronize(RtDevice *d, Diag *diag) {
   return check_records(g, diag);
 }
 
+static kf_status ipc_missing(Gpu *g, Diag *diag) {
+  (void)g;
+  diag_error(diag, srcloc(NULL, 0, 0), "this CUDA driver has no IPC entry points (cuIpcGetMemHandle, "
+             "cuIpcOpenMemHandle, cuIpcCloseMemHandle)");
+  return KF_ERROR_UNSUPPORTED;
+}
+
+static kf_status gpu_ipc_get_handle(RtDevice *d, uint64_t ptr, unsigned char handle[KF_IPC_HANDLE_BYTES], Diag *diag) {
+  Gpu *g = G(d);
+  BINDING(g);
+  if (!g->cu->cuIpcGetMemHandle) return ipc_missing(g, diag);
+  CUipcMemHandle h;
+  if (!bind(&binding, diag) || !CU(cuIpcGetMemHandle, &h, (CUdeviceptr)ptr)) return KF_ERROR_DEVICE;
+  memcpy(handle, h.reserved, KF_IPC_HANDLE_BYTES);
+  return KF_OK;
+}
+
+static kf_status gpu_ipc_open_handle(RtDevice *d, const unsigned char handle[KF_IPC_HANDLE_BYTES], uint64_t *out,
+                                     Diag *diag) {
+  Gpu *g = G(d);
+  BINDING(g);
+  if (!g->cu->cuIpcOpenMemHandle) return ipc_missing(g, diag);
+  CUipcMemHandle h;
+  memcpy(h.reserved, handle, KF_IPC_HANDLE_BYTES);
+  CUdeviceptr p = 0;
+  if (!bind(&binding, diag) || !CU(cuIpcOpenMemHandle, &p, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
+    return KF_ERROR_DEVICE;
+  *out = (uint64_t)p;
+  return KF_OK;
+}
+
+static kf_status gpu_ipc_close_handle(RtDevice *d, uint64_t ptr, Diag *diag) {
+  Gpu *g = G(d);
+  BINDING(g);
+  if (!g->cu->cuIpcCloseMemHandle) return ipc_missing(g, diag);
+  return bind(&binding, diag) && CU(cuIpcCloseMemHandle, (CUdeviceptr)ptr) ? KF_OK : KF_ERROR_DEVICE;
+}
+
 static kf_status gpu_finish(RtDevice *d, Diag *diag) {
   Gpu *g = G(d);
   BINDING(g);
@@ -620,6 +658,9 @@ static const RtDeviceOps gpu_ops = {
     .make_current = gpu_make_current,
     .can_access_peer = gpu_can_access_peer,
     .copy_peer = gpu_copy_peer,
+    .ipc_get_handle = gpu_ipc_get_handle,
+    .ipc_open_handle = gpu_ipc_open_handle,
+    .ipc_close_handle = gpu_ipc_close_handle,
     .pointer_device = gpu_pointer_device,
 };
 

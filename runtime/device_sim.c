@@ -313,6 +313,23 @@ static bool sim_copy_peer(RtDevice *d, RtDevice *dst_dev, uint64_t dst, RtDevice
   return true;
 }
 
+/* The simulator's device memory is this process's host memory: no other process can open it. */
+static kf_status sim_ipc_unsupported(Diag *diag) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_UNSUPPORTED);
+  diag_error(diag, NOLOC, "IPC handles: the simulator's device memory is this process's host memory, which other "
+             "processes cannot open (IPC needs a GPU)");
+  diag_set_kind(prev);
+  return KF_ERROR_UNSUPPORTED;
+}
+static kf_status sim_ipc_get_handle(RtDevice *d, uint64_t ptr, unsigned char h[KF_IPC_HANDLE_BYTES], Diag *diag) {
+  return sim_ipc_unsupported(diag);
+}
+static kf_status sim_ipc_open_handle(RtDevice *d, const unsigned char h[KF_IPC_HANDLE_BYTES], uint64_t *out,
+                                     Diag *diag) {
+  return sim_ipc_unsupported(diag);
+}
+static kf_status sim_ipc_close_handle(RtDevice *d, uint64_t ptr, Diag *diag) { return sim_ipc_unsupported(diag); }
+
 /* The simulator's device memory is host memory: which device made it is the runtime's to know, not the memory's. */
 static int sim_pointer_device(RtDevice *d, uint64_t ptr) { return -1; }
 
@@ -347,6 +364,9 @@ static const RtDeviceOps sim_ops = {
     .make_current = sim_make_current,
     .can_access_peer = sim_can_access_peer,
     .copy_peer = sim_copy_peer,
+    .ipc_get_handle = sim_ipc_get_handle,
+    .ipc_open_handle = sim_ipc_open_handle,
+    .ipc_close_handle = sim_ipc_close_handle,
     .pointer_device = sim_pointer_device,
 };
 

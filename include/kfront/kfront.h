@@ -556,6 +556,17 @@ KF_API void kf_deallocations_get(kf_runtime *rt, kf_deallocations *out);
 /* New limits; a queue already over them is flushed. */
 KF_API kf_status kf_deallocations_set_limits(kf_runtime *rt, size_t max_count, size_t max_bytes);
 
+/* IPC: device memory shared with another process of the same machine (numba-cuda's IPC handles; the driver's
+ * cuIpcGetMemHandle, cuIpcOpenMemHandle with lazy peer access, cuIpcCloseMemHandle). kf_ipc_get_handle gives the
+ * KF_IPC_HANDLE_BYTES-byte handle of an allocation of rt (dptr: what kf_device_alloc gave); another process opens
+ * it with kf_ipc_open_handle (*dptr: the same memory, mapped into it; not in the process that made the handle, as
+ * the driver refuses) and closes it with kf_ipc_close_handle. The memory must stay allocated in its own process
+ * while others use it. The simulator cannot share its memory (this process's host memory): KF_ERROR_UNSUPPORTED. */
+enum { KF_IPC_HANDLE_BYTES = 64 };
+KF_API kf_status kf_ipc_get_handle(kf_runtime *rt, void *dptr, unsigned char handle[KF_IPC_HANDLE_BYTES]);
+KF_API kf_status kf_ipc_open_handle(kf_runtime *rt, const unsigned char handle[KF_IPC_HANDLE_BYTES], void **dptr);
+KF_API kf_status kf_ipc_close_handle(kf_runtime *rt, void *dptr);
+
 /* Copies; with a stream the copy is asynchronous on it (host memory must then stay valid until the stream
  * is synchronised; it is truly asynchronous only for pinned host memory), with NULL it completes before
  * returning. */

@@ -425,6 +425,34 @@ static PyObject *Runtime_set_deallocation_limits(PyObject *o, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* ---- IPC: memory shared with other processes --------------------------------------------------------- */
+
+static PyObject *Runtime_ipc_get_handle(PyObject *o, PyObject *arg) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  unsigned long long p = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return NULL;
+  unsigned char h[KF_IPC_HANDLE_BYTES];
+  RT_CALL(self, kf_ipc_get_handle(self->rt, (void *)(uintptr_t)p, h));
+  return PyBytes_FromStringAndSize((const char *)h, KF_IPC_HANDLE_BYTES);
+}
+
+static PyObject *Runtime_ipc_open_handle(PyObject *o, PyObject *arg) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  if (!PyBytes_Check(arg) || PyBytes_Size(arg) != KF_IPC_HANDLE_BYTES)
+    return PyErr_Format(PyExc_ValueError, "ipc_open_handle: an IPC handle is %d bytes", KF_IPC_HANDLE_BYTES);
+  void *p = NULL;
+  RT_CALL(self, kf_ipc_open_handle(self->rt, (const unsigned char *)PyBytes_AsString(arg), &p));
+  return PyLong_FromUnsignedLongLong((uintptr_t)p);
+}
+
+static PyObject *Runtime_ipc_close_handle(PyObject *o, PyObject *arg) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  unsigned long long p = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return NULL;
+  RT_CALL(self, kf_ipc_close_handle(self->rt, (void *)(uintptr_t)p));
+  Py_RETURN_NONE;
+}
+
 static PyObject *Runtime_synchronize(PyObject *o, PyObject *unused) {
   (void)unused;
   RuntimeObject *self = (RuntimeObject *)o;
@@ -716,6 +744,10 @@ static PyMethodDef Runtime_methods[] = {
     {"memory_info", Runtime_memory_info, METH_NOARGS, "(free, total) device memory in bytes."},
     {"stats", Runtime_stats, METH_NOARGS, "Cache and launch counters."},
     {"synchronize", Runtime_synchronize, METH_NOARGS, "Waits for all work; raises a pending IndexError."},
+    {"ipc_get_handle", Runtime_ipc_get_handle, METH_O, "ipc_get_handle(ptr) -> the allocation's IPC handle (bytes)."},
+    {"ipc_open_handle", Runtime_ipc_open_handle, METH_O,
+     "ipc_open_handle(handle) -> the address of another process's memory, mapped into this one."},
+    {"ipc_close_handle", Runtime_ipc_close_handle, METH_O, "ipc_close_handle(ptr): unmaps memory ipc_open_handle mapped."},
     {"allocated", Runtime_allocated, METH_NOARGS, "(bytes, blocks) of device memory allocated and not yet freed."},
     {"deallocations", Runtime_deallocations, METH_NOARGS,
      "The pending deallocations: {pending, pending_bytes, max_count, max_bytes, deferring}."},

@@ -318,6 +318,39 @@ def test_memory_information_as_numba_cuda_gives_it():
         assert 0 < info.free <= info.total
 
 
+# ---- IPC handles -----------------------------------------------------------------------------------------
+# test/gpu/python/test_host_api_gpu.py opens a handle in a spawned process on the GPU
+
+def test_ipc_handles_pickle_and_open_only_elsewhere():
+    import pickle
+    base = cuda.device_array(4)
+    h = cuda.IpcHandle(base, bytes(range(64)), 32, {"device": 0}, offset=8)
+    again = pickle.loads(pickle.dumps(h))
+    assert (again.base, again.handle, again.size, again.source_info, again.offset) == \
+        (None, bytes(range(64)), 32, {"device": 0}, 8)
+    with pytest.raises(ValueError, match="opening IpcHandle from original process"):  # numba-cuda's words
+        h.open()
+    with pytest.raises(ValueError, match="IpcHandle not opened"):
+        again.close()
+    arr = cuda.IpcArrayHandle(again, dict(shape=(4,), strides=(8,), dtype=np.dtype(np.float64)))
+    assert pickle.loads(pickle.dumps(arr))._array_desc == arr._array_desc
+
+
+@pytest.mark.skipif(not SIM, reason="the simulator's answer; the GPU shares memory (test/gpu/python)")
+def test_ipc_on_the_simulator_says_it_needs_a_gpu():
+    d = cuda.to_device(np.arange(4))
+    for use in (d.get_ipc_handle, lambda: cuda.open_ipc_array(bytes(64), 4, np.int64).__enter__(),
+                lambda: pickle_round_trip(cuda.IpcHandle(d, bytes(64), 32)).open()):
+        with pytest.raises(errors.NotOnSimulatorError, match="IPC handles need a GPU") as info:
+            use()
+        assert isinstance(info.value, AttributeError)  # as numba-cuda's simulator, which has no IPC
+
+
+def pickle_round_trip(obj):
+    import pickle
+    return pickle.loads(pickle.dumps(obj))
+
+
 # ---- NumbaPerformanceWarning ------------------------------------------------------------------------------
 
 @cuda.jit

@@ -25,6 +25,7 @@ from kfront.cuda.devicearray import (DeviceNDArray, MappedNDArray, as_cuda_array
                                      from_cuda_array_interface, is_cuda_array, mapped, mapped_array, pinned,
                                      pinned_array, to_device)
 from kfront.cuda._dlpack import from_dlpack
+from kfront.cuda.ipc import IpcArrayHandle, IpcHandle, open_ipc_array
 from kfront.cuda.dispatcher import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
 from kfront.cuda.ufuncs import reduce
 from kfront.cuda import random

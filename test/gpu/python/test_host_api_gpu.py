@@ -116,3 +116,49 @@ def test_raised_exception_words_are_numba_cudas_on_the_gpu(tmp_path):
 
 def both_debug(tmp_path, name, src):
     return [mod.jit(debug=True, opt=False)(k.py_func) for k, mod in zip(both(tmp_path, name, src), (kcuda, ncuda))]
+
+
+# ---- IPC handles ----------------------------------------------------------------------------------------
+
+IPC_CHILD = """
+import pickle, sys
+import numpy as np
+from kfront import cuda
+
+@cuda.jit
+def add(a, v):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += v
+
+with open(sys.argv[1], "rb") as f:
+    handle, raw, size = pickle.load(f)
+with handle as ary:                      # numba-cuda's IpcArrayHandle as a context manager
+    add[1, 64](ary, 100)
+    cuda.synchronize()
+    print("child saw", ary.copy_to_host()[:3].tolist())
+with cuda.open_ipc_array(raw, size, np.float32) as flat:   # the raw handle, as numba-cuda's open_ipc_array
+    flat[0:1] = np.array([-1.0], np.float32)
+    cuda.synchronize()
+"""
+
+
+def test_ipc_array_written_in_a_spawned_process(tmp_path):
+    import pickle
+    import subprocess
+    import sys
+    host = np.arange(64, dtype=np.float32)
+    d = kcuda.to_device(host)
+    h = d.get_ipc_handle()
+    (tmp_path / "child.py").write_text(IPC_CHILD)
+    with open(tmp_path / "handle.pkl", "wb") as f:
+        pickle.dump((h, h._ipc_handle.handle, 64), f)
+    r = subprocess.run([sys.executable, str(tmp_path / "child.py"), str(tmp_path / "handle.pkl")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "child saw [100.0, 101.0, 102.0]" in r.stdout
+    out = d.copy_to_host()
+    assert out[0] == -1.0 and (out[1:] == host[1:] + 100).all()
+    import pytest
+    with pytest.raises(ValueError, match="original process"):  # numba-cuda's: not in the process that made it
+        h.open()
