@@ -464,6 +464,38 @@ class Dispatcher:
             f.specialize(*[_example(a) for a in argtypes])
         raise errors.CompilerError("kfront: compiling %s for %s gave another signature" % (self.__name__, key))
 
+    def _kernel_attribute(self, name, signature):
+        """numba-cuda's get_<attribute>(signature=None): the attribute of the kernel compiled for signature (a
+        Signature, an argument-type tuple or a signature's text), of the one kernel of a specialized dispatcher, or
+        else {argument-type tuple: value} over every kernel compiled so far."""
+        overloads = self.overloads
+        if signature is not None:
+            return getattr(overloads[signature], name)
+        if self.specialized:
+            return getattr(next(iter(overloads.values())), name)
+        return {sig: getattr(k, name) for sig, k in overloads.items()}
+
+    def get_regs_per_thread(self, signature=None):
+        """Registers each thread of the kernel uses on the current device (the driver's count; on the simulator,
+        which runs kfront's IR, kfront.errors.NotOnSimulatorError, an AttributeError as in numba-cuda's)."""
+        return self._kernel_attribute("regs_per_thread", signature)
+
+    def get_const_mem_size(self, signature=None):
+        """Bytes of constant memory the kernel uses (its constant arrays)."""
+        return self._kernel_attribute("const_mem_size", signature)
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Bytes of static shared memory per block (cuda.shared.array of a constant shape)."""
+        return self._kernel_attribute("shared_mem_per_block", signature)
+
+    def get_max_threads_per_block(self, signature=None):
+        """The most threads per block the kernel can be launched with on the current device."""
+        return self._kernel_attribute("max_threads_per_block", signature)
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Bytes of local memory per thread (the driver's; NotOnSimulatorError on the simulator)."""
+        return self._kernel_attribute("local_mem_per_thread", signature)
+
     def _signature_for(self, signature):
         """The signatures (texts) to compile for an inspect_* call: the one given, else every compiled one."""
         if signature is not None:
