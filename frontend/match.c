@@ -25,24 +25,39 @@
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "utils/stack.h"
 
 /* ---- what numba-cuda refuses --------------------------------------------------------------------------- */
 
-/* The opcode CPython compiles pattern p to that numba-cuda has no support for, or NULL; *where is the pattern. */
+/* Or-patterns (`1 | 2 | 3`) are chains down the left operands: the functions below walk them, not recurse, so a
+ * long one needs no stack; each alternative is a shallow pattern. */
+static bool is_or(const PyExpr *p) { return p->kind == EX_BINARY && p->binary.op == BIN_BITOR; }
+
 static const char *refused_in(const PyExpr *p, const PyExpr **where) {
-  if (!p) return NULL;
-  *where = p;
-  switch (p->kind) {
-  case EX_TUPLE: case EX_LIST: case EX_STARRED: return "MATCH_SEQUENCE";
-  case EX_DICT: return "MATCH_MAPPING";
-  case EX_CALL: return "MATCH_CLASS";
-  case EX_MATCHAS: return refused_in(p->matchas.pattern, where);
-  case EX_BINARY: {
-    if (p->binary.op != BIN_BITOR) return NULL;
-    const char *r = refused_in(p->binary.lhs, where);
-    return r ? r : refused_in(p->binary.rhs, where);
-  }
-  default: return NULL;
+  for (;;) {
+    if (!p) return NULL;
+    *where = p;
+    switch (p->kind) {
+    case EX_TUPLE: case EX_LIST: case EX_STARRED: return "MATCH_SEQUENCE";
+    case EX_DICT: return "MATCH_MAPPING";
+    case EX_CALL: return "MATCH_CLASS";
+    case EX_MATCHAS: p = p->matchas.pattern; continue;
+    case EX_BINARY: {
+      if (p->binary.op != BIN_BITOR) return NULL;
+      /* the leftmost refused alternative: the chain is walked from the right, the last one found kept */
+      const char *r = NULL;
+      const PyExpr *w = NULL, *w1 = NULL, *q = p;
+      for (; is_or(q); q = q->binary.lhs) {
+        const char *r1 = refused_in(q->binary.rhs, &w1);
+        if (r1) r = r1, w = w1;
+      }
+      const char *r1 = refused_in(q, &w1);
+      if (r1) r = r1, w = w1;
+      if (r) *where = w;
+      return r;
+    }
+    default: return NULL;
+    }
   }
 }
 
@@ -150,9 +165,15 @@ static PyExpr *pattern_test(Rewrite *R, const PyExpr *p, const char *subj) {
   case EX_NAME: return NULL; /* a capture, or the wildcard _ */
   case EX_MATCHAS: return p->matchas.pattern ? pattern_test(R, p->matchas.pattern, subj) : NULL;
   case EX_BINARY:
-    if (p->binary.op == BIN_BITOR) {
-      PyExpr *a = pattern_test(R, p->binary.lhs, subj), *b = pattern_test(R, p->binary.rhs, subj);
-      return a && b ? boolop(R, BOOL_OR, a, b) : NULL;
+    if (p->binary.op == BIN_BITOR) { /* a or (b or (c ...)): the alternatives' tests, NULL if one cannot fail */
+      const PyExpr *q = p;
+      PyExpr *t = pattern_test(R, q->binary.rhs, subj);
+      for (q = q->binary.lhs; t; q = q->binary.lhs) {
+        PyExpr *a = pattern_test(R, is_or(q) ? q->binary.rhs : q, subj);
+        t = a ? boolop(R, BOOL_OR, a, t) : NULL;
+        if (!is_or(q)) break;
+      }
+      return t;
     }
     break; /* a complex literal 1+2j */
   case EX_NONE: case EX_BOOL: return compare(R, name_expr(R, subj, p->loc), CMP_IS, (PyExpr *)p, p->loc);
@@ -175,8 +196,11 @@ static void captures(Rewrite *R, const PyExpr *p, const char *subj, PyStmtList *
     name = p->matchas.name;
     loc = p->matchas.name_loc;
     break;
-  case EX_BINARY:
-    if (p->binary.op == BIN_BITOR) captures(R, p->binary.lhs, subj, out);
+  case EX_BINARY: /* the alternatives bind the same names (Python requires it): the leftmost's */
+    if (p->binary.op == BIN_BITOR) {
+      while (is_or(p)) p = p->binary.lhs;
+      captures(R, p, subj, out);
+    }
     break;
   default: break;
   }
@@ -215,6 +239,7 @@ static PyStmtList rewrite_match(Rewrite *R, const PyStmt *s) {
 /* A copy of statement s with its lists rewritten, or s itself when none held a match statement. */
 static PyStmt *rewrite_stmt(Rewrite *R, PyStmt *s) {
   bool c1 = false, c2 = false;
+  if (stack_exhausted()) return s; /* the lowering, whose frames are larger, reports the nesting */
   PyStmt copy = *s;
   switch (s->kind) {
   case ST_IF:

@@ -106,6 +106,31 @@ static char *nested_ifs(unsigned n) {
   return b.s;
 }
 
+/* A match statement whose case has an or-pattern of n alternatives (frontend/match.c walks the chain). */
+static char *or_pattern(unsigned n) {
+  Buf b = kernel_head("");
+  put(&b, "    match x:\n        case 0");
+  for (unsigned i = 1; i < n; i++) put(&b, " | %u", i);
+  put(&b, ":\n            a[0] = 1\n        case _:\n            a[0] = 2\n");
+  return b.s;
+}
+
+/* n nested ifs with a match statement innermost (match.c's rewrite walks the nesting: it must stop, not overflow). */
+static char *match_in_nested_ifs(unsigned n) {
+  Buf b = kernel_head("");
+  for (unsigned i = 0; i < n; i++) {
+    repeat(&b, "    ", i + 1);
+    put(&b, "if x > %u:\n", i);
+  }
+  repeat(&b, "    ", n + 1);
+  put(&b, "match x:\n");
+  repeat(&b, "    ", n + 2);
+  put(&b, "case 1:\n");
+  repeat(&b, "    ", n + 3);
+  put(&b, "a[0] = 1\n");
+  return b.s;
+}
+
 static char *module_constant_chain(unsigned n) {
   Buf c = {0};
   put(&c, "N = 1");
@@ -259,6 +284,9 @@ int main(void) {
       {"98 nested ifs", 0, OK, EITHER, "nested too deeply", 0, nested_ifs(98)},
       {"200-branch elif chain", 0, OK, EITHER, "nested", 0, elif_chain(200)},
       {"2000-branch elif chain", 0, ERROR, ERROR, "nested", 0, elif_chain(2000)},
+      {"40-alternative or-pattern", 0, OK, OK, NULL, 0, or_pattern(40)},
+      {"20000-alternative or-pattern", 0, ERROR, ERROR, "nested too deeply", 0, or_pattern(20000)},
+      {"97 nested ifs around a match", 0, OK, EITHER, "nested too deeply", 0, match_in_nested_ifs(97)},
       {"chain of 300 device functions", 0, OK, EITHER, "nested too deeply", 0, device_call_chain(300)},
       {"kir: 200 nested scf.if", 1, OK, EITHER, "nest", 0, kir_nested_ifs(200)},
       {"kir: 300 nested scf.if", 1, ERROR, ERROR, "nesting too deep", 0, kir_nested_ifs(300)},
