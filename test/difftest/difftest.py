@@ -18,6 +18,7 @@ import json
 import multiprocessing
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -45,7 +46,7 @@ class Checker:
 
     def __init__(self, opts):
         self.opts = opts
-        oracle = None if opts.kfront_gpu and not opts.numba_gpu else opts.oracle
+        oracle = None if opts.kfront_gpu else opts.oracle
         self.sides = runners.Sides(oracle=oracle, kfront_sim=True, cpython=not opts.kfront_gpu)
         self.gpu = runners.Worker(sys.executable, "kfront", runners.kfront_env(sim=False)) if opts.kfront_gpu \
             else None
@@ -194,6 +195,8 @@ def summary(counts, findings, seconds, first, count):
 
 
 def main():
+    # a campaign stopped with kill: the pool and the workers go with it (finally blocks run)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed-start", type=int, default=0)
     ap.add_argument("--count", type=int, default=100)
@@ -222,7 +225,9 @@ def main():
         print("difftest: kfront is not importable by %s (set PYTHONPATH to build/python or python/):\n%s"
               % (sys.executable, probe.stderr[-800:]), file=sys.stderr)
         return 2
-    if not opts.kfront_gpu or opts.numba_gpu:
+    if opts.kfront_gpu and opts.numba_gpu:
+        opts.oracle = sys.executable      # the GPU machine's Python, with numba-cuda installed
+    elif not opts.kfront_gpu:
         try:
             opts.oracle = runners.oracle_python()
         except RuntimeError as e:

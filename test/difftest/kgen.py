@@ -1066,7 +1066,7 @@ class Gen:
         if x < 0.93:
             return Pow(self.shrink(self.expr(ctx, "int", d)), r.randint(0, 3))
         if x < 0.97 and self.devfns and ctx.depth < 3:
-            return self.devcall(ctx, scalar=True)
+            return self.devcall(ctx, scalar=True, want="int")
         return Cast(r.choice(INT_TYPES), self.expr(ctx, "int", d))
 
     def ranged(self, ty):
@@ -1091,9 +1091,10 @@ class Gen:
             b = self.fit(b, t, *self.ranged(Ty(t, t, 0, 0)))
         return IfExp(c, a, b)
 
-    def devcall(self, ctx, scalar):
+    def devcall(self, ctx, scalar, want=None):
         r = self.r
-        cands = [f for f in self.devfns if (len(f[2]) == 1) == scalar]
+        cands = [f for f in self.devfns if (len(f[2]) == 1) == scalar
+                 and (want is None or kind_of(f[2][0][0]) == want)]
         if not cands:
             raise Invalid("no device function")
         name, params, ret = r.choice(cands)

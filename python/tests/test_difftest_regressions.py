@@ -1,0 +1,81 @@
+"""kfront.cuda on the simulator (KFRONT_SIM=1 in the test command): the differential fuzzer's findings
+(test/difftest/FINDINGS.md), each minimised, with the value numba-cuda 0.30.4's simulator (the oracle) produced
+written in as a literal. A finding not yet fixed is marked xfail(strict=True): the test fails once it passes, so
+the mark goes with the fix."""
+import math
+
+import numpy as np
+import pytest
+
+from kfront import cuda
+
+
+@cuda.jit(device=True)
+def _plus_one(x):
+    return x + 1
+
+
+@pytest.mark.xfail(strict=True, reason="difftest finding 1: a global read only in code CPython's compiler drops "
+                                       "(a `while c and False:` body) is not bound: 'name ... is not defined'")
+def test_global_read_only_in_a_loop_python_drops():
+    @cuda.jit
+    def k(out):
+        w = 0
+        while w < 1 and False:
+            w += 1
+            out[1] = _plus_one(w)
+        out[0] = 7
+
+    out = np.zeros(2, np.int64)
+    k[1, 1](out)
+    assert out.tolist() == [7, 0]     # the oracle's output
+
+
+@pytest.mark.xfail(strict=True, reason="difftest finding 1: a module read only in code CPython's compiler drops")
+def test_module_read_only_in_a_loop_python_drops():
+    @cuda.jit
+    def k(out, x):
+        w = 0
+        while w < 1 and False:
+            w += 1
+            out[1] = math.floor(x)
+        out[0] = 3
+
+    out = np.zeros(2, np.int64)
+    k[1, 1](out, 2.5)
+    assert out.tolist() == [3, 0]     # the oracle's output
+
+
+@pytest.mark.xfail(strict=True, reason="difftest finding 2: a variable read only in a loop's else clause, "
+                                       "assigned before and in the loop, is 'referenced before assignment'")
+@pytest.mark.parametrize("n, expected", [(0, 5), (3, 12)])     # the oracle's outputs
+def test_variable_read_only_in_for_else(n, expected):
+    @cuda.jit
+    def k(out, n):
+        v = 5
+        for i in range(n):
+            v = i + 10
+        else:
+            out[0] = v
+
+    out = np.zeros(1, np.int64)
+    k[1, 1](out, n)
+    assert out[0] == expected
+
+
+@pytest.mark.xfail(strict=True, reason="difftest finding 2: the same in a while loop's else clause")
+@pytest.mark.parametrize("n, expected", [(0, 5), (3, 13)])     # the oracle's outputs
+def test_variable_read_only_in_while_else(n, expected):
+    @cuda.jit
+    def k(out, n):
+        v = 5
+        i = 0
+        while i < n:
+            i += 1
+            v = i + 10
+        else:
+            out[0] = v
+
+    out = np.zeros(1, np.int64)
+    k[1, 1](out, n)
+    assert out[0] == expected
