@@ -148,7 +148,7 @@ def load_known():
 
 def campaign(opts):
     seeds = list(range(opts.seed_start, opts.seed_start + opts.count))
-    chunk = 25
+    chunk = 10
     tasks = [(seeds[i:i + chunk], opts) for i in range(0, len(seeds), chunk)]
     t0 = time.monotonic()
     counts = {}
@@ -158,7 +158,7 @@ def campaign(opts):
     done = 0
     if opts.jobs > 1:
         pool = multiprocessing.Pool(opts.jobs)
-        results_iter = pool.imap_unordered(_work, tasks)
+        results_iter = pool.imap(_work, tasks)        # in order: a stopped campaign covers a prefix of the seeds
     else:
         pool = None
         results_iter = map(_work, tasks)
@@ -177,17 +177,21 @@ def campaign(opts):
             if opts.progress and done % opts.progress < chunk:
                 print("difftest: %d/%d programs, %s, %.0f s" % (done, len(seeds), counts, time.monotonic() - t0),
                       flush=True)
+    except (KeyboardInterrupt, SystemExit):
+        print("difftest: stopped after %d of %d programs" % (done, len(seeds)), flush=True)
     finally:
         if pool is not None:
             pool.terminate()
         if _checker is not None:
             _checker.stop()
+    counts["done"] = done
     return counts, findings, records, time.monotonic() - t0
 
 
 def summary(counts, findings, seconds, first, count):
     ok = counts.get("ok", 0)
-    bad = {k: v for k, v in counts.items() if k not in ("ok", "pure")}
+    count = counts.get("done", count)
+    bad = {k: v for k, v in counts.items() if k not in ("ok", "pure", "done")}
     line = "difftest: seeds [%d, %d): %d programs (%d pure, also run by CPython), %d agree, %s, %.1f s" % (
         first, first + count, count, counts.get("pure", 0), ok,
         ", ".join("%d %s" % (v, k) for k, v in sorted(bad.items())) or "no differences", seconds)

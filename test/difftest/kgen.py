@@ -930,7 +930,17 @@ class Gen:
             v = r.choice(cands)
             return Name(v.name, v.ty())
         if want == "bool":
-            return Lit(r.random() < 0.5, BOOL)
+            if r.random() < 0.15 or ctx.depth > 6:
+                return Lit(r.random() < 0.5, BOOL)
+            # a comparison of two leaves: a condition that varies with the data
+            ctx.depth += 1
+            try:
+                a, b = self.leaf(ctx, "int"), self.leaf(ctx, "int")
+                return Cmp([r.choice(["<", "<=", ">", ">=", "==", "!="])], [a, b])
+            except Invalid:
+                return Lit(r.random() < 0.5, BOOL)
+            finally:
+                ctx.depth -= 1
         if want == "float":
             t = r.choice(FLOAT_TYPES + (WEAK_FLOAT,))
             return self.literal(t, -100.0, 100.0)
@@ -1018,8 +1028,10 @@ class Gen:
                 return Call(r.choice(["min", "max"]), [a, b])
             if x < 0.93:
                 return Unary("-", self.expr(ctx, "float", d))
-            if x < 0.97:
+            if x < 0.96:
                 return self.ternary(ctx, "float", d)
+            if x < 0.98 and self.devfns and ctx.depth < 3:
+                return self.devcall(ctx, scalar=True, want="float")
             return Cast(r.choice(FLOAT_TYPES), self.expr(ctx, "float", d))
         # int
         x = r.random()
