@@ -31,6 +31,20 @@ def test_global_read_only_in_a_loop_python_drops():
     assert out.tolist() == [7, 0]     # the oracle's output
 
 
+@pytest.mark.xfail(strict=True, reason="difftest finding 1: a global read only in an `if c and False:` body, "
+                                       "which CPython's compiler drops, is not bound")
+def test_global_read_only_in_an_if_python_drops():
+    @cuda.jit
+    def k(out, c):
+        if c > 0 and False:
+            out[1] = _plus_one(c)
+        out[0] = 4
+
+    out = np.zeros(2, np.int64)
+    k[1, 1](out, 1)
+    assert out.tolist() == [4, 0]     # the oracle's output
+
+
 @pytest.mark.xfail(strict=True, reason="difftest finding 1: a module read only in code CPython's compiler drops")
 def test_module_read_only_in_a_loop_python_drops():
     @cuda.jit

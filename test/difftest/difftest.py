@@ -84,8 +84,12 @@ class Checker:
             if base[0] != "ok":
                 return "sim-" + base[0], out
             kind = runners.differs(req, out["kfront_gpu"], base)
-            if kind is None and "numba_gpu" in out and out["numba_gpu"][0] == "ok":
-                if not runners.same_arrays(req, out["numba_gpu"][1], base[1]):
+            if kind is None and "numba_gpu" in out:
+                # numba-cuda compiled on the GPU: it must run the program (else the generator made a program
+                # only its simulator accepts) and agree
+                if out["numba_gpu"][0] != "ok":
+                    kind = "numba-gpu-" + out["numba_gpu"][0]
+                elif not runners.same_arrays(req, out["numba_gpu"][1], base[1]):
                     kind = "numba-gpu-differs"
             return kind or "ok", out
         oracle = out["oracle"]
@@ -100,7 +104,7 @@ class Checker:
 
 def signature(verdict, out):
     """what makes two findings the same one: the kind and kfront's message with numbers and names blurred"""
-    kf = out.get("kfront_gpu", out["kfront"])
+    kf = out["numba_gpu"] if verdict.startswith("numba-gpu-") else out.get("kfront_gpu", out["kfront"])
     text = kf[1] if kf[0] in ("error", "crash") else ""
     text = re.sub(r"\b[a-z]+\d+\b", "N", text if isinstance(text, str) else "")
     text = re.sub(r"\d+", "0", text)
@@ -229,6 +233,14 @@ def main():
         print("difftest: kfront is not importable by %s (set PYTHONPATH to build/python or python/):\n%s"
               % (sys.executable, probe.stderr[-800:]), file=sys.stderr)
         return 2
+    if opts.kfront_gpu:
+        # without a GPU kfront runs on its simulator: the GPU mode would compare the simulator with itself
+        probe = subprocess.run([sys.executable, "-c", "from kfront import cuda; assert cuda.is_available()"],
+                               capture_output=True, text=True, env=runners.kfront_env(sim=False))
+        if probe.returncode != 0:
+            print("difftest: --kfront-gpu: kfront finds no GPU here (it would run on its simulator)",
+                  file=sys.stderr)
+            return 2
     if opts.kfront_gpu and opts.numba_gpu:
         opts.oracle = sys.executable      # the GPU machine's Python, with numba-cuda installed
     elif not opts.kfront_gpu:
