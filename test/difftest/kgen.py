@@ -339,7 +339,9 @@ class Call(Expr):
                 if is_unsigned(t.np):
                     return Ty(t.np, t.nb, t.lo, t.hi)
                 lo = 0 if t.lo <= 0 <= t.hi else min(abs(t.lo), abs(t.hi))
-                return checked_int(t.np, "int64", lo, max(abs(t.lo), abs(t.hi)))
+                # numba's abs keeps an unsigned type (a shift of an unsigned value is uint64 in numba)
+                nb = "uint64" if is_unsigned(t.nb) else "int64"
+                return checked_int(t.np, nb, lo, max(abs(t.lo), abs(t.hi)))
             if is_float(t.np):
                 lo = 0.0 if t.lo <= 0 <= t.hi else min(abs(t.lo), abs(t.hi))
                 return float_ty(t.np, lo, max(abs(t.lo), abs(t.hi)))

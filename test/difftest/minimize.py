@@ -139,9 +139,11 @@ def _replacements(e):
     t = e.ty
     out = []
     for c in e.children():
-        if isinstance(c, kgen.Expr) and c.ty is not None and c.ty.np == t.np and t.lo <= c.ty.lo and c.ty.hi <= t.hi:
+        if isinstance(c, kgen.Expr) and c.ty is not None and (c.ty.np, c.ty.nb) == (t.np, t.nb) and \
+                t.lo <= c.ty.lo and c.ty.hi <= t.hi:
             out.append(c)
-    if not isinstance(e, kgen.Lit):
+    if not isinstance(e, kgen.Lit) and (t.nb == t.np or t.np == kgen.BOOL):
+        # a literal's numba type is its NumPy type: only where e's is too (numba unifies by it)
         try:
             if t.np == kgen.BOOL:
                 out.append(kgen.Lit(False, kgen.BOOL))
