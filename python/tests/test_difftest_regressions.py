@@ -93,3 +93,51 @@ def test_variable_read_only_in_while_else(n, expected):
     out = np.zeros(1, np.int64)
     k[1, 1](out, n)
     assert out[0] == expected
+
+
+@pytest.mark.xfail(strict=True, reason="difftest finding 3: silent wrong result: a value assigned in an inner "
+                                       "loop that follows an `if` holding a continue/break is lost when it is "
+                                       "read only after the outer loop")
+@pytest.mark.parametrize("form", ["continue_never", "continue_dead", "break_dead"])
+def test_inner_loop_value_after_a_jump(form):
+    @cuda.jit
+    def continue_never(out):
+        v = 1
+        for i in range(3):
+            if i > 5:
+                continue
+            v = 0
+            w = 0
+            while w < 3:
+                w += 1
+                v = 3
+        out[0] = v
+
+    @cuda.jit
+    def continue_dead(out):
+        v = 1
+        for i in range(3):
+            if False:
+                continue
+            v = 0
+            w = 0
+            while w < 3:
+                w += 1
+                v = 3
+        out[0] = v
+
+    @cuda.jit
+    def break_dead(out):
+        v = 1
+        for i in range(3):
+            if False:
+                break
+            v = 0
+            for w in range(3):
+                v = 3
+        out[0] = v
+
+    k = {"continue_never": continue_never, "continue_dead": continue_dead, "break_dead": break_dead}[form]
+    out = np.zeros(1, np.int64)
+    k[1, 1](out)
+    assert out[0] == 3     # the oracle's output (kfront: 0, 1 and 1)
