@@ -6,7 +6,7 @@
  * float64 constants by Numba's typing — are those of that Python. kfront does the same: the source below (the same
  * algorithms, written for kfront) is parsed like user code and each function is compiled as a device function for
  * the argument types, with kfront's Numba typing, into ordinary kir (complex ops, math ops, control flow), which the
- * simulator and the backend run like any other code. lower.c (lower_cmath) types the call as numba-cuda's cmath
+ * simulator and the backend run like any other code. lower_math.c (lower_cmath) types the call as numba-cuda's cmath
  * templates do and converts the result to the argument's complex type, as numba-cuda's compile_internal returns it.
  *
  * numba-cuda's complex loop of np.sign (npyfuncs.py np_complex_sign_impl, NumPy 2's z / |z|) is Python compiled the

@@ -38,7 +38,7 @@ _Static_assert(NB_BOOL == (int)KF_BOOL && NB_I8 == (int)KF_INT8 && NB_I64 == (in
 
 static const char *const value_kind_names[] = {"bool", "int", "float", "tuple", "array", "module", "path", "function",
                                                "namespace", "exception", "string", "none", "slice",
-                                               "unsupported"};
+                                               "unsupported", "pymodule"};
 static const char *const function_kind_names[] = {"kernel", "device", "reduce", "vectorize", "guvectorize"};
 static const char *const dtype_names[KF_DTYPE_COUNT] = {"boolean", "int8",   "int16",  "int32",   "int64",   "uint8",
                                                         "uint16",  "uint32", "uint64", "float16", "float32", "float64",
@@ -346,13 +346,16 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
       return invalid(fe, "function '%s' of source %u, but there %s only %u source%s", v->function, v->source,
                      fe->nsrcs == 1 ? "is" : "are", fe->nsrcs, fe->nsrcs == 1 ? "" : "s");
     return (FeVal){.kind = FV_HOST};
-  case KF_VALUE_NAMESPACE: {
+  case KF_VALUE_PYMODULE:
+  case KF_VALUE_NAMESPACE: { /* a module's attributes are a namespace's members */
+    if (v->kind == KF_VALUE_PYMODULE && (!v->path || !*v->path)) return invalid(fe, "a module with no name");
     if (v->nitems && (!v->items || !v->names)) return invalid(fe, "a namespace of %u members with no items or names", v->nitems);
-    if (v->path && v->nitems && (v->items[0].kind == KF_VALUE_TUPLE || v->items[0].kind == KF_VALUE_STRING))
+    if (v->kind == KF_VALUE_NAMESPACE && v->path && v->nitems && (v->items[0].kind == KF_VALUE_TUPLE || v->items[0].kind == KF_VALUE_STRING))
       return valued_enum(fe, v, name, depth);
     FeNamespace *ns = ARENA_NEW(&fe->arena, FeNamespace);
     ns->name = name;
-    if (v->path) { /* an enum class: its members' type spelt */
+    if (v->kind == KF_VALUE_PYMODULE) ns->module = fe_intern(fe, v->path);
+    else if (v->path) { /* an enum class: its members' type spelt */
       if (!(ns->enumc = fe_enum_parse_text(fe, v->path, srcloc(NULL, 0, 0))))
         return invalid(fe, "'%s' does not spell an enum member type", v->path);
       kf_value_kind want = ns->enumc->dtype->kind == TY_FLOAT  ? KF_VALUE_FLOAT
@@ -384,7 +387,7 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
 
 /* Completes the FUNCTION values of a binding (slot is its FeVal, v what the embedder gave). */
 static void bind_functions(FeCtx *fe, FeVal *slot, const kf_value *v) {
-  if (v->kind == KF_VALUE_NAMESPACE && slot->kind == FV_NAMESPACE) {
+  if ((v->kind == KF_VALUE_NAMESPACE || v->kind == KF_VALUE_PYMODULE) && slot->kind == FV_NAMESPACE) {
     for (unsigned k = 0; k < slot->ns->n; k++) bind_functions(fe, &slot->ns->vals[k], &v->items[k]);
     return;
   }
@@ -521,7 +524,7 @@ void embed_after_read(FeCtx *fe) {
 
 static void report_invalid(FeCtx *fe, const char *name, const FeVal *v) {
   if (v->kind == FV_INVALID) fe_error(fe, srcloc(NULL, 0, 0), "binding '%s': %s", name, v->str.s);
-  if (v->kind == FV_NAMESPACE)
+  if (v->kind == FV_NAMESPACE && !v->ns->module) /* a module's attributes are those kernels may read: said where read */
     for (unsigned k = 0; k < v->ns->n; k++)
       report_invalid(fe, arena_printf(&fe->arena, "%s.%s", name, v->ns->names[k]), &v->ns->vals[k]);
 }
@@ -576,7 +579,7 @@ static bool sorted_names(const void *items, size_t size, unsigned n, const char 
 }
 
 static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
-  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_UNSUPPORTED) return false;
+  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_PYMODULE) return false;
   sb_printf(b, " %s", value_kind_names[v->kind]);
   switch (v->kind) {
   case KF_VALUE_BOOL:
@@ -645,12 +648,13 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
     sb_printf(b, " %u", v->source);
     put_str(b, v->function);
     return true;
+  case KF_VALUE_PYMODULE:
   case KF_VALUE_NAMESPACE: {
-    if (v->nitems && (!v->items || !v->names)) return false;
+    if ((v->nitems && (!v->items || !v->names)) || (v->kind == KF_VALUE_PYMODULE && !v->path)) return false;
     /* members by name: (name, index) pairs sorted through their name pointers */
     const char *const **order = mem_alloc(sizeof *order * (v->nitems ? v->nitems : 1));
     bool ok = order && sorted_names(v->names, sizeof *v->names, v->nitems, order);
-    if (ok && v->path) put_str(b, v->path);  /* an enum class's member type */
+    if (ok && v->path) put_str(b, v->path);  /* an enum class's member type, a module's name */
     if (ok) sb_printf(b, " %u (", v->nitems);
     for (unsigned k = 0; ok && k < v->nitems; k++) {
       put_str(b, *order[k]);

@@ -7,7 +7,7 @@
  * member type is spelt EnumMember("mod.Color", int64) or IntEnumMember("mod.Color", int64) in signatures
  * (what a runtime writes for an enum argument), and named as Numba names it (Enum<int64>(Color)) in
  * diagnostics. One FeEnum per spelling, so pointers compare types. How members type in kernels (==, is,
- * .value, IntEnum as integers) is lower.c's. */
+ * .value, IntEnum as integers) is lower_operators.c's and lower.c's. */
 #include <string.h>
 
 #include "frontend/fe.h"

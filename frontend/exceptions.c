@@ -2,7 +2,7 @@
  * source that derive from them (`class MyError(ValueError): pass`), and classes the embedder binds
  * (KF_VALUE_EXCEPTION); and the text a raised exception is recorded as in the kernel's error record
  * ("ValueError" or "ValueError: message", abi.h), from constant arguments as str() would write them. How a
- * raise or an assert lowers (check.raise, debug=True) is lower.c's. */
+ * raise or an assert lowers (check.raise, debug=True) is lower_raise.c's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* fe.h — the frontend's internals: what module.c, numba_types.c, sema.c, lower.c and generated.c share.
+/* fe.h — the frontend's internals: what module.c, numba_types.c, sema.c, the lower*.c files and generated.c share.
  *
  * Phases (all driven by fe_compile in module.c):
  *   module.c      reads the parsed module: imports and their aliases, module constants (evaluated with
@@ -9,9 +9,10 @@
  *   sema.c        typing of one operation at a time (operators, builtins, cuda.*, math.*), the table of
  *                 known names (builtins, cuda, math, numpy, numba types), the per-function facts the
  *                 lowering needs (locals, where each is read, which statements exit).
- *   lower.c       types and lowers one function body to kir in one walk: values are FeVals (a typed SSA
- *                 value, a constant, a tuple, a module path...); loops are typed to a fixed point by
- *                 lowering their body speculatively (quietly) until the loop-carried types are stable.
+ *   lower*.c      type and lower one function body to kir in one walk (lower.c, over lower.h; each
+ *                 construct in a lower_*.c of its own): values are FeVals (a typed SSA value, a constant,
+ *                 a tuple, a module path...); loops are typed to a fixed point by lowering their body
+ *                 speculatively (quietly) until the loop-carried types are stable.
  *   generated.c   @vectorize, @guvectorize and @cuda.reduce kernels, written as Python templates that
  *                 call the user's function as a device function, compiled like any kernel.
  *   embed.c       what an embedder supplies instead of module text: the values bound to names (as the
@@ -59,13 +60,13 @@ typedef enum {
   FV_NAMESPACE, /* named members bound by the embedder (an enum class, a module-like object): ns */
   FV_EXCEPTION, /* an exception class kernels may raise: str.s its name on the host ("ValueError", "mod.MyError") */
   FV_INVALID, /* a name the embedder bound to something kfront cannot use: str.s says why (never a value) */
-  FV_METHOD,  /* a method of an array value (a.transpose): type and v the array, builtin the method (lower.c); of a
+  FV_METHOD,  /* a method of an array value (a.transpose): type and v the array, builtin the method (lower_arrays.c); of a
                * slice object (s.indices): type its type, recv the slice */
   FV_RECORD,  /* one record of an array of records (a[i], a record parameter): type the record type, tup.elems[0]
                * the array (FV_VAL), elems[1..] its i64 index per axis; fields are reached through mem.field */
   FV_VECTOR,  /* a CUDA vector value (float32x4): type its vector type, tup its fields (FV_VAL scalars; vectors.c);
                * also a slice object (type a ty_slice, tup its start, stop, step as i64 FV_VALs) */
-  FV_CLOSURE, /* an inner def or a lambda of the function being lowered: clo (lower.c, "closures") */
+  FV_CLOSURE, /* an inner def or a lambda of the function being lowered: clo (lower_calls.c, "closures") */
   FV_EXCINST, /* an exception instance made in a kernel (ValueError("x")), to raise: str.s the text it is recorded as */
 } FeValKind;
 
@@ -85,6 +86,8 @@ typedef struct FeNamespace {
   const char **names;
   FeVal *vals;
   const FeEnum *enumc; /* an enum class: its members' type (every vals[i] is a member: FV_VAL with enumc) */
+  const char *module;  /* a Python module of the embedder's (KF_VALUE_PYMODULE): its name; its members the attributes
+                        * kernels read */
 } FeNamespace;
 
 /* The type of the members of an enum class (Numba's EnumMember / IntEnumMember): one per distinct spelling,
@@ -227,7 +230,7 @@ struct FeInst {
   FeVal ret;               /* the shape of the result (FV_NONE for none) */
   unsigned nresults;
   bool in_progress, failed, requested;
-  /* recursion (lower.c): while it is being lowered, what a call of it from its own body returns — the declared
+  /* recursion (lower_calls.c): while it is being lowered, what a call of it from its own body returns — the declared
    * type, else the type of the value returns lowered so far — and what the first such call took */
   bool has_decl_ret;
   Type *decl_ret;          /* NULL with has_decl_ret: declared void */
@@ -269,7 +272,7 @@ struct FeCtx {
   unsigned errors0;
   Op *cur_top;             /* the top-level function being lowered: device functions go before it */
   StrMap enums;            /* enum spelling -> FeEnum* (enums.c) */
-  PtrMap inner_funcs;      /* an inner def (PyStmt) or lambda (PyExpr) -> its FeFunc (lower.c, "closures") */
+  PtrMap inner_funcs;      /* an inner def (PyStmt) or lambda (PyExpr) -> its FeFunc (lower_calls.c, "closures") */
   unsigned nenums;
   StrMap *cmath_funcs;     /* cmath.c: name -> FeFunc* of its Python source (NULL until first used) */
   StrMap *cmath_scope;     /* the names that source sees (math, cmath) */
@@ -285,7 +288,7 @@ struct FeCtx {
 /* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python ----------------------- */
 #define FE_BUILTINS(X)                                                                     \
   X(RANGE, "range") X(LEN, "len") X(MIN, "min") X(MAX, "max") X(ABS, "abs")              \
-  X(ZIP, "zip") X(ENUMERATE, "enumerate") X(SLICE, "slice")                                \
+  X(ZIP, "zip") X(ENUMERATE, "enumerate") X(SLICE, "slice") X(TUPLE, "tuple")              \
   X(LITERAL_UNROLL, "literal_unroll")                                                    \
   X(INT, "int") X(FLOAT, "float") X(BOOL, "bool") X(ROUND, "round") X(PRINT, "print")    \
   X(POW, "pow") X(DIVMOD, "divmod") X(COMPLEX, "complex")                                \
@@ -471,7 +474,7 @@ bool num_can_cast_same_kind(int from, int to);
 /* The loop NumPy and numba-cuda choose for inputs of these kinds; false when there is none. */
 bool num_ufunc_loop(int u, const int *kinds, unsigned nin, NumLoop *out);
 /* How num_ufunc_emit calls a function of kfront's cmath source (cmath.c) that a complex loop is built on: call
- * (lower.c's) compiles it for z's type and calls it at b's insertion point, giving its result in z's type, or NULL
+ * (lower_math.c's) compiles it for z's type and calls it at b's insertion point, giving its result in z's type, or NULL
  * after reporting an error. */
 typedef struct NumCmath {
   Value *(*call)(void *ctx, const char *name, Value *z);
@@ -546,7 +549,7 @@ enum { FE_OPERATOR_BASE = FE_VECTOR_BASE + FE_VECTOR_COUNT };
 enum { FE_BF16_BASE = FE_OPERATOR_BASE + 256, FE_LIBDEVICE_BASE = FE_BF16_BASE + 256 };
 const FeOperatorFn *sema_operator_fn(int k);
 
-/* ---- lower.c ------------------------------------------------------------------------------------------ */
+/* ---- lower.c, lower_calls.c ------------------------------------------------------------------------------ */
 /* Compiles one function for the given parameter shapes: a kernel (kernel attr) or a device function.
  * sym is its symbol name. declared: the signature it is compiled for (its return type is the function's),
  * or NULL (a device function then returns the type of the decorator signature its arguments match, else the

@@ -361,7 +361,7 @@ static FeVal eval_call_const(FeCtx *fe, const PyExpr *e) {
   for (unsigned i = 0; i < n; i++) {
     a[i] = eval_const(fe, e->call.args.items[i]);
     if (a[i].kind != FV_VAL || !a[i].is_const) {
-      if (!(f.kind == FV_BUILTIN && (f.builtin == BI_LEN || f.builtin == BI_MIN || f.builtin == BI_MAX) &&
+      if (!(f.kind == FV_BUILTIN && (f.builtin == BI_LEN || f.builtin == BI_MIN || f.builtin == BI_MAX || f.builtin == BI_TUPLE) &&
             a[i].kind == FV_TUPLE))
         return host();
     }
@@ -398,6 +398,12 @@ static FeVal eval_call_const(FeCtx *fe, const PyExpr *e) {
       return fe_const_int(fe, a[0].type, a[0].c.i < 0 ? -a[0].c.i : a[0].c.i);
     return host();
   case BI_LEN: return n == 1 && a[0].kind == FV_TUPLE ? fe_const_int(fe, ty_i64(ctx), a[0].tup.n) : host();
+  case BI_TUPLE: { /* tuple() and tuple(t) of a tuple, as in kernels */
+    if (n == 1) return a[0].kind == FV_TUPLE ? a[0] : host();
+    FeVal empty = {.kind = FV_TUPLE};
+    empty.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, 1);
+    return n == 0 ? empty : host();
+  }
   case BI_MIN:
   case BI_MAX: {
     FeVal *items = a;

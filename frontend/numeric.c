@@ -15,7 +15,7 @@
  * exponent clamped (numba-cuda: truncated), rad2deg / deg2rad of float32 with NumPy's float32 coefficient
  * (numba-cuda: the float64 one rounded, 1 ulp apart).
  *
- * lower.c evaluates the arguments, asks num_ufunc_loop for the loop, converts the arguments to its input types
+ * lower_math.c evaluates the arguments, asks num_ufunc_loop for the loop, converts the arguments to its input types
  * and calls num_ufunc_emit. */
 #include <math.h>
 #include <string.h>

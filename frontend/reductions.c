@@ -7,7 +7,7 @@
  * in C order, accumulating from a start value; the source below does the same with one loop per axis, so a view of
  * any layout reduces in place and floating sums round as numba-cuda's do. A function's source depends on the rank
  * only (its loop nest), so each rank's functions are generated on first use (fe_reduce_function) and then
- * specialised on the argument types like any device function. lower.c (lower_reduction) types the call, passes the
+ * specialised on the argument types like any device function. lower_reductions.c (lower_reduction) types the call, passes the
  * start values of numba's types and converts the result where numba's typing fixes it. */
 #include <stdio.h>
 #include <string.h>
@@ -25,7 +25,7 @@ typedef struct {
 static const Reduction reductions[] = {
     {"sum", "a, acc", NULL, "acc += v", "return acc"},
     {"prod", "a, acc", NULL, "acc *= v", "return acc"},
-    /* acc: the first element (lower.c checks the size); a NaN is the answer, as NumPy's and numba's */
+    /* acc: the first element (lower_reductions.c checks the size); a NaN is the answer, as NumPy's and numba's */
     {"min", "a, acc", NULL, "if v != v:\n    return v\nif v < acc:\n    acc = v", "return acc"},
     {"max", "a, acc", NULL, "if v != v:\n    return v\nif v > acc:\n    acc = v", "return acc"},
     {"all", "a", NULL, "if not v:\n    return False", "return True"},

@@ -31,6 +31,7 @@ static const struct {
     {"numba.cuda.misc.special.literal_unroll", BI_LITERAL_UNROLL},
     {"numba.misc.special.literal_unroll", BI_LITERAL_UNROLL},
     {"builtins.slice", BI_SLICE},
+    {"builtins.tuple", BI_TUPLE},
     {"builtins.len", BI_LEN},
     {"builtins.min", BI_MIN},
     {"builtins.max", BI_MAX},

@@ -1,6 +1,6 @@
 /* vectors.c — CUDA vector types as numba-cuda has them (numba.cuda.vector_types): float32x4, int8x2, uint64x3, ...
  * (ten base types, one to four fields) and their C-style aliases (float4, int2, uchar3, double1, long4, ...); their
- * names, their constructors' typing and their fields. lower.c lowers the constructor calls and field reads.
+ * names, their constructors' typing and their fields. lower_cuda.c lowers the constructor calls, lower.c the field reads.
  *
  * Representation. A vector type is a kir tuple type marked `vector` (ty_vector: vector<f32, 4>), distinct from the
  * plain UniTuple of its fields, and a vector value is an FV_VECTOR FeVal holding its fields as a tuple holds its

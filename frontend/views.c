@@ -2,7 +2,7 @@
  * layout of the result, as numba's get_array_index_type decides it), Python's slice arithmetic (bounds
  * wrapped and clamped, the length of a stepped slice) and the mem.subview that makes the view; transposes.
  *
- * lower.c lowers the index expressions (and checks the integer ones against their axis: view_type says
+ * lower_arrays.c lowers the index expressions (and checks the integer ones against their axis: view_type says
  * which); this file turns them into the view. Views are arrays like any other kir value: indexing one is
  * checked against the view's own extents, and canonicalize folds mem.dim of a view to the extent computed
  * here, so a loop bounded by it proves the checks in its body. */

@@ -29,14 +29,15 @@ static bool copy_value(Arena *a, const kf_value *v, kf_value *out) {
   switch (v->kind) {
   case KF_VALUE_TUPLE:
   case KF_VALUE_SLICE:
-  case KF_VALUE_NAMESPACE: {
+  case KF_VALUE_NAMESPACE:
+  case KF_VALUE_PYMODULE: {
     kf_value *items = ARENA_ARRAY(a, kf_value, v->nitems ? v->nitems : 1);
     if (!items) return false;
     for (unsigned k = 0; k < v->nitems; k++)
       if (!copy_value(a, &v->items[k], &items[k])) return false;
     out->items = items;
-    if (v->kind == KF_VALUE_NAMESPACE && !(out->names = copy_strs(a, v->names, v->nitems))) return false;
-    return !v->path || (out->path = copy_str(a, v->path)) != NULL; /* an enum class's member type */
+    if (v->kind != KF_VALUE_TUPLE && v->kind != KF_VALUE_SLICE && !(out->names = copy_strs(a, v->names, v->nitems))) return false;
+    return !v->path || (out->path = copy_str(a, v->path)) != NULL; /* an enum class's member type, a module's name */
   }
   case KF_VALUE_ARRAY: {
     const kf_array *src = &v->array;
@@ -106,7 +107,7 @@ static bool records_spelled(const kf_value *v, unsigned depth) {
   if (depth > 64) return true; /* fe_options_key refuses values nested this deep */
   if (v->kind == KF_VALUE_ARRAY && rt_dtype_is_record(v->array.dtype))
     return v->path && strcmp(v->path, rt_dtype_name(v->array.dtype)) == 0;
-  if ((v->kind == KF_VALUE_TUPLE || v->kind == KF_VALUE_NAMESPACE) && v->items)
+  if ((v->kind == KF_VALUE_TUPLE || v->kind == KF_VALUE_NAMESPACE || v->kind == KF_VALUE_PYMODULE) && v->items)
     for (unsigned k = 0; k < v->nitems; k++)
       if (!records_spelled(&v->items[k], depth + 1)) return false;
   return true;

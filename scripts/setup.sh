@@ -3,7 +3,7 @@
 # Idempotent: installs only what is missing. Needs root (or sudo) for apt-get.
 #   build: cmake (>= 3.20), ninja, a C compiler, LLVM 14 (C API, static libraries)
 #   tests: FileCheck and lit from LLVM 14, python3 with its headers (+ numpy, pytest, scikit-build-core: the
-#          Python module), pkg-config (install/client), clang 14 with its sanitizer and libFuzzer runtimes (the
+#          Python module; IPython, ipykernel, nbclient, nbformat: the notebook tests), pkg-config (install/client), clang 14 with its sanitizer and libFuzzer runtimes (the
 #          sanitizer build and the fuzzing harnesses)
 #   CUDA: the toolkit (libNVVM, libdevice, ptxas) is expected in $CUDA_HOME or /usr/local/cuda;
 #         it is not installed here (the machine image provides it); tests that need it say so.
@@ -37,6 +37,11 @@ fi
 # for the tests' reference values (libdevice's erfinv, sinpi, ...), ml_dtypes for bfloat16 host arrays in tests
 if ! python3 -c 'import numpy, pytest, scikit_build_core, mpmath, ml_dtypes' 2>/dev/null; then
   python3 -m pip install -q numpy pytest 'scikit-build-core>=0.8' mpmath ml_dtypes
+fi
+# IPython, ipykernel, nbclient and nbformat: the tests that run kernels in IPython's magics and a notebook in a
+# Jupyter kernel (python/tests/test_notebook.py)
+if ! python3 -c 'import IPython, ipykernel, nbclient, nbformat' 2>/dev/null; then
+  python3 -m pip install -q ipython ipykernel nbclient nbformat
 fi
 # the test oracle: numba-cuda 0.30.4 from PyPI in build/oracle-venv (the differential fuzzer, test/difftest)
 bash "$(dirname "$0")/oracle_env.sh" >/dev/null

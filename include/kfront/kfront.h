@@ -237,17 +237,21 @@ typedef enum kf_value_kind {
                           * Numba's slice3_type when the step is given and not 1, else slice2_type (its typeof) */
   KF_VALUE_UNSUPPORTED,  /* a value kernels cannot use (a Python list, a plain Python function, ...): path says what it
                           * is; a kernel that reads the name gets a located error saying so (not "not defined") */
+  KF_VALUE_PYMODULE,     /* a Python module of the embedder's own (not one kfront knows), bound by the attributes kernels
+                          * read: names[i] -> items[i] as a NAMESPACE's (an attribute kernels cannot use an UNSUPPORTED
+                          * item; a submodule a PYMODULE); path its name. An attribute not among them is
+                          * "module 'path' has no attribute ..." where a kernel reads it */
 } kf_value_kind;
 typedef struct kf_value kf_value;
 struct kf_value {
   kf_value_kind kind;
   kf_dtype dtype;                /* scalars: BOOL with KF_BOOL, INT with an integer dtype, FLOAT with a float or complex dtype */
   union { int64_t i; uint64_t u; double f; } scalar;   /* signed ints and bool: i; unsigned: u; floats: f; complex: the real part */
-  const kf_value *items;         /* TUPLE, NAMESPACE */
-  const char *const *names;      /* NAMESPACE */
+  const kf_value *items;         /* TUPLE, NAMESPACE, PYMODULE */
+  const char *const *names;      /* NAMESPACE, PYMODULE */
   unsigned nitems;
   kf_array array;                /* ARRAY */
-  const char *path;              /* MODULE, PATH, EXCEPTION, STRING; ARRAY of records: its record's spelling;
+  const char *path;              /* MODULE, PATH, EXCEPTION, STRING, PYMODULE; ARRAY of records: its record's spelling;
                                   * INT: NULL, or an enum member's type (its value is scalar.i),
                                   * spelt EnumMember("mod.Color", int64) or IntEnumMember("mod.Color", int64);
                                   * for an enum of tuples or strings EnumMember("mod.Color", UniTuple(int64, 2),

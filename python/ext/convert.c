@@ -548,8 +548,16 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
     out->kind = KF_VALUE_NONE;
     return 0;
   }
-  if (strcmp(tag, "tuple") == 0 || strcmp(tag, "namespace") == 0 || strcmp(tag, "slice") == 0) {
-    int ns = tag[0] == 'n';
+  if (strcmp(tag, "pymodule") == 0) { /* ('pymodule', name, {attribute: value}): the attributes kernels read */
+    if (PyTuple_Size(o) != 3 || !(out->path = str_of(v, "a module's name"))) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "('pymodule', name, d): three items");
+      return -1;
+    }
+    v = PyTuple_GetItem(o, 2);
+  }
+  if (strcmp(tag, "tuple") == 0 || strcmp(tag, "namespace") == 0 || strcmp(tag, "slice") == 0 ||
+      strcmp(tag, "pymodule") == 0) {
+    int ns = tag[0] == 'n' || tag[0] == 'p';
     PyObject *items = ns ? (PyDict_Check(v) ? PyDict_Items(v) : NULL) : PySequence_Tuple(v);
     if (!items) {
       if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "('namespace', d): d must be a dict");
@@ -570,7 +578,7 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
     }
     Py_DECREF(items);
     if (r < 0) return -1;
-    out->kind = ns ? KF_VALUE_NAMESPACE : tag[0] == 's' ? KF_VALUE_SLICE : KF_VALUE_TUPLE;
+    out->kind = tag[0] == 'p' ? KF_VALUE_PYMODULE : ns ? KF_VALUE_NAMESPACE : tag[0] == 's' ? KF_VALUE_SLICE : KF_VALUE_TUPLE;
     out->items = vals;
     out->names = names;
     out->nitems = (unsigned)n;

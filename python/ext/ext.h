@@ -58,7 +58,7 @@ int ext_dtype_is_bfloat16(PyObject *dtype);
 /* The NumPy typestr of a dtype ("<f4"). */
 const char *ext_typestr(kf_dtype t);
 /* Bound values: the tagged tuples kfront.cuda builds — ('scalar', v), ('tuple', [...]), ('array', a),
- * ('namespace', {name: value}[, enum type]), ('module', path), ('path', path), ('function', source, name) — into
+ * ('namespace', {name: value}[, enum type]), ('pymodule', name, {attribute: value}), ('module', path), ('path', path), ('function', source, name) — into
  * kf_values (an enum member is ('scalar', value, its type spelling), an enum class a namespace with it)
  * allocated in `pool` (freed with ext_pool_free; strings point into the Python objects, which the caller
  * keeps alive). */

@@ -94,6 +94,22 @@ static PyObject *raised_class(const char *exception) {
   return cls ? cls : exception_classes[KF_ERRKIND_RAISED];
 }
 
+/* The text of an exception a kernel raised, as numba-cuda words it (its simulator's order, x first), then kfront's
+ * located diagnostic: "tid=[1, 0, 0] ctaid=[0, 0, 0]: message\nfile:line:col: error: ...". Steals diag. */
+static PyObject *with_thread_prefix(PyObject *diag, const kf_error_info *e) {
+  size_t n = 0;
+  const char *message = NULL;
+  if (e->exception) kf_error_exception(e->exception, &n, &message);
+  PyObject *head = PyUnicode_FromFormat("tid=[%u, %u, %u] ctaid=[%u, %u, %u]", e->thread[0], e->thread[1],
+                                        e->thread[2], e->block[0], e->block[1], e->block[2]);
+  PyObject *text = !head ? NULL
+                   : message ? PyUnicode_FromFormat("%U: %s\n%U", head, message, diag)
+                             : PyUnicode_FromFormat("%U\n%U", head, diag);
+  Py_XDECREF(head);
+  Py_DECREF(diag);
+  return text;
+}
+
 PyObject *ext_raise(kf_context *ctx, kf_status st) {
   kf_error_info e;
   memset(&e, 0, sizeof e);
@@ -116,6 +132,7 @@ PyObject *ext_raise(kf_context *ctx, kf_status st) {
   while (len && text[len - 1] == '\n') len--;
   PyObject *msg = len ? PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "replace")
                       : PyUnicode_FromFormat("kfront: %s", kf_status_name(st));
+  if (msg && kind == KF_ERRKIND_RAISED) msg = with_thread_prefix(msg, &e);
   PyObject *cls = kind == KF_ERRKIND_RAISED ? raised_class(e.exception) : exception_classes[kind];
   if (!cls) {
     static PyObject *const *defaults[] = {

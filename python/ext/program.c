@@ -600,6 +600,29 @@ static LauncherObject *launcher_for(LauncherObject *l, int cur) {
   return *tail;
 }
 
+/* How many of a launch's arguments (tuples' items included) are host arrays the launch copies in and back. */
+static unsigned host_arrays(const kf_arg *v, unsigned n) {
+  unsigned count = 0;
+  for (unsigned i = 0; i < n; i++) {
+    if (v[i].kind == KF_ARG_TUPLE)
+      count += host_arrays(v[i].items, v[i].nitems);
+    else if (v[i].kind == KF_ARG_ARRAY && v[i].array.memory == KF_MEMORY_HOST)
+      count++;
+  }
+  return count;
+}
+
+/* numba-cuda's NumbaPerformanceWarning for each host array a launch copies implicitly:
+ * kfront.cuda.dispatcher.warn_implicit_copies(count) warns as kfront.config says (-1 when the warning is an
+ * error). */
+static int warn_implicit_copies(unsigned count) {
+  PyObject *mod = PyImport_ImportModule("kfront.cuda.dispatcher");
+  PyObject *r = mod ? PyObject_CallMethod(mod, "warn_implicit_copies", "I", count) : NULL;
+  Py_XDECREF(mod);
+  Py_XDECREF(r);
+  return r ? 0 : -1;
+}
+
 static PyObject *Launcher_call(PyObject *o, PyObject *args, PyObject *kw) {
   LauncherObject *l = (LauncherObject *)o;
   if (kw && PyDict_Size(kw)) {
@@ -613,6 +636,12 @@ static PyObject *Launcher_call(PyObject *o, PyObject *args, PyObject *kw) {
   Py_ssize_t n;
   kf_arg *v = convert_args(l->function, args, stack, &pool, &n, "kernel", 1, l->s);
   if (!v) return NULL;
+  unsigned copies = host_arrays(v, (unsigned)n);
+  if (copies && warn_implicit_copies(copies) < 0) {
+    if (v != stack) PyMem_Free(v);
+    ext_pool_free(&pool);
+    return NULL;
+  }
   kf_status st = kf_function_launch(l->function->f, l->grid, l->block, l->shared, l->s, v, (unsigned)n);
   if (v != stack) PyMem_Free(v);
   ext_pool_free(&pool);

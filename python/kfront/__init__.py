@@ -2,7 +2,7 @@
 
     from kfront import cuda              # numba.cuda's API (kfront.cuda)
     from kfront import vectorize, guvectorize, float32, void   # numba's names kernels use
-    kfront.install_numba_alias()          # `import numba` / `from numba import cuda` now give kfront
+    kfront.install_numba_alias()          # `from numba import cuda` now gives kfront's (kfront._alias)
 
 `python -m kfront prog.py [args]` runs a program written for numba-cuda unchanged.
 """
@@ -15,8 +15,9 @@ from kfront.cuda.ufuncs import guvectorize, vectorize
 __version__ = "0.1.0"
 
 
-def install_numba_alias():
-    """Makes `import numba`, `from numba import cuda, float32, vectorize` ... give kfront's objects for the rest
-    of the process (see kfront._alias)."""
+def install_numba_alias(scope="auto"):
+    """Makes `from numba import cuda`, `import numba.cuda` ... give kfront's objects for the rest of the process:
+    numba.cuda only where numba is installed (scope "cuda"), the whole of numba where it is not (scope "numba");
+    see kfront._alias."""
     from kfront._alias import install_numba_alias as install
-    return install()
+    return install(scope=scope)

@@ -2,22 +2,31 @@
 
     python -m kfront prog.py [args...]     runs prog.py as __main__ with sys.argv = [prog.py, args...]
     python -m kfront -m module [args...]   runs a module as __main__, as python -m does
+    python -m kfront -c 'text' [args...]   runs the text as __main__ (sys.argv = ['-c', args...]), as python -c does
+    python -m kfront - [args...]           runs the program read from standard input (sys.argv = ['-', args...])
 
-For the run, `numba` and its submodules resolve to kfront (kfront._alias.install_numba_alias), so
-`from numba import cuda` gives kfront's. The program runs as `python prog.py` would run it: its directory
+For the run, numba.cuda and the modules numba-cuda provides resolve to kfront (kfront._alias.install_numba_alias),
+so `from numba import cuda` gives kfront's; where numba is not installed, `numba` and its submodules do. The program runs as `python prog.py` would run it: its directory
 first on sys.path, __name__ == "__main__", __file__ its absolute path (and, unlike python's, sys.argv[0]
-too: runpy.run_path sets it). The exit status is Python's: the
+too: runpy.run_path sets it); a text given with -c or read from standard input runs in a fresh __main__ as
+python runs it (file name "<string>" or "<stdin>", the current directory first on sys.path), and its text is
+registered with kfront._capture so its kernels compile. The exit status is Python's: the
 program's sys.exit() status, 1 after an uncaught exception (its traceback printed through sys.excepthook,
 without the frames of this runner), 2 for a bad command line or a file that cannot be opened.
 NUMBA_ENABLE_CUDASIM=1 or KFRONT_SIM=1 in the environment runs it on kfront's simulator (kfront.config).
 """
+import builtins
 import os
 import runpy
 import sys
+import types
 
 USAGE = """usage: python -m kfront prog.py [args...]
        python -m kfront -m module [args...]
-Runs a numba-cuda program unchanged on kfront: `numba` and `numba.cuda` resolve to kfront for the run.
+       python -m kfront -c 'program text' [args...]
+       python -m kfront - [args...]    (the program read from standard input)
+Runs a numba-cuda program unchanged on kfront: `numba.cuda` (and `numba`, where numba is not installed)
+resolves to kfront for the run.
 Environment: KFRONT_SIM=1 (or NUMBA_ENABLE_CUDASIM=1) runs kernels on kfront's simulator."""
 
 
@@ -28,18 +37,42 @@ def _program_traceback(tb, runner_files):
     return tb
 
 
+def _run_text(text, filename):
+    """Runs program text as python -c / python - run it: in a fresh __main__ module, its text registered as the
+    source of the code compiled from it."""
+    from kfront import _capture
+    code = compile(text, filename, "exec", dont_inherit=True)
+    _capture.register(code, text)
+    main_module = types.ModuleType("__main__")
+    main_module.__builtins__ = builtins
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main_module
+    try:
+        exec(code, main_module.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+
+
 def main(argv=None):
     """Runs the command line `argv` (sys.argv[1:] by default); returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE, file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
-    module = None
+    module = text = None
     if argv[0] == "-m":
         if len(argv) < 2:
             print("python -m kfront: -m needs a module name\n" + USAGE, file=sys.stderr)
             return 2
         module, args = argv[1], argv[2:]
+    elif argv[0] == "-c":
+        if len(argv) < 2:
+            print("python -m kfront: -c needs the program's text\n" + USAGE, file=sys.stderr)
+            return 2
+        text, filename, args = argv[1], "<string>", argv[2:]
+    elif argv[0] == "-":
+        text, filename, args = sys.stdin.read(), "<stdin>", argv[1:]
     else:
         path, args = argv[0], argv[1:]
         if path.startswith("-"):
@@ -53,7 +86,11 @@ def main(argv=None):
     install_numba_alias()
     runner_files = {main.__code__.co_filename, runpy.run_path.__code__.co_filename}
     try:
-        if module is not None:
+        if text is not None:
+            sys.argv = [argv[0]] + args
+            sys.path[0] = ""
+            _run_text(text, filename)
+        elif module is not None:
             sys.argv = [module] + args
             runpy.run_module(module, run_name="__main__", alter_sys=True)
         else:

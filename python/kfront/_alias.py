@@ -1,31 +1,55 @@
-"""kfront._alias — the drop-in: `numba` resolves to kfront for the rest of the process.
+"""kfront._alias — the drop-in: numba's CUDA modules (or the whole of `numba`) resolve to kfront for the rest of
+the process.
 
-install_numba_alias() puts a thin module object under each name of the table below into sys.modules
-(`numba`, `numba.cuda`, `numba.core.config`, ...), replacing (and keeping, for uninstall_numba_alias) any
-numba module already imported, and puts a finder first on sys.meta_path. Entries of sys.modules are found
-before any finder, so the aliases win over a real numba and over numba-cuda's import hook that redirects
-`numba.cuda`; the finder answers the imports the table does not cover (`import numba.typed`,
-`from numba import cfunc`) with an ImportError saying "kfront: numba.typed is not supported (...)",
-and a later importlib.reload() of an alias with the same alias.
+Two scopes (install_numba_alias's `scope`; "auto" picks "cuda" where numba is installed, else "numba"):
+  - "cuda": beside a real numba. kfront replaces `numba.cuda`, the modules numba-cuda provides beneath it and
+    numba-cuda's `numba_cuda` package; numba's CPU side (njit, jit, prange, vectorize(target="cpu"), numba.typed,
+    numba.core, numba.types, numba.config) stays numba's. The real numba is imported and its `cuda` attribute is
+    set to the alias, so `import numba; numba.cuda.jit` is kfront's too. kfront takes numba's own objects where a
+    program hands them over (kfront._numba_interop: numba's types in signatures and kernels, numba.jit functions
+    called from kernels), and numba's vectorize(target="cuda") finds kfront's builders in numba.cuda.vectorizers.
+  - "numba": no real numba. kfront provides `numba` itself with the names numba-cuda programs use.
+
+install_numba_alias() puts a thin module object under each replaced name of the table below into sys.modules,
+replacing (and keeping, for uninstall_numba_alias) any such module already imported, and puts a finder first on
+sys.meta_path. Entries of sys.modules are found before any finder, so the aliases win over numba-cuda's import
+hook that redirects `numba.cuda`; the finder answers the replaced imports the table does not cover
+(`import numba.cuda.simulator`; in scope "numba" also `import numba.typed`, `from numba import cfunc`) with an
+ImportError saying "kfront: numba.typed is not supported (...)", and a later importlib.reload() of an alias with
+the same alias. A module that bound numba-cuda's modules before the install keeps them: a KfrontWarning names
+each such global.
 
 The alias modules (AliasModule, a types.ModuleType) hold nothing themselves: an attribute is looked up,
 at its first access, in the kfront module it forwards to (imported then, by name: importing `numba` or
-`numba.cuda` imports no kfront module), and kept in the alias for the next access (numba.config excepted:
-it forwards every read and every assignment to kfront.config). What each alias forwards:
+`numba.cuda` imports no kfront module), and kept in the alias for the next access (the config modules excepted:
+they forward every read and every assignment to kfront.config). What each alias forwards (docs/numba-cuda-layout.md
+has the table with what is deliberately left out):
 
-    numba                          vectorize, guvectorize, __version__ (kfront); typeof, from_dtype and the
-                                   type names (kfront.types); numba.core.errors' names (kfront.errors);
-                                   the submodules cuda, core, np, config, types, errors
-    numba.cuda                     every public name of kfront.cuda; the submodules cudadrv, random, fp16, bf16,
-                                   libdevice, misc
+  both scopes
+    numba.cuda                     every public name of kfront.cuda (with numba.cuda.types' type names,
+                                   vectorize and guvectorize of target "cuda"), bool, HAS_NUMBA (scope "cuda");
+                                   the submodules types, config, core, np, cudadrv, dispatcher, random, cg, fp16,
+                                   bf16, libdevice, misc, vectorizers
+    numba.cuda.types               every public name of kfront.types; __all__ as numba-cuda's (the type names)
+    numba.cuda.core.config         kfront.config, reads and assignments (also as numba.cuda.config)
+    numba.cuda.core.errors         kfront.errors.NUMBA_ERRORS: TypingError, NumbaError, NumbaPerformanceWarning...
+    numba.cuda.np.numpy_support    from_dtype, as_dtype (kfront.types)
     numba.cuda.misc.special        literal_unroll (kfront.cuda; also numba.literal_unroll)
     numba.cuda.random              every public name of kfront.cuda.random (xoroshiro128+ generators)
-    numba.cuda.fp16 / bf16 / libdevice   the kernel-side names of kfront.cuda.fp16 / bf16 / libdevice (hadd, ...)
-    numba.cuda.cudadrv.driver      CudaAPIError, CudaDriverError (kfront.errors.CudaDriverError)
-    numba.cuda.cudadrv.devicearray DeviceNDArray (kfront.cuda)
-    numba.core.config              kfront.config, reads and assignments (also as numba.config)
+    numba.cuda.fp16 / bf16 / libdevice / cg   the kernel-side names of kfront.cuda's namespaces (hadd, this_grid...)
+    numba.cuda.cudadrv.driver      Device, Context, Event, Stream (kfront.cuda's); CudaAPIError, CudaDriverError
+    numba.cuda.cudadrv.devicearray DeviceNDArray, MappedNDArray
+    numba.cuda.cudadrv.devices     gpus, get_context (current_context), _DeviceList, _DeviceContextManager
+    numba.cuda.dispatcher          CUDADispatcher (kfront.cuda.Dispatcher)
+    numba.cuda.vectorizers         CUDAVectorize, CUDAGUFuncVectorize (kfront.cuda.vectorizers)
+    numba_cuda                     __version__: the numba-cuda release kfront follows (NUMBA_CUDA_VERSION)
+  scope "numba" only
+    numba                          vectorize, guvectorize, jit, njit, __version__ (kfront); typeof, from_dtype and
+                                   the type names (kfront.types); numba.core.errors' names (kfront.errors);
+                                   the submodules cuda, core, np, config, types, errors
+    numba.core.config              kfront.config, as numba.cuda.core.config (also as numba.config)
     numba.core.types               every public name of kfront.types (also as numba.types)
-    numba.core.errors              kfront.errors.NUMBA_ERRORS: TypingError, NumbaError, NumbaPerformanceWarning...
+    numba.core.errors              as numba.cuda.core.errors
     numba.np.numpy_support         from_dtype, as_dtype (kfront.types)
 
 A name an alias does not have raises AttributeError("kfront: numba.X is not supported (why)"). The
@@ -36,6 +60,9 @@ import importlib.abc
 import importlib.util
 import sys
 import types
+import warnings
+
+from kfront import types as kftypes
 
 _MISSING = object()
 
@@ -124,14 +151,91 @@ class _KernelNamespace:
         return []
 
 
+class _StateValues:
+    """Names whose values depend on the installed alias (numba.cuda.HAS_NUMBA: a real numba is beside it)."""
+
+    def lookup(self, alias, name):
+        if name == "HAS_NUMBA":
+            return alias.__dict__["_kfront_state"].scope == "cuda"
+        return _MISSING
+
+    def names(self, alias):
+        return ["HAS_NUMBA"]
+
+
+class _Constants:
+    """Fixed values: name -> value."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def lookup(self, alias, name):
+        return self.table.get(name, _MISSING)
+
+    def names(self, alias):
+        return [n for n in self.table if not n.startswith("_")]
+
+
 class _Spec:
-    def __init__(self, providers=(), children=None, forward_set=None):
+    def __init__(self, providers=(), children=None, forward_set=None, exports=None, kernel_path=None):
         self.providers = providers
         self.children = children or {}
         self.forward_set = forward_set        # a kfront module that assignments go to (and nothing is cached)
+        self.exports = exports                # __all__, where numba-cuda's module has one
+        self.kernel_path = kernel_path        # the module's path in kernels, where it is not its name
+
+    def explicit(self, name):
+        """Whether a provider names `name` itself (a private name is looked up only then)."""
+        return any(isinstance(p, _KernelNamespace) or name in getattr(p, "table", ()) for p in self.providers)
 
 
-_MODULES = {
+# the numba-cuda release whose API kfront follows: numba_cuda.__version__ under the alias
+NUMBA_CUDA_VERSION = "0.30.4"
+_FROM_TO_DTYPE = {"from_dtype": ("kfront.types", "from_dtype"), "as_dtype": ("kfront.types", "as_dtype")}
+_CONFIG = dict(providers=(_Star("kfront.config"),), forward_set="kfront.config")
+
+# numba.cuda and what numba-cuda provides beneath it (both scopes of the alias)
+_CUDA_MODULES = {
+    "numba.cuda": _Spec(
+        (_Star("kfront.cuda"), _Names({"bool": ("kfront.types", "bool")}), _StateValues()),
+        {"cudadrv": "numba.cuda.cudadrv", "random": "numba.cuda.random", "fp16": "numba.cuda.fp16",
+         "bf16": "numba.cuda.bf16", "libdevice": "numba.cuda.libdevice", "misc": "numba.cuda.misc",
+         "cg": "numba.cuda.cg", "types": "numba.cuda.types", "config": "numba.cuda.core.config",
+         "core": "numba.cuda.core", "np": "numba.cuda.np", "dispatcher": "numba.cuda.dispatcher",
+         "vectorizers": "numba.cuda.vectorizers"}),
+    "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
+    "numba.cuda.core": _Spec((), {"config": "numba.cuda.core.config", "errors": "numba.cuda.core.errors"}),
+    "numba.cuda.core.config": _Spec(**_CONFIG),
+    "numba.cuda.core.errors": _Spec((_ErrorNames(),)),
+    "numba.cuda.np": _Spec((), {"numpy_support": "numba.cuda.np.numpy_support"}),
+    "numba.cuda.np.numpy_support": _Spec((_Names(_FROM_TO_DTYPE),)),
+    "numba.cuda.misc": _Spec((), {"special": "numba.cuda.misc.special"}),
+    "numba.cuda.misc.special": _Spec((_Names({"literal_unroll": ("kfront.cuda", "literal_unroll")}),)),
+    "numba.cuda.random": _Spec((_Star("kfront.cuda.random"),)),
+    "numba.cuda.fp16": _Spec((_KernelNamespace("fp16"),)),
+    "numba.cuda.bf16": _Spec((_KernelNamespace("bf16"),)),
+    "numba.cuda.libdevice": _Spec((_KernelNamespace("libdevice"),)),
+    "numba.cuda.cg": _Spec((_KernelNamespace("cg"),)),
+    "numba.cuda.dispatcher": _Spec((_Names({"CUDADispatcher": ("kfront.cuda", "Dispatcher")}),)),
+    "numba.cuda.vectorizers": _Spec((_Names({"CUDAVectorize": ("kfront.cuda.vectorizers", "CUDAVectorize"),
+                                             "CUDAGUFuncVectorize": ("kfront.cuda.vectorizers",
+                                                                     "CUDAGUFuncVectorize")}),)),
+    "numba.cuda.cudadrv": _Spec((), {"driver": "numba.cuda.cudadrv.driver",
+                                     "devicearray": "numba.cuda.cudadrv.devicearray",
+                                     "devices": "numba.cuda.cudadrv.devices"}),
+    "numba.cuda.cudadrv.driver": _Spec((_ErrorNames(("CudaAPIError", "CudaDriverError")),
+                                        _Names({name: ("kfront.cuda._runtime", name)
+                                                for name in ("Device", "Context", "Event", "Stream")}))),
+    "numba.cuda.cudadrv.devicearray": _Spec((_Names({"DeviceNDArray": ("kfront.cuda", "DeviceNDArray"),
+                                                     "MappedNDArray": ("kfront.cuda", "MappedNDArray")}),)),
+    "numba.cuda.cudadrv.devices": _Spec((_Names({"gpus": ("kfront.cuda", "gpus"),
+                                                 "get_context": ("kfront.cuda", "current_context"),
+                                                 "_DeviceList": ("kfront.cuda._runtime", "_Gpus"),
+                                                 "_DeviceContextManager": ("kfront.cuda._runtime", "Device")}),)),
+    "numba_cuda": _Spec((_Constants({"__version__": NUMBA_CUDA_VERSION}),)),
+}
+# numba itself, where kfront replaces the whole of it (no real numba beside)
+_NUMBA_MODULES = {
     "numba": _Spec(
         (_Names({"vectorize": ("kfront", "vectorize"), "guvectorize": ("kfront", "guvectorize"),
                  "jit": ("kfront", "jit"), "njit": ("kfront", "njit"),
@@ -141,30 +245,23 @@ _MODULES = {
          _TypeNames(), _ErrorNames()),
         {"cuda": "numba.cuda", "core": "numba.core", "np": "numba.np", "config": "numba.core.config",
          "types": "numba.core.types", "errors": "numba.core.errors"}),
-    "numba.cuda": _Spec((_Star("kfront.cuda"),), {"cudadrv": "numba.cuda.cudadrv", "random": "numba.cuda.random",
-                                                  "fp16": "numba.cuda.fp16", "bf16": "numba.cuda.bf16",
-                                                  "libdevice": "numba.cuda.libdevice", "misc": "numba.cuda.misc"}),
-    "numba.cuda.misc": _Spec((), {"special": "numba.cuda.misc.special"}),
-    "numba.cuda.misc.special": _Spec((_Names({"literal_unroll": ("kfront.cuda", "literal_unroll")}),)),
-    "numba.cuda.random": _Spec((_Star("kfront.cuda.random"),)),
-    "numba.cuda.fp16": _Spec((_KernelNamespace("fp16"),)),
-    "numba.cuda.bf16": _Spec((_KernelNamespace("bf16"),)),
-    "numba.cuda.libdevice": _Spec((_KernelNamespace("libdevice"),)),
-    "numba.cuda.cudadrv": _Spec((), {"driver": "numba.cuda.cudadrv.driver",
-                                     "devicearray": "numba.cuda.cudadrv.devicearray"}),
-    "numba.cuda.cudadrv.driver": _Spec((_ErrorNames(("CudaAPIError", "CudaDriverError")),)),
-    "numba.cuda.cudadrv.devicearray": _Spec((_Names({"DeviceNDArray": ("kfront.cuda", "DeviceNDArray")}),)),
     "numba.core": _Spec((), {"config": "numba.core.config", "types": "numba.core.types",
                              "errors": "numba.core.errors"}),
-    "numba.core.config": _Spec((_Star("kfront.config"),), forward_set="kfront.config"),
+    "numba.core.config": _Spec(**_CONFIG),
     "numba.core.types": _Spec((_Star("kfront.types"),)),
     "numba.core.errors": _Spec((_ErrorNames(),)),
     "numba.np": _Spec((), {"numpy_support": "numba.np.numpy_support"}),
-    "numba.np.numpy_support": _Spec((_Names({"from_dtype": ("kfront.types", "from_dtype"),
-                                             "as_dtype": ("kfront.types", "as_dtype")}),)),
+    "numba.np.numpy_support": _Spec((_Names(_FROM_TO_DTYPE),)),
 }
-# further sys.modules names of the same alias objects, as numba has them
+_MODULES = dict(_CUDA_MODULES, **_NUMBA_MODULES)
+# further sys.modules names of the same alias objects, as numba has them (scope "numba")
 _SHARED = {"numba.config": "numba.core.config", "numba.types": "numba.core.types"}
+
+
+def _in_cuda_scope(fullname):
+    """Whether the module `fullname` is one the cuda-only alias replaces: numba.cuda, what is beneath it, numba_cuda."""
+    return any(fullname == root or fullname.startswith(root + ".") for root in ("numba.cuda", "numba_cuda"))
+
 
 _JIT = ("kfront compiles CUDA kernels only: numba.cuda.jit for kernels; numba.jit/njit functions run as plain "
         "Python on the host and as device functions in kernels")
@@ -191,7 +288,7 @@ class AliasModule(types.ModuleType):
     def __init__(self, name, spec, state):
         super().__init__(name)
         d = self.__dict__
-        d["__kfront_alias__"] = name
+        d["__kfront_alias__"] = spec.kernel_path or name  # the module's path in kernels (kfront._source)
         d["_kfront_spec"] = spec
         d["_kfront_state"] = state
         d["_kfront_cached"] = set()
@@ -219,9 +316,9 @@ class AliasModule(types.ModuleType):
             if value is None:
                 value = importlib.import_module(child)
         elif name == "__all__":
-            return sorted(set(self._kfront_names()) - {"__all__"})
+            return list(spec.exports) if spec.exports else sorted(set(self._kfront_names()) - {"__all__"})
         elif (name.startswith("_") and not (name.startswith("__") and name.endswith("__")) and
-              not any(isinstance(p, _KernelNamespace) for p in spec.providers)):  # (cuda.fp16 has __hadd)
+              not spec.explicit(name)):  # (cuda.fp16 has __hadd; cudadrv.devices _DeviceList)
             raise AttributeError("module %r has no attribute %r" % (self.__name__, name))
         else:
             value = _MISSING
@@ -269,7 +366,7 @@ class AliasModule(types.ModuleType):
             d.pop(name, None)
         d["_kfront_cached"].clear()
         d["__path__"] = []
-        d["__kfront_alias__"] = self.__name__
+        d["__kfront_alias__"] = d["_kfront_spec"].kernel_path or self.__name__
 
 
 class _Loader(importlib.abc.Loader):
@@ -285,65 +382,154 @@ class _Loader(importlib.abc.Loader):
 
 
 class _Finder(importlib.abc.MetaPathFinder):
-    """First on sys.meta_path: every numba module is an alias, or an import error naming it."""
+    """First on sys.meta_path: every module the alias replaces is an alias, or an import error naming it; in the
+    cuda-only scope, the other numba modules are left to the finders after it (numba's own)."""
 
     def __init__(self, state):
         self.state = state
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "numba" and not fullname.startswith("numba."):
+        if not self.state.replaces(fullname):
             return None
-        if _SHARED.get(fullname, fullname) in _MODULES:
+        if _SHARED.get(fullname, fullname) in self.state.modules:
             return importlib.util.spec_from_loader(fullname, self.state.loader, is_package=True)
         # not ModuleNotFoundError(name=fullname): `from numba import njit` would swallow that one
         raise ModuleNotFoundError(_unsupported(fullname))
 
 
 class _State:
-    def __init__(self, targets):
+    def __init__(self, targets, scope):
         self.targets = targets
+        self.scope = scope                    # "numba": all of numba is kfront's; "cuda": numba.cuda only
         self.loader = _Loader(self)
         self.finder = _Finder(self)
-        self.saved = {}
+        self.saved = {}                       # the modules set aside, by sys.modules name
         self.modules = {}
+        self.numba = None                     # the real numba (scope "cuda"), whose `cuda` attribute is the alias
+        self.numba_cuda_attr = _MISSING       # what that attribute was before
+
+    def replaces(self, fullname):
+        if self.scope == "cuda":
+            return _in_cuda_scope(fullname)
+        return fullname == "numba" or fullname.startswith("numba.") or _in_cuda_scope(fullname)
 
 
 _state = None
+_SCOPES = ("auto", "numba", "cuda")
 
 
-def install_numba_alias(targets=None):
-    """Makes `import numba`, `from numba import cuda, float32, vectorize, config, types`, `import numba.cuda`,
-    numba.config, numba.types, numba.core.errors, ... resolve to kfront for the rest of the process, even
-    where numba and numba-cuda are installed or already imported (their modules are set aside). Call it
-    before the program imports numba. Idempotent. `targets` maps kfront module names to the modules to
-    use instead ({"kfront.cuda": "mypkg.cuda"}). Returns the `numba` alias module."""
+def _real_numba():
+    """numba's own top-level module, imported (None where numba is not installed); the alias must not be installed."""
+    if "numba" in sys.modules:
+        return sys.modules["numba"]
+    if importlib.util.find_spec("numba") is None:
+        return None
+    return importlib.import_module("numba")
+
+
+def _resolve_scope(scope):
+    """(scope, the real numba module or None) for install_numba_alias's `scope` argument."""
+    if scope == "numba":
+        return scope, None
+    try:
+        numba = _real_numba()
+    except ImportError as e:
+        if scope == "cuda":
+            raise ImportError("kfront: install_numba_alias(scope='cuda') needs numba, which could not be imported: "
+                              "%s" % e) from e
+        warnings.warn("kfront: numba is installed but could not be imported (%s); kfront replaces the whole of "
+                      "numba" % e, _kfront_warning(), stacklevel=4)
+        return "numba", None
+    if numba is None:
+        if scope == "cuda":
+            raise ImportError("kfront: install_numba_alias(scope='cuda') needs numba, which is not installed")
+        return "numba", None
+    return "cuda", numba
+
+
+def _kfront_warning():
+    from kfront.errors import KfrontWarning
+    return KfrontWarning
+
+
+def _stale_references(saved):
+    """'module.name' for each global of an imported module that holds one of the numba modules the alias set
+    aside (`from numba import cuda` run before install_numba_alias)."""
+    set_aside = {id(m) for m in saved.values()  # (numba-cuda keeps other modules under its names too)
+                 if _in_cuda_scope(getattr(m, "__name__", "")) or getattr(m, "__name__", "") == "numba"}
+    found, seen = [], set()
+    for modname, mod in list(sys.modules.items()):
+        if mod is None or id(mod) in seen or modname == "numba" or modname.startswith(("numba.", "numba_cuda",
+                                                                                        "kfront")):
+            continue
+        seen.add(id(mod))
+        try:
+            items = list(vars(mod).items())
+        except TypeError:
+            continue
+        found.extend("%s.%s" % (modname, k) for k, v in items if id(v) in set_aside and not k.startswith("__"))
+    return sorted(found)
+
+
+def install_numba_alias(targets=None, scope="auto"):
+    """Makes numba's CUDA modules resolve to kfront for the rest of the process: `from numba import cuda`,
+    `import numba.cuda`, `from numba.cuda import float32, types, config`, numba.cuda.core.errors, ... give
+    kfront's objects, even where numba-cuda is installed or already imported (its modules are set aside).
+
+    scope "auto" (the default): "cuda" where numba is installed, else "numba".
+    scope "cuda": kfront replaces numba.cuda, the modules beneath it and numba_cuda; the rest of numba is numba's
+    own (njit, prange, vectorize(target="cpu"), numba.typed, numba.types, numba.config), which kfront's
+    kernels, signatures and ufuncs accept (numba's types, numba.jit functions called from kernels,
+    numba.vectorize(target="cuda")). The real numba is imported, and its `cuda` attribute is the alias.
+    scope "numba": kfront replaces the whole of numba (numba, numba.types, numba.config, numba.core.errors, ...),
+    numba's CPU names absent or kfront's (numba.jit functions run as plain Python on the host).
+
+    Call it before the program imports numba.cuda: names bound to numba-cuda's modules before stay numba-cuda's
+    (a KfrontWarning lists them). Idempotent. `targets` maps kfront module names to the modules to use instead
+    ({"kfront.cuda": "mypkg.cuda"}). Returns the `numba` module: the alias (scope "numba") or numba's own."""
     global _state
+    if scope not in _SCOPES:
+        raise ValueError("kfront: install_numba_alias(scope=%r): the scope is one of %s" % (scope, ", ".join(_SCOPES)))
     targets = dict(targets or {})
     state = _state
-    if state is not None and state.targets != targets:
+    if state is not None and (state.targets != targets or scope not in ("auto", state.scope)):
         uninstall_numba_alias()
         state = None
     if state is None:
-        state = _State(targets)
+        resolved, numba = _resolve_scope(scope)
+        state = _State(targets, resolved)
         for key in list(sys.modules):
-            if key == "numba" or key.startswith("numba."):
+            if state.replaces(key):
                 state.saved[key] = sys.modules.pop(key)
         for name, spec in _MODULES.items():
-            state.modules[name] = AliasModule(name, spec, state)
+            if state.replaces(name):
+                state.modules[name] = AliasModule(name, spec, state)
+        if numba is not None:
+            state.numba = numba
+            state.numba_cuda_attr = numba.__dict__.get("cuda", _MISSING)
         _state = state
+        stale = _stale_references(state.saved)
+        if stale:
+            warnings.warn("kfront: numba.cuda was imported before install_numba_alias(): %s still refer%s to "
+                          "numba-cuda's modules, not kfront's; install the alias (or run under python -m kfront) "
+                          "before the program imports numba.cuda" % (", ".join(stale), "s" if len(stale) == 1 else ""),
+                          _kfront_warning(), stacklevel=2)
     for name, module in state.modules.items():
         sys.modules[name] = module
-    for key, name in _SHARED.items():
-        sys.modules[key] = state.modules[name]
+    if state.scope == "numba":
+        for key, name in _SHARED.items():
+            sys.modules[key] = state.modules[name]
+    else:
+        setattr(state.numba, "cuda", state.modules["numba.cuda"])
     if state.finder in sys.meta_path:
         sys.meta_path.remove(state.finder)
     sys.meta_path.insert(0, state.finder)
-    return state.modules["numba"]
+    return state.modules["numba"] if state.scope == "numba" else state.numba
 
 
 def uninstall_numba_alias():
-    """Undoes install_numba_alias: removes the aliases and the finder and puts back the numba modules that
-    were imported before."""
+    """Undoes install_numba_alias: removes the aliases and the finder, puts back the modules that were imported
+    before and the real numba's `cuda` attribute."""
     global _state
     state = _state
     if state is None:
@@ -351,8 +537,18 @@ def uninstall_numba_alias():
     while state.finder in sys.meta_path:
         sys.meta_path.remove(state.finder)
     for key in list(sys.modules):
-        if (key == "numba" or key.startswith("numba.")) and isinstance(sys.modules[key], AliasModule):
+        if state.replaces(key) and isinstance(sys.modules[key], AliasModule):
             del sys.modules[key]
     for key, module in state.saved.items():
         sys.modules.setdefault(key, module)
+    if state.numba is not None:
+        if state.numba_cuda_attr is _MISSING:
+            state.numba.__dict__.pop("cuda", None)
+        else:
+            state.numba.cuda = state.numba_cuda_attr
     _state = None
+
+
+def alias_scope():
+    """The scope of the installed alias ("numba" or "cuda"), or None when none is installed."""
+    return None if _state is None else _state.scope

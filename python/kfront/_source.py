@@ -1,10 +1,9 @@
 """kfront._source — what the compiler needs to know about a Python function, as plain data.
 
-kfront compiles a function from its source lines, not its bytecode: `function_source` finds them (in their
-file, or in linecache for notebook cells and registered exec'd code), `referenced_names` lists the globals
-and closure variables the function reads, and `freeze_value` turns each value into the description of a
-bound value that kfront's C layer takes (kf_value of kfront.h), frozen as Numba freezes globals and closure
-variables at the first compile.
+kfront compiles a function from its source text, not its bytecode (kfront._capture takes that text when
+@cuda.jit runs); `referenced_names` lists the globals and closure variables the function reads, and
+`freeze_value` turns each value into the description of a bound value that kfront's C layer takes (kf_value of
+kfront.h), frozen as Numba freezes globals and closure variables at the first compile.
 
 Descriptions made by freeze_value (tagged tuples):
 
@@ -16,7 +15,11 @@ Descriptions made by freeze_value (tagged tuples):
                                original's (order 'K'); it becomes a constant array
     ('namespace', {m: d}, t)   an enum class (IntEnum, Enum, IntFlag...): member name -> ('scalar', int value, t),
                                aliases included; t the members' type (enum_spelling)
-    ('module', 'dotted.name')  a module: numba, numba.cuda, math, numpy, cmath, operator, ...
+    ('module', 'dotted.name')  a module kfront knows: numba, numba.cuda, math, numpy, cmath, operator, ...
+    ('pymodule', name, {a: d}) a module of the program's own (`import config`, `from . import config`), bound by
+                               the attributes the function reads (attribute_names): attribute -> its
+                               description (freeze_value's, or ('unsupported', what it is)); a submodule is a
+                               'pymodule' in turn; a module is never walked whole
     ('path', 'dotted.name')    a known object: numba.float32, numba.cuda.grid, math.sqrt, numpy.float32, ...
     ('str', s)                 a str (an exception's message, a dtype name)
     ('slice', [d, d, d])       a slice: its start, stop and step, each ('scalar', int) or ('none', None)
@@ -35,60 +38,11 @@ on, and the compiler reports them located at their use.
 """
 import dis
 import enum
-import linecache
-import re
 import sys
 import types as pytypes
 
-from kfront import errors
+from kfront import _numba_interop, errors
 from kfront import types as kftypes
-
-
-# ---- source lines -------------------------------------------------------------------------------------
-
-
-def _where(code):
-    return "%s:%d" % (code.co_filename, code.co_firstlineno)
-
-
-def function_source(fn):
-    """(filename, text, first_line) of a Python function: its lines exactly as they stand in their file,
-    decorators included and indentation kept (a function nested in a function or a class is indented),
-    from the file or from linecache (IPython and Jupyter cells, the 3.13 REPL, and exec'd code whose
-    text was registered in linecache). first_line is the file line of the text's first line.
-
-    SourceUnavailableError when Python keeps no lines for it (exec'd from a string not registered in
-    linecache; defined in `python -c` before Python 3.13, which registers that text) or the lines no longer
-    define it (its file changed since); UnsupportedError for a lambda: kfront compiles functions defined
-    with def."""
-    code = getattr(fn, "__code__", None)
-    if not isinstance(code, pytypes.CodeType):
-        raise TypeError("kfront: %r is not a Python function" % (fn,))
-    name = code.co_name
-    qualname = getattr(fn, "__qualname__", name)
-    if name == "<lambda>":
-        raise errors.UnsupportedError(
-            "kfront: cannot compile the lambda at %s: kfront compiles functions defined with def (give it a "
-            "name: def f(...): ...)" % _where(code), file=code.co_filename, line=code.co_firstlineno)
-    filename = code.co_filename
-    first = code.co_firstlineno
-    linecache.checkcache(filename)
-    lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
-    if not lines or first > len(lines):
-        raise errors.SourceUnavailableError(
-            "kfront: the source of function '%s' (%s) is not available: kfront compiles a function from its "
-            "source lines, which Python keeps for functions defined in files, notebook cells and code "
-            "registered with linecache (not for an exec'd string, nor for `python -c` before Python 3.13)" %
-            (qualname, _where(code)),
-            file=filename, line=first)
-    import inspect
-    block = inspect.getblock(lines[first - 1:])
-    defines = re.compile(r"\s*(async\s+)?def\s+%s\b" % re.escape(name))
-    if not any(defines.match(line) for line in block):
-        raise errors.SourceUnavailableError(
-            "kfront: the source lines at %s do not define function '%s' (was the file changed after the "
-            "function was defined?)" % (_where(code), qualname), file=filename, line=first)
-    return filename, "".join(block), first
 
 
 # ---- names a function reads -----------------------------------------------------------------------------
@@ -103,6 +57,22 @@ def _global_names(code, out):
     for const in code.co_consts:
         if isinstance(const, pytypes.CodeType):  # comprehensions (before 3.12), inner functions, lambdas
             _global_names(const, out)
+    return out
+
+
+_ATTRIBUTE_LOADS = frozenset(("LOAD_ATTR", "LOAD_METHOD"))
+
+
+def attribute_names(code, out=None):
+    """The attribute names a function's code reads (`config.THRESHOLD`, `mod.f(x)`: THRESHOLD, f), in its own code
+    and its nested code objects: the attributes of the program's modules that are bound for it."""
+    out = set() if out is None else out
+    for ins in dis.get_instructions(code):
+        if ins.opname in _ATTRIBUTE_LOADS:
+            out.add(ins.argval)
+    for const in code.co_consts:
+        if isinstance(const, pytypes.CodeType):
+            attribute_names(const, out)
     return out
 
 
@@ -323,11 +293,38 @@ def describe_unusable(value, registry=None, depth=0):
     return "a Python %s" % type(value).__name__
 
 
-def freeze_value(name, value, registry=None):
+# the roots of the modules kfront's frontend knows by name; any other module is the program's own
+_KNOWN_MODULE_ROOTS = frozenset(("numba", "numpy", "math", "cmath", "operator", "builtins", "kfront"))
+
+
+def _program_module(name, module, attrs, registry, depth):
+    """A module of the program's own as the attributes in attrs that it has (the others are left out: reading one
+    is "module ... has no attribute" where the kernel reads it), each frozen as a global is; one kernels cannot
+    use is ('unsupported', what it is), said where a kernel reads it."""
+    members = {}
+    for attr in sorted(attrs):
+        try:
+            value = getattr(module, attr)
+        except Exception:  # AttributeError, or a module __getattr__ that fails: not an attribute kernels can read
+            continue
+        where = "%s.%s" % (name, attr)
+        if isinstance(value, pytypes.ModuleType) and depth < 8:
+            members[attr] = freeze_value(where, value, registry, attrs, depth + 1)
+            continue
+        try:
+            d = freeze_value(where, value, registry)
+        except errors.UnsupportedError as e:
+            d = ("unsupported", str(e).removeprefix("kfront: "))
+        members[attr] = d if d is not None else ("unsupported", describe_unusable(value, registry))
+    return ("pymodule", module.__name__, members)
+
+
+def freeze_value(name, value, registry=None, attrs=(), depth=0):
     """How the global or closure variable `name` with this value is bound (the descriptions are listed in
     the module's docstring). `registry` maps id(object) -> dotted numba path for the objects the caller
     knows (kfront.cuda's kernel-side names, ...); it is consulted before the standard modules (builtins,
-    math, cmath, operator, numpy), which are recognised by identity."""
+    math, cmath, operator, numpy), which are recognised by identity. attrs: the attribute names the function
+    reads (attribute_names), those of a module of the program's own that are bound."""
     cls = type(value)
     if value is None:  # Numba's none type: `x is None` and None arguments of device functions
         return ("none", None)
@@ -403,6 +400,8 @@ def freeze_value(name, value, registry=None):
         if isinstance(alias, str):
             return ("module", alias)
         modname = value.__name__
+        if modname.partition(".")[0] not in _KNOWN_MODULE_ROOTS:
+            return _program_module(name, value, attrs, registry, depth)
         return ("module", _KFRONT_MODULES.get(modname, modname))
     if isinstance(value, (kftypes.Integer, kftypes.Float, kftypes.Boolean)):
         return ("path", "numba." + str(value))
@@ -426,4 +425,10 @@ def freeze_value(name, value, registry=None):
         py_func = None
     if isinstance(py_func, pytypes.FunctionType):
         return ("function", value)
+    try:
+        foreign = _numba_interop.foreign_type(value)  # one of numba's types, beside a real numba
+    except errors.UnsupportedError:
+        return None
+    if foreign is not None and not isinstance(foreign, kftypes.Signature):
+        return freeze_value(name, foreign, registry)
     return None

@@ -4,8 +4,9 @@ This module is what `numba.config` (and numba.core.config) is under kfront's dro
 setting numba and numba-cuda define (CUDA_ENABLE_PYNVJITLINK, CUDA_LOW_OCCUPANCY_WARNINGS, ENABLE_CUDASIM,
 DISABLE_JIT, OPT, ...), each read from its NUMBA_* environment variable as numba reads it, and accepts
 assignments to them (`numba.config.CUDA_ENABLE_PYNVJITLINK = True`), which it records. Assigning a name
-that is no setting raises AttributeError naming it. kfront acts on ENABLE_CUDASIM only (the simulator);
-the other numba settings are recorded and have no effect.
+that is no setting raises AttributeError naming it. kfront acts on ENABLE_CUDASIM (the simulator) and on
+CUDA_LOW_OCCUPANCY_WARNINGS, CUDA_WARN_ON_IMPLICIT_COPY and DISABLE_PERFORMANCE_WARNINGS (numba-cuda's performance
+warnings, read at each launch); the other numba settings are recorded and have no effect.
 
 The simulator: ENABLE_CUDASIM is what KFRONT_SIM says when it is set and not empty (on unless "0": 1 or 0),
 else NUMBA_ENABLE_CUDASIM's value (default 0); so KFRONT_SIM=0 turns it off whatever NUMBA_ENABLE_CUDASIM says.

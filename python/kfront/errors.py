@@ -17,7 +17,7 @@ The classes:
       CompilerError                  a function could not be compiled (numba's NumbaError / CompilerError)
         TypingError                  Numba's typing rules refuse it (numba.core.errors.TypingError)
         UnsupportedError             valid Numba that kfront does not handle (numba's UnsupportedError)
-        SourceUnavailableError       Python keeps no source lines for the function (python -c, exec)
+        SourceUnavailableError       no text is the function's source (kfront._capture: code from an AST, a pipe)
       KernelArgumentError(TypeError) arguments that do not fit the kernel
       LaunchError(ValueError)        a grid, block or shared-memory size the device cannot launch
       CudaDriverError                the CUDA driver or the device failed (numba's CudaAPIError, CudaDriverError)
@@ -26,7 +26,9 @@ The classes:
 A failed bounds check is Python's own IndexError (with the attributes above plus kernel, axis, index and
 extent), a host allocation failure MemoryError. An exception a kernel raised (`raise` or `assert` in a kernel
 compiled with debug=True, the read of a local variable where it is unbound) is raised on the host as its own
-class, a builtin (ValueError, UnboundLocalError, ...) or the user's, with the attributes above plus kernel,
+class, a builtin (ValueError, UnboundLocalError, ...) or the user's; its text is numba-cuda's, "tid=[1, 0, 0]
+ctaid=[0, 0, 0]: message" (threadIdx and blockIdx, x first, as numba-cuda's simulator lists them), then on the next
+line kfront's located diagnostic; it has the attributes above plus kernel,
 exception (the class name and message as the kernel raised them: "ValueError: bad"), thread and block (the
 raising thread's threadIdx and blockIdx). `KIND_CLASSES` maps each kind to its class;
 `NUMBA_ERRORS` maps the names of numba.core.errors (and numba's warning categories) to kfront's classes,
@@ -90,7 +92,8 @@ class UnsupportedError(CompilerError):
 
 
 class SourceUnavailableError(CompilerError):
-    """Python keeps no source lines for the function, so kfront cannot compile it."""
+    """No text kfront found when the function was decorated is its source (kfront._capture), so kfront cannot
+    compile it."""
 
     kind = KIND_NOT_FOUND
 

@@ -566,6 +566,15 @@ def __getattr__(name):
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
+# numba-cuda 0.30's numba.cuda.types.__all__, the type names numba.cuda re-exports (`from numba.cuda import float32`),
+# less the types kfront does not have (deferred_type, optional, ffi, ffi_forced_object, Dim3, dim3, GridGroup,
+# grid_group)
+CUDA_TYPE_NAMES = (
+    "b1", "bfloat16", "bool", "bool_", "boolean", "byte", "c16", "c8", "char", "complex128", "complex64", "double",
+    "f4", "f8", "float32", "float64", "i1", "i2", "i4", "i8", "int16", "int32", "int64", "int8", "int_", "intc",
+    "intp", "long_", "longlong", "none", "short", "size_t", "ssize_t", "u1", "u2", "u4", "u8", "uchar", "uint",
+    "uint16", "uint32", "uint64", "uint8", "uintc", "uintp", "ulong", "ulonglong", "ushort", "void")
+
 # every name a signature string may use: numba's, and those kfront's C signature parser also knows
 _SIG_NAMES = {name: value for name, value in globals().items() if isinstance(value, Type)}
 _SIG_NAMES.update({"bool": boolean, "float_": float32, "half": float16, "single": float32,
@@ -668,7 +677,15 @@ def _eval_sig(node):
 def parse_signature(sig):
     """(argument types, return type) of a signature given as a string ("void(float32[:], int64)",
     "(float32[:, :], float32[:, :])"), a Signature, or a tuple of argument types. The return type is
-    None when only argument types are given. TypeError for anything else, with the reason."""
+    None when only argument types are given. TypeError for anything else, with the reason. numba's own signature
+    objects and types (beside a real numba: kfront._numba_interop) are taken as kfront's."""
+    if not isinstance(sig, (Signature, str)) and "numba" in sys.modules:
+        from kfront import _numba_interop
+        foreign = _numba_interop.foreign_type(sig)
+        if foreign is not None:
+            sig = foreign
+        elif isinstance(sig, tuple):
+            sig = tuple(_numba_interop.foreign_type(a) or a for a in sig)
     if isinstance(sig, Signature):
         return sig.args, sig.return_type
     if isinstance(sig, tuple):

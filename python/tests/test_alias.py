@@ -4,6 +4,8 @@ hook like numba-cuda's; one test uses the real kfront.cuda where it can be impor
 import importlib
 import importlib.abc
 import importlib.util
+import os
+import subprocess
 import sys
 import textwrap
 
@@ -55,7 +57,8 @@ def fake(tmp_path, monkeypatch):
     (pkg / "cuda" / "intrinsics.py").write_text("KERNEL_NAMES = ()\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     saved = {k: v for k, v in sys.modules.items() if k == "numba" or k.startswith("numba.")}
-    yield lambda **targets: install_numba_alias({"kfront": "fakekf", "kfront.cuda": "fakekf.cuda", **targets})
+    yield lambda scope="numba", **targets: install_numba_alias({"kfront": "fakekf", "kfront.cuda": "fakekf.cuda",
+                                                                **targets}, scope=scope)
     uninstall_numba_alias()
     _drop_modules("fakekf", "numba")
     sys.modules.update(saved)
@@ -262,3 +265,244 @@ def test_python_m_kfront_program(tmp_path):
     r = subprocess.run([sys.executable, "-m", "kfront", str(prog)], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout == "float32[:, ::1] True\n"
+
+
+# ---- the two scopes: beside a real numba (the oracle's numba 0.68 + numba-cuda 0.30.4), and without numba ----
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+KFRONT_DIR = os.path.dirname(os.path.dirname(kfront.types.__file__))
+
+
+@pytest.fixture(scope="module")
+def oracle_python():
+    """The interpreter of the oracle venv (a real numba and numba-cuda; kfront is not installed there)."""
+    r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "oracle_env.sh")], capture_output=True, text=True,
+                       timeout=900)
+    if r.returncode != 0:
+        pytest.fail("the oracle (scripts/oracle_env.sh) is not available: %s" % r.stderr[-2000:])
+    return r.stdout.strip().splitlines()[-1]
+
+
+def _run(python, program, tmp_path, *args, sim="KFRONT_SIM"):
+    """Runs program (a file in tmp_path) with `python` and kfront's package on its path; (returncode, out, err)."""
+    prog = tmp_path / "prog.py"
+    prog.write_text(textwrap.dedent(program))
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/tmp"), sim: "1",
+           "PYTHONPATH": KFRONT_DIR, "KFRONT_CACHE_DIR": str(tmp_path / "cache"),
+           # these programs launch one-block grids on host arrays: numba-cuda's performance warnings (errors under their
+           # filters) are not what they check
+           "NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS": "0", "NUMBA_CUDA_WARN_ON_IMPLICIT_COPY": "0"}
+    r = subprocess.run([python, *args, str(prog)], capture_output=True, text=True, env=env, timeout=300)
+    return r.returncode, r.stdout, r.stderr
+
+
+def test_cuda_only_scope_leaves_numbas_cpu_jit_to_numba(oracle_python, tmp_path):
+    rc, out, err = _run(oracle_python, """
+        import sys, warnings
+        warnings.simplefilter("error")
+        import kfront
+        from kfront._alias import AliasModule, alias_scope
+        kfront.install_numba_alias()
+        import numpy as np
+        from numba import cuda, njit, prange, typed, vectorize
+        import numba, numba.core.types, numba.cuda.types
+        assert alias_scope() == "cuda" and not isinstance(numba, AliasModule)
+        assert isinstance(cuda, AliasModule) and numba.cuda is cuda is sys.modules["numba.cuda"]
+        assert cuda.jit is kfront.cuda.jit and cuda.HAS_NUMBA is True
+        assert numba.types is numba.core.types and numba.cuda.types is not numba.types
+
+        @njit(parallel=True)
+        def total(a):
+            s = 0.0
+            for i in prange(a.size):
+                s += a[i]
+            return s
+
+        @vectorize(["float64(float64)"], target="cpu")
+        def twice(x):
+            return 2 * x
+
+        lst = typed.List([1, 2, 3])
+        x = np.arange(10.0)
+        print(type(total).__module__, total(x), len(total.signatures))
+        print(type(twice).__name__, twice(x).sum(), type(lst).__module__, sum(lst))
+
+        @cuda.jit
+        def k(out, x):
+            i = cuda.grid(1)
+            if i < x.size:
+                out[i] = x[i] + 1
+
+        out = np.zeros_like(x)
+        k[1, 16](out, x)
+        print(type(k).__module__, out.sum())
+        import numba_cuda
+        print(numba_cuda.__version__, isinstance(numba_cuda, AliasModule))
+    """, tmp_path)
+    assert rc == 0, err
+    assert out.splitlines() == ["numba.core.registry 45.0 1", "DUFunc 90.0 numba.typed.typedlist 6",
+                                "kfront.cuda.dispatcher 55.0", "0.30.4 True"]
+
+
+# numba's own objects handed to kfront beside a real numba: numba's types in cuda.jit signatures and as kernel
+# globals, a numba.jit function called from a kernel (numba-cuda's documented CPU/GPU reuse). The same program
+# runs on numba-cuda's simulator (the oracle) and under `python -m kfront` (the cuda-only alias); outputs compared.
+NUMBA_OBJECTS_PROGRAM = """
+    import math
+    import numpy as np
+    import numba
+    from numba import cuda, float32, float64, int32, void
+
+    @numba.jit
+    def business_logic(x, y, z):
+        return 4 * z * (2 * x - (4 * y) / 2 * math.pi)
+
+    @numba.njit
+    def clamp(v, lo, hi):
+        return min(max(v, lo), hi)
+
+    @numba.njit(parallel=True)
+    def host_total(a):
+        s = 0.0
+        for i in numba.prange(a.size):
+            s += a[i]
+        return s
+
+    rec = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
+
+    @cuda.jit(void(float64[:], float64[:], float64[:], float64[:]))
+    def f(res, xs, ys, zs):
+        i = cuda.grid(1)
+        if i < xs.size:
+            res[i] = clamp(business_logic(xs[i], ys[i], zs[i]), -1e6, 1e6)
+
+    @cuda.jit((numba.types.float32[:, ::1], int32))
+    def g(out, n):
+        i, j = cuda.grid(2)
+        tmp = cuda.local.array(3, float32)
+        tmp[0] = float32(i) + numba.float32(0.5)
+        tmp[1] = numba.types.float32(j)
+        if i < n and j < out.shape[1]:
+            out[i, j] = tmp[0] * tmp[1]
+
+    @cuda.jit(void(float64[:], numba.from_dtype(rec)[:]))
+    def h(out, recs):
+        i = cuda.grid(1)
+        if i < recs.size:
+            out[i] = recs[i].a + recs[i].b
+
+    xs = np.array([1.0, 10.0, 234.0]); ys = np.array([2.0, 2.0, 4014.0]); zs = np.array([3.0, 14.0, 2211.0])
+    res = np.zeros(3)
+    f[1, 32](res, xs, ys, zs)
+    print([round(v, 6) for v in res.tolist()], round(business_logic(1.0, 2.0, 3.0), 6))
+    out = np.zeros((4, 3), np.float32)
+    g[(1, 1), (4, 4)](out, 3)
+    print(out.tolist())
+    recs = np.zeros(4, rec); recs["a"] = [1, 2, 3, 4]; recs["b"] = 0.25
+    o = np.zeros(4)
+    h[1, 4](o, recs)
+    print(o.tolist(), host_total(o))
+"""
+
+
+def test_numba_objects_in_kernels_match_numba_cudas_simulator(oracle_python, tmp_path):
+    rc, expect, err = _run(oracle_python, NUMBA_OBJECTS_PROGRAM, tmp_path, sim="NUMBA_ENABLE_CUDASIM")
+    assert rc == 0, err
+    rc, out, err = _run(oracle_python, NUMBA_OBJECTS_PROGRAM, tmp_path, "-m", "kfront")
+    assert rc == 0, err
+    assert out == expect and len(expect.splitlines()) == 3
+
+
+def test_numbas_vectorize_target_cuda_builds_kfront_ufuncs(oracle_python, tmp_path):
+    # (numba-cuda 0.30.4's simulator cannot run these: its FakeOverload has no signature; compared with NumPy)
+    rc, out, err = _run(oracle_python, """
+        import numpy as np
+        import numba
+        from numba import cuda, float32, guvectorize, vectorize
+
+        @vectorize([float32(float32, float32), "float64(float64, float64)"], target="cuda")
+        def axpy(a, b):
+            return 2 * a + b
+
+        @guvectorize([(numba.float64[:], numba.float64[:])], "(n)->(n)", target="cuda")
+        def cumsum(a, out):
+            acc = 0.0
+            for i in range(a.shape[0]):
+                acc += a[i]
+                out[i] = acc
+
+        x = np.arange(5, dtype=np.float32)
+        print(vectorize.__module__, guvectorize.__module__)
+        print(type(axpy).__name__, axpy(x, x).tolist(), axpy(np.ones(2), np.ones(2)).dtype)
+        print(type(cumsum).__name__, cumsum(np.arange(6.0).reshape(2, 3)).tolist())
+        d = cuda.to_device(x)
+        print(axpy(d, d).copy_to_host().tolist())
+        try:
+            vectorize(["float32(float32)"], target="cuda", cache=True)(lambda a: a)
+        except TypeError as e:
+            print("TypeError", e)
+    """, tmp_path, "-m", "kfront")
+    assert rc == 0, err
+    assert out.splitlines() == ["numba.np.ufunc.decorators numba.np.ufunc.decorators",
+                                "CUDAUFunc [0.0, 3.0, 6.0, 9.0, 12.0] float64",
+                                "CUDAGUFunc [[0.0, 1.0, 3.0], [3.0, 7.0, 12.0]]", "[0.0, 3.0, 6.0, 9.0, 12.0]",
+                                "TypeError caching is not supported"]
+
+
+def test_numba_cuda_imported_before_install_is_named_and_restored(oracle_python, tmp_path):
+    rc, out, err = _run(oracle_python, """
+        import warnings
+        from numba import cuda as early
+        import numba
+        real = numba.cuda
+        import kfront
+        from kfront._alias import uninstall_numba_alias
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            kfront.install_numba_alias()
+        head, stale = str(w[0].message).split(": ")[1:3]
+        print(len(w), w[0].category.__name__, head)
+        print(stale.split(" still refer")[0])
+        from numba import cuda
+        print(cuda is not early, numba.cuda is cuda, early is real)
+        uninstall_numba_alias()
+        import numba.cuda
+        print(numba.cuda is real, __import__("sys").modules["numba.cuda"] is real)
+    """, tmp_path, sim="NUMBA_ENABLE_CUDASIM")
+    assert rc == 0, err
+    assert out.splitlines() == [
+        "1 KfrontWarning numba.cuda was imported before install_numba_alias()", "__main__.early, __main__.real",
+        "True True True", "True True"]
+
+
+def test_scope_numba_where_numba_is_absent(fake, monkeypatch):
+    # sys.modules["numba"] = None is Python's own "no such module": `import numba` raises ImportError
+    monkeypatch.setitem(sys.modules, "numba", None)
+    with pytest.raises(ImportError, match="scope='cuda'\\) needs numba, which is not installed"):
+        install_numba_alias(scope="cuda")
+    numba = fake(scope="auto")
+    from kfront._alias import alias_scope
+    assert alias_scope() == "numba" and isinstance(numba, AliasModule) and numba.cuda.HAS_NUMBA is False
+    with pytest.raises(ValueError, match="the scope is one of auto, numba, cuda"):
+        install_numba_alias(scope="everything")
+
+
+def test_scope_cuda_beside_an_installed_numba(fake, tmp_path, monkeypatch):
+    """auto picks "cuda" where a numba is installed (a fake one here): numba stays numba's, numba.cuda is kfront's."""
+    site = tmp_path / "site"
+    (site / "numba").mkdir(parents=True)
+    (site / "numba" / "__init__.py").write_text("REAL = 'numba'\ndef njit(f):\n    return ('numba njit', f)\n")
+    monkeypatch.syspath_prepend(str(site))
+    _drop_modules("numba")
+    numba = fake(scope="auto")
+    import fakekf.cuda
+    from kfront._alias import alias_scope
+    assert alias_scope() == "cuda" and numba.REAL == "numba" and not isinstance(numba, AliasModule)
+    from numba import cuda, njit
+    import numba.cuda.cudadrv.driver
+    assert isinstance(cuda, AliasModule) and numba.cuda is cuda and cuda.jit is fakekf.cuda.jit
+    assert njit(len) == ("numba njit", len) and cuda.HAS_NUMBA is True
+    with pytest.raises(ModuleNotFoundError, match="kfront: numba.cuda.simulator is not supported"):
+        exec("import numba.cuda.simulator", {})
+    uninstall_numba_alias()
+    assert "cuda" not in vars(numba) and "numba.cuda" not in sys.modules

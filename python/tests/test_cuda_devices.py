@@ -12,7 +12,7 @@ import threading
 import numpy as np
 import pytest
 
-from kfront import config, cuda, errors, vectorize
+from kfront import config, cuda, errors, types, vectorize
 from kfront.cuda import _runtime
 
 
@@ -160,7 +160,8 @@ def test_programs_and_caches_per_device(ndev):
     fill[1, 64](a0, 1)
     fill[1, 64](a0, 2)
     stats0 = _runtime.runtime(0).stats()
-    assert list(fill.overloads) == ["void(int32[::1], int64)"]
+    key = (types.int32[::1], types.int64)
+    assert list(fill.overloads) == [key]
     with cuda.gpus[1]:
         assert fill.overloads == {}  # nothing compiled for device 1 yet
         before = _runtime.runtime(1).stats()
@@ -171,7 +172,7 @@ def test_programs_and_caches_per_device(ndev):
         # the 2-GPU machine) read from the disk cache device 0's compile wrote
         made = lambda s: s["compiles"] + s["cache_disk_hits"]  # noqa: E731
         assert made(after) > made(before) and after["launches"] == before["launches"] + 1
-        assert list(fill.overloads) == ["void(int32[::1], int64)"]
+        assert list(fill.overloads) == [key]
     assert _runtime.runtime(0).stats()["compiles"] == stats0["compiles"]  # device 0 compiled nothing more
     np.testing.assert_array_equal(a0.copy_to_host(), 2)
     np.testing.assert_array_equal(a1.copy_to_host(), 3)

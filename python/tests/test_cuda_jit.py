@@ -99,10 +99,13 @@ def test_eager_overloads_before_any_launch():
 
     k = cuda.jit(["void(float32[::1], float32, UniTuple(int64, 2))", "void(float32[:], float64, UniTuple(int64, 2))",
                   "void(float64[::1], int32, Tuple((float32, int64)))"])(g)
-    assert set(k.overloads) == {"void(float32[:], float64, UniTuple(int64, 2))",
-                                "void(float32[::1], float32, UniTuple(int64, 2))",
-                                "void(float64[::1], int32, Tuple((float32, int64)))"}
+    from kfront import types
+    # keyed by argument-type tuples, as numba-cuda's; a lookup also takes the signature's text
+    assert set(k.overloads) == {(float32[:], float64, types.UniTuple(types.int64, 2)),
+                                (float32[::1], float32, types.UniTuple(types.int64, 2)),
+                                (float64[::1], int32, types.Tuple((float32, types.int64)))}
     assert k.overloads["void(float32[:], float64, UniTuple(int64, 2))"].params[0][3] == "A"
+    assert k.overloads[(float32[:], float64, types.UniTuple(types.int64, 2))].params[0][3] == "A"
 
 
 def test_eager_signature_and_specialize():
@@ -115,13 +118,13 @@ def test_eager_signature_and_specialize():
     a = np.zeros(8, dtype=np.float32)
     fill[1, 8](a, 2.5)
     assert (a == 2.5).all()
-    assert list(fill.overloads) == ["void(float32[:], float32)"]
+    assert list(fill.overloads) == [(float32[:], float32)]
     a64 = np.zeros(3)
     axpy[1, 4](a64, 1.0, a64, a64)  # a new argument-type signature: a new overload
     assert "void(float64[::1], float64, float64[::1], float64[::1])" in axpy.overloads
     b = cuda.to_device(np.zeros(4))
     spec = axpy.specialize(b, 1.0, b, b)
-    assert spec.signatures == ["void(float64[::1], float64, float64[::1], float64[::1])"]
+    assert spec.signatures == [(float64[::1], float64, float64[::1], float64[::1])]
 
 
 def test_inspect_kir_and_ptx():
@@ -148,7 +151,7 @@ def test_signatures_list_what_lazy_launches_compiled():
     put[1, 1](np.zeros(2), 1.5)
     put[1, 1](np.zeros(2, np.float32), 2)
     put[1, 1](np.zeros(2), 2.5)  # seen before: nothing new
-    assert put.signatures == ["void(float64[::1], float64)", "void(float32[::1], int64)"]
+    assert put.signatures == [(types.float64[::1], types.float64), (types.float32[::1], types.int64)]
     assert put.signatures == list(put.overloads)
     assert put.nopython_signatures == [types.void(types.float64[::1], types.float64),
                                        types.void(types.float32[::1], types.int64)]
@@ -156,10 +159,10 @@ def test_signatures_list_what_lazy_launches_compiled():
     put.inspect_types(file=buf)
     text = buf.getvalue()
     assert text.count("-" * 80) == 2 and text.count("=" * 80) == 2
-    assert text.startswith("put void(float64[::1], float64)\n" + "-" * 80 + "\nfunc.func")
-    assert "put void(float32[::1], int64)\n" in text and "arith.sitofp" in text
+    assert text.startswith("put (float64[::1], float64)\n" + "-" * 80 + "\nfunc.func")
+    assert "put (float32[::1], int64)\n" in text and "arith.sitofp" in text
     buf = io.StringIO()
-    put.inspect_types(file=buf, signature="void(float32[::1], int64)")
+    put.inspect_types(file=buf, signature=(types.float32[::1], types.int64))
     assert buf.getvalue().count("=" * 80) == 1
     with pytest.raises(errors.UnsupportedError, match="pretty=True"):
         put.inspect_types(pretty=True)
@@ -168,9 +171,9 @@ def test_signatures_list_what_lazy_launches_compiled():
     def eager(a, x):
         a[0] = x
 
-    assert eager.signatures == ["void(float32[:], float32)"]
+    assert eager.signatures == [(float32[:], float32)]
     eager[1, 1](np.zeros(2, np.float32), 1.0)  # converted to the declared signature: nothing new
-    assert eager.signatures == ["void(float32[:], float32)"]
+    assert eager.signatures == [(float32[:], float32)]
 
 
 def test_compile_ptx_infers_the_return_type():

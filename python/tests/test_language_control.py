@@ -9,7 +9,7 @@ import enum
 import numpy as np
 import pytest
 
-from kfront import cuda, errors
+from kfront import cuda, errors, types
 
 
 # ---- locals bound on some paths ------------------------------------------------------------------------
@@ -124,7 +124,7 @@ def test_enum_compare_arguments():
         np.testing.assert_array_equal(got, expected, err_msg="%r %r" % (a, b))
     # one specialisation per pair of member types (Color twice is one of them)
     sigs = list(cuda_f.overloads)
-    assert len(sigs) == 4 and any('EnumMember("%s.Color", int64)' % __name__ in s for s in sigs)
+    assert len(sigs) == 4 and any(types.EnumMember(Color, types.int64) in s for s in sigs)
 
 
 def test_enum_getattr_getitem():
@@ -194,7 +194,6 @@ def test_enum_member_argument_value():
 
 
 def test_enum_types_typeof_and_specialize():
-    from kfront import types
 
     t = types.typeof(Color.red)
     assert t == types.EnumMember(Color, types.int64) and str(t) == 'EnumMember("%s.Color", int64)' % __name__
@@ -205,7 +204,7 @@ def test_enum_types_typeof_and_specialize():
         out[0] = c.value
 
     d = value_of.specialize(Color.green, np.zeros(1, dtype=np.int64))
-    assert d.signatures == ['void(%s, int64[::1])' % t]
+    assert d.signatures == [(t, types.int64[::1])]
     out = np.zeros(1, dtype=np.int64)
     d[1, 1](Color.blue, out)
     assert out[0] == 3

@@ -16,7 +16,8 @@ import pytest
 
 from kfront import _source, errors
 from kfront import types as kftypes
-from kfront._source import freeze_value, function_source, referenced_names
+from kfront._capture import function_source
+from kfront._source import freeze_value, referenced_names
 
 TPB = 16
 SCALE = 2.5
@@ -99,43 +100,344 @@ def test_exec_code_registered_in_linecache():
         del linecache.cache["<kfront-test-cell-1>"]
 
 
-def test_exec_string_without_source():
+def test_exec_string_is_found():
+    """a function exec'd from a string after kfront was imported: its text is kept (kfront._capture's audit hook)"""
     ns = {}
     exec(compile("def lost(a):\n    a[0] = 1\n", "<string>", "exec"), ns)
-    with pytest.raises(errors.SourceUnavailableError, match="'lost'") as e:
+    assert function_source(ns["lost"]) == ("<string>", "def lost(a):\n    a[0] = 1\n", 1)
+
+
+def test_source_unavailable_names_the_function():
+    """code given to compile() as an AST, its text gone, keeps none anywhere: a clear error naming the function and
+    what to do"""
+    import ast
+    ns = {}
+    src = "def lost(a):\n    a[0] = %d\n" % 1
+    tree = ast.parse(src)
+    del src
+    exec(compile(tree, "<generated>", "exec"), ns)
+    with pytest.raises(errors.SourceUnavailableError, match="'lost' \\(<generated>:1\\) is not available") as e:
         function_source(ns["lost"])
-    assert isinstance(e.value, errors.CompilerError) and e.value.line == 1
+    assert isinstance(e.value, errors.CompilerError) and e.value.line == 1 and "import kfront" in str(e.value)
 
 
 def test_python_c(tmp_path):
     code = textwrap.dedent("""
         import sys
         sys.path.insert(0, %r)
-        from kfront import _source, errors
+        from kfront import _capture
         def k(a):
             a[0] = 1
-        try:
-            print(_source.function_source(k))
-        except errors.SourceUnavailableError as e:
-            print("unavailable:", e)
+        print(_capture.function_source(k))
     """ % (str(__import__("pathlib").Path(_source.__file__).parent.parent),))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    if sys.version_info >= (3, 13):  # python -c registers its text in linecache
-        assert r.stdout == repr(("<string>", "def k(a):\n    a[0] = 1\n", 5)) + "\n"
-    else:
-        assert "unavailable: kfront: the source of function 'k' (<string>:5) is not available" in r.stdout
+    assert r.stdout == repr(("<string>", "def k(a):\n    a[0] = 1\n", 5)) + "\n"
 
 
-def test_changed_source_is_detected():
+def test_text_compiled_wins_over_a_changed_linecache_entry():
+    """the text a function was compiled from is kept: a linecache entry replaced afterwards changes nothing"""
     filename = "<kfront-test-cell-2>"
     ns = exec_registered("def first(a):\n    a[0] = 1\n", filename)
     try:
         linecache.cache[filename] = (10, None, ["x = 1\n", "y = 2\n"], filename)
-        with pytest.raises(errors.SourceUnavailableError, match="do not define function 'first'"):
-            function_source(ns["first"])
+        assert function_source(ns["first"]) == (filename, "def first(a):\n    a[0] = 1\n", 1)
     finally:
         del linecache.cache[filename]
+
+
+# ---- source taken at decoration time, wherever Python keeps it ------------------------------------------
+
+PYTHON_DIR = str(__import__("pathlib").Path(_source.__file__).parent.parent)
+
+
+def _run(args, **kwargs):
+    env = dict(__import__("os").environ, KFRONT_SIM="1", PYTHONPATH=PYTHON_DIR)
+    return subprocess.run([sys.executable] + args, capture_output=True, text=True, env=env, timeout=120, **kwargs)
+
+
+def _write_module(tmp_path, name, body):
+    path = tmp_path / (name + ".py")
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def _edit(path, old, new):
+    import os
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    st = os.stat(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))  # a newer mtime, whatever the clock's grain
+    linecache.checkcache(str(path))
+
+
+def test_file_edited_after_import_compiles_the_imported_function(tmp_path, monkeypatch):
+    """the source is taken when @cuda.jit runs: a kernel's file edited after import (before the first launch)
+    compiles the function that was imported, not the edited text"""
+    from kfront import cuda
+    path = _write_module(tmp_path, "kfront_edited_mod", """
+        from kfront import cuda
+
+        @cuda.jit
+        def k(out):
+            out[0] = 1
+    """)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import kfront_edited_mod as mod
+    _edit(path, "out[0] = 1", "out[0] = 2 + 200")
+    out = np.zeros(1)
+    mod.k[1, 1](out)
+    assert out[0] == 1
+    assert isinstance(cuda.jit(mod.k.py_func), type(mod.k))
+
+
+def test_file_edited_before_decoration_is_an_error(tmp_path, monkeypatch):
+    """a file edited between its import and the decoration holds no text of the function Python compiled: a clear
+    error, never the edited text compiled"""
+    from kfront import cuda
+    path = _write_module(tmp_path, "kfront_edited_undecorated", """
+        def k(out):
+            out[0] = 1
+    """)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import kfront_edited_undecorated as mod
+    _edit(path, "out[0] = 1", "out[0] = 2")
+    kernel = cuda.jit(mod.k)  # decoration never fails for want of source, as numba-cuda's
+    with pytest.raises(errors.SourceUnavailableError, match="do not define function 'k' as Python compiled it"):
+        kernel[1, 1](np.zeros(1))
+
+
+def test_edit_that_keeps_the_bytecode_but_changes_a_default(tmp_path, monkeypatch):
+    """defaults are not in the function's code object: they are compared with the text's too"""
+    path = _write_module(tmp_path, "kfront_edited_default", """
+        def k(out, v=1):
+            out[0] = v
+    """)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import kfront_edited_default as mod
+    _edit(path, "v=1", "v=7")
+    with pytest.raises(errors.SourceUnavailableError, match="'k'"):
+        function_source(mod.k)
+
+
+def _generate_atomics(func):
+    # numba-cuda's test_atomics builds kernels this way: exec of a formatted string into a dict, the string gone
+    # when the functions are decorated
+    fns = textwrap.dedent("""
+    def atomic(res, ary):
+        tx = cuda.threadIdx.x
+        {func}(res, 0, ary[tx])
+
+    def atomic_shared(res, ary):
+        tid = cuda.threadIdx.x
+        smary = cuda.shared.array(8, float64)
+        smary[tid] = ary[tid]
+        cuda.syncthreads()
+        {func}(res, 0, smary[tid])
+    """).format(func=func)
+    from kfront import cuda, float64
+    ld = {}
+    exec(fns, {"cuda": cuda, "float64": float64}, ld)
+    return ld["atomic"], ld["atomic_shared"]
+
+
+ATOMIC_MAX, ATOMIC_MAX_SHARED = _generate_atomics("cuda.atomic.max")
+
+
+def test_exec_generated_kernels_decorated_later():
+    from kfront import cuda
+    ary = np.array([3.0, 9.0, -1.0, 4.0, 2.0, 8.0, 0.5, 7.0])
+    for fn in (ATOMIC_MAX, ATOMIC_MAX_SHARED):
+        res = np.array([-100.0])
+        cuda.jit(fn)[1, 8](res, ary)
+        assert res[0] == 9.0
+    assert function_source(ATOMIC_MAX)[0] == "<string>"
+
+
+def test_compile_then_exec_with_other_compiles_between():
+    from kfront import cuda
+    src_a = "def ka(out):\n    out[0] = 11\n"
+    code = compile(src_a, "generated_kernels.py", "exec")
+    compile("def ka(out):\n    out[0] = 99\n", "generated_kernels.py", "exec")  # another text, same name
+    compile("x = 1", "<other>", "exec")
+    del src_a
+    ns = {}
+    exec(code, ns)
+    out = np.zeros(1)
+    cuda.jit(ns["ka"])[1, 1](out)
+    assert out[0] == 11
+
+
+def test_exec_of_bytes_with_a_coding_cookie():
+    from kfront import cuda
+    ns = {}
+    exec("# -*- coding: latin-1 -*-\ndef kb(out):\n    out[0] = len('\xe9')\n".encode("latin-1"), ns)
+    out = np.zeros(1)
+    cuda.jit(ns["kb"])[1, 1](out)
+    assert out[0] == 1
+
+
+def test_ast_compiled_text_found_in_the_callers_frame():
+    """a text compiled through an AST (as IPython's magics do): found among the calling frames' strings"""
+    import ast
+    from kfront import cuda
+    text = "def kc(out):\n    out[0] = 5\n"
+    ns = {}
+    exec(compile(ast.parse(text), "<kfront-ast>", "exec"), ns)
+    kernel = cuda.jit(ns["kc"])
+    del text
+    out = np.zeros(1)
+    kernel[1, 1](out)
+    assert out[0] == 5
+
+
+PROGRAM = textwrap.dedent("""
+    import numpy as np
+    from numba import cuda
+
+    N = 3
+
+    @cuda.jit(device=True)
+    def twice(x):
+        return 2 * x
+
+    @cuda.jit
+    def k(out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = twice(i) + N
+
+    out = np.zeros(4)
+    k[1, 4](out)
+    print("result", out.tolist())
+""")
+EXPECTED = "result [3.0, 5.0, 7.0, 9.0]\n"
+
+
+def test_kfront_runner_c_and_stdin(tmp_path):
+    r = _run(["-m", "kfront", "-c", PROGRAM])
+    assert (r.returncode, r.stdout) == (0, EXPECTED), r.stderr
+    r = _run(["-m", "kfront", "-"], input=PROGRAM)  # a pipe
+    assert (r.returncode, r.stdout) == (0, EXPECTED), r.stderr
+    r = _run(["-m", "kfront", "-c", "import sys; print(sys.argv, __name__)", "a", "b"])
+    assert r.stdout == "['-c', 'a', 'b'] __main__\n", r.stderr
+
+
+def test_plain_python_c_and_stdin_file(tmp_path):
+    program = PROGRAM.replace("from numba import cuda", "from kfront import cuda")
+    r = _run(["-c", program])
+    assert (r.returncode, r.stdout) == (0, EXPECTED), r.stderr
+    path = tmp_path / "prog.py"
+    path.write_text(program)
+    with open(path) as f:  # `python - < prog.py`: standard input is the file
+        r = _run(["-"], stdin=f)
+    assert (r.returncode, r.stdout) == (0, EXPECTED), r.stderr
+    r = _run(["-"], input=program)  # piped: Python keeps nothing, a clear error saying what to do
+    assert r.returncode == 1 and "the source of function 'k' (<stdin>:11) is not available" in r.stderr, r.stderr
+    assert "python -m kfront - < prog.py" in r.stderr
+
+
+# ---- dispatchers pickled to another process -------------------------------------------------------------
+
+def test_pickled_dispatcher_runs_where_its_file_is_not(tmp_path, monkeypatch):
+    """a kernel pickled (as multiprocessing, Dask and Ray do) runs in a process that has neither its file nor its
+    module: its source, globals, closure cells and device functions travel with it"""
+    import pickle
+    path = _write_module(tmp_path, "kfront_pickled_mod", """
+        import math
+        import numpy as np
+        from kfront import cuda, float64
+
+        TABLE = np.array([1.0, 4.0, 9.0, 16.0])
+
+        @cuda.jit(device=True)
+        def fact(n):
+            if n <= 1:
+                return 1
+            return n * fact(n - 1)
+
+        def make(offset):
+            @cuda.jit("void(float64[:])")
+            def k(out):
+                i = cuda.grid(1)
+                out[i] = math.sqrt(TABLE[i]) + float64(offset) + fact(3)
+            return k
+    """)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import kfront_pickled_mod as mod
+    data = pickle.dumps(mod.make(10))
+    path.unlink()
+    child = textwrap.dedent("""
+        import pickle, sys
+        import numpy as np
+        k = pickle.loads(sys.stdin.buffer.read())
+        assert "kfront_pickled_mod" not in sys.modules
+        out = np.zeros(4)
+        k[1, 4](out)
+        print(out.tolist(), k.py_func.__qualname__, k.signatures)
+    """)
+    r = _run(["-c", child], input=data.decode("latin-1"), cwd=str(tmp_path.parent), encoding="latin-1")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("[17.0, 18.0, 19.0, 20.0] make.<locals>.k [(float64[:],)]"), r.stdout
+
+
+def test_pickled_dispatcher_with_multiprocessing_spawn(tmp_path):
+    """multiprocessing with spawn: a script's kernel passed to a pool worker, pickled by value"""
+    program = textwrap.dedent("""
+        import multiprocessing as mp
+        import numpy as np
+        from kfront import cuda
+
+        SCALE = 2.5
+
+        @cuda.jit
+        def scaled(out, x):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = x[i] * SCALE
+
+        def work(kernel):
+            x = np.arange(4.0)
+            out = np.zeros(4)
+            kernel[1, 4](out, x)
+            return out.tolist()
+
+        if __name__ == "__main__":
+            with mp.get_context("spawn").Pool(1) as pool:
+                print(pool.apply(work, (scaled,)))
+    """)
+    path = tmp_path / "spawner.py"
+    path.write_text(program)
+    r = _run([str(path)], cwd=str(tmp_path))
+    assert (r.returncode, r.stdout) == (0, "[0.0, 2.5, 5.0, 7.5]\n"), r.stderr
+
+
+def test_pickling_a_kernel_that_reads_a_device_array_is_refused():
+    import pickle
+    from kfront import cuda
+    d_arr = cuda.to_device(np.zeros(2))
+
+    @cuda.jit
+    def k(out):
+        out[0] = d_arr[0]
+
+    with pytest.raises(pickle.PicklingError, match="global device arrays"):
+        pickle.dumps(k)
+
+
+def test_pickled_kernel_keeps_options_and_module_globals():
+    import pickle
+    from kfront import cuda
+
+    @cuda.jit(device=True, fastmath=True)
+    def dev(x):
+        return math.sqrt(x) * SCALE
+
+    again = pickle.loads(pickle.dumps(dev))
+    assert again is not dev and again.targetoptions == dev.targetoptions and again._kind == "device"
+    assert again.py_func.__globals__["math"] is math and again.py_func.__globals__["SCALE"] == SCALE
+    assert function_source(dev.py_func) == again._source
 
 
 def test_lambda_is_refused():
@@ -331,8 +633,12 @@ def test_freeze_modules_and_known_objects():
     assert freeze_value("pi", math.pi, {}) == ("scalar", math.pi)
     assert freeze_value("t", kftypes.float32, {}) == ("path", "numba.float32")
     assert freeze_value("t", kftypes.boolean, {}) == ("path", "numba.bool")
+    # a module of the program's own: the attributes the function reads that it has (never walked whole)
     other = pytypes.ModuleType("somewhere.else")
-    assert freeze_value("m", other, {}) == ("module", "somewhere.else")
+    other.X, other.L, other.unread = 3, [1], 4
+    assert freeze_value("m", other, {}) == ("pymodule", "somewhere.else", {})
+    assert freeze_value("m", other, {}, {"X", "L", "Y"}) == (
+        "pymodule", "somewhere.else", {"X": ("scalar", 3), "L": ("unsupported", "a Python list")})
 
 
 def test_registry_comes_first():

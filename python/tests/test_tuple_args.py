@@ -36,8 +36,8 @@ def test_homogeneous_and_heterogeneous():
     dot2[1, 1]((1.5, 4), outf)  # Tuple((float64, int64)): another specialisation
     assert outf[0] == 8.0
     sigs = set(dot2.overloads)
-    assert "void(UniTuple(int64, 2), int64[::1])" in sigs
-    assert "void(Tuple((float64, int64)), float64[::1])" in sigs
+    assert (UniTuple(int64, 2), int64[::1]) in sigs
+    assert (Tuple((float64, int64)), float64[::1]) in sigs
 
 
 def test_nested():
@@ -65,7 +65,7 @@ def test_eager_signature_with_tuples():
     out = np.zeros(1, dtype=np.int64)
     sum3[1, 1]((1, 2, 3), out)
     assert out[0] == 6
-    assert list(sum3.overloads) == ["void(UniTuple(int64, 3), int64[:])"]
+    assert list(sum3.overloads) == [(UniTuple(int64, 3), int64[:])]
     with pytest.raises(TypeError):
         sum3[1, 1]((1, 2), out)
 
@@ -81,7 +81,7 @@ def test_eager_signature_with_tuples():
 def test_specialize_keeps_the_tuple_signature():
     out = np.zeros(1, dtype=np.int64)
     spec = dot2.specialize((1, 2), out)
-    assert spec.signatures == ["void(UniTuple(int64, 2), int64[::1])"]
+    assert spec.signatures == [(UniTuple(int64, 2), int64[::1])]
     spec[1, 1]((5, 5), out)
     assert out[0] == 27
 

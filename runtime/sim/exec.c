@@ -5,16 +5,23 @@
  * runs until it reaches a barrier, a warp op, or its end:
  *   - warp by warp, the ready lanes run; lanes stopped at warp ops (shfl, vote, syncwarp, activemask)
  *     are then resolved together, grouped by the op they wait at (lockstep up to the warp op), and run on;
+ *     lanes that have exited do not hold a warp op their mask names (PTX), but a lane the mask names that
+ *     waits at a block barrier is a divergence, and a shuffle reading an exited lane an error;
  *   - when every thread of the block waits at a barrier or has ended, the barrier is released if all of
- *     them wait at the same one (barrier_reduce computed over them) and none exited; otherwise that is a
- *     barrier divergence error. Threads ended by a failed bounds check do not count.
+ *     those that wait wait at the same one (barrier_reduce computed over them); threads at different
+ *     barriers are a barrier divergence error. Threads that have exited do not take part (PTX's `exit`: a
+ *     barrier waits for the threads of the block that have not exited, so a thread that returned early, or
+ *     finishes while others wait, releases them), unless opts.strict_barriers asks for every thread; threads
+ *     ended by a failed bounds check never count.
  * A cooperative launch (the kernel's `cooperative` attribute: it synchronises its grid) keeps every block of
  * the grid alive at once, each with its own BlockCtx, on one host thread: the blocks run in turn, each until
- * it ends or all of its threads wait at a grid barrier (gpu.grid_sync: a block barrier first, so the same
- * rules hold within the block); when every block waits at the same grid barrier, all are released. A block
- * that ended, or waits at another grid barrier, while others wait is a barrier divergence error (on the GPU
- * the grid would hang). Once the error record is set (a failed bounds check, a recorded raise), the launch ends
- * at the next grid barrier instead, as the GPU's code does (backend/lower_llvm.c, lower_grid_sync). The runtime
+ * it ends or all of its threads that have not exited wait at a grid barrier (gpu.grid_sync: a block barrier
+ * first, so the same rules hold within the block); when every block waits at the same grid barrier, all are
+ * released. On the GPU a block arrives at a grid barrier through its thread (0,0,0) (backend/lower_llvm.c,
+ * lower_grid_sync, as CUDA's cooperative groups do), so in a grid of several blocks a block that ended (all
+ * its threads exited), that waits at another grid barrier, or whose thread (0,0,0) has exited while the others
+ * wait, is a grid barrier divergence error (the GPU would hang). Once the error record is set (a failed bounds
+ * check, a recorded raise), the launch ends at the next grid barrier instead, as the GPU's code does. The runtime
  * has checked the grid fits the simulated device (resident_blocks). A grid barrier in a launch that is not
  * cooperative is an error.
  * Shared-memory accesses are checked for races with a shadow entry per element (last writer, up to two
@@ -1152,7 +1159,56 @@ out:
 
 static inline const Ins *waiting_at(const Thread *t) { return &t->fn->code[t->pc]; }
 
-/* Resolves the lanes of warp w that wait at warp ops, one group per op. Returns true if any ran. */
+/* A barrier (or a warp op, whose mask names `other`) that `waiter` waits at while `other` has exited or waits at
+ * another barrier. */
+static void divergence(BlockCtx *B, Thread *waiter, Thread *other) {
+  Launch *L = B->L;
+  char msg[SIM_MSG_MAX], lb[300], lb2[300], what[400];
+  if (other->state == T_EXITED)
+    snprintf(what, sizeof what, "thread (%u,%u,%u) has exited", other->tid[0], other->tid[1], other->tid[2]);
+  else
+    snprintf(what, sizeof what, "thread (%u,%u,%u) waits at %s", other->tid[0], other->tid[1], other->tid[2],
+             loc_text(waiting_at(other)->op->loc, lb2, sizeof lb2));
+  msgf(msg, sizeof msg,
+           "error: barrier divergence in kernel %s at %s: thread (%u,%u,%u) of block (%u,%u,%u) waits here, but %s",
+           L->kname, loc_text(waiting_at(waiter)->op->loc, lb, sizeof lb), waiter->tid[0], waiter->tid[1],
+           waiter->tid[2], B->bid[0], B->bid[1], B->bid[2], what);
+  lock(L);
+  if (!L->res->barrier_divergence) {
+    L->res->barrier_divergence = true;
+    snprintf(L->res->barrier_message, SIM_MSG_MAX, "%s", msg);
+  }
+  set_status(L, SIM_ERR_BARRIER, msg);
+  unlock(L);
+  stop_launch(L);
+}
+
+/* A shuffle of lane t that reads lane src of its warp, which has exited or is past the block's last thread:
+ * PTX leaves the value undefined (an exited lane named in the mask does not hold the shuffle up, but it has
+ * nothing to give). Stops the launch. */
+static void shuffle_from_absent(BlockCtx *B, Thread *t, const Ins *I, unsigned src, unsigned nlanes) {
+  Launch *L = B->L;
+  char msg[SIM_MSG_MAX], lb[300], what[200];
+  uint32_t linear = t->linear - t->linear % 32 + src, tid[3];
+  if (src >= nlanes) {
+    snprintf(what, sizeof what, "which the block does not have (its last warp has %u threads)", nlanes);
+  } else {
+    xyz_of(L, linear, tid);
+    snprintf(what, sizeof what, "thread (%u,%u,%u), which has exited", tid[0], tid[1], tid[2]);
+  }
+  msgf(msg, sizeof msg,
+       "error: shuffle from an absent lane in kernel %s at %s: thread (%u,%u,%u) of block (%u,%u,%u) reads lane %u "
+       "of its warp, %s (on the GPU the value read is undefined)",
+       L->kname, loc_text(I->op->loc, lb, sizeof lb), t->tid[0], t->tid[1], t->tid[2], B->bid[0], B->bid[1],
+       B->bid[2], src, what);
+  lock(L);
+  set_status(L, SIM_ERR_RUNTIME, msg);
+  unlock(L);
+  stop_launch(L);
+}
+
+/* Resolves the lanes of warp w that wait at warp ops, one group per op. Returns true if any ran (false, the
+ * launch stopped, on a shuffle from an absent lane or a lane named in a mask that waits at a block barrier). */
 static bool resolve_warp(BlockCtx *B, unsigned w) {
   Thread *lanes = &B->threads[w * 32];
   unsigned nl = B->nthreads - w * 32 < 32 ? B->nthreads - w * 32 : 32;
@@ -1170,6 +1226,19 @@ static bool resolve_warp(BlockCtx *B, unsigned w) {
     }
     pending &= ~group;
     const WarpInfo *wi = I->ext;
+    if (wi->kind != WK_ACTIVEMASK) {
+      /* a lane the mask names that waits at a block barrier: neither could go on on the GPU */
+      uint32_t present = nl == 32 ? ~0u : (1u << nl) - 1;
+      for (uint32_t m = group; m; m &= m - 1) {
+        Thread *t = &lanes[__builtin_ctz(m)];
+        uint32_t named = (uint32_t)t->regs[wi->mask].u & present & ~group;
+        for (; named; named &= named - 1)
+          if (lanes[__builtin_ctz(named)].state == T_BARRIER) {
+            divergence(B, t, &lanes[__builtin_ctz(named)]);
+            return false;
+          }
+      }
+    }
     Slot out[32];
     for (uint32_t m = group; m; m &= m - 1) {
       unsigned l = (unsigned)__builtin_ctz(m);
@@ -1191,6 +1260,10 @@ static bool resolve_warp(BlockCtx *B, unsigned w) {
         }
         v = R[wi->val];
         if (src >= 0 && src < 32 && (group >> src & 1)) v = lanes[src].regs[wi->val];
+        else if (src != l && (src >= nl || lanes[src].state == T_EXITED)) {
+          shuffle_from_absent(B, &lanes[l], I, (unsigned)src, nl);
+          return false;
+        }
         break;
       }
       case WK_VOTE: {
@@ -1223,28 +1296,6 @@ static bool resolve_warp(BlockCtx *B, unsigned w) {
   return any;
 }
 
-static void divergence(BlockCtx *B, Thread *waiter, Thread *other) {
-  Launch *L = B->L;
-  char msg[SIM_MSG_MAX], lb[300], lb2[300], what[400];
-  if (other->state == T_EXITED)
-    snprintf(what, sizeof what, "thread (%u,%u,%u) has exited", other->tid[0], other->tid[1], other->tid[2]);
-  else
-    snprintf(what, sizeof what, "thread (%u,%u,%u) waits at %s", other->tid[0], other->tid[1], other->tid[2],
-             loc_text(waiting_at(other)->op->loc, lb2, sizeof lb2));
-  msgf(msg, sizeof msg,
-           "error: barrier divergence in kernel %s at %s: thread (%u,%u,%u) of block (%u,%u,%u) waits here, but %s",
-           L->kname, loc_text(waiting_at(waiter)->op->loc, lb, sizeof lb), waiter->tid[0], waiter->tid[1],
-           waiter->tid[2], B->bid[0], B->bid[1], B->bid[2], what);
-  lock(L);
-  if (!L->res->barrier_divergence) {
-    L->res->barrier_divergence = true;
-    snprintf(L->res->barrier_message, SIM_MSG_MAX, "%s", msg);
-  }
-  set_status(L, SIM_ERR_BARRIER, msg);
-  unlock(L);
-  stop_launch(L);
-}
-
 /* Releases the barrier every waiting thread stands at. False on divergence (reported). */
 static bool release_barrier(BlockCtx *B, Thread *first) {
   const Ins *I = waiting_at(first);
@@ -1252,7 +1303,7 @@ static bool release_barrier(BlockCtx *B, Thread *first) {
   uint32_t count = 0, n = 0;
   for (unsigned i = 0; i < B->nthreads; i++) {
     Thread *t = &B->threads[i];
-    if (t->state == T_EXITED && !exited && !B->L->opts.exit_releases_barriers) exited = t;
+    if (t->state == T_EXITED && !exited && B->L->opts.strict_barriers) exited = t;
     if (t->state != T_BARRIER) continue;
     if (waiting_at(t) != I) {
       if (!other) other = t;
@@ -1417,6 +1468,7 @@ static BlockState block_run(BlockCtx *B) {
           if (aborted(L)) return BLOCK_STOPPED;
         }
       } while (resolve_warp(B, w));
+      if (aborted(L)) return BLOCK_STOPPED;
     }
     Thread *first = NULL;
     for (unsigned i = 0; i < B->nthreads && !first; i++)
@@ -1459,13 +1511,19 @@ static void release_grid_barrier(BlockCtx *blocks, uint64_t n) {
   }
 }
 
-/* A grid barrier some blocks wait at while block `other` has ended or waits at another one. */
+/* A grid barrier some blocks wait at while block `other` has ended or waits at another one, or (other ==
+ * waiter) while the thread (0,0,0) of a waiting block, which arrives for it, has exited. */
 static void grid_divergence(BlockCtx *waiter, BlockCtx *other, BlockState other_state) {
   Launch *L = waiter->L;
   char msg[SIM_MSG_MAX], lb[300], lb2[300], what[400];
   const Thread *wt = grid_waiter(waiter);
   if (other_state == BLOCK_DONE)
-    snprintf(what, sizeof what, "block (%u,%u,%u) has ended", other->bid[0], other->bid[1], other->bid[2]);
+    snprintf(what, sizeof what, "block (%u,%u,%u) has ended: a grid barrier waits for every block of the grid",
+             other->bid[0], other->bid[1], other->bid[2]);
+  else if (other == waiter)
+    snprintf(what, sizeof what,
+             "its thread (0,0,0) has exited: a block arrives at a grid barrier through its thread (0,0,0), so the "
+             "other blocks would wait for ever");
   else
     snprintf(what, sizeof what, "block (%u,%u,%u) waits at the grid barrier at %s", other->bid[0], other->bid[1],
              other->bid[2], loc_text(waiting_at(grid_waiter(other))->op->loc, lb2, sizeof lb2));
@@ -1520,10 +1578,15 @@ static void run_cooperative(Launch *L) {
     }
     if (aborted(L) || waiting == 0) break;
     if (L->res->index_error.set) break; /* an error recorded: every thread ends at the grid barrier */
-    /* every block waits at the grid barrier of the first, or the launch cannot go on */
+    /* every block waits at the grid barrier of the first, each with its thread (0,0,0) (a grid of one block
+     * needs no arrival: its grid barrier is the block barrier), or the launch cannot go on */
     const Ins *at = waiting_at(grid_waiter(&blocks[first]));
     for (uint64_t b = 0; b < n; b++) {
-      if (state[b] == BLOCK_AT_GRID_BARRIER && waiting_at(grid_waiter(&blocks[b])) == at) continue;
+      if (state[b] == BLOCK_AT_GRID_BARRIER && waiting_at(grid_waiter(&blocks[b])) == at) {
+        if (n == 1 || blocks[b].threads[0].state != T_EXITED) continue;
+        grid_divergence(&blocks[b], &blocks[b], state[b]);
+        break;
+      }
       grid_divergence(&blocks[first], &blocks[b], state[b]);
       break;
     }

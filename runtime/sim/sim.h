@@ -10,6 +10,8 @@
  *   IndexError: index 10 is out of bounds for axis 0 with size 10 (kernel foo_grid, s000_kernels.py:23:5)
  *   ValueError: x must be positive (kernel foo, k.py:7:9; thread (2, 0, 0) of block (0, 0, 0))
  *   error: barrier divergence in kernel K at F:L:C: thread (x,y,z) of block (x,y,z) waits here, but ...
+ *   error: grid barrier divergence in kernel K at F:L:C: block (x,y,z) waits here, but ...
+ *   error: shuffle from an absent lane in kernel K at F:L:C: thread (x,y,z) of block (x,y,z) reads lane L ...
  *   error: data race on shared array at F:L:C (and F:L:C): threads (..) and (..) access element [i, j] between two barriers (...)
  *   error: memory access out of bounds (unchecked) in kernel K at F:L:C: ...
  *   error: simulation step limit exceeded (N ops in the launch; kf_runtime_options.sim_max_steps, ...) in kernel K ...
@@ -23,12 +25,17 @@
  *  - integer division and remainder by zero (divsi, divui, remsi, remui, floordivsi, floormodsi) give 0;
  *    INT_MIN / -1 wraps; shifts by the width or more give 0 (shrsi: the sign);
  *  - fptosi/fptoui saturate (NaN gives 0), as PTX cvt.rzi does;
- *  - shared and local memory start zeroed; a shuffle from a lane that is not taking part returns the
- *    caller's own value;
- *  - a thread that exits while others of its block wait at a barrier is a barrier divergence (CUDA C leaves
- *    __syncthreads in divergent code undefined) unless opts.exit_releases_barriers asks for PTX's rule that a
- *    barrier waits for non-exited threads only; a thread ended by a failed bounds check or an unchecked
- *    out-of-bounds access never counts (its error is the error).
+ *  - shared and local memory start zeroed; a shuffle from a live lane that waits elsewhere returns the
+ *    caller's own value (one from a lane that has exited, or past the block's last thread, is an error: its
+ *    value is undefined on the GPU);
+ *  - barriers follow PTX for threads that have exited (a return from the kernel, a silent raise): a barrier
+ *    waits for the threads of the block that have not exited, so `if i >= n: return` before
+ *    cuda.syncthreads() is fine, and so is a thread finishing while others wait (opts.strict_barriers asks
+ *    for CUDA C's rule instead: every thread reaches each barrier); a grid barrier waits for every block, each
+ *    arriving through its thread (0,0,0) as on the GPU; live threads at different barriers, or at a warp op
+ *    whose mask names a thread waiting at a block barrier, are a divergence.
+ *    A thread ended by a failed bounds check or an unchecked out-of-bounds access never counts (its error is
+ *    the error).
  *
  * Ownership: a SimProgram borrows its Module (which must outlive it and not change meanwhile); argument
  * data is borrowed for the duration of the launch. Nothing here prints or exits. */
@@ -81,8 +88,9 @@ typedef struct SimOptions {
                                * of a thread and before each block */
   unsigned max_call_depth;    /* nested func.call depth (default 256) */
   unsigned nworkers;          /* host threads running blocks in parallel (default 1; 0 = number of CPUs) */
-  bool exit_releases_barriers; /* PTX `exit` semantics: a barrier waits for non-exited threads only (default
-                                  off: a thread that exits while others wait is reported as divergence) */
+  bool strict_barriers;       /* CUDA C's stricter rule: every thread of the block reaches each barrier, so a
+                               * thread that has exited while others wait is a divergence (default off: PTX's
+                               * `exit`, a barrier waits for the threads that have not exited) */
   /* gpu.print's output, handed over when the launch ends: the lines of each thread in the order it printed
    * them, threads in order within a block, blocks in order (the GPU guarantees no order across threads), at
    * most SIM_PRINT_MAX bytes (the GPU's printf buffer; the rest is dropped, with a warning to the Diag).

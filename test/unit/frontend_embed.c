@@ -457,6 +457,51 @@ static void test_names(void) {
   CHECK_CONTAINS(kf_context_diagnostics(ctx), "ns.py:3:20: error: namespace 'Color' has no attribute 'PURPLE'");
 }
 
+/* ---- a module of the embedder's own, bound by the attributes kernels read (KF_VALUE_PYMODULE) ------------------ */
+
+static const char USES_CONFIG[] =
+    "@cuda.jit\n"
+    "def k(out):\n"
+    "    out[0] = cfg.LIMIT + cfg.sub.STEP + cfg.scale(2.0)\n";
+
+static void test_program_modules(void) {
+  kf_value sub_items[1] = {v_int(KF_INT64, 7)};
+  const char *sub_names[1] = {"STEP"};
+  kf_value items[4] = {v_int(KF_INT64, 5),
+                       {.kind = KF_VALUE_PYMODULE, .path = "app.config.sub", .items = sub_items, .names = sub_names, .nitems = 1},
+                       v_function(1, "scale"),
+                       {.kind = KF_VALUE_UNSUPPORTED, .path = "a Python list"}};
+  const char *names[4] = {"LIMIT", "sub", "scale", "NAMES"};
+  kf_binding b[] = {CUDA_BINDING,
+                    {"cfg", {.kind = KF_VALUE_PYMODULE, .path = "app.config", .items = items, .names = names, .nitems = 4}}};
+  const char *kname = "k", *sig = "void(float64[:])";
+  kf_compile_options o = one_kernel(&kname, &sig, b, 2);
+  kf_source s[2] = {src("main.py", USES_CONFIG, 1), src("config.py", HELPERS, 1)};
+  kf_module *m = compile(s, 2, &o, KF_OK);
+  double out[1];
+  kf_arg a = f64_array(out, 1);
+  CHECK(m && launch(m, "k", 1, &a, 1) == KF_OK && out[0] == 5 + 7 + 6);
+  kf_module_destroy(m);
+  /* the key has the module's name and members */
+  char *k1 = NULL, *k2 = NULL;
+  CHECK(kf_compile_options_key(&o, &k1) == KF_OK);
+  CHECK_CONTAINS(k1, "pymodule");
+  CHECK_CONTAINS(k1, "app.config");
+  items[0] = v_int(KF_INT64, 6);
+  CHECK(kf_compile_options_key(&o, &k2) == KF_OK && strcmp(k1, k2) != 0);
+  kf_free(k1);
+  kf_free(k2);
+  /* an attribute the module does not have, one kernels cannot use: located, saying which */
+  static const char MISSING[] = "@cuda.jit\ndef k(out):\n    out[0] = cfg.OTHER\n";
+  kf_source s1 = src("m.py", MISSING, 1);
+  m = compile(&s1, 1, &o, KF_ERROR_INVALID_INPUT);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "m.py:3:18: error: module 'app.config' has no attribute 'OTHER'");
+  static const char LIST[] = "@cuda.jit\ndef k(out):\n    out[0] = cfg.NAMES[0]\n";
+  kf_source s2 = src("l.py", LIST, 1);
+  m = compile(&s2, 1, &o, KF_ERROR_INVALID_INPUT);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "l.py:3:18: error: 'cfg.NAMES': a Python list, which kernels cannot use");
+}
+
 /* ---- enums, exception classes and strings as the Python module binds them ------------------------------------ */
 
 static const char LANG[] =
@@ -883,6 +928,7 @@ int main(void) {
   test_key();
   test_arrays();
   test_names();
+  test_program_modules();
   test_language_values();
   test_slices();
   test_valued_enum_arguments();

@@ -1,6 +1,8 @@
 /* sim_sync.c — the simulator's CUDA execution model: the seed's shared-memory tiled matmul (two barriers
  * per tile) against a C reference, structured and lowered to cf, on one and two host threads; barrier
- * divergence (a thread exits, threads wait at different barriers); data races on shared memory
+ * divergence (threads wait at different barriers); threads that exited before a barrier do not hold it (PTX),
+ * unless strict_barriers asks for CUDA C's rule; warp ops and barrier_reduce after some lanes exited, and the
+ * error of a shuffle reading an exited lane; data races on shared memory
  * (write/write, read/write, 2-D element) and their absence when a barrier separates the accesses;
  * atomics from thousands of threads (add, max, inc, CAS); warp shuffles (down reduction, idx, up with a
  * width), votes and ballot, activemask under divergence; barrier_reduce. */
@@ -175,24 +177,108 @@ static const char *EARLY_EXIT =
     "  func.return() : () -> ()\n"
     "}) {sym_name = @early, function_type = (i32) -> (), kernel} : () -> ()\n";
 
+/* PTX's `exit`: a barrier waits for the threads that have not exited (threads 20..31 returned); CUDA C's
+ * stricter rule (opts.strict_barriers) reports them */
 static void test_barrier_after_exit(void) {
   Kir k;
   if (!kir_load(&k, EARLY_EXIT)) return;
   SimArg args[1] = {sim_arg_int(20)};
   SimResult r;
-  CHECK(!kir_launch(&k, "early", 1, 1, 32, 1, 0, args, 1, NULL, &r));
-  CHECK(r.status == SIM_ERR_BARRIER);
+  for (unsigned n = 0; n <= 32; n += 4) { /* none, some or all of the threads exit before the barrier */
+    args[0] = sim_arg_int(n);
+    CHECK(kir_launch(&k, "early", 2, 1, 32, 1, 0, args, 1, NULL, &r));
+    CHECK_EQ_INT(r.barriers, n ? 2 : 0);
+    CHECK(!r.barrier_divergence);
+  }
+  SimOptions o;
+  sim_options_init(&o);
+  o.strict_barriers = true;
+  args[0] = sim_arg_int(20);
+  CHECK(!kir_launch(&k, "early", 1, 1, 32, 1, 0, args, 1, &o, &r));
+  CHECK(r.status == SIM_ERR_BARRIER && r.barrier_divergence);
   CHECK_STR(r.message, "error: barrier divergence in kernel early at exit.py:7:5: thread (0,0,0) of block (0,0,0) "
                        "waits here, but thread (20,0,0) has exited");
   args[0] = sim_arg_int(32);
-  CHECK(kir_launch(&k, "early", 1, 1, 32, 1, 0, args, 1, NULL, &r));
-  /* PTX semantics on request: exited threads do not hold the barrier */
+  CHECK(kir_launch(&k, "early", 1, 1, 32, 1, 0, args, 1, &o, &r));
+  kir_free(&k);
+}
+
+/* ---- warp ops and barrier_reduce after some threads exited: PTX's warp ops wait for the non-exited threads
+ * their mask names, votes and barrier_reduce count those; a shuffle that reads an exited lane (or one past the
+ * block's last thread) reads an undefined value on the GPU: an error ---------------------------------------- */
+
+static const char *EXITED_LANES =
+    "func.func() ({\n"
+    "^bb0(%bal: array<u32, 1, C>, %shf: array<i32, 1, C>, %cnt: array<i32, 1, C>, %n: i32, %delta: i32):\n"
+    "  %tx = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %c = arith.cmpi(%tx, %n) {pred = \"sge\"} : (i32, i32) -> (i1)\n"
+    "  cf.cond_br(%c) [^exit, ^work] : (i1) -> ()\n"
+    "^exit:\n"
+    "  func.return() : () -> ()\n"
+    "^work:\n"
+    "  %tx64 = arith.extsi(%tx) : (i32) -> (i64)\n"
+    "  %full = arith.constant() {value = 4294967295 : u32} : () -> (u32)\n"
+    "  %w32 = arith.constant() {value = 32 : i32} : () -> (i32)\n"
+    "  %yes = arith.constant() {value = 1 : i1} : () -> (i1)\n"
+    "  gpu.syncwarp(%full) : (u32) -> () loc(\"lanes.py\":8:5)\n"
+    "  %b = gpu.vote(%full, %yes) {mode = \"ballot\"} : (u32, i1) -> (u32)\n"
+    "  mem.store(%b, %bal, %tx64) : (u32, array<u32, 1, C>, i64) -> ()\n"
+    "  %s = gpu.shfl(%full, %tx, %delta, %w32) {mode = \"down\"} : (u32, i32, i32, i32) -> (i32) loc(\"lanes.py\":10:9)\n"
+    "  mem.store(%s, %shf, %tx64) : (i32, array<i32, 1, C>, i64) -> ()\n"
+    "  %k = gpu.barrier_reduce(%yes) {kind = \"count\"} : (i1) -> (i32) loc(\"lanes.py\":12:9)\n"
+    "  mem.store(%k, %cnt, %tx64) : (i32, array<i32, 1, C>, i64) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @lanes, function_type = (array<u32, 1, C>, array<i32, 1, C>, array<i32, 1, C>, i32, i32) -> (), "
+    "kernel} : () -> ()\n";
+
+static bool launch_lanes(Kir *k, unsigned block, int n, int delta, const SimOptions *o, uint32_t *bal, int32_t *shf,
+                         int32_t *cnt, SimResult *r) {
+  for (unsigned t = 0; t < block; t++) bal[t] = 0, shf[t] = cnt[t] = -1;
+  SimArg args[5] = {arr_c(k, bal, "u32", 1, block, 0), arr_c(k, shf, "i32", 1, block, 0),
+                    arr_c(k, cnt, "i32", 1, block, 0), sim_arg_int(n), sim_arg_int(delta)};
+  return kir_launch(k, "lanes", 1, 1, block, 1, 0, args, 5, o, r);
+}
+
+static void test_warp_ops_after_exit(void) {
+  Kir k;
+  if (!kir_load(&k, EXITED_LANES)) return;
+  uint32_t bal[64];
+  int32_t shf[64], cnt[64];
+  SimResult r;
+  /* 64 threads, 40 live: warp 0 whole, warp 1 lanes 0..7; shuffles down by 4 read live lanes only in warp 0 */
+  CHECK(launch_lanes(&k, 64, 40, 0, NULL, bal, shf, cnt, &r));
+  for (unsigned t = 0; t < 64; t++) {
+    CHECK_EQ_INT(bal[t], t < 32 ? 0xffffffffu : t < 40 ? 0xffu : 0);
+    CHECK_EQ_INT(shf[t], t < 40 ? (int)t : -1);
+    CHECK_EQ_INT(cnt[t], t < 40 ? 40 : -1);
+  }
+  CHECK_EQ_INT(r.barriers, 1);
+  /* 20 live of 32: lanes 0..3 read lanes 16..19, lane 4 lane 20, which exited */
+  CHECK(launch_lanes(&k, 32, 20, 16, NULL, bal, shf, cnt, &r) == false);
+  CHECK(r.status == SIM_ERR_RUNTIME && !r.barrier_divergence);
+  CHECK_STR(r.message, "error: shuffle from an absent lane in kernel lanes at lanes.py:10:9: thread (4,0,0) of block "
+                       "(0,0,0) reads lane 20 of its warp, thread (20,0,0), which has exited (on the GPU the value "
+                       "read is undefined)");
+  /* warp 1 exited whole: warp 0's shuffles read live lanes (or, past the warp, their own value) */
+  CHECK(launch_lanes(&k, 64, 32, 16, NULL, bal, shf, cnt, &r));
+  for (unsigned t = 0; t < 64; t++) CHECK_EQ_INT(shf[t], t < 16 ? (int)t + 16 : t < 32 ? (int)t : -1);
+  CHECK_EQ_INT(cnt[0], 32);
+  /* a block of 16 threads: its warp has no lanes 16..31 */
+  CHECK(!launch_lanes(&k, 16, 16, 8, NULL, bal, shf, cnt, &r));
+  CHECK_STR(r.message, "error: shuffle from an absent lane in kernel lanes at lanes.py:10:9: thread (8,0,0) of block "
+                       "(0,0,0) reads lane 16 of its warp, which the block does not have (its last warp has 16 threads) "
+                       "(on the GPU the value read is undefined)");
+  CHECK(launch_lanes(&k, 16, 12, 0, NULL, bal, shf, cnt, &r));
+  CHECK_EQ_INT(bal[0], 0xfffu);
+  CHECK_EQ_INT(cnt[11], 12);
+  /* CUDA C's rule: barrier_reduce after the exits is a divergence (syncwarp and the vote still are not) */
   SimOptions o;
   sim_options_init(&o);
-  o.exit_releases_barriers = true;
-  args[0] = sim_arg_int(20);
-  CHECK(kir_launch(&k, "early", 1, 1, 32, 1, 0, args, 1, &o, &r));
-  CHECK_EQ_INT(r.barriers, 1);
+  o.strict_barriers = true;
+  CHECK(!launch_lanes(&k, 32, 20, 0, &o, bal, shf, cnt, &r));
+  CHECK_STR(r.message, "error: barrier divergence in kernel lanes at lanes.py:12:9: thread (0,0,0) of block (0,0,0) "
+                       "waits here, but thread (20,0,0) has exited");
+  CHECK_EQ_INT(bal[0], 0xfffffu);
   kir_free(&k);
 }
 
@@ -603,5 +689,6 @@ int main(void) {
   RUN(test_atomics);
   RUN(test_warps);
   RUN(test_syncwarp_and_failed_threads);
+  RUN(test_warp_ops_after_exit);
   return sim_test_summary("sim_sync");
 }

@@ -20,6 +20,7 @@ from kfront.cuda._runtime import (Device, Event, Stream, close, current_context,
                                   event_elapsed_time, external_stream, get_current_device, gpus,
                                   is_available, legacy_default_stream, list_devices, per_thread_default_stream,
                                   select_device, stream, synchronize)
+from kfront.cuda._runtime import is_bfloat16_supported, is_float16_supported, is_fp8_supported
 from kfront.cuda.devicearray import (DeviceNDArray, MappedNDArray, as_cuda_array, device_array, device_array_like,
                                      from_cuda_array_interface, is_cuda_array, mapped, mapped_array, pinned,
                                      pinned_array, to_device)
@@ -27,6 +28,10 @@ from kfront.cuda._dlpack import from_dlpack
 from kfront.cuda.dispatcher import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
 from kfront.cuda.ufuncs import reduce
 from kfront.cuda import random
+from kfront.cuda.vectorizers import guvectorize, vectorize
+from kfront import config, types
+# numba-cuda 0.30 re-exports numba.cuda.types' type names (`bool` only under the alias: here it would be the builtin's)
+globals().update((name, getattr(types, name)) for name in types.CUDA_TYPE_NAMES if name != "bool")
 
 globals().update(intrinsics.make_namespace("numba.cuda"))
 

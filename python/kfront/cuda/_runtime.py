@@ -1,6 +1,7 @@
 """The process's kfront runtimes, devices, streams and events — numba.cuda's `synchronize`, `stream`,
 `default_stream`, `external_stream`, `event`, `event_elapsed_time`, `is_available`, `detect`, `gpus`,
-`select_device`, `get_current_device`, `current_context`, `list_devices`, `close`.
+`select_device`, `get_current_device`, `current_context`, `list_devices`, `close`, `is_float16_supported`,
+`is_bfloat16_supported`, `is_fp8_supported`.
 
 One `kfront._kfront.Runtime` per device, made on first use from kfront.config (the GPUs when a CUDA driver and at
 least one device are found, else the simulator, which presents KFRONT_SIM_DEVICES devices; `KFRONT_SIM=1` or
@@ -148,27 +149,56 @@ def synchronize():
 
 
 def is_available():
-    """Whether kernels run on a GPU (False on the simulator, as numba.cuda.is_available() is False without a
-    GPU)."""
+    """Whether kernels can run: True on a GPU and on kfront's simulator (as numba-cuda's simulator says True, so
+    code that branches on it takes its CUDA path); False only when kfront can make no runtime at all."""
     try:
-        return runtime().mode == "gpu"
+        runtime()
+        return True
     except errors.KfrontError:
         return False
 
 
 def detect():
-    """Prints the devices and returns True when they are GPUs."""
-    gpu = runtime().mode == "gpu"
-    n = device_count()
-    print("Found %d CUDA devices" % n if gpu else "kfront simulator, %d device%s (no CUDA device used)"
-          % (n, "" if n == 1 else "s"))
-    for dev in gpus:
+    """Prints the devices in numba-cuda's format ("Found N CUDA devices", a line per device with its attributes,
+    the summary) and returns whether any is supported (compute capability 3.5 or above). On the simulator the
+    devices are the simulated ones, named "kfront simulator" (numba-cuda's simulator names its one device
+    SIMULATOR, and returns None: kfront returns the bool that numba-cuda's detect() documents)."""
+    devs = list(gpus)
+    print("Found %d CUDA devices" % len(devs))
+    supported = 0
+    for dev in devs:
         cc = dev.compute_capability
-        print("id %d    %s    [SUPPORTED]\n                      Compute Capability: %d.%d"
-              % (dev.id, dev.name.decode(), cc[0], cc[1]))
-    print("Summary:\n\t%d/%d devices are supported" % (n, n))
-    return gpu
+        attrs = [("Compute Capability", "%d.%d" % cc), ("UUID", dev.uuid),
+                 ("FP16 Support", "Yes" if dev.supports_float16 else "No"),
+                 ("BF16 Support", "Yes" if dev.supports_bfloat16 else "No"),
+                 ("FP8 Support", "Yes" if dev.supports_fp8 else "No")]
+        if cc < (3, 5):
+            support = "[NOT SUPPORTED: CC < 3.5]"
+        else:
+            support = "[SUPPORTED (DEPRECATED)]" if cc < (5, 0) else "[SUPPORTED]"
+            supported += 1
+        print("id %d    %20s %40s" % (dev.id, dev.name.decode(), support))
+        for key, val in attrs:
+            print("%40s: %s" % (key, val))
+    print("Summary:")
+    print("\t%d/%d devices are supported" % (supported, len(devs)))
+    return supported > 0
 
+
+def is_float16_supported():
+    """numba-cuda's: float16 is always supported (kfront's kernels compute in float16 on every device)."""
+    return True
+
+
+def is_bfloat16_supported():
+    """Whether the current device computes in bfloat16 (compute capability 8.0 or above, as numba-cuda says; kfront's
+    simulator, of compute capability 9.0, simulates it — numba-cuda's simulator says False, having no bfloat16)."""
+    return get_current_device().supports_bfloat16
+
+
+def is_fp8_supported():
+    """Whether the current device has FP8 (compute capability 8.9 or above, as numba-cuda says)."""
+    return get_current_device().supports_fp8
 
 # ---- devices and contexts --------------------------------------------------------------------------------
 
@@ -213,6 +243,21 @@ class Device:
     @property
     def uuid(self):
         return "GPU-kfront-%d" % self.id
+
+    @property
+    def supports_float16(self):
+        """numba-cuda's: compute capability 5.3 or above."""
+        return self.compute_capability >= (5, 3)
+
+    @property
+    def supports_bfloat16(self):
+        """numba-cuda's: compute capability 8.0 or above."""
+        return self.compute_capability >= (8, 0)
+
+    @property
+    def supports_fp8(self):
+        """numba-cuda's: compute capability 8.9 or above."""
+        return self.compute_capability >= (8, 9)
 
     def __getattr__(self, attr):
         if attr not in _ATTRIBUTES:

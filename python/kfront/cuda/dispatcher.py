@@ -1,8 +1,9 @@
 """cuda.jit: kernels and device functions as numba.cuda's Dispatcher.
 
-At the first launch (or specialize / inspect_* call) a dispatcher freezes what its function reads, as Numba
-freezes globals and closure variables at the first compile: its source lines as they stand in their file (true
-line numbers in every diagnostic), the values of the globals and closure variables it names (numbers, tuples,
+A dispatcher takes its function's source text when it is made (kfront._capture: the text Python compiled it
+from, checked exactly; true line numbers in every diagnostic), so an edited file or a text Python keeps nowhere
+changes nothing. At the first launch (or specialize / inspect_* call) it freezes what its function reads, as Numba
+freezes globals and closure variables at the first compile: the values of the globals and closure variables it names (numbers, tuples,
 arrays as constant arrays, enums, modules and numba objects by path), and the device functions it calls
 (their sources and what they read in turn). These become one kfront program (kfront._kfront.Program) in
 which the runtime specialises the kernel per argument types — a lock-free lookup by type fingerprint on every
@@ -17,11 +18,14 @@ is current, it launches through that device's launcher of the same configuration
 import functools
 import math
 import operator
+import sys
+import warnings
 import weakref
 
 import numpy as np
 
-from kfront import _kfront, _source, errors, types
+from kfront import _capture, _kfront, _numba_interop, _pickle, _source, errors, types
+from kfront import config as _config  # (kernel[...] calls its launch configuration `config`)
 from kfront.cuda import _runtime
 
 _dispatchers = weakref.WeakSet()
@@ -36,6 +40,37 @@ def _forget_programs(devnum=None):
         else:
             d._functions.pop(devnum, None)
         d._launchers.clear()
+
+
+# numba-cuda warns of a launch of fewer blocks than this (its fixed threshold: about 2 x the SMs of a large GPU)
+_MIN_GRID_SIZE = 128
+
+
+def _performance_warnings(setting):
+    return bool(getattr(_config, setting)) and not _config.DISABLE_PERFORMANCE_WARNINGS
+
+
+def _small_grid(grid):
+    """grid when it has fewer blocks than numba-cuda's threshold, else None."""
+    return grid if math.prod(grid) < _MIN_GRID_SIZE else None
+
+
+def _warn_low_occupancy(grid):
+    """numba-cuda's warning, at kernel[griddim, blockdim], of a grid of fewer than 128 blocks (governed by
+    config.CUDA_LOW_OCCUPANCY_WARNINGS and DISABLE_PERFORMANCE_WARNINGS)."""
+    if _performance_warnings("CUDA_LOW_OCCUPANCY_WARNINGS"):
+        size = math.prod(grid)
+        warnings.warn(errors.PerformanceWarning(
+            "Grid size %d will likely result in GPU under-utilization due to low occupancy." % size), stacklevel=3)
+
+
+def warn_implicit_copies(count):
+    """numba-cuda's warning for each host (NumPy) array a launch copies to the device and back (governed by
+    config.CUDA_WARN_ON_IMPLICIT_COPY and DISABLE_PERFORMANCE_WARNINGS); the launcher (ext/program.c) calls it."""
+    if _performance_warnings("CUDA_WARN_ON_IMPLICIT_COPY"):
+        for _ in range(count):
+            warnings.warn(errors.PerformanceWarning(
+                "Host array used in CUDA kernel will incur copy overhead to/from device."), stacklevel=2)
 
 
 def _redirect(ref, config):
@@ -74,6 +109,8 @@ def _example(t):
 def _sig_strings(sigs):
     if sigs is None:
         return []
+    if not isinstance(sigs, (str, list, tuple, types.Signature)):
+        sigs = _numba_interop.foreign_type(sigs) or sigs  # numba's signature object, beside a real numba
     if isinstance(sigs, (str, types.Signature)) or (isinstance(sigs, tuple) and not
                                                     any(isinstance(s, (str, types.Signature, tuple)) for s in sigs)):
         sigs = [sigs]
@@ -96,15 +133,16 @@ class _Inputs:
         index = len(self.sources)
         self._index[id(d)] = index
         fn = d.py_func
-        self.sources.append(_source.function_source(fn))
+        self.sources.append(taken_source(d))
         spec = {"name": fn.__code__.co_name, "source": index, "kind": d._kind, "signatures": d._sigs}
         spec.update(d._spec_options())
         self.specs.append(spec)
         globals_, closure = _source.referenced_names(fn)
+        attrs = _source.attribute_names(fn.__code__)  # what it may read of the program's own modules
         for name, value in list(globals_.items()) + list(closure.items()):
             if value is d and name == fn.__code__.co_name:
                 continue  # recursion: the function's own name is defined in its own source
-            frozen = _source.freeze_value(name, value, self._registry)
+            frozen = _source.freeze_value(name, value, self._registry, attrs)
             if frozen is not None and frozen[0] == "exception":  # raised by a kernel, it comes back by this name
                 _kfront.register_exception(frozen[1], frozen[2])
                 frozen = frozen[:2]
@@ -119,17 +157,32 @@ class _Inputs:
         if frozen[0] == "tuple":
             items = [self._functions_bound(item) for item in frozen[1]]
             return None if None in items else ("tuple", items)
+        if frozen[0] == "pymodule":  # its device functions (mod.f(x)); another function is one kernels cannot use
+            members = {}
+            for attr, item in frozen[2].items():
+                if item[0] == "exception":  # raised by a kernel as mod.MyError, it comes back by its name
+                    _kfront.register_exception(item[1], item[2])
+                    item = item[:2]
+                bound = self._functions_bound(item)
+                members[attr] = bound if bound is not None else ("unsupported", (
+                    _source.describe_unusable(item[1], self._registry) if item[0] == "function" else
+                    "a tuple holding a Python function that is not a @cuda.jit device function"))
+            return ("pymodule", frozen[1], members)
         if frozen[0] != "function":
             return frozen
         dep = frozen[1]
         if not isinstance(dep, Dispatcher):
-            return None
+            dep = _numba_interop.device_function(dep)  # numba's @jit function beside a real numba, or None
+            if dep is None:
+                return None
         if id(dep) not in self._index:
             self._add(dep)
         return ("function", self._index[id(dep)], dep.py_func.__code__.co_name)
 
     def _bind(self, name, frozen):
         old = self.bindings.get(name)
+        if old is not None and old[0] == frozen[0] == "pymodule" and old[1] == frozen[1]:
+            frozen = _merged_module(old, frozen)  # one module read by several functions: the attributes of each
         if old is not None and not _same(old, frozen):
             raise errors.UnsupportedError(
                 "kfront: the name %r means different things in the functions of one kernel (%s and %s); kfront "
@@ -138,6 +191,14 @@ class _Inputs:
 
     def binding_list(self):
         return list(self.bindings.items())
+
+
+def _merged_module(a, b):
+    members = dict(a[2])
+    for attr, d in b[2].items():
+        old = members.get(attr)
+        members[attr] = _merged_module(old, d) if old is not None and old[0] == d[0] == "pymodule" else d
+    return ("pymodule", a[1], members)
 
 
 def _same(a, b):
@@ -149,13 +210,15 @@ def _same(a, b):
         return len(a[1]) == len(b[1]) and all(_same(x, y) for x, y in zip(a[1], b[1]))
     if a[0] == "namespace":
         return a[1].keys() == b[1].keys() and all(_same(a[1][k], b[1][k]) for k in a[1]) and a[2:] == b[2:]
+    if a[0] == "pymodule":
+        return a[1] == b[1] and a[2].keys() == b[2].keys() and all(_same(a[2][k], b[2][k]) for k in a[2])
     if a[0] == "scalar":
         return type(a[1]) is type(b[1]) and a[1] == b[1] and a[2:] == b[2:]
     return a[1:] == b[1:]
 
 
 def _describe(frozen):
-    return frozen[0] if frozen[0] in ("array", "namespace", "tuple") else "%s %r" % (frozen[0], frozen[1])
+    return frozen[0] if frozen[0] in ("array", "namespace", "tuple", "pymodule") else "%s %r" % (frozen[0], frozen[1])
 
 
 _TYPE_PATHS = None
@@ -172,6 +235,7 @@ def _registry():
         # a type's own name first (float64 rather than its alias double), then the aliases
         for name in sorted(names, key=lambda n: str(getattr(types, n)) != n):
             paths.setdefault(id(getattr(types, name)), "numba." + name)
+        paths[id(types.bfloat16)] = "numba.cuda.types.bfloat16"  # numba-cuda's only (numba.types has none)
         paths[id(cuda)] = "numba.cuda"
         paths[id(cuda.random)] = "numba.cuda.random"
         paths[id(cuda.literal_unroll)] = "numba.cuda.literal_unroll"
@@ -204,7 +268,7 @@ class Dispatcher:
     device function (device=True, called by kernels)."""
 
     def __init__(self, py_func, sigs=None, device=False, fastmath=False, debug=False, lineinfo=False, opt=True,
-                 cache=False, inline="never", **extra):
+                 cache=False, inline="never", forceinline=False, source=None, **extra):
         unknown = set(extra) - {"link", "max_registers", "boundscheck", "lto", "extensions"}
         if unknown:
             raise TypeError("kfront: cuda.jit() got unknown option(s) %s" % ", ".join(sorted(unknown)))
@@ -221,16 +285,22 @@ class Dispatcher:
         self._options = dict(fastmath=bool(fastmath), debug=bool(debug), lineinfo=bool(lineinfo),
                              opt=(3 if opt is True or opt is None else 0 if opt is False else int(opt)),
                              inline=(1 if inline in ("always", True) else 0), cache=bool(cache))
+        # numba-cuda's forceinline=True gives the device function LLVM's alwaysinline: what kfront gives every
+        # device function that is not recursive, so the option is recorded and changes nothing
+        self._forceinline = bool(forceinline)
         self._bounds_check = extra.get("boundscheck") is not False
+        self._source = source_now(py_func) if source is None else source
         self._inputs = None
         self._functions = {}   # device ordinal -> its _kfront.Function (of a program on that device's runtime)
         self._launchers = {}
         self._specialized = {}
+        self._small_grids = {}     # launch configuration -> its grid, for those numba-cuda warns of (low occupancy)
+        self._kernel_objects = {}  # device ordinal -> (its _kfront.Function, {signature: Kernel}): one object each
         _dispatchers.add(self)
 
     @property
     def targetoptions(self):
-        return dict(self._options, device=self._kind == "device")
+        return dict(self._options, device=self._kind == "device", forceinline=self._forceinline)
 
     def _spec_options(self):
         o = self._options
@@ -256,9 +326,13 @@ class Dispatcher:
 
     # -- launching --------------------------------------------------------------------------------------
     def __getitem__(self, config):
-        launcher = self._launchers.get(config) if _hashable(config) else None
+        hashable = _hashable(config)
+        launcher = self._launchers.get(config) if hashable else None
         if launcher is None:
             launcher = self._configure(config)
+        grid = self._small_grids.get(config) if hashable else _small_grid(_dim(config[0], "griddim"))
+        if grid is not None:
+            _warn_low_occupancy(grid)
         return launcher
 
     def _configure(self, config, redirect=True):
@@ -283,6 +357,9 @@ class Dispatcher:
         if _hashable(config):
             if len(self._launchers) > 256:
                 self._launchers.clear()
+                self._small_grids.clear()
+            if _small_grid(grid) is not None:
+                self._small_grids[config] = grid
             self._launchers[config] = launcher
         return launcher
 
@@ -310,8 +387,9 @@ class Dispatcher:
         d = self._specialized.get(sig)
         if d is None:
             d = Dispatcher(self.py_func, [sig], device=self._kind == "device", boundscheck=self._bounds_check,
+                           source=self._source,
                            **{k: v for k, v in self._options.items() if k != "inline"},
-                           inline="always" if self._options["inline"] else "never")
+                           inline="always" if self._options["inline"] else "never", forceinline=self._forceinline)
             d._inputs = self._frozen()
             self._specialized[sig] = d
         return d
@@ -322,55 +400,93 @@ class Dispatcher:
 
     @property
     def signatures(self):
-        """The signatures compiled so far on the current device, as numba-cuda's list(dispatcher.overloads): the
-        declared ones, then one per new argument-type signature a launch or specialize() compiled; each a key of
-        `overloads` (kfront's keys are signature texts, "void(float32[::1], int64)"). A device function lists its
-        declared signatures (kfront compiles it inside the kernels that call it)."""
-        sigs = list(self._sigs)
+        """As numba-cuda's: list(overloads), the argument-type tuples compiled so far on the current device (the
+        declared ones first, then one per new argument-type signature a launch, compile() or specialize() compiled),
+        e.g. (float32[::1], int64). A device function lists its declared signatures (kfront compiles it inside the
+        kernels that call it)."""
+        keys = [signature_key(s) for s in self._sigs]
         f = self._functions.get(_kfront.current_device())
-        if f is not None:
-            sigs += [k.signature for k in f.kernels()]
-        return list(dict.fromkeys(sigs))
+        if f is not None and self._kind == "kernel":
+            keys += [signature_key(k.signature) for k in f.kernels()]
+        return list(dict.fromkeys(keys))
 
     @property
     def nopython_signatures(self):
-        """numba's nopython_signatures: each of `signatures` as a Signature object (return type, argument types)."""
-        return [types.Signature(*reversed(types.parse_signature(s))) for s in self.signatures]
+        """numba's nopython_signatures: a Signature object (return type, argument types) per compiled signature."""
+        out = {}
+        for s in self._sigs + [k.signature for k in self._kernels()]:
+            args, restype = types.parse_signature(s)
+            out.setdefault(tuple(args), types.Signature(restype if restype is not None else types.none, args))
+        return list(out.values())
+
+    def _kernels(self):
+        """The current device's compiled kernels, oldest first, each the same object every time it is asked for."""
+        dev = _kfront.current_device()
+        f = self._functions.get(dev)
+        if f is None or self._kind != "kernel":
+            return []
+        seen = self._kernel_objects.get(dev)
+        if seen is None or seen[0] is not f:
+            seen = self._kernel_objects[dev] = (f, {})
+        return [seen[1].setdefault(k.signature, k) for k in f.kernels()]
 
     @property
     def overloads(self):
-        """Signature -> compiled kernel (kfront._kfront.Kernel: `signature`, `params`), for every
-        specialisation made so far (eager signatures once compiled, and one per new argument-type signature)."""
-        f = self._functions.get(_kfront.current_device())
+        """As numba-cuda's: argument-type tuple -> compiled kernel (kfront._kfront.Kernel: `signature`, `params`,
+        `cooperative`), for every specialisation made so far on the current device (declared signatures compiled
+        when it is first read, as numba-cuda compiles them at decoration). Keys are tuples of kfront.types
+        ((float32[::1], int64)); a lookup also takes a signature as text or a Signature ("void(float32[::1],
+        int64)")."""
         if self._kind == "kernel" and self._sigs:
-            # as numba-cuda, a kernel's declared signatures are there before any launch: compiled now
-            f = self._fn()
-            have = {k.signature for k in f.kernels()}
-            for sig in self._sigs:
-                if sig not in have:
-                    f.specialize(*[_example(a) for a in types.parse_signature(sig)[0]])
-        if f is None:
-            return {}
-        return {k.signature: k for k in f.kernels()}
+            for sig in self._sigs:  # as numba-cuda, a kernel's declared signatures are there before any launch
+                self.compile(sig)
+        return Overloads((signature_key(k.signature), k) for k in self._kernels())
+
+    def compile(self, sig):
+        """numba-cuda's Dispatcher.compile: the kernel specialised for sig (a tuple of argument types, a Signature
+        or its text, whose return type must be void), compiled now on the current device if it is not yet; a key
+        of `overloads` from then on. A specialized dispatcher (one declared signature) returns its kernel."""
+        if self._kind == "device":
+            raise TypeError("kfront: %s is a device function (device=True): kfront compiles it inside the kernels "
+                            "that call it" % self.__name__)
+        if self.specialized:  # numba-cuda: a dispatcher of one declared signature compiles that one only
+            sig = self._sigs[0]
+        argtypes, restype = types.parse_signature(types.normalize_signature(sig))
+        if restype is not None and restype != types.none:
+            raise TypeError("kfront: a kernel returns nothing: its signature's return type must be void, not %s"
+                            % restype)
+        f = self._fn()
+        key = tuple(argtypes)
+        for _ in range(2):
+            for k in self._kernels():
+                if signature_key(k.signature) == key:
+                    return k
+            f.specialize(*[_example(a) for a in argtypes])
+        raise errors.CompilerError("kfront: compiling %s for %s gave another signature" % (self.__name__, key))
 
     def _signature_for(self, signature):
+        """The signatures (texts) to compile for an inspect_* call: the one given, else every compiled one."""
         if signature is not None:
             return [types.normalize_signature(signature)]
-        sigs = list(dict.fromkeys(self._sigs + list(self._specialized) + list(self.overloads)))
+        sigs = {}
+        for s in self._sigs + list(self._specialized) + [k.signature for k in self.overloads.values()]:
+            sigs.setdefault(signature_key(s), s)
         if not sigs:
             raise ValueError("kfront: %s has no compiled signature yet: give one (inspect_ptx(signature)), or "
                              "declare it in cuda.jit" % self.__name__)
-        return sigs
+        return list(sigs.values())
 
     def _compile_text(self, emit, signature, **codegen):
+        """The text (kir, LLVM IR, PTX) of the signature given, else {argument-type tuple: text} for every compiled
+        signature, as numba-cuda's inspect_* return them."""
         errors.register()  # compiling needs no runtime, but its errors are raised as kfront.errors' classes
         inputs = self._frozen()
         name = self.py_func.__code__.co_name
         out = {}
         for sig in self._signature_for(signature):
-            out[sig] = _kfront.compile(inputs.sources, inputs.binding_list(), inputs.specs, [name], [sig],
-                                       emit=emit, bounds_check=self._bounds_check, **codegen)
-        return out[types.normalize_signature(signature)] if signature is not None else out
+            out[signature_key(sig)] = _kfront.compile(inputs.sources, inputs.binding_list(), inputs.specs, [name],
+                                                      [sig], emit=emit, bounds_check=self._bounds_check, **codegen)
+        return out[signature_key(signature)] if signature is not None else out
 
     def _codegen(self):
         cc = get_current_cc()
@@ -392,11 +508,10 @@ class Dispatcher:
     def inspect_types(self, file=None, signature=None, pretty=False, style="default", **kwargs):
         """numba's inspect_types: per compiled signature (or the one given), its name and signature, then the typed
         code — kfront's typed IR (kir) — between rules, as numba prints its type annotations."""
-        import sys
         if pretty:
             raise errors.UnsupportedError("kfront: inspect_types(pretty=True) is not supported (kfront annotates "
                                           "its typed IR, kir, as text)")
-        sigs = [types.normalize_signature(signature)] if signature is not None else self.signatures
+        sigs = [signature_key(signature)] if signature is not None else self.signatures
         file = file or sys.stdout
         for sig in sigs:
             print("%s %s" % (self.py_func.__name__, sig), file=file)
@@ -406,6 +521,22 @@ class Dispatcher:
 
     def __repr__(self):
         return "<kfront %s %s>" % ("device function" if self._kind == "device" else "kernel", self.__qualname__)
+
+    # -- pickling (kfront._pickle) --------------------------------------------------------------------------
+    def __reduce__(self):
+        o = self._options
+        options = dict(device=self._kind == "device", fastmath=o["fastmath"], debug=o["debug"],
+                       lineinfo=o["lineinfo"], opt=o["opt"], cache=o["cache"],
+                       inline="always" if o["inline"] else "never", forceinline=self._forceinline,
+                       boundscheck=self._bounds_check)
+        source = None if isinstance(self._source, BaseException) else self._source
+        return (_pickle.new_dispatcher, (type(self),),
+                {"function": _pickle.function_state(self.py_func, _registry()), "signatures": list(self._sigs),
+                 "options": options, "source": source})
+
+    def __setstate__(self, state):
+        Dispatcher.__init__(self, _pickle.rebuild_function(state["function"]), state["signatures"] or None,
+                            source=state["source"], **state["options"])
 
 
 class HostJit(Dispatcher):
@@ -438,6 +569,61 @@ def host_jit(signature_or_function=None, **options):
     return lambda fn: HostJit(fn, sigs, device=True, fastmath=fastmath)
 
 
+def signature_key(sig):
+    """The argument-type tuple of a signature given as text, a Signature or a tuple of types: numba-cuda's key of
+    Dispatcher.overloads. A kernel's signature text that kfront.types cannot read back (a record array argument,
+    an enum member whose values are tuples) is its own key."""
+    if isinstance(sig, tuple) and all(isinstance(t, types.Type) for t in sig):
+        return sig
+    try:
+        return tuple(types.parse_signature(types.normalize_signature(sig))[0])
+    except TypeError:
+        if isinstance(sig, str):
+            return sig
+        raise
+
+
+class Overloads(dict):
+    """A dispatcher's overloads: argument-type tuple -> compiled kernel, as numba-cuda keys them; `[sig]`, `in` and
+    `get` also take a signature as text or a Signature, read as its argument types."""
+
+    def _key(self, sig):
+        try:
+            return signature_key(sig)
+        except (TypeError, ValueError):
+            return sig
+
+    def __getitem__(self, sig):
+        return dict.__getitem__(self, self._key(sig))
+
+    def __contains__(self, sig):
+        return dict.__contains__(self, self._key(sig))
+
+    def get(self, sig, default=None):
+        return dict.get(self, self._key(sig), default)
+
+
+def source_now(py_func):
+    """py_func's source as it is now (kfront._capture.function_source, searching from the first frame outside
+    kfront), or the error saying why there is none, which taken_source raises at the first compile: as
+    numba-cuda's, a decoration never fails for want of source."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("kfront."):
+        frame = frame.f_back
+    try:
+        return _capture.function_source(py_func, frame)
+    except (errors.KfrontError, TypeError) as e:
+        return e
+
+
+def taken_source(d):
+    """(filename, text, first line) of a dispatcher's function as source_now took it when the dispatcher was made,
+    or the error saying why there was none."""
+    if isinstance(d._source, BaseException):
+        raise d._source.with_traceback(None)
+    return d._source
+
+
 def _hashable(config):
     try:
         hash(config)
@@ -467,13 +653,15 @@ def jit(func_or_sig=None, device=False, **options):
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,
-                abi="numba", abi_info=None, output="ptx"):
+                abi="numba", abi_info=None, output="ptx", forceinline=False):
     """numba.cuda.compile_ptx: (PTX text, return type) of pyfunc compiled for sig (cc: (major, minor); by
     default 7.5, the oldest architecture CUDA 13's libNVVM targets, as numba-cuda picks the toolkit's oldest).
     The return type is the signature's, or, when it gives argument types only, the one kfront's typing infers
     (void for a kernel), as Numba's does."""
     if output not in ("ptx",):
         raise errors.UnsupportedError("kfront: compile_ptx(output=%r) is not supported (only 'ptx')" % (output,))
+    if forceinline and not device:
+        raise ValueError("Cannot force-inline kernels")  # numba-cuda's error (device functions are inlined anyway)
     d = Dispatcher(pyfunc, [sig], device=device, debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt)
     cc = cc or (7, 5)
     text = d._compile_text("ptx", sig, arch=cc[0] * 10 + cc[1], opt=d._options["opt"], fastmath=bool(fastmath),
@@ -508,6 +696,6 @@ def _inferred_return_type(dispatcher, sig):
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
-                                   opt=True, abi="numba", abi_info=None, output="ptx"):
+                                   opt=True, abi="numba", abi_info=None, output="ptx", forceinline=False):
     return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
-                       cc=get_current_cc(), opt=opt, abi=abi, output=output)
+                       cc=get_current_cc(), opt=opt, abi=abi, output=output, forceinline=forceinline)

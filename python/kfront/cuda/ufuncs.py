@@ -10,7 +10,7 @@ import numpy as np
 
 from kfront import _kfront, _source, errors, types
 from kfront.cuda import _runtime, devicearray
-from kfront.cuda.dispatcher import _Inputs, _dispatchers
+from kfront.cuda.dispatcher import _Inputs, _dispatchers, source_now
 
 
 class _Generated:
@@ -24,6 +24,7 @@ class _Generated:
         self.__doc__ = getattr(py_func, "__doc__", None)
         self._sigs = [types.normalize_signature(s) for s in sigs]
         self._layout = layout
+        self._source = source_now(py_func)  # taken now, as a dispatcher's
         self._inputs = None
         self._functions = {}  # device ordinal -> _kfront.Function (a program per device, as dispatchers have)
         self._launchers = {}
@@ -102,27 +103,43 @@ class CUDAUFunc(_Generated):
 
 
 class CUDAGUFunc(_Generated):
-    """A @guvectorize(..., layout, target="cuda") function: the outputs are the last arguments (or returned
-    when left out)."""
+    """A @guvectorize(..., layout, target="cuda") function, called as numba-cuda's: f(*inputs) makes the outputs,
+    f(*inputs, *outputs) or f(*inputs, out=output) fills the ones given (out= is the output of a one-output
+    function, a tuple of them otherwise); it returns the output(s), as host arrays when every argument is a host
+    array, else as device arrays."""
 
     _kind = "guvectorize"
 
-    def __call__(self, *args, stream=0):
+    def __call__(self, *args, out=None, stream=0):
         f = self._fn()
         info = f.info()
         s = _runtime.stream_arg(stream)
+        nin, nout = info["nin"], info["nout"]
+        if out is not None and len(args) > nin:
+            raise ValueError("cannot specify argument 'out' as both positional and keyword")
+        if out is None and len(args) not in (nin, nin + nout):
+            def count(n):
+                return "%d positional argument%s" % (n, "s" * (n != 1))
+            raise TypeError("This gufunc accepts %s (when providing input only) or %s (when providing input and "
+                            "output). Got %s." % (count(nin), count(nin + nout), count(len(args))))
         args = tuple(a if devicearray.is_cuda_array(a) or isinstance(a, (bool, int, float, np.generic))
                      else np.asarray(a) for a in args)
-        nin, nout = info["nin"], info["nout"]
+        if out is not None:
+            outs = tuple(out) if nout > 1 else (out,)
+            if len(outs) != nout:
+                raise TypeError("kfront: %s has %d outputs: out= must be a tuple of %d arrays" % (self.__name__, nout, nout))
+            args = args + tuple(o if devicearray.is_cuda_array(o) else np.asarray(o) for o in outs)
         if len(args) == nin + nout:
+            shapes = [shape for _, shape in f.gufunc_result(args[:nin], nout)]
+            for given, shape in zip(args[nin:], shapes):
+                if tuple(given.shape) != tuple(shape):
+                    raise ValueError("output shape mismatch")
             f.gufunc_call(args, s)
-            return None
-        if len(args) != nin:
-            raise TypeError("kfront: %s takes %d inputs and %d outputs, not %d arguments"
-                            % (self.__name__, nin, nout, len(args)))
-        device = _any_device(args)
-        outs = tuple(_new_output(ts, shape, device, stream) for ts, shape in f.gufunc_result(args, nout))
-        f.gufunc_call(args + outs, s)
+            outs = args[nin:]
+        else:
+            device = _any_device(args)
+            outs = tuple(_new_output(ts, shape, device, stream) for ts, shape in f.gufunc_result(args, nout))
+            f.gufunc_call(args + outs, s)
         return outs[0] if nout == 1 else outs
 
 

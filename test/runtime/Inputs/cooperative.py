@@ -67,7 +67,7 @@ def plain(A):
 
 
 @cuda.jit
-def thread_diverges(A):
+def others_exit(A):
     g = cuda.cg.this_grid()
     if cuda.threadIdx.x == 0:
         g.sync()
@@ -94,3 +94,51 @@ def big_shared(A):
     g = cuda.cg.this_grid()
     g.sync()
     A[cuda.grid(1)] = sm[t]
+
+
+@cuda.jit
+def heat_steps(a, b, steps):
+    # threads past the end return before the loop of grid barriers (PTX: exited threads do not take part; the
+    # grid's last block is partly idle), each step reads the other buffer's neighbours
+    i = cuda.grid(1)
+    n = a.shape[0]
+    if i >= n:
+        return
+    g = cuda.cg.this_grid()
+    for step in range(steps):
+        if step % 2 == 0:
+            src = a
+            dst = b
+        else:
+            src = b
+            dst = a
+        left = src[i - 1] if i > 0 else 0
+        right = src[i + 1] if i < n - 1 else 0
+        dst[i] = left + 2 * src[i] + right
+        g.sync()
+
+
+@cuda.jit
+def run_heads(keys, out):
+    # the threads that start a run of equal keys mark it, wait at the grid barrier and fill their run up to the
+    # next mark; the others finish without it (out starts at -1)
+    i = cuda.grid(1)
+    n = keys.shape[0]
+    if i >= n:
+        return
+    if i == 0 or keys[i] != keys[i - 1]:
+        out[i] = i
+        cuda.cg.this_grid().sync()
+        j = i + 1
+        while j < n and out[j] == -1:
+            out[j] = i
+            j += 1
+
+
+@cuda.jit
+def last_leader_exits(A):
+    # thread (0,0,0) of the last block returns: in a grid of several blocks that block never arrives
+    if cuda.threadIdx.x == 0 and cuda.blockIdx.x == cuda.gridDim.x - 1:
+        return
+    cuda.cg.this_grid().sync()
+    A[cuda.grid(1)] = 1

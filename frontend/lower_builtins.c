@@ -1,0 +1,405 @@
+/* lower_builtins.c — calls of builtins: lower_builtin_call, the one dispatch from a builtin (sema.c's FE_BUILTINS) to
+ * its lowering; Python's builtins; print(); the operator module; literal_unroll. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/lower.h"
+
+/* ---- calls: Python builtins ---------------------------------------------------------------------------------- */
+
+/* ---- print ------------------------------------------------------------------------------------------------------ */
+
+/* One item of print(): its format text (numba-cuda's printimpl: %lld for signed integers, %llu for unsigned, %f
+ * for floats, True/False for booleans, strings as they are, tuples "(a, b)" and "(a,)", cuda.threadIdx and its kin
+ * "(x, y, z)") into fmt, its values into ops. False after a located error (complex numbers among them: numba-cuda
+ * has no print of them). */
+static bool print_item(Lower *L, const FeVal *v, SrcLoc loc, StrBuf *fmt, Value **ops, unsigned *n, unsigned depth) {
+  Type *i64 = ty_i64(L->ctx);
+  if (*n >= MAX_FLAT || depth > FE_MAX_NESTING) {
+    lw_lerr(L, loc, "print() of more than %d values is not supported", MAX_FLAT);
+    return false;
+  }
+  if (is_complex(v)) { /* numba-cuda's print_item has no complex implementation: its lowering fails */
+    lw_lerr(L, loc, "printing a %s is not supported in kernels (numba-cuda: \"printing unimplemented for values of type "
+                 "%s\"; print its .real and .imag)", tname(L, v->type), tname(L, v->type));
+    return false;
+  }
+  if (is_scalar(v)) {
+    Type *t = v->type;
+    if (t->kind == TY_BOOL) {
+      sb_puts(fmt, "%s");
+      ops[(*n)++] = lw_mat(L, v);
+    } else if (t->kind == TY_FLOAT) {
+      sb_puts(fmt, "%f");
+      ops[(*n)++] = conv_v(L, *v, ty_f64(L->ctx));
+    } else {
+      sb_puts(fmt, t->is_unsigned ? "%llu" : "%lld");
+      ops[(*n)++] = conv_v(L, *v, t->is_unsigned ? ty_int(L->ctx, 64, true) : i64);
+    }
+    return true;
+  }
+  if (v->kind == FV_STR) {
+    for (size_t i = 0; i < v->str.len; i++) {
+      if (v->str.s[i] == '%') sb_putc(fmt, '%');
+      sb_putc(fmt, v->str.s[i]);
+    }
+    return true;
+  }
+  if (v->kind == FV_TUPLE) {
+    sb_putc(fmt, '(');
+    for (unsigned i = 0; i < v->tup.n; i++) {
+      if (i) sb_puts(fmt, ", ");
+      if (!print_item(L, &v->tup.elems[i], loc, fmt, ops, n, depth + 1)) return false;
+    }
+    sb_puts(fmt, v->tup.n == 1 ? ",)" : ")");
+    return true;
+  }
+  if (v->kind == FV_BUILTIN && v->builtin >= BI_THREADIDX && v->builtin <= BI_GRIDDIM) {
+    static const OpKind ids[] = {OP_THREAD_ID, OP_BLOCK_ID, OP_BLOCK_DIM, OP_GRID_DIM};
+    sb_puts(fmt, "(%lld, %lld, %lld)");
+    for (unsigned d = 0; d < 3; d++) ops[(*n)++] = ib_cast(&L->b, ib_gpu_id(&L->b, ids[v->builtin - BI_THREADIDX], d), i64);
+    return true;
+  }
+  if (v->kind == FV_POISON) return false;
+  lw_lerr(L, loc, "printing %s is not supported in kernels (print() takes numbers, booleans, strings, tuples of them and "
+               "cuda.threadIdx and its kin, as Numba's CUDA target does)", lw_vname(L, v));
+  return false;
+}
+
+/* print(*items): one gpu.print of the items' formats joined by spaces and a newline (vprintf on the GPU). More
+ * than 32 items, as in Numba: the format itself is printed, with a warning. */
+static FeVal lower_print(Lower *L, const PyExpr *e) {
+  if (e->call.nkeywords)
+    return lw_lerr(L, e->call.keywords[0]->loc, "print() keyword arguments are not supported in kernels");
+  unsigned nargs = e->call.args.n;
+  StrBuf fmt;
+  sb_init(&fmt);
+  Value **ops = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT + 3);
+  unsigned n = 0;
+  bool ok = true;
+  for (unsigned i = 0; i < nargs && ok; i++) {
+    const PyExpr *a = e->call.args.items[i];
+    if (a->kind == EX_STARRED) {
+      lw_lerr(L, a->loc, "*args in calls are not supported in kernels");
+      ok = false;
+      break;
+    }
+    FeVal v = lower_expr(L, a);
+    at(L, e->loc);
+    if (i) sb_putc(&fmt, ' ');
+    ok = print_item(L, &v, a->loc, &fmt, ops, &n, 0);
+  }
+  sb_putc(&fmt, '\n');
+  if (!ok || sb_failed(&fmt)) {
+    sb_free(&fmt);
+    return ok ? lw_lerr(L, e->loc, "out of memory") : poison();
+  }
+  const char *text = arena_strdup(&L->fe->arena, sb_cstr(&fmt));
+  sb_free(&fmt);
+  if (nargs > 32) {
+    /* the format printed as it is (%% for each %), as CUDA C's printf cannot take more than 32 values */
+    StrBuf raw;
+    sb_init(&raw);
+    for (const char *p = text; *p; p++) {
+      if (*p == '%') sb_putc(&raw, '%');
+      sb_putc(&raw, *p);
+    }
+    text = arena_strdup(&L->fe->arena, sb_cstr(&raw));
+    sb_free(&raw);
+    n = 0;
+    if (L->nraw_prints == L->raw_prints_cap) {
+      L->raw_prints_cap = L->raw_prints_cap ? 2 * L->raw_prints_cap : 4;
+      const PyExpr **r = ARENA_ARRAY(&L->fe->arena, const PyExpr *, L->raw_prints_cap);
+      if (L->nraw_prints) memcpy(r, L->raw_prints, sizeof *r * L->nraw_prints);
+      L->raw_prints = r;
+    }
+    L->raw_prints[L->nraw_prints++] = e;
+  }
+  at(L, e->loc);
+  Op *p = ib_op(&L->b, OP_PRINT, n, ops, 0, NULL, 0);
+  ir_op_set_attr(L->m, p, "format", attr_str(L->m, text));
+  return (FeVal){.kind = FV_NONE};
+}
+
+/* The warnings of print() calls of more than 32 items (each once: a loop body is lowered more than once). */
+void lw_report_raw_prints(Lower *L) {
+  for (unsigned i = 0; i < L->nraw_prints; i++) {
+    bool seen = false;
+    for (unsigned j = 0; j < i && !seen; j++) seen = L->raw_prints[j] == L->raw_prints[i];
+    if (!seen)
+      diag_warning(L->fe->diag, user_loc(L, L->raw_prints[i]->loc), "CUDA print() cannot print more than 32 items. The "
+                   "raw format string will be emitted by the kernel instead.");
+  }
+}
+
+/* ---- calls: the operator module (sema.c's table) ------------------------------------------------------------- */
+
+/* operator.add(a, b) and the rest: the syntax's own typing and lowering (binop, compare2, unop, a subscript and its
+ * assignment), so that each operator has one definition. Numba types a + b as operator.add(a, b); CPython folds
+ * no call, so the arguments are not literals here. */
+static FeVal lower_operator(Lower *L, int k, const PyExpr *e) {
+  const FeOperatorFn *f = sema_operator_fn(k);
+  if (f->kind == OPF_UNTYPED)
+    return lw_lerr(L, e->loc, "%s() is not supported in kernels (numba-cuda does not type it)", f->name);
+  if (f->kind == OPF_GETITEM || f->kind == OPF_SETITEM) { /* a[i] and a[i] = v, from the argument expressions */
+    bool plain = e->call.args.n == f->nargs && e->call.nkeywords == 0;
+    for (unsigned i = 0; plain && i < e->call.args.n; i++) plain = e->call.args.items[i]->kind != EX_STARRED;
+    if (!plain) return lw_lerr(L, e->loc, "%s() takes %u positional arguments", f->name, f->nargs);
+    PyExpr *sub = ARENA_NEW(&L->fe->arena, PyExpr);
+    sub->kind = EX_SUBSCRIPT;
+    sub->loc = e->loc;
+    sub->subscript.value = e->call.args.items[0];
+    sub->subscript.index = e->call.args.items[1];
+    if (f->kind == OPF_GETITEM) return lower_expr(L, sub);
+    const PyExpr *v = e->call.args.items[2];
+    lw_assign(L, sub, lower_expr(L, v), v->loc);
+    return (FeVal){.kind = FV_NONE};
+  }
+  FeVal a[2];
+  if (!lw_positional(L, e, f->name, f->nargs, f->nargs, a)) return poison();
+  a[0].literal = a[1].literal = false;
+  switch ((FeOperatorKind)f->kind) {
+  case OPF_BINOP: return lw_binop(L, (PyBinOp)f->op, a[0], a[1], e->loc);
+  case OPF_CMP: return lw_compare2(L, (PyCmpOp)f->op, a[0], a[1], e->loc);
+  case OPF_CONTAINS: return lw_compare2(L, CMP_IN, a[1], a[0], e->loc);
+  case OPF_UNARY: return lw_unop(L, (PyUnaryOp)f->op, a[0], e->loc);
+  case OPF_TRUTH:
+    if (a[0].kind == FV_VAL && a[0].type->kind == TY_BOOL) return a[0];
+    return lw_lerr(L, arg_loc(e, 0), "operator.truth() of %s is not supported (numba-cuda types it for booleans only)",
+                   lw_vname(L, &a[0]));
+  case OPF_ABS:
+    if (a[0].kind == FV_VAL && nb_kind(a[0].type) == NB_F16) return lw_abs_of(L, a[0], f->name, e->loc);
+    return lw_lerr(L, arg_loc(e, 0), "operator.abs() of %s is not supported (numba-cuda types it for float16 only; "
+                                  "use abs())", lw_vname(L, &a[0]));
+  default: return poison();
+  }
+}
+
+/* numba-cuda's literal_unroll(t): t itself, a tuple (a list of constants becomes the tuple of them, as numba-cuda's
+ * TransformLiteralUnrollConstListToTuple makes it); a for loop over it is unrolled per item, as any loop over a
+ * tuple is here (numba-cuda's MixedContainerUnroller versions the body per item type). Anything else is refused
+ * with numba-cuda's reason. */
+static FeVal lower_literal_unroll(Lower *L, const PyExpr *e) {
+  if (e->call.nkeywords || e->call.args.n != 1 || e->call.args.items[0]->kind == EX_STARRED)
+    return lw_lerr(L, e->loc, "literal_unroll takes one argument, found %u", e->call.args.n + e->call.nkeywords);
+  const PyExpr *arg = e->call.args.items[0];
+  if (arg->kind == EX_LIST) {
+    unsigned n = arg->elts.n;
+    FeVal *items = ARENA_ARRAY(&L->fe->arena, FeVal, n ? n : 1);
+    for (unsigned i = 0; i < n; i++) {
+      items[i] = lower_expr(L, arg->elts.items[i]);
+      if (items[i].kind == FV_POISON) return poison();
+      if (!(items[i].kind == FV_VAL && items[i].is_const) && items[i].kind != FV_STR)
+        return lw_lerr(L, arg->elts.items[i]->loc, "Found non-constant value at position %u in a list argument to "
+                                                "literal_unroll", i);
+    }
+    return lw_make_tuple(L, n, items);
+  }
+  FeVal v = lower_expr(L, arg);
+  if (v.kind == FV_POISON || v.kind == FV_TUPLE) return v;
+  return lw_lerr(L, arg->loc, "Invalid use of literal_unroll, argument should be a tuple or a list of constant values, "
+                           "not %s", lw_vname(L, &v));
+}
+
+FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = sema_builtin_name(bi);
+  FeVal a[3];
+  if (bi >= BI_CMATH_EXP && bi <= BI_CMATH_RECT) return lower_cmath(L, bi, e);
+  switch (bi) {
+  case BI_RANGE:
+  case BI_ZIP:
+  case BI_ENUMERATE: return lw_lerr(L, e->loc, "%s() can only be used as the iterable of a for loop in kfront", fname);
+  case BI_LITERAL_UNROLL: return lower_literal_unroll(L, e);
+  case BI_PRINT: return lower_print(L, e);
+  case BI_NP_REAL:
+  case BI_NP_IMAG: { /* numba-cuda's overloads: val.real, val.imag (numbers and arrays), the attribute itself */
+    if (e->call.args.n != 1 || e->call.nkeywords || e->call.args.items[0]->kind == EX_STARRED)
+      return lw_lerr(L, e->loc, "%s() takes exactly one positional argument", fname);
+    PyExpr *attr = ARENA_NEW(&L->fe->arena, PyExpr);
+    attr->kind = EX_ATTRIBUTE;
+    attr->loc = attr->attribute.attr_loc = e->loc;
+    attr->attribute.value = e->call.args.items[0];
+    attr->attribute.attr = bi == BI_NP_REAL ? "real" : "imag";
+    return lower_expr(L, attr);
+  }
+  case BI_NP_SUM:
+  case BI_NP_PROD:
+  case BI_NP_MIN:
+  case BI_NP_MAX:
+  case BI_NP_ALL:
+  case BI_NP_ANY:
+  case BI_NP_MEAN:
+  case BI_NP_VAR:
+  case BI_NP_STD:
+  case BI_NP_COUNT_NONZERO:
+  case BI_NP_NANSUM:
+  case BI_NP_NANPROD:
+  case BI_NP_NANMIN:
+  case BI_NP_NANMAX:
+  case BI_NP_NANMEAN:
+  case BI_NP_NANVAR:
+  case BI_NP_NANSTD: {
+    if (e->call.args.n < 1 || e->call.args.items[0]->kind == EX_STARRED)
+      return lw_lerr(L, e->loc, "%s() takes an array as its first positional argument", fname);
+    FeVal arr = lower_expr(L, e->call.args.items[0]);
+    if (arr.kind == FV_POISON) return arr;
+    if (arr.kind == FV_VIEW) arr = lw_view_value(L, &arr);
+    return lower_reduction(L, fname + strlen("np."), fname, arr, e, 1);
+  }
+  case BI_SLICE: return lower_slice_ctor(L, e);
+  case BI_TUPLE: /* numba-cuda's TupleConstructor: tuple() is the empty tuple, tuple(t) of a tuple is t itself */
+    if (!lw_positional(L, e, fname, 0, 1, a)) return poison();
+    if (a[0].kind == FV_UNDEF) return lw_make_tuple(L, 0, NULL);
+    if (a[0].kind == FV_TUPLE) return (a[0].literal = false, a[0]);
+    return lw_lerr(L, arg_loc(e, 0), "no implementation of tuple() for %s (numba-cuda's tuple() takes a tuple, or nothing "
+                                     "for the empty tuple)", lw_vname(L, &a[0]));
+  case BI_COMPLEX: { /* numba-cuda's typing: complex64 from a float32 (or two), else complex128 */
+    if (!lw_positional(L, e, fname, 1, 2, a)) return poison();
+    unsigned n = a[1].kind == FV_UNDEF ? 1 : 2;
+    for (unsigned i = 0; i < n; i++)
+      if (!is_scalar(&a[i]) || a[i].type->kind == TY_BOOL || (n == 2 && is_complex(&a[i])))
+        return lw_lerr(L, arg_loc(e, i), "complex() takes %s, not %s", n == 1 ? "a number" : "two real numbers", lw_vname(L, &a[i]));
+    bool single = a[0].type == ty_f32(L->ctx) && (n == 1 || a[1].type == a[0].type);
+    Type *t = ty_complex(L->ctx, single ? ty_f32(L->ctx) : ty_f64(L->ctx));
+    at(L, e->loc);
+    if (n == 1) return lw_conv(L, a[0], t);
+    Value *re = conv_v(L, a[0], t->elem), *im = conv_v(L, a[1], t->elem);
+    return val(t, complex_make(L, re, im, t));
+  }
+  case BI_LEN:
+    if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
+    if (a[0].kind == FV_TUPLE) return cint(ty_i64(L->ctx), a[0].tup.n);
+    if (is_run_time_string(&a[0])) return lw_run_time_string_len(L, &a[0], e->loc);
+    if (a[0].kind == FV_STR) { /* a constant string (a str enum member's value): its code points, as Numba folds it */
+      int64_t n = 0;
+      for (size_t i = 0; i < a[0].str.len; i++) n += ((unsigned char)a[0].str.s[i] & 0xC0) != 0x80;
+      FeVal r = cint(ty_i64(L->ctx), n);
+      r.nonneg = true;
+      return r;
+    }
+    if (is_array(&a[0]) || a[0].kind == FV_VIEW) {
+      at(L, e->loc);
+      Value *arr = a[0].kind == FV_VIEW ? a[0].tup.elems[0].v : a[0].v;
+      FeVal r = val(ty_i64(L->ctx), ib_dim(&L->b, arr, a[0].kind == FV_VIEW ? a[0].tup.n - 1 : 0));
+      r.nonneg = true;
+      return r;
+    }
+    return lw_lerr(L, arg_loc(e, 0), "len() of %s is not supported", lw_vname(L, &a[0]));
+  case BI_MIN:
+  case BI_MAX: return lw_minmax(L, bi == BI_MAX, e);
+  case BI_ABS:
+    if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
+    return lw_abs_of(L, a[0], fname, e->loc);
+  case BI_INT:
+    if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
+    if (!is_scalar(&a[0]) || is_complex(&a[0])) return lw_lerr(L, arg_loc(e, 0), "int() of %s is not supported", lw_vname(L, &a[0]));
+    at(L, e->loc);
+    if (a[0].type->kind == TY_INT) return (a[0].literal = false, a[0].enumc = NULL, a[0]);
+    return lw_conv(L, a[0], ty_i64(L->ctx));
+  case BI_FLOAT:
+    if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
+    if (!is_scalar(&a[0]) || a[0].type->kind == TY_BOOL || is_complex(&a[0]))
+      return lw_lerr(L, arg_loc(e, 0), "float() only supports real numbers, not %s", lw_vname(L, &a[0]));
+    at(L, e->loc);
+    if (a[0].type->kind == TY_FLOAT) return (a[0].literal = false, a[0]);
+    return lw_conv(L, a[0], ty_f64(L->ctx));
+  case BI_BOOL:
+    if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
+    at(L, e->loc);
+    return lw_truth(L, a[0], arg_loc(e, 0));
+  case BI_ROUND: {
+    if (!lw_positional(L, e, fname, 1, 2, a)) return poison();
+    if (a[1].kind != FV_UNDEF) return lw_round_ndigits(L, a, e);
+    const NbCase *c = lw_resolve_fn(L, bi, a, 1, fname, e->loc);
+    if (!c) return poison();
+    at(L, e->loc);
+    Type *t = nb_type(L->ctx, c->args[0]);
+    Value *r = ib_unary(&L->b, OP_ROUND, conv_v(L, a[0], t), NULL);
+    return lw_conv(L, val(t, r), nb_type(L->ctx, c->ret));
+  }
+  case BI_POW:
+    if (!lw_positional(L, e, fname, 2, 3, a)) return poison();
+    if (a[2].kind != FV_UNDEF) return lw_lerr(L, e->loc, "pow() with a modulus is not supported by kfront");
+    return lw_binop(L, BIN_POW, a[0], a[1], e->loc);
+  case BI_DIVMOD: {
+    if (!lw_positional(L, e, fname, 2, 2, a)) return poison();
+    const NbCase *c = lw_resolve_fn(L, bi, a, 2, fname, e->loc);
+    if (!c) return poison();
+    Type *t = nb_type(L->ctx, c->args[0]);
+    FeVal x = lw_conv(L, a[0], t), y = lw_conv(L, a[1], t);
+    FeVal qr[2] = {lw_binop(L, BIN_FLOORDIV, x, y, e->loc), lw_binop(L, BIN_MOD, x, y, e->loc)};
+    return lw_make_tuple(L, 2, qr);
+  }
+  case BI_GRID:
+  case BI_GRIDSIZE: return lw_grid_values(L, bi == BI_GRIDSIZE, e);
+  case BI_SYNCTHREADS:
+  case BI_SYNCTHREADS_COUNT:
+  case BI_SYNCTHREADS_AND:
+  case BI_SYNCTHREADS_OR:
+  case BI_THREADFENCE:
+  case BI_THREADFENCE_BLOCK:
+  case BI_THREADFENCE_SYSTEM: return lower_sync(L, bi, e);
+  case BI_CG_THIS_GRID:
+  case BI_GRID_SYNC: return lower_cg(L, bi, e);
+  case BI_GRID_GROUP: return lw_lerr(L, e->loc, "a GridGroup is not callable");
+  case BI_SYNCWARP:
+  case BI_SHFL_SYNC:
+  case BI_SHFL_UP_SYNC:
+  case BI_SHFL_DOWN_SYNC:
+  case BI_SHFL_XOR_SYNC:
+  case BI_ALL_SYNC:
+  case BI_ANY_SYNC:
+  case BI_EQ_SYNC:
+  case BI_BALLOT_SYNC:
+  case BI_ACTIVEMASK: return lower_warp(L, bi, e);
+  case BI_POPC:
+  case BI_BREV:
+  case BI_CLZ:
+  case BI_FFS: return lower_bits(L, bi, e);
+  case BI_FMA:
+  case BI_CBRT:
+  case BI_SELP:
+  case BI_MATH_FREXP:
+  case BI_MATH_LDEXP:
+  case BI_MATH_MODF: return lower_numeric_fn(L, bi, e);
+  case BI_SHARED_ARRAY:
+  case BI_LOCAL_ARRAY: return lower_array_decl(L, bi, e);
+  case BI_CONST_ARRAY_LIKE: return lower_const_array(L, e);
+  case BI_ATOMIC_ADD:
+  case BI_ATOMIC_SUB:
+  case BI_ATOMIC_AND:
+  case BI_ATOMIC_OR:
+  case BI_ATOMIC_XOR:
+  case BI_ATOMIC_MAX:
+  case BI_ATOMIC_MIN:
+  case BI_ATOMIC_EXCH:
+  case BI_ATOMIC_INC:
+  case BI_ATOMIC_DEC:
+  case BI_ATOMIC_CAS:
+  case BI_ATOMIC_COMPARE_AND_SWAP:
+  case BI_ATOMIC_NANMAX:
+  case BI_ATOMIC_NANMIN: return lower_atomic(L, bi, e);
+  case BI_CUDA_JIT:
+  case BI_CUDA_REDUCE:
+  case BI_VECTORIZE:
+  case BI_GUVECTORIZE:
+  case BI_NUMBA_JIT:
+  case BI_NJIT: return lw_lerr(L, e->loc, "'%s' cannot be used inside a kernel", fname);
+  case BI_THREADIDX:
+  case BI_BLOCKIDX:
+  case BI_BLOCKDIM:
+  case BI_GRIDDIM: return lw_lerr(L, e->loc, "cuda.%s is not callable", fname);
+  default:
+    if (bi >= FE_LIBDEVICE_BASE) return lower_libdevice(L, bi - FE_LIBDEVICE_BASE, e);
+    if (bi >= FE_BF16_BASE) return lower_lowp(L, true, bi - FE_BF16_BASE, e);
+    if (bi >= FE_OPERATOR_BASE) return lower_operator(L, bi - FE_OPERATOR_BASE, e);
+    if (bi >= FE_VECTOR_BASE) return lower_vector_ctor(L, bi - FE_VECTOR_BASE, e);
+    if (bi >= FE_FP16_BASE) return lower_lowp(L, false, bi - FE_FP16_BASE, e);
+    if (bi >= FE_UFUNC_BASE) return lower_ufunc(L, bi - FE_UFUNC_BASE, e);
+    if (sema_math_op(bi) >= 0 || bi == BI_MATH_DEGREES || bi == BI_MATH_RADIANS) return lower_math(L, bi, e);
+    return lw_lerr(L, e->loc, "'%s' is not callable", fname);
+  }
+}

@@ -1,0 +1,455 @@
+/* lower_cuda.c — numba.cuda's builtins in kernels: thread and grid indices, shared/local/constant arrays, atomics,
+ * warp intrinsics, barriers, cooperative groups, bit operations, and CUDA vector types' constructors (vectors.c). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/lower.h"
+
+/* ---- calls: CUDA vector types (vectors.c) ------------------------------------------------------------------------ */
+
+/* cuda.float32x4(...): its fields from the arguments in order (a scalar converted to the base type, a vector's
+ * fields as they are), by numba-cuda's overloads. */
+FeVal lower_vector_ctor(Lower *L, int k, const PyExpr *e) {
+  Type *vt = vec_type(L->ctx, k);
+  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", vec_name(k));
+  FeVal a[4];
+  if (e->call.args.n == 0 || e->call.args.n > vt->n) {
+    return lw_lerr(L, e->loc, "%s() takes %u field%s (scalars and vectors of %s), not %u arguments", fname, vt->n,
+                   vt->n == 1 ? "" : "s", tname(L, vt->elems[0]), e->call.args.n);
+  }
+  if (!lw_positional(L, e, fname, 1, vt->n, a)) return poison();
+  Type *types[4];
+  for (unsigned i = 0; i < e->call.args.n; i++)
+    types[i] = a[i].kind == FV_VECTOR || is_scalar(&a[i]) ? a[i].type : NULL;
+  const char *why;
+  if (!vec_ctor_accepts(vt, types, e->call.args.n, &why)) {
+    StrBuf b;
+    sb_init(&b);
+    for (unsigned i = 0; i < e->call.args.n; i++) sb_printf(&b, "%s%s", i ? ", " : "", lw_vname(L, &a[i]));
+    FeVal r = lw_lerr(L, e->loc, "no overload of %s() for (%s): %s", fname, sb_cstr(&b), why);
+    sb_free(&b);
+    return r;
+  }
+  at(L, e->loc);
+  FeVal *fields = ARENA_ARRAY(&L->fe->arena, FeVal, 4);
+  unsigned n = 0;
+  for (unsigned i = 0; i < e->call.args.n; i++) {
+    if (a[i].kind == FV_VECTOR) {
+      for (unsigned j = 0; j < a[i].tup.n; j++) fields[n++] = a[i].tup.elems[j];
+    } else {
+      FeVal f = lw_conv(L, a[i], vt->elems[0]);
+      f.literal = false;
+      f.enumc = NULL;
+      fields[n++] = f;
+    }
+  }
+  return lw_make_vector(vt, fields);
+}
+
+/* ---- calls: cuda.* ------------------------------------------------------------------------------------------- */
+
+FeVal lw_grid_values(Lower *L, bool size, const PyExpr *e) {
+  const char *fname = size ? "cuda.gridsize" : "cuda.grid";
+  FeVal a;
+  if (!lw_positional(L, e, fname, 1, 1, &a)) return poison();
+  if (!is_const_int(&a) || a.c.i < 1 || a.c.i > 3)
+    return lw_lerr(L, arg_loc(e, 0), "%s() takes a constant 1, 2 or 3 (the number of dimensions)", fname);
+  at(L, e->loc);
+  FeVal out[3];
+  Type *i64 = ty_i64(L->ctx);
+  for (unsigned d = 0; d < (unsigned)a.c.i; d++) {
+    Value *ntid = ib_cast(&L->b, ib_gpu_id(&L->b, OP_BLOCK_DIM, d), i64);
+    Value *r;
+    if (size) {
+      Value *nctaid = ib_cast(&L->b, ib_gpu_id(&L->b, OP_GRID_DIM, d), i64);
+      r = ib_binary(&L->b, OP_MULI, ntid, nctaid);
+    } else {
+      Value *tid = ib_cast(&L->b, ib_gpu_id(&L->b, OP_THREAD_ID, d), i64);
+      Value *ctaid = ib_cast(&L->b, ib_gpu_id(&L->b, OP_BLOCK_ID, d), i64);
+      r = ib_binary(&L->b, OP_ADDI, ib_binary(&L->b, OP_MULI, ntid, ctaid), tid);
+    }
+    out[d] = val(i64, r);
+    out[d].nonneg = true;
+  }
+  if (a.c.i == 1) return out[0];
+  return lw_make_tuple(L, (unsigned)a.c.i, out);
+}
+
+static Op *memo_get(Lower *L, const PyExpr *key) {
+  for (unsigned i = 0; i < L->nmemo; i++)
+    if (L->memo[i].key == key) return L->memo[i].op;
+  return NULL;
+}
+
+static void memo_put(Lower *L, const PyExpr *key, Op *op) {
+  if (L->nmemo == L->memo_cap) {
+    L->memo_cap = L->memo_cap ? 2 * L->memo_cap : 8;
+    Memo *n = ARENA_ARRAY(&L->fe->arena, Memo, L->memo_cap);
+    if (L->nmemo) memcpy(n, L->memo, sizeof *n * L->nmemo);
+    L->memo = n;
+  }
+  L->memo[L->nmemo++] = (Memo){key, op};
+}
+
+Type *lw_dtype_of(Lower *L, const FeVal *d, SrcLoc loc) {
+  if (d->kind == FV_NTYPE && ty_is_element(d->type)) return d->type;
+  if (d->kind == FV_STR) {
+    Type *t = nb_named_type(L->ctx, d->str.s, NULL);
+    if (t) return t;
+    if (d->str.len >= 7 && memcmp(d->str.s, "Record(", 7) == 0) { /* a record dtype, as the embedder spells it */
+      const char *why;
+      size_t pos = 0;
+      t = fe_record_parse(L->ctx, d->str.s, d->str.len, &pos, &why);
+      if (t && pos == d->str.len) return t;
+      return lw_lerr(L, loc, "invalid record dtype: %s", t ? "text after the record" : why), NULL;
+    }
+  }
+  if (d->kind != FV_POISON) lw_lerr(L, loc, "dtype must be a Numba or NumPy scalar type such as float32, not %s", lw_vname(L, d));
+  return NULL;
+}
+
+FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
+  bool shared = bi == BI_SHARED_ARRAY;
+  const char *fname = shared ? "cuda.shared.array" : "cuda.local.array";
+  static const char *const names[] = {"shape", "dtype", "alignment"};
+  const char *hint = L->assign_hint;
+  FeVal a[3];
+  if (!bind_args(L, e, fname, names, 2, 3, a)) return poison();
+  SrcLoc shape_loc = e->loc;
+  for (unsigned k = 0; k < e->call.nkeywords; k++)
+    if (e->call.keywords[k]->arg && strcmp(e->call.keywords[k]->arg, "shape") == 0) shape_loc = e->call.keywords[k]->value->loc;
+  if (e->call.args.n > 0) shape_loc = e->call.args.items[0]->loc;
+  SrcLoc dtype_loc = e->call.args.n > 1 ? e->call.args.items[1]->loc : e->loc;
+  for (unsigned k = 0; k < e->call.nkeywords; k++)
+    if (e->call.keywords[k]->arg && strcmp(e->call.keywords[k]->arg, "dtype") == 0) dtype_loc = e->call.keywords[k]->value->loc;
+  Type *dt = lw_dtype_of(L, &a[1], dtype_loc);
+  if (!dt) return poison();
+  if (a[2].kind != FV_UNDEF && a[2].kind != FV_NONE && !is_const_int(&a[2]))
+    return lw_lerr(L, e->loc, "alignment must be a constant integer");
+  int64_t dims[8];
+  unsigned rank = 0;
+  if (is_const_int(&a[0]) && a[0].type->kind == TY_INT) {
+    dims[rank++] = a[0].c.i;
+  } else if (a[0].kind == FV_TUPLE && a[0].tup.n > 8) {
+    return lw_lerr(L, shape_loc, "%s supports at most 8 dimensions in kfront, not %u", fname, a[0].tup.n);
+  } else if (a[0].kind == FV_TUPLE && a[0].tup.n >= 1) {
+    for (unsigned i = 0; i < a[0].tup.n; i++) {
+      if (!is_const_int(&a[0].tup.elems[i]) || a[0].tup.elems[i].type->kind != TY_INT)
+        return lw_lerr(L, shape_loc, "the shape of %s must be a constant integer or a tuple of constant integers", fname);
+      dims[rank++] = a[0].tup.elems[i].c.i;
+    }
+  } else {
+    return lw_lerr(L, shape_loc, "the shape of %s must be a constant integer or a tuple of constant integers, not %s",
+                   fname, lw_vname(L, &a[0]));
+  }
+  at(L, e->loc);
+  if (shared && rank == 1 && dims[0] == 0 && a[0].kind == FV_VAL) {
+    Type *t = ty_array(L->ctx, dt, 1, LAYOUT_C);
+    if (ty_is_record(dt)) { /* records: the dynamic shared bytes seen as as many records as fit, as Numba does */
+      Type *bt = ty_array(L->ctx, ty_int(L->ctx, 8, true), 1, LAYOUT_C);
+      Value *bytes = op_result(ib_op(&L->b, OP_DYN_SHARED, 0, NULL, 1, &bt, 0), 0);
+      Value *size = ib_const_int(&L->b, ty_i64(L->ctx), dt->size);
+      Value *ops[3] = {bytes, ib_binary(&L->b, OP_DIVUI, ib_dim(&L->b, bytes, 0), size), size};
+      return val(t, op_result(ib_op(&L->b, OP_REINTERPRET, 3, ops, 1, &t, 0), 0));
+    }
+    return val(t, op_result(ib_op(&L->b, OP_DYN_SHARED, 0, NULL, 1, &t, 0), 0));
+  }
+  int64_t total = 1;
+  for (unsigned i = 0; i < rank; i++) {
+    if (dims[i] <= 0)
+      return lw_lerr(L, shape_loc, "%s extents must be positive%s", fname, shared ? " (a shape of 0 means dynamic shared memory)" : "");
+    if (__builtin_mul_overflow(total, dims[i], &total) || total > ((int64_t)1 << 40))
+      return lw_lerr(L, shape_loc, "%s is too large", fname);
+  }
+  Type *t = ty_array(L->ctx, dt, rank, LAYOUT_C);
+  Attr shape_elems[8];
+  for (unsigned i = 0; i < rank; i++) shape_elems[i] = attr_int(ty_i64(L->ctx), dims[i]);
+  Attr shape = attr_array(L->m, rank, shape_elems);
+  Op *memo = memo_get(L, e);
+  if (!shared) {
+    if (!memo) {
+      /* hoisted to the function's entry: one array per call site, as Numba allocates it */
+      memo = ir_op_create(L->m, OP_ALLOCA, L->b.loc, 0, NULL, 1, &t, 0);
+      ir_op_set_attr(L->m, memo, "shape", shape);
+      ir_block_prepend(ir_func_entry(L->func_op), memo);
+      memo_put(L, e, memo);
+    }
+    return val(t, op_result(memo, 0));
+  }
+  if (!memo) {
+    const char *base = arena_printf(&L->fe->arena, "%s__%s", L->sym, hint ? hint : "shared");
+    const char *sym = base;
+    for (unsigned k = 1; ir_module_lookup(L->m, sym); k++) sym = arena_printf(&L->fe->arena, "%s_%u", base, k);
+    memo = ir_op_create(L->m, OP_GLOBAL, L->b.loc, 0, NULL, 0, NULL, 0);
+    ir_op_set_attr(L->m, memo, "sym_name", attr_sym(L->m, sym));
+    ir_op_set_attr(L->m, memo, "type", attr_type(t));
+    ir_op_set_attr(L->m, memo, "shape", shape);
+    ir_op_set_attr(L->m, memo, "space", attr_str(L->m, "shared"));
+    ir_op_insert_before(L->fe->cur_top, memo);
+    ir_module_add_symbol(L->m, memo);
+    memo_put(L, e, memo);
+  }
+  Op *ref = ib_op(&L->b, OP_GLOBAL_REF, 0, NULL, 1, &t, 0);
+  ir_op_set_attr(L->m, ref, "name", attr_sym(L->m, ir_op_attr_str(memo, "sym_name")));
+  return val(t, op_result(ref, 0));
+}
+
+/* cuda.const.array_like(ARR) of a module-level np.array of constants: a "const" mem.global with its values. */
+FeVal lw_const_array_ref(Lower *L, const FeConstArr *ca, const char *hint) {
+  Type *t = ca->type;
+  bool records = ty_is_record(t->elem); /* its bytes in a u8 global (aligned 16), seen as the records */
+  Type *gt = records ? ty_array(L->ctx, ty_int(L->ctx, 8, true), 1, LAYOUT_C) : t;
+  const PyExpr *key = (const PyExpr *)(const void *)ca;
+  Op *memo = memo_get(L, key);
+  if (!memo) {
+    const char *base = arena_printf(&L->fe->arena, "%s__%s", L->sym, hint ? hint : "const");
+    const char *sym = base;
+    for (unsigned k = 1; ir_module_lookup(L->m, sym); k++) sym = arena_printf(&L->fe->arena, "%s_%u", base, k);
+    Attr dims[8];
+    for (unsigned i = 0; i < t->rank; i++) dims[i] = attr_int(ty_i64(L->ctx), ca->dims[i]);
+    if (records) dims[0] = attr_int(ty_i64(L->ctx), ca->n);
+    memo = ir_op_create(L->m, OP_GLOBAL, L->b.loc, 0, NULL, 0, NULL, 0);
+    ir_op_set_attr(L->m, memo, "sym_name", attr_sym(L->m, sym));
+    ir_op_set_attr(L->m, memo, "type", attr_type(gt));
+    ir_op_set_attr(L->m, memo, "shape", attr_array(L->m, gt->rank, dims));
+    ir_op_set_attr(L->m, memo, "space", attr_str(L->m, "const"));
+    ir_op_set_attr(L->m, memo, "value", attr_array(L->m, ca->n, ca->values));
+    ir_op_insert_before(L->fe->cur_top, memo);
+    ir_module_add_symbol(L->m, memo);
+    memo_put(L, key, memo);
+  }
+  Op *ref = ib_op(&L->b, OP_GLOBAL_REF, 0, NULL, 1, &gt, 0);
+  ir_op_set_attr(L->m, ref, "name", attr_sym(L->m, ir_op_attr_str(memo, "sym_name")));
+  FeVal r = val(gt, op_result(ref, 0));
+  if (records) { /* the records over the bytes: the shape, C-contiguous strides */
+    Value *ops[1 + 16];
+    ops[0] = r.v;
+    int64_t stride = t->elem->size;
+    for (unsigned d = t->rank; d-- > 0;) {
+      ops[1 + d] = ib_const_int(&L->b, ty_i64(L->ctx), ca->dims[d]);
+      ops[1 + t->rank + d] = ib_const_int(&L->b, ty_i64(L->ctx), stride);
+      stride *= ca->dims[d];
+    }
+    r = val(t, op_result(ib_op(&L->b, OP_REINTERPRET, 1 + 2 * t->rank, ops, 1, &t, 0), 0));
+  }
+  r.is_const = true; /* a constant array (what cuda.const.array_like accepts) */
+  return r;
+}
+
+FeVal lower_const_array(Lower *L, const PyExpr *e) {
+  FeVal a;
+  if (!lw_positional(L, e, "cuda.const.array_like", 1, 1, &a)) return poison();
+  if (is_array(&a) && a.is_const) return a;
+  return lw_lerr(L, arg_loc(e, 0), "cuda.const.array_like() needs a module-level NumPy array of constants "
+                                "(np.array([...])), not %s", lw_vname(L, &a));
+}
+
+/* The record type whose field array (mem.field) arr is or views, or NULL. */
+static Type *field_record(const Value *arr) {
+  while (arr->def && (arr->def->kind == OP_SUBVIEW || arr->def->kind == OP_REINTERPRET))
+    arr = op_operand(arr->def, 0);
+  return arr->def && arr->def->kind == OP_FIELD ? op_operand(arr->def, 0)->type->elem : NULL;
+}
+
+/* The alignment arr's elements are known to have (the backend's: natural, unless they are fields of packed records,
+ * ty_field_align), in bytes. */
+static unsigned elem_align(const Value *arr) {
+  unsigned natural = ty_align(arr->type->elem);
+  while (arr->def && (arr->def->kind == OP_SUBVIEW || arr->def->kind == OP_REINTERPRET))
+    arr = op_operand(arr->def, 0);
+  if (!arr->def || arr->def->kind != OP_FIELD) return natural;
+  const Value *recs = op_operand(arr->def, 0);
+  const char *name = ir_op_attr_str(arr->def, "name");
+  int k = name ? ty_record_field(recs->type->elem, name, strlen(name)) : -1;
+  if (k < 0) return natural;
+  unsigned a = ty_field_align(recs->type->elem, (unsigned)k, elem_align(recs));
+  return a < natural ? a : natural;
+}
+
+static const char *atomic_kind(int bi) {
+  switch (bi) {
+  case BI_ATOMIC_ADD: return "add";
+  case BI_ATOMIC_SUB: return "sub";
+  case BI_ATOMIC_AND: return "and";
+  case BI_ATOMIC_OR: return "or";
+  case BI_ATOMIC_XOR: return "xor";
+  case BI_ATOMIC_MAX: return "max";
+  case BI_ATOMIC_MIN: return "min";
+  case BI_ATOMIC_EXCH: return "exch";
+  case BI_ATOMIC_INC: return "inc";
+  case BI_ATOMIC_DEC: return "dec";
+  case BI_ATOMIC_NANMAX: return "nanmax";
+  case BI_ATOMIC_NANMIN: return "nanmin";
+  default: return NULL;
+  }
+}
+
+FeVal lower_atomic(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
+  bool cas = bi == BI_ATOMIC_CAS, cas_short = bi == BI_ATOMIC_COMPARE_AND_SWAP;
+  unsigned n = cas ? 4 : 3;
+  FeVal a[4];
+  if (!lw_positional(L, e, fname, n, n, a)) return poison();
+  if (!is_array(&a[0]) && a[0].kind != FV_VIEW) return lw_lerr(L, arg_loc(e, 0), "%s() needs an array, not %s", fname, lw_vname(L, &a[0]));
+  Type *arrt = a[0].type, *dt = arrt->elem;
+  int k = nb_kind(dt);
+  bool ints = k == NB_I32 || k == NB_U32 || k == NB_I64 || k == NB_U64;
+  bool ok = ints;
+  if (bi == BI_ATOMIC_ADD || bi == BI_ATOMIC_SUB || bi == BI_ATOMIC_MAX || bi == BI_ATOMIC_MIN || bi == BI_ATOMIC_NANMAX ||
+      bi == BI_ATOMIC_NANMIN)
+    ok = ints || k == NB_F32 || k == NB_F64;
+  if (bi == BI_ATOMIC_INC || bi == BI_ATOMIC_DEC) ok = k == NB_U32 || k == NB_U64;
+  if (!ok && dt->kind == TY_FLOAT && dt->bits == 16) /* numba-cuda's atomics take neither: say so */
+    return lw_lerr(L, arg_loc(e, 0), "%s() does not support arrays of %s: numba-cuda's cuda.atomic functions take "
+                   "int32, uint32, int64, uint64%s arrays only", fname, tname(L, dt), ints || bi == BI_ATOMIC_INC ||
+                   bi == BI_ATOMIC_DEC || bi == BI_ATOMIC_AND || bi == BI_ATOMIC_OR || bi == BI_ATOMIC_XOR ||
+                   bi == BI_ATOMIC_EXCH || cas || cas_short ? "" : ", float32, float64");
+  if (!ok) return lw_lerr(L, arg_loc(e, 0), "%s() does not support arrays of %s", fname, tname(L, dt));
+  FeVal ix[32];
+  unsigned nix = 0;
+  if (cas_short) {
+    if (arrt->rank != 1 || a[0].kind == FV_VIEW) return lw_lerr(L, arg_loc(e, 0), "%s() needs a 1-d array", fname);
+    ix[nix++] = cint(ty_i64(L->ctx), 0);
+  } else if (a[1].kind == FV_TUPLE) {
+    for (unsigned i = 0; i < a[1].tup.n && nix < 32; i++) ix[nix++] = a[1].tup.elems[i];
+  } else {
+    ix[nix++] = a[1];
+  }
+  for (unsigned i = 0; i < nix; i++)
+    if (!lw_want_int(L, &ix[i], "an atomic index", arg_loc(e, 1))) return poison();
+  if (nix != arrt->rank)
+    return lw_lerr(L, arg_loc(e, 1), "the index of a %u-d array in %s() must have %u integer%s, got %u", arrt->rank, fname,
+                   arrt->rank, arrt->rank == 1 ? "" : "s", nix);
+  unsigned vi = cas_short ? 1 : 2;
+  for (unsigned i = vi; i < n; i++)
+    if (!is_scalar(&a[i])) return lw_lerr(L, arg_loc(e, i), "%s() needs a scalar value, not %s", fname, lw_vname(L, &a[i]));
+  Value *base, *idx[32];
+  FeVal r = lw_index_array(L, &a[0], ix, nix, e->loc, true, &base, idx);
+  if (r.kind != FV_VAL) return r;
+  if (elem_align(base) < ty_align(dt)) /* an atomic on a misaligned address faults on the GPU */
+    return lw_lerr(L, e->loc, "%s() on a field of packed records whose elements may be misaligned (%s in records of "
+                           "%s): kfront needs each element at a multiple of its size", fname, tname(L, dt),
+                   tname(L, field_record(base)));
+  at(L, e->loc);
+  unsigned rank = base->type->rank;
+  Value *ops[36];
+  ops[0] = base;
+  for (unsigned i = 0; i < rank; i++) ops[1 + i] = idx[i];
+  unsigned no = 1 + rank;
+  for (unsigned i = vi; i < n; i++) ops[no++] = conv_v(L, a[i], dt);
+  if (cas || cas_short) return val(dt, op_result(ib_op(&L->b, OP_ATOMIC_CAS, no, ops, 1, &dt, 0), 0));
+  Op *op = ib_op(&L->b, OP_ATOMIC_RMW, no, ops, 1, &dt, 0);
+  ir_op_set_attr(L->m, op, "kind", attr_str(L->m, atomic_kind(bi)));
+  return val(dt, op_result(op, 0));
+}
+
+FeVal lower_warp(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
+  Type *u32 = ty_u32(L->ctx), *i32 = ty_i32(L->ctx), *i1 = ty_bool(L->ctx);
+  FeVal a[3];
+  switch (bi) {
+  case BI_SHFL_SYNC:
+  case BI_SHFL_UP_SYNC:
+  case BI_SHFL_DOWN_SYNC:
+  case BI_SHFL_XOR_SYNC: {
+    if (!lw_positional(L, e, fname, 3, 3, a)) return poison();
+    if (!lw_want_int(L, &a[0], "the mask", arg_loc(e, 0)) || !lw_want_int(L, &a[2], "the lane", arg_loc(e, 2))) return poison();
+    int k = a[1].kind == FV_VAL ? nb_kind(a[1].type) : -1;
+    if (k != NB_I32 && k != NB_I64 && k != NB_F32 && k != NB_F64)
+      return lw_lerr(L, arg_loc(e, 1), "%s() only supports 32- and 64-bit ints and floats, not %s", fname, lw_vname(L, &a[1]));
+    at(L, e->loc);
+    Value *ops[4] = {conv_v(L, a[0], u32), lw_mat(L, &a[1]), conv_v(L, a[2], i32), ib_const_int(&L->b, i32, 32)};
+    Type *t = a[1].type;
+    Op *op = ib_op(&L->b, OP_SHFL, 4, ops, 1, &t, 0);
+    const char *mode = bi == BI_SHFL_SYNC ? "idx" : bi == BI_SHFL_UP_SYNC ? "up" : bi == BI_SHFL_DOWN_SYNC ? "down" : "xor";
+    ir_op_set_attr(L->m, op, "mode", attr_str(L->m, mode));
+    return val(t, op_result(op, 0));
+  }
+  case BI_ALL_SYNC:
+  case BI_ANY_SYNC:
+  case BI_EQ_SYNC:
+  case BI_BALLOT_SYNC: {
+    if (!lw_positional(L, e, fname, 2, 2, a)) return poison();
+    if (!lw_want_int(L, &a[0], "the mask", arg_loc(e, 0))) return poison();
+    FeVal p = lw_truth(L, a[1], arg_loc(e, 1));
+    if (p.kind == FV_POISON) return p;
+    at(L, e->loc);
+    Value *ops[2] = {conv_v(L, a[0], u32), lw_mat(L, &p)};
+    Type *t = bi == BI_BALLOT_SYNC ? i32 : i1;
+    Op *op = ib_op(&L->b, OP_VOTE, 2, ops, 1, &t, 0);
+    const char *mode = bi == BI_ALL_SYNC ? "all" : bi == BI_ANY_SYNC ? "any" : bi == BI_EQ_SYNC ? "uni" : "ballot";
+    ir_op_set_attr(L->m, op, "mode", attr_str(L->m, mode));
+    return val(t, op_result(op, 0));
+  }
+  case BI_ACTIVEMASK:
+    if (!lw_positional(L, e, fname, 0, 0, a)) return poison();
+    at(L, e->loc);
+    return val(u32, op_result(ib_op(&L->b, OP_ACTIVEMASK, 0, NULL, 1, &u32, 0), 0));
+  case BI_SYNCWARP: {
+    if (!lw_positional(L, e, fname, 0, 1, a)) return poison();
+    at(L, e->loc);
+    Value *m;
+    if (a[0].kind == FV_UNDEF) m = ib_const_int(&L->b, u32, (int64_t)0xffffffffu);
+    else if (!lw_want_int(L, &a[0], "the mask", arg_loc(e, 0))) return poison();
+    else m = conv_v(L, a[0], u32);
+    ib_op(&L->b, OP_SYNCWARP, 1, &m, 0, NULL, 0);
+    return (FeVal){.kind = FV_NONE};
+  }
+  default: return poison();
+  }
+}
+
+FeVal lower_sync(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
+  FeVal a;
+  if (bi == BI_SYNCTHREADS || bi == BI_THREADFENCE || bi == BI_THREADFENCE_BLOCK || bi == BI_THREADFENCE_SYSTEM) {
+    if (!lw_positional(L, e, fname, 0, 0, &a)) return poison();
+    at(L, e->loc);
+    if (bi == BI_SYNCTHREADS) {
+      ib_op(&L->b, OP_BARRIER, 0, NULL, 0, NULL, 0);
+    } else {
+      Op *op = ib_op(&L->b, OP_FENCE, 0, NULL, 0, NULL, 0);
+      const char *scope = bi == BI_THREADFENCE ? "device" : bi == BI_THREADFENCE_BLOCK ? "block" : "system";
+      ir_op_set_attr(L->m, op, "scope", attr_str(L->m, scope));
+    }
+    return (FeVal){.kind = FV_NONE};
+  }
+  if (!lw_positional(L, e, fname, 1, 1, &a)) return poison();
+  if (a.kind != FV_VAL || a.type->kind != TY_INT)
+    return lw_lerr(L, arg_loc(e, 0), "%s() takes an integer predicate, not %s", fname, lw_vname(L, &a));
+  at(L, e->loc);
+  FeVal p = lw_truth(L, a, e->loc);
+  Type *i32 = ty_i32(L->ctx);
+  Value *pv = lw_mat(L, &p);
+  Op *op = ib_op(&L->b, OP_BARRIER_RED, 1, &pv, 1, &i32, 0);
+  const char *kind = bi == BI_SYNCTHREADS_COUNT ? "count" : bi == BI_SYNCTHREADS_AND ? "and" : "or";
+  ir_op_set_attr(L->m, op, "kind", attr_str(L->m, kind));
+  return val(i32, op_result(op, 0));
+}
+
+/* cuda.cg.this_grid() (a compile-time object: the grid group has no run-time data) and its sync(). */
+FeVal lower_cg(Lower *L, int bi, const PyExpr *e) {
+  FeVal a;
+  if (!lw_positional(L, e, bi == BI_CG_THIS_GRID ? "cuda.cg.this_grid" : "GridGroup.sync", 0, 0, &a)) return poison();
+  at(L, e->loc);
+  mark_cooperative(L);
+  if (bi == BI_CG_THIS_GRID) return (FeVal){.kind = FV_BUILTIN, .builtin = BI_GRID_GROUP};
+  ib_op(&L->b, OP_GRID_SYNC, 0, NULL, 0, NULL, 0);
+  return cint(ty_i32(L->ctx), 0); /* numba-cuda's sync() returns cudaCGSynchronize's status: 0 */
+}
+
+FeVal lower_bits(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
+  FeVal a;
+  if (!lw_positional(L, e, fname, 1, 1, &a)) return poison();
+  const NbCase *c = lw_resolve_fn(L, bi, &a, 1, fname, e->loc);
+  if (!c) return poison();
+  at(L, e->loc);
+  Type *ta = nb_type(L->ctx, c->args[0]), *rt = nb_type(L->ctx, c->ret);
+  OpKind k = bi == BI_POPC ? OP_POPC : bi == BI_CLZ ? OP_CLZ : bi == BI_FFS ? OP_FFS : OP_BREV;
+  Value *r = ib_unary(&L->b, k, conv_v(L, a, ta), NULL);
+  return lw_conv(L, val(ta, r), rt);
+}
