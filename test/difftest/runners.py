@@ -10,6 +10,7 @@ import os
 import selectors
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -64,8 +65,10 @@ class Worker:
         self.served = 0
 
     def start(self):
+        # stderr to a file, not a pipe nobody drains (a worker that warns would block on a full pipe)
+        self.stderr = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen([self.python, WORKER, self.mode], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env,
+                                     stdout=subprocess.PIPE, stderr=self.stderr, env=self.env,
                                      text=True, bufsize=1)
         self.sel = selectors.DefaultSelector()
         self.sel.register(self.proc.stdout, selectors.EVENT_READ)
@@ -78,7 +81,7 @@ class Worker:
             self.sel.close()
             self.proc.stdout.close()
             self.proc.stdin.close()
-            self.proc.stderr.close()
+            self.stderr.close()
             self.proc = None
 
     def run(self, req, timeout):
@@ -110,7 +113,8 @@ class Worker:
     def _died(self):
         self.proc.wait()
         rc = self.proc.returncode
-        err = self.proc.stderr.read()[-1500:]
+        self.stderr.seek(0)
+        err = self.stderr.read()[-1500:]
         self.stop()
         return ("crash", "rc %s: %s" % (rc, err.strip()))
 

@@ -51,6 +51,8 @@ else:
 
 if STRICT:
     warnings.simplefilter("error")
+else:
+    warnings.simplefilter("ignore")   # kfront's PerformanceWarning (low occupancy) on every small launch
     np.seterr(over="raise", invalid="raise", divide="raise", under="ignore")
 
 
