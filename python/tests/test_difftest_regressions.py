@@ -15,8 +15,6 @@ def _plus_one(x):
     return x + 1
 
 
-@pytest.mark.xfail(strict=True, reason="difftest finding 1: a global read only in code CPython's compiler drops "
-                                       "(a `while c and False:` body) is not bound: 'name ... is not defined'")
 def test_global_read_only_in_a_loop_python_drops():
     @cuda.jit
     def k(out):
@@ -31,8 +29,6 @@ def test_global_read_only_in_a_loop_python_drops():
     assert out.tolist() == [7, 0]     # the oracle's output
 
 
-@pytest.mark.xfail(strict=True, reason="difftest finding 1: a global read only in an `if c and False:` body, "
-                                       "which CPython's compiler drops, is not bound")
 def test_global_read_only_in_an_if_python_drops():
     @cuda.jit
     def k(out, c):
@@ -45,7 +41,6 @@ def test_global_read_only_in_an_if_python_drops():
     assert out.tolist() == [4, 0]     # the oracle's output
 
 
-@pytest.mark.xfail(strict=True, reason="difftest finding 1: a module read only in code CPython's compiler drops")
 def test_module_read_only_in_a_loop_python_drops():
     @cuda.jit
     def k(out, x):
