@@ -55,8 +55,6 @@ def test_module_read_only_in_a_loop_python_drops():
     assert out.tolist() == [3, 0]     # the oracle's output
 
 
-@pytest.mark.xfail(strict=True, reason="difftest finding 2: a variable read only in a loop's else clause, "
-                                       "assigned before and in the loop, is 'referenced before assignment'")
 @pytest.mark.parametrize("n, expected", [(0, 5), (3, 12)])     # the oracle's outputs
 def test_variable_read_only_in_for_else(n, expected):
     @cuda.jit
@@ -72,7 +70,6 @@ def test_variable_read_only_in_for_else(n, expected):
     assert out[0] == expected
 
 
-@pytest.mark.xfail(strict=True, reason="difftest finding 2: the same in a while loop's else clause")
 @pytest.mark.parametrize("n, expected", [(0, 5), (3, 13)])     # the oracle's outputs
 def test_variable_read_only_in_while_else(n, expected):
     @cuda.jit
