@@ -739,8 +739,11 @@ static void lower_if(Lower *L, const PyStmt *s, PyStmt *const *rest, unsigned nr
   if (c.kind == FV_POISON) return;
   StmtSeq bt = concat(L, &s->if_.body, rest, rest_in == 1 ? nrest : 0);
   StmtSeq be = concat(L, &s->if_.orelse, rest, rest_in == 2 ? nrest : 0);
+  bt.holds_rest = rest_in == 1 && nrest;
+  be.holds_rest = rest_in == 2 && nrest;
   if (c.is_const) {
     StmtSeq *q = c.c.i ? &bt : &be;
+    L->next_holds_rest = q->holds_rest;
     lower_stmts(L, q->s, q->n);
     return;
   }
@@ -846,8 +849,9 @@ static Value *exit_cond(Lower *L, bool *dead, unsigned *mask) {
 }
 static void lower_stmts_in(Lower *L, PyStmt *const *s, unsigned n);
 void lower_stmts(Lower *L, PyStmt *const *s, unsigned n) {
-  Frame f = {L->frame, s, n, 0, L->next_loop_ue};
+  Frame f = {L->frame, s, n, 0, L->next_loop_ue, L->next_holds_rest};
   L->next_loop_ue = NULL;
+  L->next_holds_rest = false;
   L->frame = &f;
   lower_stmts_in(L, s, n);
   L->frame = f.outer;
@@ -882,7 +886,7 @@ static void lower_stmts_in(Lower *L, PyStmt *const *s, unsigned n) {
     Value *c = exit_cond(L, &dead, &mask);
     if (dead) return;
     if (c) {
-      StmtSeq rest = {s + k + 1, n - k - 1};
+      StmtSeq rest = {s + k + 1, n - k - 1, true};
       lw_emit_if(L, c, mask, n, s[k + 1]->loc, NULL, NULL, seq_fn, &rest);
       return;
     }

@@ -64,6 +64,7 @@ typedef struct Frame {
   PyStmt *const *s;
   unsigned n, k;
   const bool *loop_ue;
+  bool holds_rest; /* its statements end with the outer frame's after statement k: after it, the outer frame's end */
 } Frame;
 
 struct Suffix;
@@ -98,6 +99,7 @@ typedef struct Lower {
   unsigned nnotes, notes_cap;
   Frame *frame;
   const bool *next_loop_ue; /* set by lower_loop for the body frame lower_stmts pushes next */
+  bool next_holds_rest;     /* likewise: the next frame holds the rest of the current one (Frame.holds_rest) */
   struct Suffix *suffixes;
   unsigned nsuffixes, suffixes_cap;
   bool out_of_stack;        /* "nested too deeply for the thread's stack" was said */
@@ -127,6 +129,7 @@ typedef FeVal (*LazyFn)(Lower *L, void *arg);
 typedef struct StmtSeq {
   PyStmt *const *s;
   unsigned n;
+  bool holds_rest; /* ends with the rest of the enclosing statement list (Frame.holds_rest) */
 } StmtSeq;
 
 /* ---- what the files of the lowering share (their other functions are their own) ------------------------------ */
@@ -406,6 +409,7 @@ static inline void mark_cooperative(Lower *L) {
 
 static inline void seq_fn(Lower *L, void *arg) {
   StmtSeq *q = arg;
+  L->next_holds_rest = q->holds_rest;
   lower_stmts(L, q->s, q->n);
 }
 

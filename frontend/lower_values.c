@@ -516,7 +516,9 @@ static bool live_from(Lower *L, unsigned v, unsigned from) {
     }
     if (!through && !leaving) return false;
     if (!f->outer) return false;
-    from = leaves_from = f->outer->k + 1;
+    /* a frame holding the rest of its outer one (the statements after an if that always jumps, or after a
+       statement that may) has walked them already: the walk goes on at the outer frame's end */
+    from = leaves_from = f->holds_rest ? f->outer->n : f->outer->k + 1;
   }
   return false;
 }

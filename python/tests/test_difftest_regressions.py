@@ -87,9 +87,6 @@ def test_variable_read_only_in_while_else(n, expected):
     assert out[0] == expected
 
 
-@pytest.mark.xfail(strict=True, reason="difftest finding 3: silent wrong result: a value assigned in an inner "
-                                       "loop that follows an `if` holding a continue/break is lost when it is "
-                                       "read only after the outer loop")
 @pytest.mark.parametrize("form", ["continue_never", "continue_dead", "break_dead"])
 def test_inner_loop_value_after_a_jump(form):
     @cuda.jit
@@ -132,4 +129,4 @@ def test_inner_loop_value_after_a_jump(form):
     k = {"continue_never": continue_never, "continue_dead": continue_dead, "break_dead": break_dead}[form]
     out = np.zeros(1, np.int64)
     k[1, 1](out)
-    assert out[0] == 3     # the oracle's output (kfront: 0, 1 and 1)
+    assert out[0] == 3     # the oracle's output (kfront had stored 0, 1 and 1)
