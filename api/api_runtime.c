@@ -332,6 +332,51 @@ kf_status kf_device_free(kf_runtime *rt, void *dptr) {
   return rt_device_free(RT(rt), dptr);
 }
 
+void kf_runtime_allocated(kf_runtime *rt, size_t *bytes, size_t *count) {
+  API_RT(RT(rt));
+  rt_device_allocated(RT(rt), bytes, count);
+}
+kf_status kf_device_free_deferred(kf_runtime *rt, void *dptr) {
+  API_RT(RT(rt));
+  return rt_device_free_deferred(RT(rt), dptr);
+}
+kf_status kf_host_free_deferred(kf_runtime *rt, void *p, size_t bytes) {
+  API_RT(RT(rt));
+  return rt_host_free_deferred(RT(rt), p, bytes);
+}
+kf_status kf_deallocations_flush(kf_runtime *rt) {
+  API_RT(RT(rt));
+  return rt_deallocs_flush(RT(rt));
+}
+kf_status kf_deallocations_defer(kf_runtime *rt, int defer) {
+  API_RT(RT(rt));
+  return rt_deallocs_defer(RT(rt), defer != 0);
+}
+void kf_deallocations_get(kf_runtime *rt, kf_deallocations *out) {
+  API_RT(RT(rt));
+  rt_deallocs_get(RT(rt), out);
+}
+kf_status kf_deallocations_set_limits(kf_runtime *rt, size_t max_count, size_t max_bytes) {
+  API_RT(RT(rt));
+  return rt_deallocs_set_limits(RT(rt), max_count, max_bytes);
+}
+
+kf_status kf_ipc_get_handle(kf_runtime *rt, void *dptr, unsigned char handle[KF_IPC_HANDLE_BYTES]) {
+  API_RT(RT(rt));
+  return RT(rt)->dev->ops->ipc_get_handle(RT(rt)->dev, (uint64_t)(uintptr_t)dptr, handle, RT(rt)->diag);
+}
+kf_status kf_ipc_open_handle(kf_runtime *rt, const unsigned char handle[KF_IPC_HANDLE_BYTES], void **dptr) {
+  API_RT(RT(rt));
+  uint64_t p = 0;
+  kf_status st = RT(rt)->dev->ops->ipc_open_handle(RT(rt)->dev, handle, &p, RT(rt)->diag);
+  *dptr = st == KF_OK ? (void *)(uintptr_t)p : NULL;
+  return st;
+}
+kf_status kf_ipc_close_handle(kf_runtime *rt, void *dptr) {
+  API_RT(RT(rt));
+  return RT(rt)->dev->ops->ipc_close_handle(RT(rt)->dev, (uint64_t)(uintptr_t)dptr, RT(rt)->diag);
+}
+
 kf_status kf_memcpy_to_device(kf_runtime *rt, void *dst, const void *src, size_t bytes, kf_stream *s) {
   API_RT(RT(rt));
   return rt_copy(RT(rt), RT_COPY_HTOD, dst, src, bytes, STREAM(s));
@@ -584,6 +629,13 @@ kf_status kf_kernel_max_cooperative_blocks(kf_kernel *k, unsigned threads_per_bl
   }
   *out = rt_plan_resident_blocks(rt->dev, &KER(k)->fn, threads_per_block, shared_bytes, &KER(k)->resident_memo);
   return KF_OK;
+}
+
+kf_status kf_kernel_get_attributes(kf_kernel *k, kf_kernel_attributes *out) {
+  RtRuntime *rt = KER(k)->f->p->rt;
+  API_RT(rt);
+  memset(out, 0, sizeof *out);
+  return rt->dev->ops->function_attributes(rt->dev, &KER(k)->fn, out, rt->diag);
 }
 
 unsigned kf_kernel_param_count(kf_kernel *k) {

@@ -1239,6 +1239,54 @@ static void set_i32_result(Lower *L, Op *op, LLVMValueRef v) {
   set(L, &op->results[0], v);
 }
 
+/* gpu.match: PTX match.any.sync / match.all.sync on the value's bits (a float bitcast to the integer of its
+ * width). A 32-bit value goes through the intrinsics llvm.nvvm.match.any.sync.i32 and match.all.sync.i32p,
+ * which both backends know; a 64-bit one through inline PTX, as no declaration of the .i64 intrinsics suits
+ * both: LLVM 14 types their mask result i64 (and its NVPTX then prints a 64-bit destination ptxas refuses),
+ * libNVVM i32. */
+static bool lower_match(Lower *L, Op *op) {
+  LLVMValueRef mask = operand(L, op, 0), val = operand(L, op, 1);
+  if (!mask || !val) return false;
+  const char *mode = ir_op_attr_str(op, "mode");
+  bool all = mode && strcmp(mode, "all") == 0;
+  if (!mode || (!all && strcmp(mode, "any"))) return fail(L, op, "gpu.match with unknown mode '%s'", mode ? mode : "");
+  LLVMTypeRef vt = LLVMTypeOf(val);
+  bool wide = vt == L->t_f64 || (vt != L->t_f32 && LLVMGetIntTypeWidth(vt) == 64);
+  LLVMTypeRef it = wide ? L->t_i64 : L->t_i32;
+  if (vt != it) val = LLVMBuildBitCast(L->b, val, it, "");
+  mask = convert_int(L, mask, L->t_i32, false);
+  LLVMValueRef m, p = NULL;
+  if (!wide) {
+    LLVMValueRef args[2] = {mask, val};
+    if (!all) {
+      m = calln(L, "llvm.nvvm.match.any.sync.i32", L->t_i32, args, 2);
+    } else {
+      LLVMTypeRef fields[2] = {L->t_i32, L->t_i1};
+      LLVMValueRef r = calln(L, "llvm.nvvm.match.all.sync.i32p", LLVMStructTypeInContext(L->ctx, fields, 2, 0), args, 2);
+      m = LLVMBuildExtractValue(L->b, r, 0, "");
+      p = LLVMBuildExtractValue(L->b, r, 1, "");
+    }
+  } else {
+    LLVMValueRef args[2] = {val, mask};
+    if (!all) {
+      m = inline_asm(L, L->t_i32, "match.any.sync.b64 $0, $1, $2;", "=r,l,r", true, args, 2);
+    } else {
+      LLVMTypeRef fields[2] = {L->t_i32, L->t_i32};
+      LLVMValueRef r = inline_asm(L, LLVMStructTypeInContext(L->ctx, fields, 2, 0),
+                                  "{\n\t.reg .pred %p;\n\tmatch.all.sync.b64 $0|%p, $2, $3;\n\tselp.u32 $1, 1, 0, %p;\n\t}",
+                                  "=r,=r,l,r", true, args, 2);
+      m = LLVMBuildExtractValue(L->b, r, 0, "");
+      p = LLVMBuildICmp(L->b, LLVMIntNE, LLVMBuildExtractValue(L->b, r, 1, ""), LLVMConstInt(L->t_i32, 0, 0), "");
+    }
+  }
+  set_i32_result(L, op, m);
+  if (all) {
+    LLVMTypeRef pt = reg_type(L, op->results[1].type);
+    set(L, &op->results[1], pt != L->t_i1 ? LLVMBuildZExt(L->b, p, pt, "") : p);
+  }
+  return true;
+}
+
 static bool lower_shfl(Lower *L, Op *op) {
   LLVMValueRef mask = operand(L, op, 0), val = operand(L, op, 1), lane = operand(L, op, 2), width = operand(L, op, 3);
   if (!mask || !val || !lane || !width) return false;
@@ -1969,6 +2017,10 @@ static bool lower_gpu_op(Lower *L, Op *op) {
   case OP_ACTIVEMASK:
     set_i32_result(L, op, inline_asm(L, L->t_i32, "activemask.b32 $0;", "=r", true, NULL, 0));
     return true;
+  case OP_LANEMASK_LT:
+    set_i32_result(L, op, call0(L, "llvm.nvvm.read.ptx.sreg.lanemask.lt", L->t_i32));
+    return true;
+  case OP_MATCH: return lower_match(L, op);
   case OP_PRINT: return lower_print(L, op);
   default: return fail(L, op, "cannot lower '%s'", op_name(op));
   }
@@ -2506,7 +2558,7 @@ static bool lower_op_kind(Lower *L, Op *op) {
     return lower_mem_op(L, op);
   case OP_THREAD_ID: case OP_BLOCK_ID: case OP_BLOCK_DIM: case OP_GRID_DIM: case OP_LANE_ID: case OP_WARP_SIZE:
   case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_FENCE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
-  case OP_GRID_SYNC: case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK: case OP_PRINT:
+  case OP_GRID_SYNC: case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_ACTIVEMASK: case OP_LANEMASK_LT: case OP_PRINT:
     return lower_gpu_op(L, op);
   case OP_FUNC_FUNC:
   case OP_GLOBAL: return fail(L, op, "'%s' inside a function", op_name(op));

@@ -302,6 +302,8 @@ struct FeCtx {
   X(SHFL_DOWN_SYNC, "shfl_down_sync") X(SHFL_XOR_SYNC, "shfl_xor_sync")                  \
   X(ALL_SYNC, "all_sync") X(ANY_SYNC, "any_sync") X(EQ_SYNC, "eq_sync")                  \
   X(BALLOT_SYNC, "ballot_sync") X(ACTIVEMASK, "activemask") X(POPC, "popc")              \
+  X(LANEMASK_LT, "lanemask_lt") X(MATCH_ANY_SYNC, "match_any_sync")                       \
+  X(MATCH_ALL_SYNC, "match_all_sync")                                                    \
   X(BREV, "brev") X(CLZ, "clz") X(FFS, "ffs") X(FMA, "fma") X(CBRT, "cbrt")             \
   X(SHARED_ARRAY, "shared.array") X(LOCAL_ARRAY, "local.array")                          \
   X(CONST_ARRAY_LIKE, "const.array_like")                                                \
@@ -387,6 +389,14 @@ bool nb_parse_signature(FeCtx *fe, const PyExpr *e, FeSig *out);
 bool nb_parse_signature_text(FeCtx *fe, const char *s, size_t len, const char *file, unsigned line, unsigned col,
                              FeSig *out);
 void nb_sig_print(const FeSig *s, StrBuf *out);
+
+/* ---- match.c ----------------------------------------------------------------------------------------- */
+/* The function definition with its match statements rewritten into the if/elif chains CPython compiles them to
+ * (def itself when it has none); those with a pattern numba-cuda refuses are left as they are. */
+const PyStmt *match_rewrite_function(FeCtx *fe, const PyStmt *def);
+/* For a match statement: the opcode of the first pattern numba-cuda refuses ("MATCH_SEQUENCE", ...) and, in
+ * *loc, where that pattern is; NULL when it has none. */
+const char *match_refused(const PyStmt *s, SrcLoc *loc);
 
 /* ---- sema.c ------------------------------------------------------------------------------------------ */
 /* Registers every known dotted path (fe->known, fe->prefixes). */

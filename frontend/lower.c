@@ -739,12 +739,9 @@ static void lower_if(Lower *L, const PyStmt *s, PyStmt *const *rest, unsigned nr
   if (c.kind == FV_POISON) return;
   StmtSeq bt = concat(L, &s->if_.body, rest, rest_in == 1 ? nrest : 0);
   StmtSeq be = concat(L, &s->if_.orelse, rest, rest_in == 2 ? nrest : 0);
-  bt.holds_rest = rest_in == 1 && nrest;
-  be.holds_rest = rest_in == 2 && nrest;
+  bt.holds_rest = be.holds_rest = nrest > 0; /* the if and the rest make up the frame's remaining statements */
   if (c.is_const) {
-    StmtSeq *q = c.c.i ? &bt : &be;
-    L->next_holds_rest = q->holds_rest;
-    lower_stmts(L, q->s, q->n);
+    seq_fn(L, c.c.i ? &bt : &be);
     return;
   }
   lw_emit_if(L, c.v, 0, nrest ? L->frame->n : L->frame->k + 1, s->loc, seq_fn, &bt, seq_fn, &be);
@@ -824,6 +821,17 @@ static void lower_stmt(Lower *L, const PyStmt *s) {
   case ST_IMPORT:
   case ST_IMPORTFROM: lw_lerr(L, s->loc, "import inside a kernel is not supported (import at module level)"); return;
   case ST_FUNCDEF: lower_funcdef(L, s); return;
+  case ST_MATCH: { /* one match_rewrite_function left: a pattern numba-cuda's bytecode front end refuses */
+    SrcLoc where;
+    const char *opcode = match_refused(s, &where);
+    if (opcode)
+      lw_lerr(L, where, "Use of unsupported opcode (%s) found: numba-cuda compiles match statements whose patterns "
+                        "are literals, dotted names, captures, the wildcard, or- and as-patterns, not %s patterns",
+              opcode, strcmp(opcode, "MATCH_SEQUENCE") == 0 ? "sequence" : strcmp(opcode, "MATCH_MAPPING") == 0 ? "mapping" : "class");
+    else
+      unsupported_stmt(L, s);
+    return;
+  }
   default: unsupported_stmt(L, s); return;
   }
 }

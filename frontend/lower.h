@@ -64,7 +64,9 @@ typedef struct Frame {
   PyStmt *const *s;
   unsigned n, k;
   const bool *loop_ue;
-  bool holds_rest; /* its statements end with the outer frame's after statement k: after it, the outer frame's end */
+  /* the list holds the rest of the enclosing frame's (the statements after one that may exit, or after an if
+   * whose other branch always exits): after it, control goes on after the enclosing frame's last statement */
+  bool holds_rest;
 } Frame;
 
 struct Suffix;
@@ -99,7 +101,7 @@ typedef struct Lower {
   unsigned nnotes, notes_cap;
   Frame *frame;
   const bool *next_loop_ue; /* set by lower_loop for the body frame lower_stmts pushes next */
-  bool next_holds_rest;     /* likewise: the next frame holds the rest of the current one (Frame.holds_rest) */
+  bool next_holds_rest;     /* set by seq_fn for the frame lower_stmts pushes next (Frame.holds_rest) */
   struct Suffix *suffixes;
   unsigned nsuffixes, suffixes_cap;
   bool out_of_stack;        /* "nested too deeply for the thread's stack" was said */
@@ -126,10 +128,11 @@ enum {
 typedef void (*BranchFn)(Lower *L, void *arg);
 /* c && <lazy> where <lazy> is produced by fn into the current insertion point: pure -> andi, else scf.if. */
 typedef FeVal (*LazyFn)(Lower *L, void *arg);
+/* A statement list lowered by seq_fn; holds_rest: it holds the rest of the frame at hand (Frame.holds_rest). */
 typedef struct StmtSeq {
   PyStmt *const *s;
   unsigned n;
-  bool holds_rest; /* ends with the rest of the enclosing statement list (Frame.holds_rest) */
+  bool holds_rest;
 } StmtSeq;
 
 /* ---- what the files of the lowering share (their other functions are their own) ------------------------------ */

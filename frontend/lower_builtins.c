@@ -354,7 +354,10 @@ FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_ANY_SYNC:
   case BI_EQ_SYNC:
   case BI_BALLOT_SYNC:
-  case BI_ACTIVEMASK: return lower_warp(L, bi, e);
+  case BI_ACTIVEMASK:
+  case BI_LANEMASK_LT:
+  case BI_MATCH_ANY_SYNC:
+  case BI_MATCH_ALL_SYNC: return lower_warp(L, bi, e);
   case BI_POPC:
   case BI_BREV:
   case BI_CLZ:

@@ -385,9 +385,35 @@ FeVal lower_warp(Lower *L, int bi, const PyExpr *e) {
     return val(t, op_result(op, 0));
   }
   case BI_ACTIVEMASK:
+  case BI_LANEMASK_LT:
     if (!lw_positional(L, e, fname, 0, 0, a)) return poison();
     at(L, e->loc);
-    return val(u32, op_result(ib_op(&L->b, OP_ACTIVEMASK, 0, NULL, 1, &u32, 0), 0));
+    return val(u32, op_result(ib_op(&L->b, bi == BI_ACTIVEMASK ? OP_ACTIVEMASK : OP_LANEMASK_LT, 0, NULL, 1, &u32, 0), 0));
+  case BI_MATCH_ANY_SYNC:
+  case BI_MATCH_ALL_SYNC: {
+    /* numba-cuda's cudadecl: (int32 mask, int32 | int64 | float32 | float64 value), the case chosen by Numba's
+     * overload rating; match_any_sync gives int32, match_all_sync the tuple (int32 mask, bool pred). */
+    static const NbCase cases[] = {
+        {NB_I32, 2, {NB_I32, NB_I32}}, {NB_I32, 2, {NB_I32, NB_I64}},
+        {NB_I32, 2, {NB_I32, NB_F32}}, {NB_I32, 2, {NB_I32, NB_F64}},
+    };
+    if (!lw_positional(L, e, fname, 2, 2, a)) return poison();
+    int kinds[2] = {a[0].kind == FV_VAL ? nb_kind(a[0].type) : -1, a[1].kind == FV_VAL ? nb_kind(a[1].type) : -1};
+    const NbCase *c = kinds[0] < 0 || kinds[1] < 0 ? NULL : nb_resolve(cases, 4, kinds, 2, true);
+    if (!c)
+      return lw_lerr(L, e->loc, "No implementation of %s() for (%s, %s): it takes an int32 mask and an int32, int64, "
+                                "float32 or float64 value", fname, lw_vname(L, &a[0]), lw_vname(L, &a[1]));
+    at(L, e->loc);
+    Type *vt = nb_type(L->ctx, c->args[1]);
+    Value *ops[2] = {conv_v(L, a[0], u32), conv_v(L, a[1], vt)};
+    bool all = bi == BI_MATCH_ALL_SYNC;
+    Type *rts[2] = {i32, i1};
+    Op *op = ib_op(&L->b, OP_MATCH, 2, ops, all ? 2 : 1, rts, 0);
+    ir_op_set_attr(L->m, op, "mode", attr_str(L->m, all ? "all" : "any"));
+    if (!all) return val(i32, op_result(op, 0));
+    FeVal parts[2] = {val(i32, op_result(op, 0)), val(i1, op_result(op, 1))};
+    return lw_make_tuple(L, 2, parts);
+  }
   case BI_SYNCWARP: {
     if (!lw_positional(L, e, fname, 0, 1, a)) return poison();
     at(L, e->loc);

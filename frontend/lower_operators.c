@@ -408,7 +408,13 @@ FeVal lw_compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
                        lw_vname(L, &a), lw_vname(L, &b));
       return cbool(L, op == CMP_ISNOT);
     }
-    return lw_lerr(L, loc, "'%s' is only supported with None in kernels", ast_cmpop_str(op));
+    /* numba-cuda's bool_is_impl: booleans (True, False and bool values alike) are the same when equal; a boolean
+     * is never a number of another type (generic_is: values of two types) */
+    bool abool = a.kind == FV_VAL && ty_is_bool(a.type), bbool = b.kind == FV_VAL && ty_is_bool(b.type);
+    if (abool && bbool) return lw_compare2(L, op == CMP_IS ? CMP_EQ : CMP_NE, a, b, loc);
+    if ((abool && b.kind == FV_VAL && ty_is_scalar(b.type)) || (bbool && a.kind == FV_VAL && ty_is_scalar(a.type)))
+      return cbool(L, op == CMP_ISNOT);
+    return lw_lerr(L, loc, "'%s' is only supported with None and booleans in kernels", ast_cmpop_str(op));
   }
   if (a.kind == FV_RECORD || b.kind == FV_RECORD) /* Numba types no comparison of records: compare their fields */
     return lw_lerr(L, loc, "no implementation of '%s' for %s and %s (Numba does not compare records; compare their "

@@ -445,7 +445,8 @@ const char *lw_var_name(Lower *L, unsigned i) {
  * frames (statement lists and the index in each); a variable is live after statement k of a frame if the
  * rest of that list reads it before assigning it on some path, else (when the rest does not assign it on
  * every path) if the frame is a loop body and the loop reads it before assigning it (next iteration), or
- * if it is live after the statement that holds the frame in the enclosing frame. A break or continue on the
+ * if it is live after the statement that holds the frame in the enclosing frame (after the enclosing frame's
+ * last statement, where the frame holds the enclosing one's rest: Frame.holds_rest). A break or continue on the
  * way skips the rest of every list up to the loop's body: where the rest of a list (or the statement at hand,
  * whose results are merged after any break in it has set its flag) may leave the iteration, the variable is
  * also live if it is live at the end of the innermost loop body (its next iteration, or what follows the
@@ -516,8 +517,6 @@ static bool live_from(Lower *L, unsigned v, unsigned from) {
     }
     if (!through && !leaving) return false;
     if (!f->outer) return false;
-    /* a frame holding the rest of its outer one (the statements after an if that always jumps, or after a
-       statement that may) has walked them already: the walk goes on at the outer frame's end */
     from = leaves_from = f->holds_rest ? f->outer->n : f->outer->k + 1;
   }
   return false;

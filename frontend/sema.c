@@ -69,6 +69,9 @@ static const struct {
     {"numba.cuda.eq_sync", BI_EQ_SYNC},
     {"numba.cuda.ballot_sync", BI_BALLOT_SYNC},
     {"numba.cuda.activemask", BI_ACTIVEMASK},
+    {"numba.cuda.lanemask_lt", BI_LANEMASK_LT},
+    {"numba.cuda.match_any_sync", BI_MATCH_ANY_SYNC},
+    {"numba.cuda.match_all_sync", BI_MATCH_ALL_SYNC},
     {"numba.cuda.popc", BI_POPC},
     {"numba.cuda.brev", BI_BREV},
     {"numba.cuda.clz", BI_CLZ},
@@ -762,6 +765,7 @@ unsigned sema_free_names(FeCtx *fe, const PyStmt *def, const char ***out) {
 void sema_analyse_function(FeCtx *fe, FeFunc *fn) {
   if (fn->analysed) return;
   fn->analysed = true;
+  fn->def = match_rewrite_function(fe, fn->def);
   strmap_init(&fn->local_index);
   Analysis A = {.fe = fe, .fn = fn};
   const PyParams *ps = &fn->def->funcdef.params;

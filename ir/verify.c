@@ -792,6 +792,21 @@ static bool verify_vote(VerifyCtx *c, Op *op) {
   return true;
 }
 
+static bool verify_match(VerifyCtx *c, Op *op) {
+  static const char *const modes[] = {"any", "all", NULL};
+  int mode = need_choice(c, op, "mode", modes);
+  if (mode < 0 || !need_mask(c, op)) return false;
+  Type *v = OT(op, 1);
+  if (!(ty_is_int(v) || (v->kind == TY_FLOAT && !v->bfloat)) || (v->bits != 32 && v->bits != 64))
+    return op_error(c, op, "value (operand #1) must be a 32- or 64-bit integer or float, got %s", T(c, v));
+  unsigned want = mode == 0 ? 1 : 2;
+  if (op->nresults != want)
+    return op_error(c, op, "match \"%s\" has %u result%s, got %u", modes[mode], want, plural(want), op->nresults);
+  if (!is_int32(RT(op, 0))) return op_error(c, op, "result #0 must be a 32-bit integer, got %s", T(c, RT(op, 0)));
+  if (mode == 1 && !ty_is_bool(RT(op, 1))) return op_error(c, op, "result #1 must be i1, got %s", T(c, RT(op, 1)));
+  return true;
+}
+
 /* gpu.print: attr format, whose directives (%lld, %llu, %f, %s; %% is none) match the operands' types in order. */
 static bool verify_print(VerifyCtx *c, Op *op) {
   Attr *f = need_attr(c, op, "format", ATTR_STR);

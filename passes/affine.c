@@ -37,7 +37,7 @@ static bool invariant(Value *v, unsigned depth) {
     return p && p->kind == OP_FUNC_FUNC && v->block == p->regions[0].first;
   }
   switch (d->kind) {
-  case OP_THREAD_ID: case OP_LANE_ID: return false;
+  case OP_THREAD_ID: case OP_LANE_ID: case OP_LANEMASK_LT: return false;
   case OP_BLOCK_ID: case OP_BLOCK_DIM: case OP_GRID_DIM: case OP_WARP_SIZE: case OP_CONSTANT: return true;
   default: break;
   }

@@ -21,7 +21,7 @@
  * this pass, so `kfront compile` PTX keeps the plain ABI unless --pass-pipeline asks for grid-stride).
  *
  * Eligible: a kernel whose body (and every device function it calls, transitively) uses
- *   - no barriers (gpu.barrier, barrier_reduce, syncwarp), no warp ops (shfl, vote, activemask),
+ *   - no barriers (gpu.barrier, barrier_reduce, syncwarp), no warp ops (shfl, vote, match, activemask),
  *   - no shared memory (mem.global_ref of a "shared" global, mem.dynamic_shared; so no shared atomics),
  * whose only func.return is its entry block's terminator (one block: structured form), which takes no
  * `grid_stride` attribute yet, and whose device functions read no gpu.block_id / gpu.grid_dim (they would
@@ -48,7 +48,7 @@ static bool scan_op(Op *op, void *user) {
   GsScan *s = user;
   switch (op->kind) {
   case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_GRID_SYNC:
-  case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
+  case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_ACTIVEMASK:
   case OP_DYN_SHARED:
   case OP_RAISE: /* ends the thread: the user's blocks after it would not run */
     s->ok = false;

@@ -211,7 +211,7 @@ typedef struct BodyScan {
 static bool scan_body(Op *op, void *user) {
   BodyScan *s = user;
   switch (op->kind) {
-  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_GRID_SYNC: case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
+  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_GRID_SYNC: case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_ACTIVEMASK:
     s->ok = fail(s->t, "the loop synchronises threads (barrier or warp op)");
     break;
   case OP_FUNC_CALL: s->ok = fail(s->t, "the loop calls a function"); break;
@@ -1175,9 +1175,9 @@ static void rewrite_halo(Ts *t) {
 static bool rb_scan(Op *op, void *user) {
   bool *ok = user;
   switch (op->kind) {
-  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_GRID_SYNC: case OP_SHFL: case OP_VOTE: case OP_ACTIVEMASK:
+  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_GRID_SYNC: case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_ACTIVEMASK:
   case OP_FUNC_CALL: case OP_FUNC_RETURN: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_ATOMIC_RMW:
-  case OP_ATOMIC_CAS: case OP_FENCE: case OP_LANE_ID: case OP_RAISE:
+  case OP_ATOMIC_CAS: case OP_FENCE: case OP_LANE_ID: case OP_LANEMASK_LT: case OP_RAISE:
     *ok = false;
     return false;
   default: return true;

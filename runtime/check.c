@@ -478,6 +478,7 @@ void rt_report_raised(Diag *diag, const char *kernel, const char *file, unsigned
 
 typedef struct SharedWalk {
   Module *m;
+  const char *space;    /* the memory space counted: "shared" or "const" */
   PtrMap seen;          /* globals already counted */
   size_t bytes;
   bool no_memory;
@@ -498,7 +499,7 @@ static bool shared_visit(Op *op, void *user) {
     const char *space = ir_op_attr_str(g, "space");
     Type *t = ir_op_attr_type(g, "type");
     Attr *shape = ir_op_attr(g, "shape");
-    if (!space || strcmp(space, "shared") != 0 || !t || t->kind != TY_ARRAY || !shape || shape->kind != ATTR_ARRAY)
+    if (!space || strcmp(space, w->space) != 0 || !t || t->kind != TY_ARRAY || !shape || shape->kind != ATTR_ARRAY)
       return true;
     size_t n = ty_size(t->elem);
     for (unsigned i = 0; i < shape->arr.n; i++)
@@ -515,14 +516,16 @@ static bool shared_callee(Op *callee, Op *call, void *user) {
   return !w->no_memory;
 }
 
-bool rt_kir_static_shared(Module *m, Op *func, size_t *out) {
-  SharedWalk w = {.m = m};
+bool rt_kir_static_bytes(Module *m, Op *func, const char *space, size_t *out) {
+  SharedWalk w = {.m = m, .space = space};
   ir_walk_pre(func, shared_visit, &w);
   if (!w.no_memory && ir_walk_callees(m, func, shared_callee, &w) == IR_WALK_NO_MEMORY) w.no_memory = true;
   ptrmap_free(&w.seen);
   *out = w.bytes;
   return !w.no_memory;
 }
+
+bool rt_kir_static_shared(Module *m, Op *func, size_t *out) { return rt_kir_static_bytes(m, func, "shared", out); }
 
 static bool names_function(const char *sym, const char *name) {
   size_t n = strlen(name);

@@ -41,6 +41,10 @@ bool rt_cuda_open(RtCuda *t, const char *path, StrBuf *err) {
   *(void **)&tmp.cuMemcpyPeerAsync = dlsym(lib, "cuMemcpyPeerAsync");
   *(void **)&tmp.cuPointerGetAttribute = dlsym(lib, "cuPointerGetAttribute");
   *(void **)&tmp.cuLaunchCooperativeKernel = dlsym(lib, "cuLaunchCooperativeKernel");
+  *(void **)&tmp.cuIpcGetMemHandle = dlsym(lib, "cuIpcGetMemHandle");
+  *(void **)&tmp.cuIpcOpenMemHandle = dlsym(lib, "cuIpcOpenMemHandle_v2");  /* cuda.h's name since CUDA 11 */
+  if (!tmp.cuIpcOpenMemHandle) *(void **)&tmp.cuIpcOpenMemHandle = dlsym(lib, "cuIpcOpenMemHandle");
+  *(void **)&tmp.cuIpcCloseMemHandle = dlsym(lib, "cuIpcCloseMemHandle");
   *t = tmp;
   return true;
 }

@@ -29,6 +29,11 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
+/* An IPC handle of device memory (cuIpcGetMemHandle), passed by value */
+typedef struct CUipcMemHandle {
+  char reserved[64];
+} CUipcMemHandle;
+enum { CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1 };
 
 enum {
   CUDA_SUCCESS = 0,
@@ -67,6 +72,7 @@ enum {
 enum {
   CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
   CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+  CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES = 2,
   CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
   CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
@@ -154,6 +160,10 @@ typedef struct RtCuda {
                                 CUstream s);
   /* Which device memory belongs to (CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL): without it, no device is known. */
   CUresult (*cuPointerGetAttribute)(void *data, int attribute, CUdeviceptr ptr);
+  /* Memory shared with other processes (IPC): without them, IPC handles are refused. */
+  CUresult (*cuIpcGetMemHandle)(CUipcMemHandle *handle, CUdeviceptr ptr);
+  CUresult (*cuIpcOpenMemHandle)(CUdeviceptr *ptr, CUipcMemHandle handle, unsigned flags);
+  CUresult (*cuIpcCloseMemHandle)(CUdeviceptr ptr);
   /* Cooperative launches (kernels with a grid barrier): without it they are refused. */
   CUresult (*cuLaunchCooperativeKernel)(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                         unsigned bz, unsigned shared_bytes, CUstream stream, void **params);

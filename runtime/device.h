@@ -63,6 +63,9 @@ typedef struct RtDeviceOps {
   void (*stream_destroy)(RtDevice *d, void *stream);
   kf_status (*stream_synchronize)(RtDevice *d, void *stream, Diag *diag);
   kf_status (*synchronize)(RtDevice *d, Diag *diag);
+  /* Waits until the work of every stream is done, without reading the error records (the next synchronisation
+   * reads them): before memory that kernels may use is freed (diag may be NULL). */
+  kf_status (*finish)(RtDevice *d, Diag *diag);
   kf_status (*event_create)(RtDevice *d, void **out, Diag *diag);
   void (*event_destroy)(RtDevice *d, void *event);
   bool (*event_record)(RtDevice *d, void *event, void *stream, Diag *diag);
@@ -72,6 +75,8 @@ typedef struct RtDeviceOps {
   kf_status (*load)(RtDevice *d, Module *kir, const char *ptx, RtDevModule **out, Diag *diag);
   void (*unload)(RtDevice *d, RtDevModule *m);
   kf_status (*function)(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag);
+  /* What fn's compiled code uses (kfront.h's kf_kernel_attributes: -1 for what the device cannot tell). */
+  kf_status (*function_attributes)(RtDevice *d, RtDevFunction *fn, kf_kernel_attributes *out, Diag *diag);
   /* Blocks of fn (block_threads threads, shared bytes) the whole device runs at once. */
   unsigned (*resident_blocks)(RtDevice *d, RtDevFunction *fn, unsigned block_threads, size_t shared);
   /* Runs fn over the physical grid x block with the parameters packed per abi.h (params[i] points at slot
@@ -88,6 +93,11 @@ typedef struct RtDeviceOps {
    * return). */
   bool (*copy_peer)(RtDevice *d, RtDevice *dst_dev, uint64_t dst, RtDevice *src_dev, uint64_t src, size_t bytes,
                     void *stream, Diag *diag);
+  /* IPC (memory shared with other processes): a handle of the allocation at ptr, and opening and closing a handle
+   * another process made (KF_ERROR_UNSUPPORTED, reported, where the device cannot share memory: the simulator). */
+  kf_status (*ipc_get_handle)(RtDevice *d, uint64_t ptr, unsigned char handle[KF_IPC_HANDLE_BYTES], Diag *diag);
+  kf_status (*ipc_open_handle)(RtDevice *d, const unsigned char handle[KF_IPC_HANDLE_BYTES], uint64_t *out, Diag *diag);
+  kf_status (*ipc_close_handle)(RtDevice *d, uint64_t ptr, Diag *diag);
   /* The ordinal of the device whose memory ptr is (memory made by anyone: CuPy's, PyTorch's), or -1 when the
    * device cannot tell (host memory, the simulator, a driver without the query). */
   int (*pointer_device)(RtDevice *d, uint64_t ptr);

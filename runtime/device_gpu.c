@@ -323,6 +323,50 @@ static kf_status gpu_synchronize(RtDevice *d, Diag *diag) {
   return check_records(g, diag);
 }
 
+static kf_status ipc_missing(Gpu *g, Diag *diag) {
+  (void)g;
+  diag_error(diag, srcloc(NULL, 0, 0), "this CUDA driver has no IPC entry points (cuIpcGetMemHandle, "
+             "cuIpcOpenMemHandle, cuIpcCloseMemHandle)");
+  return KF_ERROR_UNSUPPORTED;
+}
+
+static kf_status gpu_ipc_get_handle(RtDevice *d, uint64_t ptr, unsigned char handle[KF_IPC_HANDLE_BYTES], Diag *diag) {
+  Gpu *g = G(d);
+  BINDING(g);
+  if (!g->cu->cuIpcGetMemHandle) return ipc_missing(g, diag);
+  CUipcMemHandle h;
+  if (!bind(&binding, diag) || !CU(cuIpcGetMemHandle, &h, (CUdeviceptr)ptr)) return KF_ERROR_DEVICE;
+  memcpy(handle, h.reserved, KF_IPC_HANDLE_BYTES);
+  return KF_OK;
+}
+
+static kf_status gpu_ipc_open_handle(RtDevice *d, const unsigned char handle[KF_IPC_HANDLE_BYTES], uint64_t *out,
+                                     Diag *diag) {
+  Gpu *g = G(d);
+  BINDING(g);
+  if (!g->cu->cuIpcOpenMemHandle) return ipc_missing(g, diag);
+  CUipcMemHandle h;
+  memcpy(h.reserved, handle, KF_IPC_HANDLE_BYTES);
+  CUdeviceptr p = 0;
+  if (!bind(&binding, diag) || !CU(cuIpcOpenMemHandle, &p, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
+    return KF_ERROR_DEVICE;
+  *out = (uint64_t)p;
+  return KF_OK;
+}
+
+static kf_status gpu_ipc_close_handle(RtDevice *d, uint64_t ptr, Diag *diag) {
+  Gpu *g = G(d);
+  BINDING(g);
+  if (!g->cu->cuIpcCloseMemHandle) return ipc_missing(g, diag);
+  return bind(&binding, diag) && CU(cuIpcCloseMemHandle, (CUdeviceptr)ptr) ? KF_OK : KF_ERROR_DEVICE;
+}
+
+static kf_status gpu_finish(RtDevice *d, Diag *diag) {
+  Gpu *g = G(d);
+  BINDING(g);
+  return bind(&binding, diag) && CU(cuCtxSynchronize) ? KF_OK : KF_ERROR_DEVICE;
+}
+
 static kf_status gpu_event_create(RtDevice *d, void **out, Diag *diag) {
   Gpu *g = G(d);
   BINDING(g);
@@ -459,6 +503,24 @@ static kf_status gpu_function(RtDevice *d, RtDevModule *m, const char *entry, Op
   return KF_OK;
 }
 
+static kf_status gpu_function_attributes(RtDevice *d, RtDevFunction *fn, kf_kernel_attributes *out, Diag *diag) {
+  Gpu *g = G(d);
+  BINDING(g);
+  if (!bind(&binding, diag)) return KF_ERROR_DEVICE;
+  static const int attrs[] = {CU_FUNC_ATTRIBUTE_NUM_REGS, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+                              CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES,
+                              CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK};
+  int v[5];
+  for (int i = 0; i < 5; i++)
+    if (!CU(cuFuncGetAttribute, &v[i], attrs[i], (CUfunction)fn->handle)) return KF_ERROR_DEVICE;
+  out->regs_per_thread = v[0];
+  out->local_bytes = v[1];
+  out->shared_bytes = v[2];
+  out->const_bytes = v[3];
+  out->max_threads_per_block = v[4];
+  return KF_OK;
+}
+
 static unsigned gpu_resident_blocks(RtDevice *d, RtDevFunction *fn, unsigned threads, size_t shared) {
   Gpu *g = G(d);
   unsigned per_sm = rt_cu_occupancy(g->cu, fn->handle, threads, shared);
@@ -581,6 +643,7 @@ static const RtDeviceOps gpu_ops = {
     .stream_destroy = gpu_stream_destroy,
     .stream_synchronize = gpu_stream_synchronize,
     .synchronize = gpu_synchronize,
+    .finish = gpu_finish,
     .event_create = gpu_event_create,
     .event_destroy = gpu_event_destroy,
     .event_record = gpu_event_record,
@@ -589,11 +652,15 @@ static const RtDeviceOps gpu_ops = {
     .load = gpu_load,
     .unload = gpu_unload,
     .function = gpu_function,
+    .function_attributes = gpu_function_attributes,
     .resident_blocks = gpu_resident_blocks,
     .launch = gpu_launch,
     .make_current = gpu_make_current,
     .can_access_peer = gpu_can_access_peer,
     .copy_peer = gpu_copy_peer,
+    .ipc_get_handle = gpu_ipc_get_handle,
+    .ipc_open_handle = gpu_ipc_open_handle,
+    .ipc_close_handle = gpu_ipc_close_handle,
     .pointer_device = gpu_pointer_device,
 };
 

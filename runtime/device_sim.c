@@ -114,6 +114,7 @@ static kf_status sim_stream_create(RtDevice *d, void **out, Diag *diag) {
 static void sim_stream_destroy(RtDevice *d, void *s) { mem_free(s); }
 static kf_status sim_stream_synchronize(RtDevice *d, void *s, Diag *diag) { return KF_OK; }
 static kf_status sim_synchronize(RtDevice *d, Diag *diag) { return KF_OK; }
+static kf_status sim_finish(RtDevice *d, Diag *diag) { return KF_OK; }  /* launches ran to completion */
 
 static kf_status sim_event_create(RtDevice *d, void **out, Diag *diag) {
   *out = mem_calloc(1, sizeof(SimEvent));
@@ -167,6 +168,19 @@ static kf_status sim_function(RtDevice *d, RtDevModule *m, const char *entry, Op
     diag_out_of_memory(diag);
     return KF_ERROR_OUT_OF_MEMORY;
   }
+  return KF_OK;
+}
+
+/* The simulator runs kir: no registers, no local-memory frame (not known: -1); the shared and constant arrays the
+ * kernel declares; the device's block limit. */
+static kf_status sim_function_attributes(RtDevice *d, RtDevFunction *fn, kf_kernel_attributes *out, Diag *diag) {
+  size_t consts = 0;
+  if (!rt_kir_static_bytes(fn->module->kir, fn->handle, "const", &consts)) return out_of_memory(diag);
+  out->regs_per_thread = -1;
+  out->local_bytes = -1;
+  out->shared_bytes = (int64_t)fn->static_shared;
+  out->const_bytes = (int64_t)consts;
+  out->max_threads_per_block = fn->max_threads ? (int64_t)fn->max_threads : d->info.max_threads_per_block;
   return KF_OK;
 }
 
@@ -299,6 +313,23 @@ static bool sim_copy_peer(RtDevice *d, RtDevice *dst_dev, uint64_t dst, RtDevice
   return true;
 }
 
+/* The simulator's device memory is this process's host memory: no other process can open it. */
+static kf_status sim_ipc_unsupported(Diag *diag) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_UNSUPPORTED);
+  diag_error(diag, NOLOC, "IPC handles: the simulator's device memory is this process's host memory, which other "
+             "processes cannot open (IPC needs a GPU)");
+  diag_set_kind(prev);
+  return KF_ERROR_UNSUPPORTED;
+}
+static kf_status sim_ipc_get_handle(RtDevice *d, uint64_t ptr, unsigned char h[KF_IPC_HANDLE_BYTES], Diag *diag) {
+  return sim_ipc_unsupported(diag);
+}
+static kf_status sim_ipc_open_handle(RtDevice *d, const unsigned char h[KF_IPC_HANDLE_BYTES], uint64_t *out,
+                                     Diag *diag) {
+  return sim_ipc_unsupported(diag);
+}
+static kf_status sim_ipc_close_handle(RtDevice *d, uint64_t ptr, Diag *diag) { return sim_ipc_unsupported(diag); }
+
 /* The simulator's device memory is host memory: which device made it is the runtime's to know, not the memory's. */
 static int sim_pointer_device(RtDevice *d, uint64_t ptr) { return -1; }
 
@@ -318,6 +349,7 @@ static const RtDeviceOps sim_ops = {
     .stream_destroy = sim_stream_destroy,
     .stream_synchronize = sim_stream_synchronize,
     .synchronize = sim_synchronize,
+    .finish = sim_finish,
     .event_create = sim_event_create,
     .event_destroy = sim_event_destroy,
     .event_record = sim_event_record,
@@ -326,11 +358,15 @@ static const RtDeviceOps sim_ops = {
     .load = sim_load,
     .unload = sim_unload,
     .function = sim_function,
+    .function_attributes = sim_function_attributes,
     .resident_blocks = sim_resident_blocks,
     .launch = sim_launch_fn,
     .make_current = sim_make_current,
     .can_access_peer = sim_can_access_peer,
     .copy_peer = sim_copy_peer,
+    .ipc_get_handle = sim_ipc_get_handle,
+    .ipc_open_handle = sim_ipc_open_handle,
+    .ipc_close_handle = sim_ipc_close_handle,
     .pointer_device = sim_pointer_device,
 };
 

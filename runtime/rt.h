@@ -137,6 +137,22 @@ RtDispatchEntry *rt_dispatch_find(const RtDispatch *d, const RtFingerprint *fp);
 RtDispatchEntry *rt_dispatch_insert(RtDispatch *d, const RtFingerprint *fp, RtKernel *kernel);
 void rt_dispatch_free(RtDispatch *d);
 
+/* ---- runtime/deallocations.c: pending deallocations ---------------------------------------------- */
+
+typedef struct RtPendingFree {
+  void *ptr;
+  size_t bytes;
+  bool host;                    /* pinned host memory (else device memory) */
+} RtPendingFree;
+
+typedef struct RtDeallocs {
+  pthread_mutex_t lock;
+  RtPendingFree *items;
+  size_t n, cap, bytes;
+  size_t max_count, max_bytes;  /* flushed when more than these are pending */
+  unsigned deferring;           /* nesting depth of kf_deallocations_defer(1) */
+} RtDeallocs;
+
 /* ---- runtime/runtime.c ----------------------------------------------------------------------- */
 
 typedef struct RtRuntime {
@@ -150,7 +166,10 @@ typedef struct RtRuntime {
   bool backend_chosen;
   char pipeline[128];           /* the default pipeline (+ grid-stride unless the options say not) */
   pthread_mutex_t lock;         /* compiles, the context, the allocation set */
-  PtrMap allocations;           /* device address -> (void *)1 while allocated here */
+  PtrMap allocations;           /* device address -> its bytes while allocated here (| RT_PENDING_FREE while it
+                                 * waits in deallocs) */
+  size_t allocated_bytes, allocated_count;  /* of allocations (under lock) */
+  RtDeallocs deallocs;
   StrBuf describe;
   atomic_uint compiles, launches;
   pthread_mutex_t scratch_lock; /* held by the one call using the scratch buffer */
@@ -191,6 +210,22 @@ void rt_runtime_destroy(RtRuntime *rt);
 void rt_runtime_stats(RtRuntime *rt, kf_runtime_stats *out);
 kf_status rt_device_alloc(RtRuntime *rt, size_t bytes, void **out);
 kf_status rt_device_free(RtRuntime *rt, void *p);
+/* Frees an allocation of rt (pending or not) at once; false when p is none. */
+kf_status rt_device_release(RtRuntime *rt, void *p);
+/* Marks allocation p as waiting in the deallocation queue (*bytes its size); false when p is no allocation of rt
+ * or already waits. */
+bool rt_device_mark_pending(RtRuntime *rt, void *p, size_t *bytes);
+/* Device memory allocated and not yet freed (blocks waiting in the deallocation queue included). */
+void rt_device_allocated(RtRuntime *rt, size_t *bytes, size_t *count);
+/* kfront.h's pending deallocations (deallocations.c): see kf_device_free_deferred and what follows it. */
+void rt_deallocs_init(RtDeallocs *q, size_t total_memory);
+void rt_deallocs_free(RtDeallocs *q);
+kf_status rt_device_free_deferred(RtRuntime *rt, void *p);
+kf_status rt_host_free_deferred(RtRuntime *rt, void *p, size_t bytes);
+kf_status rt_deallocs_flush(RtRuntime *rt);
+kf_status rt_deallocs_defer(RtRuntime *rt, bool defer);
+void rt_deallocs_get(RtRuntime *rt, kf_deallocations *out);
+kf_status rt_deallocs_set_limits(RtRuntime *rt, size_t max_count, size_t max_bytes);
 /* The runtime's scratch device memory, at least `bytes` of it (grown as needed), for a call that has finished
  * using it before it returns (kf_reduce): NULL when another thread holds it or it cannot grow (the caller then
  * allocates its own), or, with *st KF_ERROR_OUT_OF_MEMORY (reported), when host memory ran out. Give it back

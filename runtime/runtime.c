@@ -155,6 +155,10 @@ kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options 
   }
   pthread_mutex_init(&rt->lock, NULL);
   pthread_mutex_init(&rt->scratch_lock, NULL);
+  size_t free_bytes = 0, total_bytes = 0;
+  DiagMark mark = diag_mark(diag);
+  if (!rt->dev->ops->memory_info(rt->dev, &free_bytes, &total_bytes, diag)) diag_rollback(diag, &mark);
+  rt_deallocs_init(&rt->deallocs, total_bytes);
   rt_limits_from_info(&rt->limits, &rt->dev->info);
   rt->backend = o->backend;
   rt->backend_chosen = o->backend != KF_BACKEND_AUTO;
@@ -174,6 +178,11 @@ kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options 
 
 void rt_runtime_destroy(RtRuntime *rt) {
   if (!rt) return;
+  /* pinned host memory waiting to be freed (pending device memory is in the allocation set, freed below) */
+  rt->dev->ops->finish(rt->dev, NULL);
+  for (size_t i = 0; i < rt->deallocs.n; i++)
+    if (rt->deallocs.items[i].host) rt->dev->ops->host_free(rt->dev, rt->deallocs.items[i].ptr, NULL);
+  rt_deallocs_free(&rt->deallocs);
   for (size_t i = 0; i < rt->allocations.cap; i++)
     if (rt->allocations.keys[i] && rt->allocations.vals[i])
       rt->dev->ops->free(rt->dev, (uint64_t)(uintptr_t)rt->allocations.keys[i], NULL);
@@ -228,13 +237,27 @@ void rt_scratch_release(RtRuntime *rt) { pthread_mutex_unlock(&rt->scratch_lock)
 #define DEV(rt) ((rt)->dev)
 #define OPS(rt) ((rt)->dev->ops)
 
+#define RT_PENDING_FREE ((uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1))
+
 kf_status rt_device_alloc(RtRuntime *rt, size_t bytes, void **out) {
   *out = NULL;
   if (!bytes) return KF_OK;
   uint64_t p = 0;
-  if (!OPS(rt)->alloc(DEV(rt), bytes, &p, rt->diag)) return KF_ERROR_DEVICE;
+  DiagMark mark = diag_mark(rt->diag);
+  if (!OPS(rt)->alloc(DEV(rt), bytes, &p, rt->diag)) {
+    /* as numba-cuda: the device may be full of memory waiting to be freed; free it and try once more */
+    kf_deallocations q;
+    rt_deallocs_get(rt, &q);
+    if (!q.pending || q.deferring || rt_deallocs_flush(rt) != KF_OK) return KF_ERROR_DEVICE;
+    diag_rollback(rt->diag, &mark);
+    if (!OPS(rt)->alloc(DEV(rt), bytes, &p, rt->diag)) return KF_ERROR_DEVICE;
+  }
   pthread_mutex_lock(&rt->lock);
-  bool ok = ptrmap_put(&rt->allocations, (void *)(uintptr_t)p, (void *)1);
+  bool ok = ptrmap_put(&rt->allocations, (void *)(uintptr_t)p, (void *)(uintptr_t)bytes);
+  if (ok) {
+    rt->allocated_bytes += bytes;
+    rt->allocated_count++;
+  }
   pthread_mutex_unlock(&rt->lock);
   if (!ok) {
     OPS(rt)->free(DEV(rt), p, NULL);
@@ -244,17 +267,52 @@ kf_status rt_device_alloc(RtRuntime *rt, size_t bytes, void **out) {
   return KF_OK;
 }
 
+/* Takes p out of the allocation set when it is there (and, unless pending_ok, not waiting in the deallocation
+ * queue); its bytes, or 0 when it was not. */
+static size_t forget_allocation(RtRuntime *rt, void *p, bool pending_ok) {
+  pthread_mutex_lock(&rt->lock);
+  uintptr_t v = (uintptr_t)ptrmap_get(&rt->allocations, p);
+  size_t bytes = (size_t)(v & ~RT_PENDING_FREE);
+  if (v && (pending_ok || !(v & RT_PENDING_FREE))) {
+    ptrmap_put(&rt->allocations, p, NULL);
+    rt->allocated_bytes -= bytes;
+    rt->allocated_count--;
+  } else {
+    bytes = 0;
+  }
+  pthread_mutex_unlock(&rt->lock);
+  return bytes;
+}
+
 kf_status rt_device_free(RtRuntime *rt, void *p) {
   if (!p) return KF_OK;
-  pthread_mutex_lock(&rt->lock);
-  bool known = ptrmap_get(&rt->allocations, p) != NULL;
-  if (known) ptrmap_put(&rt->allocations, p, NULL);
-  pthread_mutex_unlock(&rt->lock);
-  if (!known) {
+  if (!forget_allocation(rt, p, false)) {
     diag_error(rt->diag, NOLOC, "kf_device_free: %p was not allocated by this runtime (or was freed already)", p);
     return KF_ERROR_INVALID_INPUT;
   }
   return OPS(rt)->free(DEV(rt), (uint64_t)(uintptr_t)p, rt->diag) ? KF_OK : KF_ERROR_DEVICE;
+}
+
+kf_status rt_device_release(RtRuntime *rt, void *p) {
+  if (!forget_allocation(rt, p, true)) return KF_ERROR_INVALID_INPUT;
+  return OPS(rt)->free(DEV(rt), (uint64_t)(uintptr_t)p, rt->diag) ? KF_OK : KF_ERROR_DEVICE;
+}
+
+bool rt_device_mark_pending(RtRuntime *rt, void *p, size_t *bytes) {
+  pthread_mutex_lock(&rt->lock);
+  uintptr_t v = (uintptr_t)ptrmap_get(&rt->allocations, p);
+  bool ok = v && !(v & RT_PENDING_FREE);
+  if (ok) ptrmap_put(&rt->allocations, p, (void *)(v | RT_PENDING_FREE));  /* (an existing key: no allocation) */
+  pthread_mutex_unlock(&rt->lock);
+  *bytes = (size_t)(v & ~RT_PENDING_FREE);
+  return ok;
+}
+
+void rt_device_allocated(RtRuntime *rt, size_t *bytes, size_t *count) {
+  pthread_mutex_lock(&rt->lock);
+  *bytes = rt->allocated_bytes;
+  *count = rt->allocated_count;
+  pthread_mutex_unlock(&rt->lock);
 }
 
 bool rt_stream_fits(RtRuntime *rt, const RtStream *s, const char *what) {

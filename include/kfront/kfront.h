@@ -533,6 +533,44 @@ typedef struct kf_stream kf_stream;
  * bytes == 0 gives NULL. */
 KF_API kf_status kf_device_alloc(kf_runtime *rt, size_t bytes, void **dptr);
 KF_API kf_status kf_device_free(kf_runtime *rt, void *dptr);
+/* Device memory rt has allocated and not yet freed: bytes and blocks (those waiting among the pending
+ * deallocations below included). */
+KF_API void kf_runtime_allocated(kf_runtime *rt, size_t *bytes, size_t *count);
+
+/* Pending deallocations, as numba-cuda's (its cudadrv/driver.py _PendingDeallocs): kf_device_free_deferred and
+ * kf_host_free_deferred queue a block instead of freeing it; the queue is flushed (every block freed) when it holds
+ * more than max_count blocks or more than max_bytes bytes (by default numba-cuda's CUDA_DEALLOCS_COUNT, 10, and
+ * CUDA_DEALLOCS_RATIO, 0.2, of the device's memory), by kf_deallocations_flush, and when an allocation finds the
+ * device full (then it is tried again) — unless deferral is on: kf_deallocations_defer(rt, 1) turns it on, nested,
+ * (rt, 0) undoes one level, and while it is on nothing is flushed (numba-cuda's defer_cleanup; the queue waits for
+ * the next flush after it). A flush first waits until the device has finished the work of every stream, so memory
+ * is never freed while a kernel that may use it runs (a free per block would synchronise the device at each). A
+ * queued block still counts as allocated (kf_runtime_allocated); freeing it again is KF_ERROR_INVALID_INPUT. */
+typedef struct kf_deallocations {
+  size_t pending, pending_bytes;  /* blocks waiting, their bytes */
+  size_t max_count, max_bytes;    /* the limits (kf_deallocations_set_limits) */
+  unsigned deferring;             /* nesting depth of kf_deallocations_defer(rt, 1); 0: flushes happen */
+} kf_deallocations;
+KF_API kf_status kf_device_free_deferred(kf_runtime *rt, void *dptr);
+/* p: pinned memory of kf_host_alloc, of `bytes` bytes (what the limit counts). */
+KF_API kf_status kf_host_free_deferred(kf_runtime *rt, void *p, size_t bytes);
+KF_API kf_status kf_deallocations_flush(kf_runtime *rt);
+KF_API kf_status kf_deallocations_defer(kf_runtime *rt, int defer);
+KF_API void kf_deallocations_get(kf_runtime *rt, kf_deallocations *out);
+/* New limits; a queue already over them is flushed. */
+KF_API kf_status kf_deallocations_set_limits(kf_runtime *rt, size_t max_count, size_t max_bytes);
+
+/* IPC: device memory shared with another process of the same machine (numba-cuda's IPC handles; the driver's
+ * cuIpcGetMemHandle, cuIpcOpenMemHandle with lazy peer access, cuIpcCloseMemHandle). kf_ipc_get_handle gives the
+ * KF_IPC_HANDLE_BYTES-byte handle of an allocation of rt (dptr: what kf_device_alloc gave); another process opens
+ * it with kf_ipc_open_handle (*dptr: the same memory, mapped into it; not in the process that made the handle, as
+ * the driver refuses) and closes it with kf_ipc_close_handle. The memory must stay allocated in its own process
+ * while others use it. The simulator cannot share its memory (this process's host memory): KF_ERROR_UNSUPPORTED. */
+enum { KF_IPC_HANDLE_BYTES = 64 };
+KF_API kf_status kf_ipc_get_handle(kf_runtime *rt, void *dptr, unsigned char handle[KF_IPC_HANDLE_BYTES]);
+KF_API kf_status kf_ipc_open_handle(kf_runtime *rt, const unsigned char handle[KF_IPC_HANDLE_BYTES], void **dptr);
+KF_API kf_status kf_ipc_close_handle(kf_runtime *rt, void *dptr);
+
 /* Copies; with a stream the copy is asynchronous on it (host memory must then stay valid until the stream
  * is synchronised; it is truly asynchronous only for pinned host memory), with NULL it completes before
  * returning. */
@@ -685,6 +723,22 @@ KF_API int kf_kernel_is_cooperative(kf_kernel *k);
  * the device's limit. */
 KF_API kf_status kf_kernel_max_cooperative_blocks(kf_kernel *k, unsigned threads_per_block, size_t shared_bytes,
                                                   unsigned *out);
+
+/* What the compiled code of a kernel uses, as numba-cuda's kernel attributes give it (regs_per_thread,
+ * local_mem_per_thread, shared_mem_per_block, const_mem_size, max_threads_per_block). On a GPU each is the
+ * driver's cuFuncGetAttribute of the kernel's function (CU_FUNC_ATTRIBUTE_NUM_REGS, LOCAL_SIZE_BYTES,
+ * SHARED_SIZE_BYTES, CONST_SIZE_BYTES, MAX_THREADS_PER_BLOCK). The simulator runs kir, which has no registers
+ * and no local-memory frame: those two are -1 (not known); shared_bytes and const_bytes count the shared and
+ * constant arrays the kernel and the functions it calls declare (each once; the GPU's figure can add alignment
+ * and the module's error-string table), and max_threads_per_block is the simulated device's limit. */
+typedef struct kf_kernel_attributes {
+  int64_t regs_per_thread;       /* registers per thread; -1 not known */
+  int64_t local_bytes;           /* local memory per thread, bytes; -1 not known */
+  int64_t shared_bytes;          /* static shared memory per block, bytes */
+  int64_t const_bytes;           /* constant memory, bytes */
+  int64_t max_threads_per_block; /* the most threads a block of this kernel may have */
+} kf_kernel_attributes;
+KF_API kf_status kf_kernel_get_attributes(kf_kernel *k, kf_kernel_attributes *out);
 
 /* A parameter of a specialised kernel, as the user passes it (parameters the runtime adds are not listed). */
 typedef struct kf_param_info {

@@ -94,14 +94,39 @@ static PyObject *raised_class(const char *exception) {
   return cls ? cls : exception_classes[KF_ERRKIND_RAISED];
 }
 
-/* The text of an exception a kernel raised, as numba-cuda words it (its simulator's order, x first), then kfront's
- * located diagnostic: "tid=[1, 0, 0] ctaid=[0, 0, 0]: message\nfile:line:col: error: ...". Steals diag. */
-static PyObject *with_thread_prefix(PyObject *diag, const kf_error_info *e) {
+/* The contexts of the runtimes on a GPU (an exception their kernels raised is worded as numba-cuda words it on a
+ * GPU; the simulator's as numba-cuda's simulator does). Read and written under the GIL. */
+enum { MAX_GPU_CONTEXTS = 64 };
+static kf_context *gpu_contexts[MAX_GPU_CONTEXTS];
+
+static void set_gpu_context(kf_context *ctx, int on) {
+  for (int i = 0; i < MAX_GPU_CONTEXTS; i++)
+    if (on ? !gpu_contexts[i] : gpu_contexts[i] == ctx) {
+      gpu_contexts[i] = on ? ctx : NULL;
+      return;
+    }
+}
+
+static int is_gpu_context(kf_context *ctx) {
+  for (int i = 0; i < MAX_GPU_CONTEXTS; i++)
+    if (gpu_contexts[i] == ctx) return 1;
+  return 0;
+}
+
+/* The text of an exception a kernel raised, as numba-cuda words it — kfront.errors.kernel_exception_prefix gives
+ * its head, "tid=[1, 0, 0] ctaid=[0, 0, 0]" (the simulator's) or "In function 'k', file F, line L, tid=[0, 0, 1]
+ * ctaid=[0, 0, 0]" (the GPU's) —, then ": message" when it has one, then kfront's located diagnostic on the next
+ * line. Steals diag. */
+static PyObject *with_thread_prefix(PyObject *diag, const kf_error_info *e, int gpu) {
   size_t n = 0;
   const char *message = NULL;
   if (e->exception) kf_error_exception(e->exception, &n, &message);
-  PyObject *head = PyUnicode_FromFormat("tid=[%u, %u, %u] ctaid=[%u, %u, %u]", e->thread[0], e->thread[1],
-                                        e->thread[2], e->block[0], e->block[1], e->block[2]);
+  PyObject *errors = PyImport_ImportModule("kfront.errors");
+  PyObject *head = errors ? PyObject_CallMethod(errors, "kernel_exception_prefix", "Ozzi(III)(III)", gpu ? Py_True
+                                                : Py_False, e->kernel, e->file, (int)e->line, e->thread[0], e->thread[1],
+                                                e->thread[2], e->block[0], e->block[1], e->block[2])
+                          : NULL;
+  Py_XDECREF(errors);
   PyObject *text = !head ? NULL
                    : message ? PyUnicode_FromFormat("%U: %s\n%U", head, message, diag)
                              : PyUnicode_FromFormat("%U\n%U", head, diag);
@@ -132,7 +157,7 @@ PyObject *ext_raise(kf_context *ctx, kf_status st) {
   while (len && text[len - 1] == '\n') len--;
   PyObject *msg = len ? PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "replace")
                       : PyUnicode_FromFormat("kfront: %s", kf_status_name(st));
-  if (msg && kind == KF_ERRKIND_RAISED) msg = with_thread_prefix(msg, &e);
+  if (msg && kind == KF_ERRKIND_RAISED) msg = with_thread_prefix(msg, &e, is_gpu_context(ctx));
   PyObject *cls = kind == KF_ERRKIND_RAISED ? raised_class(e.exception) : exception_classes[kind];
   if (!cls) {
     static PyObject *const *defaults[] = {
@@ -252,6 +277,7 @@ static PyObject *Runtime_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     Py_DECREF(self);
     return NULL;
   }
+  if (kf_runtime_get_mode(self->rt) == KF_RUNTIME_GPU) set_gpu_context(self->ctx, 1);
   return (PyObject *)self;
 }
 
@@ -259,7 +285,10 @@ static void Runtime_dealloc(PyObject *o) {
   RuntimeObject *self = (RuntimeObject *)o;
   PyTypeObject *tp = Py_TYPE(o);
   if (self->rt) kf_runtime_destroy(self->rt);
-  if (self->ctx) kf_context_destroy(self->ctx);
+  if (self->ctx) {
+    set_gpu_context(self->ctx, 0);
+    kf_context_destroy(self->ctx);
+  }
   ((freefunc)PyType_GetSlot(tp, Py_tp_free))(o);
   Py_DECREF(tp);
 }
@@ -350,6 +379,80 @@ static PyObject *Runtime_stats(PyObject *o, PyObject *unused) {
                        "cache_writes", s.cache_writes, "compiles", s.compiles, "launches", s.launches);
 }
 
+/* ---- pending deallocations (kf_device_free_deferred: a Buffer's memory waits there when it goes) ---------- */
+
+static PyObject *Runtime_allocated(PyObject *o, PyObject *unused) {
+  (void)unused;
+  size_t bytes = 0, count = 0;
+  kf_runtime_allocated(((RuntimeObject *)o)->rt, &bytes, &count);
+  return Py_BuildValue("(nn)", (Py_ssize_t)bytes, (Py_ssize_t)count);
+}
+
+static PyObject *Runtime_deallocations(PyObject *o, PyObject *unused) {
+  (void)unused;
+  kf_deallocations d;
+  kf_deallocations_get(((RuntimeObject *)o)->rt, &d);
+  return Py_BuildValue("{s:n,s:n,s:n,s:n,s:I}", "pending", (Py_ssize_t)d.pending, "pending_bytes",
+                       (Py_ssize_t)d.pending_bytes, "max_count", (Py_ssize_t)d.max_count, "max_bytes",
+                       (Py_ssize_t)d.max_bytes, "deferring", d.deferring);
+}
+
+static PyObject *Runtime_flush_deallocations(PyObject *o, PyObject *unused) {
+  (void)unused;
+  RuntimeObject *self = (RuntimeObject *)o;
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_deallocations_flush(self->rt);
+  Py_END_ALLOW_THREADS
+  if (st != KF_OK) return ext_raise(self->ctx, st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *Runtime_defer_deallocations(PyObject *o, PyObject *arg) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  int defer = PyObject_IsTrue(arg);
+  if (defer < 0) return NULL;
+  RT_CALL(self, kf_deallocations_defer(self->rt, defer));
+  Py_RETURN_NONE;
+}
+
+static PyObject *Runtime_set_deallocation_limits(PyObject *o, PyObject *args) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  Py_ssize_t count, bytes;
+  if (!PyArg_ParseTuple(args, "nn", &count, &bytes)) return NULL;
+  if (count < 0 || bytes < 0) return PyErr_Format(PyExc_ValueError, "set_deallocation_limits: negative limits");
+  RT_CALL(self, kf_deallocations_set_limits(self->rt, (size_t)count, (size_t)bytes));
+  Py_RETURN_NONE;
+}
+
+/* ---- IPC: memory shared with other processes --------------------------------------------------------- */
+
+static PyObject *Runtime_ipc_get_handle(PyObject *o, PyObject *arg) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  unsigned long long p = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return NULL;
+  unsigned char h[KF_IPC_HANDLE_BYTES];
+  RT_CALL(self, kf_ipc_get_handle(self->rt, (void *)(uintptr_t)p, h));
+  return PyBytes_FromStringAndSize((const char *)h, KF_IPC_HANDLE_BYTES);
+}
+
+static PyObject *Runtime_ipc_open_handle(PyObject *o, PyObject *arg) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  if (!PyBytes_Check(arg) || PyBytes_Size(arg) != KF_IPC_HANDLE_BYTES)
+    return PyErr_Format(PyExc_ValueError, "ipc_open_handle: an IPC handle is %d bytes", KF_IPC_HANDLE_BYTES);
+  void *p = NULL;
+  RT_CALL(self, kf_ipc_open_handle(self->rt, (const unsigned char *)PyBytes_AsString(arg), &p));
+  return PyLong_FromUnsignedLongLong((uintptr_t)p);
+}
+
+static PyObject *Runtime_ipc_close_handle(PyObject *o, PyObject *arg) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  unsigned long long p = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return NULL;
+  RT_CALL(self, kf_ipc_close_handle(self->rt, (void *)(uintptr_t)p));
+  Py_RETURN_NONE;
+}
+
 static PyObject *Runtime_synchronize(PyObject *o, PyObject *unused) {
   (void)unused;
   RuntimeObject *self = (RuntimeObject *)o;
@@ -424,7 +527,7 @@ static PyObject *Runtime_host_device_pointer(PyObject *o, PyObject *arg) {
   return PyLong_FromUnsignedLongLong((uintptr_t)d);
 }
 
-/* ---- Buffer: device memory, or pinned host memory, freed with the object ---------------------------- */
+/* ---- Buffer: device memory, or pinned host memory, given to the pending deallocations with the object ------ */
 
 typedef struct BufferObject {
   PyObject_HEAD
@@ -455,7 +558,9 @@ static void Buffer_dealloc(PyObject *o) {
   BufferObject *b = (BufferObject *)o;
   PyTypeObject *tp = Py_TYPE(o);
   if (b->ptr) {
-    kf_status st = b->host ? kf_host_free(b->runtime->rt, b->ptr) : kf_device_free(b->runtime->rt, b->ptr);
+    /* numba-cuda's pending deallocations: the memory waits, and is freed with the others after the device's work */
+    kf_status st = b->host ? kf_host_free_deferred(b->runtime->rt, b->ptr, b->nbytes)
+                           : kf_device_free_deferred(b->runtime->rt, b->ptr);
     if (st != KF_OK) kf_context_clear_diagnostics(b->runtime->ctx);  /* nothing to raise to in a destructor */
   }
   Py_XDECREF(b->runtime);
@@ -639,6 +744,19 @@ static PyMethodDef Runtime_methods[] = {
     {"memory_info", Runtime_memory_info, METH_NOARGS, "(free, total) device memory in bytes."},
     {"stats", Runtime_stats, METH_NOARGS, "Cache and launch counters."},
     {"synchronize", Runtime_synchronize, METH_NOARGS, "Waits for all work; raises a pending IndexError."},
+    {"ipc_get_handle", Runtime_ipc_get_handle, METH_O, "ipc_get_handle(ptr) -> the allocation's IPC handle (bytes)."},
+    {"ipc_open_handle", Runtime_ipc_open_handle, METH_O,
+     "ipc_open_handle(handle) -> the address of another process's memory, mapped into this one."},
+    {"ipc_close_handle", Runtime_ipc_close_handle, METH_O, "ipc_close_handle(ptr): unmaps memory ipc_open_handle mapped."},
+    {"allocated", Runtime_allocated, METH_NOARGS, "(bytes, blocks) of device memory allocated and not yet freed."},
+    {"deallocations", Runtime_deallocations, METH_NOARGS,
+     "The pending deallocations: {pending, pending_bytes, max_count, max_bytes, deferring}."},
+    {"flush_deallocations", Runtime_flush_deallocations, METH_NOARGS,
+     "Frees the pending deallocations (after the device's work), unless deferral is on."},
+    {"defer_deallocations", Runtime_defer_deallocations, METH_O,
+     "defer_deallocations(True) defers flushes (nested); (False) undoes one level."},
+    {"set_deallocation_limits", Runtime_set_deallocation_limits, METH_VARARGS,
+     "set_deallocation_limits(count, bytes): flushed when more blocks or bytes than these are pending."},
     {"memcpy", Runtime_memcpy, METH_VARARGS, "memcpy(kind, dst, src, nbytes, stream=None): 0 HtoD, 1 DtoH, 2 DtoD."},
     {"memset", Runtime_memset, METH_VARARGS, "memset(dst, value, nbytes, stream=None) on device memory."},
     {"alloc", Runtime_alloc, METH_O, "alloc(nbytes) -> Buffer of device memory."},

@@ -8,7 +8,8 @@
  *     kf_function_launch, the prepared path (typed dispatch by fingerprint), on its function's device when that is
  *     the thread's current device, else through the launcher of the current device (made once by the redirect
  *     callable kfront.cuda gives, kept in a chain);
- *   Kernel: one specialisation (signature, parameters);
+ *   Kernel: one specialisation (signature, parameters, numba-cuda's kernel attributes: regs_per_thread,
+ *     shared_mem_per_block, ...);
  *   compile(...): the same inputs to kir, LLVM IR or PTX text (inspect_*, compile_ptx).
  * Inputs: sources are (filename, text, first_line) tuples; bindings (name, tagged value) pairs (convert.c);
  * functions dicts {name, source, kind, signatures, layout, fastmath, debug, lineinfo, opt, inline, cache}. */
@@ -705,6 +706,31 @@ static PyObject *Kernel_max_cooperative_grid_blocks(PyObject *o, PyObject *args,
   return PyLong_FromUnsignedLong(blocks);
 }
 
+/* numba-cuda's kernel attributes (closure: which field of kf_kernel_attributes). One the device cannot tell (the
+ * simulator's registers and local memory) is kfront.errors.not_on_simulator(name)'s error. */
+enum { ATTR_REGS, ATTR_LOCAL, ATTR_SHARED, ATTR_CONST, ATTR_MAX_THREADS };
+static const char *const attribute_names[] = {"regs_per_thread", "local_mem_per_thread", "shared_mem_per_block",
+                                              "const_mem_size", "max_threads_per_block"};
+
+static PyObject *Kernel_get_attribute(PyObject *o, void *closure) {
+  KernelObject *self = (KernelObject *)o;
+  int which = (int)(intptr_t)closure;
+  kf_kernel_attributes a;
+  kf_status st = kf_kernel_get_attributes(self->k, &a);
+  if (st != KF_OK) return ext_raise(ctx_of(self->function), st);
+  int64_t v = which == ATTR_REGS ? a.regs_per_thread : which == ATTR_LOCAL ? a.local_bytes
+              : which == ATTR_SHARED ? a.shared_bytes : which == ATTR_CONST ? a.const_bytes : a.max_threads_per_block;
+  if (v >= 0) return PyLong_FromLongLong(v);
+  PyObject *errors = PyImport_ImportModule("kfront.errors");
+  PyObject *exc = errors ? PyObject_CallMethod(errors, "not_on_simulator", "s", attribute_names[which]) : NULL;
+  Py_XDECREF(errors);
+  if (exc) {
+    PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+    Py_DECREF(exc);
+  }
+  return NULL;
+}
+
 static PyMethodDef Kernel_methods[] = {
     {"max_cooperative_grid_blocks", (PyCFunction)(void (*)(void))Kernel_max_cooperative_grid_blocks,
      METH_VARARGS | METH_KEYWORDS, "blocks of blockdim (and dynsmemsize bytes) the device holds at once"},
@@ -840,6 +866,15 @@ static PyGetSetDef Kernel_getset[] = {
     {"cache_source", Kernel_get_cache_source, NULL, "'compiled', 'memory' or 'disk'", NULL},
     {"params", Kernel_get_params, NULL, "[(kind, typestr, ndim, layout, readonly)]", NULL},
     {"cooperative", Kernel_get_cooperative, NULL, "whether it synchronises its grid (a cooperative launch)", NULL},
+    {"regs_per_thread", Kernel_get_attribute, NULL, "registers per thread (the driver's; not on the simulator)",
+     (void *)(intptr_t)ATTR_REGS},
+    {"local_mem_per_thread", Kernel_get_attribute, NULL, "local memory per thread, bytes (not on the simulator)",
+     (void *)(intptr_t)ATTR_LOCAL},
+    {"shared_mem_per_block", Kernel_get_attribute, NULL, "static shared memory per block, bytes",
+     (void *)(intptr_t)ATTR_SHARED},
+    {"const_mem_size", Kernel_get_attribute, NULL, "constant memory, bytes", (void *)(intptr_t)ATTR_CONST},
+    {"max_threads_per_block", Kernel_get_attribute, NULL, "the most threads a block of this kernel may have",
+     (void *)(intptr_t)ATTR_MAX_THREADS},
     {NULL, NULL, NULL, NULL, NULL}};
 static PyType_Slot Kernel_slots[] = {
     {Py_tp_dealloc, Kernel_dealloc}, {Py_tp_getset, Kernel_getset}, {Py_tp_methods, Kernel_methods}, {0, NULL}};

@@ -387,26 +387,87 @@ def function_source(fn, frame=None):
     of the text's first line. Found as the module's docstring says; `frame` is where the search of the calling
     frames' strings starts (by default the caller's).
 
+    A lambda's text is the def `lambda_source` makes of it.
+
     SourceUnavailableError when no text compiles to the function (none kept, or the file changed before the
-    function was decorated); UnsupportedError for a lambda: kfront compiles functions defined with def."""
+    function was decorated)."""
     code = getattr(fn, "__code__", None)
     if not isinstance(code, pytypes.CodeType):
         raise TypeError("kfront: %r is not a Python function" % (fn,))
     name = code.co_name
     qualname = getattr(fn, "__qualname__", name)
+    frame = frame if frame is not None else sys._getframe(1)
     if name == "<lambda>":
-        raise errors.UnsupportedError(
-            "kfront: cannot compile the lambda at %s: kfront compiles functions defined with def (give it a "
-            "name: def f(...): ...)" % _where(code), file=code.co_filename, line=code.co_firstlineno)
+        return _lambda_source(fn, code, qualname, frame)
     first = code.co_firstlineno
     defines = re.compile(r"(^|\n)[ \t]*(async[ \t]+)?def[ \t]+%s\b" % re.escape(name))
     file_changed = False
-    for lines, from_file in _candidates(fn, code, defines, frame if frame is not None else sys._getframe(1)):
+    for lines, from_file in _candidates(fn, code, defines, frame):
         block = _block(lines, first)
         if block is None or not any(defines.match(line) for line in block):
             file_changed |= from_file
             continue
         if _is_the_function(lines, block, first, fn, code):
             return code.co_filename, "".join(block), first
+        file_changed |= from_file
+    raise _missing(fn, code, qualname, file_changed)
+
+
+# ---- lambdas ----------------------------------------------------------------------------------------------
+
+
+def compiled_name(fn):
+    """The name kfront compiles a Python function under: its own, or for a lambda `lambda_L<line>_C<column>` (the
+    def _lambda_source makes of it; a lambda's <lambda> is no identifier)."""
+    code = fn.__code__
+    if code.co_name != "<lambda>":
+        return code.co_name
+    span = _body_span(code)
+    return "lambda_L%d_C%d" % (code.co_firstlineno, span[2] if span else 0)
+
+
+def _body_span(code):
+    """(line, end line, column, end column) of a lambda's body, in UTF-8 bytes as ast gives them: the span its
+    instructions cover together (each one's is part of the body; RESUME's is empty)."""
+    spans = [p for p in code.co_positions() if None not in p and (p[0], p[2]) != (p[1], p[3])]
+    if not spans:
+        return None
+    start = min((p[0], p[2]) for p in spans)
+    end = max((p[1], p[3]) for p in spans)
+    return start[0], end[0], start[1], end[1]
+
+
+def _text_between(lines, node):
+    """The source text of an ast node (lines of the whole text), its first line's lead replaced by spaces so that
+    the node keeps its column."""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    chunk = [line.encode() for line in lines[first:last + 1]]
+    chunk[-1] = chunk[-1][:node.end_col_offset]
+    lead = chunk[0][:node.col_offset].decode(errors="replace")
+    chunk[0] = b" " * len(lead) + chunk[0][node.col_offset:]
+    return b"".join(chunk).decode(errors="replace")
+
+
+def _lambda_source(fn, code, qualname, frame):
+    """(filename, text, first_line) of a lambda: `def lambda_L<line>_C<col>(<its parameters>): return (<its
+    body>)`, its body at its own lines and columns where there is room above it for the def (its line >= 3), else
+    on one line. The lambda is the one of the text at its line whose whole text compiles to its code and whose
+    body spans what its code's instructions do (and whose constant defaults are its own)."""
+    first = code.co_firstlineno
+    span = _body_span(code)
+    file_changed = False
+    for lines, from_file in _candidates(fn, code, re.compile(r"\blambda\b"), frame):
+        compiled = _compiled_whole(lines, fn, code)
+        if compiled is None or span is None or not any(c == code for c in _find_code(compiled, "<lambda>", first)):
+            file_changed |= from_file
+            continue
+        for node in ast.walk(ast.parse("".join(lines))):
+            if isinstance(node, ast.Lambda) and node.lineno == first and _same_defaults(node, fn) and \
+                    (node.body.lineno, node.body.end_lineno, node.body.col_offset, node.body.end_col_offset) == span:
+                head = "def %s(%s):" % (compiled_name(fn), ast.unparse(node.args))
+                body = _text_between(lines, node.body)
+                if node.body.lineno >= 3:
+                    return code.co_filename, "%s\n return (\n%s\n )\n" % (head, body), node.body.lineno - 2
+                return code.co_filename, "%s return (%s)\n" % (head, body.lstrip(" ")), node.body.lineno
         file_changed |= from_file
     raise _missing(fn, code, qualname, file_changed)

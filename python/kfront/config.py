@@ -6,7 +6,8 @@ DISABLE_JIT, OPT, ...), each read from its NUMBA_* environment variable as numba
 assignments to them (`numba.config.CUDA_ENABLE_PYNVJITLINK = True`), which it records. Assigning a name
 that is no setting raises AttributeError naming it. kfront acts on ENABLE_CUDASIM (the simulator) and on
 CUDA_LOW_OCCUPANCY_WARNINGS, CUDA_WARN_ON_IMPLICIT_COPY and DISABLE_PERFORMANCE_WARNINGS (numba-cuda's performance
-warnings, read at each launch); the other numba settings are recorded and have no effect.
+warnings, read at each launch), and CUDA_DEALLOCS_COUNT and CUDA_DEALLOCS_RATIO (the pending deallocations' limits,
+applied when assigned); the other numba settings are recorded and have no effect.
 
 The simulator: ENABLE_CUDASIM is what KFRONT_SIM says when it is set and not empty (on unless "0": 1 or 0),
 else NUMBA_ENABLE_CUDASIM's value (default 0); so KFRONT_SIM=0 turns it off whatever NUMBA_ENABLE_CUDASIM says.
@@ -176,6 +177,8 @@ def reload_config():
     if env != _read_environ:
         _process(os.environ)
         _read_environ = env
+        for name in SETTINGS:
+            _notify(name)
 
 
 def cache_dir():
@@ -192,12 +195,29 @@ def cache_dir():
     return os.path.join(home, ".cache", "kfront") if home else None
 
 
+_listeners = globals().get("_listeners", [])  # kept when the module is reloaded (importlib.reload)
+
+
+def add_listener(fn):
+    """fn(name) is called after each assignment to a setting and for every setting reload_config() reads anew
+    (kfront.cuda applies CUDA_DEALLOCS_COUNT and CUDA_DEALLOCS_RATIO to its runtimes so)."""
+    _listeners.append(fn)
+
+
+def _notify(name):
+    for fn in _listeners:
+        fn(name)
+
+
 class _ConfigModule(types.ModuleType):
-    """Assignments to names that are not settings (nor already attributes of the module) are errors."""
+    """Assignments to names that are not settings (nor already attributes of the module) are errors; listeners
+    hear of the settings assigned."""
 
     def __setattr__(self, name, value):
         if name in SETTINGS or name.startswith("_") or name in self.__dict__:
             super().__setattr__(name, value)
+            if name in SETTINGS:
+                _notify(name)
             return
         close = difflib.get_close_matches(name, sorted(SETTINGS), n=1)
         hint = " (did you mean %s?)" % close[0] if close else ""

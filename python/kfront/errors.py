@@ -22,13 +22,16 @@ The classes:
       LaunchError(ValueError)        a grid, block or shared-memory size the device cannot launch
       CudaDriverError                the CUDA driver or the device failed (numba's CudaAPIError, CudaDriverError)
       KernelRaisedError              a kernel raised an exception of a class only the user's module knows
+      UnsupportedError
+        NotOnSimulatorError(AttributeError)  what only a GPU has (a kernel's registers, IPC), asked of the simulator
 
 A failed bounds check is Python's own IndexError (with the attributes above plus kernel, axis, index and
 extent), a host allocation failure MemoryError. An exception a kernel raised (`raise` or `assert` in a kernel
 compiled with debug=True, the read of a local variable where it is unbound) is raised on the host as its own
-class, a builtin (ValueError, UnboundLocalError, ...) or the user's; its text is numba-cuda's, "tid=[1, 0, 0]
-ctaid=[0, 0, 0]: message" (threadIdx and blockIdx, x first, as numba-cuda's simulator lists them), then on the next
-line kfront's located diagnostic; it has the attributes above plus kernel,
+class, a builtin (ValueError, UnboundLocalError, ...) or the user's; its text is numba-cuda's (kernel_exception_prefix):
+on the simulator its simulator's, "tid=[1, 0, 0] ctaid=[0, 0, 0]: message" (threadIdx and blockIdx, x first), on a
+GPU its GPU path's, "In function 'k', file /abs/k.py, line 7, tid=[0, 0, 1] ctaid=[0, 0, 0]: message" (z first),
+then on the next line kfront's located diagnostic; it has the attributes above plus kernel,
 exception (the class name and message as the kernel raised them: "ValueError: bad"), thread and block (the
 raising thread's threadIdx and blockIdx). `KIND_CLASSES` maps each kind to its class;
 `NUMBA_ERRORS` maps the names of numba.core.errors (and numba's warning categories) to kfront's classes,
@@ -96,6 +99,46 @@ class SourceUnavailableError(CompilerError):
     compile it."""
 
     kind = KIND_NOT_FOUND
+
+
+class NotOnSimulatorError(UnsupportedError, AttributeError):
+    """What only a GPU has, asked of kfront's simulator: a compiled kernel's registers and local memory (the
+    simulator runs kfront's IR, which has neither), memory shared with other processes (IPC). An AttributeError
+    too, as numba-cuda's simulator has no such attributes: code that probes for them (hasattr, getattr with a
+    default, except AttributeError) takes the same path under both."""
+
+
+def not_on_simulator(what):
+    """The NotOnSimulatorError for `what` (a kernel attribute's name; the C extension raises it)."""
+    why = {"regs_per_thread": "the simulator runs kfront's IR, which has no registers",
+           "local_mem_per_thread": "the simulator runs kfront's IR, which has no local-memory frame"}.get(what, "")
+    return NotOnSimulatorError("kfront: %s is known on a GPU only%s" % (what, " (%s)" % why if why else ""))
+
+
+def kernel_exception_prefix(gpu, kernel, file, line, thread, block):
+    """The head numba-cuda 0.30.4 gives an exception a kernel raised (the C extension then adds ": message" and
+    kfront's located diagnostic). Its simulator: "tid=[x, y, z] ctaid=[x, y, z]" (threadIdx and blockIdx, x first).
+    On a GPU (its dispatcher's launch, reading the kernel's __tid*__ and __ctaid*__ globals in the order z, y, x):
+    "In function 'f', file /abs/file.py, line L, tid=[z, y, x] ctaid=[z, y, x]", f the function whose source holds
+    the raise — the nearest `def` above its line, as numba's Loc._raw_function_name finds it, else the kernel."""
+    if not gpu:
+        return "tid=%s ctaid=%s" % (list(thread), list(block))
+    prefix = "tid=%s ctaid=%s" % (list(thread)[::-1], list(block)[::-1])
+    if not file or not line:
+        return prefix
+    import linecache
+    import os
+    import re
+    function = kernel
+    lines = linecache.getlines(file)
+    for text in reversed(lines[:line - 1]):
+        if text.strip().startswith("def "):
+            m = re.match(r"def\s+(\w+)", text.strip())
+            function = m.group(1) if m else kernel
+            break
+    if function is None:
+        return prefix
+    return "In function %r, file %s, line %s, %s" % (function, os.path.abspath(file), line, prefix)
 
 
 class KernelRaisedError(KfrontError):
@@ -174,6 +217,7 @@ NUMBA_ERRORS = {
     "UntypedAttributeError": TypingError,
     "NotDefinedError": TypingError,
     "UnsupportedError": UnsupportedError,
+    "UnsupportedBytecodeError": UnsupportedError,  # numba's, for bytecode it has no support for (match patterns)
     "CudaAPIError": CudaDriverError,
     "CudaDriverError": CudaDriverError,
     "NumbaWarning": KfrontWarning,

@@ -1,5 +1,6 @@
 """kfront.cuda on the simulator (KFRONT_SIM=1 in the test command; on the GPU by test/gpu/run_python_gpu.sh):
-values assigned on a path that then leaves a loop by break or continue (issue 22's silent wrong result).
+values assigned on a path that then leaves a loop by break or continue (issue 22's silent wrong result), and
+values assigned after an if that jumps (difftest finding 3).
 
 kfront lowers break/continue to flags, so a value assigned before a break reaches the loop's exit through the
 merges of every enclosing `if`. The liveness that decides which merged values become results had followed only the
@@ -137,6 +138,34 @@ def return_beside_break(out, c, d):
     out[0] = w
 
 
+def inner_loop_after_jump(out, c, d):
+    # difftest finding 3: the rest of the outer body after an if that always jumps is lowered in that if's else
+    # branch; after it, control goes on after the outer body's last statement (not again at the if's successor)
+    v = 1
+    for i in range(3):
+        if i > c + 5:
+            continue
+        v = 0
+        w = 0
+        while w < 3:
+            w += 1
+            v = 3 + d
+    out[0] = v
+
+
+def inner_loop_after_maybe_jump(out, c, d):
+    # the same where the if only sometimes jumps: the rest is lowered under the flag's test
+    v = 1
+    for i in range(3):
+        if i > c:
+            if d > 100:
+                break
+        v = 0
+        for w in range(2):
+            v = 3 + w
+    out[0] = v
+
+
 CASES = [
     (issue_repro, 1),
     (issue_repro_while, 1),
@@ -146,6 +175,8 @@ CASES = [
     (break_in_else_clause, 2),
     (while_true_search, 2),
     (return_beside_break, 2),
+    (inner_loop_after_jump, 2),
+    (inner_loop_after_maybe_jump, 2),
 ]
 
 

@@ -142,6 +142,215 @@ def test_compile_returns_the_kernel_of_overloads():
     assert eager.compile((types.float64[::1], types.float64)) is eager.overloads[(types.float32[::1], types.float32)]
 
 
+# ---- kernel attributes ----------------------------------------------------------------------------------
+
+_COEFS = np.arange(10, dtype=np.float64)
+
+
+@cuda.jit(device=True)
+def _scratch_sum(x):
+    tmp = cuda.shared.array(16, dtype=np.int32)  # a device function's shared array counts for its kernel
+    tmp[cuda.threadIdx.x % 16] = 1
+    return x + tmp[0]
+
+
+@cuda.jit
+def _uses_memory(ary):
+    sm = cuda.shared.array(100, dtype=ary.dtype)
+    i = cuda.grid(1)
+    sm[i % 100] = ary[i % ary.size]
+    cuda.syncthreads()
+    ary[i % ary.size] = _scratch_sum(sm[0]) + _COEFS[i % 10]
+
+
+def test_kernel_attributes_per_signature_as_numba_cuda_gives_them():
+    _uses_memory[1, 1](np.zeros(4, np.float32))
+    _uses_memory[1, 1](np.zeros(4, np.float64))
+    f32, f64 = types.void(types.float32[::1]), types.void(types.float64[::1])
+    # static shared memory: 100 elements of the array's dtype plus the device function's 16 int32
+    assert _uses_memory.get_shared_mem_per_block(f32) == 400 + 64
+    assert _uses_memory.get_shared_mem_per_block(f64) == 800 + 64
+    # numba-cuda: without a signature, {argument types: value} for every compiled kernel
+    assert _uses_memory.get_shared_mem_per_block() == {f32.args: 464, f64.args: 864}
+    assert _uses_memory.get_shared_mem_per_block("void(float64[::1])") == 864  # kfront also takes text
+    kernel = _uses_memory.overloads[f32.args]
+    assert kernel.shared_mem_per_block == 464  # numba-cuda's _Kernel properties, on the objects overloads holds
+    const = _uses_memory.get_const_mem_size(f32)
+    assert isinstance(const, int) and const >= _COEFS.nbytes
+    limit = cuda.get_current_device().MAX_THREADS_PER_BLOCK
+    max_threads = _uses_memory.get_max_threads_per_block(f32)
+    assert isinstance(max_threads, int) and 0 < max_threads <= limit
+    if SIM:
+        # the simulator's are what it has: the kernel's constant arrays, the simulated device's block limit
+        assert const == _COEFS.nbytes and max_threads == limit
+
+
+def test_kernel_attributes_of_a_specialized_dispatcher_are_its_kernels():
+    @cuda.jit("void(float32[::1])")
+    def smem(ary):
+        sm = cuda.shared.array(100, dtype=np.float32)
+        i = cuda.grid(1)
+        sm[i] = ary[i]
+        ary[i] = sm[i]
+
+    assert smem.get_shared_mem_per_block() == 400  # numba-cuda's test_get_shared_mem_per_block_specialized
+    assert isinstance(smem.get_max_threads_per_block(), int)
+
+
+@pytest.mark.skipif(not SIM, reason="the simulator's answer; test/gpu/python/test_host_api_gpu.py has the GPU's")
+def test_registers_and_local_memory_are_not_known_on_the_simulator():
+    _uses_memory[1, 1](np.zeros(4, np.float32))
+    kernel = _uses_memory.overloads[(types.float32[::1],)]
+    for get, attr in ((_uses_memory.get_regs_per_thread, "regs_per_thread"),
+                      (_uses_memory.get_local_mem_per_thread, "local_mem_per_thread")):
+        with pytest.raises(errors.NotOnSimulatorError, match="known on a GPU only") as info:
+            get((types.float32[::1],))
+        # an AttributeError, as numba-cuda's simulator has no such attribute: probing code takes the same path
+        assert isinstance(info.value, AttributeError)
+        assert not hasattr(kernel, attr)
+
+
+# ---- pending deallocations, defer_cleanup, memory information ---------------------------------------------
+# numba-cuda's tests/cudadrv/test_deallocations.py, which its simulator skips (it has no deallocations); kfront's
+# simulator runs the same queue as the GPU.
+
+@pytest.fixture
+def deallocs():
+    d = cuda.current_context().memory_manager.deallocations
+    assert cuda.current_context().deallocations is not None and len(cuda.current_context().deallocations) == len(d)
+    d.clear()
+    assert len(d) == 0
+    return d
+
+
+def test_pending_deallocations_flush_past_the_count(deallocs):
+    for i in range(config.CUDA_DEALLOCS_COUNT):
+        cuda.to_device(np.arange(1))
+        assert len(deallocs) == i + 1
+    cuda.to_device(np.arange(1))  # one more: past CUDA_DEALLOCS_COUNT, all are freed
+    assert len(deallocs) == 0
+    saved = config.CUDA_DEALLOCS_COUNT
+    try:
+        config.CUDA_DEALLOCS_COUNT = 2  # numba-cuda reads the setting at each deallocation
+        for n in (1, 2, 0):
+            cuda.to_device(np.arange(1))
+            assert len(deallocs) == n
+    finally:
+        config.CUDA_DEALLOCS_COUNT = saved
+
+
+def test_pending_deallocations_flush_past_the_bytes(deallocs):
+    max_pending = 10**6
+    saved = config.CUDA_DEALLOCS_RATIO
+    try:
+        config.CUDA_DEALLOCS_RATIO = max_pending / deallocs.memory_capacity
+        assert abs(deallocs._max_pending_bytes - max_pending) <= 1
+        cuda.to_device(np.ones(max_pending // 2, dtype=np.int8))
+        assert len(deallocs) == 1
+        cuda.to_device(np.ones(deallocs._max_pending_bytes - deallocs._size, dtype=np.int8))
+        assert len(deallocs) == 2
+        cuda.to_device(np.ones(1, dtype=np.int8))  # one byte more: all are freed
+        assert len(deallocs) == 0
+    finally:
+        config.CUDA_DEALLOCS_RATIO = saved
+
+
+def test_defer_cleanup_defers_every_free_nested_and_through_exceptions(deallocs):
+    harr = np.arange(5)
+    darr1 = cuda.to_device(harr)
+    with cuda.defer_cleanup():
+        with cuda.defer_cleanup():
+            darr2 = cuda.to_device(harr)
+            del darr1
+            assert len(deallocs) == 1
+            del darr2
+            assert len(deallocs) == 2
+            deallocs.clear()  # numba-cuda: a no-op while deferred
+            assert len(deallocs) == 2 and deallocs.is_disabled
+        for _ in range(2 * config.CUDA_DEALLOCS_COUNT):  # past the count: still deferred
+            cuda.to_device(harr)
+        assert len(deallocs) == 2 + 2 * config.CUDA_DEALLOCS_COUNT
+    assert not deallocs.is_disabled and len(deallocs) == 2 + 2 * config.CUDA_DEALLOCS_COUNT  # until the next flush
+    deallocs.clear()
+    assert len(deallocs) == 0
+
+    class CustomError(Exception):
+        pass
+
+    with pytest.raises(CustomError):
+        with cuda.defer_cleanup():
+            cuda.to_device(harr)
+            raise CustomError
+    assert not deallocs.is_disabled and len(deallocs) == 1
+    deallocs.clear()
+    assert len(deallocs) == 0
+
+
+def test_device_memory_is_flat_over_many_allocations(deallocs):
+    from kfront.cuda import _runtime
+    rt = _runtime.runtime()
+    base_bytes, base_blocks = rt.allocated()
+
+    @cuda.jit
+    def add_one(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] += 1
+
+    for i in range(500):
+        d = cuda.to_device(np.full(1000 + i, i, dtype=np.float32))
+        add_one[4, 256](d)
+        if i % 50 == 0:
+            assert d.copy_to_host()[0] == i + 1
+        del d
+        assert len(deallocs) <= config.CUDA_DEALLOCS_COUNT
+        assert rt.allocated()[1] <= base_blocks + config.CUDA_DEALLOCS_COUNT  # waiting blocks are still allocated
+    deallocs.clear()
+    assert rt.allocated() == (base_bytes, base_blocks)  # nothing leaked
+
+
+def test_memory_information_as_numba_cuda_gives_it():
+    info = cuda.current_context().get_memory_info()
+    assert info == (info.free, info.total) and cuda.current_context().memory_manager.get_memory_info() == info
+    if SIM:
+        assert info.free == info.total == float("inf")  # numba-cuda's simulator: its memory is the host's, unbounded
+    else:
+        assert 0 < info.free <= info.total
+
+
+# ---- IPC handles -----------------------------------------------------------------------------------------
+# test/gpu/python/test_host_api_gpu.py opens a handle in a spawned process on the GPU
+
+def test_ipc_handles_pickle_and_open_only_elsewhere():
+    import pickle
+    base = cuda.device_array(4)
+    h = cuda.IpcHandle(base, bytes(range(64)), 32, {"device": 0}, offset=8)
+    again = pickle.loads(pickle.dumps(h))
+    assert (again.base, again.handle, again.size, again.source_info, again.offset) == \
+        (None, bytes(range(64)), 32, {"device": 0}, 8)
+    with pytest.raises(ValueError, match="opening IpcHandle from original process"):  # numba-cuda's words
+        h.open()
+    with pytest.raises(ValueError, match="IpcHandle not opened"):
+        again.close()
+    arr = cuda.IpcArrayHandle(again, dict(shape=(4,), strides=(8,), dtype=np.dtype(np.float64)))
+    assert pickle.loads(pickle.dumps(arr))._array_desc == arr._array_desc
+
+
+@pytest.mark.skipif(not SIM, reason="the simulator's answer; the GPU shares memory (test/gpu/python)")
+def test_ipc_on_the_simulator_says_it_needs_a_gpu():
+    d = cuda.to_device(np.arange(4))
+    for use in (d.get_ipc_handle, lambda: cuda.open_ipc_array(bytes(64), 4, np.int64).__enter__(),
+                lambda: pickle_round_trip(cuda.IpcHandle(d, bytes(64), 32)).open()):
+        with pytest.raises(errors.NotOnSimulatorError, match="IPC handles need a GPU") as info:
+            use()
+        assert isinstance(info.value, AttributeError)  # as numba-cuda's simulator, which has no IPC
+
+
+def pickle_round_trip(obj):
+    import pickle
+    return pickle.loads(pickle.dumps(obj))
+
+
 # ---- NumbaPerformanceWarning ------------------------------------------------------------------------------
 
 @cuda.jit
@@ -236,6 +445,19 @@ def test_raised_exception_has_numba_cudas_thread_prefix_then_kfronts_location():
     with pytest.raises(KeyError) as info:
         raiser[1, (1, 2)](np.zeros(2))
     assert info.value.args[0].split("\n")[0] == "tid=[0, 1, 0] ctaid=[0, 0, 0]"  # raised without arguments
+
+
+def test_gpu_wording_of_a_raised_exception_is_numba_cudas(tmp_path):
+    # numba-cuda 0.30.4 on a GPU (its dispatcher's launch): "In function %r, file %s, line %s, " with the function
+    # whose def is the nearest above the raise, the absolute file and the raise's line, then tid and ctaid listed
+    # z, y, x; kfront's GPU runtimes word them so (test/gpu/python/test_host_api_gpu.py compares them on the GPU)
+    src = tmp_path / "kern.py"
+    src.write_text("def helper(x):\n    if x:\n        raise ValueError('bad')\n\n\ndef k(a):\n    helper(a[0])\n")
+    gpu = errors.kernel_exception_prefix(True, "k", str(src), 3, (1, 2, 3), (4, 5, 6))
+    assert gpu == "In function 'helper', file %s, line 3, tid=[3, 2, 1] ctaid=[6, 5, 4]" % src
+    assert errors.kernel_exception_prefix(True, "k", None, 0, (1, 0, 0), (0, 0, 0)) == "tid=[0, 0, 1] ctaid=[0, 0, 0]"
+    assert errors.kernel_exception_prefix(False, "k", str(src), 3, (1, 2, 3), (4, 5, 6)) == \
+        "tid=[1, 2, 3] ctaid=[4, 5, 6]"  # numba-cuda's simulator: x first, no location
 
 
 # ---- ufuncs and gufuncs with out= -------------------------------------------------------------------------

@@ -440,12 +440,17 @@ def test_pickled_kernel_keeps_options_and_module_globals():
     assert function_source(dev.py_func) == again._source
 
 
-def test_lambda_is_refused():
-    # decision: kfront compiles functions defined with def; a lambda's lines are those of the expression
-    # around it, which kfront's parser would have to search, so it is refused with a clear error
-    f = lambda a: a  # noqa: E731
-    with pytest.raises(errors.UnsupportedError, match="lambda at .*test_source.py:"):
-        function_source(f)
+def test_lambda_source_is_a_def_of_its_body():
+    # a lambda compiles as the def of its body, kept at its own line and column (for cuda.reduce(lambda a, b: ...)
+    # and lambda device functions, as numba-cuda compiles them)
+    f = lambda a, b=2: (a +  # noqa: E731
+                        b)
+    filename, text, first = function_source(f)
+    line = f.__code__.co_firstlineno
+    assert filename == __file__ and first == line - 2
+    col = open(__file__).read().splitlines()[line - 1].index("a +")  # the body, inside its parentheses
+    assert text == "def lambda_L%d_C%d(a, b=2):\n return (\n%sa +  # noqa: E731\n                        b\n )\n" % (
+        line, col, " " * col)
 
 
 def test_not_a_function():

@@ -614,6 +614,7 @@ static void compile_op(Cc *c, const Op *op) {
   static const char *const atomic_names[] = {"add", "sub", "and", "or", "xor", "min", "max", "exch", "inc", "dec", "nanmin", "nanmax", NULL};
   static const char *const shfl_names[] = {"idx", "up", "down", "xor", NULL};
   static const char *const vote_names[] = {"all", "any", "uni", "ballot", NULL};
+  static const char *const match_names[] = {"any", "all", NULL};
   static const char *const bred_names[] = {"count", "and", "or", NULL};
   uint32_t k;
   Ins *I;
@@ -988,8 +989,10 @@ static void compile_op(Cc *c, const Op *op) {
     return;
   }
   case OP_LANE_ID:
-    k = emit(c, SI_LANE, op);
+  case OP_LANEMASK_LT:
+    k = emit(c, op->kind == OP_LANE_ID ? SI_LANE : SI_LANEMASK_LT, op);
     INS(c, k)->d = res(c, op, 0);
+    set_norm(INS(c, k), op_result(op, 0)->type);
     return;
   case OP_WARP_SIZE:
     c->init[res(c, op, 0)].i = 32;
@@ -1031,6 +1034,7 @@ static void compile_op(Cc *c, const Op *op) {
   case OP_SYNCWARP:
   case OP_SHFL:
   case OP_VOTE:
+  case OP_MATCH:
   case OP_ACTIVEMASK: {
     WarpInfo *w = cc_alloc(c, sizeof *w);
     if (op->kind == OP_SYNCWARP) {
@@ -1048,6 +1052,14 @@ static void compile_op(Cc *c, const Op *op) {
       if ((w->mode = choice(c, op, "mode", vote_names)) < 0) return;
       w->mask = opnd(c, op, 0);
       w->val = opnd(c, op, 1);
+    } else if (op->kind == OP_MATCH) {
+      w->kind = WK_MATCH;
+      if ((w->mode = choice(c, op, "mode", match_names)) < 0) return;
+      w->mask = opnd(c, op, 0);
+      w->val = opnd(c, op, 1);
+      const Type *vt = op_operand(op, 1)->type;
+      w->vk = vt->kind == TY_FLOAT && vt->bits == 32 ? MV_F32 : vt->bits == 32 ? MV_BITS32 : MV_BITS64;
+      if (w->mode == MM_ALL) w->pred = res(c, op, 1);
     } else {
       w->kind = WK_ACTIVEMASK;
     }

@@ -815,6 +815,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_BDIM: R[I->d].u = norm(I, L->block[I->aux]); break;
     case SI_GDIM: R[I->d].u = norm(I, L->grid[I->aux]); break;
     case SI_LANE: R[I->d].i = t->linear % 32; break;
+    case SI_LANEMASK_LT: R[I->d].u = norm(I, (1u << (t->linear % 32)) - 1u); break;
     case SI_BARRIER:
     case SI_BARRED:
     case SI_GRIDSYNC:
@@ -1207,6 +1208,17 @@ static void shuffle_from_absent(BlockCtx *B, Thread *t, const Ins *I, unsigned s
   stop_launch(L);
 }
 
+/* The bits a gpu.match compares of the value in a lane's registers R. */
+static uint64_t match_bits(const WarpInfo *wi, const Slot *R) {
+  const Slot *v = &R[wi->val];
+  if (wi->vk == MV_F32) {
+    uint32_t b;
+    memcpy(&b, &v->f, sizeof b);
+    return b;
+  }
+  return wi->vk == MV_BITS32 ? (uint32_t)v->u : v->u;
+}
+
 /* Resolves the lanes of warp w that wait at warp ops, one group per op. Returns true if any ran (false, the
  * launch stopped, on a shuffle from an absent lane or a lane named in a mask that waits at a block barrier). */
 static bool resolve_warp(BlockCtx *B, unsigned w) {
@@ -1240,10 +1252,11 @@ static bool resolve_warp(BlockCtx *B, unsigned w) {
       }
     }
     Slot out[32];
+    bool pred[32] = {0};
     for (uint32_t m = group; m; m &= m - 1) {
       unsigned l = (unsigned)__builtin_ctz(m);
       const Slot *R = lanes[l].regs;
-      uint32_t mask = wi->kind == WK_SHFL || wi->kind == WK_VOTE ? (uint32_t)R[wi->mask].u : 0;
+      uint32_t mask = wi->kind == WK_SHFL || wi->kind == WK_VOTE || wi->kind == WK_MATCH ? (uint32_t)R[wi->mask].u : 0;
       Slot v;
       v.u = 0;
       switch (wi->kind) {
@@ -1278,6 +1291,21 @@ static bool resolve_warp(BlockCtx *B, unsigned w) {
         else v.u = ballot == 0 || ballot == eff;
         break;
       }
+      case WK_MATCH: {
+        uint32_t eff = group & mask, same = 0;
+        uint64_t mine = match_bits(wi, R);
+        for (uint32_t e = eff; e; e &= e - 1) {
+          unsigned k = (unsigned)__builtin_ctz(e);
+          if (match_bits(wi, lanes[k].regs) == mine) same |= 1u << k;
+        }
+        if (wi->mode == MM_ANY) v.u = same;
+        else {
+          bool all = same == eff;
+          v.u = all ? eff : 0;
+          pred[l] = all;
+        }
+        break;
+      }
       case WK_ACTIVEMASK: v.u = group; break;
       case WK_SYNCWARP: break;
       }
@@ -1289,6 +1317,7 @@ static bool resolve_warp(BlockCtx *B, unsigned w) {
       Thread *t = &lanes[l];
       if (wi->kind == WK_SHFL) t->regs[I->d] = out[l]; /* any scalar type, bits as they are */
       else if (wi->kind != WK_SYNCWARP) t->regs[I->d].u = norm(I, out[l].u);
+      if (wi->kind == WK_MATCH && wi->mode == MM_ALL) t->regs[wi->pred].u = pred[l];
       t->pc++;
       t->state = T_READY;
     }

@@ -51,7 +51,7 @@ typedef struct SimArr {
  * (f16 uses f32 plus F16ROUND). */
 #define SIM_OPCODES(X) \
   X(NOP) X(JMP) X(JZ) X(JNZ) X(BR2) X(MOV) X(PMOVE) X(CALL) X(RET) X(EXIT) \
-  X(TID) X(BID) X(BDIM) X(GDIM) X(LANE) X(BARRIER) X(BARRED) X(GRIDSYNC) X(WARP) X(ATOMIC) X(CAS) X(BOUNDS) X(RAISE) \
+  X(TID) X(BID) X(BDIM) X(GDIM) X(LANE) X(LANEMASK_LT) X(BARRIER) X(BARRED) X(GRIDSYNC) X(WARP) X(ATOMIC) X(CAS) X(BOUNDS) X(RAISE) \
   X(PRINT) \
   X(DIM) X(STRIDE) X(SIZE) X(DATA) X(LOAD1) X(LOADN) X(STORE1) X(STOREN) X(ALLOCA) X(GREF) X(DYNSH) \
   X(SUBVIEW) X(REINTERP) X(FIELD) X(AMOVE) \
@@ -80,9 +80,12 @@ typedef enum {
 /* Atomic kinds (AtomicInfo.kind), in ops.def order. */
 typedef enum { AK_ADD, AK_SUB, AK_AND, AK_OR, AK_XOR, AK_MIN, AK_MAX, AK_EXCH, AK_INC, AK_DEC, AK_NANMIN, AK_NANMAX } AtomicKind;
 /* Warp-op kinds (WarpInfo.kind) and modes. */
-typedef enum { WK_SHFL, WK_VOTE, WK_SYNCWARP, WK_ACTIVEMASK } WarpKind;
+typedef enum { WK_SHFL, WK_VOTE, WK_MATCH, WK_SYNCWARP, WK_ACTIVEMASK } WarpKind;
 typedef enum { SH_IDX, SH_UP, SH_DOWN, SH_XOR } ShflMode;
 typedef enum { VM_ALL, VM_ANY, VM_UNI, VM_BALLOT } VoteMode;
+typedef enum { MM_ANY, MM_ALL } MatchMode;
+/* How a match compares its values (WarpInfo.vk): the low 32 bits of .u, all 64, the bits of a float's .f. */
+typedef enum { MV_BITS32, MV_BITS64, MV_F32 } MatchValue;
 typedef enum { BR_COUNT, BR_AND, BR_OR } BarrierReduceKind;
 
 typedef struct SimFn SimFn;
@@ -176,6 +179,8 @@ typedef struct WarpInfo {
   WarpKind kind;
   int mode;
   uint32_t mask, val, lane, width;  /* operand slots (unused ones 0) */
+  uint32_t pred;                    /* match "all": the slot of the second result */
+  MatchValue vk;                    /* match: how values compare */
 } WarpInfo;
 
 typedef struct AllocaInfo {

@@ -102,6 +102,11 @@ static CUresult f_getcur(CUcontext *c) {
   return CUDA_SUCCESS;
 }
 static CUresult f_sync(void) { return CUDA_SUCCESS; }
+/* the runtime sizes its pending-deallocation limit by the device's memory: an 80 GiB card */
+static CUresult f_meminfo(size_t *free_bytes, size_t *total_bytes) {
+  *free_bytes = *total_bytes = (size_t)80 << 30;
+  return CUDA_SUCCESS;
+}
 
 /* Parses "__kf_error_strings[N] = {a, b, ...}" out of the PTX. */
 static void parse_strings(FakeModule *m) {
@@ -320,6 +325,7 @@ static void install_fake_with(bool cooperative) {
       .cuDevicePrimaryCtxRetain = f_retain, .cuDevicePrimaryCtxRelease = f_release, .cuCtxSetCurrent = f_setcur,
       .cuCtxGetCurrent = f_getcur,
       .cuCtxSynchronize = f_sync, .cuModuleLoadDataEx = f_load, .cuModuleUnload = f_unload,
+      .cuMemGetInfo = f_meminfo,
       .cuModuleGetFunction = f_getfn, .cuModuleGetGlobal = f_getglobal, .cuFuncGetAttribute = f_fnattr,
       .cuFuncSetAttribute = f_setattr, .cuLaunchKernel = f_launch, .cuMemAlloc = f_alloc, .cuMemFree = f_free,
       .cuMemcpyHtoD = f_htod, .cuMemcpyDtoH = f_dtoh, .cuMemcpyDtoD = f_dtod, .cuMemcpyHtoDAsync = f_htod_a,

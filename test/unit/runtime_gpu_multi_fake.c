@@ -84,6 +84,11 @@ static CUresult f_setcur(CUcontext c) {
 }
 static CUresult f_getcur(CUcontext *c) { *c = current; return CUDA_SUCCESS; }
 static CUresult f_sync(void) { return CUDA_SUCCESS; }
+/* the runtime sizes its pending-deallocation limit by the device's memory: an 80 GiB card */
+static CUresult f_meminfo(size_t *free_bytes, size_t *total_bytes) {
+  *free_bytes = *total_bytes = (size_t)80 << 30;
+  return CUDA_SUCCESS;
+}
 
 static CUresult f_alloc(CUdeviceptr *p, size_t n) {
   int d = dev_of_ctx(current);
@@ -203,6 +208,7 @@ static RtCuda table(int with_peer) {
       .cuDeviceGetCount = f_count, .cuDeviceGet = f_get, .cuDeviceGetName = f_name, .cuDeviceGetAttribute = f_attr,
       .cuDevicePrimaryCtxRetain = f_retain, .cuDevicePrimaryCtxRelease = f_release, .cuCtxSetCurrent = f_setcur,
       .cuCtxGetCurrent = f_getcur, .cuCtxSynchronize = f_sync, .cuModuleUnload = f_unload_module,
+      .cuMemGetInfo = f_meminfo,
       .cuModuleLoadDataEx = f_load, .cuModuleGetFunction = f_getfn, .cuModuleGetGlobal = f_getglobal,
       .cuFuncGetAttribute = f_fnattr, .cuMemAlloc = f_alloc,
       .cuMemFree = f_free, .cuMemcpyHtoD = f_htod, .cuMemcpyDtoH = f_dtoh, .cuMemcpyDtoD = f_dtod,

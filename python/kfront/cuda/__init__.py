@@ -16,8 +16,8 @@ with the source line and a caret), IndexError for a failed bounds check, kfront.
 launch configuration, kfront.errors.CudaDriverError.
 """
 from kfront.cuda import intrinsics
-from kfront.cuda._runtime import (Device, Event, Stream, close, current_context, default_stream, detect, event,
-                                  event_elapsed_time, external_stream, get_current_device, gpus,
+from kfront.cuda._runtime import (Device, Event, Stream, close, current_context, default_stream, defer_cleanup,
+                                  detect, event, event_elapsed_time, external_stream, get_current_device, gpus,
                                   is_available, legacy_default_stream, list_devices, per_thread_default_stream,
                                   select_device, stream, synchronize)
 from kfront.cuda._runtime import is_bfloat16_supported, is_float16_supported, is_fp8_supported
@@ -25,6 +25,7 @@ from kfront.cuda.devicearray import (DeviceNDArray, MappedNDArray, as_cuda_array
                                      from_cuda_array_interface, is_cuda_array, mapped, mapped_array, pinned,
                                      pinned_array, to_device)
 from kfront.cuda._dlpack import from_dlpack
+from kfront.cuda.ipc import IpcArrayHandle, IpcHandle, open_ipc_array
 from kfront.cuda.dispatcher import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
 from kfront.cuda.ufuncs import reduce
 from kfront.cuda import random

@@ -1,7 +1,15 @@
 """The process's kfront runtimes, devices, streams and events — numba.cuda's `synchronize`, `stream`,
 `default_stream`, `external_stream`, `event`, `event_elapsed_time`, `is_available`, `detect`, `gpus`,
-`select_device`, `get_current_device`, `current_context`, `list_devices`, `close`, `is_float16_supported`,
-`is_bfloat16_supported`, `is_fp8_supported`.
+`select_device`, `get_current_device`, `current_context` (its `deallocations`, `memory_manager`, `defer_cleanup`,
+`get_memory_info`), `defer_cleanup`, `list_devices`, `close`, `is_float16_supported`, `is_bfloat16_supported`,
+`is_fp8_supported`.
+
+Pending deallocations, as numba-cuda's: device memory (and pinned host memory) whose last array goes waits in its
+runtime's queue (kf_device_free_deferred) and is freed with the others when more than config.CUDA_DEALLOCS_COUNT
+blocks, or more than config.CUDA_DEALLOCS_RATIO of the device's memory, wait (read when a runtime is made and
+whenever they are assigned), on `deallocations.clear()`, or when an allocation finds the device full; never while
+`defer_cleanup()` is active. A flush first waits for the device's work, so memory a kernel may still use on some
+stream is never freed under it.
 
 One `kfront._kfront.Runtime` per device, made on first use from kfront.config (the GPUs when a CUDA driver and at
 least one device are found, else the simulator, which presents KFRONT_SIM_DEVICES devices; `KFRONT_SIM=1` or
@@ -52,7 +60,24 @@ def _create(devnum):
                                  sim_workers=config.KFRONT_SIM_WORKERS, device=devnum,
                                  sim_devices=o["sim_devices"])
             _runtimes[devnum] = rt
+            _apply_deallocation_limits(rt)
         return rt
+
+
+def _apply_deallocation_limits(rt):
+    """numba-cuda's limits of the pending deallocations (config.CUDA_DEALLOCS_COUNT, CUDA_DEALLOCS_RATIO) on rt."""
+    total = rt.memory_info()[1]
+    rt.set_deallocation_limits(max(0, int(config.CUDA_DEALLOCS_COUNT)),
+                               max(0, int(total * float(config.CUDA_DEALLOCS_RATIO))))
+
+
+def _deallocation_limits_changed(name):
+    if name in ("CUDA_DEALLOCS_COUNT", "CUDA_DEALLOCS_RATIO"):
+        for rt in list(_runtimes.values()):
+            _apply_deallocation_limits(rt)
+
+
+config.add_listener(_deallocation_limits_changed)
 
 
 def device_count():
@@ -306,6 +331,8 @@ class Device:
 
 
 class _MemoryInfo(tuple):
+    """numba-cuda's MemoryInfo: (free, total) with those names."""
+
     @property
     def free(self):
         return self[0]
@@ -315,15 +342,104 @@ class _MemoryInfo(tuple):
         return self[1]
 
 
+def _memory_info(devnum):
+    """(free, total) device memory in bytes; on the simulator numba-cuda's simulator's answer, infinite memory
+    (its device memory is host memory, of no fixed size)."""
+    rt = runtime(devnum)
+    if rt.mode == "sim":
+        return _MemoryInfo((float("inf"), float("inf")))
+    return _MemoryInfo(rt.memory_info())
+
+
+class PendingDeallocations:
+    """numba-cuda's pending deallocations of a device (cudadrv/driver.py's _PendingDeallocs): device and pinned
+    memory whose last user let go, waiting to be freed together. `len()` is how many wait; `clear()` frees them now
+    (after the device's work; nothing while deferred); `disable()` is a context manager, nested, during which
+    nothing is freed (cuda.defer_cleanup()); `is_disabled`; `memory_capacity`, the device's memory the ratio limit
+    is taken of."""
+
+    def __init__(self, devnum):
+        self._devnum = devnum
+
+    def _state(self):
+        return runtime(self._devnum).deallocations()
+
+    def __len__(self):
+        return self._state()["pending"]
+
+    def clear(self):
+        runtime(self._devnum).flush_deallocations()
+
+    @contextlib.contextmanager
+    def disable(self):
+        rt = runtime(self._devnum)
+        rt.defer_deallocations(True)
+        try:
+            yield
+        finally:
+            rt.defer_deallocations(False)
+
+    @property
+    def is_disabled(self):
+        return self._state()["deferring"] > 0
+
+    @property
+    def memory_capacity(self):
+        return runtime(self._devnum).memory_info()[1]
+
+    @property
+    def _max_pending_bytes(self):
+        return self._state()["max_bytes"]
+
+    @property
+    def _size(self):
+        return self._state()["pending_bytes"]
+
+    def __repr__(self):
+        return "<kfront pending deallocations of device %d: %d>" % (self._devnum, len(self))
+
+
+class MemoryManager:
+    """numba-cuda's memory manager of a context (its NumbaCUDAMemoryManager, documented with the EMM plugin
+    interface): kfront's own allocator of the device, with its `deallocations`, `get_memory_info()`,
+    `defer_cleanup()` and `interface_version` 1. kfront takes no EMM plugins (cuda.set_memory_manager)."""
+
+    interface_version = 1
+
+    def __init__(self, context):
+        self.context = context
+        self.deallocations = PendingDeallocations(context.device.id)
+
+    def get_memory_info(self):
+        return _memory_info(self.context.device.id)
+
+    @contextlib.contextmanager
+    def defer_cleanup(self):
+        with self.deallocations.disable():
+            yield
+
+    def __repr__(self):
+        return "<kfront memory manager of device %d>" % self.context.device.id
+
+
 class Context:
-    """numba.cuda's Context of a device: memory information, synchronisation, reset, push/pop."""
+    """numba.cuda's Context of a device: memory information, pending deallocations and the memory manager,
+    deferred cleanup, synchronisation, reset, push/pop. `deallocations` is the device's pending memory
+    deallocations, the list numba-cuda's memory manager keeps (`memory_manager.deallocations`, the same object):
+    numba-cuda's context keeps a second one for streams, events and modules, which kfront releases at once
+    (cuStreamDestroy and cuEventDestroy neither free memory in use nor synchronise)."""
 
     def __init__(self, device):
         self.device = device
+        self.memory_manager = MemoryManager(self)
+        self.deallocations = self.memory_manager.deallocations
 
     def get_memory_info(self):
-        free, total = runtime(self.device.id).memory_info()
-        return _MemoryInfo((free, total))
+        return _memory_info(self.device.id)
+
+    def defer_cleanup(self):
+        """A context manager during which no pending deallocation is done (nested; numba-cuda's)."""
+        return self.memory_manager.defer_cleanup()
 
     def synchronize(self):
         runtime(self.device.id).synchronize()
@@ -339,6 +455,14 @@ class Context:
 
     def __repr__(self):
         return "<kfront context of device %d>" % self.device.id
+
+
+@contextlib.contextmanager
+def defer_cleanup():
+    """numba.cuda.defer_cleanup(): memory whose last array goes during the block is not freed before it ends (nor
+    any other pending deallocation); it is freed at the next flush after it. Nestable."""
+    with current_context().defer_cleanup():
+        yield
 
 
 class _Gpus:

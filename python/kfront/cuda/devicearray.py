@@ -286,7 +286,9 @@ class DeviceNDArray(_kfront.DeviceArray):
         return [self[i:i + section] for i in range(0, self.size, section)]
 
     def get_ipc_handle(self):
-        raise NotImplementedError("kfront: IPC handles are not supported")
+        """An IpcArrayHandle (kfront.cuda.ipc) that pickles, for another process of this machine to open the memory."""
+        from kfront.cuda import ipc
+        return ipc.get_ipc_handle(self)
 
     # -- DLPack ------------------------------------------------------------------------------------------
     def __dlpack_device__(self):

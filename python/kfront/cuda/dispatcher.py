@@ -134,13 +134,13 @@ class _Inputs:
         self._index[id(d)] = index
         fn = d.py_func
         self.sources.append(taken_source(d))
-        spec = {"name": fn.__code__.co_name, "source": index, "kind": d._kind, "signatures": d._sigs}
+        spec = {"name": _capture.compiled_name(fn), "source": index, "kind": d._kind, "signatures": d._sigs}
         spec.update(d._spec_options())
         self.specs.append(spec)
         globals_, closure = _source.referenced_names(fn, self.sources[index][1])
         attrs = _source.attribute_names(fn.__code__)  # what it may read of the program's own modules
         for name, value in list(globals_.items()) + list(closure.items()):
-            if value is d and name == fn.__code__.co_name:
+            if value is d and name == _capture.compiled_name(fn):
                 continue  # recursion: the function's own name is defined in its own source
             frozen = _source.freeze_value(name, value, self._registry, attrs)
             if frozen is not None and frozen[0] == "exception":  # raised by a kernel, it comes back by this name
@@ -177,7 +177,7 @@ class _Inputs:
                 return None
         if id(dep) not in self._index:
             self._add(dep)
-        return ("function", self._index[id(dep)], dep.py_func.__code__.co_name)
+        return ("function", self._index[id(dep)], _capture.compiled_name(dep.py_func))
 
     def _bind(self, name, frozen):
         old = self.bindings.get(name)
@@ -321,7 +321,7 @@ class Dispatcher:
             inputs = self._frozen()
             program = _kfront.Program(_runtime.runtime(dev), inputs.sources, inputs.binding_list(), inputs.specs,
                                       bounds_check=self._bounds_check)
-            f = self._functions[dev] = program.function(self.py_func.__code__.co_name)
+            f = self._functions[dev] = program.function(_capture.compiled_name(self.py_func))
         return f
 
     # -- launching --------------------------------------------------------------------------------------
@@ -464,6 +464,38 @@ class Dispatcher:
             f.specialize(*[_example(a) for a in argtypes])
         raise errors.CompilerError("kfront: compiling %s for %s gave another signature" % (self.__name__, key))
 
+    def _kernel_attribute(self, name, signature):
+        """numba-cuda's get_<attribute>(signature=None): the attribute of the kernel compiled for signature (a
+        Signature, an argument-type tuple or a signature's text), of the one kernel of a specialized dispatcher, or
+        else {argument-type tuple: value} over every kernel compiled so far."""
+        overloads = self.overloads
+        if signature is not None:
+            return getattr(overloads[signature], name)
+        if self.specialized:
+            return getattr(next(iter(overloads.values())), name)
+        return {sig: getattr(k, name) for sig, k in overloads.items()}
+
+    def get_regs_per_thread(self, signature=None):
+        """Registers each thread of the kernel uses on the current device (the driver's count; on the simulator,
+        which runs kfront's IR, kfront.errors.NotOnSimulatorError, an AttributeError as in numba-cuda's)."""
+        return self._kernel_attribute("regs_per_thread", signature)
+
+    def get_const_mem_size(self, signature=None):
+        """Bytes of constant memory the kernel uses (its constant arrays)."""
+        return self._kernel_attribute("const_mem_size", signature)
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Bytes of static shared memory per block (cuda.shared.array of a constant shape)."""
+        return self._kernel_attribute("shared_mem_per_block", signature)
+
+    def get_max_threads_per_block(self, signature=None):
+        """The most threads per block the kernel can be launched with on the current device."""
+        return self._kernel_attribute("max_threads_per_block", signature)
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Bytes of local memory per thread (the driver's; NotOnSimulatorError on the simulator)."""
+        return self._kernel_attribute("local_mem_per_thread", signature)
+
     def _signature_for(self, signature):
         """The signatures (texts) to compile for an inspect_* call: the one given, else every compiled one."""
         if signature is not None:
@@ -481,7 +513,7 @@ class Dispatcher:
         signature, as numba-cuda's inspect_* return them."""
         errors.register()  # compiling needs no runtime, but its errors are raised as kfront.errors' classes
         inputs = self._frozen()
-        name = self.py_func.__code__.co_name
+        name = _capture.compiled_name(self.py_func)
         out = {}
         for sig in self._signature_for(signature):
             out[signature_key(sig)] = _kfront.compile(inputs.sources, inputs.binding_list(), inputs.specs, [name],
@@ -686,7 +718,7 @@ def _balanced_end(text, start):
 
 def _inferred_return_type(dispatcher, sig):
     """The return type kfront's typing gave the device function compiled for sig: its kir function type's."""
-    name = dispatcher.py_func.__code__.co_name
+    name = _capture.compiled_name(dispatcher.py_func)
     kir = dispatcher._compile_text("kir", sig)
     for line in kir.splitlines():
         if "sym_name = @%s," % name in line and "function_type = " in line:

@@ -8,7 +8,7 @@ calling thread's current device (device arrays of another device are refused, na
 """
 import numpy as np
 
-from kfront import _kfront, _source, errors, types
+from kfront import _capture, _kfront, _source, errors, types
 from kfront.cuda import _runtime, devicearray
 from kfront.cuda.dispatcher import _Inputs, _dispatchers, source_now
 
@@ -46,7 +46,7 @@ class _Generated:
         if f is None:
             inputs = self._frozen()
             program = _kfront.Program(_runtime.runtime(dev), inputs.sources, inputs.binding_list(), inputs.specs)
-            f = self._functions[dev] = program.function(self.py_func.__code__.co_name)
+            f = self._functions[dev] = program.function(_capture.compiled_name(self.py_func))
         return f
 
 

@@ -1,0 +1,164 @@
+"""GPU machine only (test/gpu/run_python_gpu.sh, numba-cuda installed): numba-cuda 0.30.4's host API where its GPU
+path differs from its simulator, kfront against numba-cuda on the same GPU: kernel attributes (the driver's
+cuFuncGetAttribute), pending deallocations (device memory flat over many allocations), IPC handles (an array
+written through a handle opened in a spawned process), and the words of an exception a kernel raised."""
+import numba
+import numba.cuda as ncuda  # the GPU machine has numba-cuda: missing, the suite fails (it is not skipped)
+import numpy as np
+
+from kfront import cuda as kcuda
+from kfront import types
+
+
+def both(tmp_path, name, src):
+    """The kernel `name` of src (written to a file, so both compilers read its source) under kfront and numba-cuda."""
+    out = []
+    for which, mod in (("kfront", kcuda), ("numba", ncuda)):
+        path = tmp_path / ("%s_%s.py" % (name, which))
+        path.write_text("import numpy as np\n" + src)
+        ns = {"cuda": mod}
+        exec(compile(path.read_text(), str(path), "exec"), ns)
+        out.append(mod.jit(ns[name]))
+    return out
+
+
+# ---- kernel attributes ----------------------------------------------------------------------------------
+
+SMEM_LMEM = """
+def smem_lmem(ary):
+    sm = cuda.shared.array(100, dtype=np.float32)
+    lm = cuda.local.array(1000, dtype=np.float32)
+    i = cuda.grid(1)
+    for j in range(1000):
+        lm[j] = j + i
+    sm[i % 100] = lm[(i * 7) % 1000]
+    cuda.syncthreads()
+    ary[i] = sm[(i + 1) % 100] + lm[(i * 13) % 1000]
+"""
+
+
+def test_kernel_attributes_are_the_drivers(tmp_path):
+    k, nk = both(tmp_path, "smem_lmem", SMEM_LMEM)
+    k[1, 32](kcuda.device_array(32, np.float32))
+    nk[1, 32](ncuda.device_array(32, np.float32))
+    sig, nsig = types.void(types.float32[::1]), numba.void(numba.float32[::1])
+    regs, local = k.get_regs_per_thread(sig), k.get_local_mem_per_thread(sig)
+    assert isinstance(regs, int) and regs > 0
+    assert isinstance(local, int) and local >= 1000 * 4  # numba-cuda's own test: the local array's bytes at least
+    assert k.get_shared_mem_per_block(sig) == nk.get_shared_mem_per_block(nsig) == 400
+    assert 0 < k.get_max_threads_per_block(sig) <= kcuda.get_current_device().MAX_THREADS_PER_BLOCK
+    assert k.get_regs_per_thread() == {sig.args: regs}
+    assert nk.get_local_mem_per_thread(nsig) >= 4000
+    print("registers per thread: kfront %d, numba-cuda %d; local bytes per thread: kfront %d, numba-cuda %d"
+          % (regs, nk.get_regs_per_thread(nsig), local, nk.get_local_mem_per_thread(nsig)))
+
+
+# ---- pending deallocations ------------------------------------------------------------------------------
+
+def test_device_memory_is_flat_and_frees_wait_for_kernels_on_other_streams():
+    ctx = kcuda.current_context()
+    deallocs = ctx.deallocations
+    deallocs.clear()
+    free0 = ctx.get_memory_info().free
+    spin = kcuda.jit("void(float32[::1], int64)")(_spin)
+    s = kcuda.stream()
+    out = kcuda.device_array(1 << 20, np.float32)
+    for i in range(200):
+        tmp = kcuda.to_device(np.full(1 << 20, i, np.float32), stream=s)  # 4 MiB each
+        spin[1024, 256, s](tmp, 2000)
+        out.copy_to_device(tmp, stream=s)
+        del tmp  # waits; flushed past CUDA_DEALLOCS_COUNT only after the device has finished the kernels using it
+        assert len(deallocs) <= 10
+    s.synchronize()
+    assert (out.copy_to_host() == 199 + 2000).all()
+    deallocs.clear()
+    assert abs(ctx.get_memory_info().free - free0) < (64 << 20)  # flat: nothing leaked (the driver's granularity)
+
+
+def _spin(a, n):
+    i = kcuda.grid(1)
+    if i < a.size:
+        v = a[i]
+        for _ in range(n):
+            v += 1.0
+        a[i] = v
+
+
+# ---- the words of an exception a kernel raised ----------------------------------------------------------
+
+RAISER = """
+def helper(x):
+    if x == 5:
+        raise KeyError
+
+
+def raiser(a):
+    if cuda.threadIdx.x == 1 and cuda.blockIdx.x == 2:
+        raise ValueError("bad value")
+    helper(cuda.threadIdx.y * 5)
+"""
+
+
+def test_raised_exception_words_are_numba_cudas_on_the_gpu(tmp_path):
+    texts = []
+    for k, mod in zip(both_debug(tmp_path, "raiser", RAISER), (kcuda, ncuda)):
+        got = []
+        for grid, block, cls in ((3, 2, ValueError), (1, (1, 2), KeyError)):
+            try:
+                k[grid, block](mod.device_array(2))
+                mod.synchronize()
+            except cls as e:
+                got.append(str(e.args[0]).split("\n")[0])  # kfront's located diagnostic follows on the next lines
+        texts.append(got)
+    kf, nb = texts
+    assert len(nb) == 2 and kf == [t.replace("raiser_numba", "raiser_kfront") for t in nb], (kf, nb)
+
+
+def both_debug(tmp_path, name, src):
+    return [mod.jit(debug=True, opt=False)(k.py_func) for k, mod in zip(both(tmp_path, name, src), (kcuda, ncuda))]
+
+
+# ---- IPC handles ----------------------------------------------------------------------------------------
+
+IPC_CHILD = """
+import pickle, sys
+import numpy as np
+from kfront import cuda
+
+@cuda.jit
+def add(a, v):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += v
+
+with open(sys.argv[1], "rb") as f:
+    handle, raw, size = pickle.load(f)
+with handle as ary:                      # numba-cuda's IpcArrayHandle as a context manager
+    add[1, 64](ary, 100)
+    cuda.synchronize()
+    print("child saw", ary.copy_to_host()[:3].tolist())
+with cuda.open_ipc_array(raw, size, np.float32) as flat:   # the raw handle, as numba-cuda's open_ipc_array
+    flat[0:1] = np.array([-1.0], np.float32)
+    cuda.synchronize()
+"""
+
+
+def test_ipc_array_written_in_a_spawned_process(tmp_path):
+    import pickle
+    import subprocess
+    import sys
+    host = np.arange(64, dtype=np.float32)
+    d = kcuda.to_device(host)
+    h = d.get_ipc_handle()
+    (tmp_path / "child.py").write_text(IPC_CHILD)
+    with open(tmp_path / "handle.pkl", "wb") as f:
+        pickle.dump((h, h._ipc_handle.handle, 64), f)
+    r = subprocess.run([sys.executable, str(tmp_path / "child.py"), str(tmp_path / "handle.pkl")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "child saw [100.0, 101.0, 102.0]" in r.stdout
+    out = d.copy_to_host()
+    assert out[0] == -1.0 and (out[1:] == host[1:] + 100).all()
+    import pytest
+    with pytest.raises(ValueError, match="original process"):  # numba-cuda's: not in the process that made it
+        h.open()
