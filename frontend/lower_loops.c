@@ -296,14 +296,15 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   if (ls->target) lw_ue_target(L, ls->target, def, ue);
   lw_ue_stmts(L, ls->body, def, ue);
   unsigned here = L->frame->k;
-  bool *carry = ARENA_ARRAY(&L->fe->arena, bool, nv);
-  for (unsigned i = 0; i < nl; i++) {
-    carry[i] = assigned[i] && (ue[i] || lw_var_live(L, i, here + 1));
-    carry[bound_slot(L, i)] = carry[i] && !is_true(&env0[bound_slot(L, i)]);
-  }
   /* what the body frame sees after its end: the next iteration, and the else clause */
   bool *loop_ue = lw_bools(L, ue);
   if (ls->orelse) lw_ue_stmts(L, ls->orelse, lw_bools(L, NULL), loop_ue);
+  /* a variable goes around the loop when the next iteration, the else clause or what follows the loop reads it */
+  bool *carry = ARENA_ARRAY(&L->fe->arena, bool, nv);
+  for (unsigned i = 0; i < nl; i++) {
+    carry[i] = assigned[i] && (loop_ue[i] || lw_var_live(L, i, here + 1));
+    carry[bound_slot(L, i)] = carry[i] && !is_true(&env0[bound_slot(L, i)]);
+  }
   if (wform) {
     carry[L->v_brk] = ls->has_break;
     carry[L->v_ret] = ls->has_ret;

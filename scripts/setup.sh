@@ -15,6 +15,7 @@ command -v ninja >/dev/null || need+=(ninja-build)
 command -v cc >/dev/null || need+=(gcc)
 command -v python3 >/dev/null || need+=(python3)
 command -v pkg-config >/dev/null || need+=(pkg-config)
+python3 -c "import ensurepip" 2>/dev/null || need+=(python3-venv)   # scripts/oracle_env.sh
 [ -x /usr/bin/llvm-config-14 ] || need+=(llvm-14-dev)
 [ -f /usr/lib/llvm-14/lib/libLLVMCore.a ] || need+=(llvm-14-dev)
 [ -x /usr/lib/llvm-14/bin/FileCheck ] || need+=(llvm-14-tools)
@@ -42,4 +43,6 @@ fi
 if ! python3 -c 'import IPython, ipykernel, nbclient, nbformat' 2>/dev/null; then
   python3 -m pip install -q ipython ipykernel nbclient nbformat
 fi
+# the test oracle: numba-cuda 0.30.4 from PyPI in build/oracle-venv (the differential fuzzer, test/difftest)
+bash "$(dirname "$0")/oracle_env.sh" >/dev/null
 echo "setup: ok"

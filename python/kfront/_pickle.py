@@ -95,9 +95,9 @@ def _portable(value, registry):
     return value
 
 
-def function_state(fn, registry):
-    """What rebuilds the Python function fn (rebuild_function)."""
-    globals_, _ = _source.referenced_names(fn)
+def function_state(fn, registry, text=None):
+    """What rebuilds the Python function fn (rebuild_function); text its source, when taken."""
+    globals_, _ = _source.referenced_names(fn, text)
     cells = []
     for cell in fn.__closure__ or ():
         try:

@@ -76,15 +76,50 @@ def attribute_names(code, out=None):
     return out
 
 
-def referenced_names(fn):
+def _local_names(code, out):
+    out.update(code.co_varnames, code.co_cellvars, code.co_freevars)
+    for const in code.co_consts:
+        if isinstance(const, pytypes.CodeType):
+            _local_names(const, out)
+    return out
+
+
+def _names_only_source_reads(fn, text):
+    """the names fn's source text reads that are none of its code's locals: beside the bytecode's globals, the
+    ones of code CPython's compiler dropped as unreachable (the body of `while c and False:` or
+    `if c and False:`), which the frontend, compiling the text, still types"""
+    import ast
+    import textwrap
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except SyntaxError:
+        return []
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if not defs:
+        return []
+    local = _local_names(fn.__code__, set())
+    seen = {}
+    for stmt in defs[0].body:       # the body only: decorators and defaults are not the kernel's reads
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local:
+                seen.setdefault(node.id, None)
+    return list(seen)
+
+
+def referenced_names(fn, text=None):
     """(globals, closure) a function reads, each a dict name -> value in the order the function first
     names them. globals: the base names it loads as globals (in its own code and in nested code objects:
-    comprehensions, inner functions, lambdas; `np.float32` names np only) that fn.__globals__ holds;
-    builtins and names bound nowhere are left out. closure: its free variables with their cells' values
+    comprehensions, inner functions, lambdas; `np.float32` names np only) that fn.__globals__ holds, then,
+    given its source text, the names the text reads that its code does not (code CPython dropped as
+    unreachable, which the frontend still types: difftest finding 1); builtins and names bound nowhere are
+    left out. closure: its free variables with their cells' values
     (a cell not yet assigned is left out)."""
     code = fn.__code__
     g = fn.__globals__
     globals_ = {name: g[name] for name in _global_names(code, {}) if name in g}
+    for name in _names_only_source_reads(fn, text) if text is not None else ():
+        if name in g and name not in globals_:
+            globals_[name] = g[name]
     closure = {}
     for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
         try:

@@ -137,7 +137,7 @@ class _Inputs:
         spec = {"name": _capture.compiled_name(fn), "source": index, "kind": d._kind, "signatures": d._sigs}
         spec.update(d._spec_options())
         self.specs.append(spec)
-        globals_, closure = _source.referenced_names(fn)
+        globals_, closure = _source.referenced_names(fn, self.sources[index][1])
         attrs = _source.attribute_names(fn.__code__)  # what it may read of the program's own modules
         for name, value in list(globals_.items()) + list(closure.items()):
             if value is d and name == _capture.compiled_name(fn):
@@ -563,7 +563,8 @@ class Dispatcher:
                        boundscheck=self._bounds_check)
         source = None if isinstance(self._source, BaseException) else self._source
         return (_pickle.new_dispatcher, (type(self),),
-                {"function": _pickle.function_state(self.py_func, _registry()), "signatures": list(self._sigs),
+                {"function": _pickle.function_state(self.py_func, _registry(), source and source[1]),
+                 "signatures": list(self._sigs),
                  "options": options, "source": source})
 
     def __setstate__(self, state):
