@@ -67,7 +67,7 @@ static FeVal global_tuple(Lower *L, const FeVal *g, const char *hint, unsigned d
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, g->tup.n);
   for (unsigned k = 0; k < g->tup.n; k++)
     elems[k] = global_tuple(L, &g->tup.elems[k], arena_printf(&L->fe->arena, "%s_%u", hint, k), depth + 1);
-  return lw_make_tuple(L, g->tup.n, elems);
+  return lw_make_tuple_like(L, g->type, g->tup.n, elems);
 }
 
 static bool has_complex_constant(const FeVal *v) {
@@ -90,7 +90,7 @@ static FeVal complex_constants(Lower *L, FeVal v, SrcLoc loc) {
   if (v.kind != FV_TUPLE || !has_complex_constant(&v)) return v;
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, v.tup.n);
   for (unsigned i = 0; i < v.tup.n; i++) elems[i] = complex_constants(L, v.tup.elems[i], loc);
-  return lw_make_tuple(L, v.tup.n, elems);
+  return lw_make_tuple_like(L, v.type, v.tup.n, elems);
 }
 
 /* The value of a global (a module-level name, a binding, a namespace member) as a kernel reads it; name
@@ -406,6 +406,13 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
       return r;
     }
     return lw_array_attribute(L, &v, a, aloc);
+  }
+  case FV_TUPLE: { /* a named tuple's field (Numba's NamedTuple: its fields are its only attributes) */
+    int k = v.type ? ty_tuple_field(v.type, a, strlen(a)) : -1;
+    if (k < 0) return lw_lerr(L, aloc, "unknown attribute '%s' of %s", a, lw_vname(L, &v));
+    FeVal r = v.tup.elems[k];
+    r.literal = false;
+    return r;
   }
   case FV_RECORD: {
     Value *base, *idx[32];

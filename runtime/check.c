@@ -63,22 +63,6 @@ char rt_array_layout(const kf_array *a) {
   return 'A';
 }
 
-Type *rt_arg_type(IrContext *ctx, const kf_arg *a) {
-  if (a->kind == KF_ARG_SCALAR) return rt_dtype_type(ctx, a->dtype);
-  if (a->kind == KF_ARG_TUPLE) {
-    if (a->nitems > RT_MAX_FLAT_ARGS || (a->nitems && !a->items)) return NULL;
-    Type *elems[RT_MAX_FLAT_ARGS];
-    for (unsigned i = 0; i < a->nitems; i++)
-      if (!(elems[i] = rt_arg_type(ctx, &a->items[i]))) return NULL;
-    return ty_tuple(ctx, a->nitems, elems);
-  }
-  if (a->kind == KF_ARG_ARRAY && a->array.ndim == 0 && rt_dtype_is_record(a->array.dtype))
-    return rt_dtype_type(ctx, a->array.dtype); /* one record */
-  if (a->kind != KF_ARG_ARRAY || a->array.ndim < 1 || a->array.ndim > KF_MAX_RANK) return NULL;
-  Type *elem = rt_dtype_type(ctx, a->array.dtype);
-  return elem ? ty_array(ctx, elem, a->array.ndim, rt_array_layout(&a->array)) : NULL;
-}
-
 /* Numba's dimensions: [:, ::1] for C, [::1, :] for F, [:, :] for A. */
 static void array_dims(unsigned rank, char layout, StrBuf *out) {
   sb_putc(out, '[');
@@ -101,6 +85,17 @@ void rt_type_numba(const Type *t, StrBuf *out) {
     array_dims(t->rank, t->layout, out);
     return;
   case TY_TUPLE: {
+    if (t->tclass) { /* NamedTuple("mod.Point", ("x", "y"), (int64, float64)): the frontend's spelling */
+      sb_printf(out, "NamedTuple(\"%s\", (", t->tclass);
+      for (unsigned i = 0; i < t->n; i++) sb_printf(out, "%s\"%s\"", i ? ", " : "", t->names[i]);
+      sb_puts(out, t->n == 1 ? ",), (" : "), (");
+      for (unsigned i = 0; i < t->n; i++) {
+        if (i) sb_puts(out, ", ");
+        rt_type_numba(t->elems[i], out);
+      }
+      sb_puts(out, t->n == 1 ? ",))" : "))");
+      return;
+    }
     /* Numba's constructors, as signatures spell them: UniTuple(int64, 2), Tuple((int64, float32)), Tuple(()) */
     bool uni = t->n > 0;
     for (unsigned i = 1; i < t->n && uni; i++) uni = t->elems[i] == t->elems[0];
@@ -180,6 +175,15 @@ static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
 
 /* One argument's own type, spelt as a signature spells it (checked already). */
 static void arg_numba(const kf_arg *a, StrBuf *out) {
+  if (a->kind == KF_ARG_TUPLE && a->type) { /* a named tuple: NamedTuple("mod.Point", ("x", "y"), (int64, float64)) */
+    sb_printf(out, "NamedTuple(%s, (", a->type);
+    for (unsigned i = 0; i < a->nitems; i++) {
+      if (i) sb_puts(out, ", ");
+      arg_numba(&a->items[i], out);
+    }
+    sb_puts(out, a->nitems == 1 ? ",))" : "))");
+    return;
+  }
   if (a->kind == KF_ARG_TUPLE) {
     bool uni = a->nitems > 0;
     StrBuf first, other;

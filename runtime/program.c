@@ -587,10 +587,11 @@ static RtKernel *kernel_from_cache(RtFunction *f, const RtCacheKey *key, kf_stat
 }
 
 /* Compiles (or finds, for eager and borrowed modules) the kernel for these arguments. */
-/* Whether an argument is, or holds, a scalar with a type spelling (an enum member). */
+/* Whether an argument is, or holds, a scalar with a type spelling (an enum member) or a named tuple. */
 static bool arg_typed(const kf_arg *a) {
   if (a->kind == KF_ARG_SCALAR) return a->type != NULL;
   if (a->kind != KF_ARG_TUPLE) return false;
+  if (a->type) return true;
   for (unsigned i = 0; i < a->nitems; i++)
     if (arg_typed(&a->items[i])) return true;
   return false;

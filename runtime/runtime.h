@@ -56,8 +56,6 @@ bool rt_type_dtype(const Type *t, kf_dtype *out);
 /* 'C' when the strides are C-contiguous (rank 1 contiguous arrays count as C), 'F' when F-contiguous,
  * else 'A'. */
 char rt_array_layout(const kf_array *a);
-/* The kir type an argument has: array<T, R, layout> or the scalar type. NULL for an invalid dtype/rank. */
-Type *rt_arg_type(IrContext *ctx, const kf_arg *a);
 /* Numba's spelling of a kir type: float32, int64, boolean, float32[::1], float32[:, ::1], float32[::1, :],
  * float32[:, :] (layout A). */
 void rt_type_numba(const Type *t, StrBuf *out);

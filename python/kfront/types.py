@@ -38,6 +38,7 @@ from kfront import errors
 
 __all__ = [
     "Type", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array", "BaseTuple", "UniTuple", "Tuple",
+    "NamedTuple",
     "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_kir", "from_dtype",
     "as_dtype", "typeof", "Record", "NestedArray",
     "boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -432,6 +433,40 @@ class Tuple(BaseTuple):
         return (Tuple, (self.types,))
 
 
+class NamedTuple(BaseTuple):
+    """NamedTuple(cls, fields, types): the instances of a namedtuple class (collections.namedtuple, typing.NamedTuple),
+    numba.types.NamedTuple and NamedUniTuple in one: cls is the class or its name as kfront names it
+    ("module.QualName", with "#k" after it for the k-th distinct class of one name), fields its field names, types
+    theirs. Two classes are two types, as in Numba. Its str() is what kfront's signatures read:
+    NamedTuple("module.QualName", ("x", "y"), (int64, int64))."""
+
+    def __new__(cls, tuple_class, fields, types):
+        if isinstance(tuple_class, str):
+            name = tuple_class
+        else:
+            from kfront._source import namedtuple_class
+            name = namedtuple_class(tuple_class)[0]
+        fields, types = tuple(fields), tuple(types)
+        if len(fields) != len(types) or not all(isinstance(f, str) and f for f in fields):
+            raise TypeError("kfront: a NamedTuple needs a field name (a str) per element type")
+        for t in types:
+            _check_element(t)
+
+        def init(t):
+            t.class_name, t.fields, t.types, t.count = name, fields, types, len(types)
+            one = "," if len(types) == 1 else ""
+            t.name = 'NamedTuple("%s", (%s%s), (%s%s))' % (name, ", ".join('"%s"' % f for f in fields), one,
+                                                            ", ".join(str(x) for x in types), one)
+        return cls._intern((name, fields, types), init)
+
+    @property
+    def key(self):
+        return (self.class_name, self.fields, self.types)
+
+    def _reduce(self):
+        return (NamedTuple, (self.class_name, self.fields, self.types))
+
+
 class EnumMember(Type):
     """EnumMember(cls, dtype): the type of an enum class's members, numba.types.EnumMember (IntEnumMember: of
     an IntEnum's or IntFlag's, which convert to integers); cls is the class or its "module.QualName". Its str()
@@ -578,7 +613,8 @@ CUDA_TYPE_NAMES = (
 # every name a signature string may use: numba's, and those kfront's C signature parser also knows
 _SIG_NAMES = {name: value for name, value in globals().items() if isinstance(value, Type)}
 _SIG_NAMES.update({"bool": boolean, "float_": float32, "half": float16, "single": float32,
-                   "UniTuple": UniTuple, "Tuple": Tuple, "Array": Array, "EnumMember": EnumMember,
+                   "UniTuple": UniTuple, "Tuple": Tuple, "NamedTuple": NamedTuple, "Array": Array,
+                   "EnumMember": EnumMember,
                    "IntEnumMember": IntEnumMember})
 
 # ---- array specs ----------------------------------------------------------------------------------
@@ -665,7 +701,7 @@ def _eval_sig(node):
             if not all(isinstance(a, Type) for a in args):
                 raise _SigSyntaxError("the arguments of a signature must be types")
             return Signature(func, args)
-        if func in (UniTuple, Tuple, Array, EnumMember, IntEnumMember):
+        if func in (UniTuple, Tuple, NamedTuple, Array, EnumMember, IntEnumMember):
             try:
                 return func(*args, **kwargs)
             except (TypeError, ValueError) as e:
@@ -911,7 +947,8 @@ def typeof(value, purpose=None):
     bool -> boolean, int -> int64 (uint64 beyond), float -> float64, NumPy scalars their dtype's type,
     NumPy arrays Array(dtype, ndim, layout, readonly=not writeable) with layout C, F or A as NumPy's flags
     say, objects with __cuda_array_interface__ likewise from its typestr, shape, strides and read-only
-    flag, objects with a _numba_type_ that type, tuples UniTuple or Tuple of their elements' types.
+    flag, objects with a _numba_type_ that type, tuples UniTuple or Tuple of their elements' types (a namedtuple
+    NamedTuple of its class).
     UnsupportedError for values Numba types but kfront does not take (complex, None, 0-d arrays, other dtypes);
     ValueError for the rest. `purpose` is
     accepted for numba.typeof's signature and ignored."""
@@ -954,6 +991,9 @@ def typeof(value, purpose=None):
     if isinstance(value, complex):
         return complex128
     if isinstance(value, tuple):
+        from kfront._source import is_namedtuple_class
+        if is_namedtuple_class(cls):  # Numba's NamedTuple / NamedUniTuple of its class
+            return NamedTuple(cls, cls._fields, tuple(typeof(v) for v in value))
         return Tuple(tuple(typeof(v) for v in value))  # UniTuple when every element has one type, as in Numba
     if value is None:
         raise errors.UnsupportedError("kfront: None cannot be a kernel argument")
