@@ -252,6 +252,14 @@ void lw_copy_enums(FeVal *shape, const FeVal *v) {
 }
 
 FeVal lower_param_shape(FeCtx *fe, Type *t) {
+  if (t->kind == TY_ARRAY && t->rank == 0) { /* a 0-d array: the view x[0] of its array of one (rt_flatten_args) */
+    FeVal v = {.kind = FV_VIEW, .type = t};
+    v.tup.n = 2;
+    v.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, 2);
+    v.tup.elems[0] = (FeVal){.kind = FV_VAL, .type = ty_array(fe->ctx, t->elem, 1, LAYOUT_C)};
+    v.tup.elems[1] = fe_const_int(fe, ty_int(fe->ctx, 64, false), 0);
+    return v;
+  }
   if (t->kind != TY_TUPLE) return (FeVal){.kind = FV_VAL, .type = t};
   FeVal v = {.kind = ty_is_struct_tuple(t) ? FV_VECTOR : FV_TUPLE, .type = t};
   v.tup.n = t->n;

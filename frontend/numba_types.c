@@ -338,6 +338,8 @@ static Type *parse_array_type(FeCtx *fe, const PyExpr *e, Type *elem) {
   const PyExpr *idx = e->subscript.index;
   const PyExpr *const *items = &idx;
   unsigned n = 1;
+  if (idx->kind == EX_TUPLE && idx->parens && idx->elts.n == 0) /* float64[()]: a 0-d array (numba's 0d, C) */
+    return ty_array(fe->ctx, elem, 0, LAYOUT_C);
   if (idx->kind == EX_TUPLE && !idx->parens) {
     items = (const PyExpr *const *)idx->elts.items;
     n = idx->elts.n;

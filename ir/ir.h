@@ -61,7 +61,8 @@ typedef enum {
               * the complex dialect, which lower-complex turns into its two floats before the simulator and
               * the backend see it (arrays keep complex elements) */
   TY_PTR,    /* elem, addrspace (0 generic, 1 global, 3 shared, 4 const, 5 local) */
-  TY_ARRAY,  /* elem (a scalar or record type), rank >= 1, layout C/F/A: data pointer + shape + strides */
+  TY_ARRAY,  /* elem (a scalar or record type), rank >= 1, layout C/F/A: data pointer + shape + strides (rank 0, numba's
+              * 0-d array, only in the types of attributes: such a kernel argument is passed as its array of one) */
   TY_TUPLE,  /* n elems */
   TY_FUNC,   /* n params (elems), nresults results */
   TY_RECORD, /* n fields (elems their element types, fields their names, offsets and nested shapes), size, align */

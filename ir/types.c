@@ -562,7 +562,7 @@ static Type *parse_type(TyParser *p) {
     unsigned rank;
     Type *elem;
     if (eat(p, '<') && (elem = parse_type(p)) && ty_is_element(elem) && eat(p, ',') && parse_uint(p, &rank) &&
-        rank >= 1 && rank <= 8 && eat(p, ',')) {
+        rank <= 8 && eat(p, ',')) {
       skip_ws(p);
       char l = p->pos < p->len ? p->s[p->pos] : 0;
       if ((l == 'C' || l == 'F' || l == 'A')) {

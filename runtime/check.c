@@ -63,8 +63,12 @@ char rt_array_layout(const kf_array *a) {
   return 'A';
 }
 
-/* Numba's dimensions: [:, ::1] for C, [::1, :] for F, [:, :] for A. */
+/* Numba's dimensions: [:, ::1] for C, [::1, :] for F, [:, :] for A; [()] for a 0-d array. */
 static void array_dims(unsigned rank, char layout, StrBuf *out) {
+  if (rank == 0) {
+    sb_puts(out, "[()]");
+    return;
+  }
   sb_putc(out, '[');
   for (unsigned i = 0; i < rank; i++) {
     bool unit = (layout == 'C' && i == rank - 1) || (layout == 'F' && i == 0);
@@ -153,9 +157,9 @@ static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
     diag_error(diag, srcloc(NULL, 0, 0), "argument %u: invalid array dtype %d", i + 1, (int)x->dtype);
     return false;
   }
-  if ((x->ndim < 1 && !rt_dtype_is_record(x->dtype)) || x->ndim > KF_MAX_RANK) {
+  if (x->ndim > KF_MAX_RANK) {
     diag_error(diag, srcloc(NULL, 0, 0), "argument %u: arrays of rank %u cannot be passed to a kernel "
-               "(ranks 1 to %d are supported)", i + 1, x->ndim, KF_MAX_RANK);
+               "(ranks 0 to %d are supported)", i + 1, x->ndim, KF_MAX_RANK);
     return false;
   }
   for (unsigned d = 0; d < x->ndim; d++) {
@@ -215,7 +219,8 @@ static void arg_numba(const kf_arg *a, StrBuf *out) {
   }
   kf_dtype dt = a->kind == KF_ARG_ARRAY ? a->array.dtype : a->dtype;
   sb_puts(out, rt_dtype_name(dt));
-  if (a->kind == KF_ARG_ARRAY && a->array.ndim) array_dims(a->array.ndim, rt_array_layout(&a->array), out);
+  if (a->kind == KF_ARG_ARRAY && (a->array.ndim || !rt_dtype_is_record(dt)))
+    array_dims(a->array.ndim, rt_array_layout(&a->array), out);
 }
 
 bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *diag) {
@@ -244,16 +249,29 @@ static unsigned flat_count(const kf_arg *args, unsigned n, unsigned depth) {
   return c > RT_MAX_FLAT_ARGS ? UINT32_MAX : c;
 }
 
+static bool is_0d_array(const kf_arg *a) {
+  return a->kind == KF_ARG_ARRAY && a->array.ndim == 0 && !rt_dtype_is_record(a->array.dtype);
+}
+
 static void flatten(const kf_arg *args, unsigned n, kf_arg *out, unsigned *k) {
   for (unsigned i = 0; i < n; i++) {
-    if (args[i].kind == KF_ARG_TUPLE) flatten(args[i].items, args[i].nitems, out, k);
-    else out[(*k)++] = args[i];
+    if (args[i].kind == KF_ARG_TUPLE) {
+      flatten(args[i].items, args[i].nitems, out, k);
+      continue;
+    }
+    kf_arg *a = &out[(*k)++];
+    *a = args[i];
+    if (is_0d_array(a)) { /* its array of one */
+      a->array.ndim = 1;
+      a->array.shape[0] = 1;
+      a->array.strides[0] = (int64_t)rt_dtype_size(a->array.dtype);
+    }
   }
 }
 
-bool rt_args_have_tuples(const kf_arg *args, unsigned n) {
+bool rt_args_need_flattening(const kf_arg *args, unsigned n) {
   for (unsigned i = 0; i < n; i++)
-    if (args[i].kind == KF_ARG_TUPLE) return true;
+    if (args[i].kind == KF_ARG_TUPLE || is_0d_array(&args[i])) return true;
   return false;
 }
 

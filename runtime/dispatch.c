@@ -75,9 +75,9 @@ static bool words(const kf_arg *args, unsigned nargs, RtFingerprint *fp, unsigne
       const kf_array *x = &a->array;
       bool record = rt_dtype_is_record(x->dtype);
       if ((unsigned)x->dtype >= KF_DTYPE_COUNT && !record) return invalid(diag, i, "invalid array dtype");
-      if ((x->ndim < 1 && !record) || x->ndim > KF_MAX_RANK) {
+      if (x->ndim > KF_MAX_RANK) {
         if (diag)
-          diag_error(diag, NOLOC, "argument %u: arrays of rank %u cannot be passed to a kernel (ranks 1 to %d are "
+          diag_error(diag, NOLOC, "argument %u: arrays of rank %u cannot be passed to a kernel (ranks 0 to %d are "
                      "supported)", i + 1, x->ndim, KF_MAX_RANK);
         return false;
       }

@@ -729,7 +729,7 @@ static kf_status specialize_locked(RtFunction *f, const kf_arg *args, unsigned n
     bool fresh;
     kf_arg stack[16], *flat = (kf_arg *)args;
     unsigned nflat = nargs;
-    if (rt_args_have_tuples(args, nargs)) st = rt_flatten_args(args, nargs, stack, 16, &flat, &nflat, rt->diag);
+    if (rt_args_need_flattening(args, nargs)) st = rt_flatten_args(args, nargs, stack, 16, &flat, &nflat, rt->diag);
     if (st == KF_OK) st = make_kernel(f, flat, nflat, sb_cstr(&argsig), &k);
     if (flat != args && flat != stack) mem_free(flat);
     if (st == KF_ERROR_OUT_OF_MEMORY) st = rt_out_of_memory(rt);

@@ -400,7 +400,9 @@ KF_API size_t kf_array_size(const kf_array *a);
 /* Whether the strides are those of a contiguous array in order 'C' or 'F'. */
 KF_API int kf_array_is_contiguous(const kf_array *a, char order);
 
-/* A kernel argument: an array (copied by value; its data is borrowed for the duration of the call), a scalar of
+/* A kernel argument: an array (copied by value; its data is borrowed for the duration of the call; of rank 0, a 0-d
+ * array, Numba's array(float64, 0d, C), spelt float64[()], passed as its array of one; a 0-d array of a record
+ * dtype is one record), a scalar of
  * a dtype, or a tuple of arguments (Numba's UniTuple and Tuple: scalars, arrays and tuples, nested at most
  * KF_MAX_TUPLE_DEPTH deep; items borrowed for the call). Signed integers and bool use value.i, unsigned
  * integers value.u, floats value.f. A tuple passes its elements, in order, as the kernel's parameters (as

@@ -4,8 +4,8 @@
  * int (int64, or uint64 above its range) and float (float64); enum members (their value as an int64 scalar
  * typed by their class: kfront._source.enum_spelling, remembered per class); an object with __cuda_array_interface__ (CuPy,
  * PyTorch, Numba's device arrays: device memory used in place); an object with __array_interface__ (NumPy
- * arrays: host memory, copied in and back by the launch; 0-d arrays and NumPy scalars: scalars of their
- * dtype). Which protocol a type speaks is remembered per type, so a launch with device arrays costs no
+ * arrays: host memory, copied in and back by the launch; NumPy scalars: scalars of their dtype, where a 0-d
+ * ndarray is a 0-d array, as Numba's typeof tells them apart). Which protocol a type speaks is remembered per type, so a launch with device arrays costs no
  * failed attribute lookups.
  *
  * Bound values (kf_value) from the tagged tuples kfront.cuda builds (see ext.h). */
@@ -436,6 +436,19 @@ static int scalar_from_memory(const kf_array *a, kf_arg *out) {
   return 0;
 }
 
+/* Whether o is a NumPy scalar (numpy.generic: np.float64(1.0)), not a 0-d ndarray (np.array(1.0)); -1 with an
+ * exception. NumPy is loaded: o spoke its array interface. */
+static int is_numpy_scalar(PyObject *o) {
+  static PyObject *generic;
+  if (!generic) {
+    PyObject *np = PyImport_ImportModule("numpy");
+    generic = np ? PyObject_GetAttrString(np, "generic") : NULL;
+    Py_XDECREF(np);
+    if (!generic) return -1;
+  }
+  return PyObject_IsInstance(o, generic);
+}
+
 int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t index, uintptr_t *producer) {
   if (PyObject_TypeCheck(o, DeviceArray_Type)) {
     out->kind = KF_ARG_ARRAY;
@@ -496,12 +509,10 @@ int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t i
     out->array = a;
     return 0;
   }
-  if (a.ndim == 0) {
-    if (proto == PROTO_CUDA) {
-      PyErr_Format(PyExc_TypeError, "%s argument %zd: a 0-d device array cannot be passed as a scalar", what, index);
-      return -1;
-    }
-    return scalar_from_memory(&a, out);
+  if (a.ndim == 0 && proto == PROTO_HOST) { /* a NumPy scalar is a scalar; a 0-d array an array (Numba's typeof) */
+    int scalar = is_numpy_scalar(o);
+    if (scalar < 0) return -1;
+    if (scalar) return scalar_from_memory(&a, out);
   }
   out->kind = KF_ARG_ARRAY;
   out->dtype = a.dtype;

@@ -195,6 +195,8 @@ def _is_scalar(t):
 
 
 def _array_dims(ndim, layout):
+    if ndim == 0:  # a 0-d array (numba's array(float64, 0d, C)): kfront spells it float64[()]
+        return "[()]"
     dims = []
     for i in range(ndim):
         unit = (layout == "C" and i == ndim - 1) or (layout == "F" and i == 0)
@@ -319,13 +321,16 @@ def dtype_typestr(dtype):
 
 class Array(Type):
     """An array type: Array(dtype, ndim, layout, readonly=False). dtype is the element's Numba type, ndim
-    >= 1, layout 'C', 'F' or 'A' (any strides). str() is the slice spelling: float32[:, ::1]."""
+    >= 0, layout 'C', 'F' or 'A' (any strides; a 0-d array is C). str() is the slice spelling: float32[:, ::1],
+    float32[()] for a 0-d array."""
 
     def __new__(cls, dtype, ndim, layout, readonly=False, aligned=True):
         if not _is_scalar(dtype) and not isinstance(dtype, Record):
             raise TypeError("kfront: array elements must be scalar or record types, not %r" % (dtype,))
-        if isinstance(ndim, bool) or not isinstance(ndim, int) or ndim < 1:
-            raise ValueError("kfront: an array type needs 1 or more dimensions, not %r" % (ndim,))
+        if isinstance(ndim, bool) or not isinstance(ndim, int) or ndim < 0:
+            raise ValueError("kfront: an array type needs 0 or more dimensions, not %r" % (ndim,))
+        if ndim == 0:
+            layout = "C"  # (numba's 0-d arrays are C)
         if layout not in ("C", "F", "A"):
             raise ValueError("kfront: an array's layout is 'C', 'F' or 'A', not %r" % (layout,))
         mutable = not readonly
@@ -624,8 +629,8 @@ def _array_spec(index):
     """(ndim, layout) of the subscript of a scalar type: ':' per dimension, '::1' on the first (F) or
     last (C) one; float32[::1] is C."""
     items = index if isinstance(index, tuple) else (index,)
-    if not items:
-        raise TypeError("kfront: an array type needs 1 or more dimensions: float32[:], float32[:, ::1], ...")
+    if not items:  # float32[()]: a 0-d array
+        return 0, "C"
     unit = -1
     for i, s in enumerate(items):
         if not isinstance(s, slice) or s.start is not None or s.stop is not None or s.step not in (None, 1):
@@ -922,8 +927,8 @@ def _typeof_cai(cai, owner=None):
         dtype = from_dtype(owner_dtype)  # a structured dtype (numba-cuda's arrays give no descr): the owner's record
     else:
         dtype = _from_typestr(cai["typestr"])
-    if not shape:
-        raise errors.UnsupportedError("kfront: a 0-dimensional device array cannot be a kernel argument")
+    if not shape:  # a 0-d device array: array(dtype, 0d, C)
+        return Array(dtype, 0, "C", readonly=not not cai["data"][1])
     strides = cai.get("strides")
     layout = _layout(shape, strides, dtype.bitwidth // 8)
     readonly = not not cai["data"][1]
@@ -931,9 +936,6 @@ def _typeof_cai(cai, owner=None):
 
 
 def _typeof_ndarray(arr):
-    if arr.ndim == 0:
-        raise errors.UnsupportedError("kfront: a 0-dimensional array cannot be a kernel argument (pass arr[()] as a "
-                                      "scalar, or arr.reshape(1))")
     flags = arr.flags
     layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
     return Array(from_dtype(arr.dtype), arr.ndim, layout, readonly=not flags.writeable)
@@ -949,7 +951,7 @@ def typeof(value, purpose=None):
     say, objects with __cuda_array_interface__ likewise from its typestr, shape, strides and read-only
     flag, objects with a _numba_type_ that type, tuples UniTuple or Tuple of their elements' types (a namedtuple
     NamedTuple of its class).
-    UnsupportedError for values Numba types but kfront does not take (complex, None, 0-d arrays, other dtypes);
+    UnsupportedError for values Numba types but kfront does not take (complex, None, other dtypes);
     ValueError for the rest. `purpose` is
     accepted for numba.typeof's signature and ignored."""
     cls = type(value)

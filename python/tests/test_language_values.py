@@ -278,3 +278,57 @@ def test_namedtuple_refused(kernel, message):
         run(kernel, np.zeros(2), Point(1, 2), (1, 2)) if kernel is namedtuple_or_tuple else run(
             kernel, np.zeros(2), Point(1, 2))
     assert message in str(e.value)
+
+
+# ---- 0-d arrays -------------------------------------------------------------------------------------------------
+
+
+@cuda.jit(device=True)
+def doubled_element(a):
+    return a[()] * 2
+
+
+@cuda.jit
+def zero_d(r, x, s, out):
+    r[()] = x[()] + doubled_element(x) + s
+    x[()] = 7.0
+    out[0] = r.ndim
+    out[1] = r.size
+    out[2] = len(x.shape)
+    out[3] = x.shape == ()
+
+
+def test_zero_d_host_arrays():
+    r, x, out = np.zeros(()), np.array(1.5), np.zeros(4)
+    run(zero_d, r, x, np.float64(0.25), out)  # np.float64(0.25) a scalar, np.array(1.5) a 0-d array
+    # numba-cuda 0.30.4's simulator: 4.75 7.0 [0, 1, 0, 1]
+    assert (r[()], x[()], out.tolist()) == (4.75, 7.0, [0, 1, 0, 1])
+    assert [str(t) for t in zero_d.signatures[0]] == ["float64[()]", "float64[()]", "float64", "float64[::1]"]
+
+
+def test_zero_d_device_arrays():
+    r, x, out = cuda.to_device(np.zeros(())), cuda.to_device(np.array(2.0)), np.zeros(4)
+    run(zero_d, r, x, 1.0, out)
+    assert (r.copy_to_host()[()], x.copy_to_host()[()]) == (7.0, 7.0)  # numba-cuda: 7.0 7.0
+
+
+@cuda.jit("void(float64[()], float64[()])")
+def zero_d_eager(r, x):
+    r[()] = x[()] * 3
+
+
+def test_zero_d_eager_signature():
+    r = np.zeros(())
+    run(zero_d_eager, r, np.array(2.0))
+    assert r[()] == 6.0
+
+
+@cuda.jit
+def zero_d_indexed(r):
+    r[0] = 1.0
+
+
+def test_zero_d_indexed_refused():
+    # numba-cuda: No implementation of function setitem(array(float64, 0d, C), int64, float64)
+    with pytest.raises(errors.TypingError, match=r"too many indices for array\(float64, 0d, C\): 1 given"):
+        run(zero_d_indexed, np.zeros(()))
