@@ -38,7 +38,7 @@ _Static_assert(NB_BOOL == (int)KF_BOOL && NB_I8 == (int)KF_INT8 && NB_I64 == (in
 
 static const char *const value_kind_names[] = {"bool", "int", "float", "tuple", "array", "module", "path", "function",
                                                "namespace", "exception", "string", "none", "slice",
-                                               "unsupported", "pymodule"};
+                                               "unsupported", "pymodule", "tuple class"};
 static const char *const function_kind_names[] = {"kernel", "device", "reduce", "vectorize", "guvectorize"};
 static const char *const dtype_names[KF_DTYPE_COUNT] = {"boolean", "int8",   "int16",  "int32",   "int64",   "uint8",
                                                         "uint16",  "uint32", "uint64", "float16", "float32", "float64",
@@ -240,6 +240,33 @@ static FeVal valued_enum(FeCtx *fe, const kf_value *v, const char *name, unsigne
 
 /* What v means to a kernel; `name` says where it is (the binding, "Color.RED"). FUNCTION values are FV_HOST
  * here, until embed_after_read finds the function. */
+/* A named tuple's (or its class's) field names, checked: given, non-empty, distinct; its class named. */
+static bool field_names(FeCtx *fe, const kf_value *v, const char **out) {
+  if (!v->path || !*v->path || (v->nitems && !v->names) || v->nitems > 64) return false;
+  for (unsigned k = 0; k < v->nitems; k++) {
+    if (!v->names[k] || !*v->names[k]) return false;
+    for (unsigned j = 0; j < k; j++)
+      if (strcmp(v->names[j], v->names[k]) == 0) return false;
+    out[k] = fe_intern(fe, v->names[k]);
+  }
+  return true;
+}
+
+/* A bound named tuple (v, its items converted in t): t typed as its class, its items values with types. */
+static FeVal named_tuple(FeCtx *fe, const kf_value *v, FeVal t) {
+  const char **fields = ARENA_ARRAY(&fe->arena, const char *, v->nitems ? v->nitems : 1);
+  Type **elems = ARENA_ARRAY(&fe->arena, Type *, v->nitems ? v->nitems : 1);
+  if (!field_names(fe, v, fields)) return invalid(fe, "a named tuple needs its class's name and distinct field names");
+  for (unsigned k = 0; k < v->nitems; k++) {
+    const FeVal *it = &t.tup.elems[k];
+    if ((it->kind != FV_VAL && it->kind != FV_TUPLE) || !(elems[k] = it->type))
+      return invalid(fe, "field '%s' of the named tuple: kfront's constant named tuples hold numbers and tuples of "
+                         "them", fields[k]);
+  }
+  t.type = ty_named_tuple(fe->ctx, v->path, fields, v->nitems, elems);
+  return t;
+}
+
 static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned depth) {
   char why[160];
   if (depth > FE_MAX_NESTING) return invalid(fe, "values nested more than %d deep", FE_MAX_NESTING);
@@ -284,7 +311,17 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
       if (t.tup.elems[k].kind == FV_INVALID) /* said once, at the outermost tuple */
         return depth ? t.tup.elems[k] : invalid(fe, "item %u of the tuple: %s", k, t.tup.elems[k].str.s);
     }
-    return t;
+    return v->path ? named_tuple(fe, v, t) : t;
+  }
+  case KF_VALUE_TUPLE_CLASS: {
+    const char **fields = ARENA_ARRAY(&fe->arena, const char *, v->nitems ? v->nitems : 1);
+    if (!field_names(fe, v, fields)) return invalid(fe, "a named tuple class needs its name and distinct field names");
+    FeNamespace *ns = ARENA_NEW(&fe->arena, FeNamespace);
+    ns->name = name;
+    ns->tclass = fe_intern(fe, v->path);
+    ns->fields = fields;
+    ns->nfields = v->nitems;
+    return (FeVal){.kind = FV_NAMESPACE, .ns = ns};
   }
   case KF_VALUE_ARRAY: {
     const kf_array *a = &v->array;
@@ -578,8 +615,19 @@ static bool sorted_names(const void *items, size_t size, unsigned n, const char 
   return true;
 }
 
+/* A named tuple's or its class's name and field names, in order. */
+static bool key_names(const kf_value *v, StrBuf *b) {
+  if (!v->path || (v->nitems && !v->names)) return false;
+  put_str(b, v->path);
+  for (unsigned k = 0; k < v->nitems; k++) {
+    if (!v->names[k]) return false;
+    put_str(b, v->names[k]);
+  }
+  return true;
+}
+
 static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
-  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_PYMODULE) return false;
+  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_TUPLE_CLASS) return false;
   sb_printf(b, " %s", value_kind_names[v->kind]);
   switch (v->kind) {
   case KF_VALUE_BOOL:
@@ -601,6 +649,7 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
   }
   case KF_VALUE_TUPLE:
     if (v->nitems && !v->items) return false;
+    if (v->path && !key_names(v, b)) return false; /* a named tuple: its class and fields */
     sb_printf(b, " %u (", v->nitems);
     for (unsigned k = 0; k < v->nitems; k++)
       if (!key_value(&v->items[k], depth + 1, b)) return false;
@@ -648,6 +697,7 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
     sb_printf(b, " %u", v->source);
     put_str(b, v->function);
     return true;
+  case KF_VALUE_TUPLE_CLASS: return key_names(v, b);
   case KF_VALUE_PYMODULE:
   case KF_VALUE_NAMESPACE: {
     if ((v->nitems && (!v->items || !v->names)) || (v->kind == KF_VALUE_PYMODULE && !v->path)) return false;

@@ -88,6 +88,9 @@ typedef struct FeNamespace {
   const FeEnum *enumc; /* an enum class: its members' type (every vals[i] is a member: FV_VAL with enumc) */
   const char *module;  /* a Python module of the embedder's (KF_VALUE_PYMODULE): its name; its members the attributes
                         * kernels read */
+  const char *tclass;  /* a named tuple class (KF_VALUE_TUPLE_CLASS), called to make one: its name; no members */
+  const char **fields; /* tclass: its nfields field names */
+  unsigned nfields;
 } FeNamespace;
 
 /* The type of the members of an enum class (Numba's EnumMember / IntEnumMember): one per distinct spelling,
@@ -377,6 +380,10 @@ void nb_type_name(const Type *t, StrBuf *out);
 const char *nb_type_str(Arena *a, const Type *t);
 /* Mangled spelling for symbol names: f32, i64, b1, f32_2A, T2_i64_i64_E. */
 void nb_mangle(const Type *t, StrBuf *out);
+/* The name Numba gives a named tuple class in type names: the last part of its dotted name ("mod.Point#2": Point). */
+void nb_tuple_class_name(const char *tclass, StrBuf *out);
+/* Nothing for a type that is no named tuple; for one, the mark of its class in mangled names and instance keys. */
+void nb_mangle_tuple_class(const Type *t, StrBuf *out);
 /* A Numba type name (int32, float32, bool_, intp, i4, f8, ...): its kir type, or NULL; *is_void for void/none. */
 Type *nb_named_type(IrContext *ctx, const char *name, bool *is_void);
 /* Reads a type expression of a signature: a type name (or attribute chain ending in one), an array

@@ -67,7 +67,7 @@ static FeVal global_tuple(Lower *L, const FeVal *g, const char *hint, unsigned d
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, g->tup.n);
   for (unsigned k = 0; k < g->tup.n; k++)
     elems[k] = global_tuple(L, &g->tup.elems[k], arena_printf(&L->fe->arena, "%s_%u", hint, k), depth + 1);
-  return lw_make_tuple(L, g->tup.n, elems);
+  return lw_make_tuple_like(L, g->type, g->tup.n, elems);
 }
 
 static bool has_complex_constant(const FeVal *v) {
@@ -90,7 +90,7 @@ static FeVal complex_constants(Lower *L, FeVal v, SrcLoc loc) {
   if (v.kind != FV_TUPLE || !has_complex_constant(&v)) return v;
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, v.tup.n);
   for (unsigned i = 0; i < v.tup.n; i++) elems[i] = complex_constants(L, v.tup.elems[i], loc);
-  return lw_make_tuple(L, v.tup.n, elems);
+  return lw_make_tuple_like(L, v.type, v.tup.n, elems);
 }
 
 /* The value of a global (a module-level name, a binding, a namespace member) as a kernel reads it; name
@@ -397,6 +397,8 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
       FeVal r;
       if (first == 0) {
         r = val(i64, op_result(ib_op(&L->b, OP_SIZE, 1, &arr, 1, &i64, 0), 0));
+      } else if (first == rank) { /* a 0-d array (or view): one element */
+        r = cint(i64, 1);
       } else {
         Value *n = ib_dim(&L->b, arr, first);
         for (unsigned k = first + 1; k < rank; k++) n = ib_binary(&L->b, OP_MULI, n, ib_dim(&L->b, arr, k));
@@ -406,6 +408,13 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
       return r;
     }
     return lw_array_attribute(L, &v, a, aloc);
+  }
+  case FV_TUPLE: { /* a named tuple's field (Numba's NamedTuple: its fields are its only attributes) */
+    int k = v.type ? ty_tuple_field(v.type, a, strlen(a)) : -1;
+    if (k < 0) return lw_lerr(L, aloc, "unknown attribute '%s' of %s", a, lw_vname(L, &v));
+    FeVal r = v.tup.elems[k];
+    r.literal = false;
+    return r;
   }
   case FV_RECORD: {
     Value *base, *idx[32];
@@ -1036,10 +1045,11 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
   ir_op_set_attr(m, f, "arg_names", attr_array(m, nn, names));
   /* a kernel taking tuples (their elements are its parameters, flattened): the arguments' own types */
   bool tuples = false;
-  for (unsigned i = 0; i < nparams; i++) tuples |= params[i].kind == FV_TUPLE;
-  if (kernel && tuples) {
+  for (unsigned i = 0; i < nparams; i++) tuples |= params[i].kind == FV_TUPLE || params[i].kind == FV_VIEW;
+  if (kernel && tuples) { /* (and 0-d arrays: their parameter is their array of one) */
     Attr *ats = ARENA_ARRAY(&fe->arena, Attr, nparams);
-    for (unsigned i = 0; i < nparams; i++) ats[i] = attr_type(lw_fv_type(&L, &params[i]));
+    for (unsigned i = 0; i < nparams; i++)
+      ats[i] = attr_type(params[i].kind == FV_VIEW ? params[i].type : lw_fv_type(&L, &params[i]));
     ir_op_set_attr(m, f, "arg_types", attr_array(m, nparams, ats));
   }
   const FeFunc *opts = fn->user ? fn->user : fn;
@@ -1086,6 +1096,13 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
     zero[0] = ib_const_int(&L.b, ty_i64(fe->ctx), 0);
     L.env[i] = lw_record_ref(&L, arr, zero);
   }
+  for (unsigned i = 0; i < nparams; i++) /* a 0-d array parameter: the view x[0] of its array of one */
+    if (L.env[i].kind == FV_VIEW && L.env[i].tup.n == 2 && L.env[i].tup.elems[1].is_const) {
+      FeVal *elems = ARENA_ARRAY(&fe->arena, FeVal, 2);
+      elems[0] = L.env[i].tup.elems[0];
+      elems[1] = val(ty_i64(fe->ctx), ib_const_int(&L.b, ty_i64(fe->ctx), 0));
+      L.env[i].tup.elems = elems;
+    }
   if (kernel)
     for (unsigned i = 0; i < nparams; i++) lw_check_member_index(&L, &L.env[i]);
   const PyStmtList *body = &fn->def->funcdef.body;

@@ -156,6 +156,9 @@ FeVal lw_conv(Lower *L, FeVal x, Type *t);
 FeVal lw_truth(Lower *L, FeVal x, SrcLoc loc);
 Type *lw_fv_type(Lower *L, const FeVal *v);
 FeVal lw_make_tuple(Lower *L, unsigned n, const FeVal *elems);
+/* A tuple of elems of the named tuple class of `like` (its class and field names, the elements' own types) when like
+ * is a named tuple type of n elements, else a plain tuple (lw_make_tuple). */
+FeVal lw_make_tuple_like(Lower *L, const Type *like, unsigned n, const FeVal *elems);
 FeVal lw_make_vector(Type *t, FeVal *fields);
 FeVal lw_user_tuple(Lower *L, unsigned n, const FeVal *elems, SrcLoc loc);
 bool lw_fv_same(const FeVal *a, const FeVal *b);

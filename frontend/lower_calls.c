@@ -175,7 +175,7 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
     FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, v->tup.n ? v->tup.n : 1);
     for (unsigned i = 0; i < v->tup.n; i++)
       if (!arg_shape(L, &v->tup.elems[i], &elems[i], loc)) return false;
-    *out = v->kind == FV_VECTOR ? lw_make_vector(v->type, elems) : lw_make_tuple(L, v->tup.n, elems);
+    *out = v->kind == FV_VECTOR ? lw_make_vector(v->type, elems) : lw_make_tuple_like(L, v->type, v->tup.n, elems);
     return true;
   }
   case FV_VIEW:
@@ -202,6 +202,7 @@ void lw_shape_key(const FeVal *s, StrBuf *out) {
     sb_printf(out, "%c%u_", s->kind == FV_VIEW ? 'V' : 'Q', s->tup.n - 1);
     nb_mangle(s->tup.elems[0].type, out);
   } else if (s->kind == FV_TUPLE) {
+    nb_mangle_tuple_class(s->type, out);
     sb_printf(out, "T%u", s->tup.n);
     for (unsigned i = 0; i < s->tup.n; i++) {
       sb_putc(out, '_');
@@ -240,7 +241,7 @@ FeVal lw_shape_of_type(Lower *L, Type *t) {
   if (t->kind != TY_TUPLE) return val(t, NULL);
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) elems[i] = lw_shape_of_type(L, t->elems[i]);
-  return ty_is_struct_tuple(t) ? lw_make_vector(t, elems) : lw_make_tuple(L, t->n, elems);
+  return ty_is_struct_tuple(t) ? lw_make_vector(t, elems) : lw_make_tuple_like(L, t, t->n, elems);
 }
 
 /* The enum member types of v's members, onto the shape of its type (a returned tuple's members stay enum members). */
@@ -251,6 +252,14 @@ void lw_copy_enums(FeVal *shape, const FeVal *v) {
 }
 
 FeVal lower_param_shape(FeCtx *fe, Type *t) {
+  if (t->kind == TY_ARRAY && t->rank == 0) { /* a 0-d array: the view x[0] of its array of one (rt_flatten_args) */
+    FeVal v = {.kind = FV_VIEW, .type = t};
+    v.tup.n = 2;
+    v.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, 2);
+    v.tup.elems[0] = (FeVal){.kind = FV_VAL, .type = ty_array(fe->ctx, t->elem, 1, LAYOUT_C)};
+    v.tup.elems[1] = fe_const_int(fe, ty_int(fe->ctx, 64, false), 0);
+    return v;
+  }
   if (t->kind != TY_TUPLE) return (FeVal){.kind = FV_VAL, .type = t};
   FeVal v = {.kind = ty_is_struct_tuple(t) ? FV_VECTOR : FV_TUPLE, .type = t};
   v.tup.n = t->n;
@@ -869,6 +878,35 @@ static FeVal call_closure(Lower *L, const FeClosure *c, const PyExpr *e) {
   return lw_instantiate_and_call(L, f, e, args, np + nc);
 }
 
+/* Point(1, y=2.0) of a named tuple class, as Numba's NamedTupleClass call: the arguments bound to the fields as the
+ * class's constructor binds them, every field given (numba-cuda cannot lower a field's default value), the tuple
+ * typed by its class and the arguments' types. */
+static FeVal construct_named_tuple(Lower *L, const FeNamespace *cls, const PyExpr *e) {
+  StrBuf b;
+  sb_init(&b);
+  nb_tuple_class_name(cls->tclass, &b);
+  const char *fname = arena_strdup(&L->fe->arena, sb_cstr(&b));
+  sb_free(&b);
+  unsigned n = cls->nfields;
+  FeVal *items = ARENA_ARRAY(&L->fe->arena, FeVal, n ? n : 1);
+  if (!lw_bind_args_rest(L, e, fname, cls->fields, n, n, 0, items, NULL)) return poison();
+  Type **types = ARENA_ARRAY(&L->fe->arena, Type *, n ? n : 1);
+  for (unsigned i = 0; i < n; i++) {
+    if (items[i].kind == FV_UNDEF)
+      return lw_lerr(L, e->loc, "%s() missing required argument '%s' (numba-cuda lowers no default values of named "
+                             "tuple fields)", fname, cls->fields[i]);
+    items[i].literal = false;
+  }
+  FeVal t = lw_user_tuple(L, n, items, e->loc);
+  if (t.kind != FV_TUPLE) return t;
+  for (unsigned i = 0; i < n; i++)
+    if (!(types[i] = lw_fv_type(L, &t.tup.elems[i])))
+      return lw_lerr(L, arg_loc(e, i), "field '%s' of %s() cannot hold %s", cls->fields[i], fname,
+                     lw_vname(L, &t.tup.elems[i]));
+  t.type = ty_named_tuple(L->ctx, cls->tclass, cls->fields, n, types);
+  return t;
+}
+
 /* A call, given the value f of its callee (lowered by lower_expr's loop over the chain, or by lower_for). */
 FeVal lw_call_of(Lower *L, const PyExpr *e, FeVal f) {
   switch (f.kind) {
@@ -894,6 +932,9 @@ FeVal lw_call_of(Lower *L, const PyExpr *e, FeVal f) {
     return lw_lerr(L, e->loc, "'%s' is not a device function: decorate it with @cuda.jit(device=True)", f.func->name);
   case FV_METHOD: return lower_method(L, &f, e);
   case FV_CLOSURE: return call_closure(L, f.clo, e);
+  case FV_NAMESPACE:
+    if (f.ns->tclass) return construct_named_tuple(L, f.ns, e);
+    return lw_lerr(L, e->loc, "%s is not callable", lw_vname(L, &f));
   case FV_EXCEPTION: { /* an exception instance, to raise (its arguments constants, as Numba infers them) */
     const char *text = lw_exception_text(L, f.str.s, e, e->loc);
     if (!text) return poison();

@@ -175,6 +175,13 @@ FeVal lw_make_tuple(Lower *L, unsigned n, const FeVal *elems) {
   return t;
 }
 
+FeVal lw_make_tuple_like(Lower *L, const Type *like, unsigned n, const FeVal *elems) {
+  FeVal t = lw_make_tuple(L, n, elems);
+  if (!like || like->kind != TY_TUPLE || !like->tclass || like->n != n || !t.type) return t;
+  t.type = ty_named_tuple(L->ctx, like->tclass, (const char *const *)like->names, n, t.type->elems);
+  return t;
+}
+
 /* A vector value of type t from its fields (FV_VAL scalars of its base type; the array is kept). */
 FeVal lw_make_vector(Type *t, FeVal *fields) {
   FeVal v = {.kind = FV_VECTOR, .type = t};
@@ -352,7 +359,7 @@ FeVal lw_unflatten(Lower *L, Type *t, Value *const *vals, unsigned *pos) {
   if (t->kind != TY_TUPLE) return val(t, vals[(*pos)++]);
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) elems[i] = lw_unflatten(L, t->elems[i], vals, pos);
-  return ty_is_struct_tuple(t) ? lw_make_vector(t, elems) : lw_make_tuple(L, t->n, elems);
+  return ty_is_struct_tuple(t) ? lw_make_vector(t, elems) : lw_make_tuple_like(L, t, t->n, elems);
 }
 
 /* The type a variable gets where two paths meet, or NULL (error already reported unless quiet). */

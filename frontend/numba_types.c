@@ -8,8 +8,9 @@
  * test/frontend/numba_scalar_typing.py checks these tables against an installed numba.
  *
  * The type syntax is the one of signatures: `void(float32[:], int64)`, `float32[:, ::1]` (C layout),
- * `float32[::1, :]` (F), `float32[:]` (A), `UniTuple(int64, 2)`, `Tuple((int64, float32))`, and a tuple of
- * argument types `(float32[:, :], float32[:, :])` as @guvectorize takes it. */
+ * `float32[::1, :]` (F), `float32[:]` (A), `UniTuple(int64, 2)`, `Tuple((int64, float32))`, a named tuple
+ * `NamedTuple("mod.Point", ("x", "y"), (int64, float64))`, and a tuple of argument types
+ * `(float32[:, :], float32[:, :])` as @guvectorize takes it. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,8 +158,9 @@ Type *nb_unify(IrContext *ctx, Type *a, Type *b) {
     if (a->elem != b->elem || a->rank != b->rank) return NULL;
     return ty_array(ctx, a->elem, a->rank, LAYOUT_A);
   }
+  /* named tuples unify only with their own type (Numba's NamedTuple and NamedUniTuple define no unify) */
   if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && a->n == b->n && !ty_is_struct_tuple(a) &&
-      !ty_is_struct_tuple(b)) {
+      !ty_is_struct_tuple(b) && !a->tclass && !b->tclass) {
     Type *elems[64];
     if (a->n > 64) return NULL;
     for (unsigned i = 0; i < a->n; i++)
@@ -204,13 +206,19 @@ void nb_type_name(const Type *t, StrBuf *out) {
     }
     bool uni = t->n > 0;
     for (unsigned i = 1; i < t->n; i++) uni = uni && t->elems[i] == t->elems[0];
-    if (uni) {
+    if (t->tclass) { /* Numba's NamedUniTuple and NamedTuple: Point(int64 x 2), Point(int64, float64) */
+      nb_tuple_class_name(t->tclass, out);
+      sb_putc(out, '(');
+    } else if (uni) {
       sb_puts(out, "UniTuple(");
+    } else {
+      sb_puts(out, "Tuple(");
+    }
+    if (uni) {
       nb_type_name(t->elems[0], out);
       sb_printf(out, " x %u)", t->n);
       return;
     }
-    sb_puts(out, "Tuple(");
     for (unsigned i = 0; i < t->n; i++) {
       if (i) sb_puts(out, ", ");
       nb_type_name(t->elems[i], out);
@@ -221,6 +229,19 @@ void nb_type_name(const Type *t, StrBuf *out) {
   case TY_RECORD: fe_record_spell(t, out); return;
   default: ty_print(t, out); return;
   }
+}
+
+void nb_mangle_tuple_class(const Type *t, StrBuf *out) {
+  if (t && t->kind == TY_TUPLE && t->tclass) /* a class of its own (which fixes its field names): a hash of its name */
+    sb_printf(out, "N%016llx", (unsigned long long)hash_bytes(t->tclass, strlen(t->tclass)));
+}
+
+void nb_tuple_class_name(const char *tclass, StrBuf *out) {
+  const char *end = strchr(tclass, '#'), *start = tclass;
+  if (!end) end = tclass + strlen(tclass);
+  for (const char *c = tclass; c < end; c++)
+    if (*c == '.') start = c + 1;
+  sb_printf(out, "%.*s", (int)(end - start), start);
 }
 
 const char *nb_type_str(Arena *a, const Type *t) {
@@ -245,6 +266,7 @@ void nb_mangle(const Type *t, StrBuf *out) {
   } else if (t->kind == TY_TUPLE && t->slice) {
     sb_printf(out, "S%u", t->slice);
   } else if (t->kind == TY_TUPLE) {
+    nb_mangle_tuple_class(t, out);
     sb_printf(out, "T%u", t->n);
     for (unsigned i = 0; i < t->n; i++) {
       sb_putc(out, '_');
@@ -316,6 +338,8 @@ static Type *parse_array_type(FeCtx *fe, const PyExpr *e, Type *elem) {
   const PyExpr *idx = e->subscript.index;
   const PyExpr *const *items = &idx;
   unsigned n = 1;
+  if (idx->kind == EX_TUPLE && idx->parens && idx->elts.n == 0) /* float64[()]: a 0-d array (numba's 0d, C) */
+    return ty_array(fe->ctx, elem, 0, LAYOUT_C);
   if (idx->kind == EX_TUPLE && !idx->parens) {
     items = (const PyExpr *const *)idx->elts.items;
     n = idx->elts.n;
@@ -343,6 +367,37 @@ static Type *parse_array_type(FeCtx *fe, const PyExpr *e, Type *elem) {
     return NULL;
   }
   return ty_array(fe->ctx, elem, n, layout);
+}
+
+/* NamedTuple("mod.Point", ("x", "y"), (int64, float64)): a named tuple's class (as the embedder names it), its
+ * field names and their types, as the runtime spells a namedtuple argument (Numba's NamedTuple and NamedUniTuple,
+ * whose own spelling, Point(int64 x 2), does not say which class). */
+static Type *parse_named_tuple(FeCtx *fe, const PyExpr *e) {
+  const PyExpr *cls = e->call.args.n == 3 ? e->call.args.items[0] : NULL;
+  const PyExpr *names = cls ? e->call.args.items[1] : NULL, *types = cls ? e->call.args.items[2] : NULL;
+  if (!cls || cls->kind != EX_STR || names->kind != EX_TUPLE || types->kind != EX_TUPLE ||
+      names->elts.n != types->elts.n || names->elts.n > 64) {
+    fe_error(fe, e->loc, "a named tuple type is spelt NamedTuple(\"module.Class\", (\"field\", ...), (type, ...)) "
+                         "with a type per field (at most 64)");
+    return NULL;
+  }
+  const char *fields[64];
+  Type *elems[64];
+  for (unsigned i = 0; i < names->elts.n; i++) {
+    const PyExpr *n = names->elts.items[i];
+    if (n->kind != EX_STR || !n->str.len) {
+      fe_error(fe, n->loc, "a named tuple's field name must be a non-empty string");
+      return NULL;
+    }
+    for (unsigned j = 0; j < i; j++)
+      if (strcmp(fields[j], n->str.s) == 0) {
+        fe_error(fe, n->loc, "the named tuple has two fields named '%s'", n->str.s);
+        return NULL;
+      }
+    fields[i] = n->str.s;
+    if (!(elems[i] = nb_parse_type(fe, types->elts.items[i], NULL))) return NULL;
+  }
+  return ty_named_tuple(fe->ctx, cls->str.s, fields, names->elts.n, elems);
 }
 
 Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
@@ -390,6 +445,7 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
         if (!(elems[i] = nb_parse_type(fe, l->elts.items[i], NULL))) return NULL;
       return ty_tuple(fe->ctx, l->elts.n, elems);
     }
+    if (fname && strcmp(fname, "NamedTuple") == 0) return parse_named_tuple(fe, e);
     if (fe_enum_spelled(e)) { /* enum members are arguments of their own (the signature's top level) */
       fe_error(fe, e->loc, "an enum member inside a tuple or an array type is not supported by kfront (pass it as an "
                            "argument of its own)");

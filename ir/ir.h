@@ -61,7 +61,8 @@ typedef enum {
               * the complex dialect, which lower-complex turns into its two floats before the simulator and
               * the backend see it (arrays keep complex elements) */
   TY_PTR,    /* elem, addrspace (0 generic, 1 global, 3 shared, 4 const, 5 local) */
-  TY_ARRAY,  /* elem (a scalar or record type), rank >= 1, layout C/F/A: data pointer + shape + strides */
+  TY_ARRAY,  /* elem (a scalar or record type), rank >= 1, layout C/F/A: data pointer + shape + strides (rank 0, numba's
+              * 0-d array, only in the types of attributes: such a kernel argument is passed as its array of one) */
   TY_TUPLE,  /* n elems */
   TY_FUNC,   /* n params (elems), nresults results */
   TY_RECORD, /* n fields (elems their element types, fields their names, offsets and nested shapes), size, align */
@@ -95,6 +96,9 @@ struct Type {
   bool vector;          /* TY_TUPLE: a CUDA vector type (float32x4...): n (1-4) equal scalar fields x, y, z, w */
   unsigned char slice;  /* TY_TUPLE: Numba's slice2_type (2) or slice3_type (3, a step given): fields start, stop,
                            step of i64 */
+  const char *tclass;   /* TY_TUPLE: a named tuple's class (Numba's NamedTuple / NamedUniTuple), as the embedder
+                         * names it ("mod.Point"), NULL for a plain tuple; two classes are two types */
+  const char **names;   /* TY_TUPLE with tclass: the n field names */
   unsigned nresults;    /* TY_FUNC */
   Type **results;
   RecordField *fields;  /* TY_RECORD: n of them */
@@ -115,6 +119,12 @@ Type *ty_bf16(IrContext *ctx);
 Type *ty_ptr(IrContext *ctx, Type *elem, unsigned addrspace);
 Type *ty_array(IrContext *ctx, Type *elem, unsigned rank, char layout);
 Type *ty_tuple(IrContext *ctx, unsigned n, Type *const *elems);
+/* A named tuple (a collections.namedtuple or typing.NamedTuple class `tclass` whose fields are names[0..n), of types
+ * elems): a tuple indexed, unpacked and iterated as a plain one, distinct from it and from other classes' (printed
+ * namedtuple<"mod.Point", x: i64, y: f64>). Scalarised by the frontend as tuples are. */
+Type *ty_named_tuple(IrContext *ctx, const char *tclass, const char *const *names, unsigned n, Type *const *elems);
+/* The field of named tuple t called name (len bytes), or -1. */
+int ty_tuple_field(const Type *t, const char *name, size_t len);
 /* A CUDA vector type: a tuple of n (1-4) fields of the scalar type elem, distinct from the plain tuple (printed
  * vector<f32, 4>). Like tuples, its values are scalarised by the frontend and never reach kir ops. */
 Type *ty_vector(IrContext *ctx, Type *elem, unsigned n);

@@ -26,6 +26,10 @@ static uint64_t type_hash(const Type *t) {
   h = hash_mix(h, t->n);
   h = hash_mix(h, t->vector);
   h = hash_mix(h, t->slice);
+  if (t->tclass) {
+    h = hash_mix(h, hash_bytes(t->tclass, strlen(t->tclass)));
+    for (unsigned i = 0; i < t->n; i++) h = hash_mix(h, hash_bytes(t->names[i], strlen(t->names[i])));
+  }
   for (unsigned i = 0; i < t->n; i++) h = hash_mix(h, t->elems[i]->id);
   h = hash_mix(h, t->nresults);
   for (unsigned i = 0; i < t->nresults; i++) h = hash_mix(h, t->results[i]->id);
@@ -54,6 +58,9 @@ static bool type_equal(const Type *a, const Type *b) {
     if (a->elems[i] != b->elems[i]) return false;
   for (unsigned i = 0; i < a->nresults; i++)
     if (a->results[i] != b->results[i]) return false;
+  if (!a->tclass != !b->tclass || (a->tclass && strcmp(a->tclass, b->tclass) != 0)) return false;
+  for (unsigned i = 0; a->tclass && i < a->n; i++)
+    if (strcmp(a->names[i], b->names[i]) != 0) return false;
   if (a->kind == TY_RECORD) {
     if (a->size != b->size || a->align != b->align || a->aligned != b->aligned) return false;
     for (unsigned i = 0; i < a->n; i++) {
@@ -119,6 +126,17 @@ static Type *intern(IrContext *ctx, const Type *key) {
     if (!t->results) return NULL;
     memcpy(t->results, key->results, sizeof(Type *) * key->nresults);
   }
+  if (key->tclass) {
+    char *cls = arena_alloc(&ctx->arena, strlen(key->tclass) + 1);
+    t->names = key->n ? ARENA_ARRAY(&ctx->arena, const char *, key->n) : NULL;
+    if (!cls || (key->n && !t->names)) return NULL;
+    t->tclass = strcpy(cls, key->tclass);
+    for (unsigned i = 0; i < key->n; i++) {
+      char *name = arena_alloc(&ctx->arena, strlen(key->names[i]) + 1);
+      if (!name) return NULL;
+      t->names[i] = strcpy(name, key->names[i]);
+    }
+  }
   if (key->kind == TY_RECORD) {
     t->fields = ARENA_ARRAY(&ctx->arena, RecordField, key->n);
     if (!t->fields) return NULL;
@@ -181,6 +199,21 @@ Type *ty_array(IrContext *ctx, Type *elem, unsigned rank, char layout) {
 Type *ty_tuple(IrContext *ctx, unsigned n, Type *const *elems) {
   Type k = {.kind = TY_TUPLE, .n = n, .elems = (Type **)elems};
   return intern(ctx, &k);
+}
+
+Type *ty_named_tuple(IrContext *ctx, const char *tclass, const char *const *names, unsigned n, Type *const *elems) {
+  if (!tclass) return NULL;
+  for (unsigned i = 0; i < n; i++)
+    if (!names[i]) return NULL;
+  Type k = {.kind = TY_TUPLE, .n = n, .elems = (Type **)elems, .tclass = tclass, .names = (const char **)names};
+  return intern(ctx, &k);
+}
+
+int ty_tuple_field(const Type *t, const char *name, size_t len) {
+  if (t->kind != TY_TUPLE || !t->tclass) return -1;
+  for (unsigned i = 0; i < t->n; i++)
+    if (strlen(t->names[i]) == len && memcmp(t->names[i], name, len) == 0) return (int)i;
+  return -1;
 }
 
 Type *ty_vector(IrContext *ctx, Type *elem, unsigned n) {
@@ -306,6 +339,15 @@ void ty_print(const Type *t, StrBuf *out) {
     }
     if (t->slice) {
       sb_printf(out, "slice%u", t->slice);
+      break;
+    }
+    if (t->tclass) {
+      sb_printf(out, "namedtuple<\"%s\"", t->tclass);
+      for (unsigned i = 0; i < t->n; i++) {
+        sb_printf(out, ", %s: ", t->names[i]);
+        ty_print(t->elems[i], out);
+      }
+      sb_putc(out, '>');
       break;
     }
     sb_puts(out, "tuple<");
@@ -459,6 +501,39 @@ static Type *parse_record(TyParser *p) {
   return ty_record(p->ctx, n, fields, types, size, align, aligned);
 }
 
+/* namedtuple<"mod.Point", x: type, ...> (after `namedtuple`) */
+static Type *parse_named_tuple(TyParser *p) {
+  Type *types[MAX_TYPE_LIST];
+  char names[MAX_TYPE_LIST][64];
+  const char *fields[MAX_TYPE_LIST];
+  char cls[256];
+  unsigned n = 0;
+  if (!eat(p, '<') || !eat(p, '"')) return NULL;
+  size_t start = p->pos;
+  while (p->pos < p->len && p->s[p->pos] != '"') p->pos++;
+  if (p->pos >= p->len || p->pos == start || p->pos - start >= sizeof cls) return NULL;
+  memcpy(cls, p->s + start, p->pos - start);
+  cls[p->pos - start] = 0;
+  p->pos++;
+  while (eat(p, ',')) {
+    if (n >= MAX_TYPE_LIST) return NULL;
+    skip_ws(p);
+    size_t fs = p->pos;
+    while (p->pos < p->len && p->pos - fs < 63 &&
+           ((p->s[p->pos] >= 'a' && p->s[p->pos] <= 'z') || (p->s[p->pos] >= 'A' && p->s[p->pos] <= 'Z') ||
+            (p->s[p->pos] >= '0' && p->s[p->pos] <= '9') || p->s[p->pos] == '_'))
+      p->pos++;
+    if (p->pos == fs || !eat(p, ':')) return NULL;
+    memcpy(names[n], p->s + fs, p->pos - fs);
+    names[n][p->pos - fs] = 0;
+    fields[n] = names[n];
+    if (!(types[n] = parse_type(p))) return NULL;
+    n++;
+  }
+  if (!eat(p, '>')) return NULL;
+  return ty_named_tuple(p->ctx, cls, fields, n, types);
+}
+
 static Type *parse_type(TyParser *p) {
   skip_ws(p);
   if (p->pos >= p->len || ++p->depth > 64) return NULL;
@@ -487,7 +562,7 @@ static Type *parse_type(TyParser *p) {
     unsigned rank;
     Type *elem;
     if (eat(p, '<') && (elem = parse_type(p)) && ty_is_element(elem) && eat(p, ',') && parse_uint(p, &rank) &&
-        rank >= 1 && rank <= 8 && eat(p, ',')) {
+        rank <= 8 && eat(p, ',')) {
       skip_ws(p);
       char l = p->pos < p->len ? p->s[p->pos] : 0;
       if ((l == 'C' || l == 'F' || l == 'A')) {
@@ -505,6 +580,8 @@ static Type *parse_type(TyParser *p) {
       result = ty_vector(p->ctx, elem, n);
   } else if (eat_word(p, "slice2") || eat_word(p, "slice3")) {
     result = ty_slice(p->ctx, p->s[p->pos - 1] == '3');
+  } else if (eat_word(p, "namedtuple")) {
+    result = parse_named_tuple(p);
   } else if (eat_word(p, "tuple")) {
     Type *buf[MAX_TYPE_LIST];
     unsigned n;

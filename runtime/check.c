@@ -63,24 +63,12 @@ char rt_array_layout(const kf_array *a) {
   return 'A';
 }
 
-Type *rt_arg_type(IrContext *ctx, const kf_arg *a) {
-  if (a->kind == KF_ARG_SCALAR) return rt_dtype_type(ctx, a->dtype);
-  if (a->kind == KF_ARG_TUPLE) {
-    if (a->nitems > RT_MAX_FLAT_ARGS || (a->nitems && !a->items)) return NULL;
-    Type *elems[RT_MAX_FLAT_ARGS];
-    for (unsigned i = 0; i < a->nitems; i++)
-      if (!(elems[i] = rt_arg_type(ctx, &a->items[i]))) return NULL;
-    return ty_tuple(ctx, a->nitems, elems);
-  }
-  if (a->kind == KF_ARG_ARRAY && a->array.ndim == 0 && rt_dtype_is_record(a->array.dtype))
-    return rt_dtype_type(ctx, a->array.dtype); /* one record */
-  if (a->kind != KF_ARG_ARRAY || a->array.ndim < 1 || a->array.ndim > KF_MAX_RANK) return NULL;
-  Type *elem = rt_dtype_type(ctx, a->array.dtype);
-  return elem ? ty_array(ctx, elem, a->array.ndim, rt_array_layout(&a->array)) : NULL;
-}
-
-/* Numba's dimensions: [:, ::1] for C, [::1, :] for F, [:, :] for A. */
+/* Numba's dimensions: [:, ::1] for C, [::1, :] for F, [:, :] for A; [()] for a 0-d array. */
 static void array_dims(unsigned rank, char layout, StrBuf *out) {
+  if (rank == 0) {
+    sb_puts(out, "[()]");
+    return;
+  }
   sb_putc(out, '[');
   for (unsigned i = 0; i < rank; i++) {
     bool unit = (layout == 'C' && i == rank - 1) || (layout == 'F' && i == 0);
@@ -101,6 +89,17 @@ void rt_type_numba(const Type *t, StrBuf *out) {
     array_dims(t->rank, t->layout, out);
     return;
   case TY_TUPLE: {
+    if (t->tclass) { /* NamedTuple("mod.Point", ("x", "y"), (int64, float64)): the frontend's spelling */
+      sb_printf(out, "NamedTuple(\"%s\", (", t->tclass);
+      for (unsigned i = 0; i < t->n; i++) sb_printf(out, "%s\"%s\"", i ? ", " : "", t->names[i]);
+      sb_puts(out, t->n == 1 ? ",), (" : "), (");
+      for (unsigned i = 0; i < t->n; i++) {
+        if (i) sb_puts(out, ", ");
+        rt_type_numba(t->elems[i], out);
+      }
+      sb_puts(out, t->n == 1 ? ",))" : "))");
+      return;
+    }
     /* Numba's constructors, as signatures spell them: UniTuple(int64, 2), Tuple((int64, float32)), Tuple(()) */
     bool uni = t->n > 0;
     for (unsigned i = 1; i < t->n && uni; i++) uni = t->elems[i] == t->elems[0];
@@ -158,9 +157,9 @@ static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
     diag_error(diag, srcloc(NULL, 0, 0), "argument %u: invalid array dtype %d", i + 1, (int)x->dtype);
     return false;
   }
-  if ((x->ndim < 1 && !rt_dtype_is_record(x->dtype)) || x->ndim > KF_MAX_RANK) {
+  if (x->ndim > KF_MAX_RANK) {
     diag_error(diag, srcloc(NULL, 0, 0), "argument %u: arrays of rank %u cannot be passed to a kernel "
-               "(ranks 1 to %d are supported)", i + 1, x->ndim, KF_MAX_RANK);
+               "(ranks 0 to %d are supported)", i + 1, x->ndim, KF_MAX_RANK);
     return false;
   }
   for (unsigned d = 0; d < x->ndim; d++) {
@@ -180,6 +179,15 @@ static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
 
 /* One argument's own type, spelt as a signature spells it (checked already). */
 static void arg_numba(const kf_arg *a, StrBuf *out) {
+  if (a->kind == KF_ARG_TUPLE && a->type) { /* a named tuple: NamedTuple("mod.Point", ("x", "y"), (int64, float64)) */
+    sb_printf(out, "NamedTuple(%s, (", a->type);
+    for (unsigned i = 0; i < a->nitems; i++) {
+      if (i) sb_puts(out, ", ");
+      arg_numba(&a->items[i], out);
+    }
+    sb_puts(out, a->nitems == 1 ? ",))" : "))");
+    return;
+  }
   if (a->kind == KF_ARG_TUPLE) {
     bool uni = a->nitems > 0;
     StrBuf first, other;
@@ -211,7 +219,8 @@ static void arg_numba(const kf_arg *a, StrBuf *out) {
   }
   kf_dtype dt = a->kind == KF_ARG_ARRAY ? a->array.dtype : a->dtype;
   sb_puts(out, rt_dtype_name(dt));
-  if (a->kind == KF_ARG_ARRAY && a->array.ndim) array_dims(a->array.ndim, rt_array_layout(&a->array), out);
+  if (a->kind == KF_ARG_ARRAY && (a->array.ndim || !rt_dtype_is_record(dt)))
+    array_dims(a->array.ndim, rt_array_layout(&a->array), out);
 }
 
 bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *diag) {
@@ -240,16 +249,29 @@ static unsigned flat_count(const kf_arg *args, unsigned n, unsigned depth) {
   return c > RT_MAX_FLAT_ARGS ? UINT32_MAX : c;
 }
 
+static bool is_0d_array(const kf_arg *a) {
+  return a->kind == KF_ARG_ARRAY && a->array.ndim == 0 && !rt_dtype_is_record(a->array.dtype);
+}
+
 static void flatten(const kf_arg *args, unsigned n, kf_arg *out, unsigned *k) {
   for (unsigned i = 0; i < n; i++) {
-    if (args[i].kind == KF_ARG_TUPLE) flatten(args[i].items, args[i].nitems, out, k);
-    else out[(*k)++] = args[i];
+    if (args[i].kind == KF_ARG_TUPLE) {
+      flatten(args[i].items, args[i].nitems, out, k);
+      continue;
+    }
+    kf_arg *a = &out[(*k)++];
+    *a = args[i];
+    if (is_0d_array(a)) { /* its array of one */
+      a->array.ndim = 1;
+      a->array.shape[0] = 1;
+      a->array.strides[0] = (int64_t)rt_dtype_size(a->array.dtype);
+    }
   }
 }
 
-bool rt_args_have_tuples(const kf_arg *args, unsigned n) {
+bool rt_args_need_flattening(const kf_arg *args, unsigned n) {
   for (unsigned i = 0; i < n; i++)
-    if (args[i].kind == KF_ARG_TUPLE) return true;
+    if (args[i].kind == KF_ARG_TUPLE || is_0d_array(&args[i])) return true;
   return false;
 }
 

@@ -8,7 +8,8 @@
  *     bits 5..6     layout: 0 C, 1 F, 2 A (arrays; rank-1 contiguous arrays are C, as Numba types them)
  *     bit 4         readonly (arrays)
  *     bit 10        a scalar with a type spelling (kf_arg.type: an enum member), hashed in and compared in full
- * a tuple is the word 0x7800 | its length (dtype bits 15: no dtype; length < 0x400), then its elements' words;
+ * a tuple is the word 0x7800 | its length (dtype bits 15: no dtype; length < 0x400), with bit 10 for a named tuple
+ * (kf_arg.type: its class and field names, hashed in and compared in full), then its elements' words;
  * and a multiplicative hash of the words. Computing it validates each argument (the per-launch value
  * checks); comparing it with a known entry replaces the type checks against the kernel's parameters.
  *
@@ -52,6 +53,11 @@ static bool words(const kf_arg *args, unsigned nargs, RtFingerprint *fp, unsigne
       if (depth >= KF_MAX_TUPLE_DEPTH) return invalid(diag, i, "tuple nested too deeply");
       if (a->nitems >= 0x400 || (a->nitems && !a->items)) return invalid(diag, i, "invalid tuple");
       w = (uint16_t)(0x7800u | a->nitems);
+      if (a->type) { /* a named tuple: its class and field names, hashed in and compared in full */
+        w |= 0x400;
+        for (const char *c = a->type; *c; c++) *h = (*h ^ (uint8_t)*c) * 0x01000193u;
+        fp->typed = true;
+      }
       fp->words[fp->n++] = w;
       *h = (*h ^ w) * 0x01000193u;
       if (!words(a->items, a->nitems, fp, depth + 1, i, h, diag)) return false;
@@ -69,9 +75,9 @@ static bool words(const kf_arg *args, unsigned nargs, RtFingerprint *fp, unsigne
       const kf_array *x = &a->array;
       bool record = rt_dtype_is_record(x->dtype);
       if ((unsigned)x->dtype >= KF_DTYPE_COUNT && !record) return invalid(diag, i, "invalid array dtype");
-      if ((x->ndim < 1 && !record) || x->ndim > KF_MAX_RANK) {
+      if (x->ndim > KF_MAX_RANK) {
         if (diag)
-          diag_error(diag, NOLOC, "argument %u: arrays of rank %u cannot be passed to a kernel (ranks 1 to %d are "
+          diag_error(diag, NOLOC, "argument %u: arrays of rank %u cannot be passed to a kernel (ranks 0 to %d are "
                      "supported)", i + 1, x->ndim, KF_MAX_RANK);
         return false;
       }
@@ -132,10 +138,10 @@ bool rt_fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag 
   return false;
 }
 
-/* The type spelling of each word's argument (NULL for all but typed scalars), in word order. */
+/* The type spelling of each word's argument (NULL for all but typed scalars and named tuples), in word order. */
 static void word_types(const kf_arg *args, unsigned n, const char **out, unsigned *w) {
   for (unsigned i = 0; i < n && *w < RT_FP_MAX_ARGS; i++) {
-    out[(*w)++] = args[i].kind == KF_ARG_SCALAR ? args[i].type : NULL;
+    out[(*w)++] = args[i].kind != KF_ARG_ARRAY ? args[i].type : NULL;
     if (args[i].kind == KF_ARG_ARRAY && rt_dtype_is_record(args[i].array.dtype) && *w < RT_FP_MAX_ARGS)
       out[(*w)++] = NULL; /* the record's number */
     if (args[i].kind == KF_ARG_TUPLE) word_types(args[i].items, args[i].nitems, out, w);

@@ -36,9 +36,13 @@ static bool copy_value(Arena *a, const kf_value *v, kf_value *out) {
     for (unsigned k = 0; k < v->nitems; k++)
       if (!copy_value(a, &v->items[k], &items[k])) return false;
     out->items = items;
-    if (v->kind != KF_VALUE_TUPLE && v->kind != KF_VALUE_SLICE && !(out->names = copy_strs(a, v->names, v->nitems))) return false;
+    if ((v->kind != KF_VALUE_TUPLE || v->path) && v->kind != KF_VALUE_SLICE &&
+        !(out->names = copy_strs(a, v->names, v->nitems)))
+      return false;
     return !v->path || (out->path = copy_str(a, v->path)) != NULL; /* an enum class's member type, a module's name */
   }
+  case KF_VALUE_TUPLE_CLASS:
+    return (out->path = copy_str(a, v->path)) && (out->names = copy_strs(a, v->names, v->nitems));
   case KF_VALUE_ARRAY: {
     const kf_array *src = &v->array;
     int64_t n = 1;

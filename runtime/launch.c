@@ -141,7 +141,7 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
   }
   /* tuple arguments from here on as their elements: the kernel's parameters */
   kf_arg flat_stack[STACK_ARGS], *flat = NULL;
-  if (rt_args_have_tuples(args, nargs)) {
+  if (rt_args_need_flattening(args, nargs)) {
     kf_status fs = rt_flatten_args(args, nargs, flat_stack, STACK_ARGS, &flat, &nargs, rt->diag);
     if (fs != KF_OK) return fs == KF_ERROR_OUT_OF_MEMORY ? rt_out_of_memory(rt) : fs;
     args = flat;

@@ -587,10 +587,11 @@ static RtKernel *kernel_from_cache(RtFunction *f, const RtCacheKey *key, kf_stat
 }
 
 /* Compiles (or finds, for eager and borrowed modules) the kernel for these arguments. */
-/* Whether an argument is, or holds, a scalar with a type spelling (an enum member). */
+/* Whether an argument is, or holds, a scalar with a type spelling (an enum member) or a named tuple. */
 static bool arg_typed(const kf_arg *a) {
   if (a->kind == KF_ARG_SCALAR) return a->type != NULL;
   if (a->kind != KF_ARG_TUPLE) return false;
+  if (a->type) return true;
   for (unsigned i = 0; i < a->nitems; i++)
     if (arg_typed(&a->items[i])) return true;
   return false;
@@ -728,7 +729,7 @@ static kf_status specialize_locked(RtFunction *f, const kf_arg *args, unsigned n
     bool fresh;
     kf_arg stack[16], *flat = (kf_arg *)args;
     unsigned nflat = nargs;
-    if (rt_args_have_tuples(args, nargs)) st = rt_flatten_args(args, nargs, stack, 16, &flat, &nflat, rt->diag);
+    if (rt_args_need_flattening(args, nargs)) st = rt_flatten_args(args, nargs, stack, 16, &flat, &nflat, rt->diag);
     if (st == KF_OK) st = make_kernel(f, flat, nflat, sb_cstr(&argsig), &k);
     if (flat != args && flat != stack) mem_free(flat);
     if (st == KF_ERROR_OUT_OF_MEMORY) st = rt_out_of_memory(rt);

@@ -56,21 +56,21 @@ bool rt_type_dtype(const Type *t, kf_dtype *out);
 /* 'C' when the strides are C-contiguous (rank 1 contiguous arrays count as C), 'F' when F-contiguous,
  * else 'A'. */
 char rt_array_layout(const kf_array *a);
-/* The kir type an argument has: array<T, R, layout> or the scalar type. NULL for an invalid dtype/rank. */
-Type *rt_arg_type(IrContext *ctx, const kf_arg *a);
 /* Numba's spelling of a kir type: float32, int64, boolean, float32[::1], float32[:, ::1], float32[::1, :],
  * float32[:, :] (layout A). */
 void rt_type_numba(const Type *t, StrBuf *out);
 /* "void(float32[::1], int64)" */
 void rt_signature_numba(Type *const *params, unsigned nparams, StrBuf *out);
-/* The signature the arguments spell (each argument's own type). False (after reporting) for an invalid
- * argument (bad dtype, rank 0 or above KF_MAX_RANK, negative extent, NULL data with elements). */
+/* The signature the arguments spell (each argument's own type; a 0-d array float64[()]). False (after reporting)
+ * for an invalid argument (bad dtype, rank above KF_MAX_RANK, negative extent, NULL data with elements). */
 bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *diag);
-/* Tuple arguments pass their elements as parameters, in order (kfront.h, abi.h). The most parameters a kernel's
- * arguments flatten to. */
+/* Tuple arguments pass their elements as parameters, in order (kfront.h, abi.h), and a 0-d array (numba's
+ * array(float64, 0d, C)) its array of one element (a rank-1 parameter of extent 1, which the frontend presents to
+ * the kernel as the 0-d array). The most parameters a kernel's arguments flatten to. */
 enum { RT_MAX_FLAT_ARGS = 256 };
-bool rt_args_have_tuples(const kf_arg *args, unsigned n);
-/* The arguments with every tuple replaced by its elements: into stack when they fit in cap, else a new block
+/* Whether some argument is a tuple or a 0-d array (not yet the kernel's parameters). */
+bool rt_args_need_flattening(const kf_arg *args, unsigned n);
+/* The arguments as the kernel's parameters (tuples by their elements, 0-d arrays their arrays of one): into stack when they fit in cap, else a new block
  * (mem_alloc: free it when *out != stack). KF_ERROR_INVALID_INPUT (reported) past KF_MAX_TUPLE_DEPTH or
  * RT_MAX_FLAT_ARGS, KF_ERROR_OUT_OF_MEMORY. */
 kf_status rt_flatten_args(const kf_arg *args, unsigned n, kf_arg *stack, unsigned cap, kf_arg **out, unsigned *nout,

@@ -221,7 +221,9 @@ typedef struct kf_source {
 typedef enum kf_value_kind {
   KF_VALUE_BOOL, KF_VALUE_INT, KF_VALUE_FLOAT,  /* scalar of `dtype` (Python int: int64, float: float64, complex: complex128, bool:
                                                  * boolean; NumPy scalars their own dtype); a complex one is a FLOAT (scalar.f, imag) */
-  KF_VALUE_TUPLE,        /* items[0..nitems): scalars, arrays, functions, paths and tuples of them (nested allowed) */
+  KF_VALUE_TUPLE,        /* items[0..nitems): scalars, arrays, functions, paths and tuples of them (nested allowed);
+                          * with path, a named tuple (a collections.namedtuple or typing.NamedTuple instance): path its
+                          * class as the embedder names it ("mod.Point"), names[0..nitems) its fields */
   KF_VALUE_ARRAY,        /* a host array (kf_array, memory HOST; rank 1..KF_MAX_RANK, any strides); its elements are
                           * copied at compile: a constant array in constant memory, as Numba makes a global array;
                           * an array of records (a record dtype) spells its record in path (kf_dtype_name's text) */
@@ -241,6 +243,9 @@ typedef enum kf_value_kind {
                           * read: names[i] -> items[i] as a NAMESPACE's (an attribute kernels cannot use an UNSUPPORTED
                           * item; a submodule a PYMODULE); path its name. An attribute not among them is
                           * "module 'path' has no attribute ..." where a kernel reads it */
+  KF_VALUE_TUPLE_CLASS,  /* a named tuple class (collections.namedtuple, typing.NamedTuple): path its name as the
+                          * embedder names it ("mod.Point", as KF_ARG_TUPLE's type and TUPLE's path name it),
+                          * names[0..nitems) its fields; kernels construct it (Point(1, y=2.0)) */
 } kf_value_kind;
 typedef struct kf_value kf_value;
 struct kf_value {
@@ -248,7 +253,7 @@ struct kf_value {
   kf_dtype dtype;                /* scalars: BOOL with KF_BOOL, INT with an integer dtype, FLOAT with a float or complex dtype */
   union { int64_t i; uint64_t u; double f; } scalar;   /* signed ints and bool: i; unsigned: u; floats: f; complex: the real part */
   const kf_value *items;         /* TUPLE, NAMESPACE, PYMODULE */
-  const char *const *names;      /* NAMESPACE, PYMODULE */
+  const char *const *names;      /* NAMESPACE, PYMODULE, TUPLE_CLASS, TUPLE with path */
   unsigned nitems;
   kf_array array;                /* ARRAY */
   const char *path;              /* MODULE, PATH, EXCEPTION, STRING, PYMODULE; ARRAY of records: its record's spelling;
@@ -395,7 +400,9 @@ KF_API size_t kf_array_size(const kf_array *a);
 /* Whether the strides are those of a contiguous array in order 'C' or 'F'. */
 KF_API int kf_array_is_contiguous(const kf_array *a, char order);
 
-/* A kernel argument: an array (copied by value; its data is borrowed for the duration of the call), a scalar of
+/* A kernel argument: an array (copied by value; its data is borrowed for the duration of the call; of rank 0, a 0-d
+ * array, Numba's array(float64, 0d, C), spelt float64[()], passed as its array of one; a 0-d array of a record
+ * dtype is one record), a scalar of
  * a dtype, or a tuple of arguments (Numba's UniTuple and Tuple: scalars, arrays and tuples, nested at most
  * KF_MAX_TUPLE_DEPTH deep; items borrowed for the call). Signed integers and bool use value.i, unsigned
  * integers value.u, floats value.f. A tuple passes its elements, in order, as the kernel's parameters (as
@@ -417,6 +424,11 @@ struct kf_arg {
                                    * of an enum of tuples is its index (KF_INT64, below the number of values: another
                                    * raises ValueError in the kernel), its type spelt with the values as kf_value's path;
                                    * kernels are specialised on it as on a dtype (borrowed for the call) */
+                                  /* KF_ARG_TUPLE: NULL, or a named tuple's class and field names (Numba's NamedTuple
+                                   * and NamedUniTuple): the class as the embedder names it, then the names, spelt
+                                   * "mod.Point", ("x", "y") (one field: ("x",)); the signature spells the argument
+                                   * NamedTuple("mod.Point", ("x", "y"), (int64, float64)), kernels read p.x, and two
+                                   * classes are two types (borrowed for the call) */
   const kf_arg *items;            /* KF_ARG_TUPLE: its elements (borrowed) */
   unsigned nitems;
 };

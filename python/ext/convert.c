@@ -4,8 +4,8 @@
  * int (int64, or uint64 above its range) and float (float64); enum members (their value as an int64 scalar
  * typed by their class: kfront._source.enum_spelling, remembered per class); an object with __cuda_array_interface__ (CuPy,
  * PyTorch, Numba's device arrays: device memory used in place); an object with __array_interface__ (NumPy
- * arrays: host memory, copied in and back by the launch; 0-d arrays and NumPy scalars: scalars of their
- * dtype). Which protocol a type speaks is remembered per type, so a launch with device arrays costs no
+ * arrays: host memory, copied in and back by the launch; NumPy scalars: scalars of their dtype, where a 0-d
+ * ndarray is a 0-d array, as Numba's typeof tells them apart). Which protocol a type speaks is remembered per type, so a launch with device arrays costs no
  * failed attribute lookups.
  *
  * Bound values (kf_value) from the tagged tuples kfront.cuda builds (see ext.h). */
@@ -363,6 +363,41 @@ static int enum_arg(PyObject *o, const char *spelling, kf_arg *out, const char *
   return 0;
 }
 
+/* ---- namedtuples ----------------------------------------------------------------------------------------- */
+
+/* type -> the spelling of its class and fields (bytes), or None for a tuple subclass that is no namedtuple, for each
+ * tuple subclass an argument was; kept for the process (the spellings are borrowed by kf_arg.type during a call). */
+static PyObject *namedtuple_types, *namedtuple_spelling_fn;
+
+int ext_namedtuple_spelling(PyObject *o, const char **spelling) {
+  *spelling = NULL;
+  if (!namedtuple_types) {
+    PyObject *src = PyImport_ImportModule("kfront._source");
+    namedtuple_spelling_fn = src ? PyObject_GetAttrString(src, "namedtuple_spelling") : NULL;
+    Py_XDECREF(src);
+    if (!namedtuple_spelling_fn || !(namedtuple_types = PyDict_New())) {
+      Py_CLEAR(namedtuple_spelling_fn);
+      return -1;
+    }
+  }
+  PyObject *t = (PyObject *)Py_TYPE(o);
+  PyObject *sp = PyDict_GetItemWithError(namedtuple_types, t); /* borrowed */
+  if (!sp) {
+    if (PyErr_Occurred()) return -1;
+    PyObject *text = PyObject_CallFunctionObjArgs(namedtuple_spelling_fn, t, NULL);
+    sp = !text ? NULL : text == Py_None ? Py_NewRef(Py_None) : PyUnicode_AsUTF8String(text);
+    Py_XDECREF(text);
+    if (!sp || PyDict_SetItem(namedtuple_types, t, sp) < 0) {
+      Py_XDECREF(sp);
+      return -1;
+    }
+    Py_DECREF(sp); /* the dict holds it */
+  }
+  if (sp == Py_None) return 0;
+  *spelling = PyBytes_AsString(sp);
+  return *spelling ? 0 : -1;
+}
+
 /* ---- kernel arguments -------------------------------------------------------------------------------- */
 
 static int scalar_from_memory(const kf_array *a, kf_arg *out) {
@@ -399,6 +434,19 @@ static int scalar_from_memory(const kf_array *a, kf_arg *out) {
   }
   }
   return 0;
+}
+
+/* Whether o is a NumPy scalar (numpy.generic: np.float64(1.0)), not a 0-d ndarray (np.array(1.0)); -1 with an
+ * exception. NumPy is loaded: o spoke its array interface. */
+static int is_numpy_scalar(PyObject *o) {
+  static PyObject *generic;
+  if (!generic) {
+    PyObject *np = PyImport_ImportModule("numpy");
+    generic = np ? PyObject_GetAttrString(np, "generic") : NULL;
+    Py_XDECREF(np);
+    if (!generic) return -1;
+  }
+  return PyObject_IsInstance(o, generic);
 }
 
 int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t index, uintptr_t *producer) {
@@ -461,12 +509,10 @@ int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t i
     out->array = a;
     return 0;
   }
-  if (a.ndim == 0) {
-    if (proto == PROTO_CUDA) {
-      PyErr_Format(PyExc_TypeError, "%s argument %zd: a 0-d device array cannot be passed as a scalar", what, index);
-      return -1;
-    }
-    return scalar_from_memory(&a, out);
+  if (a.ndim == 0 && proto == PROTO_HOST) { /* a NumPy scalar is a scalar; a 0-d array an array (Numba's typeof) */
+    int scalar = is_numpy_scalar(o);
+    if (scalar < 0) return -1;
+    if (scalar) return scalar_from_memory(&a, out);
   }
   out->kind = KF_ARG_ARRAY;
   out->dtype = a.dtype;
@@ -513,6 +559,23 @@ static const char *str_of(PyObject *o, const char *what) {
   return PyUnicode_AsUTF8AndSize(o, NULL);
 }
 
+/* A named tuple's class name and field names (a tuple of str) into out->path and out->names (nitems set). */
+static int tuple_class_of(PyObject *name, PyObject *fields, kf_value *out, ExtPool *pool) {
+  if (!(out->path = str_of(name, "a named tuple class's name"))) return -1;
+  if (!PyTuple_Check(fields)) {
+    PyErr_SetString(PyExc_TypeError, "a named tuple's fields must be a tuple of str");
+    return -1;
+  }
+  Py_ssize_t n = PyTuple_Size(fields);
+  const char **names = ext_pool_alloc(pool, sizeof *names * (size_t)(n ? n : 1));
+  if (!names) return -1;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!(names[i] = str_of(PyTuple_GetItem(fields, i), "a named tuple's field name"))) return -1;
+  out->names = names;
+  out->nitems = (unsigned)n;
+  return 0;
+}
+
 int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned depth) {
   memset(out, 0, sizeof *out);
   if (depth > 32) {
@@ -548,6 +611,14 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
     out->kind = KF_VALUE_NONE;
     return 0;
   }
+  if (strcmp(tag, "tuple_class") == 0) { /* ('tuple_class', name, fields): a namedtuple class */
+    if (PyTuple_Size(o) != 3) {
+      PyErr_SetString(PyExc_TypeError, "('tuple_class', name, fields): three items");
+      return -1;
+    }
+    out->kind = KF_VALUE_TUPLE_CLASS;
+    return tuple_class_of(v, PyTuple_GetItem(o, 2), out, pool);
+  }
   if (strcmp(tag, "pymodule") == 0) { /* ('pymodule', name, {attribute: value}): the attributes kernels read */
     if (PyTuple_Size(o) != 3 || !(out->path = str_of(v, "a module's name"))) {
       if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "('pymodule', name, d): three items");
@@ -582,6 +653,13 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
     out->items = vals;
     out->names = names;
     out->nitems = (unsigned)n;
+    if (out->kind == KF_VALUE_TUPLE && PyTuple_Size(o) == 4) { /* ('tuple', items, class, fields): a namedtuple */
+      if (tuple_class_of(PyTuple_GetItem(o, 2), PyTuple_GetItem(o, 3), out, pool) < 0) return -1;
+      if (out->nitems != (unsigned)n) {
+        PyErr_SetString(PyExc_ValueError, "a named tuple with a field name per item is needed");
+        return -1;
+      }
+    }
     return 0;
   }
   if (strcmp(tag, "array") == 0) {

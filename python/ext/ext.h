@@ -49,6 +49,9 @@ kf_stream *ext_stream_arg(PyObject *o, int *ok);
  * caller holds the object). An array from __cuda_array_interface__ whose producer named a stream other than
  * the default ones sets *producer (when not NULL) to it: the caller waits for that stream before using it. */
 int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t index, uintptr_t *producer);
+/* *spelling: NULL when o (a tuple) is no namedtuple, else its class and fields spelt as kf_arg.type says
+ * (kfront._source.namedtuple_spelling, remembered per class); -1 with an exception. */
+int ext_namedtuple_spelling(PyObject *o, const char **spelling);
 /* A Python number of a kf_arg scalar. */
 PyObject *ext_scalar_to_object(const kf_arg *a);
 /* kf_dtype of a NumPy typestr ("<f4", "|b1"); -1 (with an exception) when kfront has no such type. */
@@ -57,7 +60,8 @@ int ext_dtype_from_typestr(const char *ts, kf_dtype *out);
 int ext_dtype_is_bfloat16(PyObject *dtype);
 /* The NumPy typestr of a dtype ("<f4"). */
 const char *ext_typestr(kf_dtype t);
-/* Bound values: the tagged tuples kfront.cuda builds — ('scalar', v), ('tuple', [...]), ('array', a),
+/* Bound values: the tagged tuples kfront.cuda builds — ('scalar', v), ('tuple', [...][, class, fields]) (a namedtuple
+ * with its class's name and field names), ('tuple_class', class, fields), ('array', a),
  * ('namespace', {name: value}[, enum type]), ('pymodule', name, {attribute: value}), ('module', path), ('path', path), ('function', source, name) — into
  * kf_values (an enum member is ('scalar', value, its type spelling), an enum class a namespace with it)
  * allocated in `pool` (freed with ext_pool_free; strings point into the Python objects, which the caller

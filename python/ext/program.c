@@ -343,10 +343,13 @@ static int wait_for_producer(FunctionObject *f, uintptr_t producer, kf_stream *c
 }
 
 /* One argument; a Python tuple (numba: UniTuple or Tuple) becomes a KF_ARG_TUPLE of its items converted alike, held
- * in pool. When the call uses their data (`use`), waits for the streams their producers named. */
+ * in pool, a namedtuple (NamedUniTuple or NamedTuple) one with its class's spelling. When the call uses their data
+ * (`use`), waits for the streams their producers named. */
 static int convert_arg(FunctionObject *f, PyObject *o, kf_arg *out, ExtPool *pool, const char *what, Py_ssize_t index,
                        int use, kf_stream *consumer, unsigned depth) {
   if (PyTuple_Check(o)) {
+    const char *named = NULL;
+    if (!PyTuple_CheckExact(o) && ext_namedtuple_spelling(o, &named) < 0) return -1;
     if (depth >= KF_MAX_TUPLE_DEPTH) {
       PyErr_Format(PyExc_ValueError, "%s argument %zd: tuples nested more than %d deep", what, index, KF_MAX_TUPLE_DEPTH);
       return -1;
@@ -357,6 +360,7 @@ static int convert_arg(FunctionObject *f, PyObject *o, kf_arg *out, ExtPool *poo
     for (Py_ssize_t i = 0; i < n; i++)
       if (convert_arg(f, PyTuple_GetItem(o, i), &items[i], pool, what, index, use, consumer, depth + 1) < 0) return -1;
     *out = kf_arg_tuple(items, (unsigned)n);
+    out->type = named;
     return 0;
   }
   uintptr_t producer = 0;

@@ -190,6 +190,41 @@ def enum_spelling(cls):
     return str(kftypes.EnumMember(cls, enum_dtype(cls)))
 
 
+_tuple_class_names = {}   # namedtuple class -> its name for kfront ("mod.Point", "mod.Point#2": another of that name)
+_tuple_classes_named = {}  # "mod.Point" -> how many classes have had that name
+
+
+def is_namedtuple_class(cls):
+    """Whether cls is a collections.namedtuple or typing.NamedTuple class (a tuple subclass with its _fields of
+    names), as Numba's typeof finds a NamedTuple."""
+    fields = getattr(cls, "_fields", None) if isinstance(cls, type) and issubclass(cls, tuple) else None
+    return isinstance(fields, tuple) and all(isinstance(f, str) for f in fields)
+
+
+def namedtuple_class(cls):
+    """(name, fields) of a namedtuple class for kfront: its module and qualified name, with "#k" after it for the k-th
+    distinct class of one name (a class made again, in a function), so that two classes are two types as in Numba;
+    and its field names."""
+    name = _tuple_class_names.get(cls)
+    if name is None:
+        base = "%s.%s" % (cls.__module__, cls.__qualname__)
+        k = _tuple_classes_named.get(base, 0) + 1
+        _tuple_classes_named[base] = k
+        name = base if k == 1 else "%s#%d" % (base, k)
+        _tuple_class_names[cls] = name
+    return name, tuple(cls._fields)
+
+
+def namedtuple_spelling(cls):
+    """A namedtuple class and its fields as a kernel argument's type names them (kf_arg.type):
+    '"mod.Point", ("x", "y")'; None for a tuple subclass that is no namedtuple (a plain tuple then)."""
+    if not is_namedtuple_class(cls):
+        return None
+    name, fields = namedtuple_class(cls)
+    names = ", ".join('"%s"' % f for f in fields)
+    return '"%s", (%s%s)' % (name, names, "," if len(fields) == 1 else "")
+
+
 def _value_dtype(value):
     np = sys.modules.get("numpy")
     if isinstance(value, bool) or (np is not None and isinstance(value, np.bool_)):
@@ -420,7 +455,11 @@ def freeze_value(name, value, registry=None, attrs=(), depth=0):
             if d is None or d[0] in ("str", "namespace", "exception"):  # kfront's constant tuples hold numbers,
                 return None                                               # arrays, functions and tuples of them
             items.append(d)
+        if is_namedtuple_class(cls):  # a namedtuple: its class and fields travel with it (Numba's NamedTuple)
+            return ("tuple", items) + namedtuple_class(cls)
         return ("tuple", items)
+    if is_namedtuple_class(value):  # a namedtuple class: kernels construct it
+        return ("tuple_class",) + namedtuple_class(value)
     path = registry.get(id(value)) if registry else None
     if path is not None:
         return ("module" if isinstance(value, pytypes.ModuleType) else "path", path)

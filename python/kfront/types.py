@@ -38,6 +38,7 @@ from kfront import errors
 
 __all__ = [
     "Type", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array", "BaseTuple", "UniTuple", "Tuple",
+    "NamedTuple",
     "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_kir", "from_dtype",
     "as_dtype", "typeof", "Record", "NestedArray",
     "boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -194,6 +195,8 @@ def _is_scalar(t):
 
 
 def _array_dims(ndim, layout):
+    if ndim == 0:  # a 0-d array (numba's array(float64, 0d, C)): kfront spells it float64[()]
+        return "[()]"
     dims = []
     for i in range(ndim):
         unit = (layout == "C" and i == ndim - 1) or (layout == "F" and i == 0)
@@ -318,13 +321,16 @@ def dtype_typestr(dtype):
 
 class Array(Type):
     """An array type: Array(dtype, ndim, layout, readonly=False). dtype is the element's Numba type, ndim
-    >= 1, layout 'C', 'F' or 'A' (any strides). str() is the slice spelling: float32[:, ::1]."""
+    >= 0, layout 'C', 'F' or 'A' (any strides; a 0-d array is C). str() is the slice spelling: float32[:, ::1],
+    float32[()] for a 0-d array."""
 
     def __new__(cls, dtype, ndim, layout, readonly=False, aligned=True):
         if not _is_scalar(dtype) and not isinstance(dtype, Record):
             raise TypeError("kfront: array elements must be scalar or record types, not %r" % (dtype,))
-        if isinstance(ndim, bool) or not isinstance(ndim, int) or ndim < 1:
-            raise ValueError("kfront: an array type needs 1 or more dimensions, not %r" % (ndim,))
+        if isinstance(ndim, bool) or not isinstance(ndim, int) or ndim < 0:
+            raise ValueError("kfront: an array type needs 0 or more dimensions, not %r" % (ndim,))
+        if ndim == 0:
+            layout = "C"  # (numba's 0-d arrays are C)
         if layout not in ("C", "F", "A"):
             raise ValueError("kfront: an array's layout is 'C', 'F' or 'A', not %r" % (layout,))
         mutable = not readonly
@@ -430,6 +436,40 @@ class Tuple(BaseTuple):
 
     def _reduce(self):
         return (Tuple, (self.types,))
+
+
+class NamedTuple(BaseTuple):
+    """NamedTuple(cls, fields, types): the instances of a namedtuple class (collections.namedtuple, typing.NamedTuple),
+    numba.types.NamedTuple and NamedUniTuple in one: cls is the class or its name as kfront names it
+    ("module.QualName", with "#k" after it for the k-th distinct class of one name), fields its field names, types
+    theirs. Two classes are two types, as in Numba. Its str() is what kfront's signatures read:
+    NamedTuple("module.QualName", ("x", "y"), (int64, int64))."""
+
+    def __new__(cls, tuple_class, fields, types):
+        if isinstance(tuple_class, str):
+            name = tuple_class
+        else:
+            from kfront._source import namedtuple_class
+            name = namedtuple_class(tuple_class)[0]
+        fields, types = tuple(fields), tuple(types)
+        if len(fields) != len(types) or not all(isinstance(f, str) and f for f in fields):
+            raise TypeError("kfront: a NamedTuple needs a field name (a str) per element type")
+        for t in types:
+            _check_element(t)
+
+        def init(t):
+            t.class_name, t.fields, t.types, t.count = name, fields, types, len(types)
+            one = "," if len(types) == 1 else ""
+            t.name = 'NamedTuple("%s", (%s%s), (%s%s))' % (name, ", ".join('"%s"' % f for f in fields), one,
+                                                            ", ".join(str(x) for x in types), one)
+        return cls._intern((name, fields, types), init)
+
+    @property
+    def key(self):
+        return (self.class_name, self.fields, self.types)
+
+    def _reduce(self):
+        return (NamedTuple, (self.class_name, self.fields, self.types))
 
 
 class EnumMember(Type):
@@ -578,7 +618,8 @@ CUDA_TYPE_NAMES = (
 # every name a signature string may use: numba's, and those kfront's C signature parser also knows
 _SIG_NAMES = {name: value for name, value in globals().items() if isinstance(value, Type)}
 _SIG_NAMES.update({"bool": boolean, "float_": float32, "half": float16, "single": float32,
-                   "UniTuple": UniTuple, "Tuple": Tuple, "Array": Array, "EnumMember": EnumMember,
+                   "UniTuple": UniTuple, "Tuple": Tuple, "NamedTuple": NamedTuple, "Array": Array,
+                   "EnumMember": EnumMember,
                    "IntEnumMember": IntEnumMember})
 
 # ---- array specs ----------------------------------------------------------------------------------
@@ -588,8 +629,8 @@ def _array_spec(index):
     """(ndim, layout) of the subscript of a scalar type: ':' per dimension, '::1' on the first (F) or
     last (C) one; float32[::1] is C."""
     items = index if isinstance(index, tuple) else (index,)
-    if not items:
-        raise TypeError("kfront: an array type needs 1 or more dimensions: float32[:], float32[:, ::1], ...")
+    if not items:  # float32[()]: a 0-d array
+        return 0, "C"
     unit = -1
     for i, s in enumerate(items):
         if not isinstance(s, slice) or s.start is not None or s.stop is not None or s.step not in (None, 1):
@@ -665,7 +706,7 @@ def _eval_sig(node):
             if not all(isinstance(a, Type) for a in args):
                 raise _SigSyntaxError("the arguments of a signature must be types")
             return Signature(func, args)
-        if func in (UniTuple, Tuple, Array, EnumMember, IntEnumMember):
+        if func in (UniTuple, Tuple, NamedTuple, Array, EnumMember, IntEnumMember):
             try:
                 return func(*args, **kwargs)
             except (TypeError, ValueError) as e:
@@ -886,8 +927,8 @@ def _typeof_cai(cai, owner=None):
         dtype = from_dtype(owner_dtype)  # a structured dtype (numba-cuda's arrays give no descr): the owner's record
     else:
         dtype = _from_typestr(cai["typestr"])
-    if not shape:
-        raise errors.UnsupportedError("kfront: a 0-dimensional device array cannot be a kernel argument")
+    if not shape:  # a 0-d device array: array(dtype, 0d, C)
+        return Array(dtype, 0, "C", readonly=not not cai["data"][1])
     strides = cai.get("strides")
     layout = _layout(shape, strides, dtype.bitwidth // 8)
     readonly = not not cai["data"][1]
@@ -895,9 +936,6 @@ def _typeof_cai(cai, owner=None):
 
 
 def _typeof_ndarray(arr):
-    if arr.ndim == 0:
-        raise errors.UnsupportedError("kfront: a 0-dimensional array cannot be a kernel argument (pass arr[()] as a "
-                                      "scalar, or arr.reshape(1))")
     flags = arr.flags
     layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
     return Array(from_dtype(arr.dtype), arr.ndim, layout, readonly=not flags.writeable)
@@ -911,8 +949,9 @@ def typeof(value, purpose=None):
     bool -> boolean, int -> int64 (uint64 beyond), float -> float64, NumPy scalars their dtype's type,
     NumPy arrays Array(dtype, ndim, layout, readonly=not writeable) with layout C, F or A as NumPy's flags
     say, objects with __cuda_array_interface__ likewise from its typestr, shape, strides and read-only
-    flag, objects with a _numba_type_ that type, tuples UniTuple or Tuple of their elements' types.
-    UnsupportedError for values Numba types but kfront does not take (complex, None, 0-d arrays, other dtypes);
+    flag, objects with a _numba_type_ that type, tuples UniTuple or Tuple of their elements' types (a namedtuple
+    NamedTuple of its class).
+    UnsupportedError for values Numba types but kfront does not take (complex, None, other dtypes);
     ValueError for the rest. `purpose` is
     accepted for numba.typeof's signature and ignored."""
     cls = type(value)
@@ -954,6 +993,9 @@ def typeof(value, purpose=None):
     if isinstance(value, complex):
         return complex128
     if isinstance(value, tuple):
+        from kfront._source import is_namedtuple_class
+        if is_namedtuple_class(cls):  # Numba's NamedTuple / NamedUniTuple of its class
+            return NamedTuple(cls, cls._fields, tuple(typeof(v) for v in value))
         return Tuple(tuple(typeof(v) for v in value))  # UniTuple when every element has one type, as in Numba
     if value is None:
         raise errors.UnsupportedError("kfront: None cannot be a kernel argument")

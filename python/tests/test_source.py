@@ -569,7 +569,9 @@ def test_freeze_rejects_what_kfront_cannot_hold(value, match):
 def test_freeze_tuples():
     assert freeze_value("s", SHAPE, {}) == ("tuple", [("scalar", 3), ("tuple", [("scalar", 4), ("scalar", 5)])])
     assert freeze_value("s", (), {}) == ("tuple", [])
-    assert freeze_value("p", Point(1, 2.0), {}) == ("tuple", [("scalar", 1), ("scalar", 2.0)])
+    # a namedtuple keeps its class and fields (Numba's NamedTuple: p.x in kernels)
+    assert freeze_value("p", Point(1, 2.0), {}) == ("tuple", [("scalar", 1), ("scalar", 2.0)], "test_source.Point",
+                                                    tuple(Point._fields))
     assert freeze_value("s", (1, "text"), {}) is None
     assert freeze_value("s", (1, (2, None)), {}) == ("tuple", [("scalar", 1), ("tuple", [("scalar", 2), ("none", None)])])
     kind, items = freeze_value("s", (1, TABLE), {})

@@ -63,14 +63,24 @@ static void test_fingerprints(void) {
   neg.shape[0] = -1;
   kf_array nodata = c;
   nodata.data = NULL;
-  kf_array rank0 = c;
-  rank0.ndim = 0;
-  kf_arg bad[4] = {kf_arg_array(&neg), kf_arg_array(&nodata), kf_arg_array(&rank0), kf_arg_int((kf_dtype)77, 0)};
+  kf_array too_deep = c;
+  too_deep.ndim = KF_MAX_RANK + 1;
+  kf_arg bad[4] = {kf_arg_array(&neg), kf_arg_array(&nodata), kf_arg_array(&too_deep), kf_arg_int((kf_dtype)77, 0)};
   for (int i = 0; i < 4; i++) CHECK(!rt_fingerprint(&bad[i], 1, &y, &d0));
   CHECK(d0.nerrors == 4);
   CHECK_CONTAINS(diag_text(&d0), "argument 1: negative extent -1 in axis 0");
   CHECK_CONTAINS(diag_text(&d0), "has no data pointer");
+  CHECK_CONTAINS(diag_text(&d0), "arrays of rank 9 cannot be passed to a kernel (ranks 0 to 8 are supported)");
   diag_free(&d0);
+  /* a 0-d array is an array of its own (numba's array(float32, 0d, C)), not its array of one nor a scalar */
+  kf_array rank0 = c, one = c;
+  rank0.ndim = 0;
+  one.shape[0] = 1;
+  RtFingerprint z, o, s;
+  kf_arg scalar = kf_arg_float(KF_FLOAT32, 1);
+  CHECK(rt_fingerprint((kf_arg[]){kf_arg_array(&rank0)}, 1, &z, NULL) &&
+        rt_fingerprint((kf_arg[]){kf_arg_array(&one)}, 1, &o, NULL) && rt_fingerprint(&scalar, 1, &s, NULL));
+  CHECK(z.words[0] != o.words[0] && z.words[0] != s.words[0]);
   /* an empty array needs no data */
   kf_array empty = c;
   empty.data = NULL;

@@ -90,10 +90,15 @@ static void test_signatures(void) {
   kf_array_init(&f3, buf, KF_MEMORY_HOST, KF_INT16, 3, s3, 'F');
   CHECK(f3.strides[0] == 2 && f3.strides[1] == 4 && f3.strides[2] == 12 && kf_array_size(&f3) == 24);
   CHECK(!kf_array_is_contiguous(&f3, 'C') && kf_array_is_contiguous(&f3, 'F'));
-  /* invalid arguments */
-  kf_arg rank0 = array_arg(buf, KF_FLOAT32, 0, s1, 'C');
-  CHECK(!rt_args_signature(&rank0, 1, &b, &d));
-  CHECK_CONTAINS(diag_text(&d), "argument 1: arrays of rank 0 cannot be passed to a kernel");
+  /* a 0-d array is an array of its own (numba's array(float32, 0d, C)); then invalid arguments */
+  kf_arg rank0 = array_arg(buf, KF_FLOAT32, 0, s1, 'C'); /* a 0-d array: float32[()] */
+  sb_reset(&b);
+  CHECK(rt_args_signature(&rank0, 1, &b, &d) && strcmp(sb_cstr(&b), "void(float32[()])") == 0);
+  sb_reset(&b);
+  kf_arg rank9 = array_arg(buf, KF_FLOAT32, 1, s1, 'C');
+  rank9.array.ndim = KF_MAX_RANK + 1;
+  CHECK(!rt_args_signature(&rank9, 1, &b, &d));
+  CHECK_CONTAINS(diag_text(&d), "argument 1: arrays of rank 9 cannot be passed to a kernel");
   kf_arg nodata = array_arg(NULL, KF_FLOAT32, 1, s1, 'C');
   CHECK(!rt_args_signature(&nodata, 1, &b, &d));
   CHECK_CONTAINS(diag_text(&d), "array with 10 elements has no data pointer");

@@ -156,7 +156,7 @@ class _Inputs:
         name), its source added; None when one is a function that is not a @cuda.jit one."""
         if frozen[0] == "tuple":
             items = [self._functions_bound(item) for item in frozen[1]]
-            return None if None in items else ("tuple", items)
+            return None if None in items else ("tuple", items) + tuple(frozen[2:])  # a namedtuple's class
         if frozen[0] == "pymodule":  # its device functions (mod.f(x)); another function is one kernels cannot use
             members = {}
             for attr, item in frozen[2].items():
@@ -207,7 +207,7 @@ def _same(a, b):
     if a[0] == "array":
         return a[1].dtype == b[1].dtype and a[1].shape == b[1].shape and np.array_equal(a[1], b[1])
     if a[0] in ("tuple", "slice"):
-        return len(a[1]) == len(b[1]) and all(_same(x, y) for x, y in zip(a[1], b[1]))
+        return len(a[1]) == len(b[1]) and all(_same(x, y) for x, y in zip(a[1], b[1])) and a[2:] == b[2:]
     if a[0] == "namespace":
         return a[1].keys() == b[1].keys() and all(_same(a[1][k], b[1][k]) for k in a[1]) and a[2:] == b[2:]
     if a[0] == "pymodule":
