@@ -1187,17 +1187,9 @@ static void divergence(BlockCtx *B, Thread *waiter, Thread *other) {
   stop_launch(L);
 }
 
-/* ---- warp ops ------------------------------------------------------------------------------------
- * PTX (sm_70 and later) matches a warp op among the lanes its mask names wherever each lane executes it:
- * shfl.sync, vote.sync and bar.warp.sync make the lane wait until every non-exited lane its mask names has
- * executed the same kind of op with the same qualifiers and the same mask (only sm_6x and earlier ask for the
- * same instruction, in convergence). So `if lane < 16: x = shfl_xor_sync(full, a, 16) else: x =
- * shfl_xor_sync(full, b, 16)` exchanges a and b between the halves, as the CUDA Programming Guide says and the
- * GPU does. A group is resolved once every live lane its mask names waits at a matching op (warp_ops_match)
- * with that mask; what PTX leaves undefined is an error: a lane outside its own mask, a shuffle reading a lane
- * that has exited or that the mask does not name, and lanes that can never match (no group of the warp can
- * complete: the GPU would hang or give undefined values). activemask synchronises nothing: the lanes at the
- * same activemask instruction are resolved together. */
+/* ---- warp ops: PTX's matching on sm_70 and later (the top comment); only sm_6x and earlier ask for the same
+ * instruction, in convergence. The CUDA Programming Guide's shfl_xor_sync in both branches of an if is valid
+ * code, and on the GPU each lane gets its partner's value. ------------------------------------------------ */
 
 static inline bool lane_gone(const Thread *t) { return t->state == T_EXITED || t->state == T_FAILED; }
 
