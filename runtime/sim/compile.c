@@ -1047,6 +1047,7 @@ static void compile_op(Cc *c, const Op *op) {
       w->val = opnd(c, op, 1);
       w->lane = opnd(c, op, 2);
       w->width = opnd(c, op, 3);
+      w->vty = sem_ty(op_operand(op, 1)->type);
     } else if (op->kind == OP_VOTE) {
       w->kind = WK_VOTE;
       if ((w->mode = choice(c, op, "mode", vote_names)) < 0) return;

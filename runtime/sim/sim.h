@@ -12,22 +12,32 @@
  *   error: barrier divergence in kernel K at F:L:C: thread (x,y,z) of block (x,y,z) waits here, but ...
  *   error: grid barrier divergence in kernel K at F:L:C: block (x,y,z) waits here, but ...
  *   error: shuffle from an absent lane in kernel K at F:L:C: thread (x,y,z) of block (x,y,z) reads lane L ...
+ *   error: shuffle from a lane outside its mask in kernel K at F:L:C: thread (x,y,z) of block (x,y,z) reads lane L ...
+ *   error: warp op mask without its own lane in kernel K at F:L:C: thread (x,y,z) of block (x,y,z), lane L ...
+ *   error: warp op mismatch in kernel K at F:L:C: thread (x,y,z) of block (x,y,z) waits here at a shuffle (mode
+ *          xor) of a 32-bit value with mask 0xffffffff, but thread (x,y,z), which that mask names, waits at ...
  *   error: data race on shared array at F:L:C (and F:L:C): threads (..) and (..) access element [i, j] between two barriers (...)
  *   error: memory access out of bounds (unchecked) in kernel K at F:L:C: ...
  *   error: simulation step limit exceeded (N ops in the launch; kf_runtime_options.sim_max_steps, ...) in kernel K ...
  *   error: simulation time limit exceeded (S s; kf_runtime_options.sim_max_seconds, ...) in kernel K ...
  * A failed check.bounds, a check.raise or an unchecked out-of-bounds access ends that thread only (others
- * continue, as on the GPU); barrier divergence, the step and time limits and the call-depth limit stop the
- * launch. A failed check.bounds and a recorded check.raise share one record (the GPU's __kf_error, abi.h):
- * its first occurrence, the lowest block first; a silent check.raise just ends its thread.
+ * continue, as on the GPU); barrier divergence, the warp-op errors, the step and time limits and the call-depth
+ * limit stop the launch. A failed check.bounds and a recorded check.raise share one record (the GPU's __kf_error,
+ * abi.h): its first occurrence, the lowest block first; a silent check.raise just ends its thread.
  *
  * Semantics the simulator fixes where CUDA or C leaves them open (documented in ops.def where it says so):
  *  - integer division and remainder by zero (divsi, divui, remsi, remui, floordivsi, floormodsi) give 0;
  *    INT_MIN / -1 wraps; shifts by the width or more give 0 (shrsi: the sign);
  *  - fptosi/fptoui saturate (NaN gives 0), as PTX cvt.rzi does;
- *  - shared and local memory start zeroed; a shuffle from a live lane that waits elsewhere returns the
- *    caller's own value (one from a lane that has exited, or past the block's last thread, is an error: its
- *    value is undefined on the GPU);
+ *  - shared and local memory start zeroed;
+ *  - warp ops follow PTX on sm_70 and later (the GPUs numba-cuda targets): shfl.sync, vote.sync and
+ *    bar.warp.sync wait for the non-exited lanes their mask names to execute the same kind of op with the same
+ *    mode and mask, whatever instruction each executes, so `cuda.shfl_xor_sync(mask, x, 16)` in both branches
+ *    of an if exchanges the halves' values, as on the GPU; shuffles at two sites move 32-bit words (64 for a
+ *    64-bit value), an i32's bits becoming an f32's; a shuffle's lane operand is read as its low five bits.
+ *    What PTX leaves undefined is an error, never a value: a lane outside its own mask, a shuffle that reads a
+ *    lane that has exited, past the block's last thread, or not named by its mask, and lanes whose ops or masks
+ *    never match;
  *  - barriers follow PTX for threads that have exited (a return from the kernel, a silent raise): a barrier
  *    waits for the threads of the block that have not exited, so `if i >= n: return` before
  *    cuda.syncthreads() is fine, and so is a thread finishing while others wait (opts.strict_barriers asks

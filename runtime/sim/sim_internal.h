@@ -175,12 +175,15 @@ typedef struct AtomicInfo {
   uint32_t arr, val, cmp;   /* cmp: CAS expected value */
 } AtomicInfo;
 
+/* A warp op. Lanes at different warp ops (different sites) match when the ops agree: the same kind and mode
+ * and, for shuffles, as many 32-bit words moved (PTX's shfl.sync moves 32 bits; a 64-bit value takes two). */
 typedef struct WarpInfo {
   WarpKind kind;
   int mode;
   uint32_t mask, val, lane, width;  /* operand slots (unused ones 0) */
   uint32_t pred;                    /* match "all": the slot of the second result */
   MatchValue vk;                    /* match: how values compare */
+  SemTy vty;                        /* shuffles: the value's type (its bits move between lanes) */
 } WarpInfo;
 
 typedef struct AllocaInfo {

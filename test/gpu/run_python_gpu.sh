@@ -7,8 +7,8 @@
 #    slice assignment, conditional values of tuples, slice objects and grid groups in device functions
 #    (test_control_vs_numba.py), tuple comparisons and run-time tuple indices (test_tuples_vs_numba.py), barriers,
 #    grid barriers and warp ops after threads exited (test_exited_barriers_vs_numba.py), namedtuple arguments and
-#    0-d arrays (test_language_values_vs_numba.py) against
-#    numba-cuda on the same kernels; the return types of about 2,000 expressions
+#    0-d arrays (test_language_values_vs_numba.py), warp ops at different sites (test_warp_sites_vs_numba.py)
+#    against numba-cuda on the same kernels; the return types of about 2,000 expressions
 #    against numba-cuda's typing, test_typing_vs_numba.py).
 # numba-cuda needs np.row_stack on NumPy 2: sitecustomize in a temporary folder sets it for every process.
 set -uo pipefail
