@@ -36,6 +36,7 @@ has the table with what is deliberately left out):
     numba.cuda.np.numpy_support    from_dtype, as_dtype (kfront.types)
     numba.cuda.misc.special        literal_unroll (kfront.cuda; also numba.literal_unroll)
     numba.cuda.random              every public name of kfront.cuda.random (xoroshiro128+ generators)
+    numba.cuda.args                In, Out, InOut, ArgHint, wrap_arg (kfront.cuda.args: kernel argument hints)
     numba.cuda.fp16 / bf16 / libdevice / cg   the kernel-side names of kfront.cuda's namespaces (hadd, this_grid...)
     numba.cuda.cudadrv.driver      Device, Context, Event, Stream (kfront.cuda's); CudaAPIError, CudaDriverError
     numba.cuda.cudadrv.devicearray DeviceNDArray, MappedNDArray
@@ -202,7 +203,7 @@ _CUDA_MODULES = {
          "bf16": "numba.cuda.bf16", "libdevice": "numba.cuda.libdevice", "misc": "numba.cuda.misc",
          "cg": "numba.cuda.cg", "types": "numba.cuda.types", "config": "numba.cuda.core.config",
          "core": "numba.cuda.core", "np": "numba.cuda.np", "dispatcher": "numba.cuda.dispatcher",
-         "vectorizers": "numba.cuda.vectorizers"}),
+         "vectorizers": "numba.cuda.vectorizers", "args": "numba.cuda.args"}),
     "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
     "numba.cuda.core": _Spec((), {"config": "numba.cuda.core.config", "errors": "numba.cuda.core.errors"}),
     "numba.cuda.core.config": _Spec(**_CONFIG),
@@ -212,6 +213,7 @@ _CUDA_MODULES = {
     "numba.cuda.misc": _Spec((), {"special": "numba.cuda.misc.special"}),
     "numba.cuda.misc.special": _Spec((_Names({"literal_unroll": ("kfront.cuda", "literal_unroll")}),)),
     "numba.cuda.random": _Spec((_Star("kfront.cuda.random"),)),
+    "numba.cuda.args": _Spec((_Star("kfront.cuda.args"),)),
     "numba.cuda.fp16": _Spec((_KernelNamespace("fp16"),)),
     "numba.cuda.bf16": _Spec((_KernelNamespace("bf16"),)),
     "numba.cuda.libdevice": _Spec((_KernelNamespace("libdevice"),)),

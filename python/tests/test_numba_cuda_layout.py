@@ -206,3 +206,15 @@ def test_type_names_match_the_oracle():
                          capture_output=True, text=True, timeout=300, env={"NUMBA_ENABLE_CUDASIM": "1", "PATH": ""})
     assert out.returncode == 0, out.stderr
     assert set(out.stdout.split()) - KFRONT_LACKS == CUDA_TYPE_NAMES
+
+
+def test_numba_cuda_args_holds_the_argument_hints(numba):
+    from numba.cuda.args import ArgHint, In, InOut, Out, wrap_arg
+    from numba import cuda
+    import kfront.cuda.args
+    assert (In, Out, InOut, ArgHint, wrap_arg) == (kfront.cuda.args.In, kfront.cuda.args.Out, kfront.cuda.args.InOut,
+                                                   kfront.cuda.args.ArgHint, kfront.cuda.args.wrap_arg)
+    assert cuda.In is In and cuda.InOut is InOut and cuda.args.Out is Out
+    ns = {}
+    exec("from numba.cuda.args import *", ns)
+    assert set(ns) - {"__builtins__"} == {"ArgHint", "In", "InOut", "Out", "wrap_arg"}

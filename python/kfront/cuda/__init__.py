@@ -15,7 +15,8 @@ KFRONT_SIM=1 or NUMBA_ENABLE_CUDASIM=1). Errors are Python exceptions: kfront.er
 with the source line and a caret), IndexError for a failed bounds check, kfront.errors.LaunchError for a bad
 launch configuration, kfront.errors.CudaDriverError.
 """
-from kfront.cuda import intrinsics
+from kfront.cuda import args, intrinsics
+from kfront.cuda.args import In, InOut, Out
 from kfront.cuda._runtime import (Device, Event, Stream, close, current_context, default_stream, defer_cleanup,
                                   detect, event, event_elapsed_time, external_stream, get_current_device, gpus,
                                   is_available, legacy_default_stream, list_devices, per_thread_default_stream,

@@ -263,6 +263,35 @@ class _DebugLauncher:
         return result
 
 
+class _ExtendedLauncher:
+    """A launch of a dispatcher with extensions (numba-cuda's cuda.jit(extensions=[...])): each argument, and each
+    item of a tuple argument, goes through every extension's prepare_args, from the last to the first, before the
+    launch (`ty` is kfront.types.typeof of the value, None where kfront types none); the functions they appended
+    to `retr` are called after it."""
+
+    def __init__(self, launcher, extensions, stream):
+        self._launcher = launcher
+        self._extensions = list(extensions)
+        self._stream = stream
+
+    def _prepare(self, value, retr):
+        try:
+            ty = types.typeof(value)
+        except (ValueError, errors.UnsupportedError):
+            ty = None  # a value only an extension turns into a kernel argument
+        for extension in reversed(self._extensions):
+            ty, value = extension.prepare_args(ty, value, stream=self._stream, retr=retr)
+        if isinstance(value, tuple):
+            value = tuple(self._prepare(item, retr) for item in value)
+        return value
+
+    def __call__(self, *args):
+        retr = []
+        self._launcher(*(self._prepare(a, retr) for a in args))
+        for writeback in retr:
+            writeback()
+
+
 class Dispatcher:
     """A @cuda.jit function: a kernel (launched as kernel[griddim, blockdim, stream, sharedmem](*args)) or a
     device function (device=True, called by kernels)."""
@@ -289,6 +318,10 @@ class Dispatcher:
         # device function that is not recursive, so the option is recorded and changes nothing
         self._forceinline = bool(forceinline)
         self._bounds_check = extra.get("boundscheck") is not False
+        # numba-cuda's argument extensions: objects whose prepare_args(ty, val, stream=, retr=) -> (ty, val) maps
+        # each argument of a launch, last to first (the list given is kept: appending to it later counts)
+        extensions = extra.get("extensions")
+        self.extensions = extensions if extensions is not None else []
         self._source = source_now(py_func) if source is None else source
         self._inputs = None
         self._functions = {}   # device ordinal -> its _kfront.Function (of a program on that device's runtime)
@@ -300,7 +333,8 @@ class Dispatcher:
 
     @property
     def targetoptions(self):
-        return dict(self._options, device=self._kind == "device", forceinline=self._forceinline)
+        return dict(self._options, device=self._kind == "device", forceinline=self._forceinline,
+                    extensions=self.extensions)
 
     def _spec_options(self):
         o = self._options
@@ -333,6 +367,8 @@ class Dispatcher:
         grid = self._small_grids.get(config) if hashable else _small_grid(_dim(config[0], "griddim"))
         if grid is not None:
             _warn_low_occupancy(grid)
+        if self.extensions:
+            return _ExtendedLauncher(launcher, self.extensions, config[2] if len(config) > 2 else 0)
         return launcher
 
     def _configure(self, config, redirect=True):
