@@ -44,6 +44,7 @@ __all__ = [
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "c8", "c16", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
     "byte", "double", "intp", "uintp", "intc", "uintc", "ssize_t", "size_t", "char", "uchar", "short",
     "ushort", "int_", "uint", "long_", "ulong", "longlong", "ulonglong", "none", "void",
+    "signed_domain", "unsigned_domain", "integer_domain", "real_domain", "complex_domain", "number_domain",
 ]
 
 
@@ -53,6 +54,15 @@ class Type:
     scalar type with a value casts it (float32(1.5) -> numpy.float32(1.5))."""
 
     _interned = {}
+
+    def __init__(self, *args, **kwargs):
+        # kfront's own types are made whole by their __new__ (interned); a subclass that has none is made numba's
+        # way, Type.__init__(self, name) (numba's extension API's types: kfront can name them, not compile them)
+        if type(self).__new__ is object.__new__:
+            self._init_named(*args, **kwargs)
+
+    def _init_named(self, name):
+        self.name = name
 
     @classmethod
     def _intern(cls, key, init):
@@ -565,6 +575,14 @@ def __getattr__(name):
         return float32
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
+
+# numba's sets of number types (numba.types.signed_domain, ...), as numba-cuda 0.30's numba.cuda.types has them
+signed_domain = frozenset([int8, int16, int32, int64])
+unsigned_domain = frozenset([uint8, uint16, uint32, uint64])
+integer_domain = signed_domain | unsigned_domain
+real_domain = frozenset([float32, float64])
+complex_domain = frozenset([complex64, complex128])
+number_domain = real_domain | integer_domain | complex_domain
 
 # numba-cuda 0.30's numba.cuda.types.__all__, the type names numba.cuda re-exports (`from numba.cuda import float32`),
 # less the types kfront does not have (deferred_type, optional, ffi, ffi_forced_object, Dim3, dim3, GridGroup,
