@@ -41,7 +41,8 @@ has the table with what is deliberately left out):
     numba.cuda.typing              signature, Signature (kfront.types); numba.cuda.typing.typeof: typeof
     numba.cuda.fp16 / bf16 / libdevice / cg   the kernel-side names of kfront.cuda's namespaces (hadd, this_grid...)
     numba.cuda.cudadrv.driver      Device, Context, Event, Stream (kfront.cuda's); CudaAPIError, CudaDriverError
-    numba.cuda.cudadrv.devicearray DeviceNDArray, MappedNDArray
+    numba.cuda.cudadrv.devicearray DeviceNDArray, MappedNDArray; auto_device, array_core, is_contiguous,
+                                   sentry_contiguous, errmsg_contiguous_buffer, ... (kfront.cuda.devicearray)
     numba.cuda.cudadrv.devices     gpus, get_context (current_context), _DeviceList, _DeviceContextManager
     numba.cuda.dispatcher          CUDADispatcher (kfront.cuda.Dispatcher)
     numba.cuda.vectorizers         CUDAVectorize, CUDAGUFuncVectorize (kfront.cuda.vectorizers)
@@ -235,8 +236,10 @@ _CUDA_MODULES = {
     "numba.cuda.cudadrv.driver": _Spec((_ErrorNames(("CudaAPIError", "CudaDriverError")),
                                         _Names({name: ("kfront.cuda._runtime", name)
                                                 for name in ("Device", "Context", "Event", "Stream")}))),
-    "numba.cuda.cudadrv.devicearray": _Spec((_Names({"DeviceNDArray": ("kfront.cuda", "DeviceNDArray"),
-                                                     "MappedNDArray": ("kfront.cuda", "MappedNDArray")}),)),
+    "numba.cuda.cudadrv.devicearray": _Spec((_Names({name: ("kfront.cuda.devicearray", name) for name in (
+        "DeviceNDArray", "MappedNDArray", "auto_device", "array_core", "is_contiguous", "sentry_contiguous",
+        "errmsg_contiguous_buffer", "check_array_compatibility", "is_cuda_ndarray", "verify_cuda_ndarray_interface",
+        "require_cuda_ndarray")}),)),
     "numba.cuda.cudadrv.devices": _Spec((_Names({"gpus": ("kfront.cuda", "gpus"),
                                                  "get_context": ("kfront.cuda", "current_context"),
                                                  "_DeviceList": ("kfront.cuda._runtime", "_Gpus"),

@@ -156,3 +156,53 @@ def test_foreign_array_with_a_stream():
     np.testing.assert_array_equal(d.copy_to_host(), 3)
     with pytest.raises(ValueError):
         add_one[1, 8](_Foreign(d, 0))      # 0 is disallowed by the interface
+
+
+@pytest.mark.parametrize("make", [cuda.device_array_like, cuda.pinned_array_like, cuda.mapped_array_like])
+def test_array_like_keeps_shape_dtype_and_the_order_of_dimensions_in_memory(make):
+    # numba-cuda's *_array_like: C order unless F-contiguous only; an array that is neither (a transposed view
+    # of a 3-d array, a strided slice) gets contiguous strides in the order of its own (NumPy's empty_like)
+    for host in (np.zeros((3, 4), dtype=np.float32), np.zeros((3, 4), order="F"), np.zeros(5, dtype=np.int16)):
+        like = make(host)
+        assert (like.shape, like.strides, like.dtype) == (host.shape, host.strides, host.dtype)
+    t = np.zeros((2, 3, 4), dtype=np.float64).transpose(1, 0, 2)
+    assert make(t).strides == np.empty_like(t).strides == (32, 96, 8)
+    s = np.zeros((6, 8), dtype=np.int32)[::2, ::2]
+    assert make(s).strides == np.empty_like(s).strides == (16, 4)
+    assert make(cuda.device_array((2, 3, 4)).transpose((1, 0, 2))).strides == (32, 96, 8)
+
+
+def test_devicearray_helpers_as_numba_cudas():
+    from kfront.cuda import devicearray as da
+    # is_contiguous ignores broadcast and 1-long dimensions; array_core drops the broadcast ones
+    b = np.broadcast_to(np.arange(4.0), (3, 4))
+    assert da.is_contiguous(b) and da.array_core(b).shape == (4,)
+    assert not da.is_contiguous(np.zeros((4, 4))[:, ::2]) and da.is_contiguous(np.zeros((1, 4)))
+    d = cuda.device_array((10, 12), order="F")
+    assert da.is_contiguous(d) == da.array_core(d).flags["C_CONTIGUOUS"] == False  # noqa: E712
+    with pytest.raises(ValueError) as e:
+        da.sentry_contiguous(np.zeros(10)[::2])
+    assert str(e.value) == da.errmsg_contiguous_buffer
+    with pytest.raises(TypeError, match="incompatible dtype"):
+        da.check_array_compatibility(np.zeros(3), np.zeros(3, dtype=np.int32))
+    with pytest.raises(ValueError, match="incompatible shape"):
+        da.check_array_compatibility(np.zeros(3), np.zeros(4))
+    da.verify_cuda_ndarray_interface(cuda.to_device(np.asarray(1.5)))
+    with pytest.raises(ValueError, match="require an cuda ndarray"):
+        da.verify_cuda_ndarray_interface(np.zeros(2))
+    assert da.is_cuda_ndarray(d) and not da.is_cuda_ndarray(np.zeros(2))
+
+
+def test_auto_device():
+    from kfront.cuda.devicearray import auto_device, errmsg_contiguous_buffer
+    d, made = auto_device(2)
+    assert made and d.shape == () and d.copy_to_host() == 2
+    d2, made = auto_device(d)
+    assert d2 is d and not made
+    h = np.arange(4.0)
+    e, made = auto_device(h, copy=False)
+    assert made and e.shape == (4,)
+    np.testing.assert_array_equal(auto_device(h)[0].copy_to_host(), h)
+    with pytest.raises(ValueError) as err:
+        auto_device(h[::2])
+    assert str(err.value) == errmsg_contiguous_buffer

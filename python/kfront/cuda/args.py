@@ -6,10 +6,11 @@ how a host array passed to a kernel travels, in place of the default (copied in 
 
 A launch asks each ArgHint argument (tuples' items too) for the value to pass, hint.to_device(retr, stream),
 and after the kernel has run calls, in order, the functions that call appended to `retr` (the copies back).
-A hint around a device array passes the array itself and copies nothing. wrap_arg(value, default=InOut) is
-numba-cuda's helper for a dispatcher's `extensions`: the value itself when it is a hint, else default(value).
+A hint around a device array passes the array itself and copies nothing; a host array must be contiguous
+(numba-cuda's auto_device: ValueError otherwise). wrap_arg(value, default=InOut) is numba-cuda's helper for a
+dispatcher's `extensions`: the value itself when it is a hint, else default(value).
 """
-import numpy as np
+from kfront.cuda.devicearray import auto_device
 
 
 class ArgHint:
@@ -33,21 +34,11 @@ class ArgHint:
         return "%s(%r)" % (type(self).__name__, self.value)
 
 
-def _on_device(value, stream, copy):
-    """(the device array for value, whether it is a copy made here): a device array is used as it is."""
-    from kfront.cuda import devicearray
-    if devicearray.is_cuda_array(value):
-        return devicearray.as_cuda_array(value), False
-    if not isinstance(value, np.void):
-        value = np.asarray(value)
-    return devicearray.to_device(value, stream=stream, copy=copy), True
-
-
 class In(ArgHint):
     """Copied to the device before the kernel, not back."""
 
     def to_device(self, retr, stream=0):
-        devary, _ = _on_device(self.value, stream, copy=True)
+        devary, _ = auto_device(self.value, stream=stream)
         retr.append(lambda: devary)  # keeps the copy alive until the kernel has run
         return devary
 
@@ -58,7 +49,7 @@ class Out(ArgHint):
     copy_input = False
 
     def to_device(self, retr, stream=0):
-        devary, copied = _on_device(self.value, stream, copy=self.copy_input)
+        devary, copied = auto_device(self.value, stream=stream, copy=self.copy_input)
         if copied:
             host = self.value
             retr.append(lambda: devary.copy_to_host(host, stream=stream))
