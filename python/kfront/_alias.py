@@ -29,7 +29,8 @@ has the table with what is deliberately left out):
     numba.cuda                     every public name of kfront.cuda (with numba.cuda.types' type names,
                                    vectorize and guvectorize of target "cuda"), bool, HAS_NUMBA (scope "cuda");
                                    the submodules types, config, core, np, cudadrv, dispatcher, random, cg, fp16,
-                                   bf16, libdevice, misc, vectorizers, args, typing
+                                   bf16, libdevice, misc, vectorizers, args, typing,
+                                   launchconfig
     numba.cuda.types               every public name of kfront.types; __all__ as numba-cuda's (the type names)
     numba.cuda.core.config         kfront.config, reads and assignments (also as numba.cuda.config)
     numba.cuda.core.errors         kfront.errors.NUMBA_ERRORS: TypingError, NumbaError, NumbaPerformanceWarning...
@@ -39,6 +40,7 @@ has the table with what is deliberately left out):
     numba.cuda.random              every public name of kfront.cuda.random (xoroshiro128+ generators)
     numba.cuda.args                In, Out, InOut, ArgHint, wrap_arg (kfront.cuda.args: kernel argument hints)
     numba.cuda.typing              signature, Signature (kfront.types); numba.cuda.typing.typeof: typeof
+    numba.cuda.launchconfig        current_launch_config, ensure_current_launch_config (kfront.cuda.launchconfig)
     numba.cuda.fp16 / bf16 / libdevice / cg   the kernel-side names of kfront.cuda's namespaces (hadd, this_grid...)
     numba.cuda.cudadrv.driver      Device, Context, Event, Stream (kfront.cuda's); CudaAPIError, CudaDriverError
     numba.cuda.cudadrv.devicearray DeviceNDArray, MappedNDArray; auto_device, array_core, is_contiguous,
@@ -207,7 +209,8 @@ _CUDA_MODULES = {
          "bf16": "numba.cuda.bf16", "libdevice": "numba.cuda.libdevice", "misc": "numba.cuda.misc",
          "cg": "numba.cuda.cg", "types": "numba.cuda.types", "config": "numba.cuda.core.config",
          "core": "numba.cuda.core", "np": "numba.cuda.np", "dispatcher": "numba.cuda.dispatcher",
-         "vectorizers": "numba.cuda.vectorizers", "args": "numba.cuda.args", "typing": "numba.cuda.typing"}),
+         "vectorizers": "numba.cuda.vectorizers", "args": "numba.cuda.args", "typing": "numba.cuda.typing",
+         "launchconfig": "numba.cuda.launchconfig"}),
     "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
     "numba.cuda.core": _Spec((), {"config": "numba.cuda.core.config", "errors": "numba.cuda.core.errors"}),
     "numba.cuda.core.config": _Spec(**_CONFIG),
@@ -218,6 +221,7 @@ _CUDA_MODULES = {
     "numba.cuda.misc.special": _Spec((_Names({"literal_unroll": ("kfront.cuda", "literal_unroll")}),)),
     "numba.cuda.random": _Spec((_Star("kfront.cuda.random"),)),
     "numba.cuda.args": _Spec((_Star("kfront.cuda.args"),)),
+    "numba.cuda.launchconfig": _Spec((_Star("kfront.cuda.launchconfig"),)),
     "numba.cuda.typing": _Spec((_Names({"signature": ("kfront.types", "signature"),
                                         "Signature": ("kfront.types", "Signature")}),),
                                {"typeof": "numba.cuda.typing.typeof"}),

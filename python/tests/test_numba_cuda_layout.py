@@ -253,3 +253,19 @@ def test_numba_cuda_numpy_support_has_numpy_version_carray_and_farray(numba):
         carray(ptr, 6, dtype=np.float32)
     with pytest.raises(TypeError, match="expected a ctypes pointer"):
         carray(host.ctypes.data, 6, dtype=np.int32)
+
+
+def test_numba_cuda_launchconfig(numba):
+    # kfront runs no user code while it compiles, so no launch configuration is ever current where one can ask
+    from numba.cuda import launchconfig
+    from numba import cuda
+
+    @cuda.jit
+    def k(a):
+        a[0] = 1
+
+    assert launchconfig.current_launch_config() is None
+    k[1, 1](np.zeros(1))
+    assert launchconfig.current_launch_config() is None
+    with pytest.raises(RuntimeError, match="No launch config set for this thread"):
+        launchconfig.ensure_current_launch_config()
