@@ -10,7 +10,7 @@ A hint around a device array passes the array itself and copies nothing; a host 
 (numba-cuda's auto_device: ValueError otherwise). wrap_arg(value, default=InOut) is numba-cuda's helper for a
 dispatcher's `extensions`: the value itself when it is a hint, else default(value).
 """
-from kfront.cuda.devicearray import auto_device
+from kfront.cuda import devicearray as _devicearray
 
 
 class ArgHint:
@@ -38,7 +38,7 @@ class In(ArgHint):
     """Copied to the device before the kernel, not back."""
 
     def to_device(self, retr, stream=0):
-        devary, _ = auto_device(self.value, stream=stream)
+        devary, _ = _devicearray.auto_device(self.value, stream=stream)
         retr.append(lambda: devary)  # keeps the copy alive until the kernel has run
         return devary
 
@@ -49,7 +49,7 @@ class Out(ArgHint):
     copy_input = False
 
     def to_device(self, retr, stream=0):
-        devary, copied = auto_device(self.value, stream=stream, copy=self.copy_input)
+        devary, copied = _devicearray.auto_device(self.value, stream=stream, copy=self.copy_input)
         if copied:
             host = self.value
             retr.append(lambda: devary.copy_to_host(host, stream=stream))
