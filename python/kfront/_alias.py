@@ -42,7 +42,8 @@ has the table with what is deliberately left out):
     numba.cuda.typing              signature, Signature (kfront.types); numba.cuda.typing.typeof: typeof
     numba.cuda.launchconfig        current_launch_config, ensure_current_launch_config (kfront.cuda.launchconfig)
     numba.cuda.fp16 / bf16 / libdevice / cg   the kernel-side names of kfront.cuda's namespaces (hadd, this_grid...)
-    numba.cuda.cudadrv.driver      Device, Context, Event, Stream (kfront.cuda's); CudaAPIError, CudaDriverError
+    numba.cuda.cudadrv.driver      Device, Context, Event, Stream (kfront.cuda's); CudaAPIError, CudaDriverError;
+                                   _have_nvjitlink (False: kfront links no kernel with nvJitLink)
     numba.cuda.cudadrv.devicearray DeviceNDArray, MappedNDArray; auto_device, array_core, is_contiguous,
                                    sentry_contiguous, errmsg_contiguous_buffer, ... (kfront.cuda.devicearray)
     numba.cuda.cudadrv.devices     gpus, get_context (current_context), _DeviceList, _DeviceContextManager
@@ -239,7 +240,8 @@ _CUDA_MODULES = {
                                      "devices": "numba.cuda.cudadrv.devices"}),
     "numba.cuda.cudadrv.driver": _Spec((_ErrorNames(("CudaAPIError", "CudaDriverError")),
                                         _Names({name: ("kfront.cuda._runtime", name)
-                                                for name in ("Device", "Context", "Event", "Stream")}))),
+                                                for name in ("Device", "Context", "Event", "Stream")}),
+                                        _Names({"_have_nvjitlink": ("kfront.cuda._runtime", "have_nvjitlink")}))),
     "numba.cuda.cudadrv.devicearray": _Spec((_Names({name: ("kfront.cuda.devicearray", name) for name in (
         "DeviceNDArray", "MappedNDArray", "auto_device", "array_core", "is_contiguous", "sentry_contiguous",
         "errmsg_contiguous_buffer", "check_array_compatibility", "is_cuda_ndarray", "verify_cuda_ndarray_interface",

@@ -381,3 +381,23 @@ def test_an_array_prefers_the_signature_of_its_own_layout():
     r = np.zeros(1)
     store[1, 1](r, 3)  # C array and int: exact for the second (the first needs two safe conversions)
     assert r[0] == 3.0
+
+
+def _noop(x):
+    pass
+
+
+def test_launch_configuration_errors_are_numba_cudas():
+    k = cuda.jit(_noop)
+    with pytest.raises(ValueError, match=r"griddim must be a sequence of 1, 2 or 3 integers, got \[1, 2, 3, 4\]"):
+        k[(1, 2, 3, 4), (5, 6)]
+    with pytest.raises(ValueError, match=r"blockdim must be a sequence of 1, 2 or 3 integers, got \[3, 4, 5, 6\]"):
+        k[(1, 2), [3, 4, 5, 6]]
+    with pytest.raises(TypeError, match=r"griddim must be a sequence of integers, got \[2.0\]"):
+        k[2.0, 3]
+    with pytest.raises(TypeError, match=r"blockdim must be a sequence of integers, got \[1, 'a'\]"):
+        k[2, (1, "a")]
+    for unconfigured in (lambda: k(0), lambda: k[None, 32], lambda: cuda.jit("void(int32)")(_noop)(0)):
+        with pytest.raises(ValueError, match="Kernel launch configuration was not specified"):
+            unconfigured()
+    k[(), np.int64(2)](0)  # () is one block, as numba-cuda has it

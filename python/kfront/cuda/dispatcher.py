@@ -82,15 +82,28 @@ def _redirect(ref, config):
 
 
 def _dim(value, what):
-    """A launch dimension as ints: an int, or a tuple of 1 to 3 ints (NumPy integers accepted)."""
-    if isinstance(value, (tuple, list)):
-        if not 1 <= len(value) <= 3:
-            raise ValueError("kfront: %s must have 1 to 3 dimensions, not %d" % (what, len(value)))
-        return tuple(_dim(v, what)[0] for v in value)
+    """A launch dimension as ints, as numba-cuda's normalize_kernel_dimensions takes it (with its messages): an
+    integer, or a tuple or list of up to 3 integers (NumPy integers accepted; () is 1)."""
+    if value is None:
+        raise ValueError(MISSING_LAUNCH_CONFIG)
+    dims = list(value) if isinstance(value, (tuple, list)) else [value]
+    if len(dims) > 3:
+        raise ValueError("%s must be a sequence of 1, 2 or 3 integers, got %r" % (what, dims))
     try:
-        return (operator.index(value),)
+        return tuple(operator.index(v) for v in dims) or (1,)
     except TypeError:
-        raise TypeError("kfront: %s must be an int or a tuple of ints, not %r" % (what, value)) from None
+        raise TypeError("%s must be a sequence of integers, got %r" % (what, dims)) from None
+
+
+# numba-cuda's text for a kernel called without a launch configuration (numba.cuda.errors.missing_launch_config_msg)
+MISSING_LAUNCH_CONFIG = """
+Kernel launch configuration was not specified. Use the syntax:
+
+kernel_function[blockspergrid, threadsperblock](arg0, arg1, ..., argn)
+
+See https://numba.readthedocs.io/en/stable/cuda/kernels.html#kernel-invocation for help.
+
+"""
 
 
 def _example(t):
@@ -412,8 +425,7 @@ class Dispatcher:
         if self._kind == "device":
             raise TypeError("kfront: %s is a device function (device=True): it can only be called from a kernel"
                             % self.__name__)
-        raise ValueError("kfront: launching %s needs a configuration: %s[griddim, blockdim](...)"
-                         % (self.__name__, self.__name__))
+        raise ValueError(MISSING_LAUNCH_CONFIG)
 
     # -- specialisations ------------------------------------------------------------------------------
     def specialize(self, *args):
