@@ -206,3 +206,46 @@ def test_auto_device():
     with pytest.raises(ValueError) as err:
         auto_device(h[::2])
     assert str(err.value) == errmsg_contiguous_buffer
+
+
+def test_view_to_a_dtype_of_another_size_as_numba_cuda():
+    h = np.arange(12, dtype=np.int16).reshape(3, 4)
+    d = cuda.to_device(h)
+    for dt in ("i1", "i4", "u4", "i8", "f8"):
+        np.testing.assert_array_equal(d.view(dt).copy_to_host(), h.view(dt))
+    assert d.view("i8").shape == (3, 1) and d.view("i1").strides == (8, 1)
+    with pytest.raises(ValueError) as e:
+        cuda.to_device(np.arange(12, dtype=np.int16).reshape(4, 3)).view("i4")
+    assert str(e.value) == ("When changing to a larger dtype, its size must be a divisor of the total size in bytes "
+                            "of the last axis of the array.")
+    strided = cuda.to_device(np.arange(32, dtype=np.int16).reshape(4, 8))[:, ::2]
+    np.testing.assert_array_equal(strided.view("u2").copy_to_host(),
+                                  np.arange(32, dtype=np.int16).reshape(4, 8)[:, ::2].view("u2"))
+    with pytest.raises(ValueError, match="To change to a dtype of a different size, the array must be C-contiguous"):
+        strided.view("i4")
+
+
+def test_transpose_axes_must_be_a_permutation():
+    d = cuda.to_device(np.arange(24).reshape(2, 3, 4))
+    np.testing.assert_array_equal(d.transpose((2, 0, 1)).copy_to_host(), np.arange(24).reshape(2, 3, 4).transpose(2, 0, 1))
+    for axes in ((0, 0, 1), (0, 1, 3), (0, 1)):
+        with pytest.raises(ValueError, match=r"invalid axes list \(0, "):
+            d.transpose(axes)
+
+
+def test_contiguity_flags_as_numpys():
+    # NumPy's flags ignore the strides of 1-long dimensions: a (1, 4) or (4, 1) array is both C and F contiguous
+    for shape in ((1, 4), (4, 1), (3, 4), (0, 5), (1,)):
+        for order in "CF":
+            h = np.ndarray(shape, order=order)
+            d = cuda.to_device(h)
+            assert d.flags == {"C_CONTIGUOUS": h.flags.c_contiguous, "F_CONTIGUOUS": h.flags.f_contiguous}, (shape, order)
+    d = cuda.device_array((4, 6))[:, ::2]
+    assert d.flags == {"C_CONTIGUOUS": False, "F_CONTIGUOUS": False}
+
+
+def test_shapes_must_be_integers():
+    for shape in (np.array([1.1]), [1.1], (1.1,), (2, 2.0)):
+        with pytest.raises(TypeError):
+            cuda.device_array(shape=shape)
+    assert cuda.device_array(shape=np.array([10, 10]), dtype=np.bool_).shape == (10, 10)

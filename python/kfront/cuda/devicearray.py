@@ -12,6 +12,7 @@ from an array of another device goes device to device (peer access, or staged th
 kernel launched on another device refuses it with an error naming both devices.
 """
 import contextlib
+import operator
 
 import numpy as np
 
@@ -52,9 +53,25 @@ def _span(shape, strides, itemsize):
 
 
 def _normalize_shape(shape):
+    """A shape as a tuple of ints: an integer or a sequence of them (TypeError for other numbers, as numba-cuda)."""
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
-    return tuple(int(n) for n in shape)
+    return tuple(operator.index(n) for n in shape)
+
+
+def _contiguous(shape, strides, itemsize, order):
+    """NumPy's C_CONTIGUOUS / F_CONTIGUOUS flag: the strides of the dimensions longer than 1 are those of a dense
+    array in that order (an empty array is both)."""
+    if 0 in shape:
+        return True
+    dims = zip(reversed(shape), reversed(strides)) if order == "C" else zip(shape, strides)
+    expected = itemsize
+    for extent, stride in dims:
+        if extent != 1:
+            if stride != expected:
+                return False
+            expected *= extent
+    return True
 
 
 def _host_pointer(ary):
@@ -133,10 +150,10 @@ class DeviceNDArray(_kfront.DeviceArray):
         return _types.Array(_types.from_dtype(self.dtype), self.ndim, layout, readonly=bool(self._readonly))
 
     def is_c_contiguous(self):
-        return self.strides == _c_strides(self.shape, self.dtype.itemsize) or self.size <= 1
+        return _contiguous(self.shape, self.strides, self.dtype.itemsize, "C")
 
     def is_f_contiguous(self):
-        return self.strides == _f_strides(self.shape, self.dtype.itemsize) or self.size <= 1
+        return _contiguous(self.shape, self.strides, self.dtype.itemsize, "F")
 
     @property
     def flags(self):
@@ -267,7 +284,10 @@ class DeviceNDArray(_kfront.DeviceArray):
         return self.reshape((self.size,), order=order)
 
     def transpose(self, axes=None):
+        """A view with the dimensions in the order of axes (a permutation of them; reversed by default)."""
         axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
+        if sorted(axes) != list(range(self.ndim)):
+            raise ValueError("invalid axes list %r" % (axes,))
         return self._view(tuple(self.shape[a] for a in axes), tuple(self.strides[a] for a in axes), 0)
 
     @property
@@ -275,10 +295,21 @@ class DeviceNDArray(_kfront.DeviceArray):
         return self.transpose()
 
     def view(self, dtype):
+        """The same memory as another dtype (numba-cuda's rules and messages): of another itemsize, the array
+        must be C-contiguous and its last axis's bytes a whole number of the new items."""
         dtype = np.dtype(dtype)
+        shape, strides = list(self.shape), list(self.strides)
         if dtype.itemsize != self.dtype.itemsize:
-            raise ValueError("kfront: view() to a dtype of another size is not supported")
-        return self._view(self.shape, self.strides, 0, dtype)
+            if not self.is_c_contiguous():
+                raise ValueError("To change to a dtype of a different size, the array must be C-contiguous")
+            if not shape:
+                raise ValueError("Changing the dtype of a 0d array is only supported if the itemsize is unchanged")
+            shape[-1], rem = divmod(shape[-1] * self.dtype.itemsize, dtype.itemsize)
+            if rem:
+                raise ValueError("When changing to a larger dtype, its size must be a divisor of the total size in "
+                                 "bytes of the last axis of the array.")
+            strides[-1] = dtype.itemsize
+        return self._view(tuple(shape), tuple(strides), 0, dtype)
 
     def bind(self, stream=0):
         return self._view(self.shape, self.strides, 0)
