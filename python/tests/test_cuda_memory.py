@@ -249,3 +249,16 @@ def test_shapes_must_be_integers():
         with pytest.raises(TypeError):
             cuda.device_array(shape=shape)
     assert cuda.device_array(shape=np.array([10, 10]), dtype=np.bool_).shape == (10, 10)
+
+
+def test_setitem_shapes_as_numba_cuda():
+    d = cuda.to_device(np.arange(35))
+    with pytest.raises(ValueError, match="Can't assign 3-D array to 1-D self"):
+        d[:] = np.ones((1, 2, 3))
+    with pytest.raises(ValueError, match="Can't copy sequence with size 2 to array axis 0 with dimension 5"):
+        d[:5] = [1, 3]
+    m = cuda.to_device(np.zeros((3, 4)))
+    m[:] = [1, 2, 3, 4]                                      # broadcast over the rows
+    m[1] = cuda.to_device(np.full(4, 7.0))                   # a device value of the target's shape
+    m[2:] = cuda.to_device(np.array([[9.0]]))               # a device value broadcast (1, 1) -> (1, 4)
+    np.testing.assert_array_equal(m.copy_to_host(), [[1, 2, 3, 4], [7, 7, 7, 7], [9, 9, 9, 9]])

@@ -262,10 +262,20 @@ class DeviceNDArray(_kfront.DeviceArray):
     def __setitem__(self, key, value):
         probe, offset = _probe(self, key)
         target = self._view(probe.shape, probe.strides, offset)
-        if is_cuda_array(value):
-            target.copy_to_device(value)
+        source = as_cuda_array(value) if is_cuda_array(value) else np.asarray(value, dtype=self.dtype)
+        # numba-cuda's rules and messages: the value's dimensions, aligned at the end, are the target's or 1
+        if source.ndim > target.ndim:
+            raise ValueError("Can't assign %d-D array to %d-D self" % (source.ndim, target.ndim))
+        padded = (1,) * (target.ndim - source.ndim) + tuple(source.shape)
+        for axis, (extent, given) in enumerate(zip(target.shape, padded)):
+            if given != 1 and given != extent:
+                raise ValueError("Can't copy sequence with size %d to array axis %d with dimension %d"
+                                 % (given, axis, extent))
+        if isinstance(source, DeviceNDArray) and tuple(source.shape) == tuple(target.shape):
+            target.copy_to_device(source)
         else:
-            target.copy_to_device(np.broadcast_to(np.asarray(value, dtype=self.dtype), probe.shape))
+            host = source.copy_to_host() if isinstance(source, DeviceNDArray) else source
+            target.copy_to_device(np.broadcast_to(host.reshape(padded), target.shape))
 
     def reshape(self, *newshape, order="C"):
         if len(newshape) == 1 and not isinstance(newshape[0], (int, np.integer)):
