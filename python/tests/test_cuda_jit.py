@@ -212,6 +212,14 @@ def test_forall():
     np.testing.assert_array_equal(a, 2 * x)
 
 
+def test_forall_of_no_task_launches_nothing_and_of_a_negative_count_is_an_error():
+    a = np.full(4, 5, dtype=np.float32)
+    assert axpy.forall(0)(a, 1.0, a, a) is None  # numba-cuda's ForAll returns before launching
+    np.testing.assert_array_equal(a, 5)
+    with pytest.raises(ValueError, match="Can't create ForAll with negative task count: -1"):
+        axpy.forall(-1)
+
+
 def test_typing_error_is_located_and_module_stays_usable():
     @cuda.jit
     def bad(a):

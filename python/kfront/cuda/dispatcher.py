@@ -276,6 +276,10 @@ class _DebugLauncher:
         return result
 
 
+def _no_launch(*args):
+    """forall(0)'s launcher: no task, so no launch (numba-cuda's ForAll returns before launching)."""
+
+
 class _ExtendedLauncher:
     """A launch of a dispatcher with extensions (numba-cuda's cuda.jit(extensions=[...])): each argument, and each
     item of a tuple argument, goes through every extension's prepare_args, from the last to the first, before the
@@ -416,10 +420,15 @@ class Dispatcher:
         return self[griddim, blockdim, stream, sharedmem]
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
-        """A launcher over ntasks threads (1-D), tpb threads per block (0: kfront picks 256)."""
+        """A launcher over ntasks threads (1-D), tpb threads per block (0: kfront picks 256); as numba-cuda's
+        ForAll, a negative count is a ValueError and no task launches nothing."""
         ntasks = operator.index(ntasks)
+        if ntasks < 0:
+            raise ValueError("Can't create ForAll with negative task count: %s" % ntasks)
+        if ntasks == 0:
+            return _no_launch
         tpb = operator.index(tpb) or 256
-        return self[max(1, math.ceil(ntasks / tpb)), tpb, stream, sharedmem]
+        return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
 
     def __call__(self, *args, **kwargs):
         if self._kind == "device":
