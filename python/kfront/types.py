@@ -39,7 +39,7 @@ from kfront import errors
 __all__ = [
     "Type", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array", "BaseTuple", "UniTuple", "Tuple",
     "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_kir", "from_dtype",
-    "as_dtype", "typeof", "Record", "NestedArray",
+    "as_dtype", "typeof", "Record", "NestedArray", "CPointer",
     "boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "c8", "c16", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
     "byte", "double", "intp", "uintp", "intc", "uintc", "ssize_t", "size_t", "char", "uchar", "short",
@@ -476,6 +476,28 @@ class IntEnumMember(EnumMember):
     _kind = "IntEnumMember"
 
 
+class CPointer(Type):
+    """numba.types.CPointer(dtype): a C pointer to dtype, spelt "int32*" as numba spells it. kfront names it (numba-cuda
+    programs import it for FFI declarations) but compiles no pointer: a signature with one is an UnsupportedError
+    when it is compiled."""
+
+    def __new__(cls, dtype, addrspace=None):
+        if not isinstance(dtype, Type):
+            raise TypeError("kfront: CPointer needs a type, not %r" % (dtype,))
+
+        def init(t):
+            t.dtype, t.addrspace = dtype, addrspace
+            t.name = "%s*" % dtype if addrspace is None else "%s addrspace(%d)*" % (dtype, addrspace)
+        return cls._intern((dtype, addrspace), init)
+
+    @property
+    def key(self):
+        return (self.dtype, self.addrspace)
+
+    def _reduce(self):
+        return (CPointer, (self.dtype, self.addrspace))
+
+
 class Signature:
     """A function's signature: `return_type` (None when only argument types were given, as for
     @guvectorize) and `args`, a tuple of types. str() is "void(float32[:], int64)", or
@@ -739,6 +761,10 @@ def normalize_signature(sig):
     reads, with every type under its Numba name (double -> float64, boolean -> bool, f4[::1] ->
     float32[::1]) and void for a none return type."""
     args, ret = parse_signature(sig)
+    pointer = next((t for t in (ret,) + tuple(args) if isinstance(t, CPointer)), None)
+    if pointer is not None:
+        raise errors.UnsupportedError("kfront: pointer types (%s) are not supported in signatures: kernels and "
+                                      "device functions take arrays" % pointer)
     return str(Signature(ret, args))
 
 

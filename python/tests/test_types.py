@@ -332,3 +332,13 @@ def test_a_type_subclass_made_numbas_way_is_named():
     assert t.int32 is t.Integer("int32") and t.int32.name == "int32"
     with pytest.raises(TypeError):
         t.Type.__init__(struct)  # Type.__init__ needs the name
+
+
+def test_cpointer_is_named_and_refused_in_signatures():
+    p = t.CPointer(t.int32)
+    assert str(p) == "int32*" and p is t.CPointer(t.int32) and p != t.CPointer(t.int64)
+    assert pickle.loads(pickle.dumps(p)) is p
+    with pytest.raises(errors.UnsupportedError, match=r"pointer types \(int32\*\) are not supported"):
+        t.normalize_signature(t.void(p, t.int32))
+    with pytest.raises(TypeError):
+        t.CPointer("int32")
