@@ -242,10 +242,13 @@ _CUDA_MODULES = {
                                         _Names({name: ("kfront.cuda._runtime", name)
                                                 for name in ("Device", "Context", "Event", "Stream")}),
                                         _Names({"_have_nvjitlink": ("kfront.cuda._runtime", "have_nvjitlink")}))),
-    "numba.cuda.cudadrv.devicearray": _Spec((_Names({name: ("kfront.cuda.devicearray", name) for name in (
-        "DeviceNDArray", "MappedNDArray", "auto_device", "array_core", "is_contiguous", "sentry_contiguous",
-        "errmsg_contiguous_buffer", "check_array_compatibility", "is_cuda_ndarray", "verify_cuda_ndarray_interface",
-        "require_cuda_ndarray")}),)),
+    "numba.cuda.cudadrv.devicearray": _Spec((_Names({"DeviceNDArray": ("kfront.cuda", "DeviceNDArray"),
+                                                     "MappedNDArray": ("kfront.cuda", "MappedNDArray")}),
+                                             _Names({name: ("kfront.cuda.devicearray", name) for name in (
+                                                 "auto_device", "array_core", "is_contiguous", "sentry_contiguous",
+                                                 "errmsg_contiguous_buffer", "check_array_compatibility",
+                                                 "is_cuda_ndarray", "verify_cuda_ndarray_interface",
+                                                 "require_cuda_ndarray")}))),
     "numba.cuda.cudadrv.devices": _Spec((_Names({"gpus": ("kfront.cuda", "gpus"),
                                                  "get_context": ("kfront.cuda", "current_context"),
                                                  "_DeviceList": ("kfront.cuda._runtime", "_Gpus"),
