@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "frontend/compile.h"
+#include "frontend/fe.h"  /* numba's conversion kinds of numbers (nb_can_convert) */
 #include "runtime/runtime.h"
 #include "utils/mem.h"
 
@@ -311,6 +312,36 @@ bool rt_arg_fits(const Type *param, const kf_arg *arg) {
   if (!rt_type_dtype(param->elem, &want) || want != arg->array.dtype || param->rank != arg->array.ndim) return false;
   if (param->layout == LAYOUT_C) return rt_array_is_contiguous(&arg->array, 'C');
   if (param->layout == LAYOUT_F) return rt_array_is_contiguous(&arg->array, 'F');
+  return true;
+}
+
+/* kf_dtype's numbers are in the order of the frontend's Numba kinds (NB_*), which its conversion table uses */
+_Static_assert((int)KF_BOOL == (int)NB_BOOL && (int)KF_INT64 == (int)NB_I64 && (int)KF_UINT64 == (int)NB_U64 &&
+                   (int)KF_FLOAT64 == (int)NB_F64 && (int)KF_COMPLEX128 == (int)NB_C128 &&
+                   (int)KF_BFLOAT16 == (int)NB_BF16 && (int)KF_DTYPE_COUNT == (int)NB_NKINDS,
+               "kf_dtype and the frontend's NB_* kinds differ");
+
+/* numba's conversion kind (frontend/fe.h's CONV_*) of an argument to a parameter */
+static int arg_conversion(const Type *param, const kf_arg *arg) {
+  if (!rt_arg_fits(param, arg)) return CONV_NONE;
+  if (arg->kind == KF_ARG_SCALAR && nb_kind(param) >= 0 && (unsigned)arg->dtype < KF_DTYPE_COUNT)
+    return nb_can_convert((int)arg->dtype, nb_kind(param));
+  /* an array to a parameter of layout A that its own layout is not: numba's Array conversion is safe */
+  if (param->kind == TY_ARRAY && param->layout == LAYOUT_A && arg->array.ndim > 0 &&
+      rt_array_layout(&arg->array) != 'A')
+    return CONV_SAFE;
+  return CONV_EXACT;
+}
+
+bool rt_rate_args(Type *const *params, const kf_arg *args, unsigned n, unsigned rate[3]) {
+  rate[0] = rate[1] = rate[2] = 0;
+  for (unsigned i = 0; i < n; i++) {
+    int conv = arg_conversion(params[i], &args[i]);
+    if (conv == CONV_NONE) return false;
+    rate[0] += conv == CONV_UNSAFE;
+    rate[1] += conv == CONV_SAFE;
+    rate[2] += conv == CONV_PROMOTE;
+  }
   return true;
 }
 

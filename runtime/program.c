@@ -246,8 +246,10 @@ static kf_status find_eager(RtFunction *f) {
 
 enum { MAX_SPECIALISATIONS = 64 };
 
-/* The first kernel of pm named `name` that the arguments fit. Reports the signatures on a miss (NULL, with
- * *oom set when out of memory instead). */
+/* The kernel of pm named `name` that numba's resolve_overload picks for the arguments: of those they fit, the one
+ * whose conversions rate best, (unsafe, safe, promote) counts compared in that order; a tie for the best is its
+ * "Ambiguous overloading" TypeError. Reports the signatures on a miss (NULL, with *oom set when out of memory
+ * instead). */
 static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const kf_arg *args, unsigned nargs,
                        const char *argsig, bool *oom) {
   *oom = false;
@@ -260,16 +262,28 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
     diag_set_kind(prev);
     return NULL;
   }
+  Op *best = NULL;
+  unsigned best_rate[3] = {0, 0, 0}, tied = 0;
   for (unsigned i = 0; i < n; i++) {
     RtLaunchPlan plan;
     if (!rt_plan_from_kir(cands[i], &plan, p->rt->diag)) return NULL;
     unsigned np;
     Type *const *params = rt_kir_params(cands[i], &np);
     if (np - plan.nhidden != nargs) continue;
-    bool fits = true;
-    for (unsigned a = 0; a < nargs && fits; a++) fits = rt_arg_fits(params[a], &args[a]);
-    if (fits) return cands[i];
+    unsigned rate[3];
+    if (!rt_rate_args(params, args, nargs, rate)) continue;
+    int cmp = best ? 0 : -1;
+    for (unsigned r = 0; best && r < 3 && cmp == 0; r++)
+      cmp = rate[r] < best_rate[r] ? -1 : rate[r] > best_rate[r] ? 1 : 0;
+    if (cmp < 0) {
+      best = cands[i];
+      memcpy(best_rate, rate, sizeof rate);
+      tied = 1;
+    } else if (cmp == 0) {
+      tied++;
+    }
   }
+  if (best && tied == 1) return best;
   StrBuf sigs;
   sb_init(&sigs);
   for (unsigned i = 0; i < n; i++) {
@@ -287,8 +301,12 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
     return NULL;
   }
   DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
-  diag_error(p->rt->diag, NOLOC, "no signature of kernel %s matches the arguments %s; its signatures are:%s", name,
-             argsig, sb_cstr(&sigs));
+  if (best)
+    diag_error(p->rt->diag, NOLOC, "Ambiguous overloading for kernel %s %s: %u of its signatures fit the arguments "
+               "equally well; its signatures are:%s", name, argsig, tied, sb_cstr(&sigs));
+  else
+    diag_error(p->rt->diag, NOLOC, "no signature of kernel %s matches the arguments %s; its signatures are:%s", name,
+               argsig, sb_cstr(&sigs));
   diag_set_kind(prev);
   sb_free(&sigs);
   return NULL;

@@ -79,6 +79,9 @@ kf_status rt_flatten_args(const kf_arg *args, unsigned n, kf_arg *stack, unsigne
 /* Whether arg can be passed to a parameter of type param: arrays need the same dtype and rank, and a
  * C or F parameter needs such strides (A takes any); scalars convert to any scalar type. */
 bool rt_arg_fits(const Type *param, const kf_arg *arg);
+/* Whether every argument fits its parameter; rate: how many of them numba's casting rules convert unsafely,
+ * safely and by promotion (numba's rating of an overload: lower is better, compared in that order). */
+bool rt_rate_args(Type *const *params, const kf_arg *args, unsigned n, unsigned rate[3]);
 /* Checks count and each argument against the parameter types; reports the first mismatch. */
 bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, const kf_arg *args, unsigned nargs,
                    Diag *diag);

@@ -342,11 +342,68 @@ static int wait_for_producer(FunctionObject *f, uintptr_t producer, kf_stream *c
   return 0;
 }
 
+/* numba-cuda's argument hints (kfront.cuda.args: cuda.In, Out, InOut) of one launch: each hint argument is
+ * replaced by hint.to_device(writebacks, stream), held until the launch ends, and the functions it appended to
+ * writebacks are called after the kernel. */
+typedef struct ArgHints {
+  PyObject *stream;      /* the launch's stream object (borrowed), or 0 */
+  PyObject *writebacks;  /* list, made at the first hint */
+  PyObject *held;        /* list of the values the hints gave */
+} ArgHints;
+
+static PyTypeObject *arg_hint_type;  /* kfront.cuda.args.ArgHint, imported at the first launch (kept) */
+
+/* 1 when o is an ArgHint, 0 when not, -1 with an exception. */
+static int is_arg_hint(PyObject *o) {
+  if (PyObject_TypeCheck(o, DeviceArray_Type) || PyLong_CheckExact(o) || PyFloat_CheckExact(o)) return 0;
+  if (!arg_hint_type) {
+    PyObject *mod = PyImport_ImportModule("kfront.cuda.args");
+    PyObject *t = mod ? PyObject_GetAttrString(mod, "ArgHint") : NULL;
+    Py_XDECREF(mod);
+    if (!t) return -1;
+    if (!PyType_Check(t)) {
+      Py_DECREF(t);
+      PyErr_SetString(PyExc_RuntimeError, "kfront: internal error: kfront.cuda.args.ArgHint is not a class");
+      return -1;
+    }
+    arg_hint_type = (PyTypeObject *)t;
+  }
+  return PyObject_TypeCheck(o, arg_hint_type);
+}
+
+/* The value a hint gives for the launch (borrowed: hints->held keeps it), or NULL with an exception. */
+static PyObject *hinted_value(PyObject *hint, ArgHints *hints) {
+  if (!hints->writebacks && !(hints->writebacks = PyList_New(0))) return NULL;
+  if (!hints->held && !(hints->held = PyList_New(0))) return NULL;
+  PyObject *v = PyObject_CallMethod(hint, "to_device", "OO", hints->writebacks, hints->stream);
+  if (!v) return NULL;
+  int r = PyList_Append(hints->held, v);
+  Py_DECREF(v);
+  return r < 0 ? NULL : v;
+}
+
+/* Calls the writebacks the hints appended, in order; 0, or -1 with an exception. */
+static int run_writebacks(ArgHints *hints) {
+  if (!hints->writebacks) return 0;
+  for (Py_ssize_t i = 0; i < PyList_Size(hints->writebacks); i++) {
+    PyObject *r = PyObject_CallNoArgs(PyList_GetItem(hints->writebacks, i));
+    if (!r) return -1;
+    Py_DECREF(r);
+  }
+  return 0;
+}
+
+static void release_hints(ArgHints *hints) {
+  Py_CLEAR(hints->writebacks);
+  Py_CLEAR(hints->held);
+}
+
 /* One argument; a Python tuple (numba: UniTuple or Tuple) becomes a KF_ARG_TUPLE of its items converted alike, held
  * in pool, a namedtuple (NamedUniTuple or NamedTuple) one with its class's spelling. When the call uses their data
- * (`use`), waits for the streams their producers named. */
+ * (`use`), waits for the streams their producers named. A launch's argument hints (`hints`, NULL for other calls)
+ * pass the values they give. */
 static int convert_arg(FunctionObject *f, PyObject *o, kf_arg *out, ExtPool *pool, const char *what, Py_ssize_t index,
-                       int use, kf_stream *consumer, unsigned depth) {
+                       int use, kf_stream *consumer, ArgHints *hints, unsigned depth) {
   if (PyTuple_Check(o)) {
     const char *named = NULL;
     if (!PyTuple_CheckExact(o) && ext_namedtuple_spelling(o, &named) < 0) return -1;
@@ -358,10 +415,15 @@ static int convert_arg(FunctionObject *f, PyObject *o, kf_arg *out, ExtPool *poo
     kf_arg *items = ext_pool_alloc(pool, sizeof *items * (size_t)(n ? n : 1));
     if (!items) return -1;
     for (Py_ssize_t i = 0; i < n; i++)
-      if (convert_arg(f, PyTuple_GetItem(o, i), &items[i], pool, what, index, use, consumer, depth + 1) < 0) return -1;
+      if (convert_arg(f, PyTuple_GetItem(o, i), &items[i], pool, what, index, use, consumer, hints, depth + 1) < 0)
+        return -1;
     *out = kf_arg_tuple(items, (unsigned)n);
     out->type = named;
     return 0;
+  }
+  if (hints) {
+    int h = is_arg_hint(o);
+    if (h < 0 || (h && !(o = hinted_value(o, hints)))) return -1;
   }
   uintptr_t producer = 0;
   if (ext_arg_from_object(o, out, what, index, &producer) < 0) return -1;
@@ -372,12 +434,12 @@ static int convert_arg(FunctionObject *f, PyObject *o, kf_arg *out, ExtPool *poo
  * pool: ext_pool_free after the call); when the call uses their data (`use`: launches, not queries), waits for
  * the streams their producers named. */
 static kf_arg *convert_args(FunctionObject *f, PyObject *args, kf_arg *stack, ExtPool *pool, Py_ssize_t *n,
-                            const char *what, int use, kf_stream *consumer) {
+                            const char *what, int use, kf_stream *consumer, ArgHints *hints) {
   *n = PyTuple_Size(args);
   kf_arg *v = *n <= STACK_ARGS ? stack : PyMem_Calloc((size_t)*n, sizeof *v);
   if (!v) return (kf_arg *)PyErr_NoMemory();
   for (Py_ssize_t i = 0; i < *n; i++) {
-    if (convert_arg(f, PyTuple_GetItem(args, i), &v[i], pool, what, i, use, consumer, 0) < 0) {
+    if (convert_arg(f, PyTuple_GetItem(args, i), &v[i], pool, what, i, use, consumer, hints, 0) < 0) {
       if (v != stack) PyMem_Free(v);
       ext_pool_free(pool);
       return NULL;
@@ -391,7 +453,7 @@ static PyObject *Function_specialize(PyObject *o, PyObject *args) {
   kf_arg stack[STACK_ARGS];
   ExtPool pool = {0};
   Py_ssize_t n;
-  kf_arg *v = convert_args(self, args, stack, &pool, &n, "specialize:", 0, NULL);
+  kf_arg *v = convert_args(self, args, stack, &pool, &n, "specialize:", 0, NULL, NULL);
   if (!v) return NULL;
   kf_kernel *k = NULL;
   kf_status st = kf_function_specialize(self->f, v, (unsigned)n, &k);
@@ -482,7 +544,7 @@ static PyObject *Function_ufunc_result(PyObject *o, PyObject *inputs) {
   kf_arg stack[STACK_ARGS];
   ExtPool pool = {0};
   Py_ssize_t n;
-  kf_arg *v = convert_args(self, inputs, stack, &pool, &n, "ufunc input", 0, NULL);
+  kf_arg *v = convert_args(self, inputs, stack, &pool, &n, "ufunc input", 0, NULL, NULL);
   if (!v) return NULL;
   kf_array out;
   kf_status st = kf_ufunc_result(self->f, v, (unsigned)n, &out);
@@ -507,7 +569,7 @@ static PyObject *Function_ufunc_call(PyObject *o, PyObject *args) {
   kf_arg stack[STACK_ARGS];
   ExtPool pool = {0};
   Py_ssize_t n;
-  kf_arg *v = convert_args(self, inputs, stack, &pool, &n, "ufunc input", 1, s);
+  kf_arg *v = convert_args(self, inputs, stack, &pool, &n, "ufunc input", 1, s, NULL);
   if (!v) return NULL;
   kf_status st = kf_ufunc_call(self->f, v, (unsigned)n, &oa, s);
   if (v != stack) PyMem_Free(v);
@@ -525,7 +587,7 @@ static PyObject *Function_gufunc_result(PyObject *o, PyObject *args) {
   kf_arg stack[STACK_ARGS];
   ExtPool pool = {0};
   Py_ssize_t n;
-  kf_arg *v = convert_args(self, inputs, stack, &pool, &n, "gufunc input", 0, NULL);
+  kf_arg *v = convert_args(self, inputs, stack, &pool, &n, "gufunc input", 0, NULL, NULL);
   if (!v) return NULL;
   kf_array outs[64];
   kf_status st = kf_gufunc_result(self->f, v, (unsigned)n, outs, nouts);
@@ -555,7 +617,7 @@ static PyObject *Function_gufunc_call(PyObject *o, PyObject *args) {
   kf_arg stack[STACK_ARGS];
   ExtPool pool = {0};
   Py_ssize_t n;
-  kf_arg *v = convert_args(self, all, stack, &pool, &n, "gufunc argument", 1, s);
+  kf_arg *v = convert_args(self, all, stack, &pool, &n, "gufunc argument", 1, s, NULL);
   if (!v) return NULL;
   kf_status st = kf_gufunc_call(self->f, v, (unsigned)n, s);
   if (v != stack) PyMem_Free(v);
@@ -639,20 +701,32 @@ static PyObject *Launcher_call(PyObject *o, PyObject *args, PyObject *kw) {
   kf_arg stack[STACK_ARGS];
   ExtPool pool = {0};
   Py_ssize_t n;
-  kf_arg *v = convert_args(l->function, args, stack, &pool, &n, "kernel", 1, l->s);
-  if (!v) return NULL;
+  PyObject *zero = NULL;
+  if (!l->stream && !(zero = PyLong_FromLong(0))) return NULL;
+  ArgHints hints = {l->stream ? l->stream : zero, NULL, NULL};
+  kf_arg *v = convert_args(l->function, args, stack, &pool, &n, "kernel", 1, l->s, &hints);
+  if (!v) goto fail;
   unsigned copies = host_arrays(v, (unsigned)n);
   if (copies && warn_implicit_copies(copies) < 0) {
     if (v != stack) PyMem_Free(v);
     ext_pool_free(&pool);
-    return NULL;
+    goto fail;
   }
   kf_status st = kf_function_launch(l->function->f, l->grid, l->block, l->shared, l->s, v, (unsigned)n);
   if (v != stack) PyMem_Free(v);
   ext_pool_free(&pool);
-  if (st != KF_OK) return ext_raise(ctx_of(l->function), st);
-  if (ext_flush_warnings(ctx_of(l->function)) < 0) return NULL;
+  if (st != KF_OK) {
+    ext_raise(ctx_of(l->function), st);
+    goto fail;
+  }
+  if (ext_flush_warnings(ctx_of(l->function)) < 0 || run_writebacks(&hints) < 0) goto fail;
+  release_hints(&hints);
+  Py_XDECREF(zero);
   Py_RETURN_NONE;
+fail:
+  release_hints(&hints);
+  Py_XDECREF(zero);
+  return NULL;
 }
 
 /* ---- Kernel ------------------------------------------------------------------------------------------- */

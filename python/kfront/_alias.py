@@ -29,16 +29,23 @@ has the table with what is deliberately left out):
     numba.cuda                     every public name of kfront.cuda (with numba.cuda.types' type names,
                                    vectorize and guvectorize of target "cuda"), bool, HAS_NUMBA (scope "cuda");
                                    the submodules types, config, core, np, cudadrv, dispatcher, random, cg, fp16,
-                                   bf16, libdevice, misc, vectorizers
+                                   bf16, libdevice, misc, vectorizers, args, typing,
+                                   launchconfig
     numba.cuda.types               every public name of kfront.types; __all__ as numba-cuda's (the type names)
     numba.cuda.core.config         kfront.config, reads and assignments (also as numba.cuda.config)
     numba.cuda.core.errors         kfront.errors.NUMBA_ERRORS: TypingError, NumbaError, NumbaPerformanceWarning...
-    numba.cuda.np.numpy_support    from_dtype, as_dtype (kfront.types)
+    numba.cuda.np.numpy_support    from_dtype, as_dtype (kfront.types); numpy_version, carray, farray
+                                   (kfront.numpy_support)
     numba.cuda.misc.special        literal_unroll (kfront.cuda; also numba.literal_unroll)
     numba.cuda.random              every public name of kfront.cuda.random (xoroshiro128+ generators)
+    numba.cuda.args                In, Out, InOut, ArgHint, wrap_arg (kfront.cuda.args: kernel argument hints)
+    numba.cuda.typing              signature, Signature (kfront.types); numba.cuda.typing.typeof: typeof
+    numba.cuda.launchconfig        current_launch_config, ensure_current_launch_config (kfront.cuda.launchconfig)
     numba.cuda.fp16 / bf16 / libdevice / cg   the kernel-side names of kfront.cuda's namespaces (hadd, this_grid...)
-    numba.cuda.cudadrv.driver      Device, Context, Event, Stream (kfront.cuda's); CudaAPIError, CudaDriverError
-    numba.cuda.cudadrv.devicearray DeviceNDArray, MappedNDArray
+    numba.cuda.cudadrv.driver      Device, Context, Event, Stream (kfront.cuda's); CudaAPIError, CudaDriverError;
+                                   _have_nvjitlink (False: kfront links no kernel with nvJitLink)
+    numba.cuda.cudadrv.devicearray DeviceNDArray, MappedNDArray; auto_device, array_core, is_contiguous,
+                                   sentry_contiguous, errmsg_contiguous_buffer, ... (kfront.cuda.devicearray)
     numba.cuda.cudadrv.devices     gpus, get_context (current_context), _DeviceList, _DeviceContextManager
     numba.cuda.dispatcher          CUDADispatcher (kfront.cuda.Dispatcher)
     numba.cuda.vectorizers         CUDAVectorize, CUDAGUFuncVectorize (kfront.cuda.vectorizers)
@@ -50,7 +57,7 @@ has the table with what is deliberately left out):
     numba.core.config              kfront.config, as numba.cuda.core.config (also as numba.config)
     numba.core.types               every public name of kfront.types (also as numba.types)
     numba.core.errors              as numba.cuda.core.errors
-    numba.np.numpy_support         from_dtype, as_dtype (kfront.types)
+    numba.np.numpy_support         as numba.cuda.np.numpy_support
 
 A name an alias does not have raises AttributeError("kfront: numba.X is not supported (why)"). The
 `targets` argument of install_numba_alias maps kfront module names to others (tests use a fake kfront.cuda).
@@ -192,6 +199,7 @@ class _Spec:
 # the numba-cuda release whose API kfront follows: numba_cuda.__version__ under the alias
 NUMBA_CUDA_VERSION = "0.30.4"
 _FROM_TO_DTYPE = {"from_dtype": ("kfront.types", "from_dtype"), "as_dtype": ("kfront.types", "as_dtype")}
+_NUMPY_SUPPORT = {name: ("kfront.numpy_support", name) for name in ("numpy_version", "carray", "farray")}
 _CONFIG = dict(providers=(_Star("kfront.config"),), forward_set="kfront.config")
 
 # numba.cuda and what numba-cuda provides beneath it (both scopes of the alias)
@@ -202,16 +210,23 @@ _CUDA_MODULES = {
          "bf16": "numba.cuda.bf16", "libdevice": "numba.cuda.libdevice", "misc": "numba.cuda.misc",
          "cg": "numba.cuda.cg", "types": "numba.cuda.types", "config": "numba.cuda.core.config",
          "core": "numba.cuda.core", "np": "numba.cuda.np", "dispatcher": "numba.cuda.dispatcher",
-         "vectorizers": "numba.cuda.vectorizers"}),
+         "vectorizers": "numba.cuda.vectorizers", "args": "numba.cuda.args", "typing": "numba.cuda.typing",
+         "launchconfig": "numba.cuda.launchconfig"}),
     "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
     "numba.cuda.core": _Spec((), {"config": "numba.cuda.core.config", "errors": "numba.cuda.core.errors"}),
     "numba.cuda.core.config": _Spec(**_CONFIG),
     "numba.cuda.core.errors": _Spec((_ErrorNames(),)),
     "numba.cuda.np": _Spec((), {"numpy_support": "numba.cuda.np.numpy_support"}),
-    "numba.cuda.np.numpy_support": _Spec((_Names(_FROM_TO_DTYPE),)),
+    "numba.cuda.np.numpy_support": _Spec((_Names(_FROM_TO_DTYPE), _Names(_NUMPY_SUPPORT))),
     "numba.cuda.misc": _Spec((), {"special": "numba.cuda.misc.special"}),
     "numba.cuda.misc.special": _Spec((_Names({"literal_unroll": ("kfront.cuda", "literal_unroll")}),)),
     "numba.cuda.random": _Spec((_Star("kfront.cuda.random"),)),
+    "numba.cuda.args": _Spec((_Star("kfront.cuda.args"),)),
+    "numba.cuda.launchconfig": _Spec((_Star("kfront.cuda.launchconfig"),)),
+    "numba.cuda.typing": _Spec((_Names({"signature": ("kfront.types", "signature"),
+                                        "Signature": ("kfront.types", "Signature")}),),
+                               {"typeof": "numba.cuda.typing.typeof"}),
+    "numba.cuda.typing.typeof": _Spec((_Names({"typeof": ("kfront.types", "typeof")}),)),
     "numba.cuda.fp16": _Spec((_KernelNamespace("fp16"),)),
     "numba.cuda.bf16": _Spec((_KernelNamespace("bf16"),)),
     "numba.cuda.libdevice": _Spec((_KernelNamespace("libdevice"),)),
@@ -225,9 +240,15 @@ _CUDA_MODULES = {
                                      "devices": "numba.cuda.cudadrv.devices"}),
     "numba.cuda.cudadrv.driver": _Spec((_ErrorNames(("CudaAPIError", "CudaDriverError")),
                                         _Names({name: ("kfront.cuda._runtime", name)
-                                                for name in ("Device", "Context", "Event", "Stream")}))),
+                                                for name in ("Device", "Context", "Event", "Stream")}),
+                                        _Names({"_have_nvjitlink": ("kfront.cuda._runtime", "have_nvjitlink")}))),
     "numba.cuda.cudadrv.devicearray": _Spec((_Names({"DeviceNDArray": ("kfront.cuda", "DeviceNDArray"),
-                                                     "MappedNDArray": ("kfront.cuda", "MappedNDArray")}),)),
+                                                     "MappedNDArray": ("kfront.cuda", "MappedNDArray")}),
+                                             _Names({name: ("kfront.cuda.devicearray", name) for name in (
+                                                 "auto_device", "array_core", "is_contiguous", "sentry_contiguous",
+                                                 "errmsg_contiguous_buffer", "check_array_compatibility",
+                                                 "is_cuda_ndarray", "verify_cuda_ndarray_interface",
+                                                 "require_cuda_ndarray")}))),
     "numba.cuda.cudadrv.devices": _Spec((_Names({"gpus": ("kfront.cuda", "gpus"),
                                                  "get_context": ("kfront.cuda", "current_context"),
                                                  "_DeviceList": ("kfront.cuda._runtime", "_Gpus"),
@@ -251,7 +272,7 @@ _NUMBA_MODULES = {
     "numba.core.types": _Spec((_Star("kfront.types"),)),
     "numba.core.errors": _Spec((_ErrorNames(),)),
     "numba.np": _Spec((), {"numpy_support": "numba.np.numpy_support"}),
-    "numba.np.numpy_support": _Spec((_Names(_FROM_TO_DTYPE),)),
+    "numba.np.numpy_support": _Spec((_Names(_FROM_TO_DTYPE), _Names(_NUMPY_SUPPORT))),
 }
 _MODULES = dict(_CUDA_MODULES, **_NUMBA_MODULES)
 # further sys.modules names of the same alias objects, as numba has them (scope "numba")

@@ -40,11 +40,12 @@ __all__ = [
     "Type", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array", "BaseTuple", "UniTuple", "Tuple",
     "NamedTuple",
     "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_kir", "from_dtype",
-    "as_dtype", "typeof", "Record", "NestedArray",
+    "as_dtype", "typeof", "Record", "NestedArray", "CPointer",
     "boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "c8", "c16", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
     "byte", "double", "intp", "uintp", "intc", "uintc", "ssize_t", "size_t", "char", "uchar", "short",
     "ushort", "int_", "uint", "long_", "ulong", "longlong", "ulonglong", "none", "void",
+    "signed_domain", "unsigned_domain", "integer_domain", "real_domain", "complex_domain", "number_domain",
 ]
 
 
@@ -54,6 +55,15 @@ class Type:
     scalar type with a value casts it (float32(1.5) -> numpy.float32(1.5))."""
 
     _interned = {}
+
+    def __init__(self, *args, **kwargs):
+        # kfront's own types are made whole by their __new__ (interned); a subclass that has none is made numba's
+        # way, Type.__init__(self, name) (numba's extension API's types: kfront can name them, not compile them)
+        if type(self).__new__ is object.__new__:
+            self._init_named(*args, **kwargs)
+
+    def _init_named(self, name):
+        self.name = name
 
     @classmethod
     def _intern(cls, key, init):
@@ -506,6 +516,28 @@ class IntEnumMember(EnumMember):
     _kind = "IntEnumMember"
 
 
+class CPointer(Type):
+    """numba.types.CPointer(dtype): a C pointer to dtype, spelt "int32*" as numba spells it. kfront names it (numba-cuda
+    programs import it for FFI declarations) but compiles no pointer: a signature with one is an UnsupportedError
+    when it is compiled."""
+
+    def __new__(cls, dtype, addrspace=None):
+        if not isinstance(dtype, Type):
+            raise TypeError("kfront: CPointer needs a type, not %r" % (dtype,))
+
+        def init(t):
+            t.dtype, t.addrspace = dtype, addrspace
+            t.name = "%s*" % dtype if addrspace is None else "%s addrspace(%d)*" % (dtype, addrspace)
+        return cls._intern((dtype, addrspace), init)
+
+    @property
+    def key(self):
+        return (self.dtype, self.addrspace)
+
+    def _reduce(self):
+        return (CPointer, (self.dtype, self.addrspace))
+
+
 class Signature:
     """A function's signature: `return_type` (None when only argument types were given, as for
     @guvectorize) and `args`, a tuple of types. str() is "void(float32[:], int64)", or
@@ -605,6 +637,14 @@ def __getattr__(name):
         return float32
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
+
+# numba's sets of number types (numba.types.signed_domain, ...), as numba-cuda 0.30's numba.cuda.types has them
+signed_domain = frozenset([int8, int16, int32, int64])
+unsigned_domain = frozenset([uint8, uint16, uint32, uint64])
+integer_domain = signed_domain | unsigned_domain
+real_domain = frozenset([float32, float64])
+complex_domain = frozenset([complex64, complex128])
+number_domain = real_domain | integer_domain | complex_domain
 
 # numba-cuda 0.30's numba.cuda.types.__all__, the type names numba.cuda re-exports (`from numba.cuda import float32`),
 # less the types kfront does not have (deferred_type, optional, ffi, ffi_forced_object, Dim3, dim3, GridGroup,
@@ -762,6 +802,10 @@ def normalize_signature(sig):
     reads, with every type under its Numba name (double -> float64, boolean -> bool, f4[::1] ->
     float32[::1]) and void for a none return type."""
     args, ret = parse_signature(sig)
+    pointer = next((t for t in (ret,) + tuple(args) if isinstance(t, CPointer)), None)
+    if pointer is not None:
+        raise errors.UnsupportedError("kfront: pointer types (%s) are not supported in signatures: kernels and "
+                                      "device functions take arrays" % pointer)
     return str(Signature(ret, args))
 
 

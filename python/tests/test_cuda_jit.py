@@ -212,6 +212,14 @@ def test_forall():
     np.testing.assert_array_equal(a, 2 * x)
 
 
+def test_forall_of_no_task_launches_nothing_and_of_a_negative_count_is_an_error():
+    a = np.full(4, 5, dtype=np.float32)
+    assert axpy.forall(0)(a, 1.0, a, a) is None  # numba-cuda's ForAll returns before launching
+    np.testing.assert_array_equal(a, 5)
+    with pytest.raises(ValueError, match="Can't create ForAll with negative task count: -1"):
+        axpy.forall(-1)
+
+
 def test_typing_error_is_located_and_module_stays_usable():
     @cuda.jit
     def bad(a):
@@ -341,3 +349,63 @@ def test_stores_to_constant_arrays_are_located_errors():
         with pytest.raises(errors.TypingError, match="cannot assign to an element of a constant array") as e:
             kernel[1, 1](np.zeros(2))
         assert line in str(e.value)
+
+
+def _add_into(r, x, y):
+    r[0] = x + y
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_explicit_signatures_resolve_as_numba_rates_the_conversions(order):
+    # numba's resolve_overload: the signature needing the fewest unsafe, then safe, then promoting conversions,
+    # whatever the order of the list (the first that fit had been taken: float32 for float64 arguments)
+    sigs = ["void(float64[::1], float32, float32)", "void(float64[::1], float64, float64)"][::order]
+    f = cuda.jit(sigs)(_add_into)
+    expect = {(1, 2.0 ** -25): 1.0000000298023224,                    # int64, float64: the float64 one
+              (np.float32(1), np.float32(2.0 ** -25)): 1.0,           # exact: float32
+              (np.int32(1), np.float32(2.0 ** -25)): 1.0000000298023224,  # int32 -> float32 is unsafe
+              (1, np.float32(2.0 ** -25)): 1.0000000298023224,        # int64 -> float32 is unsafe
+              (np.float32(1), 2.0 ** -25): 1.0000000298023224}        # float64 -> float32 is unsafe
+    for args, value in expect.items():
+        r = np.zeros(1)
+        f[1, 1](r, *args)
+        assert r[0] == value, args
+
+
+def test_a_tie_between_explicit_signatures_is_numbas_ambiguous_overloading():
+    f = cuda.jit(["void(float64[::1], float32, float64)", "void(float64[::1], float64, float32)"])(_add_into)
+    with pytest.raises(TypeError, match="Ambiguous overloading for kernel _add_into"):
+        f[1, 1](np.zeros(1), np.int8(1), np.int8(2))
+    r = np.zeros(1)
+    f[1, 1](r, np.float32(1), 2.0)  # exact for one of them
+    assert r[0] == 3.0
+
+
+def test_an_array_prefers_the_signature_of_its_own_layout():
+    @cuda.jit(["void(float64[:], float64)", "void(float64[::1], int64)"])
+    def store(r, x):
+        r[0] = x
+
+    r = np.zeros(1)
+    store[1, 1](r, 3)  # C array and int: exact for the second (the first needs two safe conversions)
+    assert r[0] == 3.0
+
+
+def _noop(x):
+    pass
+
+
+def test_launch_configuration_errors_are_numba_cudas():
+    k = cuda.jit(_noop)
+    with pytest.raises(ValueError, match=r"griddim must be a sequence of 1, 2 or 3 integers, got \[1, 2, 3, 4\]"):
+        k[(1, 2, 3, 4), (5, 6)]
+    with pytest.raises(ValueError, match=r"blockdim must be a sequence of 1, 2 or 3 integers, got \[3, 4, 5, 6\]"):
+        k[(1, 2), [3, 4, 5, 6]]
+    with pytest.raises(TypeError, match=r"griddim must be a sequence of integers, got \[2.0\]"):
+        k[2.0, 3]
+    with pytest.raises(TypeError, match=r"blockdim must be a sequence of integers, got \[1, 'a'\]"):
+        k[2, (1, "a")]
+    for unconfigured in (lambda: k(0), lambda: k[None, 32], lambda: cuda.jit("void(int32)")(_noop)(0)):
+        with pytest.raises(ValueError, match="Kernel launch configuration was not specified"):
+            unconfigured()
+    k[(), np.int64(2)](0)  # () is one block, as numba-cuda has it

@@ -156,3 +156,109 @@ def test_foreign_array_with_a_stream():
     np.testing.assert_array_equal(d.copy_to_host(), 3)
     with pytest.raises(ValueError):
         add_one[1, 8](_Foreign(d, 0))      # 0 is disallowed by the interface
+
+
+@pytest.mark.parametrize("make", [cuda.device_array_like, cuda.pinned_array_like, cuda.mapped_array_like])
+def test_array_like_keeps_shape_dtype_and_the_order_of_dimensions_in_memory(make):
+    # numba-cuda's *_array_like: C order unless F-contiguous only; an array that is neither (a transposed view
+    # of a 3-d array, a strided slice) gets contiguous strides in the order of its own (NumPy's empty_like)
+    for host in (np.zeros((3, 4), dtype=np.float32), np.zeros((3, 4), order="F"), np.zeros(5, dtype=np.int16)):
+        like = make(host)
+        assert (like.shape, like.strides, like.dtype) == (host.shape, host.strides, host.dtype)
+    t = np.zeros((2, 3, 4), dtype=np.float64).transpose(1, 0, 2)
+    assert make(t).strides == np.empty_like(t).strides == (32, 96, 8)
+    s = np.zeros((6, 8), dtype=np.int32)[::2, ::2]
+    assert make(s).strides == np.empty_like(s).strides == (16, 4)
+    assert make(cuda.device_array((2, 3, 4)).transpose((1, 0, 2))).strides == (32, 96, 8)
+
+
+def test_devicearray_helpers_as_numba_cudas():
+    from kfront.cuda import devicearray as da
+    # is_contiguous ignores broadcast and 1-long dimensions; array_core drops the broadcast ones
+    b = np.broadcast_to(np.arange(4.0), (3, 4))
+    assert da.is_contiguous(b) and da.array_core(b).shape == (4,)
+    assert not da.is_contiguous(np.zeros((4, 4))[:, ::2]) and da.is_contiguous(np.zeros((1, 4)))
+    d = cuda.device_array((10, 12), order="F")
+    assert da.is_contiguous(d) == da.array_core(d).flags["C_CONTIGUOUS"] == False  # noqa: E712
+    with pytest.raises(ValueError) as e:
+        da.sentry_contiguous(np.zeros(10)[::2])
+    assert str(e.value) == da.errmsg_contiguous_buffer
+    with pytest.raises(TypeError, match="incompatible dtype"):
+        da.check_array_compatibility(np.zeros(3), np.zeros(3, dtype=np.int32))
+    with pytest.raises(ValueError, match="incompatible shape"):
+        da.check_array_compatibility(np.zeros(3), np.zeros(4))
+    da.verify_cuda_ndarray_interface(cuda.to_device(np.asarray(1.5)))
+    with pytest.raises(ValueError, match="require an cuda ndarray"):
+        da.verify_cuda_ndarray_interface(np.zeros(2))
+    assert da.is_cuda_ndarray(d) and not da.is_cuda_ndarray(np.zeros(2))
+
+
+def test_auto_device():
+    from kfront.cuda.devicearray import auto_device, errmsg_contiguous_buffer
+    d, made = auto_device(2)
+    assert made and d.shape == () and d.copy_to_host() == 2
+    d2, made = auto_device(d)
+    assert d2 is d and not made
+    h = np.arange(4.0)
+    e, made = auto_device(h, copy=False)
+    assert made and e.shape == (4,)
+    np.testing.assert_array_equal(auto_device(h)[0].copy_to_host(), h)
+    with pytest.raises(ValueError) as err:
+        auto_device(h[::2])
+    assert str(err.value) == errmsg_contiguous_buffer
+
+
+def test_view_to_a_dtype_of_another_size_as_numba_cuda():
+    h = np.arange(12, dtype=np.int16).reshape(3, 4)
+    d = cuda.to_device(h)
+    for dt in ("i1", "i4", "u4", "i8", "f8"):
+        np.testing.assert_array_equal(d.view(dt).copy_to_host(), h.view(dt))
+    assert d.view("i8").shape == (3, 1) and d.view("i1").strides == (8, 1)
+    with pytest.raises(ValueError) as e:
+        cuda.to_device(np.arange(12, dtype=np.int16).reshape(4, 3)).view("i4")
+    assert str(e.value) == ("When changing to a larger dtype, its size must be a divisor of the total size in bytes "
+                            "of the last axis of the array.")
+    strided = cuda.to_device(np.arange(32, dtype=np.int16).reshape(4, 8))[:, ::2]
+    np.testing.assert_array_equal(strided.view("u2").copy_to_host(),
+                                  np.arange(32, dtype=np.int16).reshape(4, 8)[:, ::2].view("u2"))
+    with pytest.raises(ValueError, match="To change to a dtype of a different size, the array must be C-contiguous"):
+        strided.view("i4")
+
+
+def test_transpose_axes_must_be_a_permutation():
+    d = cuda.to_device(np.arange(24).reshape(2, 3, 4))
+    np.testing.assert_array_equal(d.transpose((2, 0, 1)).copy_to_host(), np.arange(24).reshape(2, 3, 4).transpose(2, 0, 1))
+    for axes in ((0, 0, 1), (0, 1, 3), (0, 1)):
+        with pytest.raises(ValueError, match=r"invalid axes list \(0, "):
+            d.transpose(axes)
+
+
+def test_contiguity_flags_as_numpys():
+    # NumPy's flags ignore the strides of 1-long dimensions: a (1, 4) or (4, 1) array is both C and F contiguous
+    for shape in ((1, 4), (4, 1), (3, 4), (0, 5), (1,)):
+        for order in "CF":
+            h = np.ndarray(shape, order=order)
+            d = cuda.to_device(h)
+            assert d.flags == {"C_CONTIGUOUS": h.flags.c_contiguous, "F_CONTIGUOUS": h.flags.f_contiguous}, (shape, order)
+    d = cuda.device_array((4, 6))[:, ::2]
+    assert d.flags == {"C_CONTIGUOUS": False, "F_CONTIGUOUS": False}
+
+
+def test_shapes_must_be_integers():
+    for shape in (np.array([1.1]), [1.1], (1.1,), (2, 2.0)):
+        with pytest.raises(TypeError):
+            cuda.device_array(shape=shape)
+    assert cuda.device_array(shape=np.array([10, 10]), dtype=np.bool_).shape == (10, 10)
+
+
+def test_setitem_shapes_as_numba_cuda():
+    d = cuda.to_device(np.arange(35))
+    with pytest.raises(ValueError, match="Can't assign 3-D array to 1-D self"):
+        d[:] = np.ones((1, 2, 3))
+    with pytest.raises(ValueError, match="Can't copy sequence with size 2 to array axis 0 with dimension 5"):
+        d[:5] = [1, 3]
+    m = cuda.to_device(np.zeros((3, 4)))
+    m[:] = [1, 2, 3, 4]                                      # broadcast over the rows
+    m[1] = cuda.to_device(np.full(4, 7.0))                   # a device value of the target's shape
+    m[2:] = cuda.to_device(np.array([[9.0]]))               # a device value broadcast (1, 1) -> (1, 4)
+    np.testing.assert_array_equal(m.copy_to_host(), [[1, 2, 3, 4], [7, 7, 7, 7], [9, 9, 9, 9]])

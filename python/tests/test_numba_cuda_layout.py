@@ -206,3 +206,66 @@ def test_type_names_match_the_oracle():
                          capture_output=True, text=True, timeout=300, env={"NUMBA_ENABLE_CUDASIM": "1", "PATH": ""})
     assert out.returncode == 0, out.stderr
     assert set(out.stdout.split()) - KFRONT_LACKS == CUDA_TYPE_NAMES
+
+
+def test_numba_cuda_args_holds_the_argument_hints(numba):
+    from numba.cuda.args import ArgHint, In, InOut, Out, wrap_arg
+    from numba import cuda
+    import kfront.cuda.args
+    assert (In, Out, InOut, ArgHint, wrap_arg) == (kfront.cuda.args.In, kfront.cuda.args.Out, kfront.cuda.args.InOut,
+                                                   kfront.cuda.args.ArgHint, kfront.cuda.args.wrap_arg)
+    assert cuda.In is In and cuda.InOut is InOut and cuda.args.Out is Out
+    ns = {}
+    exec("from numba.cuda.args import *", ns)
+    assert set(ns) - {"__builtins__"} == {"ArgHint", "In", "InOut", "Out", "wrap_arg"}
+
+
+def test_numba_cuda_typing_has_signature_and_typeof(numba):
+    from numba.cuda.typing import Signature, signature
+    from numba.cuda.typing.typeof import typeof
+    from numba.cuda import types
+    sig = signature(types.void, types.int32, types.float32[::1])
+    assert isinstance(sig, Signature) and sig == kfront.types.void(types.int32, types.float32[::1])
+    assert typeof(np.zeros((2, 3), dtype=np.float32, order="F")) == types.float32[::1, :]
+    assert typeof(np.int16(3)) is types.int16
+    with pytest.raises(AttributeError, match="numba.cuda.typing.templates is not supported"):
+        import numba.cuda.typing as typing
+        typing.templates
+
+
+def test_numba_cuda_numpy_support_has_numpy_version_carray_and_farray(numba):
+    import ctypes
+    from numba.cuda.np.numpy_support import carray, farray, numpy_version
+    assert numpy_version == tuple(int(p) for p in np.__version__.split(".")[:2])
+    host = np.arange(6, dtype=np.int32)
+    ptr = host.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
+    c = carray(ptr, (2, 3))
+    assert c.dtype == np.int32 and c.flags.c_contiguous and c.tolist() == [[0, 1, 2], [3, 4, 5]]
+    f = farray(ptr, (3, 2))
+    assert f.flags.f_contiguous and f.tolist() == [[0, 3], [1, 4], [2, 5]]
+    c[0, 0] = 42  # a view of the memory, not a copy
+    assert host[0] == 42
+    void = ctypes.c_void_p(host.ctypes.data)
+    assert carray(void, 6, dtype=np.int32).tolist() == host.tolist()
+    with pytest.raises(TypeError, match="explicit dtype required"):
+        carray(void, 6)
+    with pytest.raises(TypeError, match="mismatching dtype"):
+        carray(ptr, 6, dtype=np.float32)
+    with pytest.raises(TypeError, match="expected a ctypes pointer"):
+        carray(host.ctypes.data, 6, dtype=np.int32)
+
+
+def test_numba_cuda_launchconfig(numba):
+    # kfront runs no user code while it compiles, so no launch configuration is ever current where one can ask
+    from numba.cuda import launchconfig
+    from numba import cuda
+
+    @cuda.jit
+    def k(a):
+        a[0] = 1
+
+    assert launchconfig.current_launch_config() is None
+    k[1, 1](np.zeros(1))
+    assert launchconfig.current_launch_config() is None
+    with pytest.raises(RuntimeError, match="No launch config set for this thread"):
+        launchconfig.ensure_current_launch_config()

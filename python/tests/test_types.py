@@ -308,3 +308,38 @@ def test_from_kir(text, expected):
 def test_from_kir_refuses_what_numba_cannot_spell():
     with pytest.raises(ValueError, match="has no Numba type"):
         t.from_kir("ptr<f32, 1>")
+
+
+def test_number_domains_are_numbas():
+    # numba.types.signed_domain and the other sets (numba-cuda's test_ufuncs branch on them)
+    assert t.signed_domain == {t.int8, t.int16, t.int32, t.int64}
+    assert t.unsigned_domain == {t.uint8, t.uint16, t.uint32, t.uint64}
+    assert t.integer_domain == t.signed_domain | t.unsigned_domain
+    assert t.real_domain == {t.float32, t.float64}
+    assert t.complex_domain == {t.complex64, t.complex128}
+    assert t.number_domain == t.real_domain | t.integer_domain | t.complex_domain
+    assert t.intp in t.signed_domain and t.float16 not in t.real_domain
+
+
+def test_a_type_subclass_made_numbas_way_is_named():
+    # numba's extension API defines types as Type subclasses calling Type.__init__(self, name)
+    class StructType(t.Type):
+        def __init__(self):
+            super().__init__(name="StructType")
+
+    struct = StructType()
+    assert struct.name == "StructType" and str(struct) == "StructType"
+    assert struct == StructType() and hash(struct) == hash(StructType())
+    assert t.int32 is t.Integer("int32") and t.int32.name == "int32"
+    with pytest.raises(TypeError):
+        t.Type.__init__(struct)  # Type.__init__ needs the name
+
+
+def test_cpointer_is_named_and_refused_in_signatures():
+    p = t.CPointer(t.int32)
+    assert str(p) == "int32*" and p is t.CPointer(t.int32) and p != t.CPointer(t.int64)
+    assert pickle.loads(pickle.dumps(p)) is p
+    with pytest.raises(errors.UnsupportedError, match=r"pointer types \(int32\*\) are not supported"):
+        t.normalize_signature(t.void(p, t.int32))
+    with pytest.raises(TypeError):
+        t.CPointer("int32")

@@ -15,15 +15,16 @@ KFRONT_SIM=1 or NUMBA_ENABLE_CUDASIM=1). Errors are Python exceptions: kfront.er
 with the source line and a caret), IndexError for a failed bounds check, kfront.errors.LaunchError for a bad
 launch configuration, kfront.errors.CudaDriverError.
 """
-from kfront.cuda import intrinsics
+from kfront.cuda import args, intrinsics
+from kfront.cuda.args import In, InOut, Out
 from kfront.cuda._runtime import (Device, Event, Stream, close, current_context, default_stream, defer_cleanup,
                                   detect, event, event_elapsed_time, external_stream, get_current_device, gpus,
                                   is_available, legacy_default_stream, list_devices, per_thread_default_stream,
                                   select_device, stream, synchronize)
 from kfront.cuda._runtime import is_bfloat16_supported, is_float16_supported, is_fp8_supported
 from kfront.cuda.devicearray import (DeviceNDArray, MappedNDArray, as_cuda_array, device_array, device_array_like,
-                                     from_cuda_array_interface, is_cuda_array, mapped, mapped_array, pinned,
-                                     pinned_array, to_device)
+                                     from_cuda_array_interface, is_cuda_array, mapped, mapped_array,
+                                     mapped_array_like, pinned, pinned_array, pinned_array_like, to_device)
 from kfront.cuda._dlpack import from_dlpack
 from kfront.cuda.ipc import IpcArrayHandle, IpcHandle, open_ipc_array
 from kfront.cuda.dispatcher import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit

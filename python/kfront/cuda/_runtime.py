@@ -173,6 +173,12 @@ def synchronize():
     runtime().synchronize()
 
 
+def have_nvjitlink():
+    """numba-cuda's cudadrv.driver._have_nvjitlink: whether kernels are linked with nvJitLink. kfront's never are
+    (its GPU path loads the PTX it makes through the driver), on a GPU as on the simulator."""
+    return False
+
+
 def is_available():
     """Whether kernels can run: True on a GPU and on kfront's simulator (as numba-cuda's simulator says True, so
     code that branches on it takes its CUDA path); False only when kfront can make no runtime at all."""

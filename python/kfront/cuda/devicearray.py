@@ -1,7 +1,9 @@
 """Device memory as numba.cuda gives it: DeviceNDArray (shape, strides, dtype, size, ndim, nbytes,
 copy_to_host, copy_to_device, slicing into views, reshape, ravel, transpose, __cuda_array_interface__,
 __dlpack__), to_device, device_array, device_array_like, pinned_array, pinned, mapped_array, as_cuda_array,
-is_cuda_array, from_cuda_array_interface.
+is_cuda_array, from_cuda_array_interface; and numba-cuda's cudadrv.devicearray helpers: auto_device, array_core,
+is_contiguous, sentry_contiguous (errmsg_contiguous_buffer), check_array_compatibility, is_cuda_ndarray,
+verify_cuda_ndarray_interface, require_cuda_ndarray.
 
 A DeviceNDArray is kfront._kfront.DeviceArray (the kf_array a launch passes as it is) plus this API; its memory
 is a Buffer of a device's runtime (freed when the last array over it goes) or a foreign array it keeps alive.
@@ -10,6 +12,7 @@ from an array of another device goes device to device (peer access, or staged th
 kernel launched on another device refuses it with an error naming both devices.
 """
 import contextlib
+import operator
 
 import numpy as np
 
@@ -50,9 +53,25 @@ def _span(shape, strides, itemsize):
 
 
 def _normalize_shape(shape):
+    """A shape as a tuple of ints: an integer or a sequence of them (TypeError for other numbers, as numba-cuda)."""
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
-    return tuple(int(n) for n in shape)
+    return tuple(operator.index(n) for n in shape)
+
+
+def _contiguous(shape, strides, itemsize, order):
+    """NumPy's C_CONTIGUOUS / F_CONTIGUOUS flag: the strides of the dimensions longer than 1 are those of a dense
+    array in that order (an empty array is both)."""
+    if 0 in shape:
+        return True
+    dims = zip(reversed(shape), reversed(strides)) if order == "C" else zip(shape, strides)
+    expected = itemsize
+    for extent, stride in dims:
+        if extent != 1:
+            if stride != expected:
+                return False
+            expected *= extent
+    return True
 
 
 def _host_pointer(ary):
@@ -63,6 +82,7 @@ class DeviceNDArray(_kfront.DeviceArray):
     """An array in device memory (numba.cuda.cudadrv.devicearray.DeviceNDArray)."""
 
     __cuda_memory__ = True
+    __cuda_ndarray__ = True
 
     def __init__(self, shape, strides, dtype, stream=0, gpu_data=None, readonly=False, device=None):
         shape = _normalize_shape(shape)
@@ -130,10 +150,10 @@ class DeviceNDArray(_kfront.DeviceArray):
         return _types.Array(_types.from_dtype(self.dtype), self.ndim, layout, readonly=bool(self._readonly))
 
     def is_c_contiguous(self):
-        return self.strides == _c_strides(self.shape, self.dtype.itemsize) or self.size <= 1
+        return _contiguous(self.shape, self.strides, self.dtype.itemsize, "C")
 
     def is_f_contiguous(self):
-        return self.strides == _f_strides(self.shape, self.dtype.itemsize) or self.size <= 1
+        return _contiguous(self.shape, self.strides, self.dtype.itemsize, "F")
 
     @property
     def flags(self):
@@ -242,10 +262,20 @@ class DeviceNDArray(_kfront.DeviceArray):
     def __setitem__(self, key, value):
         probe, offset = _probe(self, key)
         target = self._view(probe.shape, probe.strides, offset)
-        if is_cuda_array(value):
-            target.copy_to_device(value)
+        source = as_cuda_array(value) if is_cuda_array(value) else np.asarray(value, dtype=self.dtype)
+        # numba-cuda's rules and messages: the value's dimensions, aligned at the end, are the target's or 1
+        if source.ndim > target.ndim:
+            raise ValueError("Can't assign %d-D array to %d-D self" % (source.ndim, target.ndim))
+        padded = (1,) * (target.ndim - source.ndim) + tuple(source.shape)
+        for axis, (extent, given) in enumerate(zip(target.shape, padded)):
+            if given != 1 and given != extent:
+                raise ValueError("Can't copy sequence with size %d to array axis %d with dimension %d"
+                                 % (given, axis, extent))
+        if isinstance(source, DeviceNDArray) and tuple(source.shape) == tuple(target.shape):
+            target.copy_to_device(source)
         else:
-            target.copy_to_device(np.broadcast_to(np.asarray(value, dtype=self.dtype), probe.shape))
+            host = source.copy_to_host() if isinstance(source, DeviceNDArray) else source
+            target.copy_to_device(np.broadcast_to(host.reshape(padded), target.shape))
 
     def reshape(self, *newshape, order="C"):
         if len(newshape) == 1 and not isinstance(newshape[0], (int, np.integer)):
@@ -264,7 +294,10 @@ class DeviceNDArray(_kfront.DeviceArray):
         return self.reshape((self.size,), order=order)
 
     def transpose(self, axes=None):
+        """A view with the dimensions in the order of axes (a permutation of them; reversed by default)."""
         axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
+        if sorted(axes) != list(range(self.ndim)):
+            raise ValueError("invalid axes list %r" % (axes,))
         return self._view(tuple(self.shape[a] for a in axes), tuple(self.strides[a] for a in axes), 0)
 
     @property
@@ -272,10 +305,21 @@ class DeviceNDArray(_kfront.DeviceArray):
         return self.transpose()
 
     def view(self, dtype):
+        """The same memory as another dtype (numba-cuda's rules and messages): of another itemsize, the array
+        must be C-contiguous and its last axis's bytes a whole number of the new items."""
         dtype = np.dtype(dtype)
+        shape, strides = list(self.shape), list(self.strides)
         if dtype.itemsize != self.dtype.itemsize:
-            raise ValueError("kfront: view() to a dtype of another size is not supported")
-        return self._view(self.shape, self.strides, 0, dtype)
+            if not self.is_c_contiguous():
+                raise ValueError("To change to a dtype of a different size, the array must be C-contiguous")
+            if not shape:
+                raise ValueError("Changing the dtype of a 0d array is only supported if the itemsize is unchanged")
+            shape[-1], rem = divmod(shape[-1] * self.dtype.itemsize, dtype.itemsize)
+            if rem:
+                raise ValueError("When changing to a larger dtype, its size must be a divisor of the total size in "
+                                 "bytes of the last axis of the array.")
+            strides[-1] = dtype.itemsize
+        return self._view(tuple(shape), tuple(strides), 0, dtype)
 
     def bind(self, stream=0):
         return self._view(self.shape, self.strides, 0)
@@ -326,11 +370,37 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
     return DeviceNDArray(shape, strides, dtype, stream)
 
 
-def device_array_like(ary, stream=0):
+def _like(ary):
+    """(shape, dtype, strides, order) of a new contiguous array like ary, as numba-cuda's *_array_like make it:
+    C order unless ary is F-contiguous only; a 2-d or more array that is neither gets strides that keep its
+    dimensions' order in memory (NumPy's empty_like: the dimension of the smallest stride varies fastest)."""
     ary = ary if is_cuda_array(ary) or isinstance(ary, np.ndarray) else np.asarray(ary)
     dtype = np.dtype(ary.dtype)
-    order = "F" if (not _is_c(ary) and _is_f(ary)) else "C"
-    return device_array(ary.shape, dtype, order=order, stream=stream)
+    c, f = _is_c(ary), _is_f(ary)
+    strides = None
+    if not (c or f or ary.ndim <= 1):
+        strides = [0] * ary.ndim
+        step = dtype.itemsize
+        for axis in sorted(range(ary.ndim), key=lambda a: ary.strides[a]):
+            strides[axis] = step
+            step *= ary.shape[axis]
+        strides = tuple(strides)
+    return ary.shape, dtype, strides, "F" if f and not c else "C"
+
+
+def device_array_like(ary, stream=0):
+    shape, dtype, strides, order = _like(ary)
+    return device_array(shape, dtype, strides=strides, order=order, stream=stream)
+
+
+def pinned_array_like(ary):
+    shape, dtype, strides, order = _like(ary)
+    return pinned_array(shape, dtype, strides=strides, order=order)
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    shape, dtype, strides, order = _like(ary)
+    return mapped_array(shape, dtype, strides=strides, order=order, stream=stream, portable=portable, wc=wc)
 
 
 def _is_c(ary):
@@ -438,6 +508,83 @@ def mapped(*arylist, **kws):
     finally:
         for a in done:
             rt.host_unregister(_host_pointer(a))
+
+
+# ---- numba-cuda's cudadrv.devicearray helpers ----------------------------------------------------------
+
+errmsg_contiguous_buffer = ("Array contains non-contiguous buffer and cannot be transferred as a single memory "
+                            "region. Please ensure contiguous buffer with numpy .ascontiguousarray()")
+
+
+def array_core(ary):
+    """The view of ary without its broadcast (stride 0) dimensions."""
+    if not ary.strides or not ary.size:
+        return ary
+    return ary[tuple(0 if stride == 0 else slice(None) for stride in ary.strides)]
+
+
+def is_contiguous(ary):
+    """Whether ary is C-contiguous, its broadcast and 1-long dimensions ignored."""
+    size = ary.dtype.itemsize
+    for extent, stride in zip(reversed(ary.shape), reversed(ary.strides)):
+        if extent > 1 and stride != 0:
+            if stride != size:
+                return False
+            size *= extent
+    return True
+
+
+def sentry_contiguous(ary):
+    """ValueError(errmsg_contiguous_buffer) unless ary's core is C- or F-contiguous."""
+    core = array_core(ary)
+    if not core.flags["C_CONTIGUOUS"] and not core.flags["F_CONTIGUOUS"]:
+        raise ValueError(errmsg_contiguous_buffer)
+
+
+def check_array_compatibility(ary1, ary2):
+    """TypeError for different dtypes, ValueError for different shapes or strides (1-long dimensions ignored)."""
+    sq1, sq2 = ary1.squeeze(), ary2.squeeze()
+    if ary1.dtype != ary2.dtype:
+        raise TypeError("incompatible dtype: %s vs. %s" % (ary1.dtype, ary2.dtype))
+    if sq1.shape != sq2.shape:
+        raise ValueError("incompatible shape: %s vs. %s" % (ary1.shape, ary2.shape))
+    if ary1.size and sq1.strides != sq2.strides:
+        raise ValueError("incompatible strides: %s vs. %s" % (ary1.strides, ary2.strides))
+
+
+def auto_device(obj, stream=0, copy=True, user_explicit=False):
+    """(a device array for obj, whether it was made here): obj itself when it is device memory (an object with
+    __cuda_array_interface__ as a DeviceNDArray over it), else a new device array of its values (copied when
+    `copy`); ValueError(errmsg_contiguous_buffer) for a host array that is not contiguous. (user_explicit: as
+    numba-cuda's signature; kfront's launches warn of implicit copies themselves.)"""
+    if isinstance(obj, DeviceNDArray):
+        return obj, False
+    if is_cuda_array(obj):
+        return as_cuda_array(obj), False
+    if not isinstance(obj, np.void):
+        obj = np.asarray(obj)
+        sentry_contiguous(obj)
+    return to_device(obj, stream=stream, copy=copy), True
+
+
+def is_cuda_ndarray(obj):
+    return getattr(obj, "__cuda_ndarray__", False)
+
+
+def require_cuda_ndarray(obj):
+    if not is_cuda_ndarray(obj):
+        raise ValueError("require an cuda ndarray object")
+
+
+def verify_cuda_ndarray_interface(obj):
+    """ValueError unless obj is a CUDA ndarray; AttributeError unless its shape and strides are tuples, its dtype
+    a NumPy dtype and its size an int."""
+    require_cuda_ndarray(obj)
+    for attr, kind in (("shape", tuple), ("strides", tuple), ("dtype", np.dtype), ("size", int)):
+        if not hasattr(obj, attr):
+            raise AttributeError(attr)
+        if not isinstance(getattr(obj, attr), kind):
+            raise AttributeError("%s must be of type %s" % (attr, kind))
 
 
 # ---- foreign device arrays ---------------------------------------------------------------------------------

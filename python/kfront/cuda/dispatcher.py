@@ -82,15 +82,28 @@ def _redirect(ref, config):
 
 
 def _dim(value, what):
-    """A launch dimension as ints: an int, or a tuple of 1 to 3 ints (NumPy integers accepted)."""
-    if isinstance(value, (tuple, list)):
-        if not 1 <= len(value) <= 3:
-            raise ValueError("kfront: %s must have 1 to 3 dimensions, not %d" % (what, len(value)))
-        return tuple(_dim(v, what)[0] for v in value)
+    """A launch dimension as ints, as numba-cuda's normalize_kernel_dimensions takes it (with its messages): an
+    integer, or a tuple or list of up to 3 integers (NumPy integers accepted; () is 1)."""
+    if value is None:
+        raise ValueError(MISSING_LAUNCH_CONFIG)
+    dims = list(value) if isinstance(value, (tuple, list)) else [value]
+    if len(dims) > 3:
+        raise ValueError("%s must be a sequence of 1, 2 or 3 integers, got %r" % (what, dims))
     try:
-        return (operator.index(value),)
+        return tuple(operator.index(v) for v in dims) or (1,)
     except TypeError:
-        raise TypeError("kfront: %s must be an int or a tuple of ints, not %r" % (what, value)) from None
+        raise TypeError("%s must be a sequence of integers, got %r" % (what, dims)) from None
+
+
+# numba-cuda's text for a kernel called without a launch configuration (numba.cuda.errors.missing_launch_config_msg)
+MISSING_LAUNCH_CONFIG = """
+Kernel launch configuration was not specified. Use the syntax:
+
+kernel_function[blockspergrid, threadsperblock](arg0, arg1, ..., argn)
+
+See https://numba.readthedocs.io/en/stable/cuda/kernels.html#kernel-invocation for help.
+
+"""
 
 
 def _example(t):
@@ -263,6 +276,39 @@ class _DebugLauncher:
         return result
 
 
+def _no_launch(*args):
+    """forall(0)'s launcher: no task, so no launch (numba-cuda's ForAll returns before launching)."""
+
+
+class _ExtendedLauncher:
+    """A launch of a dispatcher with extensions (numba-cuda's cuda.jit(extensions=[...])): each argument, and each
+    item of a tuple argument, goes through every extension's prepare_args, from the last to the first, before the
+    launch (`ty` is kfront.types.typeof of the value, None where kfront types none); the functions they appended
+    to `retr` are called after it."""
+
+    def __init__(self, launcher, extensions, stream):
+        self._launcher = launcher
+        self._extensions = list(extensions)
+        self._stream = stream
+
+    def _prepare(self, value, retr):
+        try:
+            ty = types.typeof(value)
+        except (ValueError, errors.UnsupportedError):
+            ty = None  # a value only an extension turns into a kernel argument
+        for extension in reversed(self._extensions):
+            ty, value = extension.prepare_args(ty, value, stream=self._stream, retr=retr)
+        if isinstance(value, tuple):
+            value = tuple(self._prepare(item, retr) for item in value)
+        return value
+
+    def __call__(self, *args):
+        retr = []
+        self._launcher(*(self._prepare(a, retr) for a in args))
+        for writeback in retr:
+            writeback()
+
+
 class Dispatcher:
     """A @cuda.jit function: a kernel (launched as kernel[griddim, blockdim, stream, sharedmem](*args)) or a
     device function (device=True, called by kernels)."""
@@ -289,6 +335,10 @@ class Dispatcher:
         # device function that is not recursive, so the option is recorded and changes nothing
         self._forceinline = bool(forceinline)
         self._bounds_check = extra.get("boundscheck") is not False
+        # numba-cuda's argument extensions: objects whose prepare_args(ty, val, stream=, retr=) -> (ty, val) maps
+        # each argument of a launch, last to first (the list given is kept: appending to it later counts)
+        extensions = extra.get("extensions")
+        self.extensions = extensions if extensions is not None else []
         self._source = source_now(py_func) if source is None else source
         self._inputs = None
         self._functions = {}   # device ordinal -> its _kfront.Function (of a program on that device's runtime)
@@ -300,7 +350,8 @@ class Dispatcher:
 
     @property
     def targetoptions(self):
-        return dict(self._options, device=self._kind == "device", forceinline=self._forceinline)
+        return dict(self._options, device=self._kind == "device", forceinline=self._forceinline,
+                    extensions=self.extensions)
 
     def _spec_options(self):
         o = self._options
@@ -333,6 +384,8 @@ class Dispatcher:
         grid = self._small_grids.get(config) if hashable else _small_grid(_dim(config[0], "griddim"))
         if grid is not None:
             _warn_low_occupancy(grid)
+        if self.extensions:
+            return _ExtendedLauncher(launcher, self.extensions, config[2] if len(config) > 2 else 0)
         return launcher
 
     def _configure(self, config, redirect=True):
@@ -367,17 +420,21 @@ class Dispatcher:
         return self[griddim, blockdim, stream, sharedmem]
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
-        """A launcher over ntasks threads (1-D), tpb threads per block (0: kfront picks 256)."""
+        """A launcher over ntasks threads (1-D), tpb threads per block (0: kfront picks 256); as numba-cuda's
+        ForAll, a negative count is a ValueError and no task launches nothing."""
         ntasks = operator.index(ntasks)
+        if ntasks < 0:
+            raise ValueError("Can't create ForAll with negative task count: %s" % ntasks)
+        if ntasks == 0:
+            return _no_launch
         tpb = operator.index(tpb) or 256
-        return self[max(1, math.ceil(ntasks / tpb)), tpb, stream, sharedmem]
+        return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
 
     def __call__(self, *args, **kwargs):
         if self._kind == "device":
             raise TypeError("kfront: %s is a device function (device=True): it can only be called from a kernel"
                             % self.__name__)
-        raise ValueError("kfront: launching %s needs a configuration: %s[griddim, blockdim](...)"
-                         % (self.__name__, self.__name__))
+        raise ValueError(MISSING_LAUNCH_CONFIG)
 
     # -- specialisations ------------------------------------------------------------------------------
     def specialize(self, *args):

@@ -19,10 +19,9 @@ resolve `numba.cuda` as the test process does. Environment:
 
 Under kfront, numba's own modules stay numba's where numba is installed ("cuda-only": `numba.core`,
 `numba.njit`, `numba.np.numpy_support` are numba's, `numba.cuda` and below are kfront's), and are kfront's
-drop-in otherwise ("whole", as `python -m kfront` has it). kfront._alias.install_numba_alias() provides the
-numba.cuda aliases. While that alias replaces the whole of numba even where numba is installed, install()
-puts numba's own modules back and keeps the alias's for numba.cuda only; once the alias leaves numba in
-place itself, install() sees so and changes nothing of it (NUMBA_MODE says which happened).
+drop-in otherwise ("whole", as `python -m kfront` has it): kfront._alias.install_numba_alias() with its default
+scope does exactly that, and its finder answers every numba.cuda name the scaffolding finder here (put before
+it) does not serve.
 """
 import importlib.abc
 import importlib.machinery
@@ -35,7 +34,7 @@ SHIM_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 
 TARGET = None        # the installed target
 TESTS_DIR = None     # the prepared tests folder
-NUMBA_MODE = None    # kfront target: "cuda-only (kfront's alias)", "cuda-only (conformance_boot)", "whole"
+NUMBA_MODE = None    # kfront target: "cuda-only" (numba beside kfront's numba.cuda) or "whole" (no numba)
 REAL_NUMBA = None    # whether `numba` (not numba.cuda) is numba itself
 
 
@@ -45,13 +44,12 @@ def _is_cuda_name(name):
 
 class _ScaffoldingFinder(importlib.abc.MetaPathFinder):
     """First on sys.meta_path. Serves the scaffolding modules from their files (`served`: name -> (file,
-    whether a package, its __path__)), numba.cuda.tests.* from numba.cuda.tests's __path__, and, where
-    `cuda_finder` is given (kfront), every other numba.cuda name from it: numba-cuda's import hook never sees
-    a numba.cuda name."""
+    whether a package, its __path__)) and numba.cuda.tests.* from numba.cuda.tests's __path__; every other name
+    goes to the finders after it (under kfront, its alias's finder, which answers every numba.cuda name, so
+    numba-cuda's import hook never sees one)."""
 
-    def __init__(self, served, cuda_finder=None):
+    def __init__(self, served):
         self.served = served
-        self.cuda_finder = cuda_finder
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname in self.served:
@@ -60,8 +58,6 @@ class _ScaffoldingFinder(importlib.abc.MetaPathFinder):
                                                           submodule_search_locations=locations)
         if fullname.startswith("numba.cuda.tests."):
             return importlib.machinery.PathFinder.find_spec(fullname, path, target)
-        if self.cuda_finder is not None and _is_cuda_name(fullname):
-            return self.cuda_finder.find_spec(fullname, path, target)
         return None
 
 
@@ -76,48 +72,13 @@ def _shim_modules(tests_dir):
     return served
 
 
-def _install_kfront(tests_dir):
-    """numba.cuda -> kfront (cuda-only where numba is installed); returns the finder to put first."""
+def _install_kfront():
+    """numba.cuda -> kfront through its alias, cuda-only where numba is installed (the alias's default scope)."""
     global NUMBA_MODE, REAL_NUMBA
-    try:
-        import numba  # noqa: F401  (numba itself, before the alias sets it aside)
-        REAL_NUMBA = True
-    except ImportError:
-        REAL_NUMBA = False
-    real = {k: m for k, m in sys.modules.items() if k == "numba" or k.startswith("numba.")}
-    before = list(sys.meta_path)
-    from kfront._alias import install_numba_alias
+    from kfront._alias import install_numba_alias, alias_scope
     install_numba_alias()
-    added = [f for f in sys.meta_path if f not in before]
-    for f in added:
-        sys.meta_path.remove(f)
-    alias_finder = _ChainFinder(added)
-    if not REAL_NUMBA:
-        NUMBA_MODE = "whole"
-        return _ScaffoldingFinder(_shim_modules(tests_dir), alias_finder)
-    if sys.modules.get("numba") is real["numba"]:
-        NUMBA_MODE = "cuda-only (kfront's alias)"
-    else:
-        NUMBA_MODE = "cuda-only (conformance_boot)"
-        for key in [k for k in sys.modules if (k == "numba" or k.startswith("numba.")) and not _is_cuda_name(k)]:
-            del sys.modules[key]
-        sys.modules.update({k: m for k, m in real.items() if not _is_cuda_name(k)})
-        real["numba"].cuda = sys.modules["numba.cuda"]
-    return _ScaffoldingFinder(_shim_modules(tests_dir), alias_finder)
-
-
-class _ChainFinder(importlib.abc.MetaPathFinder):
-    """The finders kfront's alias put on sys.meta_path, asked in their order."""
-
-    def __init__(self, finders):
-        self.finders = finders
-
-    def find_spec(self, fullname, path=None, target=None):
-        for f in self.finders:
-            spec = f.find_spec(fullname, path, target)
-            if spec is not None:
-                return spec
-        return None
+    REAL_NUMBA = alias_scope() == "cuda"
+    NUMBA_MODE = "cuda-only" if REAL_NUMBA else "whole"
 
 
 def _numpy_compat():
@@ -145,13 +106,13 @@ def install(target=None, tests_dir=None):
         raise FileNotFoundError("conformance_boot: %s is not a prepared numba-cuda tests folder "
                                 "(run test/conformance/conformance.py prepare)" % tests_dir)
     if target == "kfront":
-        finder = _install_kfront(tests_dir)
+        _install_kfront()
+        served = _shim_modules(tests_dir)
     else:
         REAL_NUMBA = True
         if target == "numba-cuda":
             served = _tests_package(os.path.join(tests_dir, "__init__.py"), tests_dir)
         else:
             served = _shim_modules(tests_dir)
-        finder = _ScaffoldingFinder(served)
-    sys.meta_path.insert(0, finder)
+    sys.meta_path.insert(0, _ScaffoldingFinder(served))
     TARGET, TESTS_DIR = target, tests_dir
