@@ -652,7 +652,7 @@ void lw_assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
       lw_lerr(L, vloc, "cannot store %s into an element of %s", lw_vname(L, &v), tname(L, a.type));
       return;
     }
-    if (lw_complex_to_real_error(L, &v, base->type->elem, vloc, " to store it into an element")) return;
+    if (lw_implicit_conv_error(L, &v, base->type->elem, vloc, " to store it into an element")) return;
     at(L, t->loc);
     lw_store_element(L, base, idx, conv_v(L, v, base->type->elem));
     return;
@@ -669,7 +669,7 @@ void lw_assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
       lw_lerr(L, vloc, "cannot store %s into a field of type %s", lw_vname(L, &v), tname(L, base->type->elem));
       return;
     }
-    if (lw_complex_to_real_error(L, &v, base->type->elem, vloc, " to store it into a field")) return;
+    if (lw_implicit_conv_error(L, &v, base->type->elem, vloc, " to store it into a field")) return;
     at(L, t->loc);
     lw_store_element(L, base, idx, conv_v(L, v, base->type->elem));
     return;
@@ -724,7 +724,7 @@ static void lower_augassign(Lower *L, const PyStmt *s) {
       lw_lerr(L, s->augassign.value->loc, "cannot store %s into an element of %s", lw_vname(L, &nv), tname(L, a.type));
       return;
     }
-    if (lw_complex_to_real_error(L, &nv, base->type->elem, s->augassign.op_loc, " to store it into an element")) return;
+    if (lw_implicit_conv_error(L, &nv, base->type->elem, s->augassign.op_loc, " to store it into an element")) return;
     at(L, t->loc);
     lw_store_element(L, base, idx, conv_v(L, nv, base->type->elem));
     return;

@@ -28,7 +28,7 @@
  * Files: lower.c the walk (names, attributes, expressions, assignment, statements, lower_function);
  * lower_values.c diagnostics, values, liveness, environments and the structured if; lower_operators.c operators,
  * comparisons, conditions; lower_arrays.c elements, views, slices, attributes and methods of arrays;
- * lower_records.c structured dtypes; lower_reductions.c NumPy's reductions; lower_calls.c arguments, device
+ * lower_records.c structured dtypes; lower_datetime.c datetime64 and timedelta64; lower_reductions.c NumPy's reductions; lower_calls.c arguments, device
  * functions, recursion, closures; lower_builtins.c the builtin dispatch, Python's builtins, print, the operator
  * module; lower_math.c math, ufuncs, libdevice, cmath; lower_cuda.c numba.cuda's builtins and vector types;
  * lower_loops.c loops; lower_raise.c raise and assert. */
@@ -188,7 +188,7 @@ void lw_assigned_in(Lower *L, const PyStmtList *l, bool *a);
 
 /* ---- lower_operators.c */
 FeVal lw_conv_complex(Lower *L, FeVal x, Type *t);
-bool lw_complex_to_real_error(Lower *L, const FeVal *v, Type *t, SrcLoc loc, const char *what);
+bool lw_implicit_conv_error(Lower *L, const FeVal *v, Type *t, SrcLoc loc, const char *what);
 FeVal lw_binop(Lower *L, PyBinOp op, FeVal a, FeVal b, SrcLoc loc);
 FeVal lw_unop(Lower *L, PyUnaryOp op, FeVal a, SrcLoc loc);
 FeVal lw_compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc);
@@ -197,6 +197,16 @@ FeVal lower_compare(Lower *L, const PyExpr *e);
 FeVal lower_cond(Lower *L, const PyExpr *e);
 FeVal lower_ifexp(Lower *L, const PyExpr *e);
 FeVal lower_boolop(Lower *L, const PyExpr *e);
+
+/* ---- lower_datetime.c */
+FeVal lw_time_binop(Lower *L, PyBinOp op, FeVal a, FeVal b, SrcLoc loc);
+FeVal lw_time_unop(Lower *L, PyUnaryOp op, FeVal a, SrcLoc loc);
+FeVal lw_time_abs(Lower *L, FeVal a, SrcLoc loc);
+FeVal lw_time_compare(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc);
+FeVal lw_time_minmax(Lower *L, bool is_max, const FeVal *items, unsigned n, SrcLoc loc);
+FeVal lw_time_isnat(Lower *L, FeVal a, SrcLoc loc);
+FeVal lw_time_int(Lower *L, FeVal a, SrcLoc loc);
+bool lw_time_conversion_error(Lower *L, const FeVal *v, Type *t, SrcLoc loc, const char *what);
 
 /* ---- lower_arrays.c */
 extern const char *const lw_method_names[];
@@ -320,6 +330,12 @@ static inline FeVal cbool(Lower *L, bool b) { return cint(ty_bool(L->ctx), b); }
 
 /* An Enum member (not an IntEnum one) is a value but not a number (enums.c, "enums" below). */
 static inline bool is_enum_only(const FeVal *v) { return v->kind == FV_VAL && v->enumc && !v->enumc->is_int; }
+
+/* an integer type that is no datetime64/timedelta64 (what indices, extents and counts must be) */
+static inline bool is_int_type(const Type *t) { return t->kind == TY_INT && !t->time; }
+
+/* a datetime64 or timedelta64 value (lower_datetime.c) */
+static inline bool is_time(const FeVal *v) { return v->kind == FV_VAL && ty_is_time(v->type); }
 
 /* a number: a scalar or a complex value */
 static inline bool is_scalar(const FeVal *v) { return v->kind == FV_VAL && ty_is_number(v->type) && !is_enum_only(v); }

@@ -72,7 +72,7 @@ static bool index_values(Lower *L, const PyExpr *ie, const FeVal *vals, unsigned
       *views = true;
       continue;
     }
-    if (out[k].kind != FV_VAL || out[k].type->kind != TY_INT || is_enum_only(&out[k])) {
+    if (out[k].kind != FV_VAL || !is_int_type(out[k].type) || is_enum_only(&out[k])) {
       lw_lerr(L, ie->loc, "array index must be an integer, not %s", lw_vname(L, &out[k]));
       return false;
     }
@@ -224,7 +224,7 @@ FeVal lower_slice_ctor(Lower *L, const PyExpr *e) {
   FeVal f[3] = {{.kind = FV_NONE}, {.kind = FV_NONE}, {.kind = FV_NONE}}; /* start, stop, step */
   for (unsigned k = 0; k < n; k++) {
     if (a[k].kind == FV_NONE) continue;
-    if (!is_scalar(&a[k]) || a[k].type->kind != TY_INT)
+    if (!is_scalar(&a[k]) || !is_int_type(a[k].type))
       return lw_lerr(L, arg_loc(e, k), "slice() takes integers or None, not %s", lw_vname(L, &a[k]));
     at(L, e->loc);
     FeVal x = lw_conv(L, a[k], i64);
@@ -269,7 +269,7 @@ FeVal lw_slice_attr(Lower *L, const FeVal *s, const char *a, SrcLoc aloc) {
 FeVal lw_slice_indices(Lower *L, const FeVal *s, const PyExpr *e) {
   FeVal n;
   if (!lw_positional(L, e, "indices", 1, 1, &n)) return poison();
-  if (!is_scalar(&n) || n.type->kind != TY_INT)
+  if (!is_scalar(&n) || !is_int_type(n.type))
     return lw_lerr(L, arg_loc(e, 0), "'%s' object cannot be interpreted as an integer", lw_vname(L, &n));
   at(L, e->loc);
   Type *i64 = ty_i64(L->ctx);
@@ -298,7 +298,7 @@ static bool slice_bound(Lower *L, const PyExpr *x, Value **out) {
   FeVal v = lower_expr(L, x);
   if (v.kind == FV_POISON) return false;
   if (v.kind == FV_NONE) return true;
-  if (!is_scalar(&v) || v.type->kind != TY_INT) {
+  if (!is_scalar(&v) || !is_int_type(v.type)) {
     lw_lerr(L, x->loc, "slice indices must be integers or None, not %s", lw_vname(L, &v));
     return false;
   }
@@ -327,7 +327,7 @@ static bool view_item_of(Lower *L, const FeVal *v, ViewItem *it, SrcLoc loc) {
     else it->step_v = lw_mat(L, &st);
     return true;
   }
-  return is_scalar(v) && v->type->kind == TY_INT;
+  return is_scalar(v) && is_int_type(v->type);
 }
 
 /* a[items] of an array or FV_VIEW a, the items' kinds known and their slices lowered, ints[k] the value of each
@@ -376,7 +376,7 @@ FeVal lw_index_view(Lower *L, FeVal a, const PyExpr *ie, SrcLoc loc, Value **bas
       if (sl->slice.step) {
         FeVal st = lower_expr(L, sl->slice.step);
         if (st.kind == FV_POISON) return st;
-        if (st.kind != FV_NONE && is_scalar(&st) && st.type->kind == TY_INT && !st.is_const) {
+        if (st.kind != FV_NONE && is_scalar(&st) && is_int_type(st.type) && !st.is_const) {
           at(L, loc);
           it->step_v = conv_v(L, st, ty_i64(L->ctx)); /* (view_build checks it is not 0) */
         } else if (st.kind != FV_NONE) {
@@ -568,7 +568,7 @@ static void copy_into(Lower *L, Value *dst, Value *src) {
  * (copy_into), a homogeneous tuple into a 1-d dst of its length (Numba's sequence case; no NRT needed). */
 void lw_store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc) {
   if (is_scalar(&v)) {
-    if (lw_complex_to_real_error(L, &v, dst->type->elem, vloc, " to store it into the elements of a slice")) return;
+    if (lw_implicit_conv_error(L, &v, dst->type->elem, vloc, " to store it into the elements of a slice")) return;
     Value *pair[2] = {conv_v(L, v, dst->type->elem), dst};
     each_element(L, dst, store_scalar_fn, pair);
     return;
@@ -600,7 +600,7 @@ void lw_store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc) {
     Type *i64 = ty_i64(L->ctx);
     view_value_check(&L->b, ib_cmpi(&L->b, "eq", ib_dim(&L->b, dst, 0), ib_const_int(&L->b, i64, v.tup.n)),
                      "cannot assign slice from input of different size");
-    if (lw_complex_to_real_error(L, &v.tup.elems[0], dst->type->elem, vloc, " to store it into the elements of a slice"))
+    if (lw_implicit_conv_error(L, &v.tup.elems[0], dst->type->elem, vloc, " to store it into the elements of a slice"))
       return;
     for (unsigned i = 0; i < v.tup.n; i++) {
       Value *k = ib_const_int(&L->b, i64, i);
@@ -628,7 +628,7 @@ void lw_assign_view(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
       lw_lerr(L, vloc, "cannot store %s into an element of %s", lw_vname(L, &v), tname(L, base->type));
       return;
     }
-    if (lw_complex_to_real_error(L, &v, base->type->elem, vloc, " to store it into an element")) return;
+    if (lw_implicit_conv_error(L, &v, base->type->elem, vloc, " to store it into an element")) return;
     lw_store_element(L, base, idx, conv_v(L, v, base->type->elem));
     return;
   }
@@ -758,7 +758,7 @@ static FeVal lower_reshape(Lower *L, const FeVal *m, const PyExpr *e) {
   if (n == 0) return lw_lerr(L, e->loc, "reshape() to a 0-d array is not supported by kfront");
   Value *ext[8];
   for (unsigned k = 0; k < n; k++) {
-    if (!is_scalar(&dims[k]) || dims[k].type->kind != TY_INT)
+    if (!is_scalar(&dims[k]) || !is_int_type(dims[k].type))
       return lw_lerr(L, e->call.args.n == 1 ? arg_loc(e, 0) : arg_loc(e, k), "reshape() arg cannot be %s", lw_vname(L, &dims[k]));
     at(L, e->loc);
     ext[k] = conv_v(L, dims[k], ty_i64(L->ctx));
@@ -888,7 +888,7 @@ static FeVal slice_tuple_by(Lower *L, const FeVal *t, const bool *given, const i
  * raises IndexError("tuple index out of range") at the user's line; the element is chosen by a select chain. Other
  * tuples (heterogeneous, of arrays, tuples or records, or empty) are refused as Numba refuses them. */
 static FeVal tuple_item_at_run_time(Lower *L, const FeVal *t, FeVal i, SrcLoc loc) {
-  if (i.kind != FV_VAL || is_enum_only(&i) || i.type->kind != TY_INT)
+  if (i.kind != FV_VAL || is_enum_only(&i) || !is_int_type(i.type))
     return lw_lerr(L, loc, "a tuple index must be an integer, not %s", lw_vname(L, &i));
   const FeVal *el = t->tup.elems;
   bool uniform = t->tup.n > 0;

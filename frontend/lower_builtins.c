@@ -22,9 +22,9 @@ static bool print_item(Lower *L, const FeVal *v, SrcLoc loc, StrBuf *fmt, Value 
     lw_lerr(L, loc, "print() of more than %d values is not supported", MAX_FLAT);
     return false;
   }
-  if (is_complex(v)) { /* numba-cuda's print_item has no complex implementation: its lowering fails */
+  if (is_complex(v) || is_time(v)) { /* numba-cuda's print_item has no complex or datetime implementation */
     lw_lerr(L, loc, "printing a %s is not supported in kernels (numba-cuda: \"printing unimplemented for values of type "
-                 "%s\"; print its .real and .imag)", tname(L, v->type), tname(L, v->type));
+                 "%s\"%s)", tname(L, v->type), tname(L, v->type), is_time(v) ? "; print int(x)" : "; print its .real and .imag");
     return false;
   }
   if (is_scalar(v)) {
@@ -214,6 +214,9 @@ FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_ENUMERATE: return lw_lerr(L, e->loc, "%s() can only be used as the iterable of a for loop in kfront", fname);
   case BI_LITERAL_UNROLL: return lower_literal_unroll(L, e);
   case BI_PRINT: return lower_print(L, e);
+  case BI_NP_ISNAT:
+    if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
+    return lw_time_isnat(L, a[0], arg_loc(e, 0));
   case BI_NP_REAL:
   case BI_NP_IMAG: { /* numba-cuda's overloads: val.real, val.imag (numbers and arrays), the attribute itself */
     if (e->call.args.n != 1 || e->call.nkeywords || e->call.args.items[0]->kind == EX_STARRED)
@@ -296,12 +299,13 @@ FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_INT:
     if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
     if (!is_scalar(&a[0]) || is_complex(&a[0])) return lw_lerr(L, arg_loc(e, 0), "int() of %s is not supported", lw_vname(L, &a[0]));
+    if (is_time(&a[0])) return lw_time_int(L, a[0], e->loc);
     at(L, e->loc);
     if (a[0].type->kind == TY_INT) return (a[0].literal = false, a[0].enumc = NULL, a[0]);
     return lw_conv(L, a[0], ty_i64(L->ctx));
   case BI_FLOAT:
     if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
-    if (!is_scalar(&a[0]) || a[0].type->kind == TY_BOOL || is_complex(&a[0]))
+    if (!is_scalar(&a[0]) || a[0].type->kind == TY_BOOL || is_complex(&a[0]) || is_time(&a[0]))
       return lw_lerr(L, arg_loc(e, 0), "float() only supports real numbers, not %s", lw_vname(L, &a[0]));
     at(L, e->loc);
     if (a[0].type->kind == TY_FLOAT) return (a[0].literal = false, a[0]);

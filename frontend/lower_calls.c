@@ -101,7 +101,7 @@ bool lw_positional(Lower *L, const PyExpr *e, const char *fname, unsigned nmin, 
 }
 
 bool lw_want_int(Lower *L, const FeVal *v, const char *what, SrcLoc loc) {
-  if (v->kind == FV_VAL && v->type->kind == TY_INT) return true;
+  if (v->kind == FV_VAL && is_int_type(v->type)) return true;
   lw_lerr(L, loc, "%s must be an integer, not %s", what, lw_vname(L, v));
   return false;
 }
@@ -917,7 +917,7 @@ FeVal lw_call_of(Lower *L, const PyExpr *e, FeVal f) {
     const char *fname = tname(L, f.type);
     if (!lw_positional(L, e, fname, 1, 1, &a)) return poison();
     if (!is_scalar(&a)) return lw_lerr(L, arg_loc(e, 0), "cannot convert %s to %s", lw_vname(L, &a), fname);
-    if (lw_complex_to_real_error(L, &a, f.type, arg_loc(e, 0), "")) return poison();
+    if (lw_implicit_conv_error(L, &a, f.type, arg_loc(e, 0), "")) return poison();
     at(L, e->loc);
     a.enumc = NULL; /* int32(an IntEnum member): its value */
     FeVal r = lw_conv(L, a, f.type);

@@ -128,7 +128,7 @@ static bool build_iter(Lower *L, const PyExpr *e, Iter *out, unsigned depth) {
       if (n == 2) {
         FeVal st = lower_expr(L, e->call.args.items[1]);
         if (st.kind == FV_POISON) return false;
-        if (!is_scalar(&st) || st.type->kind != TY_INT) {
+        if (!is_scalar(&st) || !is_int_type(st.type)) {
           lw_lerr(L, e->call.args.items[1]->loc, "Only integers supported as start value in enumerate, not %s", lw_vname(L, &st));
           return false;
         }

@@ -370,6 +370,9 @@ FeVal lower_ufunc(Lower *L, int u, const PyExpr *e) {
   int kinds[2];
   for (unsigned i = 0; i < nin; i++) {
     if (a[i].kind == FV_POISON) return a[i];
+    if ((is_time(&a[i]) || (ufunc_array(&a[i], &r, &et) && ty_is_time(et))))
+      return lw_lerr(L, arg_loc(e, i), "no implementation of %s() for %s (numba-cuda's CUDA target fails to compile "
+                     "the ufuncs of datetime64 and timedelta64)", fname, lw_vname(L, &a[i]));
     if (ufunc_array(&a[i], &r, &et)) {
       arrays = true;
       kinds[i] = nb_kind(et);
@@ -419,6 +422,8 @@ FeVal lw_minmax(Lower *L, bool is_max, const PyExpr *e) {
     if (n == 0) return lw_lerr(L, e->loc, "%s() argument is an empty tuple", fname);
   }
   Type *u = NULL;
+  for (unsigned i = 0; i < n; i++)
+    if (is_time(&items[i])) return lw_time_minmax(L, is_max, items, n, e->loc);
   for (unsigned i = 0; i < n; i++) {
     if (!is_scalar(&items[i])) return lw_lerr(L, e->loc, "%s() does not accept %s", fname, lw_vname(L, &items[i]));
     u = u ? nb_unify(L->ctx, u, items[i].type) : items[i].type;
@@ -525,6 +530,7 @@ static FeVal cmath_call(Lower *L, const char *name, FeVal z, const PyExpr *e) {
 
 /* abs(x) (and cuda_fp16's operator.abs), by Numba's case list of abs. */
 FeVal lw_abs_of(Lower *L, FeVal a, const char *fname, SrcLoc loc) {
+  if (is_time(&a)) return lw_time_abs(L, a, loc);
   const NbCase *c = lw_resolve_fn(L, BI_ABS, &a, 1, fname, loc);
   if (!c) return poison();
   at(L, loc);

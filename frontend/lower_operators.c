@@ -33,7 +33,7 @@ static bool want_scalars(Lower *L, const FeVal *a, const FeVal *b, const char *o
 
 /* Numba's casts to and from complex: a real to its complex (imaginary part 0), complex to complex part by part,
  * complex to bool its truth (a part != 0, unordered). Any other target is not a conversion Numba has: the callers
- * refuse it first (complex_to_real_error); the real part converted here is never reached by a typed program. */
+ * refuse it first (implicit_conv_error); the real part converted here is never reached by a typed program. */
 FeVal lw_conv_complex(Lower *L, FeVal x, Type *t) {
   if (x.type->kind == TY_COMPLEX) {
     Value *z = lw_mat(L, &x);
@@ -55,7 +55,8 @@ FeVal lw_conv_complex(Lower *L, FeVal x, Type *t) {
 }
 
 /* Whether a value of type from may become a t where Numba converts implicitly (a complex to a real: never). */
-bool lw_complex_to_real_error(Lower *L, const FeVal *v, Type *t, SrcLoc loc, const char *what) {
+bool lw_implicit_conv_error(Lower *L, const FeVal *v, Type *t, SrcLoc loc, const char *what) {
+  if (lw_time_conversion_error(L, v, t, loc, what)) return true;
   if (!is_complex(v) || t->kind == TY_COMPLEX) return false;
   lw_lerr(L, loc, "cannot convert %s to %s%s (Numba converts a complex number to no real type; take .real, .imag or "
                "abs())", tname(L, v->type), tname(L, t), what);
@@ -132,6 +133,7 @@ FeVal lw_binop(Lower *L, PyBinOp op, FeVal a, FeVal b, SrcLoc loc) {
     for (unsigned i = 0; i < b.tup.n; i++) elems[n++] = b.tup.elems[i];
     return lw_user_tuple(L, n, elems, loc);
   }
+  if (is_time(&a) || is_time(&b)) return lw_time_binop(L, op, a, b, loc);
   char opname[8];
   snprintf(opname, sizeof opname, "'%s'", ast_binop_str(op));
   if (op == BIN_MATMUL) return lw_lerr(L, loc, "the '@' operator is not supported in kernels");
@@ -223,6 +225,7 @@ FeVal lw_unop(Lower *L, PyUnaryOp op, FeVal a, SrcLoc loc) {
     FeVal r;
     if (sema_py_unary(L->ctx, op, &a, &r)) return r;
   }
+  if (is_time(&a)) return lw_time_unop(L, op, a, loc);
   at(L, loc);
   if (op == UN_NOT) {
     FeVal t = lw_truth(L, a, loc);
@@ -395,6 +398,7 @@ FeVal lw_compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
     FeVal r;
     if (enum_compare(L, op, &a, &b, loc, &r)) return r;
   }
+  if ((is_time(&a) || is_time(&b)) && op != CMP_IS && op != CMP_ISNOT) return lw_time_compare(L, op, a, b, loc);
   if (op == CMP_IS || op == CMP_ISNOT) {
     /* None, functions and types are compile-time values: `is` compares them (a runtime value is none of them) */
     if (is_static(&a) || is_static(&b)) {

@@ -145,6 +145,9 @@ FeVal lw_truth(Lower *L, FeVal x, SrcLoc loc) {
   case FV_TUPLE: return cbool(L, x.tup.n != 0);
   case FV_VAL:
     if (is_enum_only(&x)) return lw_lerr(L, loc, "the truth value of %s is not supported", lw_vname(L, &x));
+    if (is_time(&x))
+      return lw_lerr(L, loc, "%s has no truth value (numba-cuda has no bool() of datetime64 or timedelta64)",
+                     tname(L, x.type));
     if (ty_is_number(x.type)) return lw_conv(L, x, ty_bool(L->ctx));
     return lw_lerr(L, loc, "the truth value of an array (%s) is ambiguous", tname(L, x.type));
   default: return lw_lerr(L, loc, "%s has no truth value in a kernel", lw_vname(L, &x));
@@ -349,7 +352,7 @@ bool lw_flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned *n, 
     return true;
   }
   const char *what = strcmp(var, "<return value>") == 0 ? " to return it" : arena_printf(&L->fe->arena, " for '%s'", var);
-  if (lw_complex_to_real_error(L, x, t, loc, what)) return false;
+  if (lw_implicit_conv_error(L, x, t, loc, what)) return false;
   out[(*n)++] = conv_v(L, *x, t);
   return true;
 }

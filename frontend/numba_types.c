@@ -26,6 +26,7 @@ int nb_kind(const Type *t) {
   switch (t->kind) {
   case TY_BOOL: return NB_BOOL;
   case TY_INT: {
+    if (t->time) return -1; /* datetime64/timedelta64: typed by lower_datetime.c, converted by no cast rule */
     int w = t->bits == 8 ? 0 : t->bits == 16 ? 1 : t->bits == 32 ? 2 : 3;
     return (t->is_unsigned ? NB_U8 : NB_I8) + w;
   }
@@ -153,6 +154,7 @@ static Type *unify_scalar(IrContext *ctx, Type *a, Type *b) {
 Type *nb_unify(IrContext *ctx, Type *a, Type *b) {
   if (!a || !b) return NULL;
   if (a == b) return a;
+  if (ty_is_time(a) || ty_is_time(b)) return NULL; /* Numba's NPDatetime/NPTimedelta unify with themselves only */
   if (ty_is_number(a) && ty_is_number(b)) return unify_scalar(ctx, a, b);
   if (a->kind == TY_ARRAY && b->kind == TY_ARRAY) {
     if (a->elem != b->elem || a->rank != b->rank) return NULL;
@@ -189,6 +191,9 @@ void nb_type_name(const Type *t, StrBuf *out) {
     return;
   }
   switch (t->kind) {
+  case TY_INT: /* a datetime64/timedelta64 (nb_kind has the others): Numba's name, datetime64[D], timedelta64[] */
+    sb_printf(out, "%s[%s]", t->datetime ? "datetime64" : "timedelta64", ty_time_unit_name(ty_time_unit(t)));
+    return;
   case TY_ARRAY:
     sb_puts(out, "array(");
     nb_type_name(t->elem, out);
@@ -257,6 +262,8 @@ void nb_mangle(const Type *t, StrBuf *out) {
   int k = nb_kind(t);
   if (k >= 0) {
     sb_puts(out, kind_mangle[k]);
+  } else if (ty_is_time(t)) { /* NumPy's type characters: M8D, m8s, m8 (generic) */
+    sb_printf(out, "%c8%s", t->datetime ? 'M' : 'm', ty_time_unit_name(ty_time_unit(t)));
   } else if (t->kind == TY_ARRAY) {
     nb_mangle(t->elem, out);
     sb_printf(out, "_%u%c", t->rank, t->layout);
@@ -400,6 +407,26 @@ static Type *parse_named_tuple(FeCtx *fe, const PyExpr *e) {
   return ty_named_tuple(fe->ctx, cls->str.s, fields, names->elts.n, elems);
 }
 
+/* Whether name is datetime64 / NPDatetime (1) or timedelta64 / NPTimedelta (2), else 0. */
+static int time_type_name(const char *name, bool ctor) {
+  if (!name) return 0;
+  if (strcmp(name, ctor ? "NPDatetime" : "datetime64") == 0) return 1;
+  if (strcmp(name, ctor ? "NPTimedelta" : "timedelta64") == 0) return 2;
+  return 0;
+}
+
+/* The unit of datetime64[D] (a name or a string) or NPDatetime('D') (a string): a located error if it is none. */
+static Type *parse_time_type(FeCtx *fe, int which, const PyExpr *u) {
+  const char *name = u->kind == EX_NAME ? u->name : u->kind == EX_STR ? u->str.s : NULL;
+  int code = name ? ty_time_unit_parse(name, strlen(name)) : -1;
+  if (code < 0) {
+    fe_error(fe, u->loc, "expected a unit of %s (Y, M, W, D, h, m, s, ms, us, ns, ps, fs, as or '')",
+             which == 1 ? "datetime64" : "timedelta64");
+    return NULL;
+  }
+  return ty_time(fe->ctx, which == 1, (TimeUnit)code);
+}
+
 Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
   bool v = false;
   if (is_void) *is_void = false;
@@ -407,6 +434,13 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
     fe_error(fe, e->loc, "expected a type, found a string");
     return NULL;
   }
+  int which;
+  if (e->kind == EX_SUBSCRIPT && (which = time_type_name(type_expr_name(e->subscript.value), false)))
+    return parse_time_type(fe, which, e->subscript.index);
+  if (e->kind == EX_CALL && (which = time_type_name(type_expr_name(e->call.func), true)) && e->call.args.n == 1)
+    return parse_time_type(fe, which, e->call.args.items[0]);
+  if ((e->kind == EX_NAME || e->kind == EX_ATTRIBUTE) && (which = time_type_name(type_expr_name(e), false)))
+    return ty_time(fe->ctx, which == 1, TU_GENERIC);
   if (e->kind == EX_SUBSCRIPT) {
     Type *elem = nb_parse_type(fe, e->subscript.value, &v);
     if (!elem) {

@@ -188,6 +188,7 @@ static const struct {
     {"numpy.inf", BI_MATH_INF},
     {"numpy.nan", BI_MATH_NAN},
     {"numpy.real", BI_NP_REAL},
+    {"numpy.isnat", BI_NP_ISNAT},
     {"numpy.imag", BI_NP_IMAG},
     {"numpy.sum", BI_NP_SUM},
     {"numpy.prod", BI_NP_PROD},

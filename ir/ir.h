@@ -52,6 +52,9 @@ typedef struct IrContext IrContext;
  *       record<a: f64 @0, b: i32 @8, h: f32[2, 3] @12; size 40, align 8, aligned>   (a NumPy structured
  *       dtype: named fields at byte offsets, each a scalar, a record, or a fixed-shape nested array of
  *       one of those; its itemsize, alignment and whether NumPy laid it out with align=True)
+ *       datetime64<D> timedelta64<s> timedelta64<>   (NumPy's datetime64 / timedelta64 of a unit, Numba's
+ *       NPDatetime / NPTimedelta: a TY_INT of 64 bits with the unit in the type, so the simulator and the
+ *       backend see an i64 and the frontend types the unit; NaT is INT64_MIN)
  * ------------------------------------------------------------------------------------------- */
 typedef enum {
   TY_BOOL,   /* i1 */
@@ -104,6 +107,8 @@ struct Type {
   RecordField *fields;  /* TY_RECORD: n of them */
   unsigned size, align; /* TY_RECORD: itemsize and alignment in bytes */
   bool aligned;         /* TY_RECORD: NumPy's isalignedstruct (align=True) */
+  unsigned char time;   /* TY_INT: 0, or a datetime64/timedelta64: 1 + its unit's code (TimeUnit) */
+  bool datetime;        /* TY_INT with time: datetime64 (else timedelta64) */
   unsigned id;          /* interning order, for hashing */
 };
 
@@ -147,6 +152,20 @@ unsigned ty_align(const Type *t);
  * of two; 0: the record's own alignment): the largest power of two dividing base, the field's offset and the
  * record's size (a packed record's fields, in an array of such records, may sit at any byte). */
 unsigned ty_field_align(const Type *rec, unsigned k, unsigned base);
+/* The units of datetime64 and timedelta64 with Numba's codes (npdatetime_helpers.DATETIME_UNITS: code 3 unused, 14
+ * generic, i.e. no unit). */
+typedef enum {
+  TU_Y = 0, TU_M = 1, TU_W = 2, TU_D = 4, TU_h = 5, TU_m = 6, TU_s = 7, TU_ms = 8, TU_us = 9, TU_ns = 10,
+  TU_ps = 11, TU_fs = 12, TU_as = 13, TU_GENERIC = 14,
+} TimeUnit;
+enum { TU_COUNT = 15 };
+/* datetime64 (datetime) or timedelta64 of unit u: a signed i64 with the unit in the type. */
+Type *ty_time(IrContext *ctx, bool datetime, TimeUnit u);
+/* NumPy's name of a unit ("D", "ms"; "" generic), NULL for code 3; and the code of a name of len bytes, or -1. */
+const char *ty_time_unit_name(unsigned u);
+int ty_time_unit_parse(const char *name, size_t len);
+static inline bool ty_is_time(const Type *t) { return t->kind == TY_INT && t->time; }
+static inline TimeUnit ty_time_unit(const Type *t) { return (TimeUnit)(t->time - 1); }
 #define ty_i32(ctx) ty_int((ctx), 32, false)
 #define ty_i64(ctx) ty_int((ctx), 64, false)
 #define ty_u32(ctx) ty_int((ctx), 32, true)

@@ -30,6 +30,7 @@ static uint64_t type_hash(const Type *t) {
     h = hash_mix(h, hash_bytes(t->tclass, strlen(t->tclass)));
     for (unsigned i = 0; i < t->n; i++) h = hash_mix(h, hash_bytes(t->names[i], strlen(t->names[i])));
   }
+  h = hash_mix(h, (uint64_t)t->time << 1 | t->datetime);
   for (unsigned i = 0; i < t->n; i++) h = hash_mix(h, t->elems[i]->id);
   h = hash_mix(h, t->nresults);
   for (unsigned i = 0; i < t->nresults; i++) h = hash_mix(h, t->results[i]->id);
@@ -52,7 +53,8 @@ static uint64_t type_hash(const Type *t) {
 static bool type_equal(const Type *a, const Type *b) {
   if (a->kind != b->kind || a->bits != b->bits || a->is_unsigned != b->is_unsigned || a->bfloat != b->bfloat ||
       a->addrspace != b->addrspace || a->elem != b->elem || a->rank != b->rank || a->layout != b->layout ||
-      a->n != b->n || a->vector != b->vector || a->slice != b->slice || a->nresults != b->nresults)
+      a->n != b->n || a->vector != b->vector || a->slice != b->slice || a->nresults != b->nresults || a->time != b->time ||
+      a->datetime != b->datetime)
     return false;
   for (unsigned i = 0; i < a->n; i++)
     if (a->elems[i] != b->elems[i]) return false;
@@ -168,6 +170,24 @@ Type *ty_bool(IrContext *ctx) {
 
 Type *ty_int(IrContext *ctx, unsigned bits, bool is_unsigned) {
   Type k = {.kind = TY_INT, .bits = bits, .is_unsigned = is_unsigned};
+  return intern(ctx, &k);
+}
+
+static const char *const time_unit_names[TU_COUNT] = {"Y", "M", "W", NULL, "D", "h", "m", "s",
+                                                       "ms", "us", "ns", "ps", "fs", "as", ""};
+
+const char *ty_time_unit_name(unsigned u) { return u < TU_COUNT ? time_unit_names[u] : NULL; }
+
+int ty_time_unit_parse(const char *name, size_t len) {
+  for (unsigned u = 0; u < TU_COUNT; u++)
+    if (time_unit_names[u] && strlen(time_unit_names[u]) == len && memcmp(time_unit_names[u], name, len) == 0)
+      return (int)u;
+  return -1;
+}
+
+Type *ty_time(IrContext *ctx, bool datetime, TimeUnit u) {
+  if ((unsigned)u >= TU_COUNT || !time_unit_names[u]) return NULL;
+  Type k = {.kind = TY_INT, .bits = 64, .time = (unsigned char)(u + 1), .datetime = datetime};
   return intern(ctx, &k);
 }
 
@@ -313,7 +333,10 @@ static void print_list(Type *const *ts, unsigned n, StrBuf *out) {
 void ty_print(const Type *t, StrBuf *out) {
   switch (t->kind) {
   case TY_BOOL: sb_puts(out, "i1"); break;
-  case TY_INT: sb_printf(out, "%c%u", t->is_unsigned ? 'u' : 'i', t->bits); break;
+  case TY_INT:
+    if (t->time) sb_printf(out, "%s<%s>", t->datetime ? "datetime64" : "timedelta64", time_unit_names[t->time - 1]);
+    else sb_printf(out, "%c%u", t->is_unsigned ? 'u' : 'i', t->bits);
+    break;
   case TY_FLOAT: sb_printf(out, "%sf%u", t->bfloat ? "b" : "", t->bits); break;
   case TY_COMPLEX:
     sb_puts(out, "complex<");
@@ -538,6 +561,7 @@ static Type *parse_type(TyParser *p) {
   skip_ws(p);
   if (p->pos >= p->len || ++p->depth > 64) return NULL;
   Type *result = NULL;
+  bool is_datetime;
   const char *s = p->s + p->pos;
   char c = *s;
   if ((c == 'i' || c == 'u' || c == 'f') && p->pos + 1 < p->len && s[1] >= '0' && s[1] <= '9') {
@@ -547,6 +571,13 @@ static Type *parse_type(TyParser *p) {
     if (c == 'i' && bits == 1) result = ty_bool(p->ctx);
     else if (c != 'f' && (bits == 8 || bits == 16 || bits == 32 || bits == 64)) result = ty_int(p->ctx, bits, c == 'u');
     else if (c == 'f' && (bits == 16 || bits == 32 || bits == 64)) result = ty_float(p->ctx, bits);
+  } else if ((is_datetime = eat_word(p, "datetime64")) || eat_word(p, "timedelta64")) { /* datetime64<D> */
+    if (eat(p, '<')) {
+      size_t start = p->pos;
+      while (p->pos < p->len && p->s[p->pos] != '>' && p->pos - start < 2) p->pos++;
+      int u = ty_time_unit_parse(p->s + start, p->pos - start);
+      if (u >= 0 && eat(p, '>')) result = ty_time(p->ctx, is_datetime, (TimeUnit)u);
+    }
   } else if (eat_word(p, "bf16")) {
     result = ty_bf16(p->ctx);
   } else if (eat_word(p, "ptr")) {

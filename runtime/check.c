@@ -31,6 +31,10 @@ Type *rt_dtype_type(IrContext *ctx, kf_dtype t) {
   case KF_COMPLEX128: return ty_complex(ctx, ty_float(ctx, 64));
   case KF_BFLOAT16: return ty_bf16(ctx);
   }
+  if (rt_dtype_is_time(t)) {
+    bool dt = (unsigned)t < KF_DTYPE_TIMEDELTA64;
+    return ty_time(ctx, dt, (TimeUnit)((unsigned)t - (dt ? KF_DTYPE_DATETIME64 : KF_DTYPE_TIMEDELTA64)));
+  }
   return rt_record_type(ctx, t);
 }
 
@@ -38,6 +42,10 @@ bool rt_type_dtype(const Type *t, kf_dtype *out) {
   switch (t->kind) {
   case TY_BOOL: *out = KF_BOOL; return true;
   case TY_INT:
+    if (t->time) {
+      *out = (kf_dtype)((t->datetime ? KF_DTYPE_DATETIME64 : KF_DTYPE_TIMEDELTA64) + ty_time_unit(t));
+      return true;
+    }
     switch (t->bits) {
     case 8: *out = t->is_unsigned ? KF_UINT8 : KF_INT8; return true;
     case 16: *out = t->is_unsigned ? KF_UINT16 : KF_INT16; return true;
@@ -82,7 +90,13 @@ static void array_dims(unsigned rank, char layout, StrBuf *out) {
 void rt_type_numba(const Type *t, StrBuf *out) {
   switch (t->kind) {
   case TY_BOOL: sb_puts(out, "boolean"); return;
-  case TY_INT: sb_printf(out, "%sint%u", t->is_unsigned ? "u" : "", t->bits); return;
+  case TY_INT:
+    if (t->time) { /* datetime64[D]; the units that are no Python name: NPDatetime('as'), NPTimedelta('') */
+      TimeUnit u = ty_time_unit(t);
+      if (u == TU_as || u == TU_GENERIC) sb_printf(out, "%s('%s')", t->datetime ? "NPDatetime" : "NPTimedelta", ty_time_unit_name(u));
+      else sb_printf(out, "%s[%s]", t->datetime ? "datetime64" : "timedelta64", ty_time_unit_name(u));
+    } else sb_printf(out, "%sint%u", t->is_unsigned ? "u" : "", t->bits);
+    return;
   case TY_FLOAT: sb_printf(out, "float%u", t->bits); return;
   case TY_COMPLEX: sb_printf(out, "complex%u", 2 * t->elem->bits); return;
   case TY_ARRAY:

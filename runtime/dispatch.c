@@ -8,8 +8,11 @@
  *     bits 5..6     layout: 0 C, 1 F, 2 A (arrays; rank-1 contiguous arrays are C, as Numba types them)
  *     bit 4         readonly (arrays)
  *     bit 10        a scalar with a type spelling (kf_arg.type: an enum member), hashed in and compared in full
- * a tuple is the word 0x7800 | its length (dtype bits 15: no dtype; length < 0x400), with bit 10 for a named tuple
+ * a tuple is the word 0x7800 | its length (dtype bits 15: no dtype; length < 0x3e0), with bit 10 for a named tuple
  * (kf_arg.type: its class and field names, hashed in and compared in full), then its elements' words;
+ * a datetime64/timedelta64 scalar the word 0x7be0 | its dtype's number from KF_DTYPE_DATETIME64 (0..31, past every
+ * tuple's length, below every named tuple's word); an array of records or of datetime64/timedelta64 has dtype bits
+ * 15 and a second word, 0x8000 | the record's number, or 0x9000 | the time dtype's number;
  * and a multiplicative hash of the words. Computing it validates each argument (the per-launch value
  * checks); comparing it with a known entry replaces the type checks against the kernel's parameters.
  *
@@ -51,7 +54,7 @@ static bool words(const kf_arg *args, unsigned nargs, RtFingerprint *fp, unsigne
     }
     if (a->kind == KF_ARG_TUPLE) {
       if (depth >= KF_MAX_TUPLE_DEPTH) return invalid(diag, i, "tuple nested too deeply");
-      if (a->nitems >= 0x400 || (a->nitems && !a->items)) return invalid(diag, i, "invalid tuple");
+      if (a->nitems >= 0x3e0 || (a->nitems && !a->items)) return invalid(diag, i, "invalid tuple");
       w = (uint16_t)(0x7800u | a->nitems);
       if (a->type) { /* a named tuple: its class and field names, hashed in and compared in full */
         w |= 0x400;
@@ -64,17 +67,18 @@ static bool words(const kf_arg *args, unsigned nargs, RtFingerprint *fp, unsigne
       continue;
     }
     if (a->kind == KF_ARG_SCALAR) {
-      if ((unsigned)a->dtype >= KF_DTYPE_COUNT) return invalid(diag, i, "invalid scalar dtype");
-      w = (uint16_t)(a->dtype << 11);
-      if (a->type) {
+      bool time = rt_dtype_is_time(a->dtype);
+      if ((unsigned)a->dtype >= KF_DTYPE_COUNT && !time) return invalid(diag, i, "invalid scalar dtype");
+      w = time ? (uint16_t)(0x7be0u | ((unsigned)a->dtype - KF_DTYPE_DATETIME64)) : (uint16_t)(a->dtype << 11);
+      if (a->type && !time) {
         w |= 0x400;
         for (const char *c = a->type; *c; c++) *h = (*h ^ (uint8_t)*c) * 0x01000193u;
         fp->typed = true;
       }
     } else if (a->kind == KF_ARG_ARRAY) {
       const kf_array *x = &a->array;
-      bool record = rt_dtype_is_record(x->dtype);
-      if ((unsigned)x->dtype >= KF_DTYPE_COUNT && !record) return invalid(diag, i, "invalid array dtype");
+      bool record = rt_dtype_is_record(x->dtype), time = rt_dtype_is_time(x->dtype);
+      if ((unsigned)x->dtype >= KF_DTYPE_COUNT && !record && !time) return invalid(diag, i, "invalid array dtype");
       if (x->ndim > KF_MAX_RANK) {
         if (diag)
           diag_error(diag, NOLOC, "argument %u: arrays of rank %u cannot be passed to a kernel (ranks 0 to %d are "
@@ -97,16 +101,17 @@ static bool words(const kf_arg *args, unsigned nargs, RtFingerprint *fp, unsigne
       }
       unsigned layout = rt_array_is_contiguous(x, 'C') ? 0 : rt_array_is_contiguous(x, 'F') ? 1 : 2;
       /* records: dtype code 15, then a word of their own with the record's number (a 0-d array is one record) */
-      unsigned code = record ? 15u : (unsigned)x->dtype;
+      unsigned code = record || time ? 15u : (unsigned)x->dtype;
       w = (uint16_t)(0x8000u | code << 11 | x->ndim << 7 | layout << 5 | (x->readonly ? 1u : 0u) << 4);
-      if (record) {
+      if (record || time) {
         if (fp->n + 1 >= RT_FP_MAX_ARGS) {
           if (diag) diag_error(diag, NOLOC, "kernels take at most %d arguments (tuples count their elements)", RT_FP_MAX_ARGS);
           return false;
         }
         fp->words[fp->n++] = w;
         *h = (*h ^ w) * 0x01000193u;
-        w = (uint16_t)(0x8000u | ((unsigned)x->dtype - KF_DTYPE_RECORD_BASE));
+        w = record ? (uint16_t)(0x8000u | ((unsigned)x->dtype - KF_DTYPE_RECORD_BASE))
+                   : (uint16_t)(0x9000u | ((unsigned)x->dtype - KF_DTYPE_DATETIME64));
       }
     } else {
       return invalid(diag, i, "invalid argument kind");
@@ -142,8 +147,9 @@ bool rt_fingerprint(const kf_arg *args, unsigned nargs, RtFingerprint *fp, Diag 
 static void word_types(const kf_arg *args, unsigned n, const char **out, unsigned *w) {
   for (unsigned i = 0; i < n && *w < RT_FP_MAX_ARGS; i++) {
     out[(*w)++] = args[i].kind != KF_ARG_ARRAY ? args[i].type : NULL;
-    if (args[i].kind == KF_ARG_ARRAY && rt_dtype_is_record(args[i].array.dtype) && *w < RT_FP_MAX_ARGS)
-      out[(*w)++] = NULL; /* the record's number */
+    if (args[i].kind == KF_ARG_ARRAY && (rt_dtype_is_record(args[i].array.dtype) || rt_dtype_is_time(args[i].array.dtype)) &&
+        *w < RT_FP_MAX_ARGS)
+      out[(*w)++] = NULL; /* the record's or time dtype's number */
     if (args[i].kind == KF_ARG_TUPLE) word_types(args[i].items, args[i].nitems, out, w);
   }
 }

@@ -31,6 +31,51 @@ static const RecDtype *record_of(kf_dtype t) {
 
 bool rt_dtype_is_record(kf_dtype t) { return record_of(t) != NULL; }
 
+/* ---- datetime64 and timedelta64 -------------------------------------------------------------------------- */
+
+static bool time_of(kf_dtype t, bool *datetime, unsigned *unit) {
+  unsigned u = (unsigned)t;
+  *datetime = u < KF_DTYPE_TIMEDELTA64;
+  *unit = u - (*datetime ? KF_DTYPE_DATETIME64 : KF_DTYPE_TIMEDELTA64);
+  return u >= KF_DTYPE_DATETIME64 && *unit < KF_DTYPE_TIME_UNITS && ty_time_unit_name(*unit);
+}
+
+bool rt_dtype_is_time(kf_dtype t) {
+  bool dt;
+  unsigned u;
+  return time_of(t, &dt, &u);
+}
+
+/* Numba's names, datetime64[D], in the signature syntax: the units that are no Python name as NPDatetime('as'),
+ * NPTimedelta('') (Numba's datetime64[as], timedelta64[]). */
+static const char *time_name(kf_dtype t) {
+  static const char *const names[2][KF_DTYPE_TIME_UNITS] = {
+      {"timedelta64[Y]", "timedelta64[M]", "timedelta64[W]", NULL, "timedelta64[D]", "timedelta64[h]",
+       "timedelta64[m]", "timedelta64[s]", "timedelta64[ms]", "timedelta64[us]", "timedelta64[ns]",
+       "timedelta64[ps]", "timedelta64[fs]", "NPTimedelta('as')", "NPTimedelta('')"},
+      {"datetime64[Y]", "datetime64[M]", "datetime64[W]", NULL, "datetime64[D]", "datetime64[h]", "datetime64[m]",
+       "datetime64[s]", "datetime64[ms]", "datetime64[us]", "datetime64[ns]", "datetime64[ps]", "datetime64[fs]",
+       "NPDatetime('as')", "NPDatetime('')"}};
+  bool dt;
+  unsigned u;
+  return time_of(t, &dt, &u) ? names[dt][u] : NULL;
+}
+
+static bool time_parse(const char *text, kf_dtype *out) {
+  for (unsigned k = KF_DTYPE_DATETIME64; k < KF_DTYPE_TIMEDELTA64 + KF_DTYPE_TIME_UNITS; k++)
+    if (time_name((kf_dtype)k) && strcmp(text, time_name((kf_dtype)k)) == 0) {
+      *out = (kf_dtype)k;
+      return true;
+    }
+  bool dt = strncmp(text, "datetime64[", 11) == 0;
+  if (!dt && strncmp(text, "timedelta64[", 12) != 0) return false;
+  const char *u = text + (dt ? 11 : 12), *end = strchr(u, ']');
+  int code = end && end[1] == 0 ? ty_time_unit_parse(u, (size_t)(end - u)) : -1;
+  if (code < 0) return false;
+  *out = (kf_dtype)((dt ? KF_DTYPE_DATETIME64 : KF_DTYPE_TIMEDELTA64) + code);
+  return true;
+}
+
 size_t rt_dtype_align(kf_dtype t) {
   const RecDtype *r = record_of(t);
   return r ? r->align : rt_dtype_size(t);
@@ -158,11 +203,13 @@ static const struct {
 
 size_t rt_dtype_size(kf_dtype t) {
   if ((unsigned)t < KF_DTYPE_COUNT) return dtypes[t].size;
+  if (rt_dtype_is_time(t)) return 8;
   const RecDtype *r = record_of(t);
   return r ? r->size : 0;
 }
 const char *rt_dtype_name(kf_dtype t) {
   if ((unsigned)t < KF_DTYPE_COUNT) return dtypes[t].name;
+  if (rt_dtype_is_time(t)) return time_name(t);
   const RecDtype *r = record_of(t);
   return r ? r->spelling : "invalid";
 }
@@ -176,6 +223,7 @@ bool rt_dtype_parse(const char *text, kf_dtype *out) {
     const char *why;
     return rt_record_dtype_parse(text, out, &why);
   }
+  if (time_parse(text, out)) return true;
   for (int i = 0; i < KF_DTYPE_COUNT; i++) {
     if (strcmp(text, dtypes[i].name) == 0 || strcmp(text, dtypes[i].short_name) == 0) {
       *out = (kf_dtype)i;
@@ -225,6 +273,7 @@ bool rt_array_is_contiguous(const kf_array *a, char order) {
 }
 
 bool rt_dtype_can_cast(kf_dtype from, kf_dtype to) {
+  if (rt_dtype_is_time(from) || rt_dtype_is_time(to)) return from == to; /* a unit converts to no other type here */
   if ((unsigned)from >= KF_DTYPE_COUNT || (unsigned)to >= KF_DTYPE_COUNT) return false;
   if (from == to || from == KF_BOOL) return true;
   if (to == KF_BOOL) return false;

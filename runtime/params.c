@@ -147,6 +147,7 @@ kf_arg rt_scalar_read(const void *p, kf_dtype t) {
   case KF_COMPLEX64: { float v[2]; memcpy(v, p, 8); a.value.f = v[0]; a.imag = v[1]; break; }
   case KF_COMPLEX128: { double v[2]; memcpy(v, p, 16); a.value.f = v[0]; a.imag = v[1]; break; }
   case KF_BFLOAT16: { uint16_t h; memcpy(&h, p, 2); a.value.f = sem_bf16_value(h); break; }
+  default: if (rt_dtype_is_time(t)) memcpy(&a.value.i, p, 8); break; /* datetime64/timedelta64: an int64 */
   }
   return a;
 }

@@ -46,6 +46,8 @@ Type *rt_dtype_type(IrContext *ctx, kf_dtype t);
  * (registered once per layout, process-wide; false when out of memory or full); a dtype from Numba's spelling
  * of a record (false, *why set, when malformed); the record type of a record dtype in ctx (NULL if none). */
 bool rt_dtype_is_record(kf_dtype t);
+/* Whether t is a datetime64 or timedelta64 dtype (KF_DTYPE_DATETIME64 + unit, KF_DTYPE_TIMEDELTA64 + unit). */
+bool rt_dtype_is_time(kf_dtype t);
 size_t rt_dtype_align(kf_dtype t);
 bool rt_record_dtype_of(const Type *t, kf_dtype *out);
 bool rt_record_dtype_parse(const char *spelling, kf_dtype *out, const char **why);

@@ -181,6 +181,11 @@ enum { KF_DTYPE_COUNT = 15, KF_MAX_RANK = 8 };
 /* Record dtypes (NumPy structured dtypes, Numba's Record types) are kf_dtype values from KF_DTYPE_RECORD_BASE on,
  * made by kf_dtype_record (or kf_dtype_parse of the same spelling). */
 enum { KF_DTYPE_RECORD_BASE = 256, KF_MAX_RECORD_DTYPES = 4096 };
+/* NumPy's datetime64 and timedelta64 of a unit (Numba's NPDatetime, NPTimedelta: 8 bytes, NaT the minimum int64)
+ * are the kf_dtype values KF_DTYPE_DATETIME64 + u and KF_DTYPE_TIMEDELTA64 + u, u the unit's code as Numba numbers
+ * them: 0 Y, 1 M, 2 W, 4 D, 5 h, 6 m, 7 s, 8 ms, 9 us, 10 ns, 11 ps, 12 fs, 13 as, 14 generic (no unit); 3 is
+ * unused. kf_dtype_name spells them "datetime64[D]", "timedelta64[s]", "timedelta64[]". */
+enum { KF_DTYPE_DATETIME64 = 64, KF_DTYPE_TIMEDELTA64 = 80, KF_DTYPE_TIME_UNITS = 15 };
 
 typedef enum kf_memory { KF_MEMORY_HOST = 0, KF_MEMORY_DEVICE = 1 } kf_memory;
 

@@ -22,12 +22,50 @@ static const char *const typestrs[KF_DTYPE_COUNT] = {
     [KF_COMPLEX64] = "<c8", [KF_COMPLEX128] = "<c16",
     [KF_BFLOAT16] = "<V2"}; /* bfloat16: ml_dtypes' typestr, a 2-byte void, is no dtype of its own (not parsed) */
 
+/* NumPy's typestrs of datetime64 (M8[unit]) and timedelta64 (m8[unit]; m8 without a unit: generic), by
+ * KF_DTYPE_DATETIME64 + unit and KF_DTYPE_TIMEDELTA64 + unit. */
+static const char *const time_units[KF_DTYPE_TIME_UNITS] = {"Y",  "M",  "W",  NULL, "D",  "h",  "m", "s",
+                                                           "ms", "us", "ns", "ps", "fs", "as", ""};
+
+static const char *time_typestr(kf_dtype t) {
+  static char names[2][KF_DTYPE_TIME_UNITS][12];
+  unsigned u = (unsigned)t, dt = u < KF_DTYPE_TIMEDELTA64, unit = u - (dt ? KF_DTYPE_DATETIME64 : KF_DTYPE_TIMEDELTA64);
+  if (u < KF_DTYPE_DATETIME64 || unit >= KF_DTYPE_TIME_UNITS || !time_units[unit]) return NULL;
+  char *s = names[dt][unit];
+  if (!s[0]) /* made under the GIL */
+    snprintf(s, sizeof names[0][0], *time_units[unit] ? "<%c8[%s]" : "<%c8%s", dt ? 'M' : 'm', time_units[unit]);
+  return s;
+}
+
+/* The time dtype of a typestr "<M8[D]", "<m8" (native order), or -1. */
+static int time_dtype_from_typestr(const char *ts, kf_dtype *out) {
+  if (!((ts[0] == '<' || ts[0] == '=') && (ts[1] == 'M' || ts[1] == 'm') && ts[2] == '8')) return -1;
+  const char *u = ts + 3;
+  size_t len = 0;
+  if (*u == '[') {
+    const char *end = strchr(++u, ']');
+    if (!end || end[1]) return -1;
+    len = (size_t)(end - u);
+  } else if (*u) {
+    return -1;
+  }
+  for (unsigned k = 0; k < KF_DTYPE_TIME_UNITS; k++)
+    if (time_units[k] && strlen(time_units[k]) == len && strncmp(time_units[k], u, len) == 0) {
+      *out = (kf_dtype)((ts[1] == 'M' ? KF_DTYPE_DATETIME64 : KF_DTYPE_TIMEDELTA64) + k);
+      return 0;
+    }
+  return -1;
+}
+
 const char *ext_typestr(kf_dtype t) {
-  return (unsigned)t < KF_DTYPE_COUNT ? typestrs[t] : kf_dtype_is_record(t) ? kf_dtype_name(t) : "|V0";
+  if ((unsigned)t < KF_DTYPE_COUNT) return typestrs[t];
+  const char *ts = time_typestr(t);
+  return ts ? ts : kf_dtype_is_record(t) ? kf_dtype_name(t) : "|V0";
 }
 
 int ext_dtype_from_typestr(const char *ts, kf_dtype *out) {
   size_t n = strlen(ts);
+  if (time_dtype_from_typestr(ts, out) == 0) return 0;
   if (strcmp(ts, "bfloat16") == 0) { /* ml_dtypes.bfloat16, as kfront.types.dtype_typestr spells it */
     *out = KF_BFLOAT16;
     return 0;
@@ -432,6 +470,7 @@ static int scalar_from_memory(const kf_array *a, kf_arg *out) {
     out->value.f = f;
     break;
   }
+  default: out->value.i = *(const int64_t *)p; break; /* datetime64/timedelta64: an int64 (NaT its minimum) */
   }
   return 0;
 }

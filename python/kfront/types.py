@@ -24,7 +24,7 @@ inferred return type); from_dtype(dtype) / as_dtype(type) between NumPy dtypes a
 -> the type of a kernel argument as Numba's typeof gives it (bool, int, float, NumPy scalars and arrays,
 objects with __cuda_array_interface__ or a _numba_type_).
 
-Differences from Numba: only kfront's scalar types exist (no records, datetimes, strings); array
+Differences from Numba: only kfront's scalar types exist (datetime64 and timedelta64 as NPDatetime and NPTimedelta; no strings); array
 types by slicing accept only ':' and '::1' with '::1' first (F) or last (C), as kfront's signature
 parser does (Numba silently makes float32[::2] or float32[:, ::1, :] layout A); arrays have 1 or more
 dimensions. NumPy is imported only when a function needs it (from_dtype, as_dtype, casts such as
@@ -40,7 +40,7 @@ __all__ = [
     "Type", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array", "BaseTuple", "UniTuple", "Tuple",
     "NamedTuple",
     "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_kir", "from_dtype",
-    "as_dtype", "typeof", "Record", "NestedArray", "CPointer",
+    "as_dtype", "typeof", "Record", "NestedArray", "CPointer", "NPDatetime", "NPTimedelta",
     "boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "c8", "c16", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
     "byte", "double", "intp", "uintp", "intc", "uintc", "ssize_t", "size_t", "char", "uchar", "short",
@@ -200,8 +200,44 @@ class NoneType(Type):
         return (NoneType, (self.name,))
 
 
+class _NPDatetimeBase(_Scalar, Type):
+    """NPDatetime(unit) and NPTimedelta(unit): NumPy's datetime64 and timedelta64 of a unit ('D', 's', ... or ''
+    for the generic unit), 64-bit values whose minimum is NaT. str() is the signature spelling: datetime64[D],
+    and NPTimedelta('') / NPDatetime('as') for the units that are no Python name (Numba's names: timedelta64[],
+    datetime64[as])."""
+
+    def __new__(cls, unit=""):
+        if unit not in _TIME_UNITS:
+            raise ValueError("kfront: %r is not a unit of %s (Y, M, W, D, h, m, s, ms, us, ns, ps, fs, as or '')" %
+                             (unit, cls.type_name))
+
+        def init(t):
+            t.unit, t.bitwidth = unit, 64
+            t.name = ("%s('%s')" % (cls.__name__, unit) if unit in ("", "as") else
+                      "%s[%s]" % (cls.type_name, unit))
+        return cls._intern(unit, init)
+
+    def cast_python_value(self, value):
+        cls = getattr(_np(), self.type_name)
+        return cls(value, self.unit) if self.unit else cls(value)
+
+    def _reduce(self):
+        return (type(self), (self.unit,))
+
+
+class NPDatetime(_NPDatetimeBase):
+    type_name = "datetime64"
+
+
+class NPTimedelta(_NPDatetimeBase):
+    type_name = "timedelta64"
+
+
+_TIME_UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as", "")
+
+
 def _is_scalar(t):
-    return isinstance(t, (Integer, Float, Complex, Boolean))
+    return isinstance(t, (Integer, Float, Complex, Boolean, _NPDatetimeBase))
 
 
 def _array_dims(ndim, layout):
@@ -659,8 +695,8 @@ CUDA_TYPE_NAMES = (
 _SIG_NAMES = {name: value for name, value in globals().items() if isinstance(value, Type)}
 _SIG_NAMES.update({"bool": boolean, "float_": float32, "half": float16, "single": float32,
                    "UniTuple": UniTuple, "Tuple": Tuple, "NamedTuple": NamedTuple, "Array": Array,
-                   "EnumMember": EnumMember,
-                   "IntEnumMember": IntEnumMember})
+                   "EnumMember": EnumMember, "IntEnumMember": IntEnumMember, "NPDatetime": NPDatetime,
+                   "NPTimedelta": NPTimedelta, "datetime64": NPDatetime(""), "timedelta64": NPTimedelta("")})
 
 # ---- array specs ----------------------------------------------------------------------------------
 
@@ -719,6 +755,12 @@ def _eval_sig(node):
         return tuple(_eval_sig(e) for e in node.elts)
     if isinstance(node, ast.Subscript):
         base = _eval_sig(node.value)
+        if isinstance(base, _NPDatetimeBase) and not base.unit and isinstance(node.slice, (ast.Name, ast.Constant)):
+            unit = node.slice.id if isinstance(node.slice, ast.Name) else node.slice.value  # datetime64[D]
+            try:
+                return type(base)(unit)
+            except ValueError as e:
+                raise _SigSyntaxError(str(e).replace("kfront: ", "")) from None
         if not _is_scalar(base):
             raise _SigSyntaxError("only scalar types can be indexed to make array types, not %s" % (base,))
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -746,7 +788,7 @@ def _eval_sig(node):
             if not all(isinstance(a, Type) for a in args):
                 raise _SigSyntaxError("the arguments of a signature must be types")
             return Signature(func, args)
-        if func in (UniTuple, Tuple, NamedTuple, Array, EnumMember, IntEnumMember):
+        if func in (UniTuple, Tuple, NamedTuple, Array, EnumMember, IntEnumMember, NPDatetime, NPTimedelta):
             try:
                 return func(*args, **kwargs)
             except (TypeError, ValueError) as e:
@@ -867,7 +909,8 @@ _BY_KIND = {("b", 1): boolean, ("i", 1): int8, ("i", 2): int16, ("i", 4): int32,
             ("u", 1): uint8, ("u", 2): uint16, ("u", 4): uint32, ("u", 8): uint64,
             ("f", 2): float16, ("f", 4): float32, ("f", 8): float64, ("c", 8): complex64, ("c", 16): complex128}
 
-_SUPPORTED = "bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128, and records of them"
+_SUPPORTED = ("bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128, datetime64, "
+              "timedelta64, and records of them")
 
 
 def _is_bfloat16_dtype(dt):
@@ -895,6 +938,12 @@ def from_dtype(dtype):
         return _record_of_dtype(dt)
     if _is_bfloat16_dtype(dt):
         return bfloat16
+    if dt.kind in "Mm":  # datetime64 / timedelta64 of a unit (multiples of units are not Numba types)
+        unit, count = np.datetime_data(dt)
+        if count != 1 or not dt.isnative:
+            raise errors.UnsupportedError("kfront: dtype %s is not supported (%s)" % (
+                dt, "non-native byte order" if count == 1 else "Numba has no types for multiples of a unit"))
+        return (NPDatetime if dt.kind == "M" else NPTimedelta)("" if unit == "generic" else unit)
     t = _BY_KIND.get((dt.kind, dt.itemsize)) if dt.fields is None else None
     if t is None:
         raise errors.UnsupportedError("kfront: dtype %s is not supported (kfront supports %s)" % (dt, _SUPPORTED))
@@ -912,6 +961,8 @@ def as_dtype(t):
                             "itemsize": t.size, "aligned": t.aligned})
     if not _is_scalar(t):
         raise TypeError("kfront: %r has no NumPy dtype (only scalar types have one)" % (t,))
+    if isinstance(t, _NPDatetimeBase):
+        return _np().dtype("%s8%s" % ("M" if isinstance(t, NPDatetime) else "m", "[%s]" % t.unit if t.unit else ""))
     return _bfloat16_dtype() if t is bfloat16 else _np().dtype(t.name)
 
 
