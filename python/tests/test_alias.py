@@ -264,7 +264,9 @@ def test_python_m_kfront_program(tmp_path):
                                                       os.environ.get("PYTHONPATH", "").split(os.pathsep)))
     r = subprocess.run([sys.executable, "-m", "kfront", str(prog)], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
-    assert r.stdout == "float32[:, ::1] True\n"
+    # beside a real numba (the GPU machine) numba's float32 and config are numba's own
+    real = importlib.util.find_spec("numba") is not None
+    assert r.stdout == ("array(float32, 2d, C) True\n" if real else "float32[:, ::1] True\n")
 
 
 # ---- the two scopes: beside a real numba (the oracle's numba 0.68 + numba-cuda 0.30.4), and without numba ----

@@ -193,7 +193,10 @@ def test_kernel_attributes_of_a_specialized_dispatcher_are_its_kernels():
         sm[i] = ary[i]
         ary[i] = sm[i]
 
-    assert smem.get_shared_mem_per_block() == 400  # numba-cuda's test_get_shared_mem_per_block_specialized
+    # numba-cuda's test_get_shared_mem_per_block_specialized: 400. On a GPU the driver counts what the compiled code
+    # keeps: an array each thread only stores and reads back its own element of may be optimised away there
+    # (0 on the H200, 2026-12-01); the simulator counts the declared arrays
+    assert smem.get_shared_mem_per_block() == 400 if SIM else smem.get_shared_mem_per_block() in (0, 400)
     assert isinstance(smem.get_max_threads_per_block(), int)
 
 
@@ -427,6 +430,8 @@ def test_performance_warning_as_error_stops_the_launch(warnings_on):
 
 # ---- exceptions raised in kernels -----------------------------------------------------------------------
 
+@pytest.mark.skipif(not SIM, reason="numba-cuda's simulator's words; on a GPU its GPU words, which "
+                                     "test/gpu/python/test_host_api_gpu.py compares with numba-cuda's")
 def test_raised_exception_has_numba_cudas_thread_prefix_then_kfronts_location():
     @cuda.jit(debug=True, opt=False)
     def raiser(a):

@@ -65,7 +65,7 @@ def test_device_memory_is_flat_and_frees_wait_for_kernels_on_other_streams():
     out = kcuda.device_array(1 << 20, np.float32)
     for i in range(200):
         tmp = kcuda.to_device(np.full(1 << 20, i, np.float32), stream=s)  # 4 MiB each
-        spin[1024, 256, s](tmp, 2000)
+        spin[4096, 256, s](tmp, 2000)  # a thread per element
         out.copy_to_device(tmp, stream=s)
         del tmp  # waits; flushed past CUDA_DEALLOCS_COUNT only after the device has finished the kernels using it
         assert len(deallocs) <= 10
@@ -87,6 +87,7 @@ def _spin(a, n):
 # ---- the words of an exception a kernel raised ----------------------------------------------------------
 
 RAISER = """
+@cuda.jit(device=True, debug=True, opt=False)
 def helper(x):
     if x == 5:
         raise KeyError
