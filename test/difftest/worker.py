@@ -51,6 +51,9 @@ else:
 
 if STRICT:
     warnings.simplefilter("error")
+    if MODE == "numba":  # numba-cuda on a GPU warns of small grids and host copies: advice, not an outcome
+        from numba.core.errors import NumbaPerformanceWarning
+        warnings.simplefilter("ignore", NumbaPerformanceWarning)
 else:
     warnings.simplefilter("ignore")   # kfront's PerformanceWarning (low occupancy) on every small launch
     np.seterr(over="raise", invalid="raise", divide="raise", under="ignore")
