@@ -8,6 +8,7 @@ import numpy as np
 
 from kfront import cuda as kcuda
 from kfront import types
+from kfront.cuda import _runtime
 
 
 def both(tmp_path, name, src):
@@ -59,7 +60,8 @@ def test_device_memory_is_flat_and_frees_wait_for_kernels_on_other_streams():
     ctx = kcuda.current_context()
     deallocs = ctx.deallocations
     deallocs.clear()
-    free0 = ctx.get_memory_info().free
+    rt = _runtime.runtime()
+    base = rt.allocated()  # kfront's own count: the driver's free memory moves with every other user of the GPU
     spin = kcuda.jit("void(float32[::1], int64)")(_spin)
     s = kcuda.stream()
     out = kcuda.device_array(1 << 20, np.float32)
@@ -71,8 +73,10 @@ def test_device_memory_is_flat_and_frees_wait_for_kernels_on_other_streams():
         assert len(deallocs) <= 10
     s.synchronize()
     assert (out.copy_to_host() == 199 + 2000).all()
+    del out
     deallocs.clear()
-    assert abs(ctx.get_memory_info().free - free0) < (64 << 20)  # flat: nothing leaked (the driver's granularity)
+    assert rt.allocated() == base  # flat: nothing leaked (on the H200, 2026-12-01, the driver's free memory had
+                                   # moved by 4.4 GB over the loop: other tests' contexts, not kfront's 800 MiB)
 
 
 def _spin(a, n):
