@@ -130,3 +130,28 @@ def test_inner_loop_value_after_a_jump(form):
     out = np.zeros(1, np.int64)
     k[1, 1](out)
     assert out[0] == 3     # the oracle's output (kfront had stored 0, 1 and 1)
+
+
+@pytest.mark.xfail(strict=True, reason="difftest finding 4: the IR after pass 'tile-shared' does not verify "
+                                       "('arith.cmpi' op operand #0 is null) for a loop reading an array through an "
+                                       "index it read from that array, after a shared-array fill and barriers")
+def test_tile_shared_loop_of_indirect_reads():
+    @cuda.jit
+    def k(out, a):
+        sh = cuda.shared.array(1, np.float64)
+        ssum = cuda.shared.array(1, np.int64)
+        if cuda.threadIdx.x == 0:
+            ssum[0] = 0
+        cuda.syncthreads()
+        sh[cuda.threadIdx.x] = np.float64(0.0)
+        cuda.atomic.add(ssum, 0, np.int64(-100))
+        cuda.syncthreads()
+        v25 = np.uint32((np.int64((np.int16(3) + (a[np.int64(0)] & np.int16(3)))) % np.int64(1048577)))
+        for i in range(5):
+            j = np.int64(i) if (np.int64(-100) <= v25) else np.int64(3)
+            v = min(max(np.int64((np.int16(0) + a[np.int64((a[j] % np.int16(3)))])), np.int64(0)), np.int64(32))
+            out[cuda.blockIdx.x, i] = v
+
+    out = np.zeros((4, 5), np.int64)
+    k[4, 1](out, np.array([5, 1, 7, 2, 9, 4, 6, 8], np.int16))
+    assert out.tolist() == [[7, 1, 1, 7, 5]] * 4     # the oracle's output
