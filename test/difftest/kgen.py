@@ -146,7 +146,15 @@ def weak_ok(weak, other_t):
     return fits(weak.lo, weak.hi, other_t)
 
 
+def mixes_uint64(a, b):
+    """numba computes uint64 with a signed integer through float64 (their unification), numba-cuda's simulator with
+    Python's exact integers: the two agree only on operands exact in float64"""
+    return (a.nb == "uint64") != (b.nb == "uint64") and not (is_unsigned(a.nb) and is_unsigned(b.nb))
+
+
 def int_result_types(a, b):
+    if mixes_uint64(a, b) and max(abs(a.lo), abs(a.hi), abs(b.lo), abs(b.hi)) > (1 << 53):
+        raise Invalid("uint64 with a signed integer past 2**53")
     if a.np == WEAK_INT and b.np == WEAK_INT:
         np_t = WEAK_INT
     elif a.np == WEAK_INT:
@@ -463,6 +471,8 @@ def check_unifiable(a, b):
 
 def check_comparable(a, b):
     if is_int(a.np) and is_int(b.np):
+        if mixes_uint64(a, b) and max(abs(a.lo), abs(a.hi), abs(b.lo), abs(b.hi)) > (1 << 53):
+            raise Invalid("uint64 compared with a signed integer past 2**53")
         if "uint64" in (a.np, b.np, a.nb, b.nb) and a.np != b.np:
             # NumPy compares uint64 with a signed integer through float64; numba through int64
             if min(a.lo, b.lo) < 0 or max(a.hi, b.hi) > (1 << 53):
