@@ -28,10 +28,11 @@
  * Files: lower.c the walk (names, attributes, expressions, assignment, statements, lower_function);
  * lower_values.c diagnostics, values, liveness, environments and the structured if; lower_operators.c operators,
  * comparisons, conditions; lower_arrays.c elements, views, slices, attributes and methods of arrays;
- * lower_records.c structured dtypes; lower_datetime.c datetime64 and timedelta64; lower_reductions.c NumPy's reductions; lower_calls.c arguments, device
- * functions, recursion, closures; lower_builtins.c the builtin dispatch, Python's builtins, print, the operator
- * module; lower_math.c math, ufuncs, libdevice, cmath; lower_cuda.c numba.cuda's builtins and vector types;
- * lower_loops.c loops; lower_raise.c raise and assert. */
+ * lower_records.c structured dtypes; lower_datetime.c datetime64 and timedelta64; lower_reductions.c NumPy's
+ * reductions; lower_calls.c arguments, device functions, recursion, closures; lower_builtins.c the builtin dispatch,
+ * Python's builtins, print, the operator module; lower_math.c math, ufuncs, libdevice, cmath; lower_cuda.c
+ * numba.cuda's builtins and vector types; lower_loops.c loops; lower_raise.c raise and assert. Match statements
+ * never reach the walk: match.c rewrites them to ifs when sema reads the function. */
 #ifndef KF_FRONTEND_LOWER_H
 #define KF_FRONTEND_LOWER_H
 
