@@ -5,11 +5,11 @@
 # (test/difftest) and the conformance gauge (test/conformance) compare kfront with it. None of its code is in
 # this repository: it is fetched here, at test time.
 # Prints the oracle's interpreter on its last line. Idempotent.
-#   KFRONT_ORACLE_PYTHON=/path/to/python   use that interpreter (it must import numba.cuda and pytest) instead
+#   KFRONT_ORACLE_PYTHON=/path/to/python   use that interpreter (it must import numba.cuda; the conformance gauge needs pytest too) instead
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -n "${KFRONT_ORACLE_PYTHON:-}" ]; then
-  "$KFRONT_ORACLE_PYTHON" -c 'import numba.cuda, pytest' && echo "$KFRONT_ORACLE_PYTHON"
+  "$KFRONT_ORACLE_PYTHON" -c 'import numba.cuda' && echo "$KFRONT_ORACLE_PYTHON"
   exit
 fi
 venv=build/oracle-venv
