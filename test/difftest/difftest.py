@@ -129,7 +129,13 @@ def _work(args):
     results = []
     for seed in seeds:
         t0 = time.monotonic()
-        prog = kgen.generate(seed)
+        try:
+            prog = kgen.generate(seed)
+        except Exception as exc:      # the generator's own bug: recorded, the campaign goes on
+            results.append({"seed": seed, "verdict": "generator-error", "pure": False,
+                            "seconds": round(time.monotonic() - t0, 3),
+                            "signature": "generator-error|%s: %s" % (type(exc).__name__, exc)})
+            continue
         verdict, out = _checker.judge(prog)
         results.append({"seed": seed, "verdict": verdict, "pure": prog.pure,
                         "seconds": round(time.monotonic() - t0, 3),

@@ -890,10 +890,13 @@ class Gen:
             s = e.ty
         if self.r.random() < 0.6 and hi - lo < int_range(s.np)[1] and fits(lo, hi, s.np):
             m = hi - lo + 1
-            folded = Bin("%", e, Lit(m, s.np))
-            if lo != 0:
-                folded = Bin("+", folded, Lit(lo, s.np))
-            return folded if folded.ty.np == t else Cast(t, folded)
+            try:
+                folded = Bin("%", e, Lit(m, s.np))
+                if lo != 0:
+                    folded = Bin("+", folded, Lit(lo, s.np))
+                return folded if folded.ty.np == t else Cast(t, folded)
+            except Invalid:
+                pass        # the modulo is not exact in numba's typing (uint64 past 2**53): clamp instead
         rlo, rhi = int_range(s.np)
         e = exact(e, s.np)
         clamped = Call("min", [Call("max", [e, Lit(max(lo, rlo), s.np)]), Lit(min(hi, rhi), s.np)])
