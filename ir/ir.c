@@ -27,6 +27,7 @@ const OpInfo ir_op_info[OP__COUNT] = {
 #define MEM_READ OPT_MEM_READ
 #define MEM_WRITE OPT_MEM_WRITE
 #define BARRIER OPT_BARRIER
+#define CONVERGENT OPT_CONVERGENT
 #include "ops.def"
 #undef PURE
 #undef COMM
@@ -37,6 +38,7 @@ const OpInfo ir_op_info[OP__COUNT] = {
 #undef MEM_READ
 #undef MEM_WRITE
 #undef BARRIER
+#undef CONVERGENT
 #undef OP
 };
 

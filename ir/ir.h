@@ -268,6 +268,7 @@ enum {
   OPT_MEM_READ = 1u << 6,
   OPT_MEM_WRITE = 1u << 7,
   OPT_BARRIER = 1u << 8,
+  OPT_CONVERGENT = 1u << 9,
 };
 
 typedef struct OpInfo {

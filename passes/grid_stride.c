@@ -46,9 +46,11 @@ typedef struct GsScan {
 
 static bool scan_op(Op *op, void *user) {
   GsScan *s = user;
+  if (op_kind_has(op->kind, OPT_CONVERGENT)) { /* a barrier or warp op: each thread must be one user thread */
+    s->ok = false;
+    return false;
+  }
   switch (op->kind) {
-  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_GRID_SYNC:
-  case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_ACTIVEMASK:
   case OP_DYN_SHARED:
   case OP_RAISE: /* ends the thread: the user's blocks after it would not run */
     s->ok = false;

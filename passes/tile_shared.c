@@ -210,10 +210,8 @@ typedef struct BodyScan {
 
 static bool scan_body(Op *op, void *user) {
   BodyScan *s = user;
+  if (op_kind_has(op->kind, OPT_CONVERGENT)) return s->ok = fail(s->t, "the loop synchronises threads (barrier or warp op)");
   switch (op->kind) {
-  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_GRID_SYNC: case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_ACTIVEMASK:
-    s->ok = fail(s->t, "the loop synchronises threads (barrier or warp op)");
-    break;
   case OP_FUNC_CALL: s->ok = fail(s->t, "the loop calls a function"); break;
   case OP_FUNC_RETURN: s->ok = fail(s->t, "the loop returns"); break;
   case OP_RAISE: s->ok = fail(s->t, "the loop raises"); break;
@@ -1174,8 +1172,8 @@ static void rewrite_halo(Ts *t) {
 
 static bool rb_scan(Op *op, void *user) {
   bool *ok = user;
+  if (op_kind_has(op->kind, OPT_CONVERGENT)) return *ok = false;
   switch (op->kind) {
-  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_GRID_SYNC: case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_ACTIVEMASK:
   case OP_FUNC_CALL: case OP_FUNC_RETURN: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_ATOMIC_RMW:
   case OP_ATOMIC_CAS: case OP_FENCE: case OP_LANE_ID: case OP_LANEMASK_LT: case OP_RAISE:
     *ok = false;
