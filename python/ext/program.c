@@ -937,19 +937,17 @@ static PyObject *strings(const char *const *v, unsigned n) {
   return l;
 }
 
-/* The text of the exception being handled (cleared): "Class: message". */
+/* The text of the exception being handled (cleared): its str(), which kfront.extending.resolve makes the whole
+ * reason (numba's TypingError text); a class's name before it where the str() is empty. */
 static char *error_text(void) {
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
   PyErr_NormalizeException(&type, &value, &tb);
   PyObject *text = value ? PyObject_Str(value) : NULL;
   PyObject *cls = type ? PyObject_GetAttrString(type, "__name__") : NULL;
-  const char *t = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL, *c = cls ? PyUnicode_AsUTF8AndSize(cls, NULL) : NULL;
-  char *out = NULL;
-  if (t && c) {
-    size_t n = strlen(t) + strlen(c) + 3;
-    if ((out = malloc(n))) snprintf(out, n, "%s: %s", c, t);
-  }
+  const char *t = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
+  const char *c = cls ? PyUnicode_AsUTF8AndSize(cls, NULL) : NULL;
+  char *out = t && *t ? strdup(t) : c ? strdup(c) : NULL;
   PyErr_Clear();
   Py_XDECREF(text);
   Py_XDECREF(cls);

@@ -207,7 +207,17 @@ def _dispatcher(ov, template, impl):
 
 def resolve(path, arg_types, keywords):
     """The overload resolver (see the module's docstring): (sources, bindings, functions, name) of the implementation
-    of the overloaded function `path` for these argument types; raises with the reason when there is none."""
+    of the overloaded function `path` for these argument types; raises with the reason (its str() the whole text of
+    the TypingError the call gets) when there is none."""
+    try:
+        return _resolve(path, arg_types, keywords)
+    except _ResolutionError:
+        raise
+    except Exception as e:  # the implementation's source or globals, say: said with its class
+        raise _ResolutionError("%s: %s" % (type(e).__name__, str(e).removeprefix("kfront: "))) from e
+
+
+def _resolve(path, arg_types, keywords):
     from kfront.cuda.dispatcher import implementation_inputs
     ov = _BY_PATH.get(path)
     if ov is None:
