@@ -38,7 +38,7 @@ _Static_assert(NB_BOOL == (int)KF_BOOL && NB_I8 == (int)KF_INT8 && NB_I64 == (in
 
 static const char *const value_kind_names[] = {"bool", "int", "float", "tuple", "array", "module", "path", "function",
                                                "namespace", "exception", "string", "none", "slice",
-                                               "unsupported", "pymodule", "tuple class"};
+                                               "unsupported", "pymodule", "tuple class", "overload"};
 static const char *const function_kind_names[] = {"kernel", "device", "reduce", "vectorize", "guvectorize"};
 static const char *const dtype_names[KF_DTYPE_COUNT] = {"boolean", "int8",   "int16",  "int32",   "int64",   "uint8",
                                                         "uint16",  "uint32", "uint64", "float16", "float32", "float64",
@@ -352,6 +352,13 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     return str;
   }
   case KF_VALUE_NONE: return (FeVal){.kind = FV_NONE};
+  case KF_VALUE_OVERLOAD: {
+    if (!v->path || !*v->path) return invalid(fe, "an overloaded function with no path");
+    FeVal o = {.kind = FV_OVERLOAD};
+    o.str.s = fe_intern(fe, v->path);
+    o.str.len = strlen(v->path);
+    return o;
+  }
   case KF_VALUE_UNSUPPORTED: return invalid(fe, "%s, which kernels cannot use", v->path ? v->path : "a value");
   case KF_VALUE_SLICE: {
     if (v->nitems != 3 || !v->items) return invalid(fe, "a slice needs 3 items (start, stop, step), not %u", v->nitems);
@@ -627,7 +634,7 @@ static bool key_names(const kf_value *v, StrBuf *b) {
 }
 
 static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
-  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_TUPLE_CLASS) return false;
+  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_OVERLOAD) return false;
   sb_printf(b, " %s", value_kind_names[v->kind]);
   switch (v->kind) {
   case KF_VALUE_BOOL:
@@ -683,6 +690,7 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
   case KF_VALUE_EXCEPTION:
   case KF_VALUE_STRING:
   case KF_VALUE_UNSUPPORTED:
+  case KF_VALUE_OVERLOAD:
     if (!v->path) return false;
     put_str(b, v->path);
     return true;

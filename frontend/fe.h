@@ -68,6 +68,7 @@ typedef enum {
                * also a slice object (type a ty_slice, tup its start, stop, step as i64 FV_VALs) */
   FV_CLOSURE, /* an inner def or a lambda of the function being lowered: clo (lower_calls.c, "closures") */
   FV_EXCINST, /* an exception instance made in a kernel (ValueError("x")), to raise: str.s the text it is recorded as */
+  FV_OVERLOAD, /* a function the embedder's overload resolver implements per call (KF_VALUE_OVERLOAD): str.s its path */
 } FeValKind;
 
 /* An inner def or lambda as a value: the function it defines, its default values (evaluated where it is defined,
@@ -184,6 +185,8 @@ struct FeSource {
   unsigned *line_starts;   /* byte offset of each line of text (for locations inside string literals) */
   unsigned nlines;
   bool prelude;            /* kfront's own source (random.c): the embedder's bindings do not apply */
+  StrMap *bindings;        /* an overload's implementation (lower_overloads.c): the names bound for its sources, which see
+                            * these instead of the embedder's */
 };
 
 struct FeFunc {
@@ -282,6 +285,9 @@ struct FeCtx {
   StrMap *reduce_funcs;    /* reductions.c: "NAME_RANK" -> FeFunc* of its generated source (NULL until used) */
   StrMap *reduce_scope;    /* the names that source sees (none) */
   FeSource *random_src;    /* numba.cuda.random's prelude once read (random.c), else NULL */
+  StrMap *overloads;       /* lower_overloads.c: "path(types)" -> the FeFunc of its implementation (NULL until one is called) */
+  FeSource **resolved;     /* the sources of those implementations (freed with the compile) */
+  unsigned nresolved, resolved_cap, resolved_index;
   Type **records;          /* record types read from signature text (FE_RECORD_PLACEHOLDER<k> names records[k]) */
   unsigned nrecords, records_cap;
 };
@@ -470,6 +476,15 @@ void fe_cmath_free(FeCtx *fe);
 FeFunc *fe_reduce_function(FeCtx *fe, const char *name, unsigned rank);
 /* Frees what fe_reduce_function made. */
 void fe_reduce_free(FeCtx *fe);
+
+/* ---- lower_overloads.c: functions the embedder implements per call's argument types (numba's @overload) ---------- */
+/* The implementation of the overloaded function `path` for these argument types (spelt as kf_overload_resolver
+ * says; nargs positional, then nkw keyword ones named kw), asked of the resolver once per distinct types and
+ * read as a source of its own; NULL after *why is set (no resolver, the resolver's error, an unusable answer). */
+FeFunc *fe_overload_impl(FeCtx *fe, const char *path, const char *const *types, unsigned nargs,
+                         const char *const *kw, unsigned nkw, const char **why);
+/* Frees what fe_overload_impl made. */
+void fe_overloads_free(FeCtx *fe);
 
 /* ---- numeric.c: NumPy's ufuncs in kernels ---------------------------------------------------------------- */
 /* A ufunc is the builtin id FE_UFUNC_BASE + its index (sema_lookup_path gives it for "numpy.<name>"). */
@@ -661,6 +676,10 @@ FeVal fe_const_record_array(FeCtx *fe, Type *rec, unsigned rank, const int64_t *
                             size_t n);
 /* The function named `name` (decorated or specified) of source src, or NULL. */
 FeFunc *fe_find_func(FeCtx *fe, const FeSource *src, const char *name);
+/* Reads one embedded source (kf_source) as source `index` of fe->srcs: parsed, its top level read into src. */
+void fe_read_source(FeCtx *fe, FeSource *src, unsigned index, const kf_source *ks);
+/* The kir symbol base of fn (name, or name__s<source> when a function of an earlier source has its name). */
+const char *fe_func_symbol(FeCtx *fe, const FeFunc *fn);
 
 /* ---- embed.c ---------------------------------------------------------------------------------------------- */
 /* Before the sources are read: the embedder's bindings as FeVals (fe->binds, fe->bindings; FUNCTION values

@@ -31,7 +31,8 @@
  * lower_records.c structured dtypes; lower_datetime.c datetime64 and timedelta64; lower_reductions.c NumPy's
  * reductions; lower_calls.c arguments, device functions, recursion, closures; lower_builtins.c the builtin dispatch,
  * Python's builtins, print, the operator module; lower_math.c math, ufuncs, libdevice, cmath; lower_cuda.c
- * numba.cuda's builtins and vector types; lower_loops.c loops; lower_raise.c raise and assert. Match statements
+ * numba.cuda's builtins and vector types; lower_loops.c loops; lower_raise.c raise and assert; lower_overloads.c
+ * calls of overloaded functions (numba's @overload, through the embedder's resolver). Match statements
  * never reach the walk: match.c rewrites them to ifs when sema reads the function. */
 #ifndef KF_FRONTEND_LOWER_H
 #define KF_FRONTEND_LOWER_H
@@ -246,6 +247,19 @@ void lw_assign_composite(Lower *L, const FeVal *target, FeVal v, SrcLoc tloc, Sr
 FeVal lower_reduction(Lower *L, const char *name, const char *fname, FeVal arr, const PyExpr *e, unsigned nargs);
 
 /* ---- lower_calls.c */
+/* A call's arguments, lowered once (lw_lower_call_args): positional ones (a *tuple's elements among them), then
+ * keyword ones in the order of e->call.keywords. */
+typedef struct LwCallArgs {
+  unsigned npos, nkw;
+  FeVal *pos, *kw;
+  SrcLoc *pos_loc;
+} LwCallArgs;
+bool lw_lower_call_args(Lower *L, const PyExpr *e, LwCallArgs *ca);
+bool lw_bind_lowered_args(Lower *L, const PyExpr *e, const LwCallArgs *ca, const char *fname,
+                          const char *const *names, unsigned nmin, unsigned nmax, unsigned nposonly, FeVal *out,
+                          FeVal *rest);
+/* A call of device function f with arguments already lowered. */
+FeVal lw_call_device_lowered(Lower *L, FeFunc *f, const PyExpr *e, const LwCallArgs *ca);
 bool lw_bind_args_rest(Lower *L, const PyExpr *e, const char *fname, const char *const *names, unsigned nmin,
                        unsigned nmax, unsigned nposonly, FeVal *out, FeVal *rest);
 bool lw_positional(Lower *L, const PyExpr *e, const char *fname, unsigned nmin, unsigned nmax, FeVal *out);
@@ -263,6 +277,9 @@ void lw_check_member_index(Lower *L, const FeVal *v);
 void lower_funcdef(Lower *L, const PyStmt *s);
 FeVal lower_lambda(Lower *L, const PyExpr *e);
 FeVal lw_call_of(Lower *L, const PyExpr *e, FeVal f);
+
+/* ---- lower_overloads.c */
+FeVal lw_call_overload(Lower *L, const char *path, const PyExpr *e);
 
 /* ---- lower_builtins.c */
 void lw_report_raw_prints(Lower *L);

@@ -11,17 +11,15 @@
 
 /* ---- calls: arguments ---------------------------------------------------------------------------------------- */
 
-/* Binds a call's arguments to parameter names (positional first, then keywords) and lowers them; a
- * missing optional parameter stays FV_UNDEF. `*t` of a tuple passes its elements. rest (a device function's
- * *args parameter): where positional arguments beyond nmax go, as a tuple; NULL: they are an error. The first
- * nposonly parameters are positional-only (before '/'): a keyword naming one is an error, as in Python. */
-bool lw_bind_args_rest(Lower *L, const PyExpr *e, const char *fname, const char *const *names, unsigned nmin,
-                       unsigned nmax, unsigned nposonly, FeVal *out, FeVal *rest) {
+/* Lowers a call's arguments once: the positional ones (`*t` of a tuple passes its elements) and the keyword ones,
+ * in the order written. False after a located error. */
+bool lw_lower_call_args(Lower *L, const PyExpr *e, LwCallArgs *ca) {
   const PyExprList *args = &e->call.args;
-  for (unsigned i = 0; i < nmax; i++) out[i] = (FeVal){.kind = FV_UNDEF};
-  FeVal *pos = ARENA_ARRAY(&L->fe->arena, FeVal, MAX_FLAT);
-  SrcLoc *pos_loc = ARENA_ARRAY(&L->fe->arena, SrcLoc, MAX_FLAT);
-  unsigned npos = 0;
+  ca->pos = ARENA_ARRAY(&L->fe->arena, FeVal, MAX_FLAT);
+  ca->pos_loc = ARENA_ARRAY(&L->fe->arena, SrcLoc, MAX_FLAT);
+  ca->npos = 0;
+  ca->nkw = e->call.nkeywords;
+  ca->kw = ARENA_ARRAY(&L->fe->arena, FeVal, ca->nkw ? ca->nkw : 1);
   bool ok = true;
   for (unsigned i = 0; i < args->n; i++) {
     const PyExpr *a = args->items[i];
@@ -35,31 +33,47 @@ bool lw_bind_args_rest(Lower *L, const PyExpr *e, const char *fname, const char 
       lw_lerr(L, a->loc, "*%s in a call: kernels unpack tuples only", lw_vname(L, &v));
       return false;
     }
-    if (npos + n > MAX_FLAT) {
+    if (ca->npos + n > MAX_FLAT) {
       lw_lerr(L, a->loc, "more than %d arguments in a call", MAX_FLAT);
       return false;
     }
     for (unsigned k = 0; k < n; k++) {
-      pos_loc[npos] = a->loc;
-      pos[npos] = a->kind == EX_STARRED ? v.tup.elems[k] : v;
-      pos[npos++].literal = a->kind == EX_STARRED ? false : v.literal;
+      ca->pos_loc[ca->npos] = a->loc;
+      ca->pos[ca->npos] = a->kind == EX_STARRED ? v.tup.elems[k] : v;
+      ca->pos[ca->npos++].literal = a->kind == EX_STARRED ? false : v.literal;
     }
   }
-  if (!ok) return false;
-  if (npos > nmax && !rest) {
-    lw_lerr(L, pos_loc[nmax], "%s() takes %s%u argument%s but %u were given", fname, nmin == nmax ? "" : "at most ",
-            nmax, nmax == 1 ? "" : "s", npos);
-    return false;
-  }
-  for (unsigned i = 0; i < npos && i < nmax; i++) out[i] = pos[i];
-  if (rest) *rest = lw_make_tuple(L, npos > nmax ? npos - nmax : 0, pos + nmax);
-  for (unsigned k = 0; k < e->call.nkeywords; k++) {
+  for (unsigned k = 0; k < ca->nkw; k++) {
     const PyKeyword *kw = e->call.keywords[k];
     if (!kw->arg) {
       lw_lerr(L, kw->loc, "**mapping in a call is not supported: kernels have no dicts (Numba: CALL_FUNCTION_EX with "
                        "**kwargs not supported)");
       return false;
     }
+    ca->kw[k] = lower_expr(L, kw->value);
+    if (ca->kw[k].kind == FV_POISON) ok = false;
+  }
+  return ok;
+}
+
+/* Binds a call's lowered arguments to parameter names (positional first, then keywords); a missing optional
+ * parameter stays FV_UNDEF. rest (a device function's *args parameter): where positional arguments beyond nmax go,
+ * as a tuple; NULL: they are an error. The first nposonly parameters are positional-only (before '/'): a keyword
+ * naming one is an error, as in Python. */
+bool lw_bind_lowered_args(Lower *L, const PyExpr *e, const LwCallArgs *ca, const char *fname,
+                          const char *const *names, unsigned nmin, unsigned nmax, unsigned nposonly, FeVal *out,
+                          FeVal *rest) {
+  for (unsigned i = 0; i < nmax; i++) out[i] = (FeVal){.kind = FV_UNDEF};
+  unsigned npos = ca->npos;
+  if (npos > nmax && !rest) {
+    lw_lerr(L, ca->pos_loc[nmax], "%s() takes %s%u argument%s but %u were given", fname, nmin == nmax ? "" : "at most ",
+            nmax, nmax == 1 ? "" : "s", npos);
+    return false;
+  }
+  for (unsigned i = 0; i < npos && i < nmax; i++) out[i] = ca->pos[i];
+  if (rest) *rest = lw_make_tuple(L, npos > nmax ? npos - nmax : 0, ca->pos + nmax);
+  for (unsigned k = 0; k < ca->nkw; k++) {
+    const PyKeyword *kw = e->call.keywords[k];
     unsigned i = 0;
     while (i < nmax && strcmp(names[i], kw->arg) != 0) i++;
     if (i == nmax) {
@@ -74,16 +88,21 @@ bool lw_bind_args_rest(Lower *L, const PyExpr *e, const char *fname, const char 
       lw_lerr(L, kw->loc, "%s() got multiple values for argument '%s'", fname, kw->arg);
       return false;
     }
-    out[i] = lower_expr(L, kw->value);
-    if (out[i].kind == FV_POISON) ok = false;
+    out[i] = ca->kw[k];
   }
-  for (unsigned i = 0; i < nmin && ok; i++) {
+  for (unsigned i = 0; i < nmin; i++) {
     if (out[i].kind == FV_UNDEF) {
       lw_lerr(L, e->loc, "%s() missing required argument '%s'", fname, names[i]);
       return false;
     }
   }
-  return ok;
+  return true;
+}
+
+bool lw_bind_args_rest(Lower *L, const PyExpr *e, const char *fname, const char *const *names, unsigned nmin,
+                       unsigned nmax, unsigned nposonly, FeVal *out, FeVal *rest) {
+  LwCallArgs ca;
+  return lw_lower_call_args(L, e, &ca) && lw_bind_lowered_args(L, e, &ca, fname, names, nmin, nmax, nposonly, out, rest);
 }
 
 bool lw_positional(Lower *L, const PyExpr *e, const char *fname, unsigned nmin, unsigned nmax, FeVal *out) {
@@ -449,7 +468,9 @@ static bool param_names_of(Lower *L, const PyParams *ps, const char **names, uns
   return true;
 }
 
-static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
+/* A call of device function f: its arguments bound from ca (lowered by the caller: an overload's implementation), or
+ * lowered from e's (ca NULL). */
+static FeVal call_device_with(Lower *L, FeFunc *f, const PyExpr *e, const LwCallArgs *ca) {
   const PyParams *ps = &f->def->funcdef.params;
   unsigned np = ps->n, va, npo;
   if (np > 64) return lw_lerr(L, e->loc, "device functions with more than 64 parameters are not supported");
@@ -460,7 +481,10 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
   unsigned nreq = 0;
   for (unsigned i = 0; i < va; i++)
     if (!ps->items[i]->defval) nreq = i + 1;
-  if (!lw_bind_args_rest(L, e, f->name, names, 0, va, npo, args, va < np ? &args[va] : NULL)) return poison();
+  LwCallArgs own;
+  if (!ca && !lw_lower_call_args(L, e, &own)) return poison();
+  if (!lw_bind_lowered_args(L, e, ca ? ca : &own, f->name, names, 0, va, npo, args, va < np ? &args[va] : NULL))
+    return poison();
   for (unsigned i = 0; i < np; i++) {
     if (args[i].kind != FV_UNDEF) continue;
     if (i < nreq || !ps->items[i]->defval) return lw_lerr(L, e->loc, "%s() missing required argument '%s'", f->name, names[i]);
@@ -517,6 +541,12 @@ static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) {
   /* the callee's lowering starts here: it needs room of its own beyond the reserve */
   if (stack_left() < 2 * STACK_RESERVE) return lw_out_of_stack(L, e->loc, "device function calls");
   return lw_instantiate_and_call(L, f, e, args, np);
+}
+
+static FeVal call_device(Lower *L, FeFunc *f, const PyExpr *e) { return call_device_with(L, f, e, NULL); }
+
+FeVal lw_call_device_lowered(Lower *L, FeFunc *f, const PyExpr *e, const LwCallArgs *ca) {
+  return call_device_with(L, f, e, ca);
 }
 
 /* The call of f with its bound arguments: the instance for their shapes (lowered now if new), and the
@@ -932,6 +962,7 @@ FeVal lw_call_of(Lower *L, const PyExpr *e, FeVal f) {
     return lw_lerr(L, e->loc, "'%s' is not a device function: decorate it with @cuda.jit(device=True)", f.func->name);
   case FV_METHOD: return lower_method(L, &f, e);
   case FV_CLOSURE: return call_closure(L, f.clo, e);
+  case FV_OVERLOAD: return lw_call_overload(L, f.str.s, e);
   case FV_NAMESPACE:
     if (f.ns->tclass) return construct_named_tuple(L, f.ns, e);
     return lw_lerr(L, e->loc, "%s is not callable", lw_vname(L, &f));

@@ -52,7 +52,7 @@ static bool fe_failed(FeCtx *fe) { return fe->diag->nerrors > fe->errors0; }
 const char *fe_intern(FeCtx *fe, const char *s) { return arena_strdup(&fe->arena, s); }
 
 FeVal *fe_lookup(FeCtx *fe, const FeSource *src, const char *name) {
-  FeVal *v = fe->nbinds && !src->prelude ? strmap_get(&fe->bindings, name) : NULL;
+  FeVal *v = src->bindings ? strmap_get(src->bindings, name) : fe->nbinds && !src->prelude ? strmap_get(&fe->bindings, name) : NULL;
   return v ? v : strmap_get(&src->globals, name);
 }
 
@@ -71,19 +71,21 @@ FeFunc *fe_find_func(FeCtx *fe, const FeSource *src, const char *name) {
   return NULL;
 }
 
+const char *fe_func_symbol(FeCtx *fe, const FeFunc *fn) {
+  if (fn->src->prelude) return arena_printf(&fe->arena, "kfront_random__%s", fn->name);
+  for (unsigned i = 0; i < fe->nfuncs && fn->kind != FN_TEMPLATE; i++) {
+    const FeFunc *o = fe->funcs[i];
+    if (o != fn && o->kind != FN_TEMPLATE && !o->src->prelude && o->src != fn->src && strcmp(o->name, fn->name) == 0)
+      return arena_printf(&fe->arena, "%s__s%u", fn->name, fn->src->index);
+  }
+  return fn->name;
+}
+
 void fe_add_func(FeCtx *fe, FeFunc *fn) {
   if (!fn->src) fn->src = fe->cur;
   /* symbols: a function named as one of an earlier source gets its source's suffix; a prelude's functions
    * (random.c) have symbols of their own, kfront_random__NAME, whatever the user's are named */
-  fn->sym = fn->name;
-  if (fn->src->prelude) fn->sym = arena_printf(&fe->arena, "kfront_random__%s", fn->name);
-  for (unsigned i = 0; i < fe->nfuncs && fn->kind != FN_TEMPLATE && !fn->src->prelude; i++) {
-    const FeFunc *o = fe->funcs[i];
-    if (o->kind != FN_TEMPLATE && !o->src->prelude && o->src != fn->src && strcmp(o->name, fn->name) == 0) {
-      fn->sym = arena_printf(&fe->arena, "%s__s%u", fn->name, fn->src->index);
-      break;
-    }
-  }
+  fn->sym = fe_func_symbol(fe, fn);
   if (fe->nfuncs == fe->funcs_cap) {
     fe->funcs_cap = fe->funcs_cap ? 2 * fe->funcs_cap : 16;
     FeFunc **n = ARENA_ARRAY(&fe->arena, FeFunc *, fe->funcs_cap);
@@ -1179,10 +1181,10 @@ static void tidy_module(FeCtx *fe) {
 /* Parses and reads one source (fe->cur). */
 void fe_read_source_stmts(FeCtx *fe, FeSource *src) { read_stmts(fe, &src->py->body); }
 
-static void read_source(FeCtx *fe, Module *m, FeSource *src, unsigned index, const kf_source *ks) {
+void fe_read_source(FeCtx *fe, FeSource *src, unsigned index, const kf_source *ks) {
   src->index = index;
   src->filename = ks->filename ? ks->filename : "<input>";
-  src->mfile = arena_strdup(&m->arena, src->filename);
+  src->mfile = arena_strdup(&fe->m->arena, src->filename);
   src->text = ks->text ? ks->text : "";
   src->len = ks->text ? ks->len : 0;
   src->first_line = ks->first_line ? ks->first_line : 1;
@@ -1209,7 +1211,7 @@ static bool read_sources(FeCtx *fe, IrContext *ctx, Diag *diag, const kf_source 
   sema_init_known(fe);
   embed_begin(fe);
   for (unsigned i = 0; i < fe->nsrcs; i++)
-    read_source(fe, fe->m, &fe->srcs[i], i, i ? &opts->extra_sources[i - 1] : main);
+    fe_read_source(fe, &fe->srcs[i], i, i ? &opts->extra_sources[i - 1] : main);
   if (!fe_failed(fe)) embed_after_read(fe);
   return !fe_failed(fe);
 }
@@ -1221,6 +1223,7 @@ static void free_reading(FeCtx *fe) {
   strmap_free(&fe->prefixes);
   fe_cmath_free(fe);
   fe_reduce_free(fe);
+  fe_overloads_free(fe);
   for (unsigned i = 0; i < fe->nfuncs; i++)
     if (fe->funcs[i]->analysed) strmap_free(&fe->funcs[i]->local_index);
   for (size_t i = 0; i < fe->inner_funcs.cap; i++) {

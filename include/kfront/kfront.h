@@ -251,6 +251,10 @@ typedef enum kf_value_kind {
   KF_VALUE_TUPLE_CLASS,  /* a named tuple class (collections.namedtuple, typing.NamedTuple): path its name as the
                           * embedder names it ("mod.Point", as KF_ARG_TUPLE's type and TUPLE's path name it),
                           * names[0..nitems) its fields; kernels construct it (Point(1, y=2.0)) */
+  KF_VALUE_OVERLOAD,     /* a function whose implementation depends on the argument types of each call (numba's
+                          * @overload): path names it for the overload resolver (kf_set_overload_resolver), which each
+                          * call asks for the implementation; part of the compile's key, so an embedder whose
+                          * resolutions can change spells that change into path */
 } kf_value_kind;
 typedef struct kf_value kf_value;
 struct kf_value {
@@ -325,6 +329,35 @@ typedef struct kf_compile_options {
   const kf_function_spec *functions; /* decorator facts: each must name a function of its source */
   unsigned nfunctions;
 } kf_compile_options;
+
+/* Overloaded functions (KF_VALUE_OVERLOAD bindings). A call of one in a kernel or device function is typed by
+ * asking the process's overload resolver for an implementation for the call's argument types: it gets the binding's
+ * path, the types of the positional arguments then of the keyword arguments (nargs + nkeywords texts), and the
+ * keywords' names. Types are spelt as signatures spell them ("float32[:, ::1]", "UniTuple(int64, 2)",
+ * "Tuple((int64, float32))"); a function value (a device function, an inner def) as "function(<name>)", anything else
+ * as "opaque(<what it is>)". The resolver fills *out with either an error (why no implementation fits: the compile
+ * reports it where the call is, as a typing error) or the implementation: sources as kf_compile_sources takes them,
+ * whose sources[0] defines `function`, with the bindings and function specs of those sources (they see their own
+ * bindings only, never the program's). The compile compiles it as a device function for the call (once per distinct
+ * argument types and keywords), and calls release(release_data) once it has read *out (NULL: nothing to release).
+ * With no resolver set, such a call is an error. The resolver is called on the compiling thread; it may be set
+ * once, before any compile that needs it (it is not synchronised with compiles running). */
+typedef struct kf_resolution {
+  const char *error;                     /* non-NULL: no implementation, and why */
+  const kf_source *sources;              /* the implementation: sources[0] defines it */
+  unsigned nsources;
+  const char *function;                  /* its name in sources[0] */
+  const kf_binding *bindings;            /* the names the implementation's sources read */
+  unsigned nbindings;
+  const kf_function_spec *functions;     /* their decorator facts (the implementation itself: a device function) */
+  unsigned nfunctions;
+  void (*release)(void *release_data);   /* called once the compile has read the resolution; may be NULL */
+  void *release_data;
+} kf_resolution;
+typedef void (*kf_overload_resolver)(void *user, const char *path, const char *const *arg_types, unsigned nargs,
+                                     const char *const *keywords, unsigned nkeywords, kf_resolution *out);
+/* Sets the process's overload resolver (NULL: none). */
+KF_API void kf_set_overload_resolver(kf_overload_resolver resolver, void *user);
 
 /* Fills opts with the defaults: every eager kernel, bounds checks on, default pipeline, verify_each on, no
  * extra sources, bindings or function specs. */

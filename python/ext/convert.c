@@ -719,6 +719,10 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
     out->kind = tag[0] == 's' ? KF_VALUE_STRING : KF_VALUE_UNSUPPORTED;
     return (out->path = str_of(v, tag[0] == 's' ? "a string" : "what the value is")) ? 0 : -1;
   }
+  if (strcmp(tag, "overload") == 0) { /* ('overload', path): implemented per call by the overload resolver */
+    out->kind = KF_VALUE_OVERLOAD;
+    return (out->path = str_of(v, "an overloaded function's path")) ? 0 : -1;
+  }
   if (strcmp(tag, "exception") == 0) {
     out->kind = KF_VALUE_EXCEPTION;
     return (out->path = str_of(v, "an exception class's name")) ? 0 : -1;

@@ -13,6 +13,8 @@
  *   compile(...): the same inputs to kir, LLVM IR or PTX text (inspect_*, compile_ptx).
  * Inputs: sources are (filename, text, first_line) tuples; bindings (name, tagged value) pairs (convert.c);
  * functions dicts {name, source, kind, signatures, layout, fastmath, debug, lineinfo, opt, inline, cache}. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ext.h"
@@ -901,7 +903,123 @@ done:
   return result;
 }
 
+/* ---- overloads ----------------------------------------------------------------------------------------- */
+
+/* The Python callable kfront.extending gives (set_overload_resolver): resolver(path, arg_types, keywords) returns
+ * (sources, bindings, functions, name), an implementation in the inputs' formats, or raises (its text is the typing
+ * error); see kf_overload_resolver. */
+static PyObject *overload_resolver;
+
+typedef struct Resolved {
+  Inputs in;
+  char *error;
+} Resolved;
+
+static void resolved_release(void *data) {
+  Resolved *r = data;
+  PyGILState_STATE g = PyGILState_Ensure();
+  inputs_free(&r->in);
+  PyGILState_Release(g);
+  free(r->error);
+  free(r);
+}
+
+static PyObject *strings(const char *const *v, unsigned n) {
+  PyObject *l = PyList_New(n);
+  for (unsigned i = 0; l && i < n; i++) {
+    PyObject *s = PyUnicode_FromString(v[i]);
+    if (!s) {
+      Py_CLEAR(l);
+      break;
+    }
+    PyList_SetItem(l, i, s);
+  }
+  return l;
+}
+
+/* The text of the exception being handled (cleared): its str(), which kfront.extending.resolve makes the whole
+ * reason (numba's TypingError text); a class's name before it where the str() is empty. */
+static char *error_text(void) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  PyObject *text = value ? PyObject_Str(value) : NULL;
+  PyObject *cls = type ? PyObject_GetAttrString(type, "__name__") : NULL;
+  const char *t = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
+  const char *c = cls ? PyUnicode_AsUTF8AndSize(cls, NULL) : NULL;
+  char *out = t && *t ? strdup(t) : c ? strdup(c) : NULL;
+  PyErr_Clear();
+  Py_XDECREF(text);
+  Py_XDECREF(cls);
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(tb);
+  return out ? out : strdup("the overload resolver failed");
+}
+
+static void resolve_overload(void *user, const char *path, const char *const *arg_types, unsigned nargs,
+                             const char *const *keywords, unsigned nkeywords, kf_resolution *out) {
+  (void)user;
+  memset(out, 0, sizeof *out);
+  Resolved *r = calloc(1, sizeof *r);
+  if (!r) {
+    out->error = "out of memory asking for an overload's implementation";
+    return;
+  }
+  out->release = resolved_release;
+  out->release_data = r;
+  PyGILState_STATE g = PyGILState_Ensure();
+  PyObject *types = strings(arg_types, nargs + nkeywords), *kws = types ? strings(keywords, nkeywords) : NULL;
+  PyObject *res = kws && overload_resolver ? PyObject_CallFunction(overload_resolver, "sOO", path, types, kws) : NULL;
+  Py_XDECREF(types);
+  Py_XDECREF(kws);
+  if (res && (!PyTuple_Check(res) || PyTuple_Size(res) != 4 || !PyUnicode_Check(PyTuple_GetItem(res, 3)))) {
+    Py_CLEAR(res);
+    PyErr_SetString(PyExc_TypeError, "the overload resolver must return (sources, bindings, functions, name)");
+  }
+  if (res && inputs_read(&r->in, PyTuple_GetItem(res, 0), PyTuple_GetItem(res, 1), PyTuple_GetItem(res, 2), 1,
+                         NULL) == 0) {
+    const char *name = PyUnicode_AsUTF8AndSize(PyTuple_GetItem(res, 3), NULL);
+    /* the name's text lives in res, which the inputs keep (with the sources, bindings and specs it holds) */
+    PyObject *keep = PyTuple_Pack(2, r->in.keep, res);
+    if (keep && name) {
+      Py_DECREF(r->in.keep);
+      r->in.keep = keep;
+      out->sources = r->in.sources;
+      out->nsources = r->in.nsources;
+      out->function = name;
+      out->bindings = r->in.opts.bindings;
+      out->nbindings = r->in.opts.nbindings;
+      out->functions = r->in.opts.functions;
+      out->nfunctions = r->in.opts.nfunctions;
+    } else {
+      Py_XDECREF(keep);
+      out->error = r->error = error_text();
+    }
+  } else {
+    out->error = r->error = error_text();
+  }
+  Py_XDECREF(res);
+  PyGILState_Release(g);
+}
+
+static PyObject *set_overload_resolver(PyObject *self, PyObject *fn) {
+  (void)self;
+  if (fn != Py_None && !PyCallable_Check(fn)) {
+    PyErr_SetString(PyExc_TypeError, "set_overload_resolver takes a callable or None");
+    return NULL;
+  }
+  PyObject *old = overload_resolver;
+  overload_resolver = fn == Py_None ? NULL : Py_NewRef(fn);
+  Py_XDECREF(old);
+  kf_set_overload_resolver(overload_resolver ? resolve_overload : NULL, NULL);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef ext_program_functions[] = {
+    {"set_overload_resolver", set_overload_resolver, METH_O,
+     "set_overload_resolver(fn): fn(path, arg_types, keywords) -> (sources, bindings, functions, name) implements the "
+     "overloaded functions kernels call (('overload', path) bindings); None: none"},
     {"compile", (PyCFunction)(void (*)(void))compile_text, METH_VARARGS | METH_KEYWORDS,
      "compile(sources, bindings, functions, kernels, signatures, emit='ptx', bounds_check=True, pipeline=None, "
      "arch=90, opt=3, fastmath=False, lineinfo=False, backend='nvvm') -> kir, LLVM IR or PTX text"},

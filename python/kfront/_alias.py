@@ -30,7 +30,7 @@ has the table with what is deliberately left out):
                                    vectorize and guvectorize of target "cuda"), bool, HAS_NUMBA (scope "cuda");
                                    the submodules types, config, core, np, cudadrv, dispatcher, random, cg, fp16,
                                    bf16, libdevice, misc, vectorizers, args, typing,
-                                   launchconfig
+                                   launchconfig, extending
     numba.cuda.types               every public name of kfront.types; __all__ as numba-cuda's (the type names)
     numba.cuda.core.config         kfront.config, reads and assignments (also as numba.cuda.config)
     numba.cuda.core.errors         kfront.errors.NUMBA_ERRORS: TypingError, NumbaError, NumbaPerformanceWarning...
@@ -40,6 +40,8 @@ has the table with what is deliberately left out):
     numba.cuda.random              every public name of kfront.cuda.random (xoroshiro128+ generators)
     numba.cuda.args                In, Out, InOut, ArgHint, wrap_arg (kfront.cuda.args: kernel argument hints)
     numba.cuda.typing              signature, Signature (kfront.types); numba.cuda.typing.typeof: typeof
+    numba.cuda.extending           overload, register_jitable, ... (kfront.extending: the high-level extension API;
+                                   the low-level one's names say that kfront has none where they are used)
     numba.cuda.launchconfig        current_launch_config, ensure_current_launch_config (kfront.cuda.launchconfig)
     numba.cuda.fp16 / bf16 / libdevice / cg   the kernel-side names of kfront.cuda's namespaces (hadd, this_grid...)
     numba.cuda.cudadrv.driver      Device, Context, Event, Stream (kfront.cuda's); CudaAPIError, CudaDriverError;
@@ -211,7 +213,7 @@ _CUDA_MODULES = {
          "cg": "numba.cuda.cg", "types": "numba.cuda.types", "config": "numba.cuda.core.config",
          "core": "numba.cuda.core", "np": "numba.cuda.np", "dispatcher": "numba.cuda.dispatcher",
          "vectorizers": "numba.cuda.vectorizers", "args": "numba.cuda.args", "typing": "numba.cuda.typing",
-         "launchconfig": "numba.cuda.launchconfig"}),
+         "launchconfig": "numba.cuda.launchconfig", "extending": "numba.cuda.extending"}),
     "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
     "numba.cuda.core": _Spec((), {"config": "numba.cuda.core.config", "errors": "numba.cuda.core.errors"}),
     "numba.cuda.core.config": _Spec(**_CONFIG),
@@ -227,6 +229,8 @@ _CUDA_MODULES = {
                                         "Signature": ("kfront.types", "Signature")}),),
                                {"typeof": "numba.cuda.typing.typeof"}),
     "numba.cuda.typing.typeof": _Spec((_Names({"typeof": ("kfront.types", "typeof")}),)),
+    "numba.cuda.extending": _Spec((_Star("kfront.extending"),
+                                   _Names({"_Intrinsic": ("kfront.extending", "_Intrinsic")}))),
     "numba.cuda.fp16": _Spec((_KernelNamespace("fp16"),)),
     "numba.cuda.bf16": _Spec((_KernelNamespace("bf16"),)),
     "numba.cuda.libdevice": _Spec((_KernelNamespace("libdevice"),)),

@@ -354,6 +354,11 @@ def describe_unusable(value, registry=None, depth=0):
                     isinstance(getattr(item, "py_func", None), pytypes.FunctionType) and not hasattr(item, "_kind")):
                 return "a tuple holding %s" % describe_unusable(item, registry, depth + 1)
         return "a tuple holding strings, enum classes or exception classes"
+    from kfront import extending
+    api = extending.low_level_registration(value)
+    if api is not None:
+        return "%s, registered with numba's low-level extension API (%s), which kfront does not have" % (
+            ("the class %s" % value.__qualname__) if isinstance(value, type) else "a %s" % type(value).__name__, api)
     if isinstance(value, (pytypes.FunctionType, pytypes.BuiltinFunctionType, pytypes.MethodType)):
         return "a Python function that is not a @cuda.jit device function (%s)" % getattr(value, "__qualname__", value)
     if hasattr(value, "py_func"):  # a jitted function of another kind (numba's njit, ...)
@@ -499,6 +504,11 @@ def freeze_value(name, value, registry=None, attrs=(), depth=0):
         py_func = None
     if isinstance(py_func, pytypes.FunctionType):
         return ("function", value)
+    if callable(value):
+        from kfront import extending
+        path = extending.overloaded_path(value)  # a function with @overload typing functions (or register_jitable)
+        if path is not None:
+            return ("overload", path)
     try:
         foreign = _numba_interop.foreign_type(value)  # one of numba's types, beside a real numba
     except errors.UnsupportedError:

@@ -574,6 +574,38 @@ class CPointer(Type):
         return (CPointer, (self.dtype, self.addrspace))
 
 
+class Dispatcher(Type):
+    """numba's Dispatcher type, as the typing function of an overload sees a function passed to the overloaded one (a
+    @cuda.jit function, an inner def or lambda): each function its own type, named by the function (kfront compiles
+    the call of it, not a pointer to it)."""
+
+    def __new__(cls, name):
+        def init(t):
+            t.function_name = name
+            t.name = "Dispatcher(%s)" % name
+        return cls._intern(name, init)
+
+    @property
+    def key(self):
+        return self.function_name
+
+    def _reduce(self):
+        return (Dispatcher, (self.function_name,))
+
+
+class Opaque(Type):
+    """numba's Opaque type: a value an overload's typing function sees with no type kfront spells for it (a record,
+    a CUDA vector, a slice object); named by what it is."""
+
+    def __new__(cls, name):
+        def init(t):
+            t.name = name
+        return cls._intern(name, init)
+
+    def _reduce(self):
+        return (Opaque, (self.name,))
+
+
 class Signature:
     """A function's signature: `return_type` (None when only argument types were given, as for
     @guvectorize) and `args`, a tuple of types. str() is "void(float32[:], int64)", or

@@ -24,11 +24,12 @@ import weakref
 
 import numpy as np
 
-from kfront import _capture, _kfront, _numba_interop, _pickle, _source, errors, types
+from kfront import _capture, _kfront, _numba_interop, _pickle, _source, errors, extending, types
 from kfront import config as _config  # (kernel[...] calls its launch configuration `config`)
 from kfront.cuda import _runtime
 
 _dispatchers = weakref.WeakSet()
+extending.install()  # the compiler asks kfront.extending for the implementations of overloaded functions
 
 
 def _forget_programs(devnum=None):
@@ -204,6 +205,13 @@ class _Inputs:
 
     def binding_list(self):
         return list(self.bindings.items())
+
+
+def implementation_inputs(d):
+    """(sources, bindings, functions, name): device dispatcher d as a program of its own (the implementation of an
+    overload, kfront.extending.resolve)."""
+    inputs = d._frozen()
+    return inputs.sources, inputs.binding_list(), inputs.specs, _capture.compiled_name(d.py_func)
 
 
 def _merged_module(a, b):
