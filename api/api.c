@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "ir/libdevice.h"
 #include "passes/passes.h"
 #include "utils/mem.h"
 
@@ -285,4 +286,12 @@ void kf_pass_registry_foreach(void (*fn)(void *user, const char *name, const cha
 void kf_op_registry_foreach(void (*fn)(void *user, const char *name, const char *summary, const char *example),
                             void *user) {
   for (int k = 0; k < OP__COUNT; k++) fn(user, ir_op_info[k].name, ir_op_info[k].summary, ir_op_info[k].example);
+}
+
+void kf_libdevice_foreach(void (*fn)(void *user, const char *name, const char *signature, const char *params),
+                          void *user) {
+  for (unsigned k = 0; k < ir_libdevice_count(); k++) {
+    const LibdeviceFn *f = ir_libdevice_at((int)k);
+    fn(user, f->name, f->sig, f->params);
+  }
 }

@@ -359,6 +359,13 @@ KF_API kf_status kf_compile_options_key(const kf_compile_options *opts, char **o
 KF_API void kf_op_registry_foreach(void (*fn)(void *user, const char *name, const char *summary, const char *example),
                                    void *user);
 
+/* Calls fn for every libdevice function kernels call as cuda.libdevice.NAME (numba-cuda's list, in name order):
+ * its name without "__nv_"; its signature "ret:args", the types as letters (v void, h int16, i int32, l int64,
+ * f float32, d float64), '*' before a pointer (out-)argument, whose pointed-to value the call returns after the
+ * return value; and libdevice's names of its arguments, pointers too, comma-separated ("x,sptr,cptr"). */
+KF_API void kf_libdevice_foreach(void (*fn)(void *user, const char *name, const char *signature, const char *params),
+                                 void *user);
+
 /* ---- runtime: arrays, devices, kernels, launches ---------------------------------------------
  *
  * A kf_runtime runs kernels on a GPU through the CUDA Driver API (libcuda.so.1, loaded at run time) or on

@@ -10,7 +10,8 @@
  *     callable kfront.cuda gives, kept in a chain);
  *   Kernel: one specialisation (signature, parameters, numba-cuda's kernel attributes: regs_per_thread,
  *     shared_mem_per_block, ...);
- *   compile(...): the same inputs to kir, LLVM IR or PTX text (inspect_*, compile_ptx).
+ *   compile(...): the same inputs to kir, LLVM IR or PTX text (inspect_*, compile_ptx);
+ *   libdevice_functions(): the libdevice functions of cuda.libdevice and their signatures (numba.cuda.libdevicefuncs).
  * Inputs: sources are (filename, text, first_line) tuples; bindings (name, tagged value) pairs (convert.c);
  * functions dicts {name, source, kind, signatures, layout, fastmath, debug, lineinfo, opt, inline, cache}. */
 #include <string.h>
@@ -901,7 +902,34 @@ done:
   return result;
 }
 
+/* libdevice_functions(): kf_libdevice_foreach's rows as a list of (name, signature, parameter names) tuples. */
+static void add_libdevice_row(void *user, const char *name, const char *signature, const char *params) {
+  PyObject *list = user;
+  if (PyErr_Occurred()) return;
+  PyObject *row = Py_BuildValue("(sss)", name, signature, params);
+  if (row) {
+    PyList_Append(list, row);
+    Py_DECREF(row);
+  }
+}
+
+static PyObject *libdevice_functions(PyObject *self, PyObject *noargs) {
+  (void)self;
+  (void)noargs;
+  PyObject *list = PyList_New(0);
+  if (!list) return NULL;
+  kf_libdevice_foreach(add_libdevice_row, list);
+  if (PyErr_Occurred()) {
+    Py_DECREF(list);
+    return NULL;
+  }
+  return list;
+}
+
 PyMethodDef ext_program_functions[] = {
+    {"libdevice_functions", libdevice_functions, METH_NOARGS,
+     "libdevice_functions() -> [(name without __nv_, 'ret:args' in type letters, 'parameter,names')]: the "
+     "libdevice functions of cuda.libdevice"},
     {"compile", (PyCFunction)(void (*)(void))compile_text, METH_VARARGS | METH_KEYWORDS,
      "compile(sources, bindings, functions, kernels, signatures, emit='ptx', bounds_check=True, pipeline=None, "
      "arch=90, opt=3, fastmath=False, lineinfo=False, backend='nvvm') -> kir, LLVM IR or PTX text"},
