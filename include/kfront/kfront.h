@@ -151,6 +151,11 @@ KF_API kf_status kf_module_verify(kf_module *m);
 enum { KF_PRINT_DEBUG_INFO = 1 };
 /* Prints the module as kir text. *out is NUL-terminated and owned by the caller (kf_free). */
 KF_API kf_status kf_module_print(kf_module *m, unsigned flags, char **out, size_t *len);
+/* Renames the function `name` of the module to new_name (its symbol in the PTX: numba-cuda's
+ * compile(abi_info={"abi_name": ...})), calls to it too. KF_ERROR_NOT_FOUND when there is no such function,
+ * KF_ERROR_INVALID_INPUT when new_name is not an identifier ([A-Za-z_$][A-Za-z0-9_$]*) or names another symbol
+ * of the module (see diagnostics). */
+KF_API kf_status kf_module_rename_function(kf_module *m, const char *name, const char *new_name);
 
 /* ---- passes --------------------------------------------------------------------------------- */
 typedef struct kf_pass_options {
@@ -911,6 +916,9 @@ KF_API kf_status kf_module_emit_llvm(kf_module *m, const kf_codegen_options *opt
  * KF_ERROR_NOT_FOUND when libNVVM or libdevice is missing (the diagnostic names every path searched),
  * KF_ERROR_BACKEND when libNVVM or LLVM fails (libNVVM's log is in the diagnostic). */
 KF_API kf_status kf_module_emit_ptx(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len);
+/* The module compiled to libNVVM's LTO-IR (-gen-lto: for nvJitLink; binary, *len bytes, owned by the caller),
+ * as kf_module_emit_ptx otherwise; KF_ERROR_UNSUPPORTED for KF_BACKEND_LLVM (LLVM's NVPTX target has none). */
+KF_API kf_status kf_module_emit_ltoir(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len);
 
 #ifdef __cplusplus
 }
