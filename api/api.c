@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "ir/libdevice.h"
 #include "passes/passes.h"
 #include "utils/mem.h"
 
@@ -275,6 +276,56 @@ kf_status kf_pipeline_normalize(kf_context *ctx, const char *pipeline, char **ou
   return *out ? KF_OK : api_out_of_memory(ctx);
 }
 
+typedef struct RenameJob {
+  Module *m;
+  Op *func;
+  const char *from, *to;
+} RenameJob;
+
+static bool rename_calls(Op *op, void *user) {
+  RenameJob *j = user;
+  const char *callee = op->kind == OP_FUNC_CALL ? ir_op_attr_str(op, "callee") : NULL;
+  if (callee && strcmp(callee, j->from) == 0) ir_op_set_attr(j->m, op, "callee", attr_sym(j->m, j->to));
+  return true;
+}
+
+static void rename_job(void *arg) {
+  RenameJob *j = arg;
+  ir_walk_module(j->m, rename_calls, j);
+  ir_op_set_attr(j->m, j->func, "sym_name", attr_sym(j->m, j->to));
+  ir_module_rebuild_symbols(j->m);
+}
+
+static bool is_identifier(const char *s) {
+  if (!*s || (*s >= '0' && *s <= '9')) return false;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == '$'))
+      return false;
+  return true;
+}
+
+kf_status kf_module_rename_function(kf_module *m, const char *name, const char *new_name) {
+  API_CONTEXT(m->ctx);
+  Op *func = name ? ir_module_lookup(m->ir, name) : NULL;
+  if (!func || func->kind != OP_FUNC_FUNC) {
+    diag_error(&m->ctx->diag, (SrcLoc){0}, "no function '%s' in the module to rename", name ? name : "(null)");
+    return KF_ERROR_NOT_FOUND;
+  }
+  if (!new_name || !is_identifier(new_name)) {
+    diag_error(&m->ctx->diag, (SrcLoc){0}, "'%s' is not a function name: letters, digits, '_' and '$', not first a "
+               "digit", new_name ? new_name : "(null)");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  if (strcmp(name, new_name) == 0) return KF_OK;
+  if (ir_module_lookup(m->ir, new_name)) {
+    diag_error(&m->ctx->diag, (SrcLoc){0}, "cannot rename '%s' to '%s': the module has a symbol of that name", name,
+               new_name);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  RenameJob j = {.m = m->ir, .func = func, .from = name, .to = new_name};
+  return diag_guard(&m->ctx->diag, rename_job, &j) ? KF_OK : KF_ERROR_OUT_OF_MEMORY;
+}
+
 void kf_pass_registry_foreach(void (*fn)(void *user, const char *name, const char *summary), void *user) {
   for (int k = 0; k < PASS__COUNT; k++) {
     const PassInfo *pi = pass_info((PassKind)k);
@@ -285,4 +336,12 @@ void kf_pass_registry_foreach(void (*fn)(void *user, const char *name, const cha
 void kf_op_registry_foreach(void (*fn)(void *user, const char *name, const char *summary, const char *example),
                             void *user) {
   for (int k = 0; k < OP__COUNT; k++) fn(user, ir_op_info[k].name, ir_op_info[k].summary, ir_op_info[k].example);
+}
+
+void kf_libdevice_foreach(void (*fn)(void *user, const char *name, const char *signature, const char *params),
+                          void *user) {
+  for (unsigned k = 0; k < ir_libdevice_count(); k++) {
+    const LibdeviceFn *f = ir_libdevice_at((int)k);
+    fn(user, f->name, f->sig, f->params);
+  }
 }

@@ -57,6 +57,23 @@ kf_status kf_module_emit_llvm(kf_module *m, const kf_codegen_options *opts, char
   return hand_out(m, &b, out, len);
 }
 
+kf_status kf_module_emit_ltoir(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len) {
+  API_CONTEXT(m->ctx);
+  *out = NULL;
+  if (len) *len = 0;
+  BackendOptions o;
+  to_backend_options(opts, &o);
+  o.lto = true;
+  StrBuf b;
+  sb_init(&b);
+  kf_status st = status_of(be_compile_ptx(m->ir, &o, &b, NULL, &m->ctx->diag));
+  if (st != KF_OK) {
+    sb_free(&b);
+    return st;
+  }
+  return hand_out(m, &b, out, len);
+}
+
 kf_status kf_configure_cuda_toolkit(const char *cuda_home, const char *libnvvm_path, const char *libdevice_path,
                                     int verify) {
   return nvvm_configure(cuda_home, libnvvm_path, libdevice_path, verify != 0) ? KF_OK : KF_ERROR_UNSUPPORTED;

@@ -22,6 +22,7 @@ void be_options_default(BackendOptions *o) {
   o->opt = 3;
   o->fastmath = false;
   o->lineinfo = false;
+  o->lto = false;
 }
 
 void be_tables_free(BackendTables *t) {
@@ -79,6 +80,8 @@ static void compile_ptx(BeJob *j, LLVMContextRef ctx) {
       j->st = nvvm_compile(sb_cstr(&ir), ir.len, o, &j->out, j->diag);
       sb_free(&ir);
     }
+  } else if (o->lto) {
+    diag_error(j->diag, (SrcLoc){0}, "LTO-IR is libNVVM's: the LLVM backend (LLVM's NVPTX target) makes PTX only");
   } else {
     LLVMModuleRef mod = be_lower_module(j->m, ctx, o, (const int[4]){2, 0, 3, 2}, tables, j->diag);
     if (mod) j->st = nvptx_compile(mod, ctx, o, &j->out, j->diag);

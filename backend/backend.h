@@ -29,6 +29,7 @@ typedef struct BackendOptions {
   int opt;              /* 0..3 */
   bool fastmath;        /* ftz, approximate division and sqrt, fma contraction */
   bool lineinfo;        /* -generate-line-info */
+  bool lto;             /* be_compile_ptx gives libNVVM's LTO-IR (-gen-lto, binary) instead of PTX (BE_NVVM only) */
 } BackendOptions;
 
 /* What the host needs to name a failed bounds check (see include/kfront/abi.h): kernel names by kernel
@@ -54,7 +55,8 @@ void be_tables_free(BackendTables *t);
 /* kir -> LLVM IR text, appended to out (only on success). tables may be NULL. BE_UNSUPPORTED or
  * BE_OUT_OF_MEMORY after reporting to diag. */
 BeStatus be_emit_llvm(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag);
-/* kir -> PTX text, appended to out (only on success). tables may be NULL. */
+/* kir -> PTX text, appended to out (only on success); with o->lto, libNVVM's LTO-IR (binary, out->len bytes).
+ * tables may be NULL. */
 BeStatus be_compile_ptx(Module *m, const BackendOptions *o, StrBuf *out, BackendTables *tables, Diag *diag);
 /* mem_guard_defer's cleanup for an LLVMContextRef (and every module in it). */
 void be_dispose_context(void *ctx);

@@ -437,7 +437,11 @@ static bool declare_function(Lower *L, Op *op) {
     }
     L->kernel_names[L->nkernels++] = name;
   } else if (!ptrmap_get(&L->called, op)) {
-    /* a device function nothing in the module calls is what the module exports (compile_ptx(device=True)) */
+    /* a device function nothing in the module calls is what the module exports (compile_ptx(device=True));
+     * inline="always" marks it alwaysinline for the code it is linked into (numba-cuda's compile(forceinline=True)) */
+    Attr *inl = ir_op_attr(op, "inline");
+    if (inl && ((inl->kind == ATTR_STR && strcmp(inl->s, "always") == 0) || (inl->kind == ATTR_BOOL && inl->b)))
+      add_fn_attr(L, fi->fn, "alwaysinline");
   } else {
     LLVMSetLinkage(fi->fn, LLVMInternalLinkage);
     Attr *inl = ir_op_attr(op, "inline");

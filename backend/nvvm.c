@@ -338,6 +338,7 @@ BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, St
     opts[nopts++] = "-fma=1";
   }
   if (o->lineinfo) opts[nopts++] = "-generate-line-info";
+  if (o->lto) opts[nopts++] = "-gen-lto"; /* LTO-IR for nvJitLink, not PTX */
   if ((r = api.AddModuleToProgram(prog, ir, ir_len, "kfront")) != 0) {
     report_log(prog, r, "nvvmAddModuleToProgram", diag);
   } else if (libdevice && (r = api.LazyAddModuleToProgram(prog, libdevice, libdevice_len, "libdevice")) != 0) {
@@ -351,7 +352,11 @@ BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, St
     char *buf = NULL;
     if ((r = api.GetCompiledResultSize(prog, &n)) != 0 || !(buf = mem_alloc(n + 1)) ||
         (r = api.GetCompiledResult(prog, buf)) != 0) {
-      diag_error(diag, (SrcLoc){0}, "libNVVM: cannot read the compiled PTX (%s)", api.GetErrorString(r));
+      diag_error(diag, (SrcLoc){0}, "libNVVM: cannot read the compiled %s (%s)", o->lto ? "LTO-IR" : "PTX",
+                 api.GetErrorString(r));
+    } else if (o->lto) { /* binary: all n bytes */
+      sb_putn(ptx, buf, n);
+      ok = true;
     } else {
       buf[n] = 0;
       sb_puts(ptx, buf);

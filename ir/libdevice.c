@@ -523,7 +523,7 @@ static const Impl *impl_of(const char *name) {
 }
 
 static const LibdeviceFn ROWS[] = {
-#define LD(name, sig) {#name, sig},
+#define LD(name, sig, params) {#name, sig, params},
 #include "ir/libdevice.def"
 #undef LD
 };

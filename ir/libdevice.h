@@ -41,7 +41,8 @@ typedef void (*LdEval)(const SemVal *x, SemVal *r);
 
 typedef struct LibdeviceFn {
   const char *name; /* without __nv_ */
-  const char *sig;  /* "ret:args" of libdevice.def */
+  const char *sig;    /* "ret:args" of libdevice.def */
+  const char *params; /* libdevice's names of the arguments (pointers too), comma-separated */
 } LibdeviceFn;
 
 /* What f computes: its kind, its evaluation (NULL when unsupported) and why it is unsupported. */

@@ -151,6 +151,11 @@ KF_API kf_status kf_module_verify(kf_module *m);
 enum { KF_PRINT_DEBUG_INFO = 1 };
 /* Prints the module as kir text. *out is NUL-terminated and owned by the caller (kf_free). */
 KF_API kf_status kf_module_print(kf_module *m, unsigned flags, char **out, size_t *len);
+/* Renames the function `name` of the module to new_name (its symbol in the PTX: numba-cuda's
+ * compile(abi_info={"abi_name": ...})), calls to it too. KF_ERROR_NOT_FOUND when there is no such function,
+ * KF_ERROR_INVALID_INPUT when new_name is not an identifier ([A-Za-z_$][A-Za-z0-9_$]*) or names another symbol
+ * of the module (see diagnostics). */
+KF_API kf_status kf_module_rename_function(kf_module *m, const char *name, const char *new_name);
 
 /* ---- passes --------------------------------------------------------------------------------- */
 typedef struct kf_pass_options {
@@ -391,6 +396,13 @@ KF_API kf_status kf_compile_options_key(const kf_compile_options *opts, char **o
 /* Calls fn for every kir op with its name, summary and an example in the generic text form. */
 KF_API void kf_op_registry_foreach(void (*fn)(void *user, const char *name, const char *summary, const char *example),
                                    void *user);
+
+/* Calls fn for every libdevice function kernels call as cuda.libdevice.NAME (numba-cuda's list, in name order):
+ * its name without "__nv_"; its signature "ret:args", the types as letters (v void, h int16, i int32, l int64,
+ * f float32, d float64), '*' before a pointer (out-)argument, whose pointed-to value the call returns after the
+ * return value; and libdevice's names of its arguments, pointers too, comma-separated ("x,sptr,cptr"). */
+KF_API void kf_libdevice_foreach(void (*fn)(void *user, const char *name, const char *signature, const char *params),
+                                 void *user);
 
 /* ---- runtime: arrays, devices, kernels, launches ---------------------------------------------
  *
@@ -937,6 +949,9 @@ KF_API kf_status kf_module_emit_llvm(kf_module *m, const kf_codegen_options *opt
  * KF_ERROR_NOT_FOUND when libNVVM or libdevice is missing (the diagnostic names every path searched),
  * KF_ERROR_BACKEND when libNVVM or LLVM fails (libNVVM's log is in the diagnostic). */
 KF_API kf_status kf_module_emit_ptx(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len);
+/* The module compiled to libNVVM's LTO-IR (-gen-lto: for nvJitLink; binary, *len bytes, owned by the caller),
+ * as kf_module_emit_ptx otherwise; KF_ERROR_UNSUPPORTED for KF_BACKEND_LLVM (LLVM's NVPTX target has none). */
+KF_API kf_status kf_module_emit_ltoir(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len);
 
 #ifdef __cplusplus
 }

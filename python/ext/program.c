@@ -10,7 +10,9 @@
  *     callable kfront.cuda gives, kept in a chain);
  *   Kernel: one specialisation (signature, parameters, numba-cuda's kernel attributes: regs_per_thread,
  *     shared_mem_per_block, ...);
- *   compile(...): the same inputs to kir, LLVM IR or PTX text (inspect_*, compile_ptx).
+ *   compile(...): the same inputs to kir, LLVM IR or PTX text, or LTO-IR bytes (inspect_*, cuda.compile), the
+ *     function compiled renamed to `symbol` where given (numba-cuda's abi_info={"abi_name": ...});
+ *   libdevice_functions(): the libdevice functions of cuda.libdevice and their signatures (numba.cuda.libdevicefuncs).
  * Inputs: sources are (filename, text, first_line) tuples; bindings (name, tagged value) pairs (convert.c);
  * functions dicts {name, source, kind, signatures, layout, fastmath, debug, lineinfo, opt, inline, cache}. */
 #include <stdio.h>
@@ -842,17 +844,22 @@ static PyObject *Kernel_get_params(PyObject *o, void *c) {
 static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
   static char *names[] = {"sources", "bindings", "functions", "kernels", "signatures", "emit", "bounds_check",
-                          "pipeline", "arch", "opt", "fastmath", "lineinfo", "backend", NULL};
+                          "pipeline", "arch", "opt", "fastmath", "lineinfo", "backend", "symbol", NULL};
   PyObject *sources, *bindings, *functions, *kernels, *signatures;
-  const char *emit = "ptx", *pipeline = NULL, *backend = "nvvm";
+  const char *emit = "ptx", *pipeline = NULL, *backend = "nvvm", *symbol = NULL;
   int bounds_check = 1, fastmath = 0, lineinfo = 0, opt = 3;
   unsigned arch = 90;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|spzIippz", names, &sources, &bindings, &functions, &kernels,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|spzIippzz", names, &sources, &bindings, &functions, &kernels,
                                    &signatures, &emit, &bounds_check, &pipeline, &arch, &opt, &fastmath, &lineinfo,
-                                   &backend))
+                                   &backend, &symbol))
     return NULL;
-  int which = strcmp(emit, "kir") == 0 ? 0 : strcmp(emit, "llvm") == 0 ? 1 : strcmp(emit, "ptx") == 0 ? 2 : -1;
-  if (which < 0) return PyErr_Format(PyExc_ValueError, "emit must be 'kir', 'llvm' or 'ptx', not '%s'", emit);
+  int which = strcmp(emit, "kir") == 0     ? 0
+              : strcmp(emit, "llvm") == 0  ? 1
+              : strcmp(emit, "ptx") == 0   ? 2
+              : strcmp(emit, "ltoir") == 0 ? 3
+                                           : -1;
+  if (which < 0)
+    return PyErr_Format(PyExc_ValueError, "emit must be 'kir', 'llvm', 'ptx' or 'ltoir', not '%s'", emit);
   Inputs in;
   PyObject *kt = NULL, *st_ = NULL, *result = NULL;
   kf_context *ctx = NULL;
@@ -879,7 +886,15 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
     goto done;
   }
   kf_status st = kf_compile_sources(ctx, in.sources, in.nsources, &in.opts, &m);
+  if (st == KF_OK && symbol) {
+    if (nk != 1) {
+      PyErr_SetString(PyExc_ValueError, "compile(symbol=...) renames the one function compiled: give one kernel");
+      goto done;
+    }
+    st = kf_module_rename_function(m, kv[0], symbol);
+  }
   char *text = NULL;
+  size_t text_len = 0;
   if (st == KF_OK && which == 0) st = kf_module_print(m, 0, &text, NULL);
   if (st == KF_OK && which > 0) {
     kf_codegen_options co;
@@ -889,10 +904,13 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
     co.fastmath = fastmath;
     co.lineinfo = lineinfo;
     co.backend = backend && strcmp(backend, "llvm") == 0 ? KF_BACKEND_LLVM : KF_BACKEND_NVVM;
-    st = which == 1 ? kf_module_emit_llvm(m, &co, &text, NULL) : kf_module_emit_ptx(m, &co, &text, NULL);
+    st = which == 1   ? kf_module_emit_llvm(m, &co, &text, NULL)
+         : which == 2 ? kf_module_emit_ptx(m, &co, &text, NULL)
+                      : kf_module_emit_ltoir(m, &co, &text, &text_len);
   }
   if (st != KF_OK) ext_raise(ctx, st);
-  else if (ext_flush_warnings(ctx) == 0) result = PyUnicode_FromString(text);
+  else if (ext_flush_warnings(ctx) == 0)
+    result = which == 3 ? PyBytes_FromStringAndSize(text, (Py_ssize_t)text_len) : PyUnicode_FromString(text);
   kf_free(text);
 done:
   if (m) kf_module_destroy(m);
@@ -1016,13 +1034,41 @@ static PyObject *set_overload_resolver(PyObject *self, PyObject *fn) {
   Py_RETURN_NONE;
 }
 
+/* libdevice_functions(): kf_libdevice_foreach's rows as a list of (name, signature, parameter names) tuples. */
+static void add_libdevice_row(void *user, const char *name, const char *signature, const char *params) {
+  PyObject *list = user;
+  if (PyErr_Occurred()) return;
+  PyObject *row = Py_BuildValue("(sss)", name, signature, params);
+  if (row) {
+    PyList_Append(list, row);
+    Py_DECREF(row);
+  }
+}
+
+static PyObject *libdevice_functions(PyObject *self, PyObject *noargs) {
+  (void)self;
+  (void)noargs;
+  PyObject *list = PyList_New(0);
+  if (!list) return NULL;
+  kf_libdevice_foreach(add_libdevice_row, list);
+  if (PyErr_Occurred()) {
+    Py_DECREF(list);
+    return NULL;
+  }
+  return list;
+}
+
 PyMethodDef ext_program_functions[] = {
     {"set_overload_resolver", set_overload_resolver, METH_O,
      "set_overload_resolver(fn): fn(path, arg_types, keywords) -> (sources, bindings, functions, name) implements the "
      "overloaded functions kernels call (('overload', path) bindings); None: none"},
+    {"libdevice_functions", libdevice_functions, METH_NOARGS,
+     "libdevice_functions() -> [(name without __nv_, 'ret:args' in type letters, 'parameter,names')]: the "
+     "libdevice functions of cuda.libdevice"},
     {"compile", (PyCFunction)(void (*)(void))compile_text, METH_VARARGS | METH_KEYWORDS,
      "compile(sources, bindings, functions, kernels, signatures, emit='ptx', bounds_check=True, pipeline=None, "
-     "arch=90, opt=3, fastmath=False, lineinfo=False, backend='nvvm') -> kir, LLVM IR or PTX text"},
+     "arch=90, opt=3, fastmath=False, lineinfo=False, backend='nvvm', symbol=None) -> kir, LLVM IR or PTX text, "
+     "or LTO-IR bytes (emit='ltoir')"},
     {NULL, NULL, 0, NULL}};
 
 /* ---- types -------------------------------------------------------------------------------------------- */

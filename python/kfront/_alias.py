@@ -29,8 +29,8 @@ has the table with what is deliberately left out):
     numba.cuda                     every public name of kfront.cuda (with numba.cuda.types' type names,
                                    vectorize and guvectorize of target "cuda"), bool, HAS_NUMBA (scope "cuda");
                                    the submodules types, config, core, np, cudadrv, dispatcher, random, cg, fp16,
-                                   bf16, libdevice, misc, vectorizers, args, typing,
-                                   launchconfig, extending
+                                   bf16, libdevice, libdevicefuncs, misc, vectorizers, args, typing,
+                                   launchconfig, compiler, extending
     numba.cuda.types               every public name of kfront.types; __all__ as numba-cuda's (the type names)
     numba.cuda.core.config         kfront.config, reads and assignments (also as numba.cuda.config)
     numba.cuda.core.errors         kfront.errors.NUMBA_ERRORS: TypingError, NumbaError, NumbaPerformanceWarning...
@@ -44,6 +44,9 @@ has the table with what is deliberately left out):
                                    the low-level one's names say that kfront has none where they are used)
     numba.cuda.launchconfig        current_launch_config, ensure_current_launch_config (kfront.cuda.launchconfig)
     numba.cuda.fp16 / bf16 / libdevice / cg   the kernel-side names of kfront.cuda's namespaces (hadd, this_grid...)
+    numba.cuda.libdevicefuncs      functions, create_signature, arg (kfront.cuda.libdevicefuncs: libdevice's signatures)
+    numba.cuda.compiler            compile, compile_all, compile_for_current_device, compile_ptx,
+                                   compile_ptx_for_current_device (kfront.cuda.compiler; numba.cuda's too)
     numba.cuda.cudadrv.driver      Device, Context, Event, Stream (kfront.cuda's); CudaAPIError, CudaDriverError;
                                    _have_nvjitlink (False: kfront links no kernel with nvJitLink)
     numba.cuda.cudadrv.devicearray DeviceNDArray, MappedNDArray; auto_device, array_core, is_contiguous,
@@ -213,7 +216,8 @@ _CUDA_MODULES = {
          "cg": "numba.cuda.cg", "types": "numba.cuda.types", "config": "numba.cuda.core.config",
          "core": "numba.cuda.core", "np": "numba.cuda.np", "dispatcher": "numba.cuda.dispatcher",
          "vectorizers": "numba.cuda.vectorizers", "args": "numba.cuda.args", "typing": "numba.cuda.typing",
-         "launchconfig": "numba.cuda.launchconfig", "extending": "numba.cuda.extending"}),
+         "launchconfig": "numba.cuda.launchconfig", "libdevicefuncs": "numba.cuda.libdevicefuncs",
+         "compiler": "numba.cuda.compiler", "extending": "numba.cuda.extending"}),
     "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
     "numba.cuda.core": _Spec((), {"config": "numba.cuda.core.config", "errors": "numba.cuda.core.errors"}),
     "numba.cuda.core.config": _Spec(**_CONFIG),
@@ -234,6 +238,9 @@ _CUDA_MODULES = {
     "numba.cuda.fp16": _Spec((_KernelNamespace("fp16"),)),
     "numba.cuda.bf16": _Spec((_KernelNamespace("bf16"),)),
     "numba.cuda.libdevice": _Spec((_KernelNamespace("libdevice"),)),
+    "numba.cuda.libdevicefuncs": _Spec((_Star("kfront.cuda.libdevicefuncs"),)),
+    "numba.cuda.compiler": _Spec((_Names({name: ("kfront.cuda.compiler", name) for name in (
+        "compile", "compile_all", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device")}),)),
     "numba.cuda.cg": _Spec((_KernelNamespace("cg"),)),
     "numba.cuda.dispatcher": _Spec((_Names({"CUDADispatcher": ("kfront.cuda", "Dispatcher")}),)),
     "numba.cuda.vectorizers": _Spec((_Names({"CUDAVectorize": ("kfront.cuda.vectorizers", "CUDAVectorize"),

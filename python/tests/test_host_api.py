@@ -82,13 +82,16 @@ def test_forceinline_device_function_is_alwaysinline():
     assert re.search(r"attributes #%s = \{[^}]*\balwaysinline\b" % group, llvm)
 
 
-def test_forceinline_of_a_kernel_in_compile_ptx_is_numba_cudas_value_error():
+def test_forceinline_in_compile_ptx_is_numba_cudas_value_error():
+    # numba-cuda 0.30.4: forced inlining is for LTO-IR only (compile_ptx makes PTX), and for device functions
     def kern(a):
         a[0] = 1
-    with pytest.raises(ValueError, match="Cannot force-inline kernels"):
+    with pytest.raises(ValueError, match="Can only designate forced inlining in LTO-IR"):
         cuda.compile_ptx(kern, (types.float32[::1],), forceinline=True)
-    ptx, resty = cuda.compile_ptx(_triple_plus_one.py_func, (types.float32,), device=True, forceinline=True)
-    assert resty == types.float64 and ".func" in ptx
+    with pytest.raises(ValueError, match="Can only designate forced inlining in LTO-IR"):
+        cuda.compile_ptx(_triple_plus_one.py_func, (types.float32,), device=True, forceinline=True)
+    with pytest.raises(ValueError, match="Cannot force-inline kernels"):
+        cuda.compile(kern, (types.float32[::1],), device=False, abi="numba", output="ltoir", forceinline=True)
 
 
 # ---- overloads keyed by argument types, compile ----------------------------------------------------------

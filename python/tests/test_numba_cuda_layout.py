@@ -269,3 +269,14 @@ def test_numba_cuda_launchconfig(numba):
     assert launchconfig.current_launch_config() is None
     with pytest.raises(RuntimeError, match="No launch config set for this thread"):
         launchconfig.ensure_current_launch_config()
+
+
+def test_libdevicefuncs(numba):
+    from numba.cuda.libdevicefuncs import functions, create_signature
+    import numba.cuda.libdevicefuncs as ldf
+    import kfront.cuda.libdevicefuncs
+    assert functions is kfront.cuda.libdevicefuncs.functions and ldf.arg is kfront.cuda.libdevicefuncs.arg
+    from numba import cuda
+    assert cuda.libdevicefuncs is ldf
+    sig = create_signature(*functions["__nv_frexp"])
+    assert sig.return_type == kfront.types.Tuple((kfront.types.float64, kfront.types.int32))

@@ -3,7 +3,8 @@
  * value, the REF_* tables below computed with mpmath at 300 bits and rounded to float64), their special values as
  * libdevice's code gives them, remquo's remainder and quotient bits, the approximate fast_* functions' defined
  * values (libdevice's composition, each approximate instruction replaced by the correctly rounded value), and the
- * table's kinds: every row computed (none unsupported), remquo exact, fast_* approximate with bounds. */
+ * table's kinds: every row computed (none unsupported), remquo exact, fast_* approximate with bounds; every row
+ * names each of its parameters. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -159,7 +160,14 @@ static void test_kinds(void) {
       test_failures++;
     }
     if (strncmp(f->name, "fast_", 5) == 0) CHECK(ir_libdevice_kind(f) == LD_APPROX);
+    /* one parameter name per libdevice parameter (numba.cuda.libdevicefuncs' arg names) */
+    LdShape shape;
+    ir_libdevice_shape(f, &shape);
+    unsigned names = *f->params ? 1 : 0;
+    for (const char *p = f->params; *p; p++) names += *p == ',';
+    CHECK(names == shape.nproto);
   }
+  CHECK(strcmp(ir_libdevice_lookup("sincosf")->params, "x,sptr,cptr") == 0);
   CHECK(ir_libdevice_kind(ir_libdevice_lookup("remquo")) == LD_EXACT);
   CHECK(ir_libdevice_kind(ir_libdevice_lookup("erfinv")) == LD_LIBM);
   const LdAccuracy *a = ir_libdevice_accuracy(ir_libdevice_lookup("erfcinvf"));

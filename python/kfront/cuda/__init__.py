@@ -27,7 +27,9 @@ from kfront.cuda.devicearray import (DeviceNDArray, MappedNDArray, as_cuda_array
                                      mapped_array_like, pinned, pinned_array, pinned_array_like, to_device)
 from kfront.cuda._dlpack import from_dlpack
 from kfront.cuda.ipc import IpcArrayHandle, IpcHandle, open_ipc_array
-from kfront.cuda.dispatcher import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
+from kfront.cuda.dispatcher import Dispatcher, jit
+from kfront.cuda.compiler import (compile, compile_all, compile_for_current_device, compile_ptx,
+                                  compile_ptx_for_current_device)
 from kfront.cuda.ufuncs import reduce
 from kfront.cuda import random
 from kfront.cuda.vectorizers import guvectorize, vectorize
