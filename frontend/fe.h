@@ -401,7 +401,6 @@ bool nb_parse_signature(FeCtx *fe, const PyExpr *e, FeSig *out);
 /* Parses a signature string that sits at `at` in the source (the first character inside its quotes). */
 bool nb_parse_signature_text(FeCtx *fe, const char *s, size_t len, const char *file, unsigned line, unsigned col,
                              FeSig *out);
-void nb_sig_print(const FeSig *s, StrBuf *out);
 
 /* ---- match.c ----------------------------------------------------------------------------------------- */
 /* The function definition with its match statements rewritten into the if/elif chains CPython compiles them to
@@ -588,8 +587,6 @@ const FeOperatorFn *sema_operator_fn(int k);
  * type of its return statements). Returns the instance (with op NULL after errors). */
 FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned nparams, const char *sym, bool kernel,
                        bool quiet, const FeSig *declared);
-/* The kir types of a value shape, flattened (tuples expanded, views as array + indices). */
-void lower_flatten_types(FeCtx *fe, const FeVal *v, Type **out, unsigned *n, unsigned cap);
 /* A parameter shape for a signature argument type (a tuple type: a tuple of shapes, its parameters flattened). */
 FeVal lower_param_shape(FeCtx *fe, Type *t);
 

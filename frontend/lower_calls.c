@@ -243,12 +243,6 @@ void lw_flatten_shape_types(const FeVal *s, Type **out, unsigned *n) {
   }
 }
 
-void lower_flatten_types(FeCtx *fe, const FeVal *v, Type **out, unsigned *n, unsigned cap) {
-  (void)fe;
-  (void)cap;
-  lw_flatten_shape_types(v, out, n);
-}
-
 FeVal lw_shape_of_type(Lower *L, Type *t) {
   if (t->kind == TY_RECORD) { /* a returned record: its array of one (from_shape makes the record of it) */
     FeVal r = {.kind = FV_RECORD, .type = t};

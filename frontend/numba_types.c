@@ -680,36 +680,3 @@ bool nb_parse_signature_text(FeCtx *fe, const char *s, size_t len, const char *f
   return nb_parse_signature(fe, e, out);
 }
 
-/* A tuple shape holding enum members, spelt as a signature spells it: Tuple((EnumMember("m.C", int64), int64)). */
-static void shape_print(const FeVal *s, StrBuf *out) {
-  if (s->kind == FV_VAL) {
-    if (s->enumc) sb_puts(out, s->enumc->spelling);
-    else nb_type_name(s->type, out);
-    return;
-  }
-  if (s->kind != FV_TUPLE) {
-    if (s->type) nb_type_name(s->type, out);
-    return;
-  }
-  sb_puts(out, "Tuple((");
-  for (unsigned i = 0; i < s->tup.n; i++) {
-    if (i) sb_puts(out, ", ");
-    shape_print(&s->tup.elems[i], out);
-  }
-  sb_puts(out, s->tup.n == 1 ? ",))" : "))");
-}
-
-void nb_sig_print(const FeSig *s, StrBuf *out) {
-  if (s->has_ret) {
-    if (s->ret) nb_type_name(s->ret, out);
-    else sb_puts(out, "none");
-  }
-  sb_putc(out, '(');
-  for (unsigned i = 0; i < s->nargs; i++) {
-    if (i) sb_puts(out, ", ");
-    if (s->enums && s->enums[i]) sb_puts(out, s->enums[i]->spelling);
-    else if (s->shapes && s->shapes[i].kind == FV_TUPLE) shape_print(&s->shapes[i], out);
-    else nb_type_name(s->args[i], out);
-  }
-  sb_putc(out, ')');
-}

@@ -67,13 +67,6 @@ static PipelineEntry *pipeline_push(Pipeline *p, const PassInfo *pass) {
   return e;
 }
 
-bool pipeline_append(Pipeline *p, const char *pass_name) {
-  const PassInfo *pass = pass_lookup(pass_name, strlen(pass_name));
-  if (!pass) return false;
-  pipeline_push(p, pass);
-  return true;
-}
-
 void pipeline_free(Pipeline *p) {
   mem_free(p->entries);
   p->entries = NULL;

@@ -81,7 +81,6 @@ typedef struct Pipeline {
 bool pipeline_parse(Pipeline *p, const char *text, Diag *diag);
 void pipeline_free(Pipeline *p);
 void pipeline_print(const Pipeline *p, StrBuf *out);
-bool pipeline_append(Pipeline *p, const char *pass_name);
 
 typedef struct PassManagerOptions {
   bool verify_each;            /* verify after every pass (default on in tools and tests) */

@@ -10,7 +10,6 @@
 
 #include <setjmp.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,24 +157,6 @@ char *mem_strndup(const char *s, size_t n) {
 
 char *mem_strdup(const char *s) { return mem_strndup(s, strlen(s)); }
 
-char *mem_vprintf(const char *fmt, va_list ap) {
-  va_list ap2;
-  va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  char *p = n < 0 ? NULL : mem_alloc((size_t)n + 1);
-  if (p) vsnprintf(p, (size_t)n + 1, fmt, ap2);
-  va_end(ap2);
-  return p;
-}
-
-char *mem_printf(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *p = mem_vprintf(fmt, ap);
-  va_end(ap);
-  return p;
-}
-
 void *mem_system_alloc(size_t align, size_t size) {
   void *p = NULL;
   return posix_memalign(&p, align, size ? size : 1) == 0 ? p : NULL;
@@ -184,8 +165,6 @@ void *mem_system_alloc(size_t align, size_t size) {
 void mem_system_free(void *p) { free(p); }
 
 /* ---- guards ------------------------------------------------------------------------------------------- */
-
-bool mem_guarded(void) { return tl_guard != NULL; }
 
 MemGuard *mem_guard_pause(void) {
   MemGuard *g = tl_guard;

@@ -55,7 +55,6 @@
 #ifndef KF_UTILS_MEM_H
 #define KF_UTILS_MEM_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -96,8 +95,6 @@ void mem_free(void *p);
 char *mem_strdup(const char *s);
 /* A copy of n bytes of s with a NUL after them. */
 char *mem_strndup(const char *s, size_t n);
-char *mem_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-char *mem_vprintf(const char *fmt, va_list ap);
 /* The same, owned as `like` is (the same guard, or none; like NULL: the current guard). mem_realloc_like
  * reallocates p keeping p's owner, or (p NULL) allocates like `like`. */
 void *mem_alloc_like(const void *like, size_t size);
@@ -115,8 +112,6 @@ typedef struct MemGuard MemGuard;
 /* Runs fn(arg) under a new guard: true when fn returned, false when an allocation failed under it (after the
  * cleanup described above). */
 bool mem_guard_run(void (*fn)(void *arg), void *arg);
-/* Whether a guard is active on the calling thread (not paused). */
-bool mem_guarded(void);
 /* Suspends the calling thread's guard (allocations return NULL and belong to no guard, unless made like a
  * block that has one) until mem_guard_resume(the returned value). */
 MemGuard *mem_guard_pause(void);
