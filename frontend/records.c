@@ -91,7 +91,22 @@ static Type *parse_elem(RecParser *p) {
   if (p->pos < p->len && p->s[p->pos] == '[') return parse_charseq(p);
   while (p->pos < p->len && ident_char(p->s[p->pos])) p->pos++;
   Type *t = scalar_named(p->ctx, p->s + start, p->pos - start);
-  if (!t) rp_fail(p, "a record field's type must be bool, an integer, float or complex type, a nested array or a record");
+  size_t n = p->pos - start;
+  /* datetime64[D], timedelta64[s], timedelta64[] (generic); NPDatetime('as'), NPTimedelta('') as kfront.types
+   * spells the units that are no Python name */
+  bool datetime = (n == 10 && memcmp(p->s + start, "datetime64", 10) == 0) ||
+                  (n == 10 && memcmp(p->s + start, "NPDatetime", 10) == 0);
+  bool timedelta = (n == 11 && memcmp(p->s + start, "timedelta64", 11) == 0) ||
+                   (n == 11 && memcmp(p->s + start, "NPTimedelta", 11) == 0);
+  bool called = p->s[start] == 'N';
+  if (!t && (datetime || timedelta) && rp_lit(p, called ? "('" : "[")) {
+    size_t u = p->pos;
+    while (p->pos < p->len && p->s[p->pos] != (called ? '\'' : ']')) p->pos++;
+    int code = ty_time_unit_parse(p->s + u, p->pos - u);
+    if (code >= 0 && rp_lit(p, called ? "')" : "]")) return ty_time(p->ctx, datetime, (TimeUnit)code);
+  }
+  if (!t) rp_fail(p, "a record field's type must be bool, an integer, float, complex, datetime64 or timedelta64 type, "
+                     "a bytes or str type, a nested array or a record");
   return t;
 }
 
@@ -205,7 +220,8 @@ Type *fe_record_parse(IrContext *ctx, const char *s, size_t len, size_t *pos, co
 }
 
 static void spell_scalar(const Type *t, StrBuf *out) {
-  if (t->kind == TY_BOOL) sb_puts(out, "bool");
+  if (ty_is_time(t)) sb_printf(out, "%s[%s]", t->datetime ? "datetime64" : "timedelta64", ty_time_unit_name(ty_time_unit(t)));
+  else if (t->kind == TY_BOOL) sb_puts(out, "bool");
   else if (t->kind == TY_INT) sb_printf(out, "%sint%u", t->is_unsigned ? "u" : "", t->bits);
   else if (t->kind == TY_FLOAT) sb_printf(out, "float%u", t->bits);
   else if (t->kind == TY_COMPLEX) sb_printf(out, "complex%u", 2 * t->elem->bits);

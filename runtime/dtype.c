@@ -155,6 +155,12 @@ static void record_descr(const Type *t, StrBuf *out) {
     sb_printf(out, "('%s', ", f->name);
     kf_dtype d;
     if (ty_is_charseq(t->elems[i])) charseq_descr(t->elems[i], out);
+    else if (ty_is_time(t->elems[i])) { /* '<M8[D]', '<m8' (generic) */
+      const Type *e = t->elems[i];
+      bool generic = ty_time_unit(e) == TU_GENERIC;
+      sb_printf(out, "'<%c8%s%s%s'", e->datetime ? 'M' : 'm', generic ? "" : "[", ty_time_unit_name(ty_time_unit(e)),
+                generic ? "" : "]");
+    }
     else if (t->elems[i]->kind == TY_RECORD) record_descr(t->elems[i], out);
     else if (rt_type_dtype(t->elems[i], &d)) sb_printf(out, "'%s'", codes[d]);
     if (f->ndims) {
