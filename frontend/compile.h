@@ -129,6 +129,7 @@ static inline unsigned fe_layout_ndims(const FeLayout *l, unsigned arg) { return
  * Numba's spelling of a record type (a NumPy structured dtype), the one grammar for signatures, the runtime's
  * record dtypes and kernel signatures:
  *   Record(a[type=float64;offset=0],h[type=nestedarray(float32, (2,));offset=8],r[type=Record(...);offset=16];32;True)
+ * or a bytes / str item's, [char x 12] / [unichr x 12] (kir's charseq types).
  * Parses one from s[*pos..len) (pos may be NULL: from 0), advancing *pos; NULL with *why set when malformed. */
 Type *fe_record_parse(IrContext *ctx, const char *s, size_t len, size_t *pos, const char **why);
 /* Writes the spelling of a record type (a scalar field type: its Numba name). */

@@ -69,6 +69,7 @@ typedef enum {
   FV_CLOSURE, /* an inner def or a lambda of the function being lowered: clo (lower_calls.c, "closures") */
   FV_EXCINST, /* an exception instance made in a kernel (ValueError("x")), to raise: str.s the text it is recorded as */
   FV_OVERLOAD, /* a function the embedder's overload resolver implements per call (KF_VALUE_OVERLOAD): str.s its path */
+  FV_BYTES,   /* a bytes constant (b"XYZ", Numba's readonly Bytes): str.s its bytes, str.len their count */
 } FeValKind;
 
 /* An inner def or lambda as a value: the function it defines, its default values (evaluated where it is defined,
@@ -138,7 +139,7 @@ struct FeVal {
       FeVal *elems;
     } tup;           /* FV_TUPLE, FV_VIEW, FV_RECORD, FV_VECTOR */
     struct {
-      const char *s; /* FV_PATH, FV_STR, FV_EXCEPTION, FV_INVALID */
+      const char *s; /* FV_PATH, FV_STR, FV_BYTES, FV_EXCEPTION, FV_INVALID */
       size_t len;
     } str;
     int builtin;     /* FV_BUILTIN, FV_METHOD */

@@ -495,7 +495,7 @@ static FeVal lower_leaf(Lower *L, const PyExpr *e) {
   }
   case EX_NONE: return (FeVal){.kind = FV_NONE};
   case EX_STR: {
-    FeVal v = {.kind = FV_STR};
+    FeVal v = {.kind = e->str.bytes ? FV_BYTES : FV_STR};
     v.str.s = e->str.s;
     v.str.len = e->str.len;
     return v;
@@ -535,6 +535,10 @@ static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, V
   if (a.kind == FV_POISON) return false;
   if (a.kind == FV_TUPLE) {
     lw_lerr(L, t->loc, "tuples are immutable: cannot assign to an element");
+    return false;
+  }
+  if (lw_is_charseq(&a)) { /* numba-cuda has no setitem of CharSeq / UnicodeCharSeq */
+    lw_lerr(L, t->loc, "%s does not support item assignment", tname(L, a.type));
     return false;
   }
   if (a.kind == FV_RECORD) { /* r['x'] (or r[0]): a scalar field, else a whole nested record or array */
@@ -598,6 +602,7 @@ void lw_assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
   case EX_NAME: {
     int i = sema_local_index(L->fn, t->name);
     v.literal = false;
+    if (lw_is_charseq(&v)) v = lw_charseq_copy(L, &v, vloc); /* a bytes or str item is loaded, as numba-cuda's */
     if (i >= 0) {
       L->env[i] = v;
       L->env[bound_slot(L, (unsigned)i)] = cbool(L, true);

@@ -28,7 +28,7 @@
  * Files: lower.c the walk (names, attributes, expressions, assignment, statements, lower_function);
  * lower_values.c diagnostics, values, liveness, environments and the structured if; lower_operators.c operators,
  * comparisons, conditions; lower_arrays.c elements, views, slices, attributes and methods of arrays;
- * lower_records.c structured dtypes; lower_datetime.c datetime64 and timedelta64; lower_reductions.c NumPy's
+ * lower_records.c structured dtypes; lower_strings.c NumPy's bytes and str items; lower_datetime.c datetime64 and timedelta64; lower_reductions.c NumPy's
  * reductions; lower_calls.c arguments, device functions, recursion, closures; lower_builtins.c the builtin dispatch,
  * Python's builtins, print, the operator module; lower_math.c math, ufuncs, libdevice, cmath; lower_cuda.c
  * numba.cuda's builtins and vector types; lower_loops.c loops; lower_raise.c raise and assert; lower_overloads.c
@@ -242,6 +242,15 @@ FeVal lw_record_field(Lower *L, const FeVal *r, const char *name, size_t len, Sr
 FeVal lw_record_item(Lower *L, const FeVal *r, const PyExpr *ie, Value **base, Value **idx);
 unsigned lw_nested_dims(const FeVal *v, unsigned *dims);
 void lw_assign_composite(Lower *L, const FeVal *target, FeVal v, SrcLoc tloc, SrcLoc vloc);
+
+/* ---- lower_strings.c */
+bool lw_is_charseq(const FeVal *v);
+FeVal lw_charseq_len(Lower *L, const FeVal *s, SrcLoc loc);
+FeVal lw_charseq_truth(Lower *L, const FeVal *s, SrcLoc loc);
+FeVal lw_charseq_item(Lower *L, const FeVal *s, const PyExpr *ie, SrcLoc loc);
+FeVal lw_charseq_compare(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc);
+void lw_charseq_assign(Lower *L, const FeVal *target, FeVal v, SrcLoc tloc, SrcLoc vloc);
+FeVal lw_charseq_copy(Lower *L, const FeVal *v, SrcLoc loc);
 
 /* ---- lower_reductions.c */
 FeVal lower_reduction(Lower *L, const char *name, const char *fname, FeVal arr, const PyExpr *e, unsigned nargs);

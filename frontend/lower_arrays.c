@@ -963,6 +963,7 @@ FeVal lw_subscript_of(Lower *L, const PyExpr *e, FeVal v) {
     if (ty_is_record(base->type->elem)) return lw_record_ref(L, base, idx);
     return lw_load_element(L, base, idx);
   }
+  if (lw_is_charseq(&v)) return lw_charseq_item(L, &v, e->subscript.index, e->loc);
   if (v.kind == FV_RECORD) {
     Value *base, *idx[32];
     FeVal r = lw_record_item(L, &v, e->subscript.index, &base, idx);

@@ -276,6 +276,8 @@ FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
     if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
     if (a[0].kind == FV_TUPLE) return cint(ty_i64(L->ctx), a[0].tup.n);
     if (is_run_time_string(&a[0])) return lw_run_time_string_len(L, &a[0], e->loc);
+    if (lw_is_charseq(&a[0])) return lw_charseq_len(L, &a[0], e->loc);
+    if (a[0].kind == FV_BYTES) return cint(ty_i64(L->ctx), (int64_t)a[0].str.len);
     if (a[0].kind == FV_STR) { /* a constant string (a str enum member's value): its code points, as Numba folds it */
       int64_t n = 0;
       for (size_t i = 0; i < a[0].str.len; i++) n += ((unsigned char)a[0].str.s[i] & 0xC0) != 0x80;

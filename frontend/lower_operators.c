@@ -391,6 +391,8 @@ FeVal lw_compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
   {
     FeVal r;
     if (lw_run_time_string_compare(L, op, &a, &b, loc, &r)) return r;
+    if ((lw_is_charseq(&a) || lw_is_charseq(&b)) && op != CMP_IS && op != CMP_ISNOT)
+      return lw_charseq_compare(L, op, a, b, loc);
     if (a.kind == FV_STR && b.kind == FV_STR && (op == CMP_EQ || op == CMP_NE)) /* constants: folded, as Numba's */
       return cbool(L, (a.str.len == b.str.len && memcmp(a.str.s, b.str.s, a.str.len) == 0) == (op == CMP_EQ));
   }

@@ -78,6 +78,7 @@ static FeVal record_field_at(Lower *L, const FeVal *r, unsigned k, SrcLoc loc, V
 /* r.name or r['name']. */
 FeVal lw_record_field(Lower *L, const FeVal *r, const char *name, size_t len, SrcLoc loc, Value **base,
                       Value **idx) {
+  if (lw_is_charseq(r)) return lw_lerr(L, loc, "unknown attribute '%.*s' of %s", (int)len, name, tname(L, r->type));
   int k = ty_record_field(r->type, name, len);
   if (k < 0)
     return lw_lerr(L, loc, "record has no field '%.*s' (its fields: %s)", (int)len, name, lw_record_fields_list(L, r->type));
@@ -151,6 +152,10 @@ void lw_assign_composite(Lower *L, const FeVal *target, FeVal v, SrcLoc tloc, Sr
   if (v.kind == FV_POISON) return;
   unsigned budget = MAX_RECORD_COPY;
   at(L, tloc);
+  if (lw_is_charseq(target) && !(v.kind == FV_RECORD && v.type == target->type)) {
+    lw_charseq_assign(L, target, v, tloc, vloc); /* a constant into a bytes or str item */
+    return;
+  }
   if (target->kind == FV_RECORD) {
     if (v.kind != FV_RECORD || v.type != target->type) {
       lw_lerr(L, vloc, "cannot assign %s to a record of type %s", lw_vname(L, &v), tname(L, target->type));

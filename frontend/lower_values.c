@@ -65,6 +65,7 @@ const char *lw_vname(Lower *L, const FeVal *v) {
   case FV_EXCEPTION: return arena_printf(&L->fe->arena, "exception class '%s'", v->str.s);
   case FV_NONE: return "none";
   case FV_STR: return "unicode_type";
+  case FV_BYTES: return "readonly bytes(uint8, 1d, C)";
   case FV_HOST: return "a host object";
   case FV_CONSTARR: return arena_printf(&L->fe->arena, "a constant %s", tname(L, v->carr->type));
   case FV_NAMESPACE:
@@ -143,6 +144,9 @@ FeVal lw_truth(Lower *L, FeVal x, SrcLoc loc) {
   case FV_POISON: return x;
   case FV_NONE: return cbool(L, false);
   case FV_TUPLE: return cbool(L, x.tup.n != 0);
+  case FV_RECORD:
+    if (lw_is_charseq(&x)) return lw_charseq_truth(L, &x, loc);
+    return lw_lerr(L, loc, "%s has no truth value in a kernel", lw_vname(L, &x));
   case FV_VAL:
     if (is_enum_only(&x)) return lw_lerr(L, loc, "the truth value of %s is not supported", lw_vname(L, &x));
     if (is_time(&x))
@@ -227,7 +231,8 @@ bool lw_fv_same(const FeVal *a, const FeVal *b) {
       if (!lw_fv_same(&a->tup.elems[i], &b->tup.elems[i])) return false;
     return true;
   case FV_PATH:
-  case FV_STR: return a->str.len == b->str.len && memcmp(a->str.s, b->str.s, a->str.len) == 0;
+  case FV_STR:
+  case FV_BYTES: return a->str.len == b->str.len && memcmp(a->str.s, b->str.s, a->str.len) == 0;
   case FV_BUILTIN: return a->builtin == b->builtin;
   case FV_NTYPE: return a->type == b->type;
   case FV_FUNC:

@@ -489,7 +489,7 @@ static FeVal eval_const(FeCtx *fe, const PyExpr *e) {
   case EX_BOOL: return fe_const_int(fe, ty_bool(ctx), e->bval);
   case EX_NONE: return (FeVal){.kind = FV_NONE};
   case EX_STR: {
-    FeVal v = {.kind = FV_STR};
+    FeVal v = {.kind = e->str.bytes ? FV_BYTES : FV_STR};
     v.str.s = e->str.s;
     v.str.len = e->str.len;
     return v;

@@ -629,13 +629,19 @@ bool nb_parse_signature(FeCtx *fe, const PyExpr *e, FeSig *out) {
   return true;
 }
 
-/* Record types spelt as Numba spells them (Record(a[type=float64;offset=0];8;False): no Python expression) are read
+/* Record types spelt as Numba spells them (Record(a[type=float64;offset=0];8;False), and bytes / str items, [char x 12]
+ * and [unichr x 12]: no Python expressions) are read
  * here, each replaced in a copy of the text by a name of the same length (FE_RECORD_PLACEHOLDER<k>, padded with
  * spaces) that nb_parse_type reads as fe->records[k]; columns after it stay true. False after a located error. */
+static bool spelled_record_at(const char *s, size_t len, size_t i) {
+  if (i + 7 <= len && memcmp(s + i, "Record(", 7) == 0)
+    return !i || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_' || s[i - 1] == '.');
+  return (i + 8 <= len && memcmp(s + i, "[char x ", 8) == 0) || (i + 10 <= len && memcmp(s + i, "[unichr x ", 10) == 0);
+}
+
 static bool take_records(FeCtx *fe, char *s, size_t len, const char *file, unsigned line, unsigned col) {
   for (size_t i = 0; i + 7 <= len; i++) {
-    if (memcmp(s + i, "Record(", 7) != 0 || (i && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_' || s[i - 1] == '.')))
-      continue;
+    if (!spelled_record_at(s, len, i)) continue;
     size_t end = i;
     const char *why;
     Type *t = fe_record_parse(fe->ctx, s, len, &end, &why);
@@ -667,7 +673,7 @@ static bool take_records(FeCtx *fe, char *s, size_t len, const char *file, unsig
 bool nb_parse_signature_text(FeCtx *fe, const char *s, size_t len, const char *file, unsigned line, unsigned col,
                              FeSig *out) {
   bool has_record = false;
-  for (size_t i = 0; i + 7 <= len && !has_record; i++) has_record = memcmp(s + i, "Record(", 7) == 0;
+  for (size_t i = 0; i + 7 <= len && !has_record; i++) has_record = spelled_record_at(s, len, i);
   if (has_record) {
     char *copy = arena_alloc(&fe->arena, len + 1);
     memcpy(copy, s, len);

@@ -3,7 +3,9 @@
  * (fields in offset order, each with its type and byte offset; the itemsize; whether NumPy laid it out with
  * align=True), read into a kir record type and written back. Signatures, the runtime's record dtypes and kernel
  * signatures all spell records this way, so a record type read from any of them prints back identically.
- * A record's alignment is NumPy's: the largest alignment of its fields when aligned, else 1. */
+ * A record's alignment is NumPy's: the largest alignment of its fields when aligned, else 1. NumPy's bytes and str
+ * items (S12, U12) are spelled as Numba names them, [char x 12] and [unichr x 12], as fields and on their own (the
+ * runtime registers them as it does records: kir's charseq types are records of one field). */
 #include <stdio.h>
 #include <string.h>
 
@@ -68,14 +70,43 @@ static Type *scalar_named(IrContext *ctx, const char *s, size_t n) {
 
 static Type *parse_record(RecParser *p);
 
-/* A field's element type: a scalar name or a Record(...). */
+/* Numba's spelling of a bytes or str item, [char x 12] (CharSeq) or [unichr x 12] (UnicodeCharSeq). */
+static Type *parse_charseq(RecParser *p) {
+  bool unicode = rp_lit(p, "[unichr x ");
+  unsigned count;
+  if (!unicode && !rp_lit(p, "[char x ")) {
+    rp_fail(p, "expected 'Record(', '[char x N]' or '[unichr x N]'");
+    return NULL;
+  }
+  Type *t = rp_uint(p, &count) && rp_lit(p, "]") ? ty_charseq(p->ctx, unicode, count) : NULL;
+  if (!t) rp_fail(p, "bad character count in a bytes or str type");
+  return t;
+}
+
+/* A field's element type: a scalar name, a bytes or str item, or a Record(...). */
 static Type *parse_elem(RecParser *p) {
   while (p->pos < p->len && p->s[p->pos] == ' ') p->pos++;
   size_t start = p->pos;
   if (p->len - p->pos >= 7 && memcmp(p->s + p->pos, "Record(", 7) == 0) return parse_record(p);
+  if (p->pos < p->len && p->s[p->pos] == '[') return parse_charseq(p);
   while (p->pos < p->len && ident_char(p->s[p->pos])) p->pos++;
   Type *t = scalar_named(p->ctx, p->s + start, p->pos - start);
-  if (!t) rp_fail(p, "a record field's type must be bool, an integer, float or complex type, a nested array or a record");
+  size_t n = p->pos - start;
+  /* datetime64[D], timedelta64[s], timedelta64[] (generic); NPDatetime('as'), NPTimedelta('') as kfront.types
+   * spells the units that are no Python name */
+  bool datetime = (n == 10 && memcmp(p->s + start, "datetime64", 10) == 0) ||
+                  (n == 10 && memcmp(p->s + start, "NPDatetime", 10) == 0);
+  bool timedelta = (n == 11 && memcmp(p->s + start, "timedelta64", 11) == 0) ||
+                   (n == 11 && memcmp(p->s + start, "NPTimedelta", 11) == 0);
+  bool called = p->s[start] == 'N';
+  if (!t && (datetime || timedelta) && rp_lit(p, called ? "('" : "[")) {
+    size_t u = p->pos;
+    while (p->pos < p->len && p->s[p->pos] != (called ? '\'' : ']')) p->pos++;
+    int code = ty_time_unit_parse(p->s + u, p->pos - u);
+    if (code >= 0 && rp_lit(p, called ? "')" : "]")) return ty_time(p->ctx, datetime, (TimeUnit)code);
+  }
+  if (!t) rp_fail(p, "a record field's type must be bool, an integer, float, complex, datetime64 or timedelta64 type, "
+                     "a bytes or str type, a nested array or a record");
   return t;
 }
 
@@ -182,14 +213,15 @@ static Type *parse_record(RecParser *p) {
 
 Type *fe_record_parse(IrContext *ctx, const char *s, size_t len, size_t *pos, const char **why) {
   RecParser p = {ctx, s, len, pos ? *pos : 0, 0, NULL};
-  Type *t = parse_record(&p);
+  Type *t = p.pos < len && s[p.pos] == '[' ? parse_charseq(&p) : parse_record(&p);
   if (why) *why = t ? NULL : p.why ? p.why : "malformed record type";
   if (t && pos) *pos = p.pos;
   return t;
 }
 
 static void spell_scalar(const Type *t, StrBuf *out) {
-  if (t->kind == TY_BOOL) sb_puts(out, "bool");
+  if (ty_is_time(t)) sb_printf(out, "%s[%s]", t->datetime ? "datetime64" : "timedelta64", ty_time_unit_name(ty_time_unit(t)));
+  else if (t->kind == TY_BOOL) sb_puts(out, "bool");
   else if (t->kind == TY_INT) sb_printf(out, "%sint%u", t->is_unsigned ? "u" : "", t->bits);
   else if (t->kind == TY_FLOAT) sb_printf(out, "float%u", t->bits);
   else if (t->kind == TY_COMPLEX) sb_printf(out, "complex%u", 2 * t->elem->bits);
@@ -199,6 +231,10 @@ static void spell_scalar(const Type *t, StrBuf *out) {
 void fe_record_spell(const Type *t, StrBuf *out) {
   if (t->kind != TY_RECORD) {
     spell_scalar(t, out);
+    return;
+  }
+  if (t->chars) {
+    sb_printf(out, "[%s x %u]", t->chars == 4 ? "unichr" : "char", ty_charseq_count(t));
     return;
   }
   sb_puts(out, "Record(");

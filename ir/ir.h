@@ -55,6 +55,8 @@ typedef struct IrContext IrContext;
  *       datetime64<D> timedelta64<s> timedelta64<>   (NumPy's datetime64 / timedelta64 of a unit, Numba's
  *       NPDatetime / NPTimedelta: a TY_INT of 64 bits with the unit in the type, so the simulator and the
  *       backend see an i64 and the frontend types the unit; NaT is INT64_MIN)
+ *       charseq<12> unicharseq<12>   (NumPy's S12 / U12 items, Numba's CharSeq / UnicodeCharSeq: a record whose
+ *       one field `chars` is u8[12] / u32[12] at offset 0, so the simulator and the backend see a record)
  * ------------------------------------------------------------------------------------------- */
 typedef enum {
   TY_BOOL,   /* i1 */
@@ -107,6 +109,8 @@ struct Type {
   RecordField *fields;  /* TY_RECORD: n of them */
   unsigned size, align; /* TY_RECORD: itemsize and alignment in bytes */
   bool aligned;         /* TY_RECORD: NumPy's isalignedstruct (align=True) */
+  unsigned char chars;  /* TY_RECORD: 0, or a NumPy bytes / str item (Numba's CharSeq / UnicodeCharSeq): the bytes of
+                         * one character, 1 (S) or 4 (U, UCS-4); its one field `chars` the characters (ty_charseq) */
   unsigned char time;   /* TY_INT: 0, or a datetime64/timedelta64: 1 + its unit's code (TimeUnit) */
   bool datetime;        /* TY_INT with time: datetime64 (else timedelta64) */
   unsigned id;          /* interning order, for hashing */
@@ -144,6 +148,11 @@ Type *ty_record(IrContext *ctx, unsigned n, const RecordField *fields, Type *con
                 unsigned align, bool aligned);
 /* The field named name (len bytes) of a record, or -1. */
 int ty_record_field(const Type *rec, const char *name, size_t len);
+/* NumPy's bytes (S, unicode false: 1-byte characters) or str (U: UCS-4) item of count characters (count >= 1): a
+ * record of one field `chars`, u8[count] or u32[count] at 0, aligned as its characters. NULL for a bad count. */
+Type *ty_charseq(IrContext *ctx, bool unicode, unsigned count);
+static inline bool ty_is_charseq(const Type *t) { return t->kind == TY_RECORD && t->chars; }
+static inline unsigned ty_charseq_count(const Type *t) { return t->fields[0].dims[0]; }
 /* Elements of a field (the product of its nested shape; 1 for a plain field). */
 unsigned ty_field_count(const RecordField *f);
 /* Alignment in bytes of a scalar (a complex: its parts'), pointer or record type. */

@@ -38,6 +38,7 @@ static uint64_t type_hash(const Type *t) {
     h = hash_mix(h, t->size);
     h = hash_mix(h, t->align);
     h = hash_mix(h, t->aligned);
+    h = hash_mix(h, t->chars);
     for (unsigned i = 0; i < t->n; i++) {
       const RecordField *f = &t->fields[i];
       h = hash_mix(h, hash_bytes(f->name, strlen(f->name)));
@@ -64,7 +65,7 @@ static bool type_equal(const Type *a, const Type *b) {
   for (unsigned i = 0; a->tclass && i < a->n; i++)
     if (strcmp(a->names[i], b->names[i]) != 0) return false;
   if (a->kind == TY_RECORD) {
-    if (a->size != b->size || a->align != b->align || a->aligned != b->aligned) return false;
+    if (a->size != b->size || a->align != b->align || a->aligned != b->aligned || a->chars != b->chars) return false;
     for (unsigned i = 0; i < a->n; i++) {
       const RecordField *f = &a->fields[i], *g = &b->fields[i];
       if (strcmp(f->name, g->name) != 0 || f->offset != g->offset || f->ndims != g->ndims) return false;
@@ -316,6 +317,16 @@ Type *ty_record(IrContext *ctx, unsigned n, const RecordField *fields, Type *con
   return intern(ctx, &k);
 }
 
+Type *ty_charseq(IrContext *ctx, bool unicode, unsigned count) {
+  if (count == 0 || count > (1u << 20)) return NULL;
+  unsigned width = unicode ? 4 : 1;
+  RecordField f = {.name = "chars", .offset = 0, .ndims = 1, .dims = {count}};
+  Type *chars = ty_int(ctx, 8 * width, true);
+  Type k = {.kind = TY_RECORD, .n = 1, .elems = &chars, .fields = &f, .size = count * width, .align = width,
+            .chars = (unsigned char)width};
+  return intern(ctx, &k);
+}
+
 int ty_record_field(const Type *rec, const char *name, size_t len) {
   if (rec->kind != TY_RECORD) return -1;
   for (unsigned i = 0; i < rec->n; i++)
@@ -385,6 +396,10 @@ void ty_print(const Type *t, StrBuf *out) {
     sb_putc(out, ')');
     break;
   case TY_RECORD:
+    if (t->chars) {
+      sb_printf(out, "%scharseq<%u>", t->chars == 4 ? "uni" : "", ty_charseq_count(t));
+      break;
+    }
     sb_puts(out, "record<");
     for (unsigned i = 0; i < t->n; i++) {
       const RecordField *f = &t->fields[i];
@@ -603,6 +618,10 @@ static Type *parse_type(TyParser *p) {
     }
   } else if (eat_word(p, "record")) {
     result = parse_record(p);
+  } else if (eat_word(p, "charseq") || eat_word(p, "unicharseq")) { /* charseq<12> */
+    bool unicode = p->s[p->pos - 8] == 'i';
+    unsigned count;
+    if (eat(p, '<') && parse_uint(p, &count) && eat(p, '>')) result = ty_charseq(p->ctx, unicode, count);
   } else if (eat_word(p, "vector")) {
     unsigned n;
     Type *elem;

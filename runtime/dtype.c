@@ -138,6 +138,11 @@ bool rt_record_dtype_parse(const char *spelling, kf_dtype *out, const char **why
   return ok;
 }
 
+/* NumPy's typestr of a bytes or str item: '|S12', '<U12'. */
+static void charseq_descr(const Type *t, StrBuf *out) {
+  sb_printf(out, "'%s%u'", t->chars == 4 ? "<U" : "|S", ty_charseq_count(t));
+}
+
 /* NumPy's descr list of a record type: its fields in offset order, '' padding fields ('|Vn') for the gaps and the
  * tail, nested records as nested lists, nested arrays with their shape (what np.save writes). */
 static void record_descr(const Type *t, StrBuf *out) {
@@ -149,7 +154,14 @@ static void record_descr(const Type *t, StrBuf *out) {
     if (f->offset > at) sb_printf(out, "('', '|V%u'), ", f->offset - at);
     sb_printf(out, "('%s', ", f->name);
     kf_dtype d;
-    if (t->elems[i]->kind == TY_RECORD) record_descr(t->elems[i], out);
+    if (ty_is_charseq(t->elems[i])) charseq_descr(t->elems[i], out);
+    else if (ty_is_time(t->elems[i])) { /* '<M8[D]', '<m8' (generic) */
+      const Type *e = t->elems[i];
+      bool generic = ty_time_unit(e) == TU_GENERIC;
+      sb_printf(out, "'<%c8%s%s%s'", e->datetime ? 'M' : 'm', generic ? "" : "[", ty_time_unit_name(ty_time_unit(e)),
+                generic ? "" : "]");
+    }
+    else if (t->elems[i]->kind == TY_RECORD) record_descr(t->elems[i], out);
     else if (rt_type_dtype(t->elems[i], &d)) sb_printf(out, "'%s'", codes[d]);
     if (f->ndims) {
       sb_puts(out, ", (");
@@ -167,7 +179,8 @@ static void record_descr(const Type *t, StrBuf *out) {
 bool rt_record_descr(kf_dtype t, StrBuf *out) {
   IrContext *ctx = ir_context_new();
   Type *rec = ctx ? rt_record_type(ctx, t) : NULL;
-  if (rec) record_descr(rec, out);
+  if (rec && ty_is_charseq(rec)) charseq_descr(rec, out);
+  else if (rec) record_descr(rec, out);
   ir_context_free(ctx);
   return rec && !sb_failed(out);
 }
@@ -219,8 +232,8 @@ bool rt_dtype_is_complex(kf_dtype t) { return (unsigned)t < KF_DTYPE_COUNT && dt
 
 bool rt_dtype_parse(const char *text, kf_dtype *out) {
   if (!text) return false;
-  if (strncmp(text, "Record(", 7) == 0) {
-    const char *why;
+  if (strncmp(text, "Record(", 7) == 0 || strncmp(text, "[char x ", 8) == 0 || strncmp(text, "[unichr x ", 10) == 0) {
+    const char *why; /* a record, or a bytes / str item (registered as records are) */
     return rt_record_dtype_parse(text, out, &why);
   }
   if (time_parse(text, out)) return true;

@@ -9,6 +9,8 @@
  * failed attribute lookups.
  *
  * Bound values (kf_value) from the tagged tuples kfront.cuda builds (see ext.h). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ext.h"
@@ -57,15 +59,42 @@ static int time_dtype_from_typestr(const char *ts, kf_dtype *out) {
   return -1;
 }
 
+/* NumPy's bytes and str items (S12, U12) are the record-like dtypes kfront spells as Numba does, [char x 12] and
+ * [unichr x 12]: the dtype of a typestr "|S12" / "<U12" (-1 if none), and the typestr of such a dtype (NULL if it is
+ * none; kept per dtype, under the GIL). */
+static int charseq_dtype_from_typestr(const char *ts, kf_dtype *out) {
+  char kind = ts[0] ? ts[1] : 0;
+  if (!((kind == 'S' && (ts[0] == '|' || ts[0] == '<' || ts[0] == '=')) ||
+        (kind == 'U' && (ts[0] == '<' || ts[0] == '='))))
+    return -1;
+  char *end;
+  unsigned long n = strtoul(ts + 2, &end, 10);
+  if (ts[2] < '1' || ts[2] > '9' || *end || n > (1ul << 20)) return -1;
+  char spelling[40];
+  snprintf(spelling, sizeof spelling, "[%s x %lu]", kind == 'U' ? "unichr" : "char", n); /* "<U12": 12 characters */
+  return kf_dtype_parse(spelling, out) == KF_OK ? 0 : -1;
+}
+
+static const char *charseq_typestr(kf_dtype t) {
+  static char cache[KF_MAX_RECORD_DTYPES][16];
+  unsigned i = (unsigned)t - KF_DTYPE_RECORD_BASE;
+  const char *name = kf_dtype_is_record(t) ? kf_dtype_name(t) : "";
+  int unicode = strncmp(name, "[unichr x ", 10) == 0;
+  if (i >= KF_MAX_RECORD_DTYPES || (!unicode && strncmp(name, "[char x ", 8) != 0)) return NULL;
+  if (!cache[i][0]) snprintf(cache[i], sizeof cache[i], "%s%lu", unicode ? "<U" : "|S", strtoul(name + (unicode ? 10 : 8), NULL, 10));
+  return cache[i];
+}
+
 const char *ext_typestr(kf_dtype t) {
   if ((unsigned)t < KF_DTYPE_COUNT) return typestrs[t];
   const char *ts = time_typestr(t);
+  if (!ts) ts = charseq_typestr(t);
   return ts ? ts : kf_dtype_is_record(t) ? kf_dtype_name(t) : "|V0";
 }
 
 int ext_dtype_from_typestr(const char *ts, kf_dtype *out) {
   size_t n = strlen(ts);
-  if (time_dtype_from_typestr(ts, out) == 0) return 0;
+  if (time_dtype_from_typestr(ts, out) == 0 || charseq_dtype_from_typestr(ts, out) == 0) return 0;
   if (strcmp(ts, "bfloat16") == 0) { /* ml_dtypes.bfloat16, as kfront.types.dtype_typestr spells it */
     *out = KF_BFLOAT16;
     return 0;

@@ -24,13 +24,15 @@ inferred return type); from_dtype(dtype) / as_dtype(type) between NumPy dtypes a
 -> the type of a kernel argument as Numba's typeof gives it (bool, int, float, NumPy scalars and arrays,
 objects with __cuda_array_interface__ or a _numba_type_).
 
-Differences from Numba: only kfront's scalar types exist (datetime64 and timedelta64 as NPDatetime and NPTimedelta; no strings); array
+Differences from Numba: only kfront's scalar types exist (datetime64 and timedelta64 as NPDatetime and NPTimedelta; NumPy's
+bytes and str items as CharSeq and UnicodeCharSeq, array elements and record fields); array
 types by slicing accept only ':' and '::1' with '::1' first (F) or last (C), as kfront's signature
 parser does (Numba silently makes float32[::2] or float32[:, ::1, :] layout A); arrays have 1 or more
 dimensions. NumPy is imported only when a function needs it (from_dtype, as_dtype, casts such as
 float32(1.5), typeof of a NumPy value).
 """
 import ast
+import re
 import struct
 import sys
 
@@ -40,7 +42,7 @@ __all__ = [
     "Type", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array", "BaseTuple", "UniTuple", "Tuple",
     "NamedTuple",
     "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_kir", "from_dtype",
-    "as_dtype", "typeof", "Record", "NestedArray", "CPointer", "NPDatetime", "NPTimedelta",
+    "as_dtype", "typeof", "Record", "NestedArray", "CPointer", "NPDatetime", "NPTimedelta", "CharSeq", "UnicodeCharSeq",
     "boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "c8", "c16", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
     "byte", "double", "intp", "uintp", "intc", "uintc", "ssize_t", "size_t", "char", "uchar", "short",
@@ -250,6 +252,52 @@ def _array_dims(ndim, layout):
     return "[" + ", ".join(dims) + "]"
 
 
+# ---- bytes and str items (NumPy's S and U dtypes) -------------------------------------------------------------
+
+
+class _CharSeqBase(Type):
+    """CharSeq(count) and UnicodeCharSeq(count): an item of a NumPy bytes (S) or str (U, UCS-4) array or record field
+    of count characters, as Numba names them: [char x 12], [unichr x 12]. Slicing makes an array type."""
+    _word, _kind = "", ""
+
+    def __new__(cls, count):
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError("kfront: %s needs a count of 1 or more characters, not %r" % (cls.__name__, count))
+
+        def init(t):
+            t.count = count
+            t.name = "[%s x %d]" % (cls._word, count)
+        return cls._intern(count, init)
+
+    @property
+    def key(self):
+        return self.count
+
+    def __getitem__(self, index):
+        ndim, layout = _array_spec(index)
+        return Array(self, ndim, layout)
+
+    @property
+    def dtype(self):
+        return as_dtype(self)
+
+    def _reduce(self):
+        return (type(self), (self.count,))
+
+
+class CharSeq(_CharSeqBase):
+    """A NumPy bytes item (dtype S<count>), Numba's CharSeq."""
+    _word, _kind = "char", "S"
+
+
+class UnicodeCharSeq(_CharSeqBase):
+    """A NumPy str item (dtype U<count>), Numba's UnicodeCharSeq."""
+    _word, _kind = "unichr", "U"
+
+    def __repr__(self):
+        return "UnicodeCharSeq(%d)" % self.count
+
+
 # ---- records (NumPy structured dtypes) -------------------------------------------------------------
 
 
@@ -348,7 +396,7 @@ def _record_of_dtype(dt):
 
 
 def _dtype_of_element(t):
-    if isinstance(t, Record):
+    if isinstance(t, (Record, _CharSeqBase)):
         return as_dtype(t)
     if isinstance(t, NestedArray):
         return _np().dtype((_dtype_of_element(t.dtype), t.shape))
@@ -371,8 +419,8 @@ class Array(Type):
     float32[()] for a 0-d array."""
 
     def __new__(cls, dtype, ndim, layout, readonly=False, aligned=True):
-        if not _is_scalar(dtype) and not isinstance(dtype, Record):
-            raise TypeError("kfront: array elements must be scalar or record types, not %r" % (dtype,))
+        if not _is_scalar(dtype) and not isinstance(dtype, (Record, _CharSeqBase)):
+            raise TypeError("kfront: array elements must be scalar, record, bytes or str types, not %r" % (dtype,))
         if isinstance(ndim, bool) or not isinstance(ndim, int) or ndim < 0:
             raise ValueError("kfront: an array type needs 0 or more dimensions, not %r" % (ndim,))
         if ndim == 0:
@@ -728,7 +776,8 @@ _SIG_NAMES = {name: value for name, value in globals().items() if isinstance(val
 _SIG_NAMES.update({"bool": boolean, "float_": float32, "half": float16, "single": float32,
                    "UniTuple": UniTuple, "Tuple": Tuple, "NamedTuple": NamedTuple, "Array": Array,
                    "EnumMember": EnumMember, "IntEnumMember": IntEnumMember, "NPDatetime": NPDatetime,
-                   "NPTimedelta": NPTimedelta, "datetime64": NPDatetime(""), "timedelta64": NPTimedelta("")})
+                   "NPTimedelta": NPTimedelta, "CharSeq": CharSeq, "UnicodeCharSeq": UnicodeCharSeq,
+                   "datetime64": NPDatetime(""), "timedelta64": NPTimedelta("")})
 
 # ---- array specs ----------------------------------------------------------------------------------
 
@@ -793,7 +842,7 @@ def _eval_sig(node):
                 return type(base)(unit)
             except ValueError as e:
                 raise _SigSyntaxError(str(e).replace("kfront: ", "")) from None
-        if not _is_scalar(base):
+        if not _is_scalar(base) and not isinstance(base, _CharSeqBase):
             raise _SigSyntaxError("only scalar types can be indexed to make array types, not %s" % (base,))
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         slices = []
@@ -820,13 +869,17 @@ def _eval_sig(node):
             if not all(isinstance(a, Type) for a in args):
                 raise _SigSyntaxError("the arguments of a signature must be types")
             return Signature(func, args)
-        if func in (UniTuple, Tuple, NamedTuple, Array, EnumMember, IntEnumMember, NPDatetime, NPTimedelta):
+        if func in (UniTuple, Tuple, NamedTuple, Array, EnumMember, IntEnumMember, NPDatetime, NPTimedelta, CharSeq,
+                    UnicodeCharSeq):
             try:
                 return func(*args, **kwargs)
             except (TypeError, ValueError) as e:
                 raise _SigSyntaxError(str(e).replace("kfront: ", "")) from None
         raise _SigSyntaxError("cannot call %r" % (func,))
     raise _SigSyntaxError("unexpected %s" % type(node).__name__)
+
+
+_CHARSEQ_SPELLING = re.compile(r"\[(?:(uni)chr|char) x (\d+)\]")
 
 
 def parse_signature(sig):
@@ -851,7 +904,10 @@ def parse_signature(sig):
         raise TypeError("kfront: expected a signature such as 'void(float32[:], int64)', a signature object or a "
                         "tuple of argument types, not %r" % (sig,))
     try:
-        tree = ast.parse(sig.strip(), mode="eval")
+        # bytes / str items as Numba spells them ([char x 12], [unichr x 12]: no Python) read as their constructors
+        text = _CHARSEQ_SPELLING.sub(lambda m: "%s(%s)" % ("UnicodeCharSeq" if m.group(1) else "CharSeq", m.group(2)),
+                                     sig.strip())
+        tree = ast.parse(text, mode="eval")
     except SyntaxError:
         raise TypeError("kfront: invalid signature %r: it does not parse" % sig) from None
     try:
@@ -942,7 +998,7 @@ _BY_KIND = {("b", 1): boolean, ("i", 1): int8, ("i", 2): int16, ("i", 4): int32,
             ("f", 2): float16, ("f", 4): float32, ("f", 8): float64, ("c", 8): complex64, ("c", 16): complex128}
 
 _SUPPORTED = ("bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128, datetime64, "
-              "timedelta64, and records of them")
+              "timedelta64, bytes (S) and str (U), and records of them")
 
 
 def _is_bfloat16_dtype(dt):
@@ -976,6 +1032,10 @@ def from_dtype(dtype):
             raise errors.UnsupportedError("kfront: dtype %s is not supported (%s)" % (
                 dt, "non-native byte order" if count == 1 else "Numba has no types for multiples of a unit"))
         return (NPDatetime if dt.kind == "M" else NPTimedelta)("" if unit == "generic" else unit)
+    if dt.kind in "SU" and dt.itemsize:  # bytes / str items (numba's CharSeq / UnicodeCharSeq; S0 has no type)
+        if not dt.isnative:
+            raise errors.UnsupportedError("kfront: dtype %s is not supported (non-native byte order)" % (dt.str,))
+        return CharSeq(dt.itemsize) if dt.kind == "S" else UnicodeCharSeq(dt.itemsize // 4)
     t = _BY_KIND.get((dt.kind, dt.itemsize)) if dt.fields is None else None
     if t is None:
         raise errors.UnsupportedError("kfront: dtype %s is not supported (kfront supports %s)" % (dt, _SUPPORTED))
@@ -991,6 +1051,8 @@ def as_dtype(t):
         return _np().dtype({"names": names, "formats": [_dtype_of_element(t.fields[n][0]) for n in names],
                             "offsets": [t.fields[n][1] for n in names], "titles": [t.titles.get(n) for n in names],
                             "itemsize": t.size, "aligned": t.aligned})
+    if isinstance(t, _CharSeqBase):
+        return _np().dtype("%s%d" % (t._kind, t.count))
     if not _is_scalar(t):
         raise TypeError("kfront: %r has no NumPy dtype (only scalar types have one)" % (t,))
     if isinstance(t, _NPDatetimeBase):

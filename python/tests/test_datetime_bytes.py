@@ -243,3 +243,33 @@ def test_print_is_refused_as_numba_cuda_does():
 
     with pytest.raises(errors.UnsupportedError, match="printing unimplemented"):  # numba-cuda: NotImplementedError
         show[1, 1](np.zeros(1, dtype="m8[D]"))
+
+
+def test_record_fields_of_datetime64_and_timedelta64():
+    # numba-cuda's Record fields of NPDatetime / NPTimedelta: read, computed with, assigned (same unit: numba-cuda
+    # casts no other unit, a lowering error there, kfront's TypingError here)
+    dt = np.dtype([("t", "M8[D]"), ("d", "m8[D]"), ("x", np.int32), ("g", "m8")], align=True)
+
+    @cuda.jit
+    def fields(a, out):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            a[i].d = a[i].t - a[0].t
+            a[i]["g"] = a[i].g * 2
+            out[i] = a[i].t > a[0].t
+
+    a = np.zeros(4, dt)
+    a["t"] = np.array(["2020-01-01", "2020-01-05", "2019-12-31", "NaT"], "M8[D]")
+    a["g"] = np.array([1, -2, 3, 4], "m8")
+    out = np.zeros(4, np.bool_)
+    fields[1, 4](a, out)
+    assert a["d"].tolist() == (a["t"] - a["t"][0]).tolist() and np.isnat(a["d"][3])
+    assert a["g"].view(np.int64).tolist() == [2, -4, 6, 8]
+    assert out.tolist() == [False, True, False, False]
+
+    @cuda.jit
+    def other_unit(a, b):
+        a[0].d = b[0]
+
+    with pytest.raises(errors.TypingError, match=r"cannot convert timedelta64\[s\] to timedelta64\[D\]"):
+        other_unit[1, 1](a, np.zeros(1, "m8[s]"))

@@ -193,7 +193,7 @@ def test_complex_dtypes():
     assert str(t.complex64[:, ::1]) == "complex64[:, ::1]"
 
 
-@pytest.mark.parametrize("dt", ["U3", "O", "m8[5s]", ">f4" if sys.byteorder == "little" else "<f4"])
+@pytest.mark.parametrize("dt", ["S0", "O", "m8[5s]", ">f4" if sys.byteorder == "little" else "<f4"])
 def test_unsupported_dtypes(dt):
     with pytest.raises(errors.UnsupportedError, match="kfront: dtype"):
         t.from_dtype(np.dtype(dt))

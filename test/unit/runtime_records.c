@@ -69,7 +69,7 @@ static void test_types(void) {
     const char *text, *why;
   } bad[] = {
       {"Record(x[type=float64;offset=4];8;False)", "does not fit"},
-      {"Record(x[type=complex32;offset=0];8;False)", "integer, float or complex type"},
+      {"Record(x[type=complex32;offset=0];8;False)", "an integer, float, complex, datetime64 or timedelta64 type"},
       {"Record(x[type=int8;offset=0],x[type=int8;offset=1];2;False)", "twice"},
       {"Record(x[type=int8;offset=0];1;Maybe)", "True"},
       {"Record(x[type=int8;offset=0;title=t t];1;False)", "titles must be identifiers"},

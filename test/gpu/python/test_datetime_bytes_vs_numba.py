@@ -1,8 +1,9 @@
 """GPU-only: datetime64 and timedelta64 in kfront against numba-cuda on the same kernels and inputs (run by
 test/gpu/run_python_gpu.sh on the GPU machine, where both are installed): copies, arithmetic and comparisons across
 units (years and months meeting days through the calendar), NaT, timedeltas with numbers, timedelta / timedelta,
--, abs, np.isnat, max/min, int(), scalar arguments; every output compared bit for bit. The same kernels run against
-NumPy on the simulator in python/tests/test_datetime_bytes.py."""
+-, abs, np.isnat, max/min, int(), scalar arguments; and bytes and str items (NumPy's S and U: assignment of
+constants and items, len, comparisons, truth, a bytes item's codes); every output compared bit for bit. The same
+kernels run against NumPy on the simulator in python/tests/test_datetime_bytes.py and test_bytes_str.py."""
 import linecache
 import os
 
@@ -112,3 +113,36 @@ def test_datetime_scalar_argument_matches_numba_cuda():
         _compile(jit, SCALAR, "scalar")[2, 32](d, o, np.timedelta64(-7, "h"))
         outs.append(o)
     assert outs[0].tobytes() == outs[1].tobytes()
+
+
+CHARS = """
+def chars(a, b, s, out, codes):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i, 0] = len(a[i])
+        out[i, 1] = a[i] == b[i]
+        out[i, 2] = a[i] < b[i]
+        out[i, 3] = a[i] >= b[i]
+        out[i, 4] = a[i] != "ab"
+        out[i, 5] = 1 if a[i] else 0
+        codes[i] = s[i][0] if len(s[i]) > 0 else 0
+        x = b[i]
+        if i % 2 == 0:
+            a[i] = "XYZ"
+        b[i] = "Q"
+        out[i, 6] = len(s[i]) + (s[i] > b"ab") + 10 * len(x)
+        s[i] = b"0123456789"
+"""
+
+
+def test_bytes_and_str_items_match_numba_cuda():
+    words = ["ab", "hello", "", "xyz", "a\x00b", "b", "abc", "\u00e9t\u00e9"] * 8
+    results = []
+    for jit in (kcuda.jit, ncuda.jit):
+        a, b = np.array(words, "U6"), np.array(words[::-1], "U3")
+        s = np.array([w.encode("utf-8")[:5] for w in words], "S5")
+        out, codes = np.zeros((len(words), 7), np.int64), np.zeros(len(words), np.uint32)
+        _compile(jit, CHARS, "chars")[2, 32](a, b, s, out, codes)
+        results.append((a, b, s, out, codes))
+    for x, y in zip(*results):
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
