@@ -2754,6 +2754,12 @@ static void name_blocks(Lower *L) {
   }
 }
 
+/* !nvvm.annotations entry {fn, !"name", i32 value}. */
+static void annotate(Lower *L, LLVMValueRef fn, const char *name, int64_t value) {
+  LLVMValueRef md[3] = {fn, LLVMMDStringInContext(L->ctx, name, (unsigned)strlen(name)), ci32(L, (int)value)};
+  LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, md, 3));
+}
+
 static void add_annotations(Lower *L, const int ir_version[4]) {
   for (unsigned i = 0; i < L->nkernels; i++) {
     FuncInfo *fi = strmap_get(&L->funcs, L->kernel_names[i]);
@@ -2768,12 +2774,23 @@ static void add_annotations(Lower *L, const int ir_version[4]) {
     for (unsigned d = 0; bounded && d < 3; d++) {
       int64_t n = block->arr.elems[d].kind == ATTR_INT ? block->arr.elems[d].i : 0;
       if (n < 1 || n > 1024) break;
-      LLVMValueRef b[3] = {fi->fn, LLVMMDStringInContext(L->ctx, maxntid[d], 8), ci32(L, (int)n)};
-      LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, b, 3));
+      annotate(L, fi->fn, maxntid[d], n);
     }
-    if (bounded && min_blocks > 0 && min_blocks <= 32) {
-      LLVMValueRef b[3] = {fi->fn, LLVMMDStringInContext(L->ctx, "minctasm", 8), ci32(L, (int)min_blocks)};
-      LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, b, 3));
+    if (bounded && min_blocks > 0 && min_blocks <= 32) annotate(L, fi->fn, "minctasm", min_blocks);
+    /* cuda.jit(launch_bounds=...): [max threads per block, min blocks per SM, max blocks per cluster], 0 for none;
+     * as numba-cuda, the thread bound is on the block's size, maxntidx (y and z are then 1: PTX .maxntid N, 1, 1).
+     * A variant launched with one block shape has its own, exact, bound above. */
+    Attr *user = ir_op_attr(fi->op, "launch_bounds");
+    static const char *const user_props[3] = {"maxntidx", "minctasm", "cluster_max_blocks"};
+    for (unsigned k = 0; user && user->kind == ATTR_ARRAY && k < user->arr.n && k < 3; k++) {
+      int64_t n = user->arr.elems[k].kind == ATTR_INT ? user->arr.elems[k].i : 0;
+      if (n < 1 || n > INT32_MAX || (k == 0 && bounded) || (k == 1 && bounded && min_blocks > 0)) continue;
+      if (k == 2 && !L->nvvm) { /* LLVM 14's NVPTX target knows no cluster annotation: it would drop the bound */
+        fail(L, fi->op, "launch_bounds' third value (the most blocks per cluster, PTX .maxclusterrank) needs the "
+             "libNVVM backend; LLVM's NVPTX target does not emit it");
+        continue;
+      }
+      annotate(L, fi->fn, user_props[k], n);
     }
   }
   if (L->nvvm) {
@@ -2840,6 +2857,9 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   if (ok) {
     if (L.err_gv) emit_error_strings(&L);
     add_annotations(&L, nvvm_ir_version);
+    ok = !L.failed;
+  }
+  if (ok) {
     if (L.nvvm) strip_new_attributes(&L);
     name_blocks(&L);
     char *msg = NULL;

@@ -203,6 +203,7 @@ struct FeFunc {
   /* options as given to the decorator (-1: not given) */
   int fastmath, debug, lineinfo, opt, cache;
   const char *inline_opt;
+  unsigned launch_bounds[3]; /* kernels: cuda.jit(launch_bounds=...), kf_function_spec's; 0: none */
   /* locals: parameters first, then every other assigned name (computed on first use) */
   bool analysed;
   unsigned nlocals;
