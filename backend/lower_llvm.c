@@ -1703,6 +1703,52 @@ static bool lower_field(Lower *L, Op *op) {
   return true;
 }
 
+/* A mem.load / mem.store with a cache hint (attribute `cache`: cuda.ldca ... cuda.stwt) as numba-cuda emits it: the
+ * inline PTX ld.global.<op>.b<N> / st.global.<op>.b<N> (ld.<op> / st.<op>, generic, where the array's space is not
+ * known, as in a device function). The value travels as an integer of its width (8 bits in a 32-bit register, as PTX
+ * allows); the asm is volatile, so never moved across stores or barriers. Returns NULL (and does nothing) where the
+ * hint does not apply — shared, constant or local memory, or an element not naturally aligned —: a plain access
+ * then. */
+static bool known_cache_hint(const Op *op) {
+  const char *hint = ir_op_attr_str(op, "cache");
+  static const char *const loads[] = {"ca", "cg", "cs", "lu", "cv"}, *const stores[] = {"cg", "cs", "wb", "wt"};
+  const char *const *known = op->kind == OP_LOAD ? loads : stores;
+  for (unsigned i = 0; hint && i < (op->kind == OP_LOAD ? 5u : 4u); i++)
+    if (strcmp(hint, known[i]) == 0) return true;
+  return !ir_op_attr(op, "cache");
+}
+
+static const char *cache_hint(const Op *op, const ArrVal *a, const Type *elem) {
+  const char *hint = ir_op_attr_str(op, "cache");
+  if (!hint || (a->as != ADDR_GENERIC && a->as != ADDR_GLOBAL) || access_align(a, elem) < mem_size(elem)) return NULL;
+  unsigned bits = mem_size(elem) * 8;
+  return bits == 8 || bits == 16 || bits == 32 || bits == 64 ? hint : NULL;
+}
+
+static LLVMValueRef cached_load(Lower *L, const ArrVal *a, const Type *elem, const char *hint, LLVMValueRef p) {
+  unsigned bits = mem_size(elem) * 8, reg = bits == 8 ? 32 : bits;
+  char text[64], cons[8];
+  snprintf(text, sizeof text, "ld%s.%s.b%u $0, [$1];", a->as == ADDR_GLOBAL ? ".global" : "", hint, bits);
+  snprintf(cons, sizeof cons, "=%c,l", reg == 16 ? 'h' : reg == 32 ? 'r' : 'l');
+  LLVMValueRef addr = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
+  LLVMValueRef v = inline_asm(L, LLVMIntTypeInContext(L->ctx, reg), text, cons, true, &addr, 1);
+  if (reg != bits) v = LLVMBuildTrunc(L->b, v, LLVMIntTypeInContext(L->ctx, bits), "");
+  LLVMTypeRef mt = mem_type(L, elem);
+  return LLVMTypeOf(v) == mt ? v : LLVMBuildBitCast(L->b, v, mt, "");
+}
+
+static void cached_store(Lower *L, const ArrVal *a, const Type *elem, const char *hint, LLVMValueRef p, LLVMValueRef v) {
+  unsigned bits = mem_size(elem) * 8, reg = bits == 8 ? 32 : bits;
+  char text[64], cons[24];
+  snprintf(text, sizeof text, "st%s.%s.b%u [$0], $1;", a->as == ADDR_GLOBAL ? ".global" : "", hint, bits);
+  snprintf(cons, sizeof cons, "l,%c,~{memory}", reg == 16 ? 'h' : reg == 32 ? 'r' : 'l');
+  LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, bits);
+  if (LLVMTypeOf(v) != it) v = LLVMBuildBitCast(L->b, v, it, "");
+  if (reg != bits) v = LLVMBuildZExt(L->b, v, LLVMIntTypeInContext(L->ctx, reg), "");
+  LLVMValueRef args[2] = {LLVMBuildPtrToInt(L->b, p, L->t_i64, ""), v};
+  inline_asm(L, LLVMVoidTypeInContext(L->ctx), text, cons, true, args, 2);
+}
+
 static bool lower_mem_op(Lower *L, Op *op) {
   switch (op->kind) {
   case OP_DIM:
@@ -1747,8 +1793,15 @@ static bool lower_mem_op(Lower *L, Op *op) {
     Type *elem = op_operand(op, 0)->type->elem;
     LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[1], op->noperands - 1, op);
     if (!p) return false;
-    LLVMValueRef v = LLVMBuildLoad2(L->b, mem_type(L, elem), p, "");
-    LLVMSetAlignment(v, access_align(a, elem));
+    if (!known_cache_hint(op)) return fail(L, op, "mem.load's cache must be \"ca\", \"cg\", \"cs\", \"lu\" or \"cv\"");
+    const char *hint = cache_hint(op, a, elem);
+    LLVMValueRef v;
+    if (hint) {
+      v = cached_load(L, a, elem, hint, p);
+    } else {
+      v = LLVMBuildLoad2(L->b, mem_type(L, elem), p, "");
+      LLVMSetAlignment(v, access_align(a, elem));
+    }
     set(L, &op->results[0], from_mem(L, elem, v));
     return true;
   }
@@ -1759,6 +1812,12 @@ static bool lower_mem_op(Lower *L, Op *op) {
     Type *elem = op_operand(op, 1)->type->elem;
     LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[2], op->noperands - 2, op);
     if (!p) return false;
+    if (!known_cache_hint(op)) return fail(L, op, "mem.store's cache must be \"cg\", \"cs\", \"wb\" or \"wt\"");
+    const char *hint = cache_hint(op, a, elem);
+    if (hint) {
+      cached_store(L, a, elem, hint, p, to_mem(L, elem, v));
+      return true;
+    }
     LLVMValueRef st = LLVMBuildStore(L->b, to_mem(L, elem, v), p);
     LLVMSetAlignment(st, access_align(a, elem));
     return true;

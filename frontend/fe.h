@@ -308,6 +308,8 @@ struct FeCtx {
   X(BALLOT_SYNC, "ballot_sync") X(ACTIVEMASK, "activemask") X(POPC, "popc")              \
   X(LANEMASK_LT, "lanemask_lt") X(MATCH_ANY_SYNC, "match_any_sync")                       \
   X(MATCH_ALL_SYNC, "match_all_sync")                                                    \
+  X(LDCA, "ldca") X(LDCG, "ldcg") X(LDCS, "ldcs") X(LDLU, "ldlu") X(LDCV, "ldcv")         \
+  X(STCG, "stcg") X(STCS, "stcs") X(STWB, "stwb") X(STWT, "stwt")                         \
   X(BREV, "brev") X(CLZ, "clz") X(FFS, "ffs") X(FMA, "fma") X(CBRT, "cbrt")             \
   X(SHARED_ARRAY, "shared.array") X(LOCAL_ARRAY, "local.array")                          \
   X(CONST_ARRAY_LIKE, "const.array_like")                                                \
