@@ -1707,6 +1707,52 @@ static bool lower_field(Lower *L, Op *op) {
   return true;
 }
 
+/* A mem.load / mem.store with a cache hint (attribute `cache`: cuda.ldca ... cuda.stwt) as numba-cuda emits it: the
+ * inline PTX ld.global.<op>.b<N> / st.global.<op>.b<N> (ld.<op> / st.<op>, generic, where the array's space is not
+ * known, as in a device function). The value travels as an integer of its width (8 bits in a 32-bit register, as PTX
+ * allows); the asm is volatile, so never moved across stores or barriers. Returns NULL (and does nothing) where the
+ * hint does not apply — shared, constant or local memory, or an element not naturally aligned —: a plain access
+ * then. */
+static bool known_cache_hint(const Op *op) {
+  const char *hint = ir_op_attr_str(op, "cache");
+  static const char *const loads[] = {"ca", "cg", "cs", "lu", "cv"}, *const stores[] = {"cg", "cs", "wb", "wt"};
+  const char *const *known = op->kind == OP_LOAD ? loads : stores;
+  for (unsigned i = 0; hint && i < (op->kind == OP_LOAD ? 5u : 4u); i++)
+    if (strcmp(hint, known[i]) == 0) return true;
+  return !ir_op_attr(op, "cache");
+}
+
+static const char *cache_hint(const Op *op, const ArrVal *a, const Type *elem) {
+  const char *hint = ir_op_attr_str(op, "cache");
+  if (!hint || (a->as != ADDR_GENERIC && a->as != ADDR_GLOBAL) || access_align(a, elem) < mem_size(elem)) return NULL;
+  unsigned bits = mem_size(elem) * 8;
+  return bits == 8 || bits == 16 || bits == 32 || bits == 64 ? hint : NULL;
+}
+
+static LLVMValueRef cached_load(Lower *L, const ArrVal *a, const Type *elem, const char *hint, LLVMValueRef p) {
+  unsigned bits = mem_size(elem) * 8, reg = bits == 8 ? 32 : bits;
+  char text[64], cons[8];
+  snprintf(text, sizeof text, "ld%s.%s.b%u $0, [$1];", a->as == ADDR_GLOBAL ? ".global" : "", hint, bits);
+  snprintf(cons, sizeof cons, "=%c,l", reg == 16 ? 'h' : reg == 32 ? 'r' : 'l');
+  LLVMValueRef addr = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
+  LLVMValueRef v = inline_asm(L, LLVMIntTypeInContext(L->ctx, reg), text, cons, true, &addr, 1);
+  if (reg != bits) v = LLVMBuildTrunc(L->b, v, LLVMIntTypeInContext(L->ctx, bits), "");
+  LLVMTypeRef mt = mem_type(L, elem);
+  return LLVMTypeOf(v) == mt ? v : LLVMBuildBitCast(L->b, v, mt, "");
+}
+
+static void cached_store(Lower *L, const ArrVal *a, const Type *elem, const char *hint, LLVMValueRef p, LLVMValueRef v) {
+  unsigned bits = mem_size(elem) * 8, reg = bits == 8 ? 32 : bits;
+  char text[64], cons[24];
+  snprintf(text, sizeof text, "st%s.%s.b%u [$0], $1;", a->as == ADDR_GLOBAL ? ".global" : "", hint, bits);
+  snprintf(cons, sizeof cons, "l,%c,~{memory}", reg == 16 ? 'h' : reg == 32 ? 'r' : 'l');
+  LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, bits);
+  if (LLVMTypeOf(v) != it) v = LLVMBuildBitCast(L->b, v, it, "");
+  if (reg != bits) v = LLVMBuildZExt(L->b, v, LLVMIntTypeInContext(L->ctx, reg), "");
+  LLVMValueRef args[2] = {LLVMBuildPtrToInt(L->b, p, L->t_i64, ""), v};
+  inline_asm(L, LLVMVoidTypeInContext(L->ctx), text, cons, true, args, 2);
+}
+
 static bool lower_mem_op(Lower *L, Op *op) {
   switch (op->kind) {
   case OP_DIM:
@@ -1751,8 +1797,15 @@ static bool lower_mem_op(Lower *L, Op *op) {
     Type *elem = op_operand(op, 0)->type->elem;
     LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[1], op->noperands - 1, op);
     if (!p) return false;
-    LLVMValueRef v = LLVMBuildLoad2(L->b, mem_type(L, elem), p, "");
-    LLVMSetAlignment(v, access_align(a, elem));
+    if (!known_cache_hint(op)) return fail(L, op, "mem.load's cache must be \"ca\", \"cg\", \"cs\", \"lu\" or \"cv\"");
+    const char *hint = cache_hint(op, a, elem);
+    LLVMValueRef v;
+    if (hint) {
+      v = cached_load(L, a, elem, hint, p);
+    } else {
+      v = LLVMBuildLoad2(L->b, mem_type(L, elem), p, "");
+      LLVMSetAlignment(v, access_align(a, elem));
+    }
     set(L, &op->results[0], from_mem(L, elem, v));
     return true;
   }
@@ -1763,6 +1816,12 @@ static bool lower_mem_op(Lower *L, Op *op) {
     Type *elem = op_operand(op, 1)->type->elem;
     LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[2], op->noperands - 2, op);
     if (!p) return false;
+    if (!known_cache_hint(op)) return fail(L, op, "mem.store's cache must be \"cg\", \"cs\", \"wb\" or \"wt\"");
+    const char *hint = cache_hint(op, a, elem);
+    if (hint) {
+      cached_store(L, a, elem, hint, p, to_mem(L, elem, v));
+      return true;
+    }
     LLVMValueRef st = LLVMBuildStore(L->b, to_mem(L, elem, v), p);
     LLVMSetAlignment(st, access_align(a, elem));
     return true;
@@ -2758,6 +2817,12 @@ static void name_blocks(Lower *L) {
   }
 }
 
+/* !nvvm.annotations entry {fn, !"name", i32 value}. */
+static void annotate(Lower *L, LLVMValueRef fn, const char *name, int64_t value) {
+  LLVMValueRef md[3] = {fn, LLVMMDStringInContext(L->ctx, name, (unsigned)strlen(name)), ci32(L, (int)value)};
+  LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, md, 3));
+}
+
 static void add_annotations(Lower *L, const int ir_version[4]) {
   for (unsigned i = 0; i < L->nkernels; i++) {
     FuncInfo *fi = strmap_get(&L->funcs, L->kernel_names[i]);
@@ -2772,12 +2837,23 @@ static void add_annotations(Lower *L, const int ir_version[4]) {
     for (unsigned d = 0; bounded && d < 3; d++) {
       int64_t n = block->arr.elems[d].kind == ATTR_INT ? block->arr.elems[d].i : 0;
       if (n < 1 || n > 1024) break;
-      LLVMValueRef b[3] = {fi->fn, LLVMMDStringInContext(L->ctx, maxntid[d], 8), ci32(L, (int)n)};
-      LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, b, 3));
+      annotate(L, fi->fn, maxntid[d], n);
     }
-    if (bounded && min_blocks > 0 && min_blocks <= 32) {
-      LLVMValueRef b[3] = {fi->fn, LLVMMDStringInContext(L->ctx, "minctasm", 8), ci32(L, (int)min_blocks)};
-      LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, b, 3));
+    if (bounded && min_blocks > 0 && min_blocks <= 32) annotate(L, fi->fn, "minctasm", min_blocks);
+    /* cuda.jit(launch_bounds=...): [max threads per block, min blocks per SM, max blocks per cluster], 0 for none;
+     * as numba-cuda, the thread bound is on the block's size, maxntidx (y and z are then 1: PTX .maxntid N, 1, 1).
+     * A variant launched with one block shape has its own, exact, bound above. */
+    Attr *user = ir_op_attr(fi->op, "launch_bounds");
+    static const char *const user_props[3] = {"maxntidx", "minctasm", "cluster_max_blocks"};
+    for (unsigned k = 0; user && user->kind == ATTR_ARRAY && k < user->arr.n && k < 3; k++) {
+      int64_t n = user->arr.elems[k].kind == ATTR_INT ? user->arr.elems[k].i : 0;
+      if (n < 1 || n > INT32_MAX || (k == 0 && bounded) || (k == 1 && bounded && min_blocks > 0)) continue;
+      if (k == 2 && !L->nvvm) { /* LLVM 14's NVPTX target knows no cluster annotation: it would drop the bound */
+        fail(L, fi->op, "launch_bounds' third value (the most blocks per cluster, PTX .maxclusterrank) needs the "
+             "libNVVM backend; LLVM's NVPTX target does not emit it");
+        continue;
+      }
+      annotate(L, fi->fn, user_props[k], n);
     }
   }
   if (L->nvvm) {
@@ -2844,6 +2920,9 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   if (ok) {
     if (L.err_gv) emit_error_strings(&L);
     add_annotations(&L, nvvm_ir_version);
+    ok = !L.failed;
+  }
+  if (ok) {
     if (L.nvvm) strip_new_attributes(&L);
     name_blocks(&L);
     char *msg = NULL;

@@ -466,6 +466,10 @@ static bool spec_ok(FeCtx *fe, unsigned i, const kf_function_spec *sp) {
     bad = arena_printf(&fe->arena, "has inline_mode %d (expected 0, 1 \"always\" or 2 \"never\")", sp->inline_mode);
   for (unsigned k = 0; !bad && k < sp->nsignatures; k++)
     if (!sp->signatures[k]) bad = arena_printf(&fe->arena, "has no text for signature %u", k);
+  for (unsigned k = 0; !bad && k < 3; k++)
+    if (sp->launch_bounds[k] > INT32_MAX || (k && sp->launch_bounds[k] && !sp->launch_bounds[0]))
+      bad = arena_printf(&fe->arena, "has launch bound %u of %u (each is at most 2**31-1, and the first, the most "
+                         "threads per block, must be given for the others)", k, sp->launch_bounds[k]);
   for (unsigned j = 0; !bad && j < i; j++) {
     const kf_function_spec *o = &fe->opts->functions[j];
     if (o->name && o->source == sp->source && strcmp(o->name, sp->name) == 0) bad = "is given twice";
@@ -517,6 +521,7 @@ static FeFunc *spec_func(FeCtx *fe, const kf_function_spec *sp, const PyStmt *de
   fn->cache = sp->cache != 0;
   fn->opt = sp->opt;
   fn->inline_opt = sp->inline_mode == 1 ? "always" : sp->inline_mode == 2 ? "never" : NULL;
+  memcpy(fn->launch_bounds, sp->launch_bounds, sizeof fn->launch_bounds);
   fn->nsigs = sp->nsignatures;
   fn->sigs = ARENA_ARRAY(&fe->arena, FeSig, sp->nsignatures ? sp->nsignatures : 1);
   /* each signature is parsed as a file of its own, so that an error in it quotes it */
@@ -755,8 +760,9 @@ static bool key_specs(const FeOptions *o, StrBuf *b) {
     }
     sb_puts(b, " layout");
     put_str(b, sp->kind == KF_FUNCTION_GUVECTORIZE && sp->layout ? sp->layout : "");
-    sb_printf(b, " fastmath %d debug %d lineinfo %d opt %d inline %d\n", sp->fastmath != 0, sp->debug != 0,
-              sp->lineinfo != 0, sp->opt, sp->inline_mode);
+    sb_printf(b, " fastmath %d debug %d lineinfo %d opt %d inline %d launch_bounds %u %u %u\n", sp->fastmath != 0,
+              sp->debug != 0, sp->lineinfo != 0, sp->opt, sp->inline_mode, sp->launch_bounds[0], sp->launch_bounds[1],
+              sp->launch_bounds[2]);
   }
   mem_free(order);
   return ok;

@@ -207,6 +207,7 @@ struct FeFunc {
   /* options as given to the decorator (-1: not given) */
   int fastmath, debug, lineinfo, opt, cache;
   const char *inline_opt;
+  unsigned launch_bounds[3]; /* kernels: cuda.jit(launch_bounds=...), kf_function_spec's; 0: none */
   /* locals: parameters first, then every other assigned name (computed on first use) */
   bool analysed;
   unsigned nlocals;
@@ -314,6 +315,8 @@ struct FeCtx {
   X(BALLOT_SYNC, "ballot_sync") X(ACTIVEMASK, "activemask") X(POPC, "popc")              \
   X(LANEMASK_LT, "lanemask_lt") X(MATCH_ANY_SYNC, "match_any_sync")                       \
   X(MATCH_ALL_SYNC, "match_all_sync")                                                    \
+  X(LDCA, "ldca") X(LDCG, "ldcg") X(LDCS, "ldcs") X(LDLU, "ldlu") X(LDCV, "ldcv")         \
+  X(STCG, "stcg") X(STCS, "stcs") X(STWB, "stwb") X(STWT, "stwt")                         \
   X(BREV, "brev") X(CLZ, "clz") X(FFS, "ffs") X(FMA, "fma") X(CBRT, "cbrt")             \
   X(SHARED_ARRAY, "shared.array") X(LOCAL_ARRAY, "local.array")                          \
   X(CONST_ARRAY_LIKE, "const.array_like")                                                \

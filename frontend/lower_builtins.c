@@ -364,6 +364,15 @@ FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_LANEMASK_LT:
   case BI_MATCH_ANY_SYNC:
   case BI_MATCH_ALL_SYNC: return lower_warp(L, bi, e);
+  case BI_LDCA:
+  case BI_LDCG:
+  case BI_LDCS:
+  case BI_LDLU:
+  case BI_LDCV:
+  case BI_STCG:
+  case BI_STCS:
+  case BI_STWB:
+  case BI_STWT: return lower_cache_hint(L, bi, e);
   case BI_POPC:
   case BI_BREV:
   case BI_CLZ:

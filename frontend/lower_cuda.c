@@ -479,3 +479,60 @@ FeVal lower_bits(Lower *L, int bi, const PyExpr *e) {
   Value *r = ib_unary(&L->b, k, conv_v(L, a, ta), NULL);
   return lw_conv(L, val(ta, r), rt);
 }
+
+/* ---- calls: loads and stores with a cache hint ------------------------------------------------------------------ */
+
+/* cuda.ldca/ldcg/ldcs/ldlu/ldcv(a, i) and cuda.stcg/stcs/stwb/stwt(a, i, value): the element a[i] (i an integer for a
+ * 1-d array, else a tuple of one integer type per axis, as numba-cuda's cache_hints checks them, with its messages)
+ * read or written as a[i] is — the same wraparound and bounds check — by a mem.load / mem.store whose `cache`
+ * attribute names the PTX cache operator: ld.global.<op> / st.global.<op> on the GPU (backend), a plain access on the
+ * simulator. The array's dtype must be an integer or a float of 8 to 64 bits; a stored value converts to it. */
+FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e) {
+  const char *name = sema_builtin_name(bi), *fname = arena_printf(&L->fe->arena, "cuda.%s", name);
+  bool store = bi == BI_STCG || bi == BI_STCS || bi == BI_STWB || bi == BI_STWT;
+  FeVal a[3];
+  if (!lw_positional(L, e, fname, store ? 3 : 2, store ? 3 : 2, a)) return poison();
+  FeVal arr = a[0].kind == FV_VIEW ? lw_view_value(L, &a[0]) : a[0];
+  if (arr.kind == FV_POISON || a[1].kind == FV_POISON || (store && a[2].kind == FV_POISON)) return poison();
+  if (!is_array(&arr) || ty_is_record(arr.type->elem))
+    return lw_lerr(L, arg_loc(e, 0), "%s operates on arrays or pointers. Got type %s", name, lw_vname(L, &a[0]));
+  unsigned rank = arr.type->rank;
+  FeVal ix[32];
+  unsigned n = 0;
+  if (a[1].kind == FV_VAL && is_int_type(a[1].type) && !is_enum_only(&a[1])) {
+    if (rank != 1) return lw_lerr(L, arg_loc(e, 1), "Expected %u indices, got a scalar", rank);
+    ix[n++] = a[1];
+  } else if (a[1].kind == FV_TUPLE && a[1].tup.n) {
+    bool uniform = true, ints = true;
+    for (unsigned k = 0; k < a[1].tup.n; k++) {
+      const FeVal *t = &a[1].tup.elems[k];
+      uniform &= t->kind == FV_VAL && a[1].tup.elems[0].kind == FV_VAL && t->type == a[1].tup.elems[0].type;
+      ints &= t->kind == FV_VAL && is_int_type(t->type) && !is_enum_only(t);
+    }
+    if (uniform && a[1].tup.n != rank)
+      return lw_lerr(L, arg_loc(e, 1), "Expected %u indices, got %u", rank, a[1].tup.n);
+    if (!uniform || !ints || a[1].tup.n > 32)
+      return lw_lerr(L, arg_loc(e, 1), "%s is not a valid index", lw_vname(L, &a[1]));
+    for (unsigned k = 0; k < a[1].tup.n; k++) ix[n++] = a[1].tup.elems[k];
+  } else {
+    return lw_lerr(L, arg_loc(e, 1), "%s is not a valid index", lw_vname(L, &a[1]));
+  }
+  Type *et = arr.type->elem;
+  if (!((et->kind == TY_INT && !ty_is_time(et)) || (et->kind == TY_FLOAT && !ty_is_bf16(et))))
+    return lw_lerr(L, arg_loc(e, 0), "%s requires array of integer or float type, got %s", name, tname(L, et));
+  if (store && (!is_scalar(&a[2]) || lw_implicit_conv_error(L, &a[2], et, arg_loc(e, 2), " to store it into an element")))
+    return is_scalar(&a[2]) ? poison()
+                            : lw_lerr(L, arg_loc(e, 2), "cannot store %s into an element of %s", lw_vname(L, &a[2]),
+                                      tname(L, arr.type));
+  Value *base, *idx[32];
+  if (lw_index_array(L, &arr, ix, n, e->loc, store, &base, idx).kind == FV_POISON) return poison();
+  at(L, e->loc);
+  Value *ops[34];
+  unsigned k = 0;
+  if (store) ops[k++] = conv_v(L, a[2], et);
+  ops[k++] = base;
+  for (unsigned d = 0; d < rank; d++) ops[k++] = idx[d];
+  Op *op = ib_op(&L->b, store ? OP_STORE : OP_LOAD, k, ops, store ? 0 : 1, store ? NULL : &et, 0);
+  ir_op_set_attr(L->m, op, "cache", attr_str(L->m, name + 2)); /* "ca", "cg", ..., "wt" */
+  return store ? (FeVal){.kind = FV_NONE} : val(et, op_result(op, 0));
+}

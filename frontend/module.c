@@ -22,6 +22,7 @@
  * up in the main source first, then in the others in order; a function named as one of an earlier source
  * has symbols based on name__s<source> (FeFunc.sym). */
 #include <ctype.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -658,6 +659,36 @@ static int const_bool_opt(FeCtx *fe, const PyKeyword *k) {
   return -1;
 }
 
+/* cuda.jit(launch_bounds=...): an integer (the most threads per block) or a tuple or list of one to three
+ * (then the fewest blocks per multiprocessor, the most blocks per cluster), numba-cuda's forms; None or () is none.
+ * Checked as kfront_launch_bounds (python/kfront/cuda/dispatcher.py) checks the option. */
+static void read_launch_bounds(FeCtx *fe, FeFunc *fn, const PyExpr *e) {
+  const PyExpr *one = e;
+  const PyExprList *items = e->kind == EX_TUPLE || e->kind == EX_LIST ? &e->elts : NULL;
+  unsigned n = items ? items->n : 1;
+  if (!items && eval_const(fe, e).kind == FV_NONE) return;
+  if (n > 3) {
+    fe_error(fe, e->loc, "Got %u launch bounds. A maximum of three are supported: (max_threads_per_block, "
+             "min_blocks_per_sm, max_blocks_per_cluster)", n);
+    return;
+  }
+  for (unsigned i = 0; i < n; i++) {
+    if (items) one = items->items[i];
+    FeVal v = eval_const(fe, one);
+    if (!is_const_scalar(&v) || v.type->kind != TY_INT) {
+      fe_error(fe, one->loc, "launch_bounds must be an integer or a tuple of up to three integers");
+      return;
+    }
+    int64_t lo = i == 0 ? 1 : 0;
+    if (v.c.i < lo || v.c.i > INT32_MAX) {
+      fe_error(fe, one->loc, "launch bound %u (%s) is %" PRId64 ": it must be from %" PRId64 " to 2**31-1", i + 1,
+               i == 0 ? "max_threads_per_block" : i == 1 ? "min_blocks_per_sm" : "max_blocks_per_cluster", v.c.i, lo);
+      return;
+    }
+    fn->launch_bounds[i] = (unsigned)v.c.i;
+  }
+}
+
 /* Reads the decorators of a def; returns the FeFunc, or NULL when the function is host code. */
 static FeFunc *read_decorated(FeCtx *fe, const PyStmt *def) {
   const PyExprList *decos = &def->funcdef.decorators;
@@ -748,12 +779,13 @@ static FeFunc *read_decorated(FeCtx *fe, const PyStmt *def) {
           fn->inline_opt = v.c.i ? "always" : "never";
         else
           fe_error(fe, k->value->loc, "option 'inline' must be \"always\", \"never\", True or False");
+      } else if (strcmp(k->arg, "launch_bounds") == 0) {
+        read_launch_bounds(fe, fn, k->value);
       } else if (strcmp(k->arg, "sig") == 0 || strcmp(k->arg, "signature") == 0 || strcmp(k->arg, "func_or_sig") == 0) {
         fn->lazy = false;
         read_signatures(fe, fn, k->value);
       } else if (strcmp(k->arg, "max_registers") == 0 || strcmp(k->arg, "link") == 0 ||
-                 strcmp(k->arg, "lto") == 0 || strcmp(k->arg, "boundscheck") == 0 ||
-                 strcmp(k->arg, "launch_bounds") == 0) {
+                 strcmp(k->arg, "lto") == 0 || strcmp(k->arg, "boundscheck") == 0) {
         fe_warning(fe, k->loc, "cuda.jit option '%s' is ignored by kfront", k->arg);
       } else {
         fe_error(fe, k->loc, "unknown cuda.jit option '%s'", k->arg);

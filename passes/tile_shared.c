@@ -23,7 +23,8 @@
  * frontend makes the same shape), with step 1 and launch-invariant bounds. A tiled load: a mem.load in L's
  * body (not in a nested loop) from a kernel parameter whose every index is affine (affine.h) in at most one
  * of tid.x, tid.y, L's variable (coefficient 1; blockIdx*blockDim and invariants free; each used by one index
- * at most), that uses L's variable and not both tid.x and tid.y (threads of the block share it).
+ * at most), that uses L's variable and not both tid.x and tid.y (threads of the block share it), and has no cache
+ * hint (attribute `cache`: cuda.ldcg ... read global memory as the user chose; so are neighbour reads with one).
  * Legal when: L's body has no barrier, warp op, call or return; the ops before L in the guarded arm are pure
  * (they move before the guard); the tiled arrays are never written (no store or atomic in the kernel names
  * them; the kernel calls no function that stores anything); every array the kernel writes is a parameter,
@@ -302,7 +303,8 @@ typedef struct LoadScan {
 
 static bool find_loads(Op *op, void *user) {
   Ts *t = ((LoadScan *)user)->t;
-  if (op->kind != OP_LOAD || !directly_in_loop(t, op)) return true;
+  /* (a load with a cache hint, cuda.ldcg ...: the user chose how it reads global memory; left alone) */
+  if (op->kind != OP_LOAD || ir_op_attr(op, "cache") || !directly_in_loop(t, op)) return true;
   Value *a = op_operand(op, 0);
   if (!is_param(t, a) || a->type->rank > TS_MAX_RANK) return true;
   const char *saved = t->why;
@@ -394,7 +396,7 @@ typedef struct HaloScan {
 static bool find_halo_loads(Op *op, void *user) {
   HaloScan *hs = user;
   Ts *t = hs->t;
-  if (op->kind != OP_LOAD) return true;
+  if (op->kind != OP_LOAD || ir_op_attr(op, "cache")) return true; /* (a cache hint: the user's choice, as above) */
   for (Op *p = ir_block_parent_op(op->block); p && p != t->guard; p = ir_block_parent_op(p->block))
     if (op_has(p, OPT_LOOP)) return true; /* (in a loop: read many times, left alone) */
   Value *a = op_operand(op, 0);

@@ -476,13 +476,14 @@ bool rt_check_launch(const RtLimits *l, const char *kernel, const unsigned grid[
   uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
   if (threads > l->max_threads_per_block) {
     diag_error(diag, none, "invalid launch of kernel %s: a block of (%u, %u, %u) = %" PRIu64 " threads is above "
-               "the device's limit of %u threads per block", kernel, block[0], block[1], block[2], threads,
-               l->max_threads_per_block);
+               "the device's limit of %u threads per block (the CUDA driver refuses the launch with "
+               "CUDA_ERROR_INVALID_VALUE)", kernel, block[0], block[1], block[2], threads, l->max_threads_per_block);
     return false;
   }
   if (kernel_max_threads && threads > kernel_max_threads) {
     diag_error(diag, none, "invalid launch of kernel %s: a block of %" PRIu64 " threads is above this kernel's "
-               "limit of %u threads per block (set by its register use)", kernel, threads, kernel_max_threads);
+               "limit of %u threads per block (set by its launch_bounds or its register use; the CUDA driver "
+               "refuses the launch with CUDA_ERROR_INVALID_VALUE)", kernel, threads, kernel_max_threads);
     return false;
   }
   for (int i = 0; i < 3; i++) {
@@ -593,6 +594,13 @@ bool rt_kir_static_bytes(Module *m, Op *func, const char *space, size_t *out) {
 }
 
 bool rt_kir_static_shared(Module *m, Op *func, size_t *out) { return rt_kir_static_bytes(m, func, "shared", out); }
+
+unsigned rt_kir_launch_bound(const Op *func) {
+  const Attr *a = ir_op_attr(func, "launch_bounds");
+  if (!a || a->kind != ATTR_ARRAY || !a->arr.n || a->arr.elems[0].kind != ATTR_INT) return 0;
+  int64_t n = a->arr.elems[0].i;
+  return n > 0 && n <= INT32_MAX ? (unsigned)n : 0;
+}
 
 static bool names_function(const char *sym, const char *name) {
   size_t n = strlen(name);

@@ -164,6 +164,7 @@ static kf_status sim_function(RtDevice *d, RtDevModule *m, const char *entry, Op
   memset(out, 0, sizeof *out);
   out->module = m;
   out->handle = func;
+  out->max_threads = rt_kir_launch_bound(func); /* as a GPU's driver, its launch_bounds' (0: none) */
   if (!rt_kir_static_shared(m->kir, func, &out->static_shared)) {
     diag_out_of_memory(diag);
     return KF_ERROR_OUT_OF_MEMORY;
@@ -172,7 +173,7 @@ static kf_status sim_function(RtDevice *d, RtDevModule *m, const char *entry, Op
 }
 
 /* The simulator runs kir: no registers, no local-memory frame (not known: -1); the shared and constant arrays the
- * kernel declares; the device's block limit. */
+ * kernel declares; the block limit of its launch_bounds, else the device's. */
 static kf_status sim_function_attributes(RtDevice *d, RtDevFunction *fn, kf_kernel_attributes *out, Diag *diag) {
   size_t consts = 0;
   if (!rt_kir_static_bytes(fn->module->kir, fn->handle, "const", &consts)) return out_of_memory(diag);

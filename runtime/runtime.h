@@ -122,6 +122,9 @@ void rt_format_index_error(StrBuf *out, const char *kernel, const char *file, un
 /* Bytes of static shared memory (mem.global, space "shared") a kernel and the functions it calls use (each
  * global counted once, however many functions name it). False when out of memory. */
 bool rt_kir_static_shared(Module *m, Op *func, size_t *out);
+/* The most threads per block a kernel's cuda.jit(launch_bounds=...) allows (its `launch_bounds` attribute); 0: no
+ * bound. */
+unsigned rt_kir_launch_bound(const Op *func);
 /* The same for the globals of any memory space ("shared", "const": the constant arrays a kernel reads). */
 bool rt_kir_static_bytes(Module *m, Op *func, const char *space, size_t *out);
 /* Kernels (func.func with the `kernel` attribute) of m that implement the Python function `name`:

@@ -307,6 +307,11 @@ typedef struct kf_function_spec {
   int opt;                              /* -1: default; else 0..3 */
   int inline_mode;                      /* 0 default, 1 "always", 2 "never" */
   int cache;                            /* recorded only */
+  /* KERNEL: cuda.jit(launch_bounds=...): the most threads per block it may be launched with, the fewest blocks
+   * per multiprocessor its registers must allow, the most blocks per cluster (PTX .maxntid, .minnctapersm,
+   * .maxclusterrank); 0: no bound. A launch of more threads per block fails. The first must be given for the
+   * others (1..2**31-1 each). */
+  unsigned launch_bounds[3];
 } kf_function_spec;
 
 typedef struct kf_compile_options {

@@ -129,6 +129,26 @@ static int read_spec(PyObject *d, kf_function_spec *sp, ExtPool *pool) {
       dict_int(d, "lineinfo", 0, &sp->lineinfo) < 0 || dict_int(d, "opt", -1, &sp->opt) < 0 ||
       dict_int(d, "inline", 0, &sp->inline_mode) < 0 || dict_int(d, "cache", 0, &sp->cache) < 0)
     return -1;
+  /* launch_bounds: up to three non-negative ints (the dispatcher has checked them as numba-cuda does) */
+  PyObject *bounds = PyDict_GetItemString(d, "launch_bounds");
+  if (bounds && bounds != Py_None) {
+    PyObject *t = PySequence_Tuple(bounds);
+    if (!t) return -1;
+    Py_ssize_t n = PyTuple_Size(t);
+    int r = n <= 3 ? 0 : -1;
+    if (r < 0) PyErr_SetString(PyExc_ValueError, "a function spec's launch_bounds has more than 3 values");
+    for (Py_ssize_t i = 0; r == 0 && i < n; i++) {
+      long long v = PyLong_AsLongLong(PyTuple_GetItem(t, i));
+      if (v == -1 && PyErr_Occurred()) r = -1;
+      else if (v < 0 || v > 0x7fffffff) {
+        PyErr_Format(PyExc_ValueError, "a function spec's launch bound %lld is out of range", v);
+        r = -1;
+      } else
+        sp->launch_bounds[i] = (unsigned)v;
+    }
+    Py_DECREF(t);
+    if (r < 0) return -1;
+  }
   return 0;
 }
 

@@ -32,7 +32,7 @@ has the table with what is deliberately left out):
                                    bf16, libdevice, libdevicefuncs, misc, vectorizers, args, typing,
                                    launchconfig, compiler, extending
     numba.cuda.types               every public name of kfront.types; __all__ as numba-cuda's (the type names)
-    numba.cuda.core.config         kfront.config, reads and assignments (also as numba.cuda.config)
+    numba.cuda.core.config         kfront.config, reads and assignments (also as numba.cuda.config); _OptLevel
     numba.cuda.core.errors         kfront.errors.NUMBA_ERRORS: TypingError, NumbaError, NumbaPerformanceWarning...
     numba.cuda.np.numpy_support    from_dtype, as_dtype (kfront.types); numpy_version, carray, farray
                                    (kfront.numpy_support)
@@ -205,7 +205,8 @@ class _Spec:
 NUMBA_CUDA_VERSION = "0.30.4"
 _FROM_TO_DTYPE = {"from_dtype": ("kfront.types", "from_dtype"), "as_dtype": ("kfront.types", "as_dtype")}
 _NUMPY_SUPPORT = {name: ("kfront.numpy_support", name) for name in ("numpy_version", "carray", "farray")}
-_CONFIG = dict(providers=(_Star("kfront.config"),), forward_set="kfront.config")
+_CONFIG = dict(providers=(_Star("kfront.config"), _Names({"_OptLevel": ("kfront.config", "_OptLevel")})),
+               forward_set="kfront.config")  # (numba's config.OPT is an _OptLevel; tests make them)
 
 # numba.cuda and what numba-cuda provides beneath it (both scopes of the alias)
 _CUDA_MODULES = {

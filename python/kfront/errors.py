@@ -155,9 +155,34 @@ class KernelArgumentError(KfrontError, TypeError):
 
 
 class LaunchError(KfrontError, ValueError):
-    """A launch configuration the device cannot run: grid, block or shared memory out of its limits."""
+    """A launch configuration the device cannot run: grid, block or shared memory out of its limits, or more
+    threads per block than the kernel's launch_bounds. numba-cuda 0.30 launches through cuda.core, whose
+    CUDAError (cuda.core._utils.cuda_utils) carries the driver's refusal (CUDA_ERROR_INVALID_VALUE); where a
+    program has imported that class, so that it can catch it, a LaunchError is also an instance of it."""
 
     kind = KIND_LAUNCH_CONFIG
+
+    def __new__(cls, *args, **kwargs):
+        if cls is LaunchError:
+            cls = _launch_error_class()
+        return super().__new__(cls, *args, **kwargs)
+
+
+_CUDA_CORE_ERRORS = "cuda.core._utils.cuda_utils"
+_launch_error_classes = {}
+
+
+def _launch_error_class():
+    """LaunchError, or its subclass that is also cuda.core's CUDAError when the program has imported it."""
+    import sys
+    core = getattr(sys.modules.get(_CUDA_CORE_ERRORS), "CUDAError", None)
+    if not (isinstance(core, type) and issubclass(core, Exception)):
+        return LaunchError
+    cls = _launch_error_classes.get(core)
+    if cls is None:
+        cls = _launch_error_classes[core] = type("LaunchError", (LaunchError, core), {
+            "__module__": __name__, "__doc__": LaunchError.__doc__})
+    return cls
 
 
 class CudaDriverError(KfrontError):
@@ -174,6 +199,10 @@ class KfrontWarning(Warning):
 
 class PerformanceWarning(KfrontWarning):
     """Code that will run slowly, e.g. a launch of low occupancy (NumbaPerformanceWarning)."""
+
+
+class InvalidConfigWarning(KfrontWarning):
+    """Options that do not go together, e.g. cuda.jit(debug=True) with opt=True (NumbaInvalidConfigWarning)."""
 
 
 class KfrontDeprecationWarning(KfrontWarning, DeprecationWarning):
@@ -225,7 +254,7 @@ NUMBA_ERRORS = {
     "NumbaDeprecationWarning": KfrontDeprecationWarning,
     "NumbaPendingDeprecationWarning": KfrontPendingDeprecationWarning,
     "NumbaExperimentalFeatureWarning": KfrontWarning,
-    "NumbaInvalidConfigWarning": KfrontWarning,
+    "NumbaInvalidConfigWarning": InvalidConfigWarning,
     "NumbaDebugInfoWarning": KfrontWarning,
     "NumbaParallelSafetyWarning": KfrontWarning,
     "NumbaTypeSafetyWarning": KfrontWarning,

@@ -332,8 +332,16 @@ static void test_key(void) {
   CHECK(kf_compile_options_key(&o1, &ks) == KF_OK);
   CHECK_CONTAINS(ks, "source 1 file 7:more.py first_line 7 sha256 ");
   CHECK_CONTAINS(ks, "function 1:k source 0 kind kernel signatures 1 16:void(float32[:]) layout 0: fastmath 0 debug 0 "
-                     "lineinfo 0 opt -1 inline 0\n");
+                     "lineinfo 0 opt -1 inline 0 launch_bounds 0 0 0\n");
   CHECK_CONTAINS(ks, "pipeline 7:cse,dce\n");
+  /* launch bounds change the PTX (.maxntid): they are part of the key */
+  spec.launch_bounds[0] = 128;
+  spec.launch_bounds[1] = 2;
+  char *kb = NULL;
+  CHECK(kf_compile_options_key(&o1, &kb) == KF_OK && kb && strcmp(kb, ks) != 0);
+  CHECK_CONTAINS(kb, " inline 0 launch_bounds 128 2 0\n");
+  kf_free(kb);
+  spec.launch_bounds[0] = spec.launch_bounds[1] = 0;
   kf_free(ks);
   kf_free(t1);
   /* unreadable options */
@@ -878,6 +886,9 @@ static void test_bad_input(void) {
   expect_bad(&plain, 1, cuda, 1, &ghost2, 1, "kfront: error: function spec 0 ('k') names source 2, but there is only 1 source");
   kf_function_spec unnamed = {.kind = KF_FUNCTION_KERNEL, .opt = -1};
   expect_bad(&plain, 1, cuda, 1, &unnamed, 1, "kfront: error: function spec 0 ('?') has no name");
+  kf_function_spec unbounded = {.name = "k", .kind = KF_FUNCTION_KERNEL, .opt = -1, .launch_bounds = {0, 2, 0}};
+  expect_bad(&plain, 1, cuda, 1, &unbounded, 1, "kfront: error: function spec 0 ('k') has launch bound 1 of 2 (each is at "
+             "most 2**31-1, and the first, the most threads per block, must be given for the others)");
   /* bindings without a name or bound twice */
   kf_binding noname[] = {CUDA_BINDING, {NULL, v_int(KF_INT64, 1)}};
   expect_bad(&plain, 1, noname, 2, NULL, 0, "kfront: error: binding 1 has no name");

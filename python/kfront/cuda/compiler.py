@@ -15,10 +15,9 @@ function compiled with it is kfront's own device function (the same shape as the
 whose status return, result pointer and environment global are numba-cuda's, "not considered stable" by its
 documentation). The C ABI is for device functions only, as in numba-cuda.
 """
-import warnings
 
-from kfront import _capture, config, errors, types
-from kfront.cuda.dispatcher import Dispatcher, get_current_cc
+from kfront import _capture, errors, types
+from kfront.cuda.dispatcher import Dispatcher, _debug_and_opt, get_current_cc
 
 _ABIS = ("numba", "c")
 _OUTPUTS = ("ptx", "ltoir")
@@ -50,21 +49,14 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
         raise NotImplementedError("The C ABI is not supported for kernels")
     if forceinline and not device:
         raise ValueError("Cannot force-inline kernels")
-    if launch_bounds is not None:
-        raise errors.UnsupportedError("kfront: compile(launch_bounds=...) is not supported (kfront sets no launch "
-                                      "bounds on its kernels)")
-    debug = bool(config.CUDA_DEBUGINFO_DEFAULT) if debug is None else bool(debug)
-    opt = (config.OPT != 0) if opt is None else opt
-    if debug and opt:
-        warnings.warn("debug=True with opt=True is not supported by CUDA. This may result in a crash - set "
-                      "debug=False or opt=False.", errors.NUMBA_ERRORS["NumbaInvalidConfigWarning"], stacklevel=2)
+    debug, opt = _debug_and_opt(debug, opt, lineinfo)
     sig = types.normalize_signature(sig)
     resty = types.return_type(sig)
     if not device and resty is not None and resty != types.none:
         raise TypeError("CUDA kernel must have void return type.")
     symbol = (abi_info or {}).get("abi_name") if abi == "c" else None
     d = Dispatcher(pyfunc, [sig], device=device, debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt,
-                   inline="always" if forceinline else "never")
+                   inline="always" if forceinline else "never", launch_bounds=launch_bounds)
     codegen = dict(arch=_arch(cc or DEFAULT_CC), opt=d._options["opt"], fastmath=bool(fastmath),
                    lineinfo=bool(lineinfo))
     if symbol is not None:

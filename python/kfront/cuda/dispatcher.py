@@ -74,6 +74,49 @@ def warn_implicit_copies(count):
                 "Host array used in CUDA kernel will incur copy overhead to/from device."), stacklevel=2)
 
 
+def read_launch_bounds(value):
+    """cuda.jit(launch_bounds=...) as a tuple of up to three ints (max threads per block, min blocks per
+    multiprocessor, max blocks per cluster), read as numba-cuda reads it: None or () for none, an integer for the
+    first alone, a tuple or list; more than three is numba-cuda's ValueError. kfront also refuses what numba-cuda
+    would pass on to NVVM as nonsense: a value that is no integer (TypeError), a first bound below 1 or any above
+    2**31-1 (ValueError); 0 for the second or third is no bound."""
+    if value is None:
+        return ()
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        value = (value,)
+    if not isinstance(value, (tuple, list)):
+        raise TypeError("launch_bounds must be an integer or a tuple of up to three integers, not %r" % (value,))
+    if len(value) > 3:
+        raise ValueError("Got %d launch bounds: %s. A maximum of three are supported: (max_threads_per_block, "
+                         "min_blocks_per_sm, max_blocks_per_cluster)" % (len(value), value))
+    names = ("max_threads_per_block", "min_blocks_per_sm", "max_blocks_per_cluster")
+    bounds = []
+    for i, v in enumerate(value):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError("launch_bounds must be integers: %s is %r" % (names[i], v))
+        if not (1 if i == 0 else 0) <= v <= 2 ** 31 - 1:
+            raise ValueError("launch_bounds: %s is %d; it must be from %d to 2**31-1" % (names[i], v, i == 0))
+        bounds.append(int(v))
+    return tuple(bounds)
+
+
+def _debug_and_opt(debug, opt, lineinfo):
+    """numba-cuda's defaults of cuda.jit's debug (config.CUDA_DEBUGINFO_DEFAULT, i.e. NUMBA_CUDA_DEBUGINFO) and opt
+    (config.OPT != 0), and its warnings (NumbaInvalidConfigWarning) of debug with opt and of debug with lineinfo, at
+    the call of cuda.jit or compile_ptx, as numba-cuda gives them."""
+    debug = _config.CUDA_DEBUGINFO_DEFAULT if debug is None else debug
+    opt = (_config.OPT != 0) if opt is None else opt
+    if debug and opt:
+        warnings.warn(errors.InvalidConfigWarning(
+            "debug=True with opt=True is not supported by CUDA. This may result in a crash - set debug=False or "
+            "opt=False."), stacklevel=3)
+    if debug and lineinfo:
+        warnings.warn(errors.InvalidConfigWarning(
+            "debug and lineinfo are mutually exclusive. Use debug to get full debug info (this disables some "
+            "optimizations), or lineinfo for line info only with code generation unaffected."), stacklevel=3)
+    return debug, opt
+
+
 def _redirect(ref, config):
     """A launcher's way to the current device: the launcher of `config` for it (see Launcher in ext/program.c)."""
     d = ref()
@@ -322,7 +365,7 @@ class Dispatcher:
     device function (device=True, called by kernels)."""
 
     def __init__(self, py_func, sigs=None, device=False, fastmath=False, debug=False, lineinfo=False, opt=True,
-                 cache=False, inline="never", forceinline=False, source=None, **extra):
+                 cache=False, inline="never", forceinline=False, source=None, launch_bounds=None, **extra):
         unknown = set(extra) - {"link", "max_registers", "boundscheck", "lto", "extensions"}
         if unknown:
             raise TypeError("kfront: cuda.jit() got unknown option(s) %s" % ", ".join(sorted(unknown)))
@@ -342,6 +385,14 @@ class Dispatcher:
         # numba-cuda's forceinline=True gives the device function LLVM's alwaysinline: what kfront gives every
         # device function that is not recursive, so the option is recorded and changes nothing
         self._forceinline = bool(forceinline)
+        # as numba-cuda, bad launch bounds are an error of the kernel's first compile: at once when signatures are
+        # declared (numba-cuda compiles them at decoration), else at the first launch or compile (_frozen raises it)
+        try:
+            self._launch_bounds = read_launch_bounds(launch_bounds)
+        except (TypeError, ValueError) as e:
+            if self._sigs and not device:
+                raise
+            self._launch_bounds = e
         self._bounds_check = extra.get("boundscheck") is not False
         # numba-cuda's argument extensions: objects whose prepare_args(ty, val, stream=, retr=) -> (ty, val) maps
         # each argument of a launch, last to first (the list given is kept: appending to it later counts)
@@ -358,16 +409,22 @@ class Dispatcher:
 
     @property
     def targetoptions(self):
+        bounds = self._launch_bounds if isinstance(self._launch_bounds, tuple) else None
         return dict(self._options, device=self._kind == "device", forceinline=self._forceinline,
-                    extensions=self.extensions)
+                    extensions=self.extensions, launch_bounds=bounds or None)
 
     def _spec_options(self):
         o = self._options
-        return {"fastmath": o["fastmath"], "debug": o["debug"], "lineinfo": o["lineinfo"], "opt": o["opt"],
+        spec = {"fastmath": o["fastmath"], "debug": o["debug"], "lineinfo": o["lineinfo"], "opt": o["opt"],
                 "inline": o["inline"], "cache": o["cache"]}
+        if self._kind == "kernel" and self._launch_bounds:  # a device function's are ignored, as numba-cuda's
+            spec["launch_bounds"] = self._launch_bounds
+        return spec
 
     # -- compiling --------------------------------------------------------------------------------------
     def _frozen(self):
+        if isinstance(self._launch_bounds, Exception) and self._kind == "kernel":
+            raise self._launch_bounds.with_traceback(None)
         if self._inputs is None:
             self._inputs = _Inputs(self)
         return self._inputs
@@ -454,7 +511,8 @@ class Dispatcher:
             d = Dispatcher(self.py_func, [sig], device=self._kind == "device", boundscheck=self._bounds_check,
                            source=self._source,
                            **{k: v for k, v in self._options.items() if k != "inline"},
-                           inline="always" if self._options["inline"] else "never", forceinline=self._forceinline)
+                           inline="always" if self._options["inline"] else "never", forceinline=self._forceinline,
+                           launch_bounds=self._launch_bounds)
             d._inputs = self._frozen()
             self._specialized[sig] = d
         return d
@@ -625,7 +683,8 @@ class Dispatcher:
         options = dict(device=self._kind == "device", fastmath=o["fastmath"], debug=o["debug"],
                        lineinfo=o["lineinfo"], opt=o["opt"], cache=o["cache"],
                        inline="always" if o["inline"] else "never", forceinline=self._forceinline,
-                       boundscheck=self._bounds_check)
+                       boundscheck=self._bounds_check,
+                       launch_bounds=self._launch_bounds if isinstance(self._launch_bounds, tuple) else None)
         source = None if isinstance(self._source, BaseException) else self._source
         return (_pickle.new_dispatcher, (type(self),),
                 {"function": _pickle.function_state(self.py_func, _registry(), source and source[1]),
@@ -737,9 +796,12 @@ def get_current_cc():
         return (9, 0)
 
 
-def jit(func_or_sig=None, device=False, **options):
+def jit(func_or_sig=None, device=False, debug=None, opt=None, lineinfo=False, **options):
     """numba.cuda.jit: bare (@cuda.jit), with options (@cuda.jit(device=True, fastmath=True)), or with a
-    signature or a list of them (@cuda.jit("void(float32[:])"))."""
+    signature or a list of them (@cuda.jit("void(float32[:])")). debug and opt default as numba-cuda's (see
+    _debug_and_opt), which warns here of debug=True with opt=True."""
+    debug, opt = _debug_and_opt(debug, opt, lineinfo)
+    options.update(debug=debug, opt=opt, lineinfo=lineinfo)
     if callable(func_or_sig) and not isinstance(func_or_sig, (types.Type, types.Signature)):
         return Dispatcher(func_or_sig, None, device=device, **options)
     sigs = func_or_sig
