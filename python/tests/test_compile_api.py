@@ -84,8 +84,8 @@ def test_numba_cudas_errors():
         cuda.compile(add, (int32, int32), output="illegal")
     with pytest.raises(ValueError, match="Can only designate forced inlining in LTO-IR"):
         cuda.compile(add, (int32, int32), forceinline=True)
-    with pytest.raises(errors.UnsupportedError, match="launch_bounds"):
-        cuda.compile_ptx(lambda: None, "void()", launch_bounds=128)
+    with pytest.raises(ValueError, match="Got 4 launch bounds"):
+        cuda.compile_ptx(lambda: None, "void()", launch_bounds=(128, 1, 1, 1))
     with pytest.raises(errors.UnsupportedError, match="architecture-specific"):
         cuda.compile_ptx(lambda: None, (), cc=(9, 0, "a"))
 
@@ -101,3 +101,11 @@ def test_numba_cuda_compiler_module():
     finally:
         uninstall_numba_alias()
         sys.modules.update(saved)
+
+
+def test_compile_takes_launch_bounds():
+    def kern(x):
+        x[0] = 1
+
+    ptx, _ = cuda.compile(kern, (int32[::1],), device=False, abi="numba", launch_bounds=(128, 2))
+    assert ".maxntid 128, 1, 1" in ptx and ".minnctapersm 2" in ptx
