@@ -159,22 +159,27 @@ def pytest_runtest_makereport(item, call):
 
 
 def _outcome(reports):
-    """The test's outcome and message from its setup, call and teardown reports."""
-    by_when = {r.when: r for r in reports}
+    """The test's outcome and message from its setup, call and teardown reports. A phase may have several: each
+    failed subtest (unittest's self.subTest, pytest's subtests) is a report of the call phase of its own, before
+    the test's; any failed one fails the test (the test's own report says passed when only subtests failed)."""
     for when in ("setup", "call", "teardown"):
-        r = by_when.get(when)
-        if r is None:
+        phase = [r for r in reports if r.when == when]
+        if not phase:
             continue
-        if getattr(r, "_conformance_timeout", False):
+        if any(getattr(r, "_conformance_timeout", False) for r in phase):
             return "timeout", "the test ran past its time limit (%s)" % when
-        if hasattr(r, "wasxfail"):
-            return ("xfail", _one_line(r.wasxfail)) if r.skipped else ("xpass", _one_line(r.wasxfail))
-        if r.skipped:
-            reason = r.longrepr[2] if isinstance(r.longrepr, tuple) else r.longrepr
+        last = phase[-1]
+        failed = [r for r in phase if r.failed]
+        if hasattr(last, "wasxfail"):
+            return ("xfail", _one_line(last.wasxfail)) if last.skipped else ("xpass", _one_line(last.wasxfail))
+        if failed:
+            first = failed[0]
+            prefix = "" if first is last else "%d subtest(s) failed, the first: " % len(failed)
+            return ("fail" if when == "call" else "error"), prefix + _exception_line(first)
+        if last.skipped:
+            reason = last.longrepr[2] if isinstance(last.longrepr, tuple) else last.longrepr
             return "skip", _one_line(reason)
-        if r.failed:
-            return ("fail" if when == "call" else "error"), _exception_line(r)
-    if "call" not in by_when:
+    if not any(r.when == "call" for r in reports):
         return "error", "no result (setup and call not reported)"
     return "pass", ""
 
