@@ -6,6 +6,7 @@ stream protocol, and the alias's cudadrv modules. What only a GPU shows (managed
 driver) is test/gpu/python/test_driver_api_gpu.py's."""
 import ctypes
 import gc
+import re
 import weakref
 
 import numpy as np
@@ -322,3 +323,59 @@ def test_alias_cudadrv_modules():
         assert ndriver.HostOnlyCUDAMemoryManager is ncuda.HostOnlyCUDAMemoryManager
     finally:
         _alias.uninstall_numba_alias()
+
+
+def test_copy_to_device_is_one_range_of_bytes():
+    d = cuda.to_device(np.arange(20))
+    with pytest.raises(ValueError, match="non-contiguous buffer"):
+        d.copy_to_device(cuda.to_device(np.arange(20))[::2])
+    c = np.arange(125).reshape(5, 5, 5)
+    f = np.array(c, order="F")
+    with pytest.raises(ValueError, match=re.escape("incompatible strides: %s vs. %s" % (c.strides, f.strides))):
+        cuda.to_device(c).copy_to_device(cuda.to_device(f))
+    row = cuda.to_device(np.arange(25).reshape(5, 5, order="F"))[2]
+    with pytest.raises(ValueError, match="non-contiguous buffer"):
+        row.copy_to_device(np.full(5, 5))
+    row[:] = np.full(5, 5)  # (setitem assigns any view)
+    assert row.copy_to_host().tolist() == [5] * 5
+
+
+def test_broadcast_arrays_keep_their_strides():
+    d = cuda.to_device(np.broadcast_to(np.array([3]), (10,)))
+    assert d.strides == (0,) and d._numba_type_.layout == "A" and d.alloc_size == 8
+    out = cuda.device_array(10, dtype=np.int64)
+    _double[1, 16](d, out)
+    assert out.copy_to_host().tolist() == [6] * 10
+
+
+@cuda.jit
+def _double(x, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = 2 * x[i]
+
+
+def test_array_conversion_squeeze_and_host_device_arrays():
+    d = cuda.to_device(np.arange(3.0).reshape(1, 3, 1))
+    with pytest.raises(ValueError, match="`copy=False` is not supported"):
+        np.array(d, copy=False)
+    assert np.asarray(d, dtype=np.float32).dtype == np.float32
+    assert d.squeeze().shape == (3,) and d.squeeze(axis=2).shape == (1, 3)
+    with pytest.raises(ValueError):
+        d.squeeze(axis=1)
+    mapped = cuda.mapped_array(10, dtype=np.uint32)
+    mapped.fill(123)
+    assert driver.is_device_memory(mapped) and driver.device_memory_size(mapped) == 40
+    driver.device_memset(mapped, 0, driver.device_memory_size(mapped))
+    assert not mapped.any()
+
+
+def test_ufunc_into_a_foreign_array_returns_a_device_array():
+    @cuda.vectorize(["f8(f8, f8)"])
+    def add(a, b):
+        return a + b
+
+    target = cuda.device_array(4)
+    foreign = type("Foreign", (), {"__cuda_array_interface__": target.__cuda_array_interface__})()
+    got = add(np.arange(4.0), 6.0, out=foreign)
+    assert isinstance(got, cuda.DeviceNDArray) and got.copy_to_host().tolist() == [6.0, 7.0, 8.0, 9.0]

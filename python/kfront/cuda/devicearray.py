@@ -16,6 +16,7 @@ from an array of another device goes device to device (peer access, or staged th
 kernel launched on another device refuses it with an error naming both devices.
 """
 import contextlib
+import ctypes
 import operator
 
 import numpy as np
@@ -90,6 +91,7 @@ def _allocate(nbytes):
     if memory.is_kfront_manager(context.memory_manager):
         buf = rt.alloc(nbytes)
         return buf.ptr, buf, rt.device
+    context.prepare_for_use()  # (a plugin's initialize() before its first memalloc)
     return memory.plugin_allocation(context, nbytes) + (rt.device,)
 
 
@@ -154,7 +156,6 @@ class DeviceNDArray(_kfront.DeviceArray):
 
     @property
     def device_ctypes_pointer(self):
-        import ctypes
         return ctypes.c_void_p(self._ptr)
 
     def __len__(self):
@@ -220,7 +221,24 @@ class DeviceNDArray(_kfront.DeviceArray):
     to_host = copy_to_host
 
     def copy_to_device(self, ary, stream=0):
-        """Copies a host array, or another device array, of the same shape into this one."""
+        """Copies a host array, or another device array, of the same shape into this one. numba-cuda's rules: a
+        copy is one range of bytes, so this array, and a device array copied from, must be contiguous (their
+        broadcast dimensions aside; else ValueError(errmsg_contiguous_buffer)), and a device array copied from must
+        have this one's strides (ValueError "incompatible strides")."""
+        if not (is_cuda_array(ary) or isinstance(ary, np.ndarray)):
+            ary = np.asarray(ary)
+        if ary.size == 0:
+            return
+        sentry_contiguous(self)
+        if is_cuda_array(ary):
+            src = as_cuda_array(ary)
+            sentry_contiguous(src)
+            check_array_compatibility(array_core(self), array_core(src))
+        self._copy_in(ary, stream)
+
+    def _copy_in(self, ary, stream):
+        """copy_to_device without its rules: into views with gaps and from arrays of any layout, element by
+        element where it must (through host memory)."""
         s = _runtime.stream_arg(stream)
         if is_cuda_array(ary):
             src = as_cuda_array(ary)
@@ -230,7 +248,7 @@ class DeviceNDArray(_kfront.DeviceArray):
             if src.strides != self.strides or not (self.is_c_contiguous() or self.is_f_contiguous()):
                 # the span of a view with gaps holds other arrays' elements, which a copy of the span would
                 # overwrite: its elements go through the host, each where it belongs
-                self.copy_to_device(src.copy_to_host(stream=stream), stream=stream)
+                self._copy_in(src.copy_to_host(stream=stream), stream)
                 return
             start, nbytes, _ = self._contiguous_span()
             sstart, _, _ = src._contiguous_span()
@@ -263,6 +281,27 @@ class DeviceNDArray(_kfront.DeviceArray):
         start, nbytes, lo = self._contiguous_span()
         if nbytes:
             self._rt().memcpy(_HTOD, start, _host_pointer(host) + lo, nbytes, s)
+
+    def __array__(self, dtype=None, copy=None):
+        """The elements copied to a new host array (NumPy's np.asarray / np.array): always a copy, so copy=False is
+        a ValueError, as numba-cuda's."""
+        if copy is False:
+            raise ValueError("`copy=False` is not supported. A copy is always created.")
+        host = self.copy_to_host()
+        return host.astype(dtype) if dtype is not None and np.dtype(dtype) != host.dtype else host
+
+    def squeeze(self, axis=None, stream=0):
+        """The view without the dimensions of length 1 (those of `axis`, an int or a tuple; ValueError for one
+        longer than 1)."""
+        if axis is None:
+            axes = [a for a, n in enumerate(self.shape) if n == 1]
+        else:
+            axes = [a % self.ndim for a in ((axis,) if isinstance(axis, (int, np.integer)) else axis)]
+            for a in axes:
+                if self.shape[a] != 1:
+                    raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+        keep = [a for a in range(self.ndim) if a not in axes]
+        return self._view(tuple(self.shape[a] for a in keep), tuple(self.strides[a] for a in keep), 0)
 
     def copy_to_host_async(self, stream):
         return self.copy_to_host(stream=stream)
@@ -317,11 +356,11 @@ class DeviceNDArray(_kfront.DeviceArray):
                 raise ValueError("Can't copy sequence with size %d to array axis %d with dimension %d"
                                  % (given, axis, extent))
         if isinstance(source, DeviceNDArray) and tuple(source.shape) == tuple(target.shape):
-            target.copy_to_device(source, stream=stream)
+            target._copy_in(source, stream)
         else:
             host = source.copy_to_host(stream=stream) if isinstance(source, DeviceNDArray) else source
             # (a copy from pageable host memory has read it when the call returns, on a stream too)
-            target.copy_to_device(np.broadcast_to(host.reshape(padded), target.shape), stream=stream)
+            target._copy_in(np.broadcast_to(host.reshape(padded), target.shape), stream)
 
     def reshape(self, *newshape, order="C"):
         if len(newshape) == 1 and not isinstance(newshape[0], (int, np.integer)):
@@ -470,14 +509,16 @@ def to_device(obj, stream=0, copy=True, to=None):
         src = as_cuda_array(obj)
         dst = device_array(src.shape, src.dtype, strides=src.strides if src.is_c_contiguous() or src.is_f_contiguous()
                            else None, stream=stream)
-        dst.copy_to_device(src, stream=stream) if dst.strides == src.strides else dst.copy_to_device(
-            src.copy_to_host(), stream=stream)
+        dst._copy_in(src, stream)
         return dst
     host = np.asarray(obj)
     if host.dtype.byteorder == ">":
         host = host.astype(host.dtype.newbyteorder("="))
-    if not (host.flags["C_CONTIGUOUS"] or host.flags["F_CONTIGUOUS"]):
+    core = array_core(host)
+    if not (core.flags["C_CONTIGUOUS"] or core.flags["F_CONTIGUOUS"]):
+        # (numba-cuda refuses such an array: errmsg_contiguous_buffer; kfront copies it contiguous first)
         host = np.ascontiguousarray(host)
+    # a broadcast array keeps its strides, as numba-cuda's: only its core is in device memory (layout "A")
     dst = DeviceNDArray(host.shape, host.strides, host.dtype, stream)
     if copy:
         dst.copy_to_device(host, stream=stream)
@@ -507,9 +548,20 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
 
 class _HostDeviceArray(np.ndarray):
     """A host array that kernels use in place through its __cuda_array_interface__ (memory the device reaches),
-    with a `stream` of its own (numba-cuda's; in the interface), kept by its views."""
+    with a `stream` of its own (numba-cuda's; in the interface), kept by its views. CUDA memory too
+    (__cuda_memory__, device_ctypes_pointer: cudadrv.driver's copies and memset take it)."""
 
     stream = 0
+    __cuda_memory__ = True
+
+    @property
+    def device_ctypes_pointer(self):
+        return ctypes.c_void_p(self._device_address(self.__array_interface__["data"][0]) if self.size else None)
+
+    @property
+    def _cuda_memsize_(self):
+        lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
+        return hi - lo
 
     def __array_finalize__(self, obj):
         self.stream = getattr(obj, "stream", 0)
@@ -767,7 +819,7 @@ def is_cuda_array(obj):
 def from_cuda_array_interface(desc, owner=None, sync=True):
     """A DeviceNDArray over the memory an interface dict describes (used in place; `owner` kept alive)."""
     if desc.get("mask") is not None:
-        raise NotImplementedError("kfront: masked arrays are not supported")
+        raise NotImplementedError("Masked arrays are not supported")
     shape = tuple(desc["shape"])
     dtype = np.dtype(desc["typestr"])
     strides = desc.get("strides")

@@ -3,8 +3,9 @@ gives as that module, with kfront.cuda.memory's memory objects and EMM plugin in
 contexts, streams and events of kfront.cuda._runtime):
 
   driver                      the Driver: is_available, initialization_error, get_device(n), get_device_count(),
-                              list_devices(), reset(). kfront's runtime calls the CUDA driver in C: the driver's own
-                              functions (cuMemAlloc, ...) are not attributes of it (AttributeError names them)
+                              list_devices(), reset(), cuMemGetInfo() (the current device's (free, total)).
+                              kfront's runtime calls the CUDA driver in C: the driver's other functions (cuMemAlloc,
+                              ...) are not attributes of it (AttributeError names them)
   host_to_device(dst, src, size, stream=0), device_to_host(dst, src, size, stream=0),
   device_to_device(dst, src, size, stream=0), device_memset(dst, val, size, stream=0)
                               copies and memset of `size` bytes between device memory (any object with
@@ -71,6 +72,10 @@ class Driver:
     def reset(self):
         for dev in _runtime.gpus:
             dev.reset()
+
+    def cuMemGetInfo(self):
+        """(free, total) bytes of the current device (the simulator's: infinite, as numba-cuda's simulator says)."""
+        return tuple(_runtime.memory_info(_runtime.get_current_device().id))
 
     def __getattr__(self, name):
         if name.startswith("cu"):
