@@ -331,6 +331,14 @@ kf_status kf_device_free(kf_runtime *rt, void *dptr) {
   API_RT(RT(rt));
   return rt_device_free(RT(rt), dptr);
 }
+kf_status kf_managed_alloc(kf_runtime *rt, size_t bytes, unsigned flags, void **dptr) {
+  API_RT(RT(rt));
+  return rt_managed_alloc(RT(rt), bytes, flags, dptr);
+}
+kf_status kf_pointer_range(kf_runtime *rt, const void *ptr, void **base, size_t *bytes) {
+  API_RT(RT(rt));
+  return rt_pointer_range(RT(rt), ptr, base, bytes);
+}
 
 void kf_runtime_allocated(kf_runtime *rt, size_t *bytes, size_t *count) {
   API_RT(RT(rt));

@@ -45,6 +45,8 @@ bool rt_cuda_open(RtCuda *t, const char *path, StrBuf *err) {
   *(void **)&tmp.cuIpcOpenMemHandle = dlsym(lib, "cuIpcOpenMemHandle_v2");  /* cuda.h's name since CUDA 11 */
   if (!tmp.cuIpcOpenMemHandle) *(void **)&tmp.cuIpcOpenMemHandle = dlsym(lib, "cuIpcOpenMemHandle");
   *(void **)&tmp.cuIpcCloseMemHandle = dlsym(lib, "cuIpcCloseMemHandle");
+  *(void **)&tmp.cuMemAllocManaged = dlsym(lib, "cuMemAllocManaged");
+  *(void **)&tmp.cuMemGetAddressRange = dlsym(lib, "cuMemGetAddressRange_v2");
   *t = tmp;
   return true;
 }

@@ -92,6 +92,8 @@ enum { CU_STREAM_DEFAULT = 0, CU_STREAM_NON_BLOCKING = 1 };
 /* cuMemHostAlloc / cuMemHostRegister flags */
 enum { CU_MEMHOSTALLOC_PORTABLE = 1, CU_MEMHOSTALLOC_DEVICEMAP = 2, CU_MEMHOSTALLOC_WRITECOMBINED = 4 };
 enum { CU_EVENT_DEFAULT = 0, CU_EVENT_DISABLE_TIMING = 2 };
+/* cuMemAllocManaged flags */
+enum { CU_MEM_ATTACH_GLOBAL = 1, CU_MEM_ATTACH_HOST = 2 };
 enum { CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9 };
 
 /* The entry points kfront uses. X(field, symbol, return-and-parameters) */
@@ -164,6 +166,9 @@ typedef struct RtCuda {
   CUresult (*cuIpcGetMemHandle)(CUipcMemHandle *handle, CUdeviceptr ptr);
   CUresult (*cuIpcOpenMemHandle)(CUdeviceptr *ptr, CUipcMemHandle handle, unsigned flags);
   CUresult (*cuIpcCloseMemHandle)(CUdeviceptr ptr);
+  /* Managed memory (numba-cuda's managed arrays) and the allocation an address lies in: without them, refused. */
+  CUresult (*cuMemAllocManaged)(CUdeviceptr *ptr, size_t bytes, unsigned flags);
+  CUresult (*cuMemGetAddressRange)(CUdeviceptr *base, size_t *bytes, CUdeviceptr ptr);
   /* Cooperative launches (kernels with a grid barrier): without it they are refused. */
   CUresult (*cuLaunchCooperativeKernel)(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                         unsigned bz, unsigned shared_bytes, CUstream stream, void **params);

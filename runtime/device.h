@@ -48,6 +48,11 @@ typedef struct RtDeviceOps {
   void (*close)(RtDevice *d);
   /* memory */
   bool (*alloc)(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag);
+  /* managed memory (kfront.h's kf_managed_alloc; flags: KF_MANAGED_*), freed by `free`; KF_ERROR_UNSUPPORTED
+   * (reported) where the device has none */
+  kf_status (*alloc_managed)(RtDevice *d, size_t bytes, unsigned flags, uint64_t *out, Diag *diag);
+  /* The allocation ptr lies in (kf_pointer_range); KF_ERROR_UNSUPPORTED (reported) where the device cannot tell. */
+  kf_status (*pointer_range)(RtDevice *d, uint64_t ptr, uint64_t *base, size_t *bytes, Diag *diag);
   bool (*free)(RtDevice *d, uint64_t ptr, Diag *diag);
   bool (*copy)(RtDevice *d, RtCopyKind kind, void *dst, const void *src, size_t bytes, void *stream, Diag *diag);
   bool (*memset)(RtDevice *d, uint64_t dst, int value, size_t bytes, void *stream, Diag *diag);

@@ -151,6 +151,34 @@ static bool gpu_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {
   return true;
 }
 
+static kf_status gpu_alloc_managed(RtDevice *d, size_t bytes, unsigned flags, uint64_t *out, Diag *diag) {
+  Gpu *g = G(d);
+  BINDING(g);
+  if (!g->cu->cuMemAllocManaged) {
+    diag_error(diag, srcloc(NULL, 0, 0), "this CUDA driver has no managed memory (cuMemAllocManaged)");
+    return KF_ERROR_UNSUPPORTED;
+  }
+  CUdeviceptr p = 0;
+  unsigned attach = flags & KF_MANAGED_ATTACH_HOST ? CU_MEM_ATTACH_HOST : CU_MEM_ATTACH_GLOBAL;
+  if (!bind(&binding, diag) || !CU(cuMemAllocManaged, &p, bytes, attach)) return KF_ERROR_DEVICE;
+  *out = p;
+  return KF_OK;
+}
+
+static kf_status gpu_pointer_range(RtDevice *d, uint64_t ptr, uint64_t *base, size_t *bytes, Diag *diag) {
+  Gpu *g = G(d);
+  BINDING(g);
+  if (!g->cu->cuMemGetAddressRange) {
+    diag_error(diag, srcloc(NULL, 0, 0), "this CUDA driver cannot tell which allocation an address lies in "
+               "(it has no cuMemGetAddressRange)");
+    return KF_ERROR_UNSUPPORTED;
+  }
+  CUdeviceptr b = 0;
+  if (!bind(&binding, diag) || !CU(cuMemGetAddressRange, &b, bytes, (CUdeviceptr)ptr)) return KF_ERROR_DEVICE;
+  *base = b;
+  return KF_OK;
+}
+
 static bool gpu_free(RtDevice *d, uint64_t p, Diag *diag) {
   Gpu *g = G(d);
   BINDING(g);
@@ -658,6 +686,8 @@ static const RtDeviceOps gpu_ops = {
     .make_current = gpu_make_current,
     .can_access_peer = gpu_can_access_peer,
     .copy_peer = gpu_copy_peer,
+    .alloc_managed = gpu_alloc_managed,
+    .pointer_range = gpu_pointer_range,
     .ipc_get_handle = gpu_ipc_get_handle,
     .ipc_open_handle = gpu_ipc_open_handle,
     .ipc_close_handle = gpu_ipc_close_handle,

@@ -58,6 +58,17 @@ static bool sim_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {
   return true;
 }
 
+/* The simulator's device memory is host memory, which the host reads and writes as it is: managed already. */
+static kf_status sim_alloc_managed(RtDevice *d, size_t bytes, unsigned flags, uint64_t *out, Diag *diag) {
+  return sim_alloc(d, bytes, out, diag) ? KF_OK : KF_ERROR_DEVICE;
+}
+
+static kf_status sim_pointer_range(RtDevice *d, uint64_t ptr, uint64_t *base, size_t *bytes, Diag *diag) {
+  diag_error(diag, NOLOC, "the simulator cannot tell which allocation an address lies in (its device memory is "
+             "this process's host memory)");
+  return KF_ERROR_UNSUPPORTED;
+}
+
 static bool sim_free(RtDevice *d, uint64_t p, Diag *diag) {
   mem_system_free((void *)(uintptr_t)p);
   return true;
@@ -365,6 +376,8 @@ static const RtDeviceOps sim_ops = {
     .make_current = sim_make_current,
     .can_access_peer = sim_can_access_peer,
     .copy_peer = sim_copy_peer,
+    .alloc_managed = sim_alloc_managed,
+    .pointer_range = sim_pointer_range,
     .ipc_get_handle = sim_ipc_get_handle,
     .ipc_open_handle = sim_ipc_open_handle,
     .ipc_close_handle = sim_ipc_close_handle,

@@ -209,6 +209,9 @@ kf_status rt_out_of_memory(RtRuntime *rt);
 void rt_runtime_destroy(RtRuntime *rt);
 void rt_runtime_stats(RtRuntime *rt, kf_runtime_stats *out);
 kf_status rt_device_alloc(RtRuntime *rt, size_t bytes, void **out);
+/* kfront.h's kf_managed_alloc and kf_pointer_range. */
+kf_status rt_managed_alloc(RtRuntime *rt, size_t bytes, unsigned flags, void **out);
+kf_status rt_pointer_range(RtRuntime *rt, const void *ptr, void **base, size_t *bytes);
 kf_status rt_device_free(RtRuntime *rt, void *p);
 /* Frees an allocation of rt (pending or not) at once; false when p is none. */
 kf_status rt_device_release(RtRuntime *rt, void *p);

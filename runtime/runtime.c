@@ -239,19 +239,27 @@ void rt_scratch_release(RtRuntime *rt) { pthread_mutex_unlock(&rt->scratch_lock)
 
 #define RT_PENDING_FREE ((uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1))
 
-kf_status rt_device_alloc(RtRuntime *rt, size_t bytes, void **out) {
+/* One device allocation: ordinary device memory, or managed memory (managed_flags: KF_MANAGED_*). */
+static kf_status device_alloc_once(RtRuntime *rt, size_t bytes, bool managed, unsigned managed_flags, uint64_t *p) {
+  if (managed) return OPS(rt)->alloc_managed(DEV(rt), bytes, managed_flags, p, rt->diag);
+  return OPS(rt)->alloc(DEV(rt), bytes, p, rt->diag) ? KF_OK : KF_ERROR_DEVICE;
+}
+
+static kf_status device_alloc(RtRuntime *rt, size_t bytes, bool managed, unsigned managed_flags, void **out) {
   *out = NULL;
   if (!bytes) return KF_OK;
   uint64_t p = 0;
   DiagMark mark = diag_mark(rt->diag);
-  if (!OPS(rt)->alloc(DEV(rt), bytes, &p, rt->diag)) {
+  kf_status st = device_alloc_once(rt, bytes, managed, managed_flags, &p);
+  if (st == KF_ERROR_DEVICE) {
     /* as numba-cuda: the device may be full of memory waiting to be freed; free it and try once more */
     kf_deallocations q;
     rt_deallocs_get(rt, &q);
     if (!q.pending || q.deferring || rt_deallocs_flush(rt) != KF_OK) return KF_ERROR_DEVICE;
     diag_rollback(rt->diag, &mark);
-    if (!OPS(rt)->alloc(DEV(rt), bytes, &p, rt->diag)) return KF_ERROR_DEVICE;
+    st = device_alloc_once(rt, bytes, managed, managed_flags, &p);
   }
+  if (st != KF_OK) return st;
   pthread_mutex_lock(&rt->lock);
   bool ok = ptrmap_put(&rt->allocations, (void *)(uintptr_t)p, (void *)(uintptr_t)bytes);
   if (ok) {
@@ -264,6 +272,22 @@ kf_status rt_device_alloc(RtRuntime *rt, size_t bytes, void **out) {
     return rt_out_of_memory(rt);
   }
   *out = (void *)(uintptr_t)p;
+  return KF_OK;
+}
+
+kf_status rt_device_alloc(RtRuntime *rt, size_t bytes, void **out) { return device_alloc(rt, bytes, false, 0, out); }
+
+kf_status rt_managed_alloc(RtRuntime *rt, size_t bytes, unsigned flags, void **out) {
+  return device_alloc(rt, bytes, true, flags, out);
+}
+
+kf_status rt_pointer_range(RtRuntime *rt, const void *ptr, void **base, size_t *bytes) {
+  uint64_t b = 0;
+  size_t n = 0;
+  kf_status st = OPS(rt)->pointer_range(DEV(rt), (uint64_t)(uintptr_t)ptr, &b, &n, rt->diag);
+  if (st != KF_OK) return st;
+  *base = (void *)(uintptr_t)b;
+  *bytes = n;
   return KF_OK;
 }
 

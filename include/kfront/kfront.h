@@ -600,6 +600,18 @@ typedef struct kf_stream kf_stream;
  * bytes == 0 gives NULL. */
 KF_API kf_status kf_device_alloc(kf_runtime *rt, size_t bytes, void **dptr);
 KF_API kf_status kf_device_free(kf_runtime *rt, void *dptr);
+/* Managed (unified) memory, as numba-cuda's managed arrays: one address the host and the device both read and
+ * write (cuMemAllocManaged), attached to every stream at first, or to the host with KF_MANAGED_ATTACH_HOST
+ * (CU_MEM_ATTACH_HOST). Device memory otherwise: freed by kf_device_free or kf_device_free_deferred, counted by
+ * kf_runtime_allocated. The simulator's device memory is host memory already: its managed memory is that.
+ * KF_ERROR_UNSUPPORTED (reported) for a CUDA driver without cuMemAllocManaged. bytes == 0 gives NULL. */
+enum { KF_MANAGED_ATTACH_HOST = 1 };
+KF_API kf_status kf_managed_alloc(kf_runtime *rt, size_t bytes, unsigned flags, void **dptr);
+/* The allocation that device address ptr lies in (anyone's: kfront's, CuPy's, PyTorch's): its first address and
+ * size (cuMemGetAddressRange). KF_ERROR_UNSUPPORTED (reported) where the device cannot tell: the simulator, whose
+ * device memory is host memory, and a driver without the query; KF_ERROR_DEVICE (reported) for an address that
+ * is no device memory. */
+KF_API kf_status kf_pointer_range(kf_runtime *rt, const void *ptr, void **base, size_t *bytes);
 /* Device memory rt has allocated and not yet freed: bytes and blocks (those waiting among the pending
  * deallocations below included). */
 KF_API void kf_runtime_allocated(kf_runtime *rt, size_t *bytes, size_t *count);

@@ -538,15 +538,21 @@ typedef struct BufferObject {
   unsigned flags;
 } BufferObject;
 
-static PyObject *buffer_new(RuntimeObject *rt, size_t n, int host, unsigned flags) {
+/* What a Buffer holds: device memory, pinned host memory (kf_host_alloc) or managed memory (kf_managed_alloc,
+ * freed as device memory). */
+enum { BUFFER_DEVICE, BUFFER_HOST, BUFFER_MANAGED };
+
+static PyObject *buffer_new(RuntimeObject *rt, size_t n, int kind, unsigned flags) {
   BufferObject *b = PyObject_New(BufferObject, Buffer_Type);
   if (!b) return NULL;
   b->runtime = (RuntimeObject *)Py_NewRef((PyObject *)rt);
   b->ptr = NULL;
   b->nbytes = n;
-  b->host = host;
+  b->host = kind == BUFFER_HOST;
   b->flags = flags;
-  kf_status st = host ? kf_host_alloc(rt->rt, n, flags, &b->ptr) : kf_device_alloc(rt->rt, n, &b->ptr);
+  kf_status st = kind == BUFFER_HOST      ? kf_host_alloc(rt->rt, n, flags, &b->ptr)
+                 : kind == BUFFER_MANAGED ? kf_managed_alloc(rt->rt, n, flags, &b->ptr)
+                                          : kf_device_alloc(rt->rt, n, &b->ptr);
   if (st != KF_OK) {
     Py_DECREF(b);
     return ext_raise(rt->ctx, st);
@@ -584,7 +590,25 @@ static PyObject *Buffer_get_runtime(PyObject *o, void *c) {
 static PyObject *Runtime_alloc(PyObject *o, PyObject *arg) {
   Py_ssize_t n = PyLong_AsSsize_t(arg);
   if (n < 0) return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "alloc: negative size %zd", n);
-  return buffer_new((RuntimeObject *)o, (size_t)n, 0, 0);
+  return buffer_new((RuntimeObject *)o, (size_t)n, BUFFER_DEVICE, 0);
+}
+
+static PyObject *Runtime_managed_alloc(PyObject *o, PyObject *args) {
+  Py_ssize_t n;
+  int attach_global = 1;
+  if (!PyArg_ParseTuple(args, "n|p", &n, &attach_global)) return NULL;
+  if (n < 0) return PyErr_Format(PyExc_ValueError, "managed_alloc: negative size %zd", n);
+  return buffer_new((RuntimeObject *)o, (size_t)n, BUFFER_MANAGED, attach_global ? 0 : KF_MANAGED_ATTACH_HOST);
+}
+
+static PyObject *Runtime_pointer_range(PyObject *o, PyObject *arg) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  unsigned long long p = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return NULL;
+  void *base = NULL;
+  size_t n = 0;
+  RT_CALL(self, kf_pointer_range(self->rt, (const void *)(uintptr_t)p, &base, &n));
+  return Py_BuildValue("(Kn)", (unsigned long long)(uintptr_t)base, (Py_ssize_t)n);
 }
 
 static PyObject *Runtime_host_alloc(PyObject *o, PyObject *args) {
@@ -592,7 +616,7 @@ static PyObject *Runtime_host_alloc(PyObject *o, PyObject *args) {
   int mapped = 0;
   if (!PyArg_ParseTuple(args, "n|p", &n, &mapped)) return NULL;
   if (n < 0) return PyErr_Format(PyExc_ValueError, "host_alloc: negative size %zd", n);
-  return buffer_new((RuntimeObject *)o, (size_t)n, 1, mapped ? KF_HOST_MAPPED : 0);
+  return buffer_new((RuntimeObject *)o, (size_t)n, BUFFER_HOST, mapped ? KF_HOST_MAPPED : 0);
 }
 
 /* ---- Stream ------------------------------------------------------------------------------------------- */
@@ -760,6 +784,10 @@ static PyMethodDef Runtime_methods[] = {
     {"memcpy", Runtime_memcpy, METH_VARARGS, "memcpy(kind, dst, src, nbytes, stream=None): 0 HtoD, 1 DtoH, 2 DtoD."},
     {"memset", Runtime_memset, METH_VARARGS, "memset(dst, value, nbytes, stream=None) on device memory."},
     {"alloc", Runtime_alloc, METH_O, "alloc(nbytes) -> Buffer of device memory."},
+    {"managed_alloc", Runtime_managed_alloc, METH_VARARGS,
+     "managed_alloc(nbytes, attach_global=True) -> Buffer of managed memory (freed as device memory)."},
+    {"pointer_range", Runtime_pointer_range, METH_O,
+     "pointer_range(ptr) -> (base, size) of the device allocation ptr lies in."},
     {"host_alloc", Runtime_host_alloc, METH_VARARGS, "host_alloc(nbytes, mapped=False) -> Buffer of pinned memory."},
     {"host_register", Runtime_host_register, METH_VARARGS, "host_register(ptr, nbytes, mapped=False): pins memory."},
     {"host_unregister", Runtime_host_unregister, METH_O, "host_unregister(ptr)."},

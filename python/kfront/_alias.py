@@ -30,7 +30,7 @@ has the table with what is deliberately left out):
                                    vectorize and guvectorize of target "cuda"), bool, HAS_NUMBA (scope "cuda");
                                    the submodules types, config, core, np, cudadrv, dispatcher, random, cg, fp16,
                                    bf16, libdevice, libdevicefuncs, misc, vectorizers, args, typing,
-                                   launchconfig, compiler, extending
+                                   launchconfig, compiler, extending, driver, devices, devicearray (cudadrv's)
     numba.cuda.types               every public name of kfront.types; __all__ as numba-cuda's (the type names)
     numba.cuda.core.config         kfront.config, reads and assignments (also as numba.cuda.config); _OptLevel
     numba.cuda.core.errors         kfront.errors.NUMBA_ERRORS: TypingError, NumbaError, NumbaPerformanceWarning...
@@ -47,11 +47,17 @@ has the table with what is deliberately left out):
     numba.cuda.libdevicefuncs      functions, create_signature, arg (kfront.cuda.libdevicefuncs: libdevice's signatures)
     numba.cuda.compiler            compile, compile_all, compile_for_current_device, compile_ptx,
                                    compile_ptx_for_current_device (kfront.cuda.compiler; numba.cuda's too)
-    numba.cuda.cudadrv.driver      Device, Context, Event, Stream (kfront.cuda's); CudaAPIError, CudaDriverError;
-                                   _have_nvjitlink (False: kfront links no kernel with nvJitLink)
-    numba.cuda.cudadrv.devicearray DeviceNDArray, MappedNDArray; auto_device, array_core, is_contiguous,
-                                   sentry_contiguous, errmsg_contiguous_buffer, ... (kfront.cuda.devicearray)
-    numba.cuda.cudadrv.devices     gpus, get_context (current_context), _DeviceList, _DeviceContextManager
+    numba.cuda.cudadrv.driver      every public name of kfront.cuda.driver (also as numba.cuda.driver): driver,
+                                   Device, Context, Event, Stream, the memory pointers and the EMM plugin classes
+                                   (kfront.cuda.memory), host_to_device and the other copies, device_memset,
+                                   host_memory_extents, ...; CudaAPIError, CudaDriverError; _have_nvjitlink
+                                   (False: kfront links no kernel with nvJitLink)
+    numba.cuda.cudadrv.error       CudaDriverError, CudaSupportError (kfront.errors)
+    numba.cuda.cudadrv.devicearray DeviceNDArray, DeviceRecord, MappedNDArray, ManagedNDArray; auto_device,
+                                   from_record_like, array_core, ... (kfront.cuda.devicearray); IpcArrayHandle
+                                   (also as numba.cuda.devicearray)
+    numba.cuda.cudadrv.devices     gpus, get_context (current_context), require_context, _DeviceList,
+                                   _DeviceContextManager (also as numba.cuda.devices)
     numba.cuda.dispatcher          CUDADispatcher (kfront.cuda.Dispatcher)
     numba.cuda.vectorizers         CUDAVectorize, CUDAGUFuncVectorize (kfront.cuda.vectorizers)
     numba_cuda                     __version__: the numba-cuda release kfront follows (NUMBA_CUDA_VERSION)
@@ -218,7 +224,9 @@ _CUDA_MODULES = {
          "core": "numba.cuda.core", "np": "numba.cuda.np", "dispatcher": "numba.cuda.dispatcher",
          "vectorizers": "numba.cuda.vectorizers", "args": "numba.cuda.args", "typing": "numba.cuda.typing",
          "launchconfig": "numba.cuda.launchconfig", "libdevicefuncs": "numba.cuda.libdevicefuncs",
-         "compiler": "numba.cuda.compiler", "extending": "numba.cuda.extending"}),
+         "compiler": "numba.cuda.compiler", "extending": "numba.cuda.extending",
+         "driver": "numba.cuda.cudadrv.driver", "devices": "numba.cuda.cudadrv.devices",
+         "devicearray": "numba.cuda.cudadrv.devicearray"}),
     "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
     "numba.cuda.core": _Spec((), {"config": "numba.cuda.core.config", "errors": "numba.cuda.core.errors"}),
     "numba.cuda.core.config": _Spec(**_CONFIG),
@@ -249,20 +257,22 @@ _CUDA_MODULES = {
                                                                      "CUDAGUFuncVectorize")}),)),
     "numba.cuda.cudadrv": _Spec((), {"driver": "numba.cuda.cudadrv.driver",
                                      "devicearray": "numba.cuda.cudadrv.devicearray",
-                                     "devices": "numba.cuda.cudadrv.devices"}),
-    "numba.cuda.cudadrv.driver": _Spec((_ErrorNames(("CudaAPIError", "CudaDriverError")),
-                                        _Names({name: ("kfront.cuda._runtime", name)
-                                                for name in ("Device", "Context", "Event", "Stream")}),
+                                     "devices": "numba.cuda.cudadrv.devices", "error": "numba.cuda.cudadrv.error"}),
+    "numba.cuda.cudadrv.driver": _Spec((_Star("kfront.cuda.driver"),
                                         _Names({"_have_nvjitlink": ("kfront.cuda._runtime", "have_nvjitlink")}))),
-    "numba.cuda.cudadrv.devicearray": _Spec((_Names({"DeviceNDArray": ("kfront.cuda", "DeviceNDArray"),
-                                                     "MappedNDArray": ("kfront.cuda", "MappedNDArray")}),
+    "numba.cuda.cudadrv.error": _Spec((_Names({name: ("kfront.errors", name)
+                                               for name in ("CudaDriverError", "CudaSupportError")}),)),
+    "numba.cuda.cudadrv.devicearray": _Spec((_Names({name: ("kfront.cuda", name) for name in (
+                                                 "DeviceNDArray", "DeviceRecord", "MappedNDArray", "ManagedNDArray")}),
                                              _Names({name: ("kfront.cuda.devicearray", name) for name in (
-                                                 "auto_device", "array_core", "is_contiguous", "sentry_contiguous",
-                                                 "errmsg_contiguous_buffer", "check_array_compatibility",
-                                                 "is_cuda_ndarray", "verify_cuda_ndarray_interface",
-                                                 "require_cuda_ndarray")}))),
+                                                 "auto_device", "from_record_like", "from_array_like", "array_core",
+                                                 "is_contiguous", "sentry_contiguous", "errmsg_contiguous_buffer",
+                                                 "check_array_compatibility", "is_cuda_ndarray",
+                                                 "verify_cuda_ndarray_interface", "require_cuda_ndarray")}),
+                                             _Names({"IpcArrayHandle": ("kfront.cuda.ipc", "IpcArrayHandle")}))),
     "numba.cuda.cudadrv.devices": _Spec((_Names({"gpus": ("kfront.cuda", "gpus"),
                                                  "get_context": ("kfront.cuda", "current_context"),
+                                                 "require_context": ("kfront.cuda", "require_context"),
                                                  "_DeviceList": ("kfront.cuda._runtime", "_Gpus"),
                                                  "_DeviceContextManager": ("kfront.cuda._runtime", "Device")}),)),
     "numba_cuda": _Spec((_Constants({"__version__": NUMBA_CUDA_VERSION}),)),

@@ -193,6 +193,12 @@ class CudaDriverError(KfrontError):
     code = None
 
 
+class CudaSupportError(KfrontError, ImportError):
+    """No CUDA driver or device can be used (numba-cuda's cudadrv.error.CudaSupportError, an ImportError)."""
+
+    kind = KIND_DEVICE
+
+
 class KfrontWarning(Warning):
     """The base of kfront's warnings (numba.core.errors.NumbaWarning)."""
 

@@ -48,7 +48,10 @@ def test_assigning_a_strided_view_keeps_the_elements_between():
     expect[1:3, 7] = other[0:2, 1]
     np.testing.assert_array_equal(d.copy_to_host(), expect)
     t = cuda.to_device(h)[:, ::2]  # a device view of other strides into a view with gaps
-    t.copy_to_device(cuda.to_device(other[:, :5]))
+    # (copy_to_device is one range of bytes, as numba-cuda's: refused for a view with gaps; setitem assigns it)
+    with pytest.raises(ValueError, match="non-contiguous buffer"):
+        t.copy_to_device(cuda.to_device(other[:, :5]))
+    t[...] = cuda.to_device(other[:, :5])
     expect = h.copy()
     expect[:, ::2] = other[:, :5]
     np.testing.assert_array_equal(t.copy_to_host(), expect[:, ::2])

@@ -3,6 +3,7 @@
 #   test/gpu/run_python_gpu.sh DEST          (DEST: the folder bench/stage_gpu.sh made; DEST/python on PYTHONPATH)
 # 1. python/tests (the simulator suite of CI) on the GPU; 2. every acceptance program, gpu+cupy ones included
 #    (KFRONT_TEST_GPU=1); 3. test/gpu/python (CuPy and PyTorch interop, streams, events, asynchronous errors;
+#    managed and mapped memory, IPC handles of views and foreign arrays, EMM plugins (test_driver_api_gpu.py);
 #    views, tuple arguments, zip/enumerate and print(), vector types, operator functions, run-time slice steps and
 #    slice assignment, conditional values of tuples, slice objects and grid groups in device functions
 #    (test_control_vs_numba.py), tuple comparisons and run-time tuple indices (test_tuples_vs_numba.py), barriers,

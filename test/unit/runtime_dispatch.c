@@ -280,6 +280,18 @@ static void test_host_memory(void) {
   CHECK(kf_host_free(rt, h) == KF_OK);
   CHECK(kf_device_free(rt, dev) == KF_OK);
   CHECK(kf_device_free(rt, dev) == KF_ERROR_INVALID_INPUT);
+  kf_context_clear_diagnostics(ctx);
+  /* managed memory is the simulator's device memory, which the host uses as it is; freed as device memory */
+  void *managed = NULL, *base = NULL;
+  size_t bytes = 0;
+  CHECK(kf_managed_alloc(rt, 32, KF_MANAGED_ATTACH_HOST, &managed) == KF_OK && managed);
+  memset(managed, 3, 32);
+  CHECK(kf_memset_device(rt, managed, 9, 16, NULL) == KF_OK && ((unsigned char *)managed)[15] == 9 &&
+        ((unsigned char *)managed)[16] == 3);
+  CHECK(kf_pointer_range(rt, managed, &base, &bytes) == KF_ERROR_UNSUPPORTED);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "the simulator cannot tell which allocation an address lies in");
+  kf_context_clear_diagnostics(ctx);
+  CHECK(kf_device_free(rt, managed) == KF_OK);
   kf_runtime_destroy(rt);
   kf_context_destroy(ctx);
 }

@@ -48,6 +48,9 @@ static struct {
   int occupancy;         /* cuOccupancyMaxActiveBlocksPerMultiprocessor's answer; 0: it fails */
   int occ_calls;
   int coop_launches;     /* through cuLaunchCooperativeKernel */
+  unsigned managed_flags;  /* of the last cuMemAllocManaged */
+  CUdeviceptr last_alloc;  /* what the last allocation gave, and its size (cuMemGetAddressRange's answer) */
+  size_t last_alloc_bytes;
 } fake;
 
 static CUresult f_init(unsigned flags) { return CUDA_SUCCESS; }
@@ -298,6 +301,19 @@ static CUresult f_alloc(CUdeviceptr *p, size_t n) {
   if (!h) return CUDA_ERROR_OUT_OF_MEMORY;
   fake.allocs++;
   *p = (CUdeviceptr)(uintptr_t)h;
+  fake.last_alloc = *p;
+  fake.last_alloc_bytes = n;
+  return CUDA_SUCCESS;
+}
+static CUresult f_alloc_managed(CUdeviceptr *p, size_t n, unsigned flags) {
+  fake.managed_flags = flags;
+  return f_alloc(p, n);
+}
+/* the last allocation is the one every address inside it lies in; others are no device memory */
+static CUresult f_range(CUdeviceptr *base, size_t *bytes, CUdeviceptr p) {
+  if (p < fake.last_alloc || p >= fake.last_alloc + fake.last_alloc_bytes) return CUDA_ERROR_INVALID_VALUE;
+  *base = fake.last_alloc;
+  *bytes = fake.last_alloc_bytes;
   return CUDA_SUCCESS;
 }
 static CUresult f_free(CUdeviceptr p) { fake.frees++; free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
@@ -335,6 +351,7 @@ static void install_fake_with(bool cooperative) {
       .cuEventSynchronize = f_esync, .cuEventElapsedTime = f_elapsed, .cuEventDestroy = f_edestroy,
       .cuOccupancyMaxActiveBlocksPerMultiprocessor = f_occupancy,
       .cuLaunchCooperativeKernel = cooperative ? f_coop_launch : NULL,
+      .cuMemAllocManaged = f_alloc_managed, .cuMemGetAddressRange = f_range,
   };
   rt_cuda_install(&t);
 }
@@ -1004,8 +1021,37 @@ static void test_raise_record(void) {
   kf_context_destroy(ctx);
 }
 
+/* Managed memory through cuMemAllocManaged (attached as asked), freed as device memory; the allocation an address
+ * lies in through cuMemGetAddressRange. */
+static void test_managed_and_range(void) {
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.disk_cache = 0;
+  kf_runtime *rt = NULL;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK && rt);
+  if (!rt) return;
+  void *m = NULL, *base = NULL;
+  size_t bytes = 0, used = 0, count = 0;
+  int frees = fake.frees;
+  CHECK(kf_managed_alloc(rt, 256, 0, &m) == KF_OK && m && fake.managed_flags == CU_MEM_ATTACH_GLOBAL);
+  kf_runtime_allocated(rt, &used, &count);
+  CHECK(used == 256 && count == 1);
+  CHECK(kf_pointer_range(rt, (char *)m + 100, &base, &bytes) == KF_OK && base == m && bytes == 256);
+  CHECK(kf_pointer_range(rt, (char *)m + 256, &base, &bytes) == KF_ERROR_DEVICE);
+  kf_context_clear_diagnostics(ctx);
+  CHECK(kf_device_free(rt, m) == KF_OK && fake.frees == frees + 1);
+  CHECK(kf_managed_alloc(rt, 16, KF_MANAGED_ATTACH_HOST, &m) == KF_OK && fake.managed_flags == CU_MEM_ATTACH_HOST);
+  CHECK(kf_device_free(rt, m) == KF_OK);
+  CHECK(kf_managed_alloc(rt, 0, 0, &m) == KF_OK && m == NULL);
+  kf_runtime_destroy(rt);
+  kf_context_destroy(ctx);
+}
+
 int main(void) {
   install_fake();
+  test_managed_and_range();
   test_gpu_path();
   test_raise_record();
   test_host_funcs();

@@ -20,11 +20,16 @@ from kfront.cuda.args import In, InOut, Out
 from kfront.cuda._runtime import (Device, Event, Stream, close, current_context, default_stream, defer_cleanup,
                                   detect, event, event_elapsed_time, external_stream, get_current_device, gpus,
                                   is_available, legacy_default_stream, list_devices, per_thread_default_stream,
-                                  select_device, stream, synchronize)
+                                  require_context, select_device, stream, synchronize)
 from kfront.cuda._runtime import is_bfloat16_supported, is_float16_supported, is_fp8_supported
-from kfront.cuda.devicearray import (DeviceNDArray, MappedNDArray, as_cuda_array, device_array, device_array_like,
-                                     from_cuda_array_interface, is_cuda_array, mapped, mapped_array,
-                                     mapped_array_like, pinned, pinned_array, pinned_array_like, to_device)
+from kfront.cuda.devicearray import (DeviceNDArray, DeviceRecord, ManagedNDArray, MappedNDArray, as_cuda_array,
+                                     device_array, device_array_like, from_cuda_array_interface, is_cuda_array,
+                                     managed_array, mapped, mapped_array, mapped_array_like, pinned, pinned_array,
+                                     pinned_array_like, to_device)
+from kfront.cuda.memory import (BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MappedMemory,
+                                MemoryInfo, MemoryPointer, PinnedMemory, set_memory_manager)
+from kfront.cuda.driver import cuda_error
+from kfront.errors import CudaSupportError
 from kfront.cuda._dlpack import from_dlpack
 from kfront.cuda.ipc import IpcArrayHandle, IpcHandle, open_ipc_array
 from kfront.cuda.dispatcher import Dispatcher, jit

@@ -1,8 +1,13 @@
 """The process's kfront runtimes, devices, streams and events — numba.cuda's `synchronize`, `stream`,
 `default_stream`, `external_stream`, `event`, `event_elapsed_time`, `is_available`, `detect`, `gpus`,
-`select_device`, `get_current_device`, `current_context` (its `deallocations`, `memory_manager`, `defer_cleanup`,
-`get_memory_info`), `defer_cleanup`, `list_devices`, `close`, `is_float16_supported`, `is_bfloat16_supported`,
-`is_fp8_supported`.
+`select_device`, `get_current_device`, `current_context` (numba-cuda's Context: `deallocations`, `memory_manager`,
+`defer_cleanup`, `get_memory_info`, memalloc / memhostalloc / mempin / memallocmanaged, get_ipc_handle /
+open_ipc_handle, create_stream / create_external_stream / create_event, the default streams, reset, push, pop),
+`defer_cleanup`, `list_devices`, `close`, `is_float16_supported`, `is_bfloat16_supported`, `is_fp8_supported`.
+
+Contexts, as numba-cuda's primary contexts: one Context object per device, made on first use with a memory
+manager of the class kfront.cuda.memory.manager_class() gives (kfront's own, or an EMM plugin); Context.reset()
+keeps it (its memory manager reset); cuda.close() and Device.reset() drop it, and the next use makes a new one.
 
 Pending deallocations, as numba-cuda's: device memory (and pinned host memory) whose last array goes waits in its
 runtime's queue (kf_device_free_deferred) and is freed with the others when more than config.CUDA_DEALLOCS_COUNT
@@ -24,12 +29,14 @@ the device's primary context the thread's current CUDA context, so CuPy and PyTo
 `close()` empties the thread's stack and, on the main thread, releases every device's runtime.
 """
 import contextlib
+import functools
 import threading
 
 from kfront import _kfront, config, errors
 
 _lock = threading.RLock()
 _runtimes = {}          # device ordinal -> _kfront.Runtime
+_contexts = {}          # device ordinal -> Context (numba-cuda's primary context of the device)
 _tls = threading.local()  # .stack: the devices this thread selected, innermost last
 _count = None           # (options, how many devices they give)
 
@@ -141,7 +148,7 @@ def _pop(devnum=None):
         _kfront.set_current_device(prev)
 
 
-def _reset_device(devnum):
+def _release_runtime(devnum):
     """Releases one device's runtime: its kernels are compiled again, and its memory freed once nothing holds it."""
     with _lock:
         rt = _runtimes.pop(devnum, None)
@@ -149,6 +156,13 @@ def _reset_device(devnum):
         rt.synchronize()
     from kfront.cuda import dispatcher
     dispatcher._forget_programs(devnum)
+
+
+def _reset_device(devnum):
+    """Device.reset(): the device's context is dropped (the next use makes a new one) and its runtime released."""
+    with _lock:
+        _contexts.pop(devnum, None)
+    _release_runtime(devnum)
 
 
 def close():
@@ -162,6 +176,7 @@ def close():
     with _lock:
         rts = list(_runtimes.values())
         _runtimes.clear()
+        _contexts.clear()
     for rt in rts:
         rt.synchronize()
     from kfront.cuda import dispatcher
@@ -302,11 +317,11 @@ class Device:
         return info[key[0]][key[1]] if isinstance(key, tuple) else info[key]
 
     def get_primary_context(self):
-        return Context(self)
+        return device_context(self.id)
 
     @property
     def primary_context(self):
-        return Context(self)
+        return device_context(self.id)
 
     def can_access_peer(self, peer_device):
         """Whether this device reads the other's memory directly (peer access); else copies are staged."""
@@ -336,25 +351,14 @@ class Device:
     __str__ = __repr__
 
 
-class _MemoryInfo(tuple):
-    """numba-cuda's MemoryInfo: (free, total) with those names."""
-
-    @property
-    def free(self):
-        return self[0]
-
-    @property
-    def total(self):
-        return self[1]
-
-
-def _memory_info(devnum):
-    """(free, total) device memory in bytes; on the simulator numba-cuda's simulator's answer, infinite memory
-    (its device memory is host memory, of no fixed size)."""
+def memory_info(devnum):
+    """(free, total) device memory in bytes, a MemoryInfo; on the simulator numba-cuda's simulator's answer,
+    infinite memory (its device memory is host memory, of no fixed size)."""
+    from kfront.cuda.memory import MemoryInfo
     rt = runtime(devnum)
     if rt.mode == "sim":
-        return _MemoryInfo((float("inf"), float("inf")))
-    return _MemoryInfo(rt.memory_info())
+        return MemoryInfo(float("inf"), float("inf"))
+    return MemoryInfo(*rt.memory_info())
 
 
 class PendingDeallocations:
@@ -405,59 +409,124 @@ class PendingDeallocations:
         return "<kfront pending deallocations of device %d: %d>" % (self._devnum, len(self))
 
 
-class MemoryManager:
-    """numba-cuda's memory manager of a context (its NumbaCUDAMemoryManager, documented with the EMM plugin
-    interface): kfront's own allocator of the device, with its `deallocations`, `get_memory_info()`,
-    `defer_cleanup()` and `interface_version` 1. kfront takes no EMM plugins (cuda.set_memory_manager)."""
-
-    interface_version = 1
-
-    def __init__(self, context):
-        self.context = context
-        self.deallocations = PendingDeallocations(context.device.id)
-
-    def get_memory_info(self):
-        return _memory_info(self.context.device.id)
-
-    @contextlib.contextmanager
-    def defer_cleanup(self):
-        with self.deallocations.disable():
-            yield
-
-    def __repr__(self):
-        return "<kfront memory manager of device %d>" % self.context.device.id
+def device_context(devnum):
+    """The Context of device devnum (made on first use)."""
+    ctx = _contexts.get(devnum)
+    if ctx is None:
+        with _lock:
+            ctx = _contexts.get(devnum)
+            if ctx is None:
+                ctx = _contexts[devnum] = Context(gpus[devnum])
+    return ctx
 
 
 class Context:
-    """numba.cuda's Context of a device: memory information, pending deallocations and the memory manager,
-    deferred cleanup, synchronisation, reset, push/pop. `deallocations` is the device's pending memory
-    deallocations, the list numba-cuda's memory manager keeps (`memory_manager.deallocations`, the same object):
-    numba-cuda's context keeps a second one for streams, events and modules, which kfront releases at once
-    (cuStreamDestroy and cuEventDestroy neither free memory in use nor synchronise)."""
+    """numba.cuda's Context of a device (its primary context): memory (through `memory_manager`, kfront's own or an
+    EMM plugin), pending deallocations, streams and events, synchronisation, reset, push/pop. `deallocations` is
+    the device's pending memory deallocations, the queue kfront's memory manager keeps (`memory_manager.deallocations`,
+    the same object): numba-cuda's context keeps a second one for streams, events and modules, which kfront releases
+    at once (cuStreamDestroy and cuEventDestroy neither free memory in use nor synchronise)."""
 
     def __init__(self, device):
+        from kfront.cuda import memory
         self.device = device
-        self.memory_manager = MemoryManager(self)
-        self.deallocations = self.memory_manager.deallocations
+        self.deallocations = PendingDeallocations(device.id)
+        self.memory_manager = memory.manager_class()(context=self)
+        self.extras = {}
+
+    def prepare_for_use(self):
+        """Readies the context (its memory manager's initialize()); done whenever it is made current."""
+        self.memory_manager.initialize()
 
     def get_memory_info(self):
-        return _memory_info(self.device.id)
+        """(free, total) bytes, a MemoryInfo: the memory manager's answer."""
+        return self.memory_manager.get_memory_info()
 
+    # -- memory (numba-cuda's, through the memory manager) ---------------------------------------------
+    def memalloc(self, bytesize):
+        """bytesize bytes of device memory: an owned reference to an AutoFreePointer (freed when the last goes)."""
+        return self.memory_manager.memalloc(bytesize)
+
+    def memallocmanaged(self, bytesize, attach_global=True):
+        """Managed memory (the host and the device use one address), attached to every stream or to the host."""
+        return self.memory_manager.memallocmanaged(bytesize, attach_global)
+
+    def memhostalloc(self, bytesize, mapped=False, portable=False, wc=False):
+        """Pinned host memory (PinnedMemory), or pinned memory mapped into the device's space (MappedMemory)."""
+        return self.memory_manager.memhostalloc(bytesize, mapped, portable, wc)
+
+    def mempin(self, owner, pointer, size, mapped=False):
+        """Pins size bytes of host memory at pointer (owned by owner) until the returned object goes."""
+        return self.memory_manager.mempin(owner, pointer, size, mapped)
+
+    def get_ipc_handle(self, memory):
+        """An IpcHandle (kfront.cuda.ipc) of device memory (a MemoryPointer, a device array's gpu_data)."""
+        return self.memory_manager.get_ipc_handle(memory)
+
+    def open_ipc_handle(self, handle, size):
+        """The memory of another process's IPC handle (its 64 bytes), mapped into this one: a MemoryPointer whose
+        going closes it."""
+        from kfront.cuda import ipc, memory
+        rt = ipc.gpu_runtime(self.device.id)
+        ptr = rt.ipc_open_handle(bytes(getattr(handle, "reserved", handle)))
+        return memory.MemoryPointer(self, ptr, size, finalizer=lambda: rt.ipc_close_handle(ptr))
+
+    def can_access_peer(self, peer_device):
+        return self.device.can_access_peer(peer_device)
+
+    # -- streams and events ----------------------------------------------------------------------------
+    def create_stream(self):
+        return Stream(runtime(self.device.id).stream())
+
+    def create_external_stream(self, ptr):
+        if not isinstance(ptr, int):
+            raise TypeError("ptr for external stream must be an int")
+        return Stream(runtime(self.device.id).external_stream(ptr), external=True)
+
+    def create_event(self, timing=True):
+        return Event(timing, devnum=self.device.id)
+
+    def get_default_stream(self):
+        return default_stream()
+
+    def get_legacy_default_stream(self):
+        return legacy_default_stream()
+
+    def get_per_thread_default_stream(self):
+        return per_thread_default_stream()
+
+    # -- the rest ---------------------------------------------------------------------------------------
     def defer_cleanup(self):
         """A context manager during which no pending deallocation is done (nested; numba-cuda's)."""
-        return self.memory_manager.defer_cleanup()
+        return self._deferred_cleanup()
+
+    @contextlib.contextmanager
+    def _deferred_cleanup(self):
+        with self.memory_manager.defer_cleanup():
+            with self.deallocations.disable():
+                yield
 
     def synchronize(self):
         runtime(self.device.id).synchronize()
 
     def reset(self):
-        _reset_device(self.device.id)
+        """Frees what the context's memory manager allocated (its reset()) and releases the device's runtime (its
+        kernels are compiled again); the context stays the device's."""
+        self.memory_manager.reset()
+        _release_runtime(self.device.id)
 
     def push(self):
         _push(self.device.id)
+        self.prepare_for_use()
 
     def pop(self):
         _pop(self.device.id)
+
+    def __eq__(self, other):
+        return isinstance(other, Context) and other.device == self.device
+
+    def __hash__(self):
+        return hash(("kfront-context", self.device.id))
 
     def __repr__(self):
         return "<kfront context of device %d>" % self.device.id
@@ -516,25 +585,45 @@ def select_device(device_id):
     return gpus[_push(device_id)]
 
 
+def context_of(devnum):
+    """The Context of device devnum, ready for use, without selecting the device."""
+    ctx = device_context(devnum)
+    ctx.prepare_for_use()
+    return ctx
+
+
 def current_context(devnum=None):
-    """The context of the current device (devnum given: that device's, selected as numba selects it)."""
-    if devnum is not None:
-        return Context(select_device(devnum))
-    return Context(get_current_device())
+    """The context of the current device (devnum given: that device's, selected as numba selects it), ready for
+    use (its memory manager initialised)."""
+    ctx = device_context((select_device(devnum) if devnum is not None else get_current_device()).id)
+    ctx.prepare_for_use()
+    return ctx
 
 
 def list_devices():
     return list(gpus)
 
 
+def require_context(fn):
+    """numba-cuda's decorator: fn runs with the current device's context made (and ready) first."""
+    @functools.wraps(fn)
+    def with_context(*args, **kwargs):
+        current_context()
+        return fn(*args, **kwargs)
+    return with_context
+
+
 # ---- streams -----------------------------------------------------------------------------------------------
 
 class Stream:
-    """A CUDA stream (numba.cuda.stream()): `synchronize()`, `auto_synchronize()`, `handle`. The default
-    stream is `default_stream()`; `external_stream(ptr)` wraps a CUstream made elsewhere (CuPy, PyTorch)."""
+    """A CUDA stream (numba.cuda.stream()): `synchronize()`, `auto_synchronize()`, `handle` (the CUstream, an
+    int; 0 for the default stream), `external` (made elsewhere: `external_stream(ptr)` wraps a CuPy or PyTorch
+    CUstream), and the CUDA stream protocol, `__cuda_stream__()` -> (0, handle), that cuda.core takes. Wherever
+    kfront takes a stream it also takes any object with `__cuda_stream__` (a cuda.core Stream)."""
 
-    def __init__(self, inner):
+    def __init__(self, inner, external=False):
         self._stream = inner
+        self.external = external
 
     @property
     def handle(self):
@@ -542,6 +631,9 @@ class Stream:
 
     def __int__(self):
         return self.handle
+
+    def __cuda_stream__(self):
+        return (0, self.handle)
 
     def synchronize(self):
         if self._stream is None:
@@ -555,7 +647,9 @@ class Stream:
         self.synchronize()
 
     def __repr__(self):
-        return "<kfront Stream %#x>" % self.handle if self._stream is not None else "<kfront default stream>"
+        if self._stream is None:
+            return "<Default CUDA stream>"
+        return "<%s CUDA stream %d>" % ("External" if self.external else "kfront", self.handle)
 
 
 def stream():
@@ -571,16 +665,26 @@ per_thread_default_stream = default_stream
 
 
 def external_stream(ptr):
-    return Stream(runtime().external_stream(int(ptr)))
+    return Stream(runtime().external_stream(int(ptr)), external=True)
+
+
+# the CUstream handles that name a default stream: CU_STREAM_LEGACY, CU_STREAM_PER_THREAD (and 0)
+_DEFAULT_STREAM_HANDLES = (0, 1, 2)
 
 
 def stream_arg(stream):
-    """The C layer's stream for a numba-style stream argument (0, None, a Stream)."""
+    """The C layer's stream for a numba-style stream argument: 0, None, a Stream, or an object of the CUDA stream
+    protocol (`__cuda_stream__()` -> (version, CUstream): a cuda.core Stream, used as an external stream)."""
     if stream is None or (isinstance(stream, int) and stream == 0):
         return None
     if isinstance(stream, Stream):
         return stream._stream
-    raise TypeError("kfront: a stream must be a stream from cuda.stream(), 0 or None, not %r" % (stream,))
+    protocol = getattr(stream, "__cuda_stream__", None)
+    if protocol is not None:
+        handle = int(protocol()[1])
+        return None if handle in _DEFAULT_STREAM_HANDLES else runtime().external_stream(handle)
+    raise TypeError("kfront: a stream must be a stream from cuda.stream(), an object with __cuda_stream__ (a "
+                    "cuda.core Stream), 0 or None, not %r" % (stream,))
 
 
 # ---- events ---------------------------------------------------------------------------------------------
@@ -588,8 +692,8 @@ def stream_arg(stream):
 class Event:
     """numba.cuda.event(): record on a stream, synchronize, and the elapsed time between two events."""
 
-    def __init__(self, timing=True):
-        self._event = runtime().event()
+    def __init__(self, timing=True, devnum=None):
+        self._event = runtime(devnum).event()
         self._recorded = False
 
     def record(self, stream=0):

@@ -1,24 +1,29 @@
 """Device memory as numba.cuda gives it: DeviceNDArray (shape, strides, dtype, size, ndim, nbytes,
-copy_to_host, copy_to_device, slicing into views, reshape, ravel, transpose, __cuda_array_interface__,
-__dlpack__), to_device, device_array, device_array_like, pinned_array, pinned, mapped_array, as_cuda_array,
-is_cuda_array, from_cuda_array_interface; and numba-cuda's cudadrv.devicearray helpers: auto_device, array_core,
+copy_to_host, copy_to_device, slicing into views, getitem/setitem on a stream, reshape, ravel, transpose,
+__cuda_array_interface__, __dlpack__, gpu_data), DeviceRecord (a record in device memory: what indexing an array
+of a structured dtype down to one element gives), to_device, device_array, device_array_like, pinned_array,
+pinned, mapped_array, managed_array (ManagedNDArray), as_cuda_array, is_cuda_array, from_cuda_array_interface; and
+numba-cuda's cudadrv.devicearray helpers: auto_device, from_record_like, from_array_like, array_core,
 is_contiguous, sentry_contiguous (errmsg_contiguous_buffer), check_array_compatibility, is_cuda_ndarray,
 verify_cuda_ndarray_interface, require_cuda_ndarray.
 
 A DeviceNDArray is kfront._kfront.DeviceArray (the kf_array a launch passes as it is) plus this API; its memory
-is a Buffer of a device's runtime (freed when the last array over it goes) or a foreign array it keeps alive.
+is a Buffer of a device's runtime (freed when the last array over it goes), memory an EMM plugin allocated (when
+the device's context has one: kfront.cuda.memory), or a foreign array it keeps alive. `gpu_data` is the memory
+the array spans, as a MemoryPointer (kfront.cuda.memory) that keeps it alive.
 An array knows its device (its Buffer's; DLPack's device id): its copies go through that device's runtime, a copy
 from an array of another device goes device to device (peer access, or staged through host memory), and a
 kernel launched on another device refuses it with an error naming both devices.
 """
 import contextlib
+import ctypes
 import operator
 
 import numpy as np
 
 from kfront import _kfront
 from kfront import types as _types
-from kfront.cuda import _runtime
+from kfront.cuda import _runtime, memory
 
 _HTOD, _DTOH, _DTOD = 0, 1, 2
 
@@ -78,6 +83,18 @@ def _host_pointer(ary):
     return ary.__array_interface__["data"][0]
 
 
+def _allocate(nbytes):
+    """(address, owner, device) of nbytes of new device memory of the current device: a Buffer of its runtime, or
+    what the EMM plugin of its context allocates."""
+    rt = _runtime.runtime()
+    context = _runtime.device_context(rt.device)
+    if memory.is_kfront_manager(context.memory_manager):
+        buf = rt.alloc(nbytes)
+        return buf.ptr, buf, rt.device
+    context.prepare_for_use()  # (a plugin's initialize() before its first memalloc)
+    return memory.plugin_allocation(context, nbytes) + (rt.device,)
+
+
 class DeviceNDArray(_kfront.DeviceArray):
     """An array in device memory (numba.cuda.cudadrv.devicearray.DeviceNDArray)."""
 
@@ -90,12 +107,14 @@ class DeviceNDArray(_kfront.DeviceArray):
         strides = tuple(int(s) for s in strides) if strides is not None else _c_strides(shape, dtype.itemsize)
         if gpu_data is None:
             lo, hi = _span(shape, strides, dtype.itemsize)
-            gpu_data = _runtime.runtime().alloc(hi - lo)
-            ptr = gpu_data.ptr - lo
+            start, gpu_data, device = _allocate(hi - lo)
+            ptr = start - lo
+        elif isinstance(gpu_data, _kfront.Buffer):
+            ptr = gpu_data.ptr
+        elif getattr(gpu_data, "__cuda_memory__", False):  # a memory pointer (kfront.cuda.memory's, a plugin's)
+            ptr = int(gpu_data.device_pointer_value or 0)
         else:
-            ptr = gpu_data.ptr if isinstance(gpu_data, _kfront.Buffer) else int(gpu_data[0])
-            if not isinstance(gpu_data, _kfront.Buffer):
-                gpu_data = gpu_data[1]
+            ptr, gpu_data = int(gpu_data[0]), gpu_data[1]
         # the device the memory is on: its Buffer's, else what the caller knows (DLPack's device id); -1 unknown
         # (foreign memory through the CUDA array interface, which names no device: taken to be the launch's own)
         if isinstance(gpu_data, _kfront.Buffer):
@@ -121,7 +140,11 @@ class DeviceNDArray(_kfront.DeviceArray):
 
     @property
     def gpu_data(self):
-        return self._owner
+        """The memory the array spans, as a MemoryPointer (made on each request; equal for the same memory) that
+        keeps the allocation alive."""
+        start, nbytes, _ = self._contiguous_span()
+        context = _runtime.context_of(self._rt().device)
+        return memory.MemoryPointer(context, start, nbytes, owner=self._owner)
 
     def _rt(self):
         """The runtime of the device that holds the memory (the current device's when that is not known)."""
@@ -133,7 +156,6 @@ class DeviceNDArray(_kfront.DeviceArray):
 
     @property
     def device_ctypes_pointer(self):
-        import ctypes
         return ctypes.c_void_p(self._ptr)
 
     def __len__(self):
@@ -161,10 +183,11 @@ class DeviceNDArray(_kfront.DeviceArray):
 
     @property
     def __cuda_array_interface__(self):
+        # the stream: the array's own (numba-cuda's: the handle of any stream given to it, else None)
         return {"shape": self.shape, "strides": None if self.is_c_contiguous() else self.strides,
                 "data": (self._ptr if self.size else 0, bool(self._readonly)), "typestr": self.dtype.str,
                 **({"descr": self.dtype.descr} if self.dtype.fields is not None else {}),
-                "stream": None, "version": 3}
+                "stream": int(self.stream) if self.stream is not None and self.stream != 0 else None, "version": 3}
 
     def __repr__(self):
         on = " on device %d" % self._device if self._device >= 0 else ""
@@ -198,7 +221,24 @@ class DeviceNDArray(_kfront.DeviceArray):
     to_host = copy_to_host
 
     def copy_to_device(self, ary, stream=0):
-        """Copies a host array, or another device array, of the same shape into this one."""
+        """Copies a host array, or another device array, of the same shape into this one. numba-cuda's rules: a
+        copy is one range of bytes, so this array, and a device array copied from, must be contiguous (their
+        broadcast dimensions aside; else ValueError(errmsg_contiguous_buffer)), and a device array copied from must
+        have this one's strides (ValueError "incompatible strides")."""
+        if not (is_cuda_array(ary) or isinstance(ary, np.ndarray)):
+            ary = np.asarray(ary)
+        if ary.size == 0:
+            return
+        sentry_contiguous(self)
+        if is_cuda_array(ary):
+            src = as_cuda_array(ary)
+            sentry_contiguous(src)
+            check_array_compatibility(array_core(self), array_core(src))
+        self._copy_in(ary, stream)
+
+    def _copy_in(self, ary, stream):
+        """copy_to_device without its rules: into views with gaps and from arrays of any layout, element by
+        element where it must (through host memory)."""
         s = _runtime.stream_arg(stream)
         if is_cuda_array(ary):
             src = as_cuda_array(ary)
@@ -208,7 +248,7 @@ class DeviceNDArray(_kfront.DeviceArray):
             if src.strides != self.strides or not (self.is_c_contiguous() or self.is_f_contiguous()):
                 # the span of a view with gaps holds other arrays' elements, which a copy of the span would
                 # overwrite: its elements go through the host, each where it belongs
-                self.copy_to_device(src.copy_to_host(stream=stream), stream=stream)
+                self._copy_in(src.copy_to_host(stream=stream), stream)
                 return
             start, nbytes, _ = self._contiguous_span()
             sstart, _, _ = src._contiguous_span()
@@ -242,6 +282,27 @@ class DeviceNDArray(_kfront.DeviceArray):
         if nbytes:
             self._rt().memcpy(_HTOD, start, _host_pointer(host) + lo, nbytes, s)
 
+    def __array__(self, dtype=None, copy=None):
+        """The elements copied to a new host array (NumPy's np.asarray / np.array): always a copy, so copy=False is
+        a ValueError, as numba-cuda's."""
+        if copy is False:
+            raise ValueError("`copy=False` is not supported. A copy is always created.")
+        host = self.copy_to_host()
+        return host.astype(dtype) if dtype is not None and np.dtype(dtype) != host.dtype else host
+
+    def squeeze(self, axis=None, stream=0):
+        """The view without the dimensions of length 1 (those of `axis`, an int or a tuple; ValueError for one
+        longer than 1)."""
+        if axis is None:
+            axes = [a for a, n in enumerate(self.shape) if n == 1]
+        else:
+            axes = [a % self.ndim for a in ((axis,) if isinstance(axis, (int, np.integer)) else axis)]
+            for a in axes:
+                if self.shape[a] != 1:
+                    raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+        keep = [a for a in range(self.ndim) if a not in axes]
+        return self._view(tuple(self.shape[a] for a in keep), tuple(self.strides[a] for a in keep), 0)
+
     def copy_to_host_async(self, stream):
         return self.copy_to_host(stream=stream)
 
@@ -252,14 +313,37 @@ class DeviceNDArray(_kfront.DeviceArray):
                              device=self._device)
 
     def __getitem__(self, key):
+        return self.getitem(key)
+
+    def getitem(self, key, stream=0):
+        """self[key] (numba-cuda's getitem): a view, or one element copied to the host (on stream: then complete
+        when it is synchronised) — a DeviceRecord over it for a structured dtype."""
         probe, offset = _probe(self, key)
         if probe.ndim == 0:
+            if self.dtype.names is not None:
+                return DeviceRecord(self.dtype, stream=stream or self.stream,
+                                    gpu_data=(self._ptr + offset, self._owner), device=self._device)
             out = np.empty((), dtype=self.dtype)
-            self._rt().memcpy(_DTOH, _host_pointer(out), self._ptr + offset, self.dtype.itemsize, None)
+            self._rt().memcpy(_DTOH, _host_pointer(out), self._ptr + offset, self.dtype.itemsize,
+                              _runtime.stream_arg(stream))
             return out[()]
         return self._view(probe.shape, probe.strides, offset)
 
     def __setitem__(self, key, value):
+        self._setitem(key, value, 0)
+
+    def setitem(self, key, value, stream=0):
+        """self[key] = value on stream (numba-cuda's setitem): asynchronous on it, where self[key] = value without
+        a stream, on an array of no stream of its own, synchronises the default stream after the copy."""
+        self._setitem(key, value, stream)
+
+    def _setitem(self, key, value, stream):
+        stream = stream or self.stream
+        self._assign(key, value, stream)
+        if not stream:
+            _runtime.default_stream().synchronize()
+
+    def _assign(self, key, value, stream):
         probe, offset = _probe(self, key)
         target = self._view(probe.shape, probe.strides, offset)
         source = as_cuda_array(value) if is_cuda_array(value) else np.asarray(value, dtype=self.dtype)
@@ -272,10 +356,11 @@ class DeviceNDArray(_kfront.DeviceArray):
                 raise ValueError("Can't copy sequence with size %d to array axis %d with dimension %d"
                                  % (given, axis, extent))
         if isinstance(source, DeviceNDArray) and tuple(source.shape) == tuple(target.shape):
-            target.copy_to_device(source)
+            target._copy_in(source, stream)
         else:
-            host = source.copy_to_host() if isinstance(source, DeviceNDArray) else source
-            target.copy_to_device(np.broadcast_to(host.reshape(padded), target.shape))
+            host = source.copy_to_host(stream=stream) if isinstance(source, DeviceNDArray) else source
+            # (a copy from pageable host memory has read it when the call returns, on a stream too)
+            target._copy_in(np.broadcast_to(host.reshape(padded), target.shape), stream)
 
     def reshape(self, *newshape, order="C"):
         if len(newshape) == 1 and not isinstance(newshape[0], (int, np.integer)):
@@ -322,7 +407,10 @@ class DeviceNDArray(_kfront.DeviceArray):
         return self._view(tuple(shape), tuple(strides), 0, dtype)
 
     def bind(self, stream=0):
-        return self._view(self.shape, self.strides, 0)
+        """The array with stream as its own (its copies and setitem default to it)."""
+        view = self._view(self.shape, self.strides, 0)
+        view.stream = stream
+        return view
 
     def split(self, section, stream=0):
         if self.ndim != 1 or not self.is_c_contiguous():
@@ -330,7 +418,8 @@ class DeviceNDArray(_kfront.DeviceArray):
         return [self[i:i + section] for i in range(0, self.size, section)]
 
     def get_ipc_handle(self):
-        """An IpcArrayHandle (kfront.cuda.ipc) that pickles, for another process of this machine to open the memory."""
+        """An IpcArrayHandle (kfront.cuda.ipc) that pickles, for another process of this machine to open the memory:
+        its context's get_ipc_handle(self.gpu_data), the memory manager's."""
         from kfront.cuda import ipc
         return ipc.get_ipc_handle(self)
 
@@ -420,14 +509,16 @@ def to_device(obj, stream=0, copy=True, to=None):
         src = as_cuda_array(obj)
         dst = device_array(src.shape, src.dtype, strides=src.strides if src.is_c_contiguous() or src.is_f_contiguous()
                            else None, stream=stream)
-        dst.copy_to_device(src, stream=stream) if dst.strides == src.strides else dst.copy_to_device(
-            src.copy_to_host(), stream=stream)
+        dst._copy_in(src, stream)
         return dst
     host = np.asarray(obj)
     if host.dtype.byteorder == ">":
         host = host.astype(host.dtype.newbyteorder("="))
-    if not (host.flags["C_CONTIGUOUS"] or host.flags["F_CONTIGUOUS"]):
+    core = array_core(host)
+    if not (core.flags["C_CONTIGUOUS"] or core.flags["F_CONTIGUOUS"]):
+        # (numba-cuda refuses such an array: errmsg_contiguous_buffer; kfront copies it contiguous first)
         host = np.ascontiguousarray(host)
+    # a broadcast array keeps its strides, as numba-cuda's: only its core is in device memory (layout "A")
     dst = DeviceNDArray(host.shape, host.strides, host.dtype, stream)
     if copy:
         dst.copy_to_device(host, stream=stream)
@@ -455,26 +546,78 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
     return np.asarray(_HostMemory(buf, shape, tuple(strides), dtype))
 
 
-class MappedNDArray(np.ndarray):
-    """A host array in mapped pinned memory: kernels use it in place through its __cuda_array_interface__."""
+class _HostDeviceArray(np.ndarray):
+    """A host array that kernels use in place through its __cuda_array_interface__ (memory the device reaches),
+    with a `stream` of its own (numba-cuda's; in the interface), kept by its views. CUDA memory too
+    (__cuda_memory__, device_ctypes_pointer: cudadrv.driver's copies and memset take it)."""
+
+    stream = 0
+    __cuda_memory__ = True
+
+    @property
+    def device_ctypes_pointer(self):
+        return ctypes.c_void_p(self._device_address(self.__array_interface__["data"][0]) if self.size else None)
+
+    @property
+    def _cuda_memsize_(self):
+        lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
+        return hi - lo
+
+    def __array_finalize__(self, obj):
+        self.stream = getattr(obj, "stream", 0)
+
+    def _device_address(self, host_ptr):
+        return host_ptr
 
     @property
     def __cuda_array_interface__(self):
-        rt = _runtime.runtime()
         base_ptr = self.__array_interface__["data"][0]
         return {"shape": self.shape, "strides": self.strides, "typestr": self.dtype.str,
-                "data": (rt.host_device_pointer(base_ptr) if self.size else 0, False), "stream": None,
+                "data": (self._device_address(base_ptr) if self.size else 0, False),
+                "stream": int(self.stream) if self.stream is not None and self.stream != 0 else None,
                 "version": 3}
 
 
-def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
+class MappedNDArray(_HostDeviceArray):
+    """A host array in mapped pinned memory: kernels use it in place through its __cuda_array_interface__."""
+
+    def _device_address(self, host_ptr):
+        return _runtime.runtime().host_device_pointer(host_ptr)
+
+
+class ManagedNDArray(_HostDeviceArray):
+    """A host array in managed memory (numba-cuda's managed_array): the host and kernels use the same memory, at
+    the same address."""
+
+
+def _host_array(cls, buf, shape, strides, dtype, stream):
+    ary = np.asarray(_HostMemory(buf, shape, tuple(strides), dtype)).view(cls)
+    ary.stream = stream
+    return ary
+
+
+def _layout(shape, dtype, strides, order):
     shape = _normalize_shape(shape)
     dtype = np.dtype(dtype)
     if strides is None:
         strides = _f_strides(shape, dtype.itemsize) if order == "F" else _c_strides(shape, dtype.itemsize)
     lo, hi = _span(shape, strides, dtype.itemsize)
-    buf = _runtime.runtime().host_alloc(max(hi - lo, 1), True)
-    return np.asarray(_HostMemory(buf, shape, tuple(strides), dtype)).view(MappedNDArray)
+    return shape, dtype, strides, hi - lo
+
+
+def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
+    shape, dtype, strides, nbytes = _layout(shape, dtype, strides, order)
+    buf = _runtime.runtime().host_alloc(max(nbytes, 1), True)
+    return _host_array(MappedNDArray, buf, shape, strides, dtype, stream)
+
+
+def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
+    """An array in managed memory (cuMemAllocManaged; the simulator's device memory, which is host memory): a
+    NumPy array on the host that kernels use in place. attach_global: reachable from every stream at once, else
+    attached to the host first."""
+    shape, dtype, strides, nbytes = _layout(shape, dtype, strides, order)
+    buf = _runtime.runtime().managed_alloc(max(nbytes, 1), bool(attach_global))
+    return _host_array(ManagedNDArray, buf, shape, strides, dtype, stream)
 
 
 @contextlib.contextmanager
@@ -508,6 +651,82 @@ def mapped(*arylist, **kws):
     finally:
         for a in done:
             rt.host_unregister(_host_pointer(a))
+
+
+# ---- records in device memory ---------------------------------------------------------------------------------
+
+class DeviceRecord(DeviceNDArray):
+    """One record of a structured dtype in device memory (numba-cuda's DeviceRecord), of shape (): rec[name] is
+    its field `name` copied to the host (a DeviceRecord for a nested record, a DeviceNDArray for an array field, in
+    place), rec[name] = value writes it; getitem / setitem do the same on a stream; copy_to_device and copy_to_host
+    take a NumPy record (np.void, np.record). A kernel takes it as a record (its _numba_type_)."""
+
+    def __init__(self, dtype, stream=0, gpu_data=None, device=None):
+        super().__init__((), (), dtype, stream, gpu_data=gpu_data, device=device)
+
+    @property
+    def flags(self):
+        return {"C_CONTIGUOUS": True, "F_CONTIGUOUS": True}
+
+    @property
+    def _numba_type_(self):
+        return _types.from_dtype(self.dtype)
+
+    def _field(self, name):
+        if self.dtype.names is None or name not in self.dtype.names:
+            raise KeyError(name)
+        typ, offset = self.dtype.fields[name][:2]
+        return typ, self._ptr + offset
+
+    def getitem(self, key, stream=0):
+        typ, ptr = self._field(key)
+        stream = stream or self.stream
+        if typ.shape:  # an array field: a device array over it
+            sub = typ.subdtype[0]
+            return DeviceNDArray(typ.shape, _c_strides(typ.shape, sub.itemsize), sub, stream,
+                                 gpu_data=(ptr, self._owner), device=self._device)
+        if typ.names is not None:
+            return DeviceRecord(typ, stream, gpu_data=(ptr, self._owner), device=self._device)
+        host = np.empty(1, dtype=typ)
+        self._rt().memcpy(_DTOH, _host_pointer(host), ptr, typ.itemsize, _runtime.stream_arg(stream))
+        return host[0]
+
+    def _assign(self, key, value, stream):
+        typ, ptr = self._field(key)
+        if typ.shape or typ.names is not None:
+            target = self.getitem(key, stream)
+            if typ.shape:
+                target._assign(Ellipsis, value, stream)
+            else:
+                target.copy_to_device(value, stream=stream)
+            return
+        host = np.array(value, dtype=typ)
+        self._rt().memcpy(_HTOD, ptr, _host_pointer(host), typ.itemsize, _runtime.stream_arg(stream))
+
+    def copy_to_host(self, ary=None, stream=0):
+        """The record in host memory: a new 0-d array, or copied into `ary` (a NumPy record, as numba-cuda writes
+        into it)."""
+        if isinstance(ary, np.void):
+            if ary.dtype != self.dtype:
+                raise TypeError("incompatible dtype: %s vs. %s" % (ary.dtype, self.dtype))
+            self._rt().memcpy(_DTOH, _host_pointer(np.frombuffer(ary, dtype=np.uint8)), self._ptr,
+                              self.dtype.itemsize, _runtime.stream_arg(stream))
+            return ary
+        return super().copy_to_host(ary, stream)
+
+    def __repr__(self):
+        return "<kfront DeviceRecord dtype=%s at %#x>" % (self.dtype, self._ptr)
+
+
+def from_record_like(rec, stream=0, gpu_data=None):
+    """A DeviceRecord of the dtype of rec (a NumPy record or a DeviceRecord), uninitialised (over gpu_data: that
+    memory)."""
+    return DeviceRecord(rec.dtype, stream=stream, gpu_data=gpu_data)
+
+
+def from_array_like(ary, stream=0, gpu_data=None):
+    """A DeviceNDArray of the shape, strides and dtype of ary, uninitialised (over gpu_data: that memory)."""
+    return DeviceNDArray(ary.shape, ary.strides, ary.dtype, stream=stream, gpu_data=gpu_data)
 
 
 # ---- numba-cuda's cudadrv.devicearray helpers ----------------------------------------------------------
@@ -561,9 +780,13 @@ def auto_device(obj, stream=0, copy=True, user_explicit=False):
         return obj, False
     if is_cuda_array(obj):
         return as_cuda_array(obj), False
-    if not isinstance(obj, np.void):
-        obj = np.asarray(obj)
-        sentry_contiguous(obj)
+    if isinstance(obj, np.void):
+        rec = from_record_like(obj, stream=stream)
+        if copy:
+            rec.copy_to_device(obj, stream=stream)
+        return rec, True
+    obj = np.asarray(obj)
+    sentry_contiguous(obj)
     return to_device(obj, stream=stream, copy=copy), True
 
 
@@ -596,18 +819,20 @@ def is_cuda_array(obj):
 def from_cuda_array_interface(desc, owner=None, sync=True):
     """A DeviceNDArray over the memory an interface dict describes (used in place; `owner` kept alive)."""
     if desc.get("mask") is not None:
-        raise NotImplementedError("kfront: masked arrays are not supported")
+        raise NotImplementedError("Masked arrays are not supported")
     shape = tuple(desc["shape"])
     dtype = np.dtype(desc["typestr"])
     strides = desc.get("strides")
     strides = tuple(strides) if strides is not None else _c_strides(shape, dtype.itemsize)
     ptr, readonly = desc["data"]
     stream_ptr = desc.get("stream")
+    # the producer's stream becomes the array's (an external stream), synchronised first when `sync`
+    stream = _runtime.external_stream(stream_ptr) if stream_ptr is not None else 0
     if sync and stream_ptr not in (None, 0, 1, 2):
-        _runtime.external_stream(stream_ptr).synchronize()
+        stream.synchronize()
     # the interface names no device: the GPU's driver says whose memory it is (the simulator cannot: unknown)
     device = _runtime.runtime().pointer_device(ptr) if ptr else -1
-    return DeviceNDArray(shape, strides, dtype, gpu_data=(ptr, owner), readonly=bool(readonly),
+    return DeviceNDArray(shape, strides, dtype, stream=stream, gpu_data=(ptr, owner), readonly=bool(readonly),
                          device=device if device >= 0 else None)
 
 

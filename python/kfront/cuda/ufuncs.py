@@ -90,6 +90,8 @@ class CUDAUFunc(_Generated):
         inputs = tuple(a if devicearray.is_cuda_array(a) or isinstance(a, (bool, int, float, np.generic))
                        else np.asarray(a) for a in args)
         scalars_only = all(not hasattr(a, "shape") or getattr(a, "shape", None) == () for a in inputs)
+        if out is not None and devicearray.is_cuda_array(out):
+            out = devicearray.as_cuda_array(out)  # (what is returned: a device array, as numba-cuda's)
         if out is None:
             typestr, shape = f.ufunc_result(inputs)
             out = _new_output(typestr, shape, _any_device(inputs), stream)

@@ -30,16 +30,21 @@ def _on_simulator():
     return bool(config.ENABLE_CUDASIM)
 
 
+# the performance warnings CUDATestCase turns off while a test runs
+_SETTINGS_OFF = ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_WARN_ON_IMPLICIT_COPY")
+
+
 class CUDATestCase(TestCase):
     """A test that uses a CUDA device: numba-cuda's performance warnings (low occupancy, implicit copies) are
     off while it runs; assertFileCheck* check text (a kernel's assembly or LLVM IR, or any string) against
     FileCheck patterns."""
 
     FLOAT16_RTOL = np.finfo(np.float16).eps
-    _SETTINGS_OFF = ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_WARN_ON_IMPLICIT_COPY")
 
+    # (a module constant, not a class attribute: numba-cuda's tests call CUDATestCase.setUp(self) with a self of
+    # another TestCase class, as test_caching's CUDACachingTest does)
     def setUp(self):
-        self._saved_settings = {name: getattr(config, name) for name in self._SETTINGS_OFF if hasattr(config, name)}
+        self._saved_settings = {name: getattr(config, name) for name in _SETTINGS_OFF if hasattr(config, name)}
         for name in self._saved_settings:
             setattr(config, name, 0)
 
