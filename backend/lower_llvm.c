@@ -2110,6 +2110,29 @@ static LLVMValueRef uncontracted_nvvm(Lower *L, OpKind kind, LLVMValueRef x, LLV
   return calln(L, name, t, args, 2);
 }
 
+/* ---- the fast forms of numba-cuda's fastmath, and the correctly rounded ops it must not touch -----------------
+ *
+ * An f32 op marked `fastmath` (the function's fastmath: frontend/lower_math.c) is numba-cuda's fast form:
+ * libdevice's __nv_fast_fdividef for a division and __nv_fast_<f>f for sin, cos, tan, exp, log, log2, log10 and
+ * pow (they read __CUDA_FTZ, the module's option: div.approx.ftz.f32 under a fastmath kernel, div.approx.f32
+ * under another), tanh.approx.f32 for tanh on sm_75 and later. An f32 division or sqrt marked
+ * `correctly_rounded` (canonicalize narrowed it from f64, where -prec-div=0 and -prec-sqrt=0 change nothing)
+ * stays correctly rounded in a fastmath module: llvm.nvvm.{div,sqrt}.rn.ftz.f, the f64 op's result there. */
+static bool fast_form(Lower *L, Op *op, LLVMValueRef x) {
+  return LLVMTypeOf(x) == L->t_f32 && ir_op_attr(op, "fastmath");
+}
+
+static bool kept_correctly_rounded(Lower *L, Op *op, LLVMValueRef x) {
+  return L->o->fastmath && LLVMTypeOf(x) == L->t_f32 && ir_op_attr(op, "correctly_rounded");
+}
+
+static LLVMValueRef divf(Lower *L, Op *op, LLVMValueRef x, LLVMValueRef y) {
+  LLVMValueRef args[2] = {x, y};
+  if (fast_form(L, op, x)) return calln(L, "__nv_fast_fdividef", L->t_f32, args, 2);
+  if (kept_correctly_rounded(L, op, x)) return calln(L, "llvm.nvvm.div.rn.ftz.f", L->t_f32, args, 2);
+  return LLVMBuildFDiv(L->b, x, y, "");
+}
+
 static bool lower_arith(Lower *L, Op *op) {
   LLVMBuilderRef b = L->b;
   Type *rty = op->nresults ? op->results[0].type : NULL;
@@ -2187,7 +2210,7 @@ static bool lower_arith(Lower *L, Op *op) {
   case OP_MULF: r = L->nvvm ? uncontracted_nvvm(L, op->kind, x, y) : op->kind == OP_ADDF ? LLVMBuildFAdd(b, x, y, "")
                                  : op->kind == OP_SUBF ? LLVMBuildFSub(b, x, y, "") : LLVMBuildFMul(b, x, y, "");
     break;
-  case OP_DIVF: r = LLVMBuildFDiv(b, x, y, ""); break;
+  case OP_DIVF: r = divf(L, op, x, y); break;
   case OP_REMF:
   case OP_FLOORDIVF:
   case OP_FLOORMODF: {
@@ -2374,7 +2397,17 @@ static bool lower_math(Lower *L, Op *op) {
     unsigned n = op->noperands < 3 ? op->noperands : 3;
     for (unsigned i = 1; i < n; i++)
       if (!(args[i] = operand(L, op, i))) return false;
-    r = libdevice(L, name, args, n);
+    char fast[32];
+    if (op->kind == OP_SQRT && kept_correctly_rounded(L, op, x)) {
+      r = calln(L, "llvm.nvvm.sqrt.rn.ftz.f", L->t_f32, args, 1);
+    } else if (op->kind == OP_TANH && fast_form(L, op, x) && (L->o->arch ? L->o->arch : 90) >= 75) {
+      r = inline_asm(L, L->t_f32, "tanh.approx.f32 $0, $1;", "=f,f", false, args, 1);
+    } else if (op->kind != OP_TANH && fast_form(L, op, x)) {
+      snprintf(fast, sizeof fast, "fast_%s", name);
+      r = libdevice(L, fast, args, n);
+    } else {
+      r = libdevice(L, name, args, n);
+    }
   }
   }
   LLVMTypeRef rt = reg_type(L, op->results[0].type);

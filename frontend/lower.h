@@ -297,6 +297,8 @@ FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e);
 /* ---- lower_math.c */
 const NbCase *lw_resolve_fn(Lower *L, int bi, const FeVal *args, unsigned n, const char *fname, SrcLoc loc);
 FeVal lower_math(Lower *L, int bi, const PyExpr *e);
+bool lw_fastmath_f32(Lower *L, const Type *t);
+Value *lw_fastmath_op(Lower *L, Value *v);
 FeVal lower_numeric_fn(Lower *L, int bi, const PyExpr *e);
 FeVal lw_round_ndigits(Lower *L, const FeVal *a, const PyExpr *e);
 FeVal lower_lowp(Lower *L, bool bf16, int k, const PyExpr *e);

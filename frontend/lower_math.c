@@ -9,6 +9,32 @@
 
 #include "frontend/lower.h"
 
+/* ---- fastmath ------------------------------------------------------------------------------------------------
+ *
+ * numba-cuda's fastmath=True (or any non-empty set or dict of LLVM flags: numba-cuda 0.30.4 treats them all as
+ * True) chooses, in the function compiled with it, libdevice's fast forms for float32 division (__nv_fast_fdividef,
+ * with no division-by-zero check under debug), sin, cos, tan, exp, log, log2, log10 and pow (math.pow and **)
+ * (__nv_fast_*), and tanh.approx.f32 for tanh on sm_75 and later. The choice is the function's own (a device
+ * function without fastmath keeps the precise forms in a fastmath kernel, and the reverse), so it is carried by
+ * the op: the unit attribute `fastmath`, which the backend reads (the simulator computes the op exactly, within
+ * the fast form's documented error: docs/numeric.md). ftz, -prec-div=0, -prec-sqrt=0 follow the kernel's option
+ * (backend/nvvm.c). */
+
+/* Whether an op of float type t in the function being lowered takes numba-cuda's fast form. */
+bool lw_fastmath_f32(Lower *L, const Type *t) {
+  return t->kind == TY_FLOAT && t->bits == 32 && L->func_op && ir_op_attr(L->func_op, "fastmath");
+}
+
+/* v, with the op that made it marked `fastmath` where it is one of those with a fast form and lw_fastmath_f32
+ * says. */
+Value *lw_fastmath_op(Lower *L, Value *v) {
+  OpKind k = v->def ? v->def->kind : OP__COUNT;
+  bool has_fast_form = k == OP_DIVF || k == OP_SIN || k == OP_COS || k == OP_TAN || k == OP_EXP || k == OP_LOG ||
+                       k == OP_LOG2 || k == OP_LOG10 || k == OP_POW || k == OP_TANH;
+  if (has_fast_form && lw_fastmath_f32(L, v->type)) ir_op_set_attr(L->m, v->def, "fastmath", attr_unit());
+  return v;
+}
+
 /* ---- calls: Numba-typed builtins (case lists) ---------------------------------------------------------------- */
 
 const NbCase *lw_resolve_fn(Lower *L, int bi, const FeVal *args, unsigned n, const char *fname, SrcLoc loc) {
@@ -68,14 +94,14 @@ FeVal lower_math(Lower *L, int bi, const PyExpr *e) {
     double k = bi == BI_MATH_DEGREES ? 180.0 / M_PI : M_PI / 180.0;
     return val(rt, ib_binary(&L->b, OP_MULF, x, ib_const_float(&L->b, rt, k)));
   }
-  if (n == 1) return val(rt, ib_unary(&L->b, (OpKind)sema_math_op(bi), x, NULL));
+  if (n == 1) return val(rt, lw_fastmath_op(L, ib_unary(&L->b, (OpKind)sema_math_op(bi), x, NULL)));
   Type *t1 = nb_type(L->ctx, c->args[1]);
   if (bi == BI_MATH_POW && t1->kind == TY_INT) {
     Value *ops[2] = {x, conv_v(L, a[1], t1)};
     return val(rt, op_result(ib_op(&L->b, OP_POWI, 2, ops, 1, &rt, 0), 0));
   }
   Value *y = conv_v(L, lw_conv(L, a[1], t1), rt);
-  return val(rt, ib_binary(&L->b, (OpKind)sema_math_op(bi), x, y));
+  return val(rt, lw_fastmath_op(L, ib_binary(&L->b, (OpKind)sema_math_op(bi), x, y)));
 }
 
 /* ---- calls: math.frexp / ldexp / modf, cuda.fma / cbrt / selp (numba-cuda's cudamath.py and cudadecl.py) ---- */

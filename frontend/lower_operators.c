@@ -154,7 +154,10 @@ FeVal lw_binop(Lower *L, PyBinOp op, FeVal a, FeVal b, SrcLoc loc) {
   }
   FeVal res;
   Value *xv, *yv;
-  if ((op == BIN_DIV || op == BIN_FLOORDIV || op == BIN_MOD) && debug_mode(L->fe)) zero_division_check(L, op, y, loc);
+  /* (a float32 division under fastmath is libdevice's fast one, unchecked: lower_math.c) */
+  bool fast_div = op == BIN_DIV && lw_fastmath_f32(L, rt);
+  if ((op == BIN_DIV || op == BIN_FLOORDIV || op == BIN_MOD) && debug_mode(L->fe) && !fast_div)
+    zero_division_check(L, op, y, loc);
   switch (op) {
   case BIN_ADD:
   case BIN_SUB:
@@ -170,7 +173,7 @@ FeVal lw_binop(Lower *L, PyBinOp op, FeVal a, FeVal b, SrcLoc loc) {
   case BIN_DIV:
     xv = conv_v(L, x, rt);
     yv = conv_v(L, y, rt);
-    return val(rt, ib_binary(&L->b, OP_DIVF, xv, yv));
+    return val(rt, lw_fastmath_op(L, ib_binary(&L->b, OP_DIVF, xv, yv)));
   case BIN_FLOORDIV:
   case BIN_MOD: {
     xv = conv_v(L, x, rt);
@@ -197,7 +200,7 @@ FeVal lw_binop(Lower *L, PyBinOp op, FeVal a, FeVal b, SrcLoc loc) {
       return val(rt, op_result(ib_op(&L->b, OP_POWI, 2, ops, 1, &rt, 0), 0));
     }
     yv = conv_v(L, y, rt);
-    return val(rt, ib_binary(&L->b, OP_POW, xv, yv));
+    return val(rt, lw_fastmath_op(L, ib_binary(&L->b, OP_POW, xv, yv)));
   case BIN_LSHIFT:
   case BIN_RSHIFT:
     xv = conv_v(L, x, rt);

@@ -689,6 +689,15 @@ static void read_launch_bounds(FeCtx *fe, FeFunc *fn, const PyExpr *e) {
   }
 }
 
+/* fastmath=: True or False, or a set or dict display of LLVM fast-math flags, which numba-cuda 0.30.4 takes as
+ * True when it is not empty, whatever the flags ({'nnan': False} too: lower_math.c). */
+static int fastmath_opt(FeCtx *fe, const PyKeyword *k) {
+  const PyExpr *v = k->value;
+  if (v->kind == EX_SET) return v->elts.n != 0;
+  if (v->kind == EX_DICT) return v->dict.keys.n != 0;
+  return const_bool_opt(fe, k);
+}
+
 /* Reads the decorators of a def; returns the FeFunc, or NULL when the function is host code. */
 static FeFunc *read_decorated(FeCtx *fe, const PyStmt *def) {
   const PyExprList *decos = &def->funcdef.decorators;
@@ -724,7 +733,7 @@ static FeFunc *read_decorated(FeCtx *fe, const PyStmt *def) {
           FeVal t = eval_const(fe, kws[i]->value);
           target = t.kind == FV_STR ? t.str.s : "?";
         } else if (strcmp(kws[i]->arg, "fastmath") == 0) {
-          fn->fastmath = const_bool_opt(fe, kws[i]);
+          fn->fastmath = fastmath_opt(fe, kws[i]);
         }
       }
       if (!target || (strcmp(target, "cuda") != 0 && strcmp(target, "gpu") != 0)) return NULL; /* a CPU ufunc */
@@ -760,7 +769,7 @@ static FeFunc *read_decorated(FeCtx *fe, const PyStmt *def) {
       if (strcmp(k->arg, "device") == 0) {
         if (const_bool_opt(fe, k) == 1) fn->kind = FN_DEVICE;
       } else if (strcmp(k->arg, "fastmath") == 0) {
-        fn->fastmath = const_bool_opt(fe, k);
+        fn->fastmath = fastmath_opt(fe, k);
       } else if (strcmp(k->arg, "debug") == 0) {
         fn->debug = const_bool_opt(fe, k);
       } else if (strcmp(k->arg, "lineinfo") == 0) {

@@ -15,7 +15,7 @@
  *   - mem.dim / mem.size of an array of static shape (mem.alloca, mem.global_ref) to the extent, of a
  *     mem.subview or mem.reinterpret to the extent it was given (mem.stride of a mem.reinterpret to its stride);
  *   - truncf(op(extf x, extf y)) to op on the narrow type for +, -, *, /, sqrt from f64 to f32 (exact:
- *     see narrow_float_op);
+ *     see narrow_float_op; the narrowed / and sqrt are marked `correctly_rounded`, which fastmath keeps);
  *   - check.raise of a constant false condition is erased;
  *   - scf.if on a constant condition: the taken region is inlined in place of the op, its results
  *     become the values it yielded; scf.for with a zero trip count: its results become the inits.
@@ -206,7 +206,11 @@ static Value *narrow_float_op(Canon *c, Op *trunc, Type *to) {
       narrow[i] = make_float(c, trunc, to, f);
     }
   }
-  return make_op(c, trunc, d->kind, d->noperands, narrow, to);
+  Value *r = make_op(c, trunc, d->kind, d->noperands, narrow, to);
+  /* the f64 division and sqrt stay correctly rounded under fastmath's -prec-div=0 / -prec-sqrt=0: so must these
+   * (backend/lower_llvm.c) */
+  if (d->kind == OP_DIVF || d->kind == OP_SQRT) ir_op_set_attr(c->m, r->def, "correctly_rounded", attr_unit());
+  return r;
 }
 
 /* Cast of a cast, and casts that change nothing. */
