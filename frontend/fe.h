@@ -387,6 +387,12 @@ const NbCase *nb_resolve(const NbCase *cases, unsigned ncases, const int *args, 
 Type *nb_unify(IrContext *ctx, Type *a, Type *b);
 /* Numba's spelling of a type: int64, float32, bool, array(float32, 2d, C), UniTuple(int64 x 2). */
 void nb_type_name(const Type *t, StrBuf *out);
+/* t as signatures spell it, which nb_parse_signature and kfront.types read back: float32[:, ::1], float32[()],
+ * UniTuple(int64, 2), Tuple((int64, float32)), NamedTuple("m.P", ("x",), (int64,)), datetime64[D], bfloat16, a
+ * record's dtype spelling (the runtime's kernel signatures, the overload resolver's argument types). */
+void nb_type_signature(const Type *t, StrBuf *out);
+/* An array's dimensions as signatures spell them: [:, ::1] for C, [::1, :] for F, [:, :] for A; [()] for 0-d. */
+void nb_signature_dims(unsigned rank, char layout, StrBuf *out);
 const char *nb_type_str(Arena *a, const Type *t);
 /* Mangled spelling for symbol names: f32, i64, b1, f32_2A, T2_i64_i64_E. */
 void nb_mangle(const Type *t, StrBuf *out);

@@ -24,68 +24,26 @@ void kf_set_overload_resolver(kf_overload_resolver resolver, void *user) {
 
 /* ---- argument types, as signatures spell them --------------------------------------------------------------- */
 
-static void spell_type(const Type *t, StrBuf *out);
-
-static void spell_array_dims(unsigned rank, char layout, StrBuf *out) {
-  sb_putc(out, '[');
-  for (unsigned i = 0; i < rank; i++) {
-    bool unit = (layout == LAYOUT_C && i == rank - 1) || (layout == LAYOUT_F && i == 0);
-    sb_puts(out, unit ? "::1" : ":");
-    if (i + 1 < rank) sb_puts(out, ", ");
+/* Whether signatures spell t: not records (nor arrays of them), vectors or slices, nor tuples holding them. */
+static bool spelt_by_signatures(const Type *t) {
+  switch (t->kind) {
+  case TY_RECORD: return false;
+  case TY_ARRAY: return t->elem->kind != TY_RECORD;
+  case TY_TUPLE:
+    if (t->vector || t->slice) return false;
+    for (unsigned i = 0; i < t->n; i++)
+      if (!spelt_by_signatures(t->elems[i])) return false;
+    return true;
+  default: return true;
   }
-  sb_putc(out, ']');
 }
 
+/* t as signatures spell it (nb_type_signature), or opaque(what it is) for the typing function's error. */
 static void spell_type(const Type *t, StrBuf *out) {
-  switch (t->kind) {
-  case TY_BOOL: sb_puts(out, "boolean"); return;
-  case TY_INT:
-    if (t->time) {
-      TimeUnit u = ty_time_unit(t);
-      sb_printf(out, "%s('%s')", t->datetime ? "NPDatetime" : "NPTimedelta", u == TU_GENERIC ? "" : ty_time_unit_name(u));
-    } else {
-      sb_printf(out, "%sint%u", t->is_unsigned ? "u" : "", t->bits);
-    }
-    return;
-  case TY_FLOAT: sb_puts(out, t->bfloat ? "bfloat16" : t->bits == 16 ? "float16" : t->bits == 32 ? "float32" : "float64"); return;
-  case TY_COMPLEX: sb_printf(out, "complex%u", 2 * t->elem->bits); return;
-  case TY_ARRAY:
-    if (t->elem->kind == TY_RECORD) break;
-    spell_type(t->elem, out);
-    spell_array_dims(t->rank, t->layout, out);
-    return;
-  case TY_TUPLE: {
-    if (t->vector || t->slice) break;
-    if (t->tclass) {
-      sb_printf(out, "NamedTuple(\"%s\", (", t->tclass);
-      for (unsigned i = 0; i < t->n; i++) sb_printf(out, "%s\"%s\"", i ? ", " : "", t->names[i]);
-      sb_puts(out, t->n == 1 ? ",), (" : "), (");
-      for (unsigned i = 0; i < t->n; i++) {
-        if (i) sb_puts(out, ", ");
-        spell_type(t->elems[i], out);
-      }
-      sb_puts(out, t->n == 1 ? ",))" : "))");
-      return;
-    }
-    bool uni = t->n > 0;
-    for (unsigned i = 1; i < t->n && uni; i++) uni = t->elems[i] == t->elems[0];
-    if (uni) {
-      sb_puts(out, "UniTuple(");
-      spell_type(t->elems[0], out);
-      sb_printf(out, ", %u)", t->n);
-      return;
-    }
-    sb_puts(out, "Tuple((");
-    for (unsigned i = 0; i < t->n; i++) {
-      if (i) sb_puts(out, ", ");
-      spell_type(t->elems[i], out);
-    }
-    sb_puts(out, t->n == 1 ? ",))" : "))");
+  if (spelt_by_signatures(t)) {
+    nb_type_signature(t, out);
     return;
   }
-  default: break;
-  }
-  /* a type no signature spells (records, vectors, slices): what it is, for the typing function's error */
   sb_puts(out, "opaque(");
   nb_type_name(t, out);
   sb_putc(out, ')');

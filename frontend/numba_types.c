@@ -236,6 +236,70 @@ void nb_type_name(const Type *t, StrBuf *out) {
   }
 }
 
+void nb_signature_dims(unsigned rank, char layout, StrBuf *out) {
+  if (rank == 0) {
+    sb_puts(out, "[()]");
+    return;
+  }
+  sb_putc(out, '[');
+  for (unsigned i = 0; i < rank; i++) {
+    bool unit = (layout == 'C' && i == rank - 1) || (layout == 'F' && i == 0);
+    sb_puts(out, unit ? "::1" : ":");
+    if (i + 1 < rank) sb_puts(out, ", ");
+  }
+  sb_putc(out, ']');
+}
+
+void nb_type_signature(const Type *t, StrBuf *out) {
+  switch (t->kind) {
+  case TY_BOOL: sb_puts(out, "boolean"); return;
+  case TY_INT:
+    if (t->time) { /* datetime64[D]; the units that are no Python name: NPDatetime('as'), NPTimedelta('') */
+      TimeUnit u = ty_time_unit(t);
+      if (u == TU_as || u == TU_GENERIC) sb_printf(out, "%s('%s')", t->datetime ? "NPDatetime" : "NPTimedelta", ty_time_unit_name(u));
+      else sb_printf(out, "%s[%s]", t->datetime ? "datetime64" : "timedelta64", ty_time_unit_name(u));
+    } else sb_printf(out, "%sint%u", t->is_unsigned ? "u" : "", t->bits);
+    return;
+  case TY_FLOAT: t->bfloat ? sb_puts(out, "bfloat16") : sb_printf(out, "float%u", t->bits); return;
+  case TY_COMPLEX: sb_printf(out, "complex%u", 2 * t->elem->bits); return;
+  case TY_ARRAY:
+    nb_type_signature(t->elem, out);
+    nb_signature_dims(t->rank, t->layout, out);
+    return;
+  case TY_TUPLE: {
+    if (t->tclass) { /* NamedTuple("mod.Point", ("x", "y"), (int64, float64)): the frontend's spelling */
+      sb_printf(out, "NamedTuple(\"%s\", (", t->tclass);
+      for (unsigned i = 0; i < t->n; i++) sb_printf(out, "%s\"%s\"", i ? ", " : "", t->names[i]);
+      sb_puts(out, t->n == 1 ? ",), (" : "), (");
+      for (unsigned i = 0; i < t->n; i++) {
+        if (i) sb_puts(out, ", ");
+        nb_type_signature(t->elems[i], out);
+      }
+      sb_puts(out, t->n == 1 ? ",))" : "))");
+      return;
+    }
+    /* Numba's constructors, as signatures spell them: UniTuple(int64, 2), Tuple((int64, float32)), Tuple(()) */
+    bool uni = t->n > 0;
+    for (unsigned i = 1; i < t->n && uni; i++) uni = t->elems[i] == t->elems[0];
+    if (uni) {
+      sb_puts(out, "UniTuple(");
+      nb_type_signature(t->elems[0], out);
+      sb_printf(out, ", %u)", t->n);
+      return;
+    }
+    sb_puts(out, "Tuple((");
+    for (unsigned i = 0; i < t->n; i++) {
+      if (i) sb_puts(out, ", ");
+      nb_type_signature(t->elems[i], out);
+    }
+    sb_puts(out, t->n == 1 ? ",))" : "))");
+    return;
+  }
+  case TY_RECORD: fe_record_spell(t, out); return;
+  default: ty_print(t, out); return;
+  }
+}
+
 void nb_mangle_tuple_class(const Type *t, StrBuf *out) {
   if (t && t->kind == TY_TUPLE && t->tclass) /* a class of its own (which fixes its field names): a hash of its name */
     sb_printf(out, "N%016llx", (unsigned long long)hash_bytes(t->tclass, strlen(t->tclass)));

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "frontend/compile.h"
-#include "frontend/fe.h"  /* numba's conversion kinds of numbers (nb_can_convert) */
+#include "frontend/fe.h"  /* numba's conversion kinds of numbers (nb_can_convert), nb_type_signature */
 #include "runtime/runtime.h"
 #include "utils/mem.h"
 
@@ -72,76 +72,11 @@ char rt_array_layout(const kf_array *a) {
   return 'A';
 }
 
-/* Numba's dimensions: [:, ::1] for C, [::1, :] for F, [:, :] for A; [()] for a 0-d array. */
-static void array_dims(unsigned rank, char layout, StrBuf *out) {
-  if (rank == 0) {
-    sb_puts(out, "[()]");
-    return;
-  }
-  sb_putc(out, '[');
-  for (unsigned i = 0; i < rank; i++) {
-    bool unit = (layout == 'C' && i == rank - 1) || (layout == 'F' && i == 0);
-    sb_puts(out, unit ? "::1" : ":");
-    if (i + 1 < rank) sb_puts(out, ", ");
-  }
-  sb_putc(out, ']');
-}
-
-void rt_type_numba(const Type *t, StrBuf *out) {
-  switch (t->kind) {
-  case TY_BOOL: sb_puts(out, "boolean"); return;
-  case TY_INT:
-    if (t->time) { /* datetime64[D]; the units that are no Python name: NPDatetime('as'), NPTimedelta('') */
-      TimeUnit u = ty_time_unit(t);
-      if (u == TU_as || u == TU_GENERIC) sb_printf(out, "%s('%s')", t->datetime ? "NPDatetime" : "NPTimedelta", ty_time_unit_name(u));
-      else sb_printf(out, "%s[%s]", t->datetime ? "datetime64" : "timedelta64", ty_time_unit_name(u));
-    } else sb_printf(out, "%sint%u", t->is_unsigned ? "u" : "", t->bits);
-    return;
-  case TY_FLOAT: sb_printf(out, "float%u", t->bits); return;
-  case TY_COMPLEX: sb_printf(out, "complex%u", 2 * t->elem->bits); return;
-  case TY_ARRAY:
-    rt_type_numba(t->elem, out);
-    array_dims(t->rank, t->layout, out);
-    return;
-  case TY_TUPLE: {
-    if (t->tclass) { /* NamedTuple("mod.Point", ("x", "y"), (int64, float64)): the frontend's spelling */
-      sb_printf(out, "NamedTuple(\"%s\", (", t->tclass);
-      for (unsigned i = 0; i < t->n; i++) sb_printf(out, "%s\"%s\"", i ? ", " : "", t->names[i]);
-      sb_puts(out, t->n == 1 ? ",), (" : "), (");
-      for (unsigned i = 0; i < t->n; i++) {
-        if (i) sb_puts(out, ", ");
-        rt_type_numba(t->elems[i], out);
-      }
-      sb_puts(out, t->n == 1 ? ",))" : "))");
-      return;
-    }
-    /* Numba's constructors, as signatures spell them: UniTuple(int64, 2), Tuple((int64, float32)), Tuple(()) */
-    bool uni = t->n > 0;
-    for (unsigned i = 1; i < t->n && uni; i++) uni = t->elems[i] == t->elems[0];
-    if (uni) {
-      sb_puts(out, "UniTuple(");
-      rt_type_numba(t->elems[0], out);
-      sb_printf(out, ", %u)", t->n);
-      return;
-    }
-    sb_puts(out, "Tuple((");
-    for (unsigned i = 0; i < t->n; i++) {
-      if (i) sb_puts(out, ", ");
-      rt_type_numba(t->elems[i], out);
-    }
-    sb_puts(out, t->n == 1 ? ",))" : "))");
-    return;
-  }
-  case TY_RECORD: fe_record_spell(t, out); return;
-  default: ty_print(t, out); return;
-  }
-}
-
 void rt_signature_numba(Type *const *params, unsigned nparams, StrBuf *out) {
   sb_puts(out, "void(");
   for (unsigned i = 0; i < nparams; i++) {
     if (i) sb_puts(out, ", ");
-    rt_type_numba(params[i], out);
+    nb_type_signature(params[i], out);
   }
   sb_putc(out, ')');
 }
@@ -235,7 +170,7 @@ static void arg_numba(const kf_arg *a, StrBuf *out) {
   kf_dtype dt = a->kind == KF_ARG_ARRAY ? a->array.dtype : a->dtype;
   sb_puts(out, rt_dtype_name(dt));
   if (a->kind == KF_ARG_ARRAY && (a->array.ndim || !rt_dtype_is_record(dt)))
-    array_dims(a->array.ndim, rt_array_layout(&a->array), out);
+    nb_signature_dims(a->array.ndim, rt_array_layout(&a->array), out);
 }
 
 bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *diag) {
@@ -402,7 +337,7 @@ bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, co
     StrBuf want, got;
     sb_init(&want);
     sb_init(&got);
-    rt_type_numba(params[i], &want);
+    nb_type_signature(params[i], &want);
     describe_arg(&args[i], &got);
     const char *what = ty_is_scalar(params[i])            ? "a scalar "
                        : params[i]->kind == TY_ARRAY   ? "an array "

@@ -58,10 +58,7 @@ bool rt_type_dtype(const Type *t, kf_dtype *out);
 /* 'C' when the strides are C-contiguous (rank 1 contiguous arrays count as C), 'F' when F-contiguous,
  * else 'A'. */
 char rt_array_layout(const kf_array *a);
-/* Numba's spelling of a kir type: float32, int64, boolean, float32[::1], float32[:, ::1], float32[::1, :],
- * float32[:, :] (layout A). */
-void rt_type_numba(const Type *t, StrBuf *out);
-/* "void(float32[::1], int64)" */
+/* "void(float32[::1], int64)": the parameters spelt by nb_type_signature (frontend/fe.h) */
 void rt_signature_numba(Type *const *params, unsigned nparams, StrBuf *out);
 /* The signature the arguments spell (each argument's own type; a 0-d array float64[()]). False (after reporting)
  * for an invalid argument (bad dtype, rank above KF_MAX_RANK, negative extent, NULL data with elements). */
