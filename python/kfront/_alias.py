@@ -30,7 +30,7 @@ has the table with what is deliberately left out):
                                    vectorize and guvectorize of target "cuda"), bool, HAS_NUMBA (scope "cuda");
                                    the submodules types, config, core, np, cudadrv, dispatcher, random, cg, fp16,
                                    bf16, libdevice, libdevicefuncs, misc, vectorizers, args, typing,
-                                   launchconfig, compiler, extending
+                                   launchconfig, compiler, extending, cudaimpl, cgutils
     numba.cuda.types               every public name of kfront.types; __all__ as numba-cuda's (the type names)
     numba.cuda.core.config         kfront.config, reads and assignments (also as numba.cuda.config)
     numba.cuda.core.errors         kfront.errors.NUMBA_ERRORS: TypingError, NumbaError, NumbaPerformanceWarning...
@@ -42,6 +42,9 @@ has the table with what is deliberately left out):
     numba.cuda.typing              signature, Signature (kfront.types); numba.cuda.typing.typeof: typeof
     numba.cuda.extending           overload, register_jitable, ... (kfront.extending: the high-level extension API;
                                    the low-level one's names say that kfront has none where they are used)
+    numba.cuda.cudaimpl            registry, lower, lower_attr, ... (kfront.cuda.cudaimpl: numba-cuda's lowering
+                                   registry, recorded; a kernel using what it registered is told kfront has none)
+    numba.cuda.cgutils             numba-cuda's LLVM IR helpers' names (kfront.cuda.cgutils: UnsupportedErrors)
     numba.cuda.launchconfig        current_launch_config, ensure_current_launch_config (kfront.cuda.launchconfig)
     numba.cuda.fp16 / bf16 / libdevice / cg   the kernel-side names of kfront.cuda's namespaces (hadd, this_grid...)
     numba.cuda.libdevicefuncs      functions, create_signature, arg (kfront.cuda.libdevicefuncs: libdevice's signatures)
@@ -217,7 +220,8 @@ _CUDA_MODULES = {
          "core": "numba.cuda.core", "np": "numba.cuda.np", "dispatcher": "numba.cuda.dispatcher",
          "vectorizers": "numba.cuda.vectorizers", "args": "numba.cuda.args", "typing": "numba.cuda.typing",
          "launchconfig": "numba.cuda.launchconfig", "libdevicefuncs": "numba.cuda.libdevicefuncs",
-         "compiler": "numba.cuda.compiler", "extending": "numba.cuda.extending"}),
+         "compiler": "numba.cuda.compiler", "extending": "numba.cuda.extending", "cudaimpl": "numba.cuda.cudaimpl",
+         "cgutils": "numba.cuda.cgutils"}),
     "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
     "numba.cuda.core": _Spec((), {"config": "numba.cuda.core.config", "errors": "numba.cuda.core.errors"}),
     "numba.cuda.core.config": _Spec(**_CONFIG),
@@ -235,6 +239,8 @@ _CUDA_MODULES = {
     "numba.cuda.typing.typeof": _Spec((_Names({"typeof": ("kfront.types", "typeof")}),)),
     "numba.cuda.extending": _Spec((_Star("kfront.extending"),
                                    _Names({"_Intrinsic": ("kfront.extending", "_Intrinsic")}))),
+    "numba.cuda.cudaimpl": _Spec((_Star("kfront.cuda.cudaimpl"),)),
+    "numba.cuda.cgutils": _Spec((_Star("kfront.cuda.cgutils"),)),
     "numba.cuda.fp16": _Spec((_KernelNamespace("fp16"),)),
     "numba.cuda.bf16": _Spec((_KernelNamespace("bf16"),)),
     "numba.cuda.libdevice": _Spec((_KernelNamespace("libdevice"),)),
