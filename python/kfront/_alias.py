@@ -30,7 +30,8 @@ has the table with what is deliberately left out):
                                    vectorize and guvectorize of target "cuda"), bool, HAS_NUMBA (scope "cuda");
                                    the submodules types, config, core, np, cudadrv, dispatcher, random, cg, fp16,
                                    bf16, libdevice, libdevicefuncs, misc, vectorizers, args, typing,
-                                   launchconfig, compiler, extending, cudaimpl, cgutils
+                                   launchconfig, compiler, extending, cudaimpl, cgutils, api,
+                                   _internal
     numba.cuda.types               every public name of kfront.types; __all__ as numba-cuda's (the type names)
     numba.cuda.core.config         kfront.config, reads and assignments (also as numba.cuda.config)
     numba.cuda.core.errors         kfront.errors.NUMBA_ERRORS: TypingError, NumbaError, NumbaPerformanceWarning...
@@ -45,6 +46,8 @@ has the table with what is deliberately left out):
     numba.cuda.cudaimpl            registry, lower, lower_attr, ... (kfront.cuda.cudaimpl: numba-cuda's lowering
                                    registry, recorded; a kernel using what it registered is told kfront has none)
     numba.cuda.cgutils             numba-cuda's LLVM IR helpers' names (kfront.cuda.cgutils: UnsupportedErrors)
+    numba.cuda.api                 the host API functions numba-cuda's api module defines (kfront.cuda's)
+    numba.cuda._internal.cuda_bf16 the cuda_bf16.h bindings' kernel-side names (nv_bfloat16, __hadd, htrunc, ...)
     numba.cuda.launchconfig        current_launch_config, ensure_current_launch_config (kfront.cuda.launchconfig)
     numba.cuda.fp16 / bf16 / libdevice / cg   the kernel-side names of kfront.cuda's namespaces (hadd, this_grid...)
     numba.cuda.libdevicefuncs      functions, create_signature, arg (kfront.cuda.libdevicefuncs: libdevice's signatures)
@@ -160,7 +163,10 @@ class _KernelNamespace:
     def lookup(self, alias, name):
         if name.startswith("__") and name.endswith("__"):
             return _MISSING
-        return getattr(getattr(alias._kfront_target("kfront.cuda", name), self.name), name)
+        namespace = alias._kfront_target("kfront.cuda", name)
+        for part in self.name.split("."):  # "_internal.cuda_bf16": kfront.cuda._internal.cuda_bf16
+            namespace = getattr(namespace, part)
+        return getattr(namespace, name)
 
     def names(self, alias):
         return []
@@ -210,6 +216,16 @@ _FROM_TO_DTYPE = {"from_dtype": ("kfront.types", "from_dtype"), "as_dtype": ("kf
 _NUMPY_SUPPORT = {name: ("kfront.numpy_support", name) for name in ("numpy_version", "carray", "farray")}
 _CONFIG = dict(providers=(_Star("kfront.config"),), forward_set="kfront.config")
 
+# numba-cuda's numba.cuda.api: the host API functions numba.cuda re-exports (those kfront.cuda has)
+_API_NAMES = (
+    "require_context", "current_context", "gpus", "from_cuda_array_interface", "as_cuda_array", "is_cuda_array",
+    "is_float16_supported", "is_bfloat16_supported", "is_fp8_supported", "to_device", "device_array",
+    "managed_array", "pinned_array", "mapped_array", "open_ipc_array", "synchronize", "device_array_like",
+    "mapped_array_like", "pinned_array_like", "stream", "default_stream", "legacy_default_stream",
+    "per_thread_default_stream", "external_stream", "pinned", "mapped", "event", "event_elapsed_time",
+    "select_device", "get_current_device", "list_devices", "close", "detect", "defer_cleanup", "profiling",
+    "profile_start", "profile_stop")
+
 # numba.cuda and what numba-cuda provides beneath it (both scopes of the alias)
 _CUDA_MODULES = {
     "numba.cuda": _Spec(
@@ -221,7 +237,7 @@ _CUDA_MODULES = {
          "vectorizers": "numba.cuda.vectorizers", "args": "numba.cuda.args", "typing": "numba.cuda.typing",
          "launchconfig": "numba.cuda.launchconfig", "libdevicefuncs": "numba.cuda.libdevicefuncs",
          "compiler": "numba.cuda.compiler", "extending": "numba.cuda.extending", "cudaimpl": "numba.cuda.cudaimpl",
-         "cgutils": "numba.cuda.cgutils"}),
+         "cgutils": "numba.cuda.cgutils", "api": "numba.cuda.api", "_internal": "numba.cuda._internal"}),
     "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
     "numba.cuda.core": _Spec((), {"config": "numba.cuda.core.config", "errors": "numba.cuda.core.errors"}),
     "numba.cuda.core.config": _Spec(**_CONFIG),
@@ -239,6 +255,9 @@ _CUDA_MODULES = {
     "numba.cuda.typing.typeof": _Spec((_Names({"typeof": ("kfront.types", "typeof")}),)),
     "numba.cuda.extending": _Spec((_Star("kfront.extending"),
                                    _Names({"_Intrinsic": ("kfront.extending", "_Intrinsic")}))),
+    "numba.cuda._internal": _Spec((), {"cuda_bf16": "numba.cuda._internal.cuda_bf16"}),
+    "numba.cuda._internal.cuda_bf16": _Spec((_KernelNamespace("_internal.cuda_bf16"),)),
+    "numba.cuda.api": _Spec((_Names({name: ("kfront.cuda", name) for name in _API_NAMES}),)),
     "numba.cuda.cudaimpl": _Spec((_Star("kfront.cuda.cudaimpl"),)),
     "numba.cuda.cgutils": _Spec((_Star("kfront.cuda.cgutils"),)),
     "numba.cuda.fp16": _Spec((_KernelNamespace("fp16"),)),
@@ -310,6 +329,7 @@ _HINTS = {
     "numba.typed": "typed containers are not part of kfront",
     "numba.extending": "numba's extension API is not part of kfront",
     "numba.cuda.simulator": "kfront has its own simulator: set KFRONT_SIM=1 or NUMBA_ENABLE_CUDASIM=1",
+    "numba.cuda._internal.cuda_fp8": "kfront has no FP8 types (fp8_e5m2, fp8_e4m3, fp8_e8m0) or conversions",
 }
 _DEFAULT_HINT = ("kfront's drop-in provides numba.cuda's kernel API, numba.types, numba.config, vectorize and "
                  "guvectorize")

@@ -14,6 +14,7 @@ KERNEL_NAMES = (
     "activemask", "lanemask_lt", "ballot_sync", "all_sync", "any_sync", "eq_sync", "match_any_sync",
     "match_all_sync", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "popc", "brev", "clz",
     "ffs", "fma", "cbrt", "selp", "nanosleep", "fp16", "bf16", "libdevice", "cg", "vote_sync_intrinsic",
+    "_internal",  # numba-cuda's generated header bindings: _internal.cuda_bf16.htrunc, .nv_bfloat16, ...
 )
 
 # numba-cuda's vector types (numba.cuda.vector_types): <base>x<N>, and the C-style aliases of each (float4 is
