@@ -14,7 +14,7 @@ install_numba_alias() puts a thin module object under each replaced name of the 
 replacing (and keeping, for uninstall_numba_alias) any such module already imported, and puts a finder first on
 sys.meta_path. Entries of sys.modules are found before any finder, so the aliases win over numba-cuda's import
 hook that redirects `numba.cuda`; the finder answers the replaced imports the table does not cover
-(`import numba.cuda.simulator`; in scope "numba" also `import numba.typed`, `from numba import cfunc`) with an
+(`import numba.cuda.simulator.kernel`; in scope "numba" also `import numba.typed`, `from numba import cfunc`) with an
 ImportError saying "kfront: numba.typed is not supported (...)", and a later importlib.reload() of an alias with
 the same alias. A module that bound numba-cuda's modules before the install keeps them: a KfrontWarning names
 each such global.
@@ -31,7 +31,7 @@ has the table with what is deliberately left out):
                                    the submodules types, config, core, np, cudadrv, dispatcher, random, cg, fp16,
                                    bf16, libdevice, libdevicefuncs, misc, vectorizers, args, typing,
                                    launchconfig, compiler, extending, cudaimpl, cgutils, api,
-                                   _internal
+                                   _internal, vector_types, simulator
     numba.cuda.types               every public name of kfront.types; __all__ as numba-cuda's (the type names)
     numba.cuda.core.config         kfront.config, reads and assignments (also as numba.cuda.config)
     numba.cuda.core.errors         kfront.errors.NUMBA_ERRORS: TypingError, NumbaError, NumbaPerformanceWarning...
@@ -47,6 +47,8 @@ has the table with what is deliberately left out):
                                    registry, recorded; a kernel using what it registered is told kfront has none)
     numba.cuda.cgutils             numba-cuda's LLVM IR helpers' names (kfront.cuda.cgutils: UnsupportedErrors)
     numba.cuda.api                 the host API functions numba-cuda's api module defines (kfront.cuda's)
+    numba.cuda.vector_types        vector_types: name -> VectorType (kfront.cuda.vector_types; also as
+                                   numba.cuda.simulator.vector_types, the one name of numba.cuda.simulator)
     numba.cuda._internal.cuda_bf16 the cuda_bf16.h bindings' kernel-side names (nv_bfloat16, __hadd, htrunc, ...)
     numba.cuda.launchconfig        current_launch_config, ensure_current_launch_config (kfront.cuda.launchconfig)
     numba.cuda.fp16 / bf16 / libdevice / cg   the kernel-side names of kfront.cuda's namespaces (hadd, this_grid...)
@@ -237,7 +239,8 @@ _CUDA_MODULES = {
          "vectorizers": "numba.cuda.vectorizers", "args": "numba.cuda.args", "typing": "numba.cuda.typing",
          "launchconfig": "numba.cuda.launchconfig", "libdevicefuncs": "numba.cuda.libdevicefuncs",
          "compiler": "numba.cuda.compiler", "extending": "numba.cuda.extending", "cudaimpl": "numba.cuda.cudaimpl",
-         "cgutils": "numba.cuda.cgutils", "api": "numba.cuda.api", "_internal": "numba.cuda._internal"}),
+         "cgutils": "numba.cuda.cgutils", "api": "numba.cuda.api", "_internal": "numba.cuda._internal",
+         "vector_types": "numba.cuda.vector_types", "simulator": "numba.cuda.simulator"}),
     "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
     "numba.cuda.core": _Spec((), {"config": "numba.cuda.core.config", "errors": "numba.cuda.core.errors"}),
     "numba.cuda.core.config": _Spec(**_CONFIG),
@@ -258,6 +261,9 @@ _CUDA_MODULES = {
     "numba.cuda._internal": _Spec((), {"cuda_bf16": "numba.cuda._internal.cuda_bf16"}),
     "numba.cuda._internal.cuda_bf16": _Spec((_KernelNamespace("_internal.cuda_bf16"),)),
     "numba.cuda.api": _Spec((_Names({name: ("kfront.cuda", name) for name in _API_NAMES}),)),
+    "numba.cuda.vector_types": _Spec((_Star("kfront.cuda.vector_types"),)),
+    "numba.cuda.simulator": _Spec((), {"vector_types": "numba.cuda.simulator.vector_types"}),
+    "numba.cuda.simulator.vector_types": _Spec((_Star("kfront.cuda.vector_types"),)),
     "numba.cuda.cudaimpl": _Spec((_Star("kfront.cuda.cudaimpl"),)),
     "numba.cuda.cgutils": _Spec((_Star("kfront.cuda.cgutils"),)),
     "numba.cuda.fp16": _Spec((_KernelNamespace("fp16"),)),
@@ -328,7 +334,8 @@ _HINTS = {
     "numba.prange": "CPU parallel loops are not part of kfront", "numba.objmode": "object mode is not part of kfront",
     "numba.typed": "typed containers are not part of kfront",
     "numba.extending": "numba's extension API is not part of kfront",
-    "numba.cuda.simulator": "kfront has its own simulator: set KFRONT_SIM=1 or NUMBA_ENABLE_CUDASIM=1",
+    "numba.cuda.simulator": "kfront has its own simulator: set KFRONT_SIM=1 or NUMBA_ENABLE_CUDASIM=1; of numba-cuda's "
+                            "simulator modules kfront has only vector_types, the same table as numba.cuda.vector_types",
     "numba.cuda._internal.cuda_fp8": "kfront has no FP8 types (fp8_e5m2, fp8_e4m3, fp8_e8m0) or conversions",
 }
 _DEFAULT_HINT = ("kfront's drop-in provides numba.cuda's kernel API, numba.types, numba.config, vectorize and "
@@ -336,7 +343,12 @@ _DEFAULT_HINT = ("kfront's drop-in provides numba.cuda's kernel API, numba.types
 
 
 def _unsupported(fullname):
-    return "kfront: %s is not supported (%s)" % (fullname, _HINTS.get(fullname, _DEFAULT_HINT))
+    """The text of the error for a name the alias does not have: the hint of the name or of its nearest enclosing
+    module in _HINTS (numba.cuda.simulator.kernel: numba.cuda.simulator's), else the default one."""
+    name = fullname
+    while name not in _HINTS and "." in name:
+        name = name.rsplit(".", 1)[0]
+    return "kfront: %s is not supported (%s)" % (fullname, _HINTS.get(name, _DEFAULT_HINT))
 
 
 class AliasModule(types.ModuleType):

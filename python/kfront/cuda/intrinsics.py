@@ -58,8 +58,21 @@ class KernelOnly:
             yield from child.walk()
 
 
+class VectorTypeStub(KernelOnly):
+    """A vector type's name in kernels (cuda.float32x4): as numba-cuda's stub, `aliases` lists its C-style names
+    (["float4"]), each the same object under numba.cuda."""
+
+    __slots__ = ("aliases",)
+
+    def __init__(self, path, aliases):
+        super().__init__(path)
+        self.aliases = aliases
+
+
 def make_namespace(prefix):
     """{name: KernelOnly(prefix.name)} for every kernel-side name and vector type, and the vector types' aliases."""
-    names = {name: KernelOnly(prefix + "." + name) for name in KERNEL_NAMES + VECTOR_TYPES}
+    names = {name: KernelOnly(prefix + "." + name) for name in KERNEL_NAMES}
+    for name in VECTOR_TYPES:
+        names[name] = VectorTypeStub(prefix + "." + name, sorted(a for a, n in VECTOR_ALIASES.items() if n == name))
     names.update((alias, names[name]) for alias, name in VECTOR_ALIASES.items())
     return names
