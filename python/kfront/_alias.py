@@ -216,7 +216,8 @@ class _Spec:
 NUMBA_CUDA_VERSION = "0.30.4"
 _FROM_TO_DTYPE = {"from_dtype": ("kfront.types", "from_dtype"), "as_dtype": ("kfront.types", "as_dtype")}
 _NUMPY_SUPPORT = {name: ("kfront.numpy_support", name) for name in ("numpy_version", "carray", "farray")}
-_CONFIG = dict(providers=(_Star("kfront.config"),), forward_set="kfront.config")
+_CONFIG = dict(providers=(_Star("kfront.config"), _Names({"_OptLevel": ("kfront.config", "_OptLevel")})),
+               forward_set="kfront.config")
 
 # numba-cuda's numba.cuda.api: the host API functions numba.cuda re-exports (those kfront.cuda has)
 _API_NAMES = (

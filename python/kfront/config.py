@@ -52,8 +52,25 @@ def _cc(value):  # "8.0" -> (8, 0)
     return int(major), int(minor)
 
 
+class _OptLevel(int):
+    """numba's optimisation level (the OPT setting, NUMBA_OPT): an int, 3 for "max"; is_opt_max says whether it was
+    given as "max" (kept as _raw_value)."""
+
+    def __new__(cls, value):
+        level = super().__new__(cls, 3 if value == "max" else int(value))
+        level._raw_value = "max" if value == "max" else int(level)
+        return level
+
+    @property
+    def is_opt_max(self):
+        return self._raw_value == "max"
+
+    def __repr__(self):
+        return "_OptLevel(%r)" % (self._raw_value,)
+
+
 def _opt(value):
-    return 3 if value == "max" else int(value)
+    return _OptLevel(value)
 
 
 def _str_list(value):
@@ -87,7 +104,7 @@ _NUMBA = {
     "DEBUG_CACHE": (int, 0), "CACHE_DIR": (str, ""), "CACHE_LOCATOR_CLASSES": (_str_list, None),
     "TRACE": (int, 0), "CHROME_TRACE": (str, ""), "DEBUG_TYPEINFER": (int, 0),
     "DISABLE_TYPEINFER_FAIL_CACHE": (int, 0), "CPU_NAME": (_optional_str, None),
-    "CPU_FEATURES": (_optional_str, None), "OPT": (_opt, 3), "DUMP_BYTECODE": (int, 0), "DUMP_CFG": (int, 0),
+    "CPU_FEATURES": (_optional_str, None), "OPT": (_opt, _OptLevel(3)), "DUMP_BYTECODE": (int, 0), "DUMP_CFG": (int, 0),
     "DUMP_IR": (int, 0), "DUMP_SSA": (int, 0), "DEBUG_ARRAY_OPT": (int, 0), "DEBUG_ARRAY_OPT_RUNTIME": (int, 0),
     "DEBUG_ARRAY_OPT_STATS": (int, 0), "PARALLEL_DIAGNOSTICS": (int, 0), "DEBUG_INLINE_CLOSURE": (int, 0),
     "DUMP_LLVM": (int, 0), "DUMP_FUNC_OPT": (int, 0), "DUMP_OPTIMIZED": (int, 0), "LOOP_VECTORIZE": (int, 1),

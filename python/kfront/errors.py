@@ -176,6 +176,10 @@ class PerformanceWarning(KfrontWarning):
     """Code that will run slowly, e.g. a launch of low occupancy (NumbaPerformanceWarning)."""
 
 
+class InvalidConfigWarning(KfrontWarning):
+    """Options or settings that do not go together, e.g. debug=True with opt=True (NumbaInvalidConfigWarning)."""
+
+
 class KfrontDeprecationWarning(KfrontWarning, DeprecationWarning):
     """NumbaDeprecationWarning."""
 
@@ -225,7 +229,7 @@ NUMBA_ERRORS = {
     "NumbaDeprecationWarning": KfrontDeprecationWarning,
     "NumbaPendingDeprecationWarning": KfrontPendingDeprecationWarning,
     "NumbaExperimentalFeatureWarning": KfrontWarning,
-    "NumbaInvalidConfigWarning": KfrontWarning,
+    "NumbaInvalidConfigWarning": InvalidConfigWarning,
     "NumbaDebugInfoWarning": KfrontWarning,
     "NumbaParallelSafetyWarning": KfrontWarning,
     "NumbaTypeSafetyWarning": KfrontWarning,

@@ -548,3 +548,28 @@ def test_inspect_lto_ptx_is_the_ptx_of_an_lto_dispatcher():
     assert lto.inspect_lto_ptx() == {sig: ptx} and ptx == lto.inspect_asm(sig)
     with pytest.raises(RuntimeError, match="LTO is not enabled"):  # numba-cuda's, without lto=True
         cuda.jit("void(float16[::1], float16, float16)")(add).inspect_lto_ptx(sig)
+
+
+# ---- debug with opt: numba-cuda's NumbaInvalidConfigWarning ---------------------------------------------
+
+def test_debug_with_opt_or_lineinfo_warns_as_numba_cuda(monkeypatch):
+    import warnings
+    with pytest.warns(errors.InvalidConfigWarning, match="debug=True with opt=True is not supported by CUDA"):
+        cuda.jit(debug=True)  # opt defaults to OPT != 0 (3)
+    with pytest.warns(errors.InvalidConfigWarning, match="debug and lineinfo are mutually exclusive"):
+        cuda.jit(debug=True, opt=False, lineinfo=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cuda.jit(debug=True, opt=False)
+        cuda.jit()
+        monkeypatch.setattr(config, "OPT", config._OptLevel(0))
+        cuda.jit(debug=True)  # opt defaults to False with OPT 0
+    monkeypatch.setattr(config, "CUDA_DEBUGINFO_DEFAULT", 1)
+    monkeypatch.setattr(config, "OPT", config._OptLevel("max"))
+    with pytest.warns(errors.InvalidConfigWarning, match="not supported by CUDA"):
+        k = cuda.jit()  # debug defaults to CUDA_DEBUGINFO_DEFAULT
+
+    @k
+    def kernel(a):
+        a[0] = 1
+    assert kernel.targetoptions["debug"] is True

@@ -762,7 +762,22 @@ def get_current_cc():
 
 def jit(func_or_sig=None, device=False, **options):
     """numba.cuda.jit: bare (@cuda.jit), with options (@cuda.jit(device=True, fastmath=True)), or with a
-    signature or a list of them (@cuda.jit("void(float32[:])"))."""
+    signature or a list of them (@cuda.jit("void(float32[:])")). As numba-cuda's, debug defaults to the
+    CUDA_DEBUGINFO_DEFAULT setting and opt to OPT != 0, and debug with opt, or debug with lineinfo, is an
+    InvalidConfigWarning (NumbaInvalidConfigWarning) when the decorator is made."""
+    options = dict(options)
+    if options.get("debug") is None:
+        options["debug"] = bool(_config.CUDA_DEBUGINFO_DEFAULT)
+    if options.get("opt") is None:
+        options["opt"] = _config.OPT != 0
+    if options["debug"] and options["opt"]:
+        warnings.warn(errors.InvalidConfigWarning(
+            "debug=True with opt=True is not supported by CUDA. This may result in a crash - set debug=False or "
+            "opt=False."), stacklevel=2)
+    if options["debug"] and options.get("lineinfo"):
+        warnings.warn(errors.InvalidConfigWarning(
+            "debug and lineinfo are mutually exclusive. Use debug to get full debug info (this disables some "
+            "optimizations), or lineinfo for line info only with code generation unaffected."), stacklevel=2)
     if callable(func_or_sig) and not isinstance(func_or_sig, (types.Type, types.Signature)):
         return Dispatcher(func_or_sig, None, device=device, **options)
     sigs = func_or_sig
