@@ -31,7 +31,8 @@ has the table with what is deliberately left out):
                                    the submodules types, config, core, np, cudadrv, dispatcher, random, cg, fp16,
                                    bf16, libdevice, libdevicefuncs, misc, vectorizers, args, typing,
                                    launchconfig, compiler, extending, cudaimpl, cgutils, api,
-                                   _internal, vector_types, simulator
+                                   _internal, vector_types, simulator, utils,
+                                   kernels
     numba.cuda.types               every public name of kfront.types; __all__ as numba-cuda's (the type names)
     numba.cuda.core.config         kfront.config, reads and assignments (also as numba.cuda.config)
     numba.cuda.core.errors         kfront.errors.NUMBA_ERRORS: TypingError, NumbaError, NumbaPerformanceWarning...
@@ -47,6 +48,8 @@ has the table with what is deliberately left out):
                                    registry, recorded; a kernel using what it registered is told kfront has none)
     numba.cuda.cgutils             numba-cuda's LLVM IR helpers' names (kfront.cuda.cgutils: UnsupportedErrors)
     numba.cuda.api                 the host API functions numba-cuda's api module defines (kfront.cuda's)
+    numba.cuda.kernels.transpose   transpose (kfront.cuda.kernels: a tiled shared-memory transpose kernel)
+    numba.cuda.utils               PYVERSION, MACHINE_BITS (kfront.config's)
     numba.cuda.vector_types        vector_types: name -> VectorType (kfront.cuda.vector_types; also as
                                    numba.cuda.simulator.vector_types, the one name of numba.cuda.simulator)
     numba.cuda._internal.cuda_bf16 the cuda_bf16.h bindings' kernel-side names (nv_bfloat16, __hadd, htrunc, ...)
@@ -241,7 +244,8 @@ _CUDA_MODULES = {
          "launchconfig": "numba.cuda.launchconfig", "libdevicefuncs": "numba.cuda.libdevicefuncs",
          "compiler": "numba.cuda.compiler", "extending": "numba.cuda.extending", "cudaimpl": "numba.cuda.cudaimpl",
          "cgutils": "numba.cuda.cgutils", "api": "numba.cuda.api", "_internal": "numba.cuda._internal",
-         "vector_types": "numba.cuda.vector_types", "simulator": "numba.cuda.simulator"}),
+         "vector_types": "numba.cuda.vector_types", "simulator": "numba.cuda.simulator",
+         "utils": "numba.cuda.utils", "kernels": "numba.cuda.kernels"}),
     "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
     "numba.cuda.core": _Spec((), {"config": "numba.cuda.core.config", "errors": "numba.cuda.core.errors"}),
     "numba.cuda.core.config": _Spec(**_CONFIG),
@@ -262,6 +266,10 @@ _CUDA_MODULES = {
     "numba.cuda._internal": _Spec((), {"cuda_bf16": "numba.cuda._internal.cuda_bf16"}),
     "numba.cuda._internal.cuda_bf16": _Spec((_KernelNamespace("_internal.cuda_bf16"),)),
     "numba.cuda.api": _Spec((_Names({name: ("kfront.cuda", name) for name in _API_NAMES}),)),
+    "numba.cuda.kernels": _Spec((), {"transpose": "numba.cuda.kernels.transpose"}),
+    "numba.cuda.kernels.transpose": _Spec((_Names({"transpose": ("kfront.cuda.kernels", "transpose")}),)),
+    "numba.cuda.utils": _Spec((_Names({"PYVERSION": ("kfront.config", "PYVERSION"),
+                                       "MACHINE_BITS": ("kfront.config", "MACHINE_BITS")}),)),
     "numba.cuda.vector_types": _Spec((_Star("kfront.cuda.vector_types"),)),
     "numba.cuda.simulator": _Spec((), {"vector_types": "numba.cuda.simulator.vector_types"}),
     "numba.cuda.simulator.vector_types": _Spec((_Star("kfront.cuda.vector_types"),)),
@@ -290,7 +298,7 @@ _CUDA_MODULES = {
                                              _Names({name: ("kfront.cuda.devicearray", name) for name in (
                                                  "auto_device", "array_core", "is_contiguous", "sentry_contiguous",
                                                  "errmsg_contiguous_buffer", "check_array_compatibility",
-                                                 "is_cuda_ndarray", "verify_cuda_ndarray_interface",
+                                                 "from_array_like", "is_cuda_ndarray", "verify_cuda_ndarray_interface",
                                                  "require_cuda_ndarray")}))),
     "numba.cuda.cudadrv.devices": _Spec((_Names({"gpus": ("kfront.cuda", "gpus"),
                                                  "get_context": ("kfront.cuda", "current_context"),

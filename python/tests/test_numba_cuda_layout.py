@@ -307,3 +307,11 @@ def test_numba_cuda_internal_cuda_bf16_in_kernels(numba):
     assert list(out) == [3.0, 4.75]
     with pytest.raises(ModuleNotFoundError, match="numba.cuda._internal.cuda_fp8"):
         import numba.cuda._internal.cuda_fp8  # noqa: F401 (kfront has no FP8 types)
+
+
+def test_numba_cuda_utils_and_kernels(numba):
+    from numba.cuda.utils import PYVERSION, MACHINE_BITS
+    from numba.cuda.kernels.transpose import transpose
+    import kfront.cuda.kernels
+    assert PYVERSION == sys.version_info[:2] and MACHINE_BITS == 64
+    assert transpose is kfront.cuda.kernels.transpose
