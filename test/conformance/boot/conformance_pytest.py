@@ -160,7 +160,12 @@ def pytest_runtest_makereport(item, call):
 
 def _outcome(reports):
     """The test's outcome and message from its setup, call and teardown reports."""
-    by_when = {r.when: r for r in reports}
+    # a test's subtests (unittest's subTest) report "call" too, before the test's own report: the first failed
+    # report of a phase decides, so a failing subtest fails its test
+    by_when = {}
+    for r in reports:
+        if r.when not in by_when or (r.failed and not by_when[r.when].failed):
+            by_when[r.when] = r
     for when in ("setup", "call", "teardown"):
         r = by_when.get(when)
         if r is None:
