@@ -2045,6 +2045,12 @@ static bool lower_gpu_op(Lower *L, Op *op) {
     call1(L, "llvm.nvvm.bar.warp.sync", L->t_void, convert_int(L, m, L->t_i32, false));
     return true;
   }
+  case OP_NANOSLEEP: {
+    LLVMValueRef ns = operand(L, op, 0);
+    if (!ns) return false;
+    inline_asm(L, L->t_void, "nanosleep.u32 $0;", "r", true, &ns, 1);
+    return true;
+  }
   case OP_FENCE: {
     const char *scope = ir_op_attr_str(op, "scope");
     const char *s = !scope || strcmp(scope, "device") == 0 ? "gl"
@@ -2653,7 +2659,7 @@ static bool lower_op_kind(Lower *L, Op *op) {
   case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_SUBVIEW: case OP_REINTERPRET: case OP_FIELD: case OP_RECORD_ARRAY:
     return lower_mem_op(L, op);
   case OP_THREAD_ID: case OP_BLOCK_ID: case OP_BLOCK_DIM: case OP_GRID_DIM: case OP_LANE_ID: case OP_WARP_SIZE:
-  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_FENCE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
+  case OP_BARRIER: case OP_BARRIER_RED: case OP_SYNCWARP: case OP_FENCE: case OP_NANOSLEEP: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
   case OP_GRID_SYNC: case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_ACTIVEMASK: case OP_LANEMASK_LT: case OP_PRINT:
     return lower_gpu_op(L, op);
   case OP_FUNC_FUNC:

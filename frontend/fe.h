@@ -309,6 +309,7 @@ struct FeCtx {
   X(SYNCTHREADS_COUNT, "syncthreads_count") X(SYNCTHREADS_AND, "syncthreads_and")        \
   X(SYNCTHREADS_OR, "syncthreads_or") X(THREADFENCE, "threadfence")                      \
   X(THREADFENCE_BLOCK, "threadfence_block") X(THREADFENCE_SYSTEM, "threadfence_system")  \
+  X(NANOSLEEP, "nanosleep")                                                              \
   X(SYNCWARP, "syncwarp") X(SHFL_SYNC, "shfl_sync") X(SHFL_UP_SYNC, "shfl_up_sync")      \
   X(SHFL_DOWN_SYNC, "shfl_down_sync") X(SHFL_XOR_SYNC, "shfl_xor_sync")                  \
   X(ALL_SYNC, "all_sync") X(ANY_SYNC, "any_sync") X(EQ_SYNC, "eq_sync")                  \

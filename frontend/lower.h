@@ -318,6 +318,7 @@ FeVal lower_const_array(Lower *L, const PyExpr *e);
 FeVal lower_atomic(Lower *L, int bi, const PyExpr *e);
 FeVal lower_warp(Lower *L, int bi, const PyExpr *e);
 FeVal lower_sync(Lower *L, int bi, const PyExpr *e);
+FeVal lower_nanosleep(Lower *L, const PyExpr *e);
 FeVal lower_cg(Lower *L, int bi, const PyExpr *e);
 FeVal lower_bits(Lower *L, int bi, const PyExpr *e);
 FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e);

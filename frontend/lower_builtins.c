@@ -348,6 +348,7 @@ FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_THREADFENCE:
   case BI_THREADFENCE_BLOCK:
   case BI_THREADFENCE_SYSTEM: return lower_sync(L, bi, e);
+  case BI_NANOSLEEP: return lower_nanosleep(L, e);
   case BI_CG_THIS_GRID:
   case BI_GRID_SYNC: return lower_cg(L, bi, e);
   case BI_GRID_GROUP: return lw_lerr(L, e->loc, "a GridGroup is not callable");

@@ -456,6 +456,21 @@ FeVal lower_sync(Lower *L, int bi, const PyExpr *e) {
   return val(i32, op_result(op, 0));
 }
 
+/* cuda.nanosleep(ns): numba-cuda's one case, void(uint32), which takes any bool, integer or float (converted to
+ * uint32 as Numba converts: a float toward zero). */
+FeVal lower_nanosleep(Lower *L, const PyExpr *e) {
+  FeVal a;
+  if (!lw_positional(L, e, "cuda.nanosleep", 1, 1, &a)) return poison();
+  if (a.kind != FV_VAL || !(a.type->kind == TY_BOOL || a.type->kind == TY_INT || a.type->kind == TY_FLOAT) ||
+      ty_is_time(a.type))
+    return lw_lerr(L, arg_loc(e, 0), "No implementation of cuda.nanosleep(%s): it takes the nanoseconds as a uint32",
+                   lw_vname(L, &a));
+  at(L, e->loc);
+  Value *ns = conv_v(L, a, ty_u32(L->ctx));
+  ib_op(&L->b, OP_NANOSLEEP, 1, &ns, 0, NULL, 0);
+  return (FeVal){.kind = FV_NONE};
+}
+
 /* cuda.cg.this_grid() (a compile-time object: the grid group has no run-time data) and its sync(). */
 FeVal lower_cg(Lower *L, int bi, const PyExpr *e) {
   FeVal a;

@@ -60,6 +60,7 @@ static const struct {
     {"numba.cuda.threadfence_block", BI_THREADFENCE_BLOCK},
     {"numba.cuda.threadfence_system", BI_THREADFENCE_SYSTEM},
     {"numba.cuda.syncwarp", BI_SYNCWARP},
+    {"numba.cuda.nanosleep", BI_NANOSLEEP},
     {"numba.cuda.shfl_sync", BI_SHFL_SYNC},
     {"numba.cuda.shfl_up_sync", BI_SHFL_UP_SYNC},
     {"numba.cuda.shfl_down_sync", BI_SHFL_DOWN_SYNC},

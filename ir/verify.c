@@ -738,6 +738,13 @@ static bool verify_grid_sync(VerifyCtx *c, Op *op) {
   return true;
 }
 
+static bool verify_nanosleep(VerifyCtx *c, Op *op) {
+  const Type *t = OT(op, 0);
+  if (t->kind != TY_INT || t->bits != 32 || !t->is_unsigned)
+    return op_error(c, op, "duration (operand #0) must be u32 nanoseconds, got %s", T(c, t));
+  return true;
+}
+
 static bool verify_fence(VerifyCtx *c, Op *op) {
   static const char *const scopes[] = {"block", "device", "system", NULL};
   return need_choice(c, op, "scope", scopes) >= 0;

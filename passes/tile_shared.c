@@ -1177,7 +1177,7 @@ static bool rb_scan(Op *op, void *user) {
   if (op_kind_has(op->kind, OPT_CONVERGENT)) return *ok = false;
   switch (op->kind) {
   case OP_FUNC_CALL: case OP_FUNC_RETURN: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_ATOMIC_RMW:
-  case OP_ATOMIC_CAS: case OP_FENCE: case OP_LANE_ID: case OP_LANEMASK_LT: case OP_RAISE:
+  case OP_ATOMIC_CAS: case OP_FENCE: case OP_NANOSLEEP: case OP_LANE_ID: case OP_LANEMASK_LT: case OP_RAISE:
     *ok = false;
     return false;
   default: return true;

@@ -14,7 +14,7 @@ install_numba_alias() puts a thin module object under each replaced name of the 
 replacing (and keeping, for uninstall_numba_alias) any such module already imported, and puts a finder first on
 sys.meta_path. Entries of sys.modules are found before any finder, so the aliases win over numba-cuda's import
 hook that redirects `numba.cuda`; the finder answers the replaced imports the table does not cover
-(`import numba.cuda.simulator`; in scope "numba" also `import numba.typed`, `from numba import cfunc`) with an
+(`import numba.cuda.simulator.kernel`; in scope "numba" also `import numba.typed`, `from numba import cfunc`) with an
 ImportError saying "kfront: numba.typed is not supported (...)", and a later importlib.reload() of an alias with
 the same alias. A module that bound numba-cuda's modules before the install keeps them: a KfrontWarning names
 each such global.
@@ -30,7 +30,8 @@ has the table with what is deliberately left out):
                                    vectorize and guvectorize of target "cuda"), bool, HAS_NUMBA (scope "cuda");
                                    the submodules types, config, core, np, cudadrv, dispatcher, random, cg, fp16,
                                    bf16, libdevice, libdevicefuncs, misc, vectorizers, args, typing,
-                                   launchconfig, compiler, extending, driver, devices, devicearray (cudadrv's)
+                                   launchconfig, compiler, extending, driver, devices, devicearray (cudadrv's),
+                                   cudaimpl, cgutils, api, _internal, vector_types, simulator, utils, kernels
     numba.cuda.types               every public name of kfront.types; __all__ as numba-cuda's (the type names)
     numba.cuda.core.config         kfront.config, reads and assignments (also as numba.cuda.config); _OptLevel
     numba.cuda.core.errors         kfront.errors.NUMBA_ERRORS: TypingError, NumbaError, NumbaPerformanceWarning...
@@ -42,6 +43,15 @@ has the table with what is deliberately left out):
     numba.cuda.typing              signature, Signature (kfront.types); numba.cuda.typing.typeof: typeof
     numba.cuda.extending           overload, register_jitable, ... (kfront.extending: the high-level extension API;
                                    the low-level one's names say that kfront has none where they are used)
+    numba.cuda.cudaimpl            registry, lower, lower_attr, ... (kfront.cuda.cudaimpl: numba-cuda's lowering
+                                   registry, recorded; a kernel using what it registered is told kfront has none)
+    numba.cuda.cgutils             numba-cuda's LLVM IR helpers' names (kfront.cuda.cgutils: UnsupportedErrors)
+    numba.cuda.api                 the host API functions numba-cuda's api module defines (kfront.cuda's)
+    numba.cuda.kernels.transpose   transpose (kfront.cuda.kernels: a tiled shared-memory transpose kernel)
+    numba.cuda.utils               PYVERSION, MACHINE_BITS (kfront.config's)
+    numba.cuda.vector_types        vector_types: name -> VectorType (kfront.cuda.vector_types; also as
+                                   numba.cuda.simulator.vector_types, the one name of numba.cuda.simulator)
+    numba.cuda._internal.cuda_bf16 the cuda_bf16.h bindings' kernel-side names (nv_bfloat16, __hadd, htrunc, ...)
     numba.cuda.launchconfig        current_launch_config, ensure_current_launch_config (kfront.cuda.launchconfig)
     numba.cuda.fp16 / bf16 / libdevice / cg   the kernel-side names of kfront.cuda's namespaces (hadd, this_grid...)
     numba.cuda.libdevicefuncs      functions, create_signature, arg (kfront.cuda.libdevicefuncs: libdevice's signatures)
@@ -163,7 +173,10 @@ class _KernelNamespace:
     def lookup(self, alias, name):
         if name.startswith("__") and name.endswith("__"):
             return _MISSING
-        return getattr(getattr(alias._kfront_target("kfront.cuda", name), self.name), name)
+        namespace = alias._kfront_target("kfront.cuda", name)
+        for part in self.name.split("."):  # "_internal.cuda_bf16": kfront.cuda._internal.cuda_bf16
+            namespace = getattr(namespace, part)
+        return getattr(namespace, name)
 
     def names(self, alias):
         return []
@@ -214,6 +227,16 @@ _NUMPY_SUPPORT = {name: ("kfront.numpy_support", name) for name in ("numpy_versi
 _CONFIG = dict(providers=(_Star("kfront.config"), _Names({"_OptLevel": ("kfront.config", "_OptLevel")})),
                forward_set="kfront.config")  # (numba's config.OPT is an _OptLevel; tests make them)
 
+# numba-cuda's numba.cuda.api: the host API functions numba.cuda re-exports (those kfront.cuda has)
+_API_NAMES = (
+    "require_context", "current_context", "gpus", "from_cuda_array_interface", "as_cuda_array", "is_cuda_array",
+    "is_float16_supported", "is_bfloat16_supported", "is_fp8_supported", "to_device", "device_array",
+    "managed_array", "pinned_array", "mapped_array", "open_ipc_array", "synchronize", "device_array_like",
+    "mapped_array_like", "pinned_array_like", "stream", "default_stream", "legacy_default_stream",
+    "per_thread_default_stream", "external_stream", "pinned", "mapped", "event", "event_elapsed_time",
+    "select_device", "get_current_device", "list_devices", "close", "detect", "defer_cleanup", "profiling",
+    "profile_start", "profile_stop")
+
 # numba.cuda and what numba-cuda provides beneath it (both scopes of the alias)
 _CUDA_MODULES = {
     "numba.cuda": _Spec(
@@ -226,7 +249,10 @@ _CUDA_MODULES = {
          "launchconfig": "numba.cuda.launchconfig", "libdevicefuncs": "numba.cuda.libdevicefuncs",
          "compiler": "numba.cuda.compiler", "extending": "numba.cuda.extending",
          "driver": "numba.cuda.cudadrv.driver", "devices": "numba.cuda.cudadrv.devices",
-         "devicearray": "numba.cuda.cudadrv.devicearray"}),
+         "devicearray": "numba.cuda.cudadrv.devicearray", "cudaimpl": "numba.cuda.cudaimpl",
+         "cgutils": "numba.cuda.cgutils", "api": "numba.cuda.api", "_internal": "numba.cuda._internal",
+         "vector_types": "numba.cuda.vector_types", "simulator": "numba.cuda.simulator",
+         "utils": "numba.cuda.utils", "kernels": "numba.cuda.kernels"}),
     "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
     "numba.cuda.core": _Spec((), {"config": "numba.cuda.core.config", "errors": "numba.cuda.core.errors"}),
     "numba.cuda.core.config": _Spec(**_CONFIG),
@@ -244,6 +270,18 @@ _CUDA_MODULES = {
     "numba.cuda.typing.typeof": _Spec((_Names({"typeof": ("kfront.types", "typeof")}),)),
     "numba.cuda.extending": _Spec((_Star("kfront.extending"),
                                    _Names({"_Intrinsic": ("kfront.extending", "_Intrinsic")}))),
+    "numba.cuda._internal": _Spec((), {"cuda_bf16": "numba.cuda._internal.cuda_bf16"}),
+    "numba.cuda._internal.cuda_bf16": _Spec((_KernelNamespace("_internal.cuda_bf16"),)),
+    "numba.cuda.api": _Spec((_Names({name: ("kfront.cuda", name) for name in _API_NAMES}),)),
+    "numba.cuda.kernels": _Spec((), {"transpose": "numba.cuda.kernels.transpose"}),
+    "numba.cuda.kernels.transpose": _Spec((_Names({"transpose": ("kfront.cuda.kernels", "transpose")}),)),
+    "numba.cuda.utils": _Spec((_Names({"PYVERSION": ("kfront.config", "PYVERSION"),
+                                       "MACHINE_BITS": ("kfront.config", "MACHINE_BITS")}),)),
+    "numba.cuda.vector_types": _Spec((_Star("kfront.cuda.vector_types"),)),
+    "numba.cuda.simulator": _Spec((), {"vector_types": "numba.cuda.simulator.vector_types"}),
+    "numba.cuda.simulator.vector_types": _Spec((_Star("kfront.cuda.vector_types"),)),
+    "numba.cuda.cudaimpl": _Spec((_Star("kfront.cuda.cudaimpl"),)),
+    "numba.cuda.cgutils": _Spec((_Star("kfront.cuda.cgutils"),)),
     "numba.cuda.fp16": _Spec((_KernelNamespace("fp16"),)),
     "numba.cuda.bf16": _Spec((_KernelNamespace("bf16"),)),
     "numba.cuda.libdevice": _Spec((_KernelNamespace("libdevice"),)),
@@ -314,14 +352,21 @@ _HINTS = {
     "numba.prange": "CPU parallel loops are not part of kfront", "numba.objmode": "object mode is not part of kfront",
     "numba.typed": "typed containers are not part of kfront",
     "numba.extending": "numba's extension API is not part of kfront",
-    "numba.cuda.simulator": "kfront has its own simulator: set KFRONT_SIM=1 or NUMBA_ENABLE_CUDASIM=1",
+    "numba.cuda.simulator": "kfront has its own simulator: set KFRONT_SIM=1 or NUMBA_ENABLE_CUDASIM=1; of numba-cuda's "
+                            "simulator modules kfront has only vector_types, the same table as numba.cuda.vector_types",
+    "numba.cuda._internal.cuda_fp8": "kfront has no FP8 types (fp8_e5m2, fp8_e4m3, fp8_e8m0) or conversions",
 }
 _DEFAULT_HINT = ("kfront's drop-in provides numba.cuda's kernel API, numba.types, numba.config, vectorize and "
                  "guvectorize")
 
 
 def _unsupported(fullname):
-    return "kfront: %s is not supported (%s)" % (fullname, _HINTS.get(fullname, _DEFAULT_HINT))
+    """The text of the error for a name the alias does not have: the hint of the name or of its nearest enclosing
+    module in _HINTS (numba.cuda.simulator.kernel: numba.cuda.simulator's), else the default one."""
+    name = fullname
+    while name not in _HINTS and "." in name:
+        name = name.rsplit(".", 1)[0]
+    return "kfront: %s is not supported (%s)" % (fullname, _HINTS.get(name, _DEFAULT_HINT))
 
 
 class AliasModule(types.ModuleType):

@@ -35,7 +35,8 @@ from kfront import errors, types
 
 __all__ = ["overload", "register_jitable", "overload_method", "overload_attribute", "intrinsic", "lower_builtin",
            "lower_cast", "lower_getattr", "lower_setattr", "type_callable", "typeof_impl", "register_model",
-           "models", "core_models", "make_attribute_wrapper", "NativeValue", "box", "unbox", "as_numba_type",
+           "models", "core_models", "make_attribute_wrapper", "NativeValue", "box", "unbox", "as_numba_type", "lower_getattr_generic",
+           "lower_setattr_generic",
            "_Intrinsic", "get_cython_function_address", "include_path", "sentry_literal_args", "SentryLiteralArgs",
            "is_jitted", "literal_unroll"]
 
@@ -253,10 +254,13 @@ _REGISTERED_API = {}                         # id(object) -> the API's name
 
 
 def low_level_registration(value):
-    """The name of the low-level API value was registered with (typeof_impl.register, register_model, ...), or
-    None."""
-    api = _REGISTERED_API.get(id(value))
-    return api if api is not None and _REGISTERED.get(id(value)) is value else None
+    """The name of the low-level API value, or the class of value (a types.Type subclass given to register_model),
+    was registered with (typeof_impl.register, register_model, cudaimpl.lower, ...), or None."""
+    for registered in (value, type(value)):
+        api = _REGISTERED_API.get(id(registered))
+        if api is not None and _REGISTERED.get(id(registered)) is registered:
+            return api
+    return None
 
 
 def _record(value, api):
@@ -268,8 +272,9 @@ def _record(value, api):
     return value
 
 
-def _unsupported(api):
-    return errors.UnsupportedError("kfront: numba.cuda.extending.%s is %s" % (api, _LOW_LEVEL))
+def unsupported(api, module="numba.cuda.extending"):
+    """The UnsupportedError for using `module.api`, a name of numba's low-level extension API."""
+    return errors.UnsupportedError("kfront: %s.%s is %s" % (module, api, _LOW_LEVEL))
 
 
 class _Registrar:
@@ -294,10 +299,63 @@ class _Registrar:
         return "<kfront: numba.cuda.extending.%s (not supported: %s)>" % (self.api, _LOW_LEVEL)
 
 
-lower_builtin = _Registrar("lower_builtin")
-lower_cast = _Registrar("lower_cast")
-lower_getattr = _Registrar("lower_getattr")
-lower_setattr = _Registrar("lower_setattr")
+class Registry:
+    """numba's lowering registry (numba.cuda.core.imputils.Registry; numba.cuda.cudaimpl's `registry`): its
+    decorators return the implementation unchanged and append the registration to the lists numba's have —
+    functions (impl, func, argtys), getattrs and setattrs (impl, attr, (ty,): numba's setattr entries add its
+    types.Any, which kfront's types do not have), casts (impl, (fromty, toty)), constants (impl, (ty,)) — and
+    remember the key (func, or the type) so that a kernel using it is told kfront runs no such lowering. kfront calls
+    none of the implementations: they build LLVM IR through numba's code generator."""
+
+    def __init__(self, name="unspecified", api_names=None):
+        self.name = name
+        self.functions = []
+        self.getattrs = []
+        self.setattrs = []
+        self.casts = []
+        self.constants = []
+        self._api_names = api_names or {}  # decorator -> the name a user knows it by, for the messages
+
+    def _decorator(self, entries, entry, key, method):
+        _record(key, self._api_names.get(method, "%s.%s" % (self.name, method)))
+
+        def decorate(impl):
+            entries.append(entry(impl))
+            return impl
+        return decorate
+
+    def lower(self, func, *argtys):
+        return self._decorator(self.functions, lambda impl: (impl, func, argtys), func, "lower")
+
+    def lower_getattr(self, ty, attr):
+        return self._decorator(self.getattrs, lambda impl: (impl, attr, (ty,)), ty, "lower_getattr")
+
+    def lower_getattr_generic(self, ty):
+        return self.lower_getattr(ty, None)
+
+    def lower_setattr(self, ty, attr):
+        return self._decorator(self.setattrs, lambda impl: (impl, attr, (ty,)), ty, "lower_setattr")
+
+    def lower_setattr_generic(self, ty):
+        return self.lower_setattr(ty, None)
+
+    def lower_cast(self, fromty, toty):
+        return self._decorator(self.casts, lambda impl: (impl, (fromty, toty)), fromty, "lower_cast")
+
+    def lower_constant(self, ty):
+        return self._decorator(self.constants, lambda impl: (impl, (ty,)), ty, "lower_constant")
+
+    def __repr__(self):
+        return "Lowering Registry<%s>" % self.name
+
+
+builtin_registry = Registry("builtin_registry", {"lower": "lower_builtin"})  # lower_builtin & co. register here
+lower_builtin = builtin_registry.lower
+lower_cast = builtin_registry.lower_cast
+lower_getattr = builtin_registry.lower_getattr
+lower_getattr_generic = builtin_registry.lower_getattr_generic
+lower_setattr = builtin_registry.lower_setattr
+lower_setattr_generic = builtin_registry.lower_setattr_generic
 type_callable = _Registrar("type_callable")
 typeof_impl = _Registrar("typeof_impl")
 register_model = _Registrar("register_model")
@@ -321,7 +379,7 @@ class _Intrinsic:
         _record(self, "intrinsic")
 
     def __call__(self, *args, **kwargs):
-        raise _unsupported("intrinsic (%s)" % self._name)
+        raise unsupported("intrinsic (%s)" % self._name)
 
 
 def intrinsic(*args, **kwargs):
@@ -338,7 +396,7 @@ class _NumbaModel:
     one, which only numba's lowering does, raises UnsupportedError."""
 
     def __init__(self, *args, **kwargs):
-        raise _unsupported("models.%s" % type(self).__name__)
+        raise unsupported("models.%s" % type(self).__name__)
 
 
 class _Models(pytypes.ModuleType):
@@ -361,12 +419,12 @@ class NativeValue:
     """numba's NativeValue (what an unbox function returns): only numba's lowering makes one."""
 
     def __init__(self, *args, **kwargs):
-        raise _unsupported("NativeValue")
+        raise unsupported("NativeValue")
 
 
 def _not_supported_function(api):
     def f(*args, **kwargs):
-        raise _unsupported(api)
+        raise unsupported(api)
     f.__name__ = api
     return f
 

@@ -42,7 +42,8 @@ __all__ = [
     "Type", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array", "BaseTuple", "UniTuple", "Tuple",
     "NamedTuple",
     "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_kir", "from_dtype",
-    "as_dtype", "typeof", "Record", "NestedArray", "CPointer", "NPDatetime", "NPTimedelta", "CharSeq", "UnicodeCharSeq",
+    "as_dtype", "typeof", "Record", "NestedArray", "CPointer", "RawPointer", "voidptr", "NPDatetime", "NPTimedelta",
+    "CharSeq", "UnicodeCharSeq",
     "boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "c8", "c16", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
     "byte", "double", "intp", "uintp", "intc", "uintc", "ssize_t", "size_t", "char", "uchar", "short",
@@ -654,6 +655,17 @@ class Opaque(Type):
         return (Opaque, (self.name,))
 
 
+class RawPointer(Opaque):
+    """numba's RawPointer: an untyped pointer, voidptr ("void*") the one numba names. As CPointer, kfront names it
+    (FFI declarations use it) but compiles no pointer: a signature with one is an UnsupportedError."""
+
+    def _reduce(self):
+        return (RawPointer, (self.name,))
+
+
+voidptr = RawPointer("void*")
+
+
 class Signature:
     """A function's signature: `return_type` (None when only argument types were given, as for
     @guvectorize) and `args`, a tuple of types. str() is "void(float32[:], int64)", or
@@ -932,7 +944,7 @@ def normalize_signature(sig):
     reads, with every type under its Numba name (double -> float64, boolean -> bool, f4[::1] ->
     float32[::1]) and void for a none return type."""
     args, ret = parse_signature(sig)
-    pointer = next((t for t in (ret,) + tuple(args) if isinstance(t, CPointer)), None)
+    pointer = next((t for t in (ret,) + tuple(args) if isinstance(t, (CPointer, RawPointer))), None)
     if pointer is not None:
         raise errors.UnsupportedError("kfront: pointer types (%s) are not supported in signatures: kernels and "
                                       "device functions take arrays" % pointer)

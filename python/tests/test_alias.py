@@ -137,8 +137,9 @@ def test_unsupported_names_say_so(fake):
         numba.cfunc
     with pytest.raises(ImportError, match=r"kfront: numba.cfunc is not supported"):
         exec("from numba import cfunc", {})
-    with pytest.raises(ModuleNotFoundError, match=r"kfront: numba.cuda.simulator is not supported \(kfront has its own"):
-        exec("import numba.cuda.simulator", {})
+    with pytest.raises(ModuleNotFoundError, match=r"kfront: numba.cuda.simulator.kernel is not supported \(kfront has "
+                                                  r"its own simulator"):
+        exec("import numba.cuda.simulator.kernel", {})
     with pytest.raises(ImportError, match=r"kfront: numba.typed is not supported"):
         exec("import numba.typed", {})
     with pytest.raises(AttributeError, match=r"kfront: numba.cuda.no_such_thing is not supported \(kfront's drop-in"):
@@ -504,7 +505,7 @@ def test_scope_cuda_beside_an_installed_numba(fake, tmp_path, monkeypatch):
     import numba.cuda.cudadrv.driver
     assert isinstance(cuda, AliasModule) and numba.cuda is cuda and cuda.jit is fakekf.cuda.jit
     assert njit(len) == ("numba njit", len) and cuda.HAS_NUMBA is True
-    with pytest.raises(ModuleNotFoundError, match="kfront: numba.cuda.simulator is not supported"):
-        exec("import numba.cuda.simulator", {})
+    with pytest.raises(ModuleNotFoundError, match="kfront: numba.cuda.simulator.kernel is not supported"):
+        exec("import numba.cuda.simulator.kernel", {})
     uninstall_numba_alias()
     assert "cuda" not in vars(numba) and "numba.cuda" not in sys.modules

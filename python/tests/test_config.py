@@ -100,3 +100,12 @@ def test_reload_config_reads_changed_variables(env, monkeypatch):
     monkeypatch.setenv("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
     c.reload_config()
     assert c.CUDA_LOW_OCCUPANCY_WARNINGS == 0 and c.ENABLE_CUDASIM == 0
+
+
+def test_opt_is_numbas_opt_level(env):
+    assert repr(env().OPT) == "_OptLevel(3)"
+    c = env(NUMBA_OPT="max")
+    assert isinstance(c.OPT, c._OptLevel) and c.OPT == 3 and c.OPT.is_opt_max and repr(c.OPT) == "_OptLevel('max')"
+    c = env(NUMBA_OPT="2")
+    assert c.OPT == 2 and not c.OPT.is_opt_max and repr(c.OPT) == "_OptLevel(2)"
+    assert c._OptLevel(0) == 0 and not c._OptLevel(0)

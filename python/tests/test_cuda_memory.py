@@ -265,3 +265,36 @@ def test_setitem_shapes_as_numba_cuda():
     m[1] = cuda.to_device(np.full(4, 7.0))                   # a device value of the target's shape
     m[2:] = cuda.to_device(np.array([[9.0]]))               # a device value broadcast (1, 1) -> (1, 4)
     np.testing.assert_array_equal(m.copy_to_host(), [[1, 2, 3, 4], [7, 7, 7, 7], [9, 9, 9, 9]])
+
+
+def test_kernels_transpose_of_host_and_device_arrays_records_and_bools():
+    from kfront.cuda.kernels import transpose
+    for rows, cols, dtype in ((5, 6, np.float64), (33, 17, np.complex128), (16, 40, np.bool_)):
+        x = (np.arange(rows * cols) % 5).astype(dtype).reshape(rows, cols)
+        d = transpose(cuda.to_device(x))  # b allocated: C-contiguous, of the transposed shape
+        assert d.shape == (cols, rows) and d.strides == (rows * x.itemsize, x.itemsize)
+        np.testing.assert_array_equal(d.copy_to_host(), x.T)
+        out = cuda.device_array((cols, rows), dtype=dtype)
+        assert transpose(x, out) is out  # a host array in, b given
+        np.testing.assert_array_equal(out.copy_to_host(), x.T)
+    rec = np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])  # numba-cuda's test_transpose_record dtype
+    arr = np.zeros((3, 5), rec)
+    arr["i"] = np.arange(15).reshape(3, 5)
+    arr["j"] = np.arange(90, dtype=np.float32).reshape(3, 5, 3, 2)
+    d_t = cuda.device_array_like(arr.T)
+    transpose(cuda.to_device(arr), d_t)
+    np.testing.assert_array_equal(d_t.copy_to_host(), arr.T)
+    with pytest.raises(ValueError, match="needs b of shape"):
+        transpose(np.zeros((2, 3)), cuda.device_array((2, 3)))
+    with pytest.raises(ValueError, match="takes a 2-D array"):
+        transpose(np.zeros(3))
+
+
+def test_from_array_like_makes_an_array_of_the_same_layout():
+    from kfront.cuda.devicearray import from_array_like
+    host = np.zeros((4, 6), dtype=np.int16)[:, ::2]
+    d = from_array_like(host)
+    assert (d.shape, d.strides, d.dtype) == (host.shape, host.strides, host.dtype)
+    assert not d.is_c_contiguous()  # a strided layout, as host's
+    other = from_array_like(np.ones((2, 2)), gpu_data=cuda.to_device(np.full(4, 7.0)).gpu_data)
+    np.testing.assert_array_equal(other.copy_to_host(), np.full((2, 2), 7.0))  # over the given memory

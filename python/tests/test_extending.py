@@ -316,3 +316,98 @@ def test_numba_cuda_extending_under_the_alias():
         assert alias_overload is overload and alias_rj is register_jitable and _Intrinsic is not None
     finally:
         uninstall_numba_alias()
+
+
+class Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+class PairType(types.Type):
+    def __init__(self):
+        super().__init__(name="Pair")
+
+
+pair_type = PairType()
+
+
+def test_cudaimpl_records_lowerings_and_a_kernel_using_them_is_told():
+    """numba-cuda's extensions_usecases pattern: a type with a model and a constructor lowered through
+    numba.cuda.cudaimpl.lower with cgutils; it imports, registers as numba's registry does, and a kernel using it
+    is a compile error naming what kfront lacks."""
+    from kfront.cuda import cgutils, cudaimpl
+    from kfront.extending import Registry, builtin_registry, lower_builtin
+
+    register_model(PairType)(type("PairModel", (models.StructModel,), {}))
+
+    def lower_pair(context, builder, sig, args):
+        return cgutils.create_struct_proxy(pair_type)(context, builder)
+
+    before = len(cudaimpl.registry.functions)
+    assert cudaimpl.lower(Pair, types.Integer, types.Integer)(lower_pair) is lower_pair
+    assert cudaimpl.registry.functions[before:] == [(lower_pair, Pair, (types.Integer, types.Integer))]
+
+    def getter(context, builder, typ, value):
+        pass
+    cudaimpl.lower_attr(PairType, "a")(getter)
+    cudaimpl.lower_getattr_generic(PairType)(getter)
+    cudaimpl.lower_setattr(PairType, "a")(getter)
+    cudaimpl.lower_cast(types.int32, PairType)(getter)
+    cudaimpl.lower_constant(PairType)(getter)
+    reg = cudaimpl.registry
+    assert reg.getattrs[-2:] == [(getter, "a", (PairType,)), (getter, None, (PairType,))]
+    assert reg.setattrs[-1] == (getter, "a", (PairType,)) and reg.casts[-1] == (getter, (types.int32, PairType))
+    assert reg.constants[-1] == (getter, (PairType,)) and repr(reg) == "Lowering Registry<cudaimpl>"
+    assert isinstance(reg, Registry) and repr(builtin_registry) == "Lowering Registry<builtin_registry>"
+
+    # what only numba's lowering runs refuses, naming kfront
+    with pytest.raises(errors.UnsupportedError, match=r"kfront: numba.cuda.cgutils.create_struct_proxy is numba's "
+                                                      r"low-level extension API"):
+        lower_pair(None, None, None, None)
+    with pytest.raises(errors.UnsupportedError, match="numba.cuda.cgutils.true_bit"):
+        cgutils.true_bit
+    with pytest.raises(errors.UnsupportedError, match="numba.cuda.cgutils.Structure"):
+        cgutils.Structure(None, None)
+    with pytest.raises(AttributeError):
+        cgutils.no_such_helper
+
+    @cuda.jit
+    def make(out):
+        out[0] = Pair(1, 2).a
+
+    with pytest.raises(errors.CompilerError, match=r"the class Pair, registered with numba's low-level extension "
+                                                   r"API \(cudaimpl.lower\)"):
+        make[1, 1](np.zeros(1))
+
+    @cuda.jit
+    def use_instance(out):
+        out[0] = len(pair_type)
+
+    # (the class was registered last by cudaimpl.lower_constant above)
+    with pytest.raises(errors.CompilerError, match=r"a PairType, registered with numba's low-level extension "
+                                                   r"API \(cudaimpl.lower_constant\)"):
+        use_instance[1, 1](np.zeros(1))
+    lower_builtin(Pair, types.Integer)(lower_pair)  # numba's other registry: the builtin one
+    assert builtin_registry.functions[-1] == (lower_pair, Pair, (types.Integer,))
+
+
+def test_cgutils_helpers_without_llvm_are_numba_cudas():
+    from kfront.cuda import cgutils
+    assert cgutils.normalize_ir_text("\u00e9") == "\u00c3\u00a9"  # its UTF-8 bytes as latin-1 characters
+    assert cgutils.is_nonelike(None) and cgutils.is_nonelike(types.none) and not cgutils.is_nonelike(types.int32)
+    assert cgutils.is_empty_tuple(types.Tuple(())) and not cgutils.is_empty_tuple(types.UniTuple(types.int32, 2))
+
+
+def test_cudaimpl_and_cgutils_under_the_alias():
+    from kfront._alias import install_numba_alias, uninstall_numba_alias
+    from kfront.cuda import cgutils, cudaimpl
+    install_numba_alias(scope="numba")
+    try:
+        from numba.cuda.cudaimpl import lower, registry
+        from numba.cuda import cgutils as alias_cgutils
+        import numba.cuda
+        assert registry is cudaimpl.registry and lower == cudaimpl.registry.lower
+        assert alias_cgutils.create_struct_proxy is cgutils.create_struct_proxy
+        assert numba.cuda.cudaimpl.lower_attr == cudaimpl.registry.lower_getattr
+    finally:
+        uninstall_numba_alias()

@@ -507,3 +507,69 @@ def test_gufunc_out_keyword_and_outputs_returned_as_numba_cuda_does():
     np.testing.assert_array_equal(res.copy_to_host(), 2 * x)
     host = np.zeros(4, np.float32)
     assert add(x, x, out=host) is host and list(host) == [0, 2, 4, 6]
+
+
+# ---- specializations, inspect_lto_ptx --------------------------------------------------------------------
+
+def test_specializations_are_kept_per_compute_capability_and_argument_types():
+    @cuda.jit
+    def fill(x, v):
+        x[0] = v
+
+    assert fill.specializations == {}
+    a32, a32b = np.zeros(2, np.float32), np.ones(3, np.float32)
+    s1 = fill.specialize(a32, np.float32(1))
+    assert fill.specialize(a32b, np.float32(2)) is s1  # the same argument types: the same dispatcher
+    s2 = fill.specialize(np.zeros(2, np.int32), 3)
+    assert s2 is not s1
+    cc = cuda.get_current_device().compute_capability
+    assert fill.specializations == {(tuple(cc), (types.float32[::1], types.float32)): s1,
+                                    (tuple(cc), (types.int32[::1], types.int64)): s2}
+    # numba-cuda: a specialized dispatcher, or one of a declared signature, is not specialized again
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        s1.specialize(a32, np.float32(1))
+
+    @cuda.jit("void(float32[::1])")
+    def declared(x):
+        x[0] = 1
+
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        declared.specialize(np.zeros(1, np.int32))
+
+
+def test_inspect_lto_ptx_is_the_ptx_of_an_lto_dispatcher():
+    def add(r, a, b):
+        r[0] = cuda.fp16.hadd(a, b)
+
+    sig = (types.float16[::1], types.float16, types.float16)
+    lto = cuda.jit("void(float16[::1], float16, float16)", lto=True)(add)
+    ptx = lto.inspect_lto_ptx(sig)
+    assert ".entry add" in ptx and re.search(r"\badd(\.rn)?\.f16\b", ptx)  # one module: the intrinsic inlined
+    assert lto.inspect_lto_ptx() == {sig: ptx} and ptx == lto.inspect_asm(sig)
+    with pytest.raises(RuntimeError, match="LTO is not enabled"):  # numba-cuda's, without lto=True
+        cuda.jit("void(float16[::1], float16, float16)")(add).inspect_lto_ptx(sig)
+
+
+# ---- debug with opt: numba-cuda's NumbaInvalidConfigWarning ---------------------------------------------
+
+def test_debug_with_opt_or_lineinfo_warns_as_numba_cuda(monkeypatch):
+    import warnings
+    with pytest.warns(errors.InvalidConfigWarning, match="debug=True with opt=True is not supported by CUDA"):
+        cuda.jit(debug=True)  # opt defaults to OPT != 0 (3)
+    with pytest.warns(errors.InvalidConfigWarning, match="debug and lineinfo are mutually exclusive"):
+        cuda.jit(debug=True, opt=False, lineinfo=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cuda.jit(debug=True, opt=False)
+        cuda.jit()
+        monkeypatch.setattr(config, "OPT", config._OptLevel(0))
+        cuda.jit(debug=True)  # opt defaults to False with OPT 0
+    monkeypatch.setattr(config, "CUDA_DEBUGINFO_DEFAULT", 1)
+    monkeypatch.setattr(config, "OPT", config._OptLevel("max"))
+    with pytest.warns(errors.InvalidConfigWarning, match="not supported by CUDA"):
+        k = cuda.jit()  # debug defaults to CUDA_DEBUGINFO_DEFAULT
+
+    @k
+    def kernel(a):
+        a[0] = 1
+    assert kernel.targetoptions["debug"] is True

@@ -2,11 +2,44 @@
 kernel-language features real numba-cuda code uses (issue 22, item 5), each with numba-cuda 0.30.4's typing —
 the warp intrinsics lanemask_lt, match_any_sync and match_all_sync (cudadecl.py's cases; numba-cuda's own
 simulator has none of them, so the expected values are PTX's definitions and numba-cuda's test_warp_ops);
-lambdas as cuda.reduce's function (numba-cuda's documented example) and as device functions."""
+cuda.nanosleep (numba-cuda's void(uint32), its test_compiler's PTX check); lambdas as cuda.reduce's function (numba-cuda's documented example) and as device functions."""
 import numpy as np
 import pytest
 
 from kfront import cuda, errors
+
+
+# ---- cuda.nanosleep ---------------------------------------------------------------------------------------
+
+def test_nanosleep_runs_and_emits_ptx_nanosleep():
+    from kfront import types
+    from kfront.cuda.compiler import compile_ptx
+
+    def use_nanosleep(x):
+        cuda.nanosleep(32)  # a constant time
+        cuda.nanosleep(x)   # a variable one
+
+    ptx, _ = compile_ptx(use_nanosleep, (types.uint32,))  # numba-cuda's test_compiler.test_nanosleep
+    assert sum("nanosleep.u32" in line for line in ptx.splitlines()) == 2
+    # numba-cuda's one case, void(uint32), takes bools, integers and floats (a float converted toward zero)
+    ptx, _ = compile_ptx(use_nanosleep, (types.float64,))
+    assert "cvt.rzi.u32.f64" in ptx
+
+    @cuda.jit
+    def sleep_then_write(out, ns):
+        cuda.nanosleep(ns)
+        out[cuda.grid(1)] = 1
+
+    out = np.zeros(8, dtype=np.int32)
+    sleep_then_write[2, 4](out, 1000)
+    np.testing.assert_array_equal(out, np.ones(8, dtype=np.int32))
+
+    @cuda.jit
+    def bad(out):
+        cuda.nanosleep(1j)
+
+    with pytest.raises(errors.TypingError, match=r"No implementation of cuda.nanosleep\(complex128\)"):
+        bad[1, 1](out)
 
 
 # ---- warp intrinsics: lanemask_lt, match_any_sync, match_all_sync -----------------------------------------

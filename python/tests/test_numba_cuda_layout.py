@@ -280,3 +280,38 @@ def test_libdevicefuncs(numba):
     assert cuda.libdevicefuncs is ldf
     sig = create_signature(*functions["__nv_frexp"])
     assert sig.return_type == kfront.types.Tuple((kfront.types.float64, kfront.types.int32))
+
+
+def test_numba_cuda_api_holds_the_host_api(numba):
+    import numba.cuda.api as api
+    from numba.cuda.api import is_fp8_supported, to_device, detect
+    assert is_fp8_supported is kfront.cuda.is_fp8_supported and to_device is kfront.cuda.to_device
+    assert detect is kfront.cuda.detect and api.device_array_like is kfront.cuda.device_array_like
+    assert is_fp8_supported() == (kfront.cuda.get_current_device().compute_capability >= (8, 9))
+    with pytest.raises(AttributeError, match="kfront: numba.cuda.api.managed_array is not supported"):
+        api.managed_array  # noqa: B018 (a name numba-cuda's api has, kfront's host API not yet)
+
+
+def test_numba_cuda_internal_cuda_bf16_in_kernels(numba):
+    from numba.cuda._internal.cuda_bf16 import nv_bfloat16, htrunc, __hadd
+    from numba import cuda
+
+    @cuda.jit
+    def k(out):
+        a = nv_bfloat16(3.75)
+        out[0] = kfront.types.float32(htrunc(a))
+        out[1] = kfront.types.float32(__hadd(a, nv_bfloat16(1)))
+
+    out = np.zeros(2, np.float32)
+    k[1, 1](out)
+    assert list(out) == [3.0, 4.75]
+    with pytest.raises(ModuleNotFoundError, match="numba.cuda._internal.cuda_fp8"):
+        import numba.cuda._internal.cuda_fp8  # noqa: F401 (kfront has no FP8 types)
+
+
+def test_numba_cuda_utils_and_kernels(numba):
+    from numba.cuda.utils import PYVERSION, MACHINE_BITS
+    from numba.cuda.kernels.transpose import transpose
+    import kfront.cuda.kernels
+    assert PYVERSION == sys.version_info[:2] and MACHINE_BITS == 64
+    assert transpose is kfront.cuda.kernels.transpose

@@ -343,3 +343,11 @@ def test_cpointer_is_named_and_refused_in_signatures():
         t.normalize_signature(t.void(p, t.int32))
     with pytest.raises(TypeError):
         t.CPointer("int32")
+
+
+def test_voidptr_is_numbas_raw_pointer_named_and_refused_in_signatures():
+    assert str(t.voidptr) == "void*" and t.voidptr is t.RawPointer("void*") and isinstance(t.voidptr, t.Opaque)
+    assert pickle.loads(pickle.dumps(t.voidptr)) is t.voidptr and t.voidptr != t.CPointer(t.none)
+    for sig in (t.void(t.voidptr, t.voidptr), "void(voidptr)"):  # numba-cuda's test_compiler wrapper signature
+        with pytest.raises(errors.UnsupportedError, match=r"pointer types \(void\*\) are not supported"):
+            t.normalize_signature(sig)

@@ -222,3 +222,40 @@ def test_errors():
 
     with pytest.raises(TypeError, match="cannot pass"):  # no host value has a vector type (nor in numba-cuda)
         cuda.jit(argument)[1, 1](cuda.float32x2, np.zeros(1, np.float32))
+
+
+def test_the_vector_types_table_of_numba_cuda_vector_types():
+    from kfront.cuda.vector_types import VectorType, vector_types
+    assert sorted(vector_types) == sorted(intrinsics.VECTOR_TYPES)
+    vt = vector_types["float64x3"]
+    assert isinstance(vt, VectorType) and vt.name == "float64x3" and str(vt) == "float64x3"
+    assert vt.base_type is kftypes.float64 and vt.num_elements == 3 and vt.attr_names == ("x", "y", "z")
+    assert vt.user_facing_object is cuda.float64x3 and cuda.float64x3.aliases == ["double3"]
+    assert cuda.int64x2.aliases == ["long2", "longlong2"] and cuda.int8x1.aliases == ["char1"]
+    for v in vector_types.values():
+        assert all(getattr(cuda, alias) is v.user_facing_object for alias in v.user_facing_object.aliases)
+
+    obj, base = vector_types["uint16x4"].user_facing_object, vector_types["uint16x4"].base_type
+
+    @cuda.jit
+    def build(out):  # the table's objects work in kernels, as numba-cuda's test_vector_type makes its kernels
+        v = obj(base(1), base(2), base(3), base(4))
+        out[0] = v.x + v.w
+
+    out = np.zeros(1, np.int64)
+    build[1, 1](out)
+    assert out[0] == 5
+
+
+def test_vector_types_under_the_alias():
+    from kfront._alias import install_numba_alias, uninstall_numba_alias
+    import kfront.cuda.vector_types
+    install_numba_alias(scope="numba")
+    try:
+        from numba.cuda.vector_types import vector_types
+        from numba.cuda.simulator.vector_types import vector_types as sim_vector_types
+        assert vector_types is sim_vector_types is kfront.cuda.vector_types.vector_types
+        with pytest.raises(ImportError, match="kfront has its own simulator"):
+            exec("from numba.cuda.simulator import kernel", {})
+    finally:
+        uninstall_numba_alias()

@@ -1011,6 +1011,7 @@ static void compile_op(Cc *c, const Op *op) {
     return;
   }
   case OP_FENCE: return; /* threads of a block run one at a time: memory is always coherent */
+  case OP_NANOSLEEP: return; /* PTX's nanosleep sleeps between 0 and twice the time: the simulator's is 0 */
   case OP_PRINT: {
     const char *fmt = ir_op_attr_str(op, "format");
     if (!fmt) {

@@ -211,6 +211,7 @@ static void test_valid_structured(void) {
   Op *br = op1(&f, OP_BARRIER_RED, 1, &inb, f.i32);
   set_str(&f, br, "kind", "count");
   ib_op(&f.b, OP_SYNCWARP, 1, &mask, 0, NULL, 0);
+  ib_op(&f.b, OP_NANOSLEEP, 1, &mask, 0, NULL, 0);
   Value *wide = ib_unary(&f.b, OP_EXTF, op_result(shfl, 0), f.f64);
   Value *sq = ib_unary(&f.b, OP_SQRT, wide, NULL);
   Value *pw[2] = {sq, n};
@@ -574,6 +575,9 @@ static void test_attributes(void) {
   at(&f, 10);
   Op *fence = ib_op(&f.b, OP_FENCE, 0, NULL, 0, NULL, 0);
   ir_op_set_attr(f.m, fence, "scope", attr_int(f.i64, 1));
+  at(&f, 11);
+  Value *signed_ns = ib_const_int(&f.b, f.i32, 100);
+  ib_op(&f.b, OP_NANOSLEEP, 1, &signed_ns, 0, NULL, 0);
   ret(&f, 0, NULL);
   (void)cb;
   (void)tid;
@@ -587,8 +591,9 @@ static void test_attributes(void) {
       "t.kir:8:1: error: 'arith.constant' op attribute 'value' must be a float for result type f32",
       "t.kir:9:1: error: 'mem.dim' op operand #0 must be an array, got i64",
       "t.kir:10:1: error: 'gpu.fence' op attribute 'scope' must be a string",
+      "t.kir:11:1: error: 'gpu.nanosleep' op duration (operand #0) must be u32 nanoseconds, got i32",
   };
-  for (unsigned i = 0; i < sizeof msgs / sizeof *msgs; i++) expect_errors(&f, 9, msgs[i]);
+  for (unsigned i = 0; i < sizeof msgs / sizeof *msgs; i++) expect_errors(&f, 10, msgs[i]);
   fx_free(&f);
 }
 

@@ -477,6 +477,12 @@ def _like(ary):
     return ary.shape, dtype, strides, "F" if f and not c else "C"
 
 
+def from_array_like(ary, stream=0, gpu_data=None):
+    """numba-cuda's devicearray.from_array_like: a device array of ary's shape, strides and dtype (new memory, not
+    copied from ary, unless gpu_data, a device array's gpu_data, gives it)."""
+    return DeviceNDArray(ary.shape, ary.strides, ary.dtype, stream=stream, gpu_data=gpu_data)
+
+
 def device_array_like(ary, stream=0):
     shape, dtype, strides, order = _like(ary)
     return device_array(shape, dtype, strides=strides, order=order, stream=stream)

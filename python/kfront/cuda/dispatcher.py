@@ -402,7 +402,10 @@ class Dispatcher:
         self._inputs = None
         self._functions = {}   # device ordinal -> its _kfront.Function (of a program on that device's runtime)
         self._launchers = {}
-        self._specialized = {}
+        self._specialized = {}     # (compute capability, signature) -> the dispatcher specialize() made for it
+        # lto=True: numba-cuda links the kernel with nvJitLink's link-time optimisation; kfront compiles a kernel
+        # with its device functions as one module, so its PTX is already that (inspect_lto_ptx)
+        self._lto = bool(extra.get("lto"))
         self._small_grids = {}     # launch configuration -> its grid, for those numba-cuda warns of (low occupancy)
         self._kernel_objects = {}  # device ordinal -> (its _kfront.Function, {signature: Kernel}): one object each
         _dispatchers.add(self)
@@ -503,19 +506,29 @@ class Dispatcher:
 
     # -- specialisations ------------------------------------------------------------------------------
     def specialize(self, *args):
-        """A dispatcher fixed to the argument types of args (compiled now)."""
+        """A dispatcher fixed to the argument types of args (compiled now), one per compute capability and argument
+        types (specializations); a specialized dispatcher (one declared signature, or one specialize() made) cannot
+        be specialized again: numba-cuda's RuntimeError."""
+        if self.specialized:
+            raise RuntimeError("Dispatcher already specialized")
         kernel = self._fn().specialize(*args)
         sig = kernel.signature
-        d = self._specialized.get(sig)
+        key = (get_current_cc(), sig)
+        d = self._specialized.get(key)
         if d is None:
             d = Dispatcher(self.py_func, [sig], device=self._kind == "device", boundscheck=self._bounds_check,
-                           source=self._source,
+                           source=self._source, lto=self._lto,
                            **{k: v for k, v in self._options.items() if k != "inline"},
                            inline="always" if self._options["inline"] else "never", forceinline=self._forceinline,
                            launch_bounds=self._launch_bounds)
             d._inputs = self._frozen()
-            self._specialized[sig] = d
+            self._specialized[key] = d
         return d
+
+    @property
+    def specializations(self):
+        """As numba-cuda's: {(compute capability, argument-type tuple): the dispatcher specialize() made}."""
+        return {(cc, signature_key(sig)): d for (cc, sig), d in self._specialized.items()}
 
     @property
     def specialized(self):
@@ -624,7 +637,7 @@ class Dispatcher:
         if signature is not None:
             return [types.normalize_signature(signature)]
         sigs = {}
-        for s in self._sigs + list(self._specialized) + [k.signature for k in self.overloads.values()]:
+        for s in self._sigs + [sig for _, sig in self._specialized] + [k.signature for k in self.overloads.values()]:
             sigs.setdefault(signature_key(s), s)
         if not sigs:
             raise ValueError("kfront: %s has no compiled signature yet: give one (inspect_ptx(signature)), or "
@@ -659,6 +672,16 @@ class Dispatcher:
         return self._compile_text("ptx", signature, **self._codegen())
 
     inspect_ptx = inspect_asm
+
+    def inspect_lto_ptx(self, signature=None):
+        """numba-cuda's PTX after link-time optimisation, of a dispatcher made with lto=True (RuntimeError "LTO is not
+        enabled" otherwise), per signature as inspect_asm: kfront compiles a kernel and every device function it
+        calls as one NVVM module, with no code linked from elsewhere (numba-cuda links its fp16/bf16 bindings'
+        CUDA C++ as LTO-IR; kfront builds them from kir ops), so that PTX is the whole program optimised together,
+        what numba-cuda's nvJitLink LTO step gives."""
+        if not self._lto:
+            raise RuntimeError("LTO is not enabled")
+        return self.inspect_asm(signature)
 
     def inspect_types(self, file=None, signature=None, pretty=False, style="default", **kwargs):
         """numba's inspect_types: per compiled signature (or the one given), its name and signature, then the typed

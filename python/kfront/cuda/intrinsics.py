@@ -15,6 +15,7 @@ KERNEL_NAMES = (
     "match_all_sync", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "popc", "brev", "clz",
     "ffs", "fma", "cbrt", "selp", "nanosleep", "fp16", "bf16", "libdevice", "cg", "vote_sync_intrinsic",
     "ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs", "stwb", "stwt",
+    "_internal",  # numba-cuda's generated header bindings: _internal.cuda_bf16.htrunc, .nv_bfloat16, ...
 )
 
 # numba-cuda's vector types (numba.cuda.vector_types): <base>x<N>, and the C-style aliases of each (float4 is
@@ -58,8 +59,21 @@ class KernelOnly:
             yield from child.walk()
 
 
+class VectorTypeStub(KernelOnly):
+    """A vector type's name in kernels (cuda.float32x4): as numba-cuda's stub, `aliases` lists its C-style names
+    (["float4"]), each the same object under numba.cuda."""
+
+    __slots__ = ("aliases",)
+
+    def __init__(self, path, aliases):
+        super().__init__(path)
+        self.aliases = aliases
+
+
 def make_namespace(prefix):
     """{name: KernelOnly(prefix.name)} for every kernel-side name and vector type, and the vector types' aliases."""
-    names = {name: KernelOnly(prefix + "." + name) for name in KERNEL_NAMES + VECTOR_TYPES}
+    names = {name: KernelOnly(prefix + "." + name) for name in KERNEL_NAMES}
+    for name in VECTOR_TYPES:
+        names[name] = VectorTypeStub(prefix + "." + name, sorted(a for a, n in VECTOR_ALIASES.items() if n == name))
     names.update((alias, names[name]) for alias, name in VECTOR_ALIASES.items())
     return names
