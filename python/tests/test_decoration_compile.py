@@ -171,3 +171,23 @@ def test_options_and_pickling_of_a_declared_kernel():
     a[0] = 0
     again[1, 1](a)
     assert a[0] == 20
+
+
+def test_a_kernel_declared_to_return_a_value_is_refused_at_decoration():
+    with pytest.raises(TypeError, match="CUDA kernel must have void return type."):
+        @cuda.jit("int32(int32)")
+        def k(x):
+            pass
+
+
+def test_a_bfloat16_signature_is_built_at_decoration_and_runs():
+    from kfront import types
+    x = np.zeros(3, types.as_dtype(types.bfloat16))
+    x[1] = 1.5
+
+    @cuda.jit("void(bfloat16[:])")
+    def k(a):
+        a[0] = a[1] + a[1]
+
+    k[1, 1](x)
+    assert float(x[0]) == 3.0

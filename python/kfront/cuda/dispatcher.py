@@ -164,11 +164,10 @@ def _example(t):
     return types.as_dtype(t).type(0)
 
 
-def _examples(sig):
-    """Host values of a signature's argument types (see _example), or None where kfront.types cannot read the
-    signature back (the compiler reads it: a record, a heterogeneous tuple) or a type has no host value."""
+def _examples(argtypes):
+    """Host values of these argument types (see _example), or None where one has none (a pointer, say)."""
     try:
-        return [_example(t) for t in types.parse_signature(sig)[0]]
+        return [_example(t) for t in argtypes]
     except (TypeError, ValueError, errors.UnsupportedError):
         return None
 
@@ -468,8 +467,15 @@ class Dispatcher:
         self._compiled_at_decoration = True
         errors.register()  # typing needs no runtime, but its errors are raised as kfront.errors' classes
         for sig in self._sigs:
-            if self._kind == "kernel" and _examples(sig) is not None:
-                self.compile(sig)
+            try:
+                argtypes, restype = types.parse_signature(sig)
+            except TypeError:  # one kfront.types cannot read back (a record, a heterogeneous tuple): the compiler can
+                argtypes = restype = None
+            if self._kind == "kernel" and restype not in (None, types.none):
+                raise TypeError("CUDA kernel must have void return type.")  # numba-cuda's, at its decorator
+            examples = _examples(argtypes) if self._kind == "kernel" and argtypes is not None else None
+            if examples is not None:
+                self._fn().specialize(*examples)
             else:
                 _kfront.compile(inputs.sources, inputs.binding_list(), inputs.specs,
                                 [_capture.compiled_name(self.py_func)], [sig], emit="kir",
