@@ -285,14 +285,16 @@ def runaway_self(x):
     return runaway_self(x)
 
 
-@cuda.jit("int64(int64)", device=True)
+# lazy: as numba-cuda's, a device function given a signature compiles at its decoration, when is_odd does not
+# exist yet (test_decoration_compile.py: that is a TypingError)
+@cuda.jit(device=True)
 def is_even(n):
     if n == 0:
         return True
     return is_odd(n - 1)
 
 
-@cuda.jit("int64(int64)", device=True)
+@cuda.jit(device=True)
 def is_odd(n):
     if n == 0:
         return False
@@ -335,12 +337,10 @@ def test_mutual_recursion():
 
 
 def test_runaway_recursion_is_a_typing_error():
-    @cuda.jit("void()")
-    def kernel():
-        runaway_self(1)
-
     with pytest.raises(errors.TypingError, match="cannot type infer runaway recursion"):
-        kernel[1, 1]()
+        @cuda.jit("void()")  # as numba-cuda's: the declared signature compiles, and fails, at decoration
+        def kernel():
+            runaway_self(1)
 
 
 # ---- raise and assert (numba-cuda's tests/cudapy/test_exception.py) ---------------------------------------

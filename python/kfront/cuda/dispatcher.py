@@ -2,10 +2,11 @@
 
 A dispatcher takes its function's source text when it is made (kfront._capture: the text Python compiled it
 from, checked exactly; true line numbers in every diagnostic), so an edited file or a text Python keeps nowhere
-changes nothing. At the first launch (or specialize / inspect_* call) it freezes what its function reads, as Numba
-freezes globals and closure variables at the first compile: the values of the globals and closure variables it names (numbers, tuples,
-arrays as constant arrays, enums, modules and numba objects by path), and the device functions it calls
-(their sources and what they read in turn). These become one kfront program (kfront._kfront.Program) in
+changes nothing. At its first compile it freezes what its function reads, as Numba freezes globals and closure
+variables at the first compile: at decoration when cuda.jit is given signatures (numba-cuda compiles each then; see
+Dispatcher._compile_declared), else at the first launch (or specialize / inspect_* call): the values of the
+globals and closure variables it names (numbers, tuples, arrays as constant arrays, enums, modules and numba objects
+by path), and the device functions it calls (their sources and what they read in turn). These become one kfront program (kfront._kfront.Program) in
 which the runtime specialises the kernel per argument types — a lock-free lookup by type fingerprint on every
 launch, a compile on a new fingerprint. `kernel[griddim, blockdim, stream, sharedmem](*args)` is a launcher
 object per launch configuration (cached), whose call goes straight to the C launch path.
@@ -163,6 +164,14 @@ def _example(t):
     return types.as_dtype(t).type(0)
 
 
+def _examples(argtypes):
+    """Host values of these argument types (see _example), or None where one has none (a pointer, say)."""
+    try:
+        return [_example(t) for t in argtypes]
+    except (TypeError, ValueError, errors.UnsupportedError):
+        return None
+
+
 def _sig_strings(sigs):
     if sigs is None:
         return []
@@ -184,7 +193,26 @@ class _Inputs:
         self.specs = []
         self._index = {}
         self._registry = _registry()
+        # id(dispatcher) -> [(name, frozen value or None, value)]: the names each function of the program reads
+        self.frozen = {}
         self._add(root)
+
+    def _freeze_names(self, d, text):
+        """[(name, frozen value or None, value)]: the globals and closure variables d's function reads, frozen now
+        (None: a value kernels cannot use)."""
+        fn = d.py_func
+        globals_, closure = _source.referenced_names(fn, text)
+        attrs = _source.attribute_names(fn.__code__)  # what it may read of the program's own modules
+        names = []
+        for name, value in list(globals_.items()) + list(closure.items()):
+            if value is d and name == _capture.compiled_name(fn):
+                continue  # recursion: the function's own name is defined in its own source
+            frozen = _source.freeze_value(name, value, self._registry, attrs)
+            if frozen is not None and frozen[0] == "exception":  # raised by a kernel, it comes back by this name
+                _kfront.register_exception(frozen[1], frozen[2])
+                frozen = frozen[:2]
+            names.append((name, frozen, value))
+        return names
 
     def _add(self, d):
         index = len(self.sources)
@@ -194,15 +222,13 @@ class _Inputs:
         spec = {"name": _capture.compiled_name(fn), "source": index, "kind": d._kind, "signatures": d._sigs}
         spec.update(d._spec_options())
         self.specs.append(spec)
-        globals_, closure = _source.referenced_names(fn, self.sources[index][1])
-        attrs = _source.attribute_names(fn.__code__)  # what it may read of the program's own modules
-        for name, value in list(globals_.items()) + list(closure.items()):
-            if value is d and name == _capture.compiled_name(fn):
-                continue  # recursion: the function's own name is defined in its own source
-            frozen = _source.freeze_value(name, value, self._registry, attrs)
-            if frozen is not None and frozen[0] == "exception":  # raised by a kernel, it comes back by this name
-                _kfront.register_exception(frozen[1], frozen[2])
-                frozen = frozen[:2]
+        if d._inputs is not None and d._inputs is not self and d._compiled_at_decoration:
+            for key, names in d._inputs.frozen.items():  # what it and its callees read, frozen at its decoration
+                self.frozen.setdefault(key, names)
+        names = self.frozen.get(id(d))
+        if names is None:
+            names = self.frozen[id(d)] = self._freeze_names(d, self.sources[index][1])
+        for name, frozen, value in names:
             if frozen is not None:
                 frozen = self._functions_bound(frozen)
             # a value kernels cannot use: the compiler says what it is where a kernel reads the name
@@ -400,6 +426,7 @@ class Dispatcher:
         self.extensions = extensions if extensions is not None else []
         self._source = source_now(py_func) if source is None else source
         self._inputs = None
+        self._compiled_at_decoration = False  # cuda.jit given signatures: see _compile_declared
         self._functions = {}   # device ordinal -> its _kfront.Function (of a program on that device's runtime)
         self._launchers = {}
         self._specialized = {}     # (compute capability, signature) -> the dispatcher specialize() made for it
@@ -431,6 +458,31 @@ class Dispatcher:
         if self._inputs is None:
             self._inputs = _Inputs(self)
         return self._inputs
+
+    def _compile_declared(self):
+        """As numba-cuda's cuda.jit given signatures: each is compiled at decoration, so the globals and closure
+        variables the function reads (and those of the device functions it calls) are frozen now, a typing error
+        is raised now, and a kernel is built for the current device (the simulator's, or the GPU's: PTX, loaded,
+        or taken from the disk cache). A device function is typed for each signature (kfront compiles it inside
+        the kernels that call it, which take what it read as frozen here). A kernel signature no host value can
+        stand for (a record argument, a pointer) is typed now and built at the first launch."""
+        inputs = self._frozen()
+        self._compiled_at_decoration = True
+        errors.register()  # typing needs no runtime, but its errors are raised as kfront.errors' classes
+        for sig in self._sigs:
+            try:
+                argtypes, restype = types.parse_signature(sig)
+            except TypeError:  # one kfront.types cannot read back (a record, a heterogeneous tuple): the compiler can
+                argtypes = restype = None
+            if self._kind == "kernel" and restype not in (None, types.none):
+                raise TypeError("CUDA kernel must have void return type.")  # numba-cuda's, at its decorator
+            examples = _examples(argtypes) if self._kind == "kernel" and argtypes is not None else None
+            if examples is not None:
+                self._fn().specialize(*examples)
+            else:
+                _kfront.compile(inputs.sources, inputs.binding_list(), inputs.specs,
+                                [_capture.compiled_name(self.py_func)], [sig], emit="kir",
+                                bounds_check=self._bounds_check)
 
     def _fn(self):
         """The function on the calling thread's current device (a program per device: its own specialisations)."""
@@ -830,6 +882,9 @@ def jit(func_or_sig=None, device=False, debug=None, opt=None, lineinfo=False, **
     sigs = func_or_sig
 
     def decorate(fn):
-        return Dispatcher(fn, sigs, device=device, **options)
+        d = Dispatcher(fn, sigs, device=device, **options)
+        if d._sigs:
+            d._compile_declared()
+        return d
 
     return decorate
