@@ -1025,15 +1025,16 @@ typedef struct VarArgs {
 
 static kf_status do_declare(kf_builder *b, void *args) {
   VarArgs *a = args;
-  kf_var *v = mem_calloc_like(b, 1, sizeof *v);
   api_build_grow(b, (void **)&b->vars, &b->vars_cap, b->nvars + 1, sizeof *b->vars);
+  kf_var *v = mem_calloc_like(b, 1, sizeof *v);  /* after the table: made is kept (it belongs to no guard) */
   v->id = b->nvars;
+  b->vars[b->nvars] = v;  /* kept (and freed with the builder) before anything else can fail */
   v->name = arena_strdup(&b->km->ir->arena, a->name);
   v->type = a->type;
   Op *f = ir_block_parent_op(b->ib.block);
   while (f && f->kind != OP_FUNC_FUNC) f = ir_block_parent_op(f->block);
   v->func = f;
-  b->vars[b->nvars++] = v;
+  b->nvars++;
   a->var = v;
   return KF_OK;
 }

@@ -19,8 +19,9 @@ Value api_ssa_undef;
 #define UNDEF (&api_ssa_undef)
 
 SsaNode *ssa_node_new(kf_builder *b, NodeKind kind, Block *block, SsaNode *pred) {
-  SsaNode *n = mem_calloc_like(b, 1, sizeof *n);
+  /* the table first, so that a node made is a node kept (it belongs to no guard) */
   api_build_grow(b, (void **)&b->nodes, &b->nodes_cap, b->nnodes + 1, sizeof *b->nodes);
+  SsaNode *n = mem_calloc_like(b, 1, sizeof *n);
   n->id = b->nnodes;
   n->kind = kind;
   n->block = block;
