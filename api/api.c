@@ -27,6 +27,7 @@ const char *kf_status_name(kf_status s) {
 }
 
 const char *kf_version(void) { return KFRONT_VERSION; }
+unsigned kf_version_number(void) { return KF_VERSION_NUMBER; }
 void kf_free(void *p) { mem_free(p); }
 
 kf_status api_out_of_memory(kf_context *ctx) {
@@ -70,6 +71,7 @@ kf_context *kf_context_create(void) {
 void kf_context_destroy(kf_context *ctx) {
   if (!ctx) return;
   API_CONTEXT(ctx);
+  api_sources_free(ctx, ctx->sources, ctx->nsources);
   diag_free(&ctx->diag);
   ir_context_free(ctx->ir);
   mem_free(ctx);

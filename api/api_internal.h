@@ -18,6 +18,8 @@ struct kf_context {
   Diag diag;
   kf_diagnostic_fn handler;
   void *handler_user;
+  kf_source *sources;   /* kf_context_add_source's copies (filename and text owned), registered with diag */
+  unsigned nsources;
 };
 
 /* The allocator of a call on an object with this allocator (one per entry point, at its top). */

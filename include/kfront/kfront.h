@@ -43,6 +43,18 @@ typedef enum kf_status {
   KF_ERROR_OUT_OF_MEMORY = 8,   /* an allocation failed (host memory; device memory is KF_ERROR_DEVICE) */
 } kf_status;
 
+/* The version of these headers (semantic versioning; CMakeLists.txt's project version, which checks they agree).
+ * The ABI: libkfront.so's SONAME is libkfront.so.MAJOR, and while MAJOR is 0, libkfront.so.0.MINOR — every 0.x
+ * release may change the ABI, a PATCH release never does (docs/c-api.md, "Versions"). KF_VERSION_NUMBER orders
+ * versions as integers (MAJOR * 10000 + MINOR * 100 + PATCH) for #if tests; kf_version_number() is the library's,
+ * at run time, which a client can compare with the headers' it was built with. */
+#define KF_VERSION_MAJOR 0
+#define KF_VERSION_MINOR 1
+#define KF_VERSION_PATCH 0
+#define KF_VERSION_NUMBER (KF_VERSION_MAJOR * 10000 + KF_VERSION_MINOR * 100 + KF_VERSION_PATCH)
+/* The library's KF_VERSION_NUMBER. */
+KF_API unsigned kf_version_number(void);
+
 /* A short name for a status ("invalid input", ...). Borrowed, static. */
 KF_API const char *kf_status_name(kf_status s);
 /* kfront's version string ("0.1.0"). Borrowed, static. */

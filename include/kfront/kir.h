@@ -1,0 +1,256 @@
+/* kir.h — building kir in memory: the builder API for other language frontends.
+ *
+ * An embedder that compiles its own kernel language builds kir (docs/kir.md) directly, instead of printing kir
+ * text for kf_module_parse: types, attributes and locations, a module, functions, blocks with arguments, ops of
+ * any kind created generically by name (checked against kir's op table, kf_op_registry_foreach) with typed
+ * helpers for the common ones, scf.if and scf.for whose regions the embedder fills, and mutable variables that
+ * the builder turns into SSA values itself (block arguments for control-flow joins, scf results and loop-carried
+ * values: Braun et al., "Simple and Efficient Construction of Static Single Assignment Form", CC 2013), so that
+ * an embedder never writes a phi, a block argument for a variable, or an scf.yield. The module is then verified
+ * (kf_module_verify), run through passes, compiled (kf_module_emit_ptx) or made a program
+ * (kf_program_from_module), exactly as a parsed one.
+ *
+ * Conventions, as kfront.h's, after MLIR's C API and LLVM-C's builders:
+ *  - handles are opaque; kf_type, kf_attr, kf_ir_value, kf_op, kf_block and kf_region are borrowed (types from
+ *    the context: valid until it is destroyed; the rest from their module: valid until kf_module_destroy);
+ *  - every function that can fail returns a kf_status and sets its out-parameters only on KF_OK (NULL
+ *    otherwise); bad input (a NULL handle, a type that does not fit, an unknown op name, a wrong count of
+ *    operands) is KF_ERROR_INVALID_INPUT with a diagnostic in the context located at the builder's current
+ *    location, the embedder's own source position (kf_builder_set_location; kf_context_add_source lets the
+ *    diagnostic quote the line and put a caret under the column);
+ *  - out of memory is KF_ERROR_OUT_OF_MEMORY, reported; the builder is then spent (every later call on it
+ *    returns KF_ERROR_OUT_OF_MEMORY without a new report) and its module may be half built: destroy both;
+ *  - a builder, its module and its context are used by one thread at a time (kfront.h's rule for a context).
+ *
+ * Ops are checked as they are created against what the op table says of every op (operand, result, region and
+ * successor counts); the per-op rules (operand types, attributes) are the verifier's: call kf_module_verify
+ * once the module is built, and its diagnostics are located where the builder's location was when each op was
+ * made. */
+#ifndef KFRONT_KIR_H
+#define KFRONT_KIR_H
+
+#include "kfront/kfront.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kf_type kf_type;
+typedef struct kf_attr kf_attr;
+typedef struct kf_ir_value kf_ir_value;
+typedef struct kf_op kf_op;
+typedef struct kf_block kf_block;
+typedef struct kf_region kf_region;
+typedef struct kf_builder kf_builder;
+typedef struct kf_var kf_var;
+
+/* ---- types (interned in the context: equal types are equal pointers) -------------------------- */
+
+/* The scalar type of a dtype: KF_BOOL i1, KF_INT32 i32, KF_UINT8 u8, KF_FLOAT32 f32, KF_BFLOAT16 bf16,
+ * KF_COMPLEX64 complex<f32>, ... (record, datetime and timedelta dtypes: spell them for kf_type_parse). */
+KF_API kf_status kf_type_scalar(kf_context *ctx, kf_dtype dtype, kf_type **out);
+/* array<elem, rank, layout>: elem a scalar, complex or record type, rank 1..KF_MAX_RANK, layout 'C', 'F' or 'A'. */
+KF_API kf_status kf_type_array(kf_context *ctx, kf_type *elem, unsigned rank, char layout, kf_type **out);
+/* tuple<elems...> (n may be 0). */
+KF_API kf_status kf_type_tuple(kf_context *ctx, unsigned n, kf_type *const *elems, kf_type **out);
+/* (params...) -> (results...): a function's type. */
+KF_API kf_status kf_type_function(kf_context *ctx, unsigned nparams, kf_type *const *params, unsigned nresults,
+                                  kf_type *const *results, kf_type **out);
+/* Any type in kir's text form (docs/kir.md: "f32", "array<f32, 2, A>", "record<x: f32 @0; size 4, align 4>"),
+ * the whole text (NUL-terminated). A bad spelling is KF_ERROR_INVALID_INPUT (reported, unlocated). */
+KF_API kf_status kf_type_parse(kf_context *ctx, const char *text, kf_type **out);
+/* The type's kir text; caller owns *out (kf_free). */
+KF_API kf_status kf_type_print(kf_context *ctx, const kf_type *t, char **out);
+
+/* ---- locations and sources -------------------------------------------------------------------- */
+
+/* A position in the embedder's source: file (NUL-terminated, copied where it is kept; NULL: no location),
+ * 1-based line and column (0: not known). */
+typedef struct kf_location {
+  const char *file;
+  unsigned line, col;
+} kf_location;
+
+/* Registers the text of the embedder's source file `file` (len bytes, need not be NUL-terminated; both are
+ * copied, kept until the context is destroyed) so that diagnostics located in it quote the line and put a
+ * caret under the column. Registering a file again replaces its text for later diagnostics. */
+KF_API kf_status kf_context_add_source(kf_context *ctx, const char *file, const char *text, size_t len);
+
+/* ---- modules and builders --------------------------------------------------------------------- */
+
+/* An empty module named name (NULL: "<builder>"; copied). Caller owns *out: kf_module_destroy. */
+KF_API kf_status kf_module_create(kf_context *ctx, const char *name, kf_module **out);
+
+/* A builder over m (which must outlive it), with no insertion point and no location. Caller owns *out:
+ * kf_builder_destroy (before m). Any number of builders may work on one module, one at a time. */
+KF_API kf_status kf_builder_create(kf_module *m, kf_builder **out);
+KF_API void kf_builder_destroy(kf_builder *b);
+/* The location given to every op the builder creates from now on and to the diagnostics of its calls. */
+KF_API kf_status kf_builder_set_location(kf_builder *b, kf_location loc);
+/* New ops go at the end of block (which must not be in the middle of an scf construct the builder has open
+ * elsewhere), or before op. Variables (kf_var_*) are read and written at block ends: after
+ * kf_builder_set_insertion_before they read as at the end of op's block. */
+KF_API kf_status kf_builder_set_insertion_end(kf_builder *b, kf_block *block);
+KF_API kf_status kf_builder_set_insertion_before(kf_builder *b, kf_op *op);
+/* The block new ops go into (NULL when there is none). */
+KF_API kf_block *kf_builder_insertion_block(kf_builder *b);
+
+/* ---- functions, regions, blocks --------------------------------------------------------------- */
+
+enum {
+  KF_FUNCTION_FLAG_KERNEL = 1,   /* a kernel (`kernel` attribute): no results; launched by kf_function_launch */
+  KF_FUNCTION_FLAG_DEVICE = 2,   /* a device function (`device`): called by kernels with kf_build_call */
+};
+/* A func.func named name (a symbol: [A-Za-z_$][A-Za-z0-9_$.]*, not yet in the module) of function type fn_type,
+ * with flags (KF_FUNCTION_FLAG_*), at the end of the module, its entry block's arguments the parameters. The
+ * insertion point moves to the end of the entry block; the entry block is sealed (kf_block_seal). */
+KF_API kf_status kf_build_function(kf_builder *b, const char *name, const kf_type *fn_type, unsigned flags,
+                                   kf_op **out);
+/* The function's entry block. */
+KF_API kf_block *kf_function_entry(kf_op *func);
+
+/* Region i of op (NULL when op has fewer); the blocks of a region. */
+KF_API kf_region *kf_op_region(kf_op *op, unsigned i);
+KF_API kf_block *kf_region_first_block(kf_region *r);
+KF_API kf_block *kf_block_next(kf_block *block);
+/* A new block at the end of region r (a function's body: kf_op_region(func, 0)). Blocks of a function body
+ * after the entry are reached by kf_build_br / kf_build_cond_br; unless the embedder seals them
+ * (kf_block_seal) they may gain predecessors. */
+KF_API kf_status kf_block_create(kf_builder *b, kf_region *r, kf_block **out);
+/* A new argument of type t at the end of block's arguments: before any branch to block (its operands name the
+ * arguments in order). */
+KF_API kf_status kf_block_add_arg(kf_builder *b, kf_block *block, const kf_type *t, kf_ir_value **out);
+KF_API unsigned kf_block_num_args(kf_block *block);
+/* Argument i, or NULL (the variables' own arguments count too, after the embedder's). */
+KF_API kf_ir_value *kf_block_arg(kf_block *block, unsigned i);
+/* Says that every branch to block has been built (Braun et al.'s sealing): the variables read in it get their
+ * values from its predecessors now, and no further branch to it is allowed. Seal a loop header after its back
+ * edge, any other block when its last predecessor is built (or at once, when it has them all already). The
+ * function's entry block is sealed from the start; kf_builder_finish seals the rest. */
+KF_API kf_status kf_block_seal(kf_builder *b, kf_block *block);
+
+/* ---- values, ops, attributes ------------------------------------------------------------------ */
+
+KF_API kf_type *kf_value_type(const kf_ir_value *v);
+KF_API unsigned kf_op_num_results(const kf_op *op);
+KF_API kf_ir_value *kf_op_result(kf_op *op, unsigned i);   /* NULL when out of range */
+/* The op's name ("arith.addf"). Borrowed, static. */
+KF_API const char *kf_op_name(const kf_op *op);
+
+/* Attribute values, made in the builder's module (borrowed: valid as long as it). */
+KF_API kf_status kf_attr_unit(kf_builder *b, kf_attr **out);
+KF_API kf_status kf_attr_bool(kf_builder *b, int value, kf_attr **out);
+/* An integer of type t (an integer type or i1; the value must fit it). */
+KF_API kf_status kf_attr_int(kf_builder *b, const kf_type *t, int64_t value, kf_attr **out);
+/* A float of type t (a float type; rounded to it). */
+KF_API kf_status kf_attr_float(kf_builder *b, const kf_type *t, double value, kf_attr **out);
+KF_API kf_status kf_attr_string(kf_builder *b, const char *s, kf_attr **out);      /* "text" (copied) */
+KF_API kf_status kf_attr_symbol(kf_builder *b, const char *name, kf_attr **out);   /* @name (copied) */
+KF_API kf_status kf_attr_type(kf_builder *b, const kf_type *t, kf_attr **out);
+KF_API kf_status kf_attr_array(kf_builder *b, unsigned n, kf_attr *const *elems, kf_attr **out);
+
+typedef struct kf_named_attr {
+  const char *name;        /* copied */
+  const kf_attr *value;
+} kf_named_attr;
+
+/* Everything an op is made of (MLIR's OperationState). Operands that belong to a successor come last, as in
+ * the text form: succ_operand_counts[s] of them per successor, in order. Regions are made empty: fill them
+ * with kf_block_create. */
+typedef struct kf_op_state {
+  const char *name;                       /* "dialect.op", one of kf_op_registry_foreach's */
+  unsigned noperands;
+  kf_ir_value *const *operands;
+  unsigned nresults;
+  kf_type *const *result_types;
+  unsigned nregions;
+  unsigned nsuccessors;
+  kf_block *const *successors;
+  const unsigned *succ_operand_counts;    /* NULL: no successor takes operands */
+  unsigned nattrs;
+  const kf_named_attr *attrs;
+} kf_op_state;
+/* Creates the op at the insertion point. Checked against the op table: the name, the counts of operands,
+ * results, regions and successors; every operand and successor given. A branch (successors) must end its
+ * block and makes the block a predecessor of its successors for the variables (as kf_build_br). */
+KF_API kf_status kf_build_op(kf_builder *b, const kf_op_state *state, kf_op **out);
+/* Sets (or replaces) attribute name of op. */
+KF_API kf_status kf_op_set_attr(kf_builder *b, kf_op *op, const char *name, const kf_attr *value);
+
+/* ---- typed helpers (each an op at the insertion point; *out its result) ------------------------ */
+
+/* arith.constant: an integer (or i1) of type t, a float of type t. */
+KF_API kf_status kf_build_constant_int(kf_builder *b, const kf_type *t, int64_t value, kf_ir_value **out);
+KF_API kf_status kf_build_constant_float(kf_builder *b, const kf_type *t, double value, kf_ir_value **out);
+/* An op of one result and no attributes, regions or successors (arith.addf, math.sqrt, gpu.lane_id, ...):
+ * the result's type is result_type, or (NULL) the first operand's. */
+KF_API kf_status kf_build_simple(kf_builder *b, const char *name, unsigned noperands, kf_ir_value *const *operands,
+                                 const kf_type *result_type, kf_ir_value **out);
+/* arith.cmpi (integers, i1) or arith.cmpf (floats) of predicate pred ("slt", "olt", ... : docs/kir.md). */
+KF_API kf_status kf_build_compare(kf_builder *b, const char *pred, kf_ir_value *x, kf_ir_value *y, kf_ir_value **out);
+/* v converted to the scalar type `to` by Numba's (and C's) rules: int widths and signedness, int <-> float,
+ * float widths, to i1 as != 0. v itself when it already has type to. */
+KF_API kf_status kf_build_cast(kf_builder *b, kf_ir_value *v, const kf_type *to, kf_ir_value **out);
+/* gpu.thread_id, gpu.block_id, gpu.block_dim or gpu.grid_dim (name) along dim (0..2): an i32. */
+KF_API kf_status kf_build_gpu_index(kf_builder *b, const char *name, unsigned dim, kf_ir_value **out);
+/* mem.dim: the extent (i64) of axis `axis` of an array. */
+KF_API kf_status kf_build_dim(kf_builder *b, kf_ir_value *array, unsigned axis, kf_ir_value **out);
+/* mem.load / mem.store of array[indices] (one i64 index per axis, in range: the embedder checks bounds, or
+ * the check.bounds op does; see docs/kir.md). */
+KF_API kf_status kf_build_load(kf_builder *b, kf_ir_value *array, unsigned nindices, kf_ir_value *const *indices,
+                               kf_ir_value **out);
+KF_API kf_status kf_build_store(kf_builder *b, kf_ir_value *value, kf_ir_value *array, unsigned nindices,
+                                kf_ir_value *const *indices);
+/* func.call of the function named callee (defined in the module by the time it is verified), with result types
+ * results. *out is the call op (its results: kf_op_result); out may be NULL. */
+KF_API kf_status kf_build_call(kf_builder *b, const char *callee, unsigned nargs, kf_ir_value *const *args,
+                               unsigned nresults, kf_type *const *results, kf_op **out);
+/* func.return of the values. Ends the block. */
+KF_API kf_status kf_build_return(kf_builder *b, unsigned nvalues, kf_ir_value *const *values);
+/* cf.br to dest with its arguments; cf.cond_br on cond (i1). Each ends the block; dest must not be sealed. */
+KF_API kf_status kf_build_br(kf_builder *b, kf_block *dest, unsigned nargs, kf_ir_value *const *args);
+KF_API kf_status kf_build_cond_br(kf_builder *b, kf_ir_value *cond, kf_block *if_true, unsigned ntrue,
+                                  kf_ir_value *const *true_args, kf_block *if_false, unsigned nfalse,
+                                  kf_ir_value *const *false_args);
+
+/* ---- structured control flow ------------------------------------------------------------------ */
+/* scf.if and scf.for whose regions the embedder fills between a begin and an end, the results and loop-carried
+ * values made by the builder from the variables assigned inside: the scf.yield ops too. The constructs nest;
+ * between begin and end the insertion point is the construct's own block (a branch or a return is not allowed
+ * there: scf regions have one block). */
+
+/* scf.if on cond (i1): the insertion point moves to the then-region. */
+KF_API kf_status kf_build_if_begin(kf_builder *b, kf_ir_value *cond);
+/* Moves to the else-region (at most once; without it the else-region yields the values from before the if). */
+KF_API kf_status kf_build_if_else(kf_builder *b);
+/* Ends the innermost open scf.if: every variable assigned in either region is a result, and the insertion point
+ * is after the op. *out is the scf.if (may be NULL). */
+KF_API kf_status kf_build_if_end(kf_builder *b, kf_op **out);
+/* scf.for over range(lb, ub, step) (i64 each; a step of 0 loops forever, as in kir): the insertion point moves
+ * into the body, *iv is the induction variable. */
+KF_API kf_status kf_build_for_begin(kf_builder *b, kf_ir_value *lb, kf_ir_value *ub, kf_ir_value *step,
+                                    kf_ir_value **iv);
+/* Ends the innermost open scf.for: every variable assigned in the body is carried, and after the loop has its
+ * value from the last iteration (or from before the loop, when it ran no iteration). */
+KF_API kf_status kf_build_for_end(kf_builder *b, kf_op **out);
+
+/* ---- variables: SSA construction by the builder ------------------------------------------------ */
+/* A mutable variable of one function, of type t: kf_var_set at the insertion point assigns it, kf_var_get reads
+ * the value it has there. Across blocks (kf_build_br, kf_build_cond_br and kf_block_seal) and scf constructs
+ * the builder adds the block arguments, results and carried values it needs, and removes the ones that turn out
+ * to be redundant. Reading a variable where it has not been assigned on every path to the read is
+ * KF_ERROR_INVALID_INPUT, reported at the builder's location ("variable 'x' may be read before it is
+ * assigned"). name is for diagnostics (copied). The variable belongs to the function of the insertion point. */
+KF_API kf_status kf_var_declare(kf_builder *b, const char *name, const kf_type *t, kf_var **out);
+KF_API kf_status kf_var_set(kf_builder *b, kf_var *var, kf_ir_value *value);
+KF_API kf_status kf_var_get(kf_builder *b, kf_var *var, kf_ir_value **out);
+
+/* Seals every block of the builder's functions and checks that no scf construct is left open. Call once all
+ * functions are built, before kf_module_verify. */
+KF_API kf_status kf_builder_finish(kf_builder *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
