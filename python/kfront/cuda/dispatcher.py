@@ -621,8 +621,8 @@ class Dispatcher:
     @property
     def overloads(self):
         """As numba-cuda's: argument-type tuple -> compiled kernel (kfront._kfront.Kernel: `signature`, `params`,
-        `cooperative`), for every specialisation made so far on the current device (declared signatures compiled
-        when it is first read, as numba-cuda compiles them at decoration). Keys are tuples of kfront.types
+        `cooperative`), for every specialisation made so far on the current device (declared signatures are compiled
+        at decoration, as numba-cuda does, and for another current device when this is first read there). Keys are tuples of kfront.types
         ((float32[::1], int64)); a lookup also takes a signature as text or a Signature ("void(float32[::1],
         int64)")."""
         if self._kind == "kernel" and self._sigs:
