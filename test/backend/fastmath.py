@@ -1,7 +1,8 @@
 # numba-cuda's fastmath (cudapy/test_fastmath.py): in a function compiled with fastmath, a float32 division is
 # libdevice's __nv_fast_fdividef, sin, cos, tan, exp, log, log2, log10 and pow (math.pow and **) their __nv_fast_*
 # forms, tanh tanh.approx.f32 from sm_75; the choice is each function's own, while ftz, -prec-div=0 and
-# -prec-sqrt=0 are the compile's (--fastmath here; the kernel's option in the runtime and compile_ptx).
+# -prec-sqrt=0 are the compile's (--fastmath, or the kernels' own fastmath=True; the kernel's option in the runtime
+# and compile_ptx).
 # (sm_70 through LLVM's NVPTX: libNVVM of CUDA 13 compiles for sm_75 and later only.)
 # RUN: kfront compile %s -k fast --sig 'void(float32[::1], float32, float32)' --fastmath -o %t.fast.ptx
 # RUN: FileCheck %s --check-prefix=FAST < %t.fast.ptx
@@ -9,6 +10,9 @@
 # RUN: kfront compile %s -k fast --sig 'void(float32[::1], float32, float32)' --fastmath --backend=llvm -o %t.fast2.ptx
 # RUN: FileCheck %s --check-prefix=FAST < %t.fast2.ptx
 # RUN: %ptxas -arch=sm_90 %t.fast2.ptx -o %t.fast2.cubin
+# The kernel's own option gives the compile's flags too, without --fastmath, as in the runtime:
+# RUN: kfront compile %s -k fast --sig 'void(float32[::1], float32, float32)' -o %t.own.ptx
+# RUN: FileCheck %s --check-prefix=FAST < %t.own.ptx
 # RUN: kfront compile %s -k precise --sig 'void(float32[::1], float32, float32)' -o %t.prec.ptx
 # RUN: FileCheck %s --check-prefix=PREC < %t.prec.ptx
 # RUN: kfront compile %s -k fast --sig 'void(float32[::1], float32, float32)' --fastmath --arch=sm_70 --backend=llvm -o %t.sm70.ptx
