@@ -228,6 +228,24 @@ kf_status kf_context_add_source(kf_context *ctx, const char *file, const char *t
   return KF_OK;
 }
 
+kf_status kf_context_report(kf_context *ctx, int level, kf_error_kind kind, kf_location loc, const char *message) {
+  API_CONTEXT(ctx);
+  if (!message || level < 0 || level > 2 || kind < KF_ERRKIND_NONE || kind > KF_ERRKIND_RAISED ||
+      (level == 0 && kind == KF_ERRKIND_NONE)) {
+    diag_error(&ctx->diag, (SrcLoc){0}, "kf_context_report: %s", !message ? "no message"
+               : level < 0 || level > 2 ? "level must be 0 (error), 1 (warning) or 2 (note)"
+               : "kind must be a kf_error_kind other than KF_ERRKIND_NONE");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  SrcLoc at = loc.file ? srcloc(loc.file, loc.line, loc.col) : (SrcLoc){0};
+  DiagKind saved = diag_set_kind(level == 0 ? (DiagKind)kind : diag_kind());
+  if (level == 0) diag_error(&ctx->diag, at, "%s", message);
+  else if (level == 1) diag_warning(&ctx->diag, at, "%s", message);
+  else diag_note(&ctx->diag, at, "%s", message);
+  diag_set_kind(saved);
+  return KF_OK;
+}
+
 /* ---- modules and builders -------------------------------------------------------------------- */
 
 kf_status kf_module_create(kf_context *ctx, const char *name, kf_module **out) {

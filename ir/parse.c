@@ -14,6 +14,8 @@
  *   attrs    := '{' (name ('=' attr)? (',' ...)*)? '}'       a name alone is a unit attribute
  *   attr     := int (':' type)? | float (':' type)? | nan | inf | -inf (':' type)? | true | false
  *             | string | '@' name | '@' string | type | '[' (attr (',' attr)*)? ']'
+ *               int: decimal or 0x hex; float: decimal or C99 hex (0x1.8p1); `true`/`false` as the `value`
+ *               of an i1 arith.constant is the integer 1/0 : i1 (elsewhere a boolean attribute)
  *   loc      := 'loc' '(' string ':' int ':' int ')' | 'loc' '(' 'unknown' ')'
  *   value    := '%' [A-Za-z0-9_.$-]+      block := '^' [A-Za-z0-9_.$-]+
  *
@@ -350,10 +352,13 @@ static bool at_type(Parser *P) {
   size_t avail = (size_t)(P->end - p), n = 0;
   if (!avail) return false;
   if (*p == '(' || ((*p == 'i' || *p == 'u' || *p == 'f') && avail > 1 && is_digit((unsigned char)p[1]))) return true;
-  while (n < avail && n < 7 && is_ident_char((unsigned char)p[n])) n++;
-  return (n == 3 && memcmp(p, "ptr", 3) == 0) ||
-         (n == 5 && (memcmp(p, "array", 5) == 0 || memcmp(p, "tuple", 5) == 0)) ||
-         (n == 6 && (memcmp(p, "vector", 6) == 0 || memcmp(p, "slice2", 6) == 0 || memcmp(p, "slice3", 6) == 0));
+  while (n < avail && n < 12 && is_ident_char((unsigned char)p[n])) n++;
+  static const char *const keywords[] = {"bf16",   "ptr",     "array",      "tuple",      "vector",
+                                         "slice2", "slice3",  "complex",    "record",     "namedtuple",
+                                         "charseq", "unicharseq", "datetime64", "timedelta64"};
+  for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++)
+    if (strlen(keywords[i]) == n && memcmp(p, keywords[i], n) == 0) return true;
+  return false;
 }
 
 /* A scalar type at the cursor without going through ty_parse and the intern table (most types are). */
@@ -547,18 +552,48 @@ static void check_undefined_blocks(Parser *P, size_t mark) {
 
 static Attr parse_attr(Parser *P);
 
-/* number (':' type)? — the cursor is at a digit, '-', "nan" or "inf". */
+/* number (':' type)? — the cursor is at a digit, '-', "nan" or "inf". Decimal integers and floats, hexadecimal
+ * integers (0x2A) and C99 hexadecimal floats (0x1.8p1: hex digits, then a binary exponent), each with an
+ * optional '-'. A float literal must be finite in f64, or for a narrower type in f32 (kept rounded to f32). */
 static Attr parse_number(Parser *P) {
   SrcLoc loc = here(P);
   const char *s = P->p, *end = P->end;
   const char *p = s;
-  bool neg = false, is_float = false, special = false;
+  bool neg = false, is_float = false, special = false, hex = false;
   double special_value = 0;
   if (*p == '-') neg = true, p++;
   if (end - p >= 3 && memcmp(p, "inf", 3) == 0 && !(end - p > 3 && is_ident_char((unsigned char)p[3]))) {
     special = true, special_value = neg ? -INFINITY : INFINITY, p += 3;
   } else if (!neg && end - p >= 3 && memcmp(p, "nan", 3) == 0 && !(end - p > 3 && is_ident_char((unsigned char)p[3]))) {
     special = true, special_value = NAN, p += 3;
+  } else if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+    /* 0x1F (an integer) or a C99 hex float 0x1.8p3 (the mantissa's hex digits, a binary exponent) */
+    hex = true;
+    p += 2;
+    const char *digits = p;
+    while (p < end && hex_digit((unsigned char)*p) >= 0) p++;
+    size_t ndigits = (size_t)(p - digits);
+    if (p < end && *p == '.') {
+      is_float = true;
+      p++;
+      while (p < end && hex_digit((unsigned char)*p) >= 0) p++, ndigits++;
+    }
+    if (!ndigits) fail_at(P, loc, "expected hexadecimal digits after '0x'");
+    if (p < end && (*p == 'p' || *p == 'P')) {
+      const char *q = p + 1;
+      if (q < end && (*q == '+' || *q == '-')) q++;
+      if (!(q < end && is_digit((unsigned char)*q))) fail_at(P, loc, "expected an exponent after 'p' in a hexadecimal float");
+      is_float = true;
+      p = q;
+      while (p < end && is_digit((unsigned char)*p)) p++;
+    } else if (is_float) {
+      fail_at(P, loc, "a hexadecimal float needs a binary exponent ('p'), as in 0x1.8p1");
+    }
+    if (p < end && is_ident_char((unsigned char)*p)) {
+      while (p < end && p - s < 40 && is_ident_char((unsigned char)*p)) p++;
+      fail_at(P, loc, "invalid number '%.*s'", (int)(p - s), s);
+    }
+    if (p - s >= MAX_NUMBER) fail_at(P, loc, "number too long");
   } else {
     if (p == end || !is_digit((unsigned char)*p)) {
       P->p = p;
@@ -599,6 +634,9 @@ static Attr parse_number(Parser *P) {
 
   if (t->kind == TY_FLOAT) {
     double v = special_value;
+    if (hex && !is_float)
+      fail_at(P, loc, "hexadecimal integer %.*s with float type %s (a hexadecimal float has a 'p' exponent: 0x1p0)",
+              nlen, s, type_str(P, 0, t));
     if (!special) {
       char buf[MAX_NUMBER + 1];
       memcpy(buf, s, (size_t)nlen);
@@ -615,10 +653,11 @@ static Attr parse_number(Parser *P) {
   if (is_float || special) fail_at(P, loc, "float literal %.*s with integer type %s", nlen, s, type_str(P, 0, t));
   uint64_t mag = 0;
   bool overflow = false;
-  for (const char *q = s + neg; q < p; q++) {
-    unsigned d = (unsigned)(*q - '0');
-    if (mag > (UINT64_MAX - d) / 10) overflow = true;
-    mag = mag * 10 + d;
+  unsigned base = hex ? 16 : 10;
+  for (const char *q = s + neg + (hex ? 2 : 0); q < p; q++) {
+    unsigned d = (unsigned)hex_digit((unsigned char)*q);
+    if (mag > (UINT64_MAX - d) / base) overflow = true;
+    mag = mag * base + d;
   }
   unsigned bits = t->bits;
   bool is_unsigned = t->kind == TY_INT && t->is_unsigned;
@@ -873,6 +912,12 @@ static Op *parse_op(Parser *P, Block *into) {
     PUSH(P, P->vals, v);
   }
   size_t nregions = P->regions.n - regions_mark, nsuccs = P->succs.n - succs_mark;
+  if (kind == OP_CONSTANT && nout == 1 && P->types.v[types_mark + nin]->kind == TY_BOOL) {
+    /* {value = true} on an i1 constant is {value = 1 : i1}: one form of an i1 constant for every pass */
+    for (size_t i = nattrs_mark; i < P->nattrs.n; i++)
+      if (P->nattrs.v[i].value.kind == ATTR_BOOL && strcmp(P->nattrs.v[i].name, "value") == 0)
+        P->nattrs.v[i].value = attr_int(P->types.v[types_mark + nin], P->nattrs.v[i].value.b);
+  }
   Op *op = ir_op_create(P->m, (OpKind)kind, loc, (unsigned)nin, nin ? P->vals.v + vals_mark : NULL, (unsigned)nout,
                         nout ? P->types.v + types_mark + nin : NULL, (unsigned)nregions);
   if (!op) oom(P);

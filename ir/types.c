@@ -561,9 +561,10 @@ static Type *parse_named_tuple(TyParser *p) {
            ((p->s[p->pos] >= 'a' && p->s[p->pos] <= 'z') || (p->s[p->pos] >= 'A' && p->s[p->pos] <= 'Z') ||
             (p->s[p->pos] >= '0' && p->s[p->pos] <= '9') || p->s[p->pos] == '_'))
       p->pos++;
-    if (p->pos == fs || !eat(p, ':')) return NULL;
-    memcpy(names[n], p->s + fs, p->pos - fs);
-    names[n][p->pos - fs] = 0;
+    size_t fe = p->pos;
+    if (fe == fs || !eat(p, ':')) return NULL;
+    memcpy(names[n], p->s + fs, fe - fs);
+    names[n][fe - fs] = 0;
     fields[n] = names[n];
     if (!(types[n] = parse_type(p))) return NULL;
     n++;

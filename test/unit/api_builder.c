@@ -10,6 +10,7 @@
  *            the embedder's own file, quoting its line with a caret (kf_context_add_source); a read before any
  *            assignment (straight, in a loop's first iteration, after an if that assigns on one side, at a
  *            cf join one of whose paths does not assign);
+ *  report    kf_context_report: the embedder's own diagnostics, rendered and kinded as kfront's;
  *  oom       the build scenario under an allocator that fails its Nth call, for every N: the call that fails
  *            returns KF_ERROR_OUT_OF_MEMORY, reported, later calls on the spent builder too, and destroying
  *            everything leaves no block allocated. */
@@ -739,8 +740,36 @@ static void test_oom(void) {
   CHECK(c.live == 0);
 }
 
+/* kf_context_report: the embedder's own errors among kfront's, rendered with its source line and a caret, with
+ * the kind it gives; warnings and notes do not count as errors; bad level, kind or message refused. */
+static void test_report(void) {
+  kf_context *ctx = kf_context_create();
+  OK(kf_context_add_source(ctx, "kernels.kl", source_text, sizeof source_text - 1));
+  OK(kf_context_report(ctx, 1, KF_ERRKIND_NONE, (kf_location){"kernels.kl", 2, 7}, "'x' is never assigned"));
+  CHECK(kf_context_error_count(ctx) == 0);
+  OK(kf_context_report(ctx, 0, KF_ERRKIND_TYPING, (kf_location){"kernels.kl", 3, 14}, "undefined name 'wrong'"));
+  OK(kf_context_report(ctx, 2, KF_ERRKIND_NONE, (kf_location){"kernels.kl", 1, 1}, "in kernel 'k'"));
+  CHECK(kf_context_error_count(ctx) == 1);
+  const char *d = kf_context_diagnostics(ctx);
+  CHECK_CONTAINS(d, "kernels.kl:2:7: warning: 'x' is never assigned\n  i64 x;\n      ^");
+  CHECK_CONTAINS(d, "kernels.kl:3:14: error: undefined name 'wrong'\n  a[0] = x + wrong;\n             ^");
+  CHECK_CONTAINS(d, "kernels.kl:1:1: note: in kernel 'k'");
+  kf_error_info e;
+  OK(kf_context_first_error(ctx, &e));
+  CHECK(e.kind == KF_ERRKIND_TYPING && e.line == 3 && e.col == 14 && e.file && strcmp(e.file, "kernels.kl") == 0);
+  CHECK(e.message && strcmp(e.message, "undefined name 'wrong'") == 0);
+  kf_context_clear_diagnostics(ctx);
+  CHECK(kf_context_report(ctx, 3, KF_ERRKIND_TYPING, (kf_location){0}, "x") == KF_ERROR_INVALID_INPUT);
+  CHECK(kf_context_report(ctx, 0, KF_ERRKIND_NONE, (kf_location){0}, "x") == KF_ERROR_INVALID_INPUT);
+  CHECK(kf_context_report(ctx, 0, (kf_error_kind)99, (kf_location){0}, "x") == KF_ERROR_INVALID_INPUT);
+  CHECK(kf_context_report(ctx, 0, KF_ERRKIND_SYNTAX, (kf_location){0}, NULL) == KF_ERROR_INVALID_INPUT);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "kf_context_report: no message");
+  kf_context_destroy(ctx);
+}
+
 int main(void) {
   test_build();
+  test_report();
   test_types();
   test_errors();
   test_oom();

@@ -1,0 +1,595 @@
+/* lower.c — minilang's type checker and lowering to kir, through kfront/kir.h only (no kir text).
+ *
+ * Each function becomes a func.func (kernel or device); parameters and lets are builder variables
+ * (kf_var_*), so the builder makes the SSA form: scf.if results and scf.for carried values, or block
+ * arguments at the joins of cf blocks. Control flow is structured where it can be: if/else is scf.if and
+ * for is scf.for (the passes, grid-stride among them, work on scf), unless the statement holds a while,
+ * which has no scf builder: a while is cf blocks (header, body, exit) and any if or for around it is lowered to
+ * cf blocks too (scf regions hold one block). && and || are scf.if on a variable (short-circuit).
+ * Array accesses are bounds-checked (check.bounds: an IndexError at the access's line when it fails).
+ *
+ * Every op is made with the builder's location set to its source position, so kfront's diagnostics (the
+ * builder's, the verifier's, an IndexError at run time) are located in the .ml file; minilang's own type
+ * errors go to the same stream through kf_context_report. The first error ends the compilation (longjmp). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "minilang.h"
+
+typedef struct Symbol {
+  const char *name;
+  MlType type;
+  kf_var *var;          /* a variable (parameters and lets) ... */
+  kf_ir_value *value;   /* ... or a value: an array parameter, a for loop's variable (not assignable) */
+} Symbol;
+
+typedef struct {
+  kf_context *ctx;
+  const char *file;
+  const MlProgram *prog;
+  kf_builder *b;
+  kf_op *func;          /* the function being built */
+  const MlFunc *mlfunc;
+  Symbol syms[256];
+  unsigned nsyms;
+  jmp_buf fail;
+} Lower;
+
+typedef struct {
+  kf_ir_value *v;
+  MlType t;
+} Val;
+
+static const char *const scalar_names[] = {"void", "bool", "i32", "i64", "f32", "f64"};
+
+static const char *type_name(MlType t) {
+  static char buf[4][16];
+  static int slot;
+  char *s = buf[slot++ & 3];
+  snprintf(s, 16, "%s%s", scalar_names[t.scalar], t.array ? "[]" : "");
+  return s;
+}
+
+static _Noreturn void type_error(Lower *L, MlLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static _Noreturn void type_error(Lower *L, MlLoc loc, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  kf_context_report(L->ctx, 0, KF_ERRKIND_TYPING, (kf_location){L->file, loc.line, loc.col}, msg);
+  longjmp(L->fail, 1);
+}
+
+/* A builder call: its diagnostic (if any) is already reported, at the builder's location. */
+static void check(Lower *L, kf_status st) {
+  if (st != KF_OK) longjmp(L->fail, 1);
+}
+
+static void at(Lower *L, MlLoc loc) { check(L, kf_builder_set_location(L->b, (kf_location){L->file, loc.line, loc.col})); }
+
+static bool is_int(MlType t) { return !t.array && (t.scalar == ML_I32 || t.scalar == ML_I64); }
+static bool is_float(MlType t) { return !t.array && (t.scalar == ML_F32 || t.scalar == ML_F64); }
+static bool same(MlType a, MlType b) { return a.scalar == b.scalar && a.array == b.array; }
+
+static kf_type *kir_type(Lower *L, MlType t) {
+  static const kf_dtype dtypes[] = {KF_BOOL, KF_BOOL, KF_INT32, KF_INT64, KF_FLOAT32, KF_FLOAT64};
+  kf_type *s = NULL, *a = NULL;
+  check(L, kf_type_scalar(L->ctx, dtypes[t.scalar], &s));
+  if (!t.array) return s;
+  check(L, kf_type_array(L->ctx, s, 1, 'A', &a));
+  return a;
+}
+
+static Symbol *lookup(Lower *L, const char *name) {
+  for (unsigned i = L->nsyms; i-- > 0;)
+    if (strcmp(L->syms[i].name, name) == 0) return &L->syms[i];
+  return NULL;
+}
+
+static Symbol *bind(Lower *L, MlLoc loc, const char *name, MlType t) {
+  if (L->nsyms == sizeof L->syms / sizeof *L->syms) type_error(L, loc, "too many variables in one function");
+  Symbol *s = &L->syms[L->nsyms++];
+  *s = (Symbol){name, t, NULL, NULL};
+  return s;
+}
+
+static const MlFunc *find_func(Lower *L, const char *name) {
+  for (unsigned i = 0; i < L->prog->nfuncs; i++)
+    if (strcmp(L->prog->funcs[i]->name, name) == 0) return L->prog->funcs[i];
+  return NULL;
+}
+
+/* ---- expressions ------------------------------------------------------------------------------ */
+
+static Val lower_expr(Lower *L, const MlExpr *e, const MlType *hint);
+
+static Val constant(Lower *L, MlType t, int64_t i, double f) {
+  Val r = {NULL, t};
+  if (is_float(t)) check(L, kf_build_constant_float(L->b, kir_type(L, t), f, &r.v));
+  else check(L, kf_build_constant_int(L->b, kir_type(L, t), i, &r.v));
+  return r;
+}
+
+static Val cast(Lower *L, Val v, MlScalar to) {
+  Val r = {NULL, {to, false}};
+  check(L, kf_build_cast(L->b, v.v, kir_type(L, r.t), &r.v));
+  return r;
+}
+
+static bool is_literal(const MlExpr *e) {
+  return e->kind == E_INT || e->kind == E_FLOAT || (e->kind == E_UNARY && e->name[0] == '-' && is_literal(e->lhs));
+}
+
+/* An array element's index: an integer, as i64, checked against the extent. */
+static kf_ir_value *index_of(Lower *L, const MlExpr *ix, Val array, MlLoc loc) {
+  MlType i64 = {ML_I64, false};
+  Val i = lower_expr(L, ix, &i64);
+  if (!is_int(i.t)) type_error(L, ix->loc, "an array index must be an integer, not %s", type_name(i.t));
+  if (i.t.scalar != ML_I64) i = cast(L, i, ML_I64);
+  at(L, loc);
+  kf_ir_value *extent = NULL;
+  check(L, kf_build_dim(L->b, array.v, 0, &extent));
+  kf_attr *axis = NULL;
+  check(L, kf_attr_int(L->b, kir_type(L, i64), 0, &axis));
+  kf_named_attr attr = {"axis", axis};
+  kf_ir_value *operands[2] = {i.v, extent};
+  kf_op_state st = {.name = "check.bounds", .noperands = 2, .operands = operands, .nattrs = 1, .attrs = &attr};
+  check(L, kf_build_op(L->b, &st, NULL));
+  return i.v;
+}
+
+static Val array_operand(Lower *L, const MlExpr *e) {
+  Val a = lower_expr(L, e, NULL);
+  if (!a.t.array) type_error(L, e->loc, "%s is not an array", type_name(a.t));
+  return a;
+}
+
+/* a && b, a || b: a variable set to a, then to b under scf.if when a does not decide. */
+static Val short_circuit(Lower *L, const MlExpr *e) {
+  MlType boolean = {ML_BOOL, false};
+  Val a = lower_expr(L, e->lhs, NULL);
+  if (!same(a.t, boolean)) type_error(L, e->lhs->loc, "the operands of '%s' must be bool, not %s", e->name, type_name(a.t));
+  at(L, e->loc);
+  kf_var *var = NULL;
+  check(L, kf_var_declare(L->b, e->name, kir_type(L, boolean), &var));
+  check(L, kf_var_set(L->b, var, a.v));
+  kf_ir_value *cond = a.v;
+  if (e->name[0] == '|') {
+    Val t = constant(L, boolean, 1, 0);
+    check(L, kf_build_simple(L->b, "arith.xori", 2, (kf_ir_value *[]){a.v, t.v}, NULL, &cond));
+  }
+  check(L, kf_build_if_begin(L->b, cond));
+  Val b = lower_expr(L, e->rhs, NULL);
+  if (!same(b.t, boolean)) type_error(L, e->rhs->loc, "the operands of '%s' must be bool, not %s", e->name, type_name(b.t));
+  check(L, kf_var_set(L->b, var, b.v));
+  at(L, e->loc);
+  check(L, kf_build_if_end(L->b, NULL));
+  Val r = {NULL, boolean};
+  check(L, kf_var_get(L->b, var, &r.v));
+  return r;
+}
+
+static Val binary(Lower *L, const MlExpr *e) {
+  const char *op = e->name;
+  if (strcmp(op, "&&") == 0 || strcmp(op, "||") == 0) return short_circuit(L, e);
+  /* a literal takes the other operand's type: lower the other first */
+  Val a, b;
+  if (is_literal(e->lhs) && !is_literal(e->rhs)) {
+    b = lower_expr(L, e->rhs, NULL);
+    a = lower_expr(L, e->lhs, &b.t);
+  } else {
+    a = lower_expr(L, e->lhs, NULL);
+    b = lower_expr(L, e->rhs, &a.t);
+  }
+  if (!same(a.t, b.t))
+    type_error(L, e->loc, "the operands of '%s' have different types, %s and %s (convert one: %s(x))", op,
+               type_name(a.t), type_name(b.t), scalar_names[a.t.scalar]);
+  at(L, e->loc);
+  bool flt = is_float(a.t), cmp = strchr("<>=!", op[0]) != NULL;
+  Val r = {NULL, cmp ? (MlType){ML_BOOL, false} : a.t};
+  if (cmp) {
+    static const char *const ops[] = {"<", "<=", ">", ">=", "==", "!="};
+    static const char *const ipred[] = {"slt", "sle", "sgt", "sge", "eq", "ne"};
+    static const char *const fpred[] = {"olt", "ole", "ogt", "oge", "oeq", "une"};
+    unsigned k = 0;
+    while (strcmp(ops[k], op) != 0) k++;
+    if (a.t.array || (a.t.scalar == ML_BOOL && k < 4))
+      type_error(L, e->loc, "'%s' cannot compare %s values", op, type_name(a.t));
+    check(L, kf_build_compare(L->b, flt ? fpred[k] : ipred[k], a.v, b.v, &r.v));
+    return r;
+  }
+  if (!flt && !is_int(a.t)) type_error(L, e->loc, "'%s' needs numbers, not %s", op, type_name(a.t));
+  const char *name = op[0] == '+' ? (flt ? "arith.addf" : "arith.addi")
+                     : op[0] == '-' ? (flt ? "arith.subf" : "arith.subi")
+                     : op[0] == '*' ? (flt ? "arith.mulf" : "arith.muli")
+                     : op[0] == '/' ? (flt ? "arith.divf" : "arith.divsi")
+                                    : (flt ? "arith.remf" : "arith.remsi");
+  check(L, kf_build_simple(L->b, name, 2, (kf_ir_value *[]){a.v, b.v}, NULL, &r.v));
+  return r;
+}
+
+static Val call(Lower *L, const MlExpr *e, const MlType *hint) {
+  static const char *const gpu[] = {"thread_idx", "block_idx", "block_dim", "grid_dim"};
+  static const char *const gpu_ops[] = {"gpu.thread_id", "gpu.block_id", "gpu.block_dim", "gpu.grid_dim"};
+  static const struct { const char *name; MlScalar s; } casts[] = {
+      {"i32", ML_I32}, {"i64", ML_I64}, {"f32", ML_F32}, {"f64", ML_F64}, {"bool", ML_BOOL}};
+  (void)hint;
+  for (unsigned k = 0; k < 4; k++) {
+    if (strcmp(e->name, gpu[k]) != 0) continue;
+    if (e->nargs) type_error(L, e->loc, "%s() takes no arguments", e->name);
+    at(L, e->loc);
+    Val r = {NULL, {ML_I32, false}};
+    check(L, kf_build_gpu_index(L->b, gpu_ops[k], 0, &r.v));
+    return cast(L, r, ML_I64);
+  }
+  for (unsigned k = 0; k < sizeof casts / sizeof *casts; k++) {
+    if (strcmp(e->name, casts[k].name) != 0) continue;
+    if (e->nargs != 1) type_error(L, e->loc, "%s(x) takes one argument", e->name);
+    Val v = lower_expr(L, e->args[0], NULL);
+    if (v.t.array) type_error(L, e->args[0]->loc, "cannot convert %s to %s", type_name(v.t), e->name);
+    at(L, e->loc);
+    return cast(L, v, casts[k].s);
+  }
+  if (strcmp(e->name, "len") == 0) {
+    if (e->nargs != 1) type_error(L, e->loc, "len(a) takes one argument");
+    Val a = array_operand(L, e->args[0]);
+    at(L, e->loc);
+    Val r = {NULL, {ML_I64, false}};
+    check(L, kf_build_dim(L->b, a.v, 0, &r.v));
+    return r;
+  }
+  const MlFunc *f = find_func(L, e->name);
+  if (!f) type_error(L, e->loc, "undefined function '%s'", e->name);
+  if (f->kernel) type_error(L, e->loc, "'%s' is a kernel: it is launched from the host, not called", e->name);
+  if (e->nargs != f->nparams)
+    type_error(L, e->loc, "'%s' takes %u argument%s, not %u", e->name, f->nparams, f->nparams == 1 ? "" : "s", e->nargs);
+  kf_ir_value *args[32];
+  for (unsigned i = 0; i < e->nargs; i++) {
+    Val v = lower_expr(L, e->args[i], &f->params[i].type);
+    if (!same(v.t, f->params[i].type))
+      type_error(L, e->args[i]->loc, "argument %u of '%s' (%s) must be %s, not %s", i + 1, e->name, f->params[i].name,
+                 type_name(f->params[i].type), type_name(v.t));
+    args[i] = v.v;
+  }
+  at(L, e->loc);
+  kf_type *rt = f->result.scalar == ML_VOID ? NULL : kir_type(L, f->result);
+  kf_op *op = NULL;
+  check(L, kf_build_call(L->b, f->name, e->nargs, args, rt ? 1 : 0, rt ? &rt : NULL, &op));
+  return (Val){rt ? kf_op_result(op, 0) : NULL, f->result};
+}
+
+static Val lower_expr(Lower *L, const MlExpr *e, const MlType *hint) {
+  switch (e->kind) {
+  case E_INT: {
+    MlType t = hint && (is_int(*hint) || is_float(*hint)) ? *hint : (MlType){ML_I64, false};
+    at(L, e->loc);
+    return constant(L, t, e->ival, (double)e->ival);
+  }
+  case E_FLOAT: {
+    MlType t = hint && is_float(*hint) ? *hint : (MlType){ML_F64, false};
+    at(L, e->loc);
+    return constant(L, t, 0, e->fval);
+  }
+  case E_BOOL:
+    at(L, e->loc);
+    return constant(L, (MlType){ML_BOOL, false}, e->ival, 0);
+  case E_NAME: {
+    Symbol *s = lookup(L, e->name);
+    if (!s) type_error(L, e->loc, "undefined name '%s'", e->name);
+    if (s->value) return (Val){s->value, s->type};
+    at(L, e->loc);
+    Val r = {NULL, s->type};
+    check(L, kf_var_get(L->b, s->var, &r.v));
+    return r;
+  }
+  case E_BINARY: return binary(L, e);
+  case E_UNARY: {
+    Val v = lower_expr(L, e->lhs, hint);
+    at(L, e->loc);
+    Val r = {NULL, v.t};
+    if (e->name[0] == '!') {
+      if (!same(v.t, (MlType){ML_BOOL, false})) type_error(L, e->loc, "'!' needs a bool, not %s", type_name(v.t));
+      Val t = constant(L, v.t, 1, 0);
+      check(L, kf_build_simple(L->b, "arith.xori", 2, (kf_ir_value *[]){v.v, t.v}, NULL, &r.v));
+    } else if (is_float(v.t)) {
+      check(L, kf_build_simple(L->b, "arith.negf", 1, &v.v, NULL, &r.v));
+    } else if (is_int(v.t)) {
+      Val z = constant(L, v.t, 0, 0);
+      check(L, kf_build_simple(L->b, "arith.subi", 2, (kf_ir_value *[]){z.v, v.v}, NULL, &r.v));
+    } else {
+      type_error(L, e->loc, "'-' needs a number, not %s", type_name(v.t));
+    }
+    return r;
+  }
+  case E_INDEX: {
+    Val a = array_operand(L, e->lhs);
+    kf_ir_value *i = index_of(L, e->rhs, a, e->loc);
+    Val r = {NULL, {a.t.scalar, false}};
+    check(L, kf_build_load(L->b, a.v, 1, &i, &r.v));
+    return r;
+  }
+  case E_CALL: {
+    Val r = call(L, e, hint);
+    if (r.t.scalar == ML_VOID) type_error(L, e->loc, "'%s' returns no value", e->name);
+    return r;
+  }
+  }
+  type_error(L, e->loc, "unknown expression");
+}
+
+/* ---- statements ------------------------------------------------------------------------------- */
+
+static void lower_stmt(Lower *L, const MlStmt *s);
+
+static bool holds_while(const MlStmt *s) {
+  if (!s) return false;
+  if (s->kind == S_WHILE) return true;
+  if (s->kind == S_BLOCK) {
+    for (unsigned i = 0; i < s->nstmts; i++)
+      if (holds_while(s->stmts[i])) return true;
+    return false;
+  }
+  return holds_while(s->body) || holds_while(s->orelse);
+}
+
+static void lower_block(Lower *L, const MlStmt *s) {
+  unsigned mark = L->nsyms;
+  if (s->kind != S_BLOCK) lower_stmt(L, s);
+  for (unsigned i = 0; s->kind == S_BLOCK && i < s->nstmts; i++) {
+    if (s->stmts[i]->kind == S_RETURN && (L->mlfunc->body != s || i + 1 != s->nstmts))
+      type_error(L, s->stmts[i]->loc, "return must be the last statement of a function");
+    lower_stmt(L, s->stmts[i]);
+  }
+  L->nsyms = mark;
+}
+
+static kf_ir_value *condition(Lower *L, const MlExpr *e, const char *what) {
+  Val c = lower_expr(L, e, NULL);
+  if (!same(c.t, (MlType){ML_BOOL, false})) type_error(L, e->loc, "the condition of %s must be bool, not %s", what, type_name(c.t));
+  return c.v;
+}
+
+static kf_block *new_block(Lower *L) {
+  kf_block *b = NULL;
+  check(L, kf_block_create(L->b, kf_op_region(L->func, 0), &b));
+  return b;
+}
+
+static void go_to(Lower *L, kf_block *b) { check(L, kf_build_br(L->b, b, 0, NULL)); }
+
+static void lower_if(Lower *L, const MlStmt *s) {
+  kf_ir_value *c = condition(L, s->value, "if");
+  at(L, s->loc);
+  if (!holds_while(s)) {
+    check(L, kf_build_if_begin(L->b, c));
+    lower_block(L, s->body);
+    if (s->orelse) {
+      check(L, kf_build_if_else(L->b));
+      lower_block(L, s->orelse);
+    }
+    at(L, s->loc);
+    check(L, kf_build_if_end(L->b, NULL));
+    return;
+  }
+  kf_block *then = new_block(L), *orelse = new_block(L), *join = new_block(L);
+  check(L, kf_build_cond_br(L->b, c, then, 0, NULL, orelse, 0, NULL));
+  check(L, kf_block_seal(L->b, then));
+  check(L, kf_block_seal(L->b, orelse));
+  check(L, kf_builder_set_insertion_end(L->b, then));
+  lower_block(L, s->body);
+  at(L, s->loc);
+  go_to(L, join);
+  check(L, kf_builder_set_insertion_end(L->b, orelse));
+  if (s->orelse) lower_block(L, s->orelse);
+  at(L, s->loc);
+  go_to(L, join);
+  check(L, kf_block_seal(L->b, join));
+  check(L, kf_builder_set_insertion_end(L->b, join));
+}
+
+static void lower_while(Lower *L, const MlStmt *s) {
+  at(L, s->loc);
+  kf_block *head = new_block(L), *body = new_block(L), *exit = new_block(L);
+  go_to(L, head);
+  check(L, kf_builder_set_insertion_end(L->b, head));
+  kf_ir_value *c = condition(L, s->value, "while");
+  at(L, s->loc);
+  check(L, kf_build_cond_br(L->b, c, body, 0, NULL, exit, 0, NULL));
+  check(L, kf_block_seal(L->b, body));
+  check(L, kf_builder_set_insertion_end(L->b, body));
+  lower_block(L, s->body);
+  at(L, s->loc);
+  go_to(L, head);
+  check(L, kf_block_seal(L->b, head)); /* after its back edge */
+  check(L, kf_block_seal(L->b, exit));
+  check(L, kf_builder_set_insertion_end(L->b, exit));
+}
+
+/* for i in lo..hi: i from lo up to hi - 1 (integers, as i64); i cannot be assigned. */
+static void lower_for(Lower *L, const MlStmt *s) {
+  MlType i64 = {ML_I64, false};
+  Val lo = lower_expr(L, s->value, &i64), hi = lower_expr(L, s->index, &i64);
+  if (!is_int(lo.t) || !is_int(hi.t))
+    type_error(L, !is_int(lo.t) ? s->value->loc : s->index->loc, "the bounds of a for loop must be integers, not %s",
+               type_name(!is_int(lo.t) ? lo.t : hi.t));
+  at(L, s->loc);
+  if (lo.t.scalar != ML_I64) lo = cast(L, lo, ML_I64);
+  if (hi.t.scalar != ML_I64) hi = cast(L, hi, ML_I64);
+  Val one = constant(L, i64, 1, 0);
+  unsigned mark = L->nsyms;
+  if (!holds_while(s)) {
+    kf_ir_value *iv = NULL;
+    check(L, kf_build_for_begin(L->b, lo.v, hi.v, one.v, &iv));
+    bind(L, s->loc, s->name, i64)->value = iv;
+    lower_block(L, s->body);
+    at(L, s->loc);
+    check(L, kf_build_for_end(L->b, NULL));
+    L->nsyms = mark;
+    return;
+  }
+  kf_var *counter = NULL;
+  check(L, kf_var_declare(L->b, s->name, kir_type(L, i64), &counter));
+  check(L, kf_var_set(L->b, counter, lo.v));
+  kf_block *head = new_block(L), *body = new_block(L), *exit = new_block(L);
+  go_to(L, head);
+  check(L, kf_builder_set_insertion_end(L->b, head));
+  kf_ir_value *i = NULL, *more = NULL, *next = NULL;
+  check(L, kf_var_get(L->b, counter, &i));
+  check(L, kf_build_compare(L->b, "slt", i, hi.v, &more));
+  check(L, kf_build_cond_br(L->b, more, body, 0, NULL, exit, 0, NULL));
+  check(L, kf_block_seal(L->b, body));
+  check(L, kf_builder_set_insertion_end(L->b, body));
+  bind(L, s->loc, s->name, i64)->value = i;
+  lower_block(L, s->body);
+  at(L, s->loc);
+  check(L, kf_build_simple(L->b, "arith.addi", 2, (kf_ir_value *[]){i, one.v}, NULL, &next));
+  check(L, kf_var_set(L->b, counter, next));
+  go_to(L, head);
+  check(L, kf_block_seal(L->b, head));
+  check(L, kf_block_seal(L->b, exit));
+  check(L, kf_builder_set_insertion_end(L->b, exit));
+  L->nsyms = mark;
+}
+
+static void lower_stmt(Lower *L, const MlStmt *s) {
+  switch (s->kind) {
+  case S_BLOCK: lower_block(L, s); return;
+  case S_IF: lower_if(L, s); return;
+  case S_WHILE: lower_while(L, s); return;
+  case S_FOR: lower_for(L, s); return;
+  case S_LET: {
+    Val v = {NULL, s->type};
+    if (s->value) {
+      v = lower_expr(L, s->value, s->has_type ? &s->type : NULL);
+      if (v.t.array) type_error(L, s->value->loc, "a variable cannot hold an array");
+      if (s->has_type && !same(v.t, s->type))
+        type_error(L, s->value->loc, "'%s' is declared %s but its value is %s", s->name, type_name(s->type), type_name(v.t));
+    } else if (s->type.array) {
+      type_error(L, s->loc, "a variable cannot hold an array");
+    }
+    at(L, s->loc);
+    Symbol *sym = bind(L, s->loc, s->name, v.t);
+    check(L, kf_var_declare(L->b, s->name, kir_type(L, v.t), &sym->var));
+    if (v.v) check(L, kf_var_set(L->b, sym->var, v.v));
+    return;
+  }
+  case S_ASSIGN: {
+    Symbol *sym = lookup(L, s->name);
+    if (!sym) type_error(L, s->loc, "undefined name '%s'", s->name);
+    if (!sym->var)
+      type_error(L, s->loc, "'%s' cannot be assigned (%s)", s->name, sym->type.array ? "an array parameter" : "a loop variable");
+    Val v = lower_expr(L, s->value, &sym->type);
+    if (!same(v.t, sym->type))
+      type_error(L, s->value->loc, "cannot assign %s to '%s', which is %s", type_name(v.t), s->name, type_name(sym->type));
+    at(L, s->loc);
+    check(L, kf_var_set(L->b, sym->var, v.v));
+    return;
+  }
+  case S_STORE: {
+    Symbol *sym = lookup(L, s->name);
+    if (!sym) type_error(L, s->loc, "undefined name '%s'", s->name);
+    if (!sym->type.array) type_error(L, s->loc, "'%s' is %s, not an array", s->name, type_name(sym->type));
+    Val a = {sym->value, sym->type};
+    MlType elem = {sym->type.scalar, false};
+    kf_ir_value *i = index_of(L, s->index, a, s->loc);
+    Val v = lower_expr(L, s->value, &elem);
+    if (!same(v.t, elem))
+      type_error(L, s->value->loc, "cannot store %s in '%s', an array of %s", type_name(v.t), s->name, type_name(elem));
+    at(L, s->loc);
+    check(L, kf_build_store(L->b, v.v, a.v, 1, &i));
+    return;
+  }
+  case S_EXPR:
+    if (s->value->kind != E_CALL) type_error(L, s->loc, "an expression statement must be a call");
+    call(L, s->value, NULL);
+    return;
+  case S_RETURN: {
+    MlType want = L->mlfunc->result;
+    if (want.scalar == ML_VOID && s->value) type_error(L, s->value->loc, "'%s' returns no value", L->mlfunc->name);
+    if (want.scalar != ML_VOID && !s->value) type_error(L, s->loc, "'%s' must return %s", L->mlfunc->name, type_name(want));
+    Val v = {NULL, want};
+    if (s->value) {
+      v = lower_expr(L, s->value, &want);
+      if (!same(v.t, want))
+        type_error(L, s->value->loc, "'%s' returns %s, not %s", L->mlfunc->name, type_name(want), type_name(v.t));
+    }
+    at(L, s->loc);
+    check(L, kf_build_return(L->b, v.v ? 1 : 0, v.v ? &v.v : NULL));
+    return;
+  }
+  }
+}
+
+static void lower_func(Lower *L, const MlFunc *f) {
+  for (unsigned i = 0; i < L->prog->nfuncs && L->prog->funcs[i] != f; i++)
+    if (strcmp(L->prog->funcs[i]->name, f->name) == 0) type_error(L, f->loc, "'%s' is defined twice", f->name);
+  kf_type *params[32], *result = f->result.scalar == ML_VOID ? NULL : kir_type(L, f->result), *fn_type = NULL;
+  for (unsigned i = 0; i < f->nparams; i++) params[i] = kir_type(L, f->params[i].type);
+  check(L, kf_type_function(L->ctx, f->nparams, params, result ? 1 : 0, result ? &result : NULL, &fn_type));
+  at(L, f->loc);
+  check(L, kf_build_function(L->b, f->name, fn_type, f->kernel ? KF_FUNCTION_FLAG_KERNEL : KF_FUNCTION_FLAG_DEVICE,
+                             &L->func));
+  L->mlfunc = f;
+  L->nsyms = 0;
+  kf_block *entry = kf_function_entry(L->func);
+  for (unsigned i = 0; i < f->nparams; i++) {
+    const MlParam *p = &f->params[i];
+    if (lookup(L, p->name)) type_error(L, p->loc, "parameter '%s' is declared twice", p->name);
+    Symbol *s = bind(L, p->loc, p->name, p->type);
+    if (p->type.array) {
+      s->value = kf_block_arg(entry, i);
+    } else {
+      at(L, p->loc);
+      check(L, kf_var_declare(L->b, p->name, params[i], &s->var));
+      check(L, kf_var_set(L->b, s->var, kf_block_arg(entry, i)));
+    }
+  }
+  lower_block(L, f->body);
+  const MlStmt *last = f->body->nstmts ? f->body->stmts[f->body->nstmts - 1] : NULL;
+  if (!last || last->kind != S_RETURN) {
+    if (f->result.scalar != ML_VOID) type_error(L, f->loc, "'%s' must end with a return of %s", f->name, type_name(f->result));
+    at(L, f->loc);
+    check(L, kf_build_return(L->b, 0, NULL));
+  }
+}
+
+kf_status ml_compile(kf_context *ctx, const char *file, const char *text, size_t len, kf_module **out) {
+  *out = NULL;
+  kf_status st = kf_context_add_source(ctx, file, text, len);
+  if (st != KF_OK) return st;
+  MlArena *arena = NULL;
+  MlProgram prog;
+  if (!ml_parse(ctx, file, text, len, &arena, &prog)) {
+    ml_arena_free(&arena);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  Lower *L = calloc(1, sizeof *L);
+  kf_module *m = NULL;
+  st = L ? kf_module_create(ctx, file, &m) : KF_ERROR_OUT_OF_MEMORY;
+  if (st == KF_OK) st = kf_builder_create(m, &L->b);
+  if (st == KF_OK) {
+    L->ctx = ctx;
+    L->file = file;
+    L->prog = &prog;
+    if (setjmp(L->fail)) {
+      st = KF_ERROR_INVALID_INPUT;
+    } else {
+      for (unsigned i = 0; i < prog.nfuncs; i++) lower_func(L, prog.funcs[i]);
+      st = kf_builder_finish(L->b);
+    }
+  }
+  if (L) kf_builder_destroy(L->b);
+  if (st == KF_OK) st = kf_module_verify(m);
+  free(L);
+  ml_arena_free(&arena);
+  if (st != KF_OK) {
+    kf_module_destroy(m);
+    return st;
+  }
+  *out = m;
+  return KF_OK;
+}

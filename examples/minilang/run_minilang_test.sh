@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# run_minilang_test.sh — ctest's examples/minilang: minilang built as an embedder builds it, and run.
+#
+#   examples/minilang/run_minilang_test.sh BUILD_DIR
+#   (env: CMAKE, CC: the build's cmake and C compiler; ctest sets them)
+#
+# 1. `cmake --install BUILD_DIR` into a temporary prefix; examples/minilang configured against it out of tree
+#    (find_package(kfront), kfront::kfront) and built.
+# 2. minilang_run: saxpy and the reduction on the simulator, results checked, an IndexError located in its .ml.
+# 3. minilang --ptx on saxpy.ml and reduce.ml: PTX with each kernel's .entry (where libNVVM is not found,
+#    minilang says so and exits 3: reported here as "PTX: not checked", never as a pass).
+# 4. each tests/*.ml with an `// expect: FILE:LINE:COL: error: MESSAGE` line fails to compile with exactly that
+#    diagnostic first, followed by its source line and a caret.
+set -euo pipefail
+
+[ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
+build=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+cmake=${CMAKE:-cmake}
+cc=${CC:-cc}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/minilang.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "examples/minilang: FAIL: $*" >&2; exit 1; }
+quiet() {
+  local log=$1; shift
+  "$@" >"$log" 2>&1 || { cat "$log" >&2; fail "$*"; }
+}
+
+echo "== install kfront, build minilang against it"
+quiet "$tmp/install.log" "$cmake" --install "$build" --prefix "$tmp/prefix"
+quiet "$tmp/configure.log" "$cmake" -S "$here" -B "$tmp/build" -DCMAKE_C_COMPILER="$cc" -DCMAKE_PREFIX_PATH="$tmp/prefix"
+grep -qx "kfront_DIR:PATH=$tmp/prefix/lib/cmake/kfront" "$tmp/build/CMakeCache.txt" || fail "find_package found another kfront"
+quiet "$tmp/build.log" "$cmake" --build "$tmp/build"
+minilang=$tmp/build/minilang
+
+echo "== minilang_run (the simulator)"
+"$tmp/build/minilang_run" "$here" || fail "minilang_run"
+
+echo "== minilang --ptx"
+ptx_checked=yes
+for f in saxpy:saxpy reduce:partial_sums,total; do
+  src=$here/${f%%:*}.ml
+  rc=0
+  "$minilang" --ptx "$src" >"$tmp/out.ptx" 2>"$tmp/ptx.err" || rc=$?
+  if [ $rc -eq 3 ]; then
+    cat "$tmp/ptx.err"
+    ptx_checked=no
+    continue
+  fi
+  [ $rc -eq 0 ] || { cat "$tmp/ptx.err" >&2; fail "minilang --ptx $src exited with status $rc"; }
+  IFS=, read -ra kernels <<<"${f#*:}"
+  for k in "${kernels[@]}"; do
+    grep -q "^\.visible \.entry $k(" "$tmp/out.ptx" || fail "the PTX of $src has no .entry $k"
+  done
+  echo "$src: PTX with .entry ${f#*:} ($(wc -l <"$tmp/out.ptx") lines)"
+done
+[ $ptx_checked = yes ] || echo "PTX: not checked (no libNVVM)"
+
+echo "== diagnostics located in the .ml files"
+n=0
+for src in "$here"/tests/*.ml; do
+  expect=$(sed -n 's|^// expect: ||p' "$src")
+  [ -n "$expect" ] || continue
+  rc=0
+  (cd "$here/tests" && "$minilang" "${src##*/}") >"$tmp/diag.out" 2>&1 || rc=$?
+  [ $rc -eq 1 ] || { cat "$tmp/diag.out" >&2; fail "minilang ${src##*/} exited with status $rc, expected 1"; }
+  line=${expect#*.ml:}; line=${line%%:*}
+  [ "$(head -1 "$tmp/diag.out")" = "$expect" ] || { cat "$tmp/diag.out" >&2; fail "${src##*/}: expected '$expect'"; }
+  [ "$(sed -n 2p "$tmp/diag.out")" = "$(sed -n "${line}p" "$src")" ] || { cat "$tmp/diag.out" >&2; fail "${src##*/}: the source line is not quoted"; }
+  sed -n 3p "$tmp/diag.out" | grep -qx ' *\^' || { cat "$tmp/diag.out" >&2; fail "${src##*/}: no caret"; }
+  echo "${src##*/}: $expect"
+  n=$((n + 1))
+done
+[ $n -ge 5 ] || fail "only $n diagnostic tests found"
+echo "examples/minilang: ok (${SECONDS}s)"
