@@ -77,12 +77,61 @@ bool nvvm_load(Diag *diag);
 /* Where libNVVM and libdevice are (NULL/"": search the defaults: CUDA toolkit under /usr/local/cuda, the
  * loader's path) and whether to run nvvmVerifyProgram first. Only before the first load: false after. */
 bool nvvm_configure(const char *cuda_home, const char *libnvvm, const char *libdevice, bool verify);
+/* The CUDA_HOME given to nvvm_configure ("" when none). */
+const char *nvvm_cuda_home(void);
 /* IR and debug metadata versions of the loaded libNVVM ({2, 0, 3, 2} if it cannot be loaded). */
 void nvvm_ir_version(int version[4]);
 /* libdevice's bitcode (loaded once; borrowed, immutable). NULL after reporting the paths searched. */
 const char *nvvm_libdevice(size_t *len, Diag *diag);
 /* Compiles NVVM IR text to PTX with libNVVM; libNVVM's log goes to diag on failure. */
 BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, StrBuf *ptx, Diag *diag);
+
+/* ---- backend/link.c: NVRTC and nvJitLink -------------------------------------------------------- */
+/* What can be linked into a kernel module (numba-cuda's link items). */
+typedef enum BeLinkKind {
+  BE_LINK_CU,       /* CUDA C/C++ source, compiled with NVRTC */
+  BE_LINK_PTX,
+  BE_LINK_CUBIN,
+  BE_LINK_FATBIN,
+  BE_LINK_LTOIR,
+  BE_LINK_OBJECT,   /* a host object holding device code (.o) */
+  BE_LINK_LIBRARY,  /* an archive of them (.a) */
+} BeLinkKind;
+typedef struct BeLinkInput {
+  BeLinkKind kind;
+  const char *name;  /* the file's name (diagnostics locate NVRTC's errors in it) */
+  const char *data;  /* its contents (borrowed) */
+  size_t len;
+} BeLinkInput;
+typedef struct BeLinkOptions {
+  unsigned arch;                     /* sm_XY: 90; 0 = 90 */
+  bool lto;                          /* the module is LTO-IR, .cu inputs are compiled to LTO-IR: link-time optimised */
+  bool lineinfo;
+  const char *const *include_dirs;   /* more -I folders for NVRTC, after the toolkit's include folder */
+  unsigned ninclude_dirs;
+} BeLinkOptions;
+/* A foreign function a kernel calls: an undefined reference to symbol is reported as the kernel's, at loc. */
+typedef struct BeLinkCaller {
+  const char *symbol, *kernel;
+  SrcLoc loc;
+} BeLinkCaller;
+/* The folders (colon-separated) searched first for NVRTC and nvJitLink (NVIDIA's pip wheels). Only before the
+ * first load: false after. */
+bool be_link_configure(const char *dirs);
+/* Loads NVRTC / nvJitLink once. On failure reports every path searched and returns false. */
+bool be_nvrtc_load(Diag *diag);
+bool be_jitlink_load(Diag *diag);
+/* The kind of a link input by its file name's extension (.cu .ptx .cubin .fatbin .ltoir .o .a); false if none. */
+bool be_link_kind_of(const char *name, BeLinkKind *kind);
+const char *be_link_kind_name(BeLinkKind kind);
+/* A CUDA C/C++ source compiled with NVRTC to PTX text or (lto) LTO-IR bytes, appended to out. NVRTC's errors and
+ * warnings are located diagnostics at the source's own lines. */
+BeStatus be_nvrtc_compile(const BeLinkInput *cu, const BeLinkOptions *o, bool lto, StrBuf *out, Diag *diag);
+/* kfront's module (PTX text, or with o->lto libNVVM's LTO-IR) linked with the inputs by nvJitLink into a cubin for
+ * sm_<o->arch>, appended to cubin. Runs under a guard of its own. callers: the foreign functions the kernels call,
+ * to name the kernel of an undefined reference. */
+BeStatus be_link(const char *image, size_t image_len, const BeLinkInput *inputs, unsigned ninputs,
+                 const BeLinkOptions *o, const BeLinkCaller *callers, unsigned ncallers, StrBuf *cubin, Diag *diag);
 
 /* ---- backend/nvptx.c: LLVM's NVPTX target --------------------------------------------------- */
 /* Links libdevice into mod (if it calls __nv_*), resolves __nvvm_reflect, optimises at o->opt and emits

@@ -436,6 +436,8 @@ static bool declare_function(Lower *L, Op *op) {
       L->kernel_names = nk;
     }
     L->kernel_names[L->nkernels++] = name;
+  } else if (!ir_func_entry(op)) {
+    /* a declaration (a foreign function, cuda.declare_device): an external symbol, resolved by the link step */
   } else if (!ptrmap_get(&L->called, op)) {
     /* a device function nothing in the module calls is what the module exports (compile_ptx(device=True));
      * inline="always" marks it alwaysinline for the code it is linked into (numba-cuda's compile(forceinline=True)) */

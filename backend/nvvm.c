@@ -106,6 +106,11 @@ static void toolkit_use(void) {
   pthread_mutex_unlock(&toolkit.lock);
 }
 
+const char *nvvm_cuda_home(void) {
+  toolkit_use();
+  return toolkit.cuda_home;
+}
+
 static void load_api_now(void) {
   StrBuf tried;
   sb_init(&tried);

@@ -38,7 +38,8 @@ _Static_assert(NB_BOOL == (int)KF_BOOL && NB_I8 == (int)KF_INT8 && NB_I64 == (in
 
 static const char *const value_kind_names[] = {"bool", "int", "float", "tuple", "array", "module", "path", "function",
                                                "namespace", "exception", "string", "none", "slice",
-                                               "unsupported", "pymodule", "tuple class", "overload"};
+                                               "unsupported", "pymodule", "tuple class", "overload",
+                                               "foreign"};
 static const char *const function_kind_names[] = {"kernel", "device", "reduce", "vectorize", "guvectorize"};
 static const char *const dtype_names[KF_DTYPE_COUNT] = {"boolean", "int8",   "int16",  "int32",   "int64",   "uint8",
                                                         "uint16",  "uint32", "uint64", "float16", "float32", "float64",
@@ -359,6 +360,14 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     o.str.len = strlen(v->path);
     return o;
   }
+  case KF_VALUE_FOREIGN: {
+    if (!v->path || !*v->path || !v->function || !*v->function)
+      return invalid(fe, "a foreign function with no name or no signature");
+    FeVal f = {.kind = FV_FOREIGN};
+    f.foreign.symbol = fe_intern(fe, v->path);
+    f.foreign.signature = fe_intern(fe, v->function);
+    return f;
+  }
   case KF_VALUE_UNSUPPORTED: return invalid(fe, "%s, which kernels cannot use", v->path ? v->path : "a value");
   case KF_VALUE_SLICE: {
     if (v->nitems != 3 || !v->items) return invalid(fe, "a slice needs 3 items (start, stop, step), not %u", v->nitems);
@@ -639,7 +648,7 @@ static bool key_names(const kf_value *v, StrBuf *b) {
 }
 
 static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
-  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_OVERLOAD) return false;
+  if (depth > FE_MAX_NESTING || (unsigned)v->kind > KF_VALUE_FOREIGN) return false;
   sb_printf(b, " %s", value_kind_names[v->kind]);
   switch (v->kind) {
   case KF_VALUE_BOOL:
@@ -704,6 +713,11 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
     if (v->nitems != 3 || !v->items) return false;
     for (unsigned k = 0; k < 3; k++)
       if (!key_value(&v->items[k], depth + 1, b)) return false;
+    return true;
+  case KF_VALUE_FOREIGN:
+    if (!v->path || !v->function) return false;
+    put_str(b, v->path);
+    put_str(b, v->function);
     return true;
   case KF_VALUE_FUNCTION:
     if (!v->function) return false;

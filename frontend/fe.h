@@ -69,6 +69,7 @@ typedef enum {
   FV_CLOSURE, /* an inner def or a lambda of the function being lowered: clo (lower_calls.c, "closures") */
   FV_EXCINST, /* an exception instance made in a kernel (ValueError("x")), to raise: str.s the text it is recorded as */
   FV_OVERLOAD, /* a function the embedder's overload resolver implements per call (KF_VALUE_OVERLOAD): str.s its path */
+  FV_FOREIGN, /* a foreign device function (KF_VALUE_FOREIGN: cuda.declare_device): foreign its symbol and signature */
   FV_BYTES,   /* a bytes constant (b"XYZ", Numba's readonly Bytes): str.s its bytes, str.len their count */
 } FeValKind;
 
@@ -147,6 +148,9 @@ struct FeVal {
     FeConstArr *carr; /* FV_CONSTARR */
     FeNamespace *ns;  /* FV_NAMESPACE */
     FeClosure *clo;   /* FV_CLOSURE */
+    struct {
+      const char *symbol, *signature; /* FV_FOREIGN: "mul_f32_f32", "float32(float32, float32)" */
+    } foreign;
     double im;        /* FV_VAL complex constant: the imaginary part (module-level constants: lower.c makes a kernel's
                        * value of one where it reads it, global_value; kept here so FeVal grows not: deep recursion) */
   };

@@ -289,6 +289,8 @@ FeVal lw_call_of(Lower *L, const PyExpr *e, FeVal f);
 
 /* ---- lower_overloads.c */
 FeVal lw_call_overload(Lower *L, const char *path, const PyExpr *e);
+/* lower_foreign.c: a call of a foreign device function (cuda.declare_device) with numba-cuda's ABI. */
+FeVal lw_call_foreign(Lower *L, const FeVal *fn, const PyExpr *e);
 
 /* ---- lower_builtins.c */
 void lw_report_raw_prints(Lower *L);

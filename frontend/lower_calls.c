@@ -957,6 +957,7 @@ FeVal lw_call_of(Lower *L, const PyExpr *e, FeVal f) {
   case FV_METHOD: return lower_method(L, &f, e);
   case FV_CLOSURE: return call_closure(L, f.clo, e);
   case FV_OVERLOAD: return lw_call_overload(L, f.str.s, e);
+  case FV_FOREIGN: return lw_call_foreign(L, &f, e);
   case FV_NAMESPACE:
     if (f.ns->tclass) return construct_named_tuple(L, f.ns, e);
     return lw_lerr(L, e->loc, "%s is not callable", lw_vname(L, &f));

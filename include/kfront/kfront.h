@@ -272,6 +272,11 @@ typedef enum kf_value_kind {
                           * @overload): path names it for the overload resolver (kf_set_overload_resolver), which each
                           * call asks for the implementation; part of the compile's key, so an embedder whose
                           * resolutions can change spells that change into path */
+  KF_VALUE_FOREIGN,      /* a foreign device function (numba-cuda's cuda.declare_device): path its symbol ("mul_f32_f32"),
+                          * function its Numba signature ("float32(float32, float32)"); a call passes a pointer to the
+                          * result's slot first and gets an int status back (extern "C" __device__ int
+                          * mul_f32_f32(float *ret, float x, float y)): the code defining it is linked into the
+                          * kernel (kf_program_options' link inputs); the simulator cannot run it */
 } kf_value_kind;
 typedef struct kf_value kf_value;
 struct kf_value {

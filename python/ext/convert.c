@@ -752,6 +752,11 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
     out->kind = KF_VALUE_OVERLOAD;
     return (out->path = str_of(v, "an overloaded function's path")) ? 0 : -1;
   }
+  if (strcmp(tag, "foreign") == 0 && PyTuple_Size(o) == 3) { /* ('foreign', symbol, signature): cuda.declare_device */
+    out->kind = KF_VALUE_FOREIGN;
+    if (!(out->path = str_of(v, "a foreign function's name"))) return -1;
+    return (out->function = str_of(PyTuple_GetItem(o, 2), "a foreign function's signature")) ? 0 : -1;
+  }
   if (strcmp(tag, "exception") == 0) {
     out->kind = KF_VALUE_EXCEPTION;
     return (out->path = str_of(v, "an exception class's name")) ? 0 : -1;

@@ -36,6 +36,8 @@ from kfront.cuda.dispatcher import Dispatcher, jit
 from kfront.cuda.compiler import (compile, compile_all, compile_for_current_device, compile_ptx,
                                   compile_ptx_for_current_device)
 from kfront.cuda.ufuncs import reduce
+from kfront.cuda.linking import (LTOIR, Archive, CUSource, Cubin, Fatbin, LinkableCode, Object, PTXSource,
+                                 declare_device)
 from kfront.cuda import random
 from kfront.cuda.vectorizers import guvectorize, vectorize
 from kfront import config, types

@@ -1,0 +1,544 @@
+/* link.c — linking foreign device code into a kernel module: NVRTC compiles CUDA C/C++ sources, nvJitLink links
+ * kfront's module (PTX, or libNVVM's LTO-IR) with the inputs (.cu, .ptx, .cubin, .fatbin, .ltoir, .o, .a) into
+ * one cubin for an sm_XY. With LTO the module and every input that can be (a .cu compiled to LTO-IR, .ltoir)
+ * are optimised together, so a foreign device function can be inlined into the kernel that calls it.
+ *
+ * Both libraries are loaded with dlopen at first use, as libNVVM is (nvvm.c), each once (pthread_once), with the
+ * default allocator and the guard paused (utils/mem.h: what is loaded once is process-wide). Search order, for
+ * each library: the folders given to be_link_configure (NVIDIA's pip wheels: site-packages/nvidia/cuda_nvrtc/lib,
+ * nvidia/nvjitlink/lib; the embedder finds them), CUDA_HOME/lib64 (nvvm_configure's), /usr/local/cuda/lib64, then
+ * the dynamic loader's own path; in each folder the unversioned name, then CUDA 13's and 12's sonames. A
+ * failure message names every path tried. nvrtc.h and nvJitLink.h are not needed: the few prototypes are here.
+ *
+ * Errors: NVRTC's log is parsed into located diagnostics, one per "file(line): error: message", at the line
+ * of the .cu itself (its text is registered with the Diag so the line is quoted with a caret); nvJitLink's log
+ * is reported whole, and an undefined symbol among them names the kernels that call it (be_link's callers
+ * argument). */
+#define _GNU_SOURCE /* memmem */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "backend/backend.h"
+#include "utils/mem.h"
+
+/* ---- the libraries -------------------------------------------------------------------------------------------- */
+
+typedef int nvrtcResult;
+typedef struct _nvrtcProgram *nvrtcProgram;
+typedef int nvJitLinkResult;
+typedef struct nvJitLink *nvJitLinkHandle;
+
+/* nvJitLink's input types (nvJitLinkInputType) */
+enum { JL_CUBIN = 1, JL_PTX = 2, JL_LTOIR = 3, JL_FATBIN = 4, JL_OBJECT = 5, JL_LIBRARY = 6 };
+
+typedef struct NvrtcApi {
+  const char *(*GetErrorString)(nvrtcResult);
+  nvrtcResult (*Version)(int *, int *);
+  nvrtcResult (*CreateProgram)(nvrtcProgram *, const char *, const char *, int, const char *const *,
+                               const char *const *);
+  nvrtcResult (*DestroyProgram)(nvrtcProgram *);
+  nvrtcResult (*CompileProgram)(nvrtcProgram, int, const char *const *);
+  nvrtcResult (*GetPTXSize)(nvrtcProgram, size_t *);
+  nvrtcResult (*GetPTX)(nvrtcProgram, char *);
+  nvrtcResult (*GetLTOIRSize)(nvrtcProgram, size_t *);
+  nvrtcResult (*GetLTOIR)(nvrtcProgram, char *);
+  nvrtcResult (*GetProgramLogSize)(nvrtcProgram, size_t *);
+  nvrtcResult (*GetProgramLog)(nvrtcProgram, char *);
+} NvrtcApi;
+
+typedef struct JitLinkApi {
+  nvJitLinkResult (*Create)(nvJitLinkHandle *, uint32_t, const char **);
+  nvJitLinkResult (*Destroy)(nvJitLinkHandle *);
+  nvJitLinkResult (*AddData)(nvJitLinkHandle, int, const void *, size_t, const char *);
+  nvJitLinkResult (*Complete)(nvJitLinkHandle);
+  nvJitLinkResult (*GetLinkedCubinSize)(nvJitLinkHandle, size_t *);
+  nvJitLinkResult (*GetLinkedCubin)(nvJitLinkHandle, void *);
+  nvJitLinkResult (*GetErrorLogSize)(nvJitLinkHandle, size_t *);
+  nvJitLinkResult (*GetErrorLog)(nvJitLinkHandle, char *);
+  nvJitLinkResult (*Version)(unsigned *, unsigned *);
+} JitLinkApi;
+
+/* One dlopen'd library: where it was found, or why it was not. */
+typedef struct Library {
+  const char *what;          /* "NVRTC" */
+  const char *const *names;  /* file names to try in each folder */
+  const char *prefix;        /* of its symbols: "nvrtc", "nvJitLink" */
+  void *handle;
+  const char *path;
+  const char *error;
+} Library;
+
+static const char *const nvrtc_names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", NULL};
+static const char *const jitlink_names[] = {"libnvJitLink.so", "libnvJitLink.so.13", "libnvJitLink.so.12", NULL};
+static Library nvrtc_lib = {"NVRTC", nvrtc_names, "nvrtc", NULL, NULL, NULL};
+static Library jitlink_lib = {"nvJitLink", jitlink_names, "nvJitLink", NULL, NULL, NULL};
+static NvrtcApi nvrtc;
+static JitLinkApi jitlink;
+static pthread_once_t nvrtc_once = PTHREAD_ONCE_INIT, jitlink_once = PTHREAD_ONCE_INIT;
+
+/* be_link_configure's folders (colon-separated), read by the first load. */
+static struct {
+  pthread_mutex_t lock;
+  bool used;
+  char dirs[8192];
+} config = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+bool be_link_configure(const char *dirs) {
+  pthread_mutex_lock(&config.lock);
+  bool ok = !config.used;
+  if (ok) snprintf(config.dirs, sizeof config.dirs, "%s", dirs ? dirs : "");
+  pthread_mutex_unlock(&config.lock);
+  return ok;
+}
+
+static bool open_path(Library *lib, const char *path, StrBuf *tried) {
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *why = dlerror();
+    sb_printf(tried, "\n  %s: %s", path, why ? why : "cannot be loaded");
+    return false;
+  }
+  lib->handle = h;
+  lib->path = mem_strdup(path);
+  return true;
+}
+
+static bool open_in_dir(Library *lib, const char *dir, size_t dirlen, StrBuf *tried) {
+  char path[8192];
+  struct stat st;
+  for (const char *const *n = lib->names; *n; n++) {
+    snprintf(path, sizeof path, "%.*s/%s", (int)dirlen, dir, *n);
+    if (stat(path, &st) == 0) return open_path(lib, path, tried);
+  }
+  sb_printf(tried, "\n  %.*s: no %s there", (int)dirlen, dir, lib->names[0]);
+  return false;
+}
+
+static void find_library(Library *lib) {
+  StrBuf tried;
+  sb_init(&tried);
+  pthread_mutex_lock(&config.lock);
+  config.used = true;
+  pthread_mutex_unlock(&config.lock);
+  bool found = false;
+  for (const char *d = config.dirs; *d && !found;) {
+    const char *end = strchr(d, ':');
+    size_t n = end ? (size_t)(end - d) : strlen(d);
+    if (n) found = open_in_dir(lib, d, n, &tried);
+    d += n + (end ? 1 : 0);
+  }
+  const char *cuda = nvvm_cuda_home();
+  char dir[4200];
+  if (!found && cuda && *cuda) {
+    snprintf(dir, sizeof dir, "%s/lib64", cuda);
+    found = open_in_dir(lib, dir, strlen(dir), &tried);
+  }
+  if (!found) found = open_in_dir(lib, "/usr/local/cuda/lib64", strlen("/usr/local/cuda/lib64"), &tried);
+  for (const char *const *n = lib->names; !found && *n; n++) found = open_path(lib, *n, &tried);
+  if (!found) {
+    StrBuf msg;
+    sb_init(&msg);
+    sb_printf(&msg, "%s not found (needed to link foreign code into a kernel: install the CUDA toolkit, set CUDA_HOME, "
+              "or install NVIDIA's pip wheel); searched:%s", lib->what, sb_cstr(&tried));
+    lib->error = sb_take(&msg);
+    if (!lib->error) lib->error = "a library to link foreign code with was not found (out of memory while searching)";
+  }
+  sb_free(&tried);
+}
+
+/* Looks up prefix+name; on a miss records why in lib->error. */
+static void *symbol(Library *lib, const char *name) {
+  if (lib->error) return NULL;
+  char full[128];
+  snprintf(full, sizeof full, "%s%s", lib->prefix, name);
+  void *p = dlsym(lib->handle, full);
+  if (!p) {
+    char buf[4400];
+    snprintf(buf, sizeof buf, "%s at %s lacks %s", lib->what, lib->path ? lib->path : "?", full);
+    lib->error = mem_strdup(buf);
+    if (!lib->error) lib->error = "a library to link foreign code with lacks a function kfront needs";
+  }
+  return p;
+}
+
+static void load_nvrtc_now(void) {
+  find_library(&nvrtc_lib);
+  if (nvrtc_lib.error) return;
+#define SYM(f) *(void **)&nvrtc.f = symbol(&nvrtc_lib, #f)
+  SYM(GetErrorString);
+  SYM(Version);
+  SYM(CreateProgram);
+  SYM(DestroyProgram);
+  SYM(CompileProgram);
+  SYM(GetPTXSize);
+  SYM(GetPTX);
+  SYM(GetLTOIRSize);
+  SYM(GetLTOIR);
+  SYM(GetProgramLogSize);
+  SYM(GetProgramLog);
+#undef SYM
+}
+
+static void load_jitlink_now(void) {
+  find_library(&jitlink_lib);
+  if (jitlink_lib.error) return;
+#define SYM(f) *(void **)&jitlink.f = symbol(&jitlink_lib, #f)
+  SYM(Create);
+  SYM(Destroy);
+  SYM(AddData);
+  SYM(Complete);
+  SYM(GetLinkedCubinSize);
+  SYM(GetLinkedCubin);
+  SYM(GetErrorLogSize);
+  SYM(GetErrorLog);
+  SYM(Version);
+#undef SYM
+}
+
+/* The once-initialisations: process-wide, so with the default allocator and no guard (see the top). */
+static void once_unguarded(void (*fn)(void)) {
+  MemGuard *g = mem_guard_pause();
+  MemAllocator prev = mem_set_allocator(mem_default_allocator());
+  fn();
+  mem_set_allocator(prev);
+  mem_guard_resume(g);
+}
+static void load_nvrtc(void) { once_unguarded(load_nvrtc_now); }
+static void load_jitlink(void) { once_unguarded(load_jitlink_now); }
+
+bool be_nvrtc_load(Diag *diag) {
+  pthread_once(&nvrtc_once, load_nvrtc);
+  if (nvrtc_lib.error) diag_error(diag, (SrcLoc){0}, "%s", nvrtc_lib.error);
+  return !nvrtc_lib.error;
+}
+
+bool be_jitlink_load(Diag *diag) {
+  pthread_once(&jitlink_once, load_jitlink);
+  if (jitlink_lib.error) diag_error(diag, (SrcLoc){0}, "%s", jitlink_lib.error);
+  return !jitlink_lib.error;
+}
+
+/* ---- input kinds ---------------------------------------------------------------------------------------------- */
+
+static const struct {
+  const char *ext;
+  BeLinkKind kind;
+} extensions[] = {
+    {".cu", BE_LINK_CU},         {".ptx", BE_LINK_PTX},     {".cubin", BE_LINK_CUBIN}, {".fatbin", BE_LINK_FATBIN},
+    {".ltoir", BE_LINK_LTOIR},   {".o", BE_LINK_OBJECT},    {".a", BE_LINK_LIBRARY},
+};
+
+bool be_link_kind_of(const char *name, BeLinkKind *kind) {
+  size_t n = strlen(name);
+  for (size_t i = 0; i < sizeof extensions / sizeof extensions[0]; i++) {
+    size_t e = strlen(extensions[i].ext);
+    if (n > e && strcmp(name + n - e, extensions[i].ext) == 0) {
+      *kind = extensions[i].kind;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char *be_link_kind_name(BeLinkKind kind) {
+  switch (kind) {
+  case BE_LINK_CU: return "CUDA C/C++ source";
+  case BE_LINK_PTX: return "PTX";
+  case BE_LINK_CUBIN: return "cubin";
+  case BE_LINK_FATBIN: return "fatbin";
+  case BE_LINK_LTOIR: return "LTO-IR";
+  case BE_LINK_OBJECT: return "object";
+  case BE_LINK_LIBRARY: return "archive";
+  }
+  return "?";
+}
+
+/* ---- NVRTC ---------------------------------------------------------------------------------------------------- */
+
+static void destroy_nvrtc_program(void *prog) {
+  nvrtcProgram p = prog;
+  nvrtc.DestroyProgram(&p);
+}
+
+/* One line of NVRTC's log, "file(12): error: message" (or warning), as a located diagnostic. The lines after it
+ * up to the next such line (the source line and a caret NVRTC quotes) are dropped: the Diag quotes the line
+ * itself. Lines of no such form (the summary "1 error detected in the compilation of ...") are left out; false
+ * when the line was not one. */
+static bool report_log_line(const char *line, size_t len, Diag *diag) {
+  const char *open = memchr(line, '(', len);
+  if (!open || open == line) return false;
+  char *end = NULL;
+  unsigned long lineno = strtoul(open + 1, &end, 10);
+  if (!end || end == open + 1 || (size_t)(end - line) + 3 > len || end[0] != ')' || end[1] != ':' || end[2] != ' ')
+    return false;
+  const char *rest = end + 3;
+  size_t rest_len = len - (size_t)(rest - line);
+  bool warning = rest_len >= 8 && memcmp(rest, "warning:", 8) == 0;
+  bool error = rest_len >= 6 && memcmp(rest, "error:", 6) == 0;
+  if (!warning && !error) return false;
+  rest += warning ? 8 : 6;
+  rest_len -= warning ? 8 : 6;
+  while (rest_len && *rest == ' ') rest++, rest_len--;
+  char file[4096];
+  snprintf(file, sizeof file, "%.*s", (int)(open - line), line);
+  SrcLoc loc = {file, (unsigned)lineno, 0};
+  if (warning) diag_warning(diag, loc, "NVRTC: %.*s", (int)rest_len, rest);
+  else diag_error(diag, loc, "NVRTC: %.*s", (int)rest_len, rest);
+  return true;
+}
+
+/* Reports NVRTC's log: located lines as diagnostics; when none was located, the whole log. */
+static void report_nvrtc_log(const char *name, const char *log, bool failed, Diag *diag) {
+  unsigned located = 0;
+  for (const char *p = log; *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    if (report_log_line(p, n, diag)) located++;
+    p += n + (nl ? 1 : 0);
+  }
+  if (failed && !located) diag_error(diag, (SrcLoc){0}, "NVRTC cannot compile %s:\n%s", name, log);
+}
+
+static char *nvrtc_log(nvrtcProgram prog) {
+  size_t n = 0;
+  char *log = NULL;
+  if (nvrtc.GetProgramLogSize(prog, &n) != 0 || n < 2 || !(log = mem_alloc(n + 1))) return NULL;
+  if (nvrtc.GetProgramLog(prog, log) != 0) {
+    mem_free(log);
+    return NULL;
+  }
+  log[n] = 0;
+  size_t l = strlen(log);
+  while (l && (log[l - 1] == '\n' || log[l - 1] == '\r')) log[--l] = 0;
+  return log;
+}
+
+BeStatus be_nvrtc_compile(const BeLinkInput *cu, const BeLinkOptions *o, bool lto, StrBuf *out, Diag *diag) {
+  if (!be_nvrtc_load(diag)) return BE_NOT_FOUND;
+  /* the text NVRTC compiles is NUL-terminated; the Diag quotes its lines in the diagnostics */
+  char *src = mem_alloc(cu->len + 1);
+  memcpy(src, cu->data, cu->len);
+  src[cu->len] = 0;
+  diag_add_source(diag, cu->name, src, cu->len);
+  nvrtcProgram prog = NULL;
+  nvrtcResult r = nvrtc.CreateProgram(&prog, src, cu->name, 0, NULL, NULL);
+  if (r != 0) {
+    diag_error(diag, (SrcLoc){0}, "NVRTC: nvrtcCreateProgram for %s failed (%s)", cu->name, nvrtc.GetErrorString(r));
+    diag_remove_source(diag, src);
+    mem_free(src);
+    return BE_FAILED;
+  }
+  mem_guard_defer(destroy_nvrtc_program, prog);
+  /* as numba-cuda compiles a linked .cu: for the sm_XY the kernel is built for, relocatable device code (the
+   * device functions stay, to be linked), LTO-IR when the link is optimised; the toolkit's headers, then the
+   * embedder's folders (numba-cuda's CUDA_NVRTC_EXTRA_SEARCH_PATHS) */
+  unsigned nopts = 0;
+  const char **opts = mem_alloc(sizeof *opts * (8 + 2 * (size_t)o->ninclude_dirs));
+  char arch[32];
+  snprintf(arch, sizeof arch, "-arch=sm_%u", o->arch ? o->arch : 90);
+  opts[nopts++] = arch;
+  opts[nopts++] = "-rdc=true";
+  if (lto) opts[nopts++] = "-dlto";
+  if (o->lineinfo) opts[nopts++] = "-lineinfo";
+  StrBuf inc;
+  sb_init(&inc);
+  const char *cuda = nvvm_cuda_home();
+  sb_printf(&inc, "-I%s/include", cuda && *cuda ? cuda : "/usr/local/cuda");
+  size_t first_extra = inc.len + 1;
+  for (unsigned i = 0; i < o->ninclude_dirs; i++) {
+    sb_putc(&inc, 0);
+    sb_printf(&inc, "-I%s", o->include_dirs[i]);
+  }
+  const char *incs = sb_cstr(&inc);
+  opts[nopts++] = incs;
+  for (size_t at = first_extra; at < inc.len; at += strlen(incs + at) + 1) opts[nopts++] = incs + at;
+  r = nvrtc.CompileProgram(prog, (int)nopts, opts);
+  char *log = nvrtc_log(prog);
+  BeStatus st = BE_OK;
+  if (r != 0 || log) report_nvrtc_log(cu->name, log ? log : nvrtc.GetErrorString(r), r != 0, diag);
+  if (r != 0) {
+    st = BE_FAILED;
+  } else {
+    size_t n = 0;
+    r = lto ? nvrtc.GetLTOIRSize(prog, &n) : nvrtc.GetPTXSize(prog, &n);
+    char *buf = r == 0 ? mem_alloc(n + 1) : NULL;
+    if (buf) r = lto ? nvrtc.GetLTOIR(prog, buf) : nvrtc.GetPTX(prog, buf);
+    if (r != 0 || !buf) {
+      diag_error(diag, (SrcLoc){0}, "NVRTC: cannot read the %s of %s (%s)", lto ? "LTO-IR" : "PTX", cu->name,
+                 nvrtc.GetErrorString(r));
+      st = BE_FAILED;
+    } else {
+      sb_putn(out, buf, lto ? n : strlen(buf)); /* PTX: NUL-terminated text; LTO-IR: n bytes */
+    }
+    mem_free(buf);
+  }
+  mem_free(log);
+  sb_free(&inc);
+  mem_free(opts);
+  mem_guard_undefer(destroy_nvrtc_program, prog);
+  nvrtc.DestroyProgram(&prog);
+  diag_remove_source(diag, src);
+  mem_free(src);
+  return st;
+}
+
+/* ---- nvJitLink ------------------------------------------------------------------------------------------------ */
+
+static void destroy_jitlink(void *h) {
+  nvJitLinkHandle handle = h;
+  jitlink.Destroy(&handle);
+}
+
+/* nvJitLink's error log, or NULL. */
+static char *jitlink_log(nvJitLinkHandle h) {
+  size_t n = 0;
+  char *log = NULL;
+  if (jitlink.GetErrorLogSize(h, &n) != 0 || n < 2 || !(log = mem_alloc(n + 1))) return NULL;
+  if (jitlink.GetErrorLog(h, log) != 0) {
+    mem_free(log);
+    return NULL;
+  }
+  log[n] = 0;
+  size_t l = strlen(log);
+  while (l && (log[l - 1] == '\n' || log[l - 1] == '\r')) log[--l] = 0;
+  return log;
+}
+
+/* "Undefined reference to 'sym'" in nvJitLink's log: a note naming the kernels that call sym. */
+static void name_callers(const char *log, const BeLinkCaller *callers, unsigned ncallers, Diag *diag) {
+  static const char marker[] = "Undefined reference to '";
+  for (const char *p = strstr(log, marker); p; p = strstr(p, marker)) {
+    p += sizeof marker - 1;
+    const char *q = strchr(p, '\'');
+    if (!q) break;
+    for (unsigned i = 0; i < ncallers; i++)
+      if (strlen(callers[i].symbol) == (size_t)(q - p) && memcmp(callers[i].symbol, p, (size_t)(q - p)) == 0)
+        diag_error(diag, callers[i].loc, "the foreign function '%s' that kernel '%s' calls is defined by none of the "
+                   "linked files (cuda.declare_device(..., link=...), cuda.jit(link=...))", callers[i].symbol,
+                   callers[i].kernel);
+  }
+}
+
+static bool add_input(nvJitLinkHandle h, int type, const void *data, size_t len, const char *name, Diag *diag) {
+  nvJitLinkResult r = jitlink.AddData(h, type, data, len, name);
+  if (r == 0) return true;
+  char *log = jitlink_log(h);
+  diag_error(diag, (SrcLoc){0}, "nvJitLink cannot take %s (error %d)%s%s", name, r, log ? ":\n" : "", log ? log : "");
+  mem_free(log);
+  return false;
+}
+
+static int jitlink_type(BeLinkKind kind) {
+  switch (kind) {
+  case BE_LINK_PTX: return JL_PTX;
+  case BE_LINK_CUBIN: return JL_CUBIN;
+  case BE_LINK_FATBIN: return JL_FATBIN;
+  case BE_LINK_LTOIR: return JL_LTOIR;
+  case BE_LINK_OBJECT: return JL_OBJECT;
+  case BE_LINK_LIBRARY: return JL_LIBRARY;
+  case BE_LINK_CU: break;
+  }
+  return 0;
+}
+
+typedef struct LinkJob {
+  const char *image;
+  size_t image_len;
+  const BeLinkInput *inputs;
+  unsigned ninputs;
+  const BeLinkOptions *o;
+  const BeLinkCaller *callers;
+  unsigned ncallers;
+  Diag *diag;
+  StrBuf cubin;
+  BeStatus st;
+} LinkJob;
+
+static void link_job(void *arg) {
+  LinkJob *j = arg;
+  const BeLinkOptions *o = j->o;
+  j->st = BE_NOT_FOUND;
+  if (!be_jitlink_load(j->diag)) return;
+  for (unsigned i = 0; i < j->ninputs; i++)
+    if (j->inputs[i].kind == BE_LINK_CU && !be_nvrtc_load(j->diag)) return;
+  j->st = BE_FAILED;
+  char arch[32];
+  snprintf(arch, sizeof arch, "-arch=sm_%u", o->arch ? o->arch : 90);
+  const char *opts[4] = {arch};
+  uint32_t nopts = 1;
+  if (o->lto) opts[nopts++] = "-lto";
+  if (o->lineinfo) opts[nopts++] = "-lineinfo";
+  nvJitLinkHandle h = NULL;
+  nvJitLinkResult r = jitlink.Create(&h, nopts, opts);
+  if (r != 0) {
+    diag_error(j->diag, (SrcLoc){0}, "nvJitLink: nvJitLinkCreate failed (error %d)", r);
+    return;
+  }
+  mem_guard_defer(destroy_jitlink, h);
+  bool ok = add_input(h, o->lto ? JL_LTOIR : JL_PTX, j->image, j->image_len, "kfront", j->diag);
+  for (unsigned i = 0; ok && i < j->ninputs; i++) {
+    const BeLinkInput *in = &j->inputs[i];
+    if (in->kind == BE_LINK_CU) {
+      StrBuf code;
+      sb_init(&code);
+      ok = be_nvrtc_compile(in, o, o->lto, &code, j->diag) == BE_OK &&
+           add_input(h, o->lto ? JL_LTOIR : JL_PTX, sb_cstr(&code), code.len, in->name, j->diag);
+      sb_free(&code);
+      continue;
+    }
+    /* PTX: nvJitLink reads it as text, NUL-terminated */
+    if (in->kind == BE_LINK_PTX && (in->len == 0 || in->data[in->len - 1] != 0)) {
+      char *text = mem_alloc(in->len + 1);
+      memcpy(text, in->data, in->len);
+      text[in->len] = 0;
+      ok = add_input(h, JL_PTX, text, in->len + 1, in->name, j->diag);
+      mem_free(text);
+      continue;
+    }
+    ok = add_input(h, jitlink_type(in->kind), in->data, in->len, in->name, j->diag);
+  }
+  if (ok && (r = jitlink.Complete(h)) != 0) {
+    char *log = jitlink_log(h);
+    if (log) name_callers(log, j->callers, j->ncallers, j->diag);
+    diag_error(j->diag, (SrcLoc){0}, "nvJitLink cannot link the kernel module (error %d)%s%s", r, log ? ":\n" : "",
+               log ? log : "");
+    mem_free(log);
+    ok = false;
+  }
+  if (ok) {
+    size_t n = 0;
+    char *buf = NULL;
+    if ((r = jitlink.GetLinkedCubinSize(h, &n)) != 0 || !(buf = mem_alloc(n ? n : 1)) ||
+        (r = jitlink.GetLinkedCubin(h, buf)) != 0) {
+      diag_error(j->diag, (SrcLoc){0}, "nvJitLink: cannot read the linked cubin (error %d)", r);
+    } else {
+      sb_putn(&j->cubin, buf, n);
+      j->st = BE_OK;
+    }
+    mem_free(buf);
+  }
+  mem_guard_undefer(destroy_jitlink, h);
+  jitlink.Destroy(&h);
+}
+
+BeStatus be_link(const char *image, size_t image_len, const BeLinkInput *inputs, unsigned ninputs,
+                 const BeLinkOptions *o, const BeLinkCaller *callers, unsigned ncallers, StrBuf *cubin, Diag *diag) {
+  LinkJob j = {.image = image, .image_len = image_len, .inputs = inputs, .ninputs = ninputs, .o = o,
+               .callers = callers, .ncallers = ncallers, .diag = diag};
+  sb_init(&j.cubin);
+  if (!diag_guard(diag, link_job, &j)) return BE_OUT_OF_MEMORY;
+  if (j.st == BE_OK) {
+    sb_putn(cubin, sb_cstr(&j.cubin), j.cubin.len);
+    if (sb_failed(cubin)) {
+      diag_out_of_memory(diag);
+      j.st = BE_OUT_OF_MEMORY;
+    }
+  }
+  sb_free(&j.cubin);
+  return j.st;
+}

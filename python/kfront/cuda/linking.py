@@ -1,0 +1,128 @@
+"""kfront.cuda.linking — foreign device code: numba-cuda's cuda.declare_device and its link items.
+
+    mul = cuda.declare_device("mul_f32_f32", "float32(float32, float32)", link="functions.cu")
+
+    @cuda.jit
+    def k(r, x, y):
+        i = cuda.grid(1)
+        if i < len(r):
+            r[i] = mul(x[i], y[i])
+
+A declared function is called with numba-cuda's ABI: `extern "C" __device__ int mul_f32_f32(float *ret, float x,
+float y)`, the result stored through the pointer, 0 returned (anything else ends the thread). The code defining it
+(`link=`: a .cu compiled with NVRTC, .ptx, .cubin, .fatbin, .ltoir, .o, .a, or an in-memory item of the classes
+below) is linked into every kernel that calls it by nvJitLink. On the simulator such a kernel cannot run: the call
+raises, naming the function and saying it needs a GPU.
+
+`LinkableCode` and its subclasses are numba-cuda's in-memory link items (`cuda.CUSource(text)`, `cuda.PTXSource(...)`,
+...): `data` the bytes (or text), `name` a file name for diagnostics, `kind` the extension that says what it is.
+"""
+import os
+
+from kfront import errors
+from kfront import types as kftypes
+
+
+class LinkableCode:
+    """numba-cuda's in-memory link item: data (bytes or str), name (for diagnostics), kind (".cu", ".ptx", ...)."""
+    kind = None
+    default_name = None
+
+    def __init__(self, data, name=None, setup_callback=None, teardown_callback=None, nrt=False):
+        if isinstance(data, str):
+            data = data.encode()
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError("%s needs bytes or str, not %s" % (type(self).__name__, type(data).__name__))
+        self.data = bytes(data)
+        self.name = name or self.default_name
+        self.setup_callback = setup_callback
+        self.teardown_callback = teardown_callback
+        self.nrt = nrt
+
+
+class PTXSource(LinkableCode):
+    kind, default_name = ".ptx", "<unnamed-ptx>"
+
+
+class CUSource(LinkableCode):
+    kind, default_name = ".cu", "<unnamed-cu>"
+
+
+class Fatbin(LinkableCode):
+    kind, default_name = ".fatbin", "<unnamed-fatbin>"
+
+
+class Cubin(LinkableCode):
+    kind, default_name = ".cubin", "<unnamed-cubin>"
+
+
+class Archive(LinkableCode):
+    kind, default_name = ".a", "<unnamed-archive>"
+
+
+class Object(LinkableCode):
+    kind, default_name = ".o", "<unnamed-object>"
+
+
+class LTOIR(LinkableCode):
+    kind, default_name = ".ltoir", "<unnamed-ltoir>"
+
+
+LINK_KINDS = (".cu", ".ptx", ".cubin", ".fatbin", ".ltoir", ".o", ".a")
+
+
+def link_input(item):
+    """One link item as (kind, name, data bytes): a path (its extension says the kind) or a LinkableCode. Raises
+    numba-cuda's errors for what cannot be linked (a file that does not exist, an unknown extension)."""
+    if isinstance(item, LinkableCode):
+        return (item.kind, item.name, item.data)
+    if isinstance(item, os.PathLike):
+        item = os.fspath(item)
+    if not isinstance(item, str):
+        raise TypeError("a link item is a path or a cuda.LinkableCode (cuda.CUSource, cuda.PTXSource, ...), not %r"
+                        % (item,))
+    ext = os.path.splitext(item)[1]
+    if ext not in LINK_KINDS:
+        raise RuntimeError("Don't know how to link file with extension %s" % ext)  # numba-cuda's LinkerError text
+    with open(item, "rb") as f:  # a missing file: FileNotFoundError naming it
+        data = f.read()
+    return (ext, item, data)
+
+
+class ForeignFunction:
+    """What cuda.declare_device returns (numba-cuda's ExternFunction): name, sig (a kfront.types.Signature),
+    link (the items to link), use_cooperative. Kernels call it; the host cannot."""
+
+    def __init__(self, name, sig, link, use_cooperative):
+        self.name = name
+        self.sig = sig
+        self.link = tuple(link)
+        self.use_cooperative = bool(use_cooperative)
+
+    @property
+    def signature_text(self):
+        return str(self.sig)
+
+    def __call__(self, *args, **kwargs):
+        raise errors.UnsupportedError("kfront: the foreign function '%s' (cuda.declare_device) can be called only "
+                                      "from kernels and device functions" % self.name)
+
+    def __repr__(self):
+        return "<foreign function %s: %s>" % (self.name, self.signature_text)
+
+
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
+    """numba-cuda's cuda.declare_device: the signature of a foreign device function, callable from kernels."""
+    if abi not in ("numba",):
+        raise NotImplementedError("Unsupported ABI: %s" % abi)
+    if link is None:
+        link = ()
+    elif not isinstance(link, (list, tuple, set)):
+        link = (link,)
+    for item in link:  # each is readable and of a kind kfront links (numba-cuda checks at the link)
+        if not isinstance(item, LinkableCode):
+            link_input(item)
+    args, restype = kftypes.parse_signature(sig)
+    if restype is None:
+        raise TypeError("Return type must be provided for device declarations")
+    return ForeignFunction(name, kftypes.Signature(restype, args), link, use_cooperative)
