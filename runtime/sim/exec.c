@@ -21,7 +21,7 @@
  * the grid alive at once, each with its own BlockCtx, on one host thread: the blocks run in turn, each until
  * it ends or all of its threads that have not exited wait at a grid barrier (gpu.grid_sync: a block barrier
  * first, so the same rules hold within the block); when every block waits at the same grid barrier, all are
- * released. On the GPU a block arrives at a grid barrier through its thread (0,0,0) (backend/lower_llvm.c,
+ * released. On the GPU a block arrives at a grid barrier through its thread (0,0,0) (backend/lower_llvm_ops.c,
  * lower_grid_sync, as CUDA's cooperative groups do), so in a grid of several blocks a block that ended (all
  * its threads exited), that waits at another grid barrier, or whose thread (0,0,0) has exited while the others
  * wait, is a grid barrier divergence error (the GPU would hang). Once the error record is set (a failed bounds
