@@ -10,7 +10,7 @@
  * Structured control flow reaches the lowering as blocks and branches, complex values as floats, and x * y + z
  * contracted as the simulator contracts it: the module is copied through lower_for_execution (passes/lower_scf.c:
  * lower-complex, lower-scf, contract), so the module given stays as it was; the code generators contract nothing
- * themselves (libNVVM: kfront's +, -, * are .rn operations, lower_llvm.c's uncontracted_nvvm; LLVM's NVPTX: no
+ * themselves (libNVVM: kfront's +, -, * are .rn operations, lower_llvm_arith.c's uncontracted_nvvm; LLVM's NVPTX: no
  * unsafe-fp-math). */
 #include "backend/backend.h"
 #include "passes/passes.h"

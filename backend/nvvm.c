@@ -334,7 +334,7 @@ BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, St
   opts[nopts++] = arch;
   opts[nopts++] = opt;
   /* -fma=1 (libNVVM's default, as numba-cuda runs it) contracts libdevice's code as NVIDIA compiles it; kfront's
-   * own +, -, * reach libNVVM as the .rn operations it never fuses (lower_llvm.c, uncontracted_nvvm): what kfront
+   * own +, -, * reach libNVVM as the .rn operations it never fuses (lower_llvm_arith.c, uncontracted_nvvm): what kfront
    * contracts is decided in kir (passes/contract.c), which the simulator follows too */
   if (o->fastmath) {
     opts[nopts++] = "-ftz=1";

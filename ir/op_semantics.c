@@ -97,7 +97,7 @@ bool sem_float_to_int_in_range(double v, unsigned bits, bool sgn) {
   return sgn ? t >= -span && t < span : t >= 0 && t < span;
 }
 
-/* On the bits of x (the backend's lowering, backend/lower_llvm.c round_bits, does the same steps): x's significand
+/* On the bits of x (the backend's lowering, backend/lower_llvm_arith.c round_bits, does the same steps): x's significand
  * sig (the implicit bit included) has its leading place at exponent e; the result's last place is at te - mbits,
  * te = max(e, the format's smallest normal exponent); the `shift` bits of sig below it decide the rounding. */
 uint32_t sem_round_bits(double x, SemFormat f, unsigned mode) {

@@ -208,7 +208,7 @@ static Value *narrow_float_op(Canon *c, Op *trunc, Type *to) {
   }
   Value *r = make_op(c, trunc, d->kind, d->noperands, narrow, to);
   /* the f64 division and sqrt stay correctly rounded under fastmath's -prec-div=0 / -prec-sqrt=0: so must these
-   * (backend/lower_llvm.c) */
+   * (backend/lower_llvm_arith.c) */
   if (d->kind == OP_DIVF || d->kind == OP_SQRT) ir_op_set_attr(c->m, r->def, "correctly_rounded", attr_unit());
   return r;
 }

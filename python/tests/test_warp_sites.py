@@ -1,7 +1,7 @@
 """Warp ops at different sites: PTX (sm_70 and later) matches a shfl.sync, vote.sync or bar.warp.sync among the
 lanes its mask names whatever instruction each lane executes, as long as the ops agree (the same kind, mode and
 mask), so the CUDA Programming Guide's `__shfl_xor_sync` in both branches of an if gives each lane its partner's
-value. kfront's simulator does the same (runtime/sim/exec.c, resolve_warp); before, it grouped lanes by the
+value. kfront's simulator does the same (runtime/sim/exec_warp.c, sim_resolve_warp); before, it grouped lanes by the
 instruction they waited at, and each half got its own half's value, silently. The answers here are NumPy's, and
 were seen on an H200 under numba-cuda (each kernel's shape: shuffles, ballots and all_sync at two sites, syncwarp
 at two sites ordering shared memory, an int32 and a float32 exchanging their bits, a half-warp shuffle before a

@@ -21,7 +21,7 @@
  * the grid alive at once, each with its own BlockCtx, on one host thread: the blocks run in turn, each until
  * it ends or all of its threads that have not exited wait at a grid barrier (gpu.grid_sync: a block barrier
  * first, so the same rules hold within the block); when every block waits at the same grid barrier, all are
- * released. On the GPU a block arrives at a grid barrier through its thread (0,0,0) (backend/lower_llvm.c,
+ * released. On the GPU a block arrives at a grid barrier through its thread (0,0,0) (backend/lower_llvm_ops.c,
  * lower_grid_sync, as CUDA's cooperative groups do), so in a grid of several blocks a block that ended (all
  * its threads exited), that waits at another grid barrier, or whose thread (0,0,0) has exited while the others
  * wait, is a grid barrier divergence error (the GPU would hang). Once the error record is set (a failed bounds
@@ -35,164 +35,24 @@
  *
  * Memory: a launch's scratch (frames, shared memory, shadows) comes from mem.h with the launching thread's
  * allocator, which the worker threads take over (Launch.alloc). Out of memory stops the launch with
- * SIM_ERR_NOMEM, reported to the Diag as "out of memory". */
+ * SIM_ERR_NOMEM, reported to the Diag as "out of memory".
+ *
+ * Files: exec.c the interpreter (sim_run_thread) with its error reports, race detection, memory, print and
+ * atomics; exec_warp.c warps and barriers; exec_launch.c blocks and launches. The launch state they share is at
+ * the end of sim_internal.h. */
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "runtime/sim/sim_internal.h"
 #include "utils/mem.h"
 
-/* ---- launch state ----------------------------------------------------------------------------- */
-
-enum { T_READY, T_BARRIER, T_WARP, T_EXITED, T_FAILED };
-
-typedef struct Frame {
-  const SimFn *fn;
-  uint32_t pc;         /* return address (for frames below the top) */
-  Slot *regs;
-  char *mem;           /* owned buffer holding regs and the local area */
-  size_t cap;
-} Frame;
-
-typedef struct Thread {
-  uint32_t tid[3];
-  uint32_t linear;
-  uint8_t state;
-  unsigned depth;
-  const SimFn *fn;     /* current function, pc and registers */
-  uint32_t pc;
-  Slot *regs;
-  Frame *frames;
-  unsigned frames_cap;
-  uint64_t steps;
-  uint32_t prints;     /* gpu.print lines so far (their order within the thread) */
-} Thread;
-
-struct SimShadow {
-  uint32_t w_epoch, r_epoch;
-  uint16_t w_tid, r_tid, r2_tid;
-  uint16_t w_wep, r_wep, r2_wep;
-  uint8_t nreaders;
-  const Op *w_op, *r_op, *r2_op;
-};
-
-typedef struct Launch Launch;
-
-typedef struct BlockCtx {
-  Launch *L;
-  uint32_t bid[3];
-  uint64_t blinear;
-  Thread *threads;
-  unsigned nthreads, nwarps;
-  SimArr *garr;        /* per global: shared ones point into this block's memory */
-  char **gmem;         /* shared globals' buffers */
-  SimShadow **gshadow;
-  SimArr dyn[EK__COUNT];
-  char *dyn_mem;
-  SimShadow *dyn_shadow;
-  uint32_t epoch;
-  uint16_t *wep;       /* per warp: syncwarps resolved */
-  uint64_t steps, barriers;
-} BlockCtx;
-
-struct Launch {
-  MemAllocator alloc;  /* the launching thread's, for the workers */
-  SimProgram *prog;
-  const SimFn *kernel;
-  const char *kname;
-  SimOptions opts;
-  uint32_t grid[3], block[3];
-  uint64_t nblocks;
-  size_t dyn_bytes;
-  Slot *frame0;        /* the kernel's frame template with the arguments in place */
-  SimArr *args;
-  SimResult *res;
-  int abort;           /* set (atomically) to stop every worker */
-  uint64_t steps;      /* total, updated per thread slice */
-  uint64_t next_block;
-  double deadline;     /* now_s() past which the launch stops (opts.max_seconds; 0: never) */
-  bool multi;
-  bool cooperative;          /* every block resident at once (run_cooperative) */
-  pthread_mutex_t lock;      /* result and global-memory atomics when multi */
-  uint64_t index_block;      /* block of the recorded IndexError */
-  /* gpu.print's lines (under the lock), put in order and handed over when the launch ends */
-  struct PrintLine *lines;
-  size_t nlines, lines_cap;
-  StrBuf text;
-  size_t dropped;            /* bytes beyond SIM_PRINT_MAX */
-};
-
-typedef struct PrintLine {
-  uint64_t block;
-  uint32_t thread, seq;
-  size_t off, len;
-} PrintLine;
-
-static void lock(Launch *L) {
-  if (L->multi) pthread_mutex_lock(&L->lock);
-}
-static void unlock(Launch *L) {
-  if (L->multi) pthread_mutex_unlock(&L->lock);
-}
-static bool aborted(Launch *L) { return __atomic_load_n(&L->abort, __ATOMIC_RELAXED) != 0; }
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* With a time limit, a thread looks at the clock every SIM_CLOCK_OPS ops (and a worker before each block). */
 enum { SIM_CLOCK_OPS = 1 << 20 };
 
-/* The messages of the launch's limits name the options that set them (the C API's and kfront run's). */
-static void step_limit_message(char *what, size_t n, uint64_t limit, bool one_thread) {
-  snprintf(what, n, "simulation step limit exceeded (%llu ops in %s; kf_runtime_options.sim_max_steps, kfront run "
-           "--sim-max-steps)", (unsigned long long)limit, one_thread ? "one thread" : "the launch");
-}
-
-static void time_limit_message(char *what, size_t n, double seconds) {
-  snprintf(what, n, "simulation time limit exceeded (%g s; kf_runtime_options.sim_max_seconds, kfront run "
-           "--sim-max-seconds)", seconds);
-}
-
 /* ---- error reports ---------------------------------------------------------------------------- */
-
-/* snprintf without -Wformat-truncation's complaints: messages are cut at n bytes by design. */
-static void __attribute__((format(printf, 3, 4))) msgf(char *dst, size_t n, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(dst, n, fmt, ap);
-  va_end(ap);
-}
-
-static const char *loc_text(SrcLoc l, char *buf, size_t n) {
-  if (!l.file) snprintf(buf, n, "<unknown>");
-  else snprintf(buf, n, "%s:%u:%u", l.file, l.line, l.col);
-  return buf;
-}
-
-static void xyz_of(const Launch *L, uint32_t linear, uint32_t out[3]) {
-  out[0] = linear % L->block[0];
-  out[1] = (linear / L->block[0]) % L->block[1];
-  out[2] = linear / (L->block[0] * L->block[1]);
-}
-
-/* Records the launch's first error (under the lock). */
-static void set_status(Launch *L, SimStatus s, const char *msg) {
-  if (L->res->status == SIM_OK) {
-    L->res->status = s;
-    snprintf(L->res->message, SIM_MSG_MAX, "%s", msg);
-  }
-}
-
-static void stop_launch(Launch *L) { __atomic_store_n(&L->abort, 1, __ATOMIC_RELAXED); }
 
 /* The error record (a failed check.bounds: exception NULL; a recorded check.raise: its exception text), kept
  * for the lowest block that writes it, as the GPU's record keeps one. */
@@ -247,7 +107,7 @@ static void report_oob(BlockCtx *B, Thread *t, const Ins *I, unsigned axis, int6
 }
 
 /* A run-time error that stops the launch. */
-static void report_fatal(BlockCtx *B, Thread *t, SimStatus s, const Ins *I, const char *what) {
+void sim_report_fatal(BlockCtx *B, Thread *t, SimStatus s, const Ins *I, const char *what) {
   Launch *L = B->L;
   char msg[SIM_MSG_MAX], lb[300];
   if (I)
@@ -547,7 +407,7 @@ static int line_order(const void *a, const void *b) {
 }
 
 /* The launch's printed lines, in order (blocks, threads, each thread's own order), to opts.print or stdout. */
-static void emit_prints(Launch *L, Diag *diag) {
+void sim_emit_prints(Launch *L, Diag *diag) {
   if (L->nlines) {
     qsort(L->lines, L->nlines, sizeof *L->lines, line_order);
     StrBuf out;
@@ -569,15 +429,6 @@ static void emit_prints(Launch *L, Diag *diag) {
   mem_free(L->lines);
   sb_free(&L->text);
 }
-
-/* ---- integer and float helpers ---------------------------------------------------------------- */
-
-static inline uint64_t norm(const Ins *I, uint64_t v) {
-  unsigned sh = I->sh;
-  return I->sgn ? (uint64_t)((int64_t)(v << sh) >> sh) : (v << sh) >> sh;
-}
-static inline int64_t sext(uint64_t v, unsigned sh) { return (int64_t)(v << sh) >> sh; }
-static inline uint64_t zext(uint64_t v, unsigned sh) { return (v << sh) >> sh; }
 
 /* ---- atomics ---------------------------------------------------------------------------------- */
 
@@ -638,7 +489,7 @@ static uint64_t stored_bits(unsigned ek, Slot v) {
 
 /* ---- call frames ------------------------------------------------------------------------------ */
 
-static bool frame_reserve(Thread *t, unsigned depth, size_t bytes) {
+bool sim_frame_reserve(Thread *t, unsigned depth, size_t bytes) {
   if (depth >= t->frames_cap) {
     unsigned cap = t->frames_cap ? t->frames_cap * 2 : 4;
     while (cap <= depth) cap *= 2;
@@ -685,7 +536,7 @@ static void __attribute__((noinline)) run_powi(const Ins *I, Slot *R) {
 /* ---- the interpreter -------------------------------------------------------------------------- */
 
 /* Runs thread t until it waits at a barrier or warp op, ends, or the launch stops. */
-static void run_thread(BlockCtx *B, Thread *t) {
+void sim_run_thread(BlockCtx *B, Thread *t) {
   Launch *L = B->L;
   const SimFn *fn = t->fn;
   const Ins *code = fn->code;
@@ -711,7 +562,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
         else if (tleft <= gleft) step_limit_message(what, sizeof what, L->opts.max_thread_steps, true);
         else step_limit_message(what, sizeof what, L->opts.max_steps, false);
         pc--;
-        report_fatal(B, t, SIM_ERR_STEP_LIMIT, I, what);
+        sim_report_fatal(B, t, SIM_ERR_STEP_LIMIT, I, what);
         t->state = T_FAILED;
         goto out;
       }
@@ -732,7 +583,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
       Slot tmp[64], *buf = pm->n <= 64 ? tmp : mem_alloc(sizeof(Slot) * pm->n);
       if (!buf) {
         pc--;
-        report_fatal(B, t, SIM_ERR_NOMEM, I, "out of memory");
+        sim_report_fatal(B, t, SIM_ERR_NOMEM, I, "out of memory");
         t->state = T_FAILED;
         goto out;
       }
@@ -746,7 +597,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
       SimArr tmp[4], *buf = am->n <= 4 ? tmp : mem_alloc(sizeof(SimArr) * am->n);
       if (!buf) {
         pc--;
-        report_fatal(B, t, SIM_ERR_NOMEM, I, "out of memory");
+        sim_report_fatal(B, t, SIM_ERR_NOMEM, I, "out of memory");
         t->state = T_FAILED;
         goto out;
       }
@@ -765,14 +616,14 @@ static void run_thread(BlockCtx *B, Thread *t) {
       if (t->depth + 1 >= L->opts.max_call_depth) {
         char what[120];
         snprintf(what, sizeof what, "call depth limit (%u) exceeded calling @%s", L->opts.max_call_depth, callee->name);
-        report_fatal(B, t, SIM_ERR_RUNTIME, I, what);
+        sim_report_fatal(B, t, SIM_ERR_RUNTIME, I, what);
         t->state = T_FAILED;
         goto out;
       }
       t->frames[t->depth].pc = pc;
-      if (!frame_reserve(t, t->depth + 1, callee->frame_bytes)) {
+      if (!sim_frame_reserve(t, t->depth + 1, callee->frame_bytes)) {
         pc--;
-        report_fatal(B, t, SIM_ERR_NOMEM, I, "out of memory");
+        sim_report_fatal(B, t, SIM_ERR_NOMEM, I, "out of memory");
         t->state = T_FAILED;
         goto out;
       }
@@ -841,7 +692,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
     }
     case SI_PRINT:
       if (!print_line(B, t, I->ext, R)) {
-        report_fatal(B, t, SIM_ERR_NOMEM, I, "out of memory");
+        sim_report_fatal(B, t, SIM_ERR_NOMEM, I, "out of memory");
         t->state = T_FAILED;
         goto out;
       }
@@ -865,7 +716,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
         goto out;
       }
       if (a->flags & ARR_CONST) {
-        report_fatal(B, t, SIM_ERR_RUNTIME, I, "atomic update of a constant array");
+        sim_report_fatal(B, t, SIM_ERR_RUNTIME, I, "atomic update of a constant array");
         t->state = T_FAILED;
         goto out;
       }
@@ -937,7 +788,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
         if (a->flags & ARR_CONST) {
           char what[160];
           snprintf(what, sizeof what, "store to the constant array @%s", a->name ? a->name : "?");
-          report_fatal(B, t, SIM_ERR_RUNTIME, I, what);
+          sim_report_fatal(B, t, SIM_ERR_RUNTIME, I, what);
           t->state = T_FAILED;
           goto out;
         }
@@ -949,7 +800,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_SUBVIEW: {
       const char *why = make_subview(I->ext, R, R[I->a].p, (SimArr *)(frame_local(fn, R) + ((const SubviewInfo *)I->ext)->offset));
       if (why) {
-        report_fatal(B, t, SIM_ERR_RUNTIME, I, why);
+        sim_report_fatal(B, t, SIM_ERR_RUNTIME, I, why);
         t->state = T_FAILED;
         goto out;
       }
@@ -961,7 +812,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
       SimArr *v = (SimArr *)(frame_local(fn, R) + ri->offset);
       const char *why = make_reinterpret(ri, R, R[I->a].p, v);
       if (why) {
-        report_fatal(B, t, SIM_ERR_RUNTIME, I, why);
+        sim_report_fatal(B, t, SIM_ERR_RUNTIME, I, why);
         t->state = T_FAILED;
         goto out;
       }
@@ -1146,7 +997,7 @@ static void run_thread(BlockCtx *B, Thread *t) {
     case SI_SEM: run_sem(I, R); break;
     case SI__COUNT:
       pc--;
-      report_fatal(B, t, SIM_ERR_RUNTIME, I, "internal error: an instruction of no known kind");
+      sim_report_fatal(B, t, SIM_ERR_RUNTIME, I, "internal error: an instruction of no known kind");
       t->state = T_FAILED;
       goto out;
     }
@@ -1158,907 +1009,4 @@ out:
   t->steps += n;
   B->steps += n;
   __atomic_fetch_add(&L->steps, n, __ATOMIC_RELAXED);
-}
-
-/* ---- warps and barriers ----------------------------------------------------------------------- */
-
-static inline const Ins *waiting_at(const Thread *t) { return &t->fn->code[t->pc]; }
-
-/* A barrier (or a warp op, whose mask names `other`) that `waiter` waits at while `other` has exited or waits at
- * another barrier. */
-static void divergence(BlockCtx *B, Thread *waiter, Thread *other) {
-  Launch *L = B->L;
-  char msg[SIM_MSG_MAX], lb[300], lb2[300], what[400];
-  if (other->state == T_EXITED)
-    snprintf(what, sizeof what, "thread (%u,%u,%u) has exited", other->tid[0], other->tid[1], other->tid[2]);
-  else
-    snprintf(what, sizeof what, "thread (%u,%u,%u) waits at %s", other->tid[0], other->tid[1], other->tid[2],
-             loc_text(waiting_at(other)->op->loc, lb2, sizeof lb2));
-  msgf(msg, sizeof msg,
-           "error: barrier divergence in kernel %s at %s: thread (%u,%u,%u) of block (%u,%u,%u) waits here, but %s",
-           L->kname, loc_text(waiting_at(waiter)->op->loc, lb, sizeof lb), waiter->tid[0], waiter->tid[1],
-           waiter->tid[2], B->bid[0], B->bid[1], B->bid[2], what);
-  lock(L);
-  if (!L->res->barrier_divergence) {
-    L->res->barrier_divergence = true;
-    snprintf(L->res->barrier_message, SIM_MSG_MAX, "%s", msg);
-  }
-  set_status(L, SIM_ERR_BARRIER, msg);
-  unlock(L);
-  stop_launch(L);
-}
-
-/* ---- warp ops: PTX's matching on sm_70 and later (the top comment); only sm_6x and earlier ask for the same
- * instruction, in convergence. The CUDA Programming Guide's shfl_xor_sync in both branches of an if is valid
- * code, and on the GPU each lane gets its partner's value. ------------------------------------------------ */
-
-static inline bool lane_gone(const Thread *t) { return t->state == T_EXITED || t->state == T_FAILED; }
-
-/* The mask of the warp op (not activemask) that t waits at. */
-static uint32_t op_mask(const Thread *t) {
-  const WarpInfo *wi = waiting_at(t)->ext;
-  return (uint32_t)t->regs[wi->mask].u;
-}
-
-/* Whether lanes at warp ops a and b match: the same kind and mode and, for shuffles, as many shfl.sync.b32 (the
- * backend's lowering: a 64-bit value takes two, anything narrower one). */
-static bool warp_ops_match(const WarpInfo *a, const WarpInfo *b) {
-  if (a->kind != b->kind || a->mode != b->mode) return false;
-  if (a->kind == WK_MATCH) return (a->vk == MV_BITS64) == (b->vk == MV_BITS64); /* match.sync.b32 or .b64 */
-  return a->kind != WK_SHFL || (a->vty.bits == 64) == (b->vty.bits == 64);
-}
-
-/* The bits a gpu.match compares of the value in a lane's registers R. */
-static uint64_t match_bits(const WarpInfo *wi, const Slot *R) {
-  const Slot *v = &R[wi->val];
-  if (wi->vk == MV_F32) {
-    uint32_t b;
-    memcpy(&b, &v->f, sizeof b);
-    return b;
-  }
-  return wi->vk == MV_BITS32 ? (uint32_t)v->u : v->u;
-}
-
-/* The warp op that t waits at, for messages: "a shuffle (mode xor) of a 32-bit value with mask 0xffffffff". */
-static const char *warp_op_text(const Thread *t, char *buf, size_t n) {
-  const Ins *I = waiting_at(t);
-  const WarpInfo *wi = I->ext;
-  const char *mode = ir_op_attr_str(I->op, "mode");
-  uint32_t mask = wi->kind == WK_ACTIVEMASK ? 0 : op_mask(t);
-  if (wi->kind == WK_SHFL)
-    snprintf(buf, n, "a shuffle (mode %s) of a %u-bit value with mask 0x%08x", mode, wi->vty.bits == 64 ? 64 : 32,
-             mask);
-  else if (wi->kind == WK_VOTE) snprintf(buf, n, "a vote (mode %s) with mask 0x%08x", mode, mask);
-  else if (wi->kind == WK_SYNCWARP) snprintf(buf, n, "a syncwarp with mask 0x%08x", mask);
-  else if (wi->kind == WK_MATCH)
-    snprintf(buf, n, "a match (mode %s) of a %u-bit value with mask 0x%08x", mode, wi->vk == MV_BITS64 ? 64 : 32,
-             mask);
-  else snprintf(buf, n, "an activemask");
-  return buf;
-}
-
-/* Records msg as the launch's error (a warp op mismatch also as its barrier divergence) and stops it. */
-static void warp_error(Launch *L, SimStatus s, const char *msg) {
-  lock(L);
-  if (s == SIM_ERR_BARRIER && !L->res->barrier_divergence) {
-    L->res->barrier_divergence = true;
-    snprintf(L->res->barrier_message, SIM_MSG_MAX, "%s", msg);
-  }
-  set_status(L, s, msg);
-  unlock(L);
-  stop_launch(L);
-}
-
-/* Lane t waits at a warp op whose mask does not name it (PTX: undefined). */
-static void mask_without_caller(BlockCtx *B, Thread *t) {
-  Launch *L = B->L;
-  char msg[SIM_MSG_MAX], lb[300], what[200];
-  msgf(msg, sizeof msg,
-       "error: warp op mask without its own lane in kernel %s at %s: thread (%u,%u,%u) of block (%u,%u,%u), lane %u "
-       "of its warp, calls %s, which does not name it (on the GPU the behaviour is undefined)",
-       L->kname, loc_text(waiting_at(t)->op->loc, lb, sizeof lb), t->tid[0], t->tid[1], t->tid[2], B->bid[0],
-       B->bid[1], B->bid[2], t->linear % 32, warp_op_text(t, what, sizeof what));
-  warp_error(L, SIM_ERR_RUNTIME, msg);
-}
-
-/* A shuffle of lane t that reads lane src of its warp, which is absent (has exited, or is past the block's last
- * thread) or live but not named by the mask: PTX leaves the value undefined (an exited lane named in the mask
- * does not hold the shuffle up, but it has nothing to give). Stops the launch. */
-static void bad_shuffle_source(BlockCtx *B, Thread *t, unsigned src, unsigned nlanes, bool absent) {
-  Launch *L = B->L;
-  char msg[SIM_MSG_MAX], lb[300], what[200];
-  uint32_t linear = t->linear - t->linear % 32 + src, tid[3];
-  xyz_of(L, linear, tid);
-  if (src >= nlanes)
-    snprintf(what, sizeof what, "which the block does not have (its last warp has %u threads)", nlanes);
-  else if (absent)
-    snprintf(what, sizeof what, "thread (%u,%u,%u), which has exited", tid[0], tid[1], tid[2]);
-  else
-    snprintf(what, sizeof what, "thread (%u,%u,%u), which its mask 0x%08x does not name", tid[0], tid[1], tid[2],
-             op_mask(t));
-  msgf(msg, sizeof msg,
-       "error: shuffle from %s in kernel %s at %s: thread (%u,%u,%u) of block (%u,%u,%u) reads lane %u of its warp, "
-       "%s (on the GPU the value read is undefined)",
-       absent ? "an absent lane" : "a lane outside its mask", L->kname, loc_text(waiting_at(t)->op->loc, lb, sizeof lb),
-       t->tid[0], t->tid[1], t->tid[2], B->bid[0], B->bid[1], B->bid[2], src, what);
-  warp_error(L, SIM_ERR_RUNTIME, msg);
-}
-
-/* No group of the warp can complete (pending: its lanes at warp ops): the first of them waits for a lane its mask
- * names that waits at a warp op of another kind or mode, or with another mask. Stops the launch. */
-static void warp_op_mismatch(BlockCtx *B, Thread *lanes, uint32_t pending, uint32_t live) {
-  Launch *L = B->L;
-  Thread *t = &lanes[__builtin_ctz(pending)], *other = NULL;
-  const WarpInfo *wi = waiting_at(t)->ext;
-  for (uint32_t m = op_mask(t) & live; m && !other; m &= m - 1) {
-    Thread *o = &lanes[__builtin_ctz(m)];
-    if (o->state == T_WARP && (!warp_ops_match(wi, waiting_at(o)->ext) || op_mask(o) != op_mask(t))) other = o;
-  }
-  char msg[SIM_MSG_MAX], lb[300], lb2[300], what[200], what2[200];
-  if (!other) {
-    report_fatal(B, t, SIM_ERR_RUNTIME, waiting_at(t), "internal error: a warp op that can neither run nor fail");
-    return;
-  }
-  msgf(msg, sizeof msg,
-       "error: warp op mismatch in kernel %s at %s: thread (%u,%u,%u) of block (%u,%u,%u) waits here at %s, but "
-       "thread (%u,%u,%u), which that mask names, waits at %s at %s (the two never match: the GPU would hang or "
-       "give undefined values)",
-       L->kname, loc_text(waiting_at(t)->op->loc, lb, sizeof lb), t->tid[0], t->tid[1], t->tid[2], B->bid[0],
-       B->bid[1], B->bid[2], warp_op_text(t, what, sizeof what), other->tid[0], other->tid[1], other->tid[2],
-       loc_text(waiting_at(other)->op->loc, lb2, sizeof lb2), warp_op_text(other, what2, sizeof what2));
-  warp_error(L, SIM_ERR_BARRIER, msg);
-}
-
-/* The bits of a shuffled value of type from as a value of type to: shfl.sync moves 32-bit words (the backend
- * widens a narrower value and takes two for a 64-bit one), so at two sites an i32 and an f32 exchange their bits,
- * as on the GPU. */
-static Slot shfl_value(Slot v, SemTy from, SemTy to) {
-  if (from.bits == to.bits && from.is_float == to.is_float && from.sgn == to.sgn && from.bf == to.bf) return v;
-  uint64_t bits;
-  if (!from.is_float) {
-    bits = from.bits == 64 ? v.u : v.u & ((1ull << from.bits) - 1);
-  } else if (from.bits == 64) {
-    memcpy(&bits, &v.d, 8);
-  } else if (from.bits == 32) {
-    uint32_t b32;
-    memcpy(&b32, &v.f, 4);
-    bits = b32;
-  } else {
-    bits = sem_narrow_bits(from, v.f);
-  }
-  Slot r;
-  r.u = 0;
-  if (!to.is_float) {
-    r.u = bits << to.sh;
-    if (to.sgn) r.i >>= to.sh;
-    else r.u >>= to.sh;
-  } else if (to.bits == 64) {
-    memcpy(&r.d, &bits, 8);
-  } else if (to.bits == 32) {
-    uint32_t b32 = (uint32_t)bits;
-    memcpy(&r.f, &b32, 4);
-  } else {
-    r.f = sem_narrow_value(to, (uint16_t)bits);
-  }
-  return r;
-}
-
-/* Runs the warp op of the lanes of group (of warp w, nl lanes), each at its own instruction (they match), and
- * sets them going. False when the launch stopped (a shuffle reading a lane it may not). */
-static bool run_warp_group(BlockCtx *B, unsigned w, unsigned nl, uint32_t group) {
-  Thread *lanes = &B->threads[w * 32];
-  WarpKind kind = ((const WarpInfo *)waiting_at(&lanes[__builtin_ctz(group)])->ext)->kind;
-  uint32_t ballot = 0;
-  if (kind == WK_VOTE)
-    for (uint32_t m = group; m; m &= m - 1) {
-      const Thread *t = &lanes[__builtin_ctz(m)];
-      if (t->regs[((const WarpInfo *)waiting_at(t)->ext)->val].u) ballot |= 1u << __builtin_ctz(m);
-    }
-  Slot out[32];
-  bool pred[32] = {0};
-  for (uint32_t m = group; m; m &= m - 1) {
-    unsigned l = (unsigned)__builtin_ctz(m);
-    Thread *t = &lanes[l];
-    const WarpInfo *wi = waiting_at(t)->ext;
-    const Slot *R = t->regs;
-    Slot v;
-    v.u = 0;
-    switch (wi->kind) {
-    case WK_SHFL: {
-      int64_t width = R[wi->width].i;
-      if (width < 1 || width > 32 || (width & (width - 1))) width = 32;
-      unsigned b = (unsigned)(R[wi->lane].u & 31); /* PTX's shfl.sync reads b[4:0] */
-      unsigned seg = l & ~(unsigned)(width - 1), last = seg + (unsigned)width - 1, src = l;
-      switch (wi->mode) {
-      case SH_IDX: src = seg | (b & (unsigned)(width - 1)); break;
-      case SH_UP: src = l >= seg + b ? l - b : l; break;
-      case SH_DOWN: src = l + b <= last ? l + b : l; break;
-      case SH_XOR: src = (l ^ b) <= last ? l ^ b : l; break;
-      }
-      if (src == l) {
-        v = R[wi->val];
-      } else if (src >= nl || lane_gone(&lanes[src]) || !(group >> src & 1)) {
-        bad_shuffle_source(B, t, src, nl, src >= nl || lane_gone(&lanes[src]));
-        return false;
-      } else {
-        const Thread *s = &lanes[src];
-        const WarpInfo *si = waiting_at(s)->ext;
-        v = shfl_value(s->regs[si->val], si->vty, wi->vty);
-      }
-      break;
-    }
-    case WK_VOTE:
-      if (wi->mode == VM_BALLOT) v.u = ballot;
-      else if (wi->mode == VM_ALL) v.u = ballot == group;
-      else if (wi->mode == VM_ANY) v.u = ballot != 0;
-      else v.u = ballot == 0 || ballot == group;
-      break;
-    case WK_MATCH: { /* the lanes of the group (its mask's live lanes) whose value has this lane's bits */
-      uint32_t same = 0;
-      uint64_t mine = match_bits(wi, R);
-      for (uint32_t e = group; e; e &= e - 1) {
-        const Thread *o = &lanes[__builtin_ctz(e)];
-        if (match_bits(waiting_at(o)->ext, o->regs) == mine) same |= 1u << __builtin_ctz(e);
-      }
-      if (wi->mode == MM_ANY) {
-        v.u = same;
-      } else {
-        pred[l] = same == group;
-        v.u = pred[l] ? group : 0;
-      }
-      break;
-    }
-    case WK_ACTIVEMASK: v.u = group; break;
-    case WK_SYNCWARP: break;
-    }
-    out[l] = v;
-  }
-  if (kind == WK_SYNCWARP) B->wep[w]++;
-  for (uint32_t m = group; m; m &= m - 1) {
-    unsigned l = (unsigned)__builtin_ctz(m);
-    Thread *t = &lanes[l];
-    const Ins *I = waiting_at(t);
-    if (kind == WK_SHFL) t->regs[I->d] = out[l]; /* any scalar type, bits as they are */
-    else if (kind != WK_SYNCWARP) t->regs[I->d].u = norm(I, out[l].u);
-    const WarpInfo *wi = I->ext;
-    if (kind == WK_MATCH && wi->mode == MM_ALL) t->regs[wi->pred].u = pred[l];
-    t->pc++;
-    t->state = T_READY;
-  }
-  return true;
-}
-
-/* Resolves the groups of warp w's lanes waiting at warp ops that are complete: every live lane a lane's mask
- * names waits at a matching op with that mask (activemask: the lanes at the same instruction). Returns true if any
- * lane ran on; false when none did (then no lane waits, or the launch stopped: a warp op mismatch, a lane outside
- * its own mask, a shuffle reading a lane it may not, a lane the mask names that waits at a block barrier). */
-static bool resolve_warp(BlockCtx *B, unsigned w) {
-  Thread *lanes = &B->threads[w * 32];
-  unsigned nl = B->nthreads - w * 32 < 32 ? B->nthreads - w * 32 : 32;
-  uint32_t pending = 0, live = 0;
-  for (unsigned l = 0; l < nl; l++) {
-    if (lanes[l].state == T_WARP) pending |= 1u << l;
-    if (!lane_gone(&lanes[l])) live |= 1u << l;
-  }
-  bool any = false;
-  for (uint32_t todo = pending; todo;) {
-    unsigned first = (unsigned)__builtin_ctz(todo);
-    Thread *t = &lanes[first];
-    const Ins *I = waiting_at(t);
-    const WarpInfo *wi = I->ext;
-    uint32_t group = 0;
-    if (wi->kind == WK_ACTIVEMASK) {
-      for (uint32_t m = todo; m; m &= m - 1)
-        if (waiting_at(&lanes[__builtin_ctz(m)]) == I) group |= 1u << __builtin_ctz(m);
-    } else {
-      uint32_t mask = op_mask(t);
-      if (!(mask >> first & 1)) {
-        mask_without_caller(B, t);
-        return false;
-      }
-      group = mask & live;
-      for (uint32_t m = group; m; m &= m - 1) {
-        Thread *o = &lanes[__builtin_ctz(m)];
-        if (o->state == T_BARRIER) { /* neither could go on on the GPU */
-          divergence(B, t, o);
-          return false;
-        }
-        if (o->state != T_WARP || !warp_ops_match(wi, waiting_at(o)->ext) || op_mask(o) != mask) {
-          group = 0; /* not complete: o has not arrived (or ran on from another group of this round) */
-          break;
-        }
-      }
-    }
-    if (!group) {
-      todo &= ~(1u << first);
-      continue;
-    }
-    if (!run_warp_group(B, w, nl, group)) return false;
-    todo &= ~group;
-    pending &= ~group;
-    any = true;
-  }
-  if (!any && pending) warp_op_mismatch(B, lanes, pending, live);
-  return any;
-}
-
-/* Releases the barrier every waiting thread stands at. False on divergence (reported). */
-static bool release_barrier(BlockCtx *B, Thread *first) {
-  const Ins *I = waiting_at(first);
-  Thread *exited = NULL, *other = NULL;
-  uint32_t count = 0, n = 0;
-  for (unsigned i = 0; i < B->nthreads; i++) {
-    Thread *t = &B->threads[i];
-    if (t->state == T_EXITED && !exited && B->L->opts.strict_barriers) exited = t;
-    if (t->state != T_BARRIER) continue;
-    if (waiting_at(t) != I) {
-      if (!other) other = t;
-      continue;
-    }
-    n++;
-    if (I->code == SI_BARRED && t->regs[I->a].u) count++;
-  }
-  if (other || exited) {
-    divergence(B, first, other ? other : exited);
-    return false;
-  }
-  if (I->code == SI_GRIDSYNC) return true; /* the whole block waits at the grid barrier: released with the grid */
-  uint64_t v = I->aux == BR_COUNT ? count : I->aux == BR_AND ? count == n : count != 0;
-  for (unsigned i = 0; i < B->nthreads; i++) {
-    Thread *t = &B->threads[i];
-    if (t->state != T_BARRIER) continue;
-    if (I->code == SI_BARRED) t->regs[I->d].u = norm(I, v);
-    t->pc++;
-    t->state = T_READY;
-  }
-  B->epoch++;
-  B->barriers++;
-  return true;
-}
-
-/* ---- blocks ----------------------------------------------------------------------------------- */
-
-static bool block_init(BlockCtx *B, Launch *L) {
-  memset(B, 0, sizeof *B);
-  B->L = L;
-  SimProgram *p = L->prog;
-  B->nthreads = L->block[0] * L->block[1] * L->block[2];
-  B->nwarps = (B->nthreads + 31) / 32;
-  B->threads = mem_calloc(B->nthreads, sizeof *B->threads);
-  B->wep = mem_calloc(B->nwarps, sizeof *B->wep);
-  B->garr = mem_calloc(p->nglobals ? p->nglobals : 1, sizeof *B->garr);
-  B->gmem = mem_calloc(p->nglobals ? p->nglobals : 1, sizeof *B->gmem);
-  B->gshadow = mem_calloc(p->nglobals ? p->nglobals : 1, sizeof *B->gshadow);
-  if (!B->threads || !B->wep || !B->garr || !B->gmem || !B->gshadow) return false;
-  for (unsigned i = 0; i < p->nglobals; i++) {
-    const SimGlobal *g = &p->globals_v[i];
-    SimArr *a = &B->garr[i];
-    a->rank = g->rank;
-    a->name = g->name;
-    int64_t st = g->esize;
-    for (unsigned k = 0; k < g->rank; k++) {
-      unsigned ax = g->layout == 'F' ? k : g->rank - 1 - k;
-      a->shape[ax] = g->shape[ax];
-      a->strides[ax] = st;
-      st *= g->shape[ax];
-    }
-    if (!g->shared) {
-      a->data = g->data;
-      a->flags = ARR_CONST;
-      continue;
-    }
-    if (!(B->gmem[i] = mem_calloc(1, g->nbytes ? g->nbytes : 1))) return false;
-    a->data = a->base = B->gmem[i];
-    a->flags = ARR_SHARED;
-    if (L->opts.detect_races) {
-      a->gshift = 0;
-      while ((1u << a->gshift) < g->granule) a->gshift++;
-      if (!(B->gshadow[i] = mem_calloc((g->nbytes >> a->gshift) + 1, sizeof(SimShadow)))) return false;
-      a->shadow = B->gshadow[i];
-      a->flags |= ARR_RACE;
-    }
-  }
-  if (p->uses_dyn) {
-    if (!(B->dyn_mem = mem_alloc(L->dyn_bytes ? L->dyn_bytes : 16))) return false;  /* 16-aligned */
-    if (L->opts.detect_races && !(B->dyn_shadow = mem_calloc((L->dyn_bytes >> p->dyn_gshift) + 1, sizeof(SimShadow))))
-      return false;
-    for (unsigned ek = 0; ek < EK__COUNT; ek++) {
-      SimArr *a = &B->dyn[ek];
-      a->data = a->base = B->dyn_mem;
-      a->rank = 1;
-      a->shape[0] = (int64_t)(L->dyn_bytes / sim_elem_size(ek));
-      a->strides[0] = sim_elem_size(ek);
-      a->flags = ARR_SHARED | (B->dyn_shadow ? ARR_RACE : 0);
-      a->shadow = B->dyn_shadow;
-      a->gshift = p->dyn_gshift;
-      a->name = "dynamic shared";
-    }
-  }
-  return true;
-}
-
-static void block_free(BlockCtx *B) {
-  SimProgram *p = B->L->prog;
-  for (unsigned i = 0; i < B->nthreads && B->threads; i++) {
-    Thread *t = &B->threads[i];
-    for (unsigned k = 0; k < t->frames_cap; k++) mem_free(t->frames[k].mem);
-    mem_free(t->frames);
-  }
-  mem_free(B->threads);
-  mem_free(B->wep);
-  for (unsigned i = 0; i < p->nglobals; i++) {  /* either may be missing after a failed block_init */
-    if (B->gmem) mem_free(B->gmem[i]);
-    if (B->gshadow) mem_free(B->gshadow[i]);
-  }
-  mem_free(B->garr);
-  mem_free(B->gmem);
-  mem_free(B->gshadow);
-  mem_free(B->dyn_mem);
-  mem_free(B->dyn_shadow);
-}
-
-/* Sets B up to run block blinear from its start. */
-static void block_start(BlockCtx *B, uint64_t blinear) {
-  Launch *L = B->L;
-  SimProgram *p = L->prog;
-  const SimFn *k = L->kernel;
-  B->blinear = blinear;
-  B->bid[0] = (uint32_t)(blinear % L->grid[0]);
-  B->bid[1] = (uint32_t)((blinear / L->grid[0]) % L->grid[1]);
-  B->bid[2] = (uint32_t)(blinear / ((uint64_t)L->grid[0] * L->grid[1]));
-  for (unsigned i = 0; i < p->nglobals; i++)
-    if (p->globals_v[i].shared) memset(B->gmem[i], 0, p->globals_v[i].nbytes);
-  if (B->dyn_mem) memset(B->dyn_mem, 0, L->dyn_bytes);
-  B->epoch++; /* shadow entries of the previous block are stale */
-  for (unsigned i = 0; i < B->nthreads; i++) {
-    Thread *t = &B->threads[i];
-    t->linear = i;
-    t->tid[0] = i % L->block[0];
-    t->tid[1] = (i / L->block[0]) % L->block[1];
-    t->tid[2] = i / (L->block[0] * L->block[1]);
-    t->state = T_READY;
-    t->depth = 0;
-    t->steps = 0;
-    t->prints = 0;
-    t->fn = k;
-    t->pc = 0;
-    t->regs = NULL; /* frame set up when the thread first runs */
-  }
-}
-
-typedef enum { BLOCK_RUNNING, BLOCK_DONE, BLOCK_AT_GRID_BARRIER, BLOCK_STOPPED } BlockState;
-
-/* Runs B's threads until the block ends, every thread waits at a grid barrier, or the launch stops. */
-static BlockState block_run(BlockCtx *B) {
-  Launch *L = B->L;
-  const SimFn *k = L->kernel;
-  size_t nslot_bytes = sizeof(Slot) * k->nslots;
-  for (;;) {
-    for (unsigned w = 0; w < B->nwarps; w++) {
-      unsigned lo = w * 32, hi = lo + 32 < B->nthreads ? lo + 32 : B->nthreads;
-      do {
-        for (unsigned i = lo; i < hi; i++) {
-          Thread *t = &B->threads[i];
-          if (t->state != T_READY) continue;
-          if (!t->regs) {
-            if (!frame_reserve(t, 0, k->frame_bytes)) {
-              report_fatal(B, t, SIM_ERR_NOMEM, NULL, "out of memory");
-              t->state = T_FAILED;
-              return BLOCK_STOPPED;
-            }
-            t->frames[0].fn = k;
-            t->regs = t->frames[0].regs;
-            memcpy(t->regs, L->frame0, nslot_bytes);
-          }
-          run_thread(B, t);
-          if (aborted(L)) return BLOCK_STOPPED;
-        }
-      } while (resolve_warp(B, w));
-      if (aborted(L)) return BLOCK_STOPPED;
-    }
-    Thread *first = NULL;
-    for (unsigned i = 0; i < B->nthreads && !first; i++)
-      if (B->threads[i].state == T_BARRIER) first = &B->threads[i];
-    if (!first) return BLOCK_DONE;
-    if (!release_barrier(B, first)) return BLOCK_STOPPED;
-    if (waiting_at(first)->code == SI_GRIDSYNC) {
-      if (L->cooperative) return BLOCK_AT_GRID_BARRIER;
-      report_fatal(B, first, SIM_ERR_RUNTIME, waiting_at(first),
-                   "grid barrier (cuda.cg.this_grid().sync()) in a kernel not launched cooperatively");
-      return BLOCK_STOPPED;
-    }
-  }
-}
-
-static void run_block(BlockCtx *B, uint64_t blinear) {
-  block_start(B, blinear);
-  block_run(B);
-}
-
-/* A thread of B that waits at a barrier (B waits at a grid barrier: every thread that has not failed does). */
-static const Thread *grid_waiter(const BlockCtx *B) {
-  for (unsigned i = 0; i < B->nthreads; i++)
-    if (B->threads[i].state == T_BARRIER) return &B->threads[i];
-  return &B->threads[0];
-}
-
-/* Releases the grid barrier every thread of every block waits at. */
-static void release_grid_barrier(BlockCtx *blocks, uint64_t n) {
-  for (uint64_t b = 0; b < n; b++) {
-    BlockCtx *B = &blocks[b];
-    for (unsigned i = 0; i < B->nthreads; i++) {
-      Thread *t = &B->threads[i];
-      if (t->state != T_BARRIER) continue;
-      t->pc++;
-      t->state = T_READY;
-    }
-    B->epoch++;
-    B->barriers++;
-  }
-}
-
-/* A grid barrier some blocks wait at while block `other` has ended or waits at another one, or (other ==
- * waiter) while the thread (0,0,0) of a waiting block, which arrives for it, has exited. */
-static void grid_divergence(BlockCtx *waiter, BlockCtx *other, BlockState other_state) {
-  Launch *L = waiter->L;
-  char msg[SIM_MSG_MAX], lb[300], lb2[300], what[400];
-  const Thread *wt = grid_waiter(waiter);
-  if (other_state == BLOCK_DONE)
-    snprintf(what, sizeof what, "block (%u,%u,%u) has ended: a grid barrier waits for every block of the grid",
-             other->bid[0], other->bid[1], other->bid[2]);
-  else if (other == waiter)
-    snprintf(what, sizeof what,
-             "its thread (0,0,0) has exited: a block arrives at a grid barrier through its thread (0,0,0), so the "
-             "other blocks would wait for ever");
-  else
-    snprintf(what, sizeof what, "block (%u,%u,%u) waits at the grid barrier at %s", other->bid[0], other->bid[1],
-             other->bid[2], loc_text(waiting_at(grid_waiter(other))->op->loc, lb2, sizeof lb2));
-  msgf(msg, sizeof msg, "error: grid barrier divergence in kernel %s at %s: block (%u,%u,%u) waits here, but %s",
-       L->kname, loc_text(waiting_at(wt)->op->loc, lb, sizeof lb), waiter->bid[0], waiter->bid[1], waiter->bid[2],
-       what);
-  if (!L->res->barrier_divergence) {
-    L->res->barrier_divergence = true;
-    snprintf(L->res->barrier_message, SIM_MSG_MAX, "%s", msg);
-  }
-  set_status(L, SIM_ERR_BARRIER, msg);
-  stop_launch(L);
-}
-
-/* A cooperative launch: every block alive at once (see the top of the file), on the calling thread. */
-static void run_cooperative(Launch *L) {
-  uint64_t n = L->nblocks;
-  BlockCtx *blocks = mem_calloc(n, sizeof *blocks);
-  BlockState *state = mem_calloc(n, sizeof *state);
-  uint64_t ready = 0;
-  bool ok = blocks && state;
-  for (; ok && ready < n; ready++) {
-    if (!block_init(&blocks[ready], L)) {
-      ready++; /* partly made: freed below */
-      ok = false;
-      break;
-    }
-    block_start(&blocks[ready], ready);
-  }
-  if (!ok) {
-    set_status(L, SIM_ERR_NOMEM, "error: out of memory");
-    stop_launch(L);
-  }
-  while (ok && !aborted(L)) {
-    if (L->deadline && now_s() >= L->deadline) {
-      char what[200], msg[SIM_MSG_MAX];
-      time_limit_message(what, sizeof what, L->opts.max_seconds);
-      msgf(msg, sizeof msg, "error: %s in kernel %s (a cooperative launch of %llu blocks)", what, L->kname,
-           (unsigned long long)n);
-      set_status(L, SIM_ERR_STEP_LIMIT, msg);
-      stop_launch(L);
-      break;
-    }
-    uint64_t waiting = 0, first = n;
-    for (uint64_t b = 0; b < n && !aborted(L); b++) {
-      if (state[b] == BLOCK_DONE) continue;
-      state[b] = block_run(&blocks[b]);
-      if (state[b] == BLOCK_AT_GRID_BARRIER) {
-        waiting++;
-        if (first == n) first = b;
-      }
-    }
-    if (aborted(L) || waiting == 0) break;
-    if (L->res->index_error.set) break; /* an error recorded: every thread ends at the grid barrier */
-    /* every block waits at the grid barrier of the first, each with its thread (0,0,0) (a grid of one block
-     * needs no arrival: its grid barrier is the block barrier), or the launch cannot go on */
-    const Ins *at = waiting_at(grid_waiter(&blocks[first]));
-    for (uint64_t b = 0; b < n; b++) {
-      if (state[b] == BLOCK_AT_GRID_BARRIER && waiting_at(grid_waiter(&blocks[b])) == at) {
-        if (n == 1 || blocks[b].threads[0].state != T_EXITED) continue;
-        grid_divergence(&blocks[b], &blocks[b], state[b]);
-        break;
-      }
-      grid_divergence(&blocks[first], &blocks[b], state[b]);
-      break;
-    }
-    if (aborted(L)) break;
-    release_grid_barrier(blocks, n);
-  }
-  for (uint64_t b = 0; b < ready; b++) {
-    L->res->blocks++;
-    L->res->threads += blocks[b].nthreads;
-    L->res->barriers += blocks[b].barriers;
-    block_free(&blocks[b]);
-  }
-  mem_free(blocks);
-  mem_free(state);
-}
-
-static void *worker(void *arg) {
-  Launch *L = arg;
-  MEM_SCOPE(L->alloc);  /* the launching thread's allocator (utils/mem.h) */
-  BlockCtx B;
-  bool ok = block_init(&B, L);
-  if (!ok) {
-    lock(L);
-    set_status(L, SIM_ERR_NOMEM, "error: out of memory");
-    unlock(L);
-    stop_launch(L);
-  }
-  uint64_t blocks = 0;
-  while (ok && !aborted(L)) {
-    if (L->deadline && now_s() >= L->deadline) {
-      char what[200], msg[SIM_MSG_MAX];
-      time_limit_message(what, sizeof what, L->opts.max_seconds);
-      msgf(msg, sizeof msg, "error: %s in kernel %s, before block %llu of %llu", what, L->kname,
-           (unsigned long long)__atomic_load_n(&L->next_block, __ATOMIC_RELAXED), (unsigned long long)L->nblocks);
-      lock(L);
-      set_status(L, SIM_ERR_STEP_LIMIT, msg);
-      unlock(L);
-      stop_launch(L);
-      break;
-    }
-    uint64_t b = __atomic_fetch_add(&L->next_block, 1, __ATOMIC_RELAXED);
-    if (b >= L->nblocks) break;
-    run_block(&B, b);
-    blocks++;
-  }
-  lock(L);
-  L->res->blocks += blocks;
-  L->res->threads += blocks * B.nthreads;
-  L->res->barriers += B.barriers;
-  unlock(L);
-  block_free(&B);
-  return NULL;
-}
-
-/* ---- launch ----------------------------------------------------------------------------------- */
-
-void sim_options_init(SimOptions *o) {
-  memset(o, 0, sizeof *o);
-  o->detect_races = true;
-  o->max_steps = 10000000000ull;
-  o->max_thread_steps = 1000000000ull;
-  o->max_call_depth = 256;
-  o->nworkers = 1;
-}
-
-SimArg sim_arg_array_c(void *data, Type *elem, unsigned rank, const int64_t *shape) {
-  SimArg a = {.kind = SIM_ARG_ARRAY};
-  a.array.data = data;
-  a.array.elem = elem;
-  a.array.rank = rank;
-  int64_t st = ty_size(elem);
-  for (unsigned k = rank; k-- > 0;) {
-    a.array.shape[k] = shape[k];
-    a.array.strides[k] = st;
-    st *= shape[k];
-  }
-  return a;
-}
-
-static bool same_scalar(const Type *a, const Type *b) {
-  if (a && b && a->kind == TY_RECORD && b->kind == TY_RECORD) { /* records: the same layout, spelt the same */
-    StrBuf x, y;
-    sb_init(&x);
-    sb_init(&y);
-    ty_print(a, &x);
-    ty_print(b, &y);
-    bool same = !sb_failed(&x) && !sb_failed(&y) && strcmp(sb_cstr(&x), sb_cstr(&y)) == 0;
-    sb_free(&x);
-    sb_free(&y);
-    return same;
-  }
-  return a && b && a->kind == b->kind && a->bits == b->bits && a->is_unsigned == b->is_unsigned;
-}
-
-static bool contiguous(const SimArray *a, char layout, unsigned esize) {
-  int64_t st = esize;
-  for (unsigned k = 0; k < a->rank; k++) {
-    unsigned ax = layout == 'F' ? k : a->rank - 1 - k;
-    if (a->shape[ax] > 1 && a->strides[ax] != st) return false;
-    st *= a->shape[ax];
-  }
-  return true;
-}
-
-static const char *type_text(const Type *t, StrBuf *tb) {
-  ty_print(t, tb);
-  return sb_cstr(tb);
-}
-
-static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag) {
-  const SimFn *k = L->kernel;
-  const Op *f = k->func;
-  Type *ft = ir_func_type(f);
-  if (!ft || ft->kind != TY_FUNC) {
-    diag_error(diag, f->loc, "simulator: @%s has no function type", k->name);
-    return false;
-  }
-  if (ft->nresults) {
-    diag_error(diag, f->loc, "simulator: @%s returns values and cannot be launched as a kernel", k->name);
-    return false;
-  }
-  if (nargs != ft->n || nargs != k->nparams) {
-    diag_error(diag, f->loc, "simulator: kernel %s takes %u argument%s, got %u", k->name, ft->n, ft->n == 1 ? "" : "s",
-               nargs);
-    return false;
-  }
-  L->frame0 = mem_alloc(sizeof(Slot) * k->nslots);
-  L->args = mem_calloc(nargs ? nargs : 1, sizeof(SimArr));
-  if (!L->frame0 || !L->args) {
-    L->res->status = SIM_ERR_NOMEM;
-    diag_out_of_memory(diag);
-    return false;
-  }
-  memcpy(L->frame0, k->init, sizeof(Slot) * k->nslots);
-  for (unsigned i = 0; i < nargs; i++) {
-    const Type *pt = ft->elems[i];
-    const SimArg *a = &args[i];
-    Slot v;
-    v.u = 0;
-    StrBuf tb;  /* the parameter's type, printed for an error only */
-    sb_init(&tb);
-    bool ok = true;
-    if (ty_abi_rank(pt)) { /* an array; a record, passed as an array of one */
-      const SimArray *sa = &a->array;
-      if (a->kind != SIM_ARG_ARRAY || sa->rank != ty_abi_rank(pt) || !same_scalar(sa->elem, ty_abi_elem((Type *)pt)) ||
-          (pt->kind == TY_RECORD && sa->shape[0] != 1)) {
-        diag_error(diag, f->loc, "simulator: argument %u of kernel %s must be an array of type %s", i, k->name,
-                   type_text(pt, &tb));
-        ok = false;
-      } else if (pt->kind == TY_ARRAY && pt->layout != 'A' && !contiguous(sa, pt->layout, ty_size(pt->elem))) {
-        diag_error(diag, f->loc, "simulator: argument %u of kernel %s (%s) is not %c-contiguous", i, k->name,
-                   type_text(pt, &tb), pt->layout);
-        ok = false;
-      } else {
-        SimArr *d = &L->args[i];
-        d->data = sa->data;
-        d->rank = sa->rank;
-        for (unsigned ax = 0; ax < sa->rank; ax++) {
-          if (sa->shape[ax] < 0) ok = false;
-          d->shape[ax] = sa->shape[ax];
-          d->strides[ax] = sa->strides[ax];
-        }
-        if (!ok) diag_error(diag, f->loc, "simulator: argument %u of kernel %s has a negative extent", i, k->name);
-        v.p = d;
-      }
-    } else if (pt->kind == TY_BOOL || pt->kind == TY_INT || pt->kind == TY_FLOAT) {
-      if (a->kind == SIM_ARG_ARRAY) {
-        diag_error(diag, f->loc, "simulator: argument %u of kernel %s must be a scalar of type %s", i, k->name,
-                   type_text(pt, &tb));
-        ok = false;
-      } else if (pt->kind == TY_FLOAT) {
-        double x = a->kind == SIM_ARG_FLOAT ? a->f : a->kind == SIM_ARG_INT ? (double)a->i : (double)a->u;
-        if (pt->bits == 64) v.d = x;
-        else v.f = pt->bits == 32 ? (float)x : sem_narrow_round(sem_ty(pt), x);
-      } else if (pt->kind == TY_BOOL) {
-        v.u = a->kind == SIM_ARG_FLOAT ? a->f != 0 : a->u != 0;
-      } else {
-        uint64_t x = a->kind == SIM_ARG_FLOAT ? sem_float_to_int(a->f, 64, true) : a->u;
-        unsigned sh = 64 - pt->bits;
-        v.u = pt->is_unsigned ? zext(x, sh) : (uint64_t)sext(x, sh);
-      }
-    } else {
-      diag_error(diag, f->loc, "simulator: kernel %s has a parameter of type %s, which the simulator cannot pass", k->name,
-                 type_text(pt, &tb));
-      ok = false;
-    }
-    sb_free(&tb);
-    if (!ok) return false;
-    L->frame0[k->params[i]] = v;
-  }
-  return true;
-}
-
-bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], const uint32_t block[3],
-                        size_t dynamic_shared_bytes, const SimArg *args, unsigned nargs, const SimOptions *opts,
-                        SimResult *result, Diag *diag) {
-  memset(result, 0, sizeof *result);
-  double t0 = now_s();
-  Launch L;
-  memset(&L, 0, sizeof L);
-  sb_init(&L.text);
-  L.alloc = mem_allocator();
-  L.prog = p;
-  L.res = result;
-  if (opts) L.opts = *opts;
-  else sim_options_init(&L.opts);
-  if (!L.opts.max_steps) L.opts.max_steps = 10000000000ull;
-  if (!L.opts.max_thread_steps) L.opts.max_thread_steps = 1000000000ull;
-  if (!L.opts.max_call_depth) L.opts.max_call_depth = 256;
-  if (L.opts.max_seconds > 0) L.deadline = t0 + L.opts.max_seconds;
-  result->status = SIM_ERR_SETUP;
-  if (!kernel_func || kernel_func->kind != OP_FUNC_FUNC || !kernel_func->regions[0].first) {
-    diag_error(diag, kernel_func ? kernel_func->loc : (SrcLoc){0}, "simulator: the kernel is not a func.func with a body");
-    return false;
-  }
-  for (int d = 0; d < 3; d++) {
-    L.grid[d] = grid[d];
-    L.block[d] = block[d];
-  }
-  uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
-  if (!grid[0] || !grid[1] || !grid[2] || !threads || threads > 1024 || block[2] > 64 || grid[1] > 65535 ||
-      grid[2] > 65535 || grid[0] > 2147483647u) {
-    diag_error(diag, kernel_func->loc,
-               "simulator: bad launch configuration grid (%u,%u,%u) block (%u,%u,%u) (at most 1024 threads per block)",
-               grid[0], grid[1], grid[2], block[0], block[1], block[2]);
-    return false;
-  }
-  L.nblocks = (uint64_t)grid[0] * grid[1] * grid[2];
-  L.dyn_bytes = dynamic_shared_bytes;
-  p->diag = diag;
-  bool oom;
-  L.kernel = sim_compile_function(p, kernel_func, &oom);
-  if (!L.kernel) {
-    if (oom) result->status = SIM_ERR_NOMEM;  /* reported by the compile's guard */
-    return false;
-  }
-  L.kname = L.kernel->name;
-  bool ok = setup_args(&L, args, nargs, diag);
-  if (ok) {
-    result->status = SIM_OK;
-    unsigned nw = L.opts.nworkers;
-    if (nw == 0) {
-      long n = sysconf(_SC_NPROCESSORS_ONLN);
-      nw = n > 0 ? (unsigned)n : 1;
-    }
-    if (nw > 64) nw = 64;
-    if ((uint64_t)nw > L.nblocks) nw = (unsigned)L.nblocks;
-    L.cooperative = ir_op_attr(kernel_func, "cooperative") != NULL;
-    L.multi = nw > 1 && !L.cooperative;
-    if (L.cooperative) {
-      run_cooperative(&L);
-    } else if (L.multi) {
-      pthread_mutex_init(&L.lock, NULL);
-      pthread_t tids[64];
-      unsigned started = 0;
-      for (unsigned i = 0; i < nw; i++)
-        if (pthread_create(&tids[started], NULL, worker, &L) == 0) started++;
-      if (!started) {
-        L.multi = false;
-        worker(&L);
-      }
-      for (unsigned i = 0; i < started; i++) pthread_join(tids[i], NULL);
-      pthread_mutex_destroy(&L.lock);
-    } else {
-      worker(&L);
-    }
-  }
-  emit_prints(&L, diag);
-  result->steps = L.steps;
-  result->seconds = now_s() - t0;
-  mem_free(L.frame0);
-  mem_free(L.args);
-  if (ok && result->status == SIM_ERR_NOMEM) diag_out_of_memory(diag);
-  return ok && result->status == SIM_OK;
-}
-
-bool sim_launch(Module *m, Op *kernel_func, const uint32_t grid[3], const uint32_t block[3], size_t dynamic_shared_bytes,
-                const SimArg *args, unsigned nargs, const SimOptions *opts, SimResult *result, Diag *diag) {
-  bool oom;
-  SimProgram *p = sim_program_new(m, diag, &oom);
-  if (!p) {
-    memset(result, 0, sizeof *result);
-    result->status = oom ? SIM_ERR_NOMEM : SIM_ERR_SETUP;
-    return false;
-  }
-  bool ok = sim_program_launch(p, kernel_func, grid, block, dynamic_shared_bytes, args, nargs, opts, result, diag);
-  sim_program_free(p);
-  return ok;
 }

@@ -1,5 +1,6 @@
 /* sim_internal.h — the simulator's register-machine form, shared by compile.c (kir -> code) and
- * exec.c (the interpreter and the CUDA execution model). Not for use outside runtime/sim/.
+ * exec.c, exec_warp.c and exec_launch.c (the interpreter and the CUDA execution model, whose launch state is at
+ * the end). Not for use outside runtime/sim/.
  *
  * Each func.func becomes a SimFn: an array of Ins over a frame of Slots (one per SSA value, plus
  * temporaries). Integer slots hold the value normalised to its type (sign-extended for signed types,
@@ -13,8 +14,14 @@
 #ifndef KF_RUNTIME_SIM_INTERNAL_H
 #define KF_RUNTIME_SIM_INTERNAL_H
 
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
 #include "ir/op_semantics.h"
 #include "runtime/sim/sim.h"
+#include "utils/mem.h"
 #include "utils/ptrmap.h"
 
 /* A register: a scalar as ir/op_semantics.h keeps it (so that every op is evaluated by its definition there),
@@ -257,5 +264,166 @@ unsigned sim_elem_size(ElemKind ek);
 /* Bytes of one array element of type t (a scalar or a record). */
 unsigned sim_type_size(const Type *t);
 extern const char *const sim_opcode_names[SI__COUNT];
+
+/* ---- launch state ----------------------------------------------------------------------------- */
+
+enum { T_READY, T_BARRIER, T_WARP, T_EXITED, T_FAILED };
+
+typedef struct Frame {
+  const SimFn *fn;
+  uint32_t pc;         /* return address (for frames below the top) */
+  Slot *regs;
+  char *mem;           /* owned buffer holding regs and the local area */
+  size_t cap;
+} Frame;
+
+typedef struct Thread {
+  uint32_t tid[3];
+  uint32_t linear;
+  uint8_t state;
+  unsigned depth;
+  const SimFn *fn;     /* current function, pc and registers */
+  uint32_t pc;
+  Slot *regs;
+  Frame *frames;
+  unsigned frames_cap;
+  uint64_t steps;
+  uint32_t prints;     /* gpu.print lines so far (their order within the thread) */
+} Thread;
+
+struct SimShadow {
+  uint32_t w_epoch, r_epoch;
+  uint16_t w_tid, r_tid, r2_tid;
+  uint16_t w_wep, r_wep, r2_wep;
+  uint8_t nreaders;
+  const Op *w_op, *r_op, *r2_op;
+};
+
+typedef struct Launch Launch;
+
+typedef struct BlockCtx {
+  Launch *L;
+  uint32_t bid[3];
+  uint64_t blinear;
+  Thread *threads;
+  unsigned nthreads, nwarps;
+  SimArr *garr;        /* per global: shared ones point into this block's memory */
+  char **gmem;         /* shared globals' buffers */
+  SimShadow **gshadow;
+  SimArr dyn[EK__COUNT];
+  char *dyn_mem;
+  SimShadow *dyn_shadow;
+  uint32_t epoch;
+  uint16_t *wep;       /* per warp: syncwarps resolved */
+  uint64_t steps, barriers;
+} BlockCtx;
+
+struct Launch {
+  MemAllocator alloc;  /* the launching thread's, for the workers */
+  SimProgram *prog;
+  const SimFn *kernel;
+  const char *kname;
+  SimOptions opts;
+  uint32_t grid[3], block[3];
+  uint64_t nblocks;
+  size_t dyn_bytes;
+  Slot *frame0;        /* the kernel's frame template with the arguments in place */
+  SimArr *args;
+  SimResult *res;
+  int abort;           /* set (atomically) to stop every worker */
+  uint64_t steps;      /* total, updated per thread slice */
+  uint64_t next_block;
+  double deadline;     /* now_s() past which the launch stops (opts.max_seconds; 0: never) */
+  bool multi;
+  bool cooperative;          /* every block resident at once (run_cooperative) */
+  pthread_mutex_t lock;      /* result and global-memory atomics when multi */
+  uint64_t index_block;      /* block of the recorded IndexError */
+  /* gpu.print's lines (under the lock), put in order and handed over when the launch ends */
+  struct PrintLine *lines;
+  size_t nlines, lines_cap;
+  StrBuf text;
+  size_t dropped;            /* bytes beyond SIM_PRINT_MAX */
+};
+
+typedef struct PrintLine {
+  uint64_t block;
+  uint32_t thread, seq;
+  size_t off, len;
+} PrintLine;
+
+static inline void lock(Launch *L) {
+  if (L->multi) pthread_mutex_lock(&L->lock);
+}
+static inline void unlock(Launch *L) {
+  if (L->multi) pthread_mutex_unlock(&L->lock);
+}
+static inline bool aborted(Launch *L) { return __atomic_load_n(&L->abort, __ATOMIC_RELAXED) != 0; }
+
+static inline double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The messages of the launch's limits name the options that set them (the C API's and kfront run's). */
+static inline void step_limit_message(char *what, size_t n, uint64_t limit, bool one_thread) {
+  snprintf(what, n, "simulation step limit exceeded (%llu ops in %s; kf_runtime_options.sim_max_steps, kfront run "
+           "--sim-max-steps)", (unsigned long long)limit, one_thread ? "one thread" : "the launch");
+}
+
+static inline void time_limit_message(char *what, size_t n, double seconds) {
+  snprintf(what, n, "simulation time limit exceeded (%g s; kf_runtime_options.sim_max_seconds, kfront run "
+           "--sim-max-seconds)", seconds);
+}
+
+/* snprintf without -Wformat-truncation's complaints: messages are cut at n bytes by design. */
+static inline void __attribute__((format(printf, 3, 4))) msgf(char *dst, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dst, n, fmt, ap);
+  va_end(ap);
+}
+
+static inline const char *loc_text(SrcLoc l, char *buf, size_t n) {
+  if (!l.file) snprintf(buf, n, "<unknown>");
+  else snprintf(buf, n, "%s:%u:%u", l.file, l.line, l.col);
+  return buf;
+}
+
+static inline void xyz_of(const Launch *L, uint32_t linear, uint32_t out[3]) {
+  out[0] = linear % L->block[0];
+  out[1] = (linear / L->block[0]) % L->block[1];
+  out[2] = linear / (L->block[0] * L->block[1]);
+}
+
+/* Records the launch's first error (under the lock). */
+static inline void set_status(Launch *L, SimStatus s, const char *msg) {
+  if (L->res->status == SIM_OK) {
+    L->res->status = s;
+    snprintf(L->res->message, SIM_MSG_MAX, "%s", msg);
+  }
+}
+
+static inline void stop_launch(Launch *L) { __atomic_store_n(&L->abort, 1, __ATOMIC_RELAXED); }
+
+/* ---- integer and float helpers ---------------------------------------------------------------- */
+
+static inline uint64_t norm(const Ins *I, uint64_t v) {
+  unsigned sh = I->sh;
+  return I->sgn ? (uint64_t)((int64_t)(v << sh) >> sh) : (v << sh) >> sh;
+}
+static inline int64_t sext(uint64_t v, unsigned sh) { return (int64_t)(v << sh) >> sh; }
+static inline uint64_t zext(uint64_t v, unsigned sh) { return (v << sh) >> sh; }
+
+static inline const Ins *waiting_at(const Thread *t) { return &t->fn->code[t->pc]; }
+
+/* exec.c */
+void sim_report_fatal(BlockCtx *B, Thread *t, SimStatus s, const Ins *I, const char *what);
+void sim_emit_prints(Launch *L, Diag *diag);
+bool sim_frame_reserve(Thread *t, unsigned depth, size_t bytes);
+void sim_run_thread(BlockCtx *B, Thread *t);
+/* exec_warp.c */
+bool sim_resolve_warp(BlockCtx *B, unsigned w);
+bool sim_release_barrier(BlockCtx *B, Thread *first);
 
 #endif

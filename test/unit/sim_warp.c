@@ -1,6 +1,6 @@
 /* sim_warp.c — warp ops at different sites, as PTX matches them on sm_70 and later: a shfl.sync, vote.sync or
  * bar.warp.sync waits for the live lanes its mask names to execute the same kind of op with the same mode and
- * mask, whatever instruction each executes (runtime/sim/exec.c, resolve_warp). Checked: a shuffle in both
+ * mask, whatever instruction each executes (runtime/sim/exec_warp.c, sim_resolve_warp). Checked: a shuffle in both
  * branches of an if (each half gets its partner's value, as on an H200), votes and ballots whose halves vote at
  * two sites, syncwarp at two sites ordering shared memory (and the race without it), an i32 and an f32 (an i64
  * and an f64) exchanging their bits across sites, a half-warp shuffle before a whole-warp one, four disjoint

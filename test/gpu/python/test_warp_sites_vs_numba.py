@@ -5,7 +5,7 @@ in both branches of an if, shuffles, ballots, all/any/eq_sync and syncwarp at tw
 test_independent_scheduling and test_activemask, a half-warp shuffle before a whole-warp one, an int32 and a
 float32 exchanging bits at two sites, a shuffle delta of 33. Each runs here under both compilers; the outputs must
 agree exactly and match NumPy's. This proves the GPU matches warp ops across sites as the simulator does
-(runtime/sim/exec.c, resolve_warp). Only kernels whose behaviour PTX defines run here: the error cases of
+(runtime/sim/exec_warp.c, sim_resolve_warp). Only kernels whose behaviour PTX defines run here: the error cases of
 test_warp_sites.py (a lane outside its mask, ops that never match) would hang or read garbage on the GPU."""
 import inspect
 import os
