@@ -111,6 +111,19 @@ Type *lw_dtype_of(Lower *L, const FeVal *d, SrcLoc loc) {
   return NULL;
 }
 
+Value *lw_local_array(Lower *L, const PyExpr *site, Type *t, const int64_t *dims) {
+  Op *memo = memo_get(L, site);
+  if (!memo) { /* hoisted to the function's entry: one array per call site, as Numba allocates it */
+    Attr shape[8];
+    for (unsigned i = 0; i < t->rank; i++) shape[i] = attr_int(ty_i64(L->ctx), dims[i]);
+    memo = ir_op_create(L->m, OP_ALLOCA, L->b.loc, 0, NULL, 1, &t, 0);
+    ir_op_set_attr(L->m, memo, "shape", attr_array(L->m, t->rank, shape));
+    ir_block_prepend(ir_func_entry(L->func_op), memo);
+    memo_put(L, site, memo);
+  }
+  return op_result(memo, 0);
+}
+
 FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
   bool shared = bi == BI_SHARED_ARRAY;
   const char *fname = shared ? "cuda.shared.array" : "cuda.local.array";
@@ -165,20 +178,11 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
       return lw_lerr(L, shape_loc, "%s is too large", fname);
   }
   Type *t = ty_array(L->ctx, dt, rank, LAYOUT_C);
+  if (!shared) return val(t, lw_local_array(L, e, t, dims));
+  Op *memo = memo_get(L, e);
   Attr shape_elems[8];
   for (unsigned i = 0; i < rank; i++) shape_elems[i] = attr_int(ty_i64(L->ctx), dims[i]);
   Attr shape = attr_array(L->m, rank, shape_elems);
-  Op *memo = memo_get(L, e);
-  if (!shared) {
-    if (!memo) {
-      /* hoisted to the function's entry: one array per call site, as Numba allocates it */
-      memo = ir_op_create(L->m, OP_ALLOCA, L->b.loc, 0, NULL, 1, &t, 0);
-      ir_op_set_attr(L->m, memo, "shape", shape);
-      ir_block_prepend(ir_func_entry(L->func_op), memo);
-      memo_put(L, e, memo);
-    }
-    return val(t, op_result(memo, 0));
-  }
   if (!memo) {
     const char *base = arena_printf(&L->fe->arena, "%s__%s", L->sym, hint ? hint : "shared");
     const char *sym = base;
