@@ -85,6 +85,8 @@ typedef struct GlobalInfo {
   unsigned as, rank;
   int64_t *shape;
   char layout;
+  int64_t *strides;      /* a "captured" global (device memory at a fixed address): its strides; else NULL */
+  uint64_t address;
 } GlobalInfo;
 
 
@@ -514,6 +516,17 @@ static bool declare_global(Lower *L, Op *op) {
       return fail(L, op, "mem.global '%s' has a shape that is not a list of non-negative integers", name);
     g->shape[k] = shape->arr.elems[k].i;
     count *= g->shape[k];
+  }
+  if (space && strcmp(space, "captured") == 0) { /* no storage of the module's: an address and strides */
+    Attr *addr = ir_op_attr(op, "address"), *st = ir_op_attr(op, "strides");
+    if (!addr || addr->kind != ATTR_INT || !st || st->kind != ATTR_ARRAY || st->arr.n != t->rank)
+      return fail(L, op, "a captured mem.global '%s' needs an address and strides of its rank", name);
+    g->address = (uint64_t)addr->i;
+    g->strides = ARENA_ARRAY(&L->arena, int64_t, t->rank ? t->rank : 1);
+    for (unsigned k = 0; k < t->rank; k++) g->strides[k] = st->arr.elems[k].i;
+    g->as = 0;
+    strmap_put(&L->globals, name, g);
+    return true;
   }
   bool is_const = space && strcmp(space, "const") == 0;
   bool is_shared = !space || strcmp(space, "shared") == 0;
@@ -1857,6 +1870,16 @@ static bool lower_mem_op(Lower *L, Op *op) {
     if (!g) return fail(L, op, "mem.global_ref of unknown global '%s'", name ? name : "?");
     if (t->kind != TY_ARRAY || t->rank != g->rank) return fail(L, op, "mem.global_ref type does not match @%s", name);
     ArrVal *a = new_arr(L, g->rank);
+    if (g->strides) { /* captured: the address as a generic pointer */
+      a->data = LLVMConstIntToPtr(ci64(L, (int64_t)g->address), LLVMPointerType(mem_type(L, g->elem), 0));
+      a->as = 0;
+      for (unsigned k = 0; k < g->rank; k++) {
+        a->shape[k] = ci64(L, g->shape[k]);
+        a->stride[k] = ci64(L, g->strides[k]);
+      }
+      set_arr(L, &op->results[0], a);
+      return true;
+    }
     LLVMValueRef z[2] = {ci64(L, 0), ci64(L, 0)};
     a->data = LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(g->gv), g->gv, z, 2);
     a->as = g->as;
