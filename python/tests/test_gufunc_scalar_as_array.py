@@ -6,7 +6,7 @@ kernels pass it (deviceufunc's _gen_src_index). The cases and expected values ar
 of numba-cuda cannot run (its gufuncs are GPU-only)."""
 import numpy as np
 
-from kfront import cuda, float64, guvectorize
+from kfront import cuda, float64, guvectorize, types
 
 
 @guvectorize(["void(int32[:], int32[:])"], "(n)->()", target="cuda")
@@ -73,3 +73,18 @@ def test_two_scalars_into_an_array_output_on_the_device():
     h = np.linspace(0.0, 1.0, 10)
     out = vadd(cuda.to_device(h), np.float64(7))
     assert out.copy_to_host().tolist() == (h + 7).tolist()
+
+
+def test_datetime_scalars_into_a_timedelta_output():
+    # numba-cuda's test_datetime.py test_gufunc: datetime64[D] scalars in, a '()' timedelta64[D] output typed [:]
+    datetime_t = types.from_dtype(np.dtype("datetime64[D]"))
+    timedelta_t = types.from_dtype(np.dtype("timedelta64[D]"))
+
+    @guvectorize([(datetime_t, datetime_t, timedelta_t[:])], "(),()->()", target="cuda")
+    def timediff(start, end, out):
+        out[0] = end - start
+
+    arr1 = np.arange("2005-02", "2006-02", dtype="datetime64[D]")
+    arr2 = arr1 + np.arange(arr1.size) * 37 % 10000
+    delta = timediff(arr1, arr2)
+    assert delta.dtype == np.dtype("m8[D]") and (delta == arr2 - arr1).all()
