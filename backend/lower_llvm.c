@@ -234,6 +234,17 @@ static bool declare_global(Lower *L, Op *op) {
     g->shape[k] = shape->arr.elems[k].i;
     count *= g->shape[k];
   }
+  if (space && strcmp(space, "captured") == 0) { /* no storage of the module's: an address and strides */
+    Attr *addr = ir_op_attr(op, "address"), *st = ir_op_attr(op, "strides");
+    if (!addr || addr->kind != ATTR_INT || !st || st->kind != ATTR_ARRAY || st->arr.n != t->rank)
+      return fail(L, op, "a captured mem.global '%s' needs an address and strides of its rank", name);
+    g->address = (uint64_t)addr->i;
+    g->strides = ARENA_ARRAY(&L->arena, int64_t, t->rank ? t->rank : 1);
+    for (unsigned k = 0; k < t->rank; k++) g->strides[k] = st->arr.elems[k].i;
+    g->as = 0;
+    strmap_put(&L->globals, name, g);
+    return true;
+  }
   bool is_const = space && strcmp(space, "const") == 0;
   bool is_shared = !space || strcmp(space, "shared") == 0;
   g->as = is_const ? ADDR_CONST : is_shared ? ADDR_SHARED : ADDR_GLOBAL;

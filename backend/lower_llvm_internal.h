@@ -68,6 +68,8 @@ typedef struct GlobalInfo {
   unsigned as, rank;
   int64_t *shape;
   char layout;
+  int64_t *strides;      /* a "captured" global (device memory at a fixed address): its strides; else NULL */
+  uint64_t address;
 } GlobalInfo;
 
 

@@ -493,6 +493,16 @@ bool ll_lower_mem_op(Lower *L, Op *op) {
     if (!g) return fail(L, op, "mem.global_ref of unknown global '%s'", name ? name : "?");
     if (t->kind != TY_ARRAY || t->rank != g->rank) return fail(L, op, "mem.global_ref type does not match @%s", name);
     ArrVal *a = new_arr(L, g->rank);
+    if (g->strides) { /* captured: the address as a generic pointer */
+      a->data = LLVMConstIntToPtr(ci64(L, (int64_t)g->address), LLVMPointerType(mem_type(L, g->elem), 0));
+      a->as = 0;
+      for (unsigned k = 0; k < g->rank; k++) {
+        a->shape[k] = ci64(L, g->shape[k]);
+        a->stride[k] = ci64(L, g->strides[k]);
+      }
+      set_arr(L, &op->results[0], a);
+      return true;
+    }
     LLVMValueRef z[2] = {ci64(L, 0), ci64(L, 0)};
     a->data = LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(g->gv), g->gv, z, 2);
     a->as = g->as;

@@ -131,6 +131,20 @@ static bool array_readable(const kf_array *a, bool record, size_t *count, char *
   return true;
 }
 
+/* A device array bound as a global: captured at its address, as numba-cuda captures a global device array's pointer. */
+static FeVal invalid(FeCtx *fe, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static FeVal captured_array(FeCtx *fe, const kf_array *a, Type *rec) {
+  if (a->ndim < 1 || a->ndim > KF_MAX_RANK)
+    return invalid(fe, "a device array of rank %u (kfront captures device arrays of rank 1 to %d)", a->ndim, KF_MAX_RANK);
+  if (!rec && ((unsigned)a->dtype >= KF_DTYPE_RECORD_BASE || !dtype_valid(a->dtype)))
+    return invalid(fe, "a device array of a dtype kfront cannot capture");
+  for (unsigned k = 0; k < a->ndim; k++)
+    if (a->shape[k] < 0) return invalid(fe, "a device array with extent %lld", (long long)a->shape[k]);
+  if (!a->data) return invalid(fe, "a device array with no data pointer");
+  Type *t = rec ? rec : nb_type(fe->ctx, (int)a->dtype);
+  return fe_captured_array(fe, t, a->ndim, a->shape, a->strides, (uint64_t)(uintptr_t)a->data);
+}
+
 /* The bytes of each element of an array of records (of size bytes each), in C order. */
 typedef struct ByteCollect {
   unsigned char *out;
@@ -328,6 +342,7 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
     const kf_array *a = &v->array;
     size_t n;
     Type *rec = (unsigned)a->dtype >= KF_DTYPE_RECORD_BASE ? bound_record(fe->ctx, v) : NULL;
+    if (a->memory == KF_MEMORY_DEVICE) return captured_array(fe, a, rec);
     if (!array_readable(a, rec != NULL, &n, why, sizeof why)) return invalid(fe, "%s", why);
     if (rec) { /* an array of records: its bytes, as numba-cuda's constant arrays are */
       if ((size_t)rec->size * n > UINT32_MAX) return invalid(fe, "an array too large to be a constant");
@@ -684,6 +699,15 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
     Type *rec = ctx ? bound_record(ctx, v) : NULL;
     unsigned rec_size = rec ? rec->size : 0;
     if (ctx) ir_context_free(ctx);
+    if (a->memory == KF_MEMORY_DEVICE) { /* captured: what the code depends on, its address, shape and strides */
+      if (rec_size) put_str(b, v->path);
+      else if (dtype_valid(a->dtype)) sb_printf(b, " %s", dtype_names[a->dtype]);
+      sb_printf(b, " device %u", a->ndim);
+      for (unsigned k = 0; k < a->ndim && k < KF_MAX_RANK; k++)
+        sb_printf(b, " %lld %lld", (long long)a->shape[k], (long long)a->strides[k]);
+      sb_printf(b, " @%llx", (unsigned long long)(uintptr_t)a->data);
+      return true;
+    }
     if (!array_readable(a, rec_size != 0, &n, why, sizeof why)) return false;
     if (rec_size) put_str(b, v->path);
     else sb_printf(b, " %s", dtype_names[a->dtype]);

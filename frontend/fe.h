@@ -115,10 +115,15 @@ struct FeEnum {
 };
 
 typedef struct FeConstArr {
-  Type *type;     /* array<dtype, rank, C> */
+  Type *type;     /* array<dtype, rank, C>; a captured device array's: array<dtype, rank, C or A> */
   int64_t dims[8];
   unsigned n;     /* elements; of an array of records, bytes */
   Attr *values;   /* n attributes of the element type, in C order; of an array of records, its bytes (u8) */
+  /* a device array captured by its address (numba-cuda captures a global device array's pointer at compile time):
+   * no values; the kernel reads and writes its memory in place */
+  bool captured;
+  uint64_t address;
+  int64_t strides[8]; /* bytes */
 } FeConstArr;
 
 struct FeVal {
@@ -683,6 +688,9 @@ FeVal fe_const_slice(FeCtx *fe, const int64_t *start, const int64_t *stop, const
  * given extents (rank 1..8) from n constants in C order, each converted to dtype as np.array converts it;
  * FV_HOST when one cannot be. */
 FeVal fe_const_array(FeCtx *fe, Type *dtype, unsigned rank, const int64_t *dims, const FeVal *elems, unsigned n);
+/* A device array captured at its address (FeConstArr.captured) of dtype, extents and strides (bytes). */
+FeVal fe_captured_array(FeCtx *fe, Type *dtype, unsigned rank, const int64_t *dims, const int64_t *strides,
+                        uint64_t address);
 /* The constant array of records of type rec and shape dims whose bytes (C order, NumPy's layout) are bytes[0..n). */
 FeVal fe_const_record_array(FeCtx *fe, Type *rec, unsigned rank, const int64_t *dims, const unsigned char *bytes,
                             size_t n);

@@ -22,12 +22,14 @@ static void vectorize_text(StrBuf *b, const char *name, unsigned nin) {
   sb_puts(b, ")\n");
 }
 
-/* One thread per index of the leading loop dimension; the user's function sees the core arrays as views. */
-static void guvectorize_text(StrBuf *b, const char *name, unsigned nargs) {
+/* One thread per index of the leading loop dimension; the user's function sees the core arrays as views, and an
+ * argument of no core dimensions typed as a 1-d array (sliced[i]: numba-cuda's "scalar as array", an output `()`
+ * typed int32[:]) as the one-element slice at the index, as numba-cuda's gufunc kernels pass it. */
+static void guvectorize_text(StrBuf *b, const char *name, unsigned nargs, const bool *sliced) {
   sb_printf(b, "def %s(", name);
   for (unsigned i = 0; i < nargs; i++) sb_printf(b, "%sa%u", i ? ", " : "", i);
   sb_puts(b, "):\n    for b in range(cuda.grid(1), a0.shape[0], cuda.gridsize(1)):\n        __op__(");
-  for (unsigned i = 0; i < nargs; i++) sb_printf(b, "%sa%u[b]", i ? ", " : "", i);
+  for (unsigned i = 0; i < nargs; i++) sb_printf(b, sliced[i] ? "%sa%u[b:b + 1]" : "%sa%u[b]", i ? ", " : "", i);
   sb_puts(b, ")\n");
 }
 
@@ -209,10 +211,12 @@ bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
                sig->nargs);
       return false;
     }
+    bool sliced[64];
     for (unsigned i = 0; i < nargs; i++) {
       Type *t = sig->args[i];
       unsigned r = t->kind == TY_ARRAY ? t->rank : 0, dims = fe_layout_ndims(&layout, i);
-      if ((t->kind != TY_ARRAY && !ty_is_number(t)) || r != dims) {
+      sliced[i] = dims == 0 && r == 1; /* the kernel takes it 1-d, the loop dimension alone */
+      if ((t->kind != TY_ARRAY && !ty_is_number(t)) || (r != dims && !sliced[i])) {
         fe_error(fe, fn->gu_layout_loc, "argument %u is %s but the layout '%s' gives it %u dimension%s", i + 1,
                  nb_type_str(&fe->arena, t), fn->gu_layout, dims, dims == 1 ? "" : "s");
         return false;
@@ -227,11 +231,11 @@ bool gen_kernel(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym) {
                  fn->name);
         return false;
       }
-      kparams[nk++] = ty_array(ctx, t->kind == TY_ARRAY ? t->elem : t, r + 1, LAYOUT_A);
+      kparams[nk++] = ty_array(ctx, t->kind == TY_ARRAY ? t->elem : t, dims + 1, LAYOUT_A);
     }
     dsig->has_ret = false;
     dsig->ret = NULL;
-    guvectorize_text(&text, sym, nargs);
+    guvectorize_text(&text, sym, nargs, sliced);
     break;
   }
   case FN_REDUCE:

@@ -774,6 +774,11 @@ static void lower_return(Lower *L, const PyStmt *s) {
         lw_lerr(L, s->value->loc, "a device function can return scalars, arrays, records, grid groups and tuples of them, "
                                "not %s", lw_vname(L, &v));
         v = poison();
+      } else if (lw_holds_copy(L, &v)) {
+        lw_lerr(L, s->value->loc, "a device function cannot return an array its copy() made: kfront's copy is a "
+                               "thread-local array of the call, gone when it returns (Numba's, made with its NRT, "
+                               "outlives it); pass in an array to copy into");
+        v = poison();
       }
       if (!L->has_value_return) L->first_value_return = s->loc;
       L->has_value_return = true;

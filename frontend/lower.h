@@ -230,6 +230,8 @@ FeVal lw_index_view_values(Lower *L, FeVal a, const FeVal *ix, unsigned n, const
 void lw_store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc);
 void lw_assign_view(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc);
 FeVal lw_array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc aloc);
+/* Whether v (an array, a view, a record or a tuple of them) lies in a thread-local array that a.copy() made. */
+bool lw_holds_copy(Lower *L, const FeVal *v);
 FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e);
 FeVal lw_subscript_of(Lower *L, const PyExpr *e, FeVal v);
 
@@ -315,6 +317,9 @@ FeVal lower_vector_ctor(Lower *L, int k, const PyExpr *e);
 FeVal lw_grid_values(Lower *L, bool size, const PyExpr *e);
 Type *lw_dtype_of(Lower *L, const FeVal *d, SrcLoc loc);
 FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e);
+/* The thread-local array of type t (C-contiguous, extents dims) of call site `site`: an alloca at the function's entry,
+ * one per site (cuda.local.array, a.copy()). */
+Value *lw_local_array(Lower *L, const PyExpr *site, Type *t, const int64_t *dims);
 FeVal lw_const_array_ref(Lower *L, const FeConstArr *ca, const char *hint);
 FeVal lower_const_array(Lower *L, const PyExpr *e);
 FeVal lower_atomic(Lower *L, int bi, const PyExpr *e);

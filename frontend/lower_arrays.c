@@ -483,6 +483,11 @@ static void copy_element_fn(Lower *L, void *arg, Value **idx) {
   for (unsigned k = 0; k < c->skip; k++) si[k] = zero;
   for (unsigned d = 0; d < r; d++)
     if ((int)d - c->shift >= 0) si[c->skip + d - (unsigned)c->shift] = ib_select(&L->b, c->bcast[d], zero, di[d]);
+  if (ty_is_record(c->dst->type->elem)) { /* a record (or bytes / str item) of the one type: its values */
+    FeVal to = lw_record_ref(L, c->dst, di);
+    lw_assign_composite(L, &to, lw_record_ref(L, c->src, si), L->b.loc, L->b.loc);
+    return;
+  }
   FeVal x = lw_load_element(L, c->src, si);
   lw_store_element(L, c->dst, di, conv_v(L, x, c->dst->type->elem));
 }
@@ -768,6 +773,73 @@ static FeVal lower_reshape(Lower *L, const FeVal *m, const PyExpr *e) {
   return val(t, view_reshape(&L->b, m->v, ext, n, t));
 }
 
+/* The extents of arr when the kernel's code fixes them (a module-level NumPy array, a local or shared array of constant
+ * shape: the array itself, not a view of it), into dims; false otherwise. */
+static bool compile_time_shape(Lower *L, const Value *arr, int64_t *dims) {
+  const Op *d = arr->def;
+  unsigned r = arr->type->rank;
+  if (d && d->kind == OP_REINTERPRET && d->noperands == 1 + 2 * r) { /* a constant array of records over its bytes */
+    for (unsigned k = 0; k < r; k++) {
+      const Value *x = op_operand(d, 1 + k);
+      Attr *c = x->def && x->def->kind == OP_CONSTANT ? ir_op_attr(x->def, "value") : NULL;
+      if (!c || c->kind != ATTR_INT) return false;
+      dims[k] = c->i;
+    }
+    return true;
+  }
+  if (d && d->kind == OP_GLOBAL_REF) d = ir_module_lookup(L->m, ir_op_attr_str(d, "name"));
+  else if (!d || d->kind != OP_ALLOCA) return false;
+  Attr *shape = d ? ir_op_attr(d, "shape") : NULL;
+  if (!shape || shape->kind != ATTR_ARRAY || shape->arr.n != r) return false;
+  for (unsigned k = 0; k < r; k++) {
+    if (shape->arr.elems[k].kind != ATTR_INT || shape->arr.elems[k].i <= 0) return false;
+    dims[k] = shape->arr.elems[k].i;
+  }
+  return true;
+}
+
+/* a.copy(): numba-cuda's array_copy, a new writable C-contiguous array of a's dtype and shape holding its elements
+ * (a constant array's copy is writable too). numba-cuda allocates it with its NRT; kfront has no allocator in
+ * kernels and makes it a thread-local array (as cuda.local.array), one per call site, so it needs a's shape at
+ * compile time and refuses a copy in a loop (where a later pass would overwrite an earlier copy still held). */
+static FeVal lower_array_copy(Lower *L, const FeVal *m, const PyExpr *e) {
+  FeVal none[1];
+  if (!lw_positional(L, e, "copy", 0, 0, none)) return poison();
+  int64_t dims[8];
+  if (!compile_time_shape(L, m->v, dims))
+    return lw_lerr(L, e->loc, "copy() of %s: kfront makes a copy as a thread-local array, which needs a shape known at "
+                           "compile time (a module-level NumPy array, or a local or shared array of constant shape); "
+                           "Numba's CUDA target allocates others with its NRT, which kfront has not", tname(L, m->type));
+  if (L->loop)
+    return lw_lerr(L, e->loc, "copy() in a loop: kfront's copy is one thread-local array per call site, which a later "
+                           "iteration would overwrite (copy before the loop, or copy into a cuda.local.array)");
+  Type *t = ty_array(L->ctx, m->type->elem, m->type->rank, LAYOUT_C);
+  CopyArg c = {.dst = lw_local_array(L, e, t, dims), .src = m->v};
+  Value *no = ib_const_bool(&L->b, false);
+  for (unsigned k = 0; k < t->rank; k++) c.bcast[k] = c.reverse[k] = no;
+  each_element(L, c.dst, copy_element_fn, &c);
+  return val(t, c.dst);
+}
+
+bool lw_holds_copy(Lower *L, const FeVal *v) {
+  if (v->kind == FV_TUPLE) {
+    for (unsigned k = 0; k < v->tup.n; k++)
+      if (lw_holds_copy(L, &v->tup.elems[k])) return true;
+    return false;
+  }
+  const Value *arr = v->kind == FV_VIEW || v->kind == FV_RECORD ? v->tup.elems[0].v : is_array(v) ? v->v : NULL;
+  while (arr && arr->def && (arr->def->kind == OP_SUBVIEW || arr->def->kind == OP_REINTERPRET || arr->def->kind == OP_FIELD))
+    arr = op_operand(arr->def, 0);
+  if (!arr || !arr->def || arr->def->kind != OP_ALLOCA) return false;
+  for (unsigned i = 0; i < L->nmemo; i++) /* the site of the thread-local array: a call of a method copy */
+    if (L->memo[i].op == arr->def) {
+      const PyExpr *site = L->memo[i].key;
+      return site->kind == EX_CALL && site->call.func->kind == EX_ATTRIBUTE &&
+             strcmp(site->call.func->attribute.attr, "copy") == 0;
+    }
+  return false;
+}
+
 /* A call of an array method (or of an integer's: bit_count). */
 FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
   at(L, e->loc);
@@ -831,7 +903,7 @@ FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
     if (!lw_positional(L, e, "bit_count", 0, 0, none)) return poison();
     return val(m->type, ib_unary(&L->b, OP_POPC, m->v, NULL));
   }
-  case M_COPY:
+  case M_COPY: return lower_array_copy(L, m, e);
   case M_FLATTEN:
   case M_ASTYPE:
     return lw_lerr(L, e->loc, "%s() makes a new array, which a kernel cannot allocate (Numba's CUDA target allows it only "

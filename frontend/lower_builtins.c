@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "frontend/lower.h"
 
@@ -204,6 +205,56 @@ static FeVal lower_literal_unroll(Lower *L, const PyExpr *e) {
                            "not %s", lw_vname(L, &v));
 }
 
+/* The digits of Python's float() grammar from *p: digit (["_"] digit)*, copied to out without the underscores;
+ * false if there is none. */
+static bool digit_part(const char **p, const char *end, char *out, size_t *n) {
+  const char *q = *p;
+  if (q == end || *q < '0' || *q > '9') return false;
+  while (q < end && ((*q >= '0' && *q <= '9') || (*q == '_' && q + 1 < end && q[1] >= '0' && q[1] <= '9'))) {
+    if (*q != '_') out[(*n)++] = *q;
+    q++;
+  }
+  *p = q;
+  return true;
+}
+
+static bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+/* float(s) of a string constant: numba-cuda's float_literal_impl, the float64 constant Python's float(s) gives
+ * (ASCII whitespace stripped, a sign, inf / infinity / nan in any case, or decimal digits with a point, an exponent
+ * and underscores between digits), rounded as strtod rounds (correctly); other text is Python's ValueError,
+ * located here as numba-cuda raises it when it compiles the kernel. */
+static FeVal float_of_text(Lower *L, const FeVal *s, SrcLoc loc) {
+  const char *p = s->str.s, *end = s->str.s + s->str.len;
+  while (p < end && is_space(*p)) p++;
+  while (end > p && is_space(end[-1])) end--;
+  char *clean = arena_alloc(&L->fe->arena, (size_t)(end - p) + 2);
+  size_t n = 0;
+  const char *q = p;
+  bool negative = q < end && *q == '-';
+  if (q < end && (*q == '+' || *q == '-')) clean[n++] = *q++;
+  size_t rest = (size_t)(end - q);
+  if ((rest == 3 && strncasecmp(q, "inf", 3) == 0) || (rest == 8 && strncasecmp(q, "infinity", 8) == 0))
+    return cfloat(ty_f64(L->ctx), negative ? -INFINITY : INFINITY);
+  if (rest == 3 && strncasecmp(q, "nan", 3) == 0) return cfloat(ty_f64(L->ctx), negative ? -NAN : NAN);
+  bool whole = digit_part(&q, end, clean, &n), frac = false;
+  if (q < end && *q == '.') {
+    clean[n++] = *q++;
+    frac = digit_part(&q, end, clean, &n);
+  }
+  bool ok = whole || frac;
+  if (ok && q < end && (*q == 'e' || *q == 'E')) {
+    clean[n++] = *q++;
+    if (q < end && (*q == '+' || *q == '-')) clean[n++] = *q++;
+    ok = digit_part(&q, end, clean, &n);
+  }
+  if (!ok || q != end)
+    return lw_lerr(L, loc, "could not convert string to float: '%.*s' (ValueError; kfront reads Python's float() "
+                           "text in ASCII)", (int)s->str.len, s->str.s);
+  clean[n] = 0;
+  return cfloat(ty_f64(L->ctx), strtod(clean, NULL));
+}
+
 FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   const char *fname = sema_builtin_name(bi);
   FeVal a[3];
@@ -307,6 +358,7 @@ FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
     return lw_conv(L, a[0], ty_i64(L->ctx));
   case BI_FLOAT:
     if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
+    if (a[0].kind == FV_STR) return float_of_text(L, &a[0], arg_loc(e, 0));
     if (!is_scalar(&a[0]) || a[0].type->kind == TY_BOOL || is_complex(&a[0]) || is_time(&a[0]))
       return lw_lerr(L, arg_loc(e, 0), "float() only supports real numbers, not %s", lw_vname(L, &a[0]));
     at(L, e->loc);

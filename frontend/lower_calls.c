@@ -505,7 +505,9 @@ static FeVal call_device_with(Lower *L, FeFunc *f, const PyExpr *e, const LwCall
       bool ok = true;
       for (unsigned i = 0; i < np && ok; i++) {
         Type *want = cand->args[i];
-        if (is_scalar(&args[i]) && ty_is_number(want)) {
+        /* numbers convert; a datetime64 / timedelta64 argument is its parameter's type exactly (kfront converts no
+         * unit into another at a call) */
+        if (is_scalar(&args[i]) && ty_is_number(want) && !ty_is_time(want) && !ty_is_time(args[i].type)) {
           int c = nb_can_convert(nb_kind(args[i].type), nb_kind(want));
           if (c == CONV_NONE) ok = false; /* a complex argument for a real parameter: no conversion, as Numba */
           else if (c == CONV_UNSAFE) rate[0]++;

@@ -111,6 +111,19 @@ Type *lw_dtype_of(Lower *L, const FeVal *d, SrcLoc loc) {
   return NULL;
 }
 
+Value *lw_local_array(Lower *L, const PyExpr *site, Type *t, const int64_t *dims) {
+  Op *memo = memo_get(L, site);
+  if (!memo) { /* hoisted to the function's entry: one array per call site, as Numba allocates it */
+    Attr shape[8];
+    for (unsigned i = 0; i < t->rank; i++) shape[i] = attr_int(ty_i64(L->ctx), dims[i]);
+    memo = ir_op_create(L->m, OP_ALLOCA, L->b.loc, 0, NULL, 1, &t, 0);
+    ir_op_set_attr(L->m, memo, "shape", attr_array(L->m, t->rank, shape));
+    ir_block_prepend(ir_func_entry(L->func_op), memo);
+    memo_put(L, site, memo);
+  }
+  return op_result(memo, 0);
+}
+
 FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
   bool shared = bi == BI_SHARED_ARRAY;
   const char *fname = shared ? "cuda.shared.array" : "cuda.local.array";
@@ -165,20 +178,11 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
       return lw_lerr(L, shape_loc, "%s is too large", fname);
   }
   Type *t = ty_array(L->ctx, dt, rank, LAYOUT_C);
+  if (!shared) return val(t, lw_local_array(L, e, t, dims));
+  Op *memo = memo_get(L, e);
   Attr shape_elems[8];
   for (unsigned i = 0; i < rank; i++) shape_elems[i] = attr_int(ty_i64(L->ctx), dims[i]);
   Attr shape = attr_array(L->m, rank, shape_elems);
-  Op *memo = memo_get(L, e);
-  if (!shared) {
-    if (!memo) {
-      /* hoisted to the function's entry: one array per call site, as Numba allocates it */
-      memo = ir_op_create(L->m, OP_ALLOCA, L->b.loc, 0, NULL, 1, &t, 0);
-      ir_op_set_attr(L->m, memo, "shape", shape);
-      ir_block_prepend(ir_func_entry(L->func_op), memo);
-      memo_put(L, e, memo);
-    }
-    return val(t, op_result(memo, 0));
-  }
   if (!memo) {
     const char *base = arena_printf(&L->fe->arena, "%s__%s", L->sym, hint ? hint : "shared");
     const char *sym = base;
@@ -198,7 +202,39 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
 }
 
 /* cuda.const.array_like(ARR) of a module-level np.array of constants: a "const" mem.global with its values. */
+/* A captured device array (FeConstArr.captured): a "captured" mem.global at its address, with its shape and strides;
+ * the kernel reads and writes that memory in place, as numba-cuda's kernels do the pointer they captured. */
+static FeVal captured_array_ref(Lower *L, const FeConstArr *ca, const char *hint) {
+  Type *t = ca->type, *i64 = ty_i64(L->ctx);
+  const PyExpr *key = (const PyExpr *)(const void *)ca;
+  Op *memo = memo_get(L, key);
+  if (!memo) {
+    const char *base = arena_printf(&L->fe->arena, "%s__%s", L->sym, hint ? hint : "captured");
+    const char *sym = base;
+    for (unsigned k = 1; ir_module_lookup(L->m, sym); k++) sym = arena_printf(&L->fe->arena, "%s_%u", base, k);
+    Attr dims[8], strides[8];
+    for (unsigned i = 0; i < t->rank; i++) {
+      dims[i] = attr_int(i64, ca->dims[i]);
+      strides[i] = attr_int(i64, ca->strides[i]);
+    }
+    memo = ir_op_create(L->m, OP_GLOBAL, L->b.loc, 0, NULL, 0, NULL, 0);
+    ir_op_set_attr(L->m, memo, "sym_name", attr_sym(L->m, sym));
+    ir_op_set_attr(L->m, memo, "type", attr_type(t));
+    ir_op_set_attr(L->m, memo, "shape", attr_array(L->m, t->rank, dims));
+    ir_op_set_attr(L->m, memo, "strides", attr_array(L->m, t->rank, strides));
+    ir_op_set_attr(L->m, memo, "space", attr_str(L->m, "captured"));
+    ir_op_set_attr(L->m, memo, "address", attr_int(ty_int(L->ctx, 64, false), (int64_t)ca->address));
+    ir_op_insert_before(L->fe->cur_top, memo);
+    ir_module_add_symbol(L->m, memo);
+    memo_put(L, key, memo);
+  }
+  Op *ref = ib_op(&L->b, OP_GLOBAL_REF, 0, NULL, 1, &t, 0);
+  ir_op_set_attr(L->m, ref, "name", attr_sym(L->m, ir_op_attr_str(memo, "sym_name")));
+  return val(t, op_result(ref, 0));
+}
+
 FeVal lw_const_array_ref(Lower *L, const FeConstArr *ca, const char *hint) {
+  if (ca->captured) return captured_array_ref(L, ca, hint);
   Type *t = ca->type;
   bool records = ty_is_record(t->elem); /* its bytes in a u8 global (aligned 16), seen as the records */
   Type *gt = records ? ty_array(L->ctx, ty_int(L->ctx, 8, true), 1, LAYOUT_C) : t;

@@ -267,6 +267,27 @@ FeVal fe_const_array(FeCtx *fe, Type *dtype, unsigned rank, const int64_t *dims,
   return (FeVal){.kind = FV_CONSTARR, .carr = ca};
 }
 
+FeVal fe_captured_array(FeCtx *fe, Type *dtype, unsigned rank, const int64_t *dims, const int64_t *strides,
+                        uint64_t address) {
+  if (rank == 0 || rank > 8) return host();
+  FeConstArr *ca = ARENA_NEW(&fe->arena, FeConstArr);
+  bool c = true, f = true; /* contiguous: typed C or F, as numba-cuda's typeof types a device array */
+  int64_t cs = ty_size(dtype), fs = cs;
+  for (unsigned k = 0; k < rank; k++) {
+    unsigned kc = rank - 1 - k;
+    if (dims[kc] != 1 && strides[kc] != cs) c = false;
+    if (dims[k] != 1 && strides[k] != fs) f = false;
+    cs *= dims[kc];
+    fs *= dims[k];
+  }
+  ca->type = ty_array(fe->ctx, dtype, rank, c ? LAYOUT_C : f ? LAYOUT_F : LAYOUT_A);
+  memcpy(ca->dims, dims, sizeof *dims * rank);
+  memcpy(ca->strides, strides, sizeof *strides * rank);
+  ca->captured = true;
+  ca->address = address;
+  return (FeVal){.kind = FV_CONSTARR, .carr = ca};
+}
+
 FeVal fe_const_record_array(FeCtx *fe, Type *rec, unsigned rank, const int64_t *dims, const unsigned char *bytes,
                             size_t n) {
   if (rank == 0 || rank > 8 || n > UINT32_MAX) return host();

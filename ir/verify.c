@@ -564,11 +564,21 @@ static bool verify_global(VerifyCtx *c, Op *op) {
   if (!ta) return false;
   Type *t = ta->type;
   if (!t || !ty_is_array(t)) return op_error(c, op, "attribute 'type' must be an array type, got %s", T(c, t));
-  static const char *const spaces[] = {"shared", "const", NULL};
+  static const char *const spaces[] = {"shared", "const", "captured", NULL};
   int space = need_choice(c, op, "space", spaces);
   if (space < 0) return false;
   int64_t count;
-  if (!check_shape(c, op, t->rank, space == 1, &count)) return false;
+  if (!check_shape(c, op, t->rank, space != 0, &count)) return false;
+  if (space == 2) { /* device memory the module did not allocate: its address and its strides in bytes */
+    if (!need_attr(c, op, "address", ATTR_INT)) return false;
+    Attr *st = need_attr(c, op, "strides", ATTR_ARRAY);
+    if (!st) return false;
+    if (st->arr.n != t->rank) return op_error(c, op, "attribute 'strides' needs %u entries, got %u", t->rank, st->arr.n);
+    for (unsigned i = 0; i < st->arr.n; i++)
+      if (st->arr.elems[i].kind != ATTR_INT) return op_error(c, op, "attribute 'strides' entry #%u must be an integer", i);
+    if (ir_op_attr(op, "value")) return op_error(c, op, "a \"captured\" global has no attribute 'value'");
+    return true;
+  }
   Attr *v = ir_op_attr(op, "value");
   if (!v) return true;
   if (space != 1) return op_error(c, op, "only a \"const\" global may have attribute 'value'");

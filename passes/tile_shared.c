@@ -235,7 +235,14 @@ static bool collect_written(Op *op, void *user) {
   Value *a = written_array(op);
   if (!a) return true;
   Op *d = a->def;
-  if (d && (d->kind == OP_ALLOCA || d->kind == OP_GLOBAL_REF || d->kind == OP_DYN_SHARED)) return true;
+  if (d && d->kind == OP_GLOBAL_REF) { /* a captured device array is global memory a parameter may alias */
+    const char *name = ir_op_attr_str(d, "name");
+    Op *g = name ? ir_module_lookup(t->m, name) : NULL;
+    const char *space = g ? ir_op_attr_str(g, "space") : NULL;
+    if (space && strcmp(space, "captured") == 0) return fail(t, "the kernel writes a captured device array");
+    return true;
+  }
+  if (d && (d->kind == OP_ALLOCA || d->kind == OP_DYN_SHARED)) return true;
   if (!is_param(t, a)) return fail(t, "the kernel writes an array that is not a parameter");
   for (unsigned i = 0; i < t->nwritten; i++)
     if (t->written[i] == a) return true;

@@ -472,6 +472,12 @@ static kf_status add_output(Call *c, unsigned i, const kf_array *out, const char
 static kf_status call_inputs(Call *c, const kf_arg *in, unsigned nin, const char *api) {
   kf_status st = call_pick(c, in, nin, api);
   for (unsigned i = 0; st == KF_OK && i < nin; i++) st = add_input(c, i, &in[i]);
+  /* numba-cuda's gufunc loop shape is the first largest input's loop shape (its GUFuncEngine.schedule), which is
+   * NumPy's broadcast but where every input loops once and the first has no loop dimensions ('(n),()->(n)' of a
+   * (4,) and a (1,)): then there are none, and the outputs have none either */
+  bool once = st == KF_OK && !c->ufunc && c->ops[0].loop_ndim == 0;
+  for (unsigned d = 0; once && d < c->lr; d++) once = c->loop[d] == 1;
+  if (once) c->lr = 0;
   return st;
 }
 

@@ -45,6 +45,8 @@ static bool copy_value(Arena *a, const kf_value *v, kf_value *out) {
     return (out->path = copy_str(a, v->path)) && (out->names = copy_strs(a, v->names, v->nitems));
   case KF_VALUE_ARRAY: {
     const kf_array *src = &v->array;
+    if (src->memory == KF_MEMORY_DEVICE) /* captured where it is: the address is the value */
+      return !v->path || (out->path = copy_str(a, v->path)) != NULL;
     int64_t n = 1;
     for (unsigned k = 0; k < src->ndim; k++) n *= src->shape[k];
     size_t esize = rt_dtype_size(src->dtype);
@@ -105,6 +107,16 @@ static bool copy_all(RtInputs *in, const kf_source *extra, unsigned nextra, cons
   return true;
 }
 
+/* Whether v (or a value inside it) is a device array, captured by its address. */
+static bool captures_device_memory(const kf_value *v, unsigned depth) {
+  if (depth > 64) return false; /* fe_options_key refuses values nested this deep */
+  if (v->kind == KF_VALUE_ARRAY) return v->array.memory == KF_MEMORY_DEVICE;
+  if ((v->kind == KF_VALUE_TUPLE || v->kind == KF_VALUE_NAMESPACE || v->kind == KF_VALUE_PYMODULE) && v->items)
+    for (unsigned k = 0; k < v->nitems; k++)
+      if (captures_device_memory(&v->items[k], depth + 1)) return true;
+  return false;
+}
+
 /* Whether every bound array of records (v or inside it) spells its record dtype in its path, as kf_value says: the
  * frontend reads the elements as that record. */
 static bool records_spelled(const kf_value *v, unsigned depth) {
@@ -161,7 +173,7 @@ kf_status rt_inputs_copy(RtInputs *in, const kf_source *extra, unsigned nextra, 
   const unsigned char *digest = j.digest;
   if (!readable) {
     diag_error(diag, NOLOC, "kf_program_create: the bindings or function specs cannot be read (a NULL name, items "
-               "or data pointer where one is needed, an invalid dtype or rank, a device array, values nested too "
+               "or data pointer where one is needed, an invalid dtype or rank, values nested too "
                "deep, a name bound twice)");
     return KF_ERROR_INVALID_INPUT;
   }
@@ -171,6 +183,7 @@ kf_status rt_inputs_copy(RtInputs *in, const kf_source *extra, unsigned nextra, 
     in->digest[2 * i + 1] = hex[digest[i] & 15];
   }
   in->digest[64] = 0;
+  for (unsigned i = 0; i < o->nbindings; i++) in->captures_device_memory |= captures_device_memory(&o->bindings[i].value, 0);
   if (!copy_all(in, extra, nextra, o)) {
     rt_inputs_free(in);
     diag_out_of_memory(diag);

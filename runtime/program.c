@@ -9,7 +9,8 @@
  *     is used (whether a kernel is eager is found by compiling it with no signature, quietly);
  *   - on the GPU, kir -> PTX (backend) is cached in memory and on disk under a key of (kfront version,
  *     file, source, kernel, argument signature, options, arch); a hit skips the frontend and the backend:
- *     the entry holds a manifest (entry, launch plan, parameter types) and the PTX;
+ *     the entry holds a manifest (entry, launch plan, parameter types) and the PTX; never for a program that
+ *     captures a device array (its code holds this process's addresses);
  *   - each kernel gets its launch plan (plan.c) from its kir, or from the manifest.
  * Several fingerprints may share a kernel (an eager kernel's signature fits many argument types).
  *
@@ -621,7 +622,7 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   RtDevice *dev = rt->dev;
   *out = NULL;
   RtCacheKey key;
-  bool use_cache = p->source != NULL && !dev->runs_kir;
+  bool use_cache = p->source != NULL && !dev->runs_kir && !p->inputs.captures_device_memory;
   if (use_cache) {
     if (!rt_program_cache_key(f->p, f->name, argsig, &key)) return KF_ERROR_OUT_OF_MEMORY;
     kf_status st = KF_OK;

@@ -301,6 +301,7 @@ typedef struct RtInputs {
   kf_function_spec *functions;
   unsigned nfunctions;
   char digest[65];              /* SHA-256 (hex) of fe_options_key's text of it all: part of the cache keys */
+  bool captures_device_memory;  /* a binding is a device array: the code holds this process's addresses, never cached */
 } RtInputs;
 
 /* Reads (fe_options_key: KF_ERROR_INVALID_INPUT, reported, if it cannot) and copies the extra sources and o's

@@ -248,7 +248,11 @@ typedef enum kf_value_kind {
                           * class as the embedder names it ("mod.Point"), names[0..nitems) its fields */
   KF_VALUE_ARRAY,        /* a host array (kf_array, memory HOST; rank 1..KF_MAX_RANK, any strides); its elements are
                           * copied at compile: a constant array in constant memory, as Numba makes a global array;
-                          * an array of records (a record dtype) spells its record in path (kf_dtype_name's text) */
+                          * an array of records (a record dtype) spells its record in path (kf_dtype_name's text);
+                          * a device array (memory DEVICE) is captured at its address with its shape and strides, as
+                          * numba-cuda captures a global device array's pointer: kernels read and write that memory in
+                          * place (the caller keeps it alive as long as the program), and the program's code is never
+                          * cached (it holds this process's addresses) */
   KF_VALUE_MODULE,       /* a Python module kfront knows, by dotted name: "numba", "numba.cuda", "math", "numpy", "cmath", "operator", ... */
   KF_VALUE_PATH,         /* a known object by dotted path, as `from numba import float32` binds "numba.float32", "numba.cuda.grid", "math.sqrt", "numpy.float32" */
   KF_VALUE_FUNCTION,     /* a Python function defined in sources[source] under the name `function` (a @cuda.jit device function, possibly from another file) */

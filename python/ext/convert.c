@@ -732,11 +732,8 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
   }
   if (strcmp(tag, "array") == 0) {
     out->kind = KF_VALUE_ARRAY;
+    /* a host array becomes a constant array; a device array is captured by its address (the caller keeps it alive) */
     if (ext_array_from_object(v, &out->array, "a bound array", NULL) < 0) return -1;
-    if (out->array.memory != KF_MEMORY_HOST) {
-      PyErr_SetString(PyExc_TypeError, "a global array must be a host (NumPy) array: it becomes a constant array");
-      return -1;
-    }
     if (kf_dtype_is_record(out->array.dtype)) out->path = kf_dtype_name(out->array.dtype); /* the record's spelling */
     return 0;
   }

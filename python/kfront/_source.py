@@ -13,6 +13,8 @@ Descriptions made by freeze_value (tagged tuples):
     ('tuple', [d, ...])        a tuple (nested allowed; namedtuples too), each item a description
     ('array', ndarray)         a read-only copy of a NumPy array, in native byte order, strides as the
                                original's (order 'K'); it becomes a constant array
+    ('array', device array)    an object with __cuda_array_interface__ (a DeviceNDArray, a foreign array), itself:
+                               captured by its address, as numba-cuda captures a global device array's pointer
     ('namespace', {m: d}, t)   an enum class (IntEnum, Enum, IntFlag...): member name -> ('scalar', int value, t),
                                aliases included; t the members' type (enum_spelling)
     ('module', 'dotted.name')  a module kfront knows: numba, numba.cuda, math, numpy, cmath, operator, ...
@@ -395,6 +397,16 @@ def _program_module(name, module, attrs, registry, depth):
     return ("pymodule", module.__name__, members)
 
 
+def _is_device_array(value):
+    """Whether value is a device array: an object (not a module or a class) with a __cuda_array_interface__."""
+    if isinstance(value, (pytypes.ModuleType, type)):
+        return False
+    try:
+        return getattr(value, "__cuda_array_interface__", None) is not None
+    except Exception:  # a property that fails: not an array kernels can capture
+        return False
+
+
 def freeze_value(name, value, registry=None, attrs=(), depth=0):
     """How the global or closure variable `name` with this value is bound (the descriptions are listed in
     the module's docstring). `registry` maps id(object) -> dotted numba path for the objects the caller
@@ -442,6 +454,8 @@ def freeze_value(name, value, registry=None, attrs=(), depth=0):
                                                   (name, value.dtype, e)) from None
                 return ("scalar", value)
             return None
+    if _is_device_array(value):  # captured by its address, as numba-cuda captures a global device array
+        return ("array", value)
     if cls is slice:
         fields = []
         for part in ("start", "stop", "step"):

@@ -273,3 +273,22 @@ def test_record_fields_of_datetime64_and_timedelta64():
 
     with pytest.raises(errors.TypingError, match=r"cannot convert timedelta64\[s\] to timedelta64\[D\]"):
         other_unit[1, 1](a, np.zeros(1, "m8[s]"))
+
+
+def test_device_function_signatures_of_datetime_scalars():
+    """A device function declared for datetime64 / timedelta64 scalars takes them (their exact types)."""
+    datetime_t = types.from_dtype(np.dtype("datetime64[D]"))
+    timedelta_t = types.from_dtype(np.dtype("timedelta64[D]"))
+
+    @cuda.jit([(datetime_t, datetime_t, timedelta_t[:])], device=True)
+    def diff_into(start, end, out):
+        out[0] = end - start
+
+    @cuda.jit
+    def kernel(a, b, out):
+        diff_into(a[1], b[1], out)
+
+    a = dates("D", "2005-02-01", "2005-02-10")
+    out = np.zeros(1, "m8[D]")
+    kernel[1, 1](a, a + np.array([0, 40], "m8[D]"), out)
+    assert out[0] == np.timedelta64(40, "D")

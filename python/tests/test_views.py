@@ -307,7 +307,7 @@ def test_unsupported_forms_are_located_errors():
 
     with pytest.raises(errors.TypingError) as e:
         copies[1, 1](np.zeros(3))
-    assert "copy() makes a new array" in str(e.value)
+    assert "copy() of array(float64, 1d, C): kfront makes a copy as a thread-local array" in str(e.value)
     assert e.value.line == copies.py_func.__code__.co_firstlineno + 2
 
     for method in ("flatten()", "astype(np.float32)"):

@@ -1330,7 +1330,7 @@ static bool add_global(SimProgram *p, const Op *g) {
   const char *space = ir_op_attr_str(g, "space");
   const char *name = ir_op_attr_str(g, "sym_name");
   if (!t || !ty_is_array(t) || !shape || shape->kind != ATTR_ARRAY || shape->arr.n != t->rank || !space || !name ||
-      (strcmp(space, "shared") != 0 && strcmp(space, "const") != 0)) {
+      (strcmp(space, "shared") != 0 && strcmp(space, "const") != 0 && strcmp(space, "captured") != 0)) {
     diag_error(p->diag, g->loc, "simulator: malformed mem.global");
     return false;
   }
@@ -1356,7 +1356,16 @@ static bool add_global(SimProgram *p, const Op *g) {
     count *= (size_t)e;
   }
   sg->nbytes = count * sg->esize;
-  if (!sg->shared) {
+  if (strcmp(space, "captured") == 0) { /* the simulator's device memory is the host's: the address is a pointer */
+    Attr *addr = ir_op_attr(g, "address"), *st = ir_op_attr(g, "strides");
+    if (!addr || addr->kind != ATTR_INT || !st || st->kind != ATTR_ARRAY || st->arr.n != t->rank) {
+      diag_error(p->diag, g->loc, "simulator: the captured mem.global @%s needs an address and strides", name);
+      return false;
+    }
+    sg->captured = true;
+    sg->data = (char *)(uintptr_t)(uint64_t)addr->i;
+    for (unsigned i = 0; i < t->rank; i++) sg->strides[i] = st->arr.elems[i].i;
+  } else if (!sg->shared) {
     sg->data = arena_alloc(&p->arena, sg->nbytes ? sg->nbytes : 1);
     Attr *v = ir_op_attr(g, "value");
     if (v && v->kind == ATTR_ARRAY) {

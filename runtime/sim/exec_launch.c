@@ -33,6 +33,12 @@ static bool block_init(BlockCtx *B, Launch *L) {
       a->strides[ax] = st;
       st *= g->shape[ax];
     }
+    if (g->captured) { /* device memory, as a kernel argument's */
+      a->data = g->data;
+      memcpy(a->strides, g->strides, sizeof *a->strides * g->rank);
+      a->name = NULL;
+      continue;
+    }
     if (!g->shared) {
       a->data = g->data;
       a->flags = ARR_CONST;

@@ -224,7 +224,9 @@ struct SimFn {
 typedef struct SimGlobal {
   const Op *op;
   const char *name;
-  bool shared;              /* else const */
+  bool shared;              /* else const, or captured */
+  bool captured;            /* device memory at a fixed address (data), with strides: the kernel's to read and write */
+  int64_t strides[SIM_MAX_RANK];
   ElemKind ek;
   unsigned esize;
   unsigned granule;         /* race-detection granule: the element size, 1 byte for records */
@@ -232,7 +234,7 @@ typedef struct SimGlobal {
   char layout;
   int64_t shape[SIM_MAX_RANK];
   size_t nbytes;
-  char *data;               /* const: the materialised `value` (zeros when absent) */
+  char *data;               /* const: the materialised `value` (zeros when absent); captured: the address */
 } SimGlobal;
 
 struct SimProgram {

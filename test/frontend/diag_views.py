@@ -1,4 +1,5 @@
 # Diagnostics of slicing and views, each located at the offending token. One kernel per case.
+import numpy as np
 from numba import cuda
 
 
@@ -61,8 +62,29 @@ def axes_count(a):
 # RUN: not kfront compile %s -k copies --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=COPY
 @cuda.jit
 def copies(a):
-    # COPY: diag_views.py:[[@LINE+1]]:9: error: copy() makes a new array, which a kernel cannot allocate (Numba's CUDA target allows it only with its NRT enabled; kfront does not)
+    # COPY: diag_views.py:[[@LINE+1]]:9: error: copy() of array(float32, 1d, A): kfront makes a copy as a thread-local array, which needs a shape known at compile time (a module-level NumPy array, or a local or shared array of constant shape); Numba's CUDA target allocates others with its NRT, which kfront has not
     b = a.copy()
+
+
+# RUN: not kfront compile %s -k copy_in_loop --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=COPYLOOP
+@cuda.jit
+def copy_in_loop(a):
+    for i in range(2):
+        # COPYLOOP: diag_views.py:[[@LINE+1]]:13: error: copy() in a loop: kfront's copy is one thread-local array per call site, which a later iteration would overwrite (copy before the loop, or copy into a cuda.local.array)
+        b = cuda.local.array(3, np.float32).copy()
+        a[i] = b[0]
+
+
+@cuda.jit(device=True)
+def returns_copy():
+    # COPYRET: diag_views.py:[[@LINE+1]]:12: error: a device function cannot return an array its copy() made: kfront's copy is a thread-local array of the call, gone when it returns (Numba's, made with its NRT, outlives it); pass in an array to copy into
+    return cuda.local.array(3, np.float32).copy()
+
+
+# RUN: not kfront compile %s -k copy_returned --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=COPYRET
+@cuda.jit
+def copy_returned(a):
+    a[0] = returns_copy()[0]
 
 
 # RUN: not kfront compile %s -k tuple_step --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=TSTEP

@@ -902,9 +902,20 @@ static void test_bad_input(void) {
   kf_binding wrong_dtype[] = {CUDA_BINDING, {"A", v_array(data, KF_FLOAT32, 1, n2, NULL)}};
   wrong_dtype[1].value.array.dtype = (kf_dtype)99;
   expect_bad(&usesa, 1, wrong_dtype, 2, NULL, 0, "a.py:3:14: error: 'A' (bound by the embedder): an array of invalid dtype 99");
+  /* a device array is captured at its address, with its shape and strides (numba-cuda captures the pointer) */
   kf_binding device[] = {CUDA_BINDING, {"A", v_array(data, KF_FLOAT32, 1, n2, NULL)}};
   device[1].value.array.memory = KF_MEMORY_DEVICE;
-  expect_bad(&usesa, 1, device, 2, NULL, 0, "'A' (bound by the embedder): a device array cannot be a constant");
+  {
+    const char *kname = "k", *sig = "void(float64[:])";
+    kf_compile_options o = one_kernel(&kname, &sig, device, 2);
+    kf_module *m = compile(&usesa, 1, &o, KF_OK);
+    char *text = kir(m), want[160];
+    snprintf(want, sizeof want, "shape = [2], strides = [4], space = \"captured\", address = %llu",
+             (unsigned long long)(uintptr_t)data);
+    CHECK_CONTAINS(text ? text : "", want);
+    kf_free(text);
+    kf_module_destroy(m);
+  }
   kf_binding nodata[] = {CUDA_BINDING, {"A", v_array(NULL, KF_FLOAT32, 1, n2, NULL)}};
   expect_bad(&usesa, 1, nodata, 2, NULL, 0, "'A' (bound by the embedder): an array with no data pointer");
   kf_binding toobig[] = {CUDA_BINDING, {"A", v_int(KF_INT8, 300)}};

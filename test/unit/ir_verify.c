@@ -721,7 +721,7 @@ static void test_globals(void) {
   (void)r3;
   ret(&f, 0, NULL);
   const char *msgs[] = {
-      "t.kir:1:1: error: 'mem.global' op attribute 'space' must be one of shared, const; got \"local\"",
+      "t.kir:1:1: error: 'mem.global' op attribute 'space' must be one of shared, const, captured; got \"local\"",
       "t.kir:3:1: error: 'mem.global_ref' op @f is a 'func.func', not a 'mem.global'",
       "t.kir:4:1: error: 'mem.global_ref' op result type must match the type of @c: array<f64, 1, C> vs array<f32, 1, C>",
       "t.kir:5:1: error: 'mem.global_ref' op requires attribute 'name'",

@@ -19,6 +19,7 @@ is current, it launches through that device's launcher of the same configuration
 import functools
 import math
 import operator
+import pickle
 import sys
 import warnings
 import weakref
@@ -196,6 +197,9 @@ class _Inputs:
         # id(dispatcher) -> [(name, frozen value or None, value)]: the names each function of the program reads
         self.frozen = {}
         self._add(root)
+        if getattr(root, "_options", {}).get("cache") and any(_captures_device_array(f) for f in self.bindings.values()):
+            raise pickle.PicklingError("Cannot serialize kernels or device functions referencing global device arrays. "
+                                       "Pass the array(s) as arguments to the kernel instead.")  # numba-cuda's words
 
     def _freeze_names(self, d, text):
         """[(name, frozen value or None, value)]: the globals and closure variables d's function reads, frozen now
@@ -291,9 +295,22 @@ def _merged_module(a, b):
     return ("pymodule", a[1], members)
 
 
+def _captures_device_array(frozen):
+    """Whether a bound value is (or holds) a device array, which the kernel captures by its address."""
+    if frozen[0] == "array":
+        return not isinstance(frozen[1], np.ndarray)
+    if frozen[0] == "tuple":
+        return any(_captures_device_array(item) for item in frozen[1])
+    if frozen[0] == "pymodule":
+        return any(_captures_device_array(item) for item in frozen[2].values())
+    return False
+
+
 def _same(a, b):
     if a[0] != b[0]:
         return False
+    if a[0] == "array" and not (isinstance(a[1], np.ndarray) and isinstance(b[1], np.ndarray)):
+        return a[1] is b[1]  # a captured device array: the one object (its address)
     if a[0] == "array":
         return a[1].dtype == b[1].dtype and a[1].shape == b[1].shape and np.array_equal(a[1], b[1])
     if a[0] in ("tuple", "slice"):
