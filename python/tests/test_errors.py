@@ -4,9 +4,10 @@ import pickle
 import sys
 import types
 
+import numpy as np
 import pytest
 
-from kfront import errors
+from kfront import cuda, errors
 
 
 def test_hierarchy():
@@ -182,3 +183,53 @@ def test_the_numba_scope_derives_nothing():
         assert {cls: cls.__bases__ for cls in errors.NUMBA_BASES} == own
     finally:
         uninstall_numba_alias()
+
+
+# ---- numba-cuda's wordings, in kfront's located diagnostics ----
+
+def _nonliteral_grid(x):
+    cuda.grid(x)
+
+
+def _nonliteral_gridsize(x):
+    cuda.gridsize(x)
+
+
+def test_nonliteral_grid_says_require_literal_value():
+    """numba-cuda's grid/gridsize intrinsics raise RequireLiteralValue(type), which its TypingError quotes (its
+    test_intrinsics checks the name)."""
+    for fn, name in ((_nonliteral_grid, "cuda.grid"), (_nonliteral_gridsize, "cuda.gridsize")):
+        with pytest.raises(errors.TypingError, match=r"RequireLiteralValue: int32") as info:
+            cuda.jit("void(int32)")(fn)
+        assert str(info.value).startswith("%s:%d:" % (__file__, fn.__code__.co_firstlineno + 1))
+        assert info.value.message.startswith("%s() takes a literal 1, 2 or 3" % name)
+
+
+def test_growing_recursive_tuple_does_not_converge():
+    @cuda.jit
+    def make_list(n):
+        if n <= 0:
+            return None
+        return (n, make_list(n - 1))
+
+    with pytest.raises(errors.TypingError, match="Return type of recursive function does not converge") as info:
+        @cuda.jit("void()")
+        def kernel():
+            make_list(100)
+    assert info.value.file == __file__ and info.value.line == make_list.py_func.__code__.co_firstlineno + 4
+
+
+def test_recursion_that_converges_still_compiles():
+    @cuda.jit(device=True)
+    def fact(n):
+        if n <= 1:
+            return 1
+        return n * fact(n - 1)
+
+    @cuda.jit
+    def kernel(out):
+        out[0] = fact(5)
+
+    out = np.zeros(1, np.int64)
+    kernel[1, 1](out)
+    assert out[0] == 120
