@@ -763,7 +763,10 @@ static void lower_if(Lower *L, const PyStmt *s, PyStmt *const *rest, unsigned nr
 
 static void lower_return(Lower *L, const PyStmt *s) {
   if (s->value && s->value->kind != EX_NONE) {
+    const PyExpr *outer = L->returning;
+    L->returning = s->value;
     FeVal v = lower_expr(L, s->value);
+    L->returning = outer;
     if (L->kernel) {
       lw_lerr(L, s->value->loc, "a kernel cannot return a value: '%s' is a kernel (use @cuda.jit(device=True) for a "
                              "device function)",

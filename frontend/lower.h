@@ -94,6 +94,7 @@ typedef struct Lower {
   unsigned pending_fn, pending_loop;
   bool has_value_return, has_bare_return;
   SrcLoc first_value_return;
+  const PyExpr *returning;   /* the value of the return statement being lowered, or NULL (lw_recursive_call's check) */
   Memo *memo;
   unsigned nmemo, memo_cap;
   const char *assign_hint;

@@ -351,31 +351,42 @@ void lw_note_return_type(Lower *L, const FeVal *v) {
   in->ret_enum = v->kind == FV_VAL && (!in->ret_so_far || in->ret_enum == v->enumc || t == u) ? v->enumc : NULL;
 }
 
-/* Whether the statements return a value somewhere (not None). */
-static bool returns_value(const PyStmtList *l) {
+/* How many return statements of the statements return a value (not None). */
+static unsigned value_returns(const PyStmtList *l) {
+  unsigned n = 0;
   for (unsigned i = 0; i < l->n; i++) {
     const PyStmt *s = l->items[i];
     switch (s->kind) {
     case ST_RETURN:
-      if (s->value && s->value->kind != EX_NONE) return true;
+      if (s->value && s->value->kind != EX_NONE) n++;
       break;
-    case ST_IF:
-      if (returns_value(&s->if_.body) || returns_value(&s->if_.orelse)) return true;
-      break;
-    case ST_FOR:
-      if (returns_value(&s->for_.body) || returns_value(&s->for_.orelse)) return true;
-      break;
-    case ST_WHILE:
-      if (returns_value(&s->while_.body) || returns_value(&s->while_.orelse)) return true;
-      break;
+    case ST_IF: n += value_returns(&s->if_.body) + value_returns(&s->if_.orelse); break;
+    case ST_FOR: n += value_returns(&s->for_.body) + value_returns(&s->for_.orelse); break;
+    case ST_WHILE: n += value_returns(&s->while_.body) + value_returns(&s->while_.orelse); break;
     default: break;
     }
   }
+  return n;
+}
+
+/* Whether `call` is an element of the tuple display `e`, or of a tuple display among its elements. */
+static bool tuple_display_holds(const PyExpr *e, const PyExpr *call) {
+  if (!e || e->kind != EX_TUPLE) return false;
+  for (unsigned i = 0; i < e->elts.n; i++)
+    if (e->elts.items[i] == call || tuple_display_holds(e->elts.items[i], call)) return true;
   return false;
 }
 
 /* The call of `active`, an instance of f being lowered, from inside itself (or a function it calls). */
 static FeVal recursive_call(Lower *L, FeFunc *f, FeInst *active, const PyExpr *e, FeVal *args, unsigned np) {
+  if (L->inst == active && !active->has_decl_ret && tuple_display_holds(L->returning, e) &&
+      value_returns(&f->def->funcdef.body) == 1)
+    /* `if n <= 0: return None` and `return (n, f(n - 1))`: the result type T would be an optional tuple holding T,
+     * which no finite type is; numba-cuda retypes the call with each new return type (none, then the optional tuple
+     * of it, ...) until it gives up (CallFrame.add_return_type). Other value returns make numba unify their types
+     * with the tuple's, an error of its own (Can't unify return type), which kfront's checks below report. */
+    return lw_lerr(L, e->loc, "Return type of recursive function does not converge: '%s' returns a tuple holding its "
+                   "own result, so each typing of the call gives the function a deeper tuple type", f->name);
   Type *rt = NULL;
   const FeEnum *ren = NULL;
   if (active->has_decl_ret) {
@@ -383,7 +394,7 @@ static FeVal recursive_call(Lower *L, FeFunc *f, FeInst *active, const PyExpr *e
   } else if (active->ret_so_far) {
     rt = active->ret_so_far;
     ren = active->ret_enum;
-  } else if (returns_value(&f->def->funcdef.body)) {
+  } else if (value_returns(&f->def->funcdef.body)) {
     /* no type yet: the instance is lowered again once its returns have given one (lower_function); the
      * functions between it and this call are typed on this poison, so they go with its first attempt */
     if (!active->rec_unknown) active->rec_loc = e->loc;

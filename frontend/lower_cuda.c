@@ -55,7 +55,17 @@ FeVal lw_grid_values(Lower *L, bool size, const PyExpr *e) {
   const char *fname = size ? "cuda.gridsize" : "cuda.grid";
   FeVal a;
   if (!lw_positional(L, e, fname, 1, 1, &a)) return poison();
-  if (!is_const_int(&a) || a.c.i < 1 || a.c.i > 3)
+  if (!is_const_int(&a)) {
+    /* numba-cuda's grid/gridsize intrinsics refuse an argument of no IntegerLiteral type with RequireLiteralValue(type),
+     * which its TypingError quotes ("RequireLiteralValue: int32") */
+    if (a.kind == FV_POISON) return poison(); /* already reported */
+    Type *t = lw_fv_type(L, &a);
+    if (!t) return lw_lerr(L, arg_loc(e, 0), "%s() takes a literal 1, 2 or 3 (the number of dimensions) (RequireLiteralValue)",
+                           fname);
+    return lw_lerr(L, arg_loc(e, 0), "%s() takes a literal 1, 2 or 3 (the number of dimensions), not a value of type %s "
+                   "(RequireLiteralValue: %s)", fname, tname(L, t), tname(L, t));
+  }
+  if (a.c.i < 1 || a.c.i > 3)
     return lw_lerr(L, arg_loc(e, 0), "%s() takes a constant 1, 2 or 3 (the number of dimensions)", fname);
   at(L, e->loc);
   FeVal out[3];

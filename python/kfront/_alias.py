@@ -35,6 +35,8 @@ has the table with what is deliberately left out):
     numba.cuda.types               every public name of kfront.types; __all__ as numba-cuda's (the type names)
     numba.cuda.core.config         kfront.config, reads and assignments (also as numba.cuda.config); _OptLevel
     numba.cuda.core.errors         kfront.errors.NUMBA_ERRORS: TypingError, NumbaError, NumbaPerformanceWarning...
+                                   (scope "cuda": these classes are also subclasses of numba.core.errors' classes of
+                                   those names, kfront.errors.derive_from_numba, until uninstall_numba_alias)
     numba.cuda.np.numpy_support    from_dtype, as_dtype (kfront.types); numpy_version, carray, farray
                                    (kfront.numpy_support)
     numba.cuda.misc.special        literal_unroll (kfront.cuda; also numba.literal_unroll)
@@ -535,6 +537,17 @@ def _resolve_scope(scope):
     return "cuda", numba
 
 
+def _derive_errors_from_numba():
+    """Beside a real numba: kfront's errors become subclasses of numba.core.errors' classes too
+    (kfront.errors.derive_from_numba), so that `except numba.core.errors.TypingError` catches kfront's."""
+    from kfront import errors
+    try:
+        numba_errors = importlib.import_module("numba.core.errors")
+    except ImportError:
+        return  # a numba without numba.core.errors has no classes to catch kfront's by
+    errors.derive_from_numba(numba_errors)
+
+
 def _kfront_warning():
     from kfront.errors import KfrontWarning
     return KfrontWarning
@@ -595,6 +608,7 @@ def install_numba_alias(targets=None, scope="auto"):
         if numba is not None:
             state.numba = numba
             state.numba_cuda_attr = numba.__dict__.get("cuda", _MISSING)
+            _derive_errors_from_numba()
         _state = state
         stale = _stale_references(state.saved)
         if stale:
@@ -630,6 +644,8 @@ def uninstall_numba_alias():
     for key, module in state.saved.items():
         sys.modules.setdefault(key, module)
     if state.numba is not None:
+        from kfront import errors
+        errors.underive_from_numba()
         if state.numba_cuda_attr is _MISSING:
             state.numba.__dict__.pop("cuda", None)
         else:

@@ -36,6 +36,15 @@ exception (the class name and message as the kernel raised them: "ValueError: ba
 raising thread's threadIdx and blockIdx). `KIND_CLASSES` maps each kind to its class;
 `NUMBA_ERRORS` maps the names of numba.core.errors (and numba's warning categories) to kfront's classes,
 for the `numba` drop-in (kfront._alias).
+
+Beside a real numba (the alias's "cuda" scope), programs catch kfront's errors by numba's own classes
+(`from numba.core.errors import TypingError`, `except numba.core.errors.NumbaError`, a warnings filter on
+NumbaPerformanceWarning), and Python's `except` checks real subclassing. So while that alias is installed, each
+class of NUMBA_BASES is also a subclass of numba's class of that name: `derive_from_numba` adds numba's class to
+its bases (after kfront's own, so kfront's methods come first), `underive_from_numba` takes it out again. The
+classes stay the same objects (those the C extension raises, those `except kfront.errors.TypingError` names):
+kfront's TypingError is then both kfront's and numba's TypingError, its CompilerError numba's NumbaError, and so
+on. Where numba is absent nothing is derived.
 """
 
 # kf_error_kind (include/kfront/kfront.h), in its order
@@ -268,6 +277,46 @@ NUMBA_ERRORS = {
     "NumbaIRAssumptionWarning": KfrontWarning,
     "NumbaSystemWarning": KfrontWarning,
 }
+
+
+# kfront's classes that are also numba.core.errors' classes beside a real numba (derive_from_numba), each a parent
+# before its children. numba's TypingError and UnsupportedError are NumbaErrors but not CompilerErrors, so kfront's
+# CompilerError (their base) is numba's NumbaError, the class of every numba compile error. KfrontWarning itself
+# stays kfront's (Python cannot swap a builtin base, Warning, for a class of another layout, NumbaWarning; only
+# kfront's own notices, the alias's, are raised as it): its subclasses are NumbaWarnings through numba's subclasses.
+NUMBA_BASES = {
+    CompilerError: "NumbaError",
+    TypingError: "TypingError",
+    UnsupportedError: "UnsupportedError",
+    PerformanceWarning: "NumbaPerformanceWarning",
+    InvalidConfigWarning: "NumbaInvalidConfigWarning",
+    KfrontDeprecationWarning: "NumbaDeprecationWarning",
+    KfrontPendingDeprecationWarning: "NumbaPendingDeprecationWarning",
+}
+
+_own_bases = {}  # the classes derive_from_numba changed -> their own bases
+
+
+def derive_from_numba(numba_errors):
+    """Makes each class of NUMBA_BASES a subclass of the class of its name in `numba_errors` (the real numba's
+    numba.core.errors module) too, for the alias's "cuda" scope: numba's class joins the class's bases, after
+    them, in place of any base numba's class already derives from (DeprecationWarning for NumbaDeprecationWarning).
+    A name `numba_errors` does not have leaves its class as it is. Idempotent; underive_from_numba undoes it."""
+    underive_from_numba()
+    for cls, name in NUMBA_BASES.items():
+        base = getattr(numba_errors, name, None)
+        if not isinstance(base, type) or issubclass(base, (KfrontError, KfrontWarning)):
+            continue  # not numba's (kfront's own alias of numba.core.errors, or a numba without the name)
+        own = cls.__bases__
+        cls.__bases__ = tuple(b for b in own if not issubclass(base, b)) + (base,)
+        _own_bases[cls] = own
+
+
+def underive_from_numba():
+    """Gives the classes derive_from_numba changed their own bases back."""
+    for cls, own in reversed(list(_own_bases.items())):
+        cls.__bases__ = own
+    _own_bases.clear()
 
 
 def format_diagnostic(message, file=None, line=0, col=0):

@@ -478,6 +478,59 @@ def test_numba_cuda_imported_before_install_is_named_and_restored(oracle_python,
         "True True True", "True True"]
 
 
+def test_cuda_scope_errors_are_numbas_classes(oracle_python, tmp_path):
+    """Beside a real numba, kfront's errors are caught by numba.core.errors' classes (numba-cuda's tests import
+    TypingError from there where HAS_NUMBA) and still by kfront's and numba.cuda.core.errors' names; the raises
+    of the C extension (typing) and of kfront's Python (dtypes, warnings) alike. Uninstalling takes numba's
+    classes out of kfront's bases again."""
+    rc, out, err = _run(oracle_python, """
+        import warnings
+        import numpy as np
+        import kfront
+        from kfront import errors as kf
+        from kfront._alias import uninstall_numba_alias
+        kfront.install_numba_alias()
+        import numba.core.errors as ne
+        from numba import cuda
+        from numba.cuda.core import errors as ce
+        from numba.cuda.np import numpy_support
+
+        def nonliteral_grid(x):
+            cuda.grid(x)
+
+        try:
+            cuda.jit("void(int32)")(nonliteral_grid)
+        except ne.TypingError as e:
+            print("typing", isinstance(e, kf.TypingError), isinstance(e, ce.TypingError), isinstance(e, ne.NumbaError),
+                  "RequireLiteralValue: int32" in str(e), e.line)
+        try:
+            numpy_support.from_dtype(np.dtype(">i4"))
+        except ne.UnsupportedError as e:
+            print("unsupported", isinstance(e, kf.UnsupportedError), isinstance(e, ne.TypingError))
+        for cls in (ne.NumbaError, kf.CompilerError, ce.NumbaError):
+            try:
+                cuda.jit("void(int32)")(nonliteral_grid)
+            except cls:
+                print("caught by", cls.__module__)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ne.NumbaInvalidConfigWarning)
+            try:
+                cuda.jit(debug=True, opt=True)(nonliteral_grid)
+            except ne.NumbaWarning as w:
+                print("warning", type(w).__name__, isinstance(w, ce.NumbaInvalidConfigWarning))
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            warnings.warn(kf.PerformanceWarning("low occupancy"))
+        print("category", issubclass(got[0].category, ne.NumbaPerformanceWarning))
+        uninstall_numba_alias()
+        print("after", issubclass(kf.TypingError, ne.NumbaError), issubclass(kf.PerformanceWarning, ne.NumbaWarning))
+    """, tmp_path)
+    assert rc == 0, err
+    assert out.splitlines() == ["typing True True True True 14", "unsupported True False",
+                                "caught by numba.core.errors", "caught by kfront.errors", "caught by kfront.errors",
+                                "warning InvalidConfigWarning True", "category True", "after False False"]
+
+
 def test_scope_numba_where_numba_is_absent(fake, monkeypatch):
     # sys.modules["numba"] = None is Python's own "no such module": `import numba` raises ImportError
     monkeypatch.setitem(sys.modules, "numba", None)

@@ -4,9 +4,10 @@ import pickle
 import sys
 import types
 
+import numpy as np
 import pytest
 
-from kfront import errors
+from kfront import cuda, errors
 
 
 def test_hierarchy():
@@ -78,3 +79,157 @@ def test_register_hands_the_table_to_the_extension(monkeypatch):
     monkeypatch.setitem(sys.modules, "kfront._kfront", fake)
     errors.register()
     assert got == errors.KIND_CLASSES
+
+
+# ---- beside a real numba: kfront's classes are also numba.core.errors' (derive_from_numba) ----
+
+def _numba_like_errors():
+    """Classes shaped as numba.core.errors' (their bases and __init__ signatures), for the tests that need no
+    numba; the real ones are tested under the oracle's interpreter below."""
+    mod = types.ModuleType("numba_like_errors")
+
+    class NumbaError(Exception):
+        def __init__(self, msg, loc=None, highlighting=True):
+            self.msg, self.loc = msg, loc
+            super().__init__(msg)
+
+    class NumbaWarning(Warning):
+        def __init__(self, msg, loc=None, highlighting=True):
+            self.msg, self.loc = msg, loc
+            super().__init__(msg)
+
+    mod.NumbaError = NumbaError
+    mod.TypingError = type("TypingError", (NumbaError,), {})
+    mod.UnsupportedError = type("UnsupportedError", (NumbaError,), {})
+    mod.NumbaWarning = NumbaWarning
+    mod.NumbaPerformanceWarning = type("NumbaPerformanceWarning", (NumbaWarning,), {})
+    mod.NumbaInvalidConfigWarning = type("NumbaInvalidConfigWarning", (NumbaWarning,), {})
+    mod.NumbaDeprecationWarning = type("NumbaDeprecationWarning", (NumbaWarning, DeprecationWarning), {})
+    # (no NumbaPendingDeprecationWarning: a name numba lacks leaves kfront's class as it is)
+    return mod
+
+
+@pytest.fixture
+def derived():
+    own = {cls: cls.__bases__ for cls in errors.NUMBA_BASES}
+    nb = _numba_like_errors()
+    errors.derive_from_numba(nb)
+    yield nb
+    errors.underive_from_numba()
+    assert {cls: cls.__bases__ for cls in errors.NUMBA_BASES} == own
+
+
+def test_derived_classes_are_caught_by_numbas_and_kfronts_names(derived):
+    nb = derived
+    e = errors.TypingError("k.py:3:5: error: bad", message="bad", file="k.py", line=3, col=5)
+    assert isinstance(e, nb.TypingError) and isinstance(e, nb.NumbaError) and isinstance(e, errors.CompilerError)
+    assert not isinstance(e, nb.UnsupportedError)
+    # kfront's __init__ and __str__ come first: the facts and the located text are kfront's
+    assert (str(e), e.message, e.file, e.line, e.col, e.kind) == ("k.py:3:5: error: bad", "bad", "k.py", 3, 5,
+                                                                 errors.KIND_TYPING)
+    for raised, numba_class in ((errors.TypingError("t"), nb.TypingError), (errors.UnsupportedError("u"),
+                                nb.UnsupportedError), (errors.CompilerError("c"), nb.NumbaError),
+                                (errors.SourceUnavailableError("s"), nb.NumbaError)):
+        with pytest.raises(numba_class):
+            raise raised
+        with pytest.raises(type(raised)):
+            raise raised
+    # the C extension's classes (KIND_CLASSES) are the same objects, so its raises are numba's too
+    assert isinstance(errors.make_error(errors.KIND_TYPING, "x"), nb.TypingError)
+    assert isinstance(errors.make_error(errors.KIND_SYNTAX, "x"), nb.UnsupportedError)
+    n = errors.not_on_simulator("regs_per_thread")
+    assert isinstance(n, AttributeError) and isinstance(n, nb.UnsupportedError)
+    assert not isinstance(errors.KernelArgumentError("a"), nb.NumbaError)
+    back = pickle.loads(pickle.dumps(e))
+    assert type(back) is errors.TypingError and back.line == 3 and isinstance(back, nb.TypingError)
+
+
+def test_derived_warnings_match_numbas_filters(derived):
+    import warnings
+    nb = derived
+    assert issubclass(errors.PerformanceWarning, nb.NumbaPerformanceWarning)
+    assert issubclass(errors.InvalidConfigWarning, nb.NumbaInvalidConfigWarning)
+    assert issubclass(errors.KfrontDeprecationWarning, nb.NumbaDeprecationWarning)
+    assert issubclass(errors.KfrontDeprecationWarning, DeprecationWarning)
+    assert errors.KfrontPendingDeprecationWarning.__bases__ == (errors.KfrontWarning, PendingDeprecationWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", nb.NumbaPerformanceWarning)
+        with pytest.raises(errors.PerformanceWarning, match="low occupancy"):
+            warnings.warn(errors.PerformanceWarning("low occupancy"))
+
+
+def test_derive_is_idempotent_and_skips_kfronts_own_classes(derived):
+    nb = derived
+    errors.derive_from_numba(nb)
+    assert errors.TypingError.__bases__ == (errors.CompilerError, nb.TypingError)
+    # the alias of scope "numba" maps numba.core.errors' names to kfront's classes: nothing to derive from
+    own = types.SimpleNamespace(**errors.NUMBA_ERRORS)
+    errors.derive_from_numba(own)
+    assert errors.TypingError.__bases__ == (errors.CompilerError,)
+
+
+def test_the_numba_scope_derives_nothing():
+    """Where numba is absent (the project's interpreter), the alias (scope "numba") leaves kfront's classes as they
+    are; the cuda scope, beside a real numba, is tested under the oracle's interpreter (test_alias.py's fixture)."""
+    import importlib.util
+    from kfront._alias import alias_scope, install_numba_alias, uninstall_numba_alias
+    if importlib.util.find_spec("numba") is not None:
+        pytest.skip("numba is installed in this interpreter, so the alias's scope here is \"cuda\"")
+    own = {cls: cls.__bases__ for cls in errors.NUMBA_BASES}
+    install_numba_alias()
+    try:
+        import numba.core.errors
+        assert alias_scope() == "numba" and numba.core.errors.TypingError is errors.TypingError
+        assert {cls: cls.__bases__ for cls in errors.NUMBA_BASES} == own
+    finally:
+        uninstall_numba_alias()
+
+
+# ---- numba-cuda's wordings, in kfront's located diagnostics ----
+
+def _nonliteral_grid(x):
+    cuda.grid(x)
+
+
+def _nonliteral_gridsize(x):
+    cuda.gridsize(x)
+
+
+def test_nonliteral_grid_says_require_literal_value():
+    """numba-cuda's grid/gridsize intrinsics raise RequireLiteralValue(type), which its TypingError quotes (its
+    test_intrinsics checks the name)."""
+    for fn, name in ((_nonliteral_grid, "cuda.grid"), (_nonliteral_gridsize, "cuda.gridsize")):
+        with pytest.raises(errors.TypingError, match=r"RequireLiteralValue: int32") as info:
+            cuda.jit("void(int32)")(fn)
+        assert str(info.value).startswith("%s:%d:" % (__file__, fn.__code__.co_firstlineno + 1))
+        assert info.value.message.startswith("%s() takes a literal 1, 2 or 3" % name)
+
+
+def test_growing_recursive_tuple_does_not_converge():
+    @cuda.jit
+    def make_list(n):
+        if n <= 0:
+            return None
+        return (n, make_list(n - 1))
+
+    with pytest.raises(errors.TypingError, match="Return type of recursive function does not converge") as info:
+        @cuda.jit("void()")
+        def kernel():
+            make_list(100)
+    assert info.value.file == __file__ and info.value.line == make_list.py_func.__code__.co_firstlineno + 4
+
+
+def test_recursion_that_converges_still_compiles():
+    @cuda.jit(device=True)
+    def fact(n):
+        if n <= 1:
+            return 1
+        return n * fact(n - 1)
+
+    @cuda.jit
+    def kernel(out):
+        out[0] = fact(5)
+
+    out = np.zeros(1, np.int64)
+    kernel[1, 1](out)
+    assert out[0] == 120

@@ -83,8 +83,29 @@ def arity(a):
 # RUN: not kfront compile %s -k grid_const --sig 'void(float32[:], int64)' 2>&1 | FileCheck %s --check-prefix=GRID
 @cuda.jit
 def grid_const(a, n):
-    # GRID: diagnostics.py:[[@LINE+1]]:19: error: cuda.grid() takes a constant 1, 2 or 3 (the number of dimensions)
+    # GRID: diagnostics.py:[[@LINE+1]]:19: error: cuda.grid() takes a literal 1, 2 or 3 (the number of dimensions), not a value of type int64 (RequireLiteralValue: int64)
     i = cuda.grid(n)
+
+
+# RUN: not kfront compile %s -k grid_four --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=GRID4
+@cuda.jit
+def grid_four(a):
+    # GRID4: diagnostics.py:[[@LINE+1]]:23: error: cuda.gridsize() takes a constant 1, 2 or 3 (the number of dimensions)
+    i = cuda.gridsize(4)
+
+
+# RUN: not kfront compile %s -k grows --sig 'void(int64[:])' 2>&1 | FileCheck %s --check-prefix=GROW
+@cuda.jit(device=True)
+def nest(n):
+    if n <= 0:
+        return
+    # GROW: diagnostics.py:[[@LINE+1]]:16: error: Return type of recursive function does not converge: 'nest' returns a tuple holding its own result
+    return (n, nest(n - 1))
+
+
+@cuda.jit
+def grows(a):
+    nest(a[0])
 
 
 # RUN: not kfront compile %s -k unpack --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=UNPACK
