@@ -130,6 +130,11 @@ bool rt_device_gpu_info(const char *libcuda_path, int ordinal, kf_device_info *o
  * (reported) only when out of memory. */
 typedef struct SimOptions SimOptions;
 RtDevice *rt_device_sim_open(const SimOptions *opts, int ordinal, Diag *diag);
+/* kf_runtime_options' launch limits onto simulator options (0: the simulator's defaults). */
+void rt_sim_limits(SimOptions *o, uint64_t max_steps, double max_seconds);
+/* A simulated device's new limits and the settings its messages name (NULL: the C API's), for later launches. */
+void rt_device_sim_set_limits(RtDevice *d, uint64_t max_steps, double max_seconds, const char *steps_setting,
+                              const char *seconds_setting);
 /* The properties every simulated device has (those of an sm_90 GPU, with the host's CPUs as multiprocessors). */
 void rt_device_sim_info(kf_device_info *out);
 /* Whether simulated devices a and b are peers: the pairs 2k, 2k+1 (as GPUs linked two by two). */

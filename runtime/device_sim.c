@@ -35,9 +35,14 @@ struct RtDevModule {
   pthread_mutex_t lock;  /* a SimProgram runs one launch at a time */
 };
 
+enum { SETTING_MAX = 160 };
+
 typedef struct Sim {
   RtDevice base;
-  SimOptions opts;
+  SimOptions opts;                  /* under opts_lock: kf_runtime_set_sim_limits changes them */
+  pthread_mutex_t opts_lock;
+  char steps_setting[SETTING_MAX];  /* opts.steps_setting and seconds_setting, when the embedder set them */
+  char seconds_setting[SETTING_MAX];
 } Sim;
 
 typedef struct SimEvent {
@@ -46,12 +51,54 @@ typedef struct SimEvent {
 
 static const SrcLoc NOLOC = {0};
 
-static void sim_close(RtDevice *d) { mem_free(d); }
+static void sim_close(RtDevice *d) {
+  pthread_mutex_destroy(&((Sim *)d)->opts_lock);
+  mem_free(d);
+}
+
+void rt_sim_limits(SimOptions *o, uint64_t max_steps, double max_seconds) {
+  SimOptions defaults;
+  sim_options_init(&defaults);
+  /* one thread may take the whole launch's steps when they are more than its own limit */
+  o->max_steps = max_steps ? max_steps : defaults.max_steps;
+  o->max_thread_steps = max_steps > defaults.max_thread_steps ? max_steps : defaults.max_thread_steps;
+  o->max_seconds = max_seconds > 0 ? max_seconds : 0;
+}
+
+static const char *keep_setting(char *buf, const char *setting, const char *fallback) {
+  if (!setting) return fallback;
+  snprintf(buf, SETTING_MAX, "%s", setting);
+  return buf;
+}
+
+void rt_device_sim_set_limits(RtDevice *d, uint64_t max_steps, double max_seconds, const char *steps_setting,
+                              const char *seconds_setting) {
+  Sim *s = (Sim *)d;
+  pthread_mutex_lock(&s->opts_lock);
+  rt_sim_limits(&s->opts, max_steps, max_seconds);
+  s->opts.steps_setting = keep_setting(s->steps_setting, steps_setting, SIM_STEPS_SETTING);
+  s->opts.seconds_setting = keep_setting(s->seconds_setting, seconds_setting, SIM_SECONDS_SETTING);
+  pthread_mutex_unlock(&s->opts_lock);
+}
+
+/* The options of a launch starting now: a copy of the device's (their settings' text copied too, into the
+ * caller's buffers, so that a concurrent rt_device_sim_set_limits changes nothing under the launch). */
+static void launch_options(Sim *s, SimOptions *o, char steps[SETTING_MAX], char seconds[SETTING_MAX]) {
+  pthread_mutex_lock(&s->opts_lock);
+  *o = s->opts;
+  snprintf(steps, SETTING_MAX, "%s", s->opts.steps_setting ? s->opts.steps_setting : SIM_STEPS_SETTING);
+  snprintf(seconds, SETTING_MAX, "%s", s->opts.seconds_setting ? s->opts.seconds_setting : SIM_SECONDS_SETTING);
+  pthread_mutex_unlock(&s->opts_lock);
+  o->steps_setting = steps;
+  o->seconds_setting = seconds;
+}
 
 static bool sim_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {
   void *h = mem_system_alloc(256, bytes);
   if (!h) {
+    DiagKind prev = diag_set_kind(DIAG_KIND_OUT_OF_MEMORY);
     diag_error(diag, NOLOC, "out of memory allocating %zu bytes of (simulated) device memory", bytes);
+    diag_set_kind(prev);
     return false;
   }
   *out = (uint64_t)(uintptr_t)h;
@@ -275,8 +322,11 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
     }
   }
   uint32_t g[3] = {grid[0], grid[1], grid[2]}, b[3] = {block[0], block[1], block[2]};
+  SimOptions opts;
+  char steps_setting[SETTING_MAX], seconds_setting[SETTING_MAX];
+  launch_options(s, &opts, steps_setting, seconds_setting);
   pthread_mutex_lock(&fn->module->lock);
-  bool ok = slot == nparams && sim_program_launch(fn->module->sim, func, g, b, shared, args, nsim, &s->opts, res, diag);
+  bool ok = slot == nparams && sim_program_launch(fn->module->sim, func, g, b, shared, args, nsim, &opts, res, diag);
   pthread_mutex_unlock(&fn->module->lock);
   kf_status st = KF_OK;
   if (slot != nparams) {
@@ -415,6 +465,7 @@ RtDevice *rt_device_sim_open(const SimOptions *opts, int ordinal, Diag *diag) {
   s->base.runs_kir = true;
   s->base.host_is_device = true;
   s->opts = *opts;
+  pthread_mutex_init(&s->opts_lock, NULL);
   rt_device_sim_info(&s->base.info);
   s->base.arch = 90;
   return &s->base;

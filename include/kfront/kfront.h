@@ -549,6 +549,12 @@ typedef struct kf_runtime_options {
 
 /* Fills o with the defaults above. */
 KF_API void kf_runtime_options_init(kf_runtime_options *o);
+/* Simulator: new launch limits (kf_runtime_options.sim_max_steps and sim_max_seconds, 0 their defaults) for the
+ * launches that start after it, and how the caller's users set them (NULL: the C API's names), which the limits'
+ * messages name: "simulation step limit exceeded (N ops in the launch; <steps_setting>)". The settings are copied
+ * (at most 160 bytes each are kept). KF_ERROR_UNSUPPORTED on a GPU runtime. */
+KF_API kf_status kf_runtime_set_sim_limits(kf_runtime *rt, uint64_t max_steps, double max_seconds,
+                                           const char *steps_setting, const char *seconds_setting);
 /* The conventional disk-cache directory from the values of $KFRONT_CACHE_DIR, $XDG_CACHE_HOME and $HOME
  * (which the caller reads; any may be NULL): the first, else XDG/kfront, else HOME/.cache/kfront. *out is
  * owned by the caller (kf_free); KF_ERROR_NOT_FOUND when all three are unset. */

@@ -425,6 +425,16 @@ static PyObject *Runtime_set_deallocation_limits(PyObject *o, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+static PyObject *Runtime_set_sim_limits(PyObject *o, PyObject *args) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  unsigned long long steps;
+  double seconds;
+  const char *steps_setting = NULL, *seconds_setting = NULL;
+  if (!PyArg_ParseTuple(args, "Kd|zz", &steps, &seconds, &steps_setting, &seconds_setting)) return NULL;
+  RT_CALL(self, kf_runtime_set_sim_limits(self->rt, steps, seconds, steps_setting, seconds_setting));
+  Py_RETURN_NONE;
+}
+
 /* ---- IPC: memory shared with other processes --------------------------------------------------------- */
 
 static PyObject *Runtime_ipc_get_handle(PyObject *o, PyObject *arg) {
@@ -779,6 +789,9 @@ static PyMethodDef Runtime_methods[] = {
      "Frees the pending deallocations (after the device's work), unless deferral is on."},
     {"defer_deallocations", Runtime_defer_deallocations, METH_O,
      "defer_deallocations(True) defers flushes (nested); (False) undoes one level."},
+    {"set_sim_limits", Runtime_set_sim_limits, METH_VARARGS,
+     "set_sim_limits(max_steps, max_seconds, steps_setting=None, seconds_setting=None): the simulator's launch "
+     "limits (0: its defaults) and the settings their messages name, for the launches that start after it"},
     {"set_deallocation_limits", Runtime_set_deallocation_limits, METH_VARARGS,
      "set_deallocation_limits(count, bytes): flushed when more blocks or bytes than these are pending."},
     {"memcpy", Runtime_memcpy, METH_VARARGS, "memcpy(kind, dst, src, nbytes, stream=None): 0 HtoD, 1 DtoH, 2 DtoD."},

@@ -151,15 +151,15 @@ static double now_s(void) {
 /* With a time limit, a thread looks at the clock every SIM_CLOCK_OPS ops (and a worker before each block). */
 enum { SIM_CLOCK_OPS = 1 << 20 };
 
-/* The messages of the launch's limits name the options that set them (the C API's and kfront run's). */
-static void step_limit_message(char *what, size_t n, uint64_t limit, bool one_thread) {
-  snprintf(what, n, "simulation step limit exceeded (%llu ops in %s; kf_runtime_options.sim_max_steps, kfront run "
-           "--sim-max-steps)", (unsigned long long)limit, one_thread ? "one thread" : "the launch");
+/* The messages of the launch's limits name the settings that set them (SimOptions.steps_setting, seconds_setting:
+ * by default the C API's and kfront run's). */
+static void step_limit_message(char *what, size_t n, uint64_t limit, bool one_thread, const char *setting) {
+  snprintf(what, n, "simulation step limit exceeded (%llu ops in %s; %s)", (unsigned long long)limit,
+           one_thread ? "one thread" : "the launch", setting);
 }
 
-static void time_limit_message(char *what, size_t n, double seconds) {
-  snprintf(what, n, "simulation time limit exceeded (%g s; kf_runtime_options.sim_max_seconds, kfront run "
-           "--sim-max-seconds)", seconds);
+static void time_limit_message(char *what, size_t n, double seconds, const char *setting) {
+  snprintf(what, n, "simulation time limit exceeded (%g s; %s)", seconds, setting);
 }
 
 /* ---- error reports ---------------------------------------------------------------------------- */
@@ -707,9 +707,9 @@ static void run_thread(BlockCtx *B, Thread *t) {
       } else {
         n--;
         char what[200];
-        if (!in_time) time_limit_message(what, sizeof what, L->opts.max_seconds);
-        else if (tleft <= gleft) step_limit_message(what, sizeof what, L->opts.max_thread_steps, true);
-        else step_limit_message(what, sizeof what, L->opts.max_steps, false);
+        if (!in_time) time_limit_message(what, sizeof what, L->opts.max_seconds, L->opts.seconds_setting);
+        else if (tleft <= gleft) step_limit_message(what, sizeof what, L->opts.max_thread_steps, true, L->opts.steps_setting);
+        else step_limit_message(what, sizeof what, L->opts.max_steps, false, L->opts.steps_setting);
         pc--;
         report_fatal(B, t, SIM_ERR_STEP_LIMIT, I, what);
         t->state = T_FAILED;
@@ -1746,7 +1746,7 @@ static void run_cooperative(Launch *L) {
   while (ok && !aborted(L)) {
     if (L->deadline && now_s() >= L->deadline) {
       char what[200], msg[SIM_MSG_MAX];
-      time_limit_message(what, sizeof what, L->opts.max_seconds);
+      time_limit_message(what, sizeof what, L->opts.max_seconds, L->opts.seconds_setting);
       msgf(msg, sizeof msg, "error: %s in kernel %s (a cooperative launch of %llu blocks)", what, L->kname,
            (unsigned long long)n);
       set_status(L, SIM_ERR_STEP_LIMIT, msg);
@@ -1804,7 +1804,7 @@ static void *worker(void *arg) {
   while (ok && !aborted(L)) {
     if (L->deadline && now_s() >= L->deadline) {
       char what[200], msg[SIM_MSG_MAX];
-      time_limit_message(what, sizeof what, L->opts.max_seconds);
+      time_limit_message(what, sizeof what, L->opts.max_seconds, L->opts.seconds_setting);
       msgf(msg, sizeof msg, "error: %s in kernel %s, before block %llu of %llu", what, L->kname,
            (unsigned long long)__atomic_load_n(&L->next_block, __ATOMIC_RELAXED), (unsigned long long)L->nblocks);
       lock(L);
@@ -1836,6 +1836,8 @@ void sim_options_init(SimOptions *o) {
   o->max_thread_steps = 1000000000ull;
   o->max_call_depth = 256;
   o->nworkers = 1;
+  o->steps_setting = SIM_STEPS_SETTING;
+  o->seconds_setting = SIM_SECONDS_SETTING;
 }
 
 SimArg sim_arg_array_c(void *data, Type *elem, unsigned rank, const int64_t *shape) {
@@ -1982,6 +1984,8 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
   if (!L.opts.max_steps) L.opts.max_steps = 10000000000ull;
   if (!L.opts.max_thread_steps) L.opts.max_thread_steps = 1000000000ull;
   if (!L.opts.max_call_depth) L.opts.max_call_depth = 256;
+  if (!L.opts.steps_setting) L.opts.steps_setting = SIM_STEPS_SETTING;
+  if (!L.opts.seconds_setting) L.opts.seconds_setting = SIM_SECONDS_SETTING;
   if (L.opts.max_seconds > 0) L.deadline = t0 + L.opts.max_seconds;
   result->status = SIM_ERR_SETUP;
   if (!kernel_func || kernel_func->kind != OP_FUNC_FUNC || !kernel_func->regions[0].first) {
