@@ -55,6 +55,9 @@ typedef struct RtDeviceOps {
   kf_status (*pointer_range)(RtDevice *d, uint64_t ptr, uint64_t *base, size_t *bytes, Diag *diag);
   bool (*free)(RtDevice *d, uint64_t ptr, Diag *diag);
   bool (*copy)(RtDevice *d, RtCopyKind kind, void *dst, const void *src, size_t bytes, void *stream, Diag *diag);
+  /* Whether [ptr, ptr + bytes) is the device's memory (reported when not); NULL: the device faults on an address
+   * that is not (a GPU: CUDA's illegal address), so nobody asks. */
+  bool (*holds)(RtDevice *d, uint64_t ptr, size_t bytes, Diag *diag);
   bool (*memset)(RtDevice *d, uint64_t dst, int value, size_t bytes, void *stream, Diag *diag);
   /* page-locked host memory (flags: KF_HOST_*); registering existing memory */
   bool (*host_alloc)(RtDevice *d, size_t bytes, unsigned flags, void **out, Diag *diag);

@@ -15,7 +15,11 @@
  * Memory: the "device memory" and "pinned host memory" the simulator hands out stand in for the GPU's, so they
  * come from the system allocator (mem_system_alloc), outside the context's allocator; everything else (the
  * device, modules, streams, events, a launch's scratch, the simulator's own state) comes from mem.h and runs
- * out as KF_ERROR_OUT_OF_MEMORY. */
+ * out as KF_ERROR_OUT_OF_MEMORY. Every block handed out (and host memory registered) is kept in one registry for
+ * all simulated devices, so that an address no allocation holds — a freed block, a pointer a
+ * __cuda_array_interface__ made up — is refused (sim_holds: launches, copies, memsets) where a GPU would fault
+ * with an illegal address, instead of being dereferenced by this process; the registry also answers
+ * kf_pointer_range. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +54,88 @@ typedef struct SimEvent {
 } SimEvent;
 
 static const SrcLoc NOLOC = {0};
+
+/* ---- the registry of simulated device memory ------------------------------------------------------------ */
+
+typedef struct SimBlock {
+  uint64_t base, end; /* [base, end) */
+} SimBlock;
+
+static struct {
+  pthread_mutex_t lock;
+  SimBlock *blocks;      /* sorted by base, disjoint */
+  size_t n, cap;
+} registry = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+
+/* The index of the first block whose base is above addr (under the lock). */
+static size_t blocks_above(uint64_t addr) {
+  size_t lo = 0, hi = registry.n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (registry.blocks[mid].base <= addr) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static bool registry_add(uint64_t base, size_t bytes) {
+  pthread_mutex_lock(&registry.lock);
+  bool ok = true;
+  if (registry.n == registry.cap) {
+    /* process-wide, like the memory it describes: outside any context's allocator and guard */
+    size_t cap = registry.cap ? 2 * registry.cap : 64;
+    SimBlock *b = mem_system_alloc(16, cap * sizeof *b);
+    if (b) {
+      if (registry.n) memcpy(b, registry.blocks, registry.n * sizeof *b);
+      mem_system_free(registry.blocks);
+      registry.blocks = b;
+      registry.cap = cap;
+    } else {
+      ok = false;
+    }
+  }
+  if (ok) {
+    size_t i = blocks_above(base);
+    memmove(&registry.blocks[i + 1], &registry.blocks[i], (registry.n - i) * sizeof *registry.blocks);
+    registry.blocks[i] = (SimBlock){base, base + (bytes ? bytes : 1)};
+    registry.n++;
+  }
+  pthread_mutex_unlock(&registry.lock);
+  return ok;
+}
+
+static void registry_remove(uint64_t base) {
+  pthread_mutex_lock(&registry.lock);
+  size_t i = blocks_above(base);
+  if (i && registry.blocks[i - 1].base == base) {
+    memmove(&registry.blocks[i - 1], &registry.blocks[i], (registry.n - i) * sizeof *registry.blocks);
+    registry.n--;
+  }
+  pthread_mutex_unlock(&registry.lock);
+}
+
+/* The block holding every byte of [lo, hi) (hi > lo), into *out; false when none does. */
+static bool registry_find(uint64_t lo, uint64_t hi, SimBlock *out) {
+  pthread_mutex_lock(&registry.lock);
+  size_t i = blocks_above(lo);
+  bool ok = i && hi >= lo && hi <= registry.blocks[i - 1].end;
+  if (ok) *out = registry.blocks[i - 1];
+  pthread_mutex_unlock(&registry.lock);
+  return ok;
+}
+
+/* Whether [ptr, ptr + bytes) is memory the simulator handed out (or host memory registered); reported when not. */
+static bool sim_holds(RtDevice *d, uint64_t ptr, size_t bytes, Diag *diag) {
+  (void)d;
+  SimBlock b;
+  if (!bytes || (ptr + bytes > ptr && registry_find(ptr, ptr + bytes, &b))) return true;
+  DiagKind prev = diag_set_kind(DIAG_KIND_DEVICE);
+  diag_error(diag, NOLOC, "the %zu bytes at 0x%llx are not memory of the simulated device (never allocated by "
+             "kfront, or freed already): a GPU would fault on them (an illegal address), the simulator refuses them",
+             bytes, (unsigned long long)ptr);
+  diag_set_kind(prev);
+  return false;
+}
 
 static void sim_close(RtDevice *d) {
   pthread_mutex_destroy(&((Sim *)d)->opts_lock);
@@ -101,6 +187,11 @@ static bool sim_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {
     diag_set_kind(prev);
     return false;
   }
+  if (!registry_add((uint64_t)(uintptr_t)h, bytes)) {
+    mem_system_free(h);
+    diag_out_of_memory(diag);
+    return false;
+  }
   *out = (uint64_t)(uintptr_t)h;
   return true;
 }
@@ -111,22 +202,33 @@ static kf_status sim_alloc_managed(RtDevice *d, size_t bytes, unsigned flags, ui
 }
 
 static kf_status sim_pointer_range(RtDevice *d, uint64_t ptr, uint64_t *base, size_t *bytes, Diag *diag) {
-  diag_error(diag, NOLOC, "the simulator cannot tell which allocation an address lies in (its device memory is "
-             "this process's host memory)");
-  return KF_ERROR_UNSUPPORTED;
+  SimBlock b;
+  if (!registry_find(ptr, ptr + 1, &b)) {
+    diag_error(diag, NOLOC, "0x%llx is not an address of the simulated device's memory (never allocated by kfront, "
+               "or freed already)", (unsigned long long)ptr);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  *base = b.base;
+  *bytes = (size_t)(b.end - b.base);
+  return KF_OK;
 }
 
 static bool sim_free(RtDevice *d, uint64_t p, Diag *diag) {
+  registry_remove(p);
   mem_system_free((void *)(uintptr_t)p);
   return true;
 }
 
 static bool sim_copy(RtDevice *d, RtCopyKind kind, void *dst, const void *src, size_t bytes, void *stream, Diag *diag) {
+  if ((kind != RT_COPY_DTOH && !sim_holds(d, (uint64_t)(uintptr_t)dst, bytes, diag)) ||
+      (kind != RT_COPY_HTOD && !sim_holds(d, (uint64_t)(uintptr_t)src, bytes, diag)))
+    return false;
   memmove(dst, src, bytes);
   return true;
 }
 
 static bool sim_memset(RtDevice *d, uint64_t dst, int value, size_t bytes, void *stream, Diag *diag) {
+  if (!sim_holds(d, dst, bytes, diag)) return false;
   memset((void *)(uintptr_t)dst, value, bytes);
   return true;
 }
@@ -139,12 +241,22 @@ static bool sim_host_alloc(RtDevice *d, size_t bytes, unsigned flags, void **out
 }
 
 static bool sim_host_free(RtDevice *d, void *p, Diag *diag) {
+  registry_remove((uint64_t)(uintptr_t)p);
   mem_system_free(p);
   return true;
 }
 
-static bool sim_host_register(RtDevice *d, void *p, size_t bytes, unsigned flags, Diag *diag) { return true; }
-static bool sim_host_unregister(RtDevice *d, void *p, Diag *diag) { return true; }
+/* Registered host memory is the device's to read and write (mapped), as pinned memory is. */
+static bool sim_host_register(RtDevice *d, void *p, size_t bytes, unsigned flags, Diag *diag) {
+  if (registry_add((uint64_t)(uintptr_t)p, bytes)) return true;
+  diag_out_of_memory(diag);
+  return false;
+}
+
+static bool sim_host_unregister(RtDevice *d, void *p, Diag *diag) {
+  registry_remove((uint64_t)(uintptr_t)p);
+  return true;
+}
 
 static bool sim_host_device_pointer(RtDevice *d, void *host, uint64_t *out, Diag *diag) {
   *out = (uint64_t)(uintptr_t)host;
@@ -432,6 +544,7 @@ static const RtDeviceOps sim_ops = {
     .ipc_open_handle = sim_ipc_open_handle,
     .ipc_close_handle = sim_ipc_close_handle,
     .pointer_device = sim_pointer_device,
+    .holds = sim_holds,
 };
 
 void rt_device_sim_info(kf_device_info *in) {

@@ -93,3 +93,69 @@ def test_time_limit_set_from_python_and_named(limits):
     config.KFRONT_SIM_MAX_SECONDS = 0.0
     a = np.ones(1)
     spin[1, 1](a)  # ends at once
+
+
+class ForeignDeviceArray:
+    """A device array of someone else's, through __cuda_array_interface__ only: any pointer, made up or not."""
+
+    def __init__(self, ptr, n=4, dtype="<f8"):
+        self.__cuda_array_interface__ = {"shape": (n,), "typestr": dtype, "data": (ptr, False), "version": 3,
+                                         "strides": None}
+
+
+@cuda.jit
+def set_first(a):
+    a[0] = 1
+
+
+NOT_DEVICE_MEMORY = r"not memory of the simulated device \(never allocated by kfront, or freed already\)"
+
+
+@pytest.mark.parametrize("ptr", [0x1000, 0xDEADBEEF000, (1 << 64) - 16])
+@pytest.mark.parametrize("use", ["launch", "copy_to_host", "copy_to_device", "setitem"])
+def test_made_up_device_pointer_is_refused_not_dereferenced(ptr, use):
+    foreign = ForeignDeviceArray(ptr)
+    with pytest.raises(CudaDriverError, match=NOT_DEVICE_MEMORY):
+        if use == "launch":
+            set_first[1, 1](foreign)
+        elif use == "copy_to_host":
+            cuda.as_cuda_array(foreign).copy_to_host()
+        elif use == "copy_to_device":
+            cuda.as_cuda_array(foreign).copy_to_device(np.zeros(4))
+        else:
+            cuda.as_cuda_array(foreign)[0] = 1.0
+    d = cuda.to_device(np.zeros(4))
+    set_first[1, 1](d)
+    assert d.copy_to_host().tolist() == [1, 0, 0, 0]
+
+
+def test_freed_device_pointer_is_refused():
+    d = cuda.to_device(np.zeros(4))
+    ptr = d.__cuda_array_interface__["data"][0]
+    del d
+    cuda.current_context().deallocations.clear()
+    with pytest.raises(CudaDriverError, match=NOT_DEVICE_MEMORY):
+        set_first[1, 1](ForeignDeviceArray(ptr))
+    with pytest.raises(CudaDriverError, match=NOT_DEVICE_MEMORY):
+        cuda.as_cuda_array(ForeignDeviceArray(ptr)).copy_to_host()
+
+
+def test_foreign_view_inside_an_allocation_is_used_and_one_past_it_refused():
+    d = cuda.to_device(np.zeros(4))
+    ptr = d.__cuda_array_interface__["data"][0]
+    set_first[1, 1](ForeignDeviceArray(ptr + 8, 3))
+    assert d.copy_to_host().tolist() == [0, 1, 0, 0]
+    with pytest.raises(CudaDriverError, match=r"the 32 bytes at 0x%x are not memory" % (ptr + 8)):
+        set_first[1, 1](ForeignDeviceArray(ptr + 8, 4))
+    assert cuda.as_cuda_array(ForeignDeviceArray(ptr, 4)).copy_to_host().tolist() == [0, 1, 0, 0]
+
+
+def test_pinned_and_mapped_memory_are_device_memory_of_the_simulator():
+    m = cuda.mapped_array(4)
+    m[:] = 0
+    set_first[1, 1](m)
+    cuda.synchronize()
+    assert m.tolist() == [1, 0, 0, 0]
+    p = cuda.pinned_array(4)
+    p[:] = 5
+    assert cuda.to_device(p).copy_to_host().tolist() == [5, 5, 5, 5]
