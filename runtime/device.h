@@ -133,6 +133,8 @@ bool rt_device_gpu_info(const char *libcuda_path, int ordinal, kf_device_info *o
  * (reported) only when out of memory. */
 typedef struct SimOptions SimOptions;
 RtDevice *rt_device_sim_open(const SimOptions *opts, int ordinal, Diag *diag);
+/* The calling thread's interrupt flag (kf_set_interrupt_flag; runtime.c), or NULL. */
+volatile int *rt_interrupt_flag(void);
 /* kf_runtime_options' launch limits onto simulator options (0: the simulator's defaults). */
 void rt_sim_limits(SimOptions *o, uint64_t max_steps, double max_seconds);
 /* A simulated device's new limits and the settings its messages name (NULL: the C API's), for later launches. */

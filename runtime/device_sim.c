@@ -177,6 +177,7 @@ static void launch_options(Sim *s, SimOptions *o, char steps[SETTING_MAX], char 
   pthread_mutex_unlock(&s->opts_lock);
   o->steps_setting = steps;
   o->seconds_setting = seconds;
+  o->interrupt = rt_interrupt_flag();
 }
 
 static bool sim_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {

@@ -36,6 +36,11 @@ kf_status rt_out_of_memory(RtRuntime *rt) {
 static _Thread_local int current_device;  /* the calling thread's (rt_current_device) */
 
 int rt_current_device(void) { return current_device; }
+
+static _Thread_local volatile int *interrupt_flag;  /* the calling thread's (kf_set_interrupt_flag) */
+
+void rt_set_interrupt_flag(volatile int *flag) { interrupt_flag = flag; }
+volatile int *rt_interrupt_flag(void) { return interrupt_flag; }
 void rt_set_current_device(int ordinal) { current_device = ordinal; }
 
 static unsigned sim_count(const kf_runtime_options *o) { return o->sim_devices ? o->sim_devices : 1; }

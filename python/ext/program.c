@@ -242,7 +242,10 @@ static PyObject *Program_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   }
   RuntimeObject *r = (RuntimeObject *)rt;
   kf_program *p = NULL;
-  kf_status st = kf_program_create_sources(r->rt, in.sources, in.nsources, &in.opts, &p);
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS  /* (in holds what the compile reads; the overload resolver takes the GIL again) */
+  st = kf_program_create_sources(r->rt, in.sources, in.nsources, &in.opts, &p);
+  Py_END_ALLOW_THREADS
   inputs_free(&in);
   if (st != KF_OK) return ext_raise(r->ctx, st);
   ProgramObject *self = (ProgramObject *)PyType_GenericNew(type, NULL, NULL);
@@ -529,10 +532,16 @@ static PyObject *Function_specialize(PyObject *o, PyObject *args) {
   PyObject *full = complete_args(self, args);
   if (!full) return NULL;
   kf_arg *v = convert_args(self, full, stack, &pool, &n, "specialize:", 0, NULL, NULL);
-  Py_DECREF(full);
-  if (!v) return NULL;
+  if (!v) {
+    Py_DECREF(full);
+    return NULL;
+  }
   kf_kernel *k = NULL;
-  kf_status st = kf_function_specialize(self->f, v, (unsigned)n, &k);
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_function_specialize(self->f, v, (unsigned)n, &k);
+  Py_END_ALLOW_THREADS
+  Py_DECREF(full);
   if (v != stack) PyMem_Free(v);
   ext_pool_free(&pool);
   if (st != KF_OK) return ext_raise(ctx_of(self), st);
@@ -783,17 +792,32 @@ static PyObject *Launcher_call(PyObject *o, PyObject *args, PyObject *kw) {
   PyObject *full = complete_args(l->function, args);
   if (!full) goto fail;
   kf_arg *v = convert_args(l->function, full, stack, &pool, &n, "kernel", 1, l->s, &hints);
-  Py_DECREF(full);
-  if (!v) goto fail;
+  if (!v) {
+    Py_DECREF(full);
+    goto fail;
+  }
   unsigned copies = host_arrays(v, (unsigned)n);
   if (copies && warn_implicit_copies(copies) < 0) {
     if (v != stack) PyMem_Free(v);
     ext_pool_free(&pool);
+    Py_DECREF(full);
     goto fail;
   }
-  kf_status st = kf_function_launch(l->function->f, l->grid, l->block, l->shared, l->s, v, (unsigned)n);
+  /* the arguments' memory stays alive (full holds them); other Python threads run meanwhile */
+  ExtInterruptible intr;
+  ext_interruptible_begin(&intr, l->function->program->runtime->rt);
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_function_launch(l->function->f, l->grid, l->block, l->shared, l->s, v, (unsigned)n);
+  Py_END_ALLOW_THREADS
+  int interrupted = ext_interruptible_end(&intr);
+  Py_DECREF(full);
   if (v != stack) PyMem_Free(v);
   ext_pool_free(&pool);
+  if (interrupted) { /* KeyboardInterrupt, not the launch's "simulation interrupted" */
+    kf_context_clear_diagnostics(ctx_of(l->function));
+    goto fail;
+  }
   if (st != KF_OK) {
     ext_raise(ctx_of(l->function), st);
     goto fail;
@@ -960,7 +984,10 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
     PyErr_NoMemory();
     goto done;
   }
-  kf_status st = kf_compile_sources(ctx, in.sources, in.nsources, &in.opts, &m);
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_compile_sources(ctx, in.sources, in.nsources, &in.opts, &m);
+  Py_END_ALLOW_THREADS
   if (st == KF_OK && symbol) {
     if (nk != 1) {
       PyErr_SetString(PyExc_ValueError, "compile(symbol=...) renames the one function compiled: give one kernel");

@@ -159,3 +159,64 @@ def test_pinned_and_mapped_memory_are_device_memory_of_the_simulator():
     p = cuda.pinned_array(4)
     p[:] = 5
     assert cuda.to_device(p).copy_to_host().tolist() == [5, 5, 5, 5]
+
+
+# ---- long simulator launches: other threads run, Ctrl-C ends them ------------------------------------------
+
+@cuda.jit
+def wait_for_flag(flag, out):
+    n = 0
+    while flag[0] == 0:
+        n += 1
+    out[0] = n
+
+
+def test_other_threads_run_during_a_launch(limits):
+    # the launch waits for a flag another Python thread sets: it ends only if that thread runs meanwhile (the GIL
+    # released around the launch); the time limit ends it otherwise
+    config.KFRONT_SIM_MAX_SECONDS = 20.0
+    flag = cuda.mapped_array(1, dtype=np.int32)
+    flag[0] = 0
+    out = cuda.to_device(np.zeros(1, np.int64))
+    ticks = []
+
+    def other():
+        for _ in range(30):
+            ticks.append(time.monotonic())
+            time.sleep(0.01)
+        flag[0] = 1
+
+    import threading
+    th = threading.Thread(target=other)
+    t = time.monotonic()
+    th.start()
+    wait_for_flag[1, 1](flag, out)
+    cuda.synchronize()
+    th.join()
+    assert time.monotonic() - t < 10 and len(ticks) == 30 and out.copy_to_host()[0] > 0
+
+
+def test_ctrl_c_ends_a_never_ending_launch(limits):
+    import os
+    import signal
+    import threading
+    config.KFRONT_SIM_MAX_SECONDS = 30.0  # (a safety: the test fails rather than hangs)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    t = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        spin[1, 1](np.zeros(1))
+    took = time.monotonic() - t
+    timer.join()
+    assert 0.4 < took < 2.5
+    a = np.ones(1)
+    spin[1, 1](a)  # the module still works
+    store[1, 1](a, 4.0)
+    assert a[0] == 4.0
+
+
+def test_ctrl_c_handler_restored_after_launches():
+    import signal
+    before = signal.getsignal(signal.SIGINT)
+    store[1, 1](np.zeros(1), 1.0)
+    assert signal.getsignal(signal.SIGINT) is before

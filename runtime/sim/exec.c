@@ -141,6 +141,8 @@ static void unlock(Launch *L) {
   if (L->multi) pthread_mutex_unlock(&L->lock);
 }
 static bool aborted(Launch *L) { return __atomic_load_n(&L->abort, __ATOMIC_RELAXED) != 0; }
+/* Whether the embedder's interrupt flag (SimOptions.interrupt) asks the launch to stop. */
+static bool interrupted(const Launch *L) { return L->opts.interrupt && *L->opts.interrupt; }
 
 static double now_s(void) {
   struct timespec ts;
@@ -695,19 +697,20 @@ static void run_thread(BlockCtx *B, Thread *t) {
   uint64_t total = __atomic_load_n(&L->steps, __ATOMIC_RELAXED);
   uint64_t gleft = L->opts.max_steps > total ? L->opts.max_steps - total : 0;
   uint64_t limit = tleft < gleft ? tleft : gleft, n = 0;
-  uint64_t budget = L->deadline && limit > SIM_CLOCK_OPS ? SIM_CLOCK_OPS : limit; /* then a look at the clock */
+  uint64_t budget = (L->deadline || L->opts.interrupt) && limit > SIM_CLOCK_OPS ? SIM_CLOCK_OPS : limit; /* then a look at the clock */
   int64_t iv[SIM_MAX_RANK];
 
   for (;;) {
     const Ins *I = &code[pc++];
     if (__builtin_expect(++n > budget, 0)) {
-      bool in_time = L->deadline == 0 || now_s() < L->deadline;
+      bool stop = interrupted(L), in_time = !stop && (L->deadline == 0 || now_s() < L->deadline);
       if (n <= limit && in_time) {
         budget = limit - n > SIM_CLOCK_OPS ? n + SIM_CLOCK_OPS : limit;
       } else {
         n--;
         char what[200];
-        if (!in_time) time_limit_message(what, sizeof what, L->opts.max_seconds, L->opts.seconds_setting);
+        if (stop) snprintf(what, sizeof what, "simulation interrupted");
+        else if (!in_time) time_limit_message(what, sizeof what, L->opts.max_seconds, L->opts.seconds_setting);
         else if (tleft <= gleft) step_limit_message(what, sizeof what, L->opts.max_thread_steps, true, L->opts.steps_setting);
         else step_limit_message(what, sizeof what, L->opts.max_steps, false, L->opts.steps_setting);
         pc--;
@@ -1744,9 +1747,10 @@ static void run_cooperative(Launch *L) {
     stop_launch(L);
   }
   while (ok && !aborted(L)) {
-    if (L->deadline && now_s() >= L->deadline) {
+    if ((L->deadline && now_s() >= L->deadline) || interrupted(L)) {
       char what[200], msg[SIM_MSG_MAX];
-      time_limit_message(what, sizeof what, L->opts.max_seconds, L->opts.seconds_setting);
+      if (interrupted(L)) snprintf(what, sizeof what, "simulation interrupted");
+      else time_limit_message(what, sizeof what, L->opts.max_seconds, L->opts.seconds_setting);
       msgf(msg, sizeof msg, "error: %s in kernel %s (a cooperative launch of %llu blocks)", what, L->kname,
            (unsigned long long)n);
       set_status(L, SIM_ERR_STEP_LIMIT, msg);
@@ -1802,9 +1806,10 @@ static void *worker(void *arg) {
   }
   uint64_t blocks = 0;
   while (ok && !aborted(L)) {
-    if (L->deadline && now_s() >= L->deadline) {
+    if ((L->deadline && now_s() >= L->deadline) || interrupted(L)) {
       char what[200], msg[SIM_MSG_MAX];
-      time_limit_message(what, sizeof what, L->opts.max_seconds, L->opts.seconds_setting);
+      if (interrupted(L)) snprintf(what, sizeof what, "simulation interrupted");
+      else time_limit_message(what, sizeof what, L->opts.max_seconds, L->opts.seconds_setting);
       msgf(msg, sizeof msg, "error: %s in kernel %s, before block %llu of %llu", what, L->kname,
            (unsigned long long)__atomic_load_n(&L->next_block, __ATOMIC_RELAXED), (unsigned long long)L->nblocks);
       lock(L);

@@ -104,6 +104,9 @@ typedef struct SimOptions {
   /* how the embedder's users set max_steps and max_seconds, named in the limits' messages (borrowed; the
    * defaults: "kf_runtime_options.sim_max_steps, kfront run --sim-max-steps" and its seconds' counterpart) */
   const char *steps_setting, *seconds_setting;
+  /* NULL, or a flag the launch looks at with the clock (every 2^20 ops of a thread, before each block): non-zero
+   * stops it with SIM_ERR_STEP_LIMIT "simulation interrupted" (kf_set_interrupt_flag's) */
+  const volatile int *interrupt;
   unsigned nworkers;          /* host threads running blocks in parallel (default 1; 0 = number of CPUs) */
   bool strict_barriers;       /* CUDA C's stricter rule: every thread of the block reaches each barrier, so a
                                * thread that has exited while others wait is a divergence (default off: PTX's
