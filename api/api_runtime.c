@@ -364,6 +364,12 @@ void kf_deallocations_get(kf_runtime *rt, kf_deallocations *out) {
   API_RT(RT(rt));
   rt_deallocs_get(RT(rt), out);
 }
+void kf_set_interrupt_flag(volatile int *flag) { rt_set_interrupt_flag(flag); }
+kf_status kf_runtime_set_sim_limits(kf_runtime *rt, uint64_t max_steps, double max_seconds, const char *steps_setting,
+                                    const char *seconds_setting) {
+  API_RT(RT(rt));
+  return rt_set_sim_limits(RT(rt), max_steps, max_seconds, steps_setting, seconds_setting);
+}
 kf_status kf_deallocations_set_limits(kf_runtime *rt, size_t max_count, size_t max_bytes) {
   API_RT(RT(rt));
   return rt_deallocs_set_limits(RT(rt), max_count, max_bytes);

@@ -131,6 +131,9 @@ struct FeVal {
   bool is_const;     /* FV_VAL scalar whose value is known (c) */
   bool nonneg;       /* FV_VAL integer known to be >= 0 */
   bool literal;      /* an AST literal (CPython folds operations between literals) */
+  bool readonly;     /* a parameter shape of an array (FV_VAL; an FV_VIEW's or FV_RECORD's elems[0]): Numba's readonly
+                      * array (a NumPy array not writeable, an array interface marked read-only), which no subscript
+                      * assignment may write (lw_array_readonly) */
   const FeEnum *enumc; /* FV_VAL: an enum member of this type (its value is the scalar), else NULL */
   Type *type;        /* FV_VAL, FV_NTYPE, FV_VIEW (the view's own array type), FV_TUPLE (may be NULL) */
   Value *v;          /* FV_VAL */
@@ -170,6 +173,7 @@ typedef struct FeSig {
   const FeEnum **enums; /* NULL, or per argument: the enum member type it is (args[i] its dtype), or NULL */
   const FeVal *shapes;  /* NULL, or per argument: its parameter shape when it is a tuple holding enum members
                          * (FV_TUPLE of FV_VAL shapes, enumc set on the members), else kind FV_POISON */
+  const bool *readonly; /* NULL, or per argument: a readonly array, spelt Array(float32, 1, 'C', readonly=True) */
   SrcLoc loc;
 } FeSig;
 
@@ -609,6 +613,8 @@ FeInst *lower_function(FeCtx *fe, FeFunc *fn, const FeVal *params, unsigned npar
                        bool quiet, const FeSig *declared);
 /* A parameter shape for a signature argument type (a tuple type: a tuple of shapes, its parameters flattened). */
 FeVal lower_param_shape(FeCtx *fe, Type *t);
+/* Makes the parameter shape of an array (lower_param_shape's) that of a readonly one. */
+void lower_shape_set_readonly(FeVal *shape);
 
 /* ---- views.c ------------------------------------------------------------------------------------------- */
 /* One item of a basic index a[...]: an integer (lowered, wrapped and checked: an i64 in range), a slice

@@ -551,6 +551,7 @@ static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, V
     lw_lerr(L, t->loc, "%s does not support item assignment", lw_vname(L, &a));
     return false;
   }
+  if (lw_refuse_readonly_store(L, a.kind == FV_VIEW ? a.tup.elems[0].v : a.v, a.type, t->loc)) return false;
   FeVal ix[32];
   unsigned n;
   bool views;
@@ -706,6 +707,7 @@ static void lower_augassign(Lower *L, const PyStmt *s) {
         lw_lerr(L, t->loc, "%s does not support item assignment", lw_vname(L, &a));
         return;
       }
+      if (lw_refuse_readonly_store(L, a.kind == FV_VIEW ? a.tup.elems[0].v : a.v, a.type, t->loc)) return;
       FeVal r = lw_index_view(L, a, t->subscript.index, t->loc, &base, idx);
       if (r.kind != FV_VAL) return;
       if (r.v) {

@@ -110,6 +110,8 @@ typedef struct Lower {
   bool out_of_stack;        /* "nested too deeply for the thread's stack" was said */
   const PyExpr **raw_prints; /* print() calls of more than 32 items (a warning each when the function is done) */
   unsigned nraw_prints, raw_prints_cap;
+  Value **readonly_params;  /* the parameters that are readonly arrays (FeVal.readonly shapes; lw_array_readonly) */
+  unsigned nreadonly_params, readonly_params_cap;
 } Lower;
 
 /* The methods of arrays kfront knows (FV_METHOD's builtin): those Numba's CUDA target compiles without
@@ -218,6 +220,14 @@ FeVal lw_index_array(Lower *L, const FeVal *a, const FeVal *ix, unsigned n, SrcL
                      Value **base, Value **idx);
 FeVal lw_load_element(Lower *L, Value *base, Value **idx);
 void lw_store_element(Lower *L, Value *base, Value **idx, Value *v);
+/* Readonly arrays (Numba's, FeVal.readonly): whether arr is a readonly parameter or a view of one, and a parameter
+ * (an entry block argument) made one. */
+bool lw_array_readonly(Lower *L, const Value *arr);
+void lw_add_readonly_param(Lower *L, Value *param);
+/* Numba's refusal of a subscript assignment to a readonly array (SetItemBuffer): true, with the located TypingError
+ * "Cannot modify readonly array of type: readonly array(float32, 1d, C)" (type the array subscripted), when arr is
+ * one. */
+bool lw_refuse_readonly_store(Lower *L, const Value *arr, const Type *type, SrcLoc loc);
 bool lw_is_view_index(const PyExpr *ie);
 FeVal lw_view_value(Lower *L, const FeVal *v);
 bool lw_holds_view(const FeVal *v);

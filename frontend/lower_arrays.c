@@ -143,6 +143,38 @@ static bool in_const_memory(Lower *L, const Value *arr) {
   return space && strcmp(space, "const") == 0;
 }
 
+/* The array a view (slice, transpose, reshape, field of records) is made of, up to the one no view makes. */
+static const Value *view_root(const Value *arr) {
+  while (arr->def && (arr->def->kind == OP_SUBVIEW || arr->def->kind == OP_REINTERPRET || arr->def->kind == OP_FIELD))
+    arr = op_operand(arr->def, 0);
+  return arr;
+}
+
+bool lw_array_readonly(Lower *L, const Value *arr) {
+  if (!arr || !ty_is_array(arr->type)) return false;
+  const Value *root = view_root(arr);
+  for (unsigned i = 0; i < L->nreadonly_params; i++)
+    if (L->readonly_params[i] == root) return true;
+  return false;
+}
+
+void lw_add_readonly_param(Lower *L, Value *param) {
+  if (L->nreadonly_params == L->readonly_params_cap) {
+    unsigned cap = L->readonly_params_cap ? 2 * L->readonly_params_cap : 4;
+    Value **r = ARENA_ARRAY(&L->fe->arena, Value *, cap);
+    if (L->nreadonly_params) memcpy(r, L->readonly_params, sizeof *r * L->nreadonly_params);
+    L->readonly_params = r;
+    L->readonly_params_cap = cap;
+  }
+  L->readonly_params[L->nreadonly_params++] = param;
+}
+
+bool lw_refuse_readonly_store(Lower *L, const Value *arr, const Type *type, SrcLoc loc) {
+  if (!lw_array_readonly(L, arr)) return false;
+  lw_lerr(L, loc, "Cannot modify readonly array of type: readonly %s", tname(L, type ? type : arr->type));
+  return true;
+}
+
 void lw_store_element(Lower *L, Value *base, Value **idx, Value *v) {
   if (in_const_memory(L, base)) {
     lw_lerr(L, L->b.loc, "cannot assign to an element of a constant array (cuda.const.array_like): constant memory is "
@@ -624,6 +656,7 @@ void lw_assign_view(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
     lw_lerr(L, t->loc, "%s does not support item assignment", lw_vname(L, &a));
     return;
   }
+  if (lw_refuse_readonly_store(L, a.kind == FV_VIEW ? a.tup.elems[0].v : a.v, a.type, t->loc)) return;
   Value *base, *idx[32];
   FeVal r = lw_index_view(L, a, t->subscript.index, t->loc, &base, idx);
   if (r.kind != FV_VAL) return;

@@ -188,6 +188,7 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
   case FV_VAL:
     *out = val(v->type, NULL);
     out->enumc = v->enumc;
+    out->readonly = lw_array_readonly(L, v->v);
     return true;
   case FV_TUPLE:
   case FV_VECTOR: {
@@ -202,6 +203,7 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
     *out = *v;
     out->tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, v->tup.n);
     out->tup.elems[0] = val(v->tup.elems[0].type, NULL);
+    out->tup.elems[0].readonly = lw_array_readonly(L, v->tup.elems[0].v);
     for (unsigned i = 1; i < v->tup.n; i++) out->tup.elems[i] = val(ty_i64(L->ctx), NULL);
     return true;
   }
@@ -217,9 +219,11 @@ void lw_shape_key(const FeVal *s, StrBuf *out) {
     if (s->kind == FV_VAL && s->is_const) const_key(s, out); /* a closure's captured constant (arguments' shapes have none) */
     else nb_mangle(s->type, out);
     if (s->enumc) sb_printf(out, "E%u", s->enumc->id);
+    if (s->readonly) sb_putc(out, 'R');
   } else if (s->kind == FV_VIEW || s->kind == FV_RECORD) {
     sb_printf(out, "%c%u_", s->kind == FV_VIEW ? 'V' : 'Q', s->tup.n - 1);
     nb_mangle(s->tup.elems[0].type, out);
+    if (s->tup.elems[0].readonly) sb_putc(out, 'R');
   } else if (s->kind == FV_TUPLE) {
     nb_mangle_tuple_class(s->type, out);
     sb_printf(out, "T%u", s->tup.n);
@@ -281,6 +285,11 @@ FeVal lower_param_shape(FeCtx *fe, Type *t) {
   return v;
 }
 
+void lower_shape_set_readonly(FeVal *shape) {
+  if (shape->kind == FV_VAL) shape->readonly = ty_is_array(shape->type);
+  else if (shape->kind == FV_VIEW) shape->tup.elems[0].readonly = true; /* a 0-d array: its array of one */
+}
+
 /* Values of an argument, flattened like its shape. */
 static void flatten_arg(Lower *L, const FeVal *v, Value **out, unsigned *n) {
   if (v->kind == FV_VAL) {
@@ -297,6 +306,7 @@ FeVal lw_from_shape(Lower *L, const FeVal *s, Value *const *vals, unsigned *pos)
   if (s->kind == FV_VAL) {
     FeVal v = val(s->type, vals[(*pos)++]);
     v.enumc = s->enumc;
+    if (s->readonly) lw_add_readonly_param(L, v.v);
     return v;
   }
   if (!has_fields(s)) return *s; /* a compile-time value */

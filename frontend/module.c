@@ -1043,6 +1043,7 @@ static void compile_one(FeCtx *fe, FeFunc *fn, const FeSig *sig, const char *sym
     for (unsigned i = 0; i < nparams; i++) {
       params[i] = sig->shapes && sig->shapes[i].kind == FV_TUPLE ? sig->shapes[i] : lower_param_shape(fe, sig->args[i]);
       if (sig->enums) params[i].enumc = sig->enums[i];
+      if (sig->readonly && sig->readonly[i]) lower_shape_set_readonly(&params[i]);
     }
     FeInst *inst = lower_function(fe, fn, params, nparams, sym, fn->kind == FN_KERNEL, false, sig);
     if (inst && inst->op) {

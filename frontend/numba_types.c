@@ -10,7 +10,8 @@
  * The type syntax is the one of signatures: `void(float32[:], int64)`, `float32[:, ::1]` (C layout),
  * `float32[::1, :]` (F), `float32[:]` (A), `UniTuple(int64, 2)`, `Tuple((int64, float32))`, a named tuple
  * `NamedTuple("mod.Point", ("x", "y"), (int64, float64))`, and a tuple of argument types
- * `(float32[:, :], float32[:, :])` as @guvectorize takes it. */
+ * `(float32[:, :], float32[:, :])` as @guvectorize takes it; Numba's constructor `Array(float32, 1, 'C')`, with
+ * `readonly=True` for a readonly argument (FeSig.readonly). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -471,6 +472,43 @@ static Type *parse_named_tuple(FeCtx *fe, const PyExpr *e) {
   return ty_named_tuple(fe->ctx, cls->str.s, fields, names->elts.n, elems);
 }
 
+/* Array(float32, 1, 'C'[, readonly=True]): Numba's constructor of an array type, as the runtime spells a readonly
+ * array argument (the slice syntax has no readonly arrays). *readonly gets the keyword's value; NULL: where a
+ * readonly array cannot be (inside a tuple), readonly=True is a located error. */
+static Type *parse_array_ctor(FeCtx *fe, const PyExpr *e, bool *readonly) {
+  if (readonly) *readonly = false;
+  const PyExprList *a = &e->call.args;
+  if (a->n != 3 || e->call.nkeywords > 1 || (e->call.nkeywords && (!e->call.keywords[0]->arg ||
+      strcmp(e->call.keywords[0]->arg, "readonly") != 0 || e->call.keywords[0]->value->kind != EX_BOOL))) {
+    fe_error(fe, e->loc, "an array type is spelt Array(dtype, ndim, 'C'|'F'|'A'[, readonly=True|False])");
+    return NULL;
+  }
+  Type *elem = nb_parse_type(fe, a->items[0], NULL);
+  if (!elem) return NULL;
+  if (!ty_is_element(elem)) {
+    fe_error(fe, a->items[0]->loc, "array elements must be scalars or records, not %s", nb_type_str(&fe->arena, elem));
+    return NULL;
+  }
+  const PyExpr *nd = a->items[1], *lay = a->items[2];
+  if (nd->kind != EX_INT || nd->intlit.value < 0 || nd->intlit.value > 8) {
+    fe_error(fe, nd->loc, "an array type needs between 0 and 8 dimensions (kfront supports at most 8)");
+    return NULL;
+  }
+  if (lay->kind != EX_STR || lay->str.len != 1 || !strchr("CFA", lay->str.s[0])) {
+    fe_error(fe, lay->loc, "an array's layout is 'C', 'F' or 'A'");
+    return NULL;
+  }
+  bool ro = e->call.nkeywords && e->call.keywords[0]->value->bval;
+  if (ro && !readonly) {
+    fe_error(fe, e->loc, "a readonly array inside a tuple is not supported by kfront (pass it as an argument of its "
+                         "own)");
+    return NULL;
+  }
+  if (readonly) *readonly = ro;
+  char layout = nd->intlit.value == 0 ? LAYOUT_C : lay->str.s[0];
+  return ty_array(fe->ctx, elem, (unsigned)nd->intlit.value, layout);
+}
+
 /* Whether name is datetime64 / NPDatetime (1) or timedelta64 / NPTimedelta (2), else 0. */
 static int time_type_name(const char *name, bool ctor) {
   if (!name) return 0;
@@ -544,6 +582,7 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
       return ty_tuple(fe->ctx, l->elts.n, elems);
     }
     if (fname && strcmp(fname, "NamedTuple") == 0) return parse_named_tuple(fe, e);
+    if (fname && strcmp(fname, "Array") == 0) return parse_array_ctor(fe, e, NULL);
     if (fe_enum_spelled(e)) { /* enum members are arguments of their own (the signature's top level) */
       fe_error(fe, e->loc, "an enum member inside a tuple or an array type is not supported by kfront (pass it as an "
                            "argument of its own)");
@@ -684,6 +723,14 @@ bool nb_parse_signature(FeCtx *fe, const PyExpr *e, FeSig *out) {
       continue;
     }
     if (err) return false;
+    const PyExpr *ai = args->items[i];
+    if (ai->kind == EX_CALL && type_expr_name(ai->call.func) && strcmp(type_expr_name(ai->call.func), "Array") == 0) {
+      bool ro;
+      if (!(out->args[i] = parse_array_ctor(fe, ai, &ro))) return false;
+      if (ro && !out->readonly) out->readonly = ARENA_ARRAY(&fe->arena, bool, args->n);
+      if (ro) ((bool *)out->readonly)[i] = true;
+      continue;
+    }
     out->args[i] = nb_parse_type(fe, args->items[i], &v);
     if (!out->args[i]) {
       if (v) fe_error(fe, args->items[i]->loc, "an argument cannot be of type none");

@@ -5,7 +5,8 @@
  *
  * Directed-rounding arithmetic (dadd_rd, fmul_rz, fsqrt_ru, ...) runs on the host's FPU in that rounding mode
  * (fesetround around the one operation, which a compiler barrier keeps inside); directed conversions use
- * sem_round_bits (ir/op_semantics.c) and the saturating sem_float_to_int, as PTX's cvt. */
+ * sem_round_bits (ir/op_semantics.c) and the saturating sem_float_to_int, as PTX's cvt, and 64-bit integers to
+ * floats exact integer arithmetic (int_float_bits), whatever the host compiler. */
 #define _GNU_SOURCE /* exp10 */
 #include "ir/libdevice.h"
 
@@ -46,25 +47,34 @@ DIRECTED(float, f_sqrt, sqrtf(a))
 DIRECTED(float, f_fma, fmaf(a, b, c))
 #undef DIRECTED
 
-/* 64-bit integers to double in the host's rounding mode `mode` */
-static double ll_to_double(int64_t v, int mode) {
-  int old = fegetround();
-  fesetround(mode);
-  BARRIER(v);
-  double r = (double)v;
-  BARRIER(r);
-  fesetround(old);
-  return r;
+/* The bits of the binary float with `frac` fraction bits (52: float64, 23: float32) nearest, in rounding mode m
+ * (SemRound), to the integer of magnitude mag and sign neg: PTX's cvt.rX.f64.s64 / .u64, in integer arithmetic.
+ * Not the host's conversion under fesetround: its instruction sequence is the compiler's (clang's u64 -> f64
+ * subtracts a magic number, giving -0.0 for 0 under round-down), and through double first a float32 result would
+ * be rounded twice. Integers convert to +0.0, never -0.0. */
+static uint64_t int_float_bits(uint64_t mag, bool neg, unsigned frac, unsigned m) {
+  if (!mag) return 0;
+  unsigned top = 63u - (unsigned)__builtin_clzll(mag); /* the value is in [2^top, 2^(top+1)) */
+  uint64_t mant;
+  if (top > frac) {
+    unsigned shift = top - frac;
+    uint64_t rem = mag & ((1ull << shift) - 1), half = 1ull << (shift - 1);
+    mant = mag >> shift;
+    bool up = m == SEM_RN   ? rem > half || (rem == half && (mant & 1))
+              : m == SEM_RZ ? false
+              : m == SEM_RU ? rem && !neg   /* toward +inf: a positive value's magnitude grows */
+                            : rem && neg;   /* toward -inf: a negative value's */
+    if (up && ++mant == 1ull << (frac + 1)) {
+      mant >>= 1;
+      top++;
+    }
+  } else {
+    mant = mag << (frac - top);
+  }
+  unsigned bias = frac == 52 ? 1023 : 127, sign_bit = frac == 52 ? 63 : 31;
+  return (uint64_t)neg << sign_bit | (uint64_t)(top + bias) << frac | (mant & ((1ull << frac) - 1));
 }
-static double ull_to_double(uint64_t v, int mode) {
-  int old = fegetround();
-  fesetround(mode);
-  BARRIER(v);
-  double r = (double)v;
-  BARRIER(r);
-  fesetround(old);
-  return r;
-}
+static uint64_t magnitude(int64_t v) { return v < 0 ? 0 - (uint64_t)v : (uint64_t)v; }
 
 static float f32_of_bits(uint32_t b) {
   float f;
@@ -277,10 +287,10 @@ MODES(float2ll, r[0].i = to_int(x[0].f, m, 64, true))
 MODES(float2ull, r[0].i = to_int(x[0].f, m, 64, false))
 MODES(int2float, r[0].f = to_f32((double)i32(x, 0), m))
 MODES(uint2float, r[0].f = to_f32((double)u32(x, 0), m))
-MODES(ll2float, r[0].f = to_f32(sem_int_to_double(x[0].i, x[0].u, true), m))
-MODES(ull2float, r[0].f = to_f32(sem_int_to_double(x[0].i, x[0].u, false), m))
-MODES(ll2double, r[0].d = ll_to_double(x[0].i, fe_mode[m]))
-MODES(ull2double, r[0].d = ull_to_double(x[0].u, fe_mode[m]))
+MODES(ll2float, r[0].f = f32_of_bits((uint32_t)int_float_bits(magnitude(x[0].i), x[0].i < 0, 23, m)))
+MODES(ull2float, r[0].f = f32_of_bits((uint32_t)int_float_bits(x[0].u, false, 23, m)))
+MODES(ll2double, r[0].d = f64_of_bits(int_float_bits(magnitude(x[0].i), x[0].i < 0, 52, m)))
+MODES(ull2double, r[0].d = f64_of_bits(int_float_bits(x[0].u, false, 52, m)))
 EV(int2double_rn) { r[0].d = (double)i32(x, 0); }
 EV(uint2double_rn) { r[0].d = (double)u32(x, 0); }
 

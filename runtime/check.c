@@ -127,13 +127,14 @@ static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
   return true;
 }
 
-/* One argument's own type, spelt as a signature spells it (checked already). */
-static void arg_numba(const kf_arg *a, StrBuf *out) {
+/* One argument's own type, spelt as a signature spells it (checked already); top: an argument itself, not an item
+ * of a tuple (the frontend takes readonly arrays as arguments only: inside a tuple one is typed mutable). */
+static void arg_numba(const kf_arg *a, bool top, StrBuf *out) {
   if (a->kind == KF_ARG_TUPLE && a->type) { /* a named tuple: NamedTuple("mod.Point", ("x", "y"), (int64, float64)) */
     sb_printf(out, "NamedTuple(%s, (", a->type);
     for (unsigned i = 0; i < a->nitems; i++) {
       if (i) sb_puts(out, ", ");
-      arg_numba(&a->items[i], out);
+      arg_numba(&a->items[i], false, out);
     }
     sb_puts(out, a->nitems == 1 ? ",))" : "))");
     return;
@@ -143,10 +144,10 @@ static void arg_numba(const kf_arg *a, StrBuf *out) {
     StrBuf first, other;
     sb_init(&first);
     sb_init(&other);
-    if (uni) arg_numba(&a->items[0], &first);
+    if (uni) arg_numba(&a->items[0], false, &first);
     for (unsigned i = 1; i < a->nitems && uni; i++) {
       sb_reset(&other);
-      arg_numba(&a->items[i], &other);
+      arg_numba(&a->items[i], false, &other);
       uni = strcmp(sb_cstr(&first), sb_cstr(&other)) == 0;
     }
     if (uni) {
@@ -155,7 +156,7 @@ static void arg_numba(const kf_arg *a, StrBuf *out) {
       sb_puts(out, "Tuple((");
       for (unsigned i = 0; i < a->nitems; i++) {
         if (i) sb_puts(out, ", ");
-        arg_numba(&a->items[i], out);
+        arg_numba(&a->items[i], false, out);
       }
       sb_puts(out, a->nitems == 1 ? ",))" : "))");
     }
@@ -168,9 +169,13 @@ static void arg_numba(const kf_arg *a, StrBuf *out) {
     return;
   }
   kf_dtype dt = a->kind == KF_ARG_ARRAY ? a->array.dtype : a->dtype;
+  bool is_array = a->kind == KF_ARG_ARRAY && (a->array.ndim || !rt_dtype_is_record(dt));
+  if (is_array && a->array.readonly && top) { /* Numba's readonly array: no slice syntax spells it */
+    sb_printf(out, "Array(%s, %u, '%c', readonly=True)", rt_dtype_name(dt), a->array.ndim, rt_array_layout(&a->array));
+    return;
+  }
   sb_puts(out, rt_dtype_name(dt));
-  if (a->kind == KF_ARG_ARRAY && (a->array.ndim || !rt_dtype_is_record(dt)))
-    nb_signature_dims(a->array.ndim, rt_array_layout(&a->array), out);
+  if (is_array) nb_signature_dims(a->array.ndim, rt_array_layout(&a->array), out);
 }
 
 bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *diag) {
@@ -178,7 +183,7 @@ bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *di
   for (unsigned i = 0; i < nargs; i++) {
     if (!check_arg_valid(&args[i], i, diag)) return false;
     if (i) sb_puts(out, ", ");
-    arg_numba(&args[i], out);
+    arg_numba(&args[i], true, out);
   }
   sb_putc(out, ')');
   return true;

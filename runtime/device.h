@@ -55,6 +55,9 @@ typedef struct RtDeviceOps {
   kf_status (*pointer_range)(RtDevice *d, uint64_t ptr, uint64_t *base, size_t *bytes, Diag *diag);
   bool (*free)(RtDevice *d, uint64_t ptr, Diag *diag);
   bool (*copy)(RtDevice *d, RtCopyKind kind, void *dst, const void *src, size_t bytes, void *stream, Diag *diag);
+  /* Whether [ptr, ptr + bytes) is the device's memory (reported when not); NULL: the device faults on an address
+   * that is not (a GPU: CUDA's illegal address), so nobody asks. */
+  bool (*holds)(RtDevice *d, uint64_t ptr, size_t bytes, Diag *diag);
   bool (*memset)(RtDevice *d, uint64_t dst, int value, size_t bytes, void *stream, Diag *diag);
   /* page-locked host memory (flags: KF_HOST_*); registering existing memory */
   bool (*host_alloc)(RtDevice *d, size_t bytes, unsigned flags, void **out, Diag *diag);
@@ -130,6 +133,13 @@ bool rt_device_gpu_info(const char *libcuda_path, int ordinal, kf_device_info *o
  * (reported) only when out of memory. */
 typedef struct SimOptions SimOptions;
 RtDevice *rt_device_sim_open(const SimOptions *opts, int ordinal, Diag *diag);
+/* The calling thread's interrupt flag (kf_set_interrupt_flag; runtime.c), or NULL. */
+volatile int *rt_interrupt_flag(void);
+/* kf_runtime_options' launch limits onto simulator options (0: the simulator's defaults). */
+void rt_sim_limits(SimOptions *o, uint64_t max_steps, double max_seconds);
+/* A simulated device's new limits and the settings its messages name (NULL: the C API's), for later launches. */
+void rt_device_sim_set_limits(RtDevice *d, uint64_t max_steps, double max_seconds, const char *steps_setting,
+                              const char *seconds_setting);
 /* The properties every simulated device has (those of an sm_90 GPU, with the host's CPUs as multiprocessors). */
 void rt_device_sim_info(kf_device_info *out);
 /* Whether simulated devices a and b are peers: the pairs 2k, 2k+1 (as GPUs linked two by two). */

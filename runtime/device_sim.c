@@ -15,7 +15,11 @@
  * Memory: the "device memory" and "pinned host memory" the simulator hands out stand in for the GPU's, so they
  * come from the system allocator (mem_system_alloc), outside the context's allocator; everything else (the
  * device, modules, streams, events, a launch's scratch, the simulator's own state) comes from mem.h and runs
- * out as KF_ERROR_OUT_OF_MEMORY. */
+ * out as KF_ERROR_OUT_OF_MEMORY. Every block handed out (and host memory registered) is kept in one registry for
+ * all simulated devices, so that an address no allocation holds — a freed block, a pointer a
+ * __cuda_array_interface__ made up — is refused (sim_holds: launches, copies, memsets) where a GPU would fault
+ * with an illegal address, instead of being dereferenced by this process; the registry also answers
+ * kf_pointer_range. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +39,14 @@ struct RtDevModule {
   pthread_mutex_t lock;  /* a SimProgram runs one launch at a time */
 };
 
+enum { SETTING_MAX = 160 };
+
 typedef struct Sim {
   RtDevice base;
-  SimOptions opts;
+  SimOptions opts;                  /* under opts_lock: kf_runtime_set_sim_limits changes them */
+  pthread_mutex_t opts_lock;
+  char steps_setting[SETTING_MAX];  /* opts.steps_setting and seconds_setting, when the embedder set them */
+  char seconds_setting[SETTING_MAX];
 } Sim;
 
 typedef struct SimEvent {
@@ -46,12 +55,142 @@ typedef struct SimEvent {
 
 static const SrcLoc NOLOC = {0};
 
-static void sim_close(RtDevice *d) { mem_free(d); }
+/* ---- the registry of simulated device memory ------------------------------------------------------------ */
+
+typedef struct SimBlock {
+  uint64_t base, end; /* [base, end) */
+} SimBlock;
+
+static struct {
+  pthread_mutex_t lock;
+  SimBlock *blocks;      /* sorted by base, disjoint */
+  size_t n, cap;
+} registry = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+
+/* The index of the first block whose base is above addr (under the lock). */
+static size_t blocks_above(uint64_t addr) {
+  size_t lo = 0, hi = registry.n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (registry.blocks[mid].base <= addr) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static bool registry_add(uint64_t base, size_t bytes) {
+  pthread_mutex_lock(&registry.lock);
+  bool ok = true;
+  if (registry.n == registry.cap) {
+    /* process-wide, like the memory it describes: outside any context's allocator and guard */
+    size_t cap = registry.cap ? 2 * registry.cap : 64;
+    SimBlock *b = mem_system_alloc(16, cap * sizeof *b);
+    if (b) {
+      if (registry.n) memcpy(b, registry.blocks, registry.n * sizeof *b);
+      mem_system_free(registry.blocks);
+      registry.blocks = b;
+      registry.cap = cap;
+    } else {
+      ok = false;
+    }
+  }
+  if (ok) {
+    size_t i = blocks_above(base);
+    memmove(&registry.blocks[i + 1], &registry.blocks[i], (registry.n - i) * sizeof *registry.blocks);
+    registry.blocks[i] = (SimBlock){base, base + (bytes ? bytes : 1)};
+    registry.n++;
+  }
+  pthread_mutex_unlock(&registry.lock);
+  return ok;
+}
+
+static void registry_remove(uint64_t base) {
+  pthread_mutex_lock(&registry.lock);
+  size_t i = blocks_above(base);
+  if (i && registry.blocks[i - 1].base == base) {
+    memmove(&registry.blocks[i - 1], &registry.blocks[i], (registry.n - i) * sizeof *registry.blocks);
+    registry.n--;
+  }
+  pthread_mutex_unlock(&registry.lock);
+}
+
+/* The block holding every byte of [lo, hi) (hi > lo), into *out; false when none does. */
+static bool registry_find(uint64_t lo, uint64_t hi, SimBlock *out) {
+  pthread_mutex_lock(&registry.lock);
+  size_t i = blocks_above(lo);
+  bool ok = i && hi >= lo && hi <= registry.blocks[i - 1].end;
+  if (ok) *out = registry.blocks[i - 1];
+  pthread_mutex_unlock(&registry.lock);
+  return ok;
+}
+
+/* Whether [ptr, ptr + bytes) is memory the simulator handed out (or host memory registered); reported when not. */
+static bool sim_holds(RtDevice *d, uint64_t ptr, size_t bytes, Diag *diag) {
+  (void)d;
+  SimBlock b;
+  if (!bytes || (ptr + bytes > ptr && registry_find(ptr, ptr + bytes, &b))) return true;
+  DiagKind prev = diag_set_kind(DIAG_KIND_DEVICE);
+  diag_error(diag, NOLOC, "the %zu bytes at 0x%llx are not memory of the simulated device (never allocated by "
+             "kfront, or freed already): a GPU would fault on them (an illegal address), the simulator refuses them",
+             bytes, (unsigned long long)ptr);
+  diag_set_kind(prev);
+  return false;
+}
+
+static void sim_close(RtDevice *d) {
+  pthread_mutex_destroy(&((Sim *)d)->opts_lock);
+  mem_free(d);
+}
+
+void rt_sim_limits(SimOptions *o, uint64_t max_steps, double max_seconds) {
+  SimOptions defaults;
+  sim_options_init(&defaults);
+  /* one thread may take the whole launch's steps when they are more than its own limit */
+  o->max_steps = max_steps ? max_steps : defaults.max_steps;
+  o->max_thread_steps = max_steps > defaults.max_thread_steps ? max_steps : defaults.max_thread_steps;
+  o->max_seconds = max_seconds > 0 ? max_seconds : 0;
+}
+
+static const char *keep_setting(char *buf, const char *setting, const char *fallback) {
+  if (!setting) return fallback;
+  snprintf(buf, SETTING_MAX, "%s", setting);
+  return buf;
+}
+
+void rt_device_sim_set_limits(RtDevice *d, uint64_t max_steps, double max_seconds, const char *steps_setting,
+                              const char *seconds_setting) {
+  Sim *s = (Sim *)d;
+  pthread_mutex_lock(&s->opts_lock);
+  rt_sim_limits(&s->opts, max_steps, max_seconds);
+  s->opts.steps_setting = keep_setting(s->steps_setting, steps_setting, SIM_STEPS_SETTING);
+  s->opts.seconds_setting = keep_setting(s->seconds_setting, seconds_setting, SIM_SECONDS_SETTING);
+  pthread_mutex_unlock(&s->opts_lock);
+}
+
+/* The options of a launch starting now: a copy of the device's (their settings' text copied too, into the
+ * caller's buffers, so that a concurrent rt_device_sim_set_limits changes nothing under the launch). */
+static void launch_options(Sim *s, SimOptions *o, char steps[SETTING_MAX], char seconds[SETTING_MAX]) {
+  pthread_mutex_lock(&s->opts_lock);
+  *o = s->opts;
+  snprintf(steps, SETTING_MAX, "%s", s->opts.steps_setting ? s->opts.steps_setting : SIM_STEPS_SETTING);
+  snprintf(seconds, SETTING_MAX, "%s", s->opts.seconds_setting ? s->opts.seconds_setting : SIM_SECONDS_SETTING);
+  pthread_mutex_unlock(&s->opts_lock);
+  o->steps_setting = steps;
+  o->seconds_setting = seconds;
+  o->interrupt = rt_interrupt_flag();
+}
 
 static bool sim_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {
   void *h = mem_system_alloc(256, bytes);
   if (!h) {
+    DiagKind prev = diag_set_kind(DIAG_KIND_OUT_OF_MEMORY);
     diag_error(diag, NOLOC, "out of memory allocating %zu bytes of (simulated) device memory", bytes);
+    diag_set_kind(prev);
+    return false;
+  }
+  if (!registry_add((uint64_t)(uintptr_t)h, bytes)) {
+    mem_system_free(h);
+    diag_out_of_memory(diag);
     return false;
   }
   *out = (uint64_t)(uintptr_t)h;
@@ -64,22 +203,33 @@ static kf_status sim_alloc_managed(RtDevice *d, size_t bytes, unsigned flags, ui
 }
 
 static kf_status sim_pointer_range(RtDevice *d, uint64_t ptr, uint64_t *base, size_t *bytes, Diag *diag) {
-  diag_error(diag, NOLOC, "the simulator cannot tell which allocation an address lies in (its device memory is "
-             "this process's host memory)");
-  return KF_ERROR_UNSUPPORTED;
+  SimBlock b;
+  if (!registry_find(ptr, ptr + 1, &b)) {
+    diag_error(diag, NOLOC, "0x%llx is not an address of the simulated device's memory (never allocated by kfront, "
+               "or freed already)", (unsigned long long)ptr);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  *base = b.base;
+  *bytes = (size_t)(b.end - b.base);
+  return KF_OK;
 }
 
 static bool sim_free(RtDevice *d, uint64_t p, Diag *diag) {
+  registry_remove(p);
   mem_system_free((void *)(uintptr_t)p);
   return true;
 }
 
 static bool sim_copy(RtDevice *d, RtCopyKind kind, void *dst, const void *src, size_t bytes, void *stream, Diag *diag) {
+  if ((kind != RT_COPY_DTOH && !sim_holds(d, (uint64_t)(uintptr_t)dst, bytes, diag)) ||
+      (kind != RT_COPY_HTOD && !sim_holds(d, (uint64_t)(uintptr_t)src, bytes, diag)))
+    return false;
   memmove(dst, src, bytes);
   return true;
 }
 
 static bool sim_memset(RtDevice *d, uint64_t dst, int value, size_t bytes, void *stream, Diag *diag) {
+  if (!sim_holds(d, dst, bytes, diag)) return false;
   memset((void *)(uintptr_t)dst, value, bytes);
   return true;
 }
@@ -92,12 +242,22 @@ static bool sim_host_alloc(RtDevice *d, size_t bytes, unsigned flags, void **out
 }
 
 static bool sim_host_free(RtDevice *d, void *p, Diag *diag) {
+  registry_remove((uint64_t)(uintptr_t)p);
   mem_system_free(p);
   return true;
 }
 
-static bool sim_host_register(RtDevice *d, void *p, size_t bytes, unsigned flags, Diag *diag) { return true; }
-static bool sim_host_unregister(RtDevice *d, void *p, Diag *diag) { return true; }
+/* Registered host memory is the device's to read and write (mapped), as pinned memory is. */
+static bool sim_host_register(RtDevice *d, void *p, size_t bytes, unsigned flags, Diag *diag) {
+  if (registry_add((uint64_t)(uintptr_t)p, bytes)) return true;
+  diag_out_of_memory(diag);
+  return false;
+}
+
+static bool sim_host_unregister(RtDevice *d, void *p, Diag *diag) {
+  registry_remove((uint64_t)(uintptr_t)p);
+  return true;
+}
 
 static bool sim_host_device_pointer(RtDevice *d, void *host, uint64_t *out, Diag *diag) {
   *out = (uint64_t)(uintptr_t)host;
@@ -275,8 +435,11 @@ static kf_status sim_launch_fn(RtDevice *d, RtDevFunction *fn, const unsigned gr
     }
   }
   uint32_t g[3] = {grid[0], grid[1], grid[2]}, b[3] = {block[0], block[1], block[2]};
+  SimOptions opts;
+  char steps_setting[SETTING_MAX], seconds_setting[SETTING_MAX];
+  launch_options(s, &opts, steps_setting, seconds_setting);
   pthread_mutex_lock(&fn->module->lock);
-  bool ok = slot == nparams && sim_program_launch(fn->module->sim, func, g, b, shared, args, nsim, &s->opts, res, diag);
+  bool ok = slot == nparams && sim_program_launch(fn->module->sim, func, g, b, shared, args, nsim, &opts, res, diag);
   pthread_mutex_unlock(&fn->module->lock);
   kf_status st = KF_OK;
   if (slot != nparams) {
@@ -382,6 +545,7 @@ static const RtDeviceOps sim_ops = {
     .ipc_open_handle = sim_ipc_open_handle,
     .ipc_close_handle = sim_ipc_close_handle,
     .pointer_device = sim_pointer_device,
+    .holds = sim_holds,
 };
 
 void rt_device_sim_info(kf_device_info *in) {
@@ -415,6 +579,7 @@ RtDevice *rt_device_sim_open(const SimOptions *opts, int ordinal, Diag *diag) {
   s->base.runs_kir = true;
   s->base.host_is_device = true;
   s->opts = *opts;
+  pthread_mutex_init(&s->opts_lock, NULL);
   rt_device_sim_info(&s->base.info);
   s->base.arch = 90;
   return &s->base;

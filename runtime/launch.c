@@ -46,9 +46,12 @@ kf_status rt_stage_array(RtRuntime *rt, const kf_array *a, bool copy, RtStream *
   *tmp = 0;
   *data = (uint64_t)(uintptr_t)a->data;
   *staged = a->memory != KF_MEMORY_DEVICE && !dev->host_is_device;
-  if (!*staged) return KF_OK;
   int64_t lo, hi;
   rt_array_span(a, &lo, &hi);
+  if (a->memory == KF_MEMORY_DEVICE && dev->ops->holds && hi > lo &&
+      !dev->ops->holds(dev, *data + (uint64_t)lo, (size_t)(hi - lo), rt->diag))
+    return KF_ERROR_DEVICE;
+  if (!*staged) return KF_OK;
   if (hi == lo) return KF_OK;
   if (!dev->ops->alloc(dev, (size_t)(hi - lo), tmp, rt->diag)) return KF_ERROR_DEVICE;
   *data = *tmp - (uint64_t)lo;

@@ -229,6 +229,11 @@ kf_status rt_deallocs_flush(RtRuntime *rt);
 kf_status rt_deallocs_defer(RtRuntime *rt, bool defer);
 void rt_deallocs_get(RtRuntime *rt, kf_deallocations *out);
 kf_status rt_deallocs_set_limits(RtRuntime *rt, size_t max_count, size_t max_bytes);
+/* kf_set_interrupt_flag: the calling thread's flag, which the simulator's launches it starts look at. */
+void rt_set_interrupt_flag(volatile int *flag);
+/* kf_runtime_set_sim_limits. */
+kf_status rt_set_sim_limits(RtRuntime *rt, uint64_t max_steps, double max_seconds, const char *steps_setting,
+                            const char *seconds_setting);
 /* The runtime's scratch device memory, at least `bytes` of it (grown as needed), for a call that has finished
  * using it before it returns (kf_reduce): NULL when another thread holds it or it cannot grow (the caller then
  * allocates its own), or, with *st KF_ERROR_OUT_OF_MEMORY (reported), when host memory ran out. Give it back

@@ -14,6 +14,18 @@
 
 static const SrcLoc NOLOC = {0};
 
+kf_status rt_set_sim_limits(RtRuntime *rt, uint64_t max_steps, double max_seconds, const char *steps_setting,
+                            const char *seconds_setting) {
+  if (rt->dev->mode != KF_RUNTIME_SIM) {
+    DiagKind prev = diag_set_kind(DIAG_KIND_UNSUPPORTED);
+    diag_error(rt->diag, NOLOC, "the simulator's launch limits are not those of a GPU runtime");
+    diag_set_kind(prev);
+    return KF_ERROR_UNSUPPORTED;
+  }
+  rt_device_sim_set_limits(rt->dev, max_steps, max_seconds, steps_setting, seconds_setting);
+  return KF_OK;
+}
+
 kf_status rt_out_of_memory(RtRuntime *rt) {
   diag_out_of_memory(rt->diag);
   return KF_ERROR_OUT_OF_MEMORY;
@@ -24,6 +36,11 @@ kf_status rt_out_of_memory(RtRuntime *rt) {
 static _Thread_local int current_device;  /* the calling thread's (rt_current_device) */
 
 int rt_current_device(void) { return current_device; }
+
+static _Thread_local volatile int *interrupt_flag;  /* the calling thread's (kf_set_interrupt_flag) */
+
+void rt_set_interrupt_flag(volatile int *flag) { interrupt_flag = flag; }
+volatile int *rt_interrupt_flag(void) { return interrupt_flag; }
 void rt_set_current_device(int ordinal) { current_device = ordinal; }
 
 static unsigned sim_count(const kf_runtime_options *o) { return o->sim_devices ? o->sim_devices : 1; }
@@ -116,11 +133,7 @@ static kf_status open_device(RtRuntime *rt, const kf_runtime_options *o, int ord
     sim_options_init(&so);
     so.detect_races = o->sim_detect_races != 0;
     so.nworkers = o->sim_workers;
-    if (o->sim_max_steps) { /* one thread may take the whole launch's steps when they are more than its own limit */
-      so.max_steps = o->sim_max_steps;
-      if (o->sim_max_steps > so.max_thread_steps) so.max_thread_steps = o->sim_max_steps;
-    }
-    if (o->sim_max_seconds > 0) so.max_seconds = o->sim_max_seconds;
+    rt_sim_limits(&so, o->sim_max_steps, o->sim_max_seconds);
     sb_puts(&rt->describe, "simulator");
     if (count > 1) sb_printf(&rt->describe, " device %d of %d", ordinal, count);
     if (why.len) sb_printf(&rt->describe, " (%s)", sb_cstr(&why));

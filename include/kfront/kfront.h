@@ -570,6 +570,17 @@ typedef struct kf_runtime_options {
 
 /* Fills o with the defaults above. */
 KF_API void kf_runtime_options_init(kf_runtime_options *o);
+/* Simulator: new launch limits (kf_runtime_options.sim_max_steps and sim_max_seconds, 0 their defaults) for the
+ * launches that start after it, and how the caller's users set them (NULL: the C API's names), which the limits'
+ * messages name: "simulation step limit exceeded (N ops in the launch; <steps_setting>)". The settings are copied
+ * (at most 160 bytes each are kept). KF_ERROR_UNSUPPORTED on a GPU runtime. */
+KF_API kf_status kf_runtime_set_sim_limits(kf_runtime *rt, uint64_t max_steps, double max_seconds,
+                                           const char *steps_setting, const char *seconds_setting);
+/* The calling thread's interrupt flag (NULL, the default: none): a simulator launch this thread starts stops soon
+ * after *flag becomes non-zero (each of its threads looks every 2^20 ops, the launch before each block) with
+ * "simulation interrupted" (KF_ERROR_DEVICE), so that a signal handler (Ctrl-C) can end a long launch; the flag
+ * must stay valid while such launches run. Compiles and GPU launches do not look at it. */
+KF_API void kf_set_interrupt_flag(volatile int *flag);
 /* The conventional disk-cache directory from the values of $KFRONT_CACHE_DIR, $XDG_CACHE_HOME and $HOME
  * (which the caller reads; any may be NULL): the first, else XDG/kfront, else HOME/.cache/kfront. *out is
  * owned by the caller (kf_free); KF_ERROR_NOT_FOUND when all three are unset. */

@@ -7,12 +7,15 @@
  *   program.c  Program, Function, Launcher (the launch fast path), Kernel, and compile() (kir/LLVM/PTX text);
  *   darray.c   DeviceArray, the base type of kfront.cuda.DeviceNDArray: a kf_array and the object that owns
  *              its memory.
- * Everything here runs with the GIL held, except the waits (synchronize, copies) that release it. */
+ * Everything here runs with the GIL held, except the calls into the library that touch no Python object — waits
+ * (synchronize), copies, compiles and launches — which release it (a compile's callbacks into Python, the
+ * overload resolver, take it again). */
 #ifndef KFRONT_PYTHON_EXT_H
 #define KFRONT_PYTHON_EXT_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <signal.h>
 
 #include "kfront/kfront.h"
 
@@ -38,6 +41,16 @@ PyObject *ext_raise(kf_context *ctx, kf_status st);
 /* After a call that succeeded: the warnings ctx holds (a compile's, a launch's) as one kfront.errors.KfrontWarning
  * (numba's NumbaWarning), then ctx's diagnostics cleared. -1 when the warning became an exception. */
 int ext_flush_warnings(kf_context *ctx);
+/* Ctrl-C during a long call into the library (a simulator launch, with the GIL released): ext_interruptible_begin,
+ * on the main thread of a simulator runtime, chains a SIGINT handler that sets the interrupt flag the simulator
+ * looks at (kf_set_interrupt_flag) before Python's own; ext_interruptible_end restores it and returns -1 with
+ * KeyboardInterrupt (from Python's handler, PyErr_CheckSignals) when the signal came, else 0. GIL held for both. */
+typedef struct ExtInterruptible {
+  int active, installed;
+  struct sigaction previous;
+} ExtInterruptible;
+void ext_interruptible_begin(ExtInterruptible *st, kf_runtime *rt);
+int ext_interruptible_end(ExtInterruptible *st);
 /* Creates a type from spec and adds it to m under its short name. */
 int ext_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject **out);
 /* The kf_stream of a Python stream argument: None, 0 or a Stream (NULL with an exception otherwise;

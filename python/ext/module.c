@@ -425,6 +425,16 @@ static PyObject *Runtime_set_deallocation_limits(PyObject *o, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+static PyObject *Runtime_set_sim_limits(PyObject *o, PyObject *args) {
+  RuntimeObject *self = (RuntimeObject *)o;
+  unsigned long long steps;
+  double seconds;
+  const char *steps_setting = NULL, *seconds_setting = NULL;
+  if (!PyArg_ParseTuple(args, "Kd|zz", &steps, &seconds, &steps_setting, &seconds_setting)) return NULL;
+  RT_CALL(self, kf_runtime_set_sim_limits(self->rt, steps, seconds, steps_setting, seconds_setting));
+  Py_RETURN_NONE;
+}
+
 /* ---- IPC: memory shared with other processes --------------------------------------------------------- */
 
 static PyObject *Runtime_ipc_get_handle(PyObject *o, PyObject *arg) {
@@ -779,6 +789,9 @@ static PyMethodDef Runtime_methods[] = {
      "Frees the pending deallocations (after the device's work), unless deferral is on."},
     {"defer_deallocations", Runtime_defer_deallocations, METH_O,
      "defer_deallocations(True) defers flushes (nested); (False) undoes one level."},
+    {"set_sim_limits", Runtime_set_sim_limits, METH_VARARGS,
+     "set_sim_limits(max_steps, max_seconds, steps_setting=None, seconds_setting=None): the simulator's launch "
+     "limits (0: its defaults) and the settings their messages name, for the launches that start after it"},
     {"set_deallocation_limits", Runtime_set_deallocation_limits, METH_VARARGS,
      "set_deallocation_limits(count, bytes): flushed when more blocks or bytes than these are pending."},
     {"memcpy", Runtime_memcpy, METH_VARARGS, "memcpy(kind, dst, src, nbytes, stream=None): 0 HtoD, 1 DtoH, 2 DtoD."},
@@ -996,9 +1009,59 @@ int ext_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject **out) {
   return 0;
 }
 
+/* ---- Ctrl-C during long calls ------------------------------------------------------------------------ */
+
+static unsigned long main_thread_ident;          /* threading.main_thread().ident */
+static volatile int main_thread_interrupt;       /* the main thread's kf_set_interrupt_flag flag */
+static void (*python_sigint)(int);               /* the handler on_sigint calls on (Python's) */
+
+static void on_sigint(int sig) {
+  main_thread_interrupt = 1;
+  if (python_sigint) python_sigint(sig);
+}
+
+void ext_interruptible_begin(ExtInterruptible *st, kf_runtime *rt) {
+  st->active = st->installed = 0;
+  if (PyThread_get_thread_ident() != main_thread_ident || kf_runtime_get_mode(rt) != KF_RUNTIME_SIM) return;
+  st->active = 1;
+  main_thread_interrupt = 0;
+  kf_set_interrupt_flag(&main_thread_interrupt);
+  if (sigaction(SIGINT, NULL, &st->previous) != 0) return;
+  void (*h)(int) = (st->previous.sa_flags & SA_SIGINFO) ? NULL : st->previous.sa_handler;
+  if (h == on_sigint || h == SIG_IGN || h == SIG_DFL || !h) return; /* nested, ignored, or not Python's */
+  python_sigint = h;
+  struct sigaction ours = st->previous;
+  ours.sa_handler = on_sigint;
+  st->installed = sigaction(SIGINT, &ours, NULL) == 0;
+}
+
+int ext_interruptible_end(ExtInterruptible *st) {
+  if (!st->active) return 0;
+  if (st->installed) sigaction(SIGINT, &st->previous, NULL);
+  kf_set_interrupt_flag(NULL);
+  return main_thread_interrupt && PyErr_CheckSignals() < 0 ? -1 : 0;
+}
+
+static int read_main_thread_ident(void) {
+  PyObject *threading = PyImport_ImportModule("threading");
+  PyObject *main = threading ? PyObject_CallMethod(threading, "main_thread", NULL) : NULL;
+  PyObject *ident = main ? PyObject_GetAttrString(main, "ident") : NULL;
+  unsigned long v = ident ? PyLong_AsUnsignedLong(ident) : 0;
+  Py_XDECREF(ident);
+  Py_XDECREF(main);
+  Py_XDECREF(threading);
+  if (PyErr_Occurred()) return -1;
+  main_thread_ident = v;
+  return 0;
+}
+
 PyMODINIT_FUNC PyInit__kfront(void) {
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
+  if (read_main_thread_ident() < 0) {
+    Py_DECREF(m);
+    return NULL;
+  }
   if (PyModule_AddFunctions(m, module_functions) < 0 || PyModule_AddFunctions(m, ext_program_functions) < 0 ||
       ext_add_type(m, &Runtime_spec, &Runtime_Type) < 0 || ext_add_type(m, &Buffer_spec, &Buffer_Type) < 0 ||
       ext_add_type(m, &Stream_spec, &Stream_Type) < 0 || ext_add_type(m, &Event_spec, &Event_Type) < 0 ||

@@ -33,6 +33,8 @@ typedef struct FunctionObject {
   PyObject_HEAD
   ProgramObject *program;
   kf_function *f;
+  int nparams;         /* the Python function's parameters (set_parameters), or -1: not checked here */
+  PyObject *defaults;  /* a tuple: the default values of its last parameters */
 } FunctionObject;
 
 typedef struct LauncherObject LauncherObject;
@@ -240,7 +242,10 @@ static PyObject *Program_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   }
   RuntimeObject *r = (RuntimeObject *)rt;
   kf_program *p = NULL;
-  kf_status st = kf_program_create_sources(r->rt, in.sources, in.nsources, &in.opts, &p);
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS  /* (in holds what the compile reads; the overload resolver takes the GIL again) */
+  st = kf_program_create_sources(r->rt, in.sources, in.nsources, &in.opts, &p);
+  Py_END_ALLOW_THREADS
   inputs_free(&in);
   if (st != KF_OK) return ext_raise(r->ctx, st);
   ProgramObject *self = (ProgramObject *)PyType_GenericNew(type, NULL, NULL);
@@ -273,6 +278,8 @@ static PyObject *Program_function(PyObject *o, PyObject *arg) {
   if (!fo) return NULL;
   fo->program = (ProgramObject *)Py_NewRef(o);
   fo->f = f;
+  fo->nparams = -1;
+  fo->defaults = NULL;
   return (PyObject *)fo;
 }
 
@@ -281,6 +288,7 @@ static PyObject *Program_function(PyObject *o, PyObject *arg) {
 static void Function_dealloc(PyObject *o) {
   PyTypeObject *tp = Py_TYPE(o);
   Py_XDECREF(((FunctionObject *)o)->program);
+  Py_XDECREF(((FunctionObject *)o)->defaults);
   PyObject_Free(o);
   Py_DECREF(tp);
 }
@@ -457,6 +465,50 @@ static int convert_arg(FunctionObject *f, PyObject *o, kf_arg *out, ExtPool *poo
 /* Converts a tuple of Python arguments (into stack, or an allocation when more than STACK_ARGS; tuples' items in
  * pool: ext_pool_free after the call); when the call uses their data (`use`: launches, not queries), waits for
  * the streams their producers named. */
+/* set_parameters(nparams, defaults): the Python function's parameter count and the default values of its last
+ * ones, so that a launch or specialize with too few or too many arguments is numba-cuda's TypeError (its
+ * dispatcher's find_named_args) and the defaults fill the missing ones. */
+static PyObject *Function_set_parameters(PyObject *o, PyObject *args) {
+  FunctionObject *self = (FunctionObject *)o;
+  int nparams;
+  PyObject *defaults;
+  if (!PyArg_ParseTuple(args, "iO!", &nparams, &PyTuple_Type, &defaults)) return NULL;
+  if (nparams < 0 || PyTuple_Size(defaults) > nparams) {
+    PyErr_SetString(PyExc_ValueError, "set_parameters: more defaults than parameters");
+    return NULL;
+  }
+  PyObject *old = self->defaults;
+  self->defaults = Py_NewRef(defaults);
+  Py_XDECREF(old);
+  self->nparams = nparams;
+  Py_RETURN_NONE;
+}
+
+/* The arguments of a call of f: args (a new reference), completed with f's defaults; NULL with numba-cuda's
+ * TypeError when too few or too many are given. */
+static PyObject *complete_args(FunctionObject *f, PyObject *args) {
+  Py_ssize_t given = PyTuple_Size(args);
+  if (f->nparams < 0 || given == f->nparams) return Py_NewRef(args);
+  Py_ssize_t ndef = PyTuple_Size(f->defaults), required = f->nparams - ndef;
+  if (given > f->nparams)
+    return PyErr_Format(PyExc_TypeError, "too many arguments: expected %d, got %d", f->nparams, (int)given);
+  if (given < required)
+    return PyErr_Format(PyExc_TypeError,
+                        required == f->nparams ? "not enough arguments: expected %d, got %d"
+                                               : "not enough arguments: expected at least %d, got %d",
+                        (int)required, (int)given);
+  PyObject *full = PyTuple_New(f->nparams);
+  if (!full) return NULL;
+  for (Py_ssize_t i = 0; i < f->nparams; i++) {
+    PyObject *item = i < given ? PyTuple_GetItem(args, i) : PyTuple_GetItem(f->defaults, i - required);
+    if (PyTuple_SetItem(full, i, Py_NewRef(item)) < 0) {
+      Py_DECREF(full);
+      return NULL;
+    }
+  }
+  return full;
+}
+
 static kf_arg *convert_args(FunctionObject *f, PyObject *args, kf_arg *stack, ExtPool *pool, Py_ssize_t *n,
                             const char *what, int use, kf_stream *consumer, ArgHints *hints) {
   *n = PyTuple_Size(args);
@@ -477,10 +529,19 @@ static PyObject *Function_specialize(PyObject *o, PyObject *args) {
   kf_arg stack[STACK_ARGS];
   ExtPool pool = {0};
   Py_ssize_t n;
-  kf_arg *v = convert_args(self, args, stack, &pool, &n, "specialize:", 0, NULL, NULL);
-  if (!v) return NULL;
+  PyObject *full = complete_args(self, args);
+  if (!full) return NULL;
+  kf_arg *v = convert_args(self, full, stack, &pool, &n, "specialize:", 0, NULL, NULL);
+  if (!v) {
+    Py_DECREF(full);
+    return NULL;
+  }
   kf_kernel *k = NULL;
-  kf_status st = kf_function_specialize(self->f, v, (unsigned)n, &k);
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_function_specialize(self->f, v, (unsigned)n, &k);
+  Py_END_ALLOW_THREADS
+  Py_DECREF(full);
   if (v != stack) PyMem_Free(v);
   ext_pool_free(&pool);
   if (st != KF_OK) return ext_raise(ctx_of(self), st);
@@ -728,17 +789,35 @@ static PyObject *Launcher_call(PyObject *o, PyObject *args, PyObject *kw) {
   PyObject *zero = NULL;
   if (!l->stream && !(zero = PyLong_FromLong(0))) return NULL;
   ArgHints hints = {l->stream ? l->stream : zero, NULL, NULL};
-  kf_arg *v = convert_args(l->function, args, stack, &pool, &n, "kernel", 1, l->s, &hints);
-  if (!v) goto fail;
+  PyObject *full = complete_args(l->function, args);
+  if (!full) goto fail;
+  kf_arg *v = convert_args(l->function, full, stack, &pool, &n, "kernel", 1, l->s, &hints);
+  if (!v) {
+    Py_DECREF(full);
+    goto fail;
+  }
   unsigned copies = host_arrays(v, (unsigned)n);
   if (copies && warn_implicit_copies(copies) < 0) {
     if (v != stack) PyMem_Free(v);
     ext_pool_free(&pool);
+    Py_DECREF(full);
     goto fail;
   }
-  kf_status st = kf_function_launch(l->function->f, l->grid, l->block, l->shared, l->s, v, (unsigned)n);
+  /* the arguments' memory stays alive (full holds them); other Python threads run meanwhile */
+  ExtInterruptible intr;
+  ext_interruptible_begin(&intr, l->function->program->runtime->rt);
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_function_launch(l->function->f, l->grid, l->block, l->shared, l->s, v, (unsigned)n);
+  Py_END_ALLOW_THREADS
+  int interrupted = ext_interruptible_end(&intr);
+  Py_DECREF(full);
   if (v != stack) PyMem_Free(v);
   ext_pool_free(&pool);
+  if (interrupted) { /* KeyboardInterrupt, not the launch's "simulation interrupted" */
+    kf_context_clear_diagnostics(ctx_of(l->function));
+    goto fail;
+  }
   if (st != KF_OK) {
     ext_raise(ctx_of(l->function), st);
     goto fail;
@@ -905,7 +984,10 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
     PyErr_NoMemory();
     goto done;
   }
-  kf_status st = kf_compile_sources(ctx, in.sources, in.nsources, &in.opts, &m);
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_compile_sources(ctx, in.sources, in.nsources, &in.opts, &m);
+  Py_END_ALLOW_THREADS
   if (st == KF_OK && symbol) {
     if (nk != 1) {
       PyErr_SetString(PyExc_ValueError, "compile(symbol=...) renames the one function compiled: give one kernel");
@@ -1107,6 +1189,9 @@ static PyMethodDef Function_methods[] = {
      "configure(grid, block, stream=None, shared=0, redirect=None) -> Launcher (of the function's device; called on "
      "another current device, it launches what redirect() returns for that device)"},
     {"specialize", Function_specialize, METH_VARARGS, "specialize(*args) -> Kernel for these argument types"},
+    {"set_parameters", Function_set_parameters, METH_VARARGS,
+     "set_parameters(nparams, defaults): the Python function's parameter count and its defaults (a tuple), which "
+     "launches and specialize then check and fill in as numba-cuda's dispatcher does"},
     {"info", Function_info, METH_NOARGS, "{kind, nin, nout, nsignatures, layout}"},
     {"kernels", Function_kernels, METH_NOARGS, "[Kernel]: the specialisations so far, oldest first"},
     {"reduce", Function_reduce, METH_VARARGS, "reduce(arr, size, init=None, stream=None, res=None, result=True)"},

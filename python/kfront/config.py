@@ -22,6 +22,10 @@ kfront's settings, from the variables kfront's tools read (tools/tool_env.c):
     KFRONT_SIM_WORKERS                             the simulator's worker threads (default 1)
     KFRONT_SIM_DEVICES                             how many devices the simulator presents (default 1):
                                                    cuda.gpus, select_device, ... without a GPU
+    KFRONT_SIM_MAX_STEPS, KFRONT_SIM_MAX_SECONDS   a simulator launch's limits: ops executed (0, the default: 1e10
+                                                   for the launch, 1e9 for one thread) and wall-clock seconds (0,
+                                                   the default: none); a launch past one stops with "simulation
+                                                   step (time) limit exceeded"; applied when assigned
     KFRONT_CACHE_DIR, KFRONT_NO_CACHE              the disk cache (see cache_dir())
 
 reload_config() reads the environment again when a NUMBA_* or KFRONT_* variable changed since the last
@@ -138,6 +142,8 @@ _KFRONT = {
     "KFRONT_LIBCUDA": ("KFRONT_LIBCUDA", _optional_str, None),
     "KFRONT_GRID_STRIDE": ("KFRONT_NO_GRID_STRIDE", lambda v: not _on(v), True),
     "KFRONT_SIM_WORKERS": ("KFRONT_SIM_WORKERS", int, 1),
+    "KFRONT_SIM_MAX_STEPS": ("KFRONT_SIM_MAX_STEPS", int, 0),
+    "KFRONT_SIM_MAX_SECONDS": ("KFRONT_SIM_MAX_SECONDS", float, 0.0),
     "KFRONT_SIM_DEVICES": ("KFRONT_SIM_DEVICES", _positive, 1),
     "KFRONT_CACHE_DIR": ("KFRONT_CACHE_DIR", _optional_str, None), "KFRONT_NO_CACHE": ("KFRONT_NO_CACHE", _on, False),
 }

@@ -21,12 +21,13 @@ The classes:
       KernelArgumentError(TypeError) arguments that do not fit the kernel
       LaunchError(ValueError)        a grid, block or shared-memory size the device cannot launch
       CudaDriverError                the CUDA driver or the device failed (numba's CudaAPIError, CudaDriverError)
+        OutOfMemoryError(MemoryError)  device (or host) memory ran out
       KernelRaisedError              a kernel raised an exception of a class only the user's module knows
       UnsupportedError
         NotOnSimulatorError(AttributeError)  what only a GPU has (a kernel's registers, IPC), asked of the simulator
 
 A failed bounds check is Python's own IndexError (with the attributes above plus kernel, axis, index and
-extent), a host allocation failure MemoryError. An exception a kernel raised (`raise` or `assert` in a kernel
+extent); memory running out OutOfMemoryError, a MemoryError. An exception a kernel raised (`raise` or `assert` in a kernel
 compiled with debug=True, the read of a local variable where it is unbound) is raised on the host as its own
 class, a builtin (ValueError, UnboundLocalError, ...) or the user's; its text is numba-cuda's (kernel_exception_prefix):
 on the simulator its simulator's, "tid=[1, 0, 0] ctaid=[0, 0, 0]: message" (threadIdx and blockIdx, x first), on a
@@ -202,6 +203,14 @@ class CudaDriverError(KfrontError):
     code = None
 
 
+class OutOfMemoryError(CudaDriverError, MemoryError):
+    """Memory ran out: the device's (on a GPU numba-cuda's CudaAPIError of CUDA_ERROR_OUT_OF_MEMORY, on the
+    simulator NumPy's MemoryError, as numba-cuda's simulator allocates with NumPy) or, rarely, the host's for
+    kfront's own use. Both a CudaDriverError and a MemoryError, so either except clause catches it."""
+
+    kind = KIND_OUT_OF_MEMORY
+
+
 class CudaSupportError(KfrontError, ImportError):
     """No CUDA driver or device can be used (numba-cuda's cudadrv.error.CudaSupportError, an ImportError)."""
 
@@ -241,7 +250,7 @@ KIND_CLASSES = {
     KIND_DEVICE: CudaDriverError,
     KIND_BACKEND: CompilerError,
     KIND_NOT_FOUND: KfrontError,
-    KIND_OUT_OF_MEMORY: MemoryError,
+    KIND_OUT_OF_MEMORY: OutOfMemoryError,
     KIND_RAISED: KernelRaisedError,
 }
 

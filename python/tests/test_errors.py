@@ -48,7 +48,8 @@ def test_kind_classes_cover_every_kind():
     assert errors.KIND_CLASSES[errors.KIND_OUT_OF_BOUNDS] is IndexError
     assert errors.KIND_CLASSES[errors.KIND_TYPING] is errors.TypingError
     assert errors.KIND_CLASSES[errors.KIND_ARGUMENT] is errors.KernelArgumentError
-    assert errors.KIND_CLASSES[errors.KIND_OUT_OF_MEMORY] is MemoryError
+    assert errors.KIND_CLASSES[errors.KIND_OUT_OF_MEMORY] is errors.OutOfMemoryError
+    assert issubclass(errors.OutOfMemoryError, MemoryError) and issubclass(errors.OutOfMemoryError, errors.CudaDriverError)
     assert errors.KIND_NAMES[errors.KIND_LAUNCH_CONFIG] == "launch_config"
 
 

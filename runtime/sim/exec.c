@@ -546,21 +546,22 @@ void sim_run_thread(BlockCtx *B, Thread *t) {
   uint64_t total = __atomic_load_n(&L->steps, __ATOMIC_RELAXED);
   uint64_t gleft = L->opts.max_steps > total ? L->opts.max_steps - total : 0;
   uint64_t limit = tleft < gleft ? tleft : gleft, n = 0;
-  uint64_t budget = L->deadline && limit > SIM_CLOCK_OPS ? SIM_CLOCK_OPS : limit; /* then a look at the clock */
+  uint64_t budget = (L->deadline || L->opts.interrupt) && limit > SIM_CLOCK_OPS ? SIM_CLOCK_OPS : limit; /* then a look at the clock */
   int64_t iv[SIM_MAX_RANK];
 
   for (;;) {
     const Ins *I = &code[pc++];
     if (__builtin_expect(++n > budget, 0)) {
-      bool in_time = L->deadline == 0 || now_s() < L->deadline;
+      bool stop = interrupted(L), in_time = !stop && (L->deadline == 0 || now_s() < L->deadline);
       if (n <= limit && in_time) {
         budget = limit - n > SIM_CLOCK_OPS ? n + SIM_CLOCK_OPS : limit;
       } else {
         n--;
         char what[200];
-        if (!in_time) time_limit_message(what, sizeof what, L->opts.max_seconds);
-        else if (tleft <= gleft) step_limit_message(what, sizeof what, L->opts.max_thread_steps, true);
-        else step_limit_message(what, sizeof what, L->opts.max_steps, false);
+        if (stop) snprintf(what, sizeof what, "simulation interrupted");
+        else if (!in_time) time_limit_message(what, sizeof what, L->opts.max_seconds, L->opts.seconds_setting);
+        else if (tleft <= gleft) step_limit_message(what, sizeof what, L->opts.max_thread_steps, true, L->opts.steps_setting);
+        else step_limit_message(what, sizeof what, L->opts.max_steps, false, L->opts.steps_setting);
         pc--;
         sim_report_fatal(B, t, SIM_ERR_STEP_LIMIT, I, what);
         t->state = T_FAILED;

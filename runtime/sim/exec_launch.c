@@ -241,9 +241,10 @@ static void run_cooperative(Launch *L) {
     stop_launch(L);
   }
   while (ok && !aborted(L)) {
-    if (L->deadline && now_s() >= L->deadline) {
+    if ((L->deadline && now_s() >= L->deadline) || interrupted(L)) {
       char what[200], msg[SIM_MSG_MAX];
-      time_limit_message(what, sizeof what, L->opts.max_seconds);
+      if (interrupted(L)) snprintf(what, sizeof what, "simulation interrupted");
+      else time_limit_message(what, sizeof what, L->opts.max_seconds, L->opts.seconds_setting);
       msgf(msg, sizeof msg, "error: %s in kernel %s (a cooperative launch of %llu blocks)", what, L->kname,
            (unsigned long long)n);
       set_status(L, SIM_ERR_STEP_LIMIT, msg);
@@ -299,9 +300,10 @@ static void *worker(void *arg) {
   }
   uint64_t blocks = 0;
   while (ok && !aborted(L)) {
-    if (L->deadline && now_s() >= L->deadline) {
+    if ((L->deadline && now_s() >= L->deadline) || interrupted(L)) {
       char what[200], msg[SIM_MSG_MAX];
-      time_limit_message(what, sizeof what, L->opts.max_seconds);
+      if (interrupted(L)) snprintf(what, sizeof what, "simulation interrupted");
+      else time_limit_message(what, sizeof what, L->opts.max_seconds, L->opts.seconds_setting);
       msgf(msg, sizeof msg, "error: %s in kernel %s, before block %llu of %llu", what, L->kname,
            (unsigned long long)__atomic_load_n(&L->next_block, __ATOMIC_RELAXED), (unsigned long long)L->nblocks);
       lock(L);
@@ -333,6 +335,8 @@ void sim_options_init(SimOptions *o) {
   o->max_thread_steps = 1000000000ull;
   o->max_call_depth = 256;
   o->nworkers = 1;
+  o->steps_setting = SIM_STEPS_SETTING;
+  o->seconds_setting = SIM_SECONDS_SETTING;
 }
 
 SimArg sim_arg_array_c(void *data, Type *elem, unsigned rank, const int64_t *shape) {
@@ -479,6 +483,8 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
   if (!L.opts.max_steps) L.opts.max_steps = 10000000000ull;
   if (!L.opts.max_thread_steps) L.opts.max_thread_steps = 1000000000ull;
   if (!L.opts.max_call_depth) L.opts.max_call_depth = 256;
+  if (!L.opts.steps_setting) L.opts.steps_setting = SIM_STEPS_SETTING;
+  if (!L.opts.seconds_setting) L.opts.seconds_setting = SIM_SECONDS_SETTING;
   if (L.opts.max_seconds > 0) L.deadline = t0 + L.opts.max_seconds;
   result->status = SIM_ERR_SETUP;
   if (!kernel_func || kernel_func->kind != OP_FUNC_FUNC || !kernel_func->regions[0].first) {

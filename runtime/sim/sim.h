@@ -20,6 +20,7 @@
  *   error: memory access out of bounds (unchecked) in kernel K at F:L:C: ...
  *   error: simulation step limit exceeded (N ops in the launch; kf_runtime_options.sim_max_steps, ...) in kernel K ...
  *   error: simulation time limit exceeded (S s; kf_runtime_options.sim_max_seconds, ...) in kernel K ...
+ *   (the settings named are SimOptions.steps_setting and seconds_setting)
  * A failed check.bounds, a check.raise or an unchecked out-of-bounds access ends that thread only (others
  * continue, as on the GPU); barrier divergence, the warp-op errors, the step and time limits and the call-depth
  * limit stop the launch. A failed check.bounds and a recorded check.raise share one record (the GPU's __kf_error,
@@ -90,6 +91,9 @@ static inline SimArg sim_arg_float(double v) { SimArg a = {.kind = SIM_ARG_FLOAT
 /* A C-contiguous array argument of the given shape (strides computed from the element size). */
 SimArg sim_arg_array_c(void *data, Type *elem, unsigned rank, const int64_t *shape);
 
+#define SIM_STEPS_SETTING "kf_runtime_options.sim_max_steps, kfront run --sim-max-steps"
+#define SIM_SECONDS_SETTING "kf_runtime_options.sim_max_seconds, kfront run --sim-max-seconds"
+
 typedef struct SimOptions {
   bool detect_races;          /* shared-memory data races (default on) */
   uint64_t max_steps;         /* ops executed in the whole launch (default 1e10) */
@@ -97,6 +101,12 @@ typedef struct SimOptions {
   double max_seconds;         /* wall-clock time of the launch (default 0: no limit), looked at every 2^20 ops
                                * of a thread and before each block */
   unsigned max_call_depth;    /* nested func.call depth (default 256) */
+  /* how the embedder's users set max_steps and max_seconds, named in the limits' messages (borrowed; the
+   * defaults: "kf_runtime_options.sim_max_steps, kfront run --sim-max-steps" and its seconds' counterpart) */
+  const char *steps_setting, *seconds_setting;
+  /* NULL, or a flag the launch looks at with the clock (every 2^20 ops of a thread, before each block): non-zero
+   * stops it with SIM_ERR_STEP_LIMIT "simulation interrupted" (kf_set_interrupt_flag's) */
+  const volatile int *interrupt;
   unsigned nworkers;          /* host threads running blocks in parallel (default 1; 0 = number of CPUs) */
   bool strict_barriers;       /* CUDA C's stricter rule: every thread of the block reaches each barrier, so a
                                * thread that has exited while others wait is a divergence (default off: PTX's

@@ -360,6 +360,8 @@ static inline void unlock(Launch *L) {
   if (L->multi) pthread_mutex_unlock(&L->lock);
 }
 static inline bool aborted(Launch *L) { return __atomic_load_n(&L->abort, __ATOMIC_RELAXED) != 0; }
+/* Whether the embedder's interrupt flag (SimOptions.interrupt) asks the launch to stop. */
+static inline bool interrupted(const Launch *L) { return L->opts.interrupt && *L->opts.interrupt; }
 
 static inline double now_s(void) {
   struct timespec ts;
@@ -367,15 +369,15 @@ static inline double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The messages of the launch's limits name the options that set them (the C API's and kfront run's). */
-static inline void step_limit_message(char *what, size_t n, uint64_t limit, bool one_thread) {
-  snprintf(what, n, "simulation step limit exceeded (%llu ops in %s; kf_runtime_options.sim_max_steps, kfront run "
-           "--sim-max-steps)", (unsigned long long)limit, one_thread ? "one thread" : "the launch");
+/* The messages of the launch's limits name the settings that set them (SimOptions.steps_setting, seconds_setting:
+ * by default the C API's and kfront run's). */
+static inline void step_limit_message(char *what, size_t n, uint64_t limit, bool one_thread, const char *setting) {
+  snprintf(what, n, "simulation step limit exceeded (%llu ops in %s; %s)", (unsigned long long)limit,
+           one_thread ? "one thread" : "the launch", setting);
 }
 
-static inline void time_limit_message(char *what, size_t n, double seconds) {
-  snprintf(what, n, "simulation time limit exceeded (%g s; kf_runtime_options.sim_max_seconds, kfront run "
-           "--sim-max-seconds)", seconds);
+static inline void time_limit_message(char *what, size_t n, double seconds, const char *setting) {
+  snprintf(what, n, "simulation time limit exceeded (%g s; %s)", seconds, setting);
 }
 
 /* snprintf without -Wformat-truncation's complaints: messages are cut at n bytes by design. */

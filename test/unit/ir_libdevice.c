@@ -152,6 +152,53 @@ static void test_fast(void) {
   CHECK(same(run("fast_fdividef", 5.0, INFINITY, 0).f, 0.0f));
 }
 
+/* 64-bit integers to floats in the four rounding modes: exact and host-compiler independent (+0.0 for 0 in every
+ * mode: clang's u64 -> f64 sequence gave -0.0 under round-down), float32 results rounded once (not through double) */
+static SemVal of_int(const char *name, int64_t v) {
+  const LibdeviceFn *f = ir_libdevice_lookup(name);
+  SemVal x[LD_MAX_ARGS], r[LD_MAX_RESULTS];
+  memset(x, 0, sizeof x);
+  memset(r, 0, sizeof r);
+  x[0].i = v;
+  CHECK(f && ir_libdevice_eval(f));
+  if (f && ir_libdevice_eval(f)) ir_libdevice_eval(f)(x, r);
+  return r[0];
+}
+
+static uint64_t dbits(double d) {
+  uint64_t b;
+  memcpy(&b, &d, 8);
+  return b;
+}
+
+static void test_int_conversions(void) {
+  static const char *const modes[] = {"rn", "rz", "rd", "ru"};
+  static const char *const fns[] = {"ll2double", "ull2double", "ll2float", "ull2float"};
+  char name[32];
+  for (unsigned f = 0; f < 4; f++)
+    for (unsigned m = 0; m < 4; m++) {
+      snprintf(name, sizeof name, "%s_%s", fns[f], modes[m]);
+      SemVal r = of_int(name, 0);
+      if (f < 2) CHECK(dbits(r.d) == 0);
+      else CHECK(same(r.f, 0.0f) && !signbit(r.f));
+      r = of_int(name, 12345); /* exact */
+      CHECK(f < 2 ? r.d == 12345.0 : r.f == 12345.0f);
+    }
+  int64_t big = (int64_t)((1ull << 60) + 1); /* between two floats of both widths */
+  CHECK(of_int("ll2double_rn", big).d == 0x1p60 && of_int("ll2double_rz", big).d == 0x1p60);
+  CHECK(of_int("ll2double_rd", big).d == 0x1p60 && of_int("ll2double_ru", big).d == 0x1p60 + 0x1p8);
+  CHECK(of_int("ll2double_rd", -big).d == -0x1p60 - 0x1p8 && of_int("ll2double_ru", -big).d == -0x1p60);
+  CHECK(of_int("ll2double_rz", -big).d == -0x1p60 && of_int("ll2double_rn", INT64_MIN).d == -0x1p63);
+  /* through double (rounded to nearest: 2^60) then up to float32 would give 2^60: the float above is right */
+  CHECK(of_int("ll2float_ru", big).f == 0x1p60f + 0x1p37f && of_int("ll2float_rd", big).f == 0x1p60f);
+  CHECK(of_int("ll2float_rd", -big).f == -0x1p60f - 0x1p37f && of_int("ll2float_rz", -big).f == -0x1p60f);
+  CHECK(of_int("ull2double_ru", -1).d == 0x1p64 && of_int("ull2double_rz", -1).d == 0x1p64 - 0x1p11);
+  CHECK(of_int("ull2double_rn", -1).d == 0x1p64 && of_int("ull2float_rd", -1).f == 0x1p64f - 0x1p40f);
+  /* ties to even: 2^53 + 1 (a tie) stays at 2^53, 2^53 + 3 goes up to 2^53 + 4 */
+  CHECK(of_int("ull2double_rn", (int64_t)((1ull << 53) + 1)).d == 0x1p53);
+  CHECK(of_int("ull2double_rn", (int64_t)((1ull << 53) + 3)).d == 0x1p53 + 4);
+}
+
 static void test_kinds(void) {
   for (unsigned k = 0; k < ir_libdevice_count(); k++) {
     const LibdeviceFn *f = ir_libdevice_at((int)k);
@@ -190,6 +237,7 @@ int main(void) {
   test_special_values();
   test_remquo();
   test_fast();
+  test_int_conversions();
   test_kinds();
   return test_result("ir_libdevice");
 }

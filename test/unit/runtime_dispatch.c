@@ -288,10 +288,23 @@ static void test_host_memory(void) {
   memset(managed, 3, 32);
   CHECK(kf_memset_device(rt, managed, 9, 16, NULL) == KF_OK && ((unsigned char *)managed)[15] == 9 &&
         ((unsigned char *)managed)[16] == 3);
-  CHECK(kf_pointer_range(rt, managed, &base, &bytes) == KF_ERROR_UNSUPPORTED);
-  CHECK_CONTAINS(kf_context_diagnostics(ctx), "the simulator cannot tell which allocation an address lies in");
+  /* the simulator knows its allocations: the range of one, and no range for an address none holds */
+  CHECK(kf_pointer_range(rt, (char *)managed + 5, &base, &bytes) == KF_OK && base == managed && bytes == 32);
+  CHECK(kf_pointer_range(rt, (void *)(uintptr_t)0x1000, &base, &bytes) == KF_ERROR_INVALID_INPUT);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "0x1000 is not an address of the simulated device's memory");
+  kf_context_clear_diagnostics(ctx);
+  /* copies and memsets into memory the simulator never handed out (or freed) are refused, not dereferenced */
+  unsigned char host[64] = {0};
+  CHECK(kf_memcpy_to_host(rt, host, (void *)(uintptr_t)0xdead0000, 16, NULL) == KF_ERROR_DEVICE);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "the 16 bytes at 0xdead0000 are not memory of the simulated device");
+  kf_context_clear_diagnostics(ctx);
+  CHECK(kf_memcpy_to_device(rt, (char *)managed + 16, host, 17, NULL) == KF_ERROR_DEVICE); /* one byte past it */
+  kf_context_clear_diagnostics(ctx);
+  CHECK(kf_memset_device(rt, (void *)(uintptr_t)0xdead0000, 0, 8, NULL) == KF_ERROR_DEVICE);
   kf_context_clear_diagnostics(ctx);
   CHECK(kf_device_free(rt, managed) == KF_OK);
+  CHECK(kf_memcpy_to_host(rt, host, managed, 16, NULL) == KF_ERROR_DEVICE); /* freed */
+  kf_context_clear_diagnostics(ctx);
   kf_runtime_destroy(rt);
   kf_context_destroy(ctx);
 }

@@ -68,6 +68,7 @@ def _create(devnum):
                                  sim_devices=o["sim_devices"])
             _runtimes[devnum] = rt
             _apply_deallocation_limits(rt)
+            _apply_sim_limits(rt)
         return rt
 
 
@@ -78,10 +79,23 @@ def _apply_deallocation_limits(rt):
                                max(0, int(total * float(config.CUDA_DEALLOCS_RATIO))))
 
 
+def _apply_sim_limits(rt):
+    """kfront's limits of a simulator launch (config.KFRONT_SIM_MAX_STEPS, KFRONT_SIM_MAX_SECONDS) on rt, whose
+    messages then name those settings."""
+    if rt.mode != "sim":
+        return
+    rt.set_sim_limits(max(0, int(config.KFRONT_SIM_MAX_STEPS)), max(0.0, float(config.KFRONT_SIM_MAX_SECONDS)),
+                      "kfront.config.KFRONT_SIM_MAX_STEPS or $KFRONT_SIM_MAX_STEPS",
+                      "kfront.config.KFRONT_SIM_MAX_SECONDS or $KFRONT_SIM_MAX_SECONDS")
+
+
 def _deallocation_limits_changed(name):
     if name in ("CUDA_DEALLOCS_COUNT", "CUDA_DEALLOCS_RATIO"):
         for rt in list(_runtimes.values()):
             _apply_deallocation_limits(rt)
+    if name in ("KFRONT_SIM_MAX_STEPS", "KFRONT_SIM_MAX_SECONDS"):
+        for rt in list(_runtimes.values()):
+            _apply_sim_limits(rt)
 
 
 config.add_listener(_deallocation_limits_changed)

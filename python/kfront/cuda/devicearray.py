@@ -19,6 +19,8 @@ import contextlib
 import ctypes
 import operator
 
+import sys
+
 import numpy as np
 
 from kfront import _kfront
@@ -86,6 +88,8 @@ def _host_pointer(ary):
 def _allocate(nbytes):
     """(address, owner, device) of nbytes of new device memory of the current device: a Buffer of its runtime, or
     what the EMM plugin of its context allocates."""
+    if nbytes > sys.maxsize:  # (NumPy's words, as numba-cuda's simulator allocates with NumPy)
+        raise ValueError("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.")
     rt = _runtime.runtime()
     context = _runtime.device_context(rt.device)
     if memory.is_kfront_manager(context.memory_manager):

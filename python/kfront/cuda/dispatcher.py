@@ -17,6 +17,7 @@ devices of one compute capability). A launcher belongs to the device it was made
 is current, it launches through that device's launcher of the same configuration.
 """
 import functools
+import inspect
 import math
 import operator
 import pickle
@@ -509,7 +510,11 @@ class Dispatcher:
             inputs = self._frozen()
             program = _kfront.Program(_runtime.runtime(dev), inputs.sources, inputs.binding_list(), inputs.specs,
                                       bounds_check=self._bounds_check)
-            f = self._functions[dev] = program.function(_capture.compiled_name(self.py_func))
+            f = program.function(_capture.compiled_name(self.py_func))
+            code = getattr(self.py_func, "__code__", None)
+            if self._kind == "kernel" and code is not None and not code.co_flags & inspect.CO_VARARGS:
+                f.set_parameters(code.co_argcount, tuple(self.py_func.__defaults__ or ()))
+            self._functions[dev] = f
         return f
 
     # -- launching --------------------------------------------------------------------------------------

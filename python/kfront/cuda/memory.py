@@ -440,7 +440,14 @@ def is_kfront_manager(manager):
 
 
 def plugin_allocation(context, nbytes):
-    """(address, owner) of device memory a plugin's memalloc gives (the owner keeps it alive)."""
+    """(address, owner) of device memory a plugin's memalloc gives (the owner keeps it alive). On the simulator,
+    whose device memory is host memory, the block is registered with it while the owner lives: the simulator
+    refuses addresses that no allocation of its own or registration holds."""
     mem = context.memory_manager.memalloc(nbytes)
-    return _address(getattr(mem, "device_pointer", 0)), mem
+    address = _address(getattr(mem, "device_pointer", 0))
+    rt = _runtime.runtime()
+    if rt.mode == "sim" and address and nbytes:
+        rt.host_register(address, nbytes)
+        weakref.finalize(mem, rt.host_unregister, address)
+    return address, mem
 

@@ -1,0 +1,150 @@
+"""Readonly arrays (Numba's `readonly array(float32, 1d, C)`): a NumPy array whose flags.writeable is False, an
+__array_interface__ or __cuda_array_interface__ whose data tuple says read-only. Kernels read them; a subscript
+assignment to one (or to a view of one, or in a device function it is passed to) is numba-cuda's TypingError
+"Cannot modify readonly array of type: readonly array(...)" (numba/cuda/typing/arraydecl.py, SetItemBuffer), and
+the array is left as it was. The readonly flag is part of the specialisation: the same kernel still writes
+writeable arrays."""
+import numpy as np
+import pytest
+
+from kfront import cuda
+from kfront.errors import TypingError
+
+pytestmark = pytest.mark.filterwarnings("ignore::kfront.errors.PerformanceWarning")
+
+
+def readonly(a):
+    a = np.array(a)
+    a.flags.writeable = False
+    return a
+
+
+class HostInterface:
+    """A host array through __array_interface__ only, marked read-only."""
+
+    def __init__(self, a, ro=True):
+        self.a = a
+        d = dict(a.__array_interface__)
+        d["data"] = (d["data"][0], ro)
+        self.__array_interface__ = d
+
+
+class DeviceInterface:
+    """A device array through __cuda_array_interface__ only, marked read-only."""
+
+    def __init__(self, d, ro=True):
+        self.d = d
+        cai = dict(d.__cuda_array_interface__)
+        cai["data"] = (cai["data"][0], ro)
+        self.__cuda_array_interface__ = cai
+
+
+@cuda.jit
+def store0(a, x):
+    a[0] = x
+
+
+def refused(kernel, *args, type_="readonly array(float32, 1d, C)"):
+    with pytest.raises(TypingError, match=r"Cannot modify readonly array of type: " + type_.replace("(", r"\(")
+                       .replace(")", r"\)")):
+        kernel[1, 1](*args)
+
+
+def test_numpy_not_writeable_is_refused_and_left_unchanged():
+    b = readonly(np.arange(3, dtype=np.float32))
+    refused(store0, b, 7.0)
+    assert b.tolist() == [0, 1, 2]
+
+
+def test_same_kernel_still_writes_writeable_arrays():
+    a = np.zeros(3, np.float32)
+    store0[1, 1](a, 1.0)
+    refused(store0, readonly(np.zeros(3, np.float32)), 2.0)
+    store0[1, 1](a, 3.0)
+    assert a[0] == 3.0
+
+
+def test_reading_a_readonly_array():
+    @cuda.jit
+    def copy(src, dst):
+        i = cuda.grid(1)
+        if i < src.size:
+            dst[i] = src[i] * 2
+
+    src = readonly(np.arange(5, dtype=np.float64))
+    dst = np.zeros(5)
+    copy[1, 8](src, dst)
+    assert dst.tolist() == [0, 2, 4, 6, 8]
+
+
+def test_array_interface_marked_readonly():
+    a = np.zeros(3, np.float32)
+    refused(store0, HostInterface(a), 1.0)
+    assert a[0] == 0
+    store0[1, 1](HostInterface(a, ro=False), 4.0)
+    assert a[0] == 4.0
+
+
+def test_cuda_array_interface_marked_readonly():
+    d = cuda.to_device(np.zeros(3, np.float32))
+    refused(store0, DeviceInterface(d), 1.0)
+    store0[1, 1](DeviceInterface(d, ro=False), 5.0)
+    assert d.copy_to_host()[0] == 5.0
+
+
+def test_broadcast_view_is_readonly():
+    refused(store0, np.broadcast_to(np.float32(1), (4,)), 1.0, type_="readonly array(float32, 1d, A)")
+
+
+@pytest.mark.parametrize("body", ["a[1:][0] = 1", "a[::2][0] = 1", "a[:] = 1", "a[0] += 1", "a[1:3] = 0",
+                                  "a.T[0] = 1", "a.reshape((3, 1))[0, 0] = 1"])
+def test_views_and_augmented_assignment_are_refused(body):
+    ns = {"cuda": cuda}
+    exec(f"@cuda.jit\ndef k(a):\n    {body}\n", ns)
+    with pytest.raises(TypingError, match="Cannot modify readonly array of type: readonly array"):
+        ns["k"][1, 1](readonly(np.zeros(3, np.float32)))
+
+
+def test_row_of_a_2d_readonly_array_names_the_row_type():
+    @cuda.jit
+    def k(a):
+        a[0][1] = 1
+
+    refused(k, readonly(np.zeros((2, 2))), type_="readonly array(float64, 1d, C)")
+
+
+def test_device_function_specialised_on_readonly():
+    @cuda.jit(device=True)
+    def put(a, i):
+        a[i] = 5
+
+    @cuda.jit
+    def k(a):
+        put(a, 1)
+
+    a = np.zeros(3, np.float32)
+    k[1, 1](a)
+    refused(k, readonly(np.zeros(3, np.float32)))
+    k[1, 1](a)
+    assert a[1] == 5
+
+
+def test_zero_d_readonly_array():
+    @cuda.jit
+    def k(a):
+        a[()] = 1
+
+    refused(k, readonly(np.float32(0).reshape(())), type_="readonly array(float32, 0d, C)")
+
+
+def test_record_field_of_readonly_array_numba_allows():
+    # numba-cuda's setattr of a Record (a[0].x = v) does not look at the array's mutability; neither does kfront
+    rec = np.dtype([("x", np.float32), ("y", np.int32)])
+
+    @cuda.jit
+    def k(a):
+        a[0].x = 3
+
+    a = np.zeros(2, rec)
+    k[1, 1](a)
+    assert a[0]["x"] == 3
