@@ -349,8 +349,22 @@ static void choose_backend(RtRuntime *rt) {
   diag_free(&quiet);
 }
 
+/* The first foreign device function (cuda.declare_device) of m, or NULL. */
+static Op *first_foreign(Module *m) {
+  for (Op *op = ir_module_body(m)->first; op; op = op->next)
+    if (op->kind == OP_FUNC_FUNC && ir_op_attr(op, "foreign")) return op;
+  return NULL;
+}
+
 static kf_status compile_ptx(RtRuntime *rt, RtProgModule *pm, Op *func) {
   if (pm->ptx) return KF_OK;
+  Op *foreign = first_foreign(pm->ir);
+  if (foreign) { /* backend/link.c links such code (unit/backend_link); the runtime's load does not use it yet */
+    diag_error(rt->diag, func->loc, "kernel %s calls the foreign device function '%s' (cuda.declare_device), whose code "
+               "kfront's runtime cannot link in yet; compile_ptx gives the kernel's PTX, calling it, to link elsewhere",
+               ir_func_name(func), ir_func_name(foreign));
+    return KF_ERROR_UNSUPPORTED;
+  }
   choose_backend(rt);
   BackendOptions o;
   be_options_default(&o);

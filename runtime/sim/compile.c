@@ -1124,6 +1124,11 @@ static void compile_op(Cc *c, const Op *op) {
   case OP_FUNC_CALL: {
     const char *name = ir_op_attr_str(op, "callee");
     Op *f = name ? ir_module_lookup(c->p->m, name) : NULL;
+    if (f && f->kind == OP_FUNC_FUNC && ir_op_attr(f, "foreign")) {
+      cc_error(c, op, "'%s' is a foreign device function (cuda.declare_device): its code is CUDA C/C++, PTX or "
+               "another GPU binary, which the simulator cannot run; it needs a GPU", name);
+      return;
+    }
     if (!f || f->kind != OP_FUNC_FUNC || !f->regions[0].first) {
       cc_error(c, op, "call of an unknown function @%s", name ? name : "?");
       return;

@@ -11,8 +11,9 @@
 A declared function is called with numba-cuda's ABI: `extern "C" __device__ int mul_f32_f32(float *ret, float x,
 float y)`, the result stored through the pointer, 0 returned (anything else ends the thread). The code defining it
 (`link=`: a .cu compiled with NVRTC, .ptx, .cubin, .fatbin, .ltoir, .o, .a, or an in-memory item of the classes
-below) is linked into every kernel that calls it by nvJitLink. On the simulator such a kernel cannot run: the call
-raises, naming the function and saying it needs a GPU.
+below) is what backend/link.c links with nvJitLink; kfront's runtime does not use that link step yet, so a kernel
+calling a declared function compiles (compile_ptx gives its PTX, with the call) but launching it raises, on a GPU
+saying its code cannot be linked in yet, on the simulator that it needs a GPU (linking foreign code: issue 23).
 
 `LinkableCode` and its subclasses are numba-cuda's in-memory link items (`cuda.CUSource(text)`, `cuda.PTXSource(...)`,
 ...): `data` the bytes (or text), `name` a file name for diagnostics, `kind` the extension that says what it is.
