@@ -38,6 +38,7 @@ run_suite build
 if [ "${KFRONT_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (clang) =="
   export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  export LSAN_OPTIONS=suppressions=$PWD/test/lsan.supp:print_suppressions=0  # NVIDIA libraries' own leaks
   # clang's UBSan flags more than gcc's; a build-asan configured with another compiler is made again
   # (CMake cannot switch a configured tree's compiler)
   if [ -f build-asan/CMakeCache.txt ] && ! grep -q '^CMAKE_C_COMPILER:[A-Z]*=.*clang' build-asan/CMakeCache.txt; then

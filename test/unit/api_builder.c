@@ -486,6 +486,7 @@ static void test_errors(void) {
   kf_builder *b = NULL;
   OK(kf_module_create(ctx, NULL, &m));
   OK(kf_builder_create(m, &b));
+  kf_builder_destroy(b);
   CHECK(kf_builder_create(NULL, &b) == KF_ERROR_INVALID_INPUT && b == NULL);
   OK(kf_builder_create(m, &b));
   kf_type *f32 = scalar(ctx, KF_FLOAT32), *i64 = scalar(ctx, KF_INT64), *i1 = scalar(ctx, KF_BOOL);
