@@ -992,15 +992,19 @@ kf_status kf_build_if_else(kf_builder *b) {
 static kf_status do_if_end(kf_builder *b, void *args) { return ssa_finish_if(b, args); }
 static kf_status do_for_end(kf_builder *b, void *args) { return ssa_finish_for(b, args); }
 
-kf_status kf_build_if_end(kf_builder *b, kf_op **out) {
+/* kf_build_if_end and kf_build_for_end: the innermost open construct, an scf.for when loop, finished. */
+static kf_status build_end(kf_builder *b, bool loop, kf_op **out) {
   if (out) *out = NULL;
   BUILDER_CALL(b);
-  NEED(innermost(b, false), "kf_build_if_end: no scf.if is open%s", b->nopen ? " innermost (an scf.for is)" : "");
+  NEED(innermost(b, loop), "%s: no %s is open%s", loop ? "kf_build_for_end" : "kf_build_if_end",
+       loop ? "scf.for" : "scf.if", !b->nopen ? "" : loop ? " innermost (an scf.if is)" : " innermost (an scf.for is)");
   Op *op = NULL;
-  kf_status st = run(b, do_if_end, &op);
+  kf_status st = run(b, loop ? do_for_end : do_if_end, &op);
   if (out && st != KF_ERROR_OUT_OF_MEMORY) *out = (kf_op *)op;
   return st;
 }
+
+kf_status kf_build_if_end(kf_builder *b, kf_op **out) { return build_end(b, false, out); }
 
 kf_status kf_build_for_begin(kf_builder *b, kf_ir_value *lb, kf_ir_value *ub, kf_ir_value *step, kf_ir_value **iv) {
   if (iv) *iv = NULL;
@@ -1022,15 +1026,7 @@ kf_status kf_build_for_begin(kf_builder *b, kf_ir_value *lb, kf_ir_value *ub, kf
   return st;
 }
 
-kf_status kf_build_for_end(kf_builder *b, kf_op **out) {
-  if (out) *out = NULL;
-  BUILDER_CALL(b);
-  NEED(innermost(b, true), "kf_build_for_end: no scf.for is open%s", b->nopen ? " innermost (an scf.if is)" : "");
-  Op *op = NULL;
-  kf_status st = run(b, do_for_end, &op);
-  if (out && st != KF_ERROR_OUT_OF_MEMORY) *out = (kf_op *)op;
-  return st;
-}
+kf_status kf_build_for_end(kf_builder *b, kf_op **out) { return build_end(b, true, out); }
 
 /* ---- variables ------------------------------------------------------------------------------- */
 
