@@ -22,19 +22,6 @@ static void to_backend_options(const kf_codegen_options *in, BackendOptions *o) 
   o->lineinfo = in->lineinfo != 0;
 }
 
-/* Whether every kernel of m was compiled with fastmath (cuda.jit(fastmath=True): the attribute fastmath), as the
- * runtime reads a kernel's own option: then the compile's NVVM flags are fastmath's too (ftz, -prec-div=0,
- * -prec-sqrt=0), as numba-cuda's; kf_codegen_options.fastmath asks for them in any case. */
-static bool kernels_ask_fastmath(Module *m) {
-  unsigned kernels = 0;
-  for (const Op *op = ir_module_body(m)->first; op; op = op->next) {
-    if (op->kind != OP_FUNC_FUNC || !ir_op_attr(op, "kernel")) continue;
-    if (!ir_op_attr(op, "fastmath")) return false;
-    kernels++;
-  }
-  return kernels > 0;
-}
-
 static kf_status hand_out(kf_module *m, StrBuf *b, char **out, size_t *len) {
   size_t n = b->len;
   *out = sb_take(b);
@@ -60,7 +47,6 @@ kf_status kf_module_emit_llvm(kf_module *m, const kf_codegen_options *opts, char
   if (len) *len = 0;
   BackendOptions o;
   to_backend_options(opts, &o);
-  if (kernels_ask_fastmath(m->ir)) o.fastmath = true;
   StrBuf b;
   sb_init(&b);
   kf_status st = status_of(be_emit_llvm(m->ir, &o, &b, NULL, &m->ctx->diag));
@@ -77,7 +63,6 @@ kf_status kf_module_emit_ltoir(kf_module *m, const kf_codegen_options *opts, cha
   if (len) *len = 0;
   BackendOptions o;
   to_backend_options(opts, &o);
-  if (kernels_ask_fastmath(m->ir)) o.fastmath = true;
   o.lto = true;
   StrBuf b;
   sb_init(&b);
@@ -100,7 +85,6 @@ kf_status kf_module_emit_ptx(kf_module *m, const kf_codegen_options *opts, char 
   if (len) *len = 0;
   BackendOptions o;
   to_backend_options(opts, &o);
-  if (kernels_ask_fastmath(m->ir)) o.fastmath = true;
   StrBuf b;
   sb_init(&b);
   kf_status st = status_of(be_compile_ptx(m->ir, &o, &b, NULL, &m->ctx->diag));

@@ -107,8 +107,24 @@ static void run_job(void *arg) {
   j->m = given;
 }
 
+/* Whether every kernel of m (tiled variants aside) was compiled with fastmath (cuda.jit(fastmath=True): the attribute
+ * fastmath). Then the compile's NVVM flags are fastmath's (ftz, -prec-div=0, -prec-sqrt=0), as numba-cuda gives a
+ * kernel its own option's; BackendOptions.fastmath asks for them in any case. The fast forms of math are each
+ * function's own (lower_llvm_arith.c). */
+static bool kernels_ask_fastmath(Module *m) {
+  unsigned kernels = 0;
+  for (const Op *op = ir_module_body(m)->first; op; op = op->next) {
+    if (op->kind != OP_FUNC_FUNC || !ir_op_attr(op, "kernel") || ir_op_attr(op, "variant_of")) continue;
+    if (!ir_op_attr(op, "fastmath")) return false;
+    kernels++;
+  }
+  return kernels > 0;
+}
+
 static BeStatus run(Module *m, const BackendOptions *o, bool ptx, StrBuf *out, BackendTables *tables, Diag *diag) {
-  BeJob j = {.m = m, .o = o, .diag = diag, .ptx = ptx, .want_tables = tables != NULL};
+  BackendOptions effective = *o;
+  if (!effective.fastmath && kernels_ask_fastmath(m)) effective.fastmath = true;
+  BeJob j = {.m = m, .o = &effective, .diag = diag, .ptx = ptx, .want_tables = tables != NULL};
   sb_init(&j.out);
   if (!diag_guard(diag, run_job, &j)) return BE_OUT_OF_MEMORY;
   if (j.st == BE_OK) {

@@ -370,7 +370,6 @@ static kf_status compile_ptx(RtRuntime *rt, RtProgModule *pm, Op *func) {
   be_options_default(&o);
   o.kind = rt->backend == KF_BACKEND_LLVM ? BE_LLVM : BE_NVVM;
   o.arch = rt->dev->arch;
-  if (ir_op_attr(func, "fastmath")) o.fastmath = true;
   if (ir_op_attr(func, "lineinfo")) o.lineinfo = true;
   o.opt = (int)ir_op_attr_int(func, "opt", o.opt);
   StrBuf ptx;
