@@ -20,11 +20,39 @@ printf 'import numpy as np\nnp.row_stack = np.vstack\n' > "$site/sitecustomize.p
 export PYTHONPATH="$dest/python:$site" KFRONT_TEST_GPU=1 KFRONT_CACHE_DIR="$site/cache" KFRONT_BIN="$dest/bin/kfront"
 [ -d "$dest/acceptance" ] && export KFRONT_ACCEPTANCE_DIR="$dest/acceptance"
 unset KFRONT_SIM NUMBA_ENABLE_CUDASIM
-# the whole log goes to $OUT/python_gpu.log where the device tool's $OUT is set; the output keeps every failure's
-# and skip's summary line (-rfEs) and the end
-log=${OUT:-$site}/python_gpu.log
-python3 -m pytest -q -rfEs -p no:cacheprovider python/tests test/gpu/python >"$log" 2>&1
-rc=$?
-grep -E '^(FAILED|ERROR|SKIPPED) ' "$log" | head -60
-tail -5 "$log"
-exit $rc
+# the oracle (scripts/oracle_env.sh) is the machine's own numba-cuda: there is no package registry to make a venv from
+if [ -z "${KFRONT_ORACLE_PYTHON:-}" ] && python3 -c 'import numba.cuda' 2>/dev/null; then
+  export KFRONT_ORACLE_PYTHON=$(command -v python3)
+fi
+# Every test file runs in a pytest process of its own, KFRONT_GPU_PYTEST_JOBS (default 4) at a time, largest first:
+# a kernel fault leaves a process's CUDA context unusable, and this way it fails only its own file's later tests (and
+# the suite, too long for one device call serially, fits in one). Each file's log is logs/<file>.log under $OUT
+# (where the device tool's $OUT is set; all of them also in python_gpu_logs.tgz, which comes back as one file) and
+# python_gpu.log is their concatenation; the output keeps every failure's and skip's summary line (-rfEs), each
+# file's counts and the totals.
+logdir=${OUT:-$site}
+mkdir -p "$logdir/logs"
+jobs=${KFRONT_GPU_PYTEST_JOBS:-4}
+ls -S python/tests/test_*.py test/gpu/python/test_*.py |
+  LOGDIR=$logdir/logs xargs -P "$jobs" -I{} sh -c \
+    'python3 -m pytest -q -rfEs -p no:cacheprovider "$1" >"$LOGDIR/$(basename "$1" .py).log" 2>&1' _ {}
+cat "$logdir"/logs/*.log >"$logdir/python_gpu.log"
+tar -czf "$logdir/python_gpu_logs.tgz" -C "$logdir" logs
+grep -hE '^(FAILED|ERROR|SKIPPED) ' "$logdir"/logs/*.log | head -80
+python3 - "$logdir/logs" <<'PY'
+import os, re, sys
+total, bad = {}, []
+for name in sorted(os.listdir(sys.argv[1])):
+    text = open(os.path.join(sys.argv[1], name), errors="replace").read()
+    lines = [l for l in text.splitlines() if re.search(r"\b(passed|failed|error|errors|no tests ran)\b.* in [0-9.]+s", l)]
+    counts = {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)", lines[-1])} \
+        if lines else {}
+    counts["errors"] = counts.pop("error", 0) + counts.get("errors", 0)
+    if not lines or counts.get("failed") or counts["errors"]:
+        bad.append("%s: %s" % (name[:-4], lines[-1].strip("= ") if lines else "no summary (crashed or killed)"))
+    for k, v in counts.items():
+        total[k] = total.get(k, 0) + v
+print("\n".join(bad))
+print(", ".join("%d %s" % (v, k) for k, v in sorted(total.items()) if v) + " (%d files)" % len(os.listdir(sys.argv[1])))
+sys.exit(1 if bad else 0)
+PY
