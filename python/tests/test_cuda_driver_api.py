@@ -222,6 +222,17 @@ def test_kfront_manager_is_the_default(ctx):
     assert ctx.memory_manager.deallocations is ctx.deallocations
 
 
+def test_manager_given_its_context_as_a_proxy(ctx):
+    """A plugin made with context=weakref.proxy(ctx) (test/gpu/python/test_driver_api_gpu.py's does so) allocates:
+    kfront's managers do not take a proxy of a proxy."""
+    import weakref
+    manager = type(ctx.memory_manager)(context=weakref.proxy(ctx))
+    mem = manager.memalloc(64)
+    assert mem.device_pointer_value and mem.size == 64
+    pinned = manager.memhostalloc(64)
+    assert pinned.size == 64
+
+
 _record = np.dtype([("a", np.int32), ("b", np.float32), ("h", np.float32, 2)], align=True)
 
 

@@ -300,11 +300,11 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         buf = self._rt().host_alloc(size, bool(mapped))
         release = _Release(buf)
         if mapped:
-            mem = MappedMemory(weakref.proxy(self.context), buf.ptr, size, finalizer=_forgetting(self, buf.ptr,
+            mem = MappedMemory(_weak(self.context), buf.ptr, size, finalizer=_forgetting(self, buf.ptr,
                                                                                                  release))
             self.allocations[buf.ptr] = mem
             return mem.own()
-        return PinnedMemory(weakref.proxy(self.context), buf.ptr, size, finalizer=release)
+        return PinnedMemory(_weak(self.context), buf.ptr, size, finalizer=release)
 
     def mempin(self, owner, pointer, size, mapped=False):
         rt = self._rt()
@@ -312,15 +312,15 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         rt.host_register(pointer, size, bool(mapped))
         unpin = _Unpin(rt, pointer)  # at once when the memory goes, as numba-cuda: the memory may be pinned again
         if mapped:
-            mem = MappedMemory(weakref.proxy(self.context), pointer, size, owner=owner,
+            mem = MappedMemory(_weak(self.context), pointer, size, owner=owner,
                                finalizer=_forgetting(self, pointer, unpin))
             self.allocations[pointer] = mem
             return mem.own()
-        return PinnedMemory(weakref.proxy(self.context), pointer, size, owner=owner, finalizer=unpin)
+        return PinnedMemory(_weak(self.context), pointer, size, owner=owner, finalizer=unpin)
 
     def memallocmanaged(self, size, attach_global=True):
         buf = self._rt().managed_alloc(size, bool(attach_global))
-        mem = ManagedMemory(weakref.proxy(self.context), buf.ptr, size,
+        mem = ManagedMemory(_weak(self.context), buf.ptr, size,
                             finalizer=_forgetting(self, buf.ptr, _Release(buf)))
         self.allocations[buf.ptr] = mem
         return mem.own()
@@ -358,7 +358,7 @@ class KfrontMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
     def memalloc(self, size):
         buf = self._rt().alloc(size)
         key = buf.ptr if size else id(buf)
-        mem = AutoFreePointer(weakref.proxy(self.context), buf.ptr, size,
+        mem = AutoFreePointer(_weak(self.context), buf.ptr, size,
                               finalizer=_forgetting(self, key, _Release(buf)))
         self.allocations[key] = mem  # (what keeps it alive: its owned references hold weak ones)
         return mem.own()
@@ -372,6 +372,12 @@ class KfrontMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
     def __repr__(self):
         return "<kfront memory manager of device %d>" % self.context.device.id
+
+
+def _weak(obj):
+    """A weak proxy of obj, or obj itself where it is one already (a plugin may be given its context as a proxy,
+    and a proxy of a proxy cannot be made)."""
+    return obj if isinstance(obj, weakref.ProxyTypes) else weakref.proxy(obj)
 
 
 class _Release:
