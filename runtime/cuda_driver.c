@@ -78,6 +78,17 @@ bool rt_cu_check(const RtCuda *cu, CUresult r, const char *call, Diag *diag) {
   return false;
 }
 
+bool rt_cu_check_alloc(const RtCuda *cu, CUresult r, const char *call, size_t bytes, const char *what, Diag *diag) {
+  if (r != CUDA_ERROR_OUT_OF_MEMORY) return rt_cu_check(cu, r, call, diag);
+  if (diag) {
+    DiagKind prev = diag_set_kind(DIAG_KIND_OUT_OF_MEMORY);
+    diag_error(diag, srcloc(NULL, 0, 0), "out of memory allocating %zu bytes of %s (%s: CUDA_ERROR_OUT_OF_MEMORY)",
+               bytes, what, call);
+    diag_set_kind(prev);
+  }
+  return false;
+}
+
 unsigned rt_cu_occupancy(const RtCuda *cu, CUfunction fn, unsigned block_threads, size_t dynamic_shared) {
   int n = 0;
   if (cu && cu->cuOccupancyMaxActiveBlocksPerMultiprocessor &&

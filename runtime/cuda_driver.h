@@ -202,6 +202,10 @@ void rt_cuda_install(const RtCuda *t);
 void rt_cu_error_text(const RtCuda *cu, CUresult r, const char *call, StrBuf *out);
 /* True when r is CUDA_SUCCESS; otherwise reports rt_cu_error_text to diag and returns false. */
 bool rt_cu_check(const RtCuda *cu, CUresult r, const char *call, Diag *diag);
+/* rt_cu_check of an allocation of `bytes` bytes of `what` ("device memory"): running out is said as the simulator
+ * says it, "out of memory allocating N bytes of device memory", the call and the driver's code after (an
+ * OUT_OF_MEMORY error: Python's MemoryError class). */
+bool rt_cu_check_alloc(const RtCuda *cu, CUresult r, const char *call, size_t bytes, const char *what, Diag *diag);
 
 /* Calls cu->fn(args...) and checks it, naming the call: RT_CU(cu, diag, cuMemAlloc, &p, n). */
 #define RT_CU(cu, diag, fn, ...) rt_cu_check((cu), (cu)->fn(__VA_ARGS__), #fn, (diag))

@@ -146,7 +146,9 @@ static bool gpu_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {
   Gpu *g = G(d);
   BINDING(g);
   CUdeviceptr p = 0;
-  if (!bind(&binding, diag) || !CU(cuMemAlloc, &p, bytes)) return false;
+  if (!bind(&binding, diag) ||
+      !rt_cu_check_alloc(g->cu, g->cu->cuMemAlloc(&p, bytes), "cuMemAlloc", bytes, "device memory", diag))
+    return false;
   *out = p;
   return true;
 }
@@ -160,7 +162,10 @@ static kf_status gpu_alloc_managed(RtDevice *d, size_t bytes, unsigned flags, ui
   }
   CUdeviceptr p = 0;
   unsigned attach = flags & KF_MANAGED_ATTACH_HOST ? CU_MEM_ATTACH_HOST : CU_MEM_ATTACH_GLOBAL;
-  if (!bind(&binding, diag) || !CU(cuMemAllocManaged, &p, bytes, attach)) return KF_ERROR_DEVICE;
+  if (!bind(&binding, diag)) return KF_ERROR_DEVICE;
+  if (!rt_cu_check_alloc(g->cu, g->cu->cuMemAllocManaged(&p, bytes, attach), "cuMemAllocManaged", bytes,
+                         "managed memory", diag))
+    return KF_ERROR_DEVICE;
   *out = p;
   return KF_OK;
 }
@@ -216,7 +221,8 @@ static unsigned host_flags(unsigned flags) {
 static bool gpu_host_alloc(RtDevice *d, size_t bytes, unsigned flags, void **out, Diag *diag) {
   Gpu *g = G(d);
   BINDING(g);
-  return bind(&binding, diag) && CU(cuMemHostAlloc, out, bytes, host_flags(flags));
+  return bind(&binding, diag) && rt_cu_check_alloc(g->cu, g->cu->cuMemHostAlloc(out, bytes, host_flags(flags)),
+                                                    "cuMemHostAlloc", bytes, "pinned host memory", diag);
 }
 
 static bool gpu_host_free(RtDevice *d, void *p, Diag *diag) {
