@@ -183,6 +183,7 @@ def plugin():
     ctx.memory_manager = saved
 
 
+@pytest.mark.simulator_only("the plugin's 'device' memory is host memory, which only the simulator can use")
 def test_plugin_allocates_device_arrays(plugin):
     assert plugin.initialized
     d = cuda.to_device(np.arange(10))
@@ -294,6 +295,7 @@ def test_streams_of_the_protocol_and_from_array_interfaces():
     assert out.copy_to_host(stream=_ProtocolStream(s.handle)).tolist() == [0.0] * 4
 
 
+@pytest.mark.simulator_only('what the simulator refuses')
 def test_context_streams_events_and_ipc_on_the_simulator(ctx):
     assert isinstance(ctx.create_stream(), cuda.Stream)
     assert ctx.create_external_stream(0x1234).external

@@ -32,6 +32,7 @@ def unary_kernels(fastmath):
     return k
 
 
+@pytest.mark.simulator_only("the simulator computes fast forms as the precise ones; test/gpu/python/test_fastmath_vs_numba.py checks the GPU's")
 @pytest.mark.parametrize("fastmath", [True, {"arcp"}, {"nnan": False}])
 def test_fast_forms_compute_as_the_precise_ones(fastmath):
     x = np.linspace(0.01, 3.0, 97, dtype=np.float32)

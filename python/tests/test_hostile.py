@@ -413,11 +413,13 @@ ROWS = [
 
 # Rows whose outcome is the simulator's own check: on a GPU a kernel given a made-up or freed pointer faults and leaves
 # the process's CUDA context unusable (numba-cuda does not check these either), and the spinning kernels of the step
-# and time limits and of Ctrl-C would run until the driver's watchdog. They are skipped on a GPU, saying so.
+# and time limits and of Ctrl-C would run until the driver's watchdog; recursion past the simulator's call depth
+# overflows the GPU thread's stack, a fault too. They are skipped on a GPU, saying so.
 SIMULATOR_ONLY = {
     "made-up CAI pointer launched", "made-up CAI pointer copied", "made-up CAI pointer written", "wrapping CAI pointer",
     "freed CAI pointer", "freed CAI pointer copied", "CAI past its allocation", "step limit from Python",
     "time limit from Python", "step limit, many blocks", "Ctrl-C", "Ctrl-C in a process of its own",
+    "recursion past the call depth",
 }
 _ON_GPU = pytest.mark.skipif(not config.ENABLE_CUDASIM, reason="the simulator's own check: on a GPU it faults the "
                              "context or spins (see SIMULATOR_ONLY)")

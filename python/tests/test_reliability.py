@@ -73,6 +73,7 @@ def limits():
     config.KFRONT_SIM_MAX_SECONDS = 0.0
 
 
+@pytest.mark.simulator_only("the simulator's step and time limits: the kernel spins on a GPU")
 def test_step_limit_set_from_python_and_named(limits):
     config.KFRONT_SIM_MAX_STEPS = 100000
     with pytest.raises(CudaDriverError, match=r"simulation step limit exceeded \(100000 ops in the launch; "
@@ -83,6 +84,7 @@ def test_step_limit_set_from_python_and_named(limits):
     assert a[0] == 1.0
 
 
+@pytest.mark.simulator_only("the simulator's step and time limits: the kernel spins on a GPU")
 def test_time_limit_set_from_python_and_named(limits):
     config.KFRONT_SIM_MAX_SECONDS = 0.2
     t = time.monotonic()
@@ -112,6 +114,7 @@ NOT_DEVICE_MEMORY = r"not memory of the simulated device \(never allocated by kf
 
 
 @pytest.mark.parametrize("ptr", [0x1000, 0xDEADBEEF000, (1 << 64) - 16])
+@pytest.mark.simulator_only("the simulator's pointer registry: on a GPU the kernel faults, as numba-cuda's does")
 @pytest.mark.parametrize("use", ["launch", "copy_to_host", "copy_to_device", "setitem"])
 def test_made_up_device_pointer_is_refused_not_dereferenced(ptr, use):
     foreign = ForeignDeviceArray(ptr)
@@ -129,6 +132,7 @@ def test_made_up_device_pointer_is_refused_not_dereferenced(ptr, use):
     assert d.copy_to_host().tolist() == [1, 0, 0, 0]
 
 
+@pytest.mark.simulator_only("the simulator's pointer registry: on a GPU the kernel faults, as numba-cuda's does")
 def test_freed_device_pointer_is_refused():
     d = cuda.to_device(np.zeros(4))
     ptr = d.__cuda_array_interface__["data"][0]
@@ -140,6 +144,7 @@ def test_freed_device_pointer_is_refused():
         cuda.as_cuda_array(ForeignDeviceArray(ptr)).copy_to_host()
 
 
+@pytest.mark.simulator_only("the simulator's pointer registry: on a GPU the kernel faults, as numba-cuda's does")
 def test_foreign_view_inside_an_allocation_is_used_and_one_past_it_refused():
     d = cuda.to_device(np.zeros(4))
     ptr = d.__cuda_array_interface__["data"][0]
@@ -150,6 +155,7 @@ def test_foreign_view_inside_an_allocation_is_used_and_one_past_it_refused():
     assert cuda.as_cuda_array(ForeignDeviceArray(ptr, 4)).copy_to_host().tolist() == [0, 1, 0, 0]
 
 
+@pytest.mark.simulator_only("the simulator's registry of host memory")
 def test_pinned_and_mapped_memory_are_device_memory_of_the_simulator():
     m = cuda.mapped_array(4)
     m[:] = 0
@@ -171,6 +177,8 @@ def wait_for_flag(flag, out):
     out[0] = n
 
 
+@pytest.mark.simulator_only("on a GPU nothing makes the kernel read the flag again (the language has no volatile "
+                             "loads): it may spin")
 def test_other_threads_run_during_a_launch(limits):
     # the launch waits for a flag another Python thread sets: it ends only if that thread runs meanwhile (the GIL
     # released around the launch); the time limit ends it otherwise
@@ -196,6 +204,7 @@ def test_other_threads_run_during_a_launch(limits):
     assert time.monotonic() - t < 10 and len(ticks) == 30 and out.copy_to_host()[0] > 0
 
 
+@pytest.mark.simulator_only('a never-ending launch ends only on the simulator')
 def test_ctrl_c_ends_a_never_ending_launch(limits):
     import os
     import signal
