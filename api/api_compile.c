@@ -163,6 +163,7 @@ static void key_job(void *arg) {
   pipeline_free(&p);
   sb_printf(&j->b, "pipeline %zu:%s\n", norm.len, sb_cstr(&norm));
   sb_free(&norm);
+  j->ok = j->ok && rt_links_key(opts, &j->b);
 }
 
 kf_status kf_compile_options_key(const kf_compile_options *opts, char **out) {

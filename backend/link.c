@@ -471,7 +471,11 @@ static void link_job(void *arg) {
   snprintf(arch, sizeof arch, "-arch=sm_%u", o->arch ? o->arch : 90);
   const char *opts[4] = {arch};
   uint32_t nopts = 1;
-  if (o->lto) opts[nopts++] = "-lto";
+  /* link-time optimisation when kfront's module is LTO-IR, and whenever an input is: nvJitLink takes LTO-IR only
+   * under -lto (the PTX and cubins beside it are linked as they are) */
+  bool lto = o->lto;
+  for (unsigned i = 0; i < j->ninputs; i++) lto |= j->inputs[i].kind == BE_LINK_LTOIR;
+  if (lto) opts[nopts++] = "-lto";
   if (o->lineinfo) opts[nopts++] = "-lineinfo";
   nvJitLinkHandle h = NULL;
   nvJitLinkResult r = jitlink.Create(&h, nopts, opts);

@@ -378,9 +378,12 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
   case KF_VALUE_FOREIGN: {
     if (!v->path || !*v->path || !v->function || !*v->function)
       return invalid(fe, "a foreign function with no name or no signature");
+    if (v->scalar.i != KF_FOREIGN_ABI_NUMBA && v->scalar.i != KF_FOREIGN_ABI_C)
+      return invalid(fe, "a foreign function of an unknown ABI (%lld)", (long long)v->scalar.i);
     FeVal f = {.kind = FV_FOREIGN};
     f.foreign.symbol = fe_intern(fe, v->path);
     f.foreign.signature = fe_intern(fe, v->function);
+    f.foreign.c_abi = v->scalar.i == KF_FOREIGN_ABI_C;
     return f;
   }
   case KF_VALUE_UNSUPPORTED: return invalid(fe, "%s, which kernels cannot use", v->path ? v->path : "a value");
@@ -742,6 +745,7 @@ static bool key_value(const kf_value *v, unsigned depth, StrBuf *b) {
     if (!v->path || !v->function) return false;
     put_str(b, v->path);
     put_str(b, v->function);
+    sb_printf(b, " abi %lld", (long long)v->scalar.i);
     return true;
   case KF_VALUE_FUNCTION:
     if (!v->function) return false;

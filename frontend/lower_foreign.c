@@ -8,7 +8,9 @@
  * one), the int returned a status: 0 goes on; anything else ends the thread as a raise does in a kernel compiled
  * without debug (numba-cuda propagates the status out of every caller: the kernel returns). The function is a
  * body-less func.func of that C type in the module, marked `foreign` (the simulator refuses to run it: it needs a
- * GPU), and stays an external symbol in the kernel's PTX or LTO-IR for the link step (backend/link.c). */
+ * GPU), and stays an external symbol in the kernel's PTX or LTO-IR for the link step (backend/link.c).
+ * Declared with abi="c" (fn->foreign.c_abi) it is a plain C function instead, `extern "C" __device__ T name(args...)`:
+ * called with the converted arguments, its result the call's value, no status. */
 #include <string.h>
 
 #include "frontend/lower.h"
@@ -69,6 +71,14 @@ FeVal lw_call_foreign(Lower *L, const FeVal *fn, const PyExpr *e) {
     FeVal c = lw_conv(L, v, sig.args[i]);
     if (c.kind == FV_POISON) return c;
     vals[1 + i] = lw_mat(L, &c);
+  }
+  if (fn->foreign.c_abi) { /* abi="c": T symbol(args...), the result returned, no status */
+    Type *fty = ty_func(L->ctx, sig.nargs, sig.args, ret ? 1 : 0, &ret);
+    Op *decl = foreign_declaration(L, symbol, fty, e->loc);
+    if (!decl) return (FeVal){.kind = FV_POISON};
+    Op *call = ib_op(&L->b, OP_FUNC_CALL, sig.nargs, vals + 1, ret ? 1 : 0, &ret, 0);
+    ir_op_set_attr(L->m, call, "callee", attr_sym(L->m, symbol));
+    return ret ? val(ret, op_result(call, 0)) : (FeVal){.kind = FV_NONE};
   }
   /* the return slot: a local of the result's type (void: numba-cuda still passes one, of a byte) */
   Type *slot_elem = ret ? ret : ty_int(L->ctx, 8, false);

@@ -79,7 +79,7 @@ typedef struct RtDeviceOps {
   bool (*event_record)(RtDevice *d, void *event, void *stream, Diag *diag);
   bool (*event_synchronize)(RtDevice *d, void *event, Diag *diag);
   bool (*event_elapsed_ms)(RtDevice *d, void *start, void *end, float *ms, Diag *diag);
-  /* code */
+  /* code: the GPU loads ptx (PTX text, or the cubin image of a module linked with foreign code), the simulator kir */
   kf_status (*load)(RtDevice *d, Module *kir, const char *ptx, RtDevModule **out, Diag *diag);
   void (*unload)(RtDevice *d, RtDevModule *m);
   kf_status (*function)(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag);

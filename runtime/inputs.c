@@ -104,6 +104,50 @@ static bool copy_all(RtInputs *in, const kf_source *extra, unsigned nextra, cons
     c->layout = copy_str(a, sp->layout);
     if (!c->name || (sp->signatures && !c->signatures) || (sp->layout && !c->layout)) return false;
   }
+  in->nlinks = o->nlinks;
+  in->links = ARENA_ARRAY(a, kf_link_input, o->nlinks ? o->nlinks : 1);
+  if (!in->links) return false;
+  for (unsigned i = 0; i < o->nlinks; i++) {
+    const kf_link_input *l = &o->links[i];
+    char *data = arena_alloc(a, l->len ? l->len : 1);
+    if (!data) return false;
+    if (l->len) memcpy(data, l->data, l->len);
+    in->links[i] = (kf_link_input){l->kind, copy_str(a, l->name), data, l->len};
+    if (!in->links[i].name) return false;
+  }
+  in->ninclude_dirs = o->ninclude_dirs;
+  in->include_dirs = (const char **)copy_strs(a, o->include_dirs, o->ninclude_dirs);
+  if (o->ninclude_dirs && !in->include_dirs) return false;
+  in->links_code = o->nlinks > 0;
+  for (unsigned i = 0; i < o->nbindings; i++) in->links_code |= o->bindings[i].value.kind == KF_VALUE_FOREIGN;
+  return true;
+}
+
+const char *rt_link_kind_extension(kf_link_kind kind) {
+  static const char *const ext[] = {".cu", ".ptx", ".cubin", ".fatbin", ".ltoir", ".o", ".a"};
+  return (unsigned)kind < sizeof ext / sizeof *ext ? ext[kind] : NULL;
+}
+
+bool rt_links_key(const kf_compile_options *o, StrBuf *b) {
+  if ((o->nlinks && !o->links) || (o->ninclude_dirs && !o->include_dirs)) return false;
+  static const char hex[] = "0123456789abcdef";
+  for (unsigned i = 0; i < o->nlinks; i++) {
+    const kf_link_input *l = &o->links[i];
+    const char *ext = rt_link_kind_extension(l->kind);
+    if (!ext || !l->name || (l->len && !l->data)) return false;
+    unsigned char digest[32];
+    sha256(l->len ? l->data : "", l->len, digest);
+    sb_printf(b, "link %s %zu:%s ", ext, strlen(l->name), l->name);
+    for (unsigned k = 0; k < 32; k++) {
+      sb_putc(b, hex[digest[k] >> 4]);
+      sb_putc(b, hex[digest[k] & 15]);
+    }
+    sb_putc(b, '\n');
+  }
+  for (unsigned i = 0; i < o->ninclude_dirs; i++) {
+    if (!o->include_dirs[i]) return false;
+    sb_printf(b, "include %zu:%s\n", strlen(o->include_dirs[i]), o->include_dirs[i]);
+  }
   return true;
 }
 
@@ -132,6 +176,7 @@ static bool records_spelled(const kf_value *v, unsigned depth) {
 /* fe_options_key's text of the inputs, and its SHA-256. */
 typedef struct KeyJob {
   FeOptions fo;
+  const kf_compile_options *o;
   bool readable;
   unsigned char digest[32];
 } KeyJob;
@@ -140,7 +185,7 @@ static void key_job(void *arg) {
   KeyJob *j = arg;
   StrBuf key;
   sb_init(&key);
-  j->readable = fe_options_key(&j->fo, &key);
+  j->readable = fe_options_key(&j->fo, &key) && rt_links_key(j->o, &key);
   sha256(sb_cstr(&key), key.len, j->digest);
   sb_free(&key);
 }
@@ -167,13 +212,13 @@ kf_status rt_inputs_copy(RtInputs *in, const kf_source *extra, unsigned nextra, 
     }
   /* read (and so checked) once, by the one canonical reader; the copy relies on what it checked */
   KeyJob j = {{.extra_sources = extra, .nextra_sources = nextra, .bindings = o->bindings, .nbindings = o->nbindings,
-               .functions = o->functions, .nfunctions = o->nfunctions}, false, {0}};
+               .functions = o->functions, .nfunctions = o->nfunctions}, o, false, {0}};
   if (!diag_guard(diag, key_job, &j)) return KF_ERROR_OUT_OF_MEMORY;
   bool readable = j.readable;
   const unsigned char *digest = j.digest;
   if (!readable) {
-    diag_error(diag, NOLOC, "kf_program_create: the bindings or function specs cannot be read (a NULL name, items "
-               "or data pointer where one is needed, an invalid dtype or rank, values nested too "
+    diag_error(diag, NOLOC, "kf_program_create: the bindings, function specs or links cannot be read (a NULL name, "
+               "items or data pointer where one is needed, an invalid dtype, rank or link kind, values nested too "
                "deep, a name bound twice)");
     return KF_ERROR_INVALID_INPUT;
   }

@@ -10,7 +10,9 @@
  *   - on the GPU, kir -> PTX (backend) is cached in memory and on disk under a key of (kfront version,
  *     file, source, kernel, argument signature, options, arch); a hit skips the frontend and the backend:
  *     the entry holds a manifest (entry, launch plan, parameter types) and the PTX; never for a program that
- *     captures a device array (its code holds this process's addresses);
+ *     captures a device array (its code holds this process's addresses) or links foreign code;
+ *   - a module calling foreign device functions (cuda.declare_device), or of a program given links, is linked with
+ *     the program's link inputs by nvJitLink into a cubin (link_module), which is what is loaded;
  *   - each kernel gets its launch plan (plan.c) from its kir, or from the manifest.
  * Several fingerprints may share a kernel (an eager kernel's signature fits many argument types).
  *
@@ -35,6 +37,8 @@ struct RtProgModule {
   bool owned;
   RtDevModule *dev;        /* loaded on the device (the whole module: eager, borrowed, lazy compiles) */
   char *ptx;               /* GPU: the module's PTX, kept for the cache entries of each specialisation */
+  char *image;             /* GPU, a module linked with foreign code: the cubin nvJitLink made of ptx and the links
+                            * (what is loaded; never cached on disk) */
   RtProgModule *next;
 };
 
@@ -140,6 +144,7 @@ void rt_program_destroy(RtProgram *p) {
     if (pm->dev) rt->dev->ops->unload(rt->dev, pm->dev);
     if (pm->owned) ir_module_free(pm->ir);
     mem_free(pm->ptx);
+    mem_free(pm->image);
     mem_free(pm);
   }
   if (p->source) diag_remove_source(rt->diag, p->source);
@@ -349,22 +354,48 @@ static void choose_backend(RtRuntime *rt) {
   diag_free(&quiet);
 }
 
-/* The first foreign device function (cuda.declare_device) of m, or NULL. */
-static Op *first_foreign(Module *m) {
-  for (Op *op = ir_module_body(m)->first; op; op = op->next)
-    if (op->kind == OP_FUNC_FUNC && ir_op_attr(op, "foreign")) return op;
-  return NULL;
+/* The link step of a module calling foreign device functions (cuda.declare_device) or of a program given links:
+ * its PTX and the program's link inputs made one cubin by nvJitLink (backend/link.c), each foreign function a
+ * caller, so that one no input defines is reported where kernel `func` calls it. */
+static kf_status link_module(RtRuntime *rt, const RtProgram *p, RtProgModule *pm, Op *func) {
+  const RtInputs *in = &p->inputs;
+  unsigned nforeign = 0;
+  for (Op *op = ir_module_body(pm->ir)->first; op; op = op->next)
+    nforeign += op->kind == OP_FUNC_FUNC && ir_op_attr(op, "foreign") != NULL;
+  BeLinkInput *inputs = mem_alloc(sizeof *inputs * (in->nlinks ? in->nlinks : 1));
+  BeLinkCaller *callers = mem_alloc(sizeof *callers * (nforeign ? nforeign : 1));
+  if (!inputs || !callers) {
+    mem_free(inputs);
+    mem_free(callers);
+    return rt_out_of_memory(rt);
+  }
+  for (unsigned i = 0; i < in->nlinks; i++) {
+    const kf_link_input *l = &in->links[i];
+    inputs[i] = (BeLinkInput){(BeLinkKind)l->kind, l->name, l->data, l->len};
+  }
+  unsigned nc = 0;
+  for (Op *op = ir_module_body(pm->ir)->first; op; op = op->next)
+    if (op->kind == OP_FUNC_FUNC && ir_op_attr(op, "foreign"))
+      callers[nc++] = (BeLinkCaller){ir_func_name(op), ir_func_name(func), op->loc};
+  BeLinkOptions lo = {.arch = rt->dev->arch, .lineinfo = ir_op_attr(func, "lineinfo") != NULL,
+                      .include_dirs = in->include_dirs, .ninclude_dirs = in->ninclude_dirs};
+  StrBuf cubin;
+  sb_init(&cubin);
+  DiagKind prev = diag_set_kind(DIAG_KIND_BACKEND);
+  BeStatus st = be_link(pm->ptx, strlen(pm->ptx), inputs, in->nlinks, &lo, callers, nc, &cubin, rt->diag);
+  diag_set_kind(prev);
+  mem_free(inputs);
+  mem_free(callers);
+  if (st != BE_OK) {
+    sb_free(&cubin);
+    return st == BE_NOT_FOUND ? KF_ERROR_NOT_FOUND : st == BE_OUT_OF_MEMORY ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_BACKEND;
+  }
+  pm->image = sb_take(&cubin);
+  return pm->image ? KF_OK : rt_out_of_memory(rt);
 }
 
-static kf_status compile_ptx(RtRuntime *rt, RtProgModule *pm, Op *func) {
+static kf_status compile_ptx(RtRuntime *rt, const RtProgram *p, RtProgModule *pm, Op *func) {
   if (pm->ptx) return KF_OK;
-  Op *foreign = first_foreign(pm->ir);
-  if (foreign) { /* backend/link.c links such code (unit/backend_link); the runtime's load does not use it yet */
-    diag_error(rt->diag, func->loc, "kernel %s calls the foreign device function '%s' (cuda.declare_device), whose code "
-               "kfront's runtime cannot link in yet; compile_ptx gives the kernel's PTX, calling it, to link elsewhere",
-               ir_func_name(func), ir_func_name(foreign));
-    return KF_ERROR_UNSUPPORTED;
-  }
   choose_backend(rt);
   BackendOptions o;
   be_options_default(&o);
@@ -385,7 +416,14 @@ static kf_status compile_ptx(RtRuntime *rt, RtProgModule *pm, Op *func) {
                                    : KF_ERROR_BACKEND;
   }
   pm->ptx = sb_take(&ptx);
-  return pm->ptx ? KF_OK : rt_out_of_memory(rt);
+  if (!pm->ptx) return rt_out_of_memory(rt);
+  if (!p->inputs.links_code) return KF_OK;
+  kf_status ls = link_module(rt, p, pm, func);
+  if (ls != KF_OK) { /* the next compile of this module tries the link again */
+    mem_free(pm->ptx);
+    pm->ptx = NULL;
+  }
+  return ls;
 }
 
 /* Cache payload: a manifest, then the PTX.
@@ -635,7 +673,7 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   RtDevice *dev = rt->dev;
   *out = NULL;
   RtCacheKey key;
-  bool use_cache = p->source != NULL && !dev->runs_kir && !p->inputs.captures_device_memory;
+  bool use_cache = p->source != NULL && !dev->runs_kir && !p->inputs.captures_device_memory && !p->inputs.links_code;
   if (use_cache) {
     if (!rt_program_cache_key(f->p, f->name, argsig, &key)) return KF_ERROR_OUT_OF_MEMORY;
     kf_status st = KF_OK;
@@ -712,7 +750,7 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
     }
   }
   if (!dev->runs_kir) {
-    st = compile_ptx(rt, pm, func);
+    st = compile_ptx(rt, p, pm, func);
     if (st == KF_OK && use_cache) {
       /* a cache entry that cannot be written (out of memory, a failed disk write) is not an error */
       StrBuf payload;
@@ -722,7 +760,7 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
       sb_free(&payload);
     }
   }
-  if (st == KF_OK && !pm->dev) st = dev->ops->load(dev, pm->ir, pm->ptx, &pm->dev, rt->diag);
+  if (st == KF_OK && !pm->dev) st = dev->ops->load(dev, pm->ir, pm->image ? pm->image : pm->ptx, &pm->dev, rt->diag);
   if (st == KF_OK) st = attach(k, pm->dev, func);
   if (st == KF_OK && k->variant) st = attach(k->variant, pm->dev, vfunc);
   if (st == KF_OK && !ptrmap_put(&f->by_func, func, k)) st = rt_out_of_memory(rt);

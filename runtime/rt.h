@@ -305,15 +305,29 @@ typedef struct RtInputs {
   unsigned nbindings;
   kf_function_spec *functions;
   unsigned nfunctions;
-  char digest[65];              /* SHA-256 (hex) of fe_options_key's text of it all: part of the cache keys */
+  kf_link_input *links;         /* foreign code linked into the program's GPU modules */
+  unsigned nlinks;
+  const char **include_dirs;    /* NVRTC's -I folders for the .cu links */
+  unsigned ninclude_dirs;
+  char digest[65];              /* SHA-256 (hex) of fe_options_key's text of it all and rt_links_key's: part of the
+                                 * cache keys */
   bool captures_device_memory;  /* a binding is a device array: the code holds this process's addresses, never cached */
+  bool links_code;              /* links given, or a binding is a foreign function: GPU modules are linked (never
+                                 * cached on disk) */
 } RtInputs;
 
-/* Reads (fe_options_key: KF_ERROR_INVALID_INPUT, reported, if it cannot) and copies the extra sources and o's
- * bindings and function specs (o's other fields are not looked at). On error nothing is left to free. */
+/* Reads (fe_options_key, rt_links_key: KF_ERROR_INVALID_INPUT, reported, if they cannot) and copies the extra
+ * sources and o's bindings, function specs, links and include folders (o's other fields are not looked at). On
+ * error nothing is left to free. */
 kf_status rt_inputs_copy(RtInputs *in, const kf_source *extra, unsigned nextra, const kf_compile_options *o,
                          Diag *diag);
 void rt_inputs_free(RtInputs *in);
+/* The canonical text of o's link inputs (kind, name, SHA-256 of the contents) and include folders, appended to b
+ * (kf_compile_options_key's last lines); false when they cannot be read (a NULL name, or data with a length, a kind
+ * out of range, a NULL folder). */
+bool rt_links_key(const kf_compile_options *o, StrBuf *b);
+/* The file-name extension of a link kind (".cu"); NULL out of range. */
+const char *rt_link_kind_extension(kf_link_kind kind);
 
 /* ---- runtime/program.c ----------------------------------------------------------------------- */
 

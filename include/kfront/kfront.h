@@ -279,9 +279,13 @@ typedef enum kf_value_kind {
   KF_VALUE_FOREIGN,      /* a foreign device function (numba-cuda's cuda.declare_device): path its symbol ("mul_f32_f32"),
                           * function its Numba signature ("float32(float32, float32)"); a call passes a pointer to the
                           * result's slot first and gets an int status back (extern "C" __device__ int
-                          * mul_f32_f32(float *ret, float x, float y)): the code defining it is linked into the
-                          * kernel (kf_program_options' link inputs); the simulator cannot run it */
+                          * mul_f32_f32(float *ret, float x, float y)), or with scalar.i KF_FOREIGN_ABI_C
+                          * (declare_device(..., abi="c")) a plain C call (extern "C" __device__ float
+                          * mul_f32_f32(float x, float y)): the code defining it is linked into the kernel
+                          * (kf_compile_options' links); the simulator cannot run it */
 } kf_value_kind;
+/* How a KF_VALUE_FOREIGN function is called (its scalar.i). */
+enum { KF_FOREIGN_ABI_NUMBA = 0, KF_FOREIGN_ABI_C = 1 };
 typedef struct kf_value kf_value;
 struct kf_value {
   kf_value_kind kind;
@@ -335,6 +339,27 @@ typedef struct kf_function_spec {
   unsigned launch_bounds[3];
 } kf_function_spec;
 
+/* Code defining the foreign device functions kernels call (KF_VALUE_FOREIGN bindings: numba-cuda's
+ * cuda.declare_device(..., link=...) and cuda.jit(link=...)), linked by nvJitLink into each GPU module of a program
+ * that calls one or is given any (the simulator cannot run foreign code: a kernel calling a foreign function fails
+ * there, naming it). KF_LINK_CU is CUDA C/C++ compiled with NVRTC for the device (the toolkit's include folder and
+ * the options' include_dirs searched); the others are what nvJitLink takes. */
+typedef enum kf_link_kind {
+  KF_LINK_CU,       /* .cu */
+  KF_LINK_PTX,      /* .ptx */
+  KF_LINK_CUBIN,    /* .cubin */
+  KF_LINK_FATBIN,   /* .fatbin */
+  KF_LINK_LTOIR,    /* .ltoir */
+  KF_LINK_OBJECT,   /* .o: a host object holding device code */
+  KF_LINK_LIBRARY,  /* .a: an archive of them */
+} kf_link_kind;
+typedef struct kf_link_input {
+  kf_link_kind kind;
+  const char *name;  /* its file name: NVRTC's errors are located in it */
+  const void *data;  /* its contents, len bytes (borrowed for the call that takes it) */
+  size_t len;
+} kf_link_input;
+
 typedef struct kf_compile_options {
   const char *const *kernels;     /* names of the functions to compile (NULL/0: every function with an eager
                                    * signature in its decorator); looked up in source 0 first, then in the
@@ -359,6 +384,12 @@ typedef struct kf_compile_options {
   unsigned nbindings;
   const kf_function_spec *functions; /* decorator facts: each must name a function of its source */
   unsigned nfunctions;
+  /* Foreign code linked into the program's GPU modules (kf_link_input; programs only: kf_compile_source's kir
+   * does not link). A program given any is never cached on disk (as numba-cuda refuses cache=True with link=). */
+  const kf_link_input *links;
+  unsigned nlinks;
+  const char *const *include_dirs; /* more -I folders for the KF_LINK_CU inputs, after the toolkit's include */
+  unsigned ninclude_dirs;
 } kf_compile_options;
 
 /* Overloaded functions (KF_VALUE_OVERLOAD bindings). A call of one in a kernel or device function is typed by
@@ -413,7 +444,8 @@ KF_API kf_status kf_compile_sources(kf_context *ctx, const kf_source *sources, u
 /* A canonical text of everything in opts that changes the compiled code besides the main source: kernels,
  * signatures, bounds checks, the pipeline, the extra sources (file name, first line, SHA-256 of the text),
  * the bindings (sorted by name: kinds, dtypes, values, floats in hex, arrays as shape, dtype and the SHA-256
- * of their elements in C order) and the function specs. Two option sets give the same text if and only if
+ * of their elements in C order), the function specs and the link inputs (kind, name, SHA-256 of the contents) and
+ * include folders. Two option sets give the same text if and only if
  * they compile the same; a runtime hashes it into its cache keys. opts may be NULL (the defaults). The
  * caller owns *out (kf_free). KF_ERROR_INVALID_INPUT (and *out NULL) when opts cannot be read (a NULL name,
  * items or data pointer where one is needed, an invalid dtype or rank, a device array). */

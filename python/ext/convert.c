@@ -749,9 +749,16 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
     out->kind = KF_VALUE_OVERLOAD;
     return (out->path = str_of(v, "an overloaded function's path")) ? 0 : -1;
   }
-  if (strcmp(tag, "foreign") == 0 && PyTuple_Size(o) == 3) { /* ('foreign', symbol, signature): cuda.declare_device */
+  if (strcmp(tag, "foreign") == 0 && PyTuple_Size(o) == 4) { /* ('foreign', symbol, signature, abi): declare_device */
     out->kind = KF_VALUE_FOREIGN;
     if (!(out->path = str_of(v, "a foreign function's name"))) return -1;
+    const char *abi = str_of(PyTuple_GetItem(o, 3), "a foreign function's ABI");
+    if (!abi) return -1;
+    if (strcmp(abi, "numba") != 0 && strcmp(abi, "c") != 0) {
+      PyErr_Format(PyExc_NotImplementedError, "Unsupported ABI: %s", abi);
+      return -1;
+    }
+    out->scalar.i = abi[0] == 'c' ? KF_FOREIGN_ABI_C : KF_FOREIGN_ABI_NUMBA;
     return (out->function = str_of(PyTuple_GetItem(o, 2), "a foreign function's signature")) ? 0 : -1;
   }
   if (strcmp(tag, "exception") == 0) {

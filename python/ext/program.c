@@ -160,11 +160,55 @@ typedef struct Inputs {
   unsigned nsources;
   kf_compile_options opts;
   PyObject *keep;         /* the tuples whose strings the inputs borrow */
+  PyObject *keep_links;   /* the links' and include folders' tuples, likewise */
 } Inputs;
 
 static void inputs_free(Inputs *in) {
   ext_pool_free(&in->pool);
   Py_XDECREF(in->keep);
+  Py_XDECREF(in->keep_links);
+}
+
+/* links: (extension, name, bytes) tuples (kfront.cuda.linking.link_input's), extension one of ".cu" ".ptx" ".cubin"
+ * ".fatbin" ".ltoir" ".o" ".a"; include_dirs: folders (str); NULL: none. Into in->opts' links and include_dirs. */
+static int links_read(Inputs *in, PyObject *links, PyObject *include_dirs) {
+  static const char *const ext[] = {".cu", ".ptx", ".cubin", ".fatbin", ".ltoir", ".o", ".a"};
+  PyObject *l = links ? PySequence_Tuple(links) : PyTuple_New(0);
+  PyObject *d = !l ? NULL : include_dirs ? PySequence_Tuple(include_dirs) : PyTuple_New(0);
+  in->keep_links = d ? PyTuple_Pack(2, l, d) : NULL;
+  Py_XDECREF(l);
+  Py_XDECREF(d);
+  if (!in->keep_links) return -1;
+  Py_ssize_t nl = PyTuple_Size(l), nd = PyTuple_Size(d);
+  kf_link_input *lv = ext_pool_alloc(&in->pool, sizeof *lv * (size_t)(nl ? nl : 1));
+  const char **dv = ext_pool_alloc(&in->pool, sizeof *dv * (size_t)(nd ? nd : 1));
+  if (!lv || !dv) return -1;
+  for (Py_ssize_t i = 0; i < nl; i++) {
+    PyObject *t = PyTuple_GetItem(l, i);
+    if (!PyTuple_Check(t) || PyTuple_Size(t) != 3 || !PyBytes_Check(PyTuple_GetItem(t, 2))) {
+      PyErr_SetString(PyExc_TypeError, "a link input must be an (extension, name, bytes) tuple");
+      return -1;
+    }
+    const char *kind = utf8(PyTuple_GetItem(t, 0), NULL, "a link input's extension");
+    if (!kind) return -1;
+    unsigned k = 0;
+    while (k < sizeof ext / sizeof *ext && strcmp(ext[k], kind) != 0) k++;
+    if (k == sizeof ext / sizeof *ext) {
+      PyErr_Format(PyExc_ValueError, "Don't know how to link file with extension %s", kind);
+      return -1;
+    }
+    PyObject *data = PyTuple_GetItem(t, 2);
+    lv[i] = (kf_link_input){(kf_link_kind)k, utf8(PyTuple_GetItem(t, 1), NULL, "a link input's name"),
+                            PyBytes_AsString(data), (size_t)PyBytes_Size(data)};
+    if (!lv[i].name) return -1;
+  }
+  for (Py_ssize_t i = 0; i < nd; i++)
+    if (!(dv[i] = utf8(PyTuple_GetItem(d, i), NULL, "an include folder"))) return -1;
+  in->opts.links = lv;
+  in->opts.nlinks = (unsigned)nl;
+  in->opts.include_dirs = dv;
+  in->opts.ninclude_dirs = (unsigned)nd;
+  return 0;
 }
 
 static int inputs_read(Inputs *in, PyObject *sources, PyObject *bindings, PyObject *functions, int bounds_check,
@@ -228,15 +272,17 @@ static int inputs_read(Inputs *in, PyObject *sources, PyObject *bindings, PyObje
 /* ---- Program ------------------------------------------------------------------------------------------ */
 
 static PyObject *Program_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *names[] = {"runtime", "sources", "bindings", "functions", "bounds_check", "pipeline", NULL};
-  PyObject *rt, *sources, *bindings, *functions;
+  static char *names[] = {"runtime", "sources", "bindings", "functions", "bounds_check", "pipeline", "links",
+                          "include_dirs", NULL};
+  PyObject *rt, *sources, *bindings, *functions, *links = NULL, *include_dirs = NULL;
   int bounds_check = 1;
   const char *pipeline = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOO|pz", names, Runtime_Type, &rt, &sources, &bindings, &functions,
-                                   &bounds_check, &pipeline))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOO|pzOO", names, Runtime_Type, &rt, &sources, &bindings, &functions,
+                                   &bounds_check, &pipeline, &links, &include_dirs))
     return NULL;
   Inputs in;
-  if (inputs_read(&in, sources, bindings, functions, bounds_check, pipeline) < 0) {
+  if (inputs_read(&in, sources, bindings, functions, bounds_check, pipeline) < 0 ||
+      links_read(&in, links, include_dirs) < 0) {
     inputs_free(&in);
     return NULL;
   }

@@ -297,7 +297,10 @@ _CUDA_MODULES = {
                                                                      "CUDAGUFuncVectorize")}),)),
     "numba.cuda.cudadrv": _Spec((), {"driver": "numba.cuda.cudadrv.driver",
                                      "devicearray": "numba.cuda.cudadrv.devicearray",
-                                     "devices": "numba.cuda.cudadrv.devices", "error": "numba.cuda.cudadrv.error"}),
+                                     "devices": "numba.cuda.cudadrv.devices", "error": "numba.cuda.cudadrv.error",
+                                     "linkable_code": "numba.cuda.cudadrv.linkable_code"}),
+    "numba.cuda.cudadrv.linkable_code": _Spec((_Names({name: ("kfront.cuda.linking", name) for name in (
+        "LinkableCode", "PTXSource", "CUSource", "Fatbin", "Cubin", "Archive", "Object", "LTOIR")}),)),
     "numba.cuda.cudadrv.driver": _Spec((_Star("kfront.cuda.driver"),
                                         _Names({"_have_nvjitlink": ("kfront.cuda._runtime", "have_nvjitlink")}))),
     "numba.cuda.cudadrv.error": _Spec((_Names({name: ("kfront.errors", name)

@@ -515,7 +515,7 @@ def freeze_value(name, value, registry=None, attrs=(), depth=0):
         return ("exception", "%s.%s" % (value.__module__, value.__qualname__), value)
     from kfront.cuda import linking
     if isinstance(value, linking.ForeignFunction):  # cuda.declare_device's: its symbol and signature
-        return ("foreign", value.name, value.signature_text)
+        return ("foreign", value.name, value.signature_text, value.abi)
     try:
         py_func = None if isinstance(value, type) else getattr(value, "py_func", None)
     except Exception:

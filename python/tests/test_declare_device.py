@@ -1,7 +1,8 @@
-"""cuda.declare_device (kfront.cuda.linking): a foreign device function typed by its signature and called with
-numba-cuda's ABI (`extern "C" __device__ int f(T *ret, args...)`). Compiling works (compile_ptx's PTX declares and
-calls it); launching needs the runtime's link step, not built yet, so on the simulator the launch raises, naming the
-function and saying it needs a GPU."""
+"""cuda.declare_device and cuda.jit(link=...) (kfront.cuda.linking): a foreign device function typed by its signature
+and called with numba-cuda's ABI (`extern "C" __device__ int f(T *ret, args...)`) or, with abi="c", as a C function.
+Compiling works everywhere (compile_ptx's PTX declares and calls it); on a GPU the runtime links the link items in
+with nvJitLink (test/gpu/python/test_linking_gpu.py runs them there); on the simulator a launch of a kernel calling
+one raises, naming the function and saying it needs a GPU. The link items are checked at declaration."""
 import re
 
 import numpy as np
@@ -51,3 +52,60 @@ def test_simulator_says_it_needs_a_gpu():
 
     copy[1, 4](y, x)
     assert (y == x).all()
+
+
+def test_c_abi_calls_it_as_a_c_function():
+    twice = cuda.declare_device("twice_c", "int32(int32)", abi="c")
+    consume = cuda.declare_device("consume_c", "void(int32)", abi="c")
+
+    def k(r, x):
+        consume(x[0])
+        r[0] = twice(x[0])
+
+    from kfront.types import int32
+    ptx, _ = cuda.compile_ptx(k, (int32[::1], int32[::1]))
+    assert re.search(r"\.extern \.func\s+\(\.param \.b32 func_retval0\)\s+twice_c\s*\(\s*\.param \.b32 "
+                     r"twice_c_param_0\s*\)", ptx)  # the value itself returned, one parameter
+    assert re.search(r"\.extern \.func\s+consume_c\s*\(", ptx)  # no return value, no status
+
+
+def test_unknown_abi_is_numba_cudas_not_implemented_error():
+    with pytest.raises(NotImplementedError, match="Unsupported ABI: fortran"):
+        cuda.declare_device("f", "int32(int32)", abi="fortran")
+
+
+def test_link_items_are_checked_when_given(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        cuda.declare_device("f", "int32(int32)", link=str(tmp_path / "missing.cu"))
+    bad = tmp_path / "code.xyz"
+    bad.write_text("")
+    with pytest.raises(RuntimeError, match="Don't know how to link file with extension .xyz"):
+        cuda.jit(link=[str(bad)])(multiply)
+    with pytest.raises(TypeError, match="a link item is a path or a cuda.LinkableCode"):
+        cuda.jit(link=[42])(multiply)
+
+
+def test_cache_with_links_is_numba_cudas_runtime_error():
+    code = cuda.CUSource('extern "C" __device__ int f(int *r) { *r = 1; return 0; }')
+    with pytest.raises(RuntimeError, match="Cannot pickle CUDACodeLibrary with linking files"):
+        cuda.jit("void(float32[::1])", cache=True, link=[code])(lambda r: None)
+    declared = cuda.declare_device("mul_f32_f32", "float32(float32, float32)", link=code)
+
+    def uses(r, x):
+        r[0] = declared(x[0], x[0])
+
+    with pytest.raises(RuntimeError, match="Cannot pickle CUDACodeLibrary with linking files"):
+        cuda.jit("void(float32[::1], float32[::1])", cache=True)(uses)
+
+
+@pytest.mark.simulator_only("a kernel given link= runs on the simulator when it calls no foreign function")
+def test_links_of_a_kernel_calling_nothing_foreign_run_on_the_simulator():
+    code = cuda.CUSource('extern "C" __device__ int f(int *r) { *r = 1; return 0; }')
+
+    @cuda.jit(link=[code])
+    def fill(a):
+        a[cuda.grid(1)] = 5
+
+    a = np.zeros(4, np.int32)
+    fill[1, 4](a)
+    assert (a == 5).all()

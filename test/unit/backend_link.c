@@ -138,6 +138,17 @@ static void test_link(kf_context *ctx, bool lto) {
     sb_reset(&cubin);
     CHECK(be_link(image, image_len, &pin, 1, &lo, NULL, 0, &cubin, &d) == BE_OK, "link .ptx: %s", diag_text(&d));
     sb_free(&ptx);
+    /* and as LTO-IR (NVRTC's -dlto) beside kfront's PTX: the link takes -lto for it (the runtime's case of a
+     * cuda.LTOIR link item), the foreign function's code in the cubin */
+    StrBuf lto_ir;
+    sb_init(&lto_ir);
+    CHECK(be_nvrtc_compile(&in, &lo, true, &lto_ir, &d) == BE_OK, "nvrtc -dlto: %s", diag_text(&d));
+    BeLinkInput lin = {BE_LINK_LTOIR, "foreign_mul.ltoir", lto_ir.data, lto_ir.len};
+    sb_reset(&cubin);
+    CHECK(be_link(image, image_len, &lin, 1, &lo, NULL, 0, &cubin, &d) == BE_OK, "link .ltoir into PTX: %s",
+          diag_text(&d));
+    CHECK(memmem(cubin.data, cubin.len, "multiply", 8), "the cubin has the kernel");
+    sb_free(&lto_ir);
   }
   sb_free(&cubin);
   diag_free(&d);

@@ -29,7 +29,7 @@ import numpy as np
 
 from kfront import _capture, _kfront, _numba_interop, _pickle, _source, errors, extending, types
 from kfront import config as _config  # (kernel[...] calls its launch configuration `config`)
-from kfront.cuda import _runtime
+from kfront.cuda import _runtime, linking
 
 _dispatchers = weakref.WeakSet()
 extending.install()  # the compiler asks kfront.extending for the implementations of overloaded functions
@@ -197,7 +197,10 @@ class _Inputs:
         self._registry = _registry()
         # id(dispatcher) -> [(name, frozen value or None, value)]: the names each function of the program reads
         self.frozen = {}
+        self.links = []  # (extension, name, bytes): the code every kernel of the program is linked with
         self._add(root)
+        if getattr(root, "_options", {}).get("cache") and self.links:  # a device function's or a declared one's
+            raise RuntimeError("Cannot pickle CUDACodeLibrary with linking files")  # numba-cuda's words
         if getattr(root, "_options", {}).get("cache") and any(_captures_device_array(f) for f in self.bindings.values()):
             raise pickle.PicklingError("Cannot serialize kernels or device functions referencing global device arrays. "
                                        "Pass the array(s) as arguments to the kernel instead.")  # numba-cuda's words
@@ -227,6 +230,7 @@ class _Inputs:
         spec = {"name": _capture.compiled_name(fn), "source": index, "kind": d._kind, "signatures": d._sigs}
         spec.update(d._spec_options())
         self.specs.append(spec)
+        self._add_links(getattr(d, "_link", ()))
         if d._inputs is not None and d._inputs is not self and d._compiled_at_decoration:
             for key, names in d._inputs.frozen.items():  # what it and its callees read, frozen at its decoration
                 self.frozen.setdefault(key, names)
@@ -234,10 +238,18 @@ class _Inputs:
         if names is None:
             names = self.frozen[id(d)] = self._freeze_names(d, self.sources[index][1])
         for name, frozen, value in names:
+            if isinstance(value, linking.ForeignFunction):  # cuda.declare_device(..., link=...): its code
+                self._add_links(value.link)
             if frozen is not None:
                 frozen = self._functions_bound(frozen)
             # a value kernels cannot use: the compiler says what it is where a kernel reads the name
             self._bind(name, frozen if frozen is not None else ("unsupported", _source.describe_unusable(value, self._registry)))
+
+    def _add_links(self, items):
+        for item in items:
+            code = linking.link_input(item)
+            if code not in self.links:
+                self.links.append(code)
 
     def _functions_bound(self, frozen):
         """frozen with each device function in it (itself, or an item of a tuple) as ('function', source index,
@@ -413,8 +425,9 @@ class Dispatcher:
         unknown = set(extra) - {"link", "max_registers", "boundscheck", "lto", "extensions"}
         if unknown:
             raise TypeError("kfront: cuda.jit() got unknown option(s) %s" % ", ".join(sorted(unknown)))
-        if extra.get("link"):
-            raise errors.UnsupportedError("kfront: cuda.jit(link=...) (linking foreign code) is not supported")
+        self._link = linking.link_items(extra.get("link"))  # each readable and of a kind nvJitLink links
+        if self._link and cache:  # numba-cuda's words: its cache pickles the code library, links and all
+            raise RuntimeError("Cannot pickle CUDACodeLibrary with linking files")
         self.py_func = py_func
         self.__name__ = getattr(py_func, "__name__", "kernel")
         self.__qualname__ = getattr(py_func, "__qualname__", self.__name__)
@@ -509,7 +522,8 @@ class Dispatcher:
         if f is None:
             inputs = self._frozen()
             program = _kfront.Program(_runtime.runtime(dev), inputs.sources, inputs.binding_list(), inputs.specs,
-                                      bounds_check=self._bounds_check)
+                                      bounds_check=self._bounds_check, links=inputs.links,
+                                      include_dirs=linking.include_dirs() if inputs.links else ())
             f = program.function(_capture.compiled_name(self.py_func))
             code = getattr(self.py_func, "__code__", None)
             if self._kind == "kernel" and code is not None and not code.co_flags & inspect.CO_VARARGS:
@@ -591,7 +605,7 @@ class Dispatcher:
         d = self._specialized.get(key)
         if d is None:
             d = Dispatcher(self.py_func, [sig], device=self._kind == "device", boundscheck=self._bounds_check,
-                           source=self._source, lto=self._lto,
+                           source=self._source, lto=self._lto, link=self._link,
                            **{k: v for k, v in self._options.items() if k != "inline"},
                            inline="always" if self._options["inline"] else "never", forceinline=self._forceinline,
                            launch_bounds=self._launch_bounds)

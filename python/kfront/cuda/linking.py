@@ -9,11 +9,15 @@
             r[i] = mul(x[i], y[i])
 
 A declared function is called with numba-cuda's ABI: `extern "C" __device__ int mul_f32_f32(float *ret, float x,
-float y)`, the result stored through the pointer, 0 returned (anything else ends the thread). The code defining it
+float y)`, the result stored through the pointer, 0 returned (anything else ends the thread); declared with abi="c",
+as a plain C function: `extern "C" __device__ float mul_f32_f32(float x, float y)`. The code defining it
 (`link=`: a .cu compiled with NVRTC, .ptx, .cubin, .fatbin, .ltoir, .o, .a, or an in-memory item of the classes
-below) is what backend/link.c links with nvJitLink; kfront's runtime does not use that link step yet, so a kernel
-calling a declared function compiles (compile_ptx gives its PTX, with the call) but launching it raises, on a GPU
-saying its code cannot be linked in yet, on the simulator that it needs a GPU (linking foreign code: issue 23).
+below) is linked, with the items of `cuda.jit(link=[...])` of the kernel and of the device functions it calls, by
+nvJitLink into the kernel's module on the GPU (kfront's runtime: kf_compile_options' links). The NVRTC compile of a
+.cu searches the toolkit's include folder, then config.CUDA_INCLUDE_PATH and the folders of
+config.CUDA_NVRTC_EXTRA_SEARCH_PATHS (colon-separated), as numba-cuda's. A kernel linked with foreign code is never
+cached on disk (cache=True with link= is numba-cuda's RuntimeError). The simulator cannot run foreign code: a kernel
+calling a declared function raises there, naming the function.
 
 `LinkableCode` and its subclasses are numba-cuda's in-memory link items (`cuda.CUSource(text)`, `cuda.PTXSource(...)`,
 ...): `data` the bytes (or text), `name` a file name for diagnostics, `kind` the extension that says what it is.
@@ -90,15 +94,36 @@ def link_input(item):
     return (ext, item, data)
 
 
+def link_items(link):
+    """cuda.jit's or cuda.declare_device's link= as a tuple of items (None: none; one path or item, or a list,
+    tuple or set of them), each checked readable and of a kind kfront links (link_input's errors)."""
+    if link is None:
+        return ()
+    items = tuple(link) if isinstance(link, (list, tuple, set, frozenset)) else (link,)
+    for item in items:
+        if not isinstance(item, LinkableCode):
+            link_input(item)
+    return items
+
+
+def include_dirs():
+    """The folders NVRTC searches for a .cu's #includes after the toolkit's own: config.CUDA_INCLUDE_PATH (where
+    set) and config.CUDA_NVRTC_EXTRA_SEARCH_PATHS's, read when a kernel is built."""
+    from kfront import config
+    dirs = [config.CUDA_INCLUDE_PATH] if config.CUDA_INCLUDE_PATH else []
+    return dirs + [d for d in (config.CUDA_NVRTC_EXTRA_SEARCH_PATHS or "").split(":") if d]
+
+
 class ForeignFunction:
     """What cuda.declare_device returns (numba-cuda's ExternFunction): name, sig (a kfront.types.Signature),
     link (the items to link), use_cooperative. Kernels call it; the host cannot."""
 
-    def __init__(self, name, sig, link, use_cooperative):
+    def __init__(self, name, sig, link, use_cooperative, abi="numba"):
         self.name = name
         self.sig = sig
         self.link = tuple(link)
         self.use_cooperative = bool(use_cooperative)
+        self.abi = abi
 
     @property
     def signature_text(self):
@@ -114,16 +139,10 @@ class ForeignFunction:
 
 def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
     """numba-cuda's cuda.declare_device: the signature of a foreign device function, callable from kernels."""
-    if abi not in ("numba",):
+    if abi not in ("numba", "c"):
         raise NotImplementedError("Unsupported ABI: %s" % abi)
-    if link is None:
-        link = ()
-    elif not isinstance(link, (list, tuple, set)):
-        link = (link,)
-    for item in link:  # each is readable and of a kind kfront links (numba-cuda checks at the link)
-        if not isinstance(item, LinkableCode):
-            link_input(item)
+    link = link_items(link)
     args, restype = kftypes.parse_signature(sig)
     if restype is None:
         raise TypeError("Return type must be provided for device declarations")
-    return ForeignFunction(name, kftypes.Signature(restype, args), link, use_cooperative)
+    return ForeignFunction(name, kftypes.Signature(restype, args), link, use_cooperative, abi)

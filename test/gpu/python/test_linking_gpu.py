@@ -1,0 +1,154 @@
+"""GPU-only: foreign device code linked into kernels (issue 23): cuda.declare_device(..., link=...) and
+cuda.jit(link=...) with CUDA C++ compiled by NVRTC (in memory and on disk, with include folders), PTX and LTO-IR made
+by kfront's own cuda.compile, numba-cuda's ABI and the C ABI, a declared function called from a device function, and
+the errors (a symbol no input defines, a .cu that does not compile) — each followed by a launch that works; the same
+kernels run by numba-cuda give the same results.
+Run: test/gpu/run_python_gpu.sh DEST (or python3 -m pytest -q test/gpu/python/test_linking_gpu.py on a GPU)."""
+import numpy as np
+import pytest
+
+from kfront import config, cuda, errors
+from kfront.types import int32
+
+np.row_stack = np.vstack  # numba-cuda 0.30.4 on NumPy 2
+
+TIMES2 = 'extern "C" __device__ int times2(int *out, int a) { *out = a * 2; return 0; }'
+TIMES4 = ('extern "C" __device__ int times2(int *out, int a);\n'
+          'extern "C" __device__ int times4(int *out, int a) { int t; times2(&t, a); *out = t * 2; return 0; }')
+TIMES2_C = 'extern "C" __device__ int times2c(int a) { return a * 2; }'
+SAXPY = ('#include "scale.h"\n'
+         'extern "C" __device__ int saxpy(float *r, float a, float x, float y) { *r = SCALE(a, x) + y; return 0; }')
+
+
+def _x():
+    return np.arange(64, dtype=np.int32)
+
+
+def _run(kernel, x):
+    r = np.zeros_like(x)
+    kernel[1, 64](r, x)
+    return r
+
+
+def _map_kernel(fn):
+    @cuda.jit
+    def k(r, x):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = fn(x[i])
+    return k
+
+
+def test_cu_source_in_memory():
+    times2 = cuda.declare_device("times2", "int32(int32)", link=cuda.CUSource(TIMES2))
+    assert (_run(_map_kernel(times2), _x()) == _x() * 2).all()
+
+
+@pytest.mark.parametrize("container", [list, tuple, set])
+def test_several_sources(container):
+    link = container([cuda.CUSource(TIMES2, name="times2.cu"), cuda.CUSource(TIMES4, name="times4.cu")])
+    times4 = cuda.declare_device("times4", "int32(int32)", link=link)
+    assert (_run(_map_kernel(times4), _x()) == _x() * 4).all()
+
+
+def test_cu_file_with_include_folders(tmp_path, monkeypatch):
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "scale.h").write_text("#define SCALE(a, x) ((a) * (x))\n")
+    cu = tmp_path / "saxpy.cu"
+    cu.write_text(SAXPY)
+    monkeypatch.setattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", str(inc))
+    saxpy = cuda.declare_device("saxpy", "float32(float32, float32, float32)", link=str(cu))
+
+    @cuda.jit
+    def k(a, x, y, r):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = saxpy(a, x[i], y[i])
+
+    x = np.arange(100, dtype=np.float32)
+    r = np.zeros_like(x)
+    k[1, 128](np.float32(3.0), x, np.ones_like(x), r)
+    assert (r == 3 * x + 1).all()
+
+
+def test_c_abi():
+    times2 = cuda.declare_device("times2c", "int32(int32)", link=cuda.CUSource(TIMES2_C), abi="c")
+    assert (_run(_map_kernel(times2), _x()) == _x() * 2).all()
+
+
+def test_called_from_a_device_function_and_linked_by_the_kernel():
+    times2 = cuda.declare_device("times2", "int32(int32)")  # its code comes with the kernel's link=
+
+    @cuda.jit(device=True)
+    def plus_twice(v):
+        return times2(v) + 1
+
+    @cuda.jit(link=[cuda.CUSource(TIMES2)])
+    def k(r, x):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = plus_twice(x[i])
+
+    assert (_run(k, _x()) == _x() * 2 + 1).all()
+
+
+@pytest.mark.parametrize("output", ["ptx", "ltoir"])
+def test_code_compiled_by_kfront_itself(output):
+    def times3(a):
+        return a * 3
+
+    code, _ = cuda.compile(times3, int32(int32), device=True, abi="c", abi_info={"abi_name": "times3"},
+                           output=output)
+    item = cuda.PTXSource(code) if output == "ptx" else cuda.LTOIR(code)
+    f = cuda.declare_device("times3", "int32(int32)", link=item, abi="c")
+    assert (_run(_map_kernel(f), _x()) == _x() * 3).all()
+
+
+def _still_works():
+    @cuda.jit
+    def copy(r, x):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = x[i]
+    assert (_run(copy, _x()) == _x()).all()
+
+
+def test_a_symbol_no_input_defines_is_named():
+    missing = cuda.declare_device("nowhere", "int32(int32)", link=cuda.CUSource(TIMES2))
+    with pytest.raises(errors.KfrontError) as e:
+        _run(_map_kernel(missing), _x())
+    assert "nowhere" in str(e.value) and "defined by none of the linked files" in str(e.value)
+    _still_works()
+
+
+def test_a_cu_that_does_not_compile_is_located():
+    bad = cuda.CUSource('extern "C" __device__ int broken(int *r) {\n  return undeclared_name;\n}\n', name="bad.cu")
+    broken = cuda.declare_device("broken", "int32()", link=bad)
+
+    @cuda.jit
+    def k(r):
+        r[0] = broken()
+
+    with pytest.raises(errors.KfrontError) as e:
+        k[1, 1](np.zeros(1, np.int32))
+    assert "bad.cu:2" in str(e.value) and "undeclared_name" in str(e.value)
+    _still_works()
+
+
+def test_same_results_as_numba_cuda():
+    import numba.cuda as ncuda
+    results = []
+    for mod in (cuda, ncuda):
+        times2 = mod.declare_device("times2", "int32(int32)", link=mod.CUSource(TIMES2))
+
+        @mod.jit
+        def k(r, x):
+            i = mod.grid(1)
+            if i < r.size:
+                r[i] = times2(x[i]) - 7
+
+        r = np.zeros_like(_x())
+        k[1, 64](r, _x())
+        results.append(r)
+    assert (results[0] == results[1]).all() and (results[0] == _x() * 2 - 7).all()
