@@ -143,8 +143,11 @@ static FeVal lookup_global(Lower *L, const char *name, SrcLoc loc) {
  * where it is bound on every path that reaches the read, as in Numba. Each local has a pseudo-variable
  * (v_bound0 + i) saying whether it is bound: a constant where that is known, else an i1 merged at if and
  * loop joins like any variable (liveness keeps it only where the local may be read). A read where the local
- * is unbound on every path is a compile-time error; one where it may be unbound is checked at run time: the
- * thread raises UnboundLocalError, located, through the kernel's error record (check.raise). With run-time
+ * may be unbound is checked at run time: the thread raises UnboundLocalError, located, through the kernel's error
+ * record (check.raise). A read where it is unbound on every path (`else: c += 1` where only the other branch
+ * assigns c) compiles, as in Numba, when the local is given a number or boolean elsewhere in the function (its
+ * type is that one's): the read raises UnboundLocalError when it runs, and a warning says so at compile time
+ * (numba's "Detected uninitialized variable"); with no type known it is a compile-time error. With run-time
  * checks off (--bounds-check=off, boundscheck=False) every local counts as bound and such a read gives zero,
  * as Numba's does. */
 
@@ -165,6 +168,17 @@ static FeVal lower_name(Lower *L, const PyExpr *e) {
   int i = sema_local_index(L->fn, e->name);
   if (i < 0) return lookup_global(L, e->name, e->loc);
   FeVal v = L->env[i];
+  if (v.kind == FV_UNDEF && L->seen_types[i]) { /* unbound on every path here: raises when it runs */
+    if (L->quiet) L->suppressed++; /* (the warning is given by the loud attempt a loop then makes) */
+    else
+      diag_warning(L->fe->diag, user_loc(L, e->loc), "Detected uninitialized variable %s: no path to this read "
+                   "assigns it, so the read raises UnboundLocalError when it runs", e->name);
+    if (L->fe->opts && L->fe->opts->bounds_check) { /* (checks off: zero, as Numba's) */
+      L->env[bound_slot(L, (unsigned)i)] = cbool(L, false);
+      lw_check_bound(L, (unsigned)i, e->loc);
+    }
+    return zero_of(L->seen_types[i]);
+  }
   if (v.kind == FV_UNDEF) {
     if (L->quiet) return lw_lerr(L, e->loc, "undefined");
     return lw_lerr(L, e->loc, "local variable '%s' is referenced before assignment", e->name);
@@ -1017,6 +1031,8 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
   L.v_bound0 = nl + 4 + MAX_HIDDEN_IV;
   L.nvars = L.v_bound0 + nl;
   L.env = ARENA_ARRAY(&fe->arena, FeVal, L.nvars);
+  L.seen_types = ARENA_ARRAY(&fe->arena, Type *, nl ? nl : 1);
+  memset(L.seen_types, 0, sizeof *L.seen_types * (nl ? nl : 1));
   for (unsigned i = 0; i < L.nvars; i++) L.env[i] = (FeVal){.kind = FV_UNDEF};
   L.env[L.v_ret] = L.env[L.v_brk] = L.env[L.v_cont] = cbool(&L, false);
   bool checked = fe->opts && fe->opts->bounds_check;

@@ -110,6 +110,8 @@ typedef struct Lower {
   bool out_of_stack;        /* "nested too deeply for the thread's stack" was said */
   const PyExpr **raw_prints; /* print() calls of more than 32 items (a warning each when the function is done) */
   unsigned nraw_prints, raw_prints_cap;
+  Type **seen_types;        /* per local: the type of the last number or boolean it was given anywhere in the
+                             * function so far (lw_note_type), for a read where it is unbound on every path */
   Value **readonly_params;  /* the parameters that are readonly arrays (FeVal.readonly shapes; lw_array_readonly) */
   unsigned nreadonly_params, readonly_params_cap;
 } Lower;

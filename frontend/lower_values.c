@@ -80,6 +80,8 @@ const char *lw_vname(Lower *L, const FeVal *v) {
 /* Records a local's type for the on_type hook (tests compare it with Numba's typemap); the records of a
  * loop body lowered speculatively are dropped with it, the rest are reported when the function is done. */
 void lw_note_type(Lower *L, unsigned i, const FeVal *v) {
+  if (i < L->fn->nlocals && v->kind == FV_VAL && !v->enumc && (ty_is_number(v->type) || v->type->kind == TY_BOOL))
+    L->seen_types[i] = v->type;
   const FeOptions *o = L->fe->opts;
   if (!o || !o->on_type || i >= L->fn->nlocals || L->fn->kind == FN_TEMPLATE) return;
   if (v->kind != FV_VAL && v->kind != FV_TUPLE && v->kind != FV_VIEW && v->kind != FV_RECORD && v->kind != FV_VECTOR)

@@ -537,3 +537,56 @@ def test_raise_forms():
     a = np.zeros(1)
     in_variable[1, 1](a)
     assert a[0] == 1
+
+
+# ---- a read where the local is unbound on every path (numba-cuda's test_ssa shapes) ---------------------------
+
+def test_read_unbound_on_every_path_compiles_and_raises_when_run():
+    import warnings
+
+    @cuda.jit
+    def foo(result, n):
+        if n:
+            if n > 0:
+                c = 0
+            result[0] = c
+        else:
+            c += 1  # no path here assigns c
+            result[0] = c
+
+    r = np.zeros(1)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        foo[1, 1](r, 1)
+    assert r[0] == 0
+    assert any("Detected uninitialized variable c" in str(x.message) for x in w)
+    with pytest.raises(UnboundLocalError, match="cannot access local variable 'c'"):
+        foo[1, 1](r, 0)
+        cuda.synchronize()
+
+
+def test_local_first_bound_in_a_later_iteration_is_carried():
+    @cuda.jit
+    def foo(result, x, v, n):
+        for i in range(n):
+            if i == 0:
+                if i == x:
+                    pass
+                else:
+                    problematic = v
+            else:
+                if i == x:
+                    pass
+                else:
+                    problematic = problematic + v
+        result[0] = problematic
+
+    def py(x, v, n):
+        r = np.zeros(1, np.int64)
+        foo.py_func(r, x, v, n)
+        return r[0]
+
+    for args in [(1, 5, 3), (7, 2, 6), (2, 3, 4)]:
+        r = np.zeros(1, np.int64)
+        foo[1, 1](r, *args)
+        assert r[0] == py(*args), args

@@ -14,6 +14,8 @@
 # RUN: kfront compile %s -k previous --sig 'void(float64[:], int64)' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=PREV
 # RUN: kfront compile %s -k read_after --sig 'void(float64[:], int64)' --emit=kir --bounds-check=off | FileCheck %s --check-prefix=OFF
 # RUN: not kfront compile %s -k never --sig 'void(float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=NEVER
+# RUN: kfront compile %s -k other_arm --sig 'void(float64[:], int64)' --emit=kir --pass-pipeline= 2>&1 >/dev/null | FileCheck %s --check-prefix=OTHERW
+# RUN: kfront compile %s -k other_arm --sig 'void(float64[:], int64)' --emit=kir --pass-pipeline= 2>/dev/null | FileCheck %s --check-prefix=OTHER
 # RUN: kfront compile %s -k array_one_path --sig 'void(float64[:], float64[::1], int64)' --emit=kir --pass-pipeline= | FileCheck %s --check-prefix=ARRAY
 # RUN: kfront compile %s -k array_one_path --sig 'void(float64[:], float64[::1], int64)' --emit=ptx --arch=sm_90 -o %t.array.ptx
 # RUN: %ptxas -arch=sm_90 %t.array.ptx -o /dev/null
@@ -94,6 +96,22 @@ def never(a, n):
     # NEVER: unbound_locals.py:[[@LINE+1]]:12: error: local variable 'q' is referenced before assignment
     a[0] = q
     q = 1.0
+
+
+# A read where the local is unbound on every path compiles (as in Numba) when the function gives it a number
+# elsewhere: a warning, and the read raises UnboundLocalError when it runs (its value: zero of that type).
+# OTHER: scf.if
+# OTHER: }, {
+# OTHER-NEXT: arith.constant() {value = 1 : i1}
+# OTHER-NEXT: check.raise(%{{.*}}) {exception = "UnboundLocalError: cannot access local variable 'c' where it is not associated with a value"}
+@cuda.jit
+def other_arm(a, n):
+    if n > 0:
+        c = 2.0
+        a[0] = c
+    else:
+        # OTHERW: unbound_locals.py:[[@LINE+1]]:16: warning: Detected uninitialized variable c: no path to this read assigns it
+        a[0] = c + 1.0
 
 
 @cuda.jit
