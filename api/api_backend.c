@@ -10,6 +10,7 @@ void kf_codegen_options_init(kf_codegen_options *opts) {
   opts->opt_level = 3;
   opts->fastmath = 0;
   opts->lineinfo = 0;
+  opts->arch_feature = 0;
 }
 
 static void to_backend_options(const kf_codegen_options *in, BackendOptions *o) {
@@ -20,6 +21,7 @@ static void to_backend_options(const kf_codegen_options *in, BackendOptions *o) 
   o->opt = in->opt_level < 0 ? 0 : in->opt_level > 3 ? 3 : in->opt_level;
   o->fastmath = in->fastmath != 0;
   o->lineinfo = in->lineinfo != 0;
+  o->arch_feature = in->arch_feature;
 }
 
 static kf_status hand_out(kf_module *m, StrBuf *b, char **out, size_t *len) {

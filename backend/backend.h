@@ -26,6 +26,8 @@ typedef enum { BE_NVVM = 0, BE_LLVM = 1 } BackendKind;
 typedef struct BackendOptions {
   BackendKind kind;
   unsigned arch;        /* SM version: 90 for sm_90; 0 = 90 */
+  char arch_feature;    /* 0, or 'a' (sm_90a: the SM's architecture-specific features) or 'f' (sm_100f: its
+                         * family's): libNVVM's -arch=compute_90a (BE_NVVM only) */
   int opt;              /* 0..3 */
   bool fastmath;        /* ftz, approximate division and sqrt, fma contraction */
   bool lineinfo;        /* -generate-line-info */

@@ -327,7 +327,8 @@ BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, St
   mem_guard_defer(destroy_program, prog);
   bool ok = false;
   char arch[32], opt[16];
-  snprintf(arch, sizeof arch, "-arch=compute_%u", o->arch ? o->arch : 90);
+  if (o->arch_feature) snprintf(arch, sizeof arch, "-arch=compute_%u%c", o->arch ? o->arch : 90, o->arch_feature);
+  else snprintf(arch, sizeof arch, "-arch=compute_%u", o->arch ? o->arch : 90);
   snprintf(opt, sizeof opt, "-opt=%d", o->opt < 0 ? 3 : o->opt > 3 ? 3 : o->opt);
   const char *opts[10];
   int nopts = 0;

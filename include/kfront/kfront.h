@@ -977,6 +977,9 @@ typedef struct kf_codegen_options {
   int opt_level;        /* 0..3 */
   int fastmath;         /* flush denormals to zero, approximate division and sqrt, fused multiply-add */
   int lineinfo;         /* ask for line information in the PTX */
+  char arch_feature;    /* 0, or 'a' for sm_90a (the SM's architecture-specific features, from sm_90) or 'f' for
+                         * sm_100f (its family's, from sm_100): PTX for that target only (libNVVM's
+                         * -arch=compute_90a); KF_BACKEND_LLVM refuses both */
 } kf_codegen_options;
 
 /* Where the CUDA toolkit is (the library reads no environment; kfront's tools pass $CUDA_HOME,
