@@ -5,6 +5,7 @@
  *                  [--fastmath] [--lineinfo] [--remarks=tile,bce] [the pass manager's flags: tool_passes.c]
  *   kfront check FILE.py [-k NAME]... [--sig SIG]...   type-check and verify; print nothing on success
  *   kfront run FILE.py -k NAME --grid .. --block .. ARG...   (tools/kfront_run.c)
+ *   kfront --version, kfront -s                               (tools/kfront_system.c)
  *
  * Exit status: 0 success, 1 any diagnostic, 2 usage error. Only argument handling lives here. */
 #include <errno.h>
@@ -279,10 +280,8 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "compile") == 0) return compile_main(argc - 2, argv + 2, 0);
   if (strcmp(cmd, "check") == 0) return compile_main(argc - 2, argv + 2, 1);
   if (strcmp(cmd, "run") == 0) return kfront_run_main(argc - 1, argv + 1);
-  if (strcmp(cmd, "--version") == 0) {
-    printf("kfront %s\n", kf_version());
-    return 0;
-  }
+  if (strcmp(cmd, "--version") == 0) return kfront_version_main();
+  if (strcmp(cmd, "-s") == 0 || strcmp(cmd, "--sysinfo") == 0) return kfront_system_main();
   if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
     usage(stdout);
     return 0;

@@ -33,8 +33,9 @@ int tool_exit(const char *tool, int status);
 bool tool_pass_flag(const char *arg, kf_pass_options *po, unsigned *print_flags);
 extern const char tool_pass_flags_help[];
 
-/* Tells the library where the CUDA toolkit is: $CUDA_HOME, $KFRONT_LIBNVVM, $KFRONT_LIBDEVICE,
- * $KFRONT_NVVM_VERIFY (call first thing in main). */
+/* Tells the library where to look for the CUDA libraries (kf_configure_cuda_paths): $CUDA_HOME (else $CUDA_PATH),
+ * $CONDA_PREFIX, $KFRONT_SITE_PACKAGES, $KFRONT_SYSTEM_TOOLKIT, $KFRONT_LIBNVVM, $KFRONT_LIBDEVICE, $KFRONT_LIBNVRTC,
+ * $KFRONT_LIBNVJITLINK, $KFRONT_NVVM_VERIFY (call first thing in main). */
 void tool_configure_toolkit_from_env(void);
 /* Whether the variable is set to something other than "" or "0". */
 bool tool_env_on(const char *name);
