@@ -4,12 +4,15 @@
 #include "backend/backend.h"
 #include "utils/mem.h"
 
+#include <string.h>
+
 void kf_codegen_options_init(kf_codegen_options *opts) {
   opts->backend = KF_BACKEND_NVVM;
   opts->arch = 90;
   opts->opt_level = 3;
   opts->fastmath = 0;
   opts->lineinfo = 0;
+  opts->arch_feature = 0;
 }
 
 static void to_backend_options(const kf_codegen_options *in, BackendOptions *o) {
@@ -20,6 +23,7 @@ static void to_backend_options(const kf_codegen_options *in, BackendOptions *o) 
   o->opt = in->opt_level < 0 ? 0 : in->opt_level > 3 ? 3 : in->opt_level;
   o->fastmath = in->fastmath != 0;
   o->lineinfo = in->lineinfo != 0;
+  o->arch_feature = in->arch_feature;
 }
 
 static kf_status hand_out(kf_module *m, StrBuf *b, char **out, size_t *len) {
@@ -74,9 +78,33 @@ kf_status kf_module_emit_ltoir(kf_module *m, const kf_codegen_options *opts, cha
   return hand_out(m, &b, out, len);
 }
 
-kf_status kf_configure_cuda_toolkit(const char *cuda_home, const char *libnvvm_path, const char *libdevice_path,
-                                    int verify) {
-  return nvvm_configure(cuda_home, libnvvm_path, libdevice_path, verify != 0) ? KF_OK : KF_ERROR_UNSUPPORTED;
+kf_status kf_configure_cuda_paths(const kf_cuda_paths *p) {
+  kf_cuda_paths none = {0};
+  if (!p) p = &none;
+  CudaPathsConfig c = {.lib = {[CUDA_LIB_NVVM] = p->libnvvm, [CUDA_LIB_LIBDEVICE] = p->libdevice,
+                               [CUDA_LIB_NVRTC] = p->libnvrtc, [CUDA_LIB_NVJITLINK] = p->libnvjitlink},
+                       .cuda_home = p->cuda_home,
+                       .conda_prefix = p->conda_prefix,
+                       .site_packages = p->site_packages,
+                       .system_toolkit = p->system_toolkit,
+                       .verify = p->verify != 0};
+  return cuda_paths_configure(&c) ? KF_OK : KF_ERROR_UNSUPPORTED;
+}
+
+kf_status kf_cuda_library_find(kf_cuda_library which, kf_cuda_library_info *out) {
+  memset(out, 0, sizeof *out);
+  int version[2] = {0, 0};
+  switch (which) {  /* each loads once, process-wide, unguarded (nvvm.c, link.c) */
+  case KF_CUDA_LIBNVVM: nvvm_found(&out->path, &out->found_by, &out->error, version); break;
+  case KF_CUDA_LIBDEVICE: nvvm_libdevice_found(&out->path, &out->found_by, &out->error); break;
+  case KF_CUDA_NVRTC: be_link_found(CUDA_LIB_NVRTC, &out->path, &out->found_by, &out->error, version); break;
+  case KF_CUDA_NVJITLINK: be_link_found(CUDA_LIB_NVJITLINK, &out->path, &out->found_by, &out->error, version); break;
+  default: return KF_ERROR_INVALID_INPUT;
+  }
+  out->name = cuda_lib_name((CudaLib)which);
+  out->version_major = version[0];
+  out->version_minor = version[1];
+  return out->path ? KF_OK : KF_ERROR_NOT_FOUND;
 }
 
 kf_status kf_module_emit_ptx(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len) {

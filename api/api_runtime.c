@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "runtime/cuda_driver.h"
 #include "runtime/rt.h"
 #include "utils/npy.h"
 #include "utils/mem.h"
@@ -278,6 +279,14 @@ kf_status kf_device_get_info(kf_context *ctx, const kf_runtime_options *opts, in
   kf_runtime_options o;
   if (!device_options(ctx, opts, &o, "kf_device_get_info")) return KF_ERROR_INVALID_INPUT;
   return rt_device_info(&o, ordinal, &ctx->diag, out);
+}
+
+kf_status kf_driver_version(kf_context *ctx, const char *libcuda_path, int *version) {
+  API_CONTEXT(ctx);
+  *version = 0;
+  const RtCuda *cu = rt_cuda(libcuda_path, &ctx->diag);
+  if (!cu) return KF_ERROR_NOT_FOUND;
+  return rt_cu_check(cu, cu->cuDriverGetVersion(version), "cuDriverGetVersion", &ctx->diag) ? KF_OK : KF_ERROR_DEVICE;
 }
 
 int kf_current_device(void) { return rt_current_device(); }

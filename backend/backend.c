@@ -19,6 +19,7 @@
 void be_options_default(BackendOptions *o) {
   o->kind = BE_NVVM;
   o->arch = 90;
+  o->arch_feature = 0;
   o->opt = 3;
   o->fastmath = false;
   o->lineinfo = false;
@@ -82,6 +83,9 @@ static void compile_ptx(BeJob *j, LLVMContextRef ctx) {
     }
   } else if (o->lto) {
     diag_error(j->diag, (SrcLoc){0}, "LTO-IR is libNVVM's: the LLVM backend (LLVM's NVPTX target) makes PTX only");
+  } else if (o->arch_feature) {
+    diag_error(j->diag, (SrcLoc){0}, "sm_%u%c is libNVVM's: the LLVM backend (LLVM 14's NVPTX target) has no "
+               "architecture-specific targets (use the libNVVM backend, or sm_%u)", o->arch, o->arch_feature, o->arch);
   } else {
     LLVMModuleRef mod = be_lower_module(j->m, ctx, o, (const int[4]){2, 0, 3, 2}, tables, j->diag);
     if (mod) j->st = nvptx_compile(mod, ctx, o, &j->out, j->diag);

@@ -26,6 +26,8 @@ typedef enum { BE_NVVM = 0, BE_LLVM = 1 } BackendKind;
 typedef struct BackendOptions {
   BackendKind kind;
   unsigned arch;        /* SM version: 90 for sm_90; 0 = 90 */
+  char arch_feature;    /* 0, or 'a' (sm_90a: the SM's architecture-specific features) or 'f' (sm_100f: its
+                         * family's): libNVVM's -arch=compute_90a (BE_NVVM only) */
   int opt;              /* 0..3 */
   bool fastmath;        /* ftz, approximate division and sqrt, fma contraction */
   bool lineinfo;        /* -generate-line-info */
@@ -71,14 +73,39 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
  * differs from what NVVM 7.0.1 reads (cmpxchg/atomicrmw alignment). */
 void be_print_module(LLVMModuleRef mod, BackendKind kind, StrBuf *out);
 
+/* ---- backend/cuda_paths.c: where the CUDA libraries are looked for ------------------------------ */
+typedef enum CudaLib { CUDA_LIB_NVVM, CUDA_LIB_LIBDEVICE, CUDA_LIB_NVRTC, CUDA_LIB_NVJITLINK, CUDA_LIB_COUNT } CudaLib;
+/* The embedder's settings (NULL or "": none; see kf_cuda_paths). */
+typedef struct CudaPathsConfig {
+  const char *lib[CUDA_LIB_COUNT];  /* each library's own setting: a file, or a folder holding it */
+  const char *cuda_home;            /* a toolkit's root: CUDA_HOME or CUDA_PATH */
+  const char *conda_prefix;         /* CONDA_PREFIX */
+  const char *site_packages;        /* folders (colon-separated) holding NVIDIA's pip wheels */
+  const char *system_toolkit;       /* the system toolkit's root ("": /usr/local/cuda) */
+  bool verify;                      /* libNVVM runs nvvmVerifyProgram first */
+} CudaPathsConfig;
+/* Sets where to look. Only before the first search: false after (the first configuration stays). */
+bool cuda_paths_configure(const CudaPathsConfig *c);
+/* Searches for lib in the places of cuda_paths.c's comment, in order, calling open(path, user) on each file found
+ * until one returns true (open records why a file did not load in tried; the search records every place without
+ * the library). beside: for libdevice, the path of the libNVVM found (or NULL). Returns how the library was found
+ * ("NVIDIA's pip wheel", "CUDA_HOME", ...: static text), or NULL when nowhere. */
+const char *cuda_paths_search(CudaLib lib, const char *beside, bool (*open)(const char *path, void *user), void *user,
+                              StrBuf *tried);
+/* The configured CUDA_HOME ("" when none); whether libNVVM verifies first. Both freeze the configuration. */
+const char *cuda_paths_cuda_home(void);
+bool cuda_paths_verify(void);
+/* "libNVVM", "libdevice", "NVRTC", "nvJitLink". */
+const char *cuda_lib_name(CudaLib lib);
+
 /* ---- backend/nvvm.c: libNVVM ------------------------------------------------------------------ */
 /* Loads libNVVM and libdevice once. On failure reports every path searched and returns false. */
 bool nvvm_load(Diag *diag);
-/* Where libNVVM and libdevice are (NULL/"": search the defaults: CUDA toolkit under /usr/local/cuda, the
- * loader's path) and whether to run nvvmVerifyProgram first. Only before the first load: false after. */
-bool nvvm_configure(const char *cuda_home, const char *libnvvm, const char *libdevice, bool verify);
-/* The CUDA_HOME given to nvvm_configure ("" when none). */
-const char *nvvm_cuda_home(void);
+/* Where libNVVM was loaded from and how it was found (NULL, NULL when it was not: *error says why), and its
+ * nvvmVersion. Loads it (once). */
+void nvvm_found(const char **path, const char **found_by, const char **error, int version[2]);
+/* Where libdevice was read from and how it was found (NULL, NULL when it was not). Loads it (once). */
+void nvvm_libdevice_found(const char **path, const char **found_by, const char **error);
 /* IR and debug metadata versions of the loaded libNVVM ({2, 0, 3, 2} if it cannot be loaded). */
 void nvvm_ir_version(int version[4]);
 /* libdevice's bitcode (loaded once; borrowed, immutable). NULL after reporting the paths searched. */
@@ -115,9 +142,9 @@ typedef struct BeLinkCaller {
   const char *symbol, *kernel;
   SrcLoc loc;
 } BeLinkCaller;
-/* The folders (colon-separated) searched first for NVRTC and nvJitLink (NVIDIA's pip wheels). Only before the
- * first load: false after. */
-bool be_link_configure(const char *dirs);
+/* Where NVRTC / nvJitLink were loaded from and how they were found (NULL, NULL when not: *error says why), and
+ * their versions (nvrtcVersion, nvJitLinkVersion). Loads them (once). */
+void be_link_found(CudaLib lib, const char **path, const char **found_by, const char **error, int version[2]);
 /* Loads NVRTC / nvJitLink once. On failure reports every path searched and returns false. */
 bool be_nvrtc_load(Diag *diag);
 bool be_jitlink_load(Diag *diag);

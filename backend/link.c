@@ -4,11 +4,11 @@
  * are optimised together, so a foreign device function can be inlined into the kernel that calls it.
  *
  * Both libraries are loaded with dlopen at first use, as libNVVM is (nvvm.c), each once (pthread_once), with the
- * default allocator and the guard paused (utils/mem.h: what is loaded once is process-wide). Search order, for
- * each library: the folders given to be_link_configure (NVIDIA's pip wheels: site-packages/nvidia/cuda_nvrtc/lib,
- * nvidia/nvjitlink/lib; the embedder finds them), CUDA_HOME/lib64 (nvvm_configure's), /usr/local/cuda/lib64, then
- * the dynamic loader's own path; in each folder the unversioned name, then CUDA 13's and 12's sonames. A
- * failure message names every path tried. nvrtc.h and nvJitLink.h are not needed: the few prototypes are here.
+ * default allocator and the guard paused (utils/mem.h: what is loaded once is process-wide). Where they are looked
+ * for is cuda_paths.c's search (the library's own setting, conda, NVIDIA's pip wheels, CUDA_HOME, /usr/local/cuda,
+ * the loader's path); a failure message names every place searched. NVRTC's headers are those beside the NVRTC
+ * found (<its folder>/../include), else CUDA_HOME's, else /usr/local/cuda's. nvrtc.h and nvJitLink.h are not
+ * needed: the few prototypes are here.
  *
  * Errors: NVRTC's log is parsed into located diagnostics, one per "file(line): error: message", at the line
  * of the .cu itself (its text is registered with the Diag so the line is quoted with a caret); nvJitLink's log
@@ -65,86 +65,52 @@ typedef struct JitLinkApi {
 
 /* One dlopen'd library: where it was found, or why it was not. */
 typedef struct Library {
+  CudaLib which;
   const char *what;          /* "NVRTC" */
-  const char *const *names;  /* file names to try in each folder */
   const char *prefix;        /* of its symbols: "nvrtc", "nvJitLink" */
   void *handle;
   const char *path;
+  const char *found_by;      /* cuda_paths_search's answer */
   const char *error;
+  int version[2];
 } Library;
 
-static const char *const nvrtc_names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", NULL};
-static const char *const jitlink_names[] = {"libnvJitLink.so", "libnvJitLink.so.13", "libnvJitLink.so.12", NULL};
-static Library nvrtc_lib = {"NVRTC", nvrtc_names, "nvrtc", NULL, NULL, NULL};
-static Library jitlink_lib = {"nvJitLink", jitlink_names, "nvJitLink", NULL, NULL, NULL};
+static Library nvrtc_lib = {.which = CUDA_LIB_NVRTC, .what = "NVRTC", .prefix = "nvrtc"};
+static Library jitlink_lib = {.which = CUDA_LIB_NVJITLINK, .what = "nvJitLink", .prefix = "nvJitLink"};
 static NvrtcApi nvrtc;
 static JitLinkApi jitlink;
 static pthread_once_t nvrtc_once = PTHREAD_ONCE_INIT, jitlink_once = PTHREAD_ONCE_INIT;
 
-/* be_link_configure's folders (colon-separated), read by the first load. */
-static struct {
-  pthread_mutex_t lock;
-  bool used;
-  char dirs[8192];
-} config = {.lock = PTHREAD_MUTEX_INITIALIZER};
+/* cuda_paths_search's callback: dlopen of path into the Library (the StrBuf of tried places is its `tried`). */
+typedef struct OpenJob {
+  Library *lib;
+  StrBuf *tried;
+} OpenJob;
 
-bool be_link_configure(const char *dirs) {
-  pthread_mutex_lock(&config.lock);
-  bool ok = !config.used;
-  if (ok) snprintf(config.dirs, sizeof config.dirs, "%s", dirs ? dirs : "");
-  pthread_mutex_unlock(&config.lock);
-  return ok;
-}
-
-static bool open_path(Library *lib, const char *path, StrBuf *tried) {
+static bool open_path(const char *path, void *user) {
+  OpenJob *j = user;
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *why = dlerror();
-    sb_printf(tried, "\n  %s: %s", path, why ? why : "cannot be loaded");
+    sb_printf(j->tried, "\n  %s: %s", path, why ? why : "cannot be loaded");
     return false;
   }
-  lib->handle = h;
-  lib->path = mem_strdup(path);
+  j->lib->handle = h;
+  j->lib->path = mem_strdup(path);
   return true;
-}
-
-static bool open_in_dir(Library *lib, const char *dir, size_t dirlen, StrBuf *tried) {
-  char path[8192];
-  struct stat st;
-  for (const char *const *n = lib->names; *n; n++) {
-    snprintf(path, sizeof path, "%.*s/%s", (int)dirlen, dir, *n);
-    if (stat(path, &st) == 0) return open_path(lib, path, tried);
-  }
-  sb_printf(tried, "\n  %.*s: no %s there", (int)dirlen, dir, lib->names[0]);
-  return false;
 }
 
 static void find_library(Library *lib) {
   StrBuf tried;
   sb_init(&tried);
-  pthread_mutex_lock(&config.lock);
-  config.used = true;
-  pthread_mutex_unlock(&config.lock);
-  bool found = false;
-  for (const char *d = config.dirs; *d && !found;) {
-    const char *end = strchr(d, ':');
-    size_t n = end ? (size_t)(end - d) : strlen(d);
-    if (n) found = open_in_dir(lib, d, n, &tried);
-    d += n + (end ? 1 : 0);
-  }
-  const char *cuda = nvvm_cuda_home();
-  char dir[4200];
-  if (!found && cuda && *cuda) {
-    snprintf(dir, sizeof dir, "%s/lib64", cuda);
-    found = open_in_dir(lib, dir, strlen(dir), &tried);
-  }
-  if (!found) found = open_in_dir(lib, "/usr/local/cuda/lib64", strlen("/usr/local/cuda/lib64"), &tried);
-  for (const char *const *n = lib->names; !found && *n; n++) found = open_path(lib, *n, &tried);
-  if (!found) {
+  OpenJob j = {lib, &tried};
+  lib->found_by = cuda_paths_search(lib->which, NULL, open_path, &j, &tried);
+  if (!lib->found_by) {
     StrBuf msg;
     sb_init(&msg);
-    sb_printf(&msg, "%s not found (needed to link foreign code into a kernel: install the CUDA toolkit, set CUDA_HOME, "
-              "or install NVIDIA's pip wheel); searched:%s", lib->what, sb_cstr(&tried));
+    sb_printf(&msg, "%s not found (needed to link foreign code into a kernel: install NVIDIA's wheels: pip install "
+              "'kfront-cuda[cu13]', or the CUDA toolkit; set %s or CUDA_HOME); searched:%s", lib->what,
+              lib->which == CUDA_LIB_NVRTC ? "KFRONT_LIBNVRTC" : "KFRONT_LIBNVJITLINK", sb_cstr(&tried));
     lib->error = sb_take(&msg);
     if (!lib->error) lib->error = "a library to link foreign code with was not found (out of memory while searching)";
   }
@@ -182,6 +148,8 @@ static void load_nvrtc_now(void) {
   SYM(GetProgramLogSize);
   SYM(GetProgramLog);
 #undef SYM
+  if (!nvrtc_lib.error && nvrtc.Version(&nvrtc_lib.version[0], &nvrtc_lib.version[1]) != 0)
+    nvrtc_lib.version[0] = nvrtc_lib.version[1] = 0;
 }
 
 static void load_jitlink_now(void) {
@@ -198,6 +166,11 @@ static void load_jitlink_now(void) {
   SYM(GetErrorLog);
   SYM(Version);
 #undef SYM
+  unsigned major = 0, minor = 0;
+  if (!jitlink_lib.error && jitlink.Version(&major, &minor) == 0) {
+    jitlink_lib.version[0] = (int)major;
+    jitlink_lib.version[1] = (int)minor;
+  }
 }
 
 /* The once-initialisations: process-wide, so with the default allocator and no guard (see the top). */
@@ -221,6 +194,30 @@ bool be_jitlink_load(Diag *diag) {
   pthread_once(&jitlink_once, load_jitlink);
   if (jitlink_lib.error) diag_error(diag, (SrcLoc){0}, "%s", jitlink_lib.error);
   return !jitlink_lib.error;
+}
+
+void be_link_found(CudaLib which, const char **path, const char **found_by, const char **error, int version[2]) {
+  Library *lib = which == CUDA_LIB_NVRTC ? &nvrtc_lib : &jitlink_lib;
+  pthread_once(which == CUDA_LIB_NVRTC ? &nvrtc_once : &jitlink_once,
+               which == CUDA_LIB_NVRTC ? load_nvrtc : load_jitlink);
+  *path = lib->error ? NULL : lib->path;
+  *found_by = lib->error ? NULL : lib->found_by;
+  *error = lib->error;
+  version[0] = lib->error ? 0 : lib->version[0];
+  version[1] = lib->error ? 0 : lib->version[1];
+}
+
+/* The folder of CUDA's headers for NVRTC: beside the NVRTC found (<its folder>/../include: a toolkit's or a
+ * wheel's), else CUDA_HOME's, else /usr/local/cuda's; in out. */
+static void nvrtc_include_dir(char *out, size_t size) {
+  struct stat st;
+  const char *slash = nvrtc_lib.path ? strrchr(nvrtc_lib.path, '/') : NULL;
+  if (slash) {
+    snprintf(out, size, "%.*s/../include", (int)(slash - nvrtc_lib.path), nvrtc_lib.path);
+    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) return;
+  }
+  const char *cuda = cuda_paths_cuda_home();
+  snprintf(out, size, "%s/include", cuda && *cuda ? cuda : "/usr/local/cuda");
 }
 
 /* ---- input kinds ---------------------------------------------------------------------------------------------- */
@@ -347,8 +344,9 @@ BeStatus be_nvrtc_compile(const BeLinkInput *cu, const BeLinkOptions *o, bool lt
   if (o->lineinfo) opts[nopts++] = "-lineinfo";
   StrBuf inc;
   sb_init(&inc);
-  const char *cuda = nvvm_cuda_home();
-  sb_printf(&inc, "-I%s/include", cuda && *cuda ? cuda : "/usr/local/cuda");
+  char include_dir[4200];
+  nvrtc_include_dir(include_dir, sizeof include_dir);
+  sb_printf(&inc, "-I%s", include_dir);
   size_t first_extra = inc.len + 1;
   for (unsigned i = 0; i < o->ninclude_dirs; i++) {
     sb_putc(&inc, 0);

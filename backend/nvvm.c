@@ -1,11 +1,8 @@
 /* nvvm.c — libNVVM, loaded with dlopen at first use, and libdevice's bitcode.
  *
- * The paths come from nvvm_configure (kfront's tools fill them from $KFRONT_LIBNVVM, $CUDA_HOME and
- * $KFRONT_LIBDEVICE; the library reads no environment). Search order for libNVVM: the configured libNVVM (a
- * file, or a folder holding libnvvm.so), CUDA_HOME/nvvm/lib64, CUDA_HOME/lib64, /usr/local/cuda/nvvm/lib64,
- * /usr/local/cuda/lib64, then the dynamic loader's own path (LD_LIBRARY_PATH, ld.so.cache); in each folder
- * libnvvm.so, then libnvvm.so.4. libdevice: the configured file, CUDA_HOME/nvvm/libdevice/libdevice.10.bc, the nvvm/libdevice folder next to the libNVVM found,
- * /usr/local/cuda/nvvm/libdevice/libdevice.10.bc. Both are loaded once (pthread_once) and then only read,
+ * Where both are looked for is cuda_paths.c's search (the library's own setting, conda, NVIDIA's pip wheels,
+ * CUDA_HOME, /usr/local/cuda, the loader's path; libdevice first beside the libNVVM found). Both are loaded once
+ * (pthread_once) and then only read,
  * so compiles may run concurrently (libNVVM allows concurrent use of different programs). A failure
  * message names every path tried. nvvm.h is not needed: the few prototypes are declared here.
  *
@@ -43,8 +40,12 @@ typedef struct NvvmApi {
   nvvmResult (*GetProgramLogSize)(nvvmProgram, size_t *);
   nvvmResult (*GetProgramLog)(nvvmProgram, char *);
   int ir_version[4];
+  int version[2];       /* nvvmVersion */
+  const char *found_by; /* how the search found it (cuda_paths_search) */
   const char *error;    /* why loading failed (every path searched), or NULL */
   /* libdevice */
+  char *libdevice_path;
+  const char *libdevice_found_by;
   char *libdevice;
   size_t libdevice_len;
   const char *libdevice_error;
@@ -55,7 +56,7 @@ static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 static pthread_once_t libdevice_once = PTHREAD_ONCE_INIT;
 static void load_api(void);
 
-static bool try_open(const char *path, StrBuf *tried) {
+static bool open_nvvm(const char *path, void *tried) {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *why = dlerror();
@@ -67,80 +68,16 @@ static bool try_open(const char *path, StrBuf *tried) {
   return true;
 }
 
-static bool try_dir(const char *dir, StrBuf *tried) {
-  char path[8192];
-  snprintf(path, sizeof path, "%s/libnvvm.so", dir);
-  struct stat st;
-  if (stat(path, &st) == 0 && try_open(path, tried)) return true;
-  if (stat(path, &st) != 0) sb_printf(tried, "\n  %s: not found", path);
-  snprintf(path, sizeof path, "%s/libnvvm.so.4", dir);
-  if (stat(path, &st) == 0) return try_open(path, tried);
-  return false;
-}
-
-/* Where the CUDA toolkit is: set by the embedder (kf_configure_cuda_toolkit) before libNVVM is first
- * loaded; the library reads no environment. */
-static struct {
-  pthread_mutex_t lock;
-  bool used;               /* a load read it: later configuration is refused */
-  char cuda_home[4096], libnvvm[4096], libdevice[4096];
-  bool verify;
-} toolkit = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-bool nvvm_configure(const char *cuda_home, const char *libnvvm, const char *libdevice, bool verify) {
-  pthread_mutex_lock(&toolkit.lock);
-  bool ok = !toolkit.used;
-  if (ok) {
-    snprintf(toolkit.cuda_home, sizeof toolkit.cuda_home, "%s", cuda_home ? cuda_home : "");
-    snprintf(toolkit.libnvvm, sizeof toolkit.libnvvm, "%s", libnvvm ? libnvvm : "");
-    snprintf(toolkit.libdevice, sizeof toolkit.libdevice, "%s", libdevice ? libdevice : "");
-    toolkit.verify = verify;
-  }
-  pthread_mutex_unlock(&toolkit.lock);
-  return ok;
-}
-
-static void toolkit_use(void) {
-  pthread_mutex_lock(&toolkit.lock);
-  toolkit.used = true;
-  pthread_mutex_unlock(&toolkit.lock);
-}
-
-const char *nvvm_cuda_home(void) {
-  toolkit_use();
-  return toolkit.cuda_home;
-}
-
 static void load_api_now(void) {
   StrBuf tried;
   sb_init(&tried);
-  toolkit_use();
-  const char *env = toolkit.libnvvm;
-  const char *cuda = toolkit.cuda_home;
-  bool found = false;
-  char dir[8192];
-  struct stat st;
-  if (env && *env) {
-    if (stat(env, &st) == 0 && S_ISDIR(st.st_mode)) found = try_dir(env, &tried);
-    else if (stat(env, &st) == 0) found = try_open(env, &tried);
-    else sb_printf(&tried, "\n  %s (the configured libNVVM): not found", env);
-  }
-  if (!found && cuda && *cuda) {
-    snprintf(dir, sizeof dir, "%s/nvvm/lib64", cuda);
-    found = try_dir(dir, &tried);
-    if (!found) {
-      snprintf(dir, sizeof dir, "%s/lib64", cuda);
-      found = try_dir(dir, &tried);
-    }
-  }
-  if (!found) found = try_dir("/usr/local/cuda/nvvm/lib64", &tried);
-  if (!found) found = try_dir("/usr/local/cuda/lib64", &tried);
-  if (!found) found = try_open("libnvvm.so", &tried) || try_open("libnvvm.so.4", &tried);
-  if (!found) {
+  api.found_by = cuda_paths_search(CUDA_LIB_NVVM, NULL, open_nvvm, &tried, &tried);
+  if (!api.found_by) {
     StrBuf msg;
     sb_init(&msg);
-    sb_printf(&msg, "libNVVM not found (set KFRONT_LIBNVVM or CUDA_HOME, or use --backend=llvm); searched:%s",
-              sb_cstr(&tried));
+    sb_printf(&msg, "libNVVM not found (install NVIDIA's wheels: pip install 'kfront-cuda[cu13]', or the CUDA toolkit; "
+              "set KFRONT_LIBNVVM or CUDA_HOME; or use the LLVM backend: --backend=llvm, KFRONT_BACKEND=llvm); "
+              "searched:%s", sb_cstr(&tried));
     api.error = sb_take(&msg);
     if (!api.error) api.error = "libNVVM not found (out of memory while searching for it)";
     sb_free(&tried);
@@ -178,6 +115,7 @@ static void load_api_now(void) {
   api.ir_version[1] = minor;
   api.ir_version[2] = dmajor;
   api.ir_version[3] = dminor;
+  if (api.Version(&api.version[0], &api.version[1]) != 0) api.version[0] = api.version[1] = 0;
 }
 
 static char *read_file(const char *path, size_t *len) {
@@ -199,53 +137,30 @@ static char *read_file(const char *path, size_t *len) {
   return buf;
 }
 
-static bool try_libdevice(const char *path, StrBuf *tried) {
+static bool read_libdevice(const char *path, void *tried) {
   size_t len = 0;
   char *buf = read_file(path, &len);
   if (!buf) {
-    sb_printf(tried, "\n  %s: not found", path);
+    sb_printf(tried, "\n  %s: cannot be read", path);
     return false;
   }
   api.libdevice = buf;
   api.libdevice_len = len;
+  api.libdevice_path = mem_strdup(path);
   return true;
 }
 
 static void load_libdevice_now(void) {
   StrBuf tried;
   sb_init(&tried);
-  char path[8192];
-  toolkit_use();
-  const char *env = toolkit.libdevice;
-  const char *cuda = toolkit.cuda_home;
-  bool found = false;
-  if (env && *env) found = try_libdevice(env, &tried);
-  if (!found && cuda && *cuda) {
-    snprintf(path, sizeof path, "%s/nvvm/libdevice/libdevice.10.bc", cuda);
-    found = try_libdevice(path, &tried);
-  }
   pthread_once(&api_once, load_api);
-  if (!found && api.path) {
-    /* next to the libNVVM found: <root>/nvvm/lib64/libnvvm.so or <root>/lib64/libnvvm.so */
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", api.path);
-    char *slash = strrchr(dir, '/');
-    if (slash) {
-      *slash = 0;
-      snprintf(path, sizeof path, "%s/../libdevice/libdevice.10.bc", dir);
-      found = try_libdevice(path, &tried);
-      if (!found) {
-        snprintf(path, sizeof path, "%s/../nvvm/libdevice/libdevice.10.bc", dir);
-        found = try_libdevice(path, &tried);
-      }
-    }
-  }
-  if (!found) found = try_libdevice("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc", &tried);
-  if (!found) {
+  api.libdevice_found_by = cuda_paths_search(CUDA_LIB_LIBDEVICE, api.path, read_libdevice, &tried, &tried);
+  if (!api.libdevice_found_by) {
     StrBuf msg;
     sb_init(&msg);
-    sb_printf(&msg, "libdevice (libdevice.10.bc, needed for math functions) not found (set KFRONT_LIBDEVICE or "
-              "CUDA_HOME); searched:%s", sb_cstr(&tried));
+    sb_printf(&msg, "libdevice (libdevice.10.bc, needed for math functions) not found (install NVIDIA's wheels: pip "
+              "install 'kfront-cuda[cu13]', or the CUDA toolkit; set KFRONT_LIBDEVICE or CUDA_HOME); searched:%s",
+              sb_cstr(&tried));
     api.libdevice_error = sb_take(&msg);
   }
   sb_free(&tried);
@@ -281,6 +196,22 @@ void nvvm_ir_version(int version[4]) {
   pthread_once(&api_once, load_api);
   static const int fallback[4] = {2, 0, 3, 2};
   for (int i = 0; i < 4; i++) version[i] = api.error ? fallback[i] : api.ir_version[i];
+}
+
+void nvvm_found(const char **path, const char **found_by, const char **error, int version[2]) {
+  pthread_once(&api_once, load_api);
+  *path = api.error ? NULL : api.path;
+  *found_by = api.error ? NULL : api.found_by;
+  *error = api.error;
+  version[0] = api.error ? 0 : api.version[0];
+  version[1] = api.error ? 0 : api.version[1];
+}
+
+void nvvm_libdevice_found(const char **path, const char **found_by, const char **error) {
+  pthread_once(&libdevice_once, load_libdevice);
+  *path = api.libdevice ? api.libdevice_path : NULL;
+  *found_by = api.libdevice ? api.libdevice_found_by : NULL;
+  *error = api.libdevice ? NULL : api.libdevice_error ? api.libdevice_error : "libdevice not found";
 }
 
 const char *nvvm_libdevice(size_t *len, Diag *diag) {
@@ -327,7 +258,8 @@ BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, St
   mem_guard_defer(destroy_program, prog);
   bool ok = false;
   char arch[32], opt[16];
-  snprintf(arch, sizeof arch, "-arch=compute_%u", o->arch ? o->arch : 90);
+  if (o->arch_feature) snprintf(arch, sizeof arch, "-arch=compute_%u%c", o->arch ? o->arch : 90, o->arch_feature);
+  else snprintf(arch, sizeof arch, "-arch=compute_%u", o->arch ? o->arch : 90);
   snprintf(opt, sizeof opt, "-opt=%d", o->opt < 0 ? 3 : o->opt > 3 ? 3 : o->opt);
   const char *opts[10];
   int nopts = 0;
@@ -348,7 +280,7 @@ BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, St
     report_log(prog, r, "nvvmAddModuleToProgram", diag);
   } else if (libdevice && (r = api.LazyAddModuleToProgram(prog, libdevice, libdevice_len, "libdevice")) != 0) {
     report_log(prog, r, "nvvmLazyAddModuleToProgram(libdevice)", diag);
-  } else if (toolkit.verify && (r = api.VerifyProgram(prog, nopts, opts)) != 0) {
+  } else if (cuda_paths_verify() && (r = api.VerifyProgram(prog, nopts, opts)) != 0) {
     report_log(prog, r, "nvvmVerifyProgram", diag);
   } else if ((r = api.CompileProgram(prog, nopts, opts)) != 0) {
     report_log(prog, r, "nvvmCompileProgram", diag);

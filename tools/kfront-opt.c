@@ -17,14 +17,11 @@
 static void usage(FILE *f) {
   fputs("usage: kfront-opt FILE.kir|- [options]\n"
         "  --pass-pipeline=P        run the comma-separated passes P (e.g. 'canonicalize,cse,dce')\n"
-        "  -o OUT                   write the result to OUT (default: stdout)\n"
-        "  --split-input-file       treat '// -----' lines as separators of independent inputs\n"
-        "  --no-verify-each         do not run the verifier after each pass\n"
-        "  --print-ir-after-all     print the IR after every pass (stderr)\n"
-        "  --print-ir-after=NAMES   print the IR after the named passes (stderr)\n"
-        "  --time-passes            print a timing report (stderr)\n"
-        "  --mlir-print-debuginfo   print op locations, loc(\"file\":line:col)\n"
-        "  --list-passes            list the registered passes\n"
+        "  -o OUT                   write the result to OUT (default, and -o -: stdout)\n"
+        "  --split-input-file       treat '// -----' lines as separators of independent inputs\n",
+        f);
+  fputs(tool_pass_flags_help, f);
+  fputs("  --list-passes            list the registered passes\n"
         "  --print-pipeline         print the pipeline as the pass manager reads it back, and exit\n"
         "  --list-ops               list every op with its summary and example\n"
         "  --version                print kfront's version\n",
@@ -82,16 +79,9 @@ static int opt_main(int argc, char **argv) {
     else if (strcmp(a, "--pass-pipeline") == 0 && i + 1 < argc) pipeline = argv[++i];
     else if (strcmp(a, "-o") == 0 && i + 1 < argc) output = argv[++i];
     else if (strcmp(a, "--split-input-file") == 0) split = 1;
-    else if (strcmp(a, "--verify-each") == 0) po.verify_each = 1;
-    else if (strcmp(a, "--no-verify-each") == 0) po.verify_each = 0;
-    else if (strcmp(a, "--print-ir-after-all") == 0) po.print_ir_after_all = 1;
-    else if (strncmp(a, "--print-ir-after=", 17) == 0) po.print_ir_after = a + 17;
-    else if (strcmp(a, "--time-passes") == 0) po.time_passes = 1;
+    else if (tool_pass_flag(a, &po, &print_flags)) continue;
     else if (strcmp(a, "--print-pipeline") == 0) print_pipeline = 1;
-    else if (strcmp(a, "--mlir-print-debuginfo") == 0 || strcmp(a, "--print-debuginfo") == 0) {
-      print_flags |= KF_PRINT_DEBUG_INFO;
-      po.print_debug_info = 1;
-    } else if (strcmp(a, "--list-passes") == 0) {
+    else if (strcmp(a, "--list-passes") == 0) {
       puts("passes:");
       kf_pass_registry_foreach(print_pass, NULL);
       return 0;

@@ -1,10 +1,11 @@
 /* kfront — the compiler driver, like clang or nvcc, over the public API (kfront/kfront.h).
  *
- *   kfront compile FILE.py [-k NAME]... [--sig SIG]... [--emit=kir|llvm|ptx] [-o OUT] [-O0..3]
- *                  [--arch=sm_XX] [--backend=nvvm|llvm] [--bounds-check=on|off] [--pass-pipeline=P]
- *                  [--fastmath] [--lineinfo] [--mlir-print-debuginfo] [--remarks=tile,bce]
+ *   kfront compile FILE.py [-k NAME]... [--sig SIG]... [--emit=kir|llvm|ptx] [-o OUT|-] [-O0..3]
+ *                  [--arch=sm_XX[a|f]] [--backend=nvvm|llvm] [--bounds-check=on|off] [--pass-pipeline=P]
+ *                  [--fastmath] [--lineinfo] [--remarks=tile,bce] [the pass manager's flags: tool_passes.c]
  *   kfront check FILE.py [-k NAME]... [--sig SIG]...   type-check and verify; print nothing on success
  *   kfront run FILE.py -k NAME --grid .. --block .. ARG...   (tools/kfront_run.c)
+ *   kfront --version, kfront -s                               (tools/kfront_system.c)
  *
  * Exit status: 0 success, 1 any diagnostic, 2 usage error. Only argument handling lives here. */
 #include <errno.h>
@@ -24,17 +25,24 @@ static void usage(FILE *f) {
         "  -k NAME                 compile function NAME (repeatable; default: every eager kernel)\n"
         "  --sig SIG               Numba signature for the -k functions, e.g. 'void(float32[:], int64)'\n"
         "  --emit=kir|llvm|ptx     what to write (default: ptx)\n"
-        "  -o OUT                  output file (default: stdout)\n"
+        "  -o OUT                  output file (default, and -o -: stdout)\n"
         "  -O0 .. -O3              optimisation level (default: -O3)\n"
-        "  --arch=sm_XX            target GPU (default: the GPU present, else sm_90)\n"
+        "  --arch=sm_XX            target GPU (default: the GPU present, else sm_90); sm_XXa (from sm_90a) and\n"
+        "                          sm_XXf (from sm_100f) for the architecture's or family's own features\n"
+        "                          (libNVVM's compute_XXa / compute_XXf; not with --backend=llvm)\n"
         "  --backend=nvvm|llvm     libNVVM (default) or LLVM's NVPTX target\n"
         "  --bounds-check=on|off   guard array accesses (default: on; unproven checks stay)\n"
         "  --pass-pipeline=P       kir passes after lowering (default: kfront's pipeline)\n"
         "  --fastmath, --lineinfo  as numba's cuda.jit options\n"
-        "  --mlir-print-debuginfo  print op locations in --emit=kir output\n"
         "  --remarks=WHAT          notes saying what a pass did and why not, WHAT a comma-separated list of\n"
         "                          tile (tile-shared: per loop, tiled with which tiles, block and register\n"
-        "                          blocking, or why not) and bce (each bounds check that stays)\n",
+        "                          blocking, or why not) and bce (each bounds check that stays)\n"
+        "the pass pipeline's debugging flags (as kfront-opt's):\n",
+        f);
+  fputs(tool_pass_flags_help, f);
+  fputs("other commands:\n"
+        "  kfront --version        kfront's version, the CUDA libraries and driver found\n"
+        "  kfront -s               the system: driver, devices, CUDA libraries, cache (as `numba -s`)\n",
         f);
 }
 
@@ -56,20 +64,27 @@ typedef struct {
   Emit emit;
   kf_compile_options co;
   kf_codegen_options cg;
+  bool arch_given;
+  kf_pass_options po;    /* the pipeline's debugging flags */
   unsigned print_flags;
   const char *remarks[MAX_REMARKS]; /* the passes whose report option --remarks turns on */
   unsigned nremarks;
 } CompileArgs;
 
-/* Returns 0 on success, 2 on a usage error (message printed). */
+enum { ASKED_FOR_HELP = -1 };
+
+/* Returns 0 on success, 2 on a usage error (message printed), ASKED_FOR_HELP for -h / --help. */
 static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
   memset(a, 0, sizeof *a);
   a->emit = EMIT_PTX;
   kf_compile_options_init(&a->co);
   kf_codegen_options_init(&a->cg);
+  a->po.verify_each = 1;
   for (int i = 0; i < argc; i++) {
     const char *s = argv[i];
     const char *v = NULL;
+    if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) return ASKED_FOR_HELP;
+    if (tool_pass_flag(s, &a->po, &a->print_flags)) continue;
 #define TAKE(flag) ((strcmp(s, flag) == 0 && i + 1 < argc && (v = argv[++i])) || \
                     (strncmp(s, flag "=", strlen(flag) + 1) == 0 && (v = s + strlen(flag) + 1)))
     if (TAKE("-k")) {
@@ -89,9 +104,19 @@ static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
       a->cg.opt_level = s[2] - '0';
     } else if (TAKE("--arch")) {
       unsigned sm;
-      if (sscanf(v, "sm_%u", &sm) != 1 || sm < 50 || sm > 200)
-        return fprintf(stderr, "kfront: error: --arch must look like sm_90, not '%s'\n", v), 2;
-      a->cg.arch = (int)sm;
+      int end = 0;
+      char feature = 0;
+      if (sscanf(v, "sm_%u%n", &sm, &end) != 1 || sm < 50 || sm > 200 ||
+          (v[end] && ((v[end] != 'a' && v[end] != 'f') || v[end + 1])))
+        return fprintf(stderr, "kfront: error: --arch must look like sm_90 (or sm_90a, sm_100f), not '%s'\n", v), 2;
+      feature = v[end];
+      if (feature == 'a' && sm < 90)
+        return fprintf(stderr, "kfront: error: --arch=%s: architecture-specific targets (sm_XXa) begin at sm_90a\n", v), 2;
+      if (feature == 'f' && sm < 100)
+        return fprintf(stderr, "kfront: error: --arch=%s: family targets (sm_XXf) begin at sm_100f\n", v), 2;
+      a->cg.arch = sm;
+      a->cg.arch_feature = feature;
+      a->arch_given = true;
     } else if (TAKE("--backend")) {
       if (strcmp(v, "nvvm") == 0) a->cg.backend = KF_BACKEND_NVVM;
       else if (strcmp(v, "llvm") == 0) a->cg.backend = KF_BACKEND_LLVM;
@@ -106,8 +131,6 @@ static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
       a->cg.fastmath = 1;
     } else if (strcmp(s, "--lineinfo") == 0) {
       a->cg.lineinfo = 1;
-    } else if (strcmp(s, "--mlir-print-debuginfo") == 0) {
-      a->print_flags |= KF_PRINT_DEBUG_INFO;
     } else if (TAKE("--remarks")) {
       for (const char *r = v; *r;) {
         size_t len = strcspn(r, ",");
@@ -136,6 +159,11 @@ static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
     fprintf(stderr, "kfront: error: --sig needs -k NAME to say which function it types\n");
     return 2;
   }
+  if (a->cg.arch_feature && a->cg.backend == KF_BACKEND_LLVM) {
+    fprintf(stderr, "kfront: error: --arch=sm_%u%c needs libNVVM: the LLVM backend (LLVM 14's NVPTX) has no "
+            "architecture-specific targets\n", a->cg.arch, a->cg.arch_feature);
+    return 2;
+  }
   a->co.kernels = a->kernels;
   a->co.nkernels = a->nkernels;
   a->co.signatures = a->sigs;
@@ -144,19 +172,15 @@ static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
 }
 
 /* The compute capability of GPU 0 as an SM number (90 for 9.0), or 0 (the backend's default, sm_90) where
- * there is no CUDA driver or device. Only asked when no --arch is given. */
+ * there is no CUDA driver or device. Only asked when no --arch is given; makes no CUDA context. */
 static unsigned present_gpu_arch(void) {
   kf_context *ctx = kf_context_create();
   kf_runtime_options o;
   kf_runtime_options_init(&o);
   o.mode = KF_RUNTIME_GPU;
-  o.disk_cache = 0;
-  kf_runtime *rt = NULL;
   kf_device_info info;
   unsigned arch = 0;
-  if (kf_runtime_create(ctx, &o, &rt) == KF_OK && kf_runtime_device_info(rt, &info) == KF_OK)
-    arch = (unsigned)(info.cc_major * 10 + info.cc_minor);
-  kf_runtime_destroy(rt);
+  if (kf_device_get_info(ctx, &o, 0, &info) == KF_OK) arch = (unsigned)(info.cc_major * 10 + info.cc_minor);
   kf_context_destroy(ctx);
   return arch;
 }
@@ -196,9 +220,15 @@ static kf_status pipeline_with_remarks(kf_context *ctx, const CompileArgs *a, ch
   return KF_OK;
 }
 
+/* Compiles (check_only: lowers and verifies) the input: the frontend, then the pass pipeline through
+ * kf_module_run_pipeline (as kfront-opt runs it, with the same debugging flags), then the backend. */
 static int compile_main(int argc, char **argv, int check_only) {
   CompileArgs a;
   int rc = parse_compile_args(argc, argv, &a);
+  if (rc == ASKED_FOR_HELP) {
+    usage(stdout);
+    return 0;
+  }
   if (rc) return rc;
   size_t len;
   char *text = tool_read_file(a.input, &len);
@@ -208,15 +238,24 @@ static int compile_main(int argc, char **argv, int check_only) {
   }
   kf_context *ctx = kf_context_create();
   kf_module *m = NULL;
-  char *out = NULL;
+  char *out = NULL, *report = NULL;
   size_t out_len = 0;
-  char *pipeline = NULL;
+  char *with_remarks = NULL;
+  const char *pipeline = a.co.pipeline ? a.co.pipeline : kf_default_pipeline();
   kf_status st = KF_OK;
-  if (a.nremarks && (st = pipeline_with_remarks(ctx, &a, &pipeline)) == KF_OK) a.co.pipeline = pipeline;
+  if (a.nremarks && (st = pipeline_with_remarks(ctx, &a, &with_remarks)) == KF_OK) pipeline = with_remarks;
+  a.co.pipeline = ""; /* the frontend's module, verified; its pipeline runs next */
   if (st == KF_OK)
     st = kf_compile_source(ctx, strcmp(a.input, "-") == 0 ? "<stdin>" : a.input, text, len, &a.co, &m);
+  if (st == KF_OK) {
+    st = kf_module_run_pipeline(m, pipeline, &a.po, &report);
+    if (report) fputs(report, stderr);
+  }
   if (st == KF_OK && !check_only) {
-    if (a.emit != EMIT_KIR && !a.cg.arch) a.cg.arch = present_gpu_arch();
+    if (a.emit != EMIT_KIR && !a.arch_given) {
+      unsigned present = present_gpu_arch();
+      if (present) a.cg.arch = present;
+    }
     if (a.emit == EMIT_KIR) st = kf_module_print(m, a.print_flags, &out, &out_len);
     else if (a.emit == EMIT_LLVM) st = kf_module_emit_llvm(m, &a.cg, &out, &out_len);
     else st = kf_module_emit_ptx(m, &a.cg, &out, &out_len);
@@ -224,7 +263,8 @@ static int compile_main(int argc, char **argv, int check_only) {
   fputs(kf_context_diagnostics(ctx), stderr);
   if (st == KF_OK && out && !tool_write_output("kfront", a.output, out, out_len)) st = KF_ERROR_INVALID_INPUT;
   kf_free(out);
-  free(pipeline);
+  kf_free(report);
+  free(with_remarks);
   kf_module_destroy(m);
   kf_context_destroy(ctx);
   free(text);
@@ -240,10 +280,8 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "compile") == 0) return compile_main(argc - 2, argv + 2, 0);
   if (strcmp(cmd, "check") == 0) return compile_main(argc - 2, argv + 2, 1);
   if (strcmp(cmd, "run") == 0) return kfront_run_main(argc - 1, argv + 1);
-  if (strcmp(cmd, "--version") == 0) {
-    printf("kfront %s\n", kf_version());
-    return 0;
-  }
+  if (strcmp(cmd, "--version") == 0) return kfront_version_main();
+  if (strcmp(cmd, "-s") == 0 || strcmp(cmd, "--sysinfo") == 0) return kfront_system_main();
   if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
     usage(stdout);
     return 0;

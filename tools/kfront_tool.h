@@ -10,4 +10,8 @@
  *            [--sim-max-seconds S] [--no-cache] [--bounds-check=on|off] [-o DIR] [-v] ARG... */
 int kfront_run_main(int argc, char **argv);
 
+/* kfront --version, kfront -s (tools/kfront_system.c). */
+int kfront_version_main(void);
+int kfront_system_main(void);
+
 #endif

@@ -8,8 +8,11 @@
  *   KFRONT_LIBCUDA            the CUDA driver library to load (default libcuda.so.1)
  *   KFRONT_DEVICE=N           the device to run on (default 0)
  *   KFRONT_SIM_DEVICES=N      how many devices the simulator presents (default 1)
- *   CUDA_HOME, KFRONT_LIBNVVM, KFRONT_LIBDEVICE, KFRONT_NVVM_VERIFY=1   where libNVVM and libdevice are, and
- *                             whether libNVVM verifies first (kf_configure_cuda_toolkit) */
+ *   KFRONT_LIBNVVM, KFRONT_LIBDEVICE, KFRONT_LIBNVRTC, KFRONT_LIBNVJITLINK   each CUDA library's file (or folder)
+ *   CONDA_PREFIX, KFRONT_SITE_PACKAGES (folders holding NVIDIA's pip wheels, colon-separated; the console entry
+ *   point of the Python package sets it), CUDA_HOME (else CUDA_PATH), KFRONT_SYSTEM_TOOLKIT (the system toolkit's
+ *   root, default /usr/local/cuda)   where else to look for them
+ *   KFRONT_NVVM_VERIFY=1      libNVVM verifies first (all these: kf_configure_cuda_paths) */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +26,17 @@ bool tool_env_on(const char *name) {
 }
 
 void tool_configure_toolkit_from_env(void) {
-  kf_configure_cuda_toolkit(getenv("CUDA_HOME"), getenv("KFRONT_LIBNVVM"), getenv("KFRONT_LIBDEVICE"),
-                            tool_env_on("KFRONT_NVVM_VERIFY"));
+  const char *home = getenv("CUDA_HOME");
+  kf_cuda_paths p = {.cuda_home = home && *home ? home : getenv("CUDA_PATH"),
+                     .conda_prefix = getenv("CONDA_PREFIX"),
+                     .site_packages = getenv("KFRONT_SITE_PACKAGES"),
+                     .system_toolkit = getenv("KFRONT_SYSTEM_TOOLKIT"),
+                     .libnvvm = getenv("KFRONT_LIBNVVM"),
+                     .libdevice = getenv("KFRONT_LIBDEVICE"),
+                     .libnvrtc = getenv("KFRONT_LIBNVRTC"),
+                     .libnvjitlink = getenv("KFRONT_LIBNVJITLINK"),
+                     .verify = tool_env_on("KFRONT_NVVM_VERIFY")};
+  kf_configure_cuda_paths(&p);
 }
 
 /* The value of a variable holding a number from lo to hi; -1 when it is unset, and (after a warning) when it

@@ -1,5 +1,5 @@
 /* tool_io.c — the tools' input and output: reading a whole input file (or standard input), writing the output
- * file atomically or to standard output, and checking that standard output was written; see tool_io.h. */
+ * file atomically or to standard output (no -o, or -o -), and checking that standard output was written; see tool_io.h. */
 #include "tool_io.h"
 
 #include <errno.h>
@@ -53,7 +53,7 @@ void tool_init(void) { signal(SIGXFSZ, SIG_IGN); }
 static int stdout_errno; /* why the first write to standard output failed (0: none did, or not known) */
 
 bool tool_write_output(const char *tool, const char *path, const void *data, size_t len) {
-  if (!path) {
+  if (!path || strcmp(path, "-") == 0) {
     errno = 0;
     if (len && fwrite(data, 1, len, stdout) != len) {
       if (!stdout_errno) stdout_errno = errno;

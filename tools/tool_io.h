@@ -1,6 +1,6 @@
 /* tool_io.h — what the command-line tools share beyond the public API: reading a whole input file, writing
- * the output and checking standard output (tool_io.c), and the environment variables they honour
- * (tool_env.c). */
+ * the output and checking standard output (tool_io.c), the pass manager's debugging flags (tool_passes.c), and
+ * the environment variables they honour (tool_env.c). */
 #ifndef KFRONT_TOOL_IO_H
 #define KFRONT_TOOL_IO_H
 
@@ -19,7 +19,7 @@ const char *tool_read_error(int err);
  * instead of killing the tool with SIGXFSZ. */
 void tool_init(void);
 /* Writes the output: to path atomically (kf_write_file: nothing half-written is left on failure), or to
- * standard output when path is NULL. False after printing "TOOL: error: ..." to stderr. */
+ * standard output when path is NULL or "-". False after printing "TOOL: error: ..." to stderr. */
 bool tool_write_output(const char *tool, const char *path, const void *data, size_t len);
 /* Call after a printf to standard output with what it returned: a failed write (a flush of a full buffer inside
  * printf) keeps its errno for tool_exit's message. */
@@ -28,8 +28,14 @@ void tool_printed(int r);
  * standard output was lost (a full disk, a closed pipe...), after saying so. main returns it. */
 int tool_exit(const char *tool, int status);
 
-/* Tells the library where the CUDA toolkit is: $CUDA_HOME, $KFRONT_LIBNVVM, $KFRONT_LIBDEVICE,
- * $KFRONT_NVVM_VERIFY (call first thing in main). */
+/* The pass manager's debugging flags (tool_passes.c): when arg is one of them, applies it to po (and
+ * KF_PRINT_DEBUG_INFO to *print_flags) and returns true. tool_pass_flags_help: their lines of --help. */
+bool tool_pass_flag(const char *arg, kf_pass_options *po, unsigned *print_flags);
+extern const char tool_pass_flags_help[];
+
+/* Tells the library where to look for the CUDA libraries (kf_configure_cuda_paths): $CUDA_HOME (else $CUDA_PATH),
+ * $CONDA_PREFIX, $KFRONT_SITE_PACKAGES, $KFRONT_SYSTEM_TOOLKIT, $KFRONT_LIBNVVM, $KFRONT_LIBDEVICE, $KFRONT_LIBNVRTC,
+ * $KFRONT_LIBNVJITLINK, $KFRONT_NVVM_VERIFY (call first thing in main). */
 void tool_configure_toolkit_from_env(void);
 /* Whether the variable is set to something other than "" or "0". */
 bool tool_env_on(const char *name);

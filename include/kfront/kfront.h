@@ -779,6 +779,16 @@ KF_API kf_status kf_device_count(kf_context *ctx, const kf_runtime_options *opts
 /* The properties of device `ordinal` (of those kf_device_count counts with the same options), without making a
  * runtime or a CUDA context. KF_ERROR_NOT_FOUND (reported) for an ordinal out of range. */
 KF_API kf_status kf_device_get_info(kf_context *ctx, const kf_runtime_options *opts, int ordinal, kf_device_info *out);
+/* The CUDA driver's version (cuDriverGetVersion: 13000 for CUDA 13.0) of libcuda_path (NULL: libcuda.so.1), loaded
+ * and initialised once per process as a runtime would. KF_ERROR_NOT_FOUND (reported: "no CUDA driver found
+ * (libcuda.so.1): ...") where there is none. */
+KF_API kf_status kf_driver_version(kf_context *ctx, const char *libcuda_path, int *version);
+/* What kfront finds on this machine, as text (`kfront -s`, `python -m kfront -s`; as `numba -s` prints it): kfront's
+ * version, the CUDA driver's, what runs kernels with these options (mode, libcuda_path, sim_devices, cache_dir,
+ * disk_cache; NULL: the defaults) and each device with its compute capability, where libNVVM, libdevice, NVRTC and
+ * nvJitLink were found (loading them, as kf_cuda_library_find) or every place searched, the cache directory.
+ * *out is the caller's (kf_free). */
+KF_API kf_status kf_system_report(const kf_runtime_options *opts, char **out);
 /* The calling thread's current device: the last one kf_set_current_device or kf_runtime_make_current set on this
  * thread, 0 before. */
 KF_API int kf_current_device(void);
@@ -1009,15 +1019,48 @@ typedef struct kf_codegen_options {
   int opt_level;        /* 0..3 */
   int fastmath;         /* flush denormals to zero, approximate division and sqrt, fused multiply-add */
   int lineinfo;         /* ask for line information in the PTX */
+  char arch_feature;    /* 0, or 'a' for sm_90a (the SM's architecture-specific features, from sm_90) or 'f' for
+                         * sm_100f (its family's, from sm_100): PTX for that target only (libNVVM's
+                         * -arch=compute_90a); KF_BACKEND_LLVM refuses both */
 } kf_codegen_options;
 
-/* Where the CUDA toolkit is (the library reads no environment; kfront's tools pass $CUDA_HOME,
- * $KFRONT_LIBNVVM, $KFRONT_LIBDEVICE and $KFRONT_NVVM_VERIFY): cuda_home the toolkit's root, libnvvm_path a
- * libnvvm.so file or its folder, libdevice_path the libdevice.10.bc file; NULL for each: searched under
- * /usr/local/cuda and the loader's path. verify: run libNVVM's verifier before compiling. Process-wide;
- * only before libNVVM is first used (KF_ERROR_UNSUPPORTED after). */
-KF_API kf_status kf_configure_cuda_toolkit(const char *cuda_home, const char *libnvvm_path, const char *libdevice_path,
-                                           int verify);
+/* Where the CUDA libraries kfront loads at run time are looked for: libNVVM, libdevice, NVRTC and nvJitLink (the
+ * library reads no environment: kfront's tools pass $CUDA_HOME (else $CUDA_PATH), $CONDA_PREFIX,
+ * $KFRONT_SITE_PACKAGES, $KFRONT_SYSTEM_TOOLKIT, $KFRONT_LIBNVVM, $KFRONT_LIBDEVICE, $KFRONT_LIBNVRTC,
+ * $KFRONT_LIBNVJITLINK and $KFRONT_NVVM_VERIFY; the Python module adds its site-packages folders). Each library is searched for, in order:
+ * its own setting (a file, or a folder holding it; libdevice next beside the libNVVM found), conda's prefix,
+ * NVIDIA's pip wheels under each site-packages folder (CUDA 13's nvidia/cu13/lib and nvidia/cu13/nvvm/libdevice,
+ * CUDA 12's nvidia/cuda_nvcc/nvvm/..., nvidia/cuda_nvrtc/lib, nvidia/nvjitlink/lib), cuda_home, the system toolkit
+ * (/usr/local/cuda), then the dynamic loader's path: numba-cuda's order. When a library is found nowhere, the
+ * error names every place searched. Every field may be NULL or "" (not set). */
+typedef struct kf_cuda_paths {
+  const char *cuda_home;      /* a CUDA toolkit's root (nvvm/lib64, lib64, nvvm/libdevice under it) */
+  const char *conda_prefix;   /* a conda environment's prefix, searched as a toolkit's root */
+  const char *site_packages;  /* folders, colon-separated, where NVIDIA's pip wheels may be installed */
+  const char *system_toolkit; /* the system toolkit's root (NULL or "": /usr/local/cuda) */
+  const char *libnvvm;        /* libnvvm.so, or its folder */
+  const char *libdevice;      /* libdevice.10.bc, or its folder */
+  const char *libnvrtc;       /* libnvrtc.so, or its folder */
+  const char *libnvjitlink;   /* libnvJitLink.so, or its folder */
+  int verify;                 /* run libNVVM's verifier before compiling */
+} kf_cuda_paths;
+/* Sets where the CUDA libraries are looked for. Process-wide; only before the first search (KF_ERROR_UNSUPPORTED
+ * after: the first configuration stays). NULL: nothing set. */
+KF_API kf_status kf_configure_cuda_paths(const kf_cuda_paths *paths);
+
+typedef enum kf_cuda_library { KF_CUDA_LIBNVVM, KF_CUDA_LIBDEVICE, KF_CUDA_NVRTC, KF_CUDA_NVJITLINK } kf_cuda_library;
+typedef struct kf_cuda_library_info {
+  const char *name;       /* "libNVVM", "libdevice", "NVRTC", "nvJitLink" */
+  const char *path;       /* the file loaded, or NULL when not found */
+  const char *found_by;   /* how: "KFRONT_LIBNVVM", "conda ($CONDA_PREFIX)", "NVIDIA's pip wheel", "CUDA_HOME",
+                           * "the system toolkit", "the dynamic loader's path", "beside libNVVM"; NULL if not found */
+  int version_major, version_minor;  /* nvvmVersion, nvrtcVersion, nvJitLinkVersion (0, 0: libdevice, not found) */
+  const char *error;      /* when not found: why, with every place searched; else NULL */
+} kf_cuda_library_info;
+/* Finds (and loads, once per process, as a compile would) the library and says where it is. The strings live as
+ * long as the process. KF_OK when found, KF_ERROR_NOT_FOUND (out->error says why) when not. */
+KF_API kf_status kf_cuda_library_find(kf_cuda_library which, kf_cuda_library_info *out);
+
 /* Fills *opts with the defaults: libNVVM, sm_90, -O3, no fastmath, no lineinfo. */
 KF_API void kf_codegen_options_init(kf_codegen_options *opts);
 

@@ -867,15 +867,81 @@ static PyObject *version(PyObject *self, PyObject *unused) {
   return PyUnicode_FromString(kf_version());
 }
 
-static PyObject *configure_toolkit(PyObject *self, PyObject *args) {
+static PyObject *configure_cuda_paths(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
-  const char *home = NULL, *nvvm = NULL, *libdevice = NULL;
+  static char *names[] = {"cuda_home", "conda_prefix", "site_packages", "system_toolkit", "libnvvm", "libdevice",
+                          "libnvrtc", "libnvjitlink", "verify", NULL};
+  kf_cuda_paths p = {0};
   int verify = 0;
-  if (!PyArg_ParseTuple(args, "zzz|p", &home, &nvvm, &libdevice, &verify)) return NULL;
-  kf_status st = kf_configure_cuda_toolkit(home, nvvm, libdevice, verify);
-  if (st == KF_ERROR_UNSUPPORTED) Py_RETURN_FALSE;  /* libNVVM already in use: the first configuration stays */
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zzzzzzzzp", names, &p.cuda_home, &p.conda_prefix, &p.site_packages,
+                                   &p.system_toolkit, &p.libnvvm, &p.libdevice, &p.libnvrtc, &p.libnvjitlink, &verify))
+    return NULL;
+  p.verify = verify;
+  kf_status st = kf_configure_cuda_paths(&p);
+  if (st == KF_ERROR_UNSUPPORTED) Py_RETURN_FALSE;  /* a library was already searched for: the first setting stays */
   if (st != KF_OK) return PyErr_Format(PyExc_RuntimeError, "kfront: %s", kf_status_name(st));
   Py_RETURN_TRUE;
+}
+
+/* cuda_library(name) -> dict(name, path, found_by, version, error): kf_cuda_library_find. */
+static PyObject *cuda_library(PyObject *self, PyObject *arg) {
+  (void)self;
+  static const char *const keys[] = {"nvvm", "libdevice", "nvrtc", "nvjitlink"};
+  const char *name = PyUnicode_AsUTF8AndSize(arg, NULL);
+  if (!name) return NULL;
+  int which = -1;
+  for (int i = 0; i < 4; i++)
+    if (strcmp(name, keys[i]) == 0) which = i;
+  if (which < 0) return PyErr_Format(PyExc_ValueError, "cuda_library: no library '%s' (nvvm, libdevice, nvrtc, nvjitlink)", name);
+  kf_cuda_library_info info;
+  kf_cuda_library_find((kf_cuda_library)which, &info);
+  PyObject *version = info.path && (info.version_major || info.version_minor)
+                          ? Py_BuildValue("(ii)", info.version_major, info.version_minor)
+                          : (Py_INCREF(Py_None), Py_None);
+  PyObject *r = Py_BuildValue("{s:s,s:z,s:z,s:N,s:z}", "name", info.name, "path", info.path, "found_by", info.found_by,
+                              "version", version, "error", info.error);
+  return r;
+}
+
+/* system_report(mode='auto', libcuda=None, sim_devices=1, cache_dir=None) -> kf_system_report's text. */
+static PyObject *system_report(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)self;
+  static char *names[] = {"mode", "libcuda", "sim_devices", "cache_dir", NULL};
+  const char *mode = "auto", *libcuda = NULL, *cache_dir = NULL;
+  unsigned sim_devices = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|szIz", names, &mode, &libcuda, &sim_devices, &cache_dir)) return NULL;
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  if (strcmp(mode, "sim") == 0) o.mode = KF_RUNTIME_SIM;
+  else if (strcmp(mode, "gpu") == 0) o.mode = KF_RUNTIME_GPU;
+  else if (strcmp(mode, "auto") != 0) return PyErr_Format(PyExc_ValueError, "system_report: mode '%s'", mode);
+  o.libcuda_path = libcuda;
+  o.sim_devices = sim_devices;
+  o.cache_dir = cache_dir;
+  char *text = NULL;
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_system_report(&o, &text);
+  Py_END_ALLOW_THREADS
+  if (st != KF_OK) return PyErr_NoMemory();
+  PyObject *r = PyUnicode_FromString(text);
+  kf_free(text);
+  return r;
+}
+
+/* driver_version(libcuda=None) -> cuDriverGetVersion's number; RuntimeError with the reason where there is none. */
+static PyObject *driver_version(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *libcuda = NULL;
+  if (!PyArg_ParseTuple(args, "|z", &libcuda)) return NULL;
+  kf_context *ctx = kf_context_create();
+  if (!ctx) return PyErr_NoMemory();
+  int version = 0;
+  kf_status st = kf_driver_version(ctx, libcuda, &version);
+  PyObject *r = st == KF_OK ? PyLong_FromLong(version)
+                            : PyErr_Format(PyExc_RuntimeError, "%s", kf_context_diagnostics(ctx));
+  kf_context_destroy(ctx);
+  return r;
 }
 
 static PyObject *default_cache_dir(PyObject *self, PyObject *args) {
@@ -987,8 +1053,15 @@ static PyMethodDef module_functions[] = {
     {"register_exception", register_exception, METH_VARARGS,
      "register_exception(name, cls): a kernel's raise of the class named `name` is raised as cls on the host."},
     {"version", version, METH_NOARGS, "kfront's version."},
-    {"configure_toolkit", configure_toolkit, METH_VARARGS,
-     "configure_toolkit(cuda_home, libnvvm, libdevice, verify=False) -> False if libNVVM is already in use."},
+    {"configure_cuda_paths", (PyCFunction)(void (*)(void))configure_cuda_paths, METH_VARARGS | METH_KEYWORDS,
+     "configure_cuda_paths(cuda_home=, conda_prefix=, site_packages=, system_toolkit=, libnvvm=, libdevice=, libnvrtc=, libnvjitlink=, "
+     "verify=False) -> False if a CUDA library was already searched for (kf_configure_cuda_paths)."},
+    {"cuda_library", cuda_library, METH_O,
+     "cuda_library('nvvm'|'libdevice'|'nvrtc'|'nvjitlink') -> dict(name, path, found_by, version, error)."},
+    {"system_report", (PyCFunction)(void (*)(void))system_report, METH_VARARGS | METH_KEYWORDS,
+     "system_report(mode='auto', libcuda=None, sim_devices=1, cache_dir=None) -> what kfront finds (kfront -s)."},
+    {"driver_version", driver_version, METH_VARARGS,
+     "driver_version(libcuda=None) -> the CUDA driver's version (13000 for 13.0); RuntimeError where none."},
     {"default_cache_dir", default_cache_dir, METH_VARARGS,
      "default_cache_dir(KFRONT_CACHE_DIR, XDG_CACHE_HOME, HOME) -> the disk cache's folder, or None."},
     {NULL, NULL, 0, NULL}};

@@ -4,6 +4,8 @@
     python -m kfront -m module [args...]   runs a module as __main__, as python -m does
     python -m kfront -c 'text' [args...]   runs the text as __main__ (sys.argv = ['-c', args...]), as python -c does
     python -m kfront - [args...]           runs the program read from standard input (sys.argv = ['-', args...])
+    python -m kfront -s                    prints the system as `numba -s` does (system_info()): kfront's and the
+                                           driver's versions, devices, CUDA libraries found, cache, Python, NumPy
 
 For the run, numba.cuda and the modules numba-cuda provides resolve to kfront (kfront._alias.install_numba_alias),
 so `from numba import cuda` gives kfront's; where numba is not installed, `numba` and its submodules do. The program runs as `python prog.py` would run it: its directory
@@ -25,6 +27,7 @@ USAGE = """usage: python -m kfront prog.py [args...]
        python -m kfront -m module [args...]
        python -m kfront -c 'program text' [args...]
        python -m kfront - [args...]    (the program read from standard input)
+       python -m kfront -s             (the system: driver, devices, CUDA libraries, cache, Python, NumPy)
 Runs a numba-cuda program unchanged on kfront: `numba.cuda` (and `numba`, where numba is not installed)
 resolves to kfront for the run.
 Environment: KFRONT_SIM=1 (or NUMBA_ENABLE_CUDASIM=1) runs kernels on kfront's simulator."""
@@ -54,6 +57,29 @@ def _run_text(text, filename):
             sys.modules["__main__"] = saved
 
 
+def system_info():
+    """The text `python -m kfront -s` prints: the C library's report (kf_system_report, as `kfront -s` prints it)
+    with the settings of kfront.config, then the Python side: the interpreter, NumPy, the module's location."""
+    import platform
+    from kfront import _kfront, config
+    from kfront.cuda import _runtime
+    _runtime.configure_cuda_paths()
+    text = _kfront.system_report(mode="sim" if config.ENABLE_CUDASIM else "auto", libcuda=config.KFRONT_LIBCUDA,
+                                 sim_devices=config.KFRONT_SIM_DEVICES, cache_dir=config.cache_dir())
+    try:
+        import numpy
+        numpy_version = "%s (%s)" % (numpy.__version__, os.path.dirname(numpy.__file__))
+    except ImportError as e:
+        numpy_version = "not importable (%s)" % e
+    lines = ["", "__Python Information__",
+             "%-22s: %s %s (%s)" % ("Python", platform.python_implementation(), platform.python_version(),
+                                     sys.executable),
+             "%-22s: %s" % ("NumPy", numpy_version),
+             "%-22s: %s" % ("kfront module", os.path.dirname(os.path.abspath(_kfront.__file__))),
+             "%-22s: %s" % ("Wheel folders searched", config.cuda_search_paths()["site_packages"])]
+    return text + "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     """Runs the command line `argv` (sys.argv[1:] by default); returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -61,6 +87,9 @@ def main(argv=None):
         print(USAGE, file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
     module = text = None
+    if argv[0] in ("-s", "--sysinfo"):
+        sys.stdout.write(system_info())
+        return 0
     if argv[0] == "-m":
         if len(argv) < 2:
             print("python -m kfront: -m needs a module name\n" + USAGE, file=sys.stderr)

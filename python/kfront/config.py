@@ -13,7 +13,13 @@ The simulator: ENABLE_CUDASIM is what KFRONT_SIM says when it is set and not emp
 else NUMBA_ENABLE_CUDASIM's value (default 0); so KFRONT_SIM=0 turns it off whatever NUMBA_ENABLE_CUDASIM says.
 
 kfront's settings, from the variables kfront's tools read (tools/tool_env.c):
-    CUDA_HOME, KFRONT_LIBNVVM, KFRONT_LIBDEVICE   where libNVVM and libdevice are (None: search)
+    KFRONT_LIBNVVM, KFRONT_LIBDEVICE, KFRONT_LIBNVRTC, KFRONT_LIBNVJITLINK
+                                                   each CUDA library's file or folder (None: search)
+    CUDA_HOME (else CUDA_PATH), CONDA_PREFIX, KFRONT_SITE_PACKAGES, KFRONT_SYSTEM_TOOLKIT
+                                                   where else to search: a toolkit, conda's prefix, more folders
+                                                   holding NVIDIA's pip wheels (the interpreter's site-packages are
+                                                   searched anyway: cuda_search_paths()), the system toolkit's root
+                                                   (None: /usr/local/cuda)
     KFRONT_NVVM_VERIFY                             libNVVM verifies its input first (bool)
     KFRONT_BACKEND                                 'auto' (libNVVM when it loads, else LLVM), 'nvvm' or 'llvm'
     KFRONT_LIBCUDA                                 the CUDA driver library (None: libcuda.so.1)
@@ -136,8 +142,14 @@ _ENV = {"ANNOTATE": "NUMBA_DUMP_ANNOTATION", "HTML": "NUMBA_DUMP_HTML", "NUMBA_N
         "CUDA_DEBUGINFO_DEFAULT": "NUMBA_CUDA_DEBUGINFO", "DEBUGINFO_DEFAULT": "NUMBA_DEBUGINFO"}
 # kfront's own: name -> (variable, parser, default)
 _KFRONT = {
-    "CUDA_HOME": ("CUDA_HOME", _optional_str, None), "KFRONT_LIBNVVM": ("KFRONT_LIBNVVM", _optional_str, None),
+    "CUDA_HOME": ("CUDA_HOME", _optional_str, None), "CUDA_PATH": ("CUDA_PATH", _optional_str, None),
+    "CONDA_PREFIX": ("CONDA_PREFIX", _optional_str, None),
+    "KFRONT_SITE_PACKAGES": ("KFRONT_SITE_PACKAGES", _optional_str, None),
+    "KFRONT_SYSTEM_TOOLKIT": ("KFRONT_SYSTEM_TOOLKIT", _optional_str, None),
+    "KFRONT_LIBNVVM": ("KFRONT_LIBNVVM", _optional_str, None),
     "KFRONT_LIBDEVICE": ("KFRONT_LIBDEVICE", _optional_str, None),
+    "KFRONT_LIBNVRTC": ("KFRONT_LIBNVRTC", _optional_str, None),
+    "KFRONT_LIBNVJITLINK": ("KFRONT_LIBNVJITLINK", _optional_str, None),
     "KFRONT_NVVM_VERIFY": ("KFRONT_NVVM_VERIFY", _on, False), "KFRONT_BACKEND": ("KFRONT_BACKEND", _backend, "auto"),
     "KFRONT_LIBCUDA": ("KFRONT_LIBCUDA", _optional_str, None),
     "KFRONT_GRID_STRIDE": ("KFRONT_NO_GRID_STRIDE", lambda v: not _on(v), True),
@@ -191,11 +203,11 @@ def _process(environ):
 
 def _relevant(environ):
     return {k: v for k, v in environ.items()
-            if k.startswith(("NUMBA_", "KFRONT_")) or k in ("CUDA_HOME", "VS_PROFILER")}
+            if k.startswith(("NUMBA_", "KFRONT_")) or k in ("CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX", "VS_PROFILER")}
 
 
 def reload_config():
-    """Reads the environment again if a NUMBA_*, KFRONT_* or CUDA_HOME variable changed since the last read,
+    """Reads the environment again if a NUMBA_*, KFRONT_*, CUDA_HOME, CUDA_PATH or CONDA_PREFIX variable changed since the last read,
     overwriting every setting with what the environment says."""
     global _read_environ
     env = _relevant(os.environ)
@@ -218,6 +230,29 @@ def cache_dir():
         return os.path.join(xdg, "kfront")
     home = os.environ.get("HOME")
     return os.path.join(home, ".cache", "kfront") if home else None
+
+
+def cuda_search_paths():
+    """Where the C library looks for the CUDA libraries (kf_configure_cuda_paths), as keywords of
+    _kfront.configure_cuda_paths: the settings above, and as site-packages folders for NVIDIA's pip wheels
+    KFRONT_SITE_PACKAGES's, then the folder kfront is installed in, the interpreter's site-packages and the user's
+    (where `pip install kfront-cuda[cu13]` puts nvidia/cu13/...)."""
+    import site
+    folders = (KFRONT_SITE_PACKAGES or "").split(os.pathsep)
+    folders.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        folders += site.getsitepackages()
+    except AttributeError:  # a virtualenv's old site module
+        pass
+    if site.ENABLE_USER_SITE:
+        folders.append(site.getusersitepackages())
+    unique = []
+    for f in folders:
+        if f and f not in unique:
+            unique.append(f)
+    return dict(cuda_home=CUDA_HOME or CUDA_PATH, conda_prefix=CONDA_PREFIX, site_packages=os.pathsep.join(unique),
+                system_toolkit=KFRONT_SYSTEM_TOOLKIT, libnvvm=KFRONT_LIBNVVM, libdevice=KFRONT_LIBDEVICE,
+                libnvrtc=KFRONT_LIBNVRTC, libnvjitlink=KFRONT_LIBNVJITLINK, verify=KFRONT_NVVM_VERIFY)
 
 
 _listeners = globals().get("_listeners", [])  # kept when the module is reloaded (importlib.reload)

@@ -861,7 +861,9 @@ static void test_free_after_destroy(void) {
 
 int main(int argc, char **argv) {
   const char *cuda = getenv("CUDA_HOME");
-  kf_configure_cuda_toolkit(cuda && *cuda ? cuda : NULL, getenv("KFRONT_LIBNVVM"), getenv("KFRONT_LIBDEVICE"), 0);
+  kf_cuda_paths paths = {.cuda_home = cuda && *cuda ? cuda : NULL, .libnvvm = getenv("KFRONT_LIBNVVM"),
+                         .libdevice = getenv("KFRONT_LIBDEVICE")};
+  kf_configure_cuda_paths(&paths);
   const char *only = argc > 1 ? argv[1] : NULL;
   test_free_after_destroy();
   if (!only || strcmp(only, "compile") == 0) run_all("compile", compile_steps, 1);

@@ -46,6 +46,12 @@ def _options():
             "sim_devices": config.KFRONT_SIM_DEVICES}
 
 
+def configure_cuda_paths():
+    """Tells the C library where to look for libNVVM, libdevice, NVRTC and nvJitLink (config.cuda_search_paths()):
+    before a runtime is made or a kernel compiled; the first call's settings stay."""
+    _kfront.configure_cuda_paths(**config.cuda_search_paths())
+
+
 def runtime(devnum=None):
     """The runtime of device `devnum` (None: the calling thread's current device), made on first use."""
     d = _kfront.current_device() if devnum is None else devnum
@@ -60,7 +66,7 @@ def _create(devnum):
         rt = _runtimes.get(devnum)
         if rt is None:
             errors.register()
-            _kfront.configure_toolkit(config.CUDA_HOME, config.KFRONT_LIBNVVM, config.KFRONT_LIBDEVICE)
+            configure_cuda_paths()
             o = _options()
             rt = _kfront.Runtime(mode=o["mode"], cache_dir=config.cache_dir(), backend=config.KFRONT_BACKEND,
                                  libcuda=o["libcuda"], grid_stride=config.KFRONT_GRID_STRIDE,
