@@ -128,6 +128,28 @@ def _redirect(ref, config):
     return d._configure(config, redirect=False)
 
 
+def launcher_claimed(launcher, redirect, callbacks):
+    """A launcher's pre_launch_callbacks were asked for (ext/program.c): as numba-cuda's kernel[...] makes a new
+    launch configuration each time, later kernel[...] of this configuration must not share the list, so the
+    dispatcher forgets the launcher it cached for it."""
+    d = redirect.args[0]() if redirect is not None else None
+    if d is not None:
+        config = redirect.args[1]
+        d._launchers.pop(config, None)
+        d._small_grids.pop(config, None)
+
+
+def reduce_launcher(launcher, redirect, callbacks):
+    """A launcher pickles as its dispatcher and configuration (numba-cuda's _LaunchConfiguration does, refusing
+    one with pre-launch callbacks); loaded, it is dispatcher[configuration]."""
+    if callbacks:
+        raise pickle.PicklingError("Cannot pickle configured launches with pre-launch callbacks")
+    d = redirect.args[0]() if redirect is not None else None
+    if d is None:
+        raise pickle.PicklingError("kfront: cannot pickle a launcher whose kernel is gone")
+    return operator.getitem, (d, redirect.args[1])
+
+
 def _dim(value, what):
     """A launch dimension as ints, as numba-cuda's normalize_kernel_dimensions takes it (with its messages): an
     integer, or a tuple or list of up to 3 integers (NumPy integers accepted; () is 1)."""
@@ -370,6 +392,14 @@ class _DebugLauncher:
         _runtime.synchronize()
         return result
 
+    def __getattr__(self, name):  # the launch configuration's griddim, blockdim, pre_launch_callbacks, ...
+        if name == "_launch":
+            raise AttributeError(name)
+        return getattr(self._launch, name)
+
+    def __reduce__(self):  # loaded, dispatcher[configuration] is a _DebugLauncher again
+        return self._launch.__reduce__()
+
 
 def _no_launch(*args):
     """forall(0)'s launcher: no task, so no launch (numba-cuda's ForAll returns before launching)."""
@@ -402,6 +432,14 @@ class _ExtendedLauncher:
         self._launcher(*(self._prepare(a, retr) for a in args))
         for writeback in retr:
             writeback()
+
+    def __getattr__(self, name):  # the launch configuration's griddim, blockdim, pre_launch_callbacks, ...
+        if name == "_launcher":
+            raise AttributeError(name)
+        return getattr(self._launcher, name)
+
+    def __reduce__(self):  # loaded, dispatcher[configuration] is an _ExtendedLauncher again
+        return self._launcher.__reduce__()
 
 
 class Dispatcher:

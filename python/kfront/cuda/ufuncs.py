@@ -8,9 +8,9 @@ calling thread's current device (device arrays of another device are refused, na
 """
 import numpy as np
 
-from kfront import _capture, _kfront, _source, errors, types
+from kfront import _capture, _kfront, _pickle, _source, errors, types
 from kfront.cuda import _runtime, devicearray
-from kfront.cuda.dispatcher import _Inputs, _dispatchers, source_now
+from kfront.cuda.dispatcher import _Inputs, _dispatchers, _registry, source_now
 
 
 class _Generated:
@@ -18,13 +18,13 @@ class _Generated:
 
     _kind = None
 
-    def __init__(self, py_func, sigs=(), layout=None):
+    def __init__(self, py_func, sigs=(), layout=None, source=None):
         self.py_func = py_func
         self.__name__ = getattr(py_func, "__name__", "function")
         self.__doc__ = getattr(py_func, "__doc__", None)
         self._sigs = [types.normalize_signature(s) for s in sigs]
         self._layout = layout
-        self._source = source_now(py_func)  # taken now, as a dispatcher's
+        self._source = source_now(py_func) if source is None else source  # taken now, as a dispatcher's
         self._inputs = None
         self._functions = {}  # device ordinal -> _kfront.Function (a program per device, as dispatchers have)
         self._launchers = {}
@@ -48,6 +48,17 @@ class _Generated:
             program = _kfront.Program(_runtime.runtime(dev), inputs.sources, inputs.binding_list(), inputs.specs)
             f = self._functions[dev] = program.function(_capture.compiled_name(self.py_func))
         return f
+
+    # -- pickling: as a dispatcher's (kfront._pickle), the function by value with its source; nothing compiled
+    def __reduce__(self):
+        source = None if isinstance(self._source, BaseException) else self._source
+        return (_pickle.new_dispatcher, (type(self),),
+                {"function": _pickle.function_state(self.py_func, _registry(), source and source[1]),
+                 "signatures": list(self._sigs), "layout": self._layout, "source": source})
+
+    def __setstate__(self, state):
+        _Generated.__init__(self, _pickle.rebuild_function(state["function"]), state["signatures"],
+                            state["layout"], source=state["source"])
 
 
 def _any_device(args):
