@@ -103,6 +103,26 @@ def read_launch_bounds(value):
     return tuple(bounds)
 
 
+_CARVEOUTS = {"default": -1, "maxl1": 0, "maxshared": 100}
+
+
+def read_carveout(value):
+    """cuda.jit(shared_memory_carveout=...) checked as numba-cuda checks it at decoration (its messages): None, an
+    int from -1 to 100 (percent of the unified L1/shared memory; -1 the driver's default), or "default", "MaxL1",
+    "MaxShared" in any case (-1, 0, 100). Returns the percent, or None."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value.lower() not in _CARVEOUTS:
+            raise ValueError("Invalid carveout value: %s. Must be -1 to 100 or one of %s" % (value, list(_CARVEOUTS)))
+        return _CARVEOUTS[value.lower()]
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not -1 <= value <= 100:
+            raise ValueError("Carveout must be between -1 and 100")
+        return value
+    raise TypeError("shared_memory_carveout must be str or int, got %s" % type(value).__name__)
+
+
 def _debug_and_opt(debug, opt, lineinfo):
     """numba-cuda's defaults of cuda.jit's debug (config.CUDA_DEBUGINFO_DEFAULT, i.e. NUMBA_CUDA_DEBUGINFO) and opt
     (config.OPT != 0), and its warnings (NumbaInvalidConfigWarning) of debug with opt and of debug with lineinfo, at
@@ -181,8 +201,11 @@ def _example(t):
     if isinstance(t, types.Array):
         a = np.zeros((3,) * t.ndim, dtype=types.as_dtype(t.dtype))
         if t.layout == "F":
-            return np.asfortranarray(a)
-        return a[(slice(None, None, 2),) * t.ndim] if t.layout == "A" and t.ndim else a
+            a = np.asfortranarray(a)
+        elif t.layout == "A" and t.ndim:
+            a = a[(slice(None, None, 2),) * t.ndim]
+        a.flags.writeable = t.mutable
+        return a
     if isinstance(t, types.BaseTuple):
         return tuple(_example(e) for e in t)
     return types.as_dtype(t).type(0)
@@ -447,7 +470,8 @@ class Dispatcher:
     device function (device=True, called by kernels)."""
 
     def __init__(self, py_func, sigs=None, device=False, fastmath=False, debug=False, lineinfo=False, opt=True,
-                 cache=False, inline="never", forceinline=False, source=None, launch_bounds=None, **extra):
+                 cache=False, inline="never", forceinline=False, source=None, launch_bounds=None,
+                 shared_memory_carveout=None, **extra):
         unknown = set(extra) - {"link", "max_registers", "boundscheck", "lto", "extensions"}
         if unknown:
             raise TypeError("kfront: cuda.jit() got unknown option(s) %s" % ", ".join(sorted(unknown)))
@@ -476,6 +500,7 @@ class Dispatcher:
                 raise
             self._launch_bounds = e
         self._bounds_check = extra.get("boundscheck") is not False
+        self._carveout = read_carveout(shared_memory_carveout)  # the percent its kernels prefer on a GPU, or None
         # numba-cuda's argument extensions: objects whose prepare_args(ty, val, stream=, retr=) -> (ty, val) maps
         # each argument of a launch, last to first (the list given is kept: appending to it later counts)
         extensions = extra.get("extensions")
@@ -497,7 +522,8 @@ class Dispatcher:
     def targetoptions(self):
         bounds = self._launch_bounds if isinstance(self._launch_bounds, tuple) else None
         return dict(self._options, device=self._kind == "device", forceinline=self._forceinline,
-                    extensions=self.extensions, launch_bounds=bounds or None)
+                    extensions=self.extensions, launch_bounds=bounds or None,
+                    shared_memory_carveout=self._carveout)
 
     def _spec_options(self):
         o = self._options
@@ -549,6 +575,8 @@ class Dispatcher:
             program = _kfront.Program(_runtime.runtime(dev), inputs.sources, inputs.binding_list(), inputs.specs,
                                       bounds_check=self._bounds_check)
             f = program.function(_capture.compiled_name(self.py_func))
+            if self._carveout is not None and self._kind == "kernel":
+                f.set_shared_memory_carveout(self._carveout)
             code = getattr(self.py_func, "__code__", None)
             if self._kind == "kernel" and code is not None and not code.co_flags & inspect.CO_VARARGS:
                 f.set_parameters(code.co_argcount, tuple(self.py_func.__defaults__ or ()))
@@ -618,12 +646,14 @@ class Dispatcher:
 
     # -- specialisations ------------------------------------------------------------------------------
     def specialize(self, *args):
-        """A dispatcher fixed to the argument types of args (compiled now), one per compute capability and argument
-        types (specializations); a specialized dispatcher (one declared signature, or one specialize() made) cannot
+        """A dispatcher fixed to the argument types of args (values, or the types themselves: float32[::1]),
+        compiled now, one per compute capability and argument types (specializations); a specialized dispatcher (one declared signature, or one specialize() made) cannot
         be specialized again: numba-cuda's RuntimeError."""
         if self.specialized:
             raise RuntimeError("Dispatcher already specialized")
-        kernel = self._fn().specialize(*args)
+        # as numba-cuda's (typeof_pyval of each argument), a type stands for the values of that type
+        args = [_numba_interop.foreign_type(a) or a for a in args]
+        kernel = self._fn().specialize(*[_example(a) if isinstance(a, types.Type) else a for a in args])
         sig = kernel.signature
         key = (get_current_cc(), sig)
         d = self._specialized.get(key)
@@ -632,7 +662,7 @@ class Dispatcher:
                            source=self._source, lto=self._lto,
                            **{k: v for k, v in self._options.items() if k != "inline"},
                            inline="always" if self._options["inline"] else "never", forceinline=self._forceinline,
-                           launch_bounds=self._launch_bounds)
+                           launch_bounds=self._launch_bounds, shared_memory_carveout=self._carveout)
             d._inputs = self._frozen()
             self._specialized[key] = d
         return d
@@ -818,7 +848,7 @@ class Dispatcher:
         options = dict(device=self._kind == "device", fastmath=o["fastmath"], debug=o["debug"],
                        lineinfo=o["lineinfo"], opt=o["opt"], cache=o["cache"],
                        inline="always" if o["inline"] else "never", forceinline=self._forceinline,
-                       boundscheck=self._bounds_check,
+                       boundscheck=self._bounds_check, shared_memory_carveout=self._carveout,
                        launch_bounds=self._launch_bounds if isinstance(self._launch_bounds, tuple) else None)
         source = None if isinstance(self._source, BaseException) else self._source
         return (_pickle.new_dispatcher, (type(self),),
