@@ -59,13 +59,14 @@ def _small_grid(grid):
     return grid if math.prod(grid) < _MIN_GRID_SIZE else None
 
 
-def _warn_low_occupancy(grid):
+def _warn_low_occupancy(grid, stacklevel=3):
     """numba-cuda's warning, at kernel[griddim, blockdim], of a grid of fewer than 128 blocks (governed by
     config.CUDA_LOW_OCCUPANCY_WARNINGS and DISABLE_PERFORMANCE_WARNINGS)."""
     if _performance_warnings("CUDA_LOW_OCCUPANCY_WARNINGS"):
         size = math.prod(grid)
         warnings.warn(errors.PerformanceWarning(
-            "Grid size %d will likely result in GPU under-utilization due to low occupancy." % size), stacklevel=3)
+            "Grid size %d will likely result in GPU under-utilization due to low occupancy." % size),
+            stacklevel=stacklevel)
 
 
 def warn_implicit_copies(count):
