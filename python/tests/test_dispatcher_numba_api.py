@@ -77,3 +77,9 @@ def test_kernels_with_a_carveout_launch(value, percent):
     rf = np.zeros(1)
     ks[1, 1](rf, 1.5, 2.0)
     assert rf[0] == 3.5
+
+
+def test_a_device_function_cannot_be_launched():
+    f = cuda.jit(device=True)(lambda: None)
+    with pytest.raises(RuntimeError, match="Cannot compile a device function as a kernel"):
+        f[1, 1]()

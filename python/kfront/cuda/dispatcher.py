@@ -598,9 +598,9 @@ class Dispatcher:
         return launcher
 
     def _configure(self, config, redirect=True):
-        if self._kind == "device":
-            raise TypeError("kfront: %s is a device function (device=True): kernels call it; it cannot be "
-                            "launched" % self.__name__)
+        if self._kind == "device":  # numba-cuda's RuntimeError, then kfront's words
+            raise RuntimeError("Cannot compile a device function as a kernel: %s is a device function "
+                               "(device=True), which kernels call" % self.__name__)
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise ValueError("kfront: a launch configuration is kernel[griddim, blockdim], with optional stream "
                              "and dynamic shared memory bytes, not %r" % (config,))
