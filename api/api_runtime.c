@@ -570,6 +570,18 @@ kf_status kf_function_specialize(kf_function *f, const kf_arg *args, unsigned na
   return st;
 }
 
+kf_status kf_function_set_shared_memory_carveout(kf_function *f, int percent) {
+  if (!f) return KF_ERROR_INVALID_INPUT;
+  API_RT(FN(f)->p->rt);
+  if (percent < -1 || percent > 100) {
+    diag_error(FN(f)->p->rt->diag, NOLOC, "Carveout must be between -1 and 100, not %d", percent);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  FN(f)->has_carveout = true;
+  FN(f)->carveout = percent;
+  return KF_OK;
+}
+
 unsigned kf_function_kernels(kf_function *f, kf_kernel **out, unsigned max) {
   API_RT(f ? FN(f)->p->rt : NULL);
   return rt_function_kernels(FN(f), (RtKernel **)out, out ? max : 0);

@@ -551,7 +551,15 @@ static FeVal call_device_with(Lower *L, FeFunc *f, const PyExpr *e, const LwCall
         memcpy(best_rate, rate, sizeof rate);
       }
     }
-    if (!sig) return lw_lerr(L, e->loc, "no signature of '%s' matches the argument types of this call", f->name);
+    if (!sig) { /* kfront's words, then numba's (its typing error names the dispatcher's type and the arguments') */
+      StrBuf params;
+      sb_init(&params);
+      for (unsigned i = 0; i < np; i++) sb_printf(&params, "%s%s", i ? ", " : "", lw_vname(L, &args[i]));
+      FeVal r = lw_lerr(L, e->loc, "no signature of '%s' matches the argument types of this call: Invalid use of "
+                        "type(CUDADispatcher(%s)) with parameters (%s)", f->name, f->name, sb_cstr(&params));
+      sb_free(&params);
+      return r;
+    }
     for (unsigned i = 0; i < np; i++)
       if (is_scalar(&args[i])) args[i] = lw_conv(L, args[i], sig->args[i]);
   }

@@ -85,6 +85,9 @@ typedef struct RtDeviceOps {
   kf_status (*function)(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag);
   /* What fn's compiled code uses (kfront.h's kf_kernel_attributes: -1 for what the device cannot tell). */
   kf_status (*function_attributes)(RtDevice *d, RtDevFunction *fn, kf_kernel_attributes *out, Diag *diag);
+  /* The function's preferred shared-memory carveout (percent of the unified L1/shared memory, -1 the driver's
+   * default); NULL where the device has no such cache (the simulator) */
+  kf_status (*prefer_carveout)(RtDevice *d, RtDevFunction *fn, int percent, Diag *diag);
   /* Blocks of fn (block_threads threads, shared bytes) the whole device runs at once. */
   unsigned (*resident_blocks)(RtDevice *d, RtDevFunction *fn, unsigned block_threads, size_t shared);
   /* Runs fn over the physical grid x block with the parameters packed per abi.h (params[i] points at slot

@@ -537,6 +537,15 @@ static kf_status gpu_function(RtDevice *d, RtDevModule *m, const char *entry, Op
   return KF_OK;
 }
 
+static kf_status gpu_prefer_carveout(RtDevice *d, RtDevFunction *fn, int percent, Diag *diag) {
+  Gpu *g = G(d);
+  BINDING(g);
+  if (!bind(&binding, diag)) return KF_ERROR_DEVICE;
+  return CU(cuFuncSetAttribute, (CUfunction)fn->handle, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent)
+             ? KF_OK
+             : KF_ERROR_DEVICE;
+}
+
 static kf_status gpu_function_attributes(RtDevice *d, RtDevFunction *fn, kf_kernel_attributes *out, Diag *diag) {
   Gpu *g = G(d);
   BINDING(g);
@@ -687,6 +696,7 @@ static const RtDeviceOps gpu_ops = {
     .unload = gpu_unload,
     .function = gpu_function,
     .function_attributes = gpu_function_attributes,
+    .prefer_carveout = gpu_prefer_carveout,
     .resident_blocks = gpu_resident_blocks,
     .launch = gpu_launch,
     .make_current = gpu_make_current,

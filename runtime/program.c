@@ -310,9 +310,13 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
   if (best)
     diag_error(p->rt->diag, NOLOC, "Ambiguous overloading for kernel %s %s: %u of its signatures fit the arguments "
                "equally well; its signatures are:%s", name, argsig, tied, sb_cstr(&sigs));
-  else
-    diag_error(p->rt->diag, NOLOC, "no signature of kernel %s matches the arguments %s; its signatures are:%s", name,
-               argsig, sb_cstr(&sigs));
+  else { /* numba's words, then kfront's: argsig is "void(<argument types>)" */
+    size_t n = strlen(argsig);
+    bool wrapped = n > 6 && strncmp(argsig, "void(", 5) == 0 && argsig[n - 1] == ')';
+    diag_error(p->rt->diag, NOLOC, "No matching definition for argument type(s) %.*s: kernel %s has no "
+               "signature that matches them; its signatures are:%s", wrapped ? (int)(n - 6) : (int)n, wrapped ? argsig + 5 : argsig,
+               name, sb_cstr(&sigs));
+  }
   diag_set_kind(prev);
   sb_free(&sigs);
   return NULL;
@@ -613,6 +617,8 @@ static kf_status attach(RtKernel *k, RtDevModule *m, Op *func) {
   k->fn.kernel = k->f->name;
   k->fn.entry = k->entry;
   k->fn.cooperative = k->plan.cooperative;
+  if (k->f->has_carveout && rt->dev->ops->prefer_carveout)
+    return rt->dev->ops->prefer_carveout(rt->dev, &k->fn, k->f->carveout, rt->diag);
   return KF_OK;
 }
 

@@ -359,6 +359,8 @@ struct RtFunction {
   int kind;                     /* kf_function_kind, -1 until rt_function_kind finds it */
   Op **eager_kernels;           /* rt_function_eager_kernels (owned array; the ops are the module's) */
   unsigned neager_kernels;
+  bool has_carveout;            /* kf_function_set_shared_memory_carveout: */
+  int carveout;                 /* its kernels' preferred shared-memory carveout, percent (-1: the driver's default) */
 };
 
 struct RtKernel {

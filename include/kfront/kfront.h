@@ -858,6 +858,11 @@ KF_API unsigned kf_function_kernels(kf_function *f, kf_kernel **out, unsigned ma
  * argument checks run on the first launch of each argument-type fingerprint only. */
 KF_API kf_status kf_function_launch(kf_function *f, const unsigned grid[3], const unsigned block[3],
                                     size_t shared_bytes, kf_stream *stream, const kf_arg *args, unsigned nargs);
+/* numba-cuda's cuda.jit(shared_memory_carveout=): the share of each SM's unified L1/shared memory that f's
+ * kernels prefer as shared memory, in percent (-1: the driver's default), set on each kernel as it is loaded on a
+ * GPU (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT); nothing on the simulator. Call it before f's first
+ * kernel. KF_ERROR_INVALID_INPUT outside -1..100. */
+KF_API kf_status kf_function_set_shared_memory_carveout(kf_function *f, int percent);
 /* kf_program_get_function + kf_function_specialize. */
 KF_API kf_status kf_program_get_kernel(kf_program *p, const char *name, const kf_arg *args, unsigned nargs,
                                        kf_kernel **out);

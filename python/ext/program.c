@@ -3,11 +3,12 @@
  *     function's source fragment (sources[0]) and the device functions it calls (sources[1:]), with the
  *     globals bound by value and the decorators' facts (kf_program_create_sources);
  *   Function (Program.function(name)): configure(grid, block, stream, shared) -> Launcher; specialize(*args);
- *     info(); and the host side of @cuda.reduce / @vectorize / @guvectorize (reduce, ufunc_*, gufunc_*);
+ *     set_shared_memory_carveout(percent); info(); and the host side of @cuda.reduce / @vectorize / @guvectorize (reduce, ufunc_*, gufunc_*);
  *   Launcher: kernel[grid, block, stream, shared] — calling it converts the arguments (convert.c) and calls
  *     kf_function_launch, the prepared path (typed dispatch by fingerprint), on its function's device when that is
  *     the thread's current device, else through the launcher of the current device (made once by the redirect
- *     callable kfront.cuda gives, kept in a chain);
+ *     callable kfront.cuda gives, kept in a chain); numba-cuda's griddim, blockdim, stream, sharedmem and
+ *     pre_launch_callbacks, and pickling (kfront.cuda.dispatcher's launcher_claimed and reduce_launcher);
  *   Kernel: one specialisation (signature, parameters, numba-cuda's kernel attributes: regs_per_thread,
  *     shared_mem_per_block, ...);
  *   compile(...): the same inputs to kir, LLVM IR or PTX text, or LTO-IR bytes (inspect_*, cuda.compile), the
@@ -49,6 +50,7 @@ struct LauncherObject {
   PyObject *redirect;     /* called (no arguments) when the thread's current device is another one: returns the
                            * launcher of this configuration for the current device; NULL: such a call fails */
   LauncherObject *other;  /* launchers of this configuration on other devices, made by redirect (a chain; strong) */
+  PyObject *callbacks;    /* numba-cuda's pre_launch_callbacks: a list made when first asked for, or NULL */
 };
 
 typedef struct KernelObject {
@@ -388,6 +390,7 @@ static PyObject *Function_configure(PyObject *o, PyObject *args) {
   l->device = kf_runtime_device(((FunctionObject *)o)->program->runtime->rt);
   l->redirect = redirect == Py_None ? NULL : Py_NewRef(redirect);
   l->other = NULL;
+  l->callbacks = NULL;
   int ok;
   l->s = ext_stream_arg(stream, &ok);
   if (!ok || read_dim(grid, l->grid, "griddim") < 0 || read_dim(block, l->block, "blockdim") < 0) {
@@ -568,6 +571,17 @@ static kf_arg *convert_args(FunctionObject *f, PyObject *args, kf_arg *stack, Ex
     }
   }
   return v;
+}
+
+static PyObject *Function_set_shared_memory_carveout(PyObject *o, PyObject *arg) {
+  FunctionObject *self = (FunctionObject *)o;
+  int overflow = 0;
+  long percent = PyLong_AsLongAndOverflow(arg, &overflow);
+  if (percent == -1 && PyErr_Occurred()) return NULL;
+  if (overflow || percent < INT32_MIN || percent > INT32_MAX) percent = INT32_MAX;  /* refused as out of range */
+  kf_status st = kf_function_set_shared_memory_carveout(self->f, (int)percent);
+  if (st != KF_OK) return ext_raise(ctx_of(self), st);
+  Py_RETURN_NONE;
 }
 
 static PyObject *Function_specialize(PyObject *o, PyObject *args) {
@@ -766,6 +780,7 @@ static void Launcher_dealloc(PyObject *o) {
   Py_XDECREF(l->stream);
   Py_XDECREF(l->redirect);
   Py_XDECREF((PyObject *)l->other);
+  Py_XDECREF(l->callbacks);
   PyObject_Free(o);
   Py_DECREF(tp);
 }
@@ -821,8 +836,31 @@ static int warn_implicit_copies(unsigned count) {
   return r ? 0 : -1;
 }
 
+/* numba-cuda's pre-launch callbacks of `config` (the launcher called): each callback(kernel, config), kernel the
+ * specialisation of l's function for the arguments v, just before the launch. -1 with an exception. */
+static int run_pre_launch_callbacks(PyObject *config, LauncherObject *l, const kf_arg *v, Py_ssize_t n) {
+  PyObject *callbacks = PySequence_Tuple(((LauncherObject *)config)->callbacks);  /* a callback may change the list */
+  if (!callbacks) return -1;
+  kf_kernel *k = NULL;
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_function_specialize(l->function->f, v, (unsigned)n, &k);
+  Py_END_ALLOW_THREADS
+  PyObject *kernel = st == KF_OK ? new_kernel((PyObject *)l->function, k) : ext_raise(ctx_of(l->function), st);
+  int rc = kernel ? 0 : -1;
+  for (Py_ssize_t i = 0; rc == 0 && i < PyTuple_Size(callbacks); i++) {
+    PyObject *r = PyObject_CallFunctionObjArgs(PyTuple_GetItem(callbacks, i), kernel, config, NULL);
+    if (!r) rc = -1;
+    Py_XDECREF(r);
+  }
+  Py_XDECREF(kernel);
+  Py_DECREF(callbacks);
+  return rc;
+}
+
 static PyObject *Launcher_call(PyObject *o, PyObject *args, PyObject *kw) {
   LauncherObject *l = (LauncherObject *)o;
+  PyObject *callbacks = l->callbacks;
   if (kw && PyDict_Size(kw)) {
     PyErr_SetString(PyExc_TypeError, "a kernel takes no keyword arguments");
     return NULL;
@@ -843,7 +881,8 @@ static PyObject *Launcher_call(PyObject *o, PyObject *args, PyObject *kw) {
     goto fail;
   }
   unsigned copies = host_arrays(v, (unsigned)n);
-  if (copies && warn_implicit_copies(copies) < 0) {
+  if ((copies && warn_implicit_copies(copies) < 0) ||
+      (callbacks && PyList_Size(callbacks) > 0 && run_pre_launch_callbacks(o, l, v, n) < 0)) {
     if (v != stack) PyMem_Free(v);
     ext_pool_free(&pool);
     Py_DECREF(full);
@@ -877,6 +916,48 @@ fail:
   Py_XDECREF(zero);
   return NULL;
 }
+
+static PyObject *Launcher_get_griddim(PyObject *o, void *c) {
+  const unsigned *d = ((LauncherObject *)o)->grid;
+  return Py_BuildValue("(III)", d[0], d[1], d[2]);
+}
+
+static PyObject *Launcher_get_blockdim(PyObject *o, void *c) {
+  const unsigned *d = ((LauncherObject *)o)->block;
+  return Py_BuildValue("(III)", d[0], d[1], d[2]);
+}
+
+static PyObject *Launcher_get_sharedmem(PyObject *o, void *c) { return PyLong_FromSize_t(((LauncherObject *)o)->shared); }
+
+static PyObject *Launcher_get_stream(PyObject *o, void *c) {
+  LauncherObject *l = (LauncherObject *)o;
+  return l->stream ? Py_NewRef(l->stream) : PyLong_FromLong(0);
+}
+
+/* Calls kfront.cuda.dispatcher.<name>(launcher, redirect or None, callbacks or None). */
+static PyObject *launcher_hook(const char *name, LauncherObject *l) {
+  PyObject *mod = PyImport_ImportModule("kfront.cuda.dispatcher");
+  PyObject *r = mod ? PyObject_CallMethod(mod, name, "OOO", (PyObject *)l, l->redirect ? l->redirect : Py_None,
+                                          l->callbacks ? l->callbacks : Py_None)
+                    : NULL;
+  Py_XDECREF(mod);
+  return r;
+}
+
+/* The list is this launcher's own, as numba-cuda's of each kernel[...] is: asking for it tells the dispatcher
+ * (launcher_claimed) to make later kernel[...] of this configuration a new launcher. */
+static PyObject *Launcher_get_callbacks(PyObject *o, void *c) {
+  LauncherObject *l = (LauncherObject *)o;
+  if (!l->callbacks) {
+    PyObject *r = launcher_hook("launcher_claimed", l);
+    if (!r) return NULL;
+    Py_DECREF(r);
+    if (!l->callbacks && !(l->callbacks = PyList_New(0))) return NULL;
+  }
+  return Py_NewRef(l->callbacks);
+}
+
+static PyObject *Launcher_reduce(PyObject *o, PyObject *unused) { return launcher_hook("reduce_launcher", (LauncherObject *)o); }
 
 /* ---- Kernel ------------------------------------------------------------------------------------------- */
 
@@ -1235,6 +1316,8 @@ static PyMethodDef Function_methods[] = {
      "configure(grid, block, stream=None, shared=0, redirect=None) -> Launcher (of the function's device; called on "
      "another current device, it launches what redirect() returns for that device)"},
     {"specialize", Function_specialize, METH_VARARGS, "specialize(*args) -> Kernel for these argument types"},
+    {"set_shared_memory_carveout", Function_set_shared_memory_carveout, METH_O,
+     "set_shared_memory_carveout(percent): the shared-memory carveout its kernels prefer on a GPU (-1: default)"},
     {"set_parameters", Function_set_parameters, METH_VARARGS,
      "set_parameters(nparams, defaults): the Python function's parameter count and its defaults (a tuple), which "
      "launches and specialize then check and fill in as numba-cuda's dispatcher does"},
@@ -1250,7 +1333,19 @@ static PyType_Slot Function_slots[] = {{Py_tp_dealloc, Function_dealloc}, {Py_tp
 static PyType_Spec Function_spec = {"kfront._kfront.Function", sizeof(FunctionObject), 0, Py_TPFLAGS_DEFAULT,
                                     Function_slots};
 
-static PyType_Slot Launcher_slots[] = {{Py_tp_dealloc, Launcher_dealloc}, {Py_tp_call, Launcher_call}, {0, NULL}};
+static PyGetSetDef Launcher_getset[] = {
+    {"griddim", Launcher_get_griddim, NULL, "the grid, (x, y, z)", NULL},
+    {"blockdim", Launcher_get_blockdim, NULL, "the block, (x, y, z)", NULL},
+    {"sharedmem", Launcher_get_sharedmem, NULL, "dynamic shared memory per block, bytes", NULL},
+    {"stream", Launcher_get_stream, NULL, "the stream given, or 0", NULL},
+    {"pre_launch_callbacks", Launcher_get_callbacks, NULL,
+     "callbacks called as callback(kernel, launcher) before each launch of this launcher", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+static PyMethodDef Launcher_methods[] = {
+    {"__reduce__", Launcher_reduce, METH_NOARGS, "pickled as its dispatcher and configuration"},
+    {NULL, NULL, 0, NULL}};
+static PyType_Slot Launcher_slots[] = {{Py_tp_dealloc, Launcher_dealloc}, {Py_tp_call, Launcher_call},
+                                       {Py_tp_getset, Launcher_getset}, {Py_tp_methods, Launcher_methods}, {0, NULL}};
 static PyType_Spec Launcher_spec = {"kfront._kfront.Launcher", sizeof(LauncherObject), 0, Py_TPFLAGS_DEFAULT,
                                     Launcher_slots};
 

@@ -93,7 +93,7 @@ CASES = [
     ("too much shared memory", "kfront run {k} -k axpy --grid 1 --block 32 --shared 4000000000 --sim out:f64[4] 2.0 x:f64[4] y:f64[4]", None, "", 1, r"shared", False),
     ("out of bounds (IndexError)", "kfront run {k} -k foo_grid --grid 1 --block 32 --sim i:i64[10] o:f64[10]", None, "", 1, r"kernels.py:\d+:\d+: error: IndexError: index 10 is out of bounds for axis 0 with size 10", False),
     ("too many arguments", "kfront run {k} -k scale --grid 1 --block 32 --sim a:f32[4] 3 4", None, "", 1,
-     r"no signature of kernel scale matches the arguments void\(float32\[::1\], int64, int64\); its signatures are:\n  void\(float32\[:\], int32\)", False),
+     r"No matching definition for argument type\(s\) float32\[::1\], int64, int64: kernel scale has no signature that matches them; its signatures are:\n  void\(float32\[:\], int32\)", False),
     ("a never-ending launch", "kfront run {w}/spin.py -k spin --grid 1 --block 1 --sim --sim-max-steps 10000 a:i64[4]", None, "", 1, r"simulation step limit exceeded", False),
     # ---- arrays -----------------------------------------------------------------------------------------
     ("missing .npy", "kfront run {k} -k foo_grid --grid 1 --block 1 {w}/missing.npy o:f64[1]", None, "", 1, r"missing.npy: error: cannot open: No such file or directory", False),
@@ -102,8 +102,8 @@ CASES = [
     ("structured .npy", "kfront run {k} -k foo_grid --grid 1 --block 1 {in} o:f64[3]", npy("[('x', '<i4')]", "(3,)", bytes(12)), ".npy", 1, r"(dtype|structured)", False),
     ("not a .npy", "kfront run {k} -k foo_grid --grid 1 --block 1 {in} o:f64[3]", b"PK\x03\x04 zip, not npy", ".npy", 1, r"(magic|not a \.npy)", False),
     (".npy that is a directory", "kfront run {k} -k foo_grid --grid 1 --block 1 {w}/dir.npy o:f64[3]", None, "", 1, r"dir.npy: error: cannot read: it is a directory", False),
-    ("dtype not in the signature", "kfront run {k} -k scale --grid 1 --block 32 a:f64[4] 3", None, "", 1, r"no signature of kernel scale matches", False),
-    ("rank not in the signature", "kfront run {k} -k scale --grid 1 --block 32 a:f32[2,2] 3", None, "", 1, r"no signature of kernel scale matches", False),
+    ("dtype not in the signature", "kfront run {k} -k scale --grid 1 --block 32 a:f64[4] 3", None, "", 1, r"kernel scale has no signature that matches", False),
+    ("rank not in the signature", "kfront run {k} -k scale --grid 1 --block 32 a:f32[2,2] 3", None, "", 1, r"kernel scale has no signature that matches", False),
     ("negative extent", "kfront run {k} -k axpy --grid 1 --block 1 out:f64[-1] 2.0 x:f64[4] y:f64[4]", None, "", 2, r"bad shape", False),
     ("array too large", "kfront run {k} -k axpy --grid 1 --block 1 out:f64[4000000000000,4000000000000] 2.0 x:f64[4] y:f64[4]", None, "", 2, r"too large", False),
 ]

@@ -214,6 +214,11 @@ static void test_dispatch(void) {
   /* an eager kernel: one signature serves int64 and int32 scalars (two fingerprints, one kernel) */
   kf_function *fill = NULL;
   CHECK(kf_program_get_function(p, "fill", &fill) == KF_OK);
+  /* numba-cuda's shared_memory_carveout: -1..100 (the simulator has no L1 to split; a GPU's driver gets it) */
+  CHECK(kf_function_set_shared_memory_carveout(fill, 101) == KF_ERROR_INVALID_INPUT);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "Carveout must be between -1 and 100, not 101");
+  kf_context_clear_diagnostics(ctx);
+  CHECK(kf_function_set_shared_memory_carveout(fill, 50) == KF_OK);
   kf_arg fa[2] = {vec(out, 8), kf_arg_int(KF_INT64, 5)};
   kf_arg fb[2] = {vec(out, 8), kf_arg_int(KF_INT32, 6)};
   kf_kernel *ka = NULL, *kb = NULL;
@@ -222,7 +227,7 @@ static void test_dispatch(void) {
   CHECK(kf_function_launch(fill, g, b, 0, NULL, fb, 2) == KF_OK && out[7] == 6.0);
   kf_arg fc[2] = {vec(out, 8), kf_arg_array(&fa[0].array)};
   CHECK(kf_function_specialize(fill, fc, 2, &kb) == KF_ERROR_INVALID_INPUT);
-  CHECK_CONTAINS(kf_context_diagnostics(ctx), "no signature of kernel fill matches the arguments");
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "kernel fill has no signature that matches them");
   kf_context_clear_diagnostics(ctx);
 
   /* 8 threads asking for one new specialisation at once: compiled once, every thread gets it */

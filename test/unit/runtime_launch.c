@@ -370,8 +370,8 @@ static void test_public_sim(void) {
   kf_arg iargs[2] = {array_arg(ia, KF_INT32, 1, n5, 'C'), kf_arg_int(KF_INT64, 2)};
   kf_kernel *none = NULL;
   CHECK(kf_program_get_kernel(p, "scale", iargs, 2, &none) != KF_OK && none == NULL);
-  CHECK_CONTAINS(kf_context_diagnostics(ctx), "no signature of kernel scale matches the arguments void(int32[::1], int64); "
-                                              "its signatures are:");
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "No matching definition for argument type(s) int32[::1], int64: "
+                                              "kernel scale has no signature that matches them; its signatures are:");
   CHECK_CONTAINS(kf_context_diagnostics(ctx), "void(float32[::1], int32)");
   CHECK(kf_program_get_kernel(p, "nope", iargs, 2, &none) == KF_ERROR_NOT_FOUND);
   CHECK_CONTAINS(kf_context_diagnostics(ctx), "no kernel named 'nope'");

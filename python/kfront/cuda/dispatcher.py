@@ -59,13 +59,14 @@ def _small_grid(grid):
     return grid if math.prod(grid) < _MIN_GRID_SIZE else None
 
 
-def _warn_low_occupancy(grid):
+def _warn_low_occupancy(grid, stacklevel=3):
     """numba-cuda's warning, at kernel[griddim, blockdim], of a grid of fewer than 128 blocks (governed by
     config.CUDA_LOW_OCCUPANCY_WARNINGS and DISABLE_PERFORMANCE_WARNINGS)."""
     if _performance_warnings("CUDA_LOW_OCCUPANCY_WARNINGS"):
         size = math.prod(grid)
         warnings.warn(errors.PerformanceWarning(
-            "Grid size %d will likely result in GPU under-utilization due to low occupancy." % size), stacklevel=3)
+            "Grid size %d will likely result in GPU under-utilization due to low occupancy." % size),
+            stacklevel=stacklevel)
 
 
 def warn_implicit_copies(count):
@@ -103,6 +104,26 @@ def read_launch_bounds(value):
     return tuple(bounds)
 
 
+_CARVEOUTS = {"default": -1, "maxl1": 0, "maxshared": 100}
+
+
+def read_carveout(value):
+    """cuda.jit(shared_memory_carveout=...) checked as numba-cuda checks it at decoration (its messages): None, an
+    int from -1 to 100 (percent of the unified L1/shared memory; -1 the driver's default), or "default", "MaxL1",
+    "MaxShared" in any case (-1, 0, 100). Returns the percent, or None."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value.lower() not in _CARVEOUTS:
+            raise ValueError("Invalid carveout value: %s. Must be -1 to 100 or one of %s" % (value, list(_CARVEOUTS)))
+        return _CARVEOUTS[value.lower()]
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not -1 <= value <= 100:
+            raise ValueError("Carveout must be between -1 and 100")
+        return value
+    raise TypeError("shared_memory_carveout must be str or int, got %s" % type(value).__name__)
+
+
 def _debug_and_opt(debug, opt, lineinfo):
     """numba-cuda's defaults of cuda.jit's debug (config.CUDA_DEBUGINFO_DEFAULT, i.e. NUMBA_CUDA_DEBUGINFO) and opt
     (config.OPT != 0), and its warnings (NumbaInvalidConfigWarning) of debug with opt and of debug with lineinfo, at
@@ -126,6 +147,28 @@ def _redirect(ref, config):
     if d is None:
         raise RuntimeError("kfront: the kernel this launcher belonged to is gone")
     return d._configure(config, redirect=False)
+
+
+def launcher_claimed(launcher, redirect, callbacks):
+    """A launcher's pre_launch_callbacks were asked for (ext/program.c): as numba-cuda's kernel[...] makes a new
+    launch configuration each time, later kernel[...] of this configuration must not share the list, so the
+    dispatcher forgets the launcher it cached for it."""
+    d = redirect.args[0]() if redirect is not None else None
+    if d is not None:
+        config = redirect.args[1]
+        d._launchers.pop(config, None)
+        d._small_grids.pop(config, None)
+
+
+def reduce_launcher(launcher, redirect, callbacks):
+    """A launcher pickles as its dispatcher and configuration (numba-cuda's _LaunchConfiguration does, refusing
+    one with pre-launch callbacks); loaded, it is dispatcher[configuration]."""
+    if callbacks:
+        raise pickle.PicklingError("Cannot pickle configured launches with pre-launch callbacks")
+    d = redirect.args[0]() if redirect is not None else None
+    if d is None:
+        raise pickle.PicklingError("kfront: cannot pickle a launcher whose kernel is gone")
+    return operator.getitem, (d, redirect.args[1])
 
 
 def _dim(value, what):
@@ -159,8 +202,11 @@ def _example(t):
     if isinstance(t, types.Array):
         a = np.zeros((3,) * t.ndim, dtype=types.as_dtype(t.dtype))
         if t.layout == "F":
-            return np.asfortranarray(a)
-        return a[(slice(None, None, 2),) * t.ndim] if t.layout == "A" and t.ndim else a
+            a = np.asfortranarray(a)
+        elif t.layout == "A" and t.ndim:
+            a = a[(slice(None, None, 2),) * t.ndim]
+        a.flags.writeable = t.mutable
+        return a
     if isinstance(t, types.BaseTuple):
         return tuple(_example(e) for e in t)
     return types.as_dtype(t).type(0)
@@ -382,6 +428,14 @@ class _DebugLauncher:
         _runtime.synchronize()
         return result
 
+    def __getattr__(self, name):  # the launch configuration's griddim, blockdim, pre_launch_callbacks, ...
+        if name == "_launch":
+            raise AttributeError(name)
+        return getattr(self._launch, name)
+
+    def __reduce__(self):  # loaded, dispatcher[configuration] is a _DebugLauncher again
+        return self._launch.__reduce__()
+
 
 def _no_launch(*args):
     """forall(0)'s launcher: no task, so no launch (numba-cuda's ForAll returns before launching)."""
@@ -415,13 +469,22 @@ class _ExtendedLauncher:
         for writeback in retr:
             writeback()
 
+    def __getattr__(self, name):  # the launch configuration's griddim, blockdim, pre_launch_callbacks, ...
+        if name == "_launcher":
+            raise AttributeError(name)
+        return getattr(self._launcher, name)
+
+    def __reduce__(self):  # loaded, dispatcher[configuration] is an _ExtendedLauncher again
+        return self._launcher.__reduce__()
+
 
 class Dispatcher:
     """A @cuda.jit function: a kernel (launched as kernel[griddim, blockdim, stream, sharedmem](*args)) or a
     device function (device=True, called by kernels)."""
 
     def __init__(self, py_func, sigs=None, device=False, fastmath=False, debug=False, lineinfo=False, opt=True,
-                 cache=False, inline="never", forceinline=False, source=None, launch_bounds=None, **extra):
+                 cache=False, inline="never", forceinline=False, source=None, launch_bounds=None,
+                 shared_memory_carveout=None, **extra):
         unknown = set(extra) - {"link", "max_registers", "boundscheck", "lto", "extensions"}
         if unknown:
             raise TypeError("kfront: cuda.jit() got unknown option(s) %s" % ", ".join(sorted(unknown)))
@@ -451,6 +514,7 @@ class Dispatcher:
                 raise
             self._launch_bounds = e
         self._bounds_check = extra.get("boundscheck") is not False
+        self._carveout = read_carveout(shared_memory_carveout)  # the percent its kernels prefer on a GPU, or None
         # numba-cuda's argument extensions: objects whose prepare_args(ty, val, stream=, retr=) -> (ty, val) maps
         # each argument of a launch, last to first (the list given is kept: appending to it later counts)
         extensions = extra.get("extensions")
@@ -472,7 +536,8 @@ class Dispatcher:
     def targetoptions(self):
         bounds = self._launch_bounds if isinstance(self._launch_bounds, tuple) else None
         return dict(self._options, device=self._kind == "device", forceinline=self._forceinline,
-                    extensions=self.extensions, launch_bounds=bounds or None)
+                    extensions=self.extensions, launch_bounds=bounds or None,
+                    shared_memory_carveout=self._carveout)
 
     def _spec_options(self):
         o = self._options
@@ -525,6 +590,8 @@ class Dispatcher:
                                       bounds_check=self._bounds_check, links=inputs.links,
                                       include_dirs=linking.include_dirs() if inputs.links else ())
             f = program.function(_capture.compiled_name(self.py_func))
+            if self._carveout is not None and self._kind == "kernel":
+                f.set_shared_memory_carveout(self._carveout)
             code = getattr(self.py_func, "__code__", None)
             if self._kind == "kernel" and code is not None and not code.co_flags & inspect.CO_VARARGS:
                 f.set_parameters(code.co_argcount, tuple(self.py_func.__defaults__ or ()))
@@ -545,9 +612,9 @@ class Dispatcher:
         return launcher
 
     def _configure(self, config, redirect=True):
-        if self._kind == "device":
-            raise TypeError("kfront: %s is a device function (device=True): kernels call it; it cannot be "
-                            "launched" % self.__name__)
+        if self._kind == "device":  # numba-cuda's RuntimeError, then kfront's words
+            raise RuntimeError("Cannot compile a device function as a kernel: %s is a device function "
+                               "(device=True), which kernels call" % self.__name__)
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise ValueError("kfront: a launch configuration is kernel[griddim, blockdim], with optional stream "
                              "and dynamic shared memory bytes, not %r" % (config,))
@@ -594,12 +661,14 @@ class Dispatcher:
 
     # -- specialisations ------------------------------------------------------------------------------
     def specialize(self, *args):
-        """A dispatcher fixed to the argument types of args (compiled now), one per compute capability and argument
-        types (specializations); a specialized dispatcher (one declared signature, or one specialize() made) cannot
+        """A dispatcher fixed to the argument types of args (values, or the types themselves: float32[::1]),
+        compiled now, one per compute capability and argument types (specializations); a specialized dispatcher (one declared signature, or one specialize() made) cannot
         be specialized again: numba-cuda's RuntimeError."""
         if self.specialized:
             raise RuntimeError("Dispatcher already specialized")
-        kernel = self._fn().specialize(*args)
+        # as numba-cuda's (typeof_pyval of each argument), a type stands for the values of that type
+        args = [_numba_interop.foreign_type(a) or a for a in args]
+        kernel = self._fn().specialize(*[_example(a) if isinstance(a, types.Type) else a for a in args])
         sig = kernel.signature
         key = (get_current_cc(), sig)
         d = self._specialized.get(key)
@@ -608,7 +677,7 @@ class Dispatcher:
                            source=self._source, lto=self._lto, link=self._link,
                            **{k: v for k, v in self._options.items() if k != "inline"},
                            inline="always" if self._options["inline"] else "never", forceinline=self._forceinline,
-                           launch_bounds=self._launch_bounds)
+                           launch_bounds=self._launch_bounds, shared_memory_carveout=self._carveout)
             d._inputs = self._frozen()
             self._specialized[key] = d
         return d
@@ -797,7 +866,7 @@ class Dispatcher:
         options = dict(device=self._kind == "device", fastmath=o["fastmath"], debug=o["debug"],
                        lineinfo=o["lineinfo"], opt=o["opt"], cache=o["cache"],
                        inline="always" if o["inline"] else "never", forceinline=self._forceinline,
-                       boundscheck=self._bounds_check,
+                       boundscheck=self._bounds_check, shared_memory_carveout=self._carveout,
                        launch_bounds=self._launch_bounds if isinstance(self._launch_bounds, tuple) else None)
         source = None if isinstance(self._source, BaseException) else self._source
         return (_pickle.new_dispatcher, (type(self),),

@@ -8,9 +8,21 @@ calling thread's current device (device arrays of another device are refused, na
 """
 import numpy as np
 
-from kfront import _capture, _kfront, _source, errors, types
+from kfront import _capture, _kfront, _pickle, _source, errors, types
 from kfront.cuda import _runtime, devicearray
-from kfront.cuda.dispatcher import _Inputs, _dispatchers, source_now
+from kfront.cuda.dispatcher import _Inputs, _dispatchers, _registry, _small_grid, _warn_low_occupancy, source_now
+
+# the most threads per block of the elementwise launches (runtime/host_funcs.c: MAX_BLOCK)
+_ELEMENTWISE_BLOCK = 256
+
+
+def _warn_small_launch(iterations):
+    """numba-cuda launches a ufunc or gufunc as kernel.forall(iterations), a configured launch that warns of a grid
+    of fewer than 128 blocks; kfront's launch of `iterations` has ceil(iterations / 256) blocks (grid-stride beyond
+    32 per multiprocessor)."""
+    grid = (max(int(iterations), 1) + _ELEMENTWISE_BLOCK - 1) // _ELEMENTWISE_BLOCK
+    if _small_grid((grid, 1, 1)) is not None:
+        _warn_low_occupancy((grid, 1, 1), stacklevel=4)
 
 
 class _Generated:
@@ -18,13 +30,13 @@ class _Generated:
 
     _kind = None
 
-    def __init__(self, py_func, sigs=(), layout=None):
+    def __init__(self, py_func, sigs=(), layout=None, source=None):
         self.py_func = py_func
         self.__name__ = getattr(py_func, "__name__", "function")
         self.__doc__ = getattr(py_func, "__doc__", None)
         self._sigs = [types.normalize_signature(s) for s in sigs]
         self._layout = layout
-        self._source = source_now(py_func)  # taken now, as a dispatcher's
+        self._source = source_now(py_func) if source is None else source  # taken now, as a dispatcher's
         self._inputs = None
         self._functions = {}  # device ordinal -> _kfront.Function (a program per device, as dispatchers have)
         self._launchers = {}
@@ -48,6 +60,17 @@ class _Generated:
             program = _kfront.Program(_runtime.runtime(dev), inputs.sources, inputs.binding_list(), inputs.specs)
             f = self._functions[dev] = program.function(_capture.compiled_name(self.py_func))
         return f
+
+    # -- pickling: as a dispatcher's (kfront._pickle), the function by value with its source; nothing compiled
+    def __reduce__(self):
+        source = None if isinstance(self._source, BaseException) else self._source
+        return (_pickle.new_dispatcher, (type(self),),
+                {"function": _pickle.function_state(self.py_func, _registry(), source and source[1]),
+                 "signatures": list(self._sigs), "layout": self._layout, "source": source})
+
+    def __setstate__(self, state):
+        _Generated.__init__(self, _pickle.rebuild_function(state["function"]), state["signatures"],
+                            state["layout"], source=state["source"])
 
 
 def _any_device(args):
@@ -95,6 +118,7 @@ class CUDAUFunc(_Generated):
         if out is None:
             typestr, shape = f.ufunc_result(inputs)
             out = _new_output(typestr, shape, _any_device(inputs), stream)
+        _warn_small_launch(np.prod(out.shape))
         f.ufunc_call(inputs, out, s)
         if scalars_only and isinstance(out, np.ndarray) and out.shape == (1,):
             return out[0]
@@ -126,11 +150,14 @@ class CUDAGUFunc(_Generated):
                             "output). Got %s." % (count(nin), count(nin + nout), count(len(args))))
         args = tuple(a if devicearray.is_cuda_array(a) or isinstance(a, (bool, int, float, np.generic))
                      else np.asarray(a) for a in args)
+        args = self._cast_inputs(args, nin) + args[nin:]
         if out is not None:
             outs = tuple(out) if nout > 1 else (out,)
             if len(outs) != nout:
                 raise TypeError("kfront: %s has %d outputs: out= must be a tuple of %d arrays" % (self.__name__, nout, nout))
             args = args + tuple(o if devicearray.is_cuda_array(o) else np.asarray(o) for o in outs)
+        loops = np.prod(f.gufunc_result(args[:nin], nout)[0][1][:self._loop_ndim(info, nin)])
+        _warn_small_launch(loops)
         if len(args) == nin + nout:
             shapes = [shape for _, shape in f.gufunc_result(args[:nin], nout)]
             for given, shape in zip(args[nin:], shapes):
@@ -143,6 +170,50 @@ class CUDAGUFunc(_Generated):
             outs = tuple(_new_output(ts, shape, device, stream) for ts, shape in f.gufunc_result(args, nout))
             f.gufunc_call(args + outs, s)
         return outs[0] if nout == 1 else outs
+
+    def _input_dtypes(self):
+        """Per signature, its inputs' NumPy dtypes (None for one kfront.types cannot read back)."""
+        out = []
+        for sig in self._sigs:
+            try:
+                argtypes, _ = types.parse_signature(sig)
+                out.append([types.as_dtype(t.dtype if isinstance(t, types.Array) else t) for t in argtypes])
+            except (TypeError, ValueError, errors.KfrontError):
+                out.append(None)
+        return out
+
+    def _cast_inputs(self, args, nin):
+        """The inputs as numba-cuda's GUFunc takes them: when no signature has their dtypes exactly, the first
+        signature each of whose input types NumPy can cast safely *to* the input's dtype (so an int64 scalar or array
+        is taken as int32 for an int32 signature, its values cast), the inputs cast to it with astype — a device
+        array cannot be, numba-cuda's TypeError; else unchanged (kfront's runtime then converts safely, or says
+        no signature matches)."""
+        inputs = args[:nin]
+        actual = [np.asarray(a).dtype if not devicearray.is_cuda_array(a) else np.dtype(a.dtype) for a in inputs]
+        candidates = [d for d in self._input_dtypes() if d is not None and len(d) >= nin]
+        if not candidates or any(d[:nin] == actual for d in candidates):
+            return inputs
+        for d in candidates:
+            if all(np.can_cast(want, got) for want, got in zip(d, actual)):
+                break
+        else:
+            return inputs
+        cast = []
+        for a, want, got in zip(inputs, d, actual):
+            if want != got:
+                if devicearray.is_cuda_array(a) or not hasattr(np.asarray(a), "astype"):
+                    raise TypeError("compatible signature is possible by casting but %s does not support .astype()"
+                                    % type(a))
+                a = np.asarray(a).astype(want)
+            cast.append(a)
+        return tuple(cast)
+
+    @staticmethod
+    def _loop_ndim(info, nin):
+        """-(the first output's core dimensions): its shape without them is the loop the launch runs over."""
+        first_output = info["layout"].split("->")[1].split(")")[0]
+        core = len([d for d in first_output.strip(" (,").split(",") if d.strip()])
+        return -core if core else None
 
 
 def _check_target(target, what):
@@ -158,18 +229,30 @@ def _sig_list(sigs):
     return sigs if isinstance(sigs, list) else [sigs]
 
 
+def _build(builder, sigs):
+    """As numba's decorators drive a builder (kfront.cuda.vectorizers): each signature added, then the ufunc."""
+    for sig in sigs:
+        builder.add(sig)
+    builder.disable_compile()
+    return builder.build_ufunc()
+
+
 def vectorize(ftylist_or_function=(), target="cpu", **kws):
-    """numba.vectorize with target="cuda"."""
-    if callable(ftylist_or_function) and not isinstance(ftylist_or_function, (types.Type, types.Signature)):
-        _check_target(target, "vectorize")
-        return CUDAUFunc(ftylist_or_function, _sig_list(None))
+    """numba.vectorize with target="cuda": the options are numba-cuda's decorator's (identity, cache) and its
+    builder's (CUDAVectorize: nopython, redundant; any other a KeyError), checked when the function is given."""
+    from kfront.cuda.vectorizers import CUDAVectorize
     _check_target(target, "vectorize")
+    identity, cache = kws.pop("identity", None), kws.pop("cache", False)
+    if callable(ftylist_or_function) and not isinstance(ftylist_or_function, (types.Type, types.Signature)):
+        return CUDAUFunc(ftylist_or_function, _sig_list(None))
     sigs = _sig_list(ftylist_or_function)
-    return lambda fn: CUDAUFunc(fn, sigs)
+    return lambda fn: _build(CUDAVectorize(fn, identity=identity, cache=cache, targetoptions=kws), sigs)
 
 
 def guvectorize(*args, target="cpu", **kws):
-    """numba.guvectorize(signatures, layout, target="cuda")."""
+    """numba.guvectorize(signatures, layout, target="cuda"): the options as numba-cuda's (identity, cache,
+    writable_args; CUDAGUFuncVectorize refuses nopython=False and any other option with its TypeErrors)."""
+    from kfront.cuda.vectorizers import CUDAGUFuncVectorize
     _check_target(target, "guvectorize")
     if len(args) == 2:
         sigs, layout = args
@@ -178,4 +261,7 @@ def guvectorize(*args, target="cpu", **kws):
     else:
         raise TypeError("kfront: guvectorize(signatures, layout, target='cuda')")
     sigs = _sig_list(sigs)
-    return lambda fn: CUDAGUFunc(fn, sigs, layout)
+    identity, cache = kws.pop("identity", None), kws.pop("cache", False)
+    writable_args = kws.pop("writable_args", ())
+    return lambda fn: _build(CUDAGUFuncVectorize(fn, layout, identity=identity, cache=cache, targetoptions=kws,
+                                                 writable_args=writable_args), sigs)

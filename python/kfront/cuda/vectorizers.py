@@ -10,7 +10,7 @@ this one, so numba's decorators build kfront's CUDA ufuncs. numba drives a build
 """
 import warnings
 
-from kfront import errors
+from kfront import errors, types
 from kfront.cuda import ufuncs
 
 
@@ -75,6 +75,14 @@ class CUDAGUFuncVectorize(_Builder):
         if options:
             raise TypeError("The following target options are not supported: %s" % ", ".join(map(repr, options)))
         self.signature = sig
+
+    def add(self, sig=None):
+        if sig is not None:
+            _, restype = types.parse_signature(types.normalize_signature(sig))
+            if restype not in (None, types.none):  # numba-cuda's, as its GUFuncVectorize adds a signature
+                raise TypeError("guvectorized functions cannot return values: signature %s specifies %s return "
+                                "type" % (sig, restype))
+        super().add(sig)
 
     def build_ufunc(self):
         return ufuncs.CUDAGUFunc(self.py_func, ufuncs._sig_list(self._sigs or None), self.signature)

@@ -1,0 +1,85 @@
+"""Dispatchers where numba-cuda 0.30.4's test_dispatcher found kfront apart: the words of its errors for arguments
+no declared signature takes (a kernel's "No matching definition for argument type(s) ...", a device function's
+"Invalid use of type(...) with parameters (...)"), specialize() given types instead of values, and
+cuda.jit(shared_memory_carveout=...), checked at decoration with numba-cuda's messages (the percent reaches the
+driver on a GPU: test/gpu; the simulator has no L1 to split)."""
+import numpy as np
+import pytest
+
+from kfront import cuda, errors
+from kfront.types import float32, int32, int64, float64
+
+
+def add_kernel(r, x, y):
+    r[0] = x + y
+
+
+def test_no_matching_definition_names_the_argument_types_and_the_signatures():
+    f = cuda.jit(["(int64[::1], int64, int64)", "(float64[::1], float64, float64)"])(add_kernel)
+    with pytest.raises(TypeError) as e:
+        f[1, 1](np.zeros(1, dtype=np.complex128), 1j, 1j)
+    text = str(e.value)
+    assert "No matching definition for argument type(s) complex128[::1], complex128, complex128" in text
+    assert "void(int64[::1], int64, int64)" in text and "void(float64[::1], float64, float64)" in text
+    assert len(f.overloads) == 2
+
+
+def test_a_device_function_without_a_fitting_signature_is_an_invalid_use_of_its_type():
+    add = cuda.jit(["(int64, int64)", "(float64, float64)"], device=True)(lambda x, y: x + y)
+
+    @cuda.jit
+    def k(r, x, y):
+        r[0] = add(x, y)
+
+    with pytest.raises(errors.TypingError) as e:
+        k[1, 1](np.zeros(1, dtype=np.complex128), 1j, 1j)
+    assert "Invalid use of type" in str(e.value)
+    assert "with parameters (complex128, complex128)" in str(e.value)
+
+
+def test_specialize_takes_types():
+    @cuda.jit
+    def f(x, y):
+        pass
+
+    c = f.specialize(float32[::1], int32[:, ::1])
+    assert f.specialize(float32[::1], int32[:, ::1]) is c
+    a = f.specialize(float32[:], int32[:, ::1])
+    assert a is not c and len(f.specializations) == 2
+    assert c.signatures == [(float32[::1], int32[:, ::1])]
+    assert a.signatures == [(float32[:], int32[:, ::1])]
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        c.specialize(float32[::1], int32[:, ::1])
+
+
+@pytest.mark.parametrize("value, cls, words", [
+    (150, ValueError, "must be between -1 and 100"),
+    (-2, ValueError, "must be between -1 and 100"),
+    ("InvalidOption", ValueError, "Invalid carveout value: InvalidOption"),
+    (1.5, TypeError, "shared_memory_carveout must be str or int, got float"),
+])
+def test_bad_carveouts_are_refused_at_decoration(value, cls, words):
+    with pytest.raises(cls, match=words):
+        cuda.jit(shared_memory_carveout=value)(add_kernel)
+    with pytest.raises(cls, match=words):
+        cuda.jit("void(int64[::1], int64, int64)", shared_memory_carveout=value)(add_kernel)
+
+
+@pytest.mark.parametrize("value, percent", [("MaxL1", 0), ("MaxShared", 100), ("default", -1), (0, 0), (50, 50),
+                                            (100, 100), (-1, -1)])
+def test_kernels_with_a_carveout_launch(value, percent):
+    k = cuda.jit(shared_memory_carveout=value)(add_kernel)
+    assert k.targetoptions["shared_memory_carveout"] == percent
+    r = np.zeros(1, dtype=np.int64)
+    k[1, 1](r, 2, 3)
+    assert r[0] == 5
+    ks = cuda.jit("void(float64[::1], float64, float64)", shared_memory_carveout=value)(add_kernel)
+    rf = np.zeros(1)
+    ks[1, 1](rf, 1.5, 2.0)
+    assert rf[0] == 3.5
+
+
+def test_a_device_function_cannot_be_launched():
+    f = cuda.jit(device=True)(lambda: None)
+    with pytest.raises(RuntimeError, match="Cannot compile a device function as a kernel"):
+        f[1, 1]()
