@@ -336,7 +336,8 @@ ROWS = [
     ("4-d block", lambda: inc[1, (1, 1, 1, 1)](np.zeros(1)), ValueError, ["sequence of 1, 2 or 3 integers"]),
     ("no configuration", lambda: inc(np.zeros(1)), ValueError, ["launch configuration was not specified"]),
     ("string stream", lambda: inc[1, 1, "s"](np.zeros(1)), TypeError, ["a stream must be"]),
-    ("launching a device function", lambda: runaway[1, 1](1), TypeError, ["is a device function"]),
+    ("launching a device function", lambda: runaway[1, 1](1), RuntimeError,
+     ["Cannot compile a device function as a kernel", "is a device function"]),
     # argument counts and kinds
     ("no arguments", lambda: store[1, 1](), TypeError, ["not enough arguments: expected 2, got 0"]),
     ("too few arguments", lambda: store[1, 1](np.zeros(1)), TypeError, ["not enough arguments: expected 2, got 1"]),
