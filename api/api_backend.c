@@ -107,6 +107,39 @@ kf_status kf_cuda_library_find(kf_cuda_library which, kf_cuda_library_info *out)
   return out->path ? KF_OK : KF_ERROR_NOT_FOUND;
 }
 
+kf_status kf_nvrtc_compile(kf_context *ctx, const char *name, const char *src, size_t len,
+                           const kf_nvrtc_options *opts, char **out, size_t *out_len) {
+  API_CONTEXT(ctx);
+  *out = NULL;
+  if (out_len) *out_len = 0;
+  kf_nvrtc_options none = {0};
+  if (!opts) opts = &none;
+  if (!name || (len && !src) || (opts->ninclude_dirs && !opts->include_dirs)) {
+    diag_error(&ctx->diag, (SrcLoc){0}, "kf_nvrtc_compile: no name, or a length with no source or include folders");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  BeLinkInput cu = {BE_LINK_CU, name, src ? src : "", len};
+  BeLinkOptions lo = {.arch = opts->arch, .lineinfo = opts->lineinfo != 0, .debug = opts->debug != 0,
+                      .include_dirs = opts->include_dirs, .ninclude_dirs = opts->ninclude_dirs};
+  StrBuf b;
+  sb_init(&b);
+  BeStatus bs = be_nvrtc_compile(&cu, &lo, opts->ltoir != 0, &b, &ctx->diag);
+  if (bs != BE_OK) {
+    sb_free(&b);
+    return status_of(bs);
+  }
+  size_t n = b.len;
+  *out = sb_take(&b);
+  if (!*out) return api_out_of_memory(ctx);
+  if (out_len) *out_len = n;
+  return KF_OK;
+}
+
+kf_status kf_nvrtc_supported_archs(kf_context *ctx, int *archs, unsigned cap, unsigned *n) {
+  API_CONTEXT(ctx);
+  return be_nvrtc_supported_archs(archs, cap, n, &ctx->diag) ? KF_OK : KF_ERROR_NOT_FOUND;
+}
+
 kf_status kf_module_emit_ptx(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len) {
   API_CONTEXT(m->ctx);
   *out = NULL;

@@ -134,6 +134,7 @@ typedef struct BeLinkOptions {
   unsigned arch;                     /* sm_XY: 90; 0 = 90 */
   bool lto;                          /* the module is LTO-IR, .cu inputs are compiled to LTO-IR: link-time optimised */
   bool lineinfo;
+  bool debug;                        /* NVRTC: -G */
   const char *const *include_dirs;   /* more -I folders for NVRTC, after the toolkit's include folder */
   unsigned ninclude_dirs;
 } BeLinkOptions;
@@ -148,6 +149,9 @@ void be_link_found(CudaLib lib, const char **path, const char **found_by, const 
 /* Loads NVRTC / nvJitLink once. On failure reports every path searched and returns false. */
 bool be_nvrtc_load(Diag *diag);
 bool be_jitlink_load(Diag *diag);
+/* The sm_XY NVRTC compiles for (90 for sm_90), ascending, at most cap of them in archs (*n how many); false,
+ * reported, when NVRTC is missing or cannot say. */
+bool be_nvrtc_supported_archs(int *archs, unsigned cap, unsigned *n, Diag *diag);
 /* The kind of a link input by its file name's extension (.cu .ptx .cubin .fatbin .ltoir .o .a); false if none. */
 bool be_link_kind_of(const char *name, BeLinkKind *kind);
 const char *be_link_kind_name(BeLinkKind kind);

@@ -49,6 +49,8 @@ typedef struct NvrtcApi {
   nvrtcResult (*GetLTOIR)(nvrtcProgram, char *);
   nvrtcResult (*GetProgramLogSize)(nvrtcProgram, size_t *);
   nvrtcResult (*GetProgramLog)(nvrtcProgram, char *);
+  nvrtcResult (*GetNumSupportedArchs)(int *);  /* (CUDA 11.2 on: NULL in an older NVRTC) */
+  nvrtcResult (*GetSupportedArchs)(int *);
 } NvrtcApi;
 
 typedef struct JitLinkApi {
@@ -148,6 +150,10 @@ static void load_nvrtc_now(void) {
   SYM(GetProgramLogSize);
   SYM(GetProgramLog);
 #undef SYM
+  if (!nvrtc_lib.error) {
+    *(void **)&nvrtc.GetNumSupportedArchs = dlsym(nvrtc_lib.handle, "nvrtcGetNumSupportedArchs");
+    *(void **)&nvrtc.GetSupportedArchs = dlsym(nvrtc_lib.handle, "nvrtcGetSupportedArchs");
+  }
   if (!nvrtc_lib.error && nvrtc.Version(&nvrtc_lib.version[0], &nvrtc_lib.version[1]) != 0)
     nvrtc_lib.version[0] = nvrtc_lib.version[1] = 0;
 }
@@ -194,6 +200,24 @@ bool be_jitlink_load(Diag *diag) {
   pthread_once(&jitlink_once, load_jitlink);
   if (jitlink_lib.error) diag_error(diag, (SrcLoc){0}, "%s", jitlink_lib.error);
   return !jitlink_lib.error;
+}
+
+bool be_nvrtc_supported_archs(int *archs, unsigned cap, unsigned *n, Diag *diag) {
+  *n = 0;
+  if (!be_nvrtc_load(diag)) return false;
+  int count = 0;
+  if (!nvrtc.GetNumSupportedArchs || !nvrtc.GetSupportedArchs || nvrtc.GetNumSupportedArchs(&count) != 0 ||
+      count < 0) {
+    diag_error(diag, (SrcLoc){0}, "NVRTC (%s) cannot list the architectures it compiles for "
+               "(nvrtcGetSupportedArchs)", nvrtc_lib.path);
+    return false;
+  }
+  int *all = mem_alloc(sizeof *all * (size_t)(count ? count : 1));
+  bool ok = nvrtc.GetSupportedArchs(all) == 0;
+  for (int i = 0; ok && i < count && *n < cap; i++) archs[(*n)++] = all[i];
+  mem_free(all);
+  if (!ok) diag_error(diag, (SrcLoc){0}, "NVRTC: nvrtcGetSupportedArchs failed");
+  return ok;
 }
 
 void be_link_found(CudaLib which, const char **path, const char **found_by, const char **error, int version[2]) {
@@ -342,6 +366,7 @@ BeStatus be_nvrtc_compile(const BeLinkInput *cu, const BeLinkOptions *o, bool lt
   opts[nopts++] = "-rdc=true";
   if (lto) opts[nopts++] = "-dlto";
   if (o->lineinfo) opts[nopts++] = "-lineinfo";
+  if (o->debug) opts[nopts++] = "-G";
   StrBuf inc;
   sb_init(&inc);
   char include_dir[4200];

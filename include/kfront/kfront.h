@@ -1066,6 +1066,23 @@ typedef struct kf_cuda_library_info {
  * long as the process. KF_OK when found, KF_ERROR_NOT_FOUND (out->error says why) when not. */
 KF_API kf_status kf_cuda_library_find(kf_cuda_library which, kf_cuda_library_info *out);
 
+/* CUDA C/C++ compiled by NVRTC (found as kf_cuda_library_find finds it), as numba-cuda's nvrtc.compile and the
+ * runtime's link step compile a .cu: relocatable device code for sm_<arch>, PTX text (NUL-terminated) or with
+ * ltoir LTO-IR bytes; the toolkit's include folder searched, then include_dirs. NVRTC's errors and warnings are the
+ * context's diagnostics, located at the source's own lines (name is its file name); *out is the caller's (kf_free).
+ * KF_ERROR_NOT_FOUND without NVRTC, KF_ERROR_BACKEND when the source does not compile. */
+typedef struct kf_nvrtc_options {
+  unsigned arch;                   /* 90 for sm_90; 0: 90 */
+  int ltoir, lineinfo, debug;      /* LTO-IR instead of PTX; -lineinfo; -G */
+  const char *const *include_dirs;
+  unsigned ninclude_dirs;
+} kf_nvrtc_options;
+KF_API kf_status kf_nvrtc_compile(kf_context *ctx, const char *name, const char *src, size_t len,
+                                  const kf_nvrtc_options *opts, char **out, size_t *out_len);
+/* The architectures NVRTC compiles for (90 for sm_90), ascending: at most cap in archs, *n how many.
+ * KF_ERROR_NOT_FOUND (ctx's diagnostics say why) without NVRTC or where it cannot say. */
+KF_API kf_status kf_nvrtc_supported_archs(kf_context *ctx, int *archs, unsigned cap, unsigned *n);
+
 /* Fills *opts with the defaults: libNVVM, sm_90, -O3, no fastmath, no lineinfo. */
 KF_API void kf_codegen_options_init(kf_codegen_options *opts);
 

@@ -903,6 +903,78 @@ static PyObject *cuda_library(PyObject *self, PyObject *arg) {
   return r;
 }
 
+/* nvrtc_compile(src, name, arch, ltoir=False, lineinfo=False, debug=False, include_dirs=()) -> (code, log, status):
+ * kf_nvrtc_compile's PTX (str) or LTO-IR (bytes), or None; log NVRTC's diagnostics as text; status 'ok',
+ * 'not-found' (no NVRTC) or 'failed' (the caller raises numba-cuda's class). */
+static PyObject *nvrtc_compile(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)self;
+  static char *names[] = {"src", "name", "arch", "ltoir", "lineinfo", "debug", "include_dirs", NULL};
+  const char *src, *name;
+  Py_ssize_t len;
+  unsigned arch;
+  int ltoir = 0, lineinfo = 0, debug = 0;
+  PyObject *dirs = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#sI|pppO", names, &src, &len, &name, &arch, &ltoir, &lineinfo,
+                                   &debug, &dirs))
+    return NULL;
+  PyObject *dt = dirs ? PySequence_Tuple(dirs) : PyTuple_New(0);
+  if (!dt) return NULL;
+  Py_ssize_t nd = PyTuple_Size(dt);
+  const char **dv = PyMem_Calloc((size_t)(nd ? nd : 1), sizeof *dv);
+  for (Py_ssize_t i = 0; dv && i < nd; i++)
+    if (!(dv[i] = PyUnicode_AsUTF8AndSize(PyTuple_GetItem(dt, i), NULL))) {
+      PyMem_Free(dv);
+      Py_DECREF(dt);
+      return NULL;
+    }
+  if (!dv) {
+    Py_DECREF(dt);
+    return PyErr_NoMemory();
+  }
+  kf_context *ctx = kf_context_create();
+  if (!ctx) {
+    PyMem_Free(dv);
+    Py_DECREF(dt);
+    return PyErr_NoMemory();
+  }
+  kf_nvrtc_options o = {arch, ltoir, lineinfo, debug, dv, (unsigned)nd};
+  char *out = NULL;
+  size_t n = 0;
+  kf_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = kf_nvrtc_compile(ctx, name, src, (size_t)len, &o, &out, &n);
+  Py_END_ALLOW_THREADS
+  PyObject *code = !out ? (Py_INCREF(Py_None), Py_None)
+                   : ltoir ? PyBytes_FromStringAndSize(out, (Py_ssize_t)n)
+                           : PyUnicode_DecodeUTF8(out, (Py_ssize_t)n, "replace");
+  const char *log = kf_context_diagnostics(ctx);
+  PyObject *r = code ? Py_BuildValue("(Nss)", code, log ? log : "",
+                                     st == KF_OK ? "ok" : st == KF_ERROR_NOT_FOUND ? "not-found" : "failed")
+                     : NULL;
+  kf_free(out);
+  kf_context_destroy(ctx);
+  PyMem_Free(dv);
+  Py_DECREF(dt);
+  return r;
+}
+
+/* nvrtc_supported_archs() -> (archs tuple, error text): what NVRTC compiles for (90 for sm_90); () and why without. */
+static PyObject *nvrtc_supported_archs(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  kf_context *ctx = kf_context_create();
+  if (!ctx) return PyErr_NoMemory();
+  int archs[128];
+  unsigned n = 0;
+  kf_status st = kf_nvrtc_supported_archs(ctx, archs, 128, &n);
+  PyObject *t = PyTuple_New(st == KF_OK ? (Py_ssize_t)n : 0);
+  for (unsigned i = 0; t && st == KF_OK && i < n; i++) PyTuple_SetItem(t, (Py_ssize_t)i, PyLong_FromLong(archs[i]));
+  const char *log = kf_context_diagnostics(ctx);
+  PyObject *r = t ? Py_BuildValue("(Ns)", t, st == KF_OK ? "" : log ? log : "") : NULL;
+  kf_context_destroy(ctx);
+  return r;
+}
+
 /* system_report(mode='auto', libcuda=None, sim_devices=1, cache_dir=None) -> kf_system_report's text. */
 static PyObject *system_report(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
@@ -1058,6 +1130,10 @@ static PyMethodDef module_functions[] = {
      "verify=False) -> False if a CUDA library was already searched for (kf_configure_cuda_paths)."},
     {"cuda_library", cuda_library, METH_O,
      "cuda_library('nvvm'|'libdevice'|'nvrtc'|'nvjitlink') -> dict(name, path, found_by, version, error)."},
+    {"nvrtc_compile", (PyCFunction)(void (*)(void))nvrtc_compile, METH_VARARGS | METH_KEYWORDS,
+     "nvrtc_compile(src, name, arch, ltoir=False, lineinfo=False, debug=False, include_dirs=()) -> (code, log, status)."},
+    {"nvrtc_supported_archs", nvrtc_supported_archs, METH_NOARGS,
+     "nvrtc_supported_archs() -> (archs, error): the sm_XY NVRTC compiles for (90 for sm_90)."},
     {"system_report", (PyCFunction)(void (*)(void))system_report, METH_VARARGS | METH_KEYWORDS,
      "system_report(mode='auto', libcuda=None, sim_devices=1, cache_dir=None) -> what kfront finds (kfront -s)."},
     {"driver_version", driver_version, METH_VARARGS,

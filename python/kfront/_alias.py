@@ -298,13 +298,18 @@ _CUDA_MODULES = {
     "numba.cuda.cudadrv": _Spec((), {"driver": "numba.cuda.cudadrv.driver",
                                      "devicearray": "numba.cuda.cudadrv.devicearray",
                                      "devices": "numba.cuda.cudadrv.devices", "error": "numba.cuda.cudadrv.error",
-                                     "linkable_code": "numba.cuda.cudadrv.linkable_code"}),
+                                     "linkable_code": "numba.cuda.cudadrv.linkable_code",
+                                     "nvrtc": "numba.cuda.cudadrv.nvrtc"}),
+    "numba.cuda.cudadrv.nvrtc": _Spec((_Star("kfront.cuda.nvrtc"),
+                                       _Names({"_get_nvrtc_version": ("kfront.cuda.nvrtc", "_get_nvrtc_version")}))),
     "numba.cuda.cudadrv.linkable_code": _Spec((_Names({name: ("kfront.cuda.linking", name) for name in (
         "LinkableCode", "PTXSource", "CUSource", "Fatbin", "Cubin", "Archive", "Object", "LTOIR")}),)),
     "numba.cuda.cudadrv.driver": _Spec((_Star("kfront.cuda.driver"),
                                         _Names({"_have_nvjitlink": ("kfront.cuda._runtime", "have_nvjitlink")}))),
     "numba.cuda.cudadrv.error": _Spec((_Names({name: ("kfront.errors", name)
-                                               for name in ("CudaDriverError", "CudaSupportError")}),)),
+                                               for name in ("CudaDriverError", "CudaSupportError", "NvrtcError",
+                                                            "NvrtcCompilationError", "NvrtcSupportError",
+                                                            "CCSupportError")}),)),
     "numba.cuda.cudadrv.devicearray": _Spec((_Names({name: ("kfront.cuda", name) for name in (
                                                  "DeviceNDArray", "DeviceRecord", "MappedNDArray", "ManagedNDArray")}),
                                              _Names({name: ("kfront.cuda.devicearray", name) for name in (

@@ -217,6 +217,27 @@ class CudaSupportError(KfrontError, ImportError):
     kind = KIND_DEVICE
 
 
+class NvrtcError(KfrontError):
+    """NVRTC failed (numba-cuda's cudadrv.error.NvrtcError)."""
+
+    kind = KIND_BACKEND
+
+    def __str__(self):
+        return "\n".join(map(str, self.args))
+
+
+class NvrtcCompilationError(NvrtcError):
+    """CUDA C/C++ that NVRTC did not compile: its errors, located (numba-cuda's NvrtcCompilationError)."""
+
+
+class NvrtcSupportError(KfrontError, ImportError):
+    """No NVRTC was found (numba-cuda's NvrtcSupportError, an ImportError): the message names every place searched."""
+
+
+class CCSupportError(KfrontError, RuntimeError):
+    """A compute capability the toolkit cannot compile for (numba-cuda's CCSupportError)."""
+
+
 class KfrontWarning(Warning):
     """The base of kfront's warnings (numba.core.errors.NumbaWarning)."""
 
