@@ -24,7 +24,8 @@ unset KFRONT_SIM NUMBA_ENABLE_CUDASIM
 if [ -z "${KFRONT_ORACLE_PYTHON:-}" ] && python3 -c 'import numba.cuda' 2>/dev/null; then
   export KFRONT_ORACLE_PYTHON=$(command -v python3)
 fi
-# Every test file runs in a pytest process of its own, KFRONT_GPU_PYTEST_JOBS (default 4) at a time, largest first:
+# Every test file runs in a pytest process of its own, KFRONT_GPU_PYTEST_JOBS (default 4) at a time, largest first
+# (KFRONT_GPU_PYTEST_FILES, space-separated paths, runs only those):
 # a kernel fault leaves a process's CUDA context unusable, and this way it fails only its own file's later tests (and
 # the suite, too long for one device call serially, fits in one). Each file's log is logs/<file>.log under $OUT
 # (where the device tool's $OUT is set; all of them also in python_gpu_logs.tgz, which comes back as one file) and
@@ -33,8 +34,11 @@ fi
 logdir=${OUT:-$site}
 mkdir -p "$logdir/logs"
 jobs=${KFRONT_GPU_PYTEST_JOBS:-4}
-ls -S python/tests/test_*.py test/gpu/python/test_*.py |
-  LOGDIR=$logdir/logs xargs -P "$jobs" -I{} sh -c \
+# KFRONT_GPU_PYTEST_DEADLINE=S (seconds, default none) stops the files still running then, so that the logs, the
+# archive and the summary still come back within a device call (a file stopped so has "no summary")
+deadline=${KFRONT_GPU_PYTEST_DEADLINE:-0}
+ls -S ${KFRONT_GPU_PYTEST_FILES:-python/tests/test_*.py test/gpu/python/test_*.py} |
+  LOGDIR=$logdir/logs timeout --kill-after=10 "$deadline" xargs -P "$jobs" -I{} sh -c \
     'python3 -m pytest -q -rfEs -p no:cacheprovider "$1" >"$LOGDIR/$(basename "$1" .py).log" 2>&1' _ {}
 cat "$logdir"/logs/*.log >"$logdir/python_gpu.log"
 tar -czf "$logdir/python_gpu_logs.tgz" -C "$logdir" logs
