@@ -517,6 +517,72 @@ static int is_numpy_scalar(PyObject *o) {
   return PyObject_IsInstance(o, generic);
 }
 
+/* NumPy's scalar types of real numbers (np.float32, np.int16, np.bool_, ...) by their dtype, learned
+ * from the first of each passed (its array interface, read once): the next are read through the number protocol
+ * (__float__ / __index__ / __bool__, exact for each of these dtypes) instead of a new 0-d array's
+ * interface dict per argument, which cost about a microsecond each. Each type is held by a reference. */
+enum { SCALAR_CACHE = 16 };
+static struct {
+  PyTypeObject *type;
+  kf_dtype dtype;
+} scalar_cache[SCALAR_CACHE];
+static unsigned scalar_next;
+
+static int number_dtype(kf_dtype d) {
+  switch (d) {
+  case KF_BOOL: case KF_INT8: case KF_INT16: case KF_INT32: case KF_INT64: case KF_UINT8: case KF_UINT16:
+  case KF_UINT32: case KF_UINT64: case KF_FLOAT16: case KF_FLOAT32: case KF_FLOAT64: return 1;
+  default: return 0;  /* (complex: the limited API reads a complex only through __complex__ from 3.13) */
+  }
+}
+
+static void remember_scalar_type(PyTypeObject *t, kf_dtype d) {
+  unsigned slot = scalar_next++ % SCALAR_CACHE;
+  PyTypeObject *old = scalar_cache[slot].type;
+  scalar_cache[slot].type = (PyTypeObject *)Py_NewRef((PyObject *)t);
+  scalar_cache[slot].dtype = d;
+  Py_XDECREF((PyObject *)old);
+}
+
+/* A NumPy scalar of a type in scalar_cache into *out: 1 done, 0 not such a scalar, -1 an exception. */
+static int cached_scalar(PyObject *o, kf_arg *out) {
+  PyTypeObject *t = Py_TYPE(o);
+  unsigned i = 0;
+  while (i < SCALAR_CACHE && scalar_cache[i].type != t) i++;
+  if (i == SCALAR_CACHE) return 0;
+  kf_dtype d = scalar_cache[i].dtype;
+  switch (d) {
+  case KF_BOOL: {
+    int b = PyObject_IsTrue(o);
+    if (b < 0) return -1;
+    *out = kf_arg_int(KF_BOOL, b);
+    return 1;
+  }
+  case KF_FLOAT16: case KF_FLOAT32: case KF_FLOAT64: {
+    double v = PyFloat_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) return -1;
+    *out = kf_arg_float(d, v);
+    return 1;
+  }
+  default: {
+    PyObject *n = PyNumber_Index(o);
+    if (!n) return -1;
+    if (d == KF_UINT8 || d == KF_UINT16 || d == KF_UINT32 || d == KF_UINT64) {
+      unsigned long long u = PyLong_AsUnsignedLongLong(n);
+      Py_DECREF(n);
+      if (u == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+      *out = kf_arg_uint(d, u);
+    } else {
+      long long v = PyLong_AsLongLong(n);
+      Py_DECREF(n);
+      if (v == -1 && PyErr_Occurred()) return -1;
+      *out = kf_arg_int(d, v);
+    }
+    return 1;
+  }
+  }
+}
+
 int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t index, uintptr_t *producer) {
   if (PyObject_TypeCheck(o, DeviceArray_Type)) {
     out->kind = KF_ARG_ARRAY;
@@ -551,6 +617,10 @@ int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t i
     *out = kf_arg_uint(KF_UINT64, u);
     return 0;
   }
+  if (PyFloat_Check(o) && !PyFloat_CheckExact(o)) { /* np.float64 (a float subclass): its own dtype's fast path */
+    int r = cached_scalar(o, out);
+    if (r) return r < 0 ? -1 : 0;
+  }
   if (PyFloat_Check(o)) {
     *out = kf_arg_float(KF_FLOAT64, PyFloat_AsDouble(o));
     return 0;
@@ -559,6 +629,8 @@ int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t i
     *out = kf_arg_complex(KF_COMPLEX128, PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
     return 0;
   }
+  int cached = cached_scalar(o, out);
+  if (cached) return cached < 0 ? -1 : 0;
   int proto = protocol_of(o);
   if (proto == PROTO_NONE) {
     const char *sp;
@@ -580,6 +652,7 @@ int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t i
   if (a.ndim == 0 && proto == PROTO_HOST) { /* a NumPy scalar is a scalar; a 0-d array an array (Numba's typeof) */
     int scalar = is_numpy_scalar(o);
     if (scalar < 0) return -1;
+    if (scalar && number_dtype(a.dtype)) remember_scalar_type(Py_TYPE(o), a.dtype);
     if (scalar) return scalar_from_memory(&a, out);
   }
   out->kind = KF_ARG_ARRAY;

@@ -573,3 +573,22 @@ def test_debug_with_opt_or_lineinfo_warns_as_numba_cuda(monkeypatch):
     def kernel(a):
         a[0] = 1
     assert kernel.targetoptions["debug"] is True
+
+
+def test_numpy_scalars_keep_their_dtype_and_value_on_every_launch():
+    # the first launch reads a NumPy scalar type through its array interface; later ones take the number protocol
+    # (python/ext/convert.c's scalar cache): both must give the same types and exact values
+    @cuda.jit
+    def put(out, x):
+        out[0] = x
+
+    cases = [(np.float32(0.1), np.float32), (np.float16(6.1e-5), np.float16), (np.uint64(2**64 - 1), np.uint64),
+             (np.int8(-128), np.int8), (np.bool_(True), np.bool_), (np.uint32(4000000000), np.uint32),
+             (np.int64(-(2**63)), np.int64)]
+    for value, dtype in cases:
+        for _ in range(3):
+            out = np.zeros(1, dtype)
+            put[1, 1](out, value)
+            assert out[0] == value and out.dtype == dtype, (value, out)
+    assert {str(s.args[1]) for s in put.signatures} >= {"float32", "float16", "uint64", "int8", "bool", "uint32",
+                                                         "int64"} if hasattr(put.signatures[0], "args") else True
