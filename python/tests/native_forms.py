@@ -7,7 +7,10 @@ test_native_forms_vs_numba.py (the same kernels compiled by numba-cuda too, on t
   rounding to be exact);
 - numba-cuda's casts between float16 and the integers (its cvt.rni.<int>.f16 and cvt.rn.f16.<int>): a float16 to
   an integer rounds to nearest even (not toward zero: numba-cuda's simulator, NumPy, truncates) and saturates at the
-  type's limits; NaN gives 0, but 2**63 in the bits of a 64-bit integer (INT64_MIN; what the H200 gave).
+  type's limits; NaN gives 0, but 2**63 in the bits of a 64-bit integer (INT64_MIN; what the H200 gave);
+- max(x, y) / min(x, y) of two float32 or float64 values, which numba-cuda lowers to libdevice's fmax / fmin (PTX
+  max.f32 ...: a NaN operand gives the other, -0 orders below +0) where its simulator runs Python's max (the first
+  of two equal zeros; NaN first wins); of three values, a tuple, float16 or a float beside an integer, Python's.
 
 Each SOURCE is compiled with `cuda` and `np` bound, by compile_source(cuda_module, SOURCE, name)."""
 import linecache
@@ -77,6 +80,70 @@ def fp16_casts(ints, halves, h, i8, u8, i16, u32, i64, u64):
         halves[i, 5] = np.float16(u64[i])
 """
 FP16_CAST_TYPES = (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.int64)
+
+MINMAX = """
+def minmax(out, a, b):
+    i = cuda.grid(1)
+    if i < a.size:
+        x = a[i]
+        y = b[i]
+        out[i, 0] = max(x, y)
+        out[i, 1] = min(x, y)
+        out[i, 2] = max(np.float32(x), np.float32(y))
+        out[i, 3] = min(np.float32(x), np.float32(y))
+        out[i, 4] = max(np.float32(x), y)
+        out[i, 5] = max(x, y, y)
+        out[i, 6] = min((x, y))
+        out[i, 7] = min(x, 1)
+"""
+
+MINMAX_HALF = """
+def minmax_half(out, h, g):
+    i = cuda.grid(1)
+    if i < h.size:
+        out[i, 0] = max(h[i], g[i])
+        out[i, 1] = min(h[i], g[i])
+"""
+
+
+def minmax_operands():
+    """Every pair of NaN, infinities, signed zeros and a few values."""
+    edge = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 2.5, 1e-310, 3e38]
+    a = np.array([p for p in edge for _ in edge], np.float64)
+    b = np.array([q for _ in edge for q in edge], np.float64)
+    with np.errstate(all="ignore"):
+        return a, b, a.astype(np.float16), b.astype(np.float16)
+
+
+def ieee_max(x, y, is_max=True):
+    """PTX's max / min (libdevice's fmax, fmin): a NaN operand gives the other; -0 orders below +0."""
+    if math.isnan(x):
+        return y
+    if math.isnan(y):
+        return x
+    if x == y == 0:
+        neg = math.copysign(1, x) < 0 or math.copysign(1, y) < 0
+        pos = math.copysign(1, x) > 0 or math.copysign(1, y) > 0
+        return (0.0 if pos else -0.0) if is_max else (-0.0 if neg else 0.0)
+    return max(x, y) if is_max else min(x, y)
+
+
+def minmax_reference(a, b):
+    """minmax's out: numba-cuda's max / min of exactly two float32 or float64 values is fmax / fmin (its cudaimpl);
+    of three values, a tuple or a float beside an integer Python's algorithm."""
+    rows = []
+    with np.errstate(all="ignore"):
+        for x, y in zip(a, b):
+            x32, y32 = float(np.float32(x)), float(np.float32(y))
+            rows.append([ieee_max(x, y), ieee_max(x, y, False), np.float32(ieee_max(x32, y32)),
+                         np.float32(ieee_max(x32, y32, False)), ieee_max(x32, y), max(x, y, y), min((x, y)),
+                         min(x, 1.0)])
+    return np.array(rows, np.float64)
+
+
+def minmax_half_reference(h, g):
+    """minmax_half's out: float16's max / min is Python's algorithm (numba-cuda's do_minmax)."""
+    return np.array([[max(p, q), min(p, q)] for p, q in zip(h, g)], np.float16)
 
 
 def compile_source(cuda, src, name):

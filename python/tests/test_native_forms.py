@@ -1,6 +1,7 @@
 """The operations kfront compiles to numba-cuda's own PTX forms (native_forms.py says which and what they compute),
 against their reference values: float16 arithmetic and comparisons rounded once in half, numba-cuda's casts between
-float16 and the integers (a float16 rounds to the nearest integer). This suite runs on the simulator and, in the GPU
+float16 and the integers (a float16 rounds to the nearest integer), max / min of two floats as PTX's max.f32 (NaN
+ignored, -0 below +0). This suite runs on the simulator and, in the GPU
 run of python/tests, on the GPU: both must give the references bit for bit (test/gpu/python/
 test_native_forms_vs_numba.py compares numba-cuda's results with them there)."""
 import numpy as np
@@ -87,3 +88,19 @@ def test_fp16_rz_intrinsic_still_truncates():
     out = np.zeros((h.size, 3), np.int64)
     k[1, 32](out, h)
     np.testing.assert_array_equal(out, [[2, 2, 3], [-2, -3, -2], [2, 2, 3], [0, -1, 0], [1000, 1000, 1001]])
+
+
+def test_minmax_of_two_floats_is_ieee():
+    a, b, h, g = nf.minmax_operands()
+    out = np.zeros((a.size, 8), np.float64)
+    launch(nf.compile_source(cuda, nf.MINMAX, "minmax"), a.size, out, a, b)
+    want = nf.minmax_reference(a, b)
+    for col in range(out.shape[1]):
+        ok = nf.same_bits(out[:, col], want[:, col])
+        assert ok.all(), (col, a[~ok][:4], b[~ok][:4], out[~ok, col][:4], want[~ok, col][:4])
+    nan_one = np.isnan(a) & ~np.isnan(b)
+    assert (out[nan_one, 0] == b[nan_one]).all()  # max(nan, y) is y (Python's: nan)
+    assert np.isnan(out[nan_one, 5]).all()  # max(nan, y, y): Python's algorithm
+    halves = np.zeros((h.size, 2), np.float16)
+    launch(nf.compile_source(cuda, nf.MINMAX_HALF, "minmax_half"), h.size, halves, h, g)
+    assert nf.same_bits(halves, nf.minmax_half_reference(h, g)).all()

@@ -1,7 +1,8 @@
 """GPU-only: the operations kfront compiles to numba-cuda's own PTX forms, against numba-cuda on the same kernels and
 inputs and against their reference values (python/tests/native_forms.py; python/tests/test_native_forms.py checks
 kfront alone, on the simulator and on the GPU): float16 +, -, *, negation, abs and comparisons in half, numba-cuda's
-casts between float16 and the integers (to nearest even: cvt.rni.s8.f16 ...). kfront must give the references bit
+casts between float16 and the integers (to nearest even: cvt.rni.s8.f16 ...), max / min of two floats (libdevice's
+fmax: NaN ignored, -0 below +0) and of more values (Python's algorithm). kfront must give the references bit
 for bit and numba-cuda's results (a NaN: any NaN; the sign and payload of -NaN and abs(NaN) printed where they
 differ, PTX leaving them open). Run by test/gpu/run_python_gpu.sh."""
 import os
@@ -83,3 +84,21 @@ def test_fp16_casts_match_numba():
         assert ok.all(), ("float16 -> %s" % t.__name__, h[~ok][:5], g[~ok][:5], w[~ok][:5])
     ok = nf.same_bits(kf[1], nb[1])
     assert ok.all(), ("int -> float16", np.argwhere(~ok)[:5])
+
+
+def test_minmax_matches_numba():
+    a, b, h, g = nf.minmax_operands()
+    nb, kf = run_both(nf.MINMAX, "minmax", a.size, lambda: [np.zeros((a.size, 8), np.float64), a, b])
+    want = nf.minmax_reference(a, b)
+    for col in range(want.shape[1]):
+        ok = nf.same_bits(kf[0][:, col], want[:, col])
+        assert ok.all(), (col, a[~ok][:4], b[~ok][:4], kf[0][~ok, col][:4], want[~ok, col][:4])
+        ok = nf.same_bits(nb[0][:, col], kf[0][:, col])
+        assert ok.all(), (col, a[~ok][:4], b[~ok][:4], nb[0][~ok, col][:4], kf[0][~ok, col][:4])
+
+
+def test_minmax_float16_matches_numba():
+    a, b, h, g = nf.minmax_operands()
+    nb, kf = run_both(nf.MINMAX_HALF, "minmax_half", h.size, lambda: [np.zeros((h.size, 2), np.float16), h, g])
+    ok = nf.same_bits(nb[0], kf[0])
+    assert ok.all(), (h[~ok.all(axis=1)][:4], g[~ok.all(axis=1)][:4])
