@@ -809,6 +809,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   L.t_f64 = LLVMDoubleTypeInContext(ctx);
 
   bool ok = ir_walk_module(m, note_callee, &L);
+  ll_scan_half_ops(&L);
   Block *body = ir_module_body(m);
   for (Op *op = body->first; ok && op; op = op->next) {
     if (op->kind == OP_GLOBAL) ok = declare_global(&L, op);

@@ -40,6 +40,55 @@ static LLVMValueRef fp_to_int(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef rt, 
   return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, x, x, ""), LLVMConstNull(rt), r, "");
 }
 
+/* binary16 to and from integers: one PTX cvt each, numba-cuda's casts (its cuda_fp16.py): an integer to f16 is
+ * cvt.rn.f16.{s,u}N (arith.sitofp / uitofp round to nearest), f16 to an integer cvt.rXi.{s,u}N.f16, which clamps
+ * to the type's range (PTX's float-to-integer conversions saturate): arith.fptosi / fptoui truncate (rzi), and
+ * the math.round / floor / ceil / trunc of f16 that feeds one is taken into it (rni, rmi, rpi, rzi: numba-cuda's
+ * cast of a float16 to an integer is round then fptosi in kir, frontend/lowp.c). NaN is selected to 0 as in
+ * fp_to_int. 8-bit integers travel in 16-bit registers, PTX having none of 8 bits: cvt reads and writes the
+ * register's low byte as .s8 / .u8. */
+static const char *int_constraint(unsigned bits) { return bits <= 16 ? "h" : bits == 32 ? "r" : "l"; }
+
+static LLVMValueRef int_to_half(Lower *L, LLVMValueRef x, bool sgn) {
+  unsigned bits = LLVMGetIntTypeWidth(LLVMTypeOf(x));
+  if (bits == 8) x = sgn ? LLVMBuildSExt(L->b, x, L->t_i16, "") : LLVMBuildZExt(L->b, x, L->t_i16, "");
+  char text[40], cons[8];
+  snprintf(text, sizeof text, "cvt.rn.f16.%c%u $0, $1;", sgn ? 's' : 'u', bits);
+  snprintf(cons, sizeof cons, "=h,%s", int_constraint(bits));
+  return inline_asm(L, L->t_f16, text, cons, false, &x, 1);
+}
+
+static LLVMValueRef half_to_int(Lower *L, const Op *op, LLVMValueRef x, LLVMTypeRef rt, bool sgn) {
+  const char *mode = "rzi";
+  const Op *d = op_operand(op, 0)->def;
+  if (d && d->noperands == 1 && ty_is_f16(op_operand(d, 0)->type)) {
+    const char *m = d->kind == OP_ROUND ? "rni" : d->kind == OP_FLOOR ? "rmi" : d->kind == OP_CEIL ? "rpi" : d->kind == OP_TRUNC ? "rzi" : NULL;
+    LLVMValueRef in = m ? get(L, op_operand(d, 0)) : NULL;
+    if (in) {
+      mode = m;
+      x = in;
+    }
+  }
+  unsigned bits = LLVMGetIntTypeWidth(rt);
+  char text[40], cons[8];
+  snprintf(text, sizeof text, "cvt.%s.%c%u.f16 $0, $1;", mode, sgn ? 's' : 'u', bits);
+  snprintf(cons, sizeof cons, "=%s,h", int_constraint(bits));
+  LLVMValueRef r = inline_asm(L, bits == 8 ? L->t_i16 : rt, text, cons, false, &x, 1);
+  if (bits == 8) r = LLVMBuildTrunc(L->b, r, rt, "");
+  return LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealUNO, x, x, ""), LLVMConstNull(rt), r, "");
+}
+
+/* An f16 comparison by kir predicate pred (a valid one): PTX's setp.<cmp>.f16, as numba-cuda's __hgt ... (the
+ * predicate through a u16, which ptxas folds), so that it stays that comparison of those operands. */
+static LLVMValueRef half_compare(Lower *L, const char *pred, LLVMValueRef x, LLVMValueRef y) {
+  static const char *const ptx[] = {"eq", "ne", "lt", "le", "gt", "ge", "num", "neu", "ltu", "leu", "gtu", "geu", "nan"};
+  char text[96];
+  snprintf(text, sizeof text, "{ .reg .pred __kf_p; setp.%s.f16 __kf_p, $1, $2; selp.u16 $0, 1, 0, __kf_p; }",
+           ptx[sem_name_index(pred, sem_cmpf_names)]);
+  LLVMValueRef args[2] = {x, y};
+  return LLVMBuildICmp(L->b, LLVMIntNE, inline_asm(L, L->t_i16, text, "=h,h,h", false, args, 2), LLVMConstNull(L->t_i16), "");
+}
+
 /* Division-like ops are undefined in LLVM for a zero divisor: divide by 1 instead and select 0 after. */
 static LLVMValueRef safe_divisor(Lower *L, LLVMValueRef b, LLVMValueRef *zero) {
   if (const_nonzero(b)) {
@@ -213,15 +262,57 @@ static LLVMValueRef powi_const(Lower *L, LLVMValueRef x, int64_t n) {
  * as it is. libNVVM is run with its default -fma=1, as numba-cuda runs it, so that libdevice's functions compute
  * as NVIDIA compiles them; kfront's own additions, subtractions and products are therefore the .rn operations
  * (which neither libNVVM nor ptxas fuse): llvm.nvvm.{add,mul}.rn[.ftz].{f,d}, and for f16 the PTX instruction.
+ * For f16 the instruction may also be numba-cuda's own form (cuda_fp16.h's __hadd, __hsub, __hmul: add.f16,
+ * sub.f16, mul.f16, with no rounding modifier), which computes the same correctly rounded result but which ptxas
+ * may fuse with a product or a sum that has no modifier either: kfront writes it where nothing in the module can
+ * be fused with it (ll_scan_half_ops), the .rn form elsewhere.
  * LLVM's NVPTX (nvptx.c) contracts nothing: there they are plain fadd / fsub / fmul. */
+
+/* Whether op multiplies binary16 values, as ptxas could fuse into an fma: a product or a power (powi's
+ * products are LLVM fmuls of half). */
+static bool half_product(const Op *op) {
+  return (op->kind == OP_MULF || op->kind == OP_POWI) && op->nresults && ty_is_f16(op->results[0].type);
+}
+
+/* Whether op adds or subtracts binary16 values: +, - and the CAS loop of an f16 atomic add or sub. */
+static bool half_sum(const Op *op) {
+  if ((op->kind == OP_ADDF || op->kind == OP_SUBF) && op->nresults && ty_is_f16(op->results[0].type)) return true;
+  if (op->kind != OP_ATOMIC_RMW || !op->noperands || !op_operand(op, 0)) return false;
+  const Type *at = op_operand(op, 0)->type;
+  const char *k = ir_op_attr_str(op, "kind");
+  return at->kind == TY_ARRAY && ty_is_f16(at->elem) && k && (strcmp(k, "add") == 0 || strcmp(k, "sub") == 0);
+}
+
+static bool note_half_op(Op *op, void *user) {
+  bool *seen = user; /* [0]: a product, [1]: a sum, [2]: a function declared here, defined elsewhere */
+  if (half_product(op)) seen[0] = true;
+  if (half_sum(op)) seen[1] = true;
+  if (op->kind == OP_FUNC_FUNC && !ir_func_entry(op)) seen[2] = true;
+  return true;
+}
+
+/* Sets L->half_plain_add (no f16 product anywhere in the module) and L->half_plain_mul (no f16 sum), for the
+ * module's f16 +, - and * to take numba-cuda's unmodified forms. A module declaring a function it does not
+ * define (code linked in later, which ptxas sees beside kfront's) keeps the .rn forms. */
+void ll_scan_half_ops(Lower *L) {
+  bool seen[3] = {false, false, false};
+  ir_walk_module(L->m, note_half_op, seen);
+  L->half_plain_add = L->nvvm && !seen[0] && !seen[2];
+  L->half_plain_mul = L->nvvm && !seen[1] && !seen[2];
+}
+
 static LLVMValueRef uncontracted_nvvm(Lower *L, OpKind kind, LLVMValueRef x, LLVMValueRef y) {
   LLVMTypeRef t = LLVMTypeOf(x);
   bool mul = kind == OP_MULF;
   if (kind == OP_SUBF && t != L->t_f16) y = fneg(L, y); /* x - y is x + (-y), exactly */
   LLVMValueRef args[2] = {x, y};
-  if (t == L->t_f16)
-    return inline_asm(L, t, mul ? "mul.rn.f16 $0, $1, $2;" : kind == OP_ADDF ? "add.rn.f16 $0, $1, $2;" : "sub.rn.f16 $0, $1, $2;",
-                      "=h,h,h", false, args, 2);
+  if (t == L->t_f16) {
+    bool plain = mul ? L->half_plain_mul : L->half_plain_add;
+    const char *name = mul ? "mul" : kind == OP_ADDF ? "add" : "sub";
+    char text[32];
+    snprintf(text, sizeof text, "%s%s.f16 $0, $1, $2;", name, plain ? "" : ".rn");
+    return inline_asm(L, t, text, "=h,h,h", false, args, 2);
+  }
   char name[40];
   snprintf(name, sizeof name, "llvm.nvvm.%s.rn%s.%s", mul ? "mul" : "add",
            t == L->t_f32 && L->o->fastmath ? ".ftz" : "", t == L->t_f32 ? "f" : "d");
@@ -360,7 +451,8 @@ bool ll_lower_arith(Lower *L, Op *op) {
     if (!ok)
       return fail(L, op, "arith.cmpf with unknown pred '%s'",
                   ir_op_attr_str(op, "pred") ? ir_op_attr_str(op, "pred") : "");
-    r = LLVMBuildFCmp(b, p, x, y, "");
+    r = LLVMTypeOf(x) == L->t_f16 && !(LLVMIsConstant(x) && LLVMIsConstant(y)) ? half_compare(L, ir_op_attr_str(op, "pred"), x, y)
+                                                                              : LLVMBuildFCmp(b, p, x, y, "");
     break;
   }
   case OP_SELECT: {
@@ -392,10 +484,16 @@ bool ll_lower_arith(Lower *L, Op *op) {
                                       LLVMConstNull(LLVMTypeOf(x)), "")
                       : LLVMBuildTrunc(b, x, rt, "");
     break;
-  case OP_SITOFP: r = LLVMBuildSIToFP(b, x, rt, ""); break;
-  case OP_UITOFP: r = LLVMBuildUIToFP(b, x, rt, ""); break;
-  case OP_FPTOSI: r = fp_to_int(b, x, rt, true); break;
-  case OP_FPTOUI: r = fp_to_int(b, x, rt, false); break;
+  case OP_SITOFP:
+  case OP_UITOFP:
+    if (rt == L->t_f16 && LLVMTypeOf(x) != L->t_i1 && !LLVMIsConstant(x)) r = int_to_half(L, x, op->kind == OP_SITOFP);
+    else r = op->kind == OP_SITOFP ? LLVMBuildSIToFP(b, x, rt, "") : LLVMBuildUIToFP(b, x, rt, "");
+    break;
+  case OP_FPTOSI:
+  case OP_FPTOUI:
+    if (LLVMTypeOf(x) == L->t_f16 && !LLVMIsConstant(x) && LLVMGetIntTypeWidth(rt) >= 8) r = half_to_int(L, op, x, rt, op->kind == OP_FPTOSI);
+    else r = fp_to_int(b, x, rt, op->kind == OP_FPTOSI);
+    break;
   case OP_EXTF: r = LLVMBuildFPExt(b, x, rt, ""); break;
   case OP_TRUNCF: r = LLVMBuildFPTrunc(b, x, rt, ""); break;
   case OP_BITCAST: r = LLVMTypeOf(x) == rt ? x : LLVMBuildBitCast(b, x, rt, ""); break;
@@ -494,6 +592,9 @@ bool ll_lower_math(Lower *L, Op *op) {
     break;
   }
   case OP_ISNAN: r = LLVMBuildFCmp(L->b, LLVMRealUNO, x, x, ""); break;
+  case OP_FABS: /* f16: PTX's abs.f16 (numba-cuda's __habs), not fabsf of the f32 */
+    r = LLVMTypeOf(x) == L->t_f16 ? inline_asm(L, L->t_f16, "abs.f16 $0, $1;", "=h,h", false, &x, 1) : ll_libdevice(L, "fabs", &x, 1);
+    break;
   case OP_ISINF:
   case OP_ISFINITE: {
     LLVMValueRef ax = ll_libdevice(L, "fabs", &x, 1);

@@ -84,6 +84,9 @@ typedef struct Lower {
   LLVMBuilderRef b, ab;   /* main builder; alloca builder */
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64;
   PtrMap called;                /* func.func -> itself, for every function some func.call calls */
+  /* binary16 +, -, * without PTX's rounding modifier (add.f16 ...: numba-cuda's cuda_fp16.h forms), which ptxas
+   * may fuse into an fma: allowed where the module has nothing to fuse them with (ll_scan_half_ops) */
+  bool half_plain_add, half_plain_mul;
   StrMap funcs, globals, files;
   unsigned nkernels, nfiles, nexceptions;
   const char **kernel_names, **file_names, **exception_names;
@@ -329,7 +332,9 @@ static inline LLVMValueRef is_zero(Lower *L, LLVMValueRef v) {
 
 static inline LLVMValueRef fconst(LLVMTypeRef t, double v) { return LLVMConstReal(t, v); }
 
+/* -v; of an f16 variable PTX's neg.f16 (numba-cuda's __hneg), not 0 - v (sub.f16, which ptxas may fuse) */
 static inline LLVMValueRef fneg(Lower *L, LLVMValueRef v) {
+  if (LLVMTypeOf(v) == L->t_f16 && !LLVMIsConstant(v)) return inline_asm(L, L->t_f16, "neg.f16 $0, $1;", "=h,h", false, &v, 1);
   if (L->nvvm) return LLVMBuildFSub(L->b, fconst(LLVMTypeOf(v), -0.0), v, ""); /* no fneg in LLVM 7 */
   return LLVMBuildFNeg(L->b, v, "");
 }
@@ -394,6 +399,7 @@ bool ll_lower_mem_op(Lower *L, Op *op);
 
 /* lower_llvm_arith.c */
 LLVMValueRef ll_libdevice(Lower *L, const char *name, LLVMValueRef *args, unsigned n);
+void ll_scan_half_ops(Lower *L);
 bool ll_lower_arith(Lower *L, Op *op);
 bool ll_lower_frexp(Lower *L, Op *op);
 bool ll_lower_libdevice(Lower *L, Op *op);

@@ -557,6 +557,7 @@ Type *num_lowp_arg_type(IrContext *ctx, int k, Type *h);
 /* Builds the intrinsic on arguments of num_lowp_arg_type; its result (h, i1 for comparisons, i32 for hisinf, the
  * conversion's type). */
 Value *num_lowp_emit(IrBuilder *b, int k, Type *h, Value *const *in);
+Value *num_lowp_to_int(IrBuilder *b, Value *x, Type *to, int mode);
 
 /* ---- random.c: numba.cuda.random ------------------------------------------------------------------------ */
 /* path is "numba.cuda.random" (the module: *out its path), one of its device functions (*out the FV_FUNC of

@@ -434,6 +434,26 @@ FeVal lower_ufunc(Lower *L, int u, const PyExpr *e) {
   return lw_make_tuple(L, nout, parts);
 }
 
+/* max(a, b) / min(a, b) of two float32 or float64 values: numba-cuda's cudaimpl lowers exactly these (not three
+ * values, a tuple, float16, or a float beside an integer, which take Python's algorithm below) to libdevice's
+ * fmaxf / fmin ... (PTX max.f32 / min.f64): a NaN operand gives the other one, -0 orders below +0. Its simulator
+ * runs Python's max instead (max(nan, 1.0) is nan there, 1.0 on its GPU): kfront follows the GPU. */
+static bool libdevice_minmax(const FeVal *items, unsigned n) {
+  if (n != 2) return false;
+  for (unsigned i = 0; i < 2; i++)
+    if (items[i].type->kind != TY_FLOAT || (items[i].type->bits != 32 && items[i].type->bits != 64)) return false;
+  return true;
+}
+
+static FeVal emit_libdevice_minmax(Lower *L, bool is_max, FeVal x, FeVal y, Type *u) {
+  bool f32 = u->bits == 32;
+  const char *name = is_max ? (f32 ? "__nv_fmaxf" : "__nv_fmax") : (f32 ? "__nv_fminf" : "__nv_fmin");
+  Value *in[2] = {lw_mat(L, &x), lw_mat(L, &y)};
+  Op *op = ib_op(&L->b, OP_LIBDEVICE, 2, in, 1, &u, 0);
+  ir_op_set_attr(L->m, op, "name", attr_str(L->m, name));
+  return val(u, op_result(op, 0));
+}
+
 FeVal lw_minmax(Lower *L, bool is_max, const PyExpr *e) {
   FeVal args[16];
   const char *fname = is_max ? "max" : "min";
@@ -455,6 +475,8 @@ FeVal lw_minmax(Lower *L, bool is_max, const PyExpr *e) {
     u = u ? nb_unify(L->ctx, u, items[i].type) : items[i].type;
   }
   at(L, e->loc);
+  if (n == e->call.args.n && libdevice_minmax(items, n))
+    return emit_libdevice_minmax(L, is_max, lw_conv(L, items[0], u), lw_conv(L, items[1], u), u);
   FeVal r = lw_conv(L, items[0], u);
   for (unsigned i = 1; i < n; i++) {
     FeVal x = lw_conv(L, items[i], u);

@@ -183,6 +183,18 @@ static Value *convert_rounded(IrBuilder *b, Value *x, Type *to, int mode) {
   return r;
 }
 
+/* x (f16 or bf16) as the integer type `to`, rounded by mode (a SemRound): PTX's cvt.rni / rzi / rmi / rpi with
+ * saturation, the rounded value converted saturating; NaN gives 0, but INT64_MIN to a 64-bit integer, as
+ * numba-cuda's conversions gave on the H200 (__half2ll_rn). numba-cuda's cast of a float16 to an integer
+ * (np.int8(h), int(h), a float16 stored to an integer array) is this to nearest (its cvt.rni.sN.f16). */
+Value *num_lowp_to_int(IrBuilder *b, Value *x, Type *to, int mode) {
+  static const OpKind round_op[] = {[SEM_RN] = OP_ROUND, [SEM_RD] = OP_FLOOR, [SEM_RU] = OP_CEIL};
+  Value *r = mode == SEM_RZ ? x : ib_unary(b, round_op[mode], x, NULL);
+  Value *c = ib_cast(b, r, to);
+  if (to->bits != 64) return c;
+  return ib_select(b, ib_unary(b, OP_ISNAN, x, ty_bool(b->ctx)), ib_const_int(b, to, INT64_MIN), c);
+}
+
 Value *num_lowp_emit(IrBuilder *b, int k, Type *h, Value *const *in) {
   const LowpFn *f = &LOWP[k];
   Value *x = in[0], *y = f->nargs > 1 ? in[1] : NULL;
@@ -239,13 +251,7 @@ Value *num_lowp_emit(IrBuilder *b, int k, Type *h, Value *const *in) {
   case H_FROM: {
     Type *to = nb_type(b->ctx, f->kind);
     if (to->kind == TY_FLOAT) return ib_cast(b, x, to);
-    /* cvt.rni / rzi / rmi / rpi with saturation: the rounded value, converted saturating; NaN gives 0, but
-     * INT64_MIN to a 64-bit integer, as numba-cuda's conversions gave on the H200 (__half2ll_rn) */
-    static const OpKind round_op[] = {[SEM_RN] = OP_ROUND, [SEM_RD] = OP_FLOOR, [SEM_RU] = OP_CEIL};
-    Value *r = f->op == SEM_RZ ? x : ib_unary(b, round_op[f->op], x, NULL);
-    Value *c = ib_cast(b, r, to);
-    if (to->bits != 64) return c;
-    return ib_select(b, ib_unary(b, OP_ISNAN, x, i1), ib_const_int(b, to, INT64_MIN), c);
+    return num_lowp_to_int(b, x, to, f->op);
   }
   case H_AS: return ib_unary(b, OP_BITCAST, x, nb_type(b->ctx, f->kind));
   case H_AS_H: return ib_unary(b, OP_BITCAST, x, h);

@@ -445,6 +445,9 @@ static Value *fold_float(Op *op) {
   Value *x = op_operand(op, 0), *y = op->noperands > 1 ? op_operand(op, 1) : NULL;
   switch (op->kind) {
   case OP_NEGF: return x->def && x->def->kind == OP_NEGF ? op_operand(x->def, 0) : NULL;
+  case OP_ROUND: case OP_FLOOR: case OP_CEIL: case OP_TRUNC: /* of a value already integral (or inf or NaN): itself */
+    return x->def && (x->def->kind == OP_ROUND || x->def->kind == OP_FLOOR || x->def->kind == OP_CEIL ||
+                      x->def->kind == OP_TRUNC) ? x : NULL;
   case OP_ADDF: return const_f_is(y, -0.0) ? x : NULL;
   case OP_SUBF: return const_f_is(y, 0.0) ? x : NULL;
   case OP_MULF:
@@ -467,7 +470,8 @@ static Value *fold(Canon *c, Op *op) {
   case OP_SELECT: return fold_select(c, op);
   case OP_EXTSI: case OP_EXTUI: case OP_TRUNCI: case OP_SITOFP: case OP_UITOFP: case OP_FPTOSI: case OP_FPTOUI:
   case OP_EXTF: case OP_TRUNCF: case OP_BITCAST: return fold_cast_identity(c, op);
-  case OP_ADDF: case OP_SUBF: case OP_MULF: case OP_DIVF: case OP_NEGF: return fold_float(op);
+  case OP_ADDF: case OP_SUBF: case OP_MULF: case OP_DIVF: case OP_NEGF:
+  case OP_ROUND: case OP_FLOOR: case OP_CEIL: case OP_TRUNC: return fold_float(op);
   case OP_POWI: return const_is(op_operand(op, 1), 1) ? op_operand(op, 0) : NULL;
   case OP_DIM:
   case OP_STRIDE:

@@ -21,6 +21,7 @@
  *     not yet fused below it (the order in which LLVM's combiner, working from a block's roots, finds them).
  *   - An op marked nocontract (a unit attr: cuda.fp16's hadd_rn, hsub_rn, hmul_rn, as CUDA's __hadd_rn ...)
  *     neither fuses nor is fused.
+ *   - A function compiled with opt=False (attr opt = 0) contracts nothing, as numba-cuda's -opt=0 (below).
  *   - Nothing else contracts: a product in another block (a loop-invariant product used in a loop, a product
  *     carried through a block argument), through a conversion (arith.extf) or a negation, or of integers.
  *     x * y + z * w gives fma(x, y, z * w) with z * w rounded.
@@ -34,6 +35,7 @@
  * results change by the rounding the fusion saves, which is the point. */
 #include "passes.h"
 #include "utils/mem.h"
+#include "utils/ptrmap.h"
 
 static bool contractible_type(const Type *t) { return ty_is_float(t); }
 
@@ -107,14 +109,54 @@ static void contract_region(Contract *c, Region *r) {
   for (Block *blk = r->first; blk; blk = blk->next) contract_block(c, blk);
 }
 
+/* ---- which functions contract ------------------------------------------------------------------------------
+ * numba-cuda's libNVVM fuses at the optimisation level of the module it compiles: a kernel's (or, compiled alone,
+ * a device function's), its device functions linked in. With opt=False (-opt=0) it fuses nothing: a root of the
+ * module (a function no other calls) whose attr opt is 0 contracts nothing, nor do the functions only such roots
+ * call; a function another root reaches contracts. */
+typedef struct Reach {
+  Module *m;
+  PtrMap called, optimised; /* functions some function calls; functions an optimised root reaches */
+} Reach;
+
+static bool note_called(Op *op, void *user) {
+  Reach *r = user;
+  Op *f = ir_call_target(r->m, op);
+  if (f) ptrmap_put(&r->called, f, f);
+  return true;
+}
+
+static bool note_optimised(Op *callee, Op *call, void *user) {
+  (void)call;
+  if (callee) ptrmap_put(&((Reach *)user)->optimised, callee, callee);
+  return true;
+}
+
+/* Fills r->optimised: the functions numba-cuda would compile with optimisation, the ones that contract. */
+static void find_optimised(Module *m, Reach *r) {
+  *r = (Reach){.m = m};
+  ir_walk_module(m, note_called, r);
+  for (Op *f = ir_module_body(m)->first; f; f = f->next) {
+    if (f->kind != OP_FUNC_FUNC || ptrmap_get(&r->called, f) || ir_op_attr_int(f, "opt", 3) == 0) continue;
+    ptrmap_put(&r->optimised, f, f);
+    ir_walk_callees(m, f, note_optimised, r);
+  }
+}
+
 bool pass_contract(Module *m, const PassContext *pc) {
   (void)pc;
   Contract c = {.m = m};
   ib_init(&c.b, m);
-  contract_region(&c, &m->body);
+  Reach r;
+  find_optimised(m, &r);
+  for (Op *f = ir_module_body(m)->first; f; f = f->next)
+    if (f->kind != OP_FUNC_FUNC || ptrmap_get(&r.optimised, f))
+      for (unsigned i = 0; i < f->nregions; i++) contract_region(&c, &f->regions[i]);
   for (size_t i = 0; i < c.nmuls; i++)
     if (!value_has_uses(&c.muls[i]->results[0])) ir_op_erase(c.muls[i]);
   mem_free(c.muls);
+  ptrmap_free(&r.called);
+  ptrmap_free(&r.optimised);
   return true;
 }
 
@@ -128,7 +170,12 @@ static bool find_contractible(Op *op, void *found) {
 }
 
 bool pass_module_has_contractible(Module *m) {
+  Reach r;
+  find_optimised(m, &r);
   bool found = false;
-  ir_walk_module(m, find_contractible, &found);
+  for (Op *f = ir_module_body(m)->first; f && !found; f = f->next)
+    if (f->kind != OP_FUNC_FUNC || ptrmap_get(&r.optimised, f)) ir_walk_pre(f, find_contractible, &found);
+  ptrmap_free(&r.called);
+  ptrmap_free(&r.optimised);
   return found;
 }

@@ -133,3 +133,23 @@ def test_float16_rn_never_contracted():
     assert same(out[:, 2], once).all()
     assert same(out[:, 1], twice).all()
     assert not same(once, twice).all()
+
+
+def _madd_noopt(out, x, y, z):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = x[i] * y[i] + z[i]
+
+
+@pytest.mark.parametrize("f", [np.float32, np.float64])
+def test_opt_false_contracts_nothing(f):
+    """cuda.jit(opt=False) is numba-cuda's -opt=0, under which libNVVM fuses nothing: x * y + z rounds twice."""
+    x, y, z, _ = operands(f)
+    noopt, opt = np.zeros(x.size, f), np.zeros(x.size, f)
+    cuda.jit(opt=False)(_madd_noopt)[(x.size + 127) // 128, 128](noopt, x, y, z)
+    cuda.jit(_madd_noopt)[(x.size + 127) // 128, 128](opt, x, y, z)
+    with np.errstate(all="ignore"):
+        unfused = (x * y).astype(f) + z
+    assert same(noopt, unfused).all()
+    assert same(opt, np.array([fused.fma(a, b, c, f) for a, b, c in zip(x, y, z)], f)).all()
+    assert not same(opt, noopt).all()

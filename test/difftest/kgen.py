@@ -876,8 +876,8 @@ class Gen:
                 s = e.ty
             if lo <= s.lo and s.hi <= hi:
                 return e
-            c = Call("min", [Call("max", [e, Lit(float(np.dtype(t).type(lo)), t)]), Lit(float(np.dtype(t).type(hi)), t)])
-            return c
+            return zero_signless(Call("min", [Call("max", [e, Lit(float(np.dtype(t).type(lo)), t)]),
+                                              Lit(float(np.dtype(t).type(hi)), t)]))
         if s.np == BOOL:
             return IfExp(e, Lit(min(max(1, lo), hi), t), Lit(max(min(0, hi), lo), t))
         if is_float(s.np):
@@ -1043,7 +1043,7 @@ class Gen:
                     b = Cast(a.ty.np if a.ty.np != WEAK_FLOAT else "float64", b)
                     if a.ty.np == WEAK_FLOAT:
                         a = Cast("float64", a)
-                return Call(r.choice(["min", "max"]), [a, b])
+                return zero_signless(Call(r.choice(["min", "max"]), [a, b]))
             if x < 0.93:
                 return Unary("-", self.expr(ctx, "float", d))
             if x < 0.96:
@@ -1585,6 +1585,14 @@ class Gen:
             st.keep = True
         ctx.arrays.append(ArrayInfo(name, t, n, lo, hi))
         return stmts
+
+
+def zero_signless(e):
+    """e + 0.0 for a min() / max() of two floats: numba-cuda's GPU (and kfront) compute it as PTX's max.f32 ...,
+    which orders -0 below +0, its simulator (the oracle) as Python's max, which returns the first of two equal
+    zeros; with +0.0 added a zero result is +0 in both, and every other value unchanged (no NaN is generated, where
+    they differ too: docs/numeric.md)."""
+    return Bin("+", e, Lit(0.0, e.ty.np))
 
 
 def exact(e, t):
