@@ -155,12 +155,15 @@ See https://numba.readthedocs.io/en/stable/cuda/kernels.html#kernel-invocation f
 
 def _example(t):
     """A host value of type t (values never matter), to compile a declared signature before any launch: arrays of
-    its dtype, rank and layout (A: strided), scalars, tuples of them."""
+    its dtype, rank and layout (A: strided) and writeability, scalars, tuples of them."""
     if isinstance(t, types.Array):
         a = np.zeros((3,) * t.ndim, dtype=types.as_dtype(t.dtype))
         if t.layout == "F":
-            return np.asfortranarray(a)
-        return a[(slice(None, None, 2),) * t.ndim] if t.layout == "A" and t.ndim else a
+            a = np.asfortranarray(a)
+        elif t.layout == "A" and t.ndim:
+            a = a[(slice(None, None, 2),) * t.ndim]
+        a.flags.writeable = t.mutable
+        return a
     if isinstance(t, types.BaseTuple):
         return tuple(_example(e) for e in t)
     return types.as_dtype(t).type(0)
