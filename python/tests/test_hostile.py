@@ -111,6 +111,15 @@ class AI:
         self.__array_interface__ = d
 
 
+def raising_interface(name, exc):
+    """An object whose __cuda_array_interface__ (or __array_interface__) property raises exc: the error is the
+    caller's (numba-cuda's getattr(obj, "__cuda_array_interface__", None) lets it through); an AttributeError says
+    there is none."""
+    def get(self):
+        raise exc
+    return type("RaisingInterface", (), {name: property(get)})()
+
+
 def freed_pointer():
     d = cuda.to_device(np.zeros(4))
     ptr = d.__cuda_array_interface__["data"][0]
@@ -315,6 +324,20 @@ ROWS = [
      ["at most 8 dimensions"]),
     ("CAI pointer a string", lambda: inc[1, 1](CAI("abc")), TypeError, ["an integer is required"]),
     ("CAI pointer negative", lambda: inc[1, 1](CAI(-5)), OverflowError, ["negative"]),
+    ("CAI property raising", lambda: inc[1, 1](raising_interface("__cuda_array_interface__", RuntimeError("CAI boom"))),
+     RuntimeError, ["CAI boom"]),
+    ("CAI property raising, in a tuple", lambda: inc[1, 1]((raising_interface("__cuda_array_interface__",
+                                                                              KeyError("gone")), 1)), KeyError,
+     ["gone"]),
+    ("__array_interface__ property raising", lambda: inc[1, 1](raising_interface("__array_interface__",
+                                                                                 ValueError("AI boom"))),
+     ValueError, ["AI boom"]),
+    ("CAI property raising AttributeError (none)", lambda: inc[1, 1](raising_interface("__cuda_array_interface__",
+                                                                                       AttributeError("no"))),
+     TypeError, [NOT_PASSABLE]),
+    ("as_cuda_array of a raising CAI", lambda: cuda.as_cuda_array(raising_interface("__cuda_array_interface__",
+                                                                                    RuntimeError("CAI boom"))),
+     RuntimeError, ["CAI boom"]),
     # launch configurations
     ("grid 0", lambda: inc[0, 1](np.zeros(1)), LaunchError, ["grid dimension x is 0"]),
     ("block 0", lambda: inc[1, 0](np.zeros(1)), LaunchError, ["block dimension x is 0"]),
