@@ -847,12 +847,15 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
 
 
 def as_cuda_array(obj, sync=True):
-    """The object as a DeviceNDArray (itself when it is one), through __cuda_array_interface__, else DLPack."""
+    """The object as a DeviceNDArray (itself when it is one), through __cuda_array_interface__, else DLPack of device
+    memory; numba-cuda's TypeError for anything else, a NumPy array (host memory) included."""
     if isinstance(obj, DeviceNDArray):
         return obj
-    if not hasattr(obj, "__cuda_array_interface__"):
-        if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
-            from kfront.cuda import _dlpack
-            return _dlpack.from_dlpack(obj)
-        raise TypeError("kfront: %r implements neither the CUDA array interface nor DLPack" % (type(obj),))
-    return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj, sync=sync)
+    interface = getattr(obj, "__cuda_array_interface__", None)  # as numba-cuda: a property's own error propagates
+    if interface is not None:
+        return from_cuda_array_interface(interface, owner=obj, sync=sync)
+    if not isinstance(obj, np.ndarray) and hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        from kfront.cuda import _dlpack
+        return _dlpack.from_dlpack(obj)
+    raise TypeError("kfront: *obj* doesn't implement the cuda array interface (%r is not device memory: no "
+                    "__cuda_array_interface__, nor DLPack of device memory)" % (type(obj),))
