@@ -671,8 +671,10 @@ __attribute__((noinline)) FeVal lw_instantiate_and_call(Lower *L, FeFunc *f, con
     inst = lower_function(L->fe, f, shapes, np, sym_for(L, f, k), false, L->quiet > 0, NULL);
     if (L->quiet && inst->failed) L->suppressed++;
   }
-  if (inst->tainted) { /* typed on a recursive call of an enclosing instance's first attempt: so is this one */
-    L->inst->tainted = true;
+  if (inst->tainted) {
+    /* typed on a recursive call of an enclosing instance's first attempt: so is this one, unless that instance is
+     * this one (f calls g calls f: lowered again with the type its returns give, or its runaway recursion reported) */
+    if (!L->inst->rec_unknown) L->inst->tainted = true;
     return poison();
   }
   if (!inst->op) return poison();
