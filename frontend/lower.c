@@ -1169,7 +1169,10 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
       lw_flat_types(L.ctx, rt, rts, &nr);
       if (lw_flatten_to(&L, &rv, rt, rvals, &nrv, NULL, L.first_value_return, "<return value>")) {
         inst->ret = lw_shape_of_type(&L, rt);
-        if (!(L.has_declared_ret && L.declared_ret)) lw_copy_enums(&inst->ret, &rv);
+        if (!(L.has_declared_ret && L.declared_ret)) {
+          lw_copy_enums(&inst->ret, &rv);
+          lw_copy_readonly(&L, &inst->ret, &rv);
+        }
       } else
         nr = nrv = 0;
     }

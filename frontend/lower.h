@@ -112,8 +112,9 @@ typedef struct Lower {
   unsigned nraw_prints, raw_prints_cap;
   Type **seen_types;        /* per local: the type of the last number or boolean it was given anywhere in the
                              * function so far (lw_note_type), for a read where it is unbound on every path */
-  Value **readonly_params;  /* the parameters that are readonly arrays (FeVal.readonly shapes; lw_array_readonly) */
-  unsigned nreadonly_params, readonly_params_cap;
+  Value **readonly_arrays;  /* the arrays known readonly: parameters of FeVal.readonly shapes, and the values of
+                             * ifs, conditional expressions, loops and calls that merge or return one (lw_array_readonly) */
+  unsigned nreadonly_arrays, readonly_arrays_cap;
 } Lower;
 
 /* The methods of arrays kfront knows (FV_METHOD's builtin): those Numba's CUDA target compiles without
@@ -222,10 +223,14 @@ FeVal lw_index_array(Lower *L, const FeVal *a, const FeVal *ix, unsigned n, SrcL
                      Value **base, Value **idx);
 FeVal lw_load_element(Lower *L, Value *base, Value **idx);
 void lw_store_element(Lower *L, Value *base, Value **idx, Value *v);
-/* Readonly arrays (Numba's, FeVal.readonly): whether arr is a readonly parameter or a view of one, and a parameter
- * (an entry block argument) made one. */
+/* Readonly arrays (Numba's, FeVal.readonly): whether arr is a readonly array or a view of one, and an array made one
+ * (a parameter, a merged or returned value). lw_fv_readonly: whether v is one or a row a[i] of one. */
 bool lw_array_readonly(Lower *L, const Value *arr);
-void lw_add_readonly_param(Lower *L, Value *param);
+void lw_add_readonly_array(Lower *L, Value *arr);
+bool lw_fv_readonly(Lower *L, const FeVal *v);
+/* Numba's unify of a readonly and a mutable array is readonly: each array of merged (the value of an if, a conditional
+ * expression or a loop; tuples element by element) is made readonly where the same place of a or b holds one. */
+void lw_merge_readonly(Lower *L, const FeVal *merged, const FeVal *a, const FeVal *b);
 /* Numba's refusal of a subscript assignment to a readonly array (SetItemBuffer): true, with the located TypingError
  * "Cannot modify readonly array of type: readonly array(float32, 1d, C)" (type the array subscripted), when arr is
  * one. */
@@ -292,6 +297,9 @@ void lw_shape_key(const FeVal *s, StrBuf *out);
 void lw_flatten_shape_types(const FeVal *s, Type **out, unsigned *n);
 FeVal lw_shape_of_type(Lower *L, Type *t);
 void lw_copy_enums(FeVal *shape, const FeVal *v);
+/* The readonly arrays of v, onto the shape of its type (a device function returning a readonly array returns a
+ * readonly array, as Numba types it). */
+void lw_copy_readonly(Lower *L, FeVal *shape, const FeVal *v);
 FeVal lw_from_shape(Lower *L, const FeVal *s, Value *const *vals, unsigned *pos);
 void lw_note_return_type(Lower *L, const FeVal *v);
 void lw_check_recursive_return(Lower *L, Type *final);

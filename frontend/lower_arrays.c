@@ -132,10 +132,16 @@ FeVal lw_load_element(Lower *L, Value *base, Value **idx) {
   return val(et, op_result(ib_op(&L->b, OP_LOAD, 1 + rank, ops, 1, &et, 0), 0));
 }
 
+/* The array a view (slice, transpose, reshape, field of records) is made of: the next one up, or NULL. */
+static const Value *view_source(const Value *arr) {
+  return arr->def && (arr->def->kind == OP_SUBVIEW || arr->def->kind == OP_REINTERPRET || arr->def->kind == OP_FIELD)
+             ? op_operand(arr->def, 0)
+             : NULL;
+}
+
 /* Whether arr is (a view of) a constant array: cuda.const.array_like's, in read-only constant memory. */
 static bool in_const_memory(Lower *L, const Value *arr) {
-  while (arr->def && (arr->def->kind == OP_SUBVIEW || arr->def->kind == OP_REINTERPRET || arr->def->kind == OP_FIELD))
-    arr = op_operand(arr->def, 0);
+  for (const Value *up; (up = view_source(arr));) arr = up;
   if (!arr->def || arr->def->kind != OP_GLOBAL_REF) return false;
   const char *name = ir_op_attr_str(arr->def, "name");
   Op *g = name ? ir_module_lookup(L->m, name) : NULL;
@@ -143,30 +149,43 @@ static bool in_const_memory(Lower *L, const Value *arr) {
   return space && strcmp(space, "const") == 0;
 }
 
-/* The array a view (slice, transpose, reshape, field of records) is made of, up to the one no view makes. */
-static const Value *view_root(const Value *arr) {
-  while (arr->def && (arr->def->kind == OP_SUBVIEW || arr->def->kind == OP_REINTERPRET || arr->def->kind == OP_FIELD))
-    arr = op_operand(arr->def, 0);
-  return arr;
-}
-
 bool lw_array_readonly(Lower *L, const Value *arr) {
   if (!arr || !ty_is_array(arr->type)) return false;
-  const Value *root = view_root(arr);
-  for (unsigned i = 0; i < L->nreadonly_params; i++)
-    if (L->readonly_params[i] == root) return true;
+  for (const Value *a = arr; a; a = view_source(a))
+    for (unsigned i = 0; i < L->nreadonly_arrays; i++)
+      if (L->readonly_arrays[i] == a) return true;
   return false;
 }
 
-void lw_add_readonly_param(Lower *L, Value *param) {
-  if (L->nreadonly_params == L->readonly_params_cap) {
-    unsigned cap = L->readonly_params_cap ? 2 * L->readonly_params_cap : 4;
+void lw_add_readonly_array(Lower *L, Value *arr) {
+  if (lw_array_readonly(L, arr)) return;
+  if (L->nreadonly_arrays == L->readonly_arrays_cap) {
+    unsigned cap = L->readonly_arrays_cap ? 2 * L->readonly_arrays_cap : 4;
     Value **r = ARENA_ARRAY(&L->fe->arena, Value *, cap);
-    if (L->nreadonly_params) memcpy(r, L->readonly_params, sizeof *r * L->nreadonly_params);
-    L->readonly_params = r;
-    L->readonly_params_cap = cap;
+    if (L->nreadonly_arrays) memcpy(r, L->readonly_arrays, sizeof *r * L->nreadonly_arrays);
+    L->readonly_arrays = r;
+    L->readonly_arrays_cap = cap;
   }
-  L->readonly_params[L->nreadonly_params++] = param;
+  L->readonly_arrays[L->nreadonly_arrays++] = arr;
+}
+
+bool lw_fv_readonly(Lower *L, const FeVal *v) {
+  if (v->kind == FV_VAL) return lw_array_readonly(L, v->v);
+  if (v->kind == FV_VIEW) return lw_array_readonly(L, v->tup.elems[0].v);
+  return false;
+}
+
+void lw_merge_readonly(Lower *L, const FeVal *merged, const FeVal *a, const FeVal *b) {
+  if (merged->kind == FV_VAL) {
+    if (merged->v && ty_is_array(merged->type) && (lw_fv_readonly(L, a) || lw_fv_readonly(L, b)))
+      lw_add_readonly_array(L, merged->v);
+    return;
+  }
+  if (merged->kind != FV_TUPLE) return;
+  static const FeVal none = {.kind = FV_UNDEF};
+  for (unsigned i = 0; i < merged->tup.n; i++)
+    lw_merge_readonly(L, &merged->tup.elems[i], a->kind == FV_TUPLE && i < a->tup.n ? &a->tup.elems[i] : &none,
+                      b->kind == FV_TUPLE && i < b->tup.n ? &b->tup.elems[i] : &none);
 }
 
 bool lw_refuse_readonly_store(Lower *L, const Value *arr, const Type *type, SrcLoc loc) {

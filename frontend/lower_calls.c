@@ -268,6 +268,12 @@ void lw_copy_enums(FeVal *shape, const FeVal *v) {
     for (unsigned i = 0; i < v->tup.n; i++) lw_copy_enums(&shape->tup.elems[i], &v->tup.elems[i]);
 }
 
+void lw_copy_readonly(Lower *L, FeVal *shape, const FeVal *v) {
+  if (shape->kind == FV_VAL) shape->readonly = lw_fv_readonly(L, v);
+  if (shape->kind == FV_TUPLE && v->kind == FV_TUPLE && shape->tup.n == v->tup.n)
+    for (unsigned i = 0; i < v->tup.n; i++) lw_copy_readonly(L, &shape->tup.elems[i], &v->tup.elems[i]);
+}
+
 FeVal lower_param_shape(FeCtx *fe, Type *t) {
   if (t->kind == TY_ARRAY && t->rank == 0) { /* a 0-d array: the view x[0] of its array of one (rt_flatten_args) */
     FeVal v = {.kind = FV_VIEW, .type = t};
@@ -306,7 +312,7 @@ FeVal lw_from_shape(Lower *L, const FeVal *s, Value *const *vals, unsigned *pos)
   if (s->kind == FV_VAL) {
     FeVal v = val(s->type, vals[(*pos)++]);
     v.enumc = s->enumc;
-    if (s->readonly) lw_add_readonly_param(L, v.v);
+    if (s->readonly) lw_add_readonly_array(L, v.v);
     return v;
   }
   if (!has_fields(s)) return *s; /* a compile-time value */
@@ -673,8 +679,10 @@ __attribute__((noinline)) FeVal lw_instantiate_and_call(Lower *L, FeFunc *f, con
     inst = lower_function(L->fe, f, shapes, np, sym_for(L, f, k), false, L->quiet > 0, NULL);
     if (L->quiet && inst->failed) L->suppressed++;
   }
-  if (inst->tainted) { /* typed on a recursive call of an enclosing instance's first attempt: so is this one */
-    L->inst->tainted = true;
+  if (inst->tainted) {
+    /* typed on a recursive call of an enclosing instance's first attempt: so is this one, unless that instance is
+     * this one (f calls g calls f: lowered again with the type its returns give, or its runaway recursion reported) */
+    if (!L->inst->rec_unknown) L->inst->tainted = true;
     return poison();
   }
   if (!inst->op) return poison();

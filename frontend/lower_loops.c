@@ -314,10 +314,12 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
   Type **T = ARENA_ARRAY(&L->fe->arena, Type *, nv);
   bool *NN = ARENA_ARRAY(&L->fe->arena, bool, nv); /* integers assumed >= 0 at the loop head (verified) */
   const FeEnum **E = ARENA_ARRAY(&L->fe->arena, const FeEnum *, nv); /* enum members at the head (as T) */
+  bool *RO = ARENA_ARRAY(&L->fe->arena, bool, nv); /* readonly arrays at the head: before the loop or after its body */
   for (unsigned i = 0; i < nv; i++) {
     T[i] = carry[i] && env0[i].kind != FV_UNDEF ? lw_fv_type(L, &env0[i]) : NULL;
     NN[i] = carry[i] && env0[i].kind == FV_VAL && env0[i].nonneg && T[i] && T[i]->kind == TY_INT;
     E[i] = env0[i].kind == FV_VAL ? env0[i].enumc : NULL;
+    RO[i] = carry[i] && lw_fv_readonly(L, &env0[i]);
   }
   if (wform && ls->has_break) T[L->v_brk] = i1;
   if (wform && ls->has_ret) T[L->v_ret] = i1;
@@ -388,6 +390,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
           L->env[i] = lw_unflatten(L, T[i], before->args, &pos);
           L->env[i].nonneg = NN[i];
           if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
+          if (RO[i] && L->env[i].kind == FV_VAL) lw_add_readonly_array(L, L->env[i].v);
         } else if (carry[i] && S[i].kind != FV_UNDEF) {
           L->env[i] = S[i];
         }
@@ -423,6 +426,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
         L->env[i] = lw_unflatten(L, T[i], body->args + first_arg, &pos);
         L->env[i].nonneg = NN[i];
         if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
+        if (RO[i] && L->env[i].kind == FV_VAL) lw_add_readonly_array(L, L->env[i].v);
       } else if (carry[i] && S[i].kind != FV_UNDEF) {
         L->env[i] = S[i];
       }
@@ -459,6 +463,10 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
       if (x->kind == FV_UNDEF || x->kind == FV_POISON) continue;
       if (NN[i] && !x->nonneg) {
         NN[i] = false;
+        changed = true;
+      }
+      if (!RO[i] && lw_fv_readonly(L, x)) { /* a readonly array at the end of the body: readonly at the head too */
+        RO[i] = true;
         changed = true;
       }
       if (is_static(x) || S[i].kind != FV_UNDEF) {
@@ -537,6 +545,7 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
       L->env[i] = lw_unflatten(L, T[i], res, &pos);
       L->env[i].nonneg = NN[i];
       if (L->env[i].kind == FV_VAL) L->env[i].enumc = E[i];
+      if (RO[i] && L->env[i].kind == FV_VAL) lw_add_readonly_array(L, L->env[i].v);
       lw_note_type(L, i, &L->env[i]);
     } else if (carry[i] && S[i].kind != FV_UNDEF) {
       L->env[i] = S[i];

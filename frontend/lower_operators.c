@@ -595,8 +595,9 @@ static FeVal select_flat(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeVa
   return lw_unflatten(L, u, vals, &pos);
 }
 
-/* x if c else y, and the values of `a and b` / `a or b` (Python gives back an operand, not a bool). */
-static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeVal ev, SrcLoc loc) {
+/* x if c else y, and the values of `a and b` / `a or b` (Python gives back an operand, not a bool), of the type
+ * Numba unifies tv's and ev's to. */
+static FeVal select_unified(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeVal ev, SrcLoc loc) {
   if (tv.kind == FV_POISON || ev.kind == FV_POISON) return poison();
   if ((lw_holds_view(&tv) || lw_holds_view(&ev)) && !(lw_fv_same(&tv, &ev) && lw_block_pure(bt) && lw_block_pure(be))) {
     /* rows a[i] of arrays of higher rank (also in tuples): as arrays, each made in its own branch */
@@ -670,6 +671,13 @@ static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeV
   }
   r.nonneg = tv.nonneg && ev.nonneg && u->kind == TY_INT;
   if (!lw_merge_enum(L, &tv, &ev, loc, "the conditional value", &r.enumc)) return poison();
+  return r;
+}
+
+/* select_unified's value, readonly where tv's or ev's array is (Numba's unified type is). */
+static FeVal select_value(Lower *L, FeVal c, Block *bt, FeVal tv, Block *be, FeVal ev, SrcLoc loc) {
+  FeVal r = select_unified(L, c, bt, tv, be, ev, loc);
+  lw_merge_readonly(L, &r, &tv, &ev);
   return r;
 }
 

@@ -673,6 +673,7 @@ void lw_emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after, Src
     if (m.kind == FV_VAL && m.type->kind == TY_INT)
       m.nonneg = (e1[i].kind == FV_UNDEF || e1[i].nonneg) && (e2[i].kind == FV_UNDEF || e2[i].nonneg);
     if (m.kind == FV_VAL) lw_merge_enum(L, &e1[i], &e2[i], loc, lw_var_name(L, i), &m.enumc);
+    lw_merge_readonly(L, &m, &e1[i], &e2[i]);
     merged[i] = m;
     lw_note_type(L, i, &m);
   }

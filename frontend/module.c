@@ -995,11 +995,13 @@ static void mark_host_targets(FeCtx *fe, const PyStmtList *l) {
 
 /* ---- compiling requests ------------------------------------------------------------------------------- */
 
-/* The enum member types inside a tuple argument's shape, in order (symbols of tuples holding enum members). */
-static void shape_enum_ids(const FeVal *s, StrBuf *b) {
+/* The enum member types and readonly arrays inside a tuple argument's shape, in order (symbols of tuples holding
+ * them). */
+static void shape_ids(const FeVal *s, StrBuf *b) {
   if (s->kind == FV_VAL && s->enumc) sb_printf(b, "E%u", s->enumc->id);
+  if (s->kind == FV_VAL && s->readonly) sb_putc(b, 'R');
   if (s->kind == FV_TUPLE)
-    for (unsigned i = 0; i < s->tup.n; i++) shape_enum_ids(&s->tup.elems[i], b);
+    for (unsigned i = 0; i < s->tup.n; i++) shape_ids(&s->tup.elems[i], b);
 }
 
 static const char *mangled_name(FeCtx *fe, const char *name, const FeSig *sig) {
@@ -1010,7 +1012,8 @@ static const char *mangled_name(FeCtx *fe, const char *name, const FeSig *sig) {
     sb_puts(&b, "__");
     nb_mangle(sig->args[i], &b);
     if (sig->enums && sig->enums[i]) sb_printf(&b, "E%u", sig->enums[i]->id);
-    if (sig->shapes && sig->shapes[i].kind == FV_TUPLE) shape_enum_ids(&sig->shapes[i], &b);
+    if (sig->readonly && sig->readonly[i]) sb_putc(&b, 'R');
+    if (sig->shapes && sig->shapes[i].kind == FV_TUPLE) shape_ids(&sig->shapes[i], &b);
   }
   const char *s = fe_intern(fe, sb_cstr(&b));
   sb_free(&b);

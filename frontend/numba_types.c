@@ -473,8 +473,9 @@ static Type *parse_named_tuple(FeCtx *fe, const PyExpr *e) {
 }
 
 /* Array(float32, 1, 'C'[, readonly=True]): Numba's constructor of an array type, as the runtime spells a readonly
- * array argument (the slice syntax has no readonly arrays). *readonly gets the keyword's value; NULL: where a
- * readonly array cannot be (inside a tuple), readonly=True is a located error. */
+ * array argument or item of a tuple argument (the slice syntax has no readonly arrays). *readonly gets the keyword's
+ * value; NULL: where a readonly array cannot be (a named tuple's field, a return type), readonly=True is a located
+ * error. */
 static Type *parse_array_ctor(FeCtx *fe, const PyExpr *e, bool *readonly) {
   if (readonly) *readonly = false;
   const PyExprList *a = &e->call.args;
@@ -500,8 +501,8 @@ static Type *parse_array_ctor(FeCtx *fe, const PyExpr *e, bool *readonly) {
   }
   bool ro = e->call.nkeywords && e->call.keywords[0]->value->bval;
   if (ro && !readonly) {
-    fe_error(fe, e->loc, "a readonly array inside a tuple is not supported by kfront (pass it as an argument of its "
-                         "own)");
+    fe_error(fe, e->loc, "a readonly array here is not supported by kfront (pass it as an argument of its own or an "
+                         "item of a tuple argument)");
     return NULL;
   }
   if (readonly) *readonly = ro;
@@ -621,10 +622,10 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
   return NULL;
 }
 
-/* A tuple type expression (UniTuple(t, n), Tuple((a, b)), (a, b)) holding enum members somewhere: its parameter
- * shape (enum members FV_VAL of their dtype with enumc). False when e is not such a tuple (*out untouched) or
- * after a reported error (*err). */
-static bool tuple_enum_shape(FeCtx *fe, const PyExpr *e, FeVal *out, bool *err, unsigned depth) {
+/* A tuple type expression (UniTuple(t, n), Tuple((a, b)), (a, b)) holding enum members or readonly arrays somewhere:
+ * its parameter shape (enum members FV_VAL of their dtype with enumc, readonly arrays FV_VAL shapes with readonly).
+ * False when e is not such a tuple (*out untouched) or after a reported error (*err). */
+static bool tuple_param_shape(FeCtx *fe, const PyExpr *e, FeVal *out, bool *err, unsigned depth) {
   const PyExprList *items = NULL;
   unsigned count = 0;
   const char *fname = e->kind == EX_CALL ? type_expr_name(e->call.func) : NULL;
@@ -656,8 +657,18 @@ static bool tuple_enum_shape(FeCtx *fe, const PyExpr *e, FeVal *out, bool *err, 
       }
       elems[i] = (FeVal){.kind = FV_VAL, .type = en->dtype, .enumc = en};
       any = true;
-    } else if (tuple_enum_shape(fe, it, &elems[i], err, depth + 1)) {
+    } else if (tuple_param_shape(fe, it, &elems[i], err, depth + 1)) {
       any = true;
+    } else if (it->kind == EX_CALL && type_expr_name(it->call.func) && strcmp(type_expr_name(it->call.func), "Array") == 0) {
+      bool ro;
+      Type *t = parse_array_ctor(fe, it, &ro);
+      if (!t) {
+        *err = true;
+        return false;
+      }
+      elems[i] = lower_param_shape(fe, t);
+      if (ro) lower_shape_set_readonly(&elems[i]);
+      any |= ro;
     } else {
       if (*err) return false;
       Type *t = nb_parse_type(fe, it, NULL);
@@ -712,7 +723,7 @@ bool nb_parse_signature(FeCtx *fe, const PyExpr *e, FeSig *out) {
     }
     FeVal shape;
     bool err = false;
-    if (tuple_enum_shape(fe, args->items[i], &shape, &err, 0)) { /* a tuple holding enum members */
+    if (tuple_param_shape(fe, args->items[i], &shape, &err, 0)) { /* a tuple holding enum members or readonly arrays */
       if (!out->shapes) {
         FeVal *sh = ARENA_ARRAY(&fe->arena, FeVal, args->n);
         for (unsigned k = 0; k < args->n; k++) sh[k] = (FeVal){.kind = FV_POISON};

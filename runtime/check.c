@@ -127,9 +127,10 @@ static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
   return true;
 }
 
-/* One argument's own type, spelt as a signature spells it (checked already); top: an argument itself, not an item
- * of a tuple (the frontend takes readonly arrays as arguments only: inside a tuple one is typed mutable). */
-static void arg_numba(const kf_arg *a, bool top, StrBuf *out) {
+/* One argument's own type, spelt as a signature spells it (checked already); spell_readonly: an argument itself or
+ * an item of a tuple, not a field of a named tuple (the frontend takes readonly arrays there only: in a named tuple
+ * one is typed mutable). */
+static void arg_numba(const kf_arg *a, bool spell_readonly, StrBuf *out) {
   if (a->kind == KF_ARG_TUPLE && a->type) { /* a named tuple: NamedTuple("mod.Point", ("x", "y"), (int64, float64)) */
     sb_printf(out, "NamedTuple(%s, (", a->type);
     for (unsigned i = 0; i < a->nitems; i++) {
@@ -144,10 +145,10 @@ static void arg_numba(const kf_arg *a, bool top, StrBuf *out) {
     StrBuf first, other;
     sb_init(&first);
     sb_init(&other);
-    if (uni) arg_numba(&a->items[0], false, &first);
+    if (uni) arg_numba(&a->items[0], spell_readonly, &first);
     for (unsigned i = 1; i < a->nitems && uni; i++) {
       sb_reset(&other);
-      arg_numba(&a->items[i], false, &other);
+      arg_numba(&a->items[i], spell_readonly, &other);
       uni = strcmp(sb_cstr(&first), sb_cstr(&other)) == 0;
     }
     if (uni) {
@@ -156,7 +157,7 @@ static void arg_numba(const kf_arg *a, bool top, StrBuf *out) {
       sb_puts(out, "Tuple((");
       for (unsigned i = 0; i < a->nitems; i++) {
         if (i) sb_puts(out, ", ");
-        arg_numba(&a->items[i], false, out);
+        arg_numba(&a->items[i], spell_readonly, out);
       }
       sb_puts(out, a->nitems == 1 ? ",))" : "))");
     }
@@ -170,7 +171,7 @@ static void arg_numba(const kf_arg *a, bool top, StrBuf *out) {
   }
   kf_dtype dt = a->kind == KF_ARG_ARRAY ? a->array.dtype : a->dtype;
   bool is_array = a->kind == KF_ARG_ARRAY && (a->array.ndim || !rt_dtype_is_record(dt));
-  if (is_array && a->array.readonly && top) { /* Numba's readonly array: no slice syntax spells it */
+  if (is_array && a->array.readonly && spell_readonly) { /* Numba's readonly array: no slice syntax spells it */
     sb_printf(out, "Array(%s, %u, '%c', readonly=True)", rt_dtype_name(dt), a->array.ndim, rt_array_layout(&a->array));
     return;
   }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh — builds kfront and runs every test: the C unit tests and the lit/FileCheck suites (ctest),
 # then the same suite built by clang with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan), with the
-# libFuzzer harnesses of test/fuzz each run for a fixed number of inputs.
+# libFuzzer harnesses of test/fuzz each run for a fixed number of inputs and a bounded part of the Python module's
+# pytest suite run against its instrumented extension (python/pytest-sanitizers; docs/safety.md).
 # Ends with one summary line: "N passed, N failed".
 #   KFRONT_SKIP_SANITIZERS=1  skips the sanitizer build (quicker local runs)
 set -uo pipefail

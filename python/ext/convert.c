@@ -5,7 +5,7 @@
  * typed by their class: kfront._source.enum_spelling, remembered per class); an object with __cuda_array_interface__ (CuPy,
  * PyTorch, Numba's device arrays: device memory used in place); an object with __array_interface__ (NumPy
  * arrays: host memory, copied in and back by the launch; NumPy scalars: scalars of their dtype, where a 0-d
- * ndarray is a 0-d array, as Numba's typeof tells them apart). Which protocol a type speaks is remembered per type, so a launch with device arrays costs no
+ * ndarray is a 0-d array, as Numba's typeof tells them apart; a masked array is Numba's TypingError). Which protocol a type speaks is remembered per type, so a launch with device arrays costs no
  * failed attribute lookups.
  *
  * Bound values (kf_value) from the tagged tuples kfront.cuda builds (see ext.h). */
@@ -304,9 +304,34 @@ static int read_interface(PyObject *d, kf_array *a, kf_memory memory, const char
   return 0;
 }
 
+/* kfront.errors' class of that name (for an error being raised: looked up each time), or TypeError where it cannot
+ * be had (kfront.errors not importable). */
+static PyObject *errors_class(const char *name) {
+  PyObject *errors = PyImport_ImportModule("kfront.errors");
+  PyObject *cls = errors ? PyObject_GetAttrString(errors, name) : NULL;
+  Py_XDECREF(errors);
+  if (!cls) {
+    PyErr_Clear();
+    return Py_NewRef(PyExc_TypeError);
+  }
+  return cls;
+}
+
+/* Whether o is a NumPy masked array (numpy.ma.MaskedArray, found once); -1 with an exception. */
+static int is_masked_array(PyObject *o) {
+  static PyObject *masked;
+  if (!masked) {
+    PyObject *ma = PyImport_ImportModule("numpy.ma");
+    masked = ma ? PyObject_GetAttrString(ma, "MaskedArray") : NULL;
+    Py_XDECREF(ma);
+    if (!masked) return -1;
+  }
+  return PyObject_IsInstance(o, masked);
+}
+
 /* Which protocol a type speaks, remembered for a few types (each held by a reference, so that no other type
- * takes its address). */
-enum { PROTO_NONE, PROTO_CUDA, PROTO_HOST };
+ * takes its address). PROTO_MASKED: a NumPy masked array, whose __array_interface__ is its data only. */
+enum { PROTO_NONE, PROTO_CUDA, PROTO_HOST, PROTO_MASKED };
 enum { PROTO_CACHE = 8 };
 static struct {
   PyTypeObject *type;
@@ -314,25 +339,49 @@ static struct {
 } proto_cache[PROTO_CACHE];
 static unsigned proto_next;
 
-static int protocol_of(PyObject *o) {
-  PyTypeObject *t = Py_TYPE(o);
-  for (unsigned i = 0; i < PROTO_CACHE; i++)
-    if (proto_cache[i].type == t) return proto_cache[i].proto;
-  int proto = PyObject_HasAttrString(o, "__cuda_array_interface__")
-                  ? PROTO_CUDA
-                  : PyObject_HasAttrString(o, "__array_interface__") ? PROTO_HOST : PROTO_NONE;
+static void remember_protocol(PyTypeObject *t, int proto) {
   unsigned slot = proto_next++ % PROTO_CACHE;
   PyTypeObject *old = proto_cache[slot].type;
   proto_cache[slot].type = (PyTypeObject *)Py_NewRef((PyObject *)t);
   proto_cache[slot].proto = proto;
   Py_XDECREF((PyObject *)old);
-  return proto;
 }
 
-static int array_of_protocol(PyObject *o, int proto, kf_array *a, const char *what, uintptr_t *producer) {
-  if (intern_names() < 0) return -1;
-  PyObject *d = PyObject_GetAttr(o, proto == PROTO_CUDA ? a_cuda : a_host);
-  if (!d) return -1;
+/* o's attribute name, a new reference; NULL with no exception set when it has none (an AttributeError, as getattr
+ * with a default reads it), NULL with the exception set when looking it up raised anything else (a property's own
+ * error reaches the caller, as numba-cuda's getattr(obj, "__cuda_array_interface__", None) lets it). */
+static PyObject *optional_attr(PyObject *o, PyObject *name) {
+  PyObject *v = PyObject_GetAttr(o, name);
+  if (!v && PyErr_ExceptionMatches(PyExc_AttributeError)) PyErr_Clear();
+  return v;
+}
+
+/* The array interface o speaks (a new reference; *proto says which), or NULL: PROTO_NONE without an exception when
+ * it has neither __cuda_array_interface__ nor __array_interface__, else the exception reading one raised. */
+static PyObject *interface_of(PyObject *o, int *proto) {
+  *proto = PROTO_NONE;
+  if (intern_names() < 0) return NULL;
+  PyTypeObject *t = Py_TYPE(o);
+  for (unsigned i = 0; i < PROTO_CACHE; i++)
+    if (proto_cache[i].type == t) {
+      *proto = proto_cache[i].proto;
+      if (*proto == PROTO_NONE) return NULL;
+      return PyObject_GetAttr(o, *proto == PROTO_CUDA ? a_cuda : a_host);
+    }
+  PyObject *d = optional_attr(o, a_cuda);
+  if (d) {
+    *proto = PROTO_CUDA;
+  } else if (!PyErr_Occurred() && (d = optional_attr(o, a_host))) {
+    int masked = is_masked_array(o);
+    if (masked < 0) Py_CLEAR(d);
+    *proto = masked > 0 ? PROTO_MASKED : PROTO_HOST;
+  }
+  if (!PyErr_Occurred()) remember_protocol(t, *proto);
+  return d;
+}
+
+static int array_of_interface(PyObject *o, PyObject *d, int proto, kf_array *a, const char *what,
+                              uintptr_t *producer) {
   int r = read_interface(d, a, proto == PROTO_CUDA ? KF_MEMORY_DEVICE : KF_MEMORY_HOST, what, producer, o);
   Py_DECREF(d);
   return r;
@@ -343,13 +392,15 @@ int ext_array_from_object(PyObject *o, kf_array *out, const char *what, uintptr_
     *out = ((DeviceArrayObject *)o)->a;
     return 0;
   }
-  int proto = protocol_of(o);
-  if (proto == PROTO_NONE) {
-    PyErr_Format(PyExc_TypeError, "%s: expected an array (NumPy, a device array, or an object with "
-                 "__cuda_array_interface__), not %R", what, (PyObject *)Py_TYPE(o));
+  int proto;
+  PyObject *d = interface_of(o, &proto);
+  if (!d) {
+    if (!PyErr_Occurred())
+      PyErr_Format(PyExc_TypeError, "%s: expected an array (NumPy, a device array, or an object with "
+                   "__cuda_array_interface__), not %R", what, (PyObject *)Py_TYPE(o));
     return -1;
   }
-  if (array_of_protocol(o, proto, out, what, producer) < 0) return -1;
+  if (array_of_interface(o, d, proto, out, what, producer) < 0) return -1;
   if (out->ndim == 0) {
     PyErr_Format(PyExc_TypeError, "%s: expected an array, not a 0-d array or scalar", what);
     return -1;
@@ -631,18 +682,28 @@ int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t i
   }
   int cached = cached_scalar(o, out);
   if (cached) return cached < 0 ? -1 : 0;
-  int proto = protocol_of(o);
-  if (proto == PROTO_NONE) {
+  int proto;
+  PyObject *d = interface_of(o, &proto);
+  if (!d) {
+    if (PyErr_Occurred()) return -1;
     const char *sp;
     int r = enum_member(o, &sp);
     if (r) return r < 0 ? -1 : enum_arg(o, sp, out, what, index);
-    PyErr_Format(PyExc_TypeError, "%s argument %zd: kfront cannot pass an object of type %R to a kernel (arrays, "
-                 "device arrays, numbers, NumPy scalars and enum members are accepted)", what, index,
-                 (PyObject *)Py_TYPE(o));
+    PyObject *cls = errors_class("UntypeableArgumentError"); /* numba-cuda's typeof: ValueError; kfront's: TypeError */
+    PyErr_Format(cls, "%s argument %zd: kfront cannot pass an object of type %R to a kernel (arrays, device arrays, "
+                 "numbers, NumPy scalars and enum members are accepted)", what, index, (PyObject *)Py_TYPE(o));
+    Py_DECREF(cls);
+    return -1;
+  }
+  if (proto == PROTO_MASKED) { /* numba-cuda's typeof refuses it (its mask would be lost) */
+    Py_DECREF(d);
+    PyObject *cls = errors_class("TypingError");
+    PyErr_Format(cls, "%s argument %zd: Unsupported array type: numpy.ma.MaskedArray.", what, index);
+    Py_DECREF(cls);
     return -1;
   }
   kf_array a;
-  if (array_of_protocol(o, proto, &a, what, producer) < 0) return -1;
+  if (array_of_interface(o, d, proto, &a, what, producer) < 0) return -1;
   if (a.ndim == 0 && kf_dtype_is_record(a.dtype)) { /* one record (np.void, np.record): passed by reference */
     out->kind = KF_ARG_ARRAY;
     out->dtype = a.dtype;

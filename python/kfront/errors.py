@@ -164,6 +164,12 @@ class KernelArgumentError(KfrontError, TypeError):
     kind = KIND_ARGUMENT
 
 
+class UntypeableArgumentError(KernelArgumentError, ValueError):
+    """A kernel argument kfront cannot pass (a generator, an iterator, a range, object(), a list...): numba-cuda's
+    typeof raises ValueError ("Cannot determine Numba type of <class 'generator'>") for the objects it cannot type,
+    and kfront's TypeError says the same; it is both."""
+
+
 class LaunchError(KfrontError, ValueError):
     """A launch configuration the device cannot run: grid, block or shared memory out of its limits, or more
     threads per block than the kernel's launch_bounds. numba-cuda 0.30 launches through cuda.core, whose

@@ -14,8 +14,8 @@ Types compare and hash as Numba's do (float32[:] == float32[:]; equal types are 
 
 str() of a type or signature is its spelling in kfront's (and Numba's) signature syntax, which kfront's
 signature parser reads back: "void(float32[:], int64)", "float32[:, ::1]", "float32[::1, :]", "bool",
-"UniTuple(int64, 2)", "Tuple((int64, float32))". A read-only array has the spelling of its writable twin
-(the syntax has no read-only arrays); its repr says "readonly".
+"UniTuple(int64, 2)", "Tuple((int64, float32))". A read-only array, which the slice syntax cannot spell, is spelt by
+its constructor, "Array(float32, 1, 'C', readonly=True)" (so a signature keeps it); its repr says "readonly".
 
 Functions: normalize_signature(sig) -> the canonical string of a signature given as a string, a
 Signature or a tuple of argument types; parse_signature(sig) -> (argument types, return type or None);
@@ -417,7 +417,7 @@ def dtype_typestr(dtype):
 class Array(Type):
     """An array type: Array(dtype, ndim, layout, readonly=False). dtype is the element's Numba type, ndim
     >= 0, layout 'C', 'F' or 'A' (any strides; a 0-d array is C). str() is the slice spelling: float32[:, ::1],
-    float32[()] for a 0-d array."""
+    float32[()] for a 0-d array; a readonly array's is its constructor's, Array(float32, 2, 'C', readonly=True)."""
 
     def __new__(cls, dtype, ndim, layout, readonly=False, aligned=True):
         if not _is_scalar(dtype) and not isinstance(dtype, (Record, _CharSeqBase)):
@@ -434,7 +434,7 @@ class Array(Type):
         def init(t):
             t.dtype, t.ndim, t.layout, t.mutable, t.aligned = dtype, ndim, layout, mutable, aligned
             text = str(dtype) + _array_dims(ndim, layout)
-            t._text = text
+            t._text = text if mutable else "Array(%s, %d, '%s', readonly=True)" % (dtype, ndim, layout)
             t.name = ("" if mutable else "readonly ") + ("" if aligned else "unaligned ") + text
         return cls._intern((dtype, ndim, layout, mutable, aligned), init)
 

@@ -7,6 +7,7 @@ otherwise kfront's documented class (kfront.errors). Uses that need a process of
 shutdown with live device memory and streams, another device count) run one."""
 import gc
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -16,10 +17,11 @@ import time
 import numpy as np
 import pytest
 
-from kfront import config, cuda
+from kfront import config, cuda, float64
 from kfront.errors import CudaDriverError, LaunchError, TypingError, UnsupportedError
 
-pytestmark = pytest.mark.filterwarnings("ignore::kfront.errors.PerformanceWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore::kfront.errors.PerformanceWarning"),
+              pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")]
 
 
 # ---- kernels the rows use -------------------------------------------------------------------------------------
@@ -52,6 +54,63 @@ def oob(a):
 
 
 @cuda.jit
+def oob_axis0(a):
+    a[2, 0] = 1
+
+
+@cuda.jit
+def oob_axis1(a):
+    a[0, 5] = 1
+
+
+@cuda.jit
+def before_start(a):
+    a[-4] = 1
+
+
+@cuda.jit(boundscheck=True)
+def before_start_checked(a):
+    a[-4] = 1
+
+
+@cuda.jit
+def load_past_end(a, out):
+    out[0] = a[10]
+
+
+@cuda.jit
+def past_slice_end(a):
+    a[1:10][5] = 1
+
+
+@cuda.jit
+def static_shared_200k(a):
+    s = cuda.shared.array(25000, float64)
+    s[0] = 1
+    a[0] = s[0]
+
+
+@cuda.jit
+def static_shared_8m(a):
+    s = cuda.shared.array(1 << 20, float64)
+    s[0] = 1
+    a[0] = s[0]
+
+
+@cuda.jit
+def local_2_40(a):
+    x = cuda.local.array(1 << 40, float64)
+    x[0] = 1
+    a[0] = x[0]
+
+
+@cuda.jit
+def local_runtime_shape(a, n):
+    x = cuda.local.array(n, float64)
+    a[0] = x[0]
+
+
+@cuda.jit
 def spin(a):
     while a[0] == 0:
         pass
@@ -75,6 +134,53 @@ def deep(n):
 @cuda.jit
 def calls_deep(a):
     a[0] = deep(0)
+
+
+@cuda.jit(device=True)
+def ping(n):
+    return pong(n - 1)
+
+
+@cuda.jit(device=True)
+def pong(n):
+    return ping(n - 1)
+
+
+@cuda.jit
+def calls_ping(a):
+    a[0] = ping(3)
+
+
+@cuda.jit(device=True)
+def even_steps(n):
+    if n > 0:
+        return odd_steps(n - 1) + 1
+    return 0
+
+
+@cuda.jit(device=True)
+def odd_steps(n):
+    return even_steps(n - 1)
+
+
+def _mutual_recursion_with_a_base():
+    @cuda.jit
+    def k(a):
+        a[0] = even_steps(3)
+
+    a = np.zeros(1, np.int64)
+    k[1, 1](a)
+    assert a[0] == 2
+
+
+inc_f32 = cuda.jit("void(float32[::1])")(inc.py_func)
+read_readonly = cuda.jit("void(Array(float64, 1, 'C', readonly=True), float64[::1])")(copy1.py_func)
+
+
+def _read_declared_readonly():
+    out = np.zeros(1)
+    read_readonly[1, 1](readonly(np.full(1, 3.0)), out)
+    assert out[0] == 3
 
 
 def works():
@@ -109,6 +215,15 @@ class AI:
         d = dict(a.__array_interface__)
         d["data"] = (d["data"][0], ro)
         self.__array_interface__ = d
+
+
+def raising_interface(name, exc):
+    """An object whose __cuda_array_interface__ (or __array_interface__) property raises exc: the error is the
+    caller's (numba-cuda's getattr(obj, "__cuda_array_interface__", None) lets it through); an AttributeError says
+    there is none."""
+    def get(self):
+        raise exc
+    return type("RaisingInterface", (), {name: property(get)})()
 
 
 def freed_pointer():
@@ -226,6 +341,36 @@ def _other_device_array():
     assert r.returncode == 0 and "is an array on device 1" in r.stdout, (r.stdout, r.stderr)
 
 
+def _stream_of_another_device():
+    r = _subprocess("import os; os.environ['KFRONT_SIM_DEVICES'] = '2'\n" + _PRELUDE +
+                    "with cuda.gpus[1]:\n    s = cuda.stream()\n"
+                    "try:\n    inc[1, 4, s](cuda.to_device(np.zeros(4)))\nexcept TypeError as e:\n    print(e)\n"
+                    "a = np.zeros(4); inc[1, 4](a); print(a.sum())\n")
+    assert r.returncode == 0 and "the stream belongs to device 1, but this runs on device 0" in r.stdout, (r.stdout,
+                                                                                                         r.stderr)
+    assert r.stdout.split()[-1] == "4.0", r.stdout
+
+
+def _select_device_with_live_arrays():
+    r = _subprocess("import os; os.environ['KFRONT_SIM_DEVICES'] = '2'\n" + _PRELUDE +
+                    "d0 = cuda.to_device(np.zeros(4))\ncuda.select_device(1)\nd1 = cuda.to_device(np.zeros(4))\n"
+                    "inc[1, 4](d1)\ncuda.select_device(0)\ninc[1, 4](d0); inc[1, 4](d0)\n"
+                    "print(d0.copy_to_host().sum(), d1.copy_to_host().sum())\n")
+    assert r.returncode == 0 and r.stdout.split() == ["8.0", "4.0"], (r.stdout, r.stderr)
+
+
+def _copy_after_close():
+    d = cuda.to_device(np.arange(4.0))
+    cuda.close()
+    assert d.copy_to_host().tolist() == [0, 1, 2, 3]
+
+
+def _matrix_written():
+    m = np.matrix([[0.0, 2.0]])
+    store_row[1, 1](m)
+    assert m.tolist() == [[1.0, 2.0]]
+
+
 def _interrupt_in_subprocess():
     r = _subprocess(_PRELUDE + "import os, signal, threading, time\n"
                     "@cuda.jit\ndef spin(a):\n    while a[0] == 0:\n        pass\n"
@@ -268,7 +413,9 @@ ROWS = [
     ("transposed view", lambda: store_row[1, 1](np.zeros((2, 3)).T), None, []),
     ("Fortran array", lambda: store_row[1, 1](np.asfortranarray(np.zeros((2, 2)))), None, []),
     ("broadcast view (readonly)", lambda: inc[1, 4](np.broadcast_to(np.zeros(1), (4,))), TypingError, [READONLY]),
-    ("masked array (its data)", lambda: inc[1, 2](np.ma.array([1.0, 2.0], mask=[0, 1])), None, []),
+    ("masked array", lambda: inc[1, 2](np.ma.array([1.0, 2.0], mask=[0, 1])), TypingError,
+     ["Unsupported array type: numpy.ma.MaskedArray."]),
+    ("NumPy matrix", _matrix_written, None, []),
     # read-only memory
     ("NumPy not writeable", lambda: inc[1, 1](readonly(np.zeros(2))), TypingError, [READONLY, "float64, 1d, C"]),
     ("row of a readonly 2-d array", lambda: store_row[1, 1](readonly(np.zeros((2, 2)))), TypingError,
@@ -277,6 +424,14 @@ ROWS = [
     ("__cuda_array_interface__ read-only", lambda: inc[1, 1](CAI(device_ptr(_DEVICE), ro=True)), TypingError,
      [READONLY]),
     ("readonly array read", lambda: copy1[1, 1](readonly(np.ones(1)), np.zeros(1)), None, []),
+    ("as_cuda_array of a NumPy array", lambda: cuda.as_cuda_array(np.zeros(3)), TypeError,
+     ["doesn't implement the cuda array interface"]),
+    ("as_cuda_array of a pinned NumPy array", lambda: cuda.as_cuda_array(cuda.pinned_array(3)), TypeError,
+     ["doesn't implement the cuda array interface"]),
+    ("as_cuda_array of a list", lambda: cuda.as_cuda_array([1.0, 2.0]), TypeError,
+     ["doesn't implement the cuda array interface"]),
+    ("from_dlpack of a NumPy array", lambda: cuda.from_dlpack(np.zeros(3)), TypeError,
+     ["not kfront's" if not config.ENABLE_CUDASIM else "host memory, not the simulated device's"]),
     ("copy_to_host into readonly", lambda: _DEVICE.copy_to_host(readonly(np.zeros(4))), ValueError, ["read-only"]),
     # foreign memory
     ("made-up CAI pointer launched", lambda: inc[1, 1](CAI(0x1000)), CudaDriverError, [NOT_DEVICE_MEMORY, "0x1000"]),
@@ -315,6 +470,20 @@ ROWS = [
      ["at most 8 dimensions"]),
     ("CAI pointer a string", lambda: inc[1, 1](CAI("abc")), TypeError, ["an integer is required"]),
     ("CAI pointer negative", lambda: inc[1, 1](CAI(-5)), OverflowError, ["negative"]),
+    ("CAI property raising", lambda: inc[1, 1](raising_interface("__cuda_array_interface__", RuntimeError("CAI boom"))),
+     RuntimeError, ["CAI boom"]),
+    ("CAI property raising, in a tuple", lambda: inc[1, 1]((raising_interface("__cuda_array_interface__",
+                                                                              KeyError("gone")), 1)), KeyError,
+     ["gone"]),
+    ("__array_interface__ property raising", lambda: inc[1, 1](raising_interface("__array_interface__",
+                                                                                 ValueError("AI boom"))),
+     ValueError, ["AI boom"]),
+    ("CAI property raising AttributeError (none)", lambda: inc[1, 1](raising_interface("__cuda_array_interface__",
+                                                                                       AttributeError("no"))),
+     TypeError, [NOT_PASSABLE]),
+    ("as_cuda_array of a raising CAI", lambda: cuda.as_cuda_array(raising_interface("__cuda_array_interface__",
+                                                                                    RuntimeError("CAI boom"))),
+     RuntimeError, ["CAI boom"]),
     # launch configurations
     ("grid 0", lambda: inc[0, 1](np.zeros(1)), LaunchError, ["grid dimension x is 0"]),
     ("block 0", lambda: inc[1, 0](np.zeros(1)), LaunchError, ["block dimension x is 0"]),
@@ -327,6 +496,20 @@ ROWS = [
     ("grid y 2^20", lambda: inc[(1, 2 ** 20), 1](np.zeros(1)), LaunchError, ["grid dimension y is 1048576"]),
     ("dynamic shared 1e9", lambda: inc[1, 1, 0, 10 ** 9](np.zeros(1)), LaunchError,
      ["1000000000 bytes of dynamic shared memory", "limit"]),
+    ("dynamic shared one byte over the limit", lambda: inc[1, 1, 0, 232449](np.zeros(1)), LaunchError,
+     ["232449 bytes of dynamic shared memory", "limit of 232448 bytes"]),
+    ("static plus dynamic shared over the limit", lambda: static_shared_200k[1, 1, 0, 40000](np.zeros(1)), LaunchError,
+     ["40000 bytes of dynamic shared memory plus 200000 bytes of static shared memory"]),
+    ("static shared array of 8 MiB", lambda: static_shared_8m[1, 1](np.zeros(1)), LaunchError,
+     ["8388608 bytes of static shared memory"]),
+    ("local array of 2**40 elements", lambda: local_2_40[1, 1](np.zeros(1)), CudaDriverError,
+     ["mem.alloca with a bad extent"]),
+    ("local array of a run-time shape", lambda: local_runtime_shape[1, 1](np.zeros(1), 3), TypingError,
+     ["the shape of cuda.local.array must be a constant integer"]),
+    ("grid y 0", lambda: inc[(1, 0), 1](np.zeros(1)), LaunchError, ["grid dimension y is 0"]),
+    ("block 1024x2", lambda: inc[1, (1024, 2)](np.zeros(1)), LaunchError, ["2048 threads", "limit of 1024"]),
+    ("NumPy integers as launch dimensions", lambda: inc[np.int64(1), np.int32(4)](np.zeros(4)), None, []),
+    ("stream of another device", _stream_of_another_device, None, []),
     ("dynamic shared -1", lambda: inc[1, 1, 0, -1](np.zeros(1)), ValueError, ["negative dynamic shared memory"]),
     ("one-item configuration", lambda: inc[1](np.zeros(1)), ValueError, ["launch configuration is kernel[griddim"]),
     ("five-item configuration", lambda: inc[1, 1, 0, 0, 0](np.zeros(1)), ValueError, ["launch configuration"]),
@@ -352,6 +535,19 @@ ROWS = [
     ("bytes argument", lambda: inc[1, 1](b"ab"), TypeError, [NOT_PASSABLE, "bytes"]),
     ("object() argument", lambda: inc[1, 1](object()), TypeError, [NOT_PASSABLE, "object"]),
     ("function argument", lambda: inc[1, 1](len), TypeError, [NOT_PASSABLE]),
+    # numba-cuda's typeof cannot type these: ValueError "Cannot determine Numba type of <class 'generator'>"
+    ("generator argument", lambda: inc[1, 1](x for x in range(3)), ValueError, [NOT_PASSABLE, "generator"]),
+    ("iterator argument", lambda: inc[1, 1](iter([1.0])), ValueError, [NOT_PASSABLE, "list_iterator"]),
+    ("range argument", lambda: inc[1, 1](range(3)), ValueError, [NOT_PASSABLE, "range"]),
+    ("float64 array for a float32 signature", lambda: inc_f32[1, 1](np.zeros(2)), TypeError,
+     ["no signature of kernel inc matches the arguments void(float64[::1])", "void(float32[::1])"]),
+    ("int32 array for a float32 signature", lambda: inc_f32[1, 1](np.zeros(2, np.int32)), TypeError,
+     ["void(int32[::1])"]),
+    ("2-d array for a 1-d signature", lambda: inc_f32[1, 1](np.zeros((2, 2), np.float32)), TypeError,
+     ["void(float32[:, ::1])"]),
+    ("strided array for a C signature", lambda: inc_f32[1, 1](np.zeros(4, np.float32)[::2]), TypeError,
+     ["void(float32[:])"]),
+    ("readonly array read through a declared readonly signature", _read_declared_readonly, None, []),
     ("int stored into an int array", lambda: store[1, 1](np.zeros(1, np.int32), 7), None, []),
     ("complex scalar into float", lambda: store[1, 1](np.zeros(1), 1j), TypingError, ["cannot convert complex128"]),
     ("tuple stored into a float", lambda: store[1, 1](np.zeros(1), (1, 2)), TypingError,
@@ -369,7 +565,28 @@ ROWS = [
     ("device array setitem past the end", lambda: _DEVICE.__setitem__(5, 1), IndexError, ["out of bounds"]),
     ("device array bad reshape", lambda: _DEVICE.reshape(3, 3), ValueError, ["cannot reshape"]),
     ("copy_to_host wrong shape", lambda: _DEVICE.copy_to_host(np.zeros(5)), ValueError, ["must have shape (4,)"]),
-    ("copy_to_device wrong shape", lambda: _DEVICE.copy_to_device(np.zeros(5)), ValueError, ["shape (5,)"]),
+    ("copy_to_device wrong shape", lambda: _DEVICE.copy_to_device(np.zeros(5)), ValueError,
+     ["incompatible shape: (4,) vs. (5,)"]),
+    ("copy_to_device of another dtype", lambda: _DEVICE.copy_to_device(np.zeros(4, np.float32)), TypeError,
+     ["incompatible dtype: float64 vs. float32"]),
+    ("copy_to_host into another dtype", lambda: _DEVICE.copy_to_host(np.zeros(4, np.float32)), TypeError,
+     ["incompatible dtype: float64 vs. float32"]),
+    ("device to device copy of another dtype", lambda: _DEVICE.copy_to_device(cuda.to_device(np.zeros(4, np.int64))),
+     TypeError, ["incompatible dtype: float64 vs. int64"]),
+    ("copy_to_host into a strided host array", lambda: _DEVICE.copy_to_host(np.zeros(8)[::2]), None, []),
+    ("device array view index past the end", lambda: _DEVICE[1:3][2], IndexError,
+     ["index 2 is out of bounds for axis 0 with size 2"]),
+    ("reshape with two unknown dimensions", lambda: _DEVICE.reshape(-1, -1), ValueError,
+     ["can only specify one unknown dimension"]),
+    ("view as a dtype that does not divide", lambda: _DEVICE.view("V24"), ValueError,
+     ["When changing to a larger dtype, its size must be a divisor"]),
+    ("setitem of a longer sequence", lambda: _DEVICE.__setitem__(slice(0, 2), np.zeros(3)), ValueError,
+     ["Can't copy sequence with size 3 to array axis 0 with dimension 2"]),
+    ("setitem of a 2-d array into a 1-d slice", lambda: _DEVICE.__setitem__(slice(0, 2), np.zeros((2, 2))),
+     ValueError, ["Can't assign 2-D array to 1-D self"]),
+    ("pickling a device array", lambda: pickle.dumps(_DEVICE), TypeError, ["cannot pickle 'DeviceNDArray' object"]),
+    ("device array used after cuda.close()", _copy_after_close, None, []),
+    ("select_device while device arrays live", _select_device_with_live_arrays, None, []),
     ("negative device_array", lambda: cuda.device_array(-1), ValueError, ["negative"]),
     ("device_array of an unknown dtype", lambda: cuda.device_array(3, dtype="foo"), TypeError,
      ["data type 'foo' not understood"]),
@@ -386,6 +603,19 @@ ROWS = [
     ("store past the end", lambda: oob[1, 1](np.zeros(3)), IndexError, ["index 5 is out of bounds for axis 0 with size 3"]),
     ("store past the end, device array", lambda: oob[1, 1](cuda.to_device(np.zeros(3))), IndexError, ["index 5"]),
     ("store past the end, 0 elements", lambda: oob[1, 1](np.zeros(0)), IndexError, ["with size 0"]),
+    ("store past the end, 2-d axis 0", lambda: oob_axis0[1, 1](np.zeros((2, 2))), IndexError,
+     ["index 2 is out of bounds for axis 0 with size 2"]),
+    ("store past the end, 2-d axis 1", lambda: oob_axis1[1, 1](np.zeros((2, 2))), IndexError,
+     ["index 5 is out of bounds for axis 1 with size 2"]),
+    # (numba-cuda checks the index after wrapping a negative one: -4 of 3 elements is -1)
+    ("store before the start", lambda: before_start[1, 1](np.zeros(3)), IndexError,
+     ["index -1 is out of bounds for axis 0 with size 3"]),
+    ("store before the start, boundscheck=True", lambda: before_start_checked[1, 1](np.zeros(3)), IndexError,
+     ["index -1 is out of bounds for axis 0 with size 3"]),
+    ("load past the end", lambda: load_past_end[1, 1](np.zeros(3), np.zeros(1)), IndexError,
+     ["index 10 is out of bounds for axis 0 with size 3"]),
+    ("store past the end of a slice", lambda: past_slice_end[1, 1](cuda.to_device(np.zeros(3))), IndexError,
+     ["index 5 is out of bounds for axis 0 with size 2"]),
     # kernels that never end
     ("step limit from Python", lambda: _with_limit("KFRONT_SIM_MAX_STEPS", 100000, lambda: spin[1, 1](np.zeros(1))),
      CudaDriverError, ["simulation step limit exceeded", "KFRONT_SIM_MAX_STEPS"]),
@@ -399,6 +629,9 @@ ROWS = [
     # recursion
     ("runaway recursion typed", lambda: calls_runaway[1, 1](np.zeros(1, np.int64)), TypingError,
      ["runaway recursion"]),
+    ("mutual runaway recursion", lambda: calls_ping[1, 1](np.zeros(1, np.int64)), TypingError,
+     ["cannot type infer runaway recursion"]),
+    ("mutual recursion with a base case", _mutual_recursion_with_a_base, None, []),
     ("recursion past the call depth", lambda: calls_deep[1, 1](np.zeros(1, np.int64)), CudaDriverError,
      ["depth"]),
     # many compiles and specialisations, re-entrancy, processes
@@ -415,12 +648,14 @@ ROWS = [
 # Rows whose outcome is the simulator's own check: on a GPU a kernel given a made-up or freed pointer faults and leaves
 # the process's CUDA context unusable (numba-cuda does not check these either), and the spinning kernels of the step
 # and time limits and of Ctrl-C would run until the driver's watchdog; recursion past the simulator's call depth
-# overflows the GPU thread's stack, a fault too. They are skipped on a GPU, saying so.
+# overflows the GPU thread's stack, a fault too; a static shared array over the device's limit and a local array of
+# 2**40 elements are refused by the GPU's compiler or loader first, in its own words. They are skipped on a GPU,
+# saying so.
 SIMULATOR_ONLY = {
     "made-up CAI pointer launched", "made-up CAI pointer copied", "made-up CAI pointer written", "wrapping CAI pointer",
     "freed CAI pointer", "freed CAI pointer copied", "CAI past its allocation", "step limit from Python",
     "time limit from Python", "step limit, many blocks", "Ctrl-C", "Ctrl-C in a process of its own",
-    "recursion past the call depth",
+    "recursion past the call depth", "static shared array of 8 MiB", "local array of 2**40 elements",
 }
 _ON_GPU = pytest.mark.skipif(not config.ENABLE_CUDASIM, reason="the simulator's own check: on a GPU it faults the "
                              "context or spins (see SIMULATOR_ONLY)")
@@ -443,5 +678,6 @@ def test_hostile_use(fn, exc, words):
 
 
 def test_table_size():
+    assert len(ROWS) >= 150  # issue 28's table
     assert len(ROWS) == len({r[0] for r in ROWS})  # names unique
     assert SIMULATOR_ONLY <= {r[0] for r in ROWS}

@@ -148,3 +148,74 @@ def test_record_field_of_readonly_array_numba_allows():
     a = np.zeros(2, rec)
     k[1, 1](a)
     assert a[0]["x"] == 3
+
+
+# ---- readonly through tuples, merges, loops, returns and signatures (numba-cuda types each readonly: Array.unify of a
+# readonly and a mutable array is readonly, a tuple's item keeps its type, a returned array its type) -------------
+
+def _kernel(body, params="a, b, c"):
+    ns = {"cuda": cuda}
+    exec("def k(%s):\n    %s\n" % (params, body.replace("\n", "\n    ")), ns)
+    return cuda.jit(ns["k"])
+
+
+@pytest.mark.parametrize("body, args", [
+    ("x = a if c else b\nx[0] = 1", lambda: (readonly(np.zeros(2)), np.zeros(2), True)),
+    ("x = a if c else b\nx[0] = 1", lambda: (np.zeros(2), readonly(np.zeros(2)), True)),  # the branch not taken
+    ("if c:\n    x = a\nelse:\n    x = b\nx[0] = 1", lambda: (readonly(np.zeros(2)), np.zeros(2), True)),
+    ("if c:\n    x = b\nelse:\n    x = a[1:]\nx[0] = 1", lambda: (readonly(np.zeros(3)), np.zeros(2), True)),
+    ("x = a[0] if c else b\nx[0] = 1", lambda: (readonly(np.zeros((2, 2))), np.zeros(2), True)),  # a row
+    ("t = (a, b) if c else (b, a)\nt[0][0] = 1", lambda: (readonly(np.zeros(2)), np.zeros(2), True)),
+    ("x = b\nfor i in range(2):\n    x[0] = 1\n    x = a", lambda: (readonly(np.zeros(2)), np.zeros(2), 2)),
+    ("x = a\nwhile c > 0:\n    x[0] = 1\n    c -= 1", lambda: (readonly(np.zeros(2)), np.zeros(2), 2)),
+    ("a[0][0] = 1", lambda: ((readonly(np.zeros(2)), np.zeros(2)), 0, 0)),  # a tuple argument
+    ("a[1][0][0] = 1", lambda: ((np.zeros(2), (readonly(np.zeros(2)), 1)), 0, 0)),  # nested
+])
+def test_readonly_through_merges_loops_and_tuples_is_refused(body, args):
+    values = args()
+    with pytest.raises(TypingError, match=r"Cannot modify readonly array of type: readonly array\(float64, 1d"):
+        _kernel(body)[1, 1](*values)
+    for v in values:
+        assert not isinstance(v, np.ndarray) or not v.any()
+
+
+def test_merged_readonly_arrays_are_read_and_the_writeable_items_of_a_tuple_written():
+    k = _kernel("x = a if c else b\nb[1] = x[0] + 1\nt = (a, b)\nt[1][0] = t[0][0] + 2")
+    a, b = readonly(np.full(2, 5.0)), np.zeros(2)
+    k[1, 1](a, b, True)
+    assert b.tolist() == [7, 6]
+    k2 = _kernel("a[1][0] = a[0][0] + 1", "a")
+    b = np.zeros(2)
+    k2[1, 1]((a, b))
+    assert b.tolist() == [6, 0]
+
+
+def test_device_function_returning_a_readonly_array():
+    @cuda.jit(device=True)
+    def same(x):
+        return x
+
+    @cuda.jit
+    def k(a):
+        same(a)[0] = 1
+
+    refused(k, readonly(np.zeros(2, np.float32)))
+    a = np.zeros(2, np.float32)
+    k[1, 1](a)
+    assert a[0] == 1
+
+
+@pytest.mark.parametrize("sig", [
+    "void(Array(float64, 1, 'C', readonly=True))",
+    "void(UniTuple(Array(float64, 1, 'C', readonly=True), 2))",
+    "void(Tuple((float64[::1], Array(float64, 1, 'C', readonly=True))))",
+])
+def test_declared_readonly_signature_refuses_at_decoration(sig):
+    from kfront import types
+    last = "a[-1][0] = 1" if "Tuple" in sig else "a[0] = 1"
+    with pytest.raises(TypingError, match="Cannot modify readonly array"):
+        cuda.jit(sig)(_kernel(last, "a").py_func)
+    # a signature object keeps the flag through its text
+    ro = types.Array(types.float64, 1, "C", readonly=True)
+    with pytest.raises(TypingError, match="Cannot modify readonly array"):
+        cuda.jit(types.void(ro))(_kernel("a[0] = 1", "a").py_func)

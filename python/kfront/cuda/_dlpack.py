@@ -9,6 +9,7 @@ import ctypes
 
 import numpy as np
 
+from kfront import errors
 from kfront.cuda import _runtime
 
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST = 1, 2, 3
@@ -106,16 +107,30 @@ class _Imported:
             deleter(self._managed)
 
 
+def _simulated_device_memory(rt, ptr):
+    """Whether the simulator's registry holds ptr (memory it allocated, or host memory registered with it)."""
+    try:
+        rt.pointer_range(ptr)
+        return True
+    except errors.KfrontError:  # "not an address of the simulated device's memory"
+        return False
+
+
 def from_dlpack(obj):
     """A DeviceNDArray over the memory of a DLPack producer (an object with __dlpack__, or a capsule)."""
     from kfront.cuda.devicearray import DeviceNDArray
     capsule = obj.__dlpack__() if hasattr(obj, "__dlpack__") else obj
     ptr = _api.PyCapsule_GetPointer(capsule, b"dltensor")
     t = ctypes.cast(ptr, ctypes.POINTER(DLManagedTensor)).contents.dl_tensor
-    want = KDL_CUDA if _runtime.runtime().mode == "gpu" else KDL_CPU
+    rt = _runtime.runtime()
+    want = KDL_CUDA if rt.mode == "gpu" else KDL_CPU
     if t.device.device_type not in (want, KDL_CUDA_HOST if want == KDL_CUDA else want):
         raise TypeError("kfront: the DLPack tensor lives on device type %d, not kfront's (%d)"
                         % (t.device.device_type, want))
+    if want == KDL_CPU and t.data and not _simulated_device_memory(rt, t.data + t.byte_offset):
+        # the simulator's device memory is host memory, so its tensors say kDLCPU: a host array's say so too
+        raise TypeError("kfront: the DLPack tensor's memory (0x%x) is host memory, not the simulated device's"
+                        % (t.data + t.byte_offset))
     codes = {v: k for k, v in _CODES.items()}
     if t.dtype.lanes != 1 or t.dtype.code not in codes:
         raise TypeError("kfront: DLPack dtype code %d bits %d lanes %d is not supported"

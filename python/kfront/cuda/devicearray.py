@@ -213,7 +213,9 @@ class DeviceNDArray(_kfront.DeviceArray):
             if self.size == 0:
                 return np.empty(self.shape, dtype=self.dtype)
             return np.ndarray(self.shape, dtype=self.dtype, buffer=raw, offset=-lo, strides=self.strides)
-        if not isinstance(ary, np.ndarray) or ary.shape != self.shape or ary.dtype != self.dtype:
+        if isinstance(ary, np.ndarray) and ary.dtype != self.dtype:  # numba-cuda's check_array_compatibility
+            raise TypeError("incompatible dtype: %s vs. %s" % (self.dtype, ary.dtype))
+        if not isinstance(ary, np.ndarray) or ary.shape != self.shape:
             raise ValueError("copy_to_host: the host array must have shape %s and dtype %s" % (self.shape, self.dtype))
         if ary.strides == self.strides and ary.flags.writeable:
             if nbytes:
@@ -228,8 +230,10 @@ class DeviceNDArray(_kfront.DeviceArray):
         """Copies a host array, or another device array, of the same shape into this one. numba-cuda's rules: a
         copy is one range of bytes, so this array, and a device array copied from, must be contiguous (their
         broadcast dimensions aside; else ValueError(errmsg_contiguous_buffer)), and a device array copied from must
-        have this one's strides (ValueError "incompatible strides")."""
-        if not (is_cuda_array(ary) or isinstance(ary, np.ndarray)):
+        have this one's strides (ValueError "incompatible strides"); a NumPy array copied from must have this one's dtype
+        (TypeError "incompatible dtype") and shape, broadcast and 1-long dimensions aside."""
+        given_ndarray = isinstance(ary, np.ndarray)
+        if not (is_cuda_array(ary) or given_ndarray):
             ary = np.asarray(ary)
         if ary.size == 0:
             return
@@ -238,6 +242,10 @@ class DeviceNDArray(_kfront.DeviceArray):
             src = as_cuda_array(ary)
             sentry_contiguous(src)
             check_array_compatibility(array_core(self), array_core(src))
+        elif given_ndarray:
+            host_core = array_core(ary)
+            if host_core.dtype != self.dtype or host_core.squeeze().shape != array_core(self).squeeze().shape:
+                check_array_compatibility(array_core(self), host_core)  # (its strides may differ: copied in order)
         self._copy_in(ary, stream)
 
     def _copy_in(self, ary, stream):
@@ -847,12 +855,15 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
 
 
 def as_cuda_array(obj, sync=True):
-    """The object as a DeviceNDArray (itself when it is one), through __cuda_array_interface__, else DLPack."""
+    """The object as a DeviceNDArray (itself when it is one), through __cuda_array_interface__, else DLPack of device
+    memory; numba-cuda's TypeError for anything else, a NumPy array (host memory) included."""
     if isinstance(obj, DeviceNDArray):
         return obj
-    if not hasattr(obj, "__cuda_array_interface__"):
-        if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
-            from kfront.cuda import _dlpack
-            return _dlpack.from_dlpack(obj)
-        raise TypeError("kfront: %r implements neither the CUDA array interface nor DLPack" % (type(obj),))
-    return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj, sync=sync)
+    interface = getattr(obj, "__cuda_array_interface__", None)  # as numba-cuda: a property's own error propagates
+    if interface is not None:
+        return from_cuda_array_interface(interface, owner=obj, sync=sync)
+    if not isinstance(obj, np.ndarray) and hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        from kfront.cuda import _dlpack
+        return _dlpack.from_dlpack(obj)
+    raise TypeError("kfront: *obj* doesn't implement the cuda array interface (%r is not device memory: no "
+                    "__cuda_array_interface__, nor DLPack of device memory)" % (type(obj),))

@@ -198,7 +198,7 @@ See https://numba.readthedocs.io/en/stable/cuda/kernels.html#kernel-invocation f
 
 def _example(t):
     """A host value of type t (values never matter), to compile a declared signature before any launch: arrays of
-    its dtype, rank and layout (A: strided), scalars, tuples of them."""
+    its dtype, rank and layout (A: strided) and writeability, scalars, tuples of them."""
     if isinstance(t, types.Array):
         a = np.zeros((3,) * t.ndim, dtype=types.as_dtype(t.dtype))
         if t.layout == "F":
