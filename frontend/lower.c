@@ -1074,6 +1074,14 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
   unsigned nn = 0;
   for (unsigned i = 0; i < nparams; i++) param_names(&L, fn->locals[i].name, &params[i], names, &nn);
   ir_op_set_attr(m, f, "arg_names", attr_array(m, nn, names));
+  /* a kernel's array parameters its signature makes readonly (Array(..., readonly=True)), by kir parameter: the
+   * runtime passes a readonly array only to those (rt_readonly_fits), as Numba's typing matches readonly */
+  if (kernel) {
+    Attr *ro = ARENA_ARRAY(&fe->arena, Attr, MAX_FLAT);
+    unsigned nro = 0, at = 0;
+    for (unsigned i = 0; i < nparams; i++) lw_readonly_params(&L, &params[i], &at, ro, &nro);
+    if (nro) ir_op_set_attr(m, f, "readonly_params", attr_array(m, nro, ro));
+  }
   /* a kernel taking tuples (their elements are its parameters, flattened): the arguments' own types */
   bool tuples = false;
   for (unsigned i = 0; i < nparams; i++) tuples |= params[i].kind == FV_TUPLE || params[i].kind == FV_VIEW;

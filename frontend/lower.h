@@ -295,6 +295,9 @@ bool lw_positional(Lower *L, const PyExpr *e, const char *fname, unsigned nmin, 
 bool lw_want_int(Lower *L, const FeVal *v, const char *what, SrcLoc loc);
 void lw_shape_key(const FeVal *s, StrBuf *out);
 void lw_flatten_shape_types(const FeVal *s, Type **out, unsigned *n);
+/* The flat parameters (numbered from *at, as lw_flatten_shape_types counts them) of parameter shape s that are
+ * readonly arrays, as i64 attributes appended to out (*n of them; at most MAX_FLAT). */
+void lw_readonly_params(Lower *L, const FeVal *s, unsigned *at, Attr *out, unsigned *n);
 FeVal lw_shape_of_type(Lower *L, Type *t);
 void lw_copy_enums(FeVal *shape, const FeVal *v);
 /* The readonly arrays of v, onto the shape of its type (a device function returning a readonly array returns a

@@ -247,6 +247,16 @@ void lw_flatten_shape_types(const FeVal *s, Type **out, unsigned *n) {
   }
 }
 
+void lw_readonly_params(Lower *L, const FeVal *s, unsigned *at, Attr *out, unsigned *n) {
+  if (s->kind == FV_VAL && s->is_const) return;
+  if (s->kind == FV_VAL) {
+    if (s->readonly && s->type->kind == TY_ARRAY && *n < MAX_FLAT) out[(*n)++] = attr_int(ty_i64(L->ctx), *at);
+    (*at)++;
+  } else if (has_fields(s)) {
+    for (unsigned i = 0; i < s->tup.n; i++) lw_readonly_params(L, &s->tup.elems[i], at, out, n);
+  }
+}
+
 FeVal lw_shape_of_type(Lower *L, Type *t) {
   if (t->kind == TY_RECORD) { /* a returned record: its array of one (from_shape makes the record of it) */
     FeVal r = {.kind = FV_RECORD, .type = t};

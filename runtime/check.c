@@ -72,10 +72,20 @@ char rt_array_layout(const kf_array *a) {
   return 'A';
 }
 
-void rt_signature_numba(Type *const *params, unsigned nparams, StrBuf *out) {
+static bool declared_readonly(const Attr *ro, unsigned i);
+
+void rt_signature_numba(Type *const *params, unsigned nparams, const Attr *readonly, StrBuf *out) {
   sb_puts(out, "void(");
   for (unsigned i = 0; i < nparams; i++) {
     if (i) sb_puts(out, ", ");
+    const Type *t = params[i];
+    if (t->kind == TY_ARRAY && declared_readonly(readonly, i)) { /* no slice syntax spells a readonly array */
+      sb_puts(out, "Array(");
+      nb_type_signature(t->elem, out);
+      sb_printf(out, ", %u, '%c', readonly=True)", t->rank,
+                t->layout == LAYOUT_C ? 'C' : t->layout == LAYOUT_F ? 'F' : 'A');
+      continue;
+    }
     nb_type_signature(params[i], out);
   }
   sb_putc(out, ')');
@@ -288,6 +298,24 @@ static int arg_conversion(const Type *param, const kf_arg *arg) {
   return CONV_EXACT;
 }
 
+static bool declared_readonly(const Attr *ro, unsigned i) {
+  for (unsigned k = 0; ro && ro->kind == ATTR_ARRAY && k < ro->arr.n; k++)
+    if (ro->arr.elems[k].kind == ATTR_INT && ro->arr.elems[k].i == (int64_t)i) return true;
+  return false;
+}
+
+bool rt_readonly_fits(Op *func, const kf_arg *args, unsigned n, unsigned *safe) {
+  Attr *ro = ir_op_attr(func, "readonly_params");
+  *safe = 0;
+  for (unsigned i = 0; i < n; i++) {
+    if (args[i].kind != KF_ARG_ARRAY || args[i].array.ndim == 0) continue;
+    bool declared = declared_readonly(ro, i);
+    if (args[i].array.readonly && !declared) return false;
+    *safe += !args[i].array.readonly && declared;
+  }
+  return true;
+}
+
 bool rt_rate_args(Type *const *params, const kf_arg *args, unsigned n, unsigned rate[3]) {
   rate[0] = rate[1] = rate[2] = 0;
   for (unsigned i = 0; i < n; i++) {
@@ -331,7 +359,7 @@ bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, co
   if (fits) return true;
   StrBuf sig;
   sb_init(&sig);
-  rt_signature_numba(params, nparams, &sig);
+  rt_signature_numba(params, nparams, NULL, &sig);
   if (nargs != nparams) {
     diag_error(diag, srcloc(NULL, 0, 0), "kernel %s takes %u argument%s (%s), but %u %s given", kernel, nparams,
                nparams == 1 ? "" : "s", sb_cstr(&sig), nargs, nargs == 1 ? "was" : "were");

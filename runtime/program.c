@@ -277,7 +277,9 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
     Type *const *params = rt_kir_params(cands[i], &np);
     if (np - plan.nhidden != nargs) continue;
     unsigned rate[3];
-    if (!rt_rate_args(params, args, nargs, rate)) continue;
+    unsigned to_readonly;
+    if (!rt_rate_args(params, args, nargs, rate) || !rt_readonly_fits(cands[i], args, nargs, &to_readonly)) continue;
+    rate[1] += to_readonly;
     int cmp = best ? 0 : -1;
     for (unsigned r = 0; best && r < 3 && cmp == 0; r++)
       cmp = rate[r] < best_rate[r] ? -1 : rate[r] > best_rate[r] ? 1 : 0;
@@ -298,7 +300,7 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
     Type *const *params = rt_kir_params(cands[i], &np);
     rt_plan_from_kir(cands[i], &plan, p->rt->diag);
     sb_puts(&sigs, "\n  ");
-    rt_signature_numba(params, np - plan.nhidden, &sigs);
+    rt_signature_numba(params, np - plan.nhidden, ir_op_attr(cands[i], "readonly_params"), &sigs);
   }
   if (sb_failed(&sigs)) {
     sb_free(&sigs);
@@ -596,7 +598,7 @@ static RtKernel *kernel_new(RtFunction *f, const char *entry, Type *const *param
   StrBuf sig;
   sb_init(&sig);
   if (signature && *signature) sb_puts(&sig, signature);
-  else rt_signature_numba(params, k->nuser, &sig);
+  else rt_signature_numba(params, k->nuser, NULL, &sig);
   k->signature = sb_take(&sig);
   k->tuple_args = signature && *signature;
   if (!k->entry || !k->params || !k->signature) {
@@ -717,8 +719,10 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
     for (unsigned i = 0; ts && i < ats->arr.n; i++) ts[i] = ats->arr.elems[i].kind == ATTR_TYPE ? ats->arr.elems[i].type : NULL;
     bool ok = ts != NULL;
     for (unsigned i = 0; ok && i < ats->arr.n; i++) ok = ts[i] != NULL;
-    if (ok) rt_signature_numba(ts, ats->arr.n, &tsig);
+    if (ok) rt_signature_numba(ts, ats->arr.n, NULL, &tsig);
     mem_free(ts);
+  } else if (ir_op_attr(func, "readonly_params")) { /* readonly arrays declared: spelt so (Array(..., readonly=True)) */
+    rt_signature_numba(params, np - plan.nhidden, ir_op_attr(func, "readonly_params"), &tsig);
   }
   RtKernel *k = sb_failed(&tsig) ? NULL : kernel_new(f, ir_func_name(func), params, np, &plan, sb_cstr(&tsig));
   sb_free(&tsig);

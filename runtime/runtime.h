@@ -58,8 +58,9 @@ bool rt_type_dtype(const Type *t, kf_dtype *out);
 /* 'C' when the strides are C-contiguous (rank 1 contiguous arrays count as C), 'F' when F-contiguous,
  * else 'A'. */
 char rt_array_layout(const kf_array *a);
-/* "void(float32[::1], int64)": the parameters spelt by nb_type_signature (frontend/fe.h) */
-void rt_signature_numba(Type *const *params, unsigned nparams, StrBuf *out);
+/* "void(float32[::1], int64)": the parameters spelt by nb_type_signature (frontend/fe.h); those readonly names
+ * (a kernel's "readonly_params" attribute, or NULL) as Array(float32, 1, 'C', readonly=True) */
+void rt_signature_numba(Type *const *params, unsigned nparams, const Attr *readonly, StrBuf *out);
 /* The signature the arguments spell (each argument's own type; a 0-d array float64[()]). False (after reporting)
  * for an invalid argument (bad dtype, rank above KF_MAX_RANK, negative extent, NULL data with elements). */
 bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *diag);
@@ -81,6 +82,11 @@ bool rt_arg_fits(const Type *param, const kf_arg *arg);
 /* Whether every argument fits its parameter; rate: how many of them numba's casting rules convert unsafely,
  * safely and by promotion (numba's rating of an overload: lower is better, compared in that order). */
 bool rt_rate_args(Type *const *params, const kf_arg *args, unsigned n, unsigned rate[3]);
+/* Whether every readonly array among args goes to a parameter func declares readonly (its "readonly_params",
+ * from a signature's Array(..., readonly=True)): a kernel declared writeable takes no readonly array, as Numba's
+ * typing finds "No matching definition" for it. *safe: how many writeable arrays go to readonly parameters (Numba's
+ * safe conversion, rated as rt_rate_args's rate[1]). */
+bool rt_readonly_fits(Op *func, const kf_arg *args, unsigned n, unsigned *safe);
 /* Checks count and each argument against the parameter types; reports the first mismatch. */
 bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, const kf_arg *args, unsigned nargs,
                    Diag *diag);

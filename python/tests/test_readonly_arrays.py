@@ -219,3 +219,29 @@ def test_declared_readonly_signature_refuses_at_decoration(sig):
     ro = types.Array(types.float64, 1, "C", readonly=True)
     with pytest.raises(TypingError, match="Cannot modify readonly array"):
         cuda.jit(types.void(ro))(_kernel("a[0] = 1", "a").py_func)
+
+
+def test_readonly_array_to_a_kernel_declared_writeable_is_no_matching_definition():
+    # numba-cuda's typing: a readonly array matches no writeable signature (the kernel would write it)
+    @cuda.jit("void(float64[::1])")
+    def write(a):
+        a[0] = 1.0
+
+    a = np.zeros(2)
+    a.flags.writeable = False
+    with pytest.raises(TypeError, match="No matching definition for argument type\\(s\\) Array\\(float64, 1, 'C', "
+                                        "readonly=True\\)"):
+        write[1, 1](a)
+    assert a[0] == 0
+
+
+def test_writeable_and_readonly_signatures_of_one_kernel_pick_the_exact_one():
+    @cuda.jit(["void(float64[::1], float64[::1])", "void(Array(float64, 1, 'C', readonly=True), float64[::1])"])
+    def copy(a, b):
+        b[0] = a[0] + 1
+
+    x, out = np.ones(2), np.zeros(2)
+    copy[1, 1](x, out)  # writeable: the first, exactly (the readonly one would be a safe conversion)
+    x.flags.writeable = False
+    copy[1, 1](x, out)  # readonly: only the second fits
+    assert out[0] == 2 and len(copy.overloads) == 2
