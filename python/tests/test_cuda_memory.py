@@ -20,7 +20,9 @@ def test_views_and_item_access():
     assert d[1, 2] == h[1, 2]
     np.testing.assert_array_equal(d[1].copy_to_host(), h[1])
     np.testing.assert_array_equal(d[:, 3].copy_to_host(), h[:, 3])
-    np.testing.assert_array_equal(d[::-1, 1:5:2].copy_to_host(), h[::-1, 1:5:2])
+    with pytest.raises(NotImplementedError):  # numba-cuda's: no D->H copy of a negative stride
+        d[::-1, 1:5:2].copy_to_host()
+    np.testing.assert_array_equal(d[:, 1:5:2].copy_to_host()[::-1], h[::-1, 1:5:2])
     np.testing.assert_array_equal(d.T.copy_to_host(), h.T)
     np.testing.assert_array_equal(d.reshape(6, 4).copy_to_host(), h.reshape(6, 4))
     np.testing.assert_array_equal(d.ravel().copy_to_host(), h.ravel())
@@ -159,6 +161,71 @@ def test_foreign_array_with_a_stream():
     np.testing.assert_array_equal(d.copy_to_host(), 3)
     with pytest.raises(ValueError):
         add_one[1, 8](_Foreign(d, 0))      # 0 is disallowed by the interface
+
+
+def _synchronised_streams(monkeypatch):
+    """The handles of the streams Stream.synchronize is called on from now on (numba-cuda's tests mock it)."""
+    handles = []
+    from kfront.cuda._runtime import Stream  # numba.cuda.cudadrv.driver.Stream in the drop-in
+    real = Stream.synchronize
+    monkeypatch.setattr(Stream, "synchronize",
+                        lambda self: (handles.append(self.handle.value if hasattr(self.handle, "value")
+                                                     else self.handle), real(self))[1])
+    return handles
+
+
+@pytest.mark.parametrize("setting", [1, 0])
+def test_a_launch_synchronises_each_producers_stream_unless_config_says_not(monkeypatch, setting):
+    """CUDA array interface v3, as numba-cuda: a launch (a ufunc, a gufunc) synchronises the stream each foreign
+    argument names, through Stream.synchronize, once per argument; config.CUDA_ARRAY_INTERFACE_SYNC = 0 turns it
+    off, for cuda.as_cuda_array too"""
+    from kfront import config
+    monkeypatch.setattr(config, "CUDA_ARRAY_INTERFACE_SYNC", setting)
+    d1, d2 = cuda.to_device(np.zeros(8, dtype=np.int64)), cuda.to_device(np.zeros(8, dtype=np.int64))
+    s1, s2 = cuda.stream(), cuda.stream()
+    h1, h2 = [s.handle.value if hasattr(s.handle, "value") else s.handle for s in (s1, s2)]
+    handles = _synchronised_streams(monkeypatch)
+
+    @cuda.jit
+    def add_both(a, b):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] += 1
+            b[i] += 2
+
+    add_both[1, 8](_Foreign(d1, h1), _Foreign(d2, h2))
+    cuda.as_cuda_array(_Foreign(d1, h1))
+    assert sorted(handles) == (sorted([h1, h2, h1]) if setting else [])
+    np.testing.assert_array_equal(d1.copy_to_host(), 1)
+    np.testing.assert_array_equal(d2.copy_to_host(), 2)
+
+
+def test_a_gufunc_takes_foreign_arrays_as_inputs_and_outputs():
+    """numba-cuda's GUFunc takes another library's device arrays (cuda.as_cuda_array): the result of out= is a
+    device array over the memory given"""
+    from kfront import guvectorize
+
+    @guvectorize(["(f8, f8, f8[:])"], "(),()->()", target="cuda")
+    def vadd(inp, val, out):
+        out[0] = inp + val
+
+    h = np.arange(10.0)
+    got = vadd(_Foreign(cuda.to_device(h), None), np.float64(7))
+    np.testing.assert_array_equal(got.copy_to_host(), h + 7)
+    out = cuda.device_array(10)
+    returned = vadd(h, np.float64(1), out=_Foreign(out, None))
+    assert returned.device_ctypes_pointer.value == out.device_ctypes_pointer.value
+    np.testing.assert_array_equal(out.copy_to_host(), h + 1)
+
+
+def test_copy_to_host_of_a_negative_stride_is_numba_cudas_not_implemented():
+    """numba-cuda refuses D->H copies of views with negative strides; kfront's own copies of them work"""
+    d = cuda.to_device(np.arange(10.0))
+    with pytest.raises(NotImplementedError, match=r"D->H copy not implemented for negative strides: \(-8,\)"):
+        d[::-1].copy_to_host()
+    e = cuda.device_array(10)
+    e[:] = d[::-1]  # a setitem from such a view copies it
+    np.testing.assert_array_equal(e.copy_to_host(), np.arange(10.0)[::-1])
 
 
 @pytest.mark.parametrize("make", [cuda.device_array_like, cuda.pinned_array_like, cuda.mapped_array_like])

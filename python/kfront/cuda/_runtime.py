@@ -688,6 +688,15 @@ def external_stream(ptr):
     return Stream(runtime().external_stream(int(ptr)), external=True)
 
 
+def wait_for_producer(handle):
+    """The CUDA array interface's synchronisation, as numba-cuda's launches do it: before a launch (or a ufunc or
+    reduction) uses an argument another library made on a stream (its __cuda_array_interface__'s "stream"), that
+    stream is synchronised through Stream.synchronize, unless config.CUDA_ARRAY_INTERFACE_SYNC is 0. The extension
+    (ext/program.c) calls it, for a stream other than the one the work goes on."""
+    if config.CUDA_ARRAY_INTERFACE_SYNC:
+        external_stream(handle).synchronize()
+
+
 # the CUstream handles that name a default stream: CU_STREAM_LEGACY, CU_STREAM_PER_THREAD (and 0)
 _DEFAULT_STREAM_HANDLES = (0, 1, 2)
 
