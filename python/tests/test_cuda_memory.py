@@ -239,7 +239,7 @@ def test_array_like_keeps_shape_dtype_and_the_order_of_dimensions_in_memory(make
     assert make(t).strides == np.empty_like(t).strides == (32, 96, 8)
     s = np.zeros((6, 8), dtype=np.int32)[::2, ::2]
     assert make(s).strides == np.empty_like(s).strides == (16, 4)
-    assert make(cuda.device_array((2, 3, 4)).transpose((1, 0, 2))).strides == (32, 96, 8)
+    assert make(cuda.device_array((6, 8), dtype=np.int32)[::2, ::2]).strides == (16, 4)
 
 
 def test_devicearray_helpers_as_numba_cudas():
@@ -295,12 +295,40 @@ def test_view_to_a_dtype_of_another_size_as_numba_cuda():
         strided.view("i4")
 
 
-def test_transpose_axes_must_be_a_permutation():
-    d = cuda.to_device(np.arange(24).reshape(2, 3, 4))
-    np.testing.assert_array_equal(d.transpose((2, 0, 1)).copy_to_host(), np.arange(24).reshape(2, 3, 4).transpose(2, 0, 1))
-    for axes in ((0, 0, 1), (0, 1, 3), (0, 1)):
+def test_transpose_as_numba_cudas():
+    """numba-cuda's DeviceNDArray.transpose: a 2-D array's is a new C-contiguous array (a copy, not a view), the
+    identity permutation the array itself, another rank NotImplementedError; axes must be a permutation"""
+    h = np.arange(120, dtype=np.int64).reshape(10, 12)
+    d = cuda.to_device(h)
+    t = d[::2, ::2].T
+    assert (t.shape, t.strides) == ((6, 5), (40, 8)) and t.is_c_contiguous()
+    np.testing.assert_array_equal(t.copy_to_host(), h[::2, ::2].T)
+    np.testing.assert_array_equal(d.transpose((1, 0)).copy_to_host(), h.T)
+    t[0, 0] = -1  # a copy: the array transposed is unchanged
+    assert d[0, 0] == 0
+    assert d.transpose((0, 1)) is d
+    for axes in ((0, 0), (0, 2)):
         with pytest.raises(ValueError, match=r"invalid axes list \(0, "):
             d.transpose(axes)
+    for shape in ((24,), (2, 3, 4)):
+        with pytest.raises(NotImplementedError, match="transposing a non-2D DeviceNDArray isn't supported"):
+            cuda.device_array(shape).T
+    d3 = cuda.device_array((2, 3, 4))
+    assert d3.transpose((0, 1, 2)) is d3
+
+
+def test_ravel_of_a_non_contiguous_array_is_numba_cudas_not_implemented():
+    d = cuda.to_device(np.arange(60))
+    strided = d[::2]
+    assert strided.device_ctypes_pointer.value == d.device_ctypes_pointer.value  # a view, no copy
+    with pytest.raises(NotImplementedError, match="operation requires copying"):
+        strided.ravel()
+    f = cuda.to_device(np.asfortranarray(np.arange(12).reshape(3, 4)))
+    np.testing.assert_array_equal(f.ravel(order="F").copy_to_host(), np.arange(12).reshape(3, 4).ravel(order="F"))
+    np.testing.assert_array_equal(f.ravel(order="A").copy_to_host(), np.arange(12).reshape(3, 4).ravel(order="F"))
+    with pytest.raises(NotImplementedError):
+        f.ravel()  # C order of an F-contiguous 2-D array would need a copy
+    np.testing.assert_array_equal(d.ravel().copy_to_host(), np.arange(60))
 
 
 def test_contiguity_flags_as_numpys():

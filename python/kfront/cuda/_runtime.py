@@ -61,13 +61,20 @@ def runtime(devnum=None):
     return rt
 
 
+# numba-cuda's text of NUMBA_DISABLE_CUDA=1 (its driver's initialisation error)
+CUDA_DISABLED = ("CUDA is disabled due to setting NUMBA_DISABLE_CUDA=1 in the environment, or because CUDA is "
+                 "unsupported on 32-bit systems.")
+
+
 def _create(devnum):
     with _lock:
         rt = _runtimes.get(devnum)
         if rt is None:
             errors.register()
-            configure_cuda_paths()
             o = _options()
+            if config.DISABLE_CUDA and o["mode"] != "sim":  # as numba-cuda's, the simulator is unaffected
+                raise errors.CudaSupportError(CUDA_DISABLED)
+            configure_cuda_paths()
             rt = _kfront.Runtime(mode=o["mode"], cache_dir=config.cache_dir(), backend=config.KFRONT_BACKEND,
                                  libcuda=o["libcuda"], grid_stride=config.KFRONT_GRID_STRIDE,
                                  sim_workers=config.KFRONT_SIM_WORKERS, device=devnum,

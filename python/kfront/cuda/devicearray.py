@@ -389,14 +389,26 @@ class DeviceNDArray(_kfront.DeviceArray):
         return self._view(out.shape, out.strides, _host_pointer(out) - _host_pointer(probe))
 
     def ravel(self, order="C"):
-        return self.reshape((self.size,), order=order)
+        """The 1-D view of a contiguous array (numba-cuda's: C order for "C", F for "F", either for "A"); one
+        that is not would need a copy, numba-cuda's NotImplementedError."""
+        if order not in ("C", "F", "A"):
+            raise ValueError("order not C|F|A")
+        if not ((order in "CA" and self.is_c_contiguous()) or (order in "FA" and self.is_f_contiguous())):
+            raise NotImplementedError("operation requires copying")
+        return self.reshape((self.size,), order="F" if order == "F" or not self.is_c_contiguous() else "C")
 
     def transpose(self, axes=None):
-        """A view with the dimensions in the order of axes (a permutation of them; reversed by default)."""
-        axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
-        if sorted(axes) != list(range(self.ndim)):
+        """numba-cuda's: the array itself for the identity permutation, else the transpose of a 2-D array as a new
+        C-contiguous array (a copy, made by kfront.cuda.kernels.transpose on the array's stream, as numba-cuda's
+        kernel makes it: not a view); another rank is NotImplementedError."""
+        if axes and tuple(axes) == tuple(range(self.ndim)):
+            return self
+        if self.ndim != 2:
+            raise NotImplementedError("transposing a non-2D DeviceNDArray isn't supported")
+        if axes is not None and sorted(axes) != [0, 1]:
             raise ValueError("invalid axes list %r" % (axes,))
-        return self._view(tuple(self.shape[a] for a in axes), tuple(self.strides[a] for a in axes), 0)
+        from kfront.cuda import kernels
+        return kernels.transpose(self)
 
     @property
     def T(self):
