@@ -419,7 +419,12 @@ FeVal lower_warp(Lower *L, int bi, const PyExpr *e) {
   case BI_EQ_SYNC:
   case BI_BALLOT_SYNC: {
     if (!lw_positional(L, e, fname, 2, 2, a)) return poison();
-    if (!lw_want_int(L, &a[0], "the mask", arg_loc(e, 0))) return poison();
+    /* numba-cuda's typing of the vote functions: its words, then what was given */
+    if (a[0].kind != FV_VAL || !is_int_type(a[0].type))
+      return lw_lerr(L, arg_loc(e, 0), "Mask type must be an integer: the mask of %s() is %s", fname, lw_vname(L, &a[0]));
+    if (a[1].kind == FV_VAL && !is_int_type(a[1].type) && !ty_is_bool(a[1].type))
+      return lw_lerr(L, arg_loc(e, 1), "Predicate must be an integer or boolean: the predicate of %s() is %s", fname,
+                     lw_vname(L, &a[1]));
     FeVal p = lw_truth(L, a[1], arg_loc(e, 1));
     if (p.kind == FV_POISON) return p;
     at(L, e->loc);

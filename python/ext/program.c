@@ -404,23 +404,15 @@ static PyObject *Function_configure(PyObject *o, PyObject *args) {
 enum { STACK_ARGS = 32 };
 
 /* Waits, as the CUDA array interface asks, for the stream a producer named (its handle), unless the work
- * goes on that very stream. */
-static int wait_for_producer(FunctionObject *f, uintptr_t producer, kf_stream *consumer) {
+ * goes on that very stream: kfront.cuda._runtime.wait_for_producer(handle), which synchronises it through
+ * Stream.synchronize as numba-cuda does (unless config.CUDA_ARRAY_INTERFACE_SYNC is 0). */
+static int wait_for_producer(uintptr_t producer, kf_stream *consumer) {
   if (!producer || (consumer && (uintptr_t)kf_stream_handle(consumer) == producer)) return 0;
-  RuntimeObject *rt = f->program->runtime;
-  kf_stream *s = NULL;
-  kf_status st = kf_stream_wrap(rt->rt, (void *)producer, &s);
-  if (st == KF_OK) {
-    Py_BEGIN_ALLOW_THREADS
-    st = kf_stream_synchronize(s);
-    Py_END_ALLOW_THREADS
-  }
-  if (s) kf_stream_destroy(s);
-  if (st != KF_OK) {
-    ext_raise(rt->ctx, st);
-    return -1;
-  }
-  return 0;
+  PyObject *mod = PyImport_ImportModule("kfront.cuda._runtime");
+  PyObject *r = mod ? PyObject_CallMethod(mod, "wait_for_producer", "K", (unsigned long long)producer) : NULL;
+  Py_XDECREF(mod);
+  Py_XDECREF(r);
+  return r ? 0 : -1;
 }
 
 /* numba-cuda's argument hints (kfront.cuda.args: cuda.In, Out, InOut) of one launch: each hint argument is
@@ -508,7 +500,7 @@ static int convert_arg(FunctionObject *f, PyObject *o, kf_arg *out, ExtPool *poo
   }
   uintptr_t producer = 0;
   if (ext_arg_from_object(o, out, what, index, &producer) < 0) return -1;
-  return use ? wait_for_producer(f, producer, consumer) : 0;
+  return use ? wait_for_producer(producer, consumer) : 0;
 }
 
 /* Converts a tuple of Python arguments (into stack, or an allocation when more than STACK_ARGS; tuples' items in
@@ -669,12 +661,12 @@ static PyObject *Function_reduce(PyObject *o, PyObject *args) {
   int ok;
   kf_stream *s = ext_stream_arg(stream, &ok);
   uintptr_t producer = 0;
-  if (!ok || ext_array_from_object(arr, &a, "reduce", &producer) < 0 || wait_for_producer(self, producer, s) < 0)
+  if (!ok || ext_array_from_object(arr, &a, "reduce", &producer) < 0 || wait_for_producer(producer, s) < 0)
     return NULL;
   if (init != Py_None && ext_arg_from_object(init, &iv, "reduce init", 0, NULL) < 0) return NULL;
   if (init != Py_None && iv.kind != KF_ARG_SCALAR) return PyErr_Format(PyExc_TypeError, "reduce: init must be a scalar");
   if (res != Py_None && (ext_array_from_object(res, &r, "reduce res", &producer) < 0 ||
-                         wait_for_producer(self, producer, s) < 0))
+                         wait_for_producer(producer, s) < 0))
     return NULL;
   kf_status st = kf_reduce(self->f, &a, size, init == Py_None ? NULL : &iv, s, want_result ? &result : NULL,
                            res == Py_None ? NULL : &r);
@@ -709,7 +701,7 @@ static PyObject *Function_ufunc_call(PyObject *o, PyObject *args) {
   if (!ok) return NULL;
   kf_array oa;
   uintptr_t producer = 0;
-  if (ext_array_from_object(out, &oa, "ufunc out", &producer) < 0 || wait_for_producer(self, producer, s) < 0)
+  if (ext_array_from_object(out, &oa, "ufunc out", &producer) < 0 || wait_for_producer(producer, s) < 0)
     return NULL;
   kf_arg stack[STACK_ARGS];
   ExtPool pool = {0};

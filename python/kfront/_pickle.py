@@ -95,18 +95,23 @@ def _portable(value, registry):
     return value
 
 
-def function_state(fn, registry, text=None):
-    """What rebuilds the Python function fn (rebuild_function); text its source, when taken."""
-    globals_, _ = _source.referenced_names(fn, text)
+def portable_cells(fn, registry):
+    """The values of fn's closure cells as they travel (EMPTY_CELL for one not yet assigned)."""
     cells = []
     for cell in fn.__closure__ or ():
         try:
             cells.append(_portable(cell.cell_contents, registry))
         except ValueError:
             cells.append(EMPTY_CELL)
+    return cells
+
+
+def function_state(fn, registry, text=None):
+    """What rebuilds the Python function fn (rebuild_function); text its source, when taken."""
+    globals_, _ = _source.referenced_names(fn, text)
     return {"code": marshal.dumps(fn.__code__), "name": fn.__name__, "qualname": fn.__qualname__,
             "module": fn.__module__, "doc": fn.__doc__, "defaults": fn.__defaults__,
-            "kwdefaults": fn.__kwdefaults__, "closure": cells,
+            "kwdefaults": fn.__kwdefaults__, "closure": portable_cells(fn, registry),
             "globals": {name: _portable(value, registry) for name, value in globals_.items()}}
 
 

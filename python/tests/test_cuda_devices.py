@@ -112,7 +112,7 @@ def test_arrays_are_bound_to_their_device(ndev):
     d0 = cuda.to_device(h)
     with cuda.gpus[1]:
         d1 = cuda.to_device(h + 1)
-        assert d1._device == 1 and d1[2:5]._device == 1 and d1.T._device == 1
+        assert d1._device == 1 and d1[2:5]._device == 1 and d1.reshape(10, 100).T._device == 1
         np.testing.assert_array_equal(d0.copy_to_host(), h)  # read from any current device
         scale[4, 256](d1, 3.0)
     assert d0._device == 0

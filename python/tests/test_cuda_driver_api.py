@@ -392,3 +392,30 @@ def test_ufunc_into_a_foreign_array_returns_a_device_array():
     foreign = type("Foreign", (), {"__cuda_array_interface__": target.__cuda_array_interface__})()
     got = add(np.arange(4.0), 6.0, out=foreign)
     assert isinstance(got, cuda.DeviceNDArray) and got.copy_to_host().tolist() == [6.0, 7.0, 8.0, 9.0]
+
+
+@pytest.mark.parametrize("simulator", ["0", "1"])
+def test_numba_disable_cuda(simulator):
+    """NUMBA_DISABLE_CUDA=1, as numba-cuda: the first CUDA operation raises CudaSupportError with numba-cuda's
+    text, which cuda_error() then gives; is_available() is False. The simulator is unaffected."""
+    import os
+    import subprocess
+    import sys
+    code = ("from kfront import cuda\n"
+            "try:\n"
+            "    cuda.device_array(1)\n"
+            "    print('ran')\n"
+            "except cuda.CudaSupportError as e:\n"
+            "    print(e.msg)\n"
+            "print(cuda.cuda_error(), cuda.is_available())\n")
+    python_dir = os.path.dirname(os.path.dirname(os.path.dirname(cuda.__file__)))
+    env = dict(os.environ, NUMBA_DISABLE_CUDA="1", KFRONT_SIM=simulator, PYTHONPATH=python_dir)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    if simulator == "1":
+        assert r.stdout.split("\n")[:2] == ["ran", "None True"]
+    else:
+        disabled = ("CUDA is disabled due to setting NUMBA_DISABLE_CUDA=1 in the environment, or because CUDA is "
+                    "unsupported on 32-bit systems.")
+        assert r.stdout.split("\n")[:2] == [disabled, disabled + " False"]

@@ -20,7 +20,9 @@ def test_views_and_item_access():
     assert d[1, 2] == h[1, 2]
     np.testing.assert_array_equal(d[1].copy_to_host(), h[1])
     np.testing.assert_array_equal(d[:, 3].copy_to_host(), h[:, 3])
-    np.testing.assert_array_equal(d[::-1, 1:5:2].copy_to_host(), h[::-1, 1:5:2])
+    with pytest.raises(NotImplementedError):  # numba-cuda's: no D->H copy of a negative stride
+        d[::-1, 1:5:2].copy_to_host()
+    np.testing.assert_array_equal(d[:, 1:5:2].copy_to_host()[::-1], h[::-1, 1:5:2])
     np.testing.assert_array_equal(d.T.copy_to_host(), h.T)
     np.testing.assert_array_equal(d.reshape(6, 4).copy_to_host(), h.reshape(6, 4))
     np.testing.assert_array_equal(d.ravel().copy_to_host(), h.ravel())
@@ -161,6 +163,71 @@ def test_foreign_array_with_a_stream():
         add_one[1, 8](_Foreign(d, 0))      # 0 is disallowed by the interface
 
 
+def _synchronised_streams(monkeypatch):
+    """The handles of the streams Stream.synchronize is called on from now on (numba-cuda's tests mock it)."""
+    handles = []
+    from kfront.cuda._runtime import Stream  # numba.cuda.cudadrv.driver.Stream in the drop-in
+    real = Stream.synchronize
+    monkeypatch.setattr(Stream, "synchronize",
+                        lambda self: (handles.append(self.handle.value if hasattr(self.handle, "value")
+                                                     else self.handle), real(self))[1])
+    return handles
+
+
+@pytest.mark.parametrize("setting", [1, 0])
+def test_a_launch_synchronises_each_producers_stream_unless_config_says_not(monkeypatch, setting):
+    """CUDA array interface v3, as numba-cuda: a launch (a ufunc, a gufunc) synchronises the stream each foreign
+    argument names, through Stream.synchronize, once per argument; config.CUDA_ARRAY_INTERFACE_SYNC = 0 turns it
+    off, for cuda.as_cuda_array too"""
+    from kfront import config
+    monkeypatch.setattr(config, "CUDA_ARRAY_INTERFACE_SYNC", setting)
+    d1, d2 = cuda.to_device(np.zeros(8, dtype=np.int64)), cuda.to_device(np.zeros(8, dtype=np.int64))
+    s1, s2 = cuda.stream(), cuda.stream()
+    h1, h2 = [s.handle.value if hasattr(s.handle, "value") else s.handle for s in (s1, s2)]
+    handles = _synchronised_streams(monkeypatch)
+
+    @cuda.jit
+    def add_both(a, b):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] += 1
+            b[i] += 2
+
+    add_both[1, 8](_Foreign(d1, h1), _Foreign(d2, h2))
+    cuda.as_cuda_array(_Foreign(d1, h1))
+    assert sorted(handles) == (sorted([h1, h2, h1]) if setting else [])
+    np.testing.assert_array_equal(d1.copy_to_host(), 1)
+    np.testing.assert_array_equal(d2.copy_to_host(), 2)
+
+
+def test_a_gufunc_takes_foreign_arrays_as_inputs_and_outputs():
+    """numba-cuda's GUFunc takes another library's device arrays (cuda.as_cuda_array): the result of out= is a
+    device array over the memory given"""
+    from kfront import guvectorize
+
+    @guvectorize(["(f8, f8, f8[:])"], "(),()->()", target="cuda")
+    def vadd(inp, val, out):
+        out[0] = inp + val
+
+    h = np.arange(10.0)
+    got = vadd(_Foreign(cuda.to_device(h), None), np.float64(7))
+    np.testing.assert_array_equal(got.copy_to_host(), h + 7)
+    out = cuda.device_array(10)
+    returned = vadd(h, np.float64(1), out=_Foreign(out, None))
+    assert returned.device_ctypes_pointer.value == out.device_ctypes_pointer.value
+    np.testing.assert_array_equal(out.copy_to_host(), h + 1)
+
+
+def test_copy_to_host_of_a_negative_stride_is_numba_cudas_not_implemented():
+    """numba-cuda refuses D->H copies of views with negative strides; kfront's own copies of them work"""
+    d = cuda.to_device(np.arange(10.0))
+    with pytest.raises(NotImplementedError, match=r"D->H copy not implemented for negative strides: \(-8,\)"):
+        d[::-1].copy_to_host()
+    e = cuda.device_array(10)
+    e[:] = d[::-1]  # a setitem from such a view copies it
+    np.testing.assert_array_equal(e.copy_to_host(), np.arange(10.0)[::-1])
+
+
 @pytest.mark.parametrize("make", [cuda.device_array_like, cuda.pinned_array_like, cuda.mapped_array_like])
 def test_array_like_keeps_shape_dtype_and_the_order_of_dimensions_in_memory(make):
     # numba-cuda's *_array_like: C order unless F-contiguous only; an array that is neither (a transposed view
@@ -172,7 +239,7 @@ def test_array_like_keeps_shape_dtype_and_the_order_of_dimensions_in_memory(make
     assert make(t).strides == np.empty_like(t).strides == (32, 96, 8)
     s = np.zeros((6, 8), dtype=np.int32)[::2, ::2]
     assert make(s).strides == np.empty_like(s).strides == (16, 4)
-    assert make(cuda.device_array((2, 3, 4)).transpose((1, 0, 2))).strides == (32, 96, 8)
+    assert make(cuda.device_array((6, 8), dtype=np.int32)[::2, ::2]).strides == (16, 4)
 
 
 def test_devicearray_helpers_as_numba_cudas():
@@ -228,12 +295,40 @@ def test_view_to_a_dtype_of_another_size_as_numba_cuda():
         strided.view("i4")
 
 
-def test_transpose_axes_must_be_a_permutation():
-    d = cuda.to_device(np.arange(24).reshape(2, 3, 4))
-    np.testing.assert_array_equal(d.transpose((2, 0, 1)).copy_to_host(), np.arange(24).reshape(2, 3, 4).transpose(2, 0, 1))
-    for axes in ((0, 0, 1), (0, 1, 3), (0, 1)):
+def test_transpose_as_numba_cudas():
+    """numba-cuda's DeviceNDArray.transpose: a 2-D array's is a new C-contiguous array (a copy, not a view), the
+    identity permutation the array itself, another rank NotImplementedError; axes must be a permutation"""
+    h = np.arange(120, dtype=np.int64).reshape(10, 12)
+    d = cuda.to_device(h)
+    t = d[::2, ::2].T
+    assert (t.shape, t.strides) == ((6, 5), (40, 8)) and t.is_c_contiguous()
+    np.testing.assert_array_equal(t.copy_to_host(), h[::2, ::2].T)
+    np.testing.assert_array_equal(d.transpose((1, 0)).copy_to_host(), h.T)
+    t[0, 0] = -1  # a copy: the array transposed is unchanged
+    assert d[0, 0] == 0
+    assert d.transpose((0, 1)) is d
+    for axes in ((0, 0), (0, 2)):
         with pytest.raises(ValueError, match=r"invalid axes list \(0, "):
             d.transpose(axes)
+    for shape in ((24,), (2, 3, 4)):
+        with pytest.raises(NotImplementedError, match="transposing a non-2D DeviceNDArray isn't supported"):
+            cuda.device_array(shape).T
+    d3 = cuda.device_array((2, 3, 4))
+    assert d3.transpose((0, 1, 2)) is d3
+
+
+def test_ravel_of_a_non_contiguous_array_is_numba_cudas_not_implemented():
+    d = cuda.to_device(np.arange(60))
+    strided = d[::2]
+    assert strided.device_ctypes_pointer.value == d.device_ctypes_pointer.value  # a view, no copy
+    with pytest.raises(NotImplementedError, match="operation requires copying"):
+        strided.ravel()
+    f = cuda.to_device(np.asfortranarray(np.arange(12).reshape(3, 4)))
+    np.testing.assert_array_equal(f.ravel(order="F").copy_to_host(), np.arange(12).reshape(3, 4).ravel(order="F"))
+    np.testing.assert_array_equal(f.ravel(order="A").copy_to_host(), np.arange(12).reshape(3, 4).ravel(order="F"))
+    with pytest.raises(NotImplementedError):
+        f.ravel()  # C order of an F-contiguous 2-D array would need a copy
+    np.testing.assert_array_equal(d.ravel().copy_to_host(), np.arange(60))
 
 
 def test_contiguity_flags_as_numpys():

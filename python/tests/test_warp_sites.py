@@ -10,6 +10,7 @@ kfront with numba-cuda there. What PTX leaves undefined is a located error on th
 outside its own mask, a shuffle reading a lane its mask does not name, ops or masks that never match. Those run on
 the simulator only (on the GPU they would hang or read garbage)."""
 import os
+import re
 
 import numpy as np
 import pytest
@@ -273,3 +274,26 @@ def test_ops_that_never_match():
                        r"but thread \(16,0,0\), which that mask names, waits at .* at a shuffle \(mode xor\) of a 64-bit "
                        r"value"):
         narrow_against_wide[1, 32](out)
+
+
+@pytest.mark.parametrize("sig, words", [
+    ("void(float32[:], int32[:], int32[:])", "Mask type must be an integer: the mask of cuda.all_sync() is float32"),
+    ("void(boolean[:], int32[:], int32[:])", "Mask type must be an integer"),
+    ("void(int32[:], float64[:], int32[:])",
+     "Predicate must be an integer or boolean: the predicate of cuda.all_sync() is float64"),
+])
+def test_vote_argument_types_are_numba_cudas(sig, words):
+    """numba-cuda's typing of the vote functions, its words in kfront's located TypingError"""
+    from kfront.errors import TypingError
+
+    def vote(mask, predicate, result):
+        i = cuda.grid(1)
+        if i < result.shape[0]:
+            result[i] = cuda.all_sync(mask[i], predicate[i])
+
+    with pytest.raises(TypingError, match=r"test_warp_sites\.py:\d+:\d+: error: " + re.escape(words)):
+        cuda.jit(sig)(vote)
+    ok = cuda.jit("void(int32[:], boolean[:], int32[:])")(vote)  # an integer mask, a boolean predicate
+    result = np.zeros(32, dtype=np.int32)
+    ok[1, 32](np.full(32, -1, dtype=np.int32), np.ones(32, dtype=np.bool_), result)
+    assert result.tolist() == [1] * 32

@@ -61,13 +61,20 @@ def runtime(devnum=None):
     return rt
 
 
+# numba-cuda's text of NUMBA_DISABLE_CUDA=1 (its driver's initialisation error)
+CUDA_DISABLED = ("CUDA is disabled due to setting NUMBA_DISABLE_CUDA=1 in the environment, or because CUDA is "
+                 "unsupported on 32-bit systems.")
+
+
 def _create(devnum):
     with _lock:
         rt = _runtimes.get(devnum)
         if rt is None:
             errors.register()
-            configure_cuda_paths()
             o = _options()
+            if config.DISABLE_CUDA and o["mode"] != "sim":  # as numba-cuda's, the simulator is unaffected
+                raise errors.CudaSupportError(CUDA_DISABLED)
+            configure_cuda_paths()
             rt = _kfront.Runtime(mode=o["mode"], cache_dir=config.cache_dir(), backend=config.KFRONT_BACKEND,
                                  libcuda=o["libcuda"], grid_stride=config.KFRONT_GRID_STRIDE,
                                  sim_workers=config.KFRONT_SIM_WORKERS, device=devnum,
@@ -686,6 +693,15 @@ per_thread_default_stream = default_stream
 
 def external_stream(ptr):
     return Stream(runtime().external_stream(int(ptr)), external=True)
+
+
+def wait_for_producer(handle):
+    """The CUDA array interface's synchronisation, as numba-cuda's launches do it: before a launch (or a ufunc or
+    reduction) uses an argument another library made on a stream (its __cuda_array_interface__'s "stream"), that
+    stream is synchronised through Stream.synchronize, unless config.CUDA_ARRAY_INTERFACE_SYNC is 0. The extension
+    (ext/program.c) calls it, for a stream other than the one the work goes on."""
+    if config.CUDA_ARRAY_INTERFACE_SYNC:
+        external_stream(handle).synchronize()
 
 
 # the CUstream handles that name a default stream: CU_STREAM_LEGACY, CU_STREAM_PER_THREAD (and 0)

@@ -24,6 +24,7 @@ import sys
 import numpy as np
 
 from kfront import _kfront
+from kfront import config as _config
 from kfront import types as _types
 from kfront.cuda import _runtime, memory
 
@@ -203,7 +204,15 @@ class DeviceNDArray(_kfront.DeviceArray):
         return self._ptr + lo, hi - lo, lo
 
     def copy_to_host(self, ary=None, stream=0):
-        """The elements in host memory (a new array, or `ary`, of the same shape)."""
+        """The elements in host memory (a new array, or `ary`, of the same shape). As numba-cuda's, a view with a
+        negative stride (a[::-1]) is NotImplementedError (kfront's own copies of such views go through
+        _copy_out)."""
+        if any(s < 0 for s in self.strides):
+            raise NotImplementedError("D->H copy not implemented for negative strides: {}".format(self.strides))
+        return self._copy_out(ary, stream)
+
+    def _copy_out(self, ary=None, stream=0):
+        """copy_to_host of any view, negative strides included."""
         start, nbytes, lo = self._contiguous_span()
         s = _runtime.stream_arg(stream)
         if ary is None:
@@ -221,7 +230,7 @@ class DeviceNDArray(_kfront.DeviceArray):
             if nbytes:
                 self._rt().memcpy(_DTOH, _host_pointer(ary) + lo, start, nbytes, s)
         else:
-            ary[...] = self.copy_to_host(stream=stream)
+            ary[...] = self._copy_out(stream=stream)
         return ary
 
     to_host = copy_to_host
@@ -260,7 +269,7 @@ class DeviceNDArray(_kfront.DeviceArray):
             if src.strides != self.strides or not (self.is_c_contiguous() or self.is_f_contiguous()):
                 # the span of a view with gaps holds other arrays' elements, which a copy of the span would
                 # overwrite: its elements go through the host, each where it belongs
-                self._copy_in(src.copy_to_host(stream=stream), stream)
+                self._copy_in(src._copy_out(stream=stream), stream)
                 return
             start, nbytes, _ = self._contiguous_span()
             sstart, _, _ = src._contiguous_span()
@@ -370,7 +379,7 @@ class DeviceNDArray(_kfront.DeviceArray):
         if isinstance(source, DeviceNDArray) and tuple(source.shape) == tuple(target.shape):
             target._copy_in(source, stream)
         else:
-            host = source.copy_to_host(stream=stream) if isinstance(source, DeviceNDArray) else source
+            host = source._copy_out(stream=stream) if isinstance(source, DeviceNDArray) else source
             # (a copy from pageable host memory has read it when the call returns, on a stream too)
             target._copy_in(np.broadcast_to(host.reshape(padded), target.shape), stream)
 
@@ -388,14 +397,26 @@ class DeviceNDArray(_kfront.DeviceArray):
         return self._view(out.shape, out.strides, _host_pointer(out) - _host_pointer(probe))
 
     def ravel(self, order="C"):
-        return self.reshape((self.size,), order=order)
+        """The 1-D view of a contiguous array (numba-cuda's: C order for "C", F for "F", either for "A"); one
+        that is not would need a copy, numba-cuda's NotImplementedError."""
+        if order not in ("C", "F", "A"):
+            raise ValueError("order not C|F|A")
+        if not ((order in "CA" and self.is_c_contiguous()) or (order in "FA" and self.is_f_contiguous())):
+            raise NotImplementedError("operation requires copying")
+        return self.reshape((self.size,), order="F" if order == "F" or not self.is_c_contiguous() else "C")
 
     def transpose(self, axes=None):
-        """A view with the dimensions in the order of axes (a permutation of them; reversed by default)."""
-        axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
-        if sorted(axes) != list(range(self.ndim)):
+        """numba-cuda's: the array itself for the identity permutation, else the transpose of a 2-D array as a new
+        C-contiguous array (a copy, made by kfront.cuda.kernels.transpose on the array's stream, as numba-cuda's
+        kernel makes it: not a view); another rank is NotImplementedError."""
+        if axes and tuple(axes) == tuple(range(self.ndim)):
+            return self
+        if self.ndim != 2:
+            raise NotImplementedError("transposing a non-2D DeviceNDArray isn't supported")
+        if axes is not None and sorted(axes) != [0, 1]:
             raise ValueError("invalid axes list %r" % (axes,))
-        return self._view(tuple(self.shape[a] for a in axes), tuple(self.strides[a] for a in axes), 0)
+        from kfront.cuda import kernels
+        return kernels.transpose(self)
 
     @property
     def T(self):
@@ -844,9 +865,10 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     strides = tuple(strides) if strides is not None else _c_strides(shape, dtype.itemsize)
     ptr, readonly = desc["data"]
     stream_ptr = desc.get("stream")
-    # the producer's stream becomes the array's (an external stream), synchronised first when `sync`
+    # the producer's stream becomes the array's (an external stream), synchronised first when `sync` (and
+    # config.CUDA_ARRAY_INTERFACE_SYNC, as numba-cuda's)
     stream = _runtime.external_stream(stream_ptr) if stream_ptr is not None else 0
-    if sync and stream_ptr not in (None, 0, 1, 2):
+    if sync and _config.CUDA_ARRAY_INTERFACE_SYNC and stream_ptr not in (None, 0, 1, 2):
         stream.synchronize()
     # the interface names no device: the GPU's driver says whose memory it is (the simulator cannot: unknown)
     device = _runtime.runtime().pointer_device(ptr) if ptr else -1

@@ -16,6 +16,7 @@ first used there (each device has its own specialisations and in-memory cache; t
 devices of one compute capability). A launcher belongs to the device it was made on; called while another device
 is current, it launches through that device's launcher of the same configuration.
 """
+import collections
 import functools
 import inspect
 import math
@@ -29,7 +30,7 @@ import numpy as np
 
 from kfront import _capture, _kfront, _numba_interop, _pickle, _source, errors, extending, types
 from kfront import config as _config  # (kernel[...] calls its launch configuration `config`)
-from kfront.cuda import _runtime, linking
+from kfront.cuda import _runtime, caching, linking
 
 _dispatchers = weakref.WeakSet()
 extending.install()  # the compiler asks kfront.extending for the implementations of overloaded functions
@@ -73,9 +74,13 @@ def warn_implicit_copies(count):
     """numba-cuda's warning for each host (NumPy) array a launch copies to the device and back (governed by
     config.CUDA_WARN_ON_IMPLICIT_COPY and DISABLE_PERFORMANCE_WARNINGS); the launcher (ext/program.c) calls it."""
     if _performance_warnings("CUDA_WARN_ON_IMPLICIT_COPY"):
+        # the launch's line in the user's code: past kfront's own launch wrappers (_FollowedLauncher, ...)
+        stacklevel, frame = 2, sys._getframe(1)
+        while frame is not None and frame.f_globals.get("__name__", "").startswith("kfront."):
+            stacklevel, frame = stacklevel + 1, frame.f_back
         for _ in range(count):
             warnings.warn(errors.PerformanceWarning(
-                "Host array used in CUDA kernel will incur copy overhead to/from device."), stacklevel=2)
+                "Host array used in CUDA kernel will incur copy overhead to/from device."), stacklevel=stacklevel)
 
 
 def read_launch_bounds(value):
@@ -244,12 +249,39 @@ class _Inputs:
         # id(dispatcher) -> [(name, frozen value or None, value)]: the names each function of the program reads
         self.frozen = {}
         self.links = []  # (extension, name, bytes): the code every kernel of the program is linked with
+        self.exceptions = []  # (name, class): the exception classes its kernels raise, registered by name
+        # a cache=True kernel's (kfront.cuda.caching): this state's pickle and its digest, and the
+        # (signature, target) pairs whose cache entries record it
+        self.cache_blob = self.cache_digest = None
+        self.cached_signatures = set()
         self._add(root)
         if getattr(root, "_options", {}).get("cache") and self.links:  # a device function's or a declared one's
             raise RuntimeError("Cannot pickle CUDACodeLibrary with linking files")  # numba-cuda's words
         if getattr(root, "_options", {}).get("cache") and any(_captures_device_array(f) for f in self.bindings.values()):
             raise pickle.PicklingError("Cannot serialize kernels or device functions referencing global device arrays. "
                                        "Pass the array(s) as arguments to the kernel instead.")  # numba-cuda's words
+
+    def state(self):
+        """What a cache entry records of the program (kfront.cuda.caching): what it is compiled from."""
+        return {"sources": self.sources, "bindings": self.bindings, "specs": self.specs, "links": self.links,
+                "exceptions": self.exceptions}
+
+    @classmethod
+    def restored(cls, state, blob, cached_signatures):
+        """The inputs a cache entry recorded (state()), its exception classes registered again."""
+        self = cls.__new__(cls)
+        self.sources, self.bindings, self.specs = state["sources"], state["bindings"], state["specs"]
+        self.links, self.exceptions = state["links"], state["exceptions"]
+        self.frozen = {}
+        self.cache_blob, self.cache_digest = blob, caching.digest(blob)
+        self.cached_signatures = set(cached_signatures)
+        for name, cls_ in self.exceptions:
+            _kfront.register_exception(name, cls_)
+        return self
+
+    def _register_exception(self, name, cls_):
+        _kfront.register_exception(name, cls_)
+        self.exceptions.append((name, cls_))
 
     def _freeze_names(self, d, text):
         """[(name, frozen value or None, value)]: the globals and closure variables d's function reads, frozen now
@@ -263,7 +295,7 @@ class _Inputs:
                 continue  # recursion: the function's own name is defined in its own source
             frozen = _source.freeze_value(name, value, self._registry, attrs)
             if frozen is not None and frozen[0] == "exception":  # raised by a kernel, it comes back by this name
-                _kfront.register_exception(frozen[1], frozen[2])
+                self._register_exception(frozen[1], frozen[2])
                 frozen = frozen[:2]
             names.append((name, frozen, value))
         return names
@@ -307,7 +339,7 @@ class _Inputs:
             members = {}
             for attr, item in frozen[2].items():
                 if item[0] == "exception":  # raised by a kernel as mod.MyError, it comes back by its name
-                    _kfront.register_exception(item[1], item[2])
+                    self._register_exception(item[1], item[2])
                     item = item[:2]
                 bound = self._functions_bound(item)
                 members[attr] = bound if bound is not None else ("unsupported", (
@@ -415,17 +447,24 @@ def _registry():
     return reg
 
 
-class _DebugLauncher:
-    """The launcher of a kernel compiled with debug=True: as numba-cuda's, each launch waits for the kernel and
-    raises what it raised (an exception of `raise`, an IndexError), instead of at the next synchronisation."""
-    __slots__ = ("_launch",)
+class _FollowedLauncher:
+    """A launcher with work after each launch: a kernel compiled with debug=True waits for the kernel and raises
+    what it raised (an exception of `raise`, an IndexError), as numba-cuda's, instead of at the next
+    synchronisation; a cache=True kernel's new specialisations go into its on-disk cache (kfront.cuda.caching)."""
+    __slots__ = ("_launch", "_sync", "_dispatcher")
 
-    def __init__(self, launch):
+    def __init__(self, launch, sync, dispatcher):
         self._launch = launch
+        self._sync = sync
+        self._dispatcher = dispatcher  # a weak reference to the cache=True dispatcher, or None
 
     def __call__(self, *args):
         result = self._launch(*args)
-        _runtime.synchronize()
+        d = self._dispatcher() if self._dispatcher is not None else None
+        if d is not None:
+            d._note_kernels()
+        if self._sync:
+            _runtime.synchronize()
         return result
 
     def __getattr__(self, name):  # the launch configuration's griddim, blockdim, pre_launch_callbacks, ...
@@ -433,7 +472,7 @@ class _DebugLauncher:
             raise AttributeError(name)
         return getattr(self._launch, name)
 
-    def __reduce__(self):  # loaded, dispatcher[configuration] is a _DebugLauncher again
+    def __reduce__(self):  # loaded, dispatcher[configuration] is a _FollowedLauncher again
         return self._launch.__reduce__()
 
 
@@ -530,6 +569,11 @@ class Dispatcher:
         self._lto = bool(extra.get("lto"))
         self._small_grids = {}     # launch configuration -> its grid, for those numba-cuda warns of (low occupancy)
         self._kernel_objects = {}  # device ordinal -> (its _kfront.Function, {signature: Kernel}): one object each
+        # numba-cuda's on-disk cache of cache=True (kfront.cuda.caching; numba-cuda's RuntimeError at decoration
+        # where the function has no place for one), and its counts of each new specialisation, Dispatcher.stats
+        self._cache = caching.Cache(self) if cache and not device else None
+        self._cache_hits, self._cache_misses = collections.Counter(), collections.Counter()
+        self._noted = {}  # device ordinal -> the signatures counted in stats so far
         _dispatchers.add(self)
 
     @property
@@ -552,8 +596,63 @@ class Dispatcher:
         if isinstance(self._launch_bounds, Exception) and self._kind == "kernel":
             raise self._launch_bounds.with_traceback(None)
         if self._inputs is None:
-            self._inputs = _Inputs(self)
+            restored = self._cache.restore() if self._cache is not None else None
+            self._inputs = _Inputs.restored(*restored) if restored is not None else _Inputs(self)
+            if self._cache is not None:
+                self._cache.adopt(self._inputs)
         return self._inputs
+
+    def _note_kernels(self):
+        """Counts each specialisation made since the last call on the current device (Dispatcher.stats): a cache
+        hit when a cache=True kernel's entry recorded it, else a miss, whose entry is written now."""
+        dev = _kfront.current_device()
+        f = self._functions.get(dev)
+        if f is None or self._kind != "kernel":
+            return
+        seen = self._noted.setdefault(dev, set())
+        kernels = f.kernels()
+        if len(kernels) == len(seen):
+            return
+        target = None
+        for k in kernels:
+            if k.signature in seen:
+                continue
+            seen.add(k.signature)
+            hit = False
+            if self._cache is not None and self._cache.enabled:
+                if target is None:
+                    target = "sim" if _runtime.runtime(dev).mode == "sim" else "sm_%d%d" % get_current_cc()
+                hit = self._cache.note(k.signature, target, self._inputs)
+            (self._cache_hits if hit else self._cache_misses)[signature_key(k.signature)] += 1
+
+    @property
+    def stats(self):
+        """numba-cuda's: (cache_path, cache_hits, cache_misses), the counters keyed by argument-type tuple; the path
+        None without cache=True."""
+        self._note_kernels()
+        path = self._cache.cache_path if self._cache is not None else None
+        return caching.CompileStats(path, self._cache_hits, self._cache_misses)
+
+    def enable_caching(self):
+        """numba-cuda's: cache this kernel's compilations on disk from now on, as cache=True does."""
+        if self._kind == "kernel" and self._cache is None:
+            self._cache = caching.Cache(self)
+            if self._inputs is not None:
+                self._cache.adopt(self._inputs)
+
+    def recompile(self):
+        """numba-cuda's: every signature compiled so far compiled afresh, the globals and closure variables frozen
+        anew, and (cache=True) the cache's entries replaced."""
+        sigs = self.signatures
+        if self._cache is not None:
+            self._cache.flush()
+        self._inputs = None
+        self._compiled_at_decoration = False
+        for store in (self._functions, self._launchers, self._small_grids, self._kernel_objects, self._noted):
+            store.clear()
+        if self._kind == "kernel":
+            for sig in sigs:
+                self.compile(sig)
 
     def _compile_declared(self):
         """As numba-cuda's cuda.jit given signatures: each is compiled at decoration, so the globals and closure
@@ -575,6 +674,7 @@ class Dispatcher:
             examples = _examples(argtypes) if self._kind == "kernel" and argtypes is not None else None
             if examples is not None:
                 self._fn().specialize(*examples)
+                self._note_kernels()
             else:
                 _kfront.compile(inputs.sources, inputs.binding_list(), inputs.specs,
                                 [_capture.compiled_name(self.py_func)], [sig], emit="kir",
@@ -628,8 +728,10 @@ class Dispatcher:
         launcher = self._fn().configure(grid, block, stream, shared, back)
         if not redirect:
             return launcher
-        if self._options["debug"]:  # the outer launcher: a launch redirected to another device returns through it
-            launcher = _DebugLauncher(launcher)
+        if self._options["debug"] or self._cache is not None:
+            # the outer launcher: a launch redirected to another device returns through it
+            launcher = _FollowedLauncher(launcher, self._options["debug"],
+                                         weakref.ref(self) if self._cache is not None else None)
         if _hashable(config):
             if len(self._launchers) > 256:
                 self._launchers.clear()
@@ -669,6 +771,7 @@ class Dispatcher:
         # as numba-cuda's (typeof_pyval of each argument), a type stands for the values of that type
         args = [_numba_interop.foreign_type(a) or a for a in args]
         kernel = self._fn().specialize(*[_example(a) if isinstance(a, types.Type) else a for a in args])
+        self._note_kernels()
         sig = kernel.signature
         key = (get_current_cc(), sig)
         d = self._specialized.get(key)
@@ -755,6 +858,7 @@ class Dispatcher:
                 if signature_key(k.signature) == key:
                     return k
             f.specialize(*[_example(a) for a in argtypes])
+            self._note_kernels()
         raise errors.CompilerError("kfront: compiling %s for %s gave another signature" % (self.__name__, key))
 
     def _kernel_attribute(self, name, signature):
@@ -875,8 +979,13 @@ class Dispatcher:
                  "options": options, "source": source})
 
     def __setstate__(self, state):
+        # as numba-cuda's rebuilt dispatchers, one loaded where its function has no cache folder runs uncached
+        options = dict(state["options"], cache=False)
         Dispatcher.__init__(self, _pickle.rebuild_function(state["function"]), state["signatures"] or None,
-                            source=state["source"], **state["options"])
+                            source=state["source"], **options)
+        if state["options"]["cache"] and not options["device"]:
+            self._options["cache"] = True
+            self._cache = caching.Cache(self, raising=False)
 
 
 class HostJit(Dispatcher):

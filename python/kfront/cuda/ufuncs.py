@@ -148,14 +148,16 @@ class CUDAGUFunc(_Generated):
                 return "%d positional argument%s" % (n, "s" * (n != 1))
             raise TypeError("This gufunc accepts %s (when providing input only) or %s (when providing input and "
                             "output). Got %s." % (count(nin), count(nin + nout), count(len(args))))
-        args = tuple(a if devicearray.is_cuda_array(a) or isinstance(a, (bool, int, float, np.generic))
-                     else np.asarray(a) for a in args)
+        # as numba-cuda's, another library's device array (the CUDA array interface) is taken as a device array
+        args = tuple(devicearray.as_cuda_array(a) if devicearray.is_cuda_array(a) else
+                     a if isinstance(a, (bool, int, float, np.generic)) else np.asarray(a) for a in args)
         args = self._cast_inputs(args, nin) + args[nin:]
         if out is not None:
             outs = tuple(out) if nout > 1 else (out,)
             if len(outs) != nout:
                 raise TypeError("kfront: %s has %d outputs: out= must be a tuple of %d arrays" % (self.__name__, nout, nout))
-            args = args + tuple(o if devicearray.is_cuda_array(o) else np.asarray(o) for o in outs)
+            args = args + tuple(devicearray.as_cuda_array(o) if devicearray.is_cuda_array(o) else np.asarray(o)
+                                for o in outs)
         loops = np.prod(f.gufunc_result(args[:nin], nout)[0][1][:self._loop_ndim(info, nin)])
         _warn_small_launch(loops)
         if len(args) == nin + nout:
