@@ -16,17 +16,14 @@ echo "== installing the Python module into build/venv (python3 -m pip install .;
 python3 -m pip install -q --no-build-isolation . 2>&1 | grep -v "Running pip as the 'root' user" || true
 python3 -c 'import kfront.cuda, sys; print("  kfront", kfront.__version__, "for Python", sys.version.split()[0])'
 
-seeds=../shared/acceptance/seeds
-[ -f "$seeds/manifest.tsv" ] || seeds=test/gpu/seeds
+seeds=test/acceptance/seeds
 echo "== compiling the seed kernels to PTX (build/seeds-ptx/) =="
 mkdir -p build/seeds-ptx
-if [ -f "$seeds/manifest.tsv" ]; then
-  grep -v '^#' "$seeds/manifest.tsv" | while IFS=$'\t' read -r file func sig expect; do
-    [ "$expect" = ptx ] || continue
-    out="build/seeds-ptx/${func}-$(echo "$sig" | tr -c 'a-z0-9' '_' | cut -c1-40).ptx"
-    build/bin/kfront compile "$seeds/$file" -k "$func" --sig "$sig" --emit=ptx -o "$out"
-    echo "  $file $func $sig -> $out"
-  done
-fi
+grep -v '^#' "$seeds/manifest.tsv" | while IFS=$'\t' read -r file func sig expect; do
+  [ "$expect" = ptx ] || continue
+  out="build/seeds-ptx/${func}-$(echo "$sig" | tr -c 'a-z0-9' '_' | cut -c1-40).ptx"
+  build/bin/kfront compile "$seeds/$file" -k "$func" --sig "$sig" --emit=ptx -o "$out"
+  echo "  $file $func $sig -> $out"
+done
 echo "== running the seed launches (kfront run) =="
 test/gpu/run_gpu_tests.sh "$PWD/build"
