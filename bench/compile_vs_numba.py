@@ -4,7 +4,7 @@ against numba-cuda's compile_ptx, in the same run. Needs no GPU (libNVVM only, f
 
 usage: bench/compile_vs_numba.py [--reps N] [--no-cold] [--json FILE] [--only FUNC[,FUNC...]]
 
-Rows: every `ptx` row of the seeds' manifest.tsv (seeds: $KFRONT_SEEDS, else ../shared/acceptance/seeds);
+Rows: every `ptx` row of the seeds' manifest.tsv (seeds: $KFRONT_SEEDS, else test/acceptance/seeds);
 they cover every kernel of the seed files (checked: a decorated function no row names is reported).
 
 kfront, per repetition, on one kf_context: kf_compile_source (frontend, lowering, the default pass pipeline,

@@ -1,7 +1,7 @@
 """fma_count.py — counts the fused multiply-adds (PTX fma.rn.*) kfront emits for a corpus of kernels, to compare two
 kfront builds (before and after a change to contraction: passes/contract.c).
 
-The corpus: every row of the acceptance seeds' manifest that compiles to PTX (../shared/acceptance/seeds, or
+The corpus: every row of the acceptance seeds' manifest that compiles to PTX (test/acceptance/seeds, or
 KFRONT_SEEDS), the kernels of examples/ and bench/tiling_vs_numba.py listed below (EXTRA), and every
 `kfront compile FILE -k K --sig S` line of the lit tests under test/.
 
@@ -36,7 +36,7 @@ EXTRA = [
 
 def seeds_dir():
     env = os.environ.get("KFRONT_SEEDS")
-    for d in ([env] if env else []) + [os.path.join(ROOT, "..", "shared", "acceptance", "seeds")]:
+    for d in ([env] if env else []) + [os.path.join(ROOT, "test", "acceptance", "seeds")]:
         if d and os.path.exists(os.path.join(d, "manifest.tsv")):
             return os.path.abspath(d)
     return None

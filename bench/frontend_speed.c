@@ -1,7 +1,6 @@
 /* frontend_speed.c — parse + type + lower of every seed kernel (issue 3's benchmark), in microseconds.
  *
- *   build/bin/frontend_speed [MANIFEST]     (default ../shared/acceptance/seeds/manifest.tsv, else
- *                                            bench/seed_manifest.tsv with the seeds in test/gpu/seeds)
+ *   build/bin/frontend_speed [MANIFEST]     (default test/acceptance/seeds/manifest.tsv)
  *
  * For each `ptx` row of the manifest: kf_compile_source with the row's -k/--sig, in two configurations:
  *   frontend  = read the Python module, type the kernel, lower it to kir, verify once (pipeline "")
@@ -72,10 +71,9 @@ static int time_compile(kf_context *ctx, const char *path, const char *text, siz
 }
 
 int main(int argc, char **argv) {
-  const char *manifest = argc > 1 ? argv[1] : "../shared/acceptance/seeds/manifest.tsv";
+  const char *manifest = argc > 1 ? argv[1] : "test/acceptance/seeds/manifest.tsv";
   size_t mlen;
   char *mtext = read_file(manifest, &mlen);
-  if (!mtext && argc <= 1) mtext = read_file(manifest = "bench/seed_manifest.tsv", &mlen);
   if (!mtext) {
     fprintf(stderr, "frontend_speed: cannot read %s (run from the repository root)\n", manifest);
     return 1;
@@ -84,7 +82,6 @@ int main(int argc, char **argv) {
   snprintf(dir, sizeof dir, "%s", manifest);
   char *slash = strrchr(dir, '/');
   if (slash) *slash = 0;
-  if (strcmp(manifest, "bench/seed_manifest.tsv") == 0) snprintf(dir, sizeof dir, "test/gpu/seeds");
 
   kf_context *ctx = kf_context_create();
   printf("parse + type + lower (+ verify) per seed kernel, kf_compile_source in a loop of %d; microseconds\n", REPS);

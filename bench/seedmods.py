@@ -1,4 +1,4 @@
-"""seedmods.py — the seed programs (../shared/acceptance/seeds) as Numba sees them, for the benchmarks.
+"""seedmods.py — the seed programs (test/acceptance/seeds) as Numba sees them, for the benchmarks.
 
 import_numba() imports numba.cuda (with NumPy 2's missing np.row_stack put back first) and, when no GPU is
 usable, lets Numba's device-function compiles target sm_90 (they ask the current device for its compute
@@ -26,21 +26,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def seeds_dir():
-    env = os.environ.get("KFRONT_SEEDS")
-    cands = [env] if env else []
-    cands += [os.path.join(ROOT, "..", "shared", "acceptance", "seeds"),
-              os.path.join(ROOT, "shared", "acceptance", "seeds"),
-              os.path.join(ROOT, "test", "gpu", "seeds")]
-    for d in cands:
-        if d and os.path.exists(os.path.join(d, "s000_kernels.py")):
-            return os.path.abspath(d)
-    raise SystemExit("seed programs not found (set KFRONT_SEEDS; searched %s)" % ", ".join(c for c in cands if c))
+    """$KFRONT_SEEDS, else the repository's test/acceptance/seeds."""
+    d = os.environ.get("KFRONT_SEEDS") or os.path.join(ROOT, "test", "acceptance", "seeds")
+    if not os.path.exists(os.path.join(d, "manifest.tsv")):
+        raise SystemExit("seed programs not found: no manifest.tsv in %s (KFRONT_SEEDS names the folder)" % d)
+    return os.path.abspath(d)
 
 
 def manifest_path(seeds):
-    """The seeds' manifest.tsv, else bench/seed_manifest.tsv (a copy, for test/gpu/seeds which has none)."""
-    path = os.path.join(seeds, "manifest.tsv")
-    return path if os.path.exists(path) else os.path.join(ROOT, "bench", "seed_manifest.tsv")
+    return os.path.join(seeds, "manifest.tsv")
 
 
 def manifest_rows(seeds):

@@ -14,7 +14,6 @@
 #                           with ctypes)
 # DEST/bin/bench_dispatch   bench/dispatch.c linked against DEST/lib/libkfront.so (rpath $ORIGIN/../lib):
 #                           the same code as BUILD_DIR/bin/bench_dispatch, without a third 31 MB copy of LLVM
-# DEST/acceptance          a copy of ../shared/acceptance (the programs the Python module must run unchanged)
 # DEST/python/kfront       the Python module: its files and the extension linked against DEST/lib/libkfront.so
 #                           (rpath $ORIGIN/../../lib; the pip-installed one has LLVM inside instead)
 # Then: carry DEST and run `bench/run_gpu_bench.sh DEST` there (and, on a machine with 2 GPUs,
@@ -66,6 +65,4 @@ find "$dest/python" -name __pycache__ -prune -exec rm -rf {} +
 ${CC:-cc} -std=gnu11 -O2 -shared -fPIC -fvisibility=hidden -DPy_LIMITED_API=0x030A0000 -Iinclude -I"$py_include" \
   python/ext/*.c -o "$dest/python/kfront/_kfront.abi3.so" -L"$dest/lib" -lkfront -Wl,-rpath,'$ORIGIN/../../lib'
 strip "$dest/python/kfront/_kfront.abi3.so"
-# the acceptance programs (test/gpu/run_python_gpu.sh runs them all there)
-if [ -d ../shared/acceptance ]; then rm -rf "$dest/acceptance"; cp -r ../shared/acceptance "$dest/acceptance"; fi
 du -b "$dest"/bin/* "$dest"/lib/* "$dest"/python/kfront/_kfront.abi3.so | awk '{ t += $1; printf "  %8.1f MB  %s\n", $1 / 1e6, $2 } END { printf "  %8.1f MB  total (limit 67.1 MB = 64 MiB)\n", t / 1e6 }'

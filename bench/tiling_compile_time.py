@@ -49,7 +49,7 @@ def matmul_f32acc(A, B, C):
 
 
 def seed_rows():
-    for base in (os.environ.get("KFRONT_ACCEPTANCE_DIR"), os.path.join(ROOT, "..", "shared", "acceptance")):
+    for base in (os.environ.get("KFRONT_ACCEPTANCE_DIR"), os.path.join(ROOT, "test", "acceptance")):
         if base and os.path.exists(os.path.join(base, "seeds", "manifest.tsv")):
             seeds = os.path.join(base, "seeds")
             break

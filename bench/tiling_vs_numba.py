@@ -85,7 +85,7 @@ def module_from_text(text, name, **glb):
 
 
 def seed_fast_matmul_source():
-    for base in (os.environ.get("KFRONT_ACCEPTANCE_DIR"), os.path.join(ROOT, "..", "shared", "acceptance")):
+    for base in (os.environ.get("KFRONT_ACCEPTANCE_DIR"), os.path.join(ROOT, "test", "acceptance")):
         if base and os.path.exists(os.path.join(base, "seeds", "s002_kernels.py")):
             with open(os.path.join(base, "seeds", "s002_kernels.py")) as f:
                 return f.read()

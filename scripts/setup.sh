@@ -2,9 +2,11 @@
 # setup.sh — installs what kfront's build and tests need on a fresh Debian 12 machine.
 # Idempotent: installs only what is missing. Needs root (or sudo) for apt-get.
 #   build: cmake (>= 3.20), ninja, a C compiler, LLVM 14 (C API, static libraries)
-#   tests: FileCheck and lit from LLVM 14, python3 with its headers (+ numpy, pytest, scikit-build-core: the
-#          Python module; IPython, ipykernel, nbclient, nbformat: the notebook tests), pkg-config (install/client), clang 14 with its sanitizer and libFuzzer runtimes (the
-#          sanitizer build and the fuzzing harnesses)
+#   tests: FileCheck and lit from LLVM 14, python3 with its headers and venv, pkg-config (install/client), clang 14
+#          with its sanitizer and libFuzzer runtimes (the sanitizer build and the fuzzing harnesses)
+#   Python packages (numpy, pytest, scikit-build-core: the Python module; IPython, ipykernel, nbclient, nbformat:
+#          the notebook tests): into the project's virtual environment build/venv (scripts/python_env.sh), never
+#          the system's Python (PEP 668)
 #   CUDA: the toolkit (libNVVM, libdevice, ptxas) is expected in $CUDA_HOME or /usr/local/cuda;
 #         it is not installed here (the machine image provides it); tests that need it say so.
 set -euo pipefail
@@ -15,7 +17,10 @@ command -v ninja >/dev/null || need+=(ninja-build)
 command -v cc >/dev/null || need+=(gcc)
 command -v python3 >/dev/null || need+=(python3)
 command -v pkg-config >/dev/null || need+=(pkg-config)
-python3 -c "import ensurepip" 2>/dev/null || need+=(python3-venv)   # scripts/oracle_env.sh
+python3 -c "import ensurepip" 2>/dev/null || need+=(python3-venv)   # scripts/python_env.sh, scripts/oracle_env.sh
+# Python.h: the C extension (python/CMakeLists.txt builds no Python module without it)
+python3 -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+  2>/dev/null || need+=(python3-dev)
 [ -x /usr/bin/llvm-config-14 ] || need+=(llvm-14-dev)
 [ -f /usr/lib/llvm-14/lib/libLLVMCore.a ] || need+=(llvm-14-dev)
 [ -x /usr/lib/llvm-14/bin/FileCheck ] || need+=(llvm-14-tools)
@@ -33,16 +38,9 @@ if [ ${#need[@]} -gt 0 ]; then
   $sudo apt-get install -y -qq "${need[@]}"
 fi
 
-# the Python module: numpy and pytest for its tests, scikit-build-core for `pip install .` (pyproject.toml), mpmath
-# for the tests' reference values (libdevice's erfinv, sinpi, ...), ml_dtypes for bfloat16 host arrays in tests
-if ! python3 -c 'import numpy, pytest, scikit_build_core, mpmath, ml_dtypes' 2>/dev/null; then
-  python3 -m pip install -q numpy pytest 'scikit-build-core>=0.8' mpmath ml_dtypes
-fi
-# IPython, ipykernel, nbclient and nbformat: the tests that run kernels in IPython's magics and a notebook in a
-# Jupyter kernel (python/tests/test_notebook.py)
-if ! python3 -c 'import IPython, ipykernel, nbclient, nbformat' 2>/dev/null; then
-  python3 -m pip install -q ipython ipykernel nbclient nbformat
-fi
+# the Python packages the build and the tests need (numpy, pytest, scikit-build-core, ...), in the project's
+# virtual environment build/venv (scripts/python_env.sh: PEP 668 refuses them outside one)
+bash "$(dirname "$0")/python_env.sh" >/dev/null
 # the test oracle: numba-cuda 0.30.4 from PyPI in build/oracle-venv (the differential fuzzer, test/difftest)
 bash "$(dirname "$0")/oracle_env.sh" >/dev/null
 echo "setup: ok"

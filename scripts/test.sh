@@ -8,13 +8,17 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh >/dev/null || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+# the project's virtual environment first on PATH (scripts/python_env.sh): CMake, ctest and every test's python3 use it
+py=$(./scripts/python_env.sh | tail -n1) || { echo "setup failed: no build/venv"; echo "0 passed, 1 failed"; exit 1; }
+. "$(dirname "$py")/activate"
 
 jobs=$(nproc 2>/dev/null || echo 2)
 passed=0 failed=0
 
 run_suite() {  # $1 build dir, $2.. extra cmake args
   local dir=$1; shift
-  if ! cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null ||
+  if ! cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE="$py" -DPYTHON3="$py" \
+         "$@" >/dev/null ||
      ! cmake --build "$dir" -j "$jobs"; then
     echo "build failed in $dir"
     failed=$((failed + 1))

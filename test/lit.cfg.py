@@ -1,4 +1,4 @@
-# lit configuration for kfront: %kfront-opt, %kfront, FileCheck, not.
+# lit configuration for kfront: %kfront-opt, %kfront, %seeds (the seed programs, test/acceptance/seeds), FileCheck, not.
 import os
 import lit.formats
 
@@ -22,7 +22,7 @@ config.environment["KFRONT_SIM"] = "1"
 for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "CUDA_HOME", "KFRONT_LIBNVVM", "HOME"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
-config.substitutions.append(("%shared", config.shared_dir))
+config.substitutions.append(("%seeds", config.seeds_dir))
 config.substitutions.append(("%python", config.python))
 
 # %ptxas: ptxas of the CUDA toolkit ($CUDA_HOME/bin, /usr/local/cuda/bin, PATH). A missing ptxas fails the tests

@@ -1,4 +1,4 @@
-"""The acceptance programs (../shared/acceptance/programs/manifest.tsv): every program marked `any` runs
+"""The acceptance programs (test/acceptance/programs/manifest.tsv): every program marked `any` runs
 unchanged (`from numba import cuda`) through `python -m kfront` and exits 0 — on the simulator in CI. The GPU
 suite (test/gpu/run_python_gpu.sh) sets KFRONT_TEST_GPU=1: then every program runs, those marked `gpu+cupy`
 included, on the GPU."""
@@ -9,9 +9,8 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# the shared acceptance folder beside the repository, or where KFRONT_ACCEPTANCE_DIR says (the GPU machine gets
-# a copy staged by bench/stage_gpu.sh)
-ACCEPTANCE = os.environ.get("KFRONT_ACCEPTANCE_DIR") or os.path.join(ROOT, "..", "shared", "acceptance")
+# the repository's copy of the acceptance programs (test/acceptance/README.md), or where KFRONT_ACCEPTANCE_DIR says
+ACCEPTANCE = os.environ.get("KFRONT_ACCEPTANCE_DIR") or os.path.join(ROOT, "test", "acceptance")
 PROGRAMS = os.path.join(ACCEPTANCE, "programs")
 MANIFEST = os.path.join(PROGRAMS, "manifest.tsv")
 

@@ -1,9 +1,8 @@
 """Notebooks run top to bottom in a Jupyter kernel (nbclient, ipykernel), kernels on kfront's simulator: the
 project's own notebooks/kernels_in_cells.ipynb (kernels in plain cells and under %%time, %%timeit, %%capture,
-%%prun, redefined, generated from strings, pickled), and the seed notebook 001 of ../shared/seeds (a text rendering
-of a notebook, read from there, not copied into the repository: its cells are rebuilt from it; skipped, saying
-so, where it is not there), in a kernel started with kfront's drop-in. Also the same magics in an in-process
-IPython shell.
+%%prun, redefined, generated from strings, pickled), and the seed notebook 001 (test/acceptance/notebooks: a text
+rendering of a notebook, its cells rebuilt from it), in a kernel started with kfront's drop-in. Also the same
+magics in an in-process IPython shell.
 
 The seed's 30-million-element array is shrunk to 9,600 (a multiple of its 128 threads per block, as 30 million is:
 its kernel has no bounds guard) so that its %%timeit -n 100 runs in seconds on the simulator; KFRONT_SEED_FULL=1
@@ -23,7 +22,7 @@ IPython = pytest.importorskip("IPython", reason="IPython is not installed (scrip
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-SEEDS = os.environ.get("KFRONT_SEEDS_DIR") or os.path.join(ROOT, "..", "shared", "seeds")
+SEEDS = os.environ.get("KFRONT_SEEDS_DIR") or os.path.join(ROOT, "test", "acceptance", "notebooks")
 KFRONT_PATH = os.path.dirname(os.path.dirname(os.path.abspath(kfront.__file__)))
 ON_GPU = os.environ.get("KFRONT_TEST_GPU") == "1"
 
@@ -93,14 +92,12 @@ def seed_cells(path):
 
 def _seed_path():
     found = sorted(glob.glob(os.path.join(SEEDS, "001_*.txt")))
-    return found[0] if found else None
+    assert found, "the seed notebook 001 (001_*.txt) is not in %s (test/acceptance/notebooks, or KFRONT_SEEDS_DIR)" % SEEDS
+    return found[0]
 
 
 def test_seed_notebook_cells_are_rebuilt():
     path = _seed_path()
-    if path is None:
-        pytest.skip("the seed notebook 001 is not in %s (../shared/seeds beside the repository, or "
-                    "KFRONT_SEEDS_DIR): not run" % SEEDS)
     code = [c.source for c in seed_cells(path) if c.cell_type == "code"]
     assert len(code) == 16
     assert code[10].startswith("%%time\n\noutput = np.zeros_like(random_array)") and code[10].endswith("output")
@@ -112,9 +109,6 @@ def test_seed_notebook_runs_top_to_bottom(tmp_path, monkeypatch):
     """the seed notebook's headline cell (a kernel defined under %%time) and every other cell run in Jupyter, the
     kernel started with kfront's drop-in"""
     path = _seed_path()
-    if path is None:
-        pytest.skip("the seed notebook 001 is not in %s (../shared/seeds beside the repository, or "
-                    "KFRONT_SEEDS_DIR): not run" % SEEDS)
     cells = seed_cells(path)
     if not os.environ.get("KFRONT_SEED_FULL"):
         for cell in cells:

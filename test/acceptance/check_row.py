@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_row.py — one row of ../shared/acceptance/seeds/manifest.tsv as a test.
+"""check_row.py — one row of the seed manifest (test/acceptance/seeds/manifest.tsv) as a test.
 
 usage: check_row.py KFRONT SEEDS_DIR FILE FUNCTION SIGNATURE EXPECTED
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """numba_types.py — prints numba-cuda's types of the variables of kernels.
 
-For every row of a manifest (../shared/acceptance/seeds/manifest.tsv: FILE, FUNCTION, SIGNATURE, `ptx`;
+For every row of a manifest (test/acceptance/seeds/manifest.tsv: FILE, FUNCTION, SIGNATURE, `ptx`;
 or Inputs/typing_rows.tsv, the same columns for the kernels of Inputs/typing_kernels.py), types the
 function with numba-cuda for the row's signature and prints one line per variable:
 
@@ -11,7 +11,7 @@ function with numba-cuda for the row's signature and prints one line per variabl
 as they behave). test/unit/frontend_typing.c checks kfront's types against this output, kept in
 Inputs/numba_seed_types.txt and Inputs/numba_kernel_types.txt. Regenerate with
 
-    python3 test/frontend/numba_types.py ../shared/acceptance/seeds/manifest.tsv > test/frontend/Inputs/numba_seed_types.txt
+    python3 test/frontend/numba_types.py test/acceptance/seeds/manifest.tsv > test/frontend/Inputs/numba_seed_types.txt
     python3 test/frontend/numba_types.py test/frontend/Inputs/typing_rows.tsv > test/frontend/Inputs/numba_kernel_types.txt
 
 Needs `pip install numba numba-cuda` (typing runs on the CPU; no GPU or driver is used: the decorators
@@ -71,7 +71,7 @@ def normalise(t):
 
 def main():
     manifest = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        os.path.dirname(__file__), "../../../shared/acceptance/seeds/manifest.tsv")
+        os.path.dirname(__file__), "../acceptance/seeds/manifest.tsv")
     seeds = os.path.dirname(manifest)
     rows = []
     with open(manifest) as f:

@@ -3,7 +3,7 @@
 
     python3 test/fuzz/make_corpus.py        (from anywhere; rewrites test/fuzz/corpus/ and test/fuzz/*.dict)
 
-corpus/python: every Python test input (test/frontend, its Inputs, test/runtime/Inputs, test/gpu/seeds,
+corpus/python: every Python test input (test/frontend, its Inputs, test/runtime/Inputs, test/acceptance/seeds,
   test/backend), once per `kfront compile -k NAME --sig SIG` RUN line with the `#@ NAME SIG` directives the
   harnesses read (fuzz_common.h), and once as it is (its eager kernels).
 corpus/kir: every kir test (test/ir, test/passes, test/backend/Inputs), one seed per `// -----` case, with the
@@ -36,7 +36,7 @@ def python_corpus(folder):
     skip = {"numba_types.py", "numba_scalar_typing.py", "sim_vs_numba.py"}  # scripts, not kernels
     files = []
     for pattern in ("test/frontend/*.py", "test/frontend/Inputs/*.py", "test/runtime/Inputs/*.py",
-                    "test/gpu/seeds/*.py", "test/backend/*.py"):
+                    "test/acceptance/seeds/*.py", "test/backend/*.py"):
         files += sorted(glob.glob(os.path.join(ROOT, pattern)))
     run = re.compile(r"kfront (?:compile|check|run) %s((?: -k \S+)+)((?: --sig '[^']*')*)")
     for path in files:

@@ -23,10 +23,8 @@ log=${log:-/dev/null}
   # the failures (the first 40), the op-semantics report (libm differences in ulps) and the summary
   "$stage/bin/backend_gpu" | grep -E '^FAIL|^op semantics|^backend |check\(s\)' | head -n 80
   echo "=== 2. seed kernels: PTX loaded by the driver"
-  manifest=../shared/acceptance/seeds/manifest.tsv
-  [ -f "$manifest" ] || manifest=bench/seed_manifest.tsv
-  seeds=$(dirname "$manifest")
-  [ -f "$seeds/s000_kernels.py" ] || seeds=test/gpu/seeds
+  seeds=test/acceptance/seeds
+  manifest=$seeds/manifest.tsv
   tmp=$(mktemp -d)
   n=0
   grep -v '^#' "$manifest" | while IFS=$'\t' read -r file func sig expect; do

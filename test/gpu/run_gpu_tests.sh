@@ -9,8 +9,7 @@
 #   KFRONT=/path/to/kfront                          the binary (default: BUILD_DIR/bin/kfront)
 #   KFRONT_SIM=1                                    run everything on the simulator (what CI does); the cache
 #                                                   cases are skipped there (the simulator runs kir, not PTX)
-#   KFRONT_SEEDS=DIR                                the seed programs (default: ../shared/acceptance/seeds,
-#                                                   else the copies in test/gpu/seeds)
+#   KFRONT_SEEDS=DIR                                the seed programs (default: test/acceptance/seeds)
 #   --full                                          the seeds' own sizes on the simulator too (slow)
 #   --record FILE                                   append "date | device | N passed, N failed" to FILE
 # On the simulator the largest launch (30M doubles) uses 1M unless --full.
@@ -39,12 +38,10 @@ if [ ! -x "$kfront" ]; then
   echo "0 passed, 1 failed"
   exit 1
 fi
-seeds=${KFRONT_SEEDS:-}
-for d in "$root/../shared/acceptance/seeds" "$root/shared/acceptance/seeds" "$here/seeds"; do
-  [ -z "$seeds" ] && [ -f "$d/s000_kernels.py" ] && seeds=$d
-done
-if [ -z "$seeds" ] || ! python3 -c 'import numpy' 2>/dev/null; then
-  echo "run_gpu_tests: need the seed programs (KFRONT_SEEDS) and python3 with numpy"
+seeds=${KFRONT_SEEDS:-$root/test/acceptance/seeds}
+if [ ! -f "$seeds/s000_kernels.py" ] || ! python3 -c 'import numpy' 2>/dev/null; then
+  echo "run_gpu_tests: need the seed programs (s000_kernels.py ... in $seeds; KFRONT_SEEDS names another folder)"
+  echo "  and python3 with numpy (. build/venv/bin/activate: scripts/python_env.sh)"
   echo "0 passed, 1 failed"
   exit 1
 fi

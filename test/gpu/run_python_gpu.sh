@@ -18,7 +18,6 @@ cd "$(dirname "$0")/../.."
 site=$(mktemp -d)
 printf 'import numpy as np\nnp.row_stack = np.vstack\n' > "$site/sitecustomize.py"
 export PYTHONPATH="$dest/python:$site" KFRONT_TEST_GPU=1 KFRONT_CACHE_DIR="$site/cache" KFRONT_BIN="$dest/bin/kfront"
-[ -d "$dest/acceptance" ] && export KFRONT_ACCEPTANCE_DIR="$dest/acceptance"
 unset KFRONT_SIM NUMBA_ENABLE_CUDASIM
 # the oracle (scripts/oracle_env.sh) is the machine's own numba-cuda: there is no package registry to make a venv from
 if [ -z "${KFRONT_ORACLE_PYTHON:-}" ] && python3 -c 'import numba.cuda' 2>/dev/null; then

@@ -80,10 +80,10 @@ static void *worker(void *arg) {
 }
 
 int main(void) {
-  const char *dirs[] = {getenv("KFRONT_SEEDS"), "../../shared/acceptance/seeds", "gpu/seeds"};
+  const char *dirs[] = {getenv("KFRONT_SEEDS"), "acceptance/seeds"};
   int passed = 0, failed = 0;
   for (int i = 0; i < NCASES; i++) {
-    for (unsigned d = 0; d < 3 && !sources[i]; d++) {
+    for (unsigned d = 0; d < sizeof dirs / sizeof *dirs && !sources[i]; d++) {
       if (!dirs[d]) continue;
       char path[1024];
       snprintf(path, sizeof path, "%s/%s", dirs[d], cases[i].file);

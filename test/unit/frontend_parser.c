@@ -104,7 +104,7 @@ static const PyStmt *find_def(const PyModule *m, const char *name) {
 
 /* ---- seeds ---- */
 
-#define SEEDS "../../shared/acceptance/seeds"
+#define SEEDS "acceptance/seeds"
 
 static void test_seeds(void) {
   DIR *dir = opendir(SEEDS);

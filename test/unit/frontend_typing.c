@@ -315,7 +315,7 @@ static void test_rows(const char *dir, const char *manifest, const char *types_f
 
 int main(void) {
   test_table();
-  test_rows("../../shared/acceptance/seeds", "manifest.tsv", "frontend/Inputs/numba_seed_types.txt", true);
+  test_rows("acceptance/seeds", "manifest.tsv", "frontend/Inputs/numba_seed_types.txt", true);
   test_rows("frontend/Inputs", "typing_rows.tsv", "frontend/Inputs/numba_kernel_types.txt", false);
   printf("frontend_typing: %d passed, %d failed\n", passed, failed);
   return failed != 0;

@@ -10,7 +10,7 @@
 #include "runtime_test.h"
 
 static char *read_seed(const char *name, size_t *len) {
-  const char *dirs[] = {getenv("KFRONT_SEEDS"), "../../shared/acceptance/seeds", "gpu/seeds"};
+  const char *dirs[] = {getenv("KFRONT_SEEDS"), "acceptance/seeds"};
   for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
     if (!dirs[i]) continue;
     char path[1024];

@@ -672,7 +672,7 @@ static void test_module_program(void) {
 /* ---- the seed's functions ---------------------------------------------------------------------------- */
 
 static char *read_seed(const char *name, size_t *len) {
-  const char *dirs[] = {getenv("KFRONT_SEEDS"), "../../shared/acceptance/seeds", "gpu/seeds"};
+  const char *dirs[] = {getenv("KFRONT_SEEDS"), "acceptance/seeds"};
   for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
     if (!dirs[i]) continue;
     char path[1024];
