@@ -307,6 +307,7 @@ static bool declared_readonly(const Attr *ro, unsigned i) {
 bool rt_readonly_fits(Op *func, const kf_arg *args, unsigned n, unsigned *safe) {
   Attr *ro = ir_op_attr(func, "readonly_params");
   *safe = 0;
+  if (ir_op_attr(func, "generated")) return true; /* a ufunc's kernel: kfront's own code, reading its inputs only */
   for (unsigned i = 0; i < n; i++) {
     if (args[i].kind != KF_ARG_ARRAY || args[i].array.ndim == 0) continue;
     bool declared = declared_readonly(ro, i);

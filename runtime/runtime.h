@@ -84,7 +84,7 @@ bool rt_arg_fits(const Type *param, const kf_arg *arg);
 bool rt_rate_args(Type *const *params, const kf_arg *args, unsigned n, unsigned rate[3]);
 /* Whether every readonly array among args goes to a parameter func declares readonly (its "readonly_params",
  * from a signature's Array(..., readonly=True)): a kernel declared writeable takes no readonly array, as Numba's
- * typing finds "No matching definition" for it. *safe: how many writeable arrays go to readonly parameters (Numba's
+ * typing finds "No matching definition" for it (kfront's generated ufunc, gufunc and reduce kernels take any). *safe: how many writeable arrays go to readonly parameters (Numba's
  * safe conversion, rated as rt_rate_args's rate[1]). */
 bool rt_readonly_fits(Op *func, const kf_arg *args, unsigned n, unsigned *safe);
 /* Checks count and each argument against the parameter types; reports the first mismatch. */
