@@ -7,7 +7,8 @@
  * globals, the error record), targets, line information, regions and functions, printing; lower_llvm_ops.c the
  * op dispatch and the ops of constants, checks, calls, control flow, warps and printing; lower_llvm_memory.c
  * element addresses, atomics and the memory ops; lower_llvm_arith.c integer and float arithmetic, math and
- * libdevice, the never-contracted and fast float forms, bfloat16 and conversions by a rounding mode. */
+ * libdevice, the never-contracted and fast float forms, bfloat16 and conversions by a rounding mode; lower_llvm_fp8.c
+ * the FP8 conversions of cuda_fp8.h. */
 #ifndef KF_BACKEND_LOWER_LLVM_INTERNAL_H
 #define KF_BACKEND_LOWER_LLVM_INTERNAL_H
 
@@ -406,5 +407,7 @@ bool ll_lower_libdevice(Lower *L, Op *op);
 bool ll_lower_math(Lower *L, Op *op);
 bool ll_is_bf16_op(const Op *op);
 bool ll_lower_bf16(Lower *L, Op *op);
+/* lower_llvm_fp8.c: arith.to_fp8 / from_fp8 */
+bool ll_lower_fp8(Lower *L, Op *op);
 
 #endif

@@ -524,6 +524,7 @@ static bool lower_gpu_op(Lower *L, Op *op) {
 
 bool ll_lower_op(Lower *L, Op *op) {
   ll_di_set_location(L, op);
+  if (op->kind == OP_TO_FP8 || op->kind == OP_FROM_FP8) return ll_lower_fp8(L, op); /* bf16 operands as bits */
   if (ll_is_bf16_op(op)) return ll_lower_bf16(L, op);
   return ll_lower_op_kind(L, op);
 }

@@ -371,7 +371,13 @@ struct FeCtx {
   X(NP_STD, "np.std") X(NP_COUNT_NONZERO, "np.count_nonzero") X(NP_NANSUM, "np.nansum")      \
   X(NP_NANPROD, "np.nanprod") X(NP_NANMIN, "np.nanmin") X(NP_NANMAX, "np.nanmax")            \
   X(NP_NANMEAN, "np.nanmean") X(NP_NANVAR, "np.nanvar") X(NP_NANSTD, "np.nanstd")            \
-  X(CG_THIS_GRID, "cg.this_grid") X(GRID_GROUP, "GridGroup") X(GRID_SYNC, "GridGroup.sync")
+  X(CG_THIS_GRID, "cg.this_grid") X(GRID_GROUP, "GridGroup") X(GRID_SYNC, "GridGroup.sync")                  \
+  X(FP8_CVT_DOUBLE_TO_FP8, "cvt_double_to_fp8") X(FP8_CVT_FLOAT_TO_FP8, "cvt_float_to_fp8")                   \
+  X(FP8_CVT_DOUBLE2_TO_FP8X2, "cvt_double2_to_fp8x2") X(FP8_CVT_FLOAT2_TO_FP8X2, "cvt_float2_to_fp8x2")       \
+  X(FP8_CVT_BFLOAT16RAW_TO_FP8, "cvt_bfloat16raw_to_fp8") X(FP8_CVT_BFLOAT16RAW_TO_E8M0, "cvt_bfloat16raw_to_e8m0") \
+  X(FP8_CVT_FLOAT_TO_E8M0, "cvt_float_to_e8m0") X(FP8_CVT_DOUBLE_TO_E8M0, "cvt_double_to_e8m0")               \
+  X(FP8_CVT_FLOAT2_TO_E8M0X2, "cvt_float2_to_e8m0x2") X(FP8_CVT_DOUBLE2_TO_E8M0X2, "cvt_double2_to_e8m0x2")   \
+  X(FP8_CVT_E8M0_TO_BF16RAW, "cvt_e8m0_to_bf16raw")
 
 typedef enum {
 #define X(id, name) BI_##id,
@@ -558,6 +564,12 @@ Type *num_lowp_arg_type(IrContext *ctx, int k, Type *h);
  * conversion's type). */
 Value *num_lowp_emit(IrBuilder *b, int k, Type *h, Value *const *in);
 Value *num_lowp_to_int(IrBuilder *b, Value *x, Type *to, int mode);
+
+/* ---- lower_fp8.c: numba.cuda._internal.cuda_fp8 ---------------------------------------------------------- */
+/* The storage type a path names (numba.cuda._internal.cuda_fp8.fp8_e4m3 ... fp8x4_e8m0, cuda_bf16's
+ * unnamed1405307 / __nv_bfloat16_raw), or NULL; and a storage type's numba-cuda name (fp8x2_e5m2). */
+Type *fe_fp8_path_type(IrContext *ctx, const char *path);
+void fe_storage_name(const Type *t, StrBuf *out);
 
 /* ---- random.c: numba.cuda.random ------------------------------------------------------------------------ */
 /* path is "numba.cuda.random" (the module: *out its path), one of its device functions (*out the FV_FUNC of

@@ -376,6 +376,7 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
     if (is_run_time_string(&v))
       return lw_lerr(L, aloc, "attribute '%s' of a string chosen at run time is not supported (kfront takes len(), == and "
                            "!= of such strings)", a);
+    if (v.kind == FV_VAL && ty_is_storage(v.type)) return lw_storage_attr(L, &v, a, aloc);
     if (v.kind == FV_VAL && v.enumc) { /* an enum member: .value is its value */
       if (strcmp(a, "value") == 0 && v.enumc->values) return valued_member_value(L, &v, aloc);
       if (strcmp(a, "value") == 0) {

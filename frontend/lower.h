@@ -330,6 +330,14 @@ Value *lw_fastmath_op(Lower *L, Value *v);
 FeVal lower_numeric_fn(Lower *L, int bi, const PyExpr *e);
 FeVal lw_round_ndigits(Lower *L, const FeVal *a, const PyExpr *e);
 FeVal lower_lowp(Lower *L, bool bf16, int k, const PyExpr *e);
+/* lower_fp8.c: FP8 storage types (ty_storage) in kernels. A call of the type t (fp8_e4m3(x)); x converted to a
+ * scalar type by to(x) (float32(v)); an implicit conversion to or from one (an error: true, reported); an attribute;
+ * the cvt_* intrinsics (BI_FP8_*). */
+FeVal lw_storage_construct(Lower *L, Type *t, const PyExpr *e);
+FeVal lw_storage_cast(Lower *L, FeVal x, Type *to, SrcLoc loc);
+bool lw_storage_conversion_error(Lower *L, const FeVal *v, Type *t, SrcLoc loc, const char *what);
+FeVal lw_storage_attr(Lower *L, const FeVal *v, const char *attr, SrcLoc loc);
+FeVal lw_lower_fp8_builtin(Lower *L, int bi, const PyExpr *e);
 FeVal lower_libdevice(Lower *L, int k, const PyExpr *e);
 FeVal lower_ufunc(Lower *L, int u, const PyExpr *e);
 FeVal lw_minmax(Lower *L, bool is_max, const PyExpr *e);
@@ -394,7 +402,7 @@ static inline FeVal cbool(Lower *L, bool b) { return cint(ty_bool(L->ctx), b); }
 static inline bool is_enum_only(const FeVal *v) { return v->kind == FV_VAL && v->enumc && !v->enumc->is_int; }
 
 /* an integer type that is no datetime64/timedelta64 (what indices, extents and counts must be) */
-static inline bool is_int_type(const Type *t) { return t->kind == TY_INT && !t->time; }
+static inline bool is_int_type(const Type *t) { return t->kind == TY_INT && !t->time && !t->storage; }
 
 /* a datetime64 or timedelta64 value (lower_datetime.c) */
 static inline bool is_time(const FeVal *v) { return v->kind == FV_VAL && ty_is_time(v->type); }

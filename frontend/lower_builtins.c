@@ -463,6 +463,17 @@ FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_BLOCKIDX:
   case BI_BLOCKDIM:
   case BI_GRIDDIM: return lw_lerr(L, e->loc, "cuda.%s is not callable", fname);
+  case BI_FP8_CVT_DOUBLE_TO_FP8:
+  case BI_FP8_CVT_FLOAT_TO_FP8:
+  case BI_FP8_CVT_DOUBLE2_TO_FP8X2:
+  case BI_FP8_CVT_FLOAT2_TO_FP8X2:
+  case BI_FP8_CVT_BFLOAT16RAW_TO_FP8:
+  case BI_FP8_CVT_BFLOAT16RAW_TO_E8M0:
+  case BI_FP8_CVT_FLOAT_TO_E8M0:
+  case BI_FP8_CVT_DOUBLE_TO_E8M0:
+  case BI_FP8_CVT_FLOAT2_TO_E8M0X2:
+  case BI_FP8_CVT_DOUBLE2_TO_E8M0X2:
+  case BI_FP8_CVT_E8M0_TO_BF16RAW: return lw_lower_fp8_builtin(L, bi, e);
   default:
     if (bi >= FE_LIBDEVICE_BASE) return lower_libdevice(L, bi - FE_LIBDEVICE_BASE, e);
     if (bi >= FE_BF16_BASE) return lower_lowp(L, true, bi - FE_BF16_BASE, e);

@@ -988,7 +988,9 @@ FeVal lw_call_of(Lower *L, const PyExpr *e, FeVal f) {
   case FV_NTYPE: {
     FeVal a;
     const char *fname = tname(L, f.type);
+    if (ty_is_storage(f.type)) return lw_storage_construct(L, f.type, e);
     if (!lw_positional(L, e, fname, 1, 1, &a)) return poison();
+    if (a.kind == FV_VAL && ty_is_storage(a.type)) return lw_storage_cast(L, a, f.type, e->loc);
     if (!is_scalar(&a)) return lw_lerr(L, arg_loc(e, 0), "cannot convert %s to %s", lw_vname(L, &a), fname);
     if (lw_implicit_conv_error(L, &a, f.type, arg_loc(e, 0), "")) return poison();
     at(L, e->loc);

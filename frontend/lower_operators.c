@@ -57,6 +57,7 @@ FeVal lw_conv_complex(Lower *L, FeVal x, Type *t) {
 /* Whether a value of type from may become a t where Numba converts implicitly (a complex to a real: never). */
 bool lw_implicit_conv_error(Lower *L, const FeVal *v, Type *t, SrcLoc loc, const char *what) {
   if (lw_time_conversion_error(L, v, t, loc, what)) return true;
+  if (lw_storage_conversion_error(L, v, t, loc, what)) return true;
   if (!is_complex(v) || t->kind == TY_COMPLEX) return false;
   lw_lerr(L, loc, "cannot convert %s to %s%s (Numba converts a complex number to no real type; take .real, .imag or "
                "abs())", tname(L, v->type), tname(L, t), what);

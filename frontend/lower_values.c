@@ -156,6 +156,9 @@ FeVal lw_truth(Lower *L, FeVal x, SrcLoc loc) {
     if (is_time(&x))
       return lw_lerr(L, loc, "%s has no truth value (numba-cuda has no bool() of datetime64 or timedelta64)",
                      tname(L, x.type));
+    if (ty_is_storage(x.type))
+      return lw_lerr(L, loc, "%s has no truth value (numba-cuda has no lowering of bool() for it; compare its "
+                     "float32() instead)", tname(L, x.type));
     if (ty_is_number(x.type)) return lw_conv(L, x, ty_bool(L->ctx));
     return lw_lerr(L, loc, "the truth value of an array (%s) is ambiguous", tname(L, x.type));
   default: return lw_lerr(L, loc, "%s has no truth value in a kernel", lw_vname(L, &x));

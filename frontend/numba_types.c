@@ -28,6 +28,7 @@ int nb_kind(const Type *t) {
   case TY_BOOL: return NB_BOOL;
   case TY_INT: {
     if (t->time) return -1; /* datetime64/timedelta64: typed by lower_datetime.c, converted by no cast rule */
+    if (t->storage) return -1; /* FP8 and bfloat16-raw storage: lower_fp8.c's */
     int w = t->bits == 8 ? 0 : t->bits == 16 ? 1 : t->bits == 32 ? 2 : 3;
     return (t->is_unsigned ? NB_U8 : NB_I8) + w;
   }
@@ -193,6 +194,10 @@ void nb_type_name(const Type *t, StrBuf *out) {
   }
   switch (t->kind) {
   case TY_INT: /* a datetime64/timedelta64 (nb_kind has the others): Numba's name, datetime64[D], timedelta64[] */
+    if (t->storage) {
+      fe_storage_name(t, out);
+      return;
+    }
     sb_printf(out, "%s[%s]", t->datetime ? "datetime64" : "timedelta64", ty_time_unit_name(ty_time_unit(t)));
     return;
   case TY_ARRAY:
@@ -259,7 +264,8 @@ void nb_type_signature(const Type *t, StrBuf *out) {
       TimeUnit u = ty_time_unit(t);
       if (u == TU_as || u == TU_GENERIC) sb_printf(out, "%s('%s')", t->datetime ? "NPDatetime" : "NPTimedelta", ty_time_unit_name(u));
       else sb_printf(out, "%s[%s]", t->datetime ? "datetime64" : "timedelta64", ty_time_unit_name(u));
-    } else sb_printf(out, "%sint%u", t->is_unsigned ? "u" : "", t->bits);
+    } else if (t->storage) fe_storage_name(t, out);
+    else sb_printf(out, "%sint%u", t->is_unsigned ? "u" : "", t->bits);
     return;
   case TY_FLOAT: t->bfloat ? sb_puts(out, "bfloat16") : sb_printf(out, "float%u", t->bits); return;
   case TY_COMPLEX: sb_printf(out, "complex%u", 2 * t->elem->bits); return;
@@ -327,6 +333,8 @@ void nb_mangle(const Type *t, StrBuf *out) {
   int k = nb_kind(t);
   if (k >= 0) {
     sb_puts(out, kind_mangle[k]);
+  } else if (ty_is_storage(t)) { /* S8e4m3, S16e5m2 (fp8x2), S16r (bfloat16 raw) */
+    sb_printf(out, "S%u%s", t->bits, t->storage == TS_BF16RAW ? "r" : ty_fp8_format_name((TyStorage)t->storage));
   } else if (ty_is_time(t)) { /* NumPy's type characters: M8D, m8s, m8 (generic) */
     sb_printf(out, "%c8%s", t->datetime ? 'M' : 'm', ty_time_unit_name(ty_time_unit(t)));
   } else if (t->kind == TY_ARRAY) {

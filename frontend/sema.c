@@ -24,6 +24,17 @@ static const struct {
   int bi;
 } known_paths[] = {
     {"builtins.range", BI_RANGE},
+    {"numba.cuda._internal.cuda_fp8.cvt_double_to_fp8", BI_FP8_CVT_DOUBLE_TO_FP8},
+    {"numba.cuda._internal.cuda_fp8.cvt_float_to_fp8", BI_FP8_CVT_FLOAT_TO_FP8},
+    {"numba.cuda._internal.cuda_fp8.cvt_double2_to_fp8x2", BI_FP8_CVT_DOUBLE2_TO_FP8X2},
+    {"numba.cuda._internal.cuda_fp8.cvt_float2_to_fp8x2", BI_FP8_CVT_FLOAT2_TO_FP8X2},
+    {"numba.cuda._internal.cuda_fp8.cvt_bfloat16raw_to_fp8", BI_FP8_CVT_BFLOAT16RAW_TO_FP8},
+    {"numba.cuda._internal.cuda_fp8.cvt_bfloat16raw_to_e8m0", BI_FP8_CVT_BFLOAT16RAW_TO_E8M0},
+    {"numba.cuda._internal.cuda_fp8.cvt_float_to_e8m0", BI_FP8_CVT_FLOAT_TO_E8M0},
+    {"numba.cuda._internal.cuda_fp8.cvt_double_to_e8m0", BI_FP8_CVT_DOUBLE_TO_E8M0},
+    {"numba.cuda._internal.cuda_fp8.cvt_float2_to_e8m0x2", BI_FP8_CVT_FLOAT2_TO_E8M0X2},
+    {"numba.cuda._internal.cuda_fp8.cvt_double2_to_e8m0x2", BI_FP8_CVT_DOUBLE2_TO_E8M0X2},
+    {"numba.cuda._internal.cuda_fp8.cvt_e8m0_to_bf16raw", BI_FP8_CVT_E8M0_TO_BF16RAW},
     {"builtins.zip", BI_ZIP},
     {"builtins.enumerate", BI_ENUMERATE},
     {"numba.cuda.literal_unroll", BI_LITERAL_UNROLL},
@@ -295,7 +306,8 @@ void sema_init_known(FeCtx *fe) {
   /* roots whose attributes are types */
   static const char *const roots[] = {"numba", "numba.types", "numba.core", "numba.core.types", "numpy", "numba.cuda",
                                       "numba.cuda.fp16", "numba.cuda.bf16", "numba.cuda._internal",
-                                      "numba.cuda._internal.cuda_bf16", "numba.cuda.libdevice"};
+                                      "numba.cuda._internal.cuda_bf16", "numba.cuda._internal.cuda_fp8",
+                                      "numba.cuda.libdevice"};
   for (unsigned i = 0; i < sizeof roots / sizeof *roots; i++) strmap_put(&fe->prefixes, roots[i], (void *)1);
 }
 
@@ -338,6 +350,8 @@ Type *sema_path_type(FeCtx *fe, const char *path) {
                                            "numba.cuda._internal.cuda_bf16.bfloat16"};
   for (unsigned i = 0; i < sizeof bf16_paths / sizeof *bf16_paths; i++)
     if (strcmp(path, bf16_paths[i]) == 0) return ty_bf16(fe->ctx);
+  Type *storage = fe_fp8_path_type(fe->ctx, path); /* cuda_fp8's fp8_e4m3 ..., cuda_bf16's __nv_bfloat16_raw */
+  if (storage) return storage;
   const char *dot = strrchr(path, '.');
   if (!dot) return NULL;
   size_t n = (size_t)(dot - path);

@@ -55,6 +55,10 @@ typedef struct IrContext IrContext;
  *       datetime64<D> timedelta64<s> timedelta64<>   (NumPy's datetime64 / timedelta64 of a unit, Numba's
  *       NPDatetime / NPTimedelta: a TY_INT of 64 bits with the unit in the type, so the simulator and the
  *       backend see an i64 and the frontend types the unit; NaT is INT64_MIN)
+ *       fp8<e4m3> fp8x2<e5m2> fp8x4<e8m0> bf16raw   (CUDA's storage types of cuda_fp8.h and cuda_bf16.h: __nv_fp8_e4m3,
+ *       __nv_fp8x2_e5m2, __nv_fp8x4_e8m0 (one, two or four FP8 values of a format, the first in the low byte) and
+ *       __nv_bfloat16_raw: a TY_INT of 8, 16 or 32 (bf16raw: 16) unsigned bits with the storage in the type, so the
+ *       simulator and the backend see an unsigned integer and the frontend types the format; lower_fp8.c)
  *       charseq<12> unicharseq<12>   (NumPy's S12 / U12 items, Numba's CharSeq / UnicodeCharSeq: a record whose
  *       one field `chars` is u8[12] / u32[12] at offset 0, so the simulator and the backend see a record)
  * ------------------------------------------------------------------------------------------- */
@@ -113,6 +117,7 @@ struct Type {
                          * one character, 1 (S) or 4 (U, UCS-4); its one field `chars` the characters (ty_charseq) */
   unsigned char time;   /* TY_INT: 0, or a datetime64/timedelta64: 1 + its unit's code (TimeUnit) */
   bool datetime;        /* TY_INT with time: datetime64 (else timedelta64) */
+  unsigned char storage; /* TY_INT: 0, or a CUDA storage type (TyStorage): its bits hold FP8 values or a bfloat16 */
   unsigned id;          /* interning order, for hashing */
 };
 
@@ -174,6 +179,18 @@ Type *ty_time(IrContext *ctx, bool datetime, TimeUnit u);
 const char *ty_time_unit_name(unsigned u);
 int ty_time_unit_parse(const char *name, size_t len);
 static inline bool ty_is_time(const Type *t) { return t->kind == TY_INT && t->time; }
+/* CUDA's storage types (cuda_fp8.h's __nv_fp8_e4m3 ..., cuda_bf16.h's __nv_bfloat16_raw): the FP8 formats of the
+ * OCP 8-bit floating point specification (E4M3: no infinities, NaN S.1111.111, largest 448; E5M2: IEEE-like,
+ * largest 57344; E8M0: an unsigned power of two 2^(e - 127), 0xff NaN) and bfloat16's bits. */
+typedef enum { TS_NONE, TS_E4M3, TS_E5M2, TS_E8M0, TS_BF16RAW } TyStorage;
+/* count (1, 2, 4) FP8 values of format s (TS_E4M3 .. TS_E8M0), or, for TS_BF16RAW (count 1), a bfloat16's bits;
+ * NULL for another combination. */
+Type *ty_storage(IrContext *ctx, TyStorage s, unsigned count);
+static inline bool ty_is_storage(const Type *t) { return t->kind == TY_INT && t->storage; }
+static inline bool ty_is_fp8(const Type *t) { return t->kind == TY_INT && t->storage && t->storage != TS_BF16RAW; }
+/* The name of an FP8 format in kir's text ("e4m3"), and the format a name of len bytes spells, or TS_NONE. */
+const char *ty_fp8_format_name(TyStorage s);
+TyStorage ty_fp8_format_parse(const char *name, size_t len);
 static inline TimeUnit ty_time_unit(const Type *t) { return (TimeUnit)(t->time - 1); }
 #define ty_i32(ctx) ty_int((ctx), 32, false)
 #define ty_i64(ctx) ty_int((ctx), 64, false)

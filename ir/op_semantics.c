@@ -72,6 +72,14 @@ bool sem_sig_of(const Op *op, SemSig *s) {
     s->pred = (int8_t)(round ? sem_name_index(round, sem_round_names) : SEM_RN);
     if (s->pred < 0) return false;
   }
+  if (op->kind == OP_TO_FP8 || op->kind == OP_FROM_FP8) {
+    const char *f = ir_op_attr_str(op, "format");
+    TyStorage fmt = f ? ty_fp8_format_parse(f, strlen(f)) : TS_NONE;
+    if (fmt == TS_NONE) return false;
+    const char *round = ir_op_attr_str(op, "round");
+    s->pred = (int8_t)(fmt | (ir_op_attr(op, "satfinite") ? SEM_FP8_SATFINITE : 0) |
+                       (round && strcmp(round, "ru") == 0 ? SEM_FP8_RU : 0));
+  }
   return true;
 }
 
@@ -464,6 +472,156 @@ static bool eval_bitcast(const SemSig *s, const SemVal *x, SemVal *r) {
   return fold;
 }
 
+/* ---- FP8 (cuda_fp8.h) ---------------------------------------------------------------------------------------- */
+
+static uint64_t double_bits(double x) {
+  uint64_t b;
+  memcpy(&b, &x, 8);
+  return b;
+}
+static uint32_t float_bits(float x) {
+  uint32_t b;
+  memcpy(&b, &x, 4);
+  return b;
+}
+static float bits_float(uint32_t b) {
+  float x;
+  memcpy(&x, &b, 4);
+  return x;
+}
+static double bits_double(uint64_t b) {
+  double x;
+  memcpy(&x, &b, 8);
+  return x;
+}
+
+/* |x| rounded to nearest even in a format of mbits fraction bits whose normal exponents start at emin: scaled by
+ * the power of two of its last place, which is exact, and rounded by rint (the host's default mode: to nearest
+ * even). Then encoded with exponent bias bias; *over when the result is above maxv. */
+static unsigned fp8_round_magnitude(double a, int mbits, int emin, int bias, double maxv, bool *over) {
+  int e;
+  frexp(a, &e);
+  e -= 1; /* a = 1.f * 2^e */
+  if (e < emin) e = emin;
+  double v = ldexp(rint(ldexp(a, mbits - e)), e - mbits);
+  *over = v > maxv;
+  if (v == 0 || *over) return 0;
+  frexp(v, &e);
+  e -= 1;
+  if (e < emin) return (unsigned)ldexp(v, mbits - emin); /* subnormal: the fraction in units of the last place */
+  return (unsigned)(e + bias) << mbits | ((unsigned)ldexp(v, mbits - e) & ((1u << mbits) - 1));
+}
+
+uint8_t sem_fp8_from_double(double x, TyStorage f, bool satfinite, bool nan_payload) {
+  bool e4m3 = f == TS_E4M3;
+  uint64_t b = double_bits(x);
+  uint8_t sign = (uint8_t)(b >> 63 << 7);
+  if (isnan(x)) {
+    if (!nan_payload) return 0x7f;
+    return (uint8_t)(sign | (e4m3 ? 0x7f : 0x7e | (unsigned)(b >> 50 & 3)));
+  }
+  bool over;
+  unsigned r = e4m3 ? fp8_round_magnitude(fabs(x), 3, -6, 7, 448.0, &over)
+                    : fp8_round_magnitude(fabs(x), 2, -14, 15, 57344.0, &over);
+  if (over) r = satfinite ? (e4m3 ? 0x7e : 0x7b) : (e4m3 ? 0x7f : 0x7c);
+  return (uint8_t)(sign | r);
+}
+
+uint8_t sem_e8m0_from_bf16_bits(uint16_t b, bool satfinite, bool ru) {
+  unsigned mag = b & 0x7fffu;
+  unsigned r = mag >> 7;
+  if (ru && (b & 0x7f) && mag > 0x40 && mag < 0x7f80) r++;
+  if (satfinite && mag <= 0x7f80 && r == 0xff) r = 0xfe;
+  return (uint8_t)r;
+}
+
+uint8_t sem_e8m0_from_float(float x, bool satfinite, bool ru) {
+  uint32_t u = float_bits(x);
+  uint16_t h;
+  if (!ru) {
+    h = isnan(x) ? 0x7fff : (uint16_t)(u >> 16);
+  } else {
+    u &= 0x7fffffffu; /* |x| */
+    h = isnan(x) ? 0x7fff : (uint16_t)((u >> 16) + (u < 0x7f800000u && (u & 0xffffu) ? 1 : 0));
+  }
+  return sem_e8m0_from_bf16_bits(h, satfinite, ru);
+}
+
+uint8_t sem_e8m0_from_double(double x, bool satfinite, bool ru) {
+  float f = (float)x; /* to nearest, subnormals kept */
+  double d = (double)f;
+  uint32_t u = float_bits(f);
+  bool not_nan = (uint32_t)(u << 1) <= 0xff000000u;
+  if ((x > 0 && d > x) || (x < 0 && d < x)) u--;
+  if (d != x && not_nan) u |= 1;
+  return sem_e8m0_from_float(bits_float(u), satfinite, ru);
+}
+
+uint16_t sem_fp8_to_f16_bits(uint8_t b, TyStorage f) {
+  uint16_t sign = (uint16_t)((b & 0x80u) << 8);
+  if (f == TS_E5M2) return (b & 0x7f) > 0x7c ? 0x7fff : (uint16_t)(b << 8); /* binary16's upper byte */
+  if ((b & 0x7f) == 0x7f) return 0x7fff;
+  unsigned e = (b >> 3) & 0xf, m = b & 7;
+  if (e == 0) { /* a subnormal of E4M3 (m * 2^-9) is a normal binary16 */
+    if (m == 0) return sign;
+    unsigned p = m >= 4 ? 2 : m >= 2 ? 1 : 0; /* m * 2^-9 = 1.f * 2^(p - 9) */
+    return (uint16_t)(sign | (p - 9 + 15) << 10 | ((m << (3 - p)) & 7) << 7);
+  }
+  return (uint16_t)(sign | (e - 7 + 15) << 10 | m << 7);
+}
+
+uint16_t sem_e8m0_to_bf16_bits(uint8_t b) { return b == 0xff ? 0x7fff : b == 0 ? 0x0040 : (uint16_t)(b << 7); }
+
+/* arith.to_fp8: by the operand's type, as cuda_fp8.h converts each (the f16, bf16 and f32 paths through the
+ * float's exact double; E8M0 from bf16 directly on its bits) */
+static bool eval_to_fp8(const SemSig *s, const SemVal *x, SemVal *r) {
+  TyStorage f = (TyStorage)(s->pred & 3);
+  bool sat = s->pred & SEM_FP8_SATFINITE, ru = s->pred & SEM_FP8_RU;
+  SemTy a = s->a[0];
+  double v = sem_to_double(x[0], a);
+  uint8_t bits;
+  if (f != TS_E8M0) bits = sem_fp8_from_double(v, f, sat, a.bits == 64);
+  else if (a.bits == 64) bits = sem_e8m0_from_double(v, sat, ru);
+  else if (a.bf) bits = sem_e8m0_from_bf16_bits(sem_bf16_bits(v), sat, ru);
+  else bits = sem_e8m0_from_float((float)v, sat, ru);
+  RES(bits);
+  return true;
+}
+
+/* arith.from_fp8: E4M3 / E5M2 through their binary16 value, E8M0 through its bfloat16 (cuda_fp8.h's operators:
+ * f32 exact, f64 its f32 widened, bf16 from the f32 toward zero, f16 from E8M0's f32 to nearest). A NaN result is
+ * NVIDIA's canonical NaN of the type (all fraction bits set, positive: 0x7fffffff, 0x7fffffffffffffff), the
+ * bfloat16 bits 0x7fff widened (0x7fff0000) for E8M0 to f32. */
+static bool eval_from_fp8(const SemSig *s, const SemVal *x, SemVal *r) {
+  TyStorage f = (TyStorage)(s->pred & 3);
+  uint8_t b = (uint8_t)x[0].u;
+  SemTy t = s->r;
+  float v;
+  if (f == TS_E8M0) {
+    uint16_t h = sem_e8m0_to_bf16_bits(b);
+    if (t.bf) {
+      r->u = 0;
+      r->f = sem_bf16_value(h);
+      return true;
+    }
+    v = bits_float((uint32_t)h << 16);
+  } else {
+    uint16_t h = sem_fp8_to_f16_bits(b, f);
+    if (t.bits == 16 && !t.bf) {
+      r->u = 0;
+      r->f = (float)sem_f16_value(h);
+      return true;
+    }
+    v = (h & 0x7fffu) > 0x7c00u ? bits_float(0x7fffffffu) : (float)sem_f16_value(h);
+  }
+  r->u = 0;
+  if (t.bits == 64) r->d = isnan(v) ? bits_double(0x7fffffffffffffffull) : (double)v;
+  else if (t.bits == 32) r->f = v;
+  else if (t.bf) return eval_round_to(t, (double)v, SEM_RZ, r);
+  else r->f = sem_f16_round(v);
+  return true;
+}
+
 /* ---- libm wrappers (functions whose address the table takes) ---------------------------------------------- */
 
 static float rint_f(float x) { return rintf(x); }
@@ -527,6 +685,8 @@ const OpSem ir_op_sem[OP__COUNT] = {
     EVAL(EXTF, eval_fconvert),
     EVAL(TRUNCF, eval_fconvert),
     EVAL(BITCAST, eval_bitcast),
+    EVAL(TO_FP8, eval_to_fp8),
+    EVAL(FROM_FP8, eval_from_fp8),
     /* correctly rounded (sqrt) or exact in IEEE arithmetic on the host and the GPU alike: folded */
     MATH1(SQRT, sqrtf, sqrt, "sqrt", EXACT),
     MATH1(EXP, expf, exp, "exp", LIBM),

@@ -249,6 +249,32 @@ static inline float sem_narrow_value(SemTy t, uint16_t h) { return t.bf ? sem_bf
  * or'ed into the last place kept), from which any narrower format rounds correctly by any mode. */
 double sem_int_to_double(int64_t sx, uint64_t zx, bool sgn);
 
+/* ---- FP8: cuda_fp8.h's conversions (arith.to_fp8 / from_fp8) ------------------------------------------------ */
+/* What CUDA 12/13's cuda_fp8.h computes, bit for bit, in its own software paths (which the PTX instructions it uses
+ * on sm_89+, cvt.rn.satfinite.e4m3x2.f32 and friends, compute too). Formats are TyStorage's TS_E4M3 .. TS_E8M0.
+ *
+ * E4M3 / E5M2 from a double (__nv_cvt_double_to_fp8): rounded to nearest even, subnormals kept; beyond the largest
+ * finite value (448, 57344; a tie above it rounds away) the largest finite value with satfinite, else NaN (E4M3:
+ * 0x7f) or infinity (E5M2: 0x7c), with x's sign (infinities too); NaN gives 0x7f with x's sign (E4M3) or
+ * 0x7e | the two leading fraction bits of x with its sign (E5M2) when nan_payload, else 0x7f (from f32, f16 and
+ * bf16, whose NaNs cuda_fp8.h first makes the canonical 0x7fffffff). */
+uint8_t sem_fp8_from_double(double x, TyStorage f, bool satfinite, bool nan_payload);
+/* E8M0 from a bfloat16's bits (__nv_cvt_bfloat16raw_to_e8m0): the exponent field of |x| (so toward zero), plus one
+ * for ru when the fraction is not zero, |x| above 2^-127 and finite; a result of 0xff (NaN) from a number that
+ * is no NaN becomes 0xfe (2^127) with satfinite. NaN: 0xff. */
+uint8_t sem_e8m0_from_bf16_bits(uint16_t b, bool satfinite, bool ru);
+/* E8M0 from a float (__nv_cvt_float_to_e8m0): rz through x's bfloat16 truncated, ru through |x|'s bfloat16 rounded
+ * up (NaN: 0x7fff); and from a double (__nv_cvt_double_to_e8m0): through the float nearest x with a sticky last
+ * bit (below |x|'s float when that rounded away from zero, the last bit set when inexact). */
+uint8_t sem_e8m0_from_float(float x, bool satfinite, bool ru);
+uint8_t sem_e8m0_from_double(double x, bool satfinite, bool ru);
+/* The binary16 bits of an E4M3 or E5M2 value (exact; NaN: 0x7fff, its sign dropped), and the bfloat16 bits of an
+ * E8M0 value (x << 7; 0: 0x0040, 2^-127; 0xff: 0x7fff). */
+uint16_t sem_fp8_to_f16_bits(uint8_t b, TyStorage f);
+uint16_t sem_e8m0_to_bf16_bits(uint8_t b);
+/* arith.to_fp8's and from_fp8's SemSig.pred: the format (TyStorage), | 4 for satfinite, | 8 for round ru. */
+enum { SEM_FP8_SATFINITE = 4, SEM_FP8_RU = 8 };
+
 /* A value of type t made from an integer's bits (normalised) or from a double (rounded to t's precision; for
  * an integer type converted as arith.fptosi/fptoui), and a float value as a double. */
 SemVal sem_from_bits(uint64_t bits, SemTy t);

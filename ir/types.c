@@ -31,6 +31,7 @@ static uint64_t type_hash(const Type *t) {
     for (unsigned i = 0; i < t->n; i++) h = hash_mix(h, hash_bytes(t->names[i], strlen(t->names[i])));
   }
   h = hash_mix(h, (uint64_t)t->time << 1 | t->datetime);
+  h = hash_mix(h, t->storage);
   for (unsigned i = 0; i < t->n; i++) h = hash_mix(h, t->elems[i]->id);
   h = hash_mix(h, t->nresults);
   for (unsigned i = 0; i < t->nresults; i++) h = hash_mix(h, t->results[i]->id);
@@ -55,7 +56,7 @@ static bool type_equal(const Type *a, const Type *b) {
   if (a->kind != b->kind || a->bits != b->bits || a->is_unsigned != b->is_unsigned || a->bfloat != b->bfloat ||
       a->addrspace != b->addrspace || a->elem != b->elem || a->rank != b->rank || a->layout != b->layout ||
       a->n != b->n || a->vector != b->vector || a->slice != b->slice || a->nresults != b->nresults || a->time != b->time ||
-      a->datetime != b->datetime)
+      a->datetime != b->datetime || a->storage != b->storage)
     return false;
   for (unsigned i = 0; i < a->n; i++)
     if (a->elems[i] != b->elems[i]) return false;
@@ -189,6 +190,23 @@ int ty_time_unit_parse(const char *name, size_t len) {
 Type *ty_time(IrContext *ctx, bool datetime, TimeUnit u) {
   if ((unsigned)u >= TU_COUNT || !time_unit_names[u]) return NULL;
   Type k = {.kind = TY_INT, .bits = 64, .time = (unsigned char)(u + 1), .datetime = datetime};
+  return intern(ctx, &k);
+}
+
+static const char *const fp8_format_names[] = {[TS_E4M3] = "e4m3", [TS_E5M2] = "e5m2", [TS_E8M0] = "e8m0"};
+
+const char *ty_fp8_format_name(TyStorage s) { return s >= TS_E4M3 && s <= TS_E8M0 ? fp8_format_names[s] : NULL; }
+
+TyStorage ty_fp8_format_parse(const char *name, size_t len) {
+  for (unsigned s = TS_E4M3; s <= TS_E8M0; s++)
+    if (len == 4 && memcmp(name, fp8_format_names[s], 4) == 0) return (TyStorage)s;
+  return TS_NONE;
+}
+
+Type *ty_storage(IrContext *ctx, TyStorage s, unsigned count) {
+  if (s == TS_BF16RAW ? count != 1 : !(s >= TS_E4M3 && s <= TS_E8M0 && (count == 1 || count == 2 || count == 4)))
+    return NULL;
+  Type k = {.kind = TY_INT, .bits = s == TS_BF16RAW ? 16 : 8 * count, .is_unsigned = true, .storage = (unsigned char)s};
   return intern(ctx, &k);
 }
 
@@ -346,6 +364,8 @@ void ty_print(const Type *t, StrBuf *out) {
   case TY_BOOL: sb_puts(out, "i1"); break;
   case TY_INT:
     if (t->time) sb_printf(out, "%s<%s>", t->datetime ? "datetime64" : "timedelta64", time_unit_names[t->time - 1]);
+    else if (t->storage == TS_BF16RAW) sb_puts(out, "bf16raw");
+    else if (t->storage) sb_printf(out, "fp8%s<%s>", t->bits == 8 ? "" : t->bits == 16 ? "x2" : "x4", fp8_format_names[t->storage]);
     else sb_printf(out, "%c%u", t->is_unsigned ? 'u' : 'i', t->bits);
     break;
   case TY_FLOAT: sb_printf(out, "%sf%u", t->bfloat ? "b" : "", t->bits); break;
@@ -594,8 +614,17 @@ static Type *parse_type(TyParser *p) {
       int u = ty_time_unit_parse(p->s + start, p->pos - start);
       if (u >= 0 && eat(p, '>')) result = ty_time(p->ctx, is_datetime, (TimeUnit)u);
     }
+  } else if (eat_word(p, "bf16raw")) {
+    result = ty_storage(p->ctx, TS_BF16RAW, 1);
   } else if (eat_word(p, "bf16")) {
     result = ty_bf16(p->ctx);
+  } else if (eat_word(p, "fp8") || eat_word(p, "fp8x2") || eat_word(p, "fp8x4")) { /* fp8<e4m3>, fp8x2<e5m2> */
+    unsigned count = p->s[p->pos - 1] == '2' ? 2 : p->s[p->pos - 1] == '4' ? 4 : 1;
+    if (eat(p, '<') && p->pos + 4 <= p->len) {
+      TyStorage f = ty_fp8_format_parse(p->s + p->pos, 4);
+      p->pos += 4;
+      if (f != TS_NONE && eat(p, '>')) result = ty_storage(p->ctx, f, count);
+    }
   } else if (eat_word(p, "ptr")) {
     unsigned as;
     Type *elem;

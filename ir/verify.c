@@ -447,6 +447,30 @@ static bool verify_bitcast(VerifyCtx *c, Op *op) {
   return true;
 }
 
+/* arith.to_fp8 / from_fp8: a float and an 8-bit unsigned integer (u8 or an FP8 storage type, of attr format), attr
+ * format one of e4m3, e5m2, e8m0; to_fp8's unit attr satfinite, and its attr round (rz or ru) for e8m0 only */
+static bool pred_byte(const Type *t) { return t->kind == TY_INT && t->bits == 8 && t->is_unsigned; }
+static bool fp8_format_ok(VerifyCtx *c, Op *op, const Type *bits) {
+  const char *f = ir_op_attr_str(op, "format");
+  TyStorage fmt = f ? ty_fp8_format_parse(f, strlen(f)) : TS_NONE;
+  if (fmt == TS_NONE) return op_error(c, op, "attr format must be \"e4m3\", \"e5m2\" or \"e8m0\"");
+  if (bits->storage && bits->storage != fmt)
+    return op_error(c, op, "attr format %s does not match the type %s", f, T(c, bits));
+  return true;
+}
+static bool verify_to_fp8(VerifyCtx *c, Op *op) {
+  if (!check_cast(c, op, pred_float, "a float", pred_byte, "an 8-bit unsigned integer", 0) || !fp8_format_ok(c, op, RT(op, 0)))
+    return false;
+  const char *round = ir_op_attr_str(op, "round");
+  bool e8m0 = strcmp(ir_op_attr_str(op, "format"), "e8m0") == 0;
+  if (e8m0 ? !round || (strcmp(round, "rz") != 0 && strcmp(round, "ru") != 0) : ir_op_attr(op, "round") != NULL)
+    return op_error(c, op, "attr round must be \"rz\" or \"ru\" for e8m0, and absent for the other formats");
+  return true;
+}
+static bool verify_from_fp8(VerifyCtx *c, Op *op) {
+  return check_cast(c, op, pred_byte, "an 8-bit unsigned integer", pred_float, "a float", 0) && fp8_format_ok(c, op, OT(op, 0));
+}
+
 /* math.libdevice: a function of ir/libdevice.def, its arguments' types, the type of its result number part */
 static bool verify_libdevice(VerifyCtx *c, Op *op) {
   const char *name = ir_op_attr_str(op, "name");

@@ -229,6 +229,13 @@ _NUMPY_SUPPORT = {name: ("kfront.numpy_support", name) for name in ("numpy_versi
 _CONFIG = dict(providers=(_Star("kfront.config"), _Names({"_OptLevel": ("kfront.config", "_OptLevel")})),
                forward_set="kfront.config")  # (numba's config.OPT is an _OptLevel; tests make them)
 
+# numba.cuda._internal.cuda_fp8's __all__ (numba-cuda's, but its numba type objects _type_fp8_e5m2 ...)
+_FP8_EXPORTS = ("fp8_e5m2", "fp8x2_e5m2", "fp8x4_e5m2", "fp8_e4m3", "fp8x2_e4m3", "fp8x4_e4m3", "fp8_e8m0",
+                "fp8x2_e8m0", "fp8x4_e8m0", "cvt_double_to_fp8", "cvt_double2_to_fp8x2", "cvt_float_to_fp8",
+                "cvt_float2_to_fp8x2", "cvt_bfloat16raw_to_fp8", "cvt_bfloat16raw_to_e8m0", "cvt_float_to_e8m0",
+                "cvt_float2_to_e8m0x2", "cvt_double_to_e8m0", "cvt_double2_to_e8m0x2", "cvt_e8m0_to_bf16raw",
+                "saturation_t", "fp8_interpretation_t")
+
 # numba-cuda's numba.cuda.api: the host API functions numba.cuda re-exports (those kfront.cuda has)
 _API_NAMES = (
     "require_context", "current_context", "gpus", "from_cuda_array_interface", "as_cuda_array", "is_cuda_array",
@@ -272,7 +279,11 @@ _CUDA_MODULES = {
     "numba.cuda.typing.typeof": _Spec((_Names({"typeof": ("kfront.types", "typeof")}),)),
     "numba.cuda.extending": _Spec((_Star("kfront.extending"),
                                    _Names({"_Intrinsic": ("kfront.extending", "_Intrinsic")}))),
-    "numba.cuda._internal": _Spec((), {"cuda_bf16": "numba.cuda._internal.cuda_bf16"}),
+    "numba.cuda._internal": _Spec((), {"cuda_bf16": "numba.cuda._internal.cuda_bf16",
+                                       "cuda_fp8": "numba.cuda._internal.cuda_fp8"}),
+    "numba.cuda._internal.cuda_fp8": _Spec((_Star("kfront.cuda.fp8"),
+                                            _Names({"cudaRoundMode": ("kfront.cuda.fp8", "cudaRoundMode")})),
+                                           exports=_FP8_EXPORTS),
     "numba.cuda._internal.cuda_bf16": _Spec((_KernelNamespace("_internal.cuda_bf16"),)),
     "numba.cuda.api": _Spec((_Names({name: ("kfront.cuda", name) for name in _API_NAMES}),)),
     "numba.cuda.kernels": _Spec((), {"transpose": "numba.cuda.kernels.transpose"}),
@@ -364,7 +375,6 @@ _HINTS = {
     "numba.extending": "numba's extension API is not part of kfront",
     "numba.cuda.simulator": "kfront has its own simulator: set KFRONT_SIM=1 or NUMBA_ENABLE_CUDASIM=1; of numba-cuda's "
                             "simulator modules kfront has only vector_types, the same table as numba.cuda.vector_types",
-    "numba.cuda._internal.cuda_fp8": "kfront has no FP8 types (fp8_e5m2, fp8_e4m3, fp8_e8m0) or conversions",
 }
 _DEFAULT_HINT = ("kfront's drop-in provides numba.cuda's kernel API, numba.types, numba.config, vectorize and "
                  "guvectorize")

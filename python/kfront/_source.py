@@ -168,6 +168,24 @@ def _std_lookup(value):
     return _std_paths.get(id(value))
 
 
+def _fast_enum():
+    """cuda.bindings' FastEnum, the base of its enums (cudaRoundMode, ...), which numba-cuda types as IntEnums; None
+    unless cuda.bindings has loaded it (kfront never imports it)."""
+    return getattr(sys.modules.get("cuda.bindings._internal._fast_enum"), "FastEnum", None)
+
+
+def is_enum_member(value):
+    """Whether value is a member of an enum class Numba types (enum.Enum, or cuda.bindings' FastEnum)."""
+    fast = _fast_enum()
+    return isinstance(value, enum.Enum) or (fast is not None and isinstance(value, fast))
+
+
+def is_enum_class(value):
+    """Whether value is an enum class Numba types (enum.Enum's subclasses, cuda.bindings' FastEnum ones)."""
+    fast = _fast_enum()
+    return isinstance(value, type) and (issubclass(value, enum.Enum) or (fast is not None and issubclass(value, fast)))
+
+
 def _check_int(name, value):
     if not -(1 << 63) <= value < (1 << 64):
         raise errors.UnsupportedError("kfront: the global '%s' is the integer %d, which fits in neither int64 nor "
@@ -420,7 +438,7 @@ def freeze_value(name, value, registry=None, attrs=(), depth=0):
         return ("scalar", value)
     if cls is int:
         return ("scalar", _check_int(name, value))
-    if isinstance(value, enum.Enum):
+    if is_enum_member(value):
         return _enum_value("%s (%s)" % (name, value), value)
     if isinstance(value, bool):
         return ("scalar", not not value)
@@ -483,7 +501,7 @@ def freeze_value(name, value, registry=None, attrs=(), depth=0):
     path = registry.get(id(value)) if registry else None
     if path is not None:
         return ("module" if isinstance(value, pytypes.ModuleType) else "path", path)
-    if isinstance(value, type) and issubclass(value, enum.Enum):
+    if is_enum_class(value):
         valued = _valued_enum(value)
         if valued is not None:
             return valued

@@ -1179,8 +1179,8 @@ def typeof(value, purpose=None):
         cai = None
     if cai is not None:
         return _typeof_cai(cai, value)
-    import enum
-    if isinstance(value, enum.Enum):  # an enum member: its class's member type
+    from kfront._source import is_enum_member
+    if is_enum_member(value):  # an enum member (cuda.bindings' FastEnum too): its class's member type
         if isinstance(value, int):
             return IntEnumMember(cls, int64)
         from kfront._source import enum_dtype

@@ -304,8 +304,19 @@ def test_numba_cuda_internal_cuda_bf16_in_kernels(numba):
     out = np.zeros(2, np.float32)
     k[1, 1](out)
     assert list(out) == [3.0, 4.75]
-    with pytest.raises(ModuleNotFoundError, match="numba.cuda._internal.cuda_fp8"):
-        import numba.cuda._internal.cuda_fp8  # noqa: F401 (kfront has no FP8 types)
+    from numba.cuda._internal.cuda_fp8 import fp8_e4m3, cvt_float_to_fp8, saturation_t, fp8_interpretation_t
+    from kfront.cuda import fp8 as kfront_fp8
+    assert fp8_e4m3 is kfront_fp8.fp8_e4m3 and fp8_e4m3.__name__ == "fp8_e4m3"
+    assert saturation_t is kfront_fp8.saturation_t and int(fp8_interpretation_t.E5M2) == 1
+
+    @cuda.jit
+    def f(out, x):
+        out[0] = cvt_float_to_fp8(x[0], saturation_t.SATFINITE, fp8_interpretation_t.E4M3)
+        out[1] = kfront.types.uint8(fp8_e4m3(x[0]))
+
+    out = np.zeros(2, np.uint8)
+    f[1, 1](out, np.array([1e9], np.float32))
+    assert list(out) == [0x7E, 255]  # 448, saturated to 255 as an unsigned char
 
 
 def test_numba_cuda_utils_and_kernels(numba):

@@ -444,6 +444,10 @@ def _registry():
             reg[id(obj)] = path
     for name in cuda.random.DEVICE_FUNCTIONS:
         reg[id(getattr(cuda.random, name))] = "numba.cuda.random." + name
+    fp8 = sys.modules.get("kfront.cuda.fp8")  # numba.cuda._internal.cuda_fp8's names, once something imported them
+    if fp8 is not None:
+        for obj, path in fp8.kernel_objects():
+            reg[id(obj)] = path
     return reg
 
 

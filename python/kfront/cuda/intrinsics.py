@@ -52,6 +52,10 @@ class KernelOnly:
     def __repr__(self):
         return "<kernel-only %s>" % self._path
 
+    @property
+    def __name__(self):  # as numba-cuda's stubs, types and functions have one (fp8_e4m3.__name__)
+        return self._path.rpartition(".")[2]
+
     def walk(self):
         """(object, path) for this name and every attribute reached so far."""
         yield self, self._path
