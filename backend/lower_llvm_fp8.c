@@ -192,7 +192,9 @@ static bool lower_from_fp8(Lower *L, Op *op, TyStorage f) {
       LLVMValueRef v = bf16_bits_to_f32(L, h);
       if (rt->bits == 64) r = inline_asm(L, L->t_f64, "cvt.f64.f32 $0, $1;", "=d,f", false, &v, 1);
       else if (rt->bits == 32) r = v;
-      else r = LLVMBuildFPTrunc(b, v, L->t_f16, "");
+      else /* NaN: 0x7fff, as numba-cuda's on the H200 (cvt.rn.f16.f32 of 0x7fff0000 would keep its payload) */
+        r = sel(L, LLVMBuildFCmp(b, LLVMRealUNO, v, v, ""), LLVMBuildBitCast(b, k16(L, 0x7FFF), L->t_f16, ""),
+                LLVMBuildFPTrunc(b, v, L->t_f16, ""));
     }
   } else {
     LLVMValueRef h = LLVMBuildBitCast(b, fp8_to_f16_bits(L, x, f == TS_E4M3), L->t_f16, "");
@@ -200,8 +202,10 @@ static bool lower_from_fp8(Lower *L, Op *op, TyStorage f) {
       r = h;
     } else {
       LLVMValueRef v = LLVMBuildFPExt(b, h, L->t_f32, "");
-      if (rt->bits == 64) {
-        r = LLVMBuildFPExt(b, v, L->t_f64, "");
+      if (rt->bits == 64) { /* through f32 as the header does, kept apart (one fpext to f64 would be cvt.f64.f16, which
+                             * keeps a NaN's f16 payload; cvt.f32.f16 gives the canonical 0x7fffffff that numba-cuda's
+                             * f64 widens) */
+        r = inline_asm(L, L->t_f64, "cvt.f64.f32 $0, $1;", "=d,f", false, &v, 1);
       } else if (rt->bits == 32) {
         r = v;
       } else { /* __float2bfloat16_rz of a value bfloat16 holds exactly: its upper bits; NaN 0x7fff */

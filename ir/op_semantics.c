@@ -589,9 +589,10 @@ static bool eval_to_fp8(const SemSig *s, const SemVal *x, SemVal *r) {
 }
 
 /* arith.from_fp8: E4M3 / E5M2 through their binary16 value, E8M0 through its bfloat16 (cuda_fp8.h's operators:
- * f32 exact, f64 its f32 widened, bf16 from the f32 toward zero, f16 from E8M0's f32 to nearest). A NaN result is
- * NVIDIA's canonical NaN of the type (all fraction bits set, positive: 0x7fffffff, 0x7fffffffffffffff), the
- * bfloat16 bits 0x7fff widened (0x7fff0000) for E8M0 to f32. */
+ * f32 exact, f64 its f32 widened, bf16 from the f32 toward zero, f16 from E8M0's f32 to nearest). A NaN result is,
+ * as the H200 gives it (numba-cuda's and kfront's code, 2026-12-02): to f32 the canonical 0x7fffffff (E8M0: the
+ * bfloat16 bits 0x7fff widened, 0x7fff0000), to f64 that f32 widened with its payload (0x7fffffffe0000000, E8M0
+ * 0x7fffe00000000000), to f16 0x7fff. */
 static bool eval_from_fp8(const SemSig *s, const SemVal *x, SemVal *r) {
   TyStorage f = (TyStorage)(s->pred & 3);
   uint8_t b = (uint8_t)x[0].u;
@@ -615,7 +616,12 @@ static bool eval_from_fp8(const SemSig *s, const SemVal *x, SemVal *r) {
     v = (h & 0x7fffu) > 0x7c00u ? bits_float(0x7fffffffu) : (float)sem_f16_value(h);
   }
   r->u = 0;
-  if (t.bits == 64) r->d = isnan(v) ? bits_double(0x7fffffffffffffffull) : (double)v;
+  if (t.bits == 64) { /* widened bit by bit: a NaN keeps its payload (cvt.f64.f32), whatever the host's conversion */
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    r->d = isnan(v) ? bits_double(((uint64_t)(u >> 31) << 63) | (0x7ffull << 52) | ((uint64_t)(u & 0x7fffffu) << 29))
+                    : (double)v;
+  }
   else if (t.bits == 32) r->f = v;
   else if (t.bf) return eval_round_to(t, (double)v, SEM_RZ, r);
   else r->f = sem_f16_round(v);

@@ -238,10 +238,12 @@ def test_decode_every_code():
             assert f16[row, b] == np.float16(want), (fmt, b)
             assert np.signbit(f32[row, b]) == (math.copysign(1, want) < 0), (fmt, b)
     assert checked == 254 + 250 + 256  # 0xff of E4M3; 0x7c-0x7e and 0xfc-0xff of E5M2 are not
-    # NaN results are NVIDIA's canonical NaNs (cuda_fp8.h: binary16 0x7fff widened; E8M0: bfloat16 0x7fff widened)
+    # NaN results as the H200 gives them (numba-cuda's code and kfront's, 2026-12-02): f32 the canonical NaN (E8M0:
+    # bfloat16 0x7fff widened), f64 that f32 widened with its payload
     assert f32[0].view(np.uint32)[0x7F] == 0x7FFFFFFF and f32[1].view(np.uint32)[0x7F] == 0x7FFFFFFF
     assert f32[2].view(np.uint32)[0xFF] == 0x7FFF0000
-    assert f64[0].view(np.uint64)[0x7F] == 0x7FFFFFFFFFFFFFFF
+    assert f64[0].view(np.uint64)[0x7F] == 0x7FFFFFFFE0000000 and f64[1].view(np.uint64)[0x7F] == 0x7FFFFFFFE0000000
+    assert f64[2].view(np.uint64)[0xFF] == 0x7FFFE00000000000
 
 
 def test_constructors_and_integer_conversions():
