@@ -13,6 +13,20 @@ SYSTEM = "/usr/local/cuda"
 needs_toolkit = pytest.mark.skipif(not os.path.exists(os.path.join(SYSTEM, "nvvm", "libdevice", "libdevice.10.bc")),
                                    reason="the fake wheels link to the system toolkit's files")
 
+
+def _real_wheels():
+    """The NVIDIA CUDA wheels installed beside kfront (PyTorch's, on the GPU machine), which the search finds before
+    the fake ones these tests make (kfront searches its own site-packages too)."""
+    import site
+    dirs = site.getsitepackages() + [site.getusersitepackages()]
+    return [d for d in dirs for sub in ("nvidia/cu13/lib", "nvidia/cu12/lib", "nvidia/cuda_nvcc/nvvm/lib64",
+                                        "nvidia/cuda_nvrtc/lib", "nvidia/nvjitlink/lib")
+            if os.path.isdir(os.path.join(d, sub))]
+
+
+no_real_wheels = pytest.mark.skipif(bool(_real_wheels()), reason="NVIDIA's CUDA wheels are installed here (%s): "
+                                    "the search finds them before these tests' fake ones" % ", ".join(_real_wheels()))
+
 MATH_KERNEL = textwrap.dedent("""
     import math
     from kfront import cuda
@@ -49,6 +63,7 @@ def _run(args, **env):
 
 
 @needs_toolkit
+@no_real_wheels
 def test_wheels_found_with_no_toolkit(tmp_path):
     lib = _fake_cu13_wheel(tmp_path / "site")
     r = _run(["-m", "kfront", "-s"], KFRONT_SYSTEM_TOOLKIT=str(tmp_path / "none"),
@@ -67,6 +82,7 @@ def test_wheels_found_with_no_toolkit(tmp_path):
 
 
 @needs_toolkit
+@no_real_wheels
 def test_missing_libdevice_names_every_place(tmp_path):
     lone = tmp_path / "lone" / "lib"
     lone.mkdir(parents=True)

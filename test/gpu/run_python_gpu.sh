@@ -47,7 +47,7 @@ import os, re, sys
 total, bad = {}, []
 for name in sorted(os.listdir(sys.argv[1])):
     text = open(os.path.join(sys.argv[1], name), errors="replace").read()
-    lines = [l for l in text.splitlines() if re.search(r"\b(passed|failed|error|errors|no tests ran)\b.* in [0-9.]+s", l)]
+    lines = [l for l in text.splitlines() if re.search(r"\b(passed|failed|skipped|error|errors|no tests ran)\b.* in [0-9.]+s", l)]
     counts = {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)", lines[-1])} \
         if lines else {}
     counts["errors"] = counts.pop("error", 0) + counts.get("errors", 0)
