@@ -372,7 +372,15 @@ BeStatus be_nvrtc_compile(const BeLinkInput *cu, const BeLinkOptions *o, bool lt
   char include_dir[4200];
   nvrtc_include_dir(include_dir, sizeof include_dir);
   sb_printf(&inc, "-I%s", include_dir);
-  size_t first_extra = inc.len + 1;
+  /* CUDA 13 keeps CCCL's headers (cuda/std/..., which curand_kernel.h includes) in include/cccl, as numba-cuda adds */
+  char cccl[4300];
+  snprintf(cccl, sizeof cccl, "%s/cccl", include_dir);
+  struct stat cst;
+  if (stat(cccl, &cst) == 0 && S_ISDIR(cst.st_mode)) {
+    sb_putc(&inc, 0);
+    sb_printf(&inc, "-I%s", cccl);
+  }
+  size_t first_extra = strlen(sb_cstr(&inc)) + 1;
   for (unsigned i = 0; i < o->ninclude_dirs; i++) {
     sb_putc(&inc, 0);
     sb_printf(&inc, "-I%s", o->include_dirs[i]);

@@ -53,3 +53,14 @@ def test_an_unsupported_capability_warns_and_uses_the_closest():
     with pytest.warns(UserWarning, match="Device compute capability 9.1 is not supported by NVRTC"):
         ptx, _ = nvrtc.compile(SRC, "times2.cu", (9, 1))
     assert ".target sm_90" in ptx
+
+
+def test_cuda_headers_that_include_cccl_compile():
+    # curand_kernel.h includes <cuda/std/type_traits>, which CUDA 13 keeps in include/cccl (numba-cuda adds it too:
+    # its test_device_func's test_include_cuda_header)
+    src = ('#include <curand_kernel.h>\n'
+           'extern "C" __device__ int random_number(unsigned int *out, unsigned long long seed) {\n'
+           '  curandStateXORWOW_t state;\n  curand_init(seed, 1, 0, &state);\n  *out = curand(&state);\n'
+           '  return 0;\n}\n')
+    ptx, _ = nvrtc.compile(src, "rng.cu", (9, 0))
+    assert "random_number" in ptx
