@@ -72,6 +72,15 @@ static bool index_values(Lower *L, const PyExpr *ie, const FeVal *vals, unsigned
       *views = true;
       continue;
     }
+    /* a 0-d integer array (a view of its array of one: FV_VIEW, every axis fixed) is its element, as Numba's typing
+     * takes it as an integer index */
+    const FeVal *x = &out[k];
+    if (x->kind == FV_VIEW && x->type && x->type->kind == TY_ARRAY && x->type->rank == 0 && is_int_type(x->type->elem) &&
+        x->tup.n >= 1 && x->tup.elems[0].v && x->tup.n - 1 == x->tup.elems[0].v->type->rank) {
+      Value *idx[32];
+      for (unsigned j = 1; j < x->tup.n; j++) idx[j - 1] = lw_mat(L, &x->tup.elems[j]);
+      out[k] = lw_load_element(L, x->tup.elems[0].v, idx);
+    }
     if (out[k].kind != FV_VAL || !is_int_type(out[k].type) || is_enum_only(&out[k])) {
       lw_lerr(L, ie->loc, "array index must be an integer, not %s", lw_vname(L, &out[k]));
       return false;

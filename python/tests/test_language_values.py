@@ -332,3 +332,24 @@ def test_zero_d_indexed_refused():
     # numba-cuda: No implementation of function setitem(array(float64, 0d, C), int64, float64)
     with pytest.raises(errors.TypingError, match=r"too many indices for array\(float64, 0d, C\): 1 given"):
         run(zero_d_indexed, np.zeros(()))
+
+
+def test_zero_d_integer_array_as_an_index():
+    # numba's typing takes a 0-d integer array as an integer index (numba-cuda's cache_usecases.record_return,
+    # called with np.asarray(i))
+    @cuda.jit
+    def pick(r, ary, i):
+        r[()] = ary[i]
+
+    @cuda.jit
+    def pick2(r, ary, i):
+        r[0] = ary[i, i]
+
+    ary = np.arange(5.0)
+    r = np.zeros(())
+    for i in (3, -1):
+        pick[1, 1](r, ary, np.asarray(i))
+        assert r == ary[i]
+    r2 = np.zeros(1)
+    pick2[1, 1](r2, np.arange(9.0).reshape(3, 3), np.asarray(2, np.int32))
+    assert r2[0] == 8.0
