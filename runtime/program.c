@@ -433,13 +433,15 @@ static kf_status compile_ptx(RtRuntime *rt, const RtProgram *p, RtProgModule *pm
 }
 
 /* Cache payload: a manifest, then the PTX.
- *   kfront-kernel 3\nentry NAME\nplan PLAN\nparams N\n<kir type>\n...[variant][signature SIG\n]ptx\n<PTX text>
+ *   kfront-kernel 4\nentry NAME\nplan PLAN\nparams N\n<kir type>\n...[variant]signature SIG\n
+ *   [warnings N BYTES\n<text>]ptx\n<PTX text>
  * params lists every kir parameter (the plan's hidden ones included, last). A kernel with a tiled variant
  * (RtKernel.variant: in the same PTX) has its entry, plan and params the same way before `ptx`:
  *   variant NAME\nplan PLAN\nparams N\n<kir type>\n...
- * signature, when the kernel takes tuples (its parameters are their elements), is the kernel's Numba signature,
- * which spells them (the variant's too). */
-enum { MANIFEST_FORMAT = 3, MANIFEST_MAX_PARAMS = 512 };
+ * signature is the kernel's Numba signature (which spells tuples, whose elements are its parameters, and readonly
+ * arrays; the variant's too). warnings: the N warnings its compile gave, rendered (BYTES of text), given again on
+ * a hit, as a compile would give them (diag_replay_warnings). */
+enum { MANIFEST_FORMAT = 4, MANIFEST_MAX_PARAMS = 512 };
 
 static void payload_kernel(StrBuf *out, const RtKernel *k) {
   rt_plan_print(&k->plan, out);
@@ -450,14 +452,19 @@ static void payload_kernel(StrBuf *out, const RtKernel *k) {
   }
 }
 
-static void payload_build(StrBuf *out, const RtKernel *k, const char *ptx) {
+static void payload_build(StrBuf *out, const RtKernel *k, const char *ptx, const char *warnings, size_t wlen,
+                          unsigned nwarnings) {
   sb_printf(out, "kfront-kernel %d\nentry %s\nplan ", MANIFEST_FORMAT, k->entry);
   payload_kernel(out, k);
   if (k->variant) {
     sb_printf(out, "variant %s\nplan ", k->variant->entry);
     payload_kernel(out, k->variant);
   }
-  if (k->tuple_args) sb_printf(out, "signature %s\n", k->signature);
+  sb_printf(out, "signature %s\n", k->signature);
+  if (nwarnings && wlen) {
+    sb_printf(out, "warnings %u %zu\n", nwarnings, wlen);
+    sb_putn(out, warnings, wlen);
+  }
   sb_puts(out, "ptx\n");
   sb_puts(out, ptx);
 }
@@ -489,6 +496,9 @@ typedef struct Manifest {
   ManifestKernel k, variant;
   bool has_variant;
   char signature[1024];         /* empty: spelt from params */
+  const char *warnings;         /* the compile's warnings (nwarnings of them, wlen bytes), or NULL */
+  size_t wlen;
+  unsigned nwarnings;
   const char *ptx;
 } Manifest;
 
@@ -541,6 +551,24 @@ static bool payload_parse(IrContext *ir, const char *s, size_t len, Manifest *m)
     if (n - 10 >= sizeof m->signature) return false;
     memcpy(m->signature, line + 10, n - 10);
     m->signature[n - 10] = 0;
+    line = next_line(s, len, &pos, &n);
+  }
+  m->warnings = NULL;
+  m->wlen = 0;
+  m->nwarnings = 0;
+  if (line_is(line, n, "warnings ")) {
+    char num[48];
+    if (n - 9 >= sizeof num) return false;
+    memcpy(num, line + 9, n - 9);
+    num[n - 9] = 0;
+    unsigned long long nw, bytes;
+    char tail;
+    if (sscanf(num, "%llu %llu%c", &nw, &bytes, &tail) != 2 || nw == 0 || nw > 100000 || bytes > len - pos)
+      return false;
+    m->warnings = s + pos;
+    m->wlen = (size_t)bytes;
+    m->nwarnings = (unsigned)nw;
+    pos += (size_t)bytes;
     line = next_line(s, len, &pos, &n);
   }
   if (!line || n != 3 || memcmp(line, "ptx", 3) != 0) return false;
@@ -649,6 +677,7 @@ static RtKernel *kernel_from_cache(RtFunction *f, const RtCacheKey *key, kf_stat
   }
   if (k) {
     atomic_store(&k->cache_source, hit == RT_CACHE_HIT_MEMORY ? 1 : 2);
+    diag_replay_warnings(rt->diag, m->warnings, m->wlen, m->nwarnings); /* what the compile it stands for said */
     RtDevModule *dm = NULL;
     *st = rt->dev->ops->load(rt->dev, NULL, m->ptx, &dm, rt->diag);
     k->owns_module = dm != NULL;
@@ -694,6 +723,7 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   }
   RtProgModule *pm;
   Op *func;
+  DiagMark before = diag_mark(rt->diag); /* the compile's warnings go into the cache entry, given again on a hit */
   kf_status st = kir_kernel(f, args, nargs, argsig, &pm, &func);
   if (st != KF_OK) return st;
   RtKernel *known = ptrmap_get(&f->by_func, func);
@@ -765,7 +795,10 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
       /* a cache entry that cannot be written (out of memory, a failed disk write) is not an error */
       StrBuf payload;
       sb_init(&payload);
-      payload_build(&payload, k, pm->ptx);
+      const Diag *d = rt->diag;
+      unsigned nw = d->nwarnings > before.nwarnings && d->nerrors == before.nerrors ? d->nwarnings - before.nwarnings : 0;
+      size_t wlen = nw && d->text.len > before.len ? d->text.len - before.len : 0;
+      payload_build(&payload, k, pm->ptx, wlen ? d->text.data + before.len : NULL, wlen, nw);
       if (!sb_failed(&payload)) rt_cache_put(&rt->cache, &key, sb_cstr(&payload), payload.len);
       sb_free(&payload);
     }

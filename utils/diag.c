@@ -266,6 +266,20 @@ static bool report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt,
   return ok;
 }
 
+void diag_replay_warnings(Diag *d, const char *rendered, size_t len, unsigned nwarnings) {
+  if (!len || !nwarnings) return;
+  MemGuard *g = lock_d(d);
+  size_t at = d->text.len;
+  sb_putn(&d->text, rendered, len);
+  bool ok = !d->text.failed;
+  d->text.failed = false;
+  if (ok) {
+    d->nwarnings += nwarnings;
+    if (d->callback) d->callback(d->callback_user, DIAG_WARNING, sb_cstr(&d->text) + at);
+  }
+  unlock_d(d, g, ok);
+}
+
 void diag_report(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap) {
   MemGuard *g = lock_d(d);
   bool ok = report_locked(d, level, loc, fmt, ap, g != NULL);

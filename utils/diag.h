@@ -107,6 +107,9 @@ bool diag_add_source_at(Diag *d, const char *file, const char *text, size_t len,
 void diag_remove_source(Diag *d, const char *text);
 void diag_error(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_warning(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Reports again nwarnings warnings rendered earlier (len bytes of a Diag's text: a cached compile's warnings,
+ * given again where the cache stands in for the compile); the callback gets them as one text. */
+void diag_replay_warnings(Diag *d, const char *rendered, size_t len, unsigned nwarnings);
 void diag_note(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_report(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap);
 static inline unsigned diag_errors(const Diag *d) { return d->nerrors; }

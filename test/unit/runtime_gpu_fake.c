@@ -558,8 +558,9 @@ static void test_disk_cache_hit(void) {
   const char *source = "# not even Python: a cache hit never reads it\n";
   const char *argsig = "void(int64[::1], float64[::1])";
   const char *payload =
-      "kfront-kernel 3\nentry foo_grid\nplan hidden=grid_x,grid_y,grid_z grid=resident block=0,0,0 divisor=1,1,1 "
-      "shared=0\nparams 5\narray<i64, 1, A>\narray<f64, 1, A>\ni32\ni32\ni32\nptx\n"
+      "kfront-kernel 4\nentry foo_grid\nplan hidden=grid_x,grid_y,grid_z grid=resident block=0,0,0 divisor=1,1,1 "
+      "shared=0\nparams 5\narray<i64, 1, A>\narray<f64, 1, A>\ni32\ni32\ni32\n"
+      "warnings 1 41\nk.py:3:5: warning: the compile's warning\nptx\n"
       "// fake PTX\n.visible .global .align 8 .b8 __kf_error[40];\n"
       ".visible .global .align 1 .b8 __kf_error_strings[15] = {102, 111, 111, 95, 103, 114, 105, 100, 0, 0, 107, 46, 112, 121, 0};\n"
       ".visible .entry foo_grid(\n";
@@ -584,6 +585,8 @@ static void test_disk_cache_hit(void) {
   CHECK(kf_program_get_kernel(p, "foo_grid", args, 2, &k) == KF_OK && k);
   if (k) {
     CHECK(kf_kernel_cache_source(k) == 2);
+    /* the warnings of the compile the entry stands for are given again */
+    CHECK_CONTAINS(kf_context_diagnostics(ctx), "k.py:3:5: warning: the compile's warning\n");
     CHECK(strcmp(kf_kernel_signature(k), "void(int64[:], float64[:])") == 0);
     unsigned g[3] = {1, 1, 1}, b[3] = {8, 1, 1};
     fake.grid_params = 6;  /* the manifest's plan: the grid dims follow the user's 6 slots */
@@ -649,7 +652,7 @@ static void test_disk_cache_refused(void) {
     kf_runtime_destroy(krt);
     kf_context_destroy(kctx);
   }
-  const char *payload = "kfront-kernel 3\nentry foo_grid\nplan hidden= grid=user block=0,0,0 divisor=1,1,1 shared=0\n"
+  const char *payload = "kfront-kernel 4\nentry foo_grid\nplan hidden= grid=user block=0,0,0 divisor=1,1,1 shared=0\n"
                         "params 2\narray<i64, 1, A>\narray<f64, 1, A>\nptx\n.visible .entry foo_grid(\n";
   CHECK(rt_cache_write_entry(dir, &key, payload, strlen(payload), NULL));
   CHECK(chmod(dir, 0777) == 0);
