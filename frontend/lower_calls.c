@@ -907,7 +907,8 @@ static bool closure_snapshot(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
       return false;
     }
     const FeVal *x = &L->env[i];
-    if (x->kind == FV_POISON) return false;
+    /* a definition that failed (poison, already reported) was no constant either: numba-cuda, which checks this
+     * before typing, says so first */
     bool param = (unsigned)i < L->fn->def->funcdef.params.n || (unsigned)i < L->inst->nparams;
     if (param || !(x->kind == FV_VAL && x->is_const)) {
       lw_lerr(L, loc, "Cannot capture the non-constant value associated with variable '%s' in a function that may "

@@ -104,6 +104,24 @@ static void memo_put(Lower *L, const PyExpr *key, Op *op) {
   L->memo[L->nmemo++] = (Memo){key, op};
 }
 
+/* Whether NumPy takes s as a dtype where kfront's Numba names do not: a type code ('f4', '<i8', 'd', 'U10') or one
+ * of NumPy's own names of a type. A string that is neither is not a dtype at all (numba-cuda: "Invalid NumPy dtype
+ * specified"). */
+static bool numpy_dtype_spelling(const char *s) {
+  static const char *const names[] = {"float", "int", "uint", "complex", "bool", "double", "single", "half", "longlong",
+                                      "ulonglong", "long", "ulong", "short", "ushort", "byte", "ubyte", "intc", "uintc",
+                                      "intp", "uintp", "longdouble", "clongdouble", "csingle", "cdouble", "object",
+                                      "str", "bytes", "void", "bool_", "str_", "bytes_", "object_", "float_", "int_"};
+  for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp(s, names[i]) == 0) return true;
+  if (strncmp(s, "datetime64", 10) == 0 || strncmp(s, "timedelta64", 11) == 0) return true;
+  if (*s && strchr("<>=|", *s)) s++;
+  if (!*s || !strchr("?bBhHiIlLqQpPefdgFDGSUVOmMa", *s)) return false;
+  for (s++; *s; s++)
+    if (*s < '0' || *s > '9') return false;
+  return true;
+}
+
 Type *lw_dtype_of(Lower *L, const FeVal *d, SrcLoc loc) {
   if (d->kind == FV_NTYPE && ty_is_element(d->type)) return d->type;
   if (d->kind == FV_STR) {
@@ -117,7 +135,11 @@ Type *lw_dtype_of(Lower *L, const FeVal *d, SrcLoc loc) {
       return lw_lerr(L, loc, "invalid record dtype: %s", t ? "text after the record" : why), NULL;
     }
   }
-  if (d->kind != FV_POISON) lw_lerr(L, loc, "dtype must be a Numba or NumPy scalar type such as float32, not %s", lw_vname(L, d));
+  if (d->kind == FV_STR && !numpy_dtype_spelling(d->str.s)) /* numba-cuda's words for a string NumPy does not parse */
+    lw_lerr(L, loc, "Invalid NumPy dtype specified: '%s' (dtype must be a Numba or NumPy scalar type such as float32)",
+            d->str.s);
+  else if (d->kind != FV_POISON)
+    lw_lerr(L, loc, "dtype must be a Numba or NumPy scalar type such as float32, not %s", lw_vname(L, d));
   return NULL;
 }
 
@@ -134,6 +156,77 @@ Value *lw_local_array(Lower *L, const PyExpr *site, Type *t, const int64_t *dims
   return op_result(memo, 0);
 }
 
+/* An argument's type as numba-cuda's typing shows it in a call's signature: constants as literals (Literal[int](1),
+ * Literal[str](int33)), a tuple as UniTuple(T x n) when its items' types are one, else Tuple(...), a list display
+ * (x, the argument's expression, when known) as list(T)<iv=[...]>, its items' values when all are constants. */
+static void numba_arg_type(Lower *L, const PyExpr *x, const FeVal *v, StrBuf *b) {
+  if (v->kind == FV_VAL && v->is_const && !v->enumc && v->type->kind == TY_BOOL) {
+    sb_printf(b, "Literal[bool](%s)", v->c.i ? "True" : "False");
+  } else if (v->kind == FV_VAL && v->is_const && !v->enumc && v->type->kind == TY_INT) {
+    sb_printf(b, "Literal[int](%lld)", (long long)v->c.i);
+  } else if (v->kind == FV_STR) {
+    sb_printf(b, "Literal[str](%s)", v->str.s);
+  } else if (v->kind == FV_TUPLE && x && x->kind == EX_LIST) {
+    bool all_const = true;
+    for (unsigned i = 0; i < v->tup.n; i++) all_const &= is_const_int(&v->tup.elems[i]);
+    sb_printf(b, "list(%s)<iv=", v->tup.n ? lw_vname(L, &v->tup.elems[0]) : "undefined");
+    if (all_const && v->tup.n) {
+      for (unsigned i = 0; i < v->tup.n; i++) sb_printf(b, "%s%lld", i ? ", " : "[", (long long)v->tup.elems[i].c.i);
+      sb_puts(b, "]>");
+    } else {
+      sb_puts(b, "None>");
+    }
+  } else if (v->kind == FV_TUPLE) {
+    bool display = x && x->kind == EX_TUPLE && x->elts.n == v->tup.n;
+    const char **items = ARENA_ARRAY(&L->fe->arena, const char *, v->tup.n ? v->tup.n : 1);
+    bool uniform = v->tup.n > 0;
+    for (unsigned i = 0; i < v->tup.n; i++) {
+      StrBuf item;
+      sb_init(&item);
+      numba_arg_type(L, display ? x->elts.items[i] : NULL, &v->tup.elems[i], &item);
+      items[i] = arena_strdup(&L->fe->arena, sb_cstr(&item));
+      sb_free(&item);
+      uniform &= strcmp(items[i], items[0]) == 0;
+    }
+    if (uniform) {
+      sb_printf(b, "UniTuple(%s x %u)", items[0], v->tup.n);
+    } else {
+      sb_puts(b, "Tuple(");
+      for (unsigned i = 0; i < v->tup.n; i++) sb_printf(b, "%s%s", i ? ", " : "", items[i]);
+      sb_putc(b, ')');
+    }
+  } else {
+    sb_puts(b, lw_vname(L, v));
+  }
+}
+
+/* A refused cuda.shared.array / cuda.local.array call: kfront's reason, then numba-cuda's words for it, the call's
+ * signature as numba-cuda's typing saw it (positional arguments, then the keywords in the order written). a holds
+ * the bound arguments in the order of names. */
+static FeVal array_decl_refused(Lower *L, const PyExpr *e, bool shared, const char *const *names, unsigned nnames,
+                                const FeVal *a, SrcLoc loc, const char *why) {
+  StrBuf sig;
+  sb_init(&sig);
+  for (unsigned i = 0; i < e->call.args.n && i < nnames; i++) {
+    if (i) sb_puts(&sig, ", ");
+    numba_arg_type(L, e->call.args.items[i], &a[i], &sig);
+  }
+  bool first = e->call.args.n == 0;
+  for (unsigned k = 0; k < e->call.nkeywords; k++) {
+    const PyKeyword *kw = e->call.keywords[k];
+    for (unsigned j = 0; kw->arg && j < nnames; j++) {
+      if (strcmp(kw->arg, names[j]) != 0) continue;
+      sb_printf(&sig, "%s%s=", first ? "" : ", ", kw->arg);
+      numba_arg_type(L, kw->value, &a[j], &sig);
+      first = false;
+    }
+  }
+  FeVal r = lw_lerr(L, loc, "%s: No implementation of function Function(<function %s.array>) found for signature:\n \n >>> "
+                    "array(%s)", why, shared ? "shared" : "local", sb_cstr(&sig));
+  sb_free(&sig);
+  return r;
+}
+
 FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
   bool shared = bi == BI_SHARED_ARRAY;
   const char *fname = shared ? "cuda.shared.array" : "cuda.local.array";
@@ -141,10 +234,11 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
   const char *hint = L->assign_hint;
   FeVal a[3];
   if (!bind_args(L, e, fname, names, 2, 3, a)) return poison();
-  SrcLoc shape_loc = e->loc;
+  const PyExpr *shape_expr = NULL;
   for (unsigned k = 0; k < e->call.nkeywords; k++)
-    if (e->call.keywords[k]->arg && strcmp(e->call.keywords[k]->arg, "shape") == 0) shape_loc = e->call.keywords[k]->value->loc;
-  if (e->call.args.n > 0) shape_loc = e->call.args.items[0]->loc;
+    if (e->call.keywords[k]->arg && strcmp(e->call.keywords[k]->arg, "shape") == 0) shape_expr = e->call.keywords[k]->value;
+  if (e->call.args.n > 0) shape_expr = e->call.args.items[0];
+  SrcLoc shape_loc = shape_expr ? shape_expr->loc : e->loc;
   SrcLoc dtype_loc = e->call.args.n > 1 ? e->call.args.items[1]->loc : e->loc;
   for (unsigned k = 0; k < e->call.nkeywords; k++)
     if (e->call.keywords[k]->arg && strcmp(e->call.keywords[k]->arg, "dtype") == 0) dtype_loc = e->call.keywords[k]->value->loc;
@@ -152,6 +246,11 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
   if (!dt) return poison();
   if (a[2].kind != FV_UNDEF && a[2].kind != FV_NONE && !is_const_int(&a[2]))
     return lw_lerr(L, e->loc, "alignment must be a constant integer");
+  const char *shape_rule = arena_printf(&L->fe->arena, "the shape of %s must be a constant integer or a tuple of constant "
+                                        "integers", fname);
+  if (shape_expr && shape_expr->kind == EX_LIST) /* numba-cuda's typing takes no list (its simulator does) */
+    return array_decl_refused(L, e, shared, names, 3, a, shape_loc, arena_printf(&L->fe->arena, "%s, not a list",
+                                                                                   shape_rule));
   int64_t dims[8];
   unsigned rank = 0;
   if (is_const_int(&a[0]) && a[0].type->kind == TY_INT) {
@@ -161,12 +260,12 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
   } else if (a[0].kind == FV_TUPLE && a[0].tup.n >= 1) {
     for (unsigned i = 0; i < a[0].tup.n; i++) {
       if (!is_const_int(&a[0].tup.elems[i]) || a[0].tup.elems[i].type->kind != TY_INT)
-        return lw_lerr(L, shape_loc, "the shape of %s must be a constant integer or a tuple of constant integers", fname);
+        return array_decl_refused(L, e, shared, names, 3, a, shape_loc, shape_rule);
       dims[rank++] = a[0].tup.elems[i].c.i;
     }
   } else {
-    return lw_lerr(L, shape_loc, "the shape of %s must be a constant integer or a tuple of constant integers, not %s",
-                   fname, lw_vname(L, &a[0]));
+    return array_decl_refused(L, e, shared, names, 3, a, shape_loc,
+                              arena_printf(&L->fe->arena, "%s, not %s", shape_rule, lw_vname(L, &a[0])));
   }
   at(L, e->loc);
   if (shared && rank == 1 && dims[0] == 0 && a[0].kind == FV_VAL) {

@@ -68,6 +68,19 @@ def test_guvectorize():
     np.testing.assert_allclose(out.copy_to_host(), a @ x)
 
 
+def test_gufunc_called_from_a_kernel_is_an_untyped_global():
+    """A kernel cannot call a gufunc: numba-cuda's words (Untyped global name), located at the call"""
+    @cuda.jit
+    def calls_gufunc(a, x, out):
+        matvec(a, x, out)
+
+    with pytest.raises(errors.TypingError) as e:
+        calls_gufunc[1, 1](np.zeros((2, 2)), np.zeros(2), np.zeros(2))
+    msg = str(e.value)
+    assert "Untyped global name 'matvec' (bound by the embedder): CUDAGUFunc" in msg, msg
+    assert "test_cuda_ufuncs.py:%d:9: error: " % (calls_gufunc.py_func.__code__.co_firstlineno + 2) in msg, msg
+
+
 def test_bad_calls():
     with pytest.raises(TypeError) as e:
         hypot2(np.zeros(3, dtype=np.int8), np.zeros(3, dtype=np.int8))

@@ -707,13 +707,14 @@ def test_values_kernels_cannot_use_are_reported_where_read():
     def reads_tuple(out):
         out[0] = UNUSABLE_TUPLE[0]
 
-    for fn, what in ((reads_list, "a Python list"),
-                     (calls_plain, "a Python function that is not a @cuda.jit device function"),
-                     (reads_tuple, "a tuple holding a Python list")):
+    for fn, name, what in ((reads_list, "UNUSABLE_LIST", "a Python list"),
+                           (calls_plain, "plain_python", "a Python function that is not a @cuda.jit device function"),
+                           (reads_tuple, "UNUSABLE_TUPLE", "a tuple holding a Python list")):
         with pytest.raises(errors.TypingError) as e:
             cuda.jit(fn)[1, 1](np.zeros(1))
         msg = str(e.value)
         assert "test_source.py:" in msg and what in msg and "which kernels cannot use" in msg, msg
+        assert "Untyped global name '%s'" % name in msg, msg  # numba-cuda's words
     assert _source.describe_unusable(len) == "a Python function that is not a @cuda.jit device function (len)"
     assert _source.describe_unusable(int) == "the class int"
 

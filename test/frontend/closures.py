@@ -21,6 +21,7 @@
 # RUN: kfront compile %s -k star --sig 'void(float64[:])' --emit=ptx --arch=sm_90 -o %t.star.ptx
 # RUN: %ptxas -arch=sm_90 %t.star.ptx -o /dev/null
 # RUN: not kfront compile %s -k escapes_nonconst --sig 'void(float64[:], float64)' 2>&1 | FileCheck %s --check-prefix=NONCONST
+# RUN: not kfront compile %s -k escapes_failed_def --sig 'void(float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=FAILEDDEF
 # RUN: not kfront compile %s -k escapes_multidef --sig 'void(float64[:], int64)' 2>&1 | FileCheck %s --check-prefix=MULTIDEF
 # RUN: not kfront compile %s -k free_unbound --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=UNBOUND
 # RUN: not kfront compile %s -k decorated_inner --sig 'void(float64[:])' 2>&1 | FileCheck %s --check-prefix=DECORATED
@@ -130,6 +131,18 @@ def escapes_nonconst(a, s):
     def g(v):
         return v + s
     # NONCONST: closures.py:[[@LINE+1]]:18: error: Cannot capture the non-constant value associated with variable 's' in a function that may escape ('g' is passed to another function)
+    a[0] = apply(g, 1.0)
+
+
+# a captured variable whose definition failed is no constant either: numba-cuda, which checks captures before typing,
+# says so (test_make_function_to_jit_function's test_non_const_in_escapee), after kfront's own error
+@cuda.jit
+def escapes_failed_def(a, n):
+    # FAILEDDEF: closures.py:[[@LINE+1]]:12: error: module 'numpy' has no attribute 'arange' that kfront knows
+    z = np.arange(n)
+    def g(v):
+        return v + z[0]
+    # FAILEDDEF: closures.py:[[@LINE+1]]:18: error: Cannot capture the non-constant value associated with variable 'z' in a function that may escape ('g' is passed to another function)
     a[0] = apply(g, 1.0)
 
 

@@ -125,14 +125,30 @@ def unpack_count(a):
 # RUN: not kfront compile %s -k shared_shape --sig 'void(float32[:], int64)' 2>&1 | FileCheck %s --check-prefix=SHAPE
 @cuda.jit
 def shared_shape(a, n):
-    # SHAPE: diagnostics.py:[[@LINE+1]]:33: error: the shape of cuda.shared.array must be a constant integer or a tuple of constant integers, not int64
+    # SHAPE: diagnostics.py:[[@LINE+4]]:33: error: the shape of cuda.shared.array must be a constant integer or a tuple of constant integers, not int64: No implementation of function Function(<function shared.array>) found for signature:
+    # SHAPE-NEXT: {{^ $}}
+    # SHAPE-NEXT: {{^}} >>> array(shape=int64, dtype=class(float32)){{$}}
+    # SHAPE-NEXT: {{^}}    s = cuda.shared.array(shape=n, dtype=float32){{$}}
     s = cuda.shared.array(shape=n, dtype=float32)
+    # SHAPE-NEXT: {{^}}                                ^{{$}}
+
+
+# numba-cuda's typing takes no list as a shape (its simulator does)
+# RUN: not kfront compile %s -k shared_list_shape --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=LISTSHAPE
+@cuda.jit
+def shared_list_shape(a):
+    # LISTSHAPE: diagnostics.py:[[@LINE+3]]:33: error: the shape of cuda.shared.array must be a constant integer or a tuple of constant integers, not a list: No implementation of function Function(<function shared.array>) found for signature:
+    # LISTSHAPE-NEXT: {{^ $}}
+    # LISTSHAPE-NEXT: {{^}} >>> array(shape=list(int64)<iv=[16, 2]>, dtype=class(float32)){{$}}
+    s = cuda.shared.array(shape=[TPB, 2], dtype=float32)
 
 
 # RUN: not kfront compile %s -k local_shape --sig 'void(float32[:], int64)' 2>&1 | FileCheck %s --check-prefix=LSHAPE
 @cuda.jit
 def local_shape(a, n):
-    # LSHAPE: diagnostics.py:[[@LINE+1]]:26: error: the shape of cuda.local.array must be a constant integer or a tuple of constant integers
+    # LSHAPE: diagnostics.py:[[@LINE+3]]:26: error: the shape of cuda.local.array must be a constant integer or a tuple of constant integers: No implementation of function Function(<function local.array>) found for signature:
+    # LSHAPE-NEXT: {{^ $}}
+    # LSHAPE-NEXT: {{^}} >>> array(Tuple(Literal[int](16), int64), class(float32)){{$}}
     s = cuda.local.array((TPB, n), float32)
 
 
@@ -141,6 +157,13 @@ def local_shape(a, n):
 def dtype(a):
     # DTYPE: diagnostics.py:[[@LINE+1]]:31: error: dtype must be a Numba or NumPy scalar type such as float32, not int64
     s = cuda.shared.array(16, 3)
+
+
+# RUN: not kfront compile %s -k string_dtype --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=STRDTYPE
+@cuda.jit
+def string_dtype(a):
+    # STRDTYPE: diagnostics.py:[[@LINE+1]]:36: error: Invalid NumPy dtype specified: 'int33' (dtype must be a Numba or NumPy scalar type such as float32)
+    s = cuda.local.array(16, dtype="int33")
 
 
 # RUN: not kfront compile %s -k kernel_return --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=KRET

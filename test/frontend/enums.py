@@ -263,7 +263,7 @@ def float_members(a, s):
 
 @cuda.jit
 def heterogeneous(a):
-    # HETERO: enums.py:[[@LINE+1]]:12: error: 'Mixed': Cannot type heterogeneous enum 'Mixed': got value types float64, int64
+    # HETERO: enums.py:[[@LINE+1]]:12: error: Untyped global name 'Mixed': Cannot type heterogeneous enum 'Mixed': got value types float64, int64
     a[0] = Mixed.ONE.value
 
 

@@ -904,14 +904,14 @@ static void test_bad_input(void) {
   kf_binding nothing[] = {CUDA_BINDING, {"f", v_function(1, "missing")}};
   kf_source uses2[2] = {uses, two[1]};
   expect_bad(uses2, 2, nothing, 2, NULL, 0,
-             "uses.py:3:14: error: 'f' (bound by the embedder): no function 'missing' in source 1 (lib.py)");
+             "uses.py:3:14: error: Untyped global name 'f' (bound by the embedder): no function 'missing' in source 1 (lib.py)");
   expect_bad(two, 2, nothing, 2, NULL, 0, "kfront: error: binding 'f': no function 'missing' in source 1 (lib.py)");
   /* an undecorated function of another source is host code */
   kf_binding undecorated[] = {CUDA_BINDING, {"f", v_function(1, "g")}};
   expect_bad(uses2, 2, undecorated, 2, NULL, 0, "uses.py:3:14: error: 'g' is not a device function");
   /* source index out of range */
   kf_binding far[] = {CUDA_BINDING, {"f", v_function(3, "g")}};
-  expect_bad(&uses, 1, far, 2, NULL, 0, "error: 'f' (bound by the embedder): function 'g' of source 3, but there is only 1 source");
+  expect_bad(&uses, 1, far, 2, NULL, 0, "error: Untyped global name 'f' (bound by the embedder): function 'g' of source 3, but there is only 1 source");
   /* a spec naming nothing, a spec out of range, a spec without a name */
   kf_binding cuda[] = {CUDA_BINDING};
   kf_function_spec ghost = {.name = "ghost", .kind = KF_FUNCTION_DEVICE, .opt = -1};
@@ -936,7 +936,7 @@ static void test_bad_input(void) {
   int64_t n2[1] = {2};
   kf_binding wrong_dtype[] = {CUDA_BINDING, {"A", v_array(data, KF_FLOAT32, 1, n2, NULL)}};
   wrong_dtype[1].value.array.dtype = (kf_dtype)99;
-  expect_bad(&usesa, 1, wrong_dtype, 2, NULL, 0, "a.py:3:14: error: 'A' (bound by the embedder): an array of invalid dtype 99");
+  expect_bad(&usesa, 1, wrong_dtype, 2, NULL, 0, "a.py:3:14: error: Untyped global name 'A' (bound by the embedder): an array of invalid dtype 99");
   /* a device array is captured at its address, with its shape and strides (numba-cuda captures the pointer) */
   kf_binding device[] = {CUDA_BINDING, {"A", v_array(data, KF_FLOAT32, 1, n2, NULL)}};
   device[1].value.array.memory = KF_MEMORY_DEVICE;
