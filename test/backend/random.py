@@ -45,7 +45,7 @@ def draw(states, u, z):
 @cuda.jit
 def host_in_kernel(states):
     create_xoroshiro128p_states(4, 1)
-    # HOST: random.py:[[@LINE-1]]:5: error: 'create_xoroshiro128p_states': numba.cuda.random's host function cannot be used in a kernel: call it on the host and pass the states it returns
+    # HOST: random.py:[[@LINE-1]]:5: error: Untyped global name 'create_xoroshiro128p_states': numba.cuda.random's host function cannot be used in a kernel: call it on the host and pass the states it returns
     cuda.random.init_xoroshiro128p_states(states, 1)
     # HOST: random.py:[[@LINE-1]]:17: error: 'numba.cuda.random.init_xoroshiro128p_states': numba.cuda.random's host function cannot be used in a kernel: call it on the host and pass the states it returns
 
