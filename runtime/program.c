@@ -795,10 +795,11 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
       /* a cache entry that cannot be written (out of memory, a failed disk write) is not an error */
       StrBuf payload;
       sb_init(&payload);
-      const Diag *d = rt->diag;
-      unsigned nw = d->nwarnings > before.nwarnings && d->nerrors == before.nerrors ? d->nwarnings - before.nwarnings : 0;
-      size_t wlen = nw && d->text.len > before.len ? d->text.len - before.len : 0;
-      payload_build(&payload, k, pm->ptx, wlen ? d->text.data + before.len : NULL, wlen, nw);
+      StrBuf warned;
+      sb_init(&warned);
+      unsigned nw = diag_warnings_since(rt->diag, &before, &warned);
+      payload_build(&payload, k, pm->ptx, sb_cstr(&warned), warned.len, nw);
+      sb_free(&warned);
       if (!sb_failed(&payload)) rt_cache_put(&rt->cache, &key, sb_cstr(&payload), payload.len);
       sb_free(&payload);
     }

@@ -280,6 +280,16 @@ void diag_replay_warnings(Diag *d, const char *rendered, size_t len, unsigned nw
   unlock_d(d, g, ok);
 }
 
+unsigned diag_warnings_since(Diag *d, const DiagMark *m, StrBuf *out) {
+  MemGuard *g = lock_d(d);
+  unsigned n = d->nwarnings > m->nwarnings && d->nerrors == m->nerrors && d->text.len > m->len
+                   ? d->nwarnings - m->nwarnings : 0;
+  if (n) sb_putn(out, d->text.data + m->len, d->text.len - m->len);
+  bool ok = !out->failed;
+  unlock_d(d, g, true);
+  return ok ? n : 0;
+}
+
 void diag_report(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap) {
   MemGuard *g = lock_d(d);
   bool ok = report_locked(d, level, loc, fmt, ap, g != NULL);

@@ -110,6 +110,9 @@ void diag_warning(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((form
 /* Reports again nwarnings warnings rendered earlier (len bytes of a Diag's text: a cached compile's warnings,
  * given again where the cache stands in for the compile); the callback gets them as one text. */
 void diag_replay_warnings(Diag *d, const char *rendered, size_t len, unsigned nwarnings);
+/* The warnings reported since mark m, when no error was (a compile that succeeded): their rendered text appended to
+ * out (copied under the Diag's lock: other threads may report meanwhile), their count returned; 0 when none. */
+unsigned diag_warnings_since(Diag *d, const DiagMark *m, StrBuf *out);
 void diag_note(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_report(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap);
 static inline unsigned diag_errors(const Diag *d) { return d->nerrors; }

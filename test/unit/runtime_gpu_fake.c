@@ -5,7 +5,8 @@
  * host arrays copied in and back with their temporaries freed, the __kf_error record read after the launch,
  * turned into the located IndexError, reset, and a launch after it working; the kernel's own thread limit,
  * dynamic shared memory opt-in, asynchronous launches reporting at synchronisation, a kernel loaded from
- * a disk-cache entry without compiling anything (its launch plan restored), and a grid_stride kernel
+ * a disk-cache entry without compiling anything (its launch plan restored; a compile's warnings given again by a
+ * later hit), and a grid_stride kernel
  * launched on a smaller 1-D grid (SMs x occupancy) with the user's grid dims as 3 trailing parameters; a
  * cooperative kernel (a grid barrier) launched through cuLaunchCooperativeKernel after its grid is checked to
  * fit (SMs x occupancy), refused when it does not or when the driver lacks the entry point; and the host side
@@ -629,6 +630,47 @@ static void test_disk_cache_hit(void) {
   CHECK(system(cmd) == 0);
 }
 
+/* A compile's warnings are kept in its disk-cache entry and given again by the hit a fresh runtime takes. */
+static void test_disk_cache_keeps_warnings(void) {
+  char dir[] = "/tmp/kfront-gpu-fake-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  const char *source = "from numba import cuda\n"
+                       "@cuda.jit\n"
+                       "def warned(a, n):\n"
+                       "    if n > 0:\n"
+                       "        c = 1.0\n"
+                       "        a[0] = c\n"
+                       "    else:\n"
+                       "        a[0] = c\n";
+  double out[1] = {0};
+  int64_t n1[1] = {1};
+  kf_arg args[2] = {array_arg(out, KF_FLOAT64, 1, n1, 'C'), kf_arg_int(KF_INT64, 1)};
+  for (int round = 0; round < 2; round++) {
+    kf_context *ctx = kf_context_create();
+    kf_runtime_options o;
+    kf_runtime_options_init(&o);
+    o.mode = KF_RUNTIME_GPU;
+    o.cache_dir = dir;
+    o.backend = KF_BACKEND_LLVM;
+    kf_runtime *rt = NULL;
+    kf_program *p = NULL;
+    kf_kernel *k = NULL;
+    CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
+    CHECK(kf_program_create(rt, "w.py", source, strlen(source), NULL, &p) == KF_OK);
+    CHECK(kf_program_get_kernel(p, "warned", args, 2, &k) == KF_OK && k);
+    CHECK_CONTAINS(kf_context_diagnostics(ctx), "w.py:8:16: warning: Detected uninitialized variable c");
+    kf_runtime_stats st;
+    kf_runtime_get_stats(rt, &st);
+    CHECK(round == 0 ? st.compiles >= 1 && st.cache_disk_hits == 0 : st.cache_disk_hits == 1 && st.compiles == 0);
+    kf_program_destroy(p);
+    kf_runtime_destroy(rt);
+    kf_context_destroy(ctx);
+  }
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+}
+
 /* An entry another user could have planted is never a hit: a valid entry in a cache directory group and others
  * can write is not read (the runtime warns and compiles — here the compiler fails, the source is not Python),
  * nor one reached through a symlink from a private directory. */
@@ -1061,6 +1103,7 @@ int main(void) {
   test_grid_stride();
   test_cooperative();
   test_disk_cache_hit();
+  test_disk_cache_keeps_warnings();
   test_disk_cache_refused();
   rt_cuda_install(NULL);
   return test_result("runtime_gpu_fake");
