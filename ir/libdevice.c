@@ -76,28 +76,8 @@ static uint64_t int_float_bits(uint64_t mag, bool neg, unsigned frac, unsigned m
 }
 static uint64_t magnitude(int64_t v) { return v < 0 ? 0 - (uint64_t)v : (uint64_t)v; }
 
-static float f32_of_bits(uint32_t b) {
-  float f;
-  memcpy(&f, &b, 4);
-  return f;
-}
-static uint32_t bits_of_f32(float f) {
-  uint32_t b;
-  memcpy(&b, &f, 4);
-  return b;
-}
-static uint64_t bits_of_f64(double d) {
-  uint64_t b;
-  memcpy(&b, &d, 8);
-  return b;
-}
-static double f64_of_bits(uint64_t b) {
-  double d;
-  memcpy(&d, &b, 8);
-  return d;
-}
 /* a double (exact or rounded to odd) to float32 by a SemRound mode */
-static float to_f32(double d, unsigned mode) { return f32_of_bits(sem_round_bits(d, SEM_FMT_F32, mode)); }
+static float to_f32(double d, unsigned mode) { return sem_bits_to_f32(sem_round_bits(d, SEM_FMT_F32, mode)); }
 /* a float rounded to an integer by mode, then to an integer of `bits` bits saturating (NaN 0), as cvt.rni ... */
 /* libdevice's conversions are PTX's cvt.rXi, whose NaN result the H200 showed: 0 from a float32 to a 32-bit integer
  * (to_int_f32), else the bit pattern 1 << (bits - 1) whatever the signedness (INT_MIN; 0x80000000 as a uint32).
@@ -244,13 +224,13 @@ EV(usad) {
 }
 
 /* bits */
-EV(double2hiint) { r[0].i = (int32_t)(bits_of_f64(x[0].d) >> 32); }
-EV(double2loint) { r[0].i = (int32_t)(uint32_t)bits_of_f64(x[0].d); }
-EV(hiloint2double) { r[0].d = f64_of_bits(((uint64_t)u32(x, 0) << 32) | u32(x, 1)); }
-EV(double_as_longlong) { r[0].i = (int64_t)bits_of_f64(x[0].d); }
-EV(longlong_as_double) { r[0].d = f64_of_bits(x[0].u); }
-EV(float_as_int) { r[0].i = (int32_t)bits_of_f32(x[0].f); }
-EV(int_as_float) { r[0].f = f32_of_bits(u32(x, 0)); }
+EV(double2hiint) { r[0].i = (int32_t)(sem_f64_to_bits(x[0].d) >> 32); }
+EV(double2loint) { r[0].i = (int32_t)(uint32_t)sem_f64_to_bits(x[0].d); }
+EV(hiloint2double) { r[0].d = sem_bits_to_f64(((uint64_t)u32(x, 0) << 32) | u32(x, 1)); }
+EV(double_as_longlong) { r[0].i = (int64_t)sem_f64_to_bits(x[0].d); }
+EV(longlong_as_double) { r[0].d = sem_bits_to_f64(x[0].u); }
+EV(float_as_int) { r[0].i = (int32_t)sem_f32_to_bits(x[0].f); }
+EV(int_as_float) { r[0].f = sem_bits_to_f32(u32(x, 0)); }
 /* cvt.rn.f16.f32: a NaN becomes the canonical 0x7fff on the GPU (not the quiet NaN 0x7e00 of sem_f16_bits) */
 EV(float2half_rn) { r[0].i = isnan(x[0].f) ? 0x7fff : (int16_t)sem_f16_bits(x[0].f); }
 EV(half2float) { r[0].f = (float)sem_f16_value((uint16_t)x[0].u); }
@@ -287,10 +267,10 @@ MODES(float2ll, r[0].i = to_int(x[0].f, m, 64, true))
 MODES(float2ull, r[0].i = to_int(x[0].f, m, 64, false))
 MODES(int2float, r[0].f = to_f32((double)i32(x, 0), m))
 MODES(uint2float, r[0].f = to_f32((double)u32(x, 0), m))
-MODES(ll2float, r[0].f = f32_of_bits((uint32_t)int_float_bits(magnitude(x[0].i), x[0].i < 0, 23, m)))
-MODES(ull2float, r[0].f = f32_of_bits((uint32_t)int_float_bits(x[0].u, false, 23, m)))
-MODES(ll2double, r[0].d = f64_of_bits(int_float_bits(magnitude(x[0].i), x[0].i < 0, 52, m)))
-MODES(ull2double, r[0].d = f64_of_bits(int_float_bits(x[0].u, false, 52, m)))
+MODES(ll2float, r[0].f = sem_bits_to_f32((uint32_t)int_float_bits(magnitude(x[0].i), x[0].i < 0, 23, m)))
+MODES(ull2float, r[0].f = sem_bits_to_f32((uint32_t)int_float_bits(x[0].u, false, 23, m)))
+MODES(ll2double, r[0].d = sem_bits_to_f64(int_float_bits(magnitude(x[0].i), x[0].i < 0, 52, m)))
+MODES(ull2double, r[0].d = sem_bits_to_f64(int_float_bits(x[0].u, false, 52, m)))
 EV(int2double_rn) { r[0].d = (double)i32(x, 0); }
 EV(uint2double_rn) { r[0].d = (double)u32(x, 0); }
 

@@ -474,27 +474,6 @@ static bool eval_bitcast(const SemSig *s, const SemVal *x, SemVal *r) {
 
 /* ---- FP8 (cuda_fp8.h) ---------------------------------------------------------------------------------------- */
 
-static uint64_t double_bits(double x) {
-  uint64_t b;
-  memcpy(&b, &x, 8);
-  return b;
-}
-static uint32_t float_bits(float x) {
-  uint32_t b;
-  memcpy(&b, &x, 4);
-  return b;
-}
-static float bits_float(uint32_t b) {
-  float x;
-  memcpy(&x, &b, 4);
-  return x;
-}
-static double bits_double(uint64_t b) {
-  double x;
-  memcpy(&x, &b, 8);
-  return x;
-}
-
 /* |x| rounded to nearest even in a format of mbits fraction bits whose normal exponents start at emin: scaled by
  * the power of two of its last place, which is exact, and rounded by rint (the host's default mode: to nearest
  * even). Then encoded with exponent bias bias; *over when the result is above maxv. */
@@ -514,7 +493,7 @@ static unsigned fp8_round_magnitude(double a, int mbits, int emin, int bias, dou
 
 uint8_t sem_fp8_from_double(double x, TyStorage f, bool satfinite, bool nan_payload) {
   bool e4m3 = f == TS_E4M3;
-  uint64_t b = double_bits(x);
+  uint64_t b = sem_f64_to_bits(x);
   uint8_t sign = (uint8_t)(b >> 63 << 7);
   if (isnan(x)) {
     if (!nan_payload) return 0x7f;
@@ -536,7 +515,7 @@ uint8_t sem_e8m0_from_bf16_bits(uint16_t b, bool satfinite, bool ru) {
 }
 
 uint8_t sem_e8m0_from_float(float x, bool satfinite, bool ru) {
-  uint32_t u = float_bits(x);
+  uint32_t u = sem_f32_to_bits(x);
   uint16_t h;
   if (!ru) {
     h = isnan(x) ? 0x7fff : (uint16_t)(u >> 16);
@@ -550,11 +529,11 @@ uint8_t sem_e8m0_from_float(float x, bool satfinite, bool ru) {
 uint8_t sem_e8m0_from_double(double x, bool satfinite, bool ru) {
   float f = (float)x; /* to nearest, subnormals kept */
   double d = (double)f;
-  uint32_t u = float_bits(f);
+  uint32_t u = sem_f32_to_bits(f);
   bool not_nan = (uint32_t)(u << 1) <= 0xff000000u;
   if ((x > 0 && d > x) || (x < 0 && d < x)) u--;
   if (d != x && not_nan) u |= 1;
-  return sem_e8m0_from_float(bits_float(u), satfinite, ru);
+  return sem_e8m0_from_float(sem_bits_to_f32(u), satfinite, ru);
 }
 
 uint16_t sem_fp8_to_f16_bits(uint8_t b, TyStorage f) {
@@ -605,7 +584,7 @@ static bool eval_from_fp8(const SemSig *s, const SemVal *x, SemVal *r) {
       r->f = sem_bf16_value(h);
       return true;
     }
-    v = bits_float((uint32_t)h << 16);
+    v = sem_bits_to_f32((uint32_t)h << 16);
   } else {
     uint16_t h = sem_fp8_to_f16_bits(b, f);
     if (t.bits == 16 && !t.bf) {
@@ -613,13 +592,13 @@ static bool eval_from_fp8(const SemSig *s, const SemVal *x, SemVal *r) {
       r->f = (float)sem_f16_value(h);
       return true;
     }
-    v = (h & 0x7fffu) > 0x7c00u ? bits_float(0x7fffffffu) : (float)sem_f16_value(h);
+    v = (h & 0x7fffu) > 0x7c00u ? sem_bits_to_f32(0x7fffffffu) : (float)sem_f16_value(h);
   }
   r->u = 0;
   if (t.bits == 64) { /* widened bit by bit: a NaN keeps its payload (cvt.f64.f32), whatever the host's conversion */
     uint32_t u;
     memcpy(&u, &v, 4);
-    r->d = isnan(v) ? bits_double(((uint64_t)(u >> 31) << 63) | (0x7ffull << 52) | ((uint64_t)(u & 0x7fffffu) << 29))
+    r->d = isnan(v) ? sem_bits_to_f64(((uint64_t)(u >> 31) << 63) | (0x7ffull << 52) | ((uint64_t)(u & 0x7fffffu) << 29))
                     : (double)v;
   }
   else if (t.bits == 32) r->f = v;

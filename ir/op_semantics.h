@@ -227,6 +227,27 @@ typedef struct SemFormat {
  * (0x7e00), bfloat16 and f32 the canonical NaN (0x7fff, 0x7fffffff) as PTX's cvt writes them. x must be the exact
  * value or one rounded to odd with at least mbits + 3 bits (sem_int_to_double). */
 uint32_t sem_round_bits(double x, SemFormat f, unsigned mode);
+/* The bits of a float32 / float64 and back (NaN payloads kept). */
+static inline uint32_t sem_f32_to_bits(float x) {
+  uint32_t b;
+  memcpy(&b, &x, 4);
+  return b;
+}
+static inline float sem_bits_to_f32(uint32_t b) {
+  float x;
+  memcpy(&x, &b, 4);
+  return x;
+}
+static inline uint64_t sem_f64_to_bits(double x) {
+  uint64_t b;
+  memcpy(&b, &x, 8);
+  return b;
+}
+static inline double sem_bits_to_f64(uint64_t b) {
+  double x;
+  memcpy(&x, &b, 8);
+  return x;
+}
 /* binary16: x rounded to the nearest (ties to even; beyond the largest finite value to infinity; NaN stays a
  * quiet NaN), and a binary16 value exactly. */
 static inline uint16_t sem_f16_bits(double x) { return (uint16_t)sem_round_bits(x, SEM_FMT_F16, SEM_RN); }
