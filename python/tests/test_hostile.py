@@ -660,8 +660,8 @@ SIMULATOR_ONLY = {
     "recursion past the call depth", "static shared array of 8 MiB", "local array of 2**40 elements",
     "static plus dynamic shared over the limit",
 }
-_ON_GPU = pytest.mark.skipif(not config.ENABLE_CUDASIM, reason="the simulator's own check: on a GPU it faults the "
-                             "context or spins (see SIMULATOR_ONLY)")
+_ON_GPU = pytest.mark.simulator_only("the simulator's own check: on a GPU it faults the context or spins (see "
+                                     "SIMULATOR_ONLY)")
 
 
 @pytest.mark.parametrize("fn, exc, words", [pytest.param(f, e, w, id=name, marks=[_ON_GPU] if name in SIMULATOR_ONLY
