@@ -107,6 +107,13 @@ kf_status kf_cuda_library_find(kf_cuda_library which, kf_cuda_library_info *out)
   return out->path ? KF_OK : KF_ERROR_NOT_FOUND;
 }
 
+kf_status kf_link_kind_of(const char *name, kf_link_kind *out) {
+  BeLinkKind k;
+  if (!name || !out || !be_link_kind_of(name, &k)) return KF_ERROR_INVALID_INPUT;
+  *out = (kf_link_kind)k;
+  return KF_OK;
+}
+
 kf_status kf_nvrtc_compile(kf_context *ctx, const char *name, const char *src, size_t len,
                            const kf_nvrtc_options *opts, char **out, size_t *out_len) {
   API_CONTEXT(ctx);

@@ -152,8 +152,11 @@ bool be_jitlink_load(Diag *diag);
 /* The sm_XY NVRTC compiles for (90 for sm_90), ascending, at most cap of them in archs (*n how many); false,
  * reported, when NVRTC is missing or cannot say. */
 bool be_nvrtc_supported_archs(int *archs, unsigned cap, unsigned *n, Diag *diag);
-/* The kind of a link input by its file name's extension (.cu .ptx .cubin .fatbin .ltoir .o .a); false if none. */
+/* The kind of a link input by its file name's extension (.cu .ptx .cubin .fatbin .ltoir .o .a; the extension
+ * alone is such a name); false if none. */
 bool be_link_kind_of(const char *name, BeLinkKind *kind);
+/* The file-name extension of a kind (".cu"); NULL for none. */
+const char *be_link_kind_extension(BeLinkKind kind);
 const char *be_link_kind_name(BeLinkKind kind);
 /* A CUDA C/C++ source compiled with NVRTC to PTX text or (lto) LTO-IR bytes, appended to out. NVRTC's errors and
  * warnings are located diagnostics at the source's own lines. */

@@ -258,12 +258,18 @@ bool be_link_kind_of(const char *name, BeLinkKind *kind) {
   size_t n = strlen(name);
   for (size_t i = 0; i < sizeof extensions / sizeof extensions[0]; i++) {
     size_t e = strlen(extensions[i].ext);
-    if (n > e && strcmp(name + n - e, extensions[i].ext) == 0) {
+    if (n >= e && strcmp(name + n - e, extensions[i].ext) == 0) {
       *kind = extensions[i].kind;
       return true;
     }
   }
   return false;
+}
+
+const char *be_link_kind_extension(BeLinkKind kind) {
+  for (size_t i = 0; i < sizeof extensions / sizeof extensions[0]; i++)
+    if (extensions[i].kind == kind) return extensions[i].ext;
+  return NULL;
 }
 
 const char *be_link_kind_name(BeLinkKind kind) {

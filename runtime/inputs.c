@@ -5,6 +5,7 @@
  * fe_options_key is the frontend: it runs under a guard (utils/mem.h); the copy checks its allocations. */
 #include <string.h>
 
+#include "backend/backend.h"
 #include "frontend/compile.h"
 #include "runtime/rt.h"
 #include "runtime/runtime.h"
@@ -123,17 +124,19 @@ static bool copy_all(RtInputs *in, const kf_source *extra, unsigned nextra, cons
   return true;
 }
 
-const char *rt_link_kind_extension(kf_link_kind kind) {
-  static const char *const ext[] = {".cu", ".ptx", ".cubin", ".fatbin", ".ltoir", ".o", ".a"};
-  return (unsigned)kind < sizeof ext / sizeof *ext ? ext[kind] : NULL;
-}
+/* kfront.h's link kinds are the backend's (runtime/program.c hands them to be_link as they are) */
+_Static_assert((int)KF_LINK_CU == (int)BE_LINK_CU && (int)KF_LINK_PTX == (int)BE_LINK_PTX &&
+                   (int)KF_LINK_CUBIN == (int)BE_LINK_CUBIN && (int)KF_LINK_FATBIN == (int)BE_LINK_FATBIN &&
+                   (int)KF_LINK_LTOIR == (int)BE_LINK_LTOIR && (int)KF_LINK_OBJECT == (int)BE_LINK_OBJECT &&
+                   (int)KF_LINK_LIBRARY == (int)BE_LINK_LIBRARY,
+               "kf_link_kind and BeLinkKind differ");
 
 bool rt_links_key(const kf_compile_options *o, StrBuf *b) {
   if ((o->nlinks && !o->links) || (o->ninclude_dirs && !o->include_dirs)) return false;
   static const char hex[] = "0123456789abcdef";
   for (unsigned i = 0; i < o->nlinks; i++) {
     const kf_link_input *l = &o->links[i];
-    const char *ext = rt_link_kind_extension(l->kind);
+    const char *ext = be_link_kind_extension((BeLinkKind)l->kind);
     if (!ext || !l->name || (l->len && !l->data)) return false;
     unsigned char digest[32];
     sha256(l->len ? l->data : "", l->len, digest);

@@ -326,8 +326,7 @@ void rt_inputs_free(RtInputs *in);
  * (kf_compile_options_key's last lines); false when they cannot be read (a NULL name, or data with a length, a kind
  * out of range, a NULL folder). */
 bool rt_links_key(const kf_compile_options *o, StrBuf *b);
-/* The file-name extension of a link kind (".cu"); NULL out of range. */
-const char *rt_link_kind_extension(kf_link_kind kind);
+
 
 /* ---- runtime/program.c ----------------------------------------------------------------------- */
 

@@ -353,6 +353,9 @@ typedef enum kf_link_kind {
   KF_LINK_OBJECT,   /* .o: a host object holding device code */
   KF_LINK_LIBRARY,  /* .a: an archive of them */
 } kf_link_kind;
+/* The kind of a link input by its file name's extension, or by the extension alone (".cu", "kernels.ptx");
+ * KF_ERROR_INVALID_INPUT for a name with none of them. */
+KF_API kf_status kf_link_kind_of(const char *name, kf_link_kind *out);
 typedef struct kf_link_input {
   kf_link_kind kind;
   const char *name;  /* its file name: NVRTC's errors are located in it */

@@ -174,7 +174,6 @@ static void inputs_free(Inputs *in) {
 /* links: (extension, name, bytes) tuples (kfront.cuda.linking.link_input's), extension one of ".cu" ".ptx" ".cubin"
  * ".fatbin" ".ltoir" ".o" ".a"; include_dirs: folders (str); NULL: none. Into in->opts' links and include_dirs. */
 static int links_read(Inputs *in, PyObject *links, PyObject *include_dirs) {
-  static const char *const ext[] = {".cu", ".ptx", ".cubin", ".fatbin", ".ltoir", ".o", ".a"};
   PyObject *l = links ? PySequence_Tuple(links) : PyTuple_New(0);
   PyObject *d = !l ? NULL : include_dirs ? PySequence_Tuple(include_dirs) : PyTuple_New(0);
   in->keep_links = d ? PyTuple_Pack(2, l, d) : NULL;
@@ -191,16 +190,15 @@ static int links_read(Inputs *in, PyObject *links, PyObject *include_dirs) {
       PyErr_SetString(PyExc_TypeError, "a link input must be an (extension, name, bytes) tuple");
       return -1;
     }
-    const char *kind = utf8(PyTuple_GetItem(t, 0), NULL, "a link input's extension");
-    if (!kind) return -1;
-    unsigned k = 0;
-    while (k < sizeof ext / sizeof *ext && strcmp(ext[k], kind) != 0) k++;
-    if (k == sizeof ext / sizeof *ext) {
-      PyErr_Format(PyExc_ValueError, "Don't know how to link file with extension %s", kind);
+    const char *ext = utf8(PyTuple_GetItem(t, 0), NULL, "a link input's extension");
+    if (!ext) return -1;
+    kf_link_kind kind;
+    if (kf_link_kind_of(ext, &kind) != KF_OK) {
+      PyErr_Format(PyExc_ValueError, "Don't know how to link file with extension %s", ext);
       return -1;
     }
     PyObject *data = PyTuple_GetItem(t, 2);
-    lv[i] = (kf_link_input){(kf_link_kind)k, utf8(PyTuple_GetItem(t, 1), NULL, "a link input's name"),
+    lv[i] = (kf_link_input){kind, utf8(PyTuple_GetItem(t, 1), NULL, "a link input's name"),
                             PyBytes_AsString(data), (size_t)PyBytes_Size(data)};
     if (!lv[i].name) return -1;
   }

@@ -364,6 +364,11 @@ static void test_key(void) {
   CHECK(kf_compile_options_key(&o1, &bad_link) == KF_ERROR_INVALID_INPUT && bad_link == NULL);
   kf_free(kl1);
   kf_free(kl2);
+  kf_link_kind lk;
+  CHECK(kf_link_kind_of(".cu", &lk) == KF_OK && lk == KF_LINK_CU);
+  CHECK(kf_link_kind_of("lib/k.ltoir", &lk) == KF_OK && lk == KF_LINK_LTOIR);
+  CHECK(kf_link_kind_of("libfoo.a", &lk) == KF_OK && lk == KF_LINK_LIBRARY);
+  CHECK(kf_link_kind_of("notes.txt", &lk) == KF_ERROR_INVALID_INPUT);
   o1.links = NULL;
   o1.nlinks = o1.ninclude_dirs = 0;
   o1.include_dirs = NULL;
