@@ -120,7 +120,7 @@ typedef struct Tile {
   Op *members[TS_MAX_MEMBERS];
   int64_t moff[TS_MAX_MEMBERS][TS_MAX_RANK];
   int64_t lo[TS_MAX_RANK];
-  Affine form[TS_MAX_RANK];   /* halo: member 0's index forms */
+  Affine form[TS_MAX_RANK];   /* the index forms (halo: member 0's): what the tile loads compute */
   unsigned tdim;              /* wide: the index that moves with threadIdx */
   int64_t f;                  /* wide: the blocks along it (rx or ry) */
 } Tile;
@@ -268,9 +268,10 @@ static bool callee_writes(Op *callee, Op *call, void *user) {
 }
 
 /* Classifies index i of load as moving with one variable; false when it cannot be tiled. */
-static bool classify_index(Ts *t, Value *idx, int *var) {
+static bool classify_index(Ts *t, Value *idx, int *var, Affine *form) {
   Affine f;
   if (!affine_of(t->ra, idx, &f)) return fail(t, "an index is not affine (or may wrap around)");
+  *form = f;
   Value *iv = t->loop->regions[0].first->args[0];
   *var = VAR_NONE;
   for (unsigned k = 0; k < f.n; k++) {
@@ -321,7 +322,7 @@ static bool find_loads(Op *op, void *user) {
   range_assume_context(t->ra, op);
   bool ok = true, used[3] = {false, false, false};
   for (unsigned i = 0; i < tl.rank && ok; i++) {
-    ok = classify_index(t, op_operand(op, 1 + i), &tl.var[i]);
+    ok = classify_index(t, op_operand(op, 1 + i), &tl.var[i], &tl.form[i]);
     if (ok && tl.var[i] != VAR_NONE) {
       if (used[tl.var[i]]) ok = fail(t, "two indices move with the same variable");
       used[tl.var[i]] = true;
@@ -633,12 +634,15 @@ static Value *substitute(Ts *t, IrBuilder *b, Value *v, Value *const tid[2], Val
   bool inside = d ? ir_op_is_ancestor(scope, d) : ir_block_parent_op(v->block) == scope;
   if (!inside && affine_is_invariant(v) && !((bid[0] || bid[1]) && uses_block_id(v, 3, 0))) return v;
   if (!d || d->nregions || !op_has(d, OPT_PURE)) return NULL; /* affine_of would have refused it */
-  Value *ops[4];
-  if (d->noperands > 4) return NULL;
-  for (unsigned i = 0; i < d->noperands; i++)
-    if (!(ops[i] = substitute(t, b, op_operand(d, i), tid, bid, k, memo))) return NULL;
   PtrMap map = {0};
-  for (unsigned i = 0; i < d->noperands; i++) ptrmap_put(&map, op_operand(d, i), ops[i]);
+  for (unsigned i = 0; i < d->noperands; i++) {
+    Value *x = substitute(t, b, op_operand(d, i), tid, bid, k, memo);
+    if (!x) {
+      ptrmap_free(&map);
+      return NULL;
+    }
+    ptrmap_put(&map, op_operand(d, i), x);
+  }
   Op *c = ir_op_clone(t->m, d, &map);
   ptrmap_free(&map);
   ib_insert(b, c);
@@ -718,13 +722,41 @@ static Value *affine_rest(Ts *t, IrBuilder *b, const Affine *f, PtrMap *memo) {
   return sum;
 }
 
-/* The tile's element at coord for the tile starting at k0: A at the index the original load computes with
- * threadIdx and L's variable replaced by the coordinate's (and blockIdx, under register blocking, by that of
- * the block the coordinate falls in: bidbase, the first block's), or 0 where that index is outside A or
- * where `valid` (when given) is false: never a failed check. A halo tile's element: rebuilt from member 0's
- * affine form, its terms but threadIdx's plus lo + the coordinate (exact: the affine analysis proved each
- * member's index is those terms + threadIdx + its offset, with no wrap-around, for every thread that reads
- * it; the index computation itself may hold selects that only the guard decides, so it is not reused). */
+/* The i64 value of the affine form f with threadIdx (tid[d]: i32 values, NULL: 0), L's variable (k) and, under
+ * register blocking, blockIdx (bid[d], NULL: the block's own) replaced. Exact: the affine analysis proved the
+ * index is this sum with no wrap-around for every thread that reads it. The index computation itself is not
+ * cloned: it may hold selects that only the ranges at the load decide, and values (loads before L) that
+ * cannot be recomputed for another thread's coordinate. */
+static Value *affine_value(Ts *t, IrBuilder *b, const Affine *f, Value *const tid[2], Value *const bid[2], Value *k,
+                           PtrMap *memo) {
+  Type *i64 = ty_i64(t->m->ctx);
+  Value *sum = c64(b, f->c);
+  for (unsigned i = 0; i < f->n; i++) {
+    const AffTerm *x = &f->t[i];
+    Value *v;
+    switch (x->kind) {
+    case AFF_TID: v = x->dim < 2 && tid[x->dim] ? ib_cast(b, tid[x->dim], i64) : c64(b, 0); break;
+    case AFF_BBASE: {
+      Value *id = x->dim < 2 && bid[x->dim] ? bid[x->dim] : ib_gpu_id(b, OP_BLOCK_ID, x->dim);
+      v = ib_binary(b, OP_MULI, ib_cast(b, id, i64), ib_cast(b, ib_gpu_id(b, OP_BLOCK_DIM, x->dim), i64));
+      break;
+    }
+    case AFF_IV: v = k; break; /* (classify_index: only L's variable) */
+    default: v = ib_cast(b, substitute(t, b, x->v, tid, bid, k, memo), i64); break; /* AFF_SYM: invariant */
+    }
+    if (x->coef != 1) v = ib_binary(b, OP_MULI, v, c64(b, x->coef));
+    sum = ib_binary(b, OP_ADDI, sum, v);
+  }
+  return sum;
+}
+
+/* The tile's element at coord for the tile starting at k0: A at the index the original load computes (its
+ * affine form: affine_value) with threadIdx and L's variable replaced by the coordinate's (and blockIdx, under
+ * register blocking, by that of the block the coordinate falls in: bidbase, the first block's), or 0 where that
+ * index is outside A or where `valid` (when given) is false: never a failed check. A halo tile's element:
+ * rebuilt from member 0's affine form, its terms but threadIdx's plus lo + the coordinate (exact: the affine
+ * analysis proved each member's index is those terms + threadIdx + its offset, with no wrap-around, for every
+ * thread that reads it). */
 static Value *tile_value(Ts *t, IrBuilder *b, const Tile *tl, Value *const coord[], Value *k0, Value *const bidbase[2],
                          Value *valid) {
   Value *tid[2] = {NULL, NULL}, *bid[2] = {NULL, NULL}, *k = NULL;
@@ -752,7 +784,7 @@ static Value *tile_value(Ts *t, IrBuilder *b, const Tile *tl, Value *const coord
       Value *at = ib_binary(b, OP_ADDI, coord[d], c64(b, tl->lo[d]));
       gidx[d] = ib_binary(b, OP_ADDI, rest, at);
     } else {
-      gidx[d] = substitute(t, b, tl->idx[d], tid, bid, k, &memo);
+      gidx[d] = affine_value(t, b, &tl->form[d], tid, bid, k, &memo);
     }
     Value *n = ib_dim(b, tl->array, d);
     Value *zero = c64(b, 0);

@@ -132,9 +132,6 @@ def test_inner_loop_value_after_a_jump(form):
     assert out[0] == 3     # the oracle's output (kfront had stored 0, 1 and 1)
 
 
-@pytest.mark.xfail(strict=True, reason="difftest finding 4: the IR after pass 'tile-shared' does not verify "
-                                       "('arith.cmpi' op operand #0 is null) for a loop reading an array through an "
-                                       "index it read from that array, after a shared-array fill and barriers")
 def test_tile_shared_loop_of_indirect_reads():
     @cuda.jit
     def k(out, a):
@@ -155,3 +152,30 @@ def test_tile_shared_loop_of_indirect_reads():
     out = np.zeros((4, 5), np.int64)
     k[4, 1](out, np.array([5, 1, 7, 2, 9, 4, 6, 8], np.int16))
     assert out.tolist() == [[7, 1, 1, 7, 5]] * 4     # the oracle's output
+
+
+def test_tile_shared_loop_of_indirect_reads_tiled_variant():
+    # Finding 4 at the block shape tile-shared chose, (16, 16), so that its tiled variant runs: the tile loads
+    # compute the index from its affine form (j is always i: the ranges decide the select), not by cloning the
+    # index computation, which reaches v25, a value loaded before the loop that cannot be recomputed.
+    @cuda.jit
+    def k(out, a):
+        sh = cuda.shared.array((16, 16), np.float64)
+        ssum = cuda.shared.array(1, np.int64)
+        if cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0:
+            ssum[0] = 0
+        cuda.syncthreads()
+        sh[cuda.threadIdx.y, cuda.threadIdx.x] = np.float64(0.0)
+        cuda.atomic.add(ssum, 0, np.int64(-100))
+        cuda.syncthreads()
+        v25 = np.uint32((np.int64((np.int16(3) + (a[np.int64(0)] & np.int16(3)))) % np.int64(1048577)))
+        for i in range(5):
+            j = np.int64(i) if (np.int64(-100) <= v25) else np.int64(3)
+            v = min(max(np.int64((np.int16(0) + a[np.int64((a[j] % np.int16(3)))])), np.int64(0)), np.int64(32))
+            out[cuda.blockIdx.x, i] = v
+
+    a = np.array([5, 1, 7, 2, 9, 4, 6, 8], np.int16)
+    for block in (1, (16, 16)):
+        out = np.zeros((4, 5), np.int64)
+        k[4, block](out, a)
+        assert out.tolist() == [[7, 1, 1, 7, 5]] * 4, block
