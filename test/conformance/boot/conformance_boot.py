@@ -38,6 +38,12 @@ NUMBA_MODE = None    # kfront target: "cuda-only" (numba beside kfront's numba.c
 REAL_NUMBA = None    # whether `numba` (not numba.cuda) is numba itself
 
 
+# numba-cuda's compiler internals that test modules import at module level (shim/numba_internals.py: placeholders
+# that refuse every use, so that the module's other tests run; served under target kfront only).
+NUMBA_INTERNALS = ("numba.cuda.core.controlflow", "numba.cuda.core.bytecode", "numba.cuda.core.callconv",
+                   "numba.cuda.core.rewrites")
+
+
 def _is_cuda_name(name):
     return name == "numba.cuda" or name.startswith("numba.cuda.")
 
@@ -69,6 +75,13 @@ def _shim_modules(tests_dir):
     served = _tests_package(os.path.join(SHIM_DIR, "tests_init.py"), tests_dir)
     served["numba.cuda.testing"] = (os.path.join(SHIM_DIR, "testing.py"), None)
     served["numba.cuda.tests.support"] = (os.path.join(SHIM_DIR, "support.py"), None)
+    return served
+
+
+def _kfront_modules(tests_dir):
+    served = _shim_modules(tests_dir)
+    for internal in NUMBA_INTERNALS:
+        served[internal] = (os.path.join(SHIM_DIR, "numba_internals.py"), None)
     return served
 
 
@@ -107,7 +120,7 @@ def install(target=None, tests_dir=None):
                                 "(run test/conformance/conformance.py prepare)" % tests_dir)
     if target == "kfront":
         _install_kfront()
-        served = _shim_modules(tests_dir)
+        served = _kfront_modules(tests_dir)
     else:
         REAL_NUMBA = True
         if target == "numba-cuda":
