@@ -1060,15 +1060,18 @@ static PyObject *Kernel_get_params(PyObject *o, void *c) {
 static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
   static char *names[] = {"sources", "bindings", "functions", "kernels", "signatures", "emit", "bounds_check",
-                          "pipeline", "arch", "opt", "fastmath", "lineinfo", "backend", "symbol", NULL};
+                          "pipeline", "arch", "opt", "fastmath", "lineinfo", "backend", "symbol", "arch_feature",
+                          NULL};
   PyObject *sources, *bindings, *functions, *kernels, *signatures;
-  const char *emit = "ptx", *pipeline = NULL, *backend = "nvvm", *symbol = NULL;
+  const char *emit = "ptx", *pipeline = NULL, *backend = "nvvm", *symbol = NULL, *feature = "";
   int bounds_check = 1, fastmath = 0, lineinfo = 0, opt = 3;
   unsigned arch = 90;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|spzIippzz", names, &sources, &bindings, &functions, &kernels,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|spzIippzzs", names, &sources, &bindings, &functions, &kernels,
                                    &signatures, &emit, &bounds_check, &pipeline, &arch, &opt, &fastmath, &lineinfo,
-                                   &backend, &symbol))
+                                   &backend, &symbol, &feature))
     return NULL;
+  if (strcmp(feature, "") != 0 && strcmp(feature, "a") != 0 && strcmp(feature, "f") != 0)
+    return PyErr_Format(PyExc_ValueError, "arch_feature must be '', 'a' or 'f', not '%s'", feature);
   int which = strcmp(emit, "kir") == 0     ? 0
               : strcmp(emit, "llvm") == 0  ? 1
               : strcmp(emit, "ptx") == 0   ? 2
@@ -1119,6 +1122,7 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
     kf_codegen_options co;
     kf_codegen_options_init(&co);
     co.arch = arch;
+    co.arch_feature = feature[0];
     co.opt_level = opt;
     co.fastmath = fastmath;
     co.lineinfo = lineinfo;

@@ -86,8 +86,22 @@ def test_numba_cudas_errors():
         cuda.compile(add, (int32, int32), forceinline=True)
     with pytest.raises(ValueError, match="Got 4 launch bounds"):
         cuda.compile_ptx(lambda: None, "void()", launch_bounds=(128, 1, 1, 1))
-    with pytest.raises(errors.UnsupportedError, match="architecture-specific"):
-        cuda.compile_ptx(lambda: None, (), cc=(9, 0, "a"))
+    with pytest.raises(errors.UnsupportedError, match="architecture-specific targets begin at sm_90a"):
+        cuda.compile_ptx(lambda: None, (), cc=(8, 6, "a"))
+    with pytest.raises(errors.UnsupportedError, match="family-specific targets begin at sm_100f"):
+        cuda.compile_ptx(lambda: None, (), cc=(9, 0, "f"))
+    with pytest.raises(errors.UnsupportedError, match="give \\(major, minor\\)"):
+        cuda.compile_ptx(lambda: None, (), cc=(9, 0, "b"))
+
+
+def test_compile_ptx_arch_and_family_specific_targets():
+    # as numba-cuda's compile_ptx: cc=(9, 0, "a") is sm_90a, cc=(10, 0, "f") sm_100f (libNVVM's -arch=compute_90a)
+    ptx, _ = cuda.compile_ptx(lambda: None, (), cc=(9, 0, "a"))
+    assert ".target sm_90a" in ptx
+    ptx, _ = cuda.compile_ptx(lambda: None, (), cc=(10, 0, "f"))
+    assert ".target sm_100f" in ptx
+    ptx, _ = cuda.compile_ptx(lambda: None, (), cc=(9, 0))
+    assert ".target sm_90\n" in ptx
 
 
 def test_numba_cuda_compiler_module():

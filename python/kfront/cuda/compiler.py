@@ -26,11 +26,20 @@ DEFAULT_CC = (7, 5)
 
 
 def _arch(cc):
-    """The SM number of a compute capability (major, minor): 90 for (9, 0)."""
+    """The code generation options of a compute capability: (major, minor) is arch 10*major + minor; (major,
+    minor, "a") or (major, minor, "f") an architecture-specific (sm_90a) or family-specific (sm_100f) target,
+    from sm_90a and sm_100f on, as libNVVM takes them."""
+    if len(cc) == 3 and cc[2] in ("a", "f"):
+        arch = int(cc[0]) * 10 + int(cc[1])
+        if arch < (90 if cc[2] == "a" else 100):
+            raise errors.UnsupportedError("kfront: cc=%r: %s targets begin at %s" % (
+                cc, "architecture-specific" if cc[2] == "a" else "family-specific",
+                "sm_90a" if cc[2] == "a" else "sm_100f"))
+        return dict(arch=arch, arch_feature=cc[2])
     if len(cc) != 2:
-        raise errors.UnsupportedError("kfront: cc=%r: architecture-specific targets (sm_90a, sm_100f) are not "
-                                      "supported; give (major, minor)" % (cc,))
-    return int(cc[0]) * 10 + int(cc[1])
+        raise errors.UnsupportedError("kfront: cc=%r: give (major, minor), or (major, minor, 'a') or (major, minor, "
+                                      "'f') for an architecture- or family-specific target" % (cc,))
+    return dict(arch=int(cc[0]) * 10 + int(cc[1]))
 
 
 def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None, abi="c",
@@ -57,8 +66,7 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     symbol = (abi_info or {}).get("abi_name") if abi == "c" else None
     d = Dispatcher(pyfunc, [sig], device=device, debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt,
                    inline="always" if forceinline else "never", launch_bounds=launch_bounds)
-    codegen = dict(arch=_arch(cc or DEFAULT_CC), opt=d._options["opt"], fastmath=bool(fastmath),
-                   lineinfo=bool(lineinfo))
+    codegen = dict(_arch(cc or DEFAULT_CC), opt=d._options["opt"], fastmath=bool(fastmath), lineinfo=bool(lineinfo))
     if symbol is not None:
         codegen["symbol"] = symbol
     try:
