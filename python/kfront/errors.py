@@ -183,6 +183,11 @@ class LaunchError(KfrontError, ValueError):
             cls = _launch_error_class()
         return super().__new__(cls, *args, **kwargs)
 
+    def __reduce__(self):
+        # pickled as LaunchError (the subclass that is also cuda.core's CUDAError is made at run time and has no
+        # importable name), whose __new__ makes that subclass again where the unpickling process imported cuda.core
+        return (LaunchError, self.args, self.__dict__)
+
 
 _CUDA_CORE_ERRORS = "cuda.core._utils.cuda_utils"
 _launch_error_classes = {}

@@ -40,7 +40,18 @@ def test_pickle_keeps_facts():
     e = errors.LaunchError("bad block", message="block too large", file=None, line=0, col=0)
     e.kind = errors.KIND_LAUNCH_CONFIG
     f = pickle.loads(pickle.dumps(e))
-    assert type(f) is errors.LaunchError and str(f) == "bad block" and f.message == "block too large"
+    assert type(f) is type(e) and str(f) == "bad block" and f.message == "block too large"
+    assert f.kind == errors.KIND_LAUNCH_CONFIG
+
+
+def test_launch_error_pickles_where_cuda_core_is_imported():
+    # where cuda.core is imported, a LaunchError is also its CUDAError (a subclass made at run time): it still
+    # pickles (multiprocessing sends exceptions back so), and comes back as that subclass
+    core_errors = pytest.importorskip("cuda.core._utils.cuda_utils")
+    e = errors.LaunchError("bad grid", message="grid too large", file=None, line=0, col=0)
+    assert isinstance(e, core_errors.CUDAError) and isinstance(e, errors.LaunchError)
+    f = pickle.loads(pickle.dumps(e))
+    assert type(f) is type(e) and str(f) == "bad grid" and f.message == "grid too large"
 
 
 def test_kind_classes_cover_every_kind():
