@@ -29,7 +29,12 @@ fi
 if ! "$py" -c 'import IPython, ipykernel, nbclient, nbformat' 2>/dev/null; then
   pip_install ipython ipykernel nbclient nbformat
 fi
-"$py" -c 'import numpy, pytest, scikit_build_core, mpmath, ml_dtypes, IPython, ipykernel, nbclient, nbformat' || {
+# cuda-core: its Buffer and StridedMemoryView as kernel arguments (python/tests/test_cuda_core_args.py; no driver is
+# needed to make a Buffer)
+if ! "$py" -c 'import cuda.core' 2>/dev/null; then
+  pip_install cuda-core "cuda-bindings>=13,<14"
+fi
+"$py" -c 'import numpy, pytest, scikit_build_core, mpmath, ml_dtypes, IPython, ipykernel, nbclient, nbformat, cuda.core' || {
   echo "python_env: the packages above did not install into $venv" >&2
   exit 1
 }

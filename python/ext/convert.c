@@ -330,8 +330,10 @@ static int is_masked_array(PyObject *o) {
 }
 
 /* Which protocol a type speaks, remembered for a few types (each held by a reference, so that no other type
- * takes its address). PROTO_MASKED: a NumPy masked array, whose __array_interface__ is its data only. */
-enum { PROTO_NONE, PROTO_CUDA, PROTO_HOST, PROTO_MASKED };
+ * takes its address). PROTO_MASKED: a NumPy masked array, whose __array_interface__ is its data only.
+ * PROTO_ADAPTED: an object the Python layer's interface adapter (set_interface_adapter) describes, such as
+ * cuda.core's Buffer and StridedMemoryView, which have no array interface of their own. */
+enum { PROTO_NONE, PROTO_CUDA, PROTO_HOST, PROTO_MASKED, PROTO_ADAPTED };
 enum { PROTO_CACHE = 8 };
 static struct {
   PyTypeObject *type;
@@ -356,8 +358,38 @@ static PyObject *optional_attr(PyObject *o, PyObject *name) {
   return v;
 }
 
-/* The array interface o speaks (a new reference; *proto says which), or NULL: PROTO_NONE without an exception when
- * it has neither __cuda_array_interface__ nor __array_interface__, else the exception reading one raised. */
+/* The Python callable adapter(obj) -> a __cuda_array_interface__ dict for obj, or None (kfront.cuda sets it:
+ * cuda.core's Buffer and StridedMemoryView); asked about objects that speak neither interface. */
+static PyObject *interface_adapter;
+
+PyObject *ext_set_interface_adapter(PyObject *self, PyObject *adapter) {
+  (void)self;
+  if (adapter != Py_None && !PyCallable_Check(adapter)) {
+    PyErr_SetString(PyExc_TypeError, "set_interface_adapter: a callable or None is needed");
+    return NULL;
+  }
+  PyObject *old = interface_adapter;
+  interface_adapter = adapter == Py_None ? NULL : Py_NewRef(adapter);
+  Py_XDECREF(old);
+  Py_RETURN_NONE;
+}
+
+/* The adapter's interface dict for o (a new reference), or NULL: none (no exception) or the adapter's error. */
+static PyObject *adapted_interface(PyObject *o) {
+  if (!interface_adapter) return NULL;
+  PyObject *d = PyObject_CallFunctionObjArgs(interface_adapter, o, NULL);
+  if (d == Py_None) Py_CLEAR(d);
+  if (d && !PyDict_Check(d)) {
+    PyErr_Format(PyExc_TypeError, "kfront's interface adapter gave %R for %R, not a dict", (PyObject *)Py_TYPE(d),
+                 (PyObject *)Py_TYPE(o));
+    Py_CLEAR(d);
+  }
+  return d;
+}
+
+/* The array interface o speaks (a new reference; *proto says which: PROTO_CUDA for an adapted one), or NULL:
+ * PROTO_NONE without an exception when it has neither __cuda_array_interface__ nor __array_interface__ and the
+ * adapter does not describe it, else the exception reading one raised. */
 static PyObject *interface_of(PyObject *o, int *proto) {
   *proto = PROTO_NONE;
   if (intern_names() < 0) return NULL;
@@ -366,17 +398,27 @@ static PyObject *interface_of(PyObject *o, int *proto) {
     if (proto_cache[i].type == t) {
       *proto = proto_cache[i].proto;
       if (*proto == PROTO_NONE) return NULL;
+      if (*proto == PROTO_ADAPTED) {
+        *proto = PROTO_CUDA;
+        return adapted_interface(o);
+      }
       return PyObject_GetAttr(o, *proto == PROTO_CUDA ? a_cuda : a_host);
     }
   PyObject *d = optional_attr(o, a_cuda);
+  int remembered;
   if (d) {
-    *proto = PROTO_CUDA;
+    *proto = remembered = PROTO_CUDA;
   } else if (!PyErr_Occurred() && (d = optional_attr(o, a_host))) {
     int masked = is_masked_array(o);
     if (masked < 0) Py_CLEAR(d);
-    *proto = masked > 0 ? PROTO_MASKED : PROTO_HOST;
+    *proto = remembered = masked > 0 ? PROTO_MASKED : PROTO_HOST;
+  } else if (!PyErr_Occurred() && (d = adapted_interface(o))) {
+    *proto = PROTO_CUDA;
+    remembered = PROTO_ADAPTED;
+  } else {
+    remembered = PROTO_NONE;
   }
-  if (!PyErr_Occurred()) remember_protocol(t, *proto);
+  if (!PyErr_Occurred()) remember_protocol(t, remembered);
   return d;
 }
 

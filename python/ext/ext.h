@@ -62,6 +62,8 @@ kf_stream *ext_stream_arg(PyObject *o, int *ok);
  * caller holds the object). An array from __cuda_array_interface__ whose producer named a stream other than
  * the default ones sets *producer (when not NULL) to it: the caller waits for that stream before using it. */
 int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t index, uintptr_t *producer);
+/* set_interface_adapter(callable or None): who describes objects without an array interface (cuda.core's). */
+PyObject *ext_set_interface_adapter(PyObject *self, PyObject *adapter);
 /* *spelling: NULL when o (a tuple) is no namedtuple, else its class and fields spelt as kf_arg.type says
  * (kfront._source.namedtuple_spelling, remembered per class); -1 with an exception. */
 int ext_namedtuple_spelling(PyObject *o, const char **spelling);

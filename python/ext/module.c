@@ -1122,6 +1122,9 @@ static PyMethodDef module_functions[] = {
     {"current_device", current_device, METH_NOARGS, "The calling thread's current device (0 until set)."},
     {"set_current_device", set_current_device, METH_O, "Sets the calling thread's current device (nothing else)."},
     {"set_exceptions", set_exceptions, METH_O, "set_exceptions({kind: class}): the classes errors are raised as."},
+    {"set_interface_adapter", ext_set_interface_adapter, METH_O,
+     "set_interface_adapter(adapter): adapter(obj) gives a __cuda_array_interface__ dict for an object that has no "
+     "array interface (cuda.core's Buffer, StridedMemoryView), or None."},
     {"register_exception", register_exception, METH_VARARGS,
      "register_exception(name, cls): a kernel's raise of the class named `name` is raised as cls on the host."},
     {"version", version, METH_NOARGS, "kfront's version."},

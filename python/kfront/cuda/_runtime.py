@@ -33,6 +33,10 @@ import functools
 import threading
 
 from kfront import _kfront, config, errors
+from kfront.cuda._cuda_core import cuda_array_interface_of
+
+# objects without an array interface of their own (cuda.core's Buffer, StridedMemoryView) as kernel arguments
+_kfront.set_interface_adapter(cuda_array_interface_of)
 
 _lock = threading.RLock()
 _runtimes = {}          # device ordinal -> _kfront.Runtime
