@@ -26,6 +26,7 @@ def test_buffer_is_a_uint8_array_over_its_bytes():
     assert str(length_and_mark.signatures[-1][0]) == "uint8[::1]"
 
 
+@pytest.mark.simulator_only("the simulator's registry of device memory; a GPU would fault (an illegal address)")
 def test_buffer_over_memory_the_device_never_allocated_is_refused():
     out = cuda.to_device(np.zeros(1, np.uint64))
     with pytest.raises(errors.CudaDriverError, match="not memory of the simulated device"):
