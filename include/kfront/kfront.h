@@ -41,6 +41,7 @@ typedef enum kf_status {
                                  * the kernel raised an exception (kf_context_first_error says which) */
   KF_ERROR_INTERNAL = 7,
   KF_ERROR_OUT_OF_MEMORY = 8,   /* an allocation failed (host memory; device memory is KF_ERROR_DEVICE) */
+  KF_ERROR_CALLBACK = 9,        /* an embedder's callback said it failed (kf_module_callback) */
 } kf_status;
 
 /* The version of these headers (semantic versioning; CMakeLists.txt's project version, which checks they agree).
@@ -363,6 +364,27 @@ typedef struct kf_link_input {
   size_t len;
 } kf_link_input;
 
+/* A loaded module of a program, as its module callback is told of it. */
+typedef enum kf_module_event {
+  KF_MODULE_SETUP = 0,     /* loaded, and about to run its first launch */
+  KF_MODULE_TEARDOWN = 1,  /* about to be unloaded */
+} kf_module_event;
+typedef struct kf_module_info {
+  void *library;  /* GPU: the CUlibrary the module was loaded as (cuLibraryLoadData; cuLibraryGetGlobal finds its
+                   * globals), NULL where the driver has no library API (loaded by cuModuleLoadDataEx); simulator:
+                   * NULL */
+  void *module;   /* GPU: its CUmodule in the device's primary context; simulator: an opaque handle, distinct for each
+                   * module loaded at once */
+  int device;     /* the ordinal of the runtime's device */
+} kf_module_info;
+/* numba-cuda's link items' setup_callback and teardown_callback. KF_MODULE_SETUP: once per loaded module of the
+ * program, on the thread of the first launch of one of its kernels, before that launch (with the device's context
+ * current on that thread; nothing of the runtime's is locked but the module's setup: other launches of the module
+ * wait until the callback returns, and a launch the callback makes of the module itself does not wait); nonzero
+ * fails that launch (KF_ERROR_CALLBACK) and the next launch sets the module up again. KF_MODULE_TEARDOWN: before
+ * a module that was set up is unloaded (the program destroyed); its return value is not looked at. */
+typedef int (*kf_module_callback)(void *user_data, kf_module_event event, const kf_module_info *module);
+
 typedef struct kf_compile_options {
   const char *const *kernels;     /* names of the functions to compile (NULL/0: every function with an eager
                                    * signature in its decorator); looked up in source 0 first, then in the
@@ -393,6 +415,10 @@ typedef struct kf_compile_options {
   unsigned nlinks;
   const char *const *include_dirs; /* more -I folders for the KF_LINK_CU inputs, after the toolkit's include */
   unsigned ninclude_dirs;
+  /* Told of each module of the program set up and torn down (kf_module_callback; programs only). A program given
+   * one is never cached on disk (each kernel's module is its program's). NULL: none. */
+  kf_module_callback module_callback;
+  void *module_callback_data;
 } kf_compile_options;
 
 /* Overloaded functions (KF_VALUE_OVERLOAD bindings). A call of one in a kernel or device function is typed by
