@@ -285,8 +285,10 @@ typedef enum kf_value_kind {
                           * mul_f32_f32(float x, float y)): the code defining it is linked into the kernel
                           * (kf_compile_options' links); the simulator cannot run it */
 } kf_value_kind;
-/* How a KF_VALUE_FOREIGN function is called (its scalar.i). */
-enum { KF_FOREIGN_ABI_NUMBA = 0, KF_FOREIGN_ABI_C = 1 };
+/* How a KF_VALUE_FOREIGN function is called (its scalar.i): an ABI, with KF_FOREIGN_COOPERATIVE or'ed in for a
+ * function that synchronises the grid (numba-cuda's declare_device(..., use_cooperative=True)): a kernel calling it,
+ * or calling a device function that does, is launched cooperatively (every block resident, as cuda.cg's grid sync). */
+enum { KF_FOREIGN_ABI_NUMBA = 0, KF_FOREIGN_ABI_C = 1, KF_FOREIGN_COOPERATIVE = 2 };
 typedef struct kf_value kf_value;
 struct kf_value {
   kf_value_kind kind;
@@ -343,8 +345,8 @@ typedef struct kf_function_spec {
 /* Code defining the foreign device functions kernels call (KF_VALUE_FOREIGN bindings: numba-cuda's
  * cuda.declare_device(..., link=...) and cuda.jit(link=...)), linked by nvJitLink into each GPU module of a program
  * that calls one or is given any (the simulator cannot run foreign code: a kernel calling a foreign function fails
- * there, naming it). KF_LINK_CU is CUDA C/C++ compiled with NVRTC for the device (the toolkit's include folder and
- * the options' include_dirs searched); the others are what nvJitLink takes. */
+ * there, naming it). KF_LINK_CU is CUDA C/C++ compiled with NVRTC for the device (CUDA's and CCCL's headers, found
+ * as the CUDA libraries are, then the options' include_dirs searched); the others are what nvJitLink takes. */
 typedef enum kf_link_kind {
   KF_LINK_CU,       /* .cu */
   KF_LINK_PTX,      /* .ptx */

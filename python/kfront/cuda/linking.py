@@ -169,7 +169,8 @@ def include_dirs():
 
 class ForeignFunction:
     """What cuda.declare_device returns (numba-cuda's ExternFunction): name, sig (a kfront.types.Signature),
-    link (the items to link), use_cooperative. Kernels call it; the host cannot."""
+    link (the items to link), use_cooperative (it synchronises the grid: the kernels calling it are launched
+    cooperatively). Kernels call it; the host cannot."""
 
     def __init__(self, name, sig, link, use_cooperative, abi="numba"):
         self.name = name
