@@ -214,3 +214,27 @@ def test_concurrent_first_launches_set_up_once():
     assert len(started) == 2 and max_seen[0] == 2  # two modules, shared by the threads
     wipe_modules()
     assert not seen
+
+
+def test_modules_still_loaded_are_torn_down_at_exit():
+    # as numba-cuda's finalizers at the interpreter's exit (its wipe_all_modules_in_context simulates it)
+    import subprocess
+    import sys
+    import textwrap
+    script = textwrap.dedent("""
+        import numpy as np
+        from kfront import config, cuda
+        config.CUDA_LOW_OCCUPANCY_WARNINGS = config.CUDA_WARN_ON_IMPLICIT_COPY = 0
+        lib = cuda.CUSource("", setup_callback=lambda m: print("setup", flush=True),
+                            teardown_callback=lambda m: print("teardown", flush=True))
+
+        @cuda.jit(link=[lib])
+        def k(a):
+            a[0] = 1
+
+        k[1, 1](np.zeros(1))
+        print("end", flush=True)
+    """)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["setup", "end", "teardown"]

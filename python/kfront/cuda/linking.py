@@ -30,7 +30,9 @@ whose `handle` is the same), `cumodule` and `device`. A module is each compiled 
 argument types; an eager kernel's declared signatures share one). The simulator calls them too, `handle` then an
 opaque number distinct for each module loaded at once. An exception of a setup callback is the launch's.
 """
+import atexit
 import os
+import weakref
 
 from kfront import errors
 from kfront import types as kftypes
@@ -135,11 +137,14 @@ class LoadedModule:
 class ModuleCallbacks:
     """The setup and teardown callbacks of a program's link items, as kfront._kfront.Program's module_callback:
     called with (event, library, module, device) for each module set up and torn down; a module's setup and
-    teardown callbacks are given the same LoadedModule."""
+    teardown callbacks are given the same LoadedModule. At the interpreter's exit the modules still loaded are torn
+    down (as numba-cuda's finalizers do then; the process's end unloads them), and not again when their programs
+    go afterwards."""
 
     def __init__(self, setups, teardowns):
         self.setups, self.teardowns = tuple(setups), tuple(teardowns)
         self._loaded = {}  # module handle -> its LoadedModule, from its setup to its teardown
+        _with_modules.add(self)
 
     def __call__(self, event, library, module, device):
         if event == "setup":
@@ -147,9 +152,27 @@ class ModuleCallbacks:
             for f in self.setups:
                 f(loaded)
         else:
-            loaded = self._loaded.pop(module, None) or LoadedModule(library, module, device)
-            for f in self.teardowns:
-                f(loaded)
+            self._teardown(self._loaded.pop(module, None))
+
+    def _teardown(self, loaded):
+        if loaded is None:  # torn down at exit already
+            return
+        for f in self.teardowns:
+            f(loaded)
+
+    def teardown_all(self):
+        """Tears down every module still loaded (at exit)."""
+        while self._loaded:
+            self._teardown(self._loaded.popitem()[1])
+
+
+_with_modules = weakref.WeakSet()  # the ModuleCallbacks alive
+
+
+@atexit.register
+def _teardown_at_exit():
+    for callbacks in list(_with_modules):
+        callbacks.teardown_all()
 
 
 def module_callbacks(items):
