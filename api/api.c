@@ -22,6 +22,7 @@ const char *kf_status_name(kf_status s) {
   case KF_ERROR_OUT_OF_BOUNDS: return "index out of bounds";
   case KF_ERROR_INTERNAL: return "internal error";
   case KF_ERROR_OUT_OF_MEMORY: return "out of memory";
+  case KF_ERROR_CALLBACK: return "callback failed";
   }
   return "unknown status";
 }

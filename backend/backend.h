@@ -74,7 +74,16 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
 void be_print_module(LLVMModuleRef mod, BackendKind kind, StrBuf *out);
 
 /* ---- backend/cuda_paths.c: where the CUDA libraries are looked for ------------------------------ */
-typedef enum CudaLib { CUDA_LIB_NVVM, CUDA_LIB_LIBDEVICE, CUDA_LIB_NVRTC, CUDA_LIB_NVJITLINK, CUDA_LIB_COUNT } CudaLib;
+/* The libraries, then the header folders NVRTC is given (found by the file each holds). */
+typedef enum CudaLib {
+  CUDA_LIB_NVVM,
+  CUDA_LIB_LIBDEVICE,
+  CUDA_LIB_NVRTC,
+  CUDA_LIB_NVJITLINK,
+  CUDA_HEADERS_CUDA,   /* cuda_runtime.h's folder */
+  CUDA_HEADERS_CCCL,   /* CCCL's (the folder holding cuda/std/version) */
+  CUDA_LIB_COUNT
+} CudaLib;
 /* The embedder's settings (NULL or "": none; see kf_cuda_paths). */
 typedef struct CudaPathsConfig {
   const char *lib[CUDA_LIB_COUNT];  /* each library's own setting: a file, or a folder holding it */
@@ -88,14 +97,15 @@ typedef struct CudaPathsConfig {
 bool cuda_paths_configure(const CudaPathsConfig *c);
 /* Searches for lib in the places of cuda_paths.c's comment, in order, calling open(path, user) on each file found
  * until one returns true (open records why a file did not load in tried; the search records every place without
- * the library). beside: for libdevice, the path of the libNVVM found (or NULL). Returns how the library was found
+ * the library). beside (or NULL): for libdevice, the path of the libNVVM found; for CUDA's headers, the NVRTC
+ * found; for CCCL's, CUDA's cuda_runtime.h found. Returns how the library was found
  * ("NVIDIA's pip wheel", "CUDA_HOME", ...: static text), or NULL when nowhere. */
 const char *cuda_paths_search(CudaLib lib, const char *beside, bool (*open)(const char *path, void *user), void *user,
                               StrBuf *tried);
 /* The configured CUDA_HOME ("" when none); whether libNVVM verifies first. Both freeze the configuration. */
 const char *cuda_paths_cuda_home(void);
 bool cuda_paths_verify(void);
-/* "libNVVM", "libdevice", "NVRTC", "nvJitLink". */
+/* "libNVVM", "libdevice", "NVRTC", "nvJitLink", "CUDA's headers", "CCCL's headers". */
 const char *cuda_lib_name(CudaLib lib);
 
 /* ---- backend/nvvm.c: libNVVM ------------------------------------------------------------------ */

@@ -1,5 +1,8 @@
 /* cuda_paths.c — where the CUDA libraries kfront loads at run time are looked for: libNVVM, libdevice, NVRTC and
- * nvJitLink, one search definition for all four (nvvm.c loads the first two, link.c the others).
+ * nvJitLink, one search definition for all four (nvvm.c loads the first two, link.c the others), and the headers
+ * NVRTC compiles a linked .cu with (link.c): CUDA's (cuda_runtime.h, curand_kernel.h, ...) and CCCL's (cuda/std/...,
+ * which CUDA 13 keeps in include/cccl, its CUDA 12 wheel in nvidia/cuda_cccl), as numba-cuda's cuda.pathfinder
+ * finds them.
  *
  * The embedder says where to look (cuda_paths_configure, from kf_configure_cuda_paths: kfront's tools fill it
  * from the environment, the Python module from its own and its site-packages; the library reads no environment).
@@ -14,8 +17,13 @@
  *   4. CUDA_HOME (or CUDA_PATH), in a toolkit's layout;
  *   5. the system toolkit, /usr/local/cuda (or the root configured instead), in a toolkit's layout;
  *   6. the dynamic loader's own path (LD_LIBRARY_PATH, ld.so.cache) by file name (not libdevice, a bitcode file).
+ * libdevice is looked for beside the libNVVM found first, CUDA's headers beside the NVRTC found (<its folder>/../include:
+ * a toolkit's, a CUDA 13 wheel's), CCCL's beside CUDA's headers (<include>/cccl, <include>); the headers have no setting
+ * of their own (numba-cuda's CUDA_INCLUDE_PATH is one of the Python module's include folders, searched after them).
  * A toolkit's layout: nvvm/lib64, nvvm/lib, lib64, lib for libNVVM; nvvm/libdevice for libdevice; lib64, lib for
- * NVRTC and nvJitLink. In each folder the library's names are tried in order (the unversioned name, then CUDA 13's
+ * NVRTC and nvJitLink; include, targets/x86_64-linux/include (conda's) for CUDA's headers; include/cccl, include for
+ * CCCL's. Wheels: nvidia/cu13/include (CUDA 13), nvidia/cuda_runtime/include (12); nvidia/cu13/include/cccl,
+ * nvidia/cuda_cccl/include. In each folder the library's names are tried in order (the unversioned name, then CUDA 13's
  * and 12's sonames). Every place is named in the record of the search, the unset ones too, so a failure says
  * exactly where kfront looked. */
 #include <pthread.h>
@@ -28,11 +36,15 @@
 
 typedef struct CudaLibDef {
   const char *what;              /* as messages name it */
-  const char *setting;           /* the embedder's setting (as kfront's tools and the Python module spell it) */
+  const char *setting;           /* the embedder's setting (as kfront's tools and the Python module spell it), or
+                                  * NULL: none */
   const char *names[4];          /* file names in a folder, in order */
   const char *toolkit_dirs[5];   /* under a toolkit's root (conda, CUDA_HOME, /usr/local/cuda) */
   const char *wheel_dirs[3];     /* under a site-packages folder */
   bool by_loader;                /* a shared library the dynamic loader can find by name */
+  const char *beside;            /* what cuda_paths_search's `beside` is the path of, or NULL: not asked */
+  const char *beside_dirs[3];    /* the folders beside it (relative to its folder), tried first */
+  const char *beside_found;      /* how such a find is named (cuda_paths_search's answer) */
 } CudaLibDef;
 
 static const CudaLibDef defs[CUDA_LIB_COUNT] = {
@@ -40,12 +52,20 @@ static const CudaLibDef defs[CUDA_LIB_COUNT] = {
                        {"nvvm/lib64", "nvvm/lib", "lib64", "lib"},
                        {"nvidia/cu13/lib", "nvidia/cuda_nvcc/nvvm/lib64"}, true},
     [CUDA_LIB_LIBDEVICE] = {"libdevice", "KFRONT_LIBDEVICE", {"libdevice.10.bc"}, {"nvvm/libdevice"},
-                            {"nvidia/cu13/nvvm/libdevice", "nvidia/cuda_nvcc/nvvm/libdevice"}, false},
+                            {"nvidia/cu13/nvvm/libdevice", "nvidia/cuda_nvcc/nvvm/libdevice"}, false,
+                            "libNVVM", {"../nvvm/libdevice", "../libdevice"}, "beside libNVVM"},
     [CUDA_LIB_NVRTC] = {"NVRTC", "KFRONT_LIBNVRTC", {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"},
                         {"lib64", "lib"}, {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"}, true},
     [CUDA_LIB_NVJITLINK] = {"nvJitLink", "KFRONT_LIBNVJITLINK",
                             {"libnvJitLink.so", "libnvJitLink.so.13", "libnvJitLink.so.12"}, {"lib64", "lib"},
                             {"nvidia/cu13/lib", "nvidia/nvjitlink/lib"}, true},
+    [CUDA_HEADERS_CUDA] = {"CUDA's headers", NULL, {"cuda_runtime.h"}, {"include", "targets/x86_64-linux/include"},
+                           {"nvidia/cu13/include", "nvidia/cuda_runtime/include"}, false, "NVRTC", {"../include"},
+                           "beside NVRTC"},
+    [CUDA_HEADERS_CCCL] = {"CCCL's headers", NULL, {"cuda/std/version"},
+                           {"include/cccl", "include", "targets/x86_64-linux/include/cccl"},
+                           {"nvidia/cu13/include/cccl", "nvidia/cuda_cccl/include"}, false, "CUDA's headers",
+                           {"cccl", "."}, "beside CUDA's headers"},
 };
 
 /* What the embedder configured; read (and frozen) by the first search. */
@@ -139,6 +159,7 @@ static bool try_root(Search *s, const char *label, const char *root, const char 
 }
 
 static bool try_setting(Search *s, const char *value) {
+  if (!s->def->setting) return false;
   if (!*value) {
     sb_printf(s->tried, "\n  %s: not set", s->def->setting);
     return false;
@@ -160,14 +181,14 @@ const char *cuda_paths_search(CudaLib lib, const char *beside, bool (*open)(cons
   freeze();
   Search s = {&defs[lib], open, user, tried};
   if (try_setting(&s, config.lib[lib])) return s.def->setting;
-  if (lib == CUDA_LIB_LIBDEVICE && beside && *beside) {
-    char dir[4096];
+  if (s.def->beside && beside && *beside) {
+    char dir[4096], label[128];
     snprintf(dir, sizeof dir, "%s", beside);
     char *slash = strrchr(dir, '/');
     if (slash) {
       *slash = 0;
-      static const char *const next_to_nvvm[] = {"../nvvm/libdevice", "../libdevice", NULL};
-      if (try_root(&s, "beside the libNVVM found", dir, next_to_nvvm)) return "beside libNVVM";
+      snprintf(label, sizeof label, "beside the %s found", s.def->beside);
+      if (try_root(&s, label, dir, s.def->beside_dirs)) return s.def->beside_found;
     }
   }
   if (!*config.conda_prefix) sb_puts(tried, "\n  conda: CONDA_PREFIX not set");

@@ -231,17 +231,38 @@ void be_link_found(CudaLib which, const char **path, const char **found_by, cons
   version[1] = lib->error ? 0 : lib->version[1];
 }
 
-/* The folder of CUDA's headers for NVRTC: beside the NVRTC found (<its folder>/../include: a toolkit's or a
- * wheel's), else CUDA_HOME's, else /usr/local/cuda's; in out. */
-static void nvrtc_include_dir(char *out, size_t size) {
-  struct stat st;
-  const char *slash = nvrtc_lib.path ? strrchr(nvrtc_lib.path, '/') : NULL;
-  if (slash) {
-    snprintf(out, size, "%.*s/../include", (int)(slash - nvrtc_lib.path), nvrtc_lib.path);
-    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) return;
-  }
-  const char *cuda = cuda_paths_cuda_home();
-  snprintf(out, size, "%s/include", cuda && *cuda ? cuda : "/usr/local/cuda");
+/* The header folders NVRTC compiles a .cu with, found once after NVRTC (cuda_paths.c: CUDA's headers beside the NVRTC
+ * found, else in conda, the wheels, CUDA_HOME, the system toolkit; CCCL's beside those, else likewise): "" where
+ * none was found (NVRTC then names the #include it cannot open). */
+static struct {
+  pthread_once_t once;
+  char cuda[4200], cccl[4200];
+} headers = {PTHREAD_ONCE_INIT};
+
+typedef struct HeaderJob {
+  char *dir;           /* the folder, out */
+  const char *header;  /* the file it was found by, under it */
+} HeaderJob;
+
+static bool take_header_dir(const char *path, void *user) {
+  HeaderJob *j = user;
+  size_t n = strlen(path), h = strlen(j->header);
+  n = n > h + 1 ? n - h - 1 : n;
+  if (n > 2 && path[n - 1] == '.' && path[n - 2] == '/') n -= 2; /* "<include>/." (CCCL's beside_dirs) */
+  snprintf(j->dir, sizeof headers.cuda, "%.*s", (int)n, path);
+  return true;
+}
+
+static void find_headers(void) {
+  StrBuf tried;
+  sb_init(&tried);
+  HeaderJob cuda = {headers.cuda, "cuda_runtime.h"}, cccl = {headers.cccl, "cuda/std/version"};
+  if (!cuda_paths_search(CUDA_HEADERS_CUDA, nvrtc_lib.path, take_header_dir, &cuda, &tried)) headers.cuda[0] = 0;
+  char runtime_h[4300];
+  snprintf(runtime_h, sizeof runtime_h, "%s/cuda_runtime.h", headers.cuda);
+  if (!cuda_paths_search(CUDA_HEADERS_CCCL, headers.cuda[0] ? runtime_h : NULL, take_header_dir, &cccl, &tried))
+    headers.cccl[0] = 0;
+  sb_free(&tried);
 }
 
 /* ---- input kinds ---------------------------------------------------------------------------------------------- */
@@ -362,8 +383,8 @@ BeStatus be_nvrtc_compile(const BeLinkInput *cu, const BeLinkOptions *o, bool lt
   }
   mem_guard_defer(destroy_nvrtc_program, prog);
   /* as numba-cuda compiles a linked .cu: for the sm_XY the kernel is built for, relocatable device code (the
-   * device functions stay, to be linked), LTO-IR when the link is optimised; the toolkit's headers, then the
-   * embedder's folders (numba-cuda's CUDA_NVRTC_EXTRA_SEARCH_PATHS) */
+   * device functions stay, to be linked), LTO-IR when the link is optimised; CUDA's and CCCL's headers (found by
+   * cuda_paths.c), then the embedder's folders (numba-cuda's CUDA_NVRTC_EXTRA_SEARCH_PATHS) */
   unsigned nopts = 0;
   const char **opts = mem_alloc(sizeof *opts * (8 + 2 * (size_t)o->ninclude_dirs));
   char arch[32];
@@ -373,27 +394,18 @@ BeStatus be_nvrtc_compile(const BeLinkInput *cu, const BeLinkOptions *o, bool lt
   if (lto) opts[nopts++] = "-dlto";
   if (o->lineinfo) opts[nopts++] = "-lineinfo";
   if (o->debug) opts[nopts++] = "-G";
-  StrBuf inc;
+  StrBuf inc;  /* the -I options, each NUL-terminated */
   sb_init(&inc);
-  char include_dir[4200];
-  nvrtc_include_dir(include_dir, sizeof include_dir);
-  sb_printf(&inc, "-I%s", include_dir);
-  /* CUDA 13 keeps CCCL's headers (cuda/std/..., which curand_kernel.h includes) in include/cccl, as numba-cuda adds */
-  char cccl[4300];
-  snprintf(cccl, sizeof cccl, "%s/cccl", include_dir);
-  struct stat cst;
-  if (stat(cccl, &cst) == 0 && S_ISDIR(cst.st_mode)) {
+  pthread_once(&headers.once, find_headers);
+  const char *dirs[2] = {headers.cuda, strcmp(headers.cccl, headers.cuda) != 0 ? headers.cccl : ""};
+  for (unsigned i = 0; i < 2 + o->ninclude_dirs; i++) {
+    const char *d = i < 2 ? dirs[i] : o->include_dirs[i - 2];
+    if (!*d) continue;
+    sb_printf(&inc, "-I%s", d);
     sb_putc(&inc, 0);
-    sb_printf(&inc, "-I%s", cccl);
-  }
-  size_t first_extra = strlen(sb_cstr(&inc)) + 1;
-  for (unsigned i = 0; i < o->ninclude_dirs; i++) {
-    sb_putc(&inc, 0);
-    sb_printf(&inc, "-I%s", o->include_dirs[i]);
   }
   const char *incs = sb_cstr(&inc);
-  opts[nopts++] = incs;
-  for (size_t at = first_extra; at < inc.len; at += strlen(incs + at) + 1) opts[nopts++] = incs + at;
+  for (size_t at = 0; !sb_failed(&inc) && at < inc.len; at += strlen(incs + at) + 1) opts[nopts++] = incs + at;
   r = nvrtc.CompileProgram(prog, (int)nopts, opts);
   char *log = nvrtc_log(prog);
   BeStatus st = BE_OK;

@@ -378,12 +378,14 @@ static FeVal convert(FeCtx *fe, const kf_value *v, const char *name, unsigned de
   case KF_VALUE_FOREIGN: {
     if (!v->path || !*v->path || !v->function || !*v->function)
       return invalid(fe, "a foreign function with no name or no signature");
-    if (v->scalar.i != KF_FOREIGN_ABI_NUMBA && v->scalar.i != KF_FOREIGN_ABI_C)
+    if ((v->scalar.i & ~(int64_t)KF_FOREIGN_COOPERATIVE) != KF_FOREIGN_ABI_NUMBA &&
+        (v->scalar.i & ~(int64_t)KF_FOREIGN_COOPERATIVE) != KF_FOREIGN_ABI_C)
       return invalid(fe, "a foreign function of an unknown ABI (%lld)", (long long)v->scalar.i);
     FeVal f = {.kind = FV_FOREIGN};
     f.foreign.symbol = fe_intern(fe, v->path);
     f.foreign.signature = fe_intern(fe, v->function);
-    f.foreign.c_abi = v->scalar.i == KF_FOREIGN_ABI_C;
+    f.foreign.c_abi = (v->scalar.i & ~(int64_t)KF_FOREIGN_COOPERATIVE) == KF_FOREIGN_ABI_C;
+    f.foreign.cooperative = (v->scalar.i & KF_FOREIGN_COOPERATIVE) != 0;
     return f;
   }
   case KF_VALUE_UNSUPPORTED: return invalid(fe, "%s, which kernels cannot use", v->path ? v->path : "a value");

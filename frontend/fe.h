@@ -159,6 +159,7 @@ struct FeVal {
     struct {
       const char *symbol, *signature; /* FV_FOREIGN: "mul_f32_f32", "float32(float32, float32)" */
       bool c_abi;                     /* called as a plain C function (abi="c"), not with numba-cuda's ABI */
+      bool cooperative;               /* it synchronises the grid: its callers are launched cooperatively */
     } foreign;
     double im;        /* FV_VAL complex constant: the imaginary part (module-level constants: lower.c makes a kernel's
                        * value of one where it reads it, global_value; kept here so FeVal grows not: deep recursion) */

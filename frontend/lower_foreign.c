@@ -10,7 +10,9 @@
  * body-less func.func of that C type in the module, marked `foreign` (the simulator refuses to run it: it needs a
  * GPU), and stays an external symbol in the kernel's PTX or LTO-IR for the link step (backend/link.c).
  * Declared with abi="c" (fn->foreign.c_abi) it is a plain C function instead, `extern "C" __device__ T name(args...)`:
- * called with the converted arguments, its result the call's value, no status. */
+ * called with the converted arguments, its result the call's value, no status. A function declared with
+ * use_cooperative=True (fn->foreign.cooperative: it synchronises the grid) makes its caller cooperative, and so the
+ * kernel that calls it (a cooperative launch, runtime/plan.c). */
 #include <string.h>
 
 #include "frontend/lower.h"
@@ -58,6 +60,7 @@ FeVal lw_call_foreign(Lower *L, const FeVal *fn, const PyExpr *e) {
   if (ret && ret->kind != TY_INT && ret->kind != TY_FLOAT && ret->kind != TY_BOOL)
     return lw_lerr(L, e->loc, "the foreign function '%s' returns %s; kfront takes numbers and booleans back from "
                    "foreign functions", symbol, tname(L, ret));
+  if (fn->foreign.cooperative) mark_cooperative(L);  /* declare_device(..., use_cooperative=True) */
   /* the arguments, each converted to its parameter's type */
   Value **vals = ARENA_ARRAY(&L->fe->arena, Value *, sig.nargs + 1);
   for (unsigned i = 0; i < sig.nargs; i++) {

@@ -47,6 +47,9 @@ bool rt_cuda_open(RtCuda *t, const char *path, StrBuf *err) {
   *(void **)&tmp.cuIpcCloseMemHandle = dlsym(lib, "cuIpcCloseMemHandle");
   *(void **)&tmp.cuMemAllocManaged = dlsym(lib, "cuMemAllocManaged");
   *(void **)&tmp.cuMemGetAddressRange = dlsym(lib, "cuMemGetAddressRange_v2");
+  *(void **)&tmp.cuLibraryLoadData = dlsym(lib, "cuLibraryLoadData");
+  *(void **)&tmp.cuLibraryGetModule = dlsym(lib, "cuLibraryGetModule");
+  *(void **)&tmp.cuLibraryUnload = dlsym(lib, "cuLibraryUnload");
   *t = tmp;
   return true;
 }

@@ -27,6 +27,7 @@ typedef unsigned long long CUdeviceptr;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
+typedef struct CUlib_st *CUlibrary;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 /* An IPC handle of device memory (cuIpcGetMemHandle), passed by value */
@@ -170,6 +171,13 @@ typedef struct RtCuda {
   /* Managed memory (numba-cuda's managed arrays) and the allocation an address lies in: without them, refused. */
   CUresult (*cuMemAllocManaged)(CUdeviceptr *ptr, size_t bytes, unsigned flags);
   CUresult (*cuMemGetAddressRange)(CUdeviceptr *base, size_t *bytes, CUdeviceptr ptr);
+  /* Modules loaded as libraries (CUDA 12.0's library API: what numba-cuda's cuda.core loads, whose handle its link
+   * items' setup callbacks are given): without them, modules are loaded by cuModuleLoadDataEx. */
+  CUresult (*cuLibraryLoadData)(CUlibrary *library, const void *code, int *jit_options, void **jit_values,
+                                unsigned njit_options, int *library_options, void **library_values,
+                                unsigned nlibrary_options);
+  CUresult (*cuLibraryGetModule)(CUmodule *module, CUlibrary library);
+  CUresult (*cuLibraryUnload)(CUlibrary library);
   /* Cooperative launches (kernels with a grid barrier): without it they are refused. */
   CUresult (*cuLaunchCooperativeKernel)(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                         unsigned bz, unsigned shared_bytes, CUstream stream, void **params);

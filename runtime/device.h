@@ -83,6 +83,9 @@ typedef struct RtDeviceOps {
   kf_status (*load)(RtDevice *d, Module *kir, const char *ptx, RtDevModule **out, Diag *diag);
   void (*unload)(RtDevice *d, RtDevModule *m);
   kf_status (*function)(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag);
+  /* What kfront.h's kf_module_info says of loaded module m: GPU: its CUmodule and the CUlibrary it was loaded as
+   * (NULL where the driver has no library API); simulator: m itself as an opaque handle, no library. */
+  void (*module_handles)(RtDevice *d, RtDevModule *m, void **module, void **library);
   /* What fn's compiled code uses (kfront.h's kf_kernel_attributes: -1 for what the device cannot tell). */
   kf_status (*function_attributes)(RtDevice *d, RtDevFunction *fn, kf_kernel_attributes *out, Diag *diag);
   /* The function's preferred shared-memory carveout (percent of the unified L1/shared memory, -1 the driver's

@@ -1,6 +1,7 @@
 /* device_gpu.c — the device interface (device.h) over one CUDA device through the Driver API: its primary
- * context and limits, memory, pinned host memory, streams and events, modules loaded from PTX (with the
- * JIT's logs captured and shown when loading fails), kernel entries and launches, and the device-side
+ * context and limits, memory, pinned host memory, streams and events, modules loaded from PTX or a cubin (as
+ * libraries, cuLibraryLoadData, where the driver has the library API, else by cuModuleLoadDataEx; the JIT's logs
+ * captured and shown when loading fails), kernel entries and launches, and the device-side
  * error record of include/kfront/abi.h, read after a synchronisation and reset for the next launch.
  *
  * Every entry point makes the device's primary context current on the calling thread first, so any host
@@ -22,6 +23,7 @@
 
 struct RtDevModule {
   CUmodule mod;
+  CUlibrary lib;             /* what mod was loaded as (cuLibraryLoadData), NULL: loaded by cuModuleLoadDataEx */
   CUdeviceptr error_record;  /* __kf_error, 0 when the module has no bounds checks */
   atomic_bool dirty;         /* launched since its record was last read */
   const char *_Atomic last_kernel;  /* Python name of the kernel launched last (borrowed) */
@@ -124,6 +126,12 @@ bool rt_device_gpu_info(const char *libcuda_path, int ordinal, kf_device_info *o
   return cu && device_of(cu, ordinal, &dev, diag) && read_info(cu, dev, out, &arch, diag);
 }
 
+/* Unloads m's code: its library, or its module. */
+static void unload_code(const RtCuda *cu, RtDevModule *m) {
+  if (m->lib) cu->cuLibraryUnload(m->lib);
+  else cu->cuModuleUnload(m->mod);
+}
+
 static void gpu_close(RtDevice *d) {
   Gpu *g = G(d);
   CUcontext prev = NULL;
@@ -131,7 +139,7 @@ static void gpu_close(RtDevice *d) {
   if (g->ctx) g->cu->cuCtxSetCurrent(g->ctx);
   for (RtDevModule *m = g->modules, *n; m; m = n) {
     n = m->next;
-    g->cu->cuModuleUnload(m->mod);
+    unload_code(g->cu, m);
     mem_free(m);
   }
   if (g->ctx) g->cu->cuDevicePrimaryCtxRelease(g->dev);
@@ -466,9 +474,20 @@ static kf_status gpu_load(RtDevice *d, Module *kir, const char *ptx, RtDevModule
   int opts[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
                  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *vals[4] = {info, (void *)(uintptr_t)LOG, err, (void *)(uintptr_t)LOG};
-  CUresult r = g->cu->cuModuleLoadDataEx(&m->mod, ptx, 4, opts, vals);
-  if (r != CUDA_SUCCESS) {
-    rt_cu_check(g->cu, r, "cuModuleLoadDataEx", diag);
+  /* as a library where the driver has the library API (its handle is what module callbacks are given), its module
+   * in this context at once */
+  bool as_library = g->cu->cuLibraryLoadData && g->cu->cuLibraryGetModule && g->cu->cuLibraryUnload;
+  CUresult r = as_library ? g->cu->cuLibraryLoadData(&m->lib, ptx, opts, vals, 4, NULL, NULL, 0)
+                          : g->cu->cuModuleLoadDataEx(&m->mod, ptx, 4, opts, vals);
+  if (r == CUDA_SUCCESS && as_library) {
+    r = g->cu->cuLibraryGetModule(&m->mod, m->lib);
+    if (r != CUDA_SUCCESS) {
+      rt_cu_check(g->cu, r, "cuLibraryGetModule", diag);
+      g->cu->cuLibraryUnload(m->lib);
+      m->lib = NULL;
+    }
+  } else if (r != CUDA_SUCCESS) {
+    rt_cu_check(g->cu, r, as_library ? "cuLibraryLoadData" : "cuModuleLoadDataEx", diag);
     jit_note(diag, "the JIT compiler's error log", err, LOG);
     jit_note(diag, "the JIT compiler's info log", info, LOG);
   }
@@ -486,7 +505,7 @@ static kf_status gpu_load(RtDevice *d, Module *kir, const char *ptx, RtDevModule
     if (r != CUDA_SUCCESS) rt_cu_check(g->cu, r, "cuModuleGetGlobal(" KF_ERROR_RECORD_SYMBOL ")", diag);
     else diag_error(diag, srcloc(NULL, 0, 0), "the module's " KF_ERROR_RECORD_SYMBOL " is %zu bytes, not the %zu "
                     "of include/kfront/abi.h (PTX from another kfront version?)", bytes, sizeof(kf_error_record));
-    g->cu->cuModuleUnload(m->mod);
+    unload_code(g->cu, m);
     mem_free(m);
     return KF_ERROR_DEVICE;
   }
@@ -509,8 +528,13 @@ static void gpu_unload(RtDevice *d, RtDevModule *m) {
   pthread_mutex_unlock(&g->lock);
   BINDING(g);
   bind(&binding, NULL);
-  g->cu->cuModuleUnload(m->mod);
+  unload_code(g->cu, m);
   mem_free(m);
+}
+
+static void gpu_module_handles(RtDevice *d, RtDevModule *m, void **module, void **library) {
+  *module = m->mod;
+  *library = m->lib;
 }
 
 static kf_status gpu_function(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out,
@@ -695,6 +719,7 @@ static const RtDeviceOps gpu_ops = {
     .load = gpu_load,
     .unload = gpu_unload,
     .function = gpu_function,
+    .module_handles = gpu_module_handles,
     .function_attributes = gpu_function_attributes,
     .prefer_carveout = gpu_prefer_carveout,
     .resident_blocks = gpu_resident_blocks,

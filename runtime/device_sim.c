@@ -330,6 +330,11 @@ static void sim_unload(RtDevice *d, RtDevModule *m) {
   mem_free(m);
 }
 
+static void sim_module_handles(RtDevice *d, RtDevModule *m, void **module, void **library) {
+  *module = m;
+  *library = NULL;
+}
+
 static kf_status sim_function(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out,
                               Diag *diag) {
   memset(out, 0, sizeof *out);
@@ -533,6 +538,7 @@ static const RtDeviceOps sim_ops = {
     .load = sim_load,
     .unload = sim_unload,
     .function = sim_function,
+    .module_handles = sim_module_handles,
     .function_attributes = sim_function_attributes,
     .resident_blocks = sim_resident_blocks,
     .launch = sim_launch_fn,

@@ -232,6 +232,8 @@ kf_status rt_inputs_copy(RtInputs *in, const kf_source *extra, unsigned nextra, 
   }
   in->digest[64] = 0;
   for (unsigned i = 0; i < o->nbindings; i++) in->captures_device_memory |= captures_device_memory(&o->bindings[i].value, 0);
+  in->module_callback = o->module_callback;
+  in->module_callback_data = o->module_callback_data;
   if (!copy_all(in, extra, nextra, o)) {
     rt_inputs_free(in);
     diag_out_of_memory(diag);

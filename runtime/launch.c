@@ -137,6 +137,8 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
     diag_error(rt->diag, NOLOC, "kf_launch: %u arguments announced but none given", nargs);
     return KF_ERROR_INVALID_INPUT;
   }
+  kf_status setup = rt_kernel_setup(k);  /* the module's setup callback before its first launch */
+  if (setup != KF_OK) return setup;
   if (!entry) {
     RtFingerprint fp;
     if (!rt_fingerprint(args, nargs, &fp, rt->diag)) return KF_ERROR_INVALID_INPUT;

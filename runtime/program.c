@@ -13,13 +13,19 @@
  *     captures a device array (its code holds this process's addresses) or links foreign code;
  *   - a module calling foreign device functions (cuda.declare_device), or of a program given links, is linked with
  *     the program's link inputs by nvJitLink into a cubin (link_module), which is what is loaded;
- *   - each kernel gets its launch plan (plan.c) from its kir, or from the manifest.
+ *   - each kernel gets its launch plan (plan.c) from its kir, or from the manifest;
+ *   - a program given a module callback (kf_module_callback: numba-cuda's link items' setup and teardown callbacks)
+ *     tells it of each module before the module's first launch (rt_kernel_setup, from rt_launch, outside the
+ *     runtime's lock, under the program's recursive setup_lock) and before a module set up is unloaded; its
+ *     kernels are never cached (a kernel from a cache entry owns a module of its own).
  * Several fingerprints may share a kernel (an eager kernel's signature fits many argument types).
  *
  * Out of memory (rt.h): the compilers run under guards (rt_compile_source, fe_function_kind here, the backend,
  * the cache manifest's reading); everything else checks its allocations, and a function's tables change only
  * once what they point to is complete, so a call that ran out of memory leaves the function as it was (what
  * it had compiled stays owned by the program and is found again, or compiled again, by the next call). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +45,66 @@ struct RtProgModule {
   char *ptx;               /* GPU: the module's PTX, kept for the cache entries of each specialisation */
   char *image;             /* GPU, a module linked with foreign code: the cubin nvJitLink made of ptx and the links
                             * (what is loaded; never cached on disk) */
+  atomic_int setup;        /* the module callback's KF_MODULE_SETUP of dev: MODULE_NEW, MODULE_SETTING_UP (by the
+                            * thread holding the program's setup_lock), MODULE_SET_UP */
   RtProgModule *next;
 };
 
+enum { MODULE_NEW, MODULE_SETTING_UP, MODULE_SET_UP };
+
 static char *xstrdup(const char *s) { return s ? mem_strdup(s) : NULL; }
+
+static void setup_lock_init(RtProgram *p) {
+  pthread_mutexattr_t a;
+  pthread_mutexattr_init(&a);
+  pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&p->setup_lock, &a);
+  pthread_mutexattr_destroy(&a);
+}
+
+/* What the module callback is told of pm's loaded module. */
+static kf_module_info module_info(RtRuntime *rt, RtProgModule *pm) {
+  kf_module_info info = {NULL, NULL, rt->dev->ordinal};
+  rt->dev->ops->module_handles(rt->dev, pm->dev, &info.module, &info.library);
+  return info;
+}
+
+kf_status rt_kernel_setup(RtKernel *k) {
+  RtProgram *p = k->f->p;
+  RtProgModule *pm = k->home;
+  if (!p->inputs.module_callback || !pm || atomic_load_explicit(&pm->setup, memory_order_acquire) == MODULE_SET_UP)
+    return KF_OK;
+  RtRuntime *rt = p->rt;
+  pthread_mutex_lock(&p->setup_lock);
+  int state = atomic_load(&pm->setup);
+  if (state != MODULE_NEW) { /* set up meanwhile, or being set up by this thread (a launch its callback made) */
+    pthread_mutex_unlock(&p->setup_lock);
+    return KF_OK;
+  }
+  kf_status st = KF_OK;
+  if (!rt->dev->ops->make_current(rt->dev, rt->diag)) st = KF_ERROR_DEVICE;
+  if (st == KF_OK) {
+    atomic_store(&pm->setup, MODULE_SETTING_UP);
+    kf_module_info info = module_info(rt, pm);
+    int rc = p->inputs.module_callback(p->inputs.module_callback_data, KF_MODULE_SETUP, &info);
+    atomic_store_explicit(&pm->setup, rc == 0 ? MODULE_SET_UP : MODULE_NEW, memory_order_release);
+    if (rc != 0) {
+      diag_error(rt->diag, NOLOC, "the setup callback of the module of kernel %s failed (it returned %d)",
+                 k->f->name, rc);
+      st = KF_ERROR_CALLBACK;
+    }
+  }
+  pthread_mutex_unlock(&p->setup_lock);
+  return st;
+}
+
+/* The module callback's KF_MODULE_TEARDOWN of pm, if it was set up, before it is unloaded. */
+static void module_teardown(RtProgram *p, RtProgModule *pm) {
+  if (!p->inputs.module_callback || !pm->dev || atomic_load(&pm->setup) != MODULE_SET_UP) return;
+  kf_module_info info = module_info(p->rt, pm);
+  p->inputs.module_callback(p->inputs.module_callback_data, KF_MODULE_TEARDOWN, &info);
+  atomic_store(&pm->setup, MODULE_NEW);
+}
 
 kf_status rt_program_create(RtRuntime *rt, const kf_source *main, const kf_source *extra, unsigned nextra,
                             const kf_compile_options *opts, RtProgram **out) {
@@ -72,6 +134,7 @@ kf_status rt_program_create(RtRuntime *rt, const kf_source *main, const kf_sourc
   p->first_line = main->first_line ? main->first_line : 1;
   p->bounds_check = opts->bounds_check != 0;
   p->verify_each = opts->verify_each != 0;
+  setup_lock_init(p);
   strmap_init(&p->functions);
   /* registered so that run-time errors (IndexError) quote the source line, even on a cache hit */
   bool registered = diag_add_source_at(rt->diag, p->filename, p->source, p->len, p->first_line);
@@ -101,6 +164,7 @@ kf_status rt_program_from_module(RtRuntime *rt, Module *m, RtProgram **out) {
   pm->ir = m;
   p->borrowed = pm;
   p->modules = pm;
+  setup_lock_init(p);
   strmap_init(&p->functions);
   *out = p;
   return KF_OK;
@@ -141,6 +205,7 @@ void rt_program_destroy(RtProgram *p) {
   strmap_free(&p->functions);
   for (RtProgModule *pm = p->modules, *n; pm; pm = n) {
     n = pm->next;
+    module_teardown(p, pm);
     if (pm->dev) rt->dev->ops->unload(rt->dev, pm->dev);
     if (pm->owned) ir_module_free(pm->ir);
     mem_free(pm->ptx);
@@ -153,6 +218,7 @@ void rt_program_destroy(RtProgram *p) {
   mem_free(p->filename);
   mem_free(p->source);
   mem_free(p->pipeline);
+  pthread_mutex_destroy(&p->setup_lock);
   mem_free(p);
 }
 
@@ -710,7 +776,8 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   RtDevice *dev = rt->dev;
   *out = NULL;
   RtCacheKey key;
-  bool use_cache = p->source != NULL && !dev->runs_kir && !p->inputs.captures_device_memory && !p->inputs.links_code;
+  bool use_cache = p->source != NULL && !dev->runs_kir && !p->inputs.captures_device_memory && !p->inputs.links_code &&
+                   !p->inputs.module_callback;
   if (use_cache) {
     if (!rt_program_cache_key(f->p, f->name, argsig, &key)) return KF_ERROR_OUT_OF_MEMORY;
     kf_status st = KF_OK;
@@ -807,6 +874,8 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   if (st == KF_OK && !pm->dev) st = dev->ops->load(dev, pm->ir, pm->image ? pm->image : pm->ptx, &pm->dev, rt->diag);
   if (st == KF_OK) st = attach(k, pm->dev, func);
   if (st == KF_OK && k->variant) st = attach(k->variant, pm->dev, vfunc);
+  if (st == KF_OK) k->home = pm;
+  if (st == KF_OK && k->variant) k->variant->home = pm;
   if (st == KF_OK && !ptrmap_put(&f->by_func, func, k)) st = rt_out_of_memory(rt);
   if (st != KF_OK) {
     kernel_free(rt, k);

@@ -314,6 +314,8 @@ typedef struct RtInputs {
   bool captures_device_memory;  /* a binding is a device array: the code holds this process's addresses, never cached */
   bool links_code;              /* links given, or a binding is a foreign function: GPU modules are linked (never
                                  * cached on disk) */
+  kf_module_callback module_callback;  /* told of each module set up and torn down (program.c); NULL: none */
+  void *module_callback_data;
 } RtInputs;
 
 /* Reads (fe_options_key, rt_links_key: KF_ERROR_INVALID_INPUT, reported, if they cannot) and copies the extra
@@ -343,6 +345,7 @@ typedef struct RtProgram {
   char *pipeline;               /* owned; NULL: the runtime's default pipeline */
   RtProgModule *borrowed;       /* rt_program_from_module */
   RtProgModule *modules;
+  pthread_mutex_t setup_lock;   /* recursive: held while a module's setup callback runs (rt_kernel_setup) */
   StrMap functions;             /* name (owned key) -> RtFunction* */
 } RtProgram;
 
@@ -376,6 +379,8 @@ struct RtKernel {
                                  * parameters but its hidden ones); NULL: none */
   RtDevModule *module;
   bool owns_module;             /* loaded for this kernel alone (from a cache entry) */
+  RtProgModule *home;           /* the program's module it is loaded with (NULL: owns_module); set up by
+                                 * rt_kernel_setup */
   RtDevFunction fn;
   atomic_int cache_source;      /* 0 compiled, 1 memory cache, 2 disk cache */
   atomic_uint launches;         /* launches of this kernel (of its variant: the variant's) */
@@ -412,6 +417,11 @@ kf_status rt_function_kind(RtFunction *f, kf_function_kind *out);
  * @cuda.jit: the eager module, compiled once; a program over a module: its kernels of that name). The array
  * is f's. KF_ERROR_INVALID_INPUT (reported) when there are none (a lazy function, a compile error). */
 kf_status rt_function_eager_kernels(RtFunction *f, Op *const **out, unsigned *n);
+
+/* The module callback's KF_MODULE_SETUP of k's module, once (kfront.h's kf_module_callback): KF_OK at once when
+ * the program has no callback or the module is set up; KF_ERROR_CALLBACK (reported) when the callback failed.
+ * Called by rt_launch before each launch. */
+kf_status rt_kernel_setup(RtKernel *k);
 
 /* ---- runtime/launch.c ------------------------------------------------------------------------ */
 

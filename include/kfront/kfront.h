@@ -41,6 +41,7 @@ typedef enum kf_status {
                                  * the kernel raised an exception (kf_context_first_error says which) */
   KF_ERROR_INTERNAL = 7,
   KF_ERROR_OUT_OF_MEMORY = 8,   /* an allocation failed (host memory; device memory is KF_ERROR_DEVICE) */
+  KF_ERROR_CALLBACK = 9,        /* an embedder's callback said it failed (kf_module_callback) */
 } kf_status;
 
 /* The version of these headers (semantic versioning; CMakeLists.txt's project version, which checks they agree).
@@ -284,8 +285,10 @@ typedef enum kf_value_kind {
                           * mul_f32_f32(float x, float y)): the code defining it is linked into the kernel
                           * (kf_compile_options' links); the simulator cannot run it */
 } kf_value_kind;
-/* How a KF_VALUE_FOREIGN function is called (its scalar.i). */
-enum { KF_FOREIGN_ABI_NUMBA = 0, KF_FOREIGN_ABI_C = 1 };
+/* How a KF_VALUE_FOREIGN function is called (its scalar.i): an ABI, with KF_FOREIGN_COOPERATIVE or'ed in for a
+ * function that synchronises the grid (numba-cuda's declare_device(..., use_cooperative=True)): a kernel calling it,
+ * or calling a device function that does, is launched cooperatively (every block resident, as cuda.cg's grid sync). */
+enum { KF_FOREIGN_ABI_NUMBA = 0, KF_FOREIGN_ABI_C = 1, KF_FOREIGN_COOPERATIVE = 2 };
 typedef struct kf_value kf_value;
 struct kf_value {
   kf_value_kind kind;
@@ -342,8 +345,8 @@ typedef struct kf_function_spec {
 /* Code defining the foreign device functions kernels call (KF_VALUE_FOREIGN bindings: numba-cuda's
  * cuda.declare_device(..., link=...) and cuda.jit(link=...)), linked by nvJitLink into each GPU module of a program
  * that calls one or is given any (the simulator cannot run foreign code: a kernel calling a foreign function fails
- * there, naming it). KF_LINK_CU is CUDA C/C++ compiled with NVRTC for the device (the toolkit's include folder and
- * the options' include_dirs searched); the others are what nvJitLink takes. */
+ * there, naming it). KF_LINK_CU is CUDA C/C++ compiled with NVRTC for the device (CUDA's and CCCL's headers, found
+ * as the CUDA libraries are, then the options' include_dirs searched); the others are what nvJitLink takes. */
 typedef enum kf_link_kind {
   KF_LINK_CU,       /* .cu */
   KF_LINK_PTX,      /* .ptx */
@@ -362,6 +365,27 @@ typedef struct kf_link_input {
   const void *data;  /* its contents, len bytes (borrowed for the call that takes it) */
   size_t len;
 } kf_link_input;
+
+/* A loaded module of a program, as its module callback is told of it. */
+typedef enum kf_module_event {
+  KF_MODULE_SETUP = 0,     /* loaded, and about to run its first launch */
+  KF_MODULE_TEARDOWN = 1,  /* about to be unloaded */
+} kf_module_event;
+typedef struct kf_module_info {
+  void *library;  /* GPU: the CUlibrary the module was loaded as (cuLibraryLoadData; cuLibraryGetGlobal finds its
+                   * globals), NULL where the driver has no library API (loaded by cuModuleLoadDataEx); simulator:
+                   * NULL */
+  void *module;   /* GPU: its CUmodule in the device's primary context; simulator: an opaque handle, distinct for each
+                   * module loaded at once */
+  int device;     /* the ordinal of the runtime's device */
+} kf_module_info;
+/* numba-cuda's link items' setup_callback and teardown_callback. KF_MODULE_SETUP: once per loaded module of the
+ * program, on the thread of the first launch of one of its kernels, before that launch (with the device's context
+ * current on that thread; nothing of the runtime's is locked but the module's setup: other launches of the module
+ * wait until the callback returns, and a launch the callback makes of the module itself does not wait); nonzero
+ * fails that launch (KF_ERROR_CALLBACK) and the next launch sets the module up again. KF_MODULE_TEARDOWN: before
+ * a module that was set up is unloaded (the program destroyed); its return value is not looked at. */
+typedef int (*kf_module_callback)(void *user_data, kf_module_event event, const kf_module_info *module);
 
 typedef struct kf_compile_options {
   const char *const *kernels;     /* names of the functions to compile (NULL/0: every function with an eager
@@ -393,6 +417,10 @@ typedef struct kf_compile_options {
   unsigned nlinks;
   const char *const *include_dirs; /* more -I folders for the KF_LINK_CU inputs, after the toolkit's include */
   unsigned ninclude_dirs;
+  /* Told of each module of the program set up and torn down (kf_module_callback; programs only). A program given
+   * one is never cached on disk (each kernel's module is its program's). NULL: none. */
+  kf_module_callback module_callback;
+  void *module_callback_data;
 } kf_compile_options;
 
 /* Overloaded functions (KF_VALUE_OVERLOAD bindings). A call of one in a kernel or device function is typed by

@@ -925,7 +925,8 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
     out->kind = KF_VALUE_OVERLOAD;
     return (out->path = str_of(v, "an overloaded function's path")) ? 0 : -1;
   }
-  if (strcmp(tag, "foreign") == 0 && PyTuple_Size(o) == 4) { /* ('foreign', symbol, signature, abi): declare_device */
+  if (strcmp(tag, "foreign") == 0 && (PyTuple_Size(o) == 4 || PyTuple_Size(o) == 5)) {
+    /* ('foreign', symbol, signature, abi[, use_cooperative]): declare_device */
     out->kind = KF_VALUE_FOREIGN;
     if (!(out->path = str_of(v, "a foreign function's name"))) return -1;
     const char *abi = str_of(PyTuple_GetItem(o, 3), "a foreign function's ABI");
@@ -935,6 +936,9 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
       return -1;
     }
     out->scalar.i = abi[0] == 'c' ? KF_FOREIGN_ABI_C : KF_FOREIGN_ABI_NUMBA;
+    int cooperative = PyTuple_Size(o) == 5 ? PyObject_IsTrue(PyTuple_GetItem(o, 4)) : 0;
+    if (cooperative < 0) return -1;
+    if (cooperative) out->scalar.i |= KF_FOREIGN_COOPERATIVE;
     return (out->function = str_of(PyTuple_GetItem(o, 2), "a foreign function's signature")) ? 0 : -1;
   }
   if (strcmp(tag, "exception") == 0) {

@@ -136,6 +136,10 @@ static PyObject *with_thread_prefix(PyObject *diag, const kf_error_info *e, int 
 }
 
 PyObject *ext_raise(kf_context *ctx, kf_status st) {
+  if (st == KF_ERROR_CALLBACK && PyErr_Occurred()) { /* a Python callback's own exception (a module's setup) */
+    kf_context_clear_diagnostics(ctx);
+    return NULL;
+  }
   kf_error_info e;
   memset(&e, 0, sizeof e);
   if (kf_context_first_error(ctx, &e) != KF_OK) e.kind = KF_ERRKIND_NONE;

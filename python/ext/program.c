@@ -1,7 +1,9 @@
 /* program.c — programs and launches for kfront.cuda:
- *   Program(runtime, sources, bindings, functions, bounds_check=True, pipeline=None): a kf_program over one
- *     function's source fragment (sources[0]) and the device functions it calls (sources[1:]), with the
- *     globals bound by value and the decorators' facts (kf_program_create_sources);
+ *   Program(runtime, sources, bindings, functions, bounds_check=True, pipeline=None, links=(), include_dirs=(),
+ *     module_callback=None): a kf_program over one function's source fragment (sources[0]) and the device functions
+ *     it calls (sources[1:]), with the globals bound by value and the decorators' facts (kf_program_create_sources);
+ *     module_callback(event, library, module, device) is told of each module set up ("setup", before its first
+ *     launch) and torn down ("teardown") as kf_module_callback is;
  *   Function (Program.function(name)): configure(grid, block, stream, shared) -> Launcher; specialize(*args);
  *     set_shared_memory_carveout(percent); info(); and the host side of @cuda.reduce / @vectorize / @guvectorize (reduce, ufunc_*, gufunc_*);
  *   Launcher: kernel[grid, block, stream, shared] — calling it converts the arguments (convert.c) and calls
@@ -28,6 +30,7 @@ typedef struct ProgramObject {
   PyObject_HEAD
   RuntimeObject *runtime;
   kf_program *p;
+  PyObject *module_callback;  /* module_callback(event, library, module, device), or NULL (kept until p is gone) */
 } ProgramObject;
 
 typedef struct FunctionObject {
@@ -271,20 +274,53 @@ static int inputs_read(Inputs *in, PyObject *sources, PyObject *bindings, PyObje
 
 /* ---- Program ------------------------------------------------------------------------------------------ */
 
+/* A program's kf_module_callback: calls the Python module_callback (user) as callback(event, library, module,
+ * device), event "setup" or "teardown", the handles ints (library None where there is none). An exception of a
+ * setup fails it (nonzero): left set on the launching thread, where ext_raise gives it for KF_ERROR_CALLBACK; one of
+ * a teardown, or of a thread Python does not know, is unraisable (printed). */
+static int call_module_callback(void *user, kf_module_event event, const kf_module_info *m) {
+  int known_thread = PyGILState_GetThisThreadState() != NULL;
+  PyGILState_STATE gil = PyGILState_Ensure();
+  PyObject *type = NULL, *value = NULL, *tb = NULL;
+  if (event == KF_MODULE_TEARDOWN) PyErr_Fetch(&type, &value, &tb);  /* a dealloc's exception in flight stays */
+  PyObject *library = m->library ? PyLong_FromVoidPtr(m->library) : Py_NewRef(Py_None);
+  PyObject *module = library ? PyLong_FromVoidPtr(m->module) : NULL;
+  PyObject *r = module ? PyObject_CallFunction((PyObject *)user, "sOOi", event == KF_MODULE_SETUP ? "setup" : "teardown",
+                                               library, module, m->device)
+                       : NULL;
+  Py_XDECREF(library);
+  Py_XDECREF(module);
+  int rc = r ? 0 : 1;
+  Py_XDECREF(r);
+  if (rc && (event == KF_MODULE_TEARDOWN || !known_thread)) PyErr_WriteUnraisable((PyObject *)user);
+  if (event == KF_MODULE_TEARDOWN) PyErr_Restore(type, value, tb);
+  PyGILState_Release(gil);
+  return rc;
+}
+
 static PyObject *Program_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *names[] = {"runtime", "sources", "bindings", "functions", "bounds_check", "pipeline", "links",
-                          "include_dirs", NULL};
-  PyObject *rt, *sources, *bindings, *functions, *links = NULL, *include_dirs = NULL;
+                          "include_dirs", "module_callback", NULL};
+  PyObject *rt, *sources, *bindings, *functions, *links = NULL, *include_dirs = NULL, *module_callback = NULL;
   int bounds_check = 1;
   const char *pipeline = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOO|pzOO", names, Runtime_Type, &rt, &sources, &bindings, &functions,
-                                   &bounds_check, &pipeline, &links, &include_dirs))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOO|pzOOO", names, Runtime_Type, &rt, &sources, &bindings,
+                                   &functions, &bounds_check, &pipeline, &links, &include_dirs, &module_callback))
     return NULL;
+  if (module_callback == Py_None) module_callback = NULL;
+  if (module_callback && !PyCallable_Check(module_callback)) {
+    PyErr_SetString(PyExc_TypeError, "a program's module_callback must be callable");
+    return NULL;
+  }
   Inputs in;
   if (inputs_read(&in, sources, bindings, functions, bounds_check, pipeline) < 0 ||
       links_read(&in, links, include_dirs) < 0) {
     inputs_free(&in);
     return NULL;
+  }
+  if (module_callback) {
+    in.opts.module_callback = call_module_callback;
+    in.opts.module_callback_data = module_callback;
   }
   RuntimeObject *r = (RuntimeObject *)rt;
   kf_program *p = NULL;
@@ -301,13 +337,15 @@ static PyObject *Program_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   }
   self->runtime = (RuntimeObject *)Py_NewRef(rt);
   self->p = p;
+  self->module_callback = module_callback ? Py_NewRef(module_callback) : NULL;
   return (PyObject *)self;
 }
 
 static void Program_dealloc(PyObject *o) {
   ProgramObject *self = (ProgramObject *)o;
   PyTypeObject *tp = Py_TYPE(o);
-  if (self->p) kf_program_destroy(self->p);
+  if (self->p) kf_program_destroy(self->p);  /* (its modules' teardowns call module_callback) */
+  Py_XDECREF(self->module_callback);
   Py_XDECREF(self->runtime);
   ((freefunc)PyType_GetSlot(tp, Py_tp_free))(o);
   Py_DECREF(tp);

@@ -28,7 +28,9 @@ Descriptions made by freeze_value (tagged tuples):
     ('exception', name, cls)   an exception class that is not one of Python's builtins (a builtin one is a
                                'path'): kernels may raise it; name (module.qualname) is how a raise of it
                                comes back from the C layer, and the caller registers cls under it
-    ('foreign', name, sig)     a foreign device function (cuda.declare_device): its symbol and signature text
+    ('foreign', name, sig, abi, use_cooperative)
+                               a foreign device function (cuda.declare_device): its symbol, signature text, ABI
+                               ("numba" or "c") and whether it synchronises the grid
     ('function', obj)          a @cuda.jit dispatcher (an object with a `py_func` Python function); the
                                caller turns it into another source
     None                       anything else: the caller leaves the name unbound and the compiler reports
@@ -533,7 +535,7 @@ def freeze_value(name, value, registry=None, attrs=(), depth=0):
         return ("exception", "%s.%s" % (value.__module__, value.__qualname__), value)
     from kfront.cuda import linking
     if isinstance(value, linking.ForeignFunction):  # cuda.declare_device's: its symbol and signature
-        return ("foreign", value.name, value.signature_text, value.abi)
+        return ("foreign", value.name, value.signature_text, value.abi, value.use_cooperative)
     try:
         py_func = None if isinstance(value, type) else getattr(value, "py_func", None)
     except Exception:

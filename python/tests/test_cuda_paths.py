@@ -116,3 +116,45 @@ def test_system_info_names_python_and_numpy():
                  "NVRTC                 : ", "nvJitLink             : ", "Cache directory       : ",
                  "Python                : CPython ", "NumPy                 : "):
         assert line in out, out
+
+
+RNG_CU = textwrap.dedent("""
+    from kfront.cuda import nvrtc
+    src = '''
+    #include <curand_kernel.h>
+    extern "C" __device__ int random_number(unsigned int *out, unsigned long long seed) {
+      curandStateXORWOW_t state;
+      curand_init(seed, 1, 0, &state);
+      *out = curand(&state);
+      return 0;
+    }'''
+    ptx, log = nvrtc.compile(src, "rng.cu", (9, 0))
+    print(".func random_number" in ptx or ".visible .func" in ptx)
+""")
+
+
+@needs_toolkit
+@no_real_wheels
+@pytest.mark.skipif(not os.path.exists(os.path.join(SYSTEM, "include", "cccl", "cuda", "std", "version")),
+                    reason="the fake wheels link to CUDA 13's headers (CCCL's in include/cccl)")
+def test_nvrtc_finds_headers_in_cuda_12_style_wheels(tmp_path):
+    # NVRTC in nvidia/cuda_nvrtc (whose include folder holds nvrtc.h alone), CUDA's headers in nvidia/cuda_runtime,
+    # CCCL's in nvidia/cuda_cccl, no toolkit: curand_kernel.h (which includes cuda/std/...) compiles, as
+    # numba-cuda's test_include_cuda_header
+    nvidia = tmp_path / "site" / "nvidia"
+    lib, own = nvidia / "cuda_nvrtc" / "lib", nvidia / "cuda_nvrtc" / "include"
+    runtime = nvidia / "cuda_runtime" / "include"
+    for d in (lib, own, runtime, nvidia / "cuda_cccl"):
+        d.mkdir(parents=True)
+    for name in os.listdir(os.path.join(SYSTEM, "lib64")):
+        if name.startswith("libnvrtc"):
+            (lib / name).symlink_to(os.path.join(SYSTEM, "lib64", name))
+    (own / "nvrtc.h").symlink_to(os.path.join(SYSTEM, "include", "nvrtc.h"))
+    for name in os.listdir(os.path.join(SYSTEM, "include")):
+        if name != "cccl":
+            (runtime / name).symlink_to(os.path.join(SYSTEM, "include", name))
+    (nvidia / "cuda_cccl" / "include").symlink_to(os.path.join(SYSTEM, "include", "cccl"))
+    r = _run(["-c", RNG_CU], KFRONT_SYSTEM_TOOLKIT=str(tmp_path / "none"), KFRONT_SITE_PACKAGES=str(tmp_path / "site"),
+             KFRONT_SIM="1")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == "True"

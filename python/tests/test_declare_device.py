@@ -109,3 +109,28 @@ def test_links_of_a_kernel_calling_nothing_foreign_run_on_the_simulator():
     a = np.zeros(4, np.int32)
     fill[1, 4](a)
     assert (a == 5).all()
+
+
+def test_use_cooperative_makes_its_callers_cooperative():
+    # numba-cuda's test_external_cooperative_func: a foreign function declared use_cooperative=True synchronises the
+    # grid, so a kernel calling it (directly or through a device function) is launched cooperatively
+    sync = cuda.declare_device("grid_sync_c", "int32(int32)", use_cooperative=True)
+    plain = cuda.declare_device("plain_c", "int32(int32)")
+
+    @cuda.jit(device=True)
+    def through(x):
+        return sync(x)
+
+    def direct(a):
+        a[0] = sync(a[0])
+
+    def indirect(a):
+        a[0] = through(a[0])
+
+    def neither(a):
+        a[0] = plain(a[0])
+
+    for fn, cooperative in ((direct, True), (indirect, True), (neither, False)):
+        k = cuda.jit("void(int32[::1])")(fn)
+        (kernel,) = k.overloads.values()
+        assert kernel.cooperative is cooperative, fn.__name__

@@ -9,8 +9,10 @@
  * later hit), and a grid_stride kernel
  * launched on a smaller 1-D grid (SMs x occupancy) with the user's grid dims as 3 trailing parameters; a
  * cooperative kernel (a grid barrier) launched through cuLaunchCooperativeKernel after its grid is checked to
- * fit (SMs x occupancy), refused when it does not or when the driver lacks the entry point; and the host side
- * of @vectorize, @cuda.reduce and @guvectorize, whose host operands are staged on this path. */
+ * fit (SMs x occupancy), refused when it does not or when the driver lacks the entry point; the host side
+ * of @vectorize, @cuda.reduce and @guvectorize, whose host operands are staged on this path; and a program's module
+ * callback (setup before a module's first launch, teardown when it goes), with modules loaded through the library
+ * API (cuLibraryLoadData) and without it. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,6 +42,7 @@ typedef struct FakeModule {
 static struct {
   kf_error_record rec;  /* __kf_error of every module (one module launched at a time in these tests) */
   int allocs, frees, loads, unloads, launches, sets;
+  int lib_loads, lib_unloads;  /* through the library API (install_fake_with's library) */
   int fail_load, fail_launch;
   int func_max_threads;
   int dyn_attr;
@@ -148,6 +151,31 @@ static CUresult f_unload(CUmodule mod) {
   free(m->ptx);
   free(m);
   fake.unloads++;
+  return CUDA_SUCCESS;
+}
+/* The library API: a library holds one module (loaded as cuModuleLoadDataEx loads it) */
+typedef struct FakeLibrary {
+  CUmodule mod;
+} FakeLibrary;
+static CUresult f_lib_load(CUlibrary *lib, const void *code, int *jit_opts, void **jit_vals, unsigned njit,
+                           int *lib_opts, void **lib_vals, unsigned nlib) {
+  CUmodule m = NULL;
+  CUresult r = f_load(&m, code, njit, jit_opts, jit_vals);
+  if (r != CUDA_SUCCESS) return r;
+  FakeLibrary *l = calloc(1, sizeof *l);
+  l->mod = m;
+  fake.lib_loads++;
+  *lib = (CUlibrary)l;
+  return CUDA_SUCCESS;
+}
+static CUresult f_lib_module(CUmodule *m, CUlibrary lib) {
+  *m = ((FakeLibrary *)lib)->mod;
+  return CUDA_SUCCESS;
+}
+static CUresult f_lib_unload(CUlibrary lib) {
+  f_unload(((FakeLibrary *)lib)->mod);
+  free(lib);
+  fake.lib_unloads++;
   return CUDA_SUCCESS;
 }
 static CUresult f_getfn(CUfunction *fn, CUmodule mod, const char *name) {
@@ -335,7 +363,7 @@ static CUresult f_esync(CUevent e) { return CUDA_SUCCESS; }
 static CUresult f_elapsed(float *ms, CUevent a, CUevent b) { *ms = 1.5f; return CUDA_SUCCESS; }
 static CUresult f_edestroy(CUevent e) { free(e); return CUDA_SUCCESS; }
 
-static void install_fake_with(bool cooperative) {
+static void install_fake_with(bool cooperative, bool library) {
   RtCuda t = {
       .cuInit = f_init, .cuDriverGetVersion = f_version, .cuGetErrorName = f_errname, .cuGetErrorString = f_errstring,
       .cuDeviceGetCount = f_count, .cuDeviceGet = f_get, .cuDeviceGetName = f_name, .cuDeviceGetAttribute = f_attr,
@@ -353,11 +381,13 @@ static void install_fake_with(bool cooperative) {
       .cuOccupancyMaxActiveBlocksPerMultiprocessor = f_occupancy,
       .cuLaunchCooperativeKernel = cooperative ? f_coop_launch : NULL,
       .cuMemAllocManaged = f_alloc_managed, .cuMemGetAddressRange = f_range,
+      .cuLibraryLoadData = library ? f_lib_load : NULL, .cuLibraryGetModule = library ? f_lib_module : NULL,
+      .cuLibraryUnload = library ? f_lib_unload : NULL,
   };
   rt_cuda_install(&t);
 }
 
-static void install_fake(void) { install_fake_with(true); }
+static void install_fake(void) { install_fake_with(true, false); }
 
 /* ---- the kernels ------------------------------------------------------------------------------------ */
 
@@ -900,7 +930,7 @@ static void test_cooperative(void) {
   kf_module_destroy(plain);
   kf_runtime_destroy(rt);
   /* a driver without cuLaunchCooperativeKernel: the launch is refused with the reason */
-  install_fake_with(false);
+  install_fake_with(false, false);
   rt = NULL;
   m = NULL;
   p = NULL;
@@ -1094,6 +1124,119 @@ static void test_managed_and_range(void) {
   kf_context_destroy(ctx);
 }
 
+/* ---- module callbacks --------------------------------------------------------------------------------- */
+
+typedef struct ModuleEvents {
+  int setups, teardowns, fail_setups;
+  void *library[8], *module[8];  /* of each event, in order */
+  int device;
+  kf_function *relaunch;         /* launched (with relaunch_args) by the setup: the module being set up */
+  kf_arg *relaunch_args;
+  kf_status relaunch_status;
+} ModuleEvents;
+
+static int record_module_event(void *user, kf_module_event event, const kf_module_info *m) {
+  ModuleEvents *e = user;
+  int i = e->setups + e->teardowns;
+  if (i < 8) e->library[i] = m->library, e->module[i] = m->module;
+  e->device = m->device;
+  if (event == KF_MODULE_TEARDOWN) {
+    e->teardowns++;
+    return 0;
+  }
+  e->setups++;
+  if (e->relaunch) {
+    unsigned g[3] = {1, 1, 1};
+    e->relaunch_status = kf_function_launch(e->relaunch, g, g, 0, NULL, e->relaunch_args, 2);
+  }
+  if (e->fail_setups > 0) {
+    e->fail_setups--;
+    return 7;
+  }
+  return 0;
+}
+
+/* kf_compile_options' module callback on the GPU path: a module loaded as a library (its CUlibrary and CUmodule
+ * given), set up once before its first launch (a failing setup fails the launch, and the next one sets it up again;
+ * a launch the setup makes of its own module does not wait for it), torn down when the program goes; each
+ * specialisation its own module; never a disk-cache entry. Without the library API: loaded by cuModuleLoadDataEx,
+ * no library given. */
+static void test_module_callbacks(bool library) {
+  install_fake_with(true, library);
+  char dir[] = "/tmp/kfront-gpu-fake-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  const char *source = "from numba import cuda\n"
+                       "@cuda.jit\n"
+                       "def fill(a, v):\n"
+                       "    a[0] = v\n";
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.cache_dir = dir;
+  o.backend = KF_BACKEND_LLVM;
+  kf_runtime *rt = NULL;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
+  ModuleEvents ev = {.fail_setups = 1, .device = -1};
+  kf_compile_options co;
+  kf_compile_options_init(&co);
+  co.module_callback = record_module_event;
+  co.module_callback_data = &ev;
+  kf_program *p = NULL;
+  kf_function *f = NULL;
+  CHECK(kf_program_create(rt, "cb.py", source, strlen(source), &co, &p) == KF_OK);
+  CHECK(p && kf_program_get_function(p, "fill", &f) == KF_OK);
+  if (!f) {
+    fputs(kf_context_diagnostics(ctx), stderr);
+    return;
+  }
+  int64_t out[1] = {0};
+  int64_t n1[1] = {1};
+  kf_arg args[2] = {array_arg(out, KF_INT64, 1, n1, 'C'), kf_arg_int(KF_INT64, 5)};
+  unsigned g[3] = {1, 1, 1};
+  int loads0 = fake.loads, lib_loads0 = fake.lib_loads, launches0 = fake.launches;
+  kf_kernel *k = NULL;
+  CHECK(kf_function_specialize(f, args, 2, &k) == KF_OK && ev.setups == 0);  /* loaded, not yet set up */
+  CHECK(fake.loads == loads0 + 1 && fake.lib_loads == lib_loads0 + (library ? 1 : 0));
+  CHECK(kf_function_launch(f, g, g, 0, NULL, args, 2) == KF_ERROR_CALLBACK);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "the setup callback of the module of kernel fill failed (it returned 7)");
+  CHECK(ev.setups == 1 && fake.launches == launches0);  /* not launched */
+  kf_context_clear_diagnostics(ctx);
+  ev.relaunch = f;
+  ev.relaunch_args = args;
+  CHECK(kf_function_launch(f, g, g, 0, NULL, args, 2) == KF_OK);
+  CHECK(ev.setups == 2 && ev.relaunch_status == KF_OK && fake.launches == launches0 + 2);
+  ev.relaunch = NULL;
+  CHECK(kf_function_launch(f, g, g, 0, NULL, args, 2) == KF_OK && ev.setups == 2);  /* set up once */
+  CHECK(ev.module[0] && ev.module[0] == ev.module[1] && ev.device == 0);
+  CHECK(library ? ev.library[0] != NULL && ev.library[0] == ev.library[1] : ev.library[0] == NULL);
+  /* another specialisation: a module of its own */
+  double outf[1] = {0};
+  kf_arg fargs[2] = {array_arg(outf, KF_FLOAT64, 1, n1, 'C'), kf_arg_float(KF_FLOAT64, 2.5)};
+  CHECK(kf_function_launch(f, g, g, 0, NULL, fargs, 2) == KF_OK && ev.setups == 3);
+  CHECK(ev.module[2] != ev.module[0]);
+  kf_runtime_stats st;
+  kf_runtime_get_stats(rt, &st);
+  CHECK(st.cache_disk_hits == 0);
+  int unloads0 = fake.unloads, lib_unloads0 = fake.lib_unloads;
+  kf_program_destroy(p);
+  CHECK(ev.teardowns == 2 && ev.setups == 3);
+  CHECK((ev.module[3] == ev.module[0] || ev.module[3] == ev.module[2]) && ev.module[3] != ev.module[4]);
+  CHECK(fake.unloads == unloads0 + 2 && fake.lib_unloads == lib_unloads0 + (library ? 2 : 0));
+  /* no entry was written: a fresh program compiles again */
+  CHECK(kf_program_create(rt, "cb.py", source, strlen(source), NULL, &p) == KF_OK);
+  CHECK(kf_program_get_kernel(p, "fill", args, 2, &k) == KF_OK);
+  kf_runtime_get_stats(rt, &st);
+  CHECK(st.cache_disk_hits == 0);
+  kf_program_destroy(p);
+  kf_runtime_destroy(rt);
+  kf_context_destroy(ctx);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+  install_fake();
+}
+
 int main(void) {
   install_fake();
   test_managed_and_range();
@@ -1105,6 +1248,8 @@ int main(void) {
   test_disk_cache_hit();
   test_disk_cache_keeps_warnings();
   test_disk_cache_refused();
+  test_module_callbacks(true);
+  test_module_callbacks(false);
   rt_cuda_install(NULL);
   return test_result("runtime_gpu_fake");
 }

@@ -23,6 +23,7 @@ import math
 import operator
 import pickle
 import sys
+import threading
 import warnings
 import weakref
 
@@ -40,12 +41,18 @@ def _forget_programs(devnum=None):
     """After cuda.close() (devnum None: every device) or a device's reset: every dispatcher compiles again for that
     device on its next use there."""
     for d in list(_dispatchers):
+        kernel_objects = getattr(d, "_kernel_objects", {})  # (what holds the programs' functions: dispatchers')
         if devnum is None:
             d._functions.clear()
+            kernel_objects.clear()
         else:
             d._functions.pop(devnum, None)
+            kernel_objects.pop(devnum, None)
         d._launchers.clear()
 
+
+# held while a dispatcher makes its program for a device (Dispatcher._fn): one per device, whichever thread is first
+_program_lock = threading.RLock()
 
 # numba-cuda warns of a launch of fewer blocks than this (its fixed threshold: about 2 x the SMs of a large GPU)
 _MIN_GRID_SIZE = 128
@@ -249,6 +256,7 @@ class _Inputs:
         # id(dispatcher) -> [(name, frozen value or None, value)]: the names each function of the program reads
         self.frozen = {}
         self.links = []  # (extension, name, bytes): the code every kernel of the program is linked with
+        self.link_items = []  # the link items themselves (each once): their setup and teardown callbacks
         self.exceptions = []  # (name, class): the exception classes its kernels raise, registered by name
         # a cache=True kernel's (kfront.cuda.caching): this state's pickle and its digest, and the
         # (signature, target) pairs whose cache entries record it
@@ -272,6 +280,7 @@ class _Inputs:
         self = cls.__new__(cls)
         self.sources, self.bindings, self.specs = state["sources"], state["bindings"], state["specs"]
         self.links, self.exceptions = state["links"], state["exceptions"]
+        self.link_items = []  # (a cached kernel links nothing)
         self.frozen = {}
         self.cache_blob, self.cache_digest = blob, caching.digest(blob)
         self.cached_signatures = set(cached_signatures)
@@ -325,6 +334,8 @@ class _Inputs:
 
     def _add_links(self, items):
         for item in items:
+            if not any(item is known for known in self.link_items):
+                self.link_items.append(item)
             code = linking.link_input(item)
             if code not in self.links:
                 self.links.append(code)
@@ -689,17 +700,26 @@ class Dispatcher:
         dev = _kfront.current_device()
         f = self._functions.get(dev)
         if f is None:
-            inputs = self._frozen()
-            program = _kfront.Program(_runtime.runtime(dev), inputs.sources, inputs.binding_list(), inputs.specs,
-                                      bounds_check=self._bounds_check, links=inputs.links,
-                                      include_dirs=linking.include_dirs() if inputs.links else ())
-            f = program.function(_capture.compiled_name(self.py_func))
-            if self._carveout is not None and self._kind == "kernel":
-                f.set_shared_memory_carveout(self._carveout)
-            code = getattr(self.py_func, "__code__", None)
-            if self._kind == "kernel" and code is not None and not code.co_flags & inspect.CO_VARARGS:
-                f.set_parameters(code.co_argcount, tuple(self.py_func.__defaults__ or ()))
-            self._functions[dev] = f
+            with _program_lock:  # one program per device, however many threads ask for it first
+                f = self._functions.get(dev)
+                if f is None:
+                    f = self._new_fn(dev)
+        return f
+
+    def _new_fn(self, dev):
+        """A new program of this dispatcher on device dev, and its function (kept in _functions)."""
+        inputs = self._frozen()
+        program = _kfront.Program(_runtime.runtime(dev), inputs.sources, inputs.binding_list(), inputs.specs,
+                                  bounds_check=self._bounds_check, links=inputs.links,
+                                  include_dirs=linking.include_dirs() if inputs.links else (),
+                                  module_callback=linking.module_callbacks(inputs.link_items))
+        f = program.function(_capture.compiled_name(self.py_func))
+        if self._carveout is not None and self._kind == "kernel":
+            f.set_shared_memory_carveout(self._carveout)
+        code = getattr(self.py_func, "__code__", None)
+        if self._kind == "kernel" and code is not None and not code.co_flags & inspect.CO_VARARGS:
+            f.set_parameters(code.co_argcount, tuple(self.py_func.__defaults__ or ()))
+        self._functions[dev] = f
         return f
 
     # -- launching --------------------------------------------------------------------------------------

@@ -21,8 +21,18 @@ calling a declared function raises there, naming the function.
 
 `LinkableCode` and its subclasses are numba-cuda's in-memory link items (`cuda.CUSource(text)`, `cuda.PTXSource(...)`,
 ...): `data` the bytes (or text), `name` a file name for diagnostics, `kind` the extension that says what it is.
+Their `setup_callback(module)` is called once per loaded module of a kernel linked with the item (its kernel's
+`link=` or a declared function's it calls), before the module's first launch on the launching thread (other threads'
+launches of it wait), and `teardown_callback(module)` before that module is unloaded (the device's context reset,
+cuda.close(), the kernel gone). `module` is a LoadedModule: `handle`, the CUlibrary the module was loaded as
+(cuda.bindings' cuLibraryGetGlobal(module.handle, b"name") finds its globals; numba-cuda gives a cuda.core ObjectCode
+whose `handle` is the same), `cumodule` and `device`. A module is each compiled specialisation (a lazy kernel's
+argument types; an eager kernel's declared signatures share one). The simulator calls them too, `handle` then an
+opaque number distinct for each module loaded at once. An exception of a setup callback is the launch's.
 """
+import atexit
 import os
+import weakref
 
 from kfront import errors
 from kfront import types as kftypes
@@ -34,6 +44,10 @@ class LinkableCode:
     default_name = None
 
     def __init__(self, data, name=None, setup_callback=None, teardown_callback=None, nrt=False):
+        if setup_callback and not callable(setup_callback):  # numba-cuda's checks and words
+            raise TypeError("setup_callback must be callable")
+        if teardown_callback and not callable(teardown_callback):
+            raise TypeError("teardown_callback must be callable")
         if isinstance(data, str):
             data = data.encode()
         if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -106,6 +120,68 @@ def link_items(link):
     return items
 
 
+class LoadedModule:
+    """A loaded module of a kernel, as link items' setup and teardown callbacks are given it (numba-cuda's cuda.core
+    ObjectCode): `handle` the CUlibrary it was loaded as (the CUmodule where the driver has no library API; on the
+    simulator an opaque number), `cumodule` its CUmodule in the device's context, `device` the device's ordinal."""
+
+    def __init__(self, library, module, device):
+        self.handle = library if library is not None else module
+        self.cumodule = module
+        self.device = device
+
+    def __repr__(self):
+        return "<kfront loaded module %#x on device %d>" % (self.handle, self.device)
+
+
+class ModuleCallbacks:
+    """The setup and teardown callbacks of a program's link items, as kfront._kfront.Program's module_callback:
+    called with (event, library, module, device) for each module set up and torn down; a module's setup and
+    teardown callbacks are given the same LoadedModule. At the interpreter's exit the modules still loaded are torn
+    down (as numba-cuda's finalizers do then; the process's end unloads them), and not again when their programs
+    go afterwards."""
+
+    def __init__(self, setups, teardowns):
+        self.setups, self.teardowns = tuple(setups), tuple(teardowns)
+        self._loaded = {}  # module handle -> its LoadedModule, from its setup to its teardown
+        _with_modules.add(self)
+
+    def __call__(self, event, library, module, device):
+        if event == "setup":
+            loaded = self._loaded[module] = LoadedModule(library, module, device)
+            for f in self.setups:
+                f(loaded)
+        else:
+            self._teardown(self._loaded.pop(module, None))
+
+    def _teardown(self, loaded):
+        if loaded is None:  # torn down at exit already
+            return
+        for f in self.teardowns:
+            f(loaded)
+
+    def teardown_all(self):
+        """Tears down every module still loaded (at exit)."""
+        while self._loaded:
+            self._teardown(self._loaded.popitem()[1])
+
+
+_with_modules = weakref.WeakSet()  # the ModuleCallbacks alive
+
+
+@atexit.register
+def _teardown_at_exit():
+    for callbacks in list(_with_modules):
+        callbacks.teardown_all()
+
+
+def module_callbacks(items):
+    """The ModuleCallbacks of link items (LinkableCode and paths, each once), or None when none has a callback."""
+    setups = [i.setup_callback for i in items if getattr(i, "setup_callback", None)]
+    teardowns = [i.teardown_callback for i in items if getattr(i, "teardown_callback", None)]
+    return ModuleCallbacks(setups, teardowns) if setups or teardowns else None
+
+
 def include_dirs():
     """The folders NVRTC searches for a .cu's #includes after the toolkit's own: config.CUDA_INCLUDE_PATH (where
     set) and config.CUDA_NVRTC_EXTRA_SEARCH_PATHS's, read when a kernel is built."""
@@ -116,7 +192,8 @@ def include_dirs():
 
 class ForeignFunction:
     """What cuda.declare_device returns (numba-cuda's ExternFunction): name, sig (a kfront.types.Signature),
-    link (the items to link), use_cooperative. Kernels call it; the host cannot."""
+    link (the items to link), use_cooperative (it synchronises the grid: the kernels calling it are launched
+    cooperatively). Kernels call it; the host cannot."""
 
     def __init__(self, name, sig, link, use_cooperative, abi="numba"):
         self.name = name

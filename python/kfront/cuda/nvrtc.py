@@ -3,7 +3,8 @@ capabilities it compiles for.
 
 NVRTC is the one kfront's C library finds (kf_cuda_library_find: KFRONT_LIBNVRTC, conda, NVIDIA's pip wheels,
 CUDA_HOME, the system toolkit), and compile() is the compile the runtime's link step gives a `.cu` link item
-(kf_nvrtc_compile: relocatable device code, the toolkit's include folder, then config.CUDA_NVRTC_EXTRA_SEARCH_PATHS).
+(kf_nvrtc_compile: relocatable device code, CUDA's and CCCL's headers where the C library finds them, then
+config.CUDA_INCLUDE_PATH and config.CUDA_NVRTC_EXTRA_SEARCH_PATHS).
 
     ptx, log = nvrtc.compile(src, "f.cu", (9, 0))            # PTX text
     ltoir, log = nvrtc.compile(src, "f.cu", (9, 0), ltoir=True)  # LTO-IR bytes
@@ -23,10 +24,18 @@ __all__ = ["compile", "find_closest_arch", "get_arch_option", "get_lowest_suppor
            "NvrtcError", "NvrtcCompilationError", "NvrtcSupportError", "CCSupportError"]
 
 
+def _nvrtc():
+    """The C library told where to look for NVRTC (kfront.config's search paths), before its first search: NVRTC used
+    here first finds the one a kernel's link step would."""
+    from kfront.cuda import _runtime
+    _runtime.configure_cuda_paths()
+    return _kfront
+
+
 @functools.cache
 def _get_nvrtc_version():
     """NVRTC's (major, minor)."""
-    info = _kfront.cuda_library("nvrtc")
+    info = _nvrtc().cuda_library("nvrtc")
     if info["path"] is None:
         raise NvrtcSupportError("NVRTC cannot be found: %s" % info["error"])
     return info["version"] or (0, 0)
@@ -34,7 +43,7 @@ def _get_nvrtc_version():
 
 @functools.cache
 def _supported_archs():
-    archs, error = _kfront.nvrtc_supported_archs()
+    archs, error = _nvrtc().nvrtc_supported_archs()
     if not archs:
         raise NvrtcSupportError("NVRTC cannot list the compute capabilities it compiles for: %s" % error.strip())
     return archs
@@ -106,7 +115,7 @@ def compile(src, name, cc, ltoir=False, lineinfo=False, debug=False):
     if suffix:
         raise NotImplementedError("kfront: NVRTC compiles for sm_%d%d; the arch-specific sm_%d%d%s is not passed "
                                   "through yet" % (major, minor, major, minor, suffix))
-    code, log, status = _kfront.nvrtc_compile(src, name, major * 10 + minor, ltoir=bool(ltoir),
+    code, log, status = _nvrtc().nvrtc_compile(src, name, major * 10 + minor, ltoir=bool(ltoir),
                                               lineinfo=bool(lineinfo), debug=bool(debug),
                                               include_dirs=linking.include_dirs())
     if status == "not-found":

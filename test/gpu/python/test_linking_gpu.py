@@ -1,7 +1,8 @@
 """GPU-only: foreign device code linked into kernels (issue 23): cuda.declare_device(..., link=...) and
 cuda.jit(link=...) with CUDA C++ compiled by NVRTC (in memory and on disk, with include folders), PTX and LTO-IR made
 by kfront's own cuda.compile, numba-cuda's ABI and the C ABI, a declared function called from a device function, and
-the errors (a symbol no input defines, a .cu that does not compile) — each followed by a launch that works; the same
+the errors (a symbol no input defines, a .cu that does not compile) — each followed by a launch that works; a link
+item's setup callback setting a global of the module through its CUlibrary handle; the same
 kernels run by numba-cuda give the same results.
 Run: test/gpu/run_python_gpu.sh DEST (or python3 -m pytest -q test/gpu/python/test_linking_gpu.py on a GPU)."""
 import numpy as np
@@ -152,3 +153,42 @@ def test_same_results_as_numba_cuda():
         k[1, 64](r, _x())
         results.append(r)
     assert (results[0] == results[1]).all() and (results[0] == _x() * 2 - 7).all()
+
+
+NUM = ('__device__ int num = 0;\n'
+       'extern "C" __device__ int get_num(int *out) { *out = num; return 0; }')
+
+
+def _set_global(handle, name, value):
+    """Sets the int32 global `name` of the library `handle` through the driver (as numba-cuda's test does with
+    cuda.bindings' cuLibraryGetGlobal and cuMemcpyHtoD)."""
+    import ctypes
+    cu = ctypes.CDLL("libcuda.so.1")
+    ptr, size = ctypes.c_uint64(0), ctypes.c_size_t(0)
+    rc = cu.cuLibraryGetGlobal(ctypes.byref(ptr), ctypes.byref(size), ctypes.c_void_p(handle), name)
+    assert rc == 0 and size.value == 4
+    value = ctypes.c_int32(value)
+    assert cu.cuMemcpyHtoD_v2(ptr, ctypes.byref(value), ctypes.c_size_t(4)) == 0
+
+
+@pytest.mark.parametrize("where", ["declare_device", "jit"])
+def test_setup_callback_initialises_a_global_of_the_module(where):
+    seen = []
+
+    def setup(module):
+        seen.append(module.handle)
+        _set_global(module.handle, b"num", 42)
+
+    lib = cuda.CUSource(NUM, setup_callback=setup)
+    get_num = cuda.declare_device("get_num", "int32()", link=[lib] if where == "declare_device" else None)
+
+    @cuda.jit(link=[lib] if where == "jit" else None)
+    def k(a):
+        a[0] = get_num()
+
+    a = np.zeros(1, np.int32)
+    k[1, 1](a)
+    assert a[0] == 42 and len(seen) == 1
+    k[1, 1](a)
+    assert len(seen) == 1
+    cuda.current_context().reset()
