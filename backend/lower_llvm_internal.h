@@ -21,6 +21,7 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
+#include <llvm-c/Transforms/IPO.h>
 
 #include "backend/backend.h"
 #include "ir/libdevice.h"
@@ -50,6 +51,11 @@ typedef struct Target {
   Type **types;
   Slot *phis;
 } Target;
+
+typedef struct NameList {
+  const char **names;
+  unsigned n, cap;
+} NameList;
 
 typedef struct FuncInfo {
   Op *op;
@@ -85,6 +91,9 @@ typedef struct Lower {
   LLVMBuilderRef b, ab;   /* main builder; alloca builder */
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64;
   PtrMap called;                /* func.func -> itself, for every function some func.call calls */
+  /* names of the called device functions of inline = "always" (whose calls inline_calls inlines) and of
+   * forceinline (which it marks alwaysinline afterwards) */
+  NameList inline_always, forceinline;
   /* binary16 +, -, * without PTX's rounding modifier (add.f16 ...: numba-cuda's cuda_fp16.h forms), which ptxas
    * may fuse into an fma: allowed where the module has nothing to fuse them with (ll_scan_half_ops) */
   bool half_plain_add, half_plain_mul;

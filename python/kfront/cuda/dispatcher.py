@@ -521,6 +521,10 @@ class _ExtendedLauncher:
         return self._launcher.__reduce__()
 
 
+# cuda.jit's inline= values (numba-cuda's; a bool as numba-cuda maps it) -> kf_function_spec's inline_mode
+_INLINE_MODES = {"always": 1, True: 1, "never": 2, False: 2}
+
+
 class Dispatcher:
     """A @cuda.jit function: a kernel (launched as kernel[griddim, blockdim, stream, sharedmem](*args)) or a
     device function (device=True, called by kernels)."""
@@ -544,9 +548,14 @@ class Dispatcher:
         self._sigs = _sig_strings(sigs)
         self._options = dict(fastmath=bool(fastmath), debug=bool(debug), lineinfo=bool(lineinfo),
                              opt=(3 if opt is True or opt is None else 0 if opt is False else int(opt)),
-                             inline=(1 if inline in ("always", True) else 0), cache=bool(cache))
-        # numba-cuda's forceinline=True gives the device function LLVM's alwaysinline: what kfront gives every
-        # device function that is not recursive, so the option is recorded and changes nothing
+                             inline=_INLINE_MODES.get(inline) if not callable(inline) else None,
+                             cache=bool(cache))
+        if self._options["inline"] is None and not callable(inline):
+            raise ValueError("kwarg 'inline' must be one of the strings 'always' or 'never', or it can be a "
+                             "callable that returns True/False. Found value %s" % (inline,))
+        # numba-cuda's inline= (each call inlined before libNVVM sees the IR; a bool is "always"/"never", as
+        # numba-cuda maps it) and forceinline= (the device function is LLVM alwaysinline: libNVVM inlines it)
+        self._inline = "always" if inline is True else "never" if inline is False else inline
         self._forceinline = bool(forceinline)
         # as numba-cuda, bad launch bounds are an error of the kernel's first compile: at once when signatures are
         # declared (numba-cuda compiles them at decoration), else at the first launch or compile (_frozen raises it)
@@ -583,17 +592,31 @@ class Dispatcher:
     @property
     def targetoptions(self):
         bounds = self._launch_bounds if isinstance(self._launch_bounds, tuple) else None
-        return dict(self._options, device=self._kind == "device", forceinline=self._forceinline,
+        return dict(self._options, inline=self._inline, device=self._kind == "device", forceinline=self._forceinline,
                     extensions=self.extensions, launch_bounds=bounds or None,
                     shared_memory_carveout=self._carveout)
 
     def _spec_options(self):
         o = self._options
         spec = {"fastmath": o["fastmath"], "debug": o["debug"], "lineinfo": o["lineinfo"], "opt": o["opt"],
-                "inline": o["inline"], "cache": o["cache"]}
+                "inline": self._inline_mode(), "forceinline": int(self._forceinline), "cache": o["cache"]}
         if self._kind == "kernel" and self._launch_bounds:  # a device function's are ignored, as numba-cuda's
             spec["launch_bounds"] = self._launch_bounds
         return spec
+
+    def _inline_mode(self):
+        """kf_function_spec's inline_mode: 1 "always", 2 "never". A cost model (numba's inline=callable) is asked
+        once, at the first compile that includes this function, whether its calls are inlined: kfront has no numba
+        IR to give it, so it is called as cost_model(None, None, None) (one answer for every call site)."""
+        if self._options["inline"] is None:
+            try:
+                answer = self._inline(None, None, None)
+            except Exception as e:
+                raise TypeError("kfront: the inline cost model %r of %s raised %s: %s (kfront calls it with None for "
+                                "expr, caller_info and callee_info: it has no numba IR to give it)"
+                                % (self._inline, self.__qualname__, type(e).__name__, e)) from e
+            self._options["inline"] = 1 if answer else 2
+        return self._options["inline"]
 
     # -- compiling --------------------------------------------------------------------------------------
     def _frozen(self):
@@ -783,7 +806,7 @@ class Dispatcher:
             d = Dispatcher(self.py_func, [sig], device=self._kind == "device", boundscheck=self._bounds_check,
                            source=self._source, lto=self._lto, link=self._link,
                            **{k: v for k, v in self._options.items() if k != "inline"},
-                           inline="always" if self._options["inline"] else "never", forceinline=self._forceinline,
+                           inline=self._inline, forceinline=self._forceinline,
                            launch_bounds=self._launch_bounds, shared_memory_carveout=self._carveout)
             d._inputs = self._frozen()
             self._specialized[key] = d
@@ -973,7 +996,7 @@ class Dispatcher:
         o = self._options
         options = dict(device=self._kind == "device", fastmath=o["fastmath"], debug=o["debug"],
                        lineinfo=o["lineinfo"], opt=o["opt"], cache=o["cache"],
-                       inline="always" if o["inline"] else "never", forceinline=self._forceinline,
+                       inline=self._inline, forceinline=self._forceinline,
                        boundscheck=self._bounds_check, shared_memory_carveout=self._carveout,
                        launch_bounds=self._launch_bounds if isinstance(self._launch_bounds, tuple) else None)
         source = None if isinstance(self._source, BaseException) else self._source
