@@ -646,6 +646,21 @@ static void number_region(Region *r, Numbering *nb) {
   }
 }
 
+/* At opt=0 (numba-cuda's opt=False: nothing optimised, so that a debugger sees each parameter where it lives) the n
+ * LLVM parameters of one kir parameter (an array's data pointer, shapes and strides: numba-cuda's array struct; a
+ * scalar) are kept in a local struct, stored on entry and loaded back field by field, as numba-cuda's lowering
+ * does: libNVVM at -opt=0 leaves such a local in local memory (the PTX's __local_depot). vals: in, then out. */
+static void spill_params(Lower *L, LLVMValueRef *vals, unsigned n) {
+  if (L->o->opt != 0 || !n) return;
+  LLVMTypeRef *ts = ARENA_ARRAY(&L->arena, LLVMTypeRef, n);
+  for (unsigned i = 0; i < n; i++) ts[i] = LLVMTypeOf(vals[i]);
+  LLVMTypeRef st = LLVMStructTypeInContext(L->ctx, ts, n, 0);
+  LLVMValueRef slot = ll_entry_alloca(L, st);
+  for (unsigned i = 0; i < n; i++) LLVMBuildStore(L->b, vals[i], LLVMBuildStructGEP2(L->b, st, slot, i, ""));
+  for (unsigned i = 0; i < n; i++)
+    vals[i] = LLVMBuildLoad2(L->b, ts[i], LLVMBuildStructGEP2(L->b, st, slot, i, ""), "");
+}
+
 static bool lower_function(Lower *L, FuncInfo *fi) {
   Op *f = fi->op;
   Block *entry = ir_func_entry(f);
@@ -669,7 +684,11 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
     Value *arg = entry->args[i];
     if (ty_abi_rank(t)) { /* an array; a record, as an array of one (mem.record_array reads it) */
       ArrVal *a = new_arr(L, ty_abi_rank(t));
-      LLVMValueRef data = LLVMGetParam(fi->fn, k++);
+      unsigned n = 1 + 2 * a->rank;
+      LLVMValueRef *vals = ARENA_ARRAY(&L->arena, LLVMValueRef, n);
+      for (unsigned j = 0; j < n; j++) vals[j] = LLVMGetParam(fi->fn, k++);
+      spill_params(L, vals, n);
+      LLVMValueRef data = vals[0];
       LLVMTypeRef et = mem_type(L, ty_abi_elem(t));
       if (fi->kernel) {
         /* kernel arrays live in global memory: loads and stores become ld.global/st.global */
@@ -679,13 +698,14 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
         a->data = data;
         a->as = 0;
       }
-      for (unsigned d = 0; d < a->rank; d++) a->shape[d] = LLVMGetParam(fi->fn, k++);
-      for (unsigned d = 0; d < a->rank; d++) a->stride[d] = LLVMGetParam(fi->fn, k++);
+      for (unsigned d = 0; d < a->rank; d++) a->shape[d] = vals[1 + d];
+      for (unsigned d = 0; d < a->rank; d++) a->stride[d] = vals[1 + a->rank + d];
       if (t->kind == TY_ARRAY) known_element_stride(L, a, t);
       else a->shape[0] = ci64(L, 1), a->stride[0] = ci64(L, t->size);
       set_arr(L, arg, a);
     } else {
       LLVMValueRef p = LLVMGetParam(fi->fn, k++);
+      spill_params(L, &p, 1);
       if (t->kind == TY_BOOL && fi->kernel) p = LLVMBuildICmp(L->b, LLVMIntNE, p, LLVMConstInt(L->t_i8, 0, 0), "");
       set(L, arg, p);
     }
