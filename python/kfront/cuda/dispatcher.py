@@ -454,7 +454,8 @@ def _registry():
 class _FollowedLauncher:
     """A launcher with work after each launch: a kernel compiled with debug=True waits for the kernel and raises
     what it raised (an exception of `raise`, an IndexError), as numba-cuda's, instead of at the next
-    synchronisation; a cache=True kernel's new specialisations go into its on-disk cache (kfront.cuda.caching)."""
+    synchronisation; a cache=True kernel's new specialisations go into its on-disk cache (kfront.cuda.caching), and
+    with config.DUMP_LLVM / DUMP_ASSEMBLY a kernel compiled by the launch prints its dumps (Dispatcher._dump)."""
     __slots__ = ("_launch", "_sync", "_dispatcher")
 
     def __init__(self, launch, sync, dispatcher):
@@ -645,12 +646,24 @@ class Dispatcher:
             if k.signature in seen:
                 continue
             seen.add(k.signature)
+            self._dump(k.signature)
             hit = False
             if self._cache is not None and self._cache.enabled:
                 if target is None:
                     target = "sim" if _runtime.runtime(dev).mode == "sim" else "sm_%d%d" % get_current_cc()
                 hit = self._cache.note(k.signature, target, self._inputs)
             (self._cache_hits if hit else self._cache_misses)[signature_key(k.signature)] += 1
+
+    def _dump(self, signature):
+        """numba-cuda's NUMBA_DUMP_LLVM and NUMBA_DUMP_ASSEMBLY (config.DUMP_LLVM, config.DUMP_ASSEMBLY): a kernel
+        just compiled prints its LLVM IR (the NVVM IR given to libNVVM) and its PTX on stdout, each under
+        numba-cuda's banner ("LLVM DUMP name" and "ASSEMBLY name" centred in dashes, then a line of '=')."""
+        for enabled, title, text in ((_config.DUMP_LLVM, "LLVM DUMP", self.inspect_llvm),
+                                     (_config.DUMP_ASSEMBLY, "ASSEMBLY", self.inspect_asm)):
+            if enabled:
+                print(("%s %s" % (title, self.__qualname__)).center(80, "-"))
+                print(text(signature))
+                print("=" * 80)
 
     @property
     def stats(self):
@@ -755,11 +768,12 @@ class Dispatcher:
         launcher = self._fn().configure(grid, block, stream, shared, back)
         if not redirect:
             return launcher
-        if self._options["debug"] or self._cache is not None:
+        dumps = _config.DUMP_LLVM or _config.DUMP_ASSEMBLY  # a launch that compiles prints them (_dump)
+        if self._options["debug"] or self._cache is not None or dumps:
             # the outer launcher: a launch redirected to another device returns through it
             launcher = _FollowedLauncher(launcher, self._options["debug"],
-                                         weakref.ref(self) if self._cache is not None else None)
-        if _hashable(config):
+                                         weakref.ref(self) if self._cache is not None or dumps else None)
+        if _hashable(config) and not dumps:
             if len(self._launchers) > 256:
                 self._launchers.clear()
                 self._small_grids.clear()
