@@ -19,7 +19,9 @@
  * values (constants where known: the element stride of C/F layouts, shared/local/const shapes).
  * Block arguments become phis (arrays: one phi per component,
  * with a generic data pointer). Memory accesses compute data + sum(index * stride) with inbounds GEPs
- * (element-sized strides as element GEPs, the rest in bytes).
+ * (element-sized strides as element GEPs, the rest in bytes); a part of a complex (lower-complex's float view) as
+ * the complex element, then the part in it. Loads and stores have their elements' alignment, or what kfront's own
+ * memory (globals, allocas: 16-aligned) proves for the address (lower_llvm_memory.c's proven_align).
  *
  * check.bounds: `icmp ult index, extent`; on failure a branch to the function's one failure block
  * (atomicCAS of __kf_error.flag 0 -> 1, then the record), then `ret void` from a kernel, or PTX `exit`

@@ -30,14 +30,22 @@
 #include "utils/mem.h"
 #include "utils/ptrmap.h"
 
-typedef struct ArrVal {
+typedef struct ArrVal ArrVal;
+struct ArrVal {
   LLVMValueRef data;     /* pointer to the element memory type, in address space `as` */
   unsigned as;
   unsigned rank;
   LLVMValueRef *shape;   /* rank i64 values */
   LLVMValueRef *stride;  /* rank i64 values, bytes */
   unsigned align;        /* alignment its elements are known to have, in bytes; 0: their size (natural) */
-} ArrVal;
+  unsigned base_align;   /* alignment data is known to have (kfront's own globals and allocas), in bytes; 0: none
+                          * beyond the elements' (elem_ptr: an access at an offset of known trailing zeros has it) */
+  /* a float view of complex elements (lower-complex's: parts_of's axes, then one of 2, the re and im parts):
+   * elem_ptr addresses the complex element in parts_of, then the part in it, as numba-cuda's IR does (libNVVM then
+   * loads or stores both parts as one vector where the element's alignment is known: ld.const.v2.f32) */
+  struct ArrVal *parts_of;
+  Type *parts_elem;      /* parts_of's element type (complex) */
+};
 
 typedef struct Slot {
   LLVMValueRef v;
