@@ -9,14 +9,19 @@
  *            LLVM 14 prints on cmpxchg/atomicrmw;
  *   BE_LLVM  plain LLVM 14 IR for LLVM's NVPTX target (atomicrmw fadd, fneg, fast-math attributes).
  * Both: kernels are external void functions listed in !nvvm.annotations, with named parameters laid out
- * by the kernel ABI (include/kfront/abi.h); device functions are internal and alwaysinline.
+ * by the kernel ABI (include/kfront/abi.h); device functions are internal, inlined as numba-cuda's options say:
+ * inline = "always" (numba's IR-level inline=): each call inlined here (inline_calls), before the IR is printed or
+ * optimised; forceinline: the function is alwaysinline (libNVVM inlines it); neither: called, for libNVVM's
+ * optimiser to inline as its cost model says (as numba-cuda's device functions); recursive ones noinline.
  *
  * Values: each kir Value maps (through its scratch id, numbered per function) to an LLVM value, or, for
  * an array, to an ArrVal: a typed data pointer in a known address space plus i64 shape and stride
  * values (constants where known: the element stride of C/F layouts, shared/local/const shapes).
  * Block arguments become phis (arrays: one phi per component,
  * with a generic data pointer). Memory accesses compute data + sum(index * stride) with inbounds GEPs
- * (element-sized strides as element GEPs, the rest in bytes).
+ * (element-sized strides as element GEPs, the rest in bytes); a part of a complex (lower-complex's float view) as
+ * the complex element, then the part in it. Loads and stores have their elements' alignment, or what kfront's own
+ * memory (globals, allocas: 16-aligned) proves for the address (lower_llvm_memory.c's proven_align).
  *
  * check.bounds: `icmp ult index, extent`; on failure a branch to the function's one failure block
  * (atomicCAS of __kf_error.flag 0 -> 1, then the record), then `ret void` from a kernel, or PTX `exit`
@@ -75,6 +80,16 @@ static bool abi_param_types(Lower *L, const Op *func, Type *t, bool kernel, LLVM
   if (!r) return fail(L, func, "parameters of tuple or function type are not supported");
   out[(*n)++] = r;
   return true;
+}
+
+static void name_list_add(Lower *L, NameList *l, const char *name) {
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 8;
+    const char **n = ARENA_ARRAY(&L->arena, const char *, l->cap);
+    if (l->n) memcpy(n, l->names, sizeof *n * l->n);
+    l->names = n;
+  }
+  l->names[l->n++] = name;
 }
 
 static bool note_callee(Op *op, void *user) {
@@ -157,18 +172,22 @@ bool ll_declare_function(Lower *L, Op *op) {
     /* a declaration (a foreign function, cuda.declare_device): an external symbol, resolved by the link step */
   } else if (!ptrmap_get(&L->called, op)) {
     /* a device function nothing in the module calls is what the module exports (compile_ptx(device=True));
-     * inline="always" marks it alwaysinline for the code it is linked into (numba-cuda's compile(forceinline=True)) */
-    Attr *inl = ir_op_attr(op, "inline");
-    if (inl && ((inl->kind == ATTR_STR && strcmp(inl->s, "always") == 0) || (inl->kind == ATTR_BOOL && inl->b)))
-      add_fn_attr(L, fi->fn, "alwaysinline");
+     * forceinline marks it alwaysinline for the code it is linked into (numba-cuda's compile(forceinline=True)) */
+    if (ir_op_attr(op, "forceinline")) add_fn_attr(L, fi->fn, "alwaysinline");
   } else {
     LLVMSetLinkage(fi->fn, LLVMInternalLinkage);
     Attr *inl = ir_op_attr(op, "inline");
-    bool never =
-        inl && ((inl->kind == ATTR_STR && strcmp(inl->s, "never") == 0) || (inl->kind == ATTR_BOOL && !inl->b));
+    bool always =
+        inl && ((inl->kind == ATTR_STR && strcmp(inl->s, "always") == 0) || (inl->kind == ATTR_BOOL && inl->b));
     bool no_memory; /* under the backend's guard: never set */
-    if (ir_func_recursive(L->m, op, &no_memory)) never = true; /* a recursive function is called, not inlined */
-    add_fn_attr(L, fi->fn, never ? "noinline" : "alwaysinline");
+    if (ir_func_recursive(L->m, op, &no_memory)) {
+      add_fn_attr(L, fi->fn, "noinline"); /* a recursive function is called, not inlined */
+    } else if (always) {
+      add_fn_attr(L, fi->fn, "alwaysinline"); /* until inline_calls has inlined its calls */
+      name_list_add(L, &L->inline_always, name);
+    } else if (ir_op_attr(op, "forceinline")) {
+      name_list_add(L, &L->forceinline, name);
+    }
   }
   add_fn_attr(L, fi->fn, "nounwind");
   /* fastmath through LLVM's NVPTX: ftz. No "unsafe-fp-math": LLVM 14's NVPTX reads that attribute only to allow
@@ -629,6 +648,21 @@ static void number_region(Region *r, Numbering *nb) {
   }
 }
 
+/* At opt=0 (numba-cuda's opt=False: nothing optimised, so that a debugger sees each parameter where it lives) the n
+ * LLVM parameters of one kir parameter (an array's data pointer, shapes and strides: numba-cuda's array struct; a
+ * scalar) are kept in a local struct, stored on entry and loaded back field by field, as numba-cuda's lowering
+ * does: libNVVM at -opt=0 leaves such a local in local memory (the PTX's __local_depot). vals: in, then out. */
+static void spill_params(Lower *L, LLVMValueRef *vals, unsigned n) {
+  if (L->o->opt != 0 || !n) return;
+  LLVMTypeRef *ts = ARENA_ARRAY(&L->arena, LLVMTypeRef, n);
+  for (unsigned i = 0; i < n; i++) ts[i] = LLVMTypeOf(vals[i]);
+  LLVMTypeRef st = LLVMStructTypeInContext(L->ctx, ts, n, 0);
+  LLVMValueRef slot = ll_entry_alloca(L, st);
+  for (unsigned i = 0; i < n; i++) LLVMBuildStore(L->b, vals[i], LLVMBuildStructGEP2(L->b, st, slot, i, ""));
+  for (unsigned i = 0; i < n; i++)
+    vals[i] = LLVMBuildLoad2(L->b, ts[i], LLVMBuildStructGEP2(L->b, st, slot, i, ""), "");
+}
+
 static bool lower_function(Lower *L, FuncInfo *fi) {
   Op *f = fi->op;
   Block *entry = ir_func_entry(f);
@@ -652,7 +686,11 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
     Value *arg = entry->args[i];
     if (ty_abi_rank(t)) { /* an array; a record, as an array of one (mem.record_array reads it) */
       ArrVal *a = new_arr(L, ty_abi_rank(t));
-      LLVMValueRef data = LLVMGetParam(fi->fn, k++);
+      unsigned n = 1 + 2 * a->rank;
+      LLVMValueRef *vals = ARENA_ARRAY(&L->arena, LLVMValueRef, n);
+      for (unsigned j = 0; j < n; j++) vals[j] = LLVMGetParam(fi->fn, k++);
+      spill_params(L, vals, n);
+      LLVMValueRef data = vals[0];
       LLVMTypeRef et = mem_type(L, ty_abi_elem(t));
       if (fi->kernel) {
         /* kernel arrays live in global memory: loads and stores become ld.global/st.global */
@@ -662,13 +700,14 @@ static bool lower_function(Lower *L, FuncInfo *fi) {
         a->data = data;
         a->as = 0;
       }
-      for (unsigned d = 0; d < a->rank; d++) a->shape[d] = LLVMGetParam(fi->fn, k++);
-      for (unsigned d = 0; d < a->rank; d++) a->stride[d] = LLVMGetParam(fi->fn, k++);
+      for (unsigned d = 0; d < a->rank; d++) a->shape[d] = vals[1 + d];
+      for (unsigned d = 0; d < a->rank; d++) a->stride[d] = vals[1 + a->rank + d];
       if (t->kind == TY_ARRAY) known_element_stride(L, a, t);
       else a->shape[0] = ci64(L, 1), a->stride[0] = ci64(L, t->size);
       set_arr(L, arg, a);
     } else {
       LLVMValueRef p = LLVMGetParam(fi->fn, k++);
+      spill_params(L, &p, 1);
       if (t->kind == TY_BOOL && fi->kernel) p = LLVMBuildICmp(L->b, LLVMIntNE, p, LLVMConstInt(L->t_i8, 0, 0), "");
       set(L, arg, p);
     }
@@ -708,6 +747,28 @@ static void strip_new_attributes(Lower *L) {
       }
       mem_free(attrs);
     }
+  }
+}
+
+/* numba-cuda's inline="always": its calls are inlined before anything else sees the IR (numba inlines them in its
+ * own IR), so the IR printed has neither the calls nor an alwaysinline mark for them. LLVM's always-inliner does it
+ * (the functions are internal: it deletes them once their calls are gone); what it inlines besides is alwaysinline
+ * anyway (forceinline functions are marked after it, so that their calls stay for libNVVM, as numba-cuda's). */
+static void inline_calls(Lower *L) {
+  if (L->inline_always.n) {
+    LLVMPassManagerRef pm = LLVMCreatePassManager();
+    LLVMAddAlwaysInlinerPass(pm);
+    LLVMRunPassManager(pm, L->mod);
+    LLVMDisposePassManager(pm);
+    unsigned kind = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+    for (unsigned i = 0; i < L->inline_always.n; i++) {
+      LLVMValueRef fn = LLVMGetNamedFunction(L->mod, L->inline_always.names[i]);
+      if (fn) LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind);
+    }
+  }
+  for (unsigned i = 0; i < L->forceinline.n; i++) {
+    LLVMValueRef fn = LLVMGetNamedFunction(L->mod, L->forceinline.names[i]);
+    if (fn) add_fn_attr(L, fn, "alwaysinline");
   }
 }
 
@@ -834,6 +895,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
     ok = !L.failed;
   }
   if (ok) {
+    inline_calls(&L);
     if (L.nvvm) strip_new_attributes(&L);
     name_blocks(&L);
     char *msg = NULL;
@@ -873,8 +935,41 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
 
 /* ---- printing -------------------------------------------------------------------------------- */
 
+/* The attribute list of group #id in text's `attributes #id = { ... }` line (its length in *len), or NULL. */
+static const char *attribute_group(const char *text, unsigned long id, size_t *len) {
+  char head[40];
+  int n = snprintf(head, sizeof head, "\nattributes #%lu = { ", id);
+  const char *g = strstr(text, head);
+  if (!g) return NULL;
+  g += n;
+  const char *end = strstr(g, " }\n");
+  if (!end || memchr(g, '\n', (size_t)(end - g))) return NULL;
+  *len = (size_t)(end - g);
+  return g;
+}
+
+/* Writes a `define` line with its function attributes in place of the ` #N` naming their group, as numba-cuda's
+ * IR (llvmlite's printer) spells them: `define internal void @f(...) alwaysinline nounwind {` (the group's line
+ * stays, for any call that names it). */
+static void put_define_line(const char *text, const char *p, size_t len, StrBuf *out) {
+  for (const char *q = p; q + 2 < p + len; q++) {
+    if (q[0] != ' ' || q[1] != '#' || q[2] < '0' || q[2] > '9') continue;
+    char *end;
+    unsigned long id = strtoul(q + 2, &end, 10);
+    size_t glen;
+    const char *g = end <= p + len && (end == p + len || *end == ' ') ? attribute_group(text, id, &glen) : NULL;
+    if (!g) continue;
+    sb_putn(out, p, (size_t)(q + 1 - p));
+    sb_putn(out, g, glen);
+    sb_putn(out, end, (size_t)(p + len - end));
+    return;
+  }
+  sb_putn(out, p, len);
+}
+
 /* LLVM 14 prints `cmpxchg ... monotonic monotonic, align 4` and `atomicrmw ... monotonic, align 4`;
- * LLVM 7's parser (NVVM 7.0.1) stops at the comma. The alignment is the natural one: drop it. */
+ * LLVM 7's parser (NVVM 7.0.1) stops at the comma. The alignment is the natural one: drop it.
+ * Function attributes are printed on their `define` lines (put_define_line). */
 static void print_nvvm_compatible(const char *text, StrBuf *out) {
   const char *p = text;
   while (*p) {
@@ -910,6 +1005,8 @@ static void print_nvvm_compatible(const char *text, StrBuf *out) {
       sb_printf(out, "isLocal: %s, isDefinition: %s, isOptimized: %s", local ? "true" : "false", def ? "true" : "false",
                 optimized ? "true" : "false");
       sb_putn(out, end, (size_t)(p + keep - end));
+    } else if (strncmp(p, "define ", 7) == 0) {
+      put_define_line(text, p, keep, out);
     } else {
       sb_putn(out, p, keep);
     }

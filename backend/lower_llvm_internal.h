@@ -21,6 +21,7 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
+#include <llvm-c/Transforms/IPO.h>
 
 #include "backend/backend.h"
 #include "ir/libdevice.h"
@@ -29,14 +30,22 @@
 #include "utils/mem.h"
 #include "utils/ptrmap.h"
 
-typedef struct ArrVal {
+typedef struct ArrVal ArrVal;
+struct ArrVal {
   LLVMValueRef data;     /* pointer to the element memory type, in address space `as` */
   unsigned as;
   unsigned rank;
   LLVMValueRef *shape;   /* rank i64 values */
   LLVMValueRef *stride;  /* rank i64 values, bytes */
   unsigned align;        /* alignment its elements are known to have, in bytes; 0: their size (natural) */
-} ArrVal;
+  unsigned base_align;   /* alignment data is known to have (kfront's own globals and allocas), in bytes; 0: none
+                          * beyond the elements' (elem_ptr: an access at an offset of known trailing zeros has it) */
+  /* a float view of complex elements (lower-complex's: parts_of's axes, then one of 2, the re and im parts):
+   * elem_ptr addresses the complex element in parts_of, then the part in it, as numba-cuda's IR does (libNVVM then
+   * loads or stores both parts as one vector where the element's alignment is known: ld.const.v2.f32) */
+  struct ArrVal *parts_of;
+  Type *parts_elem;      /* parts_of's element type (complex) */
+};
 
 typedef struct Slot {
   LLVMValueRef v;
@@ -50,6 +59,11 @@ typedef struct Target {
   Type **types;
   Slot *phis;
 } Target;
+
+typedef struct NameList {
+  const char **names;
+  unsigned n, cap;
+} NameList;
 
 typedef struct FuncInfo {
   Op *op;
@@ -85,6 +99,9 @@ typedef struct Lower {
   LLVMBuilderRef b, ab;   /* main builder; alloca builder */
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_f32, t_f64;
   PtrMap called;                /* func.func -> itself, for every function some func.call calls */
+  /* names of the called device functions of inline = "always" (whose calls inline_calls inlines) and of
+   * forceinline (which it marks alwaysinline afterwards) */
+  NameList inline_always, forceinline;
   /* binary16 +, -, * without PTX's rounding modifier (add.f16 ...: numba-cuda's cuda_fp16.h forms), which ptxas
    * may fuse into an fma: allowed where the module has nothing to fuse them with (ll_scan_half_ops) */
   bool half_plain_add, half_plain_mul;

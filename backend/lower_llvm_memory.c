@@ -5,8 +5,79 @@
 
 /* ---- memory --------------------------------------------------------------------------------- */
 
-/* Address of a[idx...]: data + sum(idx_k * stride_k), element-sized strides as element GEPs. */
-static LLVMValueRef elem_ptr(Lower *L, const ArrVal *a, Type *elem, Use *idx, unsigned n, const Op *op) {
+/* Trailing zero bits an i64 index or offset is known to have (constants, and sums, differences, products, shifts and
+ * extensions of what is known; 64 for zero). */
+static unsigned known_trailing_zeros(LLVMValueRef v, unsigned depth) {
+  if (LLVMIsAConstantInt(v)) {
+    unsigned long long c = LLVMConstIntGetZExtValue(v);
+    return c ? (unsigned)__builtin_ctzll(c) : 64;
+  }
+  if (depth > 8 || !LLVMIsAInstruction(v)) return 0;
+  switch (LLVMGetInstructionOpcode(v)) {
+  case LLVMAdd:
+  case LLVMSub: {
+    unsigned x = known_trailing_zeros(LLVMGetOperand(v, 0), depth + 1);
+    unsigned y = known_trailing_zeros(LLVMGetOperand(v, 1), depth + 1);
+    return x < y ? x : y;
+  }
+  case LLVMMul: {
+    unsigned s = known_trailing_zeros(LLVMGetOperand(v, 0), depth + 1) +
+                 known_trailing_zeros(LLVMGetOperand(v, 1), depth + 1);
+    return s < 64 ? s : 64;
+  }
+  case LLVMShl: {
+    LLVMValueRef k = LLVMGetOperand(v, 1);
+    if (!LLVMIsAConstantInt(k)) return 0;
+    unsigned s = known_trailing_zeros(LLVMGetOperand(v, 0), depth + 1) + (unsigned)LLVMConstIntGetZExtValue(k);
+    return s < 64 ? s : 64;
+  }
+  case LLVMSExt:
+  case LLVMZExt: {
+    unsigned s = known_trailing_zeros(LLVMGetOperand(v, 0), depth + 1);
+    unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(v, 0)));
+    return s >= w ? 64 : s;
+  }
+  default:
+    return 0;
+  }
+}
+
+/* The alignment a's data pointer (base_align: kfront's own memory) proves for the address data + eidx elements of
+ * esize bytes + boff bytes (either may be NULL); 0 where nothing is known. */
+static unsigned proven_align(const ArrVal *a, int64_t esize, LLVMValueRef eidx, LLVMValueRef boff) {
+  if (!a->base_align || esize <= 0) return 0;
+  unsigned tz = 64;
+  if (eidx) {
+    unsigned t = known_trailing_zeros(eidx, 0) + (unsigned)__builtin_ctzll((unsigned long long)esize);
+    tz = t < tz ? t : tz;
+  }
+  if (boff) {
+    unsigned t = known_trailing_zeros(boff, 0);
+    tz = t < tz ? t : tz;
+  }
+  return tz >= 31 || (1u << tz) >= a->base_align ? a->base_align : 1u << tz;
+}
+
+/* Address of a[idx...]: data + sum(idx_k * stride_k), element-sized strides as element GEPs. *proven: the
+ * alignment data's proves for it (proven_align; a load or store has the larger of it and access_align's: a
+ * complex's real part in a constant array is 8-aligned, which lets libNVVM load both parts as one vector). */
+static LLVMValueRef elem_ptr(Lower *L, const ArrVal *a, Type *elem, Use *idx, unsigned n, const Op *op,
+                             unsigned *proven) {
+  if (a->parts_of && n == a->rank) { /* the complex element, then its part */
+    unsigned complex_align;
+    LLVMValueRef cp = elem_ptr(L, a->parts_of, a->parts_elem, idx, n - 1, op, &complex_align);
+    LLVMValueRef part = cp ? get(L, idx[n - 1].value) : NULL;
+    if (!part) {
+      if (cp) fail(L, op, "index of '%s' is not available", op_name(op));
+      return NULL;
+    }
+    if (LLVMGetIntTypeWidth(LLVMTypeOf(part)) != 64) part = LLVMBuildSExt(L->b, part, L->t_i64, "");
+    LLVMValueRef at[2] = {ci64(L, 0), part};
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(L->b, mem_type(L, a->parts_elem), cp, at, 2, "");
+    if (proven) /* the real part is where the element is */
+      *proven = LLVMIsAConstantInt(part) && LLVMConstIntGetZExtValue(part) == 0 ? complex_align : 0;
+    return p;
+  }
   LLVMTypeRef et = mem_type(L, elem);
   int64_t esize = mem_size(elem);
   LLVMValueRef eidx = NULL, boff = NULL;
@@ -38,6 +109,7 @@ static LLVMValueRef elem_ptr(Lower *L, const ArrVal *a, Type *elem, Use *idx, un
     p = LLVMBuildBitCast(L->b, p8, LLVMPointerType(et, a->as), "");
   }
   if (eidx) p = LLVMBuildInBoundsGEP2(L->b, et, p, &eidx, 1, "");
+  if (proven) *proven = proven_align(a, esize, eidx, boff);
   return p;
 }
 
@@ -169,7 +241,7 @@ bool ll_lower_atomic(Lower *L, Op *op) {
   unsigned nval = cas ? 2 : 1;
   if (op->noperands != 1 + a->rank + nval) return fail(L, op, "'%s' needs one index per axis", op_name(op));
   Type *elem = at->elem;
-  LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[1], a->rank, op);
+  LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[1], a->rank, op, NULL);
   if (!p) return false;
   LLVMTypeRef t = mem_type(L, elem);
   bool is_float = elem->kind == TY_FLOAT;
@@ -307,6 +379,19 @@ static bool lower_reinterpret(Lower *L, Op *op) {
   }
   /* the elements lie in a's at multiples of their size (a complex's parts): what a's guarantee, at most their size */
   v->align = a->align;
+  v->base_align = a->base_align; /* the same pointer */
+  /* lower-complex's float view (a's axes as they are, then the two parts): its elements are addressed as parts of
+   * a's (elem_ptr) */
+  Type *at = op_operand(op, 0)->type;
+  bool parts = at->elem->kind == TY_COMPLEX && t->elem == at->elem->elem && t->rank == a->rank + 1 &&
+               LLVMIsAConstantInt(v->shape[a->rank]) && LLVMConstIntGetSExtValue(v->shape[a->rank]) == 2 &&
+               LLVMIsAConstantInt(v->stride[a->rank]) &&
+               LLVMConstIntGetSExtValue(v->stride[a->rank]) == (long long)mem_size(t->elem);
+  for (unsigned d = 0; parts && d < a->rank; d++) parts = v->shape[d] == a->shape[d] && v->stride[d] == a->stride[d];
+  if (parts) {
+    v->parts_of = a;
+    v->parts_elem = at->elem;
+  }
   set_arr(L, &op->results[0], v);
   return true;
 }
@@ -431,8 +516,10 @@ bool ll_lower_mem_op(Lower *L, Op *op) {
     ArrVal *a = operand_arr(L, op, 0);
     if (!a) return false;
     Type *elem = op_operand(op, 0)->type->elem;
-    LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[1], op->noperands - 1, op);
+    unsigned align;
+    LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[1], op->noperands - 1, op, &align);
     if (!p) return false;
+    if (align < access_align(a, elem)) align = access_align(a, elem);
     if (!known_cache_hint(op)) return fail(L, op, "mem.load's cache must be \"ca\", \"cg\", \"cs\", \"lu\" or \"cv\"");
     const char *hint = cache_hint(op, a, elem);
     LLVMValueRef v;
@@ -440,7 +527,7 @@ bool ll_lower_mem_op(Lower *L, Op *op) {
       v = cached_load(L, a, elem, hint, p);
     } else {
       v = LLVMBuildLoad2(L->b, mem_type(L, elem), p, "");
-      LLVMSetAlignment(v, access_align(a, elem));
+      LLVMSetAlignment(v, align);
     }
     set(L, &op->results[0], from_mem(L, elem, v));
     return true;
@@ -450,8 +537,10 @@ bool ll_lower_mem_op(Lower *L, Op *op) {
     ArrVal *a = operand_arr(L, op, 1);
     if (!v || !a) return false;
     Type *elem = op_operand(op, 1)->type->elem;
-    LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[2], op->noperands - 2, op);
+    unsigned align;
+    LLVMValueRef p = elem_ptr(L, a, elem, &op->operands[2], op->noperands - 2, op, &align);
     if (!p) return false;
+    if (align < access_align(a, elem)) align = access_align(a, elem);
     if (!known_cache_hint(op)) return fail(L, op, "mem.store's cache must be \"cg\", \"cs\", \"wb\" or \"wt\"");
     const char *hint = cache_hint(op, a, elem);
     if (hint) {
@@ -459,7 +548,7 @@ bool ll_lower_mem_op(Lower *L, Op *op) {
       return true;
     }
     LLVMValueRef st = LLVMBuildStore(L->b, to_mem(L, elem, v), p);
-    LLVMSetAlignment(st, access_align(a, elem));
+    LLVMSetAlignment(st, align);
     return true;
   }
   case OP_ALLOCA: {
@@ -482,6 +571,7 @@ bool ll_lower_mem_op(Lower *L, Op *op) {
     LLVMValueRef z[2] = {ci64(L, 0), ci64(L, 0)};
     a->data = LLVMBuildInBoundsGEP2(L->ab, LLVMArrayType(et, (unsigned)count), mem, z, 2, "");
     a->as = 0;
+    a->base_align = LLVMGetAlignment(mem);
     contiguous_strides(L, a, dims, mem_size(t->elem), t->layout);
     set_arr(L, &op->results[0], a);
     return true;
@@ -506,6 +596,7 @@ bool ll_lower_mem_op(Lower *L, Op *op) {
     LLVMValueRef z[2] = {ci64(L, 0), ci64(L, 0)};
     a->data = LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(g->gv), g->gv, z, 2);
     a->as = g->as;
+    a->base_align = LLVMGetAlignment(g->gv);
     for (unsigned k = 0; k < g->rank; k++) a->shape[k] = ci64(L, g->shape[k]);
     contiguous_strides(L, a, g->shape, mem_size(g->elem), g->layout);
     set_arr(L, &op->results[0], a);

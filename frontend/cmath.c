@@ -285,6 +285,7 @@ FeFunc *fe_cmath_function(FeCtx *fe, const char *name) {
       f->kind = FN_DEVICE;
       f->loc = d->loc;
       f->fastmath = f->debug = f->lineinfo = f->opt = f->cache = -1;
+      f->inline_opt = "always"; /* a builtin: numba lowers it in place */
       f->scope = fe->cmath_scope;
       f->py_name = arena_printf(&fe->arena, "cmath.%s", d->funcdef.name);
       strmap_put(fe->cmath_funcs, f->name, f);

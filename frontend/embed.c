@@ -550,6 +550,7 @@ static FeFunc *spec_func(FeCtx *fe, const kf_function_spec *sp, const PyStmt *de
   fn->cache = sp->cache != 0;
   fn->opt = sp->opt;
   fn->inline_opt = sp->inline_mode == 1 ? "always" : sp->inline_mode == 2 ? "never" : NULL;
+  fn->forceinline = sp->forceinline != 0;
   memcpy(fn->launch_bounds, sp->launch_bounds, sizeof fn->launch_bounds);
   fn->nsigs = sp->nsignatures;
   fn->sigs = ARENA_ARRAY(&fe->arena, FeSig, sp->nsignatures ? sp->nsignatures : 1);
@@ -804,9 +805,9 @@ static bool key_specs(const FeOptions *o, StrBuf *b) {
     }
     sb_puts(b, " layout");
     put_str(b, sp->kind == KF_FUNCTION_GUVECTORIZE && sp->layout ? sp->layout : "");
-    sb_printf(b, " fastmath %d debug %d lineinfo %d opt %d inline %d launch_bounds %u %u %u\n", sp->fastmath != 0,
-              sp->debug != 0, sp->lineinfo != 0, sp->opt, sp->inline_mode, sp->launch_bounds[0], sp->launch_bounds[1],
-              sp->launch_bounds[2]);
+    sb_printf(b, " fastmath %d debug %d lineinfo %d opt %d inline %d forceinline %d launch_bounds %u %u %u\n",
+              sp->fastmath != 0, sp->debug != 0, sp->lineinfo != 0, sp->opt, sp->inline_mode, sp->forceinline != 0,
+              sp->launch_bounds[0], sp->launch_bounds[1], sp->launch_bounds[2]);
   }
   mem_free(order);
   return ok;

@@ -221,7 +221,8 @@ struct FeFunc {
   SrcLoc gu_layout_loc;
   /* options as given to the decorator (-1: not given) */
   int fastmath, debug, lineinfo, opt, cache;
-  const char *inline_opt;
+  const char *inline_opt;  /* "always": each call inlined (numba's IR-level inline=); NULL or "never": called */
+  bool forceinline;        /* cuda.jit(forceinline=True): the LLVM function is alwaysinline */
   unsigned launch_bounds[3]; /* kernels: cuda.jit(launch_bounds=...), kf_function_spec's; 0: none */
   /* locals: parameters first, then every other assigned name (computed on first use) */
   bool analysed;

@@ -1098,6 +1098,7 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
   if (opts->lineinfo == 1) ir_op_set_attr(m, f, "lineinfo", attr_unit());
   if (opts->opt >= 0) ir_op_set_attr(m, f, "opt", attr_int(ty_i64(fe->ctx), opts->opt));
   if (opts->inline_opt) ir_op_set_attr(m, f, "inline", attr_str(m, opts->inline_opt));
+  if (opts->forceinline) ir_op_set_attr(m, f, "forceinline", attr_unit());
   if (kernel && !fn->user && opts->launch_bounds[0]) { /* [max threads per block, min blocks per SM, max per cluster] */
     Attr bounds[3];
     for (unsigned i = 0; i < 3; i++) bounds[i] = attr_int(ty_i64(fe->ctx), opts->launch_bounds[i]);

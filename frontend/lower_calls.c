@@ -763,6 +763,7 @@ static FeFunc *inner_func(Lower *L, const void *key, const PyStmt *def, const ch
   f->lineinfo = o->lineinfo;
   f->opt = o->opt;
   f->cache = -1;
+  f->inline_opt = "always"; /* numba inlines a closure's calls in its IR (InlineClosureCallPass) */
   f->outer = L->fn;
   const char **free;
   unsigned nfree = sema_free_names(L->fe, def, &free);

@@ -809,6 +809,8 @@ static FeFunc *read_decorated(FeCtx *fe, const PyStmt *def) {
           fn->inline_opt = v.c.i ? "always" : "never";
         else
           fe_error(fe, k->value->loc, "option 'inline' must be \"always\", \"never\", True or False");
+      } else if (strcmp(k->arg, "forceinline") == 0) {
+        fn->forceinline = const_bool_opt(fe, k) == 1;
       } else if (strcmp(k->arg, "launch_bounds") == 0) {
         read_launch_bounds(fe, fn, k->value);
       } else if (strcmp(k->arg, "sig") == 0 || strcmp(k->arg, "signature") == 0 || strcmp(k->arg, "func_or_sig") == 0) {

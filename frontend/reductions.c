@@ -133,6 +133,7 @@ FeFunc *fe_reduce_function(FeCtx *fe, const char *name, unsigned rank) {
     g->kind = FN_DEVICE;
     g->loc = d->loc;
     g->fastmath = g->debug = g->lineinfo = g->opt = g->cache = -1;
+    g->inline_opt = "always"; /* a builtin: numba lowers it in place */
     g->scope = fe->reduce_scope;
     g->py_name = arena_printf(&fe->arena, "numpy.%s", d->funcdef.name);
     strmap_put(fe->reduce_funcs, arena_printf(&fe->arena, "%s_%u", d->funcdef.name, rank), g);

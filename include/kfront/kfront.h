@@ -340,6 +340,9 @@ typedef struct kf_function_spec {
    * .maxclusterrank); 0: no bound. A launch of more threads per block fails. The first must be given for the
    * others (1..2**31-1 each). */
   unsigned launch_bounds[3];
+  /* DEVICE: cuda.jit(forceinline=True): the LLVM function gets alwaysinline (libNVVM inlines it at each call);
+   * inline_mode "always" instead inlines each call before the IR goes to libNVVM (numba-cuda's inline=). 0/1 */
+  int forceinline;
 } kf_function_spec;
 
 /* Code defining the foreign device functions kernels call (KF_VALUE_FOREIGN bindings: numba-cuda's

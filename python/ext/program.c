@@ -134,7 +134,8 @@ static int read_spec(PyObject *d, kf_function_spec *sp, ExtPool *pool) {
   if (layout && layout != Py_None && !(sp->layout = utf8(layout, NULL, "a layout"))) return -1;
   if (dict_int(d, "fastmath", 0, &sp->fastmath) < 0 || dict_int(d, "debug", 0, &sp->debug) < 0 ||
       dict_int(d, "lineinfo", 0, &sp->lineinfo) < 0 || dict_int(d, "opt", -1, &sp->opt) < 0 ||
-      dict_int(d, "inline", 0, &sp->inline_mode) < 0 || dict_int(d, "cache", 0, &sp->cache) < 0)
+      dict_int(d, "inline", 0, &sp->inline_mode) < 0 || dict_int(d, "forceinline", 0, &sp->forceinline) < 0 ||
+      dict_int(d, "cache", 0, &sp->cache) < 0)
     return -1;
   /* launch_bounds: up to three non-negative ints (the dispatcher has checked them as numba-cuda does) */
   PyObject *bounds = PyDict_GetItemString(d, "launch_bounds");

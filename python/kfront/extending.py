@@ -85,8 +85,8 @@ def _overloaded(func):
 def overload(func, jit_options=None, strict=True, inline="never", prefer_literal=False, target="generic",
              **kwargs):
     """numba.cuda.extending.overload: a decorator of the typing function of `func` (see the module's docstring).
-    jit_options are the implementation's @cuda.jit options (fastmath, debug, lineinfo, opt, ...); inline is
-    accepted as numba's "never"/"always" (kfront's device functions are inlined by its optimiser either way);
+    jit_options are the implementation's @cuda.jit options (fastmath, debug, lineinfo, opt, forceinline, ...); inline
+    is cuda.jit's ("always": its calls inlined before libNVVM; "never": called, libNVVM inlining as it likes);
     prefer_literal is accepted (kfront passes non-literal types, numba's first try)."""
     if kwargs:
         raise TypeError("kfront: overload() got unexpected keyword argument(s) %s" % ", ".join(sorted(kwargs)))
@@ -201,7 +201,8 @@ def _dispatcher(ov, template, impl):
     if d is None:
         o = template.jit_options
         d = Dispatcher(impl, None, device=True, fastmath=o.get("fastmath", False), debug=o.get("debug", False),
-                       lineinfo=o.get("lineinfo", False), opt=o.get("opt", True))
+                       lineinfo=o.get("lineinfo", False), opt=o.get("opt", True), inline=template.inline,
+                       forceinline=bool(o.get("forceinline", False)))
         ov.dispatchers[impl] = d
     return d
 

@@ -71,10 +71,9 @@ def kernel(r, x):
     # KIR: }) {sym_name = @is_odd
     # KIR: func.call({{.*}}) {callee = @fill} : (array<i64, 1, A>, i64, i64) -> ()
     # KIR: }) {sym_name = @fill
-    # LLVM: define internal i64 @fib1(i64 %n) #[[NOINL:[0-9]+]]
+    # LLVM: define internal i64 @fib1(i64 %n) noinline nounwind {
     # LLVM: call i64 @fib1(
     # LLVM: define void @kernel(
-    # LLVM: attributes #[[NOINL]] = { noinline nounwind }
     # PTX: .func  (.param .b64 func_retval0) fib1(
     # PTX: call.uni (retval0),
     # PTX-NEXT: fib1,

@@ -332,16 +332,23 @@ static void test_key(void) {
   CHECK(kf_compile_options_key(&o1, &ks) == KF_OK);
   CHECK_CONTAINS(ks, "source 1 file 7:more.py first_line 7 sha256 ");
   CHECK_CONTAINS(ks, "function 1:k source 0 kind kernel signatures 1 16:void(float32[:]) layout 0: fastmath 0 debug 0 "
-                     "lineinfo 0 opt -1 inline 0 launch_bounds 0 0 0\n");
+                     "lineinfo 0 opt -1 inline 0 forceinline 0 launch_bounds 0 0 0\n");
   CHECK_CONTAINS(ks, "pipeline 7:cse,dce\n");
   /* launch bounds change the PTX (.maxntid): they are part of the key */
   spec.launch_bounds[0] = 128;
   spec.launch_bounds[1] = 2;
   char *kb = NULL;
   CHECK(kf_compile_options_key(&o1, &kb) == KF_OK && kb && strcmp(kb, ks) != 0);
-  CHECK_CONTAINS(kb, " inline 0 launch_bounds 128 2 0\n");
+  CHECK_CONTAINS(kb, " inline 0 forceinline 0 launch_bounds 128 2 0\n");
   kf_free(kb);
   spec.launch_bounds[0] = spec.launch_bounds[1] = 0;
+  /* forceinline changes the IR (alwaysinline): part of the key too */
+  spec.forceinline = 1;
+  char *kf = NULL;
+  CHECK(kf_compile_options_key(&o1, &kf) == KF_OK && kf && strcmp(kf, ks) != 0);
+  CHECK_CONTAINS(kf, " inline 0 forceinline 1 launch_bounds 0 0 0\n");
+  kf_free(kf);
+  spec.forceinline = 0;
   /* link inputs (their contents, by SHA-256) and include folders take part; a foreign function's ABI too */
   const char cu1[] = "extern \"C\" __device__ int f(int *r) { *r = 1; return 0; }";
   char cu2[sizeof cu1];

@@ -65,7 +65,7 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
         raise TypeError("CUDA kernel must have void return type.")
     symbol = (abi_info or {}).get("abi_name") if abi == "c" else None
     d = Dispatcher(pyfunc, [sig], device=device, debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt,
-                   inline="always" if forceinline else "never", launch_bounds=launch_bounds)
+                   forceinline=forceinline, launch_bounds=launch_bounds)
     codegen = dict(_arch(cc or DEFAULT_CC), opt=d._options["opt"], fastmath=bool(fastmath), lineinfo=bool(lineinfo))
     if symbol is not None:
         codegen["symbol"] = symbol

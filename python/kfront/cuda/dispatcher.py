@@ -465,7 +465,8 @@ def _registry():
 class _FollowedLauncher:
     """A launcher with work after each launch: a kernel compiled with debug=True waits for the kernel and raises
     what it raised (an exception of `raise`, an IndexError), as numba-cuda's, instead of at the next
-    synchronisation; a cache=True kernel's new specialisations go into its on-disk cache (kfront.cuda.caching)."""
+    synchronisation; a cache=True kernel's new specialisations go into its on-disk cache (kfront.cuda.caching), and
+    with config.DUMP_LLVM / DUMP_ASSEMBLY a kernel compiled by the launch prints its dumps (Dispatcher._dump)."""
     __slots__ = ("_launch", "_sync", "_dispatcher")
 
     def __init__(self, launch, sync, dispatcher):
@@ -532,6 +533,10 @@ class _ExtendedLauncher:
         return self._launcher.__reduce__()
 
 
+# cuda.jit's inline= values (numba-cuda's; a bool as numba-cuda maps it) -> kf_function_spec's inline_mode
+_INLINE_MODES = {"always": 1, True: 1, "never": 2, False: 2}
+
+
 class Dispatcher:
     """A @cuda.jit function: a kernel (launched as kernel[griddim, blockdim, stream, sharedmem](*args)) or a
     device function (device=True, called by kernels)."""
@@ -555,9 +560,14 @@ class Dispatcher:
         self._sigs = _sig_strings(sigs)
         self._options = dict(fastmath=bool(fastmath), debug=bool(debug), lineinfo=bool(lineinfo),
                              opt=(3 if opt is True or opt is None else 0 if opt is False else int(opt)),
-                             inline=(1 if inline in ("always", True) else 0), cache=bool(cache))
-        # numba-cuda's forceinline=True gives the device function LLVM's alwaysinline: what kfront gives every
-        # device function that is not recursive, so the option is recorded and changes nothing
+                             inline=_INLINE_MODES.get(inline) if not callable(inline) else None,
+                             cache=bool(cache))
+        if self._options["inline"] is None and not callable(inline):
+            raise ValueError("kwarg 'inline' must be one of the strings 'always' or 'never', or it can be a "
+                             "callable that returns True/False. Found value %s" % (inline,))
+        # numba-cuda's inline= (each call inlined before libNVVM sees the IR; a bool is "always"/"never", as
+        # numba-cuda maps it) and forceinline= (the device function is LLVM alwaysinline: libNVVM inlines it)
+        self._inline = "always" if inline is True else "never" if inline is False else inline
         self._forceinline = bool(forceinline)
         # as numba-cuda, bad launch bounds are an error of the kernel's first compile: at once when signatures are
         # declared (numba-cuda compiles them at decoration), else at the first launch or compile (_frozen raises it)
@@ -594,17 +604,31 @@ class Dispatcher:
     @property
     def targetoptions(self):
         bounds = self._launch_bounds if isinstance(self._launch_bounds, tuple) else None
-        return dict(self._options, device=self._kind == "device", forceinline=self._forceinline,
+        return dict(self._options, inline=self._inline, device=self._kind == "device", forceinline=self._forceinline,
                     extensions=self.extensions, launch_bounds=bounds or None,
                     shared_memory_carveout=self._carveout)
 
     def _spec_options(self):
         o = self._options
         spec = {"fastmath": o["fastmath"], "debug": o["debug"], "lineinfo": o["lineinfo"], "opt": o["opt"],
-                "inline": o["inline"], "cache": o["cache"]}
+                "inline": self._inline_mode(), "forceinline": int(self._forceinline), "cache": o["cache"]}
         if self._kind == "kernel" and self._launch_bounds:  # a device function's are ignored, as numba-cuda's
             spec["launch_bounds"] = self._launch_bounds
         return spec
+
+    def _inline_mode(self):
+        """kf_function_spec's inline_mode: 1 "always", 2 "never". A cost model (numba's inline=callable) is asked
+        once, at the first compile that includes this function, whether its calls are inlined: kfront has no numba
+        IR to give it, so it is called as cost_model(None, None, None) (one answer for every call site)."""
+        if self._options["inline"] is None:
+            try:
+                answer = self._inline(None, None, None)
+            except Exception as e:
+                raise TypeError("kfront: the inline cost model %r of %s raised %s: %s (kfront calls it with None for "
+                                "expr, caller_info and callee_info: it has no numba IR to give it)"
+                                % (self._inline, self.__qualname__, type(e).__name__, e)) from e
+            self._options["inline"] = 1 if answer else 2
+        return self._options["inline"]
 
     # -- compiling --------------------------------------------------------------------------------------
     def _frozen(self):
@@ -633,12 +657,24 @@ class Dispatcher:
             if k.signature in seen:
                 continue
             seen.add(k.signature)
+            self._dump(k.signature)
             hit = False
             if self._cache is not None and self._cache.enabled:
                 if target is None:
                     target = "sim" if _runtime.runtime(dev).mode == "sim" else "sm_%d%d" % get_current_cc()
                 hit = self._cache.note(k.signature, target, self._inputs)
             (self._cache_hits if hit else self._cache_misses)[signature_key(k.signature)] += 1
+
+    def _dump(self, signature):
+        """numba-cuda's NUMBA_DUMP_LLVM and NUMBA_DUMP_ASSEMBLY (config.DUMP_LLVM, config.DUMP_ASSEMBLY): a kernel
+        just compiled prints its LLVM IR (the NVVM IR given to libNVVM) and its PTX on stdout, each under
+        numba-cuda's banner ("LLVM DUMP name" and "ASSEMBLY name" centred in dashes, then a line of '=')."""
+        for enabled, title, text in ((_config.DUMP_LLVM, "LLVM DUMP", self.inspect_llvm),
+                                     (_config.DUMP_ASSEMBLY, "ASSEMBLY", self.inspect_asm)):
+            if enabled:
+                print(("%s %s" % (title, self.__qualname__)).center(80, "-"))
+                print(text(signature))
+                print("=" * 80)
 
     @property
     def stats(self):
@@ -752,11 +788,12 @@ class Dispatcher:
         launcher = self._fn().configure(grid, block, stream, shared, back)
         if not redirect:
             return launcher
-        if self._options["debug"] or self._cache is not None:
+        dumps = _config.DUMP_LLVM or _config.DUMP_ASSEMBLY  # a launch that compiles prints them (_dump)
+        if self._options["debug"] or self._cache is not None or dumps:
             # the outer launcher: a launch redirected to another device returns through it
             launcher = _FollowedLauncher(launcher, self._options["debug"],
-                                         weakref.ref(self) if self._cache is not None else None)
-        if _hashable(config):
+                                         weakref.ref(self) if self._cache is not None or dumps else None)
+        if _hashable(config) and not dumps:
             if len(self._launchers) > 256:
                 self._launchers.clear()
                 self._small_grids.clear()
@@ -803,7 +840,7 @@ class Dispatcher:
             d = Dispatcher(self.py_func, [sig], device=self._kind == "device", boundscheck=self._bounds_check,
                            source=self._source, lto=self._lto, link=self._link,
                            **{k: v for k, v in self._options.items() if k != "inline"},
-                           inline="always" if self._options["inline"] else "never", forceinline=self._forceinline,
+                           inline=self._inline, forceinline=self._forceinline,
                            launch_bounds=self._launch_bounds, shared_memory_carveout=self._carveout)
             d._inputs = self._frozen()
             self._specialized[key] = d
@@ -993,7 +1030,7 @@ class Dispatcher:
         o = self._options
         options = dict(device=self._kind == "device", fastmath=o["fastmath"], debug=o["debug"],
                        lineinfo=o["lineinfo"], opt=o["opt"], cache=o["cache"],
-                       inline="always" if o["inline"] else "never", forceinline=self._forceinline,
+                       inline=self._inline, forceinline=self._forceinline,
                        boundscheck=self._bounds_check, shared_memory_carveout=self._carveout,
                        launch_bounds=self._launch_bounds if isinstance(self._launch_bounds, tuple) else None)
         source = None if isinstance(self._source, BaseException) else self._source
