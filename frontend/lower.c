@@ -133,9 +133,9 @@ static FeVal lookup_global(Lower *L, const char *name, SrcLoc loc) {
     x.str.len = strlen(name);
     return x;
   }
-  const char *s = suggest(L, name);
-  if (s) return lw_lerr(L, loc, "name '%s' is not defined (did you mean '%s'?)", name, s);
-  return lw_lerr(L, loc, "name '%s' is not defined", name);
+  const char *s = suggest(L, name); /* numba-cuda's words: the NameError its bytecode interpreter raises */
+  if (s) return lw_lerr(L, loc, "NameError: name '%s' is not defined (did you mean '%s'?)", name, s);
+  return lw_lerr(L, loc, "NameError: name '%s' is not defined", name);
 }
 
 /* ---- unbound locals ------------------------------------------------------------------------------------------

@@ -767,7 +767,7 @@ static void test_fragments(void) {
   kf_compile_options o = one_kernel(&kname, &sig, b, 1);
   kf_source s = src("file.py", TYPO, 40);
   compile(&s, 1, &o, KF_ERROR_INVALID_INPUT);
-  CHECK_CONTAINS(kf_context_diagnostics(ctx), "file.py:43:20: error: name 'nope' is not defined\n"
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "file.py:43:20: error: NameError: name 'nope' is not defined\n"
                                               "        a[0] = x + nope\n"
                                               "                   ^\n");
   static const char TYPING[] =
@@ -801,7 +801,7 @@ static void test_fragments(void) {
   o.nbindings = 2;
   kf_source pieces[2] = {src("file.py", CALLER, 40), src("file.py", CALLEE, 10)};
   compile(pieces, 2, &o, KF_ERROR_INVALID_INPUT);
-  CHECK_CONTAINS(kf_context_diagnostics(ctx), "file.py:12:16: error: name 'undefined_too' is not defined\n"
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "file.py:12:16: error: NameError: name 'undefined_too' is not defined\n"
                                               "    return x * undefined_too\n"
                                               "               ^\n");
   o.bindings = b;
