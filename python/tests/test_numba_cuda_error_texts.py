@@ -2,6 +2,7 @@
 (file:line:col, the source line and a caret) with kfront's explanation kept after numba-cuda's words."""
 import re
 
+import numpy as np
 import pytest
 
 from kfront import cuda, errors
@@ -36,4 +37,65 @@ def test_undefined_name_in_a_kernel_is_a_name_error():
         a[0] = undefined_here  # noqa: F821
 
     with pytest.raises(errors.TypingError, match="error: NameError: name 'undefined_here' is not defined"):
-        k[1, 1](__import__("numpy").zeros(1))
+        k[1, 1](np.zeros(1))
+
+
+# NumPy's dtype strings and np.dtype(...) as the dtype of cuda.shared.array / cuda.local.array, as numba-cuda takes
+# them (np.dtype(s), then its Numba type): (dtype expression, the element type it gives)
+DTYPES = [("'float32'", np.float32), ("'int64'", np.int64), ("'<f4'", np.float32), ("'=i2'", np.int16),
+          ("'|u1'", np.uint8), ("'d'", np.float64), ("'i'", np.int32), ("'float'", np.float64), ("'int'", np.int64),
+          ("'c8'", np.complex64), ("'<c16'", np.complex128), ("np.dtype('int16')", np.int16),
+          ("np.dtype('<f8')", np.float64), ("np.dtype(np.uint32)", np.uint32), ("np.dtype(float32)", np.float32)]
+
+
+@pytest.mark.parametrize("memory", ["shared", "local"])
+@pytest.mark.parametrize("spelling,dtype", DTYPES)
+def test_numpy_dtype_spellings_are_array_dtypes(memory, spelling, dtype):
+    src = ("def k(out, x):\n"
+           "    s = cuda.%s.array(4, dtype=%s)\n"
+           "    s[1] = x\n"
+           "    out[0] = s[1]\n"
+           "    out[1] = s[1] * 2\n" % (memory, spelling))
+    g = {"cuda": cuda, "np": np, "float32": cuda.float32}
+    exec(compile(src, "<dtype %s>" % spelling, "exec"), g)
+    k = cuda.jit(g["k"])
+    out = np.zeros(2, dtype=dtype)
+    x = dtype(3)
+    k[1, 1](out, x)
+    assert out.tolist() == [3, 6]
+    # the element type is the dtype's: one past its largest value, stored, wraps to its smallest
+    if np.issubdtype(dtype, np.integer) and dtype != np.int64:
+        out = np.zeros(2, dtype=np.int64)
+        k[1, 1](out, np.int64(np.iinfo(dtype).max) + 1)
+        assert out[0] == np.iinfo(dtype).min
+
+
+def _compile_error(body, name):
+    src = "def k(x):\n%s\n" % "\n".join("    " + line for line in body)
+    g = {"cuda": cuda, "np": np}
+    exec(compile(src, "<%s>" % name, "exec"), g)
+    with pytest.raises(errors.TypingError) as info:
+        cuda.jit("void(int32[::1])")(g["k"])
+    return str(info.value)
+
+
+def test_np_dtype_of_a_dtype_kernels_have_no_type_for_leaves_the_variable_untyped():
+    # numba-cuda's test_sm test_invalid_array_type: "Cannot infer the type of variable 'arr'"
+    text = _compile_error(["arr = cuda.shared.array(10, dtype=np.dtype('O'))"], "objdtype")
+    assert text.startswith("<objdtype>:2:48: error: Cannot infer the type of variable 'arr': np.dtype('O') is a "
+                           "NumPy dtype kernels have no type for"), text
+    assert text.endswith("\n    arr = cuda.shared.array(10, dtype=np.dtype('O'))\n" + " " * 47 + "^"), text
+
+
+@pytest.mark.parametrize("spelling", ["'int33'", "np.dtype('int33')"])
+def test_a_string_numpy_does_not_parse_is_an_invalid_numpy_dtype(spelling):
+    # numba-cuda's test_sm_creation / test_localmem / test_sm test_invalid_string_dtype
+    for memory in ("shared", "local"):
+        text = _compile_error(["s = cuda.%s.array(10, dtype=%s)" % (memory, spelling), "s[0] = x[0]"], "bad")
+        assert re.match(r"<bad>:2:\d+: error: Invalid NumPy dtype specified: 'int33'", text), text
+
+
+@pytest.mark.parametrize("spelling", ["'>f8'", "'U10'", "'O'"])
+def test_a_numpy_dtype_string_kernels_have_no_type_for_is_refused(spelling):
+    text = _compile_error(["s = cuda.local.array(10, dtype=%s)" % spelling, "s[0] = x[0]"], "nodtype")
+    assert "error: dtype %s is a NumPy dtype kernels have no type for" % spelling in text, text
