@@ -270,6 +270,8 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
   }
   Op *best = NULL;
   unsigned best_rate[3] = {0, 0, 0}, tied = 0;
+  unsigned rates[MAX_SPECIALISATIONS][3];
+  bool fits[MAX_SPECIALISATIONS] = {false};
   for (unsigned i = 0; i < n; i++) {
     RtLaunchPlan plan;
     if (!rt_plan_from_kir(cands[i], &plan, p->rt->diag)) return NULL;
@@ -280,6 +282,8 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
     unsigned to_readonly;
     if (!rt_rate_args(params, args, nargs, rate) || !rt_readonly_fits(cands[i], args, nargs, &to_readonly)) continue;
     rate[1] += to_readonly;
+    fits[i] = true;
+    memcpy(rates[i], rate, sizeof rate);
     int cmp = best ? 0 : -1;
     for (unsigned r = 0; best && r < 3 && cmp == 0; r++)
       cmp = rate[r] < best_rate[r] ? -1 : rate[r] > best_rate[r] ? 1 : 0;
@@ -292,15 +296,23 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
     }
   }
   if (best && tied == 1) return best;
+  /* numba's resolve_overload: a tie names the arguments and the tied signatures only, as numba's types print */
   StrBuf sigs;
   sb_init(&sigs);
+  if (best) {
+    rt_args_repr_numba(args, nargs, &sigs);
+    sb_putc(&sigs, ':');
+  }
   for (unsigned i = 0; i < n; i++) {
+    if (best && (!fits[i] || memcmp(rates[i], best_rate, sizeof best_rate) != 0)) continue;
     RtLaunchPlan plan;
     unsigned np;
     Type *const *params = rt_kir_params(cands[i], &np);
     rt_plan_from_kir(cands[i], &plan, p->rt->diag);
-    sb_puts(&sigs, "\n  ");
-    rt_signature_numba(params, np - plan.nhidden, ir_op_attr(cands[i], "readonly_params"), &sigs);
+    const Attr *readonly = ir_op_attr(cands[i], "readonly_params");
+    sb_puts(&sigs, best ? "\n" : "\n  ");
+    if (best) rt_signature_repr_numba(params, np - plan.nhidden, readonly, &sigs);
+    else rt_signature_numba(params, np - plan.nhidden, readonly, &sigs);
   }
   if (sb_failed(&sigs)) {
     sb_free(&sigs);
@@ -309,9 +321,12 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
     return NULL;
   }
   DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
-  if (best)
-    diag_error(p->rt->diag, NOLOC, "Ambiguous overloading for kernel %s %s: %u of its signatures fit the arguments "
-               "equally well; its signatures are:%s", name, argsig, tied, sb_cstr(&sigs));
+  if (best) { /* numba's words: "Ambiguous overloading for <function f at 0x...> (argument types):\n(tied) -> none" */
+    SrcLoc def = best->loc;
+    diag_error(p->rt->diag, NOLOC, "Ambiguous overloading for <function %s at %s:%u> %s\n%u of kernel %s's signatures "
+               "fit the arguments equally well: declare one that fits them better", name,
+               def.file ? def.file : p->filename ? p->filename : "?", def.line, sb_cstr(&sigs), tied, name);
+  }
   else { /* numba's words, then kfront's: argsig is "void(<argument types>)" */
     size_t n = strlen(argsig);
     bool wrapped = n > 6 && strncmp(argsig, "void(", 5) == 0 && argsig[n - 1] == ')';

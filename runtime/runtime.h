@@ -61,6 +61,11 @@ char rt_array_layout(const kf_array *a);
 /* "void(float32[::1], int64)": the parameters spelt by nb_type_signature (frontend/fe.h); those readonly names
  * (a kernel's "readonly_params" attribute, or NULL) as Array(float32, 1, 'C', readonly=True) */
 void rt_signature_numba(Type *const *params, unsigned nparams, const Attr *readonly, StrBuf *out);
+/* As Python's repr of numba's types shows them (its overload-resolution errors): the arguments' types as a tuple,
+ * "(Array(float64, 1, 'C', False, aligned=True), float64)", and a kernel signature as numba's Signature prints,
+ * "(Array(...), float32) -> none". */
+void rt_args_repr_numba(const kf_arg *args, unsigned nargs, StrBuf *out);
+void rt_signature_repr_numba(Type *const *params, unsigned nparams, const Attr *readonly, StrBuf *out);
 /* The signature the arguments spell (each argument's own type; a 0-d array float64[()]). False (after reporting)
  * for an invalid argument (bad dtype, rank above KF_MAX_RANK, negative extent, NULL data with elements). */
 bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *diag);

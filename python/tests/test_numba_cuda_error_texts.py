@@ -99,3 +99,35 @@ def test_a_string_numpy_does_not_parse_is_an_invalid_numpy_dtype(spelling):
 def test_a_numpy_dtype_string_kernels_have_no_type_for_is_refused(spelling):
     text = _compile_error(["s = cuda.local.array(10, dtype=%s)" % spelling, "s[0] = x[0]"], "nodtype")
     assert "error: dtype %s is a NumPy dtype kernels have no type for" % spelling in text, text
+
+
+def _add_kernel(r, x, y):
+    r[0] = x + y
+
+
+def test_a_tie_between_declared_signatures_is_numbas_ambiguous_overloading_text():
+    # numba-cuda's test_dispatcher test_explicit_signatures_ambiguous_resolution: the arguments and the two tied
+    # signatures as numba's types print, the third signature (a worse fit) not named
+    f = cuda.jit(["(float64[::1], float32, float64)", "(float64[::1], float64, float32)",
+                  "(float64[::1], int64, int64)"])(_add_kernel)
+    with pytest.raises(TypeError) as info:
+        f[1, 1](np.zeros(1), 1.0, 2.0)
+    assert isinstance(info.value, errors.KernelArgumentError)
+    line = _add_kernel.__code__.co_firstlineno
+    text = str(info.value)
+    assert re.search(
+        r"Ambiguous overloading for <function _add_kernel at [^>]*test_numba_cuda_error_texts\.py:%d> "
+        r"\(Array\(float64, 1, 'C', False, aligned=True\), float64, float64\):\n"
+        r"\(Array\(float64, 1, 'C', False, aligned=True\), float32, float64\) -> none\n"
+        r"\(Array\(float64, 1, 'C', False, aligned=True\), float64, float32\) -> none\n"
+        r"2 of kernel _add_kernel's signatures fit the arguments equally well" % line, text), text
+    assert "int64" not in text
+    # a readonly array and a 1-tuple spell as numba's repr does
+    g = cuda.jit(["(Array(float64, 1, 'C', readonly=True), float32)",
+                  "(Array(float64, 1, 'C', readonly=True), int16)"])(lambda a, x: None)
+    a = np.zeros(1)
+    a.flags.writeable = False
+    with pytest.raises(errors.KernelArgumentError) as info:
+        g[1, 1](a, 7)
+    assert "(Array(float64, 1, 'C', True, aligned=True), int64):\n" in str(info.value), str(info.value)
+    assert "\n(Array(float64, 1, 'C', True, aligned=True), int16) -> none" in str(info.value), str(info.value)
