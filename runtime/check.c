@@ -314,6 +314,24 @@ bool rt_arg_fits(const Type *param, const kf_arg *arg) {
   return true;
 }
 
+static bool plain_integer(kf_dtype t) { return t >= KF_INT8 && t <= KF_UINT64; }
+
+bool rt_arg_fits_as(const Type *param, const kf_arg *arg, bool reinterpret) {
+  if (rt_arg_fits(param, arg)) return true;
+  kf_dtype want;
+  if (!reinterpret || param->kind != TY_ARRAY || arg->kind != KF_ARG_ARRAY || !rt_type_dtype(param->elem, &want))
+    return false;
+  /* integers of one width only (int32 read as uint32: the same bits, the value modulo 2^n): numba-cuda would read
+   * any array's bytes as the parameter's dtype, but floats read as integers (or another width) are garbage */
+  kf_dtype dt = arg->array.dtype;
+  if (!plain_integer(dt) || !plain_integer(want) || rt_dtype_size(dt) != rt_dtype_size(want) ||
+      param->rank != arg->array.ndim)
+    return false;
+  if (param->layout == LAYOUT_C) return rt_array_is_contiguous(&arg->array, 'C');
+  if (param->layout == LAYOUT_F) return rt_array_is_contiguous(&arg->array, 'F');
+  return true;
+}
+
 /* kf_dtype's numbers are in the order of the frontend's Numba kinds (NB_*), which its conversion table uses */
 _Static_assert((int)KF_BOOL == (int)NB_BOOL && (int)KF_INT64 == (int)NB_I64 && (int)KF_UINT64 == (int)NB_U64 &&
                    (int)KF_FLOAT64 == (int)NB_F64 && (int)KF_COMPLEX128 == (int)NB_C128 &&
@@ -385,12 +403,12 @@ static void describe_arg(const kf_arg *a, StrBuf *out) {
 }
 
 bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, const kf_arg *args, unsigned nargs,
-                   Diag *diag) {
+                   bool reinterpret, Diag *diag) {
   /* the common case first, without building any text: launches check this every time */
   for (unsigned i = 0; i < nargs; i++)
     if (!check_arg_valid(&args[i], i, diag)) return false;
   bool fits = nargs == nparams;
-  for (unsigned i = 0; fits && i < nargs; i++) fits = rt_arg_fits(params[i], &args[i]);
+  for (unsigned i = 0; fits && i < nargs; i++) fits = rt_arg_fits_as(params[i], &args[i], reinterpret);
   if (fits) return true;
   StrBuf sig;
   sb_init(&sig);
@@ -402,7 +420,7 @@ bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, co
     return false;
   }
   for (unsigned i = 0; i < nargs; i++) {
-    if (rt_arg_fits(params[i], &args[i])) continue;
+    if (rt_arg_fits_as(params[i], &args[i], reinterpret)) continue;
     StrBuf want, got;
     sb_init(&want);
     sb_init(&got);

@@ -252,12 +252,25 @@ static kf_status find_eager(RtFunction *f) {
 
 enum { MAX_SPECIALISATIONS = 64 };
 
+/* Whether the arguments fit kernel func once arrays of another dtype of their parameters' element size are read as
+ * those (rt_arg_fits_as): what a specialized function's launch passes (kf_function_set_specialized). */
+static bool reinterpreted_fit(RtProgram *p, Op *func, const kf_arg *args, unsigned nargs) {
+  RtLaunchPlan plan;
+  unsigned np, to_readonly;
+  if (!rt_plan_from_kir(func, &plan, p->rt->diag)) return false;
+  Type *const *params = rt_kir_params(func, &np);
+  if (np - plan.nhidden != nargs || !rt_readonly_fits(func, args, nargs, &to_readonly)) return false;
+  for (unsigned i = 0; i < nargs; i++)
+    if (!rt_arg_fits_as(params[i], &args[i], true)) return false;
+  return true;
+}
+
 /* The kernel of pm named `name` that numba's resolve_overload picks for the arguments: of those they fit, the one
  * whose conversions rate best, (unsafe, safe, promote) counts compared in that order; a tie for the best is its
  * "Ambiguous overloading" TypeError. Reports the signatures on a miss (NULL, with *oom set when out of memory
  * instead). */
 static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const kf_arg *args, unsigned nargs,
-                       const char *argsig, bool *oom) {
+                       const char *argsig, bool specialized, bool *oom) {
   *oom = false;
   Op *cands[MAX_SPECIALISATIONS];
   unsigned n = rt_kir_find_kernels(pm->ir, name, cands, MAX_SPECIALISATIONS);
@@ -296,6 +309,7 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
     }
   }
   if (best && tied == 1) return best;
+  if (!best && specialized && n == 1 && reinterpreted_fit(p, cands[0], args, nargs)) return cands[0];
   /* numba's resolve_overload: a tie names the arguments and the tied signatures only, as numba's types print */
   StrBuf sigs;
   sb_init(&sigs);
@@ -346,21 +360,21 @@ static kf_status kir_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, c
   bool oom;
   if (p->borrowed) {
     *pm_out = p->borrowed;
-    *func = pick_kernel(p, p->borrowed, f->name, args, nargs, argsig, &oom);
+    *func = pick_kernel(p, p->borrowed, f->name, args, nargs, argsig, f->specialized, &oom);
     return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_NOT_FOUND;
   }
   kf_status st = find_eager(f);
   if (st != KF_OK) return st;
   if (f->eager) {
     *pm_out = f->eager_module;
-    *func = pick_kernel(p, f->eager_module, f->name, args, nargs, argsig, &oom);
+    *func = pick_kernel(p, f->eager_module, f->name, args, nargs, argsig, f->specialized, &oom);
     return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_INVALID_INPUT;
   }
   RtProgModule *pm;
   st = compile_kernel(p, f->name, argsig, false, &pm);
   if (st != KF_OK) return st;
   *pm_out = pm;
-  *func = pick_kernel(p, pm, f->name, args, nargs, argsig, &oom);
+  *func = pick_kernel(p, pm, f->name, args, nargs, argsig, f->specialized, &oom);
   return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_INTERNAL;
 }
 

@@ -84,6 +84,9 @@ kf_status rt_flatten_args(const kf_arg *args, unsigned n, kf_arg *stack, unsigne
 /* Whether arg can be passed to a parameter of type param: arrays need the same dtype and rank, and a
  * C or F parameter needs such strides (A takes any); scalars convert to any scalar type. */
 bool rt_arg_fits(const Type *param, const kf_arg *arg);
+/* rt_arg_fits, or (reinterpret: a specialized function's launch, kf_function_set_specialized) an array of another
+ * integer dtype of the parameter's integer width, its rank and a layout it takes: passed as the parameter's dtype. */
+bool rt_arg_fits_as(const Type *param, const kf_arg *arg, bool reinterpret);
 /* Whether every argument fits its parameter; rate: how many of them numba's casting rules convert unsafely,
  * safely and by promotion (numba's rating of an overload: lower is better, compared in that order). */
 bool rt_rate_args(Type *const *params, const kf_arg *args, unsigned n, unsigned rate[3]);
@@ -92,9 +95,10 @@ bool rt_rate_args(Type *const *params, const kf_arg *args, unsigned n, unsigned 
  * typing finds "No matching definition" for it (kfront's generated ufunc, gufunc and reduce kernels take any). *safe: how many writeable arrays go to readonly parameters (Numba's
  * safe conversion, rated as rt_rate_args's rate[1]). */
 bool rt_readonly_fits(Op *func, const kf_arg *args, unsigned n, unsigned *safe);
-/* Checks count and each argument against the parameter types; reports the first mismatch. */
+/* Checks count and each argument against the parameter types (rt_arg_fits_as with reinterpret); reports the first
+ * mismatch. */
 bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, const kf_arg *args, unsigned nargs,
-                   Diag *diag);
+                   bool reinterpret, Diag *diag);
 
 typedef struct RtLimits {
   unsigned max_threads_per_block;
