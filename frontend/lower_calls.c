@@ -660,6 +660,7 @@ static void note_callee_failed(Lower *L, const FeFunc *f, SrcLoc loc, const FeVa
             "typing device function '%s' for (%s) failed at the error above", f->name, f->name,
             sb_failed(&params) ? "..." : sb_cstr(&params));
   sb_free(&params);
+  L->errors++; /* the caller fails with it: no value to go on with (else its callers report what that leads to) */
 }
 
 __attribute__((noinline)) FeVal lw_instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args,

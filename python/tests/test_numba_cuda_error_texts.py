@@ -131,3 +131,27 @@ def test_a_tie_between_declared_signatures_is_numbas_ambiguous_overloading_text(
         g[1, 1](a, 7)
     assert "(Array(float64, 1, 'C', True, aligned=True), int64):\n" in str(info.value), str(info.value)
     assert "\n(Array(float64, 1, 'C', True, aligned=True), int16) -> none" in str(info.value), str(info.value)
+
+
+def test_a_device_function_whose_callee_failed_fails_with_it_without_a_cascade():
+    @cuda.jit(device=True)
+    def inner(x):
+        return x + undefined_thing  # noqa: F821
+
+    @cuda.jit(device=True)
+    def outer(x):
+        return inner(x) * 2
+
+    @cuda.jit
+    def k(a):
+        a[0] = outer(3)
+
+    with pytest.raises(errors.TypingError) as info:
+        k[1, 1](np.zeros(1))
+    text = str(info.value)
+    assert text.count("error: ") == 1 and "error: NameError: name 'undefined_thing' is not defined" in text, text
+    assert "note: During: resolving callee type: type(CUDADispatcher(<function inner>)): typing device function " \
+           "'inner' for (int64) failed" in text, text
+    assert "note: During: resolving callee type: type(CUDADispatcher(<function outer>)): typing device function " \
+           "'outer' for (int64) failed" in text, text
+    assert "cannot store none" not in text  # what outer's failure would have led to
