@@ -582,6 +582,13 @@ kf_status kf_function_set_shared_memory_carveout(kf_function *f, int percent) {
   return KF_OK;
 }
 
+kf_status kf_function_set_specialized(kf_function *f, int on) {
+  if (!f) return KF_ERROR_INVALID_INPUT;
+  API_RT(FN(f)->p->rt);
+  FN(f)->specialized = on != 0;
+  return KF_OK;
+}
+
 unsigned kf_function_kernels(kf_function *f, kf_kernel **out, unsigned max) {
   API_RT(f ? FN(f)->p->rt : NULL);
   return rt_function_kernels(FN(f), (RtKernel **)out, out ? max : 0);

@@ -367,7 +367,7 @@ struct FeCtx {
   X(CMATH_ATANH, "cmath.atanh") X(CMATH_ISNAN, "cmath.isnan") X(CMATH_ISINF, "cmath.isinf")   \
   X(CMATH_ISFINITE, "cmath.isfinite") X(CMATH_PHASE, "cmath.phase")                           \
   X(CMATH_POLAR, "cmath.polar") X(CMATH_RECT, "cmath.rect")                                  \
-  X(NP_REAL, "np.real") X(NP_IMAG, "np.imag") X(NP_ISNAT, "np.isnat")                         \
+  X(NP_REAL, "np.real") X(NP_IMAG, "np.imag") X(NP_ISNAT, "np.isnat") X(NP_DTYPE, "np.dtype")  \
   X(NP_SUM, "np.sum") X(NP_PROD, "np.prod") X(NP_MIN, "np.min") X(NP_MAX, "np.max")          \
   X(NP_ALL, "np.all") X(NP_ANY, "np.any") X(NP_MEAN, "np.mean") X(NP_VAR, "np.var")          \
   X(NP_STD, "np.std") X(NP_COUNT_NONZERO, "np.count_nonzero") X(NP_NANSUM, "np.nansum")      \

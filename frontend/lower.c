@@ -100,9 +100,9 @@ static FeVal global_value(Lower *L, const FeVal *g, const char *name, const char
     return lw_lerr(L, loc, "global name '%s' is not a compile-time constant: a kernel can read module constants "
                         "(numbers, tuples of them), modules, types and functions",
                    name);
-  if (g->kind == FV_INVALID) /* a name kernels cannot use is, in numba-cuda's words, an untyped global */
-    return lw_lerr(L, loc, "%s'%s'%s: %s", strchr(name, '.') ? "" : "Untyped global name ", name,
-                   strmap_get(&L->fe->bindings, name) ? " (bound by the embedder)" : "", g->str.s);
+  if (g->kind == FV_INVALID) /* a name kernels cannot use is, in numba-cuda's words, an untyped global: "'x': why" */
+    return lw_lerr(L, loc, "%s'%s': %s%s", strchr(name, '.') ? "" : "Untyped global name ", name, g->str.s,
+                   strmap_get(&L->fe->bindings, name) ? " (bound by the embedder)" : "");
   if (g->kind == FV_CONSTARR) { /* a global NumPy array is a constant, as in Numba */
     at(L, loc);
     return lw_const_array_ref(L, g->carr, hint);
@@ -133,9 +133,9 @@ static FeVal lookup_global(Lower *L, const char *name, SrcLoc loc) {
     x.str.len = strlen(name);
     return x;
   }
-  const char *s = suggest(L, name);
-  if (s) return lw_lerr(L, loc, "name '%s' is not defined (did you mean '%s'?)", name, s);
-  return lw_lerr(L, loc, "name '%s' is not defined", name);
+  const char *s = suggest(L, name); /* numba-cuda's words: the NameError its bytecode interpreter raises */
+  if (s) return lw_lerr(L, loc, "NameError: name '%s' is not defined (did you mean '%s'?)", name, s);
+  return lw_lerr(L, loc, "NameError: name '%s' is not defined", name);
 }
 
 /* ---- unbound locals ------------------------------------------------------------------------------------------

@@ -348,6 +348,7 @@ FeVal lw_abs_of(Lower *L, FeVal a, const char *fname, SrcLoc loc);
 FeVal lower_vector_ctor(Lower *L, int k, const PyExpr *e);
 FeVal lw_grid_values(Lower *L, bool size, const PyExpr *e);
 Type *lw_dtype_of(Lower *L, const FeVal *d, SrcLoc loc);
+FeVal lw_numpy_dtype_call(Lower *L, const PyExpr *e);
 FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e);
 /* The thread-local array of type t (C-contiguous, extents dims) of call site `site`: an alloca at the function's entry,
  * one per site (cuda.local.array, a.copy()). */

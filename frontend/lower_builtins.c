@@ -265,6 +265,7 @@ FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_ENUMERATE: return lw_lerr(L, e->loc, "%s() can only be used as the iterable of a for loop in kfront", fname);
   case BI_LITERAL_UNROLL: return lower_literal_unroll(L, e);
   case BI_PRINT: return lower_print(L, e);
+  case BI_NP_DTYPE: return lw_numpy_dtype_call(L, e);
   case BI_NP_ISNAT:
     if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
     return lw_time_isnat(L, a[0], arg_loc(e, 0));

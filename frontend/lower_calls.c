@@ -650,6 +650,19 @@ static FeInst *find_inst(FeFunc *f, const char *k) {
   return NULL;
 }
 
+/* The call at loc of device function f, whose typing for these argument shapes failed (its errors reported):
+ * a note there in numba-cuda's words, its typing context for an error inside a callee. */
+static void note_callee_failed(Lower *L, const FeFunc *f, SrcLoc loc, const FeVal *shapes, unsigned np) {
+  StrBuf params;
+  sb_init(&params);
+  for (unsigned i = 0; i < np; i++) sb_printf(&params, "%s%s", i ? ", " : "", lw_vname(L, &shapes[i]));
+  diag_note(L->fe->diag, user_loc(L, loc), "During: resolving callee type: type(CUDADispatcher(<function %s>)): "
+            "typing device function '%s' for (%s) failed at the error above", f->name, f->name,
+            sb_failed(&params) ? "..." : sb_cstr(&params));
+  sb_free(&params);
+  L->errors++; /* the caller fails with it: no value to go on with (else its callers report what that leads to) */
+}
+
 __attribute__((noinline)) FeVal lw_instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args,
                                                         unsigned np) {
   FeVal shapes[64] = {{0}}, lits[64];
@@ -688,6 +701,7 @@ __attribute__((noinline)) FeVal lw_instantiate_and_call(Lower *L, FeFunc *f, con
   if (!inst) {
     inst = lower_function(L->fe, f, shapes, np, sym_for(L, f, k), false, L->quiet > 0, NULL);
     if (L->quiet && inst->failed) L->suppressed++;
+    else if (inst->failed && !inst->tainted) note_callee_failed(L, f, e->loc, shapes, np);
   }
   if (inst->tainted) {
     /* typed on a recursive call of an enclosing instance's first attempt: so is this one, unless that instance is

@@ -122,10 +122,36 @@ static bool numpy_dtype_spelling(const char *s) {
   return true;
 }
 
+/* The scalar type NumPy's dtype string s stands for where kfront's Numba names (nb_named_type) do not spell it, as
+ * numba-cuda takes a string dtype (np.dtype(s), then its Numba type): one of NumPy's own names ('float', 'int',
+ * 'complex', 'long') or a type code, with the byte order of the GPU's little-endian numbers or none ('<f8', '=i4',
+ * '|b1', 'd', 'i'). NULL for any other string: one NumPy takes for a dtype kernels have no type for ('O', 'U10',
+ * '>f8', 'longdouble'), or not a dtype at all (numpy_dtype_spelling tells which). */
+static Type *numpy_dtype_named(IrContext *ctx, const char *s) {
+  static const struct {
+    const char *name;
+    int kind;
+  } numpy_names[] = {{"float", NB_F64}, {"int", NB_I64}, {"complex", NB_C128}, {"long", NB_I64}, {"float_", NB_F64},
+                     {"ubyte", NB_U8}, {"?", NB_BOOL}, {"b", NB_I8}, {"B", NB_U8}, {"h", NB_I16}, {"H", NB_U16},
+                     {"i", NB_I32}, {"I", NB_U32}, {"l", NB_I64}, {"L", NB_U64}, {"q", NB_I64}, {"Q", NB_U64},
+                     {"p", NB_I64}, {"P", NB_U64}, {"e", NB_F16}, {"f", NB_F32}, {"d", NB_F64}, {"F", NB_C64},
+                     {"D", NB_C128}};
+  const char *code = s;
+  bool big_endian = false;
+  if (*code && strchr("<>=|", *code)) big_endian = *code++ == '>';
+  Type *t = code == s ? NULL : nb_named_type(ctx, code, NULL); /* '<f8': the code's Numba name (f8) */
+  for (unsigned i = 0; !t && i < sizeof numpy_names / sizeof *numpy_names; i++)
+    if (strcmp(code, numpy_names[i].name) == 0 && (code == s || strlen(code) == 1))
+      t = nb_type(ctx, numpy_names[i].kind);
+  if (t && big_endian && ty_size(t) > 1) return NULL; /* '>f8': not the GPU's byte order */
+  return t;
+}
+
 Type *lw_dtype_of(Lower *L, const FeVal *d, SrcLoc loc) {
   if (d->kind == FV_NTYPE && ty_is_element(d->type)) return d->type;
   if (d->kind == FV_STR) {
     Type *t = nb_named_type(L->ctx, d->str.s, NULL);
+    if (!t) t = numpy_dtype_named(L->ctx, d->str.s);
     if (t) return t;
     if (d->str.len >= 7 && memcmp(d->str.s, "Record(", 7) == 0) { /* a record dtype, as the embedder spells it */
       const char *why;
@@ -138,9 +164,37 @@ Type *lw_dtype_of(Lower *L, const FeVal *d, SrcLoc loc) {
   if (d->kind == FV_STR && !numpy_dtype_spelling(d->str.s)) /* numba-cuda's words for a string NumPy does not parse */
     lw_lerr(L, loc, "Invalid NumPy dtype specified: '%s' (dtype must be a Numba or NumPy scalar type such as float32)",
             d->str.s);
+  else if (d->kind == FV_STR)
+    lw_lerr(L, loc, "dtype '%s' is a NumPy dtype kernels have no type for: a dtype is a Numba or NumPy scalar type "
+            "such as float32 (in the GPU's little-endian byte order)", d->str.s);
   else if (d->kind != FV_POISON)
     lw_lerr(L, loc, "dtype must be a Numba or NumPy scalar type such as float32, not %s", lw_vname(L, d));
   return NULL;
+}
+
+/* np.dtype(x) in a kernel, as numba-cuda types it: a string or a Numba / NumPy scalar type gives that dtype (a
+ * compile-time value, as a global np.dtype object is: a dtype for cuda.local.array, np.empty, ...). One kernels
+ * have no type for, np.dtype('O'), leaves the variable it is assigned to untyped: numba-cuda's "Cannot infer the
+ * type of variable". */
+FeVal lw_numpy_dtype_call(Lower *L, const PyExpr *e) {
+  FeVal a[1];
+  if (!lw_positional(L, e, "np.dtype", 1, 1, a)) return poison();
+  if (a[0].kind == FV_POISON) return a[0];
+  SrcLoc loc = arg_loc(e, 0);
+  Type *t = NULL;
+  if (a[0].kind == FV_NTYPE && ty_is_element(a[0].type)) t = a[0].type;
+  else if (a[0].kind == FV_STR) {
+    t = nb_named_type(L->ctx, a[0].str.s, NULL);
+    if (!t) t = numpy_dtype_named(L->ctx, a[0].str.s);
+    if (!t && numpy_dtype_spelling(a[0].str.s)) {
+      const char *what = arena_printf(&L->fe->arena, "np.dtype('%s') is a NumPy dtype kernels have no type for "
+                                      "(a dtype is a Numba or NumPy scalar type such as float32)", a[0].str.s);
+      if (L->assign_hint) return lw_lerr(L, loc, "Cannot infer the type of variable '%s': %s", L->assign_hint, what);
+      return lw_lerr(L, loc, "%s", what);
+    }
+  }
+  if (!t) return lw_dtype_of(L, &a[0], loc), poison(); /* its words: not a dtype NumPy parses, or not a dtype */
+  return (FeVal){.kind = FV_NTYPE, .type = t};
 }
 
 Value *lw_local_array(Lower *L, const PyExpr *site, Type *t, const int64_t *dims) {

@@ -364,7 +364,7 @@ static FeVal eval_call_const(FeCtx *fe, const PyExpr *e) {
   FeVal f = eval_const(fe, e->call.func);
   if (f.kind == FV_PATH && (strcmp(f.str.s, "numpy.array") == 0 || strcmp(f.str.s, "numpy.asarray") == 0))
     return eval_np_array(fe, e);
-  if (f.kind == FV_PATH && strcmp(f.str.s, "numpy.dtype") == 0) return eval_np_dtype(fe, e);
+  if (f.kind == FV_BUILTIN && f.builtin == BI_NP_DTYPE) return eval_np_dtype(fe, e);
   if (e->call.nkeywords) return host();
   unsigned n = e->call.args.n;
   FeVal a[4];

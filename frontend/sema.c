@@ -210,6 +210,7 @@ static const struct {
     {"numpy.nan", BI_MATH_NAN},
     {"numpy.real", BI_NP_REAL},
     {"numpy.isnat", BI_NP_ISNAT},
+    {"numpy.dtype", BI_NP_DTYPE},
     {"numpy.imag", BI_NP_IMAG},
     {"numpy.sum", BI_NP_SUM},
     {"numpy.prod", BI_NP_PROD},

@@ -140,12 +140,15 @@ static bool check_arg_valid(const kf_arg *a, unsigned i, Diag *diag) {
 /* One argument's own type, spelt as a signature spells it (checked already); spell_readonly: an argument itself or
  * an item of a tuple, not a field of a named tuple (the frontend takes readonly arrays there only: in a named tuple
  * one is typed mutable). */
-static void arg_numba(const kf_arg *a, bool spell_readonly, StrBuf *out) {
+/* An argument's Numba type: as a signature spells it (float64[::1]; readonly arrays as Array(..., readonly=True)
+ * where spell_readonly), or, with repr, as Python's repr of numba's type shows it (Array(float64, 1, 'C', False,
+ * aligned=True): numba's overload-resolution errors spell types so). */
+static void arg_numba(const kf_arg *a, bool spell_readonly, bool repr, StrBuf *out) {
   if (a->kind == KF_ARG_TUPLE && a->type) { /* a named tuple: NamedTuple("mod.Point", ("x", "y"), (int64, float64)) */
     sb_printf(out, "NamedTuple(%s, (", a->type);
     for (unsigned i = 0; i < a->nitems; i++) {
       if (i) sb_puts(out, ", ");
-      arg_numba(&a->items[i], false, out);
+      arg_numba(&a->items[i], false, repr, out);
     }
     sb_puts(out, a->nitems == 1 ? ",))" : "))");
     return;
@@ -155,10 +158,10 @@ static void arg_numba(const kf_arg *a, bool spell_readonly, StrBuf *out) {
     StrBuf first, other;
     sb_init(&first);
     sb_init(&other);
-    if (uni) arg_numba(&a->items[0], spell_readonly, &first);
+    if (uni) arg_numba(&a->items[0], spell_readonly, repr, &first);
     for (unsigned i = 1; i < a->nitems && uni; i++) {
       sb_reset(&other);
-      arg_numba(&a->items[i], spell_readonly, &other);
+      arg_numba(&a->items[i], spell_readonly, repr, &other);
       uni = strcmp(sb_cstr(&first), sb_cstr(&other)) == 0;
     }
     if (uni) {
@@ -167,7 +170,7 @@ static void arg_numba(const kf_arg *a, bool spell_readonly, StrBuf *out) {
       sb_puts(out, "Tuple((");
       for (unsigned i = 0; i < a->nitems; i++) {
         if (i) sb_puts(out, ", ");
-        arg_numba(&a->items[i], spell_readonly, out);
+        arg_numba(&a->items[i], spell_readonly, repr, out);
       }
       sb_puts(out, a->nitems == 1 ? ",))" : "))");
     }
@@ -181,6 +184,11 @@ static void arg_numba(const kf_arg *a, bool spell_readonly, StrBuf *out) {
   }
   kf_dtype dt = a->kind == KF_ARG_ARRAY ? a->array.dtype : a->dtype;
   bool is_array = a->kind == KF_ARG_ARRAY && (a->array.ndim || !rt_dtype_is_record(dt));
+  if (is_array && repr) {
+    sb_printf(out, "Array(%s, %u, '%c', %s, aligned=True)", rt_dtype_name(dt), a->array.ndim,
+              rt_array_layout(&a->array), a->array.readonly ? "True" : "False");
+    return;
+  }
   if (is_array && a->array.readonly && spell_readonly) { /* Numba's readonly array: no slice syntax spells it */
     sb_printf(out, "Array(%s, %u, '%c', readonly=True)", rt_dtype_name(dt), a->array.ndim, rt_array_layout(&a->array));
     return;
@@ -194,10 +202,36 @@ bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *di
   for (unsigned i = 0; i < nargs; i++) {
     if (!check_arg_valid(&args[i], i, diag)) return false;
     if (i) sb_puts(out, ", ");
-    arg_numba(&args[i], true, out);
+    arg_numba(&args[i], true, false, out);
   }
   sb_putc(out, ')');
   return true;
+}
+
+void rt_args_repr_numba(const kf_arg *args, unsigned nargs, StrBuf *out) {
+  sb_putc(out, '(');
+  for (unsigned i = 0; i < nargs; i++) {
+    if (i) sb_puts(out, ", ");
+    arg_numba(&args[i], false, true, out);
+  }
+  sb_puts(out, nargs == 1 ? ",)" : ")");
+}
+
+void rt_signature_repr_numba(Type *const *params, unsigned nparams, const Attr *readonly, StrBuf *out) {
+  sb_putc(out, '(');
+  for (unsigned i = 0; i < nparams; i++) {
+    if (i) sb_puts(out, ", ");
+    const Type *t = params[i];
+    if (t->kind != TY_ARRAY) {
+      nb_type_signature(t, out);
+      continue;
+    }
+    sb_puts(out, "Array(");
+    nb_type_signature(t->elem, out);
+    sb_printf(out, ", %u, '%c', %s, aligned=True)", t->rank,
+              t->layout == LAYOUT_C ? 'C' : t->layout == LAYOUT_F ? 'F' : 'A', declared_readonly(readonly, i) ? "True" : "False");
+  }
+  sb_puts(out, nparams == 1 ? ",) -> none" : ") -> none");
 }
 
 static unsigned flat_count(const kf_arg *args, unsigned n, unsigned depth) {
@@ -280,6 +314,24 @@ bool rt_arg_fits(const Type *param, const kf_arg *arg) {
   return true;
 }
 
+static bool plain_integer(kf_dtype t) { return t >= KF_INT8 && t <= KF_UINT64; }
+
+bool rt_arg_fits_as(const Type *param, const kf_arg *arg, bool reinterpret) {
+  if (rt_arg_fits(param, arg)) return true;
+  kf_dtype want;
+  if (!reinterpret || param->kind != TY_ARRAY || arg->kind != KF_ARG_ARRAY || !rt_type_dtype(param->elem, &want))
+    return false;
+  /* integers of one width only (int32 read as uint32: the same bits, the value modulo 2^n): numba-cuda would read
+   * any array's bytes as the parameter's dtype, but floats read as integers (or another width) are garbage */
+  kf_dtype dt = arg->array.dtype;
+  if (!plain_integer(dt) || !plain_integer(want) || rt_dtype_size(dt) != rt_dtype_size(want) ||
+      param->rank != arg->array.ndim)
+    return false;
+  if (param->layout == LAYOUT_C) return rt_array_is_contiguous(&arg->array, 'C');
+  if (param->layout == LAYOUT_F) return rt_array_is_contiguous(&arg->array, 'F');
+  return true;
+}
+
 /* kf_dtype's numbers are in the order of the frontend's Numba kinds (NB_*), which its conversion table uses */
 _Static_assert((int)KF_BOOL == (int)NB_BOOL && (int)KF_INT64 == (int)NB_I64 && (int)KF_UINT64 == (int)NB_U64 &&
                    (int)KF_FLOAT64 == (int)NB_F64 && (int)KF_COMPLEX128 == (int)NB_C128 &&
@@ -351,12 +403,12 @@ static void describe_arg(const kf_arg *a, StrBuf *out) {
 }
 
 bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, const kf_arg *args, unsigned nargs,
-                   Diag *diag) {
+                   bool reinterpret, Diag *diag) {
   /* the common case first, without building any text: launches check this every time */
   for (unsigned i = 0; i < nargs; i++)
     if (!check_arg_valid(&args[i], i, diag)) return false;
   bool fits = nargs == nparams;
-  for (unsigned i = 0; fits && i < nargs; i++) fits = rt_arg_fits(params[i], &args[i]);
+  for (unsigned i = 0; fits && i < nargs; i++) fits = rt_arg_fits_as(params[i], &args[i], reinterpret);
   if (fits) return true;
   StrBuf sig;
   sb_init(&sig);
@@ -368,7 +420,7 @@ bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, co
     return false;
   }
   for (unsigned i = 0; i < nargs; i++) {
-    if (rt_arg_fits(params[i], &args[i])) continue;
+    if (rt_arg_fits_as(params[i], &args[i], reinterpret)) continue;
     StrBuf want, got;
     sb_init(&want);
     sb_init(&got);

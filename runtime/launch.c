@@ -165,7 +165,7 @@ static kf_status launch_flat(RtKernel *k, const RtLaunchShape *user, RtStream *s
   bool trusted = entry && entry->kernel == k && atomic_load_explicit(&entry->checked, memory_order_acquire);
   if (!trusted) {
     DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
-    bool ok = rt_check_args(name, k->params, k->nuser, args, nargs, rt->diag);
+    bool ok = rt_check_args(name, k->params, k->nuser, args, nargs, k->f->specialized, rt->diag);
     diag_set_kind(prev);
     if (!ok) return KF_ERROR_INVALID_INPUT;
     if (entry && entry->kernel == k) atomic_store_explicit(&entry->checked, true, memory_order_release);

@@ -318,12 +318,25 @@ static kf_status find_eager(RtFunction *f) {
 
 enum { MAX_SPECIALISATIONS = 64 };
 
+/* Whether the arguments fit kernel func once arrays of another dtype of their parameters' element size are read as
+ * those (rt_arg_fits_as): what a specialized function's launch passes (kf_function_set_specialized). */
+static bool reinterpreted_fit(RtProgram *p, Op *func, const kf_arg *args, unsigned nargs) {
+  RtLaunchPlan plan;
+  unsigned np, to_readonly;
+  if (!rt_plan_from_kir(func, &plan, p->rt->diag)) return false;
+  Type *const *params = rt_kir_params(func, &np);
+  if (np - plan.nhidden != nargs || !rt_readonly_fits(func, args, nargs, &to_readonly)) return false;
+  for (unsigned i = 0; i < nargs; i++)
+    if (!rt_arg_fits_as(params[i], &args[i], true)) return false;
+  return true;
+}
+
 /* The kernel of pm named `name` that numba's resolve_overload picks for the arguments: of those they fit, the one
  * whose conversions rate best, (unsafe, safe, promote) counts compared in that order; a tie for the best is its
  * "Ambiguous overloading" TypeError. Reports the signatures on a miss (NULL, with *oom set when out of memory
  * instead). */
 static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const kf_arg *args, unsigned nargs,
-                       const char *argsig, bool *oom) {
+                       const char *argsig, bool specialized, bool *oom) {
   *oom = false;
   Op *cands[MAX_SPECIALISATIONS];
   unsigned n = rt_kir_find_kernels(pm->ir, name, cands, MAX_SPECIALISATIONS);
@@ -336,6 +349,8 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
   }
   Op *best = NULL;
   unsigned best_rate[3] = {0, 0, 0}, tied = 0;
+  unsigned rates[MAX_SPECIALISATIONS][3];
+  bool fits[MAX_SPECIALISATIONS] = {false};
   for (unsigned i = 0; i < n; i++) {
     RtLaunchPlan plan;
     if (!rt_plan_from_kir(cands[i], &plan, p->rt->diag)) return NULL;
@@ -346,6 +361,8 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
     unsigned to_readonly;
     if (!rt_rate_args(params, args, nargs, rate) || !rt_readonly_fits(cands[i], args, nargs, &to_readonly)) continue;
     rate[1] += to_readonly;
+    fits[i] = true;
+    memcpy(rates[i], rate, sizeof rate);
     int cmp = best ? 0 : -1;
     for (unsigned r = 0; best && r < 3 && cmp == 0; r++)
       cmp = rate[r] < best_rate[r] ? -1 : rate[r] > best_rate[r] ? 1 : 0;
@@ -358,15 +375,24 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
     }
   }
   if (best && tied == 1) return best;
+  if (!best && specialized && n == 1 && reinterpreted_fit(p, cands[0], args, nargs)) return cands[0];
+  /* numba's resolve_overload: a tie names the arguments and the tied signatures only, as numba's types print */
   StrBuf sigs;
   sb_init(&sigs);
+  if (best) {
+    rt_args_repr_numba(args, nargs, &sigs);
+    sb_putc(&sigs, ':');
+  }
   for (unsigned i = 0; i < n; i++) {
+    if (best && (!fits[i] || memcmp(rates[i], best_rate, sizeof best_rate) != 0)) continue;
     RtLaunchPlan plan;
     unsigned np;
     Type *const *params = rt_kir_params(cands[i], &np);
     rt_plan_from_kir(cands[i], &plan, p->rt->diag);
-    sb_puts(&sigs, "\n  ");
-    rt_signature_numba(params, np - plan.nhidden, ir_op_attr(cands[i], "readonly_params"), &sigs);
+    const Attr *readonly = ir_op_attr(cands[i], "readonly_params");
+    sb_puts(&sigs, best ? "\n" : "\n  ");
+    if (best) rt_signature_repr_numba(params, np - plan.nhidden, readonly, &sigs);
+    else rt_signature_numba(params, np - plan.nhidden, readonly, &sigs);
   }
   if (sb_failed(&sigs)) {
     sb_free(&sigs);
@@ -375,9 +401,12 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
     return NULL;
   }
   DiagKind prev = diag_set_kind(DIAG_KIND_ARGUMENT);
-  if (best)
-    diag_error(p->rt->diag, NOLOC, "Ambiguous overloading for kernel %s %s: %u of its signatures fit the arguments "
-               "equally well; its signatures are:%s", name, argsig, tied, sb_cstr(&sigs));
+  if (best) { /* numba's words: "Ambiguous overloading for <function f at 0x...> (argument types):\n(tied) -> none" */
+    SrcLoc def = best->loc;
+    diag_error(p->rt->diag, NOLOC, "Ambiguous overloading for <function %s at %s:%u> %s\n%u of kernel %s's signatures "
+               "fit the arguments equally well: declare one that fits them better", name,
+               def.file ? def.file : p->filename ? p->filename : "?", def.line, sb_cstr(&sigs), tied, name);
+  }
   else { /* numba's words, then kfront's: argsig is "void(<argument types>)" */
     size_t n = strlen(argsig);
     bool wrapped = n > 6 && strncmp(argsig, "void(", 5) == 0 && argsig[n - 1] == ')';
@@ -397,21 +426,21 @@ static kf_status kir_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, c
   bool oom;
   if (p->borrowed) {
     *pm_out = p->borrowed;
-    *func = pick_kernel(p, p->borrowed, f->name, args, nargs, argsig, &oom);
+    *func = pick_kernel(p, p->borrowed, f->name, args, nargs, argsig, f->specialized, &oom);
     return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_NOT_FOUND;
   }
   kf_status st = find_eager(f);
   if (st != KF_OK) return st;
   if (f->eager) {
     *pm_out = f->eager_module;
-    *func = pick_kernel(p, f->eager_module, f->name, args, nargs, argsig, &oom);
+    *func = pick_kernel(p, f->eager_module, f->name, args, nargs, argsig, f->specialized, &oom);
     return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_INVALID_INPUT;
   }
   RtProgModule *pm;
   st = compile_kernel(p, f->name, argsig, false, &pm);
   if (st != KF_OK) return st;
   *pm_out = pm;
-  *func = pick_kernel(p, pm, f->name, args, nargs, argsig, &oom);
+  *func = pick_kernel(p, pm, f->name, args, nargs, argsig, f->specialized, &oom);
   return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_INTERNAL;
 }
 

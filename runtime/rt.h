@@ -363,6 +363,7 @@ struct RtFunction {
   unsigned neager_kernels;
   bool has_carveout;            /* kf_function_set_shared_memory_carveout: */
   int carveout;                 /* its kernels' preferred shared-memory carveout, percent (-1: the driver's default) */
+  bool specialized;             /* kf_function_set_specialized: an array of the parameter's size, not dtype, fits */
 };
 
 struct RtKernel {

@@ -61,6 +61,11 @@ char rt_array_layout(const kf_array *a);
 /* "void(float32[::1], int64)": the parameters spelt by nb_type_signature (frontend/fe.h); those readonly names
  * (a kernel's "readonly_params" attribute, or NULL) as Array(float32, 1, 'C', readonly=True) */
 void rt_signature_numba(Type *const *params, unsigned nparams, const Attr *readonly, StrBuf *out);
+/* As Python's repr of numba's types shows them (its overload-resolution errors): the arguments' types as a tuple,
+ * "(Array(float64, 1, 'C', False, aligned=True), float64)", and a kernel signature as numba's Signature prints,
+ * "(Array(...), float32) -> none". */
+void rt_args_repr_numba(const kf_arg *args, unsigned nargs, StrBuf *out);
+void rt_signature_repr_numba(Type *const *params, unsigned nparams, const Attr *readonly, StrBuf *out);
 /* The signature the arguments spell (each argument's own type; a 0-d array float64[()]). False (after reporting)
  * for an invalid argument (bad dtype, rank above KF_MAX_RANK, negative extent, NULL data with elements). */
 bool rt_args_signature(const kf_arg *args, unsigned nargs, StrBuf *out, Diag *diag);
@@ -79,6 +84,9 @@ kf_status rt_flatten_args(const kf_arg *args, unsigned n, kf_arg *stack, unsigne
 /* Whether arg can be passed to a parameter of type param: arrays need the same dtype and rank, and a
  * C or F parameter needs such strides (A takes any); scalars convert to any scalar type. */
 bool rt_arg_fits(const Type *param, const kf_arg *arg);
+/* rt_arg_fits, or (reinterpret: a specialized function's launch, kf_function_set_specialized) an array of another
+ * integer dtype of the parameter's integer width, its rank and a layout it takes: passed as the parameter's dtype. */
+bool rt_arg_fits_as(const Type *param, const kf_arg *arg, bool reinterpret);
 /* Whether every argument fits its parameter; rate: how many of them numba's casting rules convert unsafely,
  * safely and by promotion (numba's rating of an overload: lower is better, compared in that order). */
 bool rt_rate_args(Type *const *params, const kf_arg *args, unsigned n, unsigned rate[3]);
@@ -87,9 +95,10 @@ bool rt_rate_args(Type *const *params, const kf_arg *args, unsigned n, unsigned 
  * typing finds "No matching definition" for it (kfront's generated ufunc, gufunc and reduce kernels take any). *safe: how many writeable arrays go to readonly parameters (Numba's
  * safe conversion, rated as rt_rate_args's rate[1]). */
 bool rt_readonly_fits(Op *func, const kf_arg *args, unsigned n, unsigned *safe);
-/* Checks count and each argument against the parameter types; reports the first mismatch. */
+/* Checks count and each argument against the parameter types (rt_arg_fits_as with reinterpret); reports the first
+ * mismatch. */
 bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, const kf_arg *args, unsigned nargs,
-                   Diag *diag);
+                   bool reinterpret, Diag *diag);
 
 typedef struct RtLimits {
   unsigned max_threads_per_block;

@@ -897,6 +897,13 @@ KF_API kf_status kf_function_launch(kf_function *f, const unsigned grid[3], cons
  * GPU (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT); nothing on the simulator. Call it before f's first
  * kernel. KF_ERROR_INVALID_INPUT outside -1..100. */
 KF_API kf_status kf_function_set_shared_memory_carveout(kf_function *f, int percent);
+/* numba-cuda's dispatcher of one declared signature (cuda.jit("void(uint32[:])"), not a list): its launch passes
+ * the arguments to its one kernel without typing them, so an integer array whose dtype is not the parameter's
+ * integer type but has its width, with the parameter's rank and a layout it takes, is passed as the parameter's
+ * dtype (the same bits: an int32 array for a uint32[:] parameter). Any other argument that does not fit is refused
+ * as before ("No matching definition"; numba-cuda would read a float array's bytes as integers too). For a function
+ * compiled with exactly one signature; on (nonzero) or off (0). */
+KF_API kf_status kf_function_set_specialized(kf_function *f, int on);
 /* kf_program_get_function + kf_function_specialize. */
 KF_API kf_status kf_program_get_kernel(kf_program *p, const char *name, const kf_arg *args, unsigned nargs,
                                        kf_kernel **out);

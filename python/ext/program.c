@@ -5,7 +5,7 @@
  *     module_callback(event, library, module, device) is told of each module set up ("setup", before its first
  *     launch) and torn down ("teardown") as kf_module_callback is;
  *   Function (Program.function(name)): configure(grid, block, stream, shared) -> Launcher; specialize(*args);
- *     set_shared_memory_carveout(percent); info(); and the host side of @cuda.reduce / @vectorize / @guvectorize (reduce, ufunc_*, gufunc_*);
+ *     set_shared_memory_carveout(percent); set_specialized(on); info(); and the host side of @cuda.reduce / @vectorize / @guvectorize (reduce, ufunc_*, gufunc_*);
  *   Launcher: kernel[grid, block, stream, shared] — calling it converts the arguments (convert.c) and calls
  *     kf_function_launch, the prepared path (typed dispatch by fingerprint), on its function's device when that is
  *     the thread's current device, else through the launcher of the current device (made once by the redirect
@@ -609,6 +609,15 @@ static PyObject *Function_set_shared_memory_carveout(PyObject *o, PyObject *arg)
   if (percent == -1 && PyErr_Occurred()) return NULL;
   if (overflow || percent < INT32_MIN || percent > INT32_MAX) percent = INT32_MAX;  /* refused as out of range */
   kf_status st = kf_function_set_shared_memory_carveout(self->f, (int)percent);
+  if (st != KF_OK) return ext_raise(ctx_of(self), st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *Function_set_specialized(PyObject *o, PyObject *arg) {
+  FunctionObject *self = (FunctionObject *)o;
+  int on = PyObject_IsTrue(arg);
+  if (on < 0) return NULL;
+  kf_status st = kf_function_set_specialized(self->f, on);
   if (st != KF_OK) return ext_raise(ctx_of(self), st);
   Py_RETURN_NONE;
 }
@@ -1349,6 +1358,9 @@ static PyMethodDef Function_methods[] = {
      "configure(grid, block, stream=None, shared=0, redirect=None) -> Launcher (of the function's device; called on "
      "another current device, it launches what redirect() returns for that device)"},
     {"specialize", Function_specialize, METH_VARARGS, "specialize(*args) -> Kernel for these argument types"},
+    {"set_specialized", Function_set_specialized, METH_O,
+     "set_specialized(on): as numba-cuda's dispatcher of one declared signature, a launch passes an integer array of "
+     "the parameter's integer width, rank and layout as the parameter's dtype (kf_function_set_specialized)"},
     {"set_shared_memory_carveout", Function_set_shared_memory_carveout, METH_O,
      "set_shared_memory_carveout(percent): the shared-memory carveout its kernels prefer on a GPU (-1: default)"},
     {"set_parameters", Function_set_parameters, METH_VARARGS,

@@ -9,6 +9,8 @@ shows). This module turns them into kfront's:
                                None for anything else; UnsupportedError for a numba type kfront has not
     device_function(value)     a numba CPU dispatcher (numba.jit / njit) -> the kfront device function of its
                                Python function (one per dispatcher), which the kernel calls; None otherwise
+                               (and for one whose compilation is disabled: see unusable_reason)
+    unusable_reason(value)     why kernels cannot call numba's CPU dispatcher `value` (numba-cuda's words), or None
 
 Nothing here imports numba: a value is numba's when numba's modules, already imported by the program, say so.
 Where numba is absent, both functions answer None.
@@ -64,7 +66,7 @@ _device_functions = weakref.WeakKeyDictionary()  # numba CPU dispatcher -> kfron
 def device_function(value):
     """The kfront device function a kernel calls for numba's CPU dispatcher `value` (see the module's docstring)."""
     dispatcher = _real("numba.core.registry")
-    if dispatcher is None or not isinstance(value, dispatcher.CPUDispatcher):
+    if dispatcher is None or not isinstance(value, dispatcher.CPUDispatcher) or unusable_reason(value):
         return None
     fn = _device_functions.get(value)
     if fn is None:
@@ -72,3 +74,13 @@ def device_function(value):
         fastmath = value.targetoptions.get("fastmath", False)
         fn = _device_functions[value] = HostJit(value.py_func, None, device=True, fastmath=bool(fastmath))
     return fn
+
+
+def unusable_reason(value):
+    """numba-cuda's reason for refusing numba's CPU dispatcher `value` in a kernel, or None where kernels call it:
+    one given explicit signatures (numba.jit("(i4, i4)")) has its compilation disabled, and numba-cuda compiles a
+    CPU function for the device only where its dispatcher may compile."""
+    dispatcher = _real("numba.core.registry")
+    if dispatcher is None or not isinstance(value, dispatcher.CPUDispatcher) or getattr(value, "_can_compile", True):
+        return None
+    return "using cpu function on device but its compilation is disabled (numba.jit was given signatures)"

@@ -384,6 +384,9 @@ def describe_unusable(value, registry=None, depth=0):
             ("the class %s" % value.__qualname__) if isinstance(value, type) else "a %s" % type(value).__name__, api)
     if isinstance(value, (pytypes.FunctionType, pytypes.BuiltinFunctionType, pytypes.MethodType)):
         return "a Python function that is not a @cuda.jit device function (%s)" % getattr(value, "__qualname__", value)
+    refused = _numba_interop.unusable_reason(value)  # numba's CPU function, its compilation disabled
+    if refused is not None:
+        return "%s, %s" % (type(value).__name__, refused)
     if hasattr(value, "py_func"):  # a jitted function of another kind (numba's njit, ...)
         return "%s, not a kfront @cuda.jit function" % type(value).__name__
     if isinstance(value, type):

@@ -5,6 +5,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -414,6 +415,46 @@ def test_numba_objects_in_kernels_match_numba_cudas_simulator(oracle_python, tmp
     rc, out, err = _run(oracle_python, NUMBA_OBJECTS_PROGRAM, tmp_path, "-m", "kfront")
     assert rc == 0, err
     assert out == expect and len(expect.splitlines()) == 3
+
+
+def test_numba_jit_function_given_signatures_is_refused_in_kernels_as_numba_cuda(oracle_python, tmp_path):
+    # numba-cuda's test_device_func test_cpu_dispatcher_invalid: numba.jit given signatures disables compilation,
+    # for the device too: numba-cuda's TypingError "Untyped global name 'add': ... using cpu function on device"
+    rc, out, err = _run(oracle_python, """
+        import re
+        import numpy as np
+        from numba import cuda, jit
+        from numba.core.errors import TypingError
+
+        @jit("(i4, i4)")
+        def add(a, b):
+            return a + b
+
+        @jit
+        def add_any(a, b):
+            return a + b
+
+        def kernel_of(fn):
+            @cuda.jit
+            def k(ary):
+                i = cuda.grid(1)
+                ary[i] = fn(ary[i], 1)
+            return k
+
+        ary = np.arange(4)
+        try:
+            kernel_of(add)[1, 4](ary)
+        except TypingError as e:
+            print(bool(re.search("Untyped global name 'fn':.*using cpu function on device", str(e))))
+            print(str(e).splitlines()[0])
+        kernel_of(add_any)[1, 4](ary)
+        print(ary.tolist())
+    """, tmp_path, "-m", "kfront")
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "True" and lines[2:] == ["[1, 2, 3, 4]"], out
+    assert re.search(r"prog\.py:19:18: error: Untyped global name 'fn': CPUDispatcher, using cpu function on device "
+                     r"but its compilation is disabled", lines[1]), lines[1]
 
 
 def test_numbas_vectorize_target_cuda_builds_kfront_ufuncs(oracle_python, tmp_path):

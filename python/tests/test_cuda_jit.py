@@ -374,7 +374,7 @@ def test_explicit_signatures_resolve_as_numba_rates_the_conversions(order):
 
 def test_a_tie_between_explicit_signatures_is_numbas_ambiguous_overloading():
     f = cuda.jit(["void(float64[::1], float32, float64)", "void(float64[::1], float64, float32)"])(_add_into)
-    with pytest.raises(TypeError, match="Ambiguous overloading for kernel _add_into"):
+    with pytest.raises(TypeError, match="Ambiguous overloading for <function _add_into at "):
         f[1, 1](np.zeros(1), np.int8(1), np.int8(2))
     r = np.zeros(1)
     f[1, 1](r, np.float32(1), 2.0)  # exact for one of them

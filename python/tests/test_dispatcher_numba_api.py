@@ -83,3 +83,34 @@ def test_a_device_function_cannot_be_launched():
     f = cuda.jit(device=True)(lambda: None)
     with pytest.raises(RuntimeError, match="Cannot compile a device function as a kernel"):
         f[1, 1]()
+
+
+def _store_big(ary):
+    i = cuda.grid(1)
+    if i < ary.size:
+        ary[i] = i + 4000000000
+
+
+def test_one_declared_signature_launches_an_array_of_the_elements_size_as_its_dtype():
+    # numba-cuda's specialized dispatcher (one signature, not a list) launches its kernel without typing the
+    # arguments: its test_warp_ops test_vote_sync_const_mode_val passes an int32 array to a uint32[:] kernel
+    k = cuda.jit("void(uint32[:])")(_store_big)
+    a = np.zeros(4, dtype=np.int32)
+    k[1, 4](a)
+    assert a.view(np.uint32).tolist() == [4000000000, 4000000001, 4000000002, 4000000003]
+    s = np.zeros(8, dtype=np.int32)
+    k[1, 4](s[::2])  # layout A takes a strided one
+    assert s.view(np.uint32)[::2].tolist() == [4000000000, 4000000001, 4000000002, 4000000003]
+    assert s[1::2].tolist() == [0, 0, 0, 0]
+    # another width, a float array of the width, another rank or a layout the parameter does not take is still no
+    # matching definition (numba-cuda would read a float array's bytes as integers: garbage)
+    for bad in (np.zeros(4, np.int64), np.zeros(4, np.float32), np.zeros((2, 2), np.int32)):
+        with pytest.raises(errors.KernelArgumentError, match="No matching definition for argument type"):
+            k[1, 4](bad)
+    c = cuda.jit("void(uint32[::1])")(_store_big)
+    with pytest.raises(errors.KernelArgumentError, match=r"No matching definition for argument type\(s\) int32\[:\]"):
+        c[1, 4](s[::2])
+    # a list of one signature is typed at each launch (numba-cuda: not specialized)
+    listed = cuda.jit(["void(uint32[:])"])(_store_big)
+    with pytest.raises(errors.KernelArgumentError, match=r"No matching definition for argument type\(s\) int32\[::1\]"):
+        listed[1, 4](a)

@@ -9,7 +9,7 @@ input = [1, 2, 3]
 # RUN: not kfront compile %s -k undefined --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=UNDEF
 @cuda.jit
 def undefined(x_array):
-    # UNDEF: diagnostics.py:[[@LINE+1]]:13: error: name 'x' is not defined (did you mean 'x_array'?)
+    # UNDEF: diagnostics.py:[[@LINE+1]]:13: error: NameError: name 'x' is not defined (did you mean 'x_array'?)
     x_array[x] = 1
     # UNDEF-NEXT: {{^}}    x_array[x] = 1{{$}}
     # UNDEF-NEXT: {{^}}            ^{{$}}

@@ -774,7 +774,7 @@ static void test_fragments(void) {
   kf_compile_options o = one_kernel(&kname, &sig, b, 1);
   kf_source s = src("file.py", TYPO, 40);
   compile(&s, 1, &o, KF_ERROR_INVALID_INPUT);
-  CHECK_CONTAINS(kf_context_diagnostics(ctx), "file.py:43:20: error: name 'nope' is not defined\n"
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "file.py:43:20: error: NameError: name 'nope' is not defined\n"
                                               "        a[0] = x + nope\n"
                                               "                   ^\n");
   static const char TYPING[] =
@@ -808,7 +808,7 @@ static void test_fragments(void) {
   o.nbindings = 2;
   kf_source pieces[2] = {src("file.py", CALLER, 40), src("file.py", CALLEE, 10)};
   compile(pieces, 2, &o, KF_ERROR_INVALID_INPUT);
-  CHECK_CONTAINS(kf_context_diagnostics(ctx), "file.py:12:16: error: name 'undefined_too' is not defined\n"
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "file.py:12:16: error: NameError: name 'undefined_too' is not defined\n"
                                               "    return x * undefined_too\n"
                                               "               ^\n");
   o.bindings = b;
@@ -916,14 +916,14 @@ static void test_bad_input(void) {
   kf_binding nothing[] = {CUDA_BINDING, {"f", v_function(1, "missing")}};
   kf_source uses2[2] = {uses, two[1]};
   expect_bad(uses2, 2, nothing, 2, NULL, 0,
-             "uses.py:3:14: error: Untyped global name 'f' (bound by the embedder): no function 'missing' in source 1 (lib.py)");
+             "uses.py:3:14: error: Untyped global name 'f': no function 'missing' in source 1 (lib.py) (bound by the embedder)");
   expect_bad(two, 2, nothing, 2, NULL, 0, "kfront: error: binding 'f': no function 'missing' in source 1 (lib.py)");
   /* an undecorated function of another source is host code */
   kf_binding undecorated[] = {CUDA_BINDING, {"f", v_function(1, "g")}};
   expect_bad(uses2, 2, undecorated, 2, NULL, 0, "uses.py:3:14: error: 'g' is not a device function");
   /* source index out of range */
   kf_binding far[] = {CUDA_BINDING, {"f", v_function(3, "g")}};
-  expect_bad(&uses, 1, far, 2, NULL, 0, "error: Untyped global name 'f' (bound by the embedder): function 'g' of source 3, but there is only 1 source");
+  expect_bad(&uses, 1, far, 2, NULL, 0, "error: Untyped global name 'f': function 'g' of source 3, but there is only 1 source (bound by the embedder)");
   /* a spec naming nothing, a spec out of range, a spec without a name */
   kf_binding cuda[] = {CUDA_BINDING};
   kf_function_spec ghost = {.name = "ghost", .kind = KF_FUNCTION_DEVICE, .opt = -1};
@@ -948,7 +948,7 @@ static void test_bad_input(void) {
   int64_t n2[1] = {2};
   kf_binding wrong_dtype[] = {CUDA_BINDING, {"A", v_array(data, KF_FLOAT32, 1, n2, NULL)}};
   wrong_dtype[1].value.array.dtype = (kf_dtype)99;
-  expect_bad(&usesa, 1, wrong_dtype, 2, NULL, 0, "a.py:3:14: error: Untyped global name 'A' (bound by the embedder): an array of invalid dtype 99");
+  expect_bad(&usesa, 1, wrong_dtype, 2, NULL, 0, "a.py:3:14: error: Untyped global name 'A': an array of invalid dtype 99 (bound by the embedder)");
   /* a device array is captured at its address, with its shape and strides (numba-cuda captures the pointer) */
   kf_binding device[] = {CUDA_BINDING, {"A", v_array(data, KF_FLOAT32, 1, n2, NULL)}};
   device[1].value.array.memory = KF_MEMORY_DEVICE;
@@ -964,11 +964,11 @@ static void test_bad_input(void) {
     kf_module_destroy(m);
   }
   kf_binding nodata[] = {CUDA_BINDING, {"A", v_array(NULL, KF_FLOAT32, 1, n2, NULL)}};
-  expect_bad(&usesa, 1, nodata, 2, NULL, 0, "'A' (bound by the embedder): an array with no data pointer");
+  expect_bad(&usesa, 1, nodata, 2, NULL, 0, "'A': an array with no data pointer (bound by the embedder)");
   kf_binding toobig[] = {CUDA_BINDING, {"A", v_int(KF_INT8, 300)}};
-  expect_bad(&usesa, 1, toobig, 2, NULL, 0, "'A' (bound by the embedder): 300 does not fit int8");
+  expect_bad(&usesa, 1, toobig, 2, NULL, 0, "'A': 300 does not fit int8 (bound by the embedder)");
   kf_binding badkind[] = {CUDA_BINDING, {"A", v_int(KF_FLOAT32, 3)}};
-  expect_bad(&usesa, 1, badkind, 2, NULL, 0, "'A' (bound by the embedder): a value of kind int cannot have dtype float32");
+  expect_bad(&usesa, 1, badkind, 2, NULL, 0, "'A': a value of kind int cannot have dtype float32 (bound by the embedder)");
   kf_value selfref = {.kind = KF_VALUE_TUPLE, .nitems = 1};
   selfref.items = &selfref; /* a cycle ends in an error, not a stack overflow */
   kf_binding cycle[] = {CUDA_BINDING, {"A", selfref}};

@@ -219,6 +219,9 @@ static void test_dispatch(void) {
   CHECK_CONTAINS(kf_context_diagnostics(ctx), "Carveout must be between -1 and 100, not 101");
   kf_context_clear_diagnostics(ctx);
   CHECK(kf_function_set_shared_memory_carveout(fill, 50) == KF_OK);
+  CHECK(kf_function_set_specialized(NULL, 1) == KF_ERROR_INVALID_INPUT);
+  /* specialized: a float64 array's bytes are not read as another type (integers of one width only are) */
+  CHECK(kf_function_set_specialized(fill, 1) == KF_OK);
   kf_arg fa[2] = {vec(out, 8), kf_arg_int(KF_INT64, 5)};
   kf_arg fb[2] = {vec(out, 8), kf_arg_int(KF_INT32, 6)};
   kf_kernel *ka = NULL, *kb = NULL;

@@ -126,30 +126,46 @@ static void test_arg_checks(void) {
                     kf_arg_float(KF_FLOAT64, 7.9)};
   Diag d;
   diag_init(&d);
-  CHECK(rt_check_args("k", params, 3, good, 3, &d));
-  CHECK(!rt_check_args("k", params, 3, good, 2, &d));
+  CHECK(rt_check_args("k", params, 3, good, 3, false, &d));
+  CHECK(!rt_check_args("k", params, 3, good, 2, false, &d));
   CHECK_CONTAINS(diag_text(&d), "kernel k takes 3 arguments (void(float32[::1], float32[:, :], int32)), but 2 were given");
   kf_arg bad_dtype[3] = {array_arg(buf, KF_FLOAT64, 1, s1, 'C'), good[1], good[2]};
-  CHECK(!rt_check_args("k", params, 3, bad_dtype, 3, &d));
+  CHECK(!rt_check_args("k", params, 3, bad_dtype, 3, false, &d));
   CHECK_CONTAINS(diag_text(&d), "argument 1 of kernel k (void(float32[::1], float32[:, :], int32)): expected an array "
                                 "float32[::1], got float64 array of rank 1 (C-contiguous)");
+  /* a specialized function's launch reads an array of the element's size as the parameter's dtype; another size,
+   * rank or layout still does not fit */
+  /* int32[::1], uint16[:, :] */
+  Type *ints[2] = {ty_array(ir, ty_int(ir, 32, false), 1, 'C'), ty_array(ir, ty_int(ir, 16, true), 2, 'A')};
+  kf_arg same_width[2] = {array_arg(buf, KF_UINT32, 1, s1, 'C'), array_arg(buf, KF_INT16, 2, s2, 'F')};
+  CHECK(!rt_check_args("k", ints, 2, same_width, 2, false, &d));
+  CHECK(rt_check_args("k", ints, 2, same_width, 2, true, &d));
+  kf_arg same_size[3] = {array_arg(buf, KF_INT32, 1, s1, 'C'), array_arg(buf, KF_FLOAT32, 2, s2, 'F'), good[2]};
+  CHECK(!rt_check_args("k", params, 3, same_size, 3, true, &d)); /* int32 bits are no float32 */
+  CHECK_CONTAINS(diag_text(&d), "expected an array float32[::1], got int32 array of rank 1 (C-contiguous)");
+  CHECK(!rt_check_args("k", params, 3, bad_dtype, 3, true, &d));
+  CHECK_CONTAINS(diag_text(&d), "expected an array float32[::1], got float64 array of rank 1 (C-contiguous)");
   kf_arg strided = array_arg(buf, KF_FLOAT32, 1, (int64_t[]){5}, 'C');
   strided.array.strides[0] = 8;
   kf_arg bad_layout[3] = {strided, good[1], good[2]};
-  CHECK(!rt_check_args("k", params, 3, bad_layout, 3, &d));
+  CHECK(!rt_check_args("k", params, 3, bad_layout, 3, false, &d));
+  kf_arg strided_int = strided;
+  strided_int.array.dtype = KF_UINT32;
+  kf_arg bad_layout_int[2] = {strided_int, same_width[1]};
+  CHECK(!rt_check_args("k", ints, 2, bad_layout_int, 2, true, &d));
   CHECK_CONTAINS(diag_text(&d), "expected an array float32[::1], got float32 array of rank 1 (non-contiguous, strides (8))");
   kf_arg bad_rank[3] = {good[0], good[0], good[2]};
-  CHECK(!rt_check_args("k", params, 3, bad_rank, 3, &d));
+  CHECK(!rt_check_args("k", params, 3, bad_rank, 3, false, &d));
   CHECK_CONTAINS(diag_text(&d), "argument 2 of kernel k");
   kf_arg scalar_for_array[3] = {kf_arg_int(KF_INT64, 1), good[1], good[2]};
-  CHECK(!rt_check_args("k", params, 3, scalar_for_array, 3, &d));
+  CHECK(!rt_check_args("k", params, 3, scalar_for_array, 3, false, &d));
   CHECK_CONTAINS(diag_text(&d), "expected an array float32[::1], got a scalar int64");
   kf_arg array_for_scalar[3] = {good[0], good[1], good[0]};
-  CHECK(!rt_check_args("k", params, 3, array_for_scalar, 3, &d));
+  CHECK(!rt_check_args("k", params, 3, array_for_scalar, 3, false, &d));
   CHECK_CONTAINS(diag_text(&d), "argument 3 of kernel k (void(float32[::1], float32[:, :], int32)): expected a scalar int32");
   kf_arg neg[3] = {good[0], good[1], good[2]};
   neg[0].array.shape[0] = -1;
-  CHECK(!rt_check_args("k", params, 3, neg, 3, &d));
+  CHECK(!rt_check_args("k", params, 3, neg, 3, false, &d));
   CHECK_CONTAINS(diag_text(&d), "argument 1: negative extent -1 in axis 0");
   (void)i64;
   diag_free(&d);

@@ -558,6 +558,10 @@ class Dispatcher:
         self.__wrapped__ = py_func
         self._kind = "device" if device else "kernel"
         self._sigs = _sig_strings(sigs)
+        # numba-cuda's specialized launch: one signature declared alone (not in a list) launches its one kernel
+        # without typing the arguments, so an integer array of the parameter's width is read as its integer type
+        self._launch_untyped = len(self._sigs) == 1 and not isinstance(sigs, list) and not (
+            isinstance(sigs, tuple) and any(isinstance(s, (str, types.Signature, tuple)) for s in sigs))
         self._options = dict(fastmath=bool(fastmath), debug=bool(debug), lineinfo=bool(lineinfo),
                              opt=(3 if opt is True or opt is None else 0 if opt is False else int(opt)),
                              inline=_INLINE_MODES.get(inline) if not callable(inline) else None,
@@ -752,6 +756,8 @@ class Dispatcher:
         f = program.function(_capture.compiled_name(self.py_func))
         if self._carveout is not None and self._kind == "kernel":
             f.set_shared_memory_carveout(self._carveout)
+        if self._launch_untyped and self._kind == "kernel":
+            f.set_specialized(True)
         code = getattr(self.py_func, "__code__", None)
         if self._kind == "kernel" and code is not None and not code.co_flags & inspect.CO_VARARGS:
             f.set_parameters(code.co_argcount, tuple(self.py_func.__defaults__ or ()))
