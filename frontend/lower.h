@@ -382,10 +382,13 @@ static inline FeVal poison(void) { return (FeVal){.kind = FV_POISON}; }
 
 static inline SrcLoc user_loc(Lower *L, SrcLoc loc) { return L->fn->user ? L->fn->user->loc : loc; }
 
-static inline void at(Lower *L, SrcLoc loc) {
+/* loc as an op's location: its file the module arena's copy (the frontend's source goes before the IR does). */
+static inline SrcLoc op_loc(Lower *L, SrcLoc loc) {
   loc = user_loc(L, loc);
-  L->b.loc = (SrcLoc){L->fn->src->mfile, loc.line, loc.col};
+  return (SrcLoc){L->fn->src->mfile, loc.line, loc.col};
 }
+
+static inline void at(Lower *L, SrcLoc loc) { L->b.loc = op_loc(L, loc); }
 
 static inline const char *tname(Lower *L, const Type *t) { return nb_type_str(&L->fe->arena, t); }
 

@@ -27,7 +27,7 @@ static Op *foreign_declaration(Lower *L, const char *symbol, Type *fty, SrcLoc l
             "or its name is the name of a kernel or device function", symbol);
     return NULL;
   }
-  f = ir_func_create(L->m, symbol, fty, loc);
+  f = ir_func_create(L->m, symbol, fty, op_loc(L, loc)); /* (reported by the link step, after the source went) */
   ir_op_set_attr(L->m, f, "foreign", attr_unit());
   /* a declaration: ir_func_create gave it an entry block for the parameters, which a body-less function has not */
   Block *entry = ir_func_entry(f);

@@ -448,6 +448,23 @@ def _text_between(lines, node):
     return b"".join(chunk).decode(errors="replace")
 
 
+def _lambda_node(tree, first, span, fn):
+    """The ast.Lambda at line `first` (with fn's constant defaults) whose code's instructions span `span`: the one
+    whose body spans exactly that (CPython 3.11), else the innermost one whose whole text holds it (a Python whose
+    instructions also carry the lambda expression's own position, as 3.12's may)."""
+    lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == first and _same_defaults(n, fn)]
+    for node in lambdas:
+        if (node.body.lineno, node.body.end_lineno, node.body.col_offset, node.body.end_col_offset) == span:
+            return node
+    inner = None
+    for node in lambdas:
+        start, end = (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+        if start <= (span[0], span[2]) and (span[1], span[3]) <= end and \
+                (inner is None or (inner.lineno, inner.col_offset) <= start and end <= (inner.end_lineno, inner.end_col_offset)):
+            inner = node
+    return inner
+
+
 def _lambda_source(fn, code, qualname, frame):
     """(filename, text, first_line) of a lambda: `def lambda_L<line>_C<col>(<its parameters>): return (<its
     body>)`, its body at its own lines and columns where there is room above it for the def (its line >= 3), else
@@ -461,13 +478,12 @@ def _lambda_source(fn, code, qualname, frame):
         if compiled is None or span is None or not any(c == code for c in _find_code(compiled, "<lambda>", first)):
             file_changed |= from_file
             continue
-        for node in ast.walk(ast.parse("".join(lines))):
-            if isinstance(node, ast.Lambda) and node.lineno == first and _same_defaults(node, fn) and \
-                    (node.body.lineno, node.body.end_lineno, node.body.col_offset, node.body.end_col_offset) == span:
-                head = "def %s(%s):" % (compiled_name(fn), ast.unparse(node.args))
-                body = _text_between(lines, node.body)
-                if node.body.lineno >= 3:
-                    return code.co_filename, "%s\n return (\n%s\n )\n" % (head, body), node.body.lineno - 2
-                return code.co_filename, "%s return (%s)\n" % (head, body.lstrip(" ")), node.body.lineno
+        node = _lambda_node(ast.parse("".join(lines)), first, span, fn)
+        if node is not None:
+            head = "def %s(%s):" % (compiled_name(fn), ast.unparse(node.args))
+            body = _text_between(lines, node.body)
+            if node.body.lineno >= 3:
+                return code.co_filename, "%s\n return (\n%s\n )\n" % (head, body), node.body.lineno - 2
+            return code.co_filename, "%s return (%s)\n" % (head, body.lstrip(" ")), node.body.lineno
         file_changed |= from_file
     raise _missing(fn, code, qualname, file_changed)

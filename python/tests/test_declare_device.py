@@ -114,8 +114,11 @@ def test_links_of_a_kernel_calling_nothing_foreign_run_on_the_simulator():
 def test_use_cooperative_makes_its_callers_cooperative():
     # numba-cuda's test_external_cooperative_func: a foreign function declared use_cooperative=True synchronises the
     # grid, so a kernel calling it (directly or through a device function) is launched cooperatively
-    sync = cuda.declare_device("grid_sync_c", "int32(int32)", use_cooperative=True)
-    plain = cuda.declare_device("plain_c", "int32(int32)")
+    # (defined, so that the GPU's link step finds them; the flag is what is tested, not the grid sync)
+    defs = cuda.CUSource('extern "C" __device__ int grid_sync_c(int *r, int x) { *r = x; return 0; }\n'
+                         'extern "C" __device__ int plain_c(int *r, int x) { *r = x; return 0; }\n')
+    sync = cuda.declare_device("grid_sync_c", "int32(int32)", use_cooperative=True, link=[defs])
+    plain = cuda.declare_device("plain_c", "int32(int32)", link=[defs])
 
     @cuda.jit(device=True)
     def through(x):

@@ -33,8 +33,8 @@ class Counter:
         self.teardown_seen.add(mod.handle)
         self.objects.append(mod)
 
-    def source(self):
-        return cuda.CUSource("", setup_callback=self.setup, teardown_callback=self.teardown)
+    def source(self, code=""):
+        return cuda.CUSource(code, setup_callback=self.setup, teardown_callback=self.teardown)
 
 
 def test_setup_once_per_module_and_teardown_at_reset():
@@ -99,7 +99,9 @@ def test_two_kernels_linking_one_item():
 
 def test_a_declared_functions_items_count_for_the_kernels_calling_it():
     c = Counter()
-    f = cuda.declare_device("never_called", "int32()", link=[c.source()])
+    # (defined, so that the GPU's link step finds it: numba-cuda's ABI, the result through a pointer, status 0)
+    f = cuda.declare_device("never_called", "int32()", link=[c.source(
+        'extern "C" __device__ int never_called(int *result) { *result = 0; return 0; }')])
 
     @cuda.jit
     def uses(a):
