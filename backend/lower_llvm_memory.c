@@ -462,6 +462,24 @@ bool ll_lower_mem_op(Lower *L, Op *op) {
     LLVMSetAlignment(st, access_align(a, elem));
     return true;
   }
+  case OP_PTR_LOAD:
+  case OP_PTR_STORE: { /* p[i] as numba-cuda's getitem/setitem of a CPointer: a GEP by i elements, natural alignment */
+    unsigned p0 = op->kind == OP_PTR_STORE;
+    LLVMValueRef p = operand(L, op, p0), i = operand(L, op, p0 + 1);
+    LLVMValueRef v = p0 ? operand(L, op, 0) : NULL;
+    if (!p || !i || (p0 && !v)) return false;
+    Type *elem = op_operand(op, p0)->type->elem;
+    LLVMTypeRef et = mem_type(L, elem);
+    LLVMValueRef ep = LLVMBuildGEP2(L->b, et, p, &i, 1, "");
+    if (p0) {
+      LLVMSetAlignment(LLVMBuildStore(L->b, to_mem(L, elem, v), ep), (unsigned)mem_size(elem));
+      return true;
+    }
+    LLVMValueRef ld = LLVMBuildLoad2(L->b, et, ep, "");
+    LLVMSetAlignment(ld, (unsigned)mem_size(elem));
+    set(L, &op->results[0], from_mem(L, elem, ld));
+    return true;
+  }
   case OP_ALLOCA: {
     Type *t = op->results[0].type;
     Attr *shape = ir_op_attr(op, "shape");

@@ -338,12 +338,21 @@ def test_a_type_subclass_made_numbas_way_is_named():
         t.Type.__init__(struct)  # Type.__init__ needs the name
 
 
-def test_cpointer_is_named_and_refused_in_signatures():
+def test_cpointer_is_named_and_spelt_in_signatures():
     p = t.CPointer(t.int32)
     assert str(p) == "int32*" and p is t.CPointer(t.int32) and p != t.CPointer(t.int64)
     assert pickle.loads(pickle.dumps(p)) is p
-    with pytest.raises(errors.UnsupportedError, match=r"pointer types \(int32\*\) are not supported"):
-        t.normalize_signature(t.void(p, t.int32))
+    assert t.normalize_signature(t.void(p, t.int32)) == "void(int32*, int32)"
+    # numba's spelling in a signature's text, and the call that makes it
+    assert t.parse_signature("void(int32*, float64 *, uint8**)") == (
+        (p, t.CPointer(t.float64), t.CPointer(t.CPointer(t.uint8))), t.none)
+    assert t.parse_signature("float32(CPointer(float32), int32)") == ((t.CPointer(t.float32), t.int32), t.float32)
+    with pytest.raises(TypeError, match="does not parse"):
+        t.parse_signature("void(*int32)")
+    # pointers to numbers only
+    for bad in (t.CPointer(t.CPointer(t.int32)), t.CPointer(t.int32, 1), t.CPointer(t.complex64)):
+        with pytest.raises(errors.UnsupportedError, match=r"pointer types \(.*\) are not supported"):
+            t.normalize_signature(t.void(bad))
     with pytest.raises(TypeError):
         t.CPointer("int32")
 

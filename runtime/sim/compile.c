@@ -834,6 +834,29 @@ static void compile_op(Cc *c, const Op *op) {
     INS(c, k)->c = index;
     return;
   }
+  case OP_PTR_LOAD:
+  case OP_PTR_STORE: { /* p[i]: Ins.a the value stored (or d the value loaded), then the pointer and the index */
+    bool store = op->kind == OP_PTR_STORE;
+    const Type *t = op->noperands == 2u + store ? op_operand(op, store)->type : NULL;
+    if (!t || t->kind != TY_PTR || !t->elem) {
+      cc_error(c, op, "malformed %s", op_name(op));
+      return;
+    }
+    k = emit(c, store ? SI_PSTORE : SI_PLOAD, op);
+    I = INS(c, k);
+    if (store) {
+      I->a = opnd(c, op, 0);
+      I->b = opnd(c, op, 1);
+      I->c = opnd(c, op, 2);
+    } else {
+      I->d = res(c, op, 0);
+      I->b = opnd(c, op, 0);
+      I->c = opnd(c, op, 1);
+    }
+    I->aux = (uint8_t)sim_elem_kind(t->elem);
+    I->imm = (int64_t)sim_type_size(t->elem);
+    return;
+  }
   case OP_ALLOCA: {
     const Type *t = op_result(op, 0)->type;
     Attr *shape = ir_op_attr(op, "shape");

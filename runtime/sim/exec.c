@@ -106,6 +106,29 @@ static void report_oob(BlockCtx *B, Thread *t, const Ins *I, unsigned axis, int6
   unlock(L);
 }
 
+/* A load or store through a pointer (mem.ptr_load / ptr_store) of the `bytes` bytes at addr that no allocation of the
+ * device holds (SimOptions.holds), or at an address not a multiple of them: reported as an unchecked out-of-bounds
+ * access (the thread ends), where a GPU would fault with an illegal or misaligned address. */
+static void report_bad_pointer(BlockCtx *B, Thread *t, const Ins *I, uint64_t addr, bool misaligned) {
+  Launch *L = B->L;
+  SimResult *r = L->res;
+  lock(L);
+  if (!r->oob) {
+    r->oob = true;
+    char lb[160];
+    snprintf(r->oob_message, SIM_MSG_MAX,
+             "error: memory access through a pointer %s in kernel %s at %s: thread (%u,%u,%u) of block (%u,%u,%u) "
+             "%s the %lld bytes at 0x%llx%s",
+             misaligned ? "at a misaligned address" : "outside the simulated device's memory", L->kname,
+             loc_text(I->op->loc, lb, sizeof lb), t->tid[0], t->tid[1], t->tid[2], B->bid[0], B->bid[1], B->bid[2],
+             I->code == SI_PSTORE ? "writes" : "reads", (long long)I->imm, (unsigned long long)addr,
+             misaligned ? " (a GPU would fault with a misaligned address)"
+                        : ", which no allocation holds (a GPU would fault with an illegal address)");
+    set_status(L, SIM_ERR_OOB, r->oob_message);
+  }
+  unlock(L);
+}
+
 /* A run-time error that stops the launch. */
 void sim_report_fatal(BlockCtx *B, Thread *t, SimStatus s, const Ins *I, const char *what) {
   Launch *L = B->L;
@@ -767,6 +790,19 @@ void sim_run_thread(BlockCtx *B, Thread *t) {
       }
       if (a->flags & ARR_RACE) race_access(B, t, I, a, p, false, iv);
       R[I->d] = load_elem(p, I->aux);
+      break;
+    }
+    case SI_PLOAD:
+    case SI_PSTORE: {
+      uint64_t addr = R[I->b].u + (uint64_t)R[I->c].i * (uint64_t)I->imm;
+      bool misaligned = addr % (uint64_t)I->imm != 0;
+      if (misaligned || !B->L->opts.holds || !B->L->opts.holds(B->L->opts.holds_user, addr, (size_t)I->imm)) {
+        report_bad_pointer(B, t, I, addr, misaligned);
+        t->state = T_FAILED;
+        goto out;
+      }
+      if (I->code == SI_PSTORE) store_elem((char *)(uintptr_t)addr, I->aux, R[I->a]);
+      else R[I->d] = load_elem((const char *)(uintptr_t)addr, I->aux);
       break;
     }
     case SI_STORE1:

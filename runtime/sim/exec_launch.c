@@ -455,6 +455,8 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
         unsigned sh = 64 - pt->bits;
         v.u = pt->is_unsigned ? zext(x, sh) : (uint64_t)sext(x, sh);
       }
+    } else if (pt->kind == TY_PTR && (a->kind == SIM_ARG_INT || a->kind == SIM_ARG_UINT)) {
+      v.u = a->u; /* an address: checked where the kernel loads or stores through it (SimOptions.holds) */
     } else {
       diag_error(diag, f->loc, "simulator: kernel %s has a parameter of type %s, which the simulator cannot pass", k->name,
                  type_text(pt, &tb));

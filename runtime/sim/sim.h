@@ -117,6 +117,12 @@ typedef struct SimOptions {
    * NULL: written to the process's standard output, as the CUDA driver writes a kernel's printf. */
   void (*print)(void *user, const char *text, size_t len);
   void *print_user;
+  /* NULL, or whether the `bytes` bytes at addr are all memory of one allocation the device holds: what a load or
+   * store through a pointer (mem.ptr_load, mem.ptr_store) asks before it touches memory, so that a pointer the
+   * kernel was handed (a made-up integer, a freed block) is an error, never dereferenced by this process. NULL: no
+   * memory is known, and every access through a pointer is that error. */
+  bool (*holds)(void *user, uint64_t addr, size_t bytes);
+  void *holds_user;
 } SimOptions;
 
 enum { SIM_PRINT_MAX = 1 << 20 };

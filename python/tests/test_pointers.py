@@ -1,0 +1,187 @@
+"""Pointer types in kernels, as numba-cuda has them: CPointer(T) / "T*" in kernel, device-function and declare_device
+signatures; p[i] loads and stores (getitem / setitem of a CPointer: one integer index, C's meaning, no bounds); a
+pointer passed on to device functions and foreign ones; a launch passing an integer address for a pointer parameter
+(numba-cuda's dispatcher passes the value as it is); and the simulator's refusal of an address no allocation holds."""
+import numpy as np
+import pytest
+
+from kfront import cuda, errors
+from kfront import float32, float64, int32, int64, uint8, uint32, void
+from kfront.cuda import types
+
+
+def _address(devary):
+    return devary.__cuda_array_interface__["data"][0]
+
+
+def test_cpointer_kernel_arguments_axpy():
+    # numba-cuda's test_dispatcher_cpointer_arguments
+    ptr = types.CPointer(types.int32)
+
+    @cuda.jit(void(ptr, int32, ptr, ptr, uint32))
+    def axpy(r, a, x, y, n):
+        i = cuda.grid(1)
+        if i < n:
+            r[i] = a * x[i] + y[i]
+
+    hx = np.arange(10, dtype=np.int32)
+    hy = np.arange(10, dtype=np.int32) * 2
+    dx, dy = cuda.to_device(hx), cuda.to_device(hy)
+    dr = cuda.device_array_like(dx)
+    axpy[1, 32](_address(dr), 5, _address(dx), _address(dy), 10)
+    np.testing.assert_equal(dr.copy_to_host(), 5 * hx + hy)
+
+
+def test_pointer_signature_text_and_augmented_store():
+    # numba-cuda's doc example ex_cpointer, its signature written as numba spells the type
+    @cuda.jit("void(uint8*, uint32)")
+    def add_one(x, n):
+        i = cuda.grid(1)
+        if i < n:
+            x[i] += 1
+
+    x = cuda.to_device(np.arange(10, dtype=np.uint8))
+    add_one[1, 32](_address(x), len(x))
+    np.testing.assert_equal(x.copy_to_host(), np.arange(1, 11, dtype=np.uint8))
+    assert add_one.signatures == [(types.CPointer(uint8), uint32)]
+
+
+def test_index_is_c_semantics_any_integer_type_and_sign():
+    @cuda.jit((types.CPointer(types.float64), types.CPointer(types.float64)))
+    def shift(out, p):  # p points at element 1 of its array: p[-1] is element 0 (no wrapping, as in C)
+        out[0] = p[-1]
+        out[1] = p[np.uint8(2)]
+        out[2] = p[np.int16(0)]
+        out[3] = p[True + 0]
+
+    src = cuda.to_device(np.array([10.0, 11.0, 12.0, 13.0]))
+    out = cuda.device_array(4, np.float64)
+    shift[1, 1](_address(out), _address(src) + 8)
+    np.testing.assert_equal(out.copy_to_host(), [10.0, 13.0, 11.0, 12.0])
+
+
+def test_pointers_passed_to_device_functions_and_merged():
+    @cuda.jit("float32(float32*, int64)", device=True)
+    def twice(p, i):
+        return p[i] * 2
+
+    @cuda.jit(device=True)
+    def put(p, i, v):
+        p[i] = v
+
+    @cuda.jit("void(float32*, float32*, int32)")
+    def k(dst, src, n):
+        i = cuda.grid(1)
+        if i < n:
+            q = src
+            if i % 2:
+                q = dst
+            put(dst, i, twice(src, i) + q[i])
+
+    src = cuda.to_device(np.arange(8, dtype=np.float32))
+    dst = cuda.to_device(np.full(8, 100, np.float32))
+    k[1, 8](_address(dst), _address(src), 8)
+    expect = np.where(np.arange(8) % 2, 2 * np.arange(8) + 100, 3 * np.arange(8))
+    np.testing.assert_equal(dst.copy_to_host(), expect.astype(np.float32))
+
+
+def test_pointer_ptx_loads_and_stores_through_the_parameter():
+    def k(p, n):
+        p[n] = p[n + 1] + np.int32(1)
+
+    ptx, _ = cuda.compile_ptx(k, "void(int32*, int64)")
+    assert ".param .u64 k_param_0" in ptx
+    assert "ld.global.u32" in ptx and "st.global.u32" in ptx
+
+
+def test_declare_device_takes_pointers():
+    reduce = cuda.declare_device("sum_reduce", "float32(CPointer(float32), int32)")
+    plain = cuda.declare_device("sum_c", float32(types.CPointer(float32), int32), abi="c")
+
+    def k(p, out, n):
+        out[0] = reduce(p, n) + plain(p, n)
+
+    ptx, _ = cuda.compile_ptx(k, (types.CPointer(float32), float32[:], int32))
+    # numba-cuda's ABI: the return slot's pointer, then the declared pointer and int; abi="c": the two alone
+    assert "sum_reduce\n(\n\t.param .b64 sum_reduce_param_0,\n\t.param .b64 sum_reduce_param_1,\n\t.param .b32" in ptx
+    assert "sum_c\n(\n\t.param .b64 sum_c_param_0,\n\t.param .b32 sum_c_param_1\n)" in ptx
+
+    def array_for_pointer(p, out, n):
+        out[0] = reduce(out, n)
+
+    with pytest.raises(errors.TypingError, match=r"argument 1 of the foreign function 'sum_reduce' .* must be "
+                                                 r"float32\*, not array\(float32, 1d, A\)"):
+        cuda.compile_ptx(array_for_pointer, (types.CPointer(float32), float32[:], int32))
+
+    def other_pointer(p, out, n):
+        out[0] = reduce(p, n)
+
+    with pytest.raises(errors.TypingError, match=r"must be float32\*, not float64\*"):
+        cuda.compile_ptx(other_pointer, (types.CPointer(float64), float32[:], int32))
+
+
+@pytest.mark.parametrize("body, message", [
+    ("p[1.5] = 0", r"No implementation of getitem\(int32\*, float64\): a pointer is indexed by an integer"),
+    ("x = p[0:2]", r"int32\* is indexed by one integer \(p\[i\]\), not sliced"),
+    ("x = p[0, 1]", r"int32\* is indexed by one integer"),
+])
+def test_pointer_index_errors_are_located(tmp_path, body, message):
+    src = tmp_path / "kern.py"
+    src.write_text("from kfront import cuda\n\n@cuda.jit('void(int32*)')\ndef k(p):\n    %s\n" % body)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("kern_%d" % abs(hash(body)), src)
+    with pytest.raises(errors.TypingError, match=r"kern\.py:5:\d+: error: " + message):
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+
+
+@pytest.mark.parametrize("sig", ["void(voidptr)", void(types.CPointer(types.CPointer(int32))),
+                                 void(types.CPointer(types.complex64)), void(types.CPointer(int32, 1))])
+def test_unsupported_pointer_signatures_keep_their_error(sig):
+    with pytest.raises(errors.UnsupportedError, match=r"pointer types \(.*\) are not supported in signatures"):
+        @cuda.jit(sig)
+        def k(p):
+            pass
+
+
+def test_launch_takes_an_integer_address_for_a_pointer_parameter():
+    @cuda.jit("void(int32*, int64)")
+    def k(p, i):
+        p[i] = 7
+
+    x = cuda.to_device(np.zeros(4, np.int32))
+    k[1, 1](np.uint64(_address(x)), 1)  # a NumPy integer as well as a Python int
+    k[1, 1](_address(x), 3)
+    np.testing.assert_equal(x.copy_to_host(), [0, 7, 0, 7])
+    for arg in (x, 1.5, True):  # numba-cuda passes the value as it is: an array or a float is no address
+        with pytest.raises(errors.KernelArgumentError, match="No matching definition"):
+            k[1, 1](arg, 0)
+
+
+@pytest.mark.simulator_only("a GPU faults on these addresses (an illegal or misaligned address)")
+@pytest.mark.parametrize("where, message", [
+    ("past", r"writes the 4 bytes at 0x[0-9a-f]+, which no allocation holds"),
+    ("null", r"writes the 4 bytes at 0x0, which no allocation holds"),
+    ("freed", r"which no allocation holds"),
+    ("misaligned", r"writes the 4 bytes at 0x[0-9a-f]+ \(a GPU would fault with a misaligned address\)"),
+])
+def test_simulator_refuses_a_pointer_outside_every_allocation(where, message):
+    @cuda.jit("void(int32*, int64)")
+    def k(p, i):
+        p[i] = 7
+
+    x = cuda.to_device(np.zeros(4, np.int32))
+    addr, index = _address(x), 0
+    if where == "past":
+        index = 4
+    elif where == "null":
+        addr = 0
+    elif where == "freed":
+        y = cuda.device_array(1000, np.int32)
+        addr = _address(y)
+        del y
+        cuda.current_context().deallocations.clear()
+    else:
+        addr += 2
+    with pytest.raises(errors.CudaDriverError, match=r"memory access through a pointer .*in kernel k at .*" + message):
+        k[1, 1](addr, index)
+    np.testing.assert_equal(x.copy_to_host(), [0, 0, 0, 0])
