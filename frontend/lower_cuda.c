@@ -651,7 +651,40 @@ FeVal lower_bits(Lower *L, int bi, const PyExpr *e) {
  * 1-d array, else a tuple of one integer type per axis, as numba-cuda's cache_hints checks them, with its messages)
  * read or written as a[i] is — the same wraparound and bounds check — by a mem.load / mem.store whose `cache`
  * attribute names the PTX cache operator: ld.global.<op> / st.global.<op> on the GPU (backend), a plain access on the
- * simulator. The array's dtype must be an integer or a float of 8 to 64 bits; a stored value converts to it. */
+ * simulator. The array's dtype must be an integer or a float of 8 to 64 bits; a stored value converts to it. A
+ * pointer instead of the array: pointer_cache_hint. */
+/* The element type of a cache-hinted access (an integer or a float, bfloat16 and datetimes not), or NULL after
+ * numba-cuda's error. */
+static Type *cache_hint_element(Lower *L, const char *name, Type *et, SrcLoc loc) {
+  if ((et->kind == TY_INT && !ty_is_time(et)) || (et->kind == TY_FLOAT && !ty_is_bf16(et))) return et;
+  lw_lerr(L, loc, "%s requires array of integer or float type, got %s", name, tname(L, et));
+  return NULL;
+}
+
+/* cuda.ldca(p, i) ... of a pointer p (a CPointer): p[i] (one integer of any type, no wraparound, no bounds) by a
+ * mem.ptr_load / mem.ptr_store with the `cache` attribute, as numba-cuda's cache_hints reads a pointer. */
+static FeVal pointer_cache_hint(Lower *L, const char *name, bool store, const FeVal *p, const FeVal *a, const PyExpr *e) {
+  if (a[1].kind == FV_TUPLE)
+    return lw_lerr(L, arg_loc(e, 1), "Pointers only support scalar indexing, got tuple of %u", a[1].tup.n);
+  if (a[1].kind != FV_VAL || !is_int_type(a[1].type) || is_enum_only(&a[1]))
+    return lw_lerr(L, arg_loc(e, 1), "%s is not a valid index", lw_vname(L, &a[1]));
+  Type *et = cache_hint_element(L, name, p->type->elem, arg_loc(e, 0));
+  if (!et) return poison();
+  if (store && (!is_scalar(&a[2]) || lw_implicit_conv_error(L, &a[2], et, arg_loc(e, 2), " to store it into an element")))
+    return is_scalar(&a[2]) ? poison()
+                            : lw_lerr(L, arg_loc(e, 2), "cannot store %s into an element of %s", lw_vname(L, &a[2]),
+                                      tname(L, p->type));
+  at(L, e->loc);
+  Value *ops[3];
+  unsigned k = 0;
+  if (store) ops[k++] = conv_v(L, a[2], et);
+  ops[k++] = p->v;
+  ops[k++] = conv_v(L, a[1], ty_i64(L->ctx));
+  Op *op = ib_op(&L->b, store ? OP_PTR_STORE : OP_PTR_LOAD, k, ops, store ? 0 : 1, store ? NULL : &et, 0);
+  ir_op_set_attr(L->m, op, "cache", attr_str(L->m, name + 2)); /* "ca", "cg", ..., "wt" */
+  return store ? (FeVal){.kind = FV_NONE} : val(et, op_result(op, 0));
+}
+
 FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e) {
   const char *name = sema_builtin_name(bi), *fname = arena_printf(&L->fe->arena, "cuda.%s", name);
   bool store = bi == BI_STCG || bi == BI_STCS || bi == BI_STWB || bi == BI_STWT;
@@ -659,6 +692,7 @@ FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e) {
   if (!lw_positional(L, e, fname, store ? 3 : 2, store ? 3 : 2, a)) return poison();
   FeVal arr = a[0].kind == FV_VIEW ? lw_view_value(L, &a[0]) : a[0];
   if (arr.kind == FV_POISON || a[1].kind == FV_POISON || (store && a[2].kind == FV_POISON)) return poison();
+  if (is_pointer(&arr)) return pointer_cache_hint(L, name, store, &arr, a, e);
   if (!is_array(&arr) || ty_is_record(arr.type->elem))
     return lw_lerr(L, arg_loc(e, 0), "%s operates on arrays or pointers. Got type %s", name, lw_vname(L, &a[0]));
   unsigned rank = arr.type->rank;
@@ -682,9 +716,8 @@ FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e) {
   } else {
     return lw_lerr(L, arg_loc(e, 1), "%s is not a valid index", lw_vname(L, &a[1]));
   }
-  Type *et = arr.type->elem;
-  if (!((et->kind == TY_INT && !ty_is_time(et)) || (et->kind == TY_FLOAT && !ty_is_bf16(et))))
-    return lw_lerr(L, arg_loc(e, 0), "%s requires array of integer or float type, got %s", name, tname(L, et));
+  Type *et = cache_hint_element(L, name, arr.type->elem, arg_loc(e, 0));
+  if (!et) return poison();
   if (store && (!is_scalar(&a[2]) || lw_implicit_conv_error(L, &a[2], et, arg_loc(e, 2), " to store it into an element")))
     return is_scalar(&a[2]) ? poison()
                             : lw_lerr(L, arg_loc(e, 2), "cannot store %s into an element of %s", lw_vname(L, &a[2]),

@@ -185,3 +185,50 @@ def test_simulator_refuses_a_pointer_outside_every_allocation(where, message):
     with pytest.raises(errors.CudaDriverError, match=r"memory access through a pointer .*in kernel k at .*" + message):
         k[1, 1](addr, index)
     np.testing.assert_equal(x.copy_to_host(), [0, 0, 0, 0])
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.float16, np.float32, np.int64, np.float64])
+def test_cache_hints_on_pointers(dtype):
+    # numba-cuda's test_cache_hints (its cpointer subtests): ld.global.<op> / st.global.<op> of the address
+    nt = types.from_dtype(np.dtype(dtype))
+    bits = np.dtype(dtype).itemsize * 8
+    for operator, modifier in ((cuda.ldca, "ca"), (cuda.ldcg, "cg"), (cuda.ldcs, "cs"), (cuda.ldlu, "lu"),
+                               (cuda.ldcv, "cv")):
+        def f_ptr(ptr, r, n):
+            for i in range(n):
+                r[i] = operator(ptr, i)
+
+        ptx, _ = cuda.compile_ptx(f_ptr, (types.CPointer(nt), nt[:], types.intp))
+        assert "ld.global.%s.b%d" % (modifier, bits) in ptx
+    for operator, modifier in ((cuda.stcg, "cg"), (cuda.stcs, "cs"), (cuda.stwb, "wb"), (cuda.stwt, "wt")):
+        def g_ptr(ptr, values, n):
+            for i in range(n):
+                operator(ptr, i, values[i])
+
+        ptx, _ = cuda.compile_ptx(g_ptr, (types.CPointer(nt), nt[:], types.intp))
+        assert "st.global.%s.b%d" % (modifier, bits) in ptx
+
+
+def test_cache_hints_on_pointers_run_and_check_their_index():
+    @cuda.jit("void(int32*, int32[:])")
+    def k(p, r):
+        r[0] = cuda.ldcg(p, 1)
+        cuda.stwt(p, np.uint8(0), 42)
+
+    x = cuda.to_device(np.array([1, 2], np.int32))
+    r = cuda.device_array(1, np.int32)
+    k[1, 1](_address(x), r)
+    np.testing.assert_equal(r.copy_to_host(), [2])
+    np.testing.assert_equal(x.copy_to_host(), [42, 2])
+
+    def tuple_index(p, r):
+        r[0] = cuda.ldca(p, (0, 1))
+
+    with pytest.raises(errors.TypingError, match="Pointers only support scalar indexing, got tuple of 2"):
+        cuda.compile_ptx(tuple_index, (types.CPointer(int32), int32[:]))
+
+    def float_index(p, r):
+        r[0] = cuda.ldca(p, 1.0)
+
+    with pytest.raises(errors.TypingError, match="float64 is not a valid index"):
+        cuda.compile_ptx(float_index, (types.CPointer(int32), int32[:]))
