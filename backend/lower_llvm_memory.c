@@ -311,6 +311,25 @@ static bool lower_reinterpret(Lower *L, Op *op) {
   return true;
 }
 
+/* mem.ptr_array: the pointer as the data, in its address space; the extents and strides given; natural alignment
+ * (numba-cuda's carray / farray). */
+static bool lower_ptr_array(Lower *L, Op *op) {
+  LLVMValueRef p = operand(L, op, 0);
+  Type *t = op->results[0].type, *pt = op_operand(op, 0)->type;
+  if (!p) return false;
+  if (op->noperands != 1 + 2 * t->rank) return fail(L, op, "malformed mem.ptr_array");
+  ArrVal *v = new_arr(L, t->rank);
+  v->as = pt->addrspace;
+  v->data = LLVMBuildBitCast(L->b, p, LLVMPointerType(mem_type(L, t->elem), pt->addrspace), "");
+  for (unsigned d = 0; d < t->rank; d++) {
+    v->shape[d] = operand(L, op, 1 + d);
+    v->stride[d] = operand(L, op, 1 + t->rank + d);
+    if (!v->shape[d] || !v->stride[d]) return false;
+  }
+  set_arr(L, &op->results[0], v);
+  return true;
+}
+
 /* mem.field: data + the field's offset as a pointer to the field's elements, the array's shape and strides, then
  * the nested shape with C-contiguous strides. The elements' alignment is what the records' guarantees: every
  * record starts at a multiple of the array's (power-of-two) alignment, the field at its offset in it. */
@@ -563,6 +582,7 @@ bool ll_lower_mem_op(Lower *L, Op *op) {
   }
   case OP_SUBVIEW: return lower_subview(L, op);
   case OP_REINTERPRET: return lower_reinterpret(L, op);
+  case OP_PTR_ARRAY: return lower_ptr_array(L, op);
   case OP_FIELD: return lower_field(L, op);
   case OP_RECORD_ARRAY: { /* the parameter's array of one record, as it came */
     ArrVal *a = get_arr(L, op_operand(op, 0));

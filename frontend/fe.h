@@ -332,6 +332,7 @@ struct FeCtx {
   X(MATCH_ALL_SYNC, "match_all_sync")                                                    \
   X(LDCA, "ldca") X(LDCG, "ldcg") X(LDCS, "ldcs") X(LDLU, "ldlu") X(LDCV, "ldcv")         \
   X(STCG, "stcg") X(STCS, "stcs") X(STWB, "stwb") X(STWT, "stwt")                         \
+  X(CARRAY, "carray") X(FARRAY, "farray")                                                \
   X(BREV, "brev") X(CLZ, "clz") X(FFS, "ffs") X(FMA, "fma") X(CBRT, "cbrt")             \
   X(SHARED_ARRAY, "shared.array") X(LOCAL_ARRAY, "local.array")                          \
   X(CONST_ARRAY_LIKE, "const.array_like")                                                \

@@ -1,5 +1,6 @@
 /* lower_cuda.c — numba.cuda's builtins in kernels: thread and grid indices, shared/local/constant arrays, atomics,
- * warp intrinsics, barriers, cooperative groups, bit operations, and CUDA vector types' constructors (vectors.c). */
+ * warp intrinsics, barriers, cooperative groups, bit operations, loads and stores with a cache hint, arrays over
+ * pointers (carray, farray), and CUDA vector types' constructors (vectors.c). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -733,4 +734,50 @@ FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e) {
   Op *op = ib_op(&L->b, store ? OP_STORE : OP_LOAD, k, ops, store ? 0 : 1, store ? NULL : &et, 0);
   ir_op_set_attr(L->m, op, "cache", attr_str(L->m, name + 2)); /* "ca", "cg", ..., "wt" */
   return store ? (FeVal){.kind = FV_NONE} : val(et, op_result(op, 0));
+}
+
+/* ---- calls: arrays over pointers ------------------------------------------------------------------------------- */
+
+/* carray(ptr, shape, dtype=None) / farray(...) (numba's numpy_support, numba-cuda's np_cfarray): the array of that
+ * shape (an integer, or a tuple of them, known at compile time or not) over the memory the pointer points to, C- or
+ * F-contiguous, its dtype the pointer's (a dtype given must be it), by a mem.ptr_array. */
+FeVal lower_cfarray(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = bi == BI_CARRAY ? "carray" : "farray";
+  static const char *const names[] = {"ptr", "shape", "dtype"};
+  FeVal a[3];
+  if (!bind_args(L, e, fname, names, 2, 3, a)) return poison();
+  if (a[0].kind == FV_POISON || a[1].kind == FV_POISON || a[2].kind == FV_POISON) return poison();
+  if (!is_pointer(&a[0])) return lw_lerr(L, arg_loc(e, 0), "pointer argument expected, got '%s'", lw_vname(L, &a[0]));
+  Type *elem = a[0].type->elem;
+  if (a[2].kind != FV_UNDEF && a[2].kind != FV_NONE) {
+    SrcLoc dloc = e->call.args.n > 2 ? arg_loc(e, 2) : e->loc;
+    Type *dt = lw_dtype_of(L, &a[2], dloc);
+    if (!dt) return poison();
+    if (dt != elem)
+      return lw_lerr(L, dloc, "mismatching dtype '%s' for pointer type '%s'", tname(L, dt), tname(L, a[0].type));
+  }
+  const FeVal *dims = &a[1];
+  unsigned rank = 1;
+  if (a[1].kind == FV_TUPLE) {
+    dims = a[1].tup.elems;
+    rank = a[1].tup.n;
+  }
+  bool ok = rank >= 1 && rank <= 8;
+  for (unsigned d = 0; d < rank && ok; d++) ok = is_scalar(&dims[d]) && is_int_type(dims[d].type) && !is_enum_only(&dims[d]);
+  if (!ok)
+    return lw_lerr(L, e->call.args.n > 1 ? arg_loc(e, 1) : e->loc, "invalid shape '%s'%s", lw_vname(L, &a[1]),
+                   rank > 8 ? " (kfront's arrays have at most 8 dimensions)" : "");
+  at(L, e->loc);
+  Type *i64 = ty_i64(L->ctx);
+  Value *ops[17];
+  ops[0] = a[0].v;
+  for (unsigned d = 0; d < rank; d++) ops[1 + d] = conv_v(L, dims[d], i64);
+  Value *stride = ib_const_int(&L->b, i64, (int64_t)ty_size(elem));
+  for (unsigned k = 0; k < rank; k++) { /* C: the last axis moves by one element; F: the first */
+    unsigned d = bi == BI_CARRAY ? rank - 1 - k : k;
+    ops[1 + rank + d] = stride;
+    if (k + 1 < rank) stride = ib_binary(&L->b, OP_MULI, stride, ops[1 + d]);
+  }
+  Type *t = ty_array(L->ctx, elem, rank, bi == BI_CARRAY ? LAYOUT_C : LAYOUT_F);
+  return val(t, op_result(ib_op(&L->b, OP_PTR_ARRAY, 1 + 2 * rank, ops, 1, &t, 0), 0));
 }

@@ -232,3 +232,81 @@ def test_cache_hints_on_pointers_run_and_check_their_index():
 
     with pytest.raises(errors.TypingError, match="float64 is not a valid index"):
         cuda.compile_ptx(float_index, (types.CPointer(int32), int32[:]))
+
+
+# ---- carray / farray: arrays over a pointer -------------------------------------------------------------------------
+
+from kfront.numpy_support import carray, farray  # noqa: E402 (numba.cuda.np.numpy_support's, under the alias)
+
+
+@pytest.mark.parametrize("cfarray", [carray, farray])
+def test_cfarray_over_a_pointer_argument(cfarray):
+    # numba-cuda's test_array _test_cfarray
+    @cuda.jit(types.void(types.CPointer(types.float32)))
+    def add(a_ptr):
+        a = cfarray(a_ptr, (1,), dtype=cuda.float32)
+        a[0] += 1.2
+
+    a = cuda.to_device(np.array([0.0], dtype=np.float32))
+    add[1, 1](int(a.gpu_data.device_pointer))
+    cuda.synchronize()
+    assert a.copy_to_host()[0] == np.float32(1.2)
+
+
+def test_cfarray_layouts_shapes_known_at_run_time_and_attributes():
+    @cuda.jit("void(int32*, int64, int64, int32[:, :], int32[:, :], int64[:])")
+    def k(p, m, n, oc, of, info):
+        c = carray(p, (m, n))
+        f = farray(p, (m, n), np.int32)
+        for i in range(m):
+            for j in range(n):
+                oc[i, j] = c[i, j]
+                of[i, j] = f[i, j]
+        info[0], info[1] = c.shape
+        info[2], info[3] = c.strides
+        info[4], info[5] = f.strides
+        info[6] = carray(p, n).size
+        f[1, 2] = -1  # a store through the view writes the pointer's memory
+
+    x = np.arange(6, dtype=np.int32)
+    d = cuda.to_device(x)
+    oc, of = cuda.device_array((2, 3), np.int32), cuda.device_array((2, 3), np.int32)
+    info = cuda.device_array(7, np.int64)
+    k[1, 1](_address(d), 2, 3, oc, of, info)
+    np.testing.assert_equal(oc.copy_to_host(), x.reshape(2, 3))
+    np.testing.assert_equal(of.copy_to_host(), x.reshape(2, 3, order="F"))
+    np.testing.assert_equal(info.copy_to_host(), [2, 3, 12, 4, 4, 8, 3])
+    np.testing.assert_equal(d.copy_to_host(), [0, 1, 2, 3, 4, -1])
+    ptx, _ = cuda.compile_ptx(k.py_func, "void(int32*, int64, int64, int32[:, :], int32[:, :], int64[:])")
+    assert ".param .u64 k_param_0" in ptx
+
+
+@pytest.mark.parametrize("call, message", [
+    ("carray(x, 3)", r"pointer argument expected, got 'array\(float32, 1d, C\)'"),
+    ("carray(p, 3, dtype=np.float64)", r"mismatching dtype 'float64' for pointer type 'float32\*'"),
+    ("farray(p, 2.5)", r"invalid shape 'float64'"),
+    ("carray(p, (2, 1.5))", r"invalid shape"),
+])
+def test_cfarray_typing_errors(call, message):
+    src = "def k(p, x, out):\n    a = %s\n    out[0] = a[0]\n" % call
+    scope = {"carray": carray, "farray": farray, "np": np}
+    exec(compile(src, "<cfarray %s>" % call, "exec"), scope)
+    with pytest.raises(errors.TypingError, match=message):
+        cuda.compile_ptx(scope["k"], (types.CPointer(float32), float32[::1], float32[::1]))
+
+
+@pytest.mark.simulator_only("a GPU faults on memory no allocation holds (an illegal address)")
+def test_simulator_refuses_a_cfarray_past_its_allocation():
+    @cuda.jit("void(int32*, int64)")
+    def k(p, n):
+        a = carray(p, (n, 3))
+        if n:
+            a[0, 0] = 1
+
+    d = cuda.to_device(np.zeros(6, np.int32))
+    k[1, 1](_address(d), 2)
+    with pytest.raises(errors.CudaDriverError, match=r"in kernel k at .*: thread \(0,0,0\) of block \(0,0,0\) views the "
+                                                     r"36 bytes at 0x[0-9a-f]+, which no allocation holds"):
+        k[1, 1](_address(d), 3)
+    k[1, 1](0, 0)  # an empty array over any pointer is fine (no element to touch)
+    np.testing.assert_equal(d.copy_to_host(), [1, 0, 0, 0, 0, 0])

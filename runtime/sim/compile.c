@@ -950,6 +950,28 @@ static void compile_op(Cc *c, const Op *op) {
     INS(c, k)->ext = ri;
     return;
   }
+  case OP_PTR_ARRAY: {
+    const Type *t = op_result(op, 0)->type;
+    if (op_operand(op, 0)->type->kind != TY_PTR || !ty_is_array(t) || t->rank > SIM_MAX_RANK ||
+        op->noperands != 1 + 2 * t->rank) {
+      cc_error(c, op, "malformed mem.ptr_array%s", "");
+      return;
+    }
+    ReinterpInfo *ri = cc_alloc(c, sizeof *ri);
+    ri->rank = t->rank;
+    ri->esize = sim_type_size(t->elem);
+    for (unsigned d = 0; d < t->rank; d++) {
+      ri->extent[d] = opnd(c, op, 1 + d);
+      ri->stride[d] = opnd(c, op, 1 + t->rank + d);
+    }
+    ri->offset = local_array(c);
+    k = emit(c, SI_PTRARRAY, op);
+    INS(c, k)->d = res(c, op, 0);
+    INS(c, k)->a = opnd(c, op, 0);
+    INS(c, k)->imm = (int64_t)ri->esize;
+    INS(c, k)->ext = ri;
+    return;
+  }
   case OP_FIELD: {
     const Type *base = op_operand(op, 0)->type, *t = op_result(op, 0)->type;
     const char *name = ir_op_attr_str(op, "name");

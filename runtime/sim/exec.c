@@ -106,10 +106,12 @@ static void report_oob(BlockCtx *B, Thread *t, const Ins *I, unsigned axis, int6
   unlock(L);
 }
 
-/* A load or store through a pointer (mem.ptr_load / ptr_store) of the `bytes` bytes at addr that no allocation of the
- * device holds (SimOptions.holds), or at an address not a multiple of them: reported as an unchecked out-of-bounds
- * access (the thread ends), where a GPU would fault with an illegal or misaligned address. */
-static void report_bad_pointer(BlockCtx *B, Thread *t, const Ins *I, uint64_t addr, bool misaligned) {
+/* A load or store through a pointer (mem.ptr_load / ptr_store), or an array made over one (mem.ptr_array, `access`
+ * "views"), of the `bytes` bytes at addr that no allocation of the device holds (SimOptions.holds), or at an address
+ * not a multiple of the element's size: reported as an unchecked out-of-bounds access (the thread ends), where a GPU
+ * would fault with an illegal or misaligned address. */
+static void report_bad_pointer(BlockCtx *B, Thread *t, const Ins *I, uint64_t addr, int64_t bytes, const char *access,
+                               bool misaligned) {
   Launch *L = B->L;
   SimResult *r = L->res;
   lock(L);
@@ -121,12 +123,17 @@ static void report_bad_pointer(BlockCtx *B, Thread *t, const Ins *I, uint64_t ad
              "%s the %lld bytes at 0x%llx%s",
              misaligned ? "at a misaligned address" : "outside the simulated device's memory", L->kname,
              loc_text(I->op->loc, lb, sizeof lb), t->tid[0], t->tid[1], t->tid[2], B->bid[0], B->bid[1], B->bid[2],
-             I->code == SI_PSTORE ? "writes" : "reads", (long long)I->imm, (unsigned long long)addr,
+             access, (long long)bytes, (unsigned long long)addr,
              misaligned ? " (a GPU would fault with a misaligned address)"
                         : ", which no allocation holds (a GPU would fault with an illegal address)");
     set_status(L, SIM_ERR_OOB, r->oob_message);
   }
   unlock(L);
+}
+
+/* Whether the bytes [addr, addr + bytes) are memory of one allocation (SimOptions.holds). */
+static bool pointer_holds(const Launch *L, uint64_t addr, uint64_t bytes) {
+  return L->opts.holds && L->opts.holds(L->opts.holds_user, addr, (size_t)bytes);
 }
 
 /* A run-time error that stops the launch. */
@@ -796,8 +803,8 @@ void sim_run_thread(BlockCtx *B, Thread *t) {
     case SI_PSTORE: {
       uint64_t addr = R[I->b].u + (uint64_t)R[I->c].i * (uint64_t)I->imm;
       bool misaligned = addr % (uint64_t)I->imm != 0;
-      if (misaligned || !B->L->opts.holds || !B->L->opts.holds(B->L->opts.holds_user, addr, (size_t)I->imm)) {
-        report_bad_pointer(B, t, I, addr, misaligned);
+      if (misaligned || !pointer_holds(B->L, addr, (uint64_t)I->imm)) {
+        report_bad_pointer(B, t, I, addr, I->imm, I->code == SI_PSTORE ? "writes" : "reads", misaligned);
         t->state = T_FAILED;
         goto out;
       }
@@ -852,6 +859,37 @@ void sim_run_thread(BlockCtx *B, Thread *t) {
         sim_report_fatal(B, t, SIM_ERR_RUNTIME, I, why);
         t->state = T_FAILED;
         goto out;
+      }
+      R[I->d].p = v;
+      break;
+    }
+    case SI_PTRARRAY: { /* an array over a pointer's memory: every element of it in one allocation, or an error */
+      const ReinterpInfo *ri = I->ext;
+      SimArr *v = (SimArr *)(frame_local(fn, R) + ri->offset);
+      memset(v, 0, sizeof *v);
+      v->data = R[I->a].p;
+      v->rank = ri->rank;
+      bool empty = false;
+      for (unsigned d = 0; d < ri->rank; d++) {
+        v->shape[d] = R[ri->extent[d]].i;
+        v->strides[d] = R[ri->stride[d]].i;
+        empty |= v->shape[d] == 0;
+        if (v->shape[d] < 0) {
+          sim_report_fatal(B, t, SIM_ERR_RUNTIME, I, "an array over a pointer (carray / farray) with a negative extent");
+          t->state = T_FAILED;
+          goto out;
+        }
+      }
+      int64_t lo = 0, hi = 0;
+      if (!empty) {
+        uint64_t addr = R[I->a].u;
+        bool spans = byte_span(v->shape, v->strides, v->rank, ri->esize, &lo, &hi);
+        bool misaligned = addr % (uint64_t)I->imm != 0;
+        if (!spans || misaligned || !pointer_holds(B->L, addr + (uint64_t)lo, (uint64_t)(hi - lo))) {
+          report_bad_pointer(B, t, I, addr + (uint64_t)lo, hi - lo, "views", misaligned);
+          t->state = T_FAILED;
+          goto out;
+        }
       }
       R[I->d].p = v;
       break;

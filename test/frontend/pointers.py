@@ -36,3 +36,19 @@ def bad(p):
     # ERR: pointers.py:[[@LINE+1]]:14: error: float32* is indexed by one integer (p[i]), not sliced or indexed by several
     p[0] = p[1:2]
 # STAR: error: '*' follows no type (a pointer type is spelt int32*)
+# RUN: kfront compile %s -k view --sig 'void(float64*, int64)' --emit=kir | FileCheck %s --check-prefix=VIEW
+# RUN: kfront compile %s -k view --sig 'void(float64*, int64)' --emit=ptx -o %t.view.ptx && %ptxas -arch=sm_90 %t.view.ptx -o %t.view.cubin
+from numba.cuda.np.numpy_support import carray, farray
+
+
+@cuda.jit
+def view(p, n):
+    # the strides in bytes: C (32, 8) for (n, 4), F (8, 32) for (4, n)
+    # VIEW-DAG: %[[EIGHT:[0-9]+]] = arith.constant() {value = 8}
+    # VIEW-DAG: %[[ROW:[0-9]+]] = arith.constant() {value = 32}
+    # VIEW-DAG: %[[FOUR:[0-9]+]] = arith.constant() {value = 4}
+    # VIEW: mem.ptr_array(%0, %1, %[[FOUR]], %[[ROW]], %[[EIGHT]]) : (ptr<f64, 0>, i64, i64, i64, i64) -> (array<f64, 2, C>)
+    # VIEW: mem.ptr_array(%0, %[[FOUR]], %1, %[[EIGHT]], %[[ROW]]) : (ptr<f64, 0>, i64, i64, i64, i64) -> (array<f64, 2, F>)
+    c = carray(p, (n, 4))
+    f = farray(p, (4, n))
+    c[0, 1] = f[1, 0]
