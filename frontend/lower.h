@@ -366,6 +366,7 @@ FeVal lower_cg(Lower *L, int bi, const PyExpr *e);
 FeVal lower_bits(Lower *L, int bi, const PyExpr *e);
 FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e);
 FeVal lower_cfarray(Lower *L, int bi, const PyExpr *e);
+FeVal lower_ffi_from_buffer(Lower *L, const PyExpr *e);
 
 /* ---- lower_loops.c */
 void lower_for(Lower *L, const PyStmt *s);

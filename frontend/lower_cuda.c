@@ -1,6 +1,7 @@
 /* lower_cuda.c — numba.cuda's builtins in kernels: thread and grid indices, shared/local/constant arrays, atomics,
  * warp intrinsics, barriers, cooperative groups, bit operations, loads and stores with a cache hint, arrays over
- * pointers (carray, farray), and CUDA vector types' constructors (vectors.c). */
+ * pointers (carray, farray) and pointers to arrays' data (cffi's ffi.from_buffer), and CUDA vector types'
+ * constructors (vectors.c). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -780,4 +781,28 @@ FeVal lower_cfarray(Lower *L, int bi, const PyExpr *e) {
   }
   Type *t = ty_array(L->ctx, elem, rank, bi == BI_CARRAY ? LAYOUT_C : LAYOUT_F);
   return val(t, op_result(ib_op(&L->b, OP_PTR_ARRAY, 1 + 2 * rank, ops, 1, &t, 0), 0));
+}
+
+/* ffi.from_buffer(a) of a cffi.FFI object (numba-cuda's typing/cffi_utils.py): a pointer to the first element of a
+ * contiguous array (C, or F of one dimension), typed CPointer of its dtype, by a mem.data; numba-cuda's messages for
+ * anything else. */
+FeVal lower_ffi_from_buffer(Lower *L, const PyExpr *e) {
+  static const char *const names[] = {"buffer"};
+  FeVal a[1];
+  if (!bind_args(L, e, "ffi.from_buffer", names, 1, 1, a)) return poison();
+  FeVal arr = a[0].kind == FV_VIEW ? lw_view_value(L, &a[0]) : a[0];
+  if (arr.kind == FV_POISON) return arr;
+  SrcLoc loc = arg_loc(e, 0);
+  if (!is_array(&arr)) return lw_lerr(L, loc, "from_buffer() expected a buffer object, got %s", lw_vname(L, &a[0]));
+  Type *t = arr.type;
+  if (t->layout != LAYOUT_C && t->layout != LAYOUT_F)
+    return lw_lerr(L, loc, "from_buffer() unsupported on non-contiguous buffers (got %s)", tname(L, t));
+  if (t->layout != LAYOUT_C && t->rank > 1)
+    return lw_lerr(L, loc, "from_buffer() only supports multidimensional arrays with C layout (got %s)", tname(L, t));
+  if (!ty_is_scalar(t->elem) || ty_is_time(t->elem) || t->elem->storage)
+    return lw_lerr(L, loc, "pointer types (%s*) are not supported by kfront: ffi.from_buffer takes arrays of numbers",
+                   tname(L, t->elem));
+  at(L, e->loc);
+  Type *pt = ty_ptr(L->ctx, t->elem, 0);
+  return val(pt, op_result(ib_op(&L->b, OP_DATA, 1, &arr.v, 1, &pt, 0), 0));
 }

@@ -89,6 +89,7 @@ static const struct {
     {"numba.cuda.ldcs", BI_LDCS},
     {"numba.cuda.ldlu", BI_LDLU},
     {"numba.cuda.ldcv", BI_LDCV},
+    {"cffi.FFI.from_buffer", BI_FFI_FROM_BUFFER},
     {"numba.carray", BI_CARRAY},
     {"numba.farray", BI_FARRAY},
     {"numba.cuda.np.numpy_support.carray", BI_CARRAY},

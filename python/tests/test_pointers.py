@@ -1,7 +1,9 @@
 """Pointer types in kernels, as numba-cuda has them: CPointer(T) / "T*" in kernel, device-function and declare_device
 signatures; p[i] loads and stores (getitem / setitem of a CPointer: one integer index, C's meaning, no bounds); a
 pointer passed on to device functions and foreign ones; a launch passing an integer address for a pointer parameter
-(numba-cuda's dispatcher passes the value as it is); and the simulator's refusal of an address no allocation holds."""
+(numba-cuda's dispatcher passes the value as it is); the simulator's refusal of an address no allocation holds; cache
+hints through pointers; carray / farray (arrays over a pointer); and cffi's ffi.from_buffer (a pointer to an array's
+data)."""
 import numpy as np
 import pytest
 
@@ -310,3 +312,75 @@ def test_simulator_refuses_a_cfarray_past_its_allocation():
         k[1, 1](_address(d), 3)
     k[1, 1](0, 0)  # an empty array over any pointer is fine (no element to touch)
     np.testing.assert_equal(d.copy_to_host(), [1, 0, 0, 0, 0, 0])
+
+
+# ---- ffi.from_buffer: a pointer to an array's data ------------------------------------------------------------------
+
+try:
+    import cffi
+except ImportError:  # (numba-cuda's tests of it skip without it too)
+    cffi = None
+needs_cffi = pytest.mark.skipif(cffi is None, reason="cffi is not installed")
+_ffi = cffi.FFI() if cffi else None  # bound as a global, as numba-cuda's test_cffi binds it (a closure variable too)
+
+
+@needs_cffi
+def test_ffi_from_buffer_points_at_the_arrays_data():
+    @cuda.jit
+    def k(x, out):
+        p = _ffi.from_buffer(x)
+        out[0] = p[1] + p[2]
+        p[0] = 7
+
+    x = np.arange(4, dtype=np.float64)
+    out = np.zeros(1)
+    k[1, 1](x, out)  # a host array: the pointer is to the memory the launch hands the kernel
+    np.testing.assert_equal(out, [3.0])
+    np.testing.assert_equal(x, [7.0, 1.0, 2.0, 3.0])
+    d = cuda.to_device(np.arange(4, dtype=np.float64))
+    k[1, 1](d, out)
+    np.testing.assert_equal(d.copy_to_host(), [7.0, 1.0, 2.0, 3.0])
+
+    ffi = cffi.FFI()
+
+    @cuda.jit
+    def closure(y):
+        carray(ffi.from_buffer(y), 2)[1] = 5  # a 2-d C array's pointer too, viewed again
+
+    y = np.zeros((2, 2), np.int32)
+    closure[1, 1](y)
+    np.testing.assert_equal(y, [[0, 5], [0, 0]])
+
+
+@needs_cffi
+def test_ffi_from_buffer_passes_to_a_foreign_function():
+    # numba-cuda's test_cffi test_from_buffer and doc example ex_from_buffer, their PTX (the simulator runs no foreign code)
+    array_mutator = cuda.declare_device("array_mutator", types.void(types.CPointer(types.int32)))
+    sum_reduce = cuda.declare_device("sum_reduce", "float32(CPointer(float32), int32)")
+
+    def mutate_array(x):
+        array_mutator(_ffi.from_buffer(x))
+
+    def reduction_caller(result, array):
+        array_ptr = _ffi.from_buffer(array)
+        result[()] = sum_reduce(array_ptr, len(array))
+
+    ptx, _ = cuda.compile_ptx(mutate_array, (int32[::1],))
+    assert "call.uni (retval0), \n\tarray_mutator," in ptx
+    ptx, _ = cuda.compile_ptx(reduction_caller, (types.Array(float32, 0, "C"), float32[::1]))
+    assert "sum_reduce" in ptx
+
+
+@needs_cffi
+@pytest.mark.parametrize("arg, error, message", [
+    ("x[::2]", errors.UnsupportedError, r"from_buffer\(\) unsupported on non-contiguous buffers \(got array\(float64, 1d, A\)\)"),
+    ("x.reshape(2, 2).T", errors.TypingError,
+     r"from_buffer\(\) only supports multidimensional arrays with C layout \(got array\(float64, 2d, F\)\)"),
+    ("1.0", errors.TypingError, r"from_buffer\(\) expected a buffer object, got float64"),
+])
+def test_ffi_from_buffer_errors(arg, error, message):
+    src = "def b(x, out):\n    p = ffi.from_buffer(%s)\n" % arg
+    scope = {"ffi": _ffi}
+    exec(compile(src, "<from_buffer %s>" % arg, "exec"), scope)
+    with pytest.raises(error, match=r"<from_buffer .*>:2:25: error: " + message):
+        cuda.compile_ptx(scope["b"], (float64[::1], float64[::1]))

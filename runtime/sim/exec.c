@@ -131,8 +131,11 @@ static void report_bad_pointer(BlockCtx *B, Thread *t, const Ins *I, uint64_t ad
   unlock(L);
 }
 
-/* Whether the bytes [addr, addr + bytes) are memory of one allocation (SimOptions.holds). */
+/* Whether the bytes [addr, addr + bytes) are memory of one allocation (SimOptions.holds), or of one array argument. */
 static bool pointer_holds(const Launch *L, uint64_t addr, uint64_t bytes) {
+  if (addr + bytes < addr) return false;
+  for (unsigned i = 0; i < L->nargs; i++)
+    if (addr >= L->arg_spans[i][0] && addr + bytes <= L->arg_spans[i][1]) return true;
   return L->opts.holds && L->opts.holds(L->opts.holds_user, addr, (size_t)bytes);
 }
 

@@ -332,6 +332,10 @@ struct Launch {
   size_t dyn_bytes;
   Slot *frame0;        /* the kernel's frame template with the arguments in place */
   SimArr *args;
+  /* per argument, the bytes [lo, hi) its array's elements span (lo == hi: none, or no array): memory the kernel was
+   * handed, which a pointer to it (ffi.from_buffer) may reach as well as SimOptions.holds's */
+  uint64_t (*arg_spans)[2];
+  unsigned nargs;
   SimResult *res;
   int abort;           /* set (atomically) to stop every worker */
   uint64_t steps;      /* total, updated per thread slice */
