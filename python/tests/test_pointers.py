@@ -87,6 +87,22 @@ def test_pointers_passed_to_device_functions_and_merged():
     np.testing.assert_equal(dst.copy_to_host(), expect.astype(np.float32))
 
 
+def test_device_function_returns_a_pointer():
+    @cuda.jit(device=True)
+    def same(p):
+        return p
+
+    @cuda.jit("void(int32*, int32)")
+    def k(p, v):
+        same(p)[1] = v
+
+    x = cuda.to_device(np.zeros(2, np.int32))
+    k[1, 1](_address(x), 5)
+    np.testing.assert_equal(x.copy_to_host(), [0, 5])
+    _, restype = cuda.compile_ptx(same.py_func, (types.CPointer(int32),), device=True)
+    assert restype == types.CPointer(int32)
+
+
 def test_pointer_ptx_loads_and_stores_through_the_parameter():
     def k(p, n):
         p[n] = p[n + 1] + np.int32(1)

@@ -289,6 +289,7 @@ def k1(a):
     (void(float32[:, ::1], int64), "k2"), (void(float32[::1, :], boolean), "k2"),
     (void(float16[:, :, :], uint8), "k2"), ((float32[:], float32[::1]), "k2"), ((int8[:],), "k1"),
     (void(Array(float64, 1, "C", readonly=True)), "k1"), ("void(double[:], intp)", "k2"),
+    (void(t.CPointer(t.int32), t.CPointer(t.uint8)), "k2"), ("void(float64 *)", "k1"),
 ])
 def test_canonical_text_is_what_kfront_parses(tmp_path, sig, kernel):
     src = tmp_path / "kernels.py"
@@ -302,7 +303,7 @@ def test_canonical_text_is_what_kfront_parses(tmp_path, sig, kernel):
     ("i1", "bool"), ("u16", "uint16"), ("f16", "float16"), ("(f64)", "float64"), ("()", "none"),
     ("tuple<i64, i64>", "UniTuple(int64, 2)"), ("(i32, f32)", "Tuple((int32, float32))"),
     ("tuple<i64, tuple<f32, f32>>", "Tuple((int64, UniTuple(float32, 2)))"), ("array<f32, 2, C>", "float32[:, ::1]"),
-    ("(array<u8, 1, A>)", "uint8[:]"),
+    ("(array<u8, 1, A>)", "uint8[:]"), ("ptr<i32, 0>", "int32*"), ("(ptr<f64, 0>)", "float64*"),
 ])
 def test_from_kir(text, expected):
     assert str(t.from_kir(text)) == expected
