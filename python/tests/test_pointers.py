@@ -369,6 +369,29 @@ def test_ffi_from_buffer_points_at_the_arrays_data():
 
 
 @needs_cffi
+def test_ffi_from_buffer_of_local_and_shared_arrays():
+    @cuda.jit(device=True)
+    def put(p, i, v):
+        p[i] = v
+
+    @cuda.jit
+    def k(out):
+        loc = cuda.local.array(4, int32)
+        sh = cuda.shared.array(8, int32)
+        dyn = cuda.shared.array(0, int32)
+        i = cuda.threadIdx.x
+        put(_ffi.from_buffer(loc), 1, i + 10)  # the pointer passed to a device function: the caller's local array
+        put(_ffi.from_buffer(sh), i, i * 2)
+        put(_ffi.from_buffer(dyn), i, i * 3)
+        cuda.syncthreads()
+        out[i] = loc[1] + sh[(i + 1) % 4] + dyn[(i + 2) % 4]
+
+    out = np.zeros(4, np.int32)
+    k[1, 4, 0, 64](out)
+    np.testing.assert_equal(out, [i + 10 + (i + 1) % 4 * 2 + (i + 2) % 4 * 3 for i in range(4)])
+
+
+@needs_cffi
 def test_ffi_from_buffer_passes_to_a_foreign_function():
     # numba-cuda's test_cffi test_from_buffer and doc example ex_from_buffer, their PTX (the simulator runs no foreign code)
     array_mutator = cuda.declare_device("array_mutator", types.void(types.CPointer(types.int32)))

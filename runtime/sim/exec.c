@@ -131,11 +131,30 @@ static void report_bad_pointer(BlockCtx *B, Thread *t, const Ins *I, uint64_t ad
   unlock(L);
 }
 
-/* Whether the bytes [addr, addr + bytes) are memory of one allocation (SimOptions.holds), or of one array argument. */
-static bool pointer_holds(const Launch *L, uint64_t addr, uint64_t bytes) {
+static char *frame_local(const SimFn *fn, Slot *regs);
+
+static bool within(uint64_t addr, uint64_t bytes, const void *lo, size_t n) {
+  uint64_t b = (uint64_t)(uintptr_t)lo;
+  return lo && addr >= b && addr + bytes <= b + n;
+}
+
+/* Whether the bytes [addr, addr + bytes) are memory a pointer of thread t may reach: one array argument of the launch,
+ * one of its block's shared arrays (static or dynamic), the local arrays of its own frames, or one allocation of the
+ * device (SimOptions.holds). (Accesses through a pointer into shared memory are not race-checked.) */
+static bool pointer_holds(const BlockCtx *B, const Thread *t, uint64_t addr, uint64_t bytes) {
+  const Launch *L = B->L;
   if (addr + bytes < addr) return false;
   for (unsigned i = 0; i < L->nargs; i++)
     if (addr >= L->arg_spans[i][0] && addr + bytes <= L->arg_spans[i][1]) return true;
+  for (unsigned i = 0; i < L->prog->nglobals; i++)
+    if (within(addr, bytes, B->gmem[i], L->prog->globals_v[i].nbytes)) return true;
+  if (within(addr, bytes, B->dyn_mem, L->dyn_bytes)) return true;
+  for (unsigned d = 0; d <= t->depth; d++) { /* the local areas (after the registers) of the live frames */
+    const Frame *f = &t->frames[d];
+    if (!f->fn || !f->mem) continue;
+    const char *local = frame_local(f->fn, f->regs);
+    if (within(addr, bytes, local, (size_t)(f->mem + f->cap - local))) return true;
+  }
   return L->opts.holds && L->opts.holds(L->opts.holds_user, addr, (size_t)bytes);
 }
 
@@ -806,7 +825,7 @@ void sim_run_thread(BlockCtx *B, Thread *t) {
     case SI_PSTORE: {
       uint64_t addr = R[I->b].u + (uint64_t)R[I->c].i * (uint64_t)I->imm;
       bool misaligned = addr % (uint64_t)I->imm != 0;
-      if (misaligned || !pointer_holds(B->L, addr, (uint64_t)I->imm)) {
+      if (misaligned || !pointer_holds(B, t, addr, (uint64_t)I->imm)) {
         report_bad_pointer(B, t, I, addr, I->imm, I->code == SI_PSTORE ? "writes" : "reads", misaligned);
         t->state = T_FAILED;
         goto out;
@@ -888,7 +907,7 @@ void sim_run_thread(BlockCtx *B, Thread *t) {
         uint64_t addr = R[I->a].u;
         bool spans = byte_span(v->shape, v->strides, v->rank, ri->esize, &lo, &hi);
         bool misaligned = addr % (uint64_t)I->imm != 0;
-        if (!spans || misaligned || !pointer_holds(B->L, addr + (uint64_t)lo, (uint64_t)(hi - lo))) {
+        if (!spans || misaligned || !pointer_holds(B, t, addr + (uint64_t)lo, (uint64_t)(hi - lo))) {
           report_bad_pointer(B, t, I, addr + (uint64_t)lo, hi - lo, "views", misaligned);
           t->state = T_FAILED;
           goto out;

@@ -118,9 +118,10 @@ typedef struct SimOptions {
   void (*print)(void *user, const char *text, size_t len);
   void *print_user;
   /* NULL, or whether the `bytes` bytes at addr are all memory of one allocation the device holds: what a load or
-   * store through a pointer (mem.ptr_load, mem.ptr_store) asks before it touches memory, so that a pointer the
-   * kernel was handed (a made-up integer, a freed block) is an error, never dereferenced by this process. NULL: no
-   * memory is known, and every access through a pointer is that error. */
+   * store through a pointer (mem.ptr_load, mem.ptr_store, an array of mem.ptr_array) asks before it touches memory
+   * that is none of the launch's own (an array argument, the block's shared arrays, the thread's local ones), so that
+   * a pointer the kernel was handed (a made-up integer, a freed block) is an error, never dereferenced by this
+   * process. NULL: no other memory is known. */
   bool (*holds)(void *user, uint64_t addr, size_t bytes);
   void *holds_user;
 } SimOptions;
