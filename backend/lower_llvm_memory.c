@@ -396,6 +396,25 @@ static bool lower_reinterpret(Lower *L, Op *op) {
   return true;
 }
 
+/* mem.ptr_array: the pointer as the data, in its address space; the extents and strides given; natural alignment
+ * (numba-cuda's carray / farray). */
+static bool lower_ptr_array(Lower *L, Op *op) {
+  LLVMValueRef p = operand(L, op, 0);
+  Type *t = op->results[0].type, *pt = op_operand(op, 0)->type;
+  if (!p) return false;
+  if (op->noperands != 1 + 2 * t->rank) return fail(L, op, "malformed mem.ptr_array");
+  ArrVal *v = new_arr(L, t->rank);
+  v->as = pt->addrspace;
+  v->data = LLVMBuildBitCast(L->b, p, LLVMPointerType(mem_type(L, t->elem), pt->addrspace), "");
+  for (unsigned d = 0; d < t->rank; d++) {
+    v->shape[d] = operand(L, op, 1 + d);
+    v->stride[d] = operand(L, op, 1 + t->rank + d);
+    if (!v->shape[d] || !v->stride[d]) return false;
+  }
+  set_arr(L, &op->results[0], v);
+  return true;
+}
+
 /* mem.field: data + the field's offset as a pointer to the field's elements, the array's shape and strides, then
  * the nested shape with C-contiguous strides. The elements' alignment is what the records' guarantees: every
  * record starts at a multiple of the array's (power-of-two) alignment, the field at its offset in it. */
@@ -437,8 +456,9 @@ static bool lower_field(Lower *L, Op *op) {
 static bool known_cache_hint(const Op *op) {
   const char *hint = ir_op_attr_str(op, "cache");
   static const char *const loads[] = {"ca", "cg", "cs", "lu", "cv"}, *const stores[] = {"cg", "cs", "wb", "wt"};
-  const char *const *known = op->kind == OP_LOAD ? loads : stores;
-  for (unsigned i = 0; hint && i < (op->kind == OP_LOAD ? 5u : 4u); i++)
+  bool load = op->kind == OP_LOAD || op->kind == OP_PTR_LOAD;
+  const char *const *known = load ? loads : stores;
+  for (unsigned i = 0; hint && i < (load ? 5u : 4u); i++)
     if (strcmp(hint, known[i]) == 0) return true;
   return !ir_op_attr(op, "cache");
 }
@@ -450,10 +470,11 @@ static const char *cache_hint(const Op *op, const ArrVal *a, const Type *elem) {
   return bits == 8 || bits == 16 || bits == 32 || bits == 64 ? hint : NULL;
 }
 
-static LLVMValueRef cached_load(Lower *L, const ArrVal *a, const Type *elem, const char *hint, LLVMValueRef p) {
+/* ld[.global].<hint>.b<bits> of the element at p (global: the address is a global one) */
+static LLVMValueRef cached_load(Lower *L, bool global, const Type *elem, const char *hint, LLVMValueRef p) {
   unsigned bits = mem_size(elem) * 8, reg = bits == 8 ? 32 : bits;
   char text[64], cons[8];
-  snprintf(text, sizeof text, "ld%s.%s.b%u $0, [$1];", a->as == ADDR_GLOBAL ? ".global" : "", hint, bits);
+  snprintf(text, sizeof text, "ld%s.%s.b%u $0, [$1];", global ? ".global" : "", hint, bits);
   snprintf(cons, sizeof cons, "=%c,l", reg == 16 ? 'h' : reg == 32 ? 'r' : 'l');
   LLVMValueRef addr = LLVMBuildPtrToInt(L->b, p, L->t_i64, "");
   LLVMValueRef v = inline_asm(L, LLVMIntTypeInContext(L->ctx, reg), text, cons, true, &addr, 1);
@@ -462,10 +483,10 @@ static LLVMValueRef cached_load(Lower *L, const ArrVal *a, const Type *elem, con
   return LLVMTypeOf(v) == mt ? v : LLVMBuildBitCast(L->b, v, mt, "");
 }
 
-static void cached_store(Lower *L, const ArrVal *a, const Type *elem, const char *hint, LLVMValueRef p, LLVMValueRef v) {
+static void cached_store(Lower *L, bool global, const Type *elem, const char *hint, LLVMValueRef p, LLVMValueRef v) {
   unsigned bits = mem_size(elem) * 8, reg = bits == 8 ? 32 : bits;
   char text[64], cons[24];
-  snprintf(text, sizeof text, "st%s.%s.b%u [$0], $1;", a->as == ADDR_GLOBAL ? ".global" : "", hint, bits);
+  snprintf(text, sizeof text, "st%s.%s.b%u [$0], $1;", global ? ".global" : "", hint, bits);
   snprintf(cons, sizeof cons, "l,%c,~{memory}", reg == 16 ? 'h' : reg == 32 ? 'r' : 'l');
   LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, bits);
   if (LLVMTypeOf(v) != it) v = LLVMBuildBitCast(L->b, v, it, "");
@@ -524,7 +545,7 @@ bool ll_lower_mem_op(Lower *L, Op *op) {
     const char *hint = cache_hint(op, a, elem);
     LLVMValueRef v;
     if (hint) {
-      v = cached_load(L, a, elem, hint, p);
+      v = cached_load(L, a->as == ADDR_GLOBAL, elem, hint, p);
     } else {
       v = LLVMBuildLoad2(L->b, mem_type(L, elem), p, "");
       LLVMSetAlignment(v, align);
@@ -544,11 +565,40 @@ bool ll_lower_mem_op(Lower *L, Op *op) {
     if (!known_cache_hint(op)) return fail(L, op, "mem.store's cache must be \"cg\", \"cs\", \"wb\" or \"wt\"");
     const char *hint = cache_hint(op, a, elem);
     if (hint) {
-      cached_store(L, a, elem, hint, p, to_mem(L, elem, v));
+      cached_store(L, a->as == ADDR_GLOBAL, elem, hint, p, to_mem(L, elem, v));
       return true;
     }
     LLVMValueRef st = LLVMBuildStore(L->b, to_mem(L, elem, v), p);
     LLVMSetAlignment(st, align);
+    return true;
+  }
+  case OP_PTR_LOAD:
+  case OP_PTR_STORE: { /* p[i] as numba-cuda's getitem/setitem of a CPointer: a GEP by i elements, natural alignment */
+    unsigned p0 = op->kind == OP_PTR_STORE;
+    LLVMValueRef p = operand(L, op, p0), i = operand(L, op, p0 + 1);
+    LLVMValueRef v = p0 ? operand(L, op, 0) : NULL;
+    if (!p || !i || (p0 && !v)) return false;
+    Type *elem = op_operand(op, p0)->type->elem;
+    LLVMTypeRef et = mem_type(L, elem);
+    LLVMValueRef ep = LLVMBuildGEP2(L->b, et, p, &i, 1, "");
+    const char *hint = ir_op_attr_str(op, "cache");
+    if (!known_cache_hint(op))
+      return fail(L, op, "%s's cache must be %s", op_name(op), p0 ? "\"cg\", \"cs\", \"wb\" or \"wt\""
+                                                                  : "\"ca\", \"cg\", \"cs\", \"lu\" or \"cv\"");
+    unsigned bits = mem_size(elem) * 8;
+    if (hint && (bits == 8 || bits == 16 || bits == 32 || bits == 64)) {
+      /* numba-cuda's cache-hint intrinsics on a pointer: ld.global.<hint> / st.global.<hint> of the address */
+      if (p0) cached_store(L, true, elem, hint, ep, to_mem(L, elem, v));
+      else set(L, &op->results[0], from_mem(L, elem, cached_load(L, true, elem, hint, ep)));
+      return true;
+    }
+    if (p0) {
+      LLVMSetAlignment(LLVMBuildStore(L->b, to_mem(L, elem, v), ep), (unsigned)mem_size(elem));
+      return true;
+    }
+    LLVMValueRef ld = LLVMBuildLoad2(L->b, et, ep, "");
+    LLVMSetAlignment(ld, (unsigned)mem_size(elem));
+    set(L, &op->results[0], from_mem(L, elem, ld));
     return true;
   }
   case OP_ALLOCA: {
@@ -623,6 +673,7 @@ bool ll_lower_mem_op(Lower *L, Op *op) {
   }
   case OP_SUBVIEW: return lower_subview(L, op);
   case OP_REINTERPRET: return lower_reinterpret(L, op);
+  case OP_PTR_ARRAY: return lower_ptr_array(L, op);
   case OP_FIELD: return lower_field(L, op);
   case OP_RECORD_ARRAY: { /* the parameter's array of one record, as it came */
     ArrVal *a = get_arr(L, op_operand(op, 0));

@@ -541,6 +541,7 @@ bool ll_lower_op_kind(Lower *L, Op *op) {
   case OP_BR: return lower_br(L, op);
   case OP_COND_BR: return lower_cond_br(L, op);
   case OP_DIM: case OP_STRIDE: case OP_SIZE: case OP_DATA: case OP_ADDR: case OP_LOAD: case OP_STORE:
+  case OP_PTR_LOAD: case OP_PTR_STORE: case OP_PTR_ARRAY:
   case OP_ALLOCA: case OP_GLOBAL_REF: case OP_DYN_SHARED: case OP_SUBVIEW: case OP_REINTERPRET: case OP_FIELD: case OP_RECORD_ARRAY:
     return ll_lower_mem_op(L, op);
   case OP_THREAD_ID: case OP_BLOCK_ID: case OP_BLOCK_DIM: case OP_GRID_DIM: case OP_LANE_ID: case OP_WARP_SIZE:

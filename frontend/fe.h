@@ -334,6 +334,7 @@ struct FeCtx {
   X(MATCH_ALL_SYNC, "match_all_sync")                                                    \
   X(LDCA, "ldca") X(LDCG, "ldcg") X(LDCS, "ldcs") X(LDLU, "ldlu") X(LDCV, "ldcv")         \
   X(STCG, "stcg") X(STCS, "stcs") X(STWB, "stwb") X(STWT, "stwt")                         \
+  X(CARRAY, "carray") X(FARRAY, "farray") X(FFI_FROM_BUFFER, "ffi.from_buffer")         \
   X(BREV, "brev") X(CLZ, "clz") X(FFS, "ffs") X(FMA, "fma") X(CBRT, "cbrt")             \
   X(SHARED_ARRAY, "shared.array") X(LOCAL_ARRAY, "local.array")                          \
   X(CONST_ARRAY_LIKE, "const.array_like")                                                \

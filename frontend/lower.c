@@ -562,6 +562,7 @@ static bool item_target(Lower *L, const PyExpr *t, FeVal *array, Value **base, V
     if (f.kind != FV_VAL) *sub = f;
     return true;
   }
+  if (is_pointer(&a)) return lw_pointer_item(L, &a, t->subscript.index, t->loc, base, idx);
   if (!is_array(&a) && a.kind != FV_VIEW) {
     lw_lerr(L, t->loc, "%s does not support item assignment", lw_vname(L, &a));
     return false;

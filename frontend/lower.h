@@ -221,6 +221,10 @@ extern const char *const lw_method_names[];
 bool lw_gather_indices(Lower *L, const PyExpr *ie, FeVal *out, unsigned *n, bool *views);
 FeVal lw_index_array(Lower *L, const FeVal *a, const FeVal *ix, unsigned n, SrcLoc loc, bool store,
                      Value **base, Value **idx);
+/* p[i] of a pointer (is_pointer): *base the pointer and idx[0] the index, for lw_load_element / lw_store_element;
+ * false after a located error. */
+bool lw_pointer_item(Lower *L, const FeVal *p, const PyExpr *ie, SrcLoc loc, Value **base, Value **idx);
+/* base[idx...] of an array (one index per axis), or of a pointer (one index) */
 FeVal lw_load_element(Lower *L, Value *base, Value **idx);
 void lw_store_element(Lower *L, Value *base, Value **idx, Value *v);
 /* Readonly arrays (Numba's, FeVal.readonly): whether arr is a readonly array or a view of one, and an array made one
@@ -362,6 +366,8 @@ FeVal lower_nanosleep(Lower *L, const PyExpr *e);
 FeVal lower_cg(Lower *L, int bi, const PyExpr *e);
 FeVal lower_bits(Lower *L, int bi, const PyExpr *e);
 FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e);
+FeVal lower_cfarray(Lower *L, int bi, const PyExpr *e);
+FeVal lower_ffi_from_buffer(Lower *L, const PyExpr *e);
 
 /* ---- lower_loops.c */
 void lower_for(Lower *L, const PyStmt *s);
@@ -417,6 +423,8 @@ static inline bool is_scalar(const FeVal *v) { return v->kind == FV_VAL && ty_is
 static inline bool is_complex(const FeVal *v) { return v->kind == FV_VAL && v->type->kind == TY_COMPLEX; }
 
 static inline bool is_array(const FeVal *v) { return v->kind == FV_VAL && v->type->kind == TY_ARRAY; }
+
+static inline bool is_pointer(const FeVal *v) { return v->kind == FV_VAL && v->type->kind == TY_PTR; }
 
 static inline bool is_const_int(const FeVal *v) {
   return v->kind == FV_VAL && !is_enum_only(v) && v->is_const && (v->type->kind == TY_INT || v->type->kind == TY_BOOL);

@@ -130,8 +130,34 @@ FeVal lw_index_array(Lower *L, const FeVal *a, const FeVal *ix, unsigned n, SrcL
   return v;
 }
 
+/* numba-cuda's getitem / setitem of a CPointer: one integer index of either sign (its normalize_1d_index: signed
+ * to intp, unsigned to uintp), no wrapping and no bounds (a pointer has none), the element that far from the one
+ * the pointer points to. */
+bool lw_pointer_item(Lower *L, const FeVal *p, const PyExpr *ie, SrcLoc loc, Value **base, Value **idx) {
+  if (lw_is_view_index(ie) || ie->kind == EX_TUPLE) {
+    lw_lerr(L, ie->loc, "%s is indexed by one integer (p[i]), not sliced or indexed by several", tname(L, p->type));
+    return false;
+  }
+  FeVal i = lower_expr(L, ie);
+  if (i.kind == FV_POISON) return false;
+  if (!is_scalar(&i) || i.type->kind != TY_INT || i.type->time || i.type->storage) {
+    lw_lerr(L, ie->loc, "No implementation of getitem(%s, %s): a pointer is indexed by an integer", tname(L, p->type),
+            lw_vname(L, &i));
+    return false;
+  }
+  at(L, loc);
+  *base = p->v;
+  idx[0] = conv_v(L, i, ty_i64(L->ctx));
+  return true;
+}
+
 /* base[idx...]: its value (a scalar), or a reference to it (a record). */
 FeVal lw_load_element(Lower *L, Value *base, Value **idx) {
+  if (base->type->kind == TY_PTR) {
+    Value *ops[2] = {base, idx[0]};
+    Type *et = base->type->elem;
+    return val(et, op_result(ib_op(&L->b, OP_PTR_LOAD, 2, ops, 1, &et, 0), 0));
+  }
   if (ty_is_record(base->type->elem)) return lw_record_ref(L, base, idx);
   unsigned rank = base->type->rank;
   Value *ops[33];
@@ -204,6 +230,11 @@ bool lw_refuse_readonly_store(Lower *L, const Value *arr, const Type *type, SrcL
 }
 
 void lw_store_element(Lower *L, Value *base, Value **idx, Value *v) {
+  if (base->type->kind == TY_PTR) {
+    Value *ops[3] = {v, base, idx[0]};
+    ib_op(&L->b, OP_PTR_STORE, 3, ops, 0, NULL, 0);
+    return;
+  }
   if (in_const_memory(L, base)) {
     lw_lerr(L, L->b.loc, "cannot assign to an element of a constant array (cuda.const.array_like): constant memory is "
                       "read-only in kernels");
@@ -1094,6 +1125,11 @@ FeVal lw_subscript_of(Lower *L, const PyExpr *e, FeVal v) {
     if (r.kind != FV_VAL || (views && r.v)) return r;
     if (r.kind != FV_VAL) return r;
     if (ty_is_record(base->type->elem)) return lw_record_ref(L, base, idx);
+    return lw_load_element(L, base, idx);
+  }
+  if (is_pointer(&v)) {
+    Value *base, *idx[1];
+    if (!lw_pointer_item(L, &v, e->subscript.index, e->loc, &base, idx)) return poison();
     return lw_load_element(L, base, idx);
   }
   if (lw_is_charseq(&v)) return lw_charseq_item(L, &v, e->subscript.index, e->loc);

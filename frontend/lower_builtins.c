@@ -427,6 +427,9 @@ FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   case BI_STCS:
   case BI_STWB:
   case BI_STWT: return lower_cache_hint(L, bi, e);
+  case BI_CARRAY:
+  case BI_FARRAY: return lower_cfarray(L, bi, e);
+  case BI_FFI_FROM_BUFFER: return lower_ffi_from_buffer(L, e);
   case BI_POPC:
   case BI_BREV:
   case BI_CLZ:

@@ -1,5 +1,7 @@
 /* lower_cuda.c — numba.cuda's builtins in kernels: thread and grid indices, shared/local/constant arrays, atomics,
- * warp intrinsics, barriers, cooperative groups, bit operations, and CUDA vector types' constructors (vectors.c). */
+ * warp intrinsics, barriers, cooperative groups, bit operations, loads and stores with a cache hint, arrays over
+ * pointers (carray, farray) and pointers to arrays' data (cffi's ffi.from_buffer), and CUDA vector types'
+ * constructors (vectors.c). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -705,7 +707,40 @@ FeVal lower_bits(Lower *L, int bi, const PyExpr *e) {
  * 1-d array, else a tuple of one integer type per axis, as numba-cuda's cache_hints checks them, with its messages)
  * read or written as a[i] is — the same wraparound and bounds check — by a mem.load / mem.store whose `cache`
  * attribute names the PTX cache operator: ld.global.<op> / st.global.<op> on the GPU (backend), a plain access on the
- * simulator. The array's dtype must be an integer or a float of 8 to 64 bits; a stored value converts to it. */
+ * simulator. The array's dtype must be an integer or a float of 8 to 64 bits; a stored value converts to it. A
+ * pointer instead of the array: pointer_cache_hint. */
+/* The element type of a cache-hinted access (an integer or a float, bfloat16 and datetimes not), or NULL after
+ * numba-cuda's error. */
+static Type *cache_hint_element(Lower *L, const char *name, Type *et, SrcLoc loc) {
+  if ((et->kind == TY_INT && !ty_is_time(et)) || (et->kind == TY_FLOAT && !ty_is_bf16(et))) return et;
+  lw_lerr(L, loc, "%s requires array of integer or float type, got %s", name, tname(L, et));
+  return NULL;
+}
+
+/* cuda.ldca(p, i) ... of a pointer p (a CPointer): p[i] (one integer of any type, no wraparound, no bounds) by a
+ * mem.ptr_load / mem.ptr_store with the `cache` attribute, as numba-cuda's cache_hints reads a pointer. */
+static FeVal pointer_cache_hint(Lower *L, const char *name, bool store, const FeVal *p, const FeVal *a, const PyExpr *e) {
+  if (a[1].kind == FV_TUPLE)
+    return lw_lerr(L, arg_loc(e, 1), "Pointers only support scalar indexing, got tuple of %u", a[1].tup.n);
+  if (a[1].kind != FV_VAL || !is_int_type(a[1].type) || is_enum_only(&a[1]))
+    return lw_lerr(L, arg_loc(e, 1), "%s is not a valid index", lw_vname(L, &a[1]));
+  Type *et = cache_hint_element(L, name, p->type->elem, arg_loc(e, 0));
+  if (!et) return poison();
+  if (store && (!is_scalar(&a[2]) || lw_implicit_conv_error(L, &a[2], et, arg_loc(e, 2), " to store it into an element")))
+    return is_scalar(&a[2]) ? poison()
+                            : lw_lerr(L, arg_loc(e, 2), "cannot store %s into an element of %s", lw_vname(L, &a[2]),
+                                      tname(L, p->type));
+  at(L, e->loc);
+  Value *ops[3];
+  unsigned k = 0;
+  if (store) ops[k++] = conv_v(L, a[2], et);
+  ops[k++] = p->v;
+  ops[k++] = conv_v(L, a[1], ty_i64(L->ctx));
+  Op *op = ib_op(&L->b, store ? OP_PTR_STORE : OP_PTR_LOAD, k, ops, store ? 0 : 1, store ? NULL : &et, 0);
+  ir_op_set_attr(L->m, op, "cache", attr_str(L->m, name + 2)); /* "ca", "cg", ..., "wt" */
+  return store ? (FeVal){.kind = FV_NONE} : val(et, op_result(op, 0));
+}
+
 FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e) {
   const char *name = sema_builtin_name(bi), *fname = arena_printf(&L->fe->arena, "cuda.%s", name);
   bool store = bi == BI_STCG || bi == BI_STCS || bi == BI_STWB || bi == BI_STWT;
@@ -713,6 +748,7 @@ FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e) {
   if (!lw_positional(L, e, fname, store ? 3 : 2, store ? 3 : 2, a)) return poison();
   FeVal arr = a[0].kind == FV_VIEW ? lw_view_value(L, &a[0]) : a[0];
   if (arr.kind == FV_POISON || a[1].kind == FV_POISON || (store && a[2].kind == FV_POISON)) return poison();
+  if (is_pointer(&arr)) return pointer_cache_hint(L, name, store, &arr, a, e);
   if (!is_array(&arr) || ty_is_record(arr.type->elem))
     return lw_lerr(L, arg_loc(e, 0), "%s operates on arrays or pointers. Got type %s", name, lw_vname(L, &a[0]));
   unsigned rank = arr.type->rank;
@@ -736,9 +772,8 @@ FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e) {
   } else {
     return lw_lerr(L, arg_loc(e, 1), "%s is not a valid index", lw_vname(L, &a[1]));
   }
-  Type *et = arr.type->elem;
-  if (!((et->kind == TY_INT && !ty_is_time(et)) || (et->kind == TY_FLOAT && !ty_is_bf16(et))))
-    return lw_lerr(L, arg_loc(e, 0), "%s requires array of integer or float type, got %s", name, tname(L, et));
+  Type *et = cache_hint_element(L, name, arr.type->elem, arg_loc(e, 0));
+  if (!et) return poison();
   if (store && (!is_scalar(&a[2]) || lw_implicit_conv_error(L, &a[2], et, arg_loc(e, 2), " to store it into an element")))
     return is_scalar(&a[2]) ? poison()
                             : lw_lerr(L, arg_loc(e, 2), "cannot store %s into an element of %s", lw_vname(L, &a[2]),
@@ -754,4 +789,74 @@ FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e) {
   Op *op = ib_op(&L->b, store ? OP_STORE : OP_LOAD, k, ops, store ? 0 : 1, store ? NULL : &et, 0);
   ir_op_set_attr(L->m, op, "cache", attr_str(L->m, name + 2)); /* "ca", "cg", ..., "wt" */
   return store ? (FeVal){.kind = FV_NONE} : val(et, op_result(op, 0));
+}
+
+/* ---- calls: arrays over pointers ------------------------------------------------------------------------------- */
+
+/* carray(ptr, shape, dtype=None) / farray(...) (numba's numpy_support, numba-cuda's np_cfarray): the array of that
+ * shape (an integer, or a tuple of them, known at compile time or not) over the memory the pointer points to, C- or
+ * F-contiguous, its dtype the pointer's (a dtype given must be it), by a mem.ptr_array. */
+FeVal lower_cfarray(Lower *L, int bi, const PyExpr *e) {
+  const char *fname = bi == BI_CARRAY ? "carray" : "farray";
+  static const char *const names[] = {"ptr", "shape", "dtype"};
+  FeVal a[3];
+  if (!bind_args(L, e, fname, names, 2, 3, a)) return poison();
+  if (a[0].kind == FV_POISON || a[1].kind == FV_POISON || a[2].kind == FV_POISON) return poison();
+  if (!is_pointer(&a[0])) return lw_lerr(L, arg_loc(e, 0), "pointer argument expected, got '%s'", lw_vname(L, &a[0]));
+  Type *elem = a[0].type->elem;
+  if (a[2].kind != FV_UNDEF && a[2].kind != FV_NONE) {
+    SrcLoc dloc = e->call.args.n > 2 ? arg_loc(e, 2) : e->loc;
+    Type *dt = lw_dtype_of(L, &a[2], dloc);
+    if (!dt) return poison();
+    if (dt != elem)
+      return lw_lerr(L, dloc, "mismatching dtype '%s' for pointer type '%s'", tname(L, dt), tname(L, a[0].type));
+  }
+  const FeVal *dims = &a[1];
+  unsigned rank = 1;
+  if (a[1].kind == FV_TUPLE) {
+    dims = a[1].tup.elems;
+    rank = a[1].tup.n;
+  }
+  bool ok = rank >= 1 && rank <= 8;
+  for (unsigned d = 0; d < rank && ok; d++) ok = is_scalar(&dims[d]) && is_int_type(dims[d].type) && !is_enum_only(&dims[d]);
+  if (!ok)
+    return lw_lerr(L, e->call.args.n > 1 ? arg_loc(e, 1) : e->loc, "invalid shape '%s'%s", lw_vname(L, &a[1]),
+                   rank > 8 ? " (kfront's arrays have at most 8 dimensions)" : "");
+  at(L, e->loc);
+  Type *i64 = ty_i64(L->ctx);
+  Value *ops[17];
+  ops[0] = a[0].v;
+  for (unsigned d = 0; d < rank; d++) ops[1 + d] = conv_v(L, dims[d], i64);
+  Value *stride = ib_const_int(&L->b, i64, (int64_t)ty_size(elem));
+  for (unsigned k = 0; k < rank; k++) { /* C: the last axis moves by one element; F: the first */
+    unsigned d = bi == BI_CARRAY ? rank - 1 - k : k;
+    ops[1 + rank + d] = stride;
+    if (k + 1 < rank) stride = ib_binary(&L->b, OP_MULI, stride, ops[1 + d]);
+  }
+  Type *t = ty_array(L->ctx, elem, rank, bi == BI_CARRAY ? LAYOUT_C : LAYOUT_F);
+  return val(t, op_result(ib_op(&L->b, OP_PTR_ARRAY, 1 + 2 * rank, ops, 1, &t, 0), 0));
+}
+
+/* ffi.from_buffer(a) of a cffi.FFI object (numba-cuda's typing/cffi_utils.py): a pointer to the first element of a
+ * contiguous array (C, or F of one dimension), typed CPointer of its dtype, by a mem.data; numba-cuda's messages for
+ * anything else. */
+FeVal lower_ffi_from_buffer(Lower *L, const PyExpr *e) {
+  static const char *const names[] = {"buffer"};
+  FeVal a[1];
+  if (!bind_args(L, e, "ffi.from_buffer", names, 1, 1, a)) return poison();
+  FeVal arr = a[0].kind == FV_VIEW ? lw_view_value(L, &a[0]) : a[0];
+  if (arr.kind == FV_POISON) return arr;
+  SrcLoc loc = arg_loc(e, 0);
+  if (!is_array(&arr)) return lw_lerr(L, loc, "from_buffer() expected a buffer object, got %s", lw_vname(L, &a[0]));
+  Type *t = arr.type;
+  if (t->layout != LAYOUT_C && t->layout != LAYOUT_F)
+    return lw_lerr(L, loc, "from_buffer() unsupported on non-contiguous buffers (got %s)", tname(L, t));
+  if (t->layout != LAYOUT_C && t->rank > 1)
+    return lw_lerr(L, loc, "from_buffer() only supports multidimensional arrays with C layout (got %s)", tname(L, t));
+  if (!ty_is_scalar(t->elem) || ty_is_time(t->elem) || t->elem->storage)
+    return lw_lerr(L, loc, "pointer types (%s*) are not supported by kfront: ffi.from_buffer takes arrays of numbers",
+                   tname(L, t->elem));
+  at(L, e->loc);
+  Type *pt = ty_ptr(L->ctx, t->elem, 0);
+  return val(pt, op_result(ib_op(&L->b, OP_DATA, 1, &arr.v, 1, &pt, 0), 0));
 }

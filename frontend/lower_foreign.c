@@ -52,9 +52,9 @@ FeVal lw_call_foreign(Lower *L, const FeVal *fn, const PyExpr *e) {
                    sig.nargs, sig.nargs == 1 ? "" : "s", e->call.args.n);
   for (unsigned i = 0; i < sig.nargs; i++) {
     Type *t = sig.args[i];
-    if (t->kind != TY_INT && t->kind != TY_FLOAT && t->kind != TY_BOOL)
-      return lw_lerr(L, e->loc, "the foreign function '%s': parameter %u is %s; kfront passes numbers and booleans to "
-                     "foreign functions", symbol, i + 1, tname(L, t));
+    if (t->kind != TY_INT && t->kind != TY_FLOAT && t->kind != TY_BOOL && t->kind != TY_PTR)
+      return lw_lerr(L, e->loc, "the foreign function '%s': parameter %u is %s; kfront passes numbers, booleans and "
+                     "pointers to numbers to foreign functions", symbol, i + 1, tname(L, t));
   }
   Type *ret = sig.ret;
   if (ret && ret->kind != TY_INT && ret->kind != TY_FLOAT && ret->kind != TY_BOOL)
@@ -68,7 +68,9 @@ FeVal lw_call_foreign(Lower *L, const FeVal *fn, const PyExpr *e) {
     if (a->kind == EX_STARRED) return lw_lerr(L, a->loc, "*args in a call of the foreign function '%s'", symbol);
     FeVal v = lower_expr(L, a);
     if (v.kind == FV_POISON) return v;
-    if (v.kind != FV_VAL || v.type->kind == TY_ARRAY || v.type->kind == TY_COMPLEX)
+    /* a pointer parameter takes that pointer type alone (numba-cuda converts no array or other pointer to it) */
+    bool pointers = sig.args[i]->kind == TY_PTR || (v.kind == FV_VAL && v.type->kind == TY_PTR);
+    if (v.kind != FV_VAL || v.type->kind == TY_ARRAY || v.type->kind == TY_COMPLEX || (pointers && v.type != sig.args[i]))
       return lw_lerr(L, a->loc, "argument %u of the foreign function '%s' declared as \"%s\" must be %s, not %s", i + 1,
                      symbol, text, tname(L, sig.args[i]), lw_vname(L, &v));
     FeVal c = lw_conv(L, v, sig.args[i]);

@@ -238,6 +238,10 @@ void nb_type_name(const Type *t, StrBuf *out) {
     return;
   }
   case TY_RECORD: fe_record_spell(t, out); return;
+  case TY_PTR: /* numba's name of CPointer(int32) */
+    nb_type_name(t->elem, out);
+    sb_putc(out, '*');
+    return;
   default: ty_print(t, out); return;
   }
 }
@@ -303,6 +307,10 @@ void nb_type_signature(const Type *t, StrBuf *out) {
     return;
   }
   case TY_RECORD: fe_record_spell(t, out); return;
+  case TY_PTR: /* int32*, as numba spells CPointer(int32) (nb_parse_signature_text reads it) */
+    nb_type_signature(t->elem, out);
+    sb_putc(out, '*');
+    return;
   default: ty_print(t, out); return;
   }
 }
@@ -519,6 +527,24 @@ static Type *parse_array_ctor(FeCtx *fe, const PyExpr *e, bool *readonly) {
 }
 
 /* Whether name is datetime64 / NPDatetime (1) or timedelta64 / NPTimedelta (2), else 0. */
+/* CPointer(T) (also spelt T*): a pointer to a number, in the generic address space, as numba-cuda's kernels take and
+ * pass them (p[i] reads and writes through it). */
+static Type *parse_pointer_type(FeCtx *fe, const PyExpr *e) {
+  if (e->call.args.n != 1 || e->call.nkeywords) {
+    fe_error(fe, e->loc, "CPointer takes one type (CPointer(float32)); kfront has no pointer in an address space of its own");
+    return NULL;
+  }
+  bool v = false;
+  Type *elem = nb_parse_type(fe, e->call.args.items[0], &v);
+  if (!elem && !v) return NULL;
+  if (!elem || !ty_is_scalar(elem) || elem->time || elem->storage) {
+    fe_error(fe, e->call.args.items[0]->loc, "pointer types (%s*) are not supported by kfront: kernels and device "
+             "functions take pointers to numbers (CPointer(float32), float32*)", elem ? nb_type_str(&fe->arena, elem) : "void");
+    return NULL;
+  }
+  return ty_ptr(fe->ctx, elem, 0);
+}
+
 static int time_type_name(const char *name, bool ctor) {
   if (!name) return 0;
   if (strcmp(name, ctor ? "NPDatetime" : "datetime64") == 0) return 1;
@@ -591,6 +617,7 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
       return ty_tuple(fe->ctx, l->elts.n, elems);
     }
     if (fname && strcmp(fname, "NamedTuple") == 0) return parse_named_tuple(fe, e);
+    if (fname && strcmp(fname, "CPointer") == 0) return parse_pointer_type(fe, e);
     if (fname && strcmp(fname, "Array") == 0) return parse_array_ctor(fe, e, NULL);
     if (fe_enum_spelled(e)) { /* enum members are arguments of their own (the signature's top level) */
       fe_error(fe, e->loc, "an enum member inside a tuple or an array type is not supported by kfront (pass it as an "
@@ -800,6 +827,52 @@ static bool take_records(FeCtx *fe, char *s, size_t len, const char *file, unsig
   return true;
 }
 
+/* s (len bytes) with each pointer suffix, numba's spelling of a pointer type (int32*, float64**), as the call that
+ * makes it (CPointer(int32)), which Python's grammar parses; quoted strings are left as they are. NULL after an
+ * error (a '*' after no type). */
+static const char *spell_pointers(FeCtx *fe, const char *s, size_t *len, const char *file, unsigned line, unsigned col) {
+  static const char wrap[] = "CPointer(";
+  size_t stars = 0, n = *len;
+  for (size_t i = 0; i < n; i++) stars += s[i] == '*';
+  char *out = arena_alloc(&fe->arena, n + stars * (sizeof wrap) + 1);
+  size_t o = 0;
+  char quote = 0;
+  for (size_t i = 0; i < n; i++) {
+    char ch = s[i];
+    if (quote) {
+      if (ch == quote) quote = 0;
+    } else if (ch == '\'' || ch == '"') {
+      quote = ch;
+    } else if (ch == '*') {
+      size_t end = o;
+      while (end && (out[end - 1] == ' ' || out[end - 1] == '\t')) end--;
+      size_t start = end;
+      if (start && out[start - 1] == ')') { /* CPointer(int32)*: back to its '(' and the name before it */
+        int depth = 0;
+        while (start) {
+          start--;
+          depth += out[start] == ')' ? 1 : out[start] == '(' ? -1 : 0;
+          if (!depth) break;
+        }
+      }
+      while (start && (isalnum((unsigned char)out[start - 1]) || out[start - 1] == '_' || out[start - 1] == '.')) start--;
+      if (start == end) {
+        fe_error(fe, srcloc(file, line, col + (unsigned)i), "'*' follows no type (a pointer type is spelt int32*)");
+        return NULL;
+      }
+      memmove(out + start + sizeof wrap - 1, out + start, end - start);
+      memcpy(out + start, wrap, sizeof wrap - 1);
+      o = end + sizeof wrap - 1;
+      out[o++] = ')';
+      continue;
+    }
+    out[o++] = ch;
+  }
+  out[o] = 0;
+  *len = o;
+  return out;
+}
+
 bool nb_parse_signature_text(FeCtx *fe, const char *s, size_t len, const char *file, unsigned line, unsigned col,
                              FeSig *out) {
   bool has_record = false;
@@ -810,6 +883,9 @@ bool nb_parse_signature_text(FeCtx *fe, const char *s, size_t len, const char *f
     copy[len] = 0;
     if (!take_records(fe, copy, len, file, line, col)) return false;
     s = copy;
+  }
+  if (memchr(s, '*', len)) {
+    if (!(s = spell_pointers(fe, s, &len, file, line, col))) return false;
   }
   PyExpr *e = parse_expression(&fe->arena, fe->diag, file, s, len, line, col);
   if (!e) return false;

@@ -574,6 +574,45 @@ static bool verify_store(VerifyCtx *c, Op *op) {
   return true;
 }
 
+/* Operand `p` must be a pointer to a scalar and operand `p` + 1 its i64 index. */
+static bool check_pointer_index(VerifyCtx *c, const Op *op, unsigned p) {
+  Type *t = OT(op, p);
+  if (t->kind != TY_PTR || !t->elem || !ty_is_scalar(t->elem))
+    return op_error(c, op, "operand #%u must be a pointer to a scalar, got %s", p, T(c, t));
+  if (!is_i64(OT(op, p + 1))) return op_error(c, op, "index (operand #%u) must be i64, got %s", p + 1, T(c, OT(op, p + 1)));
+  return true;
+}
+
+static bool verify_ptr_load(VerifyCtx *c, Op *op) {
+  if (!check_pointer_index(c, op, 0)) return false;
+  if (RT(op, 0) != OT(op, 0)->elem)
+    return op_error(c, op, "result type must be the pointer's element type: %s vs %s", T(c, RT(op, 0)), T(c, OT(op, 0)->elem));
+  return true;
+}
+
+static bool verify_ptr_store(VerifyCtx *c, Op *op) {
+  if (!check_pointer_index(c, op, 1)) return false;
+  if (OT(op, 0) != OT(op, 1)->elem)
+    return op_error(c, op, "stored value type must be the pointer's element type: %s vs %s", T(c, OT(op, 0)),
+                    T(c, OT(op, 1)->elem));
+  return true;
+}
+
+static bool verify_ptr_array(VerifyCtx *c, Op *op) {
+  if (op->noperands < 1) return op_error(c, op, "expects a pointer operand");
+  Type *p = OT(op, 0), *r = RT(op, 0);
+  if (p->kind != TY_PTR || !p->elem || !ty_is_scalar(p->elem))
+    return op_error(c, op, "operand #0 must be a pointer to a scalar, got %s", T(c, p));
+  if (!ty_is_array(r) || r->elem != p->elem)
+    return op_error(c, op, "result must be an array of the pointer's element type %s, got %s", T(c, p->elem), T(c, r));
+  if (op->noperands != 1 + 2 * r->rank)
+    return op_error(c, op, "expects %u operands for a result of rank %u (the pointer, an extent and a stride per axis), "
+                           "got %u", 1 + 2 * r->rank, r->rank, op->noperands);
+  for (unsigned i = 1; i < op->noperands; i++)
+    if (!is_i64(OT(op, i))) return op_error(c, op, "operand #%u must be i64, got %s", i, T(c, OT(op, i)));
+  return true;
+}
+
 static bool verify_alloca(VerifyCtx *c, Op *op) {
   Type *r = RT(op, 0);
   if (!ty_is_array(r)) return op_error(c, op, "result must be an array, got %s", T(c, r));

@@ -232,6 +232,7 @@ static Value *written_array(const Op *op) {
 
 static bool collect_written(Op *op, void *user) {
   Ts *t = user;
+  if (op->kind == OP_PTR_STORE) return fail(t, "the kernel writes through a pointer (which may alias a parameter)");
   Value *a = written_array(op);
   if (!a) return true;
   Op *d = a->def;
@@ -260,7 +261,7 @@ static bool callee_writes(Op *callee, Op *call, void *user) {
   }
   for (Block *b = callee->regions[0].first; b; b = b->next)
     for (Op *op = b->first; op; op = op->next)
-      if (op->kind == OP_STORE || op->kind == OP_ATOMIC_RMW || op->kind == OP_ATOMIC_CAS || op->nregions) {
+      if (op->kind == OP_STORE || op->kind == OP_PTR_STORE || op->kind == OP_ATOMIC_RMW || op->kind == OP_ATOMIC_CAS || op->nregions) {
         *writes = true; /* (nested regions: looked at conservatively) */
         return false;
       }

@@ -306,6 +306,10 @@ bool rt_arg_fits(const Type *param, const kf_arg *arg) {
   if (param->kind == TY_COMPLEX) return arg->kind == KF_ARG_SCALAR && rt_dtype_size(arg->dtype) != 0;
   if (ty_is_scalar(param))
     return arg->kind == KF_ARG_SCALAR && rt_dtype_size(arg->dtype) != 0 && !rt_dtype_is_complex(arg->dtype);
+  /* a pointer: an address, as numba-cuda passes a CPointer argument (an integer) */
+  if (param->kind == TY_PTR)
+    return arg->kind == KF_ARG_SCALAR && !arg->type && rt_dtype_size(arg->dtype) != 0 && !rt_dtype_is_float(arg->dtype) &&
+           !rt_dtype_is_complex(arg->dtype) && arg->dtype != KF_BOOL;
   if (param->kind != TY_ARRAY || arg->kind != KF_ARG_ARRAY) return false;
   kf_dtype want;
   if (!rt_type_dtype(param->elem, &want) || want != arg->array.dtype || param->rank != arg->array.ndim) return false;
@@ -429,6 +433,7 @@ bool rt_check_args(const char *kernel, Type *const *params, unsigned nparams, co
     const char *what = ty_is_scalar(params[i])            ? "a scalar "
                        : params[i]->kind == TY_ARRAY   ? "an array "
                        : params[i]->kind == TY_RECORD ? "a record "
+                       : params[i]->kind == TY_PTR    ? "an address (an integer) for "
                                                        : "";
     diag_error(diag, srcloc(NULL, 0, 0), "argument %u of kernel %s (%s): expected %s%s, got %s", i + 1, kernel,
                sb_cstr(&sig), what, sb_cstr(&want), sb_cstr(&got));

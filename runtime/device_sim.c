@@ -169,6 +169,14 @@ void rt_device_sim_set_limits(RtDevice *d, uint64_t max_steps, double max_second
 
 /* The options of a launch starting now: a copy of the device's (their settings' text copied too, into the
  * caller's buffers, so that a concurrent rt_device_sim_set_limits changes nothing under the launch). */
+/* SimOptions.holds: whether [addr, addr + bytes) lies in one block of the registry (what a kernel may reach through a
+ * pointer it was handed). */
+static bool registry_holds(void *user, uint64_t addr, size_t bytes) {
+  (void)user;
+  SimBlock b;
+  return bytes && addr + bytes > addr && registry_find(addr, addr + bytes, &b);
+}
+
 static void launch_options(Sim *s, SimOptions *o, char steps[SETTING_MAX], char seconds[SETTING_MAX]) {
   pthread_mutex_lock(&s->opts_lock);
   *o = s->opts;
@@ -178,6 +186,8 @@ static void launch_options(Sim *s, SimOptions *o, char steps[SETTING_MAX], char 
   o->steps_setting = steps;
   o->seconds_setting = seconds;
   o->interrupt = rt_interrupt_flag();
+  o->holds = registry_holds;
+  o->holds_user = NULL;
 }
 
 static bool sim_alloc(RtDevice *d, size_t bytes, uint64_t *out, Diag *diag) {

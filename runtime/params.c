@@ -73,6 +73,7 @@ void rt_convert_scalar(const kf_arg *a, const Type *to, void *out) {
     memcpy(out, &v, 1);
     return;
   }
+  case TY_PTR: /* an address: its 64 bits (rt_arg_fits takes integers only) */
   case TY_INT: {
     uint64_t bits = from_float ? sem_float_to_int(a->value.f, to->bits, !to->is_unsigned)
                     : from_unsigned ? a->value.u : (uint64_t)a->value.i;

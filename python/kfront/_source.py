@@ -534,6 +534,9 @@ def freeze_value(name, value, registry=None, attrs=(), depth=0):
     std = _std_lookup(value)
     if std is not None:
         return std
+    cffi = sys.modules.get("cffi")  # a cffi.FFI object (numba's types.ffi): kernels call its from_buffer
+    if cffi is not None and isinstance(value, cffi.FFI):
+        return ("module", "cffi.FFI")
     if isinstance(value, type) and issubclass(value, BaseException):
         return ("exception", "%s.%s" % (value.__module__, value.__qualname__), value)
     from kfront.cuda import linking

@@ -1,6 +1,6 @@
 """kfront.numpy_support — the host-side names of numba-cuda's numba.cuda.np.numpy_support beyond from_dtype/as_dtype
 (which are kfront.types'): numpy_version, and carray/farray, NumPy views over the memory a ctypes pointer points
-to. (In kernels numba compiles carray/farray over CPointer arguments; kfront's kernels have no pointer types.)"""
+to. In kernels they are arrays over a pointer (a CPointer value), as numba-cuda compiles them."""
 import ctypes
 
 import numpy as np

@@ -602,9 +602,10 @@ class IntEnumMember(EnumMember):
 
 
 class CPointer(Type):
-    """numba.types.CPointer(dtype): a C pointer to dtype, spelt "int32*" as numba spells it. kfront names it (numba-cuda
-    programs import it for FFI declarations) but compiles no pointer: a signature with one is an UnsupportedError
-    when it is compiled."""
+    """numba.types.CPointer(dtype): a C pointer to dtype, spelt "int32*" as numba spells it (a signature's text may
+    spell it so too). Kernels and device functions take and pass pointers to numbers (p[i] reads and writes the
+    element i past the one it points to; a launch passes an integer address); any other pointer (to a record, in an
+    address space of its own) is an UnsupportedError when its signature is compiled."""
 
     def __new__(cls, dtype, addrspace=None):
         if not isinstance(dtype, Type):
@@ -656,8 +657,8 @@ class Opaque(Type):
 
 
 class RawPointer(Opaque):
-    """numba's RawPointer: an untyped pointer, voidptr ("void*") the one numba names. As CPointer, kfront names it
-    (FFI declarations use it) but compiles no pointer: a signature with one is an UnsupportedError."""
+    """numba's RawPointer: an untyped pointer, voidptr ("void*") the one numba names. kfront names it (FFI
+    declarations use it) but compiles no untyped pointer: a signature with one is an UnsupportedError."""
 
     def _reduce(self):
         return (RawPointer, (self.name,))
@@ -789,6 +790,7 @@ _SIG_NAMES.update({"bool": boolean, "float_": float32, "half": float16, "single"
                    "UniTuple": UniTuple, "Tuple": Tuple, "NamedTuple": NamedTuple, "Array": Array,
                    "EnumMember": EnumMember, "IntEnumMember": IntEnumMember, "NPDatetime": NPDatetime,
                    "NPTimedelta": NPTimedelta, "CharSeq": CharSeq, "UnicodeCharSeq": UnicodeCharSeq,
+                   "CPointer": CPointer,
                    "datetime64": NPDatetime(""), "timedelta64": NPTimedelta("")})
 
 # ---- array specs ----------------------------------------------------------------------------------
@@ -882,7 +884,7 @@ def _eval_sig(node):
                 raise _SigSyntaxError("the arguments of a signature must be types")
             return Signature(func, args)
         if func in (UniTuple, Tuple, NamedTuple, Array, EnumMember, IntEnumMember, NPDatetime, NPTimedelta, CharSeq,
-                    UnicodeCharSeq):
+                    UnicodeCharSeq, CPointer):
             try:
                 return func(*args, **kwargs)
             except (TypeError, ValueError) as e:
@@ -892,6 +894,38 @@ def _eval_sig(node):
 
 
 _CHARSEQ_SPELLING = re.compile(r"\[(?:(uni)chr|char) x (\d+)\]")
+
+
+def _spell_pointers(text):
+    """text with each pointer suffix, numba's spelling of a pointer type (int32*, float64**), as the call that
+    makes it (CPointer(int32)): a signature's text as Python parses it. Quoted strings are left as they are."""
+    out, quote = [], None
+    for ch in text:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "*":
+            start = len(out)
+            while start and out[start - 1].isspace():
+                start -= 1
+            end = start
+            if start and out[start - 1] == ")":  # CPointer(int32)*: back to its "(" and the name before it
+                depth = 0
+                while start:
+                    start -= 1
+                    depth += {")": 1, "(": -1}.get(out[start], 0)
+                    if depth == 0:
+                        break
+            while start and (out[start - 1].isalnum() or out[start - 1] in "_."):
+                start -= 1
+            if start == end:
+                raise _SigSyntaxError("'*' follows no type (a pointer type is spelt int32*)")
+            out[start:end] = list("CPointer(") + out[start:end] + [")"]
+            continue
+        out.append(ch)
+    return "".join(out)
+
 
 
 def parse_signature(sig):
@@ -919,8 +953,8 @@ def parse_signature(sig):
         # bytes / str items as Numba spells them ([char x 12], [unichr x 12]: no Python) read as their constructors
         text = _CHARSEQ_SPELLING.sub(lambda m: "%s(%s)" % ("UnicodeCharSeq" if m.group(1) else "CharSeq", m.group(2)),
                                      sig.strip())
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
+        tree = ast.parse(_spell_pointers(text) if "*" in text else text, mode="eval")
+    except (SyntaxError, _SigSyntaxError):
         raise TypeError("kfront: invalid signature %r: it does not parse" % sig) from None
     try:
         value = _eval_sig(tree.body)
@@ -944,11 +978,22 @@ def normalize_signature(sig):
     reads, with every type under its Numba name (double -> float64, boolean -> bool, f4[::1] ->
     float32[::1]) and void for a none return type."""
     args, ret = parse_signature(sig)
-    pointer = next((t for t in (ret,) + tuple(args) if isinstance(t, (CPointer, RawPointer))), None)
+    pointer = next((t for t in (ret,) + tuple(args) if _unsupported_pointer(t)), None)
     if pointer is not None:
         raise errors.UnsupportedError("kfront: pointer types (%s) are not supported in signatures: kernels and "
-                                      "device functions take arrays" % pointer)
+                                      "device functions take pointers to numbers (CPointer(float32), float32*) and "
+                                      "arrays" % pointer)
     return str(Signature(ret, args))
+
+
+def _unsupported_pointer(t):
+    """Whether t is a pointer kfront compiles no parameter or result of: an untyped one (voidptr), one in an address
+    space of its own, one to anything but a number (numba-cuda's CPointer(float32) is supported)."""
+    if isinstance(t, RawPointer):
+        return True
+    if not isinstance(t, CPointer):
+        return False
+    return t.addrspace is not None or not isinstance(t.dtype, (Boolean, Integer, Float))
 
 
 def return_type(sig):
@@ -1000,6 +1045,10 @@ def from_kir(text):
         parts = _kir_split(t[6:-1])
         if len(parts) == 3 and parts[2] in ("C", "F", "A"):
             return Array(from_kir(parts[0]), int(parts[1]), parts[2])
+    if t.startswith("ptr<") and t.endswith(">"):  # a pointer of the generic address space: numba's CPointer
+        parts = _kir_split(t[4:-1])
+        if len(parts) == 2 and parts[1] == "0":
+            return CPointer(from_kir(parts[0]))
     raise ValueError("kfront: kir type %r has no Numba type" % text)
 
 

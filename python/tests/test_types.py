@@ -289,6 +289,7 @@ def k1(a):
     (void(float32[:, ::1], int64), "k2"), (void(float32[::1, :], boolean), "k2"),
     (void(float16[:, :, :], uint8), "k2"), ((float32[:], float32[::1]), "k2"), ((int8[:],), "k1"),
     (void(Array(float64, 1, "C", readonly=True)), "k1"), ("void(double[:], intp)", "k2"),
+    (void(t.CPointer(t.int32), t.CPointer(t.uint8)), "k2"), ("void(float64 *)", "k1"),
 ])
 def test_canonical_text_is_what_kfront_parses(tmp_path, sig, kernel):
     src = tmp_path / "kernels.py"
@@ -302,7 +303,7 @@ def test_canonical_text_is_what_kfront_parses(tmp_path, sig, kernel):
     ("i1", "bool"), ("u16", "uint16"), ("f16", "float16"), ("(f64)", "float64"), ("()", "none"),
     ("tuple<i64, i64>", "UniTuple(int64, 2)"), ("(i32, f32)", "Tuple((int32, float32))"),
     ("tuple<i64, tuple<f32, f32>>", "Tuple((int64, UniTuple(float32, 2)))"), ("array<f32, 2, C>", "float32[:, ::1]"),
-    ("(array<u8, 1, A>)", "uint8[:]"),
+    ("(array<u8, 1, A>)", "uint8[:]"), ("ptr<i32, 0>", "int32*"), ("(ptr<f64, 0>)", "float64*"),
 ])
 def test_from_kir(text, expected):
     assert str(t.from_kir(text)) == expected
@@ -338,12 +339,21 @@ def test_a_type_subclass_made_numbas_way_is_named():
         t.Type.__init__(struct)  # Type.__init__ needs the name
 
 
-def test_cpointer_is_named_and_refused_in_signatures():
+def test_cpointer_is_named_and_spelt_in_signatures():
     p = t.CPointer(t.int32)
     assert str(p) == "int32*" and p is t.CPointer(t.int32) and p != t.CPointer(t.int64)
     assert pickle.loads(pickle.dumps(p)) is p
-    with pytest.raises(errors.UnsupportedError, match=r"pointer types \(int32\*\) are not supported"):
-        t.normalize_signature(t.void(p, t.int32))
+    assert t.normalize_signature(t.void(p, t.int32)) == "void(int32*, int32)"
+    # numba's spelling in a signature's text, and the call that makes it
+    assert t.parse_signature("void(int32*, float64 *, uint8**)") == (
+        (p, t.CPointer(t.float64), t.CPointer(t.CPointer(t.uint8))), t.none)
+    assert t.parse_signature("float32(CPointer(float32), int32)") == ((t.CPointer(t.float32), t.int32), t.float32)
+    with pytest.raises(TypeError, match="does not parse"):
+        t.parse_signature("void(*int32)")
+    # pointers to numbers only
+    for bad in (t.CPointer(t.CPointer(t.int32)), t.CPointer(t.int32, 1), t.CPointer(t.complex64)):
+        with pytest.raises(errors.UnsupportedError, match=r"pointer types \(.*\) are not supported"):
+            t.normalize_signature(t.void(bad))
     with pytest.raises(TypeError):
         t.CPointer("int32")
 

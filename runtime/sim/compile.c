@@ -834,6 +834,29 @@ static void compile_op(Cc *c, const Op *op) {
     INS(c, k)->c = index;
     return;
   }
+  case OP_PTR_LOAD:
+  case OP_PTR_STORE: { /* p[i]: Ins.a the value stored (or d the value loaded), then the pointer and the index */
+    bool store = op->kind == OP_PTR_STORE;
+    const Type *t = op->noperands == 2u + store ? op_operand(op, store)->type : NULL;
+    if (!t || t->kind != TY_PTR || !t->elem) {
+      cc_error(c, op, "malformed %s", op_name(op));
+      return;
+    }
+    k = emit(c, store ? SI_PSTORE : SI_PLOAD, op);
+    I = INS(c, k);
+    if (store) {
+      I->a = opnd(c, op, 0);
+      I->b = opnd(c, op, 1);
+      I->c = opnd(c, op, 2);
+    } else {
+      I->d = res(c, op, 0);
+      I->b = opnd(c, op, 0);
+      I->c = opnd(c, op, 1);
+    }
+    I->aux = (uint8_t)sim_elem_kind(t->elem);
+    I->imm = (int64_t)sim_type_size(t->elem);
+    return;
+  }
   case OP_ALLOCA: {
     const Type *t = op_result(op, 0)->type;
     Attr *shape = ir_op_attr(op, "shape");
@@ -924,6 +947,28 @@ static void compile_op(Cc *c, const Op *op) {
     k = emit(c, SI_REINTERP, op);
     INS(c, k)->d = res(c, op, 0);
     INS(c, k)->a = opnd(c, op, 0);
+    INS(c, k)->ext = ri;
+    return;
+  }
+  case OP_PTR_ARRAY: {
+    const Type *t = op_result(op, 0)->type;
+    if (op_operand(op, 0)->type->kind != TY_PTR || !ty_is_array(t) || t->rank > SIM_MAX_RANK ||
+        op->noperands != 1 + 2 * t->rank) {
+      cc_error(c, op, "malformed mem.ptr_array%s", "");
+      return;
+    }
+    ReinterpInfo *ri = cc_alloc(c, sizeof *ri);
+    ri->rank = t->rank;
+    ri->esize = sim_type_size(t->elem);
+    for (unsigned d = 0; d < t->rank; d++) {
+      ri->extent[d] = opnd(c, op, 1 + d);
+      ri->stride[d] = opnd(c, op, 1 + t->rank + d);
+    }
+    ri->offset = local_array(c);
+    k = emit(c, SI_PTRARRAY, op);
+    INS(c, k)->d = res(c, op, 0);
+    INS(c, k)->a = opnd(c, op, 0);
+    INS(c, k)->imm = (int64_t)ri->esize;
     INS(c, k)->ext = ri;
     return;
   }

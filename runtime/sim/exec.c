@@ -106,6 +106,58 @@ static void report_oob(BlockCtx *B, Thread *t, const Ins *I, unsigned axis, int6
   unlock(L);
 }
 
+/* A load or store through a pointer (mem.ptr_load / ptr_store), or an array made over one (mem.ptr_array, `access`
+ * "views"), of the `bytes` bytes at addr that no allocation of the device holds (SimOptions.holds), or at an address
+ * not a multiple of the element's size: reported as an unchecked out-of-bounds access (the thread ends), where a GPU
+ * would fault with an illegal or misaligned address. */
+static void report_bad_pointer(BlockCtx *B, Thread *t, const Ins *I, uint64_t addr, int64_t bytes, const char *access,
+                               bool misaligned) {
+  Launch *L = B->L;
+  SimResult *r = L->res;
+  lock(L);
+  if (!r->oob) {
+    r->oob = true;
+    char lb[160];
+    snprintf(r->oob_message, SIM_MSG_MAX,
+             "error: memory access through a pointer %s in kernel %s at %s: thread (%u,%u,%u) of block (%u,%u,%u) "
+             "%s the %lld bytes at 0x%llx%s",
+             misaligned ? "at a misaligned address" : "outside the simulated device's memory", L->kname,
+             loc_text(I->op->loc, lb, sizeof lb), t->tid[0], t->tid[1], t->tid[2], B->bid[0], B->bid[1], B->bid[2],
+             access, (long long)bytes, (unsigned long long)addr,
+             misaligned ? " (a GPU would fault with a misaligned address)"
+                        : ", which no allocation holds (a GPU would fault with an illegal address)");
+    set_status(L, SIM_ERR_OOB, r->oob_message);
+  }
+  unlock(L);
+}
+
+static char *frame_local(const SimFn *fn, Slot *regs);
+
+static bool within(uint64_t addr, uint64_t bytes, const void *lo, size_t n) {
+  uint64_t b = (uint64_t)(uintptr_t)lo;
+  return lo && addr >= b && addr + bytes <= b + n;
+}
+
+/* Whether the bytes [addr, addr + bytes) are memory a pointer of thread t may reach: one array argument of the launch,
+ * one of its block's shared arrays (static or dynamic), the local arrays of its own frames, or one allocation of the
+ * device (SimOptions.holds). (Accesses through a pointer into shared memory are not race-checked.) */
+static bool pointer_holds(const BlockCtx *B, const Thread *t, uint64_t addr, uint64_t bytes) {
+  const Launch *L = B->L;
+  if (addr + bytes < addr) return false;
+  for (unsigned i = 0; i < L->nargs; i++)
+    if (addr >= L->arg_spans[i][0] && addr + bytes <= L->arg_spans[i][1]) return true;
+  for (unsigned i = 0; i < L->prog->nglobals; i++)
+    if (within(addr, bytes, B->gmem[i], L->prog->globals_v[i].nbytes)) return true;
+  if (within(addr, bytes, B->dyn_mem, L->dyn_bytes)) return true;
+  for (unsigned d = 0; d <= t->depth; d++) { /* the local areas (after the registers) of the live frames */
+    const Frame *f = &t->frames[d];
+    if (!f->fn || !f->mem) continue;
+    const char *local = frame_local(f->fn, f->regs);
+    if (within(addr, bytes, local, (size_t)(f->mem + f->cap - local))) return true;
+  }
+  return L->opts.holds && L->opts.holds(L->opts.holds_user, addr, (size_t)bytes);
+}
+
 /* A run-time error that stops the launch. */
 void sim_report_fatal(BlockCtx *B, Thread *t, SimStatus s, const Ins *I, const char *what) {
   Launch *L = B->L;
@@ -769,6 +821,19 @@ void sim_run_thread(BlockCtx *B, Thread *t) {
       R[I->d] = load_elem(p, I->aux);
       break;
     }
+    case SI_PLOAD:
+    case SI_PSTORE: {
+      uint64_t addr = R[I->b].u + (uint64_t)R[I->c].i * (uint64_t)I->imm;
+      bool misaligned = addr % (uint64_t)I->imm != 0;
+      if (misaligned || !pointer_holds(B, t, addr, (uint64_t)I->imm)) {
+        report_bad_pointer(B, t, I, addr, I->imm, I->code == SI_PSTORE ? "writes" : "reads", misaligned);
+        t->state = T_FAILED;
+        goto out;
+      }
+      if (I->code == SI_PSTORE) store_elem((char *)(uintptr_t)addr, I->aux, R[I->a]);
+      else R[I->d] = load_elem((const char *)(uintptr_t)addr, I->aux);
+      break;
+    }
     case SI_STORE1:
     case SI_STOREN: {
       const SimArr *a = R[I->b].p;
@@ -816,6 +881,37 @@ void sim_run_thread(BlockCtx *B, Thread *t) {
         sim_report_fatal(B, t, SIM_ERR_RUNTIME, I, why);
         t->state = T_FAILED;
         goto out;
+      }
+      R[I->d].p = v;
+      break;
+    }
+    case SI_PTRARRAY: { /* an array over a pointer's memory: every element of it in one allocation, or an error */
+      const ReinterpInfo *ri = I->ext;
+      SimArr *v = (SimArr *)(frame_local(fn, R) + ri->offset);
+      memset(v, 0, sizeof *v);
+      v->data = R[I->a].p;
+      v->rank = ri->rank;
+      bool empty = false;
+      for (unsigned d = 0; d < ri->rank; d++) {
+        v->shape[d] = R[ri->extent[d]].i;
+        v->strides[d] = R[ri->stride[d]].i;
+        empty |= v->shape[d] == 0;
+        if (v->shape[d] < 0) {
+          sim_report_fatal(B, t, SIM_ERR_RUNTIME, I, "an array over a pointer (carray / farray) with a negative extent");
+          t->state = T_FAILED;
+          goto out;
+        }
+      }
+      int64_t lo = 0, hi = 0;
+      if (!empty) {
+        uint64_t addr = R[I->a].u;
+        bool spans = byte_span(v->shape, v->strides, v->rank, ri->esize, &lo, &hi);
+        bool misaligned = addr % (uint64_t)I->imm != 0;
+        if (!spans || misaligned || !pointer_holds(B, t, addr + (uint64_t)lo, (uint64_t)(hi - lo))) {
+          report_bad_pointer(B, t, I, addr + (uint64_t)lo, hi - lo, "views", misaligned);
+          t->state = T_FAILED;
+          goto out;
+        }
       }
       R[I->d].p = v;
       break;

@@ -7,6 +7,19 @@
 
 #include "runtime/sim/sim_internal.h"
 
+/* The bytes [span[0], span[1]) the elements of a span (both 0 when it has none, or they overflow). */
+static void array_span(const SimArray *a, size_t esize, uint64_t span[2]) {
+  int64_t lo = 0, hi = (int64_t)esize;
+  span[0] = span[1] = 0;
+  for (unsigned k = 0; k < a->rank; k++) {
+    int64_t e;
+    if (a->shape[k] == 0 || __builtin_mul_overflow(a->shape[k] - 1, a->strides[k], &e)) return;
+    if ((e < 0 && __builtin_add_overflow(lo, e, &lo)) || (e > 0 && __builtin_add_overflow(hi, e, &hi))) return;
+  }
+  span[0] = (uint64_t)(uintptr_t)a->data + (uint64_t)lo;
+  span[1] = (uint64_t)(uintptr_t)a->data + (uint64_t)hi;
+}
+
 /* ---- blocks ----------------------------------------------------------------------------------- */
 
 static bool block_init(BlockCtx *B, Launch *L) {
@@ -402,7 +415,9 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
   }
   L->frame0 = mem_alloc(sizeof(Slot) * k->nslots);
   L->args = mem_calloc(nargs ? nargs : 1, sizeof(SimArr));
-  if (!L->frame0 || !L->args) {
+  L->arg_spans = mem_calloc(nargs ? nargs : 1, sizeof *L->arg_spans);
+  L->nargs = nargs;
+  if (!L->frame0 || !L->args || !L->arg_spans) {
     L->res->status = SIM_ERR_NOMEM;
     diag_out_of_memory(diag);
     return false;
@@ -438,6 +453,7 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
         }
         if (!ok) diag_error(diag, f->loc, "simulator: argument %u of kernel %s has a negative extent", i, k->name);
         v.p = d;
+        if (ok) array_span(sa, ty_size(ty_abi_elem((Type *)pt)), L->arg_spans[i]);
       }
     } else if (pt->kind == TY_BOOL || pt->kind == TY_INT || pt->kind == TY_FLOAT) {
       if (a->kind == SIM_ARG_ARRAY) {
@@ -455,6 +471,8 @@ static bool setup_args(Launch *L, const SimArg *args, unsigned nargs, Diag *diag
         unsigned sh = 64 - pt->bits;
         v.u = pt->is_unsigned ? zext(x, sh) : (uint64_t)sext(x, sh);
       }
+    } else if (pt->kind == TY_PTR && (a->kind == SIM_ARG_INT || a->kind == SIM_ARG_UINT)) {
+      v.u = a->u; /* an address: checked where the kernel loads or stores through it (SimOptions.holds) */
     } else {
       diag_error(diag, f->loc, "simulator: kernel %s has a parameter of type %s, which the simulator cannot pass", k->name,
                  type_text(pt, &tb));
@@ -548,6 +566,7 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
   result->seconds = now_s() - t0;
   mem_free(L.frame0);
   mem_free(L.args);
+  mem_free(L.arg_spans);
   if (ok && result->status == SIM_ERR_NOMEM) diag_out_of_memory(diag);
   return ok && result->status == SIM_OK;
 }

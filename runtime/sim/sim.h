@@ -117,6 +117,13 @@ typedef struct SimOptions {
    * NULL: written to the process's standard output, as the CUDA driver writes a kernel's printf. */
   void (*print)(void *user, const char *text, size_t len);
   void *print_user;
+  /* NULL, or whether the `bytes` bytes at addr are all memory of one allocation the device holds: what a load or
+   * store through a pointer (mem.ptr_load, mem.ptr_store, an array of mem.ptr_array) asks before it touches memory
+   * that is none of the launch's own (an array argument, the block's shared arrays, the thread's local ones), so that
+   * a pointer the kernel was handed (a made-up integer, a freed block) is an error, never dereferenced by this
+   * process. NULL: no other memory is known. */
+  bool (*holds)(void *user, uint64_t addr, size_t bytes);
+  void *holds_user;
 } SimOptions;
 
 enum { SIM_PRINT_MAX = 1 << 20 };

@@ -60,8 +60,8 @@ typedef struct SimArr {
   X(NOP) X(JMP) X(JZ) X(JNZ) X(BR2) X(MOV) X(PMOVE) X(CALL) X(RET) X(EXIT) \
   X(TID) X(BID) X(BDIM) X(GDIM) X(LANE) X(LANEMASK_LT) X(BARRIER) X(BARRED) X(GRIDSYNC) X(WARP) X(ATOMIC) X(CAS) X(BOUNDS) X(RAISE) \
   X(PRINT) \
-  X(DIM) X(STRIDE) X(SIZE) X(DATA) X(LOAD1) X(LOADN) X(STORE1) X(STOREN) X(ALLOCA) X(GREF) X(DYNSH) \
-  X(SUBVIEW) X(REINTERP) X(FIELD) X(AMOVE) \
+  X(DIM) X(STRIDE) X(SIZE) X(DATA) X(LOAD1) X(LOADN) X(STORE1) X(STOREN) X(PLOAD) X(PSTORE) X(ALLOCA) X(GREF) X(DYNSH) \
+  X(SUBVIEW) X(REINTERP) X(PTRARRAY) X(FIELD) X(AMOVE) \
   X(ADDI) X(SUBI) X(MULI) X(DIVSI) X(DIVUI) X(REMSI) X(REMUI) X(FLOORDIVSI) X(FLOORMODSI) \
   X(MINSI) X(MAXSI) X(MINUI) X(MAXUI) X(IPOW) X(ABSI) X(SHLI) X(SHRSI) X(SHRUI) X(ANDI) X(ORI) X(XORI) \
   X(POPC) X(CLZ) X(FFS) X(BREV) X(ADDI64) X(SUBI64) X(MULI64) \
@@ -160,6 +160,7 @@ typedef struct PrintInfo {
   uint8_t *kinds;                   /* PrintKind */
 } PrintInfo;
 
+/* mem.reinterpret, and mem.ptr_array (base_esize unused) */
 typedef struct ReinterpInfo {
   unsigned rank;
   unsigned esize, base_esize;       /* of the result's elements, of the array's */
@@ -331,6 +332,10 @@ struct Launch {
   size_t dyn_bytes;
   Slot *frame0;        /* the kernel's frame template with the arguments in place */
   SimArr *args;
+  /* per argument, the bytes [lo, hi) its array's elements span (lo == hi: none, or no array): memory the kernel was
+   * handed, which a pointer to it (ffi.from_buffer) may reach as well as SimOptions.holds's */
+  uint64_t (*arg_spans)[2];
+  unsigned nargs;
   SimResult *res;
   int abort;           /* set (atomically) to stop every worker */
   uint64_t steps;      /* total, updated per thread slice */

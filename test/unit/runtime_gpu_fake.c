@@ -12,7 +12,7 @@
  * fit (SMs x occupancy), refused when it does not or when the driver lacks the entry point; the host side
  * of @vectorize, @cuda.reduce and @guvectorize, whose host operands are staged on this path; and a program's module
  * callback (setup before a module's first launch, teardown when it goes), with modules loaded through the library
- * API (cuLibraryLoadData) and without it. */
+ * API (cuLibraryLoadData) and without it; and a pointer parameter, given an address. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -242,6 +242,11 @@ static CUresult f_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, u
       }
       *(double *)(out + i * sout) = (double)*(int64_t *)(in + i * sin);
     }
+  } else if (!strcmp(f->name, "ptr_fill")) {
+    /* p[i] = i * 2 for i < n: the pointer parameter is one 8-byte slot holding the address the launch was given */
+    int32_t *ptr = *(int32_t **)params[0];
+    int64_t n = *(int64_t *)params[1];
+    for (int64_t i = 0; i < threads && i < n; i++) ptr[i] = (int32_t)(2 * i);
   } else if (!strcmp(f->name, "twice")) {
     /* grid_stride: the threads of a 1-D grid loop over the user's gx*gy*gz virtual blocks */
     char *in = *(char **)params[0];
@@ -449,6 +454,61 @@ static kf_arg array_arg(void *data, kf_dtype t, unsigned ndim, const int64_t *sh
   kf_array a;
   kf_array_init(&a, data, KF_MEMORY_HOST, t, ndim, shape, order);
   return kf_arg_array(&a);
+}
+
+/* A kernel taking a pointer (numba-cuda's CPointer), its PTX loaded from the backend: the launch packs the integer
+ * address given into the pointer's one 8-byte slot; an array or a float for it is refused before any launch. */
+static const char *PTR_KIR =
+    "func.func() ({\n"
+    "^bb0(%p: ptr<i32, 0>, %n: i64):\n" GRID1
+    "  %ok = arith.cmpi(%i, %n) {pred = \"slt\"} : (i64, i64) -> (i1)\n"
+    "  scf.if(%ok) ({\n"
+    "    %v = mem.ptr_load(%p, %i) : (ptr<i32, 0>, i64) -> (i32)\n"
+    "    %w = arith.addi(%v, %v) : (i32, i32) -> (i32)\n"
+    "    mem.ptr_store(%w, %p, %i) : (i32, ptr<i32, 0>, i64) -> ()\n"
+    "    scf.yield() : () -> ()\n"
+    "  }, {\n"
+    "    scf.yield() : () -> ()\n"
+    "  }) : (i1) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @ptr_fill, function_type = (ptr<i32, 0>, i64) -> (), kernel} : () -> ()\n";
+
+static void test_pointer_parameter(void) {
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.disk_cache = 0;
+  kf_runtime *rt = NULL;
+  kf_module *m = NULL;
+  kf_program *p = NULL;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
+  CHECK(kf_module_parse(ctx, "ptr.kir", PTR_KIR, strlen(PTR_KIR), &m) == KF_OK);
+  CHECK(rt && m && kf_program_from_module(rt, m, &p) == KF_OK);
+  void *d = NULL;
+  CHECK(rt && kf_device_alloc(rt, 8 * sizeof(int32_t), &d) == KF_OK && d);
+  kf_arg args[2] = {kf_arg_uint(KF_UINT64, (uint64_t)(uintptr_t)d), kf_arg_int(KF_INT64, 8)};
+  kf_kernel *k = NULL;
+  CHECK(p && d && kf_program_get_kernel(p, "ptr_fill", args, 2, &k) == KF_OK && k);
+  if (k) {
+    CHECK(strcmp(kf_kernel_signature(k), "void(int32*, int64)") == 0);
+    unsigned g[3] = {1, 1, 1}, b[3] = {32, 1, 1};
+    CHECK(kf_launch(k, g, b, 0, NULL, args, 2) == KF_OK);
+    for (int i = 0; i < 8; i++) CHECK(((int32_t *)d)[i] == 2 * i);
+    int64_t host[8], n8[1] = {8};
+    kf_arg bad[2] = {array_arg(host, KF_INT32, 1, n8, 'C'), kf_arg_int(KF_INT64, 8)};
+    int launches = fake.launches;
+    CHECK(kf_launch(k, g, b, 0, NULL, bad, 2) != KF_OK && fake.launches == launches);
+    CHECK_CONTAINS(kf_context_diagnostics(ctx), "argument 1 of kernel ptr_fill (void(int32*, int64)): expected an "
+                                                "address (an integer) for int32*, got int32 array of rank 1");
+    bad[0] = kf_arg_float(KF_FLOAT64, 1.0);
+    CHECK(kf_launch(k, g, b, 0, NULL, bad, 2) != KF_OK && fake.launches == launches);
+  }
+  kf_device_free(rt, d);
+  kf_program_destroy(p);
+  kf_module_destroy(m);
+  kf_runtime_destroy(rt);
+  kf_context_destroy(ctx);
 }
 
 static void test_gpu_path(void) {
@@ -1242,6 +1302,7 @@ int main(void) {
   test_managed_and_range();
   test_gpu_path();
   test_raise_record();
+  test_pointer_parameter();
   test_host_funcs();
   test_grid_stride();
   test_cooperative();

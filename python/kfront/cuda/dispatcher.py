@@ -448,6 +448,9 @@ def _registry():
         paths[id(cuda)] = "numba.cuda"
         paths[id(cuda.random)] = "numba.cuda.random"
         paths[id(cuda.literal_unroll)] = "numba.cuda.literal_unroll"
+        from kfront import numpy_support  # carray / farray over a pointer, in kernels as on the host
+        paths[id(numpy_support.carray)] = "numba.cuda.np.numpy_support.carray"
+        paths[id(numpy_support.farray)] = "numba.cuda.np.numpy_support.farray"
         _TYPE_PATHS = paths
     reg = dict(_TYPE_PATHS)
     for name in cuda.intrinsics.KERNEL_NAMES + cuda.intrinsics.VECTOR_TYPES:
