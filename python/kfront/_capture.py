@@ -448,11 +448,26 @@ def _text_between(lines, node):
     return b"".join(chunk).decode(errors="replace")
 
 
-def _lambda_node(tree, first, span, fn):
+def _same_body(node, code):
+    """Whether the lambda `node`, compiled alone, gives code's instructions, constants and names."""
+    try:
+        expr = compile(ast.fix_missing_locations(ast.Expression(node)), code.co_filename, "eval",
+                       flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    own = next((c for c in expr.co_consts if hasattr(c, "co_code")), None)
+    return own is not None and all(getattr(own, a) == getattr(code, a) for a in (
+        "co_code", "co_consts", "co_names", "co_varnames", "co_freevars", "co_argcount", "co_kwonlyargcount"))
+
+
+def _lambda_node(tree, first, span, fn, code):
     """The ast.Lambda at line `first` (with fn's constant defaults) whose code's instructions span `span`: the one
-    whose body spans exactly that (CPython 3.11), else the innermost one whose whole text holds it (a Python whose
-    instructions also carry the lambda expression's own position, as 3.12's may)."""
+    whose body spans exactly that (CPython 3.11), else the innermost one whose whole text holds it. Where no
+    instruction has a column span (3.12's `lambda: None`, one RETURN_CONST without columns), the first whose text
+    compiled alone gives the same instructions (lambdas alike in all of that are the same function)."""
     lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == first and _same_defaults(n, fn)]
+    if span is None:
+        return next((n for n in lambdas if _same_body(n, code)), None)
     for node in lambdas:
         if (node.body.lineno, node.body.end_lineno, node.body.col_offset, node.body.end_col_offset) == span:
             return node
@@ -475,10 +490,10 @@ def _lambda_source(fn, code, qualname, frame):
     file_changed = False
     for lines, from_file in _candidates(fn, code, re.compile(r"\blambda\b"), frame):
         compiled = _compiled_whole(lines, fn, code)
-        if compiled is None or span is None or not any(c == code for c in _find_code(compiled, "<lambda>", first)):
+        if compiled is None or not any(c == code for c in _find_code(compiled, "<lambda>", first)):
             file_changed |= from_file
             continue
-        node = _lambda_node(ast.parse("".join(lines)), first, span, fn)
+        node = _lambda_node(ast.parse("".join(lines)), first, span, fn, code)
         if node is not None:
             head = "def %s(%s):" % (compiled_name(fn), ast.unparse(node.args))
             body = _text_between(lines, node.body)
