@@ -318,7 +318,7 @@ struct FeCtx {
   X(ZIP, "zip") X(ENUMERATE, "enumerate") X(SLICE, "slice") X(TUPLE, "tuple")              \
   X(LITERAL_UNROLL, "literal_unroll")                                                    \
   X(INT, "int") X(FLOAT, "float") X(BOOL, "bool") X(ROUND, "round") X(PRINT, "print")    \
-  X(POW, "pow") X(DIVMOD, "divmod") X(COMPLEX, "complex")                                \
+  X(POW, "pow") X(DIVMOD, "divmod") X(COMPLEX, "complex") X(ISINSTANCE, "isinstance")   \
   X(THREADIDX, "threadIdx") X(BLOCKIDX, "blockIdx") X(BLOCKDIM, "blockDim")               \
   X(GRIDDIM, "gridDim") X(LANEID, "laneid") X(WARPSIZE, "warpsize")                       \
   X(GRID, "grid") X(GRIDSIZE, "gridsize") X(SYNCTHREADS, "syncthreads")                  \

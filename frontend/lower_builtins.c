@@ -255,6 +255,23 @@ static FeVal float_of_text(Lower *L, const FeVal *s, SrcLoc loc) {
   return cfloat(ty_f64(L->ctx), strtod(clean, NULL));
 }
 
+/* Whether x is an instance of cls by numba's isinstance (numba-cuda's ol_isinstance, decided from x's type at
+ * compile time): a class is the one Numba type it stands for, matched exactly: int is int64, float float64,
+ * complex complex128, bool boolean (so an int32 is no int, as in numba), a Numba type (float32, nv_bfloat16)
+ * itself; tuple is any tuple. -1: cls is not such a class. */
+static int isinstance_of(Lower *L, const FeVal *x, const FeVal *cls) {
+  if (cls->kind == FV_BUILTIN && cls->builtin == BI_TUPLE) return x->kind == FV_TUPLE;
+  const Type *want = cls->kind == FV_NTYPE ? cls->type : NULL;
+  if (cls->kind == FV_BUILTIN)
+    want = cls->builtin == BI_INT       ? ty_i64(L->ctx)
+           : cls->builtin == BI_FLOAT   ? ty_f64(L->ctx)
+           : cls->builtin == BI_COMPLEX ? ty_complex(L->ctx, ty_f64(L->ctx))
+           : cls->builtin == BI_BOOL    ? ty_bool(L->ctx)
+                                        : NULL;
+  if (!want) return -1;
+  return x->kind == FV_VAL && x->type == want;
+}
+
 FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
   const char *fname = sema_builtin_name(bi);
   FeVal a[3];
@@ -323,6 +340,24 @@ FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
     if (n == 1) return lw_conv(L, a[0], t);
     Value *re = conv_v(L, a[0], t->elem), *im = conv_v(L, a[1], t->elem);
     return val(t, complex_make(L, re, im, t));
+  }
+  case BI_ISINSTANCE: { /* numba's isinstance: a constant, so that `if isinstance(x, T):` keeps one branch */
+    if (!lw_positional(L, e, fname, 2, 2, a)) return poison();
+    if (a[0].kind == FV_POISON || a[1].kind == FV_POISON) return poison();
+    if (a[0].kind != FV_VAL && a[0].kind != FV_TUPLE && a[0].kind != FV_NONE && a[0].kind != FV_STR)
+      return lw_lerr(L, arg_loc(e, 0), "isinstance() does not support variables of type %s", lw_vname(L, &a[0]));
+    bool many = a[1].kind == FV_TUPLE;
+    unsigned n = many ? a[1].tup.n : 1;
+    bool yes = false;
+    for (unsigned i = 0; i < n; i++) {
+      const FeVal *cls = many ? &a[1].tup.elems[i] : &a[1];
+      int m = isinstance_of(L, &a[0], cls);
+      if (m < 0)
+        return lw_lerr(L, arg_loc(e, 1), "isinstance() takes a class or a tuple of classes (int, float, complex, "
+                       "bool, tuple, or a Numba type such as float32), not %s", lw_vname(L, cls));
+      yes = yes || m;
+    }
+    return cint(ty_bool(L->ctx), yes);
   }
   case BI_LEN:
     if (!lw_positional(L, e, fname, 1, 1, a)) return poison();

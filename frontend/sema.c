@@ -55,6 +55,7 @@ static const struct {
     {"builtins.pow", BI_POW},
     {"builtins.divmod", BI_DIVMOD},
     {"builtins.complex", BI_COMPLEX},
+    {"builtins.isinstance", BI_ISINSTANCE},
     {"numba.cuda.threadIdx", BI_THREADIDX},
     {"numba.cuda.blockIdx", BI_BLOCKIDX},
     {"numba.cuda.blockDim", BI_BLOCKDIM},
