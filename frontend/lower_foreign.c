@@ -57,9 +57,9 @@ FeVal lw_call_foreign(Lower *L, const FeVal *fn, const PyExpr *e) {
                      "pointers to numbers to foreign functions", symbol, i + 1, tname(L, t));
   }
   Type *ret = sig.ret;
-  if (ret && ret->kind != TY_INT && ret->kind != TY_FLOAT && ret->kind != TY_BOOL)
-    return lw_lerr(L, e->loc, "the foreign function '%s' returns %s; kfront takes numbers and booleans back from "
-                   "foreign functions", symbol, tname(L, ret));
+  if (ret && ret->kind != TY_INT && ret->kind != TY_FLOAT && ret->kind != TY_BOOL && ret->kind != TY_PTR)
+    return lw_lerr(L, e->loc, "the foreign function '%s' returns %s; kfront takes numbers, booleans and pointers to "
+                   "numbers back from foreign functions", symbol, tname(L, ret));
   if (fn->foreign.cooperative) mark_cooperative(L);  /* declare_device(..., use_cooperative=True) */
   /* the arguments, each converted to its parameter's type */
   Value **vals = ARENA_ARRAY(&L->fe->arena, Value *, sig.nargs + 1);

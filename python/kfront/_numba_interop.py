@@ -31,6 +31,8 @@ def _real(modname):
 
 
 def _convert(t):
+    if isinstance(t, kftypes.Type):  # kfront's own, inside one of numba's signatures (numba.core.typing.signature)
+        return t
     nt = _real("numba.core.types")
     if isinstance(t, nt.Array):
         return kftypes.Array(_convert(t.dtype), t.ndim, t.layout, readonly=not t.mutable, aligned=t.aligned)

@@ -423,3 +423,25 @@ def test_ffi_from_buffer_errors(arg, error, message):
     exec(compile(src, "<from_buffer %s>" % arg, "exec"), scope)
     with pytest.raises(error, match=r"<from_buffer .*>:2:25: error: " + message):
         cuda.compile_ptx(scope["b"], (float64[::1], float64[::1]))
+
+
+def test_foreign_functions_return_pointers():
+    # numba-cuda's test_external_cooperative_func declares `signature(CPointer(int32))` (numba's ABI: the pointer
+    # comes back through the return slot); abi="c" returns it in its return value
+    from kfront.types import signature
+    from kfront.types import CPointer, int32
+    barrier = cuda.declare_device("cta_barrier_ptr", sig=signature(CPointer(int32)), use_cooperative=True)
+    get = cuda.declare_device("get_ptr_c", "int32*(int32*)", abi="c")
+
+    @cuda.jit("void()")
+    def k():
+        barrier()
+
+    @cuda.jit("void(int32*)")
+    def k2(p):
+        q = get(p)
+        q[0] = 5
+
+    assert k.overloads[()].cooperative
+    ptx = k2.inspect_asm()[(CPointer(int32),)]
+    assert "get_ptr_c" in ptx and "st.u32" in ptx

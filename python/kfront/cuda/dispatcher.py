@@ -232,6 +232,17 @@ def _examples(argtypes):
         return None
 
 
+def _buildable_before_launch(sig):
+    """Whether a kernel of declared signature sig can be built before a launch: host values stand for its
+    arguments (_examples; a pointer or a record argument has none: that kernel is typed at decoration and built at
+    its first launch)."""
+    try:
+        argtypes, _ = types.parse_signature(types.normalize_signature(sig))
+    except TypeError:
+        return False
+    return _examples(argtypes) is not None
+
+
 def _sig_strings(sigs):
     if sigs is None:
         return []
@@ -905,7 +916,8 @@ class Dispatcher:
         int64)")."""
         if self._kind == "kernel" and self._sigs:
             for sig in self._sigs:  # as numba-cuda, a kernel's declared signatures are there before any launch
-                self.compile(sig)
+                if _buildable_before_launch(sig):  # (one with a pointer or a record is built at its first launch)
+                    self.compile(sig)
         return Overloads((signature_key(k.signature), k) for k in self._kernels())
 
     def compile(self, sig):
