@@ -1045,6 +1045,9 @@ def from_kir(text):
         parts = _kir_split(t[6:-1])
         if len(parts) == 3 and parts[2] in ("C", "F", "A"):
             return Array(from_kir(parts[0]), int(parts[1]), parts[2])
+    for cls in (NPDatetime, NPTimedelta):  # datetime64<D>, timedelta64<> (no unit)
+        if t.startswith(cls.type_name + "<") and t.endswith(">"):
+            return cls(t[len(cls.type_name) + 1:-1])
     if t.startswith("ptr<") and t.endswith(">"):  # a pointer of the generic address space: numba's CPointer
         parts = _kir_split(t[4:-1])
         if len(parts) == 2 and parts[1] == "0":

@@ -90,3 +90,26 @@ def test_bad_calls():
     with pytest.raises(errors.KernelArgumentError) as e:  # a TypeError (Numba raises ValueError here)
         hypot2(np.zeros(3, dtype=np.float32), np.zeros(4, dtype=np.float32))
     assert "broadcast" in str(e.value)
+
+
+def test_vectorize_signatures_of_argument_types_alone():
+    # numba's vectorize takes [(args...)] too, the return type being what typing the function gives (numba-cuda's
+    # test_datetime test_ufunc: datetime64[D] - datetime64[D] is timedelta64[D])
+    from kfront.types import from_dtype
+    datetime_t = from_dtype(np.dtype("datetime64[D]"))
+
+    @vectorize([(datetime_t, datetime_t)], target="cuda")
+    def timediff(start, end):
+        return end - start
+
+    arr1 = np.arange("2005-02", "2006-02", dtype="datetime64[D]")
+    arr2 = arr1 + np.arange(arr1.size) * 7
+    delta = timediff(arr1, arr2)
+    assert delta.dtype == np.dtype("timedelta64[D]") and (delta == arr2 - arr1).all()
+
+    @vectorize([(float32, float32)], target="cuda")
+    def add(a, b):
+        return a + b
+
+    r = add(np.ones(4, np.float32), np.full(4, 2, np.float32))
+    assert r.dtype == np.float32 and r.tolist() == [3.0] * 4

@@ -102,10 +102,27 @@ def reduce(fn):
 Reduce.__init__.__doc__ = "The @cuda.reduce decorator: fn(a, b) must be associative and commutative."
 
 
+def _with_return_type(py_func, sig):
+    """sig as text with its return type: numba's vectorize also takes argument types alone (`[(datetime_t,
+    datetime_t)]`), the return type then being the one typing the function for them gives."""
+    text = types.normalize_signature(sig)
+    try:
+        args, ret = types.parse_signature(text)
+    except TypeError:  # (one kfront.types cannot read back: the compiler reads it)
+        return text
+    if ret is not None:
+        return text
+    from kfront.cuda.compiler import _inferred_return_type
+    return types.normalize_signature(types.signature(_inferred_return_type(py_func, text), *args))
+
+
 class CUDAUFunc(_Generated):
     """A @vectorize(..., target="cuda") function: elementwise over broadcast inputs, `out=` optional."""
 
     _kind = "vectorize"
+
+    def __init__(self, py_func, sigs=(), layout=None, source=None):
+        super().__init__(py_func, [_with_return_type(py_func, s) for s in sigs], layout, source)
 
     def __call__(self, *args, out=None, stream=0):
         f = self._fn()
