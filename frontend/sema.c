@@ -353,8 +353,9 @@ int sema_lookup_path(FeCtx *fe, const char *path) {
 bool sema_is_prefix(FeCtx *fe, const char *path) { return strmap_get(&fe->prefixes, path) != NULL; }
 
 Type *sema_path_type(FeCtx *fe, const char *path) {
-  /* numba-cuda's bfloat16 type: numba.cuda.types.bfloat16, numba.cuda.bf16.bfloat16, cuda_bf16.nv_bfloat16 */
-  static const char *const bf16_paths[] = {"numba.cuda.types.bfloat16", "numba.cuda.bf16.bfloat16",
+  /* numba-cuda's bfloat16 type: cuda.bfloat16, numba.cuda.types.bfloat16, numba.cuda.bf16.bfloat16,
+   * cuda_bf16.nv_bfloat16 */
+  static const char *const bf16_paths[] = {"numba.cuda.bfloat16", "numba.cuda.types.bfloat16", "numba.cuda.bf16.bfloat16",
                                            "numba.cuda._internal.cuda_bf16.nv_bfloat16",
                                            "numba.cuda._internal.cuda_bf16.bfloat16"};
   for (unsigned i = 0; i < sizeof bf16_paths / sizeof *bf16_paths; i++)

@@ -803,3 +803,18 @@ def test_bfloat16_atomics_and_vectors_are_located_errors():
     with pytest.raises(errors.UnsupportedError, match=r"numba.cuda.bf16 has no vector type") as e:
         pair[1, 1](np.zeros(2, ml_dtypes.bfloat16))
     assert "test_lowp.py" in str(e.value)
+
+
+def test_cuda_bfloat16_constructor(capfd):
+    # numba-cuda's cuda.bfloat16 (its test_print test_bfloat16): the bfloat16 type, called in kernels
+    @cuda.jit
+    def k(out):
+        a = cuda.bfloat16(0.9375)
+        out[0] = np.float32(a)
+        print(a, a, a)
+
+    out = np.zeros(1, np.float32)
+    k[1, 1](out)
+    cuda.synchronize()
+    assert out[0] == 0.9375
+    assert capfd.readouterr().out.strip().endswith("0.937500 0.937500 0.937500")
