@@ -534,6 +534,17 @@ def freeze_value(name, value, registry=None, attrs=(), depth=0):
     std = _std_lookup(value)
     if std is not None:
         return std
+    if np is not None and isinstance(value, type) and issubclass(value, np.generic):
+        # a NumPy scalar class of another package (ml_dtypes.bfloat16): the Numba type of its dtype, as numba-cuda
+        # types it in a kernel (a constructor of that type)
+        try:
+            t = kftypes.from_dtype(np.dtype(value))
+        except (TypeError, errors.UnsupportedError):
+            t = None
+        if t is kftypes.bfloat16:
+            return ("path", "numba.cuda.types.bfloat16")
+        if isinstance(t, (kftypes.Integer, kftypes.Float, kftypes.Boolean, kftypes.Complex)):
+            return ("path", "numpy." + str(t))
     cffi = sys.modules.get("cffi")  # a cffi.FFI object (numba's types.ffi): kernels call its from_buffer
     if cffi is not None and isinstance(value, cffi.FFI):
         return ("module", "cffi.FFI")

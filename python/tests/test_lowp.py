@@ -818,3 +818,21 @@ def test_cuda_bfloat16_constructor(capfd):
     cuda.synchronize()
     assert out[0] == 0.9375
     assert capfd.readouterr().out.strip().endswith("0.937500 0.937500 0.937500")
+
+
+def test_ml_dtypes_bfloat16_class_in_kernels():
+    # numba-cuda's test_cupy_bfloat16_interop: ml_dtypes.bfloat16(3.0) in a kernel is the bfloat16 constructor (the
+    # class is a NumPy scalar type whose dtype is numba-cuda's bfloat16)
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+
+    @cuda.jit
+    def k(arr_in, arr_in2, arr_out):
+        tid = cuda.grid(1)
+        if tid < arr_in.size:
+            arr_out[tid] = 2 * arr_in[tid] + 4 * arr_in2[tid] + ml_dtypes.bfloat16(3.0)
+
+    a = np.asarray([1, 2, 3, 4, 5], dtype=ml_dtypes.bfloat16)
+    b = np.arange(5)
+    out = np.empty(5, dtype=ml_dtypes.bfloat16)
+    k[1, 32](a, b, out)
+    assert (out == 2 * a + 4 * b + 3.0).all()
