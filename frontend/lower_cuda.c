@@ -300,8 +300,17 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
     if (e->call.keywords[k]->arg && strcmp(e->call.keywords[k]->arg, "dtype") == 0) dtype_loc = e->call.keywords[k]->value->loc;
   Type *dt = lw_dtype_of(L, &a[1], dtype_loc);
   if (!dt) return poison();
-  if (a[2].kind != FV_UNDEF && a[2].kind != FV_NONE && !is_const_int(&a[2]))
-    return lw_lerr(L, e->loc, "alignment must be a constant integer");
+  /* alignment=: numba-cuda's typing takes a literal integer or None (RequireLiteralValue, which its TypingError
+   * quotes), its lowering a positive power of 2 that is a multiple of a pointer's size */
+  if (a[2].kind != FV_UNDEF && a[2].kind != FV_NONE && !(is_const_int(&a[2]) && a[2].type->kind == TY_INT))
+    return lw_lerr(L, e->loc, "RequireLiteralValue: alignment must be a constant integer");
+  int64_t align = a[2].kind == FV_VAL ? a[2].c.i : 0;
+  if (a[2].kind == FV_VAL) {
+    const char *why = align <= 0 ? "Alignment must be positive"
+                      : (align & (align - 1)) ? "Alignment must be a power of 2"
+                      : align % 8 ? "Alignment must be a multiple of 8" : NULL;
+    if (why) return lw_lerr(L, e->loc, "%s", why);
+  }
   const char *shape_rule = arena_printf(&L->fe->arena, "the shape of %s must be a constant integer or a tuple of constant "
                                         "integers", fname);
   if (shape_expr && shape_expr->kind == EX_LIST) /* numba-cuda's typing takes no list (its simulator does) */
@@ -343,7 +352,11 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
       return lw_lerr(L, shape_loc, "%s is too large", fname);
   }
   Type *t = ty_array(L->ctx, dt, rank, LAYOUT_C);
-  if (!shared) return val(t, lw_local_array(L, e, t, dims));
+  if (!shared) {
+    Value *arr = lw_local_array(L, e, t, dims);
+    if (align) ir_op_set_attr(L->m, arr->def, "align", attr_int(ty_i64(L->ctx), align));
+    return val(t, arr);
+  }
   Op *memo = memo_get(L, e);
   Attr shape_elems[8];
   for (unsigned i = 0; i < rank; i++) shape_elems[i] = attr_int(ty_i64(L->ctx), dims[i]);
@@ -357,6 +370,7 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
     ir_op_set_attr(L->m, memo, "type", attr_type(t));
     ir_op_set_attr(L->m, memo, "shape", shape);
     ir_op_set_attr(L->m, memo, "space", attr_str(L->m, "shared"));
+    if (align) ir_op_set_attr(L->m, memo, "align", attr_int(ty_i64(L->ctx), align));
     ir_op_insert_before(L->fe->cur_top, memo);
     ir_module_add_symbol(L->m, memo);
     memo_put(L, e, memo);
