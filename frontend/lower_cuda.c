@@ -409,7 +409,13 @@ static FeVal captured_array_ref(Lower *L, const FeConstArr *ca, const char *hint
   }
   Op *ref = ib_op(&L->b, OP_GLOBAL_REF, 0, NULL, 1, &t, 0);
   ir_op_set_attr(L->m, ref, "name", attr_sym(L->m, ir_op_attr_str(memo, "sym_name")));
-  return val(t, op_result(ref, 0));
+  if (!ca->zero_d) return val(t, op_result(ref, 0));
+  FeVal v = {.kind = FV_VIEW, .type = ty_array(L->ctx, t->elem, 0, LAYOUT_C)}; /* the view x[0] of its array of one */
+  v.tup.n = 2;
+  v.tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, 2);
+  v.tup.elems[0] = val(t, op_result(ref, 0));
+  v.tup.elems[1] = val(i64, ib_const_int(&L->b, i64, 0));
+  return v;
 }
 
 FeVal lw_const_array_ref(Lower *L, const FeConstArr *ca, const char *hint) {
