@@ -309,7 +309,12 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
     const char *why = align <= 0 ? "Alignment must be positive"
                       : (align & (align - 1)) ? "Alignment must be a power of 2"
                       : align % 8 ? "Alignment must be a multiple of 8" : NULL;
-    if (why) return lw_lerr(L, e->loc, "%s", why);
+    if (why) { /* numba-cuda's lowering: a ValueError */
+      DiagKind prev = diag_set_kind(DIAG_KIND_VALUE);
+      lw_lerr(L, e->loc, "%s", why);
+      diag_set_kind(prev);
+      return poison();
+    }
   }
   const char *shape_rule = arena_printf(&L->fe->arena, "the shape of %s must be a constant integer or a tuple of constant "
                                         "integers", fname);

@@ -104,6 +104,12 @@ def test_ctypes_has_only_data():
                                                ("1", "RequireLiteralValue: alignment must be a constant integer"),
                                                (1.5, "RequireLiteralValue: alignment must be a constant integer")])
 def test_invalid_alignments(which, alignment, message):
+    # numba-cuda: an integer its lowering refuses is a ValueError, another constant its typing's TypingError
     f = _kernel(which, 50, np.uint64, alignment)
-    with pytest.raises(errors.TypingError, match=re.escape(message)):
+    cls = ValueError if isinstance(alignment, int) else errors.TypingError
+    with pytest.raises(cls, match=re.escape(message)) as e:
         f[1, 1](np.zeros(1, np.uint64), np.zeros(1, np.uint64), which)
+    assert isinstance(e.value, errors.CompilerError)
+    if cls is ValueError:
+        assert isinstance(e.value, errors.CompileValueError) and e.value.kind == errors.KIND_VALUE
+        assert e.value.line > 0  # located, as every compile error
