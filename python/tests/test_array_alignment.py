@@ -2,7 +2,8 @@
 (its cudapy/test_array_alignment.py): .ctypes is numba's ArrayCTypes, whose only attribute is .data, the address of
 the array's first element as a uintp (for a local or shared array its generic address); alignment= is None or a
 literal positive power of 2 that is a multiple of 8, the array's address then a multiple of it on the GPU and on the
-simulator, and the LLVM global's or alloca's `align` that number."""
+simulator, and the LLVM global's or alloca's `align` that number; arr.ctypes passed to a foreign function's pointer
+to its dtype is the data pointer."""
 import itertools
 import re
 
@@ -113,3 +114,23 @@ def test_invalid_alignments(which, alignment, message):
     if cls is ValueError:
         assert isinstance(e.value, errors.CompileValueError) and e.value.kind == errors.KIND_VALUE
         assert e.value.line > 0  # located, as every compile error
+
+
+def test_ctypes_passed_for_a_pointer_of_its_dtype():
+    # numba-cuda's cast of an ArrayCTypes to CPointer(dtype): the data pointer (generic for a shared array)
+    from kfront import float32, int32
+    reduce = cuda.declare_device("sum_reduce", "float32(CPointer(float32), int32)")
+
+    def k(out, n):
+        s = cuda.shared.array(16, dtype=np.float32)
+        out[0] = reduce(out.ctypes, n) + reduce(s.ctypes, n)
+
+    ptx, _ = cuda.compile_ptx(k, (float32[::1], int32))
+    assert ptx.count("call.uni") == 2 and "cvta.shared.u64" in ptx
+
+    def wrong_dtype(out, n):
+        a = cuda.local.array(4, dtype=np.float64)
+        out[0] = reduce(a.ctypes, n)
+
+    with pytest.raises(errors.TypingError, match=r"must be float32\*, not ArrayCTypes\(dtype=float64, ndim=1\)"):
+        cuda.compile_ptx(wrong_dtype, (float32[::1], int32))
