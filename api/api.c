@@ -87,7 +87,8 @@ void kf_context_clear_diagnostics(kf_context *ctx) {
 }
 
 _Static_assert((int)KF_ERRKIND_INTERNAL == (int)DIAG_KIND_INTERNAL &&
-                   (int)KF_ERRKIND_OUT_OF_MEMORY == (int)DIAG_KIND_OUT_OF_MEMORY,
+                   (int)KF_ERRKIND_OUT_OF_MEMORY == (int)DIAG_KIND_OUT_OF_MEMORY &&
+                   (int)KF_ERRKIND_VALUE == (int)DIAG_KIND_VALUE,
                "kf_error_kind and DiagKind have the same values");
 
 kf_status kf_context_first_error(kf_context *ctx, kf_error_info *out) {

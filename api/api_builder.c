@@ -230,7 +230,7 @@ kf_status kf_context_add_source(kf_context *ctx, const char *file, const char *t
 
 kf_status kf_context_report(kf_context *ctx, int level, kf_error_kind kind, kf_location loc, const char *message) {
   API_CONTEXT(ctx);
-  if (!message || level < 0 || level > 2 || kind < KF_ERRKIND_NONE || kind > KF_ERRKIND_RAISED ||
+  if (!message || level < 0 || level > 2 || kind < KF_ERRKIND_NONE || kind > KF_ERRKIND_VALUE ||
       (level == 0 && kind == KF_ERRKIND_NONE)) {
     diag_error(&ctx->diag, (SrcLoc){0}, "kf_context_report: %s", !message ? "no message"
                : level < 0 || level > 2 ? "level must be 0 (error), 1 (warning) or 2 (note)"

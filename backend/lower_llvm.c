@@ -273,7 +273,10 @@ static bool declare_global(Lower *L, Op *op) {
   LLVMTypeRef at = LLVMArrayType(et, (unsigned)count);
   g->gv = LLVMAddGlobalInAddressSpace(L->mod, at, name, g->as);
   LLVMSetLinkage(g->gv, LLVMInternalLinkage);
-  LLVMSetAlignment(g->gv, 16);
+  Attr *align = ir_op_attr(op, "align"); /* cuda.shared.array(alignment=): the global's, as numba-cuda sets it */
+  if (align && (align->kind != ATTR_INT || align->i <= 0 || (align->i & (align->i - 1)) || align->i > (1 << 16)))
+    return fail(L, op, "mem.global's align must be a power of 2 up to 65536");
+  LLVMSetAlignment(g->gv, align ? (unsigned)align->i : 16);
   Attr *value = ir_op_attr(op, "value");
   if (g->as == ADDR_SHARED) {
     LLVMSetInitializer(g->gv, LLVMGetUndef(at));

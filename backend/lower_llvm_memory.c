@@ -618,6 +618,12 @@ bool ll_lower_mem_op(Lower *L, Op *op) {
     }
     LLVMTypeRef et = mem_type(L, t->elem);
     LLVMValueRef mem = ll_entry_alloca(L, LLVMArrayType(et, (unsigned)count));
+    Attr *align = ir_op_attr(op, "align"); /* cuda.local.array(alignment=): the alloca's, as numba-cuda sets it */
+    if (align && align->kind == ATTR_INT) {
+      if (align->i <= 0 || (align->i & (align->i - 1)) || align->i > (1 << 16))
+        return fail(L, op, "mem.alloca's align must be a power of 2 up to 65536");
+      LLVMSetAlignment(mem, (unsigned)align->i);
+    }
     LLVMValueRef z[2] = {ci64(L, 0), ci64(L, 0)};
     a->data = LLVMBuildInBoundsGEP2(L->ab, LLVMArrayType(et, (unsigned)count), mem, z, 2, "");
     a->as = 0;

@@ -134,8 +134,8 @@ static bool array_readable(const kf_array *a, bool record, size_t *count, char *
 /* A device array bound as a global: captured at its address, as numba-cuda captures a global device array's pointer. */
 static FeVal invalid(FeCtx *fe, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static FeVal captured_array(FeCtx *fe, const kf_array *a, Type *rec) {
-  if (a->ndim < 1 || a->ndim > KF_MAX_RANK)
-    return invalid(fe, "a device array of rank %u (kfront captures device arrays of rank 1 to %d)", a->ndim, KF_MAX_RANK);
+  if (a->ndim > KF_MAX_RANK)
+    return invalid(fe, "a device array of rank %u (kfront captures device arrays of rank 0 to %d)", a->ndim, KF_MAX_RANK);
   if (!rec && ((unsigned)a->dtype >= KF_DTYPE_RECORD_BASE || !dtype_valid(a->dtype)))
     return invalid(fe, "a device array of a dtype kfront cannot capture");
   for (unsigned k = 0; k < a->ndim; k++)

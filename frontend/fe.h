@@ -71,6 +71,7 @@ typedef enum {
   FV_OVERLOAD, /* a function the embedder's overload resolver implements per call (KF_VALUE_OVERLOAD): str.s its path */
   FV_FOREIGN, /* a foreign device function (KF_VALUE_FOREIGN: cuda.declare_device): foreign its symbol and signature */
   FV_BYTES,   /* a bytes constant (b"XYZ", Numba's readonly Bytes): str.s its bytes, str.len their count */
+  FV_CTYPES,  /* a.ctypes of an array (numba's ArrayCTypes): type and v the array; its .data is the data's address */
 } FeValKind;
 
 /* An inner def or lambda as a value: the function it defines, its default values (evaluated where it is defined,
@@ -124,6 +125,8 @@ typedef struct FeConstArr {
   bool captured;
   uint64_t address;
   int64_t strides[8]; /* bytes */
+  bool zero_d;        /* a captured 0-d device array: captured as its array of one, read as the view x[0] (a 0-d
+                       * array parameter's form) */
 } FeConstArr;
 
 struct FeVal {

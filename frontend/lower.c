@@ -431,6 +431,7 @@ static FeVal attribute_of(Lower *L, const PyExpr *e, FeVal v) {
     r.literal = false;
     return r;
   }
+  case FV_CTYPES: return lw_ctypes_attribute(L, &v, a, aloc);
   case FV_RECORD: {
     Value *base, *idx[32];
     FeVal r = lw_record_field(L, &v, a, strlen(a), aloc, &base, idx);

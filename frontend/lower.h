@@ -252,6 +252,7 @@ FeVal lw_index_view_values(Lower *L, FeVal a, const FeVal *ix, unsigned n, const
 void lw_store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc);
 void lw_assign_view(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc);
 FeVal lw_array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc aloc);
+FeVal lw_ctypes_attribute(Lower *L, const FeVal *ct, const char *a, SrcLoc aloc);
 /* Whether v (an array, a view, a record or a tuple of them) lies in a thread-local array that a.copy() made. */
 bool lw_holds_copy(Lower *L, const FeVal *v);
 FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e);

@@ -789,6 +789,10 @@ FeVal lw_array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc aloc) {
     for (unsigned k = 0; k < arr.type->rank && k < 8; k++) ir_op_set_attr(L->m, elems[k].v->def, "axis", attr_int(i64, k));
     return lw_make_tuple(L, arr.type->rank, elems);
   }
+  if (strcmp(a, "ctypes") == 0) { /* numba's ArrayCTypes: .data (lw_ctypes_attribute) */
+    FeVal arr = lw_view_value(L, v);
+    return (FeVal){.kind = FV_CTYPES, .type = arr.type, .v = arr.v};
+  }
   if (strcmp(a, "nbytes") == 0) {
     FeVal arr = lw_view_value(L, v);
     Value *n = op_result(ib_op(&L->b, OP_SIZE, 1, &arr.v, 1, &i64, 0), 0);
@@ -798,7 +802,20 @@ FeVal lw_array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc aloc) {
   }
   if (ty_is_record(at_->elem)) return records_field_array(L, v, a, strlen(a), aloc); /* a.x: a field, or no such */
   return lw_lerr(L, aloc, "unknown attribute '%s' of %s (kfront supports shape, size, ndim, dtype, strides, itemsize, "
-                       "nbytes, T, real, imag and the methods transpose, reshape, ravel, view and item)", a, tname(L, at_));
+                       "nbytes, T, real, imag, ctypes and the methods transpose, reshape, ravel, view and item)", a,
+                 tname(L, at_));
+}
+
+/* a.ctypes.data: the address of a's first element as a uintp, as numba-cuda's ptrtoint of the data pointer (for a
+ * shared or local array its generic address); .data is the only attribute numba-cuda's ArrayCTypes types. */
+FeVal lw_ctypes_attribute(Lower *L, const FeVal *ct, const char *a, SrcLoc aloc) {
+  if (strcmp(a, "data") != 0)
+    return lw_lerr(L, aloc, "unknown attribute '%s' of %s (numba-cuda's has only .data)", a, lw_vname(L, ct));
+  Type *u64 = ty_int(L->ctx, 64, true);
+  Value *arr = ct->v;
+  FeVal r = val(u64, op_result(ib_op(&L->b, OP_ADDR, 1, &arr, 1, &u64, 0), 0));
+  r.nonneg = true;
+  return r;
 }
 
 /* a.transpose(), a.transpose(axes) and a.transpose(*axes) with constant axes. */

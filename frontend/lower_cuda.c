@@ -300,8 +300,22 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
     if (e->call.keywords[k]->arg && strcmp(e->call.keywords[k]->arg, "dtype") == 0) dtype_loc = e->call.keywords[k]->value->loc;
   Type *dt = lw_dtype_of(L, &a[1], dtype_loc);
   if (!dt) return poison();
-  if (a[2].kind != FV_UNDEF && a[2].kind != FV_NONE && !is_const_int(&a[2]))
-    return lw_lerr(L, e->loc, "alignment must be a constant integer");
+  /* alignment=: numba-cuda's typing takes a literal integer or None (RequireLiteralValue, which its TypingError
+   * quotes), its lowering a positive power of 2 that is a multiple of a pointer's size */
+  if (a[2].kind != FV_UNDEF && a[2].kind != FV_NONE && !(is_const_int(&a[2]) && a[2].type->kind == TY_INT))
+    return lw_lerr(L, e->loc, "RequireLiteralValue: alignment must be a constant integer");
+  int64_t align = a[2].kind == FV_VAL ? a[2].c.i : 0;
+  if (a[2].kind == FV_VAL) {
+    const char *why = align <= 0 ? "Alignment must be positive"
+                      : (align & (align - 1)) ? "Alignment must be a power of 2"
+                      : align % 8 ? "Alignment must be a multiple of 8" : NULL;
+    if (why) { /* numba-cuda's lowering: a ValueError */
+      DiagKind prev = diag_set_kind(DIAG_KIND_VALUE);
+      lw_lerr(L, e->loc, "%s", why);
+      diag_set_kind(prev);
+      return poison();
+    }
+  }
   const char *shape_rule = arena_printf(&L->fe->arena, "the shape of %s must be a constant integer or a tuple of constant "
                                         "integers", fname);
   if (shape_expr && shape_expr->kind == EX_LIST) /* numba-cuda's typing takes no list (its simulator does) */
@@ -343,7 +357,11 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
       return lw_lerr(L, shape_loc, "%s is too large", fname);
   }
   Type *t = ty_array(L->ctx, dt, rank, LAYOUT_C);
-  if (!shared) return val(t, lw_local_array(L, e, t, dims));
+  if (!shared) {
+    Value *arr = lw_local_array(L, e, t, dims);
+    if (align) ir_op_set_attr(L->m, arr->def, "align", attr_int(ty_i64(L->ctx), align));
+    return val(t, arr);
+  }
   Op *memo = memo_get(L, e);
   Attr shape_elems[8];
   for (unsigned i = 0; i < rank; i++) shape_elems[i] = attr_int(ty_i64(L->ctx), dims[i]);
@@ -357,6 +375,7 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
     ir_op_set_attr(L->m, memo, "type", attr_type(t));
     ir_op_set_attr(L->m, memo, "shape", shape);
     ir_op_set_attr(L->m, memo, "space", attr_str(L->m, "shared"));
+    if (align) ir_op_set_attr(L->m, memo, "align", attr_int(ty_i64(L->ctx), align));
     ir_op_insert_before(L->fe->cur_top, memo);
     ir_module_add_symbol(L->m, memo);
     memo_put(L, e, memo);
@@ -395,7 +414,13 @@ static FeVal captured_array_ref(Lower *L, const FeConstArr *ca, const char *hint
   }
   Op *ref = ib_op(&L->b, OP_GLOBAL_REF, 0, NULL, 1, &t, 0);
   ir_op_set_attr(L->m, ref, "name", attr_sym(L->m, ir_op_attr_str(memo, "sym_name")));
-  return val(t, op_result(ref, 0));
+  if (!ca->zero_d) return val(t, op_result(ref, 0));
+  FeVal v = {.kind = FV_VIEW, .type = ty_array(L->ctx, t->elem, 0, LAYOUT_C)}; /* the view x[0] of its array of one */
+  v.tup.n = 2;
+  v.tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, 2);
+  v.tup.elems[0] = val(t, op_result(ref, 0));
+  v.tup.elems[1] = val(i64, ib_const_int(&L->b, i64, 0));
+  return v;
 }
 
 FeVal lw_const_array_ref(Lower *L, const FeConstArr *ca, const char *hint) {

@@ -68,6 +68,11 @@ FeVal lw_call_foreign(Lower *L, const FeVal *fn, const PyExpr *e) {
     if (a->kind == EX_STARRED) return lw_lerr(L, a->loc, "*args in a call of the foreign function '%s'", symbol);
     FeVal v = lower_expr(L, a);
     if (v.kind == FV_POISON) return v;
+    /* arr.ctypes to a pointer to arr's dtype: its data pointer (numba-cuda's cast of an ArrayCTypes to a CPointer) */
+    if (v.kind == FV_CTYPES && sig.args[i]->kind == TY_PTR && sig.args[i]->elem == v.type->elem) {
+      Value *arr = v.v;
+      v = val(sig.args[i], op_result(ib_op(&L->b, OP_DATA, 1, &arr, 1, &sig.args[i], 0), 0));
+    }
     /* a pointer parameter takes that pointer type alone (numba-cuda converts no array or other pointer to it) */
     bool pointers = sig.args[i]->kind == TY_PTR || (v.kind == FV_VAL && v.type->kind == TY_PTR);
     if (v.kind != FV_VAL || v.type->kind == TY_ARRAY || v.type->kind == TY_COMPLEX || (pointers && v.type != sig.args[i]))

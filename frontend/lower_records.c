@@ -97,6 +97,10 @@ FeVal lw_record_item(Lower *L, const FeVal *r, const PyExpr *ie, Value **base, V
                      r->type->n);
     return record_field_at(L, r, (unsigned)k, ie->loc, base, idx);
   }
+  /* r[()] of a record parameter: a kernel's argument of a 0-d array of records (numba's array(Record, 0d, C)),
+   * which kfront takes as that record (as it does a NumPy record scalar, which numba-cuda does not index by ()) */
+  const Value *arr = r->tup.elems[0].v;
+  if (i.kind == FV_TUPLE && i.tup.n == 0 && arr && arr->def && arr->def->kind == OP_RECORD_ARRAY) return *r;
   return lw_lerr(L, ie->loc, "a record is indexed by a field name or a constant integer, not %s", lw_vname(L, &i));
 }
 

@@ -66,6 +66,7 @@ const char *lw_vname(Lower *L, const FeVal *v) {
   case FV_NONE: return "none";
   case FV_STR: return "unicode_type";
   case FV_BYTES: return "readonly bytes(uint8, 1d, C)";
+  case FV_CTYPES: return arena_printf(&L->fe->arena, "ArrayCTypes(dtype=%s, ndim=%u)", tname(L, v->type->elem), v->type->rank);
   case FV_HOST: return "a host object";
   case FV_CONSTARR: return arena_printf(&L->fe->arena, "a constant %s", tname(L, v->carr->type));
   case FV_NAMESPACE:
@@ -246,6 +247,7 @@ bool lw_fv_same(const FeVal *a, const FeVal *b) {
   case FV_PYFUNC: return a->func == b->func;
   case FV_NAMESPACE: return a->ns == b->ns;
   case FV_METHOD: return a->builtin == b->builtin && a->v == b->v;
+  case FV_CTYPES: return a->v == b->v;
   case FV_CLOSURE: {
     const FeClosure *x = a->clo, *y = b->clo;
     if (x == y) return true;

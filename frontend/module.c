@@ -269,8 +269,16 @@ FeVal fe_const_array(FeCtx *fe, Type *dtype, unsigned rank, const int64_t *dims,
 
 FeVal fe_captured_array(FeCtx *fe, Type *dtype, unsigned rank, const int64_t *dims, const int64_t *strides,
                         uint64_t address) {
-  if (rank == 0 || rank > 8) return host();
+  if (rank > 8) return host();
+  bool zero_d = rank == 0;
+  int64_t one = 1, esize = ty_size(dtype);
+  if (zero_d) { /* its array of one */
+    rank = 1;
+    dims = &one;
+    strides = &esize;
+  }
   FeConstArr *ca = ARENA_NEW(&fe->arena, FeConstArr);
+  ca->zero_d = zero_d;
   bool c = true, f = true; /* contiguous: typed C or F, as numba-cuda's typeof types a device array */
   int64_t cs = ty_size(dtype), fs = cs;
   for (unsigned k = 0; k < rank; k++) {

@@ -127,6 +127,8 @@ typedef enum kf_error_kind {
   KF_ERRKIND_OUT_OF_MEMORY = 11,
   KF_ERRKIND_RAISED = 12,        /* a kernel raised an exception (raise or assert under debug=True, a local read
                                   * where it is unbound): kernel, exception, thread and block below are set */
+  KF_ERRKIND_VALUE = 13,         /* a constant Numba's lowering refuses with ValueError (an alignment= that is not
+                                  * a positive power of 2 multiple of 8) */
 } kf_error_kind;
 typedef struct kf_error_info {
   kf_error_kind kind;

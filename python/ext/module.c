@@ -12,7 +12,7 @@ PyTypeObject *Runtime_Type, *Stream_Type, *Event_Type, *Buffer_Type;
 /* ---- errors ------------------------------------------------------------------------------------------ */
 
 /* kf_error_kind -> exception class, registered by kfront.errors (set_exceptions); RuntimeError until then. */
-static PyObject *exception_classes[KF_ERRKIND_RAISED + 1];
+static PyObject *exception_classes[KF_ERRKIND_VALUE + 1];
 
 static PyObject *set_exceptions(PyObject *self, PyObject *mapping) {
   (void)self;
@@ -24,7 +24,7 @@ static PyObject *set_exceptions(PyObject *self, PyObject *mapping) {
   Py_ssize_t pos = 0;
   while (PyDict_Next(mapping, &pos, &key, &value)) {
     long k = PyLong_AsLong(key);
-    if (k < 0 || k > KF_ERRKIND_RAISED || !PyType_Check(value)) {
+    if (k < 0 || k > KF_ERRKIND_VALUE || !PyType_Check(value)) {
       if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "set_exceptions: kinds are 0..12, values classes");
       return NULL;
     }
@@ -166,7 +166,8 @@ PyObject *ext_raise(kf_context *ctx, kf_status st) {
   if (!cls) {
     static PyObject *const *defaults[] = {
         [KF_ERRKIND_OUT_OF_BOUNDS] = &PyExc_IndexError, [KF_ERRKIND_ARGUMENT] = &PyExc_TypeError,
-        [KF_ERRKIND_LAUNCH_CONFIG] = &PyExc_ValueError, [KF_ERRKIND_OUT_OF_MEMORY] = &PyExc_MemoryError};
+        [KF_ERRKIND_LAUNCH_CONFIG] = &PyExc_ValueError, [KF_ERRKIND_OUT_OF_MEMORY] = &PyExc_MemoryError,
+        [KF_ERRKIND_VALUE] = &PyExc_ValueError};
     cls = kind < sizeof defaults / sizeof *defaults && defaults[kind] ? *defaults[kind] : PyExc_RuntimeError;
   }
   PyObject *exc = msg ? PyObject_CallFunctionObjArgs(cls, msg, NULL) : NULL;

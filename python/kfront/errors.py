@@ -18,6 +18,7 @@ The classes:
         TypingError                  Numba's typing rules refuse it (numba.core.errors.TypingError)
         UnsupportedError             valid Numba that kfront does not handle (numba's UnsupportedError)
         SourceUnavailableError       no text is the function's source (kfront._capture: code from an AST, a pipe)
+        CompileValueError(ValueError)  a constant numba-cuda's lowering refuses with ValueError (alignment=)
       KernelArgumentError(TypeError) arguments that do not fit the kernel
       LaunchError(ValueError)        a grid, block or shared-memory size the device cannot launch
       CudaDriverError                the CUDA driver or the device failed (numba's CudaAPIError, CudaDriverError)
@@ -62,9 +63,10 @@ KIND_BACKEND = 9
 KIND_NOT_FOUND = 10
 KIND_OUT_OF_MEMORY = 11
 KIND_RAISED = 12
+KIND_VALUE = 13
 
 KIND_NAMES = ("none", "internal", "syntax", "typing", "unsupported", "argument", "launch_config",
-              "out_of_bounds", "device", "backend", "not_found", "out_of_memory", "raised")
+              "out_of_bounds", "device", "backend", "not_found", "out_of_memory", "raised", "value")
 
 
 class KfrontError(Exception):
@@ -102,6 +104,11 @@ class UnsupportedError(CompilerError):
     """Valid Numba that kfront does not handle (numba.core.errors.UnsupportedError)."""
 
     kind = KIND_UNSUPPORTED
+
+
+class CompileValueError(CompilerError, ValueError):
+    """A constant of the function that numba-cuda's lowering refuses with ValueError (cuda.local.array's
+    alignment= that is not a positive power of 2 multiple of 8): a ValueError, as numba-cuda's."""
 
 
 class SourceUnavailableError(CompilerError):
@@ -284,6 +291,7 @@ KIND_CLASSES = {
     KIND_NOT_FOUND: KfrontError,
     KIND_OUT_OF_MEMORY: OutOfMemoryError,
     KIND_RAISED: KernelRaisedError,
+    KIND_VALUE: CompileValueError,
 }
 
 # numba.core.errors (and numba.cuda.cudadrv) names -> kfront's classes

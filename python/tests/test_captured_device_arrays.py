@@ -116,3 +116,32 @@ def test_a_host_global_stays_a_constant_array():
 
     with pytest.raises(errors.TypingError, match="cuda.const.array_like"):
         const_of_device[1, 1]()
+
+
+# ---- 0-d device arrays (numba-cuda's test_device_array_capture test_zero_dimensional) ------------------------------
+_global_0d = None
+
+
+@pytest.mark.parametrize("dtype", (np.float32, np.int64, np.complex128))
+def test_zero_dimensional_device_array_read_and_written(dtype):
+    global _global_0d
+    _global_0d = cuda.to_device(np.array(42, dtype=dtype))
+
+    @cuda.jit
+    def kernel_0d(output, info):
+        output[()] = _global_0d[()] * 2
+        info[0] = _global_0d.ndim
+        info[1] = _global_0d.size
+
+    @cuda.jit
+    def write_0d(v):
+        _global_0d[()] = v
+
+    output = cuda.device_array((), dtype=dtype)
+    info = np.zeros(2, dtype=np.int64)
+    kernel_0d[1, 1](output, info)
+    assert output.copy_to_host() == 84 and output.copy_to_host().dtype == dtype
+    assert info.tolist() == [0, 1]
+    write_0d[1, 1](7)
+    host = _global_0d.copy_to_host()
+    assert host.shape == () and host == 7  # the kernel wrote the captured memory in place

@@ -113,3 +113,59 @@ def test_vectorize_signatures_of_argument_types_alone():
 
     r = add(np.ones(4, np.float32), np.full(4, 2, np.float32))
     assert r.dtype == np.float32 and r.tolist() == [3.0] * 4
+
+
+# ---- ufunc.reduce of a @vectorize function (numba-cuda's DeviceVectorize.reduce; test_vectorize's test_reduce) --
+from kfront import int32  # noqa: E402
+
+_HOMOGENEOUS = [int32(int32, int32), float32(float32, float32), float64(float64, float64)]
+
+
+@pytest.mark.parametrize("n", (8, 100, 2**10 + 1))
+@pytest.mark.parametrize("dtype", (np.int32, np.float32, np.float64))
+def test_vectorize_reduce_host_and_device(n, dtype):
+    @vectorize(_HOMOGENEOUS, target="cuda")
+    def vector_add(a, b):
+        return a + b
+    x = np.arange(n, dtype=dtype)
+    actual = vector_add.reduce(x)
+    np.testing.assert_allclose(actual, np.add.reduce(x))
+    assert actual.dtype == dtype  # the input's dtype, not NumPy's int64 of an int add.reduce
+    stream = cuda.stream()
+    actual = vector_add.reduce(cuda.to_device(x, stream), stream=stream)
+    np.testing.assert_allclose(actual, np.add.reduce(x))
+    assert actual.dtype == dtype
+
+
+def test_vectorize_reduce_combines_the_elements_only():
+    # no init of 0 joins them (as @cuda.reduce's default would): a product, a max of negative numbers
+    @vectorize(_HOMOGENEOUS, target="cuda")
+    def mul(a, b):
+        return a * b
+
+    @vectorize(_HOMOGENEOUS, target="cuda")
+    def biggest(a, b):
+        return max(a, b)
+    assert mul.reduce(np.arange(1, 8, dtype=np.int32)) == 5040
+    assert biggest.reduce(-np.arange(3, 50, dtype=np.float64)) == -3.0
+    one = mul.reduce(np.array([7], dtype=np.int32))
+    assert one == 7 and one.dtype == np.int32
+
+
+def test_vectorize_reduce_refusals_as_numba_cuda():
+    @vectorize(_HOMOGENEOUS, target="cuda")
+    def vector_add(a, b):
+        return a + b
+    with pytest.raises(TypeError, match="Reduction on an empty array."):
+        vector_add.reduce(np.zeros(0, dtype=np.int32))
+    with pytest.raises(AssertionError, match="must use 1d array"):
+        vector_add.reduce(np.zeros((2, 2), dtype=np.int32))
+    with pytest.raises(TypeError, match=r"vector_add.reduce of an array of int64 needs a signature "
+                                        r"int64\(int64, int64\)"):
+        vector_add.reduce(np.arange(4))
+
+    @vectorize([float64(float64)], target="cuda")
+    def neg(a):
+        return -a
+    with pytest.raises(AssertionError, match="must be a binary ufunc"):
+        neg.reduce(np.arange(4.0))

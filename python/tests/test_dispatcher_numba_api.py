@@ -2,7 +2,8 @@
 no declared signature takes (a kernel's "No matching definition for argument type(s) ...", a device function's
 "Invalid use of type(...) with parameters (...)"), specialize() given types instead of values, and
 cuda.jit(shared_memory_carveout=...), checked at decoration with numba-cuda's messages (the percent reaches the
-driver on a GPU: test/gpu; the simulator has no L1 to split)."""
+driver on a GPU: test/gpu; the simulator has no L1 to split); a device function's compile_device(argtypes,
+return_type=None) and its refusal of inspect_sass (numba-cuda's test_device_func)."""
 import numpy as np
 import pytest
 
@@ -114,3 +115,60 @@ def test_one_declared_signature_launches_an_array_of_the_elements_size_as_its_dt
     listed = cuda.jit(["void(uint32[:])"])(_store_big)
     with pytest.raises(errors.KernelArgumentError, match=r"No matching definition for argument type\(s\) int32\[::1\]"):
         listed[1, 4](a)
+
+
+def _device_foo():
+    @cuda.jit(device=True)
+    def foo(x, y):
+        return x + y
+    return foo
+
+
+def test_compile_device_gives_the_symbol_of_the_llvm_and_the_ptx():
+    # numba-cuda's test_inspect_llvm and test_inspect_asm
+    foo = _device_foo()
+    args = (int32, int32)
+    cres = foo.compile_device(args)
+    fname = cres.fndesc.mangled_name
+    assert "foo" in fname and fname == cres.fndesc.llvm_func_name
+    assert fname in foo.inspect_llvm(args)
+    assert fname in foo.inspect_asm(args)
+    assert cres.signature.return_type == int64 and cres.signature.args == args  # numba's typing: int32 + int32
+    assert foo.compile_device(args) is cres and foo.overloads[args] is cres and foo.overloads["(int32, int32)"] is cres
+
+
+def test_compile_device_with_a_return_type():
+    foo = _device_foo()
+    cres = foo.compile_device((float64, float64), return_type=float32)
+    assert str(cres.signature) == "float32(float64, float64)"
+    assert list(foo.overloads) == [(float64, float64)]
+
+
+def test_compile_device_raises_the_typing_error():
+    @cuda.jit(device=True)
+    def bad(x):
+        return x.nope
+    with pytest.raises(errors.TypingError, match="unknown attribute 'nope'"):
+        bad.compile_device((int32,))
+    assert not bad.overloads
+
+
+def test_compile_device_of_a_kernel_is_refused():
+    k = cuda.jit(add_kernel)
+    with pytest.raises(TypeError, match="compile_device compiles device functions"):
+        k.compile_device((int64[::1], int64, int64))
+
+
+def test_inspect_sass_of_a_device_function_is_refused():
+    # numba-cuda's test_inspect_sass_disallowed
+    foo = _device_foo()
+    with pytest.raises(RuntimeError, match="Cannot inspect SASS of a device function"):
+        foo.inspect_sass((int32, int32))
+    with pytest.raises(RuntimeError, match="Cannot get the CFG of a device function"):
+        foo.inspect_sass_cfg((int32, int32))
+
+
+def test_inspect_sass_of_a_kernel_says_kfront_has_no_disassembler():
+    k = cuda.jit("void(int64[::1], int64, int64)")(add_kernel)
+    with pytest.raises(errors.UnsupportedError, match="kfront does not disassemble cubins"):
+        k.inspect_sass()

@@ -884,8 +884,15 @@ static void compile_op(Cc *c, const Op *op) {
       cc_error(c, op, "mem.alloca of more than 64 MiB%s", "");
       return;
     }
-    ai->offset = c->local_bytes;
-    c->local_bytes += ((sizeof(SimArr) + 15) & ~(size_t)15) + ((ai->bytes + 15) & ~(size_t)15);
+    Attr *align = ir_op_attr(op, "align");
+    ai->align = align && align->kind == ATTR_INT ? (size_t)align->i : 16;
+    if (ai->align < 16) ai->align = 16; /* (a stronger alignment than asked for is one the GPU may give too) */
+    if ((ai->align & (ai->align - 1)) || ai->align > (1u << 16)) {
+      cc_error(c, op, "mem.alloca's align must be a power of 2 up to 65536%s", "");
+      return;
+    }
+    ai->offset = c->local_bytes; /* the data at the first multiple of align after the SimArr */
+    c->local_bytes += ((sizeof(SimArr) + 15) & ~(size_t)15) + ((ai->bytes + 15) & ~(size_t)15) + (ai->align - 1);
     k = emit(c, SI_ALLOCA, op);
     INS(c, k)->d = res(c, op, 0);
     INS(c, k)->ext = ai;
@@ -1406,6 +1413,12 @@ static bool add_global(SimProgram *p, const Op *g) {
     count *= (size_t)e;
   }
   sg->nbytes = count * sg->esize;
+  Attr *align = ir_op_attr(g, "align");
+  sg->align = align && align->kind == ATTR_INT && align->i > 16 ? (size_t)align->i : 16;
+  if ((sg->align & (sg->align - 1)) || sg->align > (1u << 16)) {
+    diag_error(p->diag, g->loc, "simulator: mem.global @%s's align must be a power of 2 up to 65536", name);
+    return false;
+  }
   if (strcmp(space, "captured") == 0) { /* the simulator's device memory is the host's: the address is a pointer */
     Attr *addr = ir_op_attr(g, "address"), *st = ir_op_attr(g, "strides");
     if (!addr || addr->kind != ATTR_INT || !st || st->kind != ATTR_ARRAY || st->arr.n != t->rank) {

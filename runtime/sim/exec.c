@@ -147,7 +147,7 @@ static bool pointer_holds(const BlockCtx *B, const Thread *t, uint64_t addr, uin
   for (unsigned i = 0; i < L->nargs; i++)
     if (addr >= L->arg_spans[i][0] && addr + bytes <= L->arg_spans[i][1]) return true;
   for (unsigned i = 0; i < L->prog->nglobals; i++)
-    if (within(addr, bytes, B->gmem[i], L->prog->globals_v[i].nbytes)) return true;
+    if (B->gmem[i] && within(addr, bytes, B->garr[i].data, L->prog->globals_v[i].nbytes)) return true;
   if (within(addr, bytes, B->dyn_mem, L->dyn_bytes)) return true;
   for (unsigned d = 0; d <= t->depth; d++) { /* the local areas (after the registers) of the live frames */
     const Frame *f = &t->frames[d];
@@ -927,7 +927,8 @@ void sim_run_thread(BlockCtx *B, Thread *t) {
       const AllocaInfo *ai = I->ext;
       SimArr *a = (SimArr *)(frame_local(fn, R) + ai->offset);
       memset(a, 0, sizeof *a);
-      a->data = (char *)a + ((sizeof(SimArr) + 15) & ~(size_t)15);
+      uintptr_t data = (uintptr_t)a + ((sizeof(SimArr) + 15) & ~(size_t)15);
+      a->data = (char *)((data + ai->align - 1) & ~(uintptr_t)(ai->align - 1));
       a->rank = ai->rank;
       a->flags = ARR_LOCAL;
       int64_t st = ai->esize;

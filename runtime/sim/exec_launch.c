@@ -57,8 +57,9 @@ static bool block_init(BlockCtx *B, Launch *L) {
       a->flags = ARR_CONST;
       continue;
     }
-    if (!(B->gmem[i] = mem_calloc(1, g->nbytes ? g->nbytes : 1))) return false;
-    a->data = a->base = B->gmem[i];
+    /* the data at the first multiple of align in the block (align - 1 bytes more than the data's) */
+    if (!(B->gmem[i] = mem_calloc(1, (g->nbytes ? g->nbytes : 1) + (g->align - 1)))) return false;
+    a->data = a->base = (char *)(((uintptr_t)B->gmem[i] + g->align - 1) & ~(uintptr_t)(g->align - 1));
     a->flags = ARR_SHARED;
     if (L->opts.detect_races) {
       a->gshift = 0;
@@ -117,7 +118,7 @@ static void block_start(BlockCtx *B, uint64_t blinear) {
   B->bid[1] = (uint32_t)((blinear / L->grid[0]) % L->grid[1]);
   B->bid[2] = (uint32_t)(blinear / ((uint64_t)L->grid[0] * L->grid[1]));
   for (unsigned i = 0; i < p->nglobals; i++)
-    if (p->globals_v[i].shared) memset(B->gmem[i], 0, p->globals_v[i].nbytes);
+    if (p->globals_v[i].shared) memset(B->garr[i].data, 0, p->globals_v[i].nbytes);
   if (B->dyn_mem) memset(B->dyn_mem, 0, L->dyn_bytes);
   B->epoch++; /* shadow entries of the previous block are stale */
   for (unsigned i = 0; i < B->nthreads; i++) {

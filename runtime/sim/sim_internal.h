@@ -202,6 +202,7 @@ typedef struct AllocaInfo {
   int64_t shape[SIM_MAX_RANK];
   size_t offset;            /* of the SimArr in the frame's local area; the data follows it */
   size_t bytes;             /* element bytes */
+  size_t align;             /* the data's alignment: attr align (cuda.local.array(alignment=)), else 16 */
 } AllocaInfo;
 
 struct SimFn {
@@ -235,6 +236,7 @@ typedef struct SimGlobal {
   char layout;
   int64_t shape[SIM_MAX_RANK];
   size_t nbytes;
+  size_t align;             /* shared: the data's alignment, attr align (cuda.shared.array(alignment=)), else 16 */
   char *data;               /* const: the materialised `value` (zeros when absent); captured: the address */
 } SimGlobal;
 

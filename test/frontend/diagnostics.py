@@ -55,7 +55,7 @@ def float_index(a):
 # RUN: not kfront compile %s -k unknown_attr --sig 'void(float32[:])' 2>&1 | FileCheck %s --check-prefix=ATTR
 @cuda.jit
 def unknown_attr(a):
-    # ATTR: diagnostics.py:[[@LINE+1]]:14: error: unknown attribute 'flat' of array(float32, 1d, A) (kfront supports shape, size, ndim, dtype, strides, itemsize, nbytes, T, real, imag and the methods transpose, reshape, ravel, view and item)
+    # ATTR: diagnostics.py:[[@LINE+1]]:14: error: unknown attribute 'flat' of array(float32, 1d, A) (kfront supports shape, size, ndim, dtype, strides, itemsize, nbytes, T, real, imag, ctypes and the methods transpose, reshape, ravel, view and item)
     a[0] = a.flat[0]
 
 

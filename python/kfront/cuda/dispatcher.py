@@ -612,6 +612,7 @@ class Dispatcher:
         self._lto = bool(extra.get("lto"))
         self._small_grids = {}     # launch configuration -> its grid, for those numba-cuda warns of (low occupancy)
         self._kernel_objects = {}  # device ordinal -> (its _kfront.Function, {signature: Kernel}): one object each
+        self._device_results = {}  # argument-type tuple -> DeviceCompileResult (compile_device, of a device function)
         # numba-cuda's on-disk cache of cache=True (kfront.cuda.caching; numba-cuda's RuntimeError at decoration
         # where the function has no place for one), and its counts of each new specialisation, Dispatcher.stats
         self._cache = caching.Cache(self) if cache and not device else None
@@ -914,6 +915,8 @@ class Dispatcher:
         at decoration, as numba-cuda does, and for another current device when this is first read there). Keys are tuples of kfront.types
         ((float32[::1], int64)); a lookup also takes a signature as text or a Signature ("void(float32[::1],
         int64)")."""
+        if self._kind == "device":  # a device function's: what compile_device compiled
+            return Overloads(self._device_results)
         if self._kind == "kernel" and self._sigs:
             for sig in self._sigs:  # as numba-cuda, a kernel's declared signatures are there before any launch
                 if _buildable_before_launch(sig):  # (one with a pointer or a record is built at its first launch)
@@ -942,6 +945,26 @@ class Dispatcher:
             f.specialize(*[_example(a) for a in argtypes])
             self._note_kernels()
         raise errors.CompilerError("kfront: compiling %s for %s gave another signature" % (self.__name__, key))
+
+    def compile_device(self, args, return_type=None):
+        """numba-cuda's compile_device: the device function compiled for the argument types args (a tuple of types),
+        returning return_type (None: the type its typing infers), once per args: a DeviceCompileResult, a key of
+        `overloads` from then on. A typing error raises as a launch's would."""
+        if self._kind != "device":
+            raise TypeError("kfront: %s is a kernel: compile_device compiles device functions (device=True); "
+                            "compile(sig) compiles a kernel" % self.__name__)
+        args = tuple(args)
+        result = self._device_results.get(args)
+        if result is not None:
+            return result
+        from kfront.cuda.compiler import _inferred_return_type
+        if return_type is None:
+            return_type = _inferred_return_type(self.py_func, args)
+        else:  # typed with the return type given (the result converted to it, as a declared signature's)
+            self._compile_text("kir", types.Signature(return_type, args))
+        result = self._device_results[args] = DeviceCompileResult(self.py_func, _capture.compiled_name(self.py_func),
+                                                                  args, return_type)
+        return result
 
     def _kernel_attribute(self, name, signature):
         """numba-cuda's get_<attribute>(signature=None): the attribute of the kernel compiled for signature (a
@@ -1018,6 +1041,21 @@ class Dispatcher:
         return self._compile_text("ptx", signature, **self._codegen())
 
     inspect_ptx = inspect_asm
+
+    def inspect_sass(self, signature=None):
+        """numba-cuda's inspect_sass: a device function's is refused with its RuntimeError; a kernel's SASS needs a
+        disassembler (numba-cuda runs nvdisasm on the cubin), which kfront does not have."""
+        if self._kind == "device":
+            raise RuntimeError("Cannot inspect SASS of a device function")
+        raise errors.UnsupportedError("kfront: inspect_sass is not supported (kfront does not disassemble cubins; "
+                                      "inspect_asm gives the PTX)")
+
+    def inspect_sass_cfg(self, signature=None):
+        """numba-cuda's inspect_sass_cfg: refused for a device function with its RuntimeError; see inspect_sass."""
+        if self._kind == "device":
+            raise RuntimeError("Cannot get the CFG of a device function")
+        raise errors.UnsupportedError("kfront: inspect_sass_cfg is not supported (kfront does not disassemble "
+                                      "cubins; inspect_asm gives the PTX)")
 
     def inspect_lto_ptx(self, signature=None):
         """numba-cuda's PTX after link-time optimisation, of a dispatcher made with lto=True (RuntimeError "LTO is not
@@ -1112,6 +1150,29 @@ def signature_key(sig):
         if isinstance(sig, str):
             return sig
         raise
+
+
+FunctionDescriptor = collections.namedtuple("FunctionDescriptor", "mangled_name llvm_func_name qualname modname "
+                                                                  "argtypes restype")
+FunctionDescriptor.__doc__ = """numba's function descriptor, of a compiled device function: mangled_name and
+llvm_func_name its symbol in the LLVM IR and the PTX kfront gives for it (inspect_llvm / inspect_asm)."""
+
+
+class DeviceCompileResult:
+    """numba-cuda's CompileResult of Dispatcher.compile_device, as far as kfront has one: signature (return type and
+    argument types), argtypes, return_type, py_func and fndesc (FunctionDescriptor). kfront compiles a device
+    function into the kernels that call it: this result holds its typing, no code."""
+
+    def __init__(self, py_func, symbol, argtypes, return_type):
+        self.py_func = py_func
+        self.argtypes = tuple(argtypes)
+        self.return_type = return_type
+        self.signature = types.Signature(return_type, self.argtypes)
+        self.fndesc = FunctionDescriptor(symbol, symbol, py_func.__qualname__, py_func.__module__, self.argtypes,
+                                         return_type)
+
+    def __repr__(self):
+        return "<kfront compiled device function %s %s>" % (self.fndesc.qualname, self.signature)
 
 
 class Overloads(dict):

@@ -120,6 +120,7 @@ class CUDAUFunc(_Generated):
     """A @vectorize(..., target="cuda") function: elementwise over broadcast inputs, `out=` optional."""
 
     _kind = "vectorize"
+    _reducer = None  # the Reduce of the same function, made by the first reduce()
 
     def __init__(self, py_func, sigs=(), layout=None, source=None):
         super().__init__(py_func, [_with_return_type(py_func, s) for s in sigs], layout, source)
@@ -141,8 +142,35 @@ class CUDAUFunc(_Generated):
             return out[0]
         return out
 
-    def reduce(self, arr, axis=0, stream=0):
-        raise errors.UnsupportedError("kfront: ufunc.reduce of a CUDA @vectorize function is not supported")
+    def reduce(self, arg, stream=0):
+        """numba-cuda's DeviceVectorize.reduce: the elements of arg (a 1-D host or device array) combined with the
+        function, a scalar of arg's dtype; one element is itself, an empty array numba-cuda's TypeError. The
+        function must be binary, and have a signature whose inputs and output are arg's dtype (numba-cuda calls
+        the ufunc itself, with the output into its input). The reduction is @cuda.reduce's (Reduce, the same
+        function): a tree, so the function must be associative and commutative, as numba-cuda's pairwise halves
+        need it associative. Runs on stream (a stream, or 0 for the default) and returns when done."""
+        sigs = [types.parse_signature(sig) for sig in self._sigs]
+        if any(len(args) != 2 for args, _ in sigs):
+            raise AssertionError("must be a binary ufunc")
+        if not devicearray.is_cuda_array(arg):
+            arg = np.asarray(arg)
+        if arg.ndim != 1:
+            raise AssertionError("must use 1d array")
+        dtype = np.dtype(arg.dtype)
+        if not any(all(types.as_dtype(t) == dtype for t in (*args, restype)) for args, restype in sigs):
+            raise TypeError("kfront: %s.reduce of an array of %s needs a signature %s(%s, %s) (it has %s)"
+                            % (self.__name__, dtype, dtype, dtype, dtype, ", ".join(map(str, self._sigs))))
+        n = arg.shape[0]
+        if n == 0:
+            raise TypeError("Reduction on an empty array.")
+        if n == 1:
+            return arg[0]
+        if self._reducer is None:  # the same function, source and bindings, as a @cuda.reduce
+            self._reducer = Reduce(self.py_func, source=self._source)
+        res = np.empty(1, dtype=dtype)
+        # the first element is the reduction's init (@cuda.reduce combines init with the elements)
+        self._reducer(arg[1:], res=res, init=arg[0], stream=stream)
+        return res[0]
 
 
 class CUDAGUFunc(_Generated):
