@@ -93,6 +93,7 @@ def test_pinned_and_mapped():
     m = cuda.mapped_array(8, dtype=np.int64)
     m[:] = 5
     add_one[1, 8](m)
+    cuda.synchronize()  # the launch is asynchronous (as numba-cuda's): the host reads mapped memory after it ends
     np.testing.assert_array_equal(m, 6)
     h = np.zeros(4)
     with cuda.pinned(h):

@@ -430,8 +430,12 @@ def test_foreign_functions_return_pointers():
     # comes back through the return slot); abi="c" returns it in its return value
     from kfront.types import signature
     from kfront.types import CPointer, int32
-    barrier = cuda.declare_device("cta_barrier_ptr", sig=signature(CPointer(int32)), use_cooperative=True)
-    get = cuda.declare_device("get_ptr_c", "int32*(int32*)", abi="c")
+    # (defined, so that the GPU's link step finds them)
+    defs = cuda.CUSource('extern "C" __device__ int cta_barrier_ptr(int **r) { *r = 0; return 0; }\n'
+                         'extern "C" __device__ int *get_ptr_c(int *p) { return p; }\n')
+    barrier = cuda.declare_device("cta_barrier_ptr", sig=signature(CPointer(int32)), use_cooperative=True,
+                                  link=[defs])
+    get = cuda.declare_device("get_ptr_c", "int32*(int32*)", abi="c", link=[defs])
 
     @cuda.jit("void()")
     def k():

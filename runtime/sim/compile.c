@@ -891,8 +891,10 @@ static void compile_op(Cc *c, const Op *op) {
       cc_error(c, op, "mem.alloca's align must be a power of 2 up to 65536%s", "");
       return;
     }
-    ai->offset = c->local_bytes; /* the data at the first multiple of align after the SimArr */
-    c->local_bytes += ((sizeof(SimArr) + 15) & ~(size_t)15) + ((ai->bytes + 15) & ~(size_t)15) + (ai->align - 1);
+    /* the data at the first multiple of align after the SimArr: the SimArr at a multiple of 16 (every area's
+     * size is one), that is at most align - 16 bytes past the header; the next SimArr is 16-aligned too */
+    ai->offset = c->local_bytes;
+    c->local_bytes += ((sizeof(SimArr) + 15) & ~(size_t)15) + ((ai->bytes + 15) & ~(size_t)15) + (ai->align - 16);
     k = emit(c, SI_ALLOCA, op);
     INS(c, k)->d = res(c, op, 0);
     INS(c, k)->ext = ai;
