@@ -117,8 +117,11 @@ static bool array_readable(const kf_array *a, bool record, size_t *count, char *
   if (!record && (unsigned)a->dtype >= KF_DTYPE_RECORD_BASE)
     return snprintf(why, nwhy, "an array of a record dtype whose binding does not spell the record in its path"), false;
   if (!record && !dtype_valid(a->dtype)) return snprintf(why, nwhy, "an array of invalid dtype %d", (int)a->dtype), false;
-  if (a->ndim < 1 || a->ndim > KF_MAX_RANK)
-    return snprintf(why, nwhy, "an array of rank %u (kfront takes constant arrays of rank 1 to %d)", a->ndim, KF_MAX_RANK), false;
+  if (a->ndim > KF_MAX_RANK)
+    return snprintf(why, nwhy, "an array of rank %u (kfront takes constant arrays of rank 0 to %d)", a->ndim, KF_MAX_RANK), false;
+  if (record && a->ndim == 0)
+    return snprintf(why, nwhy, "a 0-d array of records (kfront takes constant arrays of records of rank 1 to %d)",
+                    KF_MAX_RANK), false;
   size_t n = 1;
   for (unsigned k = 0; k < a->ndim; k++) {
     if (a->shape[k] < 0) return snprintf(why, nwhy, "an array with extent %lld", (long long)a->shape[k]), false;

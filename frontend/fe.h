@@ -125,7 +125,7 @@ typedef struct FeConstArr {
   bool captured;
   uint64_t address;
   int64_t strides[8]; /* bytes */
-  bool zero_d;        /* a captured 0-d device array: captured as its array of one, read as the view x[0] (a 0-d
+  bool zero_d;        /* a 0-d array, constant or captured: held as its array of one, read as the view x[0] (a 0-d
                        * array parameter's form) */
 } FeConstArr;
 

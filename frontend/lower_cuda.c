@@ -386,6 +386,19 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
 }
 
 /* cuda.const.array_like(ARR) of a module-level np.array of constants: a "const" mem.global with its values. */
+/* A 0-d array bound as a global (FeConstArr.zero_d: held as its array of one, arr): the view arr[0], a 0-d array
+ * parameter's form; arr itself for any other. */
+static FeVal zero_d_view(Lower *L, const FeConstArr *ca, FeVal arr) {
+  if (!ca->zero_d) return arr;
+  Type *i64 = ty_i64(L->ctx);
+  FeVal v = {.kind = FV_VIEW, .type = ty_array(L->ctx, arr.type->elem, 0, LAYOUT_C), .is_const = arr.is_const};
+  v.tup.n = 2;
+  v.tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, 2);
+  v.tup.elems[0] = arr;
+  v.tup.elems[1] = val(i64, ib_const_int(&L->b, i64, 0));
+  return v;
+}
+
 /* A captured device array (FeConstArr.captured): a "captured" mem.global at its address, with its shape and strides;
  * the kernel reads and writes that memory in place, as numba-cuda's kernels do the pointer they captured. */
 static FeVal captured_array_ref(Lower *L, const FeConstArr *ca, const char *hint) {
@@ -414,13 +427,7 @@ static FeVal captured_array_ref(Lower *L, const FeConstArr *ca, const char *hint
   }
   Op *ref = ib_op(&L->b, OP_GLOBAL_REF, 0, NULL, 1, &t, 0);
   ir_op_set_attr(L->m, ref, "name", attr_sym(L->m, ir_op_attr_str(memo, "sym_name")));
-  if (!ca->zero_d) return val(t, op_result(ref, 0));
-  FeVal v = {.kind = FV_VIEW, .type = ty_array(L->ctx, t->elem, 0, LAYOUT_C)}; /* the view x[0] of its array of one */
-  v.tup.n = 2;
-  v.tup.elems = ARENA_ARRAY(&L->fe->arena, FeVal, 2);
-  v.tup.elems[0] = val(t, op_result(ref, 0));
-  v.tup.elems[1] = val(i64, ib_const_int(&L->b, i64, 0));
-  return v;
+  return zero_d_view(L, ca, val(t, op_result(ref, 0)));
 }
 
 FeVal lw_const_array_ref(Lower *L, const FeConstArr *ca, const char *hint) {
@@ -462,7 +469,7 @@ FeVal lw_const_array_ref(Lower *L, const FeConstArr *ca, const char *hint) {
     r = val(t, op_result(ib_op(&L->b, OP_REINTERPRET, 1 + 2 * t->rank, ops, 1, &t, 0), 0));
   }
   r.is_const = true; /* a constant array (what cuda.const.array_like accepts) */
-  return r;
+  return zero_d_view(L, ca, r);
 }
 
 FeVal lower_const_array(Lower *L, const PyExpr *e) {

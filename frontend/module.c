@@ -250,8 +250,15 @@ static FeVal eval_np_array(FeCtx *fe, const PyExpr *e) {
 }
 
 FeVal fe_const_array(FeCtx *fe, Type *dtype, unsigned rank, const int64_t *dims, const FeVal *elems, unsigned n) {
-  if (rank == 0 || rank > 8) return host();
+  if (rank > 8) return host();
+  bool zero_d = rank == 0;
+  int64_t one = 1;
+  if (zero_d) { /* a 0-d constant (np.array(0)): its array of one, read as the view x[0] as a captured one is */
+    rank = 1;
+    dims = &one;
+  }
   FeConstArr *ca = ARENA_NEW(&fe->arena, FeConstArr);
+  ca->zero_d = zero_d;
   ca->type = ty_array(fe->ctx, dtype, rank, LAYOUT_C);
   memcpy(ca->dims, dims, sizeof *dims * rank);
   ca->n = n;

@@ -145,3 +145,26 @@ def test_zero_dimensional_device_array_read_and_written(dtype):
     write_0d[1, 1](7)
     host = _global_0d.copy_to_host()
     assert host.shape == () and host == 7  # the kernel wrote the captured memory in place
+
+
+G0_FLOAT = np.array(7.5)  # a 0-d NumPy array bound as a global: a constant, as numba-cuda makes it
+
+
+def test_zero_dimensional_constant_globals():
+    # numba-cuda's test_zero_dimensional (its host half): a global 0-d NumPy array is a constant 0-d array
+    @cuda.jit
+    def k(out):
+        out[0] = G0_FLOAT[()]
+        out[1] = G0_FLOAT.ndim
+        out[2] = G0_FLOAT.size
+
+    out = np.zeros(3)
+    k[1, 1](out)
+    assert out.tolist() == [7.5, 0.0, 1.0]
+
+    @cuda.jit
+    def store(out):
+        G0_FLOAT[()] = 1.0
+
+    with pytest.raises(errors.TypingError, match="cannot assign to an element of a constant array"):
+        store[1, 1](out)
