@@ -429,7 +429,8 @@ static int array_of_interface(PyObject *o, PyObject *d, int proto, kf_array *a, 
   return r;
 }
 
-int ext_array_from_object(PyObject *o, kf_array *out, const char *what, uintptr_t *producer) {
+/* An array of any rank, 0-d included (a global's: numba-cuda's constant np.array(0)), read from o. */
+static int array_any_rank(PyObject *o, kf_array *out, const char *what, uintptr_t *producer) {
   if (PyObject_TypeCheck(o, DeviceArray_Type)) {
     *out = ((DeviceArrayObject *)o)->a;
     return 0;
@@ -442,29 +443,16 @@ int ext_array_from_object(PyObject *o, kf_array *out, const char *what, uintptr_
                    "__cuda_array_interface__), not %R", what, (PyObject *)Py_TYPE(o));
     return -1;
   }
-  if (array_of_interface(o, d, proto, out, what, producer) < 0) return -1;
-  if (out->ndim == 0) {
+  return array_of_interface(o, d, proto, out, what, producer);
+}
+
+int ext_array_from_object(PyObject *o, kf_array *out, const char *what, uintptr_t *producer) {
+  if (array_any_rank(o, out, what, producer) < 0) return -1;
+  if (out->ndim == 0 && !PyObject_TypeCheck(o, DeviceArray_Type)) { /* (kfront's own device arrays: any rank) */
     PyErr_Format(PyExc_TypeError, "%s: expected an array, not a 0-d array or scalar", what);
     return -1;
   }
   return 0;
-}
-
-/* A global or closure array (any rank, 0-d included: numba-cuda's constant np.array(0)), for kf_value. */
-static int bound_array(PyObject *o, kf_array *out) {
-  if (PyObject_TypeCheck(o, DeviceArray_Type)) {
-    *out = ((DeviceArrayObject *)o)->a;
-    return 0;
-  }
-  int proto;
-  PyObject *d = interface_of(o, &proto);
-  if (!d) {
-    if (!PyErr_Occurred())
-      PyErr_Format(PyExc_TypeError, "a bound array: expected an array (NumPy, a device array, or an object with "
-                   "__cuda_array_interface__), not %R", (PyObject *)Py_TYPE(o));
-    return -1;
-  }
-  return array_of_interface(o, d, proto, out, "a bound array", NULL);
 }
 
 /* ---- enum members ---------------------------------------------------------------------------------------- */
@@ -926,7 +914,7 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
   if (strcmp(tag, "array") == 0) {
     out->kind = KF_VALUE_ARRAY;
     /* a host array becomes a constant array; a device array is captured by its address (the caller keeps it alive) */
-    if (bound_array(v, &out->array) < 0) return -1;
+    if (array_any_rank(v, &out->array, "a bound array", NULL) < 0) return -1;
     if (kf_dtype_is_record(out->array.dtype)) out->path = kf_dtype_name(out->array.dtype); /* the record's spelling */
     return 0;
   }
