@@ -610,6 +610,20 @@ static void compile_terminator(Cc *c, const Op *op, const Block *next, bool copy
   }
 }
 
+/* The view an op makes of type t (mem.reinterpret, mem.ptr_array): its element size, the slots of its extents and
+ * strides (operands 1.. and 1 + rank..), and a local SimArr for the result. */
+static ReinterpInfo *view_info(Cc *c, const Op *op, const Type *t) {
+  ReinterpInfo *ri = cc_alloc(c, sizeof *ri);
+  ri->rank = t->rank;
+  ri->esize = sim_type_size(t->elem);
+  for (unsigned d = 0; d < t->rank; d++) {
+    ri->extent[d] = opnd(c, op, 1 + d);
+    ri->stride[d] = opnd(c, op, 1 + t->rank + d);
+  }
+  ri->offset = local_array(c);
+  return ri;
+}
+
 static void compile_op(Cc *c, const Op *op) {
   static const char *const atomic_names[] = {"add", "sub", "and", "or", "xor", "min", "max", "exch", "inc", "dec", "nanmin", "nanmax", NULL};
   static const char *const shfl_names[] = {"idx", "up", "down", "xor", NULL};
@@ -944,15 +958,8 @@ static void compile_op(Cc *c, const Op *op) {
       cc_error(c, op, "malformed mem.reinterpret%s", "");
       return;
     }
-    ReinterpInfo *ri = cc_alloc(c, sizeof *ri);
-    ri->rank = t->rank;
-    ri->esize = sim_type_size(t->elem);
+    ReinterpInfo *ri = view_info(c, op, t);
     ri->base_esize = sim_type_size(op_operand(op, 0)->type->elem);
-    for (unsigned d = 0; d < t->rank; d++) {
-      ri->extent[d] = opnd(c, op, 1 + d);
-      ri->stride[d] = opnd(c, op, 1 + t->rank + d);
-    }
-    ri->offset = local_array(c);
     k = emit(c, SI_REINTERP, op);
     INS(c, k)->d = res(c, op, 0);
     INS(c, k)->a = opnd(c, op, 0);
@@ -966,14 +973,7 @@ static void compile_op(Cc *c, const Op *op) {
       cc_error(c, op, "malformed mem.ptr_array%s", "");
       return;
     }
-    ReinterpInfo *ri = cc_alloc(c, sizeof *ri);
-    ri->rank = t->rank;
-    ri->esize = sim_type_size(t->elem);
-    for (unsigned d = 0; d < t->rank; d++) {
-      ri->extent[d] = opnd(c, op, 1 + d);
-      ri->stride[d] = opnd(c, op, 1 + t->rank + d);
-    }
-    ri->offset = local_array(c);
+    ReinterpInfo *ri = view_info(c, op, t);
     k = emit(c, SI_PTRARRAY, op);
     INS(c, k)->d = res(c, op, 0);
     INS(c, k)->a = opnd(c, op, 0);
