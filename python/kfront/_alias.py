@@ -196,6 +196,29 @@ class _StateValues:
         return ["HAS_NUMBA"]
 
 
+class _RealNumbaNames:
+    """Names that are numba's own objects where a real numba is beside the alias (scope "cuda"), as numba-cuda
+    takes them from numba when it is installed (numba.cuda.types.NPDatetime is numba.np.types.NPDatetime);
+    without numba, the next provider's (kfront's)."""
+
+    def __init__(self, modules, names):
+        self.modules = modules  # where numba has them, newest numba first
+        self.table = names
+
+    def lookup(self, alias, name):
+        if name not in self.table or alias.__dict__["_kfront_state"].scope != "cuda":
+            return _MISSING
+        for module in self.modules:
+            try:
+                return getattr(importlib.import_module(module), name)
+            except (ImportError, AttributeError):
+                continue
+        return _MISSING
+
+    def names(self, alias):
+        return []
+
+
 class _Constants:
     """Fixed values: name -> value."""
 
@@ -262,7 +285,9 @@ _CUDA_MODULES = {
          "cgutils": "numba.cuda.cgutils", "api": "numba.cuda.api", "_internal": "numba.cuda._internal",
          "vector_types": "numba.cuda.vector_types", "simulator": "numba.cuda.simulator",
          "utils": "numba.cuda.utils", "kernels": "numba.cuda.kernels"}),
-    "numba.cuda.types": _Spec((_Star("kfront.types"),), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
+    "numba.cuda.types": _Spec((_RealNumbaNames(("numba.np.types", "numba.core.types"),
+                                               ("NPDatetime", "NPTimedelta")),
+                               _Star("kfront.types")), exports=kftypes.CUDA_TYPE_NAMES, kernel_path="numba.types"),
     "numba.cuda.core": _Spec((), {"config": "numba.cuda.core.config", "errors": "numba.cuda.core.errors"}),
     "numba.cuda.core.config": _Spec(**_CONFIG),
     "numba.cuda.core.errors": _Spec((_ErrorNames(),)),

@@ -42,12 +42,13 @@ def _convert(t):
         return kftypes.none
     if isinstance(t, nt.CPointer):
         return kftypes.CPointer(_convert(t.dtype), t.addrspace)
-    if isinstance(t, (nt.Boolean, nt.Integer, nt.Float, nt.Complex, nt.Record)):
+    datetime_types = tuple(c for c in (getattr(nt, "NPDatetime", None), getattr(nt, "NPTimedelta", None)) if c)
+    if isinstance(t, (nt.Boolean, nt.Integer, nt.Float, nt.Complex, nt.Record) + datetime_types):
         numpy_support = _real("numba.np.numpy_support")
         if numpy_support is not None:
             return kftypes.from_dtype(numpy_support.as_dtype(t))
     raise errors.UnsupportedError("kfront: numba's type %s has no kfront equivalent (kfront takes numba's scalar, "
-                                  "record, array, tuple and CPointer types)" % (t,))
+                                  "datetime, record, array, tuple and CPointer types)" % (t,))
 
 
 def foreign_type(value):

@@ -406,6 +406,19 @@ NUMBA_OBJECTS_PROGRAM = """
     o = np.zeros(4)
     h[1, 4](o, recs)
     print(o.tolist(), host_total(o))
+
+    # numba-cuda takes NPDatetime and NPTimedelta from numba where numba is installed: one class for both
+    print(cuda.types.NPDatetime is numba.types.NPDatetime, cuda.types.NPTimedelta is numba.types.NPTimedelta)
+
+    @cuda.jit(void(cuda.types.NPDatetime("s")[:], numba.types.NPTimedelta("s")[:]))
+    def later(when, by):
+        i = cuda.grid(1)
+        if i < when.size:
+            when[i] += by[i]
+
+    when = np.array(["2020-01-01", "2021-06-30T12:00"], dtype="M8[s]"); by = np.array([5, 3600], dtype="m8[s]")
+    later[1, 2](when, by)
+    print([str(v) for v in when])
 """
 
 
@@ -414,7 +427,7 @@ def test_numba_objects_in_kernels_match_numba_cudas_simulator(oracle_python, tmp
     assert rc == 0, err
     rc, out, err = _run(oracle_python, NUMBA_OBJECTS_PROGRAM, tmp_path, "-m", "kfront")
     assert rc == 0, err
-    assert out == expect and len(expect.splitlines()) == 3
+    assert out == expect and len(expect.splitlines()) == 5
 
 
 def test_numba_jit_function_given_signatures_is_refused_in_kernels_as_numba_cuda(oracle_python, tmp_path):
