@@ -324,14 +324,15 @@ static bool lower_cond_br(Lower *L, Op *op) {
   return true;
 }
 
-/* A NUL-terminated constant string in global memory (one per text), as a generic i8*. */
+/* A NUL-terminated constant string in constant memory (one per text, as numba-cuda places its format strings:
+ * the kernel's const_mem_size counts them), as a generic i8*. */
 static LLVMValueRef string_const(Lower *L, const char *text) {
   LLVMValueRef gv = strmap_get(&L->print_strings, text);
   if (!gv) {
     LLVMValueRef init = LLVMConstStringInContext(L->ctx, text, (unsigned)strlen(text), 0);
     char name[32];
     snprintf(name, sizeof name, "__kf_str%u", (unsigned)L->print_strings.count);
-    gv = LLVMAddGlobalInAddressSpace(L->mod, LLVMTypeOf(init), name, ADDR_GLOBAL);
+    gv = LLVMAddGlobalInAddressSpace(L->mod, LLVMTypeOf(init), name, ADDR_CONST);
     LLVMSetInitializer(gv, init);
     LLVMSetGlobalConstant(gv, 1);
     LLVMSetLinkage(gv, LLVMInternalLinkage);

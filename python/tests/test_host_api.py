@@ -189,6 +189,21 @@ def test_kernel_attributes_per_signature_as_numba_cuda_gives_them():
         assert const == _COEFS.nbytes and max_threads == limit
 
 
+def test_print_formats_are_in_constant_memory_as_numba_cudas():
+    @cuda.jit
+    def show(val, to_print):
+        if to_print:
+            print(val)
+
+    show[1, 1](1, False)
+    show[1, 1](1.0, False)
+    i64, f64 = types.void(types.int64, types.boolean), types.void(types.float64, types.boolean)
+    if SIM:  # the simulator counts the constant arrays the kernel declares (none here)
+        assert show.get_const_mem_size(i64) == 0
+    else:  # numba-cuda's test_get_const_mem_unspecialized: b"%lld\n\0" and b"%f\n\0" are constant memory
+        assert show.get_const_mem_size(i64) >= 6 and show.get_const_mem_size(f64) >= 4
+
+
 def test_kernel_attributes_of_a_specialized_dispatcher_are_its_kernels():
     @cuda.jit("void(float32[::1])")
     def smem(ary):

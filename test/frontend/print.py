@@ -36,7 +36,7 @@ def tuples(t):
     print(t)
 
 
-# LLVM-DAG: @__kf_str{{[0-9]+}} = internal addrspace(1) constant [{{[0-9]+}} x i8] c"%lld %llu %f %s 100%% done\0A\00"
+# LLVM-DAG: @__kf_str{{[0-9]+}} = internal addrspace(4) constant [{{[0-9]+}} x i8] c"%lld %llu %f %s 100%% done\0A\00"
 # LLVM-DAG: c"True\00"
 # LLVM-DAG: c"False\00"
 # LLVM: alloca { i64, i64, double, i8* }
