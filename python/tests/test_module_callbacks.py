@@ -59,6 +59,21 @@ def test_setup_once_per_module_and_teardown_at_reset():
     assert c.count == 0
 
 
+def test_callbacks_are_given_a_cuda_core_object_code_where_cuda_core_is_installed():
+    ObjectCode = pytest.importorskip("cuda.core").ObjectCode  # (in the test venv: scripts/python_env.sh)
+    seen = []
+
+    @cuda.jit(link=[cuda.CUSource("", setup_callback=seen.append, teardown_callback=seen.append)])
+    def kernel():
+        pass
+
+    kernel[1, 1]()
+    wipe_modules()
+    assert len(seen) == 2 and seen[0] is seen[1]
+    assert isinstance(seen[0], ObjectCode) and isinstance(seen[0], LoadedModule)  # numba-cuda's callbacks get one
+    assert isinstance(seen[0].handle, int) and "kfront loaded module" in repr(seen[0])
+
+
 def test_each_specialisation_is_a_module():
     c = Counter()
 

@@ -25,8 +25,8 @@ Their `setup_callback(module)` is called once per loaded module of a kernel link
 `link=` or a declared function's it calls), before the module's first launch on the launching thread (other threads'
 launches of it wait), and `teardown_callback(module)` before that module is unloaded (the device's context reset,
 cuda.close(), the kernel gone). `module` is a LoadedModule: `handle`, the CUlibrary the module was loaded as
-(cuda.bindings' cuLibraryGetGlobal(module.handle, b"name") finds its globals; numba-cuda gives a cuda.core ObjectCode
-whose `handle` is the same), `cumodule` and `device`. A module is each compiled specialisation (a lazy kernel's
+(cuda.bindings' cuLibraryGetGlobal(module.handle, b"name") finds its globals), `cumodule` and `device`; where
+cuda.core is installed it is also a cuda.core ObjectCode, as numba-cuda's callbacks are given. A module is each compiled specialisation (a lazy kernel's
 argument types; an eager kernel's declared signatures share one). The simulator calls them too, `handle` then an
 opaque number distinct for each module loaded at once. An exception of a setup callback is the launch's.
 """
@@ -123,15 +123,41 @@ def link_items(link):
 class LoadedModule:
     """A loaded module of a kernel, as link items' setup and teardown callbacks are given it (numba-cuda's cuda.core
     ObjectCode): `handle` the CUlibrary it was loaded as (the CUmodule where the driver has no library API; on the
-    simulator an opaque number), `cumodule` its CUmodule in the device's context, `device` the device's ordinal."""
+    simulator an opaque number), `cumodule` its CUmodule in the device's context, `device` the device's ordinal.
+    Where cuda.core is installed the callbacks get a LoadedObjectCode, a LoadedModule that is a cuda.core ObjectCode
+    too, as numba-cuda's callbacks are given (its `handle` kfront's loaded library, not one cuda.core loads)."""
+
+    def __new__(cls, library, module, device):
+        return super().__new__(cls)  # (ObjectCode's __init__, which refuses direct construction, is not called)
 
     def __init__(self, library, module, device):
-        self.handle = library if library is not None else module
+        self._kf_handle = library if library is not None else module
         self.cumodule = module
         self.device = device
 
+    @property
+    def handle(self):
+        return self._kf_handle
+
     def __repr__(self):
-        return "<kfront loaded module %#x on device %d>" % (self.handle, self.device)
+        return "<kfront loaded module %#x on device %d>" % (self._kf_handle, self.device)
+
+
+_loaded_module_class = None
+
+
+def loaded_module(library, module, device):
+    """The LoadedModule given to setup and teardown callbacks: a LoadedObjectCode where cuda.core is installed (the
+    class made at the first call, which imports cuda.core: kfront's import does not pay for it)."""
+    global _loaded_module_class
+    if _loaded_module_class is None:
+        try:
+            from cuda.core import ObjectCode
+            _loaded_module_class = type("LoadedObjectCode", (LoadedModule, ObjectCode),
+                                        {"__module__": __name__, "__doc__": LoadedModule.__doc__})
+        except Exception:  # cuda.core absent, or one this Python cannot import
+            _loaded_module_class = LoadedModule
+    return _loaded_module_class(library, module, device)
 
 
 class ModuleCallbacks:
@@ -148,7 +174,7 @@ class ModuleCallbacks:
 
     def __call__(self, event, library, module, device):
         if event == "setup":
-            loaded = self._loaded[module] = LoadedModule(library, module, device)
+            loaded = self._loaded[module] = loaded_module(library, module, device)
             for f in self.setups:
                 f(loaded)
         else:
