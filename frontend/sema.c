@@ -314,7 +314,7 @@ void sema_init_known(FeCtx *fe) {
   add_operator_paths(fe);
   /* roots whose attributes are types */
   static const char *const roots[] = {"numba", "numba.types", "numba.core", "numba.core.types", "numpy", "numba.cuda",
-                                      "numba.cuda.fp16", "numba.cuda.bf16", "numba.cuda._internal",
+                                      "numba.cuda.types", "numba.cuda.fp16", "numba.cuda.bf16", "numba.cuda._internal",
                                       "numba.cuda._internal.cuda_bf16", "numba.cuda._internal.cuda_fp8",
                                       "numba.cuda.libdevice"};
   for (unsigned i = 0; i < sizeof roots / sizeof *roots; i++) strmap_put(&fe->prefixes, roots[i], (void *)1);
@@ -365,7 +365,8 @@ Type *sema_path_type(FeCtx *fe, const char *path) {
   const char *dot = strrchr(path, '.');
   if (!dot) return NULL;
   size_t n = (size_t)(dot - path);
-  static const char *const roots[] = {"numba", "numba.types", "numba.core.types", "numpy", "numba.cuda"};
+  static const char *const roots[] = {"numba", "numba.types", "numba.core.types", "numpy", "numba.cuda",
+                                      "numba.cuda.types"};
   bool ok = false;
   for (unsigned i = 0; i < sizeof roots / sizeof *roots && !ok; i++)
     ok = strlen(roots[i]) == n && memcmp(roots[i], path, n) == 0;

@@ -235,3 +235,22 @@ def test_lambda_typing_error_located_in_the_lambda():
     line = open(__file__).read().splitlines()[e.value.line - 1]
     assert "b.nope" in line
     assert line[e.value.col - 1:].startswith(("b.nope", "nope"))  # the column in the file, exactly
+
+
+# ---- cuda.types in kernels --------------------------------------------------------------------------------
+
+def test_cuda_types_names_types_in_kernels():
+    # numba-cuda's test_warning.test_float16_warn_if_lto_missing: x = cuda.types.float16(1.0) in a kernel
+    import math
+
+    @cuda.jit
+    def kernel(out):
+        x = cuda.types.float16(1.0)
+        out[0] = math.sin(x)
+        out[1] = cuda.types.int8(300)
+        out[2] = cuda.types.float32(1) / cuda.types.float32(3)
+
+    out = np.zeros(3)
+    kernel[1, 1](out)
+    assert out[0] == float(np.sin(np.float16(1.0))) and out[1] == 44
+    assert out[2] == float(np.float32(1) / np.float32(3))
