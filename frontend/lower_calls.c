@@ -148,6 +148,10 @@ static void static_key(const FeVal *s, StrBuf *out) {
   case FV_NTYPE: sb_putc(out, 'N'); nb_mangle(s->type, out); break;
   case FV_NAMESPACE: sb_printf(out, "K%u", s->ns->enumc->id); break; /* an enum class (arg_shape) */
   case FV_NONE: sb_puts(out, "None"); break;
+  case FV_STR: /* a string constant: its bytes in hex (symbol characters only) */
+    sb_printf(out, "S%zu_", s->str.len);
+    for (size_t i = 0; i < s->str.len; i++) sb_printf(out, "%02x", (unsigned char)s->str.s[i]);
+    break;
   case FV_CLOSURE: {
     const FeClosure *c = s->clo;
     sb_printf(out, "C%s", c->fn->sym);
@@ -168,7 +172,8 @@ static void static_key(const FeVal *s, StrBuf *out) {
 }
 
 /* The shape of an argument passed to a device function (types only: constants are not specialised on, except
- * compile-time values, which are the shape themselves). */
+ * compile-time values, which are the shape themselves: a string constant among them, as numba-cuda types it as its
+ * literal, so that the callee's `value == "1"` is decided at compile time). */
 static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
   switch (v->kind) {
   case FV_FUNC:
@@ -179,6 +184,7 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
     *out = *v;
     return true;
   case FV_NTYPE:
+  case FV_STR:
   case FV_NONE: *out = *v; return true;
   case FV_NAMESPACE: /* an enum class: numba-cuda's EnumClass, a compile-time value as a type is */
     if (!v->ns->enumc || v->ns->enumc->strings_of) break;

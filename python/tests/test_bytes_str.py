@@ -185,3 +185,45 @@ def test_numba_cuda_typing_errors():
     fails(other_count, s, np.zeros(2, "S3"), words=r"cannot assign \[char x 3\] to an item of type \[char x 4\]")
     fails(set_char, s, words="does not support item assignment")
     fails(store_int, s, words=r"cannot assign int64 to an item of type \[char x 4\]")
+
+
+# ---- string constants passed to device functions (numba-cuda types them as their literal) ----------------------
+
+@cuda.jit(device=True, forceinline=True)
+def _load(gmem, value):  # numba-cuda's test_errors.TestStringArgCompileTime kernel (its issue 755)
+    if value == "1":
+        gmem[cuda.threadIdx.x] = 1.0
+    else:
+        gmem[cuda.threadIdx.x] = 0.0
+
+
+@cuda.jit(device=True)
+def _code(mode, x):
+    if mode == "double":
+        return x * 2
+    if mode == "negate":
+        return -x
+    return x + len(mode)
+
+
+@cuda.jit(device=True)
+def _twice(mode, x):  # the constant passed on through another device function
+    return _code(mode, _code(mode, x))
+
+
+def test_string_constants_passed_to_device_functions():
+    @cuda.jit
+    def kernel(buff, out):
+        _load(buff, "1")
+        if cuda.threadIdx.x == 0:
+            out[0] = _code("double", 5)
+            out[1] = _code("negate", 5)
+            out[2] = _code("other", 5)
+            out[3] = _twice("double", 3)
+            out[4] = _twice("", 7)
+
+    buff = cuda.to_device(np.zeros(32, dtype=np.float32))
+    out = np.zeros(5, np.int64)
+    kernel[1, 32](buff, out)
+    assert (buff.copy_to_host() == 1.0).all()
+    assert out.tolist() == [10, -5, 10, 12, 7]
