@@ -1,4 +1,4 @@
-/* cuda_driver.c — dlopen of libcuda.so.1, the entry-point table, cuInit once, and error texts.
+/* cuda_driver.c — dlopen of libcuda.so.1, the entry-point table, cuInit once, fork detection, and error texts.
  *
  * The table is filled by dlsym from RT_CUDA_FUNCTIONS; a library lacking any entry point is refused as a
  * whole (a partial table would fail later, far from the cause). The optional entry points (occupancy, peer
@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,22 @@ static bool driver_ok;
 static char driver_failure[1024];
 static const RtCuda *installed;  /* a test's fake table */
 static RtCuda installed_copy;
+static atomic_bool forked;      /* this process is a fork() child of one that initialised the driver */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* A child made by fork() after cuInit inherits no usable CUDA state (CUDA's programming guide): it must not call
+ * the driver. The handler marks it; rt_cuda and every device entry point then refuse, with numba-cuda's words. */
+static void mark_forked(void) { atomic_store(&forked, true); }
+static void watch_fork(void) { pthread_atfork(NULL, NULL, mark_forked); }
+
+bool rt_cuda_forked(Diag *diag) {
+  if (!atomic_load(&forked)) return false;
+  if (diag)
+    diag_error(diag, srcloc(NULL, 0, 0), "CUDA initialized before forking: this process was made by fork() after "
+                                         "its parent used CUDA, and cannot use the driver (start it with the 'spawn' "
+                                         "or 'forkserver' method of multiprocessing instead)");
+  return true;
+}
 
 static void load_once(const char *path) {
   StrBuf err;
@@ -119,6 +136,7 @@ static void load_once(const char *path) {
     CUresult r = driver.cuInit(0);
     if (r == CUDA_SUCCESS) {
       driver_ok = true;
+      pthread_once(&atfork_once, watch_fork);
     } else {
       sb_printf(&err, "no usable CUDA driver (%s): ", path);
       rt_cu_error_text(&driver, r, "cuInit", &err);
@@ -130,6 +148,7 @@ static void load_once(const char *path) {
 }
 
 const RtCuda *rt_cuda(const char *path, Diag *diag) {
+  if (rt_cuda_forked(diag)) return NULL;
   if (installed) return installed;
   pthread_mutex_lock(&once_lock);
   if (!loaded) load_once(rt_cuda_library_name(path));
@@ -144,6 +163,7 @@ const char *rt_cuda_failure(void) { return installed ? "" : driver_failure; }
 
 void rt_cuda_install(const RtCuda *t) {
   if (t) {
+    pthread_once(&atfork_once, watch_fork); /* a fake driver is initialised as the real one */
     installed_copy = *t;
     installed = &installed_copy;
   } else {

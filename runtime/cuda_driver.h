@@ -201,6 +201,10 @@ void rt_cuda_close(RtCuda *t);
  * (thread-safe, once). NULL when there is no usable driver; then, if diag is not NULL, the reason is
  * reported to it as an error. */
 const RtCuda *rt_cuda(const char *path, Diag *diag);
+/* True when this process is a fork() child of one that initialised the driver (or installed a fake): the driver
+ * must not be used; then, if diag is not NULL, reports "CUDA initialized before forking: ..." to it. rt_cuda() and
+ * every device entry point check it. */
+bool rt_cuda_forked(Diag *diag);
 /* The reason rt_cuda() failed ("" when it succeeded or was not called). Static text. */
 const char *rt_cuda_failure(void);
 /* For tests: makes rt_cuda() return t (a table of fakes; copied) from now on, or restores the real

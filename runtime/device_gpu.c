@@ -5,7 +5,8 @@
  * error record of include/kfront/abi.h, read after a synchronisation and reset for the next launch.
  *
  * Every entry point makes the device's primary context current on the calling thread first, so any host
- * thread may call in; runtimes of several devices each hold their own Gpu (one device, its primary context).
+ * thread may call in (and refuses in a fork() child of the process that used the driver: rt_cuda_forked);
+ * runtimes of several devices each hold their own Gpu (one device, its primary context).
  * Peer access between two devices is asked of the driver once per pair and enabled when it exists. A module
  * whose kernels ran since its record was last read is `dirty`; a synchronisation reads the records of the
  * dirty modules only. Host memory comes from utils/mem.h (out of
@@ -64,6 +65,7 @@ static void unbind(Binding *b) {
 
 static bool bind(Binding *b, Diag *diag) {
   Gpu *g = b->g;
+  if (rt_cuda_forked(diag)) return false;
   CUcontext cur = NULL;
   if (g->cu->cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == g->ctx) return true;
   if (!CU(cuCtxSetCurrent, g->ctx)) return false;
@@ -134,6 +136,15 @@ static void unload_code(const RtCuda *cu, RtDevModule *m) {
 
 static void gpu_close(RtDevice *d) {
   Gpu *g = G(d);
+  if (rt_cuda_forked(NULL)) { /* a fork() child: the parent's modules and context are not the child's to release */
+    for (RtDevModule *m = g->modules, *n; m; m = n) {
+      n = m->next;
+      mem_free(m);
+    }
+    pthread_mutex_destroy(&g->lock);
+    mem_free(g);
+    return;
+  }
   CUcontext prev = NULL;
   g->cu->cuCtxGetCurrent(&prev);
   if (g->ctx) g->cu->cuCtxSetCurrent(g->ctx);
@@ -527,8 +538,7 @@ static void gpu_unload(RtDevice *d, RtDevModule *m) {
   if (m->next) m->next->prev = m->prev;
   pthread_mutex_unlock(&g->lock);
   BINDING(g);
-  bind(&binding, NULL);
-  unload_code(g->cu, m);
+  if (bind(&binding, NULL)) unload_code(g->cu, m); /* (not in a fork() child: bind refuses) */
   mem_free(m);
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kfront/abi.h"
@@ -1297,8 +1298,41 @@ static void test_module_callbacks(bool library) {
   install_fake();
 }
 
+/* A fork() child of a process that used the driver must not use it: every call is refused with numba-cuda's words
+ * ("CUDA initialized before forking"), the parent goes on as before, and the child's runtime can be destroyed. */
+static void test_fork_child_refused(void) {
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.disk_cache = 0;
+  kf_runtime *rt = NULL;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK && rt);
+  void *d = NULL;
+  CHECK(rt && kf_device_alloc(rt, 64, &d) == KF_OK && d);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    void *c = NULL;
+    bool refused = kf_device_alloc(rt, 64, &c) == KF_ERROR_DEVICE && !c &&
+                   strstr(kf_context_diagnostics(ctx), "CUDA initialized before forking") != NULL;
+    kf_runtime_destroy(rt); /* releases nothing of the parent's driver state */
+    kf_context_destroy(ctx);
+    _exit(refused ? 0 : 1);
+  }
+  int status = -1;
+  CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  void *again = NULL;
+  CHECK(kf_device_alloc(rt, 64, &again) == KF_OK && again);  /* the parent is not affected */
+  kf_device_free(rt, again);
+  kf_device_free(rt, d);
+  kf_runtime_destroy(rt);
+  kf_context_destroy(ctx);
+}
+
 int main(void) {
   install_fake();
+  test_fork_child_refused();
   test_managed_and_range();
   test_gpu_path();
   test_raise_record();

@@ -169,3 +169,21 @@ def test_ipc_array_written_in_a_spawned_process(tmp_path):
     import pytest
     with pytest.raises(ValueError, match="original process"):  # numba-cuda's: not in the process that made it
         h.open()
+
+
+# ---- fork after the driver is initialised (numba-cuda's test_multiprocessing.test_fork) --------------------------
+
+def test_a_fork_child_is_refused_with_numba_cudas_words():
+    import concurrent.futures
+    import multiprocessing as mp
+
+    import pytest
+
+    from kfront import errors
+
+    kcuda.current_context()  # the driver initialised before the fork
+    with concurrent.futures.ProcessPoolExecutor(mp_context=mp.get_context("fork")) as exe:
+        future = exe.submit(kcuda.to_device, np.arange(1))
+    with pytest.raises(errors.CudaDriverError, match="CUDA initialized before forking"):
+        future.result()
+    assert kcuda.to_device(np.arange(3)).copy_to_host().tolist() == [0, 1, 2]  # the parent goes on
