@@ -358,6 +358,11 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e);
 /* The thread-local array of type t (C-contiguous, extents dims) of call site `site`: an alloca at the function's entry,
  * one per site (cuda.local.array, a.copy()). */
 Value *lw_local_array(Lower *L, const PyExpr *site, Type *t, const int64_t *dims);
+/* A 0-d array: the view x[...] of an array with every axis fixed (a 0-d parameter, global or captured array); and
+ * such a view as the thread-local array of its one element, which a reduction reduces as NumPy reduces the 0-d
+ * array (lower_reductions.c). */
+bool lw_is_zero_d_view(const FeVal *v);
+FeVal lw_zero_d_as_array_of_one(Lower *L, const FeVal *view);
 FeVal lw_const_array_ref(Lower *L, const FeConstArr *ca, const char *hint);
 FeVal lower_const_array(Lower *L, const PyExpr *e);
 FeVal lower_atomic(Lower *L, int bi, const PyExpr *e);

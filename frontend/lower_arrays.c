@@ -751,7 +751,9 @@ FeVal lw_array_attribute(Lower *L, const FeVal *v, const char *a, SrcLoc aloc) {
   Type *at_ = v->type; /* (an FV_VIEW's own array type) */
   for (unsigned m = 0; m < M__COUNT; m++)
     if (strcmp(a, lw_method_names[m]) == 0) {
-      FeVal arr = lw_view_value(L, v);
+      bool reduction = m == M_SUM || m == M_PROD || m == M_MIN || m == M_MAX || m == M_ALL || m == M_ANY ||
+                       m == M_MEAN || m == M_VAR || m == M_STD;
+      FeVal arr = reduction && lw_is_zero_d_view(v) ? lw_zero_d_as_array_of_one(L, v) : lw_view_value(L, v);
       return (FeVal){.kind = FV_METHOD, .type = arr.type, .v = arr.v, .builtin = (int)m};
     }
   Type *i64 = ty_i64(L->ctx);

@@ -318,7 +318,6 @@ FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
       return lw_lerr(L, e->loc, "%s() takes an array as its first positional argument", fname);
     FeVal arr = lower_expr(L, e->call.args.items[0]);
     if (arr.kind == FV_POISON) return arr;
-    if (arr.kind == FV_VIEW) arr = lw_view_value(L, &arr);
     return lower_reduction(L, fname + strlen("np."), fname, arr, e, 1);
   }
   case BI_SLICE: return lower_slice_ctor(L, e);

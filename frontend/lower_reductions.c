@@ -26,6 +26,26 @@ static FeVal reduction_call(Lower *L, const char *name, FeVal *args, unsigned n,
   return r;
 }
 
+bool lw_is_zero_d_view(const FeVal *v) {
+  return v->kind == FV_VIEW && v->type && v->type->kind == TY_ARRAY && v->type->rank == 0 && v->tup.n >= 1 &&
+         v->tup.elems[0].v && v->tup.n - 1 == v->tup.elems[0].v->type->rank;
+}
+
+FeVal lw_zero_d_as_array_of_one(Lower *L, const FeVal *view) {
+  const FeVal *base = &view->tup.elems[0];
+  Value **idx = ARENA_ARRAY(&L->fe->arena, Value *, view->tup.n);
+  for (unsigned j = 1; j < view->tup.n; j++) idx[j - 1] = lw_mat(L, &view->tup.elems[j]);
+  FeVal x = lw_load_element(L, base->v, idx);
+  Type *t = ty_array(L->ctx, view->type->elem, 1, LAYOUT_C);
+  Attr one = attr_int(ty_i64(L->ctx), 1);
+  Op *alloca = ir_op_create(L->m, OP_ALLOCA, L->b.loc, 0, NULL, 1, &t, 0); /* at the entry, as lw_local_array's */
+  ir_op_set_attr(L->m, alloca, "shape", attr_array(L->m, 1, &one));
+  ir_block_prepend(ir_func_entry(L->func_op), alloca);
+  Value *zero = ib_const_int(&L->b, ty_i64(L->ctx), 0);
+  lw_store_element(L, op_result(alloca, 0), &zero, lw_mat(L, &x));
+  return val(t, op_result(alloca, 0));
+}
+
 FeVal lower_reduction(Lower *L, const char *name, const char *fname, FeVal arr, const PyExpr *e, unsigned nargs) {
   for (unsigned k = 0; k < e->call.nkeywords; k++) {
     const PyKeyword *kw = e->call.keywords[k];
@@ -36,6 +56,12 @@ FeVal lower_reduction(Lower *L, const char *name, const char *fname, FeVal arr, 
   if (e->call.args.n > nargs)
     return lw_lerr(L, arg_loc(e, nargs), "%s(): the axis argument is not supported by kfront (whole-array reductions only)",
                    fname);
+  if (lw_is_zero_d_view(&arr)) {
+    at(L, e->loc);
+    arr = lw_zero_d_as_array_of_one(L, &arr);
+  } else if (arr.kind == FV_VIEW) { /* a[i] of an array of higher rank */
+    arr = lw_view_value(L, &arr);
+  }
   if (arr.kind != FV_VAL || arr.type->kind != TY_ARRAY)
     return lw_lerr(L, nargs ? arg_loc(e, 0) : e->loc, "%s() of %s is not supported by kfront (an array only)", fname,
                    lw_vname(L, &arr));

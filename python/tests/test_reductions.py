@@ -339,3 +339,27 @@ def test_nansum_nanprod_of_uint64_wrap_as_int64():
     total = (2**63 + 5 + 2**64 - 1) % 2**64
     product = (2**63 * 5 * (2**64 - 1)) % 2**64
     assert out.tolist() == [total - 2**64 if total >= 2**63 else total, product - 2**64 if product >= 2**63 else product]
+
+
+_ZERO_D_GLOBAL = np.array(7.5)
+
+
+def test_zero_d_arrays_reduce_as_numpys():
+    # numba-cuda's test_count_nonzero_basic has np.array(0) among its cases; a 0-d parameter, a 0-d global
+    @cuda.jit
+    def kernel(out, p):
+        out[0] = np.count_nonzero(p)
+        out[1] = np.sum(p) + p.sum()
+        out[2] = np.max(p) + p.min()
+        out[3] = np.mean(_ZERO_D_GLOBAL) + _ZERO_D_GLOBAL.prod()
+        out[4] = np.count_nonzero(_ZERO_D_GLOBAL) + np.all(p) + p.any()
+        out[5] = np.var(p) + np.std(_ZERO_D_GLOBAL)
+
+    for value in (0.0, -3.0, 2.5):
+        p = np.array(value)
+        out = np.zeros(6)
+        kernel[1, 1](out, p)
+        g = _ZERO_D_GLOBAL
+        expect = [np.count_nonzero(p), np.sum(p) + p.sum(), np.max(p) + p.min(), np.mean(g) + g.prod(),
+                  np.count_nonzero(g) + np.all(p) + p.any(), np.var(p) + np.std(g)]
+        assert out.tolist() == expect, value
