@@ -13,6 +13,7 @@ void kf_codegen_options_init(kf_codegen_options *opts) {
   opts->fastmath = 0;
   opts->lineinfo = 0;
   opts->arch_feature = 0;
+  opts->debuginfo = 0;
 }
 
 static void to_backend_options(const kf_codegen_options *in, BackendOptions *o) {
@@ -24,6 +25,7 @@ static void to_backend_options(const kf_codegen_options *in, BackendOptions *o) 
   o->fastmath = in->fastmath != 0;
   o->lineinfo = in->lineinfo != 0;
   o->arch_feature = in->arch_feature;
+  o->debuginfo = in->debuginfo != 0;
 }
 
 static kf_status hand_out(kf_module *m, StrBuf *b, char **out, size_t *len) {

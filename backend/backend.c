@@ -23,6 +23,7 @@ void be_options_default(BackendOptions *o) {
   o->opt = 3;
   o->fastmath = false;
   o->lineinfo = false;
+  o->debuginfo = false;
   o->lto = false;
 }
 

@@ -31,6 +31,7 @@ typedef struct BackendOptions {
   int opt;              /* 0..3 */
   bool fastmath;        /* ftz, approximate division and sqrt, fma contraction */
   bool lineinfo;        /* -generate-line-info */
+  bool debuginfo;       /* full DWARF (libNVVM's -g; LLVM's NVPTX target emits it from the same metadata) */
   bool lto;             /* be_compile_ptx gives libNVVM's LTO-IR (-gen-lto, binary) instead of PTX (BE_NVVM only) */
 } BackendOptions;
 

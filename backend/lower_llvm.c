@@ -549,9 +549,11 @@ static void di_begin_function(Lower *L, FuncInfo *fi) {
   SrcLoc loc = fi->op->loc;
   LLVMMetadataRef file = di_file(L, loc.file);
   if (!L->cu)
-    L->cu = LLVMDIBuilderCreateCompileUnit(L->dib, LLVMDWARFSourceLanguagePython, file, "kfront", 6, 1, "", 0, 0, "", 0,
-                                           (LLVMDWARFEmissionKind)3 /* DebugDirectivesOnly: .loc/.file alone */, 0,
-                                           0, 0, "", 0, "", 0);
+    L->cu = LLVMDIBuilderCreateCompileUnit(L->dib, LLVMDWARFSourceLanguagePython, file, "kfront", 6, L->o->opt > 0, "", 0,
+                                           0, "", 0,
+                                           L->o->debuginfo ? LLVMDWARFEmissionFull /* .debug_info: cuda-gdb */
+                                                           : (LLVMDWARFEmissionKind)3 /* DebugDirectivesOnly: .loc/.file alone */,
+                                           0, 0, 0, "", 0, "", 0);
   LLVMMetadataRef ty = LLVMDIBuilderCreateSubroutineType(L->dib, file, NULL, 0, LLVMDIFlagZero);
   const char *name = ir_func_name(fi->op);
   unsigned line = loc.line ? loc.line : 1;
@@ -854,7 +856,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   strmap_init(&L.print_strings);
   strmap_init(&L.difiles);
   L.mod = LLVMModuleCreateWithNameInContext(m->name ? m->name : "kfront", ctx);
-  if (o->lineinfo) {
+  if (o->lineinfo || o->debuginfo) {
     L.dib = LLVMCreateDIBuilder(L.mod);
     mem_guard_defer(dispose_dibuilder, L.dib);
   }

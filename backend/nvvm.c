@@ -274,7 +274,8 @@ BeStatus nvvm_compile(const char *ir, size_t ir_len, const BackendOptions *o, St
     opts[nopts++] = "-prec-sqrt=0";
     opts[nopts++] = "-fma=1";
   }
-  if (o->lineinfo) opts[nopts++] = "-generate-line-info";
+  if (o->debuginfo) opts[nopts++] = "-g";
+  else if (o->lineinfo) opts[nopts++] = "-generate-line-info";
   if (o->lto) opts[nopts++] = "-gen-lto"; /* LTO-IR for nvJitLink, not PTX */
   if ((r = api.AddModuleToProgram(prog, ir, ir_len, "kfront")) != 0) {
     report_log(prog, r, "nvvmAddModuleToProgram", diag);

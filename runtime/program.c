@@ -503,6 +503,7 @@ static kf_status compile_ptx(RtRuntime *rt, const RtProgram *p, RtProgModule *pm
   o.kind = rt->backend == KF_BACKEND_LLVM ? BE_LLVM : BE_NVVM;
   o.arch = rt->dev->arch;
   if (ir_op_attr(func, "lineinfo")) o.lineinfo = true;
+  if (ir_op_attr(func, "debug")) o.debuginfo = true; /* numba-cuda's debug=True: DWARF for cuda-gdb */
   o.opt = (int)ir_op_attr_int(func, "opt", o.opt);
   StrBuf ptx;
   sb_init(&ptx);

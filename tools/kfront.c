@@ -2,7 +2,7 @@
  *
  *   kfront compile FILE.py [-k NAME]... [--sig SIG]... [--emit=kir|llvm|ptx] [-o OUT|-] [-O0..3]
  *                  [--arch=sm_XX[a|f]] [--backend=nvvm|llvm] [--bounds-check=on|off] [--pass-pipeline=P]
- *                  [--fastmath] [--lineinfo] [--remarks=tile,bce] [the pass manager's flags: tool_passes.c]
+ *                  [--fastmath] [--lineinfo] [-g] [--remarks=tile,bce] [the pass manager's flags: tool_passes.c]
  *   kfront check FILE.py [-k NAME]... [--sig SIG]...   type-check and verify; print nothing on success
  *   kfront run FILE.py -k NAME --grid .. --block .. ARG...   (tools/kfront_run.c)
  *   kfront --version, kfront -s                               (tools/kfront_system.c)
@@ -34,6 +34,8 @@ static void usage(FILE *f) {
         "  --bounds-check=on|off   guard array accesses (default: on; unproven checks stay)\n"
         "  --pass-pipeline=P       kir passes after lowering (default: kfront's pipeline)\n"
         "  --fastmath, --lineinfo  as numba's cuda.jit options\n"
+        "  -g                      full DWARF debug information in the PTX (for cuda-gdb), as numba's debug=True;\n"
+        "                          best with -O0\n"
         "  --remarks=WHAT          notes saying what a pass did and why not, WHAT a comma-separated list of\n"
         "                          tile (tile-shared: per loop, tiled with which tiles, block and register\n"
         "                          blocking, or why not) and bce (each bounds check that stays)\n"
@@ -131,6 +133,8 @@ static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
       a->cg.fastmath = 1;
     } else if (strcmp(s, "--lineinfo") == 0) {
       a->cg.lineinfo = 1;
+    } else if (strcmp(s, "-g") == 0) {
+      a->cg.debuginfo = 1;
     } else if (TAKE("--remarks")) {
       for (const char *r = v; *r;) {
         size_t len = strcspn(r, ",");

@@ -1070,6 +1070,8 @@ typedef struct kf_codegen_options {
   char arch_feature;    /* 0, or 'a' for sm_90a (the SM's architecture-specific features, from sm_90) or 'f' for
                          * sm_100f (its family's, from sm_100): PTX for that target only (libNVVM's
                          * -arch=compute_90a); KF_BACKEND_LLVM refuses both */
+  int debuginfo;        /* full DWARF debug information in the PTX (.debug_info, for cuda-gdb; libNVVM's -g), as
+                         * numba-cuda's debug=True gives; best read at opt_level 0 */
 } kf_codegen_options;
 
 /* Where the CUDA libraries kfront loads at run time are looked for: libNVVM, libdevice, NVRTC and nvJitLink (the

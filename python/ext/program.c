@@ -1109,14 +1109,14 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
   static char *names[] = {"sources", "bindings", "functions", "kernels", "signatures", "emit", "bounds_check",
                           "pipeline", "arch", "opt", "fastmath", "lineinfo", "backend", "symbol", "arch_feature",
-                          NULL};
+                          "debuginfo", NULL};
   PyObject *sources, *bindings, *functions, *kernels, *signatures;
   const char *emit = "ptx", *pipeline = NULL, *backend = "nvvm", *symbol = NULL, *feature = "";
-  int bounds_check = 1, fastmath = 0, lineinfo = 0, opt = 3;
+  int bounds_check = 1, fastmath = 0, lineinfo = 0, opt = 3, debuginfo = 0;
   unsigned arch = 90;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|spzIippzzs", names, &sources, &bindings, &functions, &kernels,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|spzIippzzsp", names, &sources, &bindings, &functions, &kernels,
                                    &signatures, &emit, &bounds_check, &pipeline, &arch, &opt, &fastmath, &lineinfo,
-                                   &backend, &symbol, &feature))
+                                   &backend, &symbol, &feature, &debuginfo))
     return NULL;
   if (strcmp(feature, "") != 0 && strcmp(feature, "a") != 0 && strcmp(feature, "f") != 0)
     return PyErr_Format(PyExc_ValueError, "arch_feature must be '', 'a' or 'f', not '%s'", feature);
@@ -1174,6 +1174,7 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
     co.opt_level = opt;
     co.fastmath = fastmath;
     co.lineinfo = lineinfo;
+    co.debuginfo = debuginfo;
     co.backend = backend && strcmp(backend, "llvm") == 0 ? KF_BACKEND_LLVM : KF_BACKEND_NVVM;
     st = which == 1   ? kf_module_emit_llvm(m, &co, &text, NULL)
          : which == 2 ? kf_module_emit_ptx(m, &co, &text, NULL)
@@ -1338,7 +1339,8 @@ PyMethodDef ext_program_functions[] = {
      "libdevice functions of cuda.libdevice"},
     {"compile", (PyCFunction)(void (*)(void))compile_text, METH_VARARGS | METH_KEYWORDS,
      "compile(sources, bindings, functions, kernels, signatures, emit='ptx', bounds_check=True, pipeline=None, "
-     "arch=90, opt=3, fastmath=False, lineinfo=False, backend='nvvm', symbol=None) -> kir, LLVM IR or PTX text, "
+     "arch=90, opt=3, fastmath=False, lineinfo=False, backend='nvvm', symbol=None, arch_feature='', debuginfo=False) "
+     "-> kir, LLVM IR or PTX text, "
      "or LTO-IR bytes (emit='ltoir')"},
     {NULL, NULL, 0, NULL}};
 

@@ -135,3 +135,26 @@ def test_lambdas_whose_instructions_have_no_columns(monkeypatch):
     assert ".target sm_90a" in cuda.compile_ptx(none, (), cc=(9, 0, "a"))[0]
     ptx, resty = cuda.compile_ptx(one, (), device=True)
     assert str(resty) == "int64" and "mov.u64" in ptx and "1;" in ptx
+
+
+def test_debug_gives_dwarf_debug_information():
+    # numba-cuda's test_compiler.test_kernel_with_debug / test_device_function_with_debug: a .debug_info section and
+    # the .file of the source, from compile_ptx and compile_all, kernels and device functions; lineinfo alone none
+    import re
+
+    from kfront.cuda.compiler import compile_all, compile_ptx
+
+    def f(x, y):
+        return x + y
+
+    def k(a):
+        a[0] = a[1] * 2
+
+    for fn, sig, device in ((f, (types.float64, types.float64), True), (k, (types.float64[:],), False)):
+        ptx, _ = compile_ptx(fn, sig, device=device, debug=True, opt=False)
+        assert re.search(r"\.section\s+\.debug_info", ptx) and re.search(r'\.file.*test_compile_api.py"', ptx)
+        (ptx,), _ = compile_all(fn, sig, device=device, debug=True, opt=False, output="ptx",
+                                abi="c" if device else "numba")
+        assert re.search(r"\.section\s+\.debug_info", ptx)
+        ptx, _ = compile_ptx(fn, sig, device=device, lineinfo=True)
+        assert ".loc" in ptx and not re.search(r"\.section\s+\.debug_info", ptx)

@@ -66,7 +66,8 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     symbol = (abi_info or {}).get("abi_name") if abi == "c" else None
     d = Dispatcher(pyfunc, [sig], device=device, debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt,
                    forceinline=forceinline, launch_bounds=launch_bounds)
-    codegen = dict(_arch(cc or DEFAULT_CC), opt=d._options["opt"], fastmath=bool(fastmath), lineinfo=bool(lineinfo))
+    codegen = dict(_arch(cc or DEFAULT_CC), opt=d._options["opt"], fastmath=bool(fastmath), lineinfo=bool(lineinfo),
+                   debuginfo=bool(debug))
     if symbol is not None:
         codegen["symbol"] = symbol
     try:

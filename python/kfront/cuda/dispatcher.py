@@ -1028,7 +1028,7 @@ class Dispatcher:
     def _codegen(self):
         cc = get_current_cc()
         return dict(arch=cc[0] * 10 + cc[1], opt=self._options["opt"], fastmath=self._options["fastmath"],
-                    lineinfo=self._options["lineinfo"])
+                    lineinfo=self._options["lineinfo"], debuginfo=bool(self._options["debug"]))
 
     def inspect_kir(self, signature=None):
         """kfront's typed IR (kir) after the pass pipeline, per signature."""
