@@ -172,3 +172,23 @@ def test_inspect_sass_of_a_kernel_says_kfront_has_no_disassembler():
     k = cuda.jit("void(int64[::1], int64, int64)")(add_kernel)
     with pytest.raises(errors.UnsupportedError, match="kfront does not disassemble cubins"):
         k.inspect_sass()
+
+
+def test_overloads_hold_numba_cudas_kernel_objects_with_their_inspect_methods():
+    @cuda.jit
+    def scale(a, x):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] *= x
+
+    scale[1, 4](np.ones(4, np.float32), np.float32(2))
+    scale[1, 4](np.ones(4), 2.0)
+    assert len(scale.overloads) == 2
+    for args, k in scale.overloads.items():
+        assert k is scale.overloads[args]  # the same object each time
+        assert "define" in k.inspect_llvm() and ".entry" in k.inspect_asm()
+        assert k.inspect_llvm() == scale.inspect_llvm(args)
+        assert ".target sm_80" in k.inspect_asm((8, 0))
+        assert not k.cooperative and k.signature == scale.overloads[args].signature
+    with pytest.raises(RuntimeError, match="LTO is not enabled"):
+        next(iter(scale.overloads.values())).inspect_lto_ptx()

@@ -898,7 +898,8 @@ class Dispatcher:
         return list(out.values())
 
     def _kernels(self):
-        """The current device's compiled kernels, oldest first, each the same object every time it is asked for."""
+        """The current device's compiled kernels (CompiledKernel), oldest first, each the same object every time it
+        is asked for."""
         dev = _kfront.current_device()
         f = self._functions.get(dev)
         if f is None or self._kind != "kernel":
@@ -906,12 +907,18 @@ class Dispatcher:
         seen = self._kernel_objects.get(dev)
         if seen is None or seen[0] is not f:
             seen = self._kernel_objects[dev] = (f, {})
-        return [seen[1].setdefault(k.signature, k) for k in f.kernels()]
+        out = []
+        for k in f.kernels():
+            held = seen[1].get(k.signature)
+            if held is None:
+                held = seen[1][k.signature] = CompiledKernel(k, self)
+            out.append(held)
+        return out
 
     @property
     def overloads(self):
-        """As numba-cuda's: argument-type tuple -> compiled kernel (kfront._kfront.Kernel: `signature`, `params`,
-        `cooperative`), for every specialisation made so far on the current device (declared signatures are compiled
+        """As numba-cuda's: argument-type tuple -> compiled kernel (CompiledKernel: `signature`, `params`,
+        `cooperative`, inspect_llvm() ...), for every specialisation made so far on the current device (declared signatures are compiled
         at decoration, as numba-cuda does, and for another current device when this is first read there). Keys are tuples of kfront.types
         ((float32[::1], int64)); a lookup also takes a signature as text or a Signature ("void(float32[::1],
         int64)")."""
@@ -1156,6 +1163,45 @@ FunctionDescriptor = collections.namedtuple("FunctionDescriptor", "mangled_name 
                                                                   "argtypes restype")
 FunctionDescriptor.__doc__ = """numba's function descriptor, of a compiled device function: mangled_name and
 llvm_func_name its symbol in the LLVM IR and the PTX kfront gives for it (inspect_llvm / inspect_asm)."""
+
+
+class CompiledKernel:
+    """A compiled kernel as `overloads` holds it (numba-cuda's _Kernel): kfront._kfront.Kernel's `signature`,
+    `params`, `cooperative`, `cache_source`, the driver's attributes (`regs_per_thread`, `shared_mem_per_block`, ...)
+    and `max_cooperative_grid_blocks`, with numba-cuda's inspect_llvm(), inspect_asm(cc) and inspect_lto_ptx(cc) of
+    its own signature."""
+
+    __slots__ = ("_kernel", "_dispatcher")
+
+    def __init__(self, kernel, dispatcher):
+        self._kernel = kernel
+        self._dispatcher = dispatcher
+
+    def __getattr__(self, name):
+        return getattr(self._kernel, name)
+
+    def _codegen(self, cc):
+        codegen = self._dispatcher._codegen()
+        if cc is not None:
+            codegen["arch"] = int(cc[0]) * 10 + int(cc[1])
+        return codegen
+
+    def inspect_llvm(self):
+        """The NVVM IR kfront hands libNVVM for this kernel (as its dispatcher's inspect_llvm(signature))."""
+        return self._dispatcher._compile_text("llvm", self._kernel.signature, **self._codegen(None))
+
+    def inspect_asm(self, cc=None):
+        """The kernel's PTX for cc ((major, minor); the current device's when None)."""
+        return self._dispatcher._compile_text("ptx", self._kernel.signature, **self._codegen(cc))
+
+    def inspect_lto_ptx(self, cc=None):
+        """numba-cuda's _Kernel.inspect_lto_ptx: as the dispatcher's, for this kernel's signature."""
+        if not self._dispatcher._lto:
+            raise RuntimeError("LTO is not enabled")
+        return self.inspect_asm(cc)
+
+    def __repr__(self):
+        return "<kfront compiled kernel %s %s>" % (self._dispatcher.__name__, self._kernel.signature)
 
 
 class DeviceCompileResult:
