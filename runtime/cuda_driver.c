@@ -122,10 +122,13 @@ static void watch_fork(void) { pthread_atfork(NULL, NULL, mark_forked); }
 
 bool rt_cuda_forked(Diag *diag) {
   if (!atomic_load(&forked)) return false;
-  if (diag)
+  if (diag) {
+    DiagKind prev = diag_set_kind(DIAG_KIND_DEVICE); /* numba-cuda's CudaDriverError */
     diag_error(diag, srcloc(NULL, 0, 0), "CUDA initialized before forking: this process was made by fork() after "
                                          "its parent used CUDA, and cannot use the driver (start it with the 'spawn' "
                                          "or 'forkserver' method of multiprocessing instead)");
+    diag_set_kind(prev);
+  }
   return true;
 }
 

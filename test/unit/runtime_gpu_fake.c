@@ -1314,8 +1314,10 @@ static void test_fork_child_refused(void) {
   pid_t pid = fork();
   if (pid == 0) {
     void *c = NULL;
+    kf_error_info e;
     bool refused = kf_device_alloc(rt, 64, &c) == KF_ERROR_DEVICE && !c &&
-                   strstr(kf_context_diagnostics(ctx), "CUDA initialized before forking") != NULL;
+                   strstr(kf_context_diagnostics(ctx), "CUDA initialized before forking") != NULL &&
+                   kf_context_first_error(ctx, &e) == KF_OK && e.kind == KF_ERRKIND_DEVICE;
     kf_runtime_destroy(rt); /* releases nothing of the parent's driver state */
     kf_context_destroy(ctx);
     _exit(refused ? 0 : 1);

@@ -220,9 +220,11 @@ def synchronize():
 
 
 def have_nvjitlink():
-    """numba-cuda's cudadrv.driver._have_nvjitlink: whether kernels are linked with nvJitLink. kfront's never are
-    (its GPU path loads the PTX it makes through the driver), on a GPU as on the simulator."""
-    return False
+    """numba-cuda's cudadrv.driver._have_nvjitlink: whether nvJitLink can be used, which links kernels with foreign
+    code (link=, declared functions) on a GPU: found where kfront looks for it (kf_cuda_library_find: the toolkit,
+    NVIDIA's pip wheels, KFRONT_LIBNVJITLINK)."""
+    configure_cuda_paths()
+    return _kfront.cuda_library("nvjitlink")["path"] is not None
 
 
 def is_available():
