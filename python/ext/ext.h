@@ -6,7 +6,8 @@
  *              __array_interface__, Python and NumPy scalars) and -> kf_value (bound globals);
  *   program.c  Program, Function, Launcher (the launch fast path), Kernel, and compile() (kir/LLVM/PTX text);
  *   darray.c   DeviceArray, the base type of kfront.cuda.DeviceNDArray: a kf_array and the object that owns
- *              its memory.
+ *              its memory;
+ *   hostbytes.c  HostBytes, the base of kfront.cuda's host memory objects: their bytes as a buffer.
  * Everything here runs with the GIL held, except the calls into the library that touch no Python object — waits
  * (synchronize), copies, compiles and launches — which release it (a compile's callbacks into Python, the
  * overload resolver, take it again). */
@@ -100,6 +101,10 @@ typedef struct DeviceArrayObject {
 } DeviceArrayObject;
 extern PyTypeObject *DeviceArray_Type;
 int ext_darray_init_type(PyObject *m);
+
+/* ---- hostbytes.c ---- */
+/* kfront._kfront.HostBytes: the base of the host memory objects, their bytes through the buffer protocol. */
+int ext_hostbytes_init_type(PyObject *m);
 
 /* ---- program.c ---- */
 int ext_program_init_types(PyObject *m);

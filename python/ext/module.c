@@ -1222,7 +1222,7 @@ PyMODINIT_FUNC PyInit__kfront(void) {
   if (PyModule_AddFunctions(m, module_functions) < 0 || PyModule_AddFunctions(m, ext_program_functions) < 0 ||
       ext_add_type(m, &Runtime_spec, &Runtime_Type) < 0 || ext_add_type(m, &Buffer_spec, &Buffer_Type) < 0 ||
       ext_add_type(m, &Stream_spec, &Stream_Type) < 0 || ext_add_type(m, &Event_spec, &Event_Type) < 0 ||
-      ext_darray_init_type(m) < 0 || ext_program_init_types(m) < 0) {
+      ext_darray_init_type(m) < 0 || ext_program_init_types(m) < 0 || ext_hostbytes_init_type(m) < 0) {
     Py_DECREF(m);
     return NULL;
   }

@@ -394,3 +394,29 @@ def test_from_array_like_makes_an_array_of_the_same_layout():
     assert not d.is_c_contiguous()  # a strided layout, as host's
     other = from_array_like(np.ones((2, 2)), gpu_data=cuda.to_device(np.full(4, 7.0)).gpu_data)
     np.testing.assert_array_equal(other.copy_to_host(), np.full((2, 2), 7.0))  # over the given memory
+
+
+def test_host_memory_objects_export_their_bytes_on_every_python():
+    # numba-cuda's cudadrv/test_host_alloc.py::test_host_alloc_driver: np.ndarray(buffer=) of memhostalloc's memory
+    # (kfront._kfront.HostBytes: the buffer protocol from C, so Python 3.10 and 3.11 have it too)
+    from kfront.cuda import driver
+
+    ctx = cuda.current_context()
+    n = 32
+    mapped = ctx.memhostalloc(n, mapped=True)
+    ary = np.ndarray(shape=n, dtype=np.uint8, buffer=mapped)
+    driver.device_memset(mapped, 0xAB, n)
+    assert (ary == 0xAB).all()
+    ary.fill(n)
+    recv = np.empty_like(ary)
+    driver.device_to_host(recv, mapped, ary.size)
+    assert (recv == n).all()
+    pinned = ctx.memhostalloc(16)
+    view = memoryview(pinned)
+    assert view.nbytes == 16 and not view.readonly
+    np.ndarray(4, np.float32, buffer=pinned)[:] = 1.5
+    assert np.frombuffer(bytes(view), np.float32).tolist() == [1.5] * 4
+    managed = ctx.memallocmanaged(8)
+    np.ndarray(1, np.int64, buffer=managed)[0] = 7
+    assert np.frombuffer(managed, np.int64)[0] == 7
+    assert memoryview(ctx.memhostalloc(0)).nbytes == 0

@@ -31,7 +31,7 @@ import importlib
 import weakref
 from collections import namedtuple
 
-from kfront import config
+from kfront import _kfront, config
 from kfront.cuda import _runtime
 
 SUPPORTED_EMM_INTERFACE_VERSION = 1
@@ -54,14 +54,9 @@ def _runtime_of(context):
     return _runtime.runtime(context.device.id) if context is not None else _runtime.runtime()
 
 
-class _HostBytes:
-    """Host memory objects: their bytes through the buffer protocol (Python 3.12's __buffer__)."""
-
-    def __buffer__(self, flags):
-        n = self._buflen_
-        if not n:
-            return memoryview(b"")
-        return memoryview((ctypes.c_uint8 * n).from_address(self._bufptr_)).cast("B")
+class _HostBytes(_kfront.HostBytes):
+    """Host memory objects: their bytes (`_bufptr_`, `_buflen_`) through the buffer protocol, on every Python
+    (np.ndarray(n, dtype, buffer=mem), memoryview(mem)), as kfront._kfront.HostBytes exports them."""
 
 
 class MemoryPointer:
