@@ -469,6 +469,24 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
         RO[i] = true;
         changed = true;
       }
+      {
+        /* None at the head and a value at the end of the body, or the other way round: Optional around the loop */
+        FeVal head = T[i] ? (FeVal){.kind = ty_is_optional(T[i]) ? FV_OPTIONAL : FV_VAL, .type = T[i]} : S[i];
+        Type *ot;
+        if ((head.kind == FV_NONE || head.kind == FV_OPTIONAL || x->kind == FV_NONE || x->kind == FV_OPTIONAL) &&
+            lw_optional_merge(L, &head, x, s->loc, lw_var_name(L, i), &ot)) {
+          if (!ot) {
+            if (!L->quiet) S[i] = poison();
+            continue;
+          }
+          if (ot != T[i]) {
+            Tn[i] = ot;
+            S[i] = (FeVal){.kind = FV_UNDEF};
+            changed = true;
+          }
+          continue;
+        }
+      }
       if (is_static(x) || S[i].kind != FV_UNDEF) {
         FeVal head = T[i] ? (FeVal){.kind = FV_VAL, .type = T[i]} : S[i], m;
         if (lw_merge_static(L, &head, x, s->loc, lw_var_name(L, i), &m) < 0) {
