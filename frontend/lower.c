@@ -716,7 +716,7 @@ void lw_assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
 static void lower_augassign(Lower *L, const PyStmt *s) {
   const PyExpr *t = s->augassign.target;
   if (t->kind == EX_NAME) {
-    FeVal cur = lower_name(L, t);
+    FeVal cur = lw_unwrap(L, lower_name(L, t), t->loc); /* x += 1 of an Optional x: of its value */
     FeVal rhs = lower_expr(L, s->augassign.value);
     FeVal r = lw_binop(L, s->augassign.op, cur, rhs, s->augassign.op_loc);
     lw_assign(L, t, r, s->augassign.value->loc);

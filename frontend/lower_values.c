@@ -618,6 +618,15 @@ void lw_emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after, Src
       merged[i] = (FeVal){.kind = FV_UNDEF};
       continue;
     }
+    /* a view a[i] that differs between the branches (or is bound on one only): the array it stands for, made in
+     * its branch */
+    if (lw_holds_view(&e1[i]) || lw_holds_view(&e2[i])) {
+      ib_set_end(&L->b, bt);
+      e1[i] = lw_views_as_arrays(L, &e1[i]);
+      ib_set_end(&L->b, be);
+      e2[i] = lw_views_as_arrays(L, &e2[i]);
+      L->b = saved;
+    }
     Type *ot;
     if (lw_optional_merge(L, &e1[i], &e2[i], loc, lw_var_name(L, i), &ot)) { /* None and a value: Optional */
       if (!ot) {
@@ -632,15 +641,6 @@ void lw_emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after, Src
     if (st) {
       if (st < 0) merged[i] = poison();
       continue;
-    }
-    /* a view a[i] that differs between the branches (or is bound on one only): the array it stands for, made in
-     * its branch */
-    if (lw_holds_view(&e1[i]) || lw_holds_view(&e2[i])) {
-      ib_set_end(&L->b, bt);
-      e1[i] = lw_views_as_arrays(L, &e1[i]);
-      ib_set_end(&L->b, be);
-      e2[i] = lw_views_as_arrays(L, &e2[i]);
-      L->b = saved;
     }
     bool fail;
     Type *t = merge_type(L, &e1[i], &e2[i], loc, lw_var_name(L, i), &fail);

@@ -288,8 +288,8 @@ void nb_type_signature(const Type *t, StrBuf *out) {
     nb_signature_dims(t->rank, t->layout, out);
     return;
   case TY_TUPLE: {
-    if (t->optional) { /* optional(int64), as numba.types.optional spells it */
-      sb_puts(out, "optional(");
+    if (t->optional) { /* OptionalType(int64), as Numba names it (nb_parse_type reads it) */
+      sb_puts(out, "OptionalType(");
       nb_type_signature(t->elems[0], out);
       sb_putc(out, ')');
       return;
@@ -636,7 +636,7 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
       return ty_tuple(fe->ctx, l->elts.n, elems);
     }
     if (fname && strcmp(fname, "NamedTuple") == 0) return parse_named_tuple(fe, e);
-    if (fname && (strcmp(fname, "optional") == 0 || strcmp(fname, "Optional") == 0) && e->call.args.n == 1 &&
+    if (fname && (strcmp(fname, "optional") == 0 || strcmp(fname, "Optional") == 0 || strcmp(fname, "OptionalType") == 0) && e->call.args.n == 1 &&
         !e->call.nkeywords) { /* numba.types.optional(int64): Optional(int64) */
       Type *t = nb_parse_type(fe, e->call.args.items[0], NULL);
       if (!t) return NULL;

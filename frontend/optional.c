@@ -17,12 +17,13 @@
 
 #include "frontend/lower.h"
 
-/* Whether kfront can carry a T that may be None: numbers, booleans, datetime64/timedelta64, arrays, and plain tuples
- * of them. */
+/* Whether kfront can carry a T that may be None: numbers, booleans, datetime64/timedelta64, arrays, records (by
+ * reference), CUDA vectors, and plain tuples of them. */
 static bool payload_ok(const Type *t) {
-  if (t->kind == TY_ARRAY) return true;
+  if (t->kind == TY_ARRAY || (t->kind == TY_RECORD && !t->chars)) return true;
   if (t->kind == TY_TUPLE) {
-    if (ty_is_struct_tuple(t) || ty_is_optional(t)) return false;
+    if (t->vector) return true;
+    if (t->slice || ty_is_optional(t)) return false;
     for (unsigned i = 0; i < t->n; i++)
       if (!payload_ok(t->elems[i])) return false;
     return true;
@@ -34,7 +35,7 @@ Type *fe_optional_type(FeCtx *fe, Type *t, SrcLoc loc) {
   if (ty_is_optional(t)) return t;
   if (payload_ok(t)) return ty_optional(fe->ctx, t);
   fe_error(fe, loc, "OptionalType(%s) is not supported by kfront: a value that may be None must be a number, a "
-                    "boolean, a datetime64/timedelta64, an array or a tuple of them", nb_type_str(&fe->arena, t));
+                    "boolean, a datetime64/timedelta64, an array, a record, a CUDA vector or a tuple of them", nb_type_str(&fe->arena, t));
   return NULL;
 }
 
@@ -43,7 +44,7 @@ static Type *optional_of(Lower *L, Type *t, SrcLoc loc) {
   if (ty_is_optional(t)) return t;
   if (payload_ok(t)) return ty_optional(L->ctx, t);
   lw_lerr(L, loc, "OptionalType(%s) is not supported by kfront: a value that may be None must be a number, a "
-                  "boolean, a datetime64/timedelta64, an array or a tuple of them", tname(L, t));
+                  "boolean, a datetime64/timedelta64, an array, a record, a CUDA vector or a tuple of them", tname(L, t));
   return NULL;
 }
 
@@ -81,7 +82,7 @@ bool lw_optional_merge(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, con
   if ((an && b->kind == FV_UNDEF) || (bn && a->kind == FV_UNDEF)) return false; /* None where bound (lw_merge_static) */
   const FeVal *x = an ? b : bn ? a : NULL; /* the other side of a None */
   Type *tx = x ? lw_fv_type(L, x) : NULL;
-  if (x && (!tx || x->kind == FV_RECORD)) {
+  if (x && !tx) {
     if (!is_static(x) && x->kind != FV_UNDEF)
       lw_lerr(L, loc, "cannot unify none and %s for '%s': OptionalType(%s) is not supported by kfront", lw_vname(L, x),
               var, lw_vname(L, x));
