@@ -1217,6 +1217,8 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
   if (!L.errors && !inst->rec_unknown) lw_check_recursive_return(&L, inst->ret.kind == FV_NONE ? NULL : lw_fv_type(&L, &inst->ret));
   if (nr) {
     ir_op_set_attr(m, f, "function_type", attr_type(ty_func(fe->ctx, np, pt, nr, rts)));
+    /* an Optional result, flattened to its value and flag: its type (the embedder's return type, compile()'s) */
+    if (inst->ret.kind == FV_OPTIONAL) ir_op_set_attr(m, f, "result_type", attr_type(inst->ret.type));
     inst->nresults = nr;
   }
   inst->in_progress = false;

@@ -86,7 +86,8 @@ void lw_note_type(Lower *L, unsigned i, const FeVal *v) {
     L->seen_types[i] = v->type;
   const FeOptions *o = L->fe->opts;
   if (!o || !o->on_type || i >= L->fn->nlocals || L->fn->kind == FN_TEMPLATE) return;
-  if (v->kind != FV_VAL && v->kind != FV_TUPLE && v->kind != FV_VIEW && v->kind != FV_RECORD && v->kind != FV_VECTOR)
+  if (v->kind != FV_VAL && v->kind != FV_TUPLE && v->kind != FV_VIEW && v->kind != FV_RECORD && v->kind != FV_VECTOR &&
+      v->kind != FV_OPTIONAL)
     return;
   if (L->nnotes == L->notes_cap) {
     L->notes_cap = L->notes_cap ? 2 * L->notes_cap : 32;

@@ -108,12 +108,32 @@ bool lw_optional_merge(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, con
   return true;
 }
 
+/* The values of an optional of value type t where it is None: zeros, an empty array, and for a record a local one
+ * (its reference must index: the record of a local array of one, made at the function's entry). */
+static bool flatten_none(Lower *L, Type *t, Value **out, unsigned *n, SrcLoc loc, const char *var) {
+  if (t->kind == TY_RECORD) {
+    Type *c = ty_array(L->ctx, t, 1, LAYOUT_C);
+    Op *alloca = ir_op_create(L->m, OP_ALLOCA, L->b.loc, 0, NULL, 1, &c, 0);
+    Attr one = attr_int(ty_i64(L->ctx), 1);
+    ir_op_set_attr(L->m, alloca, "shape", attr_array(L->m, 1, &one));
+    ir_block_prepend(ir_func_entry(L->func_op), alloca);
+    out[(*n)++] = view_build(&L->b, op_result(alloca, 0), NULL, 0, record_ref_type(L->ctx, t));
+    return true;
+  }
+  if (t->kind == TY_TUPLE && !ty_is_struct_tuple(t)) {
+    for (unsigned i = 0; i < t->n; i++)
+      if (!flatten_none(L, t->elems[i], out, n, loc, var)) return false;
+    return true;
+  }
+  FeVal none = {.kind = FV_UNDEF};
+  return lw_flatten_to(L, &none, t, out, n, NULL, loc, var);
+}
+
 bool lw_flatten_optional(Lower *L, const FeVal *x, Type *t, Value **out, unsigned *n, SrcLoc loc, const char *var) {
   Type *pt = t->elems[0];
   FeVal present;
   if (x->kind == FV_NONE) {
-    FeVal none = {.kind = FV_UNDEF}; /* zeros (an empty array) where it is None */
-    if (!lw_flatten_to(L, &none, pt, out, n, NULL, loc, var)) return false;
+    if (!flatten_none(L, pt, out, n, loc, var)) return false;
     present = cbool(L, false);
   } else if (x->kind == FV_OPTIONAL) {
     if (!lw_flatten_to(L, &x->tup.elems[0], pt, out, n, NULL, loc, var)) return false;
