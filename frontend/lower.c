@@ -1207,7 +1207,14 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
     }
   }
   ib_op(&L.b, OP_FUNC_RETURN, nrv, rvals, 0, NULL, 0);
-  if (inst->rec_unknown && (L.errors || inst->retry || !inst->ret_so_far)) {
+  bool none_too = L.value_returns && (L.has_bare_return || !is_true(&L.env[L.v_ret]));
+  if ((inst->rec_unknown || inst->rec_called) && none_too && !L.has_declared_ret) {
+    /* an Optional result of a function calling itself: numba-cuda's typing of the call re-enters its own compile */
+    inst->rec_unknown = false;
+    lw_lerr(&L, inst->rec_loc, "compiler re-entrant to the same function signature: '%s' calls itself and returns None "
+                            "on some paths (an Optional result), which numba-cuda cannot type; declare its signature "
+                            "(e.g. @cuda.jit(\"optional(int64)(int64)\", device=True))", fn->name);
+  } else if (inst->rec_unknown && (L.errors || inst->retry || !inst->ret_so_far)) {
     /* a recursive call no return statement typed, and none to learn from: runaway recursion */
     inst->rec_unknown = false;
     lw_lerr(&L, inst->rec_loc, "cannot type infer runaway recursion: '%s' calls itself and no return statement gives its "

@@ -557,6 +557,23 @@ static FeVal call_device_with(Lower *L, FeFunc *f, const PyExpr *e, const LwCall
       bool ok = true;
       for (unsigned i = 0; i < np && ok; i++) {
         Type *want = cand->args[i];
+        if (ty_is_optional(want)) { /* an Optional parameter: None, or what converts to its T (Optional.can_convert_from) */
+          const FeVal *x = args[i].kind == FV_OPTIONAL ? &args[i].tup.elems[0] : &args[i];
+          Type *pt = want->elems[0];
+          if (args[i].kind == FV_NONE) {
+            rate[2]++;
+          } else if (is_scalar(x) && ty_is_number(pt) && !ty_is_time(pt) && !ty_is_time(x->type)) {
+            int c = nb_can_convert(nb_kind(x->type), nb_kind(pt));
+            if (c == CONV_NONE) ok = false;
+            else if (c == CONV_UNSAFE) rate[0]++;
+            else if (c == CONV_SAFE) rate[1]++;
+            else rate[2]++;
+          } else {
+            Type *t = lw_fv_type(L, x);
+            ok = t && t == pt;
+          }
+          continue;
+        }
         if (args[i].kind == FV_OPTIONAL && !ty_is_optional(want)) { /* Optional(T) converts to what T does */
           FeVal payload = args[i].tup.elems[0];
           if (is_scalar(&payload) && ty_is_number(want) && !ty_is_time(want) && !ty_is_time(payload.type)) {
@@ -604,7 +621,17 @@ static FeVal call_device_with(Lower *L, FeFunc *f, const PyExpr *e, const LwCall
       return r;
     }
     for (unsigned i = 0; i < np; i++) {
-      if (args[i].kind == FV_OPTIONAL && !ty_is_optional(sig->args[i])) args[i] = lw_unwrap(L, args[i], arg_loc(e, i));
+      if (ty_is_optional(sig->args[i])) { /* made the parameter's Optional: its values (zeros for None) and flag */
+        Value **vals = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT);
+        unsigned nv = 0, pos = 0;
+        at(L, arg_loc(e, i));
+        if (lw_type_slots(sig->args[i]) > MAX_FLAT ||
+            !lw_flatten_to(L, &args[i], sig->args[i], vals, &nv, NULL, arg_loc(e, i), names[i]))
+          return poison();
+        args[i] = lw_unflatten(L, sig->args[i], vals, &pos);
+        continue;
+      }
+      if (args[i].kind == FV_OPTIONAL) args[i] = lw_unwrap(L, args[i], arg_loc(e, i));
       if (is_scalar(&args[i])) args[i] = lw_conv(L, args[i], sig->args[i]);
     }
   }
@@ -979,7 +1006,10 @@ static FeVal call_closure(Lower *L, const FeClosure *c, const PyExpr *e) {
   if (!param_names_of(L, ps, names, &va, &npo)) return poison();
   FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, 64);
   const char *fname = f->name;
-  if (!lw_bind_args_rest(L, e, fname, names, 0, va, npo, args, va < np ? &args[va] : NULL)) return poison();
+  LwCallArgs ca; /* Optional arguments as they are: the closure is specialised on them */
+  if (!lower_call_args(L, e, &ca, true) ||
+      !lw_bind_lowered_args(L, e, &ca, fname, names, 0, va, npo, args, va < np ? &args[va] : NULL))
+    return poison();
   for (unsigned i = 0; i < va; i++) {
     if (args[i].kind != FV_UNDEF) continue;
     if (c->defaults[i].kind == FV_UNDEF) return lw_lerr(L, e->loc, "%s() missing required argument '%s'", fname, names[i]);

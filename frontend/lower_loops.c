@@ -575,6 +575,11 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     L->env[ivvar] = (FeVal){.kind = FV_UNDEF};
     L->niv--;
   }
+  /* `while True:` (or 1) with no break is left only by a return: what follows it never runs on a path that did not
+   * return (a device function returning from it returns its values, not an Optional: no implicit None) */
+  if (ls->kind == LOOP_WHILE && ls->has_ret && !ls->has_break &&
+      ((ls->test->kind == EX_BOOL && ls->test->bval) || (ls->test->kind == EX_INT && ls->test->intlit.value != 0)))
+    L->env[L->v_ret] = cbool(L, true);
   /* for/while ... else: runs unless the loop was left by break (or return) */
   if (ls->orelse && ls->orelse->n) {
     FeVal skip = cbool(L, false);

@@ -343,3 +343,67 @@ def test_c_abi_wrapper_of_an_optional_result():
 
     ptx, rt = cuda.compile(wrapper, types.int32(types.int32), abi="c", output="ptx")
     assert rt == types.int32 and ".func" in ptx
+
+
+@cuda.jit("optional(int64)(int64)", device=True)
+def declared_recursive(n):
+    if n <= 0:
+        return None
+    r = declared_recursive(n - 1)
+    if r is None:
+        return n
+    return r + n
+
+
+@cuda.jit("int64(optional(int64))", device=True)
+def takes_optional(r):  # numba converts None, an int64, a float64 (unsafe) and an Optional to the parameter
+    if r is None:
+        return 0
+    return r + 1
+
+
+def test_recursion_and_optional_parameters():
+    @cuda.jit
+    def k(out, x):
+        r = declared_recursive(x)
+        out[0] = -1 if r is None else r
+        out[1] = takes_optional(x)
+        out[2] = takes_optional(None)
+        out[3] = takes_optional(x * 1.5)
+        out[4] = takes_optional(positive(x))
+
+        def inner(v):  # a closure specialised on the Optional too
+            return 0 if v is None else v
+        out[5] = inner(positive(x))
+
+    for x, want in {4: [10, 5, 0, 7, 5, 4], 0: [-1, 1, 0, 1, 0, 0], -3: [-1, -2, 0, -3, 0, 0]}.items():  # the oracle's
+        out = np.zeros(6, np.int64)
+        k[1, 1](out, x)
+        assert out.tolist() == want, x
+
+    # without a signature numba-cuda cannot type the recursion ("compiler re-entrant to the same function signature")
+    @cuda.jit(device=True)
+    def undeclared(n):
+        if n <= 0:
+            return None
+        r = undeclared(n - 1)
+        return n if r is None else r + n
+
+    @cuda.jit
+    def call_undeclared(out):
+        out[0] = undeclared(3)
+
+    with pytest.raises(errors.TypingError, match=r"compiler re-entrant to the same function signature: 'undeclared'"):
+        call_undeclared[1, 1](np.zeros(1, np.int64))
+
+
+def test_while_true_returns_no_optional():
+    # `while True:` without break is left only by its return: no implicit None after it (numba: int64)
+    def first_positive(a):
+        i = 0
+        while True:
+            if a[i] > 0:
+                return i
+            i += 1
+
+    assert cuda.compile_ptx(first_positive, (types.int64[:],), device=True)[1] == types.int64
