@@ -158,7 +158,7 @@ static bool build_iter(Lower *L, const PyExpr *e, Iter *out, unsigned depth) {
     for (unsigned i = 1; i < n; i++) out->len = ib_binary(&L->b, OP_MINSI, out->len, out->kids[i].len);
     return true;
   }
-  FeVal v = e->kind == EX_CALL ? lw_call_of(L, e, callee) : lower_expr(L, e);
+  FeVal v = e->kind == EX_CALL ? lw_unwrap(L, lw_call_of(L, e, callee), e->loc) : lower_expr(L, e);
   if (v.kind == FV_POISON) return false;
   if (v.kind == FV_TUPLE) {
     out->kind = IT_TUPLE;
@@ -672,7 +672,7 @@ void lower_for(Lower *L, const PyStmt *s) {
     step = cint(i64, 1);
     ls.iv_nonneg = true;
   } else {
-    FeVal seq = it->kind == EX_CALL ? lw_call_of(L, it, callee) : lower_expr(L, it);
+    FeVal seq = it->kind == EX_CALL ? lw_unwrap(L, lw_call_of(L, it, callee), it->loc) : lower_expr(L, it);
     if (seq.kind == FV_POISON) return;
     if (seq.kind == FV_TUPLE) {
       unroll_tuple(L, s, &ls, seq);

@@ -236,10 +236,16 @@ def test_uses_as_the_value():
         out[2] = abs(positive(x)) + min(positive(x), 2) + int(positive(x))
         out[3] = not positive(x)
         out[4] = positive(x) < 5
+        t = tuple_or_none(x)
+        a, b = t  # unpacked, iterated, measured: the tuple's
+        s = 0
+        for v in tuple_or_none(x):
+            s += v
+        out[5] = a + b + s + len(t)
 
-    out = np.zeros(5, np.int64)
+    out = np.zeros(6, np.int64)
     k[1, 1](out, 3)
-    assert out.tolist() == [9, 4, 8, 0, 1]  # the oracle's
+    assert out.tolist() == [9, 4, 8, 0, 1, 20]  # the oracle's
 
 
 def test_a_none_used_as_its_value_raises_type_error():
