@@ -12,12 +12,8 @@
 /* ---- calls: arguments ---------------------------------------------------------------------------------------- */
 
 /* Lowers a call's arguments once: the positional ones (`*t` of a tuple passes its elements) and the keyword ones,
- * in the order written. False after a located error. */
-static bool lower_call_args(Lower *L, const PyExpr *e, LwCallArgs *ca, bool keep_optional);
-
-bool lw_lower_call_args(Lower *L, const PyExpr *e, LwCallArgs *ca) { return lower_call_args(L, e, ca, false); }
-
-/* keep_optional: Optional arguments go as they are (a device function is specialised on them), else as their values. */
+ * in the order written. keep_optional: Optional arguments go as they are (a device function or closure is specialised
+ * on them), else as their values (lw_unwrap). False after a located error. */
 static bool lower_call_args(Lower *L, const PyExpr *e, LwCallArgs *ca, bool keep_optional) {
   const PyExprList *args = &e->call.args;
   ca->pos = ARENA_ARRAY(&L->fe->arena, FeVal, MAX_FLAT);
@@ -61,6 +57,8 @@ static bool lower_call_args(Lower *L, const PyExpr *e, LwCallArgs *ca, bool keep
   }
   return ok;
 }
+
+bool lw_lower_call_args(Lower *L, const PyExpr *e, LwCallArgs *ca) { return lower_call_args(L, e, ca, false); }
 
 /* Binds a call's lowered arguments to parameter names (positional first, then keywords); a missing optional
  * parameter stays FV_UNDEF. rest (a device function's *args parameter): where positional arguments beyond nmax go,
@@ -296,6 +294,7 @@ void lw_copy_enums(FeVal *shape, const FeVal *v) {
 
 void lw_copy_readonly(Lower *L, FeVal *shape, const FeVal *v) {
   if (shape->kind == FV_VAL) shape->readonly = lw_fv_readonly(L, v);
+  if (shape->kind == FV_OPTIONAL && v->kind == FV_OPTIONAL) lw_copy_readonly(L, &shape->tup.elems[0], &v->tup.elems[0]);
   if (shape->kind == FV_TUPLE && v->kind == FV_TUPLE && shape->tup.n == v->tup.n)
     for (unsigned i = 0; i < v->tup.n; i++) lw_copy_readonly(L, &shape->tup.elems[i], &v->tup.elems[i]);
 }

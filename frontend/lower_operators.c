@@ -710,8 +710,12 @@ FeVal lower_ifexp(Lower *L, const PyExpr *e) {
   L->b = saved;
   Type *ot;
   if (!(tv.kind == FV_NONE && ev.kind == FV_NONE) &&
-      lw_optional_merge(L, &tv, &ev, e->loc, "the conditional value", &ot)) /* None and a value: Optional */
-    return ot ? select_flat(L, c, bt, tv, be, ev, ot, e->loc) : poison();
+      lw_optional_merge(L, &tv, &ev, e->loc, "the conditional value", &ot)) { /* None and a value: Optional */
+    if (!ot) return poison();
+    FeVal r = select_flat(L, c, bt, tv, be, ev, ot, e->loc);
+    lw_merge_readonly(L, &r, &tv, &ev);
+    return r;
+  }
   return select_value(L, c, bt, tv, be, ev, e->loc);
 }
 

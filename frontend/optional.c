@@ -183,7 +183,7 @@ FeVal lw_optional_truth(Lower *L, const FeVal *v, SrcLoc loc) {
 }
 
 FeVal lw_optional_result(Lower *L, FeVal rv, FeVal returned, SrcLoc loc) {
-  if (returned.is_const && returned.c.i) return rv;
+  if (returned.kind != FV_VAL || (returned.is_const && returned.c.i)) return rv; /* (not merged: an error was said) */
   Type *t = lw_fv_type(L, &rv);
   if (!t) return rv;
   Type *ot = optional_of(L, t, loc);

@@ -413,3 +413,20 @@ def test_while_true_returns_no_optional():
             i += 1
 
     assert cuda.compile_ptx(first_positive, (types.int64[:],), device=True)[1] == types.int64
+
+
+def test_an_optional_readonly_array_stays_readonly():
+    # numba unifies a readonly array with none into an Optional of the readonly array: a store through it is refused
+    with pytest.raises(errors.TypingError, match=r"Cannot modify readonly array of type: readonly array\(float64, 1d, C\)"):
+        @cuda.jit("void(Array(float64, 1, 'C', readonly=True), int64)")
+        def store(a, x):
+            b = array_or_none(a, x)
+            b[0] = 1.0
+
+    with pytest.raises(errors.TypingError, match=r"Cannot modify readonly array"):
+        @cuda.jit("void(Array(float64, 1, 'C', readonly=True), int64)")
+        def store_merged(a, x):
+            c = None
+            if x > 0:
+                c = a
+            c[0] = 1.0
