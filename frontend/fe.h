@@ -72,6 +72,8 @@ typedef enum {
   FV_FOREIGN, /* a foreign device function (KF_VALUE_FOREIGN: cuda.declare_device): foreign its symbol and signature */
   FV_BYTES,   /* a bytes constant (b"XYZ", Numba's readonly Bytes): str.s its bytes, str.len their count */
   FV_CTYPES,  /* a.ctypes of an array (numba's ArrayCTypes): type and v the array; its .data is the data's address */
+  FV_OPTIONAL, /* Numba's Optional(T), a value that may be None (optional.c): type its ty_optional, tup.elems[0] the
+                * value (of T; zeros where it is None), elems[1] the i1 "present" flag (FV_VAL, maybe constant) */
 } FeValKind;
 
 /* An inner def or lambda as a value: the function it defines, its default values (evaluated where it is defined,
@@ -412,6 +414,9 @@ const NbCase *nb_resolve(const NbCase *cases, unsigned ncases, const int *args, 
 /* Numba's unify_types: scalars by the promotion table, tuples elementwise, arrays of one dtype and rank
  * (layouts differ: A); NULL when there is none. */
 Type *nb_unify(IrContext *ctx, Type *a, Type *b);
+/* optional.c: Optional(t) for a value type kfront can make optional (numbers, booleans, datetimes, arrays and plain
+ * tuples of them), else NULL after a located TypingError at loc naming what is not supported. */
+Type *fe_optional_type(FeCtx *fe, Type *t, SrcLoc loc);
 /* Numba's spelling of a type: int64, float32, bool, array(float32, 2d, C), UniTuple(int64 x 2). */
 void nb_type_name(const Type *t, StrBuf *out);
 /* t as signatures spell it, which nb_parse_signature and kfront.types read back: float32[:, ::1], float32[()],

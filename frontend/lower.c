@@ -450,7 +450,7 @@ static FeVal lower_tuple(Lower *L, const PyExpr *e) {
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, e->elts.n ? e->elts.n : 1);
   for (unsigned i = 0; i < e->elts.n; i++) {
     if (e->elts.items[i]->kind == EX_STARRED) return lw_lerr(L, e->elts.items[i]->loc, "starred expressions are not supported in kernels");
-    elems[i] = lower_expr(L, e->elts.items[i]);
+    elems[i] = lw_lower_expr_opt(L, e->elts.items[i]); /* an Optional element stays one, as Numba's tuples hold it */
     if (elems[i].kind == FV_POISON) return poison();
     elems[i].literal = false;
   }
@@ -476,15 +476,25 @@ static FeVal lower_leaf(Lower *L, const PyExpr *e);
 /* An expression. Chains (ast_chain_next) are walked by a loop, so `1 + 1 + ... + 1` of any length takes no
  * stack; the remaining recursion (right operands, arguments, brackets) is bounded by the parser's depth limit,
  * and by the thread's stack (stack.h): near its end, a located error. */
-FeVal lower_expr(Lower *L, const PyExpr *e) {
+FeVal lw_lower_expr_opt(Lower *L, const PyExpr *e) {
   if (stack_exhausted()) return lw_out_of_stack(L, e->loc, "expression");
   if (!ast_chain_next(e)) return lower_leaf(L, e);
   size_t n;
   const PyExpr **chain = ast_chain(&L->fe->arena, e, &n);
   if (!chain) return lw_lerr(L, e->loc, "out of memory");
-  FeVal v = lower_leaf(L, ast_chain_next(chain[n - 1]));
-  while (n) v = chain_link(L, chain[--n], v);
+  const PyExpr *first = ast_chain_next(chain[n - 1]);
+  FeVal v = lower_leaf(L, first);
+  while (n) { /* an operand that may be None used as its value (x + 1, x.real, x[0]) */
+    v = lw_unwrap(L, v, first->loc);
+    first = chain[--n];
+    v = chain_link(L, first, v);
+  }
   return v;
+}
+
+FeVal lower_expr(Lower *L, const PyExpr *e) {
+  FeVal v = lw_lower_expr_opt(L, e);
+  return v.kind == FV_OPTIONAL ? lw_unwrap(L, v, e->loc) : v;
 }
 
 /* An expression that continues no chain. */
@@ -616,6 +626,7 @@ static bool field_target(Lower *L, const PyExpr *t, Value **base, Value **idx, F
 }
 
 void lw_assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
+  if (t->kind != EX_NAME) v = lw_unwrap(L, v, vloc); /* an Optional unpacked or stored: its value */
   switch (t->kind) {
   case EX_NAME: {
     int i = sema_local_index(L->fn, t->name);
@@ -705,7 +716,7 @@ void lw_assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc) {
 static void lower_augassign(Lower *L, const PyStmt *s) {
   const PyExpr *t = s->augassign.target;
   if (t->kind == EX_NAME) {
-    FeVal cur = lower_name(L, t);
+    FeVal cur = lw_unwrap(L, lower_name(L, t), t->loc); /* x += 1 of an Optional x: of its value */
     FeVal rhs = lower_expr(L, s->augassign.value);
     FeVal r = lw_binop(L, s->augassign.op, cur, rhs, s->augassign.op_loc);
     lw_assign(L, t, r, s->augassign.value->loc);
@@ -784,7 +795,7 @@ static void lower_return(Lower *L, const PyStmt *s) {
   if (s->value && s->value->kind != EX_NONE) {
     const PyExpr *outer = L->returning;
     L->returning = s->value;
-    FeVal v = lower_expr(L, s->value);
+    FeVal v = lw_lower_expr_opt(L, s->value);
     L->returning = outer;
     if (L->kernel) {
       lw_lerr(L, s->value->loc, "a kernel cannot return a value: '%s' is a kernel (use @cuda.jit(device=True) for a "
@@ -809,6 +820,7 @@ static void lower_return(Lower *L, const PyStmt *s) {
     }
   } else {
     L->has_bare_return = true;
+    L->env[L->v_rv] = (FeVal){.kind = FV_NONE}; /* where a value is returned on other paths: Optional */
   }
   L->env[L->v_ret] = cbool(L, true);
 }
@@ -830,7 +842,7 @@ static void lower_stmt(Lower *L, const PyStmt *s) {
   case ST_ASSIGN: {
     const PyExprList *t = &s->assign.targets;
     L->assign_hint = t->n == 1 && t->items[0]->kind == EX_NAME ? t->items[0]->name : NULL;
-    FeVal v = lower_expr(L, s->assign.value);
+    FeVal v = lw_lower_expr_opt(L, s->assign.value);
     L->assign_hint = NULL;
     for (unsigned i = 0; i < t->n; i++) lw_assign(L, t->items[i], v, s->assign.value->loc);
     return;
@@ -838,7 +850,7 @@ static void lower_stmt(Lower *L, const PyStmt *s) {
   case ST_ANNASSIGN:
     if (s->annassign.value) {
       L->assign_hint = s->annassign.target->kind == EX_NAME ? s->annassign.target->name : NULL;
-      FeVal v = lower_expr(L, s->annassign.value);
+      FeVal v = lw_lower_expr_opt(L, s->annassign.value);
       L->assign_hint = NULL;
       lw_assign(L, s->annassign.target, v, s->annassign.value->loc);
     }
@@ -1038,6 +1050,7 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
   memset(L.seen_types, 0, sizeof *L.seen_types * (nl ? nl : 1));
   for (unsigned i = 0; i < L.nvars; i++) L.env[i] = (FeVal){.kind = FV_UNDEF};
   L.env[L.v_ret] = L.env[L.v_brk] = L.env[L.v_cont] = cbool(&L, false);
+  L.value_returns = !kernel && lw_value_returns(&fn->def->funcdef.body) > 0;
   bool checked = fe->opts && fe->opts->bounds_check;
   for (unsigned i = 0; i < nl; i++) L.env[L.v_bound0 + i] = cbool(&L, i < nparams || !checked);
   ib_init(&L.b, fe->m);
@@ -1116,7 +1129,8 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
       const FeSig *sig = &fn->sigs[s];
       bool match = sig->nargs == nparams && sig->has_ret;
       for (unsigned i = 0; i < nparams && match; i++)
-        match = (params[i].kind == FV_VAL || params[i].kind == FV_TUPLE) && lw_fv_type(&L, &params[i]) == sig->args[i];
+        match = (params[i].kind == FV_VAL || params[i].kind == FV_TUPLE || params[i].kind == FV_OPTIONAL) &&
+                lw_fv_type(&L, &params[i]) == sig->args[i];
       if (match) {
         L.has_declared_ret = true;
         L.declared_ret = sig->ret;
@@ -1168,13 +1182,16 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
     lw_lerr(&L, L.first_value_return, "'%s' is declared to return void but returns a value", fn->name);
   } else if (!kernel && (L.has_value_return || (L.has_declared_ret && L.declared_ret))) {
     FeVal rv = L.env[L.v_rv];
-    Type *rt = L.has_declared_ret && L.declared_ret ? L.declared_ret : lw_fv_type(&L, &rv);
+    bool decl = L.has_declared_ret && L.declared_ret;
+    /* None on some paths (a bare return, the end of the body): Optional, as Numba unifies none with the values */
+    if (L.has_value_return && rv.kind != FV_POISON) rv = lw_optional_result(&L, rv, L.env[L.v_ret], L.first_value_return);
+    Type *rt = decl ? L.declared_ret : lw_fv_type(&L, &rv);
     if (!L.has_value_return) {
       lw_lerr(&L, fn->loc, "'%s' is declared to return %s but has no return statement", fn->name, tname(&L, L.declared_ret));
-    } else if (L.has_bare_return || !is_true(&L.env[L.v_ret])) {
-      lw_lerr(&L, L.first_value_return,
-              "'%s' returns a value on some paths but not on all of them (kfront does not support Optional results)",
-              fn->name);
+    } else if (decl && !ty_is_optional(L.declared_ret) && (L.has_bare_return || !is_true(&L.env[L.v_ret]))) {
+      lw_lerr(&L, L.first_value_return, "'%s' is declared to return %s but returns None on some paths (a bare return or "
+              "the end of its body): No conversion from none to %s", fn->name, tname(&L, L.declared_ret),
+              tname(&L, L.declared_ret));
     } else if (is_grid_group(&rv) && !(L.has_declared_ret && L.declared_ret)) {
       inst->ret = rv; /* a compile-time value: no results (the callee's this_grid() made it cooperative) */
     } else if (rt && rv.kind != FV_POISON) {
@@ -1190,7 +1207,14 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
     }
   }
   ib_op(&L.b, OP_FUNC_RETURN, nrv, rvals, 0, NULL, 0);
-  if (inst->rec_unknown && (L.errors || inst->retry || !inst->ret_so_far)) {
+  bool none_too = L.value_returns && (L.has_bare_return || !is_true(&L.env[L.v_ret]));
+  if ((inst->rec_unknown || inst->rec_called) && none_too && !L.has_declared_ret) {
+    /* an Optional result of a function calling itself: numba-cuda's typing of the call re-enters its own compile */
+    inst->rec_unknown = false;
+    lw_lerr(&L, inst->rec_loc, "compiler re-entrant to the same function signature: '%s' calls itself and returns None "
+                            "on some paths (an Optional result), which numba-cuda cannot type; declare its signature "
+                            "(e.g. @cuda.jit(\"optional(int64)(int64)\", device=True))", fn->name);
+  } else if (inst->rec_unknown && (L.errors || inst->retry || !inst->ret_so_far)) {
     /* a recursive call no return statement typed, and none to learn from: runaway recursion */
     inst->rec_unknown = false;
     lw_lerr(&L, inst->rec_loc, "cannot type infer runaway recursion: '%s' calls itself and no return statement gives its "
@@ -1200,6 +1224,8 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
   if (!L.errors && !inst->rec_unknown) lw_check_recursive_return(&L, inst->ret.kind == FV_NONE ? NULL : lw_fv_type(&L, &inst->ret));
   if (nr) {
     ir_op_set_attr(m, f, "function_type", attr_type(ty_func(fe->ctx, np, pt, nr, rts)));
+    /* an Optional result, flattened to its value and flag: its type (the embedder's return type, compile()'s) */
+    if (inst->ret.kind == FV_OPTIONAL) ir_op_set_attr(m, f, "result_type", attr_type(inst->ret.type));
     inst->nresults = nr;
   }
   inst->in_progress = false;

@@ -32,7 +32,8 @@
  * reductions; lower_calls.c arguments, device functions, recursion, closures; lower_builtins.c the builtin dispatch,
  * Python's builtins, print, the operator module; lower_math.c math, ufuncs, libdevice, cmath; lower_cuda.c
  * numba.cuda's builtins and vector types; lower_loops.c loops; lower_raise.c raise and assert; lower_overloads.c
- * calls of overloaded functions (numba's @overload, through the embedder's resolver). Match statements
+ * calls of overloaded functions (numba's @overload, through the embedder's resolver); optional.c Numba's Optional(T)
+ * (values that may be None). Match statements
  * never reach the walk: match.c rewrites them to ifs when sema reads the function. */
 #ifndef KF_FRONTEND_LOWER_H
 #define KF_FRONTEND_LOWER_H
@@ -93,6 +94,8 @@ typedef struct Lower {
   unsigned suppressed, errors;
   unsigned pending_fn, pending_loop;
   bool has_value_return, has_bare_return;
+  bool value_returns;        /* a device function with return statements of values: "has returned" is live to its end,
+                              * where a path that did not return makes the result Optional (falling off returns None) */
   SrcLoc first_value_return;
   const PyExpr *returning;   /* the value of the return statement being lowered, or NULL (lw_recursive_call's check) */
   Memo *memo;
@@ -149,7 +152,10 @@ typedef struct StmtSeq {
 void lw_check_bound(Lower *L, unsigned i, SrcLoc loc);
 FeVal lw_run_time_string_len(Lower *L, const FeVal *v, SrcLoc loc);
 bool lw_run_time_string_compare(Lower *L, PyCmpOp op, const FeVal *a, const FeVal *b, SrcLoc loc, FeVal *out);
+/* An expression's value; an Optional one used as its T (lw_unwrap). lw_lower_expr_opt: the value as it is, for the
+ * places an Optional goes as one (assignments, returns, device function arguments, `is None`, tuples). */
 FeVal lower_expr(Lower *L, const PyExpr *e);
+FeVal lw_lower_expr_opt(Lower *L, const PyExpr *e);
 void lw_assign(Lower *L, const PyExpr *t, FeVal v, SrcLoc vloc);
 void lower_stmts(Lower *L, PyStmt *const *s, unsigned n);
 
@@ -310,6 +316,8 @@ void lw_copy_enums(FeVal *shape, const FeVal *v);
 void lw_copy_readonly(Lower *L, FeVal *shape, const FeVal *v);
 FeVal lw_from_shape(Lower *L, const FeVal *s, Value *const *vals, unsigned *pos);
 void lw_note_return_type(Lower *L, const FeVal *v);
+/* How many return statements of the statements return a value (not None). */
+unsigned lw_value_returns(const PyStmtList *l);
 void lw_check_recursive_return(Lower *L, Type *final);
 FeVal lw_instantiate_and_call(Lower *L, FeFunc *f, const PyExpr *e, FeVal *args,
                               unsigned np);
@@ -379,6 +387,26 @@ FeVal lower_ffi_from_buffer(Lower *L, const PyExpr *e);
 void lower_for(Lower *L, const PyStmt *s);
 void lower_while(Lower *L, const PyStmt *s);
 
+/* ---- optional.c: Numba's Optional(T) (FV_OPTIONAL) */
+/* An optional of type t (ty_optional) of its value and its i1 "present" flag. */
+FeVal lw_make_optional(Lower *L, Type *t, FeVal payload, FeVal present);
+/* v used as its T: an optional's value, raising TypeError("expected T, got None") at loc where it is None; any other
+ * value as it is. */
+FeVal lw_unwrap(Lower *L, FeVal v, SrcLoc loc);
+/* Where two paths meet with None on one and a value on the other, or an optional on either: true with *out the
+ * Optional type they unify to (NULL after a located error); false when neither is None nor optional. */
+bool lw_optional_merge(Lower *L, const FeVal *a, const FeVal *b, SrcLoc loc, const char *var, Type **out);
+/* x (None, an optional or a value) flattened as optional type t: the value's flat values (zeros for None), the flag. */
+bool lw_flatten_optional(Lower *L, const FeVal *x, Type *t, Value **out, unsigned *n, SrcLoc loc, const char *var);
+FeVal lw_unflatten_optional(Lower *L, Type *t, Value *const *vals, unsigned *pos);
+/* A comparison with an optional operand decided here (is / is not None, == / != None, or an error): true with *out. */
+bool lw_optional_compare(Lower *L, PyCmpOp op, const FeVal *a, const FeVal *b, SrcLoc loc, FeVal *out);
+/* The truth of an optional: numba-cuda's TypingError. */
+FeVal lw_optional_truth(Lower *L, const FeVal *v, SrcLoc loc);
+/* A device function's result: rv where every path returned (returned the constant true), else the optional of rv
+ * present where it returned a value (returned: the i1 "has returned"; falling off the end returns None). */
+FeVal lw_optional_result(Lower *L, FeVal rv, FeVal returned, SrcLoc loc);
+
 /* ---- lower_raise.c */
 void lw_emit_raise(Lower *L, Value *cond, const char *text, SrcLoc loc);
 const char *lw_exception_text(Lower *L, const char *cls, const PyExpr *e, SrcLoc loc);
@@ -445,9 +473,11 @@ static inline bool is_true(const FeVal *v) { return v->kind == FV_VAL && v->is_c
  * functions as such. */
 static inline bool is_grid_group(const FeVal *v) { return v->kind == FV_BUILTIN && v->builtin == BI_GRID_GROUP; }
 
-/* Values made of others (tup): tuples, views and records a[i] (the array and the indices), CUDA vectors (the fields). */
+/* Values made of others (tup): tuples, views and records a[i] (the array and the indices), CUDA vectors (the fields),
+ * optionals (the value and its flag). */
 static inline bool has_fields(const FeVal *v) {
-  return v->kind == FV_TUPLE || v->kind == FV_VIEW || v->kind == FV_RECORD || v->kind == FV_VECTOR;
+  return v->kind == FV_TUPLE || v->kind == FV_VIEW || v->kind == FV_RECORD || v->kind == FV_VECTOR ||
+         v->kind == FV_OPTIONAL;
 }
 
 static inline bool is_static(const FeVal *v) {

@@ -216,8 +216,13 @@ void lw_merge_readonly(Lower *L, const FeVal *merged, const FeVal *a, const FeVa
       lw_add_readonly_array(L, merged->v);
     return;
   }
-  if (merged->kind != FV_TUPLE) return;
   static const FeVal none = {.kind = FV_UNDEF};
+  if (merged->kind == FV_OPTIONAL) { /* an Optional array: readonly where a value merged into it is */
+    lw_merge_readonly(L, &merged->tup.elems[0], a->kind == FV_OPTIONAL ? &a->tup.elems[0] : a->kind == FV_NONE ? &none : a,
+                      b->kind == FV_OPTIONAL ? &b->tup.elems[0] : b->kind == FV_NONE ? &none : b);
+    return;
+  }
+  if (merged->kind != FV_TUPLE) return;
   for (unsigned i = 0; i < merged->tup.n; i++)
     lw_merge_readonly(L, &merged->tup.elems[i], a->kind == FV_TUPLE && i < a->tup.n ? &a->tup.elems[i] : &none,
                       b->kind == FV_TUPLE && i < b->tup.n ? &b->tup.elems[i] : &none);

@@ -12,8 +12,9 @@
 /* ---- calls: arguments ---------------------------------------------------------------------------------------- */
 
 /* Lowers a call's arguments once: the positional ones (`*t` of a tuple passes its elements) and the keyword ones,
- * in the order written. False after a located error. */
-bool lw_lower_call_args(Lower *L, const PyExpr *e, LwCallArgs *ca) {
+ * in the order written. keep_optional: Optional arguments go as they are (a device function or closure is specialised
+ * on them), else as their values (lw_unwrap). False after a located error. */
+static bool lower_call_args(Lower *L, const PyExpr *e, LwCallArgs *ca, bool keep_optional) {
   const PyExprList *args = &e->call.args;
   ca->pos = ARENA_ARRAY(&L->fe->arena, FeVal, MAX_FLAT);
   ca->pos_loc = ARENA_ARRAY(&L->fe->arena, SrcLoc, MAX_FLAT);
@@ -23,7 +24,8 @@ bool lw_lower_call_args(Lower *L, const PyExpr *e, LwCallArgs *ca) {
   bool ok = true;
   for (unsigned i = 0; i < args->n; i++) {
     const PyExpr *a = args->items[i];
-    FeVal v = lower_expr(L, a->kind == EX_STARRED ? a->value : a);
+    const PyExpr *ae = a->kind == EX_STARRED ? a->value : a;
+    FeVal v = keep_optional && a->kind != EX_STARRED ? lw_lower_expr_opt(L, ae) : lower_expr(L, ae);
     if (v.kind == FV_POISON) {
       ok = false;
       continue;
@@ -50,11 +52,13 @@ bool lw_lower_call_args(Lower *L, const PyExpr *e, LwCallArgs *ca) {
                        "**kwargs not supported)");
       return false;
     }
-    ca->kw[k] = lower_expr(L, kw->value);
+    ca->kw[k] = keep_optional ? lw_lower_expr_opt(L, kw->value) : lower_expr(L, kw->value);
     if (ca->kw[k].kind == FV_POISON) ok = false;
   }
   return ok;
 }
+
+bool lw_lower_call_args(Lower *L, const PyExpr *e, LwCallArgs *ca) { return lower_call_args(L, e, ca, false); }
 
 /* Binds a call's lowered arguments to parameter names (positional first, then keywords); a missing optional
  * parameter stays FV_UNDEF. rest (a device function's *args parameter): where positional arguments beyond nmax go,
@@ -204,6 +208,12 @@ static bool arg_shape(Lower *L, const FeVal *v, FeVal *out, SrcLoc loc) {
     *out = v->kind == FV_VECTOR ? lw_make_vector(v->type, elems) : lw_make_tuple_like(L, v->type, v->tup.n, elems);
     return true;
   }
+  case FV_OPTIONAL: { /* Optional(T): the callee is specialised on it (its value's shape and the flag) */
+    FeVal payload;
+    if (!arg_shape(L, &v->tup.elems[0], &payload, loc)) return false;
+    *out = lw_make_optional(L, v->type, payload, val(ty_bool(L->ctx), NULL));
+    return true;
+  }
   case FV_VIEW:
   case FV_RECORD: {
     *out = *v;
@@ -230,6 +240,9 @@ void lw_shape_key(const FeVal *s, StrBuf *out) {
     sb_printf(out, "%c%u_", s->kind == FV_VIEW ? 'V' : 'Q', s->tup.n - 1);
     nb_mangle(s->tup.elems[0].type, out);
     if (s->tup.elems[0].readonly) sb_putc(out, 'R');
+  } else if (s->kind == FV_OPTIONAL) {
+    sb_putc(out, 'O');
+    lw_shape_key(&s->tup.elems[0], out);
   } else if (s->kind == FV_TUPLE) {
     nb_mangle_tuple_class(s->type, out);
     sb_printf(out, "T%u", s->tup.n);
@@ -272,6 +285,7 @@ FeVal lw_shape_of_type(Lower *L, Type *t) {
     return r;
   }
   if (t->kind != TY_TUPLE) return val(t, NULL);
+  if (ty_is_optional(t)) return lw_make_optional(L, t, lw_shape_of_type(L, t->elems[0]), val(ty_bool(L->ctx), NULL));
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) elems[i] = lw_shape_of_type(L, t->elems[i]);
   return ty_is_struct_tuple(t) ? lw_make_vector(t, elems) : lw_make_tuple_like(L, t, t->n, elems);
@@ -286,6 +300,7 @@ void lw_copy_enums(FeVal *shape, const FeVal *v) {
 
 void lw_copy_readonly(Lower *L, FeVal *shape, const FeVal *v) {
   if (shape->kind == FV_VAL) shape->readonly = lw_fv_readonly(L, v);
+  if (shape->kind == FV_OPTIONAL && v->kind == FV_OPTIONAL) lw_copy_readonly(L, &shape->tup.elems[0], &v->tup.elems[0]);
   if (shape->kind == FV_TUPLE && v->kind == FV_TUPLE && shape->tup.n == v->tup.n)
     for (unsigned i = 0; i < v->tup.n; i++) lw_copy_readonly(L, &shape->tup.elems[i], &v->tup.elems[i]);
 }
@@ -300,7 +315,7 @@ FeVal lower_param_shape(FeCtx *fe, Type *t) {
     return v;
   }
   if (t->kind != TY_TUPLE) return (FeVal){.kind = FV_VAL, .type = t};
-  FeVal v = {.kind = ty_is_struct_tuple(t) ? FV_VECTOR : FV_TUPLE, .type = t};
+  FeVal v = {.kind = ty_is_optional(t) ? FV_OPTIONAL : ty_is_struct_tuple(t) ? FV_VECTOR : FV_TUPLE, .type = t};
   v.tup.n = t->n;
   v.tup.elems = ARENA_ARRAY(&fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) v.tup.elems[i] = lower_param_shape(fe, t->elems[i]);
@@ -383,8 +398,7 @@ void lw_note_return_type(Lower *L, const FeVal *v) {
   in->ret_enum = v->kind == FV_VAL && (!in->ret_so_far || in->ret_enum == v->enumc || t == u) ? v->enumc : NULL;
 }
 
-/* How many return statements of the statements return a value (not None). */
-static unsigned value_returns(const PyStmtList *l) {
+unsigned lw_value_returns(const PyStmtList *l) {
   unsigned n = 0;
   for (unsigned i = 0; i < l->n; i++) {
     const PyStmt *s = l->items[i];
@@ -392,9 +406,9 @@ static unsigned value_returns(const PyStmtList *l) {
     case ST_RETURN:
       if (s->value && s->value->kind != EX_NONE) n++;
       break;
-    case ST_IF: n += value_returns(&s->if_.body) + value_returns(&s->if_.orelse); break;
-    case ST_FOR: n += value_returns(&s->for_.body) + value_returns(&s->for_.orelse); break;
-    case ST_WHILE: n += value_returns(&s->while_.body) + value_returns(&s->while_.orelse); break;
+    case ST_IF: n += lw_value_returns(&s->if_.body) + lw_value_returns(&s->if_.orelse); break;
+    case ST_FOR: n += lw_value_returns(&s->for_.body) + lw_value_returns(&s->for_.orelse); break;
+    case ST_WHILE: n += lw_value_returns(&s->while_.body) + lw_value_returns(&s->while_.orelse); break;
     default: break;
     }
   }
@@ -412,7 +426,7 @@ static bool tuple_display_holds(const PyExpr *e, const PyExpr *call) {
 /* The call of `active`, an instance of f being lowered, from inside itself (or a function it calls). */
 static FeVal recursive_call(Lower *L, FeFunc *f, FeInst *active, const PyExpr *e, FeVal *args, unsigned np) {
   if (L->inst == active && !active->has_decl_ret && tuple_display_holds(L->returning, e) &&
-      value_returns(&f->def->funcdef.body) == 1)
+      lw_value_returns(&f->def->funcdef.body) == 1)
     /* `if n <= 0: return None` and `return (n, f(n - 1))`: the result type T would be an optional tuple holding T,
      * which no finite type is; numba-cuda retypes the call with each new return type (none, then the optional tuple
      * of it, ...) until it gives up (CallFrame.add_return_type). Other value returns make numba unify their types
@@ -426,7 +440,7 @@ static FeVal recursive_call(Lower *L, FeFunc *f, FeInst *active, const PyExpr *e
   } else if (active->ret_so_far) {
     rt = active->ret_so_far;
     ren = active->ret_enum;
-  } else if (value_returns(&f->def->funcdef.body)) {
+  } else if (lw_value_returns(&f->def->funcdef.body)) {
     /* no type yet: the instance is lowered again once its returns have given one (lower_function); the
      * functions between it and this call are typed on this poison, so they go with its first attempt */
     if (!active->rec_unknown) active->rec_loc = e->loc;
@@ -519,7 +533,7 @@ static FeVal call_device_with(Lower *L, FeFunc *f, const PyExpr *e, const LwCall
   for (unsigned i = 0; i < va; i++)
     if (!ps->items[i]->defval) nreq = i + 1;
   LwCallArgs own;
-  if (!ca && !lw_lower_call_args(L, e, &own)) return poison();
+  if (!ca && !lower_call_args(L, e, &own, true)) return poison();
   if (!lw_bind_lowered_args(L, e, ca ? ca : &own, f->name, names, 0, va, npo, args, va < np ? &args[va] : NULL))
     return poison();
   for (unsigned i = 0; i < np; i++) {
@@ -548,6 +562,35 @@ static FeVal call_device_with(Lower *L, FeFunc *f, const PyExpr *e, const LwCall
       bool ok = true;
       for (unsigned i = 0; i < np && ok; i++) {
         Type *want = cand->args[i];
+        if (ty_is_optional(want)) { /* an Optional parameter: None, or what converts to its T (Optional.can_convert_from) */
+          const FeVal *x = args[i].kind == FV_OPTIONAL ? &args[i].tup.elems[0] : &args[i];
+          Type *pt = want->elems[0];
+          if (args[i].kind == FV_NONE) {
+            rate[2]++;
+          } else if (is_scalar(x) && ty_is_number(pt) && !ty_is_time(pt) && !ty_is_time(x->type)) {
+            int c = nb_can_convert(nb_kind(x->type), nb_kind(pt));
+            if (c == CONV_NONE) ok = false;
+            else if (c == CONV_UNSAFE) rate[0]++;
+            else if (c == CONV_SAFE) rate[1]++;
+            else rate[2]++;
+          } else {
+            Type *t = lw_fv_type(L, x);
+            ok = t && t == pt;
+          }
+          continue;
+        }
+        if (args[i].kind == FV_OPTIONAL && !ty_is_optional(want)) { /* Optional(T) converts to what T does */
+          FeVal payload = args[i].tup.elems[0];
+          if (is_scalar(&payload) && ty_is_number(want) && !ty_is_time(want) && !ty_is_time(payload.type)) {
+            int c = nb_can_convert(nb_kind(payload.type), nb_kind(want));
+            if (c == CONV_NONE) ok = false;
+            else if (c == CONV_UNSAFE) rate[0]++;
+            else rate[1]++; /* at least safe, as Numba's Optional.can_convert_to */
+          } else {
+            ok = payload.kind == FV_VAL && payload.type == want;
+          }
+          continue;
+        }
         /* numbers convert; a datetime64 / timedelta64 argument is its parameter's type exactly (kfront converts no
          * unit into another at a call) */
         if (is_scalar(&args[i]) && ty_is_number(want) && !ty_is_time(want) && !ty_is_time(args[i].type)) {
@@ -582,8 +625,20 @@ static FeVal call_device_with(Lower *L, FeFunc *f, const PyExpr *e, const LwCall
       sb_free(&params);
       return r;
     }
-    for (unsigned i = 0; i < np; i++)
+    for (unsigned i = 0; i < np; i++) {
+      if (ty_is_optional(sig->args[i])) { /* made the parameter's Optional: its values (zeros for None) and flag */
+        Value **vals = ARENA_ARRAY(&L->fe->arena, Value *, MAX_FLAT);
+        unsigned nv = 0, pos = 0;
+        at(L, arg_loc(e, i));
+        if (lw_type_slots(sig->args[i]) > MAX_FLAT ||
+            !lw_flatten_to(L, &args[i], sig->args[i], vals, &nv, NULL, arg_loc(e, i), names[i]))
+          return poison();
+        args[i] = lw_unflatten(L, sig->args[i], vals, &pos);
+        continue;
+      }
+      if (args[i].kind == FV_OPTIONAL) args[i] = lw_unwrap(L, args[i], arg_loc(e, i));
       if (is_scalar(&args[i])) args[i] = lw_conv(L, args[i], sig->args[i]);
+    }
   }
   /* the callee's lowering starts here: it needs room of its own beyond the reserve */
   if (stack_left() < 2 * STACK_RESERVE) return lw_out_of_stack(L, e->loc, "device function calls");
@@ -956,7 +1011,10 @@ static FeVal call_closure(Lower *L, const FeClosure *c, const PyExpr *e) {
   if (!param_names_of(L, ps, names, &va, &npo)) return poison();
   FeVal *args = ARENA_ARRAY(&L->fe->arena, FeVal, 64);
   const char *fname = f->name;
-  if (!lw_bind_args_rest(L, e, fname, names, 0, va, npo, args, va < np ? &args[va] : NULL)) return poison();
+  LwCallArgs ca; /* Optional arguments as they are: the closure is specialised on them */
+  if (!lower_call_args(L, e, &ca, true) ||
+      !lw_bind_lowered_args(L, e, &ca, fname, names, 0, va, npo, args, va < np ? &args[va] : NULL))
+    return poison();
   for (unsigned i = 0; i < va; i++) {
     if (args[i].kind != FV_UNDEF) continue;
     if (c->defaults[i].kind == FV_UNDEF) return lw_lerr(L, e->loc, "%s() missing required argument '%s'", fname, names[i]);

@@ -158,7 +158,7 @@ static bool build_iter(Lower *L, const PyExpr *e, Iter *out, unsigned depth) {
     for (unsigned i = 1; i < n; i++) out->len = ib_binary(&L->b, OP_MINSI, out->len, out->kids[i].len);
     return true;
   }
-  FeVal v = e->kind == EX_CALL ? lw_call_of(L, e, callee) : lower_expr(L, e);
+  FeVal v = e->kind == EX_CALL ? lw_unwrap(L, lw_call_of(L, e, callee), e->loc) : lower_expr(L, e);
   if (v.kind == FV_POISON) return false;
   if (v.kind == FV_TUPLE) {
     out->kind = IT_TUPLE;
@@ -469,6 +469,24 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
         RO[i] = true;
         changed = true;
       }
+      {
+        /* None at the head and a value at the end of the body, or the other way round: Optional around the loop */
+        FeVal head = T[i] ? (FeVal){.kind = ty_is_optional(T[i]) ? FV_OPTIONAL : FV_VAL, .type = T[i]} : S[i];
+        Type *ot;
+        if ((head.kind == FV_NONE || head.kind == FV_OPTIONAL || x->kind == FV_NONE || x->kind == FV_OPTIONAL) &&
+            lw_optional_merge(L, &head, x, s->loc, lw_var_name(L, i), &ot)) {
+          if (!ot) {
+            if (!L->quiet) S[i] = poison();
+            continue;
+          }
+          if (ot != T[i]) {
+            Tn[i] = ot;
+            S[i] = (FeVal){.kind = FV_UNDEF};
+            changed = true;
+          }
+          continue;
+        }
+      }
       if (is_static(x) || S[i].kind != FV_UNDEF) {
         FeVal head = T[i] ? (FeVal){.kind = FV_VAL, .type = T[i]} : S[i], m;
         if (lw_merge_static(L, &head, x, s->loc, lw_var_name(L, i), &m) < 0) {
@@ -557,6 +575,11 @@ static void lower_loop(Lower *L, LoopSpec *ls) {
     L->env[ivvar] = (FeVal){.kind = FV_UNDEF};
     L->niv--;
   }
+  /* `while True:` (or 1) with no break is left only by a return: what follows it never runs on a path that did not
+   * return (a device function returning from it returns its values, not an Optional: no implicit None) */
+  if (ls->kind == LOOP_WHILE && ls->has_ret && !ls->has_break &&
+      ((ls->test->kind == EX_BOOL && ls->test->bval) || (ls->test->kind == EX_INT && ls->test->intlit.value != 0)))
+    L->env[L->v_ret] = cbool(L, true);
   /* for/while ... else: runs unless the loop was left by break (or return) */
   if (ls->orelse && ls->orelse->n) {
     FeVal skip = cbool(L, false);
@@ -649,7 +672,7 @@ void lower_for(Lower *L, const PyStmt *s) {
     step = cint(i64, 1);
     ls.iv_nonneg = true;
   } else {
-    FeVal seq = it->kind == EX_CALL ? lw_call_of(L, it, callee) : lower_expr(L, it);
+    FeVal seq = it->kind == EX_CALL ? lw_unwrap(L, lw_call_of(L, it, callee), it->loc) : lower_expr(L, it);
     if (seq.kind == FV_POISON) return;
     if (seq.kind == FV_TUPLE) {
       unroll_tuple(L, s, &ls, seq);

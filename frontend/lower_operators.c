@@ -506,10 +506,18 @@ typedef struct ChainArg {
 
 static FeVal chain_rest(Lower *L, void *arg);
 
+/* One comparison of operands lowered as they are: an Optional compared with None by its flag (optional.c), else
+ * compared as its value. */
+static FeVal compare_opt(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
+  FeVal r;
+  if (lw_optional_compare(L, op, &a, &b, loc, &r)) return r;
+  return lw_compare2(L, op, lw_unwrap(L, a, loc), lw_unwrap(L, b, loc), loc);
+}
+
 static FeVal chain_step(Lower *L, ChainArg *ca) {
   const PyExpr *e = ca->e;
-  FeVal right = lower_expr(L, e->compare.comparators.items[ca->k]);
-  FeVal r = lw_compare2(L, e->compare.ops[ca->k], ca->left, right, e->compare.op_locs[ca->k]);
+  FeVal right = lw_lower_expr_opt(L, e->compare.comparators.items[ca->k]);
+  FeVal r = compare_opt(L, e->compare.ops[ca->k], ca->left, right, e->compare.op_locs[ca->k]);
   r = lw_truth(L, r, e->loc);
   if (ca->k + 1 < e->compare.comparators.n && r.kind != FV_POISON) {
     ChainArg next = {e, ca->k + 1, right};
@@ -521,11 +529,11 @@ static FeVal chain_step(Lower *L, ChainArg *ca) {
 static FeVal chain_rest(Lower *L, void *arg) { return chain_step(L, arg); }
 
 FeVal lower_compare(Lower *L, const PyExpr *e) {
-  FeVal left = lower_expr(L, e->compare.left);
+  FeVal left = lw_lower_expr_opt(L, e->compare.left);
   ChainArg ca = {e, 0, left};
   if (e->compare.comparators.n == 1) {
-    FeVal right = lower_expr(L, e->compare.comparators.items[0]);
-    return lw_compare2(L, e->compare.ops[0], left, right, e->compare.op_locs[0]);
+    FeVal right = lw_lower_expr_opt(L, e->compare.comparators.items[0]);
+    return compare_opt(L, e->compare.ops[0], left, right, e->compare.op_locs[0]);
   }
   return chain_step(L, &ca);
 }
@@ -541,12 +549,15 @@ FeVal lower_cond(Lower *L, const PyExpr *e) {
     return c;
   }
   if (e->kind == EX_UNARY && e->unary.op == UN_NOT) {
-    FeVal c = lower_cond(L, e->unary.operand);
+    const PyExpr *o = e->unary.operand;
+    /* `not x` of an Optional: of its value (numba-cuda's not_ unwraps it), unlike `if x:` */
+    FeVal c = o->kind == EX_BOOLOP || (o->kind == EX_UNARY && o->unary.op == UN_NOT) ? lower_cond(L, o)
+                                                                                     : lw_truth(L, lower_expr(L, o), o->loc);
     if (c.kind == FV_POISON || c.is_const) return c.kind == FV_POISON ? c : cbool(L, !c.c.i);
     at(L, e->loc);
     return val(c.type, ib_binary(&L->b, OP_XORI, c.v, ib_const_bool(&L->b, true)));
   }
-  FeVal v = lower_expr(L, e);
+  FeVal v = lw_lower_expr_opt(L, e);
   at(L, e->loc);
   return lw_truth(L, v, e->loc);
 }
@@ -686,17 +697,25 @@ FeVal lower_ifexp(Lower *L, const PyExpr *e) {
   FeVal c = lower_cond(L, e->ifexp.test);
   if (c.kind == FV_POISON) return c;
   if (c.is_const) {
-    FeVal r = lower_expr(L, c.c.i ? e->ifexp.body : e->ifexp.orelse);
+    FeVal r = lw_lower_expr_opt(L, c.c.i ? e->ifexp.body : e->ifexp.orelse);
     r.literal = false;
     return r;
   }
   IrBuilder saved;
   Block *bt = lw_scratch_begin(L, &saved);
-  FeVal tv = lower_expr(L, e->ifexp.body);
+  FeVal tv = lw_lower_expr_opt(L, e->ifexp.body);
   L->b = saved;
   Block *be = lw_scratch_begin(L, &saved);
-  FeVal ev = lower_expr(L, e->ifexp.orelse);
+  FeVal ev = lw_lower_expr_opt(L, e->ifexp.orelse);
   L->b = saved;
+  Type *ot;
+  if (!(tv.kind == FV_NONE && ev.kind == FV_NONE) &&
+      lw_optional_merge(L, &tv, &ev, e->loc, "the conditional value", &ot)) { /* None and a value: Optional */
+    if (!ot) return poison();
+    FeVal r = select_flat(L, c, bt, tv, be, ev, ot, e->loc);
+    lw_merge_readonly(L, &r, &tv, &ev);
+    return r;
+  }
   return select_value(L, c, bt, tv, be, ev, e->loc);
 }
 

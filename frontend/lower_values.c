@@ -53,7 +53,8 @@ const char *lw_vname(Lower *L, const FeVal *v) {
   }
   case FV_VIEW:
   case FV_RECORD:
-  case FV_VECTOR: return tname(L, v->type);
+  case FV_VECTOR:
+  case FV_OPTIONAL: return tname(L, v->type);
   case FV_PATH: return arena_printf(&L->fe->arena, "module '%s'", v->str.s);
   case FV_BUILTIN:
     if (v->builtin == BI_GRID_GROUP) return "GridGroup";
@@ -85,7 +86,8 @@ void lw_note_type(Lower *L, unsigned i, const FeVal *v) {
     L->seen_types[i] = v->type;
   const FeOptions *o = L->fe->opts;
   if (!o || !o->on_type || i >= L->fn->nlocals || L->fn->kind == FN_TEMPLATE) return;
-  if (v->kind != FV_VAL && v->kind != FV_TUPLE && v->kind != FV_VIEW && v->kind != FV_RECORD && v->kind != FV_VECTOR)
+  if (v->kind != FV_VAL && v->kind != FV_TUPLE && v->kind != FV_VIEW && v->kind != FV_RECORD && v->kind != FV_VECTOR &&
+      v->kind != FV_OPTIONAL)
     return;
   if (L->nnotes == L->notes_cap) {
     L->notes_cap = L->notes_cap ? 2 * L->notes_cap : 32;
@@ -148,6 +150,7 @@ FeVal lw_truth(Lower *L, FeVal x, SrcLoc loc) {
   switch (x.kind) {
   case FV_POISON: return x;
   case FV_NONE: return cbool(L, false);
+  case FV_OPTIONAL: return lw_optional_truth(L, &x, loc);
   case FV_TUPLE: return cbool(L, x.tup.n != 0);
   case FV_RECORD:
     if (lw_is_charseq(&x)) return lw_charseq_truth(L, &x, loc);
@@ -168,7 +171,7 @@ FeVal lw_truth(Lower *L, FeVal x, SrcLoc loc) {
 
 /* The runtime type of a value (tuples as tuple types), or NULL. */
 Type *lw_fv_type(Lower *L, const FeVal *v) {
-  if (v->kind == FV_VAL || v->kind == FV_VECTOR) return v->type;
+  if (v->kind == FV_VAL || v->kind == FV_VECTOR || v->kind == FV_OPTIONAL) return v->type;
   if (v->kind == FV_RECORD) return v->type; /* a reference to a record: carried as its array of one (flat_types) */
   if (v->kind == FV_TUPLE) {
     if (v->type) return v->type;
@@ -234,7 +237,8 @@ bool lw_fv_same(const FeVal *a, const FeVal *b) {
   case FV_VIEW:
   case FV_RECORD:
   case FV_VECTOR:
-    if (a->tup.n != b->tup.n || (a->kind == FV_VECTOR && a->type != b->type)) return false;
+  case FV_OPTIONAL:
+    if (a->tup.n != b->tup.n || ((a->kind == FV_VECTOR || a->kind == FV_OPTIONAL) && a->type != b->type)) return false;
     for (unsigned i = 0; i < a->tup.n; i++)
       if (!lw_fv_same(&a->tup.elems[i], &b->tup.elems[i])) return false;
     return true;
@@ -328,6 +332,11 @@ bool lw_flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned *n, 
     }
     return true;
   }
+  if (ty_is_optional(t)) return lw_flatten_optional(L, x, t, out, n, loc, var);
+  if (x->kind == FV_OPTIONAL) { /* an optional where its T is wanted (a declared result type): its value, checked */
+    FeVal v = lw_unwrap(L, *x, loc);
+    return lw_flatten_to(L, &v, t, out, n, fallback, loc, var);
+  }
   if (t->kind == TY_TUPLE) {
     if (ty_is_struct_tuple(t) ? x->kind != FV_VECTOR || x->type != t : x->kind != FV_TUPLE || x->tup.n != t->n) {
       lw_lerr(L, loc, "cannot unify %s and %s for '%s'", lw_vname(L, x), tname(L, t), var);
@@ -374,6 +383,7 @@ bool lw_flatten_to(Lower *L, const FeVal *x, Type *t, Value **out, unsigned *n, 
 FeVal lw_unflatten(Lower *L, Type *t, Value *const *vals, unsigned *pos) {
   if (t->kind == TY_RECORD) return record_of_array(L, vals[(*pos)++]);
   if (t->kind != TY_TUPLE) return val(t, vals[(*pos)++]);
+  if (ty_is_optional(t)) return lw_unflatten_optional(L, t, vals, pos);
   FeVal *elems = ARENA_ARRAY(&L->fe->arena, FeVal, t->n ? t->n : 1);
   for (unsigned i = 0; i < t->n; i++) elems[i] = lw_unflatten(L, t->elems[i], vals, pos);
   return ty_is_struct_tuple(t) ? lw_make_vector(t, elems) : lw_make_tuple_like(L, t, t->n, elems);
@@ -549,7 +559,7 @@ static bool live_from(Lower *L, unsigned v, unsigned from) {
 /* Whether variable i may be read after position `after` of the innermost frame. */
 bool lw_var_live(Lower *L, unsigned i, unsigned after) {
   if (i == L->v_rv) return true;
-  if (i == L->v_ret) return L->pending_fn > 0 || L->loop != NULL;
+  if (i == L->v_ret) return L->pending_fn > 0 || L->loop != NULL || L->value_returns;
   if (i == L->v_brk) return L->loop != NULL;
   if (i == L->v_cont) return L->pending_loop > 0;
   if (i >= L->v_bound0) i -= L->v_bound0;
@@ -609,11 +619,6 @@ void lw_emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after, Src
       merged[i] = (FeVal){.kind = FV_UNDEF};
       continue;
     }
-    int st = lw_merge_static(L, &e1[i], &e2[i], loc, lw_var_name(L, i), &merged[i]);
-    if (st) {
-      if (st < 0) merged[i] = poison();
-      continue;
-    }
     /* a view a[i] that differs between the branches (or is bound on one only): the array it stands for, made in
      * its branch */
     if (lw_holds_view(&e1[i]) || lw_holds_view(&e2[i])) {
@@ -622,6 +627,21 @@ void lw_emit_if(Lower *L, Value *cond, unsigned refine_mask, unsigned after, Src
       ib_set_end(&L->b, be);
       e2[i] = lw_views_as_arrays(L, &e2[i]);
       L->b = saved;
+    }
+    Type *ot;
+    if (lw_optional_merge(L, &e1[i], &e2[i], loc, lw_var_name(L, i), &ot)) { /* None and a value: Optional */
+      if (!ot) {
+        merged[i] = poison();
+        continue;
+      }
+      types[i] = ot;
+      nres += lw_type_slots(ot);
+      continue;
+    }
+    int st = lw_merge_static(L, &e1[i], &e2[i], loc, lw_var_name(L, i), &merged[i]);
+    if (st) {
+      if (st < 0) merged[i] = poison();
+      continue;
     }
     bool fail;
     Type *t = merge_type(L, &e1[i], &e2[i], loc, lw_var_name(L, i), &fail);

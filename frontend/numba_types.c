@@ -156,6 +156,10 @@ static Type *unify_scalar(IrContext *ctx, Type *a, Type *b) {
 Type *nb_unify(IrContext *ctx, Type *a, Type *b) {
   if (!a || !b) return NULL;
   if (a == b) return a;
+  if (ty_is_optional(a) || ty_is_optional(b)) { /* Numba's Optional.unify: Optional(unify(T, U)) */
+    Type *u = nb_unify(ctx, ty_is_optional(a) ? a->elems[0] : a, ty_is_optional(b) ? b->elems[0] : b);
+    return u ? ty_optional(ctx, u) : NULL;
+  }
   if (ty_is_time(a) || ty_is_time(b)) return NULL; /* Numba's NPDatetime/NPTimedelta unify with themselves only */
   if (ty_is_number(a) && ty_is_number(b)) return unify_scalar(ctx, a, b);
   if (a->kind == TY_ARRAY && b->kind == TY_ARRAY) {
@@ -213,6 +217,12 @@ void nb_type_name(const Type *t, StrBuf *out) {
     }
     if (t->slice) { /* Numba's names of slice2_type and slice3_type */
       sb_puts(out, t->slice == 3 ? "slice<a:b:c>" : "slice<a:b>");
+      return;
+    }
+    if (t->optional) { /* Numba's name: OptionalType(int64) */
+      sb_puts(out, "OptionalType(");
+      nb_type_name(t->elems[0], out);
+      sb_putc(out, ')');
       return;
     }
     bool uni = t->n > 0;
@@ -278,6 +288,12 @@ void nb_type_signature(const Type *t, StrBuf *out) {
     nb_signature_dims(t->rank, t->layout, out);
     return;
   case TY_TUPLE: {
+    if (t->optional) { /* OptionalType(int64), as Numba names it (nb_parse_type reads it) */
+      sb_puts(out, "OptionalType(");
+      nb_type_signature(t->elems[0], out);
+      sb_putc(out, ')');
+      return;
+    }
     if (t->tclass) { /* NamedTuple("mod.Point", ("x", "y"), (int64, float64)): the frontend's spelling */
       sb_printf(out, "NamedTuple(\"%s\", (", t->tclass);
       for (unsigned i = 0; i < t->n; i++) sb_printf(out, "%s\"%s\"", i ? ", " : "", t->names[i]);
@@ -353,6 +369,9 @@ void nb_mangle(const Type *t, StrBuf *out) {
     sb_printf(out, "x%u", t->n);
   } else if (t->kind == TY_TUPLE && t->slice) {
     sb_printf(out, "S%u", t->slice);
+  } else if (ty_is_optional(t)) {
+    sb_putc(out, 'O');
+    nb_mangle(t->elems[0], out);
   } else if (t->kind == TY_TUPLE) {
     nb_mangle_tuple_class(t, out);
     sb_printf(out, "T%u", t->n);
@@ -617,6 +636,13 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
       return ty_tuple(fe->ctx, l->elts.n, elems);
     }
     if (fname && strcmp(fname, "NamedTuple") == 0) return parse_named_tuple(fe, e);
+    if (fname && (strcmp(fname, "optional") == 0 || strcmp(fname, "Optional") == 0 || strcmp(fname, "OptionalType") == 0) && e->call.args.n == 1 &&
+        !e->call.nkeywords) { /* numba.types.optional(int64): Optional(int64) */
+      Type *t = nb_parse_type(fe, e->call.args.items[0], NULL);
+      if (!t) return NULL;
+      if (ty_is_optional(t)) return t; /* as numba.types.optional of an optional */
+      return fe_optional_type(fe, t, e->loc);
+    }
     if (fname && strcmp(fname, "CPointer") == 0) return parse_pointer_type(fe, e);
     if (fname && strcmp(fname, "Array") == 0) return parse_array_ctor(fe, e, NULL);
     if (fe_enum_spelled(e)) { /* enum members are arguments of their own (the signature's top level) */

@@ -105,6 +105,7 @@ struct Type {
   bool vector;          /* TY_TUPLE: a CUDA vector type (float32x4...): n (1-4) equal scalar fields x, y, z, w */
   unsigned char slice;  /* TY_TUPLE: Numba's slice2_type (2) or slice3_type (3, a step given): fields start, stop,
                            step of i64 */
+  bool optional;        /* TY_TUPLE: Numba's Optional(T) (ty_optional): fields the value and an i1 "present" flag */
   const char *tclass;   /* TY_TUPLE: a named tuple's class (Numba's NamedTuple / NamedUniTuple), as the embedder
                          * names it ("mod.Point"), NULL for a plain tuple; two classes are two types */
   const char **names;   /* TY_TUPLE with tclass: the n field names */
@@ -145,6 +146,11 @@ Type *ty_vector(IrContext *ctx, Type *elem, unsigned n);
 /* A slice object's type, Numba's slice2_type (has_step false) or slice3_type: a tuple of three i64 fields (start,
  * stop, step), distinct from the plain tuple (printed slice2, slice3). Scalarised by the frontend like vectors. */
 Type *ty_slice(IrContext *ctx, bool has_step);
+/* Numba's Optional(T), T or None (a value that is None on some paths): a tuple of T and an i1 that is true where
+ * the value is present, distinct from the plain tuple (printed optional<T>). Scalarised by the frontend like vectors
+ * (frontend/optional.c); T is no optional. */
+Type *ty_optional(IrContext *ctx, Type *t);
+static inline bool ty_is_optional(const Type *t) { return t->kind == TY_TUPLE && t->optional; }
 /* A tuple type that is a type of its own (a CUDA vector, a slice) rather than a Python tuple. */
 static inline bool ty_is_struct_tuple(const Type *t) { return t->kind == TY_TUPLE && (t->vector || t->slice); }
 Type *ty_func(IrContext *ctx, unsigned nparams, Type *const *params, unsigned nresults, Type *const *results);

@@ -355,7 +355,7 @@ static bool at_type(Parser *P) {
   while (n < avail && n < 12 && is_ident_char((unsigned char)p[n])) n++;
   static const char *const keywords[] = {"bf16",   "ptr",     "array",      "tuple",      "vector",
                                          "slice2", "slice3",  "complex",    "record",     "namedtuple",
-                                         "charseq", "unicharseq", "datetime64", "timedelta64"};
+                                         "charseq", "unicharseq", "datetime64", "timedelta64", "optional"};
   for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++)
     if (strlen(keywords[i]) == n && memcmp(p, keywords[i], n) == 0) return true;
   return false;

@@ -26,6 +26,7 @@ static uint64_t type_hash(const Type *t) {
   h = hash_mix(h, t->n);
   h = hash_mix(h, t->vector);
   h = hash_mix(h, t->slice);
+  h = hash_mix(h, t->optional);
   if (t->tclass) {
     h = hash_mix(h, hash_bytes(t->tclass, strlen(t->tclass)));
     for (unsigned i = 0; i < t->n; i++) h = hash_mix(h, hash_bytes(t->names[i], strlen(t->names[i])));
@@ -55,7 +56,7 @@ static uint64_t type_hash(const Type *t) {
 static bool type_equal(const Type *a, const Type *b) {
   if (a->kind != b->kind || a->bits != b->bits || a->is_unsigned != b->is_unsigned || a->bfloat != b->bfloat ||
       a->addrspace != b->addrspace || a->elem != b->elem || a->rank != b->rank || a->layout != b->layout ||
-      a->n != b->n || a->vector != b->vector || a->slice != b->slice || a->nresults != b->nresults || a->time != b->time ||
+      a->n != b->n || a->vector != b->vector || a->slice != b->slice || a->optional != b->optional || a->nresults != b->nresults || a->time != b->time ||
       a->datetime != b->datetime || a->storage != b->storage)
     return false;
   for (unsigned i = 0; i < a->n; i++)
@@ -269,6 +270,12 @@ Type *ty_slice(IrContext *ctx, bool has_step) {
   return intern(ctx, &k);
 }
 
+Type *ty_optional(IrContext *ctx, Type *t) {
+  Type *elems[2] = {t, ty_bool(ctx)};
+  Type k = {.kind = TY_TUPLE, .n = 2, .elems = elems, .optional = true};
+  return intern(ctx, &k);
+}
+
 Type *ty_func(IrContext *ctx, unsigned nparams, Type *const *params, unsigned nresults, Type *const *results) {
   Type k = {.kind = TY_FUNC, .n = nparams, .elems = (Type **)params, .nresults = nresults, .results = (Type **)results};
   return intern(ctx, &k);
@@ -393,6 +400,12 @@ void ty_print(const Type *t, StrBuf *out) {
     }
     if (t->slice) {
       sb_printf(out, "slice%u", t->slice);
+      break;
+    }
+    if (t->optional) {
+      sb_puts(out, "optional<");
+      ty_print(t->elems[0], out);
+      sb_putc(out, '>');
       break;
     }
     if (t->tclass) {
@@ -658,6 +671,9 @@ static Type *parse_type(TyParser *p) {
     if (eat(p, '<') && (elem = parse_type(p)) && ty_is_scalar(elem) && eat(p, ',') && parse_uint(p, &n) && n >= 1 &&
         n <= 4 && eat(p, '>'))
       result = ty_vector(p->ctx, elem, n);
+  } else if (eat_word(p, "optional")) {
+    Type *elem;
+    if (eat(p, '<') && (elem = parse_type(p)) && !ty_is_optional(elem) && eat(p, '>')) result = ty_optional(p->ctx, elem);
   } else if (eat_word(p, "slice2") || eat_word(p, "slice3")) {
     result = ty_slice(p->ctx, p->s[p->pos - 1] == '3');
   } else if (eat_word(p, "namedtuple")) {

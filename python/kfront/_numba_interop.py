@@ -40,6 +40,8 @@ def _convert(t):
         return kftypes.Tuple([_convert(item) for item in t.types])
     if isinstance(t, nt.NoneType):
         return kftypes.none
+    if isinstance(t, nt.Optional):
+        return kftypes.Optional(_convert(t.type))
     if isinstance(t, nt.CPointer):
         return kftypes.CPointer(_convert(t.dtype), t.addrspace)
     datetime_types = tuple(c for c in (getattr(nt, "NPDatetime", None), getattr(nt, "NPTimedelta", None)) if c)

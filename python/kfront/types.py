@@ -43,7 +43,7 @@ __all__ = [
     "NamedTuple",
     "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_kir", "from_dtype",
     "as_dtype", "typeof", "Record", "NestedArray", "CPointer", "RawPointer", "voidptr", "NPDatetime", "NPTimedelta",
-    "CharSeq", "UnicodeCharSeq",
+    "CharSeq", "UnicodeCharSeq", "Optional", "optional",
     "boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "c8", "c16", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
     "byte", "double", "intp", "uintp", "intc", "uintc", "ssize_t", "size_t", "char", "uchar", "short",
@@ -624,6 +624,33 @@ class CPointer(Type):
         return (CPointer, (self.dtype, self.addrspace))
 
 
+class Optional(Type):
+    """numba.types.Optional(type) (numba.types.optional): a value of `type` or None, what Numba types a variable or a
+    device function's result that is None on some paths as (OptionalType(int64)). Signatures may declare it
+    ("optional(int64)(int64)"); the C signature parser reads its name."""
+
+    def __new__(cls, type):
+        if isinstance(type, Optional):
+            return type
+        if not isinstance(type, Type) or isinstance(type, NoneType):
+            raise TypeError("kfront: Optional needs a type other than none, not %r" % (type,))
+
+        def init(t):
+            t.type = type
+            t.name = "OptionalType(%s)" % type
+        return cls._intern(type, init)
+
+    @property
+    def key(self):
+        return self.type
+
+    def _reduce(self):
+        return (Optional, (self.type,))
+
+
+optional = Optional
+
+
 class Dispatcher(Type):
     """numba's Dispatcher type, as the typing function of an overload sees a function passed to the overloaded one (a
     @cuda.jit function, an inner def or lambda): each function its own type, named by the function (kfront compiles
@@ -776,12 +803,12 @@ complex_domain = frozenset([complex64, complex128])
 number_domain = real_domain | integer_domain | complex_domain
 
 # numba-cuda 0.30's numba.cuda.types.__all__, the type names numba.cuda re-exports (`from numba.cuda import float32`),
-# less the types kfront does not have (deferred_type, optional, ffi, ffi_forced_object, Dim3, dim3, GridGroup,
+# less the types kfront does not have (deferred_type, ffi, ffi_forced_object, Dim3, dim3, GridGroup,
 # grid_group)
 CUDA_TYPE_NAMES = (
     "b1", "bfloat16", "bool", "bool_", "boolean", "byte", "c16", "c8", "char", "complex128", "complex64", "double",
     "f4", "f8", "float32", "float64", "i1", "i2", "i4", "i8", "int16", "int32", "int64", "int8", "int_", "intc",
-    "intp", "long_", "longlong", "none", "short", "size_t", "ssize_t", "u1", "u2", "u4", "u8", "uchar", "uint",
+    "intp", "long_", "longlong", "none", "optional", "short", "size_t", "ssize_t", "u1", "u2", "u4", "u8", "uchar", "uint",
     "uint16", "uint32", "uint64", "uint8", "uintc", "uintp", "ulong", "ulonglong", "ushort", "void")
 
 # every name a signature string may use: numba's, and those kfront's C signature parser also knows
@@ -790,7 +817,7 @@ _SIG_NAMES.update({"bool": boolean, "float_": float32, "half": float16, "single"
                    "UniTuple": UniTuple, "Tuple": Tuple, "NamedTuple": NamedTuple, "Array": Array,
                    "EnumMember": EnumMember, "IntEnumMember": IntEnumMember, "NPDatetime": NPDatetime,
                    "NPTimedelta": NPTimedelta, "CharSeq": CharSeq, "UnicodeCharSeq": UnicodeCharSeq,
-                   "CPointer": CPointer,
+                   "CPointer": CPointer, "Optional": Optional, "optional": Optional, "OptionalType": Optional,
                    "datetime64": NPDatetime(""), "timedelta64": NPTimedelta("")})
 
 # ---- array specs ----------------------------------------------------------------------------------
@@ -884,7 +911,7 @@ def _eval_sig(node):
                 raise _SigSyntaxError("the arguments of a signature must be types")
             return Signature(func, args)
         if func in (UniTuple, Tuple, NamedTuple, Array, EnumMember, IntEnumMember, NPDatetime, NPTimedelta, CharSeq,
-                    UnicodeCharSeq, CPointer):
+                    UnicodeCharSeq, CPointer, Optional):
             try:
                 return func(*args, **kwargs)
             except (TypeError, ValueError) as e:
@@ -1048,6 +1075,8 @@ def from_kir(text):
     for cls in (NPDatetime, NPTimedelta):  # datetime64<D>, timedelta64<> (no unit)
         if t.startswith(cls.type_name + "<") and t.endswith(">"):
             return cls(t[len(cls.type_name) + 1:-1])
+    if t.startswith("optional<") and t.endswith(">"):
+        return Optional(from_kir(t[9:-1]))
     if t.startswith("ptr<") and t.endswith(">"):  # a pointer of the generic address space: numba's CPointer
         parts = _kir_split(t[4:-1])
         if len(parts) == 2 and parts[1] == "0":

@@ -20,11 +20,11 @@ from kfront._alias import install_numba_alias, uninstall_numba_alias
 ROOT = Path(__file__).resolve().parents[2]
 # numba-cuda 0.30.4's numba.cuda.types.__all__ (test_type_names_match_the_oracle checks it), which numba.cuda
 # re-exports, less the types kfront does not have
-KFRONT_LACKS = {"deferred_type", "optional", "ffi", "ffi_forced_object", "Dim3", "dim3", "GridGroup", "grid_group"}
+KFRONT_LACKS = {"deferred_type", "ffi", "ffi_forced_object", "Dim3", "dim3", "GridGroup", "grid_group"}
 CUDA_TYPE_NAMES = {
     "b1", "bfloat16", "bool", "bool_", "boolean", "byte", "c16", "c8", "char", "complex128", "complex64", "double",
     "f4", "f8", "float32", "float64", "i1", "i2", "i4", "i8", "int16", "int32", "int64", "int8", "int_", "intc",
-    "intp", "long_", "longlong", "none", "short", "size_t", "ssize_t", "u1", "u2", "u4", "u8", "uchar", "uint",
+    "intp", "long_", "longlong", "none", "optional", "short", "size_t", "ssize_t", "u1", "u2", "u4", "u8", "uchar", "uint",
     "uint16", "uint32", "uint64", "uint8", "uintc", "uintp", "ulong", "ulonglong", "ushort", "void"}
 
 

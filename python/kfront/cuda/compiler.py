@@ -138,6 +138,12 @@ def _inferred_return_type(pyfunc, sig, quiet=False):
             return None
         raise
     for line in kir.splitlines():
+        if "sym_name = @%s," % name in line and "result_type = " in line:  # an Optional result: its type
+            rtype, depth = line.split("result_type = ", 1)[1], 0
+            for i, ch in enumerate(rtype):
+                depth += {"<": 1, ">": -1}.get(ch, 0)
+                if ch == ">" and depth == 0:
+                    return types.from_kir(rtype[:i + 1])
         if "sym_name = @%s," % name in line and "function_type = " in line:
             ftype = line.split("function_type = ", 1)[1]
             results = ftype[_balanced_end(ftype, 0):].split("->", 1)[1].lstrip()
