@@ -219,10 +219,16 @@ def synchronize():
     runtime().synchronize()
 
 
+@functools.cache
 def have_nvjitlink():
-    """numba-cuda's cudadrv.driver._have_nvjitlink: whether kernels are linked with nvJitLink. kfront's never are
-    (its GPU path loads the PTX it makes through the driver), on a GPU as on the simulator."""
-    return False
+    """numba-cuda's cudadrv.driver._have_nvjitlink: whether nvJitLink can link kernels (found where kfront's C library
+    looks for it, kf_cuda_library_find, and of CUDA 12.3 or later, as numba-cuda asks). kfront links with it the GPU
+    modules of kernels that call foreign code (cuda.jit(link=...), cuda.declare_device(..., link=...)), with
+    link-time optimisation by default when it is found (cuda.jit's lto), and inspect_lto_ptx asks it for the PTX
+    of that link (which needs no GPU: also on the simulator)."""
+    configure_cuda_paths()
+    info = _kfront.cuda_library("nvjitlink")
+    return info["path"] is not None and tuple(info["version"] or (0, 0)) >= (12, 3)
 
 
 def is_available():
