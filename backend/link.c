@@ -464,19 +464,21 @@ static char *jitlink_log(nvJitLinkHandle h) {
   return log;
 }
 
-/* "Undefined reference to 'sym'" in nvJitLink's log: a note naming the kernels that call sym. */
+/* "Undefined reference to 'sym'" in nvJitLink's log (under LTO ptxas's "Unresolved extern function 'sym'"): a
+ * note naming the kernels that call sym. */
 static void name_callers(const char *log, const BeLinkCaller *callers, unsigned ncallers, Diag *diag) {
-  static const char marker[] = "Undefined reference to '";
-  for (const char *p = strstr(log, marker); p; p = strstr(p, marker)) {
-    p += sizeof marker - 1;
-    const char *q = strchr(p, '\'');
-    if (!q) break;
-    for (unsigned i = 0; i < ncallers; i++)
-      if (strlen(callers[i].symbol) == (size_t)(q - p) && memcmp(callers[i].symbol, p, (size_t)(q - p)) == 0)
-        diag_error(diag, callers[i].loc, "the foreign function '%s' that kernel '%s' calls is defined by none of the "
-                   "linked files (cuda.declare_device(..., link=...), cuda.jit(link=...))", callers[i].symbol,
-                   callers[i].kernel);
-  }
+  static const char *const markers[2] = {"Undefined reference to '", "Unresolved extern function '"};
+  for (unsigned k = 0; k < 2; k++)
+    for (const char *p = strstr(log, markers[k]); p; p = strstr(p, markers[k])) {
+      p += strlen(markers[k]);
+      const char *q = strchr(p, '\'');
+      if (!q) break;
+      for (unsigned i = 0; i < ncallers; i++)
+        if (strlen(callers[i].symbol) == (size_t)(q - p) && memcmp(callers[i].symbol, p, (size_t)(q - p)) == 0)
+          diag_error(diag, callers[i].loc, "the foreign function '%s' that kernel '%s' calls is defined by none of "
+                     "the linked files (cuda.declare_device(..., link=...), cuda.jit(link=...))", callers[i].symbol,
+                     callers[i].kernel);
+    }
 }
 
 BeLinkCaller *be_link_callers(Module *m, const char *kernel, unsigned *n) {

@@ -255,6 +255,18 @@ static void test_errors(kf_context *ctx) {
   CHECK(strstr(diag_text(&d), "link_test.py:7:16: error: the foreign function 'mul_f32_f32' that kernel 'multiply' "
                               "calls is defined by none of the linked files"), "missing symbol: %s", diag_text(&d));
   diag_free(&d);
+  /* the same under LTO (the module as LTO-IR): the kernel calling it named too */
+  char *ltoir = NULL;
+  size_t ltoir_len = 0;
+  CHECK(kf_module_emit_ltoir(m, &co, &ltoir, &ltoir_len) == KF_OK, "emit: %s", kf_context_diagnostics(ctx));
+  BeLinkOptions llo = {.arch = 90, .lto = true};
+  diag_init(&d);
+  CHECK(ltoir && be_link(ltoir, ltoir_len, NULL, 0, &llo, &caller, 1, &cubin, &d) == BE_FAILED,
+        "a missing symbol links under LTO");
+  CHECK(strstr(diag_text(&d), "link_test.py:7:16: error: the foreign function 'mul_f32_f32' that kernel 'multiply' "
+                              "calls is defined by none of the linked files"), "missing symbol, LTO: %s", diag_text(&d));
+  diag_free(&d);
+  kf_free(ltoir);
   sb_free(&cubin);
   free(bad);
   kf_free(ptx);
