@@ -568,9 +568,9 @@ static bool optimised_input(const BeLinkInput *in, Diag *diag) {
   if (in->kind == BE_LINK_CU || in->kind == BE_LINK_LTOIR) return true;
   if (in->kind != BE_LINK_PTX && in->kind != BE_LINK_CUBIN && holds_ltoir((const unsigned char *)in->data, in->len))
     return true;
-  diag_warning(diag, (SrcLoc){0}, "not adding %s (%s) to the link-time optimised PTX (inspect_lto_ptx): it is not "
-               "optimizable at link time (it holds no LTO-IR), as numba-cuda leaves it out", in->name,
-               be_link_kind_name(in->kind));
+  diag_warning(diag, (SrcLoc){0}, "Not adding %s (%s) to the link-time optimised PTX (inspect_lto_ptx) as it is not "
+               "optimizable at link time, and `ignore_nonlto == True` (numba-cuda's words: it holds no LTO-IR)",
+               in->name, be_link_kind_name(in->kind));
   return false;
 }
 

@@ -101,10 +101,31 @@ def test_ltoir_links_are_optimised_ptx_ones_left_out(kind):
     if kind == "ltoir":
         assert not _calls(k.inspect_lto_ptx(ARGS))
         return
-    # nvJitLink gives PTX of LTO-IR only: numba-cuda's get_lto_ptx leaves the PTX out (a warning), the call stays
-    with pytest.warns(errors.KfrontWarning, match=r"not adding .*\(PTX\) to the link-time optimised PTX"):
+    # nvJitLink gives PTX of LTO-IR only: numba-cuda's get_lto_ptx leaves the PTX out (its UserWarning), the call
+    # stays
+    with pytest.warns(UserWarning, match=r"Not adding .*\(PTX\) .*it is not optimizable at link time, and "
+                                         r"`ignore_nonlto == True`"):
         ptx = k.inspect_lto_ptx(ARGS)
     assert _calls(ptx) and ".extern .func" in ptx
+
+
+@needs_nvjitlink
+def test_dump_assembly_of_a_linked_kernel_is_after_lto(monkeypatch, capsys):
+    """numba-cuda's NUMBA_DUMP_ASSEMBLY of a kernel linked under LTO: the LTO PTX, as "ASSEMBLY (AFTER LTO) name"
+    (its cudadrv/test_nvjitlink.py's TestLinkerDumpAssembly); without LTO kfront's PTX as "ASSEMBLY name"."""
+    from kfront import config
+    mul = cuda.declare_device("mul_f32_f32", "float32(float32, float32)", link=cuda.CUSource(MUL))
+    monkeypatch.setattr(config, "DUMP_ASSEMBLY", True)
+    for lto in (True, False):
+        k = cuda.jit(_multiply(mul), lto=lto)
+        k._dump(SIG)
+        out = capsys.readouterr().out
+        banner = out.splitlines()[0]
+        if lto:
+            assert banner == ("ASSEMBLY (AFTER LTO) %s" % k.__qualname__).center(80, "-") and not _calls(out)
+        else:
+            assert banner == ("ASSEMBLY %s" % k.__qualname__).center(80, "-") and _calls(out)
+        assert ".visible .entry multiply(" in out and out.splitlines()[-1] == "=" * 80
 
 
 def test_a_kernel_linking_nothing_gives_its_own_ptx():

@@ -547,6 +547,9 @@ class _ExtendedLauncher:
         return self._launcher.__reduce__()
 
 
+# the words of the warning for each link that inspect_lto_ptx leaves out (backend/link.c's), numba-cuda's
+_NOT_OPTIMIZABLE = "it is not optimizable at link time, and `ignore_nonlto == True`"
+
 # cuda.jit's inline= values (numba-cuda's; a bool as numba-cuda maps it) -> kf_function_spec's inline_mode
 _INLINE_MODES = {"always": 1, True: 1, "never": 2, False: 2}
 
@@ -699,9 +702,12 @@ class Dispatcher:
     def _dump(self, signature):
         """numba-cuda's NUMBA_DUMP_LLVM and NUMBA_DUMP_ASSEMBLY (config.DUMP_LLVM, config.DUMP_ASSEMBLY): a kernel
         just compiled prints its LLVM IR (the NVVM IR given to libNVVM) and its PTX on stdout, each under
-        numba-cuda's banner ("LLVM DUMP name" and "ASSEMBLY name" centred in dashes, then a line of '=')."""
+        numba-cuda's banner ("LLVM DUMP name" and "ASSEMBLY name" centred in dashes, then a line of '='); a kernel
+        linked with foreign code under LTO prints the PTX of that link instead, as "ASSEMBLY (AFTER LTO) name"."""
+        after_lto = self._lto and bool(self._frozen().links)
+        asm = ("ASSEMBLY (AFTER LTO)", self.inspect_lto_ptx) if after_lto else ("ASSEMBLY", self.inspect_asm)
         for enabled, title, text in ((_config.DUMP_LLVM, "LLVM DUMP", self.inspect_llvm),
-                                     (_config.DUMP_ASSEMBLY, "ASSEMBLY", self.inspect_asm)):
+                                     (_config.DUMP_ASSEMBLY,) + asm):
             if enabled:
                 print(("%s %s" % (title, self.__qualname__)).center(80, "-"))
                 print(text(signature))
@@ -1092,7 +1098,15 @@ class Dispatcher:
         links = self._frozen().links
         if not links:
             return self._compile_text("ptx", signature, **codegen)
-        return self._compile_text("lto_ptx", signature, links=links, include_dirs=linking.include_dirs(), **codegen)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            ptx = self._compile_text("lto_ptx", signature, links=links, include_dirs=linking.include_dirs(),
+                                     **codegen)
+        for w in seen:  # a link left out of the optimised PTX: numba-cuda's UserWarning, the others as they came
+            left_out = issubclass(w.category, errors.KfrontWarning) and _NOT_OPTIMIZABLE in str(w.message)
+            warnings.warn(w.message if not left_out else str(w.message), UserWarning if left_out else w.category,
+                          stacklevel=3)
+        return ptx
 
     def inspect_types(self, file=None, signature=None, pretty=False, style="default", **kwargs):
         """numba's inspect_types: per compiled signature (or the one given), its name and signature, then the typed
