@@ -80,6 +80,45 @@ kf_status kf_module_emit_ltoir(kf_module *m, const kf_codegen_options *opts, cha
   return hand_out(m, &b, out, len);
 }
 
+kf_status kf_module_emit_lto_ptx(kf_module *m, const kf_codegen_options *opts, const kf_link_input *links,
+                                 unsigned nlinks, const char *const *include_dirs, unsigned ninclude_dirs, char **out,
+                                 size_t *len) {
+  API_CONTEXT(m->ctx);
+  *out = NULL;
+  if (len) *len = 0;
+  if ((nlinks && !links) || (ninclude_dirs && !include_dirs)) {
+    diag_error(&m->ctx->diag, (SrcLoc){0}, "kf_module_emit_lto_ptx: a count of links or include folders with none");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  BackendOptions o;
+  to_backend_options(opts, &o);
+  o.lto = true;
+  StrBuf ltoir;
+  sb_init(&ltoir);
+  kf_status st = status_of(be_compile_ptx(m->ir, &o, &ltoir, NULL, &m->ctx->diag));
+  BeLinkInput *inputs = st == KF_OK ? mem_alloc(sizeof *inputs * (nlinks ? nlinks : 1)) : NULL;
+  unsigned nc = 0;
+  BeLinkCaller *callers = inputs ? be_link_callers(m->ir, NULL, &nc) : NULL;
+  if (st == KF_OK && !callers) st = api_out_of_memory(m->ctx);
+  for (unsigned i = 0; st == KF_OK && i < nlinks; i++)
+    inputs[i] = (BeLinkInput){(BeLinkKind)links[i].kind, links[i].name ? links[i].name : "?", links[i].data,
+                              links[i].len};
+  BeLinkOptions lo = {.arch = o.arch, .lto = true, .ptx = true, .lineinfo = o.lineinfo,
+                      .include_dirs = include_dirs, .ninclude_dirs = ninclude_dirs};
+  StrBuf b;
+  sb_init(&b);
+  if (st == KF_OK)
+    st = status_of(be_link(ltoir.data, ltoir.len, inputs, nlinks, &lo, callers, nc, &b, &m->ctx->diag));
+  mem_free(inputs);
+  mem_free(callers);
+  sb_free(&ltoir);
+  if (st != KF_OK) {
+    sb_free(&b);
+    return st;
+  }
+  return hand_out(m, &b, out, len);
+}
+
 kf_status kf_configure_cuda_paths(const kf_cuda_paths *p) {
   kf_cuda_paths none = {0};
   if (!p) p = &none;

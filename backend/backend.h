@@ -144,6 +144,8 @@ typedef struct BeLinkInput {
 typedef struct BeLinkOptions {
   unsigned arch;                     /* sm_XY: 90; 0 = 90 */
   bool lto;                          /* the module is LTO-IR, .cu inputs are compiled to LTO-IR: link-time optimised */
+  bool ptx;                          /* with lto: be_link gives the optimised program's PTX text (nvJitLink's -ptx),
+                                      * not a cubin; PTX and cubin inputs are left out of it, each with a warning */
   bool lineinfo;
   bool debug;                        /* NVRTC: -G */
   const char *const *include_dirs;   /* more -I folders for NVRTC, after the toolkit's include folder */
@@ -154,6 +156,9 @@ typedef struct BeLinkCaller {
   const char *symbol, *kernel;
   SrcLoc loc;
 } BeLinkCaller;
+/* The foreign functions module m declares, each as called by kernel (NULL: m's first kernel), *n of them; owned by
+ * the caller (mem_free), NULL when out of memory. */
+BeLinkCaller *be_link_callers(Module *m, const char *kernel, unsigned *n);
 /* Where NVRTC / nvJitLink were loaded from and how they were found (NULL, NULL when not: *error says why), and
  * their versions (nvrtcVersion, nvJitLinkVersion). Loads them (once). */
 void be_link_found(CudaLib lib, const char **path, const char **found_by, const char **error, int version[2]);
@@ -173,10 +178,10 @@ const char *be_link_kind_name(BeLinkKind kind);
  * warnings are located diagnostics at the source's own lines. */
 BeStatus be_nvrtc_compile(const BeLinkInput *cu, const BeLinkOptions *o, bool lto, StrBuf *out, Diag *diag);
 /* kfront's module (PTX text, or with o->lto libNVVM's LTO-IR) linked with the inputs by nvJitLink into a cubin for
- * sm_<o->arch>, appended to cubin. Runs under a guard of its own. callers: the foreign functions the kernels call,
- * to name the kernel of an undefined reference. */
+ * sm_<o->arch> (with o->ptx, the PTX of the link-time optimised program), appended to out. Runs under a guard of
+ * its own. callers: the foreign functions the kernels call, to name the kernel of an undefined reference. */
 BeStatus be_link(const char *image, size_t image_len, const BeLinkInput *inputs, unsigned ninputs,
-                 const BeLinkOptions *o, const BeLinkCaller *callers, unsigned ncallers, StrBuf *cubin, Diag *diag);
+                 const BeLinkOptions *o, const BeLinkCaller *callers, unsigned ncallers, StrBuf *out, Diag *diag);
 
 /* ---- backend/nvptx.c: LLVM's NVPTX target --------------------------------------------------- */
 /* Links libdevice into mod (if it calls __nv_*), resolves __nvvm_reflect, optimises at o->opt and emits

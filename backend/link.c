@@ -1,7 +1,9 @@
 /* link.c — linking foreign device code into a kernel module: NVRTC compiles CUDA C/C++ sources, nvJitLink links
  * kfront's module (PTX, or libNVVM's LTO-IR) with the inputs (.cu, .ptx, .cubin, .fatbin, .ltoir, .o, .a) into
  * one cubin for an sm_XY. With LTO the module and every input that can be (a .cu compiled to LTO-IR, .ltoir)
- * are optimised together, so a foreign device function can be inlined into the kernel that calls it.
+ * are optimised together, so a foreign device function can be inlined into the kernel that calls it; the same
+ * link can give the PTX of that optimised program instead of a cubin (BeLinkOptions.ptx: nvJitLink's -ptx,
+ * numba-cuda's inspect_lto_ptx).
  *
  * Both libraries are loaded with dlopen at first use, as libNVVM is (nvvm.c), each once (pthread_once), with the
  * default allocator and the guard paused (utils/mem.h: what is loaded once is process-wide). Where they are looked
@@ -60,6 +62,8 @@ typedef struct JitLinkApi {
   nvJitLinkResult (*Complete)(nvJitLinkHandle);
   nvJitLinkResult (*GetLinkedCubinSize)(nvJitLinkHandle, size_t *);
   nvJitLinkResult (*GetLinkedCubin)(nvJitLinkHandle, void *);
+  nvJitLinkResult (*GetLinkedPtxSize)(nvJitLinkHandle, size_t *);
+  nvJitLinkResult (*GetLinkedPtx)(nvJitLinkHandle, char *);
   nvJitLinkResult (*GetErrorLogSize)(nvJitLinkHandle, size_t *);
   nvJitLinkResult (*GetErrorLog)(nvJitLinkHandle, char *);
   nvJitLinkResult (*Version)(unsigned *, unsigned *);
@@ -168,6 +172,8 @@ static void load_jitlink_now(void) {
   SYM(Complete);
   SYM(GetLinkedCubinSize);
   SYM(GetLinkedCubin);
+  SYM(GetLinkedPtxSize);
+  SYM(GetLinkedPtx);
   SYM(GetErrorLogSize);
   SYM(GetErrorLog);
   SYM(Version);
@@ -458,19 +464,36 @@ static char *jitlink_log(nvJitLinkHandle h) {
   return log;
 }
 
-/* "Undefined reference to 'sym'" in nvJitLink's log: a note naming the kernels that call sym. */
+/* "Undefined reference to 'sym'" in nvJitLink's log (under LTO ptxas's "Unresolved extern function 'sym'"): a
+ * note naming the kernels that call sym. */
 static void name_callers(const char *log, const BeLinkCaller *callers, unsigned ncallers, Diag *diag) {
-  static const char marker[] = "Undefined reference to '";
-  for (const char *p = strstr(log, marker); p; p = strstr(p, marker)) {
-    p += sizeof marker - 1;
-    const char *q = strchr(p, '\'');
-    if (!q) break;
-    for (unsigned i = 0; i < ncallers; i++)
-      if (strlen(callers[i].symbol) == (size_t)(q - p) && memcmp(callers[i].symbol, p, (size_t)(q - p)) == 0)
-        diag_error(diag, callers[i].loc, "the foreign function '%s' that kernel '%s' calls is defined by none of the "
-                   "linked files (cuda.declare_device(..., link=...), cuda.jit(link=...))", callers[i].symbol,
-                   callers[i].kernel);
+  static const char *const markers[2] = {"Undefined reference to '", "Unresolved extern function '"};
+  for (unsigned k = 0; k < 2; k++)
+    for (const char *p = strstr(log, markers[k]); p; p = strstr(p, markers[k])) {
+      p += strlen(markers[k]);
+      const char *q = strchr(p, '\'');
+      if (!q) break;
+      for (unsigned i = 0; i < ncallers; i++)
+        if (strlen(callers[i].symbol) == (size_t)(q - p) && memcmp(callers[i].symbol, p, (size_t)(q - p)) == 0)
+          diag_error(diag, callers[i].loc, "the foreign function '%s' that kernel '%s' calls is defined by none of "
+                     "the linked files (cuda.declare_device(..., link=...), cuda.jit(link=...))", callers[i].symbol,
+                     callers[i].kernel);
+    }
+}
+
+BeLinkCaller *be_link_callers(Module *m, const char *kernel, unsigned *n) {
+  *n = 0;
+  unsigned nforeign = 0;
+  for (Op *op = ir_module_body(m)->first; op; op = op->next) {
+    nforeign += op->kind == OP_FUNC_FUNC && ir_op_attr(op, "foreign") != NULL;
+    if (!kernel && op->kind == OP_FUNC_FUNC && ir_op_attr(op, "kernel")) kernel = ir_func_name(op);
   }
+  BeLinkCaller *callers = mem_alloc(sizeof *callers * (nforeign ? nforeign : 1));
+  if (!callers) return NULL;
+  for (Op *op = ir_module_body(m)->first; op; op = op->next)
+    if (op->kind == OP_FUNC_FUNC && ir_op_attr(op, "foreign"))
+      callers[(*n)++] = (BeLinkCaller){ir_func_name(op), kernel ? kernel : "?", op->loc};
+  return callers;
 }
 
 static bool add_input(nvJitLinkHandle h, int type, const void *data, size_t len, const char *name, Diag *diag) {
@@ -504,13 +527,77 @@ typedef struct LinkJob {
   const BeLinkCaller *callers;
   unsigned ncallers;
   Diag *diag;
-  StrBuf cubin;
+  StrBuf out;  /* the cubin, or (o->ptx) the PTX text */
   BeStatus st;
 } LinkJob;
+
+/* Whether code holds LTO-IR: a fatbin (and each fatbin embedded in an object or in an archive's objects, found by
+ * its header's magic) with an entry of kind 8 (NVVM's LTO-IR; 1 is PTX, 2 a cubin), as cuobjdump would list it
+ * (numba-cuda asks cuobjdump for an "nvvm" entry). Fatbin header: u32 magic, u16 version, u16 header size, u64 the
+ * entries' size; entry: u16 kind, u16 flags, u32 header size, u64 payload size. */
+static bool holds_ltoir(const unsigned char *data, size_t len) {
+  static const unsigned char magic[4] = {0x50, 0xed, 0x55, 0xba}; /* 0xBA55ED50, little-endian */
+  for (const unsigned char *p = data; len >= 16 && (p = memmem(p, len - (size_t)(p - data), magic, 4));) {
+    size_t at = (size_t)(p - data);
+    if (len - at < 16) break;
+    uint16_t hsize;
+    uint64_t fsize;
+    memcpy(&hsize, p + 6, 2);
+    memcpy(&fsize, p + 8, 8);
+    size_t end = hsize >= 16 && hsize <= len - at && fsize <= len - at - hsize ? at + hsize + (size_t)fsize : at + 4;
+    for (size_t e = at + hsize; end > at + 4 && e + 16 <= end;) {
+      uint16_t kind;
+      uint32_t ehsize;
+      uint64_t esize;
+      memcpy(&kind, data + e, 2);
+      memcpy(&ehsize, data + e + 4, 4);
+      memcpy(&esize, data + e + 8, 8);
+      if (kind == 8) return true;
+      if (ehsize < 16 || esize > end - e || ehsize > end - e - esize) break;
+      e += ehsize + (size_t)esize;
+    }
+    p += 4;
+  }
+  return false;
+}
+
+/* With o->ptx: whether an input takes part in the link-time optimisation whose PTX nvJitLink gives (it refuses to
+ * give PTX with any other input). PTX, cubins, and fatbins, objects or archives holding no LTO-IR do not: each is
+ * left out with a warning, as numba-cuda's get_lto_ptx leaves them out (ignore_nonlto). */
+static bool optimised_input(const BeLinkInput *in, Diag *diag) {
+  if (in->kind == BE_LINK_CU || in->kind == BE_LINK_LTOIR) return true;
+  if (in->kind != BE_LINK_PTX && in->kind != BE_LINK_CUBIN && holds_ltoir((const unsigned char *)in->data, in->len))
+    return true;
+  diag_warning(diag, (SrcLoc){0}, "Not adding %s (%s) to the link-time optimised PTX (inspect_lto_ptx) as it is not "
+               "optimizable at link time, and `ignore_nonlto == True` (numba-cuda's words: it holds no LTO-IR)",
+               in->name, be_link_kind_name(in->kind));
+  return false;
+}
+
+/* nvJitLink's result: the cubin, or with o->ptx the PTX (text, without its NUL), into j->out. */
+static void take_result(LinkJob *j, nvJitLinkHandle h) {
+  bool ptx = j->o->ptx;
+  size_t n = 0;
+  char *buf = NULL;
+  nvJitLinkResult r = ptx ? jitlink.GetLinkedPtxSize(h, &n) : jitlink.GetLinkedCubinSize(h, &n);
+  if (r == 0 && (buf = mem_alloc(n ? n : 1))) r = ptx ? jitlink.GetLinkedPtx(h, buf) : jitlink.GetLinkedCubin(h, buf);
+  if (r != 0 || !buf) {
+    diag_error(j->diag, (SrcLoc){0}, "nvJitLink: cannot read the linked %s (error %d)", ptx ? "PTX" : "cubin", r);
+  } else {
+    sb_putn(&j->out, buf, ptx ? strnlen(buf, n) : n);
+    j->st = BE_OK;
+  }
+  mem_free(buf);
+}
 
 static void link_job(void *arg) {
   LinkJob *j = arg;
   const BeLinkOptions *o = j->o;
+  j->st = BE_FAILED;
+  if (o->ptx && !o->lto) {
+    diag_error(j->diag, (SrcLoc){0}, "internal error: nvJitLink gives PTX only from a link-time optimised link");
+    return;
+  }
   j->st = BE_NOT_FOUND;
   if (!be_jitlink_load(j->diag)) return;
   for (unsigned i = 0; i < j->ninputs; i++)
@@ -518,13 +605,14 @@ static void link_job(void *arg) {
   j->st = BE_FAILED;
   char arch[32];
   snprintf(arch, sizeof arch, "-arch=sm_%u", o->arch ? o->arch : 90);
-  const char *opts[4] = {arch};
+  const char *opts[5] = {arch};
   uint32_t nopts = 1;
   /* link-time optimisation when kfront's module is LTO-IR, and whenever an input is: nvJitLink takes LTO-IR only
    * under -lto (the PTX and cubins beside it are linked as they are) */
   bool lto = o->lto;
   for (unsigned i = 0; i < j->ninputs; i++) lto |= j->inputs[i].kind == BE_LINK_LTOIR;
   if (lto) opts[nopts++] = "-lto";
+  if (o->ptx) opts[nopts++] = "-ptx";
   if (o->lineinfo) opts[nopts++] = "-lineinfo";
   nvJitLinkHandle h = NULL;
   nvJitLinkResult r = jitlink.Create(&h, nopts, opts);
@@ -536,6 +624,7 @@ static void link_job(void *arg) {
   bool ok = add_input(h, o->lto ? JL_LTOIR : JL_PTX, j->image, j->image_len, "kfront", j->diag);
   for (unsigned i = 0; ok && i < j->ninputs; i++) {
     const BeLinkInput *in = &j->inputs[i];
+    if (o->ptx && !optimised_input(in, j->diag)) continue;
     if (in->kind == BE_LINK_CU) {
       StrBuf code;
       sb_init(&code);
@@ -563,35 +652,24 @@ static void link_job(void *arg) {
     mem_free(log);
     ok = false;
   }
-  if (ok) {
-    size_t n = 0;
-    char *buf = NULL;
-    if ((r = jitlink.GetLinkedCubinSize(h, &n)) != 0 || !(buf = mem_alloc(n ? n : 1)) ||
-        (r = jitlink.GetLinkedCubin(h, buf)) != 0) {
-      diag_error(j->diag, (SrcLoc){0}, "nvJitLink: cannot read the linked cubin (error %d)", r);
-    } else {
-      sb_putn(&j->cubin, buf, n);
-      j->st = BE_OK;
-    }
-    mem_free(buf);
-  }
+  if (ok) take_result(j, h);
   mem_guard_undefer(destroy_jitlink, h);
   jitlink.Destroy(&h);
 }
 
 BeStatus be_link(const char *image, size_t image_len, const BeLinkInput *inputs, unsigned ninputs,
-                 const BeLinkOptions *o, const BeLinkCaller *callers, unsigned ncallers, StrBuf *cubin, Diag *diag) {
+                 const BeLinkOptions *o, const BeLinkCaller *callers, unsigned ncallers, StrBuf *out, Diag *diag) {
   LinkJob j = {.image = image, .image_len = image_len, .inputs = inputs, .ninputs = ninputs, .o = o,
                .callers = callers, .ncallers = ncallers, .diag = diag};
-  sb_init(&j.cubin);
+  sb_init(&j.out);
   if (!diag_guard(diag, link_job, &j)) return BE_OUT_OF_MEMORY;
   if (j.st == BE_OK) {
-    sb_putn(cubin, sb_cstr(&j.cubin), j.cubin.len);
-    if (sb_failed(cubin)) {
+    sb_putn(out, sb_cstr(&j.out), j.out.len);
+    if (sb_failed(out)) {
       diag_out_of_memory(diag);
       j.st = BE_OUT_OF_MEMORY;
     }
   }
-  sb_free(&j.cubin);
+  sb_free(&j.out);
   return j.st;
 }

@@ -840,6 +840,30 @@ static void add_annotations(Lower *L, const int ir_version[4]) {
   }
 }
 
+/* LTO-IR (-gen-lto) is optimised by nvJitLink as a whole program, which keeps only what @llvm.used holds: the
+ * kernels (as numba-cuda marks its kernels) and the globals the runtime reads by name (abi.h's __kf_error and
+ * __kf_error_strings, cuModuleGetGlobal), else dropped or internalised by the link. */
+static void keep_for_lto(Lower *L) {
+  LLVMTypeRef i8p = LLVMPointerType(LLVMInt8TypeInContext(L->ctx), 0);
+  LLVMValueRef *used = ARENA_ARRAY(&L->arena, LLVMValueRef, L->nkernels + 2);
+  unsigned n = 0;
+  for (unsigned i = 0; i < L->nkernels; i++) {
+    FuncInfo *fi = strmap_get(&L->funcs, L->kernel_names[i]);
+    used[n++] = LLVMConstBitCast(fi->fn, i8p);
+  }
+  static const char *const globals[2] = {KF_ERROR_RECORD_SYMBOL, KF_ERROR_STRINGS_SYMBOL};
+  for (unsigned i = 0; i < 2; i++) {
+    LLVMValueRef gv = LLVMGetNamedGlobal(L->mod, globals[i]);
+    if (gv) used[n++] = LLVMConstAddrSpaceCast(gv, i8p);
+  }
+  if (!n) return;
+  LLVMValueRef init = LLVMConstArray(i8p, used, n);
+  LLVMValueRef list = LLVMAddGlobal(L->mod, LLVMTypeOf(init), "llvm.used");
+  LLVMSetInitializer(list, init);
+  LLVMSetLinkage(list, LLVMAppendingLinkage);
+  LLVMSetSection(list, "llvm.metadata");
+}
+
 LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOptions *o, const int nvvm_ir_version[4],
                               BackendTables *tables, Diag *diag) {
   Lower L = {0};
@@ -897,6 +921,7 @@ LLVMModuleRef be_lower_module(Module *m, LLVMContextRef ctx, const BackendOption
   if (ok) {
     if (L.err_gv) emit_error_strings(&L);
     add_annotations(&L, nvvm_ir_version);
+    if (L.nvvm && o->lto) keep_for_lto(&L);
     ok = !L.failed;
   }
   if (ok) {

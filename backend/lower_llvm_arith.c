@@ -639,7 +639,7 @@ bool ll_lower_math(Lower *L, Op *op) {
  *
  * A bf16 is its 16 bits in an i16 (LLVM 14's NVPTX and libNVVM have no bfloat arithmetic to rely on). An op on
  * bf16 values computes as ir/op_semantics.h defines it: on the f32 of each bf16 operand, the op's own f32 lowering,
- * its f32 result rounded to bf16 (round_bits); math.fma of bf16 rounds the exact result once; conversions to a
+ * its f32 result rounded to bf16 (round_bits; sm_90's native add, sub and mul give the same bits); math.fma of bf16 rounds the exact result once; conversions to a
  * float by a rounding mode (attr round) and those to bf16 round through round_bits too. */
 
 /* A bf16's bits as the f32 of the same value. */
@@ -791,6 +791,20 @@ bool ll_lower_bf16(Lower *L, Op *op) {
   }
   if (op->kind == OP_FMA && ty_is_bf16(rt)) {
     set(L, &op->results[0], bf16_fma(L, wide[0], wide[1], wide[2]));
+    return true;
+  }
+  /* sm_90's add, sub and mul of bf16 (add.rn.bf16 ...), with libNVVM and without fastmath (whose f32 ops flush
+   * subnormals): the exact result rounded to nearest even once, which is what rounding the f32 result gives (f32's
+   * 24 bits are at least twice bf16's 8 plus 2, so the double rounding is innocuous; the two share their exponent
+   * range, subnormals too) */
+  bool arith = op->kind == OP_ADDF || op->kind == OP_SUBF || op->kind == OP_MULF;
+  if (arith && L->nvvm && L->o->arch >= 90 && !L->o->fastmath && !ir_op_attr(op, "fastmath") && ty_is_bf16(rt) &&
+      saved[0] && saved[1]) {
+    char text[32];
+    snprintf(text, sizeof text, "%s.rn.bf16 $0, $1, $2;",
+             op->kind == OP_ADDF ? "add" : op->kind == OP_SUBF ? "sub" : "mul");
+    LLVMValueRef args[2] = {saved[0], saved[1]};
+    set(L, &op->results[0], inline_asm(L, L->t_i16, text, "=h,h,h", false, args, 2));
     return true;
   }
   if (op->kind == OP_EXTF) { /* bf16 -> f32 exactly, f64 beyond */

@@ -73,6 +73,13 @@ static bool copy_value(Arena *a, const kf_value *v, kf_value *out) {
   }
 }
 
+/* Whether o's GPU modules are linked with foreign code: links given, or a binding is a foreign function. */
+static bool links_code(const kf_compile_options *o) {
+  bool links = o->nlinks > 0;
+  for (unsigned i = 0; i < o->nbindings && o->bindings; i++) links |= o->bindings[i].value.kind == KF_VALUE_FOREIGN;
+  return links;
+}
+
 static bool copy_all(RtInputs *in, const kf_source *extra, unsigned nextra, const kf_compile_options *o) {
   Arena *a = &in->arena;
   in->nextra = nextra;
@@ -119,8 +126,8 @@ static bool copy_all(RtInputs *in, const kf_source *extra, unsigned nextra, cons
   in->ninclude_dirs = o->ninclude_dirs;
   in->include_dirs = (const char **)copy_strs(a, o->include_dirs, o->ninclude_dirs);
   if (o->ninclude_dirs && !in->include_dirs) return false;
-  in->links_code = o->nlinks > 0;
-  for (unsigned i = 0; i < o->nbindings; i++) in->links_code |= o->bindings[i].value.kind == KF_VALUE_FOREIGN;
+  in->links_code = links_code(o);
+  in->lto = in->links_code && o->lto != 0;
   return true;
 }
 
@@ -151,6 +158,7 @@ bool rt_links_key(const kf_compile_options *o, StrBuf *b) {
     if (!o->include_dirs[i]) return false;
     sb_printf(b, "include %zu:%s\n", strlen(o->include_dirs[i]), o->include_dirs[i]);
   }
+  if (o->lto && links_code(o)) sb_puts(b, "lto\n"); /* (without foreign code lto changes nothing) */
   return true;
 }
 

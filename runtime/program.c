@@ -12,7 +12,8 @@
  *     the entry holds a manifest (entry, launch plan, parameter types) and the PTX; never for a program that
  *     captures a device array (its code holds this process's addresses) or links foreign code;
  *   - a module calling foreign device functions (cuda.declare_device), or of a program given links, is linked with
- *     the program's link inputs by nvJitLink into a cubin (link_module), which is what is loaded;
+ *     the program's link inputs by nvJitLink into a cubin (link_module), which is what is loaded; with the
+ *     program's lto (kf_compile_options.lto) the module goes in as libNVVM's LTO-IR and is optimised with them;
  *   - each kernel gets its launch plan (plan.c) from its kir, or from the manifest;
  *   - a program given a module callback (kf_module_callback: numba-cuda's link items' setup and teardown callbacks)
  *     tells it of each module before the module's first launch (rt_kernel_setup, from rt_launch, outside the
@@ -42,8 +43,10 @@ struct RtProgModule {
   Module *ir;
   bool owned;
   RtDevModule *dev;        /* loaded on the device (the whole module: eager, borrowed, lazy compiles) */
-  char *ptx;               /* GPU: the module's PTX, kept for the cache entries of each specialisation */
-  char *image;             /* GPU, a module linked with foreign code: the cubin nvJitLink made of ptx and the links
+  char *code;              /* GPU: the module's PTX, kept for the cache entries of each specialisation; a module
+                            * linked with LTO (RtInputs.lto): libNVVM's LTO-IR, code_len bytes */
+  size_t code_len;
+  char *image;             /* GPU, a module linked with foreign code: the cubin nvJitLink made of code and the links
                             * (what is loaded; never cached on disk) */
   atomic_int setup;        /* the module callback's KF_MODULE_SETUP of dev: MODULE_NEW, MODULE_SETTING_UP (by the
                             * thread holding the program's setup_lock), MODULE_SET_UP */
@@ -208,7 +211,7 @@ void rt_program_destroy(RtProgram *p) {
     module_teardown(p, pm);
     if (pm->dev) rt->dev->ops->unload(rt->dev, pm->dev);
     if (pm->owned) ir_module_free(pm->ir);
-    mem_free(pm->ptx);
+    mem_free(pm->code);
     mem_free(pm->image);
     mem_free(pm);
   }
@@ -456,15 +459,14 @@ static void choose_backend(RtRuntime *rt) {
 }
 
 /* The link step of a module calling foreign device functions (cuda.declare_device) or of a program given links:
- * its PTX and the program's link inputs made one cubin by nvJitLink (backend/link.c), each foreign function a
- * caller, so that one no input defines is reported where kernel `func` calls it. */
-static kf_status link_module(RtRuntime *rt, const RtProgram *p, RtProgModule *pm, Op *func) {
+ * its PTX (with LTO its LTO-IR, optimised with the links) and the program's link inputs made one cubin by nvJitLink
+ * (backend/link.c), each foreign function a caller, so that one no input defines is reported where kernel `func`
+ * calls it. */
+static kf_status link_module(RtRuntime *rt, const RtProgram *p, RtProgModule *pm, Op *func, bool lto) {
   const RtInputs *in = &p->inputs;
-  unsigned nforeign = 0;
-  for (Op *op = ir_module_body(pm->ir)->first; op; op = op->next)
-    nforeign += op->kind == OP_FUNC_FUNC && ir_op_attr(op, "foreign") != NULL;
+  unsigned nc = 0;
   BeLinkInput *inputs = mem_alloc(sizeof *inputs * (in->nlinks ? in->nlinks : 1));
-  BeLinkCaller *callers = mem_alloc(sizeof *callers * (nforeign ? nforeign : 1));
+  BeLinkCaller *callers = be_link_callers(pm->ir, ir_func_name(func), &nc);
   if (!inputs || !callers) {
     mem_free(inputs);
     mem_free(callers);
@@ -474,16 +476,12 @@ static kf_status link_module(RtRuntime *rt, const RtProgram *p, RtProgModule *pm
     const kf_link_input *l = &in->links[i];
     inputs[i] = (BeLinkInput){(BeLinkKind)l->kind, l->name, l->data, l->len};
   }
-  unsigned nc = 0;
-  for (Op *op = ir_module_body(pm->ir)->first; op; op = op->next)
-    if (op->kind == OP_FUNC_FUNC && ir_op_attr(op, "foreign"))
-      callers[nc++] = (BeLinkCaller){ir_func_name(op), ir_func_name(func), op->loc};
-  BeLinkOptions lo = {.arch = rt->dev->arch, .lineinfo = ir_op_attr(func, "lineinfo") != NULL,
+  BeLinkOptions lo = {.arch = rt->dev->arch, .lto = lto, .lineinfo = ir_op_attr(func, "lineinfo") != NULL,
                       .include_dirs = in->include_dirs, .ninclude_dirs = in->ninclude_dirs};
   StrBuf cubin;
   sb_init(&cubin);
   DiagKind prev = diag_set_kind(DIAG_KIND_BACKEND);
-  BeStatus st = be_link(pm->ptx, strlen(pm->ptx), inputs, in->nlinks, &lo, callers, nc, &cubin, rt->diag);
+  BeStatus st = be_link(pm->code, pm->code_len, inputs, in->nlinks, &lo, callers, nc, &cubin, rt->diag);
   diag_set_kind(prev);
   mem_free(inputs);
   mem_free(callers);
@@ -496,7 +494,7 @@ static kf_status link_module(RtRuntime *rt, const RtProgram *p, RtProgModule *pm
 }
 
 static kf_status compile_ptx(RtRuntime *rt, const RtProgram *p, RtProgModule *pm, Op *func) {
-  if (pm->ptx) return KF_OK;
+  if (pm->code) return KF_OK;
   choose_backend(rt);
   BackendOptions o;
   be_options_default(&o);
@@ -505,25 +503,28 @@ static kf_status compile_ptx(RtRuntime *rt, const RtProgram *p, RtProgModule *pm
   if (ir_op_attr(func, "lineinfo")) o.lineinfo = true;
   if (ir_op_attr(func, "debug")) o.debuginfo = true; /* numba-cuda's debug=True: DWARF for cuda-gdb */
   o.opt = (int)ir_op_attr_int(func, "opt", o.opt);
-  StrBuf ptx;
-  sb_init(&ptx);
+  /* linked with foreign code under LTO: libNVVM's LTO-IR (LLVM's NVPTX target has none: its PTX linked as is) */
+  o.lto = p->inputs.lto && o.kind == BE_NVVM;
+  StrBuf code;
+  sb_init(&code);
   DiagKind prev = diag_set_kind(DIAG_KIND_BACKEND);
-  BeStatus st = be_compile_ptx(pm->ir, &o, &ptx, NULL, rt->diag);
+  BeStatus st = be_compile_ptx(pm->ir, &o, &code, NULL, rt->diag);
   diag_set_kind(prev);
   if (st != BE_OK) {
-    sb_free(&ptx);
+    sb_free(&code);
     return st == BE_NOT_FOUND      ? KF_ERROR_NOT_FOUND
            : st == BE_UNSUPPORTED  ? KF_ERROR_UNSUPPORTED
            : st == BE_OUT_OF_MEMORY ? KF_ERROR_OUT_OF_MEMORY
                                    : KF_ERROR_BACKEND;
   }
-  pm->ptx = sb_take(&ptx);
-  if (!pm->ptx) return rt_out_of_memory(rt);
+  pm->code_len = code.len;
+  pm->code = sb_take(&code);
+  if (!pm->code) return rt_out_of_memory(rt);
   if (!p->inputs.links_code) return KF_OK;
-  kf_status ls = link_module(rt, p, pm, func);
+  kf_status ls = link_module(rt, p, pm, func, o.lto);
   if (ls != KF_OK) { /* the next compile of this module tries the link again */
-    mem_free(pm->ptx);
-    pm->ptx = NULL;
+    mem_free(pm->code);
+    pm->code = NULL;
   }
   return ls;
 }
@@ -895,13 +896,13 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
       StrBuf warned;
       sb_init(&warned);
       unsigned nw = diag_warnings_since(rt->diag, &before, &warned);
-      payload_build(&payload, k, pm->ptx, sb_cstr(&warned), warned.len, nw);
+      payload_build(&payload, k, pm->code, sb_cstr(&warned), warned.len, nw);
       sb_free(&warned);
       if (!sb_failed(&payload)) rt_cache_put(&rt->cache, &key, sb_cstr(&payload), payload.len);
       sb_free(&payload);
     }
   }
-  if (st == KF_OK && !pm->dev) st = dev->ops->load(dev, pm->ir, pm->image ? pm->image : pm->ptx, &pm->dev, rt->diag);
+  if (st == KF_OK && !pm->dev) st = dev->ops->load(dev, pm->ir, pm->image ? pm->image : pm->code, &pm->dev, rt->diag);
   if (st == KF_OK) st = attach(k, pm->dev, func);
   if (st == KF_OK && k->variant) st = attach(k->variant, pm->dev, vfunc);
   if (st == KF_OK) k->home = pm;

@@ -314,6 +314,7 @@ typedef struct RtInputs {
   bool captures_device_memory;  /* a binding is a device array: the code holds this process's addresses, never cached */
   bool links_code;              /* links given, or a binding is a foreign function: GPU modules are linked (never
                                  * cached on disk) */
+  bool lto;                     /* links_code and kf_compile_options.lto: linked with link-time optimisation */
   kf_module_callback module_callback;  /* told of each module set up and torn down (program.c); NULL: none */
   void *module_callback_data;
 } RtInputs;

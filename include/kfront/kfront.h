@@ -422,6 +422,14 @@ typedef struct kf_compile_options {
   unsigned nlinks;
   const char *const *include_dirs; /* more -I folders for the KF_LINK_CU inputs, after the toolkit's include */
   unsigned ninclude_dirs;
+  /* Link-time optimisation (numba-cuda's cuda.jit(lto=True); programs only): 1: a GPU module that is linked with
+   * foreign code (links given, or a KF_VALUE_FOREIGN binding) goes to nvJitLink as libNVVM's LTO-IR, each KF_LINK_CU
+   * is compiled by NVRTC to LTO-IR (-dlto), and nvJitLink optimises them together with the KF_LINK_LTOIR inputs
+   * (-lto), so a small foreign function is inlined into the kernels calling it (PTX and cubin inputs are linked as
+   * they are). 0 (the default): kfront's PTX and the .cu's PTX, linked as they are. Nothing changes for a module
+   * without foreign code (kfront compiles a kernel and its device functions as one module), nor under
+   * KF_BACKEND_LLVM (LLVM's NVPTX target gives no LTO-IR: linked as 0). kf_module_emit_lto_ptx gives the PTX. */
+  int lto;
   /* Told of each module of the program set up and torn down (kf_module_callback; programs only). A program given
    * one is never cached on disk (each kernel's module is its program's). NULL: none. */
   kf_module_callback module_callback;
@@ -1143,6 +1151,18 @@ KF_API kf_status kf_module_emit_ptx(kf_module *m, const kf_codegen_options *opts
 /* The module compiled to libNVVM's LTO-IR (-gen-lto: for nvJitLink; binary, *len bytes, owned by the caller),
  * as kf_module_emit_ptx otherwise; KF_ERROR_UNSUPPORTED for KF_BACKEND_LLVM (LLVM's NVPTX target has none). */
 KF_API kf_status kf_module_emit_ltoir(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len);
+/* The PTX nvJitLink's link-time optimisation gives for the module linked with foreign code (numba-cuda's
+ * inspect_lto_ptx, what a program with kf_compile_options.lto links): the module as libNVVM's LTO-IR
+ * (kf_module_emit_ltoir), each KF_LINK_CU compiled by NVRTC to LTO-IR, optimised together with the KF_LINK_LTOIR,
+ * fatbin, object and archive inputs by nvJitLink (-lto -ptx), so a small foreign function is inlined into the
+ * kernels calling it. PTX and cubin inputs cannot be optimised: each is left out, with a warning (numba-cuda's
+ * ignore_nonlto). links and include_dirs as kf_compile_options' (borrowed for the call). *out is NUL-terminated
+ * and owned by the caller (kf_free); len may be NULL. KF_ERROR_UNSUPPORTED for KF_BACKEND_LLVM, KF_ERROR_NOT_FOUND
+ * without libNVVM, NVRTC (for a .cu) or nvJitLink, KF_ERROR_BACKEND when a .cu does not compile or the link fails
+ * (nvJitLink's log, and each foreign function no input defines, in the diagnostics). */
+KF_API kf_status kf_module_emit_lto_ptx(kf_module *m, const kf_codegen_options *opts, const kf_link_input *links,
+                                        unsigned nlinks, const char *const *include_dirs, unsigned ninclude_dirs,
+                                        char **out, size_t *len);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,10 @@
 /* program.c — programs and launches for kfront.cuda:
  *   Program(runtime, sources, bindings, functions, bounds_check=True, pipeline=None, links=(), include_dirs=(),
- *     module_callback=None): a kf_program over one function's source fragment (sources[0]) and the device functions
+ *     module_callback=None, lto=False): a kf_program over one function's source fragment (sources[0]) and the device functions
  *     it calls (sources[1:]), with the globals bound by value and the decorators' facts (kf_program_create_sources);
  *     module_callback(event, library, module, device) is told of each module set up ("setup", before its first
- *     launch) and torn down ("teardown") as kf_module_callback is;
+ *     launch) and torn down ("teardown") as kf_module_callback is; lto: kf_compile_options.lto (the links optimised
+ *     with the module by nvJitLink);
  *   Function (Program.function(name)): configure(grid, block, stream, shared) -> Launcher; specialize(*args);
  *     set_shared_memory_carveout(percent); set_specialized(on); info(); and the host side of @cuda.reduce / @vectorize / @guvectorize (reduce, ufunc_*, gufunc_*);
  *   Launcher: kernel[grid, block, stream, shared] — calling it converts the arguments (convert.c) and calls
@@ -13,7 +14,8 @@
  *     pre_launch_callbacks, and pickling (kfront.cuda.dispatcher's launcher_claimed and reduce_launcher);
  *   Kernel: one specialisation (signature, parameters, numba-cuda's kernel attributes: regs_per_thread,
  *     shared_mem_per_block, ...);
- *   compile(...): the same inputs to kir, LLVM IR or PTX text, or LTO-IR bytes (inspect_*, cuda.compile), the
+ *   compile(...): the same inputs to kir, LLVM IR or PTX text, or LTO-IR bytes (inspect_*, cuda.compile), or the PTX
+ *     of the module link-time optimised with links (emit='lto_ptx': kf_module_emit_lto_ptx, inspect_lto_ptx), the
  *     function compiled renamed to `symbol` where given (numba-cuda's abi_info={"abi_name": ...});
  *   libdevice_functions(): the libdevice functions of cuda.libdevice and their signatures (numba.cuda.libdevicefuncs).
  * Inputs: sources are (filename, text, first_line) tuples; bindings (name, tagged value) pairs (convert.c);
@@ -301,12 +303,13 @@ static int call_module_callback(void *user, kf_module_event event, const kf_modu
 
 static PyObject *Program_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *names[] = {"runtime", "sources", "bindings", "functions", "bounds_check", "pipeline", "links",
-                          "include_dirs", "module_callback", NULL};
+                          "include_dirs", "module_callback", "lto", NULL};
   PyObject *rt, *sources, *bindings, *functions, *links = NULL, *include_dirs = NULL, *module_callback = NULL;
-  int bounds_check = 1;
+  int bounds_check = 1, lto = 0;
   const char *pipeline = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOO|pzOOO", names, Runtime_Type, &rt, &sources, &bindings,
-                                   &functions, &bounds_check, &pipeline, &links, &include_dirs, &module_callback))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOO|pzOOOp", names, Runtime_Type, &rt, &sources, &bindings,
+                                   &functions, &bounds_check, &pipeline, &links, &include_dirs, &module_callback,
+                                   &lto))
     return NULL;
   if (module_callback == Py_None) module_callback = NULL;
   if (module_callback && !PyCallable_Check(module_callback)) {
@@ -319,6 +322,7 @@ static PyObject *Program_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     inputs_free(&in);
     return NULL;
   }
+  in.opts.lto = lto;
   if (module_callback) {
     in.opts.module_callback = call_module_callback;
     in.opts.module_callback_data = module_callback;
@@ -1109,14 +1113,14 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
   static char *names[] = {"sources", "bindings", "functions", "kernels", "signatures", "emit", "bounds_check",
                           "pipeline", "arch", "opt", "fastmath", "lineinfo", "backend", "symbol", "arch_feature",
-                          "debuginfo", NULL};
-  PyObject *sources, *bindings, *functions, *kernels, *signatures;
+                          "debuginfo", "links", "include_dirs", NULL};
+  PyObject *sources, *bindings, *functions, *kernels, *signatures, *links = NULL, *include_dirs = NULL;
   const char *emit = "ptx", *pipeline = NULL, *backend = "nvvm", *symbol = NULL, *feature = "";
   int bounds_check = 1, fastmath = 0, lineinfo = 0, opt = 3, debuginfo = 0;
   unsigned arch = 90;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|spzIippzzsp", names, &sources, &bindings, &functions, &kernels,
-                                   &signatures, &emit, &bounds_check, &pipeline, &arch, &opt, &fastmath, &lineinfo,
-                                   &backend, &symbol, &feature, &debuginfo))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|spzIippzzspOO", names, &sources, &bindings, &functions,
+                                   &kernels, &signatures, &emit, &bounds_check, &pipeline, &arch, &opt, &fastmath,
+                                   &lineinfo, &backend, &symbol, &feature, &debuginfo, &links, &include_dirs))
     return NULL;
   if (strcmp(feature, "") != 0 && strcmp(feature, "a") != 0 && strcmp(feature, "f") != 0)
     return PyErr_Format(PyExc_ValueError, "arch_feature must be '', 'a' or 'f', not '%s'", feature);
@@ -1124,14 +1128,17 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
               : strcmp(emit, "llvm") == 0  ? 1
               : strcmp(emit, "ptx") == 0   ? 2
               : strcmp(emit, "ltoir") == 0 ? 3
+              : strcmp(emit, "lto_ptx") == 0 ? 4
                                            : -1;
   if (which < 0)
-    return PyErr_Format(PyExc_ValueError, "emit must be 'kir', 'llvm', 'ptx' or 'ltoir', not '%s'", emit);
+    return PyErr_Format(PyExc_ValueError, "emit must be 'kir', 'llvm', 'ptx', 'ltoir' or 'lto_ptx', not '%s'", emit);
   Inputs in;
   PyObject *kt = NULL, *st_ = NULL, *result = NULL;
   kf_context *ctx = NULL;
   kf_module *m = NULL;
-  if (inputs_read(&in, sources, bindings, functions, bounds_check, pipeline) < 0) goto done;
+  if (inputs_read(&in, sources, bindings, functions, bounds_check, pipeline) < 0 ||
+      links_read(&in, links, include_dirs) < 0)
+    goto done;
   kt = PySequence_Tuple(kernels);
   st_ = kt ? PySequence_Tuple(signatures) : NULL;
   if (!st_) goto done;
@@ -1176,9 +1183,13 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
     co.lineinfo = lineinfo;
     co.debuginfo = debuginfo;
     co.backend = backend && strcmp(backend, "llvm") == 0 ? KF_BACKEND_LLVM : KF_BACKEND_NVVM;
+    Py_BEGIN_ALLOW_THREADS  /* (the links in `in` are borrowed by the link, kept alive by in.keep_links) */
     st = which == 1   ? kf_module_emit_llvm(m, &co, &text, NULL)
          : which == 2 ? kf_module_emit_ptx(m, &co, &text, NULL)
-                      : kf_module_emit_ltoir(m, &co, &text, &text_len);
+         : which == 3 ? kf_module_emit_ltoir(m, &co, &text, &text_len)
+                      : kf_module_emit_lto_ptx(m, &co, in.opts.links, in.opts.nlinks, in.opts.include_dirs,
+                                               in.opts.ninclude_dirs, &text, NULL);
+    Py_END_ALLOW_THREADS
   }
   if (st != KF_OK) ext_raise(ctx, st);
   else if (ext_flush_warnings(ctx) == 0)
@@ -1339,9 +1350,9 @@ PyMethodDef ext_program_functions[] = {
      "libdevice functions of cuda.libdevice"},
     {"compile", (PyCFunction)(void (*)(void))compile_text, METH_VARARGS | METH_KEYWORDS,
      "compile(sources, bindings, functions, kernels, signatures, emit='ptx', bounds_check=True, pipeline=None, "
-     "arch=90, opt=3, fastmath=False, lineinfo=False, backend='nvvm', symbol=None, arch_feature='', debuginfo=False) "
-     "-> kir, LLVM IR or PTX text, "
-     "or LTO-IR bytes (emit='ltoir')"},
+     "arch=90, opt=3, fastmath=False, lineinfo=False, backend='nvvm', symbol=None, arch_feature='', debuginfo=False, "
+     "links=(), include_dirs=()) -> kir, LLVM IR or PTX text, LTO-IR bytes (emit='ltoir'), or the PTX nvJitLink's "
+     "link-time optimisation gives of the module with the links (emit='lto_ptx')"},
     {NULL, NULL, 0, NULL}};
 
 /* ---- types -------------------------------------------------------------------------------------------- */

@@ -190,5 +190,7 @@ def test_overloads_hold_numba_cudas_kernel_objects_with_their_inspect_methods():
         assert k.inspect_llvm() == scale.inspect_llvm(args)
         assert ".target sm_80" in k.inspect_asm((8, 0))
         assert not k.cooperative and k.signature == scale.overloads[args].signature
+    unoptimised = cuda.jit(scale.py_func, lto=False)  # (the default is on where nvJitLink is found)
+    unoptimised[1, 4](np.ones(4), 2.0)
     with pytest.raises(RuntimeError, match="LTO is not enabled"):
-        next(iter(scale.overloads.values())).inspect_lto_ptx()
+        next(iter(unoptimised.overloads.values())).inspect_lto_ptx()

@@ -562,8 +562,8 @@ def test_inspect_lto_ptx_is_the_ptx_of_an_lto_dispatcher():
     ptx = lto.inspect_lto_ptx(sig)
     assert ".entry add" in ptx and re.search(r"\badd(\.rn)?\.f16\b", ptx)  # one module: the intrinsic inlined
     assert lto.inspect_lto_ptx() == {sig: ptx} and ptx == lto.inspect_asm(sig)
-    with pytest.raises(RuntimeError, match="LTO is not enabled"):  # numba-cuda's, without lto=True
-        cuda.jit("void(float16[::1], float16, float16)")(add).inspect_lto_ptx(sig)
+    with pytest.raises(RuntimeError, match="LTO is not enabled"):  # numba-cuda's, with lto=False
+        cuda.jit("void(float16[::1], float16, float16)", lto=False)(add).inspect_lto_ptx(sig)
 
 
 # ---- debug with opt: numba-cuda's NumbaInvalidConfigWarning ---------------------------------------------

@@ -5,6 +5,7 @@ value rounded to the format by the mode, IEEE's rules), over edge values: NaN, i
 subnormals of the narrow formats, rounding ties, values that round differently through an intermediate format, and
 overflow to infinity or the largest finite value as each mode says."""
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -472,6 +473,22 @@ def ulp16(a, b):
     def rank(u):
         return u + 0x8000 if u < 0x8000 else 0x8000 - (u - 0x8000)
     return abs(rank(a) - rank(b))
+
+
+def test_bfloat16_add_sub_mul_are_native_on_sm_90():
+    """bf16 +, - and * are sm_90's add.rn.bf16, sub.rn.bf16 and mul.rn.bf16 (libNVVM; the bits of the float32 result
+    rounded, which test_bfloat16_arithmetic_and_intrinsics checks on a GPU), computed in float32 before sm_90 and
+    under fastmath (whose float32 ops flush subnormals)."""
+    sig = "void(uint16[::1], uint16[::1], uint16[::1], uint16[:, ::1], int32[:, ::1])"
+    native = r"\b(add|sub|mul)\.rn\.bf16\b"
+
+    def ptx(kernel, arch):
+        return kernel._compile_text("ptx", sig, **dict(kernel._codegen(), arch=arch))
+
+    assert set(re.findall(native, ptx(bf16_arith, 90))) == {"add", "sub", "mul"}
+    assert set(re.findall(native, ptx(bf16_arith, 100))) == {"add", "sub", "mul"}
+    assert not re.findall(native, ptx(bf16_arith, 80))
+    assert not re.findall(native, ptx(cuda.jit(fastmath=True)(bf16_arith.py_func), 90))
 
 
 def test_bfloat16_math():

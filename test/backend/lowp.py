@@ -1,6 +1,7 @@
 # bfloat16 (cuda.bf16), cuda.fp16's conversions by a rounding mode and int.bit_count() from Python source to PTX
 # through both backends and ptxas: bf16 values are i16 bits (no bfloat type reaches LLVM or libNVVM), each op on
-# the f32 of its operands, rounded to bfloat16 by integer ops; bit_count is popc.
+# the f32 of its operands, rounded to bfloat16 by integer ops, but for +, - and * on sm_90 through libNVVM (PTX's
+# add.rn.bf16, sub.rn.bf16, mul.rn.bf16: the same bits); bit_count is popc.
 # RUN: kfront compile %s -k lowp --sig 'void(float32[::1], int64[::1], float16[::1])' --emit=llvm | FileCheck %s --check-prefix=LL
 # RUN: kfront compile %s -k lowp --sig 'void(float32[::1], int64[::1], float16[::1])' --emit=ptx --arch=sm_90 -o %t.ptx
 # RUN: FileCheck %s --check-prefix=PTX < %t.ptx
@@ -9,6 +10,8 @@
 # RUN: %ptxas -arch=sm_90 %t.llvm.ptx -o %t.llvm.cubin
 # RUN: kfront compile %s -k lowp --sig 'void(float32[::1], int64[::1], float16[::1])' --emit=ptx --arch=sm_80 -o %t.80.ptx
 # RUN: %ptxas -arch=sm_80 %t.80.ptx -o %t.80.cubin
+# RUN: FileCheck %s --check-prefix=BF90 < %t.ptx
+# RUN: FileCheck %s --check-prefix=BF80 < %t.80.ptx
 import math
 
 from numba import cuda
@@ -34,3 +37,6 @@ def lowp(f, i, h):
 # LL: call i64 @llvm.ctpop.i64
 # PTX: .visible .entry lowp(
 # PTX: popc.b64
+# BF90: add.rn.bf16 %rs{{[0-9]+}}, %rs{{[0-9]+}}, %rs{{[0-9]+}};
+# BF80: .visible .entry lowp(
+# BF80-NOT: {{(add|sub|mul)}}.rn.bf16

@@ -1,8 +1,10 @@
 /* backend_link.c — the link step (backend/link.c): a kernel calling a foreign device function (a KF_VALUE_FOREIGN
  * binding, cuda.declare_device's) compiled to PTX and to LTO-IR, linked by nvJitLink with a .cu NVRTC compiles
  * (and with that .cu's PTX as a .ptx input) into a cubin: without LTO mul_f32_f32 keeps its own code and the kernel
- * calls it, with LTO the call is inlined (no code of its own; where cuobjdump is, the SASS has no CALL). Errors: a .cu that does not compile (NVRTC's error at the
- * .cu's own line), a missing symbol (named with the kernel calling it), a call with the wrong number of arguments.
+ * calls it, with LTO the call is inlined (no code of its own; where cuobjdump is, the SASS has no CALL); the PTX of
+ * that LTO link (kf_module_emit_lto_ptx), the inputs it cannot optimise left out. Errors: a .cu that does not compile
+ * (NVRTC's error at the .cu's own line), a missing symbol (named with the kernel calling it), a call with the wrong
+ * number of arguments.
  * Needs the CUDA toolkit (NVRTC, nvJitLink, libNVVM): under ctest (KFRONT_REQUIRE_PTXAS=1) their absence
  * is a failure. */
 #define _GNU_SOURCE /* memmem */
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "kfront/abi.h"
 #include "kfront/kfront.h"
 #include "backend_test.h"
 #include "utils/mem.h"
@@ -157,6 +160,73 @@ static void test_link(kf_context *ctx, bool lto) {
   kf_module_destroy(m);
 }
 
+/* The PTX of the link-time optimised link (kf_module_emit_lto_ptx, numba-cuda's inspect_lto_ptx): with the .cu, the
+ * kernel alone, mul_f32_f32's multiply inlined into it (no call, no function of its own), and the globals the
+ * runtime reads by name kept visible; the .cu's PTX and a fatbin holding no LTO-IR are left out of it with a warning
+ * each (nvJitLink gives PTX only of LTO-IR), the call then staying; no LTO-IR from LLVM's NVPTX target. */
+static void test_lto_ptx(kf_context *ctx) {
+  const char *why = NULL;
+  kf_module *m = compile_kernel(ctx, kernel_src, "float32(float32, float32)", &why);
+  CHECK(m, "compile: %s", why);
+  if (!m) return;
+  size_t n = 0;
+  char *cu = bt_read_file("unit/Inputs/foreign_mul.cu", &n);
+  CHECK(cu, "cannot read foreign_mul.cu");
+  if (!cu) {
+    kf_module_destroy(m);
+    return;
+  }
+  kf_codegen_options co;
+  kf_codegen_options_init(&co);
+  kf_link_input in = {KF_LINK_CU, "foreign_mul.cu", cu, n};
+  char *ptx = NULL;
+  size_t len = 0;
+  kf_context_clear_diagnostics(ctx);
+  kf_status st = kf_module_emit_lto_ptx(m, &co, &in, 1, NULL, 0, &ptx, &len);
+  CHECK(st == KF_OK, "lto ptx: %s", kf_context_diagnostics(ctx));
+  if (st == KF_OK) {
+    CHECK(len == strlen(ptx), "the PTX is text of its length");
+    CHECK(strstr(ptx, ".visible .entry multiply(") && strstr(ptx, "mul.f32"), "the kernel, multiplying: %s", ptx);
+    CHECK(!strstr(ptx, "call") && !strstr(ptx, "mul_f32_f32"), "mul_f32_f32 inlined: %s", ptx);
+    CHECK(strstr(ptx, ".visible .global .align 8 .b8 " KF_ERROR_RECORD_SYMBOL "[") &&
+          strstr(ptx, ".visible .global .align 1 .b8 " KF_ERROR_STRINGS_SYMBOL "["),
+          "the runtime's globals stay visible: %s", ptx);
+  }
+  kf_free(ptx);
+  /* the .cu's PTX, and a fatbin whose one entry is a cubin (kind 2): left out, each with a warning */
+  Diag d;
+  diag_init(&d);
+  StrBuf nvptx;
+  sb_init(&nvptx);
+  BeLinkInput bcu = {BE_LINK_CU, "foreign_mul.cu", cu, n};
+  BeLinkOptions lo = {.arch = 90};
+  CHECK(be_nvrtc_compile(&bcu, &lo, false, &nvptx, &d) == BE_OK, "nvrtc: %s", diag_text(&d));
+  diag_free(&d);
+  unsigned char fatbin[16 + 64 + 8] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0, 72};
+  fatbin[16] = 2;  /* the entry: kind 2 (a cubin), header 64 bytes, 8 bytes of payload */
+  fatbin[16 + 4] = 64;
+  fatbin[16 + 8] = 8;
+  kf_link_input others[2] = {{KF_LINK_PTX, "foreign_mul.ptx", nvptx.data, nvptx.len},
+                             {KF_LINK_FATBIN, "sass_only.fatbin", fatbin, sizeof fatbin}};
+  kf_context_clear_diagnostics(ctx);
+  st = kf_module_emit_lto_ptx(m, &co, others, 2, NULL, 0, &ptx, &len);
+  const char *diags = kf_context_diagnostics(ctx);
+  CHECK(st == KF_OK, "lto ptx without LTO-IR inputs: %s", diags);
+  CHECK(strstr(diags, "warning: Not adding foreign_mul.ptx (PTX) to the link-time optimised PTX") &&
+        strstr(diags, "warning: Not adding sass_only.fatbin (fatbin) to the link-time optimised PTX") &&
+        strstr(diags, "as it is not optimizable at link time, and `ignore_nonlto == True`"),
+        "the warnings: %s", diags);
+  if (st == KF_OK) CHECK(strstr(ptx, "call") && strstr(ptx, ".extern .func") && strstr(ptx, "mul_f32_f32"),
+                         "the call stays: %s", ptx);
+  kf_free(ptx);
+  sb_free(&nvptx);
+  co.backend = KF_BACKEND_LLVM;
+  CHECK(kf_module_emit_lto_ptx(m, &co, &in, 1, NULL, 0, &ptx, &len) == KF_ERROR_UNSUPPORTED && !ptx,
+        "LLVM's NVPTX target makes no LTO-IR");
+  free(cu);
+  kf_module_destroy(m);
+}
+
 static void test_errors(kf_context *ctx) {
   const char *why = NULL;
   kf_module *m = compile_kernel(ctx, kernel_src, "float32(float32, float32)", &why);
@@ -186,6 +256,18 @@ static void test_errors(kf_context *ctx) {
   CHECK(strstr(diag_text(&d), "link_test.py:7:16: error: the foreign function 'mul_f32_f32' that kernel 'multiply' "
                               "calls is defined by none of the linked files"), "missing symbol: %s", diag_text(&d));
   diag_free(&d);
+  /* the same under LTO (the module as LTO-IR): the kernel calling it named too */
+  char *ltoir = NULL;
+  size_t ltoir_len = 0;
+  CHECK(kf_module_emit_ltoir(m, &co, &ltoir, &ltoir_len) == KF_OK, "emit: %s", kf_context_diagnostics(ctx));
+  BeLinkOptions llo = {.arch = 90, .lto = true};
+  diag_init(&d);
+  CHECK(ltoir && be_link(ltoir, ltoir_len, NULL, 0, &llo, &caller, 1, &cubin, &d) == BE_FAILED,
+        "a missing symbol links under LTO");
+  CHECK(strstr(diag_text(&d), "link_test.py:7:16: error: the foreign function 'mul_f32_f32' that kernel 'multiply' "
+                              "calls is defined by none of the linked files"), "missing symbol, LTO: %s", diag_text(&d));
+  diag_free(&d);
+  kf_free(ltoir);
   sb_free(&cubin);
   free(bad);
   kf_free(ptx);
@@ -210,8 +292,8 @@ int main(void) {
   }
   kf_context *ctx = kf_context_create();
   test_link(ctx, false);
-  /* test_link(ctx, true), LTO: nvJitLink -lto of kfront's LTO-IR currently gives a cubin without the kernel (no
-   * .text section of it): not run until that is found (the report of branch linking) */
+  test_link(ctx, true);
+  test_lto_ptx(ctx);
   test_errors(ctx);
   kf_context_destroy(ctx);
   if (failures) printf("%d failure(s)\n", failures);

@@ -12,7 +12,9 @@
  * fit (SMs x occupancy), refused when it does not or when the driver lacks the entry point; the host side
  * of @vectorize, @cuda.reduce and @guvectorize, whose host operands are staged on this path; and a program's module
  * callback (setup before a module's first launch, teardown when it goes), with modules loaded through the library
- * API (cuLibraryLoadData) and without it; and a pointer parameter, given an address. */
+ * API (cuLibraryLoadData) and without it; a pointer parameter, given an address; and a module linked with a .cu
+ * through nvJitLink, with and without link-time optimisation (the cubin it loads). */
+#define _GNU_SOURCE /* memmem */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,7 +35,9 @@ typedef struct FakeFunction {
 } FakeFunction;
 
 typedef struct FakeModule {
-  char *ptx;
+  char *ptx;               /* "" for a cubin (a module linked with foreign code), whose image is elf */
+  unsigned char *elf;
+  size_t elf_len;
   FakeFunction fns[8];
   unsigned nfns;
   unsigned char strings[256];
@@ -56,6 +60,8 @@ static struct {
   unsigned managed_flags;  /* of the last cuMemAllocManaged */
   CUdeviceptr last_alloc;  /* what the last allocation gave, and its size (cuMemGetAddressRange's answer) */
   size_t last_alloc_bytes;
+  unsigned char *last_cubin;  /* the last cubin loaded (a module linked with foreign code), last_cubin_len bytes */
+  size_t last_cubin_len;
 } fake;
 
 static CUresult f_init(unsigned flags) { return CUDA_SUCCESS; }
@@ -141,14 +147,32 @@ static CUresult f_load(CUmodule *mod, const void *image, unsigned nopts, int *op
     return CUDA_ERROR_INVALID_PTX;
   }
   FakeModule *m = calloc(1, sizeof *m);
-  m->ptx = strdup(image);
-  parse_strings(m);
+  if (memcmp(image, "\177ELF", 4) == 0) { /* a cubin: as long as its section headers, which end it */
+    const unsigned char *e = image;
+    uint64_t shoff;
+    uint16_t shentsize, shnum;
+    memcpy(&shoff, e + 0x28, 8);
+    memcpy(&shentsize, e + 0x3a, 2);
+    memcpy(&shnum, e + 0x3c, 2);
+    m->elf_len = (size_t)shoff + (size_t)shentsize * shnum;
+    m->elf = malloc(m->elf_len);
+    memcpy(m->elf, image, m->elf_len);
+    m->ptx = strdup("");
+    free(fake.last_cubin);
+    fake.last_cubin = malloc(m->elf_len);
+    memcpy(fake.last_cubin, image, m->elf_len);
+    fake.last_cubin_len = m->elf_len;
+  } else {
+    m->ptx = strdup(image);
+    parse_strings(m);
+  }
   fake.loads++;
   *mod = (CUmodule)m;
   return CUDA_SUCCESS;
 }
 static CUresult f_unload(CUmodule mod) {
   FakeModule *m = (FakeModule *)mod;
+  free(m->elf);
   free(m->ptx);
   free(m);
   fake.unloads++;
@@ -182,8 +206,9 @@ static CUresult f_lib_unload(CUlibrary lib) {
 static CUresult f_getfn(CUfunction *fn, CUmodule mod, const char *name) {
   FakeModule *m = (FakeModule *)mod;
   char pattern[80];
-  snprintf(pattern, sizeof pattern, ".entry %s(", name);
-  if (!strstr(m->ptx, pattern) || m->nfns == 8) return CUDA_ERROR_NOT_FOUND;
+  snprintf(pattern, sizeof pattern, m->elf ? ".text.%s" : ".entry %s(", name);
+  bool has = m->elf ? memmem(m->elf, m->elf_len, pattern, strlen(pattern) + 1) != NULL : strstr(m->ptx, pattern) != NULL;
+  if (!has || m->nfns == 8) return CUDA_ERROR_NOT_FOUND;
   FakeFunction *f = &m->fns[m->nfns++];
   snprintf(f->name, sizeof f->name, "%s", name);
   *fn = (CUfunction)f;
@@ -191,7 +216,8 @@ static CUresult f_getfn(CUfunction *fn, CUmodule mod, const char *name) {
 }
 static CUresult f_getglobal(CUdeviceptr *p, size_t *bytes, CUmodule mod, const char *name) {
   FakeModule *m = (FakeModule *)mod;
-  if (!strcmp(name, KF_ERROR_RECORD_SYMBOL) && strstr(m->ptx, KF_ERROR_RECORD_SYMBOL "[")) {
+  bool in_elf = m->elf && memmem(m->elf, m->elf_len, KF_ERROR_RECORD_SYMBOL, sizeof KF_ERROR_RECORD_SYMBOL);
+  if (!strcmp(name, KF_ERROR_RECORD_SYMBOL) && (in_elf || strstr(m->ptx, KF_ERROR_RECORD_SYMBOL "["))) {
     *p = (CUdeviceptr)(uintptr_t)&fake.rec;
     if (bytes) *bytes = sizeof fake.rec;
     return CUDA_SUCCESS;
@@ -1332,6 +1358,74 @@ static void test_fork_child_refused(void) {
   kf_context_destroy(ctx);
 }
 
+/* A program calling a foreign function (numba-cuda's declare_device) linked from a .cu: with kf_compile_options.lto
+ * its module goes to nvJitLink as libNVVM's LTO-IR with the .cu's, and the cubin loaded has the kernel and its
+ * error record but no code of mul_f32_f32 (inlined); without, kfront's PTX and the .cu's are linked as they are
+ * (mul_f32_f32 has code of its own). Needs libNVVM, NVRTC and nvJitLink (no GPU): skipped without them, a failure
+ * under ctest (KFRONT_REQUIRE_PTXAS=1). */
+static void test_lto_link(bool lto) {
+  kf_cuda_library_info info;
+  if (kf_cuda_library_find(KF_CUDA_LIBNVVM, &info) != KF_OK || kf_cuda_library_find(KF_CUDA_NVRTC, &info) != KF_OK ||
+      kf_cuda_library_find(KF_CUDA_NVJITLINK, &info) != KF_OK) {
+    CHECK(!getenv("KFRONT_REQUIRE_PTXAS"));
+    printf("SKIP test_lto_link: libNVVM, NVRTC or nvJitLink not found\n");
+    return;
+  }
+  size_t cu_len = 0;
+  FILE *fp = fopen("unit/Inputs/foreign_mul.cu", "rb");
+  CHECK(fp != NULL);
+  if (!fp) return;
+  char cu[4096];
+  cu_len = fread(cu, 1, sizeof cu, fp);
+  fclose(fp);
+  const char *source = "from numba import cuda\n"
+                       "@cuda.jit\n"
+                       "def multiply(r, x, y):\n"
+                       "    i = cuda.grid(1)\n"
+                       "    if i < len(r):\n"
+                       "        r[i] = mul(x[i], y[i])\n";
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.backend = KF_BACKEND_NVVM;
+  kf_runtime *rt = NULL;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
+  kf_binding b = {"mul", {.kind = KF_VALUE_FOREIGN, .path = "mul_f32_f32", .function = "float32(float32, float32)"}};
+  kf_link_input link = {KF_LINK_CU, "foreign_mul.cu", cu, cu_len};
+  kf_compile_options co;
+  kf_compile_options_init(&co);
+  co.bindings = &b;
+  co.nbindings = 1;
+  co.links = &link;
+  co.nlinks = 1;
+  co.lto = lto;
+  kf_program *p = NULL;
+  kf_function *f = NULL;
+  CHECK(kf_program_create(rt, "lto.py", source, strlen(source), &co, &p) == KF_OK);
+  CHECK(p && kf_program_get_function(p, "multiply", &f) == KF_OK);
+  float r[4] = {0}, x[4] = {1, 2, 3, 4};
+  int64_t n4[1] = {4};
+  kf_arg args[3] = {array_arg(r, KF_FLOAT32, 1, n4, 'C'), array_arg(x, KF_FLOAT32, 1, n4, 'C'),
+                    array_arg(x, KF_FLOAT32, 1, n4, 'C')};
+  kf_kernel *k = NULL;
+  free(fake.last_cubin);
+  fake.last_cubin = NULL;
+  fake.last_cubin_len = 0;
+  kf_status st = f ? kf_function_specialize(f, args, 3, &k) : KF_ERROR_NOT_FOUND;
+  CHECK(st == KF_OK);
+  if (st != KF_OK) fputs(kf_context_diagnostics(ctx), stderr);
+  const unsigned char *c = fake.last_cubin;
+  size_t n = fake.last_cubin_len;
+  CHECK(c && memmem(c, n, ".text.multiply", 15));  /* loaded: the kernel found in it (and its error record) */
+  bool own_code = c && memmem(c, n, ".text.mul_f32_f32", 18) != NULL;
+  CHECK(own_code == !lto);
+  if (own_code != !lto) printf("  lto %d: mul_f32_f32 %s code of its own\n", lto, own_code ? "has" : "lacks");
+  kf_program_destroy(p);
+  kf_runtime_destroy(rt);
+  kf_context_destroy(ctx);
+}
+
 int main(void) {
   install_fake();
   test_fork_child_refused();
@@ -1347,6 +1441,8 @@ int main(void) {
   test_disk_cache_refused();
   test_module_callbacks(true);
   test_module_callbacks(false);
+  test_lto_link(false);
+  test_lto_link(true);
   rt_cuda_install(NULL);
   return test_result("runtime_gpu_fake");
 }

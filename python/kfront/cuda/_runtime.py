@@ -219,12 +219,16 @@ def synchronize():
     runtime().synchronize()
 
 
+@functools.cache
 def have_nvjitlink():
-    """numba-cuda's cudadrv.driver._have_nvjitlink: whether nvJitLink can be used, which links kernels with foreign
-    code (link=, declared functions) on a GPU: found where kfront looks for it (kf_cuda_library_find: the toolkit,
-    NVIDIA's pip wheels, KFRONT_LIBNVJITLINK)."""
+    """numba-cuda's cudadrv.driver._have_nvjitlink: whether nvJitLink can link kernels (found where kfront's C library
+    looks for it, kf_cuda_library_find, and of CUDA 12.3 or later, as numba-cuda asks). kfront links with it the GPU
+    modules of kernels that call foreign code (cuda.jit(link=...), cuda.declare_device(..., link=...)), with
+    link-time optimisation by default when it is found (cuda.jit's lto), and inspect_lto_ptx asks it for the PTX
+    of that link (which needs no GPU: also on the simulator)."""
     configure_cuda_paths()
-    return _kfront.cuda_library("nvjitlink")["path"] is not None
+    info = _kfront.cuda_library("nvjitlink")
+    return info["path"] is not None and tuple(info["version"] or (0, 0)) >= (12, 3)
 
 
 def is_available():

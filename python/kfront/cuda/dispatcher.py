@@ -547,6 +547,9 @@ class _ExtendedLauncher:
         return self._launcher.__reduce__()
 
 
+# the words of the warning for each link that inspect_lto_ptx leaves out (backend/link.c's), numba-cuda's
+_NOT_OPTIMIZABLE = "it is not optimizable at link time, and `ignore_nonlto == True`"
+
 # cuda.jit's inline= values (numba-cuda's; a bool as numba-cuda maps it) -> kf_function_spec's inline_mode
 _INLINE_MODES = {"always": 1, True: 1, "never": 2, False: 2}
 
@@ -607,9 +610,13 @@ class Dispatcher:
         self._functions = {}   # device ordinal -> its _kfront.Function (of a program on that device's runtime)
         self._launchers = {}
         self._specialized = {}     # (compute capability, signature) -> the dispatcher specialize() made for it
-        # lto=True: numba-cuda links the kernel with nvJitLink's link-time optimisation; kfront compiles a kernel
-        # with its device functions as one module, so its PTX is already that (inspect_lto_ptx)
-        self._lto = bool(extra.get("lto"))
+        # numba-cuda's lto: a kernel linked with foreign code (link=, declare_device's link=) is link-time optimised
+        # with it by nvJitLink (kf_compile_options.lto); None: when nvJitLink is found and debug is off (decided at
+        # the first use: _lto); True without nvJitLink is numba-cuda's RuntimeError, at once
+        lto = extra.get("lto")
+        if lto is not None and lto and not _runtime.have_nvjitlink():
+            raise RuntimeError("LTO requires nvjitlink, which is not availableor not sufficiently recent (>=12.3)")
+        self._lto_option = None if lto is None else bool(lto)
         self._small_grids = {}     # launch configuration -> its grid, for those numba-cuda warns of (low occupancy)
         self._kernel_objects = {}  # device ordinal -> (its _kfront.Function, {signature: Kernel}): one object each
         self._device_results = {}  # argument-type tuple -> DeviceCompileResult (compile_device, of a device function)
@@ -621,10 +628,18 @@ class Dispatcher:
         _dispatchers.add(self)
 
     @property
+    def _lto(self):
+        """Whether kernels are link-time optimised with the code they link (numba-cuda's lto; None given: nvJitLink
+        found and not debug, numba-cuda's default)."""
+        if self._lto_option is None:
+            self._lto_option = _runtime.have_nvjitlink() and not self._options["debug"]
+        return self._lto_option
+
+    @property
     def targetoptions(self):
         bounds = self._launch_bounds if isinstance(self._launch_bounds, tuple) else None
         return dict(self._options, inline=self._inline, device=self._kind == "device", forceinline=self._forceinline,
-                    extensions=self.extensions, launch_bounds=bounds or None,
+                    extensions=self.extensions, launch_bounds=bounds or None, lto=self._lto,
                     shared_memory_carveout=self._carveout)
 
     def _spec_options(self):
@@ -687,9 +702,12 @@ class Dispatcher:
     def _dump(self, signature):
         """numba-cuda's NUMBA_DUMP_LLVM and NUMBA_DUMP_ASSEMBLY (config.DUMP_LLVM, config.DUMP_ASSEMBLY): a kernel
         just compiled prints its LLVM IR (the NVVM IR given to libNVVM) and its PTX on stdout, each under
-        numba-cuda's banner ("LLVM DUMP name" and "ASSEMBLY name" centred in dashes, then a line of '=')."""
+        numba-cuda's banner ("LLVM DUMP name" and "ASSEMBLY name" centred in dashes, then a line of '='); a kernel
+        linked with foreign code under LTO prints the PTX of that link instead, as "ASSEMBLY (AFTER LTO) name"."""
+        after_lto = self._lto and bool(self._frozen().links)
+        asm = ("ASSEMBLY (AFTER LTO)", self.inspect_lto_ptx) if after_lto else ("ASSEMBLY", self.inspect_asm)
         for enabled, title, text in ((_config.DUMP_LLVM, "LLVM DUMP", self.inspect_llvm),
-                                     (_config.DUMP_ASSEMBLY, "ASSEMBLY", self.inspect_asm)):
+                                     (_config.DUMP_ASSEMBLY,) + asm):
             if enabled:
                 print(("%s %s" % (title, self.__qualname__)).center(80, "-"))
                 print(text(signature))
@@ -767,7 +785,8 @@ class Dispatcher:
         program = _kfront.Program(_runtime.runtime(dev), inputs.sources, inputs.binding_list(), inputs.specs,
                                   bounds_check=self._bounds_check, links=inputs.links,
                                   include_dirs=linking.include_dirs() if inputs.links else (),
-                                  module_callback=linking.module_callbacks(inputs.link_items))
+                                  module_callback=linking.module_callbacks(inputs.link_items),
+                                  lto=self._lto)
         f = program.function(_capture.compiled_name(self.py_func))
         if self._carveout is not None and self._kind == "kernel":
             f.set_shared_memory_carveout(self._carveout)
@@ -1065,14 +1084,29 @@ class Dispatcher:
                                       "cubins; inspect_asm gives the PTX)")
 
     def inspect_lto_ptx(self, signature=None):
-        """numba-cuda's PTX after link-time optimisation, of a dispatcher made with lto=True (RuntimeError "LTO is not
-        enabled" otherwise), per signature as inspect_asm: kfront compiles a kernel and every device function it
-        calls as one NVVM module, with no code linked from elsewhere (numba-cuda links its fp16/bf16 bindings'
-        CUDA C++ as LTO-IR; kfront builds them from kir ops), so that PTX is the whole program optimised together,
-        what numba-cuda's nvJitLink LTO step gives."""
+        """numba-cuda's PTX after link-time optimisation, per signature as inspect_asm, of a dispatcher with lto on
+        (RuntimeError "LTO is not enabled" otherwise): for a kernel linked with foreign code, the PTX nvJitLink's
+        link-time optimisation gives of kfront's LTO-IR with the linked code (a .cu compiled to LTO-IR, .ltoir), a
+        small foreign function inlined into the kernel; .ptx and .cubin links cannot be optimised and are left out,
+        with a warning, as numba-cuda leaves them out. A kernel linking nothing is kfront's PTX (inspect_asm): kfront
+        compiles it and every device function it calls as one NVVM module, already optimised together."""
+        return self._lto_ptx(signature, self._codegen())
+
+    def _lto_ptx(self, signature, codegen):
         if not self._lto:
             raise RuntimeError("LTO is not enabled")
-        return self.inspect_asm(signature)
+        links = self._frozen().links
+        if not links:
+            return self._compile_text("ptx", signature, **codegen)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            ptx = self._compile_text("lto_ptx", signature, links=links, include_dirs=linking.include_dirs(),
+                                     **codegen)
+        for w in seen:  # a link left out of the optimised PTX: numba-cuda's UserWarning, the others as they came
+            left_out = issubclass(w.category, errors.KfrontWarning) and _NOT_OPTIMIZABLE in str(w.message)
+            warnings.warn(w.message if not left_out else str(w.message), UserWarning if left_out else w.category,
+                          stacklevel=3)
+        return ptx
 
     def inspect_types(self, file=None, signature=None, pretty=False, style="default", **kwargs):
         """numba's inspect_types: per compiled signature (or the one given), its name and signature, then the typed
@@ -1098,7 +1132,8 @@ class Dispatcher:
                        lineinfo=o["lineinfo"], opt=o["opt"], cache=o["cache"],
                        inline=self._inline, forceinline=self._forceinline,
                        boundscheck=self._bounds_check, shared_memory_carveout=self._carveout,
-                       launch_bounds=self._launch_bounds if isinstance(self._launch_bounds, tuple) else None)
+                       launch_bounds=self._launch_bounds if isinstance(self._launch_bounds, tuple) else None,
+                       lto=self._lto_option)
         source = None if isinstance(self._source, BaseException) else self._source
         return (_pickle.new_dispatcher, (type(self),),
                 {"function": _pickle.function_state(self.py_func, _registry(), source and source[1]),
@@ -1195,10 +1230,8 @@ class CompiledKernel:
         return self._dispatcher._compile_text("ptx", self._kernel.signature, **self._codegen(cc))
 
     def inspect_lto_ptx(self, cc=None):
-        """numba-cuda's _Kernel.inspect_lto_ptx: as the dispatcher's, for this kernel's signature."""
-        if not self._dispatcher._lto:
-            raise RuntimeError("LTO is not enabled")
-        return self.inspect_asm(cc)
+        """numba-cuda's _Kernel.inspect_lto_ptx: as the dispatcher's, for this kernel's signature and cc."""
+        return self._dispatcher._lto_ptx(self._kernel.signature, self._codegen(cc))
 
     def __repr__(self):
         return "<kfront compiled kernel %s %s>" % (self._dispatcher.__name__, self._kernel.signature)

@@ -3,7 +3,9 @@ cuda.jit(link=...) with CUDA C++ compiled by NVRTC (in memory and on disk, with 
 by kfront's own cuda.compile, numba-cuda's ABI and the C ABI, a declared function called from a device function, and
 the errors (a symbol no input defines, a .cu that does not compile) — each followed by a launch that works; a link
 item's setup callback setting a global of the module through its CUlibrary handle; the same
-kernels run by numba-cuda give the same results.
+kernels run by numba-cuda give the same results; link-time optimisation (cuda.jit(lto=...), on by default) and
+without it give the same results, the foreign function inlined with it (inspect_lto_ptx), a failed bounds check of
+an optimised kernel still raising its located IndexError.
 Run: test/gpu/run_python_gpu.sh DEST (or python3 -m pytest -q test/gpu/python/test_linking_gpu.py on a GPU)."""
 import numpy as np
 import pytest
@@ -192,3 +194,53 @@ def test_setup_callback_initialises_a_global_of_the_module(where):
     k[1, 1](a)
     assert len(seen) == 1
     cuda.current_context().reset()
+
+
+AXPY = 'extern "C" __device__ int axpy(float *r, float a, float x, float y) { *r = a * x + y; return 0; }'
+
+
+@pytest.mark.parametrize("item", ["cu", "ltoir"])
+def test_lto_on_and_off_give_the_same_results(item):
+    from kfront.cuda import nvrtc
+    if item == "cu":
+        code = cuda.CUSource(AXPY)
+    else:
+        cc = cuda.get_current_device().compute_capability
+        code = cuda.LTOIR(nvrtc.compile(AXPY, "axpy.cu", cc, ltoir=True)[0])
+    axpy = cuda.declare_device("axpy", "float32(float32, float32, float32)", link=code)
+
+    def k(r, a, x, y):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = axpy(a, x[i], y[i])
+
+    # a * x + y exact in float32 (integers, a = 1.5): the same whether or not the multiply-add is fused
+    x = np.arange(-500, 500, dtype=np.float32)
+    y = np.arange(1000, dtype=np.float32)[::-1].copy()
+    expected = np.float32(1.5) * x + y
+    for lto in (True, False):
+        kernel = cuda.jit(k, lto=lto)
+        r = np.zeros_like(x)
+        kernel[8, 128](r, np.float32(1.5), x, y)
+        np.testing.assert_array_equal(r, expected)
+        if lto:  # the foreign function inlined: no call left in the link-time optimised PTX
+            ptxes = kernel.inspect_lto_ptx()
+            assert len(ptxes) == 1 and all(".entry" in p and "call" not in p for p in ptxes.values())
+    assert cuda.jit(k).targetoptions["lto"] is True  # the default where nvJitLink is found (and not debug)
+
+
+def test_a_failed_bounds_check_of_an_lto_kernel_is_its_index_error():
+    times2 = cuda.declare_device("times2", "int32(int32)", link=cuda.CUSource(TIMES2))
+
+    @cuda.jit(lto=True)
+    def oob(r, x):
+        i = cuda.grid(1)
+        r[i] = times2(x[i])  # 64 threads, 63 elements: thread 63 is out of bounds
+
+    x = np.arange(63, dtype=np.int32)
+    with pytest.raises(IndexError) as e:
+        oob[1, 64](np.zeros_like(x), x)
+        cuda.synchronize()
+    assert "index 63 is out of bounds for axis 0 with size 63" in str(e.value)
+    assert e.value.line == oob.py_func.__code__.co_firstlineno + 3
+    _still_works()
