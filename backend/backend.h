@@ -141,6 +141,15 @@ typedef struct BeLinkInput {
   const char *data;  /* its contents (borrowed) */
   size_t len;
 } BeLinkInput;
+/* The CUDA driver's own linker (cuLinkCreate ... cuLinkComplete), which the runtime offers for when nvJitLink is
+ * missing: it links PTX, cubins, fatbins, objects and archives (no LTO-IR) for the current device into a cubin,
+ * appended to *cubin. On failure it returns false with the linker's error log in *log (mem_alloc'd, or NULL), or a
+ * diagnostic of its own. */
+typedef struct BeDriverLinker {
+  void *user;
+  bool (*link)(void *user, const BeLinkInput *inputs, unsigned n, bool lineinfo, StrBuf *cubin, char **log,
+               Diag *diag);
+} BeDriverLinker;
 typedef struct BeLinkOptions {
   unsigned arch;                     /* sm_XY: 90; 0 = 90 */
   bool lto;                          /* the module is LTO-IR, .cu inputs are compiled to LTO-IR: link-time optimised */
@@ -150,6 +159,7 @@ typedef struct BeLinkOptions {
   bool debug;                        /* NVRTC: -G */
   const char *const *include_dirs;   /* more -I folders for NVRTC, after the toolkit's include folder */
   unsigned ninclude_dirs;
+  const BeDriverLinker *driver;      /* NULL, or the linker to use when nvJitLink is not found (not for lto/ptx) */
 } BeLinkOptions;
 /* A foreign function a kernel calls: an undefined reference to symbol is reported as the kernel's, at loc. */
 typedef struct BeLinkCaller {
@@ -178,8 +188,10 @@ const char *be_link_kind_name(BeLinkKind kind);
  * warnings are located diagnostics at the source's own lines. */
 BeStatus be_nvrtc_compile(const BeLinkInput *cu, const BeLinkOptions *o, bool lto, StrBuf *out, Diag *diag);
 /* kfront's module (PTX text, or with o->lto libNVVM's LTO-IR) linked with the inputs by nvJitLink into a cubin for
- * sm_<o->arch> (with o->ptx, the PTX of the link-time optimised program), appended to out. Runs under a guard of
- * its own. callers: the foreign functions the kernels call, to name the kernel of an undefined reference. */
+ * sm_<o->arch> (with o->ptx, the PTX of the link-time optimised program), appended to out. Without nvJitLink, and
+ * neither o->lto nor o->ptx, by o->driver where given: each .cu compiled to PTX by NVRTC, an input holding LTO-IR
+ * refused by name. Runs under a guard of its own. callers: the foreign functions the kernels call, to name the
+ * kernel of an undefined reference. */
 BeStatus be_link(const char *image, size_t image_len, const BeLinkInput *inputs, unsigned ninputs,
                  const BeLinkOptions *o, const BeLinkCaller *callers, unsigned ncallers, StrBuf *out, Diag *diag);
 

@@ -9,7 +9,8 @@
  * The places, in numba-cuda 0.30.4's order (cuda.pathfinder: NVIDIA's pip wheels and conda before CUDA_HOME, the
  * system toolkit last), after the library's own setting:
  *   1. the library's own setting (KFRONT_LIBNVVM, KFRONT_LIBDEVICE, KFRONT_LIBNVRTC, KFRONT_LIBNVJITLINK): a
- *      file, or a folder holding one of its names; libdevice then beside the libNVVM found
+ *      file, or a folder holding one of its names; a setting naming nothing that loads ends the search there (no
+ *      other copy is taken instead of the one asked for); libdevice then beside the libNVVM found
  *      (<its folder>/../nvvm/libdevice, <its folder>/../libdevice), so that both come from one install;
  *   2. conda: $CONDA_PREFIX, in a toolkit's layout;
  *   3. NVIDIA's pip wheels in each site-packages folder given: CUDA 13's nvidia/cu13/{lib,nvvm/libdevice}, CUDA
@@ -181,6 +182,10 @@ const char *cuda_paths_search(CudaLib lib, const char *beside, bool (*open)(cons
   freeze();
   Search s = {&defs[lib], open, user, tried};
   if (try_setting(&s, config.lib[lib])) return s.def->setting;
+  if (s.def->setting && *config.lib[lib]) { /* set: what it names, or nothing (never another library silently) */
+    sb_printf(tried, "\n  (%s is set, so nothing else is searched)", s.def->setting);
+    return NULL;
+  }
   if (s.def->beside && beside && *beside) {
     char dir[4096], label[128];
     snprintf(dir, sizeof dir, "%s", beside);

@@ -590,6 +590,60 @@ static void take_result(LinkJob *j, nvJitLinkHandle h) {
   mem_free(buf);
 }
 
+/* The PTX text of a .cu (NVRTC) into code, for the driver's linker. */
+static bool cu_to_ptx(LinkJob *j, const BeLinkInput *in, StrBuf *code) {
+  BeLinkOptions plain = *j->o;
+  plain.lto = false;
+  return be_nvrtc_compile(in, &plain, false, code, j->diag) == BE_OK;
+}
+
+/* The link by the driver's linker (nvJitLink not found): kfront's PTX and the inputs, each .cu as NVRTC's PTX; an
+ * input that is or holds LTO-IR is refused, naming it, since only nvJitLink links LTO-IR. */
+static void driver_link_job(LinkJob *j) {
+  j->st = BE_FAILED;
+  for (unsigned i = 0; i < j->ninputs; i++) {
+    const BeLinkInput *in = &j->inputs[i];
+    if (in->kind == BE_LINK_LTOIR || (in->kind != BE_LINK_CU && in->kind != BE_LINK_PTX && in->kind != BE_LINK_CUBIN &&
+                                      holds_ltoir((const unsigned char *)in->data, in->len))) {
+      diag_error(j->diag, (SrcLoc){0}, "%s (%s) holds LTO-IR, which only nvJitLink links, and %s", in->name,
+                 be_link_kind_name(in->kind), jitlink_lib.error);
+      return;
+    }
+  }
+  BeLinkInput *all = mem_alloc(sizeof *all * (j->ninputs + 1));
+  StrBuf *codes = mem_alloc(sizeof *codes * (j->ninputs ? j->ninputs : 1));
+  if (!all || !codes) {
+    mem_free(all);
+    mem_free(codes);
+    diag_out_of_memory(j->diag);
+    j->st = BE_OUT_OF_MEMORY;
+    return;
+  }
+  all[0] = (BeLinkInput){BE_LINK_PTX, "kfront", j->image, j->image_len};
+  bool ok = true;
+  unsigned ncodes = 0;
+  for (unsigned i = 0; ok && i < j->ninputs; i++) {
+    all[i + 1] = j->inputs[i];
+    if (j->inputs[i].kind != BE_LINK_CU) continue;
+    StrBuf *code = &codes[ncodes++];
+    sb_init(code);
+    ok = cu_to_ptx(j, &j->inputs[i], code);
+    all[i + 1] = (BeLinkInput){BE_LINK_PTX, j->inputs[i].name, sb_cstr(code), code->len};
+  }
+  char *log = NULL;
+  if (ok && j->o->driver->link(j->o->driver->user, all, j->ninputs + 1, j->o->lineinfo, &j->out, &log, j->diag)) {
+    j->st = BE_OK;
+  } else if (ok) {
+    if (log) name_callers(log, j->callers, j->ncallers, j->diag);
+    diag_error(j->diag, (SrcLoc){0}, "the CUDA driver's linker (used as nvJitLink was not found) cannot link the "
+               "kernel module%s%s", log ? ":\n" : "", log ? log : "");
+  }
+  mem_free(log);
+  for (unsigned i = 0; i < ncodes; i++) sb_free(&codes[i]);
+  mem_free(codes);
+  mem_free(all);
+}
+
 static void link_job(void *arg) {
   LinkJob *j = arg;
   const BeLinkOptions *o = j->o;
@@ -599,9 +653,14 @@ static void link_job(void *arg) {
     return;
   }
   j->st = BE_NOT_FOUND;
-  if (!be_jitlink_load(j->diag)) return;
   for (unsigned i = 0; i < j->ninputs; i++)
     if (j->inputs[i].kind == BE_LINK_CU && !be_nvrtc_load(j->diag)) return;
+  pthread_once(&jitlink_once, load_jitlink);
+  if (jitlink_lib.error && o->driver && !o->lto && !o->ptx) {
+    driver_link_job(j);
+    return;
+  }
+  if (!be_jitlink_load(j->diag)) return;
   j->st = BE_FAILED;
   char arch[32];
   snprintf(arch, sizeof arch, "-arch=sm_%u", o->arch ? o->arch : 90);

@@ -51,6 +51,10 @@ bool rt_cuda_open(RtCuda *t, const char *path, StrBuf *err) {
   *(void **)&tmp.cuLibraryLoadData = dlsym(lib, "cuLibraryLoadData");
   *(void **)&tmp.cuLibraryGetModule = dlsym(lib, "cuLibraryGetModule");
   *(void **)&tmp.cuLibraryUnload = dlsym(lib, "cuLibraryUnload");
+  *(void **)&tmp.cuLinkCreate = dlsym(lib, "cuLinkCreate_v2");
+  *(void **)&tmp.cuLinkAddData = dlsym(lib, "cuLinkAddData_v2");
+  *(void **)&tmp.cuLinkComplete = dlsym(lib, "cuLinkComplete");
+  *(void **)&tmp.cuLinkDestroy = dlsym(lib, "cuLinkDestroy");
   *t = tmp;
   return true;
 }

@@ -30,6 +30,7 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUlib_st *CUlibrary;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
+typedef struct CUlinkState_st *CUlinkState;
 /* An IPC handle of device memory (cuIpcGetMemHandle), passed by value */
 typedef struct CUipcMemHandle {
   char reserved[64];
@@ -88,7 +89,11 @@ enum {
   CU_JIT_ERROR_LOG_BUFFER = 5,
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
   CU_JIT_LOG_VERBOSE = 12,
+  CU_JIT_GENERATE_LINE_INFO = 13,
 };
+/* CUjitInputType: what cuLinkAddData is given */
+enum { CU_JIT_INPUT_CUBIN = 0, CU_JIT_INPUT_PTX = 1, CU_JIT_INPUT_FATBINARY = 2, CU_JIT_INPUT_OBJECT = 3,
+       CU_JIT_INPUT_LIBRARY = 4 };
 
 enum { CU_STREAM_DEFAULT = 0, CU_STREAM_NON_BLOCKING = 1 };
 /* cuMemHostAlloc / cuMemHostRegister flags */
@@ -178,6 +183,13 @@ typedef struct RtCuda {
                                 unsigned nlibrary_options);
   CUresult (*cuLibraryGetModule)(CUmodule *module, CUlibrary library);
   CUresult (*cuLibraryUnload)(CUlibrary library);
+  /* The driver's linker (cuLink*), used for foreign code where nvJitLink is missing: without them, such code is
+   * refused. input types: CU_JIT_INPUT_* below. */
+  CUresult (*cuLinkCreate)(unsigned nopts, int *options, void **values, CUlinkState *state);
+  CUresult (*cuLinkAddData)(CUlinkState state, int type, void *data, size_t bytes, const char *name, unsigned nopts,
+                            int *options, void **values);
+  CUresult (*cuLinkComplete)(CUlinkState state, void **cubin, size_t *bytes);
+  CUresult (*cuLinkDestroy)(CUlinkState state);
   /* Cooperative launches (kernels with a grid barrier): without it they are refused. */
   CUresult (*cuLaunchCooperativeKernel)(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                         unsigned bz, unsigned shared_bytes, CUstream stream, void **params);

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend/backend.h"
 #include "ir/ir.h"
 #include "kfront/kfront.h"
 #include "runtime/cuda_driver.h"
@@ -82,6 +83,11 @@ typedef struct RtDeviceOps {
   /* code: the GPU loads ptx (PTX text, or the cubin image of a module linked with foreign code), the simulator kir */
   kf_status (*load)(RtDevice *d, Module *kir, const char *ptx, RtDevModule **out, Diag *diag);
   void (*unload)(RtDevice *d, RtDevModule *m);
+  /* The driver's own linker (GPU; NULL on the simulator), backend/link.c's BeDriverLinker: the inputs (PTX,
+   * cubins, fatbins, objects, archives) linked for this device into a cubin appended to *cubin; false on failure,
+   * with the linker's error log in *log (mem_alloc'd) or a diagnostic (a driver without cuLink*). */
+  bool (*link)(RtDevice *d, const BeLinkInput *inputs, unsigned n, bool lineinfo, StrBuf *cubin, char **log,
+               Diag *diag);
   kf_status (*function)(RtDevice *d, RtDevModule *m, const char *entry, Op *func, RtDevFunction *out, Diag *diag);
   /* What kfront.h's kf_module_info says of loaded module m: GPU: its CUmodule and the CUlibrary it was loaded as
    * (NULL where the driver has no library API); simulator: m itself as an opaque handle, no library. */

@@ -529,6 +529,84 @@ static kf_status gpu_load(RtDevice *d, Module *kir, const char *ptx, RtDevModule
   return KF_OK;
 }
 
+static int jit_input_type(BeLinkKind kind) {
+  switch (kind) {
+  case BE_LINK_CUBIN: return CU_JIT_INPUT_CUBIN;
+  case BE_LINK_FATBIN: return CU_JIT_INPUT_FATBINARY;
+  case BE_LINK_OBJECT: return CU_JIT_INPUT_OBJECT;
+  case BE_LINK_LIBRARY: return CU_JIT_INPUT_LIBRARY;
+  default: return CU_JIT_INPUT_PTX;  /* backend/link.c gives .cu inputs as PTX and no LTO-IR */
+  }
+}
+
+/* The driver's linker: each input added (PTX as NUL-terminated text), the cubin copied out before the link state
+ * that owns it is destroyed. */
+static bool gpu_link(RtDevice *d, const BeLinkInput *inputs, unsigned n, bool lineinfo, StrBuf *cubin, char **log,
+                     Diag *diag) {
+  Gpu *g = G(d);
+  BINDING(g);
+  const RtCuda *cu = g->cu;
+  *log = NULL;
+  if (!cu->cuLinkCreate || !cu->cuLinkAddData || !cu->cuLinkComplete || !cu->cuLinkDestroy) {
+    diag_error(diag, srcloc(NULL, 0, 0), "this CUDA driver has no linker (cuLinkCreate_v2 ...) to link foreign code "
+               "without nvJitLink");
+    return false;
+  }
+  if (!bind(&binding, diag)) return false;
+  enum { LOG = 16384 };
+  char *err = mem_calloc(1, LOG);
+  if (!err) {
+    diag_out_of_memory(diag);
+    return false;
+  }
+  int opts[3] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_GENERATE_LINE_INFO};
+  void *vals[3] = {err, (void *)(uintptr_t)LOG, (void *)(uintptr_t)(lineinfo ? 1 : 0)};
+  CUlinkState state = NULL;
+  CUresult r = cu->cuLinkCreate(3, opts, vals, &state);
+  const char *step = "cuLinkCreate";
+  for (unsigned i = 0; r == CUDA_SUCCESS && i < n; i++) {
+    const BeLinkInput *in = &inputs[i];
+    bool text = jit_input_type(in->kind) == CU_JIT_INPUT_PTX;
+    char *copy = text ? mem_alloc(in->len + 1) : NULL;
+    if (text && !copy) {
+      cu->cuLinkDestroy(state);
+      mem_free(err);
+      diag_out_of_memory(diag);
+      return false;
+    }
+    if (copy) {
+      memcpy(copy, in->data, in->len);
+      copy[in->len] = 0;
+    }
+    r = cu->cuLinkAddData(state, jit_input_type(in->kind), copy ? copy : (void *)in->data, in->len + (copy ? 1 : 0),
+                          in->name, 0, NULL, NULL);
+    mem_free(copy);
+    step = "cuLinkAddData";
+  }
+  void *image = NULL;
+  size_t bytes = 0;
+  if (r == CUDA_SUCCESS) {
+    r = cu->cuLinkComplete(state, &image, &bytes);
+    step = "cuLinkComplete";
+  }
+  if (r == CUDA_SUCCESS) {
+    sb_putn(cubin, image, bytes);
+  } else {
+    err[LOG - 1] = 0;
+    size_t l = strlen(err);
+    while (l && (err[l - 1] == '\n' || err[l - 1] == ' ')) err[--l] = 0;
+    if (l) *log = mem_strdup(err);
+    else rt_cu_check(cu, r, step, diag);
+  }
+  if (state) cu->cuLinkDestroy(state);
+  mem_free(err);
+  if (r == CUDA_SUCCESS && sb_failed(cubin)) {
+    diag_out_of_memory(diag);
+    return false;
+  }
+  return r == CUDA_SUCCESS;
+}
+
 static void gpu_unload(RtDevice *d, RtDevModule *m) {
   Gpu *g = G(d);
   if (!m) return;
@@ -727,6 +805,7 @@ static const RtDeviceOps gpu_ops = {
     .event_synchronize = gpu_event_synchronize,
     .event_elapsed_ms = gpu_event_elapsed_ms,
     .load = gpu_load,
+    .link = gpu_link,
     .unload = gpu_unload,
     .function = gpu_function,
     .module_handles = gpu_module_handles,

@@ -12,8 +12,9 @@
  *     the entry holds a manifest (entry, launch plan, parameter types) and the PTX; never for a program that
  *     captures a device array (its code holds this process's addresses) or links foreign code;
  *   - a module calling foreign device functions (cuda.declare_device), or of a program given links, is linked with
- *     the program's link inputs by nvJitLink into a cubin (link_module), which is what is loaded; with the
- *     program's lto (kf_compile_options.lto) the module goes in as libNVVM's LTO-IR and is optimised with them;
+ *     the program's link inputs by nvJitLink (without it, by the driver's linker) into a cubin (link_module), which is
+ *     what is loaded; with the program's lto (kf_compile_options.lto) the module goes in as libNVVM's LTO-IR and
+ *     is optimised with them;
  *   - each kernel gets its launch plan (plan.c) from its kir, or from the manifest;
  *   - a program given a module callback (kf_module_callback: numba-cuda's link items' setup and teardown callbacks)
  *     tells it of each module before the module's first launch (rt_kernel_setup, from rt_launch, outside the
@@ -458,10 +459,17 @@ static void choose_backend(RtRuntime *rt) {
   diag_free(&quiet);
 }
 
+/* BeDriverLinker's link: the device's own linker. */
+static bool device_link(void *user, const BeLinkInput *inputs, unsigned n, bool lineinfo, StrBuf *cubin, char **log,
+                        Diag *diag) {
+  RtDevice *dev = user;
+  return dev->ops->link(dev, inputs, n, lineinfo, cubin, log, diag);
+}
+
 /* The link step of a module calling foreign device functions (cuda.declare_device) or of a program given links:
  * its PTX (with LTO its LTO-IR, optimised with the links) and the program's link inputs made one cubin by nvJitLink
- * (backend/link.c), each foreign function a caller, so that one no input defines is reported where kernel `func`
- * calls it. */
+ * (backend/link.c; without nvJitLink by the device's own linker, where it has one), each foreign function a caller,
+ * so that one no input defines is reported where kernel `func` calls it. */
 static kf_status link_module(RtRuntime *rt, const RtProgram *p, RtProgModule *pm, Op *func, bool lto) {
   const RtInputs *in = &p->inputs;
   unsigned nc = 0;
@@ -476,8 +484,10 @@ static kf_status link_module(RtRuntime *rt, const RtProgram *p, RtProgModule *pm
     const kf_link_input *l = &in->links[i];
     inputs[i] = (BeLinkInput){(BeLinkKind)l->kind, l->name, l->data, l->len};
   }
+  BeDriverLinker driver = {rt->dev, device_link};
   BeLinkOptions lo = {.arch = rt->dev->arch, .lto = lto, .lineinfo = ir_op_attr(func, "lineinfo") != NULL,
-                      .include_dirs = in->include_dirs, .ninclude_dirs = in->ninclude_dirs};
+                      .include_dirs = in->include_dirs, .ninclude_dirs = in->ninclude_dirs,
+                      .driver = rt->dev->ops->link ? &driver : NULL};
   StrBuf cubin;
   sb_init(&cubin);
   DiagKind prev = diag_set_kind(DIAG_KIND_BACKEND);

@@ -13,7 +13,8 @@
  * of @vectorize, @cuda.reduce and @guvectorize, whose host operands are staged on this path; and a program's module
  * callback (setup before a module's first launch, teardown when it goes), with modules loaded through the library
  * API (cuLibraryLoadData) and without it; a pointer parameter, given an address; and a module linked with a .cu
- * through nvJitLink, with and without link-time optimisation (the cubin it loads). */
+ * through nvJitLink, with and without link-time optimisation (the cubin it loads), and (`driver-linker`, a run of
+ * its own) through the driver's linker where nvJitLink is missing. */
 #define _GNU_SOURCE /* memmem */
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,14 @@ static struct {
   size_t last_alloc_bytes;
   unsigned char *last_cubin;  /* the last cubin loaded (a module linked with foreign code), last_cubin_len bytes */
   size_t last_cubin_len;
+  /* the driver's linker: what the last link was given (input types and names; whether an input defines
+   * mul_f32_f32), and its result: the PTX input named "kfront", or an undefined reference when none defines it */
+  int link_types[8];
+  char link_names[8][64];
+  unsigned nlink_inputs;
+  bool link_defines_mul;
+  char *link_kfront_ptx;
+  bool link_lineinfo;
 } fake;
 
 static CUresult f_init(unsigned flags) { return CUDA_SUCCESS; }
@@ -395,6 +404,47 @@ static CUresult f_esync(CUevent e) { return CUDA_SUCCESS; }
 static CUresult f_elapsed(float *ms, CUevent a, CUevent b) { *ms = 1.5f; return CUDA_SUCCESS; }
 static CUresult f_edestroy(CUevent e) { free(e); return CUDA_SUCCESS; }
 
+/* The driver's linker: records its inputs; the cubin it gives is kfront's PTX (which f_load loads as PTX) */
+static CUresult f_link_create(unsigned nopts, int *opts, void **vals, CUlinkState *state) {
+  fake.nlink_inputs = 0;
+  fake.link_defines_mul = fake.link_lineinfo = false;
+  free(fake.link_kfront_ptx);
+  fake.link_kfront_ptx = NULL;
+  char **log = calloc(1, sizeof *log * 2); /* the state: the error log buffer and its size */
+  for (unsigned i = 0; i < nopts; i++) {
+    if (opts[i] == CU_JIT_ERROR_LOG_BUFFER) log[0] = vals[i];
+    if (opts[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES) log[1] = vals[i];
+    if (opts[i] == CU_JIT_GENERATE_LINE_INFO) fake.link_lineinfo = vals[i] != NULL;
+  }
+  *state = (CUlinkState)log;
+  return CUDA_SUCCESS;
+}
+static CUresult f_link_add(CUlinkState state, int type, void *data, size_t bytes, const char *name, unsigned nopts,
+                           int *opts, void **vals) {
+  if (fake.nlink_inputs == 8) return CUDA_ERROR_INVALID_VALUE;
+  if (type == CU_JIT_INPUT_PTX && (bytes == 0 || ((char *)data)[bytes - 1] != 0)) return CUDA_ERROR_INVALID_VALUE;
+  fake.link_types[fake.nlink_inputs] = type;
+  snprintf(fake.link_names[fake.nlink_inputs++], 64, "%s", name);
+  if (type == CU_JIT_INPUT_PTX && strcmp(name, "kfront") == 0) fake.link_kfront_ptx = strdup(data);
+  else if (type == CU_JIT_INPUT_PTX && strstr(data, ".visible .func") && strstr(data, "mul_f32_f32("))
+    fake.link_defines_mul = true;
+  return CUDA_SUCCESS;
+}
+static CUresult f_link_complete(CUlinkState state, void **cubin, size_t *bytes) {
+  char **log = (char **)state;
+  if (!fake.link_defines_mul || !fake.link_kfront_ptx) {
+    if (log[0]) snprintf(log[0], (size_t)(uintptr_t)log[1], "error   : Undefined reference to 'mul_f32_f32' in 'kfront'");
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *cubin = fake.link_kfront_ptx;
+  *bytes = strlen(fake.link_kfront_ptx) + 1;
+  return CUDA_SUCCESS;
+}
+static CUresult f_link_destroy(CUlinkState state) {
+  free(state);
+  return CUDA_SUCCESS;
+}
+
 static void install_fake_with(bool cooperative, bool library) {
   RtCuda t = {
       .cuInit = f_init, .cuDriverGetVersion = f_version, .cuGetErrorName = f_errname, .cuGetErrorString = f_errstring,
@@ -415,6 +465,8 @@ static void install_fake_with(bool cooperative, bool library) {
       .cuMemAllocManaged = f_alloc_managed, .cuMemGetAddressRange = f_range,
       .cuLibraryLoadData = library ? f_lib_load : NULL, .cuLibraryGetModule = library ? f_lib_module : NULL,
       .cuLibraryUnload = library ? f_lib_unload : NULL,
+      .cuLinkCreate = f_link_create, .cuLinkAddData = f_link_add, .cuLinkComplete = f_link_complete,
+      .cuLinkDestroy = f_link_destroy,
   };
   rt_cuda_install(&t);
 }
@@ -1363,6 +1415,25 @@ static void test_fork_child_refused(void) {
  * error record but no code of mul_f32_f32 (inlined); without, kfront's PTX and the .cu's are linked as they are
  * (mul_f32_f32 has code of its own). Needs libNVVM, NVRTC and nvJitLink (no GPU): skipped without them, a failure
  * under ctest (KFRONT_REQUIRE_PTXAS=1). */
+/* The contents of test/unit/Inputs/<name> into buf (cap bytes); its length, 0 when it cannot be read. */
+static size_t read_input(const char *name, char *buf, size_t cap) {
+  char path[256];
+  snprintf(path, sizeof path, "unit/Inputs/%s", name);
+  FILE *fp = fopen(path, "rb");
+  CHECK(fp != NULL);
+  if (!fp) return 0;
+  size_t n = fread(buf, 1, cap, fp);
+  fclose(fp);
+  return n;
+}
+
+static const char FOREIGN_MUL_KERNEL[] = "from numba import cuda\n"
+                                         "@cuda.jit\n"
+                                         "def multiply(r, x, y):\n"
+                                         "    i = cuda.grid(1)\n"
+                                         "    if i < len(r):\n"
+                                         "        r[i] = mul(x[i], y[i])\n";
+
 static void test_lto_link(bool lto) {
   kf_cuda_library_info info;
   if (kf_cuda_library_find(KF_CUDA_LIBNVVM, &info) != KF_OK || kf_cuda_library_find(KF_CUDA_NVRTC, &info) != KF_OK ||
@@ -1371,19 +1442,10 @@ static void test_lto_link(bool lto) {
     printf("SKIP test_lto_link: libNVVM, NVRTC or nvJitLink not found\n");
     return;
   }
-  size_t cu_len = 0;
-  FILE *fp = fopen("unit/Inputs/foreign_mul.cu", "rb");
-  CHECK(fp != NULL);
-  if (!fp) return;
   char cu[4096];
-  cu_len = fread(cu, 1, sizeof cu, fp);
-  fclose(fp);
-  const char *source = "from numba import cuda\n"
-                       "@cuda.jit\n"
-                       "def multiply(r, x, y):\n"
-                       "    i = cuda.grid(1)\n"
-                       "    if i < len(r):\n"
-                       "        r[i] = mul(x[i], y[i])\n";
+  size_t cu_len = read_input("foreign_mul.cu", cu, sizeof cu);
+  if (!cu_len) return;
+  const char *source = FOREIGN_MUL_KERNEL;
   kf_context *ctx = kf_context_create();
   kf_runtime_options o;
   kf_runtime_options_init(&o);
@@ -1426,8 +1488,91 @@ static void test_lto_link(bool lto) {
   kf_context_destroy(ctx);
 }
 
-int main(void) {
+/* Without nvJitLink (KFRONT_LIBNVJITLINK naming a file that is not there: nothing else is searched), the driver's
+ * linker links the module: kfront's PTX and the .cu's PTX from NVRTC (NUL-terminated, named), the cubin it gives
+ * loaded; a link input no input defines the foreign function in gives the linker's log and the kernel calling it;
+ * an LTO-IR input is refused by name (only nvJitLink links it). Needs libNVVM and NVRTC (no GPU). */
+static void link_multiply(const kf_link_input *links, unsigned nlinks, kf_status want, const char *const *says) {
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.backend = KF_BACKEND_NVVM;
+  kf_runtime *rt = NULL;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
+  kf_binding b = {"mul", {.kind = KF_VALUE_FOREIGN, .path = "mul_f32_f32", .function = "float32(float32, float32)"}};
+  kf_compile_options co;
+  kf_compile_options_init(&co);
+  co.bindings = &b;
+  co.nbindings = 1;
+  co.links = links;
+  co.nlinks = nlinks;
+  kf_program *p = NULL;
+  kf_function *f = NULL;
+  CHECK(kf_program_create(rt, "driver_link.py", FOREIGN_MUL_KERNEL, strlen(FOREIGN_MUL_KERNEL), &co, &p) == KF_OK);
+  CHECK(p && kf_program_get_function(p, "multiply", &f) == KF_OK);
+  float r[4] = {0}, x[4] = {1, 2, 3, 4};
+  int64_t n4[1] = {4};
+  kf_arg args[3] = {array_arg(r, KF_FLOAT32, 1, n4, 'C'), array_arg(x, KF_FLOAT32, 1, n4, 'C'),
+                    array_arg(x, KF_FLOAT32, 1, n4, 'C')};
+  kf_kernel *k = NULL;
+  kf_status st = f ? kf_function_specialize(f, args, 3, &k) : KF_ERROR_NOT_FOUND;
+  CHECK(st == want);
+  const char *text = kf_context_diagnostics(ctx);
+  for (; *says; says++) {
+    CHECK(strstr(text, *says) != NULL);
+    if (!strstr(text, *says)) printf("  expected \"%s\" in:\n%s\n", *says, text);
+  }
+  if (st != want) fputs(text, stderr);
+  kf_program_destroy(p);
+  kf_runtime_destroy(rt);
+  kf_context_destroy(ctx);
+}
+
+static void test_driver_linker(void) {
+  kf_cuda_paths paths = {.libnvjitlink = "/nonexistent/libnvJitLink.so"};
+  CHECK(kf_configure_cuda_paths(&paths) == KF_OK);
+  kf_cuda_library_info info;
+  CHECK(kf_cuda_library_find(KF_CUDA_NVJITLINK, &info) != KF_OK);
+  CHECK(info.error && strstr(info.error, "KFRONT_LIBNVJITLINK is set, so nothing else is searched"));
+  if (kf_cuda_library_find(KF_CUDA_LIBNVVM, &info) != KF_OK || kf_cuda_library_find(KF_CUDA_NVRTC, &info) != KF_OK) {
+    CHECK(!getenv("KFRONT_REQUIRE_PTXAS"));
+    printf("SKIP test_driver_linker: libNVVM or NVRTC not found\n");
+    return;
+  }
+  char cu[4096];
+  size_t cu_len = read_input("foreign_mul.cu", cu, sizeof cu);
+  if (!cu_len) return;
+  kf_link_input cu_link = {KF_LINK_CU, "foreign_mul.cu", cu, cu_len};
+  int loads = fake.loads;
+  link_multiply(&cu_link, 1, KF_OK, (const char *const[]){NULL});
+  CHECK(fake.nlink_inputs == 2 && fake.link_types[0] == CU_JIT_INPUT_PTX && fake.link_types[1] == CU_JIT_INPUT_PTX);
+  CHECK(strcmp(fake.link_names[0], "kfront") == 0 && strcmp(fake.link_names[1], "foreign_mul.cu") == 0);
+  CHECK(fake.link_defines_mul && !fake.link_lineinfo);
+  CHECK(fake.loads == loads + 1);  /* the linker's result loaded */
+
+  static const char other_ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n";
+  kf_link_input ptx_link = {KF_LINK_PTX, "other.ptx", other_ptx, sizeof other_ptx - 1};
+  link_multiply(&ptx_link, 1, KF_ERROR_BACKEND,
+                (const char *const[]){"the CUDA driver's linker (used as nvJitLink was not found) cannot link",
+                                      "Undefined reference to 'mul_f32_f32'",
+                                      "the foreign function 'mul_f32_f32' that kernel 'multiply' calls is defined by "
+                                      "none of the linked files", NULL});
+  CHECK(fake.nlink_inputs == 2 && strcmp(fake.link_names[1], "other.ptx") == 0);
+
+  kf_link_input lto_link = {KF_LINK_LTOIR, "mul.ltoir", "\x7fNVVM", 5};
+  link_multiply(&lto_link, 1, KF_ERROR_BACKEND,
+                (const char *const[]){"mul.ltoir (LTO-IR) holds LTO-IR, which only nvJitLink links",
+                                      "nvJitLink not found", "/nonexistent/libnvJitLink.so", NULL});
+}
+
+int main(int argc, char **argv) {
   install_fake();
+  if (argc > 1 && strcmp(argv[1], "driver-linker") == 0) { /* a process of its own: the libraries load once */
+    test_driver_linker();
+    rt_cuda_install(NULL);
+    return test_result("runtime_gpu_fake driver-linker");
+  }
   test_fork_child_refused();
   test_managed_and_range();
   test_gpu_path();
