@@ -319,11 +319,24 @@ static void destroy_nvrtc_program(void *prog) {
   nvrtc.DestroyProgram(&p);
 }
 
-/* One line of NVRTC's log, "file(12): error: message" (or warning), as a located diagnostic. The lines after it
- * up to the next such line (the source line and a caret NVRTC quotes) are dropped: the Diag quotes the line
- * itself. Lines of no such form (the summary "1 error detected in the compilation of ...") are left out; false
+/* The column NVRTC's caret points at: after a located line it quotes the source line and a caret under the
+ * character, each indented by two spaces ("    return nope;\n           ^"); 0 when the lines after `after` are
+ * not such a pair. */
+static unsigned caret_column(const char *after) {
+  const char *quoted = after, *nl = strchr(quoted, '\n');
+  if (!nl || strncmp(quoted, "  ", 2) != 0) return 0;
+  const char *caret_line = nl + 1;
+  size_t n = strcspn(caret_line, "\n");
+  size_t lead = strspn(caret_line, " \t");
+  if (lead + 1 != n || caret_line[lead] != '^' || lead < 2) return 0;
+  return (unsigned)(lead - 2 + 1);
+}
+
+/* One line of NVRTC's log, "file(12): error: message" (or warning), as a located diagnostic, its column that of
+ * the caret NVRTC quotes under the source line after it (those two lines are dropped: the Diag quotes the line
+ * itself). Lines of no such form (the summary "1 error detected in the compilation of ...") are left out; false
  * when the line was not one. */
-static bool report_log_line(const char *line, size_t len, Diag *diag) {
+static bool report_log_line(const char *line, size_t len, unsigned col, Diag *diag) {
   const char *open = memchr(line, '(', len);
   if (!open || open == line) return false;
   char *end = NULL;
@@ -340,7 +353,7 @@ static bool report_log_line(const char *line, size_t len, Diag *diag) {
   while (rest_len && *rest == ' ') rest++, rest_len--;
   char file[4096];
   snprintf(file, sizeof file, "%.*s", (int)(open - line), line);
-  SrcLoc loc = {file, (unsigned)lineno, 0};
+  SrcLoc loc = {file, (unsigned)lineno, col};
   if (warning) diag_warning(diag, loc, "NVRTC: %.*s", (int)rest_len, rest);
   else diag_error(diag, loc, "NVRTC: %.*s", (int)rest_len, rest);
   return true;
@@ -352,7 +365,7 @@ static void report_nvrtc_log(const char *name, const char *log, bool failed, Dia
   for (const char *p = log; *p;) {
     const char *nl = strchr(p, '\n');
     size_t n = nl ? (size_t)(nl - p) : strlen(p);
-    if (report_log_line(p, n, diag)) located++;
+    if (report_log_line(p, n, nl ? caret_column(nl + 1) : 0, diag)) located++;
     p += n + (nl ? 1 : 0);
   }
   if (failed && !located) diag_error(diag, (SrcLoc){0}, "NVRTC cannot compile %s:\n%s", name, log);

@@ -82,6 +82,7 @@ FeVal lw_call_foreign(Lower *L, const FeVal *fn, const PyExpr *e) {
     if (c.kind == FV_POISON) return c;
     vals[1 + i] = lw_mat(L, &c);
   }
+  at(L, e->loc);  /* the call's ops at the call (not at its last argument) */
   if (fn->foreign.c_abi) { /* abi="c": T symbol(args...), the result returned, no status */
     Type *fty = ty_func(L->ctx, sig.nargs, sig.args, ret ? 1 : 0, &ret);
     Op *decl = foreign_declaration(L, symbol, fty, e->loc);

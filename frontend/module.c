@@ -375,8 +375,43 @@ static FeVal eval_np_dtype(FeCtx *fe, const PyExpr *e) {
   return t ? (FeVal){.kind = FV_NTYPE, .type = t} : host();
 }
 
+static bool is_declare_device(const FeVal *f) {
+  return f->kind == FV_PATH &&
+         (strcmp(f->str.s, "numba.cuda.declare_device") == 0 || strcmp(f->str.s, "kfront.cuda.declare_device") == 0);
+}
+
+/* cuda.declare_device(name, sig[, link=..., use_cooperative=..., abi=...]) at module level, as the Python module
+ * gives it (KF_VALUE_FOREIGN): a foreign device function of that symbol and signature (a string). Its link items
+ * are not read from the source: the embedder gives them (kf_compile_options' links; kfront compile --link), so a
+ * link= is a warning. Anything else is no constant (FV_HOST). */
+static FeVal eval_declare_device(FeCtx *fe, const PyExpr *e) {
+  if (e->call.args.n != 2) return host();
+  FeVal name = eval_const(fe, e->call.args.items[0]), sig = eval_const(fe, e->call.args.items[1]);
+  if (name.kind != FV_STR || sig.kind != FV_STR || !name.str.len) return host();
+  FeVal f = {.kind = FV_FOREIGN};
+  f.foreign.symbol = fe_intern(fe, name.str.s);
+  f.foreign.signature = fe_intern(fe, sig.str.s);
+  for (unsigned k = 0; k < e->call.nkeywords; k++) {
+    const PyKeyword *kw = e->call.keywords[k];
+    FeVal v = kw->arg ? eval_const(fe, kw->value) : host();
+    if (kw->arg && strcmp(kw->arg, "link") == 0) {
+      fe_warning(fe, kw->loc, "the link items of cuda.declare_device are not read from the source: give the files "
+                 "to the compiler (kfront compile --link FILE, kf_compile_options' links)");
+    } else if (kw->arg && strcmp(kw->arg, "use_cooperative") == 0 && is_const_scalar(&v)) {
+      f.foreign.cooperative = v.c.i != 0;
+    } else if (kw->arg && strcmp(kw->arg, "abi") == 0 && v.kind == FV_STR &&
+               (strcmp(v.str.s, "numba") == 0 || strcmp(v.str.s, "c") == 0)) {
+      f.foreign.c_abi = strcmp(v.str.s, "c") == 0;
+    } else {
+      return host();
+    }
+  }
+  return f;
+}
+
 static FeVal eval_call_const(FeCtx *fe, const PyExpr *e) {
   FeVal f = eval_const(fe, e->call.func);
+  if (is_declare_device(&f)) return eval_declare_device(fe, e);
   if (f.kind == FV_PATH && (strcmp(f.str.s, "numpy.array") == 0 || strcmp(f.str.s, "numpy.asarray") == 0))
     return eval_np_array(fe, e);
   if (f.kind == FV_BUILTIN && f.builtin == BI_NP_DTYPE) return eval_np_dtype(fe, e);

@@ -1,8 +1,9 @@
 /* kfront — the compiler driver, like clang or nvcc, over the public API (kfront/kfront.h).
  *
- *   kfront compile FILE.py [-k NAME]... [--sig SIG]... [--emit=kir|llvm|ptx] [-o OUT|-] [-O0..3]
+ *   kfront compile FILE.py [-k NAME]... [--sig SIG]... [--emit=kir|llvm|ptx|ltoir] [-o OUT|-] [-O0..3]
  *                  [--arch=sm_XX[a|f]] [--backend=nvvm|llvm] [--bounds-check=on|off] [--pass-pipeline=P]
- *                  [--fastmath] [--lineinfo] [-g] [--remarks=tile,bce] [the pass manager's flags: tool_passes.c]
+ *                  [--fastmath] [--lineinfo] [-g] [--remarks=tile,bce] [--link FILE]... [-I DIR]...
+ *                  [the pass manager's flags: tool_passes.c]
  *   kfront check FILE.py [-k NAME]... [--sig SIG]...   type-check and verify; print nothing on success
  *   kfront run FILE.py -k NAME --grid .. --block .. ARG...   (tools/kfront_run.c)
  *   kfront --version, kfront -s                               (tools/kfront_system.c)
@@ -18,13 +19,13 @@
 #include "tool_io.h"
 
 static void usage(FILE *f) {
-  fputs("usage: kfront compile FILE.py [options]     compile kernels to kir, LLVM IR or PTX\n"
+  fputs("usage: kfront compile FILE.py [options]     compile kernels to kir, LLVM IR, PTX or LTO-IR\n"
         "       kfront check FILE.py [options]       type-check kernels, print diagnostics only\n"
         "       kfront run FILE.py -k NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] ARG...\n"
         "compile options:\n"
         "  -k NAME                 compile function NAME (repeatable; default: every eager kernel)\n"
         "  --sig SIG               Numba signature for the -k functions, e.g. 'void(float32[:], int64)'\n"
-        "  --emit=kir|llvm|ptx     what to write (default: ptx)\n"
+        "  --emit=kir|llvm|ptx|ltoir  what to write (default: ptx; ltoir: libNVVM's LTO-IR, for nvJitLink)\n"
         "  -o OUT                  output file (default, and -o -: stdout)\n"
         "  -O0 .. -O3              optimisation level (default: -O3)\n"
         "  --arch=sm_XX            target GPU (default: the GPU present, else sm_90); sm_XXa (from sm_90a) and\n"
@@ -39,6 +40,11 @@ static void usage(FILE *f) {
         "  --remarks=WHAT          notes saying what a pass did and why not, WHAT a comma-separated list of\n"
         "                          tile (tile-shared: per loop, tiled with which tiles, block and register\n"
         "                          blocking, or why not) and bce (each bounds check that stays)\n"
+        "  --link FILE             foreign code the kernels call (cuda.declare_device): .cu, .ptx, .cubin,\n"
+        "                          .fatbin, .ltoir, .o, .a (repeatable); the PTX written is then nvJitLink's\n"
+        "                          link-time optimised program (numba's inspect_lto_ptx: small foreign\n"
+        "                          functions inlined; PTX and cubin inputs cannot be, and are left out)\n"
+        "  -I DIR                  a folder a --link .cu's #includes are searched in (repeatable)\n"
         "the pass pipeline's debugging flags (as kfront-opt's):\n",
         f);
   fputs(tool_pass_flags_help, f);
@@ -48,8 +54,8 @@ static void usage(FILE *f) {
         f);
 }
 
-typedef enum { EMIT_KIR, EMIT_LLVM, EMIT_PTX } Emit;
-enum { MAX_REMARKS = 8 };
+typedef enum { EMIT_KIR, EMIT_LLVM, EMIT_PTX, EMIT_LTOIR } Emit;
+enum { MAX_REMARKS = 8, MAX_LINKS = 64 };
 
 /* The pass whose `report` option the remark NAME (len bytes) turns on, or NULL. */
 static const char *remark_pass(const char *name, size_t len) {
@@ -71,6 +77,8 @@ typedef struct {
   unsigned print_flags;
   const char *remarks[MAX_REMARKS]; /* the passes whose report option --remarks turns on */
   unsigned nremarks;
+  const char *links[MAX_LINKS], *include_dirs[MAX_LINKS]; /* --link FILE, -I DIR */
+  unsigned nlinks, ninclude_dirs;
 } CompileArgs;
 
 enum { ASKED_FOR_HELP = -1 };
@@ -99,7 +107,17 @@ static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
       if (strcmp(v, "kir") == 0) a->emit = EMIT_KIR;
       else if (strcmp(v, "llvm") == 0) a->emit = EMIT_LLVM;
       else if (strcmp(v, "ptx") == 0) a->emit = EMIT_PTX;
-      else return fprintf(stderr, "kfront: error: --emit must be kir, llvm or ptx, not '%s'\n", v), 2;
+      else if (strcmp(v, "ltoir") == 0) a->emit = EMIT_LTOIR;
+      else return fprintf(stderr, "kfront: error: --emit must be kir, llvm, ptx or ltoir, not '%s'\n", v), 2;
+    } else if (TAKE("--link")) {
+      if (a->nlinks == MAX_LINKS) return fprintf(stderr, "kfront: error: too many --link options\n"), 2;
+      a->links[a->nlinks++] = v;
+    } else if (TAKE("-I")) {
+      if (a->ninclude_dirs == MAX_LINKS) return fprintf(stderr, "kfront: error: too many -I options\n"), 2;
+      a->include_dirs[a->ninclude_dirs++] = v;
+    } else if (strncmp(s, "-I", 2) == 0 && s[2]) {
+      if (a->ninclude_dirs == MAX_LINKS) return fprintf(stderr, "kfront: error: too many -I options\n"), 2;
+      a->include_dirs[a->ninclude_dirs++] = s + 2;
     } else if (TAKE("-o")) {
       a->output = v;
     } else if (strncmp(s, "-O", 2) == 0 && s[2] >= '0' && s[2] <= '3' && !s[3]) {
@@ -161,6 +179,14 @@ static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
   }
   if (a->nsigs && !a->nkernels) {
     fprintf(stderr, "kfront: error: --sig needs -k NAME to say which function it types\n");
+    return 2;
+  }
+  if (a->nlinks && a->emit != EMIT_PTX) {
+    fprintf(stderr, "kfront: error: --link gives the link-time optimised PTX: it needs --emit=ptx\n");
+    return 2;
+  }
+  if (a->ninclude_dirs && !a->nlinks) {
+    fprintf(stderr, "kfront: error: -I is for the #includes of a --link .cu, and no --link is given\n");
     return 2;
   }
   if (a->cg.arch_feature && a->cg.backend == KF_BACKEND_LLVM) {
@@ -240,6 +266,14 @@ static int compile_main(int argc, char **argv, int check_only) {
     fprintf(stderr, "kfront: error: cannot read '%s': %s\n", a.input, tool_read_error(errno));
     return 1;
   }
+  kf_link_input links[MAX_LINKS];
+  unsigned nlinks = 0;
+  for (; nlinks < a.nlinks; nlinks++)
+    if (!tool_read_link("kfront", a.links[nlinks], &links[nlinks])) {
+      tool_free_links(links, nlinks);
+      free(text);
+      return 1;
+    }
   kf_context *ctx = kf_context_create();
   kf_module *m = NULL;
   char *out = NULL, *report = NULL;
@@ -262,6 +296,9 @@ static int compile_main(int argc, char **argv, int check_only) {
     }
     if (a.emit == EMIT_KIR) st = kf_module_print(m, a.print_flags, &out, &out_len);
     else if (a.emit == EMIT_LLVM) st = kf_module_emit_llvm(m, &a.cg, &out, &out_len);
+    else if (a.emit == EMIT_LTOIR) st = kf_module_emit_ltoir(m, &a.cg, &out, &out_len);
+    else if (nlinks)
+      st = kf_module_emit_lto_ptx(m, &a.cg, links, nlinks, a.include_dirs, a.ninclude_dirs, &out, &out_len);
     else st = kf_module_emit_ptx(m, &a.cg, &out, &out_len);
   }
   fputs(kf_context_diagnostics(ctx), stderr);
@@ -271,6 +308,7 @@ static int compile_main(int argc, char **argv, int check_only) {
   free(with_remarks);
   kf_module_destroy(m);
   kf_context_destroy(ctx);
+  tool_free_links(links, nlinks);
   free(text);
   return st == KF_OK ? 0 : 1;
 }

@@ -1,7 +1,7 @@
 /* kfront_run.c — `kfront run`: compile a kernel of a Python file for the given arguments and launch it, on
  * the GPU when there is one, else on the simulator. Arguments are .npy files (arrays), zero-filled arrays
- * spelt NAME:DTYPE[SHAPE], or scalars; with -o DIR every array argument is written back after the launch.
- * Only the public API (kfront/kfront.h) is used. */
+ * spelt NAME:DTYPE[SHAPE], or scalars; with -o DIR every array argument is written back after the launch;
+ * --link FILE links foreign code the kernel calls (cuda.declare_device at module level). Only the public API (kfront/kfront.h) is used. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -33,6 +33,11 @@ static const char usage_text[] =
     "  --sim-max-seconds S      the simulator stops a launch after S seconds (default: no limit)\n"
     "  --no-cache               do not use the on-disk kernel cache (also KFRONT_NO_CACHE=1)\n"
     "  --bounds-check=on|off    check every array index (default on)\n"
+    "  --link FILE              foreign code the kernel calls (cuda.declare_device): .cu, .ptx, .cubin,\n"
+    "                           .fatbin, .ltoir, .o, .a (repeatable; GPU only: the simulator refuses it)\n"
+    "  -I DIR                   a folder a --link .cu's #includes are searched in (repeatable)\n"
+    "  --lto                    link-time optimisation with the --link code (nvJitLink: small foreign\n"
+    "                           functions inlined; numba's lto=True)\n"
     "  -o, --output DIR         after the launch, write every array argument to DIR/<its name>.npy\n"
     "  -v, --verbose            say what runs the kernel, its signature, and whether the cache hit\n"
     "                           (also KFRONT_VERBOSE=1)\n"
@@ -408,6 +413,11 @@ int kfront_run_main(int argc, char **argv) {
   int bounds_check = 1;
   unsigned long long shared = 0, sim_max_steps = 0;
   double sim_max_seconds = 0;
+  enum { MAX_LINKS = 64 };
+  const char *link_paths[MAX_LINKS], *include_dirs[MAX_LINKS];
+  unsigned nlink_paths = 0, ninclude_dirs = 0, nlinks = 0;
+  kf_link_input links[MAX_LINKS];
+  bool lto = false;
   const char **positional = calloc((size_t)argc + 1, sizeof *positional);
   unsigned npositional = 0;
   if (!positional) return 1;
@@ -493,6 +503,22 @@ int kfront_run_main(int argc, char **argv) {
         usage_error("bad --bounds-check '%s' (want on or off)", val);
         goto done;
       }
+    } else if ((r = take_value(argc, argv, &i, "--link", NULL, &val)) != 0) {
+      if (r < 0) goto done;
+      if (nlink_paths == MAX_LINKS) {
+        usage_error("too many %s options", "--link");
+        goto done;
+      }
+      link_paths[nlink_paths++] = val;
+    } else if ((r = take_value(argc, argv, &i, "-I", NULL, &val)) != 0 || (!strncmp(a, "-I", 2) && (val = a + 2))) {
+      if (r < 0) goto done;
+      if (ninclude_dirs == MAX_LINKS) {
+        usage_error("too many %s options", "-I");
+        goto done;
+      }
+      include_dirs[ninclude_dirs++] = val;
+    } else if (!strcmp(a, "--lto")) {
+      lto = true;
     } else if (!strcmp(a, "--sim")) {
       sim = true;
     } else if (!strcmp(a, "--no-cache")) {
@@ -564,6 +590,13 @@ int kfront_run_main(int argc, char **argv) {
   kf_compile_options co;
   kf_compile_options_init(&co);
   co.bounds_check = bounds_check;
+  for (; nlinks < nlink_paths; nlinks++)
+    if (!tool_read_link("kfront run", link_paths[nlinks], &links[nlinks])) goto cleanup;
+  co.links = links;
+  co.nlinks = nlinks;
+  co.include_dirs = include_dirs;
+  co.ninclude_dirs = ninclude_dirs;
+  co.lto = lto;
   if (kf_program_create(rt, file, source, len, &co, &prog) != KF_OK) goto cleanup;
   double t0 = now_ms();
   kf_kernel *k = NULL;
@@ -603,6 +636,7 @@ cleanup:
   free(ra);
   free(args);
   free(source);
+  tool_free_links(links, nlinks);
 done:
   free(positional);
   return status;

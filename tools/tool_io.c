@@ -48,6 +48,27 @@ char *tool_read_file(const char *path, size_t *len) {
 
 const char *tool_read_error(int err) { return err == EISDIR ? "it is a directory" : strerror(err); }
 
+bool tool_read_link(const char *tool, const char *path, kf_link_input *out) {
+  kf_link_kind kind;
+  if (kf_link_kind_of(path, &kind) != KF_OK) {
+    fprintf(stderr, "%s: error: --link %s: not a file kfront links (.cu, .ptx, .cubin, .fatbin, .ltoir, .o, .a)\n",
+            tool, path);
+    return false;
+  }
+  size_t len = 0;
+  char *data = tool_read_file(path, &len);
+  if (!data) {
+    fprintf(stderr, "%s: error: --link %s: cannot read it: %s\n", tool, path, tool_read_error(errno));
+    return false;
+  }
+  *out = (kf_link_input){kind, path, data, len};
+  return true;
+}
+
+void tool_free_links(kf_link_input *links, unsigned n) {
+  for (unsigned i = 0; i < n; i++) free((void *)links[i].data);
+}
+
 void tool_init(void) { signal(SIGXFSZ, SIG_IGN); }
 
 static int stdout_errno; /* why the first write to standard output failed (0: none did, or not known) */

@@ -15,6 +15,12 @@ char *tool_read_file(const char *path, size_t *len);
 /* What errno's value means for reading `path`: strerror, or "it is a directory" (EISDIR). */
 const char *tool_read_error(int err);
 
+/* A --link FILE option's input: its kind by the file's extension (kf_link_kind_of), its contents read (malloc'd:
+ * tool_free_links), named by path. False, with `tool: error: ...` on stderr, for a name of no link kind or a file
+ * that cannot be read. */
+bool tool_read_link(const char *tool, const char *path, kf_link_input *out);
+void tool_free_links(kf_link_input *links, unsigned n);
+
 /* Call first in main: a write past the file-size limit (ulimit -f) fails with EFBIG, which is reported,
  * instead of killing the tool with SIGXFSZ. */
 void tool_init(void);

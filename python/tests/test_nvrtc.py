@@ -19,7 +19,7 @@ def test_ptx_and_ltoir():
 def test_errors_are_located_and_numba_cudas_class():
     with pytest.raises(errors.NvrtcCompilationError) as e:
         nvrtc.compile('extern "C" __device__ int f(int *r) {\n  return missing_name;\n}\n', "bad.cu", (9, 0))
-    assert "bad.cu:2" in str(e.value) and "missing_name" in str(e.value)
+    assert "bad.cu:2:10:" in str(e.value) and "missing_name" in str(e.value)
     assert isinstance(e.value, errors.NvrtcError)
 
 

@@ -74,7 +74,7 @@ CASES = [
     # ---- command lines --------------------------------------------------------------------------------
     ("unknown command", "kfront frobnicate", None, "", 2, r"unknown command 'frobnicate'", False),
     ("compile without input", "kfront compile", None, "", 2, r"no input file", False),
-    ("bad --emit", "kfront compile {k} --emit=wat", None, "", 2, r"--emit must be kir, llvm or ptx, not 'wat'", False),
+    ("bad --emit", "kfront compile {k} --emit=wat", None, "", 2, r"--emit must be kir, llvm, ptx or ltoir, not 'wat'", False),
     ("bad --arch", "kfront compile {k} --arch=sm_9", None, "", 2, r"--arch must look like sm_90", False),
     ("--sig without -k", "kfront compile {k} --sig 'void()'", None, "", 2, r"--sig needs -k NAME", False),
     ("kfront-opt unknown option", "kfront-opt --frobnicate", None, "", 2, r"unknown option '--frobnicate'", False),

@@ -246,8 +246,8 @@ static void test_errors(kf_context *ctx) {
   StrBuf cubin;
   sb_init(&cubin);
   CHECK(be_link(ptx, len, &in, 1, &lo, NULL, 0, &cubin, &d) == BE_FAILED, "a .cu that does not compile links");
-  CHECK(strstr(diag_text(&d), "unit/Inputs/foreign_bad.cu:4: error: NVRTC:") &&
-        strstr(diag_text(&d), "NOT VALID C++"), "NVRTC's error located at line 4: %s", diag_text(&d));
+  CHECK(strstr(diag_text(&d), "unit/Inputs/foreign_bad.cu:4:3: error: NVRTC:") &&
+        strstr(diag_text(&d), "\n  NOT VALID C++\n  ^"), "NVRTC's error located at line 4, column 3, quoted: %s", diag_text(&d));
   diag_free(&d);
   /* no input defines the symbol: the kernel calling it is named */
   diag_init(&d);

@@ -5,7 +5,7 @@ the errors (a symbol no input defines, a .cu that does not compile) — each fol
 item's setup callback setting a global of the module through its CUlibrary handle; the same
 kernels run by numba-cuda give the same results; link-time optimisation (cuda.jit(lto=...), on by default) and
 without it give the same results, the foreign function inlined with it (inspect_lto_ptx), a failed bounds check of
-an optimised kernel still raising its located IndexError.
+an optimised kernel still raising its located IndexError; without nvJitLink, the driver's linker.
 Run: test/gpu/run_python_gpu.sh DEST (or python3 -m pytest -q test/gpu/python/test_linking_gpu.py on a GPU)."""
 import numpy as np
 import pytest
@@ -135,7 +135,7 @@ def test_a_cu_that_does_not_compile_is_located():
 
     with pytest.raises(errors.KfrontError) as e:
         k[1, 1](np.zeros(1, np.int32))
-    assert "bad.cu:2" in str(e.value) and "undeclared_name" in str(e.value)
+    assert "bad.cu:2:10:" in str(e.value) and "undeclared_name" in str(e.value)
     _still_works()
 
 
@@ -244,3 +244,50 @@ def test_a_failed_bounds_check_of_an_lto_kernel_is_its_index_error():
     assert "index 63 is out of bounds for axis 0 with size 63" in str(e.value)
     assert e.value.line == oob.py_func.__code__.co_firstlineno + 3
     _still_works()
+
+
+# Without nvJitLink (KFRONT_LIBNVJITLINK naming a missing file: nothing else is searched) the driver's linker links
+# a .cu (NVRTC's PTX), kfront's own PTX and a cubin; an LTO-IR item is refused by name. A process of its own: the
+# libraries are looked for once.
+DRIVER_LINKER = r'''
+import numpy as np
+from kfront import cuda, errors
+from kfront.types import int32
+from kfront.cuda import _runtime
+assert not _runtime.have_nvjitlink()
+TIMES2 = 'extern "C" __device__ int times2(int *out, int a) { *out = a * 2; return 0; }'
+def run(fn):
+    @cuda.jit
+    def k(r, x):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = fn(x[i])
+    x = np.arange(64, dtype=np.int32)
+    r = np.zeros_like(x)
+    k[1, 64](r, x)
+    return r, x
+r, x = run(cuda.declare_device("times2", "int32(int32)", link=cuda.CUSource(TIMES2)))
+assert (r == x * 2).all()
+def times3(a):
+    return a * 3
+ptx, _ = cuda.compile(times3, int32(int32), device=True, abi="c", abi_info={"abi_name": "times3"}, output="ptx")
+r, x = run(cuda.declare_device("times3", "int32(int32)", link=cuda.PTXSource(ptx), abi="c"))
+assert (r == x * 3).all()
+lto, _ = cuda.compile(times3, int32(int32), device=True, abi="c", abi_info={"abi_name": "times3l"}, output="ltoir")
+try:
+    run(cuda.declare_device("times3l", "int32(int32)", link=cuda.LTOIR(lto), abi="c"))
+    raise SystemExit("LTO-IR linked without nvJitLink")
+except errors.KfrontError as e:
+    assert "holds LTO-IR, which only nvJitLink links" in str(e), str(e)
+print("driver linker ok")
+'''
+
+
+def test_without_nvjitlink_the_drivers_linker_links(tmp_path):
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, KFRONT_LIBNVJITLINK=str(tmp_path / "missing" / "libnvJitLink.so"),
+               KFRONT_CACHE_DIR=str(tmp_path / "cache"))
+    r = subprocess.run([sys.executable, "-c", DRIVER_LINKER], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "driver linker ok" in r.stdout, r.stdout + r.stderr
