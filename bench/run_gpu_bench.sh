@@ -5,8 +5,8 @@
 #                                            BUILD_DIR/bin/bench_dispatch, BUILD_DIR/lib/libkfront.so:
 #                                            bench/stage_gpu.sh makes such a folder small enough to carry)
 #
-# Runs bench/compile_vs_numba.py, BUILD_DIR/bin/bench_dispatch, bench/first_launch.py and
-# bench/kernels_vs_numba.py (each under a time limit; about 2-3 minutes in all on an H100), after the GPU's name,
+# Runs bench/compile_vs_numba.py, BUILD_DIR/bin/bench_dispatch, bench/first_launch.py,
+# bench/kernels_vs_numba.py and bench/linking_vs_numba.py (each under a time limit; about 2-3 minutes in all on an H100), after the GPU's name,
 # driver, the date and the tool versions. The full output goes to $OUT/bench.log when $OUT is set (and the steps'
 # JSON results to $OUT/bench/); a short summary table is printed last. Builds nothing.
 set -u
@@ -62,6 +62,10 @@ EOF
   echo
   echo "=== 4. kernel time: kfront vs numba (bench/kernels_vs_numba.py)"
   limit 150 python3 bench/kernels_vs_numba.py --reps 20 --json "$res/kernels.json"
+  echo "(exit $?)"
+  echo
+  echo "=== 5. foreign code linked, LTO on and off: kfront vs numba-cuda (bench/linking_vs_numba.py)"
+  limit 150 python3 bench/linking_vs_numba.py --json "$res/linking.json"
   echo "(exit $?)"
   echo
   echo "=== summary ($(date -u '+%Y-%m-%d %H:%M UTC'); full output above${OUT:+ and in $OUT/bench.log})"
