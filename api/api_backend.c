@@ -47,15 +47,19 @@ static kf_status status_of(BeStatus st) {
   return KF_ERROR_BACKEND;
 }
 
-kf_status kf_module_emit_llvm(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len) {
+/* What kf_module_emit_llvm / _ptx / _ltoir give: the module through the backend, handed out. */
+typedef enum { EMIT_LLVM, EMIT_PTX, EMIT_LTOIR } EmitWhat;
+static kf_status emit(kf_module *m, const kf_codegen_options *opts, EmitWhat what, char **out, size_t *len) {
   API_CONTEXT(m->ctx);
   *out = NULL;
   if (len) *len = 0;
   BackendOptions o;
   to_backend_options(opts, &o);
+  o.lto = what == EMIT_LTOIR;
   StrBuf b;
   sb_init(&b);
-  kf_status st = status_of(be_emit_llvm(m->ir, &o, &b, NULL, &m->ctx->diag));
+  kf_status st = status_of(what == EMIT_LLVM ? be_emit_llvm(m->ir, &o, &b, NULL, &m->ctx->diag)
+                                             : be_compile_ptx(m->ir, &o, &b, NULL, &m->ctx->diag));
   if (st != KF_OK) {
     sb_free(&b);
     return st;
@@ -63,21 +67,12 @@ kf_status kf_module_emit_llvm(kf_module *m, const kf_codegen_options *opts, char
   return hand_out(m, &b, out, len);
 }
 
+kf_status kf_module_emit_llvm(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len) {
+  return emit(m, opts, EMIT_LLVM, out, len);
+}
+
 kf_status kf_module_emit_ltoir(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len) {
-  API_CONTEXT(m->ctx);
-  *out = NULL;
-  if (len) *len = 0;
-  BackendOptions o;
-  to_backend_options(opts, &o);
-  o.lto = true;
-  StrBuf b;
-  sb_init(&b);
-  kf_status st = status_of(be_compile_ptx(m->ir, &o, &b, NULL, &m->ctx->diag));
-  if (st != KF_OK) {
-    sb_free(&b);
-    return st;
-  }
-  return hand_out(m, &b, out, len);
+  return emit(m, opts, EMIT_LTOIR, out, len);
 }
 
 kf_status kf_module_emit_lto_ptx(kf_module *m, const kf_codegen_options *opts, const kf_link_input *links,
@@ -189,17 +184,5 @@ kf_status kf_nvrtc_supported_archs(kf_context *ctx, int *archs, unsigned cap, un
 }
 
 kf_status kf_module_emit_ptx(kf_module *m, const kf_codegen_options *opts, char **out, size_t *len) {
-  API_CONTEXT(m->ctx);
-  *out = NULL;
-  if (len) *len = 0;
-  BackendOptions o;
-  to_backend_options(opts, &o);
-  StrBuf b;
-  sb_init(&b);
-  kf_status st = status_of(be_compile_ptx(m->ir, &o, &b, NULL, &m->ctx->diag));
-  if (st != KF_OK) {
-    sb_free(&b);
-    return st;
-  }
-  return hand_out(m, &b, out, len);
+  return emit(m, opts, EMIT_PTX, out, len);
 }
