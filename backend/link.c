@@ -138,6 +138,23 @@ static void *symbol(Library *lib, const char *name) {
   return p;
 }
 
+/* NVRTC dlopens libnvrtc-builtins.so.M.m (and its .alt twin) by name when it compiles; it has no RPATH, so where
+ * its folder is not on the loader's path (NVIDIA's pip wheels, a toolkit found through CUDA_HOME) that fails
+ * ("failed to open libnvrtc-builtins.so.13.0"). Loading them first from the folder NVRTC was found in makes that
+ * dlopen find the loaded library by its soname. The handles stay open, as NVRTC's does. */
+static void preload_nvrtc_builtins(void) {
+  const char *slash = strrchr(nvrtc_lib.path, '/');
+  if (!slash || !nvrtc_lib.version[0]) return;
+  static const char *const names[] = {"libnvrtc-builtins.so", "libnvrtc-builtins.alt.so"};
+  for (unsigned i = 0; i < 2; i++) {
+    char path[4400];
+    snprintf(path, sizeof path, "%.*s/%s.%d.%d", (int)(slash - nvrtc_lib.path), nvrtc_lib.path, names[i],
+             nvrtc_lib.version[0], nvrtc_lib.version[1]);
+    struct stat st;
+    if (stat(path, &st) == 0) dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  }
+}
+
 static void load_nvrtc_now(void) {
   find_library(&nvrtc_lib);
   if (nvrtc_lib.error) return;
@@ -160,6 +177,7 @@ static void load_nvrtc_now(void) {
   }
   if (!nvrtc_lib.error && nvrtc.Version(&nvrtc_lib.version[0], &nvrtc_lib.version[1]) != 0)
     nvrtc_lib.version[0] = nvrtc_lib.version[1] = 0;
+  if (!nvrtc_lib.error) preload_nvrtc_builtins();
 }
 
 static void load_jitlink_now(void) {

@@ -70,7 +70,7 @@ done <"$programs/manifest.tsv"
 [ "$n" -ge 5 ] || fail "only $n programs ran"
 
 echo "== 3. CUDA C++ linked into a kernel (NVRTC and nvJitLink from the wheels)"
-"$py" - <<'EOF' || fail "the linked kernel"
+cat >linked.py <<'EOF'
 import numpy as np
 from kfront import cuda
 times3 = cuda.declare_device("times3", "int32(int32)",
@@ -86,4 +86,5 @@ k[4, 256](r, x)
 assert (r == 3 * x).all()
 print("  ok: declare_device with a CUSource, on", cuda.get_current_device().name)
 EOF
+"$py" linked.py || fail "the linked kernel"
 echo "wheel on the GPU: ok"

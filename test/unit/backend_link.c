@@ -4,10 +4,13 @@
  * calls it, with LTO the call is inlined (no code of its own; where cuobjdump is, the SASS has no CALL); the PTX of
  * that LTO link (kf_module_emit_lto_ptx), the inputs it cannot optimise left out. Errors: a .cu that does not compile
  * (NVRTC's error at the .cu's own line), a missing symbol (named with the kernel calling it), a call with the wrong
- * number of arguments.
+ * number of arguments. NVRTC's libnvrtc-builtins loaded from NVRTC's own folder when NVRTC is (it is not on the
+ * loader's path where NVRTC comes from NVIDIA's pip wheels).
  * Needs the CUDA toolkit (NVRTC, nvJitLink, libNVVM): under ctest (KFRONT_REQUIRE_PTXAS=1) their absence
  * is a failure. */
-#define _GNU_SOURCE /* memmem */
+#define _GNU_SOURCE /* memmem, dlinfo */
+#include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,6 +282,29 @@ static void test_errors(kf_context *ctx) {
                     "float32, float32)\" takes 3 arguments, not 2"), "wrong signature: %s", why);
 }
 
+/* After NVRTC is loaded (and before it compiles anything) libnvrtc-builtins.so.M.m is loaded, from NVRTC's folder. */
+static void test_builtins_preloaded(void) {
+  Diag d;
+  diag_init(&d);
+  CHECK(be_nvrtc_load(&d), "NVRTC loads: %s", diag_text(&d));
+  diag_free(&d);
+  const char *path = NULL, *found_by = NULL, *error = NULL;
+  int version[2] = {0, 0};
+  be_link_found(CUDA_LIB_NVRTC, &path, &found_by, &error, version);
+  if (!path) return;
+  char name[64];
+  snprintf(name, sizeof name, "libnvrtc-builtins.so.%d.%d", version[0], version[1]);
+  void *h = dlopen(name, RTLD_NOW | RTLD_NOLOAD);
+  CHECK(h != NULL, "%s is not loaded after NVRTC (%s)", name, path);
+  if (!h) return;
+  struct link_map *lm = NULL;
+  CHECK(dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm, "dlinfo of %s", name);
+  const char *slash = strrchr(path, '/');
+  CHECK(lm && slash && strncmp(lm->l_name, path, (size_t)(slash - path + 1)) == 0, "%s loaded from %s, not beside %s",
+        name, lm ? lm->l_name : "?", path);
+  dlclose(h);
+}
+
 int main(void) {
   if (!bt_require()) {
     Diag d;
@@ -290,6 +316,7 @@ int main(void) {
       return 0;
     }
   }
+  test_builtins_preloaded();
   kf_context *ctx = kf_context_create();
   test_link(ctx, false);
   test_link(ctx, true);
