@@ -43,11 +43,17 @@ summary=() status=0
 for tool in $tools; do
   log=$logdir/sanitizer_$tool.log
   extra=()
-  [ "$tool" = memcheck ] && extra=(--leak-check full)
-  [ "$tool" = initcheck ] && extra=(--track-unused-memory no)
+  # memcheck: the driver-API errors of the other libraries in the process (numba-cuda's cuda-python probes
+  # cuGetProcAddress for entry points this driver lacks) are not reported: kfront checks each of its own calls.
+  # initcheck: the IPC test's child reads memory the parent process initialised, which initcheck (one process's
+  # view) takes for uninitialised: deselected there.
+  [ "$tool" = memcheck ] && extra=(--leak-check full --report-api-errors no)
+  deselect=()
+  [ "$tool" = initcheck ] && deselect=(--deselect
+                                      test/gpu/python/test_host_api_gpu.py::test_ipc_array_written_in_a_spawned_process)
   start=$(date +%s)
   timeout -k 10 "$limit" "$sanitizer" --tool "$tool" "${extra[@]}" --target-processes all --print-limit 50 \
-    --error-exitcode 86 python3 -m pytest -q -rfE -p no:cacheprovider "${files[@]}" >"$log" 2>&1
+    --error-exitcode 86 python3 -m pytest -q -rfE -p no:cacheprovider "${deselect[@]}" "${files[@]}" >"$log" 2>&1
   rc=$?
   secs=$(( $(date +%s) - start ))
   errors=$(grep -hoE 'ERROR SUMMARY: [0-9]+ errors?' "$log" | grep -oE '[0-9]+' | awk '{s += $1} END {print s + 0}')

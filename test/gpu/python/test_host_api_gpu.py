@@ -65,8 +65,13 @@ def test_device_memory_is_flat_and_frees_wait_for_kernels_on_other_streams():
     spin = kcuda.jit("void(float32[::1], int64)")(_spin)
     s = kcuda.stream()
     out = kcuda.device_array(1 << 20, np.float32)
+    import weakref
+    gone, refs = [], []
     for i in range(200):
         tmp = kcuda.to_device(np.full(1 << 20, i, np.float32), stream=s)  # 4 MiB each
+        assert tmp._rt() is rt
+        weakref.finalize(tmp, gone.append, i)
+        refs.append(weakref.ref(tmp))
         spin[4096, 256, s](tmp, 2000)  # a thread per element
         out.copy_to_device(tmp, stream=s)
         del tmp  # waits; flushed past CUDA_DEALLOCS_COUNT only after the device has finished the kernels using it
@@ -75,8 +80,25 @@ def test_device_memory_is_flat_and_frees_wait_for_kernels_on_other_streams():
     assert (out.copy_to_host() == 199 + 2000).all()
     del out
     deallocs.clear()
-    assert rt.allocated() == base  # flat: nothing leaked (on the H200, 2026-12-01, the driver's free memory had
+    alive = [r() for r in refs if r() is not None]
+    assert not alive, "%d of the 200 arrays are still referred to, the first by: %s" % (
+        len(alive), _referrers(alive[0]))
+    assert rt.allocated() == base, (base, deallocs._state())  # flat: nothing leaked (on the H200, 2026-12-01, the driver's free memory had
                                    # moved by 4.4 GB over the loop: other tests' contexts, not kfront's 800 MiB)
+
+
+def _referrers(obj):
+    """Who refers to obj (for a failure's message): each referrer's type, and for frames their code."""
+    import gc
+    out = []
+    for r in gc.get_referrers(obj):
+        if isinstance(r, list) and any(x is obj for x in r) and len(r) < 400:
+            out.append("a list of %d (referred to by %s)" % (len(r), [type(x).__name__ for x in gc.get_referrers(r)][:6]))
+        elif type(r).__name__ == "frame":
+            out.append("frame %s:%d" % (r.f_code.co_filename, r.f_lineno))
+        else:
+            out.append(type(r).__name__ + (" keys %s" % list(r)[:8] if isinstance(r, dict) else ""))
+    return "; ".join(out[:12])
 
 
 def _spin(a, n):
