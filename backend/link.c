@@ -592,13 +592,18 @@ static bool holds_ltoir(const unsigned char *data, size_t len) {
   return false;
 }
 
+/* Whether an input is or holds LTO-IR: a .ltoir, or a fatbin, object or archive with an LTO-IR entry. */
+static bool holds_lto_ir_input(const BeLinkInput *in) {
+  if (in->kind == BE_LINK_LTOIR) return true;
+  return in->kind != BE_LINK_CU && in->kind != BE_LINK_PTX && in->kind != BE_LINK_CUBIN &&
+         holds_ltoir((const unsigned char *)in->data, in->len);
+}
+
 /* With o->ptx: whether an input takes part in the link-time optimisation whose PTX nvJitLink gives (it refuses to
  * give PTX with any other input). PTX, cubins, and fatbins, objects or archives holding no LTO-IR do not: each is
  * left out with a warning, as numba-cuda's get_lto_ptx leaves them out (ignore_nonlto). */
 static bool optimised_input(const BeLinkInput *in, Diag *diag) {
-  if (in->kind == BE_LINK_CU || in->kind == BE_LINK_LTOIR) return true;
-  if (in->kind != BE_LINK_PTX && in->kind != BE_LINK_CUBIN && holds_ltoir((const unsigned char *)in->data, in->len))
-    return true;
+  if (in->kind == BE_LINK_CU || holds_lto_ir_input(in)) return true;
   diag_warning(diag, (SrcLoc){0}, "Not adding %s (%s) to the link-time optimised PTX (inspect_lto_ptx) as it is not "
                "optimizable at link time, and `ignore_nonlto == True` (numba-cuda's words: it holds no LTO-IR)",
                in->name, be_link_kind_name(in->kind));
@@ -634,8 +639,7 @@ static void driver_link_job(LinkJob *j) {
   j->st = BE_FAILED;
   for (unsigned i = 0; i < j->ninputs; i++) {
     const BeLinkInput *in = &j->inputs[i];
-    if (in->kind == BE_LINK_LTOIR || (in->kind != BE_LINK_CU && in->kind != BE_LINK_PTX && in->kind != BE_LINK_CUBIN &&
-                                      holds_ltoir((const unsigned char *)in->data, in->len))) {
+    if (holds_lto_ir_input(in)) {
       diag_error(j->diag, (SrcLoc){0}, "%s (%s) holds LTO-IR, which only nvJitLink links, and %s", in->name,
                  be_link_kind_name(in->kind), jitlink_lib.error);
       return;
@@ -697,10 +701,10 @@ static void link_job(void *arg) {
   snprintf(arch, sizeof arch, "-arch=sm_%u", o->arch ? o->arch : 90);
   const char *opts[5] = {arch};
   uint32_t nopts = 1;
-  /* link-time optimisation when kfront's module is LTO-IR, and whenever an input is: nvJitLink takes LTO-IR only
-   * under -lto (the PTX and cubins beside it are linked as they are) */
+  /* link-time optimisation when kfront's module is LTO-IR, and whenever an input is or holds LTO-IR: nvJitLink
+   * takes LTO-IR only under -lto (the PTX and cubins beside it are linked as they are) */
   bool lto = o->lto;
-  for (unsigned i = 0; i < j->ninputs; i++) lto |= j->inputs[i].kind == BE_LINK_LTOIR;
+  for (unsigned i = 0; i < j->ninputs; i++) lto |= holds_lto_ir_input(&j->inputs[i]);
   if (lto) opts[nopts++] = "-lto";
   if (o->ptx) opts[nopts++] = "-ptx";
   if (o->lineinfo) opts[nopts++] = "-lineinfo";

@@ -35,3 +35,6 @@ for base in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
         break
 ptxas = ptxas or shutil.which("ptxas")
 config.substitutions.append(("%ptxas", ptxas if ptxas else "sh -c 'echo ptxas not found; exit 1' --"))
+# %nvcc: the same toolkit's nvcc (building link inputs of every kind); missing, the tests that use it fail
+nvcc = os.path.join(os.path.dirname(ptxas), "nvcc") if ptxas else None
+config.substitutions.append(("%nvcc", nvcc if nvcc and os.path.exists(nvcc) else "sh -c 'echo nvcc not found; exit 1' --"))

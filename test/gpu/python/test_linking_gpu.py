@@ -75,6 +75,61 @@ def test_cu_file_with_include_folders(tmp_path, monkeypatch):
     assert (r == 3 * x + 1).all()
 
 
+def test_an_edited_cu_file_is_linked_anew(tmp_path):
+    """The .cu's text is read when the kernel is compiled, and a kernel made after the file changed links the new
+    text (no cache answers with the old code: a linked program's key holds every input's contents)."""
+    cu = tmp_path / "scale.cu"
+    for factor in (2, 5):
+        cu.write_text('extern "C" __device__ int scale(int *out, int a) { *out = a * %d; return 0; }\n' % factor)
+        scale = cuda.declare_device("scale", "int32(int32)", link=str(cu))
+        assert (_run(_map_kernel(scale), _x()) == _x() * factor).all()
+
+
+# ---- every kind of link input, built by the toolkit's nvcc from one .cu --------------------------------------------
+
+TIMES7 = 'extern "C" __device__ int times7(int *out, int a) { *out = 7 * a; return 0; }\n'
+KINDS = {"cubin": ["-rdc=true", "-cubin"], "fatbin": ["-rdc=true", "-fatbin"], "o": ["-rdc=true", "-c"],
+         "lto.fatbin": ["-rdc=true", "-fatbin"]}  # (the last for lto_XY: a fatbin holding LTO-IR)
+
+
+def _nvcc():
+    import os
+    import shutil
+    for home in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if home and os.path.exists(os.path.join(home, "bin", "nvcc")):
+            return os.path.join(home, "bin", "nvcc")
+    return shutil.which("nvcc")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """times7 as a cubin, a fatbin, a host object (.o), an archive (.a) and a fatbin of LTO-IR, for this GPU."""
+    import subprocess
+    nvcc = _nvcc()
+    if not nvcc:
+        pytest.skip("no nvcc (the CUDA toolkit's) to build the inputs with")
+    d = tmp_path_factory.mktemp("kinds")
+    (d / "times7.cu").write_text(TIMES7)
+    cc = "%d%d" % cuda.get_current_device().compute_capability
+    for ext, flags in KINDS.items():
+        arch = ("-arch=lto_" if ext == "lto.fatbin" else "-arch=sm_") + cc
+        subprocess.run([nvcc, arch, *flags, "-o", str(d / ("times7." + ext)), str(d / "times7.cu")], check=True)
+    subprocess.run([nvcc, "-lib", "-o", str(d / "times7.a"), str(d / "times7.o")], check=True)
+    return d
+
+
+@pytest.mark.parametrize("ext", ["cubin", "fatbin", "o", "a", "lto.fatbin"])
+@pytest.mark.parametrize("lto", [True, False])
+def test_each_kind_of_input_links(built, ext, lto):
+    times7 = cuda.declare_device("times7", "int32(int32)", link=str(built / ("times7." + ext)))
+
+    def k(r, x):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = times7(x[i])
+    assert (_run(cuda.jit(lto=lto)(k), _x()) == _x() * 7).all()
+
+
 def test_c_abi():
     times2 = cuda.declare_device("times2c", "int32(int32)", link=cuda.CUSource(TIMES2_C), abi="c")
     assert (_run(_map_kernel(times2), _x()) == _x() * 2).all()
@@ -247,8 +302,8 @@ def test_a_failed_bounds_check_of_an_lto_kernel_is_its_index_error():
 
 
 # Without nvJitLink (KFRONT_LIBNVJITLINK naming a missing file: nothing else is searched) the driver's linker links
-# a .cu (NVRTC's PTX), kfront's own PTX and a cubin; an LTO-IR item is refused by name. A process of its own: the
-# libraries are looked for once.
+# a .cu (NVRTC's PTX), kfront's own PTX, a cubin, a fatbin, a host object and an archive; an LTO-IR item is refused
+# by name. A process of its own: the libraries are looked for once.
 DRIVER_LINKER = r'''
 import numpy as np
 from kfront import cuda, errors
@@ -273,6 +328,10 @@ def times3(a):
 ptx, _ = cuda.compile(times3, int32(int32), device=True, abi="c", abi_info={"abi_name": "times3"}, output="ptx")
 r, x = run(cuda.declare_device("times3", "int32(int32)", link=cuda.PTXSource(ptx), abi="c"))
 assert (r == x * 3).all()
+import sys
+for path in sys.argv[1:]:
+    r, x = run(cuda.declare_device("times7", "int32(int32)", link=path))
+    assert (r == x * 7).all(), path
 lto, _ = cuda.compile(times3, int32(int32), device=True, abi="c", abi_info={"abi_name": "times3l"}, output="ltoir")
 try:
     run(cuda.declare_device("times3l", "int32(int32)", link=cuda.LTOIR(lto), abi="c"))
@@ -283,11 +342,13 @@ print("driver linker ok")
 '''
 
 
-def test_without_nvjitlink_the_drivers_linker_links(tmp_path):
+def test_without_nvjitlink_the_drivers_linker_links(tmp_path, built):
     import os
     import subprocess
     import sys
     env = dict(os.environ, KFRONT_LIBNVJITLINK=str(tmp_path / "missing" / "libnvJitLink.so"),
                KFRONT_CACHE_DIR=str(tmp_path / "cache"))
-    r = subprocess.run([sys.executable, "-c", DRIVER_LINKER], env=env, capture_output=True, text=True, timeout=300)
+    inputs = [str(built / ("times7." + ext)) for ext in ("cubin", "fatbin", "o", "a")]
+    r = subprocess.run([sys.executable, "-c", DRIVER_LINKER, *inputs], env=env, capture_output=True, text=True,
+                       timeout=300)
     assert r.returncode == 0 and "driver linker ok" in r.stdout, r.stdout + r.stderr
