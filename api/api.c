@@ -243,6 +243,8 @@ static void pipeline_job(void *arg) {
   } else if (j->parsed) {
     PassManagerOptions pm = {.verify_each = true, .dump = &j->dump};
     const kf_pass_options *o = j->opts;
+    TargetFacts target = target_facts(o ? o->arch : 0);
+    pm.target = &target;
     if (o) {
       pm.verify_each = o->verify_each != 0;
       pm.print_ir_after_all = o->print_ir_after_all != 0;

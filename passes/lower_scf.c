@@ -273,7 +273,8 @@ Module *lower_for_execution(Module *m, Diag *diag) {
   if (!found && !cplx && !pass_module_has_contractible(m)) return m;
   Module *c = ir_module_clone(m);
   int64_t options[PASS_MAX_OPTIONS] = {0};
-  PassContext pc = {diag, options};
+  TargetFacts target = target_facts(90);  /* (neither pass plans with the target) */
+  PassContext pc = {diag, options, &target};
   if (cplx && !pass_lower_complex(c, &pc)) { /* complex values first: lower-complex works on scf */
     ir_module_free(c);
     return NULL;

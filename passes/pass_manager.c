@@ -189,9 +189,11 @@ bool pipeline_run(const Pipeline *p, Module *m, const PassManagerOptions *opts, 
   double *times = mem_calloc(p->n ? p->n : 1, sizeof *times);
   double verify_time = 0;
   bool ok = true;
+  TargetFacts sm90 = target_facts(90);
+  const TargetFacts *target = opts->target ? opts->target : &sm90;
   for (unsigned i = 0; i < p->n && ok; i++) {
     const PipelineEntry *e = &p->entries[i];
-    PassContext pc = {diag, e->options};
+    PassContext pc = {diag, e->options, target};
     unsigned errors_before = diag_errors(diag);
     double t0 = now_seconds();
     ok = e->pass->run(m, &pc) && diag_errors(diag) == errors_before;

@@ -8,12 +8,14 @@
 #define KF_PASSES_PASSES_H
 
 #include "ir/ir.h"
+#include "ir/target.h"
 
 enum { PASS_MAX_OPTIONS = 16 };
 
 typedef struct PassContext {
   Diag *diag;
   const int64_t *options;   /* values of the pass's options, in passes.def order */
+  const TargetFacts *target; /* the GPU the module is compiled for (never NULL: sm_90's when none is given) */
 } PassContext;
 
 typedef bool (*PassFn)(Module *m, const PassContext *pc);
@@ -89,6 +91,7 @@ typedef struct PassManagerOptions {
   bool print_debug_info;       /* loc(...) in IR dumps */
   bool time_passes;
   StrBuf *dump;                /* where IR dumps and the timing report go */
+  const TargetFacts *target;   /* the GPU the module is compiled for; NULL: sm_90 (ir/target.h) */
 } PassManagerOptions;
 
 /* Runs the pipeline over m. Returns false when a pass fails or verification after a pass fails

@@ -41,8 +41,9 @@
  * column (threadIdx.x moving a row index, as `i, j = cuda.grid(2); u[i, j]` does): the tile's loads read
  * along rows, coalesced (a 5-point Jacobi on 16x16: 21% of copy bandwidth untiled, 32% tiled; bench/README.md
  * has the measurements). Then the occupancy: the tiles
- * and the kernel's own static shared memory leave shared memory (228 KB per SM, 1 KB reserved per block) for
- * some blocks per SM; when that keeps under a quarter of the SM's 2048 threads busy, tiling is declined.
+ * and the kernel's own static shared memory leave shared memory (the target's, PassContext.target: on Hopper 228 KB
+ * per SM, 1 KB reserved per block) for some blocks per SM; when that keeps under a quarter of the SM's threads (2048
+ * on Hopper) busy, tiling is declined. The tiles must fit the target's shared memory per block (48 KB).
  *
  * Rewrite (rewrite, emit_tile_loop). In the variant:
  *     pre = this thread's elements of the first tiles         # prefetch: loaded before the loop
@@ -97,12 +98,9 @@
 #include "passes/affine.h"
 #include "passes/range.h"
 
-enum { TS_MAX_TILES = 8, TS_MAX_RANK = 3, TS_SHARED_BUDGET = 48 * 1024, TS_MAX_WRITTEN = 16, TS_MAX_VIRT = 64,
+enum { TS_MAX_TILES = 8, TS_MAX_RANK = 3, TS_MAX_WRITTEN = 16, TS_MAX_VIRT = 64,
        TS_MAX_CARRY = 64, TS_MAX_OPS = 512, TS_MAX_SLOTS = 32, TS_MAX_MEMBERS = 16 };
 enum { VAR_NONE = -1, VAR_TX = 0, VAR_TY = 1, VAR_K = 2 };
-/* Hopper's SM (the H100's and H200's), for the cost model: shared memory, 1 KB of it reserved per block, threads
- * and blocks resident at most. */
-enum { TS_SM_SHARED = 228 * 1024, TS_SM_RESERVED = 1024, TS_SM_THREADS = 2048, TS_SM_BLOCKS = 32 };
 
 typedef struct Tile {
   Op *load;
@@ -164,6 +162,7 @@ typedef struct Cost {
 typedef struct Ts {
   Module *m;
   Diag *diag;
+  const TargetFacts *target;  /* the GPU's limits: the shared-memory budget, the occupancy model's SM */
   RangeAnalysis *ra;
   int64_t bx, by, depth;
   int64_t rx, ry;             /* register blocking: a block computes rx x ry blocks' outputs (1 x 1: none) */
@@ -376,7 +375,7 @@ static bool legal(Ts *t) {
   if (!n) return fail(t, "no load is shared by the threads of a block");
   int64_t bytes = 0;
   for (unsigned i = 0; i < n; i++) bytes += tile_bytes(&t->tiles[i]) * (t->dbuf ? 2 : 1);
-  if (bytes > TS_SHARED_BUDGET) return fail(t, "the tiles do not fit the shared-memory budget");
+  if (bytes > t->target->shared_per_block) return fail(t, "the tiles do not fit the shared-memory budget");
   return true;
 }
 
@@ -579,8 +578,8 @@ static bool enough_reuse(Ts *t) {
 }
 
 /* The cost model, second part (the tiles final): the blocks per SM that the tiles and the kernel's own static
- * shared memory leave (Hopper: 228 KB per SM, 1 KB reserved per block), against those the block's threads
- * allow; tiling is declined when the SM would keep under a quarter of its threads busy. */
+ * shared memory leave (the target's: Hopper has 228 KB per SM, 1 KB reserved per block), against those the block's
+ * threads allow; tiling is declined when the SM would keep under a quarter of its threads busy. */
 static bool enough_occupancy(Ts *t) {
   Cost *c = &t->cost;
   int64_t threads = t->vbx * t->vby;
@@ -590,10 +589,12 @@ static bool enough_occupancy(Ts *t) {
   ir_walk_pre(t->func, count_shared, &ss);
   ir_walk_callees(t->m, t->func, count_shared_callee, &ss);
   c->user_bytes = ss.bytes;
-  int64_t by_threads = TS_SM_THREADS / threads < TS_SM_BLOCKS ? TS_SM_THREADS / threads : TS_SM_BLOCKS;
-  c->blocks_by_shared = TS_SM_SHARED / (c->tile_bytes + ss.bytes + TS_SM_RESERVED);
+  const TargetFacts *sm = t->target;
+  int64_t by_threads = sm->threads_per_sm / threads;
+  if (by_threads > sm->blocks_per_sm) by_threads = sm->blocks_per_sm;
+  c->blocks_by_shared = sm->shared_per_sm / (c->tile_bytes + ss.bytes + sm->shared_reserved_per_block);
   c->blocks = c->blocks_by_shared < by_threads ? c->blocks_by_shared : by_threads;
-  if (4 * c->blocks * threads >= TS_SM_THREADS) return true;
+  if (4 * c->blocks * threads >= sm->threads_per_sm) return true;
   snprintf(c->why, sizeof c->why, "the cost model: %lld bytes of tiles leave room for %lld block(s) of %lld threads "
            "per SM, under a quarter of its threads", (long long)c->tile_bytes, (long long)c->blocks, (long long)threads);
   t->why = c->why;
@@ -1275,7 +1276,7 @@ static bool rb_legal(Ts *t) {
     }
     bytes += tile_bytes(tl) * (t->dbuf ? 2 : 1);
   }
-  if (bytes > TS_SHARED_BUDGET) return false;
+  if (bytes > t->target->shared_per_block) return false;
   memcpy(t->tiles, scaled, t->ntiles * sizeof *scaled);
   return true;
 }
@@ -1791,7 +1792,7 @@ static void tile_kernel(Ts *t, Op *func) {
 }
 
 bool pass_tile_shared(Module *m, const PassContext *pc) {
-  Ts t = {.m = m, .diag = pc->diag, .bx = pc->options[0], .by = pc->options[1], .depth = pc->options[2],
+  Ts t = {.m = m, .diag = pc->diag, .target = pc->target, .bx = pc->options[0], .by = pc->options[1], .depth = pc->options[2],
           .report = pc->options[3] != 0, .rx = pc->options[4], .ry = pc->options[5], .prefetch = pc->options[6] != 0,
           .uniform = pc->options[7] != 0, .wide = pc->options[8] != 0, .min_blocks = pc->options[9],
           .min_reuse = pc->options[10], .halo_min_reuse = pc->options[11], .unroll = pc->options[12] != 0,

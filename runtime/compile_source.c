@@ -36,7 +36,7 @@ static void compile_job(void *arg) {
     return;
   }
   Pipeline p = {0};
-  PassManagerOptions pm = {.verify_each = o->verify_each};
+  PassManagerOptions pm = {.verify_each = o->verify_each, .target = o->target};
   bool ok = pipeline_parse(&p, o->pipeline ? o->pipeline : PASS_DEFAULT_PIPELINE, j->diag) &&
             pipeline_run(&p, m, &pm, j->diag);
   pipeline_free(&p);

@@ -24,6 +24,7 @@
 
 #include "backend/backend.h"
 #include "ir/ir.h"
+#include "ir/target.h"
 #include "kfront/kfront.h"
 #include "runtime/cuda_driver.h"
 
@@ -129,9 +130,17 @@ struct RtDevice {
   int ordinal;                   /* which device of its mode: a GPU ordinal, or a simulated device */
   kf_device_info info;
   unsigned arch;                 /* SM version the code is compiled for: 90 for sm_90 */
+  TargetFacts target;            /* arch's limits for the passes (rt_device_set_target) */
   bool runs_kir;                 /* loads kir modules (simulator), not PTX */
   bool host_is_device;           /* kernels may be given host addresses as they are (simulator) */
 };
+
+/* d->target from d->arch and d->info: the table's limits for the SM version, the device's own shared memory per
+ * block where it reports one. Called by each device once its info and arch are known. */
+static inline void rt_device_set_target(RtDevice *d) {
+  d->target = target_facts(d->arch);
+  if (d->info.max_shared_per_block) d->target.shared_per_block = (unsigned)d->info.max_shared_per_block;
+}
 
 /* Opens GPU `ordinal` through the driver at libcuda_path (NULL: "libcuda.so.1"). NULL (reported) when
  * there is no usable driver or device. */

@@ -859,5 +859,6 @@ RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag) 
     mem_free(g);
     return NULL;
   }
+  rt_device_set_target(&g->base);
   return &g->base;
 }

@@ -598,5 +598,6 @@ RtDevice *rt_device_sim_open(const SimOptions *opts, int ordinal, Diag *diag) {
   pthread_mutex_init(&s->opts_lock, NULL);
   rt_device_sim_info(&s->base.info);
   s->base.arch = 90;
+  rt_device_set_target(&s->base);
   return &s->base;
 }

@@ -274,7 +274,8 @@ static kf_status compile_kernel(RtProgram *p, const char *name, const char *sign
                        .nsignatures = signature ? 1 : 0, .bounds_check = p->bounds_check,
                        .pipeline = p->pipeline ? p->pipeline : rt->pipeline, .verify_each = p->verify_each,
                        .extra_sources = in->extra, .nextra_sources = in->nextra, .bindings = in->bindings,
-                       .nbindings = in->nbindings, .functions = in->functions, .nfunctions = in->nfunctions};
+                       .nbindings = in->nbindings, .functions = in->functions, .nfunctions = in->nfunctions,
+                       .target = &rt->dev->target};
   Diag *d = rt->diag;
   DiagMark mark = diag_mark(d);
   DiagCallback cb = d->callback;

@@ -287,6 +287,7 @@ typedef struct RtSourceOptions {
   unsigned nbindings;
   const kf_function_spec *functions;
   unsigned nfunctions;
+  const TargetFacts *target;       /* the device's limits, for the passes (NULL: sm_90's) */
 } RtSourceOptions;
 
 /* The frontend over the main source (and o's extra sources), the verifier, then the pipeline, under a guard.

@@ -285,15 +285,16 @@ static int compile_main(int argc, char **argv, int check_only) {
   a.co.pipeline = ""; /* the frontend's module, verified; its pipeline runs next */
   if (st == KF_OK)
     st = kf_compile_source(ctx, strcmp(a.input, "-") == 0 ? "<stdin>" : a.input, text, len, &a.co, &m);
+  if (!a.arch_given && !check_only) { /* the passes plan for the GPU the code is for */
+    unsigned present = present_gpu_arch();
+    if (present) a.cg.arch = present;
+  }
+  a.po.arch = a.cg.arch;
   if (st == KF_OK) {
     st = kf_module_run_pipeline(m, pipeline, &a.po, &report);
     if (report) fputs(report, stderr);
   }
   if (st == KF_OK && !check_only) {
-    if (a.emit != EMIT_KIR && !a.arch_given) {
-      unsigned present = present_gpu_arch();
-      if (present) a.cg.arch = present;
-    }
     if (a.emit == EMIT_KIR) st = kf_module_print(m, a.print_flags, &out, &out_len);
     else if (a.emit == EMIT_LLVM) st = kf_module_emit_llvm(m, &a.cg, &out, &out_len);
     else if (a.emit == EMIT_LTOIR) st = kf_module_emit_ltoir(m, &a.cg, &out, &out_len);

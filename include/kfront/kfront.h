@@ -179,6 +179,8 @@ typedef struct kf_pass_options {
   const char *print_ir_after;   /* comma-separated pass names, or NULL */
   int print_debug_info;         /* loc(...) in IR dumps */
   int time_passes;
+  unsigned arch;                /* the GPU the passes plan for (tile-shared's shared-memory budget and occupancy):
+                                 * 90 for sm_90; 0: sm_90 */
 } kf_pass_options;
 
 /* Runs a textual pipeline ("canonicalize,cse,dce") over m. IR dumps and the timing report asked for in
