@@ -44,13 +44,16 @@ PyObject *ext_raise(kf_context *ctx, kf_status st);
 int ext_flush_warnings(kf_context *ctx);
 /* Ctrl-C during a long call into the library (a simulator launch, with the GIL released): ext_interruptible_begin,
  * on the main thread of a simulator runtime, chains a SIGINT handler that sets the interrupt flag the simulator
- * looks at (kf_set_interrupt_flag) before Python's own; ext_interruptible_end restores it and returns -1 with
- * KeyboardInterrupt (from Python's handler, PyErr_CheckSignals) when the signal came, else 0. GIL held for both. */
+ * looks at (kf_set_interrupt_flag) before Python's own, then runs the signals already pending (a Ctrl-C that came
+ * just before, which Python has not yet turned into KeyboardInterrupt): -1 with that exception (the call is not to
+ * be made; ext_interruptible_end must still be called), else 0. ext_interruptible_end restores the handler and
+ * returns -1 with KeyboardInterrupt (from Python's handler, PyErr_CheckSignals) when the signal came, else 0. GIL
+ * held for both. */
 typedef struct ExtInterruptible {
   int active, installed;
   struct sigaction previous;
 } ExtInterruptible;
-void ext_interruptible_begin(ExtInterruptible *st, kf_runtime *rt);
+int ext_interruptible_begin(ExtInterruptible *st, kf_runtime *rt);
 int ext_interruptible_end(ExtInterruptible *st);
 /* Creates a type from spec and adds it to m under its short name. */
 int ext_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject **out);

@@ -1177,19 +1177,23 @@ static void on_sigint(int sig) {
   if (python_sigint) python_sigint(sig);
 }
 
-void ext_interruptible_begin(ExtInterruptible *st, kf_runtime *rt) {
+int ext_interruptible_begin(ExtInterruptible *st, kf_runtime *rt) {
   st->active = st->installed = 0;
-  if (PyThread_get_thread_ident() != main_thread_ident || kf_runtime_get_mode(rt) != KF_RUNTIME_SIM) return;
+  if (PyThread_get_thread_ident() != main_thread_ident || kf_runtime_get_mode(rt) != KF_RUNTIME_SIM) return 0;
   st->active = 1;
   main_thread_interrupt = 0;
   kf_set_interrupt_flag(&main_thread_interrupt);
-  if (sigaction(SIGINT, NULL, &st->previous) != 0) return;
-  void (*h)(int) = (st->previous.sa_flags & SA_SIGINFO) ? NULL : st->previous.sa_handler;
-  if (h == on_sigint || h == SIG_IGN || h == SIG_DFL || !h) return; /* nested, ignored, or not Python's */
-  python_sigint = h;
-  struct sigaction ours = st->previous;
-  ours.sa_handler = on_sigint;
-  st->installed = sigaction(SIGINT, &ours, NULL) == 0;
+  if (sigaction(SIGINT, NULL, &st->previous) == 0) {
+    void (*h)(int) = (st->previous.sa_flags & SA_SIGINFO) ? NULL : st->previous.sa_handler;
+    if (h != on_sigint && h != SIG_IGN && h != SIG_DFL && h) { /* not nested, ignored, or another's */
+      python_sigint = h;
+      struct sigaction ours = st->previous;
+      ours.sa_handler = on_sigint;
+      st->installed = sigaction(SIGINT, &ours, NULL) == 0;
+    }
+  }
+  /* a signal that came before ours was installed is pending in Python: KeyboardInterrupt now, not after the call */
+  return PyErr_CheckSignals() < 0 ? -1 : 0;
 }
 
 int ext_interruptible_end(ExtInterruptible *st) {

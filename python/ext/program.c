@@ -932,12 +932,14 @@ static PyObject *Launcher_call(PyObject *o, PyObject *args, PyObject *kw) {
   }
   /* the arguments' memory stays alive (full holds them); other Python threads run meanwhile */
   ExtInterruptible intr;
-  ext_interruptible_begin(&intr, l->function->program->runtime->rt);
-  kf_status st;
-  Py_BEGIN_ALLOW_THREADS
-  st = kf_function_launch(l->function->f, l->grid, l->block, l->shared, l->s, v, (unsigned)n);
-  Py_END_ALLOW_THREADS
-  int interrupted = ext_interruptible_end(&intr);
+  kf_status st = KF_OK;
+  int interrupted = ext_interruptible_begin(&intr, l->function->program->runtime->rt) < 0;
+  if (!interrupted) {
+    Py_BEGIN_ALLOW_THREADS
+    st = kf_function_launch(l->function->f, l->grid, l->block, l->shared, l->s, v, (unsigned)n);
+    Py_END_ALLOW_THREADS
+  }
+  if (ext_interruptible_end(&intr) < 0 && !interrupted) interrupted = 1;
   Py_DECREF(full);
   if (v != stack) PyMem_Free(v);
   ext_pool_free(&pool);
