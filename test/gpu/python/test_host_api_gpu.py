@@ -80,25 +80,46 @@ def test_device_memory_is_flat_and_frees_wait_for_kernels_on_other_streams():
     assert (out.copy_to_host() == 199 + 2000).all()
     del out
     deallocs.clear()
-    alive = [r() for r in refs if r() is not None]
+    alive = sum(r() is not None for r in refs)
     assert not alive, "%d of the 200 arrays are still referred to, the first by: %s" % (
-        len(alive), _referrers(alive[0]))
+        alive, _referrers(next(r() for r in refs if r() is not None)))
     assert rt.allocated() == base, (base, deallocs._state())  # flat: nothing leaked (on the H200, 2026-12-01, the driver's free memory had
                                    # moved by 4.4 GB over the loop: other tests' contexts, not kfront's 800 MiB)
 
 
-def _referrers(obj):
-    """Who refers to obj (for a failure's message): each referrer's type, and for frames their code."""
+def _referrers(obj, depth=4):
+    """Who refers to obj, and who to those, depth levels up (for a failure's message): each referrer's type, a
+    frame's file and line, an object's repr cut short."""
     import gc
-    out = []
-    for r in gc.get_referrers(obj):
-        if isinstance(r, list) and any(x is obj for x in r) and len(r) < 400:
-            out.append("a list of %d (referred to by %s)" % (len(r), [type(x).__name__ for x in gc.get_referrers(r)][:6]))
-        elif type(r).__name__ == "frame":
-            out.append("frame %s:%d" % (r.f_code.co_filename, r.f_lineno))
-        else:
-            out.append(type(r).__name__ + (" keys %s" % list(r)[:8] if isinstance(r, dict) else ""))
-    return "; ".join(out[:12])
+    import types
+
+    def name(r):
+        if isinstance(r, types.FrameType):
+            return "frame %s:%d" % (r.f_code.co_filename.rsplit("/", 1)[-1], r.f_lineno)
+        if isinstance(r, types.TracebackType):
+            return "traceback"
+        if isinstance(r, BaseException):
+            return "exception %r" % (r,)
+        if isinstance(r, dict):
+            return "dict of keys %s" % [str(k)[:30] for k in list(r)[:6]]
+        return "%s %s" % (type(r).__name__, repr(r)[:60])
+
+    seen, out = {id(obj)}, []
+
+    def walk(o, level):
+        if level == depth:
+            return
+        for r in gc.get_referrers(o):
+            if id(r) in seen or isinstance(r, list) and len(r) > 1000:
+                continue
+            if type(r).__name__ == "frame" and r.f_code.co_name in ("_referrers", "walk"):
+                continue
+            seen.add(id(r))
+            out.append("  " * level + name(r))
+            if len(out) < 60:
+                walk(r, level + 1)
+    walk(obj, 0)
+    return "\n" + "\n".join(out[:60])
 
 
 def _spin(a, n):
