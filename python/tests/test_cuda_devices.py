@@ -57,7 +57,7 @@ def test_gpus_list(ndev):
     assert [d.id for d in cuda.gpus[0:2]] == [0, 1]
     assert [d.id for d in cuda.list_devices()] == ids
     for d in cuda.gpus:
-        assert d.compute_capability >= (5, 0) and isinstance(d.name, bytes)
+        assert d.compute_capability >= (5, 0) and isinstance(d.name, str)
         assert d.MAX_THREADS_PER_BLOCK == 1024
     with pytest.raises(IndexError, match="device %d does not exist \\(there are %d" % (ndev, ndev)):
         cuda.gpus[ndev]

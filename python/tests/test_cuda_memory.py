@@ -137,7 +137,7 @@ def test_streams_and_events():
 
 def test_device_facts():
     dev = cuda.get_current_device()
-    assert isinstance(dev.name, bytes) and len(dev.compute_capability) == 2
+    assert isinstance(dev.name, str) and len(dev.compute_capability) == 2
     assert dev.MAX_THREADS_PER_BLOCK >= 1024 and dev.WARP_SIZE == 32
     free, total = cuda.current_context().get_memory_info()
     assert 0 < free <= total

@@ -32,7 +32,7 @@ def test_detect_prints_numba_cudas_summary_and_returns_true():
     assert found is True
     assert out[0] == "Found %d CUDA devices" % len(cuda.gpus)
     dev = cuda.gpus[0]
-    assert re.match(r"id 0 +%s +\[SUPPORTED\]$" % re.escape(dev.name.decode()), out[1])
+    assert re.match(r"id 0 +%s +\[SUPPORTED\]$" % re.escape(dev.name), out[1])
     cc = "%d.%d" % dev.compute_capability
     assert "%40s: %s" % ("Compute Capability", cc) in out
     assert "%40s: %s" % ("FP16 Support", "Yes") in out

@@ -260,7 +260,7 @@ def detect():
         else:
             support = "[SUPPORTED (DEPRECATED)]" if cc < (5, 0) else "[SUPPORTED]"
             supported += 1
-        print("id %d    %20s %40s" % (dev.id, dev.name.decode(), support))
+        print("id %d    %20s %40s" % (dev.id, dev.name, support))
         for key, val in attrs:
             print("%40s: %s" % (key, val))
     print("Summary:")
@@ -299,10 +299,10 @@ _ATTRIBUTES = {
 
 
 class Device:
-    """A device as numba.cuda's Device and the context manager cuda.gpus[i] gives: `id`, `name` (bytes, as Numba
-    gives it), `compute_capability`, the driver's attributes by name (MAX_THREADS_PER_BLOCK, ...), read without
-    making a context; `with device:` runs the block with it as the thread's current device; `reset()` releases
-    its runtime."""
+    """A device as numba.cuda's Device and the context manager cuda.gpus[i] gives: `id`, `name` (a str, as
+    numba-cuda 0.30's, from cuda.core's Device; Numba's old CUDA target gave bytes), `compute_capability`, the
+    driver's attributes by name (MAX_THREADS_PER_BLOCK, ...), read without making a context; `with device:` runs
+    the block with it as the thread's current device; `reset()` releases its runtime."""
 
     def __init__(self, devnum=0):
         self.id = devnum
@@ -317,7 +317,7 @@ class Device:
 
     @property
     def name(self):
-        return self._info["name"].encode()
+        return self._info["name"]
 
     @property
     def compute_capability(self):
