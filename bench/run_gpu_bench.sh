@@ -6,8 +6,8 @@
 #                                            bench/stage_gpu.sh makes such a folder small enough to carry)
 #
 # Runs bench/compile_vs_numba.py, BUILD_DIR/bin/bench_dispatch, bench/first_launch.py,
-# bench/kernels_vs_numba.py and bench/linking_vs_numba.py (each under a time limit; about 2-3 minutes in all on an H100), after the GPU's name,
-# driver, the date and the tool versions. The full output goes to $OUT/bench.log when $OUT is set (and the steps'
+# bench/kernels_vs_numba.py and bench/linking_vs_numba.py (each under a time limit; about 2-3 minutes in all on
+# an H100), after the GPU's name, driver, the date and the tool versions. The full output goes to $OUT/bench.log when $OUT is set (and the steps'
 # JSON results to $OUT/bench/); a short summary table is printed last. Builds nothing.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)

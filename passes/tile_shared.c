@@ -1792,8 +1792,9 @@ static void tile_kernel(Ts *t, Op *func) {
 }
 
 bool pass_tile_shared(Module *m, const PassContext *pc) {
-  Ts t = {.m = m, .diag = pc->diag, .target = pc->target, .bx = pc->options[0], .by = pc->options[1], .depth = pc->options[2],
-          .report = pc->options[3] != 0, .rx = pc->options[4], .ry = pc->options[5], .prefetch = pc->options[6] != 0,
+  Ts t = {.m = m, .diag = pc->diag, .target = pc->target, .bx = pc->options[0], .by = pc->options[1],
+          .depth = pc->options[2], .report = pc->options[3] != 0, .rx = pc->options[4], .ry = pc->options[5],
+          .prefetch = pc->options[6] != 0,
           .uniform = pc->options[7] != 0, .wide = pc->options[8] != 0, .min_blocks = pc->options[9],
           .min_reuse = pc->options[10], .halo_min_reuse = pc->options[11], .unroll = pc->options[12] != 0,
           .dbuf = pc->options[13] != 0};

@@ -1,7 +1,8 @@
 /* kfront_run.c — `kfront run`: compile a kernel of a Python file for the given arguments and launch it, on
  * the GPU when there is one, else on the simulator. Arguments are .npy files (arrays), zero-filled arrays
  * spelt NAME:DTYPE[SHAPE], or scalars; with -o DIR every array argument is written back after the launch;
- * --link FILE links foreign code the kernel calls (cuda.declare_device at module level). Only the public API (kfront/kfront.h) is used. */
+ * --link FILE links foreign code the kernel calls (cuda.declare_device at module level). Only the public API
+ * (kfront/kfront.h) is used. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>

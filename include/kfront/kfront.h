@@ -351,9 +351,10 @@ typedef struct kf_function_spec {
 
 /* Code defining the foreign device functions kernels call (KF_VALUE_FOREIGN bindings: numba-cuda's
  * cuda.declare_device(..., link=...) and cuda.jit(link=...)), linked by nvJitLink into each GPU module of a program
- * that calls one or is given any (without nvJitLink, by the CUDA driver's linker: all but LTO-IR; the simulator cannot run foreign code: a kernel calling a foreign function fails
- * there, naming it). KF_LINK_CU is CUDA C/C++ compiled with NVRTC for the device (CUDA's and CCCL's headers, found
- * as the CUDA libraries are, then the options' include_dirs searched); the others are what nvJitLink takes. */
+ * that calls one or is given any (without nvJitLink, by the CUDA driver's linker: all but LTO-IR; the simulator
+ * cannot run foreign code: a kernel calling a foreign function fails there, naming it). KF_LINK_CU is CUDA C/C++
+ * compiled with NVRTC for the device (CUDA's and CCCL's headers, found as the CUDA libraries are, then the options'
+ * include_dirs searched); the others are what nvJitLink takes. */
 typedef enum kf_link_kind {
   KF_LINK_CU,       /* .cu */
   KF_LINK_PTX,      /* .ptx */
