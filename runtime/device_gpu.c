@@ -511,7 +511,7 @@ static kf_status gpu_load(RtDevice *d, Module *kir, const char *ptx, RtDevModule
   size_t bytes = 0;
   /* PTX without the record's name has none: not asked for, so no failed driver call (compute-sanitizer reports
    * each); a cubin (a linked module) is asked */
-  bool may_have_record = memcmp(ptx, "\177ELF", 4) == 0 || strstr(ptx, KF_ERROR_RECORD_SYMBOL) != NULL;
+  bool may_have_record = strncmp(ptx, "\177ELF", 4) == 0 || strstr(ptx, KF_ERROR_RECORD_SYMBOL) != NULL;
   r = may_have_record ? g->cu->cuModuleGetGlobal(&m->error_record, &bytes, m->mod, KF_ERROR_RECORD_SYMBOL)
                       : CUDA_ERROR_NOT_FOUND;
   if (r == CUDA_ERROR_NOT_FOUND) {
