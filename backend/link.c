@@ -626,13 +626,6 @@ static void take_result(LinkJob *j, nvJitLinkHandle h) {
   mem_free(buf);
 }
 
-/* The PTX text of a .cu (NVRTC) into code, for the driver's linker. */
-static bool cu_to_ptx(LinkJob *j, const BeLinkInput *in, StrBuf *code) {
-  BeLinkOptions plain = *j->o;
-  plain.lto = false;
-  return be_nvrtc_compile(in, &plain, false, code, j->diag) == BE_OK;
-}
-
 /* The link by the driver's linker (nvJitLink not found): kfront's PTX and the inputs, each .cu as NVRTC's PTX; an
  * input that is or holds LTO-IR is refused, naming it, since only nvJitLink links LTO-IR. */
 static void driver_link_job(LinkJob *j) {
@@ -662,7 +655,7 @@ static void driver_link_job(LinkJob *j) {
     if (j->inputs[i].kind != BE_LINK_CU) continue;
     StrBuf *code = &codes[ncodes++];
     sb_init(code);
-    ok = cu_to_ptx(j, &j->inputs[i], code);
+    ok = be_nvrtc_compile(&j->inputs[i], j->o, false, code, j->diag) == BE_OK;  /* PTX: the driver takes no LTO-IR */
     all[i + 1] = (BeLinkInput){BE_LINK_PTX, j->inputs[i].name, sb_cstr(code), code->len};
   }
   char *log = NULL;

@@ -20,24 +20,28 @@ if [ "${KFRONT_WHEEL_HIDDEN:-}" != 1 ]; then
   wheel=$(ls "$wheels"/kfront_cuda-*.whl | head -n1)
   [ -f "$wheel" ] || { echo "no kfront_cuda wheel in $wheels" >&2; exit 2; }
   venv=$(mktemp -d /tmp/kfront-wheel-venv.XXXXXX)
+  empty=$(mktemp -d)
+  toolkit=$(readlink -f /usr/local/cuda)
+  hidden=""
+  # the venv and the empty folder go when the run ends; a toolkit moved aside comes back
+  trap 'rm -rf "$venv" "$empty"; [ -z "$hidden" ] || mv "$hidden" "$toolkit"' EXIT
   python3 -m venv "$venv" || exit 1
   echo "== pip install $(basename "$wheel")[cu13] (no index: $wheels)"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-index --find-links "$wheels" \
     "$wheel[cu13]" || { echo "wheel on the GPU: FAIL: pip install" >&2; exit 1; }
   "$venv/bin/python" -m pip list --disable-pip-version-check 2>/dev/null | grep -iE "kfront|nvidia|cuda|numpy"
-  toolkit=$(readlink -f /usr/local/cuda)
   export KFRONT_WHEEL_VENV=$venv KFRONT_WHEEL_HIDDEN=1 KFRONT_WHEEL_TOOLKIT=$toolkit
   unset CUDA_HOME CUDA_PATH CONDA_PREFIX LD_LIBRARY_PATH KFRONT_LIBNVVM KFRONT_LIBDEVICE KFRONT_LIBNVRTC \
     KFRONT_LIBNVJITLINK KFRONT_SIM NUMBA_ENABLE_CUDASIM PYTHONPATH
-  empty=$(mktemp -d)
   if unshare --mount --propagation private true 2>/dev/null; then
     echo "== the system toolkit ($toolkit) hidden by an empty mount in a namespace of its own"
-    exec unshare --mount --propagation private bash -c 'mount --bind "$1" "$2" && exec bash "$3" "$4"' _ \
+    unshare --mount --propagation private bash -c 'mount --bind "$1" "$2" && exec bash "$3" "$4"' _ \
       "$empty" "$toolkit" "$0" "$wheels"
+    exit $?
   fi
   echo "== the system toolkit ($toolkit) moved aside for the run"
   mv "$toolkit" "$toolkit.kfront-hidden" || { echo "cannot hide $toolkit" >&2; exit 1; }
-  trap 'mv "$toolkit.kfront-hidden" "$toolkit"' EXIT
+  hidden=$toolkit.kfront-hidden
   bash "$0" "$wheels"
   exit $?
 fi
@@ -46,7 +50,7 @@ venv=$KFRONT_WHEEL_VENV
 py=$venv/bin/python
 fail() { echo "wheel on the GPU: FAIL: $*" >&2; exit 1; }
 [ ! -e "$KFRONT_WHEEL_TOOLKIT/lib64/libnvvm.so" ] && [ ! -e "$KFRONT_WHEEL_TOOLKIT/nvvm" ] || fail "the toolkit is not hidden"
-cd "$(mktemp -d)"
+mkdir -p "$venv/work" && cd "$venv/work"  # (goes with the venv)
 
 echo "== 1. kfront -s"
 sys=$("$venv/bin/kfront" -s) || { echo "$sys"; fail "kfront -s exited $?"; }

@@ -1,17 +1,7 @@
 /* ir_target.c — the target facts the passes plan with (ir/target.c): the rows of known SM versions, an unknown
  * version taking the nearest row below it of its major version, 0 taken as sm_90. */
-#include <stdio.h>
-
 #include "ir/target.h"
-
-static int failures;
-#define CHECK(cond)                                              \
-  do {                                                           \
-    if (!(cond)) {                                               \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                \
-    }                                                            \
-  } while (0)
+#include "runtime_test.h"
 
 int main(void) {
   TargetFacts h = target_facts(90);
@@ -32,7 +22,5 @@ int main(void) {
   CHECK(b.shared_per_sm == 228 * 1024);
   TargetFacts c = target_facts(120);
   CHECK(c.shared_per_sm == 100 * 1024 && c.threads_per_sm == 1536);
-  if (failures) printf("%d failure(s)\n", failures);
-  else printf("ir_target: ok\n");
-  return failures ? 1 : 0;
+  return test_result("ir_target");
 }

@@ -1410,11 +1410,6 @@ static void test_fork_child_refused(void) {
   kf_context_destroy(ctx);
 }
 
-/* A program calling a foreign function (numba-cuda's declare_device) linked from a .cu: with kf_compile_options.lto
- * its module goes to nvJitLink as libNVVM's LTO-IR with the .cu's, and the cubin loaded has the kernel and its
- * error record but no code of mul_f32_f32 (inlined); without, kfront's PTX and the .cu's are linked as they are
- * (mul_f32_f32 has code of its own). Needs libNVVM, NVRTC and nvJitLink (no GPU): skipped without them, a failure
- * under ctest (KFRONT_REQUIRE_PTXAS=1). */
 /* The contents of test/unit/Inputs/<name> into buf (cap bytes); its length, 0 when it cannot be read. */
 static size_t read_input(const char *name, char *buf, size_t cap) {
   char path[256];
@@ -1434,65 +1429,11 @@ static const char FOREIGN_MUL_KERNEL[] = "from numba import cuda\n"
                                          "    if i < len(r):\n"
                                          "        r[i] = mul(x[i], y[i])\n";
 
-static void test_lto_link(bool lto) {
-  kf_cuda_library_info info;
-  if (kf_cuda_library_find(KF_CUDA_LIBNVVM, &info) != KF_OK || kf_cuda_library_find(KF_CUDA_NVRTC, &info) != KF_OK ||
-      kf_cuda_library_find(KF_CUDA_NVJITLINK, &info) != KF_OK) {
-    CHECK(!getenv("KFRONT_REQUIRE_PTXAS"));
-    printf("SKIP test_lto_link: libNVVM, NVRTC or nvJitLink not found\n");
-    return;
-  }
-  char cu[4096];
-  size_t cu_len = read_input("foreign_mul.cu", cu, sizeof cu);
-  if (!cu_len) return;
-  const char *source = FOREIGN_MUL_KERNEL;
-  kf_context *ctx = kf_context_create();
-  kf_runtime_options o;
-  kf_runtime_options_init(&o);
-  o.mode = KF_RUNTIME_GPU;
-  o.backend = KF_BACKEND_NVVM;
-  kf_runtime *rt = NULL;
-  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK);
-  kf_binding b = {"mul", {.kind = KF_VALUE_FOREIGN, .path = "mul_f32_f32", .function = "float32(float32, float32)"}};
-  kf_link_input link = {KF_LINK_CU, "foreign_mul.cu", cu, cu_len};
-  kf_compile_options co;
-  kf_compile_options_init(&co);
-  co.bindings = &b;
-  co.nbindings = 1;
-  co.links = &link;
-  co.nlinks = 1;
-  co.lto = lto;
-  kf_program *p = NULL;
-  kf_function *f = NULL;
-  CHECK(kf_program_create(rt, "lto.py", source, strlen(source), &co, &p) == KF_OK);
-  CHECK(p && kf_program_get_function(p, "multiply", &f) == KF_OK);
-  float r[4] = {0}, x[4] = {1, 2, 3, 4};
-  int64_t n4[1] = {4};
-  kf_arg args[3] = {array_arg(r, KF_FLOAT32, 1, n4, 'C'), array_arg(x, KF_FLOAT32, 1, n4, 'C'),
-                    array_arg(x, KF_FLOAT32, 1, n4, 'C')};
-  kf_kernel *k = NULL;
-  free(fake.last_cubin);
-  fake.last_cubin = NULL;
-  fake.last_cubin_len = 0;
-  kf_status st = f ? kf_function_specialize(f, args, 3, &k) : KF_ERROR_NOT_FOUND;
-  CHECK(st == KF_OK);
-  if (st != KF_OK) fputs(kf_context_diagnostics(ctx), stderr);
-  const unsigned char *c = fake.last_cubin;
-  size_t n = fake.last_cubin_len;
-  CHECK(c && memmem(c, n, ".text.multiply", 15));  /* loaded: the kernel found in it (and its error record) */
-  bool own_code = c && memmem(c, n, ".text.mul_f32_f32", 18) != NULL;
-  CHECK(own_code == !lto);
-  if (own_code != !lto) printf("  lto %d: mul_f32_f32 %s code of its own\n", lto, own_code ? "has" : "lacks");
-  kf_program_destroy(p);
-  kf_runtime_destroy(rt);
-  kf_context_destroy(ctx);
-}
-
-/* Without nvJitLink (KFRONT_LIBNVJITLINK naming a file that is not there: nothing else is searched), the driver's
- * linker links the module: kfront's PTX and the .cu's PTX from NVRTC (NUL-terminated, named), the cubin it gives
- * loaded; a link input no input defines the foreign function in gives the linker's log and the kernel calling it;
- * an LTO-IR input is refused by name (only nvJitLink links it). Needs libNVVM and NVRTC (no GPU). */
-static void link_multiply(const kf_link_input *links, unsigned nlinks, kf_status want, const char *const *says) {
+/* A program whose kernel `multiply` calls the foreign function mul_f32_f32 (numba-cuda's ABI), given links and
+ * lto, specialised for three float32 arrays on the fake GPU: the status must be want and the diagnostics must hold
+ * each of says (NULL-terminated). */
+static void link_multiply(const kf_link_input *links, unsigned nlinks, bool lto, kf_status want,
+                          const char *const *says) {
   kf_context *ctx = kf_context_create();
   kf_runtime_options o;
   kf_runtime_options_init(&o);
@@ -1507,9 +1448,10 @@ static void link_multiply(const kf_link_input *links, unsigned nlinks, kf_status
   co.nbindings = 1;
   co.links = links;
   co.nlinks = nlinks;
+  co.lto = lto;
   kf_program *p = NULL;
   kf_function *f = NULL;
-  CHECK(kf_program_create(rt, "driver_link.py", FOREIGN_MUL_KERNEL, strlen(FOREIGN_MUL_KERNEL), &co, &p) == KF_OK);
+  CHECK(kf_program_create(rt, "multiply.py", FOREIGN_MUL_KERNEL, strlen(FOREIGN_MUL_KERNEL), &co, &p) == KF_OK);
   CHECK(p && kf_program_get_function(p, "multiply", &f) == KF_OK);
   float r[4] = {0}, x[4] = {1, 2, 3, 4};
   int64_t n4[1] = {4};
@@ -1519,16 +1461,46 @@ static void link_multiply(const kf_link_input *links, unsigned nlinks, kf_status
   kf_status st = f ? kf_function_specialize(f, args, 3, &k) : KF_ERROR_NOT_FOUND;
   CHECK(st == want);
   const char *text = kf_context_diagnostics(ctx);
-  for (; *says; says++) {
-    CHECK(strstr(text, *says) != NULL);
-    if (!strstr(text, *says)) printf("  expected \"%s\" in:\n%s\n", *says, text);
-  }
   if (st != want) fputs(text, stderr);
+  for (; *says; says++) CHECK_CONTAINS(text, *says);
   kf_program_destroy(p);
   kf_runtime_destroy(rt);
   kf_context_destroy(ctx);
 }
 
+/* A program calling a foreign function (numba-cuda's declare_device) linked from a .cu: with kf_compile_options.lto
+ * its module goes to nvJitLink as libNVVM's LTO-IR with the .cu's, and the cubin loaded has the kernel and its
+ * error record but no code of mul_f32_f32 (inlined); without, kfront's PTX and the .cu's are linked as they are
+ * (mul_f32_f32 has code of its own). Needs libNVVM, NVRTC and nvJitLink (no GPU): skipped without them, a failure
+ * under ctest (KFRONT_REQUIRE_PTXAS=1). */
+static void test_lto_link(bool lto) {
+  kf_cuda_library_info info;
+  if (kf_cuda_library_find(KF_CUDA_LIBNVVM, &info) != KF_OK || kf_cuda_library_find(KF_CUDA_NVRTC, &info) != KF_OK ||
+      kf_cuda_library_find(KF_CUDA_NVJITLINK, &info) != KF_OK) {
+    CHECK(!getenv("KFRONT_REQUIRE_PTXAS"));
+    printf("SKIP test_lto_link: libNVVM, NVRTC or nvJitLink not found\n");
+    return;
+  }
+  char cu[4096];
+  size_t cu_len = read_input("foreign_mul.cu", cu, sizeof cu);
+  if (!cu_len) return;
+  kf_link_input link = {KF_LINK_CU, "foreign_mul.cu", cu, cu_len};
+  free(fake.last_cubin);
+  fake.last_cubin = NULL;
+  fake.last_cubin_len = 0;
+  link_multiply(&link, 1, lto, KF_OK, (const char *const[]){NULL});
+  const unsigned char *c = fake.last_cubin;
+  size_t n = fake.last_cubin_len;
+  CHECK(c && memmem(c, n, ".text.multiply", 15));  /* loaded: the kernel found in it (and its error record) */
+  bool own_code = c && memmem(c, n, ".text.mul_f32_f32", 18) != NULL;
+  CHECK(own_code == !lto);
+  if (own_code != !lto) printf("  lto %d: mul_f32_f32 %s code of its own\n", lto, own_code ? "has" : "lacks");
+}
+
+/* Without nvJitLink (KFRONT_LIBNVJITLINK naming a file that is not there: nothing else is searched), the driver's
+ * linker links the module: kfront's PTX and the .cu's PTX from NVRTC (NUL-terminated, named), the cubin it gives
+ * loaded; a link input no input defines the foreign function in gives the linker's log and the kernel calling it;
+ * an LTO-IR input is refused by name (only nvJitLink links it). Needs libNVVM and NVRTC (no GPU). */
 static void test_driver_linker(void) {
   kf_cuda_paths paths = {.libnvjitlink = "/nonexistent/libnvJitLink.so"};
   CHECK(kf_configure_cuda_paths(&paths) == KF_OK);
@@ -1545,7 +1517,7 @@ static void test_driver_linker(void) {
   if (!cu_len) return;
   kf_link_input cu_link = {KF_LINK_CU, "foreign_mul.cu", cu, cu_len};
   int loads = fake.loads;
-  link_multiply(&cu_link, 1, KF_OK, (const char *const[]){NULL});
+  link_multiply(&cu_link, 1, false, KF_OK, (const char *const[]){NULL});
   CHECK(fake.nlink_inputs == 2 && fake.link_types[0] == CU_JIT_INPUT_PTX && fake.link_types[1] == CU_JIT_INPUT_PTX);
   CHECK(strcmp(fake.link_names[0], "kfront") == 0 && strcmp(fake.link_names[1], "foreign_mul.cu") == 0);
   CHECK(fake.link_defines_mul && !fake.link_lineinfo);
@@ -1553,7 +1525,7 @@ static void test_driver_linker(void) {
 
   static const char other_ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n";
   kf_link_input ptx_link = {KF_LINK_PTX, "other.ptx", other_ptx, sizeof other_ptx - 1};
-  link_multiply(&ptx_link, 1, KF_ERROR_BACKEND,
+  link_multiply(&ptx_link, 1, false, KF_ERROR_BACKEND,
                 (const char *const[]){"the CUDA driver's linker (used as nvJitLink was not found) cannot link",
                                       "Undefined reference to 'mul_f32_f32'",
                                       "the foreign function 'mul_f32_f32' that kernel 'multiply' calls is defined by "
@@ -1561,7 +1533,7 @@ static void test_driver_linker(void) {
   CHECK(fake.nlink_inputs == 2 && strcmp(fake.link_names[1], "other.ptx") == 0);
 
   kf_link_input lto_link = {KF_LINK_LTOIR, "mul.ltoir", "\x7fNVVM", 5};
-  link_multiply(&lto_link, 1, KF_ERROR_BACKEND,
+  link_multiply(&lto_link, 1, false, KF_ERROR_BACKEND,
                 (const char *const[]){"mul.ltoir (LTO-IR) holds LTO-IR, which only nvJitLink links",
                                       "nvJitLink not found", "/nonexistent/libnvJitLink.so", NULL});
 }
