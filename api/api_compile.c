@@ -14,6 +14,8 @@
 
 const char *kf_default_pipeline(void) { return PASS_DEFAULT_PIPELINE; }
 
+const char *kf_builtin_path(unsigned i) { return fe_builtin_path(i); }
+
 void kf_compile_options_init(kf_compile_options *opts) {
   memset(opts, 0, sizeof *opts);
   opts->bounds_check = 1;

@@ -134,5 +134,8 @@ static inline unsigned fe_layout_ndims(const FeLayout *l, unsigned arg) { return
 Type *fe_record_parse(IrContext *ctx, const char *s, size_t len, size_t *pos, const char **why);
 /* Writes the spelling of a record type (a scalar field type: its Numba name). */
 void fe_record_spell(const Type *t, StrBuf *out);
+/* The i-th dotted path a builtin of the kernel language is known by (frontend/builtins.def's rows, in order:
+ * "builtins.range", "numba.cuda.grid", "math.sqrt", ...), NULL past the last. */
+const char *fe_builtin_path(unsigned i);
 
 #endif

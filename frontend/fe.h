@@ -317,80 +317,11 @@ struct FeCtx {
 #define FE_RECORD_PLACEHOLDER "__kf_rec"
 
 
-/* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python ----------------------- */
-#define FE_BUILTINS(X)                                                                     \
-  X(RANGE, "range") X(LEN, "len") X(MIN, "min") X(MAX, "max") X(ABS, "abs")              \
-  X(ZIP, "zip") X(ENUMERATE, "enumerate") X(SLICE, "slice") X(TUPLE, "tuple")              \
-  X(LITERAL_UNROLL, "literal_unroll")                                                    \
-  X(INT, "int") X(FLOAT, "float") X(BOOL, "bool") X(ROUND, "round") X(PRINT, "print")    \
-  X(POW, "pow") X(DIVMOD, "divmod") X(COMPLEX, "complex") X(ISINSTANCE, "isinstance")   \
-  X(THREADIDX, "threadIdx") X(BLOCKIDX, "blockIdx") X(BLOCKDIM, "blockDim")               \
-  X(GRIDDIM, "gridDim") X(LANEID, "laneid") X(WARPSIZE, "warpsize")                       \
-  X(GRID, "grid") X(GRIDSIZE, "gridsize") X(SYNCTHREADS, "syncthreads")                  \
-  X(SYNCTHREADS_COUNT, "syncthreads_count") X(SYNCTHREADS_AND, "syncthreads_and")        \
-  X(SYNCTHREADS_OR, "syncthreads_or") X(THREADFENCE, "threadfence")                      \
-  X(THREADFENCE_BLOCK, "threadfence_block") X(THREADFENCE_SYSTEM, "threadfence_system")  \
-  X(NANOSLEEP, "nanosleep")                                                              \
-  X(SYNCWARP, "syncwarp") X(SHFL_SYNC, "shfl_sync") X(SHFL_UP_SYNC, "shfl_up_sync")      \
-  X(SHFL_DOWN_SYNC, "shfl_down_sync") X(SHFL_XOR_SYNC, "shfl_xor_sync")                  \
-  X(ALL_SYNC, "all_sync") X(ANY_SYNC, "any_sync") X(EQ_SYNC, "eq_sync")                  \
-  X(BALLOT_SYNC, "ballot_sync") X(ACTIVEMASK, "activemask") X(POPC, "popc")              \
-  X(LANEMASK_LT, "lanemask_lt") X(MATCH_ANY_SYNC, "match_any_sync")                       \
-  X(MATCH_ALL_SYNC, "match_all_sync")                                                    \
-  X(LDCA, "ldca") X(LDCG, "ldcg") X(LDCS, "ldcs") X(LDLU, "ldlu") X(LDCV, "ldcv")         \
-  X(STCG, "stcg") X(STCS, "stcs") X(STWB, "stwb") X(STWT, "stwt")                         \
-  X(CARRAY, "carray") X(FARRAY, "farray") X(FFI_FROM_BUFFER, "ffi.from_buffer")         \
-  X(BREV, "brev") X(CLZ, "clz") X(FFS, "ffs") X(FMA, "fma") X(CBRT, "cbrt")             \
-  X(SHARED_ARRAY, "shared.array") X(LOCAL_ARRAY, "local.array")                          \
-  X(CONST_ARRAY_LIKE, "const.array_like")                                                \
-  X(ATOMIC_ADD, "atomic.add") X(ATOMIC_SUB, "atomic.sub") X(ATOMIC_AND, "atomic.and_")    \
-  X(ATOMIC_OR, "atomic.or_") X(ATOMIC_XOR, "atomic.xor") X(ATOMIC_MAX, "atomic.max")      \
-  X(ATOMIC_MIN, "atomic.min") X(ATOMIC_EXCH, "atomic.exch") X(ATOMIC_INC, "atomic.inc")   \
-  X(ATOMIC_DEC, "atomic.dec") X(ATOMIC_CAS, "atomic.cas")                                \
-  X(ATOMIC_COMPARE_AND_SWAP, "atomic.compare_and_swap")                                  \
-  X(ATOMIC_NANMAX, "atomic.nanmax") X(ATOMIC_NANMIN, "atomic.nanmin")                    \
-  X(CUDA_JIT, "jit") X(CUDA_REDUCE, "reduce") X(VECTORIZE, "vectorize")                  \
-  X(GUVECTORIZE, "guvectorize") X(NUMBA_JIT, "numba.jit") X(NJIT, "njit")                \
-  X(MATH_SQRT, "sqrt") X(MATH_EXP, "exp") X(MATH_EXP2, "exp2") X(MATH_EXPM1, "expm1")    \
-  X(MATH_LOG, "log") X(MATH_LOG2, "log2") X(MATH_LOG10, "log10") X(MATH_LOG1P, "log1p")  \
-  X(MATH_SIN, "sin") X(MATH_COS, "cos") X(MATH_TAN, "tan") X(MATH_ASIN, "asin")         \
-  X(MATH_ACOS, "acos") X(MATH_ATAN, "atan") X(MATH_SINH, "sinh") X(MATH_COSH, "cosh")   \
-  X(MATH_TANH, "tanh") X(MATH_ASINH, "asinh") X(MATH_ACOSH, "acosh")                     \
-  X(MATH_ATANH, "atanh") X(MATH_ERF, "erf") X(MATH_ERFC, "erfc") X(MATH_GAMMA, "gamma") \
-  X(MATH_LGAMMA, "lgamma") X(MATH_FLOOR, "floor") X(MATH_CEIL, "ceil")                   \
-  X(MATH_TRUNC, "trunc") X(MATH_FABS, "fabs") X(MATH_DEGREES, "degrees")                 \
-  X(MATH_RADIANS, "radians") X(MATH_POW, "math.pow") X(MATH_ATAN2, "atan2")              \
-  X(MATH_HYPOT, "hypot") X(MATH_COPYSIGN, "copysign") X(MATH_FMOD, "fmod")               \
-  X(MATH_ISNAN, "isnan") X(MATH_ISINF, "isinf") X(MATH_ISFINITE, "isfinite")             \
-  X(MATH_PI, "pi") X(MATH_E, "e") X(MATH_TAU, "tau") X(MATH_INF, "inf") X(MATH_NAN, "nan")     \
-  X(MATH_REMAINDER, "remainder") X(MATH_FREXP, "frexp") X(MATH_LDEXP, "ldexp")             \
-  X(MATH_MODF, "modf") X(MATH_NEXTAFTER, "nextafter") X(SELP, "selp")                     \
-  X(CMATH_EXP, "cmath.exp") X(CMATH_LOG, "cmath.log") X(CMATH_LOG10, "cmath.log10")          \
-  X(CMATH_SQRT, "cmath.sqrt") X(CMATH_SIN, "cmath.sin") X(CMATH_COS, "cmath.cos")             \
-  X(CMATH_TAN, "cmath.tan") X(CMATH_ASIN, "cmath.asin") X(CMATH_ACOS, "cmath.acos")          \
-  X(CMATH_ATAN, "cmath.atan") X(CMATH_SINH, "cmath.sinh") X(CMATH_COSH, "cmath.cosh")         \
-  X(CMATH_TANH, "cmath.tanh") X(CMATH_ASINH, "cmath.asinh") X(CMATH_ACOSH, "cmath.acosh")     \
-  X(CMATH_ATANH, "cmath.atanh") X(CMATH_ISNAN, "cmath.isnan") X(CMATH_ISINF, "cmath.isinf")   \
-  X(CMATH_ISFINITE, "cmath.isfinite") X(CMATH_PHASE, "cmath.phase")                           \
-  X(CMATH_POLAR, "cmath.polar") X(CMATH_RECT, "cmath.rect")                                  \
-  X(NP_REAL, "np.real") X(NP_IMAG, "np.imag") X(NP_ISNAT, "np.isnat") X(NP_DTYPE, "np.dtype")  \
-  X(NP_SUM, "np.sum") X(NP_PROD, "np.prod") X(NP_MIN, "np.min") X(NP_MAX, "np.max")          \
-  X(NP_ALL, "np.all") X(NP_ANY, "np.any") X(NP_MEAN, "np.mean") X(NP_VAR, "np.var")          \
-  X(NP_STD, "np.std") X(NP_COUNT_NONZERO, "np.count_nonzero") X(NP_NANSUM, "np.nansum")      \
-  X(NP_NANPROD, "np.nanprod") X(NP_NANMIN, "np.nanmin") X(NP_NANMAX, "np.nanmax")            \
-  X(NP_NANMEAN, "np.nanmean") X(NP_NANVAR, "np.nanvar") X(NP_NANSTD, "np.nanstd")            \
-  X(CG_THIS_GRID, "cg.this_grid") X(GRID_GROUP, "GridGroup") X(GRID_SYNC, "GridGroup.sync")                  \
-  X(FP8_CVT_DOUBLE_TO_FP8, "cvt_double_to_fp8") X(FP8_CVT_FLOAT_TO_FP8, "cvt_float_to_fp8")                   \
-  X(FP8_CVT_DOUBLE2_TO_FP8X2, "cvt_double2_to_fp8x2") X(FP8_CVT_FLOAT2_TO_FP8X2, "cvt_float2_to_fp8x2")       \
-  X(FP8_CVT_BFLOAT16RAW_TO_FP8, "cvt_bfloat16raw_to_fp8") X(FP8_CVT_BFLOAT16RAW_TO_E8M0, "cvt_bfloat16raw_to_e8m0") \
-  X(FP8_CVT_FLOAT_TO_E8M0, "cvt_float_to_e8m0") X(FP8_CVT_DOUBLE_TO_E8M0, "cvt_double_to_e8m0")               \
-  X(FP8_CVT_FLOAT2_TO_E8M0X2, "cvt_float2_to_e8m0x2") X(FP8_CVT_DOUBLE2_TO_E8M0X2, "cvt_double2_to_e8m0x2")   \
-  X(FP8_CVT_E8M0_TO_BF16RAW, "cvt_e8m0_to_bf16raw")
-
+/* ---- builtins: every name kfront knows in numba.cuda, math, numpy and Python (builtins.def, one row each) -- */
 typedef enum {
-#define X(id, name) BI_##id,
-  FE_BUILTINS(X)
-#undef X
+#define BUILTIN(id, ...) BI_##id,
+#include "frontend/builtins.def"
+#undef BUILTIN
   BI__COUNT
 } FeBuiltin;
 
@@ -462,19 +393,22 @@ bool sema_is_prefix(FeCtx *fe, const char *path);
 /* Numba type named by a path ("numba.float32", "numpy.int32", "numba.types.uint8"), or NULL. */
 Type *sema_path_type(FeCtx *fe, const char *path);
 const char *sema_builtin_name(int bi);
-/* The i-th dotted path the frontend knows a builtin by ("math.sqrt", "numba.cuda.popc", ...), NULL past the last. */
-const char *sema_known_path(unsigned i);
 
 /* Operator typing with Numba's templates. op: the PyBinOp / PyCmpOp / PyUnaryOp of ast.h, in the
  * families below. Returns the chosen case (argument and result kinds), or NULL if none applies. */
 typedef enum { NBF_BINOP, NBF_CMP, NBF_UNARY } NbFamily;
 const NbCase *sema_op_case(NbFamily fam, int op, const int *args, unsigned nargs);
-/* Case lists of the builtin and math functions, by builtin id (NULL for the ones typed by hand). */
-const NbCase *sema_fn_cases(int bi, unsigned *n, bool *unsafe_ok, bool *fp16_last);
-/* Whether builtin bi (math.sin, ...) of a bfloat16 is numba-cuda's bfloat16 overload (a bfloat16 result). */
-bool sema_bf16_math(int bi);
-/* The kir op of a math function (OP_SQRT...), or -1. */
-int sema_math_op(int bi);
+/* Numba's typing of a builtin's calls (builtins.def's TYPING column): its case list (none for the ones typed by
+ * their lowering), and whether a float16 or a bfloat16 argument gives its own type first (numba-cuda's fp16 and
+ * bf16 overloads). */
+typedef struct FeBuiltinTyping {
+  const NbCase *cases;
+  unsigned ncases;
+  bool f16_overload, bf16_overload;
+} FeBuiltinTyping;
+const FeBuiltinTyping *sema_builtin_typing(int bi);
+/* The case of builtin bi that Numba picks for arguments of those scalar kinds (NB_*), NULL if none fits. */
+const NbCase *sema_builtin_case(int bi, const int *kinds, unsigned n);
 
 /* Per-function facts: the locals (parameters first, then a closure's captured names), and which of them inner
  * defs and lambdas read (fn->captured). */

@@ -249,7 +249,6 @@ bool lw_is_view_index(const PyExpr *ie);
 FeVal lw_view_value(Lower *L, const FeVal *v);
 bool lw_holds_view(const FeVal *v);
 FeVal lw_views_as_arrays(Lower *L, const FeVal *v);
-FeVal lower_slice_ctor(Lower *L, const PyExpr *e);
 FeVal lw_slice_attr(Lower *L, const FeVal *s, const char *a, SrcLoc aloc);
 FeVal lw_slice_indices(Lower *L, const FeVal *s, const PyExpr *e);
 FeVal lw_index_view(Lower *L, FeVal a, const PyExpr *ie, SrcLoc loc, Value **base, Value **idx);
@@ -331,16 +330,33 @@ FeVal lw_call_overload(Lower *L, const char *path, const PyExpr *e);
 /* lower_foreign.c: a call of a foreign device function (cuda.declare_device) with numba-cuda's ABI. */
 FeVal lw_call_foreign(Lower *L, const FeVal *fn, const PyExpr *e);
 
-/* ---- lower_builtins.c */
+/* ---- lower_builtins.c: the builtins of builtins.def, each row's lowering (LOWER) with its call's arguments bound as
+ * its PARAMS say (NULL for SYNTAX: the function reads the call) */
+typedef FeVal LwBuiltinLowering(Lower *L, int bi, const PyExpr *e, FeVal *args);
+enum { LW_MAX_BUILTIN_ARGS = 8 };
+typedef struct LwBuiltin {
+  const char *call;              /* CALL: how a call's diagnostics name it ("cuda.atomic.add") */
+  unsigned nmin, nmax;           /* PARAMS: how many arguments it takes */
+  const char *const *keywords;   /* their names when they may be given by keyword (KEYWORDS), else NULL */
+  bool syntax;                   /* SYNTAX: the arguments are not bound */
+  LwBuiltinLowering *lower;
+  int op;                        /* OP: the kir op of a math function, else -1 */
+} LwBuiltin;
+/* builtins.def's row of builtin bi (NULL for the families of their own tables: ufuncs, fp16, ...) */
+const LwBuiltin *lw_builtin(int bi);
 void lw_report_raw_prints(Lower *L);
 FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e);
+/* the rows' lowering functions, by file */
+LwBuiltinLowering lower_slice_ctor;                                                             /* lower_arrays.c */
+LwBuiltinLowering lower_math, lower_numeric_fn, lower_minmax, lower_cmath;                      /* lower_math.c */
+LwBuiltinLowering lower_fp8_builtin;                                                            /* lower_fp8.c */
+LwBuiltinLowering lower_grid, lower_numpy_dtype, lower_array_decl, lower_const_array, lower_atomic, lower_warp,
+    lower_sync, lower_nanosleep, lower_cg, lower_bits, lower_cache_hint, lower_cfarray, lower_ffi_from_buffer; /* lower_cuda.c */
 
 /* ---- lower_math.c */
 const NbCase *lw_resolve_fn(Lower *L, int bi, const FeVal *args, unsigned n, const char *fname, SrcLoc loc);
-FeVal lower_math(Lower *L, int bi, const PyExpr *e);
 bool lw_fastmath_f32(Lower *L, const Type *t);
 Value *lw_fastmath_op(Lower *L, Value *v);
-FeVal lower_numeric_fn(Lower *L, int bi, const PyExpr *e);
 FeVal lw_round_ndigits(Lower *L, const FeVal *a, const PyExpr *e);
 FeVal lower_lowp(Lower *L, bool bf16, int k, const PyExpr *e);
 /* lower_fp8.c: FP8 storage types (ty_storage) in kernels. A call of the type t (fp8_e4m3(x)); x converted to a
@@ -350,19 +366,13 @@ FeVal lw_storage_construct(Lower *L, Type *t, const PyExpr *e);
 FeVal lw_storage_cast(Lower *L, FeVal x, Type *to, SrcLoc loc);
 bool lw_storage_conversion_error(Lower *L, const FeVal *v, Type *t, SrcLoc loc, const char *what);
 FeVal lw_storage_attr(Lower *L, const FeVal *v, const char *attr, SrcLoc loc);
-FeVal lw_lower_fp8_builtin(Lower *L, int bi, const PyExpr *e);
 FeVal lower_libdevice(Lower *L, int k, const PyExpr *e);
 FeVal lower_ufunc(Lower *L, int u, const PyExpr *e);
-FeVal lw_minmax(Lower *L, bool is_max, const PyExpr *e);
-FeVal lower_cmath(Lower *L, int bi, const PyExpr *e);
 FeVal lw_abs_of(Lower *L, FeVal a, const char *fname, SrcLoc loc);
 
 /* ---- lower_cuda.c */
 FeVal lower_vector_ctor(Lower *L, int k, const PyExpr *e);
-FeVal lw_grid_values(Lower *L, bool size, const PyExpr *e);
 Type *lw_dtype_of(Lower *L, const FeVal *d, SrcLoc loc);
-FeVal lw_numpy_dtype_call(Lower *L, const PyExpr *e);
-FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e);
 /* The thread-local array of type t (C-contiguous, extents dims) of call site `site`: an alloca at the function's entry,
  * one per site (cuda.local.array, a.copy()). */
 Value *lw_local_array(Lower *L, const PyExpr *site, Type *t, const int64_t *dims);
@@ -372,16 +382,6 @@ Value *lw_local_array(Lower *L, const PyExpr *site, Type *t, const int64_t *dims
 bool lw_is_zero_d_view(const FeVal *v);
 FeVal lw_zero_d_as_array_of_one(Lower *L, const FeVal *view);
 FeVal lw_const_array_ref(Lower *L, const FeConstArr *ca, const char *hint);
-FeVal lower_const_array(Lower *L, const PyExpr *e);
-FeVal lower_atomic(Lower *L, int bi, const PyExpr *e);
-FeVal lower_warp(Lower *L, int bi, const PyExpr *e);
-FeVal lower_sync(Lower *L, int bi, const PyExpr *e);
-FeVal lower_nanosleep(Lower *L, const PyExpr *e);
-FeVal lower_cg(Lower *L, int bi, const PyExpr *e);
-FeVal lower_bits(Lower *L, int bi, const PyExpr *e);
-FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e);
-FeVal lower_cfarray(Lower *L, int bi, const PyExpr *e);
-FeVal lower_ffi_from_buffer(Lower *L, const PyExpr *e);
 
 /* ---- lower_loops.c */
 void lower_for(Lower *L, const PyStmt *s);

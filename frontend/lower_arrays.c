@@ -312,9 +312,8 @@ static FeVal slice_step(Lower *L, const FeVal *s) {
   return s->type->slice == 2 ? cint(ty_i64(L->ctx), 1) : s->tup.elems[2];
 }
 
-FeVal lower_slice_ctor(Lower *L, const PyExpr *e) {
-  FeVal a[3];
-  if (!lw_positional(L, e, "slice", 1, 3, a)) return poison();
+FeVal lower_slice_ctor(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  (void)bi;
   unsigned n = e->call.args.n;
   Type *i64 = ty_i64(L->ctx);
   FeVal f[3] = {{.kind = FV_NONE}, {.kind = FV_NONE}, {.kind = FV_NONE}}; /* start, stop, step */

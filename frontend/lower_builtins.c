@@ -1,5 +1,6 @@
-/* lower_builtins.c — calls of builtins: lower_builtin_call, the one dispatch from a builtin (sema.c's FE_BUILTINS) to
- * its lowering; Python's builtins; print(); the operator module; literal_unroll. */
+/* lower_builtins.c — calls of builtins: lower_builtin_call binds a call's arguments as its frontend/builtins.def row
+ * says and calls the row's lowering function (the families of their own tables after); Python's builtins; print();
+ * the operator module; literal_unroll. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,7 +73,8 @@ static bool print_item(Lower *L, const FeVal *v, SrcLoc loc, StrBuf *fmt, Value 
 
 /* print(*items): one gpu.print of the items' formats joined by spaces and a newline (vprintf on the GPU). More
  * than 32 items, as in Numba: the format itself is printed, with a warning. */
-static FeVal lower_print(Lower *L, const PyExpr *e) {
+static FeVal lower_print(Lower *L, int bi, const PyExpr *e, FeVal *unbound) {
+  (void)bi, (void)unbound;
   if (e->call.nkeywords)
     return lw_lerr(L, e->call.keywords[0]->loc, "print() keyword arguments are not supported in kernels");
   unsigned nargs = e->call.args.n;
@@ -183,7 +185,8 @@ static FeVal lower_operator(Lower *L, int k, const PyExpr *e) {
  * TransformLiteralUnrollConstListToTuple makes it); a for loop over it is unrolled per item, as any loop over a
  * tuple is here (numba-cuda's MixedContainerUnroller versions the body per item type). Anything else is refused
  * with numba-cuda's reason. */
-static FeVal lower_literal_unroll(Lower *L, const PyExpr *e) {
+static FeVal lower_literal_unroll(Lower *L, int bi, const PyExpr *e, FeVal *unbound) {
+  (void)bi, (void)unbound;
   if (e->call.nkeywords || e->call.args.n != 1 || e->call.args.items[0]->kind == EX_STARRED)
     return lw_lerr(L, e->loc, "literal_unroll takes one argument, found %u", e->call.args.n + e->call.nkeywords);
   const PyExpr *arg = e->call.args.items[0];
@@ -272,254 +275,218 @@ static int isinstance_of(Lower *L, const FeVal *x, const FeVal *cls) {
   return x->kind == FV_VAL && x->type == want;
 }
 
-FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
+/* ---- builtins.def's lowering functions of the builtins above ----------------------------------------------------- */
+
+static FeVal lower_loop_only(Lower *L, int bi, const PyExpr *e, FeVal *unbound) {
+  (void)unbound;
+  return lw_lerr(L, e->loc, "%s() can only be used as the iterable of a for loop in kfront", sema_builtin_name(bi));
+}
+
+static FeVal lower_np_isnat(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  (void)bi;
+  return lw_time_isnat(L, a[0], arg_loc(e, 0));
+}
+
+/* np.real(x), np.imag(x): numba-cuda's overloads, x.real and x.imag (numbers and arrays), the attribute itself */
+static FeVal lower_np_real_imag(Lower *L, int bi, const PyExpr *e, FeVal *unbound) {
+  (void)unbound;
+  if (e->call.args.n != 1 || e->call.nkeywords || e->call.args.items[0]->kind == EX_STARRED)
+    return lw_lerr(L, e->loc, "%s() takes exactly one positional argument", sema_builtin_name(bi));
+  PyExpr *attr = ARENA_NEW(&L->fe->arena, PyExpr);
+  attr->kind = EX_ATTRIBUTE;
+  attr->loc = attr->attribute.attr_loc = e->loc;
+  attr->attribute.value = e->call.args.items[0];
+  attr->attribute.attr = bi == BI_NP_REAL ? "real" : "imag";
+  return lower_expr(L, attr);
+}
+
+/* np.sum(a, ...) and the other reductions: the array, then the reduction's own keywords (lower_reductions.c) */
+static FeVal lower_np_reduction(Lower *L, int bi, const PyExpr *e, FeVal *unbound) {
+  (void)unbound;
   const char *fname = sema_builtin_name(bi);
-  FeVal a[3];
-  if (bi >= BI_CMATH_EXP && bi <= BI_CMATH_RECT) return lower_cmath(L, bi, e);
-  switch (bi) {
-  case BI_RANGE:
-  case BI_ZIP:
-  case BI_ENUMERATE: return lw_lerr(L, e->loc, "%s() can only be used as the iterable of a for loop in kfront", fname);
-  case BI_LITERAL_UNROLL: return lower_literal_unroll(L, e);
-  case BI_PRINT: return lower_print(L, e);
-  case BI_NP_DTYPE: return lw_numpy_dtype_call(L, e);
-  case BI_NP_ISNAT:
-    if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
-    return lw_time_isnat(L, a[0], arg_loc(e, 0));
-  case BI_NP_REAL:
-  case BI_NP_IMAG: { /* numba-cuda's overloads: val.real, val.imag (numbers and arrays), the attribute itself */
-    if (e->call.args.n != 1 || e->call.nkeywords || e->call.args.items[0]->kind == EX_STARRED)
-      return lw_lerr(L, e->loc, "%s() takes exactly one positional argument", fname);
-    PyExpr *attr = ARENA_NEW(&L->fe->arena, PyExpr);
-    attr->kind = EX_ATTRIBUTE;
-    attr->loc = attr->attribute.attr_loc = e->loc;
-    attr->attribute.value = e->call.args.items[0];
-    attr->attribute.attr = bi == BI_NP_REAL ? "real" : "imag";
-    return lower_expr(L, attr);
+  if (e->call.args.n < 1 || e->call.args.items[0]->kind == EX_STARRED)
+    return lw_lerr(L, e->loc, "%s() takes an array as its first positional argument", fname);
+  FeVal arr = lower_expr(L, e->call.args.items[0]);
+  if (arr.kind == FV_POISON) return arr;
+  return lower_reduction(L, fname + strlen("np."), fname, arr, e, 1);
+}
+
+/* tuple(): numba-cuda's TupleConstructor: tuple() is the empty tuple, tuple(t) of a tuple is t itself */
+static FeVal lower_tuple(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  (void)bi;
+  if (a[0].kind == FV_UNDEF) return lw_make_tuple(L, 0, NULL);
+  if (a[0].kind == FV_TUPLE) return (a[0].literal = false, a[0]);
+  return lw_lerr(L, arg_loc(e, 0), "no implementation of tuple() for %s (numba-cuda's tuple() takes a tuple, or nothing "
+                                   "for the empty tuple)", lw_vname(L, &a[0]));
+}
+
+/* complex(re[, im]): numba-cuda's typing, complex64 from a float32 (or two), else complex128 */
+static FeVal lower_complex(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  (void)bi;
+  unsigned n = a[1].kind == FV_UNDEF ? 1 : 2;
+  for (unsigned i = 0; i < n; i++)
+    if (!is_scalar(&a[i]) || a[i].type->kind == TY_BOOL || (n == 2 && is_complex(&a[i])))
+      return lw_lerr(L, arg_loc(e, i), "complex() takes %s, not %s", n == 1 ? "a number" : "two real numbers", lw_vname(L, &a[i]));
+  bool single = a[0].type == ty_f32(L->ctx) && (n == 1 || a[1].type == a[0].type);
+  Type *t = ty_complex(L->ctx, single ? ty_f32(L->ctx) : ty_f64(L->ctx));
+  at(L, e->loc);
+  if (n == 1) return lw_conv(L, a[0], t);
+  Value *re = conv_v(L, a[0], t->elem), *im = conv_v(L, a[1], t->elem);
+  return val(t, complex_make(L, re, im, t));
+}
+
+/* isinstance(x, cls): numba's, a constant, so that `if isinstance(x, T):` keeps one branch */
+static FeVal lower_isinstance(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  (void)bi;
+  if (a[0].kind == FV_POISON || a[1].kind == FV_POISON) return poison();
+  if (a[0].kind != FV_VAL && a[0].kind != FV_TUPLE && a[0].kind != FV_NONE && a[0].kind != FV_STR)
+    return lw_lerr(L, arg_loc(e, 0), "isinstance() does not support variables of type %s", lw_vname(L, &a[0]));
+  bool many = a[1].kind == FV_TUPLE;
+  unsigned n = many ? a[1].tup.n : 1;
+  bool yes = false;
+  for (unsigned i = 0; i < n; i++) {
+    const FeVal *cls = many ? &a[1].tup.elems[i] : &a[1];
+    int m = isinstance_of(L, &a[0], cls);
+    if (m < 0)
+      return lw_lerr(L, arg_loc(e, 1), "isinstance() takes a class or a tuple of classes (int, float, complex, "
+                     "bool, tuple, or a Numba type such as float32), not %s", lw_vname(L, cls));
+    yes = yes || m;
   }
-  case BI_NP_SUM:
-  case BI_NP_PROD:
-  case BI_NP_MIN:
-  case BI_NP_MAX:
-  case BI_NP_ALL:
-  case BI_NP_ANY:
-  case BI_NP_MEAN:
-  case BI_NP_VAR:
-  case BI_NP_STD:
-  case BI_NP_COUNT_NONZERO:
-  case BI_NP_NANSUM:
-  case BI_NP_NANPROD:
-  case BI_NP_NANMIN:
-  case BI_NP_NANMAX:
-  case BI_NP_NANMEAN:
-  case BI_NP_NANVAR:
-  case BI_NP_NANSTD: {
-    if (e->call.args.n < 1 || e->call.args.items[0]->kind == EX_STARRED)
-      return lw_lerr(L, e->loc, "%s() takes an array as its first positional argument", fname);
-    FeVal arr = lower_expr(L, e->call.args.items[0]);
-    if (arr.kind == FV_POISON) return arr;
-    return lower_reduction(L, fname + strlen("np."), fname, arr, e, 1);
+  return cint(ty_bool(L->ctx), yes);
+}
+
+static FeVal lower_len(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  (void)bi;
+  if (a[0].kind == FV_TUPLE) return cint(ty_i64(L->ctx), a[0].tup.n);
+  if (is_run_time_string(&a[0])) return lw_run_time_string_len(L, &a[0], e->loc);
+  if (lw_is_charseq(&a[0])) return lw_charseq_len(L, &a[0], e->loc);
+  if (a[0].kind == FV_BYTES) return cint(ty_i64(L->ctx), (int64_t)a[0].str.len);
+  if (a[0].kind == FV_STR) { /* a constant string (a str enum member's value): its code points, as Numba folds it */
+    int64_t n = 0;
+    for (size_t i = 0; i < a[0].str.len; i++) n += ((unsigned char)a[0].str.s[i] & 0xC0) != 0x80;
+    FeVal r = cint(ty_i64(L->ctx), n);
+    r.nonneg = true;
+    return r;
   }
-  case BI_SLICE: return lower_slice_ctor(L, e);
-  case BI_TUPLE: /* numba-cuda's TupleConstructor: tuple() is the empty tuple, tuple(t) of a tuple is t itself */
-    if (!lw_positional(L, e, fname, 0, 1, a)) return poison();
-    if (a[0].kind == FV_UNDEF) return lw_make_tuple(L, 0, NULL);
-    if (a[0].kind == FV_TUPLE) return (a[0].literal = false, a[0]);
-    return lw_lerr(L, arg_loc(e, 0), "no implementation of tuple() for %s (numba-cuda's tuple() takes a tuple, or nothing "
-                                     "for the empty tuple)", lw_vname(L, &a[0]));
-  case BI_COMPLEX: { /* numba-cuda's typing: complex64 from a float32 (or two), else complex128 */
-    if (!lw_positional(L, e, fname, 1, 2, a)) return poison();
-    unsigned n = a[1].kind == FV_UNDEF ? 1 : 2;
-    for (unsigned i = 0; i < n; i++)
-      if (!is_scalar(&a[i]) || a[i].type->kind == TY_BOOL || (n == 2 && is_complex(&a[i])))
-        return lw_lerr(L, arg_loc(e, i), "complex() takes %s, not %s", n == 1 ? "a number" : "two real numbers", lw_vname(L, &a[i]));
-    bool single = a[0].type == ty_f32(L->ctx) && (n == 1 || a[1].type == a[0].type);
-    Type *t = ty_complex(L->ctx, single ? ty_f32(L->ctx) : ty_f64(L->ctx));
+  if (is_array(&a[0]) || a[0].kind == FV_VIEW) {
     at(L, e->loc);
-    if (n == 1) return lw_conv(L, a[0], t);
-    Value *re = conv_v(L, a[0], t->elem), *im = conv_v(L, a[1], t->elem);
-    return val(t, complex_make(L, re, im, t));
+    Value *arr = a[0].kind == FV_VIEW ? a[0].tup.elems[0].v : a[0].v;
+    FeVal r = val(ty_i64(L->ctx), ib_dim(&L->b, arr, a[0].kind == FV_VIEW ? a[0].tup.n - 1 : 0));
+    r.nonneg = true;
+    return r;
   }
-  case BI_ISINSTANCE: { /* numba's isinstance: a constant, so that `if isinstance(x, T):` keeps one branch */
-    if (!lw_positional(L, e, fname, 2, 2, a)) return poison();
-    if (a[0].kind == FV_POISON || a[1].kind == FV_POISON) return poison();
-    if (a[0].kind != FV_VAL && a[0].kind != FV_TUPLE && a[0].kind != FV_NONE && a[0].kind != FV_STR)
-      return lw_lerr(L, arg_loc(e, 0), "isinstance() does not support variables of type %s", lw_vname(L, &a[0]));
-    bool many = a[1].kind == FV_TUPLE;
-    unsigned n = many ? a[1].tup.n : 1;
-    bool yes = false;
-    for (unsigned i = 0; i < n; i++) {
-      const FeVal *cls = many ? &a[1].tup.elems[i] : &a[1];
-      int m = isinstance_of(L, &a[0], cls);
-      if (m < 0)
-        return lw_lerr(L, arg_loc(e, 1), "isinstance() takes a class or a tuple of classes (int, float, complex, "
-                       "bool, tuple, or a Numba type such as float32), not %s", lw_vname(L, cls));
-      yes = yes || m;
-    }
-    return cint(ty_bool(L->ctx), yes);
+  return lw_lerr(L, arg_loc(e, 0), "len() of %s is not supported", lw_vname(L, &a[0]));
+}
+
+static FeVal lower_abs(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  return lw_abs_of(L, a[0], lw_builtin(bi)->call, e->loc);
+}
+
+static FeVal lower_int(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  (void)bi;
+  if (!is_scalar(&a[0]) || is_complex(&a[0])) return lw_lerr(L, arg_loc(e, 0), "int() of %s is not supported", lw_vname(L, &a[0]));
+  if (is_time(&a[0])) return lw_time_int(L, a[0], e->loc);
+  at(L, e->loc);
+  if (a[0].type->kind == TY_INT) return (a[0].literal = false, a[0].enumc = NULL, a[0]);
+  return lw_conv(L, a[0], ty_i64(L->ctx));
+}
+
+static FeVal lower_float(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  (void)bi;
+  if (a[0].kind == FV_STR) return float_of_text(L, &a[0], arg_loc(e, 0));
+  if (!is_scalar(&a[0]) || a[0].type->kind == TY_BOOL || is_complex(&a[0]) || is_time(&a[0]))
+    return lw_lerr(L, arg_loc(e, 0), "float() only supports real numbers, not %s", lw_vname(L, &a[0]));
+  at(L, e->loc);
+  if (a[0].type->kind == TY_FLOAT) return (a[0].literal = false, a[0]);
+  return lw_conv(L, a[0], ty_f64(L->ctx));
+}
+
+static FeVal lower_bool(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  (void)bi;
+  at(L, e->loc);
+  return lw_truth(L, a[0], arg_loc(e, 0));
+}
+
+static FeVal lower_round(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  if (a[1].kind != FV_UNDEF) return lw_round_ndigits(L, a, e);
+  const NbCase *c = lw_resolve_fn(L, bi, a, 1, lw_builtin(bi)->call, e->loc);
+  if (!c) return poison();
+  at(L, e->loc);
+  Type *t = nb_type(L->ctx, c->args[0]);
+  Value *r = ib_unary(&L->b, OP_ROUND, conv_v(L, a[0], t), NULL);
+  return lw_conv(L, val(t, r), nb_type(L->ctx, c->ret));
+}
+
+static FeVal lower_pow(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  (void)bi;
+  if (a[2].kind != FV_UNDEF) return lw_lerr(L, e->loc, "pow() with a modulus is not supported by kfront");
+  return lw_binop(L, BIN_POW, a[0], a[1], e->loc);
+}
+
+static FeVal lower_divmod(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  const NbCase *c = lw_resolve_fn(L, bi, a, 2, lw_builtin(bi)->call, e->loc);
+  if (!c) return poison();
+  Type *t = nb_type(L->ctx, c->args[0]);
+  FeVal x = lw_conv(L, a[0], t), y = lw_conv(L, a[1], t);
+  FeVal qr[2] = {lw_binop(L, BIN_FLOORDIV, x, y, e->loc), lw_binop(L, BIN_MOD, x, y, e->loc)};
+  return lw_make_tuple(L, 2, qr);
+}
+
+static FeVal lower_grid_group_call(Lower *L, int bi, const PyExpr *e, FeVal *unbound) {
+  (void)bi, (void)unbound;
+  return lw_lerr(L, e->loc, "a GridGroup is not callable");
+}
+
+static FeVal lower_decorator_call(Lower *L, int bi, const PyExpr *e, FeVal *unbound) {
+  (void)unbound;
+  return lw_lerr(L, e->loc, "'%s' cannot be used inside a kernel", sema_builtin_name(bi));
+}
+
+static FeVal lower_index_object_call(Lower *L, int bi, const PyExpr *e, FeVal *unbound) {
+  (void)unbound;
+  return lw_lerr(L, e->loc, "%s is not callable", lw_builtin(bi)->call);
+}
+
+static FeVal lower_not_callable(Lower *L, int bi, const PyExpr *e, FeVal *unbound) {
+  (void)unbound;
+  return lw_lerr(L, e->loc, "'%s' is not callable", sema_builtin_name(bi));
+}
+
+/* ---- the registry: builtins.def's CALL, PARAMS, LOWER and OP columns ---------------------------------------------- */
+
+#define NO_OP (-1)
+#define ARGS(nmin, nmax) nmin, nmax, NULL, false
+#define KEYWORDS(nmin, nmax, ...) nmin, nmax, (const char *const[]){__VA_ARGS__}, false
+#define SYNTAX 0, 0, NULL, true
+static const LwBuiltin builtins[BI__COUNT] = {
+#define BUILTIN(id, name, call, params, typing, lower, op, ...) [BI_##id] = {call, params, lower, op},
+#include "frontend/builtins.def"
+#undef BUILTIN
+};
+#undef NO_OP
+#undef ARGS
+#undef KEYWORDS
+#undef SYNTAX
+
+const LwBuiltin *lw_builtin(int bi) { return bi >= 0 && bi < BI__COUNT ? &builtins[bi] : NULL; }
+
+/* A call of builtin bi: its row's arguments bound (positional or by keyword, lowered in order; the absent ones
+ * FV_UNDEF), then its lowering; the families of their own tables after. */
+FeVal lower_builtin_call(Lower *L, int bi, const PyExpr *e) {
+  const LwBuiltin *b = lw_builtin(bi);
+  if (b) {
+    if (b->syntax) return b->lower(L, bi, e, NULL);
+    FeVal a[LW_MAX_BUILTIN_ARGS];
+    for (unsigned i = 0; i < LW_MAX_BUILTIN_ARGS; i++) a[i] = (FeVal){.kind = FV_UNDEF};
+    bool bound = b->keywords ? bind_args(L, e, b->call, b->keywords, b->nmin, b->nmax, a)
+                             : lw_positional(L, e, b->call, b->nmin, b->nmax, a);
+    return bound ? b->lower(L, bi, e, a) : poison();
   }
-  case BI_LEN:
-    if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
-    if (a[0].kind == FV_TUPLE) return cint(ty_i64(L->ctx), a[0].tup.n);
-    if (is_run_time_string(&a[0])) return lw_run_time_string_len(L, &a[0], e->loc);
-    if (lw_is_charseq(&a[0])) return lw_charseq_len(L, &a[0], e->loc);
-    if (a[0].kind == FV_BYTES) return cint(ty_i64(L->ctx), (int64_t)a[0].str.len);
-    if (a[0].kind == FV_STR) { /* a constant string (a str enum member's value): its code points, as Numba folds it */
-      int64_t n = 0;
-      for (size_t i = 0; i < a[0].str.len; i++) n += ((unsigned char)a[0].str.s[i] & 0xC0) != 0x80;
-      FeVal r = cint(ty_i64(L->ctx), n);
-      r.nonneg = true;
-      return r;
-    }
-    if (is_array(&a[0]) || a[0].kind == FV_VIEW) {
-      at(L, e->loc);
-      Value *arr = a[0].kind == FV_VIEW ? a[0].tup.elems[0].v : a[0].v;
-      FeVal r = val(ty_i64(L->ctx), ib_dim(&L->b, arr, a[0].kind == FV_VIEW ? a[0].tup.n - 1 : 0));
-      r.nonneg = true;
-      return r;
-    }
-    return lw_lerr(L, arg_loc(e, 0), "len() of %s is not supported", lw_vname(L, &a[0]));
-  case BI_MIN:
-  case BI_MAX: return lw_minmax(L, bi == BI_MAX, e);
-  case BI_ABS:
-    if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
-    return lw_abs_of(L, a[0], fname, e->loc);
-  case BI_INT:
-    if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
-    if (!is_scalar(&a[0]) || is_complex(&a[0])) return lw_lerr(L, arg_loc(e, 0), "int() of %s is not supported", lw_vname(L, &a[0]));
-    if (is_time(&a[0])) return lw_time_int(L, a[0], e->loc);
-    at(L, e->loc);
-    if (a[0].type->kind == TY_INT) return (a[0].literal = false, a[0].enumc = NULL, a[0]);
-    return lw_conv(L, a[0], ty_i64(L->ctx));
-  case BI_FLOAT:
-    if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
-    if (a[0].kind == FV_STR) return float_of_text(L, &a[0], arg_loc(e, 0));
-    if (!is_scalar(&a[0]) || a[0].type->kind == TY_BOOL || is_complex(&a[0]) || is_time(&a[0]))
-      return lw_lerr(L, arg_loc(e, 0), "float() only supports real numbers, not %s", lw_vname(L, &a[0]));
-    at(L, e->loc);
-    if (a[0].type->kind == TY_FLOAT) return (a[0].literal = false, a[0]);
-    return lw_conv(L, a[0], ty_f64(L->ctx));
-  case BI_BOOL:
-    if (!lw_positional(L, e, fname, 1, 1, a)) return poison();
-    at(L, e->loc);
-    return lw_truth(L, a[0], arg_loc(e, 0));
-  case BI_ROUND: {
-    if (!lw_positional(L, e, fname, 1, 2, a)) return poison();
-    if (a[1].kind != FV_UNDEF) return lw_round_ndigits(L, a, e);
-    const NbCase *c = lw_resolve_fn(L, bi, a, 1, fname, e->loc);
-    if (!c) return poison();
-    at(L, e->loc);
-    Type *t = nb_type(L->ctx, c->args[0]);
-    Value *r = ib_unary(&L->b, OP_ROUND, conv_v(L, a[0], t), NULL);
-    return lw_conv(L, val(t, r), nb_type(L->ctx, c->ret));
-  }
-  case BI_POW:
-    if (!lw_positional(L, e, fname, 2, 3, a)) return poison();
-    if (a[2].kind != FV_UNDEF) return lw_lerr(L, e->loc, "pow() with a modulus is not supported by kfront");
-    return lw_binop(L, BIN_POW, a[0], a[1], e->loc);
-  case BI_DIVMOD: {
-    if (!lw_positional(L, e, fname, 2, 2, a)) return poison();
-    const NbCase *c = lw_resolve_fn(L, bi, a, 2, fname, e->loc);
-    if (!c) return poison();
-    Type *t = nb_type(L->ctx, c->args[0]);
-    FeVal x = lw_conv(L, a[0], t), y = lw_conv(L, a[1], t);
-    FeVal qr[2] = {lw_binop(L, BIN_FLOORDIV, x, y, e->loc), lw_binop(L, BIN_MOD, x, y, e->loc)};
-    return lw_make_tuple(L, 2, qr);
-  }
-  case BI_GRID:
-  case BI_GRIDSIZE: return lw_grid_values(L, bi == BI_GRIDSIZE, e);
-  case BI_SYNCTHREADS:
-  case BI_SYNCTHREADS_COUNT:
-  case BI_SYNCTHREADS_AND:
-  case BI_SYNCTHREADS_OR:
-  case BI_THREADFENCE:
-  case BI_THREADFENCE_BLOCK:
-  case BI_THREADFENCE_SYSTEM: return lower_sync(L, bi, e);
-  case BI_NANOSLEEP: return lower_nanosleep(L, e);
-  case BI_CG_THIS_GRID:
-  case BI_GRID_SYNC: return lower_cg(L, bi, e);
-  case BI_GRID_GROUP: return lw_lerr(L, e->loc, "a GridGroup is not callable");
-  case BI_SYNCWARP:
-  case BI_SHFL_SYNC:
-  case BI_SHFL_UP_SYNC:
-  case BI_SHFL_DOWN_SYNC:
-  case BI_SHFL_XOR_SYNC:
-  case BI_ALL_SYNC:
-  case BI_ANY_SYNC:
-  case BI_EQ_SYNC:
-  case BI_BALLOT_SYNC:
-  case BI_ACTIVEMASK:
-  case BI_LANEMASK_LT:
-  case BI_MATCH_ANY_SYNC:
-  case BI_MATCH_ALL_SYNC: return lower_warp(L, bi, e);
-  case BI_LDCA:
-  case BI_LDCG:
-  case BI_LDCS:
-  case BI_LDLU:
-  case BI_LDCV:
-  case BI_STCG:
-  case BI_STCS:
-  case BI_STWB:
-  case BI_STWT: return lower_cache_hint(L, bi, e);
-  case BI_CARRAY:
-  case BI_FARRAY: return lower_cfarray(L, bi, e);
-  case BI_FFI_FROM_BUFFER: return lower_ffi_from_buffer(L, e);
-  case BI_POPC:
-  case BI_BREV:
-  case BI_CLZ:
-  case BI_FFS: return lower_bits(L, bi, e);
-  case BI_FMA:
-  case BI_CBRT:
-  case BI_SELP:
-  case BI_MATH_FREXP:
-  case BI_MATH_LDEXP:
-  case BI_MATH_MODF: return lower_numeric_fn(L, bi, e);
-  case BI_SHARED_ARRAY:
-  case BI_LOCAL_ARRAY: return lower_array_decl(L, bi, e);
-  case BI_CONST_ARRAY_LIKE: return lower_const_array(L, e);
-  case BI_ATOMIC_ADD:
-  case BI_ATOMIC_SUB:
-  case BI_ATOMIC_AND:
-  case BI_ATOMIC_OR:
-  case BI_ATOMIC_XOR:
-  case BI_ATOMIC_MAX:
-  case BI_ATOMIC_MIN:
-  case BI_ATOMIC_EXCH:
-  case BI_ATOMIC_INC:
-  case BI_ATOMIC_DEC:
-  case BI_ATOMIC_CAS:
-  case BI_ATOMIC_COMPARE_AND_SWAP:
-  case BI_ATOMIC_NANMAX:
-  case BI_ATOMIC_NANMIN: return lower_atomic(L, bi, e);
-  case BI_CUDA_JIT:
-  case BI_CUDA_REDUCE:
-  case BI_VECTORIZE:
-  case BI_GUVECTORIZE:
-  case BI_NUMBA_JIT:
-  case BI_NJIT: return lw_lerr(L, e->loc, "'%s' cannot be used inside a kernel", fname);
-  case BI_THREADIDX:
-  case BI_BLOCKIDX:
-  case BI_BLOCKDIM:
-  case BI_GRIDDIM: return lw_lerr(L, e->loc, "cuda.%s is not callable", fname);
-  case BI_FP8_CVT_DOUBLE_TO_FP8:
-  case BI_FP8_CVT_FLOAT_TO_FP8:
-  case BI_FP8_CVT_DOUBLE2_TO_FP8X2:
-  case BI_FP8_CVT_FLOAT2_TO_FP8X2:
-  case BI_FP8_CVT_BFLOAT16RAW_TO_FP8:
-  case BI_FP8_CVT_BFLOAT16RAW_TO_E8M0:
-  case BI_FP8_CVT_FLOAT_TO_E8M0:
-  case BI_FP8_CVT_DOUBLE_TO_E8M0:
-  case BI_FP8_CVT_FLOAT2_TO_E8M0X2:
-  case BI_FP8_CVT_DOUBLE2_TO_E8M0X2:
-  case BI_FP8_CVT_E8M0_TO_BF16RAW: return lw_lower_fp8_builtin(L, bi, e);
-  default:
-    if (bi >= FE_LIBDEVICE_BASE) return lower_libdevice(L, bi - FE_LIBDEVICE_BASE, e);
-    if (bi >= FE_BF16_BASE) return lower_lowp(L, true, bi - FE_BF16_BASE, e);
-    if (bi >= FE_OPERATOR_BASE) return lower_operator(L, bi - FE_OPERATOR_BASE, e);
-    if (bi >= FE_VECTOR_BASE) return lower_vector_ctor(L, bi - FE_VECTOR_BASE, e);
-    if (bi >= FE_FP16_BASE) return lower_lowp(L, false, bi - FE_FP16_BASE, e);
-    if (bi >= FE_UFUNC_BASE) return lower_ufunc(L, bi - FE_UFUNC_BASE, e);
-    if (sema_math_op(bi) >= 0 || bi == BI_MATH_DEGREES || bi == BI_MATH_RADIANS) return lower_math(L, bi, e);
-    return lw_lerr(L, e->loc, "'%s' is not callable", fname);
-  }
+  if (bi >= FE_LIBDEVICE_BASE) return lower_libdevice(L, bi - FE_LIBDEVICE_BASE, e);
+  if (bi >= FE_BF16_BASE) return lower_lowp(L, true, bi - FE_BF16_BASE, e);
+  if (bi >= FE_OPERATOR_BASE) return lower_operator(L, bi - FE_OPERATOR_BASE, e);
+  if (bi >= FE_VECTOR_BASE) return lower_vector_ctor(L, bi - FE_VECTOR_BASE, e);
+  if (bi >= FE_FP16_BASE) return lower_lowp(L, false, bi - FE_FP16_BASE, e);
+  if (bi >= FE_UFUNC_BASE) return lower_ufunc(L, bi - FE_UFUNC_BASE, e);
+  return lw_lerr(L, e->loc, "'%s' is not callable", sema_builtin_name(bi));
 }

@@ -53,10 +53,10 @@ FeVal lower_vector_ctor(Lower *L, int k, const PyExpr *e) {
 
 /* ---- calls: cuda.* ------------------------------------------------------------------------------------------- */
 
-FeVal lw_grid_values(Lower *L, bool size, const PyExpr *e) {
-  const char *fname = size ? "cuda.gridsize" : "cuda.grid";
-  FeVal a;
-  if (!lw_positional(L, e, fname, 1, 1, &a)) return poison();
+FeVal lower_grid(Lower *L, int bi, const PyExpr *e, FeVal *args) {
+  bool size = bi == BI_GRIDSIZE;
+  const char *fname = lw_builtin(bi)->call;
+  FeVal a = args[0];
   if (!is_const_int(&a)) {
     /* numba-cuda's grid/gridsize intrinsics refuse an argument of no IntegerLiteral type with RequireLiteralValue(type),
      * which its TypingError quotes ("RequireLiteralValue: int32") */
@@ -178,9 +178,8 @@ Type *lw_dtype_of(Lower *L, const FeVal *d, SrcLoc loc) {
  * compile-time value, as a global np.dtype object is: a dtype for cuda.local.array, np.empty, ...). One kernels
  * have no type for, np.dtype('O'), leaves the variable it is assigned to untyped: numba-cuda's "Cannot infer the
  * type of variable". */
-FeVal lw_numpy_dtype_call(Lower *L, const PyExpr *e) {
-  FeVal a[1];
-  if (!lw_positional(L, e, "np.dtype", 1, 1, a)) return poison();
+FeVal lower_numpy_dtype(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  (void)bi;
   if (a[0].kind == FV_POISON) return a[0];
   SrcLoc loc = arg_loc(e, 0);
   Type *t = NULL;
@@ -283,13 +282,10 @@ static FeVal array_decl_refused(Lower *L, const PyExpr *e, bool shared, const ch
   return r;
 }
 
-FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
+FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e, FeVal *a) {
   bool shared = bi == BI_SHARED_ARRAY;
-  const char *fname = shared ? "cuda.shared.array" : "cuda.local.array";
-  static const char *const names[] = {"shape", "dtype", "alignment"};
+  const char *fname = lw_builtin(bi)->call;
   const char *hint = L->assign_hint;
-  FeVal a[3];
-  if (!bind_args(L, e, fname, names, 2, 3, a)) return poison();
   const PyExpr *shape_expr = NULL;
   for (unsigned k = 0; k < e->call.nkeywords; k++)
     if (e->call.keywords[k]->arg && strcmp(e->call.keywords[k]->arg, "shape") == 0) shape_expr = e->call.keywords[k]->value;
@@ -319,7 +315,7 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
   const char *shape_rule = arena_printf(&L->fe->arena, "the shape of %s must be a constant integer or a tuple of constant "
                                         "integers", fname);
   if (shape_expr && shape_expr->kind == EX_LIST) /* numba-cuda's typing takes no list (its simulator does) */
-    return array_decl_refused(L, e, shared, names, 3, a, shape_loc, arena_printf(&L->fe->arena, "%s, not a list",
+    return array_decl_refused(L, e, shared, lw_builtin(bi)->keywords, 3, a, shape_loc, arena_printf(&L->fe->arena, "%s, not a list",
                                                                                    shape_rule));
   int64_t dims[8];
   unsigned rank = 0;
@@ -330,11 +326,11 @@ FeVal lower_array_decl(Lower *L, int bi, const PyExpr *e) {
   } else if (a[0].kind == FV_TUPLE && a[0].tup.n >= 1) {
     for (unsigned i = 0; i < a[0].tup.n; i++) {
       if (!is_const_int(&a[0].tup.elems[i]) || a[0].tup.elems[i].type->kind != TY_INT)
-        return array_decl_refused(L, e, shared, names, 3, a, shape_loc, shape_rule);
+        return array_decl_refused(L, e, shared, lw_builtin(bi)->keywords, 3, a, shape_loc, shape_rule);
       dims[rank++] = a[0].tup.elems[i].c.i;
     }
   } else {
-    return array_decl_refused(L, e, shared, names, 3, a, shape_loc,
+    return array_decl_refused(L, e, shared, lw_builtin(bi)->keywords, 3, a, shape_loc,
                               arena_printf(&L->fe->arena, "%s, not %s", shape_rule, lw_vname(L, &a[0])));
   }
   at(L, e->loc);
@@ -472,9 +468,9 @@ FeVal lw_const_array_ref(Lower *L, const FeConstArr *ca, const char *hint) {
   return zero_d_view(L, ca, r);
 }
 
-FeVal lower_const_array(Lower *L, const PyExpr *e) {
-  FeVal a;
-  if (!lw_positional(L, e, "cuda.const.array_like", 1, 1, &a)) return poison();
+FeVal lower_const_array(Lower *L, int bi, const PyExpr *e, FeVal *args) {
+  (void)bi;
+  FeVal a = args[0];
   if (is_array(&a) && a.is_const) return a;
   return lw_lerr(L, arg_loc(e, 0), "cuda.const.array_like() needs a module-level NumPy array of constants "
                                 "(np.array([...])), not %s", lw_vname(L, &a));
@@ -520,12 +516,10 @@ static const char *atomic_kind(int bi) {
   }
 }
 
-FeVal lower_atomic(Lower *L, int bi, const PyExpr *e) {
-  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
+FeVal lower_atomic(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  const char *fname = lw_builtin(bi)->call;
   bool cas = bi == BI_ATOMIC_CAS, cas_short = bi == BI_ATOMIC_COMPARE_AND_SWAP;
   unsigned n = cas ? 4 : 3;
-  FeVal a[4];
-  if (!lw_positional(L, e, fname, n, n, a)) return poison();
   if (!is_array(&a[0]) && a[0].kind != FV_VIEW) return lw_lerr(L, arg_loc(e, 0), "%s() needs an array, not %s", fname, lw_vname(L, &a[0]));
   Type *arrt = a[0].type, *dt = arrt->elem;
   int k = nb_kind(dt);
@@ -579,16 +573,14 @@ FeVal lower_atomic(Lower *L, int bi, const PyExpr *e) {
   return val(dt, op_result(op, 0));
 }
 
-FeVal lower_warp(Lower *L, int bi, const PyExpr *e) {
-  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
+FeVal lower_warp(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  const char *fname = lw_builtin(bi)->call;
   Type *u32 = ty_u32(L->ctx), *i32 = ty_i32(L->ctx), *i1 = ty_bool(L->ctx);
-  FeVal a[3];
   switch (bi) {
   case BI_SHFL_SYNC:
   case BI_SHFL_UP_SYNC:
   case BI_SHFL_DOWN_SYNC:
   case BI_SHFL_XOR_SYNC: {
-    if (!lw_positional(L, e, fname, 3, 3, a)) return poison();
     if (!lw_want_int(L, &a[0], "the mask", arg_loc(e, 0)) || !lw_want_int(L, &a[2], "the lane", arg_loc(e, 2))) return poison();
     int k = a[1].kind == FV_VAL ? nb_kind(a[1].type) : -1;
     if (k != NB_I32 && k != NB_I64 && k != NB_F32 && k != NB_F64)
@@ -605,7 +597,6 @@ FeVal lower_warp(Lower *L, int bi, const PyExpr *e) {
   case BI_ANY_SYNC:
   case BI_EQ_SYNC:
   case BI_BALLOT_SYNC: {
-    if (!lw_positional(L, e, fname, 2, 2, a)) return poison();
     /* numba-cuda's typing of the vote functions: its words, then what was given */
     if (a[0].kind != FV_VAL || !is_int_type(a[0].type))
       return lw_lerr(L, arg_loc(e, 0), "Mask type must be an integer: the mask of %s() is %s", fname, lw_vname(L, &a[0]));
@@ -624,7 +615,6 @@ FeVal lower_warp(Lower *L, int bi, const PyExpr *e) {
   }
   case BI_ACTIVEMASK:
   case BI_LANEMASK_LT:
-    if (!lw_positional(L, e, fname, 0, 0, a)) return poison();
     at(L, e->loc);
     return val(u32, op_result(ib_op(&L->b, bi == BI_ACTIVEMASK ? OP_ACTIVEMASK : OP_LANEMASK_LT, 0, NULL, 1, &u32, 0), 0));
   case BI_MATCH_ANY_SYNC:
@@ -635,7 +625,6 @@ FeVal lower_warp(Lower *L, int bi, const PyExpr *e) {
         {NB_I32, 2, {NB_I32, NB_I32}}, {NB_I32, 2, {NB_I32, NB_I64}},
         {NB_I32, 2, {NB_I32, NB_F32}}, {NB_I32, 2, {NB_I32, NB_F64}},
     };
-    if (!lw_positional(L, e, fname, 2, 2, a)) return poison();
     int kinds[2] = {a[0].kind == FV_VAL ? nb_kind(a[0].type) : -1, a[1].kind == FV_VAL ? nb_kind(a[1].type) : -1};
     const NbCase *c = kinds[0] < 0 || kinds[1] < 0 ? NULL : nb_resolve(cases, 4, kinds, 2, true);
     if (!c)
@@ -653,7 +642,6 @@ FeVal lower_warp(Lower *L, int bi, const PyExpr *e) {
     return lw_make_tuple(L, 2, parts);
   }
   case BI_SYNCWARP: {
-    if (!lw_positional(L, e, fname, 0, 1, a)) return poison();
     at(L, e->loc);
     Value *m;
     if (a[0].kind == FV_UNDEF) m = ib_const_int(&L->b, u32, (int64_t)0xffffffffu);
@@ -666,11 +654,10 @@ FeVal lower_warp(Lower *L, int bi, const PyExpr *e) {
   }
 }
 
-FeVal lower_sync(Lower *L, int bi, const PyExpr *e) {
-  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
-  FeVal a;
+FeVal lower_sync(Lower *L, int bi, const PyExpr *e, FeVal *args) {
+  const char *fname = lw_builtin(bi)->call;
+  FeVal a = args[0];
   if (bi == BI_SYNCTHREADS || bi == BI_THREADFENCE || bi == BI_THREADFENCE_BLOCK || bi == BI_THREADFENCE_SYSTEM) {
-    if (!lw_positional(L, e, fname, 0, 0, &a)) return poison();
     at(L, e->loc);
     if (bi == BI_SYNCTHREADS) {
       ib_op(&L->b, OP_BARRIER, 0, NULL, 0, NULL, 0);
@@ -681,7 +668,6 @@ FeVal lower_sync(Lower *L, int bi, const PyExpr *e) {
     }
     return (FeVal){.kind = FV_NONE};
   }
-  if (!lw_positional(L, e, fname, 1, 1, &a)) return poison();
   if (a.kind != FV_VAL || a.type->kind != TY_INT)
     return lw_lerr(L, arg_loc(e, 0), "%s() takes an integer predicate, not %s", fname, lw_vname(L, &a));
   at(L, e->loc);
@@ -696,9 +682,9 @@ FeVal lower_sync(Lower *L, int bi, const PyExpr *e) {
 
 /* cuda.nanosleep(ns): numba-cuda's one case, void(uint32), which takes any bool, integer or float (converted to
  * uint32 as Numba converts: a float toward zero). */
-FeVal lower_nanosleep(Lower *L, const PyExpr *e) {
-  FeVal a;
-  if (!lw_positional(L, e, "cuda.nanosleep", 1, 1, &a)) return poison();
+FeVal lower_nanosleep(Lower *L, int bi, const PyExpr *e, FeVal *args) {
+  (void)bi;
+  FeVal a = args[0];
   if (a.kind != FV_VAL || !(a.type->kind == TY_BOOL || a.type->kind == TY_INT || a.type->kind == TY_FLOAT) ||
       ty_is_time(a.type))
     return lw_lerr(L, arg_loc(e, 0), "No implementation of cuda.nanosleep(%s): it takes the nanoseconds as a uint32",
@@ -710,9 +696,8 @@ FeVal lower_nanosleep(Lower *L, const PyExpr *e) {
 }
 
 /* cuda.cg.this_grid() (a compile-time object: the grid group has no run-time data) and its sync(). */
-FeVal lower_cg(Lower *L, int bi, const PyExpr *e) {
-  FeVal a;
-  if (!lw_positional(L, e, bi == BI_CG_THIS_GRID ? "cuda.cg.this_grid" : "GridGroup.sync", 0, 0, &a)) return poison();
+FeVal lower_cg(Lower *L, int bi, const PyExpr *e, FeVal *args) {
+  (void)args;
   at(L, e->loc);
   mark_cooperative(L);
   if (bi == BI_CG_THIS_GRID) return (FeVal){.kind = FV_BUILTIN, .builtin = BI_GRID_GROUP};
@@ -720,10 +705,9 @@ FeVal lower_cg(Lower *L, int bi, const PyExpr *e) {
   return cint(ty_i32(L->ctx), 0); /* numba-cuda's sync() returns cudaCGSynchronize's status: 0 */
 }
 
-FeVal lower_bits(Lower *L, int bi, const PyExpr *e) {
-  const char *fname = arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi));
-  FeVal a;
-  if (!lw_positional(L, e, fname, 1, 1, &a)) return poison();
+FeVal lower_bits(Lower *L, int bi, const PyExpr *e, FeVal *args) {
+  const char *fname = lw_builtin(bi)->call;
+  FeVal a = args[0];
   const NbCase *c = lw_resolve_fn(L, bi, &a, 1, fname, e->loc);
   if (!c) return poison();
   at(L, e->loc);
@@ -773,11 +757,9 @@ static FeVal pointer_cache_hint(Lower *L, const char *name, bool store, const Fe
   return store ? (FeVal){.kind = FV_NONE} : val(et, op_result(op, 0));
 }
 
-FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e) {
-  const char *name = sema_builtin_name(bi), *fname = arena_printf(&L->fe->arena, "cuda.%s", name);
+FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  const char *name = sema_builtin_name(bi);
   bool store = bi == BI_STCG || bi == BI_STCS || bi == BI_STWB || bi == BI_STWT;
-  FeVal a[3];
-  if (!lw_positional(L, e, fname, store ? 3 : 2, store ? 3 : 2, a)) return poison();
   FeVal arr = a[0].kind == FV_VIEW ? lw_view_value(L, &a[0]) : a[0];
   if (arr.kind == FV_POISON || a[1].kind == FV_POISON || (store && a[2].kind == FV_POISON)) return poison();
   if (is_pointer(&arr)) return pointer_cache_hint(L, name, store, &arr, a, e);
@@ -828,11 +810,7 @@ FeVal lower_cache_hint(Lower *L, int bi, const PyExpr *e) {
 /* carray(ptr, shape, dtype=None) / farray(...) (numba's numpy_support, numba-cuda's np_cfarray): the array of that
  * shape (an integer, or a tuple of them, known at compile time or not) over the memory the pointer points to, C- or
  * F-contiguous, its dtype the pointer's (a dtype given must be it), by a mem.ptr_array. */
-FeVal lower_cfarray(Lower *L, int bi, const PyExpr *e) {
-  const char *fname = bi == BI_CARRAY ? "carray" : "farray";
-  static const char *const names[] = {"ptr", "shape", "dtype"};
-  FeVal a[3];
-  if (!bind_args(L, e, fname, names, 2, 3, a)) return poison();
+FeVal lower_cfarray(Lower *L, int bi, const PyExpr *e, FeVal *a) {
   if (a[0].kind == FV_POISON || a[1].kind == FV_POISON || a[2].kind == FV_POISON) return poison();
   if (!is_pointer(&a[0])) return lw_lerr(L, arg_loc(e, 0), "pointer argument expected, got '%s'", lw_vname(L, &a[0]));
   Type *elem = a[0].type->elem;
@@ -872,10 +850,8 @@ FeVal lower_cfarray(Lower *L, int bi, const PyExpr *e) {
 /* ffi.from_buffer(a) of a cffi.FFI object (numba-cuda's typing/cffi_utils.py): a pointer to the first element of a
  * contiguous array (C, or F of one dimension), typed CPointer of its dtype, by a mem.data; numba-cuda's messages for
  * anything else. */
-FeVal lower_ffi_from_buffer(Lower *L, const PyExpr *e) {
-  static const char *const names[] = {"buffer"};
-  FeVal a[1];
-  if (!bind_args(L, e, "ffi.from_buffer", names, 1, 1, a)) return poison();
+FeVal lower_ffi_from_buffer(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  (void)bi;
   FeVal arr = a[0].kind == FV_VIEW ? lw_view_value(L, &a[0]) : a[0];
   if (arr.kind == FV_POISON) return arr;
   SrcLoc loc = arg_loc(e, 0);

@@ -245,9 +245,7 @@ static Value *cvt_moded(Lower *L, Value *x, bool e8m0, const Fp8Mode *m, Type *u
 
 typedef enum { CV_DOUBLE, CV_FLOAT, CV_DOUBLE2, CV_FLOAT2, CV_BF16RAW } CvtSource;
 
-static FeVal lower_cvt(Lower *L, const PyExpr *e, const char *fname, CvtSource src, bool e8m0) {
-  FeVal a[3];
-  if (!lw_positional(L, e, fname, 3, 3, a)) return poison();
+static FeVal lower_cvt(Lower *L, const PyExpr *e, FeVal *a, const char *fname, CvtSource src, bool e8m0) {
   Fp8Mode m;
   Value *sv, *mv;
   int64_t sc, mc;
@@ -287,27 +285,26 @@ static FeVal lower_cvt(Lower *L, const PyExpr *e, const char *fname, CvtSource s
   return val(u8, cvt_moded(L, x, e8m0, &m, u8));
 }
 
-FeVal lw_lower_fp8_builtin(Lower *L, int bi, const PyExpr *e) {
-  const char *fname = sema_builtin_name(bi);
+FeVal lower_fp8_builtin(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  const char *fname = lw_builtin(bi)->call;
   switch (bi) {
-  case BI_FP8_CVT_DOUBLE_TO_FP8: return lower_cvt(L, e, fname, CV_DOUBLE, false);
-  case BI_FP8_CVT_FLOAT_TO_FP8: return lower_cvt(L, e, fname, CV_FLOAT, false);
-  case BI_FP8_CVT_DOUBLE2_TO_FP8X2: return lower_cvt(L, e, fname, CV_DOUBLE2, false);
-  case BI_FP8_CVT_FLOAT2_TO_FP8X2: return lower_cvt(L, e, fname, CV_FLOAT2, false);
-  case BI_FP8_CVT_BFLOAT16RAW_TO_FP8: return lower_cvt(L, e, fname, CV_BF16RAW, false);
-  case BI_FP8_CVT_BFLOAT16RAW_TO_E8M0: return lower_cvt(L, e, fname, CV_BF16RAW, true);
-  case BI_FP8_CVT_FLOAT_TO_E8M0: return lower_cvt(L, e, fname, CV_FLOAT, true);
-  case BI_FP8_CVT_DOUBLE_TO_E8M0: return lower_cvt(L, e, fname, CV_DOUBLE, true);
-  case BI_FP8_CVT_FLOAT2_TO_E8M0X2: return lower_cvt(L, e, fname, CV_FLOAT2, true);
-  case BI_FP8_CVT_DOUBLE2_TO_E8M0X2: return lower_cvt(L, e, fname, CV_DOUBLE2, true);
+  case BI_FP8_CVT_DOUBLE_TO_FP8: return lower_cvt(L, e, a, fname, CV_DOUBLE, false);
+  case BI_FP8_CVT_FLOAT_TO_FP8: return lower_cvt(L, e, a, fname, CV_FLOAT, false);
+  case BI_FP8_CVT_DOUBLE2_TO_FP8X2: return lower_cvt(L, e, a, fname, CV_DOUBLE2, false);
+  case BI_FP8_CVT_FLOAT2_TO_FP8X2: return lower_cvt(L, e, a, fname, CV_FLOAT2, false);
+  case BI_FP8_CVT_BFLOAT16RAW_TO_FP8: return lower_cvt(L, e, a, fname, CV_BF16RAW, false);
+  case BI_FP8_CVT_BFLOAT16RAW_TO_E8M0: return lower_cvt(L, e, a, fname, CV_BF16RAW, true);
+  case BI_FP8_CVT_FLOAT_TO_E8M0: return lower_cvt(L, e, a, fname, CV_FLOAT, true);
+  case BI_FP8_CVT_DOUBLE_TO_E8M0: return lower_cvt(L, e, a, fname, CV_DOUBLE, true);
+  case BI_FP8_CVT_FLOAT2_TO_E8M0X2: return lower_cvt(L, e, a, fname, CV_FLOAT2, true);
+  case BI_FP8_CVT_DOUBLE2_TO_E8M0X2: return lower_cvt(L, e, a, fname, CV_DOUBLE2, true);
   case BI_FP8_CVT_E8M0_TO_BF16RAW: {
-    FeVal a;
-    if (!lw_positional(L, e, fname, 1, 1, &a)) return poison();
-    if (!is_scalar(&a) || !is_int_type(a.type) || ty_is_storage(a.type))
-      return lw_lerr(L, arg_loc(e, 0), "%s() takes a uint8, not %s", fname, lw_vname(L, &a));
+    FeVal x = a[0];
+    if (!is_scalar(&x) || !is_int_type(x.type) || ty_is_storage(x.type))
+      return lw_lerr(L, arg_loc(e, 0), "%s() takes a uint8, not %s", fname, lw_vname(L, &x));
     at(L, e->loc);
-    a.enumc = NULL;
-    FeVal c = lw_conv(L, a, ty_int(L->ctx, 8, true));
+    x.enumc = NULL;
+    FeVal c = lw_conv(L, x, ty_int(L->ctx, 8, true));
     Type *raw = ty_storage(L->ctx, TS_BF16RAW, 1);
     Value *bf = from_fp8(L, lw_mat(L, &c), TS_E8M0, ty_bf16(L->ctx));
     return val(raw, ib_unary(&L->b, OP_BITCAST, bf, raw));

@@ -38,7 +38,7 @@ Value *lw_fastmath_op(Lower *L, Value *v) {
 /* ---- calls: Numba-typed builtins (case lists) ---------------------------------------------------------------- */
 
 const NbCase *lw_resolve_fn(Lower *L, int bi, const FeVal *args, unsigned n, const char *fname, SrcLoc loc) {
-  int kinds[4];
+  int kinds[4] = {0};
   for (unsigned i = 0; i < n; i++) {
     if (!is_scalar(&args[i])) {
       lw_lerr(L, loc, "%s() does not accept %s", fname, lw_vname(L, &args[i]));
@@ -46,13 +46,7 @@ const NbCase *lw_resolve_fn(Lower *L, int bi, const FeVal *args, unsigned n, con
     }
     kinds[i] = nb_kind(args[i].type);
   }
-  unsigned ncases;
-  bool unsafe_ok, fp16;
-  const NbCase *cases = sema_fn_cases(bi, &ncases, &unsafe_ok, &fp16);
-  static const NbCase f16 = {NB_F16, 1, {NB_F16}}, bf16 = {NB_BF16, 1, {NB_BF16}};
-  if (fp16 && n == 1 && kinds[0] == NB_F16) return &f16;
-  if (n == 1 && kinds[0] == NB_BF16 && sema_bf16_math(bi)) return &bf16;
-  const NbCase *c = nb_resolve(cases, ncases, kinds, n, unsafe_ok);
+  const NbCase *c = sema_builtin_case(bi, kinds, n);
   if (!c) {
     StrBuf b;
     sb_init(&b);
@@ -66,19 +60,10 @@ const NbCase *lw_resolve_fn(Lower *L, int bi, const FeVal *args, unsigned n, con
   return c;
 }
 
-static const char *math_name(Lower *L, int bi) {
-  const char *n = sema_builtin_name(bi);
-  return strncmp(n, "math.", 5) == 0 ? n : arena_printf(&L->fe->arena, "math.%s", n);
-}
-
-FeVal lower_math(Lower *L, int bi, const PyExpr *e) {
-  const char *fname = math_name(L, bi);
-  unsigned n = bi == BI_MATH_POW || bi == BI_MATH_ATAN2 || bi == BI_MATH_HYPOT || bi == BI_MATH_COPYSIGN ||
-                       bi == BI_MATH_FMOD || bi == BI_MATH_REMAINDER || bi == BI_MATH_NEXTAFTER
-                   ? 2
-                   : 1;
-  FeVal a[2];
-  if (!lw_positional(L, e, fname, n, n, a)) return poison();
+FeVal lower_math(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  const LwBuiltin *b = lw_builtin(bi);
+  const char *fname = b->call;
+  unsigned n = b->nmax;
   const NbCase *c = lw_resolve_fn(L, bi, a, n, fname, e->loc);
   if (!c) return poison();
   at(L, e->loc);
@@ -87,21 +72,21 @@ FeVal lower_math(Lower *L, int bi, const PyExpr *e) {
   if (bi == BI_MATH_ISNAN || bi == BI_MATH_ISINF || bi == BI_MATH_ISFINITE) {
     if (t0->kind == TY_INT) return cbool(L, bi == BI_MATH_ISFINITE);
     Value *x = conv_v(L, a[0], t0);
-    return val(rt, ib_unary(&L->b, (OpKind)sema_math_op(bi), x, rt));
+    return val(rt, ib_unary(&L->b, (OpKind)b->op, x, rt));
   }
   Value *x = conv_v(L, lw_conv(L, a[0], t0), rt);
   if (bi == BI_MATH_DEGREES || bi == BI_MATH_RADIANS) {
     double k = bi == BI_MATH_DEGREES ? 180.0 / M_PI : M_PI / 180.0;
     return val(rt, ib_binary(&L->b, OP_MULF, x, ib_const_float(&L->b, rt, k)));
   }
-  if (n == 1) return val(rt, lw_fastmath_op(L, ib_unary(&L->b, (OpKind)sema_math_op(bi), x, NULL)));
+  if (n == 1) return val(rt, lw_fastmath_op(L, ib_unary(&L->b, (OpKind)b->op, x, NULL)));
   Type *t1 = nb_type(L->ctx, c->args[1]);
   if (bi == BI_MATH_POW && t1->kind == TY_INT) {
     Value *ops[2] = {x, conv_v(L, a[1], t1)};
     return val(rt, op_result(ib_op(&L->b, OP_POWI, 2, ops, 1, &rt, 0), 0));
   }
   Value *y = conv_v(L, lw_conv(L, a[1], t1), rt);
-  return val(rt, lw_fastmath_op(L, ib_binary(&L->b, (OpKind)sema_math_op(bi), x, y)));
+  return val(rt, lw_fastmath_op(L, ib_binary(&L->b, (OpKind)b->op, x, y)));
 }
 
 /* ---- calls: math.frexp / ldexp / modf, cuda.fma / cbrt / selp (numba-cuda's cudamath.py and cudadecl.py) ---- */
@@ -119,12 +104,9 @@ static FeVal modf_of(Lower *L, Value *x, Type *t) {
   return lw_make_tuple(L, 2, parts);
 }
 
-FeVal lower_numeric_fn(Lower *L, int bi, const PyExpr *e) {
-  bool cuda = bi == BI_FMA || bi == BI_CBRT || bi == BI_SELP;
-  const char *fname = cuda ? arena_printf(&L->fe->arena, "cuda.%s", sema_builtin_name(bi)) : math_name(L, bi);
-  unsigned n = bi == BI_FMA || bi == BI_SELP ? 3 : bi == BI_MATH_LDEXP ? 2 : 1;
-  FeVal a[3];
-  if (!lw_positional(L, e, fname, n, n, a)) return poison();
+FeVal lower_numeric_fn(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  const char *fname = lw_builtin(bi)->call;
+  unsigned n = lw_builtin(bi)->nmax;
   if (bi == BI_SELP) {
     /* numba-cuda's Cuda_selp: the two values of one type among f64, f32, (u)int16, (u)int32, (u)int64 */
     if (!is_scalar(&a[1]) || !is_scalar(&a[2]) || a[1].type != a[2].type || a[1].type->kind == TY_BOOL ||
@@ -454,9 +436,11 @@ static FeVal emit_libdevice_minmax(Lower *L, bool is_max, FeVal x, FeVal y, Type
   return val(u, op_result(op, 0));
 }
 
-FeVal lw_minmax(Lower *L, bool is_max, const PyExpr *e) {
+FeVal lower_minmax(Lower *L, int bi, const PyExpr *e, FeVal *unbound) {
+  (void)unbound;
+  bool is_max = bi == BI_MAX;
   FeVal args[16];
-  const char *fname = is_max ? "max" : "min";
+  const char *fname = lw_builtin(bi)->call;
   unsigned n = e->call.args.n;
   if (n > 16) return lw_lerr(L, e->loc, "%s() with more than 16 arguments is not supported", fname);
   if (!lw_positional(L, e, fname, 1, n ? n : 1, args)) return poison();
@@ -504,11 +488,9 @@ FeVal lw_minmax(Lower *L, bool is_max, const PyExpr *e) {
  * built here; the rest are the Python of cmath.c, compiled as device functions, their result converted to the
  * argument's type as numba-cuda returns it. */
 
-FeVal lower_cmath(Lower *L, int bi, const PyExpr *e) {
-  const char *fname = sema_builtin_name(bi), *name = fname + strlen("cmath.");
-  FeVal a[3];
+FeVal lower_cmath(Lower *L, int bi, const PyExpr *e, FeVal *a) {
+  const char *fname = lw_builtin(bi)->call, *name = fname + strlen("cmath.");
   if (bi == BI_CMATH_RECT) {
-    if (!lw_positional(L, e, fname, 2, 2, a)) return poison();
     for (unsigned i = 0; i < 2; i++)
       if (!is_scalar(&a[i]) || a[i].type->kind != TY_FLOAT)
         return lw_lerr(L, arg_loc(e, i), "%s() takes two floats, not %s", fname, lw_vname(L, &a[i]));
@@ -517,7 +499,6 @@ FeVal lower_cmath(Lower *L, int bi, const PyExpr *e) {
   }
   bool overload = bi == BI_CMATH_ACOSH || bi == BI_CMATH_COSH || bi == BI_CMATH_SINH || bi == BI_CMATH_TANH ||
                   bi == BI_CMATH_LOG10 || bi == BI_CMATH_PHASE || bi == BI_CMATH_POLAR;
-  if (!lw_positional(L, e, fname, 1, bi == BI_CMATH_LOG ? 2 : 1, a)) return poison();
   unsigned n = bi == BI_CMATH_LOG && a[1].kind != FV_UNDEF ? 2 : 1;
   for (unsigned i = 0; i < n; i++)
     if (!is_scalar(&a[i]) || (overload && !is_complex(&a[i])))

@@ -922,8 +922,8 @@ static void read_import(FeCtx *fe, const PyStmt *s) {
           bind(fe, tn[k], resolve_path(fe, arena_printf(&fe->arena, "numba.%s", tn[k])));
       } else if (strcmp(mod, "math") == 0) {
         /* every name of math the frontend knows */
-        for (unsigned k = 0; sema_known_path(k); k++) {
-          const char *p = sema_known_path(k);
+        for (unsigned k = 0; fe_builtin_path(k); k++) {
+          const char *p = fe_builtin_path(k);
           if (strncmp(p, "math.", 5) == 0 && !strchr(p + 5, '.')) bind(fe, p + 5, fe_import_value(fe, p));
         }
       }

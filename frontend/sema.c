@@ -19,227 +19,17 @@
 
 /* ---- known paths -------------------------------------------------------------------------------------- */
 
-static const struct {
-  const char *path;
-  int bi;
-} known_paths[] = {
-    {"builtins.range", BI_RANGE},
-    {"numba.cuda._internal.cuda_fp8.cvt_double_to_fp8", BI_FP8_CVT_DOUBLE_TO_FP8},
-    {"numba.cuda._internal.cuda_fp8.cvt_float_to_fp8", BI_FP8_CVT_FLOAT_TO_FP8},
-    {"numba.cuda._internal.cuda_fp8.cvt_double2_to_fp8x2", BI_FP8_CVT_DOUBLE2_TO_FP8X2},
-    {"numba.cuda._internal.cuda_fp8.cvt_float2_to_fp8x2", BI_FP8_CVT_FLOAT2_TO_FP8X2},
-    {"numba.cuda._internal.cuda_fp8.cvt_bfloat16raw_to_fp8", BI_FP8_CVT_BFLOAT16RAW_TO_FP8},
-    {"numba.cuda._internal.cuda_fp8.cvt_bfloat16raw_to_e8m0", BI_FP8_CVT_BFLOAT16RAW_TO_E8M0},
-    {"numba.cuda._internal.cuda_fp8.cvt_float_to_e8m0", BI_FP8_CVT_FLOAT_TO_E8M0},
-    {"numba.cuda._internal.cuda_fp8.cvt_double_to_e8m0", BI_FP8_CVT_DOUBLE_TO_E8M0},
-    {"numba.cuda._internal.cuda_fp8.cvt_float2_to_e8m0x2", BI_FP8_CVT_FLOAT2_TO_E8M0X2},
-    {"numba.cuda._internal.cuda_fp8.cvt_double2_to_e8m0x2", BI_FP8_CVT_DOUBLE2_TO_E8M0X2},
-    {"numba.cuda._internal.cuda_fp8.cvt_e8m0_to_bf16raw", BI_FP8_CVT_E8M0_TO_BF16RAW},
-    {"builtins.zip", BI_ZIP},
-    {"builtins.enumerate", BI_ENUMERATE},
-    {"numba.cuda.literal_unroll", BI_LITERAL_UNROLL},
-    {"numba.literal_unroll", BI_LITERAL_UNROLL},
-    {"numba.cuda.misc.special.literal_unroll", BI_LITERAL_UNROLL},
-    {"numba.misc.special.literal_unroll", BI_LITERAL_UNROLL},
-    {"builtins.slice", BI_SLICE},
-    {"builtins.tuple", BI_TUPLE},
-    {"builtins.len", BI_LEN},
-    {"builtins.min", BI_MIN},
-    {"builtins.max", BI_MAX},
-    {"builtins.abs", BI_ABS},
-    {"builtins.int", BI_INT},
-    {"builtins.float", BI_FLOAT},
-    {"builtins.bool", BI_BOOL},
-    {"builtins.round", BI_ROUND},
-    {"builtins.print", BI_PRINT},
-    {"builtins.pow", BI_POW},
-    {"builtins.divmod", BI_DIVMOD},
-    {"builtins.complex", BI_COMPLEX},
-    {"builtins.isinstance", BI_ISINSTANCE},
-    {"numba.cuda.threadIdx", BI_THREADIDX},
-    {"numba.cuda.blockIdx", BI_BLOCKIDX},
-    {"numba.cuda.blockDim", BI_BLOCKDIM},
-    {"numba.cuda.gridDim", BI_GRIDDIM},
-    {"numba.cuda.laneid", BI_LANEID},
-    {"numba.cuda.warpsize", BI_WARPSIZE},
-    {"numba.cuda.grid", BI_GRID},
-    {"numba.cuda.gridsize", BI_GRIDSIZE},
-    {"numba.cuda.syncthreads", BI_SYNCTHREADS},
-    {"numba.cuda.syncthreads_count", BI_SYNCTHREADS_COUNT},
-    {"numba.cuda.syncthreads_and", BI_SYNCTHREADS_AND},
-    {"numba.cuda.syncthreads_or", BI_SYNCTHREADS_OR},
-    {"numba.cuda.threadfence", BI_THREADFENCE},
-    {"numba.cuda.threadfence_block", BI_THREADFENCE_BLOCK},
-    {"numba.cuda.threadfence_system", BI_THREADFENCE_SYSTEM},
-    {"numba.cuda.syncwarp", BI_SYNCWARP},
-    {"numba.cuda.nanosleep", BI_NANOSLEEP},
-    {"numba.cuda.shfl_sync", BI_SHFL_SYNC},
-    {"numba.cuda.shfl_up_sync", BI_SHFL_UP_SYNC},
-    {"numba.cuda.shfl_down_sync", BI_SHFL_DOWN_SYNC},
-    {"numba.cuda.shfl_xor_sync", BI_SHFL_XOR_SYNC},
-    {"numba.cuda.all_sync", BI_ALL_SYNC},
-    {"numba.cuda.any_sync", BI_ANY_SYNC},
-    {"numba.cuda.eq_sync", BI_EQ_SYNC},
-    {"numba.cuda.ballot_sync", BI_BALLOT_SYNC},
-    {"numba.cuda.activemask", BI_ACTIVEMASK},
-    {"numba.cuda.lanemask_lt", BI_LANEMASK_LT},
-    {"numba.cuda.match_any_sync", BI_MATCH_ANY_SYNC},
-    {"numba.cuda.match_all_sync", BI_MATCH_ALL_SYNC},
-    {"numba.cuda.ldca", BI_LDCA},
-    {"numba.cuda.ldcg", BI_LDCG},
-    {"numba.cuda.ldcs", BI_LDCS},
-    {"numba.cuda.ldlu", BI_LDLU},
-    {"numba.cuda.ldcv", BI_LDCV},
-    {"cffi.FFI.from_buffer", BI_FFI_FROM_BUFFER},
-    {"numba.carray", BI_CARRAY},
-    {"numba.farray", BI_FARRAY},
-    {"numba.cuda.np.numpy_support.carray", BI_CARRAY},
-    {"numba.cuda.np.numpy_support.farray", BI_FARRAY},
-    {"numba.np.numpy_support.carray", BI_CARRAY},
-    {"numba.np.numpy_support.farray", BI_FARRAY},
-    {"numba.cuda.stcg", BI_STCG},
-    {"numba.cuda.stcs", BI_STCS},
-    {"numba.cuda.stwb", BI_STWB},
-    {"numba.cuda.stwt", BI_STWT},
-    {"numba.cuda.popc", BI_POPC},
-    {"numba.cuda.brev", BI_BREV},
-    {"numba.cuda.clz", BI_CLZ},
-    {"numba.cuda.ffs", BI_FFS},
-    {"numba.cuda.fma", BI_FMA},
-    {"numba.cuda.cbrt", BI_CBRT},
-    {"numba.cuda.shared.array", BI_SHARED_ARRAY},
-    {"numba.cuda.local.array", BI_LOCAL_ARRAY},
-    {"numba.cuda.const.array_like", BI_CONST_ARRAY_LIKE},
-    {"numba.cuda.atomic.add", BI_ATOMIC_ADD},
-    {"numba.cuda.atomic.sub", BI_ATOMIC_SUB},
-    {"numba.cuda.atomic.and_", BI_ATOMIC_AND},
-    {"numba.cuda.atomic.or_", BI_ATOMIC_OR},
-    {"numba.cuda.atomic.xor", BI_ATOMIC_XOR},
-    {"numba.cuda.atomic.max", BI_ATOMIC_MAX},
-    {"numba.cuda.atomic.min", BI_ATOMIC_MIN},
-    {"numba.cuda.atomic.exch", BI_ATOMIC_EXCH},
-    {"numba.cuda.atomic.inc", BI_ATOMIC_INC},
-    {"numba.cuda.atomic.dec", BI_ATOMIC_DEC},
-    {"numba.cuda.atomic.cas", BI_ATOMIC_CAS},
-    {"numba.cuda.atomic.compare_and_swap", BI_ATOMIC_COMPARE_AND_SWAP},
-    {"numba.cuda.atomic.nanmax", BI_ATOMIC_NANMAX},
-    {"numba.cuda.atomic.nanmin", BI_ATOMIC_NANMIN},
-    {"numba.cuda.jit", BI_CUDA_JIT},
-    {"numba.cuda.reduce", BI_CUDA_REDUCE},
-    {"numba.cuda.Reduce", BI_CUDA_REDUCE},
-    {"numba.vectorize", BI_VECTORIZE},
-    {"numba.guvectorize", BI_GUVECTORIZE},
-    {"numba.cuda.vectorize", BI_VECTORIZE},
-    {"numba.cuda.guvectorize", BI_GUVECTORIZE},
-    {"numba.np.ufunc.vectorize", BI_VECTORIZE},
-    {"numba.np.ufunc.guvectorize", BI_GUVECTORIZE},
-    {"numba.jit", BI_NUMBA_JIT},
-    {"numba.njit", BI_NJIT},
-    {"math.sqrt", BI_MATH_SQRT},
-    {"math.exp", BI_MATH_EXP},
-    {"math.exp2", BI_MATH_EXP2},
-    {"math.expm1", BI_MATH_EXPM1},
-    {"math.log", BI_MATH_LOG},
-    {"math.log2", BI_MATH_LOG2},
-    {"math.log10", BI_MATH_LOG10},
-    {"math.log1p", BI_MATH_LOG1P},
-    {"math.sin", BI_MATH_SIN},
-    {"math.cos", BI_MATH_COS},
-    {"math.tan", BI_MATH_TAN},
-    {"math.asin", BI_MATH_ASIN},
-    {"math.acos", BI_MATH_ACOS},
-    {"math.atan", BI_MATH_ATAN},
-    {"math.sinh", BI_MATH_SINH},
-    {"math.cosh", BI_MATH_COSH},
-    {"math.tanh", BI_MATH_TANH},
-    {"math.asinh", BI_MATH_ASINH},
-    {"math.acosh", BI_MATH_ACOSH},
-    {"math.atanh", BI_MATH_ATANH},
-    {"math.erf", BI_MATH_ERF},
-    {"math.erfc", BI_MATH_ERFC},
-    {"math.gamma", BI_MATH_GAMMA},
-    {"math.lgamma", BI_MATH_LGAMMA},
-    {"math.floor", BI_MATH_FLOOR},
-    {"math.ceil", BI_MATH_CEIL},
-    {"math.trunc", BI_MATH_TRUNC},
-    {"math.fabs", BI_MATH_FABS},
-    {"math.degrees", BI_MATH_DEGREES},
-    {"math.radians", BI_MATH_RADIANS},
-    {"math.pow", BI_MATH_POW},
-    {"math.atan2", BI_MATH_ATAN2},
-    {"math.hypot", BI_MATH_HYPOT},
-    {"math.copysign", BI_MATH_COPYSIGN},
-    {"math.fmod", BI_MATH_FMOD},
-    {"math.isnan", BI_MATH_ISNAN},
-    {"math.isinf", BI_MATH_ISINF},
-    {"math.isfinite", BI_MATH_ISFINITE},
-    {"math.remainder", BI_MATH_REMAINDER},
-    {"math.frexp", BI_MATH_FREXP},
-    {"math.ldexp", BI_MATH_LDEXP},
-    {"math.modf", BI_MATH_MODF},
-    {"math.nextafter", BI_MATH_NEXTAFTER},
-    {"numba.cuda.selp", BI_SELP},
-    {"cmath.exp", BI_CMATH_EXP},
-    {"cmath.log", BI_CMATH_LOG},
-    {"cmath.log10", BI_CMATH_LOG10},
-    {"cmath.sqrt", BI_CMATH_SQRT},
-    {"cmath.sin", BI_CMATH_SIN},
-    {"cmath.cos", BI_CMATH_COS},
-    {"cmath.tan", BI_CMATH_TAN},
-    {"cmath.asin", BI_CMATH_ASIN},
-    {"cmath.acos", BI_CMATH_ACOS},
-    {"cmath.atan", BI_CMATH_ATAN},
-    {"cmath.sinh", BI_CMATH_SINH},
-    {"cmath.cosh", BI_CMATH_COSH},
-    {"cmath.tanh", BI_CMATH_TANH},
-    {"cmath.asinh", BI_CMATH_ASINH},
-    {"cmath.acosh", BI_CMATH_ACOSH},
-    {"cmath.atanh", BI_CMATH_ATANH},
-    {"cmath.isnan", BI_CMATH_ISNAN},
-    {"cmath.isinf", BI_CMATH_ISINF},
-    {"cmath.isfinite", BI_CMATH_ISFINITE},
-    {"cmath.phase", BI_CMATH_PHASE},
-    {"cmath.polar", BI_CMATH_POLAR},
-    {"cmath.rect", BI_CMATH_RECT},
-    {"cmath.pi", BI_MATH_PI},
-    {"cmath.e", BI_MATH_E},
-    {"cmath.tau", BI_MATH_TAU},
-    {"cmath.inf", BI_MATH_INF},
-    {"cmath.nan", BI_MATH_NAN},
-    {"numba.cuda.cg.this_grid", BI_CG_THIS_GRID},
-    {"math.pi", BI_MATH_PI},
-    {"math.e", BI_MATH_E},
-    {"math.tau", BI_MATH_TAU},
-    {"math.inf", BI_MATH_INF},
-    {"math.nan", BI_MATH_NAN},
-    {"numpy.pi", BI_MATH_PI},
-    {"numpy.e", BI_MATH_E},
-    {"numpy.inf", BI_MATH_INF},
-    {"numpy.nan", BI_MATH_NAN},
-    {"numpy.real", BI_NP_REAL},
-    {"numpy.isnat", BI_NP_ISNAT},
-    {"numpy.dtype", BI_NP_DTYPE},
-    {"numpy.imag", BI_NP_IMAG},
-    {"numpy.sum", BI_NP_SUM},
-    {"numpy.prod", BI_NP_PROD},
-    {"numpy.min", BI_NP_MIN},
-    {"numpy.amin", BI_NP_MIN},
-    {"numpy.max", BI_NP_MAX},
-    {"numpy.amax", BI_NP_MAX},
-    {"numpy.all", BI_NP_ALL},
-    {"numpy.any", BI_NP_ANY},
-    {"numpy.mean", BI_NP_MEAN},
-    {"numpy.count_nonzero", BI_NP_COUNT_NONZERO},
-    {"numpy.var", BI_NP_VAR},
-    {"numpy.std", BI_NP_STD},
-    {"numpy.nansum", BI_NP_NANSUM},
-    {"numpy.nanprod", BI_NP_NANPROD},
-    {"numpy.nanmin", BI_NP_NANMIN},
-    {"numpy.nanmax", BI_NP_NANMAX},
-    {"numpy.nanmean", BI_NP_NANMEAN},
-    {"numpy.nanvar", BI_NP_NANVAR},
-    {"numpy.nanstd", BI_NP_NANSTD},
+/* builtins.def's PATHS: one list per row, then every (path, builtin) pair in row order */
+#define NO_PATHS NULL
+#define BUILTIN(id, name, call, params, typing, lower, op, ...) static const char *const paths_##id[] = {__VA_ARGS__, NULL};
+#include "frontend/builtins.def"
+#undef BUILTIN
+static const char *const *const builtin_paths[BI__COUNT] = {
+#define BUILTIN(id, ...) [BI_##id] = paths_##id,
+#include "frontend/builtins.def"
+#undef BUILTIN
 };
+#undef NO_PATHS
 
 /* ---- the operator module ---------------------------------------------------------------------------------------- */
 
@@ -285,9 +75,9 @@ static void add_operator_paths(FeCtx *fe) {
 }
 
 static const char *const builtin_names[BI__COUNT] = {
-#define X(id, name) [BI_##id] = name,
-    FE_BUILTINS(X)
-#undef X
+#define BUILTIN(id, name, ...) [BI_##id] = name,
+#include "frontend/builtins.def"
+#undef BUILTIN
 };
 
 const char *sema_builtin_name(int bi) {
@@ -300,17 +90,23 @@ const char *sema_builtin_name(int bi) {
   return bi >= 0 && bi < BI__COUNT ? builtin_names[bi] : "?";
 }
 
-const char *sema_known_path(unsigned i) { return i < sizeof known_paths / sizeof *known_paths ? known_paths[i].path : NULL; }
+const char *fe_builtin_path(unsigned i) {
+  for (int bi = 0; bi < BI__COUNT; bi++)
+    for (const char *const *p = builtin_paths[bi]; *p; p++)
+      if (i-- == 0) return *p;
+  return NULL;
+}
 
 void sema_init_known(FeCtx *fe) {
   strmap_init(&fe->known);
   strmap_init(&fe->prefixes);
-  for (unsigned i = 0; i < sizeof known_paths / sizeof *known_paths; i++) {
-    const char *p = known_paths[i].path;
-    strmap_put(&fe->known, p, (void *)(intptr_t)(known_paths[i].bi + 1));
-    for (const char *d = strchr(p, '.'); d; d = strchr(d + 1, '.'))
-      strmap_putn(&fe->prefixes, p, (size_t)(d - p), (void *)1);
-  }
+  for (int bi = 0; bi < BI__COUNT; bi++)
+    for (const char *const *pp = builtin_paths[bi]; *pp; pp++) {
+      const char *p = *pp;
+      strmap_put(&fe->known, p, (void *)(intptr_t)(bi + 1));
+      for (const char *d = strchr(p, '.'); d; d = strchr(d + 1, '.'))
+        strmap_putn(&fe->prefixes, p, (size_t)(d - p), (void *)1);
+    }
   add_operator_paths(fe);
   /* roots whose attributes are types */
   static const char *const roots[] = {"numba", "numba.types", "numba.core", "numba.core.types", "numpy", "numba.cuda",
@@ -440,7 +236,9 @@ static const NbCase round_cases[] = {C1(I64, F32), C1(I64, F64), C2(F32, F32, I6
 static const NbCase range_cases[] = {C1(I32, I32), C2(I32, I32, I32), C3(I32, I32, I32, I32),
                                      C1(I64, I64), C2(I64, I64, I64), C3(I64, I64, I64, I64),
                                      C1(U64, U64), C2(U64, U64, U64), C3(U64, U64, U64, U64)};
-static const NbCase math_unary_cases[] = {C1(F64, I64), C1(F64, U64), C1(F32, F32), C1(F64, F64), C1(F16, F16)};
+#define MATH_UNARY C1(F64, I64), C1(F64, U64), C1(F32, F32), C1(F64, F64)
+static const NbCase math_unary_cases[] = {MATH_UNARY, C1(F16, F16)}; /* float16: numba-cuda's fp16 overloads */
+static const NbCase math_unary_no_f16_cases[] = {MATH_UNARY};
 static const NbCase math_atan2_cases[] = {C2(F64, I64, I64), C2(F64, U64, U64), C2(F32, F32, F32), C2(F64, F64, F64)};
 static const NbCase math_binary_cases[] = {C2(F32, F32, F32), C2(F64, F64, F64)};
 static const NbCase math_pow_cases[] = {C2(F32, F32, F32), C2(F64, F64, F64), C2(F32, F32, I32), C2(F64, F64, I32)};
@@ -500,92 +298,32 @@ const NbCase *sema_op_case(NbFamily fam, int op, const int *args, unsigned nargs
   return NULL;
 }
 
-bool sema_bf16_math(int bi) {
-  switch (bi) {
-  /* numba-cuda's bf16.py overloads: math.trunc ... math.exp2 of a bfloat16 call htrunc ... hexp2 */
-  case BI_MATH_TRUNC: case BI_MATH_CEIL: case BI_MATH_FLOOR: case BI_MATH_SQRT: case BI_MATH_LOG: case BI_MATH_LOG10:
-  case BI_MATH_COS: case BI_MATH_SIN: case BI_MATH_TANH: case BI_MATH_EXP: case BI_MATH_EXP2: return true;
-  default: return false;
-  }
+/* builtins.def's TYPING, by builtin */
+#define UNTYPED {NULL, 0, false, false}
+#define CASES(list) {list, N(list), false, false}
+#define CASES_F16(list) {list, N(list), true, false}
+#define CASES_BF16(list) {list, N(list), false, true}
+static const FeBuiltinTyping builtin_typings[BI__COUNT] = {
+#define BUILTIN(id, name, call, params, typing, ...) [BI_##id] = typing,
+#include "frontend/builtins.def"
+#undef BUILTIN
+};
+#undef UNTYPED
+#undef CASES
+#undef CASES_F16
+#undef CASES_BF16
+
+const FeBuiltinTyping *sema_builtin_typing(int bi) {
+  static const FeBuiltinTyping none = {NULL, 0, false, false};
+  return bi >= 0 && bi < BI__COUNT ? &builtin_typings[bi] : &none;
 }
 
-const NbCase *sema_fn_cases(int bi, unsigned *n, bool *unsafe_ok, bool *fp16_unary) {
-  *unsafe_ok = true;
-  *fp16_unary = false;
-#define RET(list) return (*n = N(list), list)
-  switch (bi) {
-  case BI_ABS: *fp16_unary = true; RET(abs_cases);
-  case BI_ROUND: RET(round_cases);
-  case BI_RANGE: RET(range_cases);
-  case BI_MATH_SIN: case BI_MATH_COS: case BI_MATH_CEIL: case BI_MATH_FLOOR: case BI_MATH_SQRT: case BI_MATH_LOG:
-  case BI_MATH_LOG2: case BI_MATH_LOG10: case BI_MATH_EXP: case BI_MATH_FABS: case BI_MATH_TRUNC: case BI_MATH_EXP2:
-  case BI_MATH_TANH: /* numba-cuda's float16 overload (cuda.fp16.htanh) */
-    RET(math_unary_cases);
-  case BI_MATH_ACOS: case BI_MATH_ACOSH: case BI_MATH_ASIN: case BI_MATH_ASINH: case BI_MATH_ATAN: case BI_MATH_ATANH:
-  case BI_MATH_COSH: case BI_MATH_DEGREES: case BI_MATH_ERF: case BI_MATH_ERFC: case BI_MATH_EXPM1:
-  case BI_MATH_GAMMA: case BI_MATH_LGAMMA: case BI_MATH_LOG1P: case BI_MATH_RADIANS: case BI_MATH_SINH:
-  case BI_MATH_TAN:
-    *n = N(math_unary_cases) - 1; /* no float16 case */
-    return math_unary_cases;
-  case BI_MATH_ATAN2: case BI_MATH_HYPOT: RET(math_atan2_cases);
-  case BI_MATH_COPYSIGN: case BI_MATH_FMOD: case BI_MATH_REMAINDER: case BI_MATH_NEXTAFTER: RET(math_binary_cases);
-  case BI_MATH_LDEXP: RET(math_ldexp_cases);
-  case BI_MATH_FREXP: case BI_CBRT: RET(math_frexp_cases);
-  case BI_MATH_MODF: RET(math_modf_cases);
-  case BI_FMA: RET(fma_cases);
-  case BI_MATH_POW: RET(math_pow_cases);
-  case BI_MATH_ISNAN: case BI_MATH_ISINF: case BI_MATH_ISFINITE: RET(math_isnan_cases);
-  case BI_POPC: case BI_CLZ: RET(popc_cases);
-  case BI_FFS: RET(ffs_cases);
-  case BI_BREV: RET(brev_cases);
-  case BI_DIVMOD: RET(divmod_cases);
-  default: *n = 0; return NULL;
-  }
-#undef RET
-}
-
-int sema_math_op(int bi) {
-  switch (bi) {
-  case BI_MATH_SQRT: return OP_SQRT;
-  case BI_MATH_EXP: return OP_EXP;
-  case BI_MATH_EXP2: return OP_EXP2;
-  case BI_MATH_EXPM1: return OP_EXPM1;
-  case BI_MATH_LOG: return OP_LOG;
-  case BI_MATH_LOG2: return OP_LOG2;
-  case BI_MATH_LOG10: return OP_LOG10;
-  case BI_MATH_LOG1P: return OP_LOG1P;
-  case BI_MATH_SIN: return OP_SIN;
-  case BI_MATH_COS: return OP_COS;
-  case BI_MATH_TAN: return OP_TAN;
-  case BI_MATH_ASIN: return OP_ASIN;
-  case BI_MATH_ACOS: return OP_ACOS;
-  case BI_MATH_ATAN: return OP_ATAN;
-  case BI_MATH_SINH: return OP_SINH;
-  case BI_MATH_COSH: return OP_COSH;
-  case BI_MATH_TANH: return OP_TANH;
-  case BI_MATH_ASINH: return OP_ASINH;
-  case BI_MATH_ACOSH: return OP_ACOSH;
-  case BI_MATH_ATANH: return OP_ATANH;
-  case BI_MATH_ERF: return OP_ERF;
-  case BI_MATH_ERFC: return OP_ERFC;
-  case BI_MATH_GAMMA: return OP_GAMMA;
-  case BI_MATH_LGAMMA: return OP_LGAMMA;
-  case BI_MATH_FLOOR: return OP_FLOOR;
-  case BI_MATH_CEIL: return OP_CEIL;
-  case BI_MATH_TRUNC: return OP_TRUNC;
-  case BI_MATH_FABS: return OP_FABS;
-  case BI_MATH_POW: return OP_POW;
-  case BI_MATH_ATAN2: return OP_ATAN2;
-  case BI_MATH_HYPOT: return OP_HYPOT;
-  case BI_MATH_COPYSIGN: return OP_COPYSIGN;
-  case BI_MATH_FMOD: return OP_FMOD;
-  case BI_MATH_REMAINDER: return OP_REMAINDER;
-  case BI_MATH_NEXTAFTER: return OP_NEXTAFTER;
-  case BI_MATH_ISNAN: return OP_ISNAN;
-  case BI_MATH_ISINF: return OP_ISINF;
-  case BI_MATH_ISFINITE: return OP_ISFINITE;
-  default: return -1;
-  }
+const NbCase *sema_builtin_case(int bi, const int *kinds, unsigned n) {
+  const FeBuiltinTyping *t = sema_builtin_typing(bi);
+  static const NbCase f16 = C1(F16, F16), bf16 = C1(BF16, BF16);
+  if (t->f16_overload && n == 1 && kinds[0] == NB_F16) return &f16;
+  if (t->bf16_overload && n == 1 && kinds[0] == NB_BF16) return &bf16;
+  return nb_resolve(t->cases, t->ncases, kinds, n, true);
 }
 
 /* ---- per-function analysis ------------------------------------------------------------------------------ */

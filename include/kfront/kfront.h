@@ -473,6 +473,10 @@ KF_API void kf_set_overload_resolver(kf_overload_resolver resolver, void *user);
 KF_API void kf_compile_options_init(kf_compile_options *opts);
 /* The default pass pipeline of kfront compile / run. Borrowed, static. */
 KF_API const char *kf_default_pipeline(void);
+/* The i-th dotted path that names a builtin of the kernel language ("builtins.range", "numba.cuda.grid",
+ * "math.sqrt", "numba.cuda.atomic.add", ...: the frontend's registry), NULL past the last; static. Families
+ * known by prefix are not listed one by one: numpy's ufuncs, numba.cuda.fp16 / bf16 / libdevice, vector types. */
+KF_API const char *kf_builtin_path(unsigned i);
 /* Compiles Python source (a module written for numba.cuda) to typed kir: one func.func per kernel and
  * signature, plus the device functions they call. The source is index 0; opts->extra_sources, if any, are
  * 1... On success the caller owns *out (kf_module_destroy). Errors (located, with the source line and a

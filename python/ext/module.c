@@ -872,6 +872,23 @@ static PyObject *version(PyObject *self, PyObject *unused) {
   return PyUnicode_FromString(kf_version());
 }
 
+/* builtin_paths(): kf_builtin_path's paths, a tuple of str */
+static PyObject *builtin_paths(PyObject *self, PyObject *unused) {
+  (void)self, (void)unused;
+  unsigned n = 0;
+  while (kf_builtin_path(n)) n++;
+  PyObject *t = PyTuple_New(n);
+  for (unsigned i = 0; t && i < n; i++) {
+    PyObject *s = PyUnicode_FromString(kf_builtin_path(i));
+    if (!s) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SetItem(t, i, s); /* steals s */
+  }
+  return t;
+}
+
 static PyObject *configure_cuda_paths(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
   static char *names[] = {"cuda_home", "conda_prefix", "site_packages", "system_toolkit", "libnvvm", "libdevice",
@@ -1133,6 +1150,7 @@ static PyMethodDef module_functions[] = {
     {"register_exception", register_exception, METH_VARARGS,
      "register_exception(name, cls): a kernel's raise of the class named `name` is raised as cls on the host."},
     {"version", version, METH_NOARGS, "kfront's version."},
+    {"builtin_paths", builtin_paths, METH_NOARGS, "The dotted paths of the kernel language's builtins (kf_builtin_path)."},
     {"configure_cuda_paths", (PyCFunction)(void (*)(void))configure_cuda_paths, METH_VARARGS | METH_KEYWORDS,
      "configure_cuda_paths(cuda_home=, conda_prefix=, site_packages=, system_toolkit=, libnvvm=, libdevice=, libnvrtc=, libnvjitlink=, "
      "verify=False) -> False if a CUDA library was already searched for (kf_configure_cuda_paths)."},

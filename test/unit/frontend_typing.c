@@ -2,7 +2,7 @@
  *
  *   - every line of frontend/Inputs/numba_scalar_typing.txt (dumped from numba-cuda's typing context by
  *     frontend/numba_scalar_typing.py: operators, math functions, abs, round and unify_types over the
- *     12 scalar types) must be what sema_op_case / sema_fn_cases + nb_resolve / nb_unify give;
+ *     12 scalar types) must be what sema_op_case / sema_builtin_case / nb_unify give;
  *   - the types kfront gives the variables of each seed kernel (FeOptions.on_type) are the ones numba-cuda
  *     gives them (frontend/Inputs/numba_seed_types.txt, from frontend/numba_types.py);
  *   - fe_compile of every seed kernel verifies, and parse + type + lower of all of them is timed (a
@@ -55,12 +55,7 @@ static const NbCase *resolve(const char *op, const int *args, unsigned n, bool *
     if (strcmp(ops[i].name, op) == 0) return sema_op_case(ops[i].fam, ops[i].op, args, n);
   for (unsigned i = 0; i < sizeof fns / sizeof *fns; i++) {
     if (strcmp(fns[i].name, op) != 0) continue;
-    unsigned nc;
-    bool unsafe_ok, fp16;
-    const NbCase *cases = sema_fn_cases(fns[i].bi, &nc, &unsafe_ok, &fp16);
-    static const NbCase f16 = {NB_F16, 1, {NB_F16}};
-    if (fp16 && n == 1 && args[0] == NB_F16) return &f16;
-    return nb_resolve(cases, nc, args, n, unsafe_ok);
+    return sema_builtin_case(fns[i].bi, args, n);
   }
   *known = false;
   return NULL;

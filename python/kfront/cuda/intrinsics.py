@@ -6,17 +6,16 @@ raise, as in Numba. Attribute chains (`cuda.atomic.add`, `cuda.shared.array`) gi
 name imported from them is recognised by identity.
 """
 
-# numba.cuda's names that only mean something inside a kernel or device function
-KERNEL_NAMES = (
-    "threadIdx", "blockIdx", "blockDim", "gridDim", "laneid", "warpsize", "grid", "gridsize",
-    "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
-    "shared", "local", "const", "atomic", "threadfence", "threadfence_block", "threadfence_system",
-    "activemask", "lanemask_lt", "ballot_sync", "all_sync", "any_sync", "eq_sync", "match_any_sync",
-    "match_all_sync", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "popc", "brev", "clz",
-    "ffs", "fma", "cbrt", "selp", "nanosleep", "fp16", "bf16", "libdevice", "cg", "vote_sync_intrinsic",
-    "ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs", "stwb", "stwt",
-    "_internal",  # numba-cuda's generated header bindings: _internal.cuda_bf16.htrunc, .nv_bfloat16, ...
-)
+from kfront import _kfront
+
+# numba.cuda's names that only mean something inside a kernel or device function: the first name after
+# "numba.cuda." of each path of the compiler's builtins (frontend/builtins.def, read through kf_builtin_path), less
+# the ones this package defines on the host itself (functions and modules), and the namespaces whose members the
+# compiler knows by prefix (cuda.fp16.hadd, cuda.bf16.htrunc, cuda.libdevice.sin)
+_HOST_DEFINED = frozenset(("jit", "reduce", "Reduce", "vectorize", "guvectorize", "literal_unroll", "misc", "np"))
+_PREFIX_NAMESPACES = ("fp16", "bf16", "libdevice")
+KERNEL_NAMES = tuple(sorted({path[len("numba.cuda."):].partition(".")[0] for path in _kfront.builtin_paths()
+                             if path.startswith("numba.cuda.")} - _HOST_DEFINED)) + _PREFIX_NAMESPACES
 
 # numba-cuda's vector types (numba.cuda.vector_types): <base>x<N>, and the C-style aliases of each (float4 is
 # float32x4; long and ulong are 64-bit, as on Linux); an alias is the same object as the type it names
