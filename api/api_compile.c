@@ -22,21 +22,6 @@ void kf_compile_options_init(kf_compile_options *opts) {
   opts->verify_each = 1;
 }
 
-/* The frontend's options for opts, with the given sources 1.. */
-static FeOptions fe_options(const kf_compile_options *o, const kf_source *extra, unsigned nextra) {
-  return (FeOptions){.kernels = o->kernels,
-                     .nkernels = o->nkernels,
-                     .signatures = o->signatures,
-                     .nsignatures = o->nsignatures,
-                     .bounds_check = o->bounds_check != 0,
-                     .extra_sources = extra,
-                     .nextra_sources = nextra,
-                     .bindings = o->bindings,
-                     .nbindings = o->nbindings,
-                     .functions = o->functions,
-                     .nfunctions = o->nfunctions};
-}
-
 void api_sources_free(kf_context *ctx, kf_source *s, unsigned n) {
   for (unsigned i = 0; s && i < n; i++) {
     diag_remove_source(&ctx->diag, s[i].text);
@@ -64,15 +49,16 @@ static kf_source *sources_copy(kf_context *ctx, const kf_source *src, unsigned n
 }
 
 typedef struct CompileJob {
-  RtSourceOptions ro;
-  unsigned first_line;  /* of the main source */
+  kf_compile_options opts;  /* the caller's, with the copies of sources 1.. */
+  unsigned first_line;      /* of the main source */
 } CompileJob;
 
 static kf_status compile_python(kf_context *ctx, const char *name, const char *text, size_t len, const void *user,
                                 Module **out) {
   const CompileJob *job = user;
   kf_source main = {name, text, len, job->first_line};
-  return rt_compile_source(ctx->ir, &ctx->diag, &main, &job->ro, out);
+  RtSourceOptions ro = {.compile = &job->opts};
+  return rt_compile_source(ctx->ir, &ctx->diag, &main, &ro, out);
 }
 
 kf_status kf_compile_sources(kf_context *ctx, const kf_source *sources, unsigned nsources,
@@ -97,20 +83,9 @@ kf_status kf_compile_sources(kf_context *ctx, const kf_source *sources, unsigned
   }
   kf_source *extra = sources_copy(ctx, sources + 1, nsources - 1);
   if (!extra) return api_out_of_memory(ctx);
-  CompileJob job = {{.kernels = opts->kernels,
-                     .nkernels = opts->nkernels,
-                     .signatures = opts->signatures,
-                     .nsignatures = opts->nsignatures,
-                     .bounds_check = opts->bounds_check != 0,
-                     .pipeline = opts->pipeline,
-                     .verify_each = opts->verify_each != 0,
-                     .extra_sources = extra,
-                     .nextra_sources = nsources - 1,
-                     .bindings = opts->bindings,
-                     .nbindings = opts->nbindings,
-                     .functions = opts->functions,
-                     .nfunctions = opts->nfunctions},
-                    sources[0].first_line};
+  CompileJob job = {*opts, sources[0].first_line};
+  job.opts.extra_sources = extra;
+  job.opts.nextra_sources = nsources - 1;
   kf_module *km;
   kf_status st = api_module_build(ctx, sources[0].filename, sources[0].text ? sources[0].text : "", sources[0].len,
                                   compile_python, &job, &km);
@@ -153,8 +128,7 @@ typedef struct KeyJob {
 static void key_job(void *arg) {
   KeyJob *j = arg;
   const kf_compile_options *opts = j->opts;
-  FeOptions fo = fe_options(opts, opts->extra_sources, opts->nextra_sources);
-  j->ok = fe_options_key(&fo, &j->b);
+  j->ok = fe_options_key(opts, &j->b);
   /* the pipeline as the pass manager reads it (spelling aside); one it cannot read, as written */
   const char *text = opts->pipeline ? opts->pipeline : kf_default_pipeline();
   Pipeline p = {0};

@@ -58,19 +58,10 @@
 #include "kfront/kfront.h"
 
 typedef struct FeOptions {
-  const char *const *kernels;     /* functions to compile; NULL/0: every function with an eager signature */
-  unsigned nkernels;
-  const char *const *signatures;  /* Numba signature strings for the named functions (lazy kernels need one) */
-  unsigned nsignatures;
-  bool bounds_check;              /* emit check.bounds before every array access */
-  /* What an embedder supplies, as kf_compile_options has it (kfront.h says what each means; embed.c reads
-   * them): sources 1.., names bound by the embedder, decorator facts. */
-  const kf_source *extra_sources;
-  unsigned nextra_sources;
-  const kf_binding *bindings;
-  unsigned nbindings;
-  const kf_function_spec *functions;
-  unsigned nfunctions;
+  /* What to compile and what an embedder supplies, as kf_compile_options has it (kfront.h says what each field
+   * means; the frontend reads kernels, signatures, bounds_check, extra_sources, bindings and functions, and leaves
+   * the rest to the runtime). NULL: none (nothing named, bounds checks off, the source text alone decides). */
+  const kf_compile_options *compile;
   /* Optional (tests): called with the Numba type of each value a local variable takes (assignments,
    * parameters, values merged after branches and loops), in Numba's spelling ("int64",
    * "array(float32, 2d, A)"); func is the Python function's name. */
@@ -79,15 +70,15 @@ typedef struct FeOptions {
 } FeOptions;
 
 /* Compiles the main source (index 0: a whole module or one function's lines, see kf_source) and
- * opts->extra_sources. The texts must outlive the diagnostics that quote them (each is registered with
- * diag at its first line). */
+ * opts->compile->extra_sources (opts, or its compile, may be NULL: none). The texts must outlive the diagnostics
+ * that quote them (each is registered with diag at its first line). */
 Module *fe_compile(IrContext *ctx, Diag *diag, const kf_source *main, const FeOptions *opts);
 
-/* A canonical text of everything in o that changes the compiled code besides the main source (kernels,
- * signatures, bounds checks, extra sources, bindings, function specs; kf_compile_options_key in kfront.h
- * says how each is written), appended to out. False when o cannot be read (NULL where a pointer is
- * needed, an invalid dtype or rank, a device array): out then holds a partial text. */
-bool fe_options_key(const FeOptions *o, StrBuf *out);
+/* A canonical text of everything in o that changes the compiled code besides the main source and the pipeline
+ * (kernels, signatures, bounds checks, extra sources, bindings, function specs; kf_compile_options_key in kfront.h
+ * says how each is written), appended to out (o NULL: none of them). False when o cannot be read (NULL where a
+ * pointer is needed, an invalid dtype or rank, a device array): out then holds a partial text. */
+bool fe_options_key(const kf_compile_options *o, StrBuf *out);
 
 /* What the decorator of a module-level function makes of it. */
 typedef enum FeFunctionKind {

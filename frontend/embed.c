@@ -503,7 +503,7 @@ static bool spec_ok(FeCtx *fe, unsigned i, const kf_function_spec *sp) {
       bad = arena_printf(&fe->arena, "has launch bound %u of %u (each is at most 2**31-1, and the first, the most "
                          "threads per block, must be given for the others)", k, sp->launch_bounds[k]);
   for (unsigned j = 0; !bad && j < i; j++) {
-    const kf_function_spec *o = &fe->opts->functions[j];
+    const kf_function_spec *o = &fe->opts->compile->functions[j];
     if (o->name && o->source == sp->source && strcmp(o->name, sp->name) == 0) bad = "is given twice";
   }
   if (bad) fe_error(fe, none, "function spec %u ('%s') %s", i, name, bad);
@@ -511,8 +511,7 @@ static bool spec_ok(FeCtx *fe, unsigned i, const kf_function_spec *sp) {
 }
 
 void embed_begin(FeCtx *fe) {
-  const FeOptions *o = fe->opts;
-  if (!o) return;
+  const kf_compile_options *o = fe->opts->compile;
   SrcLoc none = srcloc(NULL, 0, 0);
   if (o->nbindings && !o->bindings) fe_error(fe, none, "%u bindings given with no bindings pointer", o->nbindings);
   if (o->nfunctions && !o->functions) fe_error(fe, none, "%u function specs given with no functions pointer", o->nfunctions);
@@ -582,8 +581,8 @@ static FeFunc *spec_func(FeCtx *fe, const kf_function_spec *sp, const PyStmt *de
 }
 
 FeFunc *embed_spec_func(FeCtx *fe, const PyStmt *def) {
-  const FeOptions *o = fe->opts;
-  for (unsigned i = 0; o && o->functions && i < o->nfunctions; i++) {
+  const kf_compile_options *o = fe->opts->compile;
+  for (unsigned i = 0; o->functions && i < o->nfunctions; i++) {
     const kf_function_spec *sp = &o->functions[i];
     if (!sp->name || sp->source != fe->cur->index || strcmp(sp->name, def->funcdef.name) != 0) continue;
     fe->spec_found[i] = true;
@@ -594,8 +593,8 @@ FeFunc *embed_spec_func(FeCtx *fe, const PyStmt *def) {
 
 void embed_after_read(FeCtx *fe) {
   for (unsigned i = 0; i < fe->nbinds; i++) bind_functions(fe, fe->binds[i].val, fe->binds[i].value);
-  const FeOptions *o = fe->opts;
-  for (unsigned i = 0; o && o->functions && i < o->nfunctions; i++) {
+  const kf_compile_options *o = fe->opts->compile;
+  for (unsigned i = 0; o->functions && i < o->nfunctions; i++) {
     const kf_function_spec *sp = &o->functions[i];
     if (fe->spec_found[i] || !sp->name || sp->source >= fe->nsrcs) continue;
     FeSource *src = &fe->srcs[sp->source];
@@ -785,7 +784,7 @@ static int by_spec(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-static bool key_specs(const FeOptions *o, StrBuf *b) {
+static bool key_specs(const kf_compile_options *o, StrBuf *b) {
   const kf_function_spec **order = mem_alloc(sizeof *order * (o->nfunctions ? o->nfunctions : 1));
   if (!order) return false;
   bool ok = true;
@@ -816,8 +815,8 @@ static bool key_specs(const FeOptions *o, StrBuf *b) {
   return ok;
 }
 
-bool fe_options_key(const FeOptions *o, StrBuf *b) {
-  static const FeOptions none;
+bool fe_options_key(const kf_compile_options *o, StrBuf *b) {
+  static const kf_compile_options none;
   if (!o) o = &none;
   sb_puts(b, "kfront-compile-options 1\nkernels");
   if (o->nkernels && !o->kernels) return false;

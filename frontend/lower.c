@@ -173,7 +173,7 @@ static FeVal lower_name(Lower *L, const PyExpr *e) {
     else
       diag_warning(L->fe->diag, user_loc(L, e->loc), "Detected uninitialized variable %s: no path to this read "
                    "assigns it, so the read raises UnboundLocalError when it runs", e->name);
-    if (L->fe->opts && L->fe->opts->bounds_check) { /* (checks off: zero, as Numba's) */
+    if (L->fe->opts->compile->bounds_check) { /* (checks off: zero, as Numba's) */
       L->env[bound_slot(L, (unsigned)i)] = cbool(L, false);
       lw_check_bound(L, (unsigned)i, e->loc);
     }
@@ -1051,7 +1051,7 @@ static FeInst *lower_function_hint(FeCtx *fe, FeFunc *fn, const FeVal *params, u
   for (unsigned i = 0; i < L.nvars; i++) L.env[i] = (FeVal){.kind = FV_UNDEF};
   L.env[L.v_ret] = L.env[L.v_brk] = L.env[L.v_cont] = cbool(&L, false);
   L.value_returns = !kernel && lw_value_returns(&fn->def->funcdef.body) > 0;
-  bool checked = fe->opts && fe->opts->bounds_check;
+  bool checked = fe->opts->compile->bounds_check != 0;
   for (unsigned i = 0; i < nl; i++) L.env[L.v_bound0 + i] = cbool(&L, i < nparams || !checked);
   ib_init(&L.b, fe->m);
 

@@ -42,7 +42,7 @@ static Value *index_i64(Lower *L, Value *arr, unsigned axis, FeVal idx) {
     Value *w = ib_binary(&L->b, OP_ADDI, iv, n);
     iv = ib_select(&L->b, neg, w, iv);
   }
-  if (L->fe->opts && L->fe->opts->bounds_check) {
+  if (L->fe->opts->compile->bounds_check) {
     if (!n) n = ib_dim(&L->b, arr, axis);
     Value *ops[2] = {iv, n};
     Op *c = ib_op(&L->b, OP_BOUNDS, 2, ops, 0, NULL, 0);

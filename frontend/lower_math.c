@@ -257,7 +257,7 @@ static FeVal ufunc_loops(Lower *L, int u, const char *fname, const NumLoop *loop
     ib_set_end(b, body);
     ib_set_before(b, ib_op(b, OP_YIELD, 0, NULL, 0, NULL, 0));
   }
-  bool checks = L->fe->opts && L->fe->opts->bounds_check;
+  bool checks = L->fe->opts->compile->bounds_check != 0;
   Value *in[2], *res[2];
   for (unsigned i = 0; i < nin; i++) {
     if (scalar_in[i]) {

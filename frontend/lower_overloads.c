@@ -93,8 +93,9 @@ static FeFunc *read_resolution(FeCtx *fe, const kf_resolution *r, const char **w
     *why = "the overload resolver gave no implementation";
     return NULL;
   }
-  FeOptions sub = {.bindings = r->bindings, .nbindings = r->nbindings, .functions = r->functions,
-                   .nfunctions = r->nfunctions};
+  kf_compile_options given = {.bindings = r->bindings, .nbindings = r->nbindings, .functions = r->functions,
+                              .nfunctions = r->nfunctions};
+  FeOptions sub = {.compile = &given};
   const FeOptions *opts = fe->opts;
   FeSource *srcs = fe->srcs;
   unsigned nsrcs = fe->nsrcs, nbinds = fe->nbinds, nfuncs0 = fe->nfuncs;

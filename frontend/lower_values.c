@@ -85,7 +85,7 @@ void lw_note_type(Lower *L, unsigned i, const FeVal *v) {
   if (i < L->fn->nlocals && v->kind == FV_VAL && !v->enumc && (ty_is_number(v->type) || v->type->kind == TY_BOOL))
     L->seen_types[i] = v->type;
   const FeOptions *o = L->fe->opts;
-  if (!o || !o->on_type || i >= L->fn->nlocals || L->fn->kind == FN_TEMPLATE) return;
+  if (!o->on_type || i >= L->fn->nlocals || L->fn->kind == FN_TEMPLATE) return;
   if (v->kind != FV_VAL && v->kind != FV_TUPLE && v->kind != FV_VIEW && v->kind != FV_RECORD && v->kind != FV_VECTOR &&
       v->kind != FV_OPTIONAL)
     return;
@@ -100,7 +100,7 @@ void lw_note_type(Lower *L, unsigned i, const FeVal *v) {
 
 void lw_report_notes(Lower *L) {
   const FeOptions *o = L->fe->opts;
-  if (!o || !o->on_type) return;
+  if (!o->on_type) return;
   for (unsigned k = 0; k < L->nnotes; k++)
     o->on_type(o->on_type_user, L->fn->py_name ? L->fn->py_name : L->fn->name, L->fn->locals[L->notes[k].var].name,
                L->notes[k].type);

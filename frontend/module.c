@@ -1137,18 +1137,18 @@ static void suggest_function(FeCtx *fe, const char *name, StrBuf *out) {
 }
 
 static void compile_requests(FeCtx *fe) {
-  const FeOptions *o = fe->opts;
+  const kf_compile_options *o = fe->opts->compile;
   /* --sig strings, parsed once */
-  FeSig *given = ARENA_ARRAY(&fe->arena, FeSig, o && o->nsignatures ? o->nsignatures : 1);
+  FeSig *given = ARENA_ARRAY(&fe->arena, FeSig, o->nsignatures ? o->nsignatures : 1);
   unsigned ngiven = 0;
-  for (unsigned i = 0; o && i < o->nsignatures; i++) {
+  for (unsigned i = 0; i < o->nsignatures; i++) {
     const char *s = o->signatures[i];
     diag_add_source(fe->diag, "<signature>", s, strlen(s));
     bool ok = nb_parse_signature_text(fe, s, strlen(s), "<signature>", 1, 1, &given[ngiven]);
     if (ok) given[ngiven++].loc = srcloc("<signature>", 1, 1);
   }
   if (fe_failed(fe)) goto done;
-  if (!o || o->nkernels == 0) {
+  if (o->nkernels == 0) {
     for (unsigned i = 0; i < fe->nfuncs; i++) {
       FeFunc *fn = fe->funcs[i];
       if (fn->nsigs) compile_function(fe, fn, fn->sigs, fn->nsigs);
@@ -1202,7 +1202,7 @@ static void compile_requests(FeCtx *fe) {
     }
   }
 done:
-  for (unsigned i = 0; o && i < o->nsignatures; i++) diag_remove_source(fe->diag, o->signatures[i]);
+  for (unsigned i = 0; i < o->nsignatures; i++) diag_remove_source(fe->diag, o->signatures[i]);
 }
 
 /* ---- tidying the module --------------------------------------------------------------------------------- */
@@ -1313,8 +1313,16 @@ void fe_read_source(FeCtx *fe, FeSource *src, unsigned index, const kf_source *k
   fe->cur = NULL;
 }
 
+/* opts with its compile options present (NULL, or a NULL compile: none), for the FeCtx's whole life. */
+static FeOptions given_options(const FeOptions *opts) {
+  static const kf_compile_options none;  /* nothing named, bounds checks off, nothing embedded */
+  FeOptions o = opts ? *opts : (FeOptions){0};
+  if (!o.compile) o.compile = &none;
+  return o;
+}
+
 /* Reads every source's top level (imports, constants, decorated functions) and applies the embedder's bindings
- * and function facts. fe->m is the module the functions will be lowered into. */
+ * and function facts. fe->m is the module the functions will be lowered into; opts (given_options') outlives fe. */
 static bool read_sources(FeCtx *fe, IrContext *ctx, Diag *diag, const kf_source *main, const FeOptions *opts) {
   memset(fe, 0, sizeof *fe);
   fe->ctx = ctx;
@@ -1323,13 +1331,13 @@ static bool read_sources(FeCtx *fe, IrContext *ctx, Diag *diag, const kf_source 
   fe->errors0 = diag->nerrors;
   arena_init(&fe->arena);
   strmap_init(&fe->bindings);
-  fe->nsrcs = 1 + (opts && opts->extra_sources ? opts->nextra_sources : 0); /* none: embed_begin says so */
+  fe->nsrcs = 1 + (opts->compile->extra_sources ? opts->compile->nextra_sources : 0); /* none: embed_begin says so */
   fe->srcs = ARENA_ARRAY(&fe->arena, FeSource, fe->nsrcs);
   fe->m = ir_module_new(ctx, main->filename ? main->filename : "<input>");
   sema_init_known(fe);
   embed_begin(fe);
   for (unsigned i = 0; i < fe->nsrcs; i++)
-    fe_read_source(fe, &fe->srcs[i], i, i ? &opts->extra_sources[i - 1] : main);
+    fe_read_source(fe, &fe->srcs[i], i, i ? &opts->compile->extra_sources[i - 1] : main);
   if (!fe_failed(fe)) embed_after_read(fe);
   return !fe_failed(fe);
 }
@@ -1357,7 +1365,8 @@ static void free_reading(FeCtx *fe) {
 
 Module *fe_compile(IrContext *ctx, Diag *diag, const kf_source *main, const FeOptions *opts) {
   FeCtx fe;
-  if (read_sources(&fe, ctx, diag, main, opts)) {
+  FeOptions o = given_options(opts);
+  if (read_sources(&fe, ctx, diag, main, &o)) {
     compile_requests(&fe);
     if (!fe_failed(&fe)) tidy_module(&fe);
     if (!fe_failed(&fe)) embed_end(&fe);
@@ -1375,7 +1384,8 @@ bool fe_function_kind(IrContext *ctx, Diag *diag, const kf_source *main, const F
                       FeFunctionKind *out) {
   FeCtx fe;
   *out = FE_FUNCTION_NONE;
-  bool ok = read_sources(&fe, ctx, diag, main, opts);
+  FeOptions o = given_options(opts);
+  bool ok = read_sources(&fe, ctx, diag, main, &o);
   if (ok) {
     FeFunc *fn = fe_find_func(&fe, &fe.srcs[0], name);
     FeVal *g = fe_lookup(&fe, &fe.srcs[0], name);

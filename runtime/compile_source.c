@@ -16,17 +16,7 @@ typedef struct CompileJob {
 static void compile_job(void *arg) {
   CompileJob *j = arg;
   const RtSourceOptions *o = j->o;
-  FeOptions fo = {.kernels = o->kernels,
-                  .nkernels = o->nkernels,
-                  .signatures = o->signatures,
-                  .nsignatures = o->nsignatures,
-                  .bounds_check = o->bounds_check,
-                  .extra_sources = o->extra_sources,
-                  .nextra_sources = o->nextra_sources,
-                  .bindings = o->bindings,
-                  .nbindings = o->nbindings,
-                  .functions = o->functions,
-                  .nfunctions = o->nfunctions};
+  FeOptions fo = {.compile = o->compile};
   diag_set_kind(DIAG_KIND_TYPING);  /* the parser says SYNTAX itself */
   Module *m = fe_compile(j->ir, j->diag, j->main, &fo);
   diag_set_kind(DIAG_KIND_INTERNAL);  /* a module the verifier or a pass refuses is kfront's fault */
@@ -36,8 +26,9 @@ static void compile_job(void *arg) {
     return;
   }
   Pipeline p = {0};
-  PassManagerOptions pm = {.verify_each = o->verify_each, .target = o->target};
-  bool ok = pipeline_parse(&p, o->pipeline ? o->pipeline : PASS_DEFAULT_PIPELINE, j->diag) &&
+  PassManagerOptions pm = {.verify_each = o->compile->verify_each != 0, .target = o->target};
+  const char *pipeline = o->compile->pipeline;
+  bool ok = pipeline_parse(&p, pipeline ? pipeline : PASS_DEFAULT_PIPELINE, j->diag) &&
             pipeline_run(&p, m, &pm, j->diag);
   pipeline_free(&p);
   if (!ok) {

@@ -1,6 +1,6 @@
 /* inputs.c — what an embedder gives a program besides its main source (kf_compile_options' extra sources,
- * bound values and function facts), deep-copied into one arena so that the program's lazy compiles can use
- * it long after kf_program_create returned, and the digest of its canonical text (fe_options_key) that the
+ * bound values, function facts, links and the rest of its options), deep-copied into one arena as the program's
+ * own kf_compile_options so that the program's lazy compiles can use it long after kf_program_create returned, and the digest of its canonical text (fe_options_key) that the
  * program's cache keys carry. Bound arrays are copied in C order (their elements are the constant array).
  * fe_options_key is the frontend: it runs under a guard (utils/mem.h); the copy checks its allocations. */
 #include <string.h>
@@ -82,50 +82,61 @@ static bool links_code(const kf_compile_options *o) {
 
 static bool copy_all(RtInputs *in, const kf_source *extra, unsigned nextra, const kf_compile_options *o) {
   Arena *a = &in->arena;
-  in->nextra = nextra;
-  in->extra = ARENA_ARRAY(a, kf_source, nextra ? nextra : 1);
-  if (!in->extra) return false;
+  kf_compile_options *c = &in->opts;
+  c->bounds_check = o->bounds_check != 0;
+  c->verify_each = o->verify_each != 0;
+  c->lto = o->lto;
+  c->module_callback = o->module_callback;
+  c->module_callback_data = o->module_callback_data;
+  if (o->pipeline && !(c->pipeline = copy_str(a, o->pipeline))) return false;
+  kf_source *sources = ARENA_ARRAY(a, kf_source, nextra ? nextra : 1);
+  if (!sources) return false;
   for (unsigned i = 0; i < nextra; i++) {
     const kf_source *s = &extra[i];
     char *text = arena_alloc(a, s->len + 1);
     if (!text) return false;
     if (s->len) memcpy(text, s->text, s->len);
-    in->extra[i] = (kf_source){copy_str(a, s->filename), text, s->len, s->first_line};
-    if (s->filename && !in->extra[i].filename) return false;
+    sources[i] = (kf_source){copy_str(a, s->filename), text, s->len, s->first_line};
+    if (s->filename && !sources[i].filename) return false;
   }
-  in->nbindings = o->nbindings;
-  in->bindings = ARENA_ARRAY(a, kf_binding, o->nbindings ? o->nbindings : 1);
-  if (!in->bindings) return false;
+  c->extra_sources = sources;
+  c->nextra_sources = nextra;
+  kf_binding *bindings = ARENA_ARRAY(a, kf_binding, o->nbindings ? o->nbindings : 1);
+  if (!bindings) return false;
   for (unsigned i = 0; i < o->nbindings; i++) {
-    in->bindings[i].name = copy_str(a, o->bindings[i].name);
-    if (!in->bindings[i].name || !copy_value(a, &o->bindings[i].value, &in->bindings[i].value)) return false;
+    bindings[i].name = copy_str(a, o->bindings[i].name);
+    if (!bindings[i].name || !copy_value(a, &o->bindings[i].value, &bindings[i].value)) return false;
   }
-  in->nfunctions = o->nfunctions;
-  in->functions = ARENA_ARRAY(a, kf_function_spec, o->nfunctions ? o->nfunctions : 1);
-  if (!in->functions) return false;
+  c->bindings = bindings;
+  c->nbindings = o->nbindings;
+  kf_function_spec *functions = ARENA_ARRAY(a, kf_function_spec, o->nfunctions ? o->nfunctions : 1);
+  if (!functions) return false;
   for (unsigned i = 0; i < o->nfunctions; i++) {
     const kf_function_spec *sp = &o->functions[i];
-    kf_function_spec *c = &in->functions[i];
-    *c = *sp;
-    c->name = copy_str(a, sp->name);
-    c->signatures = copy_strs(a, sp->signatures, sp->nsignatures);
-    c->layout = copy_str(a, sp->layout);
-    if (!c->name || (sp->signatures && !c->signatures) || (sp->layout && !c->layout)) return false;
+    kf_function_spec *f = &functions[i];
+    *f = *sp;
+    f->name = copy_str(a, sp->name);
+    f->signatures = copy_strs(a, sp->signatures, sp->nsignatures);
+    f->layout = copy_str(a, sp->layout);
+    if (!f->name || (sp->signatures && !f->signatures) || (sp->layout && !f->layout)) return false;
   }
-  in->nlinks = o->nlinks;
-  in->links = ARENA_ARRAY(a, kf_link_input, o->nlinks ? o->nlinks : 1);
-  if (!in->links) return false;
+  c->functions = functions;
+  c->nfunctions = o->nfunctions;
+  kf_link_input *links = ARENA_ARRAY(a, kf_link_input, o->nlinks ? o->nlinks : 1);
+  if (!links) return false;
   for (unsigned i = 0; i < o->nlinks; i++) {
     const kf_link_input *l = &o->links[i];
     char *data = arena_alloc(a, l->len ? l->len : 1);
     if (!data) return false;
     if (l->len) memcpy(data, l->data, l->len);
-    in->links[i] = (kf_link_input){l->kind, copy_str(a, l->name), data, l->len};
-    if (!in->links[i].name) return false;
+    links[i] = (kf_link_input){l->kind, copy_str(a, l->name), data, l->len};
+    if (!links[i].name) return false;
   }
-  in->ninclude_dirs = o->ninclude_dirs;
-  in->include_dirs = (const char **)copy_strs(a, o->include_dirs, o->ninclude_dirs);
-  if (o->ninclude_dirs && !in->include_dirs) return false;
+  c->links = links;
+  c->nlinks = o->nlinks;
+  c->include_dirs = copy_strs(a, o->include_dirs, o->ninclude_dirs);
+  c->ninclude_dirs = o->ninclude_dirs;
+  if (o->ninclude_dirs && !c->include_dirs) return false;
   in->links_code = links_code(o);
   in->lto = in->links_code && o->lto != 0;
   return true;
@@ -186,7 +197,8 @@ static bool records_spelled(const kf_value *v, unsigned depth) {
 
 /* fe_options_key's text of the inputs, and its SHA-256. */
 typedef struct KeyJob {
-  FeOptions fo;
+  kf_compile_options inputs;  /* o's extra sources, bindings and function specs (kernels, signatures and bounds
+                               * checks are keyed by the compiles and the cache key themselves) */
   const kf_compile_options *o;
   bool readable;
   unsigned char digest[32];
@@ -196,7 +208,7 @@ static void key_job(void *arg) {
   KeyJob *j = arg;
   StrBuf key;
   sb_init(&key);
-  j->readable = fe_options_key(&j->fo, &key) && rt_links_key(j->o, &key);
+  j->readable = fe_options_key(&j->inputs, &key) && rt_links_key(j->o, &key);
   sha256(sb_cstr(&key), key.len, j->digest);
   sb_free(&key);
 }
@@ -240,8 +252,6 @@ kf_status rt_inputs_copy(RtInputs *in, const kf_source *extra, unsigned nextra, 
   }
   in->digest[64] = 0;
   for (unsigned i = 0; i < o->nbindings; i++) in->captures_device_memory |= captures_device_memory(&o->bindings[i].value, 0);
-  in->module_callback = o->module_callback;
-  in->module_callback_data = o->module_callback_data;
   if (!copy_all(in, extra, nextra, o)) {
     rt_inputs_free(in);
     diag_out_of_memory(diag);

@@ -56,7 +56,6 @@ struct RtProgModule {
 
 enum { MODULE_NEW, MODULE_SETTING_UP, MODULE_SET_UP };
 
-static char *xstrdup(const char *s) { return s ? mem_strdup(s) : NULL; }
 
 static void setup_lock_init(RtProgram *p) {
   pthread_mutexattr_t a;
@@ -76,7 +75,7 @@ static kf_module_info module_info(RtRuntime *rt, RtProgModule *pm) {
 kf_status rt_kernel_setup(RtKernel *k) {
   RtProgram *p = k->f->p;
   RtProgModule *pm = k->home;
-  if (!p->inputs.module_callback || !pm || atomic_load_explicit(&pm->setup, memory_order_acquire) == MODULE_SET_UP)
+  if (!p->inputs.opts.module_callback || !pm || atomic_load_explicit(&pm->setup, memory_order_acquire) == MODULE_SET_UP)
     return KF_OK;
   RtRuntime *rt = p->rt;
   pthread_mutex_lock(&p->setup_lock);
@@ -90,7 +89,7 @@ kf_status rt_kernel_setup(RtKernel *k) {
   if (st == KF_OK) {
     atomic_store(&pm->setup, MODULE_SETTING_UP);
     kf_module_info info = module_info(rt, pm);
-    int rc = p->inputs.module_callback(p->inputs.module_callback_data, KF_MODULE_SETUP, &info);
+    int rc = p->inputs.opts.module_callback(p->inputs.opts.module_callback_data, KF_MODULE_SETUP, &info);
     atomic_store_explicit(&pm->setup, rc == 0 ? MODULE_SET_UP : MODULE_NEW, memory_order_release);
     if (rc != 0) {
       diag_error(rt->diag, NOLOC, "the setup callback of the module of kernel %s failed (it returned %d)",
@@ -104,9 +103,9 @@ kf_status rt_kernel_setup(RtKernel *k) {
 
 /* The module callback's KF_MODULE_TEARDOWN of pm, if it was set up, before it is unloaded. */
 static void module_teardown(RtProgram *p, RtProgModule *pm) {
-  if (!p->inputs.module_callback || !pm->dev || atomic_load(&pm->setup) != MODULE_SET_UP) return;
+  if (!p->inputs.opts.module_callback || !pm->dev || atomic_load(&pm->setup) != MODULE_SET_UP) return;
   kf_module_info info = module_info(p->rt, pm);
-  p->inputs.module_callback(p->inputs.module_callback_data, KF_MODULE_TEARDOWN, &info);
+  p->inputs.opts.module_callback(p->inputs.opts.module_callback_data, KF_MODULE_TEARDOWN, &info);
   atomic_store(&pm->setup, MODULE_NEW);
 }
 
@@ -123,12 +122,10 @@ kf_status rt_program_create(RtRuntime *rt, const kf_source *main, const kf_sourc
   p->rt = rt;
   p->filename = mem_strdup(main->filename ? main->filename : "<input>");
   p->source = mem_alloc(main->len + 1);
-  p->pipeline = xstrdup(opts->pipeline);
-  if (!p->filename || !p->source || (opts->pipeline && !p->pipeline)) {
+  if (!p->filename || !p->source) {
     rt_inputs_free(&p->inputs);
     mem_free(p->filename);
     mem_free(p->source);
-    mem_free(p->pipeline);
     mem_free(p);
     return rt_out_of_memory(rt);
   }
@@ -136,14 +133,12 @@ kf_status rt_program_create(RtRuntime *rt, const kf_source *main, const kf_sourc
   p->source[main->len] = 0;
   p->len = main->len;
   p->first_line = main->first_line ? main->first_line : 1;
-  p->bounds_check = opts->bounds_check != 0;
-  p->verify_each = opts->verify_each != 0;
   setup_lock_init(p);
   strmap_init(&p->functions);
   /* registered so that run-time errors (IndexError) quote the source line, even on a cache hit */
   bool registered = diag_add_source_at(rt->diag, p->filename, p->source, p->len, p->first_line);
-  for (unsigned i = 0; registered && i < p->inputs.nextra; i++) {
-    const kf_source *x = &p->inputs.extra[i];
+  for (unsigned i = 0; registered && i < p->inputs.opts.nextra_sources; i++) {
+    const kf_source *x = &p->inputs.opts.extra_sources[i];
     registered = diag_add_source_at(rt->diag, x->filename ? x->filename : "<input>", x->text, x->len,
                                     x->first_line ? x->first_line : 1);
   }
@@ -217,11 +212,11 @@ void rt_program_destroy(RtProgram *p) {
     mem_free(pm);
   }
   if (p->source) diag_remove_source(rt->diag, p->source);
-  for (unsigned i = 0; i < p->inputs.nextra; i++) diag_remove_source(rt->diag, p->inputs.extra[i].text);
+  for (unsigned i = 0; i < p->inputs.opts.nextra_sources; i++)
+    diag_remove_source(rt->diag, p->inputs.opts.extra_sources[i].text);
   rt_inputs_free(&p->inputs);
   mem_free(p->filename);
   mem_free(p->source);
-  mem_free(p->pipeline);
   pthread_mutex_destroy(&p->setup_lock);
   mem_free(p);
 }
@@ -269,13 +264,13 @@ static kf_status compile_kernel(RtProgram *p, const char *name, const char *sign
   *out = NULL;
   RtRuntime *rt = p->rt;
   const char *names[1] = {name}, *sigs[1] = {signature};
-  const RtInputs *in = &p->inputs;
-  RtSourceOptions o = {.kernels = names, .nkernels = 1, .signatures = signature ? sigs : NULL,
-                       .nsignatures = signature ? 1 : 0, .bounds_check = p->bounds_check,
-                       .pipeline = p->pipeline ? p->pipeline : rt->pipeline, .verify_each = p->verify_each,
-                       .extra_sources = in->extra, .nextra_sources = in->nextra, .bindings = in->bindings,
-                       .nbindings = in->nbindings, .functions = in->functions, .nfunctions = in->nfunctions,
-                       .target = &rt->dev->target};
+  kf_compile_options co = p->inputs.opts;
+  co.kernels = names;
+  co.nkernels = 1;
+  co.signatures = signature ? sigs : NULL;
+  co.nsignatures = signature ? 1 : 0;
+  if (!co.pipeline) co.pipeline = rt->pipeline;
+  RtSourceOptions o = {.compile = &co, .target = &rt->dev->target};
   Diag *d = rt->diag;
   DiagMark mark = diag_mark(d);
   DiagCallback cb = d->callback;
@@ -472,7 +467,7 @@ static bool device_link(void *user, const BeLinkInput *inputs, unsigned n, bool 
  * (backend/link.c; without nvJitLink by the device's own linker, where it has one), each foreign function a caller,
  * so that one no input defines is reported where kernel `func` calls it. */
 static kf_status link_module(RtRuntime *rt, const RtProgram *p, RtProgModule *pm, Op *func, bool lto) {
-  const RtInputs *in = &p->inputs;
+  const kf_compile_options *in = &p->inputs.opts;
   unsigned nc = 0;
   BeLinkInput *inputs = mem_alloc(sizeof *inputs * (in->nlinks ? in->nlinks : 1));
   BeLinkCaller *callers = be_link_callers(pm->ir, ir_func_name(func), &nc);
@@ -704,8 +699,8 @@ bool rt_program_cache_key(RtProgram *p, const char *function, const char *argsig
   StrBuf options;  /* the pipeline is the user's text: no fixed buffer, so no two keys alike by truncation */
   sb_init(&options);
   sb_printf(&options, "backend=%s;bounds_check=%d;first_line=%u;inputs=%s;pipeline=%s",
-            rt->backend == KF_BACKEND_NVVM ? "nvvm" : "llvm", p->bounds_check, p->first_line, p->inputs.digest,
-            p->pipeline ? p->pipeline : rt->pipeline);
+            rt->backend == KF_BACKEND_NVVM ? "nvvm" : "llvm", p->inputs.opts.bounds_check, p->first_line,
+            p->inputs.digest, p->inputs.opts.pipeline ? p->inputs.opts.pipeline : rt->pipeline);
   char arch[16];
   snprintf(arch, sizeof arch, "sm_%u", rt->dev->arch);
   RtCacheKeyParts parts = {.filename = p->filename, .source = p->source, .source_len = p->len, .function = function,
@@ -819,7 +814,7 @@ static kf_status make_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, 
   *out = NULL;
   RtCacheKey key;
   bool use_cache = p->source != NULL && !dev->runs_kir && !p->inputs.captures_device_memory && !p->inputs.links_code &&
-                   !p->inputs.module_callback;
+                   !p->inputs.opts.module_callback;
   if (use_cache) {
     if (!rt_program_cache_key(f->p, f->name, argsig, &key)) return KF_ERROR_OUT_OF_MEMORY;
     kf_status st = KF_OK;
@@ -1022,7 +1017,7 @@ typedef struct KindJob {
   Diag *diag;
   kf_source main;
   const char *name;
-  FeOptions fo;            /* the program's extra sources, bindings and function specs */
+  FeOptions fo;            /* the program's options: its extra sources, bindings and function specs */
   FeFunctionKind kind;
   bool ok;
 } KindJob;
@@ -1045,11 +1040,8 @@ static kf_status find_kind(RtFunction *f) {
     f->kind = (int)kind_from_kir(k);
     return KF_OK;
   }
-  const RtInputs *in = &p->inputs;
   KindJob j = {p->rt->ir, diag, {p->filename, p->source, p->len, p->first_line}, f->name,
-               {.extra_sources = in->extra, .nextra_sources = in->nextra, .bindings = in->bindings,
-                .nbindings = in->nbindings, .functions = in->functions, .nfunctions = in->nfunctions},
-               FE_FUNCTION_NONE, false};
+               {.compile = &p->inputs.opts}, FE_FUNCTION_NONE, false};
   if (!diag_guard(diag, kind_job, &j)) return KF_ERROR_OUT_OF_MEMORY;
   if (!j.ok) return KF_ERROR_INVALID_INPUT;
   FeFunctionKind fk = j.kind;

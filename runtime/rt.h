@@ -274,23 +274,12 @@ static inline bool rt_array_fits(RtRuntime *rt, const kf_array *a, const char *w
 /* ---- runtime/compile_source.c ---------------------------------------------------------------- */
 
 typedef struct RtSourceOptions {
-  const char *const *kernels;
-  unsigned nkernels;
-  const char *const *signatures;
-  unsigned nsignatures;
-  bool bounds_check;
-  const char *pipeline;         /* NULL: PASS_DEFAULT_PIPELINE; "" none */
-  bool verify_each;
-  const kf_source *extra_sources;  /* what an embedder supplies (kf_compile_options) */
-  unsigned nextra_sources;
-  const kf_binding *bindings;
-  unsigned nbindings;
-  const kf_function_spec *functions;
-  unsigned nfunctions;
-  const TargetFacts *target;       /* the device's limits, for the passes (NULL: sm_90's) */
+  const kf_compile_options *compile;  /* what to compile, how and with what (kfront.h; the pipeline NULL:
+                                       * PASS_DEFAULT_PIPELINE, "": none); links and callbacks are not looked at */
+  const TargetFacts *target;          /* the device's limits, for the passes (NULL: sm_90's) */
 } RtSourceOptions;
 
-/* The frontend over the main source (and o's extra sources), the verifier, then the pipeline, under a guard.
+/* The frontend over the main source (and o->compile's extra sources), the verifier, then the pipeline, under a guard.
  * KF_OK with *out the module (caller owns), KF_ERROR_INVALID_INPUT (reported) on any error, or
  * KF_ERROR_OUT_OF_MEMORY (reported). */
 kf_status rt_compile_source(IrContext *ir, Diag *diag, const kf_source *main, const RtSourceOptions *o, Module **out);
@@ -300,29 +289,23 @@ kf_status rt_compile_source(IrContext *ir, Diag *diag, const kf_source *main, co
 /* What an embedder gave a program besides its main source, deep-copied (owned by the arena). */
 typedef struct RtInputs {
   Arena arena;
-  kf_source *extra;             /* sources 1.. */
-  unsigned nextra;
-  kf_binding *bindings;
-  unsigned nbindings;
-  kf_function_spec *functions;
-  unsigned nfunctions;
-  kf_link_input *links;         /* foreign code linked into the program's GPU modules */
-  unsigned nlinks;
-  const char **include_dirs;    /* NVRTC's -I folders for the .cu links */
-  unsigned ninclude_dirs;
-  char digest[65];              /* SHA-256 (hex) of fe_options_key's text of it all and rt_links_key's: part of the
-                                 * cache keys */
+  kf_compile_options opts;      /* the program's options, every pointer into the arena: extra sources (1..),
+                                 * bindings, function specs, links (foreign code linked into the program's GPU
+                                 * modules), include folders (NVRTC's -I for the .cu links), the pipeline (NULL:
+                                 * the runtime's default), bounds_check and verify_each (0 or 1), lto, the module
+                                 * callback (program.c; NULL: none); no kernels or signatures */
+  char digest[65];              /* SHA-256 (hex) of fe_options_key's text of the extra sources, bindings and function
+                                 * specs and rt_links_key's: part of the cache keys */
   bool captures_device_memory;  /* a binding is a device array: the code holds this process's addresses, never cached */
   bool links_code;              /* links given, or a binding is a foreign function: GPU modules are linked (never
                                  * cached on disk) */
   bool lto;                     /* links_code and kf_compile_options.lto: linked with link-time optimisation */
-  kf_module_callback module_callback;  /* told of each module set up and torn down (program.c); NULL: none */
-  void *module_callback_data;
 } RtInputs;
 
 /* Reads (fe_options_key, rt_links_key: KF_ERROR_INVALID_INPUT, reported, if they cannot) and copies the extra
- * sources and o's bindings, function specs, links and include folders (o's other fields are not looked at). On
- * error nothing is left to free. */
+ * sources and o's bindings, function specs, links, include folders and pipeline into in->opts, with o's
+ * bounds_check, verify_each, lto and module callback (o's kernels and signatures are not looked at). On error
+ * nothing is left to free. */
 kf_status rt_inputs_copy(RtInputs *in, const kf_source *extra, unsigned nextra, const kf_compile_options *o,
                          Diag *diag);
 void rt_inputs_free(RtInputs *in);
@@ -342,9 +325,7 @@ typedef struct RtProgram {
   char *filename, *source;      /* owned; NULL for a program over a module */
   size_t len;
   unsigned first_line;          /* the file line of source's first line */
-  RtInputs inputs;              /* extra sources, bindings, function specs */
-  bool bounds_check, verify_each;
-  char *pipeline;               /* owned; NULL: the runtime's default pipeline */
+  RtInputs inputs;              /* its options: extra sources, bindings, function specs, pipeline, ... */
   RtProgModule *borrowed;       /* rt_program_from_module */
   RtProgModule *modules;
   pthread_mutex_t setup_lock;   /* recursive: held while a module's setup callback runs (rt_kernel_setup) */

@@ -170,7 +170,8 @@ static IrContext *ctx;
 
 static Module *compile(const char *pipeline, Diag *d) {
   kf_source main = {"tile_diff.py", source, strlen(source), 1};
-  RtSourceOptions o = {.bounds_check = true, .pipeline = pipeline, .verify_each = true};
+  kf_compile_options co = {.bounds_check = 1, .pipeline = pipeline, .verify_each = 1};
+  RtSourceOptions o = {.compile = &co};
   Module *m = NULL;
   if (rt_compile_source(ctx, d, &main, &o, &m) != KF_OK) m = NULL;
   if (!m) fprintf(stderr, "compile failed (%s):\n%s", pipeline, diag_text(d));
