@@ -756,10 +756,19 @@ kf_status kf_build_compare(kf_builder *b, const char *pred, kf_ir_value *x, kf_i
   Type *t = VAL(x)->type;
   NEED(ty_is_int_or_bool(t) || ty_is_float(t), "kf_build_compare: operands of a scalar type, not %s",
        type_text(t, (char[128]){0}, 128));
+  IrAttrEnum preds = ir_cmp_pred_enum(ty_is_float(t) ? OP_CMPF : OP_CMPI);
+  if (ir_enum_parse(preds, pred) < 0) {
+    char list[160]; /* the predicates, from the table (no allocation: this may run outside a guard) */
+    size_t at = 0;
+    for (unsigned i = 0; i < ir_enum_count(preds) && at < sizeof list; i++)
+      at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", ir_enum_name(preds, (int)i));
+    return api_build_error(b, "kf_build_compare: unknown %s predicate \"%s\" (one of %s)",
+                           ty_is_float(t) ? "float" : "integer", pred, list);
+  }
   kf_attr *p;
   kf_status st = kf_attr_string(b, pred, &p);
   if (st != KF_OK) return st;
-  kf_named_attr na = {"pred", p};
+  kf_named_attr na = {ir_enum_attr_name(preds), p};
   kf_type *i1;
   if ((st = kf_type_scalar(b->km->ctx, KF_BOOL, &i1)) != KF_OK) return st;
   kf_ir_value *ops[2] = {x, y};

@@ -80,11 +80,13 @@ static LLVMValueRef half_to_int(Lower *L, const Op *op, LLVMValueRef x, LLVMType
 
 /* An f16 comparison by kir predicate pred (a valid one): PTX's setp.<cmp>.f16, as numba-cuda's __hgt ... (the
  * predicate through a u16, which ptxas folds), so that it stays that comparison of those operands. */
-static LLVMValueRef half_compare(Lower *L, const char *pred, LLVMValueRef x, LLVMValueRef y) {
-  static const char *const ptx[] = {"eq", "ne", "lt", "le", "gt", "ge", "num", "neu", "ltu", "leu", "gtu", "geu", "nan"};
+static LLVMValueRef half_compare(Lower *L, IrCmpFPred pred, LLVMValueRef x, LLVMValueRef y) {
+  static const char *const ptx[] = {
+      [IR_CMPF_OEQ] = "eq",  [IR_CMPF_ONE] = "ne",  [IR_CMPF_OLT] = "lt",  [IR_CMPF_OLE] = "le",  [IR_CMPF_OGT] = "gt",
+      [IR_CMPF_OGE] = "ge",  [IR_CMPF_ORD] = "num", [IR_CMPF_UNE] = "neu", [IR_CMPF_ULT] = "ltu", [IR_CMPF_ULE] = "leu",
+      [IR_CMPF_UGT] = "gtu", [IR_CMPF_UGE] = "geu", [IR_CMPF_UNO] = "nan"};
   char text[96];
-  snprintf(text, sizeof text, "{ .reg .pred __kf_p; setp.%s.f16 __kf_p, $1, $2; selp.u16 $0, 1, 0, __kf_p; }",
-           ptx[sem_name_index(pred, sem_cmpf_names)]);
+  snprintf(text, sizeof text, "{ .reg .pred __kf_p; setp.%s.f16 __kf_p, $1, $2; selp.u16 $0, 1, 0, __kf_p; }", ptx[pred]);
   LLVMValueRef args[2] = {x, y};
   return LLVMBuildICmp(L->b, LLVMIntNE, inline_asm(L, L->t_i16, text, "=h,h,h", false, args, 2), LLVMConstNull(L->t_i16), "");
 }
@@ -279,8 +281,8 @@ static bool half_sum(const Op *op) {
   if ((op->kind == OP_ADDF || op->kind == OP_SUBF) && op->nresults && ty_is_f16(op->results[0].type)) return true;
   if (op->kind != OP_ATOMIC_RMW || !op->noperands || !op_operand(op, 0)) return false;
   const Type *at = op_operand(op, 0)->type;
-  const char *k = ir_op_attr_str(op, "kind");
-  return at->kind == TY_ARRAY && ty_is_f16(at->elem) && k && (strcmp(k, "add") == 0 || strcmp(k, "sub") == 0);
+  IrAtomicKind k = ir_op_atomic_kind(op);
+  return at->kind == TY_ARRAY && ty_is_f16(at->elem) && (k == IR_ATOMIC_ADD || k == IR_ATOMIC_SUB);
 }
 
 static bool note_half_op(Op *op, void *user) {
@@ -437,22 +439,20 @@ bool ll_lower_arith(Lower *L, Op *op) {
   case OP_MAXF: r = minmax_f(L, x, y, true); break;
   case OP_NEGF: r = fneg(L, x); break;
   case OP_CMPI: {
-    bool ok = true;
-    LLVMIntPredicate p = icmp_pred(ir_op_attr_str(op, "pred"), &ok);
-    if (!ok)
+    IrCmpIPred p = ir_op_cmpi_pred(op);
+    if (p == IR_CMPI_INVALID)
       return fail(L, op, "arith.cmpi with unknown pred '%s'",
                   ir_op_attr_str(op, "pred") ? ir_op_attr_str(op, "pred") : "");
-    r = LLVMBuildICmp(b, p, x, y, "");
+    r = LLVMBuildICmp(b, icmp_pred(p), x, y, "");
     break;
   }
   case OP_CMPF: {
-    bool ok = true;
-    LLVMRealPredicate p = fcmp_pred(ir_op_attr_str(op, "pred"), &ok);
-    if (!ok)
+    IrCmpFPred p = ir_op_cmpf_pred(op);
+    if (p == IR_CMPF_INVALID)
       return fail(L, op, "arith.cmpf with unknown pred '%s'",
                   ir_op_attr_str(op, "pred") ? ir_op_attr_str(op, "pred") : "");
-    r = LLVMTypeOf(x) == L->t_f16 && !(LLVMIsConstant(x) && LLVMIsConstant(y)) ? half_compare(L, ir_op_attr_str(op, "pred"), x, y)
-                                                                              : LLVMBuildFCmp(b, p, x, y, "");
+    r = LLVMTypeOf(x) == L->t_f16 && !(LLVMIsConstant(x) && LLVMIsConstant(y)) ? half_compare(L, p, x, y)
+                                                                              : LLVMBuildFCmp(b, fcmp_pred(p), x, y, "");
     break;
   }
   case OP_SELECT: {
@@ -676,12 +676,12 @@ static LLVMValueRef round_bits(Lower *L, LLVMValueRef d, SemFormat f, unsigned m
   LLVMValueRef tie = LLVMBuildSelect(b, in_range, LLVMBuildICmp(b, LLVMIntEQ, rest, half, ""), f0, "");
   LLVMValueRef inexact = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildSelect(b, in_range, rest, sig, ""), c64(L, 0), "");
   LLVMValueRef up;
-  if (mode == SEM_RN) {
+  if (mode == IR_ROUND_RN) {
     LLVMValueRef odd = LLVMBuildTrunc(b, q, L->t_i1, "");
     up = LLVMBuildOr(b, above, LLVMBuildAnd(b, tie, odd, ""), "");
-  } else if (mode == SEM_RD) {
+  } else if (mode == IR_ROUND_RD) {
     up = LLVMBuildAnd(b, inexact, neg, "");
-  } else if (mode == SEM_RU) {
+  } else if (mode == IR_ROUND_RU) {
     up = LLVMBuildAnd(b, inexact, LLVMBuildNot(b, neg, ""), "");
   } else {
     up = f0;
@@ -689,9 +689,9 @@ static LLVMValueRef round_bits(Lower *L, LLVMValueRef d, SemFormat f, unsigned m
   LLVMValueRef r = LLVMBuildShl(b, LLVMBuildSub(b, te, c64(L, (uint64_t)emin), ""), c64(L, f.mbits), "");
   r = LLVMBuildAdd(b, LLVMBuildAdd(b, r, q, ""), LLVMBuildZExt(b, up, L->t_i64, ""), "");
   LLVMValueRef over = LLVMBuildICmp(b, LLVMIntUGE, r, c64(L, inf), "");
-  LLVMValueRef big = mode == SEM_RN ? c64(L, inf)
-                     : mode == SEM_RZ ? c64(L, inf - 1)
-                                      : LLVMBuildSelect(b, mode == SEM_RD ? neg : LLVMBuildNot(b, neg, ""), c64(L, inf), c64(L, inf - 1), "");
+  LLVMValueRef big = mode == IR_ROUND_RN ? c64(L, inf)
+                     : mode == IR_ROUND_RZ ? c64(L, inf - 1)
+                                      : LLVMBuildSelect(b, mode == IR_ROUND_RD ? neg : LLVMBuildNot(b, neg, ""), c64(L, inf), c64(L, inf - 1), "");
   r = LLVMBuildOr(b, LLVMBuildSelect(b, over, big, r, ""), sign, "");
   /* infinities and NaN */
   LLVMValueRef special = LLVMBuildICmp(b, LLVMIntEQ, exp, c64(L, 0x7ff), "");
@@ -720,7 +720,7 @@ static LLVMValueRef int_to_double_odd(Lower *L, LLVMValueRef x, bool sgn) {
 static LLVMValueRef round_to(Lower *L, LLVMValueRef d, const Type *t, unsigned mode) {
   if (t->bits == 64) return d;
   if (t->bits == 32) {
-    if (mode == SEM_RN) return LLVMBuildFPTrunc(L->b, d, L->t_f32, "");
+    if (mode == IR_ROUND_RN) return LLVMBuildFPTrunc(L->b, d, L->t_f32, "");
     return LLVMBuildBitCast(L->b, round_bits(L, d, SEM_FMT_F32, mode), L->t_f32, "");
   }
   LLVMValueRef h = LLVMBuildTrunc(L->b, round_bits(L, d, t->bfloat ? SEM_FMT_BF16 : SEM_FMT_F16, mode), L->t_i16, "");
@@ -749,7 +749,7 @@ static LLVMValueRef bf16_fma(Lower *L, LLVMValueRef a, LLVMValueRef b_, LLVMValu
   LLVMValueRef toward = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildFCmp(b, LLVMRealOGT, err, zero, ""), LLVMBuildFCmp(b, LLVMRealOGT, s, zero, ""), "");
   LLVMValueRef step = LLVMBuildSelect(b, toward, c64(L, 1), c64(L, (uint64_t)-1), "");
   u = LLVMBuildSelect(b, adjust, LLVMBuildAdd(b, u, step, ""), u, "");
-  return LLVMBuildTrunc(b, round_bits(L, LLVMBuildBitCast(b, u, L->t_f64, ""), SEM_FMT_BF16, SEM_RN), L->t_i16, "");
+  return LLVMBuildTrunc(b, round_bits(L, LLVMBuildBitCast(b, u, L->t_f64, ""), SEM_FMT_BF16, IR_ROUND_RN), L->t_i16, "");
 }
 
 /* Whether op is a scalar op lowered by ll_lower_bf16: one of ir_op_sem's with a bf16 operand or result (but select
@@ -821,7 +821,7 @@ bool ll_lower_bf16(Lower *L, Op *op) {
   if (!ok) return false;
   if (ty_is_bf16(rt)) {
     LLVMValueRef r = get(L, &op->results[0]);
-    set(L, &op->results[0], LLVMBuildTrunc(L->b, round_bits(L, LLVMBuildFPExt(L->b, r, L->t_f64, ""), SEM_FMT_BF16, SEM_RN), L->t_i16, ""));
+    set(L, &op->results[0], LLVMBuildTrunc(L->b, round_bits(L, LLVMBuildFPExt(L->b, r, L->t_f64, ""), SEM_FMT_BF16, IR_ROUND_RN), L->t_i16, ""));
   }
   return true;
 }

@@ -374,22 +374,38 @@ static inline LLVMValueRef operand(Lower *L, const Op *op, unsigned i) {
   return x;
 }
 
-/* LLVM's predicates, in the order of SemIPred / SemFPred (ir/op_semantics.h). */
-static inline LLVMIntPredicate icmp_pred(const char *p, bool *ok) {
-  static const LLVMIntPredicate t[] = {LLVMIntEQ,  LLVMIntNE,  LLVMIntSLT, LLVMIntSLE, LLVMIntSGT,
-                                       LLVMIntSGE, LLVMIntULT, LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
-  int i = sem_name_index(p, sem_cmpi_names);
-  *ok = i >= 0;
-  return i >= 0 ? t[i] : LLVMIntEQ;
+/* LLVM's predicate of a kir comparison predicate. */
+static inline LLVMIntPredicate icmp_pred(IrCmpIPred p) {
+  switch (p) {
+  case IR_CMPI_NE: return LLVMIntNE;
+  case IR_CMPI_SLT: return LLVMIntSLT;
+  case IR_CMPI_SLE: return LLVMIntSLE;
+  case IR_CMPI_SGT: return LLVMIntSGT;
+  case IR_CMPI_SGE: return LLVMIntSGE;
+  case IR_CMPI_ULT: return LLVMIntULT;
+  case IR_CMPI_ULE: return LLVMIntULE;
+  case IR_CMPI_UGT: return LLVMIntUGT;
+  case IR_CMPI_UGE: return LLVMIntUGE;
+  default: return LLVMIntEQ;
+  }
 }
 
-static inline LLVMRealPredicate fcmp_pred(const char *p, bool *ok) {
-  static const LLVMRealPredicate t[] = {LLVMRealOEQ, LLVMRealONE, LLVMRealOLT, LLVMRealOLE, LLVMRealOGT,
-                                        LLVMRealOGE, LLVMRealORD, LLVMRealUNE, LLVMRealULT, LLVMRealULE,
-                                        LLVMRealUGT, LLVMRealUGE, LLVMRealUNO};
-  int i = sem_name_index(p, sem_cmpf_names);
-  *ok = i >= 0;
-  return i >= 0 ? t[i] : LLVMRealOEQ;
+static inline LLVMRealPredicate fcmp_pred(IrCmpFPred p) {
+  switch (p) {
+  case IR_CMPF_ONE: return LLVMRealONE;
+  case IR_CMPF_OLT: return LLVMRealOLT;
+  case IR_CMPF_OLE: return LLVMRealOLE;
+  case IR_CMPF_OGT: return LLVMRealOGT;
+  case IR_CMPF_OGE: return LLVMRealOGE;
+  case IR_CMPF_ORD: return LLVMRealORD;
+  case IR_CMPF_UNE: return LLVMRealUNE;
+  case IR_CMPF_ULT: return LLVMRealULT;
+  case IR_CMPF_ULE: return LLVMRealULE;
+  case IR_CMPF_UGT: return LLVMRealUGT;
+  case IR_CMPF_UGE: return LLVMRealUGE;
+  case IR_CMPF_UNO: return LLVMRealUNO;
+  default: return LLVMRealOEQ;
+  }
 }
 
 /* ---- functions of one file the others call --------------------------------------------------- */

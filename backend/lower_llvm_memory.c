@@ -194,7 +194,7 @@ static LLVMValueRef cas_loop(Lower *L, LLVMValueRef p, unsigned as, LLVMTypeRef 
 }
 
 typedef struct AtomicUpd {
-  const char *kind;
+  IrAtomicKind kind;
   bool is_unsigned;
 } AtomicUpd;
 
@@ -202,14 +202,15 @@ static LLVMValueRef atomic_update(Lower *L, LLVMValueRef old, LLVMValueRef v, vo
   const AtomicUpd *u = user;
   LLVMTypeRef t = LLVMTypeOf(old);
   bool is_float = t == L->t_f16 || t == L->t_f32 || t == L->t_f64;
-  const char *k = u->kind;
-  if (strcmp(k, "add") == 0) return is_float ? LLVMBuildFAdd(L->b, old, v, "") : LLVMBuildAdd(L->b, old, v, "");
-  if (strcmp(k, "sub") == 0) return is_float ? LLVMBuildFSub(L->b, old, v, "") : LLVMBuildSub(L->b, old, v, "");
-  bool nan_kind = strcmp(k, "nanmin") == 0 || strcmp(k, "nanmax") == 0;
-  if (nan_kind) k += 3; /* "min" / "max": the same on integers */
-  if (strcmp(k, "min") == 0 || strcmp(k, "max") == 0) {
-    bool mx = k[1] == 'a';
-    if (is_float && nan_kind) {
+  switch (u->kind) {
+  case IR_ATOMIC_ADD: return is_float ? LLVMBuildFAdd(L->b, old, v, "") : LLVMBuildAdd(L->b, old, v, "");
+  case IR_ATOMIC_SUB: return is_float ? LLVMBuildFSub(L->b, old, v, "") : LLVMBuildSub(L->b, old, v, "");
+  case IR_ATOMIC_MIN:
+  case IR_ATOMIC_MAX:
+  case IR_ATOMIC_NANMIN:
+  case IR_ATOMIC_NANMAX: { /* nanmin / nanmax: the same as min / max on integers */
+    bool mx = u->kind == IR_ATOMIC_MAX || u->kind == IR_ATOMIC_NANMAX;
+    if (is_float && (u->kind == IR_ATOMIC_NANMIN || u->kind == IR_ATOMIC_NANMAX)) {
       /* nanmin / nanmax: a NaN value keeps the old one, a NaN old value is replaced */
       LLVMValueRef v_nan = LLVMBuildFCmp(L->b, LLVMRealUNO, v, v, ""), old_nan = LLVMBuildFCmp(L->b, LLVMRealUNO, old, old, "");
       LLVMValueRef r = LLVMBuildSelect(L->b, old_nan, v, minmax_f(L, old, v, mx), "");
@@ -219,18 +220,19 @@ static LLVMValueRef atomic_update(Lower *L, LLVMValueRef old, LLVMValueRef v, vo
     LLVMIntPredicate p = u->is_unsigned ? (mx ? LLVMIntUGT : LLVMIntULT) : (mx ? LLVMIntSGT : LLVMIntSLT);
     return LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, p, v, old, ""), v, old, "");
   }
-  if (strcmp(k, "inc") == 0) { /* CUDA atomicInc: old >= v ? 0 : old + 1 (unsigned) */
+  case IR_ATOMIC_INC: { /* CUDA atomicInc: old >= v ? 0 : old + 1 (unsigned) */
     LLVMValueRef ge = LLVMBuildICmp(L->b, LLVMIntUGE, old, v, "");
     return LLVMBuildSelect(L->b, ge, LLVMConstNull(t), LLVMBuildAdd(L->b, old, LLVMConstInt(t, 1, 0), ""), "");
   }
-  if (strcmp(k, "dec") == 0) { /* CUDA atomicDec: (old == 0 || old > v) ? v : old - 1 */
+  case IR_ATOMIC_DEC: { /* CUDA atomicDec: (old == 0 || old > v) ? v : old - 1 */
     LLVMValueRef wrap = LLVMBuildOr(L->b, is_zero(L, old), LLVMBuildICmp(L->b, LLVMIntUGT, old, v, ""), "");
     return LLVMBuildSelect(L->b, wrap, v, LLVMBuildSub(L->b, old, LLVMConstInt(t, 1, 0), ""), "");
   }
-  if (strcmp(k, "and") == 0) return LLVMBuildAnd(L->b, old, v, "");
-  if (strcmp(k, "or") == 0) return LLVMBuildOr(L->b, old, v, "");
-  if (strcmp(k, "xor") == 0) return LLVMBuildXor(L->b, old, v, "");
-  return v; /* exch */
+  case IR_ATOMIC_AND: return LLVMBuildAnd(L->b, old, v, "");
+  case IR_ATOMIC_OR: return LLVMBuildOr(L->b, old, v, "");
+  case IR_ATOMIC_XOR: return LLVMBuildXor(L->b, old, v, "");
+  default: return v; /* exch */
+  }
 }
 
 bool ll_lower_atomic(Lower *L, Op *op) {
@@ -268,28 +270,34 @@ bool ll_lower_atomic(Lower *L, Op *op) {
   }
   LLVMValueRef v = operand(L, op, 1 + a->rank);
   if (!v) return false;
-  const char *kind = ir_op_attr_str(op, "kind");
-  if (!kind) return fail(L, op, "gpu.atomic_rmw without a kind");
+  IrAtomicKind kind = ir_op_atomic_kind(op);
+  if (!ir_op_attr_str(op, "kind")) return fail(L, op, "gpu.atomic_rmw without a kind");
+  if (kind == IR_ATOMIC_INVALID) return fail(L, op, "gpu.atomic_rmw with unknown kind '%s'", ir_op_attr_str(op, "kind"));
   bool is_unsigned = elem->kind == TY_INT && elem->is_unsigned;
   LLVMValueRef old = NULL;
   if (!is_float) {
-    static const struct { const char *k; LLVMAtomicRMWBinOp s, u; } ops[] = {
-        {"add", LLVMAtomicRMWBinOpAdd, LLVMAtomicRMWBinOpAdd}, {"sub", LLVMAtomicRMWBinOpSub, LLVMAtomicRMWBinOpSub},
-        {"and", LLVMAtomicRMWBinOpAnd, LLVMAtomicRMWBinOpAnd}, {"or", LLVMAtomicRMWBinOpOr, LLVMAtomicRMWBinOpOr},
-        {"xor", LLVMAtomicRMWBinOpXor, LLVMAtomicRMWBinOpXor}, {"exch", LLVMAtomicRMWBinOpXchg, LLVMAtomicRMWBinOpXchg},
-        {"min", LLVMAtomicRMWBinOpMin, LLVMAtomicRMWBinOpUMin}, {"max", LLVMAtomicRMWBinOpMax, LLVMAtomicRMWBinOpUMax},
-        {"nanmin", LLVMAtomicRMWBinOpMin, LLVMAtomicRMWBinOpUMin}, {"nanmax", LLVMAtomicRMWBinOpMax, LLVMAtomicRMWBinOpUMax}};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-      if (strcmp(kind, ops[i].k) == 0 && bits >= 32)
-        old = LLVMBuildAtomicRMW(L->b, is_unsigned ? ops[i].u : ops[i].s, p, v, LLVMAtomicOrderingMonotonic, 0);
-    if (!old && bits == 32 && (strcmp(kind, "inc") == 0 || strcmp(kind, "dec") == 0)) {
+    /* LLVM's atomicrmw of each kind it has (signed, unsigned); inc and dec through NVVM's intrinsics */
+    static const struct { LLVMAtomicRMWBinOp s, u; bool has; } ops[IR_ATOMIC__COUNT] = {
+        [IR_ATOMIC_ADD] = {LLVMAtomicRMWBinOpAdd, LLVMAtomicRMWBinOpAdd, true},
+        [IR_ATOMIC_SUB] = {LLVMAtomicRMWBinOpSub, LLVMAtomicRMWBinOpSub, true},
+        [IR_ATOMIC_AND] = {LLVMAtomicRMWBinOpAnd, LLVMAtomicRMWBinOpAnd, true},
+        [IR_ATOMIC_OR] = {LLVMAtomicRMWBinOpOr, LLVMAtomicRMWBinOpOr, true},
+        [IR_ATOMIC_XOR] = {LLVMAtomicRMWBinOpXor, LLVMAtomicRMWBinOpXor, true},
+        [IR_ATOMIC_EXCH] = {LLVMAtomicRMWBinOpXchg, LLVMAtomicRMWBinOpXchg, true},
+        [IR_ATOMIC_MIN] = {LLVMAtomicRMWBinOpMin, LLVMAtomicRMWBinOpUMin, true},
+        [IR_ATOMIC_MAX] = {LLVMAtomicRMWBinOpMax, LLVMAtomicRMWBinOpUMax, true},
+        [IR_ATOMIC_NANMIN] = {LLVMAtomicRMWBinOpMin, LLVMAtomicRMWBinOpUMin, true},
+        [IR_ATOMIC_NANMAX] = {LLVMAtomicRMWBinOpMax, LLVMAtomicRMWBinOpUMax, true}};
+    if (ops[kind].has && bits >= 32)
+      old = LLVMBuildAtomicRMW(L->b, is_unsigned ? ops[kind].u : ops[kind].s, p, v, LLVMAtomicOrderingMonotonic, 0);
+    if (!old && bits == 32 && (kind == IR_ATOMIC_INC || kind == IR_ATOMIC_DEC)) {
       char name[64];
-      snprintf(name, sizeof name, "llvm.nvvm.atomic.load.%s.32.p%ui32", kind, a->as);
+      snprintf(name, sizeof name, "llvm.nvvm.atomic.load.%s.32.p%ui32", ir_atomic_kind_name(kind), a->as);
       LLVMValueRef args[2] = {p, v};
       old = calln(L, name, L->t_i32, args, 2);
     }
-  } else if (strcmp(kind, "add") == 0 || strcmp(kind, "sub") == 0) {
-    LLVMValueRef x = strcmp(kind, "sub") == 0 ? fneg(L, v) : v;
+  } else if (kind == IR_ATOMIC_ADD || kind == IR_ATOMIC_SUB) {
+    LLVMValueRef x = kind == IR_ATOMIC_SUB ? fneg(L, v) : v;
     if (elem->bits == 16) {
       /* no f16 atomic add below: CAS loop */
     } else if (L->nvvm) {
@@ -301,19 +309,15 @@ bool ll_lower_atomic(Lower *L, Op *op) {
     } else {
       old = LLVMBuildAtomicRMW(L->b, LLVMAtomicRMWBinOpFAdd, p, x, LLVMAtomicOrderingMonotonic, 0);
     }
-  } else if (strcmp(kind, "exch") == 0) {
+  } else if (kind == IR_ATOMIC_EXCH) {
     LLVMValueRef r = LLVMBuildAtomicRMW(L->b, LLVMAtomicRMWBinOpXchg, int_view_ptr(L, p, it, a->as),
                                         LLVMBuildBitCast(L->b, v, it, ""), LLVMAtomicOrderingMonotonic, 0);
     old = LLVMBuildBitCast(L->b, r, t, "");
   }
   if (!old) {
-    static const char *known[] = {"add", "sub", "and", "or", "xor", "exch", "min", "max", "inc", "dec", "nanmin", "nanmax"};
-    bool ok = false;
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) ok |= strcmp(kind, known[i]) == 0;
-    if (!ok) return fail(L, op, "gpu.atomic_rmw with unknown kind '%s'", kind);
-    if (is_float && strcmp(kind, "add") && strcmp(kind, "sub") && strcmp(kind, "min") && strcmp(kind, "max") &&
-        strcmp(kind, "nanmin") && strcmp(kind, "nanmax"))
-      return fail(L, op, "gpu.atomic_rmw kind '%s' on a float array", kind);
+    if (is_float && kind != IR_ATOMIC_ADD && kind != IR_ATOMIC_SUB && kind != IR_ATOMIC_MIN && kind != IR_ATOMIC_MAX &&
+        kind != IR_ATOMIC_NANMIN && kind != IR_ATOMIC_NANMAX)
+      return fail(L, op, "gpu.atomic_rmw kind '%s' on a float array", ir_atomic_kind_name(kind));
     AtomicUpd u = {kind, is_unsigned};
     old = cas_loop(L, p, a->as, t, v, NULL, atomic_update, &u);
   }

@@ -50,9 +50,10 @@ static void set_i32_result(Lower *L, Op *op, LLVMValueRef v) {
 static bool lower_match(Lower *L, Op *op) {
   LLVMValueRef mask = operand(L, op, 0), val = operand(L, op, 1);
   if (!mask || !val) return false;
-  const char *mode = ir_op_attr_str(op, "mode");
-  bool all = mode && strcmp(mode, "all") == 0;
-  if (!mode || (!all && strcmp(mode, "any"))) return fail(L, op, "gpu.match with unknown mode '%s'", mode ? mode : "");
+  IrMatchMode mode = ir_op_match_mode(op);
+  if (mode == IR_MATCH_INVALID)
+    return fail(L, op, "gpu.match with unknown mode '%s'", ir_op_attr_str(op, "mode") ? ir_op_attr_str(op, "mode") : "");
+  bool all = mode == IR_MATCH_ALL;
   LLVMTypeRef vt = LLVMTypeOf(val);
   bool wide = vt == L->t_f64 || (vt != L->t_f32 && LLVMGetIntTypeWidth(vt) == 64);
   LLVMTypeRef it = wide ? L->t_i64 : L->t_i32;
@@ -93,17 +94,18 @@ static bool lower_match(Lower *L, Op *op) {
 static bool lower_shfl(Lower *L, Op *op) {
   LLVMValueRef mask = operand(L, op, 0), val = operand(L, op, 1), lane = operand(L, op, 2), width = operand(L, op, 3);
   if (!mask || !val || !lane || !width) return false;
-  const char *mode = ir_op_attr_str(op, "mode");
-  if (!mode) mode = "idx";
-  const char *m = strcmp(mode, "xor") == 0 ? "bfly" : mode;
-  if (strcmp(m, "idx") && strcmp(m, "up") && strcmp(m, "down") && strcmp(m, "bfly"))
-    return fail(L, op, "gpu.shfl with unknown mode '%s'", mode);
+  /* NVVM's names of the modes; no attribute: idx */
+  static const char *const nvvm_mode[] = {[IR_SHUFFLE_IDX] = "idx", [IR_SHUFFLE_UP] = "up", [IR_SHUFFLE_DOWN] = "down",
+                                          [IR_SHUFFLE_XOR] = "bfly"};
+  IrShuffleMode mode = ir_op_attr_str(op, "mode") ? ir_op_shuffle_mode(op) : IR_SHUFFLE_IDX;
+  if (mode == IR_SHUFFLE_INVALID) return fail(L, op, "gpu.shfl with unknown mode '%s'", ir_op_attr_str(op, "mode"));
+  const char *m = nvvm_mode[mode];
   mask = convert_int(L, mask, L->t_i32, false);
   lane = convert_int(L, lane, L->t_i32, false);
   width = convert_int(L, width, L->t_i32, false);
   /* c = ((32 - width) << 8) | clamp, clamp 0 for up, 31 otherwise (as CUDA's __shfl_*_sync) */
   LLVMValueRef c = LLVMBuildShl(L->b, LLVMBuildSub(L->b, ci32(L, 32), width, ""), ci32(L, 8), "");
-  if (strcmp(m, "up") != 0) c = LLVMBuildOr(L->b, c, ci32(L, 31), "");
+  if (mode != IR_SHUFFLE_UP) c = LLVMBuildOr(L->b, c, ci32(L, 31), "");
   char iname[64], fname[64];
   snprintf(iname, sizeof iname, "llvm.nvvm.shfl.sync.%s.i32", m);
   snprintf(fname, sizeof fname, "llvm.nvvm.shfl.sync.%s.f32", m);
@@ -454,10 +456,13 @@ static bool lower_gpu_op(Lower *L, Op *op) {
   case OP_BARRIER_RED: {
     LLVMValueRef p = operand(L, op, 0);
     if (!p) return false;
-    const char *kind = ir_op_attr_str(op, "kind");
-    const char *k = !kind || strcmp(kind, "count") == 0 ? "popc" : kind;
-    if (strcmp(k, "popc") && strcmp(k, "and") && strcmp(k, "or"))
-      return fail(L, op, "gpu.barrier_reduce with unknown kind '%s'", kind);
+    /* NVVM's names of the kinds; no attribute: count */
+    static const char *const nvvm_kind[] = {[IR_BARRIER_REDUCE_COUNT] = "popc", [IR_BARRIER_REDUCE_AND] = "and",
+                                            [IR_BARRIER_REDUCE_OR] = "or"};
+    IrBarrierReduceKind kind = ir_op_attr_str(op, "kind") ? ir_op_barrier_reduce_kind(op) : IR_BARRIER_REDUCE_COUNT;
+    if (kind == IR_BARRIER_REDUCE_INVALID)
+      return fail(L, op, "gpu.barrier_reduce with unknown kind '%s'", ir_op_attr_str(op, "kind"));
+    const char *k = nvvm_kind[kind];
     if (LLVMTypeOf(p) != L->t_i32)
       p = LLVMTypeOf(p) == L->t_i1 ? LLVMBuildZExt(L->b, p, L->t_i32, "") : convert_int(L, p, L->t_i32, false);
     snprintf(name, sizeof name, "llvm.nvvm.barrier0.%s", k);
@@ -480,12 +485,11 @@ static bool lower_gpu_op(Lower *L, Op *op) {
     return true;
   }
   case OP_FENCE: {
-    const char *scope = ir_op_attr_str(op, "scope");
-    const char *s = !scope || strcmp(scope, "device") == 0 ? "gl"
-                    : strcmp(scope, "block") == 0          ? "cta"
-                    : strcmp(scope, "system") == 0         ? "sys"
-                                                           : NULL;
-    if (!s) return fail(L, op, "gpu.fence with unknown scope '%s'", scope);
+    /* NVVM's membar of each scope; no attribute: device */
+    static const char *const membar[] = {[IR_FENCE_BLOCK] = "cta", [IR_FENCE_DEVICE] = "gl", [IR_FENCE_SYSTEM] = "sys"};
+    IrFenceScope scope = ir_op_attr_str(op, "scope") ? ir_op_fence_scope(op) : IR_FENCE_DEVICE;
+    if (scope == IR_FENCE_INVALID) return fail(L, op, "gpu.fence with unknown scope '%s'", ir_op_attr_str(op, "scope"));
+    const char *s = membar[scope];
     snprintf(name, sizeof name, "llvm.nvvm.membar.%s", s);
     call0(L, name, L->t_void);
     return true;
@@ -496,13 +500,12 @@ static bool lower_gpu_op(Lower *L, Op *op) {
   case OP_VOTE: {
     LLVMValueRef m = operand(L, op, 0), p = operand(L, op, 1);
     if (!m || !p) return false;
-    const char *mode = ir_op_attr_str(op, "mode");
-    if (!mode) return fail(L, op, "gpu.vote without a mode");
-    bool ballot = strcmp(mode, "ballot") == 0;
-    if (!ballot && strcmp(mode, "all") && strcmp(mode, "any") && strcmp(mode, "uni"))
-      return fail(L, op, "gpu.vote with unknown mode '%s'", mode);
+    if (!ir_op_attr_str(op, "mode")) return fail(L, op, "gpu.vote without a mode");
+    IrVoteMode mode = ir_op_vote_mode(op);
+    if (mode == IR_VOTE_INVALID) return fail(L, op, "gpu.vote with unknown mode '%s'", ir_op_attr_str(op, "mode"));
+    bool ballot = mode == IR_VOTE_BALLOT;
     if (LLVMTypeOf(p) != L->t_i1) p = LLVMBuildICmp(L->b, LLVMIntNE, p, LLVMConstNull(LLVMTypeOf(p)), "");
-    snprintf(name, sizeof name, "llvm.nvvm.vote.%s.sync", mode);
+    snprintf(name, sizeof name, "llvm.nvvm.vote.%s.sync", ir_vote_mode_name(mode));
     LLVMValueRef args[2] = {convert_int(L, m, L->t_i32, false), p};
     LLVMValueRef r = calln(L, name, ballot ? L->t_i32 : L->t_i1, args, 2);
     LLVMTypeRef rt = reg_type(L, op->results[0].type);

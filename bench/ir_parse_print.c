@@ -91,7 +91,7 @@ static Value *dot_loop(Gen *g, Value *a, Value *b, Value *n, Value *lb, Value *s
   Value *p = ib_binary(&g->b, OP_MULF, x, y);
   Value *s = ib_binary(&g->b, OP_ADDF, acc, p);
   Value *zero = ib_const_float(&g->b, g->f32, 0.0);
-  Value *neg = ib_cmpf(&g->b, "olt", s, zero);
+  Value *neg = ib_cmpf(&g->b, IR_CMPF_OLT, s, zero);
   Op *sif = op_at(g, OP_IF, 1, &neg, g->f32, 2);
   ib_set_end(&g->b, new_entry(g, &sif->regions[0]));
   Value *t = ib_unary(&g->b, OP_NEGF, s, NULL);
@@ -108,7 +108,7 @@ static Value *dot_loop(Gen *g, Value *a, Value *b, Value *n, Value *lb, Value *s
 /* if (i < n) b[i] = sqrt(a[i]) * alpha */
 static void guarded_store(Gen *g, Value *a, Value *b, Value *i, Value *n, Value *alpha) {
   loc_next(g);
-  Value *in = ib_cmpi(&g->b, "slt", i, n);
+  Value *in = ib_cmpi(&g->b, IR_CMPI_SLT, i, n);
   Op *sif = op_at(g, OP_IF, 1, &in, NULL, 2);
   IrBuilder saved = g->b;
   ib_set_end(&g->b, new_entry(g, &sif->regions[0]));
@@ -134,7 +134,7 @@ static Value *int_mix(Gen *g, Value *i, Value *n, int k) {
   Value *y = ib_binary(&g->b, OP_ADDI, x, n);
   Value *z = ib_binary(&g->b, OP_FLOORMODSI, y, n);
   Value *sh = ib_binary(&g->b, OP_SHLI, z, cst(g, 1));
-  Value *lt = ib_cmpi(&g->b, "sge", sh, n);
+  Value *lt = ib_cmpi(&g->b, IR_CMPI_SGE, sh, n);
   Value *sel = ib_select(&g->b, lt, z, sh);
   Value *tr = ib_cast(&g->b, sel, g->i32);
   Value *f = ib_cast(&g->b, tr, g->f32);

@@ -253,7 +253,7 @@ FeVal lw_run_time_string_len(Lower *L, const FeVal *v, SrcLoc loc) {
     int64_t n = 0;
     for (size_t i = 0; i < en->values[k].str.len; i++) n += ((unsigned char)en->values[k].str.s[i] & 0xC0) != 0x80;
     Value *c = ib_const_int(&L->b, i64, n);
-    r = r ? ib_select(&L->b, ib_cmpi(&L->b, "eq", idx, ib_const_int(&L->b, i64, k)), c, r) : c;
+    r = r ? ib_select(&L->b, ib_cmpi(&L->b, IR_CMPI_EQ, idx, ib_const_int(&L->b, i64, k)), c, r) : c;
   }
   FeVal out = val(i64, r);
   out.nonneg = true;
@@ -274,13 +274,13 @@ bool lw_run_time_string_compare(Lower *L, PyCmpOp op, const FeVal *a, const FeVa
   Value *idx = lw_mat(L, x), *eq;
   Type *i64 = ty_i64(L->ctx);
   if (is_run_time_string(y) && y->enumc == x->enumc) {
-    eq = ib_cmpi(&L->b, "eq", idx, lw_mat(L, y)); /* distinct members have distinct strings (equal ones are aliases) */
+    eq = ib_cmpi(&L->b, IR_CMPI_EQ, idx, lw_mat(L, y)); /* distinct members have distinct strings (equal ones are aliases) */
   } else if (y->kind == FV_STR) {
     eq = ib_const_bool(&L->b, false);
     const FeEnum *en = x->enumc;
     for (unsigned k = 0; k < en->nvalues; k++)
       if (same_string(&en->values[k], y->str.s, y->str.len))
-        eq = ib_binary(&L->b, OP_ORI, eq, ib_cmpi(&L->b, "eq", idx, ib_const_int(&L->b, i64, k)));
+        eq = ib_binary(&L->b, OP_ORI, eq, ib_cmpi(&L->b, IR_CMPI_EQ, idx, ib_const_int(&L->b, i64, k)));
   } else {
     *out = lw_lerr(L, loc, "no implementation of '%s' for %s and %s", ast_cmpop_str(op), lw_vname(L, a), lw_vname(L, b));
     return true;
@@ -306,7 +306,7 @@ static FeVal member_tuple(Lower *L, const FeEnum *en, Value *idx, const FeVal *c
   }
   Value *r = lw_mat(L, vals[en->nvalues - 1]);
   for (unsigned k = en->nvalues - 1; k-- > 0;) {
-    Value *is_k = ib_cmpi(&L->b, "eq", idx, ib_const_int(&L->b, ty_i64(L->ctx), k));
+    Value *is_k = ib_cmpi(&L->b, IR_CMPI_EQ, idx, ib_const_int(&L->b, ty_i64(L->ctx), k));
     r = ib_select(&L->b, is_k, lw_mat(L, vals[k]), r);
   }
   return val(first->type, r);

@@ -38,7 +38,7 @@ static Value *index_i64(Lower *L, Value *arr, unsigned axis, FeVal idx) {
   }
   if (wrap) {
     n = ib_dim(&L->b, arr, axis);
-    Value *neg = ib_cmpi(&L->b, "slt", iv, ib_const_int(&L->b, i64, 0));
+    Value *neg = ib_cmpi(&L->b, IR_CMPI_SLT, iv, ib_const_int(&L->b, i64, 0));
     Value *w = ib_binary(&L->b, OP_ADDI, iv, n);
     iv = ib_select(&L->b, neg, w, iv);
   }
@@ -334,7 +334,7 @@ FeVal lower_slice_ctor(Lower *L, int bi, const PyExpr *e, FeVal *a) {
     if (f[0].kind == FV_NONE) f[0] = cint(i64, neg ? INT64_MAX : 0);
     if (f[1].kind == FV_NONE) f[1] = cint(i64, neg ? INT64_MIN : INT64_MAX);
   } else {
-    Value *neg = ib_cmpi(&L->b, "slt", f[2].v, ib_const_int(&L->b, i64, 0));
+    Value *neg = ib_cmpi(&L->b, IR_CMPI_SLT, f[2].v, ib_const_int(&L->b, i64, 0));
     if (f[0].kind == FV_NONE)
       f[0] = val(i64, ib_select(&L->b, neg, ib_const_int(&L->b, i64, INT64_MAX), ib_const_int(&L->b, i64, 0)));
     if (f[1].kind == FV_NONE)
@@ -369,17 +369,17 @@ FeVal lw_slice_indices(Lower *L, const FeVal *s, const PyExpr *e) {
   at(L, e->loc);
   Type *i64 = ty_i64(L->ctx);
   Value *len = conv_v(L, n, i64), *zero = ib_const_int(&L->b, i64, 0), *m1 = ib_const_int(&L->b, i64, -1);
-  view_value_check(&L->b, ib_cmpi(&L->b, "sge", len, zero), "length should not be negative");
+  view_value_check(&L->b, ib_cmpi(&L->b, IR_CMPI_SGE, len, zero), "length should not be negative");
   FeVal st = slice_step(L, s);
   Value *step = lw_mat(L, &st);
-  view_value_check(&L->b, ib_cmpi(&L->b, "ne", step, zero), "slice step cannot be zero");
-  Value *neg = ib_cmpi(&L->b, "slt", step, zero);
+  view_value_check(&L->b, ib_cmpi(&L->b, IR_CMPI_NE, step, zero), "slice step cannot be zero");
+  Value *neg = ib_cmpi(&L->b, IR_CMPI_SLT, step, zero);
   Value *lo = ib_select(&L->b, neg, m1, zero), *hi = ib_select(&L->b, neg, ib_binary(&L->b, OP_ADDI, len, m1), len);
   FeVal *out = ARENA_ARRAY(&L->fe->arena, FeVal, 3);
   for (unsigned k = 0; k < 2; k++) {
     Value *b = lw_mat(L, &s->tup.elems[k]);
-    Value *w = ib_select(&L->b, ib_cmpi(&L->b, "slt", b, zero), ib_binary(&L->b, OP_ADDI, b, len), b);
-    Value *clamped = ib_select(&L->b, ib_cmpi(&L->b, "slt", w, zero), lo, ib_select(&L->b, ib_cmpi(&L->b, "sge", w, len), hi, w));
+    Value *w = ib_select(&L->b, ib_cmpi(&L->b, IR_CMPI_SLT, b, zero), ib_binary(&L->b, OP_ADDI, b, len), b);
+    Value *clamped = ib_select(&L->b, ib_cmpi(&L->b, IR_CMPI_SLT, w, zero), lo, ib_select(&L->b, ib_cmpi(&L->b, IR_CMPI_SGE, w, len), hi, w));
     out[k] = val(i64, clamped);
   }
   out[2] = val(i64, step);
@@ -610,7 +610,7 @@ static void copy_into(Lower *L, Value *dst, Value *src) {
   CopyArg c = {.dst = dst, .src = src, .skip = rs > r ? rs - r : 0, .shift = rs < r ? (int)(r - rs) : 0};
   if (c.skip) {
     Value *ok = yes;
-    for (unsigned k = 0; k < c.skip; k++) ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, "eq", ib_dim(b, src, k), one));
+    for (unsigned k = 0; k < c.skip; k++) ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, IR_CMPI_EQ, ib_dim(b, src, k), one));
     view_value_check(b, ok, "cannot broadcast source array for assignment");
   }
   Value *fits = yes;
@@ -620,8 +620,8 @@ static void copy_into(Lower *L, Value *dst, Value *src) {
       continue;
     }
     Value *se = ib_dim(b, src, c.skip + d - (unsigned)c.shift), *de = ib_dim(b, dst, d);
-    c.bcast[d] = ib_cmpi(b, "eq", se, one);
-    fits = ib_binary(b, OP_ANDI, fits, ib_binary(b, OP_ORI, c.bcast[d], ib_cmpi(b, "eq", se, de)));
+    c.bcast[d] = ib_cmpi(b, IR_CMPI_EQ, se, one);
+    fits = ib_binary(b, OP_ANDI, fits, ib_binary(b, OP_ORI, c.bcast[d], ib_cmpi(b, IR_CMPI_EQ, se, de)));
   }
   view_value_check(b, fits, "cannot assign slice from input of different size");
   /* overlap: both non-empty and their bytes intersect */
@@ -630,30 +630,30 @@ static void copy_into(Lower *L, Value *dst, Value *src) {
   memory_extent(L, src, &slo, &shi);
   Value *dsize = op_result(ib_op(b, OP_SIZE, 1, &dst, 1, &i64, 0), 0);
   Value *ssize = op_result(ib_op(b, OP_SIZE, 1, &src, 1, &i64, 0), 0);
-  Value *overlap = ib_binary(b, OP_ANDI, ib_cmpi(b, "slt", slo, dhi), ib_cmpi(b, "slt", dlo, shi));
-  overlap = ib_binary(b, OP_ANDI, overlap, ib_binary(b, OP_ANDI, ib_cmpi(b, "sgt", dsize, zero),
-                                                     ib_cmpi(b, "sgt", ssize, zero)));
+  Value *overlap = ib_binary(b, OP_ANDI, ib_cmpi(b, IR_CMPI_SLT, slo, dhi), ib_cmpi(b, IR_CMPI_SLT, dlo, shi));
+  overlap = ib_binary(b, OP_ANDI, overlap, ib_binary(b, OP_ANDI, ib_cmpi(b, IR_CMPI_SGT, dsize, zero),
+                                                     ib_cmpi(b, IR_CMPI_SGT, ssize, zero)));
   /* whether an in-place copy in address order is safe: same element size, same strides (on axes of extent > 1),
    * all multiples of the element size as is the distance between the two, nested strides */
   int64_t esize = ty_size(dst->type->elem);
   Value *ev = ib_const_int(b, i64, esize);
   Value *safe = ib_const_bool(b, esize == (int64_t)ty_size(src->type->elem));
   Value *apart = ib_binary(b, OP_SUBI, dlo, slo);
-  safe = ib_binary(b, OP_ANDI, safe, ib_cmpi(b, "eq", ib_binary(b, OP_REMSI, apart, ev), zero));
-  Value *backwards = ib_cmpi(b, "sgt", dlo, slo), *inner = zero, *dstr[8];
+  safe = ib_binary(b, OP_ANDI, safe, ib_cmpi(b, IR_CMPI_EQ, ib_binary(b, OP_REMSI, apart, ev), zero));
+  Value *backwards = ib_cmpi(b, IR_CMPI_SGT, dlo, slo), *inner = zero, *dstr[8];
   for (unsigned k = r; k-- > 0;) {
     dstr[k] = stride_of(L, dst, k);
     Value *ext = ib_dim(b, dst, k), *sstr = zero;
     if ((int)k >= c.shift) sstr = ib_select(b, c.bcast[k], zero, stride_of(L, src, c.skip + k - (unsigned)c.shift));
-    Value *trivial = ib_cmpi(b, "sle", ext, one);
-    Value *mag = ib_select(b, ib_cmpi(b, "slt", dstr[k], zero), ib_binary(b, OP_SUBI, zero, dstr[k]), dstr[k]);
-    Value *ok = ib_binary(b, OP_ANDI, ib_cmpi(b, "eq", dstr[k], sstr), ib_cmpi(b, "sgt", mag, inner));
-    ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, "eq", ib_binary(b, OP_REMSI, dstr[k], ev), zero));
+    Value *trivial = ib_cmpi(b, IR_CMPI_SLE, ext, one);
+    Value *mag = ib_select(b, ib_cmpi(b, IR_CMPI_SLT, dstr[k], zero), ib_binary(b, OP_SUBI, zero, dstr[k]), dstr[k]);
+    Value *ok = ib_binary(b, OP_ANDI, ib_cmpi(b, IR_CMPI_EQ, dstr[k], sstr), ib_cmpi(b, IR_CMPI_SGT, mag, inner));
+    ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, IR_CMPI_EQ, ib_binary(b, OP_REMSI, dstr[k], ev), zero));
     safe = ib_binary(b, OP_ANDI, safe, ib_binary(b, OP_ORI, trivial, ok));
     Value *span = ib_binary(b, OP_MULI, mag, ib_binary(b, OP_SUBI, ext, one));
     inner = ib_select(b, trivial, inner, ib_binary(b, OP_ADDI, inner, span));
     /* decreasing addresses along a positive stride: from the last index */
-    c.reverse[k] = ib_binary(b, OP_ANDI, overlap, ib_binary(b, OP_XORI, backwards, ib_cmpi(b, "slt", dstr[k], zero)));
+    c.reverse[k] = ib_binary(b, OP_ANDI, overlap, ib_binary(b, OP_XORI, backwards, ib_cmpi(b, IR_CMPI_SLT, dstr[k], zero)));
   }
   Value *bad = ib_binary(b, OP_ANDI, overlap, ib_binary(b, OP_XORI, safe, yes));
   Op *raise = ib_op(b, OP_RAISE, 1, &bad, 0, NULL, 0);
@@ -698,7 +698,7 @@ void lw_store_into(Lower *L, Value *dst, FeVal v, SrcLoc vloc) {
       return;
     }
     Type *i64 = ty_i64(L->ctx);
-    view_value_check(&L->b, ib_cmpi(&L->b, "eq", ib_dim(&L->b, dst, 0), ib_const_int(&L->b, i64, v.tup.n)),
+    view_value_check(&L->b, ib_cmpi(&L->b, IR_CMPI_EQ, ib_dim(&L->b, dst, 0), ib_const_int(&L->b, i64, v.tup.n)),
                      "cannot assign slice from input of different size");
     if (lw_implicit_conv_error(L, &v.tup.elems[0], dst->type->elem, vloc, " to store it into the elements of a slice"))
       return;
@@ -993,7 +993,7 @@ FeVal lower_method(Lower *L, const FeVal *m, const PyExpr *e) {
     if (!lw_positional(L, e, "item", 0, 0, none)) return poison();
     Type *i64 = ty_i64(L->ctx);
     Value *size = op_result(ib_op(&L->b, OP_SIZE, 1, (Value *const *)&m->v, 1, &i64, 0), 0);
-    Value *ok = ib_cmpi(&L->b, "eq", size, ib_const_int(&L->b, i64, 1));
+    Value *ok = ib_cmpi(&L->b, IR_CMPI_EQ, size, ib_const_int(&L->b, i64, 1));
     view_value_check(&L->b, ok, "item(): can only convert an array of size 1 to a Python scalar");
     Value *idx[8];
     for (unsigned d = 0; d < m->type->rank; d++) idx[d] = ib_const_int(&L->b, i64, 0);
@@ -1089,12 +1089,12 @@ static FeVal tuple_item_at_run_time(Lower *L, const FeVal *t, FeVal i, SrcLoc lo
   int64_t n = (int64_t)t->tup.n;
   FeVal wide = lw_conv(L, i, i64);
   Value *raw = lw_mat(L, &wide);
-  Value *neg = ib_cmpi(&L->b, "slt", raw, ib_const_int(&L->b, i64, 0));
+  Value *neg = ib_cmpi(&L->b, IR_CMPI_SLT, raw, ib_const_int(&L->b, i64, 0));
   Value *k = ib_select(&L->b, neg, ib_binary(&L->b, OP_ADDI, raw, ib_const_int(&L->b, i64, n)), raw);
-  lw_emit_raise(L, ib_cmpi(&L->b, "uge", k, ib_const_int(&L->b, i64, n)), "IndexError: tuple index out of range", loc);
+  lw_emit_raise(L, ib_cmpi(&L->b, IR_CMPI_UGE, k, ib_const_int(&L->b, i64, n)), "IndexError: tuple index out of range", loc);
   Value *r = lw_mat(L, &el[n - 1]);
   for (int64_t j = n - 1; j-- > 0;)
-    r = ib_select(&L->b, ib_cmpi(&L->b, "eq", k, ib_const_int(&L->b, i64, j)), lw_mat(L, &el[j]), r);
+    r = ib_select(&L->b, ib_cmpi(&L->b, IR_CMPI_EQ, k, ib_const_int(&L->b, i64, j)), lw_mat(L, &el[j]), r);
   return val(el[0].type, r);
 }
 /* e[index], given the value v of e (lowered by lower_expr's loop over the chain). */

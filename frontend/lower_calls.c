@@ -803,7 +803,7 @@ void lw_check_member_index(Lower *L, const FeVal *v) {
     return;
   }
   if (v->kind != FV_VAL || !v->enumc || !v->enumc->values || v->is_const) return;
-  Value *bad = ib_cmpi(&L->b, "uge", v->v, ib_const_int(&L->b, ty_i64(L->ctx), v->enumc->nvalues));
+  Value *bad = ib_cmpi(&L->b, IR_CMPI_UGE, v->v, ib_const_int(&L->b, ty_i64(L->ctx), v->enumc->nvalues));
   Op *c = ib_op(&L->b, OP_RAISE, 1, &bad, 0, NULL, 0);
   ir_op_set_attr(L->m, c, "exception", attr_str(L->m, arena_printf(&L->fe->arena, "ValueError: an argument of %s that is "
                                                                    "not the index of one of its %u members",

@@ -498,21 +498,21 @@ static unsigned elem_align(const Value *arr) {
   return a < natural ? a : natural;
 }
 
-static const char *atomic_kind(int bi) {
+static IrAtomicKind atomic_kind(int bi) {
   switch (bi) {
-  case BI_ATOMIC_ADD: return "add";
-  case BI_ATOMIC_SUB: return "sub";
-  case BI_ATOMIC_AND: return "and";
-  case BI_ATOMIC_OR: return "or";
-  case BI_ATOMIC_XOR: return "xor";
-  case BI_ATOMIC_MAX: return "max";
-  case BI_ATOMIC_MIN: return "min";
-  case BI_ATOMIC_EXCH: return "exch";
-  case BI_ATOMIC_INC: return "inc";
-  case BI_ATOMIC_DEC: return "dec";
-  case BI_ATOMIC_NANMAX: return "nanmax";
-  case BI_ATOMIC_NANMIN: return "nanmin";
-  default: return NULL;
+  case BI_ATOMIC_ADD: return IR_ATOMIC_ADD;
+  case BI_ATOMIC_SUB: return IR_ATOMIC_SUB;
+  case BI_ATOMIC_AND: return IR_ATOMIC_AND;
+  case BI_ATOMIC_OR: return IR_ATOMIC_OR;
+  case BI_ATOMIC_XOR: return IR_ATOMIC_XOR;
+  case BI_ATOMIC_MAX: return IR_ATOMIC_MAX;
+  case BI_ATOMIC_MIN: return IR_ATOMIC_MIN;
+  case BI_ATOMIC_EXCH: return IR_ATOMIC_EXCH;
+  case BI_ATOMIC_INC: return IR_ATOMIC_INC;
+  case BI_ATOMIC_DEC: return IR_ATOMIC_DEC;
+  case BI_ATOMIC_NANMAX: return IR_ATOMIC_NANMAX;
+  case BI_ATOMIC_NANMIN: return IR_ATOMIC_NANMIN;
+  default: return IR_ATOMIC_INVALID;
   }
 }
 
@@ -569,7 +569,7 @@ FeVal lower_atomic(Lower *L, int bi, const PyExpr *e, FeVal *a) {
   for (unsigned i = vi; i < n; i++) ops[no++] = conv_v(L, a[i], dt);
   if (cas || cas_short) return val(dt, op_result(ib_op(&L->b, OP_ATOMIC_CAS, no, ops, 1, &dt, 0), 0));
   Op *op = ib_op(&L->b, OP_ATOMIC_RMW, no, ops, 1, &dt, 0);
-  ir_op_set_attr(L->m, op, "kind", attr_str(L->m, atomic_kind(bi)));
+  ir_op_set_atomic_kind(L->m, op, atomic_kind(bi));
   return val(dt, op_result(op, 0));
 }
 
@@ -589,8 +589,11 @@ FeVal lower_warp(Lower *L, int bi, const PyExpr *e, FeVal *a) {
     Value *ops[4] = {conv_v(L, a[0], u32), lw_mat(L, &a[1]), conv_v(L, a[2], i32), ib_const_int(&L->b, i32, 32)};
     Type *t = a[1].type;
     Op *op = ib_op(&L->b, OP_SHFL, 4, ops, 1, &t, 0);
-    const char *mode = bi == BI_SHFL_SYNC ? "idx" : bi == BI_SHFL_UP_SYNC ? "up" : bi == BI_SHFL_DOWN_SYNC ? "down" : "xor";
-    ir_op_set_attr(L->m, op, "mode", attr_str(L->m, mode));
+    IrShuffleMode mode = bi == BI_SHFL_SYNC        ? IR_SHUFFLE_IDX
+                         : bi == BI_SHFL_UP_SYNC   ? IR_SHUFFLE_UP
+                         : bi == BI_SHFL_DOWN_SYNC ? IR_SHUFFLE_DOWN
+                                                   : IR_SHUFFLE_XOR;
+    ir_op_set_shuffle_mode(L->m, op, mode);
     return val(t, op_result(op, 0));
   }
   case BI_ALL_SYNC:
@@ -609,8 +612,8 @@ FeVal lower_warp(Lower *L, int bi, const PyExpr *e, FeVal *a) {
     Value *ops[2] = {conv_v(L, a[0], u32), lw_mat(L, &p)};
     Type *t = bi == BI_BALLOT_SYNC ? i32 : i1;
     Op *op = ib_op(&L->b, OP_VOTE, 2, ops, 1, &t, 0);
-    const char *mode = bi == BI_ALL_SYNC ? "all" : bi == BI_ANY_SYNC ? "any" : bi == BI_EQ_SYNC ? "uni" : "ballot";
-    ir_op_set_attr(L->m, op, "mode", attr_str(L->m, mode));
+    IrVoteMode mode = bi == BI_ALL_SYNC ? IR_VOTE_ALL : bi == BI_ANY_SYNC ? IR_VOTE_ANY : bi == BI_EQ_SYNC ? IR_VOTE_UNI : IR_VOTE_BALLOT;
+    ir_op_set_vote_mode(L->m, op, mode);
     return val(t, op_result(op, 0));
   }
   case BI_ACTIVEMASK:
@@ -636,7 +639,7 @@ FeVal lower_warp(Lower *L, int bi, const PyExpr *e, FeVal *a) {
     bool all = bi == BI_MATCH_ALL_SYNC;
     Type *rts[2] = {i32, i1};
     Op *op = ib_op(&L->b, OP_MATCH, 2, ops, all ? 2 : 1, rts, 0);
-    ir_op_set_attr(L->m, op, "mode", attr_str(L->m, all ? "all" : "any"));
+    ir_op_set_match_mode(L->m, op, all ? IR_MATCH_ALL : IR_MATCH_ANY);
     if (!all) return val(i32, op_result(op, 0));
     FeVal parts[2] = {val(i32, op_result(op, 0)), val(i1, op_result(op, 1))};
     return lw_make_tuple(L, 2, parts);
@@ -663,8 +666,8 @@ FeVal lower_sync(Lower *L, int bi, const PyExpr *e, FeVal *args) {
       ib_op(&L->b, OP_BARRIER, 0, NULL, 0, NULL, 0);
     } else {
       Op *op = ib_op(&L->b, OP_FENCE, 0, NULL, 0, NULL, 0);
-      const char *scope = bi == BI_THREADFENCE ? "device" : bi == BI_THREADFENCE_BLOCK ? "block" : "system";
-      ir_op_set_attr(L->m, op, "scope", attr_str(L->m, scope));
+      IrFenceScope scope = bi == BI_THREADFENCE ? IR_FENCE_DEVICE : bi == BI_THREADFENCE_BLOCK ? IR_FENCE_BLOCK : IR_FENCE_SYSTEM;
+      ir_op_set_fence_scope(L->m, op, scope);
     }
     return (FeVal){.kind = FV_NONE};
   }
@@ -675,8 +678,10 @@ FeVal lower_sync(Lower *L, int bi, const PyExpr *e, FeVal *args) {
   Type *i32 = ty_i32(L->ctx);
   Value *pv = lw_mat(L, &p);
   Op *op = ib_op(&L->b, OP_BARRIER_RED, 1, &pv, 1, &i32, 0);
-  const char *kind = bi == BI_SYNCTHREADS_COUNT ? "count" : bi == BI_SYNCTHREADS_AND ? "and" : "or";
-  ir_op_set_attr(L->m, op, "kind", attr_str(L->m, kind));
+  IrBarrierReduceKind kind = bi == BI_SYNCTHREADS_COUNT ? IR_BARRIER_REDUCE_COUNT
+                             : bi == BI_SYNCTHREADS_AND ? IR_BARRIER_REDUCE_AND
+                                                        : IR_BARRIER_REDUCE_OR;
+  ir_op_set_barrier_reduce_kind(L->m, op, kind);
   return val(i32, op_result(op, 0));
 }
 

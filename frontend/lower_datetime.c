@@ -19,7 +19,7 @@ static Type *i64_of(Lower *L) { return ty_i64(L->ctx); }
 static Value *kconst(Lower *L, int64_t k) { return ib_const_int(&L->b, i64_of(L), k); }
 static Value *as_i64(Lower *L, const FeVal *x) { return ib_cast(&L->b, lw_mat(L, x), i64_of(L)); }
 static FeVal as_time(Lower *L, Value *v, Type *t) { return val(t, ib_cast(&L->b, v, t)); }
-static Value *not_nat(Lower *L, Value *v) { return ib_cmpi(&L->b, "ne", v, kconst(L, NAT)); }
+static Value *not_nat(Lower *L, Value *v) { return ib_cmpi(&L->b, IR_CMPI_NE, v, kconst(L, NAT)); }
 static Value *both_not_nat(Lower *L, Value *x, Value *y) { return ib_binary(&L->b, OP_ANDI, not_nat(L, x), not_nat(L, y)); }
 /* v where ok, else NaT */
 static Value *nat_unless(Lower *L, Value *ok, Value *v) { return ib_select(&L->b, ok, v, kconst(L, NAT)); }
@@ -82,7 +82,7 @@ static Value *year_to_days(Lower *L, Value *y) {
   Value *neg = ib_binary(b, OP_ADDI, days, ib_binary(b, OP_DIVSI, m2, kconst(L, 4)));
   neg = ib_binary(b, OP_SUBI, neg, ib_binary(b, OP_DIVSI, m30, kconst(L, 100)));
   neg = ib_binary(b, OP_ADDI, neg, ib_binary(b, OP_DIVSI, m30, kconst(L, 400)));
-  return ib_select(b, ib_cmpi(b, "slt", y, kconst(L, 0)), neg, pos);
+  return ib_select(b, ib_cmpi(b, IR_CMPI_SLT, y, kconst(L, 0)), neg, pos);
 }
 
 /* Days from 1970-01-01 to the first day of month mo (months since 1970-01). */
@@ -91,14 +91,14 @@ static Value *month_to_days(Lower *L, Value *mo) {
   IrBuilder *b = &L->b;
   Value *year = ib_binary(b, OP_FLOORDIVSI, mo, kconst(L, 12)), *month = ib_binary(b, OP_FLOORMODSI, mo, kconst(L, 12));
   Value *acc = kconst(L, 0);
-  for (int k = 1; k < 12; k++) acc = ib_select(b, ib_cmpi(b, "sge", month, kconst(L, k)), kconst(L, before[k]), acc);
+  for (int k = 1; k < 12; k++) acc = ib_select(b, ib_cmpi(b, IR_CMPI_SGE, month, kconst(L, k)), kconst(L, before[k]), acc);
   /* one more day from March on in a leap year */
   Value *actual = ib_binary(b, OP_ADDI, year, kconst(L, 1970));
-  Value *by4 = ib_cmpi(b, "eq", ib_binary(b, OP_ANDI, actual, kconst(L, 3)), kconst(L, 0));
-  Value *not100 = ib_cmpi(b, "ne", ib_binary(b, OP_REMSI, actual, kconst(L, 100)), kconst(L, 0));
-  Value *by400 = ib_cmpi(b, "eq", ib_binary(b, OP_REMSI, actual, kconst(L, 400)), kconst(L, 0));
+  Value *by4 = ib_cmpi(b, IR_CMPI_EQ, ib_binary(b, OP_ANDI, actual, kconst(L, 3)), kconst(L, 0));
+  Value *not100 = ib_cmpi(b, IR_CMPI_NE, ib_binary(b, OP_REMSI, actual, kconst(L, 100)), kconst(L, 0));
+  Value *by400 = ib_cmpi(b, IR_CMPI_EQ, ib_binary(b, OP_REMSI, actual, kconst(L, 400)), kconst(L, 0));
   Value *leap = ib_binary(b, OP_ANDI, by4, ib_binary(b, OP_ORI, not100, by400));
-  Value *after_feb = ib_binary(b, OP_ANDI, leap, ib_cmpi(b, "sge", month, kconst(L, 2)));
+  Value *after_feb = ib_binary(b, OP_ANDI, leap, ib_cmpi(b, IR_CMPI_SGE, month, kconst(L, 2)));
   acc = ib_binary(b, OP_ADDI, acc, ib_unary(b, OP_EXTUI, after_feb, i64_of(L)));
   return ib_binary(b, OP_ADDI, year_to_days(L, year), acc);
 }
@@ -143,15 +143,15 @@ static FeVal td_by_number(Lower *L, FeVal t, FeVal n, bool div, SrcLoc loc) {
   if (n.type->kind == TY_FLOAT) {
     Type *ft = n.type;
     Value *nv = lw_mat(L, &n);
-    if (div) ok = ib_binary(b, OP_ANDI, ok, ib_cmpf(b, "une", nv, ib_const_float(b, ft, 0))); /* une: NaN too */
+    if (div) ok = ib_binary(b, OP_ANDI, ok, ib_cmpf(b, IR_CMPF_UNE, nv, ib_const_float(b, ft, 0))); /* une: NaN too */
     Value *f = ib_binary(b, div ? OP_DIVF : OP_MULF, ib_unary(b, OP_SITOFP, tv, ft), nv);
     /* a NaN result is NaT (_cast_to_timedelta), the rest truncated */
-    ok = ib_binary(b, OP_ANDI, ok, ib_cmpf(b, "ord", f, f));
+    ok = ib_binary(b, OP_ANDI, ok, ib_cmpf(b, IR_CMPF_ORD, f, f));
     r = ib_unary(b, OP_FPTOSI, f, i64_of(L));
   } else {
     Value *nv = conv_v(L, n, i64_of(L));
     if (div) {
-      ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, "ne", nv, kconst(L, 0)));
+      ok = ib_binary(b, OP_ANDI, ok, ib_cmpi(b, IR_CMPI_NE, nv, kconst(L, 0)));
       nv = ib_select(b, ok, nv, kconst(L, 1)); /* no division by 0 where the result is NaT anyway */
     }
     r = ib_binary(b, div ? OP_DIVSI : OP_MULI, tv, nv);
@@ -249,7 +249,7 @@ FeVal lw_time_abs(Lower *L, FeVal a, SrcLoc loc) {
 
 FeVal lw_time_compare(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
   static const char *const names[] = {"'=='", "'!='", "'<'", "'<='", "'>'", "'>='"};
-  static const char *const preds[] = {"eq", "ne", "slt", "sle", "sgt", "sge"};
+  static const IrCmpIPred preds[] = {IR_CMPI_EQ, IR_CMPI_NE, IR_CMPI_SLT, IR_CMPI_SLE, IR_CMPI_SGT, IR_CMPI_SGE};
   if (op > CMP_GE) return lw_lerr(L, loc, "unsupported comparison of %s and %s", tn(L, &a), tn(L, &b));
   if (!is_time(&a) || !is_time(&b) || a.type->datetime != b.type->datetime) return no_impl(L, names[op], &a, &b, loc);
   at(L, loc);
@@ -285,7 +285,7 @@ FeVal lw_time_minmax(Lower *L, bool is_max, const FeVal *items, unsigned n, SrcL
 FeVal lw_time_isnat(Lower *L, FeVal a, SrcLoc loc) {
   if (!is_time(&a)) return lw_lerr(L, loc, "numpy.isnat() takes a datetime64 or timedelta64, not %s", tn(L, &a));
   at(L, loc);
-  return val(ty_bool(L->ctx), ib_cmpi(&L->b, "eq", as_i64(L, &a), kconst(L, NAT)));
+  return val(ty_bool(L->ctx), ib_cmpi(&L->b, IR_CMPI_EQ, as_i64(L, &a), kconst(L, NAT)));
 }
 
 FeVal lw_time_int(Lower *L, FeVal a, SrcLoc loc) {

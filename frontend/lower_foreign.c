@@ -110,7 +110,7 @@ FeVal lw_call_foreign(Lower *L, const FeVal *fn, const PyExpr *e) {
   if (!decl) return (FeVal){.kind = FV_POISON};
   Op *call = ib_op(&L->b, OP_FUNC_CALL, sig.nargs + 1, vals, 1, &status_type, 0);
   ir_op_set_attr(L->m, call, "callee", attr_sym(L->m, symbol));
-  Value *failed = ib_cmpi(&L->b, "ne", op_result(call, 0), ib_const_int(&L->b, status_type, 0));
+  Value *failed = ib_cmpi(&L->b, IR_CMPI_NE, op_result(call, 0), ib_const_int(&L->b, status_type, 0));
   Op *end = ib_op(&L->b, OP_RAISE, 1, &failed, 0, NULL, 0);
   ir_op_set_attr(L->m, end, "exception",
                  attr_str(L->m, arena_printf(&L->fe->arena, "RuntimeError: the foreign function '%s' returned a "

@@ -66,7 +66,7 @@ static Value *to_fp8(Lower *L, Value *x, TyStorage f, bool satfinite, bool ru, T
   Op *op = ib_op(&L->b, OP_TO_FP8, 1, &x, 1, &rt, 0);
   ir_op_set_attr(L->m, op, "format", attr_str(L->m, ty_fp8_format_name(f)));
   if (satfinite) ir_op_set_attr(L->m, op, "satfinite", attr_unit());
-  if (f == TS_E8M0) ir_op_set_attr(L->m, op, "round", attr_str(L->m, ru ? "ru" : "rz"));
+  if (f == TS_E8M0) ir_op_set_round_mode(L->m, op, ru ? IR_ROUND_RU : IR_ROUND_RZ);
   return op_result(op, 0);
 }
 
@@ -82,9 +82,9 @@ static Value *e8m0_of_int64(Lower *L, Value *v, Type *rt) {
   Type *bf = ty_bf16(L->ctx), *u16 = ty_int(L->ctx, 16, true);
   bool sgn = !v->type->is_unsigned;
   Value *rn = ib_cast(b, v, bf), *back = ib_cast(b, rn, v->type), *zero = ib_const_int(b, v->type, 0);
-  Value *short_of = sgn ? ib_binary(b, OP_ORI, ib_binary(b, OP_ANDI, ib_cmpi(b, "sgt", v, zero), ib_cmpi(b, "slt", back, v)),
-                                    ib_binary(b, OP_ANDI, ib_cmpi(b, "slt", v, zero), ib_cmpi(b, "sgt", back, v)))
-                        : ib_cmpi(b, "ult", back, v);
+  Value *short_of = sgn ? ib_binary(b, OP_ORI, ib_binary(b, OP_ANDI, ib_cmpi(b, IR_CMPI_SGT, v, zero), ib_cmpi(b, IR_CMPI_SLT, back, v)),
+                                    ib_binary(b, OP_ANDI, ib_cmpi(b, IR_CMPI_SLT, v, zero), ib_cmpi(b, IR_CMPI_SGT, back, v)))
+                        : ib_cmpi(b, IR_CMPI_ULT, back, v);
   Value *raw = ib_unary(b, OP_BITCAST, rn, u16);
   raw = ib_select(b, short_of, ib_binary(b, OP_ADDI, raw, ib_const_int(b, u16, 1)), raw);
   return to_fp8(L, ib_unary(b, OP_BITCAST, raw, bf), TS_E8M0, true, true, rt);
@@ -160,7 +160,7 @@ FeVal lw_storage_cast(Lower *L, FeVal x, Type *to, SrcLoc loc) {
     if (f == TS_E8M0) return cint(to, 1);
     Type *u8 = ty_int(L->ctx, 8, true);
     Value *mag = ib_binary(b, OP_ANDI, ib_unary(b, OP_BITCAST, bits, u8), ib_const_int(b, u8, 0x7f));
-    return val(to, ib_cmpi(b, "ne", mag, ib_const_int(b, u8, 0)));
+    return val(to, ib_cmpi(b, IR_CMPI_NE, mag, ib_const_int(b, u8, 0)));
   }
   if (to->kind != TY_INT || ty_is_storage(to) || ty_is_time(to))
     return lw_lerr(L, loc, "cannot convert %s to %s", tname(L, t), tname(L, to));
@@ -234,13 +234,13 @@ static Value *cvt_moded(Lower *L, Value *x, bool e8m0, const Fp8Mode *m, Type *u
     Value *r = cvt_const(L, x, e8m0, s, m->mode >= 0 ? m->mode : modes[0], u8);
     if (m->mode < 0) { /* chosen at run time: the second mode when it is that one (e8m0: any but cudaRoundZero) */
       Value *second = cvt_const(L, x, e8m0, s, modes[1], u8);
-      Value *is_first = ib_cmpi(b, "eq", m->mode_v, ib_const_int(b, ty_i64(L->ctx), modes[0]));
+      Value *is_first = ib_cmpi(b, IR_CMPI_EQ, m->mode_v, ib_const_int(b, ty_i64(L->ctx), modes[0]));
       r = ib_select(b, is_first, r, second);
     }
     by_sat[s] = r;
   }
   if (m->sat >= 0) return by_sat[m->sat];
-  return ib_select(b, ib_cmpi(b, "eq", m->sat_v, ib_const_int(b, ty_i64(L->ctx), SAT_SATFINITE)), by_sat[1], by_sat[0]);
+  return ib_select(b, ib_cmpi(b, IR_CMPI_EQ, m->sat_v, ib_const_int(b, ty_i64(L->ctx), SAT_SATFINITE)), by_sat[1], by_sat[0]);
 }
 
 typedef enum { CV_DOUBLE, CV_FLOAT, CV_DOUBLE2, CV_FLOAT2, CV_BF16RAW } CvtSource;

@@ -56,20 +56,20 @@ static Value *range_count(Lower *L, Type *ivt, FeVal start, FeVal stop, FeVal st
   Type *i64 = ty_i64(L->ctx);
   Value *a = conv_v(L, start, i64), *b = conv_v(L, stop, i64), *st = conv_v(L, step, i64);
   Value *zero = ib_const_int(&L->b, i64, 0), *one = ib_const_int(&L->b, i64, 1);
-  if (!step.is_const) view_value_check(&L->b, ib_cmpi(&L->b, "ne", st, zero), "range() arg 3 must not be zero");
+  if (!step.is_const) view_value_check(&L->b, ib_cmpi(&L->b, IR_CMPI_NE, st, zero), "range() arg 3 must not be zero");
   Value *span, *mag, *nonempty;
   if (ivt->is_unsigned) { /* a uint64 step is positive, however large */
     span = ib_binary(&L->b, OP_SUBI, b, a);
     mag = st;
-    nonempty = ib_cmpi(&L->b, "ult", a, b);
+    nonempty = ib_cmpi(&L->b, IR_CMPI_ULT, a, b);
   } else {
-    Value *pos = ib_cmpi(&L->b, "sgt", st, zero);
+    Value *pos = ib_cmpi(&L->b, IR_CMPI_SGT, st, zero);
     span = ib_select(&L->b, pos, ib_binary(&L->b, OP_SUBI, b, a), ib_binary(&L->b, OP_SUBI, a, b));
     mag = ib_select(&L->b, pos, st, ib_binary(&L->b, OP_SUBI, zero, st)); /* |MIN| is 2**63, unsigned */
-    nonempty = ib_select(&L->b, pos, ib_cmpi(&L->b, "slt", a, b), ib_cmpi(&L->b, "sgt", a, b));
+    nonempty = ib_select(&L->b, pos, ib_cmpi(&L->b, IR_CMPI_SLT, a, b), ib_cmpi(&L->b, IR_CMPI_SGT, a, b));
   }
   /* (span - 1) / |step| + 1 items, in unsigned arithmetic (span < 2**64 when the range is not empty) */
-  Value *safe = ib_select(&L->b, ib_cmpi(&L->b, "eq", mag, zero), one, mag);
+  Value *safe = ib_select(&L->b, ib_cmpi(&L->b, IR_CMPI_EQ, mag, zero), one, mag);
   Value *n = ib_binary(&L->b, OP_ADDI, ib_binary(&L->b, OP_DIVUI, ib_binary(&L->b, OP_SUBI, span, one), safe), one);
   return ib_select(&L->b, nonempty, n, zero);
 }
@@ -708,7 +708,7 @@ void lower_for(Lower *L, const PyStmt *s) {
     stop = val(i64, ib_binary(&L->b, OP_XORI, conv_v(L, stop, i64), ls.ubias));
   } else if (!step.is_const) {
     /* range() raises for a step of 0, as Python does (a constant 0 is refused when compiling) */
-    view_value_check(&L->b, ib_cmpi(&L->b, "ne", conv_v(L, step, i64), ib_const_int(&L->b, i64, 0)),
+    view_value_check(&L->b, ib_cmpi(&L->b, IR_CMPI_NE, conv_v(L, step, i64), ib_const_int(&L->b, i64, 0)),
                      "range() arg 3 must not be zero");
   }
   ls.lb = conv_v(L, start, i64);

@@ -156,7 +156,7 @@ FeVal lw_round_ndigits(Lower *L, const FeVal *a, const PyExpr *e) {
   Type *f64 = ty_f64(L->ctx), *i64 = ty_i64(L->ctx), *i1 = ty_bool(L->ctx);
   Value *x = conv_v(L, a[0], f64), *n = conv_v(L, a[1], i64);
   Value *ten = ib_const_float(b, f64, 10.0), *one = ib_const_float(b, f64, 1.0), *k22 = ib_const_int(b, i64, 22);
-  Value *nonneg = ib_cmpi(b, "sge", n, ib_const_int(b, i64, 0)), *big = ib_cmpi(b, "sgt", n, k22);
+  Value *nonneg = ib_cmpi(b, IR_CMPI_SGE, n, ib_const_int(b, i64, 0)), *big = ib_cmpi(b, IR_CMPI_SGT, n, k22);
   Value *ops[2] = {ten, ib_select(b, big, ib_binary(b, OP_SUBI, n, k22), n)};
   Value *pow_pos = op_result(ib_op(b, OP_POWI, 2, ops, 1, &f64, 0), 0);
   ops[1] = ib_binary(b, OP_SUBI, ib_const_int(b, i64, 0), n);
@@ -271,7 +271,7 @@ static FeVal ufunc_loops(Lower *L, int u, const char *fname, const NumLoop *loop
     for (unsigned j = 0; j < r; j++) {
       unsigned k = rank - r + j;
       Value *d = ib_dim(b, arr, fixed + j);
-      Value *unit = ib_cmpi(b, "eq", d, one);
+      Value *unit = ib_cmpi(b, IR_CMPI_EQ, d, one);
       if (checks) {
         /* an extent that is neither the output's nor 1 does not broadcast: d - 1 < the output's extent fails */
         Value *ops[2] = {ib_select(b, unit, zero, ib_binary(b, OP_SUBI, d, one)), ext[k]};
@@ -518,7 +518,7 @@ FeVal lower_cmath(Lower *L, int bi, const PyExpr *e, FeVal *a) {
   Value *z = lw_mat(L, &a[0]), *re = complex_part(L, z, false), *im = complex_part(L, z, true);
   Type *b1 = ty_bool(L->ctx);
   switch (bi) {
-  case BI_CMATH_ISNAN: return val(b1, ib_cmpf(&L->b, "uno", re, im));
+  case BI_CMATH_ISNAN: return val(b1, ib_cmpf(&L->b, IR_CMPF_UNO, re, im));
   case BI_CMATH_ISINF:
   case BI_CMATH_ISFINITE: {
     OpKind k = bi == BI_CMATH_ISINF ? OP_ISINF : OP_ISFINITE;

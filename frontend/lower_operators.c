@@ -44,7 +44,7 @@ FeVal lw_conv_complex(Lower *L, FeVal x, Type *t) {
     Value *re = complex_part(L, z, false), *im = complex_part(L, z, true);
     if (t->kind == TY_BOOL) {
       Value *zero = ib_const_float(&L->b, re->type, 0);
-      Value *a = ib_cmpf(&L->b, "une", re, zero), *b = ib_cmpf(&L->b, "une", im, zero);
+      Value *a = ib_cmpf(&L->b, IR_CMPF_UNE, re, zero), *b = ib_cmpf(&L->b, IR_CMPF_UNE, im, zero);
       return val(t, ib_binary(&L->b, OP_ORI, a, b));
     }
     return val(t, ib_cast(&L->b, re, t));
@@ -75,8 +75,8 @@ static FeVal complex_binop(Lower *L, PyBinOp op, FeVal x, FeVal y, Type *rt, Src
   case BIN_DIV: {
     k = OP_COMPLEX_DIV;
     Value *zero = ib_const_float(&L->b, rt->elem, 0);
-    Value *re0 = ib_cmpf(&L->b, "oeq", complex_part(L, yv, false), zero);
-    Value *im0 = ib_cmpf(&L->b, "oeq", complex_part(L, yv, true), zero);
+    Value *re0 = ib_cmpf(&L->b, IR_CMPF_OEQ, complex_part(L, yv, false), zero);
+    Value *im0 = ib_cmpf(&L->b, IR_CMPF_OEQ, complex_part(L, yv, true), zero);
     lw_emit_raise(L, ib_binary(&L->b, OP_ANDI, re0, im0), "ZeroDivisionError: complex division by zero", loc);
     at(L, loc);
     break;
@@ -116,7 +116,7 @@ static void zero_division_check(Lower *L, PyBinOp op, FeVal y, SrcLoc loc) {
   at(L, loc);
   Value *yv = lw_mat(L, &y);
   Value *zero = is_int ? ib_const_int(&L->b, y.type, 0) : ib_const_float(&L->b, y.type, 0);
-  Value *is_zero = is_int ? ib_cmpi(&L->b, "eq", yv, zero) : ib_cmpf(&L->b, "oeq", yv, zero);
+  Value *is_zero = is_int ? ib_cmpi(&L->b, IR_CMPI_EQ, yv, zero) : ib_cmpf(&L->b, IR_CMPF_OEQ, yv, zero);
   Op *c = ib_op(&L->b, OP_RAISE, 1, &is_zero, 0, NULL, 0);
   ir_op_set_attr(L->m, c, "exception", attr_str(L->m, arena_printf(&L->fe->arena, "ZeroDivisionError: %s", msg)));
 }
@@ -265,14 +265,16 @@ FeVal lw_unop(Lower *L, PyUnaryOp op, FeVal a, SrcLoc loc) {
   return lw_conv(L, val(ta, inv), rt);
 }
 
-static const char *cmp_pred(PyCmpOp op, Type *t) {
-  if (t->kind == TY_FLOAT) {
-    static const char *const f[] = {"oeq", "une", "olt", "ole", "ogt", "oge"};
-    return f[op];
-  }
-  static const char *const s[] = {"eq", "ne", "slt", "sle", "sgt", "sge"};
-  static const char *const u[] = {"eq", "ne", "ult", "ule", "ugt", "uge"};
+/* The predicate of comparison op (==, !=, <, <=, >, >=) on integers of type t (signed or unsigned order). */
+static IrCmpIPred int_cmp_pred(PyCmpOp op, Type *t) {
+  static const IrCmpIPred s[] = {IR_CMPI_EQ, IR_CMPI_NE, IR_CMPI_SLT, IR_CMPI_SLE, IR_CMPI_SGT, IR_CMPI_SGE};
+  static const IrCmpIPred u[] = {IR_CMPI_EQ, IR_CMPI_NE, IR_CMPI_ULT, IR_CMPI_ULE, IR_CMPI_UGT, IR_CMPI_UGE};
   return t->is_unsigned ? u[op] : s[op];
+}
+/* ... and on floats (ordered; != unordered, true for a NaN) */
+static IrCmpFPred float_cmp_pred(PyCmpOp op) {
+  static const IrCmpFPred f[] = {IR_CMPF_OEQ, IR_CMPF_UNE, IR_CMPF_OLT, IR_CMPF_OLE, IR_CMPF_OGT, IR_CMPF_OGE};
+  return f[op];
 }
 
 /* One comparison a <op> b -> bool. */
@@ -471,7 +473,7 @@ FeVal lw_compare2(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
     Value *ops[2] = {xv, yv};
     return val(b1, op_result(ib_op(&L->b, op == CMP_EQ ? OP_COMPLEX_EQ : OP_COMPLEX_NE, 2, ops, 1, &b1, 0), 0));
   }
-  Value *r = t->kind == TY_FLOAT ? ib_cmpf(&L->b, cmp_pred(op, t), xv, yv) : ib_cmpi(&L->b, cmp_pred(op, t), xv, yv);
+  Value *r = t->kind == TY_FLOAT ? ib_cmpf(&L->b, float_cmp_pred(op), xv, yv) : ib_cmpi(&L->b, int_cmp_pred(op, t), xv, yv);
   return val(ty_bool(L->ctx), r);
 }
 

@@ -195,7 +195,7 @@ void lw_assign_composite(Lower *L, const FeVal *target, FeVal v, SrcLoc tloc, Sr
     src = v.v;
     Value *ok = ib_const_bool(&L->b, true);
     for (unsigned d = 0; d < nd; d++) {
-      Value *eq = ib_cmpi(&L->b, "eq", ib_dim(&L->b, src, d), ib_const_int(&L->b, ty_i64(L->ctx), dims[d]));
+      Value *eq = ib_cmpi(&L->b, IR_CMPI_EQ, ib_dim(&L->b, src, d), ib_const_int(&L->b, ty_i64(L->ctx), dims[d]));
       ok = ib_binary(&L->b, OP_ANDI, ok, eq);
     }
     Value *bad = ib_binary(&L->b, OP_XORI, ok, ib_const_bool(&L->b, true));

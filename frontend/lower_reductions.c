@@ -79,7 +79,7 @@ FeVal lower_reduction(Lower *L, const char *name, const char *fname, FeVal arr, 
   FeVal a[3] = {arr};
   if (minmax) { /* the first element starts it */
     Value *size = op_result(ib_op(&L->b, OP_SIZE, 1, (Value *const *)&arr.v, 1, &i64, 0), 0);
-    view_value_check(&L->b, ib_cmpi(&L->b, "ne", size, ib_const_int(&L->b, i64, 0)),
+    view_value_check(&L->b, ib_cmpi(&L->b, IR_CMPI_NE, size, ib_const_int(&L->b, i64, 0)),
                      nan ? "zero-size array to reduction operation not possible"
                      : base[1] == 'i' ? "zero-size array to reduction operation minimum which has no identity"
                                       : "zero-size array to reduction operation maximum which has no identity");

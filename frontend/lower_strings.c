@@ -63,7 +63,7 @@ static Value *len_of_codes(Lower *L, Value *const *codes, unsigned count) {
   Type *i64 = ty_i64(L->ctx);
   Value *r = ib_const_int(&L->b, i64, 0), *zero = ib_const_int(&L->b, ty_u32(L->ctx), 0);
   for (unsigned k = 0; k < count; k++)
-    r = ib_select(&L->b, ib_cmpi(&L->b, "ne", codes[k], zero), ib_const_int(&L->b, i64, k + 1), r);
+    r = ib_select(&L->b, ib_cmpi(&L->b, IR_CMPI_NE, codes[k], zero), ib_const_int(&L->b, i64, k + 1), r);
   return r;
 }
 
@@ -111,7 +111,7 @@ FeVal lw_charseq_len(Lower *L, const FeVal *s, SrcLoc loc) {
 FeVal lw_charseq_truth(Lower *L, const FeVal *s, SrcLoc loc) {
   FeVal n = lw_charseq_len(L, s, loc);
   if (n.kind == FV_POISON) return n;
-  return val(ty_bool(L->ctx), ib_cmpi(&L->b, "ne", n.v, ib_const_int(&L->b, ty_i64(L->ctx), 0)));
+  return val(ty_bool(L->ctx), ib_cmpi(&L->b, IR_CMPI_NE, n.v, ib_const_int(&L->b, ty_i64(L->ctx), 0)));
 }
 
 /* s[i] of an item: numba-cuda's charseq_getitem. */
@@ -127,8 +127,8 @@ FeVal lw_charseq_item(Lower *L, const FeVal *s, const PyExpr *ie, SrcLoc loc) {
   unsigned count = ty_charseq_count(s->type);
   Type *i64 = ty_i64(L->ctx), *u32 = ty_u32(L->ctx);
   Value *k = conv_v(L, i, i64);
-  Value *in_range = ib_binary(&L->b, OP_ANDI, ib_cmpi(&L->b, "sge", k, ib_const_int(&L->b, i64, 0)),
-                              ib_cmpi(&L->b, "slt", k, ib_const_int(&L->b, i64, count)));
+  Value *in_range = ib_binary(&L->b, OP_ANDI, ib_cmpi(&L->b, IR_CMPI_SGE, k, ib_const_int(&L->b, i64, 0)),
+                              ib_cmpi(&L->b, IR_CMPI_SLT, k, ib_const_int(&L->b, i64, count)));
   char text[80];
   snprintf(text, sizeof text, "IndexError: index out of range [0, %u]", count - 1);
   lw_emit_raise(L, ib_binary(&L->b, OP_XORI, in_range, ib_const_bool(&L->b, true)), text, loc);
@@ -137,7 +137,7 @@ FeVal lw_charseq_item(Lower *L, const FeVal *s, const PyExpr *ie, SrcLoc loc) {
   idx[s->tup.n - 1] = ib_select(&L->b, in_range, k, ib_const_int(&L->b, i64, 0)); /* read in bounds either way */
   FeVal c = lw_load_element(L, fa, idx);
   Value *code = conv_v(L, c, u32);
-  lw_emit_raise(L, ib_cmpi(&L->b, "eq", code, ib_const_int(&L->b, u32, 0)), "IndexError: index out of range", loc);
+  lw_emit_raise(L, ib_cmpi(&L->b, IR_CMPI_EQ, code, ib_const_int(&L->b, u32, 0)), "IndexError: index out of range", loc);
   return val(u32, code);
 }
 
@@ -165,25 +165,25 @@ FeVal lw_charseq_compare(Lower *L, PyCmpOp op, FeVal a, FeVal b, SrcLoc loc) {
   Value *t = ib_const_bool(&L->b, true), *f = ib_const_bool(&L->b, false);
   unsigned n = x.count < y.count ? x.count : y.count;
   if (op == CMP_EQ || op == CMP_NE) { /* equal lengths, and equal codes below them */
-    r = ib_cmpi(&L->b, "eq", x.len, y.len);
+    r = ib_cmpi(&L->b, IR_CMPI_EQ, x.len, y.len);
     for (unsigned k = 0; k < n; k++) {
-      Value *beyond = ib_cmpi(&L->b, "sge", ib_const_int(&L->b, i64, k), x.len);
-      Value *same = ib_binary(&L->b, OP_ORI, beyond, ib_cmpi(&L->b, "eq", x.codes[k], y.codes[k]));
+      Value *beyond = ib_cmpi(&L->b, IR_CMPI_SGE, ib_const_int(&L->b, i64, k), x.len);
+      Value *same = ib_binary(&L->b, OP_ORI, beyond, ib_cmpi(&L->b, IR_CMPI_EQ, x.codes[k], y.codes[k]));
       r = ib_binary(&L->b, OP_ANDI, r, same);
     }
   } else { /* the first code that differs below both lengths decides, else the shorter is less */
-    Value *shorter = ib_select(&L->b, ib_cmpi(&L->b, "slt", x.len, y.len), x.len, y.len);
+    Value *shorter = ib_select(&L->b, ib_cmpi(&L->b, IR_CMPI_SLT, x.len, y.len), x.len, y.len);
     Value *decided = f;
     r = f;
     for (unsigned k = 0; k < n; k++) {
-      Value *below = ib_cmpi(&L->b, "slt", ib_const_int(&L->b, i64, k), shorter);
-      Value *differ = ib_cmpi(&L->b, "ne", x.codes[k], y.codes[k]);
+      Value *below = ib_cmpi(&L->b, IR_CMPI_SLT, ib_const_int(&L->b, i64, k), shorter);
+      Value *differ = ib_cmpi(&L->b, IR_CMPI_NE, x.codes[k], y.codes[k]);
       Value *now = ib_binary(&L->b, OP_ANDI, ib_binary(&L->b, OP_ANDI, below, differ),
                              ib_binary(&L->b, OP_XORI, decided, t));
-      r = ib_select(&L->b, now, ib_cmpi(&L->b, "ult", x.codes[k], y.codes[k]), r);
+      r = ib_select(&L->b, now, ib_cmpi(&L->b, IR_CMPI_ULT, x.codes[k], y.codes[k]), r);
       decided = ib_binary(&L->b, OP_ORI, decided, now);
     }
-    r = ib_select(&L->b, decided, r, ib_cmpi(&L->b, "slt", x.len, y.len));
+    r = ib_select(&L->b, decided, r, ib_cmpi(&L->b, IR_CMPI_SLT, x.len, y.len));
   }
   if (op == CMP_NE || op == CMP_LE || op == CMP_GE) r = ib_binary(&L->b, OP_XORI, r, t);
   return val(ty_bool(L->ctx), r);

@@ -126,7 +126,7 @@ FeVal lw_conv(Lower *L, FeVal x, Type *t) {
   if (x.kind != FV_VAL || x.type == t) return x;
   if (t->kind == TY_COMPLEX || x.type->kind == TY_COMPLEX) return lw_conv_complex(L, x, t);
   /* numba-cuda casts a float16 to an integer rounding to nearest, not toward zero (cvt.rni.sN.f16) */
-  if (ty_is_f16(x.type) && t->kind == TY_INT) return val(t, num_lowp_to_int(&L->b, lw_mat(L, &x), t, SEM_RN));
+  if (ty_is_f16(x.type) && t->kind == TY_INT) return val(t, num_lowp_to_int(&L->b, lw_mat(L, &x), t, IR_ROUND_RN));
   if (x.is_const && !(t->kind == TY_FLOAT && t->bits == 16)) {
     bool from_float = x.type->kind == TY_FLOAT;
     double f = from_float ? x.c.f : x.type->is_unsigned ? (double)(uint64_t)x.c.i : (double)x.c.i;

@@ -41,7 +41,7 @@ typedef struct Ufunc {
   unsigned nin, nout;
   UfuncImpl impl;
   int op;             /* U_MATH1 / U_MATH2 / U_ROUNDING: the OpKind */
-  int pred;           /* U_CMP: SemIPred of the comparison (signed form; unsigned and float forms follow) */
+  int pred;           /* U_CMP: IrCmpIPred of the comparison (signed form; unsigned and float forms follow) */
   const char *loops;  /* NumPy's type letters, in NumPy's order: "ff->f dd->d" (bool '?' written '^') */
 } Ufunc;
 
@@ -81,7 +81,7 @@ static const Ufunc UFUNCS[] = {
     {"deg2rad", 1, 1, U_DEG2RAD, 0, 0, F1},
     {"degrees", 1, 1, U_RAD2DEG, 0, 0, F1},
     {"divmod", 2, 2, U_DIVMOD, 0, 0, "bb->bb BB->BB hh->hh HH->HH ii->ii II->II ll->ll LL->LL qq->qq QQ->QQ ff->ff dd->dd"},
-    {"equal", 2, 1, U_CMP, 0, SEM_IEQ, CMP_LOOPS CCMP},
+    {"equal", 2, 1, U_CMP, 0, IR_CMPI_EQ, CMP_LOOPS CCMP},
     {"exp", 1, 1, U_MATH1, OP_EXP, 0, F1 C1},
     {"exp2", 1, 1, U_MATH1, OP_EXP2, 0, F1 C1},
     {"expm1", 1, 1, U_MATH1, OP_EXPM1, 0, F1 C1},
@@ -94,8 +94,8 @@ static const Ufunc UFUNCS[] = {
     {"fmod", 2, 1, U_FMOD, 0, 0, INT_LOOPS2 " ff->f dd->d"},
     {"frexp", 1, 2, U_UNSUPPORTED, 0, 0, ""},
     {"gcd", 2, 1, U_GCD, 0, 0, INT_LOOPS2},
-    {"greater", 2, 1, U_CMP, 0, SEM_ISGT, CMP_LOOPS CCMP},
-    {"greater_equal", 2, 1, U_CMP, 0, SEM_ISGE, CMP_LOOPS CCMP},
+    {"greater", 2, 1, U_CMP, 0, IR_CMPI_SGT, CMP_LOOPS CCMP},
+    {"greater_equal", 2, 1, U_CMP, 0, IR_CMPI_SGE, CMP_LOOPS CCMP},
     {"hypot", 2, 1, U_MATH2, OP_HYPOT, 0, F2},
     {"invert", 1, 1, U_INVERT, 0, 0, "^->^ " INT_LOOPS1},
     {"isfinite", 1, 1, U_ISFINITE, 0, 0, PRED1_LOOPS CPRED},
@@ -104,8 +104,8 @@ static const Ufunc UFUNCS[] = {
     {"lcm", 2, 1, U_LCM, 0, 0, INT_LOOPS2},
     {"ldexp", 2, 1, U_LDEXP, 0, 0, "fi->f fl->f di->d dl->d"},
     {"left_shift", 2, 1, U_LEFT_SHIFT, 0, 0, INT_LOOPS2},
-    {"less", 2, 1, U_CMP, 0, SEM_ISLT, CMP_LOOPS CCMP},
-    {"less_equal", 2, 1, U_CMP, 0, SEM_ISLE, CMP_LOOPS CCMP},
+    {"less", 2, 1, U_CMP, 0, IR_CMPI_SLT, CMP_LOOPS CCMP},
+    {"less_equal", 2, 1, U_CMP, 0, IR_CMPI_SLE, CMP_LOOPS CCMP},
     {"log", 1, 1, U_MATH1, OP_LOG, 0, F1 C1},
     {"log10", 1, 1, U_MATH1, OP_LOG10, 0, F1 C1},
     {"log1p", 1, 1, U_MATH1, OP_LOG1P, 0, F1 C1},
@@ -122,7 +122,7 @@ static const Ufunc UFUNCS[] = {
     {"multiply", 2, 1, U_MULTIPLY, 0, 0, "^^->^ " INT_LOOPS2 " ff->f dd->d" C2},
     {"negative", 1, 1, U_NEGATIVE, 0, 0, INT_LOOPS1 " f->f d->d" C1},
     {"nextafter", 2, 1, U_MATH2, OP_NEXTAFTER, 0, F2},
-    {"not_equal", 2, 1, U_CMP, 0, SEM_INE, CMP_LOOPS CCMP},
+    {"not_equal", 2, 1, U_CMP, 0, IR_CMPI_NE, CMP_LOOPS CCMP},
     {"positive", 1, 1, U_POSITIVE, 0, 0, INT_LOOPS1 " f->f d->d" C1},
     {"power", 2, 1, U_POWER, 0, 0, INT_LOOPS2 " ff->f dd->d" C2},
     {"rad2deg", 1, 1, U_RAD2DEG, 0, 0, F1},
@@ -269,12 +269,13 @@ static Value *truth(IrBuilder *b, Value *x) { return ib_cast(b, x, ty_bool(b->ct
 
 /* The predicate of a comparison for a type: signed form as given, unsigned for unsigned types and i1, floats
  * ordered (unordered for !=). */
-static const char *int_pred(int pred, bool is_unsigned) {
-  static const char *const s[] = {"eq", "ne", "slt", "sle", "sgt", "sge"}, *const u[] = {"eq", "ne", "ult", "ule", "ugt", "uge"};
+static IrCmpIPred int_pred(IrCmpIPred pred, bool is_unsigned) {
+  static const IrCmpIPred s[] = {IR_CMPI_EQ, IR_CMPI_NE, IR_CMPI_SLT, IR_CMPI_SLE, IR_CMPI_SGT, IR_CMPI_SGE},
+                          u[] = {IR_CMPI_EQ, IR_CMPI_NE, IR_CMPI_ULT, IR_CMPI_ULE, IR_CMPI_UGT, IR_CMPI_UGE};
   return is_unsigned ? u[pred] : s[pred];
 }
-static const char *float_pred(int pred) {
-  static const char *const f[] = {"oeq", "une", "olt", "ole", "ogt", "oge"};
+static IrCmpFPred float_pred(IrCmpIPred pred) {
+  static const IrCmpFPred f[] = {IR_CMPF_OEQ, IR_CMPF_UNE, IR_CMPF_OLT, IR_CMPF_OLE, IR_CMPF_OGT, IR_CMPF_OGE};
   return f[pred];
 }
 
@@ -282,7 +283,7 @@ static const char *float_pred(int pred) {
  * decides by a signed compare with zero, else the unsigned compare. */
 static Value *mixed_cmp(IrBuilder *b, int pred, Value *x, Value *y, bool signed_left) {
   Value *s = signed_left ? x : y, *zero = iconst(b, s->type, 0);
-  Value *neg = ib_cmpi(b, "slt", s, zero);
+  Value *neg = ib_cmpi(b, IR_CMPI_SLT, s, zero);
   Value *lt_zero = signed_left ? ib_cmpi(b, int_pred(pred, false), x, zero) : ib_cmpi(b, int_pred(pred, false), zero, y);
   /* the signed operand's bits as the unsigned type (kir compares operands of one type) */
   Type *ut = signed_left ? y->type : x->type;
@@ -293,9 +294,9 @@ static Value *mixed_cmp(IrBuilder *b, int pred, Value *x, Value *y, bool signed_
 
 /* numpy's maximum/minimum (NaN wins) and fmax/fmin (NaN loses) on floats, as numba's npyfuncs. */
 Value *num_float_minmax(IrBuilder *b, Value *x, Value *y, bool is_max, bool nan_wins) {
-  Value *x_nan = ib_cmpf(b, "uno", x, x), *y_nan = ib_cmpf(b, "uno", y, y), *any_nan = ib_cmpf(b, "uno", x, y);
+  Value *x_nan = ib_cmpf(b, IR_CMPF_UNO, x, x), *y_nan = ib_cmpf(b, IR_CMPF_UNO, y, y), *any_nan = ib_cmpf(b, IR_CMPF_UNO, x, y);
   Value *nan_result = nan_wins ? ib_select(b, x_nan, x, y) : is_max ? ib_select(b, y_nan, x, y) : ib_select(b, x_nan, y, x);
-  Value *pick_x = ib_cmpf(b, is_max ? "oge" : "ole", x, y);
+  Value *pick_x = ib_cmpf(b, is_max ? IR_CMPF_OGE : IR_CMPF_OLE, x, y);
   return ib_select(b, any_nan, nan_result, ib_select(b, pick_x, x, y));
 }
 
@@ -312,9 +313,9 @@ static Value *logaddexp(IrBuilder *b, Value *x, Value *y, bool base2) {
     pos = binary(b, OP_MULF, fconst(b, t, M_LOG2E), pos);
     neg = binary(b, OP_MULF, fconst(b, t, M_LOG2E), neg);
   }
-  Value *r = ib_select(b, ib_cmpf(b, "ole", tmp, fconst(b, t, 0)), binary(b, OP_ADDF, y, neg), tmp);
-  r = ib_select(b, ib_cmpf(b, "ogt", tmp, fconst(b, t, 0)), binary(b, OP_ADDF, x, pos), r);
-  return ib_select(b, ib_cmpf(b, "oeq", x, y), binary(b, OP_ADDF, x, shift), r);
+  Value *r = ib_select(b, ib_cmpf(b, IR_CMPF_OLE, tmp, fconst(b, t, 0)), binary(b, OP_ADDF, y, neg), tmp);
+  r = ib_select(b, ib_cmpf(b, IR_CMPF_OGT, tmp, fconst(b, t, 0)), binary(b, OP_ADDF, x, pos), r);
+  return ib_select(b, ib_cmpf(b, IR_CMPF_OEQ, x, y), binary(b, OP_ADDF, x, shift), r);
 }
 
 /* gcd(|x|, |y|) by Euclid's algorithm on the magnitudes as unsigned (an scf.while), in x's type: the value
@@ -334,7 +335,7 @@ static Value *gcd_of(IrBuilder *b, Value *x, Value *y) {
   ir_region_append_block(&w->regions[1], after);
   Value *p = ir_block_add_arg(m, before, ut), *q = ir_block_add_arg(m, before, ut);
   ib_set_end(b, before);
-  Value *cond[3] = {ib_cmpi(b, "ne", q, iconst(b, ut, 0)), p, q};
+  Value *cond[3] = {ib_cmpi(b, IR_CMPI_NE, q, iconst(b, ut, 0)), p, q};
   ib_op(b, OP_CONDITION, 3, cond, 0, NULL, 0);
   /* after: (p, q) -> (q, p % q) */
   Value *p2 = ir_block_add_arg(m, after, ut), *q2 = ir_block_add_arg(m, after, ut);
@@ -365,8 +366,8 @@ static Value *cmake(IrBuilder *b, Value *re, Value *im, Type *t) {
 }
 static Value *ctruth(IrBuilder *b, Value *z) {
   Value *zero = fconst(b, z->type->elem, 0);
-  Value *r = ib_cmpf(b, "une", cpart(b, z, false), zero);
-  return binary(b, OP_ORI, r, ib_cmpf(b, "une", cpart(b, z, true), zero));
+  Value *r = ib_cmpf(b, IR_CMPF_UNE, cpart(b, z, false), zero);
+  return binary(b, OP_ORI, r, ib_cmpf(b, IR_CMPF_UNE, cpart(b, z, true), zero));
 }
 
 /* NumPy's complex division (numba-cuda's np_complex_div_impl): scaled by the larger part of the divisor; a zero
@@ -376,8 +377,8 @@ static Value *np_complex_div(IrBuilder *b, Value *x, Value *y) {
   Value *ar = cpart(b, x, false), *ai = cpart(b, x, true), *br = cpart(b, y, false), *bi = cpart(b, y, true);
   Value *zero = fconst(b, ft, 0), *one = fconst(b, ft, 1);
   Value *abr = unary(b, OP_FABS, br), *abi = unary(b, OP_FABS, bi);
-  Value *by_re = ib_cmpf(b, "oge", abr, abi);
-  Value *zero_div = binary(b, OP_ANDI, ib_cmpf(b, "oeq", abr, zero), ib_cmpf(b, "oeq", abi, zero));
+  Value *by_re = ib_cmpf(b, IR_CMPF_OGE, abr, abi);
+  Value *zero_div = binary(b, OP_ANDI, ib_cmpf(b, IR_CMPF_OEQ, abr, zero), ib_cmpf(b, IR_CMPF_OEQ, abi, zero));
   /* |b.re| >= |b.im| */
   Value *rat = binary(b, OP_DIVF, bi, br);
   Value *scl = binary(b, OP_DIVF, one, binary(b, OP_ADDF, br, binary(b, OP_MULF, bi, rat)));
@@ -397,7 +398,7 @@ static Value *np_complex_div(IrBuilder *b, Value *x, Value *y) {
 static Value *np_complex_reciprocal(IrBuilder *b, Value *x) {
   Type *t = x->type, *ft = t->elem;
   Value *r_ = cpart(b, x, false), *i_ = cpart(b, x, true), *zero = fconst(b, ft, 0), *one = fconst(b, ft, 1);
-  Value *by_re = ib_cmpf(b, "ole", unary(b, OP_FABS, i_), unary(b, OP_FABS, r_));
+  Value *by_re = ib_cmpf(b, IR_CMPF_OLE, unary(b, OP_FABS, i_), unary(b, OP_FABS, r_));
   Value *r1 = binary(b, OP_DIVF, i_, r_);
   Value *inv1 = binary(b, OP_DIVF, one, binary(b, OP_ADDF, r_, binary(b, OP_MULF, i_, r1)));
   Value *im1 = binary(b, OP_MULF, binary(b, OP_SUBF, zero, r1), inv1);
@@ -425,19 +426,19 @@ static Value *cscale(IrBuilder *b, Value *z, double k) {
  * x.re beyond y.re with neither imaginary part NaN, or equal real parts and the imaginary parts in order. */
 static Value *complex_order(IrBuilder *b, int pred, Value *x, Value *y) {
   Value *xr = cpart(b, x, false), *xi = cpart(b, x, true), *yr = cpart(b, y, false), *yi = cpart(b, y, true);
-  bool greater = pred == SEM_ISGT || pred == SEM_ISGE;
-  Value *first = binary(b, OP_ANDI, ib_cmpf(b, greater ? "ogt" : "olt", xr, yr), ib_cmpf(b, "ord", xi, yi));
-  Value *second = binary(b, OP_ANDI, ib_cmpf(b, "oeq", xr, yr), ib_cmpf(b, float_pred(pred), xi, yi));
+  bool greater = pred == IR_CMPI_SGT || pred == IR_CMPI_SGE;
+  Value *first = binary(b, OP_ANDI, ib_cmpf(b, greater ? IR_CMPF_OGT : IR_CMPF_OLT, xr, yr), ib_cmpf(b, IR_CMPF_ORD, xi, yi));
+  Value *second = binary(b, OP_ANDI, ib_cmpf(b, IR_CMPF_OEQ, xr, yr), ib_cmpf(b, float_pred(pred), xi, yi));
   return binary(b, OP_ORI, first, second);
 }
 
 /* numba-cuda's np_complex_maximum_impl / minimum / fmax / fmin: NaN (a NaN part) wins for maximum and minimum
  * (x's when both are), loses for fmax and fmin (x when both are); else the lexicographic order picks. */
 static Value *complex_minmax(IrBuilder *b, Value *x, Value *y, bool is_max, bool nan_wins) {
-  Value *x_nan = ib_cmpf(b, "uno", cpart(b, x, false), cpart(b, x, true));
-  Value *y_nan = ib_cmpf(b, "uno", cpart(b, y, false), cpart(b, y, true));
+  Value *x_nan = ib_cmpf(b, IR_CMPF_UNO, cpart(b, x, false), cpart(b, x, true));
+  Value *y_nan = ib_cmpf(b, IR_CMPF_UNO, cpart(b, y, false), cpart(b, y, true));
   Value *nan_result = nan_wins ? ib_select(b, x_nan, x, y) : ib_select(b, y_nan, x, y);
-  Value *pick_x = complex_order(b, is_max ? SEM_ISGE : SEM_ISLE, x, y);
+  Value *pick_x = complex_order(b, is_max ? IR_CMPI_SGE : IR_CMPI_SLE, x, y);
   return ib_select(b, binary(b, OP_ORI, x_nan, y_nan), nan_result, ib_select(b, pick_x, x, y));
 }
 
@@ -517,8 +518,8 @@ static Value *complex_math1(IrBuilder *b, OpKind k, Value *z, const NumCmath *cm
  * helper numba-cuda's kernels do not link). */
 static Value *complex_power(IrBuilder *b, Value *x, Value *y) {
   Type *ft = x->type->elem;
-  Value *two = binary(b, OP_ANDI, ib_cmpf(b, "oeq", cpart(b, y, false), fconst(b, ft, 2.0)),
-                      ib_cmpf(b, "oeq", cpart(b, y, true), fconst(b, ft, 0.0)));
+  Value *two = binary(b, OP_ANDI, ib_cmpf(b, IR_CMPF_OEQ, cpart(b, y, false), fconst(b, ft, 2.0)),
+                      ib_cmpf(b, IR_CMPF_OEQ, cpart(b, y, true), fconst(b, ft, 0.0)));
   return ib_select(b, two, cx(b, OP_COMPLEX_MUL, x, x), cx(b, OP_COMPLEX_POW, x, y));
 }
 
@@ -547,12 +548,12 @@ static bool complex_ufunc_emit(IrBuilder *b, const Ufunc *f, Value *x, Value *y,
   case U_MATH1: r = complex_math1(b, (OpKind)f->op, x, cm); break;
   case U_RINT: r = cmake(b, unary(b, OP_ROUND, cpart(b, x, false)), unary(b, OP_ROUND, cpart(b, x, true)), x->type); break;
   case U_CMP: {
-    if (f->pred != SEM_IEQ && f->pred != SEM_INE) {
+    if (f->pred != IR_CMPI_EQ && f->pred != IR_CMPI_NE) {
       r = complex_order(b, f->pred, x, y);
       break;
     }
     Value *ops[2] = {x, y};
-    r = op_result(ib_op(b, f->pred == SEM_IEQ ? OP_COMPLEX_EQ : OP_COMPLEX_NE, 2, ops, 1, &i1, 0), 0);
+    r = op_result(ib_op(b, f->pred == IR_CMPI_EQ ? OP_COMPLEX_EQ : OP_COMPLEX_NE, 2, ops, 1, &i1, 0), 0);
     break;
   }
   case U_LOGICAL_AND: r = binary(b, OP_ANDI, ctruth(b, x), ctruth(b, y)); break;
@@ -565,7 +566,7 @@ static bool complex_ufunc_emit(IrBuilder *b, const Ufunc *f, Value *x, Value *y,
   case U_FMIN:
     r = complex_minmax(b, x, y, f->impl == U_MAXIMUM || f->impl == U_FMAX, f->impl == U_MAXIMUM || f->impl == U_MINIMUM);
     break;
-  case U_ISNAN: r = ib_cmpf(b, "uno", cpart(b, x, false), cpart(b, x, true)); break;
+  case U_ISNAN: r = ib_cmpf(b, IR_CMPF_UNO, cpart(b, x, false), cpart(b, x, true)); break;
   case U_ISINF:
   case U_ISFINITE: {
     OpKind k = f->impl == U_ISINF ? OP_ISINF : OP_ISFINITE;
@@ -597,13 +598,13 @@ bool num_ufunc_emit(IrBuilder *b, int u, const NumLoop *l, Value *const *in, Val
     if (is_float) {
       /* 1, -1, +0.0 for both zeros (NumPy; numba-cuda keeps -0.0), NaN itself */
       Value *z = fconst(b, t, 0);
-      r = ib_select(b, ib_cmpf(b, "oeq", x, z), z, x);
-      r = ib_select(b, ib_cmpf(b, "olt", x, z), fconst(b, t, -1), r);
-      r = ib_select(b, ib_cmpf(b, "ogt", x, z), fconst(b, t, 1), r);
+      r = ib_select(b, ib_cmpf(b, IR_CMPF_OEQ, x, z), z, x);
+      r = ib_select(b, ib_cmpf(b, IR_CMPF_OLT, x, z), fconst(b, t, -1), r);
+      r = ib_select(b, ib_cmpf(b, IR_CMPF_OGT, x, z), fconst(b, t, 1), r);
     } else {
       Value *z = iconst(b, t, 0);
-      r = ib_select(b, ib_cmpi(b, is_unsigned ? "ugt" : "sgt", x, z), iconst(b, t, 1), iconst(b, t, -1));
-      r = ib_select(b, ib_cmpi(b, "eq", x, z), z, r);
+      r = ib_select(b, ib_cmpi(b, is_unsigned ? IR_CMPI_UGT : IR_CMPI_SGT, x, z), iconst(b, t, 1), iconst(b, t, -1));
+      r = ib_select(b, ib_cmpi(b, IR_CMPI_EQ, x, z), z, r);
     }
     break;
   case U_ADD: r = binary(b, is_float ? OP_ADDF : is_bool ? OP_ORI : OP_ADDI, x, y); break;
@@ -661,7 +662,7 @@ bool num_ufunc_emit(IrBuilder *b, int u, const NumLoop *l, Value *const *in, Val
     bool is_max = f->impl == U_MAXIMUM || f->impl == U_FMAX;
     if (is_float) r = num_float_minmax(b, x, y, is_max, f->impl == U_MAXIMUM || f->impl == U_MINIMUM);
     else if (is_bool) r = binary(b, is_max ? OP_ORI : OP_ANDI, x, y);
-    else r = ib_select(b, ib_cmpi(b, is_max ? (is_unsigned ? "uge" : "sge") : (is_unsigned ? "ule" : "sle"), x, y), x, y);
+    else r = ib_select(b, ib_cmpi(b, is_max ? (is_unsigned ? IR_CMPI_UGE : IR_CMPI_SGE) : (is_unsigned ? IR_CMPI_ULE : IR_CMPI_SLE), x, y), x, y);
     break;
   }
   case U_ISNAN:
@@ -670,14 +671,14 @@ bool num_ufunc_emit(IrBuilder *b, int u, const NumLoop *l, Value *const *in, Val
     if (is_float) r = ib_unary(b, f->impl == U_ISNAN ? OP_ISNAN : f->impl == U_ISINF ? OP_ISINF : OP_ISFINITE, x, i1);
     else r = ib_const_bool(b, f->impl == U_ISFINITE);
     break;
-  case U_SIGNBIT: r = ib_cmpi(b, "slt", ib_unary(b, OP_BITCAST, x, ty_int(ctx, t->bits, false)), iconst(b, ty_int(ctx, t->bits, false), 0)); break;
+  case U_SIGNBIT: r = ib_cmpi(b, IR_CMPI_SLT, ib_unary(b, OP_BITCAST, x, ty_int(ctx, t->bits, false)), iconst(b, ty_int(ctx, t->bits, false), 0)); break;
   case U_SPACING: {
     /* nextafter(x, copysign(inf, x)) - x as numba-cuda, but the smallest positive subnormal for both zeros
      * (NumPy; numba-cuda gives -0.0 a negative one) */
     Value *zero = fconst(b, t, 0.0), *inf = fconst(b, t, INFINITY);
     Value *toward = binary(b, OP_COPYSIGN, inf, x);
     r = binary(b, OP_SUBF, binary(b, OP_NEXTAFTER, x, toward), x);
-    r = ib_select(b, ib_cmpf(b, "oeq", x, zero), binary(b, OP_NEXTAFTER, zero, inf), r);
+    r = ib_select(b, ib_cmpf(b, IR_CMPF_OEQ, x, zero), binary(b, OP_NEXTAFTER, zero, inf), r);
     break;
   }
   case U_LDEXP: {
@@ -685,8 +686,8 @@ bool num_ufunc_emit(IrBuilder *b, int u, const NumLoop *l, Value *const *in, Val
     Value *n = y;
     if (y->type->bits > 32) {
       Value *hi = iconst(b, y->type, INT32_MAX), *lo = iconst(b, y->type, INT32_MIN);
-      n = ib_select(b, ib_cmpi(b, "sgt", n, hi), hi, n);
-      n = ib_select(b, ib_cmpi(b, "slt", n, lo), lo, n);
+      n = ib_select(b, ib_cmpi(b, IR_CMPI_SGT, n, hi), hi, n);
+      n = ib_select(b, ib_cmpi(b, IR_CMPI_SLT, n, lo), lo, n);
     }
     r = op2(b, OP_LDEXP, x, ib_cast(b, n, ty_i32(ctx)), t);
     break;
@@ -703,7 +704,7 @@ bool num_ufunc_emit(IrBuilder *b, int u, const NumLoop *l, Value *const *in, Val
     Value *z = iconst(b, t, 0);
     Value *q = binary(b, is_unsigned ? OP_DIVUI : OP_FLOORDIVSI, y, gcd_of(b, y, x));
     Value *p = binary(b, OP_MULI, x, q);
-    r = ib_select(b, ib_cmpi(b, "eq", x, z), z, is_unsigned ? p : unary(b, OP_ABSI, p));
+    r = ib_select(b, ib_cmpi(b, IR_CMPI_EQ, x, z), z, is_unsigned ? p : unary(b, OP_ABSI, p));
     break;
   }
   case U_UNSUPPORTED: break;

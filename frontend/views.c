@@ -100,7 +100,7 @@ static Value *clamp_bound(IrBuilder *b, Value *x, Value *n, Value *lo, Value *hi
   if (const_of(x, &c) && c >= 0) return ib_binary(b, OP_MINSI, x, hi);
   if (const_of(x, &c)) return ib_binary(b, OP_MAXSI, ib_binary(b, OP_ADDI, x, n), lo);
   Type *i64 = ty_i64(b->ctx);
-  Value *neg = ib_cmpi(b, "slt", x, ib_const_int(b, i64, 0));
+  Value *neg = ib_cmpi(b, IR_CMPI_SLT, x, ib_const_int(b, i64, 0));
   Value *w = ib_select(b, neg, ib_binary(b, OP_ADDI, x, n), x);
   return ib_binary(b, OP_MINSI, ib_binary(b, OP_MAXSI, w, lo), hi);
 }
@@ -113,9 +113,9 @@ static void slice_bounds_dynamic(IrBuilder *b, Value *n, const ViewItem *it, Val
   Type *i64 = ty_i64(b->ctx);
   Value *st = it->step_v, *zero = ib_const_int(b, i64, 0), *one = ib_const_int(b, i64, 1);
   Value *m1 = ib_const_int(b, i64, -1);
-  Value *is_zero = ib_cmpi(b, "eq", st, zero);
+  Value *is_zero = ib_cmpi(b, IR_CMPI_EQ, st, zero);
   raise_when(b, is_zero, "slice step cannot be zero");
-  Value *neg = ib_cmpi(b, "slt", st, zero);
+  Value *neg = ib_cmpi(b, IR_CMPI_SLT, st, zero);
   Value *lo = ib_select(b, neg, m1, zero), *hi = ib_select(b, neg, ib_binary(b, OP_ADDI, n, m1), n);
   Value *s = it->start ? clamp_bound(b, it->start, n, lo, hi) : ib_select(b, neg, hi, lo);
   Value *e = it->stop ? clamp_bound(b, it->stop, n, lo, hi) : ib_select(b, neg, lo, hi);
@@ -304,17 +304,17 @@ Value *view_reshape(IrBuilder *b, Value *arr, Value *const *dims, unsigned n, Ty
   /* numba's normalize_reshape_value: one negative extent is inferred from the others */
   Value *known = one, *negs = zero, *neg[8];
   for (unsigned d = 0; d < n; d++) {
-    neg[d] = ib_cmpi(b, "slt", dims[d], zero);
+    neg[d] = ib_cmpi(b, IR_CMPI_SLT, dims[d], zero);
     known = ib_binary(b, OP_MULI, known, ib_select(b, neg[d], one, dims[d]));
     negs = ib_binary(b, OP_ADDI, negs, ib_cast(b, neg[d], i64));
   }
-  Value *known_zero = ib_cmpi(b, "eq", known, zero);
+  Value *known_zero = ib_cmpi(b, IR_CMPI_EQ, known, zero);
   Value *divisor = ib_select(b, known_zero, one, known);
   Value *inferred = ib_select(b, known_zero, zero, ib_binary(b, OP_DIVSI, size, divisor));
-  Value *exact = ib_select(b, known_zero, ib_cmpi(b, "eq", size, zero),
-                           ib_cmpi(b, "eq", ib_binary(b, OP_REMSI, size, divisor), zero));
-  value_check(b, ib_cmpi(b, "sle", negs, one), "multiple negative shape values");
-  value_check(b, ib_select(b, ib_cmpi(b, "eq", negs, zero), ib_cmpi(b, "eq", size, known), exact),
+  Value *exact = ib_select(b, known_zero, ib_cmpi(b, IR_CMPI_EQ, size, zero),
+                           ib_cmpi(b, IR_CMPI_EQ, ib_binary(b, OP_REMSI, size, divisor), zero));
+  value_check(b, ib_cmpi(b, IR_CMPI_SLE, negs, one), "multiple negative shape values");
+  value_check(b, ib_select(b, ib_cmpi(b, IR_CMPI_EQ, negs, zero), ib_cmpi(b, IR_CMPI_EQ, size, known), exact),
               "total size of new array must be unchanged");
   Value *ext[8], *stride[8];
   for (unsigned d = 0; d < n; d++) ext[d] = ib_select(b, neg[d], inferred, dims[d]);
@@ -346,8 +346,8 @@ Value *view_dtype(IrBuilder *b, Value *arr, Type *result) {
     inner_last = ib_const_bool(b, false);
     inner_first = ib_const_bool(b, true);
   } else {
-    inner_last = ib_cmpi(b, "eq", stride[r - 1], oldv);
-    inner_first = ib_binary(b, OP_ANDI, ib_cmpi(b, "eq", stride[0], oldv),
+    inner_last = ib_cmpi(b, IR_CMPI_EQ, stride[r - 1], oldv);
+    inner_first = ib_binary(b, OP_ANDI, ib_cmpi(b, IR_CMPI_EQ, stride[0], oldv),
                             ib_binary(b, OP_XORI, inner_last, ib_const_bool(b, true)));
     ok = ib_binary(b, OP_ORI, inner_last, inner_first);
   }
@@ -362,7 +362,7 @@ Value *view_dtype(IrBuilder *b, Value *arr, Type *result) {
       n = ib_binary(b, OP_MULI, ext[d], ib_const_int(b, i64, old / nw));
     } else {
       Value *bytes = ib_binary(b, OP_MULI, ext[d], oldv);
-      Value *fits = ib_cmpi(b, "eq", ib_binary(b, OP_REMSI, bytes, newv), zero);
+      Value *fits = ib_cmpi(b, IR_CMPI_EQ, ib_binary(b, OP_REMSI, bytes, newv), zero);
       ok = ib_binary(b, OP_ANDI, ok, ib_select(b, here, fits, ib_const_bool(b, true)));
       n = ib_binary(b, OP_DIVSI, bytes, newv);
     }

@@ -67,16 +67,16 @@ Value *ib_binary(IrBuilder *b, OpKind kind, Value *x, Value *y) {
   return op_result(ib_op(b, kind, 2, ops, 1, &x->type, 0), 0);
 }
 
-static Value *cmp(IrBuilder *b, OpKind kind, const char *pred, Value *x, Value *y) {
+static Value *cmp(IrBuilder *b, OpKind kind, int pred, Value *x, Value *y) {
   Value *ops[2] = {x, y};
   Type *i1 = ty_bool(b->ctx);
   Op *op = ib_op(b, kind, 2, ops, 1, &i1, 0);
-  ir_op_set_attr(b->m, op, "pred", attr_str(b->m, pred));
+  ir_op_set_enum_attr(b->m, op, ir_cmp_pred_enum(kind), pred);
   return op_result(op, 0);
 }
 
-Value *ib_cmpi(IrBuilder *b, const char *pred, Value *x, Value *y) { return cmp(b, OP_CMPI, pred, x, y); }
-Value *ib_cmpf(IrBuilder *b, const char *pred, Value *x, Value *y) { return cmp(b, OP_CMPF, pred, x, y); }
+Value *ib_cmpi(IrBuilder *b, IrCmpIPred pred, Value *x, Value *y) { return cmp(b, OP_CMPI, pred, x, y); }
+Value *ib_cmpf(IrBuilder *b, IrCmpFPred pred, Value *x, Value *y) { return cmp(b, OP_CMPF, pred, x, y); }
 
 Value *ib_select(IrBuilder *b, Value *c, Value *x, Value *y) {
   Value *ops[3] = {c, x, y};
@@ -88,8 +88,8 @@ Value *ib_cast(IrBuilder *b, Value *v, Type *to) {
   if (from == to) return v;
   if (to->kind == TY_BOOL) {
     /* Python truth: x != 0 */
-    if (from->kind == TY_FLOAT) return ib_cmpf(b, "une", v, ib_const_float(b, from, 0.0));
-    return ib_cmpi(b, "ne", v, ib_const_int(b, from, 0));
+    if (from->kind == TY_FLOAT) return ib_cmpf(b, IR_CMPF_UNE, v, ib_const_float(b, from, 0.0));
+    return ib_cmpi(b, IR_CMPI_NE, v, ib_const_int(b, from, 0));
   }
   if (from->kind == TY_BOOL) {
     if (to->kind == TY_FLOAT) return ib_unary(b, OP_UITOFP, v, to);
@@ -162,8 +162,8 @@ IbRange ib_range_init(IrBuilder *b, Value *ub, Value *step, int dir) {
 }
 
 static Value *range_cmp(IrBuilder *b, const IbRange *r, Value *x, Value *bound) {
-  if (r->dir) return ib_cmpi(b, r->dir > 0 ? "slt" : "sgt", x, bound);
-  return ib_cmpi(b, "slt", ib_binary(b, OP_XORI, x, r->flip), bound);
+  if (r->dir) return ib_cmpi(b, r->dir > 0 ? IR_CMPI_SLT : IR_CMPI_SGT, x, bound);
+  return ib_cmpi(b, IR_CMPI_SLT, ib_binary(b, OP_XORI, x, r->flip), bound);
 }
 
 Value *ib_range_in(IrBuilder *b, const IbRange *r, Value *iv) { return range_cmp(b, r, iv, r->ub); }

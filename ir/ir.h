@@ -259,6 +259,79 @@ typedef struct NamedAttr {
 } NamedAttr;
 
 /* ---------------------------------------------------------------------------------------------
+ * Enumerated attributes (ir/attr_enums.def, ir/attr_enums.c): string attributes whose value is one of a fixed list,
+ * each list a C enum. kir's text spells them as strings; code reads and writes them as the enum.
+ * ------------------------------------------------------------------------------------------- */
+typedef enum IrAttrEnum {
+#define ATTR_ENUM(Prefix, Type, fn, attr) IR_ENUM_##Prefix,
+#define ATTR_ENUM_VALUE(Prefix, Name, text)
+#define ATTR_ENUM_END(Prefix)
+#include "attr_enums.def"
+#undef ATTR_ENUM
+#undef ATTR_ENUM_VALUE
+#undef ATTR_ENUM_END
+  IR_ENUM__COUNT
+} IrAttrEnum;
+
+/* enum IrCmpIPred { IR_CMPI_INVALID = -1, IR_CMPI_EQ, ... } and its number of values IR_CMPI__COUNT (outside the
+ * enum: a switch over one names each value, IR_CMPI_INVALID too, or has a default), and the others, typedef'd to
+ * their names below */
+#define ATTR_ENUM(Prefix, Type, fn, attr) enum Type { IR_##Prefix##_INVALID = -1,
+#define ATTR_ENUM_VALUE(Prefix, Name, text) IR_##Prefix##_##Name,
+#define ATTR_ENUM_END(Prefix) };
+#include "attr_enums.def"
+#undef ATTR_ENUM
+#undef ATTR_ENUM_VALUE
+#undef ATTR_ENUM_END
+#define ATTR_ENUM(Prefix, Type, fn, attr) enum { IR_##Prefix##__COUNT = 0
+#define ATTR_ENUM_VALUE(Prefix, Name, text) +1
+#define ATTR_ENUM_END(Prefix) };
+#include "attr_enums.def"
+#undef ATTR_ENUM
+#undef ATTR_ENUM_VALUE
+#undef ATTR_ENUM_END
+#define ATTR_ENUM(Prefix, Type, fn, attr) typedef enum Type Type;
+#define ATTR_ENUM_VALUE(Prefix, Name, text)
+#define ATTR_ENUM_END(Prefix)
+#include "attr_enums.def"
+#undef ATTR_ENUM
+#undef ATTR_ENUM_VALUE
+#undef ATTR_ENUM_END
+
+/* The name of the op attribute that holds enumeration e ("pred", "kind", "mode", ...) and its number of values. */
+const char *ir_enum_attr_name(IrAttrEnum e);
+unsigned ir_enum_count(IrAttrEnum e);
+/* Value v's kir spelling, NULL when v is not one of e's values. */
+const char *ir_enum_name(IrAttrEnum e, int v);
+/* The value spelled s (NUL-terminated), -1 when s is NULL or spells none of e's values. */
+int ir_enum_parse(IrAttrEnum e, const char *s);
+/* e's spellings in order, each in quotes or not, separated by ", " ("eq, ne, slt, ..."), into out. */
+void ir_enum_list(IrAttrEnum e, bool quoted, StrBuf *out);
+/* op's attribute of enumeration e (its ir_enum_attr_name: a string, or a symbol, as ir_op_attr_str reads it) as a
+ * value; -1 when it is missing or spells none of e's values. */
+int ir_op_enum_attr(const Op *op, IrAttrEnum e);
+/* Sets op's attribute of enumeration e to value v (one of e's values), as its kir spelling. */
+void ir_op_set_enum_attr(Module *m, Op *op, IrAttrEnum e, int v);
+/* Typed forms, per enumeration (fn from the table): const char *ir_cmpi_pred_name(IrCmpIPred),
+ * IrCmpIPred ir_cmpi_pred_parse(const char *), IrCmpIPred ir_op_cmpi_pred(const Op *) (IR_CMPI_INVALID when missing
+ * or unknown), void ir_op_set_cmpi_pred(Module *, Op *, IrCmpIPred); likewise cmpf_pred, round_mode, atomic_kind,
+ * shuffle_mode, vote_mode, match_mode, barrier_reduce_kind, fence_scope. */
+#define ATTR_ENUM(Prefix, Type, fn, attr)                                                                          \
+  static inline const char *ir_##fn##_name(Type v) { return ir_enum_name(IR_ENUM_##Prefix, (int)v); }               \
+  static inline Type ir_##fn##_parse(const char *s) { return (Type)ir_enum_parse(IR_ENUM_##Prefix, s); }            \
+  static inline Type ir_op_##fn(const Op *op) { return (Type)ir_op_enum_attr(op, IR_ENUM_##Prefix); }               \
+  static inline void ir_op_set_##fn(Module *m, Op *op, Type v) { ir_op_set_enum_attr(m, op, IR_ENUM_##Prefix, (int)v); }
+#define ATTR_ENUM_VALUE(Prefix, Name, text)
+#define ATTR_ENUM_END(Prefix)
+#include "attr_enums.def"
+#undef ATTR_ENUM
+#undef ATTR_ENUM_VALUE
+#undef ATTR_ENUM_END
+/* The predicate that compares the operands the other way round (slt -> sgt, olt -> ogt; eq, ne, ord, uno: itself). */
+IrCmpIPred ir_cmpi_pred_swapped(IrCmpIPred p);
+IrCmpFPred ir_cmpf_pred_swapped(IrCmpFPred p);
+
+/* ---------------------------------------------------------------------------------------------
  * Values and uses.
  * ------------------------------------------------------------------------------------------- */
 struct Use {
@@ -318,6 +391,8 @@ extern const OpInfo ir_op_info[OP__COUNT];
 /* Op kind from its name, or -1. */
 int ir_op_lookup(const char *name, size_t len);
 static inline bool op_kind_has(OpKind k, unsigned trait) { return (ir_op_info[k].traits & trait) != 0; }
+/* The enumeration of a comparison's attr pred: IR_ENUM_CMPI for arith.cmpi, IR_ENUM_CMPF for arith.cmpf. */
+static inline IrAttrEnum ir_cmp_pred_enum(OpKind k) { return k == OP_CMPI ? IR_ENUM_CMPI : IR_ENUM_CMPF; }
 
 /* ---------------------------------------------------------------------------------------------
  * Ops, blocks, regions.
@@ -506,8 +581,8 @@ Value *ib_const_float(IrBuilder *b, Type *t, double v);
 Value *ib_const_bool(IrBuilder *b, bool v);
 Value *ib_unary(IrBuilder *b, OpKind kind, Value *a, Type *result);  /* result NULL: a's type */
 Value *ib_binary(IrBuilder *b, OpKind kind, Value *x, Value *y);     /* result type: x's */
-Value *ib_cmpi(IrBuilder *b, const char *pred, Value *x, Value *y);
-Value *ib_cmpf(IrBuilder *b, const char *pred, Value *x, Value *y);
+Value *ib_cmpi(IrBuilder *b, IrCmpIPred pred, Value *x, Value *y);
+Value *ib_cmpf(IrBuilder *b, IrCmpFPred pred, Value *x, Value *y);
 Value *ib_select(IrBuilder *b, Value *c, Value *x, Value *y);
 /* Converts between any two scalar types with Numba's cast rules (int widths, signedness, float, bool). */
 Value *ib_cast(IrBuilder *b, Value *v, Type *to);

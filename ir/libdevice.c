@@ -48,7 +48,7 @@ DIRECTED(float, f_fma, fmaf(a, b, c))
 #undef DIRECTED
 
 /* The bits of the binary float with `frac` fraction bits (52: float64, 23: float32) nearest, in rounding mode m
- * (SemRound), to the integer of magnitude mag and sign neg: PTX's cvt.rX.f64.s64 / .u64, in integer arithmetic.
+ * (IrRoundMode), to the integer of magnitude mag and sign neg: PTX's cvt.rX.f64.s64 / .u64, in integer arithmetic.
  * Not the host's conversion under fesetround: its instruction sequence is the compiler's (clang's u64 -> f64
  * subtracts a magic number, giving -0.0 for 0 under round-down), and through double first a float32 result would
  * be rounded twice. Integers convert to +0.0, never -0.0. */
@@ -60,9 +60,9 @@ static uint64_t int_float_bits(uint64_t mag, bool neg, unsigned frac, unsigned m
     unsigned shift = top - frac;
     uint64_t rem = mag & ((1ull << shift) - 1), half = 1ull << (shift - 1);
     mant = mag >> shift;
-    bool up = m == SEM_RN   ? rem > half || (rem == half && (mant & 1))
-              : m == SEM_RZ ? false
-              : m == SEM_RU ? rem && !neg   /* toward +inf: a positive value's magnitude grows */
+    bool up = m == IR_ROUND_RN   ? rem > half || (rem == half && (mant & 1))
+              : m == IR_ROUND_RZ ? false
+              : m == IR_ROUND_RU ? rem && !neg   /* toward +inf: a positive value's magnitude grows */
                             : rem && neg;   /* toward -inf: a negative value's */
     if (up && ++mant == 1ull << (frac + 1)) {
       mant >>= 1;
@@ -76,7 +76,7 @@ static uint64_t int_float_bits(uint64_t mag, bool neg, unsigned frac, unsigned m
 }
 static uint64_t magnitude(int64_t v) { return v < 0 ? 0 - (uint64_t)v : (uint64_t)v; }
 
-/* a double (exact or rounded to odd) to float32 by a SemRound mode */
+/* a double (exact or rounded to odd) to float32 by a IrRoundMode mode */
 static float to_f32(double d, unsigned mode) { return sem_bits_to_f32(sem_round_bits(d, SEM_FMT_F32, mode)); }
 /* a float rounded to an integer by mode, then to an integer of `bits` bits saturating (NaN 0), as cvt.rni ... */
 /* libdevice's conversions are PTX's cvt.rXi, whose NaN result the H200 showed: 0 from a float32 to a 32-bit integer
@@ -84,7 +84,7 @@ static float to_f32(double d, unsigned mode) { return sem_bits_to_f32(sem_round_
  * kfront's own arith.fptosi selects 0 for every NaN instead. */
 static int64_t to_int(double v, unsigned mode, unsigned bits, bool sgn) {
   if (isnan(v)) return bits == 64 ? INT64_MIN : INT32_MIN;
-  double r = mode == SEM_RN ? rint(v) : mode == SEM_RD ? floor(v) : mode == SEM_RU ? ceil(v) : trunc(v);
+  double r = mode == IR_ROUND_RN ? rint(v) : mode == IR_ROUND_RD ? floor(v) : mode == IR_ROUND_RU ? ceil(v) : trunc(v);
   uint64_t u = sem_float_to_int(r, bits, sgn);
   return bits == 64 ? (int64_t)u : sgn ? sem_sext(u, 64 - bits) : (int64_t)u;
 }
@@ -161,8 +161,8 @@ EV(frexpf) {
 }
 EV(modf) { r[0].d = modf(x[0].d, &r[1].d); }
 EV(modff) { r[0].f = modff(x[0].f, &r[1].f); }
-EV(llrint) { r[0].i = to_int(x[0].d, SEM_RN, 64, true); }
-EV(llrintf) { r[0].i = to_int(x[0].f, SEM_RN, 64, true); }
+EV(llrint) { r[0].i = to_int(x[0].d, IR_ROUND_RN, 64, true); }
+EV(llrintf) { r[0].i = to_int(x[0].f, IR_ROUND_RN, 64, true); }
 EV(llround) { r[0].i = isnan(x[0].d) ? INT64_MIN : (int64_t)sem_float_to_int(round(x[0].d), 64, true); }
 EV(llroundf) { r[0].i = isnan(x[0].f) ? INT64_MIN : (int64_t)sem_float_to_int(roundf(x[0].f), 64, true); }
 EV(saturatef) { r[0].f = !(x[0].f > 0) ? 0.0f : x[0].f < 1 ? x[0].f : 1.0f; }
@@ -237,12 +237,12 @@ EV(half2float) { r[0].f = (float)sem_f16_value((uint16_t)x[0].u); }
 
 /* the four rounding modes of an arithmetic or a conversion: NAME_rn, _rz, _rd, _ru */
 #define MODES(NAME, BODY)                                  \
-  EV(NAME##_rn) { const unsigned m = SEM_RN; BODY; }        \
-  EV(NAME##_rz) { const unsigned m = SEM_RZ; BODY; }        \
-  EV(NAME##_rd) { const unsigned m = SEM_RD; BODY; }        \
-  EV(NAME##_ru) { const unsigned m = SEM_RU; BODY; }
-static const int fe_mode[] = {[SEM_RN] = FE_TONEAREST, [SEM_RZ] = FE_TOWARDZERO, [SEM_RD] = FE_DOWNWARD,
-                              [SEM_RU] = FE_UPWARD};
+  EV(NAME##_rn) { const unsigned m = IR_ROUND_RN; BODY; }        \
+  EV(NAME##_rz) { const unsigned m = IR_ROUND_RZ; BODY; }        \
+  EV(NAME##_rd) { const unsigned m = IR_ROUND_RD; BODY; }        \
+  EV(NAME##_ru) { const unsigned m = IR_ROUND_RU; BODY; }
+static const int fe_mode[] = {[IR_ROUND_RN] = FE_TONEAREST, [IR_ROUND_RZ] = FE_TOWARDZERO, [IR_ROUND_RD] = FE_DOWNWARD,
+                              [IR_ROUND_RU] = FE_UPWARD};
 MODES(dadd, r[0].d = d_add(x[0].d, x[1].d, 0, fe_mode[m]))
 MODES(dmul, r[0].d = d_mul(x[0].d, x[1].d, 0, fe_mode[m]))
 MODES(ddiv, r[0].d = d_div(x[0].d, x[1].d, 0, fe_mode[m]))

@@ -9,21 +9,7 @@
 
 #include "ir/libdevice.h"
 
-/* ---- predicates and signatures -------------------------------------------------------------------------- */
-
-const char *const sem_cmpi_names[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge", NULL};
-const char *const sem_cmpi_swapped[] = {"eq", "ne", "sgt", "sge", "slt", "sle", "ugt", "uge", "ult", "ule", NULL};
-const char *const sem_cmpf_names[] = {"oeq", "one", "olt", "ole", "ogt", "oge", "ord",
-                                      "une", "ult", "ule", "ugt", "uge", "uno", NULL};
-const char *const sem_round_names[] = {"rn", "rz", "rd", "ru", NULL};
-const char *const sem_cmpf_swapped[] = {"oeq", "one", "ogt", "oge", "olt", "ole", "ord",
-                                        "une", "ugt", "uge", "ult", "ule", "uno", NULL};
-
-int sem_name_index(const char *name, const char *const *names) {
-  for (int i = 0; name && names[i]; i++)
-    if (strcmp(name, names[i]) == 0) return i;
-  return -1;
-}
+/* ---- signatures ---------------------------------------------------------------------------------------- */
 
 SemTy sem_ty(const Type *t) {
   SemTy s = {0, 0, false, false};
@@ -57,7 +43,7 @@ bool sem_sig_of(const Op *op, SemSig *s) {
     if (!s->a[i].bits) return false;
   }
   if (op->kind == OP_CMPI || op->kind == OP_CMPF) {
-    s->pred = (int8_t)sem_name_index(ir_op_attr_str(op, "pred"), op->kind == OP_CMPI ? sem_cmpi_names : sem_cmpf_names);
+    s->pred = (int8_t)ir_op_enum_attr(op, ir_cmp_pred_enum((OpKind)op->kind));
     if (s->pred < 0) return false;
   }
   if (op->kind == OP_LIBDEVICE) {
@@ -68,17 +54,15 @@ bool sem_sig_of(const Op *op, SemSig *s) {
     s->pred = (int8_t)ir_op_attr_int(op, "part", 0);
   }
   if (op->kind == OP_TRUNCF || op->kind == OP_SITOFP || op->kind == OP_UITOFP) {
-    const char *round = ir_op_attr_str(op, "round");
-    s->pred = (int8_t)(round ? sem_name_index(round, sem_round_names) : SEM_RN);
+    s->pred = (int8_t)(ir_op_attr_str(op, "round") ? ir_op_round_mode(op) : IR_ROUND_RN);
     if (s->pred < 0) return false;
   }
   if (op->kind == OP_TO_FP8 || op->kind == OP_FROM_FP8) {
     const char *f = ir_op_attr_str(op, "format");
     TyStorage fmt = f ? ty_fp8_format_parse(f, strlen(f)) : TS_NONE;
     if (fmt == TS_NONE) return false;
-    const char *round = ir_op_attr_str(op, "round");
     s->pred = (int8_t)(fmt | (ir_op_attr(op, "satfinite") ? SEM_FP8_SATFINITE : 0) |
-                       (round && strcmp(round, "ru") == 0 ? SEM_FP8_RU : 0));
+                       (ir_op_round_mode(op) == IR_ROUND_RU ? SEM_FP8_RU : 0));
   }
   return true;
 }
@@ -134,11 +118,11 @@ uint32_t sem_round_bits(double x, SemFormat f, unsigned mode) {
     tie = rest == half;
     inexact = rest != 0;
   }
-  bool up = mode == SEM_RN ? above || (tie && (q & 1)) : mode == SEM_RD ? inexact && neg : mode == SEM_RU && inexact && !neg;
+  bool up = mode == IR_ROUND_RN ? above || (tie && (q & 1)) : mode == IR_ROUND_RD ? inexact && neg : mode == IR_ROUND_RU && inexact && !neg;
   /* a normal value's leading bit (q >= 2^mbits) lands in the exponent field: bits = (te - emin) << mbits + q */
   uint64_t bits = ((uint64_t)(te - emin) << f.mbits) + q + up;
   if (bits >= inf) {
-    bool to_inf = mode == SEM_RN || (mode == SEM_RD && neg) || (mode == SEM_RU && !neg);
+    bool to_inf = mode == IR_ROUND_RN || (mode == IR_ROUND_RD && neg) || (mode == IR_ROUND_RU && !neg);
     bits = to_inf ? inf : inf - 1;
   }
   return sign | (uint32_t)bits;
@@ -411,7 +395,7 @@ static bool eval_round_to(SemTy t, double d, unsigned mode, SemVal *r) {
 
 /* to nearest (the default), or by attr round: through sem_int_to_double, exact or rounded to odd */
 static bool eval_itofp(const SemSig *s, const SemVal *x, SemVal *r, bool sgn) {
-  if (s->pred > SEM_RN) {
+  if (s->pred > IR_ROUND_RN) {
     double d = sem_int_to_double(SX(0), ZX(0), sgn);
     return eval_round_to(s->r, d, (unsigned)s->pred, r);
   }
@@ -435,7 +419,7 @@ static bool eval_fptoui(const SemSig *s, const SemVal *x, SemVal *r) { return ev
 /* arith.extf / truncf: exact widening; narrowing rounds to nearest even (f64 -> f16 once, not through f32), or
  * by attr round */
 static bool eval_fconvert(const SemSig *s, const SemVal *x, SemVal *r) {
-  if (s->kind == OP_TRUNCF && s->pred > SEM_RN) return eval_round_to(s->r, sem_to_double(x[0], s->a[0]), (unsigned)s->pred, r);
+  if (s->kind == OP_TRUNCF && s->pred > IR_ROUND_RN) return eval_round_to(s->r, sem_to_double(x[0], s->a[0]), (unsigned)s->pred, r);
   *r = sem_from_double(sem_to_double(x[0], s->a[0]), s->r);
   return true;
 }
@@ -602,7 +586,7 @@ static bool eval_from_fp8(const SemSig *s, const SemVal *x, SemVal *r) {
                     : (double)v;
   }
   else if (t.bits == 32) r->f = v;
-  else if (t.bf) return eval_round_to(t, (double)v, SEM_RZ, r);
+  else if (t.bf) return eval_round_to(t, (double)v, IR_ROUND_RZ, r);
   else r->f = sem_f16_round(v);
   return true;
 }

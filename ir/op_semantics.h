@@ -55,7 +55,7 @@ typedef struct SemTy {
 typedef struct SemSig {
   uint16_t kind;  /* OpKind */
   uint8_t n;      /* operands */
-  int8_t pred;    /* SemIPred / SemFPred, -1 for none; for arith.truncf / sitofp / uitofp the SemRound of attr round;
+  int8_t pred;    /* IrCmpIPred / IrCmpFPred, -1 for none; for arith.truncf / sitofp / uitofp the IrRoundMode of attr round;
                    * for math.libdevice its attr part */
   uint16_t fn;    /* math.libdevice: 1 + the function's row of ir/libdevice.def; 0 for other ops */
   SemTy r, a[3];
@@ -65,24 +65,6 @@ SemTy sem_ty(const Type *t);
 /* op's signature; false when op is not a scalar op of at most three operands and one result (arrays, ...)
  * or its predicate is unknown. */
 bool sem_sig_of(const Op *op, SemSig *s);
-
-/* ---- predicates ---------------------------------------------------------------------------------------- */
-
-typedef enum { SEM_IEQ, SEM_INE, SEM_ISLT, SEM_ISLE, SEM_ISGT, SEM_ISGE, SEM_IULT, SEM_IULE, SEM_IUGT, SEM_IUGE } SemIPred;
-typedef enum {
-  SEM_FOEQ, SEM_FONE, SEM_FOLT, SEM_FOLE, SEM_FOGT, SEM_FOGE, SEM_FORD,
-  SEM_FUNE, SEM_FULT, SEM_FULE, SEM_FUGT, SEM_FUGE, SEM_FUNO
-} SemFPred;
-/* The predicate names, NULL-terminated, in enum order; and each one with its operands swapped. */
-extern const char *const sem_cmpi_names[];
-extern const char *const sem_cmpf_names[];
-extern const char *const sem_cmpi_swapped[];
-extern const char *const sem_cmpf_swapped[];
-/* The rounding modes of a conversion to a float (attr round: to nearest even, toward zero, -inf, +inf). */
-typedef enum { SEM_RN, SEM_RZ, SEM_RD, SEM_RU } SemRound;
-extern const char *const sem_round_names[];
-/* Index of name in a NULL-terminated list, or -1. */
-int sem_name_index(const char *name, const char *const *names);
 
 /* ---- the kernels: integers (operands as noted; results still to normalise to the result type) ------------ */
 
@@ -135,15 +117,15 @@ static inline uint64_t sem_brev(uint64_t zx, unsigned bits) {
 }
 static inline bool sem_cmpi(unsigned pred, int64_t sx, int64_t sy, uint64_t zx, uint64_t zy) {
   switch (pred) {
-  case SEM_IEQ: return zx == zy;
-  case SEM_INE: return zx != zy;
-  case SEM_ISLT: return sx < sy;
-  case SEM_ISLE: return sx <= sy;
-  case SEM_ISGT: return sx > sy;
-  case SEM_ISGE: return sx >= sy;
-  case SEM_IULT: return zx < zy;
-  case SEM_IULE: return zx <= zy;
-  case SEM_IUGT: return zx > zy;
+  case IR_CMPI_EQ: return zx == zy;
+  case IR_CMPI_NE: return zx != zy;
+  case IR_CMPI_SLT: return sx < sy;
+  case IR_CMPI_SLE: return sx <= sy;
+  case IR_CMPI_SGT: return sx > sy;
+  case IR_CMPI_SGE: return sx >= sy;
+  case IR_CMPI_ULT: return zx < zy;
+  case IR_CMPI_ULE: return zx <= zy;
+  case IR_CMPI_UGT: return zx > zy;
   default: return zx >= zy;
   }
 }
@@ -153,18 +135,18 @@ static inline bool sem_cmpi(unsigned pred, int64_t sx, int64_t sy, uint64_t zx, 
 static inline bool sem_cmpf(unsigned pred, double x, double y) {
   bool uno = isnan(x) || isnan(y);
   switch (pred) {
-  case SEM_FOEQ: return !uno && x == y;
-  case SEM_FONE: return !uno && x != y;
-  case SEM_FOLT: return !uno && x < y;
-  case SEM_FOLE: return !uno && x <= y;
-  case SEM_FOGT: return !uno && x > y;
-  case SEM_FOGE: return !uno && x >= y;
-  case SEM_FORD: return !uno;
-  case SEM_FUNE: return uno || x != y;
-  case SEM_FULT: return uno || x < y;
-  case SEM_FULE: return uno || x <= y;
-  case SEM_FUGT: return uno || x > y;
-  case SEM_FUGE: return uno || x >= y;
+  case IR_CMPF_OEQ: return !uno && x == y;
+  case IR_CMPF_ONE: return !uno && x != y;
+  case IR_CMPF_OLT: return !uno && x < y;
+  case IR_CMPF_OLE: return !uno && x <= y;
+  case IR_CMPF_OGT: return !uno && x > y;
+  case IR_CMPF_OGE: return !uno && x >= y;
+  case IR_CMPF_ORD: return !uno;
+  case IR_CMPF_UNE: return uno || x != y;
+  case IR_CMPF_ULT: return uno || x < y;
+  case IR_CMPF_ULE: return uno || x <= y;
+  case IR_CMPF_UGT: return uno || x > y;
+  case IR_CMPF_UGE: return uno || x >= y;
   default: return uno;
   }
 }
@@ -221,7 +203,7 @@ typedef struct SemFormat {
 #define SEM_FMT_F16 ((SemFormat){5, 10})
 #define SEM_FMT_BF16 ((SemFormat){8, 7})
 #define SEM_FMT_F32 ((SemFormat){8, 23})
-/* The bits of x rounded to format f by mode (SemRound): IEEE's rounding, subnormals kept; a value beyond the
+/* The bits of x rounded to format f by mode (IrRoundMode): IEEE's rounding, subnormals kept; a value beyond the
  * largest finite one gives infinity or the largest finite value as the mode says (rz: the largest; rd: -inf
  * below, the largest above; ru the other way). NaN gives the format's NaN: binary16 a quiet NaN of x's sign
  * (0x7e00), bfloat16 and f32 the canonical NaN (0x7fff, 0x7fffffff) as PTX's cvt writes them. x must be the exact
@@ -250,11 +232,11 @@ static inline double sem_bits_to_f64(uint64_t b) {
 }
 /* binary16: x rounded to the nearest (ties to even; beyond the largest finite value to infinity; NaN stays a
  * quiet NaN), and a binary16 value exactly. */
-static inline uint16_t sem_f16_bits(double x) { return (uint16_t)sem_round_bits(x, SEM_FMT_F16, SEM_RN); }
+static inline uint16_t sem_f16_bits(double x) { return (uint16_t)sem_round_bits(x, SEM_FMT_F16, IR_ROUND_RN); }
 double sem_f16_value(uint16_t h);
 static inline float sem_f16_round(double x) { return (float)sem_f16_value(sem_f16_bits(x)); }
 /* bfloat16: the same (NaN: 0x7fff); a bfloat16 value is the f32 of its bits << 16. */
-static inline uint16_t sem_bf16_bits(double x) { return (uint16_t)sem_round_bits(x, SEM_FMT_BF16, SEM_RN); }
+static inline uint16_t sem_bf16_bits(double x) { return (uint16_t)sem_round_bits(x, SEM_FMT_BF16, IR_ROUND_RN); }
 static inline float sem_bf16_value(uint16_t h) {
   uint32_t u = (uint32_t)h << 16;
   float f;

@@ -23,7 +23,6 @@
 
 #include "ir.h"
 #include "ir/libdevice.h"
-#include "ir/op_semantics.h"
 #include "utils/stack.h"
 
 typedef struct VerifyCtx {
@@ -149,6 +148,13 @@ static Attr *need_attr(VerifyCtx *c, const Op *op, const char *name, AttrKind ki
   return a;
 }
 
+/* Reports that attribute `name`'s value `got` is none of those of list (its spellings, ", "-separated); -1. */
+static int bad_choice(VerifyCtx *c, const Op *op, const char *name, StrBuf *list, const char *got) {
+  op_error(c, op, "attribute '%s' must be one of %s; got \"%s\"", name, sb_cstr(list), got);
+  sb_free(list);
+  return -1;
+}
+
 /* The string attribute `name`, which must be one of choices (NULL-terminated); its index or -1. */
 static int need_choice(VerifyCtx *c, const Op *op, const char *name, const char *const *choices) {
   Attr *a = need_attr(c, op, name, ATTR_STR);
@@ -158,9 +164,20 @@ static int need_choice(VerifyCtx *c, const Op *op, const char *name, const char 
   StrBuf list;
   sb_init(&list);
   for (int i = 0; choices[i]; i++) sb_printf(&list, "%s%s", i ? ", " : "", choices[i]);
-  op_error(c, op, "attribute '%s' must be one of %s; got \"%s\"", name, sb_cstr(&list), a->s);
-  sb_free(&list);
-  return -1;
+  return bad_choice(c, op, name, &list, a->s);
+}
+
+/* The attribute of enumeration e (ir/attr_enums.def), which must spell one of e's values; the value or -1. */
+static int need_enum(VerifyCtx *c, const Op *op, IrAttrEnum e) {
+  const char *name = ir_enum_attr_name(e);
+  Attr *a = need_attr(c, op, name, ATTR_STR);
+  if (!a) return -1;
+  int v = ir_enum_parse(e, a->s);
+  if (v >= 0) return v;
+  StrBuf list;
+  sb_init(&list);
+  ir_enum_list(e, false, &list);
+  return bad_choice(c, op, name, &list, a->s);
 }
 
 /* Attribute `shape`: an array of rank positive integers (or, with empty_ok, non-negative: a constant array may be
@@ -349,8 +366,8 @@ static bool verify_frexp_exp(VerifyCtx *c, Op *op) {
   return true;
 }
 
-static bool check_compare(VerifyCtx *c, Op *op, const char *const *preds, int *pred_index) {
-  *pred_index = need_choice(c, op, "pred", preds);
+static bool check_compare(VerifyCtx *c, Op *op, int *pred_index) {
+  *pred_index = need_enum(c, op, ir_cmp_pred_enum(op->kind));
   if (*pred_index < 0) return false;
   Type *a = OT(op, 0), *b = OT(op, 1), *r = RT(op, 0);
   if (a != b) return op_error(c, op, "operand types must match: %s vs %s", T(c, a), T(c, b));
@@ -359,20 +376,18 @@ static bool check_compare(VerifyCtx *c, Op *op, const char *const *preds, int *p
 }
 
 static bool verify_cmpi(VerifyCtx *c, Op *op) {
-  static const char *const preds[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge", NULL};
   int p;
-  if (!check_compare(c, op, preds, &p)) return false;
+  if (!check_compare(c, op, &p)) return false;
   Type *a = OT(op, 0);
-  if (ty_is_bool(a) && p > 1) return op_error(c, op, "predicate \"%s\" does not apply to i1 (only eq and ne do)", preds[p]);
+  if (ty_is_bool(a) && p != IR_CMPI_EQ && p != IR_CMPI_NE)
+    return op_error(c, op, "predicate \"%s\" does not apply to i1 (only eq and ne do)", ir_cmpi_pred_name((IrCmpIPred)p));
   if (!ty_is_int_or_bool(a)) return op_error(c, op, "operands must be integers (or i1 for eq and ne), got %s", T(c, a));
   return true;
 }
 
 static bool verify_cmpf(VerifyCtx *c, Op *op) {
-  static const char *const preds[] = {"oeq", "one", "olt", "ole", "ogt", "oge", "ord",
-                                      "une", "ult", "ule", "ugt", "uge", "uno", NULL};
   int p;
-  if (!check_compare(c, op, preds, &p)) return false;
+  if (!check_compare(c, op, &p)) return false;
   if (!ty_is_float(OT(op, 0))) return op_error(c, op, "operands must be floats, got %s", T(c, OT(op, 0)));
   return true;
 }
@@ -410,7 +425,7 @@ static bool verify_int_narrow(VerifyCtx *c, Op *op) {
  * even), "rz", "rd" or "ru" (toward zero, -inf, +inf) */
 static bool round_attr_ok(VerifyCtx *c, Op *op) {
   Attr *a = ir_op_attr(op, "round");
-  if (a && (a->kind != ATTR_STR || sem_name_index(a->s, sem_round_names) < 0))
+  if (a && (a->kind != ATTR_STR || ir_round_mode_parse(a->s) < 0))
     return op_error(c, op, "attr round must be \"rn\", \"rz\", \"rd\" or \"ru\"");
   /* to f64 only integers of 64 bits round; ir/op_semantics defines rounding to f32, f16 and bf16 */
   if (a && RT(op, 0)->bits == 64) return op_error(c, op, "attr round needs a result narrower than f64");
@@ -461,9 +476,9 @@ static bool fp8_format_ok(VerifyCtx *c, Op *op, const Type *bits) {
 static bool verify_to_fp8(VerifyCtx *c, Op *op) {
   if (!check_cast(c, op, pred_float, "a float", pred_byte, "an 8-bit unsigned integer", 0) || !fp8_format_ok(c, op, RT(op, 0)))
     return false;
-  const char *round = ir_op_attr_str(op, "round");
+  IrRoundMode round = ir_op_round_mode(op);
   bool e8m0 = strcmp(ir_op_attr_str(op, "format"), "e8m0") == 0;
-  if (e8m0 ? !round || (strcmp(round, "rz") != 0 && strcmp(round, "ru") != 0) : ir_op_attr(op, "round") != NULL)
+  if (e8m0 ? round != IR_ROUND_RZ && round != IR_ROUND_RU : ir_op_attr(op, "round") != NULL)
     return op_error(c, op, "attr round must be \"rz\" or \"ru\" for e8m0, and absent for the other formats");
   return true;
 }
@@ -789,8 +804,7 @@ static bool verify_gpu_scalar(VerifyCtx *c, Op *op) {
 }
 
 static bool verify_barrier_reduce(VerifyCtx *c, Op *op) {
-  static const char *const kinds[] = {"count", "and", "or", NULL};
-  if (need_choice(c, op, "kind", kinds) < 0) return false;
+  if (need_enum(c, op, IR_ENUM_BARRIER_REDUCE) < 0) return false;
   if (!ty_is_bool(OT(op, 0))) return op_error(c, op, "predicate (operand #0) must be i1, got %s", T(c, OT(op, 0)));
   if (!is_int32(RT(op, 0))) return op_error(c, op, "result must be a 32-bit integer, got %s", T(c, RT(op, 0)));
   return true;
@@ -819,13 +833,11 @@ static bool verify_nanosleep(VerifyCtx *c, Op *op) {
 }
 
 static bool verify_fence(VerifyCtx *c, Op *op) {
-  static const char *const scopes[] = {"block", "device", "system", NULL};
-  return need_choice(c, op, "scope", scopes) >= 0;
+  return need_enum(c, op, IR_ENUM_FENCE) >= 0;
 }
 
 static bool verify_atomic_rmw(VerifyCtx *c, Op *op) {
-  static const char *const kinds[] = {"add", "sub", "and", "or", "xor", "min", "max", "exch", "inc", "dec", "nanmin", "nanmax", NULL};
-  int k = need_choice(c, op, "kind", kinds);
+  int k = need_enum(c, op, IR_ENUM_ATOMIC);
   if (k < 0) return false;
   if (op->noperands < 2) return op_error(c, op, "expects an array, its indices and a value, got %u operand%s", op->noperands, plural(op->noperands));
   if (!need_array_operand(c, op, 0) || !check_indices(c, op, 0, 1, 1)) return false;
@@ -833,8 +845,9 @@ static bool verify_atomic_rmw(VerifyCtx *c, Op *op) {
   if (!ty_is_scalar(elem)) return op_error(c, op, "needs an array of scalars, got %s", T(c, OT(op, 0)));
   if (v != elem) return op_error(c, op, "value type must be the element type of the array: %s vs %s", T(c, v), T(c, elem));
   if (RT(op, 0) != elem) return op_error(c, op, "result type must be the element type of the array: %s vs %s", T(c, RT(op, 0)), T(c, elem));
-  bool int_only = k == 2 || k == 3 || k == 4 || k == 8 || k == 9;
-  if (int_only && !ty_is_int(elem)) return op_error(c, op, "kind \"%s\" needs an integer array, got %s", kinds[k], T(c, OT(op, 0)));
+  bool int_only = k == IR_ATOMIC_AND || k == IR_ATOMIC_OR || k == IR_ATOMIC_XOR || k == IR_ATOMIC_INC || k == IR_ATOMIC_DEC;
+  if (int_only && !ty_is_int(elem))
+    return op_error(c, op, "kind \"%s\" needs an integer array, got %s", ir_atomic_kind_name((IrAtomicKind)k), T(c, OT(op, 0)));
   return true;
 }
 
@@ -851,8 +864,7 @@ static bool verify_atomic_cas(VerifyCtx *c, Op *op) {
 }
 
 static bool verify_shfl(VerifyCtx *c, Op *op) {
-  static const char *const modes[] = {"idx", "up", "down", "xor", NULL};
-  if (need_choice(c, op, "mode", modes) < 0 || !need_mask(c, op)) return false;
+  if (need_enum(c, op, IR_ENUM_SHUFFLE) < 0 || !need_mask(c, op)) return false;
   Type *v = OT(op, 1);
   if (!ty_is_scalar(v)) return op_error(c, op, "value (operand #1) must be a scalar, got %s", T(c, v));
   if (!is_int32(OT(op, 2))) return op_error(c, op, "lane (operand #2) must be a 32-bit integer, got %s", T(c, OT(op, 2)));
@@ -862,28 +874,29 @@ static bool verify_shfl(VerifyCtx *c, Op *op) {
 }
 
 static bool verify_vote(VerifyCtx *c, Op *op) {
-  static const char *const modes[] = {"all", "any", "uni", "ballot", NULL};
-  int mode = need_choice(c, op, "mode", modes);
+  int mode = need_enum(c, op, IR_ENUM_VOTE);
   if (mode < 0 || !need_mask(c, op)) return false;
   if (!ty_is_bool(OT(op, 1))) return op_error(c, op, "predicate (operand #1) must be i1, got %s", T(c, OT(op, 1)));
   Type *r = RT(op, 0);
-  if (mode == 3 && !is_int32(r)) return op_error(c, op, "result of a ballot must be a 32-bit integer, got %s", T(c, r));
-  if (mode != 3 && !ty_is_bool(r)) return op_error(c, op, "result of vote \"%s\" must be i1, got %s", modes[mode], T(c, r));
+  bool ballot = mode == IR_VOTE_BALLOT;
+  if (ballot && !is_int32(r)) return op_error(c, op, "result of a ballot must be a 32-bit integer, got %s", T(c, r));
+  if (!ballot && !ty_is_bool(r))
+    return op_error(c, op, "result of vote \"%s\" must be i1, got %s", ir_vote_mode_name((IrVoteMode)mode), T(c, r));
   return true;
 }
 
 static bool verify_match(VerifyCtx *c, Op *op) {
-  static const char *const modes[] = {"any", "all", NULL};
-  int mode = need_choice(c, op, "mode", modes);
+  int mode = need_enum(c, op, IR_ENUM_MATCH);
   if (mode < 0 || !need_mask(c, op)) return false;
   Type *v = OT(op, 1);
   if (!(ty_is_int(v) || (v->kind == TY_FLOAT && !v->bfloat)) || (v->bits != 32 && v->bits != 64))
     return op_error(c, op, "value (operand #1) must be a 32- or 64-bit integer or float, got %s", T(c, v));
-  unsigned want = mode == 0 ? 1 : 2;
+  unsigned want = mode == IR_MATCH_ANY ? 1 : 2;
   if (op->nresults != want)
-    return op_error(c, op, "match \"%s\" has %u result%s, got %u", modes[mode], want, plural(want), op->nresults);
+    return op_error(c, op, "match \"%s\" has %u result%s, got %u", ir_match_mode_name((IrMatchMode)mode), want, plural(want),
+                    op->nresults);
   if (!is_int32(RT(op, 0))) return op_error(c, op, "result #0 must be a 32-bit integer, got %s", T(c, RT(op, 0)));
-  if (mode == 1 && !ty_is_bool(RT(op, 1))) return op_error(c, op, "result #1 must be i1, got %s", T(c, RT(op, 1)));
+  if (mode == IR_MATCH_ALL && !ty_is_bool(RT(op, 1))) return op_error(c, op, "result #1 must be i1, got %s", T(c, RT(op, 1)));
   return true;
 }
 

@@ -323,11 +323,11 @@ static bool order_operands(Canon *c, Op *op) {
   Value *x = op_operand(op, 0), *y = op_operand(op, 1);
   if (!is_const(x) || is_const(y)) return false;
   if (cmp) {
-    const char *const *names = op->kind == OP_CMPI ? sem_cmpi_names : sem_cmpf_names;
-    int p = sem_name_index(ir_op_attr_str(op, "pred"), names);
+    IrAttrEnum e = ir_cmp_pred_enum(op->kind);
+    int p = ir_op_enum_attr(op, e);
     if (p < 0) return false;
-    const char *swapped = op->kind == OP_CMPI ? sem_cmpi_swapped[p] : sem_cmpf_swapped[p];
-    ir_op_set_attr(c->m, op, "pred", attr_str(c->m, swapped));
+    ir_op_set_enum_attr(c->m, op, e, op->kind == OP_CMPI ? (int)ir_cmpi_pred_swapped((IrCmpIPred)p)
+                                                         : (int)ir_cmpf_pred_swapped((IrCmpFPred)p));
   }
   ir_op_set_operand(op, 0, y);
   ir_op_set_operand(op, 1, x);
@@ -419,14 +419,14 @@ static Value *fold_int_binary(Canon *c, Op *op) {
 static Value *fold_cmpi(Canon *c, Op *op) {
   Value *x = op_operand(op, 0), *y = op_operand(op, 1);
   Type *i1 = op_result(op, 0)->type;
-  int p = sem_name_index(ir_op_attr_str(op, "pred"), sem_cmpi_names);
-  if (p < 0) return NULL;
+  IrCmpIPred p = ir_op_cmpi_pred(op);
+  if (p == IR_CMPI_INVALID) return NULL;
   uint64_t b = 0;
   bool cb = value_const_bits(y, &b);
-  if (x == y) return make_int(c, op, i1, p == SEM_IEQ || p == SEM_ISLE || p == SEM_ISGE || p == SEM_IULE || p == SEM_IUGE);
-  if (cb && ty_is_bool(x->type) && ((p == SEM_INE && b == 0) || (p == SEM_IEQ && b == 1))) return x;
+  if (x == y) return make_int(c, op, i1, p == IR_CMPI_EQ || p == IR_CMPI_SLE || p == IR_CMPI_SGE || p == IR_CMPI_ULE || p == IR_CMPI_UGE);
+  if (cb && ty_is_bool(x->type) && ((p == IR_CMPI_NE && b == 0) || (p == IR_CMPI_EQ && b == 1))) return x;
   /* Python truth of a widened bool: (extui b) != 0 is b */
-  if (cb && b == 0 && p == SEM_INE && x->def && x->def->kind == OP_EXTUI && ty_is_bool(op_operand(x->def, 0)->type))
+  if (cb && b == 0 && p == IR_CMPI_NE && x->def && x->def->kind == OP_EXTUI && ty_is_bool(op_operand(x->def, 0)->type))
     return op_operand(x->def, 0);
   return NULL;
 }

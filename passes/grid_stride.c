@@ -180,7 +180,7 @@ static void rewrite(Module *m, Op *func) {
   Value *gxy = ib_binary(&b, OP_MULI, g64[0], g64[1]);
   Value *total = ib_binary(&b, OP_MULI, gxy, g64[2]);
   Value *gyz = ib_binary(&b, OP_MULI, g64[1], g64[2]);
-  Value *one_d = ib_cmpi(&b, "eq", gyz, ib_const_int(&b, i64, 1));
+  Value *one_d = ib_cmpi(&b, IR_CMPI_EQ, gyz, ib_const_int(&b, i64, 1));
   Value *bounds[3] = {pb, total, pg};
   Op *loop = ib_op(&b, OP_FOR, 3, bounds, 0, NULL, 1);
   ir_region_append_block(&loop->regions[0], body);

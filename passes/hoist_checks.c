@@ -173,7 +173,7 @@ static void hoist_loop(Hc *h, Op *L) {
   bool runs = range_prove_le(h->ra, lb, ub, 1);
   range_scope_close(h->ra, mk);
   if (!runs) { /* scf.if(lb < ub) { the checks } */
-    Value *c = ib_cmpi(&b, "slt", lb, ub);
+    Value *c = ib_cmpi(&b, IR_CMPI_SLT, lb, ub);
     Op *g = ib_op(&b, OP_IF, 1, &c, 0, NULL, 2);
     Block *yes = ir_block_new(h->m), *no = ir_block_new(h->m);
     ir_region_append_block(&g->regions[0], yes);

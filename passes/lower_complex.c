@@ -116,7 +116,7 @@ static Value *fconst(LC *c, Type *t, double v) { return ib_const_float(&c->b, t,
 static Pair complex_div(LC *c, Pair a, Pair b) {
   Type *t = a.re->type;
   Value *abr = un(c, OP_FABS, b.re), *abi = un(c, OP_FABS, b.im);
-  Value *by_re = ib_cmpf(&c->b, "oge", abr, abi);  /* |b.re| >= |b.im| (false with a NaN) */
+  Value *by_re = ib_cmpf(&c->b, IR_CMPF_OGE, abr, abi);  /* |b.re| >= |b.im| (false with a NaN) */
   Value *x, *y;
   /* divide top and bottom by b.re */
   Value *r1 = bin(c, OP_DIVF, b.im, b.re);
@@ -140,8 +140,8 @@ static Pair complex_div(LC *c, Pair a, Pair b) {
   Value *im2 = bin(c, OP_DIVF, x, d2);
   Value *zero = fconst(c, t, 0), *nan = fconst(c, t, NAN);
   /* the scaling part is 0 (the other one too, or NaN): NaN + NaN j */
-  x = ib_cmpf(&c->b, "oeq", b.re, zero);
-  y = ib_cmpf(&c->b, "oeq", b.im, zero);
+  x = ib_cmpf(&c->b, IR_CMPF_OEQ, b.re, zero);
+  y = ib_cmpf(&c->b, IR_CMPF_OEQ, b.im, zero);
   Value *scale_zero = ib_select(&c->b, by_re, x, y);
   x = ib_select(&c->b, by_re, re1, re2);
   y = ib_select(&c->b, by_re, im1, im2);
@@ -155,16 +155,16 @@ static Pair complex_div(LC *c, Pair a, Pair b) {
 static Pair complex_pow(LC *c, Pair a, Pair b) {
   Type *t = a.re->type;
   Value *zero = fconst(c, t, 0), *one = fconst(c, t, 1), *x, *y;
-  x = ib_cmpf(&c->b, "oeq", b.re, zero);
-  y = ib_cmpf(&c->b, "oeq", b.im, zero);
+  x = ib_cmpf(&c->b, IR_CMPF_OEQ, b.re, zero);
+  y = ib_cmpf(&c->b, IR_CMPF_OEQ, b.im, zero);
   Value *b_zero = bin(c, OP_ANDI, x, y);
-  x = ib_cmpf(&c->b, "oeq", a.re, zero);
-  Value *a_b_re_zero = bin(c, OP_ANDI, x, ib_cmpf(&c->b, "oeq", b.re, zero));
+  x = ib_cmpf(&c->b, IR_CMPF_OEQ, a.re, zero);
+  Value *a_b_re_zero = bin(c, OP_ANDI, x, ib_cmpf(&c->b, IR_CMPF_OEQ, b.re, zero));
   Value *vabs = bin(c, OP_HYPOT, a.re, a.im);
   Value *len = bin(c, OP_POW, vabs, b.re);
   Value *at = bin(c, OP_ATAN2, a.im, a.re);
   Value *phase = bin(c, OP_MULF, at, b.re);
-  Value *b_im_nz = ib_cmpf(&c->b, "une", b.im, zero);
+  Value *b_im_nz = ib_cmpf(&c->b, IR_CMPF_UNE, b.im, zero);
   x = bin(c, OP_MULF, at, b.im);
   x = bin(c, OP_DIVF, len, un(c, OP_EXP, x));
   len = ib_select(&c->b, b_im_nz, x, len);
@@ -298,8 +298,8 @@ static void expand(LC *c, Op *op) {
   case OP_COMPLEX_EQ:
   case OP_COMPLEX_NE: {
     bool eq = op->kind == OP_COMPLEX_EQ;
-    x = ib_cmpf(&c->b, eq ? "oeq" : "une", a.re, b.re);
-    y = ib_cmpf(&c->b, eq ? "oeq" : "une", a.im, b.im);
+    x = ib_cmpf(&c->b, eq ? IR_CMPF_OEQ : IR_CMPF_UNE, a.re, b.re);
+    y = ib_cmpf(&c->b, eq ? IR_CMPF_OEQ : IR_CMPF_UNE, a.im, b.im);
     ir_value_replace_all_uses(res, bin(c, eq ? OP_ANDI : OP_ORI, x, y));
     return;
   }

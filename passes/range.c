@@ -250,38 +250,33 @@ static void add_fact(RangeAnalysis *s, Value *a, Value *b, i128 k, unsigned dept
   }
 }
 
-static const char *const cmpi_preds[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
-enum { P_EQ, P_NE, P_SLT, P_SLE, P_SGT, P_SGE, P_ULT, P_ULE, P_UGT, P_UGE, P_NONE };
-static const int pred_negated[] = {P_NE, P_EQ, P_SGE, P_SGT, P_SLE, P_SLT, P_UGE, P_UGT, P_ULE, P_ULT};
-
-static int cmpi_pred(const Op *op) {
-  const char *p = ir_op_attr_str(op, "pred");
-  for (int i = 0; p && i < P_NONE; i++)
-    if (strcmp(p, cmpi_preds[i]) == 0) return i;
-  return P_NONE;
-}
+/* The predicate that holds when p does not: the negation of x <p> y. */
+static const IrCmpIPred pred_negated[] = {
+    [IR_CMPI_EQ] = IR_CMPI_NE,   [IR_CMPI_NE] = IR_CMPI_EQ,   [IR_CMPI_SLT] = IR_CMPI_SGE, [IR_CMPI_SLE] = IR_CMPI_SGT,
+    [IR_CMPI_SGT] = IR_CMPI_SLE, [IR_CMPI_SGE] = IR_CMPI_SLT, [IR_CMPI_ULT] = IR_CMPI_UGE, [IR_CMPI_ULE] = IR_CMPI_UGT,
+    [IR_CMPI_UGT] = IR_CMPI_ULE, [IR_CMPI_UGE] = IR_CMPI_ULT};
 
 /* Facts of x <pred> y. An unsigned comparison says something about signed values when the side that
  * bounds the other is known non-negative: x <u y with y >= 0 means 0 <= x < y. */
-static void add_cmp_facts(RangeAnalysis *s, int p, Value *x, Value *y) {
+static void add_cmp_facts(RangeAnalysis *s, IrCmpIPred p, Value *x, Value *y) {
   switch (p) {
-  case P_EQ: add_fact(s, x, y, 0, 0); add_fact(s, y, x, 0, 0); break;
-  case P_SLT: add_fact(s, x, y, 1, 0); break;
-  case P_SLE: add_fact(s, x, y, 0, 0); break;
-  case P_SGT: add_fact(s, y, x, 1, 0); break;
-  case P_SGE: add_fact(s, y, x, 0, 0); break;
-  case P_ULT:
-  case P_ULE:
+  case IR_CMPI_EQ: add_fact(s, x, y, 0, 0); add_fact(s, y, x, 0, 0); break;
+  case IR_CMPI_SLT: add_fact(s, x, y, 1, 0); break;
+  case IR_CMPI_SLE: add_fact(s, x, y, 0, 0); break;
+  case IR_CMPI_SGT: add_fact(s, y, x, 1, 0); break;
+  case IR_CMPI_SGE: add_fact(s, y, x, 0, 0); break;
+  case IR_CMPI_ULT:
+  case IR_CMPI_ULE:
     if (range_of(s, y).lo >= 0) {
       add_fact(s, NULL, x, 0, 0);
-      add_fact(s, x, y, p == P_ULT, 0);
+      add_fact(s, x, y, p == IR_CMPI_ULT, 0);
     }
     break;
-  case P_UGT:
-  case P_UGE:
+  case IR_CMPI_UGT:
+  case IR_CMPI_UGE:
     if (range_of(s, x).lo >= 0) {
       add_fact(s, NULL, y, 0, 0);
-      add_fact(s, y, x, p == P_UGT, 0);
+      add_fact(s, y, x, p == IR_CMPI_UGT, 0);
     }
     break;
   default: break;
@@ -298,8 +293,8 @@ static void assume(RangeAnalysis *s, Value *c, bool truth, unsigned depth) {
   i128 k;
   switch (d->kind) {
   case OP_CMPI: {
-    int p = cmpi_pred(d);
-    if (p != P_NONE && !ty_is_bool(op_operand(d, 0)->type))
+    IrCmpIPred p = ir_op_cmpi_pred(d);
+    if (p != IR_CMPI_INVALID && !ty_is_bool(op_operand(d, 0)->type))
       add_cmp_facts(s, truth ? p : pred_negated[p], op_operand(d, 0), op_operand(d, 1));
     break;
   }
@@ -424,8 +419,8 @@ static Range def_range(RangeAnalysis *s, Value *v) {
   case OP_DIM:
   case OP_SIZE: return extent_range(s, d);
   case OP_CMPI: {
-    int p = cmpi_pred(d);
-    int r = p == P_NONE ? -1 : cmp_decide(s, p, op_operand(d, 0), op_operand(d, 1));
+    IrCmpIPred p = ir_op_cmpi_pred(d);
+    int r = p == IR_CMPI_INVALID ? -1 : cmp_decide(s, p, op_operand(d, 0), op_operand(d, 1));
     return r < 0 ? full : rng(r, r);
   }
   case OP_SELECT: {
@@ -593,15 +588,15 @@ static Range range_of(RangeAnalysis *s, Value *v) {
 
 /* 1 if x <p> y is known true, 0 if known false, -1 if unknown. */
 static int cmp_decide(RangeAnalysis *s, int p, Value *x, Value *y) {
-  if (p >= P_ULT) { /* the same order as signed when both sides have the same sign */
+  if (p >= IR_CMPI_ULT) { /* the same order as signed when both sides have the same sign */
     Range rx = range_of(s, x), ry = range_of(s, y);
     bool same_sign = (rx.lo >= 0 && ry.lo >= 0) || (rx.hi < 0 && ry.hi < 0);
     if (!same_sign) return -1;
-    p = p - P_ULT + P_SLT;
+    p = p - IR_CMPI_ULT + IR_CMPI_SLT;
   }
   switch (p) {
-  case P_EQ:
-  case P_NE: {
+  case IR_CMPI_EQ:
+  case IR_CMPI_NE: {
     int eq = -1;
     if (same_term(s, x, y)) eq = 1;
     else if (prove(s, x, y, 1) || prove(s, y, x, 1)) eq = 0;
@@ -609,12 +604,12 @@ static int cmp_decide(RangeAnalysis *s, int p, Value *x, Value *y) {
       Range rx = range_of(s, x), ry = range_of(s, y);
       if (rx.lo == rx.hi && ry.lo == ry.hi) eq = rx.lo == ry.lo;
     }
-    return eq < 0 ? -1 : p == P_EQ ? eq : !eq;
+    return eq < 0 ? -1 : p == IR_CMPI_EQ ? eq : !eq;
   }
-  case P_SLT: return prove(s, x, y, 1) ? 1 : prove(s, y, x, 0) ? 0 : -1;
-  case P_SLE: return prove(s, x, y, 0) ? 1 : prove(s, y, x, 1) ? 0 : -1;
-  case P_SGT: return prove(s, y, x, 1) ? 1 : prove(s, x, y, 0) ? 0 : -1;
-  case P_SGE: return prove(s, y, x, 0) ? 1 : prove(s, x, y, 1) ? 0 : -1;
+  case IR_CMPI_SLT: return prove(s, x, y, 1) ? 1 : prove(s, y, x, 0) ? 0 : -1;
+  case IR_CMPI_SLE: return prove(s, x, y, 0) ? 1 : prove(s, y, x, 1) ? 0 : -1;
+  case IR_CMPI_SGT: return prove(s, y, x, 1) ? 1 : prove(s, x, y, 0) ? 0 : -1;
+  case IR_CMPI_SGE: return prove(s, y, x, 0) ? 1 : prove(s, x, y, 1) ? 0 : -1;
   default: return -1;
   }
 }

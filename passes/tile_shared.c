@@ -790,8 +790,8 @@ static Value *tile_value(Ts *t, IrBuilder *b, const Tile *tl, Value *const coord
     }
     Value *n = ib_dim(b, tl->array, d);
     Value *zero = c64(b, 0);
-    Value *above = ib_cmpi(b, "sge", gidx[d], zero);
-    Value *below = ib_cmpi(b, "slt", gidx[d], n);
+    Value *above = ib_cmpi(b, IR_CMPI_SGE, gidx[d], zero);
+    Value *below = ib_cmpi(b, IR_CMPI_SLT, gidx[d], n);
     Value *inside = ib_binary(b, OP_ANDI, above, below);
     inb = ib_binary(b, OP_ANDI, inb, inside);
   }
@@ -875,7 +875,7 @@ static unsigned total_slots(const Ts *t) {
 static Value *slot_element(const Ts *t, IrBuilder *b, const Tile *tl, Value *lin, unsigned j, Value **exists) {
   int64_t n = t->bx * t->by, size = tile_elements(tl);
   Value *e = j ? ib_binary(b, OP_ADDI, lin, c64(b, (int64_t)j * n)) : lin;
-  *exists = size % n && (int64_t)(j + 1) * n > size ? ib_cmpi(b, "slt", e, c64(b, size)) : NULL;
+  *exists = size % n && (int64_t)(j + 1) * n > size ? ib_cmpi(b, IR_CMPI_SLT, e, c64(b, size)) : NULL;
   return e;
 }
 
@@ -1034,8 +1034,8 @@ static Op *emit_full_or_partial(Ts *t, IrBuilder *b, Value *k0, Value *ub, unsig
   Value *k0d = ib_binary(b, OP_ADDI, k0, depth);
   *end = ib_binary(b, OP_MINSI, k0d, ub);
   Value *ub_less = ib_binary(b, OP_SUBI, ub, depth);
-  Value *fits_lo = ib_cmpi(b, "sle", k0, ub_less);
-  Value *fits_hi = ib_cmpi(b, "sle", k0d, ub);
+  Value *fits_lo = ib_cmpi(b, IR_CMPI_SLE, k0, ub_less);
+  Value *fits_hi = ib_cmpi(b, IR_CMPI_SLE, k0d, ub);
   Value *full = ib_binary(b, OP_ANDI, fits_lo, fits_hi);
   return emit_if(t, b, full, n, types, whole, partial);
 }
@@ -1513,8 +1513,8 @@ static void rewrite_blocked(Ts *t) {
       Value *off = ib_const_int(&in, i32, d ? c : r);
       vb[d] = ib_binary(&in, OP_ADDI, bid[d], off);
     }
-    Value *in_x = ib_cmpi(&in, "ult", vb[0], gd[0]);
-    Value *in_y = ib_cmpi(&in, "ult", vb[1], gd[1]);
+    Value *in_x = ib_cmpi(&in, IR_CMPI_ULT, vb[0], gd[0]);
+    Value *in_y = ib_cmpi(&in, IR_CMPI_ULT, vb[1], gd[1]);
     vt.exists[v] = ib_binary(&in, OP_ANDI, in_x, in_y);
     ptrmap_put(mp, tid64[0], ib_binary(&in, OP_ADDI, tid64[0], c64(&in, t->bx * r)));
     ptrmap_put(mp, tid64[1], ib_binary(&in, OP_ADDI, tid64[1], c64(&in, t->by * c)));
@@ -1556,8 +1556,8 @@ static void rewrite_blocked(Ts *t) {
   if (t->uniform) {
     Type *i32t = i32;
     Op *red = ib_op(&in, OP_BARRIER_RED, 1, &all, 1, &i32t, 0);
-    ir_op_set_attr(m, red, "kind", attr_str(m, "and"));
-    Value *every = ib_cmpi(&in, "ne", op_result(red, 0), ib_const_int(&in, i32, 0));
+    ir_op_set_barrier_reduce_kind(m, red, IR_BARRIER_REDUCE_AND);
+    Value *every = ib_cmpi(&in, IR_CMPI_NE, op_result(red, 0), ib_const_int(&in, i32, 0));
     Block *yes, *no;
     outer = emit_if(t, &in, every, nr, ctypes, &yes, &no);
     IrBuilder y;

@@ -194,7 +194,8 @@ KF_API kf_status kf_build_constant_float(kf_builder *b, const kf_type *t, double
  * the result's type is result_type, or (NULL) the first operand's. */
 KF_API kf_status kf_build_simple(kf_builder *b, const char *name, unsigned noperands, kf_ir_value *const *operands,
                                  const kf_type *result_type, kf_ir_value **out);
-/* arith.cmpi (integers, i1) or arith.cmpf (floats) of predicate pred ("slt", "olt", ... : docs/kir.md). */
+/* arith.cmpi (integers, i1) or arith.cmpf (floats) of predicate pred ("slt", "olt", ... : docs/kir.md);
+ * KF_ERROR_INVALID_INPUT for a pred that is none of the operands' kind (integer or float). */
 KF_API kf_status kf_build_compare(kf_builder *b, const char *pred, kf_ir_value *x, kf_ir_value *y, kf_ir_value **out);
 /* v converted to the scalar type `to` by Numba's (and C's) rules: int widths and signedness, int <-> float,
  * float widths, to i1 as != 0. v itself when it already has type to. */

@@ -405,15 +405,10 @@ static bool set_const(Cc *c, const Op *op) {
   return true;
 }
 
-static int pred_index(const char *p, const char *const *names) {
-  for (int i = 0; names[i]; i++)
-    if (p && strcmp(p, names[i]) == 0) return i;
-  return -1;
-}
-
-static int choice(Cc *c, const Op *op, const char *attr, const char *const *names) {
-  int k = pred_index(ir_op_attr_str(op, attr), names);
-  if (k < 0) cc_error(c, op, "missing or unknown attribute '%s'", attr);
+/* op's attribute of enumeration e as its value; -1, reported, when it is missing or unknown. */
+static int choice(Cc *c, const Op *op, IrAttrEnum e) {
+  int k = ir_op_enum_attr(op, e);
+  if (k < 0) cc_error(c, op, "missing or unknown attribute '%s'", ir_enum_attr_name(e));
   return k;
 }
 
@@ -480,9 +475,9 @@ static const Op *latch_step(Cc *c, const Op *br, const Op *cmp) {
   uintptr_t known = (uintptr_t)ptrmap_get(&c->slots, next);
   if (known && known - 1 != dst) return NULL; /* decided against (or compiled) before */
   bool reads0 = op_operand((Op *)cmp, 0) == iv, reads1 = op_operand((Op *)cmp, 1) == iv;
-  const char *pred = ir_op_attr_str(cmp, "pred");
+  IrCmpIPred pred = ir_op_cmpi_pred(cmp);
   bool jstep = reads0 && !reads1 && op_operand((Op *)cmp, 1) != next && op_operand((Op *)d, 0) == iv &&
-               iv->type->bits == 64 && pred && (strcmp(pred, "slt") == 0 || strcmp(pred, "sgt") == 0);
+               iv->type->bits == 64 && (pred == IR_CMPI_SLT || pred == IR_CMPI_SGT);
   if (!known) {
     if ((reads0 || reads1) && !jstep) return NULL;
     for (unsigned i = 1; i < br->noperands; i++)
@@ -577,14 +572,14 @@ static void compile_terminator(Cc *c, const Op *op, const Block *next, bool copy
   uint32_t k;
   if (c->stepped) {
     const Op *cmp = c->fused;
-    bool up = strcmp(ir_op_attr_str(cmp, "pred"), "slt") == 0;
+    bool up = ir_op_cmpi_pred(cmp) == IR_CMPI_SLT;
     k = emit(c, up ? SI_JSTEP_SLT : SI_JSTEP_SGT, op);
     Ins *I = INS(c, k);
     I->a = opnd(c, cmp, 0);
     I->c = opnd(c, cmp, 1);  /* b is the false target */
     I->d = opnd(c, c->stepped, 1);
   } else if (c->fused) {
-    int p = choice(c, c->fused, "pred", sem_cmpi_names);
+    int p = choice(c, c->fused, IR_ENUM_CMPI);
     if (p < 0) return;
     k = emit(c, (SimOpcode)(SI_JCMP_EQ + p), op);
     Ins *I = INS(c, k);
@@ -625,11 +620,6 @@ static ReinterpInfo *view_info(Cc *c, const Op *op, const Type *t) {
 }
 
 static void compile_op(Cc *c, const Op *op) {
-  static const char *const atomic_names[] = {"add", "sub", "and", "or", "xor", "min", "max", "exch", "inc", "dec", "nanmin", "nanmax", NULL};
-  static const char *const shfl_names[] = {"idx", "up", "down", "xor", NULL};
-  static const char *const vote_names[] = {"all", "any", "uni", "ballot", NULL};
-  static const char *const match_names[] = {"any", "all", NULL};
-  static const char *const bred_names[] = {"count", "and", "or", NULL};
   uint32_t k;
   Ins *I;
   /* bf16 arithmetic runs as SEM (the simulator's fast instructions know f32, f64 and f16) */
@@ -671,7 +661,7 @@ static void compile_op(Cc *c, const Op *op) {
   case OP_FFS: int_binary(c, op, SI_FFS); return;
   case OP_BREV: int_binary(c, op, SI_BREV); return;
   case OP_CMPI: {
-    int p = choice(c, op, "pred", sem_cmpi_names);
+    int p = choice(c, op, IR_ENUM_CMPI);
     if (p < 0) return;
     k = emit(c, (SimOpcode)(SI_CMPI_EQ + p), op);
     I = INS(c, k);
@@ -710,7 +700,7 @@ static void compile_op(Cc *c, const Op *op) {
     return;
   }
   case OP_CMPF: {
-    int p = choice(c, op, "pred", sem_cmpf_names);
+    int p = choice(c, op, IR_ENUM_CMPF);
     if (p < 0) return;
     k = emit(c, is_f64(op_operand(op, 0)->type) ? SI_CMPF64 : SI_CMPF32, op);
     I = INS(c, k);
@@ -1054,7 +1044,7 @@ static void compile_op(Cc *c, const Op *op) {
   case OP_BARRIER: emit(c, SI_BARRIER, op); return;
   case OP_GRID_SYNC: emit(c, SI_GRIDSYNC, op); return;
   case OP_BARRIER_RED: {
-    int kind = choice(c, op, "kind", bred_names);
+    int kind = choice(c, op, IR_ENUM_BARRIER_REDUCE);
     if (kind < 0) return;
     k = emit(c, SI_BARRED, op);
     I = INS(c, k);
@@ -1097,7 +1087,7 @@ static void compile_op(Cc *c, const Op *op) {
       w->mask = opnd(c, op, 0);
     } else if (op->kind == OP_SHFL) {
       w->kind = WK_SHFL;
-      if ((w->mode = choice(c, op, "mode", shfl_names)) < 0) return;
+      if ((w->mode = choice(c, op, IR_ENUM_SHUFFLE)) < 0) return;
       w->mask = opnd(c, op, 0);
       w->val = opnd(c, op, 1);
       w->lane = opnd(c, op, 2);
@@ -1105,17 +1095,17 @@ static void compile_op(Cc *c, const Op *op) {
       w->vty = sem_ty(op_operand(op, 1)->type);
     } else if (op->kind == OP_VOTE) {
       w->kind = WK_VOTE;
-      if ((w->mode = choice(c, op, "mode", vote_names)) < 0) return;
+      if ((w->mode = choice(c, op, IR_ENUM_VOTE)) < 0) return;
       w->mask = opnd(c, op, 0);
       w->val = opnd(c, op, 1);
     } else if (op->kind == OP_MATCH) {
       w->kind = WK_MATCH;
-      if ((w->mode = choice(c, op, "mode", match_names)) < 0) return;
+      if ((w->mode = choice(c, op, IR_ENUM_MATCH)) < 0) return;
       w->mask = opnd(c, op, 0);
       w->val = opnd(c, op, 1);
       const Type *vt = op_operand(op, 1)->type;
       w->vk = vt->kind == TY_FLOAT && vt->bits == 32 ? MV_F32 : vt->bits == 32 ? MV_BITS32 : MV_BITS64;
-      if (w->mode == MM_ALL) w->pred = res(c, op, 1);
+      if (w->mode == IR_MATCH_ALL) w->pred = res(c, op, 1);
     } else {
       w->kind = WK_ACTIVEMASK;
     }
@@ -1136,9 +1126,9 @@ static void compile_op(Cc *c, const Op *op) {
     }
     AtomicInfo *ai = cc_alloc(c, sizeof *ai);
     if (op->kind == OP_ATOMIC_RMW) {
-      int kind = choice(c, op, "kind", atomic_names);
+      int kind = choice(c, op, IR_ENUM_ATOMIC);
       if (kind < 0) return;
-      ai->kind = (AtomicKind)kind;
+      ai->kind = (IrAtomicKind)kind;
     }
     ai->ek = sim_elem_kind(t->elem);
     if (ai->ek == EK_BOOL) {

@@ -486,26 +486,26 @@ void sim_emit_prints(Launch *L, Diag *diag) {
 
 static bool is_signed_ek(unsigned ek) { return ek == EK_I8 || ek == EK_I16 || ek == EK_I32 || ek == EK_I64; }
 
-static Slot atomic_apply(AtomicKind k, unsigned ek, Slot old, Slot v) {
+static Slot atomic_apply(IrAtomicKind k, unsigned ek, Slot old, Slot v) {
   Slot n = old;
   if (ek == EK_F16 || ek == EK_BF16 || ek == EK_F32 || ek == EK_F64) {
     bool f = ek != EK_F64; /* f16 and bf16 compute in float; store_elem rounds them */
     double a = f ? old.f : old.d, b = f ? v.f : v.d, r = a;
     switch (k) {
-    case AK_ADD: r = a + b; break;
-    case AK_SUB: r = a - b; break;
-    case AK_MIN: r = b < a ? b : a; break; /* Python's min(old, val), as Numba's CAS loop */
-    case AK_MAX: r = b > a ? b : a; break;
+    case IR_ATOMIC_ADD: r = a + b; break;
+    case IR_ATOMIC_SUB: r = a - b; break;
+    case IR_ATOMIC_MIN: r = b < a ? b : a; break; /* Python's min(old, val), as Numba's CAS loop */
+    case IR_ATOMIC_MAX: r = b > a ? b : a; break;
     /* numba-cuda's nanmin / nanmax: a NaN value keeps the old one, a NaN old value is replaced */
-    case AK_NANMIN: r = isnan(b) ? a : isnan(a) || b < a ? b : a; break;
-    case AK_NANMAX: r = isnan(b) ? a : isnan(a) || b > a ? b : a; break;
-    case AK_EXCH: r = b; break;
+    case IR_ATOMIC_NANMIN: r = isnan(b) ? a : isnan(a) || b < a ? b : a; break;
+    case IR_ATOMIC_NANMAX: r = isnan(b) ? a : isnan(a) || b > a ? b : a; break;
+    case IR_ATOMIC_EXCH: r = b; break;
     default: break;
     }
     if (f) {
       /* float arithmetic in float precision */
-      if (k == AK_ADD) n.f = old.f + v.f;
-      else if (k == AK_SUB) n.f = old.f - v.f;
+      if (k == IR_ATOMIC_ADD) n.f = old.f + v.f;
+      else if (k == IR_ATOMIC_SUB) n.f = old.f - v.f;
       else n.f = (float)r;
     } else {
       n.d = r;
@@ -514,18 +514,19 @@ static Slot atomic_apply(AtomicKind k, unsigned ek, Slot old, Slot v) {
   }
   bool s = is_signed_ek(ek);
   switch (k) {
-  case AK_ADD: n.u = old.u + v.u; break;
-  case AK_SUB: n.u = old.u - v.u; break;
-  case AK_AND: n.u = old.u & v.u; break;
-  case AK_OR: n.u = old.u | v.u; break;
-  case AK_XOR: n.u = old.u ^ v.u; break;
-  case AK_MIN:
-  case AK_NANMIN: n.u = (s ? v.i < old.i : v.u < old.u) ? v.u : old.u; break;
-  case AK_MAX:
-  case AK_NANMAX: n.u = (s ? v.i > old.i : v.u > old.u) ? v.u : old.u; break;
-  case AK_EXCH: n.u = v.u; break;
-  case AK_INC: n.u = old.u >= v.u ? 0 : old.u + 1; break;
-  case AK_DEC: n.u = (old.u == 0 || old.u > v.u) ? v.u : old.u - 1; break;
+  case IR_ATOMIC_ADD: n.u = old.u + v.u; break;
+  case IR_ATOMIC_SUB: n.u = old.u - v.u; break;
+  case IR_ATOMIC_AND: n.u = old.u & v.u; break;
+  case IR_ATOMIC_OR: n.u = old.u | v.u; break;
+  case IR_ATOMIC_XOR: n.u = old.u ^ v.u; break;
+  case IR_ATOMIC_MIN:
+  case IR_ATOMIC_NANMIN: n.u = (s ? v.i < old.i : v.u < old.u) ? v.u : old.u; break;
+  case IR_ATOMIC_MAX:
+  case IR_ATOMIC_NANMAX: n.u = (s ? v.i > old.i : v.u > old.u) ? v.u : old.u; break;
+  case IR_ATOMIC_EXCH: n.u = v.u; break;
+  case IR_ATOMIC_INC: n.u = old.u >= v.u ? 0 : old.u + 1; break;
+  case IR_ATOMIC_DEC: n.u = (old.u == 0 || old.u > v.u) ? v.u : old.u - 1; break;
+  case IR_ATOMIC_INVALID: break; /* (compile.c refuses it) */
   }
   return n;
 }
@@ -977,31 +978,31 @@ void sim_run_thread(BlockCtx *B, Thread *t) {
     case SI_FFS: R[I->d].u = norm(I, sem_ffs(zext(R[I->a].u, I->sh))); break;
     case SI_BREV: R[I->d].u = norm(I, sem_brev(zext(R[I->a].u, I->sh), 64u - I->sh)); break;
 #define CMPI(p) sem_cmpi((p), sext(R[I->a].u, I->sh), sext(R[I->b].u, I->sh), zext(R[I->a].u, I->sh), zext(R[I->b].u, I->sh))
-    case SI_CMPI_EQ: R[I->d].u = CMPI(SEM_IEQ); break;
-    case SI_CMPI_NE: R[I->d].u = CMPI(SEM_INE); break;
-    case SI_CMPI_SLT: R[I->d].u = CMPI(SEM_ISLT); break;
-    case SI_CMPI_SLE: R[I->d].u = CMPI(SEM_ISLE); break;
-    case SI_CMPI_SGT: R[I->d].u = CMPI(SEM_ISGT); break;
-    case SI_CMPI_SGE: R[I->d].u = CMPI(SEM_ISGE); break;
-    case SI_CMPI_ULT: R[I->d].u = CMPI(SEM_IULT); break;
-    case SI_CMPI_ULE: R[I->d].u = CMPI(SEM_IULE); break;
-    case SI_CMPI_UGT: R[I->d].u = CMPI(SEM_IUGT); break;
-    case SI_CMPI_UGE: R[I->d].u = CMPI(SEM_IUGE); break;
+    case SI_CMPI_EQ: R[I->d].u = CMPI(IR_CMPI_EQ); break;
+    case SI_CMPI_NE: R[I->d].u = CMPI(IR_CMPI_NE); break;
+    case SI_CMPI_SLT: R[I->d].u = CMPI(IR_CMPI_SLT); break;
+    case SI_CMPI_SLE: R[I->d].u = CMPI(IR_CMPI_SLE); break;
+    case SI_CMPI_SGT: R[I->d].u = CMPI(IR_CMPI_SGT); break;
+    case SI_CMPI_SGE: R[I->d].u = CMPI(IR_CMPI_SGE); break;
+    case SI_CMPI_ULT: R[I->d].u = CMPI(IR_CMPI_ULT); break;
+    case SI_CMPI_ULE: R[I->d].u = CMPI(IR_CMPI_ULE); break;
+    case SI_CMPI_UGT: R[I->d].u = CMPI(IR_CMPI_UGT); break;
+    case SI_CMPI_UGE: R[I->d].u = CMPI(IR_CMPI_UGE); break;
     /* JCMP_<pred>: compare slots a and c, to imm when true, else to b */
 #define JCMP(p) \
   pc = sem_cmpi((p), sext(R[I->a].u, I->sh), sext(R[I->c].u, I->sh), zext(R[I->a].u, I->sh), zext(R[I->c].u, I->sh)) \
            ? (uint32_t)I->imm                                                                                        \
            : I->b
-    case SI_JCMP_EQ: JCMP(SEM_IEQ); break;
-    case SI_JCMP_NE: JCMP(SEM_INE); break;
-    case SI_JCMP_SLT: JCMP(SEM_ISLT); break;
-    case SI_JCMP_SLE: JCMP(SEM_ISLE); break;
-    case SI_JCMP_SGT: JCMP(SEM_ISGT); break;
-    case SI_JCMP_SGE: JCMP(SEM_ISGE); break;
-    case SI_JCMP_ULT: JCMP(SEM_IULT); break;
-    case SI_JCMP_ULE: JCMP(SEM_IULE); break;
-    case SI_JCMP_UGT: JCMP(SEM_IUGT); break;
-    case SI_JCMP_UGE: JCMP(SEM_IUGE); break;
+    case SI_JCMP_EQ: JCMP(IR_CMPI_EQ); break;
+    case SI_JCMP_NE: JCMP(IR_CMPI_NE); break;
+    case SI_JCMP_SLT: JCMP(IR_CMPI_SLT); break;
+    case SI_JCMP_SLE: JCMP(IR_CMPI_SLE); break;
+    case SI_JCMP_SGT: JCMP(IR_CMPI_SGT); break;
+    case SI_JCMP_SGE: JCMP(IR_CMPI_SGE); break;
+    case SI_JCMP_ULT: JCMP(IR_CMPI_ULT); break;
+    case SI_JCMP_ULE: JCMP(IR_CMPI_ULE); break;
+    case SI_JCMP_UGT: JCMP(IR_CMPI_UGT); break;
+    case SI_JCMP_UGE: JCMP(IR_CMPI_UGE); break;
 #undef JCMP
 #undef CMPI
     /* JSTEP_<pred>: a counted loop's latch (i64): compare slots a and c; when true, a += d and to imm, else to b */

@@ -66,7 +66,10 @@ static uint64_t match_bits(const WarpInfo *wi, const Slot *R) {
 static const char *warp_op_text(const Thread *t, char *buf, size_t n) {
   const Ins *I = waiting_at(t);
   const WarpInfo *wi = I->ext;
-  const char *mode = ir_op_attr_str(I->op, "mode");
+  const char *mode = wi->kind == WK_SHFL    ? ir_shuffle_mode_name((IrShuffleMode)wi->mode)
+                     : wi->kind == WK_VOTE  ? ir_vote_mode_name((IrVoteMode)wi->mode)
+                     : wi->kind == WK_MATCH ? ir_match_mode_name((IrMatchMode)wi->mode)
+                                            : NULL;
   uint32_t mask = wi->kind == WK_ACTIVEMASK ? 0 : op_mask(t);
   if (wi->kind == WK_SHFL)
     snprintf(buf, n, "a shuffle (mode %s) of a %u-bit value with mask 0x%08x", mode, wi->vty.bits == 64 ? 64 : 32,
@@ -213,10 +216,10 @@ static bool run_warp_group(BlockCtx *B, unsigned w, unsigned nl, uint32_t group)
       unsigned b = (unsigned)(R[wi->lane].u & 31); /* PTX's shfl.sync reads b[4:0] */
       unsigned seg = l & ~(unsigned)(width - 1), last = seg + (unsigned)width - 1, src = l;
       switch (wi->mode) {
-      case SH_IDX: src = seg | (b & (unsigned)(width - 1)); break;
-      case SH_UP: src = l >= seg + b ? l - b : l; break;
-      case SH_DOWN: src = l + b <= last ? l + b : l; break;
-      case SH_XOR: src = (l ^ b) <= last ? l ^ b : l; break;
+      case IR_SHUFFLE_IDX: src = seg | (b & (unsigned)(width - 1)); break;
+      case IR_SHUFFLE_UP: src = l >= seg + b ? l - b : l; break;
+      case IR_SHUFFLE_DOWN: src = l + b <= last ? l + b : l; break;
+      case IR_SHUFFLE_XOR: src = (l ^ b) <= last ? l ^ b : l; break;
       }
       if (src == l) {
         v = R[wi->val];
@@ -231,9 +234,9 @@ static bool run_warp_group(BlockCtx *B, unsigned w, unsigned nl, uint32_t group)
       break;
     }
     case WK_VOTE:
-      if (wi->mode == VM_BALLOT) v.u = ballot;
-      else if (wi->mode == VM_ALL) v.u = ballot == group;
-      else if (wi->mode == VM_ANY) v.u = ballot != 0;
+      if (wi->mode == IR_VOTE_BALLOT) v.u = ballot;
+      else if (wi->mode == IR_VOTE_ALL) v.u = ballot == group;
+      else if (wi->mode == IR_VOTE_ANY) v.u = ballot != 0;
       else v.u = ballot == 0 || ballot == group;
       break;
     case WK_MATCH: { /* the lanes of the group (its mask's live lanes) whose value has this lane's bits */
@@ -243,7 +246,7 @@ static bool run_warp_group(BlockCtx *B, unsigned w, unsigned nl, uint32_t group)
         const Thread *o = &lanes[__builtin_ctz(e)];
         if (match_bits(waiting_at(o)->ext, o->regs) == mine) same |= 1u << __builtin_ctz(e);
       }
-      if (wi->mode == MM_ANY) {
+      if (wi->mode == IR_MATCH_ANY) {
         v.u = same;
       } else {
         pred[l] = same == group;
@@ -264,7 +267,7 @@ static bool run_warp_group(BlockCtx *B, unsigned w, unsigned nl, uint32_t group)
     if (kind == WK_SHFL) t->regs[I->d] = out[l]; /* any scalar type, bits as they are */
     else if (kind != WK_SYNCWARP) t->regs[I->d].u = norm(I, out[l].u);
     const WarpInfo *wi = I->ext;
-    if (kind == WK_MATCH && wi->mode == MM_ALL) t->regs[wi->pred].u = pred[l];
+    if (kind == WK_MATCH && wi->mode == IR_MATCH_ALL) t->regs[wi->pred].u = pred[l];
     t->pc++;
     t->state = T_READY;
   }
@@ -346,7 +349,7 @@ bool sim_release_barrier(BlockCtx *B, Thread *first) {
     return false;
   }
   if (I->code == SI_GRIDSYNC) return true; /* the whole block waits at the grid barrier: released with the grid */
-  uint64_t v = I->aux == BR_COUNT ? count : I->aux == BR_AND ? count == n : count != 0;
+  uint64_t v = I->aux == IR_BARRIER_REDUCE_COUNT ? count : I->aux == IR_BARRIER_REDUCE_AND ? count == n : count != 0;
   for (unsigned i = 0; i < B->nthreads; i++) {
     Thread *t = &B->threads[i];
     if (t->state != T_BARRIER) continue;

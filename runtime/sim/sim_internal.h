@@ -83,17 +83,11 @@ typedef enum {
   SI__COUNT
 } SimOpcode;
 
-/* Float comparison predicates (Ins.aux): SemFPred. */
-/* Atomic kinds (AtomicInfo.kind), in ops.def order. */
-typedef enum { AK_ADD, AK_SUB, AK_AND, AK_OR, AK_XOR, AK_MIN, AK_MAX, AK_EXCH, AK_INC, AK_DEC, AK_NANMIN, AK_NANMAX } AtomicKind;
-/* Warp-op kinds (WarpInfo.kind) and modes. */
+/* Float comparison predicates (Ins.aux): IrCmpFPred. Atomic kinds (AtomicInfo.kind): IrAtomicKind. */
+/* Warp-op kinds (WarpInfo.kind); their modes are IrShuffleMode, IrVoteMode, IrMatchMode (ir/attr_enums.def). */
 typedef enum { WK_SHFL, WK_VOTE, WK_MATCH, WK_SYNCWARP, WK_ACTIVEMASK } WarpKind;
-typedef enum { SH_IDX, SH_UP, SH_DOWN, SH_XOR } ShflMode;
-typedef enum { VM_ALL, VM_ANY, VM_UNI, VM_BALLOT } VoteMode;
-typedef enum { MM_ANY, MM_ALL } MatchMode;
 /* How a match compares its values (WarpInfo.vk): the low 32 bits of .u, all 64, the bits of a float's .f. */
 typedef enum { MV_BITS32, MV_BITS64, MV_F32 } MatchValue;
-typedef enum { BR_COUNT, BR_AND, BR_OR } BarrierReduceKind;
 
 typedef struct SimFn SimFn;
 
@@ -177,7 +171,7 @@ typedef struct FieldInfo {
 } FieldInfo;
 
 typedef struct AtomicInfo {
-  AtomicKind kind;
+  IrAtomicKind kind;
   ElemKind ek;
   SlotList idx;
   uint32_t arr, val, cmp;   /* cmp: CAS expected value */

@@ -577,6 +577,9 @@ static void test_errors(void) {
   kf_ir_value *cf = NULL, *iv = NULL, *c = NULL;
   OK(kf_build_constant_float(b, f32, 1.0, &cf));
   BAD(kf_build_for_begin(b, n, n, cf, &iv), 3, 14, "scf.for: the step must be an i64, not f32");
+  BAD(kf_build_compare(b, "olt", n, sum, &c), 3, 14,
+      "kf_build_compare: unknown integer predicate \"olt\" (one of eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge)");
+  BAD(kf_build_compare(b, "slt", cf, cf, &c), 3, 14, "kf_build_compare: unknown float predicate \"slt\" (one of oeq, one");
   OK(kf_build_compare(b, "slt", n, sum, &c));
   CHECK(kf_value_type(c) == i1);
   OK(kf_build_if_begin(b, c));

@@ -303,7 +303,7 @@ static void test_builder_module(void) {
   ib_const_float(&b, f32, INFINITY);
   ib_const_float(&b, ty_f64(ctx), 4.9406564584124654e-324);
   Value *s = ib_binary(&b, OP_ADDI, c, n);
-  Value *lt = ib_cmpi(&b, "slt", s, n);
+  Value *lt = ib_cmpi(&b, IR_CMPI_SLT, s, n);
   Op *g = ib_op(&b, OP_FENCE, 0, NULL, 0, NULL, 0);
   Attr inner[] = {attr_int(i64, 1), attr_float(f32, 2.5f), attr_array(m, 0, NULL)};
   Attr elems[] = {attr_str(m, "q\"uo\\te\n\t\x01\xe9"), attr_sym(m, "has space"), attr_sym(m, "a.b$c"),

@@ -201,8 +201,8 @@ static inline SemSig opsem_sig(OpKind k, unsigned n, const char *const *ops, con
     snprintf(name, sizeof name, "%.*s", (int)(slash - pred), pred);
     s.fn = (uint16_t)(1 + ir_libdevice_index(ir_libdevice_lookup(name)));
     s.pred = (int8_t)atoi(slash + 1);
-  } else if (opsem_rounds(k)) s.pred = (int8_t)(pred ? sem_name_index(pred, sem_round_names) : SEM_RN);
-  else s.pred = (int8_t)(pred ? sem_name_index(pred, k == OP_CMPI ? sem_cmpi_names : sem_cmpf_names) : -1);
+  } else if (opsem_rounds(k)) s.pred = (int8_t)(pred ? ir_round_mode_parse(pred) : IR_ROUND_RN);
+  else s.pred = (int8_t)(pred ? ir_enum_parse(ir_cmp_pred_enum(k), pred) : -1);
   return s;
 }
 
@@ -234,8 +234,9 @@ static inline void opsem_for_each_case(OpsemCaseFn fn, void *user) {
     if (!ir_op_sem[k].eval) continue;
     int n = ir_op_info[k].noperands;
     if (n < 1 || n > 3) continue;
-    const char *const *preds = k == OP_CMPI ? sem_cmpi_names : k == OP_CMPF ? sem_cmpf_names : NULL;
-    if (opsem_rounds((OpKind)k)) preds = sem_round_names + SEM_RZ; /* rn is the case without the attr */
+    /* the values of its enumerated attribute, from `first` on (a rounding's rn is the case without the attr) */
+    int preds = k == OP_CMPI ? IR_ENUM_CMPI : k == OP_CMPF ? IR_ENUM_CMPF : opsem_rounds((OpKind)k) ? IR_ENUM_ROUND : -1;
+    unsigned first = opsem_rounds((OpKind)k) ? IR_ROUND_RZ : 0;
     for (unsigned a = 0; a < OPSEM_NTYPES; a++) {
       const char *ops[3] = {OPSEM_TYPES[a], OPSEM_TYPES[a], OPSEM_TYPES[a]};
       if (k == OP_SELECT) ops[0] = "i1";
@@ -247,8 +248,9 @@ static inline void opsem_for_each_case(OpsemCaseFn fn, void *user) {
         }
         if (n > 1 && r != a && strcmp(OPSEM_TYPES[r], "i1") != 0) continue;
         if (opsem_rounds((OpKind)k)) fn((OpKind)k, (unsigned)n, ops, OPSEM_TYPES[r], NULL, user);
-        if (preds)
-          for (unsigned p = 0; preds[p]; p++) fn((OpKind)k, (unsigned)n, ops, OPSEM_TYPES[r], preds[p], user);
+        if (preds >= 0)
+          for (unsigned p = first; p < ir_enum_count((IrAttrEnum)preds); p++)
+            fn((OpKind)k, (unsigned)n, ops, OPSEM_TYPES[r], ir_enum_name((IrAttrEnum)preds, (int)p), user);
         else
           fn((OpKind)k, (unsigned)n, ops, OPSEM_TYPES[r], NULL, user);
       }

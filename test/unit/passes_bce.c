@@ -82,7 +82,7 @@ static int64_t small_or_edge(void) { return rnd() % 4 ? (int64_t)pick_n(14) - 2 
 
 static Value *bin(Gen *g, OpKind k, Value *x, Value *y) { return ib_binary(&g->b, k, x, y); }
 
-static const char *const preds[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
+static const IrCmpIPred preds[] = {IR_CMPI_EQ, IR_CMPI_NE, IR_CMPI_SLT, IR_CMPI_SLE, IR_CMPI_SGT, IR_CMPI_SGE, IR_CMPI_ULT, IR_CMPI_ULE, IR_CMPI_UGT, IR_CMPI_UGE};
 
 /* An extent of one of the arrays. */
 static Value *extent(Gen *g) {
@@ -177,13 +177,13 @@ static Value *index_for(Gen *g, Value *n) {
   case 1: return i;
   case 2:
   case 3: {
-    Value *neg = ib_cmpi(&g->b, "slt", i, cst(g, 0));
+    Value *neg = ib_cmpi(&g->b, IR_CMPI_SLT, i, cst(g, 0));
     return ib_select(&g->b, neg, bin(g, OP_ADDI, i, n), i);
   }
   case 4: return bin(g, OP_ANDI, i, cst(g, 7));
   case 5: return bin(g, rnd() % 2 ? OP_MAXSI : OP_ANDI, i, cst(g, rnd() % 2 ? 0 : INT64_MAX)); /* >= 0, unbounded */
-  case 6: return ib_select(&g->b, ib_cmpi(&g->b, "slt", i, n), i, bin(g, OP_SUBI, n, cst(g, 1)));
-  case 7: return ib_select(&g->b, ib_cmpi(&g->b, "sge", i, n), cst(g, (int64_t)pick_n(3) - 1), i);
+  case 6: return ib_select(&g->b, ib_cmpi(&g->b, IR_CMPI_SLT, i, n), i, bin(g, OP_SUBI, n, cst(g, 1)));
+  case 7: return ib_select(&g->b, ib_cmpi(&g->b, IR_CMPI_SGE, i, n), cst(g, (int64_t)pick_n(3) - 1), i);
   case 8:
   case 9:
   case 10:
@@ -217,19 +217,19 @@ static void emit_access(Gen *g, Value *arr, Value *const *idx) {
 static Value *guard_for(Gen *g, Value *i, Value *n, bool *in_else) {
   *in_else = false;
   switch (pick_n(11)) {
-  case 0: return ib_cmpi(&g->b, "slt", i, n);
+  case 0: return ib_cmpi(&g->b, IR_CMPI_SLT, i, n);
   case 10:
-    return bin(g, OP_ANDI, ib_cmpi(&g->b, "sge", i, cst(g, 0)),
-               ib_cmpi(&g->b, "slt", bin(g, OP_ADDI, i, cst(g, 1 + pick_n(2))), n));
-  case 1: return ib_cmpi(&g->b, "ult", i, n);
-  case 2: *in_else = true; return ib_cmpi(&g->b, "sge", i, n);
-  case 3: return bin(g, OP_ANDI, ib_cmpi(&g->b, "sge", i, cst(g, 0)), ib_cmpi(&g->b, "slt", i, n));
-  case 4: return ib_cmpi(&g->b, "sle", bin(g, OP_ADDI, i, cst(g, 1)), n);
-  case 5: return ib_cmpi(&g->b, "sgt", n, i);
-  case 6: return ib_cmpi(&g->b, "sle", i, n);
-  case 7: return ib_cmpi(&g->b, "slt", bin(g, OP_ADDI, i, cst(g, pick_n(3))), n);
-  case 8: return ib_cmpi(&g->b, "slt", i, bin(g, OP_SUBI, n, cst(g, (int64_t)pick_n(3) - 1)));
-  default: return ib_cmpi(&g->b, "slt", i, bin(g, OP_ADDI, n, cst(g, 1)));
+    return bin(g, OP_ANDI, ib_cmpi(&g->b, IR_CMPI_SGE, i, cst(g, 0)),
+               ib_cmpi(&g->b, IR_CMPI_SLT, bin(g, OP_ADDI, i, cst(g, 1 + pick_n(2))), n));
+  case 1: return ib_cmpi(&g->b, IR_CMPI_ULT, i, n);
+  case 2: *in_else = true; return ib_cmpi(&g->b, IR_CMPI_SGE, i, n);
+  case 3: return bin(g, OP_ANDI, ib_cmpi(&g->b, IR_CMPI_SGE, i, cst(g, 0)), ib_cmpi(&g->b, IR_CMPI_SLT, i, n));
+  case 4: return ib_cmpi(&g->b, IR_CMPI_SLE, bin(g, OP_ADDI, i, cst(g, 1)), n);
+  case 5: return ib_cmpi(&g->b, IR_CMPI_SGT, n, i);
+  case 6: return ib_cmpi(&g->b, IR_CMPI_SLE, i, n);
+  case 7: return ib_cmpi(&g->b, IR_CMPI_SLT, bin(g, OP_ADDI, i, cst(g, pick_n(3))), n);
+  case 8: return ib_cmpi(&g->b, IR_CMPI_SLT, i, bin(g, OP_SUBI, n, cst(g, (int64_t)pick_n(3) - 1)));
+  default: return ib_cmpi(&g->b, IR_CMPI_SLT, i, bin(g, OP_ADDI, n, cst(g, 1)));
   }
 }
 
@@ -384,7 +384,7 @@ static void gen_for(Gen *g, int depth) {
     lb = small(g, pick(g));
     ub = small(g, pick(g));
     step = rnd() % 2 ? cst(g, rnd() % 2 ? 1 : -1)
-                     : ib_select(&g->b, ib_cmpi(&g->b, "slt", pick(g), pick(g)), cst(g, 1), cst(g, -2));
+                     : ib_select(&g->b, ib_cmpi(&g->b, IR_CMPI_SLT, pick(g), pick(g)), cst(g, 1), cst(g, -2));
     break;
   }
   Value *ops[3] = {lb, ub, step};

@@ -61,7 +61,7 @@ static int64_t edge(void) {
 static Value *bin(Gen *g, OpKind k, Value *x, Value *y) { return ib_binary(&g->b, k, x, y); }
 
 static Value *cmp(Gen *g, Value *x, Value *y) {
-  static const char *const preds[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
+  static const IrCmpIPred preds[] = {IR_CMPI_EQ, IR_CMPI_NE, IR_CMPI_SLT, IR_CMPI_SLE, IR_CMPI_SGT, IR_CMPI_SGE, IR_CMPI_ULT, IR_CMPI_ULE, IR_CMPI_UGT, IR_CMPI_UGE};
   return ib_cmpi(&g->b, preds[rnd() % 10], x, y);
 }
 
@@ -181,7 +181,7 @@ static void gen_while(Gen *g, int depth) {
   ir_region_append_block(&op->regions[0], before);
   Value *k = ir_block_add_arg(g->m, before, g->i64), *acc = ir_block_add_arg(g->m, before, g->i64);
   ib_set_end(&g->b, before);
-  Value *cops[3] = {ib_cmpi(&g->b, "sgt", k, cst(g, 0)), k, acc};
+  Value *cops[3] = {ib_cmpi(&g->b, IR_CMPI_SGT, k, cst(g, 0)), k, acc};
   ib_op(&g->b, OP_CONDITION, 3, cops, 0, NULL, 0);
   /* after: the counter goes down, the accumulator is whatever the generated code makes */
   Block *after = ir_block_new(g->m);
