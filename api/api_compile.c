@@ -163,3 +163,73 @@ kf_status kf_compile_options_key(const kf_compile_options *opts, char **out) {
   *out = sb_take(&j.b);
   return *out ? KF_OK : KF_ERROR_OUT_OF_MEMORY;
 }
+
+/* ---- signatures and result types as trees (the frontend's grammar and Numba names: type_tree.c) ---- */
+
+typedef struct TreeJob {
+  kf_context *ctx;
+  const char *text;   /* kf_signature_parse: the signature */
+  size_t len;
+  const Type *type;   /* kf_module_function_result: the result type */
+  kf_value *out;
+  bool ok;
+} TreeJob;
+
+static void signature_job(void *arg) {
+  TreeJob *j = arg;
+  DiagKind prev = diag_set_kind(DIAG_KIND_TYPING); /* the parser says SYNTAX itself, unsupported types UNSUPPORTED */
+  j->ok = fe_signature_tree(j->ctx->ir, &j->ctx->diag, "<signature>", j->text, j->len, &j->out);
+  diag_set_kind(prev);
+}
+
+static void type_job(void *arg) {
+  TreeJob *j = arg;
+  j->ok = fe_type_tree(&j->ctx->diag, j->type, &j->out);
+}
+
+/* Runs job under a guard; its tree reaches *out only when it succeeded. */
+static kf_status tree_run(TreeJob *j, void (*job)(void *), kf_status failure, kf_value **out) {
+  if (!diag_guard(&j->ctx->diag, job, j)) return KF_ERROR_OUT_OF_MEMORY;
+  if (!j->ok) return failure;
+  *out = j->out;
+  return KF_OK;
+}
+
+kf_status kf_signature_parse(kf_context *ctx, const char *text, size_t len, kf_value **out) {
+  if (!ctx || !out) return KF_ERROR_INVALID_INPUT;
+  API_CONTEXT(ctx);
+  *out = NULL;
+  if (!text) {
+    diag_error(&ctx->diag, srcloc(NULL, 0, 0), "kf_signature_parse: no signature text");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  TreeJob j = {ctx, text, len, NULL, NULL, false};
+  kf_status st = tree_run(&j, signature_job, KF_ERROR_INVALID_INPUT, out);
+  kf_error_info e;
+  if (st == KF_ERROR_INVALID_INPUT && kf_context_first_error(ctx, &e) == KF_OK && e.kind == KF_ERRKIND_UNSUPPORTED)
+    st = KF_ERROR_UNSUPPORTED;
+  return st;
+}
+
+kf_status kf_module_function_result(kf_module *m, const char *name, kf_value **out) {
+  if (!m || !out) return KF_ERROR_INVALID_INPUT;
+  API_CONTEXT(m->ctx);
+  *out = NULL;
+  Op *func = name ? ir_module_lookup(m->ir, name) : NULL;
+  Type *ft = func && func->kind == OP_FUNC_FUNC ? ir_op_attr_type(func, "function_type") : NULL;
+  if (!ft || ft->kind != TY_FUNC) {
+    diag_error(&m->ctx->diag, srcloc(NULL, 0, 0), "no function '%s' in the module", name ? name : "(null)");
+    return KF_ERROR_NOT_FOUND;
+  }
+  /* an Optional result is carried as its parts (the value and a flag): the function says which type it is */
+  Type *t = ir_op_attr_type(func, "result_type");
+  if (!t && ft->nresults == 1) t = ft->results[0];
+  else if (!t && ft->nresults > 1) { /* a tuple returned as its elements */
+    t = ty_tuple(m->ctx->ir, ft->nresults, ft->results);
+    if (!t) return api_out_of_memory(m->ctx);
+  }
+  TreeJob j = {m->ctx, NULL, 0, t, NULL, false};
+  return tree_run(&j, type_job, KF_ERROR_UNSUPPORTED, out);
+}
+
+void kf_value_free(kf_value *v) { kf_free(v); }

@@ -116,6 +116,15 @@ typedef struct FeLayout {
 bool fe_layout_parse(const char *text, FeLayout *out);
 static inline unsigned fe_layout_ndims(const FeLayout *l, unsigned arg) { return l->first[arg + 1] - l->first[arg]; }
 
+/* ---- type trees (type_tree.c) ----
+ * Numba types as the kf_value trees of kf_signature_parse and kf_module_function_result (kfront.h lists the
+ * forms), each in one block of the current allocator (kf_free). Both report to diag (a type with no Numba type:
+ * kind UNSUPPORTED) and return false; run them under a guard.
+ * fe_signature_tree: a signature's text as the frontend reads it (nb_parse_signature_text), located in `file`
+ * ("<signature>" when NULL) at line 1. fe_type_tree: one type (NULL: none). */
+bool fe_signature_tree(IrContext *ctx, Diag *diag, const char *file, const char *text, size_t len, kf_value **out);
+bool fe_type_tree(Diag *diag, const Type *t, kf_value **out);
+
 /* ---- records (records.c) ----
  * Numba's spelling of a record type (a NumPy structured dtype), the one grammar for signatures, the runtime's
  * record dtypes and kernel signatures:

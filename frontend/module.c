@@ -31,6 +31,7 @@
 
 #include "frontend/fe.h"
 #include "frontend/parser.h"
+#include "frontend/type_tree.h"
 #include "utils/stack.h"
 
 void fe_error(FeCtx *fe, SrcLoc loc, const char *fmt, ...) {
@@ -1398,6 +1399,21 @@ bool fe_function_kind(IrContext *ctx, Diag *diag, const kf_source *main, const F
       *out = FE_FUNCTION_PYTHON;
     }
   }
+  ir_module_free(fe.m);
+  free_reading(&fe);
+  return ok;
+}
+
+bool fe_signature_tree(IrContext *ctx, Diag *diag, const char *file, const char *text, size_t len, kf_value **out) {
+  /* the frontend's state as a compile of an empty source has it (the known names, enums, records) */
+  static const kf_source empty = {"<signature>", "", 0, 1};
+  FeCtx fe;
+  FeOptions o = given_options(NULL);
+  *out = NULL;
+  bool ok = read_sources(&fe, ctx, diag, &empty, &o);
+  FeSig sig;
+  ok = ok && nb_parse_signature_text(&fe, text, len, file ? file : "<signature>", 1, 1, &sig) && !fe_failed(&fe);
+  ok = ok && fe_sig_tree(&fe, &sig, out);
   ir_module_free(fe.m);
   free_reading(&fe);
   return ok;

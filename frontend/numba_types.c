@@ -11,7 +11,11 @@
  * `float32[::1, :]` (F), `float32[:]` (A), `UniTuple(int64, 2)`, `Tuple((int64, float32))`, a named tuple
  * `NamedTuple("mod.Point", ("x", "y"), (int64, float64))`, and a tuple of argument types
  * `(float32[:, :], float32[:, :])` as @guvectorize takes it; Numba's constructor `Array(float32, 1, 'C')`, with
- * `readonly=True` for a readonly argument (FeSig.readonly). */
+ * `readonly=True` for a readonly argument (FeSig.readonly); pointers `CPointer(int32)` / `int32*` (to numbers only:
+ * others, and numba's `voidptr`, are errors of kind UNSUPPORTED), `NPDatetime('D')` / `datetime64[D]`,
+ * `CharSeq(12)` / `[char x 12]` and `UnicodeCharSeq(12)` / `[unichr x 12]`, `Record(...)`, `optional(int64)`,
+ * enum members. This is the one reader of the syntax: the Python module asks it (kf_signature_parse,
+ * type_tree.c) rather than parsing signatures itself. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,7 +409,7 @@ static const struct {
     {"short", NB_I16},    {"ushort", NB_U16},  {"long_", NB_I64},     {"ulong", NB_U64},     {"longlong", NB_I64},
     {"ulonglong", NB_U64}, {"size_t", NB_U64}, {"ssize_t", NB_I64},   {"double", NB_F64},    {"half", NB_F16},
     {"single", NB_F32},   {"complex64", NB_C64}, {"complex128", NB_C128}, {"c8", NB_C64}, {"c16", NB_C128},
-    {"csingle", NB_C64},  {"cdouble", NB_C128}, {"complex_", NB_C128}, {"bfloat16", NB_BF16}, {"void", -1},
+    {"csingle", NB_C64},  {"cdouble", NB_C128}, {"complex_", NB_C128}, {"bfloat16", NB_BF16}, {"float_", NB_F32}, {"void", -1},
     {"none", -1},
 };
 
@@ -545,25 +549,36 @@ static Type *parse_array_ctor(FeCtx *fe, const PyExpr *e, bool *readonly) {
   return ty_array(fe->ctx, elem, (unsigned)nd->intlit.value, layout);
 }
 
-/* Whether name is datetime64 / NPDatetime (1) or timedelta64 / NPTimedelta (2), else 0. */
+/* A pointer to what is not a number (elem: its Numba name): an error of kind UNSUPPORTED (numba has the type; kfront
+ * compiles no parameter or result of it). */
+static void unsupported_pointer(FeCtx *fe, SrcLoc loc, const char *elem) {
+  DiagKind prev = diag_set_kind(DIAG_KIND_UNSUPPORTED);
+  fe_error(fe, loc, "pointer types (%s*) are not supported in signatures: kernels and device functions take pointers "
+           "to numbers (CPointer(float32), float32*) and arrays", elem);
+  diag_set_kind(prev);
+}
+
 /* CPointer(T) (also spelt T*): a pointer to a number, in the generic address space, as numba-cuda's kernels take and
  * pass them (p[i] reads and writes through it). */
 static Type *parse_pointer_type(FeCtx *fe, const PyExpr *e) {
   if (e->call.args.n != 1 || e->call.nkeywords) {
-    fe_error(fe, e->loc, "CPointer takes one type (CPointer(float32)); kfront has no pointer in an address space of its own");
+    DiagKind prev = diag_set_kind(DIAG_KIND_UNSUPPORTED);
+    fe_error(fe, e->loc, "pointer types in an address space of their own are not supported in signatures: CPointer "
+                         "takes one type (CPointer(float32))");
+    diag_set_kind(prev);
     return NULL;
   }
   bool v = false;
   Type *elem = nb_parse_type(fe, e->call.args.items[0], &v);
   if (!elem && !v) return NULL;
   if (!elem || !ty_is_scalar(elem) || elem->time || elem->storage) {
-    fe_error(fe, e->call.args.items[0]->loc, "pointer types (%s*) are not supported by kfront: kernels and device "
-             "functions take pointers to numbers (CPointer(float32), float32*)", elem ? nb_type_str(&fe->arena, elem) : "void");
+    unsupported_pointer(fe, e->call.args.items[0]->loc, elem ? nb_type_str(&fe->arena, elem) : "void");
     return NULL;
   }
   return ty_ptr(fe->ctx, elem, 0);
 }
 
+/* Whether name is datetime64 / NPDatetime (1) or timedelta64 / NPTimedelta (2), else 0. */
 static int time_type_name(const char *name, bool ctor) {
   if (!name) return 0;
   if (strcmp(name, ctor ? "NPDatetime" : "datetime64") == 0) return 1;
@@ -593,8 +608,9 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
   int which;
   if (e->kind == EX_SUBSCRIPT && (which = time_type_name(type_expr_name(e->subscript.value), false)))
     return parse_time_type(fe, which, e->subscript.index);
-  if (e->kind == EX_CALL && (which = time_type_name(type_expr_name(e->call.func), true)) && e->call.args.n == 1)
-    return parse_time_type(fe, which, e->call.args.items[0]);
+  if (e->kind == EX_CALL && (which = time_type_name(type_expr_name(e->call.func), true)) && e->call.args.n <= 1 &&
+      !e->call.nkeywords) /* NPDatetime('D'); NPDatetime(): the generic unit, as numba's default */
+    return e->call.args.n ? parse_time_type(fe, which, e->call.args.items[0]) : ty_time(fe->ctx, which == 1, TU_GENERIC);
   if ((e->kind == EX_NAME || e->kind == EX_ATTRIBUTE) && (which = time_type_name(type_expr_name(e), false)))
     return ty_time(fe->ctx, which == 1, TU_GENERIC);
   if (e->kind == EX_SUBSCRIPT) {
@@ -644,6 +660,14 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
       return fe_optional_type(fe, t, e->loc);
     }
     if (fname && strcmp(fname, "CPointer") == 0) return parse_pointer_type(fe, e);
+    if (fname && (strcmp(fname, "CharSeq") == 0 || strcmp(fname, "UnicodeCharSeq") == 0)) {
+      /* CharSeq(12), UnicodeCharSeq(12): numba's constructors of [char x 12] and [unichr x 12] */
+      const PyExpr *cnt = e->call.args.n == 1 && !e->call.nkeywords ? e->call.args.items[0] : NULL;
+      Type *t = cnt && cnt->kind == EX_INT && cnt->intlit.value >= 1 && cnt->intlit.value <= INT32_MAX
+                    ? ty_charseq(fe->ctx, fname[0] == 'U', (unsigned)cnt->intlit.value) : NULL;
+      if (!t) fe_error(fe, e->loc, "%s needs a count of 1 or more characters (%s(12))", fname, fname);
+      return t;
+    }
     if (fname && strcmp(fname, "Array") == 0) return parse_array_ctor(fe, e, NULL);
     if (fe_enum_spelled(e)) { /* enum members are arguments of their own (the signature's top level) */
       fe_error(fe, e->loc, "an enum member inside a tuple or an array type is not supported by kfront (pass it as an "
@@ -667,6 +691,10 @@ Type *nb_parse_type(FeCtx *fe, const PyExpr *e, bool *is_void) {
   if (e->kind == EX_NAME && strncmp(name, FE_RECORD_PLACEHOLDER, strlen(FE_RECORD_PLACEHOLDER)) == 0) {
     unsigned k = (unsigned)atoi(name + strlen(FE_RECORD_PLACEHOLDER));
     if (k < fe->nrecords) return fe->records[k];
+  }
+  if (name && strcmp(name, "voidptr") == 0) { /* numba's untyped pointer */
+    unsupported_pointer(fe, e->kind == EX_ATTRIBUTE ? e->attribute.attr_loc : e->loc, "void");
+    return NULL;
   }
   if (name) {
     Type *t = nb_named_type(fe->ctx, name, &v);

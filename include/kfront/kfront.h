@@ -502,6 +502,44 @@ KF_API kf_status kf_compile_sources(kf_context *ctx, const kf_source *sources, u
  * items or data pointer where one is needed, an invalid dtype or rank, a device array). */
 KF_API kf_status kf_compile_options_key(const kf_compile_options *opts, char **out);
 
+/* ---- Numba signatures and types as trees ----------------------------------------------------------
+ * kfront's one reading of Numba's signature syntax, and the Numba types of what it compiled, for an embedder that
+ * needs them as data (the Python module builds its type objects from them) rather than parsing either text itself.
+ * A type is a kf_value tree: every node a KF_VALUE_TUPLE whose items[0] is a KF_VALUE_STRING (path) naming its form,
+ * then its parts; counts are KF_VALUE_INT (int64), flags KF_VALUE_BOOL, an absent part KF_VALUE_NONE:
+ *   ("none")                                   void / none
+ *   ("scalar", name)                           Numba's name: "bool", "int8".."uint64", "float16", "bfloat16",
+ *                                              "float32", "float64", "complex64", "complex128"
+ *   ("datetime64", unit), ("timedelta64", unit)  NPDatetime / NPTimedelta; unit "D", "ms", ..., "" generic
+ *   ("charseq", count), ("unicharseq", count)  NumPy's S<count> / U<count> items ([char x 12], [unichr x 12])
+ *   ("array", dtype, ndim, layout, readonly)  layout "C", "F" or "A"
+ *   ("tuple", (type, ...))                     a tuple (UniTuple when its elements are equal)
+ *   ("namedtuple", class, (field, ...), (type, ...))
+ *   ("record", ((name, type, offset, title or NONE), ...), size, aligned)   a structured dtype; a field of fixed
+ *                                              shape has the type ("nestedarray", dtype, (dim, ...))
+ *   ("pointer", dtype)                         CPointer(dtype), int32*
+ *   ("optional", type)                         Optional(type)
+ *   ("enum", class, is_int_enum, dtype, valued)  EnumMember / IntEnumMember("class", dtype); valued: an enum of
+ *                                              tuples or strings, dtype its members' index
+ *   ("signature", return type or NONE when only argument types are given, (argument type, ...))
+ * Each tree is one block the caller owns: kf_value_free (or kf_free), from any thread.
+ *
+ * kf_signature_parse: a signature's text (len bytes, need not be NUL-terminated) as kernels' signatures are read:
+ * "void(float32[:], int64)", "(float32[:, :], float32[:, :])", "float32(int32*, Record(...), [char x 4][::1])",
+ * Numba's type names and constructors (UniTuple, Tuple, NamedTuple, Array(..., readonly=True), CPointer, Optional,
+ * NPDatetime, CharSeq, EnumMember, ...). *out the "signature" node. Bad text: KF_ERROR_INVALID_INPUT with the error
+ * in the context's diagnostics, located in the file "<signature>" at line 1, column of the offending token (kind
+ * SYNTAX or TYPING); a type numba has and kfront does not compile (a pointer to what is not a number, voidptr):
+ * KF_ERROR_UNSUPPORTED (kind UNSUPPORTED). Any thread, one call per context at a time.
+ *
+ * kf_module_function_result: the Numba type of what the function `name` (its symbol) of a compiled module returns:
+ * its result_type attribute for an Optional result, else its function type's results (none for no result, a tuple
+ * for several). KF_ERROR_NOT_FOUND when there is no such function; KF_ERROR_UNSUPPORTED when the type has none in
+ * Numba (kir's ptr<f32, 1>; see diagnostics). */
+KF_API kf_status kf_signature_parse(kf_context *ctx, const char *text, size_t len, kf_value **out);
+KF_API kf_status kf_module_function_result(kf_module *m, const char *name, kf_value **out);
+KF_API void kf_value_free(kf_value *v);
+
 /* Calls fn for every kir op with its name, summary and an example in the generic text form. */
 KF_API void kf_op_registry_foreach(void (*fn)(void *user, const char *name, const char *summary, const char *example),
                                    void *user);

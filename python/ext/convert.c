@@ -960,3 +960,27 @@ int ext_value_from_object(PyObject *o, kf_value *out, ExtPool *pool, unsigned de
   PyErr_Format(PyExc_TypeError, "unknown bound value %R", o);
   return -1;
 }
+
+/* ---- type trees -------------------------------------------------------------------------------------- */
+
+PyObject *ext_tree_to_object(const kf_value *v) {
+  switch (v->kind) {
+  case KF_VALUE_STRING: return PyUnicode_FromString(v->path);
+  case KF_VALUE_INT: return PyLong_FromLongLong((long long)v->scalar.i);
+  case KF_VALUE_BOOL: return PyBool_FromLong(v->scalar.i != 0);
+  case KF_VALUE_NONE: Py_RETURN_NONE;
+  case KF_VALUE_TUPLE: {
+    PyObject *t = PyTuple_New((Py_ssize_t)v->nitems);
+    for (unsigned i = 0; t && i < v->nitems; i++) {
+      PyObject *item = ext_tree_to_object(&v->items[i]);
+      if (!item) {
+        Py_DECREF(t);
+        return NULL;
+      }
+      PyTuple_SetItem(t, (Py_ssize_t)i, item);
+    }
+    return t;
+  }
+  default: return PyErr_Format(PyExc_SystemError, "kfront: a type tree holds a value of kind %d", (int)v->kind);
+  }
+}

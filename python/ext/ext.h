@@ -73,6 +73,8 @@ PyObject *ext_set_interface_adapter(PyObject *self, PyObject *adapter);
 int ext_namedtuple_spelling(PyObject *o, const char **spelling);
 /* A Python number of a kf_arg scalar. */
 PyObject *ext_scalar_to_object(const kf_arg *a);
+/* A type tree (kf_signature_parse's, kf_module_function_result's) as nested tuples of str, int, bool and None. */
+PyObject *ext_tree_to_object(const kf_value *v);
 /* kf_dtype of a NumPy typestr ("<f4", "|b1"); -1 (with an exception) when kfront has no such type. */
 int ext_dtype_from_typestr(const char *ts, kf_dtype *out);
 /* Whether a dtype object is ml_dtypes.bfloat16 (by its scalar type's module and name; ml_dtypes is not imported). */

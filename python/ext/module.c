@@ -1134,7 +1134,27 @@ static PyObject *xoroshiro128p_init(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* parse_signature(text): kf_signature_parse's tree as nested tuples; a bad signature raises as its error's kind
+ * (the exception's kind, message and col say what and where). */
+static PyObject *parse_signature(PyObject *self, PyObject *arg) {
+  (void)self;
+  Py_ssize_t len;
+  const char *text = PyUnicode_AsUTF8AndSize(arg, &len);
+  if (!text) return NULL;
+  kf_context *ctx = kf_context_create();
+  if (!ctx) return PyErr_NoMemory();
+  kf_value *tree = NULL;
+  kf_status st = kf_signature_parse(ctx, text, (size_t)len, &tree);
+  PyObject *r = st == KF_OK ? ext_tree_to_object(tree) : ext_raise(ctx, st);
+  kf_value_free(tree);
+  kf_context_destroy(ctx);
+  return r;
+}
+
 static PyMethodDef module_functions[] = {
+    {"parse_signature", parse_signature, METH_O,
+     "parse_signature(text) -> ('signature', return type or None, (argument types...)), each type a tuple "
+     "('scalar', 'float32'), ('array', dtype, ndim, layout, readonly), ... (kfront.h: kf_signature_parse)."},
     {"xoroshiro128p_init", xoroshiro128p_init, METH_VARARGS,
      "xoroshiro128p_init(address, n, seed, subsequence_start): numba.cuda.random's states into host memory."},
     {"device_count", (PyCFunction)(void (*)(void))device_count, METH_VARARGS | METH_KEYWORDS,

@@ -1131,9 +1131,11 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
               : strcmp(emit, "ptx") == 0   ? 2
               : strcmp(emit, "ltoir") == 0 ? 3
               : strcmp(emit, "lto_ptx") == 0 ? 4
+              : strcmp(emit, "result") == 0 ? 5
                                            : -1;
   if (which < 0)
-    return PyErr_Format(PyExc_ValueError, "emit must be 'kir', 'llvm', 'ptx', 'ltoir' or 'lto_ptx', not '%s'", emit);
+    return PyErr_Format(PyExc_ValueError, "emit must be 'kir', 'llvm', 'ptx', 'ltoir', 'lto_ptx' or 'result', not '%s'",
+                        emit);
   Inputs in;
   PyObject *kt = NULL, *st_ = NULL, *result = NULL;
   kf_context *ctx = NULL;
@@ -1175,7 +1177,15 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
   char *text = NULL;
   size_t text_len = 0;
   if (st == KF_OK && which == 0) st = kf_module_print(m, 0, &text, NULL);
-  if (st == KF_OK && which > 0) {
+  kf_value *tree = NULL;
+  if (st == KF_OK && which == 5) {
+    if (nk != 1) {
+      PyErr_SetString(PyExc_ValueError, "compile(emit='result') gives the result type of one function: give one kernel");
+      goto done;
+    }
+    st = kf_module_function_result(m, symbol ? symbol : kv[0], &tree);
+  }
+  if (st == KF_OK && which > 0 && which < 5) {
     kf_codegen_options co;
     kf_codegen_options_init(&co);
     co.arch = arch;
@@ -1195,8 +1205,11 @@ static PyObject *compile_text(PyObject *self, PyObject *args, PyObject *kw) {
   }
   if (st != KF_OK) ext_raise(ctx, st);
   else if (ext_flush_warnings(ctx) == 0)
-    result = which == 3 ? PyBytes_FromStringAndSize(text, (Py_ssize_t)text_len) : PyUnicode_FromString(text);
+    result = which == 5   ? ext_tree_to_object(tree)
+             : which == 3 ? PyBytes_FromStringAndSize(text, (Py_ssize_t)text_len)
+                          : PyUnicode_FromString(text);
   kf_free(text);
+  kf_value_free(tree);
 done:
   if (m) kf_module_destroy(m);
   if (ctx) kf_context_destroy(ctx);
@@ -1354,7 +1367,8 @@ PyMethodDef ext_program_functions[] = {
      "compile(sources, bindings, functions, kernels, signatures, emit='ptx', bounds_check=True, pipeline=None, "
      "arch=90, opt=3, fastmath=False, lineinfo=False, backend='nvvm', symbol=None, arch_feature='', debuginfo=False, "
      "links=(), include_dirs=()) -> kir, LLVM IR or PTX text, LTO-IR bytes (emit='ltoir'), or the PTX nvJitLink's "
-     "link-time optimisation gives of the module with the links (emit='lto_ptx')"},
+     "link-time optimisation gives of the module with the links (emit='lto_ptx'), or the one function's result type "
+     "as parse_signature gives types (emit='result': kf_module_function_result)"},
     {NULL, NULL, 0, NULL}};
 
 /* ---- types -------------------------------------------------------------------------------------------- */

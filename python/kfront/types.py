@@ -19,8 +19,7 @@ its constructor, "Array(float32, 1, 'C', readonly=True)" (so a signature keeps i
 
 Functions: normalize_signature(sig) -> the canonical string of a signature given as a string, a
 Signature or a tuple of argument types; parse_signature(sig) -> (argument types, return type or None);
-return_type(sig); from_kir(text) -> the type of a kir type's text (what compile_ptx reports as a device function's
-inferred return type); from_dtype(dtype) / as_dtype(type) between NumPy dtypes and scalar types; typeof(value)
+return_type(sig); from_dtype(dtype) / as_dtype(type) between NumPy dtypes and scalar types; typeof(value)
 -> the type of a kernel argument as Numba's typeof gives it (bool, int, float, NumPy scalars and arrays,
 objects with __cuda_array_interface__ or a _numba_type_).
 
@@ -31,8 +30,7 @@ parser does (Numba silently makes float32[::2] or float32[:, ::1, :] layout A); 
 dimensions. NumPy is imported only when a function needs it (from_dtype, as_dtype, casts such as
 float32(1.5), typeof of a NumPy value).
 """
-import ast
-import re
+import functools
 import struct
 import sys
 
@@ -41,7 +39,7 @@ from kfront import errors
 __all__ = [
     "Type", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array", "BaseTuple", "UniTuple", "Tuple",
     "NamedTuple",
-    "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_kir", "from_dtype",
+    "Signature", "signature", "normalize_signature", "parse_signature", "return_type", "from_dtype",
     "as_dtype", "typeof", "Record", "NestedArray", "CPointer", "RawPointer", "voidptr", "NPDatetime", "NPTimedelta",
     "CharSeq", "UnicodeCharSeq", "Optional", "optional",
     "boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -811,15 +809,6 @@ CUDA_TYPE_NAMES = (
     "intp", "long_", "longlong", "none", "optional", "short", "size_t", "ssize_t", "u1", "u2", "u4", "u8", "uchar", "uint",
     "uint16", "uint32", "uint64", "uint8", "uintc", "uintp", "ulong", "ulonglong", "ushort", "void")
 
-# every name a signature string may use: numba's, and those kfront's C signature parser also knows
-_SIG_NAMES = {name: value for name, value in globals().items() if isinstance(value, Type)}
-_SIG_NAMES.update({"bool": boolean, "float_": float32, "half": float16, "single": float32,
-                   "UniTuple": UniTuple, "Tuple": Tuple, "NamedTuple": NamedTuple, "Array": Array,
-                   "EnumMember": EnumMember, "IntEnumMember": IntEnumMember, "NPDatetime": NPDatetime,
-                   "NPTimedelta": NPTimedelta, "CharSeq": CharSeq, "UnicodeCharSeq": UnicodeCharSeq,
-                   "CPointer": CPointer, "Optional": Optional, "optional": Optional, "OptionalType": Optional,
-                   "datetime64": NPDatetime(""), "timedelta64": NPTimedelta("")})
-
 # ---- array specs ----------------------------------------------------------------------------------
 
 
@@ -849,117 +838,83 @@ def _array_spec(index):
 
 
 # ---- signatures -----------------------------------------------------------------------------------
+# A signature's text is read by kfront's C frontend, the one grammar of Numba's signature syntax
+# (kfront._kfront.parse_signature: kfront.h's kf_signature_parse), which gives it as a tree of tuples; _from_tree
+# makes its types. The result types of compiled functions come in the same form (compile(emit="result")).
 
 
-class _SigSyntaxError(Exception):
-    pass
+def _from_tree(node):
+    """The type of a type tree's node: ("scalar", "float32"), ("array", dtype, ndim, layout, readonly), ... (kfront.h
+    lists the forms)."""
+    tag = node[0]
+    if tag == "none":
+        return none
+    if tag == "scalar":
+        return _SCALARS_BY_NAME[node[1]]
+    if tag == "datetime64":
+        return NPDatetime(node[1])
+    if tag == "timedelta64":
+        return NPTimedelta(node[1])
+    if tag == "charseq":
+        return CharSeq(node[1])
+    if tag == "unicharseq":
+        return UnicodeCharSeq(node[1])
+    if tag == "array":
+        return Array(_from_tree(node[1]), node[2], node[3], readonly=node[4])
+    if tag == "tuple":
+        return Tuple([_from_tree(e) for e in node[1]])
+    if tag == "namedtuple":
+        return NamedTuple(node[1], node[2], [_from_tree(e) for e in node[3]])
+    if tag == "record":
+        return Record([(name, _from_tree(ft), offset, title) for name, ft, offset, title in node[1]], node[2], node[3])
+    if tag == "nestedarray":
+        return NestedArray(_from_tree(node[1]), node[2])
+    if tag == "pointer":
+        return CPointer(_from_tree(node[1]))
+    if tag == "optional":
+        return Optional(_from_tree(node[1]))
+    if tag == "enum":
+        if node[4]:
+            raise TypeError("kfront: kfront.types has no EnumMember of an enum of tuples or strings (%s)" % node[1])
+        return (IntEnumMember if node[2] else EnumMember)(node[1], _from_tree(node[3]))
+    raise ValueError("kfront: unknown type tree node %r" % (node,))
 
 
-def _eval_sig(node):
-    """The value of a signature expression's node: types, signatures, tuples of them, ints, strings."""
-    if isinstance(node, ast.Name):
-        try:
-            return _SIG_NAMES[node.id]
-        except KeyError:
-            raise _SigSyntaxError("unknown type '%s'" % node.id) from None
-    if isinstance(node, ast.Attribute):  # numba.float32, nb.types.int64: the name it ends in
-        try:
-            return _SIG_NAMES[node.attr]
-        except KeyError:
-            raise _SigSyntaxError("unknown type '%s'" % node.attr) from None
-    if isinstance(node, ast.Constant):
-        if node.value is None:
-            return none
-        if isinstance(node.value, (int, str)):
-            return node.value
-        raise _SigSyntaxError("unexpected constant %r" % (node.value,))
-    if isinstance(node, (ast.Tuple, ast.List)):
-        return tuple(_eval_sig(e) for e in node.elts)
-    if isinstance(node, ast.Subscript):
-        base = _eval_sig(node.value)
-        if isinstance(base, _NPDatetimeBase) and not base.unit and isinstance(node.slice, (ast.Name, ast.Constant)):
-            unit = node.slice.id if isinstance(node.slice, ast.Name) else node.slice.value  # datetime64[D]
-            try:
-                return type(base)(unit)
-            except ValueError as e:
-                raise _SigSyntaxError(str(e).replace("kfront: ", "")) from None
-        if not _is_scalar(base) and not isinstance(base, _CharSeqBase):
-            raise _SigSyntaxError("only scalar types can be indexed to make array types, not %s" % (base,))
-        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        slices = []
-        for s in items:
-            if not isinstance(s, ast.Slice) or s.lower is not None or s.upper is not None:
-                raise _SigSyntaxError("expected ':' or '::1' in an array type")
-            step = None
-            if s.step is not None:
-                if not (isinstance(s.step, ast.Constant) and s.step.value == 1 and type(s.step.value) is int):
-                    raise _SigSyntaxError("expected ':' or '::1' in an array type")
-                step = 1
-            slices.append(slice(None, None, step))
-        try:
-            return base[tuple(slices) if isinstance(node.slice, ast.Tuple) else slices[0]]
-        except TypeError as e:
-            raise _SigSyntaxError(str(e).replace("kfront: ", "")) from None
-    if isinstance(node, ast.Call):
-        func = _eval_sig(node.func)
-        args = [_eval_sig(a) for a in node.args]
-        kwargs = {k.arg: _eval_sig(k.value) for k in node.keywords}
-        if isinstance(func, Type):
-            if kwargs:
-                raise _SigSyntaxError("a signature takes no keyword arguments")
-            if not all(isinstance(a, Type) for a in args):
-                raise _SigSyntaxError("the arguments of a signature must be types")
-            return Signature(func, args)
-        if func in (UniTuple, Tuple, NamedTuple, Array, EnumMember, IntEnumMember, NPDatetime, NPTimedelta, CharSeq,
-                    UnicodeCharSeq, CPointer, Optional):
-            try:
-                return func(*args, **kwargs)
-            except (TypeError, ValueError) as e:
-                raise _SigSyntaxError(str(e).replace("kfront: ", "")) from None
-        raise _SigSyntaxError("cannot call %r" % (func,))
-    raise _SigSyntaxError("unexpected %s" % type(node).__name__)
+_SCALARS_BY_NAME = {str(t): t for t in (boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
+                                         bfloat16, float32, float64, complex64, complex128)}
 
 
-_CHARSEQ_SPELLING = re.compile(r"\[(?:(uni)chr|char) x (\d+)\]")
+def _ext():
+    from kfront import _kfront
+    return _kfront
 
 
-def _spell_pointers(text):
-    """text with each pointer suffix, numba's spelling of a pointer type (int32*, float64**), as the call that
-    makes it (CPointer(int32)): a signature's text as Python parses it. Quoted strings are left as they are."""
-    out, quote = [], None
-    for ch in text:
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "*":
-            start = len(out)
-            while start and out[start - 1].isspace():
-                start -= 1
-            end = start
-            if start and out[start - 1] == ")":  # CPointer(int32)*: back to its "(" and the name before it
-                depth = 0
-                while start:
-                    start -= 1
-                    depth += {")": 1, "(": -1}.get(out[start], 0)
-                    if depth == 0:
-                        break
-            while start and (out[start - 1].isalnum() or out[start - 1] in "_."):
-                start -= 1
-            if start == end:
-                raise _SigSyntaxError("'*' follows no type (a pointer type is spelt int32*)")
-            out[start:end] = list("CPointer(") + out[start:end] + [")"]
-            continue
-        out.append(ch)
-    return "".join(out)
-
+@functools.lru_cache(maxsize=1024)
+def _parse_text(text):
+    """(argument types, return type or None) of a signature's text, read by kfront's C signature parser. TypeError
+    for text that is no signature, errors.UnsupportedError for a type numba has and kfront does not compile."""
+    try:
+        tree = _ext().parse_signature(text)
+    except Exception as e:  # the C parser's error: its kind, message and column
+        kind, message, col = getattr(e, "kind", None), getattr(e, "message", None), getattr(e, "col", 0)
+        if message is None:
+            raise
+        where = "\n    %s\n    %s^" % (text, " " * (col - 1)) if col and "\n" not in text else ""
+        if kind == errors.KIND_UNSUPPORTED:
+            raise errors.UnsupportedError("kfront: %s" % message) from None  # numba's type, not kfront's: as before
+        detail = "it does not parse (%s)" % message if kind == errors.KIND_SYNTAX else message
+        raise TypeError("kfront: invalid signature %r: %s%s" % (text, detail, where)) from None
+    _, ret, args = tree
+    return tuple(_from_tree(a) for a in args), None if ret is None else _from_tree(ret)
 
 
 def parse_signature(sig):
     """(argument types, return type) of a signature given as a string ("void(float32[:], int64)",
     "(float32[:, :], float32[:, :])"), a Signature, or a tuple of argument types. The return type is
-    None when only argument types are given. TypeError for anything else, with the reason. numba's own signature
-    objects and types (beside a real numba: kfront._numba_interop) are taken as kfront's."""
+    None when only argument types are given. TypeError for anything else, with the reason (errors.UnsupportedError
+    for text naming a type numba has and kfront does not compile: a pointer to what is not a number, voidptr). Text is
+    read by kfront's C signature parser, the compiler's own. numba's own signature objects and types (beside a real
+    numba: kfront._numba_interop) are taken as kfront's."""
     if not isinstance(sig, (Signature, str)) and "numba" in sys.modules:
         from kfront import _numba_interop
         foreign = _numba_interop.foreign_type(sig)
@@ -976,27 +931,7 @@ def parse_signature(sig):
     if not isinstance(sig, str):
         raise TypeError("kfront: expected a signature such as 'void(float32[:], int64)', a signature object or a "
                         "tuple of argument types, not %r" % (sig,))
-    try:
-        # bytes / str items as Numba spells them ([char x 12], [unichr x 12]: no Python) read as their constructors
-        text = _CHARSEQ_SPELLING.sub(lambda m: "%s(%s)" % ("UnicodeCharSeq" if m.group(1) else "CharSeq", m.group(2)),
-                                     sig.strip())
-        tree = ast.parse(_spell_pointers(text) if "*" in text else text, mode="eval")
-    except (SyntaxError, _SigSyntaxError):
-        raise TypeError("kfront: invalid signature %r: it does not parse" % sig) from None
-    try:
-        value = _eval_sig(tree.body)
-        if isinstance(value, tuple):
-            if not all(isinstance(a, Type) for a in value):
-                raise _SigSyntaxError("a tuple of argument types may hold only types")
-            value = Signature(None, value)
-    except _SigSyntaxError as e:
-        raise TypeError("kfront: invalid signature %r: %s" % (sig, e)) from None
-    except TypeError as e:
-        raise TypeError("kfront: invalid signature %r: %s" % (sig, str(e).replace("kfront: ", ""))) from None
-    if not isinstance(value, Signature):
-        raise TypeError("kfront: invalid signature %r: expected a signature such as 'void(float32[:], int64)' or a "
-                        "tuple of argument types, found %s" % (sig, value))
-    return value.args, value.return_type
+    return _parse_text(sig.strip())
 
 
 def normalize_signature(sig):
@@ -1027,61 +962,6 @@ def return_type(sig):
     """The return type of a signature (see parse_signature): a type, none for void, or None when only
     argument types were given."""
     return parse_signature(sig)[1]
-
-
-# ---- kir types ------------------------------------------------------------------------------------
-
-_KIR_SCALARS = {"i1": "boolean", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
-                "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16", "bf16": "bfloat16", "f32": "float32",
-                "f64": "float64", "complex<f32>": "complex64", "complex<f64>": "complex128"}
-
-
-def _kir_split(text):
-    """The comma-separated items of text, at the top level of its <...> nesting."""
-    items, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            items.append(text[start:i].strip())
-            start = i + 1
-    items.append(text[start:].strip())
-    return [t for t in items if t]
-
-
-def from_kir(text):
-    """The Numba type of a kir type's text (what kfront's typed IR says a value is: "f64", "tuple<i64, f32>",
-    "array<f32, 2, C>"), or of a function's results: "()" is none, "(f64)" float64, and several results a
-    tuple (a function returning a tuple returns its elements). ValueError for a type with no Numba type."""
-    t = text.strip()
-    if t in ("()", ""):
-        return none
-    if t.startswith("(") and t.endswith(")"):
-        results = _kir_split(t[1:-1])
-        return from_kir(results[0]) if len(results) == 1 else from_kir("tuple<%s>" % ", ".join(results))
-    if t in _KIR_SCALARS:
-        return globals()[_KIR_SCALARS[t]]
-    if t.startswith("tuple<") and t.endswith(">"):
-        elems = [from_kir(e) for e in _kir_split(t[6:-1])]
-        if elems and all(e == elems[0] for e in elems):
-            return UniTuple(elems[0], len(elems))
-        return Tuple(elems)
-    if t.startswith("array<") and t.endswith(">"):
-        parts = _kir_split(t[6:-1])
-        if len(parts) == 3 and parts[2] in ("C", "F", "A"):
-            return Array(from_kir(parts[0]), int(parts[1]), parts[2])
-    for cls in (NPDatetime, NPTimedelta):  # datetime64<D>, timedelta64<> (no unit)
-        if t.startswith(cls.type_name + "<") and t.endswith(">"):
-            return cls(t[len(cls.type_name) + 1:-1])
-    if t.startswith("optional<") and t.endswith(">"):
-        return Optional(from_kir(t[9:-1]))
-    if t.startswith("ptr<") and t.endswith(">"):  # a pointer of the generic address space: numba's CPointer
-        parts = _kir_split(t[4:-1])
-        if len(parts) == 2 and parts[1] == "0":
-            return CPointer(from_kir(parts[0]))
-    raise ValueError("kfront: kir type %r has no Numba type" % text)
 
 
 # ---- NumPy dtypes ---------------------------------------------------------------------------------

@@ -115,37 +115,13 @@ def compile_ptx_for_current_device(pyfunc, sig, debug=None, lineinfo=False, devi
                        launch_bounds=launch_bounds)
 
 
-def _balanced_end(text, start):
-    """The end of the parenthesised group starting at text[start] ("(...)")."""
-    depth = 0
-    for i in range(start, len(text)):
-        depth += text[i] == "("
-        depth -= text[i] == ")"
-        if depth == 0:
-            return i + 1
-    return len(text)
-
-
 def _inferred_return_type(pyfunc, sig, quiet=False):
-    """The return type kfront's typing gives pyfunc compiled as a device function for sig: its kir function
-    type's (quiet: None where it does not compile)."""
+    """The return type kfront's typing gives pyfunc compiled as a device function for sig: its compiled function's
+    result type, as the C library reads it from the kir (quiet: None where it does not compile)."""
     d = Dispatcher(pyfunc, [sig], device=True)
-    name = _capture.compiled_name(pyfunc)
     try:
-        kir = d._compile_text("kir", sig)
+        return types._from_tree(d._compile_text("result", sig))
     except errors.KfrontError:
         if quiet:
             return None
         raise
-    for line in kir.splitlines():
-        if "sym_name = @%s," % name in line and "result_type = " in line:  # an Optional result: its type
-            rtype, depth = line.split("result_type = ", 1)[1], 0
-            for i, ch in enumerate(rtype):
-                depth += {"<": 1, ">": -1}.get(ch, 0)
-                if ch == ">" and depth == 0:
-                    return types.from_kir(rtype[:i + 1])
-        if "sym_name = @%s," % name in line and "function_type = " in line:
-            ftype = line.split("function_type = ", 1)[1]
-            results = ftype[_balanced_end(ftype, 0):].split("->", 1)[1].lstrip()
-            return types.from_kir(results[:_balanced_end(results, 0)])
-    raise errors.KfrontError("kfront: no function @%s in the compiled kir" % name)

@@ -1038,10 +1038,11 @@ class Dispatcher:
 
     def _compile_text(self, emit, signature, **codegen):
         """The text (kir, LLVM IR, PTX) of the signature given, else {argument-type tuple: text} for every compiled
-        signature, as numba-cuda's inspect_* return them."""
+        signature, as numba-cuda's inspect_* return them; emit "result": the compiled function's result type as a
+        type tree (types._from_tree reads it)."""
         errors.register()  # compiling needs no runtime, but its errors are raised as kfront.errors' classes
         _runtime.configure_cuda_paths()
-        if emit != "kir":  # KFRONT_BACKEND=llvm: LLVM's NVPTX target, as for launches ('auto' and 'nvvm': libNVVM)
+        if emit not in ("kir", "result"):  # KFRONT_BACKEND=llvm: LLVM's NVPTX target, as for launches ('auto' and 'nvvm': libNVVM)
             codegen.setdefault("backend", "llvm" if _config.KFRONT_BACKEND == "llvm" else "nvvm")
         inputs = self._frozen()
         name = _capture.compiled_name(self.py_func)
