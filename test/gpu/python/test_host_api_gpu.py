@@ -2,6 +2,8 @@
 path differs from its simulator, kfront against numba-cuda on the same GPU: kernel attributes (the driver's
 cuFuncGetAttribute), pending deallocations (device memory flat over many allocations), IPC handles (an array
 written through a handle opened in a spawned process), and the words of an exception a kernel raised."""
+import sys
+import threading
 import numba
 import numba.cuda as ncuda  # the GPU machine has numba-cuda: missing, the suite fails (it is not skipped)
 import numpy as np
@@ -81,10 +83,27 @@ def test_device_memory_is_flat_and_frees_wait_for_kernels_on_other_streams():
     del out
     deallocs.clear()
     alive = sum(r() is not None for r in refs)
-    assert not alive, "%d of the 200 arrays are still referred to, the first by: %s" % (
-        alive, _referrers(next(r() for r in refs if r() is not None)))
+    assert not alive, "%d of the 200 arrays are still referred to, the first by: %s\n%s" % (
+        alive, _referrers(next(r() for r in refs if r() is not None)), _observers())
     assert rt.allocated() == base, (base, deallocs._state())  # flat: nothing leaked (on the H200, 2026-12-01, the driver's free memory had
                                    # moved by 4.4 GB over the loop: other tests' contexts, not kfront's 800 MiB)
+
+
+def _observers():
+    """What could have taken the frames of a running function (for a failure's message): the profile and trace
+    functions, the Python-level signal handlers, the audit hooks' count, the exception being handled."""
+    import signal
+    handlers = {}
+    for s in signal.Signals:
+        try:
+            h = signal.getsignal(s)
+        except (ValueError, OSError):
+            continue
+        if callable(h) and h not in (signal.default_int_handler,):
+            handlers[s.name] = getattr(h, "__qualname__", repr(h))
+    return "profile %r, trace %r, threading profile %r, signal handlers %s, exception %r" % (
+        sys.getprofile(), sys.gettrace(), getattr(threading, "getprofile", lambda: None)(), handlers, sys.exception()
+        if hasattr(sys, "exception") else sys.exc_info()[1])
 
 
 def _referrers(obj, depth=4):
