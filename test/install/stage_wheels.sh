@@ -18,9 +18,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/w"
 if [ -z "$wheel" ]; then
-  echo "== building kfront's wheel"
-  (cd "$src" && "$python" -m pip wheel -q --disable-pip-version-check --no-deps -w build/dist .)
-  wheel=$(ls -t "$src"/build/dist/kfront_cuda-*.whl | head -n1)
+  echo "== building kfront's wheel (scripts/build_wheel.sh: manylinux_2_28)"
+  wheel=$(PYTHON=$python bash "$src/scripts/build_wheel.sh" "$src/build/dist" | tee /dev/stderr | tail -n1)
 fi
 cp "$wheel" "$tmp/w/"
 echo "== NVIDIA's CUDA 13.0 wheels and NumPy for CPython 3.12 (manylinux)"
