@@ -10,7 +10,7 @@
 # table (its simulator-only rows skip themselves on a GPU), device memory and copies, the host API, barriers after
 # exited threads (shared memory: racecheck's subject) and warp operations at different sites; pass others to run
 # them instead. KFRONT_SANITIZER_TOOLS (default "memcheck racecheck initcheck") picks the tools,
-# KFRONT_SANITIZER_TIMEOUT (seconds per tool, default 180) bounds each run (the device tool allows 600 s a call:
+# KFRONT_SANITIZER_EXTRA adds options to every tool's command line, KFRONT_SANITIZER_TIMEOUT (seconds per tool, default 180) bounds each run (the device tool allows 600 s a call:
 # run one tool a call when the set is larger). Processes the tests start (fork, interpreter shutdown) are checked
 # too (--target-processes all). Each tool's full log is sanitizer_<tool>.log under $OUT (or a temporary folder);
 # the output is, per tool, compute-sanitizer's ERROR SUMMARY, the first reports, and pytest's totals, then one
@@ -48,6 +48,8 @@ for tool in $tools; do
   # initcheck: the IPC test's child reads memory the parent process initialised, which initcheck (one process's
   # view) takes for uninitialised: deselected there.
   [ "$tool" = memcheck ] && extra=(--leak-check full --report-api-errors no)
+  # KFRONT_SANITIZER_EXTRA: more options for every tool (e.g. "--show-backtrace device")
+  [ -n "${KFRONT_SANITIZER_EXTRA:-}" ] && read -r -a more <<<"$KFRONT_SANITIZER_EXTRA" && extra+=("${more[@]}")
   deselect=()
   [ "$tool" = initcheck ] && deselect=(--deselect
                                       test/gpu/python/test_host_api_gpu.py::test_ipc_array_written_in_a_spawned_process)
