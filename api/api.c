@@ -36,9 +36,29 @@ kf_status api_out_of_memory(kf_context *ctx) {
   return KF_ERROR_OUT_OF_MEMORY;
 }
 
-static void forward_diag(void *user, DiagLevel level, const char *rendered) {
+void api_diagnostic_from(const DiagRecord *r, kf_diagnostic *out) {
+  out->severity = (kf_severity)r->level;
+  out->kind = (kf_error_kind)r->kind;
+  out->message = r->message;
+  out->file = r->file;
+  out->line = r->line;
+  out->col = r->col;
+  out->end_col = r->end_col;
+  out->index = r->index;
+  out->parent = r->parent;
+  out->nnotes = r->nnotes;
+  out->rendered = r->rendered;
+}
+
+static void forward_diag(void *user, const DiagRecord *r) {
   kf_context *ctx = user;
-  if (ctx->handler) ctx->handler(ctx->handler_user, (int)level, rendered);
+  if (ctx->handler) ctx->handler(ctx->handler_user, (int)r->level, r->rendered);
+  if (ctx->callback) {
+    kf_diagnostic d;
+    api_diagnostic_from(r, &d);
+    if (r->parent != DIAG_NO_PARENT) d.parent = ctx->diag.recs[r->parent].index;  /* as a top-level index */
+    ctx->callback(ctx->callback_user, &d);
+  }
 }
 
 void kf_context_options_init(kf_context_options *o) {
@@ -86,10 +106,14 @@ void kf_context_clear_diagnostics(kf_context *ctx) {
   diag_clear(&ctx->diag);
 }
 
-_Static_assert((int)KF_ERRKIND_INTERNAL == (int)DIAG_KIND_INTERNAL &&
+_Static_assert((int)KF_ERRKIND_NONE == (int)DIAG_KIND_NONE && (int)KF_ERRKIND_INTERNAL == (int)DIAG_KIND_INTERNAL &&
                    (int)KF_ERRKIND_OUT_OF_MEMORY == (int)DIAG_KIND_OUT_OF_MEMORY &&
-                   (int)KF_ERRKIND_VALUE == (int)DIAG_KIND_VALUE,
-               "kf_error_kind and DiagKind have the same values");
+                   (int)KF_ERRKIND_VALUE == (int)DIAG_KIND_VALUE &&
+                   (int)KF_ERRKIND_INVALID_IR == (int)DIAG_KIND_INVALID_IR &&
+                   (int)KF_ERRKIND_INVALID_ARGUMENT == (int)DIAG_KIND_INVALID_ARGUMENT &&
+                   (int)KF_SEVERITY_ERROR == (int)DIAG_ERROR && (int)KF_SEVERITY_WARNING == (int)DIAG_WARNING &&
+                   (int)KF_SEVERITY_NOTE == (int)DIAG_NOTE,
+               "kf_error_kind and DiagKind, kf_severity and DiagLevel have the same values");
 
 kf_status kf_context_first_error(kf_context *ctx, kf_error_info *out) {
   memset(out, 0, sizeof *out);
@@ -117,6 +141,32 @@ kf_status kf_context_first_error(kf_context *ctx, kf_error_info *out) {
 void kf_context_set_diagnostic_handler(kf_context *ctx, kf_diagnostic_fn fn, void *user) {
   ctx->handler = fn;
   ctx->handler_user = user;
+}
+
+void kf_context_set_diagnostic_callback(kf_context *ctx, kf_diagnostic_callback fn, void *user) {
+  pthread_mutex_lock(&ctx->diag.lock);  /* launches may be reporting */
+  ctx->callback = fn;
+  ctx->callback_user = user;
+  pthread_mutex_unlock(&ctx->diag.lock);
+}
+
+unsigned kf_context_diagnostic_count(kf_context *ctx) { return diag_record_count(&ctx->diag); }
+
+kf_status kf_context_diagnostic_at(kf_context *ctx, unsigned i, kf_diagnostic *out) {
+  memset(out, 0, sizeof *out);
+  DiagRecord r;
+  if (!diag_record_at(&ctx->diag, i, &r)) return KF_ERROR_INVALID_INPUT;
+  api_diagnostic_from(&r, out);
+  return KF_OK;
+}
+
+kf_status kf_context_diagnostic_note(kf_context *ctx, unsigned i, unsigned j, kf_diagnostic *out) {
+  memset(out, 0, sizeof *out);
+  DiagRecord r;
+  if (!diag_record_note(&ctx->diag, i, j, &r)) return KF_ERROR_INVALID_INPUT;
+  api_diagnostic_from(&r, out);
+  out->parent = i;
+  return KF_OK;
 }
 
 /* ---- modules -------------------------------------------------------------------------------- */
@@ -161,6 +211,7 @@ typedef struct ParseJob {
 
 static void parse_job(void *arg) {
   ParseJob *j = arg;
+  diag_set_kind(DIAG_KIND_SYNTAX);  /* the caller's (API_KIND) again after the guard */
   j->m = ir_parse_module(j->ctx->ir, &j->ctx->diag, j->name, j->text, j->len);
 }
 
@@ -175,6 +226,7 @@ static kf_status parse_kir(kf_context *ctx, const char *name, const char *text, 
 
 kf_status kf_module_parse(kf_context *ctx, const char *filename, const char *text, size_t len, kf_module **out) {
   API_CONTEXT(ctx);
+  API_KIND(DIAG_KIND_SYNTAX);
   return api_module_build(ctx, filename, text, len, parse_kir, NULL, out);
 }
 
@@ -202,6 +254,7 @@ static void verify_job(void *arg) {
 
 kf_status kf_module_verify(kf_module *m) {
   API_CONTEXT(m->ctx);
+  API_KIND(DIAG_KIND_INVALID_IR);  /* the embedder's module: parsed or built by it */
   VerifyJob j = {m->ir, &m->ctx->diag, false};
   if (!diag_guard(&m->ctx->diag, verify_job, &j)) return KF_ERROR_OUT_OF_MEMORY;
   return j.ok ? KF_OK : KF_ERROR_INVALID_INPUT;
@@ -237,7 +290,9 @@ typedef struct PipelineJob {
 static void pipeline_job(void *arg) {
   PipelineJob *j = arg;
   Pipeline p = {0};
+  diag_set_kind(DIAG_KIND_SYNTAX);  /* the pipeline's text; the caller's kind (API_KIND) again after the guard */
   j->parsed = pipeline_parse(&p, j->text, j->diag);
+  diag_set_kind(DIAG_KIND_INVALID_IR);  /* a pass's refusal of the embedder's module, or its input not verifying */
   if (j->parsed && !j->m) {
     pipeline_print(&p, &j->dump);
   } else if (j->parsed) {
@@ -259,6 +314,7 @@ static void pipeline_job(void *arg) {
 
 kf_status kf_module_run_pipeline(kf_module *m, const char *pipeline, const kf_pass_options *opts, char **report) {
   API_CONTEXT(m->ctx);
+  API_KIND(DIAG_KIND_INTERNAL);
   if (report) *report = NULL;
   PipelineJob j = {.m = m->ir, .text = pipeline ? pipeline : "", .opts = opts, .diag = &m->ctx->diag};
   sb_init(&j.dump);
@@ -270,6 +326,7 @@ kf_status kf_module_run_pipeline(kf_module *m, const char *pipeline, const kf_pa
 
 kf_status kf_pipeline_normalize(kf_context *ctx, const char *pipeline, char **out) {
   API_CONTEXT(ctx);
+  API_KIND(DIAG_KIND_INTERNAL);
   *out = NULL;
   PipelineJob j = {.text = pipeline, .diag = &ctx->diag};
   sb_init(&j.dump);
@@ -314,9 +371,11 @@ kf_status kf_module_rename_function(kf_module *m, const char *name, const char *
   API_CONTEXT(m->ctx);
   Op *func = name ? ir_module_lookup(m->ir, name) : NULL;
   if (!func || func->kind != OP_FUNC_FUNC) {
-    diag_error(&m->ctx->diag, (SrcLoc){0}, "no function '%s' in the module to rename", name ? name : "(null)");
+    diag_error_kind(&m->ctx->diag, DIAG_KIND_NOT_FOUND, (SrcLoc){0}, "no function '%s' in the module to rename",
+                    name ? name : "(null)");
     return KF_ERROR_NOT_FOUND;
   }
+  API_KIND(DIAG_KIND_INVALID_ARGUMENT);
   if (!new_name || !is_identifier(new_name)) {
     diag_error(&m->ctx->diag, (SrcLoc){0}, "'%s' is not a function name: letters, digits, '_' and '$', not first a "
                "digit", new_name ? new_name : "(null)");

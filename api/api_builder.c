@@ -19,7 +19,7 @@
 kf_status api_build_error_at(kf_builder *b, SrcLoc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  diag_report(&b->km->ctx->diag, DIAG_ERROR, loc, fmt, ap);
+  diag_report_ex(&b->km->ctx->diag, DIAG_ERROR, DIAG_KIND_INVALID_IR, loc, 0, true, fmt, ap);
   va_end(ap);
   return KF_ERROR_INVALID_INPUT;
 }
@@ -27,7 +27,7 @@ kf_status api_build_error_at(kf_builder *b, SrcLoc loc, const char *fmt, ...) {
 kf_status api_build_error(kf_builder *b, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  diag_report(&b->km->ctx->diag, DIAG_ERROR, b->ib.loc, fmt, ap);
+  diag_report_ex(&b->km->ctx->diag, DIAG_ERROR, DIAG_KIND_INVALID_IR, b->ib.loc, 0, true, fmt, ap);
   va_end(ap);
   return KF_ERROR_INVALID_INPUT;
 }
@@ -120,7 +120,7 @@ kf_status kf_type_scalar(kf_context *ctx, kf_dtype dtype, kf_type **out) {
     break;
   }
   default:
-    diag_error(&ctx->diag, (SrcLoc){0}, "kf_type_scalar: dtype %d is not a scalar dtype (spell record, datetime64 "
+    diag_error_kind(&ctx->diag, DIAG_KIND_INVALID_ARGUMENT, (SrcLoc){0}, "kf_type_scalar: dtype %d is not a scalar dtype (spell record, datetime64 "
                "and timedelta64 types for kf_type_parse)", (int)dtype);
     return KF_ERROR_INVALID_INPUT;
   }
@@ -133,7 +133,7 @@ kf_status kf_type_array(kf_context *ctx, kf_type *elem, unsigned rank, char layo
   if (!elem || !ty_is_element(TY(elem)) || rank < 1 || rank > KF_MAX_RANK ||
       (layout != 'C' && layout != 'F' && layout != 'A')) {
     char buf[128];
-    diag_error(&ctx->diag, (SrcLoc){0}, "kf_type_array: an array of %s, rank %u, layout '%c' is not a kir array "
+    diag_error_kind(&ctx->diag, DIAG_KIND_INVALID_IR, (SrcLoc){0}, "kf_type_array: an array of %s, rank %u, layout '%c' is not a kir array "
                "type (a scalar, complex or record element; rank 1..%d; layout 'C', 'F' or 'A')",
                type_text(TY(elem), buf, sizeof buf), rank, layout ? layout : '0', KF_MAX_RANK);
     return KF_ERROR_INVALID_INPUT;
@@ -143,12 +143,12 @@ kf_status kf_type_array(kf_context *ctx, kf_type *elem, unsigned rank, char layo
 
 static bool all_types(kf_context *ctx, const char *fn, unsigned n, kf_type *const *ts) {
   if (n && !ts) {
-    diag_error(&ctx->diag, (SrcLoc){0}, "%s: %u types given as NULL", fn, n);
+    diag_error_kind(&ctx->diag, DIAG_KIND_INVALID_ARGUMENT, (SrcLoc){0}, "%s: %u types given as NULL", fn, n);
     return false;
   }
   for (unsigned i = 0; i < n; i++)
     if (!ts[i]) {
-      diag_error(&ctx->diag, (SrcLoc){0}, "%s: type %u is NULL", fn, i);
+      diag_error_kind(&ctx->diag, DIAG_KIND_INVALID_ARGUMENT, (SrcLoc){0}, "%s: type %u is NULL", fn, i);
       return false;
     }
   return true;
@@ -174,7 +174,7 @@ kf_status kf_type_parse(kf_context *ctx, const char *text, kf_type **out) {
   *out = NULL;
   API_CONTEXT(ctx);
   if (!text) {
-    diag_error(&ctx->diag, (SrcLoc){0}, "kf_type_parse: no text");
+    diag_error_kind(&ctx->diag, DIAG_KIND_INVALID_ARGUMENT, (SrcLoc){0}, "kf_type_parse: no text");
     return KF_ERROR_INVALID_INPUT;
   }
   size_t len = strlen(text), pos = 0;
@@ -182,7 +182,7 @@ kf_status kf_type_parse(kf_context *ctx, const char *text, kf_type **out) {
   Type *t = ty_parse(ctx->ir, text, len, &pos);
   while (t && pos < len && (text[pos] == ' ' || text[pos] == '\t')) pos++;
   if (!t || pos != len) {
-    diag_error(&ctx->diag, (SrcLoc){0}, "'%s' is not a kir type", text);
+    diag_error_kind(&ctx->diag, DIAG_KIND_SYNTAX, (SrcLoc){0}, "'%s' is not a kir type", text);
     return KF_ERROR_INVALID_INPUT;
   }
   *out = (kf_type *)t;
@@ -193,7 +193,7 @@ kf_status kf_type_print(kf_context *ctx, const kf_type *t, char **out) {
   *out = NULL;
   API_CONTEXT(ctx);
   if (!t) {
-    diag_error(&ctx->diag, (SrcLoc){0}, "kf_type_print: no type");
+    diag_error_kind(&ctx->diag, DIAG_KIND_INVALID_ARGUMENT, (SrcLoc){0}, "kf_type_print: no type");
     return KF_ERROR_INVALID_INPUT;
   }
   StrBuf sb;
@@ -208,7 +208,7 @@ kf_status kf_type_print(kf_context *ctx, const kf_type *t, char **out) {
 kf_status kf_context_add_source(kf_context *ctx, const char *file, const char *text, size_t len) {
   API_CONTEXT(ctx);
   if (!file || (!text && len)) {
-    diag_error(&ctx->diag, (SrcLoc){0}, "kf_context_add_source: %s", file ? "no text" : "no file name");
+    diag_error_kind(&ctx->diag, DIAG_KIND_INVALID_ARGUMENT, (SrcLoc){0}, "kf_context_add_source: %s", file ? "no text" : "no file name");
     return KF_ERROR_INVALID_INPUT;
   }
   kf_source *grown = mem_realloc(ctx->sources, sizeof *grown * (ctx->nsources + 1));
@@ -228,22 +228,47 @@ kf_status kf_context_add_source(kf_context *ctx, const char *file, const char *t
   return KF_OK;
 }
 
+static void report_fmt(Diag *d, DiagLevel level, DiagKind kind, SrcLoc at, unsigned end_col, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static void report_fmt(Diag *d, DiagLevel level, DiagKind kind, SrcLoc at, unsigned end_col, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_report_ex(d, level, kind, at, end_col, true, fmt, ap);
+  va_end(ap);
+}
+
+/* An embedder's diagnostic: kind kept for warnings and notes too; a note belongs to the diagnostic before it. */
+static kf_status report(kf_context *ctx, DiagLevel level, DiagKind kind, kf_location loc, unsigned end_col,
+                        const char *message) {
+  SrcLoc at = loc.file ? srcloc(loc.file, loc.line, loc.col) : (SrcLoc){0};
+  report_fmt(&ctx->diag, level, kind, at, end_col, "%s", message);
+  return KF_OK;
+}
+
 kf_status kf_context_report(kf_context *ctx, int level, kf_error_kind kind, kf_location loc, const char *message) {
   API_CONTEXT(ctx);
-  if (!message || level < 0 || level > 2 || kind < KF_ERRKIND_NONE || kind > KF_ERRKIND_VALUE ||
+  if (!message || level < 0 || level > 2 || kind < KF_ERRKIND_NONE || kind > KF_ERRKIND_LAST ||
       (level == 0 && kind == KF_ERRKIND_NONE)) {
-    diag_error(&ctx->diag, (SrcLoc){0}, "kf_context_report: %s", !message ? "no message"
+    diag_error_kind(&ctx->diag, DIAG_KIND_INVALID_ARGUMENT, (SrcLoc){0}, "kf_context_report: %s", !message ? "no message"
                : level < 0 || level > 2 ? "level must be 0 (error), 1 (warning) or 2 (note)"
                : "kind must be a kf_error_kind other than KF_ERRKIND_NONE");
     return KF_ERROR_INVALID_INPUT;
   }
-  SrcLoc at = loc.file ? srcloc(loc.file, loc.line, loc.col) : (SrcLoc){0};
-  DiagKind saved = diag_set_kind(level == 0 ? (DiagKind)kind : diag_kind());
-  if (level == 0) diag_error(&ctx->diag, at, "%s", message);
-  else if (level == 1) diag_warning(&ctx->diag, at, "%s", message);
-  else diag_note(&ctx->diag, at, "%s", message);
-  diag_set_kind(saved);
-  return KF_OK;
+  return report(ctx, (DiagLevel)level, (DiagKind)kind, loc, 0, message);
+}
+
+kf_status kf_context_report_diagnostic(kf_context *ctx, const kf_diagnostic *d) {
+  API_CONTEXT(ctx);
+  if (!d || !d->message || (unsigned)d->severity > KF_SEVERITY_NOTE || d->kind < KF_ERRKIND_NONE ||
+      d->kind > KF_ERRKIND_LAST || (d->severity == KF_SEVERITY_ERROR && d->kind == KF_ERRKIND_NONE)) {
+    diag_error_kind(&ctx->diag, DIAG_KIND_INVALID_ARGUMENT, (SrcLoc){0}, "kf_context_report_diagnostic: %s",
+                    !d || !d->message ? "no diagnostic or no message"
+                    : (unsigned)d->severity > KF_SEVERITY_NOTE ? "severity must be a kf_severity"
+                    : "kind must be a kf_error_kind, not KF_ERRKIND_NONE for an error");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  kf_location loc = {d->file, d->line, d->col};
+  return report(ctx, (DiagLevel)d->severity, (DiagKind)d->kind, loc, d->end_col, d->message);
 }
 
 /* ---- modules and builders -------------------------------------------------------------------- */

@@ -218,7 +218,8 @@ kf_status kf_module_function_result(kf_module *m, const char *name, kf_value **o
   Op *func = name ? ir_module_lookup(m->ir, name) : NULL;
   Type *ft = func && func->kind == OP_FUNC_FUNC ? ir_op_attr_type(func, "function_type") : NULL;
   if (!ft || ft->kind != TY_FUNC) {
-    diag_error(&m->ctx->diag, srcloc(NULL, 0, 0), "no function '%s' in the module", name ? name : "(null)");
+    diag_error_kind(&m->ctx->diag, DIAG_KIND_NOT_FOUND, srcloc(NULL, 0, 0), "no function '%s' in the module",
+                    name ? name : "(null)");
     return KF_ERROR_NOT_FOUND;
   }
   /* an Optional result is carried as its parts (the value and a flag): the function says which type it is */

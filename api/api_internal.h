@@ -16,8 +16,10 @@ struct kf_context {
   MemAllocator alloc;   /* kf_context_options' allocator: every block of this context's calls */
   IrContext *ir;
   Diag diag;
-  kf_diagnostic_fn handler;
+  kf_diagnostic_fn handler;        /* the rendered text of each diagnostic */
   void *handler_user;
+  kf_diagnostic_callback callback; /* each diagnostic as facts */
+  void *callback_user;
   kf_source *sources;   /* kf_context_add_source's copies (filename and text owned), registered with diag */
   unsigned nsources;
 };
@@ -43,6 +45,16 @@ typedef kf_status (*ApiBuildFn)(kf_context *ctx, const char *name, const char *t
                                 Module **out);
 kf_status api_module_build(kf_context *ctx, const char *filename, const char *text, size_t len, ApiBuildFn build,
                            const void *user, kf_module **out);
+/* A diagnostic's facts as the API gives them (a note's parent is still an index into the Diag's records). */
+void api_diagnostic_from(const DiagRecord *r, kf_diagnostic *out);
+/* Makes kind the calling thread's error kind until the enclosing block ends (then the previous one again). */
+typedef struct ApiKindScope { DiagKind prev; } ApiKindScope;
+static inline ApiKindScope api_kind_enter(DiagKind k) {
+  ApiKindScope s = {diag_set_kind(k)};
+  return s;
+}
+static inline void api_kind_leave(ApiKindScope *s) { diag_set_kind(s->prev); }
+#define API_KIND(k) ApiKindScope api_kind_ __attribute__((cleanup(api_kind_leave), unused)) = api_kind_enter(k)
 /* KF_ERROR_OUT_OF_MEMORY after reporting it to ctx. */
 kf_status api_out_of_memory(kf_context *ctx);
 /* Frees n sources copied by api_compile.c (file names and texts), after removing them from the context's

@@ -55,7 +55,7 @@ static void report_kept(Bce *s, Op *op, bool lower, bool upper) {
   if (base && !base->def && base->block == ir_func_entry(s->func) && !ir_op_attr(s->func, "kernel"))
     sb_printf(&sb, "; the index is an argument of device function @%s, of which nothing is known here",
               ir_func_name(s->func));
-  diag_note(s->diag, op->loc, "%s", sb_cstr(&sb));
+  diag_remark(s->diag, op->loc, "%s", sb_cstr(&sb));
   sb_free(&sb);
 }
 

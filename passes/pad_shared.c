@@ -137,7 +137,7 @@ bool pass_pad_shared(Module *m, const PassContext *pc) {
     Candidate *c = &p.c[i];
     if (!c->ok || !c->column) {
       if (p.report)
-        diag_note(p.diag, c->global->loc, "shared array @%s not padded: %s", c->name,
+        diag_remark(p.diag, c->global->loc, "shared array @%s not padded: %s", c->name,
                   c->ok ? "no warp accesses it down a column" : c->why);
       continue;
     }
@@ -147,7 +147,7 @@ bool pass_pad_shared(Module *m, const PassContext *pc) {
     for (unsigned d = 0; d < rank; d++) ext[d] = shape->arr.elems[d];
     ext[rank - 1] = attr_int(ty_i64(m->ctx), shape->arr.elems[rank - 1].i + 1);
     if (p.report)
-      diag_note(p.diag, c->global->loc, "shared array @%s padded: rows of %lld elements instead of %lld (threads of a "
+      diag_remark(p.diag, c->global->loc, "shared array @%s padded: rows of %lld elements instead of %lld (threads of a "
                 "warp access it down a column)", c->name, (long long)ext[rank - 1].i, (long long)ext[rank - 1].i - 1);
     ir_op_set_attr(m, c->global, "shape", attr_array(m, rank, ext));
   }

@@ -36,7 +36,7 @@ static bool note_indices(Op *op, void *user) {
     else sb_puts(&sb, "not affine");
   }
   if (t->ra) range_scope_close(t->ra, mk);
-  diag_note(t->diag, op->loc, "%s", sb_cstr(&sb));
+  diag_remark(t->diag, op->loc, "%s", sb_cstr(&sb));
   sb_free(&sb);
   return true;
 }

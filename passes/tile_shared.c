@@ -1609,7 +1609,7 @@ static void report(Ts *t, bool tiled) {
   const char *what = t->loop ? "loop" : "neighbour reads";
   if (!tiled) {
     if (!t->loop && !t->ntiles && !t->cost.why[0]) return;
-    diag_note(t->diag, loc, "%s not tiled: %s", what, t->why ? t->why : "?");
+    diag_remark(t->diag, loc, "%s not tiled: %s", what, t->why ? t->why : "?");
     return;
   }
   StrBuf sb;
@@ -1628,7 +1628,7 @@ static void report(Ts *t, bool tiled) {
   sb_printf(&sb, "; each element staged is read %.2f times%s, %lld bytes of tiles, %lld block(s) per SM by shared "
             "memory", t->cost.reuse, t->cost.coalesces ? " (and a warp reads the array down a column: the tile's loads "
             "read along rows)" : "", (long long)t->cost.tile_bytes, (long long)t->cost.blocks_by_shared);
-  diag_note(t->diag, loc, "%s", sb_cstr(&sb));
+  diag_remark(t->diag, loc, "%s", sb_cstr(&sb));
   sb_free(&sb);
 }
 

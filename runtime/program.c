@@ -221,6 +221,26 @@ void rt_program_destroy(RtProgram *p) {
   mem_free(p);
 }
 
+static kf_status find_kind(RtFunction *f);
+
+/* Whether the program has the function f names (its kind, found once, is kept): KF_OK, or the status find_kind
+ * reports it with (KF_ERROR_NOT_FOUND: no such function, or host code). A source that does not compile is its
+ * compile's to report (with the kinds a compile gives): the name is then taken as it is, found or not when it
+ * compiles. Under the runtime's lock. */
+static kf_status function_exists(RtFunction *f) {
+  Diag *d = f->p->rt->diag;
+  DiagMark mark = diag_mark(d);
+  DiagCallback cb = d->callback;
+  d->callback = NULL;  /* quiet, unless it is the answer */
+  kf_status st = find_kind(f);
+  d->callback = cb;
+  if (st == KF_OK || st == KF_ERROR_OUT_OF_MEMORY) return st;
+  diag_rollback(d, &mark);
+  f->kind = -1;
+  if (st != KF_ERROR_NOT_FOUND) return KF_OK;
+  return find_kind(f);  /* again, reported */
+}
+
 kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out) {
   *out = NULL;
   RtRuntime *rt = p->rt;
@@ -241,12 +261,14 @@ kf_status rt_program_function(RtProgram *p, const char *name, RtFunction **out) 
       f->kind = -1;
       strmap_init(&f->by_signature);
     }
-    if (!f || !key || !f->name || !strmap_put(&p->functions, key, f)) {
+    kf_status found = f && key && f->name ? function_exists(f) : rt_out_of_memory(rt);
+    if (found == KF_OK && !strmap_put(&p->functions, key, f)) found = rt_out_of_memory(rt);
+    if (found != KF_OK) {
       if (f) mem_free(f->name);
       mem_free(f);
       mem_free(key);
       f = NULL;
-      st = rt_out_of_memory(rt);
+      st = found;
     }
   }
   pthread_mutex_unlock(&rt->lock);
@@ -336,12 +358,14 @@ static bool reinterpreted_fit(RtProgram *p, Op *func, const kf_arg *args, unsign
  * "Ambiguous overloading" TypeError. Reports the signatures on a miss (NULL, with *oom set when out of memory
  * instead). */
 static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const kf_arg *args, unsigned nargs,
-                       const char *argsig, bool specialized, bool *oom) {
+                       const char *argsig, bool specialized, bool *oom, bool *none) {
   *oom = false;
+  *none = false;
   Op *cands[MAX_SPECIALISATIONS];
   unsigned n = rt_kir_find_kernels(pm->ir, name, cands, MAX_SPECIALISATIONS);
   if (n > MAX_SPECIALISATIONS) n = MAX_SPECIALISATIONS;
   if (n == 0) {
+    *none = true;
     DiagKind prev = diag_set_kind(DIAG_KIND_NOT_FOUND);
     diag_error(p->rt->diag, NOLOC, "no kernel named '%s' in %s", name, p->filename ? p->filename : "the module");
     diag_set_kind(prev);
@@ -423,24 +447,24 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
 static kf_status kir_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, const char *argsig,
                             RtProgModule **pm_out, Op **func) {
   RtProgram *p = f->p;
-  bool oom;
-  if (p->borrowed) {
+  bool oom, none;
+  if (p->borrowed) {  /* no kernel of that name: not found; arguments that fit none of its kernels: bad input */
     *pm_out = p->borrowed;
-    *func = pick_kernel(p, p->borrowed, f->name, args, nargs, argsig, f->specialized, &oom);
-    return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_NOT_FOUND;
+    *func = pick_kernel(p, p->borrowed, f->name, args, nargs, argsig, f->specialized, &oom, &none);
+    return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : none ? KF_ERROR_NOT_FOUND : KF_ERROR_INVALID_INPUT;
   }
   kf_status st = find_eager(f);
   if (st != KF_OK) return st;
   if (f->eager) {
     *pm_out = f->eager_module;
-    *func = pick_kernel(p, f->eager_module, f->name, args, nargs, argsig, f->specialized, &oom);
+    *func = pick_kernel(p, f->eager_module, f->name, args, nargs, argsig, f->specialized, &oom, &none);
     return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_INVALID_INPUT;
   }
   RtProgModule *pm;
   st = compile_kernel(p, f->name, argsig, false, &pm);
   if (st != KF_OK) return st;
   *pm_out = pm;
-  *func = pick_kernel(p, pm, f->name, args, nargs, argsig, f->specialized, &oom);
+  *func = pick_kernel(p, pm, f->name, args, nargs, argsig, f->specialized, &oom, &none);
   return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_INTERNAL;
 }
 
@@ -1034,7 +1058,7 @@ static kf_status find_kind(RtFunction *f) {
   if (p->borrowed) {
     Op *k;
     if (rt_kir_find_kernels(p->borrowed->ir, f->name, &k, 1) == 0) {
-      diag_error(diag, NOLOC, "no kernel named '%s' in the module", f->name);
+      diag_error_kind(diag, DIAG_KIND_NOT_FOUND, NOLOC, "no kernel named '%s' in the module", f->name);
       return KF_ERROR_NOT_FOUND;
     }
     f->kind = (int)kind_from_kir(k);
@@ -1047,10 +1071,10 @@ static kf_status find_kind(RtFunction *f) {
   FeFunctionKind fk = j.kind;
   switch (fk) {
   case FE_FUNCTION_NONE:
-    diag_error(diag, NOLOC, "no function named '%s' in %s", f->name, p->filename);
+    diag_error_kind(diag, DIAG_KIND_NOT_FOUND, NOLOC, "no function named '%s' in %s", f->name, p->filename);
     return KF_ERROR_NOT_FOUND;
   case FE_FUNCTION_PYTHON:
-    diag_error(diag, NOLOC, "'%s' in %s is host code: it has no @cuda.jit, @cuda.reduce, @vectorize or @guvectorize "
+    diag_error_kind(diag, DIAG_KIND_NOT_FOUND, NOLOC, "'%s' in %s is host code: it has no @cuda.jit, @cuda.reduce, @vectorize or @guvectorize "
                "(target=\"cuda\") decorator", f->name, p->filename);
     return KF_ERROR_NOT_FOUND;
   case FE_FUNCTION_KERNEL: f->kind = KF_FUNCTION_KERNEL; break;

@@ -25,6 +25,96 @@ static _Thread_local DiagKind current_kind __attribute__((tls_model("initial-exe
 
 static const char OOM_LINE[] = "kfront: error: out of memory\n";
 
+/* ---- records: every diagnostic as facts ---- */
+
+static void record_free(DiagRecord *r) {
+  mem_free(r->message);
+  mem_free(r->file);
+  mem_free(r->rendered);
+}
+
+/* Forgets the records from n on (under d->lock). */
+static void records_truncate(Diag *d, unsigned n) {
+  for (unsigned i = n; i < d->nrecs; i++) {
+    DiagRecord *r = &d->recs[i];
+    if (r->parent != DIAG_NO_PARENT && r->parent < n) d->recs[r->parent].nnotes--;
+    record_free(r);
+  }
+  if (n < d->nrecs) d->nrecs = n;
+  while (d->ntops && d->tops[d->ntops - 1] >= n) d->ntops--;
+  if (n == 0) d->drop_notes = false;
+}
+
+static bool grow(void **items, unsigned *cap, unsigned need, size_t size) {
+  if (need <= *cap) return true;
+  unsigned ncap = *cap ? *cap * 2 : 16;
+  void *p = mem_realloc(*items, size * ncap);
+  if (!p) return false;
+  *items = p;
+  *cap = ncap;
+  return true;
+}
+
+/* Keeps a diagnostic's facts (under d->lock, the guard paused); NULL when out of memory (nothing kept). A note
+ * is attached to the last top-level diagnostic when attach is set and there is one. */
+static DiagRecord *add_record(Diag *d, DiagLevel level, DiagKind kind, SrcLoc loc, unsigned end_col, bool attach,
+                              const char *message, size_t message_len, const char *rendered, size_t rendered_len) {
+  bool top = level != DIAG_NOTE || !attach || d->ntops == 0;
+  if (!grow((void **)&d->recs, &d->caprecs, d->nrecs + 1, sizeof *d->recs) ||
+      (top && !grow((void **)&d->tops, &d->captops, d->ntops + 1, sizeof *d->tops)))
+    return NULL;
+  DiagRecord r = {level, kind, mem_alloc(message_len + 1), loc.file ? mem_strdup(loc.file) : NULL,
+                  mem_alloc(rendered_len + 1), loc.file ? loc.line : 0, loc.file ? loc.col : 0,
+                  loc.file && loc.col ? end_col : 0, DIAG_NO_PARENT, 0, 0};
+  if (!r.message || !r.rendered || (loc.file && !r.file)) {
+    record_free(&r);
+    return NULL;
+  }
+  memcpy(r.message, message, message_len);
+  r.message[message_len] = 0;
+  memcpy(r.rendered, rendered, rendered_len);
+  r.rendered[rendered_len] = 0;
+  if (top) {
+    r.index = d->ntops;
+    d->tops[d->ntops++] = d->nrecs;
+  } else {
+    r.parent = d->tops[d->ntops - 1];
+    r.index = d->recs[r.parent].nnotes++;
+  }
+  d->recs[d->nrecs] = r;
+  return &d->recs[d->nrecs++];
+}
+
+unsigned diag_record_count(Diag *d) {
+  pthread_mutex_lock(&d->lock);
+  unsigned n = d->ntops;
+  pthread_mutex_unlock(&d->lock);
+  return n;
+}
+
+bool diag_record_at(Diag *d, unsigned i, DiagRecord *out) {
+  pthread_mutex_lock(&d->lock);
+  bool ok = i < d->ntops;
+  if (ok) *out = d->recs[d->tops[i]];
+  pthread_mutex_unlock(&d->lock);
+  return ok;
+}
+
+bool diag_record_note(Diag *d, unsigned i, unsigned j, DiagRecord *out) {
+  pthread_mutex_lock(&d->lock);
+  bool ok = false;
+  if (i < d->ntops && j < d->recs[d->tops[i]].nnotes) {
+    unsigned at = d->tops[i];
+    for (unsigned k = at + 1; k < d->nrecs && !ok; k++)
+      if (d->recs[k].parent == at && d->recs[k].index == j) {
+        *out = d->recs[k];
+        ok = true;
+      }
+  }
+  pthread_mutex_unlock(&d->lock);
+  return ok;
+}
+
 DiagKind diag_set_kind(DiagKind kind) {
   DiagKind prev = current_kind;
   current_kind = kind;
@@ -72,12 +162,13 @@ void diag_clear(Diag *d) {
   sb_reset(&d->text);
   d->nerrors = d->nwarnings = 0;
   first_free(&d->first);
+  records_truncate(d, 0);
   unlock_d(d, g, true);
 }
 
 DiagMark diag_mark(Diag *d) {
   pthread_mutex_lock(&d->lock);
-  DiagMark m = {d->text.len, d->nerrors, d->nwarnings, d->first.set, d->source_seq};
+  DiagMark m = {d->text.len, d->nerrors, d->nwarnings, d->first.set, d->nrecs, d->ntops, d->source_seq};
   pthread_mutex_unlock(&d->lock);
   return m;
 }
@@ -92,6 +183,7 @@ void diag_rollback(Diag *d, const DiagMark *m) {
   d->nerrors = m->nerrors;
   d->nwarnings = m->nwarnings;
   if (!m->first_set) first_free(&d->first);
+  records_truncate(d, m->nrecs);
   for (DiagSource **p = &d->sources; *p;) {
     if ((*p)->seq >= m->source_seq) {
       DiagSource *dead = *p;
@@ -106,6 +198,12 @@ void diag_rollback(Diag *d, const DiagMark *m) {
 
 void diag_free(Diag *d) {
   first_free(&d->first);
+  records_truncate(d, 0);
+  mem_free(d->recs);
+  mem_free(d->tops);
+  d->recs = NULL;
+  d->tops = NULL;
+  d->caprecs = d->captops = 0;
   pthread_mutex_destroy(&d->lock);
   sb_free(&d->text);
   for (DiagSource *s = d->sources, *n; s; s = n) {
@@ -169,12 +267,10 @@ const char *diag_source_line(Diag *d, const char *file, unsigned line, size_t *l
 
 /* Records the first error's facts (under d->lock). False when they could not be kept (then it is "out of
  * memory"). */
-static bool note_first(Diag *d, SrcLoc loc, const char *message) {
+static bool note_first(Diag *d, SrcLoc loc, DiagKind kind, const char *message) {
   DiagFirst *f = &d->first;
   f->set = true;
-  f->kind = current_kind;
-  if (f->kind == DIAG_KIND_TYPING && (strstr(message, "not supported") || strstr(message, "unsupported")))
-    f->kind = DIAG_KIND_UNSUPPORTED;
+  f->kind = kind;
   f->message = mem_strdup(message);
   f->file = loc.file ? mem_strdup(loc.file) : NULL;
   f->line = loc.line;
@@ -186,11 +282,17 @@ static bool note_first(Diag *d, SrcLoc loc, const char *message) {
   return true;
 }
 
-/* "out of memory" in the text (when it has room to grow) and to the callback (under d->lock). */
+/* "out of memory" in the text (when it has room to grow), among the records (when they have room) and to the
+ * callback (under d->lock, the guard paused). */
 static void oom_text(Diag *d) {
   sb_puts(&d->text, OOM_LINE);
   d->text.failed = false;
-  if (d->callback) d->callback(d->callback_user, DIAG_ERROR, OOM_LINE);
+  static const char message[] = "out of memory";
+  DiagRecord *r = add_record(d, DIAG_ERROR, DIAG_KIND_OUT_OF_MEMORY, (SrcLoc){0}, 0, false, message,
+                             sizeof message - 1, OOM_LINE, sizeof OOM_LINE - 1);
+  DiagRecord stand_in = {DIAG_ERROR, DIAG_KIND_OUT_OF_MEMORY, (char *)message, NULL, (char *)OOM_LINE, 0, 0, 0,
+                         DIAG_NO_PARENT, d->ntops, 0};
+  if (d->callback) d->callback(d->callback_user, r ? r : &stand_in);
 }
 
 /* A byte quoted as \xNN: C0 controls but the tab and the newline (a message may span lines; a quoted source
@@ -207,13 +309,16 @@ static void put_escaped(StrBuf *out, const char *s, size_t n) {
 /* Under d->lock with the guard paused. False when an allocation failed (the error is then counted, and the
  * first error says out of memory if it was this one); "out of memory" is rendered here unless a guard will
  * report it (guarded). */
-static bool report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap, bool guarded) {
+static bool report_locked(Diag *d, DiagLevel level, DiagKind kind, SrcLoc loc, unsigned end_col, bool attach,
+                          const char *fmt, va_list ap, bool guarded) {
   if (level == DIAG_ERROR) {
-    if (d->max_errors && d->nerrors >= d->max_errors) { d->nerrors++; return true; }
+    if (d->max_errors && d->nerrors >= d->max_errors) { d->nerrors++; d->drop_notes = true; return true; }
     d->nerrors++;
   } else if (level == DIAG_WARNING) {
     d->nwarnings++;
   }
+  bool keep = level != DIAG_NOTE || !attach || !d->drop_notes;  /* not a note of a dropped error */
+  if (level != DIAG_NOTE || !attach) d->drop_notes = false;
   static const char *names[] = {"error", "warning", "note"};
   StrBuf one;
   sb_init(&one);
@@ -233,8 +338,15 @@ static bool report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt,
   put_escaped(&one, msg.data ? msg.data : "", msg.len);
   bool ok = !one.failed && !msg.failed;
   sb_free(&msg);
+  size_t message_len = one.len - message_at;
+  if (level == DIAG_ERROR && !kind) {
+    kind = current_kind;
+    if (kind == DIAG_KIND_TYPING && ok &&
+        (strstr(sb_cstr(&one) + message_at, "not supported") || strstr(sb_cstr(&one) + message_at, "unsupported")))
+      kind = DIAG_KIND_UNSUPPORTED;
+  }
   if (level == DIAG_ERROR && !d->first.set) {
-    if (ok) ok = note_first(d, loc, sb_cstr(&one) + message_at);
+    if (ok) ok = note_first(d, loc, kind, sb_cstr(&one) + message_at);
     else first_oom(&d->first);
   }
   sb_putc(&one, '\n');
@@ -257,8 +369,13 @@ static bool report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt,
     ok = !d->text.failed;
     d->text.failed = false;
   }
+  DiagRecord *r = NULL;
+  if (ok && keep) {
+    r = add_record(d, level, kind, loc, end_col, attach, one.data + message_at, message_len, one.data, one.len);
+    ok = r != NULL;
+  }
   if (ok) {
-    if (d->callback) d->callback(d->callback_user, level, sb_cstr(&one));
+    if (d->callback && r) d->callback(d->callback_user, r);
   } else if (!guarded) {
     oom_text(d);
   }
@@ -266,16 +383,94 @@ static bool report_locked(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt,
   return ok;
 }
 
+/* A header line of rendered text, "FILE:LINE:COL: warning: MESSAGE" or "kfront: note: MESSAGE": its level, location
+ * and where its message starts; false for another line (a quoted source line, a caret, a message's next line). */
+static bool parse_header(const char *line, size_t n, DiagLevel *level, SrcLoc *loc, size_t *file_len, size_t *msg_at) {
+  static const char *const tags[] = {": error: ", ": warning: ", ": note: "};
+  for (int t = 0; t < 3; t++) {
+    size_t tl = strlen(tags[t]);
+    for (size_t i = 0; i + tl <= n; i++) {
+      if (memcmp(line + i, tags[t], tl) != 0) continue;
+      *level = (DiagLevel)t;
+      *msg_at = i + tl;
+      *loc = (SrcLoc){0};
+      if (i == 6 && memcmp(line, "kfront", 6) == 0) { *file_len = 0; return true; }
+      size_t end = i;
+      unsigned nums[2] = {0, 0}, nnums = 0;
+      while (nnums < 2) {  /* ":LINE:COL" or ":LINE" before the tag, read from the right */
+        size_t j = end;
+        unsigned v = 0, scale = 1;
+        while (j > 0 && line[j - 1] >= '0' && line[j - 1] <= '9') { v += (unsigned)(line[j - 1] - '0') * scale; scale *= 10; j--; }
+        if (j == end || j == 0 || line[j - 1] != ':') break;
+        nums[nnums++] = v;
+        end = j - 1;
+      }
+      if (nnums == 0 || end == 0) return false;
+      loc->line = nnums == 2 ? nums[1] : nums[0];
+      loc->col = nnums == 2 ? nums[0] : 0;
+      *file_len = end;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* The records of rendered diagnostics given again (under d->lock, the guard paused): one per header line, with the
+ * lines up to the next header as its rendered text. False when out of memory. */
+static bool replay_records(Diag *d, const char *text, size_t len) {
+  const char *p = text, *end = text + len, *start = NULL;
+  DiagLevel level = DIAG_WARNING;
+  SrcLoc loc = {0};
+  const char *msg = NULL;
+  size_t msg_len = 0, file_len = 0;
+  char file[512];
+  while (p <= end) {
+    const char *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+    const char *le = nl ? nl : end;
+    DiagLevel lv;
+    SrcLoc l;
+    size_t fl, ma;
+    bool header = p < end && parse_header(p, (size_t)(le - p), &lv, &l, &fl, &ma);
+    if ((header || p >= end) && start) {
+      SrcLoc at = loc;
+      if (file_len) {
+        size_t n = file_len < sizeof file - 1 ? file_len : sizeof file - 1;
+        memcpy(file, start, n);
+        file[n] = 0;
+        at.file = file;
+      }
+      if (!add_record(d, level, 0, at, 0, true, msg, msg_len, start, (size_t)(p - start))) return false;
+      start = NULL;
+    }
+    if (p >= end) break;
+    if (header) {
+      start = p;
+      level = lv;
+      loc = l;
+      file_len = fl;
+      msg = p + ma;
+      msg_len = (size_t)(le - msg);
+    }
+    p = nl ? nl + 1 : end + 1;
+  }
+  return true;
+}
+
 void diag_replay_warnings(Diag *d, const char *rendered, size_t len, unsigned nwarnings) {
   if (!len || !nwarnings) return;
   MemGuard *g = lock_d(d);
   size_t at = d->text.len;
+  unsigned first_rec = d->nrecs;
   sb_putn(&d->text, rendered, len);
   bool ok = !d->text.failed;
   d->text.failed = false;
-  if (ok) {
+  if (ok) ok = replay_records(d, rendered, len);
+  if (!ok) {
+    if (d->text.data && at <= d->text.len) d->text.data[d->text.len = at] = 0;
+    records_truncate(d, first_rec);
+  } else {
     d->nwarnings += nwarnings;
-    if (d->callback) d->callback(d->callback_user, DIAG_WARNING, sb_cstr(&d->text) + at);
+    for (unsigned i = first_rec; i < d->nrecs && d->callback; i++) d->callback(d->callback_user, &d->recs[i]);
   }
   unlock_d(d, g, ok);
 }
@@ -290,15 +485,35 @@ unsigned diag_warnings_since(Diag *d, const DiagMark *m, StrBuf *out) {
   return ok ? n : 0;
 }
 
-void diag_report(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap) {
+void diag_report_ex(Diag *d, DiagLevel level, DiagKind kind, SrcLoc loc, unsigned end_col, bool attach,
+                    const char *fmt, va_list ap) {
   MemGuard *g = lock_d(d);
-  bool ok = report_locked(d, level, loc, fmt, ap, g != NULL);
+  bool ok = report_locked(d, level, kind, loc, end_col, attach, fmt, ap, g != NULL);
   unlock_d(d, g, ok);
+}
+
+void diag_report(Diag *d, DiagLevel level, SrcLoc loc, const char *fmt, va_list ap) {
+  diag_report_ex(d, level, 0, loc, 0, true, fmt, ap);
+}
+
+void diag_error_kind(Diag *d, DiagKind kind, SrcLoc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_report_ex(d, DIAG_ERROR, kind, loc, 0, true, fmt, ap);
+  va_end(ap);
+}
+
+void diag_remark(Diag *d, SrcLoc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_report_ex(d, DIAG_NOTE, 0, loc, 0, false, fmt, ap);
+  va_end(ap);
 }
 
 void diag_out_of_memory(Diag *d) {
   MemGuard *g = lock_d(d);
   d->nerrors++;
+  d->drop_notes = false;
   if (!d->first.set) first_oom(&d->first);
   oom_text(d);
   unlock_d(d, g, true);
@@ -320,7 +535,7 @@ static void record_error(Diag *d, DiagKind kind, SrcLoc loc, const DiagFirst *fa
   DiagKind prev = diag_set_kind(kind);
   MemGuard *g = lock_d(d);
   bool first = !d->first.set;
-  bool ok = report_locked(d, DIAG_ERROR, loc, fmt, ap, g != NULL);
+  bool ok = report_locked(d, DIAG_ERROR, 0, loc, 0, true, fmt, ap, g != NULL);
   if (ok && first && d->first.set) {
     DiagFirst *f = &d->first;
     f->has_index = true;

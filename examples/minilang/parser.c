@@ -13,6 +13,7 @@
  * `//` comments run to the end of the line. The first syntax error is reported (kf_context_report, kind
  * KF_ERRKIND_SYNTAX) at its line and column and ends the parse (longjmp to ml_parse). */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,11 @@ typedef struct {
 static _Noreturn void syntax_error(Parser *P, MlLoc loc, const char *fmt, const char *arg) {
   char msg[256];
   snprintf(msg, sizeof msg, fmt, arg);
-  kf_context_report(P->ctx, 0, KF_ERRKIND_SYNTAX, (kf_location){P->file, loc.line, loc.col}, msg);
+  /* at the current token: its span too (kf_diagnostic.end_col) */
+  bool at_token = P->tok != TK_EOF && loc.line == P->loc.line && loc.col == P->loc.col;
+  kf_diagnostic d = {.severity = KF_SEVERITY_ERROR, .kind = KF_ERRKIND_SYNTAX, .message = msg, .file = P->file,
+                     .line = loc.line, .col = loc.col, .end_col = at_token ? loc.col + (unsigned)P->len : 0};
+  kf_context_report_diagnostic(P->ctx, &d);
   longjmp(P->fail, 1);
 }
 

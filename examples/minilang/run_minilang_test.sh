@@ -10,7 +10,8 @@
 # 3. minilang --ptx on saxpy.ml and reduce.ml: PTX with each kernel's .entry (where libNVVM is not found,
 #    minilang says so and exits 3: reported here as "PTX: not checked", never as a pass).
 # 4. each tests/*.ml with an `// expect: FILE:LINE:COL: error: MESSAGE` line fails to compile with exactly that
-#    diagnostic first, followed by its source line and a caret.
+#    diagnostic first, followed by its source line and a caret; `minilang --diagnostics` lists one as facts
+#    (severity, kind, location with its span, message) read through kf_context_diagnostic_at.
 set -euo pipefail
 
 [ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
@@ -72,4 +73,12 @@ for src in "$here"/tests/*.ml; do
   n=$((n + 1))
 done
 [ $n -ge 5 ] || fail "only $n diagnostic tests found"
+
+echo "== the same diagnostics as facts (kf_context_diagnostic_at)"
+rc=0
+(cd "$here/tests" && "$minilang" --diagnostics syntax_error.ml) >"$tmp/facts.out" 2>"$tmp/facts.err" || rc=$?
+[ $rc -eq 1 ] || { cat "$tmp/facts.out" "$tmp/facts.err" >&2; fail "minilang --diagnostics syntax_error.ml exited with $rc"; }
+want="error syntax syntax_error.ml:3:17-20: expected ';', found 'out'"
+[ "$(cat "$tmp/facts.out")" = "$want" ] || { cat "$tmp/facts.out" >&2; fail "expected '$want'"; }
+echo "syntax_error.ml: $want"
 echo "examples/minilang: ok (${SECONDS}s)"

@@ -115,7 +115,9 @@ KF_API void kf_context_clear_diagnostics(kf_context *ctx);
 typedef enum kf_error_kind {
   KF_ERRKIND_NONE = 0,
   KF_ERRKIND_INTERNAL = 1,       /* a bug in kfront (please report it) */
-  KF_ERRKIND_SYNTAX = 2,         /* the source does not parse */
+  KF_ERRKIND_SYNTAX = 2,         /* the source does not parse: Python source, kir text (kf_module_parse), a type's
+                                  * kir text (kf_type_parse), a pass pipeline (kf_module_run_pipeline,
+                                  * kf_pipeline_normalize: its syntax, pass and option names, option values) */
   KF_ERRKIND_TYPING = 3,         /* Numba's typing rules refuse it */
   KF_ERRKIND_UNSUPPORTED = 4,    /* valid Numba that kfront does not handle */
   KF_ERRKIND_ARGUMENT = 5,       /* arguments that do not fit the kernel (Python: TypeError) */
@@ -129,7 +131,15 @@ typedef enum kf_error_kind {
                                   * where it is unbound): kernel, exception, thread and block below are set */
   KF_ERRKIND_VALUE = 13,         /* a constant Numba's lowering refuses with ValueError (an alignment= that is not
                                   * a positive power of 2 multiple of 8) */
+  KF_ERRKIND_INVALID_IR = 14,    /* kir the embedder gave (parsed or built) that breaks kir's rules: the verifier's
+                                  * errors (kf_module_verify, and a pipeline's check of its input), the builder's
+                                  * refusals (kir.h), a pass's refusal of the module it was given; an input error,
+                                  * not kfront's (a module kfront's own frontend made that fails is INTERNAL) */
+  KF_ERRKIND_INVALID_ARGUMENT = 15, /* a call's own arguments the API refuses: a NULL text or name, a level or kind
+                                  * out of range, a new function name that is not an identifier */
 } kf_error_kind;
+/* The largest kf_error_kind of these headers (a library of a later minor version may add kinds after it). */
+#define KF_ERRKIND_LAST KF_ERRKIND_INVALID_ARGUMENT
 typedef struct kf_error_info {
   kf_error_kind kind;
   const char *message;        /* the message alone, without location or source line */
@@ -152,6 +162,56 @@ KF_API kf_status kf_context_first_error(kf_context *ctx, kf_error_info *out);
 /* Optional: called with each rendered diagnostic as it is reported (level: 0 error, 1 warning, 2 note). */
 typedef void (*kf_diagnostic_fn)(void *user, int level, const char *rendered);
 KF_API void kf_context_set_diagnostic_handler(kf_context *ctx, kf_diagnostic_fn fn, void *user);
+
+/* ---- every diagnostic as facts ----
+ * Besides the rendered text, the context keeps each diagnostic reported since the last clear (errors, warnings and
+ * notes) as a kf_diagnostic, in the order reported. A note belongs to the diagnostic reported just before it (its
+ * "operand defined here", "to close this region", "During: resolving callee type"): it is one of that
+ * diagnostic's notes (kf_context_diagnostic_note), not a diagnostic of its own. A note with nothing before it and
+ * a pass's own report (bce{report=1}, tile-shared's and pad-shared's reasons) stand alone: top-level diagnostics
+ * of severity NOTE. Errors counted beyond a limit and dropped are not kept, nor their notes. Warnings a cached
+ * compile gives again (the disk cache keeps their rendered text) are read back from that text: message, file,
+ * line and column, no kind, no end column. */
+typedef enum kf_severity {
+  KF_SEVERITY_ERROR = 0,    /* the levels of kf_diagnostic_fn and kf_context_report */
+  KF_SEVERITY_WARNING = 1,
+  KF_SEVERITY_NOTE = 2,
+} kf_severity;
+#define KF_NO_DIAGNOSTIC 0xffffffffu
+typedef struct kf_diagnostic {
+  kf_severity severity;
+  kf_error_kind kind;        /* an error's kind (as kf_context_first_error gives it); a warning's or note's
+                              * KF_ERRKIND_NONE unless its reporter gave one (kf_context_report) */
+  const char *message;       /* the message alone, without location or quoted line (NUL-terminated) */
+  const char *file;          /* NULL when unlocated */
+  unsigned line, col;        /* 1-based; 0 unknown */
+  unsigned end_col;          /* one past the span's last column on that line, when the reporter knows the span
+                              * (an embedder's, kf_context_report_diagnostic; kfront's own: not yet); else 0 */
+  unsigned index;            /* a top-level diagnostic: its index for kf_context_diagnostic_at; a note: its index
+                              * among its diagnostic's notes */
+  unsigned parent;           /* a note: the index of the diagnostic it belongs to; else KF_NO_DIAGNOSTIC */
+  unsigned nnotes;           /* the notes it has (so far, while its reporter may add more) */
+  const char *rendered;      /* its text as kf_context_diagnostics has it: its lines, the quoted source line and
+                              * the caret (a diagnostic's notes are not in it: each note has its own) */
+} kf_diagnostic;
+/* The number of top-level diagnostics (attached notes not counted) since the last clear. */
+KF_API unsigned kf_context_diagnostic_count(kf_context *ctx);
+/* The i-th top-level diagnostic (0-based, in the order reported). Its strings are borrowed from ctx: valid until
+ * the diagnostics are cleared (kf_context_clear_diagnostics, or an API call that documents that it clears them)
+ * or the context is destroyed, whatever is reported meanwhile. KF_ERROR_INVALID_INPUT (unreported, *out zeroed)
+ * when i >= kf_context_diagnostic_count. Any thread (launches may report meanwhile). */
+KF_API kf_status kf_context_diagnostic_at(kf_context *ctx, unsigned i, kf_diagnostic *out);
+/* The j-th note of the i-th top-level diagnostic (j < its nnotes), borrowed as kf_context_diagnostic_at's.
+ * KF_ERROR_INVALID_INPUT (unreported, *out zeroed) when there is no such note. */
+KF_API kf_status kf_context_diagnostic_note(kf_context *ctx, unsigned i, unsigned j, kf_diagnostic *out);
+/* Optional: called with each diagnostic as it is reported, notes included (their parent set), after it is kept
+ * (it is then also kf_context_diagnostic_at(ctx, d->index) or that diagnostic's note d->index), on the reporting
+ * thread (a launch's, under the runtime's work), with the context's diagnostics locked: fn must not call kfront on
+ * ctx. *d and its strings are borrowed for the call only (keep what is needed, or read it again through
+ * kf_context_diagnostic_at). NULL removes it. Independent of kf_context_set_diagnostic_handler: both are called
+ * when both are set. */
+typedef void (*kf_diagnostic_callback)(void *user, const kf_diagnostic *d);
+KF_API void kf_context_set_diagnostic_callback(kf_context *ctx, kf_diagnostic_callback fn, void *user);
 
 /* ---- kir modules ---------------------------------------------------------------------------- */
 typedef struct kf_module kf_module;
@@ -930,14 +990,20 @@ KF_API kf_status kf_program_create_sources(kf_runtime *rt, const kf_source *sour
 KF_API kf_status kf_program_from_module(kf_runtime *rt, kf_module *m, kf_program **out);
 KF_API void kf_program_destroy(kf_program *p);
 
-/* The function `name` of the program. Nothing is compiled yet. *out is borrowed: valid until the program
- * is destroyed; asking again gives the same handle. */
+/* The function `name` of the program. Nothing is compiled yet: the source's top-level definitions are read (its
+ * functions and decorators; no body is typed), a kir program's kernels looked up. *out is borrowed: valid until
+ * the program is destroyed; asking again gives the same handle. KF_ERROR_NOT_FOUND (kind NOT_FOUND, *out NULL)
+ * when the program has no such function or it is host code (no @cuda.jit, @cuda.reduce, @vectorize or
+ * @guvectorize); KF_ERROR_INVALID_INPUT for a NULL or empty name. A source that does not parse gives a handle
+ * still, and its errors when it compiles (as kf_program_get_kernel, kf_function_specialize and the launches
+ * report them). */
 KF_API kf_status kf_program_get_function(kf_program *p, const char *name, kf_function **out);
 /* The kernel of f for these arguments (their types; values do not matter): for a lazy kernel, compiled for
- * the signature the arguments spell (e.g. float32[::1], int64), for an eager one, the first of its
- * signatures the arguments convert to (scalars convert as by a C cast; arrays must match dtype and rank
- * exactly, and C/F layouts need such strides). Compiled code is cached. *out is borrowed: valid until the
- * program is destroyed. */
+ * the signature the arguments spell (e.g. float32[::1], int64), for an eager one (and a program over a kir
+ * module), the first of its signatures the arguments convert to (scalars convert as by a C cast; arrays must
+ * match dtype and rank exactly, and C/F layouts need such strides). Compiled code is cached. *out is borrowed:
+ * valid until the program is destroyed. Arguments that fit none of the signatures: KF_ERROR_INVALID_INPUT (kind
+ * ARGUMENT, numba's "No matching definition"); a compile's errors: its status and kinds. */
 KF_API kf_status kf_function_specialize(kf_function *f, const kf_arg *args, unsigned nargs, kf_kernel **out);
 /* The kernels f has so far (one per specialisation compiled or loaded, oldest first), as Numba's
  * dispatcher.overloads: up to max of them into out (borrowed, valid until the program is destroyed); returns how

@@ -77,12 +77,17 @@ typedef struct kf_location {
 KF_API kf_status kf_context_add_source(kf_context *ctx, const char *file, const char *text, size_t len);
 
 /* Reports the embedder's own diagnostic (its parser's or type checker's) among kfront's: level 0 error,
- * 1 warning, 2 note (kf_diagnostic_fn's levels); kind the kf_error_kind kf_context_first_error gives for an
- * error (KF_ERRKIND_SYNTAX, KF_ERRKIND_TYPING, ...; ignored for warnings and notes); at loc (file copied; NULL:
- * unlocated), rendered as kfront's are (`file:line:col: error: message`, the line and a caret when the file
- * was registered with kf_context_add_source) and passed to the diagnostic handler. message is copied. An
- * error counts in kf_context_error_count. KF_ERROR_INVALID_INPUT for a bad level or kind or no message. */
+ * 1 warning, 2 note (kf_severity, kf_diagnostic_fn's levels); kind the kf_error_kind kf_context_first_error gives
+ * for an error (KF_ERRKIND_SYNTAX, KF_ERRKIND_TYPING, ...; for a warning or note it is only its kf_diagnostic's
+ * kind, and may be KF_ERRKIND_NONE); at loc (file copied; NULL: unlocated), rendered as kfront's are
+ * (`file:line:col: error: message`, the line and a caret when the file was registered with kf_context_add_source),
+ * kept as a kf_diagnostic (a note as a note of the diagnostic reported before it) and passed to the diagnostic
+ * handler and callback. message is copied. An error counts in kf_context_error_count. KF_ERROR_INVALID_INPUT
+ * (kind KF_ERRKIND_INVALID_ARGUMENT) for a bad level or kind or no message. */
 KF_API kf_status kf_context_report(kf_context *ctx, int level, kf_error_kind kind, kf_location loc, const char *message);
+/* kf_context_report from a kf_diagnostic's fields: severity, kind, message, file, line, col and end_col (the
+ * others are ignored; everything is copied). Rendered the same way (one caret, at col). */
+KF_API kf_status kf_context_report_diagnostic(kf_context *ctx, const kf_diagnostic *d);
 
 /* ---- modules and builders --------------------------------------------------------------------- */
 

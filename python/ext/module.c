@@ -12,7 +12,7 @@ PyTypeObject *Runtime_Type, *Stream_Type, *Event_Type, *Buffer_Type;
 /* ---- errors ------------------------------------------------------------------------------------------ */
 
 /* kf_error_kind -> exception class, registered by kfront.errors (set_exceptions); RuntimeError until then. */
-static PyObject *exception_classes[KF_ERRKIND_VALUE + 1];
+static PyObject *exception_classes[KF_ERRKIND_LAST + 1];
 
 static PyObject *set_exceptions(PyObject *self, PyObject *mapping) {
   (void)self;
@@ -24,8 +24,8 @@ static PyObject *set_exceptions(PyObject *self, PyObject *mapping) {
   Py_ssize_t pos = 0;
   while (PyDict_Next(mapping, &pos, &key, &value)) {
     long k = PyLong_AsLong(key);
-    if (k < 0 || k > KF_ERRKIND_VALUE || !PyType_Check(value)) {
-      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "set_exceptions: kinds are 0..12, values classes");
+    if (k < 0 || k > KF_ERRKIND_LAST || !PyType_Check(value)) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "set_exceptions: kinds are kf_error_kinds, values classes");
       return NULL;
     }
     PyObject *old = exception_classes[k];
@@ -144,6 +144,7 @@ PyObject *ext_raise(kf_context *ctx, kf_status st) {
   memset(&e, 0, sizeof e);
   if (kf_context_first_error(ctx, &e) != KF_OK) e.kind = KF_ERRKIND_NONE;
   kf_error_kind kind = e.kind;
+  if ((unsigned)kind > KF_ERRKIND_LAST) kind = KF_ERRKIND_INTERNAL;  /* a kind of a newer library */
   if (kind == KF_ERRKIND_NONE) {
     switch (st) {  /* a status without a diagnostic: its kind from the status */
     case KF_ERROR_OUT_OF_BOUNDS: kind = KF_ERRKIND_OUT_OF_BOUNDS; break;

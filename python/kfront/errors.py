@@ -64,9 +64,12 @@ KIND_NOT_FOUND = 10
 KIND_OUT_OF_MEMORY = 11
 KIND_RAISED = 12
 KIND_VALUE = 13
+KIND_INVALID_IR = 14        # kir an embedder gave (kf_module_parse / kir.h's builder): not made from Python
+KIND_INVALID_ARGUMENT = 15  # a C API call's own arguments
 
 KIND_NAMES = ("none", "internal", "syntax", "typing", "unsupported", "argument", "launch_config",
-              "out_of_bounds", "device", "backend", "not_found", "out_of_memory", "raised", "value")
+              "out_of_bounds", "device", "backend", "not_found", "out_of_memory", "raised", "value",
+              "invalid_ir", "invalid_argument")
 
 
 class KfrontError(Exception):
@@ -292,6 +295,8 @@ KIND_CLASSES = {
     KIND_OUT_OF_MEMORY: OutOfMemoryError,
     KIND_RAISED: KernelRaisedError,
     KIND_VALUE: CompileValueError,
+    KIND_INVALID_IR: CompilerError,        # as KIND_INTERNAL, which these were before they had kinds of their own
+    KIND_INVALID_ARGUMENT: CompilerError,
 }
 
 # numba.core.errors (and numba.cuda.cudadrv) names -> kfront's classes

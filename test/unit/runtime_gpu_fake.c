@@ -720,12 +720,14 @@ static void test_gpu_path(void) {
   kf_context_destroy(ctx);
 }
 
-/* A kernel whose cache entry is on disk loads without compiling anything (here the frontend is not even
- * asked); a corrupt entry is refused and the kernel compiled instead. */
+/* A kernel whose cache entry is on disk loads without compiling anything (the frontend only reads which
+ * functions the source defines: kf_program_get_function; the body is never typed); a corrupt entry is refused
+ * and the kernel compiled instead. */
 static void test_disk_cache_hit(void) {
   char dir[] = "/tmp/kfront-gpu-fake-XXXXXX";
   CHECK(mkdtemp(dir) != NULL);
-  const char *source = "# not even Python: a cache hit never reads it\n";
+  const char *source = "from numba import cuda\n@cuda.jit\ndef foo_grid(a, b):\n"
+                       "    never_typed(a, b)  # a cache hit does not compile it\n";
   const char *argsig = "void(int64[::1], float64[::1])";
   const char *payload =
       "kfront-kernel 4\nentry foo_grid\nplan hidden=grid_x,grid_y,grid_z grid=resident block=0,0,0 divisor=1,1,1 "
@@ -846,7 +848,8 @@ static void test_disk_cache_keeps_warnings(void) {
 static void test_disk_cache_refused(void) {
   char dir[] = "/tmp/kfront-gpu-fake-XXXXXX", priv[] = "/tmp/kfront-gpu-fake-XXXXXX";
   CHECK(mkdtemp(dir) != NULL && mkdtemp(priv) != NULL);
-  const char *source = "# not Python: only a cache hit could launch it\n";
+  const char *source = "from numba import cuda\n@cuda.jit\ndef foo_grid(a, b):\n"
+                       "    never_typed(a, b)  # does not compile: only a cache hit could launch it\n";
   RtCacheKey key;  /* the key the program below looks for (rt_program_cache_key: the one definition) */
   {
     kf_context *kctx = kf_context_create();

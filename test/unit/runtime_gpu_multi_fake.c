@@ -357,7 +357,8 @@ static void test_contexts_and_copies(kf_context *ctx) {
 static void test_disk_cache_by_kind(kf_context *ctx) {
   char dir[] = "/tmp/kfront-multigpu-fake-XXXXXX";
   CHECK(mkdtemp(dir) != NULL);
-  const char *source = "# never read: every device finds its kernel in the disk cache\n";
+  const char *source = "from numba import cuda\n@cuda.jit\ndef fill(a):\n"
+                       "    never_typed(a)  # never compiled: every device finds its kernel in the disk cache\n";
   const char *payload = "kfront-kernel 4\nentry fill\nplan hidden=- grid=given block=0,0,0 divisor=1,1,1 shared=0\n"
                         "params 1\narray<f32, 1, A>\nptx\n// fake PTX\n.visible .entry fill(\n";
   kf_runtime *rt[NDEV];
