@@ -409,6 +409,11 @@ typedef struct FeBuiltinTyping {
 const FeBuiltinTyping *sema_builtin_typing(int bi);
 /* The case of builtin bi that Numba picks for arguments of those scalar kinds (NB_*), NULL if none fits. */
 const NbCase *sema_builtin_case(int bi, const int *kinds, unsigned n);
+/* numba-cuda's typing of cuda.atomic.* (cudadecl): whether builtin bi takes an array of elements of that scalar kind
+ * (NB_*: 32- and 64-bit integers; float32 and float64 too for add, sub, max, min, nanmax, nanmin; inc and dec
+ * unsigned only), and whether it takes floats at all. */
+bool sema_atomic_element_ok(int bi, int kind);
+bool sema_atomic_takes_floats(int bi);
 
 /* Per-function facts: the locals (parameters first, then a closure's captured names), and which of them inner
  * defs and lambdas read (fn->captured). */

@@ -522,18 +522,11 @@ FeVal lower_atomic(Lower *L, int bi, const PyExpr *e, FeVal *a) {
   unsigned n = cas ? 4 : 3;
   if (!is_array(&a[0]) && a[0].kind != FV_VIEW) return lw_lerr(L, arg_loc(e, 0), "%s() needs an array, not %s", fname, lw_vname(L, &a[0]));
   Type *arrt = a[0].type, *dt = arrt->elem;
-  int k = nb_kind(dt);
-  bool ints = k == NB_I32 || k == NB_U32 || k == NB_I64 || k == NB_U64;
-  bool ok = ints;
-  if (bi == BI_ATOMIC_ADD || bi == BI_ATOMIC_SUB || bi == BI_ATOMIC_MAX || bi == BI_ATOMIC_MIN || bi == BI_ATOMIC_NANMAX ||
-      bi == BI_ATOMIC_NANMIN)
-    ok = ints || k == NB_F32 || k == NB_F64;
-  if (bi == BI_ATOMIC_INC || bi == BI_ATOMIC_DEC) ok = k == NB_U32 || k == NB_U64;
+  bool ok = sema_atomic_element_ok(bi, nb_kind(dt));
   if (!ok && dt->kind == TY_FLOAT && dt->bits == 16) /* numba-cuda's atomics take neither: say so */
     return lw_lerr(L, arg_loc(e, 0), "%s() does not support arrays of %s: numba-cuda's cuda.atomic functions take "
-                   "int32, uint32, int64, uint64%s arrays only", fname, tname(L, dt), ints || bi == BI_ATOMIC_INC ||
-                   bi == BI_ATOMIC_DEC || bi == BI_ATOMIC_AND || bi == BI_ATOMIC_OR || bi == BI_ATOMIC_XOR ||
-                   bi == BI_ATOMIC_EXCH || cas || cas_short ? "" : ", float32, float64");
+                   "int32, uint32, int64, uint64%s arrays only", fname, tname(L, dt),
+                   sema_atomic_takes_floats(bi) ? ", float32, float64" : "");
   if (!ok) return lw_lerr(L, arg_loc(e, 0), "%s() does not support arrays of %s", fname, tname(L, dt));
   FeVal ix[32];
   unsigned nix = 0;
@@ -622,14 +615,10 @@ FeVal lower_warp(Lower *L, int bi, const PyExpr *e, FeVal *a) {
     return val(u32, op_result(ib_op(&L->b, bi == BI_ACTIVEMASK ? OP_ACTIVEMASK : OP_LANEMASK_LT, 0, NULL, 1, &u32, 0), 0));
   case BI_MATCH_ANY_SYNC:
   case BI_MATCH_ALL_SYNC: {
-    /* numba-cuda's cudadecl: (int32 mask, int32 | int64 | float32 | float64 value), the case chosen by Numba's
-     * overload rating; match_any_sync gives int32, match_all_sync the tuple (int32 mask, bool pred). */
-    static const NbCase cases[] = {
-        {NB_I32, 2, {NB_I32, NB_I32}}, {NB_I32, 2, {NB_I32, NB_I64}},
-        {NB_I32, 2, {NB_I32, NB_F32}}, {NB_I32, 2, {NB_I32, NB_F64}},
-    };
+    /* typed by its row's cases (numba-cuda's cudadecl); match_any_sync gives int32, match_all_sync the tuple
+     * (int32 mask, bool pred) */
     int kinds[2] = {a[0].kind == FV_VAL ? nb_kind(a[0].type) : -1, a[1].kind == FV_VAL ? nb_kind(a[1].type) : -1};
-    const NbCase *c = kinds[0] < 0 || kinds[1] < 0 ? NULL : nb_resolve(cases, 4, kinds, 2, true);
+    const NbCase *c = kinds[0] < 0 || kinds[1] < 0 ? NULL : sema_builtin_case(bi, kinds, 2);
     if (!c)
       return lw_lerr(L, e->loc, "No implementation of %s() for (%s, %s): it takes an int32 mask and an int32, int64, "
                                 "float32 or float64 value", fname, lw_vname(L, &a[0]), lw_vname(L, &a[1]));

@@ -254,6 +254,9 @@ static const NbCase math_frexp_cases[] = {C1(F32, F32), C1(F64, F64)};
 static const NbCase math_modf_cases[] = {C1(F64, F64), C1(F32, F32)};
 static const NbCase fma_cases[] = {C3(F32, F32, F32, F32), C3(F64, F64, F64, F64)};
 static const NbCase divmod_cases[] = {C2(I64, I64, I64), C2(U64, U64, U64), C2(F32, F32, F32), C2(F64, F64, F64)};
+/* numba-cuda's cudadecl of match_any_sync / match_all_sync: (int32 mask, int32 | int64 | float32 | float64 value),
+ * the case chosen by Numba's overload rating (the return kind is the mask's: the lowering makes the results) */
+static const NbCase match_cases[] = {C2(I32, I32, I32), C2(I32, I32, I64), C2(I32, I32, F32), C2(I32, I32, F64)};
 
 /* numba-cuda's float16 operator templates (tried before the general ones): f16 with an operand that
  * converts to f16 exactly, by promotion or safely. */
@@ -316,6 +319,17 @@ static const FeBuiltinTyping builtin_typings[BI__COUNT] = {
 const FeBuiltinTyping *sema_builtin_typing(int bi) {
   static const FeBuiltinTyping none = {NULL, 0, false, false};
   return bi >= 0 && bi < BI__COUNT ? &builtin_typings[bi] : &none;
+}
+
+bool sema_atomic_takes_floats(int bi) {
+  return bi == BI_ATOMIC_ADD || bi == BI_ATOMIC_SUB || bi == BI_ATOMIC_MAX || bi == BI_ATOMIC_MIN ||
+         bi == BI_ATOMIC_NANMAX || bi == BI_ATOMIC_NANMIN;
+}
+
+bool sema_atomic_element_ok(int bi, int kind) {
+  if (bi == BI_ATOMIC_INC || bi == BI_ATOMIC_DEC) return kind == NB_U32 || kind == NB_U64;
+  bool ints = kind == NB_I32 || kind == NB_U32 || kind == NB_I64 || kind == NB_U64;
+  return ints || (sema_atomic_takes_floats(bi) && (kind == NB_F32 || kind == NB_F64));
 }
 
 const NbCase *sema_builtin_case(int bi, const int *kinds, unsigned n) {

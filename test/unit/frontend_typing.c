@@ -310,8 +310,47 @@ static void test_rows(const char *dir, const char *manifest, const char *types_f
   for (unsigned i = 0; i < N; i++) free(texts[i]);
 }
 
+/* The typing of calls the registry types without IR (builtins.def's TYPING; sema.c's atomics), against numba-cuda's
+ * cudadecl: match_*_sync's (int32 mask, value) cases, the element kinds each cuda.atomic function takes. */
+static void test_cuda_typing(void) {
+  static const struct {
+    int bi, mask, value, want; /* want: the value kind of the case picked, -1: none */
+  } match[] = {{BI_MATCH_ANY_SYNC, NB_I32, NB_I32, NB_I32}, {BI_MATCH_ALL_SYNC, NB_I32, NB_I64, NB_I64},
+               {BI_MATCH_ANY_SYNC, NB_I32, NB_F32, NB_F32}, {BI_MATCH_ANY_SYNC, NB_I64, NB_F64, NB_F64},
+               {BI_MATCH_ANY_SYNC, NB_I32, NB_I16, NB_I32}, {BI_MATCH_ANY_SYNC, NB_I32, NB_C64, -1}};
+  for (unsigned i = 0; i < sizeof match / sizeof *match; i++) {
+    int kinds[2] = {match[i].mask, match[i].value};
+    const NbCase *c = sema_builtin_case(match[i].bi, kinds, 2);
+    int got = c ? c->args[1] : -1;
+    if (got == match[i].want) {
+      passed++;
+    } else {
+      fprintf(stderr, "match case %u: value kind %d, want %d\n", i, got, match[i].want);
+      failed++;
+    }
+  }
+  static const struct {
+    int bi, kind;
+    bool ok;
+  } atomics[] = {{BI_ATOMIC_ADD, NB_F32, true},   {BI_ATOMIC_ADD, NB_I32, true},   {BI_ATOMIC_ADD, NB_F16, false},
+                 {BI_ATOMIC_AND, NB_F64, false},  {BI_ATOMIC_AND, NB_U64, true},   {BI_ATOMIC_INC, NB_U32, true},
+                 {BI_ATOMIC_INC, NB_I32, false},  {BI_ATOMIC_DEC, NB_U64, true},   {BI_ATOMIC_MAX, NB_F64, true},
+                 {BI_ATOMIC_NANMIN, NB_F32, true}, {BI_ATOMIC_EXCH, NB_F32, false}, {BI_ATOMIC_CAS, NB_I64, true},
+                 {BI_ATOMIC_SUB, NB_I16, false},  {BI_ATOMIC_XOR, NB_I8, false}};
+  for (unsigned i = 0; i < sizeof atomics / sizeof *atomics; i++) {
+    if (sema_atomic_element_ok(atomics[i].bi, atomics[i].kind) == atomics[i].ok) {
+      passed++;
+    } else {
+      fprintf(stderr, "atomic case %u: %s, want %s\n", i, atomics[i].ok ? "refused" : "taken",
+              atomics[i].ok ? "taken" : "refused");
+      failed++;
+    }
+  }
+}
+
 int main(void) {
   test_table();
+  test_cuda_typing();
   test_rows("acceptance/seeds", "manifest.tsv", "frontend/Inputs/numba_seed_types.txt", true);
   test_rows("frontend/Inputs", "typing_rows.tsv", "frontend/Inputs/numba_kernel_types.txt", false);
   printf("frontend_typing: %d passed, %d failed\n", passed, failed);
