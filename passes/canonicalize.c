@@ -440,8 +440,8 @@ static Value *fold_select(Canon *c, Op *op) {
   return NULL;
 }
 
-/* Float identities exact for every input. */
-static Value *fold_float(Op *op) {
+/* Float identities exact for every input (a NaN's sign and payload aside, which kfront does not define). */
+static Value *fold_float(Canon *c, Op *op) {
   Value *x = op_operand(op, 0), *y = op->noperands > 1 ? op_operand(op, 1) : NULL;
   switch (op->kind) {
   case OP_NEGF: return x->def && x->def->kind == OP_NEGF ? op_operand(x->def, 0) : NULL;
@@ -450,7 +450,9 @@ static Value *fold_float(Op *op) {
                       x->def->kind == OP_TRUNC) ? x : NULL;
   case OP_ADDF: return const_f_is(y, -0.0) ? x : NULL;
   case OP_SUBF: return const_f_is(y, 0.0) ? x : NULL;
-  case OP_MULF:
+  case OP_MULF: /* x * -1.0 is -x exactly, as LLVM's instcombine (numba-cuda's) writes it: one product less */
+    if (const_f_is(y, -1.0)) return make_op(c, op, OP_NEGF, 1, &x, op->results[0].type);
+    return const_f_is(y, 1.0) ? x : NULL;
   case OP_DIVF: return const_f_is(y, 1.0) ? x : NULL;
   default: return NULL;
   }
@@ -471,7 +473,7 @@ static Value *fold(Canon *c, Op *op) {
   case OP_EXTSI: case OP_EXTUI: case OP_TRUNCI: case OP_SITOFP: case OP_UITOFP: case OP_FPTOSI: case OP_FPTOUI:
   case OP_EXTF: case OP_TRUNCF: case OP_BITCAST: return fold_cast_identity(c, op);
   case OP_ADDF: case OP_SUBF: case OP_MULF: case OP_DIVF: case OP_NEGF:
-  case OP_ROUND: case OP_FLOOR: case OP_CEIL: case OP_TRUNC: return fold_float(op);
+  case OP_ROUND: case OP_FLOOR: case OP_CEIL: case OP_TRUNC: return fold_float(c, op);
   case OP_POWI: return const_is(op_operand(op, 1), 1) ? op_operand(op, 0) : NULL;
   case OP_DIM:
   case OP_STRIDE:
