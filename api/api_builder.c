@@ -905,6 +905,57 @@ kf_status kf_build_call(kf_builder *b, const char *callee, unsigned nargs, kf_ir
   return build_op(b, &s, (Op **)out);
 }
 
+typedef struct SharedArgs {
+  const char *name;
+  Type *type;
+  unsigned rank;
+  const int64_t *shape;
+  Op *func;
+  Value *out;
+} SharedArgs;
+
+/* The mem.global before the function (with the module's symbols), the mem.global_ref at the insertion point. */
+static kf_status do_shared(kf_builder *b, void *args) {
+  SharedArgs *a = args;
+  Module *m = b->km->ir;
+  Type *i64 = ty_i64(b->ib.ctx);
+  Attr dims[KF_MAX_RANK];
+  for (unsigned i = 0; i < a->rank; i++) dims[i] = attr_int(i64, a->shape[i]);
+  Op *g = ir_op_create(m, OP_GLOBAL, b->ib.loc, 0, NULL, 0, NULL, 0);
+  ir_op_set_attr(m, g, "sym_name", attr_sym(m, a->name));
+  ir_op_set_attr(m, g, "type", attr_type(a->type));
+  ir_op_set_attr(m, g, "shape", attr_array(m, a->rank, dims));
+  ir_op_set_attr(m, g, "space", attr_str(m, "shared"));
+  ir_op_insert_before(a->func, g);
+  ir_module_add_symbol(m, g);
+  Op *ref = ib_op(&b->ib, OP_GLOBAL_REF, 0, NULL, 1, &a->type, 0);
+  ir_op_set_attr(m, ref, "name", attr_sym(m, a->name));
+  a->out = op_result(ref, 0);
+  return KF_OK;
+}
+
+kf_status kf_build_shared_array(kf_builder *b, const char *name, const kf_type *elem, unsigned rank,
+                                const int64_t *shape, kf_ir_value **out) {
+  OUT_CALL(b, out);
+  char buf[128];
+  NEED(name && is_symbol(name), "shared array '%s': not a symbol name (letters, digits, '_', '$' and '.', not first "
+       "a digit)", name ? name : "(null)");
+  NEED(!ir_module_lookup(b->km->ir, name), "shared array '%s': the module already has a symbol '%s'", name, name);
+  NEED(elem && ty_is_scalar(TY(elem)), "shared array '%s': its element must be a scalar type%s%s", name,
+       elem ? ", not " : " (none given)", elem ? type_text(TY(elem), buf, sizeof buf) : "");
+  NEED(rank >= 1 && rank <= KF_MAX_RANK && shape, "shared array '%s': rank %u (1 to %d extents, given as an array)",
+       name, rank, KF_MAX_RANK);
+  for (unsigned i = 0; i < rank; i++)
+    NEED(shape[i] > 0, "shared array '%s': extent %u is %lld, not positive", name, i, (long long)shape[i]);
+  NEED(b->ib.block && b->cur, "shared array '%s': the builder has no insertion point in a function it made", name);
+  Op *f = ir_block_parent_op(b->ib.block);
+  while (f && f->kind != OP_FUNC_FUNC) f = ir_block_parent_op(f->block);
+  SharedArgs a = {name, ty_array(b->ib.ctx, TY(elem), rank, LAYOUT_C), rank, shape, f, NULL};
+  kf_status st = run(b, do_shared, &a);
+  if (st == KF_OK) *out = (kf_ir_value *)a.out;
+  return st;
+}
+
 /* Terminators of a function body: not inside a construct the builder has open. */
 static kf_status need_function_block(kf_builder *b, const char *name) {
   NEED(b->ib.block, "'%s': the builder has no insertion point", name);

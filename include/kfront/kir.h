@@ -219,6 +219,13 @@ KF_API kf_status kf_build_store(kf_builder *b, kf_ir_value *value, kf_ir_value *
  * results. *out is the call op (its results: kf_op_result); out may be NULL. */
 KF_API kf_status kf_build_call(kf_builder *b, const char *callee, unsigned nargs, kf_ir_value *const *args,
                                unsigned nresults, kf_type *const *results, kf_op **out);
+/* cuda.shared.array: an array in the shared memory of each block (uninitialised, shared by the block's threads:
+ * a gpu.barrier orders their writes and reads), of elem (a scalar type) and shape (rank 1..KF_MAX_RANK positive
+ * extents), layout C. Made as a module-level mem.global named name (space "shared"; a symbol not yet in the
+ * module, put before the function of the insertion point) and *out its array at the insertion point
+ * (mem.global_ref). */
+KF_API kf_status kf_build_shared_array(kf_builder *b, const char *name, const kf_type *elem, unsigned rank,
+                                       const int64_t *shape, kf_ir_value **out);
 /* func.return of the values. Ends the block. */
 KF_API kf_status kf_build_return(kf_builder *b, unsigned nvalues, kf_ir_value *const *values);
 /* cf.br to dest with its arguments; cf.cond_br on cond (i1). Each ends the block; dest must not be sealed. */

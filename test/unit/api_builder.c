@@ -4,8 +4,9 @@
  *            construction decides something: carried values, scf results, block arguments, trivial phis
  *            removed), and run on the simulator through kf_program_from_module: saxpy (scf.for over a
  *            variable), a sum with an scf.if inside an scf.for, a while loop of cf blocks whose loop header gets
- *            block arguments for two variables (Braun's phis), an scf.while (kf_build_while_*) carrying variables assigned
- *            in its condition and in its body, and a device function called from a kernel;
+ *            block arguments for two variables (Braun's phis), an scf.while (kf_build_while_*) carrying variables
+ *            assigned in its condition and in its body, a block sum in a shared array (kf_build_shared_array)
+ *            with a barrier and an atomic add, and a device function called from a kernel;
  *  types     every type constructor, parse and print, and their bad input;
  *  errors    bad input to each entry point: the status and a diagnostic located at the builder's location in
  *            the embedder's own file, quoting its line with a caret (kf_context_add_source); a read before any
@@ -334,6 +335,57 @@ static void build_while(Build *B) {
   STEP(B, kf_build_return(b, 0, NULL));
 }
 
+/* bsum(x, out): each block of 32 threads puts its x[i] into a shared array (kf_build_shared_array), waits
+ * (gpu.barrier), and its thread 0 adds the 32 up and atomically adds the block's sum to out[0] (gpu.atomic_rmw). */
+static void build_bsum(Build *B) {
+  kf_context *ctx = B->ctx;
+  kf_builder *b = B->b;
+  kf_type *f32 = type_of(B, KF_FLOAT32), *i64 = type_of(B, KF_INT64), *arr = array_of(B, KF_FLOAT32);
+  kf_type *params[2] = {arr, arr}, *fn = NULL;
+  STEP(B, kf_type_function(ctx, 2, params, 0, NULL, &fn));
+  kf_op *func = NULL;
+  STEP(B, kf_builder_set_location(b, at(40, 1)));
+  STEP(B, kf_build_function(b, "bsum", fn, KF_FUNCTION_FLAG_KERNEL, &func));
+  if (B->st != KF_OK) return;
+  kf_ir_value *x = kf_block_arg(kf_function_entry(func), 0), *out = kf_block_arg(kf_function_entry(func), 1);
+  kf_ir_value *buf = NULL, *tid = NULL, *i = global_index(B), *v = NULL, *zero = NULL, *one = NULL, *n = NULL;
+  kf_ir_value *first = NULL, *k = NULL, *e = NULL, *sv = NULL, *sum = NULL, *fz = NULL;
+  int64_t shape[1] = {32};
+  STEP(B, kf_build_shared_array(b, "bsum.buf", f32, 1, shape, &buf));
+  STEP(B, kf_build_gpu_index(b, "gpu.thread_id", 0, &tid));
+  STEP(B, kf_build_cast(b, tid, i64, &tid));
+  STEP(B, kf_build_load(b, x, 1, &i, &v));
+  STEP(B, kf_build_store(b, v, buf, 1, &tid));
+  kf_op_state barrier = {.name = "gpu.barrier"};
+  STEP(B, kf_build_op(b, &barrier, NULL));
+  STEP(B, kf_build_constant_int(b, i64, 0, &zero));
+  STEP(B, kf_build_constant_int(b, i64, 1, &one));
+  STEP(B, kf_build_constant_int(b, i64, 32, &n));
+  STEP(B, kf_build_compare(b, "eq", tid, zero, &first));
+  STEP(B, kf_build_if_begin(b, first));
+  kf_var *s = NULL;
+  STEP(B, kf_var_declare(b, "s", f32, &s));
+  STEP(B, kf_build_constant_float(b, f32, 0.0, &fz));
+  STEP(B, kf_var_set(b, s, fz));
+  STEP(B, kf_build_for_begin(b, zero, n, one, &k));
+  STEP(B, kf_build_load(b, buf, 1, &k, &e));
+  STEP(B, kf_var_get(b, s, &sv));
+  kf_ir_value *ao[2] = {sv, e};
+  STEP(B, kf_build_simple(b, "arith.addf", 2, ao, NULL, &sum));
+  STEP(B, kf_var_set(b, s, sum));
+  STEP(B, kf_build_for_end(b, NULL));
+  STEP(B, kf_var_get(b, s, &sv));
+  kf_attr *kind = NULL;
+  STEP(B, kf_attr_string(b, "add", &kind));
+  kf_named_attr na = {"kind", kind};
+  kf_ir_value *rmw[3] = {out, zero, sv};
+  kf_op_state add = {.name = "gpu.atomic_rmw", .noperands = 3, .operands = rmw, .nresults = 1, .result_types = &f32,
+                     .nattrs = 1, .attrs = &na};
+  STEP(B, kf_build_op(b, &add, NULL));
+  STEP(B, kf_build_if_end(b, NULL));
+  STEP(B, kf_build_return(b, 0, NULL));
+}
+
 /* twice(x) = x + x, a device function; call2(a): a[0] = twice(a[0]) */
 static void build_call(Build *B) {
   kf_context *ctx = B->ctx;
@@ -367,6 +419,7 @@ static kf_status build_all(Build *B) {
   build_total(B);
   build_collatz(B);
   build_while(B);
+  build_bsum(B);
   build_call(B);
   STEP(B, kf_builder_finish(B->b));
   return B->st;
@@ -403,6 +456,9 @@ static void test_build(void) {
   CHECK_CONTAINS(text, "= scf.while(");
   CHECK_CONTAINS(text, "}) : (i64, i64, i64) -> (i64, i64, i64)");
   CHECK_CONTAINS(text, "scf.condition(");
+  /* bsum: its shared array */
+  CHECK_CONTAINS(text, "mem.global() {sym_name = @bsum.buf, type = array<f32, 1, C>, shape = [32], space = \"shared\"}");
+  CHECK_CONTAINS(text, "mem.global_ref() {name = @bsum.buf} : () -> (array<f32, 1, C>)");
   if (kf_context_error_count(ctx) || getenv("API_BUILDER_PRINT")) fprintf(stderr, "%s\n%s\n", kf_context_diagnostics(ctx), text ? text : "");
   kf_free(text);
   /* the embedder's locations are the ops' */
@@ -458,6 +514,17 @@ static void test_build(void) {
     launch1(p, "wsum", 1, 1, wargs, 2);
     CHECK(w[0] == sum && w[1] == n && w[2] == n + 1);
   }
+
+  enum { NB = 4 * 32 };
+  float bx[NB], bout[1] = {0}, bexpect = 0;
+  for (int q = 0; q < NB; q++) bx[q] = (float)(q % 13), bexpect += bx[q];
+  int64_t nb[1] = {NB};
+  kf_array abx, abo;
+  kf_array_init(&abx, bx, KF_MEMORY_HOST, KF_FLOAT32, 1, nb, 'C');
+  kf_array_init(&abo, bout, KF_MEMORY_HOST, KF_FLOAT32, 1, one, 'C');
+  kf_arg bargs[2] = {kf_arg_array(&abx), kf_arg_array(&abo)};
+  launch1(p, "bsum", 4, 32, bargs, 2);
+  CHECK(bout[0] == bexpect); /* small integers: exact in any order */
 
   double d[1] = {21.25};
   kf_array ad;
@@ -706,6 +773,16 @@ static void test_errors(void) {
   OK(kf_build_while_end(b, &op));
   CHECK(op && kf_op_num_results(op) == 0);
   BAD(kf_var_get(b, u, &v), 4, 1, "variable 'u' may be read before it is assigned");
+  /* shared arrays */
+  int64_t ext[2] = {4, 0};
+  kf_ir_value *sh = NULL;
+  BAD(kf_build_shared_array(b, "k", f32, 1, ext, &sh), 4, 1, "shared array 'k': the module already has a symbol 'k'");
+  BAD(kf_build_shared_array(b, "k.s", arr, 1, ext, &sh), 4, 1, "its element must be a scalar type, not array<f32, 1, A>");
+  BAD(kf_build_shared_array(b, "k.s", f32, 0, ext, &sh), 4, 1, "shared array 'k.s': rank 0");
+  BAD(kf_build_shared_array(b, "k.s", f32, 2, ext, &sh), 4, 1, "shared array 'k.s': extent 1 is 0, not positive");
+  OK(kf_build_shared_array(b, "k.s", f32, 1, ext, &sh));
+  CHECK(sh && kf_value_type(sh) != arr);
+  BAD(kf_build_shared_array(b, "k.s", f32, 1, ext, &sh), 4, 1, "the module already has a symbol 'k.s'");
   /* a cf join one of whose paths does not assign */
   kf_block *left = NULL, *right = NULL, *join = NULL;
   kf_var *z = NULL;
