@@ -905,6 +905,57 @@ kf_status kf_build_call(kf_builder *b, const char *callee, unsigned nargs, kf_ir
   return build_op(b, &s, (Op **)out);
 }
 
+typedef struct SharedArgs {
+  const char *name;
+  Type *type;
+  unsigned rank;
+  const int64_t *shape;
+  Op *func;
+  Value *out;
+} SharedArgs;
+
+/* The mem.global before the function (with the module's symbols), the mem.global_ref at the insertion point. */
+static kf_status do_shared(kf_builder *b, void *args) {
+  SharedArgs *a = args;
+  Module *m = b->km->ir;
+  Type *i64 = ty_i64(b->ib.ctx);
+  Attr dims[KF_MAX_RANK];
+  for (unsigned i = 0; i < a->rank; i++) dims[i] = attr_int(i64, a->shape[i]);
+  Op *g = ir_op_create(m, OP_GLOBAL, b->ib.loc, 0, NULL, 0, NULL, 0);
+  ir_op_set_attr(m, g, "sym_name", attr_sym(m, a->name));
+  ir_op_set_attr(m, g, "type", attr_type(a->type));
+  ir_op_set_attr(m, g, "shape", attr_array(m, a->rank, dims));
+  ir_op_set_attr(m, g, "space", attr_str(m, "shared"));
+  ir_op_insert_before(a->func, g);
+  ir_module_add_symbol(m, g);
+  Op *ref = ib_op(&b->ib, OP_GLOBAL_REF, 0, NULL, 1, &a->type, 0);
+  ir_op_set_attr(m, ref, "name", attr_sym(m, a->name));
+  a->out = op_result(ref, 0);
+  return KF_OK;
+}
+
+kf_status kf_build_shared_array(kf_builder *b, const char *name, const kf_type *elem, unsigned rank,
+                                const int64_t *shape, kf_ir_value **out) {
+  OUT_CALL(b, out);
+  char buf[128];
+  NEED(name && is_symbol(name), "shared array '%s': not a symbol name (letters, digits, '_', '$' and '.', not first "
+       "a digit)", name ? name : "(null)");
+  NEED(!ir_module_lookup(b->km->ir, name), "shared array '%s': the module already has a symbol '%s'", name, name);
+  NEED(elem && ty_is_scalar(TY(elem)), "shared array '%s': its element must be a scalar type%s%s", name,
+       elem ? ", not " : " (none given)", elem ? type_text(TY(elem), buf, sizeof buf) : "");
+  NEED(rank >= 1 && rank <= KF_MAX_RANK && shape, "shared array '%s': rank %u (1 to %d extents, given as an array)",
+       name, rank, KF_MAX_RANK);
+  for (unsigned i = 0; i < rank; i++)
+    NEED(shape[i] > 0, "shared array '%s': extent %u is %lld, not positive", name, i, (long long)shape[i]);
+  NEED(b->ib.block && b->cur, "shared array '%s': the builder has no insertion point in a function it made", name);
+  Op *f = ir_block_parent_op(b->ib.block);
+  while (f && f->kind != OP_FUNC_FUNC) f = ir_block_parent_op(f->block);
+  SharedArgs a = {name, ty_array(b->ib.ctx, TY(elem), rank, LAYOUT_C), rank, shape, f, NULL};
+  kf_status st = run(b, do_shared, &a);
+  if (st == KF_OK) *out = (kf_ir_value *)a.out;
+  return st;
+}
+
 /* Terminators of a function body: not inside a construct the builder has open. */
 static kf_status need_function_block(kf_builder *b, const char *name) {
   NEED(b->ib.block, "'%s': the builder has no insertion point", name);
@@ -955,7 +1006,7 @@ kf_status kf_build_cond_br(kf_builder *b, kf_ir_value *cond, kf_block *if_true, 
 /* ---- structured control flow ----------------------------------------------------------------- */
 
 typedef struct BeginArgs {
-  bool is_for;
+  ConstructKind kind;
   Value *operands[3];
   Value *iv;
 } BeginArgs;
@@ -963,17 +1014,18 @@ typedef struct BeginArgs {
 static kf_status do_begin(kf_builder *b, void *args) {
   BeginArgs *a = args;
   Module *m = b->km->ir;
+  static const OpKind kinds[] = {OP_IF, OP_FOR, OP_WHILE};
+  static const unsigned noperands[] = {1, 3, 0}, nregions[] = {2, 1, 2};
   api_build_grow(b, (void **)&b->open, &b->open_cap, b->nopen + 1, sizeof *b->open);
-  Op *op = ir_op_create(m, a->is_for ? OP_FOR : OP_IF, b->ib.loc, a->is_for ? 3 : 1, a->operands, 0, NULL,
-                        a->is_for ? 1 : 2);
+  Op *op = ir_op_create(m, kinds[a->kind], b->ib.loc, noperands[a->kind], a->operands, 0, NULL, nregions[a->kind]);
   for (unsigned r = 0; r < op->nregions; r++) ir_region_append_block(&op->regions[r], ir_block_new(m));
   ib_insert(&b->ib, op);
   Block *first = op->regions[0].first;
-  if (a->is_for) a->iv = ir_block_add_arg(m, first, ty_i64(b->ib.ctx));
+  if (a->kind == CONSTRUCT_FOR) a->iv = ir_block_add_arg(m, first, ty_i64(b->ib.ctx));
   SsaNode *pre = b->cur;
-  SsaNode *n = ssa_node_new(b, a->is_for ? NODE_LOOP : NODE_SCF, first, pre);
+  SsaNode *n = ssa_node_new(b, a->kind == CONSTRUCT_IF ? NODE_SCF : NODE_LOOP, first, pre);
   ptrmap_put(&b->block_nodes, first, n);
-  b->open[b->nopen++] = (OpenConstruct){a->is_for, op, pre, n, NULL, false, b->ib.block, b->ib.before};
+  b->open[b->nopen++] = (OpenConstruct){a->kind, op, pre, n, NULL, false, NULL, NULL, b->ib.block, b->ib.before};
   ib_set_end(&b->ib, first);
   b->cur = n;
   return KF_OK;
@@ -990,12 +1042,22 @@ kf_status kf_build_if_begin(kf_builder *b, kf_ir_value *cond) {
   kf_status st = need_node(b, "scf.if");
   if (st != KF_OK) return st;
   NEED(cond && ty_is_bool(VAL(cond)->type), "scf.if: the condition must be an i1%s", cond ? "" : " (none given)");
-  BeginArgs a = {false, {VAL(cond)}, NULL};
+  BeginArgs a = {CONSTRUCT_IF, {VAL(cond)}, NULL};
   return run(b, do_begin, &a);
 }
 
-static OpenConstruct *innermost(kf_builder *b, bool is_for) {
-  return b->nopen && b->open[b->nopen - 1].is_for == is_for ? &b->open[b->nopen - 1] : NULL;
+static const char *const construct_names[] = {"scf.if", "scf.for", "scf.while"};
+
+static OpenConstruct *innermost(kf_builder *b, ConstructKind kind) {
+  return b->nopen && b->open[b->nopen - 1].kind == kind ? &b->open[b->nopen - 1] : NULL;
+}
+
+/* " innermost (an scf.for is)" when another construct than kind is open innermost, else "". */
+static const char *other_open(kf_builder *b, ConstructKind kind, char *buf, size_t n) {
+  *buf = 0;
+  if (b->nopen && b->open[b->nopen - 1].kind != kind)
+    snprintf(buf, n, " innermost (an %s is)", construct_names[b->open[b->nopen - 1].kind]);
+  return buf;
 }
 
 typedef struct ElseArgs {
@@ -1016,8 +1078,9 @@ static kf_status do_else(kf_builder *b, void *args) {
 
 kf_status kf_build_if_else(kf_builder *b) {
   BUILDER_CALL(b);
-  OpenConstruct *c = innermost(b, false);
-  NEED(c, "kf_build_if_else: no scf.if is open%s", b->nopen ? " innermost (an scf.for is)" : "");
+  OpenConstruct *c = innermost(b, CONSTRUCT_IF);
+  char buf[64];
+  NEED(c, "kf_build_if_else: no scf.if is open%s", other_open(b, CONSTRUCT_IF, buf, sizeof buf));
   NEED(!c->has_else, "kf_build_if_else: this scf.if already has its else-region");
   ElseArgs a = {c};
   return run(b, do_else, &a);
@@ -1025,20 +1088,26 @@ kf_status kf_build_if_else(kf_builder *b) {
 
 static kf_status do_if_end(kf_builder *b, void *args) { return ssa_finish_if(b, args); }
 static kf_status do_for_end(kf_builder *b, void *args) { return ssa_finish_for(b, args); }
+static kf_status do_while_end(kf_builder *b, void *args) { return ssa_finish_while(b, args); }
 
-/* kf_build_if_end and kf_build_for_end: the innermost open construct, an scf.for when loop, finished. */
-static kf_status build_end(kf_builder *b, bool loop, kf_op **out) {
+/* kf_build_if_end, kf_build_for_end and kf_build_while_end: the innermost open construct, of kind, finished. */
+static kf_status build_end(kf_builder *b, ConstructKind kind, kf_op **out) {
+  static const char *const fns[] = {"kf_build_if_end", "kf_build_for_end", "kf_build_while_end"};
+  static const BuildFn finish[] = {do_if_end, do_for_end, do_while_end};
   if (out) *out = NULL;
   BUILDER_CALL(b);
-  NEED(innermost(b, loop), "%s: no %s is open%s", loop ? "kf_build_for_end" : "kf_build_if_end",
-       loop ? "scf.for" : "scf.if", !b->nopen ? "" : loop ? " innermost (an scf.if is)" : " innermost (an scf.for is)");
+  char buf[64];
+  NEED(innermost(b, kind), "%s: no %s is open%s", fns[kind], construct_names[kind],
+       other_open(b, kind, buf, sizeof buf));
+  NEED(kind != CONSTRUCT_WHILE || innermost(b, kind)->has_else,
+       "kf_build_while_end: the scf.while is still in its condition (kf_build_while_do first)");
   Op *op = NULL;
-  kf_status st = run(b, loop ? do_for_end : do_if_end, &op);
+  kf_status st = run(b, finish[kind], &op);
   if (out && st != KF_ERROR_OUT_OF_MEMORY) *out = (kf_op *)op;
   return st;
 }
 
-kf_status kf_build_if_end(kf_builder *b, kf_op **out) { return build_end(b, false, out); }
+kf_status kf_build_if_end(kf_builder *b, kf_op **out) { return build_end(b, CONSTRUCT_IF, out); }
 
 kf_status kf_build_for_begin(kf_builder *b, kf_ir_value *lb, kf_ir_value *ub, kf_ir_value *step, kf_ir_value **iv) {
   if (iv) *iv = NULL;
@@ -1054,13 +1123,53 @@ kf_status kf_build_for_begin(kf_builder *b, kf_ir_value *lb, kf_ir_value *ub, kf
          type_text(VAL(bounds[i])->type, buf, sizeof buf));
   }
   NEED(iv, "scf.for: no place for the induction variable (iv is NULL)");
-  BeginArgs a = {true, {VAL(lb), VAL(ub), VAL(step)}, NULL};
+  BeginArgs a = {CONSTRUCT_FOR, {VAL(lb), VAL(ub), VAL(step)}, NULL};
   st = run(b, do_begin, &a);
   if (st == KF_OK) *iv = (kf_ir_value *)a.iv;
   return st;
 }
 
-kf_status kf_build_for_end(kf_builder *b, kf_op **out) { return build_end(b, true, out); }
+kf_status kf_build_for_end(kf_builder *b, kf_op **out) { return build_end(b, CONSTRUCT_FOR, out); }
+
+kf_status kf_build_while_begin(kf_builder *b) {
+  BUILDER_CALL(b);
+  kf_status st = need_node(b, "scf.while");
+  if (st != KF_OK) return st;
+  BeginArgs a = {CONSTRUCT_WHILE, {NULL}, NULL};
+  return run(b, do_begin, &a);
+}
+
+/* The before-region ends in scf.condition(cond) (its other operands come at the end); the after-region is a
+ * NODE_LOOP of its own, unsealed: a variable read there becomes one of its arguments. */
+static kf_status do_while_do(kf_builder *b, void *args) {
+  OpenConstruct *c = &b->open[b->nopen - 1];
+  Value *cond = args;
+  Module *m = b->km->ir;
+  ir_block_append(c->placeholder->regions[0].first, ir_op_create(m, OP_CONDITION, b->ib.loc, 1, &cond, 0, NULL, 0));
+  c->condition = c->placeholder->regions[0].first->last;
+  c->then_end = b->cur;
+  c->has_else = true;
+  Block *blk = c->placeholder->regions[1].first;
+  SsaNode *n = ssa_node_new(b, NODE_LOOP, blk, NULL);
+  ptrmap_put(&b->block_nodes, blk, n);
+  c->after = n;
+  ib_set_end(&b->ib, blk);
+  b->cur = n;
+  return KF_OK;
+}
+
+kf_status kf_build_while_do(kf_builder *b, kf_ir_value *cond) {
+  BUILDER_CALL(b);
+  OpenConstruct *c = innermost(b, CONSTRUCT_WHILE);
+  char buf[64];
+  NEED(c, "kf_build_while_do: no scf.while is open%s", other_open(b, CONSTRUCT_WHILE, buf, sizeof buf));
+  NEED(!c->has_else, "kf_build_while_do: this scf.while is already in its body");
+  NEED(b->ib.block == open_block(b), "kf_build_while_do: the insertion point is outside the scf.while's condition");
+  NEED(cond && ty_is_bool(VAL(cond)->type), "scf.while: the condition must be an i1%s", cond ? "" : " (none given)");
+  return run(b, do_while_do, VAL(cond));
+}
+
+kf_status kf_build_while_end(kf_builder *b, kf_op **out) { return build_end(b, CONSTRUCT_WHILE, out); }
 
 /* ---- variables ------------------------------------------------------------------------------- */
 
@@ -1155,7 +1264,6 @@ static kf_status do_finish(kf_builder *b, void *args) {
 
 kf_status kf_builder_finish(kf_builder *b) {
   BUILDER_CALL(b);
-  NEED(!b->nopen, "kf_builder_finish: an %s begun here is still open", b->open[b->nopen - 1].is_for ? "scf.for" :
-       "scf.if");
+  NEED(!b->nopen, "kf_builder_finish: an %s begun here is still open", construct_names[b->open[b->nopen - 1].kind]);
   return run(b, do_finish, NULL);
 }

@@ -5,7 +5,9 @@
  * (NODE_BLOCK: its predecessors are the branches built to it, its phis are block arguments), a region of an scf.if
  * or the continuation after an scf construct (NODE_SCF: one predecessor, never a phi), the body of an scf.for
  * (NODE_LOOP: one predecessor before the loop, unsealed until the loop ends; its phis are the body's arguments,
- * which become the loop-carried values). Each node keeps the value each variable has at its end (defs, by
+ * which become the loop-carried values), and each region of an scf.while (two NODE_LOOPs: the before-region's
+ * phis are its arguments, the carried values; the after-region's are its arguments, the values scf.condition
+ * passes on, which are also the loop's results). Each node keeps the value each variable has at its end (defs, by
  * variable number; UNDEF when it has none on some path). Nodes are numbered in the order they are made, so the
  * nodes of a construct's regions are those from its first node on while it is open.
  *
@@ -58,14 +60,18 @@ struct kf_var {
   Value *undef;          /* a 0 of its type at the function's start, for phi operands where it is unset (or NULL) */
 };
 
-/* An scf.if or scf.for the builder has open. */
+typedef enum ConstructKind { CONSTRUCT_IF, CONSTRUCT_FOR, CONSTRUCT_WHILE } ConstructKind;
+
+/* An scf.if, scf.for or scf.while the builder has open. */
 typedef struct OpenConstruct {
-  bool is_for;
+  ConstructKind kind;
   Op *placeholder;       /* the op as begun (no results); replaced by the finished one */
   SsaNode *pre;          /* the node before the construct */
-  SsaNode *first;        /* its first node (then-region, loop body) */
-  SsaNode *then_end;     /* scf.if with an else: the then-region's last node */
-  bool has_else;
+  SsaNode *first;        /* its first node (then-region, loop body, while's before-region) */
+  SsaNode *then_end;     /* scf.if with an else: the then-region's last node; scf.while: the before-region's */
+  bool has_else;         /* scf.if: in its else-region; scf.while: in its after-region (the body) */
+  SsaNode *after;        /* scf.while: the after-region's first node (NODE_LOOP: its phis are its arguments) */
+  Op *condition;         /* scf.while: its scf.condition (the i1 only, until the loop ends) */
   Block *outer;          /* the block the construct is in */
   Op *outer_before;      /* the builder's insertion point there */
 } OpenConstruct;
@@ -112,5 +118,6 @@ kf_status ssa_read_checked(kf_builder *b, kf_var *v, Value **out);
 /* Finishes the innermost open construct: builds its real op (results, carried values, yields). */
 kf_status ssa_finish_if(kf_builder *b, Op **out);
 kf_status ssa_finish_for(kf_builder *b, Op **out);
+kf_status ssa_finish_while(kf_builder *b, Op **out);
 
 #endif

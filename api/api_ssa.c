@@ -7,10 +7,12 @@
  *
  * kir has no phi op: a phi is a block argument, its operands those the branches to the block pass (NODE_BLOCK),
  * or a structured value (api_builder.h): an scf.if's result, an scf.for's carried value (the body's argument,
- * the loop's initial operand, the body's scf.yield operand and the loop's result). Structured phis are decided
- * when their construct ends (ssa_finish_if, ssa_finish_for), when every write inside it is known: a variable is
- * a result or carried exactly when its value at the end of a region differs from its value before. All of this
- * runs under the entry point's guard (api_builder.c). */
+ * the loop's initial operand, the body's scf.yield operand and the loop's result), an scf.while's carried value
+ * (a before-region argument) or the value its scf.condition passes on (an after-region argument and a result).
+ * Structured phis are decided when their construct ends (ssa_finish_if, ssa_finish_for, ssa_finish_while), when
+ * every write inside it is known: a variable is a result or carried exactly when its value at the end of a region
+ * differs from its value before (for scf.while, ssa_finish_while says more). All of this runs under the entry
+ * point's guard (api_builder.c). */
 #include <string.h>
 
 #include "api/api_builder.h"
@@ -411,6 +413,142 @@ kf_status ssa_finish_for(kf_builder *b, Op **out) {
   mem_free(cs);
   mem_free(operands);
   mem_free(ys);
+  mem_free(types);
+  mem_free(order);
+  if (out) *out = op;
+  return st;
+}
+
+/* A variable an scf.while may carry: the phis of its before-region (bphi: the carried value, from before the loop
+ * and from the after-region's yield) and of its after-region (aphi: what scf.condition passes on, also the loop's
+ * result), its value before the loop, at the end of the before-region (cond) and at the end of the after-region
+ * (yield). */
+typedef struct WhileVar {
+  kf_var *var;
+  Value *bphi, *aphi, *init, *cond, *yield;
+  SsaPhi bread, aread; /* where the phis were made (quiet: by the builder's own probes) */
+  bool invariant;
+} WhileVar;
+
+static void while_substitute(WhileVar *ws, unsigned n, Value *from, Value *to) {
+  for (unsigned i = 0; i < n; i++) {
+    if (ws[i].init == from) ws[i].init = to;
+    if (ws[i].cond == from) ws[i].cond = to;
+    if (ws[i].yield == from) ws[i].yield = to;
+  }
+}
+
+/* The phi replaced by `to` everywhere (the builder's tables too) and erased from its block. */
+static void drop_phi(kf_builder *b, WhileVar *ws, unsigned n, Value *phi, Value *to) {
+  ir_value_replace_all_uses(phi, to);
+  replace_defs(b, phi, to);
+  while_substitute(ws, n, phi, to);
+  ptrmap_put(&b->phis, phi, NULL);
+  ir_block_erase_arg(phi->block, phi->index);
+}
+
+static SsaPhi *incomplete_of(SsaNode *n, kf_var *v) {
+  for (unsigned k = 0; k < n->nincomplete; k++)
+    if (n->incomplete[k].var == v) return &n->incomplete[k];
+  return NULL;
+}
+
+/* Every variable the loop touched: a variable the loop never assigns (its values at the ends of both regions are
+ * its phis or its value from before) is not carried, its phis replaced by that value; any other is carried
+ * through the before-region when that region reads it before assigning it (a phi there), and passed on by
+ * scf.condition (to the after-region and the loop's results) when it has a value at the condition. */
+kf_status ssa_finish_while(kf_builder *b, Op **out) {
+  OpenConstruct c = b->open[--b->nopen];
+  SsaNode *before = c.first, *after = c.after, *after_end = b->cur;
+  Block *bblk = before->block, *ablk = after->block;
+  unsigned cap = b->nvars ? b->nvars : 1;
+  kf_var **vars = mem_alloc(sizeof *vars * cap);
+  WhileVar *ws = mem_calloc(cap, sizeof *ws);
+  unsigned nv = touched_vars(b, before, vars);
+  kf_status st = KF_OK;
+  for (unsigned i = 0; i < nv; i++) {  /* the probes first: they may make (quiet) phis */
+    ws[i].var = vars[i];
+    ws[i].init = probe(b, vars[i], c.pre);
+    ws[i].cond = probe(b, vars[i], c.then_end);
+    ws[i].yield = probe(b, vars[i], after_end);
+  }
+  for (unsigned i = 0; i < nv; i++) {
+    SsaPhi *p = incomplete_of(before, vars[i]), *q = incomplete_of(after, vars[i]);
+    if (p) ws[i].bphi = p->arg, ws[i].bread = *p;
+    if (q) ws[i].aphi = q->arg, ws[i].aread = *q;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (unsigned i = 0; i < nv; i++) {
+      WhileVar *w = &ws[i];
+      if (w->invariant || !w->init || (w->cond != w->bphi && w->cond != w->init) ||
+          (w->yield != w->aphi && w->yield != w->init))
+        continue;
+      if (w->bphi) drop_phi(b, ws, nv, w->bphi, w->init);
+      if (w->aphi) drop_phi(b, ws, nv, w->aphi, w->init);
+      w->bphi = w->aphi = NULL;
+      w->invariant = changed = true;
+    }
+  }
+  for (unsigned i = 0; i < nv; i++) {
+    WhileVar *w = &ws[i];
+    if (w->invariant) continue;
+    if (w->bphi && !w->init && w->bread.quiet && !w->bphi->uses) {
+      /* only the builder's probe asked for it (a variable of the body alone): unset at the condition */
+      if (w->cond == w->bphi) w->cond = NULL;
+      replace_defs(b, w->bphi, UNDEF);
+      ptrmap_put(&b->phis, w->bphi, NULL);
+      ir_block_erase_arg(bblk, w->bphi->index);
+      w->bphi = NULL;
+    }
+    /* read in the before-region before any assignment, with no value from before the loop; or read in the body
+     * before any assignment where the condition has no value */
+    if (w->bphi && !w->init && !w->bread.quiet) st = undefined(b, w->var, w->bread.loc);
+    else if (w->aphi && !w->cond && !w->aread.quiet) st = undefined(b, w->var, w->aread.loc);
+    if (w->cond && !w->aphi) w->aphi = new_phi(b, after, w->var);
+  }
+  before->nincomplete = after->nincomplete = 0;
+  before->sealed = after->sealed = true;
+  /* the carried values in before-argument order, those passed on in after-argument order */
+  unsigned nb = bblk->nargs, na = ablk->nargs;
+  Value **inits = mem_alloc(sizeof *inits * (nb ? nb : 1)), **ys = mem_alloc(sizeof *ys * (nb ? nb : 1));
+  Value **conds = mem_alloc(sizeof *conds * (na + 1));
+  Type **types = mem_alloc(sizeof *types * (na ? na : 1));
+  WhileVar **order = mem_alloc(sizeof *order * (na ? na : 1));
+  for (unsigned a = 0; a < nb; a++) {
+    WhileVar *w = NULL;
+    for (unsigned i = 0; i < nv && !w; i++)
+      if (ws[i].bphi == bblk->args[a]) w = &ws[i];
+    /* a phi without a value before the loop (reported, or never read) passes itself: the function is invalid */
+    inits[a] = w && w->init ? w->init : bblk->args[a];
+    ys[a] = w && w->yield ? w->yield : bblk->args[a];
+  }
+  conds[0] = op_operand(c.condition, 0);
+  for (unsigned a = 0; a < na; a++) {
+    WhileVar *w = NULL;
+    for (unsigned i = 0; i < nv && !w; i++)
+      if (ws[i].aphi == ablk->args[a]) w = &ws[i];
+    order[a] = w;
+    conds[1 + a] = w && w->cond ? w->cond : ablk->args[a];
+    types[a] = ablk->args[a]->type;
+  }
+  ir_op_set_operands(b->km->ir, c.condition, 1 + na, conds);
+  yield_at_end(b, ablk, nb, ys, c.placeholder->loc);
+  Op *op = rebuild(b, c.placeholder, nb, inits, na, types);
+  SsaNode *join = leave(b, &c);
+  for (unsigned i = 0; i < nv; i++)
+    if (ws[i].invariant || !ws[i].aphi) ssa_write(b, ws[i].var, join, ws[i].invariant ? ws[i].init : UNDEF);
+  for (unsigned a = 0; a < nb; a++) ptrmap_put(&b->phis, bblk->args[a], NULL);
+  for (unsigned a = 0; a < na; a++) {
+    ptrmap_put(&b->phis, ablk->args[a], NULL);
+    WhileVar *w = order[a];
+    if (w) ssa_write(b, w->var, join, w->cond && !(w->cond == w->bphi && !w->init) ? op_result(op, a) : UNDEF);
+  }
+  mem_free(vars);
+  mem_free(ws);
+  mem_free(inits);
+  mem_free(ys);
+  mem_free(conds);
   mem_free(types);
   mem_free(order);
   if (out) *out = op;

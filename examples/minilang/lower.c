@@ -1,12 +1,12 @@
 /* lower.c — minilang's type checker and lowering to kir, through kfront/kir.h only (no kir text).
  *
  * Each function becomes a func.func (kernel or device); parameters and lets are builder variables
- * (kf_var_*), so the builder makes the SSA form: scf.if results and scf.for carried values, or block
- * arguments at the joins of cf blocks. Control flow is structured where it can be: if/else is scf.if and
- * for is scf.for (the passes, grid-stride among them, work on scf), unless the statement holds a while,
- * which has no scf builder: a while is cf blocks (header, body, exit) and any if or for around it is lowered to
- * cf blocks too (scf regions hold one block). && and || are scf.if on a variable (short-circuit).
- * Array accesses are bounds-checked (check.bounds: an IndexError at the access's line when it fails).
+ * (kf_var_*), so the builder makes the SSA form: scf.if results, scf.for and scf.while carried values. Control
+ * flow is all structured: if/else is scf.if, for is scf.for, while is scf.while (kf_build_while_begin/do/end:
+ * the condition's ops in its before-region), && and || are scf.if on a variable (short-circuit). A shared
+ * array is kf_build_shared_array, sync() a gpu.barrier and atomic_add/max/min a gpu.atomic_rmw, ops made by
+ * name (kf_build_op). Array accesses are bounds-checked (check.bounds: an IndexError at the access's line when
+ * it fails).
  *
  * Every op is made with the builder's location set to its source position, so kfront's diagnostics (the
  * builder's, the verifier's, an IndexError at run time) are located in the .ml file; minilang's own type
@@ -23,7 +23,7 @@ typedef struct Symbol {
   const char *name;
   MlType type;
   kf_var *var;          /* a variable (parameters and lets) ... */
-  kf_ir_value *value;   /* ... or a value: an array parameter, a for loop's variable (not assignable) */
+  kf_ir_value *value;   /* ... or a value: an array parameter or shared array, a for loop's variable */
 } Symbol;
 
 typedef struct {
@@ -234,6 +234,39 @@ static Val call(Lower *L, const MlExpr *e, const MlType *hint) {
     at(L, e->loc);
     return cast(L, v, casts[k].s);
   }
+  if (strcmp(e->name, "sync") == 0) {
+    if (e->nargs) type_error(L, e->loc, "sync() takes no arguments");
+    at(L, e->loc);
+    kf_op_state barrier = {.name = "gpu.barrier"};
+    check(L, kf_build_op(L->b, &barrier, NULL));
+    return (Val){NULL, {ML_VOID, false}};
+  }
+  for (unsigned k = 0; k < 3; k++) {
+    static const char *const atomics[] = {"atomic_add", "atomic_max", "atomic_min"};
+    static const char *const kinds[] = {"add", "max", "min"};
+    if (strcmp(e->name, atomics[k]) != 0) continue;
+    if (e->nargs != 3) type_error(L, e->loc, "%s(a, i, v) takes 3 arguments, not %u", e->name, e->nargs);
+    Val a = array_operand(L, e->args[0]);
+    MlType elem = {a.t.scalar, false};
+    if (!is_int(elem) && !is_float(elem))
+      type_error(L, e->args[0]->loc, "%s needs an array of numbers, not %s", e->name, type_name(a.t));
+    kf_ir_value *i = index_of(L, e->args[1], a, e->loc);
+    Val v = lower_expr(L, e->args[2], &elem);
+    if (!same(v.t, elem))
+      type_error(L, e->args[2]->loc, "the value of %s must be %s, as the array's elements, not %s", e->name,
+                 type_name(elem), type_name(v.t));
+    at(L, e->loc);
+    kf_attr *kind = NULL;
+    check(L, kf_attr_string(L->b, kinds[k], &kind));
+    kf_named_attr attr = {"kind", kind};
+    kf_ir_value *operands[3] = {a.v, i, v.v};
+    kf_type *rt = kir_type(L, elem);
+    kf_op_state st = {.name = "gpu.atomic_rmw", .noperands = 3, .operands = operands, .nresults = 1,
+                      .result_types = &rt, .nattrs = 1, .attrs = &attr};
+    kf_op *op = NULL;
+    check(L, kf_build_op(L->b, &st, &op));
+    return (Val){kf_op_result(op, 0), elem}; /* the old value */
+  }
   if (strcmp(e->name, "len") == 0) {
     if (e->nargs != 1) type_error(L, e->loc, "len(a) takes one argument");
     Val a = array_operand(L, e->args[0]);
@@ -325,17 +358,6 @@ static Val lower_expr(Lower *L, const MlExpr *e, const MlType *hint) {
 
 static void lower_stmt(Lower *L, const MlStmt *s);
 
-static bool holds_while(const MlStmt *s) {
-  if (!s) return false;
-  if (s->kind == S_WHILE) return true;
-  if (s->kind == S_BLOCK) {
-    for (unsigned i = 0; i < s->nstmts; i++)
-      if (holds_while(s->stmts[i])) return true;
-    return false;
-  }
-  return holds_while(s->body) || holds_while(s->orelse);
-}
-
 static void lower_block(Lower *L, const MlStmt *s) {
   unsigned mark = L->nsyms;
   if (s->kind != S_BLOCK) lower_stmt(L, s);
@@ -353,60 +375,29 @@ static kf_ir_value *condition(Lower *L, const MlExpr *e, const char *what) {
   return c.v;
 }
 
-static kf_block *new_block(Lower *L) {
-  kf_block *b = NULL;
-  check(L, kf_block_create(L->b, kf_op_region(L->func, 0), &b));
-  return b;
-}
-
-static void go_to(Lower *L, kf_block *b) { check(L, kf_build_br(L->b, b, 0, NULL)); }
-
 static void lower_if(Lower *L, const MlStmt *s) {
   kf_ir_value *c = condition(L, s->value, "if");
   at(L, s->loc);
-  if (!holds_while(s)) {
-    check(L, kf_build_if_begin(L->b, c));
-    lower_block(L, s->body);
-    if (s->orelse) {
-      check(L, kf_build_if_else(L->b));
-      lower_block(L, s->orelse);
-    }
-    at(L, s->loc);
-    check(L, kf_build_if_end(L->b, NULL));
-    return;
-  }
-  kf_block *then = new_block(L), *orelse = new_block(L), *join = new_block(L);
-  check(L, kf_build_cond_br(L->b, c, then, 0, NULL, orelse, 0, NULL));
-  check(L, kf_block_seal(L->b, then));
-  check(L, kf_block_seal(L->b, orelse));
-  check(L, kf_builder_set_insertion_end(L->b, then));
+  check(L, kf_build_if_begin(L->b, c));
   lower_block(L, s->body);
+  if (s->orelse) {
+    check(L, kf_build_if_else(L->b));
+    lower_block(L, s->orelse);
+  }
   at(L, s->loc);
-  go_to(L, join);
-  check(L, kf_builder_set_insertion_end(L->b, orelse));
-  if (s->orelse) lower_block(L, s->orelse);
-  at(L, s->loc);
-  go_to(L, join);
-  check(L, kf_block_seal(L->b, join));
-  check(L, kf_builder_set_insertion_end(L->b, join));
+  check(L, kf_build_if_end(L->b, NULL));
 }
 
+/* while (c) { body }: the condition's ops in the scf.while's before-region, the body in its after-region. */
 static void lower_while(Lower *L, const MlStmt *s) {
   at(L, s->loc);
-  kf_block *head = new_block(L), *body = new_block(L), *exit = new_block(L);
-  go_to(L, head);
-  check(L, kf_builder_set_insertion_end(L->b, head));
+  check(L, kf_build_while_begin(L->b));
   kf_ir_value *c = condition(L, s->value, "while");
   at(L, s->loc);
-  check(L, kf_build_cond_br(L->b, c, body, 0, NULL, exit, 0, NULL));
-  check(L, kf_block_seal(L->b, body));
-  check(L, kf_builder_set_insertion_end(L->b, body));
+  check(L, kf_build_while_do(L->b, c));
   lower_block(L, s->body);
   at(L, s->loc);
-  go_to(L, head);
-  check(L, kf_block_seal(L->b, head)); /* after its back edge */
-  check(L, kf_block_seal(L->b, exit));
-  check(L, kf_builder_set_insertion_end(L->b, exit));
+  check(L, kf_build_while_end(L->b, NULL));
 }
 
 /* for i in lo..hi: i from lo up to hi - 1 (integers, as i64); i cannot be assigned. */
@@ -421,37 +412,12 @@ static void lower_for(Lower *L, const MlStmt *s) {
   if (hi.t.scalar != ML_I64) hi = cast(L, hi, ML_I64);
   Val one = constant(L, i64, 1, 0);
   unsigned mark = L->nsyms;
-  if (!holds_while(s)) {
-    kf_ir_value *iv = NULL;
-    check(L, kf_build_for_begin(L->b, lo.v, hi.v, one.v, &iv));
-    bind(L, s->loc, s->name, i64)->value = iv;
-    lower_block(L, s->body);
-    at(L, s->loc);
-    check(L, kf_build_for_end(L->b, NULL));
-    L->nsyms = mark;
-    return;
-  }
-  kf_var *counter = NULL;
-  check(L, kf_var_declare(L->b, s->name, kir_type(L, i64), &counter));
-  check(L, kf_var_set(L->b, counter, lo.v));
-  kf_block *head = new_block(L), *body = new_block(L), *exit = new_block(L);
-  go_to(L, head);
-  check(L, kf_builder_set_insertion_end(L->b, head));
-  kf_ir_value *i = NULL, *more = NULL, *next = NULL;
-  check(L, kf_var_get(L->b, counter, &i));
-  check(L, kf_build_compare(L->b, "slt", i, hi.v, &more));
-  check(L, kf_build_cond_br(L->b, more, body, 0, NULL, exit, 0, NULL));
-  check(L, kf_block_seal(L->b, body));
-  check(L, kf_builder_set_insertion_end(L->b, body));
-  bind(L, s->loc, s->name, i64)->value = i;
+  kf_ir_value *iv = NULL;
+  check(L, kf_build_for_begin(L->b, lo.v, hi.v, one.v, &iv));
+  bind(L, s->loc, s->name, i64)->value = iv;
   lower_block(L, s->body);
   at(L, s->loc);
-  check(L, kf_build_simple(L->b, "arith.addi", 2, (kf_ir_value *[]){i, one.v}, NULL, &next));
-  check(L, kf_var_set(L->b, counter, next));
-  go_to(L, head);
-  check(L, kf_block_seal(L->b, head));
-  check(L, kf_block_seal(L->b, exit));
-  check(L, kf_builder_set_insertion_end(L->b, exit));
+  check(L, kf_build_for_end(L->b, NULL));
   L->nsyms = mark;
 }
 
@@ -477,11 +443,19 @@ static void lower_stmt(Lower *L, const MlStmt *s) {
     if (v.v) check(L, kf_var_set(L->b, sym->var, v.v));
     return;
   }
+  case S_SHARED: { /* one module-level array per declaration: its symbol is function.name */
+    char sym[256];
+    snprintf(sym, sizeof sym, "%s.%s", L->mlfunc->name, s->name);
+    at(L, s->loc);
+    Symbol *sh = bind(L, s->loc, s->name, s->type);
+    check(L, kf_build_shared_array(L->b, sym, kir_type(L, (MlType){s->type.scalar, false}), 1, &s->extent, &sh->value));
+    return;
+  }
   case S_ASSIGN: {
     Symbol *sym = lookup(L, s->name);
     if (!sym) type_error(L, s->loc, "undefined name '%s'", s->name);
     if (!sym->var)
-      type_error(L, s->loc, "'%s' cannot be assigned (%s)", s->name, sym->type.array ? "an array parameter" : "a loop variable");
+      type_error(L, s->loc, "'%s' cannot be assigned (%s)", s->name, sym->type.array ? "an array" : "a loop variable");
     Val v = lower_expr(L, s->value, &sym->type);
     if (!same(v.t, sym->type))
       type_error(L, s->value->loc, "cannot assign %s to '%s', which is %s", type_name(v.t), s->name, type_name(sym->type));

@@ -2,8 +2,9 @@
  *
  * The language (README.md): kernels and device functions with typed parameters; scalars bool, i32, i64, f32,
  * f64 and 1-D arrays of them (f32[]); let (with or without a value), assignment, array stores, if/else, while,
- * for i in lo..hi, return; arithmetic, comparisons, && and || (short-circuit), !, casts f32(x) ...; builtins
- * thread_idx(), block_idx(), block_dim(), grid_dim() (the x dimension, as i64) and len(a).
+ * for i in lo..hi, return, shared arrays (shared buf: f32[256];); arithmetic, comparisons, && and ||
+ * (short-circuit), !, casts f32(x) ...; builtins thread_idx(), block_idx(), block_dim(), grid_dim() (the x
+ * dimension, as i64), len(a), sync() (a barrier) and atomic_add/atomic_max/atomic_min(a, i, v).
  *
  * This header is the frontend's interface: the AST (parser.c builds it), and ml_compile (lower.c), which parses
  * a source and lowers it with kfront/kir.h. Only the installed headers kfront.h and kfront/kir.h are used. */
@@ -41,15 +42,16 @@ struct MlExpr {
   unsigned nargs;
 };
 
-typedef enum { S_LET, S_ASSIGN, S_STORE, S_IF, S_WHILE, S_FOR, S_RETURN, S_EXPR, S_BLOCK } MlStmtKind;
+typedef enum { S_LET, S_ASSIGN, S_STORE, S_IF, S_WHILE, S_FOR, S_RETURN, S_EXPR, S_BLOCK, S_SHARED } MlStmtKind;
 
 typedef struct MlStmt MlStmt;
 struct MlStmt {
   MlStmtKind kind;
   MlLoc loc;
-  const char *name;    /* S_LET, S_ASSIGN, S_STORE (the array), S_FOR (the loop variable) */
+  const char *name;    /* S_LET, S_ASSIGN, S_STORE (the array), S_FOR (the loop variable), S_SHARED */
   bool has_type;       /* S_LET: a type was written */
-  MlType type;         /* S_LET */
+  MlType type;         /* S_LET, S_SHARED (an array) */
+  int64_t extent;      /* S_SHARED: its size */
   MlExpr *value;       /* S_LET (NULL: no initial value), S_ASSIGN, S_STORE, S_RETURN (NULL: none), S_EXPR;
                         * S_IF, S_WHILE: the condition; S_FOR: the lower bound */
   MlExpr *index;       /* S_STORE: the index; S_FOR: the upper bound */

@@ -7,6 +7,7 @@
  *   stmt     := 'let' NAME (':' type)? ('=' expr)? ';' | NAME '=' expr ';' | NAME '[' expr ']' '=' expr ';'
  *             | 'if' '(' expr ')' block ('else' (block | if))? | 'while' '(' expr ')' block
  *             | 'for' NAME 'in' expr '..' expr block | 'return' expr? ';' | expr ';' | block
+ *             | 'shared' NAME ':' scalar '[' INT ']' ';'     (a block-wide array in shared memory)
  *   expr     := binary operators by precedence: || && (== !=) (< <= > >=) (+ -) (* / %), unary - !, then
  *               postfix a[i], calls f(x, ...), literals (12, 1.5, 2.5e3, true, false), names, ( expr )
  *
@@ -167,7 +168,7 @@ static void expect(Parser *P, const char *s) {
 }
 
 static const char *const keywords[] = {"kernel", "fn", "let", "if", "else", "while", "for", "in", "return",
-                                       "true", "false"};
+                                       "true", "false", "shared"};
 
 static const char *expect_name(Parser *P, const char *what) {
   bool keyword = false;
@@ -182,7 +183,8 @@ static const char *expect_name(Parser *P, const char *what) {
   return s;
 }
 
-static MlType parse_type(Parser *P) {
+/* A type; with extent non-NULL, an array's brackets may hold its size (shared arrays: f32[256]), else 0. */
+static MlType parse_type(Parser *P, int64_t *extent) {
   static const struct { const char *name; MlScalar s; } names[] = {
       {"bool", ML_BOOL}, {"i32", ML_I32}, {"i64", ML_I64}, {"f32", ML_F32}, {"f64", ML_F64}};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
@@ -190,6 +192,12 @@ static MlType parse_type(Parser *P) {
       next(P);
       MlType t = {names[i].s, false};
       if (accept(P, "[")) {
+        if (extent && P->tok == TK_INT) {
+          *extent = P->len > 9 ? 0 : strtoll(P->start, NULL, 10);
+          if (*extent <= 0)
+            syntax_error(P, P->loc, "a shared array's size must be 1 to 999999999, not %s", describe(P));
+          next(P);
+        }
         expect(P, "]");
         t.array = true;
       }
@@ -346,9 +354,20 @@ static MlStmt *parse_stmt(Parser *P) {
   if (accept(P, "let")) {
     MlStmt *s = stmt_node(P, S_LET, loc);
     s->name = expect_name(P, "a variable name");
-    if (accept(P, ":")) s->has_type = true, s->type = parse_type(P);
+    if (accept(P, ":")) s->has_type = true, s->type = parse_type(P, NULL);
     if (accept(P, "=")) s->value = parse_expr(P);
     else if (!s->has_type) syntax_error(P, P->loc, "a let without a value needs a type ('let x: f32;'), found %s", describe(P));
+    expect(P, ";");
+    return s;
+  }
+  if (accept(P, "shared")) {
+    MlStmt *s = stmt_node(P, S_SHARED, loc);
+    s->name = expect_name(P, "a shared array's name");
+    expect(P, ":");
+    MlLoc tloc = P->loc;
+    s->type = parse_type(P, &s->extent);
+    if (!s->type.array || !s->extent)
+      syntax_error(P, tloc, "a shared array needs its size: 'shared %s: f32[256];'", s->name);
     expect(P, ";");
     return s;
   }
@@ -414,7 +433,7 @@ static MlFunc *parse_func(Parser *P) {
       p->loc = P->loc;
       p->name = expect_name(P, "a parameter name");
       expect(P, ":");
-      p->type = parse_type(P);
+      p->type = parse_type(P, NULL);
     } while (accept(P, ","));
     expect(P, ")");
   }
@@ -423,7 +442,7 @@ static MlFunc *parse_func(Parser *P) {
   f->result = (MlType){ML_VOID, false};
   if (accept(P, "->")) {
     MlLoc rloc = P->loc;
-    f->result = parse_type(P);
+    f->result = parse_type(P, NULL);
     if (f->kernel) syntax_error(P, rloc, "a kernel returns no value%s", "");
     if (f->result.array) syntax_error(P, rloc, "a function cannot return an array%s", "");
   }

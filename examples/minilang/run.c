@@ -1,7 +1,10 @@
-/* run.c — minilang_run DIR: compiles DIR/saxpy.ml, DIR/reduce.ml and DIR/tests/out_of_bounds.ml with minilang
- * and runs their kernels on kfront's simulator (kf_program_from_module, kf_function_launch), checking every
- * result against the same computation in C; the last must fail with an IndexError located in its .ml file.
- * Prints "minilang_run: ok" when all pass; any failure exits 1 with what differed. */
+/* run.c — minilang_run [--mode sim|auto|gpu] DIR: compiles DIR's examples (saxpy.ml, reduce.ml, block_sum.ml,
+ * histogram.ml, collatz.ml) and DIR/tests/out_of_bounds.ml with minilang and runs their kernels
+ * (kf_program_from_module, kf_function_launch) on kfront's simulator (the default), or with --mode auto on the GPU
+ * when a driver and a device are found (else the simulator), --mode gpu on the GPU only; every result is checked
+ * exactly against the same computation in C, and the last program must fail with an IndexError located in its
+ * .ml file. Prints what ran the kernels, then "minilang_run: ok" when all pass; any failure exits 1 with what
+ * differed. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,29 +57,51 @@ static kf_status launch(kf_program *p, const char *name, unsigned grid, unsigned
   return st == KF_OK ? kf_function_launch(f, g, b, 0, NULL, args, n) : st;
 }
 
-static kf_array array_f32(float *data, int64_t n) {
+static kf_array array_of(void *data, kf_dtype dtype, int64_t n) {
   kf_array a;
-  kf_array_init(&a, data, KF_MEMORY_HOST, KF_FLOAT32, 1, &n, 'C');
+  kf_array_init(&a, data, KF_MEMORY_HOST, dtype, 1, &n, 'C');
   return a;
 }
 
+static kf_array array_f32(float *data, int64_t n) { return array_of(data, KF_FLOAT32, n); }
+
+/* The module's kir text holds what the lowering must make (kf_module_print, to check it, never to build). */
+static void expect_kir(kf_module *m, const char *name, const char *what) {
+  char *text = NULL;
+  EXPECT(m && kf_module_print(m, 0, &text, NULL) == KF_OK && strstr(text, what), "%s: no '%s' in its kir", name, what);
+  kf_free(text);
+}
+
+static int64_t collatz(int64_t v) {
+  int64_t steps = 0;
+  for (; v != 1; steps++) v = v % 2 == 0 ? v / 2 : 3 * v + 1;
+  return steps;
+}
+
 int main(int argc, char **argv) {
+  kf_runtime_options ro;
+  kf_runtime_options_init(&ro);
+  ro.mode = KF_RUNTIME_SIM;
+  ro.disk_cache = 0;
+  if (argc == 4 && strcmp(argv[1], "--mode") == 0) {
+    ro.mode = strcmp(argv[2], "auto") == 0  ? KF_RUNTIME_AUTO
+              : strcmp(argv[2], "gpu") == 0 ? KF_RUNTIME_GPU
+                                            : KF_RUNTIME_SIM;
+    argv += 2, argc -= 2;
+  }
   if (argc != 2) {
-    fprintf(stderr, "usage: minilang_run EXAMPLES_DIR\n");
+    fprintf(stderr, "usage: minilang_run [--mode sim|auto|gpu] EXAMPLES_DIR\n");
     return 2;
   }
   char path[4096];
   kf_module *m = NULL;
   kf_context *ctx = kf_context_create();
-  kf_runtime_options ro;
-  kf_runtime_options_init(&ro);
-  ro.mode = KF_RUNTIME_SIM;
-  ro.disk_cache = 0;
   kf_runtime *rt = NULL;
   if (kf_runtime_create(ctx, &ro, &rt) != KF_OK) {
-    fprintf(stderr, "minilang_run: no simulator:\n%s", kf_context_diagnostics(ctx));
+    fprintf(stderr, "minilang_run: no runtime:\n%s", kf_context_diagnostics(ctx));
     return 1;
   }
+  printf("minilang_run: kernels run on %s\n", kf_runtime_describe(rt));
 
   /* saxpy: 1000 elements on 8 blocks of 128 threads (the last block partly idle) */
   enum { N = 1000 };
@@ -120,6 +145,80 @@ int main(int argc, char **argv) {
     targs[2] = kf_arg_int(KF_BOOL, 1);
     EXPECT(launch(p, "total", 1, 1, targs, 3) == KF_OK, "total: %s", kf_context_diagnostics(ctx));
     EXPECT(total[0] == sum_nonneg, "total (skip_negative): %.9g, expected %.9g", total[0], sum_nonneg);
+    kf_program_destroy(p);
+  }
+  kf_module_destroy(m);
+
+  /* block_sum: 1000 elements in blocks of 128 (the tree's order of additions, in C too); total by atomics
+   * (multiples of 1/4: exact in any order) */
+  enum { BS = 1000, BB = 128, NBLK = (BS + BB - 1) / BB };
+  static float bx[BS];
+  float sums[NBLK], tot[1] = {0}, want_total = 0;
+  for (int i = 0; i < BS; i++) bx[i] = (float)((i * 7) % 50) * 0.25f - 3.0f;
+  p = compile(ctx, rt, argv[1], "block_sum.ml", path, sizeof path, &m);
+  expect_kir(m, "block_sum",
+             "mem.global() {sym_name = @block_sum.buf, type = array<f32, 1, C>, shape = [256], space = \"shared\"}");
+  expect_kir(m, "block_sum", "gpu.barrier()");
+  if (p) {
+    kf_array ax = array_f32(bx, BS), as = array_f32(sums, NBLK), at = array_f32(tot, 1);
+    kf_arg args[3] = {kf_arg_array(&ax), kf_arg_array(&as), kf_arg_array(&at)};
+    EXPECT(launch(p, "block_sum", NBLK, BB, args, 3) == KF_OK, "block_sum: %s", kf_context_diagnostics(ctx));
+    int bad = 0;
+    for (int blk = 0; blk < NBLK; blk++) {
+      float buf[BB];
+      for (int t = 0; t < BB; t++) buf[t] = blk * BB + t < BS ? bx[blk * BB + t] : 0.0f;
+      for (int half = BB / 2; half > 0; half /= 2)
+        for (int t = 0; t < half; t++) buf[t] = buf[t] + buf[t + half];
+      bad += sums[blk] != buf[0];
+      want_total += buf[0];
+    }
+    EXPECT(bad == 0, "block_sum: %d of %d block sums wrong", bad, NBLK);
+    EXPECT(tot[0] == want_total, "block_sum: total %.9g, expected %.9g", tot[0], want_total);
+    kf_program_destroy(p);
+  }
+  kf_module_destroy(m);
+
+  /* histogram: 5000 values on 3 blocks of 64 threads */
+  enum { HN = 5000 };
+  static int32_t data[HN];
+  int32_t bins[16] = {0}, biggest[1] = {0}, want_bins[16] = {0}, want_big = 0;
+  for (int i = 0; i < HN; i++) {
+    data[i] = (int32_t)((i * 2654435761u) % 1000u);
+    want_bins[data[i] % 16]++;
+    if (data[i] > want_big) want_big = data[i];
+  }
+  p = compile(ctx, rt, argv[1], "histogram.ml", path, sizeof path, &m);
+  expect_kir(m, "histogram", "gpu.atomic_rmw(");
+  expect_kir(m, "histogram", "{kind = \"max\"}");
+  if (p) {
+    kf_array ad = array_of(data, KF_INT32, HN), ab = array_of(bins, KF_INT32, 16), am = array_of(biggest, KF_INT32, 1);
+    kf_arg args[3] = {kf_arg_array(&ad), kf_arg_array(&ab), kf_arg_array(&am)};
+    EXPECT(launch(p, "histogram", 3, 64, args, 3) == KF_OK, "histogram: %s", kf_context_diagnostics(ctx));
+    EXPECT(memcmp(bins, want_bins, sizeof bins) == 0, "histogram: bins[0] = %d, expected %d", bins[0], want_bins[0]);
+    EXPECT(biggest[0] == want_big, "histogram: biggest %d, expected %d", biggest[0], want_big);
+    kf_program_destroy(p);
+  }
+  kf_module_destroy(m);
+
+  /* collatz: the step counts of 1..300, then the first index with at least 100 steps and one none reaches */
+  enum { CN = 300 };
+  int64_t steps[CN], found[1] = {-1}, want_first = CN;
+  for (int i = CN - 1; i >= 0; i--) want_first = collatz(i + 1) >= 100 ? i : want_first;
+  p = compile(ctx, rt, argv[1], "collatz.ml", path, sizeof path, &m);
+  expect_kir(m, "collatz", "scf.while(");
+  if (p) {
+    kf_array as = array_of(steps, KF_INT64, CN), af = array_of(found, KF_INT64, 1);
+    kf_arg args[1] = {kf_arg_array(&as)};
+    EXPECT(launch(p, "collatz_steps", 3, 128, args, 1) == KF_OK, "collatz_steps: %s", kf_context_diagnostics(ctx));
+    int bad = 0;
+    for (int i = 0; i < CN; i++) bad += steps[i] != collatz(i + 1);
+    EXPECT(bad == 0, "collatz_steps: %d of %d counts wrong", bad, CN);
+    kf_arg fargs[3] = {kf_arg_array(&as), kf_arg_int(KF_INT64, 100), kf_arg_array(&af)};
+    EXPECT(launch(p, "first_at_least", 1, 1, fargs, 3) == KF_OK, "first_at_least: %s", kf_context_diagnostics(ctx));
+    EXPECT(found[0] == want_first, "first_at_least: %lld, expected %lld", (long long)found[0], (long long)want_first);
+    fargs[1] = kf_arg_int(KF_INT64, 1000); /* none: k stops at len(steps), steps[len] never read */
+    EXPECT(launch(p, "first_at_least", 1, 1, fargs, 3) == KF_OK, "first_at_least: %s", kf_context_diagnostics(ctx));
+    EXPECT(found[0] == CN, "first_at_least (none): %lld, expected %d", (long long)found[0], CN);
     kf_program_destroy(p);
   }
   kf_module_destroy(m);

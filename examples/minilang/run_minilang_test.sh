@@ -6,8 +6,11 @@
 #
 # 1. `cmake --install BUILD_DIR` into a temporary prefix; examples/minilang configured against it out of tree
 #    (find_package(kfront), kfront::kfront) and built.
-# 2. minilang_run: saxpy and the reduction on the simulator, results checked, an IndexError located in its .ml.
-# 3. minilang --ptx on saxpy.ml and reduce.ml: PTX with each kernel's .entry (where libNVVM is not found,
+# 2. minilang_run: saxpy, the reductions (a grid-strided one; a block's in shared memory with barriers and an
+#    atomic add), a histogram with shared and global atomics and Collatz counts (while loops, a device function)
+#    on the simulator (MINILANG_MODE=auto or gpu: see run_gpu.sh), results checked exactly, an IndexError located
+#    in its .ml.
+# 3. minilang --ptx on each example: PTX with each kernel's .entry (where libNVVM is not found,
 #    minilang says so and exits 3: reported here as "PTX: not checked", never as a pass).
 # 4. each tests/*.ml with an `// expect: FILE:LINE:COL: error: MESSAGE` line fails to compile with exactly that
 #    diagnostic first, followed by its source line and a caret; `minilang --diagnostics` lists one as facts
@@ -34,12 +37,14 @@ grep -qx "kfront_DIR:PATH=$tmp/prefix/lib/cmake/kfront" "$tmp/build/CMakeCache.t
 quiet "$tmp/build.log" "$cmake" --build "$tmp/build"
 minilang=$tmp/build/minilang
 
-echo "== minilang_run (the simulator)"
-"$tmp/build/minilang_run" "$here" || fail "minilang_run"
+mode=${MINILANG_MODE:-sim}
+echo "== minilang_run (--mode $mode)"
+"$tmp/build/minilang_run" --mode "$mode" "$here" || fail "minilang_run --mode $mode"
 
 echo "== minilang --ptx"
 ptx_checked=yes
-for f in saxpy:saxpy reduce:partial_sums,total; do
+for f in saxpy:saxpy reduce:partial_sums,total block_sum:block_sum histogram:histogram \
+         collatz:collatz_steps,first_at_least; do
   src=$here/${f%%:*}.ml
   rc=0
   "$minilang" --ptx "$src" >"$tmp/out.ptx" 2>"$tmp/ptx.err" || rc=$?

@@ -3,12 +3,12 @@
  * An embedder that compiles its own kernel language builds kir (docs/kir.md) directly, instead of printing kir
  * text for kf_module_parse: types, attributes and locations, a module, functions, blocks with arguments, ops of
  * any kind created generically by name (checked against kir's op table, kf_op_registry_foreach) with typed
- * helpers for the common ones, scf.if and scf.for whose regions the embedder fills, and mutable variables that
- * the builder turns into SSA values itself (block arguments for control-flow joins, scf results and loop-carried
- * values: Braun et al., "Simple and Efficient Construction of Static Single Assignment Form", CC 2013), so that
- * an embedder never writes a phi, a block argument for a variable, or an scf.yield. The module is then verified
- * (kf_module_verify), run through passes, compiled (kf_module_emit_ptx) or made a program
- * (kf_program_from_module), exactly as a parsed one.
+ * helpers for the common ones, scf.if, scf.for and scf.while whose regions the embedder fills, and mutable
+ * variables that the builder turns into SSA values itself (block arguments for control-flow joins, scf results
+ * and loop-carried values: Braun et al., "Simple and Efficient Construction of Static Single Assignment Form",
+ * CC 2013), so that an embedder never writes a phi, a block argument for a variable, an scf.yield or an
+ * scf.condition. The module is then verified (kf_module_verify), run through passes, compiled
+ * (kf_module_emit_ptx) or made a program (kf_program_from_module), exactly as a parsed one.
  *
  * Conventions, as kfront.h's, after MLIR's C API and LLVM-C's builders:
  *  - handles are opaque; kf_type, kf_attr, kf_ir_value, kf_op, kf_block and kf_region are borrowed (types from
@@ -219,6 +219,13 @@ KF_API kf_status kf_build_store(kf_builder *b, kf_ir_value *value, kf_ir_value *
  * results. *out is the call op (its results: kf_op_result); out may be NULL. */
 KF_API kf_status kf_build_call(kf_builder *b, const char *callee, unsigned nargs, kf_ir_value *const *args,
                                unsigned nresults, kf_type *const *results, kf_op **out);
+/* cuda.shared.array: an array in the shared memory of each block (uninitialised, shared by the block's threads:
+ * a gpu.barrier orders their writes and reads), of elem (a scalar type) and shape (rank 1..KF_MAX_RANK positive
+ * extents), layout C. Made as a module-level mem.global named name (space "shared"; a symbol not yet in the
+ * module, put before the function of the insertion point) and *out its array at the insertion point
+ * (mem.global_ref). */
+KF_API kf_status kf_build_shared_array(kf_builder *b, const char *name, const kf_type *elem, unsigned rank,
+                                       const int64_t *shape, kf_ir_value **out);
 /* func.return of the values. Ends the block. */
 KF_API kf_status kf_build_return(kf_builder *b, unsigned nvalues, kf_ir_value *const *values);
 /* cf.br to dest with its arguments; cf.cond_br on cond (i1). Each ends the block; dest must not be sealed. */
@@ -228,8 +235,9 @@ KF_API kf_status kf_build_cond_br(kf_builder *b, kf_ir_value *cond, kf_block *if
                                   kf_ir_value *const *false_args);
 
 /* ---- structured control flow ------------------------------------------------------------------ */
-/* scf.if and scf.for whose regions the embedder fills between a begin and an end, the results and loop-carried
- * values made by the builder from the variables assigned inside: the scf.yield ops too. The constructs nest;
+/* scf.if, scf.for and scf.while whose regions the embedder fills between a begin and an end, the results and
+ * loop-carried values made by the builder from the variables assigned inside: the scf.yield and scf.condition
+ * ops too. The constructs nest;
  * between begin and end the insertion point is the construct's own block (a branch or a return is not allowed
  * there: scf regions have one block). */
 
@@ -247,6 +255,19 @@ KF_API kf_status kf_build_for_begin(kf_builder *b, kf_ir_value *lb, kf_ir_value 
 /* Ends the innermost open scf.for: every variable assigned in the body is carried, and after the loop has its
  * value from the last iteration (or from before the loop, when it ran no iteration). */
 KF_API kf_status kf_build_for_end(kf_builder *b, kf_op **out);
+/* scf.while: a loop whose condition is computed by ops of its own each time round (while (c) { ... }, or a
+ * do-while when the body is built in the condition's region), in three calls. kf_build_while_begin moves the
+ * insertion point into the before-region, where the embedder builds the condition; kf_build_while_do(cond) ends
+ * it (cond an i1: the loop goes on while it is true; the builder writes the scf.condition) and moves into the
+ * after-region, the body; kf_build_while_end ends the loop and moves after it. Every variable assigned in either
+ * region is carried (a before-region argument, given its value from before the loop and from the body's
+ * scf.yield, which the builder writes) and passed on by scf.condition to the body and to after the loop (an
+ * after-region argument and a result of the loop: after the loop a variable has its value at the last, false,
+ * condition); a variable the loop only reads is neither. A variable first assigned in the body has no value in
+ * the condition or after the loop (reading it there is the usual error). *out is the scf.while (may be NULL). */
+KF_API kf_status kf_build_while_begin(kf_builder *b);
+KF_API kf_status kf_build_while_do(kf_builder *b, kf_ir_value *cond);
+KF_API kf_status kf_build_while_end(kf_builder *b, kf_op **out);
 
 /* ---- variables: SSA construction by the builder ------------------------------------------------ */
 /* A mutable variable of one function, of type t: kf_var_set at the insertion point assigns it, kf_var_get reads

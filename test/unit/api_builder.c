@@ -4,12 +4,14 @@
  *            construction decides something: carried values, scf results, block arguments, trivial phis
  *            removed), and run on the simulator through kf_program_from_module: saxpy (scf.for over a
  *            variable), a sum with an scf.if inside an scf.for, a while loop of cf blocks whose loop header gets
- *            block arguments for two variables (Braun's phis), and a device function called from a kernel;
+ *            block arguments for two variables (Braun's phis), an scf.while (kf_build_while_*) carrying variables
+ *            assigned in its condition and in its body, a block sum in a shared array (kf_build_shared_array)
+ *            with a barrier and an atomic add, and a device function called from a kernel;
  *  types     every type constructor, parse and print, and their bad input;
  *  errors    bad input to each entry point: the status and a diagnostic located at the builder's location in
  *            the embedder's own file, quoting its line with a caret (kf_context_add_source); a read before any
  *            assignment (straight, in a loop's first iteration, after an if that assigns on one side, at a
- *            cf join one of whose paths does not assign);
+ *            cf join one of whose paths does not assign, after a while loop whose body alone assigns);
  *  report    kf_context_report: the embedder's own diagnostics, rendered and kinded as kfront's;
  *  oom       the build scenario under an allocator that fails its Nth call, for every N: the call that fails
  *            returns KF_ERROR_OUT_OF_MEMORY, reported, later calls on the spent builder too, and destroying
@@ -263,6 +265,127 @@ static void build_collatz(Build *B) {
   }
 }
 
+/* wsum(out, n): i = 0; j = 0; s = 0; k = 3; while (j = j + 1, i < n) { t = i * k; if (t % 2 == 0) s = s + t;
+ * i = i + 1; } out = [s, i, j] — scf.while through kf_build_while_*: i, j and s carried (j assigned in the
+ * condition's region, s only in the body), k only read (not carried), t the body's own (neither). */
+static void build_while(Build *B) {
+  kf_context *ctx = B->ctx;
+  kf_builder *b = B->b;
+  kf_type *i64 = type_of(B, KF_INT64), *arr = NULL;
+  STEP(B, kf_type_array(ctx, i64, 1, 'C', &arr));
+  kf_type *params[2] = {arr, i64}, *fn = NULL;
+  STEP(B, kf_type_function(ctx, 2, params, 0, NULL, &fn));
+  kf_op *func = NULL, *loop = NULL;
+  STEP(B, kf_builder_set_location(b, at(30, 1)));
+  STEP(B, kf_build_function(b, "wsum", fn, KF_FUNCTION_FLAG_KERNEL, &func));
+  if (B->st != KF_OK) return;
+  kf_ir_value *out = kf_block_arg(kf_function_entry(func), 0), *n = kf_block_arg(kf_function_entry(func), 1);
+  kf_var *i = NULL, *j = NULL, *s = NULL, *k = NULL, *t = NULL;
+  kf_ir_value *zero = NULL, *one = NULL, *two = NULL, *three = NULL, *v = NULL, *w = NULL, *x = NULL, *c = NULL;
+  STEP(B, kf_build_constant_int(b, i64, 0, &zero));
+  STEP(B, kf_build_constant_int(b, i64, 1, &one));
+  STEP(B, kf_build_constant_int(b, i64, 2, &two));
+  STEP(B, kf_build_constant_int(b, i64, 3, &three));
+  STEP(B, kf_var_declare(b, "i", i64, &i));
+  STEP(B, kf_var_declare(b, "j", i64, &j));
+  STEP(B, kf_var_declare(b, "s", i64, &s));
+  STEP(B, kf_var_declare(b, "k", i64, &k));
+  STEP(B, kf_var_set(b, i, zero));
+  STEP(B, kf_var_set(b, j, zero));
+  STEP(B, kf_var_set(b, s, zero));
+  STEP(B, kf_var_set(b, k, three));
+  STEP(B, kf_builder_set_location(b, at(31, 3)));
+  STEP(B, kf_build_while_begin(b));
+  STEP(B, kf_var_get(b, j, &v));
+  kf_ir_value *jo[2] = {v, one};
+  STEP(B, kf_build_simple(b, "arith.addi", 2, jo, NULL, &w));
+  STEP(B, kf_var_set(b, j, w));
+  STEP(B, kf_var_get(b, i, &v));
+  STEP(B, kf_build_compare(b, "slt", v, n, &c));
+  STEP(B, kf_build_while_do(b, c));
+  STEP(B, kf_var_declare(b, "t", i64, &t));
+  STEP(B, kf_var_get(b, i, &v));
+  STEP(B, kf_var_get(b, k, &w));
+  kf_ir_value *to[2] = {v, w};
+  STEP(B, kf_build_simple(b, "arith.muli", 2, to, NULL, &x));
+  STEP(B, kf_var_set(b, t, x));
+  kf_ir_value *ro[2] = {x, two};
+  STEP(B, kf_build_simple(b, "arith.remsi", 2, ro, NULL, &x));
+  STEP(B, kf_build_compare(b, "eq", x, zero, &c));
+  STEP(B, kf_build_if_begin(b, c));
+  STEP(B, kf_var_get(b, s, &v));
+  STEP(B, kf_var_get(b, t, &w));
+  kf_ir_value *so[2] = {v, w};
+  STEP(B, kf_build_simple(b, "arith.addi", 2, so, NULL, &x));
+  STEP(B, kf_var_set(b, s, x));
+  STEP(B, kf_build_if_end(b, NULL));
+  STEP(B, kf_var_get(b, i, &v));
+  kf_ir_value *io[2] = {v, one};
+  STEP(B, kf_build_simple(b, "arith.addi", 2, io, NULL, &x));
+  STEP(B, kf_var_set(b, i, x));
+  STEP(B, kf_build_while_end(b, &loop));
+  if (B->st == KF_OK) CHECK(strcmp(kf_op_name(loop), "scf.while") == 0 && kf_op_num_results(loop) == 3);
+  kf_var *vars[3] = {s, i, j};
+  for (int64_t q = 0; q < 3; q++) {
+    kf_ir_value *idx = NULL;
+    STEP(B, kf_build_constant_int(b, i64, q, &idx));
+    STEP(B, kf_var_get(b, vars[q], &v));
+    STEP(B, kf_build_store(b, v, out, 1, &idx));
+  }
+  STEP(B, kf_build_return(b, 0, NULL));
+}
+
+/* bsum(x, out): each block of 32 threads puts its x[i] into a shared array (kf_build_shared_array), waits
+ * (gpu.barrier), and its thread 0 adds the 32 up and atomically adds the block's sum to out[0] (gpu.atomic_rmw). */
+static void build_bsum(Build *B) {
+  kf_context *ctx = B->ctx;
+  kf_builder *b = B->b;
+  kf_type *f32 = type_of(B, KF_FLOAT32), *i64 = type_of(B, KF_INT64), *arr = array_of(B, KF_FLOAT32);
+  kf_type *params[2] = {arr, arr}, *fn = NULL;
+  STEP(B, kf_type_function(ctx, 2, params, 0, NULL, &fn));
+  kf_op *func = NULL;
+  STEP(B, kf_builder_set_location(b, at(40, 1)));
+  STEP(B, kf_build_function(b, "bsum", fn, KF_FUNCTION_FLAG_KERNEL, &func));
+  if (B->st != KF_OK) return;
+  kf_ir_value *x = kf_block_arg(kf_function_entry(func), 0), *out = kf_block_arg(kf_function_entry(func), 1);
+  kf_ir_value *buf = NULL, *tid = NULL, *i = global_index(B), *v = NULL, *zero = NULL, *one = NULL, *n = NULL;
+  kf_ir_value *first = NULL, *k = NULL, *e = NULL, *sv = NULL, *sum = NULL, *fz = NULL;
+  int64_t shape[1] = {32};
+  STEP(B, kf_build_shared_array(b, "bsum.buf", f32, 1, shape, &buf));
+  STEP(B, kf_build_gpu_index(b, "gpu.thread_id", 0, &tid));
+  STEP(B, kf_build_cast(b, tid, i64, &tid));
+  STEP(B, kf_build_load(b, x, 1, &i, &v));
+  STEP(B, kf_build_store(b, v, buf, 1, &tid));
+  kf_op_state barrier = {.name = "gpu.barrier"};
+  STEP(B, kf_build_op(b, &barrier, NULL));
+  STEP(B, kf_build_constant_int(b, i64, 0, &zero));
+  STEP(B, kf_build_constant_int(b, i64, 1, &one));
+  STEP(B, kf_build_constant_int(b, i64, 32, &n));
+  STEP(B, kf_build_compare(b, "eq", tid, zero, &first));
+  STEP(B, kf_build_if_begin(b, first));
+  kf_var *s = NULL;
+  STEP(B, kf_var_declare(b, "s", f32, &s));
+  STEP(B, kf_build_constant_float(b, f32, 0.0, &fz));
+  STEP(B, kf_var_set(b, s, fz));
+  STEP(B, kf_build_for_begin(b, zero, n, one, &k));
+  STEP(B, kf_build_load(b, buf, 1, &k, &e));
+  STEP(B, kf_var_get(b, s, &sv));
+  kf_ir_value *ao[2] = {sv, e};
+  STEP(B, kf_build_simple(b, "arith.addf", 2, ao, NULL, &sum));
+  STEP(B, kf_var_set(b, s, sum));
+  STEP(B, kf_build_for_end(b, NULL));
+  STEP(B, kf_var_get(b, s, &sv));
+  kf_attr *kind = NULL;
+  STEP(B, kf_attr_string(b, "add", &kind));
+  kf_named_attr na = {"kind", kind};
+  kf_ir_value *rmw[3] = {out, zero, sv};
+  kf_op_state add = {.name = "gpu.atomic_rmw", .noperands = 3, .operands = rmw, .nresults = 1, .result_types = &f32,
+                     .nattrs = 1, .attrs = &na};
+  STEP(B, kf_build_op(b, &add, NULL));
+  STEP(B, kf_build_if_end(b, NULL));
+  STEP(B, kf_build_return(b, 0, NULL));
+}
+
 /* twice(x) = x + x, a device function; call2(a): a[0] = twice(a[0]) */
 static void build_call(Build *B) {
   kf_context *ctx = B->ctx;
@@ -295,6 +418,8 @@ static kf_status build_all(Build *B) {
   build_saxpy(B);
   build_total(B);
   build_collatz(B);
+  build_while(B);
+  build_bsum(B);
   build_call(B);
   STEP(B, kf_builder_finish(B->b));
   return B->st;
@@ -327,6 +452,13 @@ static void test_build(void) {
   CHECK_CONTAINS(text, ") : (i64, i64, i64, f32) -> (f32)");
   CHECK_CONTAINS(text, "}) : (i1) -> (f32)");
   CHECK_CONTAINS(text, "scf.yield(");
+  /* wsum: i, j, s carried and passed on; k and t neither */
+  CHECK_CONTAINS(text, "= scf.while(");
+  CHECK_CONTAINS(text, "}) : (i64, i64, i64) -> (i64, i64, i64)");
+  CHECK_CONTAINS(text, "scf.condition(");
+  /* bsum: its shared array */
+  CHECK_CONTAINS(text, "mem.global() {sym_name = @bsum.buf, type = array<f32, 1, C>, shape = [32], space = \"shared\"}");
+  CHECK_CONTAINS(text, "mem.global_ref() {name = @bsum.buf} : () -> (array<f32, 1, C>)");
   if (kf_context_error_count(ctx) || getenv("API_BUILDER_PRINT")) fprintf(stderr, "%s\n%s\n", kf_context_diagnostics(ctx), text ? text : "");
   kf_free(text);
   /* the embedder's locations are the ops' */
@@ -372,6 +504,27 @@ static void test_build(void) {
   kf_arg cargs[2] = {kf_arg_array(&asteps), kf_arg_int(KF_INT64, 27)};
   launch1(p, "collatz", 1, 1, cargs, 2);
   CHECK(steps[0] == 111); /* 27 takes 111 steps to reach 1 */
+
+  for (int64_t n = 0; n <= 7; n += 7) {
+    int64_t w[3] = {-1, -1, -1}, three[1] = {3}, sum = 0;
+    for (int64_t q = 0; q < n; q++) sum += (q * 3) % 2 == 0 ? q * 3 : 0;
+    kf_array aw;
+    kf_array_init(&aw, w, KF_MEMORY_HOST, KF_INT64, 1, three, 'C');
+    kf_arg wargs[2] = {kf_arg_array(&aw), kf_arg_int(KF_INT64, n)};
+    launch1(p, "wsum", 1, 1, wargs, 2);
+    CHECK(w[0] == sum && w[1] == n && w[2] == n + 1);
+  }
+
+  enum { NB = 4 * 32 };
+  float bx[NB], bout[1] = {0}, bexpect = 0;
+  for (int q = 0; q < NB; q++) bx[q] = (float)(q % 13), bexpect += bx[q];
+  int64_t nb[1] = {NB};
+  kf_array abx, abo;
+  kf_array_init(&abx, bx, KF_MEMORY_HOST, KF_FLOAT32, 1, nb, 'C');
+  kf_array_init(&abo, bout, KF_MEMORY_HOST, KF_FLOAT32, 1, one, 'C');
+  kf_arg bargs[2] = {kf_arg_array(&abx), kf_arg_array(&abo)};
+  launch1(p, "bsum", 4, 32, bargs, 2);
+  CHECK(bout[0] == bexpect); /* small integers: exact in any order */
 
   double d[1] = {21.25};
   kf_array ad;
@@ -602,6 +755,34 @@ static void test_errors(void) {
   OK(kf_var_set(b, y, iv));
   OK(kf_builder_set_location(b, at(4, 1)));
   BAD(kf_build_for_end(b, NULL), 3, 10, "variable 'y' may be read before it is assigned");
+  /* scf.while: the calls out of order, a body's own variable read after the loop */
+  BAD(kf_build_while_do(b, c), 4, 1, "kf_build_while_do: no scf.while is open");
+  BAD(kf_build_while_end(b, NULL), 4, 1, "kf_build_while_end: no scf.while is open");
+  OK(kf_build_while_begin(b));
+  BAD(kf_build_while_end(b, NULL), 4, 1, "the scf.while is still in its condition (kf_build_while_do first)");
+  BAD(kf_build_while_do(b, n), 4, 1, "scf.while: the condition must be an i1");
+  BAD(kf_build_for_end(b, NULL), 4, 1, "no scf.for is open innermost (an scf.while is)");
+  kf_ir_value *wc = NULL;
+  OK(kf_build_compare(b, "slt", n, n, &wc));
+  OK(kf_build_while_do(b, wc));
+  BAD(kf_build_while_do(b, wc), 4, 1, "already in its body");
+  kf_var *u = NULL;
+  OK(kf_var_declare(b, "u", i64, &u));
+  OK(kf_var_set(b, u, n));
+  BAD(kf_builder_finish(b), 4, 1, "an scf.while begun here is still open");
+  OK(kf_build_while_end(b, &op));
+  CHECK(op && kf_op_num_results(op) == 0);
+  BAD(kf_var_get(b, u, &v), 4, 1, "variable 'u' may be read before it is assigned");
+  /* shared arrays */
+  int64_t ext[2] = {4, 0};
+  kf_ir_value *sh = NULL;
+  BAD(kf_build_shared_array(b, "k", f32, 1, ext, &sh), 4, 1, "shared array 'k': the module already has a symbol 'k'");
+  BAD(kf_build_shared_array(b, "k.s", arr, 1, ext, &sh), 4, 1, "its element must be a scalar type, not array<f32, 1, A>");
+  BAD(kf_build_shared_array(b, "k.s", f32, 0, ext, &sh), 4, 1, "shared array 'k.s': rank 0");
+  BAD(kf_build_shared_array(b, "k.s", f32, 2, ext, &sh), 4, 1, "shared array 'k.s': extent 1 is 0, not positive");
+  OK(kf_build_shared_array(b, "k.s", f32, 1, ext, &sh));
+  CHECK(sh && kf_value_type(sh) != arr);
+  BAD(kf_build_shared_array(b, "k.s", f32, 1, ext, &sh), 4, 1, "the module already has a symbol 'k.s'");
   /* a cf join one of whose paths does not assign */
   kf_block *left = NULL, *right = NULL, *join = NULL;
   kf_var *z = NULL;
