@@ -5,12 +5,15 @@
 # RUN: FileCheck %s < %t.kir
 # RUN: kfront compile %s -k hist --emit=kir --pass-pipeline='privatize-atomics{report=1,max-bytes=64}' -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROOM
 # RUN: kfront compile %s -k hist_once --emit=kir --pass-pipeline='privatize-atomics{report=1,require-loop=0}' -o /dev/null 2>&1 | FileCheck %s --check-prefix=ONCE
+# --remarks=atomics turns the report on in the default pipeline:
+# RUN: kfront compile %s -k hist --emit=kir --remarks=atomics -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOTE1
 import numpy as np
 from numba import cuda, float32
 
 
 # The histogram as a grid-stride loop: privatised (4096 i32 bins, 16 KiB).
-# NOTE: privatize-atomics.py:[[#@LINE+21]]:9: note: atomics into 'bins' privatised: 1 atomic of kind add to a shared copy when its extent is at most 4096, one global atomic per nonzero bin per block at the end
+# NOTE: privatize-atomics.py:[[#@LINE+22]]:9: note: atomics into 'bins' privatised: 1 atomic of kind add to a shared copy when its extent is at most 4096, one global atomic per nonzero bin per block at the end
+# NOTE1: privatize-atomics.py:[[#@LINE+21]]:9: note: atomics into 'bins' privatised
 # ROOM: note: atomics into 'bins' not privatised: no room for a copy in shared memory
 # CHECK: mem.global() {sym_name = @__kf_priv_hist_1, type = array<i32, 1, C>, shape = [4096], space = "shared"}
 # CHECK: mem.global() {sym_name = @__kf_priv_hist_counter, type = array<i32, 1, C>, shape = [1], space = "shared"}
