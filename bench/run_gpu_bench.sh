@@ -68,6 +68,10 @@ EOF
   limit 150 python3 bench/linking_vs_numba.py --json "$res/linking.json"
   echo "(exit $?)"
   echo
+  echo "=== 6. histograms and atomics into few bins: kfront vs numba-cuda (bench/atomics_vs_numba.py)"
+  limit 300 python3 bench/atomics_vs_numba.py --reps 7 --json "$res/atomics.json"
+  echo "(exit $?)"
+  echo
   echo "=== summary ($(date -u '+%Y-%m-%d %H:%M UTC'); full output above${OUT:+ and in $OUT/bench.log})"
   python3 bench/bench_summary.py "$res"
 } 2>&1 | tee -a "$log"

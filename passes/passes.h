@@ -51,7 +51,7 @@ typedef enum {
 
 const PassInfo *pass_info(PassKind k);
 /* The default pipeline after lowering (kfront compile; the runtime appends grid-stride). */
-#define PASS_DEFAULT_PIPELINE "canonicalize,cse,bce,pad-shared,tile-shared,cse,hoist-checks,unroll,dce"
+#define PASS_DEFAULT_PIPELINE "canonicalize,cse,bce,pad-shared,tile-shared,cse,hoist-checks,unroll,privatize-atomics,dce"
 const PassInfo *pass_lookup(const char *name, size_t len);
 /* Whether a value, block argument or function type of m is complex (passes/lower_complex.c): then the
  * simulator and the backend run lower-complex on a copy first. */
