@@ -460,7 +460,8 @@ void kf_stream_destroy(kf_stream *s) {
   rt_stream_destroy(STREAM(s));
 }
 kf_status kf_stream_synchronize(kf_stream *s) {
-  API_RT(s ? STREAM(s)->rt : NULL);
+  if (!s) return KF_ERROR_INVALID_INPUT;  /* the default stream has no runtime here: kf_runtime_synchronize */
+  API_RT(STREAM(s)->rt);
   return rt_stream_synchronize(STREAM(s));
 }
 kf_status kf_runtime_synchronize(kf_runtime *rt) {

@@ -12,7 +12,43 @@
  *    prints to stdout/stderr and never calls exit() or abort(): diagnostics accumulate in the context;
  *  - host memory comes from the context's allocator (kf_alloc_fn, given to kf_context_create_with); out of
  *    memory is a status (KF_ERROR_OUT_OF_MEMORY) like any other error;
- *  - a kf_context may be used by one thread at a time; separate contexts may be used concurrently.
+ *  - threads: the contract below; every function's comment agrees with it.
+ *
+ * Threads (the one contract; test/unit/api_threads.c exercises what it promises):
+ *  - Separate contexts, and everything made from each, are independent: any number of threads may use them at
+ *    once, each its own.
+ *  - A context and what is made from it directly — kir modules, builders, types and attributes, compiles
+ *    (kf_compile_source(s)), pass pipelines, code generation (kf_module_emit_*), kf_signature_parse,
+ *    kf_context_add_source, kf_context_report*, the handler and callback setters, kf_context_diagnostics,
+ *    kf_context_first_error, kf_context_error_count, kf_context_clear_diagnostics — is used by one thread at a
+ *    time, and not while its runtimes work on other threads (they report into it). Exception: the runtimes' own
+ *    reports and kf_context_diagnostic_count / _at / _note, which may come from any thread at any time (the
+ *    diagnostics are locked).
+ *  - A runtime may be used from several threads at once: kf_program_create / _create_sources (nothing compiles
+ *    there), kf_program_get_function, kf_function_specialize, kf_function_launch, kf_launch, kf_reduce,
+ *    kf_ufunc_call, kf_gufunc_call and the queries of functions and kernels (kf_function_get_info, kf_kernel_*);
+ *    device memory, pinned host memory and copies (kf_device_*, kf_managed_alloc, kf_host_*, kf_memcpy_*,
+ *    kf_memset_device, kf_pointer_range); streams and events (each created, used and destroyed by whichever
+ *    threads, one stream or event being destroyed by one thread once no other uses it); the runtime's queries
+ *    (kf_runtime_get_stats, _memory_info, _device_info, _describe, _get_mode) and kf_runtime_set_sim_limits. A
+ *    specialisation that does not exist yet is compiled once, under the runtime's lock, however many threads ask
+ *    for it at the same time; lookups of existing ones are lock-free. Known limit: an error reported on the
+ *    context by another thread (a failed launch) while a specialisation compiles makes that compile fail too (it
+ *    counts the context's errors).
+ *  - One thread, with no other using the object: kf_runtime_create and kf_runtime_destroy; kf_program_destroy
+ *    and kf_program_from_module (the module's context's rules hold for it); the function setters
+ *    (kf_function_set_*), before the function's first launch.
+ *  - Callbacks run on the thread whose call triggers them: the diagnostic callback and handler on the reporting
+ *    thread with the diagnostics locked (they must not call kfront on that context); a module callback
+ *    (kf_module_callback) on the launching thread, other launches of that module waiting; the overload resolver
+ *    on the compiling thread, under the runtime's lock for a runtime's compiles; the allocator (kf_alloc_fn) on
+ *    any thread that uses the context's objects and on the simulator's workers, so it must be thread-safe as soon
+ *    as they are used from several threads.
+ *  - Process-wide calls that take no handle (kf_version*, kf_api_version, kf_status_name, kf_dtype_*,
+ *    kf_builtin_path, kf_default_pipeline, kf_pass_registry_foreach, kf_compile_options_key, kf_default_cache_dir,
+ *    kf_cuda_library_find, kf_free, kf_value_free, the calling thread's kf_current_device / kf_set_current_device /
+ *    kf_set_interrupt_flag) are any thread, any time; kf_configure_cuda_paths and kf_set_overload_resolver are set
+ *    once, before the first compile or library search, and are not synchronised with them.
  */
 #ifndef KFRONT_KFRONT_H
 #define KFRONT_KFRONT_H
@@ -647,7 +683,8 @@ KF_API void kf_libdevice_foreach(void (*fn)(void *user, const char *name, const 
  * Python source compiled on demand, one specialisation per argument-type signature (lazy @cuda.jit
  * kernels), or the eager signature(s) of the decorator; compiled code is cached in memory and on disk.
  * Errors (bad launches, driver failures, IndexError from a failed bounds check) go to the diagnostics of
- * the runtime's context. A runtime, and everything made from it, may be used by one thread at a time. */
+ * the runtime's context. Threads: the contract at the top of this file (launches, lookups, memory, streams and
+ * events may come from several threads at once; creating and destroying the runtime, one thread). */
 
 /* Bytes per element (bool: 1; a record: its itemsize); 0 for an invalid value. */
 KF_API size_t kf_dtype_size(kf_dtype t);
@@ -835,7 +872,7 @@ typedef struct kf_runtime_stats {
 KF_API void kf_runtime_get_stats(kf_runtime *rt, kf_runtime_stats *out);
 
 /* ---- device memory, pinned host memory, streams ----
- * Any thread may call these (and kf_launch) on one runtime at once. */
+ * Any thread may call these (and kf_launch) on one runtime at once (the contract at the top of this file). */
 typedef struct kf_stream kf_stream;
 
 /* Allocates device memory (simulator: host memory standing in for it). Caller owns *dptr: kf_device_free.
@@ -923,7 +960,8 @@ KF_API kf_status kf_stream_wrap(kf_runtime *rt, void *cu_stream, kf_stream **out
 KF_API void *kf_stream_handle(kf_stream *s);
 KF_API void kf_stream_destroy(kf_stream *s);
 /* Waits for the stream's work; then checks the bounds-check records of the kernels launched since the
- * last check (an IndexError is reported here for asynchronous launches: KF_ERROR_OUT_OF_BOUNDS). */
+ * last check (an IndexError is reported here for asynchronous launches: KF_ERROR_OUT_OF_BOUNDS). s NULL (the
+ * default stream, whose runtime it cannot name): KF_ERROR_INVALID_INPUT, unreported — use kf_runtime_synchronize. */
 KF_API kf_status kf_stream_synchronize(kf_stream *s);
 /* Waits for all work of the runtime, then checks as kf_stream_synchronize does. */
 KF_API kf_status kf_runtime_synchronize(kf_runtime *rt);
@@ -1208,7 +1246,8 @@ KF_API kf_status kf_gufunc_call(kf_function *f, const kf_arg *args, unsigned nar
  * A kir module (after its pass pipeline) becomes LLVM IR or PTX. Kernels are the functions with the `kernel`
  * attribute; their PTX parameters follow the kernel ABI of kfront/abi.h, which also describes the
  * device-side record of a failed bounds check. Structured (scf) and unstructured (cf) control flow are
- * both accepted. Compiling different modules from different threads concurrently is safe. */
+ * both accepted. Modules of different contexts may be compiled from different threads at once (each compile has its
+ * own LLVMContext); a context's modules, one thread at a time (the contract at the top of this file). */
 typedef struct kf_codegen_options {
   size_t struct_size;   /* sizeof(kf_codegen_options): set by kf_codegen_options_init (see KF_API_VERSION) */
   kf_backend backend;
