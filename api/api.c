@@ -29,7 +29,32 @@ const char *kf_status_name(kf_status s) {
 
 const char *kf_version(void) { return KFRONT_VERSION; }
 unsigned kf_version_number(void) { return KF_VERSION_NUMBER; }
+unsigned kf_api_version(void) { return KF_API_VERSION; }
 void kf_free(void *p) { mem_free(p); }
+
+kf_status api_options_read(Diag *diag, const char *api, const char *type, const void *given, size_t known,
+                           size_t original, void *out) {
+  if (!given) return KF_OK;
+  size_t size;
+  memcpy(&size, given, sizeof size);  /* struct_size, the first field of every options struct */
+  const char *why = NULL;
+  if (size == 0) why = "is 0: fill the struct with its _init function before setting its fields";
+  else if (size < original) why = "is smaller than the struct's first version";
+  else if (size > known)
+    for (size_t i = known; i < size && !why; i++)
+      if (((const unsigned char *)given)[i])
+        why = "is larger than this library's, and sets options it does not know: the program was built with newer "
+              "headers";
+  if (why) {
+    if (diag)
+      diag_error_kind(diag, DIAG_KIND_INVALID_ARGUMENT, srcloc(NULL, 0, 0),
+                      "%s: %s.struct_size %zu %s (%s_init sets it); this library (kfront %s) reads %zu bytes", api,
+                      type, size, why, type, KFRONT_VERSION, known);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  memcpy((char *)out + sizeof size, (const char *)given + sizeof size, (size < known ? size : known) - sizeof size);
+  return KF_OK;
+}
 
 kf_status api_out_of_memory(kf_context *ctx) {
   diag_out_of_memory(&ctx->diag);
@@ -63,11 +88,15 @@ static void forward_diag(void *user, const DiagRecord *r) {
 
 void kf_context_options_init(kf_context_options *o) {
   memset(o, 0, sizeof *o);
+  o->struct_size = sizeof *o;
 }
 
-kf_status kf_context_create_with(const kf_context_options *opts, kf_context **out) {
+kf_status kf_context_create_with(const kf_context_options *given, kf_context **out) {
   *out = NULL;
-  MemAllocator a = {opts ? opts->alloc : NULL, opts ? opts->alloc_ud : NULL};
+  kf_context_options opts;
+  kf_status st = API_READ_OPTIONS(NULL, "kf_context_create_with", kf_context_options, alloc_ud, given, &opts);
+  if (st != KF_OK) return st;
+  MemAllocator a = {opts.alloc, opts.alloc_ud};
   API_SCOPE(a);
   kf_context *ctx = mem_calloc(1, sizeof *ctx);
   if (!ctx) return KF_ERROR_OUT_OF_MEMORY;
@@ -312,11 +341,20 @@ static void pipeline_job(void *arg) {
   pipeline_free(&p);
 }
 
-kf_status kf_module_run_pipeline(kf_module *m, const char *pipeline, const kf_pass_options *opts, char **report) {
+void kf_pass_options_init(kf_pass_options *opts) {
+  memset(opts, 0, sizeof *opts);
+  opts->struct_size = sizeof *opts;
+  opts->verify_each = 1;
+}
+
+kf_status kf_module_run_pipeline(kf_module *m, const char *pipeline, const kf_pass_options *given, char **report) {
   API_CONTEXT(m->ctx);
   API_KIND(DIAG_KIND_INTERNAL);
   if (report) *report = NULL;
-  PipelineJob j = {.m = m->ir, .text = pipeline ? pipeline : "", .opts = opts, .diag = &m->ctx->diag};
+  kf_pass_options opts;
+  kf_status st = API_READ_OPTIONS(&m->ctx->diag, "kf_module_run_pipeline", kf_pass_options, arch, given, &opts);
+  if (st != KF_OK) return st;
+  PipelineJob j = {.m = m->ir, .text = pipeline ? pipeline : "", .opts = &opts, .diag = &m->ctx->diag};
   sb_init(&j.dump);
   if (!diag_guard(&m->ctx->diag, pipeline_job, &j)) return KF_ERROR_OUT_OF_MEMORY;  /* j.dump went with it */
   if (report && j.dump.len) *report = sb_take(&j.dump);

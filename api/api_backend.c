@@ -7,6 +7,8 @@
 #include <string.h>
 
 void kf_codegen_options_init(kf_codegen_options *opts) {
+  memset(opts, 0, sizeof *opts);
+  opts->struct_size = sizeof *opts;
   opts->backend = KF_BACKEND_NVVM;
   opts->arch = 90;
   opts->opt_level = 3;
@@ -16,9 +18,13 @@ void kf_codegen_options_init(kf_codegen_options *opts) {
   opts->debuginfo = 0;
 }
 
-static void to_backend_options(const kf_codegen_options *in, BackendOptions *o) {
+/* The caller's options (NULL: the defaults) as the backend's; false (reported) for a struct_size it cannot read. */
+static bool to_backend_options(kf_module *m, const char *api, const kf_codegen_options *given, BackendOptions *o) {
   be_options_default(o);
-  if (!in) return;
+  if (!given) return true;
+  kf_codegen_options read;
+  if (API_READ_OPTIONS(&m->ctx->diag, api, kf_codegen_options, debuginfo, given, &read) != KF_OK) return false;
+  const kf_codegen_options *in = &read;
   o->kind = in->backend == KF_BACKEND_LLVM ? BE_LLVM : BE_NVVM;
   o->arch = in->arch ? in->arch : 90;
   o->opt = in->opt_level < 0 ? 0 : in->opt_level > 3 ? 3 : in->opt_level;
@@ -26,6 +32,7 @@ static void to_backend_options(const kf_codegen_options *in, BackendOptions *o) 
   o->lineinfo = in->lineinfo != 0;
   o->arch_feature = in->arch_feature;
   o->debuginfo = in->debuginfo != 0;
+  return true;
 }
 
 static kf_status hand_out(kf_module *m, StrBuf *b, char **out, size_t *len) {
@@ -54,7 +61,8 @@ static kf_status emit(kf_module *m, const kf_codegen_options *opts, EmitWhat wha
   *out = NULL;
   if (len) *len = 0;
   BackendOptions o;
-  to_backend_options(opts, &o);
+  static const char *const api[] = {"kf_module_emit_llvm", "kf_module_emit_ptx", "kf_module_emit_ltoir"};
+  if (!to_backend_options(m, api[what], opts, &o)) return KF_ERROR_INVALID_INPUT;
   o.lto = what == EMIT_LTOIR;
   StrBuf b;
   sb_init(&b);
@@ -86,7 +94,7 @@ kf_status kf_module_emit_lto_ptx(kf_module *m, const kf_codegen_options *opts, c
     return KF_ERROR_INVALID_INPUT;
   }
   BackendOptions o;
-  to_backend_options(opts, &o);
+  if (!to_backend_options(m, "kf_module_emit_lto_ptx", opts, &o)) return KF_ERROR_INVALID_INPUT;
   o.lto = true;
   StrBuf ltoir;
   sb_init(&ltoir);
@@ -114,9 +122,16 @@ kf_status kf_module_emit_lto_ptx(kf_module *m, const kf_codegen_options *opts, c
   return hand_out(m, &b, out, len);
 }
 
-kf_status kf_configure_cuda_paths(const kf_cuda_paths *p) {
-  kf_cuda_paths none = {0};
-  if (!p) p = &none;
+void kf_cuda_paths_init(kf_cuda_paths *paths) {
+  memset(paths, 0, sizeof *paths);
+  paths->struct_size = sizeof *paths;
+}
+
+kf_status kf_configure_cuda_paths(const kf_cuda_paths *given) {
+  kf_cuda_paths none;
+  if (API_READ_OPTIONS(NULL, "kf_configure_cuda_paths", kf_cuda_paths, verify, given, &none) != KF_OK)
+    return KF_ERROR_INVALID_INPUT;
+  const kf_cuda_paths *p = &none;
   CudaPathsConfig c = {.lib = {[CUDA_LIB_NVVM] = p->libnvvm, [CUDA_LIB_LIBDEVICE] = p->libdevice,
                                [CUDA_LIB_NVRTC] = p->libnvrtc, [CUDA_LIB_NVJITLINK] = p->libnvjitlink},
                        .cuda_home = p->cuda_home,
@@ -150,13 +165,20 @@ kf_status kf_link_kind_of(const char *name, kf_link_kind *out) {
   return KF_OK;
 }
 
+void kf_nvrtc_options_init(kf_nvrtc_options *opts) {
+  memset(opts, 0, sizeof *opts);
+  opts->struct_size = sizeof *opts;
+}
+
 kf_status kf_nvrtc_compile(kf_context *ctx, const char *name, const char *src, size_t len,
-                           const kf_nvrtc_options *opts, char **out, size_t *out_len) {
+                           const kf_nvrtc_options *given, char **out, size_t *out_len) {
   API_CONTEXT(ctx);
   *out = NULL;
   if (out_len) *out_len = 0;
-  kf_nvrtc_options none = {0};
-  if (!opts) opts = &none;
+  kf_nvrtc_options none;
+  kf_status read = API_READ_OPTIONS(&ctx->diag, "kf_nvrtc_compile", kf_nvrtc_options, ninclude_dirs, given, &none);
+  if (read != KF_OK) return read;
+  const kf_nvrtc_options *opts = &none;
   if (!name || (len && !src) || (opts->ninclude_dirs && !opts->include_dirs)) {
     diag_error(&ctx->diag, (SrcLoc){0}, "kf_nvrtc_compile: no name, or a length with no source or include folders");
     return KF_ERROR_INVALID_INPUT;

@@ -18,6 +18,7 @@ const char *kf_builtin_path(unsigned i) { return fe_builtin_path(i); }
 
 void kf_compile_options_init(kf_compile_options *opts) {
   memset(opts, 0, sizeof *opts);
+  opts->struct_size = sizeof *opts;
   opts->bounds_check = 1;
   opts->verify_each = 1;
 }
@@ -62,10 +63,14 @@ static kf_status compile_python(kf_context *ctx, const char *name, const char *t
 }
 
 kf_status kf_compile_sources(kf_context *ctx, const kf_source *sources, unsigned nsources,
-                             const kf_compile_options *opts, kf_module **out) {
+                             const kf_compile_options *given, kf_module **out) {
   API_CONTEXT(ctx);
   *out = NULL;
   SrcLoc none = srcloc(NULL, 0, 0);
+  kf_compile_options dflt;
+  kf_status read = API_READ_OPTIONS(&ctx->diag, "kf_compile_sources", kf_compile_options, module_callback_data, given, &dflt);
+  if (read != KF_OK) return read;
+  const kf_compile_options *opts = &dflt;
   if (!sources || nsources == 0) {
     diag_error(&ctx->diag, none, "kf_compile_sources: no source given");
     return KF_ERROR_INVALID_INPUT;
@@ -76,11 +81,6 @@ kf_status kf_compile_sources(kf_context *ctx, const kf_source *sources, unsigned
                  sources[i].filename ? sources[i].filename : "<input>");
       return KF_ERROR_INVALID_INPUT;
     }
-  kf_compile_options dflt;
-  if (!opts) {
-    kf_compile_options_init(&dflt);
-    opts = &dflt;
-  }
   kf_source *extra = sources_copy(ctx, sources + 1, nsources - 1);
   if (!extra) return api_out_of_memory(ctx);
   CompileJob job = {*opts, sources[0].first_line};
@@ -100,10 +100,14 @@ kf_status kf_compile_sources(kf_context *ctx, const kf_source *sources, unsigned
 }
 
 kf_status kf_compile_source(kf_context *ctx, const char *filename, const char *text, size_t len,
-                            const kf_compile_options *opts, kf_module **out) {
+                            const kf_compile_options *given, kf_module **out) {
   API_CONTEXT(ctx);
   *out = NULL;
-  unsigned nextra = opts ? opts->nextra_sources : 0;
+  kf_compile_options o;
+  kf_status read = API_READ_OPTIONS(&ctx->diag, "kf_compile_source", kf_compile_options, module_callback_data, given, &o);
+  if (read != KF_OK) return read;
+  const kf_compile_options *opts = &o;
+  unsigned nextra = opts->nextra_sources;
   if (nextra && !opts->extra_sources) {
     diag_error(&ctx->diag, srcloc(NULL, 0, 0), "kf_compile_source: %u extra sources given with no sources pointer", nextra);
     return KF_ERROR_INVALID_INPUT;
@@ -142,13 +146,12 @@ static void key_job(void *arg) {
   j->ok = j->ok && rt_links_key(opts, &j->b);
 }
 
-kf_status kf_compile_options_key(const kf_compile_options *opts, char **out) {
+kf_status kf_compile_options_key(const kf_compile_options *given, char **out) {
   *out = NULL;
   kf_compile_options dflt;
-  if (!opts) {
-    kf_compile_options_init(&dflt);
-    opts = &dflt;
-  }
+  kf_status read = API_READ_OPTIONS(NULL, "kf_compile_options_key", kf_compile_options, module_callback_data, given, &dflt);
+  if (read != KF_OK) return read;
+  const kf_compile_options *opts = &dflt;
   Diag scratch;  /* made outside the guard (diag.h) */
   diag_init(&scratch);
   KeyJob j = {.opts = opts, .scratch = &scratch};

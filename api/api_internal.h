@@ -8,6 +8,8 @@
 #ifndef KF_API_INTERNAL_H
 #define KF_API_INTERNAL_H
 
+#include <stddef.h>
+
 #include "ir/ir.h"
 #include "kfront/kfront.h"
 #include "utils/mem.h"
@@ -55,6 +57,18 @@ static inline ApiKindScope api_kind_enter(DiagKind k) {
 }
 static inline void api_kind_leave(ApiKindScope *s) { diag_set_kind(s->prev); }
 #define API_KIND(k) ApiKindScope api_kind_ __attribute__((cleanup(api_kind_leave), unused)) = api_kind_enter(k)
+/* A caller's options struct (kfront.h, "The ABI scheme") read into *out, which holds the defaults (its _init's) and
+ * keeps them for the fields past the caller's struct_size; out->struct_size is then this library's sizeof. given
+ * NULL: the defaults. known is sizeof the struct here, original the end of its first version's last field. A
+ * struct_size of 0, below original, or above known with a nonzero byte past it: KF_ERROR_INVALID_INPUT, reported to
+ * diag (kind invalid argument) when not NULL, as "<api>: <type>.struct_size ...". */
+kf_status api_options_read(Diag *diag, const char *api, const char *type, const void *given, size_t known,
+                           size_t original, void *out);
+#define API_OPTIONS_END(T, last) (offsetof(T, last) + sizeof(((T *)0)->last))
+/* API_READ_OPTIONS(diag, "kf_compile_source", kf_compile_options, module_callback_data, opts, &local): local is
+ * filled with T's defaults (T_init) first. */
+#define API_READ_OPTIONS(diag, api, T, last, given, out)                                                             \
+  (T##_init(out), api_options_read(diag, api, #T, given, sizeof(T), API_OPTIONS_END(T, last), out))
 /* KF_ERROR_OUT_OF_MEMORY after reporting it to ctx. */
 kf_status api_out_of_memory(kf_context *ctx);
 /* Frees n sources copied by api_compile.c (file names and texts), after removing them from the context's

@@ -181,6 +181,7 @@ kf_status kf_npy_save(kf_context *ctx, const char *path, const kf_array *a) {
 
 void kf_runtime_options_init(kf_runtime_options *o) {
   memset(o, 0, sizeof *o);
+  o->struct_size = sizeof *o;
   o->mode = KF_RUNTIME_AUTO;
   o->grid_stride = 1;
   o->disk_cache = 1;
@@ -202,14 +203,13 @@ kf_status kf_default_cache_dir(const char *kfront_cache_dir, const char *xdg_cac
   return *out ? KF_OK : KF_ERROR_OUT_OF_MEMORY;
 }
 
-kf_status kf_runtime_create(kf_context *ctx, const kf_runtime_options *opts, kf_runtime **out) {
+kf_status kf_runtime_create(kf_context *ctx, const kf_runtime_options *given, kf_runtime **out) {
   API_CONTEXT(ctx);
   *out = NULL;
   kf_runtime_options defaults;
-  if (!opts) {
-    kf_runtime_options_init(&defaults);
-    opts = &defaults;
-  }
+  kf_status read = API_READ_OPTIONS(&ctx->diag, "kf_runtime_create", kf_runtime_options, sim_max_seconds, given, &defaults);
+  if (read != KF_OK) return read;
+  const kf_runtime_options *opts = &defaults;
   if ((unsigned)opts->mode > KF_RUNTIME_SIM || (unsigned)opts->backend > KF_BACKEND_AUTO ||
       opts->device < KF_DEVICE_CURRENT) {
     diag_error(&ctx->diag, NOLOC, "kf_runtime_create: invalid mode %d, backend %d or device %d", (int)opts->mode,
@@ -256,8 +256,7 @@ void kf_runtime_get_stats(kf_runtime *rt, kf_runtime_stats *out) {
 /* The options a device query reads (NULL: the defaults); false (reported) for an invalid mode. */
 static bool device_options(kf_context *ctx, const kf_runtime_options *opts, kf_runtime_options *out,
                            const char *api) {
-  if (opts) *out = *opts;
-  else kf_runtime_options_init(out);
+  if (API_READ_OPTIONS(&ctx->diag, api, kf_runtime_options, sim_max_seconds, opts, out) != KF_OK) return false;
   if ((unsigned)out->mode > KF_RUNTIME_SIM) {
     diag_error(&ctx->diag, NOLOC, "%s: invalid mode %d", api, (int)out->mode);
     return false;
@@ -461,7 +460,8 @@ void kf_stream_destroy(kf_stream *s) {
   rt_stream_destroy(STREAM(s));
 }
 kf_status kf_stream_synchronize(kf_stream *s) {
-  API_RT(s ? STREAM(s)->rt : NULL);
+  if (!s) return KF_ERROR_INVALID_INPUT;  /* the default stream has no runtime here: kf_runtime_synchronize */
+  API_RT(STREAM(s)->rt);
   return rt_stream_synchronize(STREAM(s));
 }
 kf_status kf_runtime_synchronize(kf_runtime *rt) {
@@ -496,17 +496,16 @@ kf_status kf_event_elapsed_ms(kf_event *start, kf_event *end, float *ms) {
 /* ---- programs, functions, kernels, launches ---------------------------------------------------- */
 
 kf_status kf_program_create_sources(kf_runtime *rt, const kf_source *sources, unsigned nsources,
-                                    const kf_compile_options *opts, kf_program **out) {
+                                    const kf_compile_options *given, kf_program **out) {
   API_RT(RT(rt));
   *out = NULL;
+  kf_compile_options defaults;
+  kf_status read = API_READ_OPTIONS(RT(rt)->diag, "kf_program_create_sources", kf_compile_options, module_callback_data, given, &defaults);
+  if (read != KF_OK) return read;
+  const kf_compile_options *opts = &defaults;
   if (!sources || nsources == 0 || (!sources[0].text && sources[0].len)) {
     diag_error(RT(rt)->diag, NOLOC, "kf_program_create: no source text given");
     return KF_ERROR_INVALID_INPUT;
-  }
-  kf_compile_options defaults;
-  if (!opts) {
-    kf_compile_options_init(&defaults);
-    opts = &defaults;
   }
   kf_source main = sources[0];
   if (!main.text) main.text = "";
@@ -517,10 +516,14 @@ kf_status kf_program_create_sources(kf_runtime *rt, const kf_source *sources, un
 }
 
 kf_status kf_program_create(kf_runtime *rt, const char *filename, const char *text, size_t len,
-                            const kf_compile_options *opts, kf_program **out) {
+                            const kf_compile_options *given, kf_program **out) {
   API_RT(RT(rt));
   *out = NULL;
-  unsigned nextra = opts ? opts->nextra_sources : 0;
+  kf_compile_options defaults;
+  kf_status read = API_READ_OPTIONS(RT(rt)->diag, "kf_program_create", kf_compile_options, module_callback_data, given, &defaults);
+  if (read != KF_OK) return read;
+  const kf_compile_options *opts = &defaults;
+  unsigned nextra = opts->nextra_sources;
   if (nextra && !opts->extra_sources) {
     diag_error(RT(rt)->diag, NOLOC, "kf_program_create: %u extra sources given with no sources pointer", nextra);
     return KF_ERROR_INVALID_INPUT;
@@ -528,11 +531,6 @@ kf_status kf_program_create(kf_runtime *rt, const char *filename, const char *te
   if (!text && len) {
     diag_error(RT(rt)->diag, NOLOC, "kf_program_create: no source text given");
     return KF_ERROR_INVALID_INPUT;
-  }
-  kf_compile_options defaults;
-  if (!opts) {
-    kf_compile_options_init(&defaults);
-    opts = &defaults;
   }
   kf_source main = {filename, text ? text : "", len, 1};
   RtProgram *p;

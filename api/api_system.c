@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api_internal.h"
 #include "kfront/kfront.h"
 #include "utils/mem.h"
 #include "utils/strbuf.h"
@@ -54,8 +55,7 @@ static void put_library(StrBuf *b, kf_cuda_library which) {
 kf_status kf_system_report(const kf_runtime_options *opts, char **out) {
   *out = NULL;
   kf_runtime_options o;
-  if (opts) o = *opts;
-  else kf_runtime_options_init(&o);
+  if (API_READ_OPTIONS(NULL, "kf_system_report", kf_runtime_options, sim_max_seconds, opts, &o) != KF_OK) return KF_ERROR_INVALID_INPUT;
   kf_context *ctx = kf_context_create();
   if (!ctx) return KF_ERROR_OUT_OF_MEMORY;
   StrBuf b;

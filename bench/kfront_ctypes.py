@@ -61,21 +61,25 @@ def find_tool(name):
 
 
 class CompileOptions(ctypes.Structure):
-    _fields_ = [("kernels", ctypes.POINTER(ctypes.c_char_p)), ("nkernels", ctypes.c_uint),
+    _fields_ = [("struct_size", ctypes.c_size_t), ("kernels", ctypes.POINTER(ctypes.c_char_p)), ("nkernels", ctypes.c_uint),
                 ("signatures", ctypes.POINTER(ctypes.c_char_p)), ("nsignatures", ctypes.c_uint),
                 ("bounds_check", ctypes.c_int), ("pipeline", ctypes.c_char_p), ("verify_each", ctypes.c_int),
                 ("extra_sources", ctypes.c_void_p), ("nextra_sources", ctypes.c_uint),
                 ("bindings", ctypes.c_void_p), ("nbindings", ctypes.c_uint),
-                ("functions", ctypes.c_void_p), ("nfunctions", ctypes.c_uint)]
+                ("functions", ctypes.c_void_p), ("nfunctions", ctypes.c_uint),
+                ("links", ctypes.c_void_p), ("nlinks", ctypes.c_uint),
+                ("include_dirs", ctypes.c_void_p), ("ninclude_dirs", ctypes.c_uint), ("lto", ctypes.c_int),
+                ("module_callback", ctypes.c_void_p), ("module_callback_data", ctypes.c_void_p)]
 
 
 class CodegenOptions(ctypes.Structure):
-    _fields_ = [("backend", ctypes.c_int), ("arch", ctypes.c_uint), ("opt_level", ctypes.c_int),
-                ("fastmath", ctypes.c_int), ("lineinfo", ctypes.c_int)]
+    _fields_ = [("struct_size", ctypes.c_size_t), ("backend", ctypes.c_int), ("arch", ctypes.c_uint),
+                ("opt_level", ctypes.c_int), ("fastmath", ctypes.c_int), ("lineinfo", ctypes.c_int),
+                ("arch_feature", ctypes.c_char), ("debuginfo", ctypes.c_int)]
 
 
 class RuntimeOptions(ctypes.Structure):
-    _fields_ = [("mode", ctypes.c_int), ("device", ctypes.c_int), ("grid_stride", ctypes.c_int),
+    _fields_ = [("struct_size", ctypes.c_size_t), ("mode", ctypes.c_int), ("device", ctypes.c_int), ("grid_stride", ctypes.c_int),
                 ("disk_cache", ctypes.c_int), ("cache_dir", ctypes.c_char_p), ("backend", ctypes.c_int),
                 ("sim_devices", ctypes.c_uint), ("libcuda_path", ctypes.c_char_p),
                 ("sim_detect_races", ctypes.c_int), ("sim_workers", ctypes.c_uint),
@@ -400,6 +404,11 @@ def self_test():
     a complex): a struct that drifted from the header fails here instead of in a GPU benchmark run."""
     import numpy as np
     lib = load()
+    for struct, init in ((CompileOptions, lib.kf_compile_options_init), (CodegenOptions, lib.kf_codegen_options_init),
+                         (RuntimeOptions, lib.kf_runtime_options_init)):
+        o = struct()  # the _init function sets struct_size to the header's sizeof: the mirror must be as big
+        init(ctypes.byref(o))
+        assert o.struct_size == ctypes.sizeof(struct), (struct.__name__, o.struct_size, ctypes.sizeof(struct))
     rt = Runtime(lib, mode=KF_RUNTIME_SIM)
     try:
         a = np.arange(12, dtype=np.float32).reshape(3, 4)

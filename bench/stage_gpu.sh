@@ -9,7 +9,7 @@
 # DEST/bin/unit_runtime_context  test/unit/runtime_context.c likewise (test/gpu/run_gpu_tests.sh runs it), and
 #                           unit_runtime_host_funcs (test/unit/runtime_host_funcs.c) and unit_runtime_devices
 #                           (test/unit/runtime_devices.c: test/gpu/run_multigpu.sh runs it) too
-# DEST/bin/backend_gpu      test/gpu/backend_gpu.c, linked with libkfront.a: it uses internals too (device_run.sh runs it)
+# DEST/bin/backend_gpu      test/gpu/backend_gpu.c, linked with libkfront_internal.a: it uses internals too (device_run.sh runs it)
 # DEST/lib/libkfront.so     the library, stripped, unused LLVM sections dropped (the Python benchmarks load it
 #                           with ctypes)
 # DEST/bin/bench_dispatch   bench/dispatch.c linked against DEST/lib/libkfront.so (rpath $ORIGIN/../lib):
@@ -25,16 +25,17 @@ build=${1:-build-bench}
 dest=${2:-$build/gpu}
 case $build in /*) ;; *) build=$root/$build ;; esac
 [ -f "$build/build.ninja" ] || cmake -S . -B "$build" -G Ninja >/dev/null
-cmake --build "$build" --target kfront kfront_static kfront_shared dispatch >/dev/null
+cmake --build "$build" --target kfront kfront_internal kfront_shared dispatch >/dev/null
 mkdir -p "$dest/bin" "$dest/lib"
-# the library relinked from libkfront.a with --gc-sections (LLVM parts kfront never calls dropped: -6 MB);
+# the library relinked from libkfront_internal.a (its objects) with --gc-sections (LLVM parts kfront never calls
+# dropped: -6 MB);
 # a plain stripped copy of the built one if that fails
 llvm_config=$(command -v llvm-config-14 || command -v llvm-config)
 objs=$(mktemp -d)
 trap 'rm -rf "$objs"' EXIT
-(cd "$objs" && ar x "$build/lib/libkfront.a")
+(cd "$objs" && ar x "$build/lib/libkfront_internal.a")
 # (members with the same name would overwrite each other when extracted: then the plain copy)
-if [ -n "$(ar t "$build/lib/libkfront.a" | sort | uniq -d)" ] || ! ${CC:-cc} -shared -o "$dest/lib/libkfront.so" "$objs"/*.o \
+if [ -n "$(ar t "$build/lib/libkfront_internal.a" | sort | uniq -d)" ] || ! ${CC:-cc} -shared -o "$dest/lib/libkfront.so" "$objs"/*.o \
      -L"$($llvm_config --libdir)" $($llvm_config --link-static --libs core analysis bitwriter nvptxcodegen nvptxdesc \
      nvptxinfo) -lz -ltinfo -ldl -lpthread -lm -lstdc++ -Wl,--exclude-libs,ALL -Wl,--gc-sections -s; then
   echo "stage_gpu: relinking failed; copying $build/lib/libkfront.so"
@@ -52,10 +53,10 @@ link_tool unit_runtime_context test/unit/runtime_context.c
 link_tool unit_runtime_host_funcs test/unit/runtime_host_funcs.c
 link_tool unit_runtime_devices test/unit/runtime_devices.c -lpthread
 # backend_gpu.c also uses the library's internals (the op-semantics definitions its differential checks the GPU
-# against), which libkfront.so does not export: it is linked against libkfront.a instead, LLVM's unused parts
+# against), which libkfront.so does not export: it is linked against libkfront_internal.a instead, LLVM's unused parts
 # dropped (about 25 MB stripped)
 ${CC:-cc} -std=gnu11 -O2 -I. -Iinclude -Itest/unit test/gpu/backend_gpu.c -o "$dest/bin/backend_gpu" \
-  "$build/lib/libkfront.a" -L"$($llvm_config --libdir)" $($llvm_config --link-static --libs core analysis bitwriter \
+  "$build/lib/libkfront_internal.a" -L"$($llvm_config --libdir)" $($llvm_config --link-static --libs core analysis bitwriter \
   nvptxcodegen nvptxdesc nvptxinfo) -lz -ltinfo -ldl -lpthread -lm -lstdc++ -Wl,--gc-sections -s
 # the Python module over the staged library (stable ABI: the machine's Python 3.12 loads it)
 py_include=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')

@@ -3,7 +3,7 @@
 #   include/kfront/*.h                         the public headers (every one, by glob; internal headers never)
 #   lib/libkfront.so.*, lib/libkfront.a        the library, shared (self-contained) and static
 #   lib/cmake/kfront/                          find_package(kfront CONFIG): kfront::kfront (the .so) and
-#                                              kfront::kfront_static (the .a, with LLVM and system libraries)
+#                                              kfront::kfront_static (the .a, LLVM inside; system libraries)
 #   lib/pkgconfig/kfront.pc                    pkg-config: -lkfront; --static adds what the .a needs
 # Everything is relocatable: the CMake files find the prefix from their own location, kfront.pc from
 # ${pcfiledir}. Tests, benchmarks and unit tests are not installed.
@@ -50,7 +50,7 @@ file(RELATIVE_PATH KFRONT_PC_PREFIX /_prefix/${KFRONT_PC_DIR} /_prefix)
 string(REGEX REPLACE "/$" "" KFRONT_PC_PREFIX "\${pcfiledir}/${KFRONT_PC_PREFIX}")
 kfront_pc_dir(KFRONT_PC_LIBDIR ${CMAKE_INSTALL_LIBDIR})
 kfront_pc_dir(KFRONT_PC_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR})
-set(KFRONT_PC_LIBS_PRIVATE ${LLVM_LIBS})
+set(KFRONT_PC_LIBS_PRIVATE)  # LLVM is inside libkfront.a: only the system libraries (no build machine's path)
 foreach(lib ${LLVM_SYSTEM_LIBS})
   list(APPEND KFRONT_PC_LIBS_PRIVATE -l${lib})
 endforeach()

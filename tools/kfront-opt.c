@@ -70,7 +70,8 @@ static int process(kf_context *ctx, const char *name, const char *text, size_t l
 
 static int opt_main(int argc, char **argv) {
   const char *input = NULL, *output = NULL, *pipeline = "";
-  kf_pass_options po = {.verify_each = 1};
+  kf_pass_options po;
+  kf_pass_options_init(&po);
   unsigned print_flags = 0;
   int split = 0, print_pipeline = 0;
   for (int i = 1; i < argc; i++) {

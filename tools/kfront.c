@@ -90,7 +90,7 @@ static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
   a->emit = EMIT_PTX;
   kf_compile_options_init(&a->co);
   kf_codegen_options_init(&a->cg);
-  a->po.verify_each = 1;
+  kf_pass_options_init(&a->po);
   for (int i = 0; i < argc; i++) {
     const char *s = argv[i];
     const char *v = NULL;

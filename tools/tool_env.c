@@ -27,15 +27,17 @@ bool tool_env_on(const char *name) {
 
 void tool_configure_toolkit_from_env(void) {
   const char *home = getenv("CUDA_HOME");
-  kf_cuda_paths p = {.cuda_home = home && *home ? home : getenv("CUDA_PATH"),
-                     .conda_prefix = getenv("CONDA_PREFIX"),
-                     .site_packages = getenv("KFRONT_SITE_PACKAGES"),
-                     .system_toolkit = getenv("KFRONT_SYSTEM_TOOLKIT"),
-                     .libnvvm = getenv("KFRONT_LIBNVVM"),
-                     .libdevice = getenv("KFRONT_LIBDEVICE"),
-                     .libnvrtc = getenv("KFRONT_LIBNVRTC"),
-                     .libnvjitlink = getenv("KFRONT_LIBNVJITLINK"),
-                     .verify = tool_env_on("KFRONT_NVVM_VERIFY")};
+  kf_cuda_paths p;
+  kf_cuda_paths_init(&p);
+  p.cuda_home = home && *home ? home : getenv("CUDA_PATH");
+  p.conda_prefix = getenv("CONDA_PREFIX");
+  p.site_packages = getenv("KFRONT_SITE_PACKAGES");
+  p.system_toolkit = getenv("KFRONT_SYSTEM_TOOLKIT");
+  p.libnvvm = getenv("KFRONT_LIBNVVM");
+  p.libdevice = getenv("KFRONT_LIBDEVICE");
+  p.libnvrtc = getenv("KFRONT_LIBNVRTC");
+  p.libnvjitlink = getenv("KFRONT_LIBNVJITLINK");
+  p.verify = tool_env_on("KFRONT_NVVM_VERIFY");
   kf_configure_cuda_paths(&p);
 }
 

@@ -12,7 +12,43 @@
  *    prints to stdout/stderr and never calls exit() or abort(): diagnostics accumulate in the context;
  *  - host memory comes from the context's allocator (kf_alloc_fn, given to kf_context_create_with); out of
  *    memory is a status (KF_ERROR_OUT_OF_MEMORY) like any other error;
- *  - a kf_context may be used by one thread at a time; separate contexts may be used concurrently.
+ *  - threads: the contract below; every function's comment agrees with it.
+ *
+ * Threads (the one contract; test/unit/api_threads.c exercises what it promises):
+ *  - Separate contexts, and everything made from each, are independent: any number of threads may use them at
+ *    once, each its own.
+ *  - A context and what is made from it directly — kir modules, builders, types and attributes, compiles
+ *    (kf_compile_source(s)), pass pipelines, code generation (kf_module_emit_*), kf_signature_parse,
+ *    kf_context_add_source, kf_context_report*, the handler and callback setters, kf_context_diagnostics,
+ *    kf_context_first_error, kf_context_error_count, kf_context_clear_diagnostics — is used by one thread at a
+ *    time, and not while its runtimes work on other threads (they report into it). Exception: the runtimes' own
+ *    reports and kf_context_diagnostic_count / _at / _note, which may come from any thread at any time (the
+ *    diagnostics are locked).
+ *  - A runtime may be used from several threads at once: kf_program_create / _create_sources (nothing compiles
+ *    there), kf_program_get_function, kf_function_specialize, kf_function_launch, kf_launch, kf_reduce,
+ *    kf_ufunc_call, kf_gufunc_call and the queries of functions and kernels (kf_function_get_info, kf_kernel_*);
+ *    device memory, pinned host memory and copies (kf_device_*, kf_managed_alloc, kf_host_*, kf_memcpy_*,
+ *    kf_memset_device, kf_pointer_range); streams and events (each created, used and destroyed by whichever
+ *    threads, one stream or event being destroyed by one thread once no other uses it); the runtime's queries
+ *    (kf_runtime_get_stats, _memory_info, _device_info, _describe, _get_mode) and kf_runtime_set_sim_limits. A
+ *    specialisation that does not exist yet is compiled once, under the runtime's lock, however many threads ask
+ *    for it at the same time; lookups of existing ones are lock-free. Known limit: an error reported on the
+ *    context by another thread (a failed launch) while a specialisation compiles makes that compile fail too (it
+ *    counts the context's errors).
+ *  - One thread, with no other using the object: kf_runtime_create and kf_runtime_destroy; kf_program_destroy
+ *    and kf_program_from_module (the module's context's rules hold for it); the function setters
+ *    (kf_function_set_*), before the function's first launch.
+ *  - Callbacks run on the thread whose call triggers them: the diagnostic callback and handler on the reporting
+ *    thread with the diagnostics locked (they must not call kfront on that context); a module callback
+ *    (kf_module_callback) on the launching thread, other launches of that module waiting; the overload resolver
+ *    on the compiling thread, under the runtime's lock for a runtime's compiles; the allocator (kf_alloc_fn) on
+ *    any thread that uses the context's objects and on the simulator's workers, so it must be thread-safe as soon
+ *    as they are used from several threads.
+ *  - Process-wide calls that take no handle (kf_version*, kf_api_version, kf_status_name, kf_dtype_*,
+ *    kf_builtin_path, kf_default_pipeline, kf_pass_registry_foreach, kf_compile_options_key, kf_default_cache_dir,
+ *    kf_cuda_library_find, kf_free, kf_value_free, the calling thread's kf_current_device / kf_set_current_device /
+ *    kf_set_interrupt_flag) are any thread, any time; kf_configure_cuda_paths and kf_set_overload_resolver are set
+ *    once, before the first compile or library search, and are not synchronised with them.
  */
 #ifndef KFRONT_KFRONT_H
 #define KFRONT_KFRONT_H
@@ -56,6 +92,28 @@ typedef enum kf_status {
 /* The library's KF_VERSION_NUMBER. */
 KF_API unsigned kf_version_number(void);
 
+/* The ABI scheme (docs/c-api.md, "Versions").
+ *  - KF_API_VERSION numbers the binary interface these headers describe: it goes up with every release that breaks
+ *    programs built against an earlier one (a field removed, moved or retyped, a function's parameters changed, an
+ *    enum value renumbered), and the SONAME changes with it. Adding a function, an enum value after the last, or a
+ *    field at the end of an options struct does not change it. kf_api_version() is the library's: a program built
+ *    with headers of another KF_API_VERSION must not use the library.
+ *  - Every options struct the caller fills and passes in (kf_context_options, kf_pass_options, kf_compile_options,
+ *    kf_runtime_options, kf_codegen_options, kf_cuda_paths, kf_nvrtc_options) begins with `size_t struct_size`, which
+ *    its _init function sets to sizeof the struct as the caller's headers declare it; fill a struct with its _init
+ *    function, then set the fields wanted. New fields are only ever appended. The library reads the fields that fit
+ *    in struct_size and takes the defaults for the rest (a program built with older headers), accepts a larger
+ *    struct_size when every byte past the fields it knows is zero (newer headers, their new options unused), and
+ *    refuses with KF_ERROR_INVALID_INPUT (and a diagnostic naming the struct, where the call has a context) a
+ *    struct_size of 0 (the _init function was not called), one smaller than the struct's first version, or a
+ *    larger one that sets fields it does not know. NULL options are the defaults, as before.
+ *  - The structs the library fills (kf_diagnostic, kf_error_info, kf_device_info, ...) and the elements of arrays
+ *    (kf_source, kf_binding, kf_value, kf_function_spec, kf_link_input, kf_arg, kf_array) have a fixed layout for a
+ *    KF_API_VERSION. */
+#define KF_API_VERSION 1
+/* The library's KF_API_VERSION. */
+KF_API unsigned kf_api_version(void);
+
 /* A short name for a status ("invalid input", ...). Borrowed, static. */
 KF_API const char *kf_status_name(kf_status s);
 /* kfront's version string ("0.1.0"). Borrowed, static. */
@@ -91,14 +149,16 @@ typedef struct kf_context kf_context;
 typedef void *(*kf_alloc_fn)(void *ud, void *ptr, size_t old_size, size_t new_size);
 
 typedef struct kf_context_options {
+  size_t struct_size;  /* sizeof(kf_context_options): set by kf_context_options_init (see KF_API_VERSION) */
   kf_alloc_fn alloc;   /* NULL (the default): malloc, realloc and free */
   void *alloc_ud;      /* passed to alloc */
 } kf_context_options;
 
-/* Fills o with the defaults (the system allocator). */
+/* Fills o with the defaults (the system allocator) and its struct_size. */
 KF_API void kf_context_options_init(kf_context_options *o);
 /* Creates a context with the given options (NULL: the defaults). Caller owns *out: kf_context_destroy.
- * KF_ERROR_OUT_OF_MEMORY (*out NULL) when the allocator fails. */
+ * KF_ERROR_OUT_OF_MEMORY (*out NULL) when the allocator fails; KF_ERROR_INVALID_INPUT (*out NULL, nothing
+ * reported: there is no context yet) for a struct_size it cannot read (see KF_API_VERSION). */
 KF_API kf_status kf_context_create_with(const kf_context_options *opts, kf_context **out);
 /* kf_context_create_with(NULL). Returns NULL only when out of memory. */
 KF_API kf_context *kf_context_create(void);
@@ -234,6 +294,7 @@ KF_API kf_status kf_module_rename_function(kf_module *m, const char *name, const
 
 /* ---- passes --------------------------------------------------------------------------------- */
 typedef struct kf_pass_options {
+  size_t struct_size;           /* sizeof(kf_pass_options): set by kf_pass_options_init (see KF_API_VERSION) */
   int verify_each;              /* verify after every pass (recommended: 1) */
   int print_ir_after_all;
   const char *print_ir_after;   /* comma-separated pass names, or NULL */
@@ -242,6 +303,8 @@ typedef struct kf_pass_options {
   unsigned arch;                /* the GPU the passes plan for (tile-shared's shared-memory budget and occupancy):
                                  * 90 for sm_90; 0: sm_90 */
 } kf_pass_options;
+/* Fills opts with the defaults: verify_each on, nothing printed or timed, sm_90; and its struct_size. */
+KF_API void kf_pass_options_init(kf_pass_options *opts);
 
 /* Runs a textual pipeline ("canonicalize,cse,dce") over m. IR dumps and the timing report asked for in
  * opts are appended to *report (caller owns, kf_free; may be NULL if none was asked for).
@@ -456,6 +519,7 @@ typedef struct kf_module_info {
 typedef int (*kf_module_callback)(void *user_data, kf_module_event event, const kf_module_info *module);
 
 typedef struct kf_compile_options {
+  size_t struct_size;             /* sizeof(kf_compile_options): set by kf_compile_options_init (KF_API_VERSION) */
   const char *const *kernels;     /* names of the functions to compile (NULL/0: every function with an eager
                                    * signature in its decorator); looked up in source 0 first, then in the
                                    * others in order */
@@ -529,7 +593,7 @@ typedef void (*kf_overload_resolver)(void *user, const char *path, const char *c
 KF_API void kf_set_overload_resolver(kf_overload_resolver resolver, void *user);
 
 /* Fills opts with the defaults: every eager kernel, bounds checks on, default pipeline, verify_each on, no
- * extra sources, bindings or function specs. */
+ * extra sources, bindings or function specs; and its struct_size. */
 KF_API void kf_compile_options_init(kf_compile_options *opts);
 /* The default pass pipeline of kfront compile / run. Borrowed, static. */
 KF_API const char *kf_default_pipeline(void);
@@ -559,7 +623,8 @@ KF_API kf_status kf_compile_sources(kf_context *ctx, const kf_source *sources, u
  * include folders. Two option sets give the same text if and only if
  * they compile the same; a runtime hashes it into its cache keys. opts may be NULL (the defaults). The
  * caller owns *out (kf_free). KF_ERROR_INVALID_INPUT (and *out NULL) when opts cannot be read (a NULL name,
- * items or data pointer where one is needed, an invalid dtype or rank, a device array). */
+ * items or data pointer where one is needed, an invalid dtype or rank, a device array, a struct_size it cannot
+ * read). */
 KF_API kf_status kf_compile_options_key(const kf_compile_options *opts, char **out);
 
 /* ---- Numba signatures and types as trees ----------------------------------------------------------
@@ -618,7 +683,8 @@ KF_API void kf_libdevice_foreach(void (*fn)(void *user, const char *name, const 
  * Python source compiled on demand, one specialisation per argument-type signature (lazy @cuda.jit
  * kernels), or the eager signature(s) of the decorator; compiled code is cached in memory and on disk.
  * Errors (bad launches, driver failures, IndexError from a failed bounds check) go to the diagnostics of
- * the runtime's context. A runtime, and everything made from it, may be used by one thread at a time. */
+ * the runtime's context. Threads: the contract at the top of this file (launches, lookups, memory, streams and
+ * events may come from several threads at once; creating and destroying the runtime, one thread). */
 
 /* Bytes per element (bool: 1; a record: its itemsize); 0 for an invalid value. */
 KF_API size_t kf_dtype_size(kf_dtype t);
@@ -725,6 +791,7 @@ typedef enum kf_backend {
 /* The library reads no environment variable: every choice is an option (kfront's tools map KFRONT_SIM,
  * KFRONT_NO_GRID_STRIDE, KFRONT_NO_CACHE, KFRONT_CACHE_DIR, KFRONT_BACKEND, KFRONT_LIBCUDA to these). */
 typedef struct kf_runtime_options {
+  size_t struct_size;      /* sizeof(kf_runtime_options): set by kf_runtime_options_init (see KF_API_VERSION) */
   kf_runtime_mode mode;    /* AUTO (default): the GPUs when a CUDA driver and at least one device are found,
                             * else the simulator */
   int device;              /* the device: a GPU ordinal, or one of the simulator's sim_devices (default 0);
@@ -737,8 +804,7 @@ typedef struct kf_runtime_options {
   unsigned sim_devices;    /* simulator: how many devices it presents (default 1; 0 means 1). Each runtime is one
                             * of them, with its own programs and caches, as a GPU is; memory of one is refused
                             * by launches on another. Devices 2k and 2k+1 are peers (kf_device_can_access_peer),
-                            * as GPUs linked two by two; copies between others are staged through host memory.
-                            * (This field fills what was padding: the struct's size and offsets are unchanged.) */
+                            * as GPUs linked two by two; copies between others are staged through host memory. */
   const char *libcuda_path;/* the CUDA driver library (NULL: "libcuda.so.1"); the first runtime's wins */
   int sim_detect_races;    /* simulator: report data races on shared memory (default 1) */
   unsigned sim_workers;    /* simulator: host threads running blocks (default 1; 0 = one per CPU) */
@@ -749,7 +815,7 @@ typedef struct kf_runtime_options {
                             * time limit exceeded" (0, the default: no limit) */
 } kf_runtime_options;
 
-/* Fills o with the defaults above. */
+/* Fills o with the defaults above and its struct_size. */
 KF_API void kf_runtime_options_init(kf_runtime_options *o);
 /* Simulator: new launch limits (kf_runtime_options.sim_max_steps and sim_max_seconds, 0 their defaults) for the
  * launches that start after it, and how the caller's users set them (NULL: the C API's names), which the limits'
@@ -806,7 +872,7 @@ typedef struct kf_runtime_stats {
 KF_API void kf_runtime_get_stats(kf_runtime *rt, kf_runtime_stats *out);
 
 /* ---- device memory, pinned host memory, streams ----
- * Any thread may call these (and kf_launch) on one runtime at once. */
+ * Any thread may call these (and kf_launch) on one runtime at once (the contract at the top of this file). */
 typedef struct kf_stream kf_stream;
 
 /* Allocates device memory (simulator: host memory standing in for it). Caller owns *dptr: kf_device_free.
@@ -894,7 +960,8 @@ KF_API kf_status kf_stream_wrap(kf_runtime *rt, void *cu_stream, kf_stream **out
 KF_API void *kf_stream_handle(kf_stream *s);
 KF_API void kf_stream_destroy(kf_stream *s);
 /* Waits for the stream's work; then checks the bounds-check records of the kernels launched since the
- * last check (an IndexError is reported here for asynchronous launches: KF_ERROR_OUT_OF_BOUNDS). */
+ * last check (an IndexError is reported here for asynchronous launches: KF_ERROR_OUT_OF_BOUNDS). s NULL (the
+ * default stream, whose runtime it cannot name): KF_ERROR_INVALID_INPUT, unreported — use kf_runtime_synchronize. */
 KF_API kf_status kf_stream_synchronize(kf_stream *s);
 /* Waits for all work of the runtime, then checks as kf_stream_synchronize does. */
 KF_API kf_status kf_runtime_synchronize(kf_runtime *rt);
@@ -936,7 +1003,7 @@ KF_API kf_status kf_driver_version(kf_context *ctx, const char *libcuda_path, in
  * version, the CUDA driver's, what runs kernels with these options (mode, libcuda_path, sim_devices, cache_dir,
  * disk_cache; NULL: the defaults) and each device with its compute capability, where libNVVM, libdevice, NVRTC and
  * nvJitLink were found (loading them, as kf_cuda_library_find) or every place searched, the cache directory.
- * *out is the caller's (kf_free). */
+ * *out is the caller's (kf_free). KF_ERROR_INVALID_INPUT (*out NULL) for a struct_size it cannot read. */
 KF_API kf_status kf_system_report(const kf_runtime_options *opts, char **out);
 /* The calling thread's current device: the last one kf_set_current_device or kf_runtime_make_current set on this
  * thread, 0 before. */
@@ -1179,8 +1246,10 @@ KF_API kf_status kf_gufunc_call(kf_function *f, const kf_arg *args, unsigned nar
  * A kir module (after its pass pipeline) becomes LLVM IR or PTX. Kernels are the functions with the `kernel`
  * attribute; their PTX parameters follow the kernel ABI of kfront/abi.h, which also describes the
  * device-side record of a failed bounds check. Structured (scf) and unstructured (cf) control flow are
- * both accepted. Compiling different modules from different threads concurrently is safe. */
+ * both accepted. Modules of different contexts may be compiled from different threads at once (each compile has its
+ * own LLVMContext); a context's modules, one thread at a time (the contract at the top of this file). */
 typedef struct kf_codegen_options {
+  size_t struct_size;   /* sizeof(kf_codegen_options): set by kf_codegen_options_init (see KF_API_VERSION) */
   kf_backend backend;
   unsigned arch;        /* SM version: 90 for sm_90 (0: 90) */
   int opt_level;        /* 0..3 */
@@ -1203,6 +1272,7 @@ typedef struct kf_codegen_options {
  * (/usr/local/cuda), then the dynamic loader's path: numba-cuda's order. When a library is found nowhere, the
  * error names every place searched. Every field may be NULL or "" (not set). */
 typedef struct kf_cuda_paths {
+  size_t struct_size;         /* sizeof(kf_cuda_paths): set by kf_cuda_paths_init (see KF_API_VERSION) */
   const char *cuda_home;      /* a CUDA toolkit's root (nvvm/lib64, lib64, nvvm/libdevice under it) */
   const char *conda_prefix;   /* a conda environment's prefix, searched as a toolkit's root */
   const char *site_packages;  /* folders, colon-separated, where NVIDIA's pip wheels may be installed */
@@ -1213,8 +1283,11 @@ typedef struct kf_cuda_paths {
   const char *libnvjitlink;   /* libnvJitLink.so, or its folder */
   int verify;                 /* run libNVVM's verifier before compiling */
 } kf_cuda_paths;
+/* Fills paths with nothing set (every field NULL, verify off) and its struct_size. */
+KF_API void kf_cuda_paths_init(kf_cuda_paths *paths);
 /* Sets where the CUDA libraries are looked for. Process-wide; only before the first search (KF_ERROR_UNSUPPORTED
- * after: the first configuration stays). NULL: nothing set. */
+ * after: the first configuration stays). NULL: nothing set. KF_ERROR_INVALID_INPUT (nothing reported: the call has
+ * no context) for a struct_size it cannot read (see KF_API_VERSION). */
 KF_API kf_status kf_configure_cuda_paths(const kf_cuda_paths *paths);
 
 typedef enum kf_cuda_library { KF_CUDA_LIBNVVM, KF_CUDA_LIBDEVICE, KF_CUDA_NVRTC, KF_CUDA_NVJITLINK } kf_cuda_library;
@@ -1236,18 +1309,21 @@ KF_API kf_status kf_cuda_library_find(kf_cuda_library which, kf_cuda_library_inf
  * context's diagnostics, located at the source's own lines (name is its file name); *out is the caller's (kf_free).
  * KF_ERROR_NOT_FOUND without NVRTC, KF_ERROR_BACKEND when the source does not compile. */
 typedef struct kf_nvrtc_options {
+  size_t struct_size;              /* sizeof(kf_nvrtc_options): set by kf_nvrtc_options_init (see KF_API_VERSION) */
   unsigned arch;                   /* 90 for sm_90; 0: 90 */
   int ltoir, lineinfo, debug;      /* LTO-IR instead of PTX; -lineinfo; -G */
   const char *const *include_dirs;
   unsigned ninclude_dirs;
 } kf_nvrtc_options;
+/* Fills opts with the defaults (sm_90 PTX, no -lineinfo, no -G, no include folders) and its struct_size. */
+KF_API void kf_nvrtc_options_init(kf_nvrtc_options *opts);
 KF_API kf_status kf_nvrtc_compile(kf_context *ctx, const char *name, const char *src, size_t len,
                                   const kf_nvrtc_options *opts, char **out, size_t *out_len);
 /* The architectures NVRTC compiles for (90 for sm_90), ascending: at most cap in archs, *n how many.
  * KF_ERROR_NOT_FOUND (ctx's diagnostics say why) without NVRTC or where it cannot say. */
 KF_API kf_status kf_nvrtc_supported_archs(kf_context *ctx, int *archs, unsigned cap, unsigned *n);
 
-/* Fills *opts with the defaults: libNVVM, sm_90, -O3, no fastmath, no lineinfo. */
+/* Fills *opts with the defaults: libNVVM, sm_90, -O3, no fastmath, no lineinfo; and its struct_size. */
 KF_API void kf_codegen_options_init(kf_codegen_options *opts);
 
 /* The module as LLVM IR text: for KF_BACKEND_NVVM in the NVVM IR dialect libNVVM reads (what it would be

@@ -894,7 +894,8 @@ static PyObject *configure_cuda_paths(PyObject *self, PyObject *args, PyObject *
   (void)self;
   static char *names[] = {"cuda_home", "conda_prefix", "site_packages", "system_toolkit", "libnvvm", "libdevice",
                           "libnvrtc", "libnvjitlink", "verify", NULL};
-  kf_cuda_paths p = {0};
+  kf_cuda_paths p;
+  kf_cuda_paths_init(&p);
   int verify = 0;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|zzzzzzzzp", names, &p.cuda_home, &p.conda_prefix, &p.site_packages,
                                    &p.system_toolkit, &p.libnvvm, &p.libdevice, &p.libnvrtc, &p.libnvjitlink, &verify))
@@ -960,7 +961,14 @@ static PyObject *nvrtc_compile(PyObject *self, PyObject *args, PyObject *kw) {
     Py_DECREF(dt);
     return PyErr_NoMemory();
   }
-  kf_nvrtc_options o = {arch, ltoir, lineinfo, debug, dv, (unsigned)nd};
+  kf_nvrtc_options o;
+  kf_nvrtc_options_init(&o);
+  o.arch = arch;
+  o.ltoir = ltoir;
+  o.lineinfo = lineinfo;
+  o.debug = debug;
+  o.include_dirs = dv;
+  o.ninclude_dirs = (unsigned)nd;
   char *out = NULL;
   size_t n = 0;
   kf_status st;

@@ -89,6 +89,10 @@ static int run_on_simulator(kf_context *ctx) {
 }
 
 int main(void) {
+  if (kf_api_version() != KF_API_VERSION) {  /* the ABI scheme: headers and library of one KF_API_VERSION */
+    fprintf(stderr, "client: library API version %u, headers %d\n", kf_api_version(), KF_API_VERSION);
+    return 1;
+  }
   kf_context *ctx = kf_context_create();
   if (!ctx) {
     fprintf(stderr, "client: kf_context_create failed\n");

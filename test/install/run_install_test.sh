@@ -11,7 +11,9 @@
 # 2. bin/kfront (--help, --version, check) and bin/kfront-opt run from the prefix.
 # 3. test/install/client.c built and run four ways: (a) CMake, find_package(kfront) + kfront::kfront;
 #    (b) cc with `pkg-config --cflags --libs kfront`; (c) CMake with kfront::kfront_static; (d) cc with
-#    `pkg-config --static --libs kfront` against libkfront.a alone. Each must say "client: ok".
+#    `pkg-config --static --libs kfront` against libkfront.a alone; (e) as (d), beside the client's own definitions
+#    of names kfront and LLVM use inside (only kf_* is global in libkfront.a), and the package names no LLVM.
+#    Each must say "client: ok".
 # Any failure fails the test (never a skip). The temporary folder is removed on exit.
 set -euo pipefail
 
@@ -140,5 +142,32 @@ pc_static_libs=$(pkg-config --static --define-variable=libdir="$tmp/static-only"
 quiet "$tmp/d.log" "$cc" -std=c11 -o "$tmp/client-pc-static" "$here/client.c" $pc_cflags $pc_static_libs
 needs_libkfront_so "$tmp/client-pc-static" NO
 run_client "$tmp/client-pc-static"
+
+step "(e) libkfront.a beside an embedder's own symbols of kfront's and LLVM's internal names"
+# libkfront.a exports kf_* alone (cmake/public_archive.sh): a program defining sha256_init, diag_error or LLVM's
+# LLVMContextCreate itself links with it (no "multiple definition") and keeps its own
+cat >"$tmp/clash.c" <<'C'
+int sha256_init(void) { return 11; }
+int diag_error(void) { return 22; }
+int LLVMContextCreate(void) { return 33; }
+C
+sed 's/^int main(void) {/int client_main(void);\nint main(void) { return client_main(); }\nint client_main(void) {/' \
+  "$here/client.c" >"$tmp/client-clash.c"
+cat >>"$tmp/client-clash.c" <<'C'
+int sha256_init(void);
+int diag_error(void);
+int LLVMContextCreate(void);
+__attribute__((constructor)) static void own_symbols_kept(void) {
+  if (sha256_init() != 11 || diag_error() != 22 || LLVMContextCreate() != 33) __builtin_trap();
+}
+C
+# shellcheck disable=SC2086
+quiet "$tmp/e.log" "$cc" -std=gnu11 -o "$tmp/client-clash" "$tmp/client-clash.c" "$tmp/clash.c" $pc_cflags \
+  $pc_static_libs
+run_client "$tmp/client-clash"
+if grep -rIl -e 'libLLVM' -e '/llvm' "$prefix/lib/cmake" "$prefix/lib/pkgconfig" >"$tmp/llvm-named"; then
+  cat "$tmp/llvm-named" >&2
+  fail "the installed package names LLVM (libkfront.a holds the LLVM it uses)"
+fi
 
 echo "install/client: ok (${SECONDS}s)"

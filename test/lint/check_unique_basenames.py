@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_unique_basenames.py — no two library sources share a file name.
 
-libkfront.a names its members by file name alone, so two sources of one name (frontend/random.c and
+libkfront_internal.a names its members by file name alone, so two sources of one name (frontend/random.c and
 runtime/random.c) become two members `random.c.o` that `ar x` extracts over each other: bench/stage_gpu.sh's
 relink of the library, which extracts them, then falls back to a copy of the shared library whose SONAME the
 staged tools cannot find on the GPU machine. Usage: check_unique_basenames.py SOURCE_ROOT. Exit 1, listing each

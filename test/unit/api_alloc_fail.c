@@ -372,7 +372,9 @@ static kf_status parse_kir(World *w) {
 static kf_status verify_kir(World *w) { return kf_module_verify(w->m); }
 
 static kf_status run_pipeline(World *w) {
-  kf_pass_options o = {.verify_each = 1, .print_ir_after_all = 1};
+  kf_pass_options o;
+  kf_pass_options_init(&o);
+  o.print_ir_after_all = 1;
   char *report = NULL;
   kf_status st = kf_module_run_pipeline(w->m, kf_default_pipeline(), &o, &report);
   if (st == KF_OK && (!report || !strstr(report, "IR Dump After cse"))) bad("pipeline report");
@@ -838,7 +840,10 @@ static void *free_elsewhere(void *arg) {
 static void test_free_after_destroy(void) {
   Counter c = {0};
   pthread_mutex_init(&c.lock, NULL);
-  kf_context_options o = {counting_alloc, &c};
+  kf_context_options o;
+  kf_context_options_init(&o);
+  o.alloc = counting_alloc;
+  o.alloc_ud = &c;
   kf_context *ctx = NULL;
   CHECK(kf_context_create_with(&o, &ctx) == KF_OK);
   char *norm = NULL;
@@ -861,8 +866,11 @@ static void test_free_after_destroy(void) {
 
 int main(int argc, char **argv) {
   const char *cuda = getenv("CUDA_HOME");
-  kf_cuda_paths paths = {.cuda_home = cuda && *cuda ? cuda : NULL, .libnvvm = getenv("KFRONT_LIBNVVM"),
-                         .libdevice = getenv("KFRONT_LIBDEVICE")};
+  kf_cuda_paths paths;
+  kf_cuda_paths_init(&paths);
+  paths.cuda_home = cuda && *cuda ? cuda : NULL;
+  paths.libnvvm = getenv("KFRONT_LIBNVVM");
+  paths.libdevice = getenv("KFRONT_LIBDEVICE");
   kf_configure_cuda_paths(&paths);
   const char *only = argc > 1 ? argv[1] : NULL;
   test_free_after_destroy();

@@ -114,7 +114,8 @@ static void test_invalid_ir(void) {
 
   /* a pipeline given that module (verifying each pass): the input is the embedder's, not a pass's fault */
   kf_context_clear_diagnostics(ctx);
-  kf_pass_options po = {.verify_each = 1};
+  kf_pass_options po;
+  kf_pass_options_init(&po);
   CHECK(kf_module_run_pipeline(m, "cse", &po, NULL) == KF_ERROR_INVALID_INPUT);
   one_error(ctx, KF_ERRKIND_INVALID_IR, "does not dominate");
   CHECK(kf_context_diagnostic_count(ctx) == 2);

@@ -169,7 +169,9 @@ static void test_types(const char *types_file, const char *file, const char *pat
   IrContext *ctx = ir_context_new();
   Diag d;
   diag_init(&d);
-  kf_compile_options co = {.kernels = &func, .nkernels = 1, .signatures = &sig, .nsignatures = 1, .bounds_check = 1};
+  kf_compile_options co;
+  kf_compile_options_init(&co);
+  co.kernels = &func, co.nkernels = 1, co.signatures = &sig, co.nsignatures = 1;
   FeOptions o = {.compile = &co, .on_type = on_type, .on_type_user = rec};
   Module *m = fe_compile(ctx, &d, &(kf_source){path, text, len, 1}, &o);
   if (m) ir_module_free(m);
@@ -285,8 +287,9 @@ static void test_rows(const char *dir, const char *manifest, const char *types_f
     for (unsigned i = 0; i < N; i++) {
       Diag d;
       diag_init(&d);
-      kf_compile_options co = {.kernels = &fp[i], .nkernels = 1, .signatures = &sp[i], .nsignatures = 1,
-                               .bounds_check = 1};
+      kf_compile_options co;
+      kf_compile_options_init(&co);
+      co.kernels = &fp[i], co.nkernels = 1, co.signatures = &sp[i], co.nsignatures = 1;
       FeOptions o = {.compile = &co};
       Module *m = fe_compile(ctx, &d, &(kf_source){paths[i], texts[i], lens[i], 1}, &o);
       if (rep == 0) {

@@ -170,7 +170,9 @@ static IrContext *ctx;
 
 static Module *compile(const char *pipeline, Diag *d) {
   kf_source main = {"tile_diff.py", source, strlen(source), 1};
-  kf_compile_options co = {.bounds_check = 1, .pipeline = pipeline, .verify_each = 1};
+  kf_compile_options co;
+  kf_compile_options_init(&co);
+  co.pipeline = pipeline;
   RtSourceOptions o = {.compile = &co};
   Module *m = NULL;
   if (rt_compile_source(ctx, d, &main, &o, &m) != KF_OK) m = NULL;

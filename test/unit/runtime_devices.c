@@ -46,12 +46,13 @@ static void options(kf_runtime_options *o, unsigned sim_devices, int device) {
   o->device = device;
 }
 
-/* kfront 0.1's layout: the new fields fill what was padding (LP64) */
+/* The layouts of KF_API_VERSION 1 (LP64): kf_array's device fills what was padding; kf_runtime_options begins with
+ * its struct_size */
 static void test_layout(void) {
   CHECK(sizeof(kf_array) == 160);
   CHECK(offsetof(kf_array, device) == 20 && offsetof(kf_array, shape) == 24 && offsetof(kf_array, readonly) == 152);
-  CHECK(sizeof(kf_runtime_options) == 64);
-  CHECK(offsetof(kf_runtime_options, sim_devices) == 28 && offsetof(kf_runtime_options, libcuda_path) == 32);
+  CHECK(sizeof(kf_runtime_options) == 72 && offsetof(kf_runtime_options, mode) == 8);
+  CHECK(offsetof(kf_runtime_options, sim_devices) == 36 && offsetof(kf_runtime_options, libcuda_path) == 40);
   kf_array a;
   int64_t n = 4;
   kf_array_init(&a, NULL, KF_MEMORY_DEVICE, KF_FLOAT32, 1, &n, 'C');

@@ -1505,7 +1505,9 @@ static void test_lto_link(bool lto) {
  * loaded; a link input no input defines the foreign function in gives the linker's log and the kernel calling it;
  * an LTO-IR input is refused by name (only nvJitLink links it). Needs libNVVM and NVRTC (no GPU). */
 static void test_driver_linker(void) {
-  kf_cuda_paths paths = {.libnvjitlink = "/nonexistent/libnvJitLink.so"};
+  kf_cuda_paths paths;
+  kf_cuda_paths_init(&paths);
+  paths.libnvjitlink = "/nonexistent/libnvJitLink.so";
   CHECK(kf_configure_cuda_paths(&paths) == KF_OK);
   kf_cuda_library_info info;
   CHECK(kf_cuda_library_find(KF_CUDA_NVJITLINK, &info) != KF_OK);
