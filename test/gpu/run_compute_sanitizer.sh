@@ -47,7 +47,12 @@ for tool in $tools; do
   # cuGetProcAddress for entry points this driver lacks) are not reported: kfront checks each of its own calls.
   # initcheck: the IPC test's child reads memory the parent process initialised, which initcheck (one process's
   # view) takes for uninitialised: deselected there.
-  [ "$tool" = memcheck ] && extra=(--leak-check full --report-api-errors no)
+  # memcheck: --show-backtrace device, as the host backtraces it saves at each allocation for its leak report keep
+  # the Python frames of that moment alive (compute-sanitizer 2025.3 resolves Python frames): each frame's locals,
+  # the device arrays among them, then outlive the frame, so memory is never freed and finalizers never run (the
+  # flat-memory test of test_host_api_gpu.py failed so, test/gpu/RESULTS.md 2026-12-02). Errors still name the
+  # kernel and the device-side location.
+  [ "$tool" = memcheck ] && extra=(--leak-check full --report-api-errors no --show-backtrace device)
   # KFRONT_SANITIZER_EXTRA: more options for every tool (e.g. "--show-backtrace device")
   [ -n "${KFRONT_SANITIZER_EXTRA:-}" ] && read -r -a more <<<"$KFRONT_SANITIZER_EXTRA" && extra+=("${more[@]}")
   deselect=()
