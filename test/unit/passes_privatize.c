@@ -18,18 +18,8 @@
 #include "runtime/rt.h"
 #include "runtime/runtime.h"
 #include "runtime/sim/sim.h"
+#include "runtime_test.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fprintf(stderr, "\n");                                                   \
-      failures++;                                                              \
-    }                                                                          \
-  } while (0)
 
 static const char *source =
     "from numba import cuda\n"
@@ -134,7 +124,7 @@ int main(void) {
   if (!plain || !priv) return 1;
   for (unsigned k = 0; k < NKERNELS; k++) {
     Op *f = find_kernel(priv, kernels[k]);
-    CHECK(f && ir_op_attr(f, "privatized_atomics"), "%s not privatised", kernels[k]);
+    CHECK_MSG(f && ir_op_attr(f, "privatized_atomics"), "%s not privatised", kernels[k]);
   }
   unsigned launches = 0, fast = 0, errors = 0;
   for (unsigned k = 0; k < NKERNELS; k++)
@@ -168,21 +158,21 @@ int main(void) {
       run(priv, k, grid, block, x, w, nx, b2, nb, &rq, &d);
       launches++;
       const char *what = kernels[k];
-      CHECK(rp.status == rq.status, "%s nb=%lld nx=%lld block %ux%ux%u: status %d vs %d (%s | %s)", what,
+      CHECK_MSG(rp.status == rq.status, "%s nb=%lld nx=%lld block %ux%ux%u: status %d vs %d (%s | %s)", what,
             (long long)nb, (long long)nx, block[0], block[1], block[2], (int)rp.status, (int)rq.status, rp.message,
             rq.message);
-      CHECK(rq.races == 0 && !rq.barrier_divergence, "%s: %s", what, rq.message);
+      CHECK_MSG(rq.races == 0 && !rq.barrier_divergence, "%s: %s", what, rq.message);
       if (rp.status == SIM_OK && rq.status == SIM_OK) {
-        CHECK(memcmp(b1, b2, bytes) == 0, "%s nb=%lld nx=%lld grid %u block %ux%ux%u: bins differ", what,
+        CHECK_MSG(memcmp(b1, b2, bytes) == 0, "%s nb=%lld nx=%lld grid %u block %ux%ux%u: bins differ", what,
               (long long)nb, (long long)nx, grid[0], block[0], block[1], block[2]);
         if (nb <= BOUND) {
-          CHECK(rq.barriers > 0, "%s nb=%lld: the shared path did not run", what, (long long)nb);
+          CHECK_MSG(rq.barriers > 0, "%s nb=%lld: the shared path did not run", what, (long long)nb);
           fast++;
         }
       } else if (rp.status == SIM_ERR_INDEX && rq.status == SIM_ERR_INDEX) {
         errors++;
         SimIndexError *a = &rp.index_error, *b = &rq.index_error;
-        CHECK(a->loc.line == b->loc.line && a->index == b->index && a->extent == b->extent &&
+        CHECK_MSG(a->loc.line == b->loc.line && a->index == b->index && a->extent == b->extent &&
                   memcmp(a->thread, b->thread, sizeof a->thread) == 0 && memcmp(a->block, b->block, sizeof a->block) == 0,
               "%s: IndexError differs: %s | %s", what, rp.index_message, rq.index_message);
       }
@@ -192,13 +182,13 @@ int main(void) {
       free(b1);
       free(b2);
     }
-  CHECK(fast > NKERNELS * 4, "too few launches on the shared path (%u)", fast);
-  CHECK(errors > 0, "no launch raised IndexError");
+  CHECK_MSG(fast > NKERNELS * 4, "too few launches on the shared path (%u)", fast);
+  CHECK_MSG(errors > 0, "no launch raised IndexError");
   printf("passes_privatize: %u launch pairs compared (%u on the shared path, %u IndexErrors), %d failure%s\n",
-         launches, fast, errors, failures, failures == 1 ? "" : "s");
+         launches, fast, errors, test_failures, test_failures == 1 ? "" : "s");
   ir_module_free(plain);
   ir_module_free(priv);
   diag_free(&d);
   ir_context_free(ctx);
-  return failures ? 1 : 0;
+  return test_failures ? 1 : 0;
 }

@@ -16,6 +16,17 @@ static int test_failures;
     }                                                                            \
   } while (0)
 
+/* CHECK with a printf-style explanation of the failure */
+#define CHECK_MSG(cond, ...)                                                     \
+  do {                                                                           \
+    if (!(cond)) {                                                               \
+      fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);   \
+      fprintf(stderr, __VA_ARGS__);                                              \
+      fprintf(stderr, "\n");                                                     \
+      test_failures++;                                                           \
+    }                                                                            \
+  } while (0)
+
 #define CHECK_CONTAINS(text, part)                                                               \
   do {                                                                                           \
     const char *t_ = (text);                                                                     \
