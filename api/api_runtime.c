@@ -280,6 +280,15 @@ kf_status kf_device_get_info(kf_context *ctx, const kf_runtime_options *opts, in
   return rt_device_info(&o, ordinal, &ctx->diag, out);
 }
 
+kf_status kf_device_get_attribute(kf_context *ctx, const kf_runtime_options *opts, int ordinal, const char *name,
+                                  int *out) {
+  API_CONTEXT(ctx);
+  *out = 0;
+  kf_runtime_options o;
+  if (!device_options(ctx, opts, &o, "kf_device_get_attribute")) return KF_ERROR_INVALID_INPUT;
+  return rt_device_attribute(&o, ordinal, name, &ctx->diag, out);
+}
+
 kf_status kf_driver_version(kf_context *ctx, const char *libcuda_path, int *version) {
   API_CONTEXT(ctx);
   *version = 0;

@@ -416,7 +416,7 @@ def main():
         import cupy as cp
     except ImportError:
         cp = None
-    dev = nc.get_current_device()  # kfront's Device lacks CLOCK_RATE (noted in issue 24's closing note)
+    dev = kc.get_current_device()
     peak = dev.MULTIPROCESSOR_COUNT * 128 * 2 * dev.CLOCK_RATE * 1e3  # FP32 lanes per SM on sm_90: 128
     bw = copy_bandwidth(kc)
     print("device: %s, copy bandwidth %.2f TB/s (measured), FP32 peak %.1f TFLOP/s (SMs x 128 x 2 x clock)"

@@ -191,6 +191,9 @@ typedef struct RtEvent {
 /* The devices the options give (kf_device_count, kf_device_get_info). */
 kf_status rt_device_count(const kf_runtime_options *o, Diag *diag, int *count);
 kf_status rt_device_info(const kf_runtime_options *o, int ordinal, Diag *diag, kf_device_info *out);
+/* The device attribute `name` (runtime/device_attributes.def: "CLOCK_RATE", ...) of device `ordinal`:
+ * KF_ERROR_NOT_FOUND (reported) for a name not in the table or one the simulator does not model. */
+kf_status rt_device_attribute(const kf_runtime_options *o, int ordinal, const char *name, Diag *diag, int *out);
 /* The calling thread's current device (thread-local; 0 until set). */
 int rt_current_device(void);
 void rt_set_current_device(int ordinal);

@@ -995,6 +995,13 @@ KF_API kf_status kf_device_count(kf_context *ctx, const kf_runtime_options *opts
 /* The properties of device `ordinal` (of those kf_device_count counts with the same options), without making a
  * runtime or a CUDA context. KF_ERROR_NOT_FOUND (reported) for an ordinal out of range. */
 KF_API kf_status kf_device_get_info(kf_context *ctx, const kf_runtime_options *opts, int ordinal, kf_device_info *out);
+/* One of the CUDA driver's attributes of device `ordinal` by its name, CUdevice_attribute's without the
+ * CU_DEVICE_ATTRIBUTE_ prefix ("CLOCK_RATE", "L2_CACHE_SIZE", "MAX_THREADS_PER_MULTIPROCESSOR": every name of
+ * CUDA 13.0's cuda.h), without making a runtime or a CUDA context: on a GPU the driver's value (cuDeviceGetAttribute),
+ * on the simulator the simulated device's for the attributes kf_device_info holds. KF_ERROR_NOT_FOUND (reported) for
+ * an unknown name, an attribute the simulator does not model, or an ordinal out of range. */
+KF_API kf_status kf_device_get_attribute(kf_context *ctx, const kf_runtime_options *opts, int ordinal, const char *name,
+                                         int *out);
 /* The CUDA driver's version (cuDriverGetVersion: 13000 for CUDA 13.0) of libcuda_path (NULL: libcuda.so.1), loaded
  * and initialised once per process as a runtime would. KF_ERROR_NOT_FOUND (reported: "no CUDA driver found
  * (libcuda.so.1): ...") where there is none. */

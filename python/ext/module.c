@@ -1083,6 +1083,36 @@ static PyObject *query_failed(kf_context *ctx, kf_status st) {
   return NULL;
 }
 
+/* device_attribute(ordinal, name, mode=..., libcuda=..., sim_devices=...): the driver's attribute by name (an int),
+ * or None where there is no such attribute or the simulator does not model it (Device raises AttributeError). */
+static PyObject *device_attribute(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)self;
+  static char *names[] = {"ordinal", "name", "mode", "libcuda", "sim_devices", NULL};
+  const char *name = NULL, *mode = "auto", *libcuda = NULL;
+  int ordinal = 0;
+  unsigned sim_devices = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "is|szI", names, &ordinal, &name, &mode, &libcuda, &sim_devices))
+    return NULL;
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  int m = mode_of(mode, "device_attribute");
+  if (m < 0) return NULL;
+  o.mode = (kf_runtime_mode)m;
+  o.libcuda_path = libcuda;
+  o.sim_devices = sim_devices;
+  kf_context *ctx = kf_context_create();
+  if (!ctx) return PyErr_NoMemory();
+  int value = 0;
+  kf_status st = kf_device_get_attribute(ctx, &o, ordinal, name, &value);
+  if (st == KF_ERROR_NOT_FOUND) {
+    kf_context_destroy(ctx);
+    Py_RETURN_NONE;
+  }
+  if (st != KF_OK) return query_failed(ctx, st);
+  kf_context_destroy(ctx);
+  return PyLong_FromLong(value);
+}
+
 static PyObject *device_count(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
   kf_runtime_options o;
@@ -1168,6 +1198,9 @@ static PyMethodDef module_functions[] = {
      "xoroshiro128p_init(address, n, seed, subsequence_start): numba.cuda.random's states into host memory."},
     {"device_count", (PyCFunction)(void (*)(void))device_count, METH_VARARGS | METH_KEYWORDS,
      "device_count(mode='auto', libcuda=None, sim_devices=1): how many devices runtimes with these options use."},
+    {"device_attribute", (PyCFunction)(void (*)(void))device_attribute, METH_VARARGS | METH_KEYWORDS,
+     "device_attribute(ordinal, name, mode='auto', libcuda=None, sim_devices=1): the driver's attribute by name "
+     "(CLOCK_RATE, ...), None where there is none or the simulator does not model it."},
     {"device_info", (PyCFunction)(void (*)(void))device_info, METH_VARARGS | METH_KEYWORDS,
      "device_info(ordinal, mode='auto', libcuda=None, sim_devices=1): a device's properties (no context made)."},
     {"current_device", current_device, METH_NOARGS, "The calling thread's current device (0 until set)."},

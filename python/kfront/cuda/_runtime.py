@@ -344,7 +344,13 @@ class Device:
 
     def __getattr__(self, attr):
         if attr not in _ATTRIBUTES:
-            raise AttributeError("kfront: the device has no attribute %r" % attr)
+            # the rest of the driver's attributes by name (CLOCK_RATE, L2_CACHE_SIZE, ...), as numba-cuda's Device
+            value = (_kfront.device_attribute(self.id, attr, **_options())
+                     if attr.isupper() and not attr.startswith("_") else None)
+            if value is None:
+                raise AttributeError("kfront: the device has no attribute %r (the simulator has only the launch "
+                                     "limits, the multiprocessors and the compute capability)" % attr)
+            return value
         info = self._info
         if attr == "COMPUTE_CAPABILITY_MAJOR":
             return info["compute_capability"][0]
