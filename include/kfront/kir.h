@@ -393,6 +393,33 @@ KF_API kf_status kf_op_remove_attr(kf_module *m, kf_op *op, const char *name);
  * kf_builder_finish), as a pass does. */
 KF_API kf_status kf_builder_insert_op(kf_builder *b, kf_op *op);
 
+/* ---- embedder passes (api/api_pass.c) --------------------------------------------------------- */
+/* A pass of the embedder's own (MLIR's mlirCreateExternalPass), run by name in any pipeline of the context:
+ * kf_module_run_pipeline and kf_pipeline_normalize, and the pipelines of the programs of the context's runtimes
+ * (kf_compile_options.pipeline, with kfront's passes around it: "canonicalize,my-pass,dce"). kfront-opt and
+ * kf_compile_source, which take no context, do not know it.
+ *
+ * run(m, user) gets the module the pipeline is transforming (a handle valid during the call only; for a runtime's
+ * program it is the program's module, not one the embedder made) and changes it with the walking, mutation and
+ * builder functions of this header; builders it creates it destroys before returning. It returns KF_OK, or an
+ * error status after reporting why (kf_op_report: located at the op concerned); a failure it does not explain is
+ * reported for it ("embedder pass 'name' failed"). The pipeline stops at a failing pass. After the pass the module
+ * is verified (whatever kf_pass_options.verify_each says, and the module given to the pipeline is verified first):
+ * a module the pass left invalid is an error of kind KF_ERRKIND_INVALID_IR naming the pass, after the verifier's
+ * own located ones. run is called on the thread running the pipeline (any thread that compiles a program of a
+ * runtime used from several threads); the runtime caches what it compiled by the pipeline's text, so a pass must
+ * do the same for the same module every time.
+ *
+ * name: a pipeline name ([A-Za-z0-9_-]+) that is neither kfront's pass nor one registered already; name and
+ * summary (may be NULL) are copied. Registered for the context's life. KF_ERROR_INVALID_INPUT (reported, kind
+ * KF_ERRKIND_INVALID_ARGUMENT) for a bad or taken name or no run. */
+typedef kf_status (*kf_pass_fn)(kf_module *m, void *user);
+KF_API kf_status kf_pass_register(kf_context *ctx, const char *name, const char *summary, kf_pass_fn run, void *user);
+/* The context a module belongs to. */
+KF_API kf_context *kf_module_context(kf_module *m);
+/* kf_context_report at op's location: level 0 error (kind KF_ERRKIND_INVALID_IR), 1 warning, 2 note. */
+KF_API kf_status kf_op_report(kf_module *m, const kf_op *op, int level, const char *message);
+
 #ifdef __cplusplus
 }
 #endif
