@@ -45,7 +45,8 @@ kf_type *kf_function_type(const kf_op *func) {
 unsigned kf_function_flags(const kf_op *func) {
   if (!func || OP(func)->kind != OP_FUNC_FUNC) return 0;
   return (ir_op_attr(OP(func), "kernel") ? KF_FUNCTION_FLAG_KERNEL : 0u) |
-         (ir_op_attr(OP(func), "device") ? KF_FUNCTION_FLAG_DEVICE : 0u);
+         (ir_op_attr(OP(func), "device") ? KF_FUNCTION_FLAG_DEVICE : 0u) |
+         (ir_op_attr(OP(func), "foreign") ? KF_FUNCTION_FLAG_EXTERN : 0u);
 }
 
 kf_op *kf_block_first_op(kf_block *block) { return block ? (kf_op *)((Block *)block)->first : NULL; }

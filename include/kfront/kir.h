@@ -113,13 +113,25 @@ KF_API kf_block *kf_builder_insertion_block(kf_builder *b);
 enum {
   KF_FUNCTION_FLAG_KERNEL = 1,   /* a kernel (`kernel` attribute): no results; launched by kf_function_launch */
   KF_FUNCTION_FLAG_DEVICE = 2,   /* a device function (`device`): called by kernels with kf_build_call */
+  KF_FUNCTION_FLAG_EXTERN = 4,   /* an extern device function (`foreign`): declared here, with no body, defined by
+                                  * code linked in (below) */
 };
 /* A func.func named name (a symbol: [A-Za-z_$][A-Za-z0-9_$.]*, not yet in the module) of function type fn_type,
  * with flags (KF_FUNCTION_FLAG_*), at the end of the module, its entry block's arguments the parameters. The
  * insertion point moves to the end of the entry block; the entry block is sealed (kf_block_seal). */
 KF_API kf_status kf_build_function(kf_builder *b, const char *name, const kf_type *fn_type, unsigned flags,
                                    kf_op **out);
-/* The function's entry block. */
+/* The function's entry block (NULL for an extern function).
+ *
+ * Extern device functions (KF_FUNCTION_FLAG_EXTERN, or'ed with KF_FUNCTION_FLAG_DEVICE or alone): a declaration of
+ * a C function `extern "C" __device__ R name(P...)` of fn_type (parameters and at most one result: numbers,
+ * booleans, pointers), which kernels call with kf_build_call like any device function; the insertion point does
+ * not move (there is no body). It is resolved at link time, by the machinery numba-cuda's cuda.declare_device
+ * uses (docs/c-api.md): the code defining it is a link input (kf_link_input: CUDA C/C++ compiled by NVRTC, PTX,
+ * cubin, fatbin, LTO-IR, objects, archives) of kf_module_emit_lto_ptx or of a program's kf_compile_options.links;
+ * kf_module_emit_ptx leaves it an `.extern .func` the PTX calls. A symbol no input defines is an error of the link
+ * naming the kernel calling it. The simulator cannot run it: a kernel calling one fails there with a diagnostic
+ * located at the call. */
 KF_API kf_block *kf_function_entry(kf_op *func);
 
 /* Region i of op (NULL when op has fewer); the blocks of a region. */
@@ -302,8 +314,8 @@ KF_API kf_op *kf_module_first_function(kf_module *m);
 KF_API kf_op *kf_function_next(kf_op *func);
 /* The top-level op (function or global) named sym, or NULL. */
 KF_API kf_op *kf_module_lookup(kf_module *m, const char *sym);
-/* A func.func's name (borrowed from the module), its type, and its KF_FUNCTION_FLAG_* (the `kernel` and
- * `device` attributes); NULL / 0 for an op that is no function. */
+/* A func.func's name (borrowed from the module), its type, and its KF_FUNCTION_FLAG_* (the `kernel`, `device`
+ * and `foreign` attributes); NULL / 0 for an op that is no function. */
 KF_API const char *kf_function_name(const kf_op *func);
 KF_API kf_type *kf_function_type(const kf_op *func);
 KF_API unsigned kf_function_flags(const kf_op *func);
