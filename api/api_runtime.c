@@ -218,6 +218,7 @@ kf_status kf_runtime_create(kf_context *ctx, const kf_runtime_options *given, kf
   }
   RtRuntime *rt;
   kf_status st = rt_runtime_create(ctx->ir, &ctx->diag, opts, &rt);
+  if (st == KF_OK) rt->passes = &ctx->passes;  /* kf_pass_register's, in the programs' pipelines */
   *out = (kf_runtime *)rt;
   return st;
 }

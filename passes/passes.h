@@ -16,6 +16,7 @@ typedef struct PassContext {
   Diag *diag;
   const int64_t *options;   /* values of the pass's options, in passes.def order */
   const TargetFacts *target; /* the GPU the module is compiled for (never NULL: sm_90's when none is given) */
+  void *user;               /* an embedder pass's PassInfo.user (NULL for kfront's own) */
 } PassContext;
 
 typedef bool (*PassFn)(Module *m, const PassContext *pc);
@@ -32,7 +33,19 @@ typedef struct PassInfo {
   const char *summary;
   unsigned noptions;
   PassOptionInfo options[PASS_MAX_OPTIONS];
+  void *user;               /* an embedder pass: given to run as PassContext.user */
+  bool external;            /* an embedder pass (kf_pass_register): always verified after, its own kind of error */
 } PassInfo;
+
+/* Passes registered at run time by an embedder (kf_pass_register, api/api_pass.c), which pipelines look up by name
+ * after passes.def's: each PassInfo kept at its address while the set lives (a pipeline parsed from the set points
+ * to them). Owned by the embedder's context; the set only lists them. */
+typedef struct PassSet {
+  PassInfo **items;
+  unsigned n, cap;
+} PassSet;
+/* The pass of set (may be NULL) named name (len bytes), or NULL. */
+const PassInfo *pass_set_lookup(const PassSet *set, const char *name, size_t len);
 
 typedef enum {
 #define PASS(Id, name, fn, summary) PASS_##Id,
@@ -77,9 +90,11 @@ typedef struct PipelineEntry {
 typedef struct Pipeline {
   unsigned n, cap;
   PipelineEntry *entries;
+  const PassSet *extra;     /* set before parsing: embedder passes the text may name too (NULL: none) */
 } Pipeline;
 
-/* Parses pipeline text; errors go to diag (located in "<pipeline>" at the column). */
+/* Parses pipeline text; errors go to diag (located in "<pipeline>" at the column). A name is looked up in
+ * passes.def, then in p->extra. */
 bool pipeline_parse(Pipeline *p, const char *text, Diag *diag);
 void pipeline_free(Pipeline *p);
 void pipeline_print(const Pipeline *p, StrBuf *out);

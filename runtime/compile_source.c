@@ -25,7 +25,7 @@ static void compile_job(void *arg) {
     ir_module_free(m);
     return;
   }
-  Pipeline p = {0};
+  Pipeline p = {.extra = o->passes};
   PassManagerOptions pm = {.verify_each = o->compile->verify_each != 0, .target = o->target};
   const char *pipeline = o->compile->pipeline;
   bool ok = pipeline_parse(&p, pipeline ? pipeline : PASS_DEFAULT_PIPELINE, j->diag) &&

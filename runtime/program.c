@@ -292,7 +292,7 @@ static kf_status compile_kernel(RtProgram *p, const char *name, const char *sign
   co.signatures = signature ? sigs : NULL;
   co.nsignatures = signature ? 1 : 0;
   if (!co.pipeline) co.pipeline = rt->pipeline;
-  RtSourceOptions o = {.compile = &co, .target = &rt->dev->target};
+  RtSourceOptions o = {.compile = &co, .target = &rt->dev->target, .passes = rt->passes};
   Diag *d = rt->diag;
   DiagMark mark = diag_mark(d);
   DiagCallback cb = d->callback;

@@ -165,6 +165,7 @@ typedef struct RtRuntime {
   kf_backend backend;           /* resolved: NVVM or LLVM */
   bool backend_chosen;
   char pipeline[128];           /* the default pipeline (+ grid-stride unless the options say not) */
+  const struct PassSet *passes; /* the context's embedder passes (kf_pass_register; borrowed), for its pipelines */
   pthread_mutex_t lock;         /* compiles, the context, the allocation set */
   PtrMap allocations;           /* device address -> its bytes while allocated here (| RT_PENDING_FREE while it
                                  * waits in deallocs) */
@@ -280,6 +281,7 @@ typedef struct RtSourceOptions {
   const kf_compile_options *compile;  /* what to compile, how and with what (kfront.h; the pipeline NULL:
                                        * PASS_DEFAULT_PIPELINE, "": none); links and callbacks are not looked at */
   const TargetFacts *target;          /* the device's limits, for the passes (NULL: sm_90's) */
+  const struct PassSet *passes;       /* the embedder's passes the pipeline may name (passes.h; NULL: none) */
 } RtSourceOptions;
 
 /* The frontend over the main source (and o->compile's extra sources), the verifier, then the pipeline, under a guard.
