@@ -2,9 +2,8 @@
 write them (the 2-D increment, a 5-point Jacobi step, a transpose, the thread and block indices themselves, a 3-D
 block, an IndexError at an edge) over C-order, F-order and sliced arrays, odd shapes and block shapes, aliasing
 arguments, run with thread-map (this process) and without it (a child process under KFRONT_NO_THREAD_MAP=1), must
-give the same bits, and the same IndexError message. The kernels thread-map rewrites carry its `thread_map`
-attribute here and not in the child (inspect_kir), so the comparison is of two different compiles."""
-import json
+give the same bits, and the same IndexError message. A deliberately racy kernel shows the order the simulator ran
+the threads in: that the two processes ran different mappings, and which."""
 import os
 import subprocess
 import sys
@@ -59,6 +58,22 @@ def scale_into(a, out):
     x, y = cuda.grid(2)
     if x < a.shape[0] and y < a.shape[1]:
         out[x, y] = a[x, y] * np.float32(1.5) + np.float32(0.25)
+
+
+@cuda.jit
+def order(a, seq):
+    """A deliberate race, to observe the physical order: the simulator runs the threads of a block one after another
+    (they do not cooperate), so each element gets the rank of the thread that ran it."""
+    x, y = cuda.grid(2)
+    if x < a.shape[0] and y < a.shape[1]:
+        seq[0, 0] += 1
+        a[x, y] = seq[0, 0]
+
+
+def _order(block):
+    a = np.zeros(block, np.int32)
+    order[1, block](a, np.zeros((1, 1), np.int32))
+    return a
 
 
 @cuda.jit(boundscheck=True)
@@ -160,14 +175,7 @@ def _results():
     return out
 
 
-def _mapped_kernels():
-    """The names of the kernels whose compiled kir has the thread_map attribute."""
-    names = []
-    for k in (inc, jacobi, transpose, indices, indices3, scale_into, edge):
-        kir = k.inspect_kir()
-        if any("thread_map" in text for text in kir.values()):
-            names.append(k.__name__)
-    return sorted(names)
+ORDER_BLOCKS = [(16, 16), (32, 8), (4, 8)]
 
 
 @pytest.fixture(scope="module")
@@ -180,17 +188,32 @@ def both(tmp_path_factory):
     return _results(), plain
 
 
-def test_the_rewritten_kernels_are_the_expected_ones(both):
-    mapped, plain = both
-    # with thread-map: every kernel whose accesses are contiguous along y in C order (transpose is not)
-    assert _mapped_kernels() == ["edge", "indices", "indices3", "inc", "jacobi", "scale_into"]
-    assert json.loads(str(plain["__mapped__"])) == []
+def test_the_two_processes_ran_different_mappings(both):
+    """So that the comparison is of two different compiles: with thread-map consecutive physical threads run
+    consecutive threadIdx.y (the logical thread (x, y) of a (bx, by) block is the (x * by + y)-th to run), without it
+    consecutive threadIdx.x (the (y * bx + x)-th)."""
+    _, plain = both
+    for block in ORDER_BLOCKS:
+        x, y = np.meshgrid(np.arange(block[0]), np.arange(block[1]), indexing="ij")
+        np.testing.assert_array_equal(_order(block), x * block[1] + y + 1)
+        np.testing.assert_array_equal(plain["order-%dx%d" % block], y * block[0] + x + 1)
+    # and the kernel the pass declines (its accesses are contiguous along x): the same order in both
+    @cuda.jit
+    def order_swapped(a, seq):
+        y, x = cuda.grid(2)
+        if x < a.shape[0] and y < a.shape[1]:
+            seq[0, 0] += 1
+            a[x, y] = seq[0, 0]
+    a = np.zeros((8, 8), np.int32)
+    order_swapped[1, (8, 8)](a, np.zeros((1, 1), np.int32))
+    r, c = np.meshgrid(np.arange(8), np.arange(8), indexing="ij")
+    np.testing.assert_array_equal(a, r * 8 + c + 1)  # a[x, y] with x = threadIdx.y: run in the user's order
 
 
 def test_each_case_is_bit_identical(both):
     mapped, plain = both
     names = sorted(mapped)
-    assert sorted(k for k in plain if k != "__mapped__") == names
+    assert sorted(k for k in plain if not k.startswith("order-")) == names
     diffs = []
     for name in names:
         m, p = mapped[name], plain[name]
@@ -230,5 +253,6 @@ def test_the_results_are_right(both):
 
 if __name__ == "__main__":  # the child: every case without thread-map, into the .npz named by argv[1]
     res = _results()
-    res["__mapped__"] = np.array(json.dumps(_mapped_kernels()))
+    for blk in ORDER_BLOCKS:
+        res["order-%dx%d" % blk] = _order(blk)
     np.savez(sys.argv[1], **res)
