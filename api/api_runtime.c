@@ -184,6 +184,7 @@ void kf_runtime_options_init(kf_runtime_options *o) {
   o->struct_size = sizeof *o;
   o->mode = KF_RUNTIME_AUTO;
   o->grid_stride = 1;
+  o->thread_map = 1;
   o->disk_cache = 1;
   o->backend = KF_BACKEND_AUTO;
   o->sim_detect_races = 1;

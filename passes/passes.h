@@ -63,8 +63,14 @@ typedef enum {
 #undef PASS_OPTION
 
 const PassInfo *pass_info(PassKind k);
-/* The default pipeline after lowering (kfront compile; the runtime appends grid-stride). */
-#define PASS_DEFAULT_PIPELINE "canonicalize,cse,bce,pad-shared,tile-shared,cse,hoist-checks,unroll,privatize-atomics,dce"
+/* The default pipeline after lowering (kfront compile; the runtime appends grid-stride), and the same without
+ * thread-map (kf_runtime_options.thread_map = 0: KFRONT_NO_THREAD_MAP). thread-map comes after tile-shared (whose
+ * affine analysis needs threadIdx as it is; the tiled variants it makes use shared memory, which thread-map
+ * leaves alone) and before cse (which merges the block dims it reads again). */
+#define PASS_DEFAULT_PIPELINE_HEAD "canonicalize,cse,bce,pad-shared,tile-shared"
+#define PASS_DEFAULT_PIPELINE_TAIL "cse,hoist-checks,unroll,privatize-atomics,dce"
+#define PASS_DEFAULT_PIPELINE PASS_DEFAULT_PIPELINE_HEAD ",thread-map," PASS_DEFAULT_PIPELINE_TAIL
+#define PASS_DEFAULT_PIPELINE_NO_THREAD_MAP PASS_DEFAULT_PIPELINE_HEAD "," PASS_DEFAULT_PIPELINE_TAIL
 const PassInfo *pass_lookup(const char *name, size_t len);
 /* Whether a value, block argument or function type of m is complex (passes/lower_complex.c): then the
  * simulator and the backend run lower-complex on a copy first. */

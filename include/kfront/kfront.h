@@ -789,7 +789,7 @@ typedef enum kf_backend {
 } kf_backend;
 
 /* The library reads no environment variable: every choice is an option (kfront's tools map KFRONT_SIM,
- * KFRONT_NO_GRID_STRIDE, KFRONT_NO_CACHE, KFRONT_CACHE_DIR, KFRONT_BACKEND, KFRONT_LIBCUDA to these). */
+ * KFRONT_NO_GRID_STRIDE, KFRONT_NO_THREAD_MAP, KFRONT_NO_CACHE, KFRONT_CACHE_DIR, KFRONT_BACKEND, KFRONT_LIBCUDA to these). */
 typedef struct kf_runtime_options {
   size_t struct_size;      /* sizeof(kf_runtime_options): set by kf_runtime_options_init (see KF_API_VERSION) */
   kf_runtime_mode mode;    /* AUTO (default): the GPUs when a CUDA driver and at least one device are found,
@@ -813,6 +813,10 @@ typedef struct kf_runtime_options {
                             * for one thread; a value above 1e9 is also one thread's limit) */
   double sim_max_seconds;  /* simulator: wall-clock seconds one launch may take before it stops with "simulation
                             * time limit exceeded" (0, the default: no limit) */
+  int thread_map;          /* 1 (default): the runtime's pipeline has thread-map (passes/thread_map.c: in a kernel
+                            * whose threads do not cooperate, consecutive lanes run consecutive threadIdx.y where
+                            * that makes its accesses contiguous); 0: it has not. Added after the first version:
+                            * a caller whose struct_size ends before it gets 1 */
 } kf_runtime_options;
 
 /* Fills o with the defaults above and its struct_size. */

@@ -244,13 +244,14 @@ static PyObject *info_dict(const kf_device_info *in) {
 
 static PyObject *Runtime_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *names[] = {"mode", "cache_dir", "backend", "libcuda", "grid_stride", "sim_workers",
-                          "sim_max_steps", "sim_detect_races", "device", "sim_devices", NULL};
+                          "sim_max_steps", "sim_detect_races", "device", "sim_devices", "thread_map", NULL};
   const char *mode = "auto", *cache_dir = NULL, *backend = "auto", *libcuda = NULL;
-  int grid_stride = 1, races = 1, device = 0;
+  int grid_stride = 1, races = 1, device = 0, thread_map = 1;
   unsigned sim_workers = 1, sim_devices = 1;
   unsigned long long max_steps = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|szszpIKpiI", names, &mode, &cache_dir, &backend, &libcuda,
-                                   &grid_stride, &sim_workers, &max_steps, &races, &device, &sim_devices))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|szszpIKpiIp", names, &mode, &cache_dir, &backend, &libcuda,
+                                   &grid_stride, &sim_workers, &max_steps, &races, &device, &sim_devices,
+                                   &thread_map))
     return NULL;
   kf_runtime_options o;
   kf_runtime_options_init(&o);
@@ -265,6 +266,7 @@ static PyObject *Runtime_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   o.disk_cache = cache_dir != NULL;
   o.libcuda_path = libcuda;
   o.grid_stride = grid_stride;
+  o.thread_map = thread_map;
   o.sim_workers = sim_workers;
   o.sim_max_steps = max_steps;
   o.sim_detect_races = races;
@@ -833,7 +835,7 @@ static PyType_Slot Runtime_slots[] = {{Py_tp_new, Runtime_new},
                                       {Py_tp_getset, Runtime_getset},
                                       {Py_tp_doc, "Runtime(mode='auto', cache_dir=None, backend='auto', libcuda=None, "
                                                   "grid_stride=True, sim_workers=1, sim_max_steps=0, "
-                                                  "sim_detect_races=True, device=0, sim_devices=1)"},
+                                                  "sim_detect_races=True, device=0, sim_devices=1, thread_map=True)"},
                                       {0, NULL}};
 static PyType_Spec Runtime_spec = {"kfront._kfront.Runtime", sizeof(RuntimeObject), 0, Py_TPFLAGS_DEFAULT,
                                    Runtime_slots};

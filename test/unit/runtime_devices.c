@@ -51,7 +51,8 @@ static void options(kf_runtime_options *o, unsigned sim_devices, int device) {
 static void test_layout(void) {
   CHECK(sizeof(kf_array) == 160);
   CHECK(offsetof(kf_array, device) == 20 && offsetof(kf_array, shape) == 24 && offsetof(kf_array, readonly) == 152);
-  CHECK(sizeof(kf_runtime_options) == 72 && offsetof(kf_runtime_options, mode) == 8);
+  CHECK(sizeof(kf_runtime_options) == 80 && offsetof(kf_runtime_options, mode) == 8);
+  CHECK(offsetof(kf_runtime_options, thread_map) == 72); /* appended after the first version's last field */
   CHECK(offsetof(kf_runtime_options, sim_devices) == 36 && offsetof(kf_runtime_options, libcuda_path) == 40);
   kf_array a;
   int64_t n = 4;
