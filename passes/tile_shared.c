@@ -172,6 +172,7 @@ typedef struct Ts {
   bool wide;                  /* register blocking: wide tiles (stored_dim) */
   bool unroll;                /* a whole tile's steps emitted one after the other (not a loop) */
   bool dbuf;                  /* double-buffered tiles (a loop's): two of each, one barrier per step */
+  bool speculate;             /* register blocking: the edge blocks' path speculates the out bodies (speculatable) */
   Value *bufph;               /* dbuf: the template's placeholder for the buffer index (i64) */
   Value *buf;                 /* dbuf: the buffer index of the loop being emitted */
   int64_t min_blocks;         /* the variant's blocks per SM asked of the backend (launch_min_blocks; 0: none) */
@@ -1289,6 +1290,8 @@ typedef struct Virt {
   Value *ub;                  /* L's upper bound */
   Value *all;                 /* every virtual thread of this thread exists and passes its guard */
   bool guarded;               /* the compute of the path where some virtual thread is out */
+  bool spec;                  /* L's body can run for a virtual thread that is out (speculatable) */
+  bool strip;                 /* emit_bodies leaves the checks out (they are done by emit_checks) */
 } Virt;
 
 static Value *vmapped(Virt *vt, unsigned v, Value *x) {
@@ -1340,7 +1343,8 @@ static Op *emit_bodies(Ts *t, Virt *vt, IrBuilder *b, Value *lb, Value *ub, Valu
       ib_set_end(&g, yes);
       at = &g;
     }
-    for (Op *op = tb->first; op != term; op = op->next) ib_insert(at, ir_op_clone(m, op, mp));
+    for (Op *op = tb->first; op != term; op = op->next)
+      if (!(vt->strip && op->kind == OP_BOUNDS)) ib_insert(at, ir_op_clone(m, op, mp));
     for (unsigned i = 0; i < nc; i++) ys[j * nc + i] = vmapped(vt, j, op_operand(term, i));
     if (gi) {
       ib_op(at, OP_YIELD, nc, &ys[j * nc], 0, NULL, 0);
@@ -1373,9 +1377,126 @@ static void all_in_compute(Ts *t, Virt *vt, IrBuilder *b, Value *k0, Value *cons
   yield_results(&y, partial, emit_bodies(t, vt, &y, k0, end, k0, false, carried, false));
 }
 
-/* Some virtual thread out (or not known): for k in the tile, each virtual thread's body under its guard. */
+/* Whether v, an operand of a check in L's body tb, is computed from L's variable and values from outside L by
+ * pure ops without regions in tb (not from a load or a value L carries). */
+static bool check_operand_ok(Block *tb, Value *v, unsigned depth) {
+  if (v == tb->args[0]) return true;
+  if (!v->def) return v->block != tb;
+  if (v->def->block != tb) return true;
+  if (depth > 48 || v->def->nregions || !op_has(v->def, OPT_PURE)) return false;
+  for (unsigned i = 0; i < v->def->noperands; i++)
+    if (!check_operand_ok(tb, op_operand(v->def, i), depth + 1)) return false;
+  return true;
+}
+
+/* Whether L's body (its loads reading the tiles) can run for a virtual thread that is out (its guard fails,
+ * or its block does not exist), its values unused: every op has no regions and is a check, a load of a tile
+ * (always in the tile: its indices are the thread's position and k - k0) or pure and cannot trap (not an
+ * integer division or remainder, undefined by 0), and the checks' operands are computed in the body from L's
+ * variable by pure ops alone (emit_checks can do them apart). What follows L runs only for the virtual threads
+ * that pass their guard (it is in the guard's arm) and exist, so an out one's values are never seen. */
+static bool speculatable(Ts *t) {
+  Block *tb = t->loop->regions[0].first;
+  Op *term = ir_block_terminator(tb);
+  for (Op *op = tb->first; op != term; op = op->next) {
+    if (op->nregions) return false;
+    if (op->kind == OP_BOUNDS) {
+      for (unsigned i = 0; i < op->noperands; i++)
+        if (!check_operand_ok(tb, op_operand(op, i), 0)) return false;
+      continue;
+    }
+    if (op->kind == OP_LOAD) {
+      Op *ref = op_operand(op, 0)->def;
+      if (!ref || ref->kind != OP_GLOBAL_REF || strncmp(ir_op_attr_str(ref, "name"), "__kf_tile_", 10)) return false;
+      continue;
+    }
+    if (!op_has(op, OPT_PURE)) return false;
+    switch (op->kind) {
+    case OP_DIVSI: case OP_DIVUI: case OP_REMSI: case OP_REMUI: return false;
+    default: break;
+    }
+  }
+  return true;
+}
+
+/* For each virtual thread that passes its guard, the checks of L's body for k in [lo, hi), in order (with the
+ * pure ops their operands need): what the bodies stripped of their checks (vt->strip) would have checked.
+ * hoist-checks then does each once per tile. */
+static void emit_checks(Ts *t, Virt *vt, IrBuilder *b, Value *lo, Value *hi) {
+  Module *m = t->m;
+  Block *tb = t->loop->regions[0].first;
+  Op *term = ir_block_terminator(tb);
+  /* the ops the checks need: marked from the last op back */
+  Op *ops[TS_MAX_OPS];
+  bool need[TS_MAX_OPS];
+  unsigned n = 0;
+  for (Op *op = tb->first; op != term && n < TS_MAX_OPS; op = op->next) {
+    need[n] = op->kind == OP_BOUNDS;
+    ops[n++] = op;
+  }
+  for (unsigned i = n; i-- > 0;) {
+    if (!need[i]) continue;
+    for (unsigned o = 0; o < ops[i]->noperands; o++) {
+      Op *d = op_operand(ops[i], o)->def;
+      for (unsigned j = 0; j < i; j++)
+        if (ops[j] == d) need[j] = true;
+    }
+  }
+  bool any = false;
+  for (unsigned i = 0; i < n; i++) any |= ops[i]->kind == OP_BOUNDS;
+  if (!any) return;
+  for (unsigned v = 0; v < vt->n; v++) {
+    Block *yes, *no;
+    emit_if(t, b, vt->guard[v], 0, NULL, &yes, &no);
+    IrBuilder g;
+    ib_init(&g, m);
+    g.loc = b->loc;
+    ib_set_end(&g, no);
+    ib_op(&g, OP_YIELD, 0, NULL, 0, NULL, 0);
+    ib_set_end(&g, yes);
+    Value *ops3[3] = {lo, hi, c64(&g, 1)};
+    Op *loop = ib_op(&g, OP_FOR, 3, ops3, 0, NULL, 1);
+    Block *body = ir_block_new(m);
+    ir_region_append_block(&loop->regions[0], body);
+    Value *k = ir_block_add_arg(m, body, ty_i64(m->ctx));
+    PtrMap map = {0};
+    ptrmap_put(&map, tb->args[0], k);
+    IrBuilder f;
+    ib_init(&f, m);
+    f.loc = b->loc;
+    ib_set_end(&f, body);
+    for (unsigned i = 0; i < n; i++) {
+      if (!need[i]) continue;
+      /* the virtual thread's own values for what comes from outside L (its indices, its extents) */
+      for (unsigned o = 0; o < ops[i]->noperands; o++) {
+        Value *x = op_operand(ops[i], o);
+        if (!ptrmap_get(&map, x)) {
+          Value *y = ptrmap_get(&vt->map[v], x);
+          if (y) ptrmap_put(&map, x, y);
+        }
+      }
+      ib_insert(&f, ir_op_clone(m, ops[i], &map));
+    }
+    ptrmap_free(&map);
+    ib_op(&f, OP_YIELD, 0, NULL, 0, NULL, 0);
+    ib_op(&g, OP_YIELD, 0, NULL, 0, NULL, 0);
+  }
+}
+
+/* Some virtual thread out (or not known). Speculatable (vt->spec): each virtual thread that passes its guard
+ * does its checks for the tile (emit_checks), then the tile runs as all_in_compute's, the bodies without their
+ * checks, for every virtual thread (an out one's values are never used): the edge blocks keep the whole tile's
+ * unrolled loop. Else: for k in the tile, each virtual thread's body under its guard. */
 static Op *guarded_compute(Ts *t, Virt *vt, IrBuilder *b, Value *k0, Value *const *carried) {
   Value *end = ib_binary(b, OP_MINSI, ib_binary(b, OP_ADDI, k0, c64(b, t->depth)), vt->ub);
+  if (vt->spec) {
+    emit_checks(t, vt, b, k0, end);
+    Op *out;
+    vt->strip = true;
+    all_in_compute(t, vt, b, k0, carried, &out);
+    vt->strip = false;
+    return out;
+  }
   return emit_bodies(t, vt, b, k0, end, k0, false, carried, true);
 }
 
@@ -1543,6 +1664,7 @@ static void rewrite_blocked(Ts *t) {
   ir_op_unlink(L);
   if (at == L) ib_set_before(&in, where);
   for (unsigned i = 0; i < t->ntiles; i++) redirect_load(t, &t->tiles[i], tid64, wtpos, vt.k0ph);
+  vt.spec = t->speculate && speculatable(t);
   /* the loop(s) over the tiles, carrying every virtual thread's values */
   unsigned nr = vt.n * vt.nc;
   Value *init[TS_MAX_CARRY];
@@ -1797,7 +1919,7 @@ bool pass_tile_shared(Module *m, const PassContext *pc) {
           .prefetch = pc->options[6] != 0,
           .uniform = pc->options[7] != 0, .wide = pc->options[8] != 0, .min_blocks = pc->options[9],
           .min_reuse = pc->options[10], .halo_min_reuse = pc->options[11], .unroll = pc->options[12] != 0,
-          .dbuf = pc->options[13] != 0};
+          .dbuf = pc->options[13] != 0, .speculate = pc->options[14] != 0};
   if (t.bx < 1 || t.by < 1 || t.depth < 1 || t.bx * t.by > 1024) {
     diag_error(pc->diag, (SrcLoc){0}, "tile-shared: the block (bx, by) must have 1 to 1024 threads and depth >= 1");
     return false;
