@@ -1420,8 +1420,11 @@ static bool speculatable(Ts *t) {
 }
 
 /* For each virtual thread that passes its guard, the checks of L's body for k in [lo, hi), in order (with the
- * pure ops their operands need): what the bodies stripped of their checks (vt->strip) would have checked.
- * hoist-checks then does each once per tile. */
+ * pure ops their operands need): what the bodies stripped of their checks (vt->strip) would have checked, done
+ * before the loop over the tiles (L's body has nothing else observable, so each virtual thread fails with the
+ * check it would have failed first). hoist-checks then makes each loop of checks a few checks (the first
+ * iteration's, and the one whose index moves with k over its whole range): nothing of them stays live across
+ * the loop over the tiles. */
 static void emit_checks(Ts *t, Virt *vt, IrBuilder *b, Value *lo, Value *hi) {
   Module *m = t->m;
   Block *tb = t->loop->regions[0].first;
@@ -1483,20 +1486,19 @@ static void emit_checks(Ts *t, Virt *vt, IrBuilder *b, Value *lo, Value *hi) {
   }
 }
 
-/* Some virtual thread out (or not known). Speculatable (vt->spec): each virtual thread that passes its guard
- * does its checks for the tile (emit_checks), then the tile runs as all_in_compute's, the bodies without their
- * checks, for every virtual thread (an out one's values are never used): the edge blocks keep the whole tile's
- * unrolled loop. Else: for k in the tile, each virtual thread's body under its guard. */
+/* Some virtual thread out (or not known). Speculatable (vt->spec): the tile runs as all_in_compute's, the
+ * bodies without their checks (emit_checks did them before the loop), for every virtual thread (an out one's
+ * values are never used): the edge blocks keep the whole tile's unrolled loop. Else: for k in the tile, each
+ * virtual thread's body under its guard. */
 static Op *guarded_compute(Ts *t, Virt *vt, IrBuilder *b, Value *k0, Value *const *carried) {
-  Value *end = ib_binary(b, OP_MINSI, ib_binary(b, OP_ADDI, k0, c64(b, t->depth)), vt->ub);
   if (vt->spec) {
-    emit_checks(t, vt, b, k0, end);
     Op *out;
     vt->strip = true;
     all_in_compute(t, vt, b, k0, carried, &out);
     vt->strip = false;
     return out;
   }
+  Value *end = ib_binary(b, OP_MINSI, ib_binary(b, OP_ADDI, k0, c64(b, t->depth)), vt->ub);
   return emit_bodies(t, vt, b, k0, end, k0, false, carried, true);
 }
 
@@ -1689,8 +1691,21 @@ static void rewrite_blocked(Ts *t) {
     yield_first(&y, yes, emit_tile_loop(t, &y, op_operand(L, 0), vt.ub, nr, init, lin, bid, blocked_compute, &vt), nr);
     ib_set_end(&y, no);
     vt.guarded = true;
+    if (vt.spec) emit_checks(t, &vt, &y, op_operand(L, 0), vt.ub);
     yield_first(&y, no, emit_tile_loop(t, &y, op_operand(L, 0), vt.ub, nr, init, lin, bid, blocked_compute, &vt), nr);
   } else {
+    if (vt.spec) { /* the threads that take the guarded path (all is invariant) do their checks first */
+      Block *yes, *no;
+      emit_if(t, &in, ib_binary(&in, OP_XORI, all, ib_const_bool(&in, true)), 0, NULL, &yes, &no);
+      IrBuilder y;
+      ib_init(&y, m);
+      y.loc = L->loc;
+      ib_set_end(&y, yes);
+      emit_checks(t, &vt, &y, op_operand(L, 0), vt.ub);
+      ib_op(&y, OP_YIELD, 0, NULL, 0, NULL, 0);
+      ib_set_end(&y, no);
+      ib_op(&y, OP_YIELD, 0, NULL, 0, NULL, 0);
+    }
     outer = emit_tile_loop(t, &in, op_operand(L, 0), vt.ub, nr, init, lin, bid, blocked_compute, &vt);
   }
   /* what follows L, for each virtual thread that exists */
