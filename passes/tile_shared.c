@@ -173,6 +173,7 @@ typedef struct Ts {
   bool unroll;                /* a whole tile's steps emitted one after the other (not a loop) */
   bool dbuf;                  /* double-buffered tiles (a loop's): two of each, one barrier per step */
   bool speculate;             /* register blocking: the edge blocks' path speculates the out bodies (speculatable) */
+  const char *edge_why;       /* register blocking: why the edge blocks' path does not speculate (NULL: it does) */
   Value *bufph;               /* dbuf: the template's placeholder for the buffer index (i64) */
   Value *buf;                 /* dbuf: the buffer index of the loop being emitted */
   int64_t min_blocks;         /* the variant's blocks per SM asked of the backend (launch_min_blocks; 0: none) */
@@ -1214,6 +1215,51 @@ static void rewrite_halo(Ts *t) {
 
 /* ---- register blocking ---------------------------------------------------------------------------- */
 
+/* Whether v, an operand of a check in L's body tb, is computed from L's variable and values from outside L by
+ * pure ops without regions in tb (not from a load or a value L carries). */
+static bool check_operand_ok(Block *tb, Value *v, unsigned depth) {
+  if (v == tb->args[0]) return true;
+  if (!v->def) return v->block != tb;
+  if (v->def->block != tb) return true;
+  if (depth > 48 || v->def->nregions || !op_has(v->def, OPT_PURE)) return false;
+  for (unsigned i = 0; i < v->def->noperands; i++)
+    if (!check_operand_ok(tb, op_operand(v->def, i), depth + 1)) return false;
+  return true;
+}
+
+/* Why L's body cannot run for a virtual thread that is out (its guard fails, or its block does not exist), its
+ * values unused; NULL: it can (speculatable). It can when every op has no regions and is a check, a tiled load
+ * (which reads the tile: always in it, its indices being the thread's position and k - k0) or pure and cannot
+ * trap (not an integer division or remainder, undefined by 0), and the checks' operands are computed in the body
+ * from L's variable by pure ops alone (emit_checks does them apart). What follows L runs only for the virtual
+ * threads that pass their guard (it is in the guard's arm) and exist, so an out one's values are never seen.
+ * Looked at before the rewrite (the tiles' loads are t->tiles[i].load) and valid after it. */
+static const char *not_speculatable(Ts *t) {
+  Block *tb = t->loop->regions[0].first;
+  Op *term = ir_block_terminator(tb);
+  for (Op *op = tb->first; op != term; op = op->next) {
+    if (op->nregions) return "the loop's body has an op with regions";
+    if (op->kind == OP_BOUNDS) {
+      for (unsigned i = 0; i < op->noperands; i++)
+        if (!check_operand_ok(tb, op_operand(op, i), 0)) return "a check's index or extent comes from a load or a carried value";
+      continue;
+    }
+    if (op->kind == OP_LOAD) {
+      bool tiled = false;
+      for (unsigned i = 0; i < t->ntiles && !tiled; i++) tiled = t->tiles[i].load == op;
+      if (!tiled) return "the loop's body has a load that is not tiled";
+      continue;
+    }
+    if (!op_has(op, OPT_PURE)) return "the loop's body has an op with an effect";
+    switch (op->kind) {
+    case OP_DIVSI: case OP_DIVUI: case OP_REMSI: case OP_REMUI: return "the loop's body has an integer division";
+    default: break;
+    }
+  }
+  return NULL;
+}
+
+
 static bool rb_scan(Op *op, void *user) {
   bool *ok = user;
   if (op_kind_has(op->kind, OPT_CONVERGENT)) return *ok = false;
@@ -1375,48 +1421,6 @@ static void all_in_compute(Ts *t, Virt *vt, IrBuilder *b, Value *k0, Value *cons
   yield_results(&y, whole, fast);
   ib_set_end(&y, partial);
   yield_results(&y, partial, emit_bodies(t, vt, &y, k0, end, k0, false, carried, false));
-}
-
-/* Whether v, an operand of a check in L's body tb, is computed from L's variable and values from outside L by
- * pure ops without regions in tb (not from a load or a value L carries). */
-static bool check_operand_ok(Block *tb, Value *v, unsigned depth) {
-  if (v == tb->args[0]) return true;
-  if (!v->def) return v->block != tb;
-  if (v->def->block != tb) return true;
-  if (depth > 48 || v->def->nregions || !op_has(v->def, OPT_PURE)) return false;
-  for (unsigned i = 0; i < v->def->noperands; i++)
-    if (!check_operand_ok(tb, op_operand(v->def, i), depth + 1)) return false;
-  return true;
-}
-
-/* Whether L's body (its loads reading the tiles) can run for a virtual thread that is out (its guard fails,
- * or its block does not exist), its values unused: every op has no regions and is a check, a load of a tile
- * (always in the tile: its indices are the thread's position and k - k0) or pure and cannot trap (not an
- * integer division or remainder, undefined by 0), and the checks' operands are computed in the body from L's
- * variable by pure ops alone (emit_checks can do them apart). What follows L runs only for the virtual threads
- * that pass their guard (it is in the guard's arm) and exist, so an out one's values are never seen. */
-static bool speculatable(Ts *t) {
-  Block *tb = t->loop->regions[0].first;
-  Op *term = ir_block_terminator(tb);
-  for (Op *op = tb->first; op != term; op = op->next) {
-    if (op->nregions) return false;
-    if (op->kind == OP_BOUNDS) {
-      for (unsigned i = 0; i < op->noperands; i++)
-        if (!check_operand_ok(tb, op_operand(op, i), 0)) return false;
-      continue;
-    }
-    if (op->kind == OP_LOAD) {
-      Op *ref = op_operand(op, 0)->def;
-      if (!ref || ref->kind != OP_GLOBAL_REF || strncmp(ir_op_attr_str(ref, "name"), "__kf_tile_", 10)) return false;
-      continue;
-    }
-    if (!op_has(op, OPT_PURE)) return false;
-    switch (op->kind) {
-    case OP_DIVSI: case OP_DIVUI: case OP_REMSI: case OP_REMUI: return false;
-    default: break;
-    }
-  }
-  return true;
 }
 
 /* For each virtual thread that passes its guard, the checks of L's body for k in [lo, hi), in order (with the
@@ -1666,7 +1670,7 @@ static void rewrite_blocked(Ts *t) {
   ir_op_unlink(L);
   if (at == L) ib_set_before(&in, where);
   for (unsigned i = 0; i < t->ntiles; i++) redirect_load(t, &t->tiles[i], tid64, wtpos, vt.k0ph);
-  vt.spec = t->speculate && speculatable(t);
+  vt.spec = t->speculate && !t->edge_why;
   /* the loop(s) over the tiles, carrying every virtual thread's values */
   unsigned nr = vt.n * vt.nc;
   Value *init[TS_MAX_CARRY];
@@ -1754,6 +1758,7 @@ static void report(Ts *t, bool tiled) {
   sb_printf(&sb, "%s tiled for blocks of (%lld, %lld, 1)", what, (long long)t->vbx, (long long)t->vby);
   if (t->loop) sb_printf(&sb, ", depth %lld", (long long)t->depth);
   if (t->blocked) sb_printf(&sb, ", register-blocked %lldx%lld", (long long)t->rx, (long long)t->ry);
+  if (t->blocked && t->edge_why) sb_printf(&sb, " (edge blocks: each body under its guard, per k: %s)", t->edge_why);
   sb_puts(&sb, ":");
   for (unsigned i = 0; i < t->ntiles; i++) {
     Tile *tl = &t->tiles[i];
@@ -1781,6 +1786,7 @@ static bool analyze(Ts *t, Op *L, Op *G, unsigned arm) {
   memset(&t->cost, 0, sizeof t->cost);
   bool ok = L->noperands - 3 <= 16 ? legal(t) && enough_reuse(t) : fail(t, "the loop carries too many values");
   t->blocked = ok && rb_legal(t);
+  t->edge_why = t->blocked ? t->speculate ? not_speculatable(t) : "speculate=0" : NULL;
   return ok && enough_occupancy(t);
 }
 
