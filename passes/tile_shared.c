@@ -7,7 +7,7 @@
  * analysis, the affine analysis, ir_op_clone and ir_walk_callees.
  * Options (passes.def): bx, by (the block tiled for; 16x16), depth (the tiles' extent along the loop; 16),
  * report (a note at each loop, or a loop-less kernel's neighbour reads, looked at: tiled with what, or why not:
- * kfront compile --remarks=tile), rx, ry (register blocking; 4x4), prefetch, uniform, wide (below; on),
+ * kfront compile --remarks=tile), rx, ry (register blocking; 4x4), prefetch, uniform, wide, speculate (below; on),
  * min-blocks (2), min-reuse (2) and halo-min-reuse (8) (the cost model).
  *
  * The variant. A kernel that is tiled keeps its code and gets a variant, a copy named NAME__tiled after it
@@ -80,8 +80,16 @@
  * each thread's f values for one k are adjacent (one ld.shared.v4 for 4 floats; rows padded by 16 bytes).
  * With `uniform`, the block takes one path for the whole loop: barrier_reduce(and) of "every virtual thread of
  * this thread exists and passes its guard" picks between a loop over the tiles whose compute is one loop over
- * k with all the virtual threads' bodies and one where each body is under its guard (the edge blocks); each
- * path's registers are its own. Each virtual thread's values are combined in the original order.
+ * k with all the virtual threads' bodies and the edge blocks' path; each path's registers are its own. Each
+ * virtual thread's values are combined in the original order. The edge path (tiling at any size, issue 24):
+ * where L's body can run for a virtual thread that is out (not_speculatable: pure ops that cannot trap, the
+ * tiled loads, checks on indices computed from k), each virtual thread that passes its guard first does its
+ * checks over the whole loop (emit_checks; hoist-checks makes them a few), then the same loop over the tiles as
+ * the other path, whole tiles unrolled, the bodies without their checks: an out one's values are never used
+ * (what follows L runs only for the virtual threads that exist and pass their guard). So a partial block at the
+ * matrix's edge costs about what a whole one does (it used to run each body under its guard, per k: ~12x the
+ * instructions, and the last row of blocks, all edge blocks, ran in the launch's last wave). Otherwise, and
+ * with speculate=0, the edge path's compute is one loop over k with each body under its guard.
  *
  * Neighbour reads (analyze_halo, rewrite_halo): a kernel without a loop whose body sits in a guard (an scf.if
  * after pure ops, as above). Its loads from a read-only parameter whose indices are affine in at most one of
