@@ -1245,7 +1245,9 @@ static bool check_operand_ok(Block *tb, Value *v, unsigned depth) {
 static const char *not_speculatable(Ts *t) {
   Block *tb = t->loop->regions[0].first;
   Op *term = ir_block_terminator(tb);
+  unsigned n = 0;
   for (Op *op = tb->first; op != term; op = op->next) {
+    if (++n > TS_MAX_OPS) return "the loop's body has too many ops"; /* emit_checks' limit */
     if (op->nregions) return "the loop's body has an op with regions";
     if (op->kind == OP_BOUNDS) {
       for (unsigned i = 0; i < op->noperands; i++)
