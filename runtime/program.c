@@ -536,9 +536,9 @@ static kf_status generate_module(RtFunction *f, const kf_arg *args, unsigned nar
   diag_set_kind(prev);
   mem_free(types);
   atomic_fetch_add(&rt->compiles, 1);
+  if ((st != KF_OK || !m) && owner) p->gen.release(&p->gen, owner);
   if (st == KF_ERROR_OUT_OF_MEMORY) return diag_errors(rt->diag) > errors ? st : rt_out_of_memory(rt);
   if (st != KF_OK || !m) {
-    if (owner) p->gen.release(&p->gen, owner);
     if (diag_errors(rt->diag) == errors)
       diag_error_kind(rt->diag, DIAG_KIND_ARGUMENT, NOLOC, "the specialisation callback of kernel %s %s for %s",
                       f->name, st != KF_OK ? "refused the argument types (it reported no reason)"
