@@ -556,7 +556,7 @@ static kf_status generic_make(const RtGenerator *g, Diag *diag, const char *kern
                               Module **m, void **owner) {
   kf_context *ctx = context_of(diag);
   kf_module *km = NULL;
-  kf_status st = g->fn(g->user, ctx, kernel, (kf_type *const *)types, n, &km);
+  kf_status st = g->fn(g->user, ctx, kernel, (struct kf_type *const *)types, n, &km);
   *m = NULL;
   *owner = km;
   if (st != KF_OK || !km) return st;

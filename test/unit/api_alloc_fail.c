@@ -429,8 +429,8 @@ static kf_status launch_double_it(World *w) {
 }
 
 /* A generic program whose callback parses double_it's kir for every fingerprint (kf_program_create_generic). */
-static kf_status parse_double_it(void *user, kf_context *ctx, const char *kernel, kf_type *const *types, unsigned n,
-                                 kf_module **out) {
+static kf_status parse_double_it(void *user, kf_context *ctx, const char *kernel, struct kf_type *const *types,
+                                 unsigned n, kf_module **out) {
   (void)user, (void)kernel, (void)types, (void)n;
   return kf_module_parse(ctx, "double_it.kir", kir_source, strlen(kir_source), out);
 }
