@@ -70,11 +70,16 @@ const PassInfo *pass_info(PassKind k);
 #define PASS_DEFAULT_PIPELINE_HEAD "canonicalize,cse,bce,pad-shared,tile-shared"
 #define PASS_DEFAULT_PIPELINE_TAIL "cse,hoist-checks,unroll,privatize-atomics,dce"
 #define PASS_DEFAULT_PIPELINE PASS_DEFAULT_PIPELINE_HEAD ",thread-map," PASS_DEFAULT_PIPELINE_TAIL
-#define PASS_DEFAULT_PIPELINE_NO_THREAD_MAP PASS_DEFAULT_PIPELINE_HEAD "," PASS_DEFAULT_PIPELINE_TAIL
+#define PASS_DEFAULT_PIPELINE_NO_THREAD_MAP \
+  "canonicalize,cse,bce,pad-shared,tile-shared{column=1}," PASS_DEFAULT_PIPELINE_TAIL
 const PassInfo *pass_lookup(const char *name, size_t len);
 /* Whether a value, block argument or function type of m is complex (passes/lower_complex.c): then the
  * simulator and the backend run lower-complex on a copy first. */
 bool pass_module_has_complex(Module *m);
+
+/* Whether the thread-map pass would remap kernel func's threads (eligible and profitable: passes/thread_map.c);
+ * tile-shared asks it before staging neighbour reads only to coalesce them. */
+bool thread_map_would_remap(Module *m, Op *func);
 
 /* Whether m has an addition or subtraction the contract pass fuses (passes/contract.c). */
 bool pass_module_has_contractible(Module *m);

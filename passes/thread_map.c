@@ -220,12 +220,13 @@ static void rewrite(Module *m, Op *func) {
   ir_op_set_attr(m, func, "thread_map", attr_unit());
 }
 
-static void consider(Module *m, Op *func, bool report, Diag *diag) {
-  const char *kname = ir_op_attr_str(func, "sym_name");
-  if (!kname) kname = "?";
+/* Whether the pass remaps func (eligible and profitable); *why (into buf) the reason when not. *c gets the
+ * weights. */
+static bool decide(Module *m, Op *func, TmCost *c, const char **why, char *buf, size_t len) {
   Block *entry = ir_func_entry(func);
   TmScan s = {.m = m};
-  if (ir_op_attr(func, "cooperative")) s.why = "it synchronises its grid (cuda.cg)";
+  if (ir_op_attr(func, "thread_map")) s.why = "it is thread-mapped already";
+  if (!s.why && ir_op_attr(func, "cooperative")) s.why = "it synchronises its grid (cuda.cg)";
   if (!s.why && entry) scan_func(&s, func);
   if (!s.why && entry) {
     s.in_callee = true;
@@ -233,26 +234,42 @@ static void consider(Module *m, Op *func, bool report, Diag *diag) {
   }
   if (!entry) s.why = "it has no body";
   if (!s.why && !s.reads_tid_y) s.why = "it reads no threadIdx.y (nothing to exchange)";
-  TmCost c = {.func = func, .entry = entry};
+  *c = (TmCost){.func = func, .entry = entry};
   if (!s.why) {
-    c.ra = range_analysis_new(m);
+    c->ra = range_analysis_new(m);
     for (Block *b = func->regions[0].first; b; b = b->next)
-      for (Op *op = b->first; op; op = op->next) ir_walk_pre(op, cost_op, &c);
-    range_analysis_free(c.ra);
+      for (Op *op = b->first; op; op = op->next) ir_walk_pre(op, cost_op, c);
+    range_analysis_free(c->ra);
   }
-  char why[160];
-  if (!s.why && c.along_y <= c.along_x) {
-    if (c.along_y == 0 && c.along_x == 0 && c.layout_a)
-      snprintf(why, sizeof why, "its arrays' strides are known only at launch (layout A, '%s')", c.a_name);
-    else if (c.along_y == 0 && c.along_x == 0)
-      snprintf(why, sizeof why, "no access is contiguous along threadIdx.x or threadIdx.y");
+  if (!s.why && c->along_y <= c->along_x) {
+    if (c->along_y == 0 && c->along_x == 0 && c->layout_a)
+      snprintf(buf, len, "its arrays' strides are known only at launch (layout A, '%s')", c->a_name);
+    else if (c->along_y == 0 && c->along_x == 0)
+      snprintf(buf, len, "no access is contiguous along threadIdx.x or threadIdx.y");
     else
-      snprintf(why, sizeof why, "accesses contiguous along threadIdx.x weigh %llu, along threadIdx.y %llu",
-               (unsigned long long)c.along_x, (unsigned long long)c.along_y);
-    s.why = why;
+      snprintf(buf, len, "accesses contiguous along threadIdx.x weigh %llu, along threadIdx.y %llu",
+               (unsigned long long)c->along_x, (unsigned long long)c->along_y);
+    s.why = buf;
   }
-  if (s.why) {
-    if (report) diag_remark(diag, func->loc, "kernel '%s' not thread-mapped: %s", kname, s.why);
+  *why = s.why;
+  return !s.why;
+}
+
+bool thread_map_would_remap(Module *m, Op *func) {
+  TmCost c;
+  const char *why;
+  char buf[160];
+  return decide(m, func, &c, &why, buf, sizeof buf);
+}
+
+static void consider(Module *m, Op *func, bool report, Diag *diag) {
+  const char *kname = ir_op_attr_str(func, "sym_name");
+  if (!kname) kname = "?";
+  TmCost c;
+  const char *why;
+  char buf[160];
+  if (!decide(m, func, &c, &why, buf, sizeof buf)) {
+    if (report) diag_remark(diag, func->loc, "kernel '%s' not thread-mapped: %s", kname, why);
     return;
   }
   rewrite(m, func);

@@ -40,7 +40,9 @@
  * tiled it ran at 61% of copy bandwidth on an H200, untiled 71%), or when a warp reads the array down a
  * column (threadIdx.x moving a row index, as `i, j = cuda.grid(2); u[i, j]` does): the tile's loads read
  * along rows, coalesced (a 5-point Jacobi on 16x16: 21% of copy bandwidth untiled, 32% tiled; bench/README.md
- * has the measurements). Then the occupancy: the tiles
+ * has the measurements) — unless thread-map remaps the kernel's threads (option column=2, the default:
+ * thread_map_would_remap), which coalesces the same reads without the staging (uint8 RGB pixels staged so ran
+ * at 0.61x numba-cuda, bench/README.md's suite). Then the occupancy: the tiles
  * and the kernel's own static shared memory leave shared memory (the target's, PassContext.target: on Hopper 228 KB
  * per SM, 1 KB reserved per block) for some blocks per SM; when that keeps under a quarter of the SM's threads (2048
  * on Hopper) busy, tiling is declined. The tiles must fit the target's shared memory per block (48 KB).
@@ -164,7 +166,7 @@ typedef struct Cost {
   bool coalesces;             /* a halo tile staged because a warp reads its array down a column */
   SrcLoc first;               /* the first read looked at (a halo's: where the remark goes) */
   int64_t tile_bytes, user_bytes, blocks_by_shared, blocks;
-  char why[200];
+  char why[320];
 } Cost;
 
 typedef struct Ts {
@@ -181,6 +183,7 @@ typedef struct Ts {
   bool unroll;                /* a whole tile's steps emitted one after the other (not a loop) */
   bool dbuf;                  /* double-buffered tiles (a loop's): two of each, one barrier per step */
   bool speculate;             /* register blocking: the edge blocks' path speculates the out bodies (speculatable) */
+  int64_t column;             /* the column option: stage to coalesce 0 never, 1 always, 2 unless thread-map maps */
   const char *edge_why;       /* register blocking: why the edge blocks' path does not speculate (NULL: it does) */
   Value *bufph;               /* dbuf: the template's placeholder for the buffer index (i64) */
   Value *buf;                 /* dbuf: the buffer index of the loop being emitted */
@@ -562,6 +565,7 @@ static bool enough_reuse(Ts *t) {
   int64_t threads = t->vbx * t->vby, reads = 0, loaded = 0;
   double need = t->loop ? (double)t->min_reuse : (double)t->halo_min_reuse, best = 0;
   unsigned n = 0;
+  bool mapped = false, mapped_known = false; /* thread-map remaps the kernel (asked once, where it matters) */
   if (t->ntiles && t->tiles[0].halo) c->first = t->tiles[0].members[0]->loc;
   for (unsigned i = 0; i < t->ntiles; i++) {
     Tile *tl = &t->tiles[i];
@@ -571,7 +575,12 @@ static bool enough_reuse(Ts *t) {
     int64_t r = threads * (tl->halo ? tl->nmembers : 1);
     double reuse = (double)r / (double)elems;
     if (reuse > best) best = reuse;
-    bool column = tl->halo && warp_reads_down_a_column(tl);
+    bool column = tl->halo && t->column && warp_reads_down_a_column(tl);
+    if (column && t->column == 2 && !mapped_known) {
+      mapped = thread_map_would_remap(t->m, t->func);
+      mapped_known = true;
+    }
+    column = column && !(t->column == 2 && mapped);
     c->coalesces |= column;
     if (reuse < need && !column) continue;
     reads += r;
@@ -582,7 +591,8 @@ static bool enough_reuse(Ts *t) {
   c->reuse = n ? (double)reads / (double)loaded : best;
   if (n) return true;
   snprintf(c->why, sizeof c->why, "the cost model: each element staged would be read %.2f times, under the %.0f that "
-           "pay%s", best, need, t->loop ? "" : " for a kernel without a loop (Hopper's L1 already serves neighbour reads)");
+           "pay%s%s", best, need, t->loop ? "" : " for a kernel without a loop (Hopper's L1 already serves neighbour reads)",
+           mapped ? "; a warp reads it down a column, but thread-map coalesces that by remapping the threads" : "");
   t->why = c->why; /* the reason, whatever dropped other loads before */
   return false;
 }
@@ -1950,7 +1960,7 @@ bool pass_tile_shared(Module *m, const PassContext *pc) {
           .prefetch = pc->options[6] != 0,
           .uniform = pc->options[7] != 0, .wide = pc->options[8] != 0, .min_blocks = pc->options[9],
           .min_reuse = pc->options[10], .halo_min_reuse = pc->options[11], .unroll = pc->options[12] != 0,
-          .dbuf = pc->options[13] != 0, .speculate = pc->options[14] != 0};
+          .dbuf = pc->options[13] != 0, .speculate = pc->options[14] != 0, .column = pc->options[15]};
   if (t.bx < 1 || t.by < 1 || t.depth < 1 || t.bx * t.by > 1024) {
     diag_error(pc->diag, (SrcLoc){0}, "tile-shared: the block (bx, by) must have 1 to 1024 threads and depth >= 1");
     return false;

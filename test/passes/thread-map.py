@@ -7,6 +7,8 @@
 # RUN: FileCheck %s < %t.kir
 # --remarks=tmap turns the report on in the default pipeline (after tile-shared, whose tiled variant it declines):
 # RUN: kfront compile %s -k jacobi --emit=kir --remarks=tmap -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULT --implicit-check-not=note:
+# RUN: kfront compile %s -k jacobi --emit=kir --remarks=tile -o /dev/null 2>&1 | FileCheck %s --check-prefix=TILE
+# RUN: kfront compile %s -k jacobi --emit=kir --pass-pipeline='canonicalize,cse,bce,tile-shared{column=1,report=1},dce' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOMAP
 # RUN: kfront compile %s --emit=ptx -o %t.ptx && %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 from numba import cuda, float32
 
@@ -34,9 +36,12 @@ def inc(a):
 
 
 # A 5-point stencil: every access contiguous along y (the negative-index selects decided by the guards).
-# NOTE: thread-map.py:[[#@LINE+4]]:1: note: kernel 'jacobi' thread-mapped: {{.*}} weigh 5, along threadIdx.x 0
-# DEFAULT: thread-map.py:[[#@LINE+3]]:1: note: kernel 'jacobi' thread-mapped: {{.*}} weigh 5, along threadIdx.x 0
-# DEFAULT: thread-map.py:[[#@LINE+2]]:1: note: kernel 'jacobi__tiled' not thread-mapped: shared memory (its threads cooperate)
+# NOTE: thread-map.py:[[#@LINE+7]]:1: note: kernel 'jacobi' thread-mapped: {{.*}} weigh 5, along threadIdx.x 0
+# DEFAULT: thread-map.py:[[#@LINE+6]]:1: note: kernel 'jacobi' thread-mapped: {{.*}} weigh 5, along threadIdx.x 0
+# tile-shared leaves it to thread-map (its column=2): no tiled variant; column=1 (the runtime's pipeline under
+# KFRONT_NO_THREAD_MAP=1) stages it instead.
+# TILE: thread-map.py:[[#@LINE+6]]:{{[0-9]+}}: note: {{.*}}read {{[0-9.]+}} times, under the 8 that pay for a kernel without a loop {{.*}}; a warp reads it down a column, but thread-map coalesces that by remapping the threads
+# NOMAP: thread-map.py:[[#@LINE+5]]:{{[0-9]+}}: note: neighbour reads tiled for blocks of (16, 16, 1)
 @cuda.jit("void(float32[:, ::1], float32[:, ::1])")
 def jacobi(a, b):
     i, j = cuda.grid(2)
