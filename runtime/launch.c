@@ -20,7 +20,8 @@
 #include "runtime/rt.h"
 #include "utils/mem.h"
 
-enum { STACK_SLOTS = 64, STACK_ARGS = 16 };
+/* a launch of up to 64 parameter slots and 64 arguments allocates nothing (kf_args of tuples flattened: 16) */
+enum { STACK_SLOTS = 64, STACK_ARGS = 64, STACK_FLAT = 16 };
 
 static const SrcLoc NOLOC = {0};
 
@@ -170,9 +171,9 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
     entry = rt_dispatch_find(&k->f->dispatch, &fp);
   }
   /* tuple arguments from here on as their elements: the kernel's parameters */
-  kf_arg flat_stack[STACK_ARGS], *flat = NULL;
+  kf_arg flat_stack[STACK_FLAT], *flat = NULL;
   if (rt_args_need_flattening(args, nargs)) {
-    kf_status fs = rt_flatten_args(args, nargs, flat_stack, STACK_ARGS, &flat, &nargs, rt->diag);
+    kf_status fs = rt_flatten_args(args, nargs, flat_stack, STACK_FLAT, &flat, &nargs, rt->diag);
     if (fs != KF_OK) return fs == KF_ERROR_OUT_OF_MEMORY ? rt_out_of_memory(rt) : fs;
     args = flat;
   }
