@@ -122,6 +122,7 @@ void kf_context_destroy(kf_context *ctx) {
   if (!ctx) return;
   API_CONTEXT(ctx);
   api_sources_free(ctx, ctx->sources, ctx->nsources);
+  api_passes_free(ctx);
   diag_free(&ctx->diag);
   ir_context_free(ctx->ir);
   mem_free(ctx);
@@ -308,6 +309,7 @@ kf_status kf_module_print(kf_module *m, unsigned flags, char **out, size_t *len)
 
 /* A pipeline parsed (and run over m, when there is one) under a guard; its report in dump. */
 typedef struct PipelineJob {
+  const PassSet *extra;  /* the context's embedder passes */
   Module *m;
   const char *text;
   const kf_pass_options *opts;
@@ -318,7 +320,7 @@ typedef struct PipelineJob {
 
 static void pipeline_job(void *arg) {
   PipelineJob *j = arg;
-  Pipeline p = {0};
+  Pipeline p = {.extra = j->extra};
   diag_set_kind(DIAG_KIND_SYNTAX);  /* the pipeline's text; the caller's kind (API_KIND) again after the guard */
   j->parsed = pipeline_parse(&p, j->text, j->diag);
   diag_set_kind(DIAG_KIND_INVALID_IR);  /* a pass's refusal of the embedder's module, or its input not verifying */
@@ -354,7 +356,7 @@ kf_status kf_module_run_pipeline(kf_module *m, const char *pipeline, const kf_pa
   kf_pass_options opts;
   kf_status st = API_READ_OPTIONS(&m->ctx->diag, "kf_module_run_pipeline", kf_pass_options, arch, given, &opts);
   if (st != KF_OK) return st;
-  PipelineJob j = {.m = m->ir, .text = pipeline ? pipeline : "", .opts = &opts, .diag = &m->ctx->diag};
+  PipelineJob j = {.extra = &m->ctx->passes, .m = m->ir, .text = pipeline ? pipeline : "", .opts = &opts, .diag = &m->ctx->diag};
   sb_init(&j.dump);
   if (!diag_guard(&m->ctx->diag, pipeline_job, &j)) return KF_ERROR_OUT_OF_MEMORY;  /* j.dump went with it */
   if (report && j.dump.len) *report = sb_take(&j.dump);
@@ -366,7 +368,7 @@ kf_status kf_pipeline_normalize(kf_context *ctx, const char *pipeline, char **ou
   API_CONTEXT(ctx);
   API_KIND(DIAG_KIND_INTERNAL);
   *out = NULL;
-  PipelineJob j = {.text = pipeline, .diag = &ctx->diag};
+  PipelineJob j = {.extra = &ctx->passes, .text = pipeline, .diag = &ctx->diag};
   sb_init(&j.dump);
   if (!diag_guard(&ctx->diag, pipeline_job, &j)) return KF_ERROR_OUT_OF_MEMORY;
   if (!j.parsed) {

@@ -396,6 +396,13 @@ static kf_status do_function(kf_builder *b, void *args) {
   a->func = ir_func_create(m, a->name, a->type, b->ib.loc);
   if (a->flags & KF_FUNCTION_FLAG_KERNEL) ir_op_set_attr(m, a->func, "kernel", attr_unit());
   if (a->flags & KF_FUNCTION_FLAG_DEVICE) ir_op_set_attr(m, a->func, "device", attr_unit());
+  if (a->flags & KF_FUNCTION_FLAG_EXTERN) {
+    /* a declaration, resolved by the link step (backend/link.c), as lower_foreign.c's of cuda.declare_device: the
+     * `foreign` attribute, and no body (ir_func_create's entry block goes); the insertion point stays */
+    ir_op_set_attr(m, a->func, "foreign", attr_unit());
+    ir_block_unlink(ir_func_entry(a->func));
+    return KF_OK;
+  }
   Block *entry = ir_func_entry(a->func);
   ib_set_end(&b->ib, entry);
   b->cur = ssa_node_new(b, NODE_BLOCK, entry, NULL);
@@ -411,8 +418,21 @@ kf_status kf_build_function(kf_builder *b, const char *name, const kf_type *fn_t
        name ? name : "(null)");
   NEED(!ir_module_lookup(b->km->ir, name), "the module already has a symbol '%s'", name);
   NEED(fn_type && TY(fn_type)->kind == TY_FUNC, "function '%s': its type must be a function type", name);
-  NEED(!(flags & ~3u), "function '%s': unknown flags 0x%x", name, flags & ~3u);
+  NEED(!(flags & ~7u), "function '%s': unknown flags 0x%x", name, flags & ~7u);
   NEED(!((flags & KF_FUNCTION_FLAG_KERNEL) && TY(fn_type)->nresults), "kernel '%s' must return no values", name);
+  if (flags & KF_FUNCTION_FLAG_EXTERN) {
+    NEED(!(flags & KF_FUNCTION_FLAG_KERNEL), "function '%s': an extern function is a device function, not a kernel",
+         name);
+    const Type *ft = TY(fn_type);
+    NEED(ft->nresults <= 1, "extern function '%s': a C function returns at most one value, not %u", name, ft->nresults);
+    for (unsigned i = 0; i <= ft->n; i++) {
+      const Type *t = i < ft->n ? ft->elems[i] : ft->nresults ? ft->results[0] : NULL;
+      char buf[96];
+      NEED(!t || ty_is_scalar(t) || t->kind == TY_PTR, "extern function '%s': %s %u is %s; an extern function takes "
+           "and returns numbers, booleans and pointers (C's types)", name, i < ft->n ? "parameter" : "result",
+           i < ft->n ? i + 1 : 1, type_text(t, buf, sizeof buf));
+    }
+  }
   NEED(!b->nopen, "function '%s': an scf construct is still open", name);
   FunctionArgs a = {name, TY(fn_type), flags, NULL};
   kf_status st = run(b, do_function, &a);

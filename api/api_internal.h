@@ -12,6 +12,7 @@
 
 #include "ir/ir.h"
 #include "kfront/kfront.h"
+#include "passes/passes.h"
 #include "utils/mem.h"
 
 struct kf_context {
@@ -24,6 +25,7 @@ struct kf_context {
   void *callback_user;
   kf_source *sources;   /* kf_context_add_source's copies (filename and text owned), registered with diag */
   unsigned nsources;
+  PassSet passes;       /* kf_pass_register's passes (each PassInfo, its name and its ApiPass owned) */
 };
 
 /* The allocator of a call on an object with this allocator (one per entry point, at its top). */
@@ -69,6 +71,8 @@ kf_status api_options_read(Diag *diag, const char *api, const char *type, const 
  * filled with T's defaults (T_init) first. */
 #define API_READ_OPTIONS(diag, api, T, last, given, out)                                                             \
   (T##_init(out), api_options_read(diag, api, #T, given, sizeof(T), API_OPTIONS_END(T, last), out))
+/* Frees the context's embedder passes (api_pass.c). */
+void api_passes_free(kf_context *ctx);
 /* KF_ERROR_OUT_OF_MEMORY after reporting it to ctx. */
 kf_status api_out_of_memory(kf_context *ctx);
 /* Frees n sources copied by api_compile.c (file names and texts), after removing them from the context's

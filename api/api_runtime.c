@@ -184,6 +184,7 @@ void kf_runtime_options_init(kf_runtime_options *o) {
   o->struct_size = sizeof *o;
   o->mode = KF_RUNTIME_AUTO;
   o->grid_stride = 1;
+  o->thread_map = 1;
   o->disk_cache = 1;
   o->backend = KF_BACKEND_AUTO;
   o->sim_detect_races = 1;
@@ -218,6 +219,7 @@ kf_status kf_runtime_create(kf_context *ctx, const kf_runtime_options *given, kf
   }
   RtRuntime *rt;
   kf_status st = rt_runtime_create(ctx->ir, &ctx->diag, opts, &rt);
+  if (st == KF_OK) rt->passes = &ctx->passes;  /* kf_pass_register's, in the programs' pipelines */
   *out = (kf_runtime *)rt;
   return st;
 }
@@ -278,6 +280,15 @@ kf_status kf_device_get_info(kf_context *ctx, const kf_runtime_options *opts, in
   kf_runtime_options o;
   if (!device_options(ctx, opts, &o, "kf_device_get_info")) return KF_ERROR_INVALID_INPUT;
   return rt_device_info(&o, ordinal, &ctx->diag, out);
+}
+
+kf_status kf_device_get_attribute(kf_context *ctx, const kf_runtime_options *opts, int ordinal, const char *name,
+                                  int *out) {
+  API_CONTEXT(ctx);
+  *out = 0;
+  kf_runtime_options o;
+  if (!device_options(ctx, opts, &o, "kf_device_get_attribute")) return KF_ERROR_INVALID_INPUT;
+  return rt_device_attribute(&o, ordinal, name, &ctx->diag, out);
 }
 
 kf_status kf_driver_version(kf_context *ctx, const char *libcuda_path, int *version) {
@@ -543,6 +554,68 @@ kf_status kf_program_from_module(kf_runtime *rt, kf_module *m, kf_program **out)
   API_RT(RT(rt));
   RtProgram *p;
   kf_status st = rt_program_from_module(RT(rt), m->ir, &p);
+  *out = (kf_program *)p;
+  return st;
+}
+
+/* ---- generic programs: the embedder's callback as the runtime's generator ---- */
+
+/* The context a runtime was made from (kf_runtime_create gives the runtime its context's Diag). */
+static kf_context *context_of(Diag *diag) { return (kf_context *)((char *)diag - offsetof(kf_context, diag)); }
+
+static kf_status generic_make(const RtGenerator *g, Diag *diag, const char *kernel, Type *const *types, unsigned n,
+                              Module **m, void **owner) {
+  kf_context *ctx = context_of(diag);
+  kf_module *km = NULL;
+  kf_status st = g->fn(g->user, ctx, kernel, (struct kf_type *const *)types, n, &km);
+  *m = NULL;
+  *owner = km;
+  if (st != KF_OK || !km) return st;
+  if (km->ctx != ctx) {
+    diag_error_kind(diag, DIAG_KIND_INVALID_ARGUMENT, NOLOC, "the specialisation callback of kernel %s returned a "
+                    "module of another context", kernel);
+    return KF_ERROR_INVALID_INPUT;  /* released (kf_module_destroy, in its own context) */
+  }
+  *m = km->ir;
+  return KF_OK;
+}
+
+static void generic_release(const RtGenerator *g, void *owner) {
+  (void)g;
+  kf_module_destroy(owner);
+}
+
+void kf_generic_options_init(kf_generic_options *o) {
+  memset(o, 0, sizeof *o);
+  o->struct_size = sizeof *o;
+}
+
+kf_status kf_program_create_generic(kf_runtime *rt, const kf_generic_options *given, kf_program **out) {
+  API_RT(RT(rt));
+  *out = NULL;
+  kf_generic_options o;
+  kf_status st = API_READ_OPTIONS(RT(rt)->diag, "kf_program_create_generic", kf_generic_options, pipeline, given, &o);
+  if (st != KF_OK) return st;
+  API_KIND(DIAG_KIND_INVALID_ARGUMENT);
+  Diag *d = RT(rt)->diag;
+  if (!o.specialize || !o.nkernels || !o.kernels) {
+    diag_error(d, NOLOC, "kf_program_create_generic: %s", !o.specialize ? "no specialisation callback given"
+                                                                         : "no kernels given");
+    return KF_ERROR_INVALID_INPUT;
+  }
+  for (unsigned i = 0; i < o.nkernels; i++) {
+    const char *name = o.kernels[i].name;
+    bool twice = false;
+    for (unsigned k = 0; name && k < i; k++) twice |= o.kernels[k].name && strcmp(o.kernels[k].name, name) == 0;
+    if (!name || !*name || twice || o.kernels[i].nparams < -1) {
+      diag_error(d, NOLOC, "kf_program_create_generic: kernel %u %s", i,
+                 !name || !*name ? "has no name" : twice ? "is named twice" : "has a parameter count below -1");
+      return KF_ERROR_INVALID_INPUT;
+    }
+  }
+  RtGenerator g = {generic_make, generic_release, o.specialize, o.user_data};
+  RtProgram *p;
+  st = rt_program_generic(RT(rt), &g, o.kernels, o.nkernels, o.pipeline, &p);
   *out = (kf_program *)p;
   return st;
 }

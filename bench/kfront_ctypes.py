@@ -83,7 +83,7 @@ class RuntimeOptions(ctypes.Structure):
                 ("disk_cache", ctypes.c_int), ("cache_dir", ctypes.c_char_p), ("backend", ctypes.c_int),
                 ("sim_devices", ctypes.c_uint), ("libcuda_path", ctypes.c_char_p),
                 ("sim_detect_races", ctypes.c_int), ("sim_workers", ctypes.c_uint),
-                ("sim_max_steps", ctypes.c_uint64), ("sim_max_seconds", ctypes.c_double)]
+                ("sim_max_steps", ctypes.c_uint64), ("sim_max_seconds", ctypes.c_double), ("thread_map", ctypes.c_int)]
 
 
 class Array(ctypes.Structure):

@@ -505,25 +505,39 @@ void ir_module_rebuild_symbols(Module *m) {
 
 /* ---- walks ------------------------------------------------------------------------------------ */
 
-bool ir_walk_pre(Op *root, OpWalkFn fn, void *user) {
-  if (!fn(root, user)) return false;
+IrWalkStep ir_walk(Op *root, IrWalkOrder order, IrWalkStepFn fn, void *user) {
+  if (order == IR_WALK_PRE) {
+    IrWalkStep s = fn(root, user);
+    if (s != IR_WALK_ADVANCE) return s == IR_WALK_INTERRUPT ? s : IR_WALK_ADVANCE;
+  }
   for (unsigned r = 0; r < root->nregions; r++)
     for (Block *b = root->regions[r].first; b; b = b->next)
       for (Op *o = b->first, *next; o; o = next) {
         next = o->next;
-        if (!ir_walk_pre(o, fn, user)) return false;
+        if (ir_walk(o, order, fn, user) == IR_WALK_INTERRUPT) return IR_WALK_INTERRUPT;
       }
-  return true;
+  return order == IR_WALK_POST && fn(root, user) == IR_WALK_INTERRUPT ? IR_WALK_INTERRUPT : IR_WALK_ADVANCE;
+}
+
+/* ir_walk_pre and ir_walk_post: ir_walk with a callback that only goes on or stops. */
+typedef struct BoolWalk {
+  OpWalkFn fn;
+  void *user;
+} BoolWalk;
+
+static IrWalkStep bool_step(Op *op, void *user) {
+  BoolWalk *w = user;
+  return w->fn(op, w->user) ? IR_WALK_ADVANCE : IR_WALK_INTERRUPT;
+}
+
+bool ir_walk_pre(Op *root, OpWalkFn fn, void *user) {
+  BoolWalk w = {fn, user};
+  return ir_walk(root, IR_WALK_PRE, bool_step, &w) != IR_WALK_INTERRUPT;
 }
 
 bool ir_walk_post(Op *root, OpWalkFn fn, void *user) {
-  for (unsigned r = 0; r < root->nregions; r++)
-    for (Block *b = root->regions[r].first; b; b = b->next)
-      for (Op *o = b->first, *next; o; o = next) {
-        next = o->next;
-        if (!ir_walk_post(o, fn, user)) return false;
-      }
-  return fn(root, user);
+  BoolWalk w = {fn, user};
+  return ir_walk(root, IR_WALK_POST, bool_step, &w) != IR_WALK_INTERRUPT;
 }
 
 bool ir_walk_module(Module *m, OpWalkFn fn, void *user) {

@@ -547,6 +547,15 @@ typedef bool (*OpWalkFn)(Op *op, void *user);
 bool ir_walk_pre(Op *root, OpWalkFn fn, void *user);
 bool ir_walk_post(Op *root, OpWalkFn fn, void *user);
 bool ir_walk_module(Module *m, OpWalkFn fn, void *user);
+/* The walk both are made of (and kir.h's kf_op_walk): fn says, for each op, whether to go on (IR_WALK_ADVANCE),
+ * to leave the op's regions unvisited (IR_WALK_SKIP: in a pre-order walk; in a post-order one they were visited
+ * already, and it goes on) or to stop (IR_WALK_INTERRUPT, which the walk returns; else IR_WALK_ADVANCE). The
+ * callback may erase or move the op it is given in a post-order walk, and in a pre-order one when it returns
+ * IR_WALK_SKIP or IR_WALK_INTERRUPT; no other op. */
+typedef enum IrWalkStep { IR_WALK_ADVANCE, IR_WALK_SKIP, IR_WALK_INTERRUPT } IrWalkStep;
+typedef enum IrWalkOrder { IR_WALK_PRE, IR_WALK_POST } IrWalkOrder;
+typedef IrWalkStep (*IrWalkStepFn)(Op *op, void *user);
+IrWalkStep ir_walk(Op *root, IrWalkOrder order, IrWalkStepFn fn, void *user);
 /* Number of ops nested under root (root included). */
 size_t ir_count_ops(Op *root);
 

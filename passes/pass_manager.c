@@ -52,6 +52,12 @@ const PassInfo *pass_lookup(const char *name, size_t len) {
   return NULL;
 }
 
+const PassInfo *pass_set_lookup(const PassSet *set, const char *name, size_t len) {
+  for (unsigned i = 0; set && i < set->n; i++)
+    if (strlen(set->items[i]->name) == len && memcmp(set->items[i]->name, name, len) == 0) return set->items[i];
+  return NULL;
+}
+
 /* ---- pipelines ------------------------------------------------------------------------------ */
 
 static PipelineEntry *pipeline_push(Pipeline *p, const PassInfo *pass) {
@@ -95,6 +101,7 @@ bool pipeline_parse(Pipeline *p, const char *text, Diag *diag) {
       return false;
     }
     const PassInfo *pass = pass_lookup(text + start, i - start);
+    if (!pass) pass = pass_set_lookup(p->extra, text + start, i - start);
     if (!pass) {
       pipeline_error(diag, text, start, "unknown pass", text + start, i - start);
       return false;
@@ -191,7 +198,9 @@ bool pipeline_run(const Pipeline *p, Module *m, const PassManagerOptions *opts, 
   bool ok = true;
   TargetFacts sm90 = target_facts(90);
   const TargetFacts *target = opts->target ? opts->target : &sm90;
-  if (opts->verify_each && p->n) {  /* a module that does not verify is the caller's (its kind), not a pass's */
+  bool external = false;  /* an embedder pass is verified after, whatever verify_each says: its input is too */
+  for (unsigned i = 0; i < p->n; i++) external |= p->entries[i].pass->external;
+  if ((opts->verify_each || external) && p->n) {  /* a module that does not verify is the caller's, not a pass's */
     double v0 = now_seconds();
     if (!ir_verify_module(m, diag)) {
       diag_error(diag, (SrcLoc){0}, "the IR given to the pass pipeline does not verify");
@@ -201,16 +210,18 @@ bool pipeline_run(const Pipeline *p, Module *m, const PassManagerOptions *opts, 
   }
   for (unsigned i = 0; i < p->n && ok; i++) {
     const PipelineEntry *e = &p->entries[i];
-    PassContext pc = {diag, e->options, target};
+    PassContext pc = {diag, e->options, target, e->pass->user};
     unsigned errors_before = diag_errors(diag);
     double t0 = now_seconds();
     ok = e->pass->run(m, &pc) && diag_errors(diag) == errors_before;
     times[i] = now_seconds() - t0;
-    if (ok && opts->verify_each) {
+    if (ok && (opts->verify_each || e->pass->external)) {  /* an embedder's pass is always checked */
       double v0 = now_seconds();
-      DiagKind prev = diag_set_kind(DIAG_KIND_INTERNAL);  /* it verified before: the pass broke it */
+      /* it verified before: the pass broke it (kfront's fault, or the embedder's for its own pass) */
+      DiagKind prev = diag_set_kind(e->pass->external ? DIAG_KIND_INVALID_IR : DIAG_KIND_INTERNAL);
       if (!ir_verify_module(m, diag)) {
-        diag_error(diag, (SrcLoc){0}, "the IR after pass '%s' does not verify", e->pass->name);
+        diag_error(diag, (SrcLoc){0}, "the IR after %spass '%s' does not verify", e->pass->external ? "embedder " : "",
+                   e->pass->name);
         ok = false;
       }
       diag_set_kind(prev);

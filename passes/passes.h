@@ -16,6 +16,7 @@ typedef struct PassContext {
   Diag *diag;
   const int64_t *options;   /* values of the pass's options, in passes.def order */
   const TargetFacts *target; /* the GPU the module is compiled for (never NULL: sm_90's when none is given) */
+  void *user;               /* an embedder pass's PassInfo.user (NULL for kfront's own) */
 } PassContext;
 
 typedef bool (*PassFn)(Module *m, const PassContext *pc);
@@ -32,7 +33,19 @@ typedef struct PassInfo {
   const char *summary;
   unsigned noptions;
   PassOptionInfo options[PASS_MAX_OPTIONS];
+  void *user;               /* an embedder pass: given to run as PassContext.user */
+  bool external;            /* an embedder pass (kf_pass_register): always verified after, its own kind of error */
 } PassInfo;
+
+/* Passes registered at run time by an embedder (kf_pass_register, api/api_pass.c), which pipelines look up by name
+ * after passes.def's: each PassInfo kept at its address while the set lives (a pipeline parsed from the set points
+ * to them). Owned by the embedder's context; the set only lists them. */
+typedef struct PassSet {
+  PassInfo **items;
+  unsigned n, cap;
+} PassSet;
+/* The pass of set (may be NULL) named name (len bytes), or NULL. */
+const PassInfo *pass_set_lookup(const PassSet *set, const char *name, size_t len);
 
 typedef enum {
 #define PASS(Id, name, fn, summary) PASS_##Id,
@@ -50,8 +63,14 @@ typedef enum {
 #undef PASS_OPTION
 
 const PassInfo *pass_info(PassKind k);
-/* The default pipeline after lowering (kfront compile; the runtime appends grid-stride). */
-#define PASS_DEFAULT_PIPELINE "canonicalize,cse,bce,pad-shared,tile-shared,cse,hoist-checks,unroll,privatize-atomics,dce"
+/* The default pipeline after lowering (kfront compile; the runtime appends grid-stride), and the same without
+ * thread-map (kf_runtime_options.thread_map = 0: KFRONT_NO_THREAD_MAP). thread-map comes after tile-shared (whose
+ * affine analysis needs threadIdx as it is; the tiled variants it makes use shared memory, which thread-map
+ * leaves alone) and before cse (which merges the block dims it reads again). */
+#define PASS_DEFAULT_PIPELINE_HEAD "canonicalize,cse,bce,pad-shared,tile-shared"
+#define PASS_DEFAULT_PIPELINE_TAIL "cse,hoist-checks,unroll,privatize-atomics,dce"
+#define PASS_DEFAULT_PIPELINE PASS_DEFAULT_PIPELINE_HEAD ",thread-map," PASS_DEFAULT_PIPELINE_TAIL
+#define PASS_DEFAULT_PIPELINE_NO_THREAD_MAP PASS_DEFAULT_PIPELINE_HEAD "," PASS_DEFAULT_PIPELINE_TAIL
 const PassInfo *pass_lookup(const char *name, size_t len);
 /* Whether a value, block argument or function type of m is complex (passes/lower_complex.c): then the
  * simulator and the backend run lower-complex on a copy first. */
@@ -77,9 +96,11 @@ typedef struct PipelineEntry {
 typedef struct Pipeline {
   unsigned n, cap;
   PipelineEntry *entries;
+  const PassSet *extra;     /* set before parsing: embedder passes the text may name too (NULL: none) */
 } Pipeline;
 
-/* Parses pipeline text; errors go to diag (located in "<pipeline>" at the column). */
+/* Parses pipeline text; errors go to diag (located in "<pipeline>" at the column). A name is looked up in
+ * passes.def, then in p->extra. */
 bool pipeline_parse(Pipeline *p, const char *text, Diag *diag);
 void pipeline_free(Pipeline *p);
 void pipeline_print(const Pipeline *p, StrBuf *out);

@@ -7,7 +7,7 @@
  * analysis, the affine analysis, ir_op_clone and ir_walk_callees.
  * Options (passes.def): bx, by (the block tiled for; 16x16), depth (the tiles' extent along the loop; 16),
  * report (a note at each loop, or a loop-less kernel's neighbour reads, looked at: tiled with what, or why not:
- * kfront compile --remarks=tile), rx, ry (register blocking; 4x4), prefetch, uniform, wide (below; on),
+ * kfront compile --remarks=tile), rx, ry (register blocking; 4x4), prefetch, uniform, wide, speculate (below; on),
  * min-blocks (2), min-reuse (2) and halo-min-reuse (8) (the cost model).
  *
  * The variant. A kernel that is tiled keeps its code and gets a variant, a copy named NAME__tiled after it
@@ -80,8 +80,16 @@
  * each thread's f values for one k are adjacent (one ld.shared.v4 for 4 floats; rows padded by 16 bytes).
  * With `uniform`, the block takes one path for the whole loop: barrier_reduce(and) of "every virtual thread of
  * this thread exists and passes its guard" picks between a loop over the tiles whose compute is one loop over
- * k with all the virtual threads' bodies and one where each body is under its guard (the edge blocks); each
- * path's registers are its own. Each virtual thread's values are combined in the original order.
+ * k with all the virtual threads' bodies and the edge blocks' path; each path's registers are its own. Each
+ * virtual thread's values are combined in the original order. The edge path (tiling at any size, issue 24):
+ * where L's body can run for a virtual thread that is out (not_speculatable: pure ops that cannot trap, the
+ * tiled loads, checks on indices computed from k), each virtual thread that passes its guard first does its
+ * checks over the whole loop (emit_checks; hoist-checks makes them a few), then the same loop over the tiles as
+ * the other path, whole tiles unrolled, the bodies without their checks: an out one's values are never used
+ * (what follows L runs only for the virtual threads that exist and pass their guard). So a partial block at the
+ * matrix's edge costs about what a whole one does (it used to run each body under its guard, per k: ~12x the
+ * instructions, and the last row of blocks, all edge blocks, ran in the launch's last wave). Otherwise, and
+ * with speculate=0, the edge path's compute is one loop over k with each body under its guard.
  *
  * Neighbour reads (analyze_halo, rewrite_halo): a kernel without a loop whose body sits in a guard (an scf.if
  * after pure ops, as above). Its loads from a read-only parameter whose indices are affine in at most one of
@@ -172,6 +180,8 @@ typedef struct Ts {
   bool wide;                  /* register blocking: wide tiles (stored_dim) */
   bool unroll;                /* a whole tile's steps emitted one after the other (not a loop) */
   bool dbuf;                  /* double-buffered tiles (a loop's): two of each, one barrier per step */
+  bool speculate;             /* register blocking: the edge blocks' path speculates the out bodies (speculatable) */
+  const char *edge_why;       /* register blocking: why the edge blocks' path does not speculate (NULL: it does) */
   Value *bufph;               /* dbuf: the template's placeholder for the buffer index (i64) */
   Value *buf;                 /* dbuf: the buffer index of the loop being emitted */
   int64_t min_blocks;         /* the variant's blocks per SM asked of the backend (launch_min_blocks; 0: none) */
@@ -1213,6 +1223,53 @@ static void rewrite_halo(Ts *t) {
 
 /* ---- register blocking ---------------------------------------------------------------------------- */
 
+/* Whether v, an operand of a check in L's body tb, is computed from L's variable and values from outside L by
+ * pure ops without regions in tb (not from a load or a value L carries). */
+static bool check_operand_ok(Block *tb, Value *v, unsigned depth) {
+  if (v == tb->args[0]) return true;
+  if (!v->def) return v->block != tb;
+  if (v->def->block != tb) return true;
+  if (depth > 48 || v->def->nregions || !op_has(v->def, OPT_PURE)) return false;
+  for (unsigned i = 0; i < v->def->noperands; i++)
+    if (!check_operand_ok(tb, op_operand(v->def, i), depth + 1)) return false;
+  return true;
+}
+
+/* Why L's body cannot run for a virtual thread that is out (its guard fails, or its block does not exist), its
+ * values unused; NULL: it can (speculatable). It can when every op has no regions and is a check, a tiled load
+ * (which reads the tile: always in it, its indices being the thread's position and k - k0) or pure and cannot
+ * trap (not an integer division or remainder, undefined by 0), and the checks' operands are computed in the body
+ * from L's variable by pure ops alone (emit_checks does them apart). What follows L runs only for the virtual
+ * threads that pass their guard (it is in the guard's arm) and exist, so an out one's values are never seen.
+ * Looked at before the rewrite (the tiles' loads are t->tiles[i].load) and valid after it. */
+static const char *not_speculatable(Ts *t) {
+  Block *tb = t->loop->regions[0].first;
+  Op *term = ir_block_terminator(tb);
+  unsigned n = 0;
+  for (Op *op = tb->first; op != term; op = op->next) {
+    if (++n > TS_MAX_OPS) return "the loop's body has too many ops"; /* emit_checks' limit */
+    if (op->nregions) return "the loop's body has an op with regions";
+    if (op->kind == OP_BOUNDS) {
+      for (unsigned i = 0; i < op->noperands; i++)
+        if (!check_operand_ok(tb, op_operand(op, i), 0)) return "a check's index or extent comes from a load or a carried value";
+      continue;
+    }
+    if (op->kind == OP_LOAD) {
+      bool tiled = false;
+      for (unsigned i = 0; i < t->ntiles && !tiled; i++) tiled = t->tiles[i].load == op;
+      if (!tiled) return "the loop's body has a load that is not tiled";
+      continue;
+    }
+    if (!op_has(op, OPT_PURE)) return "the loop's body has an op with an effect";
+    switch (op->kind) {
+    case OP_DIVSI: case OP_DIVUI: case OP_REMSI: case OP_REMUI: return "the loop's body has an integer division";
+    default: break;
+    }
+  }
+  return NULL;
+}
+
+
 static bool rb_scan(Op *op, void *user) {
   bool *ok = user;
   if (op_kind_has(op->kind, OPT_CONVERGENT)) return *ok = false;
@@ -1289,6 +1346,8 @@ typedef struct Virt {
   Value *ub;                  /* L's upper bound */
   Value *all;                 /* every virtual thread of this thread exists and passes its guard */
   bool guarded;               /* the compute of the path where some virtual thread is out */
+  bool spec;                  /* L's body can run for a virtual thread that is out (speculatable) */
+  bool strip;                 /* emit_bodies leaves the checks out (they are done by emit_checks) */
 } Virt;
 
 static Value *vmapped(Virt *vt, unsigned v, Value *x) {
@@ -1340,7 +1399,8 @@ static Op *emit_bodies(Ts *t, Virt *vt, IrBuilder *b, Value *lb, Value *ub, Valu
       ib_set_end(&g, yes);
       at = &g;
     }
-    for (Op *op = tb->first; op != term; op = op->next) ib_insert(at, ir_op_clone(m, op, mp));
+    for (Op *op = tb->first; op != term; op = op->next)
+      if (!(vt->strip && op->kind == OP_BOUNDS)) ib_insert(at, ir_op_clone(m, op, mp));
     for (unsigned i = 0; i < nc; i++) ys[j * nc + i] = vmapped(vt, j, op_operand(term, i));
     if (gi) {
       ib_op(at, OP_YIELD, nc, &ys[j * nc], 0, NULL, 0);
@@ -1373,8 +1433,85 @@ static void all_in_compute(Ts *t, Virt *vt, IrBuilder *b, Value *k0, Value *cons
   yield_results(&y, partial, emit_bodies(t, vt, &y, k0, end, k0, false, carried, false));
 }
 
-/* Some virtual thread out (or not known): for k in the tile, each virtual thread's body under its guard. */
+/* For each virtual thread that passes its guard, the checks of L's body for k in [lo, hi), in order (with the
+ * pure ops their operands need): what the bodies stripped of their checks (vt->strip) would have checked, done
+ * before the loop over the tiles (L's body has nothing else observable, so each virtual thread fails with the
+ * check it would have failed first). hoist-checks then makes each loop of checks a few checks (the first
+ * iteration's, and the one whose index moves with k over its whole range): nothing of them stays live across
+ * the loop over the tiles. */
+static void emit_checks(Ts *t, Virt *vt, IrBuilder *b, Value *lo, Value *hi) {
+  Module *m = t->m;
+  Block *tb = t->loop->regions[0].first;
+  Op *term = ir_block_terminator(tb);
+  /* the ops the checks need: marked from the last op back */
+  Op *ops[TS_MAX_OPS];
+  bool need[TS_MAX_OPS];
+  unsigned n = 0;
+  for (Op *op = tb->first; op != term && n < TS_MAX_OPS; op = op->next) {
+    need[n] = op->kind == OP_BOUNDS;
+    ops[n++] = op;
+  }
+  for (unsigned i = n; i-- > 0;) {
+    if (!need[i]) continue;
+    for (unsigned o = 0; o < ops[i]->noperands; o++) {
+      Op *d = op_operand(ops[i], o)->def;
+      for (unsigned j = 0; j < i; j++)
+        if (ops[j] == d) need[j] = true;
+    }
+  }
+  bool any = false;
+  for (unsigned i = 0; i < n; i++) any |= ops[i]->kind == OP_BOUNDS;
+  if (!any) return;
+  for (unsigned v = 0; v < vt->n; v++) {
+    Block *yes, *no;
+    emit_if(t, b, vt->guard[v], 0, NULL, &yes, &no);
+    IrBuilder g;
+    ib_init(&g, m);
+    g.loc = b->loc;
+    ib_set_end(&g, no);
+    ib_op(&g, OP_YIELD, 0, NULL, 0, NULL, 0);
+    ib_set_end(&g, yes);
+    Value *ops3[3] = {lo, hi, c64(&g, 1)};
+    Op *loop = ib_op(&g, OP_FOR, 3, ops3, 0, NULL, 1);
+    Block *body = ir_block_new(m);
+    ir_region_append_block(&loop->regions[0], body);
+    Value *k = ir_block_add_arg(m, body, ty_i64(m->ctx));
+    PtrMap map = {0};
+    ptrmap_put(&map, tb->args[0], k);
+    IrBuilder f;
+    ib_init(&f, m);
+    f.loc = b->loc;
+    ib_set_end(&f, body);
+    for (unsigned i = 0; i < n; i++) {
+      if (!need[i]) continue;
+      /* the virtual thread's own values for what comes from outside L (its indices, its extents) */
+      for (unsigned o = 0; o < ops[i]->noperands; o++) {
+        Value *x = op_operand(ops[i], o);
+        if (!ptrmap_get(&map, x)) {
+          Value *y = ptrmap_get(&vt->map[v], x);
+          if (y) ptrmap_put(&map, x, y);
+        }
+      }
+      ib_insert(&f, ir_op_clone(m, ops[i], &map));
+    }
+    ptrmap_free(&map);
+    ib_op(&f, OP_YIELD, 0, NULL, 0, NULL, 0);
+    ib_op(&g, OP_YIELD, 0, NULL, 0, NULL, 0);
+  }
+}
+
+/* Some virtual thread out (or not known). Speculatable (vt->spec): the tile runs as all_in_compute's, the
+ * bodies without their checks (emit_checks did them before the loop), for every virtual thread (an out one's
+ * values are never used): the edge blocks keep the whole tile's unrolled loop. Else: for k in the tile, each
+ * virtual thread's body under its guard. */
 static Op *guarded_compute(Ts *t, Virt *vt, IrBuilder *b, Value *k0, Value *const *carried) {
+  if (vt->spec) {
+    Op *out;
+    vt->strip = true;
+    all_in_compute(t, vt, b, k0, carried, &out);
+    vt->strip = false;
+    return out;
+  }
   Value *end = ib_binary(b, OP_MINSI, ib_binary(b, OP_ADDI, k0, c64(b, t->depth)), vt->ub);
   return emit_bodies(t, vt, b, k0, end, k0, false, carried, true);
 }
@@ -1543,6 +1680,7 @@ static void rewrite_blocked(Ts *t) {
   ir_op_unlink(L);
   if (at == L) ib_set_before(&in, where);
   for (unsigned i = 0; i < t->ntiles; i++) redirect_load(t, &t->tiles[i], tid64, wtpos, vt.k0ph);
+  vt.spec = t->speculate && !t->edge_why;
   /* the loop(s) over the tiles, carrying every virtual thread's values */
   unsigned nr = vt.n * vt.nc;
   Value *init[TS_MAX_CARRY];
@@ -1567,8 +1705,21 @@ static void rewrite_blocked(Ts *t) {
     yield_first(&y, yes, emit_tile_loop(t, &y, op_operand(L, 0), vt.ub, nr, init, lin, bid, blocked_compute, &vt), nr);
     ib_set_end(&y, no);
     vt.guarded = true;
+    if (vt.spec) emit_checks(t, &vt, &y, op_operand(L, 0), vt.ub);
     yield_first(&y, no, emit_tile_loop(t, &y, op_operand(L, 0), vt.ub, nr, init, lin, bid, blocked_compute, &vt), nr);
   } else {
+    if (vt.spec) { /* the threads that take the guarded path (all is invariant) do their checks first */
+      Block *yes, *no;
+      emit_if(t, &in, ib_binary(&in, OP_XORI, all, ib_const_bool(&in, true)), 0, NULL, &yes, &no);
+      IrBuilder y;
+      ib_init(&y, m);
+      y.loc = L->loc;
+      ib_set_end(&y, yes);
+      emit_checks(t, &vt, &y, op_operand(L, 0), vt.ub);
+      ib_op(&y, OP_YIELD, 0, NULL, 0, NULL, 0);
+      ib_set_end(&y, no);
+      ib_op(&y, OP_YIELD, 0, NULL, 0, NULL, 0);
+    }
     outer = emit_tile_loop(t, &in, op_operand(L, 0), vt.ub, nr, init, lin, bid, blocked_compute, &vt);
   }
   /* what follows L, for each virtual thread that exists */
@@ -1617,6 +1768,7 @@ static void report(Ts *t, bool tiled) {
   sb_printf(&sb, "%s tiled for blocks of (%lld, %lld, 1)", what, (long long)t->vbx, (long long)t->vby);
   if (t->loop) sb_printf(&sb, ", depth %lld", (long long)t->depth);
   if (t->blocked) sb_printf(&sb, ", register-blocked %lldx%lld", (long long)t->rx, (long long)t->ry);
+  if (t->blocked && t->edge_why) sb_printf(&sb, " (edge blocks: each body under its guard, per k: %s)", t->edge_why);
   sb_puts(&sb, ":");
   for (unsigned i = 0; i < t->ntiles; i++) {
     Tile *tl = &t->tiles[i];
@@ -1644,6 +1796,7 @@ static bool analyze(Ts *t, Op *L, Op *G, unsigned arm) {
   memset(&t->cost, 0, sizeof t->cost);
   bool ok = L->noperands - 3 <= 16 ? legal(t) && enough_reuse(t) : fail(t, "the loop carries too many values");
   t->blocked = ok && rb_legal(t);
+  t->edge_why = t->blocked ? t->speculate ? not_speculatable(t) : "speculate=0" : NULL;
   return ok && enough_occupancy(t);
 }
 
@@ -1797,7 +1950,7 @@ bool pass_tile_shared(Module *m, const PassContext *pc) {
           .prefetch = pc->options[6] != 0,
           .uniform = pc->options[7] != 0, .wide = pc->options[8] != 0, .min_blocks = pc->options[9],
           .min_reuse = pc->options[10], .halo_min_reuse = pc->options[11], .unroll = pc->options[12] != 0,
-          .dbuf = pc->options[13] != 0};
+          .dbuf = pc->options[13] != 0, .speculate = pc->options[14] != 0};
   if (t.bx < 1 || t.by < 1 || t.depth < 1 || t.bx * t.by > 1024) {
     diag_error(pc->diag, (SrcLoc){0}, "tile-shared: the block (bx, by) must have 1 to 1024 threads and depth >= 1");
     return false;

@@ -296,6 +296,15 @@ kf_status rt_flatten_args(const kf_arg *args, unsigned n, kf_arg *stack, unsigne
 
 /* ---- argument checks ------------------------------------------------------------------------- */
 
+Type *rt_arg_type(IrContext *ctx, const kf_arg *arg) {
+  if (arg->kind == KF_ARG_SCALAR) return rt_dtype_type(ctx, arg->dtype);
+  if (arg->kind != KF_ARG_ARRAY) return NULL;
+  const kf_array *a = &arg->array;
+  if (a->ndim == 0 && rt_dtype_is_record(a->dtype)) return rt_record_type(ctx, a->dtype); /* one record */
+  Type *elem = rt_dtype_type(ctx, a->dtype);
+  return elem ? ty_array(ctx, elem, a->ndim ? a->ndim : 1, a->ndim ? rt_array_layout(a) : 'C') : NULL;
+}
+
 bool rt_arg_fits(const Type *param, const kf_arg *arg) {
   if (param->kind == TY_RECORD) { /* one record: a 0-d array of its dtype */
     kf_dtype want;

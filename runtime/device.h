@@ -150,6 +150,9 @@ RtDevice *rt_device_gpu_open(const char *libcuda_path, int ordinal, Diag *diag);
 bool rt_device_gpu_count(const char *libcuda_path, int *count, Diag *diag);
 /* The properties of GPU `ordinal` (no context is made); false (reported) when there is no such device. */
 bool rt_device_gpu_info(const char *libcuda_path, int ordinal, kf_device_info *out, Diag *diag);
+/* The driver's attribute `attribute` (a CUdevice_attribute value) of GPU `ordinal`; false (reported) when there is no
+ * such device or the driver refuses the attribute. */
+bool rt_device_gpu_attribute(const char *libcuda_path, int ordinal, int attribute, int *out, Diag *diag);
 /* Simulated device `ordinal` (0 <= ordinal < its count; the caller checks) as a device. opts is copied. NULL
  * (reported) only when out of memory. */
 typedef struct SimOptions SimOptions;

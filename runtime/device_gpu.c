@@ -128,6 +128,12 @@ bool rt_device_gpu_info(const char *libcuda_path, int ordinal, kf_device_info *o
   return cu && device_of(cu, ordinal, &dev, diag) && read_info(cu, dev, out, &arch, diag);
 }
 
+bool rt_device_gpu_attribute(const char *libcuda_path, int ordinal, int attribute, int *out, Diag *diag) {
+  const RtCuda *cu = rt_cuda(libcuda_path, diag);
+  CUdevice dev;
+  return cu && device_of(cu, ordinal, &dev, diag) && attr(cu, dev, attribute, out, diag);
+}
+
 /* Unloads m's code: its library, or its module. */
 static void unload_code(const RtCuda *cu, RtDevModule *m) {
   if (m->lib) cu->cuLibraryUnload(m->lib);

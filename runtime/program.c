@@ -1,9 +1,11 @@
 /* program.c — programs, functions and their specialisations.
  *
- * RtProgram: Python source (copied, registered with the diagnostics so run-time errors quote it) or a
- *   borrowed kir module. RtFunction: one Python function of it, resolved by name once; its kernels are
- *   found by the fingerprint of the argument types (dispatch.c: lock-free on a hit). On a miss, under the
- *   runtime's lock:
+ * RtProgram: Python source (copied, registered with the diagnostics so run-time errors quote it), a
+ *   borrowed kir module, or an embedder's generic kernels (a generator: api/'s wrapper of its callback).
+ *   RtFunction: one Python function (or kernel) of it, resolved by name once; its kernels are found by the
+ *   fingerprint of the argument types (dispatch.c: lock-free on a hit). On a miss, under the runtime's lock:
+ *   - a generic program's kernel is the one the callback builds for the argument types (generate_module: the
+ *     verifier and the pipeline run over it, rt_compile_module), picked as a borrowed module's is;
  *   - a lazy kernel is compiled for the signature its arguments spell (e.g. void(float32[::1], int64));
  *     an eager one is compiled once with its decorator's signatures and the first one the arguments fit
  *     is used (whether a kernel is eager is found by compiling it with no signature, quietly);
@@ -39,10 +41,12 @@
 
 static const SrcLoc NOLOC = {0};
 
-/* A kir module of a program: compiled from its source (owned) or the borrowed one of from_module. */
+/* A kir module of a program: compiled from its source (owned), the borrowed one of from_module, or one a generic
+ * program's callback built (held by owner, given back to the generator's release with the program). */
 struct RtProgModule {
   Module *ir;
   bool owned;
+  void *owner;
   RtDevModule *dev;        /* loaded on the device (the whole module: eager, borrowed, lazy compiles) */
   char *code;              /* GPU: the module's PTX, kept for the cache entries of each specialisation; a module
                             * linked with LTO (RtInputs.lto): libNVVM's LTO-IR, code_len bytes */
@@ -169,6 +173,35 @@ kf_status rt_program_from_module(RtRuntime *rt, Module *m, RtProgram **out) {
   return KF_OK;
 }
 
+kf_status rt_program_generic(RtRuntime *rt, const RtGenerator *g, const kf_generic_kernel *kernels, unsigned n,
+                             const char *pipeline, RtProgram **out) {
+  *out = NULL;
+  RtProgram *p = mem_calloc(1, sizeof *p);
+  RtGenericKernel *ks = mem_calloc(n, sizeof *ks);
+  char *pl = pipeline ? mem_strdup(pipeline) : NULL;
+  bool ok = p && ks && (pl || !pipeline);
+  for (unsigned i = 0; ok && i < n; i++) {
+    ks[i].nparams = kernels[i].nparams;
+    ok = (ks[i].name = mem_strdup(kernels[i].name)) != NULL;
+  }
+  if (!ok) {
+    for (unsigned i = 0; ks && i < n; i++) mem_free(ks[i].name);
+    mem_free(ks);
+    mem_free(pl);
+    mem_free(p);
+    return rt_out_of_memory(rt);
+  }
+  p->rt = rt;
+  p->gen = *g;
+  p->generic = ks;
+  p->ngeneric = n;
+  p->gen_pipeline = pl;
+  setup_lock_init(p);
+  strmap_init(&p->functions);
+  *out = p;
+  return KF_OK;
+}
+
 static void kernel_free(RtRuntime *rt, RtKernel *k) {
   if (k->variant) kernel_free(rt, k->variant);
   if (k->owns_module) rt->dev->ops->unload(rt->dev, k->module);
@@ -207,6 +240,7 @@ void rt_program_destroy(RtProgram *p) {
     module_teardown(p, pm);
     if (pm->dev) rt->dev->ops->unload(rt->dev, pm->dev);
     if (pm->owned) ir_module_free(pm->ir);
+    if (pm->owner) p->gen.release(&p->gen, pm->owner);
     mem_free(pm->code);
     mem_free(pm->image);
     mem_free(pm);
@@ -215,6 +249,9 @@ void rt_program_destroy(RtProgram *p) {
   for (unsigned i = 0; i < p->inputs.opts.nextra_sources; i++)
     diag_remove_source(rt->diag, p->inputs.opts.extra_sources[i].text);
   rt_inputs_free(&p->inputs);
+  for (unsigned i = 0; i < p->ngeneric; i++) mem_free(p->generic[i].name);
+  mem_free(p->generic);
+  mem_free(p->gen_pipeline);
   mem_free(p->filename);
   mem_free(p->source);
   pthread_mutex_destroy(&p->setup_lock);
@@ -292,7 +329,7 @@ static kf_status compile_kernel(RtProgram *p, const char *name, const char *sign
   co.signatures = signature ? sigs : NULL;
   co.nsignatures = signature ? 1 : 0;
   if (!co.pipeline) co.pipeline = rt->pipeline;
-  RtSourceOptions o = {.compile = &co, .target = &rt->dev->target};
+  RtSourceOptions o = {.compile = &co, .target = &rt->dev->target, .passes = rt->passes};
   Diag *d = rt->diag;
   DiagMark mark = diag_mark(d);
   DiagCallback cb = d->callback;
@@ -443,11 +480,111 @@ static Op *pick_kernel(RtProgram *p, RtProgModule *pm, const char *name, const k
   return NULL;
 }
 
+/* A generic program's kernel of f's name, or NULL. */
+static const RtGenericKernel *generic_kernel(const RtProgram *p, const char *name) {
+  for (unsigned i = 0; i < p->ngeneric; i++)
+    if (strcmp(p->generic[i].name, name) == 0) return &p->generic[i];
+  return NULL;
+}
+
+/* The parameter types of flat arguments, interned under a guard. */
+typedef struct ArgTypesJob {
+  IrContext *ir;
+  const kf_arg *args;
+  unsigned nargs;
+  Type **types;
+  bool ok;
+} ArgTypesJob;
+
+static void arg_types_job(void *arg) {
+  ArgTypesJob *j = arg;
+  j->ok = true;
+  for (unsigned i = 0; i < j->nargs && j->ok; i++) j->ok = (j->types[i] = rt_arg_type(j->ir, &j->args[i])) != NULL;
+}
+
+/* A generic program's module for f and these (flat) arguments: the embedder's callback builds it, the verifier and
+ * the pipeline make it ready (a refusal, a module that does not verify and one without the kernel are the
+ * embedder's input errors). Under the runtime's lock. */
+static kf_status generate_module(RtFunction *f, const kf_arg *args, unsigned nargs, const char *argsig,
+                                 RtProgModule **out) {
+  RtProgram *p = f->p;
+  RtRuntime *rt = p->rt;
+  *out = NULL;
+  const RtGenericKernel *gk = generic_kernel(p, f->name);
+  if (gk && gk->nparams >= 0 && (unsigned)gk->nparams != nargs) {
+    diag_error_kind(rt->diag, DIAG_KIND_ARGUMENT, NOLOC, "kernel %s takes %d argument%s, not %u", f->name,
+                    gk->nparams, gk->nparams == 1 ? "" : "s", nargs);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  Type **types = mem_alloc(sizeof *types * (nargs ? nargs : 1));
+  if (!types) return rt_out_of_memory(rt);
+  ArgTypesJob j = {rt->ir, args, nargs, types, false};
+  if (!diag_guard(rt->diag, arg_types_job, &j)) {
+    mem_free(types);
+    return KF_ERROR_OUT_OF_MEMORY;
+  }
+  if (!j.ok) { /* not reached: flat arguments of checked dtypes all have types */
+    mem_free(types);
+    diag_error(rt->diag, NOLOC, "internal error: an argument of kernel %s has no kir type", f->name);
+    return KF_ERROR_INTERNAL;
+  }
+  Module *m = NULL;
+  void *owner = NULL;
+  unsigned errors = diag_errors(rt->diag);
+  DiagKind prev = diag_set_kind(DIAG_KIND_TYPING); /* the embedder's own reports say their kinds */
+  kf_status st = p->gen.make(&p->gen, rt->diag, f->name, types, nargs, &m, &owner);
+  diag_set_kind(prev);
+  mem_free(types);
+  atomic_fetch_add(&rt->compiles, 1);
+  if ((st != KF_OK || !m) && owner) p->gen.release(&p->gen, owner);
+  if (st == KF_ERROR_OUT_OF_MEMORY) return diag_errors(rt->diag) > errors ? st : rt_out_of_memory(rt);
+  if (st != KF_OK || !m) {
+    if (diag_errors(rt->diag) == errors)
+      diag_error_kind(rt->diag, DIAG_KIND_ARGUMENT, NOLOC, "the specialisation callback of kernel %s %s for %s",
+                      f->name, st != KF_OK ? "refused the argument types (it reported no reason)"
+                                           : "returned no module", argsig);
+    return KF_ERROR_INVALID_INPUT;
+  }
+  RtProgModule *pm = mem_calloc(1, sizeof *pm);
+  if (!pm) {
+    p->gen.release(&p->gen, owner);
+    return rt_out_of_memory(rt);
+  }
+  pm->ir = m;
+  pm->owner = owner;
+  kf_compile_options co = {.struct_size = sizeof co, .verify_each = 1};  /* each pass's output verified */
+  co.pipeline = p->gen_pipeline ? p->gen_pipeline : rt->pipeline;
+  RtSourceOptions o = {.compile = &co, .target = &rt->dev->target, .passes = rt->passes};
+  st = rt_compile_module(rt->diag, m, &o);
+  if (st == KF_OK && rt_kir_find_kernels(m, f->name, NULL, 0) == 0) {
+    diag_error_kind(rt->diag, DIAG_KIND_INVALID_IR, NOLOC, "the module the specialisation callback built for %s%s "
+                    "has no kernel named '%s'", f->name, argsig + 4, f->name);
+    st = KF_ERROR_INVALID_INPUT;
+  }
+  if (st != KF_OK) {
+    p->gen.release(&p->gen, owner);
+    mem_free(pm);
+    return st;
+  }
+  pm->next = p->modules;
+  p->modules = pm;
+  *out = pm;
+  return KF_OK;
+}
+
 /* The kir function (and its module) implementing f for these arguments: compiled if needed. */
 static kf_status kir_kernel(RtFunction *f, const kf_arg *args, unsigned nargs, const char *argsig,
                             RtProgModule **pm_out, Op **func) {
   RtProgram *p = f->p;
   bool oom, none;
+  if (p->gen.make) { /* a generic program: the embedder's module for these types */
+    RtProgModule *pm;
+    kf_status st = generate_module(f, args, nargs, argsig, &pm);
+    if (st != KF_OK) return st;
+    *pm_out = pm;
+    *func = pick_kernel(p, pm, f->name, args, nargs, argsig, f->specialized, &oom, &none);
+    return *func ? KF_OK : oom ? KF_ERROR_OUT_OF_MEMORY : KF_ERROR_INVALID_INPUT;
+  }
   if (p->borrowed) {  /* no kernel of that name: not found; arguments that fit none of its kernels: bad input */
     *pm_out = p->borrowed;
     *func = pick_kernel(p, p->borrowed, f->name, args, nargs, argsig, f->specialized, &oom, &none);
@@ -1055,6 +1192,14 @@ static void kind_job(void *arg) {
 static kf_status find_kind(RtFunction *f) {
   RtProgram *p = f->p;
   Diag *diag = p->rt->diag;
+  if (p->gen.make) {
+    if (!generic_kernel(p, f->name)) {
+      diag_error_kind(diag, DIAG_KIND_NOT_FOUND, NOLOC, "no kernel named '%s' in the generic program", f->name);
+      return KF_ERROR_NOT_FOUND;
+    }
+    f->kind = KF_FUNCTION_KERNEL;
+    return KF_OK;
+  }
   if (p->borrowed) {
     Op *k;
     if (rt_kir_find_kernels(p->borrowed->ir, f->name, &k, 1) == 0) {
@@ -1116,7 +1261,11 @@ kf_status rt_function_eager_kernels(RtFunction *f, Op *const **out, unsigned *n)
   *n = 0;
   kf_status st = KF_OK;
   pthread_mutex_lock(&rt->lock);
-  if (!f->eager_kernels) {
+  if (!f->eager_kernels && p->gen.make) {
+    diag_error(rt->diag, NOLOC, "'%s' is a kernel of a generic program: it has no kernels compiled from signatures",
+               f->name);
+    st = KF_ERROR_INVALID_INPUT;
+  } else if (!f->eager_kernels) {
     RtProgModule *pm = p->borrowed;
     if (!pm) {
       st = find_eager(f);

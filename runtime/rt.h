@@ -164,7 +164,8 @@ typedef struct RtRuntime {
   RtCache cache;
   kf_backend backend;           /* resolved: NVVM or LLVM */
   bool backend_chosen;
-  char pipeline[192];           /* the default pipeline (+ grid-stride unless the options say not) */
+  char pipeline[256];           /* the default pipeline (without thread-map, + grid-stride, as the options say) */
+  const struct PassSet *passes; /* the context's embedder passes (kf_pass_register; borrowed), for its pipelines */
   pthread_mutex_t lock;         /* compiles, the context, the allocation set */
   PtrMap allocations;           /* device address -> its bytes while allocated here (| RT_PENDING_FREE while it
                                  * waits in deallocs) */
@@ -191,6 +192,9 @@ typedef struct RtEvent {
 /* The devices the options give (kf_device_count, kf_device_get_info). */
 kf_status rt_device_count(const kf_runtime_options *o, Diag *diag, int *count);
 kf_status rt_device_info(const kf_runtime_options *o, int ordinal, Diag *diag, kf_device_info *out);
+/* The device attribute `name` (runtime/device_attributes.def: "CLOCK_RATE", ...) of device `ordinal`:
+ * KF_ERROR_NOT_FOUND (reported) for a name not in the table or one the simulator does not model. */
+kf_status rt_device_attribute(const kf_runtime_options *o, int ordinal, const char *name, Diag *diag, int *out);
 /* The calling thread's current device (thread-local; 0 until set). */
 int rt_current_device(void);
 void rt_set_current_device(int ordinal);
@@ -277,12 +281,17 @@ typedef struct RtSourceOptions {
   const kf_compile_options *compile;  /* what to compile, how and with what (kfront.h; the pipeline NULL:
                                        * PASS_DEFAULT_PIPELINE, "": none); links and callbacks are not looked at */
   const TargetFacts *target;          /* the device's limits, for the passes (NULL: sm_90's) */
+  const struct PassSet *passes;       /* the embedder's passes the pipeline may name (passes.h; NULL: none) */
 } RtSourceOptions;
 
 /* The frontend over the main source (and o->compile's extra sources), the verifier, then the pipeline, under a guard.
  * KF_OK with *out the module (caller owns), KF_ERROR_INVALID_INPUT (reported) on any error, or
  * KF_ERROR_OUT_OF_MEMORY (reported). */
 kf_status rt_compile_source(IrContext *ir, Diag *diag, const kf_source *main, const RtSourceOptions *o, Module **out);
+/* The same verifier and pipeline over an embedder's module m (a generic program's callback built it), under a
+ * guard, its errors of kind INVALID_IR (the embedder's input): KF_OK, KF_ERROR_INVALID_INPUT or
+ * KF_ERROR_OUT_OF_MEMORY (reported). m may be half transformed after an error. */
+kf_status rt_compile_module(Diag *diag, Module *m, const RtSourceOptions *o);
 
 /* ---- runtime/inputs.c ------------------------------------------------------------------------ */
 
@@ -320,6 +329,25 @@ bool rt_links_key(const kf_compile_options *o, StrBuf *b);
 typedef struct RtProgModule RtProgModule;
 typedef struct RtFunction RtFunction;
 
+/* A generic program's maker of kernels (kf_program_create_generic): api/ turns the embedder's kf_specialize_fn
+ * into make and release, the runtime calls them. */
+typedef struct RtGenerator RtGenerator;
+struct RtGenerator {
+  /* Kernel `kernel` for parameters of these types: KF_OK with *m the module (the one *owner holds, which the
+   * program keeps until it calls release); any other status is the embedder's refusal or out of memory. */
+  kf_status (*make)(const RtGenerator *g, Diag *diag, const char *kernel, Type *const *types, unsigned n, Module **m,
+                    void **owner);
+  void (*release)(const RtGenerator *g, void *owner);
+  kf_specialize_fn fn;          /* the embedder's callback and its data: make's to call */
+  void *user;
+};
+
+/* A kernel of a generic program: its name and parameter count (-1: any). */
+typedef struct RtGenericKernel {
+  char *name;
+  int nparams;
+} RtGenericKernel;
+
 typedef struct RtProgram {
   RtRuntime *rt;
   char *filename, *source;      /* owned; NULL for a program over a module */
@@ -327,6 +355,10 @@ typedef struct RtProgram {
   unsigned first_line;          /* the file line of source's first line */
   RtInputs inputs;              /* its options: extra sources, bindings, function specs, pipeline, ... */
   RtProgModule *borrowed;       /* rt_program_from_module */
+  RtGenerator gen;              /* rt_program_generic (gen.make NULL otherwise) */
+  RtGenericKernel *generic;     /* its kernels (owned, names too) */
+  unsigned ngeneric;
+  char *gen_pipeline;           /* the pipeline of its modules (owned; NULL: the runtime's default) */
   RtProgModule *modules;
   pthread_mutex_t setup_lock;   /* recursive: held while a module's setup callback runs (rt_kernel_setup) */
   StrMap functions;             /* name (owned key) -> RtFunction* */
@@ -377,6 +409,10 @@ kf_status rt_program_create(RtRuntime *rt, const kf_source *main, const kf_sourc
                             const kf_compile_options *opts, RtProgram **out);
 /* m is borrowed; source (may be NULL) is the text it was read from, registered for diagnostics by its owner. */
 kf_status rt_program_from_module(RtRuntime *rt, Module *m, RtProgram **out);
+/* A generic program: its kernels (n of them, copied) are made by g on each new fingerprint (kfront.h's
+ * kf_program_create_generic); pipeline (NULL: the runtime's) is copied. The caller has checked the kernels. */
+kf_status rt_program_generic(RtRuntime *rt, const RtGenerator *g, const kf_generic_kernel *kernels, unsigned n,
+                             const char *pipeline, RtProgram **out);
 void rt_program_destroy(RtProgram *p);
 /* The disk cache key of p's function `function` compiled for the argument signature argsig on rt's device:
  * kfront's version, the file name and source, the function, the signature, the backend, bounds checks, the

@@ -4,6 +4,7 @@
  * compiled-kernel cache, the default pipeline; device memory (tracked, so the runtime frees what is left),
  * copies, memset, pinned host memory, streams and events — each a call into the device interface.
  * Out of memory, each returns KF_ERROR_OUT_OF_MEMORY after rt_out_of_memory reported it (rt.h). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,56 @@ kf_status rt_device_info(const kf_runtime_options *o, int ordinal, Diag *diag, k
   return rt_device_gpu_info(o->libcuda_path, ordinal, out, diag) ? KF_OK : KF_ERROR_DEVICE;
 }
 
+/* Device attributes by name (runtime/device_attributes.def): the simulated device's value, SIM_NONE where it
+ * models none. */
+#define SIM_NONE INT_MIN
+static int sim_attribute(const kf_device_info *in, int value) {
+#define DEVICE_ATTRIBUTE(NAME, VALUE, SIM) \
+  if (value == VALUE) return SIM;
+#include "runtime/device_attributes.def"
+#undef DEVICE_ATTRIBUTE
+  return SIM_NONE;
+}
+
+kf_status rt_device_attribute(const kf_runtime_options *o, int ordinal, const char *name, Diag *diag, int *out) {
+  static const struct {
+    const char *name;
+    int value;
+  } table[] = {
+#define DEVICE_ATTRIBUTE(NAME, VALUE, SIM) {#NAME, VALUE},
+#include "runtime/device_attributes.def"
+#undef DEVICE_ATTRIBUTE
+  };
+  *out = 0;
+  int value = -1;
+  for (size_t i = 0; name && i < sizeof table / sizeof *table && value < 0; i++)
+    if (strcmp(table[i].name, name) == 0) value = table[i].value;
+  if (value < 0) {
+    diag_error(diag, NOLOC, "no device attribute named '%s' (CUDA's CU_DEVICE_ATTRIBUTE_* names, without the prefix)",
+               name ? name : "(null)");
+    return KF_ERROR_NOT_FOUND;
+  }
+  bool gpu;
+  int count;
+  kf_status st = pick_devices(o, diag, NULL, &gpu, &count);
+  if (st != KF_OK) return st;
+  if (ordinal < 0 || ordinal >= count) {
+    diag_error(diag, NOLOC, "no %s device %d (there %s %d)", gpu ? "CUDA" : "simulated", ordinal,
+               count == 1 ? "is" : "are", count);
+    return KF_ERROR_NOT_FOUND;
+  }
+  if (gpu) return rt_device_gpu_attribute(o->libcuda_path, ordinal, value, out, diag) ? KF_OK : KF_ERROR_DEVICE;
+  kf_device_info in;
+  if ((st = rt_device_info(o, ordinal, diag, &in)) != KF_OK) return st;
+  int v = sim_attribute(&in, value);
+  if (v == SIM_NONE) {
+    diag_error(diag, NOLOC, "the simulated device does not model the attribute %s", name);
+    return KF_ERROR_NOT_FOUND;
+  }
+  *out = v;
+  return KF_OK;
+}
+
 /* Opens device `ordinal` of the kind the options pick (pick_devices), saying in the description what it is
  * (and, for the simulator in AUTO mode, why no GPU is used). */
 static kf_status open_device(RtRuntime *rt, const kf_runtime_options *o, int ordinal) {
@@ -178,7 +229,8 @@ kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options 
   /* privatize-atomics again after grid-stride: its loop over the user's blocks puts a one-thread-per-element
    * histogram's atomics in a loop, where privatising them pays (passes/privatize_atomics.c). grid-stride as a
    * variant: the launch runs the plain kernel where the loop's registers would cost blocks per SM (launch.c) */
-  snprintf(rt->pipeline, sizeof rt->pipeline, "%s%s", PASS_DEFAULT_PIPELINE,
+  snprintf(rt->pipeline, sizeof rt->pipeline, "%s%s",
+           o->thread_map ? PASS_DEFAULT_PIPELINE : PASS_DEFAULT_PIPELINE_NO_THREAD_MAP,
            o->grid_stride ? ",grid-stride{variant=1},privatize-atomics" : "");
   /* PTX is cached on disk; the simulator's kir is not (compiling it again is cheaper than reading it) */
   bool disk = o->disk_cache && o->cache_dir && *o->cache_dir && !rt->dev->runs_kir;

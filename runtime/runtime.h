@@ -81,6 +81,11 @@ bool rt_args_need_flattening(const kf_arg *args, unsigned n);
 kf_status rt_flatten_args(const kf_arg *args, unsigned n, kf_arg *stack, unsigned cap, kf_arg **out, unsigned *nout,
                           Diag *diag);
 
+/* The kir type of the parameter a flat argument (no tuple) is passed to by its kind and type alone: a scalar's
+ * scalar type (rt_dtype_type), an array's array<elem, ndim, layout> with its layout from its strides (rt_array_layout;
+ * a 0-d array: its array of one, C), a record's record type; NULL for a tuple. Interns into ctx (the caller runs it
+ * under a guard). The parameter types a generic program's kernel is made for (program.c). */
+Type *rt_arg_type(IrContext *ctx, const kf_arg *arg);
 /* Whether arg can be passed to a parameter of type param: arrays need the same dtype and rank, and a
  * C or F parameter needs such strides (A takes any); scalars convert to any scalar type. */
 bool rt_arg_fits(const Type *param, const kf_arg *arg);

@@ -2,7 +2,7 @@
  *
  *   kfront compile FILE.py [-k NAME]... [--sig SIG]... [--emit=kir|llvm|ptx|ltoir] [-o OUT|-] [-O0..3]
  *                  [--arch=sm_XX[a|f]] [--backend=nvvm|llvm] [--bounds-check=on|off] [--pass-pipeline=P]
- *                  [--fastmath] [--lineinfo] [-g] [--remarks=tile,bce] [--link FILE]... [-I DIR]...
+ *                  [--fastmath] [--lineinfo] [-g] [--remarks=tile,bce,atomics,tmap] [--link FILE]... [-I DIR]...
  *                  [the pass manager's flags: tool_passes.c]
  *   kfront check FILE.py [-k NAME]... [--sig SIG]...   type-check and verify; print nothing on success
  *   kfront run FILE.py -k NAME --grid .. --block .. ARG...   (tools/kfront_run.c)
@@ -39,8 +39,9 @@ static void usage(FILE *f) {
         "                          best with -O0\n"
         "  --remarks=WHAT          notes saying what a pass did and why not, WHAT a comma-separated list of\n"
         "                          tile (tile-shared: per loop, tiled with which tiles, block and register\n"
-        "                          blocking, or why not), bce (each bounds check that stays) and atomics\n"
+        "                          blocking, or why not), bce (each bounds check that stays), atomics\n"
         "                          (privatize-atomics: each array updated by atomics, privatised or why not)\n"
+        "                          and tmap (thread-map: each kernel, its threads remapped or why not)\n"
         "  --link FILE             foreign code the kernels call (cuda.declare_device): .cu, .ptx, .cubin,\n"
         "                          .fatbin, .ltoir, .o, .a (repeatable); the PTX written is then nvJitLink's\n"
         "                          link-time optimised program (numba's inspect_lto_ptx: small foreign\n"
@@ -60,7 +61,8 @@ enum { MAX_REMARKS = 8, MAX_LINKS = 64 };
 
 /* The pass whose `report` option the remark NAME (len bytes) turns on, or NULL. */
 static const char *remark_pass(const char *name, size_t len) {
-  static const char *const table[][2] = {{"tile", "tile-shared"}, {"bce", "bce"}, {"atomics", "privatize-atomics"}};
+  static const char *const table[][2] = {{"tile", "tile-shared"}, {"bce", "bce"}, {"atomics", "privatize-atomics"},
+                                         {"tmap", "thread-map"}};
   for (size_t i = 0; i < sizeof table / sizeof *table; i++)
     if (strlen(table[i][0]) == len && memcmp(name, table[i][0], len) == 0) return table[i][1];
   return NULL;
@@ -158,7 +160,7 @@ static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
       for (const char *r = v; *r;) {
         size_t len = strcspn(r, ",");
         const char *pass = remark_pass(r, len);
-        if (!pass) return fprintf(stderr, "kfront: error: --remarks takes tile, bce and atomics, not '%.*s'\n", (int)len, r), 2;
+        if (!pass) return fprintf(stderr, "kfront: error: --remarks takes tile, bce, atomics and tmap, not '%.*s'\n", (int)len, r), 2;
         if (a->nremarks == MAX_REMARKS) return fprintf(stderr, "kfront: error: too many --remarks\n"), 2;
         a->remarks[a->nremarks++] = pass;
         r += len + (r[len] == ',');

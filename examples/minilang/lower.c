@@ -35,6 +35,7 @@ typedef struct {
   const MlFunc *mlfunc;
   Symbol syms[256];
   unsigned nsyms;
+  MlScalar bind[26];    /* the type variables A..Z (ML_TVAR + 0..25) of the generic kernel being lowered (ML_VOID: unbound) */
   jmp_buf fail;
 } Lower;
 
@@ -49,7 +50,8 @@ static const char *type_name(MlType t) {
   static char buf[4][16];
   static int slot;
   char *s = buf[slot++ & 3];
-  snprintf(s, 16, "%s%s", scalar_names[t.scalar], t.array ? "[]" : "");
+  if (t.scalar >= ML_TVAR) snprintf(s, 16, "%c%s", 'A' + t.scalar - ML_TVAR, t.array ? "[]" : "");
+  else snprintf(s, 16, "%s%s", scalar_names[t.scalar], t.array ? "[]" : "");
   return s;
 }
 
@@ -82,6 +84,44 @@ static kf_type *kir_type(Lower *L, MlType t) {
   if (!t.array) return s;
   check(L, kf_type_array(L->ctx, s, 1, 'A', &a));
   return a;
+}
+
+/* A written type with its type variable bound (by the arguments of the generic kernel being lowered). */
+static MlType resolve(Lower *L, MlType t, MlLoc loc) {
+  if (t.scalar < ML_TVAR) return t;
+  if (!L->bind[t.scalar - ML_TVAR])
+    type_error(L, loc, "type variable %s is bound by no parameter of this kernel (only kernels are generic)",
+               type_name((MlType){t.scalar, false}));
+  return (MlType){L->bind[t.scalar - ML_TVAR], t.array};
+}
+
+static bool is_generic(const MlFunc *f) {
+  for (unsigned i = 0; i < f->nparams; i++)
+    if (f->params[i].type.scalar >= ML_TVAR) return true;
+  return false;
+}
+
+/* Binds f's type variables from the parameter types a launch's arguments give (f's kernel is then lowered for them);
+ * a type it cannot take is a type error at the parameter. */
+static void bind_types(Lower *L, const MlFunc *f, kf_type *const *types) {
+  for (unsigned i = 0; i < f->nparams; i++) {
+    const MlParam *p = &f->params[i];
+    if (p->type.scalar < ML_TVAR) continue; /* the kernel's own type: an argument that does not fit is kfront's to refuse */
+    char *printed = NULL, text[64];
+    check(L, kf_type_print(L->ctx, types[i], &printed));
+    snprintf(text, sizeof text, "%s", printed);
+    kf_free(printed);
+    bool arr = strncmp(text, "array<", 6) == 0;
+    const char *e = arr ? text + 6 : text;
+    MlScalar s = ML_VOID, *b = &L->bind[p->type.scalar - ML_TVAR];
+    for (MlScalar k = ML_I32; k <= ML_F64; k++)
+      if (strncmp(e, scalar_names[k], 3) == 0 && (e[3] == ',' || e[3] == 0)) s = k;
+    char why[32] = "";
+    if (s && *b && *b != s) snprintf(why, sizeof why, ": %c is %s", 'A' + p->type.scalar - ML_TVAR, scalar_names[*b]);
+    if (s == ML_VOID || arr != p->type.array || *why)
+      type_error(L, p->loc, "'%s' (%s) cannot take a %s%s", p->name, type_name(p->type), text, why);
+    *b = s;
+  }
 }
 
 static Symbol *lookup(Lower *L, const char *name) {
@@ -428,13 +468,14 @@ static void lower_stmt(Lower *L, const MlStmt *s) {
   case S_WHILE: lower_while(L, s); return;
   case S_FOR: lower_for(L, s); return;
   case S_LET: {
-    Val v = {NULL, s->type};
+    MlType type = resolve(L, s->type, s->loc);
+    Val v = {NULL, type};
     if (s->value) {
-      v = lower_expr(L, s->value, s->has_type ? &s->type : NULL);
+      v = lower_expr(L, s->value, s->has_type ? &type : NULL);
       if (v.t.array) type_error(L, s->value->loc, "a variable cannot hold an array");
-      if (s->has_type && !same(v.t, s->type))
-        type_error(L, s->value->loc, "'%s' is declared %s but its value is %s", s->name, type_name(s->type), type_name(v.t));
-    } else if (s->type.array) {
+      if (s->has_type && !same(v.t, type))
+        type_error(L, s->value->loc, "'%s' is declared %s but its value is %s", s->name, type_name(type), type_name(v.t));
+    } else if (type.array) {
       type_error(L, s->loc, "a variable cannot hold an array");
     }
     at(L, s->loc);
@@ -447,8 +488,8 @@ static void lower_stmt(Lower *L, const MlStmt *s) {
     char sym[256];
     snprintf(sym, sizeof sym, "%s.%s", L->mlfunc->name, s->name);
     at(L, s->loc);
-    Symbol *sh = bind(L, s->loc, s->name, s->type);
-    check(L, kf_build_shared_array(L->b, sym, kir_type(L, (MlType){s->type.scalar, false}), 1, &s->extent, &sh->value));
+    Symbol *sh = bind(L, s->loc, s->name, resolve(L, s->type, s->loc));
+    check(L, kf_build_shared_array(L->b, sym, kir_type(L, (MlType){sh->type.scalar, false}), 1, &s->extent, &sh->value));
     return;
   }
   case S_ASSIGN: {
@@ -498,11 +539,17 @@ static void lower_stmt(Lower *L, const MlStmt *s) {
   }
 }
 
-static void lower_func(Lower *L, const MlFunc *f) {
+/* Lowers f; types: the parameter types its type variables are bound from (a generic kernel's), else NULL. */
+static void lower_func(Lower *L, const MlFunc *f, kf_type *const *types) {
   for (unsigned i = 0; i < L->prog->nfuncs && L->prog->funcs[i] != f; i++)
     if (strcmp(L->prog->funcs[i]->name, f->name) == 0) type_error(L, f->loc, "'%s' is defined twice", f->name);
-  kf_type *params[32], *result = f->result.scalar == ML_VOID ? NULL : kir_type(L, f->result), *fn_type = NULL;
-  for (unsigned i = 0; i < f->nparams; i++) params[i] = kir_type(L, f->params[i].type);
+  memset(L->bind, 0, sizeof L->bind);
+  if (types) bind_types(L, f, types);
+  MlType ptypes[32];
+  kf_type *params[32], *result = f->result.scalar == ML_VOID ? NULL : kir_type(L, resolve(L, f->result, f->loc));
+  kf_type *fn_type = NULL;
+  for (unsigned i = 0; i < f->nparams; i++)
+    params[i] = kir_type(L, ptypes[i] = resolve(L, f->params[i].type, f->params[i].loc));
   check(L, kf_type_function(L->ctx, f->nparams, params, result ? 1 : 0, result ? &result : NULL, &fn_type));
   at(L, f->loc);
   check(L, kf_build_function(L->b, f->name, fn_type, f->kernel ? KF_FUNCTION_FLAG_KERNEL : KF_FUNCTION_FLAG_DEVICE,
@@ -513,7 +560,7 @@ static void lower_func(Lower *L, const MlFunc *f) {
   for (unsigned i = 0; i < f->nparams; i++) {
     const MlParam *p = &f->params[i];
     if (lookup(L, p->name)) type_error(L, p->loc, "parameter '%s' is declared twice", p->name);
-    Symbol *s = bind(L, p->loc, p->name, p->type);
+    Symbol *s = bind(L, p->loc, p->name, ptypes[i]);
     if (p->type.array) {
       s->value = kf_block_arg(entry, i);
     } else {
@@ -531,39 +578,89 @@ static void lower_func(Lower *L, const MlFunc *f) {
   }
 }
 
-kf_status ml_compile(kf_context *ctx, const char *file, const char *text, size_t len, kf_module **out) {
+/* A verified module of prog's functions: every function but the generic kernels (kernel NULL), or the device
+ * functions and kernel `kernel`, its type variables bound from types. */
+static kf_status lower_program(kf_context *ctx, const char *file, const MlProgram *prog, const char *kernel,
+                               kf_type *const *types, kf_module **out) {
   *out = NULL;
-  kf_status st = kf_context_add_source(ctx, file, text, len);
-  if (st != KF_OK) return st;
-  MlArena *arena = NULL;
-  MlProgram prog;
-  if (!ml_parse(ctx, file, text, len, &arena, &prog)) {
-    ml_arena_free(&arena);
-    return KF_ERROR_INVALID_INPUT;
-  }
   Lower *L = calloc(1, sizeof *L);
   kf_module *m = NULL;
-  st = L ? kf_module_create(ctx, file, &m) : KF_ERROR_OUT_OF_MEMORY;
+  kf_status st = L ? kf_module_create(ctx, file, &m) : KF_ERROR_OUT_OF_MEMORY;
   if (st == KF_OK) st = kf_builder_create(m, &L->b);
   if (st == KF_OK) {
     L->ctx = ctx;
     L->file = file;
-    L->prog = &prog;
+    L->prog = prog;
     if (setjmp(L->fail)) {
       st = KF_ERROR_INVALID_INPUT;
     } else {
-      for (unsigned i = 0; i < prog.nfuncs; i++) lower_func(L, prog.funcs[i]);
+      for (unsigned i = 0; i < prog->nfuncs; i++) {
+        const MlFunc *f = prog->funcs[i];
+        bool chosen = kernel ? !f->kernel || strcmp(f->name, kernel) == 0 : !f->kernel || !is_generic(f);
+        if (chosen) lower_func(L, f, kernel && f->kernel ? types : NULL);
+      }
       st = kf_builder_finish(L->b);
     }
   }
   if (L) kf_builder_destroy(L->b);
   if (st == KF_OK) st = kf_module_verify(m);
   free(L);
-  ml_arena_free(&arena);
   if (st != KF_OK) {
     kf_module_destroy(m);
     return st;
   }
   *out = m;
   return KF_OK;
+}
+
+kf_status ml_compile(kf_context *ctx, const char *file, const char *text, size_t len, kf_module **out) {
+  *out = NULL;
+  kf_status st = kf_context_add_source(ctx, file, text, len);
+  if (st != KF_OK) return st;
+  MlArena *arena = NULL;
+  MlProgram prog;
+  st = ml_parse(ctx, file, text, len, &arena, &prog) ? lower_program(ctx, file, &prog, NULL, NULL, out)
+                                                     : KF_ERROR_INVALID_INPUT;
+  ml_arena_free(&arena);
+  return st;
+}
+
+/* ---- generic programs: each kernel lowered by kf_program_create_generic's callback ------------------ */
+
+struct MlUnit {
+  char file[1024];
+  MlArena *arena;
+  MlProgram prog;
+};
+
+static kf_status specialize(void *user, kf_context *ctx, const char *kernel, kf_type *const *types, unsigned n,
+                            kf_module **out) {
+  (void)n; /* the program's kernels declare their parameter counts: the runtime has checked it */
+  MlUnit *u = user;
+  return lower_program(ctx, u->file, &u->prog, kernel, types, out);
+}
+
+kf_status ml_program(kf_runtime *rt, kf_context *ctx, const char *file, const char *text, size_t len, MlUnit **unit,
+                     kf_program **out) {
+  *out = NULL;
+  MlUnit *u = *unit = calloc(1, sizeof *u);
+  kf_generic_kernel kernels[64];
+  kf_generic_options o;
+  kf_generic_options_init(&o);
+  o.kernels = kernels;
+  o.specialize = specialize;
+  o.user_data = u;
+  kf_status st = u ? kf_context_add_source(ctx, file, text, len) : KF_ERROR_OUT_OF_MEMORY;
+  if (st != KF_OK) return st;
+  snprintf(u->file, sizeof u->file, "%s", file);
+  if (!ml_parse(ctx, file, text, len, &u->arena, &u->prog)) return KF_ERROR_INVALID_INPUT;
+  for (unsigned i = 0; i < u->prog.nfuncs && o.nkernels < 64; i++)
+    if (u->prog.funcs[i]->kernel)
+      kernels[o.nkernels++] = (kf_generic_kernel){u->prog.funcs[i]->name, (int)u->prog.funcs[i]->nparams};
+  return kf_program_create_generic(rt, &o, out);
+}
+
+void ml_unit_free(MlUnit *unit) {
+  if (unit) ml_arena_free(&unit->arena);
+  free(unit);
 }

@@ -12,24 +12,6 @@
 
 #include "minilang.h"
 
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-    n += got;
-    if (n == cap) {
-      char *grown = realloc(buf, cap *= 2);
-      if (!grown) free(buf);
-      buf = grown;
-    }
-  }
-  fclose(f);
-  *len = n;
-  return buf;
-}
-
 static const char *kind_name(kf_error_kind k) {
   switch (k) {
   case KF_ERRKIND_NONE: return "-";
@@ -81,7 +63,7 @@ int main(int argc, char **argv) {
   }
   const char *path = argv[1 + list + ptx];
   size_t len;
-  char *text = read_file(path, &len);
+  char *text = ml_read_file(path, &len);
   if (!text) {
     fprintf(stderr, "minilang: error: cannot read '%s'\n", path);
     return 2;

@@ -6,8 +6,11 @@
  * (short-circuit), !, casts f32(x) ...; builtins thread_idx(), block_idx(), block_dim(), grid_dim() (the x
  * dimension, as i64), len(a), sync() (a barrier) and atomic_add/atomic_max/atomic_min(a, i, v).
  *
- * This header is the frontend's interface: the AST (parser.c builds it), and ml_compile (lower.c), which parses
- * a source and lowers it with kfront/kir.h. Only the installed headers kfront.h and kfront/kir.h are used. */
+ * Generic kernels: a parameter's type may be a type variable (`a: T`, `x: T[]`, and `let s: T` in the kernel), which
+ * each launch binds from its arguments' types (kf_program_create_generic's callback, ml_program).
+ *
+ * This header is the frontend's interface: the AST (parser.c builds it), and ml_compile and ml_program (lower.c),
+ * which parse a source and lower it with kfront/kir.h. Only the installed headers kfront.h and kfront/kir.h are used. */
 #ifndef MINILANG_H
 #define MINILANG_H
 
@@ -17,7 +20,8 @@
 
 #include <kfront/kir.h>
 
-typedef enum { ML_VOID, ML_BOOL, ML_I32, ML_I64, ML_F32, ML_F64 } MlScalar;
+/* ML_TVAR + k: the type variable 'A' + k (a scalar unknown until a generic kernel's arguments bind it) */
+typedef enum { ML_VOID, ML_BOOL, ML_I32, ML_I64, ML_F32, ML_F64, ML_TVAR } MlScalar;
 
 typedef struct MlType {
   MlScalar scalar;
@@ -86,6 +90,9 @@ typedef struct MlArena MlArena;
 void *ml_alloc(MlArena **arena, size_t size);
 void ml_arena_free(MlArena **arena);
 
+/* The contents of the file at path (caller owns: free; NUL-terminated), *len its length; NULL when unreadable. */
+char *ml_read_file(const char *path, size_t *len);
+
 /* Parses text (the file `file`) into *out. On a syntax error reports it to ctx (kf_context_report, located
  * in file) and returns false. */
 bool ml_parse(kf_context *ctx, const char *file, const char *text, size_t len, MlArena **arena, MlProgram *out);
@@ -95,5 +102,14 @@ bool ml_parse(kf_context *ctx, const char *file, const char *text, size_t len, M
  * and kfront's (the builder's, the verifier's, an IndexError at run time) — is located in it with its line and
  * a caret. KF_ERROR_INVALID_INPUT on an error in the source (see kf_context_diagnostics). */
 kf_status ml_compile(kf_context *ctx, const char *file, const char *text, size_t len, kf_module **out);
+
+/* A program of every kernel of a minilang source on rt (caller owns *out: kf_program_destroy, then ml_unit_free of
+ * *unit, which its callback reads), made with kf_program_create_generic: each kernel is lowered when it is first
+ * launched with new argument types, its type variables (T in `x: T[]`) bound by them. A syntax error: reported,
+ * KF_ERROR_INVALID_INPUT; type errors come with the launch that lowers the kernel. */
+typedef struct MlUnit MlUnit;
+kf_status ml_program(kf_runtime *rt, kf_context *ctx, const char *file, const char *text, size_t len, MlUnit **unit,
+                     kf_program **out);
+void ml_unit_free(MlUnit *unit);
 
 #endif

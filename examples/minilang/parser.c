@@ -2,7 +2,8 @@
  *
  *   program  := func*
  *   func     := ('kernel' | 'fn') NAME '(' (param (',' param)*)? ')' ('->' type)? block
- *   param    := NAME ':' type              type := ('bool' | 'i32' | 'i64' | 'f32' | 'f64') ('[' ']')?
+ *   param    := NAME ':' type              type := ('bool' | 'i32' | 'i64' | 'f32' | 'f64' | 'A'..'Z') ('[' ']')?
+ *               (a capital letter is a type variable, bound by a generic kernel's arguments)
  *   block    := '{' stmt* '}'
  *   stmt     := 'let' NAME (':' type)? ('=' expr)? ';' | NAME '=' expr ';' | NAME '[' expr ']' '=' expr ';'
  *             | 'if' '(' expr ')' block ('else' (block | if))? | 'while' '(' expr ')' block
@@ -187,10 +188,11 @@ static const char *expect_name(Parser *P, const char *what) {
 static MlType parse_type(Parser *P, int64_t *extent) {
   static const struct { const char *name; MlScalar s; } names[] = {
       {"bool", ML_BOOL}, {"i32", ML_I32}, {"i64", ML_I64}, {"f32", ML_F32}, {"f64", ML_F64}};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-    if (P->tok == TK_NAME && at(P, names[i].name)) {
+  for (size_t i = 0; i <= sizeof names / sizeof *names; i++) {
+    bool tvar = i == sizeof names / sizeof *names; /* last: a type variable */
+    if (P->tok == TK_NAME && (tvar ? P->len == 1 && *P->start >= 'A' && *P->start <= 'Z' : at(P, names[i].name))) {
+      MlType t = {tvar ? (MlScalar)(ML_TVAR + *P->start - 'A') : names[i].s, false};
       next(P);
-      MlType t = {names[i].s, false};
       if (accept(P, "[")) {
         if (extent && P->tok == TK_INT) {
           *extent = P->len > 9 ? 0 : strtoll(P->start, NULL, 10);
@@ -204,7 +206,7 @@ static MlType parse_type(Parser *P, int64_t *extent) {
       return t;
     }
   }
-  syntax_error(P, P->loc, "expected a type (bool, i32, i64, f32, f64, or an array of one: f32[]), found %s", describe(P));
+  syntax_error(P, P->loc, "expected a type (bool, i32, i64, f32, f64, a type variable T, or an array of one: f32[]), found %s", describe(P));
 }
 
 static MlExpr *expr_node(Parser *P, MlExprKind kind, MlLoc loc) {
@@ -448,6 +450,16 @@ static MlFunc *parse_func(Parser *P) {
   }
   f->body = parse_block(P);
   return f;
+}
+
+char *ml_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  long n = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  char *buf = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n + 1) : NULL;
+  *len = buf ? fread(buf, 1, (size_t)n, f) : 0;
+  if (buf) buf[*len] = 0;
+  if (f) fclose(f);
+  return buf;
 }
 
 bool ml_parse(kf_context *ctx, const char *file, const char *text, size_t len, MlArena **arena, MlProgram *out) {

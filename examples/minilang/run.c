@@ -1,5 +1,6 @@
 /* run.c — minilang_run [--mode sim|auto|gpu] DIR: compiles DIR's examples (saxpy.ml, reduce.ml, block_sum.ml,
- * histogram.ml, collatz.ml) and DIR/tests/out_of_bounds.ml with minilang and runs their kernels
+ * histogram.ml, collatz.ml; generic.ml's kernels as a generic program, ml_program, with two element types) and
+ * DIR/tests/out_of_bounds.ml with minilang and runs their kernels
  * (kf_program_from_module, kf_function_launch) on kfront's simulator (the default), or with --mode auto on the GPU
  * when a driver and a device are found (else the simulator), --mode gpu on the GPU only; every result is checked
  * exactly against the same computation in C, and the last program must fail with an IndexError located in its
@@ -24,24 +25,12 @@ static int failures;
     }                                                                \
   } while (0)
 
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  *len = buf ? fread(buf, 1, (size_t)n, f) : 0;
-  fclose(f);
-  return buf;
-}
-
 /* The program of DIR/name compiled by minilang, or NULL (reported); *m its module, which must outlive it. */
 static kf_program *compile(kf_context *ctx, kf_runtime *rt, const char *dir, const char *name, char *path, size_t cap,
                            kf_module **m) {
   snprintf(path, cap, "%s/%s", dir, name);
   size_t len;
-  char *text = read_file(path, &len);
+  char *text = ml_read_file(path, &len);
   kf_program *p = NULL;
   *m = NULL;
   EXPECT(text && ml_compile(ctx, path, text, len, m) == KF_OK, "%s does not compile:\n%s", path, kf_context_diagnostics(ctx));
@@ -222,6 +211,61 @@ int main(int argc, char **argv) {
     kf_program_destroy(p);
   }
   kf_module_destroy(m);
+
+  /* generic.ml: axpy and sum launched with f32 and f64 arrays (a kernel each); sum of i32 arrays refused where
+   * its 0.0 is no i32 */
+  snprintf(path, sizeof path, "%s/generic.ml", argv[1]);
+  size_t glen;
+  char *gtext = ml_read_file(path, &glen);
+  MlUnit *unit = NULL;
+  p = NULL;
+  EXPECT(gtext && ml_program(rt, ctx, path, gtext, glen, &unit, &p) == KF_OK, "generic.ml:\n%s", kf_context_diagnostics(ctx));
+  for (int f64 = 0; p && f64 < 2; f64++) {
+    enum { GN = 200 };
+    static float gx[GN], gy[GN], gt[1];
+    static double dx[GN], dy[GN], dt[1];
+    for (int i = 0; i < GN; i++) gx[i] = (float)i / 8, gy[i] = (float)(i % 5), dx[i] = i / 8.0 + 1e-10, dy[i] = i % 5;
+    kf_dtype dtype = f64 ? KF_FLOAT64 : KF_FLOAT32;
+    kf_array ax = array_of(f64 ? (void *)dx : gx, dtype, GN), ay = array_of(f64 ? (void *)dy : gy, dtype, GN);
+    kf_array at = array_of(f64 ? (void *)dt : gt, dtype, 1);
+    kf_arg args[3] = {kf_arg_float(dtype, 0.75), kf_arg_array(&ax), kf_arg_array(&ay)};
+    EXPECT(launch(p, "axpy", 2, 128, args, 3) == KF_OK, "axpy: %s", kf_context_diagnostics(ctx));
+    kf_arg sargs[2] = {kf_arg_array(&ay), kf_arg_array(&at)};
+    EXPECT(launch(p, "sum", 1, 1, sargs, 2) == KF_OK, "sum: %s", kf_context_diagnostics(ctx));
+    int bad = 0;
+    float fs = 0;
+    double ds = 0;
+    for (int i = 0; i < GN; i++) {
+      if (f64) bad += dy[i] != 0.75 * dx[i] + i % 5, ds += dy[i];
+      else bad += gy[i] != 0.75f * gx[i] + (float)(i % 5), fs += gy[i];
+    }
+    EXPECT(bad == 0 && (f64 ? dt[0] == ds : gt[0] == fs), "generic %s: %d of %d wrong, sum %.17g", f64 ? "f64" : "f32",
+           bad, GN, f64 ? dt[0] : gt[0]);
+  }
+  if (p) {
+    kf_function *sum = NULL;
+    kf_program_get_function(p, "sum", &sum);
+    EXPECT(sum && kf_function_kernels(sum, NULL, 0) == 2, "sum: not one kernel per element type");
+    int32_t ix[3] = {1, 2, 3}, itotal[1] = {0};
+    kf_array ai = array_of(ix, KF_INT32, 3), at = array_of(itotal, KF_INT32, 1);
+    kf_arg iargs[2] = {kf_arg_array(&ai), kf_arg_array(&at)};
+    kf_context_clear_diagnostics(ctx);
+    EXPECT(launch(p, "sum", 1, 1, iargs, 2) == KF_ERROR_INVALID_INPUT, "sum of i32 arrays was not refused");
+    kf_error_info e;
+    EXPECT(kf_context_first_error(ctx, &e) == KF_OK && e.kind == KF_ERRKIND_TYPING && e.line == 12 && e.col == 16,
+           "sum of i32: expected a type error at generic.ml:12:16, got:\n%s", kf_context_diagnostics(ctx));
+    printf("%s", kf_context_diagnostics(ctx));
+    double d3[3] = {0}; /* an f32 a with f64 arrays: T bound twice */
+    kf_array ad = array_of(d3, KF_FLOAT64, 3);
+    kf_arg mixed[3] = {kf_arg_float(KF_FLOAT32, 1), kf_arg_array(&ad), kf_arg_array(&ad)};
+    kf_context_clear_diagnostics(ctx);
+    EXPECT(launch(p, "axpy", 1, 4, mixed, 3) == KF_ERROR_INVALID_INPUT &&
+               strstr(kf_context_diagnostics(ctx), "generic.ml:3:19: error: 'x' (T[]) cannot take a array<f64, 1, C>: T is f32"),
+           "axpy of f32 and f64 arrays: expected T bound twice, got:\n%s", kf_context_diagnostics(ctx));
+  }
+  kf_program_destroy(p);
+  ml_unit_free(unit);
+  free(gtext);
 
   /* out of bounds: an IndexError at the load's line and column in the .ml file */
   p = compile(ctx, rt, argv[1], "tests/out_of_bounds.ml", path, sizeof path, &m);

@@ -8,8 +8,9 @@
 #    (find_package(kfront), kfront::kfront) and built.
 # 2. minilang_run: saxpy, the reductions (a grid-strided one; a block's in shared memory with barriers and an
 #    atomic add), a histogram with shared and global atomics and Collatz counts (while loops, a device function)
-#    on the simulator (MINILANG_MODE=auto or gpu: see run_gpu.sh), results checked exactly, an IndexError located
-#    in its .ml.
+#    on the simulator (MINILANG_MODE=auto or gpu: see run_gpu.sh), results checked exactly, generic.ml's kernels
+#    launched with f32 and f64 arrays (a generic program) and refused for i32 where generic.ml says why, an
+#    IndexError located in its .ml.
 # 3. minilang --ptx on each example: PTX with each kernel's .entry (where libNVVM is not found,
 #    minilang says so and exits 3: reported here as "PTX: not checked", never as a pass).
 # 4. each tests/*.ml with an `// expect: FILE:LINE:COL: error: MESSAGE` line fails to compile with exactly that

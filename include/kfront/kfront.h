@@ -24,24 +24,25 @@
  *    time, and not while its runtimes work on other threads (they report into it). Exception: the runtimes' own
  *    reports and kf_context_diagnostic_count / _at / _note, which may come from any thread at any time (the
  *    diagnostics are locked).
- *  - A runtime may be used from several threads at once: kf_program_create / _create_sources (nothing compiles
- *    there), kf_program_get_function, kf_function_specialize, kf_function_launch, kf_launch, kf_reduce,
- *    kf_ufunc_call, kf_gufunc_call and the queries of functions and kernels (kf_function_get_info, kf_kernel_*);
- *    device memory, pinned host memory and copies (kf_device_*, kf_managed_alloc, kf_host_*, kf_memcpy_*,
- *    kf_memset_device, kf_pointer_range); streams and events (each created, used and destroyed by whichever
- *    threads, one stream or event being destroyed by one thread once no other uses it); the runtime's queries
- *    (kf_runtime_get_stats, _memory_info, _device_info, _describe, _get_mode) and kf_runtime_set_sim_limits. A
- *    specialisation that does not exist yet is compiled once, under the runtime's lock, however many threads ask
- *    for it at the same time; lookups of existing ones are lock-free. Known limit: an error reported on the
- *    context by another thread (a failed launch) while a specialisation compiles makes that compile fail too (it
- *    counts the context's errors).
+ *  - A runtime may be used from several threads at once: kf_program_create / _create_sources / _create_generic (nothing
+ *    compiles there), kf_program_get_function, kf_function_specialize, kf_function_launch, kf_launch, kf_reduce,
+ *    kf_ufunc_call, kf_gufunc_call and the queries of functions and kernels (kf_function_get_info, kf_kernel_*); device
+ *    memory, pinned host memory and copies (kf_device_*, kf_managed_alloc, kf_host_*, kf_memcpy_*, kf_memset_device,
+ *    kf_pointer_range); streams and events (each created, used and destroyed by whichever threads, one stream or event
+ *    being destroyed by one thread once no other uses it); the runtime's queries (kf_runtime_get_stats, _memory_info,
+ *    _device_info, _describe, _get_mode) and kf_runtime_set_sim_limits. A specialisation that does not exist yet is
+ *    compiled once, under the runtime's lock, however many threads ask for it at the same time; lookups of existing
+ *    ones are lock-free. Known limit: an error reported on the context by another thread (a failed launch) while a
+ *    specialisation compiles makes that compile fail too (it counts the context's errors).
  *  - One thread, with no other using the object: kf_runtime_create and kf_runtime_destroy; kf_program_destroy
  *    and kf_program_from_module (the module's context's rules hold for it); the function setters
  *    (kf_function_set_*), before the function's first launch.
  *  - Callbacks run on the thread whose call triggers them: the diagnostic callback and handler on the reporting
  *    thread with the diagnostics locked (they must not call kfront on that context); a module callback
  *    (kf_module_callback) on the launching thread, other launches of that module waiting; the overload resolver
- *    on the compiling thread, under the runtime's lock for a runtime's compiles; the allocator (kf_alloc_fn) on
+ *    on the compiling thread, under the runtime's lock for a runtime's compiles; a generic program's specialisation
+ *    callback (kf_specialize_fn) on the thread whose launch or kf_function_specialize met a new fingerprint, under
+ *    the runtime's lock, the one thread using the runtime's context while it runs; the allocator (kf_alloc_fn) on
  *    any thread that uses the context's objects and on the simulator's workers, so it must be thread-safe as soon
  *    as they are used from several threads.
  *  - Process-wide calls that take no handle (kf_version*, kf_api_version, kf_status_name, kf_dtype_*,
@@ -99,17 +100,17 @@ KF_API unsigned kf_version_number(void);
  *    field at the end of an options struct does not change it. kf_api_version() is the library's: a program built
  *    with headers of another KF_API_VERSION must not use the library.
  *  - Every options struct the caller fills and passes in (kf_context_options, kf_pass_options, kf_compile_options,
- *    kf_runtime_options, kf_codegen_options, kf_cuda_paths, kf_nvrtc_options) begins with `size_t struct_size`, which
- *    its _init function sets to sizeof the struct as the caller's headers declare it; fill a struct with its _init
- *    function, then set the fields wanted. New fields are only ever appended. The library reads the fields that fit
- *    in struct_size and takes the defaults for the rest (a program built with older headers), accepts a larger
- *    struct_size when every byte past the fields it knows is zero (newer headers, their new options unused), and
+ *    kf_runtime_options, kf_codegen_options, kf_cuda_paths, kf_nvrtc_options, kf_generic_options) begins with `size_t
+ *    struct_size`, which its _init function sets to sizeof the struct as the caller's headers declare it; fill a struct
+ *    with its _init function, then set the fields wanted. New fields are only ever appended. The library reads the
+ *    fields that fit in struct_size and takes the defaults for the rest (a program built with older headers), accepts a
+ *    larger struct_size when every byte past the fields it knows is zero (newer headers, their new options unused), and
  *    refuses with KF_ERROR_INVALID_INPUT (and a diagnostic naming the struct, where the call has a context) a
- *    struct_size of 0 (the _init function was not called), one smaller than the struct's first version, or a
- *    larger one that sets fields it does not know. NULL options are the defaults, as before.
+ *    struct_size of 0 (the _init function was not called), one smaller than the struct's first version, or a larger one
+ *    that sets fields it does not know. NULL options are the defaults, as before.
  *  - The structs the library fills (kf_diagnostic, kf_error_info, kf_device_info, ...) and the elements of arrays
- *    (kf_source, kf_binding, kf_value, kf_function_spec, kf_link_input, kf_arg, kf_array) have a fixed layout for a
- *    KF_API_VERSION. */
+ *    (kf_source, kf_binding, kf_value, kf_function_spec, kf_link_input, kf_arg, kf_array, kf_generic_kernel) have a
+ *    fixed layout for a KF_API_VERSION. */
 #define KF_API_VERSION 1
 /* The library's KF_API_VERSION. */
 KF_API unsigned kf_api_version(void);
@@ -789,7 +790,7 @@ typedef enum kf_backend {
 } kf_backend;
 
 /* The library reads no environment variable: every choice is an option (kfront's tools map KFRONT_SIM,
- * KFRONT_NO_GRID_STRIDE, KFRONT_NO_CACHE, KFRONT_CACHE_DIR, KFRONT_BACKEND, KFRONT_LIBCUDA to these). */
+ * KFRONT_NO_GRID_STRIDE, KFRONT_NO_THREAD_MAP, KFRONT_NO_CACHE, KFRONT_CACHE_DIR, KFRONT_BACKEND, KFRONT_LIBCUDA to these). */
 typedef struct kf_runtime_options {
   size_t struct_size;      /* sizeof(kf_runtime_options): set by kf_runtime_options_init (see KF_API_VERSION) */
   kf_runtime_mode mode;    /* AUTO (default): the GPUs when a CUDA driver and at least one device are found,
@@ -813,6 +814,10 @@ typedef struct kf_runtime_options {
                             * for one thread; a value above 1e9 is also one thread's limit) */
   double sim_max_seconds;  /* simulator: wall-clock seconds one launch may take before it stops with "simulation
                             * time limit exceeded" (0, the default: no limit) */
+  int thread_map;          /* 1 (default): the runtime's pipeline has thread-map (passes/thread_map.c: in a kernel
+                            * whose threads do not cooperate, consecutive lanes run consecutive threadIdx.y where
+                            * that makes its accesses contiguous); 0: it has not. Added after the first version:
+                            * a caller whose struct_size ends before it gets 1 */
 } kf_runtime_options;
 
 /* Fills o with the defaults above and its struct_size. */
@@ -995,6 +1000,13 @@ KF_API kf_status kf_device_count(kf_context *ctx, const kf_runtime_options *opts
 /* The properties of device `ordinal` (of those kf_device_count counts with the same options), without making a
  * runtime or a CUDA context. KF_ERROR_NOT_FOUND (reported) for an ordinal out of range. */
 KF_API kf_status kf_device_get_info(kf_context *ctx, const kf_runtime_options *opts, int ordinal, kf_device_info *out);
+/* One of the CUDA driver's attributes of device `ordinal` by its name, CUdevice_attribute's without the
+ * CU_DEVICE_ATTRIBUTE_ prefix ("CLOCK_RATE", "L2_CACHE_SIZE", "MAX_THREADS_PER_MULTIPROCESSOR": every name of
+ * CUDA 13.0's cuda.h), without making a runtime or a CUDA context: on a GPU the driver's value (cuDeviceGetAttribute),
+ * on the simulator the simulated device's for the attributes kf_device_info holds. KF_ERROR_NOT_FOUND (reported) for
+ * an unknown name, an attribute the simulator does not model, or an ordinal out of range. */
+KF_API kf_status kf_device_get_attribute(kf_context *ctx, const kf_runtime_options *opts, int ordinal, const char *name,
+                                         int *out);
 /* The CUDA driver's version (cuDriverGetVersion: 13000 for CUDA 13.0) of libcuda_path (NULL: libcuda.so.1), loaded
  * and initialised once per process as a runtime would. KF_ERROR_NOT_FOUND (reported: "no CUDA driver found
  * (libcuda.so.1): ...") where there is none. */
@@ -1055,6 +1067,64 @@ KF_API kf_status kf_program_create_sources(kf_runtime *rt, const kf_source *sour
 /* A program over an already compiled kir module (kf_compile_source or kf_module_parse): its kernels are
  * used as they are (no new specialisations). m is borrowed and must outlive the program, unchanged. */
 KF_API kf_status kf_program_from_module(kf_runtime *rt, kf_module *m, kf_program **out);
+
+/* ---- generic programs: kernels an embedder builds for each argument-type fingerprint ----
+ * A program whose kernels are made on demand by the embedder (a language with generic kernels: an element type
+ * left open, a type variable): the embedder names its kernels, and the first launch or kf_function_specialize of a
+ * kernel with argument types that have no specialisation yet calls the embedder's callback with the types of the
+ * kernel's parameters for those arguments. The callback builds a kir module (kir.h's builder, or kf_module_parse)
+ * in the runtime's context holding a kernel of that name whose parameters take them, and hands it over; the runtime
+ * verifies it, runs its pipeline, compiles and loads it, and keeps it under the arguments' fingerprint, in the same
+ * dispatch table, and found by the same lock-free lookup, as the specialisations of a Python program (f32 arrays,
+ * then f64 arrays: two kernels, the callback called twice; every later launch of either is a lookup). */
+struct kf_type; /* kir.h's kf_type */
+/* The callback: build kernel `kernel` for parameters of types param_types[0..nparams) (kir.h's kf_type handles:
+ * borrowed, interned in ctx: an array argument's array<dtype, ndim, layout> with layout C, F or A from its strides
+ * as for any kernel, a scalar's scalar type (enum members: their integer type), a record's record type, a 0-d array's array of one
+ * (array<dtype, 1, C>), a tuple's elements each a parameter of its own, in order, as kf_arg says).
+ * Return KF_OK with *out a module of ctx (the runtime's context) holding a kernel (KF_FUNCTION_FLAG_KERNEL) named
+ * `kernel` — and the device functions it calls — whose parameters those arguments fit (as kf_function_specialize
+ * picks among a module's kernels; the types do not say readonly: a readonly array argument is taken only by a kernel
+ * declaring that parameter readonly, its readonly_params attribute); the runtime owns *out from then on (it destroys
+ * it with the program; the embedder must not touch it again). The module need not be verified. To refuse (types the
+ * embedder's language cannot take), report why (kf_context_report, located in the embedder's source) and return any
+ * other status: the launch or specialisation then fails with KF_ERROR_INVALID_INPUT and that diagnostic (the runtime
+ * reports one of its own, naming the kernel and the argument types, when the callback reported no error);
+ * KF_ERROR_OUT_OF_MEMORY is passed on as it is. It runs on the thread whose call met the new fingerprint, under the
+ * runtime's lock (one callback at a time per runtime; other misses wait, lookups of existing specialisations and
+ * launches go on); while it runs it is the one thread using ctx (build, parse, report), and it must not launch,
+ * specialise or destroy anything of the runtime. A module that does not verify or that its pipeline refuses fails the
+ * call with KF_ERROR_INVALID_INPUT (kind KF_ERRKIND_INVALID_IR), a kernel that its arguments do not fit with
+ * KF_ERROR_INVALID_INPUT (kind KF_ERRKIND_ARGUMENT, "No matching definition"); nothing is kept then and the next call
+ * with those types calls the callback again. */
+typedef kf_status (*kf_specialize_fn)(void *user_data, kf_context *ctx, const char *kernel,
+                                      struct kf_type *const *param_types, unsigned nparams, kf_module **out);
+
+/* A kernel of a generic program. */
+typedef struct kf_generic_kernel {
+  const char *name;    /* its kf_function's name and its kir kernel's (copied) */
+  int nparams;         /* the parameters it takes (a tuple's elements counted each): a launch with another count is
+                        * refused (KF_ERROR_INVALID_INPUT, kind ARGUMENT) without calling the callback; -1: any */
+} kf_generic_kernel;
+
+typedef struct kf_generic_options {
+  size_t struct_size;                /* sizeof(kf_generic_options): set by kf_generic_options_init */
+  const kf_generic_kernel *kernels;  /* the program's kernels (read and copied by kf_program_create_generic) */
+  unsigned nkernels;
+  kf_specialize_fn specialize;       /* required */
+  void *user_data;                   /* passed to specialize; must stay valid as long as the program */
+  const char *pipeline;              /* the pass pipeline run over each module the callback builds (copied); NULL:
+                                      * the runtime's default, as for Python programs; "": none */
+} kf_generic_options;
+/* Fills o with the defaults (no kernels, no callback, the runtime's pipeline) and its struct_size. */
+KF_API void kf_generic_options_init(kf_generic_options *o);
+/* A program over the kernels opts names, made by opts->specialize as they are launched (nothing is called here).
+ * KF_ERROR_INVALID_INPUT (kind INVALID_ARGUMENT) for no callback, no kernels, a kernel with no name or named twice,
+ * or options it cannot read. kf_program_get_function finds the kernels by name (another name: KF_ERROR_NOT_FOUND);
+ * kf_function_get_info says KF_FUNCTION_KERNEL; kf_function_kernels lists the specialisations made so far. Never
+ * cached on disk (the runtime cannot know what the callback would build). Caller owns *out: kf_program_destroy
+ * (before the runtime), which destroys the modules the callback built. */
+KF_API kf_status kf_program_create_generic(kf_runtime *rt, const kf_generic_options *opts, kf_program **out);
 KF_API void kf_program_destroy(kf_program *p);
 
 /* The function `name` of the program. Nothing is compiled yet: the source's top-level definitions are read (its

@@ -113,13 +113,25 @@ KF_API kf_block *kf_builder_insertion_block(kf_builder *b);
 enum {
   KF_FUNCTION_FLAG_KERNEL = 1,   /* a kernel (`kernel` attribute): no results; launched by kf_function_launch */
   KF_FUNCTION_FLAG_DEVICE = 2,   /* a device function (`device`): called by kernels with kf_build_call */
+  KF_FUNCTION_FLAG_EXTERN = 4,   /* an extern device function (`foreign`): declared here, with no body, defined by
+                                  * code linked in (below) */
 };
 /* A func.func named name (a symbol: [A-Za-z_$][A-Za-z0-9_$.]*, not yet in the module) of function type fn_type,
  * with flags (KF_FUNCTION_FLAG_*), at the end of the module, its entry block's arguments the parameters. The
  * insertion point moves to the end of the entry block; the entry block is sealed (kf_block_seal). */
 KF_API kf_status kf_build_function(kf_builder *b, const char *name, const kf_type *fn_type, unsigned flags,
                                    kf_op **out);
-/* The function's entry block. */
+/* The function's entry block (NULL for an extern function).
+ *
+ * Extern device functions (KF_FUNCTION_FLAG_EXTERN, or'ed with KF_FUNCTION_FLAG_DEVICE or alone): a declaration of
+ * a C function `extern "C" __device__ R name(P...)` of fn_type (parameters and at most one result: numbers,
+ * booleans, pointers), which kernels call with kf_build_call like any device function; the insertion point does
+ * not move (there is no body). It is resolved at link time, by the machinery numba-cuda's cuda.declare_device
+ * uses (docs/c-api.md): the code defining it is a link input (kf_link_input: CUDA C/C++ compiled by NVRTC, PTX,
+ * cubin, fatbin, LTO-IR, objects, archives) of kf_module_emit_lto_ptx or of a program's kf_compile_options.links;
+ * kf_module_emit_ptx leaves it an `.extern .func` the PTX calls. A symbol no input defines is an error of the link
+ * naming the kernel calling it. The simulator cannot run it: a kernel calling one fails there with a diagnostic
+ * located at the call. */
 KF_API kf_block *kf_function_entry(kf_op *func);
 
 /* Region i of op (NULL when op has fewer); the blocks of a region. */
@@ -283,6 +295,142 @@ KF_API kf_status kf_var_get(kf_builder *b, kf_var *var, kf_ir_value **out);
 /* Seals every block of the builder's functions and checks that no scf construct is left open. Call once all
  * functions are built, before kf_module_verify. */
 KF_API kf_status kf_builder_finish(kf_builder *b);
+
+/* ---- walking and mutation (api/api_walk.c) ------------------------------------------------------ */
+/* What an embedder pass (kf_pass_register) or any other reader of a built or parsed module needs: the module's
+ * functions, a block's ops, an op's parts, the walk over nested ops, a value's definition and uses, and the
+ * changes a transformation makes. Every handle returned is borrowed from the module (valid until
+ * kf_module_destroy; an erased op's handle, and those of its results and nested ops, must not be used again).
+ * The accessors take NULL and out-of-range indices and return NULL or 0 for them; they never report. The
+ * mutating functions take the module (for their diagnostics, located at the op concerned) and refuse what would
+ * leave the IR unusable with KF_ERROR_INVALID_INPUT and a diagnostic; a change that breaks one of kir's rules
+ * (types of an op's operands, dominance) is kf_module_verify's to find (the pass manager verifies after an
+ * embedder pass). */
+
+/* The module's top-level ops in order (func.func and mem.global), and its functions (func.func only): the first,
+ * and the next after func. NULL at the end. */
+KF_API kf_block *kf_module_body(kf_module *m);
+KF_API kf_op *kf_module_first_function(kf_module *m);
+KF_API kf_op *kf_function_next(kf_op *func);
+/* The top-level op (function or global) named sym, or NULL. */
+KF_API kf_op *kf_module_lookup(kf_module *m, const char *sym);
+/* A func.func's name (borrowed from the module), its type, and its KF_FUNCTION_FLAG_* (the `kernel`, `device`
+ * and `foreign` attributes); NULL / 0 for an op that is no function. */
+KF_API const char *kf_function_name(const kf_op *func);
+KF_API kf_type *kf_function_type(const kf_op *func);
+KF_API unsigned kf_function_flags(const kf_op *func);
+
+/* A block's ops, first to last (kf_op_next) or last to first (kf_op_prev); its terminator (its last op when that
+ * ends blocks: func.return, cf.br, scf.yield, ...), its region and the op owning that region (NULL for the
+ * module's body). */
+KF_API kf_op *kf_block_first_op(kf_block *block);
+KF_API kf_op *kf_block_last_op(kf_block *block);
+KF_API kf_op *kf_op_next(kf_op *op);
+KF_API kf_op *kf_op_prev(kf_op *op);
+KF_API kf_op *kf_block_terminator(kf_block *block);
+KF_API kf_region *kf_block_region(kf_block *block);
+KF_API kf_op *kf_block_parent_op(kf_block *block);
+KF_API kf_op *kf_region_parent_op(kf_region *r);
+
+/* An op's block (NULL when it is in none), the op whose region holds it (NULL at module level), the function
+ * it is in (NULL for a top-level op), and its location (file borrowed from the module; {NULL, 0, 0} when it has
+ * none). */
+KF_API kf_block *kf_op_block(kf_op *op);
+KF_API kf_op *kf_op_parent_op(kf_op *op);
+KF_API kf_op *kf_op_parent_function(kf_op *op);
+KF_API kf_location kf_op_location(const kf_op *op);
+/* Operands (successor operands last, as in kf_op_state), regions (kf_op_region above), successors. */
+KF_API unsigned kf_op_num_operands(const kf_op *op);
+KF_API kf_ir_value *kf_op_operand(kf_op *op, unsigned i);
+KF_API unsigned kf_op_num_regions(const kf_op *op);
+KF_API unsigned kf_op_num_successors(const kf_op *op);
+KF_API kf_block *kf_op_successor(kf_op *op, unsigned i);
+/* Attributes by index (*name, when name is not NULL, borrowed from the module) and by name (NULL when absent). */
+KF_API unsigned kf_op_num_attrs(const kf_op *op);
+KF_API kf_attr *kf_op_attr_at(kf_op *op, unsigned i, const char **name);
+KF_API kf_attr *kf_op_attr(kf_op *op, const char *name);
+
+/* Reading attribute values. */
+typedef enum kf_attr_kind {
+  KF_ATTR_UNIT, KF_ATTR_BOOL, KF_ATTR_INT, KF_ATTR_FLOAT, KF_ATTR_STRING, KF_ATTR_SYMBOL, KF_ATTR_TYPE, KF_ATTR_ARRAY
+} kf_attr_kind;
+KF_API kf_attr_kind kf_attr_get_kind(const kf_attr *a);
+/* The value of a bool or int attribute (an unsigned one's bits), of a float one, of a string or symbol one
+ * (borrowed; symbols without the @), of a type one; the elements of an array. 0 / NULL for another kind. */
+KF_API int64_t kf_attr_get_int(const kf_attr *a);
+KF_API double kf_attr_get_float(const kf_attr *a);
+KF_API const char *kf_attr_get_string(const kf_attr *a);
+KF_API kf_type *kf_attr_get_type(const kf_attr *a);
+KF_API unsigned kf_attr_array_size(const kf_attr *a);
+KF_API kf_attr *kf_attr_array_elem(kf_attr *a, unsigned i);
+
+/* A value's defining op (NULL for a block argument), the block it belongs to (a block argument's block, or its
+ * defining op's), its index (result or argument number), whether it is a block argument, and how many operands
+ * use it. */
+KF_API kf_op *kf_value_defining_op(kf_ir_value *v);
+KF_API kf_block *kf_value_owner_block(kf_ir_value *v);
+KF_API unsigned kf_value_index(const kf_ir_value *v);
+KF_API int kf_value_is_block_arg(const kf_ir_value *v);
+KF_API unsigned kf_value_num_uses(const kf_ir_value *v);
+/* The uses of v, one at a time: the i-th (in the use list's order, which changes when uses are added or removed)
+ * as the op using it and the operand's index there. KF_ERROR_INVALID_INPUT (unreported) when there is none. */
+KF_API kf_status kf_value_use(kf_ir_value *v, unsigned i, kf_op **user, unsigned *operand);
+
+/* The walk over op and every op nested in its regions (blocks and ops in order): the callback sees an op
+ * before the ops in its regions (KF_WALK_PRE_ORDER) or after them (KF_WALK_POST_ORDER), and returns whether to go
+ * on (KF_WALK_ADVANCE), not to enter the op's regions (KF_WALK_SKIP, in a pre-order walk; in a post-order one it
+ * goes on) or to stop (KF_WALK_INTERRUPT). The callback may erase or move the op it is given (no other), in a
+ * post-order walk, or in a pre-order one when it then returns KF_WALK_SKIP or KF_WALK_INTERRUPT. Returns
+ * KF_WALK_INTERRUPT when the callback stopped the walk, else KF_WALK_ADVANCE. kf_module_walk walks each top-level
+ * op in turn. */
+typedef enum kf_walk_result { KF_WALK_ADVANCE, KF_WALK_SKIP, KF_WALK_INTERRUPT } kf_walk_result;
+typedef enum kf_walk_order { KF_WALK_PRE_ORDER, KF_WALK_POST_ORDER } kf_walk_order;
+typedef kf_walk_result (*kf_walk_fn)(kf_op *op, void *user);
+KF_API kf_walk_result kf_op_walk(kf_op *op, kf_walk_order order, kf_walk_fn fn, void *user);
+KF_API kf_walk_result kf_module_walk(kf_module *m, kf_walk_order order, kf_walk_fn fn, void *user);
+
+/* Every use of from becomes a use of to (of the same type; from and to of m). */
+KF_API kf_status kf_value_replace_all_uses(kf_module *m, kf_ir_value *from, kf_ir_value *to);
+/* Operand i of op becomes value (of the type the operand has now). */
+KF_API kf_status kf_op_set_operand(kf_module *m, kf_op *op, unsigned i, kf_ir_value *value);
+/* Removes op, with everything in its regions, from its block; refused while a result of op (or a value defined
+ * inside it) is used outside it, with a diagnostic at op naming where the first such use is. A function or global
+ * of the module leaves its symbol table too. No builder may have its insertion point before op. */
+KF_API kf_status kf_op_erase(kf_module *m, kf_op *op);
+/* Removes the attribute name from op (KF_OK when it had none). */
+KF_API kf_status kf_op_remove_attr(kf_module *m, kf_op *op, const char *name);
+/* Moves op (with its regions) from its block to the builder's insertion point (into the builder's module, which
+ * must be op's). Refused for a top-level op, and where the insertion point is inside op. The builder's variables
+ * (kf_var_*) know nothing of the move: move ops in modules whose variables are all built (after
+ * kf_builder_finish), as a pass does. */
+KF_API kf_status kf_builder_insert_op(kf_builder *b, kf_op *op);
+
+/* ---- embedder passes (api/api_pass.c) --------------------------------------------------------- */
+/* A pass of the embedder's own (MLIR's mlirCreateExternalPass), run by name in any pipeline of the context:
+ * kf_module_run_pipeline and kf_pipeline_normalize, and the pipelines of the programs of the context's runtimes
+ * (kf_compile_options.pipeline, with kfront's passes around it: "canonicalize,my-pass,dce"). kfront-opt and
+ * kf_compile_source, which take no context, do not know it.
+ *
+ * run(m, user) gets the module the pipeline is transforming (a handle valid during the call only; for a runtime's
+ * program it is the program's module, not one the embedder made) and changes it with the walking, mutation and
+ * builder functions of this header; builders it creates it destroys before returning. It returns KF_OK, or an
+ * error status after reporting why (kf_op_report: located at the op concerned); a failure it does not explain is
+ * reported for it ("embedder pass 'name' failed"). The pipeline stops at a failing pass. After the pass the module
+ * is verified (whatever kf_pass_options.verify_each says, and the module given to the pipeline is verified first):
+ * a module the pass left invalid is an error of kind KF_ERRKIND_INVALID_IR naming the pass, after the verifier's
+ * own located ones. run is called on the thread running the pipeline (any thread that compiles a program of a
+ * runtime used from several threads); the runtime caches what it compiled by the pipeline's text, so a pass must
+ * do the same for the same module every time.
+ *
+ * name: a pipeline name ([A-Za-z0-9_-]+) that is neither kfront's pass nor one registered already; name and
+ * summary (may be NULL) are copied. Registered for the context's life. KF_ERROR_INVALID_INPUT (reported, kind
+ * KF_ERRKIND_INVALID_ARGUMENT) for a bad or taken name or no run. */
+typedef kf_status (*kf_pass_fn)(kf_module *m, void *user);
+KF_API kf_status kf_pass_register(kf_context *ctx, const char *name, const char *summary, kf_pass_fn run, void *user);
+/* The context a module belongs to. */
+KF_API kf_context *kf_module_context(kf_module *m);
+/* kf_context_report at op's location: level 0 error (kind KF_ERRKIND_INVALID_IR), 1 warning, 2 note. */
+KF_API kf_status kf_op_report(kf_module *m, const kf_op *op, int level, const char *message);
 
 #ifdef __cplusplus
 }

@@ -244,13 +244,14 @@ static PyObject *info_dict(const kf_device_info *in) {
 
 static PyObject *Runtime_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *names[] = {"mode", "cache_dir", "backend", "libcuda", "grid_stride", "sim_workers",
-                          "sim_max_steps", "sim_detect_races", "device", "sim_devices", NULL};
+                          "sim_max_steps", "sim_detect_races", "device", "sim_devices", "thread_map", NULL};
   const char *mode = "auto", *cache_dir = NULL, *backend = "auto", *libcuda = NULL;
-  int grid_stride = 1, races = 1, device = 0;
+  int grid_stride = 1, races = 1, device = 0, thread_map = 1;
   unsigned sim_workers = 1, sim_devices = 1;
   unsigned long long max_steps = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|szszpIKpiI", names, &mode, &cache_dir, &backend, &libcuda,
-                                   &grid_stride, &sim_workers, &max_steps, &races, &device, &sim_devices))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|szszpIKpiIp", names, &mode, &cache_dir, &backend, &libcuda,
+                                   &grid_stride, &sim_workers, &max_steps, &races, &device, &sim_devices,
+                                   &thread_map))
     return NULL;
   kf_runtime_options o;
   kf_runtime_options_init(&o);
@@ -265,6 +266,7 @@ static PyObject *Runtime_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   o.disk_cache = cache_dir != NULL;
   o.libcuda_path = libcuda;
   o.grid_stride = grid_stride;
+  o.thread_map = thread_map;
   o.sim_workers = sim_workers;
   o.sim_max_steps = max_steps;
   o.sim_detect_races = races;
@@ -833,7 +835,7 @@ static PyType_Slot Runtime_slots[] = {{Py_tp_new, Runtime_new},
                                       {Py_tp_getset, Runtime_getset},
                                       {Py_tp_doc, "Runtime(mode='auto', cache_dir=None, backend='auto', libcuda=None, "
                                                   "grid_stride=True, sim_workers=1, sim_max_steps=0, "
-                                                  "sim_detect_races=True, device=0, sim_devices=1)"},
+                                                  "sim_detect_races=True, device=0, sim_devices=1, thread_map=True)"},
                                       {0, NULL}};
 static PyType_Spec Runtime_spec = {"kfront._kfront.Runtime", sizeof(RuntimeObject), 0, Py_TPFLAGS_DEFAULT,
                                    Runtime_slots};
@@ -1083,6 +1085,36 @@ static PyObject *query_failed(kf_context *ctx, kf_status st) {
   return NULL;
 }
 
+/* device_attribute(ordinal, name, mode=..., libcuda=..., sim_devices=...): the driver's attribute by name (an int),
+ * or None where there is no such attribute or the simulator does not model it (Device raises AttributeError). */
+static PyObject *device_attribute(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)self;
+  static char *names[] = {"ordinal", "name", "mode", "libcuda", "sim_devices", NULL};
+  const char *name = NULL, *mode = "auto", *libcuda = NULL;
+  int ordinal = 0;
+  unsigned sim_devices = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "is|szI", names, &ordinal, &name, &mode, &libcuda, &sim_devices))
+    return NULL;
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  int m = mode_of(mode, "device_attribute");
+  if (m < 0) return NULL;
+  o.mode = (kf_runtime_mode)m;
+  o.libcuda_path = libcuda;
+  o.sim_devices = sim_devices;
+  kf_context *ctx = kf_context_create();
+  if (!ctx) return PyErr_NoMemory();
+  int value = 0;
+  kf_status st = kf_device_get_attribute(ctx, &o, ordinal, name, &value);
+  if (st == KF_ERROR_NOT_FOUND) {
+    kf_context_destroy(ctx);
+    Py_RETURN_NONE;
+  }
+  if (st != KF_OK) return query_failed(ctx, st);
+  kf_context_destroy(ctx);
+  return PyLong_FromLong(value);
+}
+
 static PyObject *device_count(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
   kf_runtime_options o;
@@ -1168,6 +1200,9 @@ static PyMethodDef module_functions[] = {
      "xoroshiro128p_init(address, n, seed, subsequence_start): numba.cuda.random's states into host memory."},
     {"device_count", (PyCFunction)(void (*)(void))device_count, METH_VARARGS | METH_KEYWORDS,
      "device_count(mode='auto', libcuda=None, sim_devices=1): how many devices runtimes with these options use."},
+    {"device_attribute", (PyCFunction)(void (*)(void))device_attribute, METH_VARARGS | METH_KEYWORDS,
+     "device_attribute(ordinal, name, mode='auto', libcuda=None, sim_devices=1): the driver's attribute by name "
+     "(CLOCK_RATE, ...), None where there is none or the simulator does not model it."},
     {"device_info", (PyCFunction)(void (*)(void))device_info, METH_VARARGS | METH_KEYWORDS,
      "device_info(ordinal, mode='auto', libcuda=None, sim_devices=1): a device's properties (no context made)."},
     {"current_device", current_device, METH_NOARGS, "The calling thread's current device (0 until set)."},

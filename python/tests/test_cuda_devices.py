@@ -261,3 +261,23 @@ def test_close_and_reset_per_device(ndev):
     cuda.select_device(1)
     cuda.close()
     assert cuda.get_current_device().id == 0 and _runtime.runtime(0) is not rt0
+
+
+def test_driver_attributes_by_name():
+    """numba-cuda's Device gives every CU_DEVICE_ATTRIBUTE_* by name; on the simulator the modelled ones (the launch
+    limits, multiprocessors, compute capability), AttributeError for the rest and for names that are none."""
+    dev = cuda.get_current_device()
+    assert dev.WARP_SIZE == 32 and dev.MAX_BLOCK_DIM_X >= 1024
+    assert dev.COMPUTE_CAPABILITY_MAJOR == dev.compute_capability[0]
+    assert dev.SHARED_MEMORY_PER_BLOCK == dev.MAX_SHARED_MEMORY_PER_BLOCK  # cuda.h's alias
+    assert dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN >= dev.MAX_SHARED_MEMORY_PER_BLOCK
+    if config.ENABLE_CUDASIM:
+        with pytest.raises(AttributeError, match="'CLOCK_RATE'"):
+            dev.CLOCK_RATE
+        assert not hasattr(dev, "L2_CACHE_SIZE")
+    else:  # the driver's
+        assert dev.CLOCK_RATE > 0 and dev.L2_CACHE_SIZE > 0 and dev.MAX_THREADS_PER_MULTIPROCESSOR >= 1024
+    with pytest.raises(AttributeError, match="'NOT_AN_ATTRIBUTE'"):
+        dev.NOT_AN_ATTRIBUTE
+    with pytest.raises(AttributeError):
+        dev.clock_rate  # numba-cuda's are upper case only

@@ -5,7 +5,7 @@
  *   compile  an embedder's compile (kf_compile_sources: a fragment from line 10, a device function from another
  *            source, bound globals); Python source -> kir (kf_compile_source) -> LLVM IR and PTX (libNVVM);
  *   kir      kir text parsed, verified, the default pipeline run with IR dumps, printed, then made a program
- *            of a simulator runtime and launched;
+ *            of a simulator runtime and launched; a generic program whose callback parses the same kir launched;
  *   runtime  a simulator runtime with no disk cache, a program from source, a kernel launched on host arrays,
  *            kf_reduce, kf_ufunc_call, kf_gufunc_call, a stream and events, device arrays and copies, a launch
  *            on them, a .npy file written and read back, a program over an embedder's sources and bindings
@@ -428,6 +428,32 @@ static kf_status launch_double_it(World *w) {
   return st;
 }
 
+/* A generic program whose callback parses double_it's kir for every fingerprint (kf_program_create_generic). */
+static kf_status parse_double_it(void *user, kf_context *ctx, const char *kernel, struct kf_type *const *types,
+                                 unsigned n, kf_module **out) {
+  (void)user, (void)kernel, (void)types, (void)n;
+  return kf_module_parse(ctx, "double_it.kir", kir_source, strlen(kir_source), out);
+}
+
+static kf_status generic_program(World *w) {
+  kf_generic_kernel k = {"double_it", 2};
+  kf_generic_options o;
+  kf_generic_options_init(&o);
+  o.kernels = &k;
+  o.nkernels = 1;
+  o.specialize = parse_double_it;
+  kf_status st = w->p2 ? KF_OK : kf_program_create_generic(w->rt, &o, &w->p2);  /* a retry keeps the program */
+  if ((st == KF_OK) != (w->p2 != NULL)) return bad("kf_program_create_generic: status and program disagree");
+  if (st == KF_OK) st = kf_program_get_function(w->p2, "double_it", &w->double_it);
+  return st;
+}
+
+static kf_status destroy_program2(World *w) {
+  kf_program_destroy(w->p2);
+  w->p2 = NULL;
+  return KF_OK;
+}
+
 static const Step kir_steps[] = {
     {"kf_context_create_with", make_context, false},
     {"kf_module_parse", parse_kir, false},
@@ -438,6 +464,9 @@ static const Step kir_steps[] = {
     {"kf_runtime_create", make_runtime, false},
     {"kf_program_from_module", program_from_module, false},
     {"kf_function_launch", launch_double_it, false},
+    {"kf_program_create_generic", generic_program, false},
+    {"kf_function_launch (generic: the callback's kir)", launch_double_it, false},
+    {"kf_program_destroy (generic)", destroy_program2, true},
     {"kf_program_destroy", destroy_program, true},
     {"kf_runtime_destroy", destroy_runtime, true},
     {"kf_module_destroy", destroy_module, true},

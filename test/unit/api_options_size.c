@@ -60,6 +60,9 @@ static void test_init_sets_size(void) {
   kf_nvrtc_options g;
   kf_nvrtc_options_init(&g);
   CHECK(g.struct_size == sizeof g && g.ninclude_dirs == 0);
+  kf_generic_options h;
+  kf_generic_options_init(&h);
+  CHECK(h.struct_size == sizeof h && !h.specialize && !h.pipeline);
 }
 
 /* Every entry point that takes options refuses a struct_size of 0 (a struct filled by hand: {0}, memset). */
@@ -103,6 +106,11 @@ static void test_zero_refused(void) {
   kf_compile_options_init(&co);
   CHECK(kf_program_create(rt, "k.py", SRC, strlen(SRC), &co, &p) == KF_OK && p);  /* the same, initialised */
   kf_program_destroy(p);
+  p = NULL;
+  kf_generic_options go;
+  memset(&go, 0, sizeof go);
+  refused(ctx, kf_program_create_generic(rt, &go, &p), "kf_program_create_generic", "kf_generic_options");
+  CHECK(p == NULL);
   kf_runtime_destroy(rt);
 
   CHECK(kf_module_parse(ctx, "f.kir", KIR, strlen(KIR), &m) == KF_OK && m);

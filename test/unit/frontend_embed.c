@@ -281,7 +281,7 @@ static void test_key(void) {
   CHECK(k3 && k4 && k3b && strcmp(k3, k4) != 0 && strcmp(k3, k3b) == 0);
   CHECK_CONTAINS(k3, "bind 6:FACTOR int int64 3\n");
   CHECK_CONTAINS(k3, "bind 4:cuda module 10:numba.cuda\n");
-  CHECK_CONTAINS(k3, "pipeline 89:canonicalize,cse,bce,pad-shared,tile-shared,cse,hoist-checks,unroll,privatize-atomics,dce\n");
+  CHECK_CONTAINS(k3, "pipeline 100:canonicalize,cse,bce,pad-shared,tile-shared,thread-map,cse,hoist-checks,unroll,privatize-atomics,dce\n");
   kf_free(k3);
   kf_free(k4);
   kf_free(k3b);

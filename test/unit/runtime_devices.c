@@ -51,7 +51,8 @@ static void options(kf_runtime_options *o, unsigned sim_devices, int device) {
 static void test_layout(void) {
   CHECK(sizeof(kf_array) == 160);
   CHECK(offsetof(kf_array, device) == 20 && offsetof(kf_array, shape) == 24 && offsetof(kf_array, readonly) == 152);
-  CHECK(sizeof(kf_runtime_options) == 72 && offsetof(kf_runtime_options, mode) == 8);
+  CHECK(sizeof(kf_runtime_options) == 80 && offsetof(kf_runtime_options, mode) == 8);
+  CHECK(offsetof(kf_runtime_options, thread_map) == 72); /* appended after the first version's last field */
   CHECK(offsetof(kf_runtime_options, sim_devices) == 36 && offsetof(kf_runtime_options, libcuda_path) == 40);
   kf_array a;
   int64_t n = 4;
@@ -80,6 +81,24 @@ static void test_count_and_info(kf_context *ctx) {
   CHECK_CONTAINS(kf_context_diagnostics(ctx), "no simulated device 3 (there are 3)");
   kf_context_clear_diagnostics(ctx);
   CHECK(kf_device_get_info(ctx, &o, -1, &info) == KF_ERROR_NOT_FOUND);
+  kf_context_clear_diagnostics(ctx);
+
+  /* the driver's attributes by name: the simulated device's for what kf_device_info holds, else not found */
+  int v = -1;
+  CHECK(kf_device_get_attribute(ctx, &o, 2, "MAX_THREADS_PER_BLOCK", &v) == KF_OK && v == 1024);
+  CHECK(kf_device_get_attribute(ctx, &o, 0, "COMPUTE_CAPABILITY_MAJOR", &v) == KF_OK && v == 9);
+  int alias = -1;
+  CHECK(kf_device_get_attribute(ctx, &o, 0, "MAX_SHARED_MEMORY_PER_BLOCK", &v) == KF_OK && v == 48 * 1024);
+  CHECK(kf_device_get_attribute(ctx, &o, 0, "SHARED_MEMORY_PER_BLOCK", &alias) == KF_OK && alias == v);  /* cuda.h's
+                                                                  deprecated alias of MAX_SHARED_MEMORY_PER_BLOCK */
+  CHECK(kf_device_get_attribute(ctx, &o, 0, "CLOCK_RATE", &v) == KF_ERROR_NOT_FOUND && v == 0);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "the simulated device does not model the attribute CLOCK_RATE");
+  kf_context_clear_diagnostics(ctx);
+  CHECK(kf_device_get_attribute(ctx, &o, 0, "NO_SUCH_THING", &v) == KF_ERROR_NOT_FOUND);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "no device attribute named 'NO_SUCH_THING'");
+  kf_context_clear_diagnostics(ctx);
+  CHECK(kf_device_get_attribute(ctx, &o, 3, "WARP_SIZE", &v) == KF_ERROR_NOT_FOUND);
+  CHECK_CONTAINS(kf_context_diagnostics(ctx), "no simulated device 3 (there are 3)");
   kf_context_clear_diagnostics(ctx);
 
   /* a runtime per device, each saying which it is */

@@ -81,6 +81,7 @@ def _create(devnum):
             configure_cuda_paths()
             rt = _kfront.Runtime(mode=o["mode"], cache_dir=config.cache_dir(), backend=config.KFRONT_BACKEND,
                                  libcuda=o["libcuda"], grid_stride=config.KFRONT_GRID_STRIDE,
+                                 thread_map=config.KFRONT_THREAD_MAP,
                                  sim_workers=config.KFRONT_SIM_WORKERS, device=devnum,
                                  sim_devices=o["sim_devices"])
             _runtimes[devnum] = rt
@@ -344,7 +345,13 @@ class Device:
 
     def __getattr__(self, attr):
         if attr not in _ATTRIBUTES:
-            raise AttributeError("kfront: the device has no attribute %r" % attr)
+            # the rest of the driver's attributes by name (CLOCK_RATE, L2_CACHE_SIZE, ...), as numba-cuda's Device
+            value = (_kfront.device_attribute(self.id, attr, **_options())
+                     if attr.isupper() and not attr.startswith("_") else None)
+            if value is None:
+                raise AttributeError("kfront: the device has no attribute %r (the simulator has only the launch "
+                                     "limits, the multiprocessors and the compute capability)" % attr)
+            return value
         info = self._info
         if attr == "COMPUTE_CAPABILITY_MAJOR":
             return info["compute_capability"][0]

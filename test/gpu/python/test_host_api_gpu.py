@@ -56,6 +56,14 @@ def test_kernel_attributes_are_the_drivers(tmp_path):
           % (regs, nk.get_regs_per_thread(nsig), local, nk.get_local_mem_per_thread(nsig)))
 
 
+def test_driver_attributes_are_numba_cudas():
+    k, n = kcuda.get_current_device(), ncuda.get_current_device()
+    for name in ("CLOCK_RATE", "MEMORY_CLOCK_RATE", "L2_CACHE_SIZE", "MAX_THREADS_PER_MULTIPROCESSOR",
+                 "MAX_REGISTERS_PER_BLOCK", "TOTAL_CONSTANT_MEMORY", "PCI_BUS_ID", "COOPERATIVE_LAUNCH",
+                 "MULTIPROCESSOR_COUNT", "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", "GLOBAL_MEMORY_BUS_WIDTH"):
+        assert getattr(k, name) == getattr(n, name), name
+
+
 # ---- pending deallocations ------------------------------------------------------------------------------
 
 def test_device_memory_is_flat_and_frees_wait_for_kernels_on_other_streams():

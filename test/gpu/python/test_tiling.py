@@ -1,7 +1,8 @@
 """GPU tests of the tiling passes (run by test/gpu/run_python_gpu.sh on the GPU machine): the kernels tile-shared
 tiles (its variant, launched by the runtime with the block it was built for) and pad-shared pads give on the GPU
 the untiled kernels' results bit for bit. The untiled reference is the same source compiled through a pipeline
-without those passes (kfront._kfront.Program). Shapes are not multiples of the tiles; the naive matmul in both
+without those passes (kfront._kfront.Program). Shapes are not multiples of the tiles (up to 3000^2, C and F
+order: tiling at any size); the naive matmul in both
 guard styles with float32, float64 and integer accumulators; launches with other blocks (32x32: more threads
 than the variant's registers would allow) and with overlapping arrays run the kernel itself; the
 stencils at the arrays' edges, tiled when the cost model is told to take them. The simulator runs the same
@@ -132,6 +133,33 @@ def test_matmul_tiled_is_bit_identical(kernel, in_dtype, out_dtype, shape):
         pipe = "canonicalize,cse,bce,tile-shared{%s},cse,hoist-checks,unroll,dce" % opts
         got = run_matmul(compiled(kernel, pipe, grid_for((M, N), b16), b16), A, B, out_dtype, M, N)
         assert cp.array_equal(got, want), opts
+
+
+@pytest.mark.parametrize("shape", [(1000, 1000, 1000), (1023, 1023, 1023), (1025, 1025, 1025), (3000, 3000, 3000),
+                                   (1000, 1025, 17), (17, 1000, 1023), (2048, 64, 3000), (100, 100, 7)])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_matmul_any_size_is_bit_identical(shape, order):
+    # tiling at any size (issue 24): the edge blocks (partial 64x64 tiles of outputs) and a K that is not a multiple
+    # of the depth, on the speculated whole-tile path (the default) and the old guarded one (speculate=0); inputs
+    # and output in C or F order
+    M, N, K = shape
+    rng = np.random.default_rng(M + 3 * N + 7 * K)
+    A, B = rand((M, K), np.float32, rng), rand((K, N), np.float32, rng)
+    if order == "F":
+        A, B = cp.asfortranarray(A), cp.asfortranarray(B)
+    block = (16, 16)
+    grid = grid_for((M, N), block)
+
+    def run(launch):
+        C = cp.full((M, N), -7, dtype=np.float32, order=order)
+        launch(A, B, C)
+        cp.cuda.Device().synchronize()
+        return C
+
+    want = run(compiled(mm_f32acc, UNTILED, grid, block))
+    assert cp.array_equal(run(mm_f32acc[grid, block]), want)
+    old = "canonicalize,cse,bce,tile-shared{speculate=0},cse,hoist-checks,unroll,dce"
+    assert cp.array_equal(run(compiled(mm_f32acc, old, grid, block)), want)
 
 
 def test_matmul_grid_covering_part_of_c():
