@@ -29,6 +29,15 @@
  * (where the rewrite pays: see scan_op); option all-grids=1 lifts that (the transformation is correct for
  * every grid; the randomized test runs it that way). Anything else is left alone.
  *
+ * Option variant=1 (the runtime's pipeline): an eligible kernel keeps its code and gets the grid-stride form as
+ * a copy NAME__gs placed after it (attribute variant_of; the kernel names it in tiled_variant, the attribute of
+ * a kernel's launch variant, as tile-shared's NAME__tiled), so that the runtime can launch either. The
+ * runtime's rule (runtime/launch.c, variant_pays): the grid-stride form runs unless, at the user's block size,
+ * the device holds fewer of its blocks per SM than of the plain form's (the loop's registers: Black-Scholes in
+ * float64 needs 40 registers as the loop to 32 plain, 48 resident warps per SM instead of 64, 14% slower on an
+ * H200; capped to 32 with .maxnreg it spills 24 bytes, so a cap does not help it). A kernel that has a variant
+ * already (tiled) is rewritten in place, as without the option.
+ *
  * Known difference: a failed bounds check ends the thread, so the virtual blocks it had still to run are
  * skipped. The launch reports the IndexError anyway (its outputs are not meaningful after an IndexError). */
 #include <stdio.h>
@@ -222,9 +231,33 @@ static void rewrite(Module *m, Op *func) {
   }
 }
 
+/* variant=1: the grid-stride form as a copy NAME__gs after func, which names it as its launch variant (func
+ * itself stays as it was); a kernel with a variant already, or one that is a variant, is rewritten in place. */
+static void add_variant(Module *m, Op *func) {
+  const char *vname = ir_op_attr_str(func, "tiled_variant");
+  Op *v = vname ? ir_module_lookup(m, vname) : NULL;
+  if (v && ir_op_attr(v, "grid_stride")) return; /* it has its grid-stride form already */
+  if (vname || ir_op_attr(func, "variant_of")) {
+    rewrite(m, func);
+    return;
+  }
+  Op *var = ir_op_clone(m, func, NULL);
+  char name[256];
+  snprintf(name, sizeof name, "%s__gs", ir_func_name(func));
+  ir_op_set_attr(m, var, "sym_name", attr_sym(m, name));
+  ir_op_insert_after(func, var);
+  ir_module_add_symbol(m, var);
+  ir_op_set_attr(m, var, "variant_of", attr_sym(m, ir_func_name(func)));
+  rewrite(m, var);
+  ir_op_set_attr(m, func, "tiled_variant", attr_sym(m, name));
+}
+
 bool pass_grid_stride(Module *m, const PassContext *pc) {
-  bool all_grids = pc->options[0] != 0;
+  bool all_grids = pc->options[0] != 0, variant = pc->options[1] != 0;
   for (Op *op = ir_module_body(m)->first; op; op = op->next)
-    if (op->kind == OP_FUNC_FUNC && eligible(m, op, all_grids)) rewrite(m, op);
+    if (op->kind == OP_FUNC_FUNC && eligible(m, op, all_grids)) {
+      if (variant) add_variant(m, op);
+      else rewrite(m, op);
+    }
   return true;
 }

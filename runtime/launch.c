@@ -1,7 +1,8 @@
 /* launch.c — the one launch path, for the GPU and the simulator alike:
  *   1. the argument checks against the kernel's parameters, unless these argument types (their dispatch
  *      entry) already passed them for this kernel; the fingerprint itself validated the values;
- *   2. the kernel's tiled variant instead where its plan allows (its block shape, its arrays disjoint); the
+ *   2. the kernel's variant instead where its plan allows (its block shape, its arrays disjoint) and, for a
+ *      grid-stride variant, where it costs no occupancy (variant_pays, below); the
  *      launch plan: the block shape the variant needs, the physical grid/block/shared bytes and the hidden
  *      parameters; then the launch configuration against the device's limits, and a cooperative kernel's grid
  *      against the blocks the device holds at once (rt_plan_fit_coop);
@@ -19,7 +20,8 @@
 #include "runtime/rt.h"
 #include "utils/mem.h"
 
-enum { STACK_SLOTS = 64, STACK_ARGS = 16 };
+/* a launch of up to 64 parameter slots and 64 arguments allocates nothing (kf_args of tuples flattened: 16) */
+enum { STACK_SLOTS = 64, STACK_ARGS = 64, STACK_FLAT = 16 };
 
 static const SrcLoc NOLOC = {0};
 
@@ -130,6 +132,30 @@ static bool check_configuration(RtRuntime *rt, const RtKernel *k, const RtLaunch
 static kf_status launch_flat(RtKernel *k, const RtLaunchShape *user, RtStream *stream, const kf_arg *args,
                              unsigned nargs, RtDispatchEntry *entry);
 
+bool rt_grid_stride_pays(unsigned plain_blocks, unsigned variant_blocks, size_t plain_static_shared,
+                         size_t variant_static_shared) {
+  /* a variant with shared memory of its own (privatised atomics) bought it on purpose: it pays beyond occupancy */
+  if (variant_static_shared != plain_static_shared) return true;
+  return variant_blocks >= plain_blocks;
+}
+
+/* Whether k's variant v runs this launch instead of k, beyond its plan's block and disjointness: a grid-stride
+ * variant of a plain kernel (passes/grid_stride.c, variant=1) only where, at the user's block and dynamic shared
+ * memory, the device holds as many of its blocks per SM as of the plain kernel's (the driver's occupancy, from
+ * each function's registers; the simulator's are equal, so it runs the grid-stride form). Both answers are
+ * memoised per kernel (rt_plan_resident_blocks). */
+static bool variant_pays(RtRuntime *rt, RtKernel *k, RtKernel *v, const RtLaunchShape *user) {
+  if (v->plan.grid != RT_GRID_RESIDENT || k->plan.grid == RT_GRID_RESIDENT) return true;
+  uint64_t t = (uint64_t)user->block[0] * user->block[1] * user->block[2];
+  if (t == 0 || t > rt->limits.max_threads_per_block) return true;  /* check_configuration reports it */
+  unsigned threads = (unsigned)t;
+  unsigned kb = rt_plan_resident_blocks(rt->dev, &k->fn, threads, user->shared + k->plan.dynamic_shared,
+                                        &k->resident_memo);
+  unsigned vb = rt_plan_resident_blocks(rt->dev, &v->fn, threads, user->shared + v->plan.dynamic_shared,
+                                        &v->resident_memo);
+  return rt_grid_stride_pays(kb, vb, k->fn.static_shared, v->fn.static_shared);
+}
+
 kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, const kf_arg *args, unsigned nargs,
                     RtDispatchEntry *entry) {
   RtRuntime *rt = k->f->p->rt;
@@ -145,9 +171,9 @@ kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, co
     entry = rt_dispatch_find(&k->f->dispatch, &fp);
   }
   /* tuple arguments from here on as their elements: the kernel's parameters */
-  kf_arg flat_stack[STACK_ARGS], *flat = NULL;
+  kf_arg flat_stack[STACK_FLAT], *flat = NULL;
   if (rt_args_need_flattening(args, nargs)) {
-    kf_status fs = rt_flatten_args(args, nargs, flat_stack, STACK_ARGS, &flat, &nargs, rt->diag);
+    kf_status fs = rt_flatten_args(args, nargs, flat_stack, STACK_FLAT, &flat, &nargs, rt->diag);
     if (fs != KF_OK) return fs == KF_ERROR_OUT_OF_MEMORY ? rt_out_of_memory(rt) : fs;
     args = flat;
   }
@@ -170,10 +196,10 @@ static kf_status launch_flat(RtKernel *k, const RtLaunchShape *user, RtStream *s
     if (!ok) return KF_ERROR_INVALID_INPUT;
     if (entry && entry->kernel == k) atomic_store_explicit(&entry->checked, true, memory_order_release);
   }
-  /* the tiled variant where its block shape is the user's and the arrays it stages do not overlap those
-   * written (same parameters: the checks above hold for it) */
+  /* the variant where its block shape is the user's and the arrays it stages do not overlap those written
+   * (same parameters: the checks above hold for it), a grid-stride one where it costs no occupancy */
   if (k->variant && rt_plan_block_fits(&k->variant->plan, user->block) &&
-      rt_plan_args_disjoint(&k->variant->plan, args, nargs))
+      rt_plan_args_disjoint(&k->variant->plan, args, nargs) && variant_pays(rt, k, k->variant, user))
     k = k->variant;
   if (!check_configuration(rt, k, user)) return KF_ERROR_INVALID_INPUT;
   if (stream && !rt_stream_fits(rt, stream, name)) return KF_ERROR_INVALID_INPUT;

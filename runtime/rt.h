@@ -449,6 +449,11 @@ kf_status rt_kernel_setup(RtKernel *k);
  * here); the full argument checks run unless that entry is k's and has passed them before. */
 kf_status rt_launch(RtKernel *k, const RtLaunchShape *user, RtStream *stream, const kf_arg *args, unsigned nargs,
                     RtDispatchEntry *entry);
+/* The rule of a grid-stride variant (passes/grid_stride.c, variant=1): launched instead of the plain kernel when
+ * the device holds at least as many of its blocks per SM (variant_blocks against plain_blocks, at the user's
+ * block), or when it has static shared memory the plain kernel has not (privatised atomics: bought on purpose). */
+bool rt_grid_stride_pays(unsigned plain_blocks, unsigned variant_blocks, size_t plain_static_shared,
+                         size_t variant_static_shared);
 /* Where a kernel finds array a: *data is the device address of its element [0, ...]. A device array, and any
  * array on a device that reads host memory (the simulator), is used in place (*staged false); a host array's
  * span is given a device allocation *tmp (0 for an empty array), filled from the host on stream s when copy is

@@ -66,6 +66,10 @@ kf_stream *ext_stream_arg(PyObject *o, int *ok);
  * caller holds the object). An array from __cuda_array_interface__ whose producer named a stream other than
  * the default ones sets *producer (when not NULL) to it: the caller waits for that stream before using it. */
 int ext_arg_from_object(PyObject *o, kf_arg *out, const char *what, Py_ssize_t index, uintptr_t *producer);
+/* The launch's fast path of ext_arg_from_object for the common scalars, with no other check first: an exact
+ * float or int (int64), or a NumPy scalar of a type seen before. 1 converted, 0 not such a value (the caller
+ * takes the general path), -1 with an exception. */
+int ext_scalar_fast(PyObject *o, kf_arg *out);
 /* set_interface_adapter(callable or None): who describes objects without an array interface (cuda.core's). */
 PyObject *ext_set_interface_adapter(PyObject *self, PyObject *adapter);
 /* *spelling: NULL when o (a tuple) is no namedtuple, else its class and fields spelt as kf_arg.type says

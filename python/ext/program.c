@@ -518,6 +518,8 @@ static void release_hints(ArgHints *hints) {
  * pass the values they give. */
 static int convert_arg(FunctionObject *f, PyObject *o, kf_arg *out, ExtPool *pool, const char *what, Py_ssize_t index,
                        int use, kf_stream *consumer, ArgHints *hints, unsigned depth) {
+  int fast = ext_scalar_fast(o, out);  /* float, int, a NumPy scalar: no hint, tuple or producer to look for */
+  if (fast) return fast < 0 ? -1 : 0;
   if (PyTuple_Check(o)) {
     const char *named = NULL;
     if (!PyTuple_CheckExact(o) && ext_namedtuple_spelling(o, &named) < 0) return -1;

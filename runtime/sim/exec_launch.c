@@ -531,7 +531,9 @@ bool sim_program_launch(SimProgram *p, Op *kernel_func, const uint32_t grid[3], 
     if (oom) result->status = SIM_ERR_NOMEM;  /* reported by the compile's guard */
     return false;
   }
-  L.kname = L.kernel->name;
+  /* a launch variant (NAME__gs, NAME__tiled) reports as the kernel the user launched, as on the GPU */
+  const char *variant_of = ir_op_attr_str(kernel_func, "variant_of");
+  L.kname = variant_of ? variant_of : L.kernel->name;
   bool ok = setup_args(&L, args, nargs, diag);
   if (ok) {
     result->status = SIM_OK;

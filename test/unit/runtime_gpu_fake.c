@@ -56,6 +56,9 @@ static struct {
   int grid_params;       /* the launched kernel takes the grid dims as params[grid_params..+2] (0: none) */
   int32_t last_gs[3];    /* and their values */
   int occupancy;         /* cuOccupancyMaxActiveBlocksPerMultiprocessor's answer; 0: it fails */
+  int occupancy_gs;      /* its answer for a function named NAME__gs (a grid-stride variant), when not 0: as if
+                          * that function's registers differed from the plain form's */
+  char last_fn[64];      /* the name of the function launched last */
   int occ_calls;
   int coop_launches;     /* through cuLaunchCooperativeKernel */
   unsigned managed_flags;  /* of the last cuMemAllocManaged */
@@ -262,6 +265,7 @@ static CUresult f_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, u
   fake.last_block[0] = bx, fake.last_block[1] = by, fake.last_block[2] = bz;
   fake.last_shared = shared;
   int64_t threads = (int64_t)gx * bx;
+  snprintf(fake.last_fn, sizeof fake.last_fn, "%s", f->name);
   if (fake.grid_params)
     for (int d = 0; d < 3; d++) fake.last_gs[d] = *(int32_t *)params[fake.grid_params + d];
   if (!strcmp(f->name, "foo_grid")) {
@@ -283,7 +287,12 @@ static CUresult f_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, u
     int32_t *ptr = *(int32_t **)params[0];
     int64_t n = *(int64_t *)params[1];
     for (int64_t i = 0; i < threads && i < n; i++) ptr[i] = (int32_t)(2 * i);
-  } else if (!strcmp(f->name, "twice")) {
+  } else if (!strcmp(f->name, "twice") && !fake.grid_params) {
+    /* the plain form (its grid-stride variant twice__gs beside it): one thread per element */
+    char *in = *(char **)params[0], *out = *(char **)params[3];
+    int64_t n = *(int64_t *)params[1], sin = *(int64_t *)params[2], sout = *(int64_t *)params[5];
+    for (int64_t i = 0; i < threads && i < n; i++) *(double *)(out + i * sout) = 2 * *(double *)(in + i * sin);
+  } else if (!strcmp(f->name, "twice") || !strcmp(f->name, "twice__gs")) {
     /* grid_stride: the threads of a 1-D grid loop over the user's gx*gy*gz virtual blocks */
     char *in = *(char **)params[0];
     int64_t n = *(int64_t *)params[1], sin = *(int64_t *)params[2];
@@ -363,7 +372,9 @@ static CUresult f_coop_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned 
 static CUresult f_occupancy(int *blocks, CUfunction fn, int block_size, size_t shared) {
   fake.occ_calls++;
   if (!fake.occupancy) return CUDA_ERROR_INVALID_VALUE;
-  *blocks = fake.occupancy;
+  size_t len = strlen(((FakeFunction *)fn)->name);
+  bool gs = len > 4 && !strcmp(((FakeFunction *)fn)->name + len - 4, "__gs");
+  *blocks = gs && fake.occupancy_gs ? fake.occupancy_gs : fake.occupancy;
   return CUDA_SUCCESS;
 }
 static CUresult f_alloc(CUdeviceptr *p, size_t n) {
@@ -932,6 +943,69 @@ static const char *TWICE =
     "  }) : (i1) -> ()\n"
     "  func.return() : () -> ()\n"
     "}) {sym_name = @twice, function_type = (array<f64, 1, A>, array<f64, 1, A>) -> (), kernel} : () -> ()\n";
+
+/* The grid-stride form as a variant (the runtime's pipeline: grid-stride{variant=1}): launched where the device
+ * holds as many of its blocks per SM as of the plain kernel's, else the plain kernel on the user's grid (the
+ * loop's registers must not cost occupancy: launch.c's variant_pays); the answers memoised. */
+static void test_grid_stride_variant(void) {
+  CHECK(rt_grid_stride_pays(16, 16, 0, 0) && rt_grid_stride_pays(12, 16, 0, 0) && !rt_grid_stride_pays(16, 12, 0, 0));
+  CHECK(rt_grid_stride_pays(16, 12, 0, 1024));  /* shared memory of its own (privatised atomics): on purpose */
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.disk_cache = 0;
+  kf_runtime *rt = NULL;
+  kf_module *m = NULL;
+  kf_program *p = NULL;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK && rt);
+  CHECK(kf_module_parse(ctx, "twice.kir", TWICE, strlen(TWICE), &m) == KF_OK);
+  CHECK(m && kf_module_run_pipeline(m, "grid-stride{variant=1}", NULL, NULL) == KF_OK);
+  CHECK(rt && m && kf_program_from_module(rt, m, &p) == KF_OK);
+  enum { N = 5000 };
+  double *in = malloc(N * sizeof *in), *out = calloc(N, sizeof *out);
+  for (int i = 0; i < N; i++) in[i] = i;
+  int64_t n[1] = {N};
+  kf_arg args[2] = {array_arg(in, KF_FLOAT64, 1, n, 'C'), array_arg(out, KF_FLOAT64, 1, n, 'C')};
+  kf_kernel *k = NULL;
+  CHECK(p && kf_program_get_kernel(p, "twice", args, 2, &k) == KF_OK && k);
+  if (k) {
+    CHECK(strcmp(kf_kernel_signature(k), "void(float64[:], float64[:])") == 0);
+    unsigned g[3] = {(N + 127) / 128, 1, 1}, b[3] = {128, 1, 1};
+    /* as many blocks per SM (16 each): the grid-stride form, on the blocks the device holds at once */
+    fake.occupancy = 16;
+    fake.occupancy_gs = 0;
+    fake.grid_params = 6;
+    CHECK(kf_launch(k, g, b, 0, NULL, args, 2) == KF_OK);
+    CHECK(!strcmp(fake.last_fn, "twice__gs") && fake.last_grid[0] == (N + 127) / 128 && fake.last_gs[0] == (N + 127) / 128);
+    bool same = true;
+    for (int i = 0; i < N; i++) same = same && out[i] == 2.0 * i;
+    CHECK(same);
+    /* another block size, where the variant's registers leave fewer blocks per SM (12 to 16): the plain kernel */
+    fake.occupancy_gs = 12;
+    fake.grid_params = 0;
+    memset(out, 0, N * sizeof *out);
+    unsigned g2[3] = {(N + 63) / 64, 1, 1}, b2[3] = {64, 1, 1};
+    CHECK(kf_launch(k, g2, b2, 0, NULL, args, 2) == KF_OK);
+    CHECK(!strcmp(fake.last_fn, "twice") && fake.last_grid[0] == (N + 63) / 64 && fake.last_block[0] == 64);
+    same = true;
+    for (int i = 0; i < N; i++) same = same && out[i] == 2.0 * i;
+    CHECK(same);
+    int calls = fake.occ_calls;
+    CHECK(kf_launch(k, g2, b2, 0, NULL, args, 2) == KF_OK && fake.occ_calls == calls && !strcmp(fake.last_fn, "twice"));
+    /* a failed launch configuration is still the configuration check's error */
+    CHECK(kf_launch(k, g, (unsigned[3]){2048, 1, 1}, 0, NULL, args, 2) == KF_ERROR_INVALID_INPUT);
+    CHECK_CONTAINS(kf_context_diagnostics(ctx), "2048");
+  }
+  fake.occupancy = fake.occupancy_gs = 0;
+  fake.grid_params = 0;
+  free(in);
+  free(out);
+  kf_program_destroy(p);
+  kf_module_destroy(m);
+  kf_runtime_destroy(rt);
+  kf_context_destroy(ctx);
+}
 
 static void test_grid_stride(void) {
   kf_context *ctx = kf_context_create();
@@ -1557,6 +1631,7 @@ int main(int argc, char **argv) {
   test_pointer_parameter();
   test_host_funcs();
   test_grid_stride();
+  test_grid_stride_variant();
   test_cooperative();
   test_disk_cache_hit();
   test_disk_cache_keeps_warnings();
