@@ -145,7 +145,7 @@ kf_status rt_device_attribute(const kf_runtime_options *o, int ordinal, const ch
   }
   if (gpu) return rt_device_gpu_attribute(o->libcuda_path, ordinal, value, out, diag) ? KF_OK : KF_ERROR_DEVICE;
   kf_device_info in;
-  if ((st = rt_device_info(o, ordinal, diag, &in)) != KF_OK) return st;
+  rt_device_sim_info(&in);
   int v = sim_attribute(&in, value);
   if (v == SIM_NONE) {
     diag_error(diag, NOLOC, "the simulated device does not model the attribute %s", name);
