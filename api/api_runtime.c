@@ -237,6 +237,11 @@ const char *kf_runtime_describe(kf_runtime *rt) {
   return sb_cstr(&RT(rt)->describe);
 }
 
+const char *kf_runtime_pipeline(kf_runtime *rt, int with_launch_variants) {
+  API_RT(RT(rt));
+  return with_launch_variants ? RT(rt)->pipeline : RT(rt)->kernel_pipeline;
+}
+
 kf_status kf_runtime_device_info(kf_runtime *rt, kf_device_info *out) {
   API_RT(RT(rt));
   *out = RT(rt)->dev->info;

@@ -165,6 +165,7 @@ typedef struct RtRuntime {
   kf_backend backend;           /* resolved: NVVM or LLVM */
   bool backend_chosen;
   char pipeline[256];           /* the default pipeline (without thread-map, + grid-stride, as the options say) */
+  char kernel_pipeline[256];    /* its first passes, those making the kernels (the rest add launch variants) */
   const struct PassSet *passes; /* the context's embedder passes (kf_pass_register; borrowed), for its pipelines */
   pthread_mutex_t lock;         /* compiles, the context, the allocation set */
   PtrMap allocations;           /* device address -> its bytes while allocated here (| RT_PENDING_FREE while it

@@ -850,6 +850,13 @@ KF_API kf_runtime_mode kf_runtime_get_mode(kf_runtime *rt);
 /* One line saying what runs the kernels and why: "GPU 0: NVIDIA H200 (sm_90, 132 SMs)" or
  * "simulator (no CUDA driver found (libcuda.so.1): ...)". Borrowed, valid as long as rt. */
 KF_API const char *kf_runtime_describe(kf_runtime *rt);
+/* The pass pipeline the runtime runs over every module it compiles from source when the program names none
+ * (kf_default_pipeline's passes, or those without thread-map, as kf_runtime_options.thread_map says), as text for
+ * kf_compile_options.pipeline. with_launch_variants 0: the passes that make the kernels the runtime launches as they
+ * are compiled (their kir or PTX is that of exactly what such a launch runs); nonzero: followed by those that add
+ * each kernel's launch variants beside it, as kf_runtime_options.grid_stride says (NAME__gs, launched in its
+ * place where it pays), which is the whole pipeline the runtime runs. Borrowed, valid as long as rt. */
+KF_API const char *kf_runtime_pipeline(kf_runtime *rt, int with_launch_variants);
 
 typedef struct kf_device_info {
   char name[256];

@@ -330,6 +330,16 @@ static PyObject *Runtime_get_device(PyObject *o, void *c) {
   return PyLong_FromLong(kf_runtime_device(((RuntimeObject *)o)->rt));
 }
 
+static PyObject *Runtime_get_pipeline(PyObject *o, void *c) {
+  (void)c;
+  return PyUnicode_FromString(kf_runtime_pipeline(((RuntimeObject *)o)->rt, 1));
+}
+
+static PyObject *Runtime_get_kernel_pipeline(PyObject *o, void *c) {
+  (void)c;
+  return PyUnicode_FromString(kf_runtime_pipeline(((RuntimeObject *)o)->rt, 0));
+}
+
 static PyObject *Runtime_make_current(PyObject *o, PyObject *unused) {
   (void)unused;
   RuntimeObject *self = (RuntimeObject *)o;
@@ -827,6 +837,10 @@ static PyMethodDef Runtime_methods[] = {
 
 static PyGetSetDef Runtime_getset[] = {{"mode", Runtime_get_mode, NULL, "'gpu' or 'sim'", NULL},
                                        {"device", Runtime_get_device, NULL, "the device's ordinal", NULL},
+                                       {"pipeline", Runtime_get_pipeline, NULL,
+                                        "the pass pipeline its programs are compiled with", NULL},
+                                       {"kernel_pipeline", Runtime_get_kernel_pipeline, NULL,
+                                        "its first passes: those making the kernels (no launch variants)", NULL},
                                        {NULL, NULL, NULL, NULL, NULL}};
 
 static PyType_Slot Runtime_slots[] = {{Py_tp_new, Runtime_new},

@@ -141,9 +141,62 @@ static void test_rewritten(void) {
   kf_context_destroy(ctx);
 }
 
+/* kf_runtime_pipeline says what the runtime compiles with, for each of its options: compiled with the whole text,
+ * the 1-D kernel has the grid-stride launch variant (double__gs) exactly when the runtime's grid_stride is on; with
+ * the kernels' passes only, never, and the kernel itself is the same. */
+static char *compiled(kf_context *ctx, const char *pipeline) {
+  kf_compile_options o;
+  kf_compile_options_init(&o);
+  o.pipeline = pipeline;
+  const char *name = "double", *sig = "void(int64[::1], float64[::1])";
+  o.kernels = &name;
+  o.nkernels = 1;
+  o.signatures = &sig;
+  o.nsignatures = 1;
+  kf_module *km = NULL;
+  CHECK(kf_compile_source(ctx, "gs.py", SOURCE, strlen(SOURCE), &o, &km) == KF_OK && km);
+  char *text = NULL;
+  size_t len = 0;
+  if (km) CHECK(kf_module_print(km, 0, &text, &len) == KF_OK);
+  kf_module_destroy(km);
+  return text;
+}
+
+static void test_pipeline_text(void) {
+  for (int tm = 0; tm < 2; tm++)
+    for (int gs = 0; gs < 2; gs++) {
+      kf_context *ctx = kf_context_create();
+      kf_runtime_options ro;
+      kf_runtime_options_init(&ro);
+      ro.mode = KF_RUNTIME_SIM;
+      ro.thread_map = tm;
+      ro.grid_stride = gs;
+      kf_runtime *rt = NULL;
+      CHECK(kf_runtime_create(ctx, &ro, &rt) == KF_OK && rt);
+      if (!rt) continue;
+      const char *all = kf_runtime_pipeline(rt, 1), *kernels = kf_runtime_pipeline(rt, 0);
+      CHECK((strstr(all, ",thread-map,") != NULL) == (tm == 1));
+      CHECK((strstr(all, "tile-shared{column=1}") != NULL) == (tm == 0));
+      CHECK((strstr(all, "grid-stride{variant=1}") != NULL) == (gs == 1));
+      CHECK(strncmp(all, kernels, strlen(kernels)) == 0 && !strstr(kernels, "grid-stride"));
+      CHECK(tm == 0 || strcmp(kernels, kf_default_pipeline()) == 0);
+      char *with = compiled(ctx, all), *without = compiled(ctx, kernels);
+      if (with && without) {
+        CHECK((strstr(with, "sym_name = @double__gs,") != NULL) == (gs == 1));
+        CHECK(!strstr(without, "sym_name = @double__gs,"));
+      }
+      kf_free(with);
+      kf_free(without);
+      kf_runtime_destroy(rt);
+      fputs(kf_context_diagnostics(ctx), stderr);
+      kf_context_destroy(ctx);
+    }
+}
+
 int main(void) {
   static Outputs with, without;
   test_rewritten();
+  test_pipeline_text();
   run(false, &with);
   run(true, &without);
   /* the expected values, and the same with and without the pass */

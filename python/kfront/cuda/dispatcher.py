@@ -1053,13 +1053,18 @@ class Dispatcher:
         return out[signature_key(signature)] if signature is not None else out
 
     def _codegen(self):
+        """The inspect_* methods' code generation: the current device's, and the passes its runtime makes kernels with
+        (Runtime.kernel_pipeline: thread-map or not, as the runtime's options say), so that the text is that of the
+        kernel a launch of it runs (the runtime may launch its grid-stride variant NAME__gs in its place, which this
+        leaves out; cuda.compile_ptx, which launches nothing, compiles with kf_default_pipeline's)."""
         cc = get_current_cc()
         return dict(arch=cc[0] * 10 + cc[1], opt=self._options["opt"], fastmath=self._options["fastmath"],
-                    lineinfo=self._options["lineinfo"], debuginfo=bool(self._options["debug"]))
+                    lineinfo=self._options["lineinfo"], debuginfo=bool(self._options["debug"]),
+                    pipeline=_runtime.runtime().kernel_pipeline)
 
     def inspect_kir(self, signature=None):
-        """kfront's typed IR (kir) after the pass pipeline, per signature."""
-        return self._compile_text("kir", signature)
+        """kfront's typed IR (kir) after the runtime's pass pipeline (that of what a launch runs), per signature."""
+        return self._compile_text("kir", signature, pipeline=_runtime.runtime().kernel_pipeline)
 
     def inspect_llvm(self, signature=None):
         return self._compile_text("llvm", signature, **self._codegen())
