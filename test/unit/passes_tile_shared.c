@@ -566,15 +566,24 @@ static kf_arg kf_array_ord(void *data, unsigned elem, int64_t rows, int64_t cols
  * per k), bit for bit against the untiled compile. The sizes near 1000 are long along one side only: the
  * simulator is slow. */
 static unsigned edge_size_tests(Module *plain, Diag *d) {
-  static const char *const pipes[2] = {
+  /* the default, the old edge path, and the variants bench/matmul_variants.py times (8x8 register tiles with
+   * their whole tiles unrolled, 4x8, depth 8) */
+  static const char *const pipes[] = {
       "canonicalize,cse,bce,pad-shared,tile-shared,cse,hoist-checks,unroll,privatize-atomics,dce",
-      "canonicalize,cse,bce,pad-shared,tile-shared{speculate=0},cse,hoist-checks,unroll,privatize-atomics,dce"};
+      "canonicalize,cse,bce,pad-shared,tile-shared{speculate=0},cse,hoist-checks,unroll,privatize-atomics,dce",
+      "canonicalize,cse,bce,pad-shared,tile-shared{rx=8,ry=8,min-blocks=1,double=1},cse,hoist-checks,"
+      "unroll{max-ops=20000},privatize-atomics,dce",
+      "canonicalize,cse,bce,pad-shared,tile-shared{rx=4,ry=8,min-blocks=1,double=1},cse,hoist-checks,unroll,"
+      "privatize-atomics,dce",
+      "canonicalize,cse,bce,pad-shared,tile-shared{depth=8},cse,hoist-checks,unroll,privatize-atomics,dce"};
+  enum { NPIPES = sizeof pipes / sizeof *pipes };
   /* M, N, K, F order */
   static const int64_t shapes[][4] = {{1, 1, 1, 0},    {17, 17, 17, 0},  {100, 100, 100, 0}, {1000, 20, 7, 0},
                                       {1023, 9, 19, 0}, {1025, 33, 3, 0}, {6, 1025, 17, 0},   {64, 64, 64, 0},
-                                      {128, 64, 33, 0}, {65, 127, 50, 0}, {100, 37, 50, 1},   {64, 128, 16, 1}};
+                                      {128, 64, 33, 0}, {65, 127, 50, 0}, {100, 37, 50, 1},   {64, 128, 16, 1},
+                                      {129, 131, 17, 0}, {257, 130, 9, 0}};
   unsigned launches = 0;
-  for (unsigned p = 0; p < 2; p++) {
+  for (unsigned p = 0; p < NPIPES; p++) {
     Module *tiled = compile(pipes[p], d);
     if (!tiled) {
       failures++;
@@ -584,7 +593,7 @@ static unsigned edge_size_tests(Module *plain, Diag *d) {
       int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
       bool fo = shapes[s][3] != 0;
       unsigned k = s % 3 == 2 ? 2 : s % 2; /* mm_f32, mm_f32_ret, mm_f64_ret in turn */
-      if (p == 1 && s % 2) continue;       /* the old path on half the shapes */
+      if (p >= 1 && (s + p + 1) % 2) continue; /* the others on half the shapes each (the old path on the even) */
       unsigned e = elem_bytes[k][0];
       size_t na = (size_t)(M * K), nb = (size_t)(K * N), nc = (size_t)(M * N);
       void *a = malloc(na * e), *b = malloc(nb * e), *c[2] = {calloc(nc, e), calloc(nc, e)};
