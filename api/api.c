@@ -123,6 +123,7 @@ void kf_context_destroy(kf_context *ctx) {
   API_CONTEXT(ctx);
   api_sources_free(ctx, ctx->sources, ctx->nsources);
   api_passes_free(ctx);
+  api_intrinsics_free(ctx);
   diag_free(&ctx->diag);
   ir_context_free(ctx->ir);
   mem_free(ctx);

@@ -26,6 +26,8 @@ struct kf_context {
   kf_source *sources;   /* kf_context_add_source's copies (filename and text owned), registered with diag */
   unsigned nsources;
   PassSet passes;       /* kf_pass_register's passes (each PassInfo, its name and its ApiPass owned) */
+  struct ApiIntrinsic *intrinsics;  /* kf_intrinsic_register's (api_intrinsic.c; owned, with their strings) */
+  unsigned nintrinsics, intrinsics_cap;
 };
 
 /* The allocator of a call on an object with this allocator (one per entry point, at its top). */
@@ -73,6 +75,8 @@ kf_status api_options_read(Diag *diag, const char *api, const char *type, const 
   (T##_init(out), api_options_read(diag, api, #T, given, sizeof(T), API_OPTIONS_END(T, last), out))
 /* Frees the context's embedder passes (api_pass.c). */
 void api_passes_free(kf_context *ctx);
+/* Frees the context's embedder intrinsics (api_intrinsic.c). */
+void api_intrinsics_free(kf_context *ctx);
 /* KF_ERROR_OUT_OF_MEMORY after reporting it to ctx. */
 kf_status api_out_of_memory(kf_context *ctx);
 /* Frees n sources copied by api_compile.c (file names and texts), after removing them from the context's

@@ -9,6 +9,7 @@
 # DEST/bin/unit_runtime_context  test/unit/runtime_context.c likewise (test/gpu/run_gpu_tests.sh runs it), and
 #                           unit_runtime_host_funcs (test/unit/runtime_host_funcs.c) and unit_runtime_devices
 #                           (test/unit/runtime_devices.c: test/gpu/run_multigpu.sh runs it) too
+# DEST/bin/intrinsic_gpu    test/gpu/intrinsic_gpu.c likewise: embedder intrinsics on the GPU against the simulator
 # DEST/bin/backend_gpu      test/gpu/backend_gpu.c, linked with libkfront_internal.a: it uses internals too (device_run.sh runs it)
 # DEST/lib/libkfront.so     the library, stripped, unused LLVM sections dropped (the Python benchmarks load it
 #                           with ctypes)
@@ -52,6 +53,7 @@ link_tool kfront tools/kfront.c tools/kfront_*.c tools/tool_*.c
 link_tool unit_runtime_context test/unit/runtime_context.c
 link_tool unit_runtime_host_funcs test/unit/runtime_host_funcs.c
 link_tool unit_runtime_devices test/unit/runtime_devices.c -lpthread
+link_tool intrinsic_gpu test/gpu/intrinsic_gpu.c
 # backend_gpu.c also uses the library's internals (the op-semantics definitions its differential checks the GPU
 # against), which libkfront.so does not export: it is linked against libkfront_internal.a instead, LLVM's unused parts
 # dropped (about 25 MB stripped)

@@ -246,6 +246,52 @@ KF_API kf_status kf_build_cond_br(kf_builder *b, kf_ir_value *cond, kf_block *if
                                   kf_ir_value *const *true_args, kf_block *if_false, unsigned nfalse,
                                   kf_ir_value *const *false_args);
 
+/* ---- embedder intrinsics (api/api_intrinsic.c) ------------------------------------------------ */
+/* An operation of the embedder's language that kfront has no op for, registered once per context under a name
+ * and then built by that name in any module of the context (kf_build_intrinsic): its parameter and result types
+ * (scalars) and its lowering. Lowerings:
+ *  - KF_INTRINSIC_LIBDEVICE: a call of the libdevice function `libdevice` ("__nv_brev": one of ir/libdevice.def,
+ *    the functions of the libdevice kfront links, cuda.libdevice's list) whose arguments are the intrinsic's
+ *    parameters and whose result (its return value, part 0) is the intrinsic's. It is built as kir's
+ *    math.libdevice op (docs/kir.md: the text form, which round-trips through kf_module_parse/print without the
+ *    registration), so the verifier, the passes (pure: CSE and DCE may merge or remove it), the backend (a call
+ *    of the function, libdevice linked by libNVVM) and the simulator (ir/libdevice.c's evaluation of the
+ *    function, the one definition both use) treat it as kfront's own.
+ * Later lowerings (inline PTX assembly with operand constraints, side effects, convergence and a host callback
+ * for the simulator) are appended to the enumeration and to the descriptor's fields. */
+typedef enum kf_intrinsic_lowering {
+  KF_INTRINSIC_LIBDEVICE = 1,
+} kf_intrinsic_lowering;
+
+typedef struct kf_intrinsic_desc {
+  size_t struct_size;            /* sizeof(kf_intrinsic_desc): set by kf_intrinsic_desc_init (see KF_API_VERSION) */
+  const char *name;              /* the intrinsic's name ([A-Za-z_][A-Za-z0-9_.]*), copied */
+  unsigned nparams;
+  kf_type *const *params;        /* nparams scalar types (the context's; the array is borrowed for the call) */
+  kf_type *result;               /* a scalar type */
+  kf_intrinsic_lowering lowering;
+  const char *libdevice;         /* KF_INTRINSIC_LIBDEVICE: the function's name, "__nv_brev" (copied) */
+  kf_location loc;               /* where the embedder declares it (its prelude, its source): the location of the
+                                  * registration's diagnostics; {NULL, 0, 0}: unlocated */
+} kf_intrinsic_desc;
+
+/* Fills d with no name, no parameters, no result, lowering 0 (none: refused) and its struct_size. */
+KF_API void kf_intrinsic_desc_init(kf_intrinsic_desc *d);
+/* Registers the intrinsic d describes for every module of ctx, for the context's life (everything in d is copied
+ * or borrowed for the call only). Checked here, each refusal KF_ERROR_INVALID_INPUT with a diagnostic of kind
+ * KF_ERRKIND_INVALID_ARGUMENT located at d->loc: a name that is no intrinsic name or is registered already, a
+ * parameter or result that is no scalar type, an unknown lowering, a libdevice function that is not one of
+ * libdevice's (ir/libdevice.def), or whose arguments and result are not the intrinsic's parameters and result (the
+ * message gives the function's own signature). A struct_size it cannot read is refused as for every options
+ * struct. One thread at a time with the context (kfront.h's rule). */
+KF_API kf_status kf_intrinsic_register(kf_context *ctx, const kf_intrinsic_desc *d);
+/* The registered intrinsic `name` applied to args at the insertion point: *out its result. An unregistered name, a
+ * wrong count of arguments, or an argument whose type is not the parameter's is KF_ERROR_INVALID_INPUT with a
+ * diagnostic (kind KF_ERRKIND_INVALID_IR) at the builder's location, which names the intrinsic (and for an argument
+ * its number, the type wanted and the type given). */
+KF_API kf_status kf_build_intrinsic(kf_builder *b, const char *name, unsigned nargs, kf_ir_value *const *args,
+                                    kf_ir_value **out);
+
 /* ---- structured control flow ------------------------------------------------------------------ */
 /* scf.if, scf.for and scf.while whose regions the embedder fills between a begin and an end, the results and
  * loop-carried values made by the builder from the variables assigned inside: the scf.yield and scf.condition

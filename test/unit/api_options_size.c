@@ -9,6 +9,7 @@
 
 #include "api/api_internal.h"
 #include "kfront/kfront.h"
+#include "kfront/kir.h"
 #include "runtime_test.h"
 
 static const char SRC[] =
@@ -63,6 +64,9 @@ static void test_init_sets_size(void) {
   kf_generic_options h;
   kf_generic_options_init(&h);
   CHECK(h.struct_size == sizeof h && !h.specialize && !h.pipeline);
+  kf_intrinsic_desc i;
+  kf_intrinsic_desc_init(&i);
+  CHECK(i.struct_size == sizeof i && !i.name && i.lowering == 0);
 }
 
 /* Every entry point that takes options refuses a struct_size of 0 (a struct filled by hand: {0}, memset). */
@@ -112,6 +116,9 @@ static void test_zero_refused(void) {
   refused(ctx, kf_program_create_generic(rt, &go, &p), "kf_program_create_generic", "kf_generic_options");
   CHECK(p == NULL);
   kf_runtime_destroy(rt);
+  kf_intrinsic_desc id;
+  memset(&id, 0, sizeof id);
+  refused(ctx, kf_intrinsic_register(ctx, &id), "kf_intrinsic_register", "kf_intrinsic_desc");
 
   CHECK(kf_module_parse(ctx, "f.kir", KIR, strlen(KIR), &m) == KF_OK && m);
   kf_pass_options po;
