@@ -816,7 +816,9 @@ typedef struct kf_runtime_options {
                             * time limit exceeded" (0, the default: no limit) */
   int thread_map;          /* 1 (default): the runtime's pipeline has thread-map (passes/thread_map.c: in a kernel
                             * whose threads do not cooperate, consecutive lanes run consecutive threadIdx.y where
-                            * that makes its accesses contiguous); 0: it has not. Added after the first version:
+                            * that makes its accesses contiguous); 0: it has not; 2: thread-map and block-pair's
+                            * launch variants (passes/block_pair.c: two of the user's blocks per block along the
+                            * contiguous axis; off by default, KFRONT_BLOCK_PAIR=1 from Python). Added after the first version:
                             * a caller whose struct_size ends before it gets 1 */
 } kf_runtime_options;
 
