@@ -20,7 +20,8 @@
  *     (k, p)): the logical thread has threadIdx.o = q / w, h = (q % w) / blockDim.c, threadIdx.c = (q % w) %
  *     blockDim.c, threadIdx.z = tz, and blockIdx.c = 2*blockIdx.c + h (the other blockIdx the physical ones).
  *     The body runs under scf.if blockIdx.c < gridDim.c (the missing half of the last pair of an odd grid).
- *     Consecutive lanes (consecutive q) run consecutive threadIdx.c across both halves, h = 0 then 1.
+ *     Consecutive lanes (consecutive q) run consecutive threadIdx.c across both halves, h = 0 then 1. Where
+ *     blockDim.c is 16 or 32 (a run-time test) the divisors are constants: shifts and masks.
  * The kernel gets the unit attributes block_pair and thread_map (thread-map leaves it alone: the rewrite maps
  * the threads itself).
  *
@@ -154,6 +155,14 @@ static Block *if_block(Module *m, Op *sel, unsigned r) {
   return b;
 }
 
+/* q of a pair of blocks w = 2*bc wide along c: yields (q / w, (q % w) % bc, (q % w) / bc), the other axis's
+ * threadIdx, threadIdx.c and the half */
+static void decompose(IrBuilder *t, Value *q, Value *w, Value *bc) {
+  Value *r = ib_binary(t, OP_REMUI, q, w);
+  Value *out[3] = {ib_binary(t, OP_DIVUI, q, w), ib_binary(t, OP_REMUI, r, bc), ib_binary(t, OP_DIVUI, r, bc)};
+  ib_op(t, OP_YIELD, 3, out, 0, NULL, 0);
+}
+
 static void rewrite(Module *m, Op *func, int c) {
   IrContext *ctx = m->ctx;
   Type *i32 = ty_i32(ctx), *i64 = ty_i64(ctx);
@@ -215,13 +224,32 @@ static void rewrite(Module *m, Op *func, int c) {
 
   ib_set_end(&b, lb);
   Value *q = ib_binary(&b, OP_ADDI, ib_binary(&b, OP_MULI, ib_unary(&b, OP_TRUNCI, k, i32), slice), p);
-  Value *r = ib_binary(&b, OP_REMUI, q, w);
+  /* the decomposition of q, with constant divisors where blockDim.c is 16 or 32 (shifts and masks, not the
+   * u32 divisions' dozens of instructions each) */
+  Value *eq16 = ib_cmpi(&b, IR_CMPI_EQ, bd[c], ib_const_int(&b, i32, 16));
+  Type *rt3[3] = {i32, i32, i32};
+  Op *sel16 = ib_op(&b, OP_IF, 1, &eq16, 3, rt3, 2);
+  Block *b16 = if_block(m, sel16, 0), *bn16 = if_block(m, sel16, 1);
+  IrBuilder t;
+  ib_init(&t, m);
+  t.loc = loc;
+  ib_set_end(&t, b16);
+  decompose(&t, q, ib_const_int(&t, i32, 32), ib_const_int(&t, i32, 16));
+  ib_set_end(&t, bn16);
+  Value *eq32 = ib_cmpi(&t, IR_CMPI_EQ, bd[c], ib_const_int(&t, i32, 32));
+  Op *sel32 = ib_op(&t, OP_IF, 1, &eq32, 3, rt3, 2);
+  ib_op(&t, OP_YIELD, 3, (Value *[3]){op_result(sel32, 0), op_result(sel32, 1), op_result(sel32, 2)}, 0, NULL, 0);
+  Block *b32 = if_block(m, sel32, 0), *bgen = if_block(m, sel32, 1);
+  ib_set_end(&t, b32);
+  decompose(&t, q, ib_const_int(&t, i32, 64), ib_const_int(&t, i32, 32));
+  ib_set_end(&t, bgen);
+  decompose(&t, q, w, bd[c]);
   Value *lt[3], *lbk[3];
-  lt[o] = ib_binary(&b, OP_DIVUI, q, w);
-  lt[c] = ib_binary(&b, OP_REMUI, r, bd[c]);
+  lt[o] = op_result(sel16, 0);
+  lt[c] = op_result(sel16, 1);
   lt[2] = pt[2];
   lbk[o] = pb[o];
-  lbk[c] = ib_binary(&b, OP_ADDI, base, ib_binary(&b, OP_DIVUI, r, bd[c]));
+  lbk[c] = ib_binary(&b, OP_ADDI, base, op_result(sel16, 2));
   lbk[2] = pb[2];
   Value *in = ib_cmpi(&b, IR_CMPI_SLT, lbk[c], g[c]);
   Op *guard = ib_op(&b, OP_IF, 1, &in, 0, NULL, 2);

@@ -46,11 +46,22 @@
 # CHECK-NEXT: %[[K32:[0-9]+]] = arith.trunci(%[[K]])
 # CHECK-NEXT: %[[KS:[0-9]+]] = arith.muli(%[[K32]], %[[S]])
 # CHECK-NEXT: %[[Q:[0-9]+]] = arith.addi(%[[KS]], %[[P]])
-# CHECK-NEXT: %[[R:[0-9]+]] = arith.remui(%[[Q]], %[[W]])
-# CHECK-NEXT: %[[LX:[0-9]+]] = arith.divui(%[[Q]], %[[W]])
-# CHECK-NEXT: %[[LY:[0-9]+]] = arith.remui(%[[R]], %[[BY]])
-# CHECK-NEXT: %[[H:[0-9]+]] = arith.divui(%[[R]], %[[BY]])
-# CHECK-NEXT: %[[LBY:[0-9]+]] = arith.addi(%[[BASE]], %[[H]])
+# CHECK-NEXT: %[[C16:[0-9]+]] = arith.constant() {value = 16 : i32}
+# CHECK-NEXT: %[[EQ16:[0-9]+]] = arith.cmpi(%[[BY]], %[[C16]]) {pred = "eq"}
+# CHECK-NEXT: %[[LX:[0-9]+]], %[[LY:[0-9]+]], %[[H:[0-9]+]] = scf.if(%[[EQ16]])
+# CHECK-NEXT: %[[C32:[0-9]+]] = arith.constant() {value = 32 : i32}
+# CHECK-NEXT: %[[R16:[0-9]+]] = arith.remui(%[[Q]], %[[C32]])
+# CHECK-NEXT: %[[X16:[0-9]+]] = arith.divui(%[[Q]], %[[C32]])
+# CHECK-NEXT: %[[Y16:[0-9]+]] = arith.remui(%[[R16]], %[[C16]])
+# CHECK-NEXT: %[[H16:[0-9]+]] = arith.divui(%[[R16]], %[[C16]])
+# CHECK-NEXT: scf.yield(%[[X16]], %[[Y16]], %[[H16]])
+# CHECK: arith.cmpi(%[[BY]], %{{[0-9]+}}) {pred = "eq"}
+# CHECK: %[[R:[0-9]+]] = arith.remui(%[[Q]], %[[W]])
+# CHECK-NEXT: %[[GX:[0-9]+]] = arith.divui(%[[Q]], %[[W]])
+# CHECK-NEXT: %[[GY:[0-9]+]] = arith.remui(%[[R]], %[[BY]])
+# CHECK-NEXT: %[[GH:[0-9]+]] = arith.divui(%[[R]], %[[BY]])
+# CHECK-NEXT: scf.yield(%[[GX]], %[[GY]], %[[GH]])
+# CHECK: %[[LBY:[0-9]+]] = arith.addi(%[[BASE]], %[[H]])
 # CHECK-NEXT: %[[IN:[0-9]+]] = arith.cmpi(%[[LBY]], %2) {pred = "slt"}
 # CHECK-NEXT: scf.if(%[[IN]])
 # CHECK-NOT: gpu.thread_id
