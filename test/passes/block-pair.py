@@ -78,7 +78,7 @@
 from numba import cuda, float32
 
 
-# The seeds' 2-D pattern: remapped.
+# The seeds' 2-D pattern: paired along y.
 @cuda.jit("void(float32[:, ::1])")
 def inc(a):
     x, y = cuda.grid(2)
@@ -86,9 +86,8 @@ def inc(a):
         a[x, y] += 1
 
 
-# A 5-point stencil: every access contiguous along y (the negative-index selects decided by the guards).
-# tile-shared leaves it to thread-map (its column=2): no tiled variant; column=1 (the runtime's pipeline under
-# KFRONT_NO_THREAD_MAP=1) stages it instead.
+# A 5-point stencil: every access contiguous along y (the negative-index selects decided by the guards): paired
+# along y (in the runtime's pipeline tile-shared leaves it to thread-map, its column=2: no tiled variant).
 @cuda.jit("void(float32[:, ::1], float32[:, ::1])")
 def jacobi(a, b):
     i, j = cuda.grid(2)
@@ -96,7 +95,7 @@ def jacobi(a, b):
         b[i, j] = 0.25 * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1])
 
 
-# Declined: F order is contiguous along x already; so is `y, x = cuda.grid(2)` of C order.
+# Paired along x: F order is contiguous along x; so is `y, x = cuda.grid(2)` of C order.
 @cuda.jit("void(float32[::1, :])")
 def inc_f(a):
     x, y = cuda.grid(2)
@@ -127,7 +126,7 @@ def inc_any(a):
         a[x, y] += 1
 
 
-# Declined: a 1-D kernel reads no threadIdx.y.
+# Declined: a 1-D kernel (left to grid-stride).
 @cuda.jit("void(float32[::1])")
 def one_d(a):
     i = cuda.grid(1)
