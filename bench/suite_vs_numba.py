@@ -9,7 +9,11 @@ does the same thing (cuBLAS matmul and matvec, its transpose copy, sum, an eleme
 its own.
 
 usage: [PYTHONPATH=<build>/python] bench/suite_vs_numba.py [--reps R] [--only NAME,...] [--json FILE]
-                                                           [--scale S]
+                                                           [--scale S] [--block-pair off|on|both]
+
+--block-pair (passes/block_pair.c, issue 24): on runs kfront with block-pair's launch variants (KFRONT_BLOCK_PAIR=1,
+off by default); both runs the suite twice, each in a child process (off, then on), and prints each row's kfront
+time and fraction of its limit without and with them side by side (with --json: both runs' results, "off", "on").
 
 Method. Each module launches on its own device arrays (inputs copied once; outputs start at zero, the value the
 elements a kernel leaves alone keep, and none of the references is zero where the kernel writes); the first launch's result is compared with NumPy's (exact for integer and copy kernels; floats to a
@@ -394,7 +398,14 @@ def main():
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--only")
     ap.add_argument("--json")
-    args = ap.parse_args()
+    ap.add_argument("--block-pair", choices=("off", "on", "both"), default=None)
+    args, _ = ap.parse_known_args()
+    if args.block_pair == "both":
+        return block_pair_both(args)
+    if args.block_pair is not None:  # before kfront's runtime starts (its pipeline is chosen then)
+        os.environ["KFRONT_BLOCK_PAIR"] = "1" if args.block_pair == "on" else "0"
+        import kfront.config
+        kfront.config.reload_config()
     from kfront import cuda as kc
     only = set(args.only.split(",")) if args.only else None
     sim = os.environ.get("KFRONT_SIM") == "1" or not kc.is_available()
@@ -422,7 +433,7 @@ def main():
     print("device: %s, copy bandwidth %.2f TB/s (measured), FP32 peak %.1f TFLOP/s (SMs x 128 x 2 x clock)"
           % (dev.name, bw / 1e12, peak / 1e12))
     kk, nk = compile_module(kc), compile_module(nc)
-    results = {"copy_bw": bw, "fp32_peak": peak, "rows": {}}
+    results = {"copy_bw": bw, "fp32_peak": peak, "block_pair": os.environ.get("KFRONT_BLOCK_PAIR") == "1", "rows": {}}
     print("%-14s %10s %10s %9s %8s %8s %10s  %s" % ("workload", "kfront ms", "numba ms", "numba/kf", "kf roof",
                                                       "nb roof", "cupy ms", "what"))
     for row in rows(False, cp):
@@ -466,6 +477,47 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
+    return 0
+
+
+def block_pair_both(args):
+    """The suite without and with block-pair's variants, each in a child process (the runtime's pipeline is chosen
+    when it starts), then the rows side by side."""
+    import subprocess
+    import tempfile
+    res = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for mode in ("off", "on"):
+            out = os.path.join(tmp, mode + ".json")
+            cmd = [sys.executable, os.path.abspath(__file__), "--reps", str(args.reps), "--json", out,
+                   "--block-pair", mode]
+            if args.only:
+                cmd += ["--only", args.only]
+            env = {k: v for k, v in os.environ.items() if k != "KFRONT_BLOCK_PAIR"}
+            if mode == "on":
+                env["KFRONT_BLOCK_PAIR"] = "1"
+            print("== block-pair %s" % mode, flush=True)
+            r = subprocess.run(cmd, env=env)
+            if r.returncode != 0:
+                return r.returncode
+            if os.path.exists(out):  # the simulator's form writes none
+                with open(out) as f:
+                    res[mode] = json.load(f)
+    if len(res) < 2:
+        return 0
+    print("\n== block-pair off vs on (kfront ms; fraction of the row's limit; off/on > 1: the variant faster)")
+    print("%-14s %10s %10s %8s %8s %8s %10s" % ("workload", "off ms", "on ms", "off/on", "off roof", "on roof",
+                                                 "numba ms"))
+    for name, off in res["off"]["rows"].items():
+        on = res["on"]["rows"].get(name)
+        if not on:
+            continue
+        print("%-14s %10.3f %10.3f %7.2fx %7.1f%% %7.1f%% %10.3f" % (
+            name, off["kfront_ms"], on["kfront_ms"], off["kfront_ms"] / on["kfront_ms"], 100 * off["kfront_roof"],
+            100 * on["kfront_roof"], on["numba_ms"]))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(res, f, indent=1)
     return 0
 
 

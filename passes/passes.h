@@ -70,6 +70,9 @@ const PassInfo *pass_info(PassKind k);
 #define PASS_DEFAULT_PIPELINE_HEAD "canonicalize,cse,bce,pad-shared,tile-shared"
 #define PASS_DEFAULT_PIPELINE_TAIL "cse,hoist-checks,unroll,privatize-atomics,dce"
 #define PASS_DEFAULT_PIPELINE PASS_DEFAULT_PIPELINE_HEAD ",thread-map," PASS_DEFAULT_PIPELINE_TAIL
+/* kf_runtime_options.thread_map = 2: block-pair's launch variants too (passes/block_pair.c; off by default) */
+#define PASS_BLOCK_PAIR_PIPELINE \
+  PASS_DEFAULT_PIPELINE_HEAD ",block-pair{variant=1},thread-map," PASS_DEFAULT_PIPELINE_TAIL
 #define PASS_DEFAULT_PIPELINE_NO_THREAD_MAP \
   "canonicalize,cse,bce,pad-shared,tile-shared{column=1}," PASS_DEFAULT_PIPELINE_TAIL
 const PassInfo *pass_lookup(const char *name, size_t len);
@@ -80,6 +83,9 @@ bool pass_module_has_complex(Module *m);
 /* Whether the thread-map pass would remap kernel func's threads (eligible and profitable: passes/thread_map.c);
  * tile-shared asks it before staging neighbour reads only to coalesce them. */
 bool thread_map_would_remap(Module *m, Op *func);
+/* thread-map's eligibility (less the threadIdx.y condition) and its weights of accesses contiguous along
+ * threadIdx.x and .y; *why the reason when not eligible (passes/block_pair.c uses it). */
+bool thread_map_weights(Module *m, Op *func, uint64_t *along_x, uint64_t *along_y, const char **why);
 
 /* Whether m has an addition or subtraction the contract pass fuses (passes/contract.c). */
 bool pass_module_has_contractible(Module *m);

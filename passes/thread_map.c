@@ -220,6 +220,31 @@ static void rewrite(Module *m, Op *func) {
   ir_op_set_attr(m, func, "thread_map", attr_unit());
 }
 
+/* Whether func is eligible (the scan, without the threadIdx.y condition) and the weights of its accesses, for
+ * block-pair (passes/block_pair.c), which shares this pass's eligibility and cost model. */
+bool thread_map_weights(Module *m, Op *func, uint64_t *along_x, uint64_t *along_y, const char **why) {
+  Block *entry = ir_func_entry(func);
+  TmScan s = {.m = m};
+  if (!entry) s.why = "it has no body";
+  if (!s.why && ir_op_attr(func, "cooperative")) s.why = "it synchronises its grid (cuda.cg)";
+  if (!s.why) scan_func(&s, func);
+  if (!s.why) {
+    s.in_callee = true;
+    if (ir_walk_callees(m, func, scan_callee, &s) != IR_WALK_DONE && !s.why) s.why = "its calls could not be walked";
+  }
+  TmCost c = {.func = func, .entry = entry};
+  if (!s.why) {
+    c.ra = range_analysis_new(m);
+    for (Block *b = func->regions[0].first; b; b = b->next)
+      for (Op *op = b->first; op; op = op->next) ir_walk_pre(op, cost_op, &c);
+    range_analysis_free(c.ra);
+  }
+  *along_x = c.along_x;
+  *along_y = c.along_y;
+  *why = s.why;
+  return !s.why;
+}
+
 /* Whether the pass remaps func (eligible and profitable); *why (into buf) the reason when not. *c gets the
  * weights. */
 static bool decide(Module *m, Op *func, TmCost *c, const char **why, char *buf, size_t len) {

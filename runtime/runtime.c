@@ -229,9 +229,10 @@ kf_status rt_runtime_create(IrContext *ir, Diag *diag, const kf_runtime_options 
   /* privatize-atomics again after grid-stride: its loop over the user's blocks puts a one-thread-per-element
    * histogram's atomics in a loop, where privatising them pays (passes/privatize_atomics.c). grid-stride as a
    * variant: the launch runs the plain kernel where the loop's registers would cost blocks per SM (launch.c) */
+  /* the kernels as compiled (what inspect shows): block-pair only adds its launch variant NAME__bp beside them */
   const char *kernels = o->thread_map ? PASS_DEFAULT_PIPELINE : PASS_DEFAULT_PIPELINE_NO_THREAD_MAP;
   snprintf(rt->kernel_pipeline, sizeof rt->kernel_pipeline, "%s", kernels);
-  snprintf(rt->pipeline, sizeof rt->pipeline, "%s%s", kernels,
+  snprintf(rt->pipeline, sizeof rt->pipeline, "%s%s", o->thread_map == 2 ? PASS_BLOCK_PAIR_PIPELINE : kernels,
            o->grid_stride ? ",grid-stride{variant=1},privatize-atomics" : "");
   /* PTX is cached on disk; the simulator's kir is not (compiling it again is cheaper than reading it) */
   bool disk = o->disk_cache && o->cache_dir && *o->cache_dir && !rt->dev->runs_kir;

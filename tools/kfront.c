@@ -62,7 +62,7 @@ enum { MAX_REMARKS = 8, MAX_LINKS = 64 };
 /* The pass whose `report` option the remark NAME (len bytes) turns on, or NULL. */
 static const char *remark_pass(const char *name, size_t len) {
   static const char *const table[][2] = {{"tile", "tile-shared"}, {"bce", "bce"}, {"atomics", "privatize-atomics"},
-                                         {"tmap", "thread-map"}};
+                                         {"tmap", "thread-map"}, {"bpair", "block-pair"}};
   for (size_t i = 0; i < sizeof table / sizeof *table; i++)
     if (strlen(table[i][0]) == len && memcmp(name, table[i][0], len) == 0) return table[i][1];
   return NULL;

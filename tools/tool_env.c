@@ -3,6 +3,7 @@
  *   KFRONT_SIM=1              run on the simulator even when a GPU is present
  *   KFRONT_NO_GRID_STRIDE=1   leave grid-stride out of the runtime's pipeline
  *   KFRONT_NO_THREAD_MAP=1    leave thread-map out of the runtime's pipeline
+ *   KFRONT_BLOCK_PAIR=1       block-pair's launch variants too (kf_runtime_options.thread_map = 2)
  *   KFRONT_NO_CACHE=1         no disk cache
  *   KFRONT_CACHE_DIR          the disk cache's directory (else $XDG_CACHE_HOME/kfront, else ~/.cache/kfront)
  *   KFRONT_BACKEND=llvm|nvvm  the code generator (default: libNVVM when it loads, else LLVM)
@@ -62,6 +63,7 @@ void tool_runtime_options_from_env(kf_runtime_options *o, char **cache_dir) {
   if (tool_env_on("KFRONT_SIM")) o->mode = KF_RUNTIME_SIM;
   if (tool_env_on("KFRONT_NO_GRID_STRIDE")) o->grid_stride = 0;
   if (tool_env_on("KFRONT_NO_THREAD_MAP")) o->thread_map = 0;
+  else if (tool_env_on("KFRONT_BLOCK_PAIR")) o->thread_map = 2;
   if (tool_env_on("KFRONT_NO_CACHE")) o->disk_cache = 0;
   if (kf_default_cache_dir(getenv("KFRONT_CACHE_DIR"), getenv("XDG_CACHE_HOME"), getenv("HOME"), cache_dir) == KF_OK)
     o->cache_dir = *cache_dir;

@@ -816,7 +816,9 @@ typedef struct kf_runtime_options {
                             * time limit exceeded" (0, the default: no limit) */
   int thread_map;          /* 1 (default): the runtime's pipeline has thread-map (passes/thread_map.c: in a kernel
                             * whose threads do not cooperate, consecutive lanes run consecutive threadIdx.y where
-                            * that makes its accesses contiguous); 0: it has not. Added after the first version:
+                            * that makes its accesses contiguous); 0: it has not; 2: thread-map and block-pair's
+                            * launch variants (passes/block_pair.c: two of the user's blocks per block along the
+                            * contiguous axis; off by default, KFRONT_BLOCK_PAIR=1 from Python). Added after the first version:
                             * a caller whose struct_size ends before it gets 1 */
 } kf_runtime_options;
 
@@ -853,9 +855,9 @@ KF_API const char *kf_runtime_describe(kf_runtime *rt);
 /* The pass pipeline the runtime runs over every module it compiles from source when the program names none
  * (kf_default_pipeline's passes, or those without thread-map, as kf_runtime_options.thread_map says), as text for
  * kf_compile_options.pipeline. with_launch_variants 0: the passes that make the kernels the runtime launches as they
- * are compiled (their kir or PTX is that of exactly what such a launch runs); nonzero: followed by those that add
- * each kernel's launch variants beside it, as kf_runtime_options.grid_stride says (NAME__gs, launched in its
- * place where it pays), which is the whole pipeline the runtime runs. Borrowed, valid as long as rt. */
+ * are compiled (their kir or PTX is that of exactly what such a launch runs); nonzero: the whole pipeline the
+ * runtime runs, with the passes that add each kernel's launch variants beside it, as kf_runtime_options.grid_stride
+ * and thread_map say (NAME__gs, NAME__bp: launched in its place where they pay). Borrowed, valid as long as rt. */
 KF_API const char *kf_runtime_pipeline(kf_runtime *rt, int with_launch_variants);
 
 typedef struct kf_device_info {

@@ -249,7 +249,7 @@ static PyObject *Runtime_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   int grid_stride = 1, races = 1, device = 0, thread_map = 1;
   unsigned sim_workers = 1, sim_devices = 1;
   unsigned long long max_steps = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|szszpIKpiIp", names, &mode, &cache_dir, &backend, &libcuda,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|szszpIKpiIi", names, &mode, &cache_dir, &backend, &libcuda,
                                    &grid_stride, &sim_workers, &max_steps, &races, &device, &sim_devices,
                                    &thread_map))
     return NULL;

@@ -27,6 +27,8 @@ kfront's settings, from the variables kfront's tools read (tools/tool_env.c):
                                                    KFRONT_NO_GRID_STRIDE=1)
     KFRONT_THREAD_MAP                              the runtime's thread mapping for coalescing (thread-map; False
                                                    with KFRONT_NO_THREAD_MAP=1)
+    KFRONT_BLOCK_PAIR                              block-pair's launch variants too (passes/block_pair.c; off
+                                                   by default, on with KFRONT_BLOCK_PAIR=1)
     KFRONT_SIM_WORKERS                             the simulator's worker threads (default 1)
     KFRONT_SIM_DEVICES                             how many devices the simulator presents (default 1):
                                                    cuda.gpus, select_device, ... without a GPU
@@ -156,6 +158,7 @@ _KFRONT = {
     "KFRONT_LIBCUDA": ("KFRONT_LIBCUDA", _optional_str, None),
     "KFRONT_GRID_STRIDE": ("KFRONT_NO_GRID_STRIDE", lambda v: not _on(v), True),
     "KFRONT_THREAD_MAP": ("KFRONT_NO_THREAD_MAP", lambda v: not _on(v), True),
+    "KFRONT_BLOCK_PAIR": ("KFRONT_BLOCK_PAIR", _on, False),
     "KFRONT_SIM_WORKERS": ("KFRONT_SIM_WORKERS", int, 1),
     "KFRONT_SIM_MAX_STEPS": ("KFRONT_SIM_MAX_STEPS", int, 0),
     "KFRONT_SIM_MAX_SECONDS": ("KFRONT_SIM_MAX_SECONDS", float, 0.0),

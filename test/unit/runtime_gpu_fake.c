@@ -305,6 +305,27 @@ static CUresult f_launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, u
           int64_t i = (vb % vx) * bx + t;
           if (i < n) *(double *)(out + i * sout) = 2 * *(double *)(in + i * sin);
         }
+  } else if (!strcmp(f->name, "inc2") || !strcmp(f->name, "inc2__bp")) {
+    /* a[x, y] += 1 of `x, y = cuda.grid(2)`; as block-pair's variant (passes/block_pair.c, the grid halved along y,
+     * the user's grid after the array): physical thread p of a slice runs q = p and q = bx*by + p of the logical
+     * pair of blocks (2*blockIdx.y, +1), threadIdx.x = q / (2*by), the half and threadIdx.y from q % (2*by) */
+    bool paired = f->name[4] != 0;
+    char *a = *(char **)params[0];
+    int64_t n0 = *(int64_t *)params[1], n1 = *(int64_t *)params[2], s0 = *(int64_t *)params[3];
+    int64_t s1 = *(int64_t *)params[4], uy = paired ? (int64_t)*(int32_t *)params[6] : (int64_t)gy;
+    for (int64_t gbx = 0; gbx < gx; gbx++)
+      for (int64_t gby = 0; gby < gy; gby++)
+        for (int64_t p = 0; p < (int64_t)bx * by; p++)
+          for (int64_t k = 0; k < (paired ? 2 : 1); k++) {
+            int64_t tx = p % bx, ty = p / bx, lby = gby;
+            if (paired) {
+              int64_t q = k * bx * by + p, r = q % (2 * by);
+              tx = q / (2 * by), ty = r % by, lby = 2 * gby + r / by;
+              if (lby >= uy) continue;
+            }
+            int64_t x = gbx * bx + tx, y = lby * by + ty;
+            if (x < n0 && y < n1) *(float *)(a + x * s0 + y * s1) += 1;
+          }
   } else if (!strcmp(f->name, "vadd")) {
     /* @vectorize contract: out[i] = a[i] + b[i] for i < out.shape[0], whatever the grid (grid-stride) */
     char *a = *(char **)params[0], *b = *(char **)params[3], *out = *(char **)params[6];
@@ -1007,6 +1028,86 @@ static void test_grid_stride_variant(void) {
   kf_context_destroy(ctx);
 }
 
+/* `x, y = cuda.grid(2); a[x, y] += 1` over a C-order float32 array */
+static const char *INC2 =
+    "func.func() ({\n"
+    "^bb0(%0: array<f32, 2, C>):\n"
+    "  %1 = gpu.block_dim() {dim = 0} : () -> (i32)\n"
+    "  %2 = arith.extsi(%1) : (i32) -> (i64)\n"
+    "  %3 = gpu.thread_id() {dim = 0} : () -> (i32)\n"
+    "  %4 = arith.extsi(%3) : (i32) -> (i64)\n"
+    "  %5 = gpu.block_id() {dim = 0} : () -> (i32)\n"
+    "  %6 = arith.extsi(%5) : (i32) -> (i64)\n"
+    "  %7 = arith.muli(%2, %6) : (i64, i64) -> (i64)\n"
+    "  %8 = arith.addi(%7, %4) : (i64, i64) -> (i64)\n"
+    "  %9 = gpu.block_dim() {dim = 1} : () -> (i32)\n"
+    "  %10 = arith.extsi(%9) : (i32) -> (i64)\n"
+    "  %11 = gpu.thread_id() {dim = 1} : () -> (i32)\n"
+    "  %12 = arith.extsi(%11) : (i32) -> (i64)\n"
+    "  %13 = gpu.block_id() {dim = 1} : () -> (i32)\n"
+    "  %14 = arith.extsi(%13) : (i32) -> (i64)\n"
+    "  %15 = arith.muli(%10, %14) : (i64, i64) -> (i64)\n"
+    "  %16 = arith.addi(%15, %12) : (i64, i64) -> (i64)\n"
+    "  %17 = mem.dim(%0) {axis = 0} : (array<f32, 2, C>) -> (i64)\n"
+    "  %18 = arith.cmpi(%8, %17) {pred = \"slt\"} : (i64, i64) -> (i1)\n"
+    "  %19 = mem.dim(%0) {axis = 1} : (array<f32, 2, C>) -> (i64)\n"
+    "  %20 = arith.cmpi(%16, %19) {pred = \"slt\"} : (i64, i64) -> (i1)\n"
+    "  %21 = arith.andi(%18, %20) : (i1, i1) -> (i1)\n"
+    "  scf.if(%21) ({\n"
+    "    %22 = mem.load(%0, %8, %16) : (array<f32, 2, C>, i64, i64) -> (f32)\n"
+    "    %23 = arith.constant() {value = 1.0 : f32} : () -> (f32)\n"
+    "    %24 = arith.addf(%22, %23) : (f32, f32) -> (f32)\n"
+    "    mem.store(%24, %0, %8, %16) : (f32, array<f32, 2, C>, i64, i64) -> ()\n"
+    "    scf.yield() : () -> ()\n"
+    "  }, {\n"
+    "    scf.yield() : () -> ()\n"
+    "  }) : (i1) -> ()\n"
+    "  func.return() : () -> ()\n"
+    "}) {sym_name = @inc2, function_type = (array<f32, 2, C>) -> (), kernel, arg_names = [\"a\"]} : () -> ()\n";
+
+/* block-pair's variant (passes/block_pair.c, variant=1) on the GPU path: the launch runs inc2__bp on the user's
+ * grid halved along y (rounded up: an odd grid's last pair has one half), the user's block, the user's grid as the
+ * hidden parameters; every element of the user's launch incremented once, those outside it not at all. */
+static void test_block_pair_variant(void) {
+  kf_context *ctx = kf_context_create();
+  kf_runtime_options o;
+  kf_runtime_options_init(&o);
+  o.mode = KF_RUNTIME_GPU;
+  o.disk_cache = 0;
+  kf_runtime *rt = NULL;
+  kf_module *m = NULL;
+  kf_program *p = NULL;
+  CHECK(kf_runtime_create(ctx, &o, &rt) == KF_OK && rt);
+  CHECK(kf_module_parse(ctx, "inc2.kir", INC2, strlen(INC2), &m) == KF_OK);
+  CHECK(m && kf_module_run_pipeline(m, "block-pair{variant=1}", NULL, NULL) == KF_OK);
+  CHECK(rt && m && kf_program_from_module(rt, m, &p) == KF_OK);
+  enum { R = 40, C = 100 };
+  float *a = calloc(R * C, sizeof *a);
+  int64_t shape[2] = {R, C};
+  kf_arg args[1] = {array_arg(a, KF_FLOAT32, 2, shape, 'C')};
+  kf_kernel *k = NULL;
+  CHECK(p && kf_program_get_kernel(p, "inc2", args, 1, &k) == KF_OK && k);
+  if (k) {
+    unsigned g[3] = {3, 5, 1}, b[3] = {16, 16, 1};  /* 48 x 80 threads: columns 80.. are outside the launch */
+    fake.grid_params = 5;
+    CHECK(kf_launch(k, g, b, 0, NULL, args, 1) == KF_OK);
+    CHECK(!strcmp(fake.last_fn, "inc2__bp"));
+    CHECK(fake.last_grid[0] == 3 && fake.last_grid[1] == 3 && fake.last_grid[2] == 1);
+    CHECK(fake.last_block[0] == 16 && fake.last_block[1] == 16 && fake.last_block[2] == 1);
+    CHECK(fake.last_gs[0] == 3 && fake.last_gs[1] == 5 && fake.last_gs[2] == 1);
+    bool right = true;
+    for (int x = 0; x < R; x++)
+      for (int y = 0; y < C; y++) right = right && a[x * C + y] == (y < 80 ? 1.0f : 0.0f);
+    CHECK(right);
+  }
+  fake.grid_params = 0;
+  free(a);
+  kf_program_destroy(p);
+  kf_module_destroy(m);
+  kf_runtime_destroy(rt);
+  kf_context_destroy(ctx);
+}
+
 static void test_grid_stride(void) {
   kf_context *ctx = kf_context_create();
   kf_runtime_options o;
@@ -1632,6 +1733,7 @@ int main(int argc, char **argv) {
   test_host_funcs();
   test_grid_stride();
   test_grid_stride_variant();
+  test_block_pair_variant();
   test_cooperative();
   test_disk_cache_hit();
   test_disk_cache_keeps_warnings();

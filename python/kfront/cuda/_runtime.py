@@ -81,7 +81,8 @@ def _create(devnum):
             configure_cuda_paths()
             rt = _kfront.Runtime(mode=o["mode"], cache_dir=config.cache_dir(), backend=config.KFRONT_BACKEND,
                                  libcuda=o["libcuda"], grid_stride=config.KFRONT_GRID_STRIDE,
-                                 thread_map=config.KFRONT_THREAD_MAP,
+                                 thread_map=(2 if config.KFRONT_THREAD_MAP and config.KFRONT_BLOCK_PAIR
+                                             else int(config.KFRONT_THREAD_MAP)),
                                  sim_workers=config.KFRONT_SIM_WORKERS, device=devnum,
                                  sim_devices=o["sim_devices"])
             _runtimes[devnum] = rt
