@@ -9,7 +9,7 @@ does the same thing (cuBLAS matmul and matvec, its transpose copy, sum, an eleme
 its own.
 
 usage: [PYTHONPATH=<build>/python] bench/suite_vs_numba.py [--reps R] [--only NAME,...] [--json FILE]
-                                                           [--scale S] [--block-pair off|on|both]
+                                                           [--block-pair off|on|both]
 
 --block-pair (passes/block_pair.c, issue 24): on runs kfront with block-pair's launch variants (KFRONT_BLOCK_PAIR=1,
 off by default); both runs the suite twice, each in a child process (off, then on), and prints each row's kfront
@@ -24,8 +24,8 @@ cost per launch, so the host side is hidden (bench/launch_args.py measures it). 
 must move (each input read once, each output written once: in-place arrays twice); flops as counted in each
 row's note. The copy bandwidth is a 1 GiB device-to-device copy (read + written bytes over time, best of 10).
 
-Without a GPU (or KFRONT_SIM=1): every row's kfront kernel runs once on the simulator in a small form (--scale
-is ignored; sizes of a few thousand elements), checked against NumPy; prints "simulator: checked, not timed" and
+Without a GPU (or KFRONT_SIM=1): every row's kfront kernel runs once on the simulator in a small form (sizes of a
+few thousand elements), checked against NumPy; prints "simulator: checked, not timed" and
 exits 0 (numba-cuda is not needed). python/tests/test_bench_suite.py runs that form.
 """
 import argparse
@@ -399,7 +399,7 @@ def main():
     ap.add_argument("--only")
     ap.add_argument("--json")
     ap.add_argument("--block-pair", choices=("off", "on", "both"), default=None)
-    args, _ = ap.parse_known_args()
+    args = ap.parse_args()
     if args.block_pair == "both":
         return block_pair_both(args)
     if args.block_pair is not None:  # before kfront's runtime starts (its pipeline is chosen then)
